@@ -1,0 +1,1 @@
+//! Captures: recorded outputs, replay and comparison.

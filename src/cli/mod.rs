@@ -1,0 +1,50 @@
+//! The `dxlane` command line: parses arguments and calls the library; owns nothing.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// dxlane: run Direct3D shader programs on the CPU as WARP does.
+#[derive(Debug, Parser)]
+#[command(name = "dxlane", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show a container's parts, signatures, resources and feature flags.
+    Info {
+        /// The shader container (.dxbc, .dxil, .cso).
+        file: std::path::PathBuf,
+        /// Print everything as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the program listing (fxc style for DXBC, dxc style for DXIL).
+    Disasm {
+        /// The shader container.
+        file: std::path::PathBuf,
+    },
+}
+
+/// Runs the command line and returns the process exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("dxlane: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    match cli.command {
+        Command::Info { .. } | Command::Disasm { .. } => Err("not built yet".into()),
+    }
+}

@@ -1,0 +1,1 @@
+//! Stepping one lane of a program.

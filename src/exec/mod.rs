@@ -1,0 +1,1 @@
+//! Executing the interpreter IR in waves of lanes, with WARP's arithmetic rules.

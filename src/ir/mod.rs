@@ -1,0 +1,1 @@
+//! The interpreter IR that both DXBC and DXIL programs are lowered to.

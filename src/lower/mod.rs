@@ -1,0 +1,1 @@
+//! Lowering DXBC programs and DXIL modules to the interpreter IR.

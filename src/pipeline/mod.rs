@@ -1,0 +1,1 @@
+//! Running programs: compute dispatch (and later the graphics pipeline).

@@ -1,0 +1,121 @@
+//! Shared helpers: the program files to test with, and snapshot comparison.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The fixture folders of the public corpora (fetched by `tools/fetch-corpora.sh` into
+/// `target/corpora/`). Panics with the script's message when they cannot be fetched,
+/// unless `DXLANE_NO_CORPORA=1`, which makes corpus tests see no files (and say so).
+pub fn corpora() -> &'static [PathBuf] {
+    static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        if std::env::var_os("DXLANE_NO_CORPORA").is_some() {
+            eprintln!("DXLANE_NO_CORPORA is set: corpus programs are not tested");
+            return Vec::new();
+        }
+        let out = std::process::Command::new("bash")
+            .arg(root().join("tools/fetch-corpora.sh"))
+            .env("CARGO_TARGET_DIR", target_dir())
+            .output()
+            .expect("run tools/fetch-corpora.sh");
+        assert!(
+            out.status.success(),
+            "tools/fetch-corpora.sh failed (set DXLANE_NO_CORPORA=1 to test without the corpora):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).lines().map(PathBuf::from).collect()
+    })
+}
+
+/// Cargo's target directory for this build.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+fn files_with_ext(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files_with_ext(&p, ext, out);
+        } else if p.extension().is_some_and(|e| e == ext) {
+            out.push(p);
+        }
+    }
+}
+
+/// Every DXBC program: the project's `shaders/` and the corpora, sorted.
+pub fn dxbc_programs() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    files_with_ext(&root().join("shaders"), "dxbc", &mut out);
+    for d in corpora() {
+        files_with_ext(d, "dxbc", &mut out);
+    }
+    out
+}
+
+/// Every DXIL program: the project's `shaders/` and the corpora, sorted.
+pub fn dxil_programs() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    files_with_ext(&root().join("shaders"), "dxil", &mut out);
+    for d in corpora() {
+        files_with_ext(d, "dxil", &mut out);
+    }
+    out
+}
+
+/// A short, stable name for a program file: `shaders/x.cs_5_0.dxbc` or
+/// `dxil-reader/flow.dxil`.
+pub fn display_name(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    for key in ["/shaders/", "/corpora/"] {
+        if let Some(i) = s.find(key) {
+            return s[i + 1..].trim_start_matches("corpora/").to_string();
+        }
+    }
+    s.into_owned()
+}
+
+/// Compares `actual` with `tests/snapshots/<name>`; `DXLANE_BLESS=1` writes it instead.
+/// Returns a description of the difference (first differing line) on mismatch.
+pub fn check_snapshot(name: &str, actual: &str) -> Result<(), String> {
+    let path = root().join("tests/snapshots").join(name);
+    if std::env::var_os("DXLANE_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return Ok(());
+    }
+    let expected = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{name}: no snapshot ({e}); run with DXLANE_BLESS=1 to write it"))?;
+    if expected == actual {
+        return Ok(());
+    }
+    let line = expected
+        .lines()
+        .zip(actual.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
+    Err(format!(
+        "{name}: snapshot differs at line {}:\n  expected: {:?}\n  actual:   {:?}\n(DXLANE_BLESS=1 rewrites it)",
+        line + 1,
+        expected.lines().nth(line).unwrap_or("<end>"),
+        actual.lines().nth(line).unwrap_or("<end>")
+    ))
+}
+
+/// Asserts a snapshot (see [`check_snapshot`]).
+pub fn assert_snapshot(name: &str, actual: &str) {
+    if let Err(e) = check_snapshot(name, actual) {
+        panic!("{e}");
+    }
+}

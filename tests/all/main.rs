@@ -1,0 +1,6 @@
+//! dxlane's integration tests: one binary, a module per area.
+//!
+//! `DXLANE_BLESS=1 cargo test` rewrites the snapshots under `tests/snapshots/`; review
+//! the diff before committing it.
+
+mod common;
