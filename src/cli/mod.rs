@@ -1,5 +1,8 @@
 //! The `dxlane` command line: parses arguments and calls the library; owns nothing.
 
+mod disasm;
+mod info;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +48,7 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match cli.command {
-        Command::Info { .. } | Command::Disasm { .. } => Err("not built yet".into()),
+        Command::Info { file, json } => info::run(&file, json),
+        Command::Disasm { file } => disasm::run(&file),
     }
 }

@@ -36,10 +36,14 @@
 
 mod error;
 mod fourcc;
+mod program;
 mod reader;
 
 pub use error::ContainerError;
 pub use fourcc::FourCc;
+pub use program::{
+    DXIL_BITCODE_HEADER_OFFSET, DxilProgramHeader, ProgramHeader, ProgramKind, ProgramVersion, TokenProgramHeader,
+};
 pub use reader::Reader;
 
 /// The size of the fixed container header, before the part offsets.

@@ -4,3 +4,4 @@
 //! the diff before committing it.
 
 mod common;
+mod untrusted;

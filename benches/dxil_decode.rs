@@ -1,0 +1,2 @@
+//! (filled in with its decoder)
+fn main() {}
