@@ -1,0 +1,942 @@
+//! Every IR instruction, with its semantics as a lane formula.
+//!
+//! Notation: for each *active* lane `l`, `a` means `a[l]`, the 32 bits of register `a`
+//! in lane `l`; `a:64` means the 64-bit value in registers `a` (low half) and `a+1` (high
+//! half); `f32(a)`, `f64(a)`, `i32(a)` read those bits as that type. Inactive lanes'
+//! registers are never written. Booleans are `0` (false) and `0xffff_ffff` (true), as in
+//! DXBC; a condition operand tests `!= 0`.
+//!
+//! Float rules (denormal flushing, NaN handling of min/max, conversion saturation, and
+//! which [`Profile`](crate::exec) choices apply) live in `exec::float`; each
+//! instruction's doc says which rule applies.
+//!
+//! The table at the bottom of this file is the one place an instruction is declared: the
+//! enum, its mnemonic, the printer, the parser and the register visitor are all derived
+//! from it. Each line is `Variant "mnemonic" { field: Type = Role, … }` where the role
+//! (`R`, `W`, `R64`, `W64`, `N`) says how a register field is used.
+
+use std::fmt;
+
+use super::ids::{ConstId, LocalId, RangeId, Reg};
+use super::operand::{Operand, Role, word_enum};
+use super::parse::{ParseError, Tokens};
+
+word_enum!(
+    /// A floating-point comparison (LLVM `fcmp` predicates; DXBC `eq`/`ne`/`lt`/`ge`).
+    /// Ordered comparisons are false when either operand is NaN; unordered ones true.
+    FCond {
+        /// Ordered equal (DXBC `eq`).
+        Eq = "eq",
+        /// Unordered not-equal (DXBC `ne`: NaN != x is true).
+        Ne = "ne",
+        /// Ordered less-than (DXBC `lt`).
+        Lt = "lt",
+        /// Ordered less-or-equal.
+        Le = "le",
+        /// Ordered greater-than.
+        Gt = "gt",
+        /// Ordered greater-or-equal (DXBC `ge`).
+        Ge = "ge",
+        /// Ordered not-equal (LLVM `one`).
+        OrdNe = "one",
+        /// Unordered equal (LLVM `ueq`).
+        UnordEq = "ueq",
+        /// Unordered less-than.
+        UnordLt = "ult",
+        /// Unordered less-or-equal.
+        UnordLe = "ule",
+        /// Unordered greater-than.
+        UnordGt = "ugt",
+        /// Unordered greater-or-equal.
+        UnordGe = "uge",
+        /// Neither is NaN (LLVM `ord`).
+        Ord = "ord",
+        /// Either is NaN (LLVM `uno`).
+        Uno = "uno",
+        /// Always false.
+        False = "false",
+        /// Always true.
+        True = "true",
+    }
+);
+
+word_enum!(
+    /// An integer comparison.
+    ICond {
+        /// Equal.
+        Eq = "eq",
+        /// Not equal.
+        Ne = "ne",
+        /// Signed less-than.
+        SLt = "slt",
+        /// Signed less-or-equal.
+        SLe = "sle",
+        /// Signed greater-than.
+        SGt = "sgt",
+        /// Signed greater-or-equal.
+        SGe = "sge",
+        /// Unsigned less-than.
+        ULt = "ult",
+        /// Unsigned less-or-equal.
+        ULe = "ule",
+        /// Unsigned greater-than.
+        UGt = "ugt",
+        /// Unsigned greater-or-equal.
+        UGe = "uge",
+    }
+);
+
+word_enum!(
+    /// A unary float function on 32-bit floats.
+    FUnOp {
+        /// Square root (DXBC `sqrt`, dx.op `Sqrt`).
+        Sqrt = "sqrt",
+        /// Reciprocal square root (DXBC `rsq`, dx.op `Rsqrt`).
+        Rsq = "rsq",
+        /// Reciprocal (DXBC `rcp`).
+        Rcp = "rcp",
+        /// 2^x (DXBC `exp`, dx.op `Exp`).
+        Exp2 = "exp2",
+        /// log2(x) (DXBC `log`, dx.op `Log`).
+        Log2 = "log2",
+        /// Sine (DXBC `sincos`, dx.op `Sin`).
+        Sin = "sin",
+        /// Cosine.
+        Cos = "cos",
+        /// Tangent (dx.op `Tan`).
+        Tan = "tan",
+        /// Arc sine (dx.op `Asin`).
+        Asin = "asin",
+        /// Arc cosine.
+        Acos = "acos",
+        /// Arc tangent.
+        Atan = "atan",
+        /// Hyperbolic sine (dx.op `Hsin`).
+        Sinh = "sinh",
+        /// Hyperbolic cosine.
+        Cosh = "cosh",
+        /// Hyperbolic tangent.
+        Tanh = "tanh",
+        /// Round to nearest even (DXBC `round_ne`).
+        RoundNe = "round_ne",
+        /// Round toward -inf (DXBC `round_ni`).
+        Floor = "floor",
+        /// Round toward +inf (DXBC `round_pi`).
+        Ceil = "ceil",
+        /// Round toward zero (DXBC `round_z`).
+        Trunc = "trunc",
+        /// x - floor(x) (DXBC `frc`).
+        Frac = "frac",
+        /// Clamp to [0, 1], NaN → 0 (DXBC `_sat`, dx.op `Saturate`; D3D11.3 §3.1.2).
+        Sat = "sat",
+    }
+);
+
+word_enum!(
+    /// A float classification test (dx.op `IsNaN`, `IsInf`, `IsFinite`, `IsNormal`).
+    FClass {
+        /// NaN.
+        Nan = "nan",
+        /// ±infinity.
+        Inf = "inf",
+        /// Neither NaN nor infinite.
+        Finite = "finite",
+        /// Normal (not zero, denormal, infinite or NaN).
+        Normal = "normal",
+    }
+);
+
+word_enum!(
+    /// A read-modify-write atomic operation (DXBC `atomic_*`/`imm_atomic_*`, dx.op
+    /// `AtomicBinOp`, LLVM `atomicrmw`).
+    AtomicOp {
+        /// Add (wrapping).
+        Add = "add",
+        /// Bitwise and.
+        And = "and",
+        /// Bitwise or.
+        Or = "or",
+        /// Bitwise xor.
+        Xor = "xor",
+        /// Signed minimum.
+        IMin = "imin",
+        /// Signed maximum.
+        IMax = "imax",
+        /// Unsigned minimum.
+        UMin = "umin",
+        /// Unsigned maximum.
+        UMax = "umax",
+        /// Exchange.
+        Exchange = "xchg",
+        /// Subtract (LLVM `atomicrmw sub`).
+        Sub = "sub",
+    }
+);
+
+word_enum!(
+    /// Access width of a memory operation: each component is this wide.
+    Width {
+        /// 16 bits, zero-extended into a 32-bit register (stores take the low half).
+        B16 = "b16",
+        /// 32 bits.
+        B32 = "b32",
+        /// 64 bits, in a register pair.
+        B64 = "b64",
+    }
+);
+
+word_enum!(
+    /// A compute-stage system value with three axes.
+    SysVec {
+        /// `SV_DispatchThreadID` (DXBC `vThreadID`, dx.op `ThreadId`).
+        ThreadId = "thread_id",
+        /// `SV_GroupID` (DXBC `vThreadGroupID`, dx.op `GroupId`).
+        GroupId = "group_id",
+        /// `SV_GroupThreadID` (DXBC `vThreadIDInGroup`, dx.op `ThreadIdInGroup`).
+        GroupThreadId = "group_thread_id",
+    }
+);
+
+word_enum!(
+    /// An arithmetic wave reduction or scan operation.
+    WaveOp {
+        /// Sum.
+        Sum = "sum",
+        /// Product.
+        Product = "product",
+        /// Minimum.
+        Min = "min",
+        /// Maximum.
+        Max = "max",
+        /// Bitwise and.
+        And = "and",
+        /// Bitwise or.
+        Or = "or",
+        /// Bitwise xor.
+        Xor = "xor",
+    }
+);
+
+word_enum!(
+    /// The element type a wave operation works on.
+    WaveTy {
+        /// 16-bit float (computed in f32, result rounded to nearest even).
+        F16 = "f16",
+        /// 32-bit float.
+        F32 = "f32",
+        /// 64-bit float (register pairs).
+        F64 = "f64",
+        /// Signed 16-bit integer (low half of the register).
+        I16 = "i16",
+        /// Unsigned 16-bit integer.
+        U16 = "u16",
+        /// Signed 32-bit integer.
+        I32 = "i32",
+        /// Unsigned 32-bit integer.
+        U32 = "u32",
+        /// Signed 64-bit integer (register pairs).
+        I64 = "i64",
+        /// Unsigned 64-bit integer (register pairs).
+        U64 = "u64",
+    }
+);
+
+impl WaveTy {
+    /// Whether values of this type occupy register pairs.
+    pub fn is_wide(self) -> bool {
+        matches!(self, WaveTy::F64 | WaveTy::I64 | WaveTy::U64)
+    }
+}
+
+word_enum!(
+    /// Which lanes a quad swap exchanges with.
+    QuadDir {
+        /// The horizontal neighbour (lane ^ 1).
+        X = "x",
+        /// The vertical neighbour (lane ^ 2).
+        Y = "y",
+        /// The diagonal neighbour (lane ^ 3).
+        Diagonal = "diag",
+    }
+);
+
+word_enum!(
+    /// Which screen axis a derivative is taken along, and how finely.
+    DerivKind {
+        /// Coarse d/dx: the same value for the whole quad (top row).
+        CoarseX = "coarse_x",
+        /// Coarse d/dy: the same value for the whole quad (left column).
+        CoarseY = "coarse_y",
+        /// Fine d/dx: per row of the quad.
+        FineX = "fine_x",
+        /// Fine d/dy: per column of the quad.
+        FineY = "fine_y",
+    }
+);
+
+word_enum!(
+    /// How a sample instruction picks its level of detail and compares.
+    SampleMode {
+        /// Implicit LOD from quad derivatives (DXBC `sample`).
+        Implicit = "implicit",
+        /// Implicit LOD plus a bias (DXBC `sample_b`).
+        Bias = "bias",
+        /// Explicit LOD (DXBC `sample_l`).
+        Level = "level",
+        /// Explicit gradients (DXBC `sample_d`).
+        Grad = "grad",
+        /// Comparison with implicit LOD (DXBC `sample_c`).
+        Cmp = "cmp",
+        /// Comparison at level 0 (DXBC `sample_c_lz`).
+        CmpLevelZero = "cmp_lz",
+        /// Comparison with explicit LOD (dx.op `SampleCmpLevel`).
+        CmpLevel = "cmp_level",
+        /// Comparison with implicit LOD plus a bias (dx.op `SampleCmpBias`).
+        CmpBias = "cmp_bias",
+        /// Comparison with explicit gradients (dx.op `SampleCmpGrad`).
+        CmpGrad = "cmp_grad",
+    }
+);
+
+impl SampleMode {
+    /// Whether the mode compares against a reference value.
+    pub fn compares(self) -> bool {
+        matches!(
+            self,
+            SampleMode::Cmp
+                | SampleMode::CmpLevelZero
+                | SampleMode::CmpLevel
+                | SampleMode::CmpBias
+                | SampleMode::CmpGrad
+        )
+    }
+
+    /// Whether the mode needs quad derivatives of the coordinates.
+    pub fn implicit_lod(self) -> bool {
+        matches!(
+            self,
+            SampleMode::Implicit | SampleMode::Bias | SampleMode::Cmp | SampleMode::CmpBias
+        )
+    }
+}
+
+/// The operands of a sample or gather instruction, boxed to keep [`Inst`] small.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleArgs {
+    /// Results: four 32-bit components (gather: the four texels' chosen component).
+    pub dst: [Reg; 4],
+    /// The texture handle.
+    pub texture: Reg,
+    /// The sampler handle.
+    pub sampler: Reg,
+    /// Coordinates: u, v, w (or cube direction), then array index; unused ones are `_`.
+    pub coord: [Reg; 4],
+    /// Immediate texel offsets (u, v, w).
+    pub offset: [i8; 3],
+    /// Programmable offsets (gather with per-lane offsets), or `_`.
+    pub dyn_offset: [Reg; 2],
+    /// Bias or explicit LOD (by mode), or `_`.
+    pub lod: Reg,
+    /// Comparison reference value (comparison modes), or `_`.
+    pub reference: Reg,
+    /// Gradients d/dx (u, v, w) for [`SampleMode::Grad`], or `_`.
+    pub ddx: [Reg; 3],
+    /// Gradients d/dy (u, v, w).
+    pub ddy: [Reg; 3],
+    /// Minimum LOD clamp, or `_`.
+    pub clamp: Reg,
+    /// Residency status result (`CheckAccessFullyMapped` input), or `_`.
+    pub status: Reg,
+}
+
+impl Operand for Box<SampleArgs> {
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = &**self;
+        a.dst.print(f)?;
+        write!(f, ", {}, {}, ", a.texture, a.sampler)?;
+        a.coord.print(f)?;
+        f.write_str(", ")?;
+        a.offset.print(f)?;
+        f.write_str(", ")?;
+        a.dyn_offset.print(f)?;
+        f.write_str(", ")?;
+        a.lod.print(f)?;
+        f.write_str(", ")?;
+        a.reference.print(f)?;
+        f.write_str(", ")?;
+        a.ddx.print(f)?;
+        f.write_str(", ")?;
+        a.ddy.print(f)?;
+        f.write_str(", ")?;
+        a.clamp.print(f)?;
+        f.write_str(", ")?;
+        a.status.print(f)
+    }
+    fn parse(t: &mut Tokens<'_>) -> Result<Self, ParseError> {
+        let dst = Operand::parse(t)?;
+        t.expect(",")?;
+        let texture = Reg::parse(t)?;
+        t.expect(",")?;
+        let sampler = Reg::parse(t)?;
+        t.expect(",")?;
+        let coord = Operand::parse(t)?;
+        t.expect(",")?;
+        let offset = Operand::parse(t)?;
+        t.expect(",")?;
+        let dyn_offset = Operand::parse(t)?;
+        t.expect(",")?;
+        let lod = Reg::parse(t)?;
+        t.expect(",")?;
+        let reference = Reg::parse(t)?;
+        t.expect(",")?;
+        let ddx = Operand::parse(t)?;
+        t.expect(",")?;
+        let ddy = Operand::parse(t)?;
+        t.expect(",")?;
+        let clamp = Reg::parse(t)?;
+        t.expect(",")?;
+        let status = Reg::parse(t)?;
+        Ok(Box::new(SampleArgs {
+            dst,
+            texture,
+            sampler,
+            coord,
+            offset,
+            dyn_offset,
+            lod,
+            reference,
+            ddx,
+            ddy,
+            clamp,
+            status,
+        }))
+    }
+    fn visit(&self, _role: Role, v: &mut dyn FnMut(Role, Reg)) {
+        let a = &**self;
+        a.dst.visit(Role::Write, v);
+        for r in [a.texture, a.sampler, a.lod, a.reference, a.clamp] {
+            r.visit(Role::Read, v);
+        }
+        a.coord.visit(Role::Read, v);
+        a.dyn_offset.visit(Role::Read, v);
+        a.ddx.visit(Role::Read, v);
+        a.ddy.visit(Role::Read, v);
+        a.status.visit(Role::Write, v);
+    }
+    fn visit_mut(&mut self, _role: Role, v: &mut dyn FnMut(Role, &mut Reg)) {
+        let a = &mut **self;
+        a.dst.visit_mut(Role::Write, v);
+        for r in [
+            &mut a.texture,
+            &mut a.sampler,
+            &mut a.lod,
+            &mut a.reference,
+            &mut a.clamp,
+        ] {
+            r.visit_mut(Role::Read, v);
+        }
+        a.coord.visit_mut(Role::Read, v);
+        a.dyn_offset.visit_mut(Role::Read, v);
+        a.ddx.visit_mut(Role::Read, v);
+        a.ddy.visit_mut(Role::Read, v);
+        a.status.visit_mut(Role::Write, v);
+    }
+}
+
+/// Declares the instruction enum and derives its mnemonic, printer, parser and register
+/// visitors from one table.
+macro_rules! instructions {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident $mnemonic:literal { $($field:ident : $fty:ty = $role:ident),* $(,)? }
+    ),* $(,)?) => {
+        /// An IR instruction. See the module documentation for the notation.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Inst {
+            $(
+                $(#[$doc])*
+                $name {
+                    $(
+                        #[allow(missing_docs)]
+                        $field: $fty
+                    ),*
+                },
+            )*
+        }
+
+        impl Inst {
+            /// Every mnemonic, in table order.
+            pub const MNEMONICS: &'static [&'static str] = &[$($mnemonic),*];
+
+            /// The instruction's mnemonic.
+            pub fn mnemonic(&self) -> &'static str {
+                match self {
+                    $(Inst::$name { .. } => $mnemonic,)*
+                }
+            }
+
+            /// Calls `v` with every register the instruction reads or writes, with its role.
+            #[allow(unused_variables)]
+            pub fn visit_regs(&self, v: &mut dyn FnMut(Role, Reg)) {
+                match self {
+                    $(Inst::$name { $($field),* } => { $( Operand::visit($field, role!($role), v); )* })*
+                }
+            }
+
+            /// Calls `v` with a mutable reference to every register operand, with its role.
+            #[allow(unused_variables)]
+            pub fn visit_regs_mut(&mut self, v: &mut dyn FnMut(Role, &mut Reg)) {
+                match self {
+                    $(Inst::$name { $($field),* } => { $( Operand::visit_mut($field, role!($role), v); )* })*
+                }
+            }
+
+            /// Parses the operands of the instruction named `mnemonic`.
+            #[allow(unused_assignments)]
+            pub fn parse_operands(mnemonic: &str, t: &mut Tokens<'_>) -> Result<Inst, ParseError> {
+                match mnemonic {
+                    $($mnemonic => {
+                        #[allow(unused_mut, unused_assignments)]
+                        let mut first = true;
+                        $(
+                            let $field = {
+                                if !first { t.expect(",")?; }
+                                first = false;
+                                <$fty as Operand>::parse(t)?
+                            };
+                        )*
+                        Ok(Inst::$name { $($field),* })
+                    })*
+                    _ => Err(t.error(format!("unknown instruction `{mnemonic}`"))),
+                }
+            }
+        }
+
+        impl fmt::Display for Inst {
+            #[allow(unused_assignments, unused_mut)]
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(Inst::$name { $($field),* } => {
+                        f.write_str($mnemonic)?;
+                        let mut sep = " ";
+                        $(
+                            f.write_str(sep)?;
+                            sep = ", ";
+                            Operand::print($field, f)?;
+                        )*
+                        Ok(())
+                    })*
+                }
+            }
+        }
+    };
+}
+
+macro_rules! role {
+    (R) => {
+        Role::Read
+    };
+    (W) => {
+        Role::Write
+    };
+    (R64) => {
+        Role::Read64
+    };
+    (W64) => {
+        Role::Write64
+    };
+    (N) => {
+        Role::None
+    };
+}
+
+instructions! {
+    // ---- moves --------------------------------------------------------------------
+    /// `dst = src` (bit copy; no float rule applies). DXBC `mov` without modifiers;
+    /// DXIL bitcasts, phi copies.
+    Mov "mov" { dst: Reg = W, src: Reg = R },
+    /// `dst = cond != 0 ? a : b` (bit copy). DXBC `movc`, LLVM `select`.
+    Select "select" { dst: Reg = W, cond: Reg = R, a: Reg = R, b: Reg = R },
+    /// `dst:64 = cond != 0 ? a:64 : b:64`. DXBC `dmovc`, LLVM `select` on 64-bit values.
+    Select64 "select64" { dst: Reg = W64, cond: Reg = R, a: Reg = R64, b: Reg = R64 },
+
+    // ---- 32-bit float arithmetic (denormals per the shader's fp32 mode) ---------------
+    /// `dst = a + b`. DXBC `add`, LLVM `fadd`.
+    FAdd "fadd" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a - b`. LLVM `fsub`.
+    FSub "fsub" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a * b`. DXBC `mul`, LLVM `fmul`.
+    FMul "fmul" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a / b`. DXBC `div`, LLVM `fdiv`.
+    FDiv "fdiv" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a - b * trunc(a / b)` (C `fmod`). LLVM `frem`.
+    FRem "frem" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = min(a, b)`, the other operand when one is NaN. DXBC `min`, dx.op `FMin`.
+    FMin "fmin" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = max(a, b)`, the other operand when one is NaN. DXBC `max`, dx.op `FMax`.
+    FMax "fmax" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a * b + c`; fused or not as the run's WARP profile says (WARP 1.0.14 and
+    /// later fuse). DXBC `mad`, dx.op `FMad`.
+    FMad "fmad" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R },
+    /// `dst = round(round(a * b) + c)`: never fused (the operation is `precise`).
+    FMadPrecise "fmad_precise" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R },
+    /// `dst = fma(a, b, c)`, one rounding.
+    FFma "ffma" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R },
+    /// `dst = op(a)` for a unary float function ([`FUnOp`]).
+    FUnary "funary" { op: FUnOp = N, dst: Reg = W, src: Reg = R },
+    /// `dst = cond(a, b) ? true : false`. DXBC `eq`/`ne`/`lt`/`ge`, LLVM `fcmp`.
+    FCmp "fcmp" { cond: FCond = N, dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = class(a) ? true : false` (no flushing). dx.op `IsNaN`/`IsInf`/…
+    FTest "ftest" { class: FClass = N, dst: Reg = W, src: Reg = R },
+    /// `dst = derivative of src` across the lane's quad. DXBC `deriv_rt*`, dx.op `DerivCoarseX`…
+    Deriv "deriv" { kind: DerivKind = N, dst: Reg = W, src: Reg = R },
+
+    // ---- 64-bit float arithmetic (register pairs; denormals preserved) ----------------
+    /// `dst:64 = a:64 + b:64`. DXBC `dadd`, LLVM `fadd double`.
+    DAdd "dadd" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = a:64 - b:64`.
+    DSub "dsub" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = a:64 * b:64`. DXBC `dmul`.
+    DMul "dmul" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = a:64 / b:64`. DXBC `ddiv`.
+    DDiv "ddiv" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = fmod(a:64, b:64)`. LLVM `frem double`.
+    DRem "drem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = min(a:64, b:64)` (NaN rule as [`Inst::FMin`]). DXBC `dmin`.
+    DMin "dmin" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = max(a:64, b:64)`. DXBC `dmax`.
+    DMax "dmax" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = fma(a, b, c)`. DXBC `dfma`, dx.op `Fma`.
+    DFma "dfma" { dst: Reg = W64, a: Reg = R64, b: Reg = R64, c: Reg = R64 },
+    /// `dst:64 = 1 / a:64`. DXBC `drcp`.
+    DRcp "drcp" { dst: Reg = W64, src: Reg = R64 },
+    /// `dst:64 = sqrt(a:64)`.
+    DSqrt "dsqrt" { dst: Reg = W64, src: Reg = R64 },
+    /// `dst = cond(a:64, b:64)` as a 32-bit boolean. DXBC `deq`/`dne`/`dlt`/`dge`.
+    DCmp "dcmp" { cond: FCond = N, dst: Reg = W, a: Reg = R64, b: Reg = R64 },
+    /// `dst = class(a:64)`.
+    DTest "dtest" { class: FClass = N, dst: Reg = W, src: Reg = R64 },
+
+    // ---- conversions ----------------------------------------------------------------
+    /// `dst = i32(f32(src))`, toward zero, saturating, NaN → 0. DXBC `ftoi`.
+    FToI "ftoi" { dst: Reg = W, src: Reg = R },
+    /// `dst = u32(f32(src))`, toward zero, saturating, NaN → 0. DXBC `ftou`.
+    FToU "ftou" { dst: Reg = W, src: Reg = R },
+    /// `dst = f32(i32(src))`, round to nearest even. DXBC `itof`.
+    IToF "itof" { dst: Reg = W, src: Reg = R },
+    /// `dst = f32(u32(src))`. DXBC `utof`.
+    UToF "utof" { dst: Reg = W, src: Reg = R },
+    /// `dst = half bits of f32(src)` rounded toward zero (WARP's `legacyF32ToF16`, DXBC
+    /// `f32tof16`; rule in `exec::float`).
+    F32ToF16Legacy "f32tof16" { dst: Reg = W, src: Reg = R },
+    /// `dst = half bits of f32(src)` rounded to nearest even, NaN → `0x7fff` (WARP's
+    /// native 16-bit float results).
+    F32ToF16 "f32tohalf" { dst: Reg = W, src: Reg = R },
+    /// `dst = f32(half(src & 0xffff))`, exact. DXBC `f16tof32`, dx.op `LegacyF16ToF32`.
+    F16ToF32 "f16tof32" { dst: Reg = W, src: Reg = R },
+    /// `dst = f32(f64(src:64))`, round to nearest even. DXBC `dtof`.
+    DToF "dtof" { dst: Reg = W, src: Reg = R64 },
+    /// `dst:64 = f64(f32(src))`, exact. DXBC `ftod`.
+    FToD "ftod" { dst: Reg = W64, src: Reg = R },
+    /// `dst = i32(f64)`, saturating, NaN → 0. DXBC `dtoi`.
+    DToI "dtoi" { dst: Reg = W, src: Reg = R64 },
+    /// `dst = u32(f64)`, saturating, NaN → 0. DXBC `dtou`.
+    DToU "dtou" { dst: Reg = W, src: Reg = R64 },
+    /// `dst:64 = f64(i32(src))`. DXBC `itod`.
+    IToD "itod" { dst: Reg = W64, src: Reg = R },
+    /// `dst:64 = f64(u32(src))`. DXBC `utod`.
+    UToD "utod" { dst: Reg = W64, src: Reg = R },
+    /// `dst:64 = i64(f32)`, saturating, NaN → 0.
+    FToI64 "ftoi64" { dst: Reg = W64, src: Reg = R },
+    /// `dst:64 = u64(f32)`, saturating, NaN → 0.
+    FToU64 "ftou64" { dst: Reg = W64, src: Reg = R },
+    /// `dst:64 = i64(f64)`, saturating, NaN → 0.
+    DToI64 "dtoi64" { dst: Reg = W64, src: Reg = R64 },
+    /// `dst:64 = u64(f64)`, saturating, NaN → 0.
+    DToU64 "dtou64" { dst: Reg = W64, src: Reg = R64 },
+    /// `dst = f32(i64(src:64))`.
+    I64ToF "i64tof" { dst: Reg = W, src: Reg = R64 },
+    /// `dst = f32(u64(src:64))`.
+    U64ToF "u64tof" { dst: Reg = W, src: Reg = R64 },
+    /// `dst:64 = f64(i64(src:64))`.
+    I64ToD "i64tod" { dst: Reg = W64, src: Reg = R64 },
+    /// `dst:64 = f64(u64(src:64))`.
+    U64ToD "u64tod" { dst: Reg = W64, src: Reg = R64 },
+    /// `dst:64 = sign-extend(i32(src))`. LLVM `sext i32 to i64`.
+    SExt64 "sext64" { dst: Reg = W64, src: Reg = R },
+    /// `dst:64 = zero-extend(src)`. LLVM `zext i32 to i64`.
+    ZExt64 "zext64" { dst: Reg = W64, src: Reg = R },
+    /// `dst = sign-extend the low `bits` bits of src` (8 or 16). LLVM `sext i16/i8`.
+    SExtBits "sext" { bits: u8 = N, dst: Reg = W, src: Reg = R },
+
+    // ---- 32-bit integer arithmetic -------------------------------------------------------
+    /// `dst = a + b` (wrapping). DXBC `iadd`, LLVM `add`.
+    IAdd "iadd" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a - b` (wrapping). LLVM `sub`.
+    ISub "isub" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = low 32 bits of a * b`. DXBC `imul`/`umul` (low result), LLVM `mul`.
+    IMul "imul" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = high 32 bits of i64(a) * i64(b)`. DXBC `imul` (high result), dx.op `IMul`.
+    IMulHi "imulhi" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = high 32 bits of u64(a) * u64(b)`. DXBC `umul` (high result), dx.op `UMul`.
+    UMulHi "umulhi" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = low 32 bits of a * b + c`. DXBC `imad`/`umad`, dx.op `IMad`/`UMad`.
+    IMad "imad" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R },
+    /// `dst = b == 0 ? 0xffffffff : a / b` (unsigned). DXBC `udiv`, LLVM `udiv`.
+    UDiv "udiv" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = b == 0 ? 0xffffffff : a % b` (unsigned). DXBC `udiv`, LLVM `urem`.
+    URem "urem" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = b == 0 ? 0xffffffff : a / b` (signed, toward zero; MIN / -1 = MIN). LLVM `sdiv`.
+    IDiv "idiv" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = b == 0 ? 0xffffffff : a % b` (signed; MIN % -1 = 0). LLVM `srem`.
+    IRem "irem" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = -a` (wrapping). DXBC `ineg`.
+    INeg "ineg" { dst: Reg = W, src: Reg = R },
+    /// `dst = min(i32(a), i32(b))`. DXBC `imin`.
+    IMin "imin" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = max(i32(a), i32(b))`. DXBC `imax`.
+    IMax "imax" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = min(a, b)` unsigned. DXBC `umin`.
+    UMin "umin" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = max(a, b)` unsigned. DXBC `umax`.
+    UMax "umax" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a & b`. DXBC `and`.
+    And "and" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a | b`. DXBC `or`.
+    Or "or" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a ^ b`. DXBC `xor`.
+    Xor "xor" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = !a`. DXBC `not`.
+    Not "not" { dst: Reg = W, src: Reg = R },
+    /// `dst = a << (b & 31)`. DXBC `ishl` (D3D masks the count to 5 bits).
+    Shl "shl" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = a >> (b & 31)`, logical. DXBC `ushr`.
+    UShr "ushr" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = i32(a) >> (b & 31)`, arithmetic. DXBC `ishr`.
+    IShr "ishr" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = cond(a, b) ? true : false`. DXBC `ieq`/`ine`/`ilt`/`ige`/`ult`/`uge`, LLVM `icmp`.
+    ICmp "icmp" { cond: ICond = N, dst: Reg = W, a: Reg = R, b: Reg = R },
+    /// `dst = bitfield insert`: with w = width & 31, o = offset & 31, mask =
+    /// ((1 << w) - 1) << o, `dst = ((insert << o) & mask) | (base & !mask)`. DXBC `bfi`.
+    Bfi "bfi" { dst: Reg = W, width: Reg = R, offset: Reg = R, insert: Reg = R, base: Reg = R },
+    /// Unsigned bitfield extract of `width & 31` bits at `offset & 31` (width 0 → 0;
+    /// w + o > 32 → src >> o). DXBC `ubfe`.
+    UBfe "ubfe" { dst: Reg = W, width: Reg = R, offset: Reg = R, src: Reg = R },
+    /// Signed bitfield extract (as [`Inst::UBfe`], sign-extended from the top extracted bit). DXBC `ibfe`.
+    IBfe "ibfe" { dst: Reg = W, width: Reg = R, offset: Reg = R, src: Reg = R },
+    /// `dst = reverse the 32 bits of src`. DXBC `bfrev`.
+    Bfrev "bfrev" { dst: Reg = W, src: Reg = R },
+    /// `dst = number of set bits`. DXBC `countbits`.
+    CountBits "countbits" { dst: Reg = W, src: Reg = R },
+    /// `dst = index of the highest set bit counted from the MSB (0 = bit 31)`, or
+    /// 0xffffffff when src is 0. DXBC `firstbit_hi`, dx.op `FirstbitHi`.
+    FirstBitHi "firstbit_hi" { dst: Reg = W, src: Reg = R },
+    /// `dst = index of the lowest set bit`, or 0xffffffff when src is 0. DXBC `firstbit_lo`.
+    FirstBitLo "firstbit_lo" { dst: Reg = W, src: Reg = R },
+    /// `dst = index (from the MSB) of the highest bit that differs from the sign bit`, or
+    /// 0xffffffff when src is 0 or -1. DXBC `firstbit_shi`, dx.op `FirstbitSHi`.
+    FirstBitShi "firstbit_shi" { dst: Reg = W, src: Reg = R },
+    /// `sum = a + b`, `carry = 1 if it overflowed else 0`. DXBC `uaddc`, dx.op `UAddc`.
+    UAddc "uaddc" { sum: Reg = W, carry: Reg = W, a: Reg = R, b: Reg = R },
+    /// `diff = a - b`, `borrow = 1 if b > a else 0`. DXBC `usubb`, dx.op `USubb`.
+    USubb "usubb" { diff: Reg = W, borrow: Reg = W, a: Reg = R, b: Reg = R },
+    /// Masked sum of absolute differences of the four bytes of `reference` against the
+    /// bytes of `src` (a 64-bit window, `src:64`), plus `accum`. DXBC `msad`, dx.op `Msad`.
+    Msad "msad" { dst: Reg = W, reference: Reg = R, src: Reg = R64, accum: Reg = R },
+
+    // ---- 64-bit integer arithmetic (register pairs) -------------------------------
+    /// `dst:64 = a:64 + b:64`.
+    I64Add "i64add" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = a:64 - b:64`.
+    I64Sub "i64sub" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = a:64 * b:64` (low 64 bits).
+    I64Mul "i64mul" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = b == 0 ? !0 : a / b` (unsigned).
+    U64Div "u64div" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = b == 0 ? !0 : a % b` (unsigned).
+    U64Rem "u64rem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = b == 0 ? !0 : a / b` (signed).
+    I64Div "i64div" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = b == 0 ? !0 : a % b` (signed).
+    I64Rem "i64rem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = a:64 << (b & 63)`.
+    I64Shl "i64shl" { dst: Reg = W64, a: Reg = R64, b: Reg = R },
+    /// `dst:64 = a:64 >> (b & 63)`, logical.
+    U64Shr "u64shr" { dst: Reg = W64, a: Reg = R64, b: Reg = R },
+    /// `dst:64 = i64(a:64) >> (b & 63)`, arithmetic.
+    I64Shr "i64shr" { dst: Reg = W64, a: Reg = R64, b: Reg = R },
+    /// `dst = cond(a:64, b:64)` as a 32-bit boolean.
+    I64Cmp "i64cmp" { cond: ICond = N, dst: Reg = W, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = signed min`.
+    I64Min "i64min" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = signed max`.
+    I64Max "i64max" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = unsigned min`.
+    U64Min "u64min" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst:64 = unsigned max`.
+    U64Max "u64max" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    /// `dst = number of set bits of src:64`.
+    CountBits64 "countbits64" { dst: Reg = W, src: Reg = R64 },
+    /// `dst = index of the highest set bit of src:64 counted from the MSB`, or 0xffffffff.
+    FirstBitHi64 "firstbit_hi64" { dst: Reg = W, src: Reg = R64 },
+    /// `dst = index of the lowest set bit of src:64`, or 0xffffffff.
+    FirstBitLo64 "firstbit_lo64" { dst: Reg = W, src: Reg = R64 },
+    /// `dst = index (from the MSB) of the highest bit of src:64 differing from its sign`, or 0xffffffff.
+    FirstBitShi64 "firstbit_shi64" { dst: Reg = W, src: Reg = R64 },
+    /// `dst:64 = reverse the 64 bits of src:64`.
+    Bfrev64 "bfrev64" { dst: Reg = W64, src: Reg = R64 },
+
+    // ---- system values and lanes ------------------------------------------------------
+    /// `dst = component `axis` (0..3) of the compute system value `sv` for this lane`.
+    SysValue "sysval" { sv: SysVec = N, axis: u8 = N, dst: Reg = W },
+    /// `dst = SV_GroupIndex` (the flattened thread index in its group).
+    GroupIndex "group_index" { dst: Reg = W },
+    /// `dst = this lane's index in its wave`. dx.op `WaveGetLaneIndex`.
+    LaneIndex "lane_index" { dst: Reg = W },
+    /// `dst = the wave's lane count`. dx.op `WaveGetLaneCount`.
+    LaneCount "lane_count" { dst: Reg = W },
+
+    // ---- per-lane and group memory ------------------------------------------------------
+    /// `dst[i] = array[addr + offset + i * size]` for each component i of `mask`; reads
+    /// outside the array give 0. Addresses are in bytes.
+    LocalLoad "local_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, array: LocalId = N, addr: Reg = R, offset: u32 = N },
+    /// `array[addr + offset + i * size] = src[i]` for each component of `mask`; writes
+    /// outside the array are dropped.
+    LocalStore "local_store" { width: Width = N, mask: u8 = N, array: LocalId = N, addr: Reg = R, offset: u32 = N, src: [Reg; 4] = R },
+    /// As [`Inst::LocalLoad`] from a read-only shared array (DXBC `icb`).
+    ConstLoad "const_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, array: ConstId = N, addr: Reg = R, offset: u32 = N },
+    /// As [`Inst::LocalLoad`] from the thread group's shared memory (`groupshared`,
+    /// DXBC `g#`); reads outside it give 0.
+    SharedLoad "shared_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, addr: Reg = R, offset: u32 = N },
+    /// As [`Inst::LocalStore`] into group shared memory; writes outside it are dropped.
+    SharedStore "shared_store" { width: Width = N, mask: u8 = N, addr: Reg = R, offset: u32 = N, src: [Reg; 4] = R },
+    /// `old = shared[addr]; shared[addr] = op(old, src); dst = old` (32-bit, atomic with
+    /// respect to the group). DXBC `atomic_*`/`imm_atomic_*` on `g#`.
+    SharedAtomic "shared_atomic" { op: AtomicOp = N, dst: Reg = W, addr: Reg = R, src: Reg = R },
+    /// `old = shared[addr]; if old == cmp { shared[addr] = src }; dst = old`.
+    SharedCmpXchg "shared_cmpxchg" { dst: Reg = W, addr: Reg = R, cmp: Reg = R, src: Reg = R },
+    /// 64-bit [`Inst::SharedAtomic`].
+    SharedAtomic64 "shared_atomic64" { op: AtomicOp = N, dst: Reg = W64, addr: Reg = R, src: Reg = R64 },
+    /// 64-bit [`Inst::SharedCmpXchg`].
+    SharedCmpXchg64 "shared_cmpxchg64" { dst: Reg = W64, addr: Reg = R, cmp: Reg = R64, src: Reg = R64 },
+
+    // ---- resource handles ----------------------------------------------------------------
+    /// `dst = handle of element `index` of declared range `range``; an index past the
+    /// range gives a null handle (reads 0, writes dropped).
+    Handle "handle" { dst: Reg = W, range: RangeId = N, index: Reg = R },
+    /// `dst = handle of entry `index` of the resource (or, with `sampler`, sampler)
+    /// descriptor heap` (SM 6.6 `ResourceDescriptorHeap[i]`); past the heap: null.
+    HeapHandle "heap_handle" { sampler: bool = N, dst: Reg = W, index: Reg = R },
+
+    // ---- buffers ------------------------------------------------------------------------------
+    /// Raw (byte address) buffer load: `dst[i] = buf[addr + i * size]` for each
+    /// component of `mask`; out of bounds → 0. DXBC `ld_raw`, dx.op `RawBufferLoad`.
+    RawLoad "raw_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, addr: Reg = R },
+    /// Raw buffer store; out-of-bounds components are dropped. DXBC `store_raw`.
+    RawStore "raw_store" { width: Width = N, mask: u8 = N, handle: Reg = R, addr: Reg = R, src: [Reg; 4] = R },
+    /// Structured buffer load of element `index` at byte `offset` within it; an index
+    /// past the element count or an offset past the stride gives 0. DXBC `ld_structured`.
+    StructLoad "struct_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, index: Reg = R, offset: Reg = R },
+    /// Structured buffer store; out of bounds is dropped. DXBC `store_structured`.
+    StructStore "struct_store" { width: Width = N, mask: u8 = N, handle: Reg = R, index: Reg = R, offset: Reg = R, src: [Reg; 4] = R },
+    /// Typed load: typed buffer element `coord[0]`, or texel `coord` at mip `mip`
+    /// (multisampled: sample `sample`), converted from the view's format to four 32-bit
+    /// values (float, or integer by format; missing channels (0, 0, 0, 1)); out of
+    /// bounds → 0. DXBC `ld`/`ld_ms`/`ld_uav_typed`, dx.op `BufferLoad`/`TextureLoad`.
+    TypedLoad "typed_load" { dst: [Reg; 4] = W, handle: Reg = R, coord: [Reg; 3] = R, mip: Reg = R, sample: Reg = R, offset: [i8; 3] = N, status: Reg = W },
+    /// Typed store of four components, converted to the view's format; out of bounds
+    /// dropped. DXBC `store_uav_typed`, dx.op `BufferStore`/`TextureStore`.
+    TypedStore "typed_store" { handle: Reg = R, coord: [Reg; 3] = R, src: [Reg; 4] = R, mask: u8 = N },
+    /// Atomic on a UAV: raw (`coord[0]` = byte address), structured (`coord[0]` element,
+    /// `coord[1]` byte offset) or typed (texel coordinates, R32 formats);
+    /// `dst = old value` (or `_`). DXBC `atomic_*`/`imm_atomic_*`, dx.op `AtomicBinOp`.
+    ResAtomic "res_atomic" { op: AtomicOp = N, dst: Reg = W, handle: Reg = R, coord: [Reg; 3] = R, src: Reg = R },
+    /// Compare-exchange on a UAV (addressing as [`Inst::ResAtomic`]).
+    ResCmpXchg "res_cmpxchg" { dst: Reg = W, handle: Reg = R, coord: [Reg; 3] = R, cmp: Reg = R, src: Reg = R },
+    /// 64-bit [`Inst::ResAtomic`].
+    ResAtomic64 "res_atomic64" { op: AtomicOp = N, dst: Reg = W64, handle: Reg = R, coord: [Reg; 3] = R, src: Reg = R64 },
+    /// 64-bit [`Inst::ResCmpXchg`].
+    ResCmpXchg64 "res_cmpxchg64" { dst: Reg = W64, handle: Reg = R, coord: [Reg; 3] = R, cmp: Reg = R64, src: Reg = R64 },
+    /// `dst = counter++` (the value before). DXBC `imm_atomic_alloc`, dx.op
+    /// `BufferUpdateCounter(+1)`.
+    CounterInc "counter_inc" { dst: Reg = W, handle: Reg = R },
+    /// `dst = --counter` (the value after). DXBC `imm_atomic_consume`.
+    CounterDec "counter_dec" { dst: Reg = W, handle: Reg = R },
+    /// Constant buffer read: `dst[i] = cb[addr + offset + i * size]`, 0 past the end.
+    /// DXBC `cb#[…]` operands, dx.op `CBufferLoadLegacy`.
+    CbLoad "cb_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, addr: Reg = R, offset: u32 = N },
+    /// Dimensions: `dst = [width, height, depth or array size, mip count]` of mip `mip`
+    /// (buffers: element count — bytes for raw buffers — then stride for structured).
+    /// Null handle: zeros. DXBC `resinfo`/`bufinfo`, dx.op `GetDimensions`.
+    Dimensions "dimensions" { dst: [Reg; 4] = W, handle: Reg = R, mip: Reg = R },
+    /// `dst = sample count of a multisampled texture` (0 for others). DXBC `sampleinfo`.
+    SampleCount "sample_count" { dst: Reg = W, handle: Reg = R },
+    /// `dst = [x, y] standard position of sample `index`` for the texture's sample count.
+    /// DXBC `samplepos`, dx.op `Texture2DMSGetSamplePosition`.
+    SamplePos "sample_pos" { dst: [Reg; 2] = W, handle: Reg = R, index: Reg = R },
+
+    // ---- sampling -------------------------------------------------------------------------
+    /// Filtered sample of a texture through a sampler. DXBC `sample*`, dx.op `Sample*`.
+    Sample "sample" { mode: SampleMode = N, args: Box<SampleArgs> = N },
+    /// Gather of component `channel` (0..3) of the four texels a bilinear sample would
+    /// use. DXBC `gather4*`, dx.op `TextureGather*`.
+    Gather "gather" { mode: SampleMode = N, channel: u8 = N, args: Box<SampleArgs> = N },
+    /// `dst = [clamped LOD, unclamped LOD]` a sample at `coord` would use. DXBC `lod`,
+    /// dx.op `CalculateLOD`.
+    Lod "lod" { dst: [Reg; 2] = W, texture: Reg = R, sampler: Reg = R, coord: [Reg; 3] = R },
+
+    // ---- waves and quads ---------------------------------------------------------------
+    /// `dst = op over all active lanes of src` (in lane order). dx.op `WaveActiveOp`/`WaveActiveBit`.
+    WaveReduce "wave_reduce" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R },
+    /// `dst = op over active lanes below this one` (Sum/Product; identity for the first).
+    /// dx.op `WavePrefixOp`.
+    WavePrefix "wave_prefix" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R },
+    /// `dst = true if src != 0 in any active lane`. dx.op `WaveAnyTrue`.
+    WaveAnyTrue "wave_any" { dst: Reg = W, src: Reg = R },
+    /// `dst = true if src != 0 in every active lane`. dx.op `WaveAllTrue`.
+    WaveAllTrue "wave_all" { dst: Reg = W, src: Reg = R },
+    /// `dst = true if src (`wide`: src:64) is the same in every active lane`. dx.op `WaveActiveAllEqual`.
+    WaveAllEqual "wave_all_equal" { wide: bool = N, dst: Reg = W, src: Reg = R },
+    /// `dst = 128-bit mask of active lanes where src != 0`. dx.op `WaveActiveBallot`.
+    WaveBallot "wave_ballot" { dst: [Reg; 4] = W, src: Reg = R },
+    /// `dst = count of active lanes where src != 0`. dx.op `WaveActiveCountBits`.
+    WaveCountBits "wave_countbits" { dst: Reg = W, src: Reg = R },
+    /// `dst = count of active lanes below this one where src != 0`. dx.op `WavePrefixBitCount`.
+    WavePrefixCountBits "wave_prefix_countbits" { dst: Reg = W, src: Reg = R },
+    /// `dst = src (src:64 when `wide`) of lane `lane` (of the first lane's `lane` value);
+    /// an inactive or out-of-range lane gives 0 (WARP 1.0.14 and later).
+    /// dx.op `WaveReadLaneAt`.
+    WaveReadLane "wave_read_lane" { wide: bool = N, dst: Reg = W, src: Reg = R, lane: Reg = R },
+    /// `dst = src of the first active lane`. dx.op `WaveReadLaneFirst`.
+    WaveReadFirst "wave_read_first" { wide: bool = N, dst: Reg = W, src: Reg = R },
+    /// `dst = true in the first active lane`. dx.op `WaveIsFirstLane`.
+    WaveIsFirstLane "wave_is_first" { dst: Reg = W },
+    /// `dst = mask of active lanes whose src (src:64 when `wide`) equals this lane's`.
+    /// dx.op `WaveMatch`.
+    WaveMatch "wave_match" { wide: bool = N, dst: [Reg; 4] = W, src: Reg = R },
+    /// `dst = op over active lanes below this one that are in this lane's `mask``.
+    /// dx.op `WaveMultiPrefixOp`.
+    WaveMultiPrefix "wave_multi_prefix" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R, mask: [Reg; 4] = R },
+    /// `dst = count of lanes below this one in `mask` where src != 0`. dx.op `WaveMultiPrefixBitCount`.
+    WaveMultiPrefixCountBits "wave_multi_prefix_countbits" { dst: Reg = W, src: Reg = R, mask: [Reg; 4] = R },
+    /// `dst = src of lane `lane & 3` of this lane's quad`. dx.op `QuadReadLaneAt`.
+    QuadReadLane "quad_read_lane" { wide: bool = N, dst: Reg = W, src: Reg = R, lane: Reg = R },
+    /// `dst = src of the quad neighbour in direction `dir``. dx.op `QuadOp`.
+    QuadSwap "quad_swap" { dir: QuadDir = N, wide: bool = N, dst: Reg = W, src: Reg = R },
+    /// `dst = true if src != 0 in any (`all` = false) or every (`all`) lane of the quad`.
+    /// dx.op `QuadVote`.
+    QuadVote "quad_vote" { all: bool = N, dst: Reg = W, src: Reg = R },
+
+    // ---- synchronisation and lane control ------------------------------------------------
+    /// Memory barrier; with `group_sync`, every wave of the thread group reaches it before
+    /// any passes it. DXBC `sync`, dx.op `Barrier`.
+    Barrier "barrier" { group_sync: bool = N, group_memory: bool = N, device_memory: bool = N },
+    /// Ends the lanes where `cond != 0` (pixel `discard`); they write nothing more.
+    Discard "discard" { cond: Reg = R },
+    /// Turns the lanes where `cond != 0` into helper lanes (SM 6.5 `demote`).
+    Demote "demote" { cond: Reg = R },
+    /// `dst = true if this lane is a helper lane`. dx.op `IsHelperLane`.
+    IsHelper "is_helper" { dst: Reg = W },
+    /// `dst:64 = a cycle counter` (the lane's count of executed instructions).
+    CycleCounter "cycle_counter" { dst: Reg = W64 },
+}

@@ -1,0 +1,519 @@
+//! A lowered shader: its blocks, instructions, registers, memories and resource ranges.
+
+use std::fmt;
+
+use super::ids::{BlockId, ConstId, InstId, LocalId, Reg};
+use super::inst::Inst;
+use super::operand::word_enum;
+
+word_enum!(
+    /// The pipeline stage a shader runs in.
+    Stage {
+        /// Compute.
+        Compute = "compute",
+        /// Pixel.
+        Pixel = "pixel",
+        /// Vertex.
+        Vertex = "vertex",
+        /// Geometry.
+        Geometry = "geometry",
+        /// Hull.
+        Hull = "hull",
+        /// Domain.
+        Domain = "domain",
+        /// Mesh.
+        Mesh = "mesh",
+        /// Amplification.
+        Amplification = "amplification",
+    }
+);
+
+word_enum!(
+    /// How 32-bit float arithmetic treats denormal values (DXIL `fp32-denorm-mode`;
+    /// DXBC programs always flush, D3D11.3 §3.1.3.3).
+    DenormMode {
+        /// Flush denormal inputs and outputs to zero of the same sign.
+        Ftz = "ftz",
+        /// Keep denormals.
+        Preserve = "preserve",
+        /// Implementation's choice (`any`); WARP flushes.
+        Any = "any",
+    }
+);
+
+word_enum!(
+    /// Which register class of a binding a resource range occupies.
+    ResourceClass {
+        /// Shader resource view (`t#`).
+        Srv = "srv",
+        /// Unordered access view (`u#`).
+        Uav = "uav",
+        /// Constant buffer view (`b#`).
+        Cbv = "cbv",
+        /// Sampler (`s#`).
+        Sampler = "sampler",
+    }
+);
+
+impl ResourceClass {
+    /// The register letter of the class (`t`, `u`, `b`, `s`).
+    pub fn letter(self) -> char {
+        match self {
+            ResourceClass::Srv => 't',
+            ResourceClass::Uav => 'u',
+            ResourceClass::Cbv => 'b',
+            ResourceClass::Sampler => 's',
+        }
+    }
+}
+
+word_enum!(
+    /// How the elements of a typed view are interpreted when read through the shader.
+    ComponentType {
+        /// 32-bit float (any float, UNORM, SNORM format read as float).
+        Float = "float",
+        /// Signed integer.
+        SInt = "sint",
+        /// Unsigned integer.
+        UInt = "uint",
+        /// UNORM float.
+        UNorm = "unorm",
+        /// SNORM float.
+        SNorm = "snorm",
+        /// 64-bit float (two channels of R32G32_UINT).
+        Double = "double",
+        /// Mixed or unspecified.
+        Mixed = "mixed",
+    }
+);
+
+/// The shape of a resource a range binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResourceKind {
+    /// Byte-address buffer.
+    RawBuffer,
+    /// Structured buffer with the given element stride in bytes.
+    StructuredBuffer {
+        /// Element stride in bytes.
+        stride: u32,
+    },
+    /// Typed buffer (`Buffer<T>`, `RWBuffer<T>`).
+    TypedBuffer,
+    /// 1D texture.
+    Texture1D,
+    /// 1D texture array.
+    Texture1DArray,
+    /// 2D texture.
+    Texture2D,
+    /// 2D texture array.
+    Texture2DArray,
+    /// Multisampled 2D texture.
+    Texture2DMS,
+    /// Multisampled 2D texture array.
+    Texture2DMSArray,
+    /// 3D texture.
+    Texture3D,
+    /// Cube texture.
+    TextureCube,
+    /// Cube texture array.
+    TextureCubeArray,
+    /// Constant buffer of the given size in bytes (0 when unknown).
+    ConstantBuffer {
+        /// Size in bytes.
+        size: u32,
+    },
+    /// Sampler; `comparison` for `SamplerComparisonState`.
+    Sampler {
+        /// Whether it is a comparison sampler.
+        comparison: bool,
+    },
+    /// Ray-tracing acceleration structure.
+    AccelerationStructure,
+}
+
+impl ResourceKind {
+    /// The name the job file uses for this kind (`structured_buffer`, `texture2d`, …).
+    pub fn job_name(&self) -> &'static str {
+        match self {
+            ResourceKind::RawBuffer => "raw_buffer",
+            ResourceKind::StructuredBuffer { .. } => "structured_buffer",
+            ResourceKind::TypedBuffer => "typed_buffer",
+            ResourceKind::Texture1D => "texture1d",
+            ResourceKind::Texture1DArray => "texture1darray",
+            ResourceKind::Texture2D => "texture2d",
+            ResourceKind::Texture2DArray => "texture2darray",
+            ResourceKind::Texture2DMS => "texture2dms",
+            ResourceKind::Texture2DMSArray => "texture2dmsarray",
+            ResourceKind::Texture3D => "texture3d",
+            ResourceKind::TextureCube => "texturecube",
+            ResourceKind::TextureCubeArray => "texturecubearray",
+            ResourceKind::ConstantBuffer { .. } => "cbuffer",
+            ResourceKind::Sampler { .. } => "sampler",
+            ResourceKind::AccelerationStructure => "acceleration_structure",
+        }
+    }
+
+    /// Whether this is a texture of any dimension.
+    pub fn is_texture(&self) -> bool {
+        !matches!(
+            self,
+            ResourceKind::RawBuffer
+                | ResourceKind::StructuredBuffer { .. }
+                | ResourceKind::TypedBuffer
+                | ResourceKind::ConstantBuffer { .. }
+                | ResourceKind::Sampler { .. }
+                | ResourceKind::AccelerationStructure
+        )
+    }
+}
+
+impl fmt::Display for ResourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResourceKind::StructuredBuffer { stride } => {
+                write!(f, "structured_buffer(stride {stride})")
+            }
+            ResourceKind::ConstantBuffer { size } => write!(f, "cbuffer(size {size})"),
+            ResourceKind::Sampler { comparison: true } => f.write_str("sampler(comparison)"),
+            k => f.write_str(k.job_name()),
+        }
+    }
+}
+
+/// A range of bindings the shader declares: `count` consecutive registers of one class
+/// in one space, all of one kind (SM 5.1 resource arrays; one register before 5.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceRange {
+    /// Register class.
+    pub class: ResourceClass,
+    /// Register space.
+    pub space: u32,
+    /// First register.
+    pub lower: u32,
+    /// Number of registers; [`ResourceRange::UNBOUNDED`] for an unbounded array.
+    pub count: u32,
+    /// Shape.
+    pub kind: ResourceKind,
+    /// Element interpretation of typed views (per the declaration's return type).
+    pub component: ComponentType,
+    /// The name the program gives it (reflection), or empty.
+    pub name: String,
+    /// The UAV has a hidden counter (append/consume/IncrementCounter).
+    pub counter: bool,
+    /// Globally coherent UAV.
+    pub globally_coherent: bool,
+    /// Rasterizer-ordered view.
+    pub rasterizer_ordered: bool,
+}
+
+impl ResourceRange {
+    /// `count` of an unbounded range.
+    pub const UNBOUNDED: u32 = u32::MAX;
+
+    /// `t3`, `u0..u3`, `b1` (space appended when not 0: `t2, space1`).
+    pub fn binding_name(&self) -> String {
+        let c = self.class.letter();
+        let mut s = if self.count == 1 {
+            format!("{c}{}", self.lower)
+        } else if self.count == Self::UNBOUNDED {
+            format!("{c}{}..", self.lower)
+        } else {
+            format!(
+                "{c}{}..{c}{}",
+                self.lower,
+                self.lower.saturating_add(self.count - 1)
+            )
+        };
+        if self.space != 0 {
+            s.push_str(&format!(", space{}", self.space));
+        }
+        s
+    }
+}
+
+/// A per-lane private array (DXBC indexable temp, DXIL alloca).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalArray {
+    /// Size in bytes (a multiple of 4).
+    pub bytes: u32,
+    /// A name for listings (`x0`, the alloca's name).
+    pub name: String,
+}
+
+/// A read-only array shared by all lanes (DXBC immediate constant buffer, DXIL constant
+/// global arrays).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConstArray {
+    /// The contents as 32-bit words.
+    pub words: Vec<u32>,
+    /// A name for listings.
+    pub name: String,
+}
+
+/// Where an IR instruction came from, for the debugger and for error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SourceLoc {
+    /// Made by the lowering (or written as text), with no single source instruction.
+    #[default]
+    None,
+    /// A DXBC instruction: its index in the program and its token offset.
+    Dxbc {
+        /// Index of the instruction (declarations included) in the program.
+        index: u32,
+        /// Token offset of the instruction in the program part.
+        token: u32,
+    },
+    /// A DXIL instruction: its function and its index in the function body.
+    Dxil {
+        /// Function index in the module.
+        function: u32,
+        /// Instruction index in the function body.
+        inst: u32,
+    },
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceLoc::None => f.write_str("-"),
+            SourceLoc::Dxbc { index, token } => {
+                write!(f, "dxbc instruction {index} (token 0x{token:x})")
+            }
+            SourceLoc::Dxil { function, inst } => {
+                write!(f, "dxil function {function} instruction {inst}")
+            }
+        }
+    }
+}
+
+/// How a block ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Terminator {
+    /// Continue at the block.
+    Jump(BlockId),
+    /// Continue at `then_` where `cond != 0`, else at `else_`.
+    Branch {
+        /// The condition register.
+        cond: Reg,
+        /// Target for lanes where `cond != 0`.
+        then_: BlockId,
+        /// Target for lanes where `cond == 0`.
+        else_: BlockId,
+    },
+    /// Continue at the case whose value equals `sel`, else at `default`.
+    Switch {
+        /// The selector register.
+        sel: Reg,
+        /// `(value, target)` pairs; values are distinct.
+        cases: Vec<(u32, BlockId)>,
+        /// Target when no case matches.
+        default: BlockId,
+    },
+    /// The lane is finished.
+    Return,
+    /// Control never reaches here; a lane that does is an error of the program.
+    Unreachable,
+}
+
+impl Terminator {
+    /// The blocks this terminator may continue at, in order (duplicates possible).
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Jump(b) => vec![*b],
+            Terminator::Branch { then_, else_, .. } => vec![*then_, *else_],
+            Terminator::Switch { cases, default, .. } => {
+                let mut v: Vec<BlockId> = cases.iter().map(|c| c.1).collect();
+                v.push(*default);
+                v
+            }
+            Terminator::Return | Terminator::Unreachable => Vec::new(),
+        }
+    }
+
+    /// Calls `f` with each successor, mutably (for renumbering).
+    pub fn successors_mut(&mut self, mut f: impl FnMut(&mut BlockId)) {
+        match self {
+            Terminator::Jump(b) => f(b),
+            Terminator::Branch { then_, else_, .. } => {
+                f(then_);
+                f(else_);
+            }
+            Terminator::Switch { cases, default, .. } => {
+                for c in cases {
+                    f(&mut c.1);
+                }
+                f(default);
+            }
+            Terminator::Return | Terminator::Unreachable => {}
+        }
+    }
+
+    /// The register the terminator reads, if any.
+    pub fn reg(&self) -> Option<Reg> {
+        match self {
+            Terminator::Branch { cond, .. } => Some(*cond),
+            Terminator::Switch { sel, .. } => Some(*sel),
+            _ => None,
+        }
+    }
+
+    /// The register the terminator reads, mutably.
+    pub fn reg_mut(&mut self) -> Option<&mut Reg> {
+        match self {
+            Terminator::Branch { cond, .. } => Some(cond),
+            Terminator::Switch { sel, .. } => Some(sel),
+            _ => None,
+        }
+    }
+}
+
+/// A basic block: a run of instructions and a terminator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// First instruction (index into [`Shader::insts`]).
+    pub start: u32,
+    /// One past the last instruction.
+    pub end: u32,
+    /// How the block ends.
+    pub term: Terminator,
+    /// Where the terminator came from.
+    pub term_loc: SourceLoc,
+}
+
+impl Block {
+    /// The block's instruction ids.
+    pub fn inst_ids(&self) -> impl Iterator<Item = InstId> + use<> {
+        (self.start..self.end).map(InstId)
+    }
+
+    /// The number of instructions (terminator excluded).
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    /// Whether the block has no instructions besides its terminator.
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// A `[WaveSize]` requirement (SM 6.6 one value; SM 6.8 a range and a preference).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WaveSizeReq {
+    /// Smallest wave size the program accepts.
+    pub min: u32,
+    /// Largest wave size the program accepts.
+    pub max: u32,
+    /// Preferred size (0 when none).
+    pub preferred: u32,
+}
+
+/// A whole lowered shader. `ir::validate` checks every invariant listed there; code
+/// that runs a shader relies on them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shader {
+    /// The stage it runs in.
+    pub stage: Stage,
+    /// The entry point's name.
+    pub entry: String,
+    /// `[numthreads]` (compute, mesh, amplification); `[0, 0, 0]` elsewhere.
+    pub thread_group: [u32; 3],
+    /// `[WaveSize]`, when the program states one.
+    pub wave_size: Option<WaveSizeReq>,
+    /// 32-bit float denormal handling.
+    pub fp32_denorm: DenormMode,
+    /// Total registers. Registers `0..consts.len()` are constants.
+    pub num_regs: u32,
+    /// Values of the constant registers, which are set before the first instruction and
+    /// never written.
+    pub consts: Vec<u32>,
+    /// Per-lane private arrays.
+    pub locals: Vec<LocalArray>,
+    /// Read-only shared arrays.
+    pub const_arrays: Vec<ConstArray>,
+    /// Bytes of group shared memory.
+    pub groupshared_bytes: u32,
+    /// The resource ranges the shader declares.
+    pub resources: Vec<ResourceRange>,
+    /// Whether the shader indexes the resource descriptor heap (SM 6.6).
+    pub uses_resource_heap: bool,
+    /// Whether the shader indexes the sampler descriptor heap (SM 6.6).
+    pub uses_sampler_heap: bool,
+    /// The blocks; block 0 is the entry. Ordered so that waves reconverge (see `ir::cfg`).
+    pub blocks: Vec<Block>,
+    /// All instructions; each block owns a contiguous run.
+    pub insts: Vec<Inst>,
+    /// Source location of each instruction (same length as `insts`).
+    pub locs: Vec<SourceLoc>,
+}
+
+impl Shader {
+    /// An empty compute shader with one block that returns.
+    pub fn new(stage: Stage) -> Shader {
+        Shader {
+            stage,
+            entry: "main".into(),
+            thread_group: [1, 1, 1],
+            wave_size: None,
+            fp32_denorm: DenormMode::Ftz,
+            num_regs: 0,
+            consts: Vec::new(),
+            locals: Vec::new(),
+            const_arrays: Vec::new(),
+            groupshared_bytes: 0,
+            resources: Vec::new(),
+            uses_resource_heap: false,
+            uses_sampler_heap: false,
+            blocks: vec![Block {
+                start: 0,
+                end: 0,
+                term: Terminator::Return,
+                term_loc: SourceLoc::None,
+            }],
+            insts: Vec::new(),
+            locs: Vec::new(),
+        }
+    }
+
+    /// The block with this id.
+    pub fn block(&self, b: BlockId) -> &Block {
+        &self.blocks[b.index()]
+    }
+
+    /// The instruction with this id.
+    pub fn inst(&self, i: InstId) -> &Inst {
+        &self.insts[i.index()]
+    }
+
+    /// Whether `r` is a constant register.
+    pub fn is_const(&self, r: Reg) -> bool {
+        r.index() < self.consts.len()
+    }
+
+    /// The local array with this id.
+    pub fn local(&self, x: LocalId) -> &LocalArray {
+        &self.locals[x.index()]
+    }
+
+    /// The constant array with this id.
+    pub fn const_array(&self, c: ConstId) -> &ConstArray {
+        &self.const_arrays[c.index()]
+    }
+
+    /// The block that holds instruction `i`.
+    pub fn block_of(&self, i: InstId) -> Option<BlockId> {
+        self.blocks
+            .iter()
+            .position(|b| b.start <= i.0 && i.0 < b.end)
+            .map(|p| BlockId(p as u32))
+    }
+
+    /// Counts instructions by mnemonic (for reports).
+    pub fn histogram(&self) -> Vec<(&'static str, usize)> {
+        let mut m: std::collections::BTreeMap<&'static str, usize> = Default::default();
+        for i in &self.insts {
+            *m.entry(i.mnemonic()).or_default() += 1;
+        }
+        m.into_iter().collect()
+    }
+}

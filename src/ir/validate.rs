@@ -1,0 +1,405 @@
+//! The IR validator: every invariant code that runs a shader relies on, checked once.
+//!
+//! A shader is valid when:
+//!
+//! 1. **Layout.** There is at least one block; block 0 is the entry; the blocks' runs
+//!    of instructions are contiguous and in order and cover `insts` exactly;
+//!    `locs.len() == insts.len()`.
+//! 2. **Registers.** Every register operand is below `num_regs` (both halves of a
+//!    64-bit operand); `consts.len() <= num_regs`; no instruction writes a constant
+//!    register (`0..consts.len()`).
+//! 3. **Operand lists.** In a `[Reg; 4]` list governed by a `mask`, exactly the
+//!    components in the mask name registers, the others are `_`; masks are non-empty
+//!    4-bit values. Registers carrying 64-bit data (width `b64`, `wide` wave operations,
+//!    64-bit wave types) have their second half in range.
+//! 4. **Indices.** Array, constant-array and resource-range ids are in range; a heap
+//!    handle appears only when the shader says it uses that heap; small immediates are
+//!    in range (`sysval` axis < 3, `sext` bits 8 or 16, gather channel < 4).
+//! 5. **Types.** Bitwise wave operations take integer types.
+//! 6. **Control flow.** Terminator targets are in range, switch values distinct, and
+//!    the blocks are in a structured order (see [`crate::ir::cfg`]): reducible, forward
+//!    edges forward, loops contiguous.
+//! 7. **Arrays.** Local array sizes are multiples of 4 bytes.
+
+use super::cfg::{self, Cfg, CfgError};
+use super::ids::{BlockId, InstId, Reg};
+use super::inst::{Inst, WaveOp, WaveTy, Width};
+use super::operand::Role;
+use super::shader::{Shader, SourceLoc, Terminator};
+
+/// A broken invariant, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValidateError {
+    /// The block/instruction layout is broken.
+    #[error("layout: {0}")]
+    Layout(String),
+    /// An instruction is wrong.
+    #[error("{inst} ({loc}): `{text}`: {message}")]
+    Inst {
+        /// The instruction.
+        inst: InstId,
+        /// Its source.
+        loc: SourceLoc,
+        /// The instruction as printed.
+        text: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A terminator is wrong.
+    #[error("terminator of {block}: {message}")]
+    Terminator {
+        /// The block.
+        block: BlockId,
+        /// What is wrong.
+        message: String,
+    },
+    /// The control-flow graph cannot be run with reconvergence.
+    #[error(transparent)]
+    Cfg(#[from] CfgError),
+}
+
+/// Checks every invariant listed in the module documentation.
+pub fn validate(s: &Shader) -> Result<(), ValidateError> {
+    layout(s)?;
+    if s.consts.len() as u64 > u64::from(s.num_regs) {
+        return Err(ValidateError::Layout(format!(
+            "{} constants but {} registers",
+            s.consts.len(),
+            s.num_regs
+        )));
+    }
+    for (i, x) in s.locals.iter().enumerate() {
+        if x.bytes % 4 != 0 {
+            return Err(ValidateError::Layout(format!(
+                "local x{i} has {} bytes, not a multiple of 4",
+                x.bytes
+            )));
+        }
+    }
+    for (i, inst) in s.insts.iter().enumerate() {
+        check_inst(s, inst).map_err(|message| ValidateError::Inst {
+            inst: InstId(i as u32),
+            loc: s.locs.get(i).copied().unwrap_or_default(),
+            text: inst.to_string(),
+            message,
+        })?;
+    }
+    let nblocks = s.blocks.len() as u32;
+    for (b, block) in s.blocks.iter().enumerate() {
+        let err = |message: String| ValidateError::Terminator {
+            block: BlockId(b as u32),
+            message,
+        };
+        for t in block.term.successors() {
+            if t.0 >= nblocks {
+                return Err(err(format!("target {t} does not exist")));
+            }
+        }
+        if let Some(r) = block.term.reg()
+            && r.0 >= s.num_regs
+        {
+            return Err(err(format!("register {r} out of range")));
+        }
+        if let Terminator::Switch { cases, .. } = &block.term {
+            let mut values: Vec<u32> = cases.iter().map(|c| c.0).collect();
+            values.sort_unstable();
+            if values.windows(2).any(|w| w[0] == w[1]) {
+                return Err(err("switch has a repeated case value".into()));
+            }
+        }
+    }
+    cfg::check_order(&Cfg::new(s))?;
+    Ok(())
+}
+
+fn layout(s: &Shader) -> Result<(), ValidateError> {
+    let e = |m: String| Err(ValidateError::Layout(m));
+    if s.blocks.is_empty() {
+        return e("no blocks".into());
+    }
+    if s.locs.len() != s.insts.len() {
+        return e(format!(
+            "{} source locations for {} instructions",
+            s.locs.len(),
+            s.insts.len()
+        ));
+    }
+    let mut at = 0u32;
+    for (b, block) in s.blocks.iter().enumerate() {
+        if block.start != at || block.end < block.start {
+            return e(format!(
+                "block{b} covers {}..{}, expected to start at {at}",
+                block.start, block.end
+            ));
+        }
+        at = block.end;
+    }
+    if at as usize != s.insts.len() {
+        return e(format!(
+            "blocks cover {at} of {} instructions",
+            s.insts.len()
+        ));
+    }
+    Ok(())
+}
+
+fn check_reg(s: &Shader, role: Role, r: Reg) -> Result<(), String> {
+    let top = if role.is_wide() {
+        r.0.checked_add(1)
+    } else {
+        Some(r.0)
+    };
+    if top.is_none_or(|t| t >= s.num_regs) {
+        return Err(format!(
+            "register {r} out of range (the shader has {})",
+            s.num_regs
+        ));
+    }
+    if role.writes() && s.is_const(r) {
+        return Err(format!("writes constant register {r}"));
+    }
+    if role == Role::Write64 && s.is_const(r.hi()) {
+        return Err(format!("writes constant register {}", r.hi()));
+    }
+    Ok(())
+}
+
+fn wide(s: &Shader, regs: &[Reg], writes: bool) -> Result<(), String> {
+    for r in regs.iter().filter(|r| !r.is_none()) {
+        check_reg(s, if writes { Role::Write64 } else { Role::Read64 }, *r)?;
+    }
+    Ok(())
+}
+
+fn masked(mask: u8, regs: &[Reg; 4]) -> Result<(), String> {
+    if mask == 0 || mask > 0xf {
+        return Err(format!("mask {mask:#x} is not a non-empty 4-bit mask"));
+    }
+    for (i, r) in regs.iter().enumerate() {
+        let on = mask & (1 << i) != 0;
+        if on == r.is_none() {
+            return Err(format!(
+                "component {i} is {} the mask but names {r:?}",
+                if on { "in" } else { "outside" }
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
+    let mut err = Ok(());
+    inst.visit_regs(&mut |role, r| {
+        if err.is_ok() {
+            err = check_reg(s, role, r);
+        }
+    });
+    err?;
+    let local = |x: super::ids::LocalId| {
+        if x.index() < s.locals.len() {
+            Ok(())
+        } else {
+            Err(format!("{x} does not exist"))
+        }
+    };
+    match inst {
+        Inst::LocalLoad {
+            width,
+            mask,
+            dst,
+            array,
+            ..
+        } => {
+            local(*array)?;
+            masked(*mask, dst)?;
+            if *width == Width::B64 {
+                wide(s, dst, true)?;
+            }
+        }
+        Inst::LocalStore {
+            width,
+            mask,
+            src,
+            array,
+            ..
+        } => {
+            local(*array)?;
+            masked(*mask, src)?;
+            if *width == Width::B64 {
+                wide(s, src, false)?;
+            }
+        }
+        Inst::ConstLoad {
+            width,
+            mask,
+            dst,
+            array,
+            ..
+        } => {
+            if array.index() >= s.const_arrays.len() {
+                return Err(format!("{array} does not exist"));
+            }
+            masked(*mask, dst)?;
+            if *width == Width::B64 {
+                wide(s, dst, true)?;
+            }
+        }
+        Inst::SharedLoad {
+            width, mask, dst, ..
+        }
+        | Inst::RawLoad {
+            width, mask, dst, ..
+        }
+        | Inst::StructLoad {
+            width, mask, dst, ..
+        }
+        | Inst::CbLoad {
+            width, mask, dst, ..
+        } => {
+            masked(*mask, dst)?;
+            if *width == Width::B64 {
+                wide(s, dst, true)?;
+            }
+        }
+        Inst::SharedStore {
+            width, mask, src, ..
+        }
+        | Inst::RawStore {
+            width, mask, src, ..
+        }
+        | Inst::StructStore {
+            width, mask, src, ..
+        } => {
+            masked(*mask, src)?;
+            if *width == Width::B64 {
+                wide(s, src, false)?;
+            }
+        }
+        Inst::TypedStore { mask, src, .. } => masked(*mask, src)?,
+        Inst::Handle { range, .. } if range.index() >= s.resources.len() => {
+            return Err(format!("{range} does not exist"));
+        }
+        Inst::HeapHandle { sampler, .. } => {
+            let declared = if *sampler {
+                s.uses_sampler_heap
+            } else {
+                s.uses_resource_heap
+            };
+            if !declared {
+                return Err("heap handle in a shader that does not declare heap use".into());
+            }
+        }
+        Inst::SysValue { axis, .. } if *axis >= 3 => {
+            return Err(format!("axis {axis} is not 0, 1 or 2"));
+        }
+        Inst::SExtBits { bits, .. } if *bits != 8 && *bits != 16 => {
+            return Err(format!("sext of {bits} bits"));
+        }
+        Inst::Gather { channel, .. } if *channel >= 4 => {
+            return Err(format!("gather channel {channel}"));
+        }
+        Inst::WaveReduce { op, ty, dst, src } | Inst::WavePrefix { op, ty, dst, src } => {
+            wave_ty(*op, *ty)?;
+            if ty.is_wide() {
+                wide(s, &[*dst], true)?;
+                wide(s, &[*src], false)?;
+            }
+        }
+        Inst::WaveMultiPrefix {
+            op, ty, dst, src, ..
+        } => {
+            wave_ty(*op, *ty)?;
+            if ty.is_wide() {
+                wide(s, &[*dst], true)?;
+                wide(s, &[*src], false)?;
+            }
+        }
+        Inst::WaveAllEqual {
+            wide: true, src, ..
+        }
+        | Inst::WaveMatch {
+            wide: true, src, ..
+        } => wide(s, &[*src], false)?,
+        Inst::WaveReadLane {
+            wide: true,
+            dst,
+            src,
+            ..
+        }
+        | Inst::WaveReadFirst {
+            wide: true,
+            dst,
+            src,
+        }
+        | Inst::QuadReadLane {
+            wide: true,
+            dst,
+            src,
+            ..
+        }
+        | Inst::QuadSwap {
+            wide: true,
+            dst,
+            src,
+            ..
+        } => {
+            wide(s, &[*dst], true)?;
+            wide(s, &[*src], false)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn wave_ty(op: WaveOp, ty: WaveTy) -> Result<(), String> {
+    let float = matches!(ty, WaveTy::F16 | WaveTy::F32 | WaveTy::F64);
+    if float && matches!(op, WaveOp::And | WaveOp::Or | WaveOp::Xor) {
+        return Err(format!("bitwise wave {op} on {ty}"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_shader;
+
+    fn check(text: &str) -> Result<(), ValidateError> {
+        validate(&parse_shader(text).unwrap())
+    }
+
+    #[test]
+    fn accepts_a_small_loop() {
+        let text = "shader compute\nregs 3\nconst r0 = 1\nblock0:\n    mov r1, r0\n    jump block1\nblock1:\n    iadd r1, r1, r0\n    icmp ult, r2, r1, r0\n    branch r2, block1, block2\nblock2:\n    return\n";
+        check(text).unwrap();
+    }
+
+    #[test]
+    fn refuses_writing_a_constant() {
+        let e =
+            check("shader compute\nregs 2\nconst r0 = 1\nblock0:\n    mov r0, r1\n    return\n")
+                .unwrap_err();
+        assert!(e.to_string().contains("writes constant register r0"), "{e}");
+    }
+
+    #[test]
+    fn refuses_mask_mismatch_and_missing_array() {
+        let e = check("shader compute\nregs 4\nblock0:\n    local_load b32, 3, [r1 _ _ _], x0, r0, 0\n    return\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("x0 does not exist"), "{e}");
+        let e = check("shader compute\nregs 4\nlocal x0 16\nblock0:\n    local_load b32, 3, [r1 _ _ _], x0, r0, 0\n    return\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("component 1"), "{e}");
+    }
+
+    #[test]
+    fn refuses_badly_ordered_blocks() {
+        // block1 jumps back to block0, which is not a loop header dominating it… it is,
+        // but block2 (the exit) sits between the loop's blocks.
+        let text = "shader compute\nregs 2\nblock0:\n    jump block1\nblock1:\n    branch r0, block2, block3\nblock2:\n    return\nblock3:\n    jump block1\n";
+        assert!(matches!(
+            check(text),
+            Err(ValidateError::Cfg(CfgError::LoopNotContiguous { .. }))
+        ));
+    }
+}
