@@ -1,0 +1,299 @@
+//! The job file's TOML schema, as serde types. The contract is DESIGN's "Job file":
+//! extend it, never break it. Unknown keys are refused, so a misspelt key is an error
+//! rather than a silently ignored setting.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// A whole job file.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct JobFile {
+    /// The program(s) to run.
+    pub program: ProgramSection,
+    /// A compute dispatch.
+    pub dispatch: Option<DispatchSection>,
+    /// Run options.
+    #[serde(default)]
+    pub options: OptionsSection,
+    /// Bound resources.
+    #[serde(default, rename = "resource")]
+    pub resources: Vec<ResourceEntry>,
+    /// SM 6.6 `ResourceDescriptorHeap` entries, in heap order (`descriptor` set, no
+    /// `reg`/`space`).
+    #[serde(default, rename = "heap")]
+    pub heap: Vec<ResourceEntry>,
+    /// SM 6.6 `SamplerDescriptorHeap` entries, in heap order.
+    #[serde(default, rename = "sampler_heap")]
+    pub sampler_heap: Vec<SamplerEntry>,
+    /// Expected output values.
+    #[serde(default, rename = "expect")]
+    pub expects: Vec<ExpectEntry>,
+}
+
+/// `[program]`: paths are relative to the job file.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramSection {
+    /// Compute program.
+    pub cs: Option<PathBuf>,
+    /// Vertex program (draws; not run by compute jobs).
+    pub vs: Option<PathBuf>,
+    /// Pixel program (draws).
+    pub ps: Option<PathBuf>,
+    /// Entry point name (libraries, several entry points).
+    pub entry: Option<String>,
+}
+
+/// `[dispatch]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispatchSection {
+    /// Thread groups in x, y, z.
+    pub groups: [u32; 3],
+}
+
+/// `[options]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsSection {
+    /// Lanes per wave, 4..=128 (a program's `[WaveSize]` wins). Default 8, WARP's.
+    pub wave_size: Option<u32>,
+    /// Worker threads; 0 = all cores.
+    pub threads: Option<usize>,
+    /// The WARP profile whose version-dependent rules apply (default: the newest known).
+    pub profile: Option<String>,
+    /// Instruction budget per lane.
+    pub max_lane_instructions: Option<u64>,
+    /// Memory budget for the job's resources and the run, in bytes.
+    pub max_memory: Option<u64>,
+    /// Where to write the JSON summary (relative to the job file).
+    pub summary: Option<PathBuf>,
+}
+
+/// Initial contents of a buffer or texture.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataSpec {
+    /// 32-bit unsigned words.
+    pub u32: Option<Vec<u32>>,
+    /// 32-bit signed words.
+    pub i32: Option<Vec<i32>>,
+    /// 32-bit floats; `"NaN"`, `"inf"`, `"-inf"`, `"-0"` as strings.
+    pub f32: Option<Vec<FloatValue>>,
+    /// Hex bytes, whitespace allowed (`"00ff 10 20"`).
+    pub hex: Option<String>,
+    /// Fill every word with this value.
+    pub fill_u32: Option<u32>,
+    /// Raw bytes from a file (relative to the job file); `.png` for 8-bit textures.
+    pub file: Option<PathBuf>,
+}
+
+/// A float in a job file: a number, or a string for the values TOML cannot spell
+/// portably (`"NaN"`, `"-NaN"`, `"inf"`, `"-inf"`, `"-0"`, or `"0x7fc00000"` bits).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum FloatValue {
+    /// A plain number.
+    Number(f64),
+    /// A spelled value.
+    Text(FloatText),
+}
+
+/// A float spelled as text (see [`FloatValue`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FloatText {
+    /// The bits.
+    pub bits: u32,
+    /// Spelled as hex bits (so a NaN names one exact pattern).
+    pub hex: bool,
+}
+
+impl<'de> Deserialize<'de> for FloatText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_float_text(&s).map(|(bits, hex)| FloatText { bits, hex }).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "`{s}` is not a float: use a number, \"NaN\", \"-NaN\", \"inf\", \"-inf\", \"-0\" or \"0x…\" bits"
+            ))
+        })
+    }
+}
+
+/// The bits of a float spelled as text, and whether it was spelled as hex bits.
+pub fn parse_float_text(s: &str) -> Option<(u32, bool)> {
+    let t = s.trim();
+    let bits = match t.to_ascii_lowercase().as_str() {
+        "nan" | "+nan" => 0x7fc0_0000,
+        "-nan" => 0xffc0_0000,
+        "inf" | "+inf" | "infinity" => f32::INFINITY.to_bits(),
+        "-inf" | "-infinity" => f32::NEG_INFINITY.to_bits(),
+        "-0" | "-0.0" => 0x8000_0000,
+        _ => {
+            if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                return u32::from_str_radix(&h.replace('_', ""), 16)
+                    .ok()
+                    .map(|b| (b, true));
+            }
+            t.parse::<f32>().ok()?.to_bits()
+        }
+    };
+    Some((bits, false))
+}
+
+impl FloatValue {
+    /// Whether the value is a NaN that matches any NaN (spelled "NaN", not as bits).
+    pub fn any_nan(&self) -> bool {
+        f32::from_bits(self.bits()).is_nan()
+            && !matches!(self, FloatValue::Text(FloatText { hex: true, .. }))
+    }
+
+    /// The value's f32 bits (numbers are rounded to the nearest f32).
+    pub fn bits(&self) -> u32 {
+        match self {
+            FloatValue::Number(n) => (*n as f32).to_bits(),
+            FloatValue::Text(t) => t.bits,
+        }
+    }
+}
+
+/// One `[[resource]]` (a view bound at a register) or `[[heap]]` entry (a view in a
+/// descriptor heap slot). One struct serves both, because serde cannot flatten a shared
+/// part and still refuse unknown keys; which keys each form allows is checked when the
+/// job is bound.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceEntry {
+    /// `t3`, `u0`, `b1`, `s0` (`[[resource]]` only).
+    pub reg: Option<String>,
+    /// Register space (`[[resource]]` only).
+    #[serde(default)]
+    pub space: u32,
+    /// `srv`, `uav` or `cbv` (`[[heap]]` only).
+    pub descriptor: Option<String>,
+    /// `raw_buffer`, `structured_buffer`, `typed_buffer`, `cbuffer`, `texture1d`,
+    /// `texture1darray`, `texture2d`, `texture2darray`, `texture2dms`, `texture2dmsarray`,
+    /// `texture3d`, `texturecube`, `texturecubearray`, `sampler`.
+    pub kind: String,
+    /// Structured buffer stride in bytes.
+    pub stride: Option<u32>,
+    /// DXGI format (without `DXGI_FORMAT_`).
+    pub format: Option<String>,
+    /// Buffer size in bytes (unlisted bytes are zero).
+    pub size: Option<u64>,
+    /// First element of the view.
+    pub first_element: Option<u64>,
+    /// Number of elements of the view.
+    pub num_elements: Option<u64>,
+    /// Initial UAV counter (and makes the view carry a counter).
+    pub counter: Option<u32>,
+    /// Initial contents.
+    pub data: Option<DataSpec>,
+    /// Write the final contents here (relative to the job file).
+    pub output: Option<PathBuf>,
+    /// Write the final counter here (4 bytes, little-endian).
+    pub counter_output: Option<PathBuf>,
+    /// A null descriptor of this kind.
+    #[serde(default)]
+    pub null: bool,
+    /// Texture width.
+    pub width: Option<u32>,
+    /// Texture height.
+    pub height: Option<u32>,
+    /// 3D texture depth.
+    pub depth: Option<u32>,
+    /// Texture array size (cubes: number of cubes × 6 faces is implied).
+    pub array_size: Option<u32>,
+    /// Mip levels.
+    pub mips: Option<u32>,
+    /// Samples (multisampled textures).
+    pub samples: Option<u32>,
+    /// Sampler filter, `D3D12_FILTER` names without the prefix.
+    pub filter: Option<String>,
+    /// Sampler address modes (u, v, w), `D3D12_TEXTURE_ADDRESS_MODE` names without the prefix.
+    pub address: Option<Vec<String>>,
+    /// Sampler mip LOD bias.
+    pub mip_lod_bias: Option<f32>,
+    /// Sampler maximum anisotropy.
+    pub max_anisotropy: Option<u32>,
+    /// Sampler comparison function (`D3D12_COMPARISON_FUNC` names without the prefix).
+    pub comparison: Option<String>,
+    /// Sampler border colour.
+    pub border_color: Option<[f32; 4]>,
+    /// Sampler minimum LOD.
+    pub min_lod: Option<f32>,
+    /// Sampler maximum LOD.
+    pub max_lod: Option<f32>,
+}
+
+/// One `[[sampler_heap]]` entry (`SamplerDescriptorHeap[i]`): sampler keys only.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SamplerEntry {
+    /// `sampler` (default) or `none`.
+    #[serde(default = "sampler_kind")]
+    pub kind: String,
+    /// Filter.
+    pub filter: Option<String>,
+    /// Address modes.
+    pub address: Option<Vec<String>>,
+    /// Mip LOD bias.
+    pub mip_lod_bias: Option<f32>,
+    /// Maximum anisotropy.
+    pub max_anisotropy: Option<u32>,
+    /// Comparison function.
+    pub comparison: Option<String>,
+    /// Border colour.
+    pub border_color: Option<[f32; 4]>,
+    /// Minimum LOD.
+    pub min_lod: Option<f32>,
+    /// Maximum LOD.
+    pub max_lod: Option<f32>,
+}
+
+fn sampler_kind() -> String {
+    "sampler".into()
+}
+
+/// How an expected value may differ from the actual one.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Tolerance {
+    /// Bit-exact (floats: `-0` ≠ `0`, and NaN matches any NaN only when spelled "NaN").
+    #[default]
+    Exact,
+    /// Floats within this many units in the last place.
+    Ulp(u32),
+    /// Floats within this absolute difference.
+    Abs(f64),
+}
+
+/// One `[[expect]]`: values expected in an output after the run.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectEntry {
+    /// The resource's register (`u0`); or use `heap`.
+    pub reg: Option<String>,
+    /// The register space.
+    #[serde(default)]
+    pub space: u32,
+    /// A resource descriptor heap slot instead of a register.
+    pub heap: Option<u32>,
+    /// Byte offset of the first value within the resource.
+    #[serde(default)]
+    pub offset: u64,
+    /// Expected 32-bit words.
+    pub u32: Option<Vec<u32>>,
+    /// Expected signed words.
+    pub i32: Option<Vec<i32>>,
+    /// Expected floats (strings for NaN, ±inf, -0).
+    pub f32: Option<Vec<FloatValue>>,
+    /// Expected bytes in hex.
+    pub hex: Option<String>,
+    /// The UAV counter's expected value instead of contents.
+    pub counter: Option<u32>,
+    /// Tolerance for floats: `"exact"` (default), `{ ulp = N }`, `{ abs = X }`.
+    #[serde(default)]
+    pub tolerance: Tolerance,
+}
