@@ -34,15 +34,24 @@
     clippy::panic
 )]
 
+pub mod codes;
+pub mod digest;
 mod error;
 mod fourcc;
+pub mod hash;
 mod program;
+pub mod rdef;
 mod reader;
+pub mod sfi0;
+pub mod signature;
+pub mod stage;
+pub mod stat;
 
 pub use error::ContainerError;
 pub use fourcc::FourCc;
 pub use program::{
-    DXIL_BITCODE_HEADER_OFFSET, DxilProgramHeader, ProgramHeader, ProgramKind, ProgramVersion, TokenProgramHeader,
+    DXIL_BITCODE_HEADER_OFFSET, DxilProgramHeader, ProgramHeader, ProgramKind, ProgramVersion,
+    TokenProgramHeader,
 };
 pub use reader::Reader;
 

@@ -98,6 +98,31 @@ impl ProgramKind {
         }
     }
 
+    /// The kind's name in lower case (`pixel`, `compute`, `ray_generation`, …;
+    /// `unknown` for other values).
+    pub fn name(self) -> &'static str {
+        use ProgramKind::*;
+        match self {
+            Pixel => "pixel",
+            Vertex => "vertex",
+            Geometry => "geometry",
+            Hull => "hull",
+            Domain => "domain",
+            Compute => "compute",
+            Library => "library",
+            RayGeneration => "ray_generation",
+            Intersection => "intersection",
+            AnyHit => "any_hit",
+            ClosestHit => "closest_hit",
+            Miss => "miss",
+            Callable => "callable",
+            Mesh => "mesh",
+            Amplification => "amplification",
+            Node => "node",
+            Unknown(_) => "unknown",
+        }
+    }
+
     /// The profile prefix fxc and dxc use (`ps`, `vs`, `gs`, `hs`, `ds`, `cs`, `lib`,
     /// `ms`, `as`); ray-tracing kinds are compiled as libraries.
     pub fn profile_prefix(self) -> &'static str {
@@ -111,8 +136,19 @@ impl ProgramKind {
             Compute => "cs",
             Mesh => "ms",
             Amplification => "as",
-            Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable | Node => "lib",
+            Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable
+            | Node => "lib",
             Unknown(_) => "unknown",
+        }
+    }
+}
+
+impl serde::Serialize for ProgramKind {
+    /// A kind serialises as its [`name`](ProgramKind::name); an unknown one as its code.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ProgramKind::Unknown(n) => s.serialize_u16(*n),
+            k => s.serialize_str(k.name()),
         }
     }
 }
@@ -140,19 +176,41 @@ impl ProgramVersion {
 
     /// Encodes the version word.
     pub fn to_word(self) -> u32 {
-        (u32::from(self.kind.code()) << 16) | (u32::from(self.major & 0xf) << 4) | u32::from(self.minor & 0xf)
+        (u32::from(self.kind.code()) << 16)
+            | (u32::from(self.major & 0xf) << 4)
+            | u32::from(self.minor & 0xf)
     }
 }
 
 impl fmt::Display for ProgramVersion {
     /// The profile name: `cs_5_0`, `ps_6_6`, `lib_6_3`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}_{}_{}", self.kind.profile_prefix(), self.major, self.minor)
+        write!(
+            f,
+            "{}_{}_{}",
+            self.kind.profile_prefix(),
+            self.major,
+            self.minor
+        )
+    }
+}
+
+impl serde::Serialize for ProgramVersion {
+    /// A version serialises as `{ "profile": "cs_5_0", "kind": "compute", "major": 5,
+    /// "minor": 0 }`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("ProgramVersion", 4)?;
+        st.serialize_field("profile", &self.to_string())?;
+        st.serialize_field("kind", &self.kind)?;
+        st.serialize_field("major", &self.major)?;
+        st.serialize_field("minor", &self.minor)?;
+        st.end()
     }
 }
 
 /// The header of a `DXIL` or `ILDB` part (24 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct DxilProgramHeader {
     /// The program version word.
     pub version: ProgramVersion,
@@ -178,7 +236,12 @@ impl DxilProgramHeader {
         let size_in_words = r.u32_at(4)?;
         let magic = r.u32_at(8)?;
         if magic != u32::from_le_bytes(*b"DXIL") {
-            return Err(ContainerError::BadField { part: part.tag, what: "bitcode magic", value: magic.into(), offset: 8 });
+            return Err(ContainerError::BadField {
+                part: part.tag,
+                what: "bitcode magic",
+                value: magic.into(),
+                offset: 8,
+            });
         }
         let dxil_version = r.u32_at(12)?;
         let bitcode_offset = r.u32_at(16)?;
@@ -195,17 +258,29 @@ impl DxilProgramHeader {
                 need: end,
                 have: part.data.len() as u64,
             })?;
-        Ok((DxilProgramHeader { version, size_in_words, dxil_version, bitcode_offset, bitcode_size }, bitcode))
+        Ok((
+            DxilProgramHeader {
+                version,
+                size_in_words,
+                dxil_version,
+                bitcode_offset,
+                bitcode_size,
+            },
+            bitcode,
+        ))
     }
 
     /// DXIL version as (major, minor).
     pub fn dxil_version_pair(&self) -> (u8, u8) {
-        (((self.dxil_version >> 8) & 0xff) as u8, (self.dxil_version & 0xff) as u8)
+        (
+            ((self.dxil_version >> 8) & 0xff) as u8,
+            (self.dxil_version & 0xff) as u8,
+        )
     }
 }
 
 /// The first two tokens of a `SHDR`/`SHEX` part: the version and the program length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct TokenProgramHeader {
     /// The version token.
     pub version: ProgramVersion,
@@ -217,12 +292,16 @@ impl TokenProgramHeader {
     /// Reads the version and length tokens.
     pub fn parse(part: &Part<'_>) -> Result<Self, ContainerError> {
         let r = Reader::new(part.data, part.tag);
-        Ok(TokenProgramHeader { version: ProgramVersion::from_word(r.u32_at(0)?), length_in_tokens: r.u32_at(4)? })
+        Ok(TokenProgramHeader {
+            version: ProgramVersion::from_word(r.u32_at(0)?),
+            length_in_tokens: r.u32_at(4)?,
+        })
     }
 }
 
 /// The program a container holds, as far as its header tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "form", rename_all = "snake_case")]
 pub enum ProgramHeader {
     /// A Shader Model 4–5 token program (`SHDR`/`SHEX`).
     Tokens(TokenProgramHeader),
@@ -261,6 +340,9 @@ mod tests {
         assert_eq!((v.major, v.minor), (5, 0));
         assert_eq!(v.to_string(), "cs_5_0");
         assert_eq!(v.to_word(), 0x0005_0050);
-        assert_eq!(ProgramVersion::from_word(0x0006_0063).to_string(), "lib_6_3");
+        assert_eq!(
+            ProgramVersion::from_word(0x0006_0063).to_string(),
+            "lib_6_3"
+        );
     }
 }
