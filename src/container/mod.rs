@@ -40,13 +40,17 @@ mod error;
 mod fourcc;
 pub mod hash;
 mod program;
+pub mod psv0;
+pub mod rdat;
 pub mod rdef;
 mod reader;
+pub mod report;
 pub mod sfi0;
 pub mod signature;
 pub mod stage;
 pub mod stat;
 
+pub use digest::{DigestCheck, compute_digest};
 pub use error::ContainerError;
 pub use fourcc::FourCc;
 pub use program::{
@@ -54,6 +58,7 @@ pub use program::{
     TokenProgramHeader,
 };
 pub use reader::Reader;
+pub use report::{ContainerInfo, PartContents, PartInfo, decode_part};
 
 /// The size of the fixed container header, before the part offsets.
 pub const HEADER_SIZE: usize = 32;
@@ -181,6 +186,11 @@ impl<'a> Container<'a> {
     /// The first part with this tag.
     pub fn part(&self, tag: FourCc) -> Option<&Part<'a>> {
         self.parts.iter().find(|p| p.tag == tag)
+    }
+
+    /// The digest verdict: the stored digest against [`compute_digest`] of the bytes.
+    pub fn check_digest(&self) -> DigestCheck {
+        DigestCheck::check(self.digest, self.bytes)
     }
 
     /// The program part: `SHEX` or `SHDR` for Shader Model 4–5, `DXIL` for Shader Model 6
