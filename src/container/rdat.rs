@@ -410,12 +410,7 @@ impl Rdat {
 
 /// The records of a table body (count and stride checked by the caller against the
 /// body); refuses a stride shorter than `min` or not a multiple of 4.
-fn records(
-    tag: FourCc,
-    body: &[u8],
-    at: u32,
-    min: u32,
-) -> Result<Vec<&[u8]>, ContainerError> {
+fn records(tag: FourCc, body: &[u8], at: u32, min: u32) -> Result<Vec<&[u8]>, ContainerError> {
     let t = Reader::new(body, tag);
     let (n, stride) = (t.u32_at(0)?, t.u32_at(4)?);
     if stride < min || stride % 4 != 0 {
