@@ -9,7 +9,7 @@ use super::FourCc;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ContainerError {
     /// The first four bytes are not `DXBC`.
-    #[error("not a DXBC container: magic is {found:02x?}, expected \"DXBC\"")]
+    #[error("not a DXBC container: it starts with \"{}\", not \"DXBC\"", FourCc(*.found))]
     BadMagic {
         /// The bytes found.
         found: [u8; 4],
@@ -44,7 +44,7 @@ pub enum ContainerError {
     },
     /// A part offset points into the header or past the end.
     #[error(
-        "part {index} starts at byte 0x{offset:x}, outside the container's {total_size} bytes past its directory"
+        "part {index} starts at byte 0x{offset:x}, not between the part directory and the end of the {total_size}-byte container"
     )]
     BadPartOffset {
         /// The part's index in the directory.

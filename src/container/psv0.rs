@@ -245,6 +245,28 @@ impl RuntimeInfo1 {
             _ => 0,
         }
     }
+
+    /// What the stage word holds for this stage, in words (`None` for stages that do
+    /// not use it).
+    pub fn stage_word_meaning(&self) -> Option<String> {
+        let [lo, hi] = self.stage_word.to_le_bytes();
+        match self.shader_stage {
+            ProgramKind::Geometry => Some(format!("maximum vertex count {}", self.stage_word)),
+            ProgramKind::Hull | ProgramKind::Domain => Some(format!("patch-constant vectors {lo}")),
+            ProgramKind::Mesh => {
+                let topology = match hi {
+                    0 => "undefined".to_string(),
+                    1 => "line".to_string(),
+                    2 => "triangle".to_string(),
+                    n => format!("unknown({n})"),
+                };
+                Some(format!(
+                    "primitive vectors {lo}, output topology {topology}"
+                ))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The runtime info.
@@ -707,6 +729,8 @@ impl Psv0 {
                 mask_words(out0),
             ));
         }
+        // Tables of no words (no input vectors) take no bytes and are not listed.
+        tables.retain(|&(_, rows, words)| rows > 0 && words > 0);
         for (name, rows, words_per_row) in tables {
             let words = c.words(u64::from(rows).saturating_mul(words_per_row.into()))?;
             psv.dependency_tables.push(DependencyTable {

@@ -323,6 +323,7 @@ pub struct RecordSizes {
     /// Variable records.
     pub variable: u32,
     /// Type records.
+    #[serde(rename = "type")]
     pub ty: u32,
     /// Struct member records.
     pub member: u32,

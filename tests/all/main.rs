@@ -5,4 +5,5 @@
 
 mod common;
 mod container;
+mod info;
 mod untrusted;
