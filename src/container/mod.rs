@@ -24,6 +24,23 @@
 //! Every offset and size is checked against the container before it is used, and no
 //! allocation is sized by a count read from the input before that count is checked
 //! against the bytes that could hold it.
+//!
+//! # Parts
+//!
+//! | module | parts |
+//! |---|---|
+//! | [`digest`] | the digest in bytes 4..20 ([`compute_digest`], [`DigestCheck`]) |
+//! | `program` | the first words of `SHDR`/`SHEX`/`DXIL`/`ILDB` ([`ProgramHeader`]) |
+//! | [`signature`] | `ISGN`, `OSGN`, `OSG5`, `PCSG`, `ISG1`, `OSG1`, `PSG1` |
+//! | [`rdef`] | `RDEF` (constant buffers, variables, types, bindings) |
+//! | [`sfi0`] | `SFI0` (feature flags) |
+//! | [`stat`] | `STAT` (fxc's statistics, or dxc's reflection program) |
+//! | [`psv0`] | `PSV0` (pipeline state validation) |
+//! | [`rdat`] | `RDAT` (runtime data: functions and resources of libraries) |
+//! | [`hash`] | `HASH` (dxc's shader hash) |
+//! | [`report`] | [`ContainerInfo`]: every part decoded on its own, for `dxlane info` |
+//!
+//! Other tags are listed by tag and size, never refused.
 
 #![deny(
     clippy::indexing_slicing,

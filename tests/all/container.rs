@@ -159,3 +159,55 @@ fn rdef_target_matches_the_program() {
         }
     }
 }
+
+/// A Shader Model 5.1 `RDEF` (reversed `RD11` magic, 40-byte bindings with space and
+/// ID) as vkd3d-shader writes it, compiled from HLSL when `VKD3D_COMPILER` names the
+/// compiler; skipped otherwise.
+#[test]
+fn vkd3d_sm51_rdef() {
+    let Some(compiler) = std::env::var_os("VKD3D_COMPILER") else {
+        eprintln!("VKD3D_COMPILER is not set: the Shader Model 5.1 RDEF check is skipped");
+        return;
+    };
+    let dir = common::target_dir().join("container-test-sm51");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("rdef51.hlsl");
+    std::fs::write(
+        &source,
+        "cbuffer Frame : register(b1, space2) { float4 tint; float2 uv[2]; };\n\
+         Texture2D<float4> tex : register(t3, space1);\n\
+         SamplerState samp : register(s0);\n\
+         float4 main(float4 pos : SV_Position) : SV_Target { return tex.Sample(samp, uv[1]) * tint; }\n",
+    )
+    .unwrap();
+    let out = dir.join("rdef51.dxbc");
+    let status = std::process::Command::new(compiler)
+        .args(["-p", "ps_5_1", "-x", "hlsl", "-b", "dxbc-tpf", "-o"])
+        .arg(&out)
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let bytes = std::fs::read(&out).unwrap();
+    let info = ContainerInfo::parse(&bytes).unwrap();
+    assert!(info.digest.matches());
+    let rdef = info
+        .parts
+        .iter()
+        .find_map(|p| match &p.contents {
+            Ok(PartContents::Rdef(r)) => Some(r.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        rdef.rd11.unwrap().magic,
+        dxlane::container::rdef::RD11_MAGIC_REVERSED
+    );
+    let tex = rdef.bindings.iter().find(|b| b.name == "tex").unwrap();
+    assert_eq!((tex.bind_point, tex.space), (3, Some(1)));
+    let frame = rdef.bindings.iter().find(|b| b.name == "Frame").unwrap();
+    assert_eq!((frame.bind_point, frame.space), (1, Some(2)));
+    let cb = rdef.buffer_for(frame).unwrap();
+    assert_eq!(cb.variables[1].name, "uv");
+    assert_eq!(cb.variables[1].ty.elements, 2);
+}
