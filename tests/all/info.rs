@@ -68,8 +68,10 @@ fn text_reports() {
             String::from_utf8_lossy(&out.stderr)
         );
         let text = String::from_utf8(out.stdout).unwrap();
+        // The report names the file by its base name only, never by where it lies.
+        let dir = path.parent().unwrap().to_string_lossy().into_owned();
         assert!(
-            !text.contains("/work/") && !text.contains(&*common::root().to_string_lossy()),
+            !text.contains(&dir) && !text.contains(&*common::root().to_string_lossy()),
             "{name}: machine path"
         );
         assert!(!text.contains(": error:"), "{name}: a part failed:\n{text}");
