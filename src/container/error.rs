@@ -9,7 +9,7 @@ use super::FourCc;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ContainerError {
     /// The first four bytes are not `DXBC`.
-    #[error("not a DXBC container: magic is {found:02x?}, expected \"DXBC\"")]
+    #[error("not a DXBC container: it starts with \"{}\", not \"DXBC\"", FourCc(*.found))]
     BadMagic {
         /// The bytes found.
         found: [u8; 4],
@@ -44,7 +44,7 @@ pub enum ContainerError {
     },
     /// A part offset points into the header or past the end.
     #[error(
-        "part {index} starts at byte 0x{offset:x}, outside the container's {total_size} bytes past its directory"
+        "part {index} starts at byte 0x{offset:x}, not between the part directory and the end of the {total_size}-byte container"
     )]
     BadPartOffset {
         /// The part's index in the directory.
@@ -88,4 +88,32 @@ pub enum ContainerError {
     /// A required part is missing.
     #[error("container has no {0} part")]
     MissingPart(FourCc),
+    /// Nested records (RDEF types) go deeper than the decoder follows.
+    #[error("{part}: records nested deeper than {limit} levels at byte 0x{offset:x}")]
+    TooDeep {
+        /// The part.
+        part: FourCc,
+        /// Where the record that went too deep starts.
+        offset: u32,
+        /// The nesting limit.
+        limit: u32,
+    },
+    /// The part asks for more decoded records than the decoder's limit (a guard
+    /// against inputs whose records share bytes so that decoding them multiplies).
+    #[error("{part}: more than {limit} {what}")]
+    LimitExceeded {
+        /// The part.
+        part: FourCc,
+        /// What was counted.
+        what: &'static str,
+        /// The limit.
+        limit: u32,
+    },
+}
+
+impl serde::Serialize for ContainerError {
+    /// An error serialises as its message.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }

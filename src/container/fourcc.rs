@@ -68,3 +68,10 @@ impl fmt::Debug for FourCc {
         write!(f, "FourCc({self})")
     }
 }
+
+impl serde::Serialize for FourCc {
+    /// A tag serialises as its text (see [`FourCc::as_text`]).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}

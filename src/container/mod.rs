@@ -24,6 +24,23 @@
 //! Every offset and size is checked against the container before it is used, and no
 //! allocation is sized by a count read from the input before that count is checked
 //! against the bytes that could hold it.
+//!
+//! # Parts
+//!
+//! | module | parts |
+//! |---|---|
+//! | [`digest`] | the digest in bytes 4..20 ([`compute_digest`], [`DigestCheck`]) |
+//! | `program` | the first words of `SHDR`/`SHEX`/`DXIL`/`ILDB` ([`ProgramHeader`]) |
+//! | [`signature`] | `ISGN`, `OSGN`, `OSG5`, `PCSG`, `ISG1`, `OSG1`, `PSG1` |
+//! | [`rdef`] | `RDEF` (constant buffers, variables, types, bindings) |
+//! | [`sfi0`] | `SFI0` (feature flags) |
+//! | [`stat`] | `STAT` (fxc's statistics, or dxc's reflection program) |
+//! | [`psv0`] | `PSV0` (pipeline state validation) |
+//! | [`rdat`] | `RDAT` (runtime data: functions and resources of libraries) |
+//! | [`hash`] | `HASH` (dxc's shader hash) |
+//! | [`report`] | [`ContainerInfo`]: every part decoded on its own, for `dxlane info` |
+//!
+//! Other tags are listed by tag and size, never refused.
 
 #![deny(
     clippy::indexing_slicing,
@@ -34,11 +51,23 @@
     clippy::panic
 )]
 
+pub mod codes;
+pub mod digest;
 mod error;
 mod fourcc;
+pub mod hash;
 mod program;
+pub mod psv0;
+pub mod rdat;
+pub mod rdef;
 mod reader;
+pub mod report;
+pub mod sfi0;
+pub mod signature;
+pub mod stage;
+pub mod stat;
 
+pub use digest::{DigestCheck, compute_digest};
 pub use error::ContainerError;
 pub use fourcc::FourCc;
 pub use program::{
@@ -46,6 +75,7 @@ pub use program::{
     TokenProgramHeader,
 };
 pub use reader::Reader;
+pub use report::{ContainerInfo, PartContents, PartInfo, decode_part};
 
 /// The size of the fixed container header, before the part offsets.
 pub const HEADER_SIZE: usize = 32;
@@ -173,6 +203,11 @@ impl<'a> Container<'a> {
     /// The first part with this tag.
     pub fn part(&self, tag: FourCc) -> Option<&Part<'a>> {
         self.parts.iter().find(|p| p.tag == tag)
+    }
+
+    /// The digest verdict: the stored digest against [`compute_digest`] of the bytes.
+    pub fn check_digest(&self) -> DigestCheck {
+        DigestCheck::check(self.digest, self.bytes)
     }
 
     /// The program part: `SHEX` or `SHDR` for Shader Model 4–5, `DXIL` for Shader Model 6

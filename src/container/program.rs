@@ -98,6 +98,31 @@ impl ProgramKind {
         }
     }
 
+    /// The kind's name in lower case (`pixel`, `compute`, `ray_generation`, …;
+    /// `unknown` for other values).
+    pub fn name(self) -> &'static str {
+        use ProgramKind::*;
+        match self {
+            Pixel => "pixel",
+            Vertex => "vertex",
+            Geometry => "geometry",
+            Hull => "hull",
+            Domain => "domain",
+            Compute => "compute",
+            Library => "library",
+            RayGeneration => "ray_generation",
+            Intersection => "intersection",
+            AnyHit => "any_hit",
+            ClosestHit => "closest_hit",
+            Miss => "miss",
+            Callable => "callable",
+            Mesh => "mesh",
+            Amplification => "amplification",
+            Node => "node",
+            Unknown(_) => "unknown",
+        }
+    }
+
     /// The profile prefix fxc and dxc use (`ps`, `vs`, `gs`, `hs`, `ds`, `cs`, `lib`,
     /// `ms`, `as`); ray-tracing kinds are compiled as libraries.
     pub fn profile_prefix(self) -> &'static str {
@@ -114,6 +139,16 @@ impl ProgramKind {
             Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable
             | Node => "lib",
             Unknown(_) => "unknown",
+        }
+    }
+}
+
+impl serde::Serialize for ProgramKind {
+    /// A kind serialises as its [`name`](ProgramKind::name); an unknown one as its code.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ProgramKind::Unknown(n) => s.serialize_u16(*n),
+            k => s.serialize_str(k.name()),
         }
     }
 }
@@ -160,8 +195,22 @@ impl fmt::Display for ProgramVersion {
     }
 }
 
+impl serde::Serialize for ProgramVersion {
+    /// A version serialises as `{ "profile": "cs_5_0", "kind": "compute", "major": 5,
+    /// "minor": 0 }`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("ProgramVersion", 4)?;
+        st.serialize_field("profile", &self.to_string())?;
+        st.serialize_field("kind", &self.kind)?;
+        st.serialize_field("major", &self.major)?;
+        st.serialize_field("minor", &self.minor)?;
+        st.end()
+    }
+}
+
 /// The header of a `DXIL` or `ILDB` part (24 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct DxilProgramHeader {
     /// The program version word.
     pub version: ProgramVersion,
@@ -231,7 +280,7 @@ impl DxilProgramHeader {
 }
 
 /// The first two tokens of a `SHDR`/`SHEX` part: the version and the program length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct TokenProgramHeader {
     /// The version token.
     pub version: ProgramVersion,
@@ -251,7 +300,8 @@ impl TokenProgramHeader {
 }
 
 /// The program a container holds, as far as its header tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "form", rename_all = "snake_case")]
 pub enum ProgramHeader {
     /// A Shader Model 4–5 token program (`SHDR`/`SHEX`).
     Tokens(TokenProgramHeader),

@@ -4,4 +4,6 @@
 //! the diff before committing it.
 
 mod common;
+mod container;
+mod info;
 mod untrusted;

@@ -6,6 +6,8 @@
 //! The mutations are deterministic (a fixed-seed generator), so a failure names the
 //! program, the mutation number and what was changed, and reproduces exactly.
 
+mod container;
+
 /// A small deterministic generator (SplitMix64); tests must not depend on `rand`'s
 /// version-to-version stream.
 pub struct Rng(u64);
