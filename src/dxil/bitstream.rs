@@ -128,7 +128,11 @@ pub type Result<T> = std::result::Result<T, BitstreamError>;
 /// The low `width` bits set (`width` in 0..=64).
 #[inline]
 fn mask(width: u32) -> u64 {
-    if width == 0 { 0 } else { u64::MAX.wrapping_shr(64u32.wrapping_sub(width)) }
+    if width == 0 {
+        0
+    } else {
+        u64::MAX.wrapping_shr(64u32.wrapping_sub(width))
+    }
 }
 
 /// Reads bit fields, least significant bit first, from a byte slice.
@@ -149,7 +153,12 @@ pub struct BitReader<'a> {
 impl<'a> BitReader<'a> {
     /// A reader at bit 0 of `data`.
     pub fn new(data: &'a [u8]) -> Self {
-        BitReader { data, next: 0, cur: 0, avail: 0 }
+        BitReader {
+            data,
+            next: 0,
+            cur: 0,
+            avail: 0,
+        }
     }
 
     /// The bytes read.
@@ -160,7 +169,9 @@ impl<'a> BitReader<'a> {
     /// The current bit offset.
     #[inline]
     pub fn bit(&self) -> u64 {
-        (self.next as u64).wrapping_mul(8).wrapping_sub(u64::from(self.avail))
+        (self.next as u64)
+            .wrapping_mul(8)
+            .wrapping_sub(u64::from(self.avail))
     }
 
     /// The number of bits in the input.
@@ -207,7 +218,11 @@ impl<'a> BitReader<'a> {
     fn read_slow(&mut self, width: u32, what: &'static str) -> Result<u64> {
         let start = self.bit();
         if width > 64 {
-            return Err(BitstreamError::Invalid { bit: start, what: "field width", value: width.into() });
+            return Err(BitstreamError::Invalid {
+                bit: start,
+                what: "field width",
+                value: width.into(),
+            });
         }
         let low = self.cur;
         let low_bits = self.avail;
@@ -216,7 +231,12 @@ impl<'a> BitReader<'a> {
         if self.avail < need {
             let have = self.total_bits().saturating_sub(start);
             // Leave the reader where it was so the error position stays meaningful.
-            return Err(BitstreamError::Truncated { bit: start, what, need: width.into(), have });
+            return Err(BitstreamError::Truncated {
+                bit: start,
+                what,
+                need: width.into(),
+                have,
+            });
         }
         let high = self.cur & mask(need);
         self.cur = self.cur.checked_shr(need).unwrap_or(0);
@@ -249,9 +269,14 @@ impl<'a> BitReader<'a> {
             let piece = chunk & hi.wrapping_sub(1);
             if piece != 0 {
                 // The piece must fit entirely below bit 64.
-                let fits = shift < 64 && piece.checked_shl(shift).and_then(|v| v.checked_shr(shift)) == Some(piece);
+                let fits = shift < 64
+                    && piece.checked_shl(shift).and_then(|v| v.checked_shr(shift)) == Some(piece);
                 if !fits {
-                    return Err(BitstreamError::Invalid { bit: start, what: "VBR value wider than 64 bits", value: 0 });
+                    return Err(BitstreamError::Invalid {
+                        bit: start,
+                        what: "VBR value wider than 64 bits",
+                        value: 0,
+                    });
                 }
                 result |= piece.wrapping_shl(shift);
             }
@@ -260,7 +285,11 @@ impl<'a> BitReader<'a> {
                 return Ok(result);
             }
             if shift > 64u32.saturating_add(width) {
-                return Err(BitstreamError::Invalid { bit: start, what: "VBR value wider than 64 bits", value: 0 });
+                return Err(BitstreamError::Invalid {
+                    bit: start,
+                    what: "VBR value wider than 64 bits",
+                    value: 0,
+                });
             }
         }
     }
@@ -437,7 +466,13 @@ impl<'a> Bitstream<'a> {
         let end = r.total_bits();
         Ok(Bitstream {
             r,
-            scopes: vec![Scope { id: u32::MAX, width: 2, inherited: Rc::new(Vec::new()), local: Vec::new(), end }],
+            scopes: vec![Scope {
+                id: u32::MAX,
+                width: 2,
+                inherited: Rc::new(Vec::new()),
+                local: Vec::new(),
+                end,
+            }],
             blockinfo: Vec::new(),
             ops: Vec::with_capacity(64),
             blob: None,
@@ -451,7 +486,11 @@ impl<'a> Bitstream<'a> {
 
     /// The id of the innermost open block (`None` at the top level).
     pub fn block_id(&self) -> Option<u32> {
-        if self.scopes.len() > 1 { self.scopes.last().map(|s| s.id) } else { None }
+        if self.scopes.len() > 1 {
+            self.scopes.last().map(|s| s.id)
+        } else {
+            None
+        }
     }
 
     /// How many blocks are open.
@@ -461,18 +500,28 @@ impl<'a> Bitstream<'a> {
 
     /// Bits left before the end of the innermost open block.
     pub fn bits_left(&self) -> u64 {
-        self.scopes.last().map_or(0, |s| s.end.saturating_sub(self.r.bit()))
+        self.scopes
+            .last()
+            .map_or(0, |s| s.end.saturating_sub(self.r.bit()))
     }
 
     fn top(&self) -> Result<&Scope> {
-        self.scopes.last().ok_or(BitstreamError::Invalid { bit: self.r.bit(), what: "scope stack", value: 0 })
+        self.scopes.last().ok_or(BitstreamError::Invalid {
+            bit: self.r.bit(),
+            what: "scope stack",
+            value: 0,
+        })
     }
 
     /// Skips the rest of the block just entered (or the current block), leaving the
     /// stream after its end.
     pub fn skip_block(&mut self) -> Result<()> {
         if self.scopes.len() <= 1 {
-            return Err(BitstreamError::Invalid { bit: self.r.bit(), what: "skip at top level", value: 0 });
+            return Err(BitstreamError::Invalid {
+                bit: self.r.bit(),
+                what: "skip at top level",
+                value: 0,
+            });
         }
         let end = self.top()?.end;
         self.r.seek(end)?;
@@ -503,11 +552,19 @@ impl<'a> Bitstream<'a> {
             match id {
                 END_BLOCK => {
                     if top_level {
-                        return Err(BitstreamError::Invalid { bit, what: "END_BLOCK at top level", value: 0 });
+                        return Err(BitstreamError::Invalid {
+                            bit,
+                            what: "END_BLOCK at top level",
+                            value: 0,
+                        });
                     }
                     self.r.align32()?;
                     if self.r.bit() != end {
-                        return Err(BitstreamError::Invalid { bit, what: "block end (bit offset) stated", value: end });
+                        return Err(BitstreamError::Invalid {
+                            bit,
+                            what: "block end (bit offset) stated",
+                            value: end,
+                        });
                     }
                     self.scopes.pop();
                     return Ok(Entry::End);
@@ -518,13 +575,23 @@ impl<'a> Bitstream<'a> {
                         self.read_blockinfo()?;
                         continue;
                     }
-                    return Ok(Entry::Enter { id: block, length_words, bit });
+                    return Ok(Entry::Enter {
+                        id: block,
+                        length_words,
+                        bit,
+                    });
                 }
                 DEFINE_ABBREV => {
                     let a = self.read_abbrev_def()?;
                     match self.scopes.last_mut() {
                         Some(s) => s.local.push(a),
-                        None => return Err(BitstreamError::Invalid { bit, what: "scope stack", value: 0 }),
+                        None => {
+                            return Err(BitstreamError::Invalid {
+                                bit,
+                                what: "scope stack",
+                                value: 0,
+                            });
+                        }
                     }
                 }
                 UNABBREV_RECORD => {
@@ -540,18 +607,40 @@ impl<'a> Bitstream<'a> {
     }
 
     fn record(&self, bit: u64, abbrev: Option<u32>) -> Result<Entry<'_, 'a>> {
-        let (code, ops) = self.ops.split_first().ok_or(BitstreamError::Invalid { bit, what: "empty record", value: 0 })?;
-        let code = u32::try_from(*code).map_err(|_| BitstreamError::Invalid { bit, what: "record code", value: *code })?;
-        Ok(Entry::Record(Record { code, ops, blob: self.blob, abbrev, bit }))
+        let (code, ops) = self.ops.split_first().ok_or(BitstreamError::Invalid {
+            bit,
+            what: "empty record",
+            value: 0,
+        })?;
+        let code = u32::try_from(*code).map_err(|_| BitstreamError::Invalid {
+            bit,
+            what: "record code",
+            value: *code,
+        })?;
+        Ok(Entry::Record(Record {
+            code,
+            ops,
+            blob: self.blob,
+            abbrev,
+            bit,
+        }))
     }
 
     /// Reads ENTER_SUBBLOCK's fields and opens the scope; returns (block id, length).
     fn enter(&mut self, bit: u64) -> Result<(u32, u32)> {
         let id = self.r.vbr(8, "block id")?;
-        let id = u32::try_from(id).map_err(|_| BitstreamError::Invalid { bit, what: "block id", value: id })?;
+        let id = u32::try_from(id).map_err(|_| BitstreamError::Invalid {
+            bit,
+            what: "block id",
+            value: id,
+        })?;
         let width = self.r.vbr(4, "abbreviation width")?;
         if width == 0 || width > MAX_ABBREV_WIDTH.into() {
-            return Err(BitstreamError::Invalid { bit, what: "abbreviation width", value: width });
+            return Err(BitstreamError::Invalid {
+                bit,
+                what: "abbreviation width",
+                value: width,
+            });
         }
         self.r.align32()?;
         let len_bit = self.r.bit();
@@ -560,10 +649,19 @@ impl<'a> Bitstream<'a> {
         let have = parent_end.saturating_sub(self.r.bit());
         let body = words.saturating_mul(32);
         if body > have {
-            return Err(BitstreamError::TooLong { bit: len_bit, what: "block length (32-bit words)", count: words, have });
+            return Err(BitstreamError::TooLong {
+                bit: len_bit,
+                what: "block length (32-bit words)",
+                count: words,
+                have,
+            });
         }
         if self.scopes.len() > MAX_BLOCK_DEPTH {
-            return Err(BitstreamError::Invalid { bit, what: "block nesting depth", value: self.scopes.len() as u64 });
+            return Err(BitstreamError::Invalid {
+                bit,
+                what: "block nesting depth",
+                value: self.scopes.len() as u64,
+            });
         }
         let inherited = self
             .blockinfo
@@ -590,7 +688,12 @@ impl<'a> Bitstream<'a> {
         let have = self.bits_left();
         // Each operand takes at least one bit (the literal flag).
         if n > have || n == 0 {
-            return Err(BitstreamError::TooLong { bit, what: "abbreviation operand count", count: n, have });
+            return Err(BitstreamError::TooLong {
+                bit,
+                what: "abbreviation operand count",
+                count: n,
+                have,
+            });
         }
         let mut ops = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(64));
         let mut i = 0u64;
@@ -604,9 +707,17 @@ impl<'a> Bitstream<'a> {
                 let op = match enc {
                     1 | 2 => {
                         let w = self.r.vbr(5, "field width")?;
-                        let max = if enc == 1 { MAX_FIXED_WIDTH } else { MAX_VBR_WIDTH };
+                        let max = if enc == 1 {
+                            MAX_FIXED_WIDTH
+                        } else {
+                            MAX_VBR_WIDTH
+                        };
                         if w > max.into() || (enc == 2 && w == 1) {
-                            return Err(BitstreamError::Invalid { bit: op_bit, what: "abbreviation field width", value: w });
+                            return Err(BitstreamError::Invalid {
+                                bit: op_bit,
+                                what: "abbreviation field width",
+                                value: w,
+                            });
                         }
                         let w = u32::try_from(w).unwrap_or(0);
                         // LLVM reads a zero-width field as the literal 0.
@@ -621,7 +732,13 @@ impl<'a> Bitstream<'a> {
                     3 => AbbrevOp::Array,
                     4 => AbbrevOp::Char6,
                     5 => AbbrevOp::Blob,
-                    _ => return Err(BitstreamError::Invalid { bit: op_bit, what: "abbreviation encoding", value: enc }),
+                    _ => {
+                        return Err(BitstreamError::Invalid {
+                            bit: op_bit,
+                            what: "abbreviation encoding",
+                            value: enc,
+                        });
+                    }
                 };
                 ops.push(op);
             }
@@ -638,7 +755,12 @@ impl<'a> Bitstream<'a> {
         let n = self.r.vbr(6, "record operand count")?;
         let have = end.saturating_sub(self.r.bit());
         if n.saturating_mul(6) > have {
-            return Err(BitstreamError::TooLong { bit, what: "record operand count", count: n, have });
+            return Err(BitstreamError::TooLong {
+                bit,
+                what: "record operand count",
+                count: n,
+                have,
+            });
         }
         let n = usize::try_from(n).unwrap_or(0);
         self.ops.reserve(n.saturating_add(1));
@@ -654,11 +776,19 @@ impl<'a> Bitstream<'a> {
         self.blob = None;
         self.ops.clear();
         let index = id.wrapping_sub(FIRST_APPLICATION_ABBREV);
-        let scope = self.scopes.last().ok_or(BitstreamError::Invalid { bit, what: "scope stack", value: 0 })?;
+        let scope = self.scopes.last().ok_or(BitstreamError::Invalid {
+            bit,
+            what: "scope stack",
+            value: 0,
+        })?;
         let abbrev = usize::try_from(index)
             .ok()
             .and_then(|i| scope.abbrev(i))
-            .ok_or(BitstreamError::Invalid { bit, what: "abbreviation id", value: id })?;
+            .ok_or(BitstreamError::Invalid {
+                bit,
+                what: "abbreviation id",
+                value: id,
+            })?;
         let r = &mut self.r;
         let ops = &mut self.ops;
         let mut iter = abbrev.ops.iter();
@@ -671,10 +801,19 @@ impl<'a> Bitstream<'a> {
                 AbbrevOp::Array => {
                     let len_bit = r.bit();
                     let n = r.vbr(6, "array length")?;
-                    let elt = iter.next().copied().ok_or(BitstreamError::Invalid { bit, what: "array without element", value: 0 })?;
+                    let elt = iter.next().copied().ok_or(BitstreamError::Invalid {
+                        bit,
+                        what: "array without element",
+                        value: 0,
+                    })?;
                     let have = end.saturating_sub(r.bit());
                     if n.saturating_mul(elt.min_bits()) > have {
-                        return Err(BitstreamError::TooLong { bit: len_bit, what: "array length", count: n, have });
+                        return Err(BitstreamError::TooLong {
+                            bit: len_bit,
+                            what: "array length",
+                            count: n,
+                            have,
+                        });
                     }
                     let n = usize::try_from(n).unwrap_or(0);
                     ops.reserve(n);
@@ -694,7 +833,13 @@ impl<'a> Bitstream<'a> {
                                 ops.push(u64::from(char6(r.read(6, "array element")?)));
                             }
                         }
-                        _ => return Err(BitstreamError::Invalid { bit, what: "array element encoding", value: 0 }),
+                        _ => {
+                            return Err(BitstreamError::Invalid {
+                                bit,
+                                what: "array element encoding",
+                                value: 0,
+                            });
+                        }
                     }
                 }
                 AbbrevOp::Blob => {
@@ -703,7 +848,12 @@ impl<'a> Bitstream<'a> {
                     r.align32()?;
                     let have = end.saturating_sub(r.bit());
                     if n.saturating_mul(8) > have {
-                        return Err(BitstreamError::TooLong { bit: len_bit, what: "blob length (bytes)", count: n, have });
+                        return Err(BitstreamError::TooLong {
+                            bit: len_bit,
+                            what: "blob length (bytes)",
+                            count: n,
+                            have,
+                        });
                     }
                     let start = usize::try_from(r.bit() / 8).unwrap_or(usize::MAX);
                     let len = usize::try_from(n).unwrap_or(usize::MAX);
@@ -711,7 +861,12 @@ impl<'a> Bitstream<'a> {
                     let blob = start
                         .checked_add(len)
                         .and_then(|e| data.get(start..e))
-                        .ok_or(BitstreamError::TooLong { bit: len_bit, what: "blob length (bytes)", count: n, have })?;
+                        .ok_or(BitstreamError::TooLong {
+                            bit: len_bit,
+                            what: "blob length (bytes)",
+                            count: n,
+                            have,
+                        })?;
                     r.seek(r.bit().saturating_add(n.saturating_mul(8)))?;
                     r.align32()?;
                     self.blob = Some(blob);
@@ -719,7 +874,12 @@ impl<'a> Bitstream<'a> {
             }
         }
         if self.r.bit() > end {
-            return Err(BitstreamError::Truncated { bit, what: "record", need: self.r.bit().saturating_sub(bit), have: end.saturating_sub(bit) });
+            return Err(BitstreamError::Truncated {
+                bit,
+                what: "record",
+                need: self.r.bit().saturating_sub(bit),
+                have: end.saturating_sub(bit),
+            });
         }
         Ok(())
     }
@@ -736,13 +896,22 @@ impl<'a> Bitstream<'a> {
             };
             let bit = self.r.bit();
             if bit.saturating_add(width.into()) > end {
-                return Err(BitstreamError::Truncated { bit, what: "BLOCKINFO entry", need: width.into(), have: end.saturating_sub(bit) });
+                return Err(BitstreamError::Truncated {
+                    bit,
+                    what: "BLOCKINFO entry",
+                    need: width.into(),
+                    have: end.saturating_sub(bit),
+                });
             }
             match self.r.read(width, "abbreviation id")? {
                 END_BLOCK => {
                     self.r.align32()?;
                     if self.r.bit() != end {
-                        return Err(BitstreamError::Invalid { bit, what: "block end (bit offset) stated", value: end });
+                        return Err(BitstreamError::Invalid {
+                            bit,
+                            what: "block end (bit offset) stated",
+                            value: end,
+                        });
                     }
                     self.scopes.pop();
                     return Ok(());
@@ -753,7 +922,11 @@ impl<'a> Bitstream<'a> {
                 }
                 DEFINE_ABBREV => {
                     let a = self.read_abbrev_def()?;
-                    let target = current.ok_or(BitstreamError::Invalid { bit, what: "BLOCKINFO abbreviation before SETBID", value: 0 })?;
+                    let target = current.ok_or(BitstreamError::Invalid {
+                        bit,
+                        what: "BLOCKINFO abbreviation before SETBID",
+                        value: 0,
+                    })?;
                     match self.blockinfo.iter_mut().find(|(b, _)| *b == target) {
                         Some((_, list)) => Rc::make_mut(list).push(a),
                         None => self.blockinfo.push((target, Rc::new(vec![a]))),
@@ -764,11 +937,25 @@ impl<'a> Bitstream<'a> {
                     if let [code, rest @ ..] = self.ops.as_slice()
                         && *code == u64::from(BLOCKINFO_CODE_SETBID)
                     {
-                        let id = rest.first().copied().ok_or(BitstreamError::Invalid { bit, what: "SETBID without block id", value: 0 })?;
-                        current = Some(u32::try_from(id).map_err(|_| BitstreamError::Invalid { bit, what: "SETBID block id", value: id })?);
+                        let id = rest.first().copied().ok_or(BitstreamError::Invalid {
+                            bit,
+                            what: "SETBID without block id",
+                            value: 0,
+                        })?;
+                        current = Some(u32::try_from(id).map_err(|_| BitstreamError::Invalid {
+                            bit,
+                            what: "SETBID block id",
+                            value: id,
+                        })?);
                     }
                 }
-                id => return Err(BitstreamError::Invalid { bit, what: "abbreviated record in BLOCKINFO", value: id }),
+                id => {
+                    return Err(BitstreamError::Invalid {
+                        bit,
+                        what: "abbreviated record in BLOCKINFO",
+                        value: id,
+                    });
+                }
             }
         }
     }
@@ -778,7 +965,13 @@ impl<'a> Bitstream<'a> {
 /// encoding and ends the abbreviation, a blob comes last, and the first operand (the
 /// record code) is neither.
 fn check_abbrev(ops: &[AbbrevOp], bit: u64) -> Result<()> {
-    let bad = |what| Err(BitstreamError::Invalid { bit, what, value: ops.len() as u64 });
+    let bad = |what| {
+        Err(BitstreamError::Invalid {
+            bit,
+            what,
+            value: ops.len() as u64,
+        })
+    };
     if matches!(ops.first(), Some(AbbrevOp::Array | AbbrevOp::Blob)) {
         return bad("abbreviation whose code is an array or blob");
     }
@@ -821,7 +1014,11 @@ pub fn strip_wrapper(bytes: &[u8]) -> Result<&[u8]> {
         .checked_add(usize::try_from(size).unwrap_or(usize::MAX))
         .filter(|_| bytes.len() >= WRAPPER_HEADER_SIZE)
         .and_then(|end| bytes.get(start..end))
-        .ok_or(BitstreamError::BadWrapper { offset, size, len: bytes.len() })
+        .ok_or(BitstreamError::BadWrapper {
+            offset,
+            size,
+            len: bytes.len(),
+        })
 }
 
 /// A block read whole: its id, and its records and nested blocks in stream order.
@@ -861,7 +1058,13 @@ pub struct OwnedRecord {
 
 impl From<Record<'_, '_>> for OwnedRecord {
     fn from(r: Record<'_, '_>) -> Self {
-        OwnedRecord { code: r.code, ops: r.ops.to_vec(), blob: r.blob.map(<[u8]>::to_vec), abbrev: r.abbrev, bit: r.bit }
+        OwnedRecord {
+            code: r.code,
+            ops: r.ops.to_vec(),
+            blob: r.blob.map(<[u8]>::to_vec),
+            abbrev: r.abbrev,
+            bit: r.bit,
+        }
     }
 }
 
@@ -875,9 +1078,17 @@ pub fn read_tree(bytes: &[u8]) -> Result<Vec<Block>> {
         let bit = bs.bit();
         match bs.next()? {
             Entry::Eof => return Ok(top),
-            Entry::Enter { id, bit, .. } => stack.push(Block { id, bit, items: Vec::new() }),
+            Entry::Enter { id, bit, .. } => stack.push(Block {
+                id,
+                bit,
+                items: Vec::new(),
+            }),
             Entry::End => {
-                let done = stack.pop().ok_or(BitstreamError::Invalid { bit, what: "END_BLOCK", value: 0 })?;
+                let done = stack.pop().ok_or(BitstreamError::Invalid {
+                    bit,
+                    what: "END_BLOCK",
+                    value: 0,
+                })?;
                 match stack.last_mut() {
                     Some(parent) => parent.items.push(Item::Block(done)),
                     None => top.push(done),
@@ -885,7 +1096,13 @@ pub fn read_tree(bytes: &[u8]) -> Result<Vec<Block>> {
             }
             Entry::Record(r) => match stack.last_mut() {
                 Some(b) => b.items.push(Item::Record(r.into())),
-                None => return Err(BitstreamError::Invalid { bit, what: "record at top level", value: r.code.into() }),
+                None => {
+                    return Err(BitstreamError::Invalid {
+                        bit,
+                        what: "record at top level",
+                        value: r.code.into(),
+                    });
+                }
             },
         }
     }

@@ -27,3 +27,4 @@
 )]
 
 pub mod bitstream;
+pub mod llvm;

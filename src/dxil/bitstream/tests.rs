@@ -95,8 +95,14 @@ fn records(bytes: &[u8]) -> Result<Vec<OwnedRecord>> {
 
 #[test]
 fn refuses_bad_magic() {
-    assert!(matches!(Bitstream::new(b"BC\xC0\xDF"), Err(BitstreamError::BadMagic { .. })));
-    assert!(matches!(Bitstream::new(b""), Err(BitstreamError::BadMagic { .. })));
+    assert!(matches!(
+        Bitstream::new(b"BC\xC0\xDF"),
+        Err(BitstreamError::BadMagic { .. })
+    ));
+    assert!(matches!(
+        Bitstream::new(b""),
+        Err(BitstreamError::BadMagic { .. })
+    ));
 }
 
 #[test]
@@ -157,7 +163,10 @@ fn abbreviations_literal_fixed_vbr_char6_array_blob() {
     w.end(4, at);
     let r = records(&w.bytes()).unwrap();
     assert_eq!(r[0].code, 5);
-    assert_eq!(r[0].ops, vec![6, 100, b'a' as u64, b'A' as u64, b'_' as u64]);
+    assert_eq!(
+        r[0].ops,
+        vec![6, 100, b'a' as u64, b'A' as u64, b'_' as u64]
+    );
     assert_eq!(r[0].abbrev, Some(4));
     assert_eq!(r[1].code, 9);
     assert_eq!(r[1].blob.as_deref(), Some(&b"ABC"[..]));
@@ -184,7 +193,9 @@ fn blockinfo_gives_abbreviations_to_later_blocks() {
     let tree = read_tree(&w.bytes()).unwrap();
     assert_eq!(tree.len(), 1, "BLOCKINFO is consumed by the reader");
     assert_eq!(tree[0].id, 17);
-    let Item::Record(r) = &tree[0].items[0] else { panic!() };
+    let Item::Record(r) = &tree[0].items[0] else {
+        panic!()
+    };
     assert_eq!((r.code, r.ops.as_slice()), (21, &[200u64][..]));
 }
 
@@ -197,7 +208,13 @@ fn block_length_past_end_is_refused_before_reading() {
     let mut b = w.bytes();
     // Overwrite the length word with a huge count.
     b[at / 8..at / 8 + 4].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
-    assert!(matches!(read_tree(&b), Err(BitstreamError::TooLong { what: "block length (32-bit words)", .. })));
+    assert!(matches!(
+        read_tree(&b),
+        Err(BitstreamError::TooLong {
+            what: "block length (32-bit words)",
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -221,7 +238,13 @@ fn huge_operand_and_array_counts_are_refused() {
     w.vbr(1, 6);
     w.vbr(1 << 40, 6);
     w.end(3, at);
-    assert!(matches!(read_tree(&w.bytes()), Err(BitstreamError::TooLong { what: "record operand count", .. })));
+    assert!(matches!(
+        read_tree(&w.bytes()),
+        Err(BitstreamError::TooLong {
+            what: "record operand count",
+            ..
+        })
+    ));
 
     let mut w = W::new();
     let at = w.enter(2, 8, 3);
@@ -236,7 +259,13 @@ fn huge_operand_and_array_counts_are_refused() {
     w.vbr(1 << 30, 6);
     w.end(3, at);
     let e = read_tree(&w.bytes()).unwrap_err();
-    assert!(matches!(e, BitstreamError::Invalid { .. } | BitstreamError::TooLong { .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            BitstreamError::Invalid { .. } | BitstreamError::TooLong { .. }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -256,7 +285,13 @@ fn array_length_checked_against_block() {
     w.fixed(4, 3);
     w.vbr(1000, 6);
     w.end(3, at);
-    assert!(matches!(read_tree(&w.bytes()), Err(BitstreamError::TooLong { what: "array length", .. })));
+    assert!(matches!(
+        read_tree(&w.bytes()),
+        Err(BitstreamError::TooLong {
+            what: "array length",
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -271,7 +306,14 @@ fn undefined_abbreviation_id_is_refused() {
     let at = w.enter(2, 8, 3);
     w.fixed(5, 3);
     w.end(3, at);
-    assert!(matches!(read_tree(&w.bytes()), Err(BitstreamError::Invalid { what: "abbreviation id", bit: 96, .. })));
+    assert!(matches!(
+        read_tree(&w.bytes()),
+        Err(BitstreamError::Invalid {
+            what: "abbreviation id",
+            bit: 96,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -287,7 +329,13 @@ fn fixed_width_over_64_and_vbr_over_32_are_refused() {
         w.fixed(enc, 3);
         w.vbr(width, 5);
         w.end(3, at);
-        assert!(matches!(read_tree(&w.bytes()), Err(BitstreamError::Invalid { what: "abbreviation field width", .. })));
+        assert!(matches!(
+            read_tree(&w.bytes()),
+            Err(BitstreamError::Invalid {
+                what: "abbreviation field width",
+                ..
+            })
+        ));
     }
 }
 
@@ -296,7 +344,13 @@ fn abbreviation_width_zero_is_refused() {
     let mut w = W::new();
     let at = w.enter(2, 8, 0);
     w.end(1, at);
-    assert!(matches!(read_tree(&w.bytes()), Err(BitstreamError::Invalid { what: "abbreviation width", .. })));
+    assert!(matches!(
+        read_tree(&w.bytes()),
+        Err(BitstreamError::Invalid {
+            what: "abbreviation width",
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -334,7 +388,10 @@ fn wrapper_header_is_stripped() {
     b.extend_from_slice(&inner);
     assert_eq!(read_tree(&b).unwrap().len(), 1);
     b[12] = 0xff;
-    assert!(matches!(read_tree(&b), Err(BitstreamError::BadWrapper { .. })));
+    assert!(matches!(
+        read_tree(&b),
+        Err(BitstreamError::BadWrapper { .. })
+    ));
 }
 
 #[test]
@@ -369,5 +426,8 @@ fn reads_across_buffer_refills() {
     assert_eq!(got, expect);
     let mut r = BitReader::new(&data);
     r.read(3, "x").unwrap();
-    assert_eq!(r.read(64, "x").unwrap(), u64::from_le_bytes(data[0..8].try_into().unwrap()) >> 3 | (data[8] as u64) << 61);
+    assert_eq!(
+        r.read(64, "x").unwrap(),
+        u64::from_le_bytes(data[0..8].try_into().unwrap()) >> 3 | (data[8] as u64) << 61
+    );
 }
