@@ -27,4 +27,6 @@
 )]
 
 pub mod bitstream;
+pub mod dxop;
+pub mod dxop_table;
 pub mod llvm;
