@@ -30,3 +30,4 @@ pub mod bitstream;
 pub mod dxop;
 pub mod dxop_table;
 pub mod llvm;
+pub mod meta;

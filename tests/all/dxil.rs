@@ -64,3 +64,87 @@ fn every_dx_op_call_decodes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     eprintln!("{total} dx.op calls decoded");
 }
+
+fn metadata(name: &str) -> dxlane::dxil::meta::DxilMetadata {
+    let f = common::dxil_programs()
+        .into_iter()
+        .find(|p| common::display_name(p) == name)
+        .expect(name);
+    let m = Module::parse(&bitcode(&std::fs::read(f).unwrap())).unwrap();
+    dxlane::dxil::meta::DxilMetadata::read(&m).unwrap()
+}
+
+#[test]
+fn every_program_has_typed_metadata() {
+    let mut entries = 0;
+    for f in common::dxil_programs() {
+        let name = common::display_name(&f);
+        let m = Module::parse(&bitcode(&std::fs::read(&f).unwrap())).unwrap();
+        let md =
+            dxlane::dxil::meta::DxilMetadata::read(&m).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let sm = md
+            .shader_model
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: no shader model"));
+        assert!(
+            md.dxil_version.is_some() && md.validator_version.is_some(),
+            "{name}"
+        );
+        assert!(!md.entry_points.is_empty(), "{name}: no entry point");
+        entries += md.entry_points.len();
+        if sm.kind != "lib" {
+            let e = &md.entry_points[0];
+            assert!(e.function_name.is_some(), "{name}: entry without function");
+            assert!(
+                e.signatures.is_some() || sm.kind == "cs" || sm.kind == "as",
+                "{name}: no signatures"
+            );
+        }
+        // Every createHandle names a declared resource range.
+        if let Some(res) = &md.resources {
+            for r in res.all() {
+                assert!(r.range_size >= 1, "{name}: {r:?}");
+            }
+        }
+    }
+    eprintln!("{entries} entry points read");
+}
+
+#[test]
+fn compute_basic_matches_its_hlsl() {
+    // compute_basic.hlsl: [numthreads(8, 4, 2)], a RWByteAddressBuffer, a
+    // RWStructuredBuffer<uint>, a RWBuffer<float4> and one constant buffer.
+    let md = metadata("dxil-reader/compute_basic.dxil");
+    assert_eq!(md.shader_model.as_ref().unwrap().kind, "cs");
+    let e = &md.entry_points[0];
+    assert_eq!(e.name, "main");
+    assert_eq!(e.num_threads(), Some([8, 4, 2]));
+    assert_eq!(e.flags(), Some(16));
+    let res = md.resources.as_ref().unwrap();
+    assert_eq!(res.uavs.len(), 3);
+    assert_eq!(res.cbvs.len(), 1);
+    assert_eq!(res.uavs[0].shape, Some(11), "raw buffer");
+    assert_eq!(res.uavs[1].shape, Some(12), "structured buffer");
+    assert_eq!(res.uavs[1].struct_stride, Some(4));
+    assert_eq!(res.uavs[2].shape, Some(10), "typed buffer");
+    assert_eq!(res.uavs[2].element_type, Some(9), "f32");
+    assert_eq!(res.cbvs[0].size, Some(4));
+}
+
+#[test]
+fn denorm_attribute_is_read() {
+    // Seed 000_…: dxc writes "fp32-denorm-mode" with -denorm's word, nothing without it.
+    for (file, want) in [
+        ("denorm.any.ps.dxil", Some("any")),
+        ("denorm.preserve.ps.dxil", Some("preserve")),
+        ("denorm.ftz.ps.dxil", Some("ftz")),
+        ("denorm.default.ps.dxil", None),
+    ] {
+        let md = metadata(&format!("dxil-reader/{file}"));
+        assert_eq!(
+            md.entry_points[0].fp32_denorm_mode.as_deref(),
+            want,
+            "{file}"
+        );
+    }
+}
