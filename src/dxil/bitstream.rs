@@ -376,7 +376,7 @@ pub fn char6(v: u64) -> u8 {
     }
 }
 
-/// One entry of a block, as [`Bitstream::next`] returns it.
+/// One entry of a block, as [`Bitstream::next_entry`] returns it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entry<'r, 'a> {
     /// A nested block starts; its entries follow until the matching [`Entry::End`]
@@ -434,7 +434,7 @@ impl Scope {
     }
 }
 
-/// A streaming reader of a bitstream: [`Bitstream::next`] returns the entries of the
+/// A streaming reader of a bitstream: [`Bitstream::next_entry`] returns the entries of the
 /// current block one at a time; BLOCKINFO blocks are read and applied transparently.
 #[derive(Debug, Clone)]
 pub struct Bitstream<'a> {
@@ -530,7 +530,7 @@ impl<'a> Bitstream<'a> {
     }
 
     /// Reads the next entry of the current block.
-    pub fn next(&mut self) -> Result<Entry<'_, 'a>> {
+    pub fn next_entry(&mut self) -> Result<Entry<'_, 'a>> {
         loop {
             let (width, end, top_level) = {
                 let s = self.top()?;
@@ -1076,7 +1076,7 @@ pub fn read_tree(bytes: &[u8]) -> Result<Vec<Block>> {
     let mut top = Vec::new();
     loop {
         let bit = bs.bit();
-        match bs.next()? {
+        match bs.next_entry()? {
             Entry::Eof => return Ok(top),
             Entry::Enter { id, bit, .. } => stack.push(Block {
                 id,

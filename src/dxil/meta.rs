@@ -371,7 +371,7 @@ impl<'m> Reader<'m> {
             // Integers are stored sign-extended; metadata integers are read unsigned
             // at their width (an i1 true reads 1).
             return Ok(if width < 64 {
-                i & ((1i64 << width) - 1)
+                i & (1i64.wrapping_shl(width).wrapping_sub(1))
             } else {
                 i
             });

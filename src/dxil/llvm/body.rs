@@ -259,7 +259,7 @@ impl Body<'_> {
         loop {
             let bit = bs.bit();
             let left = bs.bits_left();
-            match bs.next()? {
+            match bs.next_entry()? {
                 Entry::End => return Ok(()),
                 Entry::Eof => return Err(self.err(bit, "end of stream inside function")),
                 Entry::Enter { id, .. } => match id {
@@ -1240,7 +1240,7 @@ impl Body<'_> {
     /// for the function itself.
     fn read_attachments(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
         loop {
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => return Ok(()),
                 Entry::Enter { .. } => {
                     bs.skip_block()?;
@@ -1289,7 +1289,7 @@ impl Body<'_> {
     /// VALUE_SYMTAB in a function: ENTRY [value id, name…], BBENTRY [block, name…].
     fn read_vst(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
         loop {
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => return Ok(()),
                 Entry::Enter { .. } => {
                     bs.skip_block()?;

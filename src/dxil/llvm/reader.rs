@@ -129,7 +129,7 @@ pub(super) fn read_module(bitcode: &[u8]) -> Result<Module, LlvmError> {
     };
     let mut seen_module = false;
     loop {
-        match bs.next()? {
+        match bs.next_entry()? {
             Entry::Eof => break,
             Entry::Enter {
                 id: block::IDENTIFICATION,
@@ -247,7 +247,7 @@ impl Reader {
     fn read_identification(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
         let mut id = Identification::default();
         loop {
-            match bs.next()? {
+            match bs.next_entry()? {
                 Entry::End => break,
                 Entry::Enter { .. } => bs.skip_block()?,
                 Entry::Record(rec) => {
@@ -274,7 +274,7 @@ impl Reader {
     fn read_module_block(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
         loop {
             let bit = bs.bit();
-            match bs.next()? {
+            match bs.next_entry()? {
                 Entry::End => break,
                 Entry::Eof => {
                     return Err(LlvmError::Invalid {
@@ -663,7 +663,7 @@ impl Reader {
         let mut forward: Vec<(u64, u64)> = Vec::new();
         loop {
             let left = bs.bits_left();
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => break,
                 Entry::Enter { .. } => {
                     bs.skip_block()?;
@@ -836,27 +836,25 @@ impl Reader {
                         return Err(bad(i, "pointer to void, label, metadata or token"));
                     }
                 }
-                Type::Array { element, .. } => {
+                Type::Array { element, .. }
                     if !get(*element)
-                        .is_some_and(|e| e.is_first_class() && !matches!(e, Type::Token))
-                    {
-                        return Err(bad(i, "array of a type that cannot be an element"));
-                    }
+                        .is_some_and(|e| e.is_first_class() && !matches!(e, Type::Token)) =>
+                {
+                    return Err(bad(i, "array of a type that cannot be an element"));
                 }
-                Type::Vector { element, len } => {
+                Type::Vector { element, len }
                     if *len == 0
                         || !get(*element)
-                            .is_some_and(|e| e.is_integer() || e.is_float() || e.is_pointer())
-                    {
-                        return Err(bad(i, "vector of length 0 or of a non-scalar element"));
-                    }
+                            .is_some_and(|e| e.is_integer() || e.is_float() || e.is_pointer()) =>
+                {
+                    return Err(bad(i, "vector of length 0 or of a non-scalar element"));
                 }
-                Type::Struct { elements, .. } => {
+                Type::Struct { elements, .. }
                     if elements.iter().any(|e| {
                         !get(*e).is_some_and(|e| e.is_first_class() && !matches!(e, Type::Token))
-                    }) {
-                        return Err(bad(i, "struct with an element that cannot be one"));
-                    }
+                    }) =>
+                {
+                    return Err(bad(i, "struct with an element that cannot be one"));
                 }
                 Type::Function { ret, params, .. } => {
                     if matches!(
@@ -884,7 +882,7 @@ impl Reader {
     fn read_attr_groups(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
         const B: &str = "PARAMATTR_GROUP";
         loop {
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => return Ok(()),
                 Entry::Enter { .. } => {
                     bs.skip_block()?;
@@ -945,7 +943,7 @@ impl Reader {
     fn read_attr_lists(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
         const B: &str = "PARAMATTR";
         loop {
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => return Ok(()),
                 Entry::Enter { .. } => {
                     bs.skip_block()?;
@@ -990,7 +988,7 @@ impl Reader {
     fn read_module_vst(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
         const B: &str = "VALUE_SYMTAB";
         loop {
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => return Ok(()),
                 Entry::Enter { .. } => {
                     bs.skip_block()?;
@@ -1017,7 +1015,7 @@ impl Reader {
     fn read_metadata_kinds(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
         const B: &str = "METADATA_KIND";
         loop {
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => return Ok(()),
                 Entry::Enter { .. } => {
                     bs.skip_block()?;
@@ -1057,7 +1055,7 @@ impl Reader {
         let _ = function;
         let mut cur: Option<TypeId> = None;
         loop {
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => return Ok(()),
                 Entry::Enter { .. } => {
                     bs.skip_block()?;
@@ -1360,7 +1358,7 @@ impl Reader {
         const B: &str = "METADATA";
         let mut pending_name: Option<String> = None;
         loop {
-            let rec = match bs.next()? {
+            let rec = match bs.next_entry()? {
                 Entry::End => {
                     if pending_name.is_some() {
                         return Err(LlvmError::Invalid {
@@ -1471,10 +1469,7 @@ impl Reader {
                 },
                 _ => continue,
             };
-            if !module_level && !matches!(entry, Metadata::Value { .. }) && false {
-                continue;
-            }
-            let _ = base;
+            let _ = (base, module_level);
             md.push(entry);
         }
     }
@@ -1508,7 +1503,7 @@ fn vid(v: u64) -> ValueId {
 pub(super) fn read_records(bs: &mut Bitstream<'_>) -> Result<Vec<OwnedRecord>, LlvmError> {
     let mut out = Vec::new();
     loop {
-        match bs.next()? {
+        match bs.next_entry()? {
             Entry::End => return Ok(out),
             Entry::Enter { .. } => bs.skip_block()?,
             Entry::Eof => {
