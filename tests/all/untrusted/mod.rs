@@ -160,3 +160,4 @@ pub fn mutate_each(
         }
     }
 }
+mod dxil;
