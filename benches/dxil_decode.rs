@@ -1,3 +1,4 @@
+#![allow(missing_docs)] // criterion_group! generates an undocumented function.
 //! DXIL decode throughput: container + DXIL program header + LLVM module + `dx.op`
 //! calls + metadata, in MB/s of containers, over the corpus programs
 //! (`tools/fetch-corpora.sh`). A second group times the bitstream walk alone, so the
@@ -84,5 +85,9 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = Criterion::default();
+    targets = bench
+}
 criterion_main!(benches);
