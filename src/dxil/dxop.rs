@@ -108,17 +108,15 @@ pub struct DxOpError {
     pub what: String,
 }
 
-/// A decoded `dx.op` call.
+/// A decoded `dx.op` call, borrowing from the module.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DxOpCall {
+pub struct DxOpCall<'m> {
     /// The operation.
     pub info: &'static DxOpInfo,
-    /// The callee's name after `dx.op.` and before the overload (`unary`).
-    pub class: String,
-    /// The overload suffix of the callee's name (`f32`, `i32`), if any.
-    pub overload: Option<String>,
+    /// The callee's full name (`dx.op.unary.f32`).
+    pub callee: &'m str,
     /// The arguments after the opcode.
-    pub args: Vec<Operand>,
+    pub args: &'m [Operand],
     /// The call's result value, if it has one.
     pub result: Option<ValueId>,
     /// The result type.
@@ -129,7 +127,29 @@ pub struct DxOpCall {
     pub inst: u32,
 }
 
-impl DxOpCall {
+impl<'m> DxOpCall<'m> {
+    /// The callee's name after `dx.op.` and before the overload (`unary`).
+    pub fn class(&self) -> &'m str {
+        let rest = self
+            .callee
+            .strip_prefix(DX_OP_PREFIX)
+            .unwrap_or(self.callee);
+        match self.info.class {
+            Some(c) if rest.starts_with(c) => rest.get(..c.len()).unwrap_or(rest),
+            _ => rest.split('.').next().unwrap_or(rest),
+        }
+    }
+
+    /// The overload suffix of the callee's name (`f32`, `i32`), if any.
+    pub fn overload(&self) -> Option<&'m str> {
+        let rest = self
+            .callee
+            .strip_prefix(DX_OP_PREFIX)
+            .unwrap_or(self.callee);
+        rest.get(self.class().len()..)
+            .and_then(|r| r.strip_prefix('.'))
+    }
+
     /// The operation's name.
     pub fn name(&self) -> &'static str {
         self.info.name
@@ -155,12 +175,12 @@ pub fn is_dx_op(name: &str) -> bool {
 /// function: `Ok(None)` for any other instruction, an error for a `dx.op` call that
 /// does not fit the table (unknown or non-constant opcode, wrong class for the opcode,
 /// wrong argument count or types).
-pub fn decode_call(
-    m: &Module,
+pub fn decode_call<'m>(
+    m: &'m Module,
     function: u32,
-    body: &FunctionBody,
+    body: &'m FunctionBody,
     inst: u32,
-) -> Result<Option<DxOpCall>, DxOpError> {
+) -> Result<Option<DxOpCall<'m>>, DxOpError> {
     let fname = || {
         m.functions
             .get(function as usize)
@@ -214,28 +234,17 @@ pub fn decode_call(
             callee_fn.name
         ))
     })?;
-    let (class, overload) = match info.class {
-        Some(c) => {
-            let ok = rest == c || rest.strip_prefix(c).is_some_and(|r| r.starts_with('.'));
-            if !ok {
-                return Err(err(format!(
-                    "opcode {opcode} ({}) is of class {c}, but is called through @{}",
-                    info.name, callee_fn.name
-                )));
-            }
-            let ov = rest
-                .get(c.len()..)
-                .and_then(|r| r.strip_prefix('.'))
-                .map(str::to_owned);
-            (c.to_owned(), ov)
+    if let Some(c) = info.class {
+        let ok = rest == c || rest.strip_prefix(c).is_some_and(|r| r.starts_with('.'));
+        if !ok {
+            return Err(err(format!(
+                "opcode {opcode} ({}) is of class {c}, but is called through @{}",
+                info.name, callee_fn.name
+            )));
         }
-        None => match rest.split_once('.') {
-            Some((c, o)) => (c.to_owned(), Some(o.to_owned())),
-            None => (rest.to_owned(), None),
-        },
-    };
-    let (ret, params) = match m.ty(*fn_ty) {
-        Some(Type::Function { ret, params, .. }) => (*ret, params.clone()),
+    }
+    let (ret, params): (TypeId, &[TypeId]) = match m.ty(*fn_ty) {
+        Some(Type::Function { ret, params, .. }) => (*ret, params),
         _ => return Err(err("callee without a function type".into())),
     };
     if let Some((sig_ret, sig_params)) = info.signature {
@@ -249,36 +258,28 @@ pub fn decode_call(
             )));
         }
         let mut overload_ty: Option<TypeId> = None;
-        let check = |code: &str,
-                     t: TypeId,
-                     what: &str,
-                     overload_ty: &mut Option<TypeId>|
-         -> Result<(), DxOpError> {
-            if type_fits(m, code, t, overload_ty) {
-                Ok(())
-            } else {
-                Err(err(format!(
+        // Position 0 is the result, k the k-th argument after the opcode.
+        let codes = std::iter::once(sig_ret).chain(sig_params.iter().copied());
+        let types = std::iter::once(ret).chain(params.iter().skip(1).copied());
+        for (k, (code, t)) in codes.zip(types).enumerate() {
+            if !type_fits(m, code, t, &mut overload_ty) {
+                let what = if k == 0 {
+                    "result".to_owned()
+                } else {
+                    format!("argument {k}")
+                };
+                return Err(err(format!(
                     "{} {what}: type {} does not fit `{code}`",
                     info.name,
                     type_name(m, t)
-                )))
+                )));
             }
-        };
-        check(sig_ret, ret, "result", &mut overload_ty)?;
-        for (k, (code, t)) in sig_params.iter().zip(params.iter().skip(1)).enumerate() {
-            check(
-                code,
-                *t,
-                &format!("argument {}", k.saturating_add(1)),
-                &mut overload_ty,
-            )?;
         }
     }
     Ok(Some(DxOpCall {
         info,
-        class,
-        overload,
-        args: args.iter().skip(1).copied().collect(),
+        callee: &callee_fn.name,
+        args: args.get(1..).unwrap_or_default(),
         result: i.result,
         ty: i.ty,
         function,
@@ -342,7 +343,7 @@ fn type_name(m: &Module, t: TypeId) -> String {
 }
 
 /// Decodes every `dx.op` call of the module, in function and instruction order.
-pub fn decode_all(m: &Module) -> Result<Vec<DxOpCall>, DxOpError> {
+pub fn decode_all(m: &Module) -> Result<Vec<DxOpCall<'_>>, DxOpError> {
     let mut out = Vec::new();
     for (fi, f) in m.functions.iter().enumerate() {
         let Some(body) = &f.body else { continue };

@@ -334,6 +334,30 @@ struct Reader<'m> {
 
 type R<T> = Result<T, MetaError>;
 
+/// Where in the metadata a value is, spelled only when an error is reported (a string,
+/// or a closure that formats it).
+trait PathLike: Copy {
+    fn get(self) -> String;
+}
+
+impl PathLike for &str {
+    fn get(self) -> String {
+        self.to_owned()
+    }
+}
+
+impl PathLike for &String {
+    fn get(self) -> String {
+        self.clone()
+    }
+}
+
+impl<F: Fn() -> String + Copy> PathLike for F {
+    fn get(self) -> String {
+        self()
+    }
+}
+
 fn err<T>(path: &str, what: impl Into<String>) -> R<T> {
     Err(MetaError {
         path: path.to_owned(),
@@ -346,14 +370,14 @@ impl<'m> Reader<'m> {
         self.m.metadata.get(id.index())
     }
 
-    fn node(&self, id: Option<MdId>, path: &str) -> R<&'m [Option<MdId>]> {
+    fn node(&self, id: Option<MdId>, path: impl PathLike) -> R<&'m [Option<MdId>]> {
         match id.and_then(|i| self.md(i)) {
             Some(Metadata::Node { ops, .. }) => Ok(ops),
-            _ => err(path, "not a metadata node"),
+            _ => err(&path.get(), "not a metadata node"),
         }
     }
 
-    fn opt_node(&self, id: Option<MdId>, path: &str) -> R<Option<&'m [Option<MdId>]>> {
+    fn opt_node(&self, id: Option<MdId>, path: impl PathLike) -> R<Option<&'m [Option<MdId>]>> {
         if id.is_none() {
             Ok(None)
         } else {
@@ -361,7 +385,7 @@ impl<'m> Reader<'m> {
         }
     }
 
-    fn int(&self, id: Option<MdId>, path: &str) -> R<i64> {
+    fn int(&self, id: Option<MdId>, path: impl PathLike) -> R<i64> {
         if let Some(Metadata::Value { value, .. }) = id.and_then(|i| self.md(i))
             && let Some(v) = self.m.values.get(value.index())
             && let ValueKind::Constant(c) = &v.kind
@@ -376,18 +400,18 @@ impl<'m> Reader<'m> {
                 i
             });
         }
-        err(path, "not an integer constant")
+        err(&path.get(), "not an integer constant")
     }
 
-    fn u32(&self, id: Option<MdId>, path: &str) -> R<u32> {
+    fn u32(&self, id: Option<MdId>, path: impl PathLike) -> R<u32> {
         let v = self.int(id, path)?;
-        u32::try_from(v & 0xffff_ffff).or_else(|_| err(path, "out of range"))
+        u32::try_from(v & 0xffff_ffff).or_else(|_| err(&path.get(), "out of range"))
     }
 
-    fn string(&self, id: Option<MdId>, path: &str) -> R<String> {
+    fn string(&self, id: Option<MdId>, path: impl PathLike) -> R<String> {
         match id.and_then(|i| self.md(i)) {
             Some(Metadata::String(s)) => Ok(String::from_utf8_lossy(s).into_owned()),
-            _ => err(path, "not a metadata string"),
+            _ => err(&path.get(), "not a metadata string"),
         }
     }
 
@@ -410,7 +434,7 @@ impl<'m> Reader<'m> {
     }
 
     /// All integers under a node (one level of nested nodes flattened).
-    fn ints(&self, id: Option<MdId>, path: &str) -> Vec<i64> {
+    fn ints(&self, id: Option<MdId>, path: impl PathLike) -> Vec<i64> {
         match id.and_then(|i| self.md(i)) {
             Some(Metadata::Node { ops, .. }) => ops
                 .iter()
@@ -423,10 +447,13 @@ impl<'m> Reader<'m> {
         }
     }
 
-    fn three(&self, id: Option<MdId>, path: &str) -> R<[u32; 3]> {
+    fn three(&self, id: Option<MdId>, path: impl PathLike) -> R<[u32; 3]> {
         let n = self.node(id, path)?;
         if n.len() != 3 {
-            return err(path, format!("{} values where 3 are required", n.len()));
+            return err(
+                &path.get(),
+                format!("{} values where 3 are required", n.len()),
+            );
         }
         Ok([
             self.u32(n.first().copied().flatten(), path)?,
@@ -436,53 +463,57 @@ impl<'m> Reader<'m> {
     }
 
     /// A signature element record: 11 operands.
-    fn element(&self, id: Option<MdId>, path: &str) -> R<SignatureElement> {
+    fn element(&self, id: Option<MdId>, path: impl PathLike) -> R<SignatureElement> {
+        let path = &path.get();
         let n = self.node(id, path)?;
         if n.len() != 11 {
-            return err(path, format!("{} operands where 11 are required", n.len()));
+            return err(
+                &path.get(),
+                format!("{} operands where 11 are required", n.len()),
+            );
         }
         let op = |i: usize| n.get(i).copied().flatten();
         let p = |i: usize| format!("{path} operand {i}");
-        let semantic_indices = match self.opt_node(op(4), &p(4))? {
+        let semantic_indices = match self.opt_node(op(4), || p(4))? {
             Some(list) => list
                 .iter()
-                .map(|x| self.u32(*x, &p(4)))
+                .map(|x| self.u32(*x, || p(4)))
                 .collect::<R<Vec<_>>>()?,
             None => Vec::new(),
         };
         let mut e = SignatureElement {
-            id: self.u32(op(0), &p(0))?,
-            name: self.string(op(1), &p(1))?,
-            component_type: self.u32(op(2), &p(2))?,
-            semantic_kind: self.u32(op(3), &p(3))?,
+            id: self.u32(op(0), || p(0))?,
+            name: self.string(op(1), || p(1))?,
+            component_type: self.u32(op(2), || p(2))?,
+            semantic_kind: self.u32(op(3), || p(3))?,
             semantic_indices,
-            interpolation: self.u32(op(5), &p(5))?,
-            rows: self.u32(op(6), &p(6))?,
-            cols: self.u32(op(7), &p(7))?,
+            interpolation: self.u32(op(5), || p(5))?,
+            rows: self.u32(op(6), || p(6))?,
+            cols: self.u32(op(7), || p(7))?,
             // Stored as i32; −1 (unallocated) reads back as 0xffffffff.
-            start_row: self.u32(op(8), &p(8))? as i32,
-            start_col: self.u32(op(9), &p(9))? as i32,
+            start_row: self.u32(op(8), || p(8))? as i32,
+            start_col: self.u32(op(9), || p(9))? as i32,
             stream: None,
             dynamic_index_mask: None,
             usage_mask: None,
             other_tags: Vec::new(),
         };
-        if let Some(tags) = self.opt_node(op(10), &p(10))? {
-            for (tag, val) in self.tag_pairs(tags, &p(10))? {
+        if let Some(tags) = self.opt_node(op(10), || p(10))? {
+            for (tag, val) in self.tag_pairs(tags, || p(10))? {
                 match tag {
-                    0 => e.stream = Some(self.u32(val, &p(10))?),
-                    2 => e.dynamic_index_mask = Some(self.u32(val, &p(10))?),
-                    3 => e.usage_mask = Some(self.u32(val, &p(10))?),
-                    t => e.other_tags.push((t, self.int(val, &p(10)).unwrap_or(0))),
+                    0 => e.stream = Some(self.u32(val, || p(10))?),
+                    2 => e.dynamic_index_mask = Some(self.u32(val, || p(10))?),
+                    3 => e.usage_mask = Some(self.u32(val, || p(10))?),
+                    t => e.other_tags.push((t, self.int(val, || p(10)).unwrap_or(0))),
                 }
             }
         }
         Ok(e)
     }
 
-    fn tag_pairs(&self, list: &[Option<MdId>], path: &str) -> R<Vec<(u32, Option<MdId>)>> {
+    fn tag_pairs(&self, list: &[Option<MdId>], path: impl PathLike) -> R<Vec<(u32, Option<MdId>)>> {
         if list.len() % 2 != 0 {
-            return err(path, "tag list of odd length");
+            return err(&path.get(), "tag list of odd length");
         }
         list.chunks(2)
             .map(|c| {
@@ -494,18 +525,20 @@ impl<'m> Reader<'m> {
             .collect()
     }
 
-    fn elements(&self, id: Option<MdId>, path: &str) -> R<Vec<SignatureElement>> {
+    fn elements(&self, id: Option<MdId>, path: impl PathLike) -> R<Vec<SignatureElement>> {
+        let path = &path.get();
         match self.opt_node(id, path)? {
             None => Ok(Vec::new()),
             Some(list) => list
                 .iter()
                 .enumerate()
-                .map(|(i, e)| self.element(*e, &format!("{path}[{i}]")))
+                .map(|(i, e)| self.element(*e, || format!("{path}[{i}]")))
                 .collect(),
         }
     }
 
-    fn resource(&self, class: ResourceClass, id: Option<MdId>, path: &str) -> R<Resource> {
+    fn resource(&self, class: ResourceClass, id: Option<MdId>, path: impl PathLike) -> R<Resource> {
+        let path = &path.get();
         let n = self.node(id, path)?;
         let want = match class {
             ResourceClass::Srv => 9,
@@ -523,13 +556,13 @@ impl<'m> Reader<'m> {
         let sym = self.value(op(1));
         let mut r = Resource {
             class,
-            id: self.u32(op(0), &p(0))?,
+            id: self.u32(op(0), || p(0))?,
             symbol: sym.map(|s| s.0),
             symbol_ty: sym.map(|s| s.1),
-            name: self.string(op(2), &p(2))?,
-            space: self.u32(op(3), &p(3))?,
-            lower_bound: self.u32(op(4), &p(4))?,
-            range_size: self.u32(op(5), &p(5))?,
+            name: self.string(op(2), || p(2))?,
+            space: self.u32(op(3), || p(3))?,
+            lower_bound: self.u32(op(4), || p(4))?,
+            range_size: self.u32(op(5), || p(5))?,
             shape: None,
             sample_count: None,
             globally_coherent: false,
@@ -544,42 +577,43 @@ impl<'m> Reader<'m> {
         };
         let tags_at = match class {
             ResourceClass::Srv => {
-                r.shape = Some(self.u32(op(6), &p(6))?);
-                r.sample_count = Some(self.u32(op(7), &p(7))?);
+                r.shape = Some(self.u32(op(6), || p(6))?);
+                r.sample_count = Some(self.u32(op(7), || p(7))?);
                 8
             }
             ResourceClass::Uav => {
-                r.shape = Some(self.u32(op(6), &p(6))?);
-                r.globally_coherent = self.int(op(7), &p(7))? != 0;
-                r.has_counter = self.int(op(8), &p(8))? != 0;
-                r.rasterizer_ordered = self.int(op(9), &p(9))? != 0;
+                r.shape = Some(self.u32(op(6), || p(6))?);
+                r.globally_coherent = self.int(op(7), || p(7))? != 0;
+                r.has_counter = self.int(op(8), || p(8))? != 0;
+                r.rasterizer_ordered = self.int(op(9), || p(9))? != 0;
                 10
             }
             ResourceClass::Cbv => {
-                r.size = Some(self.u32(op(6), &p(6))?);
+                r.size = Some(self.u32(op(6), || p(6))?);
                 7
             }
             ResourceClass::Sampler => {
-                r.sampler_kind = Some(self.u32(op(6), &p(6))?);
+                r.sampler_kind = Some(self.u32(op(6), || p(6))?);
                 7
             }
         };
-        if let Some(tags) = self.opt_node(op(tags_at), &p(tags_at))? {
-            for (tag, val) in self.tag_pairs(tags, &p(tags_at))? {
+        if let Some(tags) = self.opt_node(op(tags_at), || p(tags_at))? {
+            for (tag, val) in self.tag_pairs(tags, || p(tags_at))? {
                 match tag {
-                    0 => r.element_type = Some(self.u32(val, &p(tags_at))?),
-                    1 => r.struct_stride = Some(self.u32(val, &p(tags_at))?),
-                    3 => r.atomic64 = self.int(val, &p(tags_at))? != 0,
+                    0 => r.element_type = Some(self.u32(val, || p(tags_at))?),
+                    1 => r.struct_stride = Some(self.u32(val, || p(tags_at))?),
+                    3 => r.atomic64 = self.int(val, || p(tags_at))? != 0,
                     t => r
                         .other_tags
-                        .push((t, self.int(val, &p(tags_at)).unwrap_or(0))),
+                        .push((t, self.int(val, || p(tags_at)).unwrap_or(0))),
                 }
             }
         }
         Ok(r)
     }
 
-    fn resources(&self, id: Option<MdId>, path: &str) -> R<Option<Resources>> {
+    fn resources(&self, id: Option<MdId>, path: impl PathLike) -> R<Option<Resources>> {
+        let path = &path.get();
         let Some(lists) = self.opt_node(id, path)? else {
             return Ok(None);
         };
@@ -597,13 +631,13 @@ impl<'m> Reader<'m> {
             ResourceClass::Sampler,
         ];
         for (k, (list, class)) in lists.iter().zip(classes).enumerate() {
-            let Some(records) = self.opt_node(*list, &format!("{path}[{k}]"))? else {
+            let Some(records) = self.opt_node(*list, || format!("{path}[{k}]"))? else {
                 continue;
             };
             let v = records
                 .iter()
                 .enumerate()
-                .map(|(i, r)| self.resource(class, *r, &format!("{path}[{k}][{i}]")))
+                .map(|(i, r)| self.resource(class, *r, || format!("{path}[{k}][{i}]")))
                 .collect::<R<Vec<_>>>()?;
             match class {
                 ResourceClass::Srv => out.srvs = v,
@@ -615,7 +649,8 @@ impl<'m> Reader<'m> {
         Ok(Some(out))
     }
 
-    fn property(&self, tag: u32, val: Option<MdId>, path: &str) -> R<Property> {
+    fn property(&self, tag: u32, val: Option<MdId>, path: impl PathLike) -> R<Property> {
+        let path = &path.get();
         Ok(match tag {
             0 => Property::Flags(self.int(val, path)? as u64),
             1 => Property::Geometry(self.ints(val, path)),
@@ -673,51 +708,52 @@ impl<'m> Reader<'m> {
         0
     }
 
-    fn entry(&self, id: Option<MdId>, path: &str) -> R<EntryPoint> {
+    fn entry(&self, id: Option<MdId>, path: impl PathLike) -> R<EntryPoint> {
+        let path = &path.get();
         let n = self.node(id, path)?;
         if n.len() != 5 {
-            return err(path, format!("{} operands where 5 are required", n.len()));
+            return err(
+                &path.get(),
+                format!("{} operands where 5 are required", n.len()),
+            );
         }
         let op = |i: usize| n.get(i).copied().flatten();
         let function = self.value(op(0)).map(|v| v.0);
         let func = function.and_then(|f| self.m.function_of_value(f));
-        let signatures = match self.opt_node(op(2), &format!("{path}.signatures"))? {
+        let signatures = match self.opt_node(op(2), || format!("{path}.signatures"))? {
             None => None,
             Some(s) => {
                 if s.len() != 3 {
                     return err(&format!("{path}.signatures"), "not three signature lists");
                 }
                 Some(Signatures {
-                    inputs: self.elements(
-                        s.first().copied().flatten(),
-                        &format!("{path}.signatures.inputs"),
-                    )?,
-                    outputs: self.elements(
-                        s.get(1).copied().flatten(),
-                        &format!("{path}.signatures.outputs"),
-                    )?,
-                    patch_constants: self.elements(
-                        s.get(2).copied().flatten(),
-                        &format!("{path}.signatures.patch_constants"),
-                    )?,
+                    inputs: self.elements(s.first().copied().flatten(), || {
+                        format!("{path}.signatures.inputs")
+                    })?,
+                    outputs: self.elements(s.get(1).copied().flatten(), || {
+                        format!("{path}.signatures.outputs")
+                    })?,
+                    patch_constants: self.elements(s.get(2).copied().flatten(), || {
+                        format!("{path}.signatures.patch_constants")
+                    })?,
                 })
             }
         };
         let mut properties = Vec::new();
-        if let Some(props) = self.opt_node(op(4), &format!("{path}.properties"))? {
-            for (tag, val) in self.tag_pairs(props, &format!("{path}.properties"))? {
+        if let Some(props) = self.opt_node(op(4), || format!("{path}.properties"))? {
+            for (tag, val) in self.tag_pairs(props, || format!("{path}.properties"))? {
                 properties.push((
                     tag,
-                    self.property(tag, val, &format!("{path}.properties tag {tag}"))?,
+                    self.property(tag, val, || format!("{path}.properties tag {tag}"))?,
                 ));
             }
         }
         Ok(EntryPoint {
             function,
             function_name: func.map(|f| f.name.clone()),
-            name: self.string(op(1), &format!("{path}.name"))?,
+            name: self.string(op(1), || format!("{path}.name"))?,
             signatures,
-            resources: self.resources(op(3), &format!("{path}.resources"))?,
+            resources: self.resources(op(3), || format!("{path}.resources"))?,
             properties,
             fp32_denorm_mode: func
                 .and_then(|f| self.m.function_string_attribute(f, "fp32-denorm-mode"))
@@ -726,7 +762,8 @@ impl<'m> Reader<'m> {
         })
     }
 
-    fn field(&self, id: Option<MdId>, path: &str) -> R<FieldAnnotation> {
+    fn field(&self, id: Option<MdId>, path: impl PathLike) -> R<FieldAnnotation> {
+        let path = &path.get();
         let n = self.node(id, path)?;
         let mut f = FieldAnnotation::default();
         for (tag, val) in self.tag_pairs(n, path)? {
@@ -842,7 +879,7 @@ impl DxilMetadata {
         if let Some(n) = m.named("dx.entryPoints") {
             for (i, e) in n.ops.iter().enumerate() {
                 out.entry_points
-                    .push(r.entry(Some(*e), &format!("dx.entryPoints[{i}]"))?);
+                    .push(r.entry(Some(*e), || format!("dx.entryPoints[{i}]"))?);
             }
         }
         r.annotations(&mut out)?;

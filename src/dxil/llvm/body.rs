@@ -35,6 +35,7 @@ struct Body<'r> {
     bb_names: Vec<(u32, String, u64)>,
     names: Vec<(u32, String, u64)>,
     void_ty: Option<TypeId>,
+    bool_ty: Option<TypeId>,
 }
 
 pub(super) fn read_body(
@@ -100,6 +101,7 @@ pub(super) fn read_body(
         bb_names: Vec::new(),
         names: Vec::new(),
         void_ty,
+        bool_ty: None,
     };
     let mut args = Vec::with_capacity(params.len());
     for (i, p) in params.iter().enumerate() {
@@ -165,6 +167,17 @@ impl Body<'_> {
             None => {
                 let t = self.r.intern(Type::Void);
                 self.void_ty = Some(t);
+                t
+            }
+        }
+    }
+
+    fn i1(&mut self) -> TypeId {
+        match self.bool_ty {
+            Some(t) => t,
+            None => {
+                let t = self.r.intern(Type::Integer(1));
+                self.bool_ty = Some(t);
                 t
             }
         }
@@ -398,11 +411,12 @@ impl Body<'_> {
                     .ok_or_else(|| self.err(bit, "unknown binary operator"))?;
                 i = i.saturating_add(1);
                 let tt = self.scalar_of(t, bit)?;
-                if tt.is_float() {
+                let (tt_float, tt_int) = (tt.is_float(), tt.is_integer());
+                if tt_float {
                     if !op.allows_float() {
                         return Err(self.err(bit, format!("{} on float operands", op.name(false))));
                     }
-                } else if !tt.is_integer() {
+                } else if !tt_int {
                     return Err(self.err(bit, "binary operator on non-numeric operands"));
                 }
                 let flags =
@@ -485,7 +499,7 @@ impl Body<'_> {
                 // SELECT (old): [ty, opval, opval, opval]
                 let (if_true, t) = self.val_ty(o, &mut i, "select operand")?;
                 let if_false = self.val(o, &mut i, t, "select operand")?;
-                let b1 = self.r.intern(Type::Integer(1));
+                let b1 = self.i1();
                 let cond = self.val(o, &mut i, b1, "select condition")?;
                 (
                     InstKind::Select {
@@ -602,7 +616,7 @@ impl Body<'_> {
                 } else {
                     let if_true = self.block_ref(o.get(0)?, bit)?;
                     let if_false = self.block_ref(o.get(1)?, bit)?;
-                    let b1 = self.r.intern(Type::Integer(1));
+                    let b1 = self.i1();
                     i = 2;
                     let cond = self.val(o, &mut i, b1, "branch condition")?;
                     (
@@ -832,7 +846,7 @@ impl Body<'_> {
                 let weak = o.opt(i.saturating_add(4)) != 0;
                 i = o.len();
                 let rt = if code == 46 {
-                    let b1 = self.r.intern(Type::Integer(1));
+                    let b1 = self.i1();
                     self.r.intern(Type::Struct {
                         name: None,
                         packed: false,
@@ -963,10 +977,10 @@ impl Body<'_> {
     }
 
     /// The element type of a vector, or the type itself.
-    fn scalar_of(&self, t: TypeId, bit: u64) -> Result<Type, LlvmError> {
+    fn scalar_of(&self, t: TypeId, bit: u64) -> Result<&Type, LlvmError> {
         match self.ty(t, bit)? {
-            Type::Vector { element, .. } => Ok(self.ty(*element, bit)?.clone()),
-            other => Ok(other.clone()),
+            Type::Vector { element, .. } => self.ty(*element, bit),
+            other => Ok(other),
         }
     }
 
@@ -990,7 +1004,7 @@ impl Body<'_> {
             Type::Vector { len, .. } => Some(*len),
             _ => None,
         };
-        let b1 = self.r.intern(Type::Integer(1));
+        let b1 = self.i1();
         Ok(match len {
             Some(len) => self.r.intern(Type::Vector { len, element: b1 }),
             None => b1,
@@ -1091,18 +1105,25 @@ impl Body<'_> {
                 ret,
                 params,
                 vararg,
-            } => (*ret, params.clone(), *vararg),
+            } => (*ret, params.len(), *vararg),
             _ => return Err(self.err(bit, "call of a non-function")),
         };
-        let mut args = Vec::with_capacity(params.len());
-        for p in &params {
+        let nparams = params;
+        let mut args = Vec::with_capacity(nparams);
+        for pk in 0..nparams {
+            let p = match self.r.m.types.get(fn_ty.index()) {
+                Some(Type::Function { params, .. }) => params.get(pk).copied(),
+                _ => None,
+            }
+            .ok_or_else(|| self.err(bit, "call of a non-function"))?;
+            let p = &p;
             if *i >= o.len() {
                 return Err(self.err(
                     bit,
                     format!(
                         "call with {} arguments to a function of {}",
                         args.len(),
-                        params.len()
+                        nparams
                     ),
                 ));
             }
@@ -1133,7 +1154,7 @@ impl Body<'_> {
                 format!(
                     "call with {} arguments to a function of {}",
                     o.len().saturating_sub(*i).saturating_add(args.len()),
-                    params.len()
+                    nparams
                 ),
             ));
         }
@@ -1198,19 +1219,21 @@ impl Body<'_> {
         }
         let mut t = source_ty;
         for idx in indices.iter().skip(1) {
-            t = match self.ty(t, bit)?.clone() {
+            let next = match self.ty(t, bit)? {
                 Type::Struct { elements, .. } => {
                     let k = self
                         .const_int(*idx)
                         .ok_or_else(|| self.err(bit, "struct index is not a constant"))?;
-                    *usize::try_from(k)
+                    usize::try_from(k)
                         .ok()
                         .and_then(|k| elements.get(k))
+                        .copied()
                         .ok_or_else(|| self.err(bit, format!("struct index {k} out of range")))?
                 }
-                Type::Array { element, .. } | Type::Vector { element, .. } => element,
+                Type::Array { element, .. } | Type::Vector { element, .. } => *element,
                 _ => return Err(self.err(bit, "getelementptr indexes into a non-aggregate")),
             };
+            t = next;
         }
         let rt = self.r.pointer_to(t, space);
         Ok((

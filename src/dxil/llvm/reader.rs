@@ -2,6 +2,42 @@
 //! metadata, symbol tables. Function bodies are read by [`super::body`].
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small multiplicative hasher for the type caches (keys are type ids and shapes
+/// built by this reader; no adversary chooses collisions that matter for speed here
+/// beyond the module's own, bounded, type count).
+#[derive(Default, Clone, Copy)]
+pub(super) struct FxHasher(u64);
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.add(u64::from(*b));
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(u64::from(v));
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 use super::bitstream::{Bitstream, Entry, OwnedRecord, Record};
 use super::module::{
@@ -99,9 +135,9 @@ pub(super) fn decode_align(exp: u64) -> Option<u64> {
 pub(super) struct Reader {
     pub m: Module,
     /// Pointer types by (pointee, address space), for the types values imply.
-    ptr_cache: HashMap<(TypeId, u32), TypeId>,
+    ptr_cache: FxMap<(TypeId, u32), TypeId>,
     /// Other types looked up by shape.
-    type_cache: HashMap<Type, TypeId>,
+    type_cache: FxMap<Type, TypeId>,
     /// Checks on module-level value references, resolved at the end of the module.
     pub checks: Vec<Check>,
     /// Metadata references (id, bit) to check at the end of the module.
@@ -118,8 +154,8 @@ pub(super) fn read_module(bitcode: &[u8]) -> Result<Module, LlvmError> {
     let mut bs = Bitstream::new(bitcode)?;
     let mut r = Reader {
         m: Module::default(),
-        ptr_cache: HashMap::new(),
-        type_cache: HashMap::new(),
+        ptr_cache: FxMap::default(),
+        type_cache: FxMap::default(),
         checks: Vec::new(),
         md_checks: Vec::new(),
         with_body: Vec::new(),
@@ -1083,7 +1119,18 @@ impl Reader {
                 continue;
             }
             let ty = cur.ok_or_else(|| o.err("constant before SETTYPE"))?;
-            let t = self.ty(ty, o.bit, B)?.clone();
+            let t = self.ty(ty, o.bit, B)?;
+            // Only the shape matters here: clone cheaply (elements are not needed
+            // except for aggregates, handled by reference below).
+            let t = match t {
+                Type::Struct { .. } | Type::Function { .. } => Type::Struct {
+                    name: None,
+                    packed: false,
+                    elements: Vec::new(),
+                    opaque: true,
+                },
+                other => other.clone(),
+            };
             let mut refs: Vec<(u64, Option<TypeId>)> = Vec::new();
             let c = match rec.code {
                 2 => Constant::Null,
@@ -1114,7 +1161,8 @@ impl Reader {
                     Constant::Float(v)
                 }
                 7 => {
-                    let elems = self.aggregate_element_types(&t, o.len(), &o)?;
+                    let full = self.ty(ty, o.bit, B)?.clone();
+                    let elems = self.aggregate_element_types(&full, o.len(), &o)?;
                     for (&v, et) in o.ops.iter().zip(elems) {
                         refs.push((v, Some(et)));
                     }
