@@ -257,17 +257,19 @@ impl<'a> BitReader<'a> {
         self.vbr_rest(chunk, width, what)
     }
 
-    #[cold]
     fn vbr_rest(&mut self, first: u64, width: u32, what: &'static str) -> Result<u64> {
         let start = self.bit().saturating_sub(width.into());
         let payload = width.saturating_sub(1);
         let hi = 1u64.wrapping_shl(payload);
-        let mut result = first & hi.wrapping_sub(1);
+        let pmask = hi.wrapping_sub(1);
+        let mut result = first & pmask;
         let mut shift = payload;
         loop {
             let chunk = self.read(width, what)?;
-            let piece = chunk & hi.wrapping_sub(1);
-            if piece != 0 {
+            let piece = chunk & pmask;
+            if shift.saturating_add(payload) <= 64 {
+                result |= piece.wrapping_shl(shift);
+            } else if piece != 0 {
                 // The piece must fit entirely below bit 64.
                 let fits = shift < 64
                     && piece.checked_shl(shift).and_then(|v| v.checked_shr(shift)) == Some(piece);

@@ -107,16 +107,21 @@ impl<'r> Ops<'r> {
 
     /// Operands from `i` on as bytes (characters of a name or string).
     pub fn string_from(&self, i: usize) -> Result<String, LlvmError> {
-        Ok(String::from_utf8_lossy(&self.bytes_from(i)?).into_owned())
+        let bytes = self.bytes_from(i)?;
+        Ok(String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
 
     pub fn bytes_from(&self, i: usize) -> Result<Vec<u8>, LlvmError> {
-        self.ops
-            .get(i..)
-            .unwrap_or_default()
-            .iter()
-            .map(|&c| u8::try_from(c).map_err(|_| self.err(format!("character {c} out of range"))))
-            .collect()
+        let ops = self.ops.get(i..).unwrap_or_default();
+        let mut out = Vec::with_capacity(ops.len());
+        for &c in ops {
+            match u8::try_from(c) {
+                Ok(b) => out.push(b),
+                Err(_) => return Err(self.err(format!("character {c} out of range"))),
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -249,6 +254,17 @@ impl Reader {
         if let Some(&id) = self.type_cache.get(&t) {
             return id;
         }
+        if matches!(
+            t,
+            Type::Struct {
+                name: None,
+                opaque: false,
+                ..
+            }
+        ) && let Some(i) = self.m.types.iter().position(|x| *x == t)
+        {
+            return TypeId(u32::try_from(i).unwrap_or(u32::MAX));
+        }
         let id = TypeId(u32::try_from(self.m.types.len()).unwrap_or(u32::MAX));
         self.remember(&t, id);
         self.m.types.push(t);
@@ -265,11 +281,12 @@ impl Reader {
                     .entry((*pointee, *address_space))
                     .or_insert(id);
             }
-            // Named structs are distinct types; only literal shapes are looked up.
-            Type::Struct { name: Some(_), .. } | Type::Struct { opaque: true, .. } => {}
-            _ => {
+            // Only the small shapes instructions imply are cached; others are found
+            // by a scan in `intern`.
+            Type::Integer(_) | Type::Vector { .. } | Type::Void | Type::Array { .. } => {
                 self.type_cache.entry(t.clone()).or_insert(id);
             }
+            _ => {}
         }
     }
 
