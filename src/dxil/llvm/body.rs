@@ -1044,7 +1044,7 @@ impl Body<'_> {
                                 let per = s.int_width().or_else(|| s.float_bits()).map(u64::from);
                                 per.map(|p| p.saturating_mul(len(t).unwrap_or(1)))
                             };
-                            bits(ft, &fs).is_some() && bits(ft, &fs) == bits(tt, &ts)
+                            bits(ft, fs).is_some() && bits(ft, fs) == bits(tt, ts)
                         })
             }
             AddrSpaceCast => fs.is_pointer() && ts.is_pointer(),
