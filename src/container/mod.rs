@@ -42,8 +42,7 @@ mod reader;
 pub use error::ContainerError;
 pub use fourcc::FourCc;
 pub use program::{
-    DXIL_BITCODE_HEADER_OFFSET, DxilProgramHeader, ProgramHeader, ProgramKind, ProgramVersion,
-    TokenProgramHeader,
+    DXIL_BITCODE_HEADER_OFFSET, DxilProgramHeader, ProgramHeader, ProgramKind, ProgramVersion, TokenProgramHeader,
 };
 pub use reader::Reader;
 

@@ -111,8 +111,7 @@ impl ProgramKind {
             Compute => "cs",
             Mesh => "ms",
             Amplification => "as",
-            Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable
-            | Node => "lib",
+            Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable | Node => "lib",
             Unknown(_) => "unknown",
         }
     }
@@ -141,22 +140,14 @@ impl ProgramVersion {
 
     /// Encodes the version word.
     pub fn to_word(self) -> u32 {
-        (u32::from(self.kind.code()) << 16)
-            | (u32::from(self.major & 0xf) << 4)
-            | u32::from(self.minor & 0xf)
+        (u32::from(self.kind.code()) << 16) | (u32::from(self.major & 0xf) << 4) | u32::from(self.minor & 0xf)
     }
 }
 
 impl fmt::Display for ProgramVersion {
     /// The profile name: `cs_5_0`, `ps_6_6`, `lib_6_3`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}_{}_{}",
-            self.kind.profile_prefix(),
-            self.major,
-            self.minor
-        )
+        write!(f, "{}_{}_{}", self.kind.profile_prefix(), self.major, self.minor)
     }
 }
 
@@ -187,12 +178,7 @@ impl DxilProgramHeader {
         let size_in_words = r.u32_at(4)?;
         let magic = r.u32_at(8)?;
         if magic != u32::from_le_bytes(*b"DXIL") {
-            return Err(ContainerError::BadField {
-                part: part.tag,
-                what: "bitcode magic",
-                value: magic.into(),
-                offset: 8,
-            });
+            return Err(ContainerError::BadField { part: part.tag, what: "bitcode magic", value: magic.into(), offset: 8 });
         }
         let dxil_version = r.u32_at(12)?;
         let bitcode_offset = r.u32_at(16)?;
@@ -209,24 +195,12 @@ impl DxilProgramHeader {
                 need: end,
                 have: part.data.len() as u64,
             })?;
-        Ok((
-            DxilProgramHeader {
-                version,
-                size_in_words,
-                dxil_version,
-                bitcode_offset,
-                bitcode_size,
-            },
-            bitcode,
-        ))
+        Ok((DxilProgramHeader { version, size_in_words, dxil_version, bitcode_offset, bitcode_size }, bitcode))
     }
 
     /// DXIL version as (major, minor).
     pub fn dxil_version_pair(&self) -> (u8, u8) {
-        (
-            ((self.dxil_version >> 8) & 0xff) as u8,
-            (self.dxil_version & 0xff) as u8,
-        )
+        (((self.dxil_version >> 8) & 0xff) as u8, (self.dxil_version & 0xff) as u8)
     }
 }
 
@@ -243,10 +217,7 @@ impl TokenProgramHeader {
     /// Reads the version and length tokens.
     pub fn parse(part: &Part<'_>) -> Result<Self, ContainerError> {
         let r = Reader::new(part.data, part.tag);
-        Ok(TokenProgramHeader {
-            version: ProgramVersion::from_word(r.u32_at(0)?),
-            length_in_tokens: r.u32_at(4)?,
-        })
+        Ok(TokenProgramHeader { version: ProgramVersion::from_word(r.u32_at(0)?), length_in_tokens: r.u32_at(4)? })
     }
 }
 
@@ -290,9 +261,6 @@ mod tests {
         assert_eq!((v.major, v.minor), (5, 0));
         assert_eq!(v.to_string(), "cs_5_0");
         assert_eq!(v.to_word(), 0x0005_0050);
-        assert_eq!(
-            ProgramVersion::from_word(0x0006_0063).to_string(),
-            "lib_6_3"
-        );
+        assert_eq!(ProgramVersion::from_word(0x0006_0063).to_string(), "lib_6_3");
     }
 }

@@ -48,18 +48,7 @@ pub enum Mutation {
     Insert { at: usize, len: usize, value: u8 },
 }
 
-const INTERESTING: [u32; 10] = [
-    0,
-    1,
-    0x7f,
-    0x80,
-    0xff,
-    0xffff,
-    0x7fff_ffff,
-    0x8000_0000,
-    0xffff_fffe,
-    0xffff_ffff,
-];
+const INTERESTING: [u32; 10] = [0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff];
 
 impl Mutation {
     /// A random mutation of an input of `len` bytes, restricted to bytes `range` when
@@ -68,31 +57,12 @@ impl Mutation {
         let span = range.end.saturating_sub(range.start).max(1);
         let at = (range.start + rng.below(span)).min(len.saturating_sub(1));
         match rng.below(10) {
-            0..=3 => Mutation::BitFlip {
-                at,
-                bit: rng.below(8) as u8,
-            },
-            4 => Mutation::SetByte {
-                at,
-                value: rng.next_u64() as u8,
-            },
-            5 | 6 => Mutation::SetWord {
-                at: at & !3,
-                value: INTERESTING[rng.below(INTERESTING.len())],
-            },
-            7 => Mutation::Truncate {
-                len: range.start + rng.below(span),
-            },
-            8 => Mutation::Splice {
-                from: rng.below(len.max(1)),
-                to: at,
-                len: 1 + rng.below(64),
-            },
-            _ => Mutation::Insert {
-                at,
-                len: 1 + rng.below(16),
-                value: rng.next_u64() as u8,
-            },
+            0..=3 => Mutation::BitFlip { at, bit: rng.below(8) as u8 },
+            4 => Mutation::SetByte { at, value: rng.next_u64() as u8 },
+            5 | 6 => Mutation::SetWord { at: at & !3, value: INTERESTING[rng.below(INTERESTING.len())] },
+            7 => Mutation::Truncate { len: range.start + rng.below(span) },
+            8 => Mutation::Splice { from: rng.below(len.max(1)), to: at, len: 1 + rng.below(64) },
+            _ => Mutation::Insert { at, len: 1 + rng.below(16), value: rng.next_u64() as u8 },
         }
     }
 
@@ -117,9 +87,7 @@ impl Mutation {
             }
             Mutation::Truncate { len } => out.truncate(len),
             Mutation::Splice { from, to, len } => {
-                let len = len
-                    .min(input.len().saturating_sub(from))
-                    .min(out.len().saturating_sub(to));
+                let len = len.min(input.len().saturating_sub(from)).min(out.len().saturating_sub(to));
                 out[to..to + len].copy_from_slice(&input[from..from + len]);
             }
             Mutation::Insert { at, len, value } => {
@@ -134,14 +102,7 @@ impl Mutation {
 /// Runs `check` on `count` mutations of `input` (seeded by `seed`) restricted to
 /// `range`, and on the input with every byte of `range` set to 0x00 and 0xff in turn.
 /// `check` must not panic; a panic is reported with the mutation that caused it.
-pub fn mutate_each(
-    name: &str,
-    input: &[u8],
-    range: std::ops::Range<usize>,
-    seed: u64,
-    count: usize,
-    check: &dyn Fn(&[u8]),
-) {
+pub fn mutate_each(name: &str, input: &[u8], range: std::ops::Range<usize>, seed: u64, count: usize, check: &dyn Fn(&[u8])) {
     let mut rng = Rng::new(seed);
     let run = |what: &dyn std::fmt::Debug, bytes: &[u8]| {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(bytes)));
