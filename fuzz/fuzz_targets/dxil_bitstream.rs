@@ -1,6 +1,6 @@
-//! (filled in with its decoder)
+//! Raw LLVM bitstream walk: blocks, abbreviations and records of arbitrary bytes.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = dxlane::container::Container::parse(data);
+    let _ = dxlane::dxil::bitstream::read_tree(data);
 });

@@ -5,5 +5,6 @@
 
 mod common;
 mod container;
+mod dxil;
 mod info;
 mod untrusted;

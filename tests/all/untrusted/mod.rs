@@ -162,3 +162,4 @@ pub fn mutate_each(
         }
     }
 }
+mod dxil;
