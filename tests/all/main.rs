@@ -7,4 +7,5 @@ mod common;
 mod container;
 mod dxil;
 mod info;
+mod lower_dxil;
 mod untrusted;
