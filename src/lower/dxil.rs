@@ -61,6 +61,16 @@ pub fn lower_container(
 
 /// Lowers the entry point of a decoded module.
 pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError> {
+    lower_module_with(m, opts, false)
+}
+
+/// [`lower_module`]; with `graphics_io` (tests only) a program of any stage is lowered
+/// as if it were a compute program (see [`lower_entry`]).
+fn lower_module_with(
+    m: &Module,
+    opts: &LoadOptions,
+    graphics_io: bool,
+) -> Result<Shader, LowerError> {
     let md =
         DxilMetadata::read(m).map_err(|e| LowerError::Decode(format!("DXIL metadata: {e}")))?;
     let kind = md
@@ -99,7 +109,7 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
     } else {
         kind
     };
-    if stage_kind != "cs" {
+    if stage_kind != "cs" && !graphics_io {
         return Err(LowerError::Unsupported {
             what: stage_refusal(stage_kind),
             location,
@@ -114,29 +124,21 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         .iter()
         .position(|f| f.name == fname)
         .ok_or_else(|| LowerError::Entry(format!("entry function @{fname} does not exist")))?;
-    let f = m
-        .functions
-        .get(fi)
-        .ok_or_else(|| LowerError::Entry(format!("entry function @{fname} does not exist")))?;
-    let body = f
-        .body
-        .as_ref()
-        .ok_or_else(|| LowerError::Entry(format!("entry function @{fname} has no body")))?;
-    if !body.args.is_empty() {
-        return Err(LowerError::Unsupported {
-            what: "an entry function with parameters".into(),
-            location,
-        });
-    }
 
     let mut b = Builder::new(Stage::Compute);
     {
         let s = b.shader_mut();
         s.entry = entry.name.clone();
-        s.thread_group = entry.num_threads().ok_or_else(|| LowerError::Invalid {
-            message: "a compute program without [numthreads]".into(),
-            location: location.clone(),
-        })?;
+        s.thread_group = match entry.num_threads() {
+            Some(n) => n,
+            None if graphics_io => [1, 1, 1],
+            None => {
+                return Err(LowerError::Invalid {
+                    message: "a compute program without [numthreads]".into(),
+                    location,
+                });
+            }
+        };
         s.wave_size = wave_size(entry);
         s.fp32_denorm = match entry.fp32_denorm_mode.as_deref() {
             Some("preserve") => DenormMode::Preserve,
@@ -163,11 +165,38 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         }
     }
 
-    let fi = u32::try_from(fi).unwrap_or(u32::MAX);
+    lower_entry(m, fi, b, ranges, graphics_io)
+}
+
+/// Lowers function `fi` of a module as a compute entry point into `b`, whose header the
+/// caller has filled, with the resource ranges `ranges` (parallel to the header's).
+/// With `graphics_io` (tests of graphics programs' bodies only), `LoadInput` reads 0 and
+/// `StoreOutput`/`Discard` do nothing.
+fn lower_entry(
+    m: &Module,
+    fi: usize,
+    b: Builder,
+    ranges: Vec<resources::Range>,
+    graphics_io: bool,
+) -> Result<Shader, LowerError> {
+    let f = m
+        .functions
+        .get(fi)
+        .ok_or_else(|| LowerError::Entry(format!("function {fi} does not exist")))?;
+    let body = f
+        .body
+        .as_ref()
+        .ok_or_else(|| LowerError::Entry(format!("entry function @{} has no body", f.name)))?;
+    if !body.args.is_empty() {
+        return Err(LowerError::Unsupported {
+            what: "an entry function with parameters".into(),
+            location: format!("function @{}", f.name),
+        });
+    }
     let fl = FnLower {
         m,
         body,
-        fi,
+        fi: u32::try_from(fi).unwrap_or(u32::MAX),
         fname: &f.name,
         b,
         dl: layout::DataLayout::parse(m.datalayout.as_deref()),
@@ -183,6 +212,7 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         blocks: Vec::new(),
         inst: 0,
         precise_kind: m.metadata_kind("dx.precise"),
+        graphics_io,
     };
     lower_function(fl)
 }

@@ -510,6 +510,12 @@ impl<'m> FnLower<'m> {
                 self.define(res, Val::Regs(out));
             }
             220 => self.pack(c, res)?,
+            4 if self.graphics_io => {
+                let leaves = self.leaves(inst.ty)?;
+                let z: Vec<Reg> = leaves.iter().map(|l| self.unread(*l)).collect();
+                self.define(res, Val::Regs(z));
+            }
+            5 | 82 if self.graphics_io => {}
             _ => {
                 return Err(self.unsupported(format!("dx.op {} ({op})", c.name())));
             }
