@@ -1,0 +1,6 @@
+//! stub
+use super::Program;
+/// stub
+pub fn listing(_p: &Program) -> String {
+    String::new()
+}
