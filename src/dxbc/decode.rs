@@ -663,6 +663,7 @@ fn read_executable(
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
 mod tests {
     use super::*;
     use crate::dxbc::token::encode;

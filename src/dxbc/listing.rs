@@ -312,7 +312,9 @@ impl Printer<'_> {
         }
         op.min_precision = r.min_precision;
         self.register(out, &op);
-        let _ = write!(out, ".{}", r.component.letter());
+        if !r.scalar {
+            let _ = write!(out, ".{}", r.component.letter());
+        }
     }
 
     /// A declaration line.

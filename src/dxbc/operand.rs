@@ -324,8 +324,11 @@ pub struct RelativeRegister {
     pub index_count: u8,
     /// The register's immediate indices (`[1, 0]` for `x1`; `[3, 0]` for `r3`).
     pub indices: [u32; 2],
-    /// The component read.
+    /// The component read (x for a one-component register).
     pub component: Component,
+    /// The register is a one-component register (`vOutputControlPointID`) rather than one
+    /// component selected from four (`r0.y`).
+    pub scalar: bool,
     /// Its minimum precision.
     pub min_precision: MinPrecision,
 }
@@ -661,9 +664,9 @@ fn read_relative(c: &mut Cursor<'_>) -> Result<RelativeRegister, DxbcError> {
             at,
         });
     }
-    let component = match (tok.num_components(), tok.selection_mode()) {
-        (1, _) => Component::X,
-        (2, 2) => Component::from_bits(tok.select1()),
+    let (component, scalar) = match (tok.num_components(), tok.selection_mode()) {
+        (1, _) => (Component::X, true),
+        (2, 2) => (Component::from_bits(tok.select1()), false),
         _ => {
             return Err(DxbcError::BadRelativeIndex {
                 reason: "index register does not select one component",
@@ -696,6 +699,7 @@ fn read_relative(c: &mut Cursor<'_>) -> Result<RelativeRegister, DxbcError> {
         index_count: dims,
         indices: [0; 2],
         component,
+        scalar,
         min_precision: inner.min_precision,
     };
     for (dim, slot) in (0u32..).zip(rel.indices.iter_mut().take(usize::from(dims))) {
@@ -713,6 +717,7 @@ fn read_relative(c: &mut Cursor<'_>) -> Result<RelativeRegister, DxbcError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
 mod tests {
     use super::*;
     use crate::container::FourCc;

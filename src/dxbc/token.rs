@@ -374,6 +374,7 @@ impl ExtendedOperandToken {
 /// Encoders used by the unit tests here and in the other layers to assemble tokens by
 /// hand (the `ENCODE_*` macros of seed 002).
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
 pub(crate) mod encode {
     /// An opcode token: opcode, length, and extra control bits already in place.
     pub fn opcode(op: u16, length: u32, extra: u32) -> u32 {
@@ -418,6 +419,7 @@ pub(crate) mod encode {
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
 mod tests {
     use super::*;
 

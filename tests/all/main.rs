@@ -5,3 +5,5 @@
 
 mod common;
 mod untrusted;
+mod dxbc;
+mod vkd3d;
