@@ -343,16 +343,29 @@ def main():
     w("    }")
     w("")
     w("    /// The table row: mnemonic, operand counts and types, class.")
-    w("    pub const fn info(self) -> OpcodeInfo {")
-    w("        use OpcodeClass as C;")
-    w("        use OperandType as T;")
-    w("        match self {")
-    for value, name, variant, mnemonic, operands, dsts, types, cls in ops:
-        ts = ", ".join(f"T::{TYPES[t]}" for t in types)
-        w(f"            Opcode::{variant} => OpcodeInfo {{ mnemonic: \"{mnemonic}\", operands: {operands}, destinations: {dsts}, types: &[{ts}], class: C::{cls} }},")
-    w("        }")
+    w("    #[inline]")
+    w("    pub fn info(self) -> &'static OpcodeInfo {")
+    w("        // Every variant's code indexes a row (the table has a row for each code up to the")
+    w("        // last one, reserved codes included).")
+    w("        OPCODE_INFO.get(usize::from(self as u16)).unwrap_or(&RESERVED)")
     w("    }")
     w("}")
+    w("")
+    w("/// The row of a reserved code (never returned for a valid opcode).")
+    w("const RESERVED: OpcodeInfo = OpcodeInfo { mnemonic: \"reserved\", operands: 0, destinations: 0, types: &[], class: OpcodeClass::Debug };")
+    w("")
+    last = max(v for v, *_ in ops)
+    by_code = {v: row for v, *row in ops}
+    w(f"/// The rows, indexed by opcode code.")
+    w(f"static OPCODE_INFO: [OpcodeInfo; {last + 1}] = [")
+    for code in range(last + 1):
+        if code not in by_code:
+            w(f"    RESERVED, // {code}")
+            continue
+        name, variant, mnemonic, operands, dsts, types, cls = by_code[code]
+        ts = ", ".join(f"OperandType::{TYPES[t]}" for t in types)
+        w(f"    OpcodeInfo {{ mnemonic: \"{mnemonic}\", operands: {operands}, destinations: {dsts}, types: &[{ts}], class: OpcodeClass::{cls} }}, // {code}")
+    w("];")
     text = "\n".join(out) + "\n"
     fmt = subprocess.run(["rustfmt", "--edition", "2024"], input=text, capture_output=True, text=True)
     if fmt.returncode != 0:

@@ -17,8 +17,8 @@ use super::decl::{
     read_declaration,
 };
 use super::error::{DxbcError, Location};
-use super::opcode::{Opcode, OpcodeClass};
-use super::operand::{ComponentMask, Operand, RegisterType, read_operand};
+use super::opcode::{Opcode, OpcodeClass, OpcodeInfo};
+use super::operand::{ComponentMask, Components, Operand, RegisterType, read_operand_into};
 use super::token::{ExtendedOpcodeToken, OpcodeToken, extended_opcode_type};
 
 /// Reads the tokens of one instruction, never past its end.
@@ -448,7 +448,8 @@ pub(super) fn decode_part(part: FourCc, bytes: &[u8]) -> Result<Program, DxbcErr
         })?;
         let remaining = tokens.len().saturating_sub(pos);
         let remaining_u32 = u32::try_from(remaining).unwrap_or(u32::MAX);
-        let mnemonic = opcode.mnemonic();
+        let info = opcode.info();
+        let mnemonic = info.mnemonic;
         let length = match opcode {
             Opcode::CustomData => {
                 let len = *tokens.get(pos.wrapping_add(1)).ok_or(DxbcError::PastEnd {
@@ -495,7 +496,7 @@ pub(super) fn decode_part(part: FourCc, bytes: &[u8]) -> Result<Program, DxbcErr
             })?;
         let mut c = Cursor::new(body, part, at.token, mnemonic);
         c.next("opcode token")?;
-        let kind = match opcode.class() {
+        let kind = match info.class {
             OpcodeClass::CustomData => {
                 c.next("custom-data length")?;
                 let words = c.take_words(length.saturating_sub(2), "custom data")?;
@@ -525,7 +526,7 @@ pub(super) fn decode_part(part: FourCc, bytes: &[u8]) -> Result<Program, DxbcErr
                 _ => HullPhase::Join,
             }),
             _ => {
-                let mut e = read_executable(opcode, tok, &mut c, &mut program.operands)?;
+                let mut e = read_executable(opcode, info, tok, &mut c, &mut program.operands)?;
                 e.unused_tokens = u32::try_from(c.remaining()).unwrap_or(u32::MAX);
                 c.take_words(e.unused_tokens, "unused tokens")?;
                 InstructionKind::Executable(e)
@@ -553,6 +554,7 @@ pub(super) fn decode_part(part: FourCc, bytes: &[u8]) -> Result<Program, DxbcErr
 /// tokens, `fcall`'s function index, then the opcode's operands.
 fn read_executable(
     opcode: Opcode,
+    info: &OpcodeInfo,
     tok: OpcodeToken,
     c: &mut Cursor<'_>,
     arena: &mut Vec<Operand>,
@@ -654,9 +656,12 @@ fn read_executable(
         e.function_index = Some(c.next("function index")?);
     }
     let start = u32::try_from(arena.len()).unwrap_or(u32::MAX);
-    let count = opcode.info().operands;
+    let count = info.operands;
     for _ in 0..count {
-        arena.push(read_operand(c)?);
+        arena.push(Operand::new(RegisterType::Null, Components::Zero));
+        if let Some(slot) = arena.last_mut() {
+            read_operand_into(c, slot)?;
+        }
     }
     e.operands = OperandRange { start, len: count };
     Ok(e)

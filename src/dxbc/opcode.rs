@@ -77,17 +77,17 @@ pub struct OpcodeInfo {
 
 impl Opcode {
     /// fxc's mnemonic.
-    pub const fn mnemonic(self) -> &'static str {
+    pub fn mnemonic(self) -> &'static str {
         self.info().mnemonic
     }
 
     /// The opcode's class.
-    pub const fn class(self) -> OpcodeClass {
+    pub fn class(self) -> OpcodeClass {
         self.info().class
     }
 
     /// Whether the opcode is a declaration.
-    pub const fn is_declaration(self) -> bool {
+    pub fn is_declaration(self) -> bool {
         matches!(self.info().class, OpcodeClass::Declaration)
     }
 

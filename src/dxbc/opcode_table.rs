@@ -953,1709 +953,2005 @@ impl Opcode {
     }
 
     /// The table row: mnemonic, operand counts and types, class.
-    pub const fn info(self) -> OpcodeInfo {
-        use OpcodeClass as C;
-        use OperandType as T;
-        match self {
-            Opcode::Add => OpcodeInfo {
-                mnemonic: "add",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::And => OpcodeInfo {
-                mnemonic: "and",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::Break => OpcodeInfo {
-                mnemonic: "break",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Breakc => OpcodeInfo {
-                mnemonic: "breakc",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Uint],
-                class: C::Flow,
-            },
-            Opcode::Call => OpcodeInfo {
-                mnemonic: "call",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Uint],
-                class: C::Flow,
-            },
-            Opcode::Callc => OpcodeInfo {
-                mnemonic: "callc",
-                operands: 2,
-                destinations: 0,
-                types: &[T::Uint, T::Uint],
-                class: C::Flow,
-            },
-            Opcode::Case => OpcodeInfo {
-                mnemonic: "case",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Int],
-                class: C::Flow,
-            },
-            Opcode::Continue => OpcodeInfo {
-                mnemonic: "continue",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Continuec => OpcodeInfo {
-                mnemonic: "continuec",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Uint],
-                class: C::Flow,
-            },
-            Opcode::Cut => OpcodeInfo {
-                mnemonic: "cut",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Default => OpcodeInfo {
-                mnemonic: "default",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::DerivRtx => OpcodeInfo {
-                mnemonic: "deriv_rtx",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::DerivRty => OpcodeInfo {
-                mnemonic: "deriv_rty",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Discard => OpcodeInfo {
-                mnemonic: "discard",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Uint],
-                class: C::Flow,
-            },
-            Opcode::Div => OpcodeInfo {
-                mnemonic: "div",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Dp2 => OpcodeInfo {
-                mnemonic: "dp2",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Dp3 => OpcodeInfo {
-                mnemonic: "dp3",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Dp4 => OpcodeInfo {
-                mnemonic: "dp4",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Else => OpcodeInfo {
-                mnemonic: "else",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Emit => OpcodeInfo {
-                mnemonic: "emit",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::EmitThenCut => OpcodeInfo {
-                mnemonic: "emit_then_cut",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::EndIf => OpcodeInfo {
-                mnemonic: "endif",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::EndLoop => OpcodeInfo {
-                mnemonic: "endloop",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::EndSwitch => OpcodeInfo {
-                mnemonic: "endswitch",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Eq => OpcodeInfo {
-                mnemonic: "eq",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Exp => OpcodeInfo {
-                mnemonic: "exp",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Frc => OpcodeInfo {
-                mnemonic: "frc",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Ftoi => OpcodeInfo {
-                mnemonic: "ftoi",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Int, T::Float],
-                class: C::Conversion,
-            },
-            Opcode::Ftou => OpcodeInfo {
-                mnemonic: "ftou",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Float],
-                class: C::Conversion,
-            },
-            Opcode::Ge => OpcodeInfo {
-                mnemonic: "ge",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Iadd => OpcodeInfo {
-                mnemonic: "iadd",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Int, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::If => OpcodeInfo {
-                mnemonic: "if",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Uint],
-                class: C::Flow,
-            },
-            Opcode::Ieq => OpcodeInfo {
-                mnemonic: "ieq",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Ige => OpcodeInfo {
-                mnemonic: "ige",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Ilt => OpcodeInfo {
-                mnemonic: "ilt",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Imad => OpcodeInfo {
-                mnemonic: "imad",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Int, T::Int, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Imax => OpcodeInfo {
-                mnemonic: "imax",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Int, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Imin => OpcodeInfo {
-                mnemonic: "imin",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Int, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Imul => OpcodeInfo {
-                mnemonic: "imul",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Int, T::Int, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Ine => OpcodeInfo {
-                mnemonic: "ine",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Ineg => OpcodeInfo {
-                mnemonic: "ineg",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Int, T::Int],
-                class: C::Int,
-            },
-            Opcode::Ishl => OpcodeInfo {
-                mnemonic: "ishl",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Int, T::Int, T::Uint],
-                class: C::Int,
-            },
-            Opcode::Ishr => OpcodeInfo {
-                mnemonic: "ishr",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Int, T::Int, T::Uint],
-                class: C::Int,
-            },
-            Opcode::Itof => OpcodeInfo {
-                mnemonic: "itof",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Int],
-                class: C::Conversion,
-            },
-            Opcode::Label => OpcodeInfo {
-                mnemonic: "label",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Uint],
-                class: C::Flow,
-            },
-            Opcode::Ld => OpcodeInfo {
-                mnemonic: "ld",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Int, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::LdMs => OpcodeInfo {
-                mnemonic: "ldms",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Untyped, T::Int, T::Untyped, T::Int],
-                class: C::Texture,
-            },
-            Opcode::Log => OpcodeInfo {
-                mnemonic: "log",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Loop => OpcodeInfo {
-                mnemonic: "loop",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Lt => OpcodeInfo {
-                mnemonic: "lt",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Mad => OpcodeInfo {
-                mnemonic: "mad",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Min => OpcodeInfo {
-                mnemonic: "min",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Max => OpcodeInfo {
-                mnemonic: "max",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::CustomData => OpcodeInfo {
-                mnemonic: "customdata",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::CustomData,
-            },
-            Opcode::Mov => OpcodeInfo {
-                mnemonic: "mov",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Untyped, T::Untyped],
-                class: C::Move,
-            },
-            Opcode::Movc => OpcodeInfo {
-                mnemonic: "movc",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Untyped, T::Untyped],
-                class: C::Move,
-            },
-            Opcode::Mul => OpcodeInfo {
-                mnemonic: "mul",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Ne => OpcodeInfo {
-                mnemonic: "ne",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Nop => OpcodeInfo {
-                mnemonic: "nop",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Not => OpcodeInfo {
-                mnemonic: "not",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::Or => OpcodeInfo {
-                mnemonic: "or",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::Resinfo => OpcodeInfo {
-                mnemonic: "resinfo",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::Ret => OpcodeInfo {
-                mnemonic: "ret",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Retc => OpcodeInfo {
-                mnemonic: "retc",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Uint],
-                class: C::Flow,
-            },
-            Opcode::RoundNe => OpcodeInfo {
-                mnemonic: "round_ne",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::RoundNi => OpcodeInfo {
-                mnemonic: "round_ni",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::RoundPi => OpcodeInfo {
-                mnemonic: "round_pi",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::RoundZ => OpcodeInfo {
-                mnemonic: "round_z",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Rsq => OpcodeInfo {
-                mnemonic: "rsq",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Sample => OpcodeInfo {
-                mnemonic: "sample",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Untyped, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::SampleC => OpcodeInfo {
-                mnemonic: "sample_c",
-                operands: 5,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Untyped, T::Untyped, T::Float],
-                class: C::Texture,
-            },
-            Opcode::SampleCLz => OpcodeInfo {
-                mnemonic: "sample_c_lz",
-                operands: 5,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Untyped, T::Untyped, T::Float],
-                class: C::Texture,
-            },
-            Opcode::SampleL => OpcodeInfo {
-                mnemonic: "sample_l",
-                operands: 5,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Untyped, T::Untyped, T::Float],
-                class: C::Texture,
-            },
-            Opcode::SampleD => OpcodeInfo {
-                mnemonic: "sample_d",
-                operands: 6,
-                destinations: 1,
-                types: &[
-                    T::Untyped,
-                    T::Float,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::SampleB => OpcodeInfo {
-                mnemonic: "sample_b",
-                operands: 5,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Untyped, T::Untyped, T::Float],
-                class: C::Texture,
-            },
-            Opcode::Sqrt => OpcodeInfo {
-                mnemonic: "sqrt",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Switch => OpcodeInfo {
-                mnemonic: "switch",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Int],
-                class: C::Flow,
-            },
-            Opcode::Sincos => OpcodeInfo {
-                mnemonic: "sincos",
-                operands: 3,
-                destinations: 2,
-                types: &[T::Float, T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Udiv => OpcodeInfo {
-                mnemonic: "udiv",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Ult => OpcodeInfo {
-                mnemonic: "ult",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Uge => OpcodeInfo {
-                mnemonic: "uge",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Umul => OpcodeInfo {
-                mnemonic: "umul",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Umad => OpcodeInfo {
-                mnemonic: "umad",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Umax => OpcodeInfo {
-                mnemonic: "umax",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Umin => OpcodeInfo {
-                mnemonic: "umin",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Ushr => OpcodeInfo {
-                mnemonic: "ushr",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Utof => OpcodeInfo {
-                mnemonic: "utof",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Uint],
-                class: C::Conversion,
-            },
-            Opcode::Xor => OpcodeInfo {
-                mnemonic: "xor",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::DclResource => OpcodeInfo {
-                mnemonic: "dcl_resource",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclConstantBuffer => OpcodeInfo {
-                mnemonic: "dcl_constantbuffer",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclSampler => OpcodeInfo {
-                mnemonic: "dcl_sampler",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclIndexRange => OpcodeInfo {
-                mnemonic: "dcl_indexrange",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclGsOutputPrimitiveTopology => OpcodeInfo {
-                mnemonic: "dcl_outputtopology",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclGsInputPrimitive => OpcodeInfo {
-                mnemonic: "dcl_inputprimitive",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclMaxOutputVertexCount => OpcodeInfo {
-                mnemonic: "dcl_maxout",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclInput => OpcodeInfo {
-                mnemonic: "dcl_input",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclInputSgv => OpcodeInfo {
-                mnemonic: "dcl_input_sgv",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclInputSiv => OpcodeInfo {
-                mnemonic: "dcl_input_siv",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclInputPs => OpcodeInfo {
-                mnemonic: "dcl_input_ps",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclInputPsSgv => OpcodeInfo {
-                mnemonic: "dcl_input_ps_sgv",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclInputPsSiv => OpcodeInfo {
-                mnemonic: "dcl_input_ps_siv",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclOutput => OpcodeInfo {
-                mnemonic: "dcl_output",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclOutputSgv => OpcodeInfo {
-                mnemonic: "dcl_output_sgv",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclOutputSiv => OpcodeInfo {
-                mnemonic: "dcl_output_siv",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclTemps => OpcodeInfo {
-                mnemonic: "dcl_temps",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclIndexableTemp => OpcodeInfo {
-                mnemonic: "dcl_indexableTemp",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclGlobalFlags => OpcodeInfo {
-                mnemonic: "dcl_globalFlags",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::Lod => OpcodeInfo {
-                mnemonic: "lod",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Untyped, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::Gather4 => OpcodeInfo {
-                mnemonic: "gather4",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Untyped, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::SamplePos => OpcodeInfo {
-                mnemonic: "samplepos",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Untyped, T::Int],
-                class: C::Texture,
-            },
-            Opcode::SampleInfo => OpcodeInfo {
-                mnemonic: "sampleinfo",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Untyped, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::HsDecls => OpcodeInfo {
-                mnemonic: "hs_decls",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::HullPhase,
-            },
-            Opcode::HsControlPointPhase => OpcodeInfo {
-                mnemonic: "hs_control_point_phase",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::HullPhase,
-            },
-            Opcode::HsForkPhase => OpcodeInfo {
-                mnemonic: "hs_fork_phase",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::HullPhase,
-            },
-            Opcode::HsJoinPhase => OpcodeInfo {
-                mnemonic: "hs_join_phase",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::HullPhase,
-            },
-            Opcode::EmitStream => OpcodeInfo {
-                mnemonic: "emit_stream",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Untyped],
-                class: C::Flow,
-            },
-            Opcode::CutStream => OpcodeInfo {
-                mnemonic: "cut_stream",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Untyped],
-                class: C::Flow,
-            },
-            Opcode::EmitThenCutStream => OpcodeInfo {
-                mnemonic: "emit_then_cut_stream",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Untyped],
-                class: C::Flow,
-            },
-            Opcode::InterfaceCall => OpcodeInfo {
-                mnemonic: "fcall",
-                operands: 1,
-                destinations: 0,
-                types: &[T::Untyped],
-                class: C::Flow,
-            },
-            Opcode::Bufinfo => OpcodeInfo {
-                mnemonic: "bufinfo",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::DerivRtxCoarse => OpcodeInfo {
-                mnemonic: "deriv_rtx_coarse",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::DerivRtxFine => OpcodeInfo {
-                mnemonic: "deriv_rtx_fine",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::DerivRtyCoarse => OpcodeInfo {
-                mnemonic: "deriv_rty_coarse",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::DerivRtyFine => OpcodeInfo {
-                mnemonic: "deriv_rty_fine",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::Gather4C => OpcodeInfo {
-                mnemonic: "gather4_c",
-                operands: 5,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Untyped, T::Untyped, T::Float],
-                class: C::Texture,
-            },
-            Opcode::Gather4Po => OpcodeInfo {
-                mnemonic: "gather4_po",
-                operands: 5,
-                destinations: 1,
-                types: &[T::Untyped, T::Float, T::Int, T::Untyped, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::Gather4PoC => OpcodeInfo {
-                mnemonic: "gather4_po_c",
-                operands: 6,
-                destinations: 1,
-                types: &[
-                    T::Untyped,
-                    T::Float,
-                    T::Int,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::Rcp => OpcodeInfo {
-                mnemonic: "rcp",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::F32tof16 => OpcodeInfo {
-                mnemonic: "f32tof16",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Float],
-                class: C::Conversion,
-            },
-            Opcode::F16tof32 => OpcodeInfo {
-                mnemonic: "f16tof32",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Uint],
-                class: C::Conversion,
-            },
-            Opcode::Uaddc => OpcodeInfo {
-                mnemonic: "uaddc",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Usubb => OpcodeInfo {
-                mnemonic: "usubb",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Countbits => OpcodeInfo {
-                mnemonic: "countbits",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::FirstbitHi => OpcodeInfo {
-                mnemonic: "firstbit_hi",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::FirstbitLo => OpcodeInfo {
-                mnemonic: "firstbit_lo",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::FirstbitShi => OpcodeInfo {
-                mnemonic: "firstbit_shi",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Int],
-                class: C::Bit,
-            },
-            Opcode::Ubfe => OpcodeInfo {
-                mnemonic: "ubfe",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::Ibfe => OpcodeInfo {
-                mnemonic: "ibfe",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Int, T::Uint, T::Uint, T::Int],
-                class: C::Bit,
-            },
-            Opcode::Bfi => OpcodeInfo {
-                mnemonic: "bfi",
-                operands: 5,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint, T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::Bfrev => OpcodeInfo {
-                mnemonic: "bfrev",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Uint],
-                class: C::Bit,
-            },
-            Opcode::Swapc => OpcodeInfo {
-                mnemonic: "swapc",
-                operands: 5,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Uint, T::Untyped, T::Untyped],
-                class: C::Move,
-            },
-            Opcode::DclStream => OpcodeInfo {
-                mnemonic: "dcl_stream",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclFunctionBody => OpcodeInfo {
-                mnemonic: "dcl_function_body",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclFunctionTable => OpcodeInfo {
-                mnemonic: "dcl_function_table",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclInterface => OpcodeInfo {
-                mnemonic: "dcl_interface",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclInputControlPointCount => OpcodeInfo {
-                mnemonic: "dcl_input_control_point_count",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclOutputControlPointCount => OpcodeInfo {
-                mnemonic: "dcl_output_control_point_count",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclTessDomain => OpcodeInfo {
-                mnemonic: "dcl_tessellator_domain",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclTessPartitioning => OpcodeInfo {
-                mnemonic: "dcl_tessellator_partitioning",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclTessOutputPrimitive => OpcodeInfo {
-                mnemonic: "dcl_tessellator_output_primitive",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclHsMaxTessFactor => OpcodeInfo {
-                mnemonic: "dcl_hs_max_tessfactor",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclHsForkPhaseInstanceCount => OpcodeInfo {
-                mnemonic: "dcl_hs_fork_phase_instance_count",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclHsJoinPhaseInstanceCount => OpcodeInfo {
-                mnemonic: "dcl_hs_join_phase_instance_count",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclThreadGroup => OpcodeInfo {
-                mnemonic: "dcl_thread_group",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclUavTyped => OpcodeInfo {
-                mnemonic: "dcl_uav_typed",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclUavRaw => OpcodeInfo {
-                mnemonic: "dcl_uav_raw",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclUavStructured => OpcodeInfo {
-                mnemonic: "dcl_uav_structured",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclTgsmRaw => OpcodeInfo {
-                mnemonic: "dcl_tgsm_raw",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclTgsmStructured => OpcodeInfo {
-                mnemonic: "dcl_tgsm_structured",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclResourceRaw => OpcodeInfo {
-                mnemonic: "dcl_resource_raw",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::DclResourceStructured => OpcodeInfo {
-                mnemonic: "dcl_resource_structured",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::LdUavTyped => OpcodeInfo {
-                mnemonic: "ld_uav_typed",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::StoreUavTyped => OpcodeInfo {
-                mnemonic: "store_uav_typed",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::LdRaw => OpcodeInfo {
-                mnemonic: "ld_raw",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::StoreRaw => OpcodeInfo {
-                mnemonic: "store_raw",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::LdStructured => OpcodeInfo {
-                mnemonic: "ld_structured",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::StoreStructured => OpcodeInfo {
-                mnemonic: "store_structured",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::AtomicAnd => OpcodeInfo {
-                mnemonic: "atomic_and",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::AtomicOr => OpcodeInfo {
-                mnemonic: "atomic_or",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::AtomicXor => OpcodeInfo {
-                mnemonic: "atomic_xor",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::AtomicCmpStore => OpcodeInfo {
-                mnemonic: "atomic_cmp_store",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::AtomicIadd => OpcodeInfo {
-                mnemonic: "atomic_iadd",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Int],
-                class: C::Atomic,
-            },
-            Opcode::AtomicImax => OpcodeInfo {
-                mnemonic: "atomic_imax",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Int],
-                class: C::Atomic,
-            },
-            Opcode::AtomicImin => OpcodeInfo {
-                mnemonic: "atomic_imin",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Int],
-                class: C::Atomic,
-            },
-            Opcode::AtomicUmax => OpcodeInfo {
-                mnemonic: "atomic_umax",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::AtomicUmin => OpcodeInfo {
-                mnemonic: "atomic_umin",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicAlloc => OpcodeInfo {
-                mnemonic: "imm_atomic_alloc",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Untyped],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicConsume => OpcodeInfo {
-                mnemonic: "imm_atomic_consume",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Untyped],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicIadd => OpcodeInfo {
-                mnemonic: "imm_atomic_iadd",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Int, T::Untyped, T::Uint, T::Int],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicAnd => OpcodeInfo {
-                mnemonic: "imm_atomic_and",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicOr => OpcodeInfo {
-                mnemonic: "imm_atomic_or",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicXor => OpcodeInfo {
-                mnemonic: "imm_atomic_xor",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicExch => OpcodeInfo {
-                mnemonic: "imm_atomic_exch",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Uint, T::Untyped],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicCmpExch => OpcodeInfo {
-                mnemonic: "imm_atomic_cmp_exch",
-                operands: 5,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Uint, T::Untyped, T::Untyped],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicImax => OpcodeInfo {
-                mnemonic: "imm_atomic_imax",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Int, T::Untyped, T::Uint, T::Int],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicImin => OpcodeInfo {
-                mnemonic: "imm_atomic_imin",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Int, T::Untyped, T::Uint, T::Int],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicUmax => OpcodeInfo {
-                mnemonic: "imm_atomic_umax",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::ImmAtomicUmin => OpcodeInfo {
-                mnemonic: "imm_atomic_umin",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Uint, T::Untyped, T::Uint, T::Uint],
-                class: C::Atomic,
-            },
-            Opcode::Sync => OpcodeInfo {
-                mnemonic: "sync",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Flow,
-            },
-            Opcode::Dadd => OpcodeInfo {
-                mnemonic: "dadd",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Double, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dmax => OpcodeInfo {
-                mnemonic: "dmax",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Double, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dmin => OpcodeInfo {
-                mnemonic: "dmin",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Double, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dmul => OpcodeInfo {
-                mnemonic: "dmul",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Double, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Deq => OpcodeInfo {
-                mnemonic: "deq",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dge => OpcodeInfo {
-                mnemonic: "dge",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dlt => OpcodeInfo {
-                mnemonic: "dlt",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dne => OpcodeInfo {
-                mnemonic: "dne",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Uint, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dmov => OpcodeInfo {
-                mnemonic: "dmov",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dmovc => OpcodeInfo {
-                mnemonic: "dmovc",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Double, T::Uint, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dtof => OpcodeInfo {
-                mnemonic: "dtof",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Double],
-                class: C::Conversion,
-            },
-            Opcode::Ftod => OpcodeInfo {
-                mnemonic: "ftod",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Double, T::Float],
-                class: C::Conversion,
-            },
-            Opcode::EvalSnapped => OpcodeInfo {
-                mnemonic: "eval_snapped",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Int],
-                class: C::Float,
-            },
-            Opcode::EvalSampleIndex => OpcodeInfo {
-                mnemonic: "eval_sample_index",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Float, T::Float, T::Int],
-                class: C::Float,
-            },
-            Opcode::EvalCentroid => OpcodeInfo {
-                mnemonic: "eval_centroid",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Float, T::Float],
-                class: C::Float,
-            },
-            Opcode::DclGsInstanceCount => OpcodeInfo {
-                mnemonic: "dcl_gsinstances",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Declaration,
-            },
-            Opcode::Abort => OpcodeInfo {
-                mnemonic: "abort",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Debug,
-            },
-            Opcode::DebugBreak => OpcodeInfo {
-                mnemonic: "debug_break",
-                operands: 0,
-                destinations: 0,
-                types: &[],
-                class: C::Debug,
-            },
-            Opcode::Ddiv => OpcodeInfo {
-                mnemonic: "ddiv",
-                operands: 3,
-                destinations: 1,
-                types: &[T::Double, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Dfma => OpcodeInfo {
-                mnemonic: "dfma",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Double, T::Double, T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Drcp => OpcodeInfo {
-                mnemonic: "drcp",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Double, T::Double],
-                class: C::Double,
-            },
-            Opcode::Msad => OpcodeInfo {
-                mnemonic: "msad",
-                operands: 4,
-                destinations: 1,
-                types: &[T::Uint, T::Uint, T::Uint, T::Uint],
-                class: C::Uint,
-            },
-            Opcode::Dtoi => OpcodeInfo {
-                mnemonic: "dtoi",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Int, T::Double],
-                class: C::Conversion,
-            },
-            Opcode::Dtou => OpcodeInfo {
-                mnemonic: "dtou",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Double],
-                class: C::Conversion,
-            },
-            Opcode::Itod => OpcodeInfo {
-                mnemonic: "itod",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Double, T::Int],
-                class: C::Conversion,
-            },
-            Opcode::Utod => OpcodeInfo {
-                mnemonic: "utod",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Double, T::Uint],
-                class: C::Conversion,
-            },
-            Opcode::Gather4Feedback => OpcodeInfo {
-                mnemonic: "gather4_s",
-                operands: 5,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Float, T::Untyped, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::Gather4CFeedback => OpcodeInfo {
-                mnemonic: "gather4_c_s",
-                operands: 6,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::Gather4PoFeedback => OpcodeInfo {
-                mnemonic: "gather4_po_s",
-                operands: 6,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Int,
-                    T::Untyped,
-                    T::Untyped,
-                ],
-                class: C::Texture,
-            },
-            Opcode::Gather4PoCFeedback => OpcodeInfo {
-                mnemonic: "gather4_po_c_s",
-                operands: 7,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Int,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::LdFeedback => OpcodeInfo {
-                mnemonic: "ld_s",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Int, T::Untyped],
-                class: C::Texture,
-            },
-            Opcode::LdMsFeedback => OpcodeInfo {
-                mnemonic: "ldms_s",
-                operands: 5,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Int, T::Untyped, T::Int],
-                class: C::Texture,
-            },
-            Opcode::LdUavTypedFeedback => OpcodeInfo {
-                mnemonic: "ld_uav_typed_s",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::LdRawFeedback => OpcodeInfo {
-                mnemonic: "ld_raw_s",
-                operands: 4,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::LdStructuredFeedback => OpcodeInfo {
-                mnemonic: "ld_structured_s",
-                operands: 5,
-                destinations: 2,
-                types: &[T::Untyped, T::Untyped, T::Uint, T::Uint, T::Untyped],
-                class: C::Memory,
-            },
-            Opcode::SampleLFeedback => OpcodeInfo {
-                mnemonic: "sample_l_s",
-                operands: 6,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::SampleCLzFeedback => OpcodeInfo {
-                mnemonic: "sample_c_lz_s",
-                operands: 6,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::SampleClampFeedback => OpcodeInfo {
-                mnemonic: "sample_cl_s",
-                operands: 6,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::SampleBClampFeedback => OpcodeInfo {
-                mnemonic: "sample_b_cl_s",
-                operands: 7,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::SampleDClampFeedback => OpcodeInfo {
-                mnemonic: "sample_d_cl_s",
-                operands: 8,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Float,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::SampleCClampFeedback => OpcodeInfo {
-                mnemonic: "sample_c_cl_s",
-                operands: 7,
-                destinations: 2,
-                types: &[
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Untyped,
-                    T::Untyped,
-                    T::Float,
-                    T::Float,
-                ],
-                class: C::Texture,
-            },
-            Opcode::CheckAccessFullyMapped => OpcodeInfo {
-                mnemonic: "check_access_fully_mapped",
-                operands: 2,
-                destinations: 1,
-                types: &[T::Uint, T::Uint],
-                class: C::Texture,
-            },
-        }
+    #[inline]
+    pub fn info(self) -> &'static OpcodeInfo {
+        // Every variant's code indexes a row (the table has a row for each code up to the
+        // last one, reserved codes included).
+        OPCODE_INFO
+            .get(usize::from(self as u16))
+            .unwrap_or(&RESERVED)
     }
 }
+
+/// The row of a reserved code (never returned for a valid opcode).
+const RESERVED: OpcodeInfo = OpcodeInfo {
+    mnemonic: "reserved",
+    operands: 0,
+    destinations: 0,
+    types: &[],
+    class: OpcodeClass::Debug,
+};
+
+/// The rows, indexed by opcode code.
+static OPCODE_INFO: [OpcodeInfo; 235] = [
+    OpcodeInfo {
+        mnemonic: "add",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 0
+    OpcodeInfo {
+        mnemonic: "and",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Bit,
+    }, // 1
+    OpcodeInfo {
+        mnemonic: "break",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 2
+    OpcodeInfo {
+        mnemonic: "breakc",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Uint],
+        class: OpcodeClass::Flow,
+    }, // 3
+    OpcodeInfo {
+        mnemonic: "call",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Uint],
+        class: OpcodeClass::Flow,
+    }, // 4
+    OpcodeInfo {
+        mnemonic: "callc",
+        operands: 2,
+        destinations: 0,
+        types: &[OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Flow,
+    }, // 5
+    OpcodeInfo {
+        mnemonic: "case",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Int],
+        class: OpcodeClass::Flow,
+    }, // 6
+    OpcodeInfo {
+        mnemonic: "continue",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 7
+    OpcodeInfo {
+        mnemonic: "continuec",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Uint],
+        class: OpcodeClass::Flow,
+    }, // 8
+    OpcodeInfo {
+        mnemonic: "cut",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 9
+    OpcodeInfo {
+        mnemonic: "default",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 10
+    OpcodeInfo {
+        mnemonic: "deriv_rtx",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 11
+    OpcodeInfo {
+        mnemonic: "deriv_rty",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 12
+    OpcodeInfo {
+        mnemonic: "discard",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Uint],
+        class: OpcodeClass::Flow,
+    }, // 13
+    OpcodeInfo {
+        mnemonic: "div",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 14
+    OpcodeInfo {
+        mnemonic: "dp2",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 15
+    OpcodeInfo {
+        mnemonic: "dp3",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 16
+    OpcodeInfo {
+        mnemonic: "dp4",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 17
+    OpcodeInfo {
+        mnemonic: "else",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 18
+    OpcodeInfo {
+        mnemonic: "emit",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 19
+    OpcodeInfo {
+        mnemonic: "emit_then_cut",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 20
+    OpcodeInfo {
+        mnemonic: "endif",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 21
+    OpcodeInfo {
+        mnemonic: "endloop",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 22
+    OpcodeInfo {
+        mnemonic: "endswitch",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 23
+    OpcodeInfo {
+        mnemonic: "eq",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 24
+    OpcodeInfo {
+        mnemonic: "exp",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 25
+    OpcodeInfo {
+        mnemonic: "frc",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 26
+    OpcodeInfo {
+        mnemonic: "ftoi",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Int, OperandType::Float],
+        class: OpcodeClass::Conversion,
+    }, // 27
+    OpcodeInfo {
+        mnemonic: "ftou",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Float],
+        class: OpcodeClass::Conversion,
+    }, // 28
+    OpcodeInfo {
+        mnemonic: "ge",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 29
+    OpcodeInfo {
+        mnemonic: "iadd",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Int, OperandType::Int, OperandType::Int],
+        class: OpcodeClass::Int,
+    }, // 30
+    OpcodeInfo {
+        mnemonic: "if",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Uint],
+        class: OpcodeClass::Flow,
+    }, // 31
+    OpcodeInfo {
+        mnemonic: "ieq",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Int, OperandType::Int],
+        class: OpcodeClass::Int,
+    }, // 32
+    OpcodeInfo {
+        mnemonic: "ige",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Int, OperandType::Int],
+        class: OpcodeClass::Int,
+    }, // 33
+    OpcodeInfo {
+        mnemonic: "ilt",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Int, OperandType::Int],
+        class: OpcodeClass::Int,
+    }, // 34
+    OpcodeInfo {
+        mnemonic: "imad",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Int,
+            OperandType::Int,
+            OperandType::Int,
+            OperandType::Int,
+        ],
+        class: OpcodeClass::Int,
+    }, // 35
+    OpcodeInfo {
+        mnemonic: "imax",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Int, OperandType::Int, OperandType::Int],
+        class: OpcodeClass::Int,
+    }, // 36
+    OpcodeInfo {
+        mnemonic: "imin",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Int, OperandType::Int, OperandType::Int],
+        class: OpcodeClass::Int,
+    }, // 37
+    OpcodeInfo {
+        mnemonic: "imul",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Int,
+            OperandType::Int,
+            OperandType::Int,
+            OperandType::Int,
+        ],
+        class: OpcodeClass::Int,
+    }, // 38
+    OpcodeInfo {
+        mnemonic: "ine",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Int, OperandType::Int],
+        class: OpcodeClass::Int,
+    }, // 39
+    OpcodeInfo {
+        mnemonic: "ineg",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Int, OperandType::Int],
+        class: OpcodeClass::Int,
+    }, // 40
+    OpcodeInfo {
+        mnemonic: "ishl",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Int, OperandType::Int, OperandType::Uint],
+        class: OpcodeClass::Int,
+    }, // 41
+    OpcodeInfo {
+        mnemonic: "ishr",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Int, OperandType::Int, OperandType::Uint],
+        class: OpcodeClass::Int,
+    }, // 42
+    OpcodeInfo {
+        mnemonic: "itof",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Int],
+        class: OpcodeClass::Conversion,
+    }, // 43
+    OpcodeInfo {
+        mnemonic: "label",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Uint],
+        class: OpcodeClass::Flow,
+    }, // 44
+    OpcodeInfo {
+        mnemonic: "ld",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Int, OperandType::Untyped],
+        class: OpcodeClass::Texture,
+    }, // 45
+    OpcodeInfo {
+        mnemonic: "ldms",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Int,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 46
+    OpcodeInfo {
+        mnemonic: "log",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 47
+    OpcodeInfo {
+        mnemonic: "loop",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 48
+    OpcodeInfo {
+        mnemonic: "lt",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 49
+    OpcodeInfo {
+        mnemonic: "mad",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Float,
+            OperandType::Float,
+            OperandType::Float,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Float,
+    }, // 50
+    OpcodeInfo {
+        mnemonic: "min",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 51
+    OpcodeInfo {
+        mnemonic: "max",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 52
+    OpcodeInfo {
+        mnemonic: "customdata",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::CustomData,
+    }, // 53
+    OpcodeInfo {
+        mnemonic: "mov",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Untyped],
+        class: OpcodeClass::Move,
+    }, // 54
+    OpcodeInfo {
+        mnemonic: "movc",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Move,
+    }, // 55
+    OpcodeInfo {
+        mnemonic: "mul",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 56
+    OpcodeInfo {
+        mnemonic: "ne",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 57
+    OpcodeInfo {
+        mnemonic: "nop",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 58
+    OpcodeInfo {
+        mnemonic: "not",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Bit,
+    }, // 59
+    OpcodeInfo {
+        mnemonic: "or",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Bit,
+    }, // 60
+    OpcodeInfo {
+        mnemonic: "resinfo",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 61
+    OpcodeInfo {
+        mnemonic: "ret",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 62
+    OpcodeInfo {
+        mnemonic: "retc",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Uint],
+        class: OpcodeClass::Flow,
+    }, // 63
+    OpcodeInfo {
+        mnemonic: "round_ne",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 64
+    OpcodeInfo {
+        mnemonic: "round_ni",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 65
+    OpcodeInfo {
+        mnemonic: "round_pi",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 66
+    OpcodeInfo {
+        mnemonic: "round_z",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 67
+    OpcodeInfo {
+        mnemonic: "rsq",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 68
+    OpcodeInfo {
+        mnemonic: "sample",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 69
+    OpcodeInfo {
+        mnemonic: "sample_c",
+        operands: 5,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 70
+    OpcodeInfo {
+        mnemonic: "sample_c_lz",
+        operands: 5,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 71
+    OpcodeInfo {
+        mnemonic: "sample_l",
+        operands: 5,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 72
+    OpcodeInfo {
+        mnemonic: "sample_d",
+        operands: 6,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 73
+    OpcodeInfo {
+        mnemonic: "sample_b",
+        operands: 5,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 74
+    OpcodeInfo {
+        mnemonic: "sqrt",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 75
+    OpcodeInfo {
+        mnemonic: "switch",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Int],
+        class: OpcodeClass::Flow,
+    }, // 76
+    OpcodeInfo {
+        mnemonic: "sincos",
+        operands: 3,
+        destinations: 2,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 77
+    OpcodeInfo {
+        mnemonic: "udiv",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Uint,
+    }, // 78
+    OpcodeInfo {
+        mnemonic: "ult",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Uint,
+    }, // 79
+    OpcodeInfo {
+        mnemonic: "uge",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Uint,
+    }, // 80
+    OpcodeInfo {
+        mnemonic: "umul",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Uint,
+    }, // 81
+    OpcodeInfo {
+        mnemonic: "umad",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Uint,
+    }, // 82
+    OpcodeInfo {
+        mnemonic: "umax",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Uint,
+    }, // 83
+    OpcodeInfo {
+        mnemonic: "umin",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Uint,
+    }, // 84
+    OpcodeInfo {
+        mnemonic: "ushr",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Uint,
+    }, // 85
+    OpcodeInfo {
+        mnemonic: "utof",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Uint],
+        class: OpcodeClass::Conversion,
+    }, // 86
+    OpcodeInfo {
+        mnemonic: "xor",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Bit,
+    }, // 87
+    OpcodeInfo {
+        mnemonic: "dcl_resource",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 88
+    OpcodeInfo {
+        mnemonic: "dcl_constantbuffer",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 89
+    OpcodeInfo {
+        mnemonic: "dcl_sampler",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 90
+    OpcodeInfo {
+        mnemonic: "dcl_indexrange",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 91
+    OpcodeInfo {
+        mnemonic: "dcl_outputtopology",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 92
+    OpcodeInfo {
+        mnemonic: "dcl_inputprimitive",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 93
+    OpcodeInfo {
+        mnemonic: "dcl_maxout",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 94
+    OpcodeInfo {
+        mnemonic: "dcl_input",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 95
+    OpcodeInfo {
+        mnemonic: "dcl_input_sgv",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 96
+    OpcodeInfo {
+        mnemonic: "dcl_input_siv",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 97
+    OpcodeInfo {
+        mnemonic: "dcl_input_ps",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 98
+    OpcodeInfo {
+        mnemonic: "dcl_input_ps_sgv",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 99
+    OpcodeInfo {
+        mnemonic: "dcl_input_ps_siv",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 100
+    OpcodeInfo {
+        mnemonic: "dcl_output",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 101
+    OpcodeInfo {
+        mnemonic: "dcl_output_sgv",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 102
+    OpcodeInfo {
+        mnemonic: "dcl_output_siv",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 103
+    OpcodeInfo {
+        mnemonic: "dcl_temps",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 104
+    OpcodeInfo {
+        mnemonic: "dcl_indexableTemp",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 105
+    OpcodeInfo {
+        mnemonic: "dcl_globalFlags",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 106
+    RESERVED, // 107
+    OpcodeInfo {
+        mnemonic: "lod",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 108
+    OpcodeInfo {
+        mnemonic: "gather4",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 109
+    OpcodeInfo {
+        mnemonic: "samplepos",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Untyped, OperandType::Int],
+        class: OpcodeClass::Texture,
+    }, // 110
+    OpcodeInfo {
+        mnemonic: "sampleinfo",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Untyped],
+        class: OpcodeClass::Texture,
+    }, // 111
+    RESERVED, // 112
+    OpcodeInfo {
+        mnemonic: "hs_decls",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::HullPhase,
+    }, // 113
+    OpcodeInfo {
+        mnemonic: "hs_control_point_phase",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::HullPhase,
+    }, // 114
+    OpcodeInfo {
+        mnemonic: "hs_fork_phase",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::HullPhase,
+    }, // 115
+    OpcodeInfo {
+        mnemonic: "hs_join_phase",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::HullPhase,
+    }, // 116
+    OpcodeInfo {
+        mnemonic: "emit_stream",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Untyped],
+        class: OpcodeClass::Flow,
+    }, // 117
+    OpcodeInfo {
+        mnemonic: "cut_stream",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Untyped],
+        class: OpcodeClass::Flow,
+    }, // 118
+    OpcodeInfo {
+        mnemonic: "emit_then_cut_stream",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Untyped],
+        class: OpcodeClass::Flow,
+    }, // 119
+    OpcodeInfo {
+        mnemonic: "fcall",
+        operands: 1,
+        destinations: 0,
+        types: &[OperandType::Untyped],
+        class: OpcodeClass::Flow,
+    }, // 120
+    OpcodeInfo {
+        mnemonic: "bufinfo",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Untyped],
+        class: OpcodeClass::Texture,
+    }, // 121
+    OpcodeInfo {
+        mnemonic: "deriv_rtx_coarse",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 122
+    OpcodeInfo {
+        mnemonic: "deriv_rtx_fine",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 123
+    OpcodeInfo {
+        mnemonic: "deriv_rty_coarse",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 124
+    OpcodeInfo {
+        mnemonic: "deriv_rty_fine",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 125
+    OpcodeInfo {
+        mnemonic: "gather4_c",
+        operands: 5,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 126
+    OpcodeInfo {
+        mnemonic: "gather4_po",
+        operands: 5,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 127
+    OpcodeInfo {
+        mnemonic: "gather4_po_c",
+        operands: 6,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 128
+    OpcodeInfo {
+        mnemonic: "rcp",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 129
+    OpcodeInfo {
+        mnemonic: "f32tof16",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Float],
+        class: OpcodeClass::Conversion,
+    }, // 130
+    OpcodeInfo {
+        mnemonic: "f16tof32",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Uint],
+        class: OpcodeClass::Conversion,
+    }, // 131
+    OpcodeInfo {
+        mnemonic: "uaddc",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Uint,
+    }, // 132
+    OpcodeInfo {
+        mnemonic: "usubb",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Uint,
+    }, // 133
+    OpcodeInfo {
+        mnemonic: "countbits",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Bit,
+    }, // 134
+    OpcodeInfo {
+        mnemonic: "firstbit_hi",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Bit,
+    }, // 135
+    OpcodeInfo {
+        mnemonic: "firstbit_lo",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Bit,
+    }, // 136
+    OpcodeInfo {
+        mnemonic: "firstbit_shi",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Int],
+        class: OpcodeClass::Bit,
+    }, // 137
+    OpcodeInfo {
+        mnemonic: "ubfe",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Bit,
+    }, // 138
+    OpcodeInfo {
+        mnemonic: "ibfe",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Int,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Int,
+        ],
+        class: OpcodeClass::Bit,
+    }, // 139
+    OpcodeInfo {
+        mnemonic: "bfi",
+        operands: 5,
+        destinations: 1,
+        types: &[
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Bit,
+    }, // 140
+    OpcodeInfo {
+        mnemonic: "bfrev",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Bit,
+    }, // 141
+    OpcodeInfo {
+        mnemonic: "swapc",
+        operands: 5,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Move,
+    }, // 142
+    OpcodeInfo {
+        mnemonic: "dcl_stream",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 143
+    OpcodeInfo {
+        mnemonic: "dcl_function_body",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 144
+    OpcodeInfo {
+        mnemonic: "dcl_function_table",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 145
+    OpcodeInfo {
+        mnemonic: "dcl_interface",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 146
+    OpcodeInfo {
+        mnemonic: "dcl_input_control_point_count",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 147
+    OpcodeInfo {
+        mnemonic: "dcl_output_control_point_count",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 148
+    OpcodeInfo {
+        mnemonic: "dcl_tessellator_domain",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 149
+    OpcodeInfo {
+        mnemonic: "dcl_tessellator_partitioning",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 150
+    OpcodeInfo {
+        mnemonic: "dcl_tessellator_output_primitive",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 151
+    OpcodeInfo {
+        mnemonic: "dcl_hs_max_tessfactor",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 152
+    OpcodeInfo {
+        mnemonic: "dcl_hs_fork_phase_instance_count",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 153
+    OpcodeInfo {
+        mnemonic: "dcl_hs_join_phase_instance_count",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 154
+    OpcodeInfo {
+        mnemonic: "dcl_thread_group",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 155
+    OpcodeInfo {
+        mnemonic: "dcl_uav_typed",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 156
+    OpcodeInfo {
+        mnemonic: "dcl_uav_raw",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 157
+    OpcodeInfo {
+        mnemonic: "dcl_uav_structured",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 158
+    OpcodeInfo {
+        mnemonic: "dcl_tgsm_raw",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 159
+    OpcodeInfo {
+        mnemonic: "dcl_tgsm_structured",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 160
+    OpcodeInfo {
+        mnemonic: "dcl_resource_raw",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 161
+    OpcodeInfo {
+        mnemonic: "dcl_resource_structured",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 162
+    OpcodeInfo {
+        mnemonic: "ld_uav_typed",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 163
+    OpcodeInfo {
+        mnemonic: "store_uav_typed",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 164
+    OpcodeInfo {
+        mnemonic: "ld_raw",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 165
+    OpcodeInfo {
+        mnemonic: "store_raw",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 166
+    OpcodeInfo {
+        mnemonic: "ld_structured",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 167
+    OpcodeInfo {
+        mnemonic: "store_structured",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 168
+    OpcodeInfo {
+        mnemonic: "atomic_and",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Atomic,
+    }, // 169
+    OpcodeInfo {
+        mnemonic: "atomic_or",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Atomic,
+    }, // 170
+    OpcodeInfo {
+        mnemonic: "atomic_xor",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Atomic,
+    }, // 171
+    OpcodeInfo {
+        mnemonic: "atomic_cmp_store",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 172
+    OpcodeInfo {
+        mnemonic: "atomic_iadd",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Uint, OperandType::Int],
+        class: OpcodeClass::Atomic,
+    }, // 173
+    OpcodeInfo {
+        mnemonic: "atomic_imax",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Uint, OperandType::Int],
+        class: OpcodeClass::Atomic,
+    }, // 174
+    OpcodeInfo {
+        mnemonic: "atomic_imin",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Uint, OperandType::Int],
+        class: OpcodeClass::Atomic,
+    }, // 175
+    OpcodeInfo {
+        mnemonic: "atomic_umax",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Atomic,
+    }, // 176
+    OpcodeInfo {
+        mnemonic: "atomic_umin",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Untyped, OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Atomic,
+    }, // 177
+    OpcodeInfo {
+        mnemonic: "imm_atomic_alloc",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Untyped],
+        class: OpcodeClass::Atomic,
+    }, // 178
+    OpcodeInfo {
+        mnemonic: "imm_atomic_consume",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Untyped],
+        class: OpcodeClass::Atomic,
+    }, // 179
+    OpcodeInfo {
+        mnemonic: "imm_atomic_iadd",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Int,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 180
+    OpcodeInfo {
+        mnemonic: "imm_atomic_and",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 181
+    OpcodeInfo {
+        mnemonic: "imm_atomic_or",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 182
+    OpcodeInfo {
+        mnemonic: "imm_atomic_xor",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 183
+    OpcodeInfo {
+        mnemonic: "imm_atomic_exch",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 184
+    OpcodeInfo {
+        mnemonic: "imm_atomic_cmp_exch",
+        operands: 5,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 185
+    OpcodeInfo {
+        mnemonic: "imm_atomic_imax",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Int,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 186
+    OpcodeInfo {
+        mnemonic: "imm_atomic_imin",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Int,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 187
+    OpcodeInfo {
+        mnemonic: "imm_atomic_umax",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 188
+    OpcodeInfo {
+        mnemonic: "imm_atomic_umin",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Uint,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Atomic,
+    }, // 189
+    OpcodeInfo {
+        mnemonic: "sync",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Flow,
+    }, // 190
+    OpcodeInfo {
+        mnemonic: "dadd",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Double,
+            OperandType::Double,
+            OperandType::Double,
+        ],
+        class: OpcodeClass::Double,
+    }, // 191
+    OpcodeInfo {
+        mnemonic: "dmax",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Double,
+            OperandType::Double,
+            OperandType::Double,
+        ],
+        class: OpcodeClass::Double,
+    }, // 192
+    OpcodeInfo {
+        mnemonic: "dmin",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Double,
+            OperandType::Double,
+            OperandType::Double,
+        ],
+        class: OpcodeClass::Double,
+    }, // 193
+    OpcodeInfo {
+        mnemonic: "dmul",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Double,
+            OperandType::Double,
+            OperandType::Double,
+        ],
+        class: OpcodeClass::Double,
+    }, // 194
+    OpcodeInfo {
+        mnemonic: "deq",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Double, OperandType::Double],
+        class: OpcodeClass::Double,
+    }, // 195
+    OpcodeInfo {
+        mnemonic: "dge",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Double, OperandType::Double],
+        class: OpcodeClass::Double,
+    }, // 196
+    OpcodeInfo {
+        mnemonic: "dlt",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Double, OperandType::Double],
+        class: OpcodeClass::Double,
+    }, // 197
+    OpcodeInfo {
+        mnemonic: "dne",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Double, OperandType::Double],
+        class: OpcodeClass::Double,
+    }, // 198
+    OpcodeInfo {
+        mnemonic: "dmov",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Double, OperandType::Double],
+        class: OpcodeClass::Double,
+    }, // 199
+    OpcodeInfo {
+        mnemonic: "dmovc",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Double,
+            OperandType::Uint,
+            OperandType::Double,
+            OperandType::Double,
+        ],
+        class: OpcodeClass::Double,
+    }, // 200
+    OpcodeInfo {
+        mnemonic: "dtof",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Double],
+        class: OpcodeClass::Conversion,
+    }, // 201
+    OpcodeInfo {
+        mnemonic: "ftod",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Double, OperandType::Float],
+        class: OpcodeClass::Conversion,
+    }, // 202
+    OpcodeInfo {
+        mnemonic: "eval_snapped",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Int],
+        class: OpcodeClass::Float,
+    }, // 203
+    OpcodeInfo {
+        mnemonic: "eval_sample_index",
+        operands: 3,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float, OperandType::Int],
+        class: OpcodeClass::Float,
+    }, // 204
+    OpcodeInfo {
+        mnemonic: "eval_centroid",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Float, OperandType::Float],
+        class: OpcodeClass::Float,
+    }, // 205
+    OpcodeInfo {
+        mnemonic: "dcl_gsinstances",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Declaration,
+    }, // 206
+    OpcodeInfo {
+        mnemonic: "abort",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Debug,
+    }, // 207
+    OpcodeInfo {
+        mnemonic: "debug_break",
+        operands: 0,
+        destinations: 0,
+        types: &[],
+        class: OpcodeClass::Debug,
+    }, // 208
+    RESERVED, // 209
+    OpcodeInfo {
+        mnemonic: "ddiv",
+        operands: 3,
+        destinations: 1,
+        types: &[
+            OperandType::Double,
+            OperandType::Double,
+            OperandType::Double,
+        ],
+        class: OpcodeClass::Double,
+    }, // 210
+    OpcodeInfo {
+        mnemonic: "dfma",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Double,
+            OperandType::Double,
+            OperandType::Double,
+            OperandType::Double,
+        ],
+        class: OpcodeClass::Double,
+    }, // 211
+    OpcodeInfo {
+        mnemonic: "drcp",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Double, OperandType::Double],
+        class: OpcodeClass::Double,
+    }, // 212
+    OpcodeInfo {
+        mnemonic: "msad",
+        operands: 4,
+        destinations: 1,
+        types: &[
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Uint,
+        ],
+        class: OpcodeClass::Uint,
+    }, // 213
+    OpcodeInfo {
+        mnemonic: "dtoi",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Int, OperandType::Double],
+        class: OpcodeClass::Conversion,
+    }, // 214
+    OpcodeInfo {
+        mnemonic: "dtou",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Double],
+        class: OpcodeClass::Conversion,
+    }, // 215
+    OpcodeInfo {
+        mnemonic: "itod",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Double, OperandType::Int],
+        class: OpcodeClass::Conversion,
+    }, // 216
+    OpcodeInfo {
+        mnemonic: "utod",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Double, OperandType::Uint],
+        class: OpcodeClass::Conversion,
+    }, // 217
+    RESERVED, // 218
+    OpcodeInfo {
+        mnemonic: "gather4_s",
+        operands: 5,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 219
+    OpcodeInfo {
+        mnemonic: "gather4_c_s",
+        operands: 6,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 220
+    OpcodeInfo {
+        mnemonic: "gather4_po_s",
+        operands: 6,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 221
+    OpcodeInfo {
+        mnemonic: "gather4_po_c_s",
+        operands: 7,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 222
+    OpcodeInfo {
+        mnemonic: "ld_s",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Int,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 223
+    OpcodeInfo {
+        mnemonic: "ldms_s",
+        operands: 5,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Int,
+            OperandType::Untyped,
+            OperandType::Int,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 224
+    OpcodeInfo {
+        mnemonic: "ld_uav_typed_s",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 225
+    OpcodeInfo {
+        mnemonic: "ld_raw_s",
+        operands: 4,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 226
+    OpcodeInfo {
+        mnemonic: "ld_structured_s",
+        operands: 5,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Uint,
+            OperandType::Uint,
+            OperandType::Untyped,
+        ],
+        class: OpcodeClass::Memory,
+    }, // 227
+    OpcodeInfo {
+        mnemonic: "sample_l_s",
+        operands: 6,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 228
+    OpcodeInfo {
+        mnemonic: "sample_c_lz_s",
+        operands: 6,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 229
+    OpcodeInfo {
+        mnemonic: "sample_cl_s",
+        operands: 6,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 230
+    OpcodeInfo {
+        mnemonic: "sample_b_cl_s",
+        operands: 7,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 231
+    OpcodeInfo {
+        mnemonic: "sample_d_cl_s",
+        operands: 8,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Float,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 232
+    OpcodeInfo {
+        mnemonic: "sample_c_cl_s",
+        operands: 7,
+        destinations: 2,
+        types: &[
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Untyped,
+            OperandType::Untyped,
+            OperandType::Float,
+            OperandType::Float,
+        ],
+        class: OpcodeClass::Texture,
+    }, // 233
+    OpcodeInfo {
+        mnemonic: "check_access_fully_mapped",
+        operands: 2,
+        destinations: 1,
+        types: &[OperandType::Uint, OperandType::Uint],
+        class: OpcodeClass::Texture,
+    }, // 234
+];

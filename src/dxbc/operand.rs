@@ -480,13 +480,23 @@ impl Operand {
 /// 32 bits, and a relative index whose register is itself relatively indexed or does not
 /// select exactly one component.
 pub(super) fn read_operand(c: &mut Cursor<'_>) -> Result<Operand, DxbcError> {
+    let mut op = Operand::new(RegisterType::Null, Components::Zero);
+    read_operand_into(c, &mut op)?;
+    Ok(op)
+}
+
+/// [`read_operand`] into `op`, which must be [`Operand::new`]'s default (no indices, no
+/// modifiers, zero values); on error `op` is left partly written. Used to decode an
+/// instruction's operands in place in the program's operand list.
+pub(super) fn read_operand_into(c: &mut Cursor<'_>, op: &mut Operand) -> Result<(), DxbcError> {
     let at = c.location();
     let tok = OperandToken(c.next("operand token")?);
-    let register = RegisterType::from_code(tok.operand_type()).ok_or(DxbcError::BadField {
-        what: "register type",
-        value: u32::from(tok.operand_type()),
-        at,
-    })?;
+    let register =
+        RegisterType::from_code(tok.operand_type()).ok_or_else(|| DxbcError::BadField {
+            what: "register type",
+            value: u32::from(tok.operand_type()),
+            at,
+        })?;
     let immediate = matches!(
         register,
         RegisterType::Immediate32 | RegisterType::Immediate64
@@ -525,9 +535,10 @@ pub(super) fn read_operand(c: &mut Cursor<'_>) -> Result<Operand, DxbcError> {
             at,
         });
     }
-    let mut op = Operand::new(register, components);
+    op.register = register;
+    op.components = components;
     if tok.extended() {
-        read_extended_operand(c, &mut op)?;
+        read_extended_operand(c, op)?;
     }
     if immediate {
         let words = match (register, components) {
@@ -550,7 +561,7 @@ pub(super) fn read_operand(c: &mut Cursor<'_>) -> Result<Operand, DxbcError> {
     for (dim, slot) in (0u32..).zip(op.indices.iter_mut().take(usize::from(dims))) {
         *slot = read_index(c, tok.index_representation(dim), at)?;
     }
-    Ok(op)
+    Ok(())
 }
 
 /// The expected index dimensions in words, for errors.

@@ -121,3 +121,4 @@ pub fn mutate_each(name: &str, input: &[u8], range: std::ops::Range<usize>, seed
         }
     }
 }
+mod dxbc;
