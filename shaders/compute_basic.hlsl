@@ -1,5 +1,4 @@
 // build: cs_5_0 main
-// expect: u0[0..4] = 0 2 4 6
 //
 // A first compute program: each thread doubles its index, accumulates a small sum
 // through group-shared memory and writes typed, raw and structured results.

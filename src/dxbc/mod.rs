@@ -62,3 +62,7 @@ pub use operand::{
     Component, ComponentMask, Components, Index, MinPrecision, Operand, OperandModifier,
     RegisterType, RelativeRegister, Swizzle,
 };
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
+mod tests;
