@@ -33,7 +33,9 @@ pub fn run(file: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
             .into());
         }
         other => {
-            return Err(format!("{}: no listing for a {other} program part", file.display()).into());
+            return Err(
+                format!("{}: no listing for a {other} program part", file.display()).into(),
+            );
         }
     };
     print!("{text}");

@@ -6,7 +6,7 @@
 //! "Extended Opcode Format", "Custom-Data Block Format").
 //!
 //! Does not own: the layouts of declarations (see [`super::decl`]) and operands (see
-//! [`super::operand`]); printing (see [`super::listing`]).
+//! [`super::operand`]); printing (see [`mod@super::listing`]).
 
 use std::ops::Range;
 

@@ -12,7 +12,7 @@
 //!
 //! Layers, each knowing nothing above it: [`token`] (bit fields of one token) →
 //! [`operand`], [`decl`] (operands and declarations) → [`decode`] (the instruction
-//! stream) → [`listing`] (text). Every decoder function treats its input as untrusted:
+//! stream) → [`mod@listing`] (text). Every decoder function treats its input as untrusted:
 //! it returns a [`DxbcError`] naming the part, token offset and byte offset, never
 //! panics, and allocates only after checking a count against the tokens that hold it.
 //!

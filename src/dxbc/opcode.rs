@@ -1,4 +1,4 @@
-//! Opcodes: the generated table ([`super::opcode_table`]) and the types its rows use.
+//! Opcodes: the generated table (`opcode_table.rs`) and the types its rows use.
 //!
 //! Owns: what each opcode is (mnemonic, operand count, destinations, operand data types,
 //! class). The numbers come from `D3D10_SB_OPCODE_TYPE` (seed 002's header); the table is
