@@ -5,6 +5,8 @@
 
 mod common;
 mod container;
+mod dxbc;
 mod dxil;
 mod info;
 mod untrusted;
+mod vkd3d;
