@@ -37,13 +37,14 @@ pub fn charge<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Result
         return Ok(());
     }
     // Undo, then find the lane closest to its limit and where it would cross it.
-    let mut worst = 0usize;
+    let mut worst: Option<usize> = None;
     for l in lanes(w.ex.mask) {
         w.counts[l] -= cost;
-        if w.counts[l] >= w.counts[worst] || (w.ex.mask >> worst) & 1 == 0 {
-            worst = l;
+        if worst.is_none_or(|k| w.counts[l] > w.counts[k]) {
+            worst = Some(l);
         }
     }
+    let worst = worst.unwrap_or(0);
     let left = cx.limit.saturating_sub(w.counts[worst]);
     let len = u64::from(block.end - block.start);
     let (at, text, loc) = if left < len {

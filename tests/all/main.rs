@@ -4,4 +4,5 @@
 //! the diff before committing it.
 
 mod common;
+mod exec;
 mod untrusted;
