@@ -5,4 +5,5 @@
 
 mod common;
 mod exec;
+mod exec_arith_table;
 mod untrusted;
