@@ -1083,3 +1083,586 @@ block0:
     assert_eq!(words(&m0)[0], 0);
     assert_eq!(words(&m1), vec![1]);
 }
+
+/// The 64-bit pair of a double.
+fn dw(x: f64) -> [u32; 2] {
+    let b = x.to_bits();
+    [b as u32, (b >> 32) as u32]
+}
+
+/// The 64-bit pair of an integer.
+fn qw(x: u64) -> [u32; 2] {
+    [x as u32, (x >> 32) as u32]
+}
+
+fn four(a: [u32; 2], b: [u32; 2]) -> [u32; 4] {
+    [a[0], a[1], b[0], b[1]]
+}
+
+/// One of every scalar family: doubles, 64-bit integers, conversions, bits, integer and
+/// float arithmetic. Each chunk writes r23–r26, stored as four words; the expected words
+/// come from Rust's own arithmetic (and the rule functions for WARP-specific ones).
+#[test]
+fn scalar_instruction_families() {
+    use dxlane::exec::{bits, convert, float};
+    let pi = std::f32::consts::PI;
+    let p64: u64 = 0x1_0000_0005;
+    let neg: u64 = 0xffff_ffff_8000_0000;
+    let chunks: Vec<(&str, [u32; 4])> = vec![
+        ("dadd r23, r1, r3\ndmul r25, r1, r3", four(dw(3.5), dw(3.0))),
+        (
+            "ddiv r23, r1, r3\ndfma r25, r1, r3, r1",
+            four(dw(0.75), dw(4.5)),
+        ),
+        (
+            "drcp r23, r3\ndsqrt r25, r3",
+            four(dw(0.5), dw(2f64.sqrt())),
+        ),
+        ("dmin r23, r1, r3\ndmax r25, r1, r3", four(dw(1.5), dw(2.0))),
+        (
+            "dsub r23, r1, r3\ndrem r25, r3, r1",
+            four(dw(-0.5), dw(0.5)),
+        ),
+        (
+            "dcmp lt, r23, r1, r3\ndtest finite, r24, r1\ndtof r25, r1\ndtoi r26, r3",
+            [u32::MAX, u32::MAX, 1.5f32.to_bits(), 2],
+        ),
+        (
+            "ftod r23, r7\nitod r25, r5",
+            four(dw(f64::from(pi)), dw(-10.0)),
+        ),
+        (
+            "utod r23, r9\ndtou r25, r3\nftoi r26, r13",
+            [
+                dw(4294967295.0)[0],
+                dw(4294967295.0)[1],
+                2,
+                (-123i32) as u32,
+            ],
+        ),
+        (
+            "ftoi64 r23, r13\nftou64 r25, r14",
+            four(qw(-123i64 as u64), qw(u64::MAX)),
+        ),
+        ("dtoi64 r23, r1\ndtou64 r25, r3", four(qw(1), qw(2))),
+        (
+            "i64tof r23, r15\nu64tof r24, r15\ni64tod r25, r15",
+            [
+                (p64 as f32).to_bits(),
+                (p64 as f32).to_bits(),
+                dw(p64 as f64)[0],
+                dw(p64 as f64)[1],
+            ],
+        ),
+        (
+            "u64tod r23, r15\nsext64 r25, r5",
+            four(dw(p64 as f64), qw(-10i64 as u64)),
+        ),
+        (
+            "zext64 r23, r5\nsext 8, r25, r17\nsext 16, r26, r11",
+            [0xffff_fff6, 0, u32::MAX, 8],
+        ),
+        (
+            "i64add r23, r15, r15\ni64sub r25, r0, r15",
+            four(qw(2 * p64), qw(p64.wrapping_neg())),
+        ),
+        (
+            "i64mul r23, r15, r15\nu64div r25, r15, r19",
+            four(qw(p64.wrapping_mul(p64)), qw(p64 / 3)),
+        ),
+        (
+            "u64rem r23, r15, r19\ni64rem r25, r15, r0",
+            four(qw(p64 % 3), qw(u64::MAX)),
+        ),
+        (
+            "i64shl r23, r15, r6\nu64shr r25, r15, r11",
+            four(qw(p64 << 3), qw(p64 >> 8)),
+        ),
+        (
+            "i64shr r23, r8, r12\ni64cmp slt, r25, r8, r15\ncountbits64 r26, r15",
+            [
+                qw(((neg as i64) >> 4) as u64)[0],
+                qw(((neg as i64) >> 4) as u64)[1],
+                u32::MAX,
+                3,
+            ],
+        ),
+        (
+            "i64min r23, r8, r15\nu64max r25, r8, r15",
+            four(qw(neg), qw(neg)),
+        ),
+        (
+            "i64max r23, r8, r15\nu64min r25, r8, r15",
+            four(qw(p64), qw(p64)),
+        ),
+        (
+            "firstbit_hi64 r23, r15\nfirstbit_lo64 r24, r15\nbfrev64 r25, r15",
+            [31, 0, qw(p64.reverse_bits())[0], qw(p64.reverse_bits())[1]],
+        ),
+        (
+            "firstbit_shi64 r23, r8\nmov r24, r0\nselect64 r25, r9, r15, r0",
+            [33, 0, qw(p64)[0], qw(p64)[1]],
+        ),
+        (
+            "imulhi r23, r5, r10\numulhi r24, r9, r9\nimad r25, r5, r6, r10\nineg r26, r5",
+            [
+                ((-10i64 * 0x1234_5678) >> 32) as u32,
+                0xffff_fffe,
+                0x1234_5678u32.wrapping_sub(30),
+                10,
+            ],
+        ),
+        (
+            "uaddc r23, r24, r9, r6\nusubb r25, r26, r6, r9",
+            [2, 1, 4, 1],
+        ),
+        (
+            "bfi r23, r11, r12, r9, r10\nubfe r24, r11, r12, r10\nibfe r25, r11, r12, r8\nmsad r26, r10, r15, r6",
+            [
+                bits::bfi(8, 4, u32::MAX, 0x1234_5678),
+                0x67,
+                0,
+                bits::msad(0x1234_5678, 5, 3),
+            ],
+        ),
+        (
+            "f32tof16 r23, r7\nf32tohalf r24, r7\nf16tof32 r25, r23\nfrem r26, r7, r13",
+            [
+                convert::f32_to_f16_legacy(pi.to_bits()),
+                convert::f32_to_f16_rne(pi.to_bits(), 0x7fff),
+                convert::f16_to_f32(convert::f32_to_f16_legacy(pi.to_bits())),
+                pi.to_bits(),
+            ],
+        ),
+        (
+            "fmin r23, r7, r14\nfmax r24, r7, r14\nffma r25, r7, r7, r13\nfmad_precise r26, r7, r7, r13",
+            [
+                pi.to_bits(),
+                f32::INFINITY.to_bits(),
+                pi.mul_add(pi, -123.0).to_bits(),
+                float::mad_unfused::<true>(pi.to_bits(), pi.to_bits(), (-123f32).to_bits()),
+            ],
+        ),
+        (
+            "fcmp ge, r23, r7, r13\nutof r24, r9\nitof r25, r5\nftou r26, r13",
+            [u32::MAX, 4294967296f32.to_bits(), (-10f32).to_bits(), 0],
+        ),
+        (
+            "not r23, r10\nxor r24, r10, r9\nishr r25, r8, r6\nushr r26, r8, r6",
+            [!0x1234_5678, !0x1234_5678, 0xf000_0000, 0x1000_0000],
+        ),
+        (
+            "firstbit_hi r23, r10\nfirstbit_lo r24, r10\nfirstbit_shi r25, r5\ncountbits r26, r10",
+            [3, 3, 28, 0x1234_5678u32.count_ones()],
+        ),
+        (
+            "udiv r23, r10, r0\nurem r24, r10, r6\nidiv r25, r5, r6\nirem r26, r5, r6",
+            [u32::MAX, 0x1234_5678 % 3, (-3i32) as u32, (-1i32) as u32],
+        ),
+        (
+            "umin r23, r5, r6\numax r24, r5, r6\nimin r25, r5, r6\nimax r26, r5, r6",
+            [3, 0xffff_fff6, (-10i32) as u32, 3],
+        ),
+        (
+            "funary sqrt, r23, r7\nfunary sat, r24, r13\nfsub r25, r7, r7\nfdiv r26, r7, r0",
+            [pi.sqrt().to_bits(), 0, 0, f32::INFINITY.to_bits()],
+        ),
+    ];
+    let mut text = String::from(
+        "shader compute
+group [1 1 1]
+const r0 = 0
+const r1 = 0
+const r2 = 0x3ff80000
+const r3 = 0
+const r4 = 0x40000000
+const r5 = 0xfffffff6
+const r6 = 3
+const r7 = 0x40490fdb
+const r8 = 0x80000000
+const r9 = 0xffffffff
+const r10 = 0x12345678
+const r11 = 8
+const r12 = 4
+const r13 = 0xc2f60000
+const r14 = 0x7f800000
+const r15 = 5
+const r16 = 1
+const r17 = 0xffff
+const r18 = 16
+const r19 = 3
+const r20 = 0
+resource range0 = uav space 0 lower 0 count 1 raw_buffer uint \"out\"
+block0:
+    handle r21, range0, r0
+    mov r22, r0
+",
+    );
+    for (body, _) in &chunks {
+        for line in body.lines() {
+            text.push_str(&format!("    {line}\n"));
+        }
+        text.push_str(
+            "    raw_store b32, 15, r21, r22, [r23 r24 r25 r26]\n    iadd r22, r22, r18\n",
+        );
+    }
+    text.push_str("    return\n");
+    let s = shader(&text);
+    let (m, d) = raw(&vec![0; chunks.len() * 4]);
+    run(&s, vec![d], [1, 1, 1], &opts(8, 1)).unwrap();
+    let w = words(&m);
+    for (i, (body, want)) in chunks.iter().enumerate() {
+        assert_eq!(&w[i * 4..i * 4 + 4], want, "chunk {i}:\n{body}");
+    }
+}
+
+/// Texture and UAV atomics, group shared atomics, counters, gather, LOD, multisampled
+/// textures, quad operations, derivatives and typed wave reductions, in one 4 × 2 group
+/// (SM 6.6 quads: lanes 0–3 are threads (0,0), (1,0), (0,1), (1,1)).
+#[test]
+fn textures_atomics_and_quads() {
+    let text = "shader compute
+group [4 2 1]
+groupshared 16
+const r0 = 0
+const r1 = 1
+const r2 = 2
+const r3 = 3
+const r4 = 160
+const r5 = 100
+const r6 = 0x3f000000
+const r7 = 4
+const r8 = 8
+const r9 = 16
+const r10 = 32
+const r11 = 48
+const r12 = 64
+const r13 = 80
+const r14 = 96
+const r15 = 112
+const r16 = 0x41200000
+const r17 = 0x40000000
+const r18 = 0xffffffff
+const r19 = 128
+resource range0 = uav space 0 lower 0 count 1 raw_buffer uint \"out\"
+resource range1 = uav space 0 lower 1 count 1 texture2d uint \"img\"
+resource range2 = srv space 0 lower 0 count 1 texture2d float \"tex\"
+resource range3 = sampler space 0 lower 0 count 1 sampler mixed \"s\"
+resource range4 = srv space 0 lower 1 count 1 texture2dms uint \"ms\"
+resource range5 = uav space 0 lower 2 count 1 raw_buffer uint \"acc64\"
+resource range6 = uav space 0 lower 3 count 1 structured_buffer(stride 4) uint counter \"consume\"
+block0:
+    group_index r30
+    sysval group_thread_id, 0, r31
+    sysval group_thread_id, 1, r32
+    imul r33, r30, r4
+    handle r34, range0, r0
+    handle r35, range1, r0
+    handle r36, range2, r0
+    handle r37, range3, r0
+    handle r38, range4, r0
+    handle r39, range5, r0
+    handle r40, range6, r0
+    and r41, r31, r1
+    res_atomic add, _, r35, [r41 r0 _], r1
+    iadd r42, r30, r5
+    res_cmpxchg r43, r35, [r3 r3 _], r0, r42
+    zext64 r44, r1
+    res_atomic64 add, r46, r39, [r0 _ _], r44
+    shared_atomic add, r48, r0, r1
+    iadd r50, r30, r1
+    shared_cmpxchg r49, r7, r0, r50
+    shared_atomic64 add, r51, r8, r44
+    barrier true, true, false
+    shared_load b32, 7, [r53 r54 r55 _], r0, 0
+    counter_dec r56, r40
+    raw_store b32, 15, r34, r33, [r43 r46 r48 r49]
+    iadd r57, r33, r9
+    raw_store b32, 15, r34, r57, [r51 r53 r54 r55]
+    gather implicit, 0, [r58 r59 r60 r61], r36, r37, [r6 r6 _ _], (0 0 0), [_ _], _, _, [_ _ _], [_ _ _], _, _
+    iadd r57, r33, r10
+    raw_store b32, 15, r34, r57, [r58 r59 r60 r61]
+    utof r62, r31
+    utof r63, r32
+    fmul r62, r62, r6
+    fmul r63, r63, r6
+    lod [r64 r65], r36, r37, [r62 r63 _]
+    sample_count r66, r38
+    iadd r57, r33, r11
+    raw_store b32, 15, r34, r57, [r64 r65 r66 r56]
+    and r67, r30, r3
+    sample_pos [r68 r69], r38, r67
+    and r70, r32, r1
+    typed_load [r71 _ _ _], r38, [r41 r70 _], _, r67, (0 0 0), _
+    cycle_counter r72
+    iadd r57, r33, r12
+    raw_store b32, 15, r34, r57, [r68 r69 r71 r72]
+    quad_swap x, false, r73, r30
+    quad_swap y, false, r74, r30
+    quad_swap diag, false, r75, r30
+    icmp eq, r96, r30, r2
+    quad_vote false, r76, r96
+    iadd r57, r33, r13
+    raw_store b32, 15, r34, r57, [r73 r74 r75 r76]
+    quad_vote true, r77, r96
+    utof r97, r30
+    utof r98, r32
+    utof r99, r31
+    fmul r100, r98, r16
+    fadd r100, r100, r99
+    deriv coarse_x, r78, r100
+    deriv coarse_y, r79, r100
+    wave_reduce sum, f32, r80, r97
+    iadd r57, r33, r14
+    raw_store b32, 15, r34, r57, [r77 r78 r79 r80]
+    f32tohalf r101, r97
+    wave_reduce sum, f16, r81, r101
+    zext64 r102, r30
+    wave_reduce sum, u64, r82, r102
+    ineg r103, r30
+    wave_reduce min, i32, r84, r103
+    wave_prefix product, f32, r85, r17
+    iadd r57, r33, r15
+    raw_store b32, 15, r34, r57, [r81 r82 r84 r85]
+    wave_all_equal true, r86, r102
+    wave_read_first true, r87, r102
+    quad_read_lane true, r89, r102, r3
+    and r104, r30, r1
+    zext64 r105, r104
+    wave_match true, [r91 r92 r93 r94], r105
+    iadd r57, r33, r19
+    raw_store b32, 15, r34, r57, [r86 r87 r89 r91]
+    return
+";
+    let s = shader(text);
+    let img = Texture::new(TextureDesc {
+        format: Format::R32_UINT,
+        ..TextureDesc::tex2d(Format::R32_UINT, 4, 4)
+    })
+    .unwrap();
+    let mut tex_bytes = Vec::new();
+    for m in 0..3u32 {
+        let n = 4 >> m;
+        for y in 0..n {
+            for x in 0..n {
+                tex_bytes.extend_from_slice(&((x + 10 * y + 1000 * m) as f32).to_le_bytes());
+            }
+        }
+    }
+    let tex = Texture::from_bytes(
+        TextureDesc {
+            mips: 3,
+            ..TextureDesc::tex2d(Format::R32_FLOAT, 4, 4)
+        },
+        &tex_bytes,
+    )
+    .unwrap();
+    let mut ms_bytes = Vec::new();
+    for smp in 0..4u32 {
+        for y in 0..2u32 {
+            for x in 0..2u32 {
+                ms_bytes.extend_from_slice(&(smp * 10 + x + 2 * y).to_le_bytes());
+            }
+        }
+    }
+    let ms = Texture::from_bytes(
+        TextureDesc {
+            dim: TextureDim::Tex2DMS,
+            samples: 4,
+            ..TextureDesc::tex2d(Format::R32_UINT, 2, 2)
+        },
+        &ms_bytes,
+    )
+    .unwrap();
+    let (out, out_d) = raw(&[0; 8 * 40]);
+    let (acc, acc_d) = raw(&[0, 0]);
+    let counter = Counter::new(10);
+    let b = Bindings {
+        ranges: vec![
+            vec![out_d],
+            vec![Descriptor::Texture(TextureView::whole(img.clone()))],
+            vec![Descriptor::Texture(TextureView::whole(tex))],
+            vec![Descriptor::Sampler(SamplerDesc {
+                filter: Filter::POINT,
+                ..SamplerDesc::default()
+            })],
+            vec![Descriptor::Texture(TextureView::whole(ms))],
+            vec![acc_d],
+            vec![Descriptor::Buffer {
+                view: BufferView::whole(
+                    Memory::zeroed(64).unwrap(),
+                    BufferKind::Structured { stride: 4 },
+                ),
+                counter: Some(counter.clone()),
+            }],
+        ],
+        ..Bindings::default()
+    };
+    let r = dispatch(&s, &b, [1, 1, 1], &opts(8, 1), None).unwrap();
+    assert_eq!(r.layout, ThreadLayout::Quads);
+    let w = words(&out);
+    let f = |x: f32| x.to_bits();
+    // Lane of each thread (group index), and the thread of each lane.
+    let lane_of = [0usize, 1, 4, 5, 2, 3, 6, 7];
+    let tid_of = [0u32, 1, 4, 5, 2, 3, 6, 7];
+    let positions: [[f32; 2]; 4] = [[-2.0, -6.0], [6.0, -2.0], [-6.0, 2.0], [2.0, 6.0]];
+    for tid in 0..8u32 {
+        let l = lane_of[tid as usize];
+        let (x, y) = (tid % 4, tid / 4);
+        let e = &w[(tid * 40) as usize..][..36];
+        let ctx = format!("thread {tid} (lane {l})");
+        // UAV and shared atomics return old values in lane order.
+        assert_eq!(e[0], if tid == 0 { 0 } else { 100 }, "{ctx}");
+        assert_eq!(e[1], l as u32, "{ctx}");
+        assert_eq!(e[2], l as u32, "{ctx}");
+        assert_eq!(e[3], if tid == 0 { 0 } else { 1 }, "{ctx}");
+        assert_eq!(&e[4..8], &[l as u32, 8, 1, 8], "{ctx}");
+        // gather at (0.5, 0.5) of a 4 × 4 texture of x + 10 y: (1,2) (2,2) (2,1) (1,1).
+        assert_eq!(&e[8..12], &[f(21.0), f(22.0), f(12.0), f(11.0)], "{ctx}");
+        // u = x / 2: two texels per pixel → LOD 1 (clamped and unclamped).
+        assert_eq!(&e[12..16], &[f(1.0), f(1.0), 4, 9 - l as u32], "{ctx}");
+        let smp = tid & 3;
+        assert_eq!(e[16], f(positions[smp as usize][0] / 16.0), "{ctx}");
+        assert_eq!(e[17], f(positions[smp as usize][1] / 16.0), "{ctx}");
+        assert_eq!(e[18], smp * 10 + (x & 1) + 2 * (y & 1), "{ctx}");
+        assert!(e[19] > 0);
+        assert_eq!(
+            &e[20..23],
+            &[tid_of[l ^ 1], tid_of[l ^ 2], tid_of[l ^ 3]],
+            "{ctx}"
+        );
+        assert_eq!(e[23], if l >= 4 { u32::MAX } else { 0 }, "quad any {ctx}");
+        assert_eq!(e[24], 0, "quad all {ctx}");
+        assert_eq!(&e[25..28], &[f(1.0), f(10.0), f(28.0)], "{ctx}");
+        assert_eq!(e[28], 0x4f00, "f16 sum {ctx}");
+        assert_eq!(e[29], 28, "u64 sum {ctx}");
+        assert_eq!(e[30], (-7i32) as u32, "{ctx}");
+        assert_eq!(e[31], f(2f32.powi(l as i32)), "prefix product {ctx}");
+        assert_eq!(e[32], 0, "all equal {ctx}");
+        assert_eq!(e[33], 0, "read first {ctx}");
+        assert_eq!(e[34], tid_of[(l & !3) + 3], "{ctx}");
+        assert_eq!(e[35], if l & 1 == 0 { 0x55 } else { 0xaa }, "{ctx}");
+    }
+    let img = words(img.memory());
+    assert_eq!(&img[..2], &[4, 4]);
+    assert_eq!(img[15], 100);
+    assert_eq!(words(&acc), vec![8, 0]);
+    assert_eq!(counter.get(), 2);
+}
+
+/// 16- and 64-bit memory widths, 64-bit compare-exchanges, the resource heap, `rcp`,
+/// signed 64-bit division, gradient and comparison sampling, and gather with
+/// programmable offsets.
+#[test]
+fn widths_heaps_and_sampling_modes() {
+    let text = "shader compute
+group [1 1 1]
+groupshared 8
+heap resource
+const r0 = 0
+const r1 = 1
+const r2 = 2
+const r3 = 8
+const r4 = 0xbeef
+const r5 = 0xfffffff6
+const r6 = 3
+const r7 = 0
+const r8 = 0x40800000
+const r9 = 7
+const r10 = 9
+const r11 = 0x3f000000
+const r12 = 0x3e800000
+const r13 = 0x3fc00000
+const r14 = 0x3f800000
+const r15 = 4
+resource range0 = uav space 0 lower 0 count 1 raw_buffer uint \"buf\"
+resource range1 = srv space 0 lower 0 count 1 texture2d float \"tex\"
+resource range2 = sampler space 0 lower 0 count 1 sampler mixed \"point\"
+resource range3 = sampler space 0 lower 1 count 1 sampler(comparison) mixed \"cmp\"
+block0:
+    handle r20, range0, r0
+    heap_handle false, r21, r0
+    raw_load b16, 3, [r22 r23 _ _], r20, r2
+    raw_load b64, 1, [r24 _ _ _], r20, r3
+    raw_store b16, 1, r20, r0, [r4 _ _ _]
+    res_cmpxchg64 r26, r20, [r3 _ _], r24, r9
+    sext64 r28, r5
+    i64div r30, r28, r6
+    mov r50, r0
+    mov r51, r0
+    shared_cmpxchg64 r32, r0, r50, r24
+    shared_load b64, 1, [r34 _ _ _], r0, 0
+    funary rcp, r36, r8
+    struct_store b32, 15, r21, r0, r0, [r22 r23 r24 r25]
+    struct_store b32, 15, r21, r1, r0, [r26 r27 r30 r31]
+    struct_store b32, 15, r21, r2, r0, [r32 r33 r34 r35]
+    handle r40, range1, r0
+    handle r41, range2, r0
+    handle r42, range3, r0
+    sample grad, [r43 _ _ _], r40, r41, [r12 r12 _ _], (0 0 0), [_ _], _, _, [r11 r0 _], [r0 r0 _], _, _
+    sample grad, [r44 _ _ _], r40, r41, [r12 r12 _ _], (0 0 0), [_ _], _, _, [r14 r0 _], [r0 r0 _], _, _
+    sample cmp_lz, [r45 _ _ _], r40, r42, [r11 r11 _ _], (0 0 0), [_ _], _, r13, [_ _ _], [_ _ _], _, _
+    gather cmp, 0, [r46 r47 r48 r49], r40, r42, [r12 r12 _ _], (0 0 0), [r1 r0], _, r13, [_ _ _], [_ _ _], _, _
+    struct_store b32, 15, r21, r6, r0, [r36 r43 r44 r45]
+    struct_store b32, 15, r21, r15, r0, [r46 r47 r48 r49]
+    return
+";
+    let s = shader(text);
+    let (buf, buf_d) = raw(&[0x4433_2211, 0x8877_6655, 1, 2]);
+    let (out, out_d) = structured(&[0; 20], 16);
+    let mut tex = Vec::new();
+    for v in [0.0f32, 1.0, 2.0, 3.0, 100.0] {
+        tex.extend_from_slice(&v.to_le_bytes());
+    }
+    let tex = Texture::from_bytes(
+        TextureDesc {
+            mips: 2,
+            ..TextureDesc::tex2d(Format::R32_FLOAT, 2, 2)
+        },
+        &tex,
+    )
+    .unwrap();
+    let cmp = SamplerDesc {
+        filter: Filter::from_name("COMPARISON_MIN_MAG_MIP_LINEAR").unwrap(),
+        comparison: dxlane::resources::ComparisonFunc::Less,
+        ..SamplerDesc::default()
+    };
+    let b = Bindings {
+        ranges: vec![
+            vec![buf_d],
+            vec![Descriptor::Texture(TextureView::whole(tex))],
+            vec![Descriptor::Sampler(SamplerDesc {
+                filter: Filter::POINT,
+                ..SamplerDesc::default()
+            })],
+            vec![Descriptor::Sampler(cmp)],
+        ],
+        resource_heap: vec![out_d],
+        sampler_heap: vec![],
+    };
+    dispatch(&s, &b, [1, 1, 1], &opts(4, 1), None).unwrap();
+    let w = words(&out);
+    assert_eq!(
+        &w[0..4],
+        &[0x4433, 0x6655, 1, 2],
+        "16- and 64-bit raw loads"
+    );
+    assert_eq!(
+        &w[4..8],
+        &[1, 2, (-3i32) as u32, u32::MAX],
+        "cmpxchg64 old, i64div"
+    );
+    assert_eq!(
+        &w[8..12],
+        &[0, 0, 1, 2],
+        "shared cmpxchg64 old, then the stored pair"
+    );
+    let f = |x: f32| x.to_bits();
+    // rcp(4); grad of half a texel → mip 0 texel (0,0); of one texel → LOD 1 → mip 1;
+    // comparison 1.5 < texel over the four texels 0 1 2 3 → 0.5.
+    assert_eq!(&w[12..16], &[f(0.25), f(0.0), f(100.0), f(0.5)]);
+    // Gather with offset (1, 0) from (0.25, 0.25): texels (1,1) (2→1,1) (2→1,0) (1,0) =
+    // 3 3 1 1, compared with 1.5 < texel.
+    assert_eq!(&w[16..20], &[f(1.0), f(1.0), f(0.0), f(0.0)]);
+    assert_eq!(words(&buf), vec![0x4433_beef, 0x8877_6655, 7, 9]);
+}
