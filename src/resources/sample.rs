@@ -273,9 +273,9 @@ fn filter_mip(
                 for dy in 0..taps[1] {
                     for dx in 0..taps[0] {
                         let t = get([
-                            base[0] + dx as i64,
-                            base[1] + dy as i64,
-                            base[2] + dz as i64,
+                            base[0].saturating_add(dx as i64),
+                            base[1].saturating_add(dy as i64),
+                            base[2].saturating_add(dz as i64),
                         ]);
                         acc = Some(match acc {
                             None => t,
@@ -292,10 +292,13 @@ fn filter_mip(
             for (dz, zslot) in zs.iter_mut().enumerate().take(taps[2]) {
                 let mut ys = [[0f32; 4]; 2];
                 for (dy, yslot) in ys.iter_mut().enumerate().take(taps[1]) {
-                    let row = [base[1] + dy as i64, base[2] + dz as i64];
+                    let row = [
+                        base[1].saturating_add(dy as i64),
+                        base[2].saturating_add(dz as i64),
+                    ];
                     let a = get([base[0], row[0], row[1]]);
                     *yslot = if taps[0] == 2 {
-                        lerp4(a, get([base[0] + 1, row[0], row[1]]), frac[0])
+                        lerp4(a, get([base[0].saturating_add(1), row[0], row[1]]), frac[0])
                     } else {
                         a
                     };
@@ -560,7 +563,15 @@ pub fn gather(
     }
     let ch = usize::from(channel & 3);
     let pick = |dx: i64, dy: i64| -> u32 {
-        let c = [base[0] + dx, if axes > 1 { base[1] + dy } else { 0 }, 0];
+        let c = [
+            base[0].saturating_add(dx),
+            if axes > 1 {
+                base[1].saturating_add(dy)
+            } else {
+                0
+            },
+            0,
+        ];
         let (bits, float) = match site.fetch_bits(0, c) {
             Ok(bits) => (bits, !site.integer),
             Err(border) => (border.map(f32::to_bits), true),

@@ -6,4 +6,5 @@
 mod common;
 mod exec;
 mod exec_arith_table;
+mod exec_robust;
 mod untrusted;
