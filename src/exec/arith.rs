@@ -1,6 +1,6 @@
 //! Integer arithmetic rules (32- and 64-bit), one function per rule.
 
-/// Unsigned division; by zero gives `0xffffffff` (D3D11.3 §22.? `udiv`: "divide by zero
+/// Unsigned division; by zero gives `0xffffffff` (D3D11.3 instruction reference, `udiv`: "divide by zero
 /// returns 0xffffffff for both quotient and remainder"; DESIGN).
 #[inline(always)]
 pub fn udiv(a: u32, b: u32) -> u32 {
@@ -46,7 +46,7 @@ pub fn umulhi(a: u32, b: u32) -> u32 {
     ((u64::from(a) * u64::from(b)) >> 32) as u32
 }
 
-/// `a << (b & 31)`: D3D masks shift counts to 5 bits (D3D11.3 §22.? `ishl`; DESIGN).
+/// `a << (b & 31)`: D3D masks shift counts to 5 bits (D3D11.3 instruction reference, `ishl`; DESIGN).
 #[inline(always)]
 pub fn shl(a: u32, b: u32) -> u32 {
     a << (b & 31)

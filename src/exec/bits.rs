@@ -1,6 +1,6 @@
 //! Bit manipulation rules, one function per rule.
 
-/// Bitfield insert (D3D11.3 §22.? `bfi`): with `w = width & 31`, `o = offset & 31`,
+/// Bitfield insert (D3D11.3 instruction reference, `bfi`): with `w = width & 31`, `o = offset & 31`,
 /// `mask = ((1 << w) − 1) << o`, the result is `((insert << o) & mask) | (base & !mask)`.
 #[inline(always)]
 pub fn bfi(width: u32, offset: u32, insert: u32, base: u32) -> u32 {

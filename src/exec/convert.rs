@@ -7,7 +7,7 @@ use crate::resources::format::{
 use super::float::{flush, input};
 
 /// float → signed integer: toward zero, saturating to `i32` range, NaN → 0
-/// (D3D11.3 §3.2.4 / DXBC `ftoi`; DESIGN "float→int conversions saturate and send NaN
+/// (D3D11.3 §3.2 (integer conversion) / DXBC `ftoi`; DESIGN "float→int conversions saturate and send NaN
 /// to 0"). Rust's `as` conversion is exactly this rule.
 #[inline(always)]
 pub fn ftoi(a: u32) -> u32 {
@@ -203,7 +203,7 @@ mod tests {
         assert!(f32::from_bits(f16_to_f32(0x7fff)).is_nan());
     }
 
-    /// DESIGN: float → int saturates, NaN → 0 (D3D11.3 §3.2.4).
+    /// DESIGN: float → int saturates, NaN → 0 (D3D11.3 §3.2 (integer conversion)).
     #[test]
     fn float_to_int_saturates() {
         assert_eq!(ftoi(f(f32::NAN)), 0);

@@ -2,23 +2,23 @@
 //!
 //! 32-bit functions take and return `f32` bits and a `FTZ` parameter: with `FTZ` (the
 //! shader's `fp32_denorm` is `ftz` or `any`; DXBC always), denormal inputs and results
-//! are flushed to zero of the same sign — D3D11.3 §3.1.3.3 "32-bit floating point
+//! are flushed to zero of the same sign — D3D11.3 §3.1 "32-bit floating point
 //! denorms: flushed on input and output of arithmetic operations; moves and bitwise
 //! operations keep the bits" (the IR's `mov`, `select`, bit operations and conversions
-//! to integers never call these). 64-bit functions never flush (§3.1.4 doubles keep
+//! to integers never call these). 64-bit functions never flush (§3.1, double-precision rules: doubles keep
 //! denormals).
 //!
 //! NaN results are whatever the host's IEEE arithmetic produces (x86: the default NaN
 //! `0xffc00000`, or the first NaN operand made quiet), which is what WARP's x86 code
-//! produces too; D3D11.3 §3.1.3.2 leaves NaN bits open.
+//! produces too; D3D11.3 §3.1 leaves NaN bits open.
 //!
 //! Transcendental functions (`exp2`, `log2`, `sin`, …) are computed in `f64` with the
 //! standard library and rounded once to `f32`: that is within 1 ulp of the true value and
-//! does not depend on the host's `f32` libm. D3D11.3 §3.1.? allows larger errors and
+//! does not depend on the host's `f32` libm. D3D11.3 §3.1 allows larger errors and
 //! WARP's exact polynomials are unknown; a capture that differs in the last bits is
 //! expected here (compare with an ulp tolerance).
 
-/// Flushes a denormal `f32` to zero of the same sign (D3D11.3 §3.1.3.3).
+/// Flushes a denormal `f32` to zero of the same sign (D3D11.3 §3.1).
 #[inline(always)]
 pub fn flush(x: u32) -> u32 {
     if x & 0x7f80_0000 == 0 {
@@ -70,7 +70,7 @@ pub fn rem<const FTZ: bool>(a: u32, b: u32) -> u32 {
     output::<FTZ>(input::<FTZ>(a) % input::<FTZ>(b))
 }
 
-/// `min(a, b)`: when one operand is NaN the other is returned (D3D11.3 §3.1.? "min/max:
+/// `min(a, b)`: when one operand is NaN the other is returned (D3D11.3 §3.1, 32-bit floating-point rules: "min/max:
 /// if one operand is NaN, the other is the result"); `−0` is below `+0`.
 #[inline(always)]
 pub fn min<const FTZ: bool>(a: u32, b: u32) -> u32 {
@@ -162,7 +162,7 @@ pub fn unary<const FTZ: bool>(op: crate::ir::FUnOp, a: u32) -> u32 {
         // 1/x correctly rounded (D3D11.3 allows 1 ulp).
         U::Rcp => 1.0 / x,
         U::Exp2 => d.exp2() as f32,
-        // log2(±0) = −inf, log2(negative) = NaN (D3D11.3 §22.? log).
+        // log2(±0) = −inf, log2(negative) = NaN (D3D11.3 §3.1: "log of (+/−) 0 produces −INF").
         U::Log2 => d.log2() as f32,
         U::Sin => d.sin() as f32,
         U::Cos => d.cos() as f32,
@@ -195,7 +195,7 @@ pub fn frac(x: f32) -> f32 {
     }
 }
 
-/// Saturate: NaN → 0, clamp to [0, 1], `−0` → `+0` (D3D11.3 §3.1.? `_sat`: "NaN is
+/// Saturate: NaN → 0, clamp to [0, 1], `−0` → `+0` (D3D11.3 §3.1 and the `_sat` modifier: "NaN is
 /// turned into 0").
 #[inline(always)]
 pub fn sat(x: f32) -> f32 {
@@ -287,7 +287,7 @@ pub fn dmax(a: u64, b: u64) -> u64 {
     r.to_bits()
 }
 
-/// `fma(a, b, c)` on doubles with one rounding (DXBC `dfma`, D3D11.3 §22.? "fused").
+/// `fma(a, b, c)` on doubles with one rounding (DXBC `dfma`, a fused operation).
 #[inline(always)]
 pub fn dfma(a: u64, b: u64, c: u64) -> u64 {
     f64::from_bits(a)
@@ -313,7 +313,7 @@ mod tests {
         x.to_bits()
     }
 
-    /// D3D11.3 §3.1.3.3: denormal inputs and outputs of 32-bit float arithmetic are
+    /// D3D11.3 §3.1: denormal inputs and outputs of 32-bit float arithmetic are
     /// flushed to signed zero; with `preserve` they are kept.
     #[test]
     fn denormals_flush_with_ftz_only() {
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(unary::<true>(FUnOp::Sat, f(f32::NEG_INFINITY)), 0);
     }
 
-    /// Special values of sqrt, rsq, rcp, exp2, log2 (D3D11.3 §22 instruction tables).
+    /// Special values of sqrt, rsq, rcp, exp2, log2 (D3D11.3 §3.1).
     #[test]
     fn special_values() {
         let u = |op, x: f32| f32::from_bits(unary::<true>(op, f(x)));

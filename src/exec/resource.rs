@@ -11,7 +11,7 @@
 //!
 //! # Rules
 //!
-//! Every access is robust (D3D11.3 §5.? out-of-bounds behaviour): reads outside a view
+//! Every access is robust (D3D11.3's out-of-bounds rules for resource access): reads outside a view
 //! give 0 in every component, writes there are dropped, null descriptors read 0 and drop
 //! writes. A descriptor of the wrong kind for an instruction (only possible through the
 //! descriptor heaps; declared ranges are checked before the run) behaves as null. Raw

@@ -480,7 +480,7 @@ pub fn quad_vote<const W: usize>(w: &mut Wave<W>, all: bool, dst: Reg, src: Reg)
     w.ex.store(&mut w.regs, dst, &r);
 }
 
-/// The derivative of per-lane values `v` across each lane's quad (D3D11.3 §16.? and the
+/// The derivative of per-lane values `v` across each lane's quad (D3D11.3's derivative instructions and the
 /// `deriv_rt*` docs: x = right − left, y = bottom − top; coarse: from the top row / left
 /// column, fine: from the lane's own row / column). Subtraction follows the float rules.
 pub fn derivative<const W: usize>(kind: DerivKind, v: &[u32; W], ftz: bool) -> [u32; W] {

@@ -5,7 +5,7 @@
 //! 4-byte words for raw views (as in D3D12's `D3D12_BUFFER_SRV_FLAG_RAW` views), the
 //! stride for structured views, and the format's texel size for typed views.
 //!
-//! Every access is robust (D3D11.3 §5.? "out-of-bounds behavior"): a read that does not
+//! Every access is robust (D3D11.3's out-of-bounds rules): a read that does not
 //! lie entirely inside the view (and its memory) gives 0, a write is dropped. Each
 //! component of a multi-component access is checked on its own, so a four-component load
 //! straddling the end returns the components inside and zeros for the rest.

@@ -6,12 +6,12 @@
 //! Decoded values are *bits*: float, UNORM, SNORM and sRGB channels as `f32` bits,
 //! UINT channels as `u32`, SINT channels sign-extended `i32`, typeless channels as their
 //! raw bits. A channel the format lacks reads as 0, except alpha, which reads as 1 (1.0
-//! for float-like formats) — D3D11.3 §5.? "missing components default to (0, 0, 0, 1)".
+//! for float-like formats) — D3D11.3's format rules (missing components default to (0, 0, 0, 1)).
 //!
 //! Conversions follow the D3D11.3 functional specification §3.2 ("Data conversion"):
 //!
 //! - UNORM → float: `c / (2^n − 1)`; SNORM → float: `c / (2^(n−1) − 1)`, with both
-//!   `−2^(n−1)` and `−2^(n−1) + 1` reading as −1.0 (§3.2.3.? "two representations of −1").
+//!   `−2^(n−1)` and `−2^(n−1) + 1` reading as −1.0 (§3.2, SNORM: "there are thus two integer representations for −1.0f").
 //! - float → UNORM: NaN → 0, clamp to [0, 1], `c × (2^n − 1)`, add 0.5, drop the
 //!   fraction ([`float_to_unorm`]). The specification states this rounding (add one half
 //!   then truncate, in 32-bit float arithmetic), not round-to-nearest-even; we follow it.
@@ -23,7 +23,7 @@
 //!   values past the range give the largest finite value of their sign, infinities stay
 //!   infinities, NaN stays NaN (`sign | 0x7fff` for 16 bits, all mantissa bits set for
 //!   11/10 bits, which have no sign: negative values and −∞ give 0).
-//! - integer → narrower integer: clamp (§3.2.4).
+//! - integer → narrower integer: clamp (§3.2 (integer conversion)).
 //!
 //! Block-compressed and subsampled formats are named (so job files can say them) but
 //! their texels cannot be decoded yet: [`Format::is_supported`] is false for them.
@@ -632,7 +632,7 @@ fn sign_extend(v: u32, bits: u8) -> i32 {
 }
 
 /// UNORM → float: `c / (2^n − 1)` in `f32` (one correctly rounded division).
-/// D3D11.3 §3.2.3 (fixed point integer conversion).
+/// D3D11.3 §3.2 (fixed-point conversion).
 pub fn unorm_to_float(c: u32, bits: u8) -> f32 {
     let max = if bits >= 32 {
         u32::MAX
@@ -643,7 +643,7 @@ pub fn unorm_to_float(c: u32, bits: u8) -> f32 {
 }
 
 /// SNORM → float: `c / (2^(n−1) − 1)`, with the most negative code also reading −1.0
-/// (D3D11.3 §3.2.3: "there are thus two integer representations for −1.0f").
+/// (D3D11.3 §3.2 (fixed-point conversion): "there are thus two integer representations for −1.0f").
 pub fn snorm_to_float(c: u32, bits: u8) -> f32 {
     let v = sign_extend(c, bits);
     let max = ((1i64 << (bits - 1)) - 1) as f32;
@@ -651,7 +651,7 @@ pub fn snorm_to_float(c: u32, bits: u8) -> f32 {
 }
 
 /// float → UNORM: NaN → 0; clamp to [0, 1]; `c × (2^n − 1)`; `+ 0.5`; drop the
-/// fraction — each step in `f32`, as D3D11.3 §3.2.3 ("FLOAT → UNORM") states.
+/// fraction — each step in `f32`, as D3D11.3 §3.2 (fixed-point conversion) ("FLOAT → UNORM") states.
 pub fn float_to_unorm(x: f32, bits: u8) -> u32 {
     if x.is_nan() {
         return 0;
@@ -662,7 +662,7 @@ pub fn float_to_unorm(x: f32, bits: u8) -> u32 {
 }
 
 /// float → SNORM: NaN → 0; clamp to [−1, 1]; `c × (2^(n−1) − 1)`; add 0.5 (non-negative)
-/// or subtract 0.5 (negative); drop the fraction (D3D11.3 §3.2.3 "FLOAT → SNORM").
+/// or subtract 0.5 (negative); drop the fraction (D3D11.3 §3.2 (fixed-point conversion) "FLOAT → SNORM").
 /// Returns the two's-complement code in the low `bits` bits.
 pub fn float_to_snorm(x: f32, bits: u8) -> u32 {
     if x.is_nan() {
@@ -680,7 +680,7 @@ pub fn float_to_snorm(x: f32, bits: u8) -> u32 {
 }
 
 /// sRGB → linear (IEC 61966-2-1): `c / 12.92` up to 0.04045, else
-/// `((c + 0.055) / 1.055)^2.4`; computed in `f64`, rounded once. D3D11.3 §3.2.3.
+/// `((c + 0.055) / 1.055)^2.4`; computed in `f64`, rounded once. D3D11.3 §3.2 (fixed-point conversion).
 pub fn srgb_to_linear(c: f32) -> f32 {
     let c = f64::from(c);
     let l = if c <= 0.04045 {
@@ -692,7 +692,7 @@ pub fn srgb_to_linear(c: f32) -> f32 {
 }
 
 /// linear → sRGB (IEC 61966-2-1): NaN → 0, clamp to [0, 1], `12.92 c` below 0.0031308,
-/// else `1.055 c^(1/2.4) − 0.055`; computed in `f64`. D3D11.3 §3.2.3 ("FLOAT → SRGB").
+/// else `1.055 c^(1/2.4) − 0.055`; computed in `f64`. D3D11.3 §3.2 (fixed-point conversion) ("FLOAT → SRGB").
 pub fn linear_to_srgb(l: f32) -> f32 {
     if l.is_nan() {
         return 0.0;
@@ -883,7 +883,7 @@ mod tests {
         assert_eq!(Format::R11G11B10_FLOAT.bytes_per_texel(), 4);
     }
 
-    /// D3D11.3 §3.2.3: FLOAT → UNORM clamps, sends NaN to 0 and rounds by adding 0.5.
+    /// D3D11.3 §3.2 (fixed-point conversion): FLOAT → UNORM clamps, sends NaN to 0 and rounds by adding 0.5.
     #[test]
     fn float_to_unorm_rules() {
         assert_eq!(float_to_unorm(f32::NAN, 8), 0);
@@ -896,7 +896,7 @@ mod tests {
         assert_eq!(float_to_unorm(1.0, 2), 3);
     }
 
-    /// D3D11.3 §3.2.3: SNORM has two codes for −1.0 and clamps to [−1, 1].
+    /// D3D11.3 §3.2 (fixed-point conversion): SNORM has two codes for −1.0 and clamps to [−1, 1].
     #[test]
     fn snorm_rules() {
         assert_eq!(snorm_to_float(0x80, 8), -1.0);
@@ -912,7 +912,7 @@ mod tests {
         assert_eq!(unorm_to_float(1, 8), 1.0 / 255.0);
     }
 
-    /// IEC 61966-2-1 curves as D3D11.3 §3.2.3 requires.
+    /// IEC 61966-2-1 curves as D3D11.3 §3.2 (fixed-point conversion) requires.
     #[test]
     fn srgb_curves() {
         assert_eq!(srgb_to_linear(0.0), 0.0);

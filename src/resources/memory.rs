@@ -424,8 +424,8 @@ mod tests {
         ));
     }
 
-    /// Robust access (D3D11.3 §5.3.? "out of bounds reads return 0, writes are
-    /// discarded"): partial overlap with the end counts as out of bounds.
+    /// Robust access (D3D11.3's out-of-bounds rules: reads return 0, writes are
+    /// discarded): partial overlap with the end counts as out of bounds.
     #[test]
     fn out_of_bounds_reads_none_and_writes_dropped() {
         let m = Memory::zeroed(6).unwrap();

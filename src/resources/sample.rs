@@ -10,7 +10,7 @@
 //! - **Weights.** Linear filtering interpolates per axis (`a + (b − a) × f`, along u,
 //!   then v, then w), so equal texels filter to exactly that texel.
 //! - **LOD.** From gradients scaled by the view's mip-0 size:
-//!   `log2(max(|ddx|, |ddy|))` (isotropic, §7.18.11), plus the shader's bias and the
+//!   `log2(max(|ddx|, |ddy|))` (isotropic, §7.18), plus the shader's bias and the
 //!   sampler's `MipLODBias`, clamped to the shader's min-LOD clamp and the sampler's
 //!   `MinLOD`/`MaxLOD`, then to the view's mips. Explicit LODs (`SampleLevel`) also take
 //!   the sampler's bias and clamps. LOD ≤ 0 uses the magnification filter.
@@ -98,7 +98,7 @@ fn lerp4(a: Texel, b: Texel, f: f32) -> Texel {
     ]
 }
 
-/// D3D11.3 §7.18.7 texture address modes, applied to an integer texel coordinate.
+/// D3D11.3 §7.18 texture address modes, applied to an integer texel coordinate.
 /// Returns `None` for a border texel.
 pub fn address(mode: AddressMode, i: i64, size: i64) -> Option<i64> {
     let size = size.max(1);
@@ -379,7 +379,7 @@ fn locate<'a>(
     (site, tc)
 }
 
-/// The unclamped LOD of gradients `ddx`, `ddy` at coordinates `coord` (D3D11.3 §7.18.11,
+/// The unclamped LOD of gradients `ddx`, `ddy` at coordinates `coord` (D3D11.3 §7.18,
 /// isotropic): `log2` of the longer gradient, in texels of the view's mip 0.
 pub fn gradient_lod(view: &TextureView, coord: [f32; 4], ddx: [f32; 3], ddy: [f32; 3]) -> f32 {
     let [w, h, d] = view.mip_size(0);
@@ -536,7 +536,7 @@ pub fn sample(view: &TextureView, sampler: &SamplerDesc, input: &SampleInput) ->
 }
 
 /// Gathers component `channel` of the four texels a bilinear sample at view mip 0 would
-/// use, in D3D's order: (u0, v1), (u1, v1), (u1, v0), (u0, v0) — D3D11.3 §7.18.? gather4.
+/// use, in D3D's order: (u0, v1), (u1, v1), (u1, v0), (u0, v0) — D3D11.3 `gather4`.
 /// With a reference, returns the comparison results (0.0 or 1.0) of the red channel.
 pub fn gather(
     view: &TextureView,
@@ -657,7 +657,7 @@ mod tests {
         f32::from_bits(v[0])
     }
 
-    /// D3D11.3 §7.18.7: address modes on integer texel coordinates.
+    /// D3D11.3 §7.18: address modes on integer texel coordinates.
     #[test]
     fn address_modes() {
         let n = 4;

@@ -558,7 +558,7 @@ impl TextureView {
     }
 }
 
-/// The standard sample positions of D3D11.3 §? (`D3D11_STANDARD_MULTISAMPLE_PATTERN`), in
+/// The standard sample positions of D3D11.3 (`D3D11_STANDARD_MULTISAMPLE_PATTERN`), in
 /// 1/16 of a pixel from the pixel centre, for 1, 2, 4, 8 and 16 samples.
 pub fn standard_sample_position(count: u32, index: u32) -> Option<[i8; 2]> {
     const P1: &[[i8; 2]] = &[[0, 0]];
