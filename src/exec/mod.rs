@@ -28,8 +28,10 @@
 //! group_sync` suspends a wave mid-block until every wave of its group has reached it
 //! (see [`GroupRunner`]). Groups are independent and run in parallel on worker threads;
 //! results never depend on the number of workers, except where the program itself is
-//! order-dependent through atomics on UAVs shared between groups (their final values are
-//! the same, the values atomics *return* to each lane may differ).
+//! order-dependent through atomics on UAVs shared between groups: commutative atomics
+//! (add, and, or, xor, min, max) end with the same memory, but the old values they return
+//! to each lane, and the outcome of exchanges and compare-exchanges racing between groups,
+//! follow the order groups happened to run in.
 //!
 //! **Helper lanes** (pixel work, `demote`) run but never write memory and take no part
 //! in wave operations; `discard` ends lanes. Quads are lanes `4k … 4k + 3`.
