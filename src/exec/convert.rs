@@ -5,6 +5,7 @@ use crate::resources::format::{
 };
 
 use super::float::{flush, input};
+use super::profile::F16Rule;
 
 /// float → signed integer: toward zero, saturating to `i32` range, NaN → 0
 /// (D3D11.3 §3.2 (integer conversion) / DXBC `ftoi`; DESIGN "float→int conversions saturate and send NaN
@@ -44,16 +45,28 @@ pub fn f32_to_f16_legacy(a: u32) -> u32 {
     f32_to_half_format(f32::from_bits(a))
 }
 
-/// WARP's native 16-bit float results (SM 6.2 `half` math, `f32tohalf`): round to nearest
-/// even (overflow → infinity), and a NaN becomes `nan` (the profile's `f16_nan`,
-/// `0x7fff` on every WARP known: DESIGN, WARP changelog).
+/// WARP's native 16-bit float results (SM 6.2 `half` math, `f32tohalf`): the fp32 value
+/// rounded by the profile's rule — to nearest even on every WARP known (overflow →
+/// infinity) — and a NaN becomes the rule's NaN (`0x7fff`: DESIGN, WARP changelog).
 #[inline(always)]
-pub fn f32_to_f16_rne(a: u32, nan: u16) -> u32 {
+pub fn f32_to_f16_native(a: u32, rule: F16Rule) -> u32 {
     let x = f32::from_bits(a);
     if x.is_nan() {
-        return u32::from(nan);
+        return u32::from(rule.nan);
     }
-    ((a >> 16) & 0x8000) | f32_to_small_magnitude(x, 10, Rounding::NearestEven)
+    ((a >> 16) & 0x8000) | f32_to_small_magnitude(x, 10, rule.rounding)
+}
+
+/// [`f32_to_f16_native`] with WARP's rule: round to nearest even, NaN → `nan`.
+#[inline(always)]
+pub fn f32_to_f16_rne(a: u32, nan: u16) -> u32 {
+    f32_to_f16_native(
+        a,
+        F16Rule {
+            rounding: Rounding::NearestEven,
+            nan,
+        },
+    )
 }
 
 /// `f16tof32`: the half in the low 16 bits, exactly (DXBC `f16tof32`, dx.op
@@ -192,6 +205,13 @@ mod tests {
         assert_eq!(f32_to_f16_rne(0xffc0_0000, 0x7fff), 0x7fff);
         assert_eq!(f32_to_f16_rne(f(-0.0), 0x7fff), 0x8000);
         assert_eq!(f32_to_f16_rne(f(65504.0), 0x7fff), 0x7bff);
+        // The rounding is the profile's: a toward-zero rule gives the legacy result.
+        let rtz = F16Rule {
+            rounding: Rounding::TowardZero,
+            nan: 0x7e00,
+        };
+        assert_eq!(f32_to_f16_native(0x3f80_1fff, rtz), 0x3c00);
+        assert_eq!(f32_to_f16_native(0x7fc0_0000, rtz), 0x7e00);
     }
 
     /// `f16tof32` is exact and reads only the low 16 bits.

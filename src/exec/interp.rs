@@ -207,8 +207,10 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
         Inst::UToF { dst, src } => un(regs, ex, *dst, *src, convert::utof),
         Inst::F32ToF16Legacy { dst, src } => un(regs, ex, *dst, *src, convert::f32_to_f16_legacy),
         Inst::F32ToF16 { dst, src } => {
-            let nan = cx.profile.f16_nan;
-            un(regs, ex, *dst, *src, |x| convert::f32_to_f16_rne(x, nan))
+            let rule = cx.profile.f16;
+            un(regs, ex, *dst, *src, |x| {
+                convert::f32_to_f16_native(x, rule)
+            })
         }
         Inst::F16ToF32 { dst, src } => un(regs, ex, *dst, *src, convert::f16_to_f32),
         Inst::DToF { dst, src } => {

@@ -7,10 +7,22 @@
 //! |---|---|---|
 //! | `mad` fused into an FMA unless `precise` | no | yes |
 //! | wave reads of inactive or out-of-range lanes | the lane's register | 0 |
-//! | fp16 math in fp32, rounded to nearest even | yes | yes |
+//! | fp16 math in fp32, result rounded to nearest even | yes | yes |
 //! | fp16 NaN result | `0x7fff` | `0x7fff` |
 //!
 //! The default is the newest WARP known ([`Profile::latest`]).
+
+use crate::resources::format::Rounding;
+
+/// How 16-bit float results are made: computed in fp32, then rounded with `rounding`;
+/// every NaN becomes `nan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct F16Rule {
+    /// Rounding of the fp32 result to fp16 (nearest even on every WARP known).
+    pub rounding: Rounding,
+    /// The bits of every NaN result (`0x7fff` on WARP).
+    pub nan: u16,
+}
 
 /// The WARP-version-dependent rules of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -24,11 +36,9 @@ pub struct Profile {
     /// or out-of-range lane return 0 (WARP 1.0.14 and later). Otherwise they return what
     /// the lane's register holds (the lane index taken modulo the wave size).
     pub wave_read_inactive_zero: bool,
-    /// 16-bit float operations are computed in fp32 and the result rounded to nearest
-    /// even (all known WARP versions).
-    pub f16_in_f32_rne: bool,
-    /// The bits of every NaN an fp16 operation produces (`0x7fff` on WARP).
-    pub f16_nan: u16,
+    /// 16-bit float results (`f32tohalf`, fp16 wave operations): computed in fp32, rounded
+    /// to nearest even, NaN → `0x7fff` on every WARP known (DESIGN, WARP changelog).
+    pub f16: F16Rule,
 }
 
 impl Profile {
@@ -41,8 +51,10 @@ impl Profile {
             name: String::new(),
             fuse_mad: true,
             wave_read_inactive_zero: true,
-            f16_in_f32_rne: true,
-            f16_nan: 0x7fff,
+            f16: F16Rule {
+                rounding: Rounding::NearestEven,
+                nan: 0x7fff,
+            },
         };
         match name {
             "warp-1.0.13" => Some(Profile {

@@ -17,8 +17,9 @@
 use crate::ir::{DerivKind, QuadDir, Reg, WaveOp, WaveTy};
 
 use super::Ctx;
-use super::convert::{f16_to_f32, f32_to_f16_rne};
+use super::convert::{f16_to_f32, f32_to_f16_native, f32_to_f16_rne};
 use super::float;
+use super::profile::F16Rule;
 use super::wave::{Exec, Wave, lanes};
 
 /// The lanes wave operations see.
@@ -52,7 +53,7 @@ fn put<const W: usize>(regs: &mut [[u32; W]], ex: &Exec<W>, d: Reg, wide: bool, 
 }
 
 /// `a op b` for values of type `ty` (see the module doc for 16-bit types).
-pub fn combine(op: WaveOp, ty: WaveTy, a: u64, b: u64, ftz: bool, f16_nan: u16) -> u64 {
+pub fn combine(op: WaveOp, ty: WaveTy, a: u64, b: u64, ftz: bool, f16: F16Rule) -> u64 {
     match ty {
         WaveTy::F32 => {
             let (a, b) = (a as u32, b as u32);
@@ -78,7 +79,7 @@ pub fn combine(op: WaveOp, ty: WaveTy, a: u64, b: u64, ftz: bool, f16_nan: u16) 
                 WaveOp::Max => float::max_f32(x, y),
                 _ => x,
             };
-            u64::from(f32_to_f16_rne(r.to_bits(), f16_nan))
+            u64::from(f32_to_f16_native(r.to_bits(), f16))
         }
         WaveTy::F64 => {
             let (x, y) = (f64::from_bits(a), f64::from_bits(b));
@@ -189,7 +190,7 @@ pub fn reduce<const W: usize>(
         let v = val(&w.regs, src, wide, l);
         acc = Some(match acc {
             None => first_value(ty, v),
-            Some(a) => combine(op, ty, a, v, cx.ftz, cx.profile.f16_nan),
+            Some(a) => combine(op, ty, a, v, cx.ftz, cx.profile.f16),
         });
     }
     let r = acc.unwrap_or_else(|| identity(op, ty));
@@ -224,7 +225,7 @@ pub fn prefix<const W: usize>(
         let v = val(&w.regs, src, wide, l);
         acc = Some(match acc {
             None => first_value(ty, v),
-            Some(a) => combine(op, ty, a, v, cx.ftz, cx.profile.f16_nan),
+            Some(a) => combine(op, ty, a, v, cx.ftz, cx.profile.f16),
         });
     }
     // Helper lanes (active but outside the wave's lanes) get the identity.
@@ -256,7 +257,7 @@ pub fn multi_prefix<const W: usize>(
             let v = val(&w.regs, src, wide, k);
             acc = Some(match acc {
                 None => first_value(ty, v),
-                Some(a) => combine(op, ty, a, v, cx.ftz, cx.profile.f16_nan),
+                Some(a) => combine(op, ty, a, v, cx.ftz, cx.profile.f16),
             });
         }
         out[l] = acc.unwrap_or_else(|| identity(op, ty));
@@ -533,27 +534,26 @@ mod tests {
         assert_eq!(identity(WaveOp::Min, WaveTy::U64), u64::MAX);
     }
 
+    const RNE: F16Rule = F16Rule {
+        rounding: crate::resources::format::Rounding::NearestEven,
+        nan: 0x7fff,
+    };
+
     #[test]
     fn combine_by_type() {
         assert_eq!(
-            combine(WaveOp::Min, WaveTy::I16, 0xfffb, 3, true, 0x7fff),
+            combine(WaveOp::Min, WaveTy::I16, 0xfffb, 3, true, RNE),
             0xfffb
         );
-        assert_eq!(
-            combine(WaveOp::Min, WaveTy::U16, 0xfffb, 3, true, 0x7fff),
-            3
-        );
-        assert_eq!(
-            combine(WaveOp::Sum, WaveTy::U16, 0xffff, 2, true, 0x7fff),
-            1
-        );
+        assert_eq!(combine(WaveOp::Min, WaveTy::U16, 0xfffb, 3, true, RNE), 3);
+        assert_eq!(combine(WaveOp::Sum, WaveTy::U16, 0xffff, 2, true, RNE), 1);
         // fp16: computed in f32, rounded to nearest even.
         assert_eq!(
-            combine(WaveOp::Sum, WaveTy::F16, 0x3c00, 0x1000, true, 0x7fff),
+            combine(WaveOp::Sum, WaveTy::F16, 0x3c00, 0x1000, true, RNE),
             0x3c00
         );
         assert_eq!(
-            combine(WaveOp::Sum, WaveTy::F16, 0x7bff, 0x7bff, true, 0x7fff),
+            combine(WaveOp::Sum, WaveTy::F16, 0x7bff, 0x7bff, true, RNE),
             0x7c00
         );
         assert_eq!(
@@ -563,7 +563,7 @@ mod tests {
                 0x7fc0_0000,
                 0x3f80_0000,
                 true,
-                0x7fff
+                RNE
             ),
             0x3f80_0000
         );

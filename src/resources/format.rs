@@ -707,7 +707,7 @@ pub fn linear_to_srgb(l: f32) -> f32 {
 }
 
 /// How a float is rounded to a narrower float.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rounding {
     /// Toward zero (D3D11.3 §3.2.2 for float → float conversions); finite values past the
     /// range give the largest finite value.
