@@ -5,7 +5,12 @@
 
 mod common;
 mod container;
+mod dxbc;
 mod dxil;
+mod exec;
+mod exec_arith_table;
+mod exec_robust;
 mod info;
 mod lower_dxil;
 mod untrusted;
+mod vkd3d;

@@ -162,4 +162,5 @@ pub fn mutate_each(
         }
     }
 }
+mod dxbc;
 mod dxil;
