@@ -12,5 +12,6 @@ mod exec_arith_table;
 mod exec_robust;
 mod info;
 mod lower_dxil;
+mod lower_dxil_e2e;
 mod untrusted;
 mod vkd3d;
