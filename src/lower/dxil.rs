@@ -351,10 +351,41 @@ fn lower_function(mut fl: FnLower<'_>) -> Result<Shader, LowerError> {
     }
     let rpo = graph.reverse_post_order();
 
-    // Uses of every value.
-    for (i, inst) in body.instructions.iter().enumerate() {
+    // Which instructions matter: those with effects (stores, atomics, calls that write,
+    // terminators) and, backwards, every instruction whose result one of them reads.
+    // The others are dropped; `needed` holds the values live instructions read.
+    let m = fl.m;
+    let count = body.instructions.len();
+    let mut live: Vec<bool> = body
+        .instructions
+        .iter()
+        .map(|inst| inst.result.is_none() || !func::is_pure(m, body, &inst.kind))
+        .collect();
+    let mut work: Vec<usize> = (0..count).filter(|&i| live.get(i) == Some(&true)).collect();
+    while let Some(i) = work.pop() {
+        let Some(inst) = body.instructions.get(i) else {
+            continue;
+        };
         for v in inst.kind.value_operands() {
-            *fl.uses.entry(v).or_insert(0) += 1;
+            fl.uses.insert(v, 1);
+            let def = match m.value(Some(body), v).map(|x| &x.kind) {
+                Some(llvm::ValueKind::Instruction(j)) => Some(*j),
+                _ => None,
+            };
+            if let Some(j) = def
+                && let Some(l) = live.get_mut(j as usize)
+                && !*l
+            {
+                *l = true;
+                work.push(j as usize);
+            }
+        }
+    }
+    for (i, inst) in body.instructions.iter().enumerate() {
+        if !live.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        for v in inst.kind.value_operands() {
             fl.users
                 .entry(v)
                 .or_default()

@@ -92,9 +92,9 @@ pub struct FnLower<'m> {
     pub globals: HashMap<ValueId, Ptr>,
     /// Stores that initialise non-constant globals, run at entry.
     pub global_inits: Vec<Inst>,
-    /// Use counts of values (instruction operands, phi operands included).
+    /// The values live instructions read (1 for each; see `lower_function`).
     pub uses: HashMap<ValueId, u32>,
-    /// The instructions using each value.
+    /// The live instructions using each value.
     pub users: HashMap<ValueId, Vec<u32>>,
     /// What each handle value refers to (from the analysis).
     pub handles: HashMap<ValueId, HandleKind>,
@@ -440,6 +440,7 @@ impl<'m> FnLower<'m> {
             // A value nothing reads, from an instruction without effects.
             return Ok(());
         }
+        self.check_types(inst)?;
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs, .. } => {
                 let leaves = self.leaves(inst.ty)?;
@@ -523,6 +524,118 @@ impl<'m> FnLower<'m> {
             | InstKind::Unreachable => {
                 return Err(self.invalid("a terminator in the middle of a block"));
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses an instruction whose operand types do not fit it (the decoder checks
+    /// real modules; this keeps the lowering's invariant — a value's registers are those
+    /// of its type — for any module): the result's type is the value's, binary operands
+    /// and select arms have the result's type, compared values one type, inserted
+    /// values the slot's type, phi inputs the phi's type, call arguments the callee's
+    /// parameter types.
+    fn check_types(&self, inst: &'m Instruction) -> R<()> {
+        let same = |a: TypeId, b: TypeId, what: &str| -> R<()> {
+            if a == b {
+                Ok(())
+            } else {
+                Err(self.invalid(format!("{what}: type {a} where {b} is needed")))
+            }
+        };
+        if let Some(v) = inst.result {
+            same(self.ty(v)?, inst.ty, "result")?;
+        }
+        match &inst.kind {
+            InstKind::Binary { lhs, rhs, .. } => {
+                same(self.ty(*lhs)?, inst.ty, "operand")?;
+                same(self.ty(*rhs)?, inst.ty, "operand")?;
+            }
+            InstKind::Cmp { lhs, rhs, .. } => same(self.ty(*lhs)?, self.ty(*rhs)?, "operand")?,
+            InstKind::Select {
+                if_true, if_false, ..
+            } => {
+                same(self.ty(*if_true)?, inst.ty, "operand")?;
+                same(self.ty(*if_false)?, inst.ty, "operand")?;
+            }
+            InstKind::InsertValue {
+                aggregate,
+                value,
+                indices,
+            } => {
+                same(self.ty(*aggregate)?, inst.ty, "aggregate")?;
+                let (_, _, slot) =
+                    self.inv(layout::leaf_range(self.m, self.ty(*aggregate)?, indices))?;
+                same(self.ty(*value)?, slot, "inserted value")?;
+            }
+            InstKind::ExtractValue { aggregate, indices } => {
+                let (_, _, slot) =
+                    self.inv(layout::leaf_range(self.m, self.ty(*aggregate)?, indices))?;
+                same(inst.ty, slot, "extracted value")?;
+            }
+            InstKind::ShuffleVector { a, b, .. } => {
+                same(self.ty(*a)?, self.ty(*b)?, "operand")?;
+                let el = |t: TypeId| match self.m.ty(t) {
+                    Some(Type::Vector { element, .. }) => Some(*element),
+                    _ => None,
+                };
+                if el(self.ty(*a)?) != el(inst.ty) {
+                    return Err(self.invalid("shufflevector of another element type"));
+                }
+            }
+            InstKind::ExtractElement { vector, .. } => {
+                if let Type::Vector { element, .. } = self.typ(self.ty(*vector)?)? {
+                    same(inst.ty, *element, "element")?;
+                }
+            }
+            InstKind::InsertElement {
+                vector, element, ..
+            } => {
+                same(self.ty(*vector)?, inst.ty, "vector")?;
+                if let Type::Vector { element: e, .. } = self.typ(inst.ty)? {
+                    same(self.ty(*element)?, *e, "element")?;
+                }
+            }
+            InstKind::Phi { incoming } => {
+                for (v, _) in incoming {
+                    same(self.ty(*v)?, inst.ty, "phi input")?;
+                }
+            }
+            InstKind::Call { fn_ty, args, .. } => {
+                let Type::Function { ret, params, .. } = self.typ(*fn_ty)? else {
+                    return Err(self.invalid("a call through a non-function type"));
+                };
+                same(inst.ty, *ret, "call result")?;
+                if params.len() != args.len() {
+                    return Err(self.invalid("a call with the wrong number of arguments"));
+                }
+                for (a, p) in args.iter().zip(params) {
+                    if let Some(v) = a.value() {
+                        same(self.ty(v)?, *p, "argument")?;
+                    }
+                }
+            }
+            InstKind::Store { ptr, value, .. } => {
+                if let Type::Pointer { pointee, .. } = self.typ(self.ty(*ptr)?)? {
+                    same(self.ty(*value)?, *pointee, "stored value")?;
+                }
+            }
+            InstKind::Load { ptr, .. } => {
+                if let Type::Pointer { pointee, .. } = self.typ(self.ty(*ptr)?)? {
+                    same(inst.ty, *pointee, "loaded value")?;
+                }
+            }
+            InstKind::AtomicRmw { ptr, value, .. } => {
+                if let Type::Pointer { pointee, .. } = self.typ(self.ty(*ptr)?)? {
+                    same(self.ty(*value)?, *pointee, "atomic operand")?;
+                }
+            }
+            InstKind::CmpXchg { ptr, cmp, new, .. } => {
+                if let Type::Pointer { pointee, .. } = self.typ(self.ty(*ptr)?)? {
+                    same(self.ty(*cmp)?, *pointee, "compared value")?;
+                    same(self.ty(*new)?, *pointee, "new value")?;
+                }
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -1113,6 +1226,9 @@ impl<'m> FnLower<'m> {
         match self.typ(t)? {
             Type::Vector { len, element } | Type::Array { len, element } => {
                 let el = self.leaves(*element)?;
+                if el.is_empty() {
+                    return Err(self.unsupported("a vector of empty elements"));
+                }
                 Ok((usize::try_from(*len).unwrap_or(usize::MAX), el.len(), el))
             }
             _ => Err(self.invalid("not a vector")),
@@ -1373,7 +1489,7 @@ impl<'m> FnLower<'m> {
 /// Whether an instruction has no effect besides its result (so an unused one is
 /// dropped): arithmetic, casts, comparisons, aggregates, address computations, plain
 /// loads, allocas and `dx.op` calls marked `readnone`/`readonly`.
-fn is_pure(m: &Module, body: &FunctionBody, k: &InstKind) -> bool {
+pub fn is_pure(m: &Module, body: &FunctionBody, k: &InstKind) -> bool {
     match k {
         InstKind::Binary { .. }
         | InstKind::Cast { .. }

@@ -287,6 +287,9 @@ fn leaves_into(m: &Module, ty: TypeId, out: &mut Vec<Leaf>, depth: u32) -> Resul
         }
         Some(Type::Array { len, element }) | Some(Type::Vector { len, element }) => {
             let per = leaves(m, *element)?;
+            if per.is_empty() {
+                return Ok(());
+            }
             let total = (per.len() as u64).saturating_mul(*len);
             if total.saturating_add(out.len() as u64) > MAX_LEAVES as u64 {
                 return Err(format!("a value of more than {MAX_LEAVES} scalars"));

@@ -344,6 +344,16 @@ impl<'m> FnLower<'m> {
             }
         } else if g.address_space == 0 {
             let (size, _) = self.inv(self.dl.size_align(self.m, g.value_ty))?;
+            let limit = if g.is_const {
+                MAX_CONST_BYTES
+            } else {
+                MAX_LOCAL_BYTES
+            };
+            if size > limit {
+                return Err(self.unsupported(format!(
+                    "global @{name} of {size} bytes (more than {limit})"
+                )));
+            }
             let mut bytes = vec![0u8; usize::try_from(layout::align_to(size, 4)).unwrap_or(0)];
             if let Some(init) = g.initializer {
                 self.const_bytes(init, g.value_ty, &mut bytes, 0)?;
@@ -635,16 +645,18 @@ impl<'m> FnLower<'m> {
         match self.typ(ty)? {
             Type::Array { len, element } | Type::Vector { len, element } => {
                 let (s, _) = self.inv(self.dl.size_align(self.m, *element))?;
+                let mut one = Vec::new();
+                self.pieces(*element, 0, &mut one, depth + 1)?;
+                let total = (one.len() as u64).saturating_mul(*len);
+                if total.saturating_add(out.len() as u64) > layout::MAX_LEAVES as u64 {
+                    return Err(self.unsupported("a memory access of too many values"));
+                }
+                if one.is_empty() {
+                    return Ok(());
+                }
                 for i in 0..*len {
-                    self.pieces(
-                        *element,
-                        at.saturating_add(s.saturating_mul(i)),
-                        out,
-                        depth + 1,
-                    )?;
-                    if out.len() > layout::MAX_LEAVES {
-                        return Err(self.unsupported("a memory access of too many values"));
-                    }
+                    let base = at.saturating_add(s.saturating_mul(i));
+                    out.extend(one.iter().map(|(l, o)| (*l, base.saturating_add(*o))));
                 }
             }
             Type::Struct { elements, .. } => {
