@@ -165,13 +165,46 @@ fn lower_module_with(
         }
     }
 
+    if graphics_io {
+        // Tests only: the signature's inputs and outputs as two raw buffers (u0 and u1
+        // of space GRAPHICS_IO_SPACE), element e, row r, column c at word 16e + 4r + c.
+        for lower in 0..2 {
+            let kind = crate::ir::ResourceKind::RawBuffer;
+            b.shader_mut().resources.push(crate::ir::ResourceRange {
+                class: crate::ir::ResourceClass::Uav,
+                space: GRAPHICS_IO_SPACE,
+                lower,
+                count: 1,
+                kind,
+                component: crate::ir::ComponentType::Mixed,
+                name: String::new(),
+                counter: false,
+                globally_coherent: false,
+                rasterizer_ordered: false,
+            });
+            ranges.push(resources::Range {
+                class: crate::ir::ResourceClass::Uav,
+                id: u32::MAX,
+                symbol: None,
+                handle: resources::HandleKind {
+                    kind,
+                    component: crate::ir::ComponentType::Mixed,
+                },
+            });
+        }
+    }
     lower_entry(m, fi, b, ranges, graphics_io)
 }
 
+/// The register space of the input and output buffers of a graphics program lowered
+/// for tests (see [`lower_module_with`]).
+const GRAPHICS_IO_SPACE: u32 = 999;
+
 /// Lowers function `fi` of a module as a compute entry point into `b`, whose header the
 /// caller has filled, with the resource ranges `ranges` (parallel to the header's).
-/// With `graphics_io` (tests of graphics programs' bodies only), `LoadInput` reads 0 and
-/// `StoreOutput`/`Discard` do nothing.
+/// With `graphics_io` (tests of graphics programs' bodies only), `LoadInput` and
+/// `StoreOutput` read and write the last two ranges (see [`GRAPHICS_IO_SPACE`]) and
+/// `Discard` does nothing.
 fn lower_entry(
     m: &Module,
     fi: usize,

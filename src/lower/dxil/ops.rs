@@ -510,15 +510,78 @@ impl<'m> FnLower<'m> {
                 self.define(res, Val::Regs(out));
             }
             220 => self.pack(c, res)?,
-            4 if self.graphics_io => {
-                let leaves = self.leaves(inst.ty)?;
-                let z: Vec<Reg> = leaves.iter().map(|l| self.unread(*l)).collect();
-                self.define(res, Val::Regs(z));
-            }
-            5 | 82 if self.graphics_io => {}
+            4 | 5 if self.graphics_io => self.graphics_io_access(c, res)?,
+            82 if self.graphics_io => {}
             _ => {
                 return Err(self.unsupported(format!("dx.op {} ({op})", c.name())));
             }
+        }
+        Ok(())
+    }
+
+    /// Tests only: `LoadInput(element, row, column, …)` and `StoreOutput(element, row,
+    /// column, value)` as 32-bit accesses of word 16·element + 4·row + column of the
+    /// last-but-one (inputs) and last (outputs) ranges; 16-bit values travel as floats or
+    /// zero-extended integers.
+    fn graphics_io_access(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let store = c.opcode() == 5;
+        let n = self.ranges.len();
+        let range =
+            RangeId(u32::try_from(n.saturating_sub(if store { 1 } else { 2 })).unwrap_or(0));
+        let zero = self.k(0);
+        let handle = self.op2(|dst| Inst::Handle {
+            dst,
+            range,
+            index: zero,
+        });
+        let element = self.ai(c, 0)? as u32;
+        let col = self.ai(c, 2)? as u32;
+        let rv = self.a(c, 1)?;
+        let addr = match self.const_int(rv) {
+            Some(row) => self.k((16 * element + 4 * row as u32 + col) * 4),
+            None => {
+                let row = self.reg(rv)?;
+                let sixteen = self.k(16);
+                let base = self.k((16 * element + col) * 4);
+                self.op2(|dst| Inst::IMad {
+                    dst,
+                    a: row,
+                    b: sixteen,
+                    c: base,
+                })
+            }
+        };
+        let none = [Reg::NONE; 3];
+        if store {
+            let l = self.al(c, 3)?;
+            let mut v = self.ar(c, 3)?;
+            if l == Leaf::F16 {
+                v = self.h2f(v);
+            }
+            self.emit(Inst::RawStore {
+                width: Width::B32,
+                mask: 1,
+                handle,
+                addr,
+                src: [v, none[0], none[1], none[2]],
+            });
+        } else {
+            let l = self
+                .leaf(self.ty(res.ok_or_else(|| self.invalid("LoadInput without a result"))?)?)?;
+            let d = self.b.temp();
+            self.emit(Inst::RawLoad {
+                width: Width::B32,
+                mask: 1,
+                dst: [d, none[0], none[1], none[2]],
+                handle,
+                addr,
+            });
+            let v = match l {
+                Leaf::F16 => self.f2h(d),
+                Leaf::I16 => self.and_k(d, 0xffff),
+                _ => d,
+            };
+            self.define(res, Val::Regs(vec![v]));
         }
         Ok(())
     }
