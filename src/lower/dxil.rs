@@ -17,7 +17,35 @@
 //! analysis), `ops` (`dx.op` calls), `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
-//! LLVM instruction it came from (phi copies: the terminator of the edge's source).
+//! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
+//! stores that initialise non-constant globals: none).
+//!
+//! # Decisions
+//!
+//! - **Registers.** Each SSA value gets its own registers, one per leaf (a pair for
+//!   64-bit leaves); aggregate and vector operations rename registers instead of copying
+//!   (`func`). Phis get registers of their own, written by parallel copies on the edges
+//!   into their block; a critical edge gets a block for its copies.
+//! - **Narrow types.** `i1` is the IR boolean (0 / 0xffff_ffff): `zext` is `and 1`, `sext`
+//!   is free, `add`/`sub` are `xor`, `mul` is `and`. `i8`/`i16` live zero-extended:
+//!   wrapping operations are masked, signed ones sign-extend first. `half` values are
+//!   their binary16 bits; arithmetic on them widens exactly, computes in float and rounds
+//!   to nearest even (`f32tohalf`; WARP's rule, DESIGN "16-bit float math").
+//! - **Shifts** use the count's low 5 (64-bit: 6) bits, as the IR and D3D do; LLVM leaves
+//!   larger counts undefined and dxc masks HLSL's counts itself.
+//! - **Conversions** to narrow integers convert as 32-bit (saturating, NaN → 0) and keep
+//!   the low bits; `double → half` rounds twice (through float).
+//! - **Dot products** (`Dot2/3/4`, `Dot2AddHalf`) are unfused: each product rounded, then
+//!   summed in order. `FMad` is the IR's `fmad` (fused or not by the run's WARP profile),
+//!   `fmad_precise` under `dx.precise`; on doubles it is `dfma`.
+//! - **FirstbitHi/SHi** count from the MSB in DXIL as in the IR (DXIL.rst: 0x10000000
+//!   gives 3); the 16-bit overload counts from bit 15 (`ops`).
+//! - **Pointers** are a statically known memory (per-lane array, group shared memory,
+//!   constant array) and a byte offset (`memory`); a pointer that may point into two
+//!   arrays is refused. Layout follows the module's data layout, vectors by dxc's rule.
+//! - **Unused results** are not computed: an instruction without effects runs only when
+//!   an instruction with effects (a store, an atomic, a branch, …) depends on it.
+//! - **`undef`** operands read 0 (unused `dx.op` operands are `_`).
 
 #![deny(
     clippy::indexing_slicing,

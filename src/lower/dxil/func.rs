@@ -665,14 +665,15 @@ impl<'m> FnLower<'m> {
     /// One scalar leaf of a binary operator, into a fresh register.
     pub fn binary(&mut self, op: BinOp, l: Leaf, a: Reg, b: Reg) -> R<Reg> {
         use BinOp::*;
+        if matches!(l, Leaf::F16 | Leaf::F32 | Leaf::F64) && !op.allows_float() {
+            return Err(self.invalid(format!("LLVM {} on a float", op.name(false))));
+        }
         Ok(match l {
+            // (`float_op` is total on the operators floats allow.)
             Leaf::F32 => {
                 self.op2(|dst| float_op(op, dst, a, b).unwrap_or(Inst::Mov { dst, src: a }))
             }
             Leaf::F16 => {
-                if !op.allows_float() {
-                    return Err(self.invalid("an integer operator on half"));
-                }
                 let x = self.h2f(a);
                 let y = self.h2f(b);
                 let r =
@@ -1393,10 +1394,8 @@ impl<'m> FnLower<'m> {
 
     /// Lowers a block's terminator, with the phi copies of its edges.
     pub fn lower_terminator(&mut self, from: llvm::BlockId, inst: &'m Instruction) -> R<()> {
-        let mut succs: Vec<llvm::BlockId> = inst.kind.successors();
-        succs.dedup();
         let distinct = {
-            let mut s = succs.clone();
+            let mut s = inst.kind.successors();
             s.sort();
             s.dedup();
             s
