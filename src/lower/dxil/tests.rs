@@ -335,6 +335,66 @@ impl Mb {
         )
     }
 
+    /// Declares a global variable of `ty` in address space `space`.
+    fn global(&mut self, name: &str, ty: TypeId, space: u32, init: Option<ValueId>) -> ValueId {
+        let ptr_ty = self.t(Type::Pointer {
+            pointee: ty,
+            address_space: space,
+        });
+        let v = ValueId(self.m.values.len() as u32);
+        self.m.values.push(Value {
+            ty: ptr_ty,
+            kind: ValueKind::Global(self.m.globals.len() as u32),
+            name: Some(name.into()),
+        });
+        self.m.globals.push(crate::dxil::llvm::GlobalVar {
+            name: name.into(),
+            value: v,
+            value_ty: ty,
+            ptr_ty,
+            address_space: space,
+            is_const: init.is_some() && space == 0 && name.starts_with("const"),
+            initializer: init,
+            linkage: Linkage(3),
+            align: 4,
+            section: None,
+            visibility: 0,
+            thread_local: 0,
+            unnamed_addr: false,
+            externally_initialized: false,
+            dll_storage: 0,
+            comdat: 0,
+            bit: 0,
+        });
+        v
+    }
+
+    fn load(&mut self, ptr: ValueId, ty: TypeId) -> ValueId {
+        self.push(
+            InstKind::Load {
+                ptr,
+                align: 4,
+                volatile: false,
+                atomic: None,
+            },
+            ty,
+        )
+    }
+
+    fn store(&mut self, ptr: ValueId, value: ValueId) {
+        let void = self.void();
+        self.push(
+            InstKind::Store {
+                ptr,
+                value,
+                align: 4,
+                volatile: false,
+                atomic: None,
+            },
+            void,
+        );
+    }
+
     fn ty_of(&self, v: ValueId) -> TypeId {
         match self.m.values.get(v.index()) {
             Some(x) => x.ty,
@@ -633,13 +693,20 @@ fn step(inst: &Inst, r: &[u32], mem: &mut Mem, thread: [u32; 3]) -> Vec<(Reg, u3
             addr,
             offset,
             ..
+        }
+        | Inst::SharedLoad {
+            width,
+            mask,
+            dst,
+            addr,
+            offset,
         } => {
             let n = size(*width);
             let base = u64::from(g(*addr).wrapping_add(*offset));
             let m: &Vec<u8> = match inst {
                 Inst::CbLoad { handle, .. } => &mem.bufs[g(*handle) as usize],
                 Inst::LocalLoad { array, .. } => &mem.locals[array.index()],
-                _ => unreachable!(),
+                _ => &mem.shared,
             };
             let mut out = vec![];
             for k in 0..4 {
@@ -1490,4 +1557,137 @@ fn arrays_run() {
         assert_eq!(out[0], want, "{file}");
         assert_eq!(out[1], [0; 4], "{file}");
     }
+}
+
+/// Globals: a `static const` table read through a constant-expression GEP (a constant
+/// array), a non-constant static array initialised at entry (a per-lane array), two
+/// group shared variables placed at their alignment; vectors indexed by a variable.
+#[test]
+fn globals_and_vectors() {
+    let mut mb = Mb::new(DL32);
+    let (i32t, i64t) = (mb.int(32), mb.int(64));
+    let arr = mb.t(Type::Array {
+        len: 4,
+        element: i32t,
+    });
+    let v4 = mb.t(Type::Vector {
+        len: 4,
+        element: i32t,
+    });
+    let pi = mb.t(Type::Pointer {
+        pointee: i32t,
+        address_space: 0,
+    });
+    let c: Vec<ValueId> = (0..8).map(|k| mb.ci(32, k)).collect();
+    let init = |mb: &mut Mb, vals: [i64; 4]| {
+        let ids: Vec<ValueId> = vals.iter().map(|v| mb.ci(32, *v)).collect();
+        mb.c(arr, Constant::Aggregate(ids))
+    };
+    let tinit = init(&mut mb, [10, 20, 30, 40]);
+    let table = mb.global("const_table", arr, 0, Some(tinit));
+    let sinit = init(&mut mb, [1, 0, 3, 0]);
+    let stat = mb.global("state", arr, 0, Some(sinit));
+    let g1 = mb.global("g1", i32t, 3, None);
+    let g2 = mb.global("g2", i64t, 3, None);
+    // getelementptr ([4 x i32]* @const_table, i32 0, i32 2) as a constant expression.
+    let cgep = mb.c(
+        pi,
+        Constant::Gep {
+            inbounds: true,
+            source_ty: Some(arr),
+            operands: vec![table, c[0], c[2]],
+        },
+    );
+    let vec_init = {
+        let ids = vec![c[4], c[5], c[6], c[7]];
+        mb.c(v4, Constant::Aggregate(ids))
+    };
+    mb.block();
+    let h = mb.handle(1, 0, 0);
+    let tid = mb.dx("threadId.i32", 93, &[c[0]], i32t); // 2
+    let mut outs = Vec::new();
+    outs.push(mb.load(cgep, i32t)); // 30
+    let p = mb.push(
+        InstKind::Gep {
+            inbounds: true,
+            source_ty: arr,
+            base: table,
+            indices: vec![c[0], tid],
+            explicit_type: true,
+        },
+        pi,
+    );
+    outs.push(mb.load(p, i32t)); // 30
+    let sp = |mb: &mut Mb, k: ValueId| {
+        mb.push(
+            InstKind::Gep {
+                inbounds: true,
+                source_ty: arr,
+                base: stat,
+                indices: vec![c[0], k],
+                explicit_type: true,
+            },
+            pi,
+        )
+    };
+    let s1 = sp(&mut mb, c[1]);
+    mb.store(s1, c[7]);
+    let s0 = sp(&mut mb, c[0]);
+    outs.push(mb.load(s0, i32t)); // 1 (initialised)
+    let s1 = sp(&mut mb, c[1]);
+    outs.push(mb.load(s1, i32t)); // 7 (stored)
+    let s2 = sp(&mut mb, tid);
+    outs.push(mb.load(s2, i32t)); // 3
+    mb.store(g1, tid);
+    let big = mb.ci(64, 1 << 40);
+    mb.store(g2, big);
+    outs.push(mb.load(g1, i32t)); // 2
+    let e = mb.push(
+        InstKind::ExtractElement {
+            vector: vec_init,
+            index: tid,
+        },
+        i32t,
+    );
+    outs.push(e); // 6
+    let ins = mb.push(
+        InstKind::InsertElement {
+            vector: vec_init,
+            element: c[1],
+            index: tid,
+        },
+        v4,
+    );
+    for k in [1, 2] {
+        outs.push(mb.push(
+            InstKind::ExtractValue {
+                aggregate: ins,
+                indices: vec![k],
+            },
+            i32t,
+        )); // 5, then 1
+    }
+    for (k, v) in outs.clone().into_iter().enumerate() {
+        let addr = mb.ci(32, 4 * k as i64);
+        mb.store_word(h, addr, v);
+    }
+    mb.ret();
+    let (m, fi) = mb.finish();
+    let s = lower_test(&m, fi).unwrap();
+    // g1 at 0, g2 (8-byte aligned) at 8.
+    assert_eq!(s.groupshared_bytes, 16, "{s}");
+    assert_eq!(s.const_arrays[0].words, vec![10, 20, 30, 40]);
+    assert!(
+        s.insts.iter().any(|i| matches!(
+            i,
+            Inst::SharedStore {
+                width: Width::B64,
+                offset: 8,
+                ..
+            }
+        )),
+        "{s}"
+    );
+    let out = run(&s, vec![vec![0; 4 * outs.len()], vec![]], [2, 0, 0]);
+    assert_eq!(words(&out[0]), vec![30, 30, 1, 7, 3, 2, 6, 5, 1], "{s}");
 }
