@@ -433,6 +433,15 @@ impl<'m> FnLower<'m> {
                     device_memory: mem & 1 != 0,
                 });
             }
+            245 => {
+                // SM 6.8 BarrierByMemoryHandle(handle, semantics): a UAV's memory.
+                let sem = self.ai(c, 1)?;
+                self.emit(Inst::Barrier {
+                    group_sync: sem & 1 != 0,
+                    group_memory: false,
+                    device_memory: true,
+                });
+            }
             // ---- doubles and conversions
             101 => {
                 let lo = self.ar(c, 0)?;
