@@ -8,5 +8,6 @@ mod container;
 mod dxbc;
 mod dxil;
 mod info;
+mod lower_dxbc;
 mod untrusted;
 mod vkd3d;

@@ -1,0 +1,1 @@
+//! Unit tests of the DXBC lowering: hand-assembled programs.
