@@ -172,7 +172,7 @@ impl<'p> Lowerer<'p> {
             O::Ne => self.fcmp(e, FCond::Ne),
             O::Lt => self.fcmp(e, FCond::Lt),
             O::Ge => self.fcmp(e, FCond::Ge),
-            O::Mov => self.unary(e, |dst, src| Inst::Mov { dst, src }),
+            O::Mov => self.mov(e),
             O::Movc => self.map(e, &mut |l, _, dst, s| {
                 let (cond, a, b) = three(s);
                 l.emit(Inst::Select { dst, cond, a, b });
@@ -496,6 +496,25 @@ impl<'p> Lowerer<'p> {
         })
     }
 
+    /// `mov`: a bit copy (with float modifiers and `_sat`). A move into an indexable
+    /// temporary stores the source components directly.
+    fn mov(&mut self, e: &Executable) -> Result<(), LowerError> {
+        let ops = e.operands(self.p);
+        if let (Some(dst_op), Some(src_op)) = (ops.first(), ops.get(1))
+            && !e.saturate
+            && dst_op.register == crate::dxbc::RegisterType::IndexableTemp
+        {
+            let d = self.dest(dst_op)?;
+            let values = self.read_for(src_op, OperandType::Untyped, d.mask)?;
+            let d = d.with_regs(values);
+            if d.is_stored() {
+                self.commit(&d);
+            }
+            return Ok(());
+        }
+        self.unary(e, |dst, src| Inst::Mov { dst, src })
+    }
+
     fn fcmp(&mut self, e: &Executable, cond: FCond) -> Result<(), LowerError> {
         self.bin(e, move |dst, a, b| Inst::FCmp { cond, dst, a, b })
     }
@@ -599,11 +618,11 @@ impl<'p> Lowerer<'p> {
     fn put64(&mut self, d: &Dest, k: usize, sat: bool, f: impl FnOnce(&mut Self, Reg)) {
         let out = d.reg(k.wrapping_mul(2));
         if sat {
-            let t = self.b.temp64();
+            let t = self.temp64();
             f(self, t);
             let zero = self.b.konst64(0);
             let one = self.b.konst64(1f64.to_bits());
-            let t2 = self.b.temp64();
+            let t2 = self.temp64();
             self.emit(Inst::DMax {
                 dst: t2,
                 a: t,

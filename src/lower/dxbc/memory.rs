@@ -457,7 +457,7 @@ impl<'p> Lowerer<'p> {
         if in_place {
             produce(self, need, d.regs)?;
         } else {
-            let base = self.b.temps(4);
+            let base = self.scratch(4);
             let mut regs = [Reg::NONE; 4];
             for c in comps(need) {
                 if let Some(slot) = regs.get_mut(c) {
@@ -788,7 +788,7 @@ impl<'p> Lowerer<'p> {
         let ms = matches!(info.kind, K::Texture2DMS | K::Texture2DMSArray);
         let rt = e.return_type.unwrap_or(InfoReturnType::Float);
         self.deliver(&d, res, |l, need, out| {
-            let raw = l.b.temps(4);
+            let raw = l.scratch(4);
             let raw_regs = [0, 1, 2, 3].map(|c| plus(raw, c));
             l.emit(Inst::Dimensions {
                 dst: raw_regs,
@@ -897,7 +897,7 @@ impl<'p> Lowerer<'p> {
         let index_op = self.src(srcs, 1, "sample index")?;
         let index = self.scalar(index_op, OperandType::Int)?;
         self.deliver(&d, res, |l, need, out| {
-            let xy = l.b.temps(2);
+            let xy = l.scratch(2);
             l.emit(Inst::SamplePos {
                 dst: [xy, xy.hi()],
                 handle,

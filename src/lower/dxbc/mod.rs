@@ -165,6 +165,10 @@ pub(crate) struct Lowerer<'p> {
     /// Whether an `msad` was lowered (its IR form names a register pair; see
     /// [`lower_program`]).
     uses_msad: bool,
+    /// The scratch pool (see [`Lowerer::scratch`]).
+    scratch_chunks: Vec<Reg>,
+    scratch_chunk: usize,
+    scratch_used: u32,
 }
 
 impl<'p> Lowerer<'p> {
@@ -188,6 +192,9 @@ impl<'p> Lowerer<'p> {
             has_else: HashSet::new(),
             emitted: 0,
             uses_msad: false,
+            scratch_chunks: Vec::new(),
+            scratch_chunk: 0,
+            scratch_used: 0,
         };
         l.scan_structure()?;
         Ok(l)
@@ -292,6 +299,7 @@ impl<'p> Lowerer<'p> {
                 continue;
             };
             self.set_loc_of(i);
+            self.restart_scratch();
             self.instruction(i, e)?;
             self.flush()?;
         }
@@ -375,9 +383,47 @@ impl<'p> Lowerer<'p> {
             .is_some_and(|blk| !self.b.is_terminated(blk))
     }
 
-    /// A fresh register.
+    /// A fresh register for a value used within the instruction being lowered.
     fn temp(&mut self) -> Reg {
-        self.b.temp()
+        self.scratch(1)
+    }
+
+    /// A fresh register pair (a double within the instruction being lowered).
+    fn temp64(&mut self) -> Reg {
+        self.scratch(2)
+    }
+
+    /// `n` (1 to 4) consecutive scratch registers.
+    ///
+    /// Values the lowering makes for one DXBC instruction (loaded components, modified
+    /// sources, addresses, results on their way to a destination) are dead once it ends
+    /// (its terminator included), so every instruction draws them from the same pool,
+    /// restarted by [`Lowerer::restart_scratch`]: the shader needs as many registers as
+    /// its largest instruction rather than the sum of all. The pool is a list of 4-register
+    /// chunks, so that pairs and quads are consecutive.
+    fn scratch(&mut self, n: u32) -> Reg {
+        let n = n.clamp(1, 4);
+        if self.scratch_used.saturating_add(n) > 4 {
+            self.scratch_chunk = self.scratch_chunk.saturating_add(1);
+            self.scratch_used = 0;
+        }
+        let base = match self.scratch_chunks.get(self.scratch_chunk) {
+            Some(r) => *r,
+            None => {
+                let r = self.b.temps(4);
+                self.scratch_chunks.push(r);
+                r
+            }
+        };
+        let r = Reg(base.0.wrapping_add(self.scratch_used));
+        self.scratch_used = self.scratch_used.saturating_add(n);
+        r
+    }
+
+    /// Starts a new instruction's use of the scratch pool.
+    fn restart_scratch(&mut self) {
+        self.scratch_chunk = 0;
+        self.scratch_used = 0;
     }
 
     /// Emits the queued instructions of the current DXBC instruction.
@@ -416,7 +462,7 @@ impl<'p> Lowerer<'p> {
                 if !(read || clobbers) {
                     continue;
                 }
-                let fresh = if wide { self.b.temp64() } else { self.b.temp() };
+                let fresh = if wide { self.temp64() } else { self.temp() };
                 let mut done = false;
                 inst.visit_regs_mut(&mut |role, x| {
                     if !done && role.writes() && *x == r {

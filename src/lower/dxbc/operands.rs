@@ -76,6 +76,18 @@ impl Dest {
     pub fn reg(&self, c: usize) -> Reg {
         self.regs.get(c).copied().unwrap_or(Reg::NONE)
     }
+
+    /// Whether the destination is stored to memory by [`Lowerer::commit`] (an indexable
+    /// temporary) rather than written in registers.
+    pub fn is_stored(&self) -> bool {
+        self.store.is_some()
+    }
+
+    /// The same destination taking its stored values from `regs` (per component).
+    pub fn with_regs(mut self, regs: [Reg; 4]) -> Dest {
+        self.regs = regs;
+        self
+    }
 }
 
 impl Lowerer<'_> {
@@ -229,7 +241,7 @@ impl Lowerer<'_> {
                 if op.modifier == OperandModifier::None && hi == lo.hi() {
                     return Ok(lo);
                 }
-                let t = self.b.temp64();
+                let t = self.temp64();
                 self.emit(Inst::Mov { dst: t, src: lo });
                 let inst = match op.modifier {
                     OperandModifier::None => Inst::Mov {
@@ -366,7 +378,7 @@ impl Lowerer<'_> {
                 Ok(Raw::Regs([regs[0], regs[1], regs[2], w]))
             }
             R::CycleCounter => {
-                let t = self.b.temp64();
+                let t = self.temp64();
                 self.emit(Inst::CycleCounter { dst: t });
                 let zero = self.k(0);
                 Ok(Raw::Regs([t, t.hi(), zero, zero]))
@@ -381,7 +393,7 @@ impl Lowerer<'_> {
 
     /// Four consecutive fresh registers for a load's results; those outside `need` are `_`.
     fn load_regs(&mut self, need: u8) -> [Reg; 4] {
-        let base = self.b.temps(4);
+        let base = self.scratch(4);
         let mut out = [Reg::NONE; 4];
         for c in comps(need) {
             if let Some(slot) = out.get_mut(c) {
