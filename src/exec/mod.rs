@@ -1,1 +1,95 @@
 //! Executing the interpreter IR in waves of lanes, with WARP's arithmetic rules.
+//!
+//! Owns: waves and their lanes, control flow and reconvergence, the arithmetic rules
+//! (every WARP-faithful rule lives here, each with its source), per-lane arrays and group
+//! shared memory, resource access through descriptors, derivatives, wave and quad
+//! operations, barriers, and the limits of a run. Does not own: DXBC or DXIL (it sees
+//! only `ir`), resources' storage and filtering (`resources`), or how threads are laid out
+//! and groups distributed over workers (`pipeline::dispatch`).
+//!
+//! # The wave model
+//!
+//! A **wave** is `W` lanes run together (`W` = 4 … 128, a power of two; WARP's default is
+//! 8). Its registers are stored structure-of-arrays: each IR register is one `[u32; W]`,
+//! so an instruction is one loop over the lanes — the same work for every lane, which the
+//! compiler unrolls and vectorises. Constant registers are filled once when the wave is
+//! made. The hot code is monomorphic over `W` (`Wave<const W: usize>`), chosen once per
+//! run from the six supported widths.
+//!
+//! An **execution mask** says which lanes run the current block. Every lane waits at a
+//! block; after each terminator the wave continues with the lowest-numbered block some
+//! lane waits at (the rule `ir::cfg` orders blocks for), running exactly the lanes waiting
+//! there. Uniform branches — every active lane going the same way, to a block below the
+//! waiting ones — skip that search. So lanes that diverge at an `if` reconverge at its
+//! join, and lanes that leave a loop early wait for the others after it: wave operations
+//! after an `if`/`else` or a loop see every lane again.
+//!
+//! A **thread group** is a set of waves sharing group shared memory; a `barrier
+//! group_sync` suspends a wave mid-block until every wave of its group has reached it
+//! (see [`GroupRunner`]). Groups are independent and run in parallel on worker threads;
+//! results never depend on the number of workers, except where the program itself is
+//! order-dependent through atomics on UAVs shared between groups: commutative atomics
+//! (add, and, or, xor, min, max) end with the same memory, but the old values they return
+//! to each lane, and the outcome of exchanges and compare-exchanges racing between groups,
+//! follow the order groups happened to run in.
+//!
+//! **Helper lanes** (pixel work, `demote`) run but never write memory and take no part
+//! in wave operations; `discard` ends lanes. Quads are lanes `4k … 4k + 3`.
+//!
+//! # Outcomes and errors
+//!
+//! What a program does — out-of-bounds accesses, discards, NaNs — is an outcome, never an
+//! error. [`ExecError`] is for engine failures: a lane passing its instruction budget
+//! (an infinite loop), a lane reaching `unreachable`, memory limits, bad bindings; it names
+//! the thread, the instruction and its source.
+//!
+//! # Rules and profiles
+//!
+//! [`float`], [`convert`], [`arith`] and [`bits`] hold one function per rule, each citing
+//! its source (D3D11.3 functional specification, the seeds, DXIL.rst, the WARP-validated
+//! DirectXShaderCompiler execution tables) with a unit test. Rules that differ between WARP
+//! releases are read from the run's [`Profile`].
+
+// Lane loops index several `[u32; W]` arrays by the same lane; indexed loops read
+// clearest there and vectorise as well as iterator chains.
+#![allow(clippy::needless_range_loop)]
+
+pub mod arith;
+pub mod bits;
+pub mod budget;
+mod control;
+pub mod convert;
+pub mod float;
+mod group;
+mod interp;
+mod memory;
+pub mod profile;
+mod resource;
+mod sample;
+mod wave;
+mod wave_ops;
+
+pub use budget::{At, ExecError, Limits, Xyz};
+pub use group::{GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
+pub use profile::Profile;
+pub use resource::DescriptorTable;
+
+use crate::ir::Shader;
+
+/// What every handler may read while a group runs.
+pub(crate) struct Ctx<'a> {
+    /// The shader.
+    pub shader: &'a Shader,
+    /// The dispatch's descriptors.
+    pub table: &'a DescriptorTable,
+    /// The WARP profile.
+    pub profile: &'a Profile,
+    /// Instructions each lane may execute.
+    pub limit: u64,
+    /// Whether 32-bit float arithmetic flushes denormals.
+    pub ftz: bool,
+    /// `SV_GroupID` of the running group.
+    pub group_id: [u32; 3],
+    /// Bytes of group shared memory.
+    pub shared_bytes: u64,
+}

@@ -30,7 +30,7 @@ word_enum!(
 
 word_enum!(
     /// How 32-bit float arithmetic treats denormal values (DXIL `fp32-denorm-mode`;
-    /// DXBC programs always flush, D3D11.3 §3.1.3.3).
+    /// DXBC programs always flush, D3D11.3 §3.1).
     DenormMode {
         /// Flush denormal inputs and outputs to zero of the same sign.
         Ftz = "ftz",

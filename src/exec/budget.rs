@@ -1,0 +1,151 @@
+//! Limits of a run (instructions per lane, memory) and the errors of execution.
+//!
+//! The instruction budget counts *lane-instructions* like fuel: each lane counts the
+//! instructions (terminators included) it executes; a lane about to pass
+//! [`Limits::max_lane_instructions`] stops the run with [`ExecError::Budget`], naming its
+//! thread, the instruction and the instruction's source. An infinite loop therefore ends
+//! with that error instead of hanging. The memory budget bounds what execution allocates:
+//! registers, per-lane arrays and group shared memory of every group in flight.
+
+use std::fmt;
+
+use crate::ir::{BlockId, InstId, SourceLoc, ValidateError};
+
+/// Limits of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Most instructions any one lane may execute.
+    pub max_lane_instructions: u64,
+    /// Most bytes of execution state (registers, local arrays, group shared memory of the
+    /// groups running at once).
+    pub max_memory_bytes: u64,
+}
+
+impl Default for Limits {
+    /// 100 million instructions per lane, 1 GiB of execution state.
+    fn default() -> Limits {
+        Limits {
+            max_lane_instructions: 100_000_000,
+            max_memory_bytes: 1 << 30,
+        }
+    }
+}
+
+/// Three coordinates, printed `(x, y, z)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Xyz(pub [u32; 3]);
+
+impl fmt::Display for Xyz {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {}, {})", self.0[0], self.0[1], self.0[2])
+    }
+}
+
+/// Where in a program a lane was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum At {
+    /// An instruction.
+    Inst(InstId),
+    /// The terminator of a block.
+    Terminator(BlockId),
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            At::Inst(i) => write!(f, "{i}"),
+            At::Terminator(b) => write!(f, "the terminator of {b}"),
+        }
+    }
+}
+
+/// An engine failure: the run could not complete. (What a program computes, including
+/// out-of-bounds accesses and discards, is never an error.)
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExecError {
+    /// A lane would pass its instruction budget.
+    #[error(
+        "group {group}, thread {thread}: the budget of {limit} instructions per lane is exhausted at {at} `{text}` ({loc})"
+    )]
+    Budget {
+        /// `SV_GroupID` of the lane.
+        group: Xyz,
+        /// `SV_GroupThreadID` of the lane.
+        thread: Xyz,
+        /// The instruction it was about to execute.
+        at: At,
+        /// The instruction as printed.
+        text: String,
+        /// Its source.
+        loc: SourceLoc,
+        /// The budget.
+        limit: u64,
+    },
+    /// A lane reached an `unreachable` terminator.
+    #[error("group {group}, thread {thread}: reached `unreachable` at the end of {block} ({loc})")]
+    Unreachable {
+        /// `SV_GroupID` of the lane.
+        group: Xyz,
+        /// `SV_GroupThreadID` of the lane.
+        thread: Xyz,
+        /// The block.
+        block: BlockId,
+        /// The terminator's source.
+        loc: SourceLoc,
+    },
+    /// The run would need more execution memory than allowed.
+    #[error("execution needs {needed} bytes of memory, more than the limit of {limit}")]
+    MemoryBudget {
+        /// Bytes needed.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A binding does not fit what the shader declares.
+    #[error("binding {binding}: {message}")]
+    Binding {
+        /// The binding (`u0`, `t3, space1`, `heap[2]`).
+        binding: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A wave size that is not a power of two from 4 to 128, or outside the shader's
+    /// `[WaveSize]` range.
+    #[error("wave size {size}: {message}")]
+    WaveSize {
+        /// The size.
+        size: u32,
+        /// What is wrong.
+        message: String,
+    },
+    /// The shader breaks an IR invariant.
+    #[error("invalid shader: {0}")]
+    Invalid(#[from] ValidateError),
+    /// The dispatch itself is malformed (group counts, thread group shape, stage).
+    #[error("bad dispatch: {0}")]
+    Dispatch(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_thread_and_instruction() {
+        let e = ExecError::Budget {
+            group: Xyz([1, 2, 3]),
+            thread: Xyz([4, 0, 0]),
+            at: At::Inst(InstId(7)),
+            text: "iadd r1, r1, r0".into(),
+            loc: SourceLoc::Dxbc {
+                index: 9,
+                token: 0x40,
+            },
+            limit: 1000,
+        };
+        assert_eq!(
+            e.to_string(),
+            "group (1, 2, 3), thread (4, 0, 0): the budget of 1000 instructions per lane is exhausted at inst7 `iadd r1, r1, r0` (dxbc instruction 9 (token 0x40))"
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! Control flow: terminators, divergence and reconvergence, the instruction budget,
+//! discard and demote.
+//!
+//! # The scheduling rule (see `ir::cfg`)
+//!
+//! Each live lane waits at a block (`Wave::next`). After a terminator sets where each
+//! active lane goes, the wave continues with the **lowest-numbered block any live lane
+//! waits at**, running the lanes waiting there. With blocks in the IR's structured order
+//! this reconverges lanes at each branch's immediate post-dominator: lanes leaving a loop
+//! wait after it until every lane has left; both sides of an `if` wait at the join.
+//!
+//! Fast path: when every active lane goes to the same block and that block is below every
+//! block an inactive lane waits at (`Wave::waiting_min`; always, when no lane waits), the
+//! wave just moves on with the same mask.
+
+use crate::ir::{BlockId, InstId, Terminator};
+
+use super::Ctx;
+use super::budget::{At, ExecError, Xyz};
+use super::wave::{DONE, Wave, WaveState, lanes};
+
+/// Charges the instructions of block `b` (and its terminator) to each active lane's
+/// budget; when a lane would pass the budget, reports the instruction it would have
+/// passed it at (before running any of the block).
+#[inline]
+pub fn charge<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Result<(), ExecError> {
+    let block = &cx.shader.blocks[b];
+    let cost = u64::from(block.end - block.start) + 1;
+    let mut over = false;
+    for l in 0..W {
+        let add = if w.ex.sel[l] != 0 { cost } else { 0 };
+        w.counts[l] += add;
+        over |= w.counts[l] > cx.limit;
+    }
+    w.executed += cost * u64::from(w.ex.mask.count_ones());
+    if !over {
+        return Ok(());
+    }
+    // Undo, then find the lane closest to its limit and where it would cross it.
+    let mut worst: Option<usize> = None;
+    for l in lanes(w.ex.mask) {
+        w.counts[l] -= cost;
+        if worst.is_none_or(|k| w.counts[l] > w.counts[k]) {
+            worst = Some(l);
+        }
+    }
+    let worst = worst.unwrap_or(0);
+    let left = cx.limit.saturating_sub(w.counts[worst]);
+    let len = u64::from(block.end - block.start);
+    let (at, text, loc) = if left < len {
+        let i = block.start + left as u32;
+        (
+            At::Inst(InstId(i)),
+            cx.shader.insts[i as usize].to_string(),
+            cx.shader.locs.get(i as usize).copied().unwrap_or_default(),
+        )
+    } else {
+        (
+            At::Terminator(BlockId(b as u32)),
+            block.term.to_string(),
+            block.term_loc,
+        )
+    };
+    Err(ExecError::Budget {
+        group: Xyz(cx.group_id),
+        thread: thread(w, worst),
+        at,
+        text,
+        loc,
+        limit: cx.limit,
+    })
+}
+
+/// `SV_GroupThreadID` of lane `l`.
+pub fn thread<const W: usize>(w: &Wave<W>, l: usize) -> Xyz {
+    Xyz([w.gtid[0][l], w.gtid[1][l], w.gtid[2][l]])
+}
+
+/// Runs the terminator of block `b` for the active lanes and schedules what runs next.
+#[inline]
+pub fn terminate<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Result<(), ExecError> {
+    let block = &cx.shader.blocks[b];
+    match &block.term {
+        Terminator::Jump(t) => goto(w, cx, t.0),
+        Terminator::Branch { cond, then_, else_ } => {
+            let c = w.regs[cond.index()];
+            let mut taken = 0u128;
+            for (l, &v) in c.iter().enumerate() {
+                if v != 0 {
+                    taken |= 1 << l;
+                }
+            }
+            taken &= w.ex.mask;
+            if taken == w.ex.mask {
+                goto(w, cx, then_.0);
+            } else if taken == 0 {
+                goto(w, cx, else_.0);
+            } else {
+                for l in lanes(w.ex.mask) {
+                    w.next[l] = if (taken >> l) & 1 == 1 {
+                        then_.0
+                    } else {
+                        else_.0
+                    };
+                }
+                schedule(w, cx);
+            }
+        }
+        Terminator::Switch {
+            sel,
+            cases,
+            default,
+        } => {
+            let s = w.regs[sel.index()];
+            let target = |v: u32| cases.iter().find(|c| c.0 == v).map_or(default.0, |c| c.1.0);
+            let mut uniform: Option<u32> = None;
+            let mut same = true;
+            for l in lanes(w.ex.mask) {
+                let t = target(s[l]);
+                w.next[l] = t;
+                match uniform {
+                    None => uniform = Some(t),
+                    Some(u) => same &= u == t,
+                }
+            }
+            match uniform {
+                Some(t) if same => goto(w, cx, t),
+                _ => schedule(w, cx),
+            }
+        }
+        Terminator::Return => {
+            for l in lanes(w.ex.mask) {
+                w.next[l] = DONE;
+            }
+            w.live &= !w.ex.mask;
+            schedule(w, cx);
+        }
+        Terminator::Unreachable => {
+            let l = w.ex.first().unwrap_or(0);
+            return Err(ExecError::Unreachable {
+                group: Xyz(cx.group_id),
+                thread: thread(w, l),
+                block: BlockId(b as u32),
+                loc: block.term_loc,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Moves every active lane to block `t`.
+#[inline(always)]
+fn goto<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, t: u32) {
+    if t < w.waiting_min {
+        w.cur = t;
+        w.pc = cx.shader.blocks[t as usize].start;
+    } else {
+        for l in lanes(w.ex.mask) {
+            w.next[l] = t;
+        }
+        schedule(w, cx);
+    }
+}
+
+/// Picks the lowest block a live lane waits at and makes its lanes active; marks the
+/// wave done when no lane is live.
+pub fn schedule<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>) {
+    let mut best = DONE;
+    for l in lanes(w.live) {
+        best = best.min(w.next[l]);
+    }
+    if best == DONE {
+        w.state = WaveState::Done;
+        w.ex.set(0);
+        return;
+    }
+    let mut mask = 0u128;
+    let mut waiting = DONE;
+    for l in lanes(w.live) {
+        if w.next[l] == best {
+            mask |= 1 << l;
+        } else {
+            waiting = waiting.min(w.next[l]);
+        }
+    }
+    w.ex.set(mask);
+    w.cur = best;
+    w.pc = cx.shader.blocks[best as usize].start;
+    w.waiting_min = waiting;
+}
+
+/// `discard`: the active lanes where `cond != 0` finish. Returns whether active lanes
+/// remain.
+pub fn discard<const W: usize>(w: &mut Wave<W>, cond: crate::ir::Reg) -> bool {
+    let c = w.regs[cond.index()];
+    let mut gone = 0u128;
+    for l in lanes(w.ex.mask) {
+        if c[l] != 0 {
+            gone |= 1 << l;
+            w.next[l] = DONE;
+        }
+    }
+    if gone != 0 {
+        w.live &= !gone;
+        w.helper &= !gone;
+        let m = w.ex.mask & !gone;
+        w.ex.set(m);
+    }
+    w.ex.mask != 0
+}
+
+/// `demote`: the active lanes where `cond != 0` become helper lanes.
+pub fn demote<const W: usize>(w: &mut Wave<W>, cond: crate::ir::Reg) {
+    let c = w.regs[cond.index()];
+    for l in lanes(w.ex.mask) {
+        if c[l] != 0 {
+            w.helper |= 1 << l;
+        }
+    }
+}

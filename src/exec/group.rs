@@ -1,0 +1,245 @@
+//! Thread groups: a prepared [`Program`], and a [`GroupRunner`] that runs one group at a
+//! time on a worker thread, waves interleaved at barriers.
+//!
+//! # Barriers
+//!
+//! The runner runs each wave of the group until it finishes or reaches a
+//! `barrier group_sync`; when every wave has done one or the other, the waves at the
+//! barrier resume. So every wave reaches a barrier before any passes it, as D3D requires.
+//! Group shared memory belongs to the runner and is only touched by the group's waves, one
+//! at a time, so it needs no synchronisation.
+//!
+//! # Wave width
+//!
+//! Lane loops are monomorphic over the wave width: the runner holds waves of exactly one
+//! width, chosen when it is made (4, 8, 16, 32, 64 or 128 lanes).
+
+use crate::ir::{DenormMode, Shader, validate};
+
+use super::Ctx;
+use super::budget::{ExecError, Limits};
+use super::interp::{Outcome, run};
+use super::profile::Profile;
+use super::resource::DescriptorTable;
+use super::wave::{Wave, WaveState};
+
+/// The most threads a thread group may have here (D3D's limit is 1024; a little slack
+/// for programs written by hand).
+pub const MAX_GROUP_THREADS: usize = 1 << 16;
+
+/// A shader ready to run: validated, with its descriptors, profile, limits, wave size and
+/// the thread each lane slot of a group runs.
+#[derive(Debug, Clone)]
+pub struct Program<'a> {
+    shader: &'a Shader,
+    table: DescriptorTable,
+    profile: Profile,
+    limits: Limits,
+    wave_size: u32,
+    layout: Vec<[u32; 3]>,
+    ftz: bool,
+}
+
+impl<'a> Program<'a> {
+    /// Prepares `shader`. `layout[i]` is the `SV_GroupThreadID` of lane slot `i` of a
+    /// group: slot `i` is lane `i % wave_size` of wave `i / wave_size`.
+    pub fn new(
+        shader: &'a Shader,
+        table: DescriptorTable,
+        profile: Profile,
+        limits: Limits,
+        wave_size: u32,
+        layout: Vec<[u32; 3]>,
+    ) -> Result<Program<'a>, ExecError> {
+        validate(shader)?;
+        if !(4..=128).contains(&wave_size) || !wave_size.is_power_of_two() {
+            return Err(ExecError::WaveSize {
+                size: wave_size,
+                message: "not a power of two from 4 to 128".into(),
+            });
+        }
+        if layout.is_empty() || layout.len() > MAX_GROUP_THREADS {
+            return Err(ExecError::Dispatch(format!(
+                "a thread group of {} threads (1 to {MAX_GROUP_THREADS})",
+                layout.len()
+            )));
+        }
+        let ftz = shader.fp32_denorm != DenormMode::Preserve;
+        Ok(Program {
+            shader,
+            table,
+            profile,
+            limits,
+            wave_size,
+            layout,
+            ftz,
+        })
+    }
+
+    /// The shader.
+    pub fn shader(&self) -> &'a Shader {
+        self.shader
+    }
+
+    /// Lanes per wave.
+    pub fn wave_size(&self) -> u32 {
+        self.wave_size
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Threads per group.
+    pub fn threads_per_group(&self) -> usize {
+        self.layout.len()
+    }
+
+    /// Waves per group.
+    pub fn waves_per_group(&self) -> usize {
+        self.layout.len().div_ceil(self.wave_size as usize)
+    }
+
+    /// Bytes of execution state one group's runner holds (registers, per-lane arrays,
+    /// group shared memory).
+    pub fn group_memory_bytes(&self) -> u64 {
+        let locals: u64 = self.shader.locals.iter().map(|x| u64::from(x.bytes)).sum();
+        let per_wave = (self.shader.num_regs as u64) * u64::from(self.wave_size) * 4
+            + locals.div_ceil(4) * 4 * u64::from(self.wave_size);
+        per_wave * self.waves_per_group() as u64 + u64::from(self.shader.groupshared_bytes)
+    }
+}
+
+/// What running one group did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GroupStats {
+    /// Lane-instructions executed (instructions and terminators, per active lane).
+    pub lane_instructions: u64,
+    /// Waves run.
+    pub waves: u64,
+}
+
+struct Group<const W: usize> {
+    waves: Vec<Wave<W>>,
+    lanes: Vec<u128>,
+    shared: Vec<u32>,
+}
+
+impl<const W: usize> Group<W> {
+    fn new(p: &Program<'_>) -> Group<W> {
+        let s = p.shader;
+        let locals: Vec<u32> = s.locals.iter().map(|x| x.bytes).collect();
+        let [tx, ty, _] = s.thread_group;
+        let mut waves = Vec::new();
+        let mut masks = Vec::new();
+        for chunk in p.layout.chunks(W) {
+            let mut w = Wave::<W>::new(s.num_regs as usize, &s.consts, &locals);
+            let mut lanes = 0u128;
+            for (l, t) in chunk.iter().enumerate() {
+                lanes |= 1 << l;
+                for k in 0..3 {
+                    w.gtid[k][l] = t[k];
+                }
+                w.gindex[l] = t[0]
+                    .wrapping_add(t[1].wrapping_mul(tx))
+                    .wrapping_add(t[2].wrapping_mul(tx.wrapping_mul(ty)));
+            }
+            waves.push(w);
+            masks.push(lanes);
+        }
+        Group {
+            waves,
+            lanes: masks,
+            shared: vec![0; (s.groupshared_bytes as usize).div_ceil(4)],
+        }
+    }
+
+    fn run(&mut self, p: &Program<'_>, group_id: [u32; 3]) -> Result<GroupStats, ExecError> {
+        let s = p.shader;
+        let cx = Ctx {
+            shader: s,
+            table: &p.table,
+            profile: &p.profile,
+            limit: p.limits.max_lane_instructions,
+            ftz: p.ftz,
+            group_id,
+            shared_bytes: u64::from(s.groupshared_bytes),
+        };
+        let entry = s.blocks.first().map_or(0, |b| b.start);
+        for (w, &lanes) in self.waves.iter_mut().zip(&self.lanes) {
+            w.reset(s.consts.len(), lanes, entry);
+        }
+        self.shared.fill(0);
+        loop {
+            let mut waiting = false;
+            for w in &mut self.waves {
+                if w.state == WaveState::Running
+                    && run(w, &cx, &mut self.shared)? == Outcome::Barrier
+                {
+                    waiting = true;
+                }
+            }
+            if !waiting {
+                break;
+            }
+            for w in &mut self.waves {
+                if w.state == WaveState::AtBarrier {
+                    w.state = WaveState::Running;
+                }
+            }
+        }
+        Ok(GroupStats {
+            lane_instructions: self.waves.iter().map(|w| w.executed).sum(),
+            waves: self.waves.len() as u64,
+        })
+    }
+}
+
+enum Inner {
+    W4(Group<4>),
+    W8(Group<8>),
+    W16(Group<16>),
+    W32(Group<32>),
+    W64(Group<64>),
+    W128(Group<128>),
+}
+
+/// Runs thread groups of one [`Program`], one at a time; each worker thread has its own.
+pub struct GroupRunner<'p> {
+    program: &'p Program<'p>,
+    inner: Inner,
+}
+
+impl<'p> GroupRunner<'p> {
+    /// A runner for `program`, its waves allocated once.
+    pub fn new(program: &'p Program<'p>) -> GroupRunner<'p> {
+        let inner = match program.wave_size {
+            4 => Inner::W4(Group::new(program)),
+            8 => Inner::W8(Group::new(program)),
+            16 => Inner::W16(Group::new(program)),
+            32 => Inner::W32(Group::new(program)),
+            64 => Inner::W64(Group::new(program)),
+            _ => Inner::W128(Group::new(program)),
+        };
+        GroupRunner { program, inner }
+    }
+
+    /// Runs group `group_id` to completion.
+    pub fn run(&mut self, group_id: [u32; 3]) -> Result<GroupStats, ExecError> {
+        let p = self.program;
+        match &mut self.inner {
+            Inner::W4(g) => g.run(p, group_id),
+            Inner::W8(g) => g.run(p, group_id),
+            Inner::W16(g) => g.run(p, group_id),
+            Inner::W32(g) => g.run(p, group_id),
+            Inner::W64(g) => g.run(p, group_id),
+            Inner::W128(g) => g.run(p, group_id),
+        }
+    }
+}

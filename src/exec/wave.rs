@@ -1,0 +1,469 @@
+//! A wave of `W` lanes: its structure-of-arrays registers, execution mask, per-lane
+//! scheduling state, and the lane loops every handler is built from.
+//!
+//! `W` is a const generic (4, 8, 16, 32, 64 or 128, chosen when the wave is made), so each
+//! lane loop is a fixed-length loop over `[u32; W]` arrays that the compiler unrolls and
+//! vectorises. A handler computes its result for *all* `W` lanes (inactive lanes compute
+//! harmless garbage: every rule is a total function) and then stores it through the
+//! execution mask: a straight copy when every lane is active, a select with the mask's
+//! per-lane `0`/`!0` words otherwise. Inactive lanes' registers are never written.
+
+use crate::ir::Reg;
+
+/// `next` value of a lane that has finished (returned, discarded, or never existed).
+pub const DONE: u32 = u32::MAX;
+
+/// The execution mask of a wave, in two forms: bits (`mask`) for scalar logic and one
+/// `0`/`!0` word per lane (`sel`) for branch-free masked stores.
+#[derive(Debug, Clone)]
+pub struct Exec<const W: usize> {
+    /// Bit `l` set when lane `l` is active.
+    pub mask: u128,
+    /// `!0` for active lanes, `0` for the others.
+    pub sel: [u32; W],
+    /// Whether all `W` lanes are active.
+    pub full: bool,
+}
+
+impl<const W: usize> Exec<W> {
+    /// The mask with every lane of a `W`-wide wave.
+    pub const ALL: u128 = if W >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << W) - 1
+    };
+
+    /// A mask with no lane active.
+    pub fn new() -> Self {
+        Exec {
+            mask: 0,
+            sel: [0; W],
+            full: false,
+        }
+    }
+
+    /// Sets the active lanes.
+    #[inline]
+    pub fn set(&mut self, mask: u128) {
+        self.mask = mask;
+        self.full = mask == Self::ALL;
+        for l in 0..W {
+            self.sel[l] = if (mask >> l) & 1 == 1 { u32::MAX } else { 0 };
+        }
+    }
+
+    /// Whether lane `l` is active.
+    #[inline(always)]
+    pub fn active(&self, l: usize) -> bool {
+        (self.mask >> l) & 1 == 1
+    }
+
+    /// The lowest active lane.
+    #[inline(always)]
+    pub fn first(&self) -> Option<usize> {
+        (self.mask != 0).then(|| self.mask.trailing_zeros() as usize)
+    }
+
+    /// Stores `r` into register `d` for the active lanes.
+    #[inline(always)]
+    pub fn store(&self, regs: &mut [[u32; W]], d: Reg, r: &[u32; W]) {
+        let dst = &mut regs[d.index()];
+        if self.full {
+            *dst = *r;
+        } else {
+            for l in 0..W {
+                dst[l] = (r[l] & self.sel[l]) | (dst[l] & !self.sel[l]);
+            }
+        }
+    }
+
+    /// Stores 64-bit values into the pair `d`, `d + 1` for the active lanes.
+    #[inline(always)]
+    pub fn store64(&self, regs: &mut [[u32; W]], d: Reg, r: &[u64; W]) {
+        let mut lo = [0u32; W];
+        let mut hi = [0u32; W];
+        for l in 0..W {
+            lo[l] = r[l] as u32;
+            hi[l] = (r[l] >> 32) as u32;
+        }
+        self.store(regs, d, &lo);
+        self.store(regs, d.hi(), &hi);
+    }
+}
+
+impl<const W: usize> Default for Exec<W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Iterates the set bits of a lane mask, lowest first.
+#[inline(always)]
+pub fn lanes(mut mask: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            None
+        } else {
+            let l = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            Some(l)
+        }
+    })
+}
+
+/// The 64-bit values of the pair `r`, `r + 1`.
+#[inline(always)]
+pub fn get64<const W: usize>(regs: &[[u32; W]], r: Reg) -> [u64; W] {
+    let lo = regs[r.index()];
+    let hi = regs[r.hi().index()];
+    let mut out = [0u64; W];
+    for l in 0..W {
+        out[l] = u64::from(lo[l]) | (u64::from(hi[l]) << 32);
+    }
+    out
+}
+
+/// `d = f(a)` on 32-bit values.
+#[inline(always)]
+pub fn un<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    f: impl Fn(u32) -> u32,
+) {
+    let a = regs[a.index()];
+    let mut r = [0u32; W];
+    for l in 0..W {
+        r[l] = f(a[l]);
+    }
+    ex.store(regs, d, &r);
+}
+
+/// `d = f(a, b)` on 32-bit values.
+#[inline(always)]
+pub fn bin<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    f: impl Fn(u32, u32) -> u32,
+) {
+    let a = regs[a.index()];
+    let b = regs[b.index()];
+    let mut r = [0u32; W];
+    for l in 0..W {
+        r[l] = f(a[l], b[l]);
+    }
+    ex.store(regs, d, &r);
+}
+
+/// `d = f(a, b, c)` on 32-bit values.
+#[inline(always)]
+pub fn tri<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    c: Reg,
+    f: impl Fn(u32, u32, u32) -> u32,
+) {
+    let a = regs[a.index()];
+    let b = regs[b.index()];
+    let c = regs[c.index()];
+    let mut r = [0u32; W];
+    for l in 0..W {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    ex.store(regs, d, &r);
+}
+
+/// `d = f(a, b, c, e)` on 32-bit values.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn quad<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    c: Reg,
+    e: Reg,
+    f: impl Fn(u32, u32, u32, u32) -> u32,
+) {
+    let a = regs[a.index()];
+    let b = regs[b.index()];
+    let c = regs[c.index()];
+    let e = regs[e.index()];
+    let mut r = [0u32; W];
+    for l in 0..W {
+        r[l] = f(a[l], b[l], c[l], e[l]);
+    }
+    ex.store(regs, d, &r);
+}
+
+/// `d = f(a)` from a 32-bit to a 64-bit value.
+#[inline(always)]
+pub fn widen<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    f: impl Fn(u32) -> u64,
+) {
+    let a = regs[a.index()];
+    let mut r = [0u64; W];
+    for l in 0..W {
+        r[l] = f(a[l]);
+    }
+    ex.store64(regs, d, &r);
+}
+
+/// `d = f(a)` from a 64-bit to a 32-bit value.
+#[inline(always)]
+pub fn narrow<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    f: impl Fn(u64) -> u32,
+) {
+    let a = get64(regs, a);
+    let mut r = [0u32; W];
+    for l in 0..W {
+        r[l] = f(a[l]);
+    }
+    ex.store(regs, d, &r);
+}
+
+/// `d = f(a)` on 64-bit values.
+#[inline(always)]
+pub fn un64<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    f: impl Fn(u64) -> u64,
+) {
+    let a = get64(regs, a);
+    let mut r = [0u64; W];
+    for l in 0..W {
+        r[l] = f(a[l]);
+    }
+    ex.store64(regs, d, &r);
+}
+
+/// `d = f(a, b)` on 64-bit values.
+#[inline(always)]
+pub fn bin64<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    f: impl Fn(u64, u64) -> u64,
+) {
+    let a = get64(regs, a);
+    let b = get64(regs, b);
+    let mut r = [0u64; W];
+    for l in 0..W {
+        r[l] = f(a[l], b[l]);
+    }
+    ex.store64(regs, d, &r);
+}
+
+/// `d = f(a, b, c)` on 64-bit values.
+#[inline(always)]
+pub fn tri64<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    c: Reg,
+    f: impl Fn(u64, u64, u64) -> u64,
+) {
+    let a = get64(regs, a);
+    let b = get64(regs, b);
+    let c = get64(regs, c);
+    let mut r = [0u64; W];
+    for l in 0..W {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    ex.store64(regs, d, &r);
+}
+
+/// `d = f(a, b)` with a 64-bit `a`, a 32-bit `b`, a 64-bit result (shifts).
+#[inline(always)]
+pub fn shift64<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    f: impl Fn(u64, u32) -> u64,
+) {
+    let a = get64(regs, a);
+    let b = regs[b.index()];
+    let mut r = [0u64; W];
+    for l in 0..W {
+        r[l] = f(a[l], b[l]);
+    }
+    ex.store64(regs, d, &r);
+}
+
+/// `d = f(a, b)` with 64-bit operands and a 32-bit result (comparisons).
+#[inline(always)]
+pub fn cmp64<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &Exec<W>,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    f: impl Fn(u64, u64) -> u32,
+) {
+    let a = get64(regs, a);
+    let b = get64(regs, b);
+    let mut r = [0u32; W];
+    for l in 0..W {
+        r[l] = f(a[l], b[l]);
+    }
+    ex.store(regs, d, &r);
+}
+
+/// Whether a wave is running, waiting at a group barrier, or finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaveState {
+    /// Has lanes left to run.
+    Running,
+    /// Stopped at a `barrier group_sync`; resumes at `pc`.
+    AtBarrier,
+    /// Every lane has finished.
+    Done,
+}
+
+/// One wave: registers, masks, scheduling state, per-lane system values.
+pub struct Wave<const W: usize> {
+    /// Registers: one `[u32; W]` per register (constants broadcast once).
+    pub regs: Vec<[u32; W]>,
+    /// Per-lane arrays: one `[u32; W]` per 4-byte word of each array.
+    pub locals: Vec<Vec<[u32; W]>>,
+    /// The execution mask.
+    pub ex: Exec<W>,
+    /// Lanes that exist (a wave at the end of a group may be partly empty).
+    pub lanes: u128,
+    /// Lanes that have not finished.
+    pub live: u128,
+    /// Helper lanes (demoted): they run but never write memory and take no part in wave
+    /// operations (quad operations and derivatives still read them).
+    pub helper: u128,
+    /// The block each live lane waits at (for active lanes: stale until the current
+    /// block's terminator sets it); [`DONE`] for finished lanes.
+    pub next: [u32; W],
+    /// The block the active lanes run.
+    pub cur: u32,
+    /// The next instruction to run (an index into the shader's instructions).
+    pub pc: u32,
+    /// The lowest block an inactive live lane waits at ([`DONE`] when none).
+    pub waiting_min: u32,
+    /// Instructions executed by each lane (budget, `cycle_counter`).
+    pub counts: [u64; W],
+    /// Lane-instructions executed by the wave.
+    pub executed: u64,
+    /// `SV_GroupThreadID` of each lane.
+    pub gtid: [[u32; W]; 3],
+    /// `SV_GroupIndex` of each lane.
+    pub gindex: [u32; W],
+    /// Running, at a barrier, or done.
+    pub state: WaveState,
+}
+
+impl<const W: usize> Wave<W> {
+    /// A wave with `num_regs` registers (the first `consts.len()` set to the constants)
+    /// and the given per-lane arrays (in bytes).
+    pub fn new(num_regs: usize, consts: &[u32], locals: &[u32]) -> Self {
+        let mut regs = vec![[0u32; W]; num_regs];
+        for (r, &c) in regs.iter_mut().zip(consts) {
+            *r = [c; W];
+        }
+        Wave {
+            regs,
+            locals: locals
+                .iter()
+                .map(|&b| vec![[0u32; W]; b.div_ceil(4) as usize])
+                .collect(),
+            ex: Exec::new(),
+            lanes: 0,
+            live: 0,
+            helper: 0,
+            next: [DONE; W],
+            cur: 0,
+            pc: 0,
+            waiting_min: DONE,
+            counts: [0; W],
+            executed: 0,
+            gtid: [[0; W]; 3],
+            gindex: [0; W],
+            state: WaveState::Done,
+        }
+    }
+
+    /// Resets the wave for a new group: non-constant registers and arrays zeroed, the
+    /// lanes in `lanes` live and active at block 0, counters cleared.
+    pub fn reset(&mut self, nconsts: usize, lanes: u128, entry_pc: u32) {
+        for r in self.regs.iter_mut().skip(nconsts) {
+            *r = [0; W];
+        }
+        for a in &mut self.locals {
+            a.fill([0; W]);
+        }
+        self.lanes = lanes;
+        self.live = lanes;
+        self.helper = 0;
+        self.ex.set(lanes);
+        for l in 0..W {
+            self.next[l] = if (lanes >> l) & 1 == 1 { 0 } else { DONE };
+        }
+        self.cur = 0;
+        self.pc = entry_pc;
+        self.waiting_min = DONE;
+        self.counts = [0; W];
+        self.executed = 0;
+        self.state = if lanes == 0 {
+            WaveState::Done
+        } else {
+            WaveState::Running
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masked_store_writes_active_lanes_only() {
+        let mut regs = vec![[7u32; 8]; 2];
+        let mut ex = Exec::<8>::new();
+        ex.set(0b1010_0101);
+        ex.store(&mut regs, Reg(1), &[1; 8]);
+        assert_eq!(regs[1], [1, 7, 1, 7, 7, 1, 7, 1]);
+        ex.set(Exec::<8>::ALL);
+        assert!(ex.full);
+        ex.store(&mut regs, Reg(0), &[2; 8]);
+        assert_eq!(regs[0], [2; 8]);
+        assert_eq!(lanes(0b1010_0101).collect::<Vec<_>>(), vec![0, 2, 5, 7]);
+        assert_eq!(Exec::<128>::ALL, u128::MAX);
+    }
+
+    #[test]
+    fn pairs() {
+        let mut regs = vec![[0u32; 4]; 2];
+        let mut ex = Exec::<4>::new();
+        ex.set(0b0011);
+        ex.store64(&mut regs, Reg(0), &[0x1_0000_0002; 4]);
+        assert_eq!(get64(&regs, Reg(0)), [0x1_0000_0002, 0x1_0000_0002, 0, 0]);
+    }
+}

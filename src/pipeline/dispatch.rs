@@ -1,0 +1,358 @@
+//! Compute dispatch: runs a compute shader over a grid of thread groups.
+//!
+//! # Threads to lanes
+//!
+//! The threads of a group are placed in lane slots (slot `i` is lane `i % W` of wave
+//! `i / W`, see [`thread_layout`]):
+//!
+//! - When the group's x and y sizes are both even, the **SM 6.6 compute quad layout**
+//!   applies: each 2×2 block of threads `(2m + {0, 1}, 2n + {0, 1}, z)` forms one quad in
+//!   four consecutive lanes — `(2m, 2n)`, `(2m + 1, 2n)`, `(2m, 2n + 1)`, `(2m + 1, 2n + 1)`
+//!   (lane 0 top-left … 3 bottom-right, as derivatives expect). Quads are taken in order
+//!   of z, then n, then m. (HLSL SM 6.6 "Derivative Operations in Compute … Shaders":
+//!   numthreads with X and Y divisible by 2 follow the 2D quad rules.)
+//! - Otherwise threads are placed linearly by flattened group index
+//!   (`SV_GroupIndex` = x + y·X + z·X·Y), which is also the SM 6.6 1D quad rule (X
+//!   divisible by 4, Y = Z = 1: quads of four consecutive group indices).
+//!
+//! A group whose thread count is not a multiple of the wave size leaves the last wave's
+//! upper lanes empty.
+//!
+//! # Wave size
+//!
+//! The shader's `[WaveSize]` wins: its preferred size when it states one, else the
+//! option when the range allows it, else 8 (WARP's default) clamped into the range.
+//! Without `[WaveSize]`: the option, else 8.
+//!
+//! # Workers
+//!
+//! Groups are handed out in linear order (x fastest) to `threads` worker threads
+//! (crossbeam scoped threads; 0 = all cores). Results do not depend on the worker count,
+//! except through atomics a program uses in an order-dependent way. When groups fail, the
+//! error of the lowest-numbered failing group is returned (groups below it still finish),
+//! so the error does not depend on the worker count either.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::exec::{DescriptorTable, ExecError, GroupRunner, GroupStats, Limits, Profile, Program};
+use crate::ir::{Shader, Stage};
+use crate::resources::Descriptor;
+
+/// The most thread groups per dimension (D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION).
+pub const MAX_GROUPS_PER_DIMENSION: u32 = 65535;
+
+/// The most threads in a group (D3D12_CS_THREAD_GROUP_MAX_THREADS_PER_GROUP).
+pub const MAX_THREADS_PER_GROUP: u32 = 1024;
+
+/// WARP's default wave size.
+pub const DEFAULT_WAVE_SIZE: u32 = 8;
+
+/// What the shader's resources are bound to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bindings {
+    /// One list per entry of `shader.resources`: element `k` binds register `lower + k`.
+    pub ranges: Vec<Vec<Descriptor>>,
+    /// SM 6.6 `ResourceDescriptorHeap`.
+    pub resource_heap: Vec<Descriptor>,
+    /// SM 6.6 `SamplerDescriptorHeap`.
+    pub sampler_heap: Vec<Descriptor>,
+}
+
+/// How to run a dispatch. The default: wave size 8, all cores, the newest WARP profile,
+/// default limits.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DispatchOptions {
+    /// Lanes per wave (4 … 128, a power of two); `None` = WARP's 8. A shader's
+    /// `[WaveSize]` takes precedence.
+    pub wave_size: Option<u32>,
+    /// Worker threads; 0 = all cores.
+    pub threads: usize,
+    /// WARP version rules.
+    pub profile: Profile,
+    /// Instruction and memory limits.
+    pub limits: Limits,
+}
+
+/// How threads were placed in lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadLayout {
+    /// By flattened group index.
+    Linear,
+    /// SM 6.6 2D compute quads.
+    Quads,
+}
+
+/// What a dispatch did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchReport {
+    /// Lane-instructions executed (instructions and terminators, counted per active lane).
+    pub lane_instructions: u64,
+    /// Waves run.
+    pub waves: u64,
+    /// Thread groups run.
+    pub groups: u64,
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// The WARP profile's name.
+    pub profile: String,
+    /// Worker threads used.
+    pub threads: usize,
+    /// How threads were placed in lanes.
+    pub layout: ThreadLayout,
+}
+
+/// The wave size a dispatch uses (see the module doc).
+pub fn choose_wave_size(shader: &Shader, option: Option<u32>) -> Result<u32, ExecError> {
+    let size = match shader.wave_size {
+        Some(req) => {
+            if req.min > req.max {
+                return Err(ExecError::WaveSize {
+                    size: req.min,
+                    message: format!(
+                        "the shader's [WaveSize] range {}..{} is empty",
+                        req.min, req.max
+                    ),
+                });
+            }
+            if req.preferred != 0 {
+                req.preferred
+            } else {
+                match option {
+                    Some(o) if (req.min..=req.max).contains(&o) => o,
+                    _ => DEFAULT_WAVE_SIZE.clamp(req.min, req.max),
+                }
+            }
+        }
+        None => option.unwrap_or(DEFAULT_WAVE_SIZE),
+    };
+    if !(4..=128).contains(&size) || !size.is_power_of_two() {
+        return Err(ExecError::WaveSize {
+            size,
+            message: "not a power of two from 4 to 128".into(),
+        });
+    }
+    Ok(size)
+}
+
+/// The `SV_GroupThreadID` of each lane slot of a group of `tg` threads (see the module
+/// doc), and which layout applies.
+pub fn thread_layout(tg: [u32; 3]) -> (Vec<[u32; 3]>, ThreadLayout) {
+    let [x, y, z] = tg;
+    let mut out = Vec::with_capacity((x as usize) * (y as usize) * (z as usize));
+    if x % 2 == 0 && y % 2 == 0 {
+        for k in 0..z {
+            for qy in (0..y).step_by(2) {
+                for qx in (0..x).step_by(2) {
+                    out.push([qx, qy, k]);
+                    out.push([qx + 1, qy, k]);
+                    out.push([qx, qy + 1, k]);
+                    out.push([qx + 1, qy + 1, k]);
+                }
+            }
+        }
+        (out, ThreadLayout::Quads)
+    } else {
+        for k in 0..z {
+            for j in 0..y {
+                for i in 0..x {
+                    out.push([i, j, k]);
+                }
+            }
+        }
+        (out, ThreadLayout::Linear)
+    }
+}
+
+/// Runs `shader` over `groups` thread groups. `progress`, when given, is called with
+/// (groups done, groups in all) after each group, from the worker threads.
+pub fn dispatch(
+    shader: &Shader,
+    bindings: &Bindings,
+    groups: [u32; 3],
+    opts: &DispatchOptions,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<DispatchReport, ExecError> {
+    if shader.stage != Stage::Compute {
+        return Err(ExecError::Dispatch(format!(
+            "a {} shader cannot be dispatched; only compute shaders can",
+            shader.stage
+        )));
+    }
+    if let Some(&g) = groups.iter().find(|&&g| g > MAX_GROUPS_PER_DIMENSION) {
+        return Err(ExecError::Dispatch(format!(
+            "{g} thread groups in one dimension; D3D allows at most {MAX_GROUPS_PER_DIMENSION}"
+        )));
+    }
+    let tg = shader.thread_group;
+    let per_group = u64::from(tg[0]) * u64::from(tg[1]) * u64::from(tg[2]);
+    if per_group == 0 || per_group > u64::from(MAX_THREADS_PER_GROUP) {
+        return Err(ExecError::Dispatch(format!(
+            "a thread group of {}×{}×{} threads; D3D allows 1 to {MAX_THREADS_PER_GROUP}",
+            tg[0], tg[1], tg[2]
+        )));
+    }
+    let wave_size = choose_wave_size(shader, opts.wave_size)?;
+    let table = DescriptorTable::new(
+        shader,
+        &bindings.ranges,
+        &bindings.resource_heap,
+        &bindings.sampler_heap,
+    )?;
+    let (layout, layout_kind) = thread_layout(tg);
+    let program = Program::new(
+        shader,
+        table,
+        opts.profile.clone(),
+        opts.limits,
+        wave_size,
+        layout,
+    )?;
+    let total = u64::from(groups[0]) * u64::from(groups[1]) * u64::from(groups[2]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = if opts.threads == 0 {
+        cores
+    } else {
+        opts.threads
+    }
+    .clamp(1, total.clamp(1, 1 << 16) as usize);
+    let needed = program.group_memory_bytes().saturating_mul(threads as u64);
+    if needed > opts.limits.max_memory_bytes {
+        return Err(ExecError::MemoryBudget {
+            needed,
+            limit: opts.limits.max_memory_bytes,
+        });
+    }
+    let mut report = DispatchReport {
+        lane_instructions: 0,
+        waves: 0,
+        groups: 0,
+        wave_size,
+        profile: opts.profile.name().to_string(),
+        threads,
+        layout: layout_kind,
+    };
+    if total == 0 {
+        return Ok(report);
+    }
+
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let stop = AtomicU64::new(u64::MAX);
+    let errors: Mutex<Vec<(u64, ExecError)>> = Mutex::new(Vec::new());
+    let [gx, gy, _] = groups;
+    let worker = || -> GroupStats {
+        let mut runner = GroupRunner::new(&program);
+        let mut stats = GroupStats::default();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= total || i > stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let id = [
+                (i % u64::from(gx)) as u32,
+                ((i / u64::from(gx)) % u64::from(gy)) as u32,
+                (i / (u64::from(gx) * u64::from(gy))) as u32,
+            ];
+            match runner.run(id) {
+                Ok(s) => {
+                    stats.lane_instructions += s.lane_instructions;
+                    stats.waves += s.waves;
+                }
+                Err(e) => {
+                    stop.fetch_min(i, Ordering::Relaxed);
+                    errors
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((i, e));
+                }
+            }
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(p) = progress {
+                p(d, total);
+            }
+        }
+        stats
+    };
+    let all: Vec<GroupStats> = if threads == 1 {
+        vec![worker()]
+    } else {
+        crossbeam::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|_| s.spawn(|_| worker())).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(pos) = (0..errors.len()).min_by_key(|&k| errors[k].0) {
+        return Err(errors.swap_remove(pos).1);
+    }
+    for s in all {
+        report.lane_instructions += s.lane_instructions;
+        report.waves += s.waves;
+    }
+    report.groups = total;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::WaveSizeReq;
+
+    /// SM 6.6 compute quads: 2×2 blocks of (x, y) in four consecutive lanes.
+    #[test]
+    fn quad_layout() {
+        let (l, k) = thread_layout([4, 2, 1]);
+        assert_eq!(k, ThreadLayout::Quads);
+        assert_eq!(
+            l,
+            vec![
+                [0, 0, 0],
+                [1, 0, 0],
+                [0, 1, 0],
+                [1, 1, 0],
+                [2, 0, 0],
+                [3, 0, 0],
+                [2, 1, 0],
+                [3, 1, 0]
+            ]
+        );
+        let (l, k) = thread_layout([3, 2, 1]);
+        assert_eq!(k, ThreadLayout::Linear);
+        assert_eq!(l[3], [0, 1, 0]);
+        let (_, k) = thread_layout([8, 1, 1]);
+        assert_eq!(k, ThreadLayout::Linear);
+    }
+
+    #[test]
+    fn wave_size_choice() {
+        let mut s = Shader::new(Stage::Compute);
+        assert_eq!(choose_wave_size(&s, None).unwrap(), 8);
+        assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
+        assert!(choose_wave_size(&s, Some(12)).is_err());
+        assert!(choose_wave_size(&s, Some(256)).is_err());
+        s.wave_size = Some(WaveSizeReq {
+            min: 32,
+            max: 32,
+            preferred: 0,
+        });
+        assert_eq!(choose_wave_size(&s, Some(16)).unwrap(), 32);
+        s.wave_size = Some(WaveSizeReq {
+            min: 16,
+            max: 64,
+            preferred: 0,
+        });
+        assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
+        assert_eq!(choose_wave_size(&s, None).unwrap(), 16);
+        s.wave_size = Some(WaveSizeReq {
+            min: 16,
+            max: 64,
+            preferred: 64,
+        });
+        assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 64);
+    }
+}

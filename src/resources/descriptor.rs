@@ -1,0 +1,121 @@
+//! Descriptors: what a shader's resource binding (or descriptor-heap slot) refers to.
+
+use super::buffer::{BufferView, Counter};
+use super::memory::Memory;
+use super::sampler::SamplerDesc;
+use super::texture::TextureView;
+
+/// The broad kind of a descriptor, which is all a null descriptor states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViewClass {
+    /// A buffer view (raw, structured or typed).
+    Buffer,
+    /// A texture view.
+    Texture,
+    /// A constant buffer view.
+    ConstantBuffer,
+    /// A sampler.
+    Sampler,
+}
+
+impl ViewClass {
+    /// A word for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewClass::Buffer => "buffer",
+            ViewClass::Texture => "texture",
+            ViewClass::ConstantBuffer => "constant buffer",
+            ViewClass::Sampler => "sampler",
+        }
+    }
+}
+
+/// One descriptor.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Descriptor {
+    /// A null descriptor of a kind: reads give 0, writes are dropped, dimensions are 0.
+    Null(ViewClass),
+    /// A buffer view, with the UAV's hidden counter when it has one.
+    Buffer {
+        /// The view.
+        view: BufferView,
+        /// The counter (append/consume, `IncrementCounter`).
+        counter: Option<Counter>,
+    },
+    /// A texture view.
+    Texture(TextureView),
+    /// A constant buffer view: `size` bytes of `memory` from byte `offset`.
+    ConstantBuffer {
+        /// The storage.
+        memory: Memory,
+        /// First byte.
+        offset: u64,
+        /// Size in bytes; reads past it give 0.
+        size: u64,
+    },
+    /// A sampler.
+    Sampler(SamplerDesc),
+}
+
+impl Descriptor {
+    /// The descriptor's broad kind.
+    pub fn class(&self) -> ViewClass {
+        match self {
+            Descriptor::Null(c) => *c,
+            Descriptor::Buffer { .. } => ViewClass::Buffer,
+            Descriptor::Texture(_) => ViewClass::Texture,
+            Descriptor::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
+            Descriptor::Sampler(_) => ViewClass::Sampler,
+        }
+    }
+
+    /// Whether this is a null descriptor.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Descriptor::Null(_))
+    }
+
+    /// Reads the 32-bit word at byte `addr` of a constant buffer (any alignment); 0 past
+    /// its size or for another kind of descriptor.
+    #[inline]
+    pub fn cb_read_u32(&self, addr: u64) -> u32 {
+        match self {
+            Descriptor::ConstantBuffer {
+                memory,
+                offset,
+                size,
+            } => {
+                if addr.checked_add(4).is_none_or(|e| e > *size) {
+                    return 0;
+                }
+                offset
+                    .checked_add(addr)
+                    .and_then(|a| memory.load_u32(a))
+                    .unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_buffer_reads_are_robust() {
+        let m = Memory::from_bytes(&[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]).unwrap();
+        let d = Descriptor::ConstantBuffer {
+            memory: m,
+            offset: 4,
+            size: 4,
+        };
+        assert_eq!(d.cb_read_u32(0), 2);
+        assert_eq!(d.cb_read_u32(4), 0);
+        assert_eq!(d.cb_read_u32(u64::MAX), 0);
+        assert_eq!(
+            Descriptor::Null(ViewClass::ConstantBuffer).cb_read_u32(0),
+            0
+        );
+        assert_eq!(d.class(), ViewClass::ConstantBuffer);
+    }
+}

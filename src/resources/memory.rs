@@ -1,0 +1,490 @@
+//! [`Memory`]: the shared, thread-safe byte storage behind buffers, textures and
+//! constant buffers.
+//!
+//! # Representation
+//!
+//! A `Memory` is an `Arc<[AtomicU32]>` plus a length in bytes. Cloning it shares the
+//! storage (a UAV bound twice, or a buffer read back after a dispatch, sees the same
+//! bytes). Every access is a relaxed atomic operation: relaxed loads and stores compile to
+//! plain moves on the targets we run on, and they make concurrent UAV writes from worker
+//! threads well defined without `unsafe`.
+//!
+//! - 32-bit accesses at 4-byte aligned addresses are one atomic load or store.
+//! - Narrower stores (8 and 16 bits) and unaligned stores replace their bytes of the
+//!   containing word(s) with a compare-and-swap loop, so two threads writing different
+//!   bytes of one word never lose each other's bytes.
+//! - 32-bit read-modify-write atomics are the matching `fetch_*` operation on the word
+//!   (signed min/max: a compare-and-swap loop).
+//! - 64-bit atomics (SM 6.6 `InterlockedAdd` on `uint64_t`) take one of
+//!   [`STRIPES`] mutexes chosen by the address, then read and write both words. They are
+//!   atomic with respect to every other 64-bit atomic on the same address; a *32-bit*
+//!   atomic racing with them on the same bytes is not serialised against them (D3D leaves
+//!   mixing the two widths on one address undefined).
+//!
+//! Every accessor is robust: an access that does not lie entirely within `len()` bytes
+//! reads as `None` (callers turn that into 0) or is dropped, never a panic.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+use super::ResourceError;
+
+/// The largest memory one resource may have, in bytes (16 GiB). Checked before
+/// allocating, so a job file asking for more gets an error instead of an abort.
+pub const MAX_MEMORY_BYTES: u64 = 1 << 34;
+
+/// Number of mutexes serialising 64-bit atomics (chosen by address).
+pub const STRIPES: usize = 64;
+
+static STRIPE_LOCKS: [Mutex<()>; STRIPES] = [const { Mutex::new(()) }; STRIPES];
+
+/// A read-modify-write operation on memory (32 or 64 bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    /// Wrapping add.
+    Add,
+    /// Wrapping subtract.
+    Sub,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise xor.
+    Xor,
+    /// Signed minimum.
+    IMin,
+    /// Signed maximum.
+    IMax,
+    /// Unsigned minimum.
+    UMin,
+    /// Unsigned maximum.
+    UMax,
+    /// Exchange.
+    Exchange,
+}
+
+impl RmwOp {
+    /// The new value of a 32-bit location holding `old` after the operation with `v`.
+    pub fn apply32(self, old: u32, v: u32) -> u32 {
+        match self {
+            RmwOp::Add => old.wrapping_add(v),
+            RmwOp::Sub => old.wrapping_sub(v),
+            RmwOp::And => old & v,
+            RmwOp::Or => old | v,
+            RmwOp::Xor => old ^ v,
+            RmwOp::IMin => (old as i32).min(v as i32) as u32,
+            RmwOp::IMax => (old as i32).max(v as i32) as u32,
+            RmwOp::UMin => old.min(v),
+            RmwOp::UMax => old.max(v),
+            RmwOp::Exchange => v,
+        }
+    }
+
+    /// The new value of a 64-bit location holding `old` after the operation with `v`.
+    pub fn apply64(self, old: u64, v: u64) -> u64 {
+        match self {
+            RmwOp::Add => old.wrapping_add(v),
+            RmwOp::Sub => old.wrapping_sub(v),
+            RmwOp::And => old & v,
+            RmwOp::Or => old | v,
+            RmwOp::Xor => old ^ v,
+            RmwOp::IMin => (old as i64).min(v as i64) as u64,
+            RmwOp::IMax => (old as i64).max(v as i64) as u64,
+            RmwOp::UMin => old.min(v),
+            RmwOp::UMax => old.max(v),
+            RmwOp::Exchange => v,
+        }
+    }
+}
+
+/// Shared byte storage. Clones share the bytes.
+#[derive(Clone)]
+pub struct Memory {
+    words: Arc<[AtomicU32]>,
+    len: u64,
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Memory({} bytes)", self.len)
+    }
+}
+
+impl PartialEq for Memory {
+    /// Two memories are equal when they share storage.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.words, &other.words)
+    }
+}
+
+impl Memory {
+    /// `bytes` zero bytes. Fails past [`MAX_MEMORY_BYTES`].
+    pub fn zeroed(bytes: u64) -> Result<Memory, ResourceError> {
+        if bytes > MAX_MEMORY_BYTES {
+            return Err(ResourceError::TooLarge {
+                bytes,
+                limit: MAX_MEMORY_BYTES,
+            });
+        }
+        let n = bytes.div_ceil(4) as usize;
+        let words: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        Ok(Memory { words, len: bytes })
+    }
+
+    /// A memory holding a copy of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Memory, ResourceError> {
+        let len = bytes.len() as u64;
+        if len > MAX_MEMORY_BYTES {
+            return Err(ResourceError::TooLarge {
+                bytes: len,
+                limit: MAX_MEMORY_BYTES,
+            });
+        }
+        let words: Arc<[AtomicU32]> = bytes
+            .chunks(4)
+            .map(|c| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                AtomicU32::new(u32::from_le_bytes(w))
+            })
+            .collect();
+        Ok(Memory { words, len })
+    }
+
+    /// A copy of the bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.words.len() * 4);
+        for w in self.words.iter() {
+            out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
+        }
+        out.truncate(self.len as usize);
+        out
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the memory has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether `[addr, addr + n)` lies within the memory.
+    #[inline]
+    pub fn contains(&self, addr: u64, n: u64) -> bool {
+        addr.checked_add(n).is_some_and(|end| end <= self.len)
+    }
+
+    #[inline]
+    fn word(&self, i: u64) -> u32 {
+        self.words.get(i as usize).map_or(0, |w| w.load(Relaxed))
+    }
+
+    /// Reads `n <= 8` bytes at `addr` as a little-endian value; `None` when out of bounds.
+    #[inline]
+    fn read_le(&self, addr: u64, n: u32) -> Option<u64> {
+        if !self.contains(addr, u64::from(n)) {
+            return None;
+        }
+        if n == 4 && addr % 4 == 0 {
+            return Some(u64::from(self.word(addr / 4)));
+        }
+        let first = addr / 4;
+        let shift = (addr % 4) * 8;
+        // Up to 8 bytes starting anywhere in a word span at most three words.
+        let lo = u128::from(self.word(first))
+            | (u128::from(self.word(first + 1)) << 32)
+            | (u128::from(self.word(first + 2)) << 64);
+        let v = (lo >> shift) as u64;
+        Some(if n >= 8 {
+            v
+        } else {
+            v & ((1u64 << (n * 8)) - 1)
+        })
+    }
+
+    /// Replaces the bytes selected by `mask` in word `i` with those of `v`.
+    #[inline]
+    fn merge_word(&self, i: u64, v: u32, mask: u32) {
+        if mask == 0 {
+            return;
+        }
+        if let Some(w) = self.words.get(i as usize) {
+            if mask == u32::MAX {
+                w.store(v, Relaxed);
+            } else {
+                // `fetch_update` retries until no other thread changed the word meanwhile.
+                let _ = w.fetch_update(Relaxed, Relaxed, |old| Some((old & !mask) | (v & mask)));
+            }
+        }
+    }
+
+    /// Writes the low `n <= 8` bytes of `v` at `addr`; dropped (false) when out of bounds.
+    #[inline]
+    fn write_le(&self, addr: u64, n: u32, v: u64) -> bool {
+        if !self.contains(addr, u64::from(n)) {
+            return false;
+        }
+        if n == 4 && addr % 4 == 0 {
+            if let Some(w) = self.words.get((addr / 4) as usize) {
+                w.store(v as u32, Relaxed);
+            }
+            return true;
+        }
+        let first = addr / 4;
+        let shift = (addr % 4) * 8;
+        let bits: u128 = if n >= 8 {
+            u128::from(u64::MAX)
+        } else {
+            (1u128 << (n * 8)) - 1
+        };
+        let mask = bits << shift;
+        let val = (u128::from(v) << shift) & mask;
+        for k in 0..3u64 {
+            let m = (mask >> (32 * k)) as u32;
+            let x = (val >> (32 * k)) as u32;
+            self.merge_word(first + k, x, m);
+        }
+        true
+    }
+
+    /// The 32-bit little-endian value at byte `addr` (any alignment); `None` out of bounds.
+    #[inline]
+    pub fn load_u32(&self, addr: u64) -> Option<u32> {
+        self.read_le(addr, 4).map(|v| v as u32)
+    }
+
+    /// The 16-bit value at `addr`; `None` out of bounds.
+    #[inline]
+    pub fn load_u16(&self, addr: u64) -> Option<u16> {
+        self.read_le(addr, 2).map(|v| v as u16)
+    }
+
+    /// The byte at `addr`; `None` out of bounds.
+    #[inline]
+    pub fn load_u8(&self, addr: u64) -> Option<u8> {
+        self.read_le(addr, 1).map(|v| v as u8)
+    }
+
+    /// The 64-bit value at `addr`; `None` out of bounds.
+    #[inline]
+    pub fn load_u64(&self, addr: u64) -> Option<u64> {
+        self.read_le(addr, 8)
+    }
+
+    /// Stores a 32-bit value at `addr`; returns false (and writes nothing) out of bounds.
+    #[inline]
+    pub fn store_u32(&self, addr: u64, v: u32) -> bool {
+        self.write_le(addr, 4, u64::from(v))
+    }
+
+    /// Stores a 16-bit value.
+    #[inline]
+    pub fn store_u16(&self, addr: u64, v: u16) -> bool {
+        self.write_le(addr, 2, u64::from(v))
+    }
+
+    /// Stores a byte.
+    #[inline]
+    pub fn store_u8(&self, addr: u64, v: u8) -> bool {
+        self.write_le(addr, 1, u64::from(v))
+    }
+
+    /// Stores a 64-bit value (not atomic as a whole: two 32-bit stores).
+    #[inline]
+    pub fn store_u64(&self, addr: u64, v: u64) -> bool {
+        self.write_le(addr, 8, v)
+    }
+
+    /// Copies `out.len()` bytes from `addr`; false (and `out` untouched) out of bounds.
+    pub fn read_bytes(&self, addr: u64, out: &mut [u8]) -> bool {
+        if !self.contains(addr, out.len() as u64) {
+            return false;
+        }
+        for (i, chunk) in out.chunks_mut(8).enumerate() {
+            let a = addr + (i as u64) * 8;
+            let v = self.read_le(a, chunk.len() as u32).unwrap_or(0);
+            chunk.copy_from_slice(&v.to_le_bytes()[..chunk.len()]);
+        }
+        true
+    }
+
+    /// Copies `bytes` to `addr`; false (and nothing written) out of bounds.
+    pub fn write_bytes(&self, addr: u64, bytes: &[u8]) -> bool {
+        if !self.contains(addr, bytes.len() as u64) {
+            return false;
+        }
+        for (i, chunk) in bytes.chunks(8).enumerate() {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            let a = addr + (i as u64) * 8;
+            self.write_le(a, chunk.len() as u32, u64::from_le_bytes(b));
+        }
+        true
+    }
+
+    /// A 32-bit atomic read-modify-write at `addr` (rounded down to a multiple of 4:
+    /// D3D requires aligned atomics and leaves others undefined); returns the old value,
+    /// or `None` (nothing written) out of bounds.
+    pub fn atomic_u32(&self, addr: u64, op: RmwOp, v: u32) -> Option<u32> {
+        let addr = addr & !3;
+        if !self.contains(addr, 4) {
+            return None;
+        }
+        let w = self.words.get((addr / 4) as usize)?;
+        Some(match op {
+            RmwOp::Add => w.fetch_add(v, Relaxed),
+            RmwOp::Sub => w.fetch_sub(v, Relaxed),
+            RmwOp::And => w.fetch_and(v, Relaxed),
+            RmwOp::Or => w.fetch_or(v, Relaxed),
+            RmwOp::Xor => w.fetch_xor(v, Relaxed),
+            RmwOp::UMin => w.fetch_min(v, Relaxed),
+            RmwOp::UMax => w.fetch_max(v, Relaxed),
+            RmwOp::Exchange => w.swap(v, Relaxed),
+            RmwOp::IMin | RmwOp::IMax => {
+                match w.fetch_update(Relaxed, Relaxed, |old| Some(op.apply32(old, v))) {
+                    Ok(old) | Err(old) => old,
+                }
+            }
+        })
+    }
+
+    /// A 32-bit compare-exchange at `addr` (rounded down to a multiple of 4): writes `new`
+    /// when the word equals `cmp`; returns the old value, or `None` out of bounds.
+    pub fn compare_exchange_u32(&self, addr: u64, cmp: u32, new: u32) -> Option<u32> {
+        let addr = addr & !3;
+        if !self.contains(addr, 4) {
+            return None;
+        }
+        let w = self.words.get((addr / 4) as usize)?;
+        Some(match w.compare_exchange(cmp, new, Relaxed, Relaxed) {
+            Ok(old) | Err(old) => old,
+        })
+    }
+
+    fn stripe(&self, addr: u64) -> std::sync::MutexGuard<'static, ()> {
+        let base = Arc::as_ptr(&self.words) as *const AtomicU32 as usize as u64;
+        let key = (base ^ (addr / 8).wrapping_mul(0x9e37_79b9_7f4a_7c15)) >> 7;
+        let lock = &STRIPE_LOCKS[(key % STRIPES as u64) as usize];
+        // A poisoned stripe only means another thread panicked while holding it; the
+        // words themselves are always consistent, so carry on.
+        lock.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A 64-bit atomic read-modify-write at `addr` (rounded down to a multiple of 8);
+    /// returns the old value, or `None` out of bounds. See the module doc for what it is
+    /// atomic with respect to.
+    pub fn atomic_u64(&self, addr: u64, op: RmwOp, v: u64) -> Option<u64> {
+        let addr = addr & !7;
+        if !self.contains(addr, 8) {
+            return None;
+        }
+        let _guard = self.stripe(addr);
+        let old = self.read_le(addr, 8)?;
+        self.write_le(addr, 8, op.apply64(old, v));
+        Some(old)
+    }
+
+    /// A 64-bit compare-exchange at `addr` (rounded down to a multiple of 8).
+    pub fn compare_exchange_u64(&self, addr: u64, cmp: u64, new: u64) -> Option<u64> {
+        let addr = addr & !7;
+        if !self.contains(addr, 8) {
+            return None;
+        }
+        let _guard = self.stripe(addr);
+        let old = self.read_le(addr, 8)?;
+        if old == cmp {
+            self.write_le(addr, 8, new);
+        }
+        Some(old)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_bytes_of_any_length() {
+        for n in [0usize, 1, 3, 4, 5, 17] {
+            let bytes: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
+            let m = Memory::from_bytes(&bytes).unwrap();
+            assert_eq!(m.len(), n as u64);
+            assert_eq!(m.to_bytes(), bytes);
+        }
+    }
+
+    #[test]
+    fn refuses_oversized_allocations() {
+        assert!(matches!(
+            Memory::zeroed(MAX_MEMORY_BYTES + 1),
+            Err(ResourceError::TooLarge { .. })
+        ));
+    }
+
+    /// Robust access (D3D11.3's out-of-bounds rules: reads return 0, writes are
+    /// discarded): partial overlap with the end counts as out of bounds.
+    #[test]
+    fn out_of_bounds_reads_none_and_writes_dropped() {
+        let m = Memory::zeroed(6).unwrap();
+        assert_eq!(m.load_u32(2), Some(0));
+        assert_eq!(m.load_u32(3), None);
+        assert!(!m.store_u32(4, 0xdead_beef));
+        assert!(m.store_u16(4, 0xbeef));
+        assert_eq!(m.to_bytes(), vec![0, 0, 0, 0, 0xef, 0xbe]);
+        assert_eq!(m.load_u32(u64::MAX - 1), None);
+        assert!(m.atomic_u32(8, RmwOp::Add, 1).is_none());
+    }
+
+    #[test]
+    fn unaligned_and_narrow_accesses() {
+        let m = Memory::zeroed(16).unwrap();
+        assert!(m.store_u32(3, 0x4433_2211));
+        assert_eq!(m.to_bytes()[3..7], [0x11, 0x22, 0x33, 0x44]);
+        assert_eq!(m.load_u32(3), Some(0x4433_2211));
+        assert_eq!(m.load_u16(5), Some(0x4433));
+        assert!(m.store_u8(4, 0xaa));
+        assert_eq!(m.load_u32(3), Some(0x4433_aa11));
+        assert!(m.store_u64(6, 0x0807_0605_0403_0201));
+        assert_eq!(m.load_u64(6), Some(0x0807_0605_0403_0201));
+    }
+
+    #[test]
+    fn atomics_return_old_values() {
+        let m = Memory::zeroed(16).unwrap();
+        assert_eq!(m.atomic_u32(4, RmwOp::Add, 5), Some(0));
+        assert_eq!(m.atomic_u32(5, RmwOp::IMin, (-3i32) as u32), Some(5));
+        assert_eq!(m.load_u32(4), Some((-3i32) as u32));
+        assert_eq!(m.compare_exchange_u32(4, 1, 9), Some((-3i32) as u32));
+        assert_eq!(
+            m.compare_exchange_u32(4, (-3i32) as u32, 9),
+            Some((-3i32) as u32)
+        );
+        assert_eq!(m.load_u32(4), Some(9));
+        assert_eq!(m.atomic_u64(8, RmwOp::Add, 1 << 40), Some(0));
+        assert_eq!(m.atomic_u64(8, RmwOp::Add, 1), Some(1 << 40));
+        assert_eq!(
+            m.compare_exchange_u64(8, (1 << 40) + 1, 7),
+            Some((1 << 40) + 1)
+        );
+        assert_eq!(m.load_u64(8), Some(7));
+    }
+
+    #[test]
+    fn concurrent_byte_stores_keep_each_other() {
+        let m = Memory::zeroed(4).unwrap();
+        std::thread::scope(|s| {
+            for b in 0..4u64 {
+                let m = m.clone();
+                s.spawn(move || {
+                    for i in 0..1000u32 {
+                        m.store_u8(b, (i as u8) | 1);
+                    }
+                });
+            }
+        });
+        assert!(m.to_bytes().iter().all(|&b| b & 1 == 1));
+    }
+}

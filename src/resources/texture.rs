@@ -1,0 +1,707 @@
+//! Textures: dimensions, arrays, mips, samples, their memory layout, and views.
+//!
+//! # Memory layout
+//!
+//! A [`Texture`]'s bytes hold every subresource tightly packed, in D3D12 subresource
+//! order: mip 0 … n−1 of array slice 0, then of slice 1, and so on (subresource index
+//! `mip + slice × mips`). A subresource is `depth` planes of `height` rows of
+//! `width × texel size` bytes, without padding. A multisampled subresource holds its
+//! samples as consecutive planes: all of sample 0's texels, then sample 1's.
+//!
+//! Cube textures are 2D arrays of faces in D3D order (+X, −X, +Y, −Y, +Z, −Z):
+//! `depth_or_array_size` counts faces (6 per cube), as in `D3D12_RESOURCE_DESC`.
+//!
+//! Block-compressed formats are refused for now ([`ResourceError::UnsupportedFormat`]).
+
+use std::sync::Arc;
+
+use super::ResourceError;
+use super::format::Format;
+use super::memory::{MAX_MEMORY_BYTES, Memory, RmwOp};
+
+/// The shape of a texture or texture view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextureDim {
+    /// 1D.
+    Tex1D,
+    /// 1D array.
+    Tex1DArray,
+    /// 2D.
+    Tex2D,
+    /// 2D array.
+    Tex2DArray,
+    /// Multisampled 2D.
+    Tex2DMS,
+    /// Multisampled 2D array.
+    Tex2DMSArray,
+    /// 3D.
+    Tex3D,
+    /// Cube (6 faces).
+    Cube,
+    /// Array of cubes.
+    CubeArray,
+}
+
+impl TextureDim {
+    /// Every dimension.
+    pub const ALL: &'static [TextureDim] = &[
+        TextureDim::Tex1D,
+        TextureDim::Tex1DArray,
+        TextureDim::Tex2D,
+        TextureDim::Tex2DArray,
+        TextureDim::Tex2DMS,
+        TextureDim::Tex2DMSArray,
+        TextureDim::Tex3D,
+        TextureDim::Cube,
+        TextureDim::CubeArray,
+    ];
+
+    /// The job file's name (`texture2d`, `texturecubearray`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            TextureDim::Tex1D => "texture1d",
+            TextureDim::Tex1DArray => "texture1darray",
+            TextureDim::Tex2D => "texture2d",
+            TextureDim::Tex2DArray => "texture2darray",
+            TextureDim::Tex2DMS => "texture2dms",
+            TextureDim::Tex2DMSArray => "texture2dmsarray",
+            TextureDim::Tex3D => "texture3d",
+            TextureDim::Cube => "texturecube",
+            TextureDim::CubeArray => "texturecubearray",
+        }
+    }
+
+    /// The dimension with the job file's name.
+    pub fn from_name(name: &str) -> Option<TextureDim> {
+        TextureDim::ALL.iter().copied().find(|d| d.name() == name)
+    }
+
+    /// Whether the shape has array slices (cubes count: their faces are slices).
+    pub fn is_array(self) -> bool {
+        matches!(
+            self,
+            TextureDim::Tex1DArray
+                | TextureDim::Tex2DArray
+                | TextureDim::Tex2DMSArray
+                | TextureDim::CubeArray
+        )
+    }
+
+    /// Whether the shape is multisampled.
+    pub fn is_multisampled(self) -> bool {
+        matches!(self, TextureDim::Tex2DMS | TextureDim::Tex2DMSArray)
+    }
+
+    /// Whether the shape is a cube or cube array.
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureDim::Cube | TextureDim::CubeArray)
+    }
+
+    /// Number of texel coordinates (1, 2 or 3), not counting the array index.
+    pub fn coord_count(self) -> usize {
+        match self {
+            TextureDim::Tex1D | TextureDim::Tex1DArray => 1,
+            TextureDim::Tex3D | TextureDim::Cube | TextureDim::CubeArray => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// A texture's description (`D3D12_RESOURCE_DESC` terms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TextureDesc {
+    /// Shape.
+    pub dim: TextureDim,
+    /// Texel format.
+    pub format: Format,
+    /// Width of mip 0.
+    pub width: u32,
+    /// Height of mip 0 (1 for 1D).
+    pub height: u32,
+    /// Depth of mip 0 (3D) or number of array slices (faces for cubes).
+    pub depth_or_array_size: u32,
+    /// Number of mips.
+    pub mips: u32,
+    /// Samples per texel (1 unless multisampled).
+    pub samples: u32,
+}
+
+/// The largest width, height or depth accepted (D3D12's 16384 texel limit).
+pub const MAX_TEXTURE_DIMENSION: u32 = 16384;
+
+/// The most array slices accepted (D3D12's 2048).
+pub const MAX_ARRAY_SIZE: u32 = 2048;
+
+impl TextureDesc {
+    /// A 2D texture with one mip.
+    pub fn tex2d(format: Format, width: u32, height: u32) -> TextureDesc {
+        TextureDesc {
+            dim: TextureDim::Tex2D,
+            format,
+            width,
+            height,
+            depth_or_array_size: 1,
+            mips: 1,
+            samples: 1,
+        }
+    }
+
+    /// Number of array slices (1 for 3D textures).
+    pub fn array_size(&self) -> u32 {
+        if self.dim == TextureDim::Tex3D {
+            1
+        } else {
+            self.depth_or_array_size
+        }
+    }
+
+    /// Size of mip `m`: `[width, height, depth]`, each at least 1.
+    pub fn mip_size(&self, m: u32) -> [u32; 3] {
+        let d = if self.dim == TextureDim::Tex3D {
+            self.depth_or_array_size
+        } else {
+            1
+        };
+        let s = |v: u32| v.checked_shr(m).unwrap_or(0).max(1);
+        [s(self.width), s(self.height), s(d)]
+    }
+
+    /// Bytes of one subresource at mip `m` (all samples).
+    pub fn subresource_bytes(&self, m: u32) -> u64 {
+        let [w, h, d] = self.mip_size(m);
+        u64::from(w)
+            * u64::from(h)
+            * u64::from(d)
+            * u64::from(self.samples.max(1))
+            * u64::from(self.format.bytes_per_texel())
+    }
+
+    /// Total bytes of all subresources.
+    pub fn total_bytes(&self) -> u64 {
+        let per_slice: u64 = (0..self.mips).map(|m| self.subresource_bytes(m)).sum();
+        per_slice.saturating_mul(u64::from(self.array_size()))
+    }
+
+    /// Checks the description: sizes within D3D12's limits, a supported format, a mip
+    /// count the size allows, samples only for multisampled shapes, whole cubes.
+    pub fn validate(&self) -> Result<(), ResourceError> {
+        let bad = |m: String| Err(ResourceError::BadTexture(m));
+        if !self.format.is_supported() {
+            return Err(ResourceError::UnsupportedFormat(self.format));
+        }
+        let [w, h, d] = [self.width, self.height, self.depth_or_array_size];
+        if w == 0 || h == 0 || d == 0 {
+            return bad(format!("zero size {w}×{h}×{d}"));
+        }
+        if w > MAX_TEXTURE_DIMENSION || h > MAX_TEXTURE_DIMENSION {
+            return bad(format!("size {w}×{h} past {MAX_TEXTURE_DIMENSION}"));
+        }
+        let is3d = self.dim == TextureDim::Tex3D;
+        if (is3d && d > MAX_TEXTURE_DIMENSION) || (!is3d && d > MAX_ARRAY_SIZE) {
+            return bad(format!("depth or array size {d} too large"));
+        }
+        if matches!(self.dim, TextureDim::Tex1D | TextureDim::Tex1DArray) && h != 1 {
+            return bad(format!("a 1D texture has height {h}"));
+        }
+        if !self.dim.is_array() && !is3d && !self.dim.is_cube() && d != 1 {
+            return bad(format!("{} with array size {d}", self.dim.name()));
+        }
+        if self.dim.is_cube() {
+            if w != h {
+                return bad(format!("cube faces {w}×{h} are not square"));
+            }
+            if d % 6 != 0 || (self.dim == TextureDim::Cube && d != 6) {
+                return bad(format!("cube texture with {d} faces"));
+            }
+        }
+        let longest = if is3d { w.max(h).max(d) } else { w.max(h) };
+        let max_mips = 32 - longest.leading_zeros();
+        if self.mips == 0 || self.mips > max_mips {
+            return bad(format!("{} mips for size {w}×{h}×{d}", self.mips));
+        }
+        if self.dim.is_multisampled() {
+            if ![1, 2, 4, 8, 16].contains(&self.samples) {
+                return bad(format!("{} samples", self.samples));
+            }
+            if self.mips != 1 {
+                return bad("a multisampled texture has more than one mip".into());
+            }
+        } else if self.samples != 1 {
+            return bad(format!("{} samples on {}", self.samples, self.dim.name()));
+        }
+        let total = self.total_bytes();
+        if total > MAX_MEMORY_BYTES {
+            return Err(ResourceError::TooLarge {
+                bytes: total,
+                limit: MAX_MEMORY_BYTES,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A texture: its description and memory. Clones share the memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Texture {
+    desc: TextureDesc,
+    memory: Memory,
+    offsets: Arc<[u64]>,
+}
+
+impl Texture {
+    /// A zeroed texture.
+    pub fn new(desc: TextureDesc) -> Result<Texture, ResourceError> {
+        desc.validate()?;
+        let memory = Memory::zeroed(desc.total_bytes())?;
+        Ok(Self::with_memory(desc, memory))
+    }
+
+    /// A texture holding `bytes`: every subresource tightly packed in subresource order
+    /// (see the module doc). Shorter data leaves the rest zero; longer data is an error.
+    pub fn from_bytes(desc: TextureDesc, bytes: &[u8]) -> Result<Texture, ResourceError> {
+        desc.validate()?;
+        let total = desc.total_bytes();
+        if bytes.len() as u64 > total {
+            return Err(ResourceError::DataTooLong {
+                given: bytes.len() as u64,
+                size: total,
+            });
+        }
+        let memory = Memory::zeroed(total)?;
+        memory.write_bytes(0, bytes);
+        Ok(Self::with_memory(desc, memory))
+    }
+
+    fn with_memory(desc: TextureDesc, memory: Memory) -> Texture {
+        let mut offsets = Vec::with_capacity((desc.mips * desc.array_size()) as usize);
+        let mut at = 0u64;
+        for _ in 0..desc.array_size() {
+            for m in 0..desc.mips {
+                offsets.push(at);
+                at += desc.subresource_bytes(m);
+            }
+        }
+        Texture {
+            desc,
+            memory,
+            offsets: offsets.into(),
+        }
+    }
+
+    /// The description.
+    pub fn desc(&self) -> &TextureDesc {
+        &self.desc
+    }
+
+    /// The memory (all subresources).
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    /// A copy of all bytes, in subresource order.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.memory.to_bytes()
+    }
+
+    /// The byte address of texel `(x, y, z)`, sample `s`, of mip `mip` of slice `slice`,
+    /// or `None` when any index is out of range.
+    #[inline]
+    pub fn texel_addr(&self, mip: u32, slice: u32, [x, y, z]: [u32; 3], s: u32) -> Option<u64> {
+        if mip >= self.desc.mips || slice >= self.desc.array_size() || s >= self.desc.samples {
+            return None;
+        }
+        let [w, h, d] = self.desc.mip_size(mip);
+        if x >= w || y >= h || z >= d {
+            return None;
+        }
+        let base = *self.offsets.get((mip + slice * self.desc.mips) as usize)?;
+        let index = ((u64::from(s) * u64::from(d) + u64::from(z)) * u64::from(h) + u64::from(y))
+            * u64::from(w)
+            + u64::from(x);
+        Some(base + index * u64::from(self.desc.format.bytes_per_texel()))
+    }
+
+    /// Reads the raw bytes of one texel into `out` (its length is the texel size).
+    #[inline]
+    fn read_texel(&self, addr: u64, out: &mut [u8]) -> bool {
+        self.memory.read_bytes(addr, out)
+    }
+}
+
+/// A view of a texture: a shape, a format of the same texel size, and mip and slice
+/// ranges (`D3D12_SHADER_RESOURCE_VIEW_DESC` / `D3D12_UNORDERED_ACCESS_VIEW_DESC`).
+/// For cube views, `first_slice` and `array_size` count faces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextureView {
+    /// The texture.
+    pub texture: Texture,
+    /// The view's shape.
+    pub dim: TextureDim,
+    /// The view's format (same texel size as the texture's).
+    pub format: Format,
+    /// First mip the view sees (its mip 0).
+    pub most_detailed_mip: u32,
+    /// Number of mips the view sees.
+    pub mip_levels: u32,
+    /// First array slice (face, for cubes).
+    pub first_slice: u32,
+    /// Number of array slices (faces, for cubes).
+    pub array_size: u32,
+}
+
+impl TextureView {
+    /// A view of the whole texture with its own shape and format.
+    pub fn whole(texture: Texture) -> TextureView {
+        let d = *texture.desc();
+        TextureView {
+            texture,
+            dim: d.dim,
+            format: d.format,
+            most_detailed_mip: 0,
+            mip_levels: d.mips,
+            first_slice: 0,
+            array_size: d.array_size(),
+        }
+    }
+
+    /// Checks that the view fits its texture.
+    pub fn validate(&self) -> Result<(), ResourceError> {
+        let d = self.texture.desc();
+        let bad = |m: String| Err(ResourceError::BadView(m));
+        if self.format.bytes_per_texel() != d.format.bytes_per_texel()
+            || !self.format.is_supported()
+        {
+            return bad(format!(
+                "view format {} does not fit texture format {}",
+                self.format, d.format
+            ));
+        }
+        let mips_end = self.most_detailed_mip.checked_add(self.mip_levels);
+        if self.mip_levels == 0 || mips_end.is_none_or(|e| e > d.mips) {
+            return bad(format!(
+                "mips {}+{} of a texture with {}",
+                self.most_detailed_mip, self.mip_levels, d.mips
+            ));
+        }
+        let slices_end = self.first_slice.checked_add(self.array_size);
+        if self.array_size == 0 || slices_end.is_none_or(|e| e > d.array_size()) {
+            return bad(format!(
+                "slices {}+{} of a texture with {}",
+                self.first_slice,
+                self.array_size,
+                d.array_size()
+            ));
+        }
+        if self.dim.is_cube() && self.array_size % 6 != 0 {
+            return bad(format!("cube view of {} faces", self.array_size));
+        }
+        if self.dim.is_multisampled() != d.dim.is_multisampled() {
+            return bad("multisampled view of a single-sampled texture or the reverse".into());
+        }
+        Ok(())
+    }
+
+    /// Size of the view's mip `m` (relative to its most detailed mip).
+    pub fn mip_size(&self, m: u32) -> [u32; 3] {
+        self.texture
+            .desc()
+            .mip_size(self.most_detailed_mip.saturating_add(m))
+    }
+
+    /// Number of array elements the view has: slices, or cubes for cube arrays.
+    pub fn elements(&self) -> u32 {
+        match self.dim {
+            TextureDim::CubeArray => self.array_size / 6,
+            d if d.is_array() => self.array_size,
+            _ => 1,
+        }
+    }
+
+    /// `GetDimensions` for mip `m`: `[width, height, depth or array size, mips or
+    /// samples]` as DXIL.rst's table lays them out (components it leaves undefined are 0).
+    pub fn dimensions(&self, m: u32) -> [u32; 4] {
+        let [w, h, d] = if m < self.mip_levels {
+            self.mip_size(m)
+        } else {
+            [0, 0, 0]
+        };
+        let mips = self.mip_levels;
+        let samples = self.texture.desc().samples;
+        match self.dim {
+            TextureDim::Tex1D => [w, 0, 0, mips],
+            TextureDim::Tex1DArray => [w, self.array_size, 0, mips],
+            TextureDim::Tex2D | TextureDim::Cube => [w, h, 0, mips],
+            TextureDim::Tex2DArray => [w, h, self.array_size, mips],
+            TextureDim::CubeArray => [w, h, self.elements(), mips],
+            TextureDim::Tex3D => [w, h, d, mips],
+            TextureDim::Tex2DMS => [w, h, 0, samples],
+            TextureDim::Tex2DMSArray => [w, h, self.array_size, samples],
+        }
+    }
+
+    /// Splits integer load coordinates by the view's shape into texel coordinates and a
+    /// view-relative array slice.
+    fn split(&self, c: [u32; 3]) -> ([u32; 3], u32) {
+        match self.dim {
+            TextureDim::Tex1D => ([c[0], 0, 0], 0),
+            TextureDim::Tex1DArray => ([c[0], 0, 0], c[1]),
+            TextureDim::Tex2D | TextureDim::Tex2DMS => ([c[0], c[1], 0], 0),
+            TextureDim::Tex2DArray | TextureDim::Tex2DMSArray => ([c[0], c[1], 0], c[2]),
+            TextureDim::Tex3D => (c, 0),
+            // Cubes cannot be loaded by coordinates; a face index in coord[2] is
+            // accepted the way a 2D array would take it.
+            TextureDim::Cube | TextureDim::CubeArray => ([c[0], c[1], 0], c[2]),
+        }
+    }
+
+    /// The memory address of the texel at integer coordinates `coord` (interpreted by
+    /// the view's shape: `[x, slice]` for 1D arrays, `[x, y, slice]` for 2D arrays), view
+    /// mip `mip` and sample `sample`; `None` out of bounds.
+    pub fn texel_addr(&self, coord: [u32; 3], mip: u32, sample: u32) -> Option<u64> {
+        let (xyz, slice) = self.split(coord);
+        if mip >= self.mip_levels || slice >= self.array_size {
+            return None;
+        }
+        self.texture.texel_addr(
+            self.most_detailed_mip + mip,
+            self.first_slice + slice,
+            xyz,
+            sample,
+        )
+    }
+
+    /// The address of a texel by absolute view mip, view slice and texel coordinates.
+    #[inline]
+    pub fn texel_addr_at(&self, mip: u32, slice: u32, xyz: [u32; 3]) -> Option<u64> {
+        if mip >= self.mip_levels || slice >= self.array_size {
+            return None;
+        }
+        self.texture.texel_addr(
+            self.most_detailed_mip + mip,
+            self.first_slice + slice,
+            xyz,
+            0,
+        )
+    }
+
+    /// Decodes the texel at `addr` by the view's format.
+    #[inline]
+    pub fn decode_at(&self, addr: u64) -> [u32; 4] {
+        let n = self.format.bytes_per_texel() as usize;
+        let mut buf = [0u8; 16];
+        let b = &mut buf[..n.min(16)];
+        if self.texture.read_texel(addr, b) {
+            self.format.decode(b)
+        } else {
+            [0; 4]
+        }
+    }
+
+    /// Typed load (`Load`, `ld`, `ld_uav_typed`): the texel decoded by the view's format,
+    /// `None` out of bounds (the caller returns 0 in every component).
+    pub fn load(&self, coord: [u32; 3], mip: u32, sample: u32) -> Option<[u32; 4]> {
+        let a = self.texel_addr(coord, mip, sample)?;
+        Some(self.decode_at(a))
+    }
+
+    /// Typed store (`store_uav_typed`) of the components in `mask` at the view's mip 0;
+    /// dropped out of bounds.
+    pub fn store(&self, coord: [u32; 3], value: [u32; 4], mask: u8) -> bool {
+        let Some(a) = self.texel_addr(coord, 0, 0) else {
+            return false;
+        };
+        let n = self.format.bytes_per_texel() as usize;
+        let mut buf = [0u8; 16];
+        let b = &mut buf[..n.min(16)];
+        let mem = self.texture.memory();
+        if !mem.read_bytes(a, b) {
+            return false;
+        }
+        self.format.encode(value, mask, b);
+        mem.write_bytes(a, b)
+    }
+
+    /// A 32-bit atomic on the texel at `coord` (R32 formats); returns the old value.
+    pub fn atomic(&self, coord: [u32; 3], op: RmwOp, v: u32) -> Option<u32> {
+        if self.format.bytes_per_texel() != 4 {
+            return None;
+        }
+        let a = self.texel_addr(coord, 0, 0)?;
+        self.texture.memory().atomic_u32(a, op, v)
+    }
+
+    /// A 32-bit compare-exchange on the texel at `coord`.
+    pub fn compare_exchange(&self, coord: [u32; 3], cmp: u32, new: u32) -> Option<u32> {
+        if self.format.bytes_per_texel() != 4 {
+            return None;
+        }
+        let a = self.texel_addr(coord, 0, 0)?;
+        self.texture.memory().compare_exchange_u32(a, cmp, new)
+    }
+
+    /// A 64-bit atomic on the texel at `coord` (R32G32_UINT / R64 formats).
+    pub fn atomic64(&self, coord: [u32; 3], op: RmwOp, v: u64) -> Option<u64> {
+        if self.format.bytes_per_texel() != 8 {
+            return None;
+        }
+        let a = self.texel_addr(coord, 0, 0)?;
+        self.texture.memory().atomic_u64(a, op, v)
+    }
+
+    /// A 64-bit compare-exchange on the texel at `coord`.
+    pub fn compare_exchange64(&self, coord: [u32; 3], cmp: u64, new: u64) -> Option<u64> {
+        if self.format.bytes_per_texel() != 8 {
+            return None;
+        }
+        let a = self.texel_addr(coord, 0, 0)?;
+        self.texture.memory().compare_exchange_u64(a, cmp, new)
+    }
+}
+
+/// The standard sample positions of D3D11.3 (`D3D11_STANDARD_MULTISAMPLE_PATTERN`), in
+/// 1/16 of a pixel from the pixel centre, for 1, 2, 4, 8 and 16 samples.
+pub fn standard_sample_position(count: u32, index: u32) -> Option<[i8; 2]> {
+    const P1: &[[i8; 2]] = &[[0, 0]];
+    const P2: &[[i8; 2]] = &[[4, 4], [-4, -4]];
+    const P4: &[[i8; 2]] = &[[-2, -6], [6, -2], [-6, 2], [2, 6]];
+    const P8: &[[i8; 2]] = &[
+        [1, -3],
+        [-1, 3],
+        [5, 1],
+        [-3, -5],
+        [-5, 5],
+        [-7, -1],
+        [3, 7],
+        [7, -7],
+    ];
+    const P16: &[[i8; 2]] = &[
+        [1, 1],
+        [-1, -3],
+        [-3, 2],
+        [4, -1],
+        [-5, -2],
+        [2, 5],
+        [5, 3],
+        [3, -5],
+        [-2, 6],
+        [0, -7],
+        [-4, -6],
+        [-6, 4],
+        [-8, 0],
+        [7, -4],
+        [6, 7],
+        [-7, -8],
+    ];
+    let table = match count {
+        1 => P1,
+        2 => P2,
+        4 => P4,
+        8 => P8,
+        16 => P16,
+        _ => return None,
+    };
+    table.get(index as usize).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(dim: TextureDim, w: u32, h: u32, d: u32, mips: u32) -> TextureDesc {
+        TextureDesc {
+            dim,
+            format: Format::R32_UINT,
+            width: w,
+            height: h,
+            depth_or_array_size: d,
+            mips,
+            samples: 1,
+        }
+    }
+
+    /// D3D12 subresource order: mips of slice 0, then slice 1; rows tightly packed.
+    #[test]
+    fn subresource_layout() {
+        let d = desc(TextureDim::Tex2DArray, 4, 2, 2, 2);
+        assert_eq!(d.total_bytes(), (8 + 2) * 4 * 2);
+        let t = Texture::new(d).unwrap();
+        assert_eq!(t.texel_addr(0, 0, [1, 1, 0], 0), Some(5 * 4));
+        assert_eq!(t.texel_addr(1, 0, [1, 0, 0], 0), Some(8 * 4 + 4));
+        assert_eq!(t.texel_addr(0, 1, [0, 0, 0], 0), Some(10 * 4));
+        assert_eq!(t.texel_addr(1, 0, [2, 0, 0], 0), None);
+        assert_eq!(t.texel_addr(2, 0, [0, 0, 0], 0), None);
+        assert_eq!(t.texel_addr(0, 2, [0, 0, 0], 0), None);
+    }
+
+    #[test]
+    fn validation() {
+        assert!(Texture::new(desc(TextureDim::Tex2D, 4, 4, 1, 3)).is_ok());
+        assert!(Texture::new(desc(TextureDim::Tex2D, 4, 4, 1, 4)).is_err());
+        assert!(Texture::new(desc(TextureDim::Tex2D, 0, 4, 1, 1)).is_err());
+        assert!(Texture::new(desc(TextureDim::Cube, 4, 4, 6, 1)).is_ok());
+        assert!(Texture::new(desc(TextureDim::Cube, 4, 2, 6, 1)).is_err());
+        assert!(Texture::new(desc(TextureDim::CubeArray, 4, 4, 7, 1)).is_err());
+        assert!(Texture::new(desc(TextureDim::Tex1D, 4, 2, 1, 1)).is_err());
+        let mut bc = desc(TextureDim::Tex2D, 4, 4, 1, 1);
+        bc.format = Format::BC1_UNORM;
+        assert!(matches!(
+            Texture::new(bc),
+            Err(ResourceError::UnsupportedFormat(Format::BC1_UNORM))
+        ));
+        let mut ms = desc(TextureDim::Tex2DMS, 4, 4, 1, 1);
+        ms.samples = 3;
+        assert!(Texture::new(ms).is_err());
+        assert!(Texture::from_bytes(desc(TextureDim::Tex2D, 1, 1, 1, 1), &[0; 5]).is_err());
+    }
+
+    #[test]
+    fn views_load_store_and_dimensions() {
+        let t = Texture::new(desc(TextureDim::Tex2DArray, 4, 4, 3, 2)).unwrap();
+        let v = TextureView {
+            texture: t.clone(),
+            dim: TextureDim::Tex2DArray,
+            format: Format::R32_UINT,
+            most_detailed_mip: 1,
+            mip_levels: 1,
+            first_slice: 1,
+            array_size: 2,
+        };
+        v.validate().unwrap();
+        assert!(v.store([1, 1, 1], [42, 0, 0, 0], 1));
+        assert_eq!(v.load([1, 1, 1], 0, 0), Some([42, 0, 0, 1]));
+        assert_eq!(
+            t.memory()
+                .load_u32(t.texel_addr(1, 2, [1, 1, 0], 0).unwrap()),
+            Some(42)
+        );
+        assert_eq!(v.load([2, 0, 0], 0, 0), None);
+        assert_eq!(v.load([0, 0, 2], 0, 0), None);
+        assert!(!v.store([0, 0, 2], [1, 0, 0, 0], 1));
+        assert_eq!(v.dimensions(0), [2, 2, 2, 1]);
+        assert_eq!(v.dimensions(1), [0, 0, 2, 1]);
+        let bad = TextureView {
+            mip_levels: 2,
+            ..v.clone()
+        };
+        assert!(bad.validate().is_err());
+    }
+
+    #[test]
+    fn multisampled_planes() {
+        let mut d = desc(TextureDim::Tex2DMS, 2, 2, 1, 1);
+        d.samples = 4;
+        let t = Texture::new(d).unwrap();
+        assert_eq!(t.texel_addr(0, 0, [1, 0, 0], 2), Some((2 * 4 + 1) * 4));
+        let v = TextureView::whole(t);
+        assert_eq!(v.dimensions(0), [2, 2, 0, 4]);
+        assert_eq!(v.load([0, 0, 0], 0, 4), None);
+    }
+
+    #[test]
+    fn sample_positions() {
+        assert_eq!(standard_sample_position(4, 1), Some([6, -2]));
+        assert_eq!(standard_sample_position(4, 4), None);
+        assert_eq!(standard_sample_position(3, 0), None);
+        assert_eq!(standard_sample_position(16, 15), Some([-7, -8]));
+    }
+}
