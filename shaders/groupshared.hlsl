@@ -6,10 +6,10 @@
 // Group shared memory and barriers: a tree reduction over a 64-thread group (a loop of
 // halving steps, each ending at a group barrier), and a float4 array each thread writes
 // and then reads at its neighbour's slot after a barrier. Thread t of group g holds
-// 64g + t + 1, so the group sums are 1 + … + 64 = 2080 and 65 + … + 128 = 6240; thread t
+// 64g + t + 1, so the group sums are 1 + … + 64 = 2080 and 65 + … + 128 = 6176; thread t
 // reads slot (t + 1) & 63, which holds (t', 2t', 3t', 4t') for t' = (t + 1) & 63.
 //
-// expect: u0[0] = 2080 6240
+// expect: u0[0] = 2080 6176
 // expect: u1[0] = 1.0 2.0 3.0 4.0 2.0 4.0 6.0 8.0        (threads 0 and 1)
 // expect: u1[252] = 0.0 0.0 0.0 0.0 1.0 2.0 3.0 4.0     (thread 63 of group 0, thread 0 of group 1)
 
