@@ -646,3 +646,50 @@ fn programs_give_outputs_derived_from_their_hlsl() {
     eprintln!("ran {ran} programs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Robustness: every 32-bit token of every compute program's `SHEX` part set to 0, to
+/// all ones and to a shifted copy of itself; each mutated program is refused (decode or
+/// lowering error) or lowers to a shader that validates — never a panic.
+#[test]
+fn mutated_programs_are_refused_or_lowered_never_panic() {
+    use dxlane::container::{Container, FourCc, Part};
+    let opts = LoadOptions::default();
+    let (mut lowered, mut refused) = (0usize, 0usize);
+    for f in common::dxbc_programs() {
+        if kind_of(&f) != ProgramKind::Compute {
+            continue;
+        }
+        let bytes = std::fs::read(&f).unwrap();
+        let container = Container::parse(&bytes).unwrap();
+        let part = container.program_part().unwrap();
+        let data = part.data.to_vec();
+        for word in 2..data.len() / 4 {
+            let at = word * 4;
+            let original = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+            for v in [0, u32::MAX, original.rotate_left(7), original ^ 0x0000_0800] {
+                let mut m = data.clone();
+                m[at..at + 4].copy_from_slice(&v.to_le_bytes());
+                let part = Part {
+                    tag: FourCc::SHEX,
+                    offset: 0,
+                    data: &m,
+                };
+                let Ok(program) = Program::from_part(&part) else {
+                    refused += 1;
+                    continue;
+                };
+                match lower::dxbc::lower_program(&program, None, &opts) {
+                    Ok(s) => {
+                        dxlane::ir::validate(&s).unwrap_or_else(|e| {
+                            panic!("{}: token {word} = {v:#x}: {e}", common::display_name(&f))
+                        });
+                        lowered += 1;
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+    }
+    eprintln!("mutated programs: {lowered} lowered, {refused} refused");
+    assert!(lowered > 0 && refused > 0);
+}

@@ -69,8 +69,9 @@ use crate::ir::{BlockId, Builder, Inst, Reg, Role, Shader, SourceLoc, Stage, Ter
 use decls::Decls;
 use flow::Frame;
 
-/// The most IR instructions a program may lower to (inlined subroutines included): bounds
-/// the memory a program whose subroutines call each other many times can make us use.
+/// The most IR instructions a program may lower to, and the most DXBC instructions it may
+/// lower (inlined subroutines included): bounds the time and memory a program whose
+/// subroutines call each other many times can make the lowering use.
 pub const MAX_IR_INSTRUCTIONS: usize = 1 << 21;
 
 /// The deepest subroutine nesting accepted (D3D11.3's limit on nested `call`s, 32).
@@ -300,6 +301,14 @@ impl<'p> Lowerer<'p> {
             };
             self.set_loc_of(i);
             self.restart_scratch();
+            // Each lowered instruction counts toward the budget, so that subroutines that
+            // call each other many times without emitting anything still end.
+            self.emitted = self.emitted.saturating_add(1);
+            if self.emitted > MAX_IR_INSTRUCTIONS {
+                return Err(self.unsupported(format!(
+                    "program size: more than {MAX_IR_INSTRUCTIONS} instructions once subroutines are inlined"
+                )));
+            }
             self.instruction(i, e)?;
             self.flush()?;
         }
