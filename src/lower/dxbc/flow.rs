@@ -280,7 +280,7 @@ impl Lowerer<'_> {
         } else {
             None
         };
-        let emitted = self.emitted;
+        let emitted = self.ir_emitted;
         let current = self.b.current();
         let open = self.open();
         let Some(Frame::Switch { label, .. }) = self.frames.last() else {

@@ -161,8 +161,11 @@ pub(crate) struct Lowerer<'p> {
     ret_target: RetTarget,
     /// `if` instructions (by index) that have an `else`.
     has_else: HashSet<usize>,
-    /// IR instructions emitted so far (bounded by [`MAX_IR_INSTRUCTIONS`]).
+    /// IR and DXBC instructions lowered so far (bounded by [`MAX_IR_INSTRUCTIONS`]).
     emitted: usize,
+    /// IR instructions emitted so far (a `case` right after another shares its block
+    /// when none were emitted between them).
+    ir_emitted: usize,
     /// Whether an `msad` was lowered (its IR form names a register pair; see
     /// [`lower_program`]).
     uses_msad: bool,
@@ -192,6 +195,7 @@ impl<'p> Lowerer<'p> {
             ret_target: RetTarget::Program,
             has_else: HashSet::new(),
             emitted: 0,
+            ir_emitted: 0,
             uses_msad: false,
             scratch_chunks: Vec::new(),
             scratch_chunk: 0,
@@ -517,6 +521,10 @@ impl<'p> Lowerer<'p> {
                 "program size: more than {MAX_IR_INSTRUCTIONS} IR instructions once subroutines are inlined"
             )));
         }
+        self.ir_emitted = self
+            .ir_emitted
+            .saturating_add(buf.len())
+            .saturating_add(copies.len());
         for inst in buf {
             self.b.emit(inst);
         }
