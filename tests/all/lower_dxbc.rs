@@ -509,6 +509,16 @@ const SETUPS: &[(&str, &str)] = &[
 // expect: u0[124] = 0.0 0.0 0.0 1.0",
     ),
     (
+        // Shader Model 5.1 ranges in spaces: which = 100 (b5, space 3), texel x of row 0
+        // of t2 (space 1) = 10x, so u3 (space 4) element x = 100 + x + 10x.
+        "shaders/resources_sm51.cs_5_1.dxbc",
+        "// dispatch: 1 1 1
+// resource: b5 cbuffer = 100
+// resource: t2 texture2d format=R32_FLOAT width=8 height=1 = 0.0 10.0 20.0 30.0 40.0 50.0 60.0 70.0
+// resource: u3 structured stride=4 size=32
+// expect: u3[0] = 100 111 122 133 144 155 166 177",
+    ),
+    (
         "dxbc-reader/compute_basic.dxbc",
         COMPUTE_BASIC,
     ),
