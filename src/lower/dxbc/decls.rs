@@ -22,8 +22,12 @@ use crate::lower::LowerError;
 const MAX_GROUP_5: [u32; 4] = [1024, 1024, 64, 1024];
 /// The same limits for `cs_4_0`/`cs_4_1`: x and y up to 768, z 1, at most 768 threads.
 const MAX_GROUP_4: [u32; 4] = [768, 768, 1, 768];
-/// The most group shared memory a compute program may declare (32 KiB, D3D11.3 §18).
+/// The most group shared memory a `cs_5_0`/`cs_5_1` program may declare, all `g#`
+/// together (32 KiB: the `dcl_tgsm_raw`/`dcl_tgsm_structured` reference pages, D3D11.3
+/// §18).
 pub const MAX_GROUPSHARED_BYTES: u32 = 32 * 1024;
+/// The same limit for `cs_4_0`/`cs_4_1` (16 KiB on Direct3D 10.x hardware).
+pub const MAX_GROUPSHARED_BYTES_4: u32 = 16 * 1024;
 /// The most indexable-temporary registers a program may declare (D3D11.3 §21: 4096
 /// temporaries, indexable ones included).
 pub const MAX_INDEXABLE_REGISTERS: u32 = 4096;
@@ -633,15 +637,21 @@ impl Decls {
             return Err(invalid_at(p, i, format!("g{g} is declared twice")));
         }
         let base = b.shader().groupshared_bytes;
+        let limit = if p.version.major >= 5 {
+            MAX_GROUPSHARED_BYTES
+        } else {
+            MAX_GROUPSHARED_BYTES_4
+        };
         let end = base
             .checked_add(size)
-            .filter(|e| *e <= MAX_GROUPSHARED_BYTES && size % 4 == 0)
+            .filter(|e| *e <= limit && size % 4 == 0)
             .ok_or_else(|| {
                 invalid_at(
                     p,
                     i,
                     format!(
-                        "g{g} of {size} bytes: group shared memory is limited to {MAX_GROUPSHARED_BYTES} bytes in multiples of 4"
+                        "g{g} of {size} bytes: {}'s group shared memory is limited to {limit} bytes in multiples of 4",
+                        p.version
                     ),
                 )
             })?;

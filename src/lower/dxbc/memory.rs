@@ -288,11 +288,12 @@ impl<'p> Lowerer<'p> {
     /// `single` (atomics). A raw region takes a byte address; a structured region an
     /// element index and a byte offset within the element.
     ///
-    /// D3D11.3 leaves out-of-bounds `g#` accesses undefined (§18, thread group shared
-    /// memory); here each declaration is bounded like a buffer: an access that does not
-    /// lie wholly inside its region (a structured index past the count, or an offset
-    /// with the access past the stride) reads 0 and writes nothing, rather than touching
-    /// a neighbouring region.
+    /// D3D does not define what an out-of-bounds `g#` access does; here each declaration
+    /// is bounded the way D3D bounds a buffer (reads outside give 0, writes outside are
+    /// dropped): an access that does not lie wholly inside its
+    /// region (a raw address with the access past the size, a structured index past the
+    /// count, or an offset with the access past the stride) reads 0 and writes nothing,
+    /// rather than touching a neighbouring region.
     fn tgsm_addr(
         &mut self,
         g: Tgsm,

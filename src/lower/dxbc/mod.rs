@@ -23,7 +23,7 @@
 //!   DXBC reads every source before writing any destination; where a component written
 //!   early is read by a later component's computation (`add r0.xy, r0.yx, r1.xy`), the
 //!   early result goes to a fresh register and is copied into place after the last read
-//!   (see [`Lowerer::flush`]).
+//!   (see `Lowerer::flush`).
 //! - **Control flow.** `if`/`else`, `loop`, `switch` (with fall-through), `break(c)`,
 //!   `continue(c)` and `ret(c)` become blocks and terminators; the IR builder orders
 //!   them so that waves reconverge at each construct's end. Subroutines (`call`, `callc`,
@@ -36,9 +36,27 @@
 //!   [`SourceLoc::Dxbc`](crate::ir::SourceLoc) of the instruction it came from (the
 //!   entry block's handles and inputs carry their declaration's).
 //!
+//! # Rules chosen here (each also at the code that applies it)
+//!
+//! - 32-bit float denormals flush (the shader's mode is `ftz`; D3D11.3 §3.1).
+//! - Source modifiers follow the operand's type in the opcode table: on float and untyped
+//!   operands (`mov`, `movc`, stored values) `-x` flips and `|x|` clears the sign bit; on
+//!   integer operands `-x` is two's-complement negation and `|x|` is refused.
+//! - `mad` is the profile's multiply-add (fused on current WARP) unless its component is
+//!   `precise`; `dp2`/`dp3`/`dp4` multiply then add left to right, every step rounded.
+//! - `_sat` clamps float results to [0, 1] with NaN → 0 (doubles: `dmax` then `dmin`).
+//! - `resinfo` converts per its return type; `_rcpFloat` reciprocates only width, height
+//!   and depth; a multisampled texture reports one mip.
+//! - Minimum-precision hints are ignored: everything is computed at 32 bits.
+//! - Group shared memory accesses are bounded per `g#` declaration.
+//! - A compute program cannot use what needs derivatives or another stage: `deriv_*`,
+//!   `sample`, `sample_b`, `sample_c`, `lod`, `discard`, `eval_*`, `emit`/`cut` and the
+//!   `rasterizer` operand are refused, as are class linkage (`fcall`, interfaces) and the
+//!   debugging instructions.
+//!
 //! Anything else — an opcode, register type or construct this lowering does not handle —
 //! is refused with [`LowerError::Unsupported`] naming it and its location, e.g.
-//! "unsupported opcode emit at dxbc instruction 12 (token 0x4c)".
+//! "unsupported opcode emit (geometry shaders only) at dxbc instruction 12 (token 0x4c)".
 
 #![deny(
     clippy::indexing_slicing,
