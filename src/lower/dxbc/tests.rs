@@ -1095,3 +1095,236 @@ fn every_instruction_has_a_dxbc_location() {
         );
     }
 }
+
+/// The texture instructions a compute program may use: `sample_c_lz` through a
+/// comparison sampler, `sample_d`, `gather4_po` (per-lane offsets), `ld_s` with
+/// `check_access_fully_mapped`, `ld_ms`, `sampleinfo` (integer and float) and
+/// `samplepos` (the standard 4-sample pattern's sample 1 is (6/16, -2/16)).
+#[test]
+fn texture_instructions_in_compute() {
+    use crate::resources::{ComparisonFunc, Filter, FilterType, Reduction, SamplerDesc};
+    let smp = |i: u32| vec![operand(6, 0, 0, 1, [0; 3]), i];
+    let mut a = Asm::new(1);
+    a.op(
+        Opcode::DclResource,
+        3 << 11,
+        &[&[operand(RES, 0, 0, 1, [0; 3]), 0], &[0x5555]],
+    )
+    .op(
+        Opcode::DclResource,
+        (4 << 11) | (4 << 16),
+        &[&[operand(RES, 0, 0, 1, [0; 3]), 1], &[0x4444]],
+    )
+    .op(Opcode::DclSampler, 1 << 11, &[&smp(0)])
+    .op(Opcode::DclSampler, 0, &[&smp(1)])
+    .op(
+        Opcode::SampleCLz,
+        0,
+        &[
+            &r(0, "x"),
+            &l4([f(0.75), f(0.25), 0, 0]),
+            &res(RES, 0, "x"),
+            &smp(0),
+            &l(f(0.4)),
+        ],
+    )
+    .op(
+        Opcode::SampleCLz,
+        0,
+        &[
+            &r(0, "y"),
+            &l4([f(0.75), f(0.25), 0, 0]),
+            &res(RES, 0, "x"),
+            &smp(0),
+            &l(f(0.6)),
+        ],
+    )
+    .op(
+        Opcode::SampleD,
+        0,
+        &[
+            &r(0, "z"),
+            &l4([f(0.25), f(0.75), 0, 0]),
+            &res(RES, 0, "x"),
+            &smp(1),
+            &l4([0; 4]),
+            &l4([0; 4]),
+        ],
+    )
+    .op(
+        Opcode::Gather4Po,
+        0,
+        &[
+            &r(1, "xyzw"),
+            &l4([f(0.5), f(0.5), 0, 0]),
+            &l4([1, 0, 0, 0]),
+            &res(RES, 0, "xyzw"),
+            &[operand(6, 2, select1(0), 1, [0; 3]), 1],
+        ],
+    )
+    .op(
+        Opcode::LdFeedback,
+        0,
+        &[&r(2, "x"), &r(2, "y"), &l4([1, 1, 0, 0]), &res(RES, 0, "x")],
+    )
+    .op(Opcode::CheckAccessFullyMapped, 0, &[&r(2, "z"), &s(2, "y")])
+    .op(
+        Opcode::LdMs,
+        0,
+        &[&r(3, "x"), &l4([1, 0, 0, 0]), &res(RES, 1, "x"), &l(2)],
+    )
+    .op(
+        Opcode::SampleInfo,
+        1 << 11,
+        &[&r(3, "y"), &res(RES, 1, "x")],
+    )
+    .op(
+        Opcode::SamplePos,
+        0,
+        &[&r(3, "zw"), &res(RES, 1, "xxxy"), &l(1)],
+    )
+    .op(Opcode::SampleInfo, 0, &[&r(4, "x"), &res(RES, 1, "x")]);
+    let mut word = 0;
+    for (reg, comps) in [(0, "xyz"), (1, "xyzw"), (2, "xz"), (3, "xyzw"), (4, "x")] {
+        for c in comps.chars() {
+            a.store(word, &s(reg, &c.to_string()));
+            word += 1;
+        }
+    }
+    a.op(Opcode::Ret, 0, &[]);
+    let texture = |dim, format: &str, samples: u32, words: &[u32]| {
+        let desc = TextureDesc {
+            dim,
+            format: Format::from_name(format).unwrap(),
+            width: 2,
+            height: 2,
+            depth_or_array_size: 1,
+            mips: 1,
+            samples,
+        };
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        Descriptor::Texture(TextureView::whole(
+            Texture::from_bytes(desc, &bytes).unwrap(),
+        ))
+    };
+    let ms: Vec<u32> = (0..16).map(|k| 100 * (k / 4) + k % 4).collect();
+    let out = a.run_with(word as usize, &|range| {
+        Some(match (range.class, range.lower) {
+            (ResourceClass::Srv, 0) => texture(
+                TextureDim::Tex2D,
+                "R32_FLOAT",
+                1,
+                &[f(0.25), f(0.5), f(0.75), f(1.0)],
+            ),
+            (ResourceClass::Srv, _) => texture(TextureDim::Tex2DMS, "R32_UINT", 4, &ms),
+            (_, 0) => Descriptor::Sampler(SamplerDesc {
+                filter: Filter {
+                    min: FilterType::Point,
+                    mag: FilterType::Point,
+                    mip: FilterType::Point,
+                    anisotropic: false,
+                    reduction: Reduction::Comparison,
+                },
+                comparison: ComparisonFunc::LessEqual,
+                ..SamplerDesc::default()
+            }),
+            _ => Descriptor::Sampler(SamplerDesc {
+                filter: Filter::POINT,
+                ..SamplerDesc::default()
+            }),
+        })
+    });
+    assert_eq!(
+        out,
+        vec![
+            f(1.0),
+            f(0.0),
+            f(0.75),
+            f(1.0),
+            f(1.0),
+            f(0.5),
+            f(0.5),
+            f(1.0),
+            0xffff_ffff,
+            201,
+            4,
+            f(0.375),
+            f(-0.125),
+            f(4.0)
+        ]
+    );
+}
+
+/// Group shared memory: each `g#` is its own region; an access outside its declaration
+/// (raw address past the size, structured index past the count, offset past the stride)
+/// reads 0 and writes nothing — it does not reach the next region.
+#[test]
+fn group_shared_regions_are_bounded() {
+    let g = |i: u32, m: u8| vec![operand(31, 2, mask(m), 1, [0; 3]), i];
+    let gs = |i: u32, sw: &str| src(31, i, sw);
+    let mut a = Asm::new(1);
+    a.op(
+        Opcode::DclTgsmRaw,
+        0,
+        &[&[operand(31, 0, 0, 1, [0; 3]), 0], &[8]],
+    )
+    .op(
+        Opcode::DclTgsmRaw,
+        0,
+        &[&[operand(31, 0, 0, 1, [0; 3]), 1], &[8]],
+    )
+    .op(
+        Opcode::DclTgsmStructured,
+        0,
+        &[&[operand(31, 0, 0, 1, [0; 3]), 2], &[8], &[2]],
+    )
+    .op(Opcode::Mov, 0, &[&r(0, "xyzw"), &l4([8, 4, 2, 0])])
+    .op(
+        Opcode::StoreRaw,
+        0,
+        &[&g(1, 0b11), &l(0), &l4([1, 2, 0, 0])],
+    )
+    .op(
+        Opcode::StoreRaw,
+        0,
+        &[&g(0, 0b11), &l(0), &l4([5, 6, 0, 0])],
+    )
+    // g0 at byte r0.x = 8: past its 8 bytes.
+    .op(Opcode::StoreRaw, 0, &[&g(0, 1), &s(0, "x"), &l(99)])
+    // g2[r0.z = 2]: past its 2 structures; g2[1] at offset r0.y = 4 with two
+    // components: past the 8-byte stride.
+    .op(
+        Opcode::StoreStructured,
+        0,
+        &[&g(2, 1), &s(0, "z"), &l(0), &l(77)],
+    )
+    .op(
+        Opcode::StoreStructured,
+        0,
+        &[&g(2, 0b11), &l(1), &s(0, "y"), &l4([88, 88, 0, 0])],
+    )
+    .op(
+        Opcode::StoreStructured,
+        0,
+        &[&g(2, 0b11), &l(1), &l(0), &l4([3, 4, 0, 0])],
+    )
+    .op(Opcode::LdRaw, 0, &[&r(1, "xy"), &l(0), &gs(1, "xyzw")])
+    .op(Opcode::LdRaw, 0, &[&r(1, "zw"), &s(0, "y"), &gs(0, "xxxy")])
+    .op(
+        Opcode::LdStructured,
+        0,
+        &[&r(2, "xy"), &l(1), &l(0), &gs(2, "xyzw")],
+    )
+    .op(Opcode::LdRaw, 0, &[&r(2, "z"), &l(0), &gs(0, "y")])
+    .store(0, &s(1, "x"))
+    .store(1, &s(1, "y"))
+    .store(2, &s(1, "z"))
+    .store(3, &s(1, "w"))
+    .store(4, &s(2, "x"))
+    .store(5, &s(2, "y"))
+    .store(6, &s(2, "z"))
+    .op(Opcode::Ret, 0, &[]);
+    // g1 keeps (1, 2); g0 read at byte 4 for two words spans past its end: 0, 0;
+    // g2[1] holds (3, 4); g0[1] is 6.
+    assert_eq!(a.run(7), vec![1, 2, 0, 0, 3, 4, 6]);
+}
