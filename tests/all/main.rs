@@ -6,5 +6,6 @@
 mod common;
 mod container;
 mod dxil;
+mod dxil_listing;
 mod info;
 mod untrusted;

@@ -1707,7 +1707,7 @@ mod tests {
     fn attribute_sets_sort_as_llvm_3_7() {
         // nounwind (18) before readnone (20) and readonly (21); noduplicate (12)
         // before nounwind; argmemonly (45) first.
-        let mut v = vec![
+        let mut v = [
             Attribute::Flag(20),
             Attribute::Flag(18),
             Attribute::Flag(12),
