@@ -8,4 +8,5 @@ mod container;
 mod dxil;
 mod dxil_listing;
 mod info;
+mod info_check;
 mod untrusted;

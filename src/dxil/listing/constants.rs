@@ -884,7 +884,12 @@ mod tests {
             "0x3FB99999A0000000"
         );
         assert_eq!(format_float(1.0f64.to_bits(), 64), "1.000000e+00");
-        assert_eq!(format_float(0.1f64.to_bits(), 64), "0x3FB999999999999A");
+        // A double whose %e text reads back exactly is printed as text.
+        assert_eq!(format_float(0.1f64.to_bits(), 64), "1.000000e-01");
+        assert_eq!(
+            format_float(0.123_456_789f64.to_bits(), 64),
+            "0x3FBF9ADD3739635F"
+        );
         assert_eq!(
             format_float(f32::INFINITY.to_bits().into(), 32),
             "0x7FF0000000000000"
