@@ -545,7 +545,8 @@ fn check_element(
 /// points, domain and output primitive; a domain program's control points, position
 /// byte and domain; a geometry program's input primitive, output topology, stream mask
 /// (1 when no stream is active) and position byte, and its maximum vertex count in the
-/// stage word; the wave lane range (a compute program's required wave size, else 0 and
+/// stage word; a mesh program's group-shared bytes, payload size, output limits and
+/// topology; an amplification program's payload size; the wave lane range (a compute program's required wave size, else 0 and
 /// 0xffffffff).
 fn check_stage_words(
     r: &mut CheckReport,
@@ -555,7 +556,6 @@ fn check_stage_words(
     kind: ProgramKind,
     psv: &Psv0,
 ) {
-    let _ = m;
     let ri = &psv.runtime_info;
     let w = ri.stage_words;
     let byte = |word: u32, i: u32| (word >> (8 * i)) & 0xff;
@@ -640,6 +640,55 @@ fn check_stage_words(
                     || "PSV0 geometry max vertex count".into(),
                     at(&g, 1),
                     u32::from(v1.stage_word),
+                );
+            }
+        }
+        ProgramKind::Mesh => {
+            // Tag 9: thread group, then max vertices, max primitives, output
+            // topology, payload size. PSV0: group-shared bytes (every group-shared
+            // global's allocation size), view-id-dependent bytes, payload, max
+            // vertices and primitives (16 bits each); the topology in the stage word's
+            // high byte.
+            if let Some(Property::Mesh { values, .. }) = prop(9) {
+                let dl = crate::dxil::listing::layout::DataLayout::of(m);
+                let shared: u64 = m
+                    .globals
+                    .iter()
+                    .filter(|g| g.address_space == 3)
+                    .map(|g| dl.alloc_size(m, g.value_ty))
+                    .sum();
+                r.eq(
+                    || "PSV0 mesh group-shared bytes".into(),
+                    shared,
+                    u64::from(w[0]),
+                );
+                r.eq(|| "PSV0 mesh payload size".into(), at(values, 3), w[2]);
+                r.eq(
+                    || "PSV0 mesh max output vertices".into(),
+                    at(values, 0),
+                    w[3] & 0xffff,
+                );
+                r.eq(
+                    || "PSV0 mesh max output primitives".into(),
+                    at(values, 1),
+                    w[3] >> 16,
+                );
+                if let Some(v1) = &ri.v1 {
+                    r.eq(
+                        || "PSV0 mesh output topology".into(),
+                        at(values, 2),
+                        u32::from(v1.stage_word >> 8),
+                    );
+                }
+            }
+        }
+        ProgramKind::Amplification => {
+            // Tag 10: thread group, then payload size.
+            if let Some(Property::Amplification { values, .. }) = prop(10) {
+                r.eq(
+                    || "PSV0 amplification payload size".into(),
+                    at(values, 0),
+                    w[0],
                 );
             }
         }
@@ -886,6 +935,20 @@ mod op {
     pub const SAMPLE_BIAS: u32 = 61;
     /// `SampleCmp`.
     pub const SAMPLE_CMP: u32 = 64;
+    /// `TextureGatherRaw`.
+    pub const TEXTURE_GATHER_RAW: u32 = 223;
+    /// `SampleCmpLevel`.
+    pub const SAMPLE_CMP_LEVEL: u32 = 224;
+    /// `TextureStoreSample`.
+    pub const TEXTURE_STORE_SAMPLE: u32 = 225;
+    /// `SampleCmpGrad`.
+    pub const SAMPLE_CMP_GRAD: u32 = 254;
+    /// `SampleCmpBias`.
+    pub const SAMPLE_CMP_BIAS: u32 = 255;
+    /// `StartVertexLocation`.
+    pub const START_VERTEX_LOCATION: u32 = 256;
+    /// `StartInstanceLocation`.
+    pub const START_INSTANCE_LOCATION: u32 = 257;
 }
 
 /// Whether a DXIL `ResourceKind` is a typed resource (textures and typed buffers,
@@ -926,7 +989,10 @@ fn is_wave_op(opcode: u32) -> bool {
 ///   or domain) program; 16 `ViewID`; 17 `SV_Barycentrics` or `AttributeAtVertex`
 ///   (validator 1.6 on); 19 `SV_ShadingRate`; 24 derivatives or implicit-LOD sampling in
 ///   mesh and amplification programs; 25/26 `CreateHandleFromHeap` of the resource /
-///   sampler heap;
+///   sampler heap; 29 (advanced texture operations) `TextureGatherRaw`, `SampleCmpLevel`
+///   or `TextureStoreSample`; 30 (writeable MSAA textures) `TextureStoreSample` or a
+///   multisampled texture UAV; 31 `SampleCmpGrad`/`SampleCmpBias`; 32
+///   `StartVertexLocation`/`StartInstanceLocation` (DXIL.rst "Shader Flags");
 /// - 20 (ray queries): `AllocateRayQuery` or `GeometryIndex` require it; a library may
 ///   set it for its subobjects, which are not checked (one direction only).
 ///
@@ -952,6 +1018,8 @@ pub fn expected_features(
     let (mut rq, mut bary, mut at64_typed, mut at64_shared, mut at64_heap) =
         (false, false, false, false, false);
     let (mut deriv_ms, mut heap_res, mut heap_smp) = (false, false, false);
+    let (mut advanced_tex, mut msaa_store, mut cmp_grad_bias, mut cmd_info) =
+        (false, false, false, false);
     let ty_is = |t: TypeId, want: &Type| m.ty(t) == Some(want);
     let ms_or_as = matches!(kind, ProgramKind::Mesh | ProgramKind::Amplification);
     for f in &m.functions {
@@ -1047,6 +1115,13 @@ pub fn expected_features(
                 {
                     deriv_ms = true
                 }
+                op::TEXTURE_GATHER_RAW | op::SAMPLE_CMP_LEVEL => advanced_tex = true,
+                op::TEXTURE_STORE_SAMPLE => {
+                    advanced_tex = true;
+                    msaa_store = true;
+                }
+                op::SAMPLE_CMP_GRAD | op::SAMPLE_CMP_BIAS => cmp_grad_bias = true,
+                op::START_VERTEX_LOCATION | op::START_INSTANCE_LOCATION => cmd_info = true,
                 op::CREATE_HANDLE_FROM_HEAP => {
                     if arg(2).and_then(|v| scan.const_int(body, v)).unwrap_or(0) != 0 {
                         heap_smp = true;
@@ -1108,6 +1183,8 @@ pub fn expected_features(
         })
         .sum();
     let rov = uavs.iter().any(|u| u.rasterizer_ordered);
+    // A writeable multisampled texture (RWTexture2DMS, RWTexture2DMSArray).
+    msaa_store |= uavs.iter().any(|u| matches!(u.shape, Some(3 | 8)));
     let every_stage = slots > 0 && !matches!(kind, ProgramKind::Compute | ProgramKind::Pixel);
     let library = kind == ProgramKind::Library;
     let f = |bit: u32, required: bool| ExpectedFeature {
@@ -1145,6 +1222,10 @@ pub fn expected_features(
         f(25, heap_res),
         f(26, heap_smp),
         f(28, at64_heap),
+        f(29, advanced_tex),
+        f(30, msaa_store),
+        f(31, cmp_grad_bias),
+        f(32, cmd_info),
     ]
 }
 
@@ -1214,6 +1295,13 @@ mod tests {
             (op::SAMPLE, "Sample"),
             (op::SAMPLE_BIAS, "SampleBias"),
             (op::SAMPLE_CMP, "SampleCmp"),
+            (op::TEXTURE_GATHER_RAW, "TextureGatherRaw"),
+            (op::SAMPLE_CMP_LEVEL, "SampleCmpLevel"),
+            (op::TEXTURE_STORE_SAMPLE, "TextureStoreSample"),
+            (op::SAMPLE_CMP_GRAD, "SampleCmpGrad"),
+            (op::SAMPLE_CMP_BIAS, "SampleCmpBias"),
+            (op::START_VERTEX_LOCATION, "StartVertexLocation"),
+            (op::START_INSTANCE_LOCATION, "StartInstanceLocation"),
         ] {
             assert_eq!(dxop::op_info(code).unwrap().name, name);
         }
