@@ -312,3 +312,21 @@ fn module_text_agrees_with_llvm_dis() {
     );
     eprintln!("{agreed} modules agree with llvm-dis");
 }
+
+/// A library's subobjects come from the `RDAT` subobject table, sorted by name
+/// (dxcdisassembler.cpp `PrintSubobjects`).
+#[test]
+fn library_subobjects_from_rdat() {
+    let Some(text) = listing_of("dxil-reader/ray_subobjects.dxil") else {
+        eprintln!("no corpora: skipped");
+        return;
+    };
+    let at = text
+        .find(";\n; Subobjects:\n;\n")
+        .expect("a subobjects block");
+    let block = &text[at..text.find("target datalayout").unwrap()];
+    assert!(
+        block.contains(";  RaytracingShaderConfig shader_config = { MaxPayloadSizeInBytes = 32, MaxAttributeSizeInBytes = 8 };\n"),
+        "{block}"
+    );
+}

@@ -14,9 +14,7 @@
 //!
 //! Owns: those texts. Does not own: decoding the parts (see [`crate::container`]) or
 //! the metadata (see [`crate::dxil::meta`]).
-//!
-//! Not printed: a library's `; Subobjects:` block (read by dxc from the `RDAT` part's
-//! subobject table, which [`crate::container::rdat`] lists without decoding).
+//! 6. a library's `; Subobjects:` block from the `RDAT` part (see [`super::subobjects`]).
 
 use std::fmt::Write as _;
 
@@ -174,6 +172,9 @@ pub fn header(c: &Container<'_>, program: &DxilProgramHeader, m: &Module) -> Str
     refl.resource_bindings(&mut out);
     if rm.named("dx.viewIdState").is_some() {
         view_id_state(&mut out, rmeta, flags);
+    }
+    if let Some(p) = c.part(FourCc(*b"RDAT")) {
+        out.push_str(&super::subobjects::subobjects(p.data));
     }
     out
 }

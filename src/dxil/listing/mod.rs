@@ -25,6 +25,7 @@ pub mod constants;
 pub mod header;
 pub mod layout;
 pub mod opsig;
+pub mod subobjects;
 
 use crate::container::{Container, ContainerError, DxilProgramHeader, FourCc};
 use crate::dxil::llvm::{LlvmError, Module};
