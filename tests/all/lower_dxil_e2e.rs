@@ -1,7 +1,10 @@
 //! Corpus DXIL compute programs lowered and run through `pipeline::dispatch`, their
 //! results checked against values worked out by hand from each program's HLSL (the
 //! comments of `target/corpora/*/…hlsl` state most of them). Each program is run in
-//! every build the corpus has (optimised, `-Od`, SM 6.6).
+//! every build the corpus has (optimised, `-Od`, SM 6.6), and where the corpus has the
+//! same source compiled by fxc, the DXBC builds must give the same values (DESIGN
+//! "Differential: the same HLSL compiled to DXBC and to DXIL must give the same
+//! outputs").
 
 use dxlane::ir::Shader;
 use dxlane::lower::{self, LoadOptions};
@@ -38,6 +41,29 @@ fn builds(dir: &str, name: &str) -> Vec<(String, Shader)> {
     }
     if out.is_empty() && !common::dxil_programs().is_empty() {
         panic!("{dir}/{name} is not in the corpora");
+    }
+    out
+}
+
+/// [`builds`] and the DXBC builds of the same source in `dxbc_dir` (`name.dxbc`,
+/// `name.od.dxbc`, `name.cs_5_0.dxbc`).
+fn with_dxbc(dir: &str, dxbc_dir: &str, name: &str) -> Vec<(String, Shader)> {
+    let mut out = builds(dir, name);
+    for f in common::dxbc_programs() {
+        let shown = common::display_name(&f);
+        let Some(file) = shown.strip_prefix(&format!("{dxbc_dir}/")) else {
+            continue;
+        };
+        if [".dxbc", ".od.dxbc", ".cs_5_0.dxbc"]
+            .iter()
+            .any(|s| file == format!("{name}{s}"))
+        {
+            let bytes = std::fs::read(&f).unwrap();
+            let s = lower::load(&bytes, &LoadOptions::default())
+                .unwrap_or_else(|e| panic!("{shown}: {e}"))
+                .shader;
+            out.push((shown, s));
+        }
     }
     out
 }
@@ -134,7 +160,7 @@ fn bind(s: &Shader, by: Vec<(&str, Descriptor)>) -> Vec<Descriptor> {
 /// group-thread id.
 #[test]
 fn compute_basic() {
-    for (name, s) in builds("dxil-reader", "compute_basic") {
+    for (name, s) in with_dxbc("dxil-reader", "dxbc-reader", "compute_basic") {
         let (raw, rawd) = buffer(&[0; 256], BufferKind::Raw);
         let (words_m, wd) = structured(&[0; 257], 4);
         let (typed, td) = buffer(
@@ -270,7 +296,7 @@ fn uav_counter() {
 /// image_atomics.hlsl over one 8 × 8 group.
 #[test]
 fn image_atomics() {
-    for (name, s) in builds("dxil-reader", "image_atomics") {
+    for (name, s) in with_dxbc("dxil-reader", "dxbc-reader", "image_atomics") {
         // The Min region (x ≥ 4, y < 4) starts at the largest value, the signed image at
         // the most negative.
         let init: Vec<u32> = (0..64u32)
@@ -302,7 +328,7 @@ fn image_atomics() {
 /// so the old values are the running results.
 #[test]
 fn image_atomic_results() {
-    for (name, s) in builds("dxil-reader", "image_atomic_results") {
+    for (name, s) in with_dxbc("dxil-reader", "dxbc-reader", "image_atomic_results") {
         let (counts, cd) = texture(Format::R32_UINT, 4, 1, &[0; 4]);
         let (olds, od) = texture(Format::R32_UINT, 4, 3, &[0; 12]);
         let d = bind(&s, vec![("u0", cd), ("u1", od)]);
@@ -532,7 +558,7 @@ fn precise() {
 /// msad4, typed UAVs, heaps, 64-bit atomics, a wave sum.
 #[test]
 fn feature_programs() {
-    let one = |prog: &str| builds("dxcontainer/features", prog);
+    let one = |prog: &str| with_dxbc("dxcontainer/features", "dxcontainer/features", prog);
     let dwords = |v: &[f64]| -> Vec<u32> {
         v.iter()
             .flat_map(|d| [d.to_bits() as u32, (d.to_bits() >> 32) as u32])
@@ -661,4 +687,25 @@ fn feature_programs() {
         let want: Vec<u32> = (0..32u32).map(|i| 64 * (i / 8) + 28).collect();
         assert_eq!(words(&m), want, "{name}");
     }
+}
+
+/// The differential checks above do run the DXBC builds of the shared sources.
+#[test]
+fn dxbc_twins_are_run() {
+    if common::dxil_programs().is_empty() {
+        return;
+    }
+    let names = |v: Vec<(String, Shader)>| v.into_iter().map(|x| x.0).collect::<Vec<_>>();
+    let cb = names(with_dxbc("dxil-reader", "dxbc-reader", "compute_basic"));
+    assert!(
+        cb.contains(&"dxbc-reader/compute_basic.dxbc".to_string())
+            && cb.contains(&"dxbc-reader/compute_basic.od.dxbc".to_string()),
+        "{cb:?}"
+    );
+    let msad = names(with_dxbc(
+        "dxcontainer/features",
+        "dxcontainer/features",
+        "msad",
+    ));
+    assert_eq!(msad.len(), 2, "{msad:?}");
 }
