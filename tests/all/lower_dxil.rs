@@ -129,6 +129,7 @@ fn other_stages_are_refused_with_their_name() {
 /// Small programs whose IR is kept as a snapshot (`tests/snapshots/ir/dxil/`).
 const SNAPSHOTS: &[&str] = &[
     "dxil-reader/barrier.cs.dxil",
+    "dxil-reader/buffer_arrays.66.dxil",
     "dxil-reader/compute_basic.dxil",
     "dxil-reader/compute_basic.66.dxil",
     "dxil-reader/heap.dxil",
