@@ -913,22 +913,12 @@ impl<'m> FnLower<'m> {
                 let p = self.op64(|dst| Inst::I64Mul { dst, a, b });
                 self.op64(|dst| Inst::I64Add { dst, a: p, b: cc })
             }
-            (50, Leaf::I32) => {
-                // The IR reads msad's source as a pair; the upper word is 0.
-                let src = self.b.temp64();
-                let z = self.k(0);
-                self.emit(Inst::Mov { dst: src, src: b });
-                self.emit(Inst::Mov {
-                    dst: src.hi(),
-                    src: z,
-                });
-                self.op2(|dst| Inst::Msad {
-                    dst,
-                    reference: a,
-                    src,
-                    accum: cc,
-                })
-            }
+            (50, Leaf::I32) => self.op2(|dst| Inst::Msad {
+                dst,
+                reference: a,
+                src: b,
+                accum: cc,
+            }),
             (51, Leaf::I32) => self.op2(|dst| Inst::IBfe {
                 dst,
                 width: a,
