@@ -52,6 +52,7 @@ pub mod cfg;
 mod ids;
 mod inst;
 mod operand;
+pub mod opt;
 pub mod parse;
 mod print;
 mod shader;

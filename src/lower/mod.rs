@@ -55,6 +55,9 @@ pub enum LowerError {
 pub struct LoadOptions {
     /// The entry point (DXIL libraries or containers with several); `None` takes the only one.
     pub entry: Option<String>,
+    /// Skip the IR clean-up passes ([`crate::ir::opt`]), keeping every instruction the
+    /// lowering wrote (so each maps back to its source instruction, for debugging).
+    pub no_opt: bool,
 }
 
 /// A lowered program and what it was.
@@ -76,11 +79,14 @@ pub fn load(bytes: &[u8], opts: &LoadOptions) -> Result<Loaded, LowerError> {
         .ok_or(ContainerError::MissingPart(FourCc::SHEX))?;
     let header = ProgramHeader::parse(part)?;
     let dxil = matches!(header, ProgramHeader::Dxil(_));
-    let shader = if dxil {
+    let mut shader = if dxil {
         dxil::lower_container(&container, opts)?
     } else {
         dxbc::lower_container(&container, opts)?
     };
+    if !opts.no_opt {
+        crate::ir::opt::optimize(&mut shader);
+    }
     Ok(Loaded {
         shader,
         version: header.version(),

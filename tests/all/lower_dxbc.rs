@@ -36,6 +36,17 @@ fn load(path: &Path) -> Result<Shader, LowerError> {
     lower::load(&bytes, &LoadOptions::default()).map(|l| l.shader)
 }
 
+/// The lowering of one program file as the lowering wrote it (no clean-up passes): what
+/// the IR snapshots show.
+fn load_unoptimized(path: &Path) -> Result<Shader, LowerError> {
+    let bytes = std::fs::read(path).unwrap();
+    let opts = LoadOptions {
+        no_opt: true,
+        ..LoadOptions::default()
+    };
+    lower::load(&bytes, &opts).map(|l| l.shader)
+}
+
 fn kind_of(path: &Path) -> ProgramKind {
     let bytes = std::fs::read(path).unwrap();
     Program::from_bytes(&bytes)
@@ -139,7 +150,7 @@ fn ir_snapshots() {
             }
             continue;
         };
-        match load(&path) {
+        match load_unoptimized(&path) {
             Ok(s) => {
                 let text = WithLocs(&s).to_string();
                 if let Err(e) = common::check_snapshot(&format!("ir/{name}.ir"), &text) {

@@ -18,3 +18,4 @@ mod lower_dxil;
 mod lower_dxil_e2e;
 mod untrusted;
 mod vkd3d;
+mod opt;
