@@ -167,9 +167,8 @@ impl FloatValue {
 pub struct ResourceEntry {
     /// `t3`, `u0`, `b1`, `s0` (`[[resource]]` only).
     pub reg: Option<String>,
-    /// Register space (`[[resource]]` only).
-    #[serde(default)]
-    pub space: u32,
+    /// Register space (`[[resource]]` only; default 0).
+    pub space: Option<u32>,
     /// `srv`, `uav` or `cbv` (`[[heap]]` only).
     pub descriptor: Option<String>,
     /// `raw_buffer`, `structured_buffer`, `typed_buffer`, `cbuffer`, `texture1d`,
