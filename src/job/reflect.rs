@@ -341,9 +341,9 @@ pub fn listing(shader: &Shader, job: &BoundJob) -> String {
             .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
             .collect();
         for row in &rows {
-            let mut line = String::from(" ");
+            let mut line = String::new();
             for (c, cell) in row.iter().enumerate() {
-                let _ = write!(line, " {cell:<w$}", w = widths[c]);
+                let _ = write!(line, "  {cell:<w$}", w = widths[c]);
             }
             out.push_str(line.trim_end());
             out.push('\n');
