@@ -635,9 +635,10 @@ fn bind_entry(
                 needed_register(&kind)
             ),
             _ => format!(
-                "`descriptor` {} cannot hold a {}",
-                class_word(c),
-                kind.name()
+                "`descriptor` \"{}\" cannot hold a {} (it needs {})",
+                descriptor_name(c),
+                kind.name(),
+                needed_descriptor(&kind)
             ),
         };
         return Err(err(how));
@@ -703,6 +704,25 @@ fn bind_entry(
         EntryKind::None => {}
     }
     Ok(bound)
+}
+
+/// The `descriptor` value of a class.
+fn descriptor_name(c: ResourceClass) -> &'static str {
+    match c {
+        ResourceClass::Srv => "srv",
+        ResourceClass::Uav => "uav",
+        ResourceClass::Cbv => "cbv",
+        ResourceClass::Sampler => "sampler",
+    }
+}
+
+/// Which `descriptor` a kind takes, for messages.
+fn needed_descriptor(kind: &EntryKind) -> &'static str {
+    match kind {
+        EntryKind::ConstantBuffer => "\"cbv\"",
+        EntryKind::Texture { dim, .. } if dim.is_cube() => "\"srv\"",
+        _ => "\"srv\" or \"uav\"",
+    }
 }
 
 /// Where a kind is bound, for messages.
@@ -962,14 +982,48 @@ fn make_texture(
     if e.array_size == Some(0) {
         return Err(err("`array_size` is 0".into()));
     }
+    if width == 0 || height == 0 || depth_or_array_size == 0 {
+        let key = if width == 0 {
+            "width"
+        } else if height == 0 {
+            "height"
+        } else {
+            "depth"
+        };
+        return Err(err(format!("`{key}` is 0")));
+    }
+    if dim.is_cube() && width != height {
+        return Err(err(format!(
+            "`height` {height}: cube faces are square (`width` is {width})"
+        )));
+    }
+    let samples = e.samples.unwrap_or(1);
+    if dim.is_multisampled() && ![1, 2, 4, 8, 16].contains(&samples) {
+        return Err(err(format!("`samples` {samples} is not 1, 2, 4, 8 or 16")));
+    }
+    let mips = e.mips.unwrap_or(1);
+    let longest = match dim {
+        TextureDim::Tex3D => width.max(height).max(depth_or_array_size),
+        _ => width.max(height),
+    };
+    let max_mips = 32 - longest.leading_zeros();
+    if mips == 0 || mips > max_mips {
+        return Err(err(format!(
+            "`mips` {mips}: a texture of {} texels across has 1 to {max_mips}",
+            longest
+        )));
+    }
+    if dim.is_multisampled() && mips != 1 {
+        return Err(err("`mips`: a multisampled texture has one mip".into()));
+    }
     let desc = TextureDesc {
         dim,
         format,
         width,
         height,
         depth_or_array_size,
-        mips: e.mips.unwrap_or(1),
-        samples: e.samples.unwrap_or(1),
+        mips,
+        samples,
     };
     desc.validate()
         .map_err(|e| err(texture_message(&e.to_string())))?;

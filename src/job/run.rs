@@ -29,7 +29,7 @@ use super::reflect::{self, Fit};
 use super::schema::{ExpectEntry, Tolerance};
 use super::{Job, JobError, LoadError, png};
 use crate::container::{Container, ProgramHeader, ProgramKind};
-use crate::exec::{Limits, Profile};
+use crate::exec::{ExecError, Limits, Profile};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
 use crate::pipeline::dispatch::{MAX_GROUPS_PER_DIMENSION, choose_wave_size};
@@ -395,8 +395,12 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
     let program = load_program(&job)?;
     let wave_size = opts.wave_size.or(o.wave_size);
-    choose_wave_size(&program.shader, wave_size)
-        .map_err(|e| options_err(format!("`wave_size`: {e}")))?;
+    choose_wave_size(&program.shader, wave_size).map_err(|e| match e {
+        ExecError::WaveSize { size, message } => {
+            options_err(format!("`wave_size` {size}: {message}"))
+        }
+        e => options_err(format!("`wave_size`: {e}")),
+    })?;
     let bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
     check_outputs(&bound)?;
     let expects = check_expects(&job, &bound)?;

@@ -11,5 +11,6 @@ mod exec;
 mod exec_arith_table;
 mod exec_robust;
 mod info;
+mod job;
 mod untrusted;
 mod vkd3d;
