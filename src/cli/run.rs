@@ -143,7 +143,8 @@ fn print_result(r: &RunResult, quiet: bool) {
             "waves         {} lanes, {} thread layout",
             s.wave_size, s.thread_layout
         );
-        println!("threads       {} workers", s.threads);
+        let plural = if s.threads == 1 { "" } else { "s" };
+        println!("threads       {} worker{plural}", s.threads);
         let [gx, gy, gz] = s.groups;
         let [tx, ty, tz] = s.thread_group;
         println!(

@@ -654,6 +654,20 @@ fn job_cli_exit_codes() {
     assert_eq!(json["threads"], 1);
     assert_eq!(json["profile"], "warp-1.0.13");
 
+    // A binding the program does not declare: a warning on stderr, and the run goes on.
+    std::fs::write(
+        dir.join("extra.toml"),
+        format!("{DOUBLE}\n[[resource]]\nreg = \"t5\"\nkind = \"raw_buffer\"\nsize = 4\n"),
+    )
+    .unwrap();
+    let extra = dxlane(&["run", "extra.toml", "-q"], dir);
+    assert_eq!(extra.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&extra.stderr),
+        "dxlane: warning: extra.toml: [[resource]] #3 (t5): the program declares no t5; this binding is not used\n"
+    );
+    assert!(extra.stdout.is_empty(), "quiet and passing: nothing on stdout");
+
     let missing = dxlane(&["run", "nothing.toml"], dir);
     assert_eq!(missing.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&missing.stderr);
