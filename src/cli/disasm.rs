@@ -25,13 +25,8 @@ pub fn run(file: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 dxbc::Program::from_part(part).map_err(|e| format!("{}: {e}", file.display()))?;
             dxbc::listing(&program)
         }
-        FourCc::DXIL | FourCc::ILDB => {
-            return Err(format!(
-                "{}: holds a DXIL (Shader Model 6) program; its listing belongs to the dxil module, which has none yet",
-                file.display()
-            )
-            .into());
-        }
+        FourCc::DXIL | FourCc::ILDB => crate::dxil::listing::disassemble(&bytes)
+            .map_err(|e| format!("{}: {e}", file.display()))?,
         other => {
             return Err(
                 format!("{}: no listing for a {other} program part", file.display()).into(),

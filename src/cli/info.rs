@@ -1,6 +1,7 @@
 //! `dxlane info FILE [--json]`: what a container holds — parts, digest, program
 //! version, signatures, resource definitions, feature flags, statistics, PSV0, RDAT and
-//! HASH.
+//! HASH. `dxlane info --check FILE`: PSV0 and SFI0 checked against the DXIL module
+//! (see [`crate::dxil::check`]).
 //!
 //! Owns: the text layout (aligned tables in the manner of fxc's listing header) and the
 //! JSON wrapper. Does not own any decoding: that is [`crate::container`]. A part that
@@ -25,6 +26,7 @@ use crate::container::sfi0::{FeatureFlags, feature_description};
 use crate::container::signature::Signature;
 use crate::container::stat::Statistics;
 use crate::container::{ContainerInfo, DigestCheck, PartContents, PartInfo, ProgramHeader};
+use crate::dxil::check::Checked;
 
 /// Prints what a container holds: text for a person, or (`json`) the whole
 /// [`ContainerInfo`] as JSON. The file is named by its base name only.
@@ -42,6 +44,60 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode, Box<dyn std::error::Erro
         print!("{}", render_text(&name, &info));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `dxlane info --check FILE`: compares the container's PSV0 and SFI0 with what its
+/// DXIL module states and uses ([`crate::dxil::check`]), prints every mismatch with
+/// both values, and exits 0 when all hold, 1 otherwise. A DXBC container has nothing
+/// to check: it says so and exits 0.
+pub fn run_check(file: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let shown = file.display();
+    let bytes = std::fs::read(file).map_err(|e| format!("{shown}: {e}"))?;
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.to_string());
+    let checked = crate::dxil::check::check(&bytes).map_err(|e| format!("{shown}: {e}"))?;
+    print!("{}", render_check(&name, &checked));
+    Ok(match checked {
+        Checked::Dxil(r) if !r.passed() => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// The text of a check: one line of totals, then each mismatch and note.
+pub fn render_check(name: &str, checked: &Checked) -> String {
+    let mut out = String::new();
+    match checked {
+        Checked::NotDxil => {
+            let _ = writeln!(
+                out,
+                "{name}: no PSV0 / not a DXIL program: nothing to check"
+            );
+        }
+        Checked::Dxil(r) => {
+            let verdict = if r.passed() { "all hold" } else { "MISMATCH" };
+            let _ = writeln!(
+                out,
+                "{name}: PSV0 and SFI0 against the module: {} values compared, {} mismatches: {verdict}",
+                r.compared,
+                r.mismatches.len()
+            );
+            for m in &r.mismatches {
+                let _ = writeln!(
+                    out,
+                    "  mismatch: {}: module {}, part {}",
+                    clean(&m.field),
+                    clean(&m.module),
+                    clean(&m.part)
+                );
+            }
+            for n in &r.notes {
+                let _ = writeln!(out, "  note: {}", clean(n));
+            }
+        }
+    }
+    out
 }
 
 /// The JSON report: `{ "file": name, …ContainerInfo }`.

@@ -27,6 +27,10 @@ pub enum Command {
         /// Print everything as JSON.
         #[arg(long)]
         json: bool,
+        /// Cross-check PSV0 and SFI0 against the DXIL module instead; exit status 1
+        /// when any value differs.
+        #[arg(long)]
+        check: bool,
     },
     /// Print the program listing (fxc style for DXBC, dxc style for DXIL).
     Disasm {
@@ -52,7 +56,13 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match cli.command {
-        Command::Info { file, json } => info::run(&file, json),
+        Command::Info { file, json, check } => {
+            if check {
+                info::run_check(&file)
+            } else {
+                info::run(&file, json)
+            }
+        }
         Command::Disasm { file } => disasm::run(&file),
         Command::Run(args) => Ok(run::run(&args)),
     }

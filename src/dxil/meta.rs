@@ -809,9 +809,20 @@ impl<'m> Reader<'m> {
                     0 => {
                         let b = self.node(body, &path)?;
                         let size = self.u32(b.first().copied().flatten(), &path)?;
+                        // A node past the structure's fields is its template-argument
+                        // annotation (`!{i32 0, !{…}}`, DxilMetadataHelper
+                        // `LoadDxilStructAnnotation`), not a field.
+                        let nfields = v
+                            .and_then(|v| self.m.ty(v.1))
+                            .and_then(|t| match t {
+                                Type::Struct { elements, .. } => Some(elements.len()),
+                                _ => None,
+                            })
+                            .unwrap_or(usize::MAX);
                         let fields = b
                             .iter()
                             .skip(1)
+                            .take(nfields)
                             .map(|f| self.field(*f, &path))
                             .collect::<R<Vec<_>>>()?;
                         out.struct_annotations.push(StructAnnotation {
