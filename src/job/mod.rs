@@ -152,7 +152,8 @@ impl JobError {
 pub struct Job {
     /// The job file's path, as given.
     pub path: PathBuf,
-    /// The folder relative paths in the job are resolved against.
+    /// The folder relative paths in the job are resolved against (empty for the current
+    /// folder).
     pub dir: PathBuf,
     /// The parsed contents.
     pub file: JobFile,
@@ -171,10 +172,9 @@ impl Job {
     /// Parses a job file's text as if it had been read from `path`.
     pub fn from_text(text: &str, path: &Path) -> Result<Job, JobError> {
         let file = parse(text).map_err(|e| JobError::Parse(one_line_toml_error(&e, text)))?;
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        // A job in the current folder has an empty folder, so its paths read `out/x.bin`
+        // rather than `./out/x.bin`.
+        let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
         Ok(Job {
             path: path.to_path_buf(),
             dir,

@@ -666,7 +666,10 @@ fn job_cli_exit_codes() {
         String::from_utf8_lossy(&extra.stderr),
         "dxlane: warning: extra.toml: [[resource]] #3 (t5): the program declares no t5; this binding is not used\n"
     );
-    assert!(extra.stdout.is_empty(), "quiet and passing: nothing on stdout");
+    assert!(
+        extra.stdout.is_empty(),
+        "quiet and passing: nothing on stdout"
+    );
 
     let missing = dxlane(&["run", "nothing.toml"], dir);
     assert_eq!(missing.status.code(), Some(2));
