@@ -653,8 +653,8 @@ fn bind_entry(
             "`counter_output` needs `counter` (the counter's initial value)".into(),
         ));
     }
-    let output = e.output.as_ref().map(|p| dir.join(p));
-    let counter_output = e.counter_output.as_ref().map(|p| dir.join(p));
+    let output = e.output.as_ref().map(|p| super::resolve(dir, p));
+    let counter_output = e.counter_output.as_ref().map(|p| super::resolve(dir, p));
     let mut bound = BoundEntry {
         at,
         name: name.to_string(),
@@ -1036,7 +1036,7 @@ fn make_texture(
         .is_some_and(|x| x.eq_ignore_ascii_case("png"));
     let texture = if is_png {
         let spec = e.data.as_ref().and_then(|d| d.file.as_ref());
-        let file = spec.map(|f| dir.join(f)).unwrap_or_default();
+        let file = spec.map(|f| super::resolve(dir, f)).unwrap_or_default();
         let bytes = png::read_texels(&file, &desc).map_err(|m| err(format!("`data`: {m}")))?;
         Texture::from_bytes(desc, &bytes)
     } else {

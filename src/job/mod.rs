@@ -184,8 +184,28 @@ impl Job {
 
     /// A path from the job file, resolved against the job's folder.
     pub fn resolve(&self, p: &Path) -> PathBuf {
-        self.dir.join(p)
+        resolve(&self.dir, p)
     }
+}
+
+/// `p` resolved against `dir`, with `..` after a named folder folded away lexically
+/// (`examples/../shaders/x.dxbc` reads `shaders/x.dxbc`), so messages and summaries show
+/// short paths. Symbolic links are not followed; a `..` that would climb above the start
+/// is kept.
+pub fn resolve(dir: &Path, p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    let joined = dir.join(p);
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out.iter().collect()
 }
 
 /// TOML's error as one line: ``line 4, column 1: unknown field `group`, expected `groups` ``.
@@ -295,6 +315,19 @@ tolerance = { ulp = 2 }
         assert!(msg.contains("group") && msg.contains("line 4"), "{msg}");
         let e = Job::from_text(text, Path::new("x.toml")).unwrap_err();
         assert!(!e.to_string().contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn paths_fold_parent_folders() {
+        let r = |d: &str, p: &str| resolve(Path::new(d), Path::new(p));
+        assert_eq!(
+            r("examples", "../shaders/x.dxbc"),
+            Path::new("shaders/x.dxbc")
+        );
+        assert_eq!(r("", "out/x.bin"), Path::new("out/x.bin"));
+        assert_eq!(r("a", "../../x"), Path::new("../x"));
+        assert_eq!(r("/j", "/abs/x"), Path::new("/abs/x"));
+        assert_eq!(r("./a", "./b"), Path::new("a/b"));
     }
 
     #[test]

@@ -419,7 +419,7 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
                 .path
                 .file_stem()
                 .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
-            job.dir.join("out").join(format!("{stem}.summary.json"))
+            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
         }
     };
     Ok(Prepared {
