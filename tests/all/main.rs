@@ -14,5 +14,6 @@ mod exec_robust;
 mod info;
 mod info_check;
 mod job;
+mod lower_dxbc;
 mod untrusted;
 mod vkd3d;

@@ -1,0 +1,800 @@
+//! Declarations → the shader header: thread group, resource ranges, indexable
+//! temporaries, the immediate constant buffer, group shared memory regions, and the
+//! entry block's compute inputs and resource handles.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::Lowerer;
+use crate::container::rdef::{InputType, Rdef};
+use crate::dxbc::{
+    BindingRange, Declaration, Index, InstructionKind, Opcode, Operand, Program, ResourceDimension,
+    ReturnType, SamplerMode,
+};
+use crate::dxbc::{CustomData, RegisterType};
+use crate::ir::{
+    Builder, ComponentType, ConstArray, ConstId, DenormMode, Inst, LocalArray, LocalId, RangeId,
+    Reg, ResourceClass, ResourceKind, ResourceRange, SourceLoc, SysVec,
+};
+use crate::lower::LowerError;
+
+/// D3D11's largest thread group for `cs_5_0`/`cs_5_1` (D3D11.3 §18, `dcl_thread_group`):
+/// x and y up to 1024, z up to 64, at most 1024 threads.
+const MAX_GROUP_5: [u32; 4] = [1024, 1024, 64, 1024];
+/// The same limits for `cs_4_0`/`cs_4_1`: x and y up to 768, z 1, at most 768 threads.
+const MAX_GROUP_4: [u32; 4] = [768, 768, 1, 768];
+/// The most group shared memory a `cs_5_0`/`cs_5_1` program may declare, all `g#`
+/// together (32 KiB: the `dcl_tgsm_raw`/`dcl_tgsm_structured` reference pages, D3D11.3
+/// §18).
+pub const MAX_GROUPSHARED_BYTES: u32 = 32 * 1024;
+/// The same limit for `cs_4_0`/`cs_4_1` (16 KiB on Direct3D 10.x hardware).
+pub const MAX_GROUPSHARED_BYTES_4: u32 = 16 * 1024;
+/// The most indexable-temporary registers a program may declare (D3D11.3 §21: 4096
+/// temporaries, indexable ones included).
+pub const MAX_INDEXABLE_REGISTERS: u32 = 4096;
+/// The most elements a constant buffer holds (D3D11.3: 4096 16-byte vectors); relative
+/// row indices are clamped to it so that `row * 16` cannot wrap.
+pub const MAX_CB_ROWS: u32 = 4096;
+
+/// A declared resource range, as instructions find it.
+#[derive(Debug, Clone)]
+pub(super) struct RangeInfo {
+    /// The IR range.
+    pub id: RangeId,
+    /// Its first register (Shader Model 5.1 operands give absolute register numbers).
+    pub lower: u32,
+    /// Its shape.
+    pub kind: ResourceKind,
+}
+
+/// A `g#` declaration's region of group shared memory.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Tgsm {
+    /// Byte offset of the region.
+    pub base: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// Structure stride (0 for raw regions).
+    pub stride: u32,
+    /// Structure count (0 for raw regions).
+    pub count: u32,
+}
+
+/// An indexable temporary `x#`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Local {
+    /// The IR array.
+    pub id: LocalId,
+    /// Elements (16 bytes each).
+    pub elements: u32,
+}
+
+/// What the declarations say, in the form instructions need it.
+#[derive(Debug, Default)]
+pub(super) struct Decls {
+    /// `(t|u|cb|s, id)` → range.
+    pub ranges: HashMap<(RegisterType, u32), RangeInfo>,
+    /// Where each range was declared (its handles carry this location).
+    pub range_locs: HashMap<RangeId, SourceLoc>,
+    /// Handles made in the entry block: `(range, index within the range)` → register.
+    pub handles: HashMap<(RangeId, u32), Reg>,
+    /// `x#` → array.
+    pub locals: HashMap<u32, Local>,
+    /// The immediate constant buffer: its array, element count and words.
+    pub icb: Option<(ConstId, u32, Vec<u32>)>,
+    /// `g#` → region.
+    pub tgsm: HashMap<u32, Tgsm>,
+    /// Compute inputs → their registers (x, y, z; the flattened index in all three).
+    pub inputs: HashMap<RegisterType, [Reg; 3]>,
+    /// Where each input was declared.
+    pub input_locs: HashMap<RegisterType, SourceLoc>,
+    /// Whether the program is Shader Model 5.1 (ranged operands).
+    pub sm51: bool,
+}
+
+fn loc_of(p: &Program, i: usize) -> SourceLoc {
+    SourceLoc::Dxbc {
+        index: u32::try_from(i).unwrap_or(u32::MAX),
+        token: p.instructions.get(i).map_or(0, |x| x.offset),
+    }
+}
+
+fn err_at(p: &Program, i: usize, what: String) -> LowerError {
+    LowerError::Unsupported {
+        what,
+        location: loc_of(p, i).to_string(),
+    }
+}
+
+fn invalid_at(p: &Program, i: usize, message: String) -> LowerError {
+    LowerError::Invalid {
+        message,
+        location: loc_of(p, i).to_string(),
+    }
+}
+
+/// The IR element type of a declaration's return type (the x component's; fxc and vkd3d
+/// repeat one type in all four).
+fn component_type(r: ReturnType) -> ComponentType {
+    match r {
+        ReturnType::Unorm => ComponentType::UNorm,
+        ReturnType::Snorm => ComponentType::SNorm,
+        ReturnType::Sint => ComponentType::SInt,
+        ReturnType::Uint => ComponentType::UInt,
+        ReturnType::Float => ComponentType::Float,
+        ReturnType::Double => ComponentType::Double,
+        ReturnType::Mixed | ReturnType::Continued | ReturnType::Unused => ComponentType::Mixed,
+    }
+}
+
+/// The IR shape of a typed declaration's dimension.
+fn typed_kind(d: ResourceDimension) -> Option<ResourceKind> {
+    Some(match d {
+        ResourceDimension::Buffer => ResourceKind::TypedBuffer,
+        ResourceDimension::Texture1D => ResourceKind::Texture1D,
+        ResourceDimension::Texture2D => ResourceKind::Texture2D,
+        ResourceDimension::Texture2DMS => ResourceKind::Texture2DMS,
+        ResourceDimension::Texture3D => ResourceKind::Texture3D,
+        ResourceDimension::TextureCube => ResourceKind::TextureCube,
+        ResourceDimension::Texture1DArray => ResourceKind::Texture1DArray,
+        ResourceDimension::Texture2DArray => ResourceKind::Texture2DArray,
+        ResourceDimension::Texture2DMSArray => ResourceKind::Texture2DMSArray,
+        ResourceDimension::TextureCubeArray => ResourceKind::TextureCubeArray,
+        ResourceDimension::Unknown
+        | ResourceDimension::RawBuffer
+        | ResourceDimension::StructuredBuffer => return None,
+    })
+}
+
+/// The register class of a binding declaration's register type.
+fn class_of(r: RegisterType) -> Option<ResourceClass> {
+    match r {
+        RegisterType::Resource => Some(ResourceClass::Srv),
+        RegisterType::UnorderedAccessView => Some(ResourceClass::Uav),
+        RegisterType::ConstantBuffer => Some(ResourceClass::Cbv),
+        RegisterType::Sampler => Some(ResourceClass::Sampler),
+        _ => None,
+    }
+}
+
+/// The compute input an input register type is, if it is one.
+pub(super) fn is_compute_input(r: RegisterType) -> bool {
+    matches!(
+        r,
+        RegisterType::InputThreadId
+            | RegisterType::InputThreadGroupId
+            | RegisterType::InputThreadIdInGroup
+            | RegisterType::InputThreadIdInGroupFlattened
+    )
+}
+
+/// The reflection name of a range: the RDEF binding of the same class that covers its
+/// first register in its space (`name[k]` when the range starts inside an array).
+fn rdef_name(rdef: Option<&Rdef>, class: ResourceClass, space: u32, lower: u32) -> String {
+    let Some(rdef) = rdef else {
+        return String::new();
+    };
+    for b in &rdef.bindings {
+        let b_class = match b.input_type {
+            InputType::Cbuffer => ResourceClass::Cbv,
+            InputType::Sampler => ResourceClass::Sampler,
+            t if t.register_prefix() == "u" => ResourceClass::Uav,
+            _ => ResourceClass::Srv,
+        };
+        if b_class != class || b.space.unwrap_or(0) != space {
+            continue;
+        }
+        if b.bind_point == lower {
+            return b.name.clone();
+        }
+        let count = if b.bind_count == 0 {
+            u32::MAX
+        } else {
+            b.bind_count
+        };
+        if lower > b.bind_point && lower.wrapping_sub(b.bind_point) < count {
+            return format!("{}[{}]", b.name, lower.wrapping_sub(b.bind_point));
+        }
+    }
+    String::new()
+}
+
+/// Whether the reflection says a UAV has a hidden counter (append, consume, or a
+/// structured buffer with a counter).
+fn rdef_counter(rdef: Option<&Rdef>, space: u32, lower: u32) -> bool {
+    rdef.is_some_and(|r| {
+        r.bindings.iter().any(|b| {
+            matches!(
+                b.input_type,
+                InputType::UavAppendStructured
+                    | InputType::UavConsumeStructured
+                    | InputType::UavRwStructuredWithCounter
+            ) && b.bind_point == lower
+                && b.space.unwrap_or(0) == space
+        })
+    })
+}
+
+impl Decls {
+    /// Reads every declaration into the builder's shader header.
+    ///
+    /// The header's fp32 denormal mode is always [`DenormMode::Ftz`]: Shader Model 4 and 5
+    /// flush 32-bit float denormals in arithmetic (D3D11.3 §3.1, floating-point rules;
+    /// moves and bit operations keep bits).
+    pub(super) fn read(
+        p: &Program,
+        rdef: Option<&Rdef>,
+        b: &mut Builder,
+    ) -> Result<Decls, LowerError> {
+        let mut d = Decls {
+            sm51: p.is_sm51(),
+            ..Decls::default()
+        };
+        b.shader_mut().fp32_denorm = DenormMode::Ftz;
+        let counters = counter_uses(p);
+        let mut group = None;
+        let mut indexable_registers = 0u32;
+        for (i, inst) in p.instructions.iter().enumerate() {
+            let decl = match &inst.kind {
+                InstructionKind::Declaration(decl) => decl,
+                InstructionKind::CustomData(CustomData::ImmediateConstantBuffer(v)) => {
+                    if d.icb.is_some() {
+                        return Err(invalid_at(
+                            p,
+                            i,
+                            "a second immediate constant buffer".into(),
+                        ));
+                    }
+                    let words: Vec<u32> = v.iter().flatten().copied().collect();
+                    let id = ConstId(u32::try_from(b.shader().const_arrays.len()).unwrap_or(0));
+                    b.shader_mut().const_arrays.push(ConstArray {
+                        words: words.clone(),
+                        name: "icb".into(),
+                    });
+                    let elements = u32::try_from(v.len()).unwrap_or(u32::MAX);
+                    d.icb = Some((id, elements, words));
+                    continue;
+                }
+                InstructionKind::HullPhase(_) => {
+                    return Err(err_at(p, i, "hull shader phase".into()));
+                }
+                _ => continue,
+            };
+            use Declaration as D;
+            match decl {
+                D::GlobalFlags(_) | D::Temps { .. } | D::IndexRange { .. } => {}
+                D::Resource {
+                    register,
+                    range,
+                    dimension,
+                    return_types,
+                    ..
+                } => {
+                    let kind = typed_kind(*dimension).ok_or_else(|| {
+                        invalid_at(
+                            p,
+                            i,
+                            format!("resource of dimension {}", dimension.fxc_name()),
+                        )
+                    })?;
+                    let [x, ..] = *return_types;
+                    d.add_range(
+                        p,
+                        i,
+                        b,
+                        rdef,
+                        register,
+                        range,
+                        kind,
+                        component_type(x),
+                        (false, false, false),
+                    )?;
+                }
+                D::ResourceRaw { register, range } => {
+                    d.add_range(
+                        p,
+                        i,
+                        b,
+                        rdef,
+                        register,
+                        range,
+                        ResourceKind::RawBuffer,
+                        ComponentType::Mixed,
+                        (false, false, false),
+                    )?;
+                }
+                D::ResourceStructured {
+                    register,
+                    range,
+                    stride,
+                } => {
+                    d.add_range(
+                        p,
+                        i,
+                        b,
+                        rdef,
+                        register,
+                        range,
+                        ResourceKind::StructuredBuffer { stride: *stride },
+                        ComponentType::Mixed,
+                        (false, false, false),
+                    )?;
+                }
+                D::UavTyped {
+                    register,
+                    range,
+                    dimension,
+                    return_types,
+                    flags,
+                } => {
+                    let kind = typed_kind(*dimension).ok_or_else(|| {
+                        invalid_at(p, i, format!("UAV of dimension {}", dimension.fxc_name()))
+                    })?;
+                    let [x, ..] = *return_types;
+                    let counter = counters.contains(&range.id);
+                    d.add_range(
+                        p,
+                        i,
+                        b,
+                        rdef,
+                        register,
+                        range,
+                        kind,
+                        component_type(x),
+                        (flags.globally_coherent, flags.rasterizer_ordered, counter),
+                    )?;
+                }
+                D::UavRaw {
+                    register,
+                    range,
+                    flags,
+                } => {
+                    let counter = counters.contains(&range.id);
+                    d.add_range(
+                        p,
+                        i,
+                        b,
+                        rdef,
+                        register,
+                        range,
+                        ResourceKind::RawBuffer,
+                        ComponentType::Mixed,
+                        (flags.globally_coherent, flags.rasterizer_ordered, counter),
+                    )?;
+                }
+                D::UavStructured {
+                    register,
+                    range,
+                    stride,
+                    flags,
+                } => {
+                    let counter = flags.has_counter
+                        || counters.contains(&range.id)
+                        || rdef_counter(rdef, range.space, range.lower);
+                    d.add_range(
+                        p,
+                        i,
+                        b,
+                        rdef,
+                        register,
+                        range,
+                        ResourceKind::StructuredBuffer { stride: *stride },
+                        ComponentType::Mixed,
+                        (flags.globally_coherent, flags.rasterizer_ordered, counter),
+                    )?;
+                }
+                D::ConstantBuffer {
+                    register,
+                    range,
+                    size,
+                    ..
+                } => {
+                    let size = size.checked_mul(16).ok_or_else(|| {
+                        invalid_at(p, i, format!("constant buffer of {size} vectors"))
+                    })?;
+                    d.add_range(
+                        p,
+                        i,
+                        b,
+                        rdef,
+                        register,
+                        range,
+                        ResourceKind::ConstantBuffer { size },
+                        ComponentType::Mixed,
+                        (false, false, false),
+                    )?;
+                }
+                D::Sampler {
+                    register,
+                    range,
+                    mode,
+                } => {
+                    let comparison = *mode == SamplerMode::Comparison;
+                    d.add_range(
+                        p,
+                        i,
+                        b,
+                        rdef,
+                        register,
+                        range,
+                        ResourceKind::Sampler { comparison },
+                        ComponentType::Mixed,
+                        (false, false, false),
+                    )?;
+                }
+                D::Input { register } => {
+                    if !is_compute_input(register.register) {
+                        return Err(err_at(
+                            p,
+                            i,
+                            format!(
+                                "input register {} in a compute program",
+                                register.register.name()
+                            ),
+                        ));
+                    }
+                    d.input_locs
+                        .entry(register.register)
+                        .or_insert(loc_of(p, i));
+                }
+                D::ThreadGroup { x, y, z } => {
+                    let max = if p.version.major >= 5 {
+                        MAX_GROUP_5
+                    } else {
+                        MAX_GROUP_4
+                    };
+                    let [mx, my, mz, mt] = max;
+                    let total = u64::from(*x)
+                        .saturating_mul(u64::from(*y))
+                        .saturating_mul(u64::from(*z));
+                    if *x == 0
+                        || *y == 0
+                        || *z == 0
+                        || *x > mx
+                        || *y > my
+                        || *z > mz
+                        || total > u64::from(mt)
+                    {
+                        return Err(invalid_at(
+                            p,
+                            i,
+                            format!(
+                                "thread group [{x}, {y}, {z}] is outside {}'s limits (x, y ≤ {mx}, z ≤ {mz}, {mt} threads)",
+                                p.version
+                            ),
+                        ));
+                    }
+                    group = Some([*x, *y, *z]);
+                }
+                D::IndexableTemp {
+                    index,
+                    size,
+                    components,
+                } => {
+                    if !(1..=4).contains(components) {
+                        return Err(invalid_at(
+                            p,
+                            i,
+                            format!("x{index} has {components} components"),
+                        ));
+                    }
+                    indexable_registers = indexable_registers.saturating_add(*size);
+                    if indexable_registers > MAX_INDEXABLE_REGISTERS {
+                        return Err(invalid_at(
+                            p,
+                            i,
+                            format!(
+                                "more than {MAX_INDEXABLE_REGISTERS} indexable temporary registers"
+                            ),
+                        ));
+                    }
+                    if d.locals.contains_key(index) {
+                        return Err(invalid_at(p, i, format!("x{index} is declared twice")));
+                    }
+                    let id = LocalId(u32::try_from(b.shader().locals.len()).unwrap_or(0));
+                    b.shader_mut().locals.push(LocalArray {
+                        bytes: size.saturating_mul(16),
+                        name: format!("x{index}"),
+                    });
+                    d.locals.insert(
+                        *index,
+                        Local {
+                            id,
+                            elements: *size,
+                        },
+                    );
+                }
+                D::TgsmRaw {
+                    register,
+                    byte_count,
+                } => {
+                    d.add_tgsm(p, i, b, register, *byte_count, 0, 0)?;
+                }
+                D::TgsmStructured {
+                    register,
+                    stride,
+                    count,
+                } => {
+                    let size = stride.checked_mul(*count).unwrap_or(u32::MAX);
+                    d.add_tgsm(p, i, b, register, size, *stride, *count)?;
+                }
+                D::FunctionBody(_) | D::FunctionTable { .. } | D::Interface(_) => {
+                    return Err(err_at(
+                        p,
+                        i,
+                        "class linkage (dcl_function_body, dcl_function_table, dcl_interface)"
+                            .into(),
+                    ));
+                }
+                other => {
+                    let what = declaration_opcode(other).map_or_else(
+                        || "declaration".to_string(),
+                        |op| format!("declaration {}", op.mnemonic()),
+                    );
+                    return Err(err_at(p, i, format!("{what} in a compute program")));
+                }
+            }
+        }
+        let group = group.ok_or_else(|| LowerError::Invalid {
+            message: "a compute program without dcl_thread_group".into(),
+            location: "the program's declarations".into(),
+        })?;
+        b.shader_mut().thread_group = group;
+        Ok(d)
+    }
+
+    /// Adds a resource range for a binding declaration.
+    #[allow(clippy::too_many_arguments)]
+    fn add_range(
+        &mut self,
+        p: &Program,
+        i: usize,
+        b: &mut Builder,
+        rdef: Option<&Rdef>,
+        register: &Operand,
+        range: &BindingRange,
+        kind: ResourceKind,
+        component: ComponentType,
+        (globally_coherent, rasterizer_ordered, counter): (bool, bool, bool),
+    ) -> Result<(), LowerError> {
+        let class = class_of(register.register).ok_or_else(|| {
+            invalid_at(
+                p,
+                i,
+                format!(
+                    "a binding declaration of register {}",
+                    register.register.name()
+                ),
+            )
+        })?;
+        let key = (register.register, range.id);
+        if self.ranges.contains_key(&key) {
+            return Err(invalid_at(
+                p,
+                i,
+                format!("{}{} is declared twice", class.letter(), range.id),
+            ));
+        }
+        let count = if range.is_unbounded() {
+            ResourceRange::UNBOUNDED
+        } else {
+            range
+                .upper
+                .checked_sub(range.lower)
+                .and_then(|n| n.checked_add(1))
+                .filter(|n| *n != ResourceRange::UNBOUNDED)
+                .ok_or_else(|| {
+                    invalid_at(
+                        p,
+                        i,
+                        format!(
+                            "binding range {}..{} is empty or too large",
+                            range.lower, range.upper
+                        ),
+                    )
+                })?
+        };
+        let id = RangeId(u32::try_from(b.shader().resources.len()).unwrap_or(u32::MAX));
+        b.shader_mut().resources.push(ResourceRange {
+            class,
+            space: range.space,
+            lower: range.lower,
+            count,
+            kind,
+            component,
+            name: rdef_name(rdef, class, range.space, range.lower),
+            counter,
+            globally_coherent,
+            rasterizer_ordered,
+        });
+        self.ranges.insert(
+            key,
+            RangeInfo {
+                id,
+                lower: range.lower,
+                kind,
+            },
+        );
+        self.range_locs.insert(id, loc_of(p, i));
+        Ok(())
+    }
+
+    /// Adds a group shared memory region after the ones declared before it.
+    #[allow(clippy::too_many_arguments)]
+    fn add_tgsm(
+        &mut self,
+        p: &Program,
+        i: usize,
+        b: &mut Builder,
+        register: &Operand,
+        size: u32,
+        stride: u32,
+        count: u32,
+    ) -> Result<(), LowerError> {
+        let g = register
+            .register_number()
+            .ok_or_else(|| invalid_at(p, i, "a g# declaration without a number".into()))?;
+        if self.tgsm.contains_key(&g) {
+            return Err(invalid_at(p, i, format!("g{g} is declared twice")));
+        }
+        let base = b.shader().groupshared_bytes;
+        let limit = if p.version.major >= 5 {
+            MAX_GROUPSHARED_BYTES
+        } else {
+            MAX_GROUPSHARED_BYTES_4
+        };
+        let end = base
+            .checked_add(size)
+            .filter(|e| *e <= limit && size % 4 == 0)
+            .ok_or_else(|| {
+                invalid_at(
+                    p,
+                    i,
+                    format!(
+                        "g{g} of {size} bytes: {}'s group shared memory is limited to {limit} bytes in multiples of 4",
+                        p.version
+                    ),
+                )
+            })?;
+        b.shader_mut().groupshared_bytes = end;
+        self.tgsm.insert(
+            g,
+            Tgsm {
+                base,
+                size,
+                stride,
+                count,
+            },
+        );
+        Ok(())
+    }
+}
+
+/// The opcode of a declaration, for messages.
+fn declaration_opcode(d: &Declaration) -> Option<Opcode> {
+    use Declaration as D;
+    Some(match d {
+        D::InputSgv { .. } => Opcode::DclInputSgv,
+        D::InputSiv { .. } => Opcode::DclInputSiv,
+        D::InputPs { .. } => Opcode::DclInputPs,
+        D::InputPsSgv { .. } => Opcode::DclInputPsSgv,
+        D::InputPsSiv { .. } => Opcode::DclInputPsSiv,
+        D::Output { .. } => Opcode::DclOutput,
+        D::OutputSgv { .. } => Opcode::DclOutputSgv,
+        D::OutputSiv { .. } => Opcode::DclOutputSiv,
+        D::GsInputPrimitive(_) => Opcode::DclGsInputPrimitive,
+        D::GsOutputTopology(_) => Opcode::DclGsOutputPrimitiveTopology,
+        D::MaxOutputVertexCount(_) => Opcode::DclMaxOutputVertexCount,
+        D::GsInstanceCount(_) => Opcode::DclGsInstanceCount,
+        D::Stream { .. } => Opcode::DclStream,
+        D::InputControlPointCount(_) => Opcode::DclInputControlPointCount,
+        D::OutputControlPointCount(_) => Opcode::DclOutputControlPointCount,
+        D::TessDomain(_) => Opcode::DclTessDomain,
+        D::TessPartitioning(_) => Opcode::DclTessPartitioning,
+        D::TessOutputPrimitive(_) => Opcode::DclTessOutputPrimitive,
+        D::HsMaxTessFactor(_) => Opcode::DclHsMaxTessFactor,
+        D::HsForkPhaseInstanceCount(_) => Opcode::DclHsForkPhaseInstanceCount,
+        D::HsJoinPhaseInstanceCount(_) => Opcode::DclHsJoinPhaseInstanceCount,
+        _ => return None,
+    })
+}
+
+/// The UAV ids that `imm_atomic_alloc`/`imm_atomic_consume` use (their hidden counters).
+fn counter_uses(p: &Program) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for (_, e) in p.executables() {
+        if matches!(e.opcode, Opcode::ImmAtomicAlloc | Opcode::ImmAtomicConsume)
+            && let Some(op) = e.sources(p).first()
+            && op.register == RegisterType::UnorderedAccessView
+            && let Some(id) = op.register_number()
+        {
+            out.insert(id);
+        }
+    }
+    out
+}
+
+impl Lowerer<'_> {
+    /// The entry block: the compute inputs the program reads and the handles of every
+    /// resource it names with an immediate index, each made once.
+    pub(super) fn prologue(&mut self) -> Result<(), LowerError> {
+        let p = self.p;
+        let mut inputs: BTreeSet<RegisterType> = self.d.input_locs.keys().copied().collect();
+        let mut handles: BTreeSet<(RangeId, u32)> = BTreeSet::new();
+        for (_, e) in p.executables() {
+            for op in e.operands(p) {
+                let mut regs = vec![op.register];
+                for idx in op.indices() {
+                    if let Index::Relative { register, .. } = idx {
+                        regs.push(register.register);
+                    }
+                }
+                inputs.extend(regs.into_iter().filter(|r| is_compute_input(*r)));
+                if class_of(op.register).is_none() {
+                    continue;
+                }
+                let Some(id) = op.register_number() else {
+                    continue;
+                };
+                let Some(info) = self.d.ranges.get(&(op.register, id)) else {
+                    continue;
+                };
+                if !self.d.sm51 {
+                    handles.insert((info.id, 0));
+                } else if let Some(Index::Immediate(v)) = op.index(1) {
+                    handles.insert((info.id, v.wrapping_sub(info.lower)));
+                }
+            }
+        }
+        for r in inputs {
+            let loc = self
+                .d
+                .input_locs
+                .get(&r)
+                .copied()
+                .unwrap_or(SourceLoc::None);
+            self.b.set_loc(loc);
+            let regs = if r == RegisterType::InputThreadIdInGroupFlattened {
+                let dst = self.b.temp();
+                self.b.emit(Inst::GroupIndex { dst });
+                [dst; 3]
+            } else {
+                let sv = match r {
+                    RegisterType::InputThreadId => SysVec::ThreadId,
+                    RegisterType::InputThreadGroupId => SysVec::GroupId,
+                    _ => SysVec::GroupThreadId,
+                };
+                let base = self.b.temps(3);
+                let mut regs = [base; 3];
+                for (axis, slot) in (0u8..).zip(regs.iter_mut()) {
+                    *slot = Reg(base.0.wrapping_add(u32::from(axis)));
+                    self.b.emit(Inst::SysValue {
+                        sv,
+                        axis,
+                        dst: *slot,
+                    });
+                }
+                regs
+            };
+            self.d.inputs.insert(r, regs);
+        }
+        for (range, index) in handles {
+            let loc = self
+                .d
+                .range_locs
+                .get(&range)
+                .copied()
+                .unwrap_or(SourceLoc::None);
+            self.b.set_loc(loc);
+            let dst = self.b.temp();
+            let index_reg = self.b.konst(index);
+            self.b.emit(Inst::Handle {
+                dst,
+                range,
+                index: index_reg,
+            });
+            self.d.handles.insert((range, index), dst);
+        }
+        self.b.set_loc(SourceLoc::None);
+        Ok(())
+    }
+}
