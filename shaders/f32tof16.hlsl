@@ -3,11 +3,10 @@
 // A conversion table: each thread converts one float to a half with f32tof16 (round
 // toward zero, WARP's rule), and back with f16tof32.
 //
-// examples/f32tof16.toml feeds edge values and checks the halves WARP gives (seed: WARP
-// through Direct3D 11 and 12 rounds f32tof16 toward zero):
-// expect: 1 + 0x1fff * 2^-23 -> 0x3c00, its negative -> 0xbc00, 65520 -> 0x7bff,
-//         1e10 -> 0x7bff, -65520 -> 0xfbff, 1e-5 -> 0x00a7, NaN 0x7fc00000 -> 0x7fff,
-//         inf -> 0x7c00, -inf -> 0xfc00
+// examples/f32tof16.toml feeds it edge values — 1 + 0x1fff × 2^-23, its negative,
+// 65520, 1e10, -65520, 1e-5, the NaN 0x7fc00000, inf, -inf — and checks the halves WARP
+// gives (observed: WARP through Direct3D 11 and 12 rounds f32tof16 toward zero):
+// expect: u0[0] = 0x3c00 0xbc00 0x7bff 0x7bff 0xfbff 0xa7 0x7fff 0x7c00 0xfc00
 
 StructuredBuffer<float> input : register(t0);
 RWStructuredBuffer<uint> halves : register(u0);

@@ -15,10 +15,10 @@
 //     python3 shaders/add_counter.py shaders/histogram_atomics.cs_5_0.dxbc \
 //         shaders/histogram.cs_5_0.dxbc
 //
-// examples/histogram.toml dispatches 16 groups (1024 values):
-// expect: u0[0..16] = 64 65 64 65 63 64 64 63 65 64 64 64 64 64 63 64
-// expect: u1's counter = 64; u1[0..64] = the 64 bytes >= 240, in the order the
-//         threads appended them (which depends on how groups were scheduled)
+// examples/histogram.toml dispatches 16 groups (1024 values); u1's counter ends at 64,
+// and u1[0..64] holds the 64 bytes >= 240 in the order the threads appended them (which
+// depends on how groups were scheduled):
+// expect: u0[0] = 64 65 64 65 63 64 64 63 65 64 64 64 64 64 63 64
 
 RWStructuredBuffer<uint> histogram : register(u0);
 RWStructuredBuffer<uint> list : register(u1);

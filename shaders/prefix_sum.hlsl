@@ -4,9 +4,11 @@
 // a barrier after every step (Hillis–Steele: log2(64) = 6 steps, ping-ponging between
 // two halves of one array), and each group's total.
 //
-// examples/prefix_sum.toml runs it over input[i] = i for 256 values (4 groups):
-// expect: u0[64g + j] = sum of input[64g .. 64g + j]
-// expect: u1[0..4] = 2016 6112 10208 14304
+// examples/prefix_sum.toml runs it over input[i] = i for 256 values (4 groups);
+// u0[64g + j] is the sum of input[64g] … input[64g + j]:
+// expect: u0[0] = 0 1 3 6 10 15
+// expect: u0[64] = 64 129 195
+// expect: u1[0] = 2016 6112 10208 14304
 
 StructuredBuffer<uint> input : register(t0);
 RWStructuredBuffer<uint> sums : register(u0);

@@ -739,7 +739,8 @@ output = "out/copy.png"
 }
 
 /// The same jobs on one worker and on four write identical outputs (DESIGN: results do
-/// not depend on the thread count; the histogram's commutative atomics included).
+/// not depend on the thread count; the histogram's commutative atomics included), with
+/// the examples' compiled programs and with their IR twins.
 #[test]
 fn job_outputs_do_not_depend_on_worker_count() {
     for (name, example) in [
@@ -747,58 +748,66 @@ fn job_outputs_do_not_depend_on_worker_count() {
         ("f32tof16", "f32tof16.toml"),
         ("histogram", "histogram.toml"),
     ] {
-        let mut outputs = Vec::new();
-        for threads in [1usize, 4] {
-            let path = ir_twin_of_example(&format!("det_{name}_{threads}"), example);
-            let r = run_job(
-                &path,
-                &RunOptions {
-                    threads: Some(threads),
-                    ..RunOptions::default()
-                },
-            )
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(r.passed(), "{name}: {:#?}", r.summary.expectations);
-            // The histogram's list is in the order groups appended to it: compare its
-            // contents as a set, everything else byte for byte.
-            let files: Vec<(String, Vec<u8>)> = r
-                .summary
-                .outputs
-                .iter()
-                .map(|o| {
-                    let mut bytes = std::fs::read(&o.path).unwrap();
-                    if o.path.ends_with("histogram.list.bin") {
-                        let mut w = words(&bytes);
-                        w.sort_unstable();
-                        bytes = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-                    }
-                    (
-                        Path::new(&o.path)
-                            .file_name()
-                            .unwrap()
-                            .to_string_lossy()
-                            .into_owned(),
-                        bytes,
-                    )
-                })
-                .collect();
-            outputs.push(files);
+        let compiled = common::root()
+            .join("shaders")
+            .join(format!("{name}.cs_5_0.dxbc"));
+        for (k, program) in [format!("{name}.ir"), compiled.display().to_string()]
+            .iter()
+            .enumerate()
+        {
+            let mut outputs = Vec::new();
+            for threads in [1usize, 4] {
+                let dir = format!("det_{name}_{k}_{threads}");
+                let path = example_with_program(&dir, example, program);
+                let r = run_job(
+                    &path,
+                    &RunOptions {
+                        threads: Some(threads),
+                        ..RunOptions::default()
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{program}: {e}"));
+                assert!(r.passed(), "{program}: {:#?}", r.summary.expectations);
+                // The histogram's list is in the order groups appended to it: compare its
+                // contents as a set, everything else byte for byte.
+                let files: Vec<(String, Vec<u8>)> = r
+                    .summary
+                    .outputs
+                    .iter()
+                    .map(|o| {
+                        let mut bytes = std::fs::read(&o.path).unwrap();
+                        if o.path.ends_with("histogram.list.bin") {
+                            let mut w = words(&bytes);
+                            w.sort_unstable();
+                            bytes = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+                        }
+                        let file = Path::new(&o.path).file_name().unwrap();
+                        (file.to_string_lossy().into_owned(), bytes)
+                    })
+                    .collect();
+                outputs.push(files);
+            }
+            assert_eq!(outputs[0], outputs[1], "{program}");
         }
-        assert_eq!(outputs[0], outputs[1], "{name}");
     }
 }
 
 /// `examples/NAME.toml` with its program replaced by the IR twin in `tests/jobs/`, in a
 /// fresh folder.
 fn ir_twin_of_example(dir_name: &str, example: &str) -> PathBuf {
+    example_with_program(dir_name, example, &example.replace(".toml", ".ir"))
+}
+
+/// `examples/NAME.toml` in a fresh folder, its program `cs` (relative to that folder or
+/// absolute).
+fn example_with_program(dir_name: &str, example: &str, cs: &str) -> PathBuf {
     let dir = workdir(dir_name);
     let text = std::fs::read_to_string(common::root().join("examples").join(example)).unwrap();
-    let ir = example.replace(".toml", ".ir");
     let text: String = text
         .lines()
         .map(|l| {
             if l.starts_with("cs = ") {
-                format!("cs = \"{ir}\"")
+                format!("cs = \"{cs}\"")
             } else {
                 l.to_string()
             }
@@ -826,9 +835,8 @@ fn job_examples_hold_with_ir_twins() {
     }
 }
 
-/// Every `examples/*.toml` runs as shipped and all its expectations hold. Until the DXBC
-/// lowering lands, examples whose program cannot be lowered yet are reported and
-/// skipped; any other error fails.
+/// Every `examples/*.toml` runs as shipped (with its compiled program) and all its
+/// expectations hold.
 #[test]
 fn job_examples_run() {
     let mut examples: Vec<PathBuf> = std::fs::read_dir(common::root().join("examples"))
@@ -841,7 +849,6 @@ fn job_examples_run() {
     assert!(examples.len() >= 4, "{examples:?}");
     let summaries = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("job/examples");
     let mut failures = Vec::new();
-    let mut not_yet = Vec::new();
     for path in &examples {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let opts = RunOptions {
@@ -849,23 +856,15 @@ fn job_examples_run() {
             ..RunOptions::default()
         };
         match run_job(path, &opts) {
-            Ok(r) if r.passed() => {}
-            Ok(r) => failures.push(format!("{name}: {:#?}", r.summary.expectations)),
-            Err(e) if e.is_unsupported_program() => not_yet.push(format!("{name}: {e}")),
-            // A program another part of the project has not built yet.
-            Err(JobError::Io { path: p, message })
-                if p.extension().is_some_and(|x| x == "dxbc" || x == "dxil") && !p.exists() =>
-            {
-                not_yet.push(format!("{name}: {}: {message}", p.display()))
+            Ok(r) if r.passed() && r.summary.warnings.is_empty() => {
+                assert_eq!(r.summary.program.container, "DXBC", "{name}");
             }
+            Ok(r) => failures.push(format!(
+                "{name}: {:?}\n{:#?}",
+                r.summary.warnings, r.summary.expectations
+            )),
             Err(e) => failures.push(format!("{name}: {e}")),
         }
-    }
-    if !not_yet.is_empty() {
-        eprintln!(
-            "examples whose programs cannot be lowered yet:\n  {}",
-            not_yet.join("\n  ")
-        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
