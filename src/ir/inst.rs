@@ -740,9 +740,10 @@ instructions! {
     UAddc "uaddc" { sum: Reg = W, carry: Reg = W, a: Reg = R, b: Reg = R },
     /// `diff = a - b`, `borrow = 1 if b > a else 0`. DXBC `usubb`, dx.op `USubb`.
     USubb "usubb" { diff: Reg = W, borrow: Reg = W, a: Reg = R, b: Reg = R },
-    /// Masked sum of absolute differences of the four bytes of `reference` against the
-    /// bytes of `src` (a 64-bit window, `src:64`), plus `accum`. DXBC `msad`, dx.op `Msad`.
-    Msad "msad" { dst: Reg = W, reference: Reg = R, src: Reg = R64, accum: Reg = R },
+    /// Masked sum of absolute differences: for each byte of `reference` that is not 0,
+    /// add `|reference byte - src byte|` to `accum`, saturating at 0xffffffff. DXBC
+    /// `msad`, dx.op `Msad`. (HLSL's `msad4` is four of these on shifted windows.)
+    Msad "msad" { dst: Reg = W, reference: Reg = R, src: Reg = R, accum: Reg = R },
 
     // ---- 64-bit integer arithmetic (register pairs) -------------------------------
     /// `dst:64 = a:64 + b:64`.

@@ -1,16 +1,506 @@
 //! DXIL (Shader Model 6) → IR.
+//!
+//! Owns: lowering the entry function of a compute program (`cs_6_x`, or a library
+//! entry of the compute kind) to an [`ir::Shader`](crate::ir::Shader): the header
+//! (stage, thread group, `[WaveSize]`, fp32 denormal mode, resource ranges, heap use),
+//! SSA values as registers, LLVM's instructions, control flow with phis as parallel
+//! copies on edges, memory (allocas, group shared and constant globals) and every
+//! `dx.op` operation a compute program can use. Everything else is refused at load time
+//! with [`LowerError::Unsupported`] naming it and where it is; other stages are refused
+//! with the stage's name.
+//!
+//! Does not own: decoding (see [`crate::dxil`]), the IR's layout and validation (the
+//! [`Builder`]), or what instructions do (`exec`).
+//!
+//! The pieces: `layout` (type sizes and leaves), `resources` (ranges and handle kinds),
+//! `func` (values, core instructions, control flow), `memory` (pointers and memory
+//! analysis), `ops` (`dx.op` calls), `copies` (parallel copies).
+//!
+//! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
+//! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
+//! stores that initialise non-constant globals: none).
+//!
+//! # Decisions
+//!
+//! - **Registers.** Each SSA value gets its own registers, one per leaf (a pair for
+//!   64-bit leaves); aggregate and vector operations rename registers instead of copying
+//!   (`func`). Phis get registers of their own, written by parallel copies on the edges
+//!   into their block; a critical edge gets a block for its copies.
+//! - **Narrow types.** `i1` is the IR boolean (0 / 0xffff_ffff): `zext` is `and 1`, `sext`
+//!   is free, `add`/`sub` are `xor`, `mul` is `and`. `i8`/`i16` live zero-extended:
+//!   wrapping operations are masked, signed ones sign-extend first. `half` values are
+//!   their binary16 bits; arithmetic on them widens exactly, computes in float and rounds
+//!   to nearest even (`f32tohalf`; WARP's rule, DESIGN "16-bit float math").
+//! - **Shifts** use the count's low 5 (64-bit: 6) bits, as the IR and D3D do; LLVM leaves
+//!   larger counts undefined and dxc masks HLSL's counts itself.
+//! - **Conversions** to narrow integers convert as 32-bit (saturating, NaN → 0) and keep
+//!   the low bits; `double → half` rounds twice (through float).
+//! - **Dot products** (`Dot2/3/4`, `Dot2AddHalf`) are unfused: each product rounded, then
+//!   summed in order. `FMad` is the IR's `fmad` (fused or not by the run's WARP profile),
+//!   `fmad_precise` under `dx.precise`; on doubles it is `dfma`.
+//! - **FirstbitHi/SHi** count from the MSB in DXIL as in the IR (DXIL.rst: 0x10000000
+//!   gives 3); the 16-bit overload counts from bit 15 (`ops`).
+//! - **Pointers** are a statically known memory (per-lane array, group shared memory,
+//!   constant array) and a byte offset (`memory`); a pointer that may point into two
+//!   arrays is refused. Layout follows the module's data layout, vectors by dxc's rule.
+//! - **Unused results** are not computed: an instruction without effects runs only when
+//!   an instruction with effects (a store, an atomic, a branch, …) depends on it.
+//! - **`undef`** operands read 0 (unused `dx.op` operands are `_`).
+
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+mod copies;
+mod func;
+mod layout;
+mod memory;
+mod ops;
+mod resources;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
 
 use super::{LoadOptions, LowerError};
-use crate::container::Container;
-use crate::ir::Shader;
+use crate::container::{Container, ContainerError, DxilProgramHeader, FourCc};
+use crate::dxil::llvm::{self, Module};
+use crate::dxil::meta::{DxilMetadata, EntryPoint, Property};
+use crate::ir::cfg::{self, Cfg, CfgError};
+use crate::ir::{Builder, DenormMode, Shader, Stage, WaveSizeReq};
+use func::FnLower;
 
 /// Lowers the DXIL program of a container.
 pub fn lower_container(
-    _container: &Container<'_>,
-    _opts: &LoadOptions,
+    container: &Container<'_>,
+    opts: &LoadOptions,
 ) -> Result<Shader, LowerError> {
-    Err(LowerError::Unsupported {
-        what: "DXIL programs (lowering not written yet)".into(),
-        location: "program".into(),
+    let part = container
+        .part(FourCc::DXIL)
+        .or_else(|| container.program_part())
+        .ok_or(ContainerError::MissingPart(FourCc::DXIL))?;
+    let (_, bitcode) = DxilProgramHeader::parse(part)?;
+    let m = Module::parse(bitcode).map_err(|e| LowerError::Decode(format!("DXIL module: {e}")))?;
+    lower_module(&m, opts)
+}
+
+/// Lowers the entry point of a decoded module.
+pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError> {
+    lower_module_with(m, opts, false)
+}
+
+/// [`lower_module`]; with `graphics_io` (tests only) a program of any stage is lowered
+/// as if it were a compute program (see [`lower_entry`]).
+fn lower_module_with(
+    m: &Module,
+    opts: &LoadOptions,
+    graphics_io: bool,
+) -> Result<Shader, LowerError> {
+    let md =
+        DxilMetadata::read(m).map_err(|e| LowerError::Decode(format!("DXIL metadata: {e}")))?;
+    let kind = md
+        .shader_model
+        .as_ref()
+        .map(|s| s.kind.as_str())
+        .ok_or_else(|| LowerError::Decode("DXIL metadata: no dx.shaderModel".into()))?;
+    let entry = pick_entry(&md, opts)?;
+    let location = format!("entry point {}", entry.name);
+    // The stage: the shader model's kind, or for a library entry its shader-kind
+    // property (DXIL ShaderKind: 0 pixel … 5 compute … 7–12 ray tracing, 13 mesh,
+    // 14 amplification, 15 node).
+    let stage_kind = if kind == "lib" {
+        let sk = entry.properties.iter().find_map(|(_, p)| match p {
+            Property::ShaderKind(k) => Some(*k),
+            _ => None,
+        });
+        match sk {
+            Some(5) => "cs",
+            Some(0) => "ps",
+            Some(1) => "vs",
+            Some(2) => "gs",
+            Some(3) => "hs",
+            Some(4) => "ds",
+            Some(7) => "raygeneration",
+            Some(8) => "intersection",
+            Some(9) => "anyhit",
+            Some(10) => "closesthit",
+            Some(11) => "miss",
+            Some(12) => "callable",
+            Some(13) => "ms",
+            Some(14) => "as",
+            Some(15) => "node",
+            _ => "lib",
+        }
+    } else {
+        kind
+    };
+    if stage_kind != "cs" && !graphics_io {
+        return Err(LowerError::Unsupported {
+            what: stage_refusal(stage_kind),
+            location,
+        });
+    }
+    let fname = entry
+        .function_name
+        .clone()
+        .ok_or_else(|| LowerError::Entry(format!("entry point {} has no function", entry.name)))?;
+    let fi = m
+        .functions
+        .iter()
+        .position(|f| f.name == fname)
+        .ok_or_else(|| LowerError::Entry(format!("entry function @{fname} does not exist")))?;
+
+    let mut b = Builder::new(Stage::Compute);
+    {
+        let s = b.shader_mut();
+        s.entry = entry.name.clone();
+        s.thread_group = match entry.num_threads() {
+            Some(n) => n,
+            None if graphics_io => [1, 1, 1],
+            None => {
+                return Err(LowerError::Invalid {
+                    message: "a compute program without [numthreads]".into(),
+                    location,
+                });
+            }
+        };
+        s.wave_size = wave_size(entry);
+        s.fp32_denorm = match entry.fp32_denorm_mode.as_deref() {
+            Some("preserve") => DenormMode::Preserve,
+            Some("ftz") => DenormMode::Ftz,
+            _ => DenormMode::Any,
+        };
+    }
+    let mut ranges = Vec::new();
+    if let Some(res) = entry.resources.as_ref().or(md.resources.as_ref()) {
+        for r in res.all() {
+            let (ir, info) = resources::range_of(r).map_err(|what| LowerError::Unsupported {
+                what,
+                location: format!(
+                    "resource {}",
+                    if r.name.is_empty() {
+                        "(unnamed)"
+                    } else {
+                        &r.name
+                    }
+                ),
+            })?;
+            b.shader_mut().resources.push(ir);
+            ranges.push(info);
+        }
+    }
+
+    if graphics_io {
+        // Tests only: the signature's inputs and outputs as two raw buffers (u0 and u1
+        // of space GRAPHICS_IO_SPACE), element e, row r, column c at word 16e + 4r + c.
+        for lower in 0..2 {
+            let kind = crate::ir::ResourceKind::RawBuffer;
+            b.shader_mut().resources.push(crate::ir::ResourceRange {
+                class: crate::ir::ResourceClass::Uav,
+                space: GRAPHICS_IO_SPACE,
+                lower,
+                count: 1,
+                kind,
+                component: crate::ir::ComponentType::Mixed,
+                name: String::new(),
+                counter: false,
+                globally_coherent: false,
+                rasterizer_ordered: false,
+            });
+            ranges.push(resources::Range {
+                class: crate::ir::ResourceClass::Uav,
+                id: u32::MAX,
+                symbol: None,
+                handle: resources::HandleKind {
+                    kind,
+                    component: crate::ir::ComponentType::Mixed,
+                },
+            });
+        }
+    }
+    lower_entry(m, fi, b, ranges, graphics_io)
+}
+
+/// The register space of the input and output buffers of a graphics program lowered
+/// for tests (see [`lower_module_with`]).
+const GRAPHICS_IO_SPACE: u32 = 999;
+
+/// Lowers function `fi` of a module as a compute entry point into `b`, whose header the
+/// caller has filled, with the resource ranges `ranges` (parallel to the header's).
+/// With `graphics_io` (tests of graphics programs' bodies only), `LoadInput` and
+/// `StoreOutput` read and write the last two ranges (see [`GRAPHICS_IO_SPACE`]) and
+/// `Discard` does nothing.
+fn lower_entry(
+    m: &Module,
+    fi: usize,
+    b: Builder,
+    ranges: Vec<resources::Range>,
+    graphics_io: bool,
+) -> Result<Shader, LowerError> {
+    let f = m
+        .functions
+        .get(fi)
+        .ok_or_else(|| LowerError::Entry(format!("function {fi} does not exist")))?;
+    let body = f
+        .body
+        .as_ref()
+        .ok_or_else(|| LowerError::Entry(format!("entry function @{} has no body", f.name)))?;
+    if !body.args.is_empty() {
+        return Err(LowerError::Unsupported {
+            what: "an entry function with parameters".into(),
+            location: format!("function @{}", f.name),
+        });
+    }
+    let fl = FnLower {
+        m,
+        body,
+        fi: u32::try_from(fi).unwrap_or(u32::MAX),
+        fname: &f.name,
+        b,
+        dl: layout::DataLayout::parse(m.datalayout.as_deref()),
+        ranges,
+        vals: HashMap::new(),
+        globals: HashMap::new(),
+        global_inits: Vec::new(),
+        uses: HashMap::new(),
+        users: HashMap::new(),
+        handles: HashMap::new(),
+        roots: HashMap::new(),
+        allocas: HashMap::new(),
+        blocks: Vec::new(),
+        inst: 0,
+        precise_kind: m.metadata_kind("dx.precise"),
+        graphics_io,
+    };
+    lower_function(fl)
+}
+
+/// The entry point to lower: the one named, or the only one with a function.
+fn pick_entry<'a>(md: &'a DxilMetadata, opts: &LoadOptions) -> Result<&'a EntryPoint, LowerError> {
+    let with_fn: Vec<&EntryPoint> = md
+        .entry_points
+        .iter()
+        .filter(|e| e.function.is_some())
+        .collect();
+    match &opts.entry {
+        Some(name) => with_fn
+            .iter()
+            .copied()
+            .find(|e| &e.name == name || e.function_name.as_deref() == Some(name))
+            .ok_or_else(|| {
+                LowerError::Entry(format!(
+                    "no entry point {name} (the program has {})",
+                    names(&with_fn)
+                ))
+            }),
+        None => match with_fn.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(LowerError::Entry("the program has no entry point".into())),
+            many => Err(LowerError::Entry(format!(
+                "the program has several entry points ({}); name one",
+                names(many)
+            ))),
+        },
+    }
+}
+
+fn names(e: &[&EntryPoint]) -> String {
+    e.iter()
+        .map(|e| e.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The refusal for a stage that is not compute, naming it.
+pub fn stage_refusal(kind: &str) -> String {
+    let graphics = "(the graphics pipeline is not implemented)";
+    let rt = "(ray tracing is not implemented)";
+    match kind {
+        "ps" => format!("pixel shader stage {graphics}"),
+        "vs" => format!("vertex shader stage {graphics}"),
+        "gs" => format!("geometry shader stage {graphics}"),
+        "hs" => format!("hull shader stage {graphics}"),
+        "ds" => format!("domain shader stage {graphics}"),
+        "ms" => format!("mesh shader stage {graphics}"),
+        "as" => format!("amplification shader stage {graphics}"),
+        "raygeneration" => format!("ray generation shader stage {rt}"),
+        "intersection" => format!("intersection shader stage {rt}"),
+        "anyhit" => format!("any hit shader stage {rt}"),
+        "closesthit" => format!("closest hit shader stage {rt}"),
+        "miss" => format!("miss shader stage {rt}"),
+        "callable" => format!("callable shader stage {rt}"),
+        "node" => "work graph node shader stage (work graphs are not implemented)".into(),
+        other => format!("shader kind {other:?}"),
+    }
+}
+
+/// `[WaveSize]`: tag 11 (one value, SM 6.6, or min/max/preferred) and DXIL 1.8's
+/// ranged tag 23 (min, max, preferred).
+fn wave_size(e: &EntryPoint) -> Option<WaveSizeReq> {
+    e.properties.iter().find_map(|(_, p)| {
+        let v = match p {
+            Property::WaveSize(v) => v,
+            Property::Other { tag: 23, values } => values,
+            _ => return None,
+        };
+        let at = |i: usize| v.get(i).and_then(|x| u32::try_from(*x).ok());
+        match v.len() {
+            1 => at(0).map(|n| WaveSizeReq {
+                min: n,
+                max: n,
+                preferred: 0,
+            }),
+            0 => None,
+            _ => Some(WaveSizeReq {
+                min: at(0)?,
+                max: at(1).filter(|m| *m != 0).or(at(0))?,
+                preferred: at(2).unwrap_or(0),
+            }),
+        }
+    })
+}
+
+/// Lowers the entry function's body and finishes the shader.
+fn lower_function(mut fl: FnLower<'_>) -> Result<Shader, LowerError> {
+    let body = fl.body;
+    let n = body.blocks.len();
+    if n == 0 {
+        return Err(fl.invalid("the entry function has no blocks"));
+    }
+    // The LLVM control-flow graph.
+    let mut succs: Vec<Vec<u32>> = Vec::with_capacity(n);
+    for (bi, bb) in body.blocks.iter().enumerate() {
+        let last = bb
+            .end
+            .checked_sub(1)
+            .and_then(|i| body.instructions.get(i as usize));
+        let Some(term) = last.filter(|i| i.kind.is_terminator()) else {
+            fl.inst = bb.end;
+            return Err(fl.invalid(format!("block bb{bi} does not end with a terminator")));
+        };
+        let mut s: Vec<u32> = Vec::new();
+        for t in term.kind.successors() {
+            if t.index() >= n || t.0 == 0 {
+                fl.inst = bb.end.saturating_sub(1);
+                return Err(fl.invalid(format!("a branch to block {t}")));
+            }
+            if !s.contains(&t.0) {
+                s.push(t.0);
+            }
+        }
+        succs.push(s);
+    }
+    let mut preds = vec![Vec::new(); n];
+    for (b, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            if let Some(p) = preds.get_mut(s as usize) {
+                p.push(u32::try_from(b).unwrap_or(u32::MAX));
+            }
+        }
+    }
+    let graph = Cfg { succs, preds };
+    if let Err(CfgError::Irreducible { from, to }) = cfg::loops(&graph) {
+        return Err(LowerError::Unsupported {
+            what: format!(
+                "irreducible control flow (the edge from block bb{from} to block bb{to} enters a loop other than through its header)"
+            ),
+            location: format!("dxil function {} (@{})", fl.fi, fl.fname),
+        });
+    }
+    let rpo = graph.reverse_post_order();
+
+    // Which instructions matter: those with effects (stores, atomics, calls that write,
+    // terminators) and, backwards, every instruction whose result one of them reads.
+    // The others are dropped; `needed` holds the values live instructions read.
+    let m = fl.m;
+    let count = body.instructions.len();
+    let mut live: Vec<bool> = body
+        .instructions
+        .iter()
+        .map(|inst| inst.result.is_none() || !func::is_pure(m, body, &inst.kind))
+        .collect();
+    let mut work: Vec<usize> = (0..count).filter(|&i| live.get(i) == Some(&true)).collect();
+    while let Some(i) = work.pop() {
+        let Some(inst) = body.instructions.get(i) else {
+            continue;
+        };
+        for v in inst.kind.value_operands() {
+            fl.uses.insert(v, 1);
+            let def = match m.value(Some(body), v).map(|x| &x.kind) {
+                Some(llvm::ValueKind::Instruction(j)) => Some(*j),
+                _ => None,
+            };
+            if let Some(j) = def
+                && let Some(l) = live.get_mut(j as usize)
+                && !*l
+            {
+                *l = true;
+                work.push(j as usize);
+            }
+        }
+    }
+    for (i, inst) in body.instructions.iter().enumerate() {
+        if !live.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        for v in inst.kind.value_operands() {
+            fl.users
+                .entry(v)
+                .or_default()
+                .push(u32::try_from(i).unwrap_or(u32::MAX));
+        }
+    }
+    // One IR block per LLVM block; LLVM's entry is the IR's block 0.
+    fl.blocks.push(crate::ir::BlockId(0));
+    for _ in 1..n {
+        let b = fl.b.new_block();
+        fl.blocks.push(b);
+    }
+    fl.analyse(&rpo)?;
+    fl.allocate_phis()?;
+
+    // Global initialisers run first.
+    fl.b.switch_to(crate::ir::BlockId(0));
+    fl.b.set_loc(crate::ir::SourceLoc::None);
+    for i in std::mem::take(&mut fl.global_inits) {
+        fl.emit(i);
+    }
+    for &bi in &rpo {
+        let bid = llvm::BlockId(bi);
+        let Some(bb) = body.blocks.get(bi as usize) else {
+            continue;
+        };
+        let ir = fl.blocks.get(bi as usize).copied().unwrap_or_default();
+        fl.b.switch_to(ir);
+        let insts = body.block_instructions(bid);
+        let Some((term, rest)) = insts.split_last() else {
+            continue;
+        };
+        for (k, inst) in rest.iter().enumerate() {
+            fl.at_inst(
+                bb.start
+                    .saturating_add(u32::try_from(k).unwrap_or(u32::MAX)),
+            );
+            fl.lower_inst(inst)?;
+        }
+        fl.at_inst(bb.end.saturating_sub(1));
+        fl.lower_terminator(bid, term)?;
+        // Global initialisers may have been made while lowering (a global first met
+        // here): they belong at the very start, which is only possible before the
+        // entry block is lowered.
+        if !fl.global_inits.is_empty() {
+            return Err(fl.invalid("a global initialised after the entry block was lowered"));
+        }
+    }
+    let loc = format!("dxil function {} (@{})", fl.fi, fl.fname);
+    fl.b.finish().map_err(|e| match e {
+        crate::ir::BuildError::Cfg(c) => LowerError::Unsupported {
+            what: format!("control flow the IR cannot order: {c}"),
+            location: loc,
+        },
+        other => LowerError::Build(other),
     })
 }

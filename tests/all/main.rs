@@ -15,5 +15,7 @@ mod info;
 mod info_check;
 mod job;
 mod lower_dxbc;
+mod lower_dxil;
+mod lower_dxil_e2e;
 mod untrusted;
 mod vkd3d;

@@ -314,19 +314,16 @@ impl<'p> Lowerer<'p> {
                     Ok(())
                 })
             }
-            O::Msad => {
-                self.uses_msad = true;
-                self.map(e, &mut |l, _, dst, s| {
-                    let (reference, src, accum) = three(s);
-                    l.emit(Inst::Msad {
-                        dst,
-                        reference,
-                        src,
-                        accum,
-                    });
-                    Ok(())
-                })
-            }
+            O::Msad => self.map(e, &mut |l, _, dst, s| {
+                let (reference, src, accum) = three(s);
+                l.emit(Inst::Msad {
+                    dst,
+                    reference,
+                    src,
+                    accum,
+                });
+                Ok(())
+            }),
             O::CheckAccessFullyMapped => self.map(e, &mut |l, _, dst, s| {
                 // Resources here are never tiled: every access is fully mapped, and its
                 // status (set by the `_s` loads) is nonzero.

@@ -136,12 +136,6 @@ pub fn lower_program(
     let main_end = l.labels_start;
     l.lower_range(0, main_end)?;
     l.end_of_main()?;
-    if l.uses_msad {
-        // The IR's `msad` names its source as the first of a register pair (a window
-        // for SM6's 64-bit form); DXBC's reads 32 bits, but the pair's second register
-        // must exist: one spare register at the end guarantees it.
-        l.b.temp();
-    }
     Ok(l.b.finish()?)
 }
 
@@ -186,7 +180,6 @@ pub(crate) struct Lowerer<'p> {
     ir_emitted: usize,
     /// Whether an `msad` was lowered (its IR form names a register pair; see
     /// [`lower_program`]).
-    uses_msad: bool,
     /// The scratch pool (see [`Lowerer::scratch`]).
     scratch_chunks: Vec<Reg>,
     scratch_chunk: usize,
@@ -214,7 +207,6 @@ impl<'p> Lowerer<'p> {
             has_else: HashSet::new(),
             emitted: 0,
             ir_emitted: 0,
-            uses_msad: false,
             scratch_chunks: Vec::new(),
             scratch_chunk: 0,
             scratch_used: 0,

@@ -1,0 +1,1844 @@
+//! `dx.op` calls: each DXIL operation a compute program can use, by its DXIL.rst name.
+//!
+//! Owns: the mapping of operations to IR instructions, including the conversions DXIL's
+//! overloads need (16-bit results of 32-bit IR operations, booleans from 0/1 flags) and
+//! the operand orders of DXIL.rst's signatures. Does not own: the operations' semantics
+//! (see `ir::Inst` and `exec`).
+//!
+//! Decisions, each stated where it is made:
+//! - `FirstbitHi`/`FirstbitSHi` count from the MSB in DXIL as in DXBC (DXIL.rst
+//!   "FirstbitHi": 0x10000000 gives 3; dxc writes HLSL's `firstbithigh` as `31 − r`), so
+//!   the 32- and 64-bit overloads are the IR's `firstbit_hi`/`firstbit_shi` unchanged; the
+//!   16-bit overload counts from bit 15 and is `firstbit_hi` of the zero-extended (or,
+//!   for `SHi`, sign-extended) value minus 16.
+//! - `Dot2`/`Dot3`/`Dot4` are computed unfused: each product rounded, then added in order
+//!   (`((a0·b0 + a1·b1) + a2·b2) + a3·b3`), as DXBC's `dp*` are specified (D3D11.3 §22.10).
+//! - 16-bit float operations (`half` overloads) are computed in float and rounded to
+//!   nearest even (WARP's rule, DESIGN "16-bit float math").
+//! - `FMad` on `double` is a fused `dfma` (DXBC has no unfused double multiply-add).
+
+use super::func::{FnLower, R, Val, at};
+use super::layout::Leaf;
+use super::resources::{HandleKind, class_code};
+use crate::dxil::dxop::DxOpCall;
+use crate::dxil::llvm::{Constant, InstKind, Instruction, ValueId};
+use crate::ir::{
+    AtomicOp, DerivKind, FClass, FUnOp, ICond, Inst, QuadDir, RangeId, Reg, ResourceKind,
+    SampleArgs, SampleMode, SysVec, WaveOp, WaveTy, Width,
+};
+
+/// The registers of a `ResRet` result (see `FnLower::resret`).
+struct ResRet {
+    /// Destinations of the IR instruction (`_` where unread).
+    dst: [Reg; 4],
+    /// The status destination, or `_`.
+    status: Reg,
+    /// The value's leaves (placeholders where converted later).
+    out: Vec<Reg>,
+    /// Components to convert after the instruction: (leaf index, 32-bit result).
+    post: Vec<(usize, Reg)>,
+    /// The component leaf.
+    leaf: Leaf,
+}
+
+impl<'m> FnLower<'m> {
+    /// Argument `i` (after the opcode) of a call.
+    fn a(&self, c: &DxOpCall<'m>, i: usize) -> R<ValueId> {
+        c.arg(i)
+            .ok_or_else(|| self.invalid(format!("{} has no operand {i}", c.name())))
+    }
+
+    /// A constant integer argument.
+    fn ai(&self, c: &DxOpCall<'m>, i: usize) -> R<i64> {
+        let v = self.a(c, i)?;
+        self.const_int(v).ok_or_else(|| {
+            self.unsupported(format!(
+                "{} with operand {i} that is not a constant",
+                c.name()
+            ))
+        })
+    }
+
+    /// The register of a scalar argument.
+    fn ar(&mut self, c: &DxOpCall<'m>, i: usize) -> R<Reg> {
+        let v = self.a(c, i)?;
+        self.reg(v)
+    }
+
+    /// The register of an argument, `_` when it is `undef`.
+    fn ao(&mut self, c: &DxOpCall<'m>, i: usize) -> R<Reg> {
+        let v = c.arg(i);
+        self.opt_reg(v)
+    }
+
+    /// The leaf type of an argument.
+    fn al(&self, c: &DxOpCall<'m>, i: usize) -> R<Leaf> {
+        let v = self.a(c, i)?;
+        self.leaf(self.ty(v)?)
+    }
+
+    /// What a handle argument names.
+    fn hkind(&self, c: &DxOpCall<'m>, i: usize) -> R<HandleKind> {
+        let v = self.a(c, i)?;
+        self.handles.get(&v).copied().ok_or_else(|| {
+            self.unsupported(format!(
+                "{} on a resource whose kind is not known (a heap handle without annotateHandle)",
+                c.name()
+            ))
+        })
+    }
+
+    /// Which leaves of an aggregate result are read: those `extractvalue` takes, or all
+    /// of them when the value is used whole (DXIL.rst "Resource operation return types":
+    /// unused return values are determined from the SSA form).
+    fn used(&self, res: Option<ValueId>, n: usize) -> Vec<bool> {
+        let mut out = vec![false; n];
+        let Some(v) = res else { return out };
+        for &u in self.users.get(&v).map(Vec::as_slice).unwrap_or_default() {
+            match self.body.instructions.get(u as usize).map(|i| &i.kind) {
+                Some(InstKind::ExtractValue { aggregate, indices }) if *aggregate == v => {
+                    if let Some(slot) = indices.first().and_then(|i| out.get_mut(*i as usize)) {
+                        *slot = true;
+                    }
+                }
+                _ => return vec![true; n],
+            }
+        }
+        out
+    }
+
+    /// A placeholder register for an unread leaf of an aggregate result.
+    fn unread(&mut self, l: Leaf) -> Reg {
+        if l.wide() {
+            self.b.konst64(0)
+        } else {
+            self.b.konst(0)
+        }
+    }
+
+    /// Finds the range a `createHandle` or `createHandleFromBinding` names.
+    pub fn binding_range(&self, c: &DxOpCall<'m>) -> R<(usize, HandleKind, u32)> {
+        // createHandle names (class, range id); createHandleFromBinding a
+        // %dx.types.ResBind { lower, upper, space, class }.
+        let (class, id, bind) = if c.opcode() == 57 {
+            (self.ai(c, 0)? as u8, Some(self.ai(c, 1)? as u32), None)
+        } else {
+            let v = self.a(c, 0)?;
+            let f: Vec<i64> = match self.constant(v) {
+                Some(Constant::Aggregate(ids)) => ids
+                    .iter()
+                    .map(|i| self.const_int(*i).unwrap_or(0))
+                    .collect(),
+                Some(Constant::Null) => vec![0; 4],
+                _ => {
+                    return Err(
+                        self.unsupported("createHandleFromBinding of a non-constant binding")
+                    );
+                }
+            };
+            let at = |i: usize| f.get(i).copied().unwrap_or(0);
+            (at(3) as u8, None, Some((at(2) as u32, at(0) as u32)))
+        };
+        let shader = self.b.shader();
+        for (i, (r, ir)) in self.ranges.iter().zip(&shader.resources).enumerate() {
+            let hit = match (id, bind) {
+                (Some(id), _) => r.id == id,
+                (None, Some((space, lower))) => ir.space == space && ir.lower == lower,
+                _ => false,
+            };
+            if class_code(r.class) == class && hit {
+                return Ok((i, r.handle, ir.lower));
+            }
+        }
+        Err(self.invalid(format!(
+            "{} names a resource the program does not declare",
+            c.name()
+        )))
+    }
+
+    /// The 16/32/64-bit access width of a component leaf.
+    fn width(&self, l: Leaf) -> R<Width> {
+        Ok(match l {
+            Leaf::I16 | Leaf::F16 => Width::B16,
+            Leaf::I32 | Leaf::F32 => Width::B32,
+            Leaf::I64 | Leaf::F64 => Width::B64,
+            _ => return Err(self.unsupported(format!("a resource access of {l:?} values"))),
+        })
+    }
+
+    /// Lowers one `dx.op` call.
+    pub fn dx_op(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction) -> R<()> {
+        let res = inst.result;
+        let op = c.opcode();
+        match op {
+            // ---- compute system values
+            93..=95 => {
+                let axis = self.ai(c, 0)?;
+                if !(0..3).contains(&axis) {
+                    return Err(self.invalid(format!("{} of axis {axis}", c.name())));
+                }
+                let sv = match op {
+                    93 => SysVec::ThreadId,
+                    94 => SysVec::GroupId,
+                    _ => SysVec::GroupThreadId,
+                };
+                let d = self.op2(|dst| Inst::SysValue {
+                    sv,
+                    axis: axis as u8,
+                    dst,
+                });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            96 => {
+                let d = self.op2(|dst| Inst::GroupIndex { dst });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            // ---- handles
+            57 | 217 => {
+                let (range, _, lower) = self.binding_range(c)?;
+                let idx_arg = if op == 57 { 2 } else { 1 };
+                let iv = self.a(c, idx_arg)?;
+                // The index is the register number (DXIL.rst "Resource handles"); the
+                // IR's is relative to the range.
+                let index = match self.const_int(iv) {
+                    Some(i) => self.k((i as u32).wrapping_sub(lower)),
+                    None => {
+                        let r = self.reg(iv)?;
+                        if lower == 0 {
+                            r
+                        } else {
+                            let l = self.k(lower);
+                            self.op2(|dst| Inst::ISub { dst, a: r, b: l })
+                        }
+                    }
+                };
+                let range = RangeId(u32::try_from(range).unwrap_or(u32::MAX));
+                let d = self.op2(|dst| Inst::Handle { dst, range, index });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            216 => {
+                let h = self.a(c, 0)?;
+                let r = self.regs(h)?;
+                self.define(res, Val::Regs(r));
+            }
+            218 => {
+                let index = self.ar(c, 0)?;
+                let sampler = self.ai(c, 1)? & 1 != 0;
+                let s = self.b.shader_mut();
+                if sampler {
+                    s.uses_sampler_heap = true;
+                } else {
+                    s.uses_resource_heap = true;
+                }
+                let d = self.op2(|dst| Inst::HeapHandle {
+                    sampler,
+                    dst,
+                    index,
+                });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            160 => {
+                let a = self.a(c, 0)?;
+                let Some(Val::Resource(i)) = self.vals.get(&a).cloned() else {
+                    return Err(self.unsupported(
+                        "createHandleForLib of a value that is not a loaded resource global",
+                    ));
+                };
+                let range = RangeId(u32::try_from(i).unwrap_or(u32::MAX));
+                let index = self.k(0);
+                let d = self.op2(|dst| Inst::Handle { dst, range, index });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            // ---- float unary
+            6..=29 | 83..=86 => self.float_unary(c, res)?,
+            30..=34 => self.bits_unary(c, res)?,
+            35..=40 => self.min_max(c, res)?,
+            41..=43 => {
+                let a = self.ar(c, 0)?;
+                let b = self.ar(c, 1)?;
+                let used = self.used(res, 2);
+                let mut out = Vec::with_capacity(2);
+                for (i, u) in used.iter().enumerate() {
+                    if !u {
+                        out.push(self.k(0));
+                        continue;
+                    }
+                    // IMul/UMul give { hi, lo } (DXIL.rst "IMul": destHi, destLo), UDiv
+                    // { quotient, remainder }.
+                    out.push(self.op2(|dst| match (op, i) {
+                        (41, 0) => Inst::IMulHi { dst, a, b },
+                        (42, 0) => Inst::UMulHi { dst, a, b },
+                        (43, 0) => Inst::UDiv { dst, a, b },
+                        (43, _) => Inst::URem { dst, a, b },
+                        _ => Inst::IMul { dst, a, b },
+                    }));
+                }
+                self.define(res, Val::Regs(out));
+            }
+            44 | 45 => {
+                let a = self.ar(c, 0)?;
+                let b = self.ar(c, 1)?;
+                let s = self.b.temp();
+                let f = self.b.temp();
+                self.emit(if op == 44 {
+                    Inst::UAddc {
+                        sum: s,
+                        carry: f,
+                        a,
+                        b,
+                    }
+                } else {
+                    Inst::USubb {
+                        diff: s,
+                        borrow: f,
+                        a,
+                        b,
+                    }
+                });
+                // The carry is an i1: 1 becomes the IR's true.
+                let flag = self.op2(|dst| Inst::INeg { dst, src: f });
+                self.define(res, Val::Regs(vec![s, flag]));
+            }
+            46..=52 => self.tertiary(c, inst, res)?,
+            53 => {
+                let width = self.ar(c, 0)?;
+                let offset = self.ar(c, 1)?;
+                let insert = self.ar(c, 2)?;
+                let base = self.ar(c, 3)?;
+                let d = self.op2(|dst| Inst::Bfi {
+                    dst,
+                    width,
+                    offset,
+                    insert,
+                    base,
+                });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            54..=56 => self.dot(c, res)?,
+            // ---- constant buffers
+            58 => {
+                let handle = self.ar(c, 0)?;
+                let l = self.leaf(inst.ty)?;
+                let width = self.width(l)?;
+                let ov = self.a(c, 1)?;
+                let (addr, offset) = match self.const_int(ov) {
+                    Some(o) => (self.k(0), o as u32),
+                    None => (self.reg(ov)?, 0),
+                };
+                let d = self.fresh(l);
+                self.emit(Inst::CbLoad {
+                    width,
+                    mask: 1,
+                    dst: [d, Reg::NONE, Reg::NONE, Reg::NONE],
+                    handle,
+                    addr,
+                    offset,
+                });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            59 => self.cbuffer_legacy(c, inst, res)?,
+            // ---- buffers and textures
+            68 | 139 => self.buffer_load(c, inst, res)?,
+            69 | 140 => self.buffer_store(c)?,
+            66 => self.texture_load(c, inst, res)?,
+            67 => {
+                let handle = self.ar(c, 0)?;
+                let coord = [self.ao(c, 1)?, self.ao(c, 2)?, self.ao(c, 3)?];
+                let mask = (self.ai(c, 8)? & 0xf) as u8;
+                let src = self.store_values(c, 4, mask, self.hkind(c, 0)?, true)?;
+                if mask != 0 {
+                    self.emit(Inst::TypedStore {
+                        handle,
+                        coord,
+                        src,
+                        mask,
+                    });
+                }
+            }
+            70 => {
+                let handle = self.ar(c, 0)?;
+                let dir = self.ai(c, 1)?;
+                let d = self.op2(|dst| {
+                    if dir == 1 {
+                        Inst::CounterInc { dst, handle }
+                    } else {
+                        Inst::CounterDec { dst, handle }
+                    }
+                });
+                if dir != 1 && dir != -1 && dir != 255 {
+                    return Err(self.invalid(format!("BufferUpdateCounter by {dir}")));
+                }
+                self.define(res, Val::Regs(vec![d]));
+            }
+            71 => {
+                // Every access here is fully mapped; the status of a load is nonzero.
+                let s = self.ar(c, 0)?;
+                let d = self.ne_zero(s);
+                self.define(res, Val::Regs(vec![d]));
+            }
+            72 => self.dimensions(c, res)?,
+            75 => {
+                let handle = self.ar(c, 0)?;
+                let index = self.ar(c, 1)?;
+                let x = self.b.temp();
+                let y = self.b.temp();
+                self.emit(Inst::SamplePos {
+                    dst: [x, y],
+                    handle,
+                    index,
+                });
+                self.define(res, Val::Regs(vec![x, y]));
+            }
+            78 | 79 => self.resource_atomic(c, res)?,
+            60..=65 | 224 | 254 | 255 => self.sample(c, inst, res)?,
+            73 | 74 => self.gather(c, inst, res)?,
+            81 => {
+                let texture = self.ar(c, 0)?;
+                let sampler = self.ar(c, 1)?;
+                let coord = [self.ao(c, 2)?, self.ao(c, 3)?, self.ao(c, 4)?];
+                let clamped = self.ai(c, 5)? & 1 != 0;
+                let d = self.b.temp();
+                let dst = if clamped {
+                    [d, Reg::NONE]
+                } else {
+                    [Reg::NONE, d]
+                };
+                self.emit(Inst::Lod {
+                    dst,
+                    texture,
+                    sampler,
+                    coord,
+                });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            // ---- synchronisation
+            80 => {
+                // DXIL BarrierMode: 1 SyncThreadGroup, 2 UAVFenceGlobal,
+                // 4 UAVFenceThreadGroup, 8 TGSMFence.
+                let m = self.ai(c, 0)?;
+                self.emit(Inst::Barrier {
+                    group_sync: m & 1 != 0,
+                    group_memory: m & 8 != 0,
+                    device_memory: m & 6 != 0,
+                });
+            }
+            244 => {
+                // SM 6.8 BarrierByMemoryType(memory types, semantics): memory 1 UAV,
+                // 2 group shared; semantics 1 GroupSync.
+                let mem = self.ai(c, 0)?;
+                let sem = self.ai(c, 1)?;
+                self.emit(Inst::Barrier {
+                    group_sync: sem & 1 != 0,
+                    group_memory: mem & 2 != 0,
+                    device_memory: mem & 1 != 0,
+                });
+            }
+            245 => {
+                // SM 6.8 BarrierByMemoryHandle(handle, semantics): a UAV's memory.
+                let sem = self.ai(c, 1)?;
+                self.emit(Inst::Barrier {
+                    group_sync: sem & 1 != 0,
+                    group_memory: false,
+                    device_memory: true,
+                });
+            }
+            // ---- doubles and conversions
+            101 => {
+                let lo = self.ar(c, 0)?;
+                let hi = self.ar(c, 1)?;
+                let d = self.b.temp64();
+                self.emit(Inst::Mov { dst: d, src: lo });
+                self.emit(Inst::Mov {
+                    dst: d.hi(),
+                    src: hi,
+                });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            102 => {
+                let d = self.ar(c, 0)?;
+                self.define(res, Val::Regs(vec![d, d.hi()]));
+            }
+            124..=129 => {
+                let s = self.ar(c, 0)?;
+                self.define(res, Val::Regs(vec![s]));
+            }
+            130..=134 => {
+                let src = self.ar(c, 0)?;
+                let d = self.op2(|dst| match op {
+                    130 => Inst::F32ToF16Legacy { dst, src },
+                    131 => Inst::F16ToF32 { dst, src },
+                    132 => Inst::DToF { dst, src },
+                    133 => Inst::DToI { dst, src },
+                    _ => Inst::DToU { dst, src },
+                });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            109 => {
+                let d = self.op64(|dst| Inst::CycleCounter { dst });
+                self.define(res, Val::Regs(vec![d, d.hi()]));
+            }
+            221 => {
+                let d = self.op2(|dst| Inst::IsHelper { dst });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            // ---- waves and quads
+            110..=123 | 135 | 136 | 165..=167 | 222 => self.wave(c, res)?,
+            // ---- packed arithmetic
+            162..=164 => self.dot_packed(c, res)?,
+            219 => {
+                let signed = self.ai(c, 0)? & 1 != 0;
+                let src = self.ar(c, 1)?;
+                let leaves = self.leaves(inst.ty)?;
+                let eight = self.k(8);
+                let mut out = Vec::with_capacity(4);
+                for (k, l) in leaves.iter().enumerate().take(4) {
+                    let off = self.k(u32::try_from(k * 8).unwrap_or(0));
+                    let r = self.op2(|dst| {
+                        if signed {
+                            Inst::IBfe {
+                                dst,
+                                width: eight,
+                                offset: off,
+                                src,
+                            }
+                        } else {
+                            Inst::UBfe {
+                                dst,
+                                width: eight,
+                                offset: off,
+                                src,
+                            }
+                        }
+                    });
+                    out.push(if *l == Leaf::I16 && signed {
+                        self.and_k(r, 0xffff)
+                    } else {
+                        r
+                    });
+                }
+                self.define(res, Val::Regs(out));
+            }
+            220 => self.pack(c, res)?,
+            4 | 5 if self.graphics_io => self.graphics_io_access(c, res)?,
+            82 if self.graphics_io => {}
+            _ => {
+                return Err(self.unsupported(format!("dx.op {} ({op})", c.name())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Tests only: `LoadInput(element, row, column, …)` and `StoreOutput(element, row,
+    /// column, value)` as 32-bit accesses of word 16·element + 4·row + column of the
+    /// last-but-one (inputs) and last (outputs) ranges; 16-bit values travel as floats or
+    /// zero-extended integers.
+    fn graphics_io_access(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let store = c.opcode() == 5;
+        let n = self.ranges.len();
+        let range =
+            RangeId(u32::try_from(n.saturating_sub(if store { 1 } else { 2 })).unwrap_or(0));
+        let zero = self.k(0);
+        let handle = self.op2(|dst| Inst::Handle {
+            dst,
+            range,
+            index: zero,
+        });
+        let element = self.ai(c, 0)? as u32;
+        let col = self.ai(c, 2)? as u32;
+        let rv = self.a(c, 1)?;
+        let addr = match self.const_int(rv) {
+            Some(row) => self.k((16 * element + 4 * row as u32 + col) * 4),
+            None => {
+                let row = self.reg(rv)?;
+                let sixteen = self.k(16);
+                let base = self.k((16 * element + col) * 4);
+                self.op2(|dst| Inst::IMad {
+                    dst,
+                    a: row,
+                    b: sixteen,
+                    c: base,
+                })
+            }
+        };
+        let none = [Reg::NONE; 3];
+        if store {
+            let l = self.al(c, 3)?;
+            let mut v = self.ar(c, 3)?;
+            if l == Leaf::F16 {
+                v = self.h2f(v);
+            }
+            self.emit(Inst::RawStore {
+                width: Width::B32,
+                mask: 1,
+                handle,
+                addr,
+                src: [v, none[0], none[1], none[2]],
+            });
+        } else {
+            let l = self
+                .leaf(self.ty(res.ok_or_else(|| self.invalid("LoadInput without a result"))?)?)?;
+            let d = self.b.temp();
+            self.emit(Inst::RawLoad {
+                width: Width::B32,
+                mask: 1,
+                dst: [d, none[0], none[1], none[2]],
+                handle,
+                addr,
+            });
+            let v = match l {
+                Leaf::F16 => self.f2h(d),
+                Leaf::I16 => self.and_k(d, 0xffff),
+                _ => d,
+            };
+            self.define(res, Val::Regs(vec![v]));
+        }
+        Ok(())
+    }
+
+    /// Float unary operations and derivatives on half, float and double.
+    fn float_unary(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let op = c.opcode();
+        let l = self.al(c, 0)?;
+        let x = self.ar(c, 0)?;
+        let d = match op {
+            6 => match l {
+                // FAbs clears the sign, denormals and NaNs included (DXIL.rst "FAbs").
+                Leaf::F32 => self.and_k(x, 0x7fff_ffff),
+                Leaf::F16 => self.and_k(x, 0x7fff),
+                Leaf::F64 => {
+                    let d = self.b.temp64();
+                    let m = self.k(0x7fff_ffff);
+                    self.emit(Inst::Mov { dst: d, src: x });
+                    self.emit(Inst::And {
+                        dst: d.hi(),
+                        a: x.hi(),
+                        b: m,
+                    });
+                    d
+                }
+                _ => return Err(self.invalid("FAbs of an integer")),
+            },
+            8..=11 => {
+                let class = match op {
+                    8 => FClass::Nan,
+                    9 => FClass::Inf,
+                    10 => FClass::Finite,
+                    _ => FClass::Normal,
+                };
+                match l {
+                    Leaf::F32 => self.op2(|dst| Inst::FTest { class, dst, src: x }),
+                    Leaf::F64 => self.op2(|dst| Inst::DTest { class, dst, src: x }),
+                    Leaf::F16 => self.half_class(class, x),
+                    _ => return Err(self.invalid("a float test of an integer")),
+                }
+            }
+            7 if l == Leaf::F64 => {
+                // saturate(x) = min(max(x, 0), 1); max(NaN, 0) = 0 (min/max return the
+                // other operand of a NaN), so NaN gives 0 as the float rule says.
+                let zero = self.b.konst64(0);
+                let one = self.b.konst64(1f64.to_bits());
+                let t = self.op64(|dst| Inst::DMax { dst, a: x, b: zero });
+                self.op64(|dst| Inst::DMin { dst, a: t, b: one })
+            }
+            83..=86 => {
+                let kind = match op {
+                    83 => DerivKind::CoarseX,
+                    84 => DerivKind::CoarseY,
+                    85 => DerivKind::FineX,
+                    _ => DerivKind::FineY,
+                };
+                self.in_float(l, x, |src, dst| Inst::Deriv { kind, dst, src })?
+            }
+            _ => {
+                let f = match op {
+                    7 => FUnOp::Sat,
+                    12 => FUnOp::Cos,
+                    13 => FUnOp::Sin,
+                    14 => FUnOp::Tan,
+                    15 => FUnOp::Acos,
+                    16 => FUnOp::Asin,
+                    17 => FUnOp::Atan,
+                    18 => FUnOp::Cosh,
+                    19 => FUnOp::Sinh,
+                    20 => FUnOp::Tanh,
+                    21 => FUnOp::Exp2,
+                    22 => FUnOp::Frac,
+                    23 => FUnOp::Log2,
+                    24 => FUnOp::Sqrt,
+                    25 => FUnOp::Rsq,
+                    26 => FUnOp::RoundNe,
+                    27 => FUnOp::Floor,
+                    28 => FUnOp::Ceil,
+                    _ => FUnOp::Trunc,
+                };
+                if l == Leaf::F64 {
+                    if f == FUnOp::Sqrt {
+                        self.op64(|dst| Inst::DSqrt { dst, src: x })
+                    } else {
+                        return Err(self.unsupported(format!("dx.op {} on double", c.name())));
+                    }
+                } else {
+                    self.in_float(l, x, |src, dst| Inst::FUnary { op: f, dst, src })?
+                }
+            }
+        };
+        self.define(res, Val::Regs(vec![d]));
+        Ok(())
+    }
+
+    /// Runs a float instruction on a float or half value (half: widened exactly, the
+    /// result rounded to nearest even).
+    fn in_float(&mut self, l: Leaf, x: Reg, f: impl FnOnce(Reg, Reg) -> Inst) -> R<Reg> {
+        match l {
+            Leaf::F32 => Ok(self.op2(|dst| f(x, dst))),
+            Leaf::F16 => {
+                let w = self.h2f(x);
+                let r = self.op2(|dst| f(w, dst));
+                Ok(self.f2h(r))
+            }
+            _ => Err(self.unsupported(format!("a float operation on {l:?}"))),
+        }
+    }
+
+    /// IsNaN/IsInf/IsFinite/IsNormal of a half, on its bits (a half denormal widens to a
+    /// normal float, so the float test would be wrong for IsNormal).
+    fn half_class(&mut self, class: FClass, x: Reg) -> Reg {
+        let mag = self.and_k(x, 0x7fff);
+        let exp = self.and_k(x, 0x7c00);
+        let inf = self.k(0x7c00);
+        match class {
+            FClass::Nan => self.op2(|dst| Inst::ICmp {
+                cond: ICond::UGt,
+                dst,
+                a: mag,
+                b: inf,
+            }),
+            FClass::Inf => self.op2(|dst| Inst::ICmp {
+                cond: ICond::Eq,
+                dst,
+                a: mag,
+                b: inf,
+            }),
+            FClass::Finite => self.op2(|dst| Inst::ICmp {
+                cond: ICond::Ne,
+                dst,
+                a: exp,
+                b: inf,
+            }),
+            FClass::Normal => {
+                let z = self.k(0);
+                let a = self.op2(|dst| Inst::ICmp {
+                    cond: ICond::Ne,
+                    dst,
+                    a: exp,
+                    b: inf,
+                });
+                let b = self.op2(|dst| Inst::ICmp {
+                    cond: ICond::Ne,
+                    dst,
+                    a: exp,
+                    b: z,
+                });
+                self.op2(|dst| Inst::And { dst, a, b })
+            }
+        }
+    }
+
+    /// Bfrev, Countbits, FirstbitLo/Hi/SHi on 16, 32 and 64 bits (see the module doc for
+    /// the 16-bit FirstbitHi).
+    fn bits_unary(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let op = c.opcode();
+        let l = self.al(c, 0)?;
+        let x = self.ar(c, 0)?;
+        let d = match (op, l) {
+            (30, Leaf::I32) => self.op2(|dst| Inst::Bfrev { dst, src: x }),
+            (30, Leaf::I64) => self.op64(|dst| Inst::Bfrev64 { dst, src: x }),
+            (30, Leaf::I16) => {
+                let r = self.op2(|dst| Inst::Bfrev { dst, src: x });
+                let s = self.k(16);
+                self.op2(|dst| Inst::UShr { dst, a: r, b: s })
+            }
+            (31, Leaf::I64) => self.op2(|dst| Inst::CountBits64 { dst, src: x }),
+            (31, _) => self.op2(|dst| Inst::CountBits { dst, src: x }),
+            (32, Leaf::I64) => self.op2(|dst| Inst::FirstBitLo64 { dst, src: x }),
+            (32, _) => self.op2(|dst| Inst::FirstBitLo { dst, src: x }),
+            (33, Leaf::I64) => self.op2(|dst| Inst::FirstBitHi64 { dst, src: x }),
+            (34, Leaf::I64) => self.op2(|dst| Inst::FirstBitShi64 { dst, src: x }),
+            (33, Leaf::I32) => self.op2(|dst| Inst::FirstBitHi { dst, src: x }),
+            (34, Leaf::I32) => self.op2(|dst| Inst::FirstBitShi { dst, src: x }),
+            (33 | 34, Leaf::I16) => {
+                let src = if op == 34 { self.sext(x, 16) } else { x };
+                let r = self.op2(|dst| {
+                    if op == 33 {
+                        Inst::FirstBitHi { dst, src }
+                    } else {
+                        Inst::FirstBitShi { dst, src }
+                    }
+                });
+                self.first_bit_hi16(r)
+            }
+            _ => return Err(self.unsupported(format!("dx.op {} on {l:?}", c.name()))),
+        };
+        self.define(res, Val::Regs(vec![d]));
+        Ok(())
+    }
+
+    /// Converts a 32-bit `firstbit_hi` index (from bit 31) of a 16-bit value widened to
+    /// 32 bits into the 16-bit overload's index (from bit 15); "none" stays 0xffffffff.
+    pub fn first_bit_hi16(&mut self, r: Reg) -> Reg {
+        let sixteen = self.k(16);
+        let none = self.k(u32::MAX);
+        let t = self.op2(|dst| Inst::ISub {
+            dst,
+            a: r,
+            b: sixteen,
+        });
+        let is_none = self.op2(|dst| Inst::ICmp {
+            cond: ICond::Eq,
+            dst,
+            a: r,
+            b: none,
+        });
+        self.op2(|dst| Inst::Select {
+            dst,
+            cond: is_none,
+            a: none,
+            b: t,
+        })
+    }
+
+    /// FMax, FMin, IMax, IMin, UMax, UMin.
+    fn min_max(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let op = c.opcode();
+        let l = self.al(c, 0)?;
+        let a = self.ar(c, 0)?;
+        let b = self.ar(c, 1)?;
+        let d = match (op, l) {
+            (35 | 36, Leaf::F64) => self.op64(|dst| {
+                if op == 35 {
+                    Inst::DMax { dst, a, b }
+                } else {
+                    Inst::DMin { dst, a, b }
+                }
+            }),
+            (35 | 36, Leaf::F32 | Leaf::F16) => {
+                let (x, y) = if l == Leaf::F16 {
+                    (self.h2f(a), self.h2f(b))
+                } else {
+                    (a, b)
+                };
+                let r = self.op2(|dst| {
+                    if op == 35 {
+                        Inst::FMax { dst, a: x, b: y }
+                    } else {
+                        Inst::FMin { dst, a: x, b: y }
+                    }
+                });
+                if l == Leaf::F16 { self.f2h(r) } else { r }
+            }
+            (37..=40, Leaf::I64) => self.op64(|dst| match op {
+                37 => Inst::I64Max { dst, a, b },
+                38 => Inst::I64Min { dst, a, b },
+                39 => Inst::U64Max { dst, a, b },
+                _ => Inst::U64Min { dst, a, b },
+            }),
+            (37 | 38, Leaf::I16) => {
+                let x = self.sext(a, 16);
+                let y = self.sext(b, 16);
+                let r = self.op2(|dst| {
+                    if op == 37 {
+                        Inst::IMax { dst, a: x, b: y }
+                    } else {
+                        Inst::IMin { dst, a: x, b: y }
+                    }
+                });
+                self.and_k(r, 0xffff)
+            }
+            (37..=40, Leaf::I32 | Leaf::I16) => self.op2(|dst| match op {
+                37 => Inst::IMax { dst, a, b },
+                38 => Inst::IMin { dst, a, b },
+                39 => Inst::UMax { dst, a, b },
+                _ => Inst::UMin { dst, a, b },
+            }),
+            _ => return Err(self.unsupported(format!("dx.op {} on {l:?}", c.name()))),
+        };
+        self.define(res, Val::Regs(vec![d]));
+        Ok(())
+    }
+
+    /// FMad, Fma, IMad, UMad, Msad, Ibfe, Ubfe.
+    fn tertiary(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction, res: Option<ValueId>) -> R<()> {
+        let op = c.opcode();
+        let l = self.al(c, 0)?;
+        let a = self.ar(c, 0)?;
+        let b = self.ar(c, 1)?;
+        let cc = self.ar(c, 2)?;
+        let precise = self
+            .precise_kind
+            .is_some_and(|k| inst.attachments.iter().any(|(kind, _)| *kind == k));
+        let d = match (op, l) {
+            (46 | 47, Leaf::F64) => self.op64(|dst| Inst::DFma { dst, a, b, c: cc }),
+            (46, Leaf::F32 | Leaf::F16) => {
+                let (x, y, z) = if l == Leaf::F16 {
+                    (self.h2f(a), self.h2f(b), self.h2f(cc))
+                } else {
+                    (a, b, cc)
+                };
+                // dx.precise: never fused (DXIL.rst "FMad": not fused for precise).
+                let r = self.op2(|dst| {
+                    if precise {
+                        Inst::FMadPrecise {
+                            dst,
+                            a: x,
+                            b: y,
+                            c: z,
+                        }
+                    } else {
+                        Inst::FMad {
+                            dst,
+                            a: x,
+                            b: y,
+                            c: z,
+                        }
+                    }
+                });
+                if l == Leaf::F16 { self.f2h(r) } else { r }
+            }
+            (48 | 49, Leaf::I32) => self.op2(|dst| Inst::IMad { dst, a, b, c: cc }),
+            (48 | 49, Leaf::I16) => {
+                let r = self.op2(|dst| Inst::IMad { dst, a, b, c: cc });
+                self.and_k(r, 0xffff)
+            }
+            (48 | 49, Leaf::I64) => {
+                let p = self.op64(|dst| Inst::I64Mul { dst, a, b });
+                self.op64(|dst| Inst::I64Add { dst, a: p, b: cc })
+            }
+            (50, Leaf::I32) => self.op2(|dst| Inst::Msad {
+                dst,
+                reference: a,
+                src: b,
+                accum: cc,
+            }),
+            (51, Leaf::I32) => self.op2(|dst| Inst::IBfe {
+                dst,
+                width: a,
+                offset: b,
+                src: cc,
+            }),
+            (52, Leaf::I32) => self.op2(|dst| Inst::UBfe {
+                dst,
+                width: a,
+                offset: b,
+                src: cc,
+            }),
+            _ => return Err(self.unsupported(format!("dx.op {} on {l:?}", c.name()))),
+        };
+        self.define(res, Val::Regs(vec![d]));
+        Ok(())
+    }
+
+    /// Dot2/Dot3/Dot4: products rounded one by one, then summed in order.
+    fn dot(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let n = match c.opcode() {
+            54 => 2,
+            55 => 3,
+            _ => 4,
+        };
+        let l = self.al(c, 0)?;
+        let mut xs = Vec::with_capacity(2 * n);
+        for i in 0..2 * n {
+            let r = self.ar(c, i)?;
+            xs.push(if l == Leaf::F16 { self.h2f(r) } else { r });
+        }
+        let mut acc: Option<Reg> = None;
+        for i in 0..n {
+            let a = self.inv(at(&xs, i))?;
+            let b = self.inv(at(&xs, i + n))?;
+            let p = self.op2(|dst| Inst::FMul { dst, a, b });
+            acc = Some(match acc {
+                None => p,
+                Some(s) => self.op2(|dst| Inst::FAdd { dst, a: s, b: p }),
+            });
+        }
+        let mut d = acc.ok_or_else(|| self.invalid("empty dot product"))?;
+        if l == Leaf::F16 {
+            d = self.f2h(d);
+        }
+        self.define(res, Val::Regs(vec![d]));
+        Ok(())
+    }
+
+    /// Dot2AddHalf (`(a0·b0 + a1·b1) + acc` in float), Dot4AddI8Packed and
+    /// Dot4AddU8Packed (`acc + Σ a_k·b_k` over the four bytes, signed or unsigned).
+    fn dot_packed(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let acc = self.ar(c, 0)?;
+        let d = if c.opcode() == 162 {
+            let mut h = Vec::with_capacity(4);
+            for i in 1..5 {
+                let r = self.ar(c, i)?;
+                h.push(self.h2f(r));
+            }
+            let [a0, a1, b0, b1] = h.as_slice() else {
+                return Err(self.invalid("Dot2AddHalf without four halves"));
+            };
+            let (a0, a1, b0, b1) = (*a0, *a1, *b0, *b1);
+            let p0 = self.op2(|dst| Inst::FMul { dst, a: a0, b: b0 });
+            let p1 = self.op2(|dst| Inst::FMul { dst, a: a1, b: b1 });
+            let s = self.op2(|dst| Inst::FAdd { dst, a: p0, b: p1 });
+            self.op2(|dst| Inst::FAdd { dst, a: s, b: acc })
+        } else {
+            let signed = c.opcode() == 163;
+            let a = self.ar(c, 1)?;
+            let b = self.ar(c, 2)?;
+            let eight = self.k(8);
+            let mut sum = acc;
+            for k in 0..4u32 {
+                let off = self.k(8 * k);
+                let ext = |dst, src| {
+                    if signed {
+                        Inst::IBfe {
+                            dst,
+                            width: eight,
+                            offset: off,
+                            src,
+                        }
+                    } else {
+                        Inst::UBfe {
+                            dst,
+                            width: eight,
+                            offset: off,
+                            src,
+                        }
+                    }
+                };
+                let x = self.op2(|dst| ext(dst, a));
+                let y = self.op2(|dst| ext(dst, b));
+                sum = self.op2(|dst| Inst::IMad {
+                    dst,
+                    a: x,
+                    b: y,
+                    c: sum,
+                });
+            }
+            sum
+        };
+        self.define(res, Val::Regs(vec![d]));
+        Ok(())
+    }
+
+    /// Pack4x8: packMode 0 truncates each value to 8 bits, 1 clamps to [0, 255] (unsigned
+    /// clamp of a signed value), 2 clamps to [−128, 127].
+    fn pack(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let mode = self.ai(c, 0)?;
+        let l = self.al(c, 1)?;
+        let mut out: Option<Reg> = None;
+        for k in 0..4u32 {
+            let mut v = self.ar(c, 1 + k as usize)?;
+            if mode != 0 {
+                if l == Leaf::I16 {
+                    v = self.sext(v, 16);
+                }
+                let (lo, hi) = if mode == 1 {
+                    (0u32, 255u32)
+                } else {
+                    ((-128i32) as u32, 127)
+                };
+                let lo = self.k(lo);
+                let hi = self.k(hi);
+                let t = self.op2(|dst| Inst::IMax { dst, a: v, b: lo });
+                v = self.op2(|dst| Inst::IMin { dst, a: t, b: hi });
+            }
+            let byte = self.and_k(v, 0xff);
+            let shifted = if k == 0 {
+                byte
+            } else {
+                let s = self.k(8 * k);
+                self.op2(|dst| Inst::Shl { dst, a: byte, b: s })
+            };
+            out = Some(match out {
+                None => shifted,
+                Some(o) => self.op2(|dst| Inst::Or {
+                    dst,
+                    a: o,
+                    b: shifted,
+                }),
+            });
+        }
+        let d = out.ok_or_else(|| self.invalid("empty pack"))?;
+        self.define(res, Val::Regs(vec![d]));
+        Ok(())
+    }
+
+    /// CBufferLoadLegacy: one 16-byte row (DXIL.rst "CBufferLoadLegacy"); its components
+    /// are 4 × 32-bit, 8 × 16-bit or 2 × 64-bit by the overload, read in groups of four.
+    fn cbuffer_legacy(
+        &mut self,
+        c: &DxOpCall<'m>,
+        inst: &'m Instruction,
+        res: Option<ValueId>,
+    ) -> R<()> {
+        let handle = self.ar(c, 0)?;
+        let rv = self.a(c, 1)?;
+        let leaves = self.leaves(inst.ty)?;
+        let l = *leaves
+            .first()
+            .ok_or_else(|| self.invalid("empty CBufRet"))?;
+        let width = self.width(l)?;
+        let esize: u32 = match width {
+            Width::B16 => 2,
+            Width::B32 => 4,
+            Width::B64 => 8,
+        };
+        let (addr, base) = match self.const_int(rv) {
+            Some(row) => (self.k(0), (row as u32).wrapping_mul(16)),
+            None => {
+                let r = self.reg(rv)?;
+                let four = self.k(4);
+                (self.op2(|dst| Inst::Shl { dst, a: r, b: four }), 0)
+            }
+        };
+        let used = self.used(res, leaves.len());
+        let mut out: Vec<Reg> = Vec::with_capacity(leaves.len());
+        for (group, chunk) in used.chunks(4).enumerate() {
+            let mut dst = [Reg::NONE; 4];
+            let mut mask = 0u8;
+            for (i, u) in chunk.iter().enumerate() {
+                let r = if *u {
+                    let r = self.fresh(l);
+                    if let Some(d) = dst.get_mut(i) {
+                        *d = r;
+                    }
+                    mask |= 1 << i;
+                    r
+                } else {
+                    self.unread(l)
+                };
+                out.push(r);
+            }
+            if mask != 0 {
+                let g = u32::try_from(group).unwrap_or(0);
+                self.emit(Inst::CbLoad {
+                    width,
+                    mask,
+                    dst,
+                    handle,
+                    addr,
+                    offset: base.wrapping_add(g * 4 * esize),
+                });
+            }
+        }
+        self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// The four values of a store (arguments `first..first + 4`) under `mask`; `typed`
+    /// stores convert half values to float and sign-extend 16-bit integers of signed
+    /// views (the IR's typed stores take 32-bit components).
+    fn store_values(
+        &mut self,
+        c: &DxOpCall<'m>,
+        first: usize,
+        mask: u8,
+        h: HandleKind,
+        typed: bool,
+    ) -> R<[Reg; 4]> {
+        let l = self.al(c, first)?;
+        let mut src = [Reg::NONE; 4];
+        for (i, s) in src.iter_mut().enumerate() {
+            if mask & (1 << i) == 0 {
+                continue;
+            }
+            let v = self.a(c, first + i)?;
+            let mut r = if self.is_undef(v) {
+                self.unread(l)
+            } else {
+                self.reg(v)?
+            };
+            if typed {
+                r = match l {
+                    Leaf::F16 => self.h2f(r),
+                    Leaf::I16 if h.component == crate::ir::ComponentType::SInt => self.sext(r, 16),
+                    _ => r,
+                };
+            }
+            *s = r;
+        }
+        Ok(src)
+    }
+
+    /// The destination registers of a `ResRet` result: `dst` for the IR instruction (`_`
+    /// where unread), and the value's leaves after converting 32-bit results of a 16-bit
+    /// overload (float → half rounded to nearest even, integers masked).
+    fn resret(&mut self, res: Option<ValueId>, inst: &'m Instruction, convert: bool) -> R<ResRet> {
+        let leaves = self.leaves(inst.ty)?;
+        let used = self.used(res, leaves.len());
+        let l = *leaves.first().ok_or_else(|| self.invalid("empty ResRet"))?;
+        let mut dst = [Reg::NONE; 4];
+        let mut out = Vec::with_capacity(5);
+        let mut post = Vec::new();
+        for (i, d) in dst.iter_mut().enumerate() {
+            if used.get(i).copied().unwrap_or(false) {
+                if convert && matches!(l, Leaf::F16 | Leaf::I16) {
+                    let t = self.b.temp();
+                    *d = t;
+                    post.push((i, t));
+                    out.push(Reg::NONE);
+                } else {
+                    let r = self.fresh(l);
+                    *d = r;
+                    out.push(r);
+                }
+            } else {
+                out.push(self.unread(l));
+            }
+        }
+        let status = if used.get(4).copied().unwrap_or(false) {
+            self.b.temp()
+        } else {
+            Reg::NONE
+        };
+        out.push(if status.is_none() { self.k(0) } else { status });
+        Ok(ResRet {
+            dst,
+            status,
+            out,
+            post,
+            leaf: l,
+        })
+    }
+
+    /// Emits the conversions `resret` asked for (after the instruction) and returns the
+    /// value's leaves.
+    fn finish_resret(&mut self, rr: ResRet) -> Vec<Reg> {
+        let ResRet {
+            mut out,
+            post,
+            leaf: l,
+            ..
+        } = rr;
+        for (i, t) in post {
+            let r = if l == Leaf::F16 {
+                self.f2h(t)
+            } else {
+                self.and_k(t, 0xffff)
+            };
+            if let Some(slot) = out.get_mut(i) {
+                *slot = r;
+            }
+        }
+        out
+    }
+
+    /// BufferLoad (typed, raw or structured by the resource) and RawBufferLoad.
+    fn buffer_load(
+        &mut self,
+        c: &DxOpCall<'m>,
+        inst: &'m Instruction,
+        res: Option<ValueId>,
+    ) -> R<()> {
+        let raw_op = c.opcode() == 139;
+        let h = self.hkind(c, 0)?;
+        let handle = self.ar(c, 0)?;
+        let index = self.ar(c, 1)?;
+        let offset = self.ao(c, 2)?;
+        if h.kind == ResourceKind::TypedBuffer && !raw_op {
+            let rr = self.resret(res, inst, true)?;
+            let (dst, status) = (rr.dst, rr.status);
+            self.emit(Inst::TypedLoad {
+                dst,
+                handle,
+                coord: [index, Reg::NONE, Reg::NONE],
+                mip: Reg::NONE,
+                sample: Reg::NONE,
+                offset: [0; 3],
+                status,
+            });
+            let out = self.finish_resret(rr);
+            self.define(res, Val::Regs(out));
+            return Ok(());
+        }
+        let leaves = self.leaves(inst.ty)?;
+        let l = *leaves.first().ok_or_else(|| self.invalid("empty ResRet"))?;
+        let width = self.width(l)?;
+        let used = self.used(res, leaves.len());
+        // RawBufferLoad states the components it reads; BufferLoad reads up to the
+        // last one used.
+        let mask = if raw_op {
+            (self.ai(c, 3)? & 0xf) as u8
+        } else {
+            let last = used.iter().take(4).rposition(|u| *u).unwrap_or(0);
+            (1u8 << (last + 1)) - 1
+        };
+        let mut dst = [Reg::NONE; 4];
+        let mut out = Vec::with_capacity(5);
+        for (i, d) in dst.iter_mut().enumerate() {
+            if mask & (1 << i) != 0 {
+                *d = self.fresh(l);
+                out.push(*d);
+            } else {
+                out.push(self.unread(l));
+            }
+        }
+        // Raw and structured accesses have no residency status: always mapped.
+        out.push(self.k(1));
+        if mask != 0 {
+            let inst = match h.kind {
+                ResourceKind::RawBuffer => Inst::RawLoad {
+                    width,
+                    mask,
+                    dst,
+                    handle,
+                    addr: index,
+                },
+                ResourceKind::StructuredBuffer { .. } => Inst::StructLoad {
+                    width,
+                    mask,
+                    dst,
+                    handle,
+                    index,
+                    offset: if offset.is_none() { self.k(0) } else { offset },
+                },
+                other => {
+                    return Err(self.unsupported(format!("{} on a {other}", c.name())));
+                }
+            };
+            self.emit(inst);
+        }
+        self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// BufferStore and RawBufferStore.
+    fn buffer_store(&mut self, c: &DxOpCall<'m>) -> R<()> {
+        let h = self.hkind(c, 0)?;
+        let handle = self.ar(c, 0)?;
+        let index = self.ar(c, 1)?;
+        let offset = self.ao(c, 2)?;
+        let mask = (self.ai(c, 7)? & 0xf) as u8;
+        if mask == 0 {
+            return Ok(());
+        }
+        let typed = h.kind == ResourceKind::TypedBuffer;
+        let src = self.store_values(c, 3, mask, h, typed)?;
+        let l = self.al(c, 3)?;
+        let inst = match h.kind {
+            ResourceKind::TypedBuffer => Inst::TypedStore {
+                handle,
+                coord: [index, Reg::NONE, Reg::NONE],
+                src,
+                mask,
+            },
+            ResourceKind::RawBuffer => Inst::RawStore {
+                width: self.width(l)?,
+                mask,
+                handle,
+                addr: index,
+                src,
+            },
+            ResourceKind::StructuredBuffer { .. } => Inst::StructStore {
+                width: self.width(l)?,
+                mask,
+                handle,
+                index,
+                offset: if offset.is_none() { self.k(0) } else { offset },
+                src,
+            },
+            other => return Err(self.unsupported(format!("{} on a {other}", c.name()))),
+        };
+        self.emit(inst);
+        Ok(())
+    }
+
+    /// A constant texel offset (`undef` is 0; DXIL.rst: offsets are constants in
+    /// [−8, 7]).
+    fn texel_offset(&self, c: &DxOpCall<'m>, i: usize) -> R<i8> {
+        let v = self.a(c, i)?;
+        if self.is_undef(v) {
+            return Ok(0);
+        }
+        let o = self.const_int(v).ok_or_else(|| {
+            self.unsupported(format!(
+                "{} with a texel offset that is not a constant",
+                c.name()
+            ))
+        })?;
+        i8::try_from(o).map_err(|_| self.invalid(format!("texel offset {o}")))
+    }
+
+    /// TextureLoad: mip level, or sample index for multisampled textures.
+    fn texture_load(
+        &mut self,
+        c: &DxOpCall<'m>,
+        inst: &'m Instruction,
+        res: Option<ValueId>,
+    ) -> R<()> {
+        let h = self.hkind(c, 0)?;
+        let handle = self.ar(c, 0)?;
+        let ms = matches!(
+            h.kind,
+            ResourceKind::Texture2DMS | ResourceKind::Texture2DMSArray
+        );
+        let level = self.ao(c, 1)?;
+        let (mip, sample) = if ms {
+            (Reg::NONE, level)
+        } else {
+            (level, Reg::NONE)
+        };
+        let coord = [self.ao(c, 2)?, self.ao(c, 3)?, self.ao(c, 4)?];
+        let offset = [
+            self.texel_offset(c, 5)?,
+            self.texel_offset(c, 6)?,
+            self.texel_offset(c, 7)?,
+        ];
+        let rr = self.resret(res, inst, true)?;
+        let (dst, status) = (rr.dst, rr.status);
+        self.emit(Inst::TypedLoad {
+            dst,
+            handle,
+            coord,
+            mip,
+            sample,
+            offset,
+            status,
+        });
+        let out = self.finish_resret(rr);
+        self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// GetDimensions; a multisampled texture's fourth component is its sample count
+    /// (DXIL.rst "GetDimensions").
+    fn dimensions(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let h = self.hkind(c, 0)?;
+        let handle = self.ar(c, 0)?;
+        let mip = self.ao(c, 1)?;
+        let used = self.used(res, 4);
+        let ms = matches!(
+            h.kind,
+            ResourceKind::Texture2DMS | ResourceKind::Texture2DMSArray
+        );
+        let mut dst = [Reg::NONE; 4];
+        let mut out = Vec::with_capacity(4);
+        for (i, d) in dst.iter_mut().enumerate() {
+            if used.get(i).copied().unwrap_or(false) {
+                *d = self.b.temp();
+                out.push(*d);
+            } else {
+                out.push(self.k(0));
+            }
+        }
+        if ms && !dst[3].is_none() {
+            let s = dst[3];
+            dst[3] = Reg::NONE;
+            self.emit(Inst::SampleCount { dst: s, handle });
+        }
+        if dst.iter().any(|d| !d.is_none()) {
+            self.emit(Inst::Dimensions { dst, handle, mip });
+        }
+        self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// AtomicBinOp and AtomicCompareExchange on UAVs (32 and 64 bits).
+    fn resource_atomic(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let cas = c.opcode() == 79;
+        let handle = self.ar(c, 0)?;
+        let first = if cas { 1 } else { 2 };
+        let coord = [
+            self.ao(c, first)?,
+            self.ao(c, first + 1)?,
+            self.ao(c, first + 2)?,
+        ];
+        let l = self.al(c, first + 3)?;
+        let wide = match l {
+            Leaf::I32 => false,
+            Leaf::I64 => true,
+            _ => return Err(self.unsupported(format!("{} on {l:?}", c.name()))),
+        };
+        let used = res.is_some_and(|v| self.uses.get(&v).copied().unwrap_or(0) > 0);
+        let dst = match (used, wide) {
+            (false, _) => Reg::NONE,
+            (true, false) => self.b.temp(),
+            (true, true) => self.b.temp64(),
+        };
+        if cas {
+            let cmp = self.ar(c, 4)?;
+            let src = self.ar(c, 5)?;
+            self.emit(if wide {
+                Inst::ResCmpXchg64 {
+                    dst,
+                    handle,
+                    coord,
+                    cmp,
+                    src,
+                }
+            } else {
+                Inst::ResCmpXchg {
+                    dst,
+                    handle,
+                    coord,
+                    cmp,
+                    src,
+                }
+            });
+        } else {
+            // DXIL AtomicBinOpCode: 0 Add, 1 And, 2 Or, 3 Xor, 4 IMin, 5 IMax, 6 UMin,
+            // 7 UMax, 8 Exchange.
+            let op = match self.ai(c, 1)? {
+                0 => AtomicOp::Add,
+                1 => AtomicOp::And,
+                2 => AtomicOp::Or,
+                3 => AtomicOp::Xor,
+                4 => AtomicOp::IMin,
+                5 => AtomicOp::IMax,
+                6 => AtomicOp::UMin,
+                7 => AtomicOp::UMax,
+                8 => AtomicOp::Exchange,
+                other => return Err(self.invalid(format!("atomic operation {other}"))),
+            };
+            let src = self.ar(c, 5)?;
+            self.emit(if wide {
+                Inst::ResAtomic64 {
+                    op,
+                    dst,
+                    handle,
+                    coord,
+                    src,
+                }
+            } else {
+                Inst::ResAtomic {
+                    op,
+                    dst,
+                    handle,
+                    coord,
+                    src,
+                }
+            });
+        }
+        if !dst.is_none() {
+            self.define(res, Val::Regs(vec![dst]));
+        }
+        Ok(())
+    }
+
+    /// Sample, SampleBias, SampleLevel, SampleGrad, SampleCmp, SampleCmpLevelZero,
+    /// SampleCmpLevel, SampleCmpGrad, SampleCmpBias (operand orders of DXIL.rst).
+    fn sample(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction, res: Option<ValueId>) -> R<()> {
+        let op = c.opcode();
+        let texture = self.ar(c, 0)?;
+        let sampler = self.ar(c, 1)?;
+        let coord = [
+            self.ao(c, 2)?,
+            self.ao(c, 3)?,
+            self.ao(c, 4)?,
+            self.ao(c, 5)?,
+        ];
+        let offset = [
+            self.texel_offset(c, 6)?,
+            self.texel_offset(c, 7)?,
+            self.texel_offset(c, 8)?,
+        ];
+        let mut lod = Reg::NONE;
+        let mut reference = Reg::NONE;
+        let mut ddx = [Reg::NONE; 3];
+        let mut ddy = [Reg::NONE; 3];
+        let mut clamp = Reg::NONE;
+        let mode = match op {
+            60 => {
+                clamp = self.ao(c, 9)?;
+                SampleMode::Implicit
+            }
+            61 => {
+                lod = self.ar(c, 9)?;
+                clamp = self.ao(c, 10)?;
+                SampleMode::Bias
+            }
+            62 => {
+                lod = self.ar(c, 9)?;
+                SampleMode::Level
+            }
+            63 => {
+                ddx = [self.ao(c, 9)?, self.ao(c, 10)?, self.ao(c, 11)?];
+                ddy = [self.ao(c, 12)?, self.ao(c, 13)?, self.ao(c, 14)?];
+                clamp = self.ao(c, 15)?;
+                SampleMode::Grad
+            }
+            64 => {
+                reference = self.ar(c, 9)?;
+                clamp = self.ao(c, 10)?;
+                SampleMode::Cmp
+            }
+            65 => {
+                reference = self.ar(c, 9)?;
+                SampleMode::CmpLevelZero
+            }
+            224 => {
+                reference = self.ar(c, 9)?;
+                lod = self.ar(c, 10)?;
+                SampleMode::CmpLevel
+            }
+            254 => {
+                reference = self.ar(c, 9)?;
+                ddx = [self.ao(c, 10)?, self.ao(c, 11)?, self.ao(c, 12)?];
+                ddy = [self.ao(c, 13)?, self.ao(c, 14)?, self.ao(c, 15)?];
+                clamp = self.ao(c, 16)?;
+                SampleMode::CmpGrad
+            }
+            _ => {
+                reference = self.ar(c, 9)?;
+                lod = self.ar(c, 10)?;
+                clamp = self.ao(c, 11)?;
+                SampleMode::CmpBias
+            }
+        };
+        let rr = self.resret(res, inst, true)?;
+        let (dst, status) = (rr.dst, rr.status);
+        self.emit(Inst::Sample {
+            mode,
+            args: Box::new(SampleArgs {
+                dst,
+                texture,
+                sampler,
+                coord,
+                offset,
+                dyn_offset: [Reg::NONE; 2],
+                lod,
+                reference,
+                ddx,
+                ddy,
+                clamp,
+                status,
+            }),
+        });
+        let out = self.finish_resret(rr);
+        self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// TextureGather and TextureGatherCmp; offsets that are not constants are the
+    /// programmable offsets of `gather4_po`.
+    fn gather(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction, res: Option<ValueId>) -> R<()> {
+        let texture = self.ar(c, 0)?;
+        let sampler = self.ar(c, 1)?;
+        let coord = [
+            self.ao(c, 2)?,
+            self.ao(c, 3)?,
+            self.ao(c, 4)?,
+            self.ao(c, 5)?,
+        ];
+        let o0 = self.a(c, 6)?;
+        let o1 = self.a(c, 7)?;
+        let dynamic = [o0, o1]
+            .iter()
+            .any(|v| !self.is_undef(*v) && self.const_int(*v).is_none());
+        let (offset, dyn_offset) = if dynamic {
+            ([0; 3], [self.ao(c, 6)?, self.ao(c, 7)?])
+        } else {
+            (
+                [self.texel_offset(c, 6)?, self.texel_offset(c, 7)?, 0],
+                [Reg::NONE; 2],
+            )
+        };
+        let channel = self.ai(c, 8)?;
+        let channel = u8::try_from(channel)
+            .ok()
+            .filter(|ch| *ch < 4)
+            .ok_or_else(|| self.invalid(format!("gather of channel {channel}")))?;
+        let (mode, reference) = if c.opcode() == 74 {
+            (SampleMode::Cmp, self.ar(c, 9)?)
+        } else {
+            (SampleMode::Implicit, Reg::NONE)
+        };
+        let rr = self.resret(res, inst, true)?;
+        let (dst, status) = (rr.dst, rr.status);
+        self.emit(Inst::Gather {
+            mode,
+            channel,
+            args: Box::new(SampleArgs {
+                dst,
+                texture,
+                sampler,
+                coord,
+                offset,
+                dyn_offset,
+                lod: Reg::NONE,
+                reference,
+                ddx: [Reg::NONE; 3],
+                ddy: [Reg::NONE; 3],
+                clamp: Reg::NONE,
+                status,
+            }),
+        });
+        let out = self.finish_resret(rr);
+        self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// The IR wave type of an overload and DXIL's sign operand (0 signed, 1 unsigned).
+    fn wave_ty(&self, c: &DxOpCall<'m>, l: Leaf, unsigned: bool) -> R<WaveTy> {
+        Ok(match l {
+            Leaf::F16 => WaveTy::F16,
+            Leaf::F32 => WaveTy::F32,
+            Leaf::F64 => WaveTy::F64,
+            Leaf::I16 if unsigned => WaveTy::U16,
+            Leaf::I16 => WaveTy::I16,
+            Leaf::I32 if unsigned => WaveTy::U32,
+            Leaf::I32 => WaveTy::I32,
+            Leaf::I64 if unsigned => WaveTy::U64,
+            Leaf::I64 => WaveTy::I64,
+            _ => return Err(self.unsupported(format!("dx.op {} on {l:?}", c.name()))),
+        })
+    }
+
+    /// Wave and quad operations.
+    fn wave(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
+        let op = c.opcode();
+        let out: Vec<Reg> = match op {
+            110 => vec![self.op2(|dst| Inst::WaveIsFirstLane { dst })],
+            111 => vec![self.op2(|dst| Inst::LaneIndex { dst })],
+            112 => vec![self.op2(|dst| Inst::LaneCount { dst })],
+            113 | 114 | 135 | 136 => {
+                let src = self.ar(c, 0)?;
+                vec![self.op2(|dst| match op {
+                    113 => Inst::WaveAnyTrue { dst, src },
+                    114 => Inst::WaveAllTrue { dst, src },
+                    135 => Inst::WaveCountBits { dst, src },
+                    _ => Inst::WavePrefixCountBits { dst, src },
+                })]
+            }
+            115 => {
+                let wide = self.al(c, 0)?.wide();
+                let src = self.ar(c, 0)?;
+                vec![self.op2(|dst| Inst::WaveAllEqual { wide, dst, src })]
+            }
+            116 | 165 => {
+                let src = self.ar(c, 0)?;
+                let dst = [self.b.temp(), self.b.temp(), self.b.temp(), self.b.temp()];
+                self.emit(if op == 116 {
+                    Inst::WaveBallot { dst, src }
+                } else {
+                    let wide = self.al(c, 0)?.wide();
+                    Inst::WaveMatch { wide, dst, src }
+                });
+                dst.to_vec()
+            }
+            117 | 118 | 122 | 123 => {
+                let l = self.al(c, 0)?;
+                let wide = l.wide();
+                let src = self.ar(c, 0)?;
+                let dst = self.fresh(l);
+                let inst = match op {
+                    117 => Inst::WaveReadLane {
+                        wide,
+                        dst,
+                        src,
+                        lane: self.ar(c, 1)?,
+                    },
+                    118 => Inst::WaveReadFirst { wide, dst, src },
+                    122 => Inst::QuadReadLane {
+                        wide,
+                        dst,
+                        src,
+                        lane: self.ar(c, 1)?,
+                    },
+                    _ => Inst::QuadSwap {
+                        // DXIL QuadOpKind: 0 ReadAcrossX, 1 ReadAcrossY, 2 ReadAcrossDiagonal.
+                        dir: match self.ai(c, 1)? {
+                            0 => QuadDir::X,
+                            1 => QuadDir::Y,
+                            2 => QuadDir::Diagonal,
+                            o => return Err(self.invalid(format!("QuadOp {o}"))),
+                        },
+                        wide,
+                        dst,
+                        src,
+                    },
+                };
+                self.emit(inst);
+                vec![dst]
+            }
+            119 | 121 | 166 => {
+                // WaveOpKind: 0 Sum, 1 Product, 2 Min, 3 Max; SignedOpKind 0 signed,
+                // 1 unsigned. Operands: value, (four mask words for MultiPrefix), op, sign.
+                let l = self.al(c, 0)?;
+                let src = self.ar(c, 0)?;
+                let (k, s) = if op == 166 { (5, 6) } else { (1, 2) };
+                let wop = match self.ai(c, k)? {
+                    0 => WaveOp::Sum,
+                    1 => WaveOp::Product,
+                    2 => WaveOp::Min,
+                    3 => WaveOp::Max,
+                    o => return Err(self.invalid(format!("wave operation {o}"))),
+                };
+                let ty = self.wave_ty(c, l, self.ai(c, s)? & 1 != 0)?;
+                let dst = self.fresh(l);
+                let inst = match op {
+                    119 => Inst::WaveReduce {
+                        op: wop,
+                        ty,
+                        dst,
+                        src,
+                    },
+                    121 => Inst::WavePrefix {
+                        op: wop,
+                        ty,
+                        dst,
+                        src,
+                    },
+                    _ => Inst::WaveMultiPrefix {
+                        op: wop,
+                        ty,
+                        dst,
+                        src,
+                        mask: [
+                            self.ar(c, 1)?,
+                            self.ar(c, 2)?,
+                            self.ar(c, 3)?,
+                            self.ar(c, 4)?,
+                        ],
+                    },
+                };
+                self.emit(inst);
+                vec![dst]
+            }
+            120 => {
+                // WaveBitOpKind: 0 And, 1 Or, 2 Xor.
+                let l = self.al(c, 0)?;
+                let src = self.ar(c, 0)?;
+                let wop = match self.ai(c, 1)? {
+                    0 => WaveOp::And,
+                    1 => WaveOp::Or,
+                    2 => WaveOp::Xor,
+                    o => return Err(self.invalid(format!("wave bit operation {o}"))),
+                };
+                let ty = self.wave_ty(c, l, true)?;
+                let dst = self.fresh(l);
+                self.emit(Inst::WaveReduce {
+                    op: wop,
+                    ty,
+                    dst,
+                    src,
+                });
+                vec![dst]
+            }
+            167 => {
+                let src = self.ar(c, 0)?;
+                let mask = [
+                    self.ar(c, 1)?,
+                    self.ar(c, 2)?,
+                    self.ar(c, 3)?,
+                    self.ar(c, 4)?,
+                ];
+                vec![self.op2(|dst| Inst::WaveMultiPrefixCountBits { dst, src, mask })]
+            }
+            _ => {
+                // 222 QuadVote: QuadVoteOpKind 0 Any, 1 All.
+                let src = self.ar(c, 0)?;
+                let all = self.ai(c, 1)? & 1 != 0;
+                vec![self.op2(|dst| Inst::QuadVote { all, dst, src })]
+            }
+        };
+        self.define(res, Val::Regs(out));
+        Ok(())
+    }
+}

@@ -1,0 +1,367 @@
+//! DXIL programs lowered to the IR: every corpus compute program lowers (and its shader
+//! validates) or is refused naming what it lacks; other stages are refused by name.
+//!
+//! Known refusals are data (`tests/expectations/lower_dxil.txt`, `case,Fail  # why`):
+//! a program that starts lowering shows up as an unexpected pass, one that stops as a
+//! regression.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use dxlane::container::{Container, DxilProgramHeader, FourCc};
+use dxlane::dxil::llvm::Module;
+use dxlane::dxil::meta::DxilMetadata;
+use dxlane::lower::{self, LoadOptions, LowerError};
+
+use crate::common;
+
+/// The shader model kind of a DXIL container (`cs`, `ps`, `lib`, …).
+fn kind_of(bytes: &[u8]) -> String {
+    let c = Container::parse(bytes).expect("container");
+    let part = c.part(FourCc::DXIL).expect("DXIL part");
+    let (_, bc) = DxilProgramHeader::parse(part).expect("program header");
+    let m = Module::parse(bc).expect("module");
+    let md = DxilMetadata::read(&m).expect("metadata");
+    md.shader_model.expect("shader model").kind
+}
+
+/// The expected refusals: `case,Fail  # why` lines.
+fn expectations() -> BTreeMap<String, String> {
+    let path = common::root().join("tests/expectations/lower_dxil.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .filter_map(|l| {
+            let (case, rest) = l.split_once(',')?;
+            let (status, why) = rest.split_once('#').unwrap_or((rest, ""));
+            (status.trim() == "Fail").then(|| (case.trim().to_owned(), why.trim().to_owned()))
+        })
+        .collect()
+}
+
+/// The lowering of one program file.
+fn load(path: &Path) -> Result<dxlane::ir::Shader, LowerError> {
+    let bytes = std::fs::read(path).unwrap();
+    lower::load(&bytes, &LoadOptions::default()).map(|l| l.shader)
+}
+
+#[test]
+fn every_compute_program_lowers_or_is_refused_by_name() {
+    let expected = expectations();
+    let mut lowered = 0usize;
+    let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut table = String::new();
+    for f in common::dxil_programs() {
+        let name = common::display_name(&f);
+        let bytes = std::fs::read(&f).unwrap();
+        if kind_of(&bytes) != "cs" {
+            continue;
+        }
+        match load(&f) {
+            Ok(s) => {
+                dxlane::ir::validate(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+                lowered += 1;
+                table.push_str(&format!(
+                    "  {name}: lowered, {} instructions\n",
+                    s.insts.len()
+                ));
+                if let Some(why) = expected.get(&name) {
+                    failures.push(format!(
+                        "{name}: lowers now, but tests/expectations/lower_dxil.txt expects a refusal ({why})"
+                    ));
+                }
+            }
+            Err(LowerError::Unsupported { what, location }) => {
+                table.push_str(&format!("  {name}: refused: {what} at {location}\n"));
+                reasons.entry(what.clone()).or_default().push(name.clone());
+                if !expected.contains_key(&name) {
+                    failures.push(format!("{name}: refused: unsupported {what} at {location}"));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    let refused: usize = reasons.values().map(Vec::len).sum();
+    eprintln!("DXIL compute programs: {lowered} lowered, {refused} refused\n{table}");
+    for (what, cases) in &reasons {
+        eprintln!("  {} refused: {what}", cases.len());
+    }
+    assert!(lowered > 0, "no compute program lowered");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn other_stages_are_refused_with_their_name() {
+    let mut seen = 0;
+    for f in common::dxil_programs() {
+        let name = common::display_name(&f);
+        let bytes = std::fs::read(&f).unwrap();
+        let kind = kind_of(&bytes);
+        if kind == "cs" {
+            continue;
+        }
+        seen += 1;
+        match load(&f) {
+            Err(LowerError::Unsupported { what, .. }) => {
+                assert!(
+                    what.contains("stage") || what.contains("shader kind"),
+                    "{name} ({kind}): {what}"
+                );
+                if kind == "ps" {
+                    assert_eq!(
+                        what, "pixel shader stage (the graphics pipeline is not implemented)",
+                        "{name}"
+                    );
+                }
+            }
+            Err(LowerError::Entry(e)) if kind == "lib" => {
+                // Libraries with several entry points need one named.
+                assert!(e.contains("several entry points"), "{name}: {e}");
+            }
+            Err(e) => panic!("{name} ({kind}): {e}"),
+            Ok(_) => panic!("{name} ({kind}) lowered"),
+        }
+    }
+    assert!(seen > 0);
+}
+
+/// Small programs whose IR is kept as a snapshot (`tests/snapshots/ir/dxil/`).
+const SNAPSHOTS: &[&str] = &[
+    "dxil-reader/barrier.cs.dxil",
+    "dxil-reader/buffer_arrays.66.dxil",
+    "dxil-reader/compute_basic.dxil",
+    "dxil-reader/compute_basic.66.dxil",
+    "dxil-reader/heap.dxil",
+    "dxil-reader/image_atomics.dxil",
+    "dxil-reader/lane_2d.dxil",
+    "dxil-reader/uav_counter.dxil",
+    "dxil-reader/wave_size.cs.dxil",
+    "dxil-reader/waves.dxil",
+    "dxil-reader/wide_ints.dxil",
+    "dxcontainer/features/msad.dxil",
+    "dxcontainer/features/dbl2.dxil",
+];
+
+#[test]
+fn ir_snapshots() {
+    let files = common::dxil_programs();
+    let mut failures = Vec::new();
+    for want in SNAPSHOTS {
+        let Some(f) = files.iter().find(|f| common::display_name(f) == *want) else {
+            if files.is_empty() {
+                return; // no corpora
+            }
+            panic!("{want} is not in the corpora");
+        };
+        let s = load(f).unwrap_or_else(|e| panic!("{want}: {e}"));
+        // The text form reads back as the same shader.
+        let text = s.to_string();
+        let again = dxlane::ir::parse_shader(&text).unwrap_or_else(|e| panic!("{want}: {e}"));
+        assert_eq!(again.to_string(), text, "{want}");
+        let name = format!(
+            "ir/dxil/{}.ir",
+            want.replace('/', "__").trim_end_matches(".dxil")
+        );
+        if let Err(e) = common::check_snapshot(&name, &text) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Changes one thing of a decoded module's entry function (an operand, a constant, a
+/// type, a branch target, an operator, an index), the way a hostile or broken program
+/// could; returns what was changed.
+fn mutate(m: &mut Module, fi: usize, rng: &mut crate::untrusted::Rng) -> String {
+    use dxlane::dxil::llvm::{
+        BinOp, BlockId, CastOp, Constant, InstKind, Operand, Predicate, TypeId, ValueId, ValueKind,
+    };
+    let nvals = m.values.len() as u32;
+    let ntypes = m.types.len() as u32;
+    let body = m.functions[fi].body.as_mut().unwrap();
+    let nlocal = nvals + body.values.len() as u32;
+    let nblocks = body.blocks.len() as u32;
+    let ninst = body.instructions.len();
+    let which = rng.below(7);
+    if which == 1 {
+        // A constant: opcodes, masks, indices, sizes.
+        let consts: Vec<usize> = (0..m.values.len())
+            .filter(|&i| matches!(m.values[i].kind, ValueKind::Constant(Constant::Int(_))))
+            .collect();
+        if consts.is_empty() {
+            return "nothing".into();
+        }
+        let i = consts[rng.below(consts.len())];
+        let v = [
+            0,
+            1,
+            2,
+            3,
+            4,
+            -1,
+            255,
+            0x7fff_ffff,
+            i64::MIN,
+            rng.below(320) as i64,
+        ][rng.below(10)];
+        m.values[i].kind = ValueKind::Constant(Constant::Int(v));
+        return format!("constant {i} = {v}");
+    }
+    let k = rng.below(ninst.max(1));
+    let inst = &mut body.instructions[k];
+    let rv = |rng: &mut crate::untrusted::Rng| ValueId(rng.below(nlocal as usize + 8) as u32);
+    match which {
+        0 => {
+            let v = rv(rng);
+            let slot: Option<&mut ValueId> = match &mut inst.kind {
+                InstKind::Binary { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => {
+                    Some(if rng.below(2) == 0 { lhs } else { rhs })
+                }
+                InstKind::Cast { value, .. } => Some(value),
+                InstKind::Select { cond, if_true, .. } => {
+                    Some(if rng.below(2) == 0 { cond } else { if_true })
+                }
+                InstKind::ExtractValue { aggregate, .. }
+                | InstKind::InsertValue { aggregate, .. } => Some(aggregate),
+                InstKind::ExtractElement { vector, index } => {
+                    Some(if rng.below(2) == 0 { vector } else { index })
+                }
+                InstKind::Phi { incoming } if !incoming.is_empty() => {
+                    let n = incoming.len();
+                    Some(&mut incoming[rng.below(n)].0)
+                }
+                InstKind::CondBr { cond, .. } | InstKind::Switch { cond, .. } => Some(cond),
+                InstKind::Call { args, .. } if !args.is_empty() => {
+                    let n = args.len();
+                    match &mut args[rng.below(n)] {
+                        Operand::Value(x) => Some(x),
+                        _ => None,
+                    }
+                }
+                InstKind::Load { ptr, .. } | InstKind::AtomicRmw { ptr, .. } => Some(ptr),
+                InstKind::Store { ptr, value, .. } => {
+                    Some(if rng.below(2) == 0 { ptr } else { value })
+                }
+                InstKind::Gep { base, indices, .. } => {
+                    if indices.is_empty() || rng.below(2) == 0 {
+                        Some(base)
+                    } else {
+                        let n = indices.len();
+                        Some(&mut indices[rng.below(n)])
+                    }
+                }
+                InstKind::CmpXchg { cmp, .. } => Some(cmp),
+                InstKind::Alloca { size, .. } => Some(size),
+                _ => None,
+            };
+            match slot {
+                Some(s) => {
+                    *s = v;
+                    format!("instruction {k}: an operand = {v}")
+                }
+                None => "nothing".into(),
+            }
+        }
+        2 => {
+            let t = TypeId(rng.below(ntypes as usize + 2) as u32);
+            inst.ty = t;
+            format!("instruction {k}: type = {t}")
+        }
+        3 => {
+            let b = BlockId(rng.below(nblocks as usize + 1) as u32);
+            match &mut inst.kind {
+                InstKind::Br { target } => *target = b,
+                InstKind::CondBr { if_true, .. } => *if_true = b,
+                InstKind::Switch { default, .. } => *default = b,
+                InstKind::Phi { incoming } if !incoming.is_empty() => incoming[0].1 = b,
+                _ => return "nothing".into(),
+            }
+            format!("instruction {k}: a block = {b}")
+        }
+        4 => {
+            match &mut inst.kind {
+                InstKind::Binary { op, .. } => {
+                    *op = BinOp::from_code(rng.below(13) as u64).unwrap()
+                }
+                InstKind::Cast { op, .. } => *op = CastOp::from_code(rng.below(13) as u64).unwrap(),
+                InstKind::Cmp { pred, .. } => *pred = Predicate(rng.below(42) as u8),
+                _ => return "nothing".into(),
+            }
+            format!("instruction {k}: operator")
+        }
+        5 => {
+            let i = [0u32, 1, 4, 7, 100, u32::MAX][rng.below(6)];
+            match &mut inst.kind {
+                InstKind::ExtractValue { indices, .. } | InstKind::InsertValue { indices, .. }
+                    if !indices.is_empty() =>
+                {
+                    indices[0] = i
+                }
+                _ => return "nothing".into(),
+            }
+            format!("instruction {k}: index = {i}")
+        }
+        _ => {
+            // Swap two instructions' kinds (uses before definitions, misplaced phis
+            // and terminators).
+            let j = rng.below(ninst.max(1));
+            let a = body.instructions[k].kind.clone();
+            body.instructions[k].kind = body.instructions[j].kind.clone();
+            body.instructions[j].kind = a;
+            format!("instructions {k} and {j} swapped")
+        }
+    }
+}
+
+/// Hostile modules: each compute program's entry function changed in many random ways
+/// is lowered or refused, never a panic (the lowering treats the module as untrusted).
+#[test]
+fn mutated_modules_are_lowered_or_refused() {
+    let mut runs = 0;
+    let mut lowered = 0;
+    let mut build_errors = Vec::new();
+    for (n, f) in common::dxil_programs().iter().enumerate() {
+        let bytes = std::fs::read(f).unwrap();
+        if kind_of(&bytes) != "cs" {
+            continue;
+        }
+        let c = Container::parse(&bytes).unwrap();
+        let (_, bc) = DxilProgramHeader::parse(c.part(FourCc::DXIL).unwrap()).unwrap();
+        let m = Module::parse(bc).unwrap();
+        let fi = m.functions.iter().position(|f| f.body.is_some()).unwrap();
+        let mut rng = crate::untrusted::Rng::new(n as u64);
+        for i in 0..400 {
+            let mut mm = m.clone();
+            let mut what = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                what.push(mutate(&mut mm, fi, &mut rng));
+            }
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                dxlane::lower::dxil::lower_module(&mm, &LoadOptions::default())
+            }));
+            match r {
+                Ok(Ok(s)) => {
+                    dxlane::ir::validate(&s).unwrap();
+                    lowered += 1;
+                }
+                Ok(Err(LowerError::Build(e))) => build_errors.push(format!(
+                    "{} mutation {i} ({}): {e}",
+                    common::display_name(f),
+                    what.join("; ")
+                )),
+                Ok(Err(_)) => {}
+                Err(_) => panic!(
+                    "{} mutation {i} ({}) panicked",
+                    common::display_name(f),
+                    what.join("; ")
+                ),
+            }
+            runs += 1;
+        }
+    }
+    eprintln!("{runs} mutated modules: {lowered} lowered, the rest refused");
+    // A refusal comes from the lowering, naming what it refuses; IR the builder rejects
+    // would be a lowering bug.
+    assert!(build_errors.is_empty(), "{}", build_errors.join("\n"));
+}
