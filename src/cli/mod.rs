@@ -2,6 +2,7 @@
 
 mod disasm;
 mod info;
+mod run;
 
 use std::process::ExitCode;
 
@@ -36,6 +37,9 @@ pub enum Command {
         /// The shader container.
         file: std::path::PathBuf,
     },
+    /// Run a compute job file: bind its resources, dispatch, write its outputs and
+    /// check its expectations (exit 0: all hold, 1: some fail, 2: error).
+    Run(run::RunArgs),
 }
 
 /// Runs the command line and returns the process exit status.
@@ -60,5 +64,6 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }
         }
         Command::Disasm { file } => disasm::run(&file),
+        Command::Run(args) => Ok(run::run(&args)),
     }
 }

@@ -31,7 +31,7 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path) -> Result<Vec<u8>, String> {
     if let Some(f) = &spec.file {
         forms += 1;
         let path = job_dir.join(f);
-        out = std::fs::read(&path).map_err(|e| format!("data file {}: {e}", f.display()))?;
+        out = std::fs::read(&path).map_err(|e| format!("`file` {}: {e}", f.display()))?;
     }
     if forms != 1 {
         return Err("`data` needs exactly one of u32, i32, f32, hex, fill_u32 or file".into());
@@ -69,13 +69,13 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
         .filter(|b| !b.is_ascii_whitespace() && *b != b'_')
         .collect();
     if digits.len() % 2 != 0 {
-        return Err("hex data has an odd number of digits".into());
+        return Err("`hex`: an odd number of digits".into());
     }
     digits
         .chunks(2)
         .map(|p| {
-            let t = std::str::from_utf8(p).map_err(|_| "hex data is not text".to_string())?;
-            u8::from_str_radix(t, 16).map_err(|_| format!("`{t}` is not a hex byte"))
+            let t = std::str::from_utf8(p).map_err(|_| "`hex`: not text".to_string())?;
+            u8::from_str_radix(t, 16).map_err(|_| format!("`hex`: `{t}` is not a hex byte"))
         })
         .collect()
 }

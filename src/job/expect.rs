@@ -124,27 +124,21 @@ pub fn compare(e: &ExpectEntry, values: &[Expected], actual: &[u8]) -> Vec<Misma
                     .rev()
                     .fold(0u32, |acc, &x| (acc << 8) | u32::from(x))
             });
-        let (ok, expected, ulp) = match (*v, got) {
-            (Expected::Word(w), Some(g)) => (w == g, format!("{w} (0x{w:08x})"), None),
-            (Expected::Byte(b), Some(g)) => (u32::from(b) == g, format!("0x{b:02x}"), None),
+        let expected = match *v {
+            Expected::Word(w) => format!("{w} (0x{w:08x})"),
+            Expected::Byte(b) => format!("0x{b:02x}"),
+            Expected::Float { any_nan: true, .. } => "NaN".to_string(),
+            Expected::Float { bits, .. } => show_float(bits),
+        };
+        let (ok, ulp) = match (*v, got) {
+            (Expected::Word(w), Some(g)) => (w == g, None),
+            (Expected::Byte(b), Some(g)) => (u32::from(b) == g, None),
             (Expected::Float { bits, any_nan }, Some(g)) => {
                 let ulp = (!f32::from_bits(bits).is_nan() && !f32::from_bits(g).is_nan())
                     .then(|| ulp_distance(bits, g));
-                let shown = if any_nan {
-                    "NaN".to_string()
-                } else {
-                    show_float(bits)
-                };
-                (float_matches(bits, any_nan, g, e.tolerance), shown, ulp)
+                (float_matches(bits, any_nan, g, e.tolerance), ulp)
             }
-            (v, None) => {
-                let shown = match v {
-                    Expected::Word(w) => format!("{w}"),
-                    Expected::Byte(b) => format!("0x{b:02x}"),
-                    Expected::Float { bits, .. } => show_float(bits),
-                };
-                (false, shown, None)
-            }
+            (_, None) => (false, None),
         };
         if !ok {
             let got = match (v, got) {

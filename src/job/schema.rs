@@ -92,7 +92,7 @@ pub struct DataSpec {
 
 /// A float in a job file: a number, or a string for the values TOML cannot spell
 /// portably (`"NaN"`, `"-NaN"`, `"inf"`, `"-inf"`, `"-0"`, or `"0x7fc00000"` bits).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum FloatValue {
     /// A plain number.
@@ -118,6 +118,39 @@ impl<'de> Deserialize<'de> for FloatText {
                 "`{s}` is not a float: use a number, \"NaN\", \"-NaN\", \"inf\", \"-inf\", \"-0\" or \"0x…\" bits"
             ))
         })
+    }
+}
+
+impl<'de> Deserialize<'de> for FloatValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = FloatValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a number, or \"NaN\", \"-NaN\", \"inf\", \"-inf\", \"-0\" or \"0x…\" bits",
+                )
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<FloatValue, E> {
+                Ok(FloatValue::Number(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<FloatValue, E> {
+                Ok(FloatValue::Number(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<FloatValue, E> {
+                Ok(FloatValue::Number(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<FloatValue, E> {
+                parse_float_text(s)
+                    .map(|(bits, hex)| FloatValue::Text(FloatText { bits, hex }))
+                    .ok_or_else(|| {
+                        E::custom(format!(
+                            "`{s}` is not a float: use a number, \"NaN\", \"-NaN\", \"inf\", \"-inf\", \"-0\" or \"0x…\" bits"
+                        ))
+                    })
+            }
+        }
+        d.deserialize_any(Visitor)
     }
 }
 
@@ -167,9 +200,8 @@ impl FloatValue {
 pub struct ResourceEntry {
     /// `t3`, `u0`, `b1`, `s0` (`[[resource]]` only).
     pub reg: Option<String>,
-    /// Register space (`[[resource]]` only).
-    #[serde(default)]
-    pub space: u32,
+    /// Register space (`[[resource]]` only; default 0).
+    pub space: Option<u32>,
     /// `srv`, `uav` or `cbv` (`[[heap]]` only).
     pub descriptor: Option<String>,
     /// `raw_buffer`, `structured_buffer`, `typed_buffer`, `cbuffer`, `texture1d`,

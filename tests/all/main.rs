@@ -13,6 +13,7 @@ mod exec_arith_table;
 mod exec_robust;
 mod info;
 mod info_check;
+mod job;
 mod lower_dxbc;
 mod lower_dxil;
 mod lower_dxil_e2e;

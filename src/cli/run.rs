@@ -1,0 +1,208 @@
+//! `dxlane run JOB.toml`: runs a compute job (see `job::run`), prints a summary and
+//! every expectation mismatch on stdout, warnings and errors on stderr, and a progress
+//! bar on stderr for runs longer than a second when stderr is a terminal.
+//!
+//! Exit status: 0 when every `[[expect]]` holds (or there are none), 1 when any fails,
+//! 2 on an error — in the job, the program, or the run — printed as
+//! `dxlane: JOB: message`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::job::{Job, JobError, RunOptions, RunResult, run};
+
+/// Mismatch lines printed per `[[expect]]` (all of them go to the JSON summary, up to
+/// its own cap).
+const PRINTED_MISMATCHES: usize = 20;
+
+/// The bar appears once a run has taken this long.
+const PROGRESS_DELAY: Duration = Duration::from_secs(1);
+
+/// `dxlane run`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// The job file (TOML).
+    pub job: PathBuf,
+    /// Worker threads (0 = all cores); overrides `[options] threads`.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Lanes per wave (4 to 128, a power of two); overrides `[options] wave_size`.
+    #[arg(long)]
+    pub wave_size: Option<u32>,
+    /// WARP profile (`warp-1.0.13`, `warp-1.0.14`, `latest`); overrides `[options] profile`.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Where to write the JSON summary; overrides `[options] summary`.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// No progress bar and no summary on stdout: only mismatches, warnings and errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs a job and returns the exit status (errors are printed here, status 2).
+pub fn run(args: &RunArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("dxlane: {}: {e}", args.job.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
+    let job = Job::load(&args.job)?;
+    let show_bar = !args.quiet && std::io::stderr().is_terminal();
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {pos}/{len} groups, {elapsed} (eta {eta})")
+    {
+        bar.set_style(style);
+    }
+    let start = Instant::now();
+    let shown = AtomicBool::new(false);
+    let progress = |done: u64, total: u64| {
+        if !show_bar || start.elapsed() < PROGRESS_DELAY {
+            return;
+        }
+        if !shown.swap(true, Ordering::Relaxed) {
+            bar.set_length(total);
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        bar.set_position(done);
+    };
+    let opts = RunOptions {
+        threads: args.threads,
+        wave_size: args.wave_size,
+        profile: args.profile.clone(),
+        summary: args.summary.clone(),
+        progress: Some(&progress),
+    };
+    let prepared = run::prepare(job, &opts)?;
+    for w in prepared.warnings() {
+        eprintln!("dxlane: warning: {}: {w}", args.job.display());
+    }
+    let result = prepared.execute(&opts);
+    bar.finish_and_clear();
+    let result = result?;
+    print_result(&result, args.quiet);
+    Ok(result.exit_code())
+}
+
+/// Groups digits in threes: `1234567` → `1,234,567`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rate with an SI prefix: `123.4 M/s`.
+fn rate(per_second: f64) -> String {
+    let (v, unit) = if per_second >= 1e9 {
+        (per_second / 1e9, "G")
+    } else if per_second >= 1e6 {
+        (per_second / 1e6, "M")
+    } else if per_second >= 1e3 {
+        (per_second / 1e3, "k")
+    } else {
+        (per_second, "")
+    };
+    if unit.is_empty() {
+        format!("{v:.1} lane-instructions/s")
+    } else {
+        format!("{v:.1} {unit} lane-instructions/s")
+    }
+}
+
+fn print_result(r: &RunResult, quiet: bool) {
+    let s = &r.summary;
+    if !quiet {
+        let p = &s.program;
+        let model = p
+            .shader_model
+            .as_ref()
+            .map_or_else(String::new, |m| format!(" {m}"));
+        println!(
+            "program       {} ({}{model}, entry {})",
+            p.path, p.container, p.entry
+        );
+        println!("profile       {}", s.profile);
+        println!(
+            "waves         {} lanes, {} thread layout",
+            s.wave_size, s.thread_layout
+        );
+        let plural = if s.threads == 1 { "" } else { "s" };
+        println!("threads       {} worker{plural}", s.threads);
+        let [gx, gy, gz] = s.groups;
+        let [tx, ty, tz] = s.thread_group;
+        println!(
+            "groups        {gx} × {gy} × {gz} of {tx} × {ty} × {tz} threads ({} waves)",
+            thousands(s.waves)
+        );
+        println!(
+            "executed      {} lane-instructions in {:.3} s ({})",
+            thousands(s.lane_instructions),
+            s.elapsed_seconds,
+            rate(s.lane_instructions_per_second)
+        );
+        for o in &s.outputs {
+            println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
+        }
+        println!("summary       {}", display(&r.summary_path));
+    }
+    let e = &s.expectations;
+    for x in e.results.iter().filter(|x| !x.passed) {
+        println!(
+            "FAIL {}: {} of {} values differ",
+            x.entry, x.mismatch_count, x.values
+        );
+        for line in x.mismatch_lines().iter().take(PRINTED_MISMATCHES) {
+            println!("  {line}");
+        }
+        if x.mismatch_count > PRINTED_MISMATCHES {
+            println!(
+                "  … and {} more (the summary lists up to {})",
+                x.mismatch_count - PRINTED_MISMATCHES,
+                run::MAX_REPORTED_MISMATCHES
+            );
+        }
+    }
+    if !quiet || e.failed > 0 {
+        if e.results.is_empty() {
+            if !quiet {
+                println!("expectations  none");
+            }
+        } else {
+            println!("expectations  {} passed, {} failed", e.passed, e.failed);
+        }
+    }
+}
+
+fn display(p: &Path) -> String {
+    p.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(thousands(100), "100");
+        assert_eq!(rate(2.5e8), "250.0 M lane-instructions/s");
+    }
+}

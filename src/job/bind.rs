@@ -1,0 +1,1333 @@
+//! Binding: the job's `[[resource]]`, `[[heap]]` and `[[sampler_heap]]` entries made into
+//! resources (memory, textures, counters) and the descriptors that view them.
+//!
+//! Owns: checking every key of every entry (a kind or format name that does not exist, a
+//! key that does not apply to the entry's kind, a register class that cannot hold the
+//! kind, sizes that are missing or do not fit), each refused with an error naming the
+//! entry and the key. Does not own: matching the entries with the registers a program
+//! declares ([`super::reflect`]).
+//!
+//! # Rules
+//!
+//! - Registers: `t` holds SRVs (buffers and textures), `u` UAVs (buffers and textures
+//!   other than cubes), `b` constant buffers, `s` samplers (D3D's register classes).
+//!   `[[heap]]` entries say `descriptor = "srv" | "uav" | "cbv"` instead, with the same
+//!   classes; `kind = "none"` leaves a slot empty (a null descriptor).
+//! - Buffer sizes: `size` bytes; without it, the larger of the `data` and the view
+//!   (`(first_element + num_elements) × element size`); elements are 4-byte words for raw
+//!   views, `stride` bytes for structured ones, texels of `format` for typed ones. The
+//!   view defaults to the whole buffer. A view past the buffer's end is refused.
+//! - `counter` (structured UAVs only) gives the view a hidden counter starting at that
+//!   value.
+//! - Constant buffers: `size` or the data's length, at most 65536 bytes
+//!   (D3D12_REQ_CONSTANT_BUFFER_ELEMENT_COUNT × 16).
+//! - Textures: `width`; `height` except for 1D; `depth` for 3D (default 1);
+//!   `array_size` for arrays (default 1; cube arrays count cubes, 6 faces each); `mips`
+//!   (default 1); `samples` for multisampled kinds (default 1). Raw `data` holds every
+//!   subresource tightly packed in D3D12 subresource order; a `.png` file fills mip 0 of
+//!   slice 0 of an 8-bit UNORM/sRGB texture.
+//! - Samplers: `D3D12_SAMPLER_DESC` fields, each defaulting to Direct3D's default sampler
+//!   state (`MIN_MAG_MIP_LINEAR`, `CLAMP`, bias 0, anisotropy 1, `NEVER`, border
+//!   (1, 1, 1, 1), LOD range unlimited). `address` takes one mode for all three axes or
+//!   three.
+//! - `null = true`: a null descriptor of the kind; only `kind` (and `reg`, `space`,
+//!   `descriptor`) may go with it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::schema::{DataSpec, JobFile, ResourceEntry, SamplerEntry};
+use super::{JobError, closest, data, png};
+use crate::ir::ResourceClass;
+use crate::resources::format::ChannelType;
+use crate::resources::{
+    AddressMode, BufferKind, BufferView, ComparisonFunc, Counter, Descriptor, Filter, Format,
+    Memory, Reduction, SamplerDesc, Texture, TextureDesc, TextureDim, TextureView, ViewClass,
+};
+
+/// The most bytes of one constant buffer (D3D12_REQ_CONSTANT_BUFFER_ELEMENT_COUNT × 16).
+pub const MAX_CBUFFER_BYTES: u64 = 65536;
+
+/// The largest structured-buffer stride (D3D12_REQ_MULTI_ELEMENT_STRUCTURE_SIZE_IN_BYTES).
+pub const MAX_STRIDE: u32 = 2048;
+
+/// The most bytes all of a job's resources may take together, unless `[options]
+/// max_memory` says otherwise (checked before allocating).
+pub const DEFAULT_MAX_RESOURCE_BYTES: u64 = 4 << 30;
+
+/// Which list of the job an entry is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Table {
+    /// `[[resource]]`.
+    Resource,
+    /// `[[heap]]` (`ResourceDescriptorHeap`).
+    Heap,
+    /// `[[sampler_heap]]` (`SamplerDescriptorHeap`).
+    SamplerHeap,
+}
+
+/// One entry of the job: its list and its 0-based position there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EntryRef {
+    /// The list.
+    pub table: Table,
+    /// 0-based position (printed 1-based).
+    pub index: usize,
+}
+
+/// A register binding: `u3`, `t0, space2`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Register {
+    /// The class (letter).
+    pub class: ResourceClass,
+    /// The register number.
+    pub index: u32,
+    /// The register space.
+    pub space: u32,
+}
+
+impl fmt::Display for Register {
+    /// As `ir::ResourceRange::binding_name` spells one register: `u3`, `t0, space2`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.class.letter(), self.index)?;
+        if self.space != 0 {
+            write!(f, ", space{}", self.space)?;
+        }
+        Ok(())
+    }
+}
+
+impl Register {
+    /// Parses `u3` (any letter case) in `space`.
+    pub fn parse(text: &str, space: u32) -> Option<Register> {
+        let t = text.trim();
+        let mut chars = t.chars();
+        let class = match chars.next()?.to_ascii_lowercase() {
+            't' => ResourceClass::Srv,
+            'u' => ResourceClass::Uav,
+            'b' => ResourceClass::Cbv,
+            's' => ResourceClass::Sampler,
+            _ => return None,
+        };
+        let digits = chars.as_str();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some(Register {
+            class,
+            index: digits.parse().ok()?,
+            space,
+        })
+    }
+}
+
+/// What an entry binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// `raw_buffer`.
+    RawBuffer,
+    /// `structured_buffer`.
+    StructuredBuffer {
+        /// Stride in bytes.
+        stride: u32,
+    },
+    /// `typed_buffer`.
+    TypedBuffer {
+        /// Element format.
+        format: Format,
+    },
+    /// `cbuffer`.
+    ConstantBuffer,
+    /// `texture1d` … `texturecubearray`.
+    Texture {
+        /// Shape.
+        dim: TextureDim,
+        /// Texel format.
+        format: Format,
+    },
+    /// `sampler`.
+    Sampler {
+        /// Whether its filter is a comparison filter.
+        comparison: bool,
+    },
+    /// `none`: an empty heap slot.
+    None,
+}
+
+/// Every `kind` name, in the order the job file documents them.
+pub const KIND_NAMES: &[&str] = &[
+    "raw_buffer",
+    "structured_buffer",
+    "typed_buffer",
+    "cbuffer",
+    "texture1d",
+    "texture1darray",
+    "texture2d",
+    "texture2darray",
+    "texture2dms",
+    "texture2dmsarray",
+    "texture3d",
+    "texturecube",
+    "texturecubearray",
+    "sampler",
+    "none",
+];
+
+impl EntryKind {
+    /// The job file's name of the kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EntryKind::RawBuffer => "raw_buffer",
+            EntryKind::StructuredBuffer { .. } => "structured_buffer",
+            EntryKind::TypedBuffer { .. } => "typed_buffer",
+            EntryKind::ConstantBuffer => "cbuffer",
+            EntryKind::Texture { dim, .. } => dim.name(),
+            EntryKind::Sampler { .. } => "sampler",
+            EntryKind::None => "none",
+        }
+    }
+
+    /// The kind with its stride or format, as listings show it: `structured_buffer
+    /// (stride 16)`, `texture2d R8G8B8A8_UNORM`.
+    pub fn describe(&self) -> String {
+        match self {
+            EntryKind::StructuredBuffer { stride } => {
+                format!("structured_buffer (stride {stride})")
+            }
+            EntryKind::TypedBuffer { format } => format!("typed_buffer {format}"),
+            EntryKind::Texture { dim, format } => format!("{} {format}", dim.name()),
+            EntryKind::Sampler { comparison: true } => "sampler (comparison)".into(),
+            k => k.name().into(),
+        }
+    }
+
+    /// The descriptor class the kind is viewed through.
+    pub fn view_class(&self) -> ViewClass {
+        match self {
+            EntryKind::RawBuffer
+            | EntryKind::StructuredBuffer { .. }
+            | EntryKind::TypedBuffer { .. }
+            | EntryKind::None => ViewClass::Buffer,
+            EntryKind::ConstantBuffer => ViewClass::ConstantBuffer,
+            EntryKind::Texture { .. } => ViewClass::Texture,
+            EntryKind::Sampler { .. } => ViewClass::Sampler,
+        }
+    }
+
+    /// Whether a register (or heap descriptor) of `class` can hold this kind.
+    pub fn fits_class(&self, class: ResourceClass) -> bool {
+        match self {
+            EntryKind::RawBuffer
+            | EntryKind::StructuredBuffer { .. }
+            | EntryKind::TypedBuffer { .. } => {
+                matches!(class, ResourceClass::Srv | ResourceClass::Uav)
+            }
+            EntryKind::Texture { dim, .. } => {
+                class == ResourceClass::Srv || (class == ResourceClass::Uav && !dim.is_cube())
+            }
+            EntryKind::ConstantBuffer => class == ResourceClass::Cbv,
+            EntryKind::Sampler { .. } => class == ResourceClass::Sampler,
+            EntryKind::None => true,
+        }
+    }
+}
+
+/// The storage behind an entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Storage {
+    /// Nothing (samplers, null descriptors, empty heap slots).
+    None,
+    /// A buffer's memory (also constant buffers).
+    Buffer(Memory),
+    /// A texture.
+    Texture(Texture),
+}
+
+/// One entry made into a resource and a descriptor.
+#[derive(Debug, Clone)]
+pub struct BoundEntry {
+    /// Where the entry is in the job.
+    pub at: EntryRef,
+    /// The entry's name in messages: `[[resource]] #1 (u0)`.
+    pub name: String,
+    /// The register (`[[resource]]` entries).
+    pub reg: Option<Register>,
+    /// What it binds.
+    pub kind: EntryKind,
+    /// Whether it is a null descriptor (`null = true` or `kind = "none"`).
+    pub null: bool,
+    /// The descriptor.
+    pub descriptor: Descriptor,
+    /// The storage it views.
+    pub storage: Storage,
+    /// The UAV counter, when it has one.
+    pub counter: Option<Counter>,
+    /// Where to write the final contents (resolved against the job's folder).
+    pub output: Option<PathBuf>,
+    /// Where to write the final counter.
+    pub counter_output: Option<PathBuf>,
+}
+
+impl BoundEntry {
+    /// The storage's current bytes (all of a buffer; all subresources of a texture).
+    pub fn contents(&self) -> Option<Vec<u8>> {
+        match &self.storage {
+            Storage::None => None,
+            Storage::Buffer(m) => Some(m.to_bytes()),
+            Storage::Texture(t) => Some(t.to_bytes()),
+        }
+    }
+
+    /// Bytes of storage.
+    pub fn storage_bytes(&self) -> u64 {
+        match &self.storage {
+            Storage::None => 0,
+            Storage::Buffer(m) => m.len(),
+            Storage::Texture(t) => t.memory().len(),
+        }
+    }
+
+    /// The texture, for texture entries.
+    pub fn texture(&self) -> Option<&Texture> {
+        match &self.storage {
+            Storage::Texture(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Every entry of a job, bound.
+#[derive(Debug, Clone, Default)]
+pub struct BoundJob {
+    /// `[[resource]]` entries, in file order.
+    pub resources: Vec<BoundEntry>,
+    /// `[[heap]]` entries: slot `i` of `ResourceDescriptorHeap`.
+    pub heap: Vec<BoundEntry>,
+    /// `[[sampler_heap]]` entries: slot `i` of `SamplerDescriptorHeap`.
+    pub sampler_heap: Vec<BoundEntry>,
+}
+
+impl BoundJob {
+    /// The `[[resource]]` entry bound at `reg`.
+    pub fn at_register(&self, reg: Register) -> Option<&BoundEntry> {
+        self.resources.iter().find(|e| e.reg == Some(reg))
+    }
+
+    /// Every entry, in the order resources, heap, sampler heap.
+    pub fn all(&self) -> impl Iterator<Item = &BoundEntry> {
+        self.resources
+            .iter()
+            .chain(&self.heap)
+            .chain(&self.sampler_heap)
+    }
+}
+
+/// The name of a `[[resource]]` entry as messages show it: `[[resource]] #2 (u0)`, with
+/// the register as the file spells it.
+pub fn resource_entry_name(index: usize, e: &ResourceEntry) -> String {
+    match (&e.reg, e.space) {
+        (Some(r), Some(s)) if s != 0 => format!("[[resource]] #{} ({r}, space{s})", index + 1),
+        (Some(r), _) => format!("[[resource]] #{} ({r})", index + 1),
+        (None, _) => format!("[[resource]] #{}", index + 1),
+    }
+}
+
+/// The name of heap slot `index` as messages show it.
+pub fn heap_entry_name(table: Table, index: usize) -> String {
+    match table {
+        Table::SamplerHeap => {
+            format!(
+                "[[sampler_heap]] #{} (SamplerDescriptorHeap[{index}])",
+                index + 1
+            )
+        }
+        _ => format!("[[heap]] #{} (ResourceDescriptorHeap[{index}])", index + 1),
+    }
+}
+
+/// Binds every entry of `job` (paths relative to `dir`). `memory_limit` caps the bytes
+/// of all resources together.
+pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob, JobError> {
+    let mut out = BoundJob::default();
+    let mut budget = Budget {
+        used: 0,
+        limit: memory_limit,
+    };
+    for (i, e) in job.resources.iter().enumerate() {
+        let name = resource_entry_name(i, e);
+        let at = EntryRef {
+            table: Table::Resource,
+            index: i,
+        };
+        let b = bind_entry(e, at, &name, dir, &mut budget)?;
+        if let Some(prev) = out.resources.iter().find(|p| p.reg == b.reg) {
+            return Err(JobError::entry(
+                &name,
+                format!(
+                    "`reg`: {} is already bound by {}",
+                    b.reg.map(|r| r.to_string()).unwrap_or_default(),
+                    prev.name
+                ),
+            ));
+        }
+        out.resources.push(b);
+    }
+    for (i, e) in job.heap.iter().enumerate() {
+        let name = heap_entry_name(Table::Heap, i);
+        let at = EntryRef {
+            table: Table::Heap,
+            index: i,
+        };
+        out.heap.push(bind_entry(e, at, &name, dir, &mut budget)?);
+    }
+    for (i, s) in job.sampler_heap.iter().enumerate() {
+        let name = heap_entry_name(Table::SamplerHeap, i);
+        let at = EntryRef {
+            table: Table::SamplerHeap,
+            index: i,
+        };
+        out.sampler_heap
+            .push(bind_sampler_heap_entry(s, at, &name)?);
+    }
+    Ok(out)
+}
+
+/// Bytes allocated so far against the job's limit.
+struct Budget {
+    used: u64,
+    limit: u64,
+}
+
+impl Budget {
+    fn take(&mut self, name: &str, bytes: u64) -> Result<(), JobError> {
+        let total = self.used.saturating_add(bytes);
+        if total > self.limit {
+            return Err(JobError::entry(
+                name,
+                format!(
+                    "needs {bytes} bytes, which brings the job's resources to {total} bytes, past the limit of {} (`[options] max_memory`)",
+                    self.limit
+                ),
+            ));
+        }
+        self.used = total;
+        Ok(())
+    }
+}
+
+/// The keys of a `[[resource]]`/`[[heap]]` entry that are set, besides `reg`, `space`,
+/// `descriptor`, `kind` and `null`.
+fn present_keys(e: &ResourceEntry) -> Vec<&'static str> {
+    let mut k = Vec::new();
+    macro_rules! has {
+        ($($f:ident),*) => { $( if e.$f.is_some() { k.push(stringify!($f)); } )* };
+    }
+    has!(
+        stride,
+        format,
+        size,
+        first_element,
+        num_elements,
+        counter,
+        data,
+        output,
+        counter_output,
+        width,
+        height,
+        depth,
+        array_size,
+        mips,
+        samples,
+        filter,
+        address,
+        mip_lod_bias,
+        max_anisotropy,
+        comparison,
+        border_color,
+        min_lod,
+        max_lod
+    );
+    k
+}
+
+const BUFFER_KEYS: &[&str] = &["size", "first_element", "num_elements", "data", "output"];
+const SAMPLER_KEYS: &[&str] = &[
+    "filter",
+    "address",
+    "mip_lod_bias",
+    "max_anisotropy",
+    "comparison",
+    "border_color",
+    "min_lod",
+    "max_lod",
+];
+
+/// Whether `key` applies to an entry of kind `kind` (named by the job file).
+fn key_applies(kind: &str, dim: Option<TextureDim>, key: &str) -> bool {
+    match kind {
+        "raw_buffer" => BUFFER_KEYS.contains(&key),
+        "structured_buffer" => {
+            BUFFER_KEYS.contains(&key) || matches!(key, "stride" | "counter" | "counter_output")
+        }
+        "typed_buffer" => BUFFER_KEYS.contains(&key) || key == "format",
+        "cbuffer" => matches!(key, "size" | "data" | "output"),
+        "sampler" => SAMPLER_KEYS.contains(&key),
+        "none" => false,
+        _ => {
+            let Some(dim) = dim else { return false };
+            match key {
+                "format" | "width" | "mips" | "data" | "output" => true,
+                "height" => !matches!(dim, TextureDim::Tex1D | TextureDim::Tex1DArray),
+                "depth" => dim == TextureDim::Tex3D,
+                "array_size" => dim.is_array(),
+                "samples" => dim.is_multisampled(),
+                _ => false,
+            }
+        }
+    }
+}
+
+/// The kind named `name`, or an error listing the known ones.
+fn parse_kind_name(name: &str) -> Result<(&'static str, Option<TextureDim>), String> {
+    let n = name.trim().to_ascii_lowercase();
+    match KIND_NAMES.iter().find(|k| **k == n) {
+        Some(k) => Ok((k, TextureDim::from_name(k))),
+        None => {
+            let hint = closest(&n, KIND_NAMES.iter().copied())
+                .map(|k| format!("did you mean \"{k}\"? "))
+                .unwrap_or_default();
+            Err(format!(
+                "unknown kind \"{name}\" ({hint}known kinds: {})",
+                KIND_NAMES.join(", ")
+            ))
+        }
+    }
+}
+
+/// The format named `name`, refusing typeless formats (a view needs a type).
+fn parse_format(name: &str) -> Result<Format, String> {
+    let Some(f) = Format::from_name(name) else {
+        let hint = closest(name, Format::ALL.iter().map(|f| f.name()))
+            .map(|k| format!(" (did you mean {k}?)"))
+            .unwrap_or_default();
+        return Err(format!("unknown format \"{name}\"{hint}"));
+    };
+    if f.channel_type() == ChannelType::Typeless {
+        return Err(format!(
+            "`format`: {f} is typeless; a view needs a typed format"
+        ));
+    }
+    if !f.is_supported() {
+        return Err(format!(
+            "`format`: {f} cannot be read or written yet (block-compressed and subsampled formats are not supported)"
+        ));
+    }
+    Ok(f)
+}
+
+/// The register class a `[[heap]]` entry's `descriptor` names.
+fn parse_descriptor(d: &str) -> Result<ResourceClass, String> {
+    match d.trim().to_ascii_lowercase().as_str() {
+        "srv" => Ok(ResourceClass::Srv),
+        "uav" => Ok(ResourceClass::Uav),
+        "cbv" => Ok(ResourceClass::Cbv),
+        "sampler" => Err(
+            "`descriptor`: samplers go in [[sampler_heap]] entries (SamplerDescriptorHeap)".into(),
+        ),
+        _ => Err(format!(
+            "unknown descriptor \"{d}\" (known: \"srv\", \"uav\", \"cbv\")"
+        )),
+    }
+}
+
+fn class_word(c: ResourceClass) -> &'static str {
+    match c {
+        ResourceClass::Srv => "an SRV",
+        ResourceClass::Uav => "a UAV",
+        ResourceClass::Cbv => "a constant buffer",
+        ResourceClass::Sampler => "a sampler",
+    }
+}
+
+/// Binds one `[[resource]]` or `[[heap]]` entry.
+fn bind_entry(
+    e: &ResourceEntry,
+    at: EntryRef,
+    name: &str,
+    dir: &Path,
+    budget: &mut Budget,
+) -> Result<BoundEntry, JobError> {
+    let err = |m: String| JobError::entry(name, m);
+    // Where the entry sits: a register or a heap slot.
+    let (class, reg) = match at.table {
+        Table::Resource => {
+            if e.descriptor.is_some() {
+                return Err(err(
+                    "`descriptor` belongs to [[heap]] entries; a [[resource]] says `reg`".into(),
+                ));
+            }
+            let Some(r) = &e.reg else {
+                return Err(err(
+                    "missing `reg` (the register: \"t0\", \"u1\", \"b0\", \"s0\")".into(),
+                ));
+            };
+            let reg = Register::parse(r, e.space.unwrap_or(0)).ok_or_else(|| {
+                err(format!(
+                    "`reg` \"{r}\" is not a register (t, u, b or s and a number: \"u0\")"
+                ))
+            })?;
+            (Some(reg.class), Some(reg))
+        }
+        _ => {
+            if e.reg.is_some() || e.space.is_some() {
+                let key = if e.reg.is_some() { "reg" } else { "space" };
+                return Err(err(format!(
+                    "`{key}` does not apply to a [[heap]] entry: its slot is its position in the list"
+                )));
+            }
+            match &e.descriptor {
+                Some(d) => (Some(parse_descriptor(d).map_err(&err)?), None),
+                None => (None, None),
+            }
+        }
+    };
+    let (kind_name, dim) = parse_kind_name(&e.kind).map_err(&err)?;
+    if kind_name == "none" {
+        if at.table == Table::Resource {
+            return Err(err(
+                "kind \"none\" is for empty [[heap]] slots; leave the register out or use `null = true`".into(),
+            ));
+        }
+    } else if at.table == Table::Heap && class.is_none() {
+        return Err(err(
+            "missing `descriptor` (\"srv\", \"uav\" or \"cbv\")".into()
+        ));
+    }
+    if kind_name == "sampler" && at.table == Table::Heap {
+        return Err(err(
+            "samplers go in [[sampler_heap]] entries (SamplerDescriptorHeap)".into(),
+        ));
+    }
+    for key in present_keys(e) {
+        if !key_applies(kind_name, dim, key) {
+            return Err(err(format!(
+                "`{key}` does not apply to a {kind_name}{}",
+                applies_hint(key)
+            )));
+        }
+    }
+    if (e.null || kind_name == "none")
+        && let Some(key) = present_keys(e).first()
+    {
+        return Err(err(format!(
+            "`{key}` does not apply to a null descriptor (it has no storage)"
+        )));
+    }
+    let kind = parse_kind(e, kind_name, dim).map_err(&err)?;
+    if let Some(c) = class
+        && !kind.fits_class(c)
+    {
+        let how = match (at.table, reg) {
+            (Table::Resource, Some(r)) => format!(
+                "`reg` {r} holds {}; a {} needs {}",
+                class_word(c),
+                kind.name(),
+                needed_register(&kind)
+            ),
+            _ => format!(
+                "`descriptor` \"{}\" cannot hold a {} (it needs {})",
+                descriptor_name(c),
+                kind.name(),
+                needed_descriptor(&kind)
+            ),
+        };
+        return Err(err(how));
+    }
+    if e.counter.is_some() && class != Some(ResourceClass::Uav) {
+        return Err(err(
+            "`counter` needs a UAV (a `u` register, or descriptor = \"uav\")".into(),
+        ));
+    }
+    if e.counter_output.is_some() && e.counter.is_none() {
+        return Err(err(
+            "`counter_output` needs `counter` (the counter's initial value)".into(),
+        ));
+    }
+    let output = e.output.as_ref().map(|p| super::resolve(dir, p));
+    let counter_output = e.counter_output.as_ref().map(|p| super::resolve(dir, p));
+    let mut bound = BoundEntry {
+        at,
+        name: name.to_string(),
+        reg,
+        kind,
+        null: e.null || kind == EntryKind::None,
+        descriptor: Descriptor::Null(kind.view_class()),
+        storage: Storage::None,
+        counter: None,
+        output,
+        counter_output,
+    };
+    if bound.null {
+        return Ok(bound);
+    }
+    match kind {
+        EntryKind::RawBuffer
+        | EntryKind::StructuredBuffer { .. }
+        | EntryKind::TypedBuffer { .. } => {
+            let (view, memory) = make_buffer(e, kind, dir, name, budget)?;
+            let counter = e.counter.map(Counter::new);
+            bound.descriptor = Descriptor::Buffer {
+                view,
+                counter: counter.clone(),
+            };
+            bound.storage = Storage::Buffer(memory);
+            bound.counter = counter;
+        }
+        EntryKind::ConstantBuffer => {
+            let memory = make_cbuffer(e, dir, name, budget)?;
+            bound.descriptor = Descriptor::ConstantBuffer {
+                memory: memory.clone(),
+                offset: 0,
+                size: memory.len(),
+            };
+            bound.storage = Storage::Buffer(memory);
+        }
+        EntryKind::Texture { dim, format } => {
+            let texture = make_texture(e, dim, format, dir, name, budget)?;
+            bound.descriptor = Descriptor::Texture(TextureView::whole(texture.clone()));
+            bound.storage = Storage::Texture(texture);
+        }
+        EntryKind::Sampler { .. } => {
+            bound.descriptor =
+                Descriptor::Sampler(sampler_desc(&SamplerKeys::of(e)).map_err(&err)?);
+        }
+        EntryKind::None => {}
+    }
+    Ok(bound)
+}
+
+/// The `descriptor` value of a class.
+fn descriptor_name(c: ResourceClass) -> &'static str {
+    match c {
+        ResourceClass::Srv => "srv",
+        ResourceClass::Uav => "uav",
+        ResourceClass::Cbv => "cbv",
+        ResourceClass::Sampler => "sampler",
+    }
+}
+
+/// Which `descriptor` a kind takes, for messages.
+fn needed_descriptor(kind: &EntryKind) -> &'static str {
+    match kind {
+        EntryKind::ConstantBuffer => "\"cbv\"",
+        EntryKind::Texture { dim, .. } if dim.is_cube() => "\"srv\"",
+        _ => "\"srv\" or \"uav\"",
+    }
+}
+
+/// Where a kind is bound, for messages.
+fn needed_register(kind: &EntryKind) -> &'static str {
+    match kind {
+        EntryKind::ConstantBuffer => "a `b` register",
+        EntryKind::Sampler { .. } => "an `s` register",
+        EntryKind::Texture { dim, .. } if dim.is_cube() => "a `t` register",
+        _ => "a `t` or `u` register",
+    }
+}
+
+/// Which kinds a key is for, for the "does not apply" message.
+fn applies_hint(key: &str) -> &'static str {
+    match key {
+        "stride" => " (it is for structured_buffer)",
+        "counter" | "counter_output" => " (it is for structured_buffer UAVs)",
+        "format" => " (it is for typed_buffer and textures)",
+        "first_element" | "num_elements" => " (it is for raw, structured and typed buffers)",
+        "size" => " (it is for buffers and cbuffer; textures take width/height/depth)",
+        "width" | "mips" => " (it is for textures)",
+        "height" => " (it is for 2D, 3D and cube textures)",
+        "depth" => " (it is for texture3d; arrays take array_size)",
+        "array_size" => " (it is for texture arrays and texturecubearray)",
+        "samples" => " (it is for texture2dms and texture2dmsarray)",
+        "data" | "output" => " (it is for buffers and textures)",
+        _ => " (it is for samplers)",
+    }
+}
+
+/// The entry's kind with its stride, format or comparison.
+fn parse_kind(
+    e: &ResourceEntry,
+    kind_name: &str,
+    dim: Option<TextureDim>,
+) -> Result<EntryKind, String> {
+    let format = || -> Result<Format, String> {
+        let f = e.format.as_deref().ok_or_else(|| {
+            format!("missing `format` (a DXGI name: \"R32_UINT\") for a {kind_name}")
+        })?;
+        parse_format(f)
+    };
+    Ok(match kind_name {
+        "raw_buffer" => EntryKind::RawBuffer,
+        "structured_buffer" => {
+            let stride = match e.stride {
+                Some(s) if (1..=MAX_STRIDE).contains(&s) => s,
+                Some(s) => {
+                    return Err(format!("`stride` {s} is not from 1 to {MAX_STRIDE} bytes"));
+                }
+                None if e.null => 0,
+                None => return Err("missing `stride` (bytes per element)".into()),
+            };
+            EntryKind::StructuredBuffer { stride }
+        }
+        "typed_buffer" => EntryKind::TypedBuffer {
+            format: if e.null && e.format.is_none() {
+                Format::R32_UINT
+            } else {
+                format()?
+            },
+        },
+        "cbuffer" => EntryKind::ConstantBuffer,
+        "sampler" => {
+            let comparison = match &e.filter {
+                Some(f) => parse_filter(f)?.reduction == Reduction::Comparison,
+                None => false,
+            };
+            EntryKind::Sampler { comparison }
+        }
+        "none" => EntryKind::None,
+        _ => {
+            let dim = dim.ok_or_else(|| format!("unknown kind \"{kind_name}\""))?;
+            let format = if e.null && e.format.is_none() {
+                Format::R8G8B8A8_UNORM
+            } else {
+                format()?
+            };
+            EntryKind::Texture { dim, format }
+        }
+    })
+}
+
+fn parse_filter(f: &str) -> Result<Filter, String> {
+    Filter::from_name(f).ok_or_else(|| {
+        format!(
+            "unknown filter \"{f}\" (D3D12_FILTER names without the prefix: \"MIN_MAG_MIP_POINT\", \"MIN_MAG_MIP_LINEAR\", \"ANISOTROPIC\", \"COMPARISON_MIN_MAG_MIP_LINEAR\", …)"
+        )
+    })
+}
+
+/// The bytes of a `data` table and whether it is a fill (whose length is the resource's).
+fn data_bytes(spec: &DataSpec, dir: &Path) -> Result<Option<Vec<u8>>, String> {
+    if spec.fill_u32.is_some() {
+        // Still checks that only one form is given.
+        data::bytes(spec, dir)?;
+        return Ok(None);
+    }
+    data::bytes(spec, dir).map(Some)
+}
+
+/// Makes a buffer's memory and view.
+fn make_buffer(
+    e: &ResourceEntry,
+    kind: EntryKind,
+    dir: &Path,
+    name: &str,
+    budget: &mut Budget,
+) -> Result<(BufferView, Memory), JobError> {
+    let err = |m: String| JobError::entry(name, m);
+    let (bk, elem) = match kind {
+        EntryKind::StructuredBuffer { stride } => {
+            (BufferKind::Structured { stride }, u64::from(stride))
+        }
+        EntryKind::TypedBuffer { format } => (
+            BufferKind::Typed { format },
+            u64::from(format.bytes_per_texel()),
+        ),
+        _ => (BufferKind::Raw, 4),
+    };
+    let listed = match &e.data {
+        Some(d) => data_bytes(d, dir).map_err(&err)?,
+        None => None,
+    };
+    let first = e.first_element.unwrap_or(0);
+    let view_end = e
+        .num_elements
+        .map(|n| first.saturating_add(n).saturating_mul(elem));
+    let size = match (e.size, &listed, view_end) {
+        (Some(s), _, _) => s,
+        (None, None, None) => {
+            return Err(err(
+                "missing `size` (bytes), and no `data` or `num_elements` to take it from".into(),
+            ));
+        }
+        (None, l, v) => l.as_ref().map_or(0, |b| b.len() as u64).max(v.unwrap_or(0)),
+    };
+    if let Some(l) = &listed
+        && l.len() as u64 > size
+    {
+        return Err(err(format!(
+            "`data` holds {} bytes but the buffer has {size} (`size`)",
+            l.len()
+        )));
+    }
+    let whole = size / elem;
+    if first > whole {
+        return Err(err(format!(
+            "`first_element` {first} is past the buffer's {whole} elements of {elem} bytes"
+        )));
+    }
+    let num = e.num_elements.unwrap_or(whole - first);
+    if first.saturating_add(num) > whole {
+        return Err(err(format!(
+            "`num_elements`: the view's elements {first}..{} end past the buffer's {whole} elements of {elem} bytes ({size} bytes)",
+            first.saturating_add(num)
+        )));
+    }
+    budget.take(name, size)?;
+    let memory = Memory::zeroed(size).map_err(|e| err(format!("`size`: {e}")))?;
+    match (&listed, &e.data) {
+        (Some(bytes), _) => {
+            memory.write_bytes(0, bytes);
+        }
+        (None, Some(spec)) => {
+            let n = usize::try_from(size).map_err(|_| err("`size` too large".into()))?;
+            let filled = data::fill(Some(spec), dir, n).map_err(&err)?;
+            memory.write_bytes(0, &filled);
+        }
+        (None, None) => {}
+    }
+    let view = BufferView {
+        memory: memory.clone(),
+        kind: bk,
+        first_element: first,
+        num_elements: num,
+    };
+    Ok((view, memory))
+}
+
+/// Makes a constant buffer's memory.
+fn make_cbuffer(
+    e: &ResourceEntry,
+    dir: &Path,
+    name: &str,
+    budget: &mut Budget,
+) -> Result<Memory, JobError> {
+    let err = |m: String| JobError::entry(name, m);
+    let listed = match &e.data {
+        Some(d) => data_bytes(d, dir).map_err(&err)?,
+        None => None,
+    };
+    let size = match (e.size, &listed) {
+        (Some(s), _) => s,
+        (None, Some(l)) => l.len() as u64,
+        (None, None) => {
+            return Err(err(
+                "missing `size` (bytes), and no `data` to take it from".into()
+            ));
+        }
+    };
+    if size > MAX_CBUFFER_BYTES {
+        return Err(err(format!(
+            "`size` {size} is more than a constant buffer's {MAX_CBUFFER_BYTES} bytes"
+        )));
+    }
+    if let Some(l) = &listed
+        && l.len() as u64 > size
+    {
+        return Err(err(format!(
+            "`data` holds {} bytes but the cbuffer has {size} (`size`)",
+            l.len()
+        )));
+    }
+    budget.take(name, size)?;
+    let n = size as usize;
+    let bytes = match (&listed, &e.data) {
+        (Some(l), _) => {
+            let mut b = l.clone();
+            b.resize(n, 0);
+            b
+        }
+        (None, spec) => data::fill(spec.as_ref(), dir, n).map_err(&err)?,
+    };
+    Memory::from_bytes(&bytes).map_err(|e| err(e.to_string()))
+}
+
+/// Makes a texture from its keys and data.
+fn make_texture(
+    e: &ResourceEntry,
+    dim: TextureDim,
+    format: Format,
+    dir: &Path,
+    name: &str,
+    budget: &mut Budget,
+) -> Result<Texture, JobError> {
+    let err = |m: String| JobError::entry(name, m);
+    let width = e
+        .width
+        .ok_or_else(|| err(format!("missing `width` for a {}", dim.name())))?;
+    let height = match dim {
+        TextureDim::Tex1D | TextureDim::Tex1DArray => 1,
+        _ => e
+            .height
+            .ok_or_else(|| err(format!("missing `height` for a {}", dim.name())))?,
+    };
+    let depth_or_array_size = match dim {
+        TextureDim::Tex3D => e.depth.unwrap_or(1),
+        TextureDim::Cube => 6,
+        TextureDim::CubeArray => e
+            .array_size
+            .unwrap_or(1)
+            .checked_mul(6)
+            .ok_or_else(|| err("`array_size` too large".into()))?,
+        _ => e.array_size.unwrap_or(1),
+    };
+    if e.array_size == Some(0) {
+        return Err(err("`array_size` is 0".into()));
+    }
+    if width == 0 || height == 0 || depth_or_array_size == 0 {
+        let key = if width == 0 {
+            "width"
+        } else if height == 0 {
+            "height"
+        } else {
+            "depth"
+        };
+        return Err(err(format!("`{key}` is 0")));
+    }
+    if dim.is_cube() && width != height {
+        return Err(err(format!(
+            "`height` {height}: cube faces are square (`width` is {width})"
+        )));
+    }
+    let samples = e.samples.unwrap_or(1);
+    if dim.is_multisampled() && ![1, 2, 4, 8, 16].contains(&samples) {
+        return Err(err(format!("`samples` {samples} is not 1, 2, 4, 8 or 16")));
+    }
+    let mips = e.mips.unwrap_or(1);
+    let longest = match dim {
+        TextureDim::Tex3D => width.max(height).max(depth_or_array_size),
+        _ => width.max(height),
+    };
+    let max_mips = 32 - longest.leading_zeros();
+    if mips == 0 || mips > max_mips {
+        return Err(err(format!(
+            "`mips` {mips}: a texture of {} texels across has 1 to {max_mips}",
+            longest
+        )));
+    }
+    if dim.is_multisampled() && mips != 1 {
+        return Err(err("`mips`: a multisampled texture has one mip".into()));
+    }
+    let desc = TextureDesc {
+        dim,
+        format,
+        width,
+        height,
+        depth_or_array_size,
+        mips,
+        samples,
+    };
+    desc.validate()
+        .map_err(|e| err(texture_message(&e.to_string())))?;
+    budget.take(name, desc.total_bytes())?;
+    let is_png = e
+        .data
+        .as_ref()
+        .and_then(|d| d.file.as_ref())
+        .and_then(|f| f.extension())
+        .is_some_and(|x| x.eq_ignore_ascii_case("png"));
+    let texture = if is_png {
+        let spec = e.data.as_ref().and_then(|d| d.file.as_ref());
+        let file = spec.map(|f| super::resolve(dir, f)).unwrap_or_default();
+        let bytes = png::read_texels(&file, &desc).map_err(|m| err(format!("`data`: {m}")))?;
+        Texture::from_bytes(desc, &bytes)
+    } else {
+        let total = usize::try_from(desc.total_bytes()).map_err(|_| err("too large".into()))?;
+        let listed = match &e.data {
+            Some(d) => data_bytes(d, dir).map_err(&err)?,
+            None => None,
+        };
+        if let Some(l) = &listed
+            && l.len() > total
+        {
+            return Err(err(format!(
+                "`data` holds {} bytes but the texture has {total} (all subresources tightly packed)",
+                l.len()
+            )));
+        }
+        let bytes = data::fill(e.data.as_ref(), dir, total).map_err(&err)?;
+        Texture::from_bytes(desc, &bytes)
+    };
+    texture.map_err(|e| err(texture_message(&e.to_string())))
+}
+
+/// A texture error in the job's words.
+fn texture_message(m: &str) -> String {
+    m.replace("bad texture: ", "")
+}
+
+/// The sampler keys of a `[[resource]]` or `[[sampler_heap]]` entry.
+struct SamplerKeys<'a> {
+    filter: Option<&'a str>,
+    address: Option<&'a [String]>,
+    mip_lod_bias: Option<f32>,
+    max_anisotropy: Option<u32>,
+    comparison: Option<&'a str>,
+    border_color: Option<[f32; 4]>,
+    min_lod: Option<f32>,
+    max_lod: Option<f32>,
+}
+
+impl<'a> SamplerKeys<'a> {
+    fn of(e: &'a ResourceEntry) -> Self {
+        SamplerKeys {
+            filter: e.filter.as_deref(),
+            address: e.address.as_deref(),
+            mip_lod_bias: e.mip_lod_bias,
+            max_anisotropy: e.max_anisotropy,
+            comparison: e.comparison.as_deref(),
+            border_color: e.border_color,
+            min_lod: e.min_lod,
+            max_lod: e.max_lod,
+        }
+    }
+
+    fn of_heap(e: &'a SamplerEntry) -> Self {
+        SamplerKeys {
+            filter: e.filter.as_deref(),
+            address: e.address.as_deref(),
+            mip_lod_bias: e.mip_lod_bias,
+            max_anisotropy: e.max_anisotropy,
+            comparison: e.comparison.as_deref(),
+            border_color: e.border_color,
+            min_lod: e.min_lod,
+            max_lod: e.max_lod,
+        }
+    }
+}
+
+/// A `D3D12_SAMPLER_DESC` from the keys given, defaults for the rest (see the module doc).
+fn sampler_desc(k: &SamplerKeys<'_>) -> Result<SamplerDesc, String> {
+    let mut s = SamplerDesc::default();
+    if let Some(f) = k.filter {
+        s.filter = parse_filter(f)?;
+    }
+    if let Some(a) = k.address {
+        let modes: Vec<AddressMode> = a
+            .iter()
+            .map(|m| {
+                AddressMode::from_name(m).ok_or_else(|| {
+                    format!(
+                        "unknown address mode \"{m}\" (WRAP, MIRROR, CLAMP, BORDER or MIRROR_ONCE)"
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        s.address = match modes.as_slice() {
+            [m] => [*m; 3],
+            [u, v, w] => [*u, *v, *w],
+            _ => {
+                return Err(format!(
+                    "`address` has {} modes; give one (for u, v and w) or three",
+                    modes.len()
+                ));
+            }
+        };
+    }
+    if let Some(b) = k.mip_lod_bias {
+        s.mip_lod_bias = b;
+    }
+    if let Some(a) = k.max_anisotropy {
+        if !(1..=16).contains(&a) {
+            return Err(format!("`max_anisotropy` {a} is not from 1 to 16"));
+        }
+        s.max_anisotropy = a;
+    }
+    if let Some(c) = k.comparison {
+        s.comparison = ComparisonFunc::from_name(c).ok_or_else(|| {
+            format!(
+                "unknown comparison \"{c}\" (NEVER, LESS, EQUAL, LESS_EQUAL, GREATER, NOT_EQUAL, GREATER_EQUAL or ALWAYS)"
+            )
+        })?;
+    }
+    if let Some(c) = k.border_color {
+        s.border_color = c;
+    }
+    if let Some(l) = k.min_lod {
+        s.min_lod = l;
+    }
+    if let Some(l) = k.max_lod {
+        s.max_lod = l;
+    }
+    if s.min_lod > s.max_lod {
+        return Err(format!(
+            "`min_lod` {} is above `max_lod` {}",
+            s.min_lod, s.max_lod
+        ));
+    }
+    Ok(s)
+}
+
+/// Binds one `[[sampler_heap]]` entry.
+fn bind_sampler_heap_entry(
+    s: &SamplerEntry,
+    at: EntryRef,
+    name: &str,
+) -> Result<BoundEntry, JobError> {
+    let err = |m: String| JobError::entry(name, m);
+    let kind = match s.kind.trim().to_ascii_lowercase().as_str() {
+        "sampler" => {
+            let comparison = match &s.filter {
+                Some(f) => parse_filter(f).map_err(&err)?.reduction == Reduction::Comparison,
+                None => false,
+            };
+            EntryKind::Sampler { comparison }
+        }
+        "none" => EntryKind::None,
+        _ => {
+            return Err(err(format!(
+                "unknown kind \"{}\" (a [[sampler_heap]] entry is \"sampler\" or \"none\")",
+                s.kind
+            )));
+        }
+    };
+    let descriptor = match kind {
+        EntryKind::None => {
+            let keys = SamplerKeys::of_heap(s);
+            if keys.filter.is_some()
+                || keys.address.is_some()
+                || keys.mip_lod_bias.is_some()
+                || keys.max_anisotropy.is_some()
+                || keys.comparison.is_some()
+                || keys.border_color.is_some()
+                || keys.min_lod.is_some()
+                || keys.max_lod.is_some()
+            {
+                return Err(err(
+                    "an empty slot (kind \"none\") takes no sampler keys".into()
+                ));
+            }
+            Descriptor::Null(ViewClass::Sampler)
+        }
+        _ => Descriptor::Sampler(sampler_desc(&SamplerKeys::of_heap(s)).map_err(&err)?),
+    };
+    Ok(BoundEntry {
+        at,
+        name: name.to_string(),
+        reg: None,
+        kind,
+        null: kind == EntryKind::None,
+        descriptor,
+        storage: Storage::None,
+        counter: None,
+        output: None,
+        counter_output: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::parse;
+
+    fn bind(text: &str) -> Result<BoundJob, String> {
+        let job = parse(text).map_err(|e| e.to_string())?;
+        bind_job(&job, Path::new("."), DEFAULT_MAX_RESOURCE_BYTES).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn registers_parse() {
+        let r = Register::parse("U12", 3).unwrap();
+        assert_eq!(r.class, ResourceClass::Uav);
+        assert_eq!(r.index, 12);
+        assert_eq!(r.to_string(), "u12, space3");
+        assert!(Register::parse("x1", 0).is_none());
+        assert!(Register::parse("u", 0).is_none());
+        assert!(Register::parse("u-1", 0).is_none());
+    }
+
+    /// Sizes come from `size`, else from the data and the view (module doc).
+    #[test]
+    fn buffer_sizes_and_views() {
+        let b = bind(
+            r#"
+[program]
+[[resource]]
+reg = "u0"
+kind = "structured_buffer"
+stride = 8
+data = { u32 = [1, 2, 3, 4, 5, 6] }
+[[resource]]
+reg = "t0"
+kind = "typed_buffer"
+format = "R16G16_FLOAT"
+first_element = 2
+num_elements = 3
+[[resource]]
+reg = "t1"
+kind = "raw_buffer"
+size = 64
+data = { fill_u32 = 7 }
+"#,
+        )
+        .unwrap();
+        let Descriptor::Buffer { view, .. } = &b.resources[0].descriptor else {
+            panic!()
+        };
+        assert_eq!((view.memory.len(), view.num_elements), (24, 3));
+        let Descriptor::Buffer { view, .. } = &b.resources[1].descriptor else {
+            panic!()
+        };
+        assert_eq!(
+            (view.memory.len(), view.first_element, view.num_elements),
+            (20, 2, 3)
+        );
+        assert_eq!(b.resources[2].contents().unwrap()[60], 7);
+    }
+
+    #[test]
+    fn cube_arrays_count_cubes() {
+        let b = bind(
+            r#"
+[program]
+[[resource]]
+reg = "t0"
+kind = "texturecubearray"
+format = "R8_UNORM"
+width = 2
+height = 2
+array_size = 2
+"#,
+        )
+        .unwrap();
+        let t = b.resources[0].texture().unwrap();
+        assert_eq!(t.desc().depth_or_array_size, 12);
+        assert_eq!(t.memory().len(), 48);
+    }
+
+    #[test]
+    fn sampler_defaults_are_d3d_defaults() {
+        let b = bind(
+            r#"
+[program]
+[[resource]]
+reg = "s0"
+kind = "sampler"
+[[resource]]
+reg = "s1"
+kind = "sampler"
+filter = "COMPARISON_MIN_MAG_MIP_POINT"
+address = ["WRAP"]
+comparison = "LESS"
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            b.resources[0].descriptor,
+            Descriptor::Sampler(SamplerDesc::default())
+        );
+        assert_eq!(b.resources[1].kind, EntryKind::Sampler { comparison: true });
+        let Descriptor::Sampler(s) = b.resources[1].descriptor else {
+            panic!()
+        };
+        assert_eq!(s.address, [AddressMode::Wrap; 3]);
+    }
+}

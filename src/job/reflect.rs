@@ -1,0 +1,400 @@
+//! The reflection check: the ranges a program declares against the registers a job
+//! binds, before anything runs.
+//!
+//! Owns: matching every declared range (`ir::Shader::resources`) with the `[[resource]]`
+//! entries in its registers, building `pipeline::Bindings` from them, and saying what
+//! does not fit. Does not own: the entries themselves ([`super::bind`]).
+//!
+//! # Rules
+//!
+//! Errors (the run does not start; the message lists every declared range and every
+//! binding):
+//! - a register of a declared range that the job does not bind. Every element of a
+//!   bounded SM 5.1 array must be bound (`null = true` for those the program does not
+//!   reach); an unbounded array is bound from its first register up to the highest one
+//!   the job binds, without gaps;
+//! - a binding of another kind than declared (`structured_buffer` for `raw_buffer`,
+//!   `texture2d` for `texture2darray`, …);
+//! - a structured buffer whose stride is not the declared one;
+//! - a typed view (typed buffer or texture) whose format's values do not fit the
+//!   declared return type: `float`, `unorm` and `snorm` declarations read float, UNORM,
+//!   SNORM and sRGB formats; `uint` (and `double`, read as two `uint`s) reads UINT
+//!   formats; `sint` reads SINT formats; `mixed` reads any;
+//! - a UAV whose counter the program uses, bound without `counter`;
+//! - an acceleration structure (jobs cannot bind one yet).
+//!
+//! Warnings (printed, the run goes on): a binding the program does not declare; a
+//! counter the program does not use; a constant buffer smaller than declared (reads past
+//! its end give 0); a comparison sampler declared but a non-comparison filter bound, or
+//! the reverse; heap entries for a program that does not index the heap.
+
+use std::fmt::Write as _;
+
+use super::JobError;
+use super::bind::{BoundEntry, BoundJob, EntryKind, Register};
+use crate::ir::{ComponentType, ResourceKind, ResourceRange, Shader};
+use crate::pipeline::Bindings;
+use crate::resources::Format;
+use crate::resources::format::ChannelType;
+
+/// The bindings a program gets from a job, and what the check warned about.
+#[derive(Debug, Clone)]
+pub struct Fit {
+    /// One descriptor list per declared range, then the heaps.
+    pub bindings: Bindings,
+    /// Warnings, one line each, naming the entry.
+    pub warnings: Vec<String>,
+}
+
+/// Matches `shader`'s declared ranges with `job`'s bindings (see the module doc).
+pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
+    let mut problems = Vec::new();
+    let mut warnings = Vec::new();
+    let mut used = vec![false; job.resources.len()];
+    let mut ranges = Vec::with_capacity(shader.resources.len());
+    for r in &shader.resources {
+        let mut descs = Vec::new();
+        if r.kind == ResourceKind::AccelerationStructure {
+            problems.push(format!(
+                "{}: the program declares an acceleration_structure{}; jobs cannot bind one yet",
+                r.binding_name(),
+                quoted_name(r)
+            ));
+            ranges.push(descs);
+            continue;
+        }
+        let count = if r.count == ResourceRange::UNBOUNDED {
+            let highest = job
+                .resources
+                .iter()
+                .filter_map(|e| e.reg)
+                .filter(|g| g.class == r.class && g.space == r.space && g.index >= r.lower)
+                .map(|g| g.index - r.lower + 1)
+                .max();
+            match highest {
+                Some(n) => n,
+                None => {
+                    problems.push(format!(
+                        "{}: the program declares an unbounded array of {}{}; the job binds none of it",
+                        r.binding_name(),
+                        declared(r),
+                        quoted_name(r)
+                    ));
+                    ranges.push(descs);
+                    continue;
+                }
+            }
+        } else {
+            r.count
+        };
+        for k in 0..count {
+            let reg = Register {
+                class: r.class,
+                index: r.lower.saturating_add(k),
+                space: r.space,
+            };
+            let Some(pos) = job.resources.iter().position(|e| e.reg == Some(reg)) else {
+                problems.push(format!(
+                    "{reg}: the program declares {}{} here; the job binds nothing",
+                    article(&declared(r)),
+                    quoted_name(r)
+                ));
+                continue;
+            };
+            used[pos] = true;
+            let e = &job.resources[pos];
+            if let Err(p) = fits(r, e, reg, &mut warnings) {
+                problems.push(format!("{}: {p}", e.name));
+            }
+            descs.push(e.descriptor.clone());
+        }
+        ranges.push(descs);
+    }
+    for (e, used) in job.resources.iter().zip(&used) {
+        if !used {
+            let reg = e.reg.map(|r| r.to_string()).unwrap_or_default();
+            warnings.push(format!(
+                "{}: the program declares no {reg}; this binding is not used",
+                e.name
+            ));
+        }
+    }
+    if !job.heap.is_empty() && !shader.uses_resource_heap {
+        warnings.push(
+            "[[heap]]: the program does not index ResourceDescriptorHeap; these entries are not used"
+                .into(),
+        );
+    }
+    if !job.sampler_heap.is_empty() && !shader.uses_sampler_heap {
+        warnings.push(
+            "[[sampler_heap]]: the program does not index SamplerDescriptorHeap; these entries are not used"
+                .into(),
+        );
+    }
+    if !problems.is_empty() {
+        let mut message = String::from("the job's bindings do not fit what the program declares:");
+        for p in &problems {
+            message.push_str("\n  ");
+            message.push_str(p);
+        }
+        return Err(JobError::Reflection {
+            message,
+            listing: listing(shader, job),
+        });
+    }
+    Ok(Fit {
+        bindings: Bindings {
+            ranges,
+            resource_heap: job.heap.iter().map(|e| e.descriptor.clone()).collect(),
+            sampler_heap: job
+                .sampler_heap
+                .iter()
+                .map(|e| e.descriptor.clone())
+                .collect(),
+        },
+        warnings,
+    })
+}
+
+/// `"a "` or `"an "` before a word.
+fn article(word: &str) -> String {
+    let an = word
+        .chars()
+        .next()
+        .is_some_and(|c| "aeiou".contains(c.to_ascii_lowercase()));
+    format!("{} {word}", if an { "an" } else { "a" })
+}
+
+/// ` "name"` when the range has a name.
+fn quoted_name(r: &ResourceRange) -> String {
+    if r.name.is_empty() {
+        String::new()
+    } else {
+        format!(" \"{}\"", r.name)
+    }
+}
+
+/// A declared range's kind with its stride or return type: `structured_buffer (stride
+/// 4)`, `texture2d of float`.
+fn declared(r: &ResourceRange) -> String {
+    match r.kind {
+        ResourceKind::StructuredBuffer { stride } => format!("structured_buffer (stride {stride})"),
+        ResourceKind::TypedBuffer => format!("typed_buffer of {}", r.component),
+        k if k.is_texture() => format!("{} of {}", k.job_name(), r.component),
+        ResourceKind::Sampler { comparison: true } => "comparison sampler".into(),
+        k => k.job_name().into(),
+    }
+}
+
+/// Whether a format's values fit a declared return type (module doc).
+pub fn component_fits(c: ComponentType, f: Format) -> bool {
+    let t = f.channel_type();
+    match c {
+        ComponentType::Float | ComponentType::UNorm | ComponentType::SNorm => matches!(
+            t,
+            ChannelType::Float | ChannelType::UNorm | ChannelType::SNorm | ChannelType::Srgb
+        ),
+        ComponentType::UInt | ComponentType::Double => t == ChannelType::UInt,
+        ComponentType::SInt => t == ChannelType::SInt,
+        ComponentType::Mixed => true,
+    }
+}
+
+fn channel_word(t: ChannelType) -> &'static str {
+    match t {
+        ChannelType::Float => "float",
+        ChannelType::UNorm => "unorm",
+        ChannelType::SNorm => "snorm",
+        ChannelType::Srgb => "srgb (unorm)",
+        ChannelType::UInt => "uint",
+        ChannelType::SInt => "sint",
+        ChannelType::Typeless => "typeless",
+    }
+}
+
+/// Whether entry `e` fits declared range `r` at `reg`; the problem when not. Adds
+/// warnings for what fits but looks wrong.
+fn fits(
+    r: &ResourceRange,
+    e: &BoundEntry,
+    reg: Register,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
+    let same_kind = match (r.kind, e.kind) {
+        (ResourceKind::RawBuffer, EntryKind::RawBuffer)
+        | (ResourceKind::StructuredBuffer { .. }, EntryKind::StructuredBuffer { .. })
+        | (ResourceKind::TypedBuffer, EntryKind::TypedBuffer { .. })
+        | (ResourceKind::ConstantBuffer { .. }, EntryKind::ConstantBuffer)
+        | (ResourceKind::Sampler { .. }, EntryKind::Sampler { .. }) => true,
+        (k, EntryKind::Texture { dim, .. }) => k.is_texture() && k.job_name() == dim.name(),
+        _ => false,
+    };
+    if !same_kind {
+        return Err(format!(
+            "the program declares {} at {reg}; the job binds {}",
+            article(&declared(r)),
+            article(e.kind.name())
+        ));
+    }
+    if e.null {
+        return Ok(());
+    }
+    match (r.kind, e.kind) {
+        (ResourceKind::StructuredBuffer { stride }, EntryKind::StructuredBuffer { stride: s })
+            if stride != 0 && stride != s =>
+        {
+            return Err(format!(
+                "the program declares a structured_buffer of stride {stride} at {reg}; the job's `stride` is {s}"
+            ));
+        }
+        (_, EntryKind::TypedBuffer { format } | EntryKind::Texture { format, .. })
+            if !component_fits(r.component, format) =>
+        {
+            return Err(format!(
+                "the program reads {reg} as {}; format {format} holds {} values",
+                r.component,
+                channel_word(format.channel_type())
+            ));
+        }
+        (ResourceKind::ConstantBuffer { size }, EntryKind::ConstantBuffer) => {
+            let have = e.storage_bytes();
+            if u64::from(size) > have {
+                warnings.push(format!(
+                    "{}: {have} bytes, but the program declares a cbuffer of {size} bytes; reads past the end give 0",
+                    e.name
+                ));
+            }
+        }
+        (ResourceKind::Sampler { comparison }, EntryKind::Sampler { comparison: c })
+            if comparison != c =>
+        {
+            warnings.push(if comparison {
+                format!(
+                    "{}: the program declares a comparison sampler but the `filter` is not a COMPARISON_ filter",
+                    e.name
+                )
+            } else {
+                format!(
+                    "{}: the `filter` is a COMPARISON_ filter but the program declares a plain sampler",
+                    e.name
+                )
+            });
+        }
+        _ => {}
+    }
+    if r.counter && e.counter.is_none() {
+        return Err(format!(
+            "the program uses {reg}'s counter (append/consume or IncrementCounter); give the entry `counter = 0`"
+        ));
+    }
+    if !r.counter && e.counter.is_some() {
+        warnings.push(format!(
+            "{}: the program does not use {reg}'s counter",
+            e.name
+        ));
+    }
+    Ok(())
+}
+
+/// The table of every declared range, then every binding of the job.
+pub fn listing(shader: &Shader, job: &BoundJob) -> String {
+    let mut rows: Vec<[String; 5]> = vec![[
+        "register".into(),
+        "space".into(),
+        "kind".into(),
+        "stride/type".into(),
+        "name".into(),
+    ]];
+    for r in &shader.resources {
+        let mut reg = r.binding_name();
+        if let Some(i) = reg.find(", space") {
+            reg.truncate(i);
+        }
+        let detail = match r.kind {
+            ResourceKind::StructuredBuffer { stride } => format!("stride {stride}"),
+            ResourceKind::ConstantBuffer { size } if size != 0 => format!("{size} bytes"),
+            ResourceKind::Sampler { comparison: true } => "comparison".into(),
+            k if k == ResourceKind::TypedBuffer || k.is_texture() => r.component.to_string(),
+            _ => String::new(),
+        };
+        let mut name = r.name.clone();
+        if r.counter {
+            name.push_str(if name.is_empty() {
+                "(counter)"
+            } else {
+                " (counter)"
+            });
+        }
+        rows.push([
+            reg,
+            r.space.to_string(),
+            r.kind.job_name().into(),
+            detail,
+            name,
+        ]);
+    }
+    let mut out = String::from("the program declares:\n");
+    if shader.resources.is_empty() {
+        out.push_str("  (no resources)\n");
+    } else {
+        let widths: Vec<usize> = (0..5)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        for row in &rows {
+            let mut line = String::new();
+            for (c, cell) in row.iter().enumerate() {
+                let _ = write!(line, "  {cell:<w$}", w = widths[c]);
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+    if shader.uses_resource_heap {
+        out.push_str("  and indexes ResourceDescriptorHeap\n");
+    }
+    if shader.uses_sampler_heap {
+        out.push_str("  and indexes SamplerDescriptorHeap\n");
+    }
+    out.push_str("the job binds:");
+    if job.resources.is_empty() {
+        out.push_str("\n  (no [[resource]] entries)");
+    }
+    for e in &job.resources {
+        let _ = write!(out, "\n  {}: {}", e.name, e.kind.describe());
+        if e.null {
+            out.push_str(", null");
+        }
+        if e.counter.is_some() {
+            out.push_str(", counter");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// D3D's typed-view rule as the module doc states it.
+    #[test]
+    fn return_types_and_formats() {
+        assert!(component_fits(ComponentType::Float, Format::R8G8B8A8_UNORM));
+        assert!(component_fits(
+            ComponentType::Float,
+            Format::R8G8B8A8_UNORM_SRGB
+        ));
+        assert!(component_fits(ComponentType::UNorm, Format::R32_FLOAT));
+        assert!(!component_fits(ComponentType::Float, Format::R32_UINT));
+        assert!(component_fits(ComponentType::UInt, Format::R32_UINT));
+        assert!(!component_fits(ComponentType::UInt, Format::R32_SINT));
+        assert!(component_fits(ComponentType::SInt, Format::R16_SINT));
+        assert!(component_fits(ComponentType::Double, Format::R32G32_UINT));
+        assert!(component_fits(ComponentType::Mixed, Format::R32_FLOAT));
+    }
+
+    #[test]
+    fn articles() {
+        assert_eq!(article("raw_buffer"), "a raw_buffer");
+        assert_eq!(article("unbounded"), "an unbounded");
+    }
+}

@@ -1,0 +1,717 @@
+//! Running a compute job: load the program, bind, check, dispatch, write the outputs,
+//! check the expectations, write the summary.
+//!
+//! Owns the library API `dxlane run` (and later `replay`) is built on: [`run_job`] does
+//! it all; [`prepare`] and [`Prepared::execute`] split it so a caller can show warnings
+//! before a long run. Does not own: printing (`cli::run`).
+//!
+//! Everything that can be checked before the run is: the job's keys and sizes, the
+//! bindings against the program's declarations, the options, the dispatch size, the
+//! output formats and the expectations' targets — a run never ends in an error a look at
+//! the job could have found.
+//!
+//! The JSON summary (`[options] summary`, by default `out/<job stem>.summary.json` beside
+//! the job file) holds the program (path, container `DXBC`/`DXIL`/`IR`, shader model,
+//! stage, entry), the profile, wave size, worker threads, thread layout, thread group and
+//! groups, waves and lane-instructions run, the dispatch's elapsed seconds and
+//! lane-instructions per second, every output (path, bytes, MD5), every expectation's
+//! result, and the warnings.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use md5::Digest;
+use serde::Serialize;
+
+use super::bind::{self, BoundEntry, BoundJob, DEFAULT_MAX_RESOURCE_BYTES, Register, Storage};
+use super::expect::{self, Expected, Mismatch};
+use super::reflect::{self, Fit};
+use super::schema::{ExpectEntry, Tolerance};
+use super::{Job, JobError, LoadError, png};
+use crate::container::{Container, ProgramHeader, ProgramKind};
+use crate::exec::{ExecError, Limits, Profile};
+use crate::ir::{Shader, Stage};
+use crate::lower::{self, LoadOptions};
+use crate::pipeline::dispatch::{MAX_GROUPS_PER_DIMENSION, choose_wave_size};
+use crate::pipeline::{DispatchOptions, ThreadLayout, dispatch};
+
+/// The most mismatches of one `[[expect]]` kept in a summary (the count is always
+/// exact).
+pub const MAX_REPORTED_MISMATCHES: usize = 100;
+
+/// Settings that override the job's `[options]` (the command line's flags).
+#[derive(Default)]
+pub struct RunOptions<'a> {
+    /// Worker threads (0 = all cores).
+    pub threads: Option<usize>,
+    /// Lanes per wave.
+    pub wave_size: Option<u32>,
+    /// WARP profile name.
+    pub profile: Option<String>,
+    /// Where to write the summary (as given, not relative to the job).
+    pub summary: Option<PathBuf>,
+    /// Called with (groups done, groups in all) from the worker threads.
+    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+}
+
+/// What program a job ran.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ProgramInfo {
+    /// The program file.
+    pub path: String,
+    /// `DXBC` (Shader Model 4–5), `DXIL` (Shader Model 6) or `IR` (the text form).
+    pub container: String,
+    /// The shader model as a profile name (`cs_5_0`); `null` for IR text.
+    pub shader_model: Option<String>,
+    /// The stage (`compute`).
+    pub stage: String,
+    /// The entry point.
+    pub entry: String,
+}
+
+/// A program loaded for a job.
+#[derive(Debug, Clone)]
+pub struct LoadedProgram {
+    /// The lowered (or parsed) shader.
+    pub shader: Shader,
+    /// What it is.
+    pub info: ProgramInfo,
+}
+
+/// One output file written.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OutputSummary {
+    /// The entry it came from.
+    pub entry: String,
+    /// The file.
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The MD5 of its bytes, in hex.
+    pub md5: String,
+}
+
+/// The result of one `[[expect]]`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ExpectResult {
+    /// The entry: `[[expect]] #1 (u0)`.
+    pub entry: String,
+    /// What it checks: `u0`, `u0 counter`, `heap[2]`.
+    pub target: String,
+    /// Values compared.
+    pub values: usize,
+    /// Whether every value matched.
+    pub passed: bool,
+    /// Number of values that did not match.
+    pub mismatch_count: usize,
+    /// The first [`MAX_REPORTED_MISMATCHES`] mismatches.
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl ExpectResult {
+    /// One line per reported mismatch: `u0 +0x10 [4]: expected 1.0 (0x3f800000), got
+    /// 1.0000001 (0x3f800001), 1 ulp`.
+    pub fn mismatch_lines(&self) -> Vec<String> {
+        self.mismatches
+            .iter()
+            .map(|m| mismatch_line(&self.target, m))
+            .collect()
+    }
+}
+
+/// One mismatch as a line (see [`ExpectResult::mismatch_lines`]).
+pub fn mismatch_line(target: &str, m: &Mismatch) -> String {
+    let mut s = format!(
+        "{target} +0x{:x} [{}]: expected {}, got {}",
+        m.offset, m.element, m.expected, m.got
+    );
+    if let Some(u) = m.ulp {
+        s.push_str(&format!(", {u} ulp"));
+    }
+    s
+}
+
+/// All expectations' results.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct ExpectSummary {
+    /// Entries whose values all matched.
+    pub passed: usize,
+    /// Entries with a mismatch.
+    pub failed: usize,
+    /// Each entry's result, in file order.
+    pub results: Vec<ExpectResult>,
+}
+
+/// What a run did: the JSON summary's contents.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    /// The job file.
+    pub job: String,
+    /// The program.
+    pub program: ProgramInfo,
+    /// The WARP profile's name.
+    pub profile: String,
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// Worker threads.
+    pub threads: usize,
+    /// How threads were placed in lanes: `quads` or `linear`.
+    pub thread_layout: String,
+    /// `[numthreads]`.
+    pub thread_group: [u32; 3],
+    /// Thread groups dispatched.
+    pub groups: [u32; 3],
+    /// Waves run.
+    pub waves: u64,
+    /// Lane-instructions executed.
+    pub lane_instructions: u64,
+    /// Seconds the dispatch took (wall clock).
+    pub elapsed_seconds: f64,
+    /// Lane-instructions per second of the dispatch.
+    pub lane_instructions_per_second: f64,
+    /// Output files written.
+    pub outputs: Vec<OutputSummary>,
+    /// Expectation results.
+    pub expectations: ExpectSummary,
+    /// Warnings of the reflection check.
+    pub warnings: Vec<String>,
+}
+
+/// A finished run.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// The summary (also written as JSON).
+    pub summary: Summary,
+    /// Where the summary was written.
+    pub summary_path: PathBuf,
+    /// The job's resources after the run.
+    pub bound: BoundJob,
+}
+
+impl RunResult {
+    /// Whether every expectation held.
+    pub fn passed(&self) -> bool {
+        self.summary.expectations.failed == 0
+    }
+
+    /// The process exit status: 0 when every expectation holds, 1 when any fails.
+    /// (Errors, status 2, never make a `RunResult`.)
+    pub fn exit_code(&self) -> u8 {
+        if self.passed() { 0 } else { 1 }
+    }
+}
+
+/// A job ready to run: program loaded, resources bound and checked.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The job.
+    pub job: Job,
+    /// The program.
+    pub program: LoadedProgram,
+    /// The job's resources.
+    pub bound: BoundJob,
+    /// The bindings and the check's warnings.
+    pub fit: Fit,
+    /// Thread groups.
+    pub groups: [u32; 3],
+    /// Dispatch options.
+    pub options: DispatchOptions,
+    /// The expectations, checked against their targets.
+    expects: Vec<CheckedExpect>,
+    summary_path: PathBuf,
+}
+
+/// An `[[expect]]` whose target exists and whose values parse.
+#[derive(Debug)]
+struct CheckedExpect {
+    entry: String,
+    target: String,
+    table: bind::Table,
+    index: usize,
+    counter: Option<u32>,
+    values: Vec<Expected>,
+    source: ExpectEntry,
+}
+
+/// Reads, checks and runs the job at `path` (see the module doc).
+pub fn run_job(path: &Path, opts: &RunOptions<'_>) -> Result<RunResult, JobError> {
+    let job = Job::load(path)?;
+    prepare(job, opts)?.execute(opts)
+}
+
+/// Loads the job's program (`[program] cs`, relative to the job file): a DXBC
+/// container (DXBC or DXIL program) through `lower::load`, or a `.ir` file in the IR's
+/// text form. Refuses programs that are not compute programs.
+pub fn load_program(job: &Job) -> Result<LoadedProgram, JobError> {
+    let p = &job.file.program;
+    let Some(cs) = &p.cs else {
+        let message = if p.vs.is_some() || p.ps.is_some() {
+            "draw jobs (`vs`/`ps`) are not supported yet; `dxlane run` runs compute jobs: give `cs`"
+        } else {
+            "missing `cs` (the compute program's file, relative to the job file)"
+        };
+        return Err(JobError::Section {
+            section: "[program]",
+            message: message.into(),
+        });
+    };
+    let path = job.resolve(cs);
+    let is_ir = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ir"));
+    let program_err = |message: String| JobError::Program {
+        path: path.clone(),
+        message,
+    };
+    let (shader, container, shader_model) = if is_ir {
+        let text = std::fs::read_to_string(&path).map_err(|e| JobError::Io {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let shader = crate::ir::parse_shader(&text).map_err(|e| JobError::Load {
+            path: path.clone(),
+            source: LoadError::IrParse {
+                line: e.line,
+                message: e.message,
+            },
+        })?;
+        crate::ir::validate(&shader).map_err(|e| JobError::Load {
+            path: path.clone(),
+            source: LoadError::IrInvalid(e.to_string()),
+        })?;
+        if let Some(entry) = &p.entry
+            && *entry != shader.entry
+        {
+            return Err(program_err(format!(
+                "has no entry point \"{entry}\" (its entry is \"{}\")",
+                shader.entry
+            )));
+        }
+        (shader, "IR".to_string(), None)
+    } else {
+        let bytes = std::fs::read(&path).map_err(|e| JobError::Io {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        // The program's kind first, so a pixel program gets a clear word even where the
+        // lowering would refuse it for another reason.
+        if let Ok(c) = Container::parse(&bytes)
+            && let Some(part) = c.program_part()
+            && let Ok(h) = ProgramHeader::parse(part)
+        {
+            let v = h.version();
+            if !matches!(v.kind, ProgramKind::Compute | ProgramKind::Library) {
+                return Err(program_err(format!(
+                    "is a {v} program; `dxlane run` runs compute programs (cs_*)"
+                )));
+            }
+        }
+        let loaded = lower::load(
+            &bytes,
+            &LoadOptions {
+                entry: p.entry.clone(),
+            },
+        )
+        .map_err(|e| JobError::Load {
+            path: path.clone(),
+            source: LoadError::Lower(e),
+        })?;
+        let container = if loaded.dxil { "DXIL" } else { "DXBC" };
+        (
+            loaded.shader,
+            container.to_string(),
+            Some(loaded.version.to_string()),
+        )
+    };
+    if shader.stage != Stage::Compute {
+        return Err(program_err(format!(
+            "is a {} program; `dxlane run` runs compute programs",
+            shader.stage
+        )));
+    }
+    let info = ProgramInfo {
+        path: path.display().to_string(),
+        container,
+        shader_model,
+        stage: shader.stage.to_string(),
+        entry: shader.entry.clone(),
+    };
+    Ok(LoadedProgram { shader, info })
+}
+
+fn options_err(message: String) -> JobError {
+    JobError::Section {
+        section: "[options]",
+        message,
+    }
+}
+
+/// Checks everything that can be checked before a run (see the module doc) and binds the
+/// job's resources.
+pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+    let o = &job.file.options;
+    let groups = match &job.file.dispatch {
+        Some(d) => d.groups,
+        None => {
+            return Err(JobError::Section {
+                section: "[dispatch]",
+                message: "missing: a compute job needs `[dispatch] groups = [x, y, z]`".into(),
+            });
+        }
+    };
+    if groups
+        .iter()
+        .any(|&g| g == 0 || g > MAX_GROUPS_PER_DIMENSION)
+    {
+        return Err(JobError::Section {
+            section: "[dispatch]",
+            message: format!(
+                "`groups` {groups:?}: each count must be from 1 to {MAX_GROUPS_PER_DIMENSION}"
+            ),
+        });
+    }
+    let profile_name = opts.profile.as_deref().or(o.profile.as_deref());
+    let profile = match profile_name {
+        None => Profile::latest(),
+        Some(n) => Profile::by_name(n).ok_or_else(|| {
+            options_err(format!(
+                "unknown profile \"{n}\" (known: {}, latest)",
+                Profile::PRESETS.join(", ")
+            ))
+        })?,
+    };
+    let mut limits = Limits::default();
+    if let Some(n) = o.max_lane_instructions {
+        if n == 0 {
+            return Err(options_err(
+                "`max_lane_instructions` is 0; give at least 1".into(),
+            ));
+        }
+        limits.max_lane_instructions = n;
+    }
+    if let Some(m) = o.max_memory {
+        limits.max_memory_bytes = m;
+    }
+    let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
+    let program = load_program(&job)?;
+    let wave_size = opts.wave_size.or(o.wave_size);
+    choose_wave_size(&program.shader, wave_size).map_err(|e| match e {
+        ExecError::WaveSize { size, message } => {
+            options_err(format!("`wave_size` {size}: {message}"))
+        }
+        e => options_err(format!("`wave_size`: {e}")),
+    })?;
+    let bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    check_outputs(&bound)?;
+    let expects = check_expects(&job, &bound)?;
+    let fit = reflect::check(&program.shader, &bound)?;
+    let options = DispatchOptions {
+        wave_size,
+        threads: opts.threads.or(o.threads).unwrap_or(0),
+        profile,
+        limits,
+    };
+    let summary_path = match (&opts.summary, &o.summary) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) => job.resolve(p),
+        (None, None) => {
+            let stem = job
+                .path
+                .file_stem()
+                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
+            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
+        }
+    };
+    Ok(Prepared {
+        job,
+        program,
+        bound,
+        fit,
+        groups,
+        options,
+        expects,
+        summary_path,
+    })
+}
+
+/// Refuses outputs that cannot be written (a `.png` of a buffer or of a format PNG
+/// cannot hold).
+fn check_outputs(bound: &BoundJob) -> Result<(), JobError> {
+    for e in bound.all() {
+        let Some(out) = &e.output else { continue };
+        if !is_png(out) {
+            continue;
+        }
+        match &e.storage {
+            Storage::Texture(t) if png::is_png_format(t.desc().format) => {}
+            Storage::Texture(t) => {
+                return Err(JobError::entry(
+                    &e.name,
+                    format!(
+                        "`output`: a .png needs a texture of 8-bit UNORM or sRGB channels, not {} (write .bin instead)",
+                        t.desc().format
+                    ),
+                ));
+            }
+            _ => {
+                return Err(JobError::entry(
+                    &e.name,
+                    "`output`: only textures can be written as .png (write .bin instead)",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_png(p: &Path) -> bool {
+    p.extension().is_some_and(|x| x.eq_ignore_ascii_case("png"))
+}
+
+/// Finds every expectation's target and parses its values.
+fn check_expects(job: &Job, bound: &BoundJob) -> Result<Vec<CheckedExpect>, JobError> {
+    let mut out = Vec::new();
+    for (i, x) in job.file.expects.iter().enumerate() {
+        let label = match (&x.reg, x.heap) {
+            (Some(r), _) if x.space != 0 => format!("{r}, space{}", x.space),
+            (Some(r), _) => r.clone(),
+            (None, Some(h)) => format!("heap[{h}]"),
+            (None, None) => String::new(),
+        };
+        let entry = if label.is_empty() {
+            format!("[[expect]] #{}", i + 1)
+        } else {
+            format!("[[expect]] #{} ({label})", i + 1)
+        };
+        let err = |m: String| JobError::entry(&entry, m);
+        let target: &BoundEntry = match (&x.reg, x.heap) {
+            (Some(r), None) => {
+                let reg = Register::parse(r, x.space)
+                    .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register (\"u0\")")))?;
+                bound
+                    .at_register(reg)
+                    .ok_or_else(|| err(format!("`reg`: the job binds nothing at {reg}")))?
+            }
+            (None, Some(h)) => bound.heap.get(h as usize).ok_or_else(|| {
+                err(format!(
+                    "`heap` {h}: the job has {} [[heap]] entries",
+                    bound.heap.len()
+                ))
+            })?,
+            _ => {
+                return Err(err(
+                    "give exactly one of `reg` (with `space`) or `heap`".into()
+                ));
+            }
+        };
+        let values = expect::expected_values(x).map_err(&err)?;
+        if x.tolerance != Tolerance::Exact && x.f32.is_none() {
+            return Err(err("`tolerance` applies to `f32` values only".into()));
+        }
+        let target_name = match (&target.reg, x.heap) {
+            (Some(r), _) => r.to_string(),
+            (None, Some(h)) => format!("heap[{h}]"),
+            _ => target.name.clone(),
+        };
+        if x.counter.is_some() {
+            if target.counter.is_none() {
+                return Err(err(format!(
+                    "`counter`: {} has no counter (give it `counter = 0`)",
+                    target.name
+                )));
+            }
+            if x.offset != 0 {
+                return Err(err(
+                    "`offset` does not apply to a `counter` expectation".into()
+                ));
+            }
+        } else if target.storage == Storage::None {
+            return Err(err(format!(
+                "{} has no contents to compare (a sampler or a null descriptor)",
+                target.name
+            )));
+        }
+        out.push(CheckedExpect {
+            entry,
+            target: if x.counter.is_some() {
+                format!("{target_name} counter")
+            } else {
+                target_name
+            },
+            table: target.at.table,
+            index: target.at.index,
+            counter: x.counter,
+            values,
+            source: x.clone(),
+        });
+    }
+    Ok(out)
+}
+
+impl Prepared {
+    /// The reflection check's warnings.
+    pub fn warnings(&self) -> &[String] {
+        &self.fit.warnings
+    }
+
+    /// Where the summary will be written.
+    pub fn summary_path(&self) -> &Path {
+        &self.summary_path
+    }
+
+    /// Dispatches, writes outputs and the summary, checks expectations.
+    pub fn execute(self, opts: &RunOptions<'_>) -> Result<RunResult, JobError> {
+        let start = Instant::now();
+        let report = dispatch(
+            &self.program.shader,
+            &self.fit.bindings,
+            self.groups,
+            &self.options,
+            opts.progress,
+        )?;
+        let elapsed = start.elapsed().as_secs_f64();
+        let mut outputs = Vec::new();
+        for e in self.bound.all() {
+            if let Some(path) = &e.output {
+                let bytes = match (&e.storage, is_png(path)) {
+                    (Storage::Texture(t), true) => png::encode(t)
+                        .map_err(|m| JobError::entry(&e.name, format!("`output`: {m}")))?,
+                    _ => e.contents().unwrap_or_default(),
+                };
+                outputs.push(write_output(&e.name, path, &bytes)?);
+            }
+            if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
+                outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
+            }
+        }
+        let expectations = self.check_expectations();
+        let summary = Summary {
+            job: self.job.path.display().to_string(),
+            program: self.program.info.clone(),
+            profile: report.profile.clone(),
+            wave_size: report.wave_size,
+            threads: report.threads,
+            thread_layout: match report.layout {
+                ThreadLayout::Quads => "quads".into(),
+                ThreadLayout::Linear => "linear".into(),
+            },
+            thread_group: self.program.shader.thread_group,
+            groups: self.groups,
+            waves: report.waves,
+            lane_instructions: report.lane_instructions,
+            elapsed_seconds: elapsed,
+            lane_instructions_per_second: if elapsed > 0.0 {
+                report.lane_instructions as f64 / elapsed
+            } else {
+                0.0
+            },
+            outputs,
+            expectations,
+            warnings: self.fit.warnings.clone(),
+        };
+        let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
+            path: self.summary_path.clone(),
+            message: e.to_string(),
+        })?;
+        write_file(&self.summary_path, format!("{json}\n").as_bytes())?;
+        Ok(RunResult {
+            summary,
+            summary_path: self.summary_path,
+            bound: self.bound,
+        })
+    }
+
+    fn check_expectations(&self) -> ExpectSummary {
+        let mut s = ExpectSummary::default();
+        for x in &self.expects {
+            let target = match x.table {
+                bind::Table::Resource => self.bound.resources.get(x.index),
+                bind::Table::Heap => self.bound.heap.get(x.index),
+                bind::Table::SamplerHeap => self.bound.sampler_heap.get(x.index),
+            };
+            let (values, mismatches) = match (x.counter, target) {
+                (Some(want), Some(t)) => {
+                    let got = t.counter.as_ref().map_or(0, |c| c.get());
+                    let m = (got != want).then(|| Mismatch {
+                        element: 0,
+                        offset: 0,
+                        expected: want.to_string(),
+                        got: got.to_string(),
+                        ulp: None,
+                    });
+                    (1, m.into_iter().collect())
+                }
+                (None, Some(t)) => {
+                    let bytes = t.contents().unwrap_or_default();
+                    (
+                        x.values.len(),
+                        expect::compare(&x.source, &x.values, &bytes),
+                    )
+                }
+                (_, None) => (0, Vec::new()),
+            };
+            let passed = mismatches.is_empty();
+            if passed {
+                s.passed += 1;
+            } else {
+                s.failed += 1;
+            }
+            let mismatch_count = mismatches.len();
+            s.results.push(ExpectResult {
+                entry: x.entry.clone(),
+                target: x.target.clone(),
+                values,
+                passed,
+                mismatch_count,
+                mismatches: mismatches
+                    .into_iter()
+                    .take(MAX_REPORTED_MISMATCHES)
+                    .collect(),
+            });
+        }
+        s
+    }
+}
+
+/// Writes `bytes` to `path`, creating folders, and describes the file.
+fn write_output(entry: &str, path: &Path, bytes: &[u8]) -> Result<OutputSummary, JobError> {
+    write_file(path, bytes)?;
+    let digest = md5::Md5::digest(bytes);
+    Ok(OutputSummary {
+        entry: entry.to_string(),
+        path: path.display().to_string(),
+        bytes: bytes.len() as u64,
+        md5: digest.iter().map(|b| format!("{b:02x}")).collect(),
+    })
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), JobError> {
+    let io = |e: std::io::Error| JobError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    std::fs::write(path, bytes).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mismatch_lines_read_as_documented() {
+        let m = Mismatch {
+            element: 4,
+            offset: 0x10,
+            expected: "1.0 (0x3f800000)".into(),
+            got: "1.0000001 (0x3f800001)".into(),
+            ulp: Some(1),
+        };
+        assert_eq!(
+            mismatch_line("u0", &m),
+            "u0 +0x10 [4]: expected 1.0 (0x3f800000), got 1.0000001 (0x3f800001), 1 ulp"
+        );
+    }
+}
