@@ -310,6 +310,7 @@ pub fn load_program(job: &Job) -> Result<LoadedProgram, JobError> {
             &bytes,
             &LoadOptions {
                 entry: p.entry.clone(),
+                ..LoadOptions::default()
             },
         )
         .map_err(|e| JobError::Load {

@@ -17,6 +17,6 @@ mod job;
 mod lower_dxbc;
 mod lower_dxil;
 mod lower_dxil_e2e;
+mod opt;
 mod untrusted;
 mod vkd3d;
-mod opt;
