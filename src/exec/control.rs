@@ -26,26 +26,30 @@ use super::wave::{DONE, Wave, WaveState, lanes};
 pub fn charge<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Result<(), ExecError> {
     let block = &cx.shader.blocks[b];
     let cost = u64::from(block.end - block.start) + 1;
-    let mut over = false;
-    for l in 0..W {
-        let add = if w.ex.sel[l] != 0 { cost } else { 0 };
-        w.counts[l] += add;
-        over |= w.counts[l] > cx.limit;
+    let idle = w.live & !w.ex.mask;
+    if idle != 0 {
+        for l in lanes(idle) {
+            w.idle[l] += cost;
+        }
     }
+    w.steps += cost;
     w.executed += cost * u64::from(w.ex.mask.count_ones());
-    if !over {
+    if w.steps <= cx.limit {
+        // No lane can have run more than the wave.
         return Ok(());
     }
-    // Undo, then find the lane closest to its limit and where it would cross it.
+    // The lane furthest over, with its count before this block.
     let mut worst: Option<usize> = None;
     for l in lanes(w.ex.mask) {
-        w.counts[l] -= cost;
-        if worst.is_none_or(|k| w.counts[l] > w.counts[k]) {
+        if w.count(l) > cx.limit && worst.is_none_or(|k| w.count(l) > w.count(k)) {
             worst = Some(l);
         }
     }
+    if worst.is_none() {
+        return Ok(());
+    }
     let worst = worst.unwrap_or(0);
-    let left = cx.limit.saturating_sub(w.counts[worst]);
+    let left = cx.limit.saturating_sub(w.count(worst) - cost);
     let len = u64::from(block.end - block.start);
     let (at, text, loc) = if left < len {
         let i = block.start + left as u32;
@@ -84,18 +88,25 @@ pub fn terminate<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Res
         Terminator::Jump(t) => goto(w, cx, t.0),
         Terminator::Branch { cond, then_, else_ } => {
             let c = w.regs[cond.index()];
-            let mut taken = 0u128;
-            for (l, &v) in c.iter().enumerate() {
-                if v != 0 {
-                    taken |= 1 << l;
-                }
+            // Whether any active lane goes each way, as a lane loop the compiler turns into
+            // vector compares: the uniform cases need no per-lane bookkeeping.
+            let (mut any_then, mut any_else) = (0u32, 0u32);
+            for l in 0..W {
+                let t = if c[l] != 0 { u32::MAX } else { 0 };
+                any_then |= t & w.ex.sel[l];
+                any_else |= !t & w.ex.sel[l];
             }
-            taken &= w.ex.mask;
-            if taken == w.ex.mask {
+            if any_else == 0 {
                 goto(w, cx, then_.0);
-            } else if taken == 0 {
+            } else if any_then == 0 {
                 goto(w, cx, else_.0);
             } else {
+                let mut taken = 0u128;
+                for l in lanes(w.ex.mask) {
+                    if c[l] != 0 {
+                        taken |= 1 << l;
+                    }
+                }
                 for l in lanes(w.ex.mask) {
                     w.next[l] = if (taken >> l) & 1 == 1 {
                         then_.0

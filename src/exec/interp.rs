@@ -693,8 +693,11 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             ex.store(regs, *dst, &r);
         }
         Inst::CycleCounter { dst } => {
-            let c = w.counts;
-            ex.store64(regs, *dst, &c);
+            let mut c = [0u64; W];
+            for (l, x) in c.iter_mut().enumerate() {
+                *x = w.steps - w.idle[l];
+            }
+            w.ex.store64(&mut w.regs, *dst, &c);
         }
     }
     Step::Next

@@ -368,8 +368,13 @@ pub struct Wave<const W: usize> {
     pub pc: u32,
     /// The lowest block an inactive live lane waits at ([`DONE`] when none).
     pub waiting_min: u32,
-    /// Instructions executed by each lane (budget, `cycle_counter`).
-    pub counts: [u64; W],
+    /// Instructions the wave has run (each block's instructions and terminator), whatever
+    /// lanes were active: an upper bound of every lane's count.
+    pub steps: u64,
+    /// Instructions the wave ran while each lane was live but not active. A lane's own
+    /// count (budget, `cycle_counter`) is `steps - idle[l]`; keeping the difference makes
+    /// the common all-active case one addition per block.
+    pub idle: [u64; W],
     /// Lane-instructions executed by the wave.
     pub executed: u64,
     /// `SV_GroupThreadID` of each lane.
@@ -402,12 +407,19 @@ impl<const W: usize> Wave<W> {
             cur: 0,
             pc: 0,
             waiting_min: DONE,
-            counts: [0; W],
+            steps: 0,
+            idle: [0; W],
             executed: 0,
             gtid: [[0; W]; 3],
             gindex: [0; W],
             state: WaveState::Done,
         }
+    }
+
+    /// Instructions lane `l` has run.
+    #[inline]
+    pub fn count(&self, l: usize) -> u64 {
+        self.steps - self.idle[l]
     }
 
     /// Resets the wave for a new group: non-constant registers and arrays zeroed, the
@@ -429,7 +441,8 @@ impl<const W: usize> Wave<W> {
         self.cur = 0;
         self.pc = entry_pc;
         self.waiting_min = DONE;
-        self.counts = [0; W];
+        self.steps = 0;
+        self.idle = [0; W];
         self.executed = 0;
         self.state = if lanes == 0 {
             WaveState::Done
