@@ -149,11 +149,10 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
         Inst::FFma { dst, a, b, c } => fop3!(cx, regs, ex, fma, dst, a, b, c),
         Inst::FUnary { op, dst, src } => funary(regs, ex, cx.ftz, *op, *dst, *src),
         Inst::FCmp { cond, dst, a, b } => {
-            let c = *cond;
             if cx.ftz {
-                bin(regs, ex, *dst, *a, *b, |x, y| float::cmp::<true>(c, x, y))
+                fcmp::<W, true>(regs, ex, *cond, *dst, *a, *b)
             } else {
-                bin(regs, ex, *dst, *a, *b, |x, y| float::cmp::<false>(c, x, y))
+                fcmp::<W, false>(regs, ex, *cond, *dst, *a, *b)
             }
         }
         Inst::FTest { class, dst, src } => {
@@ -275,10 +274,7 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
         Inst::Shl { dst, a, b } => bin(regs, ex, *dst, *a, *b, arith::shl),
         Inst::UShr { dst, a, b } => bin(regs, ex, *dst, *a, *b, arith::ushr),
         Inst::IShr { dst, a, b } => bin(regs, ex, *dst, *a, *b, arith::ishr),
-        Inst::ICmp { cond, dst, a, b } => {
-            let c = *cond;
-            bin(regs, ex, *dst, *a, *b, |x, y| arith::icmp(c, x, y))
-        }
+        Inst::ICmp { cond, dst, a, b } => icmp(regs, ex, *cond, *dst, *a, *b),
         Inst::Bfi {
             dst,
             width,
@@ -701,6 +697,67 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
         }
     }
     Step::Next
+}
+
+/// `fcmp`, with the condition chosen once per instruction so that the lane loop is one
+/// vector compare (the rule per condition is [`float::cmp`]'s).
+#[inline(always)]
+fn fcmp<const W: usize, const FTZ: bool>(
+    regs: &mut [[u32; W]],
+    ex: &super::wave::Exec<W>,
+    cond: crate::ir::FCond,
+    d: crate::ir::Reg,
+    a: crate::ir::Reg,
+    b: crate::ir::Reg,
+) {
+    use crate::ir::FCond as C;
+    macro_rules! go {
+        ($f:expr) => {
+            bin(regs, ex, d, a, b, |x, y| {
+                float::bool_bits($f(float::input::<FTZ>(x), float::input::<FTZ>(y)))
+            })
+        };
+    }
+    match cond {
+        C::Eq => go!(|x: f32, y: f32| x == y),
+        C::Lt => go!(|x: f32, y: f32| x < y),
+        C::Ge => go!(|x: f32, y: f32| x >= y),
+        C::Ne => go!(|x: f32, y: f32| x != y),
+        C::Le => go!(|x: f32, y: f32| x <= y),
+        C::Gt => go!(|x: f32, y: f32| x > y),
+        // The rarer conditions keep the general rule.
+        c => bin(regs, ex, d, a, b, |x, y| float::cmp::<FTZ>(c, x, y)),
+    }
+}
+
+/// `icmp`, with the condition chosen once per instruction.
+#[inline(always)]
+fn icmp<const W: usize>(
+    regs: &mut [[u32; W]],
+    ex: &super::wave::Exec<W>,
+    cond: crate::ir::ICond,
+    d: crate::ir::Reg,
+    a: crate::ir::Reg,
+    b: crate::ir::Reg,
+) {
+    use crate::ir::ICond as C;
+    macro_rules! go {
+        ($f:expr) => {
+            bin(regs, ex, d, a, b, |x, y| float::bool_bits($f(x, y)))
+        };
+    }
+    match cond {
+        C::Eq => go!(|x: u32, y: u32| x == y),
+        C::Ne => go!(|x: u32, y: u32| x != y),
+        C::SLt => go!(|x: u32, y: u32| (x as i32) < (y as i32)),
+        C::SLe => go!(|x: u32, y: u32| (x as i32) <= (y as i32)),
+        C::SGt => go!(|x: u32, y: u32| (x as i32) > (y as i32)),
+        C::SGe => go!(|x: u32, y: u32| (x as i32) >= (y as i32)),
+        C::ULt => go!(|x: u32, y: u32| x < y),
+        C::ULe => go!(|x: u32, y: u32| x <= y),
+        C::UGt => go!(|x: u32, y: u32| x > y),
+        C::UGe => go!(|x: u32, y: u32| x >= y),
+    }
 }
 
 /// `funary`, with the flush form and the function chosen once per instruction (not per
