@@ -139,8 +139,16 @@ fn print_result(r: &RunResult, quiet: bool) {
             p.path, p.container, p.entry
         );
         println!("profile       {}", s.profile);
+        let batch = if s.batch_lanes > s.wave_size {
+            format!(
+                " (run {} threads side by side: no cross-lane operations)",
+                s.batch_lanes
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "waves         {} lanes, {} thread layout",
+            "waves         {} lanes, {} thread layout{batch}",
             s.wave_size, s.thread_layout
         );
         let plural = if s.threads == 1 { "" } else { "s" };

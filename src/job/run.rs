@@ -153,6 +153,9 @@ pub struct Summary {
     pub profile: String,
     /// Lanes per wave.
     pub wave_size: u32,
+    /// Threads run side by side (more than a wave when the program never looks across
+    /// lanes; see `pipeline::dispatch`).
+    pub batch_lanes: u32,
     /// Worker threads.
     pub threads: usize,
     /// How threads were placed in lanes: `quads` or `linear`.
@@ -591,6 +594,7 @@ impl Prepared {
             program: self.program.info.clone(),
             profile: report.profile.clone(),
             wave_size: report.wave_size,
+            batch_lanes: report.batch_lanes,
             threads: report.threads,
             thread_layout: match report.layout {
                 ThreadLayout::Quads => "quads".into(),
