@@ -18,5 +18,6 @@ mod lower_dxbc;
 mod lower_dxil;
 mod lower_dxil_e2e;
 mod opt;
+mod twins;
 mod untrusted;
 mod vkd3d;
