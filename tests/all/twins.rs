@@ -29,6 +29,9 @@ use crate::common;
 /// A binding's register: class, space, register number.
 type Key = (ResourceClass, u32, u32);
 
+/// Both twins' bindings, and the UAV memories of each by register.
+type Bound = (Bindings, Bindings, BTreeMap<Key, (Memory, Memory)>);
+
 /// SplitMix64, seeded by the register, so both twins see the same data.
 fn fill(key: Key, bytes: usize) -> Vec<u8> {
     let mut state = (key.0 as u64) << 48 ^ u64::from(key.1) << 32 ^ u64::from(key.2) ^ 0x5eed;
@@ -135,10 +138,7 @@ fn make(
 /// Binds every declared register of both shaders, one descriptor per register shared by
 /// the two (so they see the same contents); returns the bindings of each and the UAV
 /// memories per register. Fails when the twins disagree on a register's kind.
-fn bind_twins(
-    a: &Shader,
-    b: &Shader,
-) -> Result<(Bindings, Bindings, BTreeMap<Key, (Memory, Memory)>), String> {
+fn bind_twins(a: &Shader, b: &Shader) -> Result<Bound, String> {
     let mut decls: BTreeMap<Key, (ResourceKind, ComponentType, bool)> = BTreeMap::new();
     for s in [a, b] {
         for r in &s.resources {
