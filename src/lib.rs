@@ -19,6 +19,8 @@
 //! the byte, token or bit offset, never panics, and never allocates from an unchecked
 //! length.
 
+#![forbid(unsafe_code)]
+
 pub mod capture;
 pub mod cli;
 pub mod container;
