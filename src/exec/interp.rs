@@ -546,9 +546,10 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
         Inst::TypedStore {
             handle,
             coord,
+            sample,
             src,
             mask,
-        } => resource::typed_store(w, cx, *handle, coord, src, *mask),
+        } => resource::typed_store(w, cx, *handle, coord, *sample, src, *mask),
         Inst::ResAtomic {
             op,
             dst,

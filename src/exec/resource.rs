@@ -564,6 +564,7 @@ pub fn typed_store<const W: usize>(
     cx: &Ctx<'_>,
     handle: Reg,
     coord: &[Reg; 3],
+    sample: Reg,
     src: &[Reg; 4],
     mask: u8,
 ) {
@@ -573,6 +574,7 @@ pub fn typed_store<const W: usize>(
         reg_or_zero(&w.regs, coord[1]),
         reg_or_zero(&w.regs, coord[2]),
     ];
+    let s = reg_or_zero(&w.regs, sample);
     let v = [
         reg_or_zero(&w.regs, src[0]),
         reg_or_zero(&w.regs, src[1]),
@@ -586,7 +588,7 @@ pub fn typed_store<const W: usize>(
                 view.typed_store(u64::from(c[0][l]), value, mask);
             }
             Descriptor::Texture(view) => {
-                view.store(texel_coord(&c, [0; 3], view.dim, l), value, mask);
+                view.store(texel_coord(&c, [0; 3], view.dim, l), s[l], value, mask);
             }
             _ => {}
         }

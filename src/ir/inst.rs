@@ -845,9 +845,11 @@ instructions! {
     /// values (float, or integer by format; missing channels (0, 0, 0, 1)); out of
     /// bounds → 0. DXBC `ld`/`ld_ms`/`ld_uav_typed`, dx.op `BufferLoad`/`TextureLoad`.
     TypedLoad "typed_load" { dst: [Reg; 4] = W, handle: Reg = R, coord: [Reg; 3] = R, mip: Reg = R, sample: Reg = R, offset: [i8; 3] = N, status: Reg = W },
-    /// Typed store of four components, converted to the view's format; out of bounds
-    /// dropped. DXBC `store_uav_typed`, dx.op `BufferStore`/`TextureStore`.
-    TypedStore "typed_store" { handle: Reg = R, coord: [Reg; 3] = R, src: [Reg; 4] = R, mask: u8 = N },
+    /// Typed store of four components, converted to the view's format, at typed buffer
+    /// element `coord[0]` or texel `coord` (multisampled: sample `sample`, `_` = 0); out
+    /// of bounds dropped. DXBC `store_uav_typed`, dx.op `BufferStore`/`TextureStore`/
+    /// `TextureStoreSample`.
+    TypedStore "typed_store" { handle: Reg = R, coord: [Reg; 3] = R, sample: Reg = R, src: [Reg; 4] = R, mask: u8 = N },
     /// Atomic on a UAV: raw (`coord[0]` = byte address), structured (`coord[0]` element,
     /// `coord[1]` byte offset) or typed (texel coordinates, R32 formats);
     /// `dst = old value` (or `_`). DXBC `atomic_*`/`imm_atomic_*`, dx.op `AtomicBinOp`.

@@ -504,10 +504,10 @@ impl TextureView {
         Some(self.decode_at(a))
     }
 
-    /// Typed store (`store_uav_typed`) of the components in `mask` at the view's mip 0;
-    /// dropped out of bounds.
-    pub fn store(&self, coord: [u32; 3], value: [u32; 4], mask: u8) -> bool {
-        let Some(a) = self.texel_addr(coord, 0, 0) else {
+    /// Typed store (`store_uav_typed`, `TextureStoreSample`) of the components in `mask`
+    /// at the view's mip 0, sample `sample` (0 unless multisampled); dropped out of bounds.
+    pub fn store(&self, coord: [u32; 3], sample: u32, value: [u32; 4], mask: u8) -> bool {
+        let Some(a) = self.texel_addr(coord, 0, sample) else {
             return false;
         };
         let n = self.format.bytes_per_texel() as usize;
@@ -667,7 +667,7 @@ mod tests {
             array_size: 2,
         };
         v.validate().unwrap();
-        assert!(v.store([1, 1, 1], [42, 0, 0, 0], 1));
+        assert!(v.store([1, 1, 1], 0, [42, 0, 0, 0], 1));
         assert_eq!(v.load([1, 1, 1], 0, 0), Some([42, 0, 0, 1]));
         assert_eq!(
             t.memory()
@@ -676,7 +676,7 @@ mod tests {
         );
         assert_eq!(v.load([2, 0, 0], 0, 0), None);
         assert_eq!(v.load([0, 0, 2], 0, 0), None);
-        assert!(!v.store([0, 0, 2], [1, 0, 0, 0], 1));
+        assert!(!v.store([0, 0, 2], 0, [1, 0, 0, 0], 1));
         assert_eq!(v.dimensions(0), [2, 2, 2, 1]);
         assert_eq!(v.dimensions(1), [0, 0, 2, 1]);
         let bad = TextureView {

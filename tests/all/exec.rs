@@ -780,12 +780,12 @@ block0:
     typed_load [r11 r12 r13 r14], r6, [r4 _ _], _, _, (0 0 0), _
     cb_load b32, 1, [r15 _ _ _], r7, r0, 4
     utof r16, r4
-    typed_store r5, [r4 r0 _], [r11 r15 r16 r14], 15
+    typed_store r5, [r4 r0 _], _, [r11 r15 r16 r14], 15
     counter_inc r17, r8
     struct_store b32, 1, r8, r17, r0, [r4 _ _ _]
     dimensions [r18 r19 r20 r21], r5, r0
     sample level, [r22 _ _ _], r9, r10, [r2 r2 _ _], (0 0 0), [_ _], r0, _, [_ _ _], [_ _ _], _, _
-    typed_store r5, [r4 r1 _], [r18 r19 r21 r22], 15
+    typed_store r5, [r4 r1 _], _, [r18 r19 r21 r22], 15
     return
 ";
     let s = shader(text);

@@ -318,8 +318,9 @@ fn instruction(g: &mut Rng) -> String {
                 })
                 .collect();
             format!(
-                "typed_store {}, [{} {} {}], [{}], {mask}",
+                "typed_store {}, [{} {} {}], {}, [{}], {mask}",
                 h(g),
+                r(g),
                 r(g),
                 r(g),
                 r(g),

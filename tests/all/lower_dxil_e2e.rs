@@ -12,7 +12,7 @@ use dxlane::pipeline::dispatch::thread_layout;
 use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
 use dxlane::resources::{
     BufferKind, BufferView, Counter, Descriptor, Filter, Format, Memory, SamplerDesc, Texture,
-    TextureDesc, TextureView,
+    TextureDesc, TextureDim, TextureView,
 };
 
 use crate::common;
@@ -611,6 +611,25 @@ fn feature_programs() {
         let (t, d) = texture(Format::R32G32B32A32_FLOAT, 1, 1, &[1.5f32.to_bits(); 4]);
         run(&s, vec![d], [1, 1, 1], 4);
         assert_eq!(tex_words(&t), vec![2.5f32.to_bits(); 4], "{name}");
+    }
+    // `RWTexture2DMS<float4> t; t[i] = 1;` stores through TextureStoreSample to sample 0
+    // of texel i (DXIL.rst "TextureStoreSample"); sample 1 keeps its contents. Samples
+    // are planes (`resources::texture`): all of sample 0's texels, then sample 1's.
+    for (name, s) in one("msaa") {
+        let desc = TextureDesc {
+            dim: TextureDim::Tex2DMS,
+            samples: 2,
+            ..TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, 2, 2)
+        };
+        let old = 7.0f32.to_bits();
+        let t = Texture::from_bytes(desc, &bytes_of(&[old; 32])).unwrap();
+        let d = Descriptor::Texture(TextureView::whole(t.clone()));
+        run(&s, vec![d], [2, 1, 1], 4);
+        let one = 1.0f32.to_bits();
+        let mut want = vec![old; 32];
+        // Threads (0, 0) and (1, 0) write texels 0 and 1 of sample 0.
+        want[..8].fill(one);
+        assert_eq!(tex_words(&t), want, "{name}");
     }
     for (name, s) in one("uav64") {
         let bufs: Vec<(Memory, Descriptor)> = (0..9)

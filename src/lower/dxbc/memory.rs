@@ -745,6 +745,7 @@ impl<'p> Lowerer<'p> {
             self.emit(Inst::TypedStore {
                 handle,
                 coord,
+                sample: Reg::NONE,
                 src,
                 mask,
             });

@@ -341,15 +341,19 @@ impl<'m> FnLower<'m> {
             68 | 139 => self.buffer_load(c, inst, res)?,
             69 | 140 => self.buffer_store(c)?,
             66 => self.texture_load(c, inst, res)?,
-            67 => {
+            // TextureStore, and TextureStoreSample (SM 6.7 writable MSAA textures), whose
+            // sample index follows the mask.
+            67 | 225 => {
                 let handle = self.ar(c, 0)?;
                 let coord = [self.ao(c, 1)?, self.ao(c, 2)?, self.ao(c, 3)?];
                 let mask = (self.ai(c, 8)? & 0xf) as u8;
+                let sample = if op == 225 { self.ao(c, 9)? } else { Reg::NONE };
                 let src = self.store_values(c, 4, mask, self.hkind(c, 0)?, true)?;
                 if mask != 0 {
                     self.emit(Inst::TypedStore {
                         handle,
                         coord,
+                        sample,
                         src,
                         mask,
                     });
@@ -1325,6 +1329,7 @@ impl<'m> FnLower<'m> {
             ResourceKind::TypedBuffer => Inst::TypedStore {
                 handle,
                 coord: [index, Reg::NONE, Reg::NONE],
+                sample: Reg::NONE,
                 src,
                 mask,
             },
