@@ -58,6 +58,9 @@ fn load_unoptimized(path: &Path) -> Result<dxlane::ir::Shader, LowerError> {
 
 #[test]
 fn every_compute_program_lowers_or_is_refused_by_name() {
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
     let expected = expectations();
     let mut lowered = 0usize;
     let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -104,6 +107,9 @@ fn every_compute_program_lowers_or_is_refused_by_name() {
 
 #[test]
 fn other_stages_are_refused_with_their_name() {
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
     let mut seen = 0;
     for f in common::dxil_programs() {
         let name = common::display_name(&f);
