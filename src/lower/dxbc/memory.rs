@@ -229,13 +229,7 @@ impl<'p> Lowerer<'p> {
                 let one = self.k(1);
                 self.emit(Inst::Mov { dst: t, src: one });
             }
-            for c in comps(d.mask) {
-                self.emit(Inst::Mov {
-                    dst: d.reg(c),
-                    src: t,
-                });
-            }
-            self.commit(&d);
+            self.splat(&d, t);
         }
         Ok(())
     }
@@ -846,13 +840,7 @@ impl<'p> Lowerer<'p> {
             handle,
             mip: Reg::NONE,
         });
-        for c in comps(d.mask) {
-            self.emit(Inst::Mov {
-                dst: d.reg(c),
-                src: count,
-            });
-        }
-        self.commit(&d);
+        self.splat(&d, count);
         Ok(())
     }
 
@@ -1086,13 +1074,7 @@ impl<'p> Lowerer<'p> {
         } else {
             Inst::CounterDec { dst: t, handle }
         });
-        for c in comps(d.mask) {
-            self.emit(Inst::Mov {
-                dst: d.reg(c),
-                src: t,
-            });
-        }
-        self.commit(&d);
+        self.splat(&d, t);
         Ok(())
     }
 
@@ -1185,13 +1167,7 @@ impl<'p> Lowerer<'p> {
             });
         }
         if let Some(d) = d {
-            for c in comps(d.mask) {
-                self.emit(Inst::Mov {
-                    dst: d.reg(c),
-                    src: result,
-                });
-            }
-            self.commit(&d);
+            self.splat(&d, result);
         }
         Ok(())
     }

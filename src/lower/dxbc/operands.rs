@@ -540,6 +540,15 @@ impl Lowerer<'_> {
         Ok(d)
     }
 
+    /// Copies the scalar `src` into every component `d` writes, then commits `d` (the
+    /// `dst.xyzw` of instructions with one result: counters, dimensions, atomics).
+    pub(super) fn splat(&mut self, d: &Dest, src: Reg) {
+        for c in comps(d.mask) {
+            self.emit(Inst::Mov { dst: d.reg(c), src });
+        }
+        self.commit(d);
+    }
+
     /// Stores an indexable-temporary destination's components.
     pub(super) fn commit(&mut self, d: &Dest) {
         if let Some((array, addr, offset)) = d.store
