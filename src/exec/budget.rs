@@ -41,6 +41,46 @@ impl fmt::Display for Xyz {
     }
 }
 
+/// Which invocation a lane runs: a compute thread, a vertex or a pixel (sample).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Invocation {
+    /// A compute thread.
+    Thread {
+        /// `SV_GroupID`.
+        group: Xyz,
+        /// `SV_GroupThreadID`.
+        thread: Xyz,
+    },
+    /// A vertex-stage invocation.
+    Vertex {
+        /// The vertex's index (`SV_VertexID`).
+        vertex: u32,
+        /// `SV_InstanceID`.
+        instance: u32,
+    },
+    /// A pixel-stage invocation (a helper lane's pixel is the uncovered one it stands for).
+    Pixel {
+        /// Pixel x.
+        x: u32,
+        /// Pixel y.
+        y: u32,
+        /// The sample (0 unless the stage runs per sample).
+        sample: u32,
+    },
+}
+
+impl fmt::Display for Invocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Invocation::Thread { group, thread } => write!(f, "group {group}, thread {thread}"),
+            Invocation::Vertex { vertex, instance } => {
+                write!(f, "vertex {vertex}, instance {instance}")
+            }
+            Invocation::Pixel { x, y, sample } => write!(f, "pixel ({x}, {y}), sample {sample}"),
+        }
+    }
+}
+
 /// Where in a program a lane was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum At {
@@ -65,13 +105,11 @@ impl fmt::Display for At {
 pub enum ExecError {
     /// A lane would pass its instruction budget.
     #[error(
-        "group {group}, thread {thread}: the budget of {limit} instructions per lane is exhausted at {at} `{text}` ({loc})"
+        "{lane}: the budget of {limit} instructions per lane is exhausted at {at} `{text}` ({loc})"
     )]
     Budget {
-        /// `SV_GroupID` of the lane.
-        group: Xyz,
-        /// `SV_GroupThreadID` of the lane.
-        thread: Xyz,
+        /// The lane's invocation.
+        lane: Invocation,
         /// The instruction it was about to execute.
         at: At,
         /// The instruction as printed.
@@ -82,12 +120,10 @@ pub enum ExecError {
         limit: u64,
     },
     /// A lane reached an `unreachable` terminator.
-    #[error("group {group}, thread {thread}: reached `unreachable` at the end of {block} ({loc})")]
+    #[error("{lane}: reached `unreachable` at the end of {block} ({loc})")]
     Unreachable {
-        /// `SV_GroupID` of the lane.
-        group: Xyz,
-        /// `SV_GroupThreadID` of the lane.
-        thread: Xyz,
+        /// The lane's invocation.
+        lane: Invocation,
         /// The block.
         block: BlockId,
         /// The terminator's source.
@@ -133,8 +169,10 @@ mod tests {
     #[test]
     fn messages_name_thread_and_instruction() {
         let e = ExecError::Budget {
-            group: Xyz([1, 2, 3]),
-            thread: Xyz([4, 0, 0]),
+            lane: Invocation::Thread {
+                group: Xyz([1, 2, 3]),
+                thread: Xyz([4, 0, 0]),
+            },
             at: At::Inst(InstId(7)),
             text: "iadd r1, r1, r0".into(),
             loc: SourceLoc::Dxbc {

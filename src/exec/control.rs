@@ -13,10 +13,10 @@
 //! block an inactive lane waits at (`Wave::waiting_min`; always, when no lane waits), the
 //! wave just moves on with the same mask.
 
-use crate::ir::{BlockId, InstId, Terminator};
+use crate::ir::{BlockId, InstId, Stage, Terminator};
 
 use super::Ctx;
-use super::budget::{At, ExecError, Xyz};
+use super::budget::{At, ExecError, Invocation, Xyz};
 use super::wave::{DONE, Wave, WaveState, lanes};
 
 /// Charges the instructions of block `b` (and its terminator) to each active lane's
@@ -66,8 +66,7 @@ pub fn charge<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Result
         )
     };
     Err(ExecError::Budget {
-        group: Xyz(cx.group_id),
-        thread: thread(w, worst),
+        lane: invocation(w, cx, worst),
         at,
         text,
         loc,
@@ -75,9 +74,25 @@ pub fn charge<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Result
     })
 }
 
-/// `SV_GroupThreadID` of lane `l`.
-pub fn thread<const W: usize>(w: &Wave<W>, l: usize) -> Xyz {
-    Xyz([w.gtid[0][l], w.gtid[1][l], w.gtid[2][l]])
+/// The invocation lane `l` runs. Compute lanes hold their `SV_GroupThreadID` in `gtid`;
+/// the pipeline puts a vertex's index and instance, or a pixel's x, y and sample, there.
+pub fn invocation<const W: usize>(w: &Wave<W>, cx: &Ctx<'_>, l: usize) -> Invocation {
+    let [a, b, c] = [w.gtid[0][l], w.gtid[1][l], w.gtid[2][l]];
+    match cx.shader.stage {
+        Stage::Vertex => Invocation::Vertex {
+            vertex: a,
+            instance: b,
+        },
+        Stage::Pixel => Invocation::Pixel {
+            x: a,
+            y: b,
+            sample: c,
+        },
+        _ => Invocation::Thread {
+            group: Xyz(cx.group_id),
+            thread: Xyz([a, b, c]),
+        },
+    }
 }
 
 /// Runs the terminator of block `b` for the active lanes and schedules what runs next.
@@ -149,8 +164,7 @@ pub fn terminate<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Res
         Terminator::Unreachable => {
             let l = w.ex.first().unwrap_or(0);
             return Err(ExecError::Unreachable {
-                group: Xyz(cx.group_id),
-                thread: thread(w, l),
+                lane: invocation(w, cx, l),
                 block: BlockId(b as u32),
                 loc: block.term_loc,
             });
@@ -214,6 +228,7 @@ pub fn discard<const W: usize>(w: &mut Wave<W>, cond: crate::ir::Reg) -> bool {
     if gone != 0 {
         w.live &= !gone;
         w.helper &= !gone;
+        w.killed |= gone;
         let m = w.ex.mask & !gone;
         w.ex.set(m);
     }

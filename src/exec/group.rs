@@ -170,6 +170,7 @@ impl<const W: usize> Group<W> {
             ftz: p.ftz,
             group_id,
             shared_bytes: u64::from(s.groupshared_bytes),
+            pixel: None,
         };
         let entry = s.blocks.first().map_or(0, |b| b.start);
         for (w, &lanes) in self.waves.iter_mut().zip(&self.lanes) {

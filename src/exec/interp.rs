@@ -15,7 +15,8 @@ use super::budget::ExecError;
 use super::memory::SharedRmw;
 use super::resource::{Rmw, rmw};
 use super::wave::{
-    Wave, WaveState, bin, bin64, cmp64, get64, narrow, quad, shift64, tri, tri64, un, un64, widen,
+    Wave, WaveState, bin, bin64, cmp64, get64, lanes, narrow, quad, shift64, tri, tri64, un, un64,
+    widen,
 };
 use super::{Ctx, arith, bits, control, convert, float, memory, resource, sample, wave_ops};
 
@@ -667,6 +668,103 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             src,
         } => wave_ops::quad_swap(w, cx, *dir, *wide, *dst, *src),
         Inst::QuadVote { all, dst, src } => wave_ops::quad_vote(w, *all, *dst, *src),
+
+        // ---- stage inputs and outputs ----
+        Inst::Input { dst, slot } => {
+            let base = *slot as usize * W;
+            let mut r = [0u32; W];
+            r.copy_from_slice(&w.inputs[base..base + W]);
+            ex.store(regs, *dst, &r);
+        }
+        Inst::InputIndexed {
+            dst,
+            slot,
+            index,
+            rows,
+        } => {
+            let idx = regs[index.index()];
+            let mut r = [0u32; W];
+            for l in lanes(ex.mask) {
+                if idx[l] < *rows {
+                    r[l] = w.inputs[(*slot + 4 * idx[l]) as usize * W + l];
+                }
+            }
+            ex.store(regs, *dst, &r);
+        }
+        Inst::Output { slot, src } => {
+            let v = regs[src.index()];
+            let out = &mut w.outputs[*slot as usize * W..][..W];
+            for l in lanes(ex.mask) {
+                out[l] = v[l];
+            }
+        }
+        Inst::OutputIndexed {
+            slot,
+            index,
+            rows,
+            src,
+        } => {
+            let (idx, v) = (regs[index.index()], regs[src.index()]);
+            for l in lanes(ex.mask) {
+                if idx[l] < *rows {
+                    w.outputs[(*slot + 4 * idx[l]) as usize * W + l] = v[l];
+                }
+            }
+        }
+        Inst::Eval {
+            at,
+            dst,
+            slot,
+            index,
+            rows,
+            arg,
+        } => {
+            let row = |l: usize| {
+                if index.is_none() {
+                    0
+                } else {
+                    regs[index.index()][l]
+                }
+            };
+            let argv = |k: usize, l: usize| {
+                if arg[k].is_none() {
+                    0
+                } else {
+                    regs[arg[k].index()][l]
+                }
+            };
+            let mut r = [0u32; W];
+            for l in lanes(ex.mask) {
+                let row = row(l);
+                if row >= *rows {
+                    continue;
+                }
+                let word = *slot + 4 * row;
+                r[l] = match cx.pixel {
+                    Some(p) => p.eval(w.tags[l], word, *at, [argv(0, l), argv(1, l)]),
+                    None => w.inputs[word as usize * W + l],
+                };
+            }
+            ex.store(regs, *dst, &r);
+        }
+        Inst::RasterSampleCount { dst } => {
+            let n = cx.pixel.map_or(1, |p| p.sample_count());
+            un(regs, ex, *dst, *dst, |_| n);
+        }
+        Inst::RasterSamplePos { dst, index } => {
+            let idx = regs[index.index()];
+            let (mut x, mut y) = ([0u32; W], [0u32; W]);
+            for l in lanes(ex.mask) {
+                let [px, py] = cx.pixel.map_or([0.0; 2], |p| p.sample_position(idx[l]));
+                x[l] = px.to_bits();
+                y[l] = py.to_bits();
+            }
+            for (d, v) in dst.iter().zip([&x, &y]) {
+                if !d.is_none() {
+                    ex.store(regs, *d, v);
+                }
+            }
+        }
 
         // ---- synchronisation and lane control ----
         Inst::Barrier { group_sync, .. } => {

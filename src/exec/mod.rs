@@ -66,13 +66,15 @@ mod memory;
 pub mod profile;
 mod resource;
 mod sample;
+pub mod stage;
 mod wave;
 mod wave_ops;
 
-pub use budget::{At, ExecError, Limits, Xyz};
+pub use budget::{At, ExecError, Invocation, Limits, Xyz};
 pub use group::{GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
 pub use profile::Profile;
 pub use resource::DescriptorTable;
+pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
 
 use crate::ir::{Inst, SampleMode, Shader};
 
@@ -132,4 +134,6 @@ pub(crate) struct Ctx<'a> {
     pub group_id: [u32; 3],
     /// Bytes of group shared memory.
     pub shared_bytes: u64,
+    /// Pixel stages: what the pipeline answers about the lanes' pixels.
+    pub pixel: Option<&'a dyn PixelContext>,
 }

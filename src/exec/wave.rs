@@ -381,6 +381,15 @@ pub struct Wave<const W: usize> {
     pub gtid: [[u32; W]; 3],
     /// `SV_GroupIndex` of each lane.
     pub gindex: [u32; W],
+    /// Graphics stages: input words, word `i` of lane `l` at `i * W + l` (see `ir::io`).
+    pub inputs: Vec<u32>,
+    /// Graphics stages: output words, laid out as `inputs`.
+    pub outputs: Vec<u32>,
+    /// Lanes ended by `discard` since the last reset.
+    pub killed: u128,
+    /// A value per lane the pipeline chooses (which pixel a lane shades), handed back to it
+    /// when the shader asks for something only the pipeline knows (`eval`).
+    pub tags: [u32; W],
     /// Running, at a barrier, or done.
     pub state: WaveState,
 }
@@ -412,8 +421,19 @@ impl<const W: usize> Wave<W> {
             executed: 0,
             gtid: [[0; W]; 3],
             gindex: [0; W],
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            killed: 0,
+            tags: [0; W],
             state: WaveState::Done,
         }
+    }
+
+    /// Gives the wave `input_words` input and `output_words` output words per lane.
+    pub fn with_io(mut self, input_words: u32, output_words: u32) -> Self {
+        self.inputs = vec![0; input_words as usize * W];
+        self.outputs = vec![0; output_words as usize * W];
+        self
     }
 
     /// Instructions lane `l` has run.
@@ -434,6 +454,7 @@ impl<const W: usize> Wave<W> {
         self.lanes = lanes;
         self.live = lanes;
         self.helper = 0;
+        self.killed = 0;
         self.ex.set(lanes);
         for l in 0..W {
             self.next[l] = if (lanes >> l) & 1 == 1 { 0 } else { DONE };

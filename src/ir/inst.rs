@@ -18,6 +18,7 @@
 use std::fmt;
 
 use super::ids::{ConstId, LocalId, RangeId, Reg};
+use super::io::EvalAt;
 use super::operand::{Operand, Role, word_enum};
 use super::parse::{ParseError, Tokens};
 
@@ -929,6 +930,33 @@ instructions! {
     /// `dst = true if src != 0 in any (`all` = false) or every (`all`) lane of the quad`.
     /// dx.op `QuadVote`.
     QuadVote "quad_vote" { all: bool = N, dst: Reg = W, src: Reg = R },
+
+    // ---- stage inputs and outputs (vertex and pixel stages; see `ir::io`) -----------------
+    /// `dst = in[slot]`: input word `slot` of the lane (a signature element's component,
+    /// or a system value the pipeline supplies). DXBC `v#` operands, dx.op `LoadInput`
+    /// with a constant row, `Coverage`, `InnerCoverage`.
+    Input "input" { dst: Reg = W, slot: u32 = N },
+    /// `dst = index < rows ? in[slot + 4·index] : 0`: an element row chosen at run time.
+    /// DXBC `v[r#.x + n]`, dx.op `LoadInput` with a non-constant row.
+    InputIndexed "input_indexed" { dst: Reg = W, slot: u32 = N, index: Reg = R, rows: u32 = N },
+    /// `out[slot] = src`. DXBC `o#`, `oDepth`, `oMask` destinations; dx.op `StoreOutput`.
+    Output "output" { slot: u32 = N, src: Reg = R },
+    /// `out[slot + 4·index] = src` when `index < rows` (else nothing).
+    OutputIndexed "output_indexed" { slot: u32 = N, index: Reg = R, rows: u32 = N, src: Reg = R },
+    /// Pixel stage: `dst =` input word `slot + 4·row` (row = `index`, or 0 when `index` is
+    /// `_`; a row past the element reads 0) interpolated at `at` instead of where its
+    /// declared mode puts it; `arg` holds the sample index (`sample`) or the x and y offsets
+    /// (`snapped`). A non-interpolated input gives its value. DXBC `eval_centroid`,
+    /// `eval_sample_index`, `eval_snapped`; dx.op `EvalCentroid`, `EvalSampleIndex`,
+    /// `EvalSnapped`.
+    Eval "eval" { at: EvalAt = N, dst: Reg = W, slot: u32 = N, index: Reg = R, rows: u32 = N, arg: [Reg; 2] = R },
+    /// `dst =` the render target's sample count (1 without MSAA). DXBC `sampleinfo` of the
+    /// `rasterizer` operand, dx.op `RenderTargetGetSampleCount`.
+    RasterSampleCount "raster_sample_count" { dst: Reg = W },
+    /// `dst[0], dst[1] =` f32 x and y of sample `index` of the render target's standard
+    /// pattern, relative to the pixel centre (0, 0 for an index out of range). DXBC
+    /// `samplepos` of the `rasterizer` operand, dx.op `RenderTargetGetSamplePosition`.
+    RasterSamplePos "raster_sample_pos" { dst: [Reg; 2] = W, index: Reg = R },
 
     // ---- synchronisation and lane control ------------------------------------------------
     /// Memory barrier; with `group_sync`, every wave of the thread group reaches it before

@@ -41,6 +41,16 @@
 //! made by [`Inst::Handle`] from a declared [`ResourceRange`] (and an array index), or
 //! by [`Inst::HeapHandle`] from the SM 6.6 descriptor heaps.
 //!
+//! # Stage inputs and outputs
+//!
+//! Vertex and pixel shaders read their signature elements and system values from
+//! per-lane *input words* and write *output words* ([`io`]): `input`/`output` name a word,
+//! `input_indexed`/`output_indexed` a row chosen at run time, and `eval` asks the pipeline
+//! for a pixel input interpolated somewhere other than its declared mode's position.
+//! [`Shader::inputs`] and [`Shader::outputs`] describe each element (semantic, system
+//! value, signature register, rows, mask, type, interpolation) and the words it occupies,
+//! which is all the pipeline needs to feed one stage from the last.
+//!
 //! # Source map
 //!
 //! Every instruction and terminator carries a [`SourceLoc`]: the DXBC instruction (index
@@ -51,6 +61,7 @@ pub mod builder;
 pub mod cfg;
 mod ids;
 mod inst;
+pub mod io;
 mod operand;
 pub mod opt;
 pub mod parse;
@@ -64,6 +75,7 @@ pub use inst::{
     AtomicOp, DerivKind, FClass, FCond, FUnOp, ICond, Inst, QuadDir, SampleArgs, SampleMode,
     SysVec, WaveOp, WaveTy, Width,
 };
+pub use io::{EvalAt, Interp, IoElement, SysValue};
 pub use operand::Role;
 pub use parse::{ParseError, parse_shader};
 pub use print::WithLocs;

@@ -94,6 +94,8 @@ pub fn has_effects(inst: &Inst) -> bool {
             | Inst::CounterDec { .. }
             | Inst::Barrier { .. }
             | Inst::Discard { .. }
+            | Inst::Output { .. }
+            | Inst::OutputIndexed { .. }
             | Inst::Demote { .. }
     )
 }

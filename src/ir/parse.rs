@@ -6,6 +6,7 @@
 
 use super::ids::{BlockId, Reg};
 use super::inst::Inst;
+use super::io::{Interp, IoElement, NO_REGISTER, SysValue, parse_mask};
 use super::operand::Operand;
 use super::shader::{
     Block, ComponentType, ConstArray, DenormMode, LocalArray, ResourceClass, ResourceKind,
@@ -237,6 +238,43 @@ fn parse_terminator(mnemonic: &str, t: &mut Tokens<'_>) -> Result<Option<Termina
     }))
 }
 
+/// `"TEXCOORD" 1 sv none reg 1 rows 1 mask xy float interp linear slot 4` (see
+/// `IoElement`'s `Display`).
+fn parse_io(t: &mut Tokens<'_>) -> Result<IoElement, ParseError> {
+    let semantic = t.string()?;
+    let semantic_index = t.number()?;
+    t.expect("sv")?;
+    let sv = SysValue::parse(t)?;
+    t.expect("reg")?;
+    let register = if t.peek() == Some("none") {
+        t.word()?;
+        NO_REGISTER
+    } else {
+        t.number()?
+    };
+    t.expect("rows")?;
+    let rows = t.number()?;
+    t.expect("mask")?;
+    let m = t.word()?;
+    let mask = parse_mask(m).ok_or_else(|| t.error(format!("bad component mask `{m}`")))?;
+    let component = ComponentType::parse(t)?;
+    t.expect("interp")?;
+    let interp = Interp::parse(t)?;
+    t.expect("slot")?;
+    let slot = t.number()?;
+    Ok(IoElement {
+        semantic,
+        semantic_index,
+        sv,
+        register,
+        rows,
+        mask,
+        component,
+        interp,
+        slot,
+    })
+}
+
 /// Parses a shader from its text form. The result is not validated; call
 /// [`crate::ir::validate`].
 pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
@@ -423,6 +461,15 @@ pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
                 }
                 shader.resources.push(r);
             }
+            "io_words" => {
+                t.expect("in")?;
+                shader.input_words = t.number()?;
+                t.expect("out")?;
+                shader.output_words = t.number()?;
+            }
+            "input" => shader.inputs.push(parse_io(&mut t)?),
+            "output" => shader.outputs.push(parse_io(&mut t)?),
+            "early_depth_stencil" => shader.early_depth_stencil = true,
             _ => return Err(t.error(format!("unknown header line `{w}`"))),
         }
         t.end()?;

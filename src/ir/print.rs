@@ -136,6 +136,18 @@ fn print(s: &Shader, f: &mut fmt::Formatter<'_>, locs: bool) -> fmt::Result {
     for (i, r) in s.resources.iter().enumerate() {
         write_range(f, i, r)?;
     }
+    if s.input_words > 0 || s.output_words > 0 {
+        writeln!(f, "io_words in {} out {}", s.input_words, s.output_words)?;
+    }
+    for e in &s.inputs {
+        writeln!(f, "input {e}")?;
+    }
+    for e in &s.outputs {
+        writeln!(f, "output {e}")?;
+    }
+    if s.early_depth_stencil {
+        writeln!(f, "early_depth_stencil")?;
+    }
     for (b, block) in s.blocks.iter().enumerate() {
         writeln!(f, "{}:", BlockId(b as u32))?;
         for i in block.start..block.end {

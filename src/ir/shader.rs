@@ -4,6 +4,7 @@ use std::fmt;
 
 use super::ids::{BlockId, ConstId, InstId, LocalId, Reg};
 use super::inst::Inst;
+use super::io::{IoElement, SysValue};
 use super::operand::word_enum;
 
 word_enum!(
@@ -439,6 +440,17 @@ pub struct Shader {
     pub uses_resource_heap: bool,
     /// Whether the shader indexes the sampler descriptor heap (SM 6.6).
     pub uses_sampler_heap: bool,
+    /// The stage's input signature elements (empty in compute); see [`crate::ir::io`].
+    pub inputs: Vec<IoElement>,
+    /// The stage's output signature elements.
+    pub outputs: Vec<IoElement>,
+    /// Input words per lane (every input element's words are below it).
+    pub input_words: u32,
+    /// Output words per lane.
+    pub output_words: u32,
+    /// Pixel shaders: `[earlydepthstencil]` (depth and stencil tests run before the
+    /// shader even when it has side effects).
+    pub early_depth_stencil: bool,
     /// The blocks; block 0 is the entry. Ordered so that waves reconverge (see `ir::cfg`).
     pub blocks: Vec<Block>,
     /// All instructions; each block owns a contiguous run.
@@ -464,6 +476,11 @@ impl Shader {
             resources: Vec::new(),
             uses_resource_heap: false,
             uses_sampler_heap: false,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            input_words: 0,
+            output_words: 0,
+            early_depth_stencil: false,
             blocks: vec![Block {
                 start: 0,
                 end: 0,
@@ -506,6 +523,16 @@ impl Shader {
             .iter()
             .position(|b| b.start <= i.0 && i.0 < b.end)
             .map(|p| BlockId(p as u32))
+    }
+
+    /// The input element carrying system value `sv`, if any.
+    pub fn input_sv(&self, sv: SysValue) -> Option<&IoElement> {
+        self.inputs.iter().find(|e| e.sv == sv)
+    }
+
+    /// The output element carrying system value `sv`, if any.
+    pub fn output_sv(&self, sv: SysValue) -> Option<&IoElement> {
+        self.outputs.iter().find(|e| e.sv == sv)
     }
 
     /// Counts instructions by mnemonic (for reports).

@@ -20,12 +20,17 @@
 //!    the blocks are in a structured order (see [`crate::ir::cfg`]): reducible, forward
 //!    edges forward, loops contiguous.
 //! 7. **Arrays.** Local array sizes are multiples of 4 bytes.
+//! 8. **Stage inputs and outputs.** Every element's words (`slot + 4·row + c` for its
+//!    rows and mask components) are below `input_words`/`output_words`, rows ≥ 1, masks
+//!    non-empty; every `input`/`output` word (all `rows` of an indexed one) is below the
+//!    stage's word count; `eval` only in pixel shaders, and only on input words;
+//!    compute shaders have no inputs or outputs.
 
 use super::cfg::{self, Cfg, CfgError};
 use super::ids::{BlockId, InstId, Reg};
 use super::inst::{Inst, WaveOp, WaveTy, Width};
 use super::operand::Role;
-use super::shader::{Shader, SourceLoc, Terminator};
+use super::shader::{Shader, SourceLoc, Stage, Terminator};
 
 /// A broken invariant, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,6 +81,7 @@ pub fn validate(s: &Shader) -> Result<(), ValidateError> {
             )));
         }
     }
+    io(s)?;
     for (i, inst) in s.insts.iter().enumerate() {
         check_inst(s, inst).map_err(|message| ValidateError::Inst {
             inst: InstId(i as u32),
@@ -110,6 +116,44 @@ pub fn validate(s: &Shader) -> Result<(), ValidateError> {
     }
     cfg::check_order(&Cfg::new(s))?;
     Ok(())
+}
+
+/// Invariant 8 for the element tables.
+fn io(s: &Shader) -> Result<(), ValidateError> {
+    if s.stage == Stage::Compute && (s.input_words > 0 || s.output_words > 0) {
+        return Err(ValidateError::Layout(
+            "a compute shader has no stage inputs or outputs".into(),
+        ));
+    }
+    for (what, elems, words) in [
+        ("input", &s.inputs, s.input_words),
+        ("output", &s.outputs, s.output_words),
+    ] {
+        for (i, e) in elems.iter().enumerate() {
+            // The highest word the element uses: its last row's highest component.
+            let high = 7u32.saturating_sub(e.mask.leading_zeros());
+            let fits = e.mask != 0
+                && e.mask < 16
+                && e.rows >= 1
+                && u64::from(e.slot) + 4 * (u64::from(e.rows) - 1) + u64::from(high)
+                    < u64::from(words);
+            if !fits {
+                return Err(ValidateError::Layout(format!(
+                    "{what} element {i} ({}) at slot {} with {} rows and mask {:#x} does not fit {words} words",
+                    e.semantic_name(),
+                    e.slot,
+                    e.rows,
+                    e.mask
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether words `slot`, `slot + 4`, … (`rows` of them) are all below `words`.
+fn words_fit(slot: u32, rows: u32, words: u32) -> bool {
+    rows >= 1 && u64::from(slot) + 4 * (u64::from(rows) - 1) < u64::from(words)
 }
 
 fn layout(s: &Shader) -> Result<(), ValidateError> {
@@ -287,6 +331,35 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
             };
             if !declared {
                 return Err("heap handle in a shader that does not declare heap use".into());
+            }
+        }
+        Inst::Input { slot, .. } if !words_fit(*slot, 1, s.input_words) => {
+            return Err(format!("input word {slot} of {}", s.input_words));
+        }
+        Inst::InputIndexed { slot, rows, .. } if !words_fit(*slot, *rows, s.input_words) => {
+            return Err(format!(
+                "input words {slot} + 4 × {rows} rows of {}",
+                s.input_words
+            ));
+        }
+        Inst::Output { slot, .. } if !words_fit(*slot, 1, s.output_words) => {
+            return Err(format!("output word {slot} of {}", s.output_words));
+        }
+        Inst::OutputIndexed { slot, rows, .. } if !words_fit(*slot, *rows, s.output_words) => {
+            return Err(format!(
+                "output words {slot} + 4 × {rows} rows of {}",
+                s.output_words
+            ));
+        }
+        Inst::Eval { slot, rows, .. } => {
+            if s.stage != Stage::Pixel {
+                return Err("eval outside a pixel shader".into());
+            }
+            if !words_fit(*slot, *rows, s.input_words) {
+                return Err(format!(
+                    "input words {slot} + 4 × {rows} rows of {}",
+                    s.input_words
+                ));
             }
         }
         Inst::SysValue { axis, .. } if *axis >= 3 => {

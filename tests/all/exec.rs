@@ -1,7 +1,7 @@
 //! The interpreter end to end: programs written in the IR's text form, dispatched with
 //! `pipeline::dispatch`, results read back from buffers.
 
-use dxlane::exec::{ExecError, Limits, Profile};
+use dxlane::exec::{ExecError, Invocation, Limits, Profile};
 use dxlane::ir::{Shader, parse_shader, validate};
 use dxlane::pipeline::{Bindings, DispatchOptions, DispatchReport, ThreadLayout, dispatch};
 use dxlane::resources::{
@@ -408,7 +408,9 @@ block1:
     let e = run(&s, vec![], [2, 1, 1], &o).unwrap_err();
     match &e {
         ExecError::Budget {
-            group, thread, at, ..
+            lane: Invocation::Thread { group, thread },
+            at,
+            ..
         } => {
             assert_eq!(group.0, [0, 0, 0]);
             assert_eq!(thread.0, [0, 0, 0]);
@@ -442,7 +444,11 @@ block2:
 ";
     let e = run(&shader(text), vec![], [1, 1, 1], &opts(8, 1)).unwrap_err();
     match e {
-        ExecError::Unreachable { thread, block, .. } => {
+        ExecError::Unreachable {
+            lane: Invocation::Thread { thread, .. },
+            block,
+            ..
+        } => {
             assert_eq!(thread.0, [5, 0, 0]);
             assert_eq!(block.0, 1);
         }

@@ -1,0 +1,399 @@
+//! Graphics-stage waves: a vertex or pixel shader run one wave at a time, its lanes'
+//! input words written by the pipeline before and output words read after.
+//!
+//! The pipeline owns what the lanes are (which vertices, which pixels and quads, which
+//! lanes are helpers); this module runs them with the same interpreter, rules, budgets and
+//! descriptors as compute. A [`StageProgram`] is the prepared shader (shared by every
+//! worker); each worker makes a [`StageRunner`], whose one wave is reused for every batch:
+//!
+//! 1. write each lane's input words ([`StageRunner::inputs_mut`]: word `i` of lane `l` at
+//!    `i * wave_size + l`), its invocation ids ([`StageRunner::set_ids`]: vertex index and
+//!    instance, or pixel x, y and sample; used to name the lane in errors) and, for pixels,
+//!    its tag ([`StageRunner::set_tags`], handed back through [`PixelContext`]);
+//! 2. [`StageRunner::run`] with the lanes that exist and the helper lanes among them;
+//! 3. read [`StageRunner::outputs`] (same layout; words no lane wrote are 0) and
+//!    [`WaveRun::killed`] (lanes that executed `discard`).
+//!
+//! Pixel quads are lanes `4k … 4k + 3` (top-left, top-right, bottom-left, bottom-right),
+//! which is what derivatives and quad operations read. Helper lanes run but write no
+//! memory and take no part in wave operations (`exec` enforces both); their outputs mean
+//! nothing.
+
+use crate::ir::{DenormMode, EvalAt, Shader, Stage, validate};
+
+use super::Ctx;
+use super::budget::{ExecError, Limits};
+use super::interp::{Outcome, run};
+use super::profile::Profile;
+use super::resource::DescriptorTable;
+use super::wave::{Exec, Wave, WaveState};
+
+/// What a pixel wave asks of the pipeline: attribute evaluation away from where the
+/// input's mode puts it, and the render target's sample pattern.
+pub trait PixelContext: Sync {
+    /// Input word `word` of the pixel that lane tag `tag` stands for, interpolated at `at`:
+    /// `arg[0]` is the sample index for [`EvalAt::Sample`]; `arg[0]`, `arg[1]` are the x
+    /// and y offsets (low 4 bits, signed sixteenths of a pixel) for [`EvalAt::Snapped`].
+    fn eval(&self, tag: u32, word: u32, at: EvalAt, arg: [u32; 2]) -> u32;
+
+    /// Samples per pixel of the render targets (1 without MSAA).
+    fn sample_count(&self) -> u32;
+
+    /// Position of sample `index` relative to the pixel centre, in pixels (`[0, 0]` for an
+    /// index out of range).
+    fn sample_position(&self, index: u32) -> [f32; 2];
+}
+
+/// A vertex or pixel shader ready to run: validated, with its descriptors, profile, limits
+/// and wave size.
+#[derive(Debug, Clone)]
+pub struct StageProgram<'a> {
+    shader: &'a Shader,
+    table: DescriptorTable,
+    profile: Profile,
+    limits: Limits,
+    wave_size: u32,
+    ftz: bool,
+}
+
+impl<'a> StageProgram<'a> {
+    /// Prepares `shader` (a vertex or pixel shader) to run in waves of `wave_size` lanes.
+    pub fn new(
+        shader: &'a Shader,
+        table: DescriptorTable,
+        profile: Profile,
+        limits: Limits,
+        wave_size: u32,
+    ) -> Result<StageProgram<'a>, ExecError> {
+        validate(shader)?;
+        if !matches!(shader.stage, Stage::Vertex | Stage::Pixel) {
+            return Err(ExecError::Dispatch(format!(
+                "a {} shader does not run as a vertex or pixel stage",
+                shader.stage
+            )));
+        }
+        if !(4..=128).contains(&wave_size) || !wave_size.is_power_of_two() {
+            return Err(ExecError::WaveSize {
+                size: wave_size,
+                message: "not a power of two from 4 to 128".into(),
+            });
+        }
+        Ok(StageProgram {
+            shader,
+            table,
+            profile,
+            limits,
+            wave_size,
+            ftz: shader.fp32_denorm != DenormMode::Preserve,
+        })
+    }
+
+    /// The shader.
+    pub fn shader(&self) -> &'a Shader {
+        self.shader
+    }
+
+    /// Lanes per wave.
+    pub fn wave_size(&self) -> u32 {
+        self.wave_size
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Bytes of execution state one runner holds (registers, per-lane arrays, input and
+    /// output words).
+    pub fn runner_memory_bytes(&self) -> u64 {
+        let s = self.shader;
+        let locals: u64 = s
+            .locals
+            .iter()
+            .map(|x| u64::from(x.bytes).div_ceil(4))
+            .sum();
+        let words =
+            u64::from(s.num_regs) + locals + u64::from(s.input_words) + u64::from(s.output_words);
+        words * 4 * u64::from(self.wave_size)
+    }
+}
+
+/// What running one wave did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WaveRun {
+    /// Lane-instructions executed (helper lanes included).
+    pub lane_instructions: u64,
+    /// Lanes that executed `discard`.
+    pub killed: u128,
+}
+
+struct StageWave<const W: usize> {
+    wave: Wave<W>,
+}
+
+impl<const W: usize> StageWave<W> {
+    fn new(p: &StageProgram<'_>) -> Self {
+        let s = p.shader;
+        let locals: Vec<u32> = s.locals.iter().map(|x| x.bytes).collect();
+        StageWave {
+            wave: Wave::<W>::new(s.num_regs as usize, &s.consts, &locals)
+                .with_io(s.input_words, s.output_words),
+        }
+    }
+
+    fn run(
+        &mut self,
+        p: &StageProgram<'_>,
+        lanes: u128,
+        helper: u128,
+        pixel: Option<&dyn PixelContext>,
+    ) -> Result<WaveRun, ExecError> {
+        let s = p.shader;
+        let cx = Ctx {
+            shader: s,
+            table: &p.table,
+            profile: &p.profile,
+            limit: p.limits.max_lane_instructions,
+            ftz: p.ftz,
+            group_id: [0; 3],
+            shared_bytes: 0,
+            pixel,
+        };
+        let w = &mut self.wave;
+        let lanes = lanes & Exec::<W>::ALL;
+        w.reset(
+            s.consts.len(),
+            lanes,
+            s.blocks.first().map_or(0, |b| b.start),
+        );
+        w.helper = helper & lanes;
+        w.outputs.fill(0);
+        // A graphics stage has no group to wait for: a group barrier is a memory fence.
+        while w.state != WaveState::Done {
+            if run(w, &cx, &mut [])? == Outcome::Barrier {
+                w.state = WaveState::Running;
+            }
+        }
+        Ok(WaveRun {
+            lane_instructions: w.executed,
+            killed: w.killed,
+        })
+    }
+}
+
+enum Inner {
+    W4(Box<StageWave<4>>),
+    W8(Box<StageWave<8>>),
+    W16(Box<StageWave<16>>),
+    W32(Box<StageWave<32>>),
+    W64(Box<StageWave<64>>),
+    W128(Box<StageWave<128>>),
+}
+
+macro_rules! each {
+    ($inner:expr, $w:ident => $e:expr) => {
+        match $inner {
+            Inner::W4($w) => $e,
+            Inner::W8($w) => $e,
+            Inner::W16($w) => $e,
+            Inner::W32($w) => $e,
+            Inner::W64($w) => $e,
+            Inner::W128($w) => $e,
+        }
+    };
+}
+
+/// Runs waves of one [`StageProgram`]; each worker thread has its own.
+pub struct StageRunner<'p> {
+    program: &'p StageProgram<'p>,
+    inner: Inner,
+}
+
+impl<'p> StageRunner<'p> {
+    /// A runner for `program`, its wave allocated once.
+    pub fn new(program: &'p StageProgram<'p>) -> StageRunner<'p> {
+        let inner = match program.wave_size {
+            4 => Inner::W4(Box::new(StageWave::new(program))),
+            8 => Inner::W8(Box::new(StageWave::new(program))),
+            16 => Inner::W16(Box::new(StageWave::new(program))),
+            32 => Inner::W32(Box::new(StageWave::new(program))),
+            64 => Inner::W64(Box::new(StageWave::new(program))),
+            _ => Inner::W128(Box::new(StageWave::new(program))),
+        };
+        StageRunner { program, inner }
+    }
+
+    /// Lanes per wave.
+    pub fn wave_size(&self) -> usize {
+        self.program.wave_size as usize
+    }
+
+    /// The input words: word `i` of lane `l` at `i * wave_size + l`. They keep their values
+    /// between runs.
+    pub fn inputs_mut(&mut self) -> &mut [u32] {
+        each!(&mut self.inner, w => &mut w.wave.inputs)
+    }
+
+    /// The output words of the last run, laid out as the inputs.
+    pub fn outputs(&self) -> &[u32] {
+        each!(&self.inner, w => &w.wave.outputs)
+    }
+
+    /// Sets lane `l`'s invocation ids (vertex: index, instance, 0; pixel: x, y, sample),
+    /// which name the lane in errors.
+    pub fn set_ids(&mut self, l: usize, ids: [u32; 3]) {
+        each!(&mut self.inner, w => {
+            if let Some(slot) = w.wave.gtid[0].get_mut(l) {
+                *slot = ids[0];
+                w.wave.gtid[1][l] = ids[1];
+                w.wave.gtid[2][l] = ids[2];
+            }
+        })
+    }
+
+    /// Sets lane `l`'s tag (handed to [`PixelContext::eval`]).
+    pub fn set_tag(&mut self, l: usize, tag: u32) {
+        each!(&mut self.inner, w => {
+            if let Some(t) = w.wave.tags.get_mut(l) {
+                *t = tag;
+            }
+        })
+    }
+
+    /// Runs the wave to the end: lanes in `lanes` exist, those also in `helper` are
+    /// helper lanes. `pixel` answers `eval` and the sample-pattern instructions (pixel
+    /// shaders; without it `eval` reads the input word as it is and the pattern is 1×).
+    pub fn run(
+        &mut self,
+        lanes: u128,
+        helper: u128,
+        pixel: Option<&dyn PixelContext>,
+    ) -> Result<WaveRun, ExecError> {
+        let p = self.program;
+        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_shader;
+
+    const PS: &str = r#"shader pixel
+entry "main"
+fp32 ftz
+regs 8
+const r0 = 0x3f800000    ; 1.0
+const r1 = 0x0
+io_words in 8 out 4
+input "SV_Position" 0 sv position reg 0 rows 1 mask xyzw float interp noperspective slot 0
+input "TEXCOORD" 0 sv none reg 1 rows 1 mask xy float interp linear slot 4
+output "SV_Target" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r2, 0
+    input r3, 4
+    fadd r4, r3, r0
+    output 0, r4
+    output 1, r2
+    eval centroid, r5, 5, _, 1, [_ _]
+    output 2, r5
+    raster_sample_count r6
+    output 3, r6
+    fcmp lt, r7, r2, r0
+    discard r7
+    return
+"#;
+
+    struct Fixed;
+    impl PixelContext for Fixed {
+        fn eval(&self, tag: u32, word: u32, at: EvalAt, _arg: [u32; 2]) -> u32 {
+            assert_eq!(at, EvalAt::Centroid);
+            tag * 100 + word
+        }
+        fn sample_count(&self) -> u32 {
+            4
+        }
+        fn sample_position(&self, _index: u32) -> [f32; 2] {
+            [0.0; 2]
+        }
+    }
+
+    fn shader() -> Shader {
+        let s = parse_shader(PS).unwrap();
+        validate(&s).unwrap();
+        assert_eq!(
+            parse_shader(&s.to_string()).unwrap(),
+            s,
+            "text form round trip"
+        );
+        s
+    }
+
+    /// Inputs go in per lane, outputs come out per lane; `discard` is reported; `eval`
+    /// and the sample count come from the pipeline's [`PixelContext`].
+    #[test]
+    fn a_pixel_wave_reads_inputs_and_writes_outputs() {
+        let s = shader();
+        let table = DescriptorTable::new(&s, &[], &[], &[]).unwrap();
+        let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 8).unwrap();
+        let mut r = StageRunner::new(&p);
+        let w = r.wave_size();
+        for l in 0..w {
+            let x = l as f32; // SV_Position.x: lanes 0 and 1… discard where x < 1
+            r.inputs_mut()[l] = x.to_bits();
+            r.inputs_mut()[4 * w + l] = (x * 2.0).to_bits();
+            r.set_tag(l, l as u32);
+            r.set_ids(l, [l as u32, 0, 0]);
+        }
+        let run = r.run(0b0111_1111, 0b0100_0000, Some(&Fixed)).unwrap();
+        assert_eq!(run.killed, 0b1, "lane 0 has x = 0 < 1");
+        let out = r.outputs();
+        for l in 1..7 {
+            assert_eq!(f32::from_bits(out[l]), l as f32 * 2.0 + 1.0);
+            assert_eq!(f32::from_bits(out[w + l]), l as f32);
+            assert_eq!(out[2 * w + l], l as u32 * 100 + 5);
+            assert_eq!(out[3 * w + l], 4);
+        }
+        // Lane 7 does not exist: nothing is written for it.
+        assert_eq!(out[7], 0);
+    }
+
+    /// Words past the stage's inputs or outputs are refused before anything runs.
+    #[test]
+    fn io_words_are_validated() {
+        let bad = PS.replace("output 3, r6", "output 4, r6");
+        let s = parse_shader(&bad).unwrap();
+        let e = validate(&s).unwrap_err().to_string();
+        assert!(e.contains("output word 4 of 4"), "{e}");
+        let bad = PS.replace("slot 4\n", "slot 7\n");
+        let e = validate(&parse_shader(&bad).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("input element 1 (TEXCOORD0)"), "{e}");
+        let bad = PS.replace("shader pixel", "shader vertex");
+        let e = validate(&parse_shader(&bad).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("eval outside a pixel shader"), "{e}");
+    }
+
+    /// A budget error in a pixel wave names the pixel.
+    #[test]
+    fn errors_name_the_pixel() {
+        let text = "shader pixel\nregs 2\nio_words in 0 out 4\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask x float interp undefined slot 0\nblock0:\n    jump block1\nblock1:\n    jump block1\n";
+        let s = parse_shader(text).unwrap();
+        let table = DescriptorTable::new(&s, &[], &[], &[]).unwrap();
+        let limits = Limits {
+            max_lane_instructions: 50,
+            ..Limits::default()
+        };
+        let p = StageProgram::new(&s, table, Profile::default(), limits, 4).unwrap();
+        let mut r = StageRunner::new(&p);
+        r.set_ids(2, [17, 9, 0]);
+        let e = r.run(0b0100, 0, None).unwrap_err().to_string();
+        assert!(
+            e.starts_with("pixel (17, 9), sample 0: the budget of 50"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! Stage inputs and outputs: the signature elements a vertex or pixel shader reads and
+//! writes, and where each lives in the lane's input and output words.
+//!
+//! # Words
+//!
+//! Each lane of a graphics-stage wave has `input_words` 32-bit input words and
+//! `output_words` output words (both 0 in compute). An element occupies, for each of its
+//! `rows` rows `r` and each component `c` in its `mask`, the word `slot + 4·r + c`. The
+//! lowerings put an element of signature register `n` at `slot = 4·n`, and elements
+//! without a register (DXBC `oDepth`, `oMask`, `vCoverage`; DXIL system values the
+//! signature does not pack) after the last register. The pipeline fills the input words
+//! before the shader runs (vertex attributes, interpolated pixel attributes, system
+//! values) and reads the output words after every lane has returned.
+//!
+//! # Linking
+//!
+//! `register` is the signature register the element was declared at (DXBC `v#`/`o#`,
+//! DXIL's packed start row), which is what Direct3D links stages by: a pixel input at
+//! register `n` reads what the vertex stage wrote to its output register `n`, and the
+//! semantic names and indices there must agree.
+
+use std::fmt;
+
+use super::operand::word_enum;
+use super::shader::ComponentType;
+
+word_enum!(
+    /// The system value an element carries (D3D_NAME), or [`SysValue::None`] for an
+    /// arbitrary semantic (`TEXCOORD0`, `COLOR`).
+    SysValue {
+        /// An arbitrary semantic.
+        None = "none",
+        /// `SV_Position`.
+        Position = "position",
+        /// `SV_ClipDistance`.
+        ClipDistance = "clip_distance",
+        /// `SV_CullDistance`.
+        CullDistance = "cull_distance",
+        /// `SV_RenderTargetArrayIndex`.
+        RenderTargetArrayIndex = "render_target_array_index",
+        /// `SV_ViewportArrayIndex`.
+        ViewportArrayIndex = "viewport_array_index",
+        /// `SV_VertexID`.
+        VertexId = "vertex_id",
+        /// `SV_PrimitiveID`.
+        PrimitiveId = "primitive_id",
+        /// `SV_InstanceID`.
+        InstanceId = "instance_id",
+        /// `SV_IsFrontFace` (`0xffffffff` for a front face, else 0).
+        IsFrontFace = "is_front_face",
+        /// `SV_SampleIndex`.
+        SampleIndex = "sample_index",
+        /// `SV_Coverage` (input: the pixel's covered samples; output: a mask ANDed with
+        /// them).
+        Coverage = "coverage",
+        /// `SV_InnerCoverage` (`0xffffffff` when the pixel is wholly inside).
+        InnerCoverage = "inner_coverage",
+        /// `SV_Target`.
+        Target = "target",
+        /// `SV_Depth`.
+        Depth = "depth",
+        /// `SV_DepthGreaterEqual` (conservative depth: at least the rasterized depth).
+        DepthGreaterEqual = "depth_greater_equal",
+        /// `SV_DepthLessEqual` (conservative depth: at most the rasterized depth).
+        DepthLessEqual = "depth_less_equal",
+        /// `SV_StencilRef`.
+        StencilRef = "stencil_ref",
+        /// `SV_ViewID`.
+        ViewId = "view_id",
+        /// `SV_Barycentrics` (SM 6.1).
+        Barycentrics = "barycentrics",
+        /// `SV_ShadingRate`.
+        ShadingRate = "shading_rate",
+        /// `SV_CullPrimitive` (mesh shaders).
+        CullPrimitive = "cull_primitive",
+    }
+);
+
+impl SysValue {
+    /// Whether the rasterizer makes this pixel input itself, so that no earlier stage
+    /// needs to write it (D3D11.3 §16 "system-generated values").
+    pub fn made_by_rasterizer(self) -> bool {
+        matches!(
+            self,
+            SysValue::Position
+                | SysValue::IsFrontFace
+                | SysValue::SampleIndex
+                | SysValue::Coverage
+                | SysValue::InnerCoverage
+                | SysValue::PrimitiveId
+                | SysValue::Barycentrics
+                | SysValue::ShadingRate
+        )
+    }
+}
+
+word_enum!(
+    /// How a pixel input is interpolated (D3D10_SB_INTERPOLATION_MODE; DXIL
+    /// `InterpolationMode`).
+    Interp {
+        /// Not interpolated (vertex inputs, outputs, system values).
+        Undefined = "undefined",
+        /// `nointerpolation`: the provoking vertex's value.
+        Constant = "constant",
+        /// Perspective-correct at the pixel centre.
+        Linear = "linear",
+        /// Perspective-correct at the centroid of the covered samples.
+        LinearCentroid = "linear_centroid",
+        /// `noperspective`: screen-space linear at the pixel centre.
+        LinearNoPerspective = "noperspective",
+        /// `noperspective centroid`.
+        LinearNoPerspectiveCentroid = "noperspective_centroid",
+        /// Perspective-correct at the sample (the pixel stage runs per sample).
+        LinearSample = "linear_sample",
+        /// `noperspective sample`.
+        LinearNoPerspectiveSample = "noperspective_sample",
+    }
+);
+
+impl Interp {
+    /// Whether the mode interpolates with perspective correction.
+    pub fn perspective(self) -> bool {
+        matches!(
+            self,
+            Interp::Linear | Interp::LinearCentroid | Interp::LinearSample
+        )
+    }
+
+    /// Whether the mode evaluates at each sample (which runs the pixel stage per sample).
+    pub fn per_sample(self) -> bool {
+        matches!(
+            self,
+            Interp::LinearSample | Interp::LinearNoPerspectiveSample
+        )
+    }
+
+    /// Whether the mode evaluates at the centroid of the covered samples.
+    pub fn centroid(self) -> bool {
+        matches!(
+            self,
+            Interp::LinearCentroid | Interp::LinearNoPerspectiveCentroid
+        )
+    }
+}
+
+word_enum!(
+    /// Where an `eval` instruction evaluates a pixel input (DXBC `eval_centroid`,
+    /// `eval_sample_index`, `eval_snapped`; dx.op `EvalCentroid`, `EvalSampleIndex`,
+    /// `EvalSnapped`).
+    EvalAt {
+        /// The centroid of the pixel's covered samples.
+        Centroid = "centroid",
+        /// Sample `arg[0]` of the pixel (an out-of-range index evaluates at the pixel
+        /// centre, as D3D11.3 §16.5 leaves it undefined).
+        Sample = "sample",
+        /// The pixel centre moved by `(arg[0], arg[1])` sixteenths of a pixel; each
+        /// offset is the signed 4-bit value of the low 4 bits (-8 … 7).
+        Snapped = "snapped",
+    }
+);
+
+/// The register an element has no signature register for (`oDepth`, `vCoverage`).
+pub const NO_REGISTER: u32 = u32::MAX;
+
+/// One signature element of a stage's inputs or outputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IoElement {
+    /// The semantic name as the program spells it (`TEXCOORD`, `SV_Position`).
+    pub semantic: String,
+    /// The semantic index (the first one for elements of several rows).
+    pub semantic_index: u32,
+    /// The system value, or [`SysValue::None`].
+    pub sv: SysValue,
+    /// The signature register (see the module doc), or [`NO_REGISTER`].
+    pub register: u32,
+    /// Rows (1, or the array size of an element like `float2 t[3] : TEXCOORD`).
+    pub rows: u32,
+    /// Components of each row (bit 0 = x … bit 3 = w).
+    pub mask: u8,
+    /// How the values are read (float, sint or uint).
+    pub component: ComponentType,
+    /// Interpolation (pixel inputs).
+    pub interp: Interp,
+    /// The word of row 0, component x.
+    pub slot: u32,
+}
+
+impl IoElement {
+    /// The word of row `row`, component `c`.
+    pub fn word(&self, row: u32, c: u32) -> u32 {
+        self.slot + 4 * row + c
+    }
+
+    /// The semantic as the signature prints it: `TEXCOORD1`, `SV_Position`.
+    pub fn semantic_name(&self) -> String {
+        if self.semantic_index == 0 && self.sv != SysValue::None {
+            self.semantic.clone()
+        } else {
+            format!("{}{}", self.semantic, self.semantic_index)
+        }
+    }
+}
+
+/// Prints the mask as `xyzw` letters (`-` for none).
+pub fn mask_letters(mask: u8) -> String {
+    let s: String = "xyzw"
+        .chars()
+        .enumerate()
+        .filter(|(i, _)| (mask >> i) & 1 == 1)
+        .map(|(_, c)| c)
+        .collect();
+    if s.is_empty() { "-".into() } else { s }
+}
+
+/// Reads `xyzw` letters back into a mask (`-` for none).
+pub fn parse_mask(s: &str) -> Option<u8> {
+    if s == "-" {
+        return Some(0);
+    }
+    let mut m = 0u8;
+    let mut last = None;
+    for ch in s.chars() {
+        let i = "xyzw".find(ch)?;
+        if last.is_some_and(|l| l >= i) {
+            return None;
+        }
+        last = Some(i);
+        m |= 1 << i;
+    }
+    (m != 0).then_some(m)
+}
+
+impl fmt::Display for IoElement {
+    /// `"TEXCOORD" 1 sv none reg 1 rows 1 mask xy float interp linear slot 4`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} {} sv {} reg ",
+            self.semantic, self.semantic_index, self.sv
+        )?;
+        if self.register == NO_REGISTER {
+            f.write_str("none")?;
+        } else {
+            write!(f, "{}", self.register)?;
+        }
+        write!(
+            f,
+            " rows {} mask {} {} interp {} slot {}",
+            self.rows,
+            mask_letters(self.mask),
+            self.component,
+            self.interp,
+            self.slot
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_round_trip() {
+        for m in 0..16u8 {
+            assert_eq!(parse_mask(&mask_letters(m)), Some(m));
+        }
+        assert_eq!(parse_mask("yx"), None);
+        assert_eq!(parse_mask("q"), None);
+    }
+}
