@@ -55,26 +55,38 @@ fn kind_of(path: &Path) -> ProgramKind {
         .kind
 }
 
+/// The stages this lowering runs.
+fn lowered_stage(kind: ProgramKind) -> bool {
+    matches!(
+        kind,
+        ProgramKind::Compute | ProgramKind::Vertex | ProgramKind::Pixel
+    )
+}
+
 #[test]
-fn every_compute_program_lowers_or_is_refused_by_name() {
+fn every_compute_vertex_and_pixel_program_lowers_or_is_refused_by_name() {
     let expected = expectations();
-    let (mut lowered, mut refused) = (0usize, 0usize);
+    let mut counts: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut table = String::new();
     for f in common::dxbc_programs() {
         let name = common::display_name(&f);
-        if kind_of(&f) != ProgramKind::Compute {
+        let kind = kind_of(&f);
+        if !lowered_stage(kind) {
             continue;
         }
+        let count = counts.entry(kind.name()).or_default();
         match load(&f) {
             Ok(s) => {
                 dxlane::ir::validate(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
-                lowered += 1;
+                count.0 += 1;
                 table.push_str(&format!(
-                    "  {name:<55} lowered: {} blocks, {} instructions, {} registers\n",
+                    "  {name:<55} lowered: {} blocks, {} instructions, {} registers, {} input and {} output words\n",
                     s.blocks.len(),
                     s.insts.len(),
-                    s.num_regs
+                    s.num_regs,
+                    s.input_words,
+                    s.output_words
                 ));
                 if let Some(why) = expected.get(&name) {
                     failures.push(format!(
@@ -83,7 +95,7 @@ fn every_compute_program_lowers_or_is_refused_by_name() {
                 }
             }
             Err(LowerError::Unsupported { what, location }) => {
-                refused += 1;
+                count.1 += 1;
                 table.push_str(&format!("  {name:<55} refused: {what} at {location}\n"));
                 if !expected.contains_key(&name) {
                     failures.push(format!("{name}: refused: unsupported {what} at {location}"));
@@ -92,20 +104,27 @@ fn every_compute_program_lowers_or_is_refused_by_name() {
             Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
-    eprintln!("DXBC compute programs: {lowered} lowered, {refused} refused\n{table}");
-    assert!(lowered >= 10, "only {lowered} compute programs lowered");
+    let summary: Vec<String> = counts
+        .iter()
+        .map(|(k, (l, r))| format!("{k}: {l} lowered, {r} refused"))
+        .collect();
+    eprintln!("DXBC programs: {}\n{table}", summary.join("; "));
+    let lowered = |k: &str| counts.get(k).map_or(0, |c| c.0);
+    assert!(lowered("compute") >= 10, "{summary:?}");
+    assert!(lowered("pixel") >= 8, "{summary:?}");
+    assert!(lowered("vertex") >= 4, "{summary:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Programs of the other stages are refused with their stage's name, never lowered
-/// halfway.
+/// Geometry, hull and domain programs are refused with their stage's name, never
+/// lowered halfway.
 #[test]
 fn other_stages_are_refused_by_stage() {
     let mut seen = 0;
     for f in common::dxbc_programs() {
         let name = common::display_name(&f);
         let kind = kind_of(&f);
-        if kind == ProgramKind::Compute {
+        if lowered_stage(kind) {
             continue;
         }
         seen += 1;
@@ -113,7 +132,7 @@ fn other_stages_are_refused_by_stage() {
             Err(LowerError::Unsupported { what, .. }) => assert_eq!(
                 what,
                 format!(
-                    "{} shader stage (the graphics pipeline is not implemented)",
+                    "{} shader stage (only compute, vertex and pixel programs are lowered)",
                     kind.name()
                 ),
                 "{name}"
@@ -121,7 +140,7 @@ fn other_stages_are_refused_by_stage() {
             other => panic!("{name}: expected the stage to be refused, got {other:?}"),
         }
     }
-    assert!(seen > 10, "only {seen} non-compute programs");
+    assert!(seen >= 3, "only {seen} geometry, hull and domain programs");
 }
 
 /// The IR of a handful of programs, with source locations.
