@@ -159,6 +159,15 @@ fn ir_snapshots() {
         "dxbc-reader/image_atomic_results.dxbc",
         "dxcontainer/features/doubleext.cs_5_0.dxbc",
         "dxcontainer/features/msad.cs_5_0.dxbc",
+        "shaders/vertex.vs_5_0.dxbc",
+        "shaders/pixel_eval.ps_5_0.dxbc",
+        "shaders/control_flow.ps_5_0.dxbc",
+        "dxbc-reader/sampling.dxbc",
+        "dxbc-reader/pixel_flags.samples.dxbc",
+        "dxcontainer/features/innercov.ps_5_0.dxbc",
+        "dxcontainer/features/stencil.ps_5_0.dxbc",
+        "dxcontainer/features/vprt.vs_5_0.dxbc",
+        "dxcontainer/features/tiled.ps_5_0.dxbc",
     ] {
         let Some(path) = common::dxbc_programs()
             .into_iter()

@@ -32,8 +32,8 @@
 //!
 //! Signature register `n` is words `4n … 4n + 3` (`slot = 4n`); elements packed into one
 //! register share its words, each with its own mask. Elements without a register follow
-//! the last register, one word each, in the order of their register types (`vCoverage`,
-//! `vInnerCoverage`; `oDepth`, `oMask`, `oDepthGE`, `oDepthLE`, `oStencilRef`). Register
+//! the last register, one word each, in this order: `vCoverage`, `vInnerCoverage`; the
+//! depth output (`oDepth`, `oDepthGE` or `oDepthLE`), `oMask`, `oStencilRef`. Register
 //! numbers are bounded by D3D11's register counts (32 input and output registers, 8
 //! pixel outputs), so the word counts are small whatever the program says.
 //!
@@ -126,11 +126,12 @@ pub(super) fn special_side(r: RegisterType) -> Option<bool> {
 fn special_rank(r: RegisterType) -> u8 {
     use RegisterType as R;
     match r {
-        R::InputCoverageMask | R::OutputDepth => 0,
+        R::InputCoverageMask
+        | R::OutputDepth
+        | R::OutputDepthGreaterEqual
+        | R::OutputDepthLessEqual => 0,
         R::InnerCoverage | R::OutputCoverageMask => 1,
-        R::OutputDepthGreaterEqual => 2,
-        R::OutputDepthLessEqual => 3,
-        _ => 4,
+        _ => 2,
     }
 }
 
