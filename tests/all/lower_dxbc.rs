@@ -193,7 +193,7 @@ fn ir_snapshots() {
 
 // ---- end to end: the test shaders through `pipeline::dispatch` -----------------------
 
-mod run {
+pub mod run {
     //! Each compute program of `shaders/` whose source states a `// dispatch:` line runs
     //! through `pipeline::dispatch` with the resources its `// resource:` lines describe,
     //! and every `// expect:` line must hold exactly. The header format:
@@ -224,8 +224,9 @@ mod run {
 
     /// One `// resource:` line.
     #[derive(Debug)]
-    struct Res {
-        reg: String,
+    pub struct Res {
+        /// The register (`t0`, `u1`, `b0`, `s0`).
+        pub reg: String,
         kind: String,
         keys: BTreeMap<String, String>,
         data: Vec<u32>,
@@ -267,11 +268,40 @@ mod run {
         t.parse::<i64>().unwrap_or_else(|e| panic!("{t}: {e}")) as u32
     }
 
-    fn words(text: &str) -> Vec<u32> {
-        text.split_whitespace()
-            .take_while(|t| !t.starts_with('('))
-            .map(word)
-            .collect()
+    /// The words of a header line's value list, up to a comment in parentheses; `N*v`
+    /// repeats `v` N times.
+    pub fn words(text: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        for t in text.split_whitespace().take_while(|t| !t.starts_with('(')) {
+            match t.split_once('*') {
+                Some((n, v)) => {
+                    let n: usize = n.parse().unwrap_or_else(|e| panic!("{t}: {e}"));
+                    out.extend(std::iter::repeat_n(word(v), n));
+                }
+                None => out.push(word(t)),
+            }
+        }
+        out
+    }
+
+    /// Reads the text after `// resource:`.
+    pub fn resource(r: &str) -> Res {
+        let (head, data) = r.split_once(" = ").unwrap_or((r, ""));
+        let mut it = head.split_whitespace();
+        let reg = it.next().unwrap().to_string();
+        let kind = it.next().unwrap().to_string();
+        let keys = it
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap();
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        Res {
+            reg,
+            kind,
+            keys,
+            data: words(data),
+        }
     }
 
     /// Reads a shader source's header; `None` when it has no `// dispatch:` line.
@@ -287,22 +317,7 @@ mod run {
                 let v: Vec<u32> = g.split_whitespace().map(|t| t.parse().unwrap()).collect();
                 groups = Some([v[0], v[1], v[2]]);
             } else if let Some(r) = rest.strip_prefix("resource:") {
-                let (head, data) = r.split_once(" = ").unwrap_or((r, ""));
-                let mut it = head.split_whitespace();
-                let reg = it.next().unwrap().to_string();
-                let kind = it.next().unwrap().to_string();
-                let keys = it
-                    .map(|kv| {
-                        let (k, v) = kv.split_once('=').unwrap();
-                        (k.to_string(), v.to_string())
-                    })
-                    .collect();
-                resources.push(Res {
-                    reg,
-                    kind,
-                    keys,
-                    data: words(data),
-                });
+                resources.push(resource(r));
             } else if let Some(e) = rest.strip_prefix("expect:") {
                 let (lhs, rhs) = e.split_once('=').unwrap();
                 let lhs = lhs.trim();
@@ -334,7 +349,7 @@ mod run {
     }
 
     /// The descriptor a resource line describes.
-    fn descriptor(r: &Res) -> Descriptor {
+    pub fn descriptor(r: &Res) -> Descriptor {
         let buffer = |kind: BufferKind, size: usize| Descriptor::Buffer {
             view: BufferView::whole(Memory::from_bytes(&bytes_of(&r.data, size)).unwrap(), kind),
             counter: None,
@@ -403,7 +418,8 @@ mod run {
         }
     }
 
-    fn class_letter(c: ResourceClass) -> &'static str {
+    /// The register letter of a class in header lines (`b` for constant buffers).
+    pub fn class_letter(c: ResourceClass) -> &'static str {
         match c {
             ResourceClass::Srv => "t",
             ResourceClass::Uav => "u",
@@ -426,13 +442,17 @@ mod run {
             .collect()
     }
 
-    /// Runs a lowered shader with its setup; returns the mismatches.
-    pub fn check(name: &str, shader: &Shader, setup: &Setup) -> Vec<String> {
-        let mut bindings = Bindings::default();
+    /// The descriptors of `shader`'s ranges: each from its `// resource:` line, or null;
+    /// also by register name.
+    pub fn bind(
+        shader: &Shader,
+        resources: &[Res],
+    ) -> (Vec<Vec<Descriptor>>, BTreeMap<String, Descriptor>) {
+        let mut ranges = Vec::new();
         let mut by_reg: BTreeMap<String, Descriptor> = BTreeMap::new();
         for range in &shader.resources {
             let reg = format!("{}{}", class_letter(range.class), range.lower);
-            let d = match setup.resources.iter().find(|r| r.reg == reg) {
+            let d = match resources.iter().find(|r| r.reg == reg) {
                 Some(r) => descriptor(r),
                 None => Descriptor::Null(match range.class {
                     ResourceClass::Srv | ResourceClass::Uav => {
@@ -447,8 +467,18 @@ mod run {
                 }),
             };
             by_reg.insert(reg, d.clone());
-            bindings.ranges.push(vec![d]);
+            ranges.push(vec![d]);
         }
+        (ranges, by_reg)
+    }
+
+    /// Runs a lowered shader with its setup; returns the mismatches.
+    pub fn check(name: &str, shader: &Shader, setup: &Setup) -> Vec<String> {
+        let (ranges, by_reg) = bind(shader, &setup.resources);
+        let bindings = Bindings {
+            ranges,
+            ..Bindings::default()
+        };
         if let Err(e) = dispatch(
             shader,
             &bindings,
