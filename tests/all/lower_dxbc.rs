@@ -726,16 +726,18 @@ fn programs_give_outputs_derived_from_their_hlsl() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Robustness: every 32-bit token of every compute program's `SHEX` part set to 0, to
-/// all ones and to a shifted copy of itself; each mutated program is refused (decode or
-/// lowering error) or lowers to a shader that validates — never a panic.
+/// Robustness: every 32-bit token of every compute, vertex and pixel program's `SHEX`
+/// part set to 0, to all ones and to a shifted copy of itself; each mutated program is
+/// refused (decode or lowering error) or lowers to a shader that validates — never a
+/// panic. (Lowered without the container's signatures, so that the declarations alone
+/// must size the stage's words.)
 #[test]
 fn mutated_programs_are_refused_or_lowered_never_panic() {
     use dxlane::container::{Container, FourCc, Part};
     let opts = LoadOptions::default();
     let (mut lowered, mut refused) = (0usize, 0usize);
     for f in common::dxbc_programs() {
-        if kind_of(&f) != ProgramKind::Compute {
+        if !lowered_stage(kind_of(&f)) {
             continue;
         }
         let bytes = std::fs::read(&f).unwrap();
@@ -770,5 +772,50 @@ fn mutated_programs_are_refused_or_lowered_never_panic() {
         }
     }
     eprintln!("mutated programs: {lowered} lowered, {refused} refused");
+    assert!(lowered > 0 && refused > 0);
+}
+
+/// Robustness of the signature join: every byte of every vertex and pixel program's
+/// signature parts (`ISGN`, `OSGN`, …) set to 0x00 and to 0xff in turn; the container is
+/// refused or lowers to a shader that validates (a register past D3D's count, an element
+/// of no components, a name past the part), never a panic.
+#[test]
+fn mutated_signatures_are_refused_or_lowered_never_panic() {
+    use dxlane::container::{Container, signature::is_signature_tag};
+    let (mut lowered, mut refused) = (0usize, 0usize);
+    for f in common::dxbc_programs() {
+        if !matches!(kind_of(&f), ProgramKind::Vertex | ProgramKind::Pixel) {
+            continue;
+        }
+        let name = common::display_name(&f);
+        let bytes = std::fs::read(&f).unwrap();
+        let container = Container::parse(&bytes).unwrap();
+        let ranges: Vec<_> = container
+            .parts
+            .iter()
+            .filter(|p| is_signature_tag(p.tag))
+            .map(|p| {
+                let start = p.data_offset() as usize;
+                start..start + p.data.len()
+            })
+            .collect();
+        for range in ranges {
+            for at in range {
+                for v in [0x00u8, 0xff] {
+                    let mut m = bytes.clone();
+                    m[at] = v;
+                    match lower::load(&m, &LoadOptions::default()) {
+                        Ok(l) => {
+                            dxlane::ir::validate(&l.shader)
+                                .unwrap_or_else(|e| panic!("{name}: byte {at} = {v:#x}: {e}"));
+                            lowered += 1;
+                        }
+                        Err(_) => refused += 1,
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("mutated signatures: {lowered} lowered, {refused} refused");
     assert!(lowered > 0 && refused > 0);
 }
