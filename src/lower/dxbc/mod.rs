@@ -1,11 +1,14 @@
-//! DXBC (Shader Model 4.0–5.1) compute programs → IR.
+//! DXBC (Shader Model 4.0–5.1) compute, vertex and pixel programs → IR.
 //!
-//! Owns: turning a decoded [`Program`] (`cs_4_0`, `cs_4_1`, `cs_5_0`, `cs_5_1`) into an
-//! [`ir::Shader`](crate::ir::Shader): the header from the declarations, every executable
-//! compute instruction, structured control flow, inlined subroutines and the source map.
-//! Does not own: decoding tokens (see [`crate::dxbc`]), what an IR instruction computes
-//! (see [`crate::ir`] and `exec`), or other stages: vertex, pixel, geometry, hull and
-//! domain programs are refused by name (the graphics pipeline is not implemented).
+//! Owns: turning a decoded [`Program`] (`cs_4_0` … `cs_5_1`, `vs_4_0` … `vs_5_1`,
+//! `ps_4_0` … `ps_5_1`, and the `4_0_level_9_x` variants, which are `vs_4_0`/`ps_4_0`
+//! programs beside a Direct3D 9 one) into an [`ir::Shader`](crate::ir::Shader): the header
+//! from the declarations, a vertex or pixel program's input and output elements (its
+//! declarations joined with the container's signatures: see `io`), every executable
+//! instruction of its stage, structured control flow, inlined subroutines and the source
+//! map. Does not own: decoding tokens (see [`crate::dxbc`]), what an IR instruction
+//! computes (see [`crate::ir`] and `exec`), or how the pipeline feeds a stage. Geometry,
+//! hull and domain programs are refused by their stage.
 //!
 //! # How a program maps onto the IR
 //!
@@ -18,6 +21,14 @@
 //!   (`vThreadID`, `vThreadGroupID`, `vThreadIDInGroup`, `vThreadIDInGroupFlattened`)
 //!   registers set once in the entry block. Immediates `l(…)`/`d(…)` are constant
 //!   registers.
+//! - **Stage inputs and outputs.** A vertex or pixel program's `v#` reads become `input`
+//!   (one per component read, where it is read), `v[r#.x + n]` reads `input_indexed`
+//!   within their `dcl_indexrange`; `o#`, `oDepth`, `oDepthGE`, `oDepthLE`, `oMask` and
+//!   `oStencilRef` destinations are computed like any other (modifiers, `_sat`) into fresh
+//!   registers and written with one `output` (`output_indexed`) per component; `vCoverage`
+//!   and `vInnerCoverage` are input words of their own. The element tables and word
+//!   layout are `io`'s (register `n` at word `4n`, registerless elements after the last
+//!   register, elements split per register even under an index range).
 //! - **Scalarisation.** A vector instruction becomes one IR instruction (or a short
 //!   sequence) per written component, each reading the components its swizzles select.
 //!   DXBC reads every source before writing any destination; where a component written
@@ -49,10 +60,20 @@
 //!   and depth; a multisampled texture reports one mip.
 //! - Minimum-precision hints are ignored: everything is computed at 32 bits.
 //! - Group shared memory accesses are bounded per `g#` declaration.
-//! - A compute program cannot use what needs derivatives or another stage: `deriv_*`,
-//!   `sample`, `sample_b`, `sample_c`, `lod`, `discard`, `eval_*`, `emit`/`cut` and the
-//!   `rasterizer` operand are refused, as are class linkage (`fcall`, interfaces) and the
-//!   debugging instructions.
+//! - Pixel programs: `discard_z`/`discard_nz` end the lanes whose value is (not) zero;
+//!   `deriv_rt{x,y}_coarse`/`_fine` take their quad's derivatives, and the unqualified
+//!   `deriv_rtx`/`deriv_rty` are coarse (one pair per 2×2 stamp: their reference page);
+//!   `sample`, `sample_b`, `sample_c`, `lod` and the `_cl_s` forms take their level of
+//!   detail from the quad; `eval_centroid`, `eval_sample_index` and `eval_snapped` ask the
+//!   pipeline for the input at another place; `sampleinfo`/`samplepos` of the
+//!   `rasterizer` describe the render target's sample pattern; `dcl_globalFlags
+//!   forceEarlyDepthStencil` sets the shader's early depth-stencil. UAV stores and atomics
+//!   are lowered as in compute (`exec` keeps helper lanes from writing).
+//! - Other stages cannot use what needs pixel quads or another stage: in compute and
+//!   vertex programs `deriv_*`, `sample`, `sample_b`, `sample_c`, `lod`, `discard`,
+//!   `eval_*` and the `rasterizer` operand are refused by name; `emit`/`cut` everywhere,
+//!   as are class linkage (`fcall`, interfaces) and the debugging instructions. Vertex
+//!   programs have nothing stage-specific beyond their inputs and outputs.
 //!
 //! Anything else — an opcode, register type or construct this lowering does not handle —
 //! is refused with [`LowerError::Unsupported`] naming it and its location, e.g.

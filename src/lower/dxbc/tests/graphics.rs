@@ -271,14 +271,13 @@ fn vertex_program_reads_ids_and_writes_outputs() {
         0,
         None,
     );
-    for l in 0..4usize {
-        assert_eq!(out[0][l], f(l as f32 * 2.0));
-        assert_eq!(out[1][l], f(-1.0));
-        assert_eq!(out[2][l], 0);
-        assert_eq!(out[3][l], f(1.0));
-        assert_eq!(out[4][l], f(100.0 + l as f32));
-        assert_eq!(out[5][l], 17);
-    }
+    let lanes = |l: f32| [0, 1, 2, 3].map(|k| f(l * k as f32));
+    assert_eq!(out[0], lanes(2.0));
+    assert_eq!(out[1], [f(-1.0); 4]);
+    assert_eq!(out[2], [0; 4]);
+    assert_eq!(out[3], [f(1.0); 4]);
+    assert_eq!(out[4], [100.0, 101.0, 102.0, 103.0].map(f));
+    assert_eq!(out[5], [17; 4]);
 }
 
 /// `eval_centroid`, `eval_sample_index` and `eval_snapped` name the swizzled input word,
@@ -370,10 +369,8 @@ fn discard_ends_the_tested_lanes() {
             None,
         );
         assert_eq!(k, killed);
-        for l in 0..4 {
-            let want = if killed >> l & 1 == 1 { 0 } else { 5 };
-            assert_eq!(out[0][l], want);
-        }
+        let want = [0, 1, 2, 3].map(|l| if killed >> l & 1 == 1 { 0 } else { 5 });
+        assert_eq!(out[0], want);
     }
 }
 
