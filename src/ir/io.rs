@@ -12,6 +12,12 @@
 //! before the shader runs (vertex attributes, interpolated pixel attributes, system
 //! values) and reads the output words after every lane has returned.
 //!
+//! Elements may share a register's words (signature packing: `TEXCOORD0.xy` and
+//! `TEXCOORD1.zw` in one register), each with its own mask. The DXBC lowering keeps one
+//! element per signature element (`rows` 1) even where a `dcl_indexrange` lets the program
+//! index consecutive registers; its `input_indexed`/`output_indexed` then span the words
+//! of several elements (`slot` = the range's first register, `rows` = its length).
+//!
 //! # Linking
 //!
 //! `register` is the signature register the element was declared at (DXBC `v#`/`o#`,

@@ -15,7 +15,13 @@
 //! // expect: o0 at all = …            (every pixel that is neither a helper nor discarded)
 //! // expect: o0 at vertex 2 = …
 //! // expect: discarded at 3 5         (the pixels that discard: exactly these)
+//! // expect: o4.z at all = …          (from component z; oDepth, oMask, oStencilRef too)
+//! // input: BLENDINDICES 0 = 1        (an input element's words, the same in every lane;
+//! //                                   inputs not named are 0, system values as above)
 //! ```
+//!
+//! Corpus programs, whose sources state no setup, have theirs here ([`CORPUS`]), with the
+//! outputs derived from their HLSL.
 //!
 //! The pixel-program families (`shaders/ps_*.hlsl`: float ALU, integer ALU, bits,
 //! conversions, control flow, derivatives) state their expected values this way, derived
@@ -60,6 +66,7 @@ enum At {
 #[derive(Debug)]
 struct Expect {
     reg: String,
+    component: u32,
     at: At,
     words: Vec<u32>,
     line: String,
@@ -72,6 +79,7 @@ struct Setup {
     helpers: Vec<(u32, u32)>,
     vertices: Option<u32>,
     resources: Vec<run::Res>,
+    inputs: Vec<(String, u32, Vec<u32>)>,
     expects: Vec<Expect>,
     discarded: Vec<(u32, u32)>,
 }
@@ -97,6 +105,11 @@ fn setup(source: &str) -> Option<Setup> {
             s.vertices = Some(v.trim().parse().unwrap());
         } else if let Some(r) = rest.strip_prefix("resource:") {
             s.resources.push(run::resource(r));
+        } else if let Some(i) = rest.strip_prefix("input:") {
+            let (lhs, rhs) = i.split_once('=').unwrap();
+            let t: Vec<&str> = lhs.split_whitespace().collect();
+            s.inputs
+                .push((t[0].to_string(), t[1].parse().unwrap(), run::words(rhs)));
         } else if let Some(e) = rest.strip_prefix("expect:") {
             let (lhs, rhs) = e.split_once('=').unwrap_or((e, ""));
             let t: Vec<&str> = lhs.split_whitespace().collect();
@@ -113,8 +126,13 @@ fn setup(source: &str) -> Option<Setup> {
                     At::Pixel(x, y)
                 }
             };
+            let (reg, component) = match t[0].split_once('.') {
+                Some((r, c)) => (r, "xyzw".find(c).unwrap() as u32),
+                None => (t[0], 0),
+            };
             s.expects.push(Expect {
-                reg: t[0].to_string(),
+                reg: reg.to_string(),
+                component,
                 at,
                 words: run::words(rhs),
                 line: line.to_string(),
@@ -135,8 +153,27 @@ fn got(r: &StageRunner<'_>, w: u32, l: usize) -> u32 {
     r.outputs()[w as usize * r.wave_size() + l]
 }
 
-/// The first word of output register `reg` (`o3` → the element at register 3).
+/// The first word of output register `reg` (`o3` → the element at register 3; `oDepth`,
+/// `oMask`, `oStencilRef` → the element of that system value).
 fn output_word(s: &Shader, reg: &str) -> u32 {
+    let svs: &[SysValue] = match reg {
+        "oDepth" => &[
+            SysValue::Depth,
+            SysValue::DepthGreaterEqual,
+            SysValue::DepthLessEqual,
+        ],
+        "oMask" => &[SysValue::Coverage],
+        "oStencilRef" => &[SysValue::StencilRef],
+        _ => &[],
+    };
+    if !svs.is_empty() {
+        return s
+            .outputs
+            .iter()
+            .find(|e| svs.contains(&e.sv))
+            .unwrap_or_else(|| panic!("no {reg} output"))
+            .slot;
+    }
     let n: u32 = reg
         .strip_prefix('o')
         .and_then(|n| n.parse().ok())
@@ -170,7 +207,12 @@ fn check(name: &str, shader: &Shader, setup: &Setup) -> Vec<String> {
     for (l, ((a, b), _)) in lanes.iter().enumerate() {
         for e in &shader.inputs {
             let first = e.slot + e.mask.trailing_zeros();
+            let named = setup
+                .inputs
+                .iter()
+                .find(|(n, i, _)| n.eq_ignore_ascii_case(&e.semantic) && *i == e.semantic_index);
             let words: Vec<u32> = match (setup.quad.is_some(), e.sv) {
+                _ if named.is_some() => named.map(|n| n.2.clone()).unwrap_or_default(),
                 (true, SysValue::Position) => {
                     vec![
                         (*a as f32 + 0.5).to_bits(),
@@ -218,7 +260,7 @@ fn check(name: &str, shader: &Shader, setup: &Setup) -> Vec<String> {
         ));
     }
     for e in &setup.expects {
-        let slot = output_word(shader, &e.reg);
+        let slot = output_word(shader, &e.reg) + e.component;
         let which: Vec<usize> = lanes
             .iter()
             .enumerate()
@@ -303,6 +345,126 @@ fn stage_programs_give_their_expected_outputs() {
         assert!(ran.contains(&name), "{name} did not run");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Setups of corpus programs (their sources state none), in the header format, with the
+/// outputs derived from their HLSL.
+const CORPUS: &[(&str, &str)] = &[
+    (
+        // fxc's min/max take (f.y, f.x): with f.x NaN both give f.y; saturate(NaN) = 0;
+        // udiv 17 / 37 = 0 r 17, 9 / 0 = 0xffffffff r 0xffffffff; ftoi/ftou of NaN are
+        // 0, of -3e9 INT_MIN and 0; shift counts use 5 bits (37 → 5): 17 << 5 = 544,
+        // 17 >> 5 = 0, -64 >> (35 → 3) = -8; 17 & 37 = 1; log2(0) = -inf; (1e-20)² is
+        // a denormal, flushed to +0. (f.x / f.w and sqrt(-3e9) are NaNs, whose bits D3D
+        // leaves open: not checked.)
+        "dxbc-reader/modes.dxbc",
+        "// quad: 0 0
+// resource: b0 cbuffer = 0x7fc00000 1e-20 -3e9 0.0 17 37 9 0 -64 35 0 0
+// expect: o0 at all = 1e-20 1e-20 0.0 1e-20
+// expect: o1 at all = 0 17 0xffffffff 0xffffffff
+// expect: o2 at all = 0 0 0x80000000 0
+// expect: o3 at all = 544 0 0xfffffff8 1
+// expect: o4.z at all = -inf 0.0",
+    ),
+    (
+        // [earlydepthstencil]; returns SV_Position.
+        "dxbc-reader/pixel_flags.early.dxbc",
+        "// quad: 2 4
+// expect: o0 at 2 4 = 2.5 4.5 0.5 1.0
+// expect: o0 at 3 5 = 3.5 5.5 0.5 1.0",
+    ),
+    (
+        // (GetRenderTargetSampleCount(), width, height, samples) of a 4×2 texture with 4
+        // samples, drawn into a single-sample target.
+        "dxbc-reader/pixel_flags.samples.dxbc",
+        "// quad: 0 0
+// resource: t0 texture2dms format=R32G32B32A32_FLOAT width=4 height=2 samples=4
+// expect: o0 at all = 1.0 4.0 2.0 4.0",
+    ),
+    (
+        // (float)(d * d + p.x) with d = 1.5: 2.25 + 2.5, 2.25 + 3.5.
+        "dxbc-reader/pixel_flags.doubles.dxbc",
+        "// quad: 2 4
+// resource: b0 cbuffer = 0 0x3ff80000
+// expect: o0 at 2 4 = 4.75 4.75 4.75 4.75
+// expect: o0 at 3 4 = 5.75 5.75 5.75 5.75",
+    ),
+    (
+        // entries[1].narrow + float(entries[1].wide) = 2.25 + 0.5 (16-byte elements: a
+        // double, then a float).
+        "dxbc-reader/structured_tail.dxbc",
+        "// quad: 0 0
+// resource: b0 cbuffer = 1
+// resource: t0 structured stride=16 size=32 = 0 0 0 0 0 0x3fe00000 2.25 0
+// expect: o0 at all = 2.75 2.75 2.75 2.75",
+    ),
+    (
+        // A Load(i * 4) of a raw buffer with i = 2: the third word, as a float.
+        "dxcontainer/features/rawps4.ps_4_0.dxbc",
+        "// quad: 0 0
+// input: A 0 = 2
+// resource: t0 raw size=16 = 10 20 30 40
+// expect: o0 at all = 30.0 30.0 30.0 30.0",
+    ),
+    (
+        "dxcontainer/features/stencil.ps_5_0.dxbc",
+        "// quad: 0 0
+// expect: oStencilRef at all = 3",
+    ),
+    (
+        // SV_Position = 0 and SV_ViewportArrayIndex = SV_VertexID.
+        "dxcontainer/features/vprt.vs_5_0.dxbc",
+        "// vertices: 4
+// expect: o0 at vertex 2 = 0 0 0 0
+// expect: o1 at vertex 3 = 3",
+    ),
+    (
+        // Palette rows k = (k, k + 0.5, 1, 2); joint 1 reads rows 3, 4, 5: dot with (1, 2,
+        // 3, 1) = k + 2k + 1 + 3 + 2 = 3k + 6.
+        "dxbc-reader/bound_palette_vs.dxbc",
+        "// vertices: 2
+// input: POSITION 0 = 1.0 2.0 3.0
+// input: BLENDINDICES 0 = 1
+// resource: b0 cbuffer = 0.0 0.5 1.0 2.0 1.0 1.5 1.0 2.0 2.0 2.5 1.0 2.0 3.0 3.5 1.0 2.0 4.0 4.5 1.0 2.0 5.0 5.5 1.0 2.0
+// expect: o0 at vertex 0 = 15.0 18.0 21.0 1.0
+// expect: o0 at vertex 1 = 15.0 18.0 21.0 1.0",
+    ),
+];
+
+/// The corpus programs of [`CORPUS`] give the outputs derived from their HLSL.
+#[test]
+fn corpus_stage_programs_give_outputs_derived_from_their_hlsl() {
+    let programs = common::dxbc_programs();
+    if !programs
+        .iter()
+        .any(|p| common::display_name(p).starts_with("dxbc-reader/"))
+    {
+        eprintln!("no corpora: corpus stage programs are not run");
+        return;
+    }
+    let mut failures = Vec::new();
+    for (name, text) in CORPUS {
+        let path = programs
+            .iter()
+            .find(|p| common::display_name(p) == *name)
+            .unwrap_or_else(|| panic!("{name}: missing from the corpora"));
+        let s = setup(text).expect("a setup");
+        failures.extend(check(name, &load(path), &s));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `[earlydepthstencil]` programs of the corpora say so; others do not.
+#[test]
+fn corpus_early_depth_stencil() {
+    for p in common::dxbc_programs() {
+        let name = common::display_name(&p);
+        if kind_of(&p) != ProgramKind::Pixel {
+            continue;
+        }
+        let early = name.contains("pixel_flags.early") || name.contains("earlyz");
+        assert_eq!(load(&p).early_depth_stencil, early, "{name}");
+    }
 }
 
 fn shader(name: &str) -> Shader {

@@ -572,6 +572,11 @@ impl Lowerer<'_> {
                             && offset.wrapping_sub(r.first) < r.count
                     })
                     .map_or((0, regs), |r| (r.first, r.count));
+                if count == 0 {
+                    return Err(self.invalid(format!(
+                        "{letter}[…] indexes a stage without {letter}# registers"
+                    )));
+                }
                 let r = self.relative(&register)?;
                 let delta = offset.wrapping_sub(first);
                 let row = if delta == 0 {
