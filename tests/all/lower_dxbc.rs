@@ -79,6 +79,15 @@ fn every_compute_vertex_and_pixel_program_lowers_or_is_refused_by_name() {
         match load(&f) {
             Ok(s) => {
                 dxlane::ir::validate(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+                // The source map: every instruction names the DXBC instruction it came
+                // from (declarations for the entry block's handles and inputs).
+                if let Some(i) = s
+                    .locs
+                    .iter()
+                    .position(|l| !matches!(l, dxlane::ir::SourceLoc::Dxbc { .. }))
+                {
+                    failures.push(format!("{name}: `{}` has no DXBC location", s.insts[i]));
+                }
                 count.0 += 1;
                 table.push_str(&format!(
                     "  {name:<55} lowered: {} blocks, {} instructions, {} registers, {} input and {} output words\n",
