@@ -12,7 +12,7 @@
 //!    its tag ([`StageRunner::set_tags`], handed back through [`PixelContext`]);
 //! 2. [`StageRunner::run`] with the lanes that exist and the helper lanes among them;
 //! 3. read [`StageRunner::outputs`] (same layout; words no lane wrote are 0) and
-//!    [`WaveRun::killed`] (lanes that executed `discard`).
+//!    [`WaveRun::killed`] (lanes that executed `discard` or `demote`).
 //!
 //! Pixel quads are lanes `4k … 4k + 3` (top-left, top-right, bottom-left, bottom-right),
 //! which is what derivatives and quad operations read. Helper lanes run but write no
@@ -32,8 +32,9 @@ use super::wave::{Exec, Wave, WaveState};
 /// input's mode puts it, and the render target's sample pattern.
 pub trait PixelContext: Sync {
     /// Input word `word` of the pixel that lane tag `tag` stands for, interpolated at `at`:
-    /// `arg[0]` is the sample index for [`EvalAt::Sample`]; `arg[0]`, `arg[1]` are the x
-    /// and y offsets (low 4 bits, signed sixteenths of a pixel) for [`EvalAt::Snapped`].
+    /// `arg[0]` is the sample index for [`EvalAt::Sample`] and the vertex (0 to 2) for
+    /// [`EvalAt::Vertex`]; `arg[0]`, `arg[1]` are the x and y offsets (low 4 bits, signed
+    /// sixteenths of a pixel) for [`EvalAt::Snapped`].
     fn eval(&self, tag: u32, word: u32, at: EvalAt, arg: [u32; 2]) -> u32;
 
     /// Samples per pixel of the render targets (1 without MSAA).
@@ -123,7 +124,8 @@ impl<'a> StageProgram<'a> {
 pub struct WaveRun {
     /// Lane-instructions executed (helper lanes included).
     pub lane_instructions: u64,
-    /// Lanes that executed `discard`.
+    /// Lanes that executed `discard`, or `demote` (DXIL's discard): their pixels'
+    /// outputs are dropped.
     pub killed: u128,
 }
 

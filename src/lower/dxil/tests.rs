@@ -1,6 +1,7 @@
-//! Unit tests of the DXIL lowering: graphics programs' bodies lowered as compute (for
-//! coverage of the constructs they use), and hand-built modules run on a small one-lane
-//! evaluator for the rules that need exact answers.
+//! Unit tests of the DXIL lowering: hand-built modules run on a small one-lane evaluator
+//! for the rules that need exact answers, and hand-built vertex and pixel programs (the
+//! signature layout, the stage operations) run through `exec::StageRunner`. The corpus
+//! programs are run end to end in `tests/all/lower_dxil_stage.rs`.
 
 use super::*;
 use crate::container::Container;
@@ -30,37 +31,6 @@ fn module_of(bytes: &[u8]) -> Module {
     Module::parse(bc).unwrap()
 }
 
-/// Every graphics program's body lowers as if it were compute (inputs 0, outputs
-/// dropped), or is refused by name: the loops, switches, arrays, half and bit operations
-/// of the pixel programs are lowered by the same code as compute programs'.
-#[test]
-fn graphics_bodies_lower() {
-    let files = corpus_files();
-    if files.is_empty() {
-        eprintln!("corpora not fetched (tools/fetch-corpora.sh): skipping");
-        return;
-    }
-    let mut lowered = 0;
-    let mut refused = Vec::new();
-    for f in &files {
-        let m = module_of(&std::fs::read(f).unwrap());
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        match lower_module_with(&m, &LoadOptions::default(), true) {
-            Ok(s) => {
-                crate::ir::validate(&s).unwrap();
-                lowered += 1;
-            }
-            Err(LowerError::Unsupported { what, location }) => {
-                refused.push(format!("{name}: {what} at {location}"))
-            }
-            Err(LowerError::Entry(e)) if e.contains("several entry points") => {}
-            Err(e) => panic!("{name}: {e}"),
-        }
-    }
-    eprintln!("{lowered} lowered; refused:\n{}", refused.join("\n"));
-    assert!(lowered > 100, "{lowered}");
-}
-
 /// Prints the IR of the corpus program named by `DXLANE_DUMP` (a debugging aid).
 #[test]
 fn dump_named_program() {
@@ -70,7 +40,7 @@ fn dump_named_program() {
     for f in corpus_files() {
         if f.file_name() == Some(want.as_os_str()) {
             let m = module_of(&std::fs::read(&f).unwrap());
-            match lower_module_with(&m, &LoadOptions::default(), true) {
+            match lower_module(&m, &LoadOptions::default()) {
                 Ok(s) => eprintln!("{s}"),
                 Err(e) => eprintln!("{e}"),
             }
@@ -494,7 +464,7 @@ fn lower_test(m: &Module, fi: usize) -> Result<Shader, LowerError> {
             },
         });
     }
-    lower_entry(m, fi, b, ranges, false)
+    lower_entry(m, fi, b, ranges, stage::Io::compute())
 }
 
 // ---- a one-lane evaluator --------------------------------------------------------------
@@ -1266,296 +1236,6 @@ fn pointers_into_two_arrays_are_refused() {
             assert!(location.contains("instruction"), "{location}");
         }
         other => panic!("{other:?}"),
-    }
-}
-
-// ---- graphics programs' bodies, run -----------------------------------------------------
-
-/// Runs a graphics corpus program's body as one compute thread (see
-/// `lower_module_with`): `inputs[e]` is input element e's four components, `cb` the words
-/// of constant buffer b0; returns output element e's four words for each e < 4. `None`
-/// when the corpora are not fetched.
-fn run_graphics(file: &str, inputs: &[[f32; 4]], cb: &[u32]) -> Option<Vec<[u32; 4]>> {
-    use crate::pipeline::{Bindings, DispatchOptions, dispatch};
-    use crate::resources::{BufferKind, BufferView, Descriptor, Memory};
-    let path = corpus_files()
-        .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| n == file))?;
-    let m = module_of(&std::fs::read(&path).unwrap());
-    let s = lower_module_with(&m, &LoadOptions::default(), true)
-        .unwrap_or_else(|e| panic!("{file}: {e}"));
-    let mut in_words = vec![0u32; 64];
-    for (e, v) in inputs.iter().enumerate() {
-        for (c, x) in v.iter().enumerate() {
-            in_words[16 * e + c] = x.to_bits();
-        }
-    }
-    let bytes = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|x| x.to_le_bytes()).collect() };
-    let raw = |m: &Memory| Descriptor::Buffer {
-        view: BufferView::whole(m.clone(), BufferKind::Raw),
-        counter: None,
-    };
-    let inp = Memory::from_bytes(&bytes(&in_words)).unwrap();
-    let out = Memory::zeroed(256).unwrap();
-    let mut ranges = Vec::new();
-    for r in &s.resources {
-        ranges.push(vec![match (r.class, r.space, r.lower) {
-            (ResourceClass::Cbv, _, _) => Descriptor::ConstantBuffer {
-                memory: Memory::from_bytes(&bytes(cb)).unwrap(),
-                offset: 0,
-                size: 4 * cb.len() as u64,
-            },
-            (ResourceClass::Uav, GRAPHICS_IO_SPACE, 0) => raw(&inp),
-            (ResourceClass::Uav, GRAPHICS_IO_SPACE, 1) => raw(&out),
-            other => panic!("{file}: no binding for {other:?}"),
-        }]);
-    }
-    let b = Bindings {
-        ranges,
-        ..Bindings::default()
-    };
-    let o = DispatchOptions {
-        wave_size: Some(4),
-        threads: 1,
-        ..DispatchOptions::default()
-    };
-    dispatch(&s, &b, [1, 1, 1], &o, None).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let w = words(&out.to_bytes());
-    Some(
-        (0..4)
-            .map(|e| [w[16 * e], w[16 * e + 1], w[16 * e + 2], w[16 * e + 3]])
-            .collect(),
-    )
-}
-
-/// The builds of a graphics corpus program.
-fn graphics_builds(name: &str) -> Vec<String> {
-    let files = corpus_files();
-    let out: Vec<String> = ["", ".66", ".od"]
-        .iter()
-        .map(|s| format!("{name}{s}.dxil"))
-        .filter(|f| {
-            files
-                .iter()
-                .any(|p| p.file_name().is_some_and(|n| n == f.as_str()))
-        })
-        .collect();
-    assert!(
-        files.is_empty() || !out.is_empty(),
-        "{name} is not in the corpora"
-    );
-    out
-}
-
-fn fw(v: [f32; 4]) -> [u32; 4] {
-    v.map(f32::to_bits)
-}
-
-/// half_ops.hlsl's stated result: x + y of the halves 1.0009765625 and 1.0 rounds to
-/// even (2.0); the product is 1.0009765625; 1 − 2 in uint16_t wraps to 65535; the half
-/// of 1/3 is 0.333251953125 (WARP: 16-bit math in fp32 rounded to nearest even).
-#[test]
-fn half_ops_run() {
-    for f in graphics_builds("half_ops") {
-        let cb = [(1.0f32 + 1.0 / 1024.0).to_bits(), 1.0f32.to_bits()];
-        let Some(out) = run_graphics(&f, &[], &cb) else {
-            return;
-        };
-        assert_eq!(
-            out[0],
-            fw([2.0, 1.0 + 1.0 / 1024.0, 65535.0, 1365.0 / 4096.0]),
-            "{f}"
-        );
-    }
-}
-
-/// bits.hlsl with f = (7.5, 2, 1.5, 0), u = (0xf0f0, 7, 0x801000, 3), i = (−17, 5,
-/// −64, 3).
-#[test]
-fn bits_run() {
-    let f = [7.5f32, 2.0, 1.5, 0.0];
-    let u = [0xf0f0u32, 7, 0x0080_1000, 3];
-    let i = [-17i32, 5, -64, 3];
-    let mut cb: Vec<u32> = f.iter().map(|x| x.to_bits()).collect();
-    cb.extend(u);
-    cb.extend(i.map(|x| x as u32));
-    let a = [
-        u[0].count_ones(),
-        u[1].trailing_zeros(),
-        31 - u[2].leading_zeros(),
-        u[3].reverse_bits(),
-    ];
-    let b = [
-        u[0] / u[1],
-        u[0] % u[1],
-        (i[0] / i[1]) as u32,
-        (i[0] % i[1]) as u32,
-    ];
-    let c = fw([f[0] / f[1], f[1], f[0], 1.0]);
-    let dz = 7u32
-        .wrapping_add((i[2] >> (i[3] & 31)) as u32)
-        .wrapping_add(u[2] << (u[3] & 31))
-        .wrapping_add(u[0].wrapping_mul(u[1]).wrapping_add(u[2]));
-    let d = [u[0].wrapping_mul(u[1]), u[2].wrapping_mul(u[3]), dz, 2];
-    for file in graphics_builds("bits") {
-        let Some(out) = run_graphics(&file, &[], &cb) else {
-            return;
-        };
-        assert_eq!(out, vec![a, b, c, d], "{file}");
-    }
-}
-
-/// loops.hlsl with a = (2, 10, 0, 100), n = (6, 2, 3, 20), t = (0.5, 1): every value is
-/// exact in float, so the loops' results are the HLSL's.
-#[test]
-fn loops_run() {
-    let a = [2.0f32, 10.0, 0.0, 100.0];
-    let n = [6i32, 2, 3, 20];
-    let t = [0.5f32, 1.0];
-    let (mut sum, mut count) = (0.0f32, 0u32);
-    for i in 0..n[0] {
-        if i == n[1] {
-            continue;
-        }
-        if sum > a[3] {
-            break;
-        }
-        sum += a[0] * i as f32 + t[0];
-        count += 1;
-    }
-    let mut inner = 0u32;
-    'outer: for j in 0..n[2] {
-        for m in 0..4 {
-            inner += (j * 4 + m) as u32;
-            if inner > n[3] as u32 {
-                break;
-            }
-        }
-        if inner > 1000 {
-            break 'outer;
-        }
-    }
-    let (mut v, mut guard) = (t[1], 0u32);
-    while v < a[1] && guard < 16 {
-        v = v * 1.5 + 0.25;
-        guard += 1;
-    }
-    let mut cb: Vec<u32> = a.iter().map(|x| x.to_bits()).collect();
-    cb.extend(n.map(|x| x as u32));
-    for file in graphics_builds("loops") {
-        let Some(out) = run_graphics(&file, &[[0.0; 4], [t[0], t[1], 0.0, 0.0]], &cb) else {
-            return;
-        };
-        assert_eq!(out[0], fw([sum, v, 0.0, 1.0]), "{file}");
-        assert_eq!(out[1], [count, inner, guard, 0], "{file}");
-    }
-}
-
-/// switch.hlsl: each case of the first switch, and the loop's switch with `continue`.
-#[test]
-fn switch_run() {
-    let a = [3.0f32, 4.0, 5.0, 0.0];
-    let t = [0.5f32, 2.0];
-    for (sel, x) in [
-        (0, a[0]),
-        (1, a[1] + t[0]),
-        (2, a[1] + t[0]),
-        (5, a[2] * t[1]),
-        (9, -1.0),
-    ] {
-        let iters = 7;
-        let acc: u32 = (0..iters)
-            .map(|i| match i & 3 {
-                0 => 6,
-                1 => 10,
-                2 => 105,
-                _ => 1005,
-            })
-            .sum();
-        let mut cb: Vec<u32> = a.iter().map(|x| x.to_bits()).collect();
-        cb.extend([sel as u32, iters as u32, 0, 0]);
-        for file in graphics_builds("switch") {
-            let Some(out) = run_graphics(&file, &[[0.0; 4], [t[0], t[1], 0.0, 0.0]], &cb) else {
-                return;
-            };
-            assert_eq!(out[0], fw([x, 0.0, 0.0, 1.0]), "{file} n.x = {sel}");
-            assert_eq!(out[1], [acc, 0, 0, 0], "{file} n.x = {sel}");
-        }
-    }
-}
-
-/// flow.hlsl: short-circuit tests both ways, the early return, the nested if.
-#[test]
-fn flow_run() {
-    let a = [1.0f32, 2.0, 3.0, 4.0];
-    let cases: Vec<([i32; 4], [f32; 2])> = vec![
-        ([5, 9, 0, 1], [1.5, 1.0]),
-        ([1, 9, 0, 1], [0.5, 0.25]),
-        ([1, 1, 7, 0], [1.5, 3.0]),
-        ([4, 2, 0, 0], [2.0, 1.0]),
-    ];
-    for (n, t) in cases {
-        let mut x = [0.0f32, 0.0, 0.0, 1.0];
-        let mut k = [0u32; 4];
-        x[0] = if t[0] > a[0] && t[1] < a[1] {
-            a[2] * t[0]
-        } else {
-            a[3] - t[1]
-        };
-        k[0] = if n[0] > 3 || n[1] < 2 { 5 } else { 9 };
-        if n[2] == 7 {
-            x[1] = 1.0;
-        } else {
-            k[1] = if n[3] > 0 {
-                if t[1] > 0.5 { 11 } else { 13 }
-            } else {
-                17
-            };
-            x[2] = if n[0] > n[1] { a[0] } else { a[1] };
-        }
-        let mut cb: Vec<u32> = a.iter().map(|v| v.to_bits()).collect();
-        cb.extend(n.map(|v| v as u32));
-        for file in graphics_builds("flow") {
-            let Some(out) = run_graphics(&file, &[[0.0; 4], [t[0], t[1], 0.0, 0.0]], &cb) else {
-                return;
-            };
-            assert_eq!(out[0], fw(x), "{file} n = {n:?}");
-            assert_eq!(out[1], k, "{file} n = {n:?}");
-        }
-    }
-}
-
-/// arrays.hlsl: a local array indexed by a computed value, the `static const` table
-/// (a constant array), a dynamically indexed constant-buffer array.
-#[test]
-fn arrays_run() {
-    let a = [1.0f32, 2.0, 3.0, 4.0];
-    let n = [1i32, 6, 2, 4];
-    let table: Vec<[f32; 4]> = (0..6)
-        .map(|r| [10.0 * r as f32, 10.0 * r as f32 + 1.0, 0.0, 0.0])
-        .collect();
-    let weights = [0.1f32, 0.2, 0.4, 0.2, 0.1];
-    let mut s = 0.0f32;
-    for i in 0..4 {
-        s += weights[i] * a[((i as i32 + n[0]) & 3) as usize];
-    }
-    let want = fw([
-        s,
-        weights[(n[1] & 3) as usize],
-        table[n[2] as usize][0],
-        table[((n[3] + 1) % 6) as usize][1],
-    ]);
-    let mut cb: Vec<u32> = a.iter().map(|v| v.to_bits()).collect();
-    cb.extend(n.map(|v| v as u32));
-    for row in &table {
-        cb.extend(row.map(f32::to_bits));
-    }
-    for file in graphics_builds("arrays") {
-        let Some(out) = run_graphics(&file, &[], &cb) else {
-            return;
-        };
-        assert_eq!(out[0], want, "{file}");
-        assert_eq!(out[1], [0; 4], "{file}");
     }
 }
 
