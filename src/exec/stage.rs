@@ -379,6 +379,23 @@ block0:
         assert!(e.contains("eval outside a pixel shader"), "{e}");
     }
 
+    /// `demote` (DXIL's discard) keeps the lanes running as helper lanes and reports their
+    /// pixels killed, as `discard` does.
+    #[test]
+    fn demoted_lanes_are_killed_and_helpers() {
+        let text = "shader pixel\nregs 4\nconst r0 = 0x0\nio_words in 4 out 4\ninput \"X\" 0 sv none reg 0 rows 1 mask x float interp linear slot 0\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask x uint interp undefined slot 0\nblock0:\n    input r1, 0\n    fcmp gt, r2, r1, r0\n    demote r2\n    is_helper r3\n    output 0, r3\n    return\n";
+        let s = parse_shader(text).unwrap();
+        let table = DescriptorTable::new(&s, &[], &[], &[]).unwrap();
+        let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 4).unwrap();
+        let mut r = StageRunner::new(&p);
+        for l in 0..4 {
+            r.inputs_mut()[l] = (l as f32).to_bits();
+        }
+        let run = r.run(0b1111, 0, None).unwrap();
+        assert_eq!(run.killed, 0b1110);
+        assert_eq!(r.outputs()[..4], [0, u32::MAX, u32::MAX, u32::MAX]);
+    }
+
     /// A budget error in a pixel wave names the pixel.
     #[test]
     fn errors_name_the_pixel() {

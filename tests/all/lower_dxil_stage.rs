@@ -7,6 +7,9 @@
 //! Every test needs the corpora; without them (`DXLANE_NO_CORPORA=1`) each says so and
 //! checks nothing, and with them each asserts how many builds it ran.
 
+// Lanes are numbered: loops over lane indices read several per-lane tables at once.
+#![allow(clippy::needless_range_loop)]
+
 use dxlane::exec::{Limits, PixelContext, Profile, StageProgram, StageRunner};
 use dxlane::ir::io::NO_REGISTER;
 use dxlane::ir::{Interp, IoElement, Shader, Stage, SysValue};
