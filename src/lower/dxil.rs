@@ -1,20 +1,23 @@
 //! DXIL (Shader Model 6) → IR.
 //!
-//! Owns: lowering the entry function of a compute program (`cs_6_x`, or a library
-//! entry of the compute kind) to an [`ir::Shader`](crate::ir::Shader): the header
-//! (stage, thread group, `[WaveSize]`, fp32 denormal mode, resource ranges, heap use),
-//! SSA values as registers, LLVM's instructions, control flow with phis as parallel
-//! copies on edges, memory (allocas, group shared and constant globals) and every
-//! `dx.op` operation a compute program can use. Everything else is refused at load time
-//! with [`LowerError::Unsupported`] naming it and where it is; other stages are refused
-//! with the stage's name.
+//! Owns: lowering the entry function of a compute, vertex or pixel program (`cs_6_x`,
+//! `vs_6_x`, `ps_6_x`, or a library entry of those kinds) to an
+//! [`ir::Shader`](crate::ir::Shader): the header (stage, thread group, `[WaveSize]`,
+//! fp32 denormal mode, `[earlydepthstencil]`, resource ranges, heap use), the vertex and
+//! pixel signatures as input and output words (`stage`), SSA values as registers,
+//! LLVM's instructions, control flow with phis as parallel copies on edges, memory
+//! (allocas, group shared and constant globals) and every `dx.op` operation those
+//! stages can use. Everything else is refused at load time with
+//! [`LowerError::Unsupported`] naming it and where it is; geometry, hull, domain, mesh,
+//! amplification, ray-tracing and node programs are refused with the stage's name.
 //!
 //! Does not own: decoding (see [`crate::dxil`]), the IR's layout and validation (the
 //! [`Builder`]), or what instructions do (`exec`).
 //!
 //! The pieces: `layout` (type sizes and leaves), `resources` (ranges and handle kinds),
 //! `func` (values, core instructions, control flow), `memory` (pointers and memory
-//! analysis), `ops` (`dx.op` calls), `copies` (parallel copies).
+//! analysis), `ops` (`dx.op` calls), `stage` (signatures, stage inputs and outputs, the
+//! pixel pipeline's operations), `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
 //! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
@@ -46,6 +49,17 @@
 //! - **Unused results** are not computed: an instruction without effects runs only when
 //!   an instruction with effects (a store, an atomic, a branch, …) depends on it.
 //! - **`undef`** operands read 0 (unused `dx.op` operands are `_`).
+//! - **Stage words** (`stage`): a signature element at packed row r is word 4·r onward;
+//!   unpacked and `NotInSig` system values follow the packed rows; 16-bit elements travel
+//!   as 32-bit words, narrowed on load and widened on store.
+//! - **`Discard` demotes** the lane to a helper lane (D3D's discard; `IsHelperLane` is
+//!   true afterwards and derivatives stay defined); the stage reports the pixel killed.
+//! - **`AttributeAtVertex`** is an `eval` at a vertex, answered by the pipeline like the
+//!   other `Eval*` operations; `SV_Barycentrics` is an unpacked input element the
+//!   pipeline fills. `ViewID` and the SM 6.8 start locations read input elements of their
+//!   own.
+//! - **`waveops-include-helper-lanes`** (SM 6.7) is refused by name: wave operations
+//!   here never count helper lanes.
 
 #![deny(
     clippy::indexing_slicing,

@@ -1119,3 +1119,138 @@ fn pixel_headers() {
         assert!(!s.early_depth_stencil, "{name}");
     }
 }
+
+/// hints.hlsl with texel i of `t` = (i, 1, 0, 0.5): r = Σ_{i<k} t[i], doubled where
+/// SV_Position.x > 1, plus 3 where .y > 1, plus 0 + 1 from the unrolled loop.
+#[test]
+fn hinted_loops_and_branches() {
+    let cases: [(u32, [f32; 2], [f32; 4]); 4] = [
+        (3, [0.5, 0.5], [4.0, 4.0, 1.0, 2.5]),
+        (2, [1.5, 0.5], [3.0, 5.0, 1.0, 3.0]),
+        (0, [0.5, 1.5], [4.0; 4]),
+        (4, [1.5, 1.5], [16.0, 12.0, 4.0, 8.0]),
+    ];
+    let lanes: Vec<Lane> = cases
+        .iter()
+        .map(|(k, p, _)| {
+            vec![
+                ("SV_Position", 0, fs(&[p[0], p[1], 0.0, 1.0])),
+                ("K", 0, vec![*k]),
+            ]
+        })
+        .collect();
+    for (name, s) in &files("dxil-reader", &["hints.ps"]) {
+        let t = texture(8, 1, |x, _| [x as f32, 1.0, 0.0, 0.5]);
+        let r = run(s, bind(s, vec![("t0", t)]), &lanes, 0, None);
+        for (l, (_, _, want)) in cases.iter().enumerate() {
+            assert_eq!(r.outf(l, "SV_Target", 0), want, "{name} lane {l}");
+        }
+    }
+}
+
+/// ops.hlsl with a = (1.75, 3, 8, 4), n = (−7, 5, 0, 0): frac(2) = 0, exp2(3) = 8,
+/// log2(8) = 3, rsqrt(4) = 0.5; round(1.75) = 2, floor(−1.75) = −2, ceil(1.75) = 2,
+/// trunc(−1.75) = −1; −7 / 2 = −3, −7 % 3 = −1 (truncating), 5 << 3 = 40, −7 >> 1 = −4
+/// (arithmetic); where TEXCOORD0.x > .y, x.w = max(−7, 5) + min(5, 3) = 8.
+#[test]
+fn integer_and_rounding_ops() {
+    let mut cb = fs(&[1.75, 3.0, 8.0, 4.0]);
+    cb.extend([(-7i32) as u32, 5, 0, 0]);
+    let lanes: Vec<Lane> = vec![
+        vec![("TEXCOORD", 0, fs(&[1.0, 0.0]))],
+        vec![("TEXCOORD", 0, fs(&[0.0, 1.0]))],
+    ];
+    for (name, s) in &files("dxil-reader", &["ops"]) {
+        let r = run(s, bind(s, vec![("b0", cbuffer(&cb))]), &lanes, 0, None);
+        for (l, w) in [8.0f32, 0.5].into_iter().enumerate() {
+            assert_eq!(r.outf(l, "SV_Target", 0), [0.0, 8.0, 3.0, w], "{name}");
+            assert_eq!(r.outf(l, "SV_Target", 1), [2.0, -2.0, 2.0, -1.0], "{name}");
+            assert_eq!(
+                r.out(l, "SV_Target", 2),
+                [(-3i32) as u32, (-1i32) as u32, 40, (-4i32) as u32],
+                "{name}"
+            );
+        }
+    }
+}
+
+/// resources.hlsl with n = (1, 2, 3, 0): SV_Target0 = sb[1] + typed[2] + image[3, 0] =
+/// (1, 10, 100, 0) + (1, 0, 0, 1) + (0, 0, 0, 3); SV_Target1 = raw words 4…7; each
+/// pixel then stores SV_Target0 into image[SV_Position.xy] — except the helper lane 3,
+/// whose texel (1, 1) keeps (0, 0, 0, 5).
+#[test]
+fn pixel_buffers_and_a_uav_texture() {
+    let mk = |words: Vec<u32>, kind: BufferKind| Descriptor::Buffer {
+        view: BufferView::whole(Memory::from_bytes(&bytes_of(&words)).unwrap(), kind),
+        counter: None,
+    };
+    let sb: Vec<u32> = (0..4)
+        .flat_map(|k| fs(&[k as f32, 10.0 * k as f32, 100.0 * k as f32, 0.0]))
+        .collect();
+    let typed: Vec<u32> = (0..4)
+        .flat_map(|k| fs(&[0.5 * k as f32, 0.0, 0.0, 1.0]))
+        .collect();
+    let raw: Vec<u32> = (0..16).collect();
+    let lanes: Vec<Lane> = (0..4)
+        .map(|l| {
+            vec![(
+                "SV_Position",
+                0,
+                fs(&[(l & 1) as f32 + 0.5, (l >> 1) as f32 + 0.5, 0.0, 1.0]),
+            )]
+        })
+        .collect();
+    let all = builds("dxil-reader", "resources");
+    for (name, s) in &all {
+        let image = Texture::from_bytes(
+            TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, 4, 4),
+            &bytes_of(
+                &(0..16)
+                    .flat_map(|i| fs(&[0.0, 0.0, 0.0, i as f32]))
+                    .collect::<Vec<_>>(),
+            ),
+        )
+        .unwrap();
+        let ranges = bind(
+            s,
+            vec![
+                ("t0", mk(sb.clone(), BufferKind::Structured { stride: 16 })),
+                ("t1", mk(raw.clone(), BufferKind::Raw)),
+                (
+                    "t2",
+                    mk(
+                        typed.clone(),
+                        BufferKind::Typed {
+                            format: Format::R32G32B32A32_FLOAT,
+                        },
+                    ),
+                ),
+                ("u0", Descriptor::Texture(TextureView::whole(image.clone()))),
+                ("b0", cbuffer(&[1, 2, 3, 0])),
+            ],
+        );
+        let r = run(s, ranges, &lanes, 0b1000, None);
+        let x = [2.0f32, 10.0, 100.0, 4.0];
+        for l in 0..3 {
+            assert_eq!(r.outf(l, "SV_Target", 0), x, "{name} lane {l}");
+            assert_eq!(r.out(l, "SV_Target", 1), [4, 5, 6, 7], "{name} lane {l}");
+        }
+        let texel = |x: usize, y: usize| -> Vec<f32> {
+            let b = image.to_bytes();
+            let at = (y * 4 + x) * 16;
+            (0..4)
+                .map(|c| f32::from_le_bytes(b[at + 4 * c..at + 4 * c + 4].try_into().unwrap()))
+                .collect()
+        };
+        for (px, py) in [(0, 0), (1, 0), (0, 1)] {
+            assert_eq!(texel(px, py), x, "{name} texel ({px}, {py})");
+        }
+        assert_eq!(
+            texel(1, 1),
+            [0.0, 0.0, 0.0, 5.0],
+            "{name}: a helper lane writes nothing"
+        );
+        assert_eq!(texel(3, 0), [0.0, 0.0, 0.0, 3.0], "{name}");
+    }
+    assert!(common::corpora().is_empty() || all.len() == 3);
+}
