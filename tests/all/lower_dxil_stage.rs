@@ -15,8 +15,8 @@ use dxlane::ir::io::NO_REGISTER;
 use dxlane::ir::{Interp, IoElement, Shader, Stage, SysValue};
 use dxlane::lower::{self, LoadOptions};
 use dxlane::resources::{
-    AddressMode, BufferKind, BufferView, Descriptor, Filter, Format, Memory, SamplerDesc, Texture,
-    TextureDesc, TextureDim, TextureView,
+    AddressMode, BufferKind, BufferView, ComparisonFunc, Counter, Descriptor, Filter, Format,
+    Memory, Reduction, SamplerDesc, Texture, TextureDesc, TextureDim, TextureView,
 };
 
 use crate::common;
@@ -1253,4 +1253,120 @@ fn pixel_buffers_and_a_uav_texture() {
         assert_eq!(texel(3, 0), [0.0, 0.0, 0.0, 3.0], "{name}");
     }
     assert!(common::corpora().is_empty() || all.len() == 3);
+}
+
+/// extras.hlsl from a quad whose lane 3 is a helper lane: each of the three visible
+/// pixels adds 1 to `coherent[0]` and to the 64-bit word of `atomic64`, takes a slot of
+/// `counted` by its counter and writes k.x there, and stores into the rasterizer-ordered
+/// texture at its pixel; the helper lane changes no memory (HLSL SM 6.6 "IsHelperLane").
+/// With every texture 0, sb[1] = (1, 2) and a comparison sampler that always passes, the
+/// stored (and returned) value is (2 + old, 3 + old, 2 + old, 3 + old), old being the
+/// 64-bit add's previous value — 0, 1 and 2 in some order (the order of atomics between
+/// pixels is the program's own race, so only the set is checked).
+#[test]
+fn pixel_atomics_and_counters_skip_helper_lanes() {
+    for (name, s) in &files("dxil-reader", &["extras.ps"]) {
+        let buf = |words: usize, kind: BufferKind, counter: Option<Counter>| {
+            let m = Memory::from_bytes(&vec![0; 4 * words]).unwrap();
+            let d = Descriptor::Buffer {
+                view: BufferView::whole(m.clone(), kind),
+                counter,
+            };
+            (m, d)
+        };
+        let read = |m: &Memory| -> Vec<u32> {
+            m.to_bytes()
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let ms = {
+            let desc = TextureDesc {
+                dim: TextureDim::Tex2DMS,
+                samples: 4,
+                ..TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, 2, 2)
+            };
+            Descriptor::Texture(TextureView::whole(
+                Texture::from_bytes(desc, &[0; 256]).unwrap(),
+            ))
+        };
+        let sb = Descriptor::Buffer {
+            view: BufferView::whole(
+                Memory::from_bytes(&bytes_of(&[0, 0, 1, 2])).unwrap(),
+                BufferKind::Structured { stride: 8 },
+            ),
+            counter: None,
+        };
+        let (coherent, coherent_d) = buf(
+            1,
+            BufferKind::Typed {
+                format: Format::R32_UINT,
+            },
+            None,
+        );
+        let rov = Texture::from_bytes(
+            TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, 2, 2),
+            &[0; 64],
+        )
+        .unwrap();
+        let (atomic64, atomic64_d) = buf(2, BufferKind::Raw, None);
+        let counter = Counter::new(0);
+        let (counted, counted_d) = buf(
+            4,
+            BufferKind::Structured { stride: 4 },
+            Some(counter.clone()),
+        );
+        let always = Descriptor::Sampler(SamplerDesc {
+            filter: Filter {
+                reduction: Reduction::Comparison,
+                ..Filter::POINT
+            },
+            comparison: ComparisonFunc::Always,
+            ..SamplerDesc::default()
+        });
+        let ranges = bind(
+            s,
+            vec![
+                ("t0", ms),
+                ("t1", texture(2, 2, |_, _| [0.0; 4])),
+                ("t2", sb),
+                ("u0", coherent_d),
+                ("u1", Descriptor::Texture(TextureView::whole(rov.clone()))),
+                ("u2", atomic64_d),
+                ("u3", counted_d),
+                ("b0", cbuffer(&fs(&[6.5, 0.0, 0.0, 0.0]))),
+                ("s0", point(AddressMode::Clamp)),
+                ("s1", always),
+            ],
+        );
+        let lanes: Vec<Lane> = (0..4)
+            .map(|l| {
+                vec![(
+                    "SV_Position",
+                    0,
+                    fs(&[(l & 1) as f32 + 0.5, (l >> 1) as f32 + 0.5, 0.0, 1.0]),
+                )]
+            })
+            .collect();
+        let r = run(s, ranges, &lanes, 0b1000, None);
+        assert_eq!(read(&coherent), [3], "{name}");
+        assert_eq!(read(&atomic64), [3, 0], "{name}");
+        assert_eq!(counter.get(), 3, "{name}");
+        assert_eq!(read(&counted), fs(&[6.5, 6.5, 6.5, 0.0]), "{name}");
+        let mut olds: Vec<u32> = (0..3)
+            .map(|l| {
+                let v = r.outf(l, "SV_Target", 0);
+                let old = v[0] - 2.0;
+                assert_eq!(v, [2.0 + old, 3.0 + old, 2.0 + old, 3.0 + old], "{name}");
+                old as u32
+            })
+            .collect();
+        olds.sort();
+        assert_eq!(olds, [0, 1, 2], "{name}");
+        let texels = rov.to_bytes();
+        assert!(
+            texels[48..].iter().all(|b| *b == 0),
+            "{name}: the helper's texel"
+        );
+    }
 }
