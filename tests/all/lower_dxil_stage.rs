@@ -422,7 +422,7 @@ fn viewport_index_output() {
 
 /// pixel_ops.hlsl: SV_Target0 is texel (5 − 2, 6 + 3) = (3, 9) of `img` (texel (x, y)
 /// holds (x, y, 100, 1)); SV_Target1 is the standard position of sample SV_SampleIndex
-/// of a 4-sample texture (D3D11.3 §19.2.4: (−2, −6), (6, −2), (−6, 2), (2, 6) sixteenths),
+/// of a 4-sample texture (D3D11's `D3D11_STANDARD_MULTISAMPLE_PATTERN`: (−2, −6), (6, −2), (−6, 2), (2, 6) sixteenths),
 /// f16tof32 of the low half of `packed` (0x3c00: 1.0; the high half is ignored) and
 /// f32tof16 of h = 1 + 0.75·2^-10, which rounds toward zero to 0x3c00 = 15360 (seed
 /// rule; nearest would give 0x3c01).
@@ -594,7 +594,7 @@ fn draw_colour() {
 }
 
 /// draw.hlsl's ps_position: SV_Target0 = SV_Position, SV_Target1 = (front ? 1 : 0,
-/// id.x, 0, 1) with SV_IsFrontFace 0xffffffff (front) or 0 (D3D11.3 §16.6).
+/// id.x, 0, 1) with SV_IsFrontFace 0xffffffff (front) or 0, as DXBC gives it.
 #[test]
 fn draw_position_and_front_face() {
     for (name, s) in &files("dxil-reader", &["draw_position"]) {
@@ -647,7 +647,7 @@ fn draw_discard() {
 /// 10, 15): ddx_fine is TR − TL = 1 on the top row and BR − BL = 5 on the bottom,
 /// ddy_fine BL − TL = 10 on the left and BR − TR = 14 on the right; ddx_coarse of uv.x =
 /// (0, 2, 4, 9) is the top row's 2 everywhere, ddy_coarse of uv.y = (0, 1, 3, 8) the left
-/// column's 3 (D3D11.3 §16.8: coarse derivatives are one value per quad). COLOR0.y = (1,
+/// column's 3 (DXIL.rst: `DerivCoarseX` is "the rate of change per stamp", `DerivFineX` "per pixel"). COLOR0.y = (1,
 /// 3, 4, 10): fine x 2 / 6, fine y 3 / 7; SV_Position.z = (0.5, 0.75, 0.5, 0.75): fine x
 /// 0.25; SV_Position.w = (1, 1, 2, 2): fine y 1.
 #[test]

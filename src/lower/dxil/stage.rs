@@ -28,14 +28,14 @@
 //! # Values in words
 //!
 //! A word holds the element's value as 32 bits: floats as f32 bits, integers as 32-bit
-//! integers (`SV_IsFrontFace` 0xffffffff or 0, as DXBC and the D3D11.3 functional
-//! specification §16.6 give it). Elements of 16-bit types (min-precision `min16float`
-//! and native `float16_t`/`int16_t` signatures) keep that word format: a half is stored
-//! as the f32 of the same value, a 16-bit integer sign- or zero-extended by the element's
-//! type. `LoadInput` and the `Eval*` operations narrow on the way in (f32 → half rounds to
-//! nearest even, the rounding of WARP's 16-bit results; integers keep their low 16 bits),
-//! `StoreOutput` widens exactly. So the pipeline interpolates and converts every element
-//! as 32-bit values whatever precision the program computes in.
+//! integers (`SV_IsFrontFace` 0xffffffff or 0, as DXBC gives it). Elements of 16-bit
+//! types (min-precision `min16float` and native `float16_t`/`int16_t` signatures) keep
+//! that word format: a half is stored as the f32 of the same value, a 16-bit integer
+//! sign- or zero-extended by the element's type. `LoadInput` and the `Eval*` operations
+//! narrow on the way in (f32 → half rounds to nearest even, the rounding of WARP's
+//! 16-bit results; integers keep their low 16 bits), `StoreOutput` widens exactly. So
+//! the pipeline interpolates and converts every element as 32-bit values whatever
+//! precision the program computes in.
 
 use std::collections::HashMap;
 

@@ -1698,7 +1698,7 @@ fn inputs_and_outputs_move_words() {
 }
 
 /// A pixel context that answers `eval` with what it was asked and has the standard
-/// four-sample pattern (D3D11.3 §19.2.4, in sixteenths: (−2, −6), (6, −2), (−6, 2),
+/// four-sample pattern (`D3D11_STANDARD_MULTISAMPLE_PATTERN`, in sixteenths: (−2, −6), (6, −2), (−6, 2),
 /// (2, 6)).
 struct Asked;
 
