@@ -1370,3 +1370,119 @@ fn pixel_atomics_and_counters_skip_helper_lanes() {
         );
     }
 }
+
+/// A texture of one colour: every sample, gather, LOD and filter gives it exactly.
+fn flat(dim: TextureDim, format: Format, texel: &[f32]) -> Descriptor {
+    let desc = TextureDesc {
+        dim,
+        ..TextureDesc::tex2d(format, 4, 4)
+    };
+    let words: Vec<u32> = (0..16).flat_map(|_| fs(texel)).collect();
+    Descriptor::Texture(TextureView::whole(
+        Texture::from_bytes(desc, &bytes_of(&words)).unwrap(),
+    ))
+}
+
+/// sampling.hlsl over a quad, every texture of one colour (one mip) so that each
+/// operation's result is known whatever the quad's derivatives: A = (1, 2, 3, 4) from
+/// the implicit-LOD `Sample` and, red channel, `Gather`; B = 10·A from `SampleLevel`,
+/// C = 100·A from `SampleBias` of the array, E = 1000·A from `SampleGrad` of arr[1]
+/// (with `ddx`/`ddy` of uv), F = 0.5 from `Load`, typed[i] = (i, 0, 0, 0), raw words
+/// 4i … 4i + 3; the comparison sampler always passes, so `SampleCmp`,
+/// `SampleCmpLevelZero` and `GatherCmp` add 1 each; `CalculateLevelOfDetail` of a
+/// one-mip texture is 0. For i = 1 that is (1120.5, 2231.5, 3343.5, 4455.5).
+#[test]
+fn implicit_lod_sampling_in_a_quad() {
+    let a = [1.0f32, 2.0, 3.0, 4.0];
+    let scaled = |k: f32| a.map(|x| x * k);
+    let always = Descriptor::Sampler(SamplerDesc {
+        filter: Filter {
+            reduction: Reduction::Comparison,
+            ..Filter::POINT
+        },
+        comparison: ComparisonFunc::Always,
+        ..SamplerDesc::default()
+    });
+    let rgba = Format::R32G32B32A32_FLOAT;
+    let is = [1u32, 2, 0, 3];
+    let lanes: Vec<Lane> = (0..4)
+        .map(|l| {
+            vec![
+                (
+                    "SV_Position",
+                    0,
+                    fs(&[(l & 1) as f32 + 0.5, (l >> 1) as f32 + 0.5, 0.0, 1.0]),
+                ),
+                (
+                    "TEXCOORD",
+                    0,
+                    fs(&[0.25 * (l & 1) as f32, 0.25 * (l >> 1) as f32]),
+                ),
+                ("INDEX", 0, vec![is[l]]),
+            ]
+        })
+        .collect();
+    let all = files("dxil-reader", &["sampling", "sampling.66"]);
+    for (name, s) in &all {
+        let typed: Vec<u32> = (0..4)
+            .flat_map(|i| fs(&[i as f32, 0.0, 0.0, 0.0]))
+            .collect();
+        let mut ranges = bind(
+            s,
+            vec![
+                ("s1", point(AddressMode::Clamp)),
+                ("s2, space1", point(AddressMode::Wrap)),
+                ("s4", always.clone()),
+                ("t3", flat(TextureDim::Tex2D, rgba, &a)),
+                ("t4, space2", flat(TextureDim::Tex2D, rgba, &scaled(10.0))),
+                ("t5", flat(TextureDim::Tex2DArray, rgba, &scaled(100.0))),
+                ("t6", flat(TextureDim::Tex2D, Format::R32_FLOAT, &[0.25])),
+                ("t8..t10", flat(TextureDim::Tex2D, rgba, &[0.0; 4])),
+                ("t20", flat(TextureDim::Tex2D, rgba, &[0.5; 4])),
+                (
+                    "t21",
+                    Descriptor::Buffer {
+                        view: BufferView::whole(
+                            Memory::from_bytes(&bytes_of(&typed)).unwrap(),
+                            BufferKind::Typed { format: rgba },
+                        ),
+                        counter: None,
+                    },
+                ),
+                (
+                    "t22",
+                    Descriptor::Buffer {
+                        view: BufferView::whole(
+                            Memory::from_bytes(&bytes_of(&(0..16).collect::<Vec<u32>>())).unwrap(),
+                            BufferKind::Raw,
+                        ),
+                        counter: None,
+                    },
+                ),
+            ],
+        );
+        // arr[1] of t8..t10 is E; arr[0] and arr[2] stay black.
+        let arr = s
+            .resources
+            .iter()
+            .position(|r| r.binding_name() == "t8..t10")
+            .unwrap();
+        ranges[arr] = vec![
+            flat(TextureDim::Tex2D, rgba, &[0.0; 4]),
+            flat(TextureDim::Tex2D, rgba, &scaled(1000.0)),
+            flat(TextureDim::Tex2D, rgba, &[0.0; 4]),
+        ];
+        let r = run(s, ranges, &lanes, 0, None);
+        for (l, i) in is.iter().enumerate() {
+            let i = *i as f32;
+            let want: Vec<f32> = (0..4)
+                .map(|c| {
+                    let k = c as f32;
+                    1111.0 * a[c] + 3.0 + 1.0 + 0.5 + if c == 0 { i } else { 0.0 } + 4.0 * i + k
+                })
+                .collect();
+            assert_eq!(r.outf(l, "SV_Target", 0), want, "{name} lane {l}");
+        }
+    }
+    assert!(common::corpora().is_empty() || all.len() == 2);
+}
