@@ -32,7 +32,8 @@
 //!
 //! Signature register `n` is words `4n … 4n + 3` (`slot = 4n`); elements packed into one
 //! register share its words, each with its own mask. Elements without a register follow
-//! the last register, one word each, in this order: `vCoverage`, `vInnerCoverage`; the
+//! the last register, a row of four words each (their value in x, as the DXIL lowering
+//! lays out its unpacked elements), in this order: `vCoverage`, `vInnerCoverage`; the
 //! depth output (`oDepth`, `oDepthGE` or `oDepthLE`), `oMask`, `oStencilRef`. Register
 //! numbers are bounded by D3D11's register counts (32 input and output registers, 8
 //! pixel outputs), so the word counts are small whatever the program says.
@@ -239,6 +240,8 @@ fn sv_semantic(sv: SysValue) -> &'static str {
         SysValue::Barycentrics => "SV_Barycentrics",
         SysValue::ShadingRate => "SV_ShadingRate",
         SysValue::CullPrimitive => "SV_CullPrimitive",
+        SysValue::StartVertexLocation => "SV_StartVertexLocation",
+        SysValue::StartInstanceLocation => "SV_StartInstanceLocation",
     }
 }
 
@@ -486,7 +489,7 @@ fn side(
             interp: Interp::Undefined,
             slot: words,
         });
-        words = words.saturating_add(1);
+        words = words.saturating_add(4);
     }
     Ok((elems, regs, words))
 }

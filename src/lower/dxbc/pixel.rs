@@ -107,7 +107,7 @@ impl Lowerer<'_> {
             _ => EvalAt::Snapped,
         };
         let arg = match at {
-            EvalAt::Centroid => [Reg::NONE; 2],
+            EvalAt::Centroid | EvalAt::Vertex => [Reg::NONE; 2],
             EvalAt::Sample => {
                 let op = ops
                     .get(2)

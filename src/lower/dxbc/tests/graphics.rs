@@ -88,6 +88,7 @@ impl PixelContext for Answers {
             EvalAt::Centroid => 1,
             EvalAt::Sample => 2,
             EvalAt::Snapped => 3,
+            EvalAt::Vertex => 4,
         };
         tag * 1_000_000 + at * 100_000 + word * 1000 + (arg[0] & 0xff) * 10 + (arg[1] & 0xf)
     }
@@ -135,8 +136,8 @@ fn run_quad(
 /// Each pixel input carries its `dcl_input_ps` interpolation mode (D3D10_SB_INTERPOLATION_MODE,
 /// seed 002); the rasterizer's own values (`dcl_input_ps_sgv`, `vCoverage`,
 /// `vInnerCoverage`) are not interpolated. Without a signature, elements are named after
-/// their system value or `TEXCOORD<register>`; registerless ones follow the registers, one
-/// word each. Every input reads its word.
+/// their system value or `TEXCOORD<register>`; registerless ones follow the registers, a
+/// row each. Every input reads its word.
 #[test]
 fn pixel_inputs_carry_their_modes_and_read_their_words() {
     let mut a = stage(PS);
@@ -207,8 +208,8 @@ fn pixel_inputs_carry_their_modes_and_read_their_words() {
         (cov.register, cov.slot, cov.sv, cov.interp),
         (NO_REGISTER, 36, SysValue::Coverage, Interp::Undefined)
     );
-    assert_eq!(el(&s.inputs, "SV_InnerCoverage", 0).slot, 37);
-    assert_eq!(s.input_words, 38);
+    assert_eq!(el(&s.inputs, "SV_InnerCoverage", 0).slot, 40);
+    assert_eq!(s.input_words, 44);
     assert_eq!(el(&s.outputs, "SV_Target", 1).sv, SysValue::Target);
     assert_eq!(s.output_words, 8);
     let (out, killed) = run_quad(&s, &|w, l| w * 10 + l, 0, None);
@@ -221,7 +222,7 @@ fn pixel_inputs_carry_their_modes_and_read_their_words() {
         );
         assert_eq!(
             [lane(4), lane(5), lane(6), lane(7)],
-            [33, 31, 36, 37].map(|w| w * 10 + l)
+            [33, 31, 36, 40].map(|w| w * 10 + l)
         );
     }
 }
@@ -427,7 +428,7 @@ fn derivatives_read_the_quad() {
 }
 
 /// `oDepth`, `oDepthGE`, `oDepthLE`, `oMask` and `oStencilRef` are registerless outputs
-/// after the render targets, each with its system value (D3D11.3 §16.7–16.9); `_sat`
+/// after the render targets, a row each, with their system values (D3D11.3 §16.7–16.9); `_sat`
 /// applies before the write.
 #[test]
 fn registerless_outputs() {
@@ -455,17 +456,17 @@ fn registerless_outputs() {
         let d = el(&s.outputs, name, 0);
         assert_eq!((d.sv, d.register, d.slot, d.mask), (sv, NO_REGISTER, 4, 1));
         let cov = el(&s.outputs, "SV_Coverage", 0);
-        assert_eq!((cov.sv, cov.slot), (SysValue::Coverage, 5));
-        assert_eq!(el(&s.outputs, "SV_StencilRef", 0).slot, 6);
-        assert_eq!(s.output_words, 7);
+        assert_eq!((cov.sv, cov.slot), (SysValue::Coverage, 8));
+        assert_eq!(el(&s.outputs, "SV_StencilRef", 0).slot, 12);
+        assert_eq!(s.output_words, 16);
         let (out, _) = run_quad(&s, &|_, l| f(l as f32 + 0.5), 0, None);
         assert_eq!(
             out[4].map(f32::from_bits),
             [0.25, 0.75, 1.0, 1.0],
             "sat(x / 2)"
         );
-        assert_eq!(out[5], [5; 4]);
-        assert_eq!(out[6], [3; 4]);
+        assert_eq!(out[8], [5; 4]);
+        assert_eq!(out[12], [3; 4]);
     }
 }
 
