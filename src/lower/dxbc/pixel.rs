@@ -59,7 +59,12 @@ impl Lowerer<'_> {
     }
 
     /// `discard_nz src` / `discard_z src`: the lanes whose selected component has any bit
-    /// set (`_nz`) or none (`_z`) stop; they write no outputs (D3D11.3 §22, `discard`).
+    /// set (`_nz`) or none (`_z`) are flagged as discarded but keep running as helper
+    /// lanes, so that the quad's derivatives stay defined; nothing they write afterwards
+    /// (outputs, memory) counts. The SM4 assembly reference for `discard` says so: the
+    /// instruction "flags the current pixel as terminated, while continuing execution" and
+    /// all of the pixel's output writes are discarded. This is `demote`, as the DXIL
+    /// lowering does for dx.op `Discard`, so DXBC and DXIL twins agree.
     fn discard(&mut self, e: &Executable) -> Result<(), LowerError> {
         let op = e
             .operands(self.p)
@@ -79,7 +84,7 @@ impl Lowerer<'_> {
         } else {
             v
         };
-        self.emit(Inst::Discard { cond });
+        self.emit(Inst::Demote { cond });
         Ok(())
     }
 
