@@ -1691,3 +1691,253 @@ fn globals_and_vectors() {
     let out = run(&s, vec![vec![0; 4 * outs.len()], vec![]], [2, 0, 0]);
     assert_eq!(words(&out[0]), vec![30, 30, 1, 7, 3, 2, 6, 5, 1], "{s}");
 }
+
+// ---- wave, pack and unpack operations through the interpreter ---------------------------
+
+/// Lowers a hand-built module (u0 raw, see [`lower_test`]) as a group of 8 threads and
+/// dispatches it on the interpreter with waves of 8; returns u0's words.
+fn dispatch8(m: &Module, fi: usize, words_out: usize) -> Vec<u32> {
+    use crate::pipeline::{Bindings, DispatchOptions, dispatch};
+    use crate::resources::{BufferKind, BufferView, Descriptor, Memory};
+    let mut s = lower_test(m, fi).unwrap();
+    s.thread_group = [8, 1, 1];
+    crate::ir::validate(&s).unwrap();
+    let out = Memory::zeroed(4 * words_out as u64).unwrap();
+    let b = Bindings {
+        ranges: vec![
+            vec![Descriptor::Buffer {
+                view: BufferView::whole(out.clone(), BufferKind::Raw),
+                counter: None,
+            }],
+            vec![Descriptor::ConstantBuffer {
+                memory: Memory::zeroed(64).unwrap(),
+                offset: 0,
+                size: 64,
+            }],
+        ],
+        ..Bindings::default()
+    };
+    let o = DispatchOptions {
+        wave_size: Some(8),
+        threads: 1,
+        ..DispatchOptions::default()
+    };
+    dispatch(&s, &b, [1, 1, 1], &o, None).unwrap_or_else(|e| panic!("{e}\n{s}"));
+    words(&out.to_bytes())
+}
+
+/// A module whose lanes 2..8 run `body` (lanes 0 and 1 take the other branch, so the
+/// partition masks below name inactive lanes); `body` gets the lane index and returns the
+/// words to store, lane `l`'s word `k` at u0 word `8k + l`.
+fn lanes_2_to_8(
+    dl: &str,
+    body: impl FnOnce(&mut Mb, ValueId) -> Vec<ValueId>,
+) -> (Module, usize, usize) {
+    let mut mb = Mb::new(dl);
+    let i32t = mb.int(32);
+    mb.block(); // 0
+    let h = mb.handle(1, 0, 0);
+    let lane = mb.dx("waveGetLaneIndex", 111, &[], i32t);
+    let two = mb.ci(32, 2);
+    let active = mb.icmp(35, lane, two); // uge
+    let (b1, b2) = (LBlock(1), LBlock(2));
+    mb.cond_br(active, b1, b2);
+    mb.block(); // 1
+    let outs = body(&mut mb, lane);
+    let n = outs.len();
+    for (k, v) in outs.into_iter().enumerate() {
+        let base = mb.ci(32, 32 * k as i64);
+        let four = mb.ci(32, 4);
+        let off = mb.bin(BinOp::Mul, lane, four, i32t);
+        let addr = mb.bin(BinOp::Add, base, off, i32t);
+        mb.store_word(h, addr, v);
+    }
+    mb.br(b2);
+    mb.block(); // 2
+    mb.ret();
+    let (m, fi) = mb.finish();
+    (m, fi, n)
+}
+
+/// Lane `l`'s words `k = 0..n` from a run's u0.
+fn per_lane(w: &[u32], lane: usize, n: usize) -> Vec<u32> {
+    (0..n).map(|k| w[8 * k + lane]).collect()
+}
+
+/// `WaveMultiPrefixOp` with every `WaveMultiPrefixOpKind` (DXC `DxilConstants.h`: Sum 0,
+/// And 1, Or 2, Xor 3, Product 4 — not `WaveOpKind`'s order) and both `SignedOpKind`s,
+/// over partitions 0x55 (even lanes) and 0xaa (odd lanes) that name the inactive lanes 0
+/// and 1: the exclusive prefix covers only active lanes below in the same partition
+/// (DXIL.rst "WaveMultiPrefixOp"). Values are 3·lane − 5; the expected words were worked
+/// out by hand: even lanes 2, 4, 6 hold 1, 7, 13; odd lanes 3, 5, 7 hold 4, 10, 16.
+#[test]
+fn wave_multi_prefix_every_kind() {
+    let (m, fi, n) = lanes_2_to_8(DL32, |mb, lane| {
+        let i32t = mb.int(32);
+        let i8t = mb.int(8);
+        let (three, five) = (mb.ci(32, 3), mb.ci(32, 5));
+        let t = mb.bin(BinOp::Mul, lane, three, i32t);
+        let v = mb.bin(BinOp::Sub, t, five, i32t);
+        let one = mb.ci(32, 1);
+        let odd = mb.bin(BinOp::And, lane, one, i32t);
+        let (even_mask, shift) = (mb.ci(32, 0x55), one);
+        let m0 = mb.bin(BinOp::Shl, even_mask, odd, i32t);
+        let _ = shift;
+        let zero = mb.ci(32, 0);
+        let mut outs = Vec::new();
+        for kind in 0..5 {
+            for sign in 0..2 {
+                let (k, s) = (mb.ci(8, kind), mb.ci(8, sign));
+                let _ = i8t;
+                outs.push(mb.dx(
+                    "waveMultiPrefixOp.i32",
+                    166,
+                    &[v, m0, zero, zero, zero, k, s],
+                    i32t,
+                ));
+            }
+        }
+        // Float sums and products over the same partitions.
+        let f32t = mb.t(Type::Float);
+        let fv = mb.cast(CastOp::SiToFp, v, f32t);
+        for kind in [0, 4] {
+            let (k, s) = (mb.ci(8, kind), mb.ci(8, 0));
+            let r = mb.dx(
+                "waveMultiPrefixOp.f32",
+                166,
+                &[fv, m0, zero, zero, zero, k, s],
+                f32t,
+            );
+            outs.push(mb.cast(CastOp::FpToSi, r, i32t));
+        }
+        // WaveMultiPrefixBitCount of (v & 1) over one partition of all eight lanes.
+        let all = mb.ci(32, 0xff);
+        let bit = mb.bin(BinOp::And, v, one, i32t);
+        let set = mb.icmp(33, bit, zero); // ne
+        outs.push(mb.dx(
+            "waveMultiPrefixBitCount",
+            167,
+            &[set, all, zero, zero, zero],
+            i32t,
+        ));
+        outs
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    let ones = u32::MAX;
+    // Sum, And, Or, Xor, Product (each twice: signed, unsigned), f32 sum and product,
+    // bit count.
+    let want: [(usize, [u32; 13]); 6] = [
+        (2, [0, 0, ones, ones, 0, 0, 0, 0, 1, 1, 0, 1, 0]),
+        (3, [0, 0, ones, ones, 0, 0, 0, 0, 1, 1, 0, 1, 1]),
+        (4, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]),
+        (5, [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2]),
+        (6, [8, 8, 1, 1, 7, 7, 6, 6, 7, 7, 8, 7, 2]),
+        (7, [14, 14, 0, 0, 14, 14, 14, 14, 40, 40, 14, 40, 3]),
+    ];
+    for (lane, expected) in want {
+        assert_eq!(per_lane(&w, lane, n), expected, "lane {lane}");
+    }
+    for lane in [0, 1] {
+        assert_eq!(per_lane(&w, lane, n), vec![0; n], "inactive lane {lane}");
+    }
+}
+
+/// `WaveMatch` on every overload it has (DXIL.rst: half, float, double, i16, i32, i64):
+/// per lane, the mask of active lanes holding the same value. Lanes 2..8 hold lane % 3
+/// (2 0 1 2 0 1), so lanes 2 and 5 match (0x24), 3 and 6 (0x48), 4 and 7 (0x90); the
+/// inactive lanes 0 and 1 (values 0 and 1) are in no mask.
+#[test]
+fn wave_match_every_type() {
+    let (m, fi, n) = lanes_2_to_8(DL16, |mb, lane| {
+        let i32t = mb.int(32);
+        let three = mb.ci(32, 3);
+        let r = mb.bin(BinOp::URem, lane, three, i32t);
+        let i16t = mb.int(16);
+        let i64t = mb.int(64);
+        let (ht, ft, dt) = (mb.t(Type::Half), mb.t(Type::Float), mb.t(Type::Double));
+        let vals = [
+            ("i32", r),
+            ("i16", mb.cast(CastOp::Trunc, r, i16t)),
+            ("i64", mb.cast(CastOp::ZExt, r, i64t)),
+            ("f32", mb.cast(CastOp::UiToFp, r, ft)),
+            ("f16", mb.cast(CastOp::UiToFp, r, ht)),
+            ("f64", mb.cast(CastOp::UiToFp, r, dt)),
+        ];
+        let four = mb.named("dx.types.fouri32", vec![i32t, i32t, i32t, i32t]);
+        let mut outs = Vec::new();
+        for (ty, v) in vals {
+            let s = mb.dx(&format!("waveMatch.{ty}"), 165, &[v], four);
+            outs.push(mb.push(
+                InstKind::ExtractValue {
+                    aggregate: s,
+                    indices: vec![0],
+                },
+                i32t,
+            ));
+        }
+        outs
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    for (lane, mask) in [(2, 0x24), (3, 0x48), (4, 0x90), (5, 0x24), (6, 0x48), (7, 0x90)] {
+        assert_eq!(per_lane(&w, lane, n), vec![mask; n], "lane {lane}");
+    }
+}
+
+/// SM 6.6 `Unpack4x8` into `%dx.types.fouri16` and `Pack4x8` from 16-bit inputs
+/// (DXIL.rst ops 219 and 220; DXC `hctdb.py`: unpackMode 0 unsigned, 1 signed; packMode 0
+/// truncates, 1 clamps to [0, 255], 2 to [−128, 127]; HLSL `unpack_s8s16`,
+/// `unpack_u8u16`, `pack_u8`, `pack_s8`, `pack_clamp_u8`, `pack_clamp_s8`). 16-bit
+/// results are stored zero-extended. The packed word 0x80ff7f01 unpacks to 1, 127, −1,
+/// −128 signed and 1, 127, 255, 128 unsigned; the 16-bit values 300, −3, 127, −200 pack
+/// to 0x38 7f fd 2c truncated, 0x00 7f 00 ff clamped unsigned and 0x80 7f fd 7f clamped
+/// signed (bytes w z y x).
+#[test]
+fn pack_and_unpack_16_bit() {
+    let (m, fi, n) = lanes_2_to_8(DL16, |mb, _lane| {
+        let i32t = mb.int(32);
+        let i16t = mb.int(16);
+        let four16 = mb.named("dx.types.fouri16", vec![i16t, i16t, i16t, i16t]);
+        let packed = mb.ci(32, 0x80ff_7f01u32 as i64);
+        let mut outs = Vec::new();
+        for mode in [1, 0] {
+            let md = mb.ci(8, mode);
+            let u = mb.dx("unpack4x8.i16", 219, &[md, packed], four16);
+            for k in 0..4 {
+                let e = mb.push(
+                    InstKind::ExtractValue {
+                        aggregate: u,
+                        indices: vec![k],
+                    },
+                    i16t,
+                );
+                outs.push(mb.cast(CastOp::ZExt, e, i32t));
+            }
+        }
+        let vals: Vec<ValueId> = [300i64, -3, 127, -200]
+            .iter()
+            .map(|v| {
+                let t = mb.int(16);
+                mb.c(t, Constant::Int(*v))
+            })
+            .collect();
+        for mode in [0, 1, 2] {
+            let md = mb.ci(8, mode);
+            outs.push(mb.dx(
+                "pack4x8.i16",
+                220,
+                &[md, vals[0], vals[1], vals[2], vals[3]],
+                i32t,
+            ));
+        }
+        outs
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    assert_eq!(
+        per_lane(&w, 4, n),
+        vec![
+            1, 127, 0xffff, 0xff80, // signed, as 16-bit words
+            1, 127, 255, 128, // unsigned
+            0x387f_fd2c, 0x007f_00ff, 0x807f_fd7f,
+        ]
+    );
+}
