@@ -91,6 +91,7 @@ pub fn render_check(name: &str, checked: &Checked) -> String {
                     clean(&m.module),
                     clean(&m.part)
                 );
+                let _ = writeln!(out, "    rule: {}", clean(&m.rule));
             }
             for n in &r.notes {
                 let _ = writeln!(out, "  note: {}", clean(n));

@@ -635,5 +635,9 @@ fn sync_flags_are_not_saturate() {
         &[&reg(TEMP, 0, 0b0001), &sel(TEMP, 1, 0)],
     )
     .op(Opcode::Ret, 0, &[]);
-    assert!(a.listing().contains("mov_sat r0.x, r1.x"), "{}", a.listing());
+    assert!(
+        a.listing().contains("mov_sat r0.x, r1.x"),
+        "{}",
+        a.listing()
+    );
 }

@@ -20,8 +20,9 @@
 //!
 //! # Wave size
 //!
-//! The shader's `[WaveSize]` wins: its preferred size when it states one, else the
-//! option when the range allows it, else 8 (WARP's default) clamped into the range.
+//! The shader's `[WaveSize]` wins: its preferred size when it states one inside its
+//! range (SM 6.8 `[WaveSize(min, max, preferred)]`, HLSL specification "WaveSize"), else
+//! the option when the range allows it, else 8 (WARP's default) clamped into the range.
 //! Without `[WaveSize]`: the option, else 8.
 //!
 //! # Lanes run side by side
@@ -132,7 +133,7 @@ pub fn choose_wave_size(shader: &Shader, option: Option<u32>) -> Result<u32, Exe
                     ),
                 });
             }
-            if req.preferred != 0 {
+            if req.preferred != 0 && (req.min..=req.max).contains(&req.preferred) {
                 req.preferred
             } else {
                 match option {
@@ -380,6 +381,14 @@ mod tests {
             preferred: 64,
         });
         assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 64);
+        // A preferred size outside the range is not honoured: the option, else 8 clamped.
+        s.wave_size = Some(WaveSizeReq {
+            min: 16,
+            max: 32,
+            preferred: 64,
+        });
+        assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
+        assert_eq!(choose_wave_size(&s, None).unwrap(), 16);
     }
 }
 
