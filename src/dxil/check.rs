@@ -135,8 +135,25 @@ pub fn check(bytes: &[u8]) -> Result<Checked, CheckError> {
     let (program, bitcode) = DxilProgramHeader::parse(part)?;
     let m = Module::parse(bitcode)?;
     let meta = DxilMetadata::read(&m).map_err(CheckError::Metadata)?;
+    Ok(Checked::Dxil(check_decoded(
+        &c,
+        program.version.kind,
+        &m,
+        &meta,
+    )))
+}
+
+/// [`check`] of a container whose module (`m`, a `kind` program) and metadata are
+/// already decoded: the parts are compared with what `m` and `meta` imply. Lets a caller
+/// ask what a container would be checked against for other metadata (another validator
+/// version, another attribute).
+pub fn check_decoded(
+    c: &Container<'_>,
+    kind: ProgramKind,
+    m: &Module,
+    meta: &DxilMetadata,
+) -> CheckReport {
     let mut r = CheckReport::default();
-    let kind = program.version.kind;
     match c.part(FourCc(*b"PSV0")) {
         None if kind == ProgramKind::Library => {
             r.notes
@@ -148,18 +165,18 @@ pub fn check(bytes: &[u8]) -> Result<Checked, CheckError> {
             "absent".into(),
         ),
         Some(p) => match Psv0::parse(p, Some(kind)) {
-            Ok(psv) => check_psv(&mut r, &m, &meta, kind, &psv),
+            Ok(psv) => check_psv(&mut r, m, meta, kind, &psv),
             Err(e) => r.part_mismatch("PSV0 part", "a decodable record".into(), e.to_string()),
         },
     }
     match c.part(FourCc(*b"SFI0")) {
         None => r.notes.push("no SFI0: feature flags not checked".into()),
         Some(p) => match FeatureFlags::parse(p) {
-            Ok(f) => check_features(&mut r, &m, &meta, kind, f.mask),
+            Ok(f) => check_features(&mut r, m, meta, kind, f.mask),
             Err(e) => r.part_mismatch("SFI0 part", "a decodable mask".into(), e.to_string()),
         },
     }
-    Ok(Checked::Dxil(r))
+    r
 }
 
 // -------------------------------------------------------------------------------------
