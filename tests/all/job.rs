@@ -674,8 +674,9 @@ fn job_cli_exit_codes() {
     let missing = dxlane(&["run", "nothing.toml"], dir);
     assert_eq!(missing.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&missing.stderr);
+    // The job file is named once (issue 12: not `nothing.toml: nothing.toml:`).
     assert!(
-        stderr.starts_with("dxlane: nothing.toml: nothing.toml: "),
+        stderr.starts_with("dxlane: nothing.toml: No such file"),
         "{stderr}"
     );
     assert_eq!(stderr.lines().count(), 1);
