@@ -5,21 +5,50 @@
 use super::*;
 use crate::container::Container;
 
-/// The corpus fixture folders, when they have been fetched.
+/// The corpus DXIL programs (`tools/fetch-corpora.sh`, run here when needed: these unit
+/// tests may run before any integration test has fetched them), in cargo's target
+/// folder (`CARGO_TARGET_DIR` when set). Panics when they cannot be fetched, unless
+/// `DXLANE_NO_CORPORA` is set, which makes the corpus tests here say they are skipped.
 fn corpus_files() -> Vec<std::path::PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpora");
+    static DIRS: std::sync::OnceLock<Vec<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let dirs = DIRS.get_or_init(|| {
+        if std::env::var_os("DXLANE_NO_CORPORA").is_some() {
+            eprintln!("DXLANE_NO_CORPORA is set: the corpus programs are not tested");
+            return Vec::new();
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| root.join("target"));
+        let out = std::process::Command::new("bash")
+            .arg(root.join("tools/fetch-corpora.sh"))
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .expect("run tools/fetch-corpora.sh");
+        assert!(
+            out.status.success(),
+            "tools/fetch-corpora.sh failed (DXLANE_NO_CORPORA=1 tests without the corpora):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(std::path::PathBuf::from)
+            .collect()
+    });
     let mut out = Vec::new();
-    for d in ["dxil-reader", "dxcontainer/features"] {
-        let Ok(rd) = std::fs::read_dir(root.join(d)) else {
-            continue;
-        };
-        let mut v: Vec<_> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "dxil"))
-            .collect();
-        v.sort();
-        out.extend(v);
+    for d in dirs {
+        for sub in [d.clone(), d.join("features")] {
+            let Ok(rd) = std::fs::read_dir(&sub) else {
+                continue;
+            };
+            let mut v: Vec<_> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "dxil"))
+                .collect();
+            v.sort();
+            out.extend(v);
+        }
     }
     out
 }
