@@ -92,6 +92,24 @@ pub enum ExecError {
         /// The budget.
         limit: u64,
     },
+    /// A lane accessed an element of a declared range that the bindings left unbound.
+    #[error(
+        "group {group}, thread {thread}: {at} `{text}` ({loc}) accesses {element}, an element of a declared range the job does not bind"
+    )]
+    UnboundDescriptor {
+        /// `SV_GroupID` of the lane.
+        group: Xyz,
+        /// `SV_GroupThreadID` of the lane.
+        thread: Xyz,
+        /// The instruction.
+        at: At,
+        /// The instruction as printed.
+        text: String,
+        /// Its source.
+        loc: SourceLoc,
+        /// The element (`t3, space1`).
+        element: String,
+    },
     /// A lane reached an `unreachable` terminator.
     #[error("group {group}, thread {thread}: reached `unreachable` at the end of {block} ({loc})")]
     Unreachable {

@@ -66,6 +66,7 @@ mod memory;
 pub mod profile;
 mod resource;
 mod sample;
+mod unbound;
 mod wave;
 mod wave_ops;
 

@@ -30,8 +30,9 @@
 //!   state (`MIN_MAG_MIP_LINEAR`, `CLAMP`, bias 0, anisotropy 1, `NEVER`, border
 //!   (1, 1, 1, 1), LOD range unlimited). `address` takes one mode for all three axes or
 //!   three.
-//! - `null = true`: a null descriptor of the kind; only `kind` (and `reg`, `space`,
-//!   `descriptor`) may go with it.
+//! - `null = true`: a null descriptor of the kind; only `kind`, the view's `format` and
+//!   `stride` (and `reg`, `space`, `descriptor`) may go with it. It reads 0 in every
+//!   component, drops writes and has dimensions 0 (D3D12 null descriptors).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -592,8 +593,13 @@ fn bind_entry(
             )));
         }
     }
+    // A null descriptor still has its view's kind and format (D3D12 creates null SRVs
+    // and UAVs with a view dimension and a format): those keys may stay.
+    let view_keys = ["format", "stride"];
     if (e.null || kind_name == "none")
-        && let Some(key) = present_keys(e).first()
+        && let Some(key) = present_keys(e)
+            .into_iter()
+            .find(|k| kind_name == "none" || !view_keys.contains(k))
     {
         return Err(err(format!(
             "`{key}` does not apply to a null descriptor (it has no storage)"
