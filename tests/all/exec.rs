@@ -314,7 +314,9 @@ block0:
     for threads in [1usize, 4] {
         let (m, d) = raw(&[0; 16]);
         let r = run(&s, vec![d], [64, 1, 1], &opts(8, threads)).unwrap();
-        assert_eq!(r.threads, threads);
+        // Workers are capped at the machine's cores.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(r.threads, threads.min(cores));
         results.push(words(&m));
     }
     assert_eq!(results[0], results[1]);

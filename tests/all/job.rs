@@ -375,12 +375,12 @@ size = 16
 reg = "s0"
 kind = "sampler"
 
-[[resource]]                    # u2 and u4 of u2..u4 missing
+[[resource]]                    # u2 and u4 of u2..u4 unbound: allowed, a warning
 reg = "u3"
 kind = "raw_buffer"
 size = 4
 
-[[resource]]                    # t3, space2 missing before t4
+[[resource]]                    # t3, space2 unbound before t4: allowed, a warning
 reg = "t4"
 space = 2
 kind = "texture2d"

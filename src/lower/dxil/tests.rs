@@ -1621,3 +1621,36 @@ fn pack_and_unpack_16_bit() {
         ]
     );
 }
+
+/// DXIL `LegacyF32ToF16` (op 130) end to end through the lowering and the interpreter,
+/// with seed `000_…`'s values observed on WARP through Direct3D 12 ("Converting a float
+/// to a half"): toward zero, 1 + 0x1fff·2⁻²³ → 0x3c00 and its negative 0xbc00, 65520
+/// and 1e10 → 0x7bff, −65520 → 0xfbff, 1e-5 → the denormal 167·2⁻²⁴, the NaN 0x7fc00000
+/// → 0x7fff; and an infinity stays one, 0x7c00 (DESIGN, "WARP-faithful semantics").
+#[test]
+fn legacy_f32_to_f16_runs_as_warp_rounds() {
+    let cases: [(u32, u32); 8] = [
+        (0x3f80_1fff, 0x3c00),
+        (0xbf80_1fff, 0xbc00),
+        (65520f32.to_bits(), 0x7bff),
+        (1e10f32.to_bits(), 0x7bff),
+        ((-65520f32).to_bits(), 0xfbff),
+        (1e-5f32.to_bits(), 167),
+        (0x7fc0_0000, 0x7fff),
+        (f32::INFINITY.to_bits(), 0x7c00),
+    ];
+    let (m, fi, n) = lanes_2_to_8(DL32, |mb, _lane| {
+        let i32t = mb.int(32);
+        let f32t = mb.t(Type::Float);
+        cases
+            .iter()
+            .map(|(bits, _)| {
+                let v = mb.c(f32t, Constant::Float(u64::from(*bits)));
+                mb.dx("legacyF32ToF16", 130, &[v], i32t)
+            })
+            .collect()
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    let want: Vec<u32> = cases.iter().map(|(_, h)| *h).collect();
+    assert_eq!(per_lane(&w, 3, n), want);
+}
