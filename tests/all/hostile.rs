@@ -282,3 +282,34 @@ fn flag_errors_name_the_flag() {
         Err(JobError::Section { .. })
     ));
 }
+
+/// One exit-status convention for every command (`dxlane --help`): an unreadable file
+/// is an error, status 2, for `info`, `info --check` and `disasm` as for `run`; the file
+/// is named once.
+#[test]
+fn every_command_exits_2_on_an_unreadable_file() {
+    let dir = workdir("exit");
+    std::fs::create_dir_all(dir.join("adir")).unwrap();
+    for args in [
+        &["info", "missing.dxil"][..],
+        &["info", "--check", "missing.dxil"],
+        &["disasm", "missing.dxil"],
+        &["run", "missing.toml"],
+        &["run", "adir"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_dxlane"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let name = args[args.len() - 1];
+        assert_eq!(err.matches(name).count(), 1, "{args:?}: {err}");
+    }
+    let help = Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Exit status, every command"));
+}
