@@ -25,10 +25,16 @@
 //!   11/10 bits, which have no sign: negative values and −∞ give 0).
 //! - integer → narrower integer: clamp (§3.2 (integer conversion)).
 //!
-//! Block-compressed and subsampled formats are named (so job files can say them) but
-//! their texels cannot be decoded yet: [`Format::is_supported`] is false for them.
+//! Block-compressed formats (BC1–BC7) decode one texel of a 4×4 block at a time
+//! ([`Format::decode_block_texel`], the decoders in [`super::bc`]); they have no
+//! per-texel encoding, so [`Format::is_supported`] (one element decodes and encodes on
+//! its own, as buffers and UAVs need) is false for them and [`Format::is_texture_readable`]
+//! is true for the typed ones. Subsampled and 1-bit formats are named (so job files can
+//! say them) but cannot be decoded.
 
 use std::fmt;
+
+use super::bc::BlockKind;
 
 /// How one channel's bits are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,7 +99,7 @@ pub enum Layout {
     Channels(&'static [Channel]),
     /// R9G9B9E5_SHAREDEXP: three 9-bit mantissas and a shared 5-bit exponent.
     SharedExp,
-    /// Block-compressed (BC1–BC7): `bytes` per 4×4 block. Not decodable yet.
+    /// Block-compressed (BC1–BC7): `bytes` per 4×4 block, decoded a texel at a time.
     Block,
     /// Subsampled or 1-bit formats (R8G8_B8G8, G8R8_G8B8, R1). Not decodable yet.
     Unsupported,
@@ -402,9 +408,73 @@ impl Format {
         self.layout() == Layout::Block
     }
 
-    /// Whether texels of this format can be decoded and encoded.
+    /// Whether texels of this format can be decoded and encoded one element at a time
+    /// (typed buffers, UAVs, texture loads and stores).
     pub fn is_supported(self) -> bool {
         matches!(self.layout(), Layout::Channels(_) | Layout::SharedExp)
+    }
+
+    /// Whether a shader resource view of this format can read texels: every supported
+    /// format, and the typed block-compressed ones.
+    pub fn is_texture_readable(self) -> bool {
+        self.is_supported() || self.block_kind().is_some()
+    }
+
+    /// The block-compressed family of a typed BC format (`None` for the others and for
+    /// the `_TYPELESS` BC formats, which a view must give a type first).
+    pub fn block_kind(self) -> Option<BlockKind> {
+        use Format as F;
+        Some(match self {
+            F::BC1_UNORM | F::BC1_UNORM_SRGB => BlockKind::Bc1,
+            F::BC2_UNORM | F::BC2_UNORM_SRGB => BlockKind::Bc2,
+            F::BC3_UNORM | F::BC3_UNORM_SRGB => BlockKind::Bc3,
+            F::BC4_UNORM => BlockKind::Bc4 { signed: false },
+            F::BC4_SNORM => BlockKind::Bc4 { signed: true },
+            F::BC5_UNORM => BlockKind::Bc5 { signed: false },
+            F::BC5_SNORM => BlockKind::Bc5 { signed: true },
+            F::BC6H_UF16 => BlockKind::Bc6h { signed: false },
+            F::BC6H_SF16 => BlockKind::Bc6h { signed: true },
+            F::BC7_UNORM | F::BC7_UNORM_SRGB => BlockKind::Bc7,
+            _ => return None,
+        })
+    }
+
+    /// The block-compressed family number (1–7) of any BC format, typeless included:
+    /// views may reinterpret a texture only within its family (D3D's format casting).
+    pub fn block_family(self) -> Option<u8> {
+        let v = self.dxgi_value();
+        Some(match v {
+            70..=72 => 1,
+            73..=75 => 2,
+            76..=78 => 3,
+            79..=81 => 4,
+            82..=84 => 5,
+            94..=96 => 6,
+            97..=99 => 7,
+            _ => return None,
+        })
+    }
+
+    /// Texels per block side: 4 for block-compressed formats, 1 for the others.
+    pub fn block_size(self) -> u32 {
+        if self.is_block_compressed() { 4 } else { 1 }
+    }
+
+    /// Decodes texel `i` (`x + 4 y` within the block) of the block in `block` (shorter
+    /// input reads missing bytes as 0) as four `f32` bits, sRGB formats linearised
+    /// (D3D11.3 §19.5.6 "BC1G": "linearized pre-filter on read"). Formats without a
+    /// block kind decode to zeros.
+    pub fn decode_block_texel(self, block: &[u8], i: usize) -> [u32; 4] {
+        let Some(kind) = self.block_kind() else {
+            return [0; 4];
+        };
+        let mut v = kind.decode_texel(block, i);
+        if self.is_srgb() {
+            for c in &mut v[..3] {
+                *c = srgb_to_linear(*c);
+            }
+        }
+        v.map(f32::to_bits)
     }
 
     /// The channels of a channel-layout format (empty for the others).
@@ -420,6 +490,12 @@ impl Format {
         match self.layout() {
             Layout::Channels(c) => c.len() as u32,
             Layout::SharedExp => 3,
+            Layout::Block => match self.block_kind() {
+                Some(BlockKind::Bc4 { .. }) => 1,
+                Some(BlockKind::Bc5 { .. }) => 2,
+                Some(BlockKind::Bc6h { .. }) => 3,
+                _ => 4,
+            },
             _ => 4,
         }
     }
@@ -435,6 +511,15 @@ impl Format {
                 Some(Num::SNorm) => ChannelType::SNorm,
                 Some(Num::Srgb) => ChannelType::Srgb,
                 _ => ChannelType::Float,
+            },
+            Layout::Block => match self.block_kind() {
+                Some(BlockKind::Bc4 { signed: true } | BlockKind::Bc5 { signed: true }) => {
+                    ChannelType::SNorm
+                }
+                Some(BlockKind::Bc6h { .. }) => ChannelType::Float,
+                Some(_) if self.is_srgb() => ChannelType::Srgb,
+                Some(_) => ChannelType::UNorm,
+                None => ChannelType::Typeless,
             },
             _ => ChannelType::Float,
         }
@@ -452,6 +537,13 @@ impl Format {
     /// Whether the format is sRGB-encoded.
     pub fn is_srgb(self) -> bool {
         self.channels().iter().any(|c| c.num == Num::Srgb)
+            || matches!(
+                self,
+                Format::BC1_UNORM_SRGB
+                    | Format::BC2_UNORM_SRGB
+                    | Format::BC3_UNORM_SRGB
+                    | Format::BC7_UNORM_SRGB
+            )
     }
 
     /// Whether this is a depth(-stencil) format.
@@ -505,7 +597,8 @@ impl Format {
                 out[1] = rgb[1].to_bits();
                 out[2] = rgb[2].to_bits();
             }
-            Layout::Block | Layout::Unsupported => out = [0; 4],
+            Layout::Block => out = self.decode_block_texel(bytes, 0),
+            Layout::Unsupported => out = [0; 4],
         }
         out
     }
@@ -1051,11 +1144,30 @@ mod tests {
         );
     }
 
+    /// Block formats read through texture views only (no per-element encoding); typeless
+    /// BC formats need a typed view; BC1 sRGB linearises colour, not alpha (§19.5.6).
     #[test]
-    fn block_formats_are_named_but_unsupported() {
+    fn block_formats_are_texture_readable_only() {
         assert!(Format::BC7_UNORM.is_block_compressed());
         assert!(!Format::BC7_UNORM.is_supported());
-        assert_eq!(Format::BC1_UNORM.decode(&[0xff; 8]), [0; 4]);
+        assert!(Format::BC7_UNORM.is_texture_readable());
+        assert!(!Format::BC7_TYPELESS.is_texture_readable());
+        assert_eq!(Format::BC7_TYPELESS.block_family(), Some(7));
+        assert_eq!(Format::BC6H_SF16.channel_type(), ChannelType::Float);
+        assert_eq!(Format::BC5_SNORM.channel_type(), ChannelType::SNorm);
+        assert_eq!(Format::BC1_UNORM_SRGB.channel_type(), ChannelType::Srgb);
+        assert_eq!(Format::BC4_UNORM.component_count(), 1);
+        // c0 = white, c1 = black, all codes 0 (white): decodes to 1.0 in both.
+        let block = [0xff, 0xff, 0, 0, 0, 0, 0, 0];
+        assert_eq!(Format::BC1_UNORM.decode(&block), [1.0f32.to_bits(); 4]);
+        assert_eq!(Format::BC1_UNORM_SRGB.decode(&block), [1.0f32.to_bits(); 4]);
+        // code 2 of (white, black) is 2/3: linearised in sRGB.
+        let block = [0xff, 0xff, 0, 0, 2, 0, 0, 0];
+        let lin = f(Format::BC1_UNORM_SRGB.decode_block_texel(&block, 0)[0]);
+        assert_eq!(lin, srgb_to_linear(2.0 / 3.0));
+        let mut out = [0u8; 8];
+        Format::BC1_UNORM.encode([0; 4], 0xf, &mut out);
+        assert_eq!(out, [0; 8]);
         assert!(Format::R9G9B9E5_SHAREDEXP.is_supported());
     }
 }

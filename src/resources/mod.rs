@@ -14,6 +14,7 @@
 //! every such write is dropped, per D3D's out-of-bounds rules; no access panics. Each
 //! view type states what "outside" means for it (see [`buffer`], [`texture`]).
 
+pub mod bc;
 pub mod buffer;
 pub mod descriptor;
 pub mod format;
