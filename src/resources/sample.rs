@@ -1170,4 +1170,261 @@ mod tests {
             assert_eq!(got, f as f32);
         }
     }
+
+    /// §7.18.6: WRAP keeps the fraction, MIRROR a signed fraction of u/2 (times 2),
+    /// the other modes clamp to [−10, 10]; NaN stays NaN (and addresses texel 0).
+    #[test]
+    fn range_reduction() {
+        assert_eq!(reduce_range(3.25, AddressMode::Wrap), 0.25);
+        assert_eq!(reduce_range(-0.25, AddressMode::Wrap), 0.75);
+        assert_eq!(reduce_range(5.5, AddressMode::Mirror), 1.5);
+        assert_eq!(reduce_range(-5.5, AddressMode::Mirror), -1.5);
+        assert_eq!(reduce_range(1e9, AddressMode::Clamp), 10.0);
+        assert_eq!(reduce_range(-1e9, AddressMode::Border), -10.0);
+        assert_eq!(reduce_range(f32::INFINITY, AddressMode::MirrorOnce), 10.0);
+        assert!(reduce_range(f32::NAN, AddressMode::Wrap).is_nan());
+        assert!(reduce_range(f32::INFINITY, AddressMode::Wrap).is_nan());
+        assert_eq!(footprint(f32::NAN, 0, false), (0, 0.0));
+    }
+
+    /// §3.2.4.1 / §7.18.7: coordinates snap to 8 fraction bits, rounding to nearest even,
+    /// before the texel is chosen: 1/1024 below a texel edge is already the next texel.
+    #[test]
+    fn point_sampling_snaps_to_fixed_point() {
+        assert_eq!(to_fixed(0.5 / 256.0, 8), 0); // tie to even
+        assert_eq!(to_fixed(1.5 / 256.0, 8), 2);
+        assert_eq!(to_fixed(-1.5 / 256.0, 8), -2);
+        assert_eq!(footprint(2.0 - 1.0 / 1024.0, 0, false), (2, 0.0));
+        assert_eq!(footprint(2.0 - 1.0 / 256.0, 0, false), (1, 0.0));
+        assert_eq!(footprint(-0.25, 0, false), (-1, 0.0));
+        assert_eq!(footprint(1.0, 3, false), (4, 0.0));
+    }
+
+    /// §7.18.11: `max(MinLOD, min(MaxLOD, lod))`: MinLOD wins a conflict, a NaN LOD
+    /// becomes MaxLOD, the shader clamp raises the LOD.
+    #[test]
+    fn lod_clamp_order() {
+        let s = SamplerDesc {
+            min_lod: 3.0,
+            max_lod: 1.0,
+            ..SamplerDesc::default()
+        };
+        assert_eq!(clamp_lod(&s, 0.0, f32::NEG_INFINITY), 3.0);
+        let s = SamplerDesc {
+            min_lod: 0.5,
+            max_lod: 2.0,
+            ..SamplerDesc::default()
+        };
+        assert_eq!(clamp_lod(&s, f32::NAN, f32::NEG_INFINITY), 2.0);
+        assert_eq!(clamp_lod(&s, 9.0, f32::NEG_INFINITY), 2.0);
+        assert_eq!(clamp_lod(&s, 1.0, 1.5), 1.5);
+    }
+
+    /// §7.18.10: the LOD snaps to 8.8 fixed point; point mip filtering rounds half up,
+    /// linear weights the next mip by the fraction (in 1/256 steps).
+    #[test]
+    fn mip_fraction_is_eight_bits() {
+        let v = tex(TextureDim::Tex2D, 8, 8, 1, 2, |x, _, _| {
+            (x / 100 * 100) as f32
+        });
+        let s = SamplerDesc {
+            filter: Filter::LINEAR,
+            ..SamplerDesc::default()
+        };
+        // 0.3 snaps to 77/256.
+        let got = r(sample(&v, &s, &input([0.5, 0.5, 0.0, 0.0], 0.3)));
+        assert_eq!(got, 100.0 * (77.0 / 256.0));
+        // Below half a step from 1.0: mip 1 alone.
+        let got = r(sample(
+            &v,
+            &s,
+            &input([0.5, 0.5, 0.0, 0.0], 1.0 - 1.0 / 1024.0),
+        ));
+        assert_eq!(got, 100.0);
+        let p = SamplerDesc {
+            filter: Filter::POINT,
+            ..SamplerDesc::default()
+        };
+        assert_eq!(r(sample(&v, &p, &input([0.5, 0.5, 0.0, 0.0], 0.5))), 100.0);
+        assert_eq!(r(sample(&v, &p, &input([0.5, 0.5, 0.0, 0.0], 0.498))), 0.0);
+    }
+
+    /// §7.18.9.1: the border colour keeps only the components the format has (the others
+    /// are its defaults) and is clamped to the format's range.
+    #[test]
+    fn border_colour_per_format() {
+        let b = [2.0, -3.0, 0.5, 0.25];
+        assert_eq!(
+            border_color(Format::R8G8B8A8_UNORM, b),
+            [1.0, 0.0, 0.5, 0.25]
+        );
+        assert_eq!(border_color(Format::R8_SNORM, b), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(border_color(Format::R8G8_SNORM, b), [1.0, -1.0, 0.0, 1.0]);
+        assert_eq!(border_color(Format::A8_UNORM, b), [0.0, 0.0, 0.0, 0.25]);
+        assert_eq!(
+            border_color(Format::R32_FLOAT, [1e9, 0.0, 0.0, 0.0]),
+            [1e9, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            border_color(Format::R16_FLOAT, [1e9, 0.0, 0.0, 0.0])[0],
+            65504.0
+        );
+        assert_eq!(border_color(Format::R11G11B10_FLOAT, b)[1], 0.0);
+        assert_eq!(border_color(Format::BC4_SNORM, b), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(
+            border_color(Format::BC7_UNORM_SRGB, b),
+            [1.0, 0.0, 0.5, 0.25]
+        );
+        assert_eq!(border_color(Format::BC6H_UF16, b), [2.0, 0.0, 0.5, 1.0]);
+        assert_eq!(
+            border_color(Format::R8G8B8A8_UNORM, [f32::NAN; 4]),
+            [0.0; 4]
+        );
+        assert_eq!(
+            integer_border(Format::R8_UINT, [7.9, 1.0, 1.0, 1.0]),
+            [7, 0, 0, 1]
+        );
+        assert_eq!(
+            integer_border(Format::R32_SINT, [-2.0, 1.0, 1.0, 1.0]),
+            [(-2i32) as u32, 0, 0, 1]
+        );
+        // Through a sample: an R8_UNORM-like R32_FLOAT texture with a border of 7.
+        let v = tex(TextureDim::Tex2D, 2, 2, 1, 1, |_, _, _| 0.0);
+        let s = SamplerDesc {
+            filter: Filter::POINT,
+            address: [AddressMode::Border; 3],
+            border_color: [7.0, 8.0, 9.0, 0.5],
+            ..SamplerDesc::default()
+        };
+        let got = sample(&v, &s, &input([-1.0, 0.5, 0.0, 0.0], 0.0)).map(f32::from_bits);
+        assert_eq!(got, [7.0, 0.0, 0.0, 1.0]);
+    }
+
+    /// §7.18.12: at a cube corner the missing fourth tap's weight is split evenly among
+    /// the three texels that exist.
+    #[test]
+    fn cube_corner_averages_three_texels() {
+        // Each face holds its index in every texel (face f of slice f).
+        let v = tex(TextureDim::Cube, 2, 2, 6, 1, |x, _, _| (x / 1000) as f32);
+        let s = SamplerDesc::default();
+        // Exactly towards the +X/+Y/+Z corner: the footprint on the major face takes
+        // the corner texel and its two neighbours across the edges, a quarter weight each
+        // plus a third of the missing quarter.
+        let d = 1.0f32;
+        let got = r(sample(&v, &s, &input([d, d * 0.999, d * 0.998, 0.0], 0.0)));
+        // Major face +X (0); neighbours +Y (2) and +Z (4).
+        let want = (0.0 + 2.0 + 4.0) / 3.0;
+        assert!((got - want).abs() < 0.05, "{got} vs {want}");
+    }
+
+    /// §7.18.11: the anisotropic ratio is |major|² / |dX × dY| clamped to MaxAnisotropy;
+    /// the LOD comes from the minor length, `|major| / ratio` once clamped; round
+    /// footprints are isotropic; degenerate gradients fall back to the isotropic LOD.
+    #[test]
+    fn anisotropic_footprint() {
+        let a = anisotropy([8.0, 0.0], [0.0, 2.0], 16);
+        assert_eq!((a.ratio, a.lod, a.major), (4.0, 1.0, [8.0, 0.0]));
+        let a = anisotropy([64.0, 0.0], [0.0, 1.0], 16);
+        assert_eq!((a.ratio, a.lod), (16.0, 2.0));
+        let a = anisotropy([4.0, 0.0], [0.0, 4.0], 16);
+        assert_eq!((a.ratio, a.lod), (1.0, 2.0));
+        // Minor below one texel: ratio lowered to ratio × minor, LOD negative.
+        let a = anisotropy([2.0, 0.0], [0.0, 0.5], 16);
+        assert_eq!((a.ratio, a.lod), (2.0, -1.0));
+        assert_eq!(anisotropy([0.0; 2], [0.0; 2], 16).ratio, 1.0);
+        assert_eq!(anisotropy([f32::NAN, 0.0], [0.0, 1.0], 16).ratio, 1.0);
+        // Parallel gradients: ratio clamps to MaxAnisotropy.
+        assert_eq!(anisotropy([8.0, 0.0], [4.0, 0.0], 4).ratio, 4.0);
+        // Sampling: a texture constant along v, varying along u; a footprint long in v
+        // averages probes along v only, so it equals the trilinear value at the minor LOD.
+        let v = tex(TextureDim::Tex2D, 16, 16, 1, 5, |x, _, _| (x % 100) as f32);
+        let s = SamplerDesc {
+            filter: Filter::from_name("ANISOTROPIC").unwrap(),
+            max_anisotropy: 16,
+            address: [AddressMode::Wrap; 3],
+            ..SamplerDesc::default()
+        };
+        let mut i = input([0.40625, 0.5, 0.0, 0.0], 0.0);
+        i.lod = Lod::Gradients {
+            ddx: [1.0 / 16.0, 0.0, 0.0],
+            ddy: [0.0, 8.0 / 16.0, 0.0],
+            bias: 0.0,
+        };
+        let aniso = r(sample(&v, &s, &i));
+        let iso = r(sample(
+            &v,
+            &SamplerDesc::default(),
+            &input([0.40625, 0.5, 0.0, 0.0], 0.0),
+        ));
+        assert_eq!(aniso, iso);
+        assert_eq!(aniso, 6.0);
+    }
+
+    /// Untrusted inputs: NaN and infinite coordinates, LODs, gradients, references and
+    /// huge offsets, on every shape and filter, never panic and give finite results for a
+    /// finite texture.
+    #[test]
+    fn hostile_inputs_are_safe() {
+        let bad = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, 0.5];
+        let views = [
+            tex(TextureDim::Tex1D, 4, 1, 1, 3, |x, _, _| x as f32),
+            tex(TextureDim::Tex2DArray, 4, 4, 2, 3, |x, y, _| (x + y) as f32),
+            tex(TextureDim::Tex3D, 4, 4, 4, 3, |x, y, z| (x + y + z) as f32),
+            tex(TextureDim::Cube, 4, 4, 6, 3, |x, y, _| (x + y) as f32),
+        ];
+        let filters = [
+            "MIN_MAG_MIP_POINT",
+            "MIN_MAG_MIP_LINEAR",
+            "ANISOTROPIC",
+            "COMPARISON_ANISOTROPIC",
+            "MAXIMUM_MIN_MAG_MIP_LINEAR",
+        ];
+        for v in &views {
+            for f in filters {
+                for mode in [
+                    AddressMode::Wrap,
+                    AddressMode::Mirror,
+                    AddressMode::Border,
+                    AddressMode::MirrorOnce,
+                ] {
+                    let s = SamplerDesc {
+                        filter: Filter::from_name(f).unwrap(),
+                        address: [mode; 3],
+                        max_anisotropy: 16,
+                        ..SamplerDesc::default()
+                    };
+                    for &a in &bad {
+                        for &b in &bad {
+                            let lods = [
+                                Lod::Level(b),
+                                Lod::Gradients {
+                                    ddx: [a, b, a],
+                                    ddy: [b, a, b],
+                                    bias: b,
+                                },
+                            ];
+                            for lod in lods {
+                                let i = SampleInput {
+                                    coord: [a, b, a, b],
+                                    offset: [i32::MAX, i32::MIN, 7],
+                                    lod,
+                                    min_lod_clamp: b,
+                                    reference: Some(a),
+                                };
+                                let out = sample(v, &s, &i).map(f32::from_bits);
+                                assert!(
+                                    out.iter().all(|x| x.is_finite()),
+                                    "{f} {mode:?} {a} {b}: {out:?}"
+                                );
+                                let g =
+                                    gather(v, &s, [a, b, a, b], [i32::MIN, i32::MAX], 3, Some(b));
+                                assert!(g.iter().all(|x| f32::from_bits(*x).is_finite()));
+                                let _ = calculate_lod(v, &s, [a, b, a, b], [a; 3], [b; 3]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
