@@ -33,6 +33,9 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path) -> Result<Vec<u8>, String> {
         let path = job_dir.join(f);
         out = std::fs::read(&path).map_err(|e| format!("`file` {}: {e}", f.display()))?;
     }
+    if spec.images.is_some() {
+        return Err("`images` fill textures only (use `file` for raw bytes)".into());
+    }
     if forms != 1 {
         return Err("`data` needs exactly one of u32, i32, f32, hex, fill_u32 or file".into());
     }
@@ -142,6 +145,7 @@ mod tests {
             hex: None,
             fill_u32: None,
             file: None,
+            images: None,
         }
     }
 }

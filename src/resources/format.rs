@@ -105,6 +105,17 @@ pub enum Layout {
     Unsupported,
 }
 
+/// Which D3D12 capability a typed UAV load of a format needs (see [`Format::typed_uav`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UavLoad {
+    /// Every device (R32_FLOAT, R32_UINT, R32_SINT).
+    Required,
+    /// `TypedUAVLoadAdditionalFormats`.
+    Additional,
+    /// Reported per format (`D3D12_FORMAT_SUPPORT2_UAV_TYPED_LOAD`).
+    Optional,
+}
+
 /// The type a format's texels have when read through a typed view, by its red channel
 /// (the first channel it has).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -451,6 +462,64 @@ impl Format {
             82..=84 => 5,
             94..=96 => 6,
             97..=99 => 7,
+            _ => return None,
+        })
+    }
+
+    /// How D3D12 supports typed unordered-access views of this format: `None` when it
+    /// cannot be a typed UAV at all (typeless, sRGB, depth, block-compressed, shared
+    /// exponent, 96-bit and subsampled formats: D3D12's format support table gives them no
+    /// `TYPED_UNORDERED_ACCESS_VIEW`). Every UAV format can be stored to; loads are
+    /// [`UavLoad::Required`] for the R32 formats, [`UavLoad::Additional`] for the set
+    /// `TypedUAVLoadAdditionalFormats` adds as a group, and [`UavLoad::Optional`] for the
+    /// formats a device reports one by one (`D3D12_FORMAT_SUPPORT2_UAV_TYPED_LOAD`).
+    /// dxlane loads and stores all of them, with the format's conversions (float → UNORM and
+    /// SNORM: clamp, NaN → 0, add ±0.5 and truncate, D3D11.3 §3.2.3.4/§3.2.3.6).
+    pub fn typed_uav(self) -> Option<UavLoad> {
+        use Format as F;
+        Some(match self {
+            F::R32_FLOAT | F::R32_UINT | F::R32_SINT => UavLoad::Required,
+            F::R32G32B32A32_FLOAT
+            | F::R32G32B32A32_UINT
+            | F::R32G32B32A32_SINT
+            | F::R16G16B16A16_FLOAT
+            | F::R16G16B16A16_UINT
+            | F::R16G16B16A16_SINT
+            | F::R8G8B8A8_UNORM
+            | F::R8G8B8A8_UINT
+            | F::R8G8B8A8_SINT
+            | F::R16_FLOAT
+            | F::R16_UINT
+            | F::R16_SINT
+            | F::R8_UNORM
+            | F::R8_UINT
+            | F::R8_SINT => UavLoad::Additional,
+            F::R16G16B16A16_UNORM
+            | F::R16G16B16A16_SNORM
+            | F::R32G32_FLOAT
+            | F::R32G32_UINT
+            | F::R32G32_SINT
+            | F::R10G10B10A2_UNORM
+            | F::R10G10B10A2_UINT
+            | F::R11G11B10_FLOAT
+            | F::R8G8B8A8_SNORM
+            | F::R16G16_FLOAT
+            | F::R16G16_UNORM
+            | F::R16G16_UINT
+            | F::R16G16_SNORM
+            | F::R16G16_SINT
+            | F::R8G8_UNORM
+            | F::R8G8_UINT
+            | F::R8G8_SNORM
+            | F::R8G8_SINT
+            | F::R16_UNORM
+            | F::R16_SNORM
+            | F::R8_SNORM
+            | F::A8_UNORM
+            | F::B5G6R5_UNORM
+            | F::B5G5R5A1_UNORM
+            | F::B4G4R4A4_UNORM
+            | F::B8G8R8A8_UNORM => UavLoad::Optional,
             _ => return None,
         })
     }
@@ -1169,5 +1238,92 @@ mod tests {
         Format::BC1_UNORM.encode([0; 4], 0xf, &mut out);
         assert_eq!(out, [0; 8]);
         assert!(Format::R9G9B9E5_SHAREDEXP.is_supported());
+    }
+
+    /// Every typed-UAV format round-trips through encode and decode: stored values read
+    /// back as stored and storing what was read changes nothing; UNORM and SNORM stores
+    /// saturate and round half away from zero (D3D11.3 §3.2.3.4, §3.2.3.6).
+    #[test]
+    fn typed_uav_formats_round_trip() {
+        let mut n = 0;
+        let floats = [
+            0.0f32,
+            1.0,
+            -1.0,
+            0.5,
+            0.3,
+            2.0,
+            -7.5,
+            f32::NAN,
+            1e-3,
+            65504.0,
+        ];
+        let ints = [0u32, 1, 7, 127, 128, 255, 256, 65535, 0x8000_0000, u32::MAX];
+        for &fm in Format::ALL {
+            let Some(_) = fm.typed_uav() else { continue };
+            n += 1;
+            assert!(fm.is_supported() && !fm.is_srgb() && !fm.is_depth(), "{fm}");
+            let size = fm.bytes_per_texel() as usize;
+            for k in 0..floats.len() {
+                let v = if fm.is_integer() {
+                    [
+                        ints[k],
+                        ints[(k + 1) % 10],
+                        ints[(k + 2) % 10],
+                        ints[(k + 3) % 10],
+                    ]
+                } else {
+                    [
+                        floats[k],
+                        floats[(k + 1) % 10],
+                        floats[(k + 2) % 10],
+                        floats[(k + 3) % 10],
+                    ]
+                    .map(f32::to_bits)
+                };
+                let mut a = vec![0u8; size];
+                fm.encode(v, 0xf, &mut a);
+                let d = fm.decode(&a);
+                let mut b = vec![0u8; size];
+                fm.encode(d, 0xf, &mut b);
+                assert_eq!(a, b, "{fm} {v:x?}");
+                // Decoded values stay in the format's range.
+                if fm.channel_type() == ChannelType::UNorm {
+                    assert!(d.iter().all(|&x| (0.0..=1.0).contains(&f(x))), "{fm}");
+                }
+                if fm.channel_type() == ChannelType::SNorm {
+                    assert!(d.iter().all(|&x| (-1.0..=1.0).contains(&f(x))), "{fm}");
+                }
+            }
+        }
+        assert_eq!(n, 44, "typed UAV formats");
+        assert_eq!(Format::R32_UINT.typed_uav(), Some(UavLoad::Required));
+        assert_eq!(Format::R8G8B8A8_UNORM_SRGB.typed_uav(), None);
+        assert_eq!(Format::BC1_UNORM.typed_uav(), None);
+        assert_eq!(Format::R32G32B32_FLOAT.typed_uav(), None);
+        // D3D11.3 §3.2.3.6: 0.5 × 255 + 0.5 = 128 (half up); SNORM saturates at ±127.
+        let mut b = [0u8; 4];
+        Format::R8G8B8A8_UNORM.encode(
+            [
+                0.5f32.to_bits(),
+                2.0f32.to_bits(),
+                (-1.0f32).to_bits(),
+                f32::NAN.to_bits(),
+            ],
+            0xf,
+            &mut b,
+        );
+        assert_eq!(b, [128, 255, 0, 0]);
+        Format::R8G8B8A8_SNORM.encode(
+            [
+                (-2.0f32).to_bits(),
+                1.0f32.to_bits(),
+                (0.5f32).to_bits(),
+                (-0.5f32).to_bits(),
+            ],
+            0xf,
+            &mut b,
+        );
+        assert_eq!(b, [0x81, 0x7f, 64, (-64i8) as u8]);
     }
 }

@@ -25,7 +25,7 @@ pub mod texture;
 
 pub use buffer::{BufferKind, BufferView, Counter};
 pub use descriptor::{Descriptor, ViewClass};
-pub use format::{ChannelType, Format};
+pub use format::{ChannelType, Format, UavLoad};
 pub use memory::{MAX_MEMORY_BYTES, Memory, RmwOp};
 pub use sample::{Lod, SampleInput};
 pub use sampler::{AddressMode, ComparisonFunc, Filter, FilterType, Reduction, SamplerDesc};
