@@ -5,6 +5,7 @@
 
 mod common;
 mod container;
+mod corpus_jobs;
 mod dxbc;
 mod dxil;
 mod dxil_listing;
