@@ -3,7 +3,8 @@
 //! Owns: the storage programs read and write ([`Memory`]: shared, thread-safe bytes),
 //! views of it ([`BufferView`], [`TextureView`], constant buffers), UAV [`Counter`]s,
 //! [`SamplerDesc`]s, the [`Descriptor`]s a binding holds, DXGI [`Format`]s and their
-//! texel conversions, and texture filtering ([`sample`]).
+//! texel conversions, block-compressed decoding ([`bc`]), and texture filtering
+//! ([`sample`], whose module doc lists every precision choice with its D3D11.3 section).
 //!
 //! Does not own: shaders, lanes or bindings by register (see `exec` and `pipeline`). This
 //! module depends on nothing else in the crate.
@@ -50,7 +51,7 @@ pub enum ResourceError {
         /// Size of the resource.
         size: u64,
     },
-    /// The format's texels cannot be decoded (block-compressed, subsampled).
+    /// The format's texels cannot be decoded (subsampled and 1-bit formats).
     #[error("format {0} is not supported for textures yet")]
     UnsupportedFormat(Format),
     /// A texture description breaks a rule.

@@ -177,15 +177,8 @@ pub fn reduce_range(u: f32, mode: AddressMode) -> f32 {
             let h = u / 2.0;
             (h - h.trunc()) * 2.0
         }
-        _ => {
-            if u <= -TEXCOORD_RANGE {
-                -TEXCOORD_RANGE
-            } else if u >= TEXCOORD_RANGE {
-                TEXCOORD_RANGE
-            } else {
-                u
-            }
-        }
+        // NaN stays NaN (`clamp` passes it through).
+        _ => u.clamp(-TEXCOORD_RANGE, TEXCOORD_RANGE),
     }
 }
 
@@ -646,7 +639,7 @@ pub fn anisotropy(dx: [f32; 2], dy: [f32; 2], max_aniso: u32) -> Anisotropy {
         ratio: 1.0,
         major: [0.0; 2],
     };
-    if !(len_major > 0.0) || !len_major.is_finite() || !det.is_finite() {
+    if len_major.is_nan() || len_major <= 0.0 || !len_major.is_finite() || !det.is_finite() {
         return iso;
     }
     let max = max_aniso.clamp(1, 16) as f32;
@@ -812,7 +805,7 @@ pub fn sample(view: &TextureView, sampler: &SamplerDesc, input: &SampleInput) ->
     let (raw, aniso) = raw_lod(view, sampler, input.coord, input.lod);
     let lod = clamp_lod(sampler, raw, input.min_lod_clamp);
     let flt = sampler.filter;
-    let magnify = !(lod > 0.0);
+    let magnify = lod.is_nan() || lod <= 0.0;
     let top = view.mip_levels.max(1) - 1;
     let offset = input.offset;
     if site.integer {

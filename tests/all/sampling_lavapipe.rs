@@ -183,7 +183,6 @@ fn lavapipe(
             .address
             .contains(&AddressMode::Border)
             .then(|| wgpu_border(sampler.border_color)),
-        ..Default::default()
     });
     let sampler_type = if comparison {
         "sampler_comparison"

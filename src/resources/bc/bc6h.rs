@@ -463,16 +463,17 @@ pub fn decode(block: &[u8; 16], i: usize, signed: bool) -> [f32; 4] {
             ch[0] = sign_extend(ch[0], mode.prec);
         }
         if mode.transformed || signed {
-            for k in 1..ends {
-                ch[k] = sign_extend(ch[k], mode.delta[c]);
+            for v in ch.iter_mut().take(ends).skip(1) {
+                *v = sign_extend(*v, mode.delta[c]);
             }
         }
         if mode.transformed {
             let mask = (1i32 << mode.prec) - 1;
-            for k in 1..ends {
-                ch[k] = (ch[k] + ch[0]) & mask;
+            let base = ch[0];
+            for v in ch.iter_mut().take(ends).skip(1) {
+                *v = (*v + base) & mask;
                 if signed {
-                    ch[k] = sign_extend(ch[k], mode.prec);
+                    *v = sign_extend(*v, mode.prec);
                 }
             }
         }
