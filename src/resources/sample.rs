@@ -3,9 +3,11 @@
 //!
 //! Rules follow the Direct3D 11.3 functional specification §7.18 ("Texture Sampling").
 //! Every choice the specification leaves to the implementation is listed here with the
-//! section it comes from; where it is open, what WARP does is unknown unless said
-//! (WARP's release notes name no sampling rule), so each open choice is the reference
-//! behaviour the specification describes and can be checked against a capture.
+//! section it comes from. Where the specification leaves the choice open, what WARP does
+//! is unknown: the announcement of the 2023 WARP release (Shader Model 6.7) says earlier
+//! releases had "known issues" in the texture sampler that it fixes, without naming the
+//! rules, and the NuGet release notes name none either. Each open choice here is the
+//! reference behaviour the specification describes, checkable against a capture.
 //!
 //! - **Coordinate range reduction** (§7.18.6): before scaling, WRAP coordinates become
 //!   `frac(u)`, MIRROR `signedFrac(u / 2) × 2`, CLAMP/BORDER/MIRROR_ONCE are clamped to
