@@ -5,6 +5,7 @@
 
 mod common;
 mod container;
+mod corpus_jobs;
 mod dxbc;
 mod dxil;
 mod dxil_listing;
@@ -12,6 +13,7 @@ mod exec;
 mod exec_arith_table;
 mod exec_robust;
 mod hostile;
+mod gpu;
 mod info;
 mod info_check;
 mod job;
@@ -21,6 +23,7 @@ mod lower_dxil;
 mod lower_dxil_e2e;
 mod lower_dxil_stage;
 mod opt;
+mod sampling_lavapipe;
 mod twins;
 mod untrusted;
 mod vkd3d;
