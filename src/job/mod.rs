@@ -34,9 +34,9 @@
 pub mod bind;
 pub mod data;
 pub mod expect;
+pub mod image_io;
 pub mod limits;
 pub mod paths;
-pub mod image_io;
 mod png;
 pub mod reflect;
 pub mod run;
