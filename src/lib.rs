@@ -19,7 +19,7 @@
 //! the byte, token or bit offset, never panics, and never allocates from an unchecked
 //! length.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod capture;
 pub mod cli;

@@ -14,7 +14,12 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::exec::jit::Engine;
 use crate::job::{Job, JobError, RunOptions, RunResult, run};
+
+fn parse_engine(s: &str) -> Result<Engine, String> {
+    s.parse()
+}
 
 /// Mismatch lines printed per `[[expect]]` (all of them go to the JSON summary, up to
 /// its own cap).
@@ -51,6 +56,10 @@ pub struct RunArgs {
     /// Stop the run after this many seconds; overrides `[options] max_seconds`.
     #[arg(long)]
     pub max_seconds: Option<f64>,
+    /// The engine: `jit` (native code for arithmetic, the default) or `interp` (the
+    /// interpreter only); overrides `[options] engine`.
+    #[arg(long, value_parser = parse_engine)]
+    pub engine: Option<Engine>,
     /// No progress bar and no summary on stdout: only mismatches, warnings and errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -103,6 +112,7 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         out_dir: args.out_dir.clone(),
         allow_outside: args.allow_outside,
         max_seconds: args.max_seconds,
+        engine: args.engine,
         progress: Some(&progress),
     };
     let prepared = run::prepare(job, &opts)?;
@@ -191,6 +201,34 @@ fn print_result(r: &RunResult, quiet: bool) {
             s.elapsed_seconds,
             rate(s.lane_instructions_per_second)
         );
+        match &s.jit {
+            Some(j) => {
+                let mut line = format!(
+                    "engine        jit: {} of {} instructions native ({} segments), compiled in {:.1} ms",
+                    j.native_instructions,
+                    j.native_instructions + j.interpreted_instructions,
+                    j.segments,
+                    j.compile_seconds * 1e3
+                );
+                if !j.interpreted_ops.is_empty() {
+                    let ops: Vec<String> = j
+                        .interpreted_ops
+                        .iter()
+                        .take(6)
+                        .map(|(m, n)| format!("{m} ×{n}"))
+                        .collect();
+                    line += &format!("; interpreted: {}", ops.join(", "));
+                    if j.interpreted_ops.len() > 6 {
+                        line += ", …";
+                    }
+                }
+                println!("{line}");
+                if let Some(why) = &j.fallback {
+                    println!("              {why}");
+                }
+            }
+            None => println!("engine        {}", s.engine),
+        }
         for o in &s.outputs {
             println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
         }

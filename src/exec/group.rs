@@ -14,11 +14,14 @@
 //! Lane loops are monomorphic over the wave width: the runner holds waves of exactly one
 //! width, chosen when it is made (4, 8, 16, 32, 64 or 128 lanes).
 
+use std::sync::Arc;
+
 use crate::ir::{DenormMode, Shader, validate};
 
 use super::Ctx;
 use super::budget::{ExecError, Limits};
 use super::interp::{Outcome, run};
+use super::jit::{self, Engine, JitReport, JitShader};
 use super::profile::Profile;
 use super::resource::DescriptorTable;
 use super::wave::{Wave, WaveState};
@@ -38,6 +41,7 @@ pub struct Program<'a> {
     wave_size: u32,
     layout: Vec<[u32; 3]>,
     ftz: bool,
+    jit: Option<Arc<JitShader>>,
 }
 
 impl<'a> Program<'a> {
@@ -73,7 +77,30 @@ impl<'a> Program<'a> {
             wave_size,
             layout,
             ftz,
+            jit: None,
         })
+    }
+
+    /// Chooses the engine: with [`Engine::Jit`] the shader's arithmetic is compiled now,
+    /// once, for this program's wave width, and shared by every runner made from it.
+    pub fn with_engine(mut self, engine: Engine) -> Program<'a> {
+        self.jit = match engine {
+            Engine::Interp => None,
+            Engine::Jit => Some(Arc::new(JitShader::compile(
+                self.shader,
+                jit::Key {
+                    width: self.wave_size,
+                    ftz: self.ftz,
+                    fuse_mad: self.profile.fuse_mad,
+                },
+            ))),
+        };
+        self
+    }
+
+    /// What the native engine compiled, when the program uses it.
+    pub fn jit_report(&self) -> Option<&JitReport> {
+        self.jit.as_deref().map(JitShader::report)
     }
 
     /// The shader.
@@ -171,6 +198,7 @@ impl<const W: usize> Group<W> {
             group_id,
             shared_bytes: u64::from(s.groupshared_bytes),
             pixel: None,
+            jit: p.jit.as_deref(),
         };
         let entry = s.blocks.first().map_or(0, |b| b.start);
         for (w, &lanes) in self.waves.iter_mut().zip(&self.lanes) {

@@ -62,6 +62,14 @@ pub fn run<const W: usize>(
         // access (`exec::unbound`).
         let checked = cx.table.has_unbound();
         while pc < end {
+            if let Some(j) = cx.jit {
+                // A compiled segment holds only register arithmetic: nothing for the
+                // unbound check, no barrier, no discard.
+                if let Some(next) = j.run_at(pc, &mut w.regs, &w.ex.sel) {
+                    pc = next;
+                    continue;
+                }
+            }
             let inst = &shader.insts[pc];
             if checked {
                 super::unbound::check(w, cx, inst, pc)?;

@@ -62,6 +62,7 @@ pub mod convert;
 pub mod float;
 mod group;
 mod interp;
+pub mod jit;
 mod memory;
 pub mod profile;
 mod resource;
@@ -137,4 +138,6 @@ pub(crate) struct Ctx<'a> {
     pub shared_bytes: u64,
     /// Pixel stages: what the pipeline answers about the lanes' pixels.
     pub pixel: Option<&'a dyn PixelContext>,
+    /// Native code for the shader's arithmetic, when the run uses the native engine.
+    pub jit: Option<&'a jit::JitShader>,
 }

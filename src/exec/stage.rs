@@ -19,11 +19,14 @@
 //! memory and take no part in wave operations (`exec` enforces both); their outputs mean
 //! nothing.
 
+use std::sync::Arc;
+
 use crate::ir::{DenormMode, EvalAt, Shader, Stage, validate};
 
 use super::Ctx;
 use super::budget::{ExecError, Limits};
 use super::interp::{Outcome, run};
+use super::jit::{self, Engine, JitReport, JitShader};
 use super::profile::Profile;
 use super::resource::DescriptorTable;
 use super::wave::{Exec, Wave, WaveState};
@@ -55,6 +58,7 @@ pub struct StageProgram<'a> {
     limits: Limits,
     wave_size: u32,
     ftz: bool,
+    jit: Option<Arc<JitShader>>,
 }
 
 impl<'a> StageProgram<'a> {
@@ -86,7 +90,31 @@ impl<'a> StageProgram<'a> {
             limits,
             wave_size,
             ftz: shader.fp32_denorm != DenormMode::Preserve,
+            jit: None,
         })
+    }
+
+    /// Chooses the engine (see `exec::Program::with_engine`). Quad operations, helper
+    /// lanes and derivatives always run in the interpreter; only arithmetic between them
+    /// is compiled.
+    pub fn with_engine(mut self, engine: Engine) -> StageProgram<'a> {
+        self.jit = match engine {
+            Engine::Interp => None,
+            Engine::Jit => Some(Arc::new(JitShader::compile(
+                self.shader,
+                jit::Key {
+                    width: self.wave_size,
+                    ftz: self.ftz,
+                    fuse_mad: self.profile.fuse_mad,
+                },
+            ))),
+        };
+        self
+    }
+
+    /// What the native engine compiled, when the program uses it.
+    pub fn jit_report(&self) -> Option<&JitReport> {
+        self.jit.as_deref().map(JitShader::report)
     }
 
     /// The shader.
@@ -160,6 +188,7 @@ impl<const W: usize> StageWave<W> {
             group_id: [0; 3],
             shared_bytes: 0,
             pixel,
+            jit: p.jit.as_deref(),
         };
         let w = &mut self.wave;
         let lanes = lanes & Exec::<W>::ALL;

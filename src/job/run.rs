@@ -34,6 +34,7 @@ use crate::exec::{ExecError, Limits, Profile};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
 use crate::pipeline::dispatch::{MAX_GROUPS_PER_DIMENSION, choose_wave_size};
+use crate::exec::jit::{Engine, JitReport};
 use crate::pipeline::{DispatchOptions, ThreadLayout, dispatch};
 
 /// The most mismatches of one `[[expect]]` kept in a summary (the count is always
@@ -57,6 +58,8 @@ pub struct RunOptions<'a> {
     pub allow_outside: bool,
     /// The run's time limit; overrides `[options] max_seconds`.
     pub max_seconds: Option<f64>,
+    /// The engine; overrides `[options] engine`.
+    pub engine: Option<Engine>,
     /// Called with (groups done, groups in all) from the worker threads.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
 }
@@ -179,12 +182,46 @@ pub struct Summary {
     pub elapsed_seconds: f64,
     /// Lane-instructions per second of the dispatch.
     pub lane_instructions_per_second: f64,
+    /// The engine that ran the program: `jit` or `interp`.
+    pub engine: String,
+    /// What the native engine compiled, when it ran.
+    pub jit: Option<JitSummary>,
     /// Output files written.
     pub outputs: Vec<OutputSummary>,
     /// Expectation results.
     pub expectations: ExpectSummary,
     /// Warnings of the reflection check.
     pub warnings: Vec<String>,
+}
+
+/// The native engine's part of a summary.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct JitSummary {
+    /// Instructions compiled to native code.
+    pub native_instructions: usize,
+    /// Instructions left to the interpreter.
+    pub interpreted_instructions: usize,
+    /// Native functions (segments) made.
+    pub segments: usize,
+    /// Compile time, in seconds.
+    pub compile_seconds: f64,
+    /// The interpreted instructions by mnemonic: `[mnemonic, count]`, most frequent first.
+    pub interpreted_ops: Vec<(String, usize)>,
+    /// Why the shader, or part of it, stayed interpreted.
+    pub fallback: Option<String>,
+}
+
+impl From<&JitReport> for JitSummary {
+    fn from(r: &JitReport) -> Self {
+        JitSummary {
+            native_instructions: r.native,
+            interpreted_instructions: r.interpreted,
+            segments: r.segments,
+            compile_seconds: r.compile_time.as_secs_f64(),
+            interpreted_ops: r.interpreted_ops.clone(),
+            fallback: r.fallback.clone(),
+        }
+    }
 }
 
 /// A finished run.
@@ -471,11 +508,19 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     check_outputs(&bound)?;
     let expects = check_expects(&job, &bound)?;
     let fit = reflect::check(&program.shader, &bound)?;
+    let engine = match (opts.engine, &o.engine) {
+        (Some(e), _) => e,
+        (None, Some(name)) => name
+            .parse()
+            .map_err(|m: String| options_err(format!("`engine`: {m}")))?,
+        (None, None) => Engine::from_env(),
+    };
     let options = DispatchOptions {
         wave_size,
         threads: opts.threads.or(o.threads).unwrap_or(0),
         profile,
         limits,
+        engine,
     };
     let summary_path = match (&opts.summary, &o.summary) {
         (Some(p), _) => p.clone(),
@@ -723,6 +768,8 @@ impl Prepared {
             } else {
                 0.0
             },
+            engine: report.engine.to_string(),
+            jit: report.jit.as_ref().map(JitSummary::from),
             outputs,
             expectations,
             warnings: self

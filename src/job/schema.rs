@@ -74,6 +74,8 @@ pub struct OptionsSection {
     pub max_seconds: Option<f64>,
     /// Where to write the JSON summary (relative to the job file).
     pub summary: Option<PathBuf>,
+    /// `jit` (native code for arithmetic; the default) or `interp` (the interpreter only).
+    pub engine: Option<String>,
 }
 
 /// Initial contents of a buffer or texture.

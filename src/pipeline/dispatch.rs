@@ -56,6 +56,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::exec::jit::{Engine, JitReport};
 use crate::exec::{DescriptorTable, ExecError, GroupRunner, GroupStats, Limits, Profile, Program};
 use crate::ir::{Shader, Stage};
 use crate::resources::Descriptor;
@@ -87,7 +88,7 @@ pub struct Bindings {
 
 /// How to run a dispatch. The default: wave size 8, all cores, the newest WARP profile,
 /// default limits.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DispatchOptions {
     /// Lanes per wave (4 … 128, a power of two); `None` = WARP's 8. A shader's
     /// `[WaveSize]` takes precedence.
@@ -98,6 +99,20 @@ pub struct DispatchOptions {
     pub profile: Profile,
     /// Instruction and memory limits.
     pub limits: Limits,
+    /// Which engine runs the shader (default: [`Engine::from_env`]).
+    pub engine: Engine,
+}
+
+impl Default for DispatchOptions {
+    fn default() -> Self {
+        DispatchOptions {
+            wave_size: None,
+            threads: 0,
+            profile: Profile::default(),
+            limits: Limits::default(),
+            engine: Engine::from_env(),
+        }
+    }
 }
 
 /// How threads were placed in lanes.
@@ -131,6 +146,10 @@ pub struct DispatchReport {
     pub layout: ThreadLayout,
     /// What the dispatch changed from what it was asked (fewer workers), one line each.
     pub notes: Vec<String>,
+    /// The engine that ran the shader.
+    pub engine: Engine,
+    /// What the native engine compiled (coverage, compile time), when it ran.
+    pub jit: Option<JitReport>,
 }
 
 /// The wave size a dispatch uses (see the module doc).
@@ -245,7 +264,8 @@ pub fn dispatch(
         opts.limits,
         batch_lanes,
         layout,
-    )?;
+    )?
+    .with_engine(opts.engine);
     let total = u64::from(groups[0]) * u64::from(groups[1]) * u64::from(groups[2]);
     let least = total.saturating_mul(per_group);
     if least > opts.limits.max_total_lane_instructions {
@@ -286,6 +306,8 @@ pub fn dispatch(
         threads,
         layout: layout_kind,
         notes,
+        engine: opts.engine,
+        jit: program.jit_report().cloned(),
     };
     if total == 0 {
         return Ok(report);

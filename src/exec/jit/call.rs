@@ -1,0 +1,171 @@
+//! The native engine's only `unsafe` code: making executable memory and entering it.
+//!
+//! [`Compiler`] collects segment functions into one Cranelift JIT module; [`Code`] owns
+//! the module's memory until the compiled shader is dropped; [`enter`] calls a segment's
+//! function on a wave's registers.
+//!
+//! Why entering is sound: a segment's function reads and writes only
+//! `regs[r × W .. r × W + W]` for registers `r` its instructions name, and reads only
+//! `sel[0 .. W]`, with `W` the width it was compiled for. `ir::validate` (run by
+//! `exec::Program` and `exec::StageProgram` before any wave exists) guarantees every
+//! register operand is below the shader's `num_regs`; [`enter`] checks the width and that
+//! the register array holds `num_regs` registers before calling. The functions take no
+//! other pointers, call only the `extern "C"` rules in `shim` (safe Rust, total, no
+//! unwinding), and return normally.
+
+#![allow(unsafe_code)]
+
+use cranelift_codegen::ir::{AbiParam, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Module};
+
+use crate::ir::{Inst, Shader};
+
+use super::Key;
+
+/// A compiled segment's entry point and what it was compiled for.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    addr: usize,
+    width: u32,
+    num_regs: u32,
+}
+
+/// Segment functions being compiled into one module.
+pub struct Compiler {
+    module: JITModule,
+    ctx: cranelift_codegen::Context,
+    fctx: FunctionBuilderContext,
+    funcs: Vec<(FuncId, Key, u32)>,
+}
+
+impl Compiler {
+    /// A compiler for the host.
+    pub fn new() -> Result<Compiler, String> {
+        let mut flags = settings::builder();
+        let set = |f: &mut settings::Builder, k: &str, v: &str| {
+            f.set(k, v).map_err(|e| format!("cranelift setting {k}: {e}"))
+        };
+        set(&mut flags, "opt_level", "speed")?;
+        // Generated code is entered only through `enter`, never from a debugger's unwinder.
+        set(&mut flags, "unwind_info", "false")?;
+        set(&mut flags, "is_pic", "false")?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| format!("host not supported by cranelift: {e}"))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| format!("cranelift: {e}"))?;
+        let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        let module = JITModule::new(builder);
+        let ctx = module.make_context();
+        Ok(Compiler {
+            module,
+            ctx,
+            fctx: FunctionBuilderContext::new(),
+            funcs: Vec::new(),
+        })
+    }
+
+    /// Adds the segment `insts` of `shader`; returns its index among the entries
+    /// [`finish`](Self::finish) gives.
+    pub fn add(&mut self, shader: &Shader, insts: &[Inst], key: Key) -> Result<usize, String> {
+        let ptr = self.module.target_config().pointer_type();
+        let call_conv = self.module.target_config().default_call_conv;
+        self.module.clear_context(&mut self.ctx);
+        self.ctx.func.signature.params.push(AbiParam::new(ptr));
+        self.ctx.func.signature.params.push(AbiParam::new(ptr));
+        let frontend = self.module.isa().frontend_config();
+        let n = self.funcs.len();
+        self.ctx.func.name = UserFuncName::user(0, n as u32);
+        {
+            let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key)?;
+            b.finalize(frontend);
+        }
+        let id = self
+            .module
+            .declare_anonymous_function(&self.ctx.func.signature)
+            .map_err(|e| e.to_string())?;
+        self.module
+            .define_function(id, &mut self.ctx)
+            .map_err(|e| format!("{e:?}"))?;
+        self.funcs.push((id, key, shader.num_regs));
+        Ok(n)
+    }
+
+    /// Makes the code executable.
+    pub fn finish(mut self) -> Result<(Code, Vec<Entry>), String> {
+        self.module
+            .finalize_definitions()
+            .map_err(|e| e.to_string())?;
+        let entries = self
+            .funcs
+            .iter()
+            .map(|&(id, key, num_regs)| Entry {
+                addr: self.module.get_finalized_function(id) as usize,
+                width: key.width,
+                num_regs,
+            })
+            .collect();
+        Ok((
+            Code {
+                module: Some(Owned(self.module)),
+            },
+            entries,
+        ))
+    }
+}
+
+/// A JIT module kept only to own its executable memory.
+struct Owned(JITModule);
+
+// SAFETY: after `finalize_definitions` the module is never used again except to free its
+// memory in `Code::drop`, which takes it by value; no `&JITModule` is handed out, so the
+// `RefCell` inside is never touched from two threads.
+unsafe impl Send for Owned {}
+// SAFETY: as above: no shared reference to the module is ever used.
+unsafe impl Sync for Owned {}
+
+/// The executable memory of a compiled shader; freed when dropped.
+pub struct Code {
+    module: Option<Owned>,
+}
+
+impl Code {
+    /// No code (nothing compiled).
+    pub fn empty() -> Code {
+        Code { module: None }
+    }
+}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(Owned(m)) = self.module.take() {
+            // SAFETY: every `Entry` into this memory lives in the same `JitShader` as this
+            // `Code` and is only called through `&JitShader`, so no call can be running or
+            // start once the shader is being dropped.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// Runs the segment `e` on a `W`-wide wave's registers for the lanes `sel` selects.
+/// Returns `false`, running nothing, when the registers are not the shape it was compiled
+/// for.
+#[inline(always)]
+pub fn enter<const W: usize>(e: Entry, regs: &mut [[u32; W]], sel: &[u32; W]) -> bool {
+    if e.width as usize != W || regs.len() < e.num_regs as usize {
+        return false;
+    }
+    // SAFETY: `e.addr` is a function `Compiler::finish` made executable with the signature
+    // `extern "C" fn(*mut u32, *const u32)` (the ISA's default calling convention, which
+    // is C's), alive while its `Code` is. The widths match and `regs` holds at least
+    // `num_regs` registers of `W` words, every register the function names is below
+    // `num_regs` (`ir::validate`), and `sel` holds `W` words; see the module doc.
+    unsafe {
+        let f: extern "C" fn(*mut u32, *const u32) = std::mem::transmute(e.addr);
+        f(regs.as_mut_ptr().cast::<u32>(), sel.as_ptr());
+    }
+    true
+}

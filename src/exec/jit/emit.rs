@@ -1,0 +1,692 @@
+//! Cranelift IR for one segment: its instructions on four lanes at a time.
+//!
+//! The function is `fn(regs, sel)`: `regs` points at the wave's registers (register `r`,
+//! lane `l` at word `r × W + l`), `sel` at the execution mask's `0`/`!0` words. A loop
+//! walks the lanes in steps of [`STEP`] vectors; in each vector every register the
+//! segment reads is loaded once (constant registers are immediates), every result stays
+//! in a machine register, and the registers written are stored at the end through `sel`.
+//!
+//! Each instruction is emitted one of two ways, chosen for being exactly the
+//! interpreter's rule:
+//!
+//! - **inline**, where Cranelift's operation is the same IEEE or two's-complement
+//!   operation the Rust rule compiles to on x86-64: integer add, subtract, multiply,
+//!   compares, min/max, bit logic, shifts (count masked to 5 bits as `arith::shl`), float
+//!   add, subtract, multiply, divide, square root and rounding (x86 gives the same NaN for
+//!   the vector and the scalar form: the first NaN operand, quieted, or the default NaN
+//!   `0xffc00000`), float compares (every `FCond` has its Cranelift condition), the
+//!   saturating float→int conversions (Rust's `as`: NaN → 0, clamped) and int→float.
+//!   Denormal flushing (`float::flush`) is the same bit test done with integer masks.
+//!   `fmin`/`fmax` are the interpreter's select chain (NaN avoided, `−0 < +0`), not
+//!   Cranelift's `fmin`, which propagates NaN. A fused `fma` is the hardware's, with the
+//!   NaN cases fixed up to what `float::fma_f32` gives (first NaN of `a`, `b`; then the
+//!   default NaN for `∞ × 0`; then `c`'s NaN).
+//! - **called**, lane by lane, through [`super::shim`]: transcendental functions,
+//!   `frem`, integer division, the bit-field and bit-scan rules, fp16 conversions.
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32X4, I32, I32X4};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::FunctionBuilder;
+
+use crate::ir::{FClass, FCond, FUnOp, ICond, Inst, Reg, Shader};
+
+use super::Key;
+use super::shim;
+
+/// Vectors (of four lanes) handled per loop iteration: two independent chains keep the
+/// floating-point units busy while one waits on a result.
+pub const STEP: u32 = 2;
+
+/// The values of one vector of lanes while a segment runs.
+struct Chunk {
+    /// Byte offset of this vector within a register (added to the loop's base).
+    offset: i32,
+    /// Registers read or written so far: register → value.
+    env: Vec<(u32, Value)>,
+    /// Registers written, in the order first written.
+    dirty: Vec<u32>,
+}
+
+impl Chunk {
+    fn find(&self, r: u32) -> Option<Value> {
+        self.env.iter().rev().find(|(x, _)| *x == r).map(|&(_, v)| v)
+    }
+}
+
+/// Emission state for one segment.
+struct Em<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    consts: &'a [u32],
+    key: Key,
+    ptr: Type,
+    call_conv: CallConv,
+    /// Bytes per register (`W × 4`).
+    stride: i32,
+    /// The loop's base pointers into the registers and the mask.
+    regs: Value,
+    sel: Value,
+    /// Signatures of `extern "C" fn(u32 × n) -> u32`, by `n − 1`.
+    sigs: [Option<SigRef>; 4],
+}
+
+/// Emits the body of the segment `insts` of `shader` into `b`, whose signature is
+/// `(ptr, ptr)`.
+pub fn segment(
+    b: &mut FunctionBuilder<'_>,
+    ptr: Type,
+    call_conv: CallConv,
+    shader: &Shader,
+    insts: &[Inst],
+    key: Key,
+) -> Result<(), String> {
+    if let Some(i) = insts.iter().find(|i| !super::select::compilable(i)) {
+        return Err(format!("`{i}` is not compilable"));
+    }
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let (regs0, sel0) = (params[0], params[1]);
+    let body = b.create_block();
+    let k = b.append_block_param(body, ptr);
+    let exit = b.create_block();
+    let zero = b.ins().iconst(ptr, 0);
+    b.ins().jump(body, &[zero.into()]);
+    b.switch_to_block(body);
+    let regs = b.ins().iadd(regs0, k);
+    let sel = b.ins().iadd(sel0, k);
+    let vectors = (key.width / 4).max(1);
+    let step = STEP.min(vectors);
+    let mut em = Em {
+        b,
+        consts: &shader.consts,
+        key,
+        ptr,
+        call_conv,
+        stride: (key.width * 4) as i32,
+        regs,
+        sel,
+        sigs: [None; 4],
+    };
+    let mut chunks: Vec<Chunk> = (0..step)
+        .map(|u| Chunk {
+            offset: (u * 16) as i32,
+            env: Vec::new(),
+            dirty: Vec::new(),
+        })
+        .collect();
+    for inst in insts {
+        for c in &mut chunks {
+            em.inst(c, inst);
+        }
+    }
+    for c in &chunks {
+        em.store_back(c);
+    }
+    let b = em.b;
+    let next = b.ins().iadd_imm_u(k, i64::from(step * 16));
+    let more = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
+    b.ins().brif(more, body, &[next.into()], exit, &[]);
+    b.switch_to_block(exit);
+    b.ins().return_(&[]);
+    b.seal_all_blocks();
+    Ok(())
+}
+
+fn flags() -> MemFlagsData {
+    // The registers are `[u32; W]` arrays: 4-byte aligned only, so no `aligned` flag
+    // (which would allow aligned-only vector moves). Every address is inside the
+    // register array (`call::enter` checks its length), so no access traps.
+    MemFlagsData::new().with_notrap()
+}
+
+impl Em<'_, '_> {
+    fn splat(&mut self, bits: u32) -> Value {
+        let s = self.b.ins().iconst(I32, i64::from(bits as i32));
+        self.b.ins().splat(I32X4, s)
+    }
+
+    fn get(&mut self, c: &mut Chunk, r: Reg) -> Value {
+        let i = r.0;
+        if let Some(v) = c.find(i) {
+            return v;
+        }
+        let v = if let Some(&k) = self.consts.get(i as usize) {
+            // Constant registers hold the same value in every lane and are never written
+            // (`ir::validate`).
+            self.splat(k)
+        } else {
+            let off = i as i32 * self.stride + c.offset;
+            self.b.ins().load(I32X4, flags(), self.regs, off)
+        };
+        c.env.push((i, v));
+        v
+    }
+
+    fn set(&mut self, c: &mut Chunk, r: Reg, v: Value) {
+        let i = r.0;
+        if !c.dirty.contains(&i) {
+            c.dirty.push(i);
+        }
+        c.env.push((i, v));
+    }
+
+    fn store_back(&mut self, c: &Chunk) {
+        if c.dirty.is_empty() {
+            return;
+        }
+        let sel = self.b.ins().load(I32X4, flags(), self.sel, c.offset);
+        for &r in &c.dirty {
+            let Some(v) = c.find(r) else { continue };
+            let off = r as i32 * self.stride + c.offset;
+            let old = self.b.ins().load(I32X4, flags(), self.regs, off);
+            // `Exec::store`: `(new & sel) | (old & !sel)`.
+            let m = self.b.ins().bitselect(sel, v, old);
+            self.b.ins().store(flags(), m, self.regs, off);
+        }
+    }
+
+    fn f(&mut self, v: Value) -> Value {
+        self.b.ins().bitcast(F32X4, MemFlagsData::new(), v)
+    }
+
+    fn i(&mut self, v: Value) -> Value {
+        self.b.ins().bitcast(I32X4, MemFlagsData::new(), v)
+    }
+
+    /// `float::flush` on every lane when the shader flushes; `x` unchanged otherwise.
+    fn flush(&mut self, x: Value) -> Value {
+        if !self.key.ftz {
+            return x;
+        }
+        let em = self.splat(0x7f80_0000);
+        let e = self.b.ins().band(x, em);
+        let zero = self.splat(0);
+        let z = self.b.ins().icmp(IntCC::Equal, e, zero);
+        let sm = self.splat(0x8000_0000);
+        let s = self.b.ins().band(x, sm);
+        self.b.ins().bitselect(z, s, x)
+    }
+
+    /// A float operand: flushed, as `F32X4`.
+    fn fin(&mut self, c: &mut Chunk, r: Reg) -> (Value, Value) {
+        let v = self.get(c, r);
+        let v = self.flush(v);
+        (v, self.f(v))
+    }
+
+    /// A float result: back to bits, flushed.
+    fn fout(&mut self, v: Value) -> Value {
+        let v = self.i(v);
+        self.flush(v)
+    }
+
+    fn fbin(&mut self, c: &mut Chunk, a: Reg, b: Reg, op: impl Fn(&mut Self, Value, Value) -> Value) -> Value {
+        let (_, x) = self.fin(c, a);
+        let (_, y) = self.fin(c, b);
+        let r = op(self, x, y);
+        self.fout(r)
+    }
+
+    fn sig(&mut self, n: usize) -> SigRef {
+        if let Some(s) = self.sigs[n - 1] {
+            return s;
+        }
+        let mut sig = Signature::new(self.call_conv);
+        for _ in 0..n {
+            sig.params.push(AbiParam::new(I32));
+        }
+        sig.returns.push(AbiParam::new(I32));
+        let s = self.b.import_signature(sig);
+        self.sigs[n - 1] = Some(s);
+        s
+    }
+
+    /// Calls the scalar rule at `addr` lane by lane: `imm` (when given) as the first
+    /// argument, then each lane of `args`.
+    fn call(&mut self, addr: usize, imm: Option<u32>, args: &[Value]) -> Value {
+        let n = args.len() + usize::from(imm.is_some());
+        let sig = self.sig(n);
+        let mut out = self.splat(0);
+        for l in 0..4u8 {
+            let mut a = Vec::with_capacity(n);
+            if let Some(k) = imm {
+                a.push(self.b.ins().iconst(I32, i64::from(k as i32)));
+            }
+            for &v in args {
+                a.push(self.b.ins().extractlane(v, l));
+            }
+            let callee = self.b.ins().iconst(self.ptr, addr as i64);
+            let call = self.b.ins().call_indirect(sig, callee, &a);
+            let r = self.b.inst_results(call)[0];
+            out = self.b.ins().insertlane(out, r, l);
+        }
+        out
+    }
+
+    /// Applies a scalar `I32` operation lane by lane.
+    fn lanewise(&mut self, args: &[Value], op: impl Fn(&mut Self, &[Value]) -> Value) -> Value {
+        let mut out = self.splat(0);
+        for l in 0..4u8 {
+            let a: Vec<Value> = args
+                .iter()
+                .map(|&v| self.b.ins().extractlane(v, l))
+                .collect();
+            let r = op(self, &a);
+            out = self.b.ins().insertlane(out, r, l);
+        }
+        out
+    }
+
+    fn is_nan(&mut self, x: Value) -> Value {
+        self.b.ins().fcmp(FloatCC::Unordered, x, x)
+    }
+
+    /// `float::min` (`max` when `max`): the other operand when one is NaN; `−0 < +0`.
+    fn fminmax(&mut self, c: &mut Chunk, a: Reg, b: Reg, max: bool) -> Value {
+        let (xi, x) = self.fin(c, a);
+        let (yi, y) = self.fin(c, b);
+        let xn = self.is_nan(x);
+        let yn = self.is_nan(y);
+        let cc = if max {
+            FloatCC::GreaterThan
+        } else {
+            FloatCC::LessThan
+        };
+        let better = self.b.ins().fcmp(cc, x, y);
+        let eq = self.b.ins().fcmp(FloatCC::Equal, x, y);
+        let zero = self.splat(0);
+        // min: x when equal and x is −0; max: x when equal and y is −0.
+        let neg = self
+            .b
+            .ins()
+            .icmp(IntCC::SignedLessThan, if max { yi } else { xi }, zero);
+        let tie = self.b.ins().band(eq, neg);
+        let pick = self.b.ins().bor(better, tie);
+        let pick = self.b.ins().bor(yn, pick);
+        let pick = self.b.ins().band_not(pick, xn);
+        // Both operands are already flushed, so the result needs no flush.
+        self.b.ins().bitselect(pick, xi, yi)
+    }
+
+    /// `float::fma` on flushed operands, NaN results as `float::fma_f32` gives them.
+    fn ffma(&mut self, c: &mut Chunk, a: Reg, b: Reg, d: Reg) -> Value {
+        let (xi, x) = self.fin(c, a);
+        let (yi, y) = self.fin(c, b);
+        let (zi, z) = self.fin(c, d);
+        let r = self.b.ins().fma(x, y, z);
+        let mut r = self.i(r);
+        let quiet = self.splat(0x0040_0000);
+        let dflt = self.splat(0xffc0_0000);
+        // Applied from the lowest priority up: c's NaN, then an invalid product, then b's
+        // NaN, then a's.
+        let zn = self.is_nan(z);
+        let zq = self.b.ins().bor(zi, quiet);
+        r = self.b.ins().bitselect(zn, zq, r);
+        let p = self.b.ins().fmul(x, y);
+        let pn = self.is_nan(p);
+        r = self.b.ins().bitselect(pn, dflt, r);
+        let yn = self.is_nan(y);
+        let yq = self.b.ins().bor(yi, quiet);
+        r = self.b.ins().bitselect(yn, yq, r);
+        let xn = self.is_nan(x);
+        let xq = self.b.ins().bor(xi, quiet);
+        r = self.b.ins().bitselect(xn, xq, r);
+        self.flush(r)
+    }
+
+    fn funary(&mut self, c: &mut Chunk, op: FUnOp, src: Reg) -> Value {
+        let (xi, x) = self.fin(c, src);
+        let r = match op {
+            FUnOp::Sqrt => self.b.ins().sqrt(x),
+            FUnOp::Rcp => {
+                let one = self.splat(1.0f32.to_bits());
+                let one = self.f(one);
+                self.b.ins().fdiv(one, x)
+            }
+            FUnOp::RoundNe => self.b.ins().nearest(x),
+            FUnOp::Floor => self.b.ins().floor(x),
+            FUnOp::Ceil => self.b.ins().ceil(x),
+            FUnOp::Trunc => self.b.ins().trunc(x),
+            FUnOp::Frac => {
+                // `float::frac`: `x − floor(x)`, kept below 1.
+                let fl = self.b.ins().floor(x);
+                let r = self.b.ins().fsub(x, fl);
+                let one = self.splat(1.0f32.to_bits());
+                let one = self.f(one);
+                let ge = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, r, one);
+                let below = self.splat(0x3f7f_ffff);
+                let ri = self.i(r);
+                let v = self.b.ins().bitselect(ge, below, ri);
+                self.f(v)
+            }
+            FUnOp::Sat => {
+                // `float::sat`: `x > 1 → 1`, `x > 0 → x`, else (NaN too) `+0`.
+                let one = self.splat(1.0f32.to_bits());
+                let zero = self.splat(0);
+                let onef = self.f(one);
+                let zerof = self.f(zero);
+                let gt1 = self.b.ins().fcmp(FloatCC::GreaterThan, x, onef);
+                let gt0 = self.b.ins().fcmp(FloatCC::GreaterThan, x, zerof);
+                let v = self.b.ins().bitselect(gt0, xi, zero);
+                let v = self.b.ins().bitselect(gt1, one, v);
+                self.f(v)
+            }
+            _ => {
+                // The interpreter's own rule, which flushes its input and result itself.
+                let raw = self.get(c, src);
+                let f = if self.key.ftz {
+                    shim::funary_ftz as *const () as usize
+                } else {
+                    shim::funary_keep as *const () as usize
+                };
+                return self.call(f, Some(shim::fun_index(op)), &[raw]);
+            }
+        };
+        self.fout(r)
+    }
+
+    fn shift(&mut self, c: &mut Chunk, a: Reg, b: Reg, op: fn(&mut Self, Value, Value) -> Value) -> Value {
+        let x = self.get(c, a);
+        if let Some(&k) = self.consts.get(b.0 as usize) {
+            // A uniform count shifts the whole vector.
+            let n = self.b.ins().iconst(I32, i64::from(k & 31));
+            return op(self, x, n);
+        }
+        let y = self.get(c, b);
+        self.lanewise(&[x, y], |em, v| {
+            let n = em.b.ins().band_imm_u(v[1], 31);
+            op(em, v[0], n)
+        })
+    }
+
+    fn inst(&mut self, c: &mut Chunk, inst: &Inst) {
+        use Inst as I;
+        macro_rules! ibin {
+            ($dst:expr, $a:expr, $b:expr, $op:ident) => {{
+                let x = self.get(c, *$a);
+                let y = self.get(c, *$b);
+                let r = self.b.ins().$op(x, y);
+                self.set(c, *$dst, r);
+            }};
+        }
+        macro_rules! fbin {
+            ($dst:expr, $a:expr, $b:expr, $op:ident) => {{
+                let r = self.fbin(c, *$a, *$b, |em, x, y| em.b.ins().$op(x, y));
+                self.set(c, *$dst, r);
+            }};
+        }
+        macro_rules! shim {
+            ($dst:expr, $f:expr, $($a:expr),+) => {{
+                let args = [$(self.get(c, *$a)),+];
+                let r = self.call($f as *const () as usize, None, &args);
+                self.set(c, *$dst, r);
+            }};
+        }
+        match inst {
+            I::Mov { dst, src } => {
+                let v = self.get(c, *src);
+                self.set(c, *dst, v);
+            }
+            I::Select { dst, cond, a, b } => {
+                let k = self.get(c, *cond);
+                let x = self.get(c, *a);
+                let y = self.get(c, *b);
+                let zero = self.splat(0);
+                let m = self.b.ins().icmp(IntCC::NotEqual, k, zero);
+                let r = self.b.ins().bitselect(m, x, y);
+                self.set(c, *dst, r);
+            }
+            I::FAdd { dst, a, b } => fbin!(dst, a, b, fadd),
+            I::FSub { dst, a, b } => fbin!(dst, a, b, fsub),
+            I::FMul { dst, a, b } => fbin!(dst, a, b, fmul),
+            I::FDiv { dst, a, b } => fbin!(dst, a, b, fdiv),
+            I::FRem { dst, a, b } => {
+                let f = if self.key.ftz {
+                    shim::frem_ftz as *const () as usize
+                } else {
+                    shim::frem_keep as *const () as usize
+                };
+                shim!(dst, f, a, b)
+            }
+            I::FMin { dst, a, b } => {
+                let r = self.fminmax(c, *a, *b, false);
+                self.set(c, *dst, r);
+            }
+            I::FMax { dst, a, b } => {
+                let r = self.fminmax(c, *a, *b, true);
+                self.set(c, *dst, r);
+            }
+            I::FMad { dst, a, b, c: d } if self.key.fuse_mad => {
+                let r = self.ffma(c, *a, *b, *d);
+                self.set(c, *dst, r);
+            }
+            I::FFma { dst, a, b, c: d } => {
+                let r = self.ffma(c, *a, *b, *d);
+                self.set(c, *dst, r);
+            }
+            I::FMad { dst, a, b, c: d } | I::FMadPrecise { dst, a, b, c: d } => {
+                // `float::mad_unfused`: the product flushed and rounded, then the sum.
+                let p = self.fbin(c, *a, *b, |em, x, y| em.b.ins().fmul(x, y));
+                let pf = self.f(p);
+                let (_, z) = self.fin(c, *d);
+                let s = self.b.ins().fadd(pf, z);
+                let r = self.fout(s);
+                self.set(c, *dst, r);
+            }
+            I::FUnary { op, dst, src } => {
+                let r = self.funary(c, *op, *src);
+                self.set(c, *dst, r);
+            }
+            I::FCmp { cond, dst, a, b } => {
+                let cc = match cond {
+                    FCond::Eq => Some(FloatCC::Equal),
+                    FCond::Ne => Some(FloatCC::NotEqual),
+                    FCond::Lt => Some(FloatCC::LessThan),
+                    FCond::Le => Some(FloatCC::LessThanOrEqual),
+                    FCond::Gt => Some(FloatCC::GreaterThan),
+                    FCond::Ge => Some(FloatCC::GreaterThanOrEqual),
+                    FCond::OrdNe => Some(FloatCC::OrderedNotEqual),
+                    FCond::UnordEq => Some(FloatCC::UnorderedOrEqual),
+                    FCond::UnordLt => Some(FloatCC::UnorderedOrLessThan),
+                    FCond::UnordLe => Some(FloatCC::UnorderedOrLessThanOrEqual),
+                    FCond::UnordGt => Some(FloatCC::UnorderedOrGreaterThan),
+                    FCond::UnordGe => Some(FloatCC::UnorderedOrGreaterThanOrEqual),
+                    FCond::Ord => Some(FloatCC::Ordered),
+                    FCond::Uno => Some(FloatCC::Unordered),
+                    FCond::False | FCond::True => None,
+                };
+                let r = match cc {
+                    Some(cc) => {
+                        let (_, x) = self.fin(c, *a);
+                        let (_, y) = self.fin(c, *b);
+                        self.b.ins().fcmp(cc, x, y)
+                    }
+                    None => self.splat(if *cond == FCond::True { u32::MAX } else { 0 }),
+                };
+                self.set(c, *dst, r);
+            }
+            I::FTest { class, dst, src } => {
+                // `float::class_f64` of the bits widened to f64 (exact), unflushed.
+                let x = self.get(c, *src);
+                let absm = self.splat(0x7fff_ffff);
+                let abs = self.b.ins().band(x, absm);
+                let inf = self.splat(0x7f80_0000);
+                let r = match class {
+                    FClass::Nan => self.b.ins().icmp(IntCC::UnsignedGreaterThan, abs, inf),
+                    FClass::Inf => self.b.ins().icmp(IntCC::Equal, abs, inf),
+                    FClass::Finite => self.b.ins().icmp(IntCC::UnsignedLessThan, abs, inf),
+                    FClass::Normal => {
+                        // Every nonzero finite f32, denormals included, is a normal f64.
+                        let fin = self.b.ins().icmp(IntCC::UnsignedLessThan, abs, inf);
+                        let zero = self.splat(0);
+                        let nz = self.b.ins().icmp(IntCC::NotEqual, abs, zero);
+                        self.b.ins().band(fin, nz)
+                    }
+                };
+                self.set(c, *dst, r);
+            }
+            I::FToI { dst, src } => {
+                let x = self.get(c, *src);
+                let x = self.f(x);
+                let r = self.b.ins().fcvt_to_sint_sat(I32X4, x);
+                self.set(c, *dst, r);
+            }
+            I::FToU { dst, src } => {
+                let x = self.get(c, *src);
+                let x = self.f(x);
+                let r = self.b.ins().fcvt_to_uint_sat(I32X4, x);
+                self.set(c, *dst, r);
+            }
+            I::IToF { dst, src } => {
+                let x = self.get(c, *src);
+                let r = self.b.ins().fcvt_from_sint(F32X4, x);
+                let r = self.i(r);
+                self.set(c, *dst, r);
+            }
+            I::UToF { dst, src } => {
+                let x = self.get(c, *src);
+                let r = self.b.ins().fcvt_from_uint(F32X4, x);
+                let r = self.i(r);
+                self.set(c, *dst, r);
+            }
+            I::F32ToF16Legacy { dst, src } => shim!(dst, shim::f32_to_f16_legacy, src),
+            I::F16ToF32 { dst, src } => shim!(dst, shim::f16_to_f32, src),
+            I::SExtBits { bits, dst, src } => {
+                let x = self.get(c, *src);
+                let r = match bits {
+                    8 | 16 => {
+                        let n = i64::from(32 - *bits);
+                        let s = self.b.ins().ishl_imm_u(x, n);
+                        self.b.ins().sshr_imm_u(s, n)
+                    }
+                    _ => x,
+                };
+                self.set(c, *dst, r);
+            }
+            I::IAdd { dst, a, b } => ibin!(dst, a, b, iadd),
+            I::ISub { dst, a, b } => ibin!(dst, a, b, isub),
+            I::IMul { dst, a, b } => ibin!(dst, a, b, imul),
+            I::IMulHi { dst, a, b } => shim!(dst, shim::imulhi, a, b),
+            I::UMulHi { dst, a, b } => shim!(dst, shim::umulhi, a, b),
+            I::IMad { dst, a, b, c: d } => {
+                let x = self.get(c, *a);
+                let y = self.get(c, *b);
+                let z = self.get(c, *d);
+                let p = self.b.ins().imul(x, y);
+                let r = self.b.ins().iadd(p, z);
+                self.set(c, *dst, r);
+            }
+            I::UDiv { dst, a, b } => shim!(dst, shim::udiv, a, b),
+            I::URem { dst, a, b } => shim!(dst, shim::urem, a, b),
+            I::IDiv { dst, a, b } => shim!(dst, shim::idiv, a, b),
+            I::IRem { dst, a, b } => shim!(dst, shim::irem, a, b),
+            I::INeg { dst, src } => {
+                let x = self.get(c, *src);
+                let r = self.b.ins().ineg(x);
+                self.set(c, *dst, r);
+            }
+            I::IMin { dst, a, b } => ibin!(dst, a, b, smin),
+            I::IMax { dst, a, b } => ibin!(dst, a, b, smax),
+            I::UMin { dst, a, b } => ibin!(dst, a, b, umin),
+            I::UMax { dst, a, b } => ibin!(dst, a, b, umax),
+            I::And { dst, a, b } => ibin!(dst, a, b, band),
+            I::Or { dst, a, b } => ibin!(dst, a, b, bor),
+            I::Xor { dst, a, b } => ibin!(dst, a, b, bxor),
+            I::Not { dst, src } => {
+                let x = self.get(c, *src);
+                let r = self.b.ins().bnot(x);
+                self.set(c, *dst, r);
+            }
+            I::Shl { dst, a, b } => {
+                let r = self.shift(c, *a, *b, |em, x, n| em.b.ins().ishl(x, n));
+                self.set(c, *dst, r);
+            }
+            I::UShr { dst, a, b } => {
+                let r = self.shift(c, *a, *b, |em, x, n| em.b.ins().ushr(x, n));
+                self.set(c, *dst, r);
+            }
+            I::IShr { dst, a, b } => {
+                let r = self.shift(c, *a, *b, |em, x, n| em.b.ins().sshr(x, n));
+                self.set(c, *dst, r);
+            }
+            I::ICmp { cond, dst, a, b } => {
+                let cc = match cond {
+                    ICond::Eq => IntCC::Equal,
+                    ICond::Ne => IntCC::NotEqual,
+                    ICond::SLt => IntCC::SignedLessThan,
+                    ICond::SLe => IntCC::SignedLessThanOrEqual,
+                    ICond::SGt => IntCC::SignedGreaterThan,
+                    ICond::SGe => IntCC::SignedGreaterThanOrEqual,
+                    ICond::ULt => IntCC::UnsignedLessThan,
+                    ICond::ULe => IntCC::UnsignedLessThanOrEqual,
+                    ICond::UGt => IntCC::UnsignedGreaterThan,
+                    ICond::UGe => IntCC::UnsignedGreaterThanOrEqual,
+                };
+                let x = self.get(c, *a);
+                let y = self.get(c, *b);
+                let r = self.b.ins().icmp(cc, x, y);
+                self.set(c, *dst, r);
+            }
+            I::Bfi {
+                dst,
+                width,
+                offset,
+                insert,
+                base,
+            } => shim!(dst, shim::bfi, width, offset, insert, base),
+            I::UBfe {
+                dst,
+                width,
+                offset,
+                src,
+            } => shim!(dst, shim::ubfe, width, offset, src),
+            I::IBfe {
+                dst,
+                width,
+                offset,
+                src,
+            } => shim!(dst, shim::ibfe, width, offset, src),
+            I::Bfrev { dst, src } => shim!(dst, shim::bfrev, src),
+            I::CountBits { dst, src } => {
+                let x = self.get(c, *src);
+                let r = self.lanewise(&[x], |em, v| em.b.ins().popcnt(v[0]));
+                self.set(c, *dst, r);
+            }
+            I::FirstBitHi { dst, src } => shim!(dst, shim::firstbit_hi, src),
+            I::FirstBitLo { dst, src } => shim!(dst, shim::firstbit_lo, src),
+            I::FirstBitShi { dst, src } => shim!(dst, shim::firstbit_shi, src),
+            I::UAddc { sum, carry, a, b } => {
+                // `arith::uaddc`: the carry is 1 when the sum wrapped.
+                let x = self.get(c, *a);
+                let y = self.get(c, *b);
+                let s = self.b.ins().iadd(x, y);
+                let w = self.b.ins().icmp(IntCC::UnsignedLessThan, s, x);
+                let one = self.splat(1);
+                let k = self.b.ins().band(w, one);
+                self.set(c, *sum, s);
+                self.set(c, *carry, k);
+            }
+            I::USubb { diff, borrow, a, b } => {
+                let x = self.get(c, *a);
+                let y = self.get(c, *b);
+                let d = self.b.ins().isub(x, y);
+                let w = self.b.ins().icmp(IntCC::UnsignedLessThan, x, y);
+                let one = self.splat(1);
+                let k = self.b.ins().band(w, one);
+                self.set(c, *diff, d);
+                self.set(c, *borrow, k);
+            }
+            I::Msad {
+                dst,
+                reference,
+                src,
+                accum,
+            } => shim!(dst, shim::msad, reference, src, accum),
+            // `segment` refuses a run with anything `select::compilable` does not admit.
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! The native engine: straight-line runs of a shader's arithmetic compiled to machine code
+//! with Cranelift, run in place of the interpreter's arms for them.
+//!
+//! Owns: choosing which instructions are compiled ([`select`]), emitting them as 128-bit
+//! vector code ([`emit`]), the scalar rules the generated code calls ([`shim`]), and the
+//! one place generated code is entered ([`call`]). Does not own: control flow, block
+//! charging, reconvergence, memory, resources, wave and quad operations, stage inputs and
+//! outputs — those stay in the interpreter (`exec::interp`, `exec::control`), so the two
+//! engines cannot disagree on them.
+//!
+//! # Segments
+//!
+//! A **segment** is a maximal run of compilable instructions inside one block (cut at
+//! [`MAX_SEGMENT`] instructions so that compile time stays linear). Each becomes one
+//! function `fn(regs: *mut u32, sel: *const u32)` over a whole wave of `W` lanes: it
+//! walks the wave four lanes at a time (one `I32X4`/`F32X4` vector per register),
+//! two such chunks per iteration for instruction-level parallelism, keeps every value in
+//! machine registers inside the chunk, and at the end stores each register the segment
+//! wrote through the execution mask exactly as `Exec::store` does: `(new & sel) |
+//! (old & !sel)`, so inactive lanes' registers are never changed. Inactive lanes compute
+//! values too (as in the interpreter), but only lane-wise instructions are compiled, so
+//! those values never reach an active lane.
+//!
+//! When the interpreter's block loop reaches the first instruction of a segment it calls
+//! the segment's function and continues after it. Budgets are charged per block before
+//! any instruction runs (`control::charge`), and segments hold no resource access (so
+//! `exec::unbound` has nothing to check in them): both behave exactly as before.
+//!
+//! # Rules
+//!
+//! Each rule of `exec::{float, convert, arith, bits}` is either emitted inline where
+//! Cranelift has the exact operation (see [`emit`] for each, with why it matches), or
+//! called through a [`shim`] that is the interpreter's own function. Instructions neither
+//! way covers (64-bit arithmetic, the profile's fp16 rounding) end the segment and run in
+//! the interpreter. The equivalence property test (`tests/all/jit.rs`) compares the two
+//! engines bit for bit on random programs.
+//!
+//! # Platforms
+//!
+//! Only x86-64 hosts compile: NaN propagation (which operand's payload a NaN result
+//! carries, the default NaN's bits) is the host's, and the inline code follows x86's.
+//! Elsewhere every shader runs in the interpreter with a note.
+
+mod call;
+mod emit;
+pub mod select;
+mod shim;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use crate::ir::Shader;
+
+/// The most instructions in one segment; longer runs are cut into several.
+pub const MAX_SEGMENT: usize = 256;
+
+/// The most compilable instructions in one shader; a larger shader runs in the
+/// interpreter with a note rather than spending long in the compiler.
+pub const MAX_SHADER_INSTS: usize = 50_000;
+
+/// Compile time one shader may take; segments past it stay interpreted.
+pub const COMPILE_BUDGET: Duration = Duration::from_secs(5);
+
+/// Which engine runs a shader's instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Engine {
+    /// Native code for arithmetic, the interpreter for the rest (the default).
+    #[default]
+    Jit,
+    /// The interpreter only (the reference; what the debugger runs).
+    Interp,
+}
+
+impl Engine {
+    /// The names `--engine` and `[options] engine` accept.
+    pub const NAMES: &'static [&'static str] = &["jit", "interp"];
+
+    /// The engine named by the environment variable `DXLANE_ENGINE` (`jit` or `interp`),
+    /// else the default. This is how the whole test suite runs under each engine (see
+    /// `docs/testing.md`); a value that names no engine is ignored.
+    pub fn from_env() -> Engine {
+        std::env::var("DXLANE_ENGINE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_default()
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Engine::Jit => "jit",
+            Engine::Interp => "interp",
+        })
+    }
+}
+
+impl FromStr for Engine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Engine, String> {
+        match s {
+            "jit" => Ok(Engine::Jit),
+            "interp" => Ok(Engine::Interp),
+            _ => Err(format!(
+                "unknown engine \"{s}\" (known: {})",
+                Engine::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// What compiling one shader did: coverage, time, and why anything was left to the
+/// interpreter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JitReport {
+    /// Instructions compiled to native code.
+    pub native: usize,
+    /// Instructions the interpreter runs.
+    pub interpreted: usize,
+    /// Native functions made.
+    pub segments: usize,
+    /// Compile time.
+    pub compile_time: Duration,
+    /// The instructions left to the interpreter, by mnemonic, most frequent first.
+    pub interpreted_ops: Vec<(String, usize)>,
+    /// Why the shader (or part of it) was not compiled, when it was not.
+    pub fallback: Option<String>,
+}
+
+impl fmt::Display for JitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "jit: {} of {} instructions native in {} segments, compiled in {:.1} ms",
+            self.native,
+            self.native + self.interpreted,
+            self.segments,
+            self.compile_time.as_secs_f64() * 1e3
+        )?;
+        if !self.interpreted_ops.is_empty() {
+            let ops: Vec<String> = self
+                .interpreted_ops
+                .iter()
+                .take(8)
+                .map(|(m, n)| format!("{m} ×{n}"))
+                .collect();
+            write!(f, "; interpreted: {}", ops.join(", "))?;
+            if self.interpreted_ops.len() > 8 {
+                write!(f, ", …")?;
+            }
+        }
+        if let Some(why) = &self.fallback {
+            write!(f, "; {why}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The compile-time parameters a shader's native code depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// Lanes per wave.
+    pub width: u32,
+    /// Whether 32-bit float arithmetic flushes denormals.
+    pub ftz: bool,
+    /// Whether `fmad` is fused (the profile's choice).
+    pub fuse_mad: bool,
+}
+
+/// One compiled segment.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    /// The instruction after the segment.
+    end: u32,
+    /// Its entry point.
+    func: call::Entry,
+}
+
+/// A shader's native code for one [`Key`]: shared by every worker thread of a run.
+pub struct JitShader {
+    key: Key,
+    /// For each instruction index: 1 + the segment starting there, or 0.
+    starts: Vec<u32>,
+    segments: Vec<Segment>,
+    report: JitReport,
+    _code: call::Code,
+}
+
+impl fmt::Debug for JitShader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JitShader")
+            .field("key", &self.key)
+            .field("report", &self.report)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JitShader {
+    /// Compiles the segments of `shader` (already validated by `ir::validate`). Never
+    /// fails: what cannot be compiled is left to the interpreter and said in the report.
+    pub fn compile(shader: &Shader, key: Key) -> JitShader {
+        let started = Instant::now();
+        let n = shader.insts.len();
+        let mut starts = vec![0u32; n];
+        let mut segments = Vec::new();
+        let mut report = JitReport::default();
+        let runs = select::segments(shader);
+        let total: usize = runs.iter().map(|r| r.len()).sum();
+        let mut code = call::Code::empty();
+        let why = if !cfg!(target_arch = "x86_64") {
+            Some("the native engine compiles for x86-64 only; interpreted".to_string())
+        } else if total > MAX_SHADER_INSTS {
+            Some(format!(
+                "{total} compilable instructions is more than the native engine's limit of {MAX_SHADER_INSTS}; interpreted"
+            ))
+        } else if (shader.num_regs as u64) * u64::from(key.width) * 4 > i32::MAX as u64 / 2 {
+            Some("registers too large for the native engine; interpreted".to_string())
+        } else {
+            None
+        };
+        let mut compiled = vec![false; n];
+        if why.is_none() {
+            match call::Compiler::new() {
+                Err(e) => report.fallback = Some(format!("no native code: {e}; interpreted")),
+                Ok(mut c) => {
+                    let mut pending = Vec::new();
+                    for r in &runs {
+                        if started.elapsed() > COMPILE_BUDGET {
+                            report.fallback = Some(format!(
+                                "compile budget of {} s spent; later segments interpreted",
+                                COMPILE_BUDGET.as_secs()
+                            ));
+                            break;
+                        }
+                        let insts = &shader.insts[r.clone()];
+                        match c.add(shader, insts, key) {
+                            Ok(id) => pending.push((r.clone(), id)),
+                            Err(e) => {
+                                report.fallback =
+                                    Some(format!("a segment did not compile ({e}); interpreted"))
+                            }
+                        }
+                    }
+                    match c.finish() {
+                        Ok((c, entries)) => {
+                            code = c;
+                            for (r, id) in pending {
+                                let Some(&func) = entries.get(id) else { continue };
+                                starts[r.start] = segments.len() as u32 + 1;
+                                segments.push(Segment {
+                                    end: r.end as u32,
+                                    func,
+                                });
+                                for x in &mut compiled[r] {
+                                    *x = true;
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            report.fallback = Some(format!("no native code: {e}; interpreted"))
+                        }
+                    }
+                }
+            }
+        } else {
+            report.fallback = why;
+        }
+        let mut ops: std::collections::BTreeMap<&'static str, usize> = Default::default();
+        for (inst, &c) in shader.insts.iter().zip(&compiled) {
+            if c {
+                report.native += 1;
+            } else {
+                report.interpreted += 1;
+                *ops.entry(inst.mnemonic()).or_default() += 1;
+            }
+        }
+        let mut ops: Vec<(String, usize)> = ops.into_iter().map(|(m, n)| (m.into(), n)).collect();
+        ops.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        report.interpreted_ops = ops;
+        report.segments = segments.len();
+        report.compile_time = started.elapsed();
+        JitShader {
+            key,
+            starts,
+            segments,
+            report,
+            _code: code,
+        }
+    }
+
+    /// The parameters the code was compiled for.
+    pub fn key(&self) -> Key {
+        self.key
+    }
+
+    /// Coverage and compile time.
+    pub fn report(&self) -> &JitReport {
+        &self.report
+    }
+
+    /// Runs the segment starting at instruction `pc`, if there is one, on the active lanes
+    /// of a `W`-wide wave; returns the instruction after it.
+    #[inline(always)]
+    pub(crate) fn run_at<const W: usize>(
+        &self,
+        pc: usize,
+        regs: &mut [[u32; W]],
+        sel: &[u32; W],
+    ) -> Option<usize> {
+        let s = *self.starts.get(pc)?;
+        let seg = self.segments.get(s.checked_sub(1)? as usize)?;
+        call::enter(seg.func, regs, sel).then_some(seg.end as usize)
+    }
+}
