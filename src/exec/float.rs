@@ -8,9 +8,15 @@
 //! to integers never call these). 64-bit functions never flush (§3.1, double-precision rules: doubles keep
 //! denormals).
 //!
-//! NaN results are whatever the host's IEEE arithmetic produces (x86: the default NaN
-//! `0xffc00000`, or the first NaN operand made quiet), which is what WARP's x86 code
-//! produces too; D3D11.3 §3.1 leaves NaN bits open.
+//! NaN results follow x86's rule, which is what WARP's x86 code produces; D3D11.3 §3.1
+//! leaves NaN bits open. An operation with a NaN operand gives its **first** NaN operand
+//! made quiet ([`nan_first`]); an invalid operation on numbers (∞ − ∞, 0 × ∞) gives the
+//! default NaN, `0xffc00000` on x86. The rule is applied explicitly rather than left to
+//! the hardware, because the Rust compiler may swap the operands of a commutative float
+//! operation (and did, in vectorised lane loops), which changes which payload survives
+//! when both operands are NaN; both engines (`exec::jit`) then give the same bits in every
+//! build. Rounding functions (`floor`, `ceil`, `trunc`, `round_ne`) return a NaN operand
+//! unchanged, as the C library's do.
 //!
 //! Transcendental functions (`exp2`, `log2`, `sin`, …) are computed in `f64` with the
 //! standard library and rounded once to `f32`: that is within 1 ulp of the true value and
@@ -40,28 +46,49 @@ pub fn output<const FTZ: bool>(x: f32) -> u32 {
     if FTZ { flush(x.to_bits()) } else { x.to_bits() }
 }
 
+/// The default NaN x86 arithmetic produces for an invalid operation.
+pub const DEFAULT_NAN: u32 = 0xffc0_0000;
+
+/// A NaN made quiet (its payload kept), as x86 passes a NaN operand through.
+#[inline(always)]
+pub fn quiet(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() | 0x0040_0000)
+}
+
+/// `r`, the result of an operation on `x` and `y`, with x86's NaN rule made independent of
+/// operand order: the first NaN operand, quiet, when `x` is NaN; otherwise `r` (which is
+/// `y` made quiet when `y` is NaN, or the default NaN, whichever way the operands went).
+#[inline(always)]
+pub fn nan_first(x: f32, r: f32) -> f32 {
+    if x.is_nan() { quiet(x) } else { r }
+}
+
 /// `a + b` (IEEE, round to nearest even).
 #[inline(always)]
 pub fn add<const FTZ: bool>(a: u32, b: u32) -> u32 {
-    output::<FTZ>(input::<FTZ>(a) + input::<FTZ>(b))
+    let (x, y) = (input::<FTZ>(a), input::<FTZ>(b));
+    output::<FTZ>(nan_first(x, x + y))
 }
 
 /// `a − b`.
 #[inline(always)]
 pub fn sub<const FTZ: bool>(a: u32, b: u32) -> u32 {
-    output::<FTZ>(input::<FTZ>(a) - input::<FTZ>(b))
+    let (x, y) = (input::<FTZ>(a), input::<FTZ>(b));
+    output::<FTZ>(nan_first(x, x - y))
 }
 
 /// `a × b`.
 #[inline(always)]
 pub fn mul<const FTZ: bool>(a: u32, b: u32) -> u32 {
-    output::<FTZ>(input::<FTZ>(a) * input::<FTZ>(b))
+    let (x, y) = (input::<FTZ>(a), input::<FTZ>(b));
+    output::<FTZ>(nan_first(x, x * y))
 }
 
 /// `a / b`, correctly rounded (D3D11.3 allows 2.5 ulp; WARP's x86 division is exact).
 #[inline(always)]
 pub fn div<const FTZ: bool>(a: u32, b: u32) -> u32 {
-    output::<FTZ>(input::<FTZ>(a) / input::<FTZ>(b))
+    let (x, y) = (input::<FTZ>(a), input::<FTZ>(b));
+    output::<FTZ>(nan_first(x, x / y))
 }
 
 /// `a − b × trunc(a / b)` computed exactly (C `fmod`, LLVM `frem`).
@@ -130,7 +157,21 @@ pub fn fma<const FTZ: bool>(a: u32, b: u32, c: u32) -> u32 {
 /// (Boldo and Melquiond, "Emulation of FMA and correctly-rounded sums: proved algorithms
 /// using rounding to odd", IEEE TC 2008: 53 ≥ 2 × 24 + 2 bits).
 #[inline(always)]
+///
+/// NaN results: the first NaN of `a`, `b` (quiet); else the default NaN when `a × b` is
+/// invalid (0 × ∞); else `c` (quiet) when it is NaN; else the default NaN of ∞ − ∞.
 pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    if a.is_nan() || b.is_nan() || c.is_nan() {
+        return if a.is_nan() {
+            quiet(a)
+        } else if b.is_nan() {
+            quiet(b)
+        } else if (a * b).is_nan() {
+            f32::from_bits(DEFAULT_NAN)
+        } else {
+            quiet(c)
+        };
+    }
     let p = f64::from(a) * f64::from(b);
     let cc = f64::from(c);
     let s = p + cc;
@@ -173,6 +214,9 @@ pub fn unary<const FTZ: bool>(op: crate::ir::FUnOp, a: u32) -> u32 {
         U::Sinh => d.sinh() as f32,
         U::Cosh => d.cosh() as f32,
         U::Tanh => d.tanh() as f32,
+        // A NaN passes unchanged (signalling ones too), as the C library's functions
+        // return it; an inlined `roundss` would make it quiet.
+        U::RoundNe | U::Floor | U::Ceil | U::Trunc if x.is_nan() => x,
         U::RoundNe => x.round_ties_even(),
         U::Floor => x.floor(),
         U::Ceil => x.ceil(),

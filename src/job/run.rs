@@ -30,11 +30,11 @@ use super::reflect::{self, Fit};
 use super::schema::{ExpectEntry, Tolerance};
 use super::{Job, JobError, LoadError, png};
 use crate::container::{Container, ProgramHeader, ProgramKind};
+use crate::exec::jit::{Engine, JitReport};
 use crate::exec::{ExecError, Limits, Profile};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
 use crate::pipeline::dispatch::{MAX_GROUPS_PER_DIMENSION, choose_wave_size};
-use crate::exec::jit::{Engine, JitReport};
 use crate::pipeline::{DispatchOptions, ThreadLayout, dispatch};
 
 /// The most mismatches of one `[[expect]]` kept in a summary (the count is always

@@ -16,6 +16,7 @@ mod gpu;
 mod hostile;
 mod info;
 mod info_check;
+mod jit;
 mod job;
 mod lower_dxbc;
 mod lower_dxbc_stage;

@@ -46,7 +46,8 @@ impl Compiler {
     pub fn new() -> Result<Compiler, String> {
         let mut flags = settings::builder();
         let set = |f: &mut settings::Builder, k: &str, v: &str| {
-            f.set(k, v).map_err(|e| format!("cranelift setting {k}: {e}"))
+            f.set(k, v)
+                .map_err(|e| format!("cranelift setting {k}: {e}"))
         };
         set(&mut flags, "opt_level", "speed")?;
         // Generated code is entered only through `enter`, never from a debugger's unwinder.

@@ -47,11 +47,18 @@ struct Chunk {
     env: Vec<(u32, Value)>,
     /// Registers written, in the order first written.
     dirty: Vec<u32>,
+    /// Values known to have no denormal lanes (results of flushing operations), whose
+    /// flush would change nothing.
+    flushed: std::collections::HashSet<Value>,
 }
 
 impl Chunk {
     fn find(&self, r: u32) -> Option<Value> {
-        self.env.iter().rev().find(|(x, _)| *x == r).map(|&(_, v)| v)
+        self.env
+            .iter()
+            .rev()
+            .find(|(x, _)| *x == r)
+            .map(|&(_, v)| v)
     }
 }
 
@@ -115,6 +122,7 @@ pub fn segment(
             offset: (u * 16) as i32,
             env: Vec::new(),
             dirty: Vec::new(),
+            flushed: Default::default(),
         })
         .collect();
     for inst in insts {
@@ -127,7 +135,9 @@ pub fn segment(
     }
     let b = em.b;
     let next = b.ins().iadd_imm_u(k, i64::from(step * 16));
-    let more = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
+    let more = b
+        .ins()
+        .icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
     b.ins().brif(more, body, &[next.into()], exit, &[]);
     b.switch_to_block(exit);
     b.ins().return_(&[]);
@@ -156,7 +166,11 @@ impl Em<'_, '_> {
         let v = if let Some(&k) = self.consts.get(i as usize) {
             // Constant registers hold the same value in every lane and are never written
             // (`ir::validate`).
-            self.splat(k)
+            let v = self.splat(k);
+            if crate::exec::float::flush(k) == k {
+                c.flushed.insert(v);
+            }
+            v
         } else {
             let off = i as i32 * self.stride + c.offset;
             self.b.ins().load(I32X4, flags(), self.regs, off)
@@ -196,9 +210,10 @@ impl Em<'_, '_> {
         self.b.ins().bitcast(I32X4, MemFlagsData::new(), v)
     }
 
-    /// `float::flush` on every lane when the shader flushes; `x` unchanged otherwise.
-    fn flush(&mut self, x: Value) -> Value {
-        if !self.key.ftz {
+    /// `float::flush` on every lane when the shader flushes; `x` unchanged otherwise (and
+    /// when `x` is known flushed already).
+    fn flush(&mut self, c: &mut Chunk, x: Value) -> Value {
+        if !self.key.ftz || c.flushed.contains(&x) {
             return x;
         }
         let em = self.splat(0x7f80_0000);
@@ -207,27 +222,47 @@ impl Em<'_, '_> {
         let z = self.b.ins().icmp(IntCC::Equal, e, zero);
         let sm = self.splat(0x8000_0000);
         let s = self.b.ins().band(x, sm);
-        self.b.ins().bitselect(z, s, x)
+        let r = self.b.ins().bitselect(z, s, x);
+        c.flushed.insert(r);
+        r
     }
 
-    /// A float operand: flushed, as `F32X4`.
+    /// A float operand: flushed, as bits and as `F32X4`.
     fn fin(&mut self, c: &mut Chunk, r: Reg) -> (Value, Value) {
         let v = self.get(c, r);
-        let v = self.flush(v);
+        let v = self.flush(c, v);
         (v, self.f(v))
     }
 
     /// A float result: back to bits, flushed.
-    fn fout(&mut self, v: Value) -> Value {
+    fn fout(&mut self, c: &mut Chunk, v: Value) -> Value {
         let v = self.i(v);
-        self.flush(v)
+        self.flush(c, v)
     }
 
-    fn fbin(&mut self, c: &mut Chunk, a: Reg, b: Reg, op: impl Fn(&mut Self, Value, Value) -> Value) -> Value {
-        let (_, x) = self.fin(c, a);
+    /// `x` made quiet where `x` is NaN, else `r`: `float::nan_first`, which pins the NaN
+    /// of a two-operand result to the first operand's whatever order the code generator
+    /// gives the operands.
+    fn nan_first(&mut self, xi: Value, x: Value, r: Value) -> Value {
+        let xn = self.is_nan(x);
+        let quiet = self.splat(0x0040_0000);
+        let xq = self.b.ins().bor(xi, quiet);
+        let ri = self.i(r);
+        self.b.ins().bitselect(xn, xq, ri)
+    }
+
+    fn fbin(
+        &mut self,
+        c: &mut Chunk,
+        a: Reg,
+        b: Reg,
+        op: impl Fn(&mut Self, Value, Value) -> Value,
+    ) -> Value {
+        let (xi, x) = self.fin(c, a);
         let (_, y) = self.fin(c, b);
         let r = op(self, x, y);
-        self.fout(r)
+        let r = self.nan_first(xi, x, r);
+        self.flush(c, r)
     }
 
     fn sig(&mut self, n: usize) -> SigRef {
@@ -308,7 +343,9 @@ impl Em<'_, '_> {
         let pick = self.b.ins().bor(yn, pick);
         let pick = self.b.ins().band_not(pick, xn);
         // Both operands are already flushed, so the result needs no flush.
-        self.b.ins().bitselect(pick, xi, yi)
+        let r = self.b.ins().bitselect(pick, xi, yi);
+        c.flushed.insert(r);
+        r
     }
 
     /// `float::fma` on flushed operands, NaN results as `float::fma_f32` gives them.
@@ -334,7 +371,7 @@ impl Em<'_, '_> {
         let xn = self.is_nan(x);
         let xq = self.b.ins().bor(xi, quiet);
         r = self.b.ins().bitselect(xn, xq, r);
-        self.flush(r)
+        self.flush(c, r)
     }
 
     fn funary(&mut self, c: &mut Chunk, op: FUnOp, src: Reg) -> Value {
@@ -346,10 +383,19 @@ impl Em<'_, '_> {
                 let one = self.f(one);
                 self.b.ins().fdiv(one, x)
             }
-            FUnOp::RoundNe => self.b.ins().nearest(x),
-            FUnOp::Floor => self.b.ins().floor(x),
-            FUnOp::Ceil => self.b.ins().ceil(x),
-            FUnOp::Trunc => self.b.ins().trunc(x),
+            FUnOp::RoundNe | FUnOp::Floor | FUnOp::Ceil | FUnOp::Trunc => {
+                let r = match op {
+                    FUnOp::RoundNe => self.b.ins().nearest(x),
+                    FUnOp::Floor => self.b.ins().floor(x),
+                    FUnOp::Ceil => self.b.ins().ceil(x),
+                    _ => self.b.ins().trunc(x),
+                };
+                // A NaN passes unchanged (the rounding instruction would make it quiet).
+                let n = self.is_nan(x);
+                let ri = self.i(r);
+                let v = self.b.ins().bitselect(n, xi, ri);
+                self.f(v)
+            }
             FUnOp::Frac => {
                 // `float::frac`: `x − floor(x)`, kept below 1.
                 let fl = self.b.ins().floor(x);
@@ -385,10 +431,16 @@ impl Em<'_, '_> {
                 return self.call(f, Some(shim::fun_index(op)), &[raw]);
             }
         };
-        self.fout(r)
+        self.fout(c, r)
     }
 
-    fn shift(&mut self, c: &mut Chunk, a: Reg, b: Reg, op: fn(&mut Self, Value, Value) -> Value) -> Value {
+    fn shift(
+        &mut self,
+        c: &mut Chunk,
+        a: Reg,
+        b: Reg,
+        op: fn(&mut Self, Value, Value) -> Value,
+    ) -> Value {
         let x = self.get(c, a);
         if let Some(&k) = self.consts.get(b.0 as usize) {
             // A uniform count shifts the whole vector.
@@ -473,7 +525,8 @@ impl Em<'_, '_> {
                 let pf = self.f(p);
                 let (_, z) = self.fin(c, *d);
                 let s = self.b.ins().fadd(pf, z);
-                let r = self.fout(s);
+                let s = self.nan_first(p, pf, s);
+                let r = self.flush(c, s);
                 self.set(c, *dst, r);
             }
             I::FUnary { op, dst, src } => {

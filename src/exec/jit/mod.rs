@@ -246,7 +246,9 @@ impl JitShader {
                         Ok((c, entries)) => {
                             code = c;
                             for (r, id) in pending {
-                                let Some(&func) = entries.get(id) else { continue };
+                                let Some(&func) = entries.get(id) else {
+                                    continue;
+                                };
                                 starts[r.start] = segments.len() as u32 + 1;
                                 segments.push(Segment {
                                     end: r.end as u32,
