@@ -13,9 +13,18 @@
 //! contract `a * b + c` into a fused multiply-add, which WGSL allows; the DXBC program has
 //! separate multiplies and adds). Without a CPU Vulkan adapter the lavapipe half says so
 //! and the dxlane half still runs.
+//!
+//! dxlane runs under both engines (`interp`, and `jit` with its compile time), each in
+//! process (the dispatch alone, program loaded) and as a whole process (`dxlane run
+//! examples/mandelbrot.toml`: start, load, compile, dispatch, write the output); lavapipe
+//! likewise in process (submit to read-back, pipeline compiled) and as a whole process
+//! (this benchmark started again with `--lavapipe-process`: instance, device, WGSL
+//! compile, one dispatch, read-back).
 
+use std::process::Command;
 use std::time::Instant;
 
+use dxlane::exec::jit::Engine;
 use dxlane::lower::{self, LoadOptions};
 use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
 use dxlane::resources::{BufferKind, BufferView, Descriptor, Memory};
@@ -58,8 +67,23 @@ fn words(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// dxlane: median seconds per dispatch, lane-instructions per dispatch, and the output.
-fn dxlane_runs(threads: usize) -> (f64, u64, Vec<u32>, u32) {
+/// What the in-process dxlane runs measured.
+struct Measured {
+    /// Median seconds per dispatch.
+    seconds: f64,
+    /// Lane-instructions per dispatch.
+    lanes: u64,
+    /// The escape counts.
+    out: Vec<u32>,
+    /// Threads run side by side.
+    batch: u32,
+    /// Median compile time of the native engine, in seconds (0 for the interpreter).
+    compile: f64,
+}
+
+/// dxlane in process: median seconds per dispatch, lane-instructions, output, compile
+/// time (part of each dispatch's time).
+fn dxlane_runs(threads: usize, engine: Engine) -> Measured {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/shaders/mandelbrot.cs_5_0.dxbc"
@@ -80,9 +104,11 @@ fn dxlane_runs(threads: usize) -> (f64, u64, Vec<u32>, u32) {
     };
     let opts = DispatchOptions {
         threads,
+        engine,
         ..DispatchOptions::default()
     };
     let mut times = Vec::new();
+    let mut compile = Vec::new();
     let mut lanes = 0;
     let mut batch = 0;
     for _ in 0..RUNS {
@@ -90,15 +116,60 @@ fn dxlane_runs(threads: usize) -> (f64, u64, Vec<u32>, u32) {
         let r =
             dispatch(&shader, &bindings, [SIZE / 8, SIZE / 8, 1], &opts, None).expect("dispatch");
         times.push(t.elapsed().as_secs_f64());
+        compile.push(r.jit.map_or(0.0, |j| j.compile_time.as_secs_f64()));
         lanes = r.lane_instructions;
         batch = r.batch_lanes;
     }
-    (median(times), lanes, words(&memory.to_bytes()), batch)
+    Measured {
+        seconds: median(times),
+        lanes,
+        out: words(&memory.to_bytes()),
+        batch,
+        compile: median(compile),
+    }
+}
+
+/// dxlane as a whole process: median seconds of `dxlane run examples/mandelbrot.toml`.
+fn dxlane_process(threads: usize, engine: Engine) -> f64 {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::env::temp_dir().join(format!("dxlane-vs-lavapipe-{}", std::process::id()));
+    let mut times = Vec::new();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let status = Command::new(env!("CARGO_BIN_EXE_dxlane"))
+            .args(["run", "examples/mandelbrot.toml", "--quiet", "--threads"])
+            .arg(threads.to_string())
+            .args(["--engine", &engine.to_string(), "--out-dir"])
+            .arg(&out)
+            .current_dir(root)
+            .status()
+            .expect("start dxlane");
+        times.push(t.elapsed().as_secs_f64());
+        assert!(status.success(), "dxlane run failed: {status}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    median(times)
+}
+
+/// lavapipe as a whole process: this benchmark started again to run one dispatch.
+fn lavapipe_process() -> Option<f64> {
+    let exe = std::env::current_exe().ok()?;
+    let mut times = Vec::new();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let status = Command::new(&exe).arg("--lavapipe-process").status().ok()?;
+        times.push(t.elapsed().as_secs_f64());
+        if !status.success() {
+            return None;
+        }
+    }
+    Some(median(times))
 }
 
 /// lavapipe: median seconds per dispatch (submit to results read back) and the output,
 /// or why it could not run.
-fn lavapipe_runs() -> Result<(f64, Vec<u32>, String), String> {
+/// With `once`, a single dispatch including the first (the whole-process measurement).
+fn lavapipe_runs(once: bool) -> Result<(f64, Vec<u32>, String), String> {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = wgpu::Backends::VULKAN;
     let instance = wgpu::Instance::new(desc);
@@ -148,7 +219,8 @@ fn lavapipe_runs() -> Result<(f64, Vec<u32>, String), String> {
     let mut times = Vec::new();
     let mut out = Vec::new();
     // One extra first run: pipeline compilation happens lazily in some drivers.
-    for run in 0..=RUNS {
+    let runs = if once { 0 } else { RUNS };
+    for run in 0..=runs {
         let t = Instant::now();
         let mut encoder = device.create_command_encoder(&Default::default());
         {
@@ -170,7 +242,7 @@ fn lavapipe_runs() -> Result<(f64, Vec<u32>, String), String> {
                 .map_err(|e| format!("map: {e}"))?,
         );
         readback.unmap();
-        if run > 0 {
+        if run > 0 || once {
             times.push(t.elapsed().as_secs_f64());
         }
     }
@@ -178,28 +250,64 @@ fn lavapipe_runs() -> Result<(f64, Vec<u32>, String), String> {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` does not: then run once, briefly.
-    let (t1, lanes, out1, batch) = dxlane_runs(1);
-    let (t2, _, out2, _) = dxlane_runs(2);
-    assert_eq!(out1, out2, "dxlane's output depends on the worker count");
+    if std::env::args().any(|a| a == "--lavapipe-process") {
+        let ok = lavapipe_runs(true).is_ok();
+        std::process::exit(if ok { 0 } else { 1 });
+    }
     println!("mandelbrot 1024x1024 (shaders/mandelbrot.cs_5_0.dxbc), medians of {RUNS} runs:");
-    println!(
-        "  dxlane, 1 thread:   {:8.1} ms  {:6.0} million lane-instructions/s  ({lanes} lane-instructions, {batch} lanes side by side)",
-        t1 * 1e3,
-        lanes as f64 / t1 / 1e6
-    );
-    println!(
-        "  dxlane, 2 threads:  {:8.1} ms  {:6.0} million lane-instructions/s  (scaling 1 -> 2 threads: {:.2}x)",
-        t2 * 1e3,
-        lanes as f64 / t2 / 1e6,
-        t1 / t2
-    );
-    match lavapipe_runs() {
+    let mut table: Vec<(String, f64, f64)> = Vec::new();
+    let mut reference: Option<Vec<u32>> = None;
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut one = 0.0;
+        for threads in [1, 2] {
+            let m = dxlane_runs(threads, engine);
+            match &reference {
+                None => reference = Some(m.out.clone()),
+                Some(r) => assert_eq!(r, &m.out, "dxlane's output depends on the engine or worker count"),
+            }
+            let p = dxlane_process(threads, engine);
+            if threads == 1 {
+                one = m.seconds;
+            }
+            let compile = if engine == Engine::Jit {
+                format!(", compile {:.1} ms", m.compile * 1e3)
+            } else {
+                String::new()
+            };
+            let scaling = if threads == 2 {
+                format!(", 1 -> 2 threads {:.2}x", one / m.seconds)
+            } else {
+                String::new()
+            };
+            println!(
+                "  dxlane {engine:6} {threads} thread{}: {:8.1} ms in process, {:8.1} ms whole process  ({:5.0} M lane-instructions/s, {} lanes side by side{compile}{scaling})",
+                if threads == 1 { " " } else { "s" },
+                m.seconds * 1e3,
+                p * 1e3,
+                m.lanes as f64 / m.seconds / 1e6,
+                m.batch,
+            );
+            table.push((format!("dxlane {engine} {threads}t"), m.seconds, p));
+        }
+    }
+    match lavapipe_runs(false) {
         Ok((tl, outl, name)) => {
-            let same = out2.iter().zip(&outl).filter(|(a, b)| a == b).count();
-            println!("  lavapipe, {name}: {:8.1} ms", tl * 1e3);
-            println!("  dxlane (2 threads) / lavapipe time: {:.1}x", t2 / tl);
-            println!("  escape counts equal in {same} of {} points", out2.len());
+            let pl = lavapipe_process();
+            let out = reference.unwrap_or_default();
+            let same = out.iter().zip(&outl).filter(|(a, b)| a == b).count();
+            println!(
+                "  lavapipe, {name}: {:8.1} ms in process, {} whole process",
+                tl * 1e3,
+                pl.map_or("-".into(), |p| format!("{:.1} ms", p * 1e3))
+            );
+            for (what, t, p) in &table {
+                println!(
+                    "  {what} / lavapipe time: {:5.1}x in process, {} whole process",
+                    t / tl,
+                    pl.map_or("-".into(), |pl| format!("{:.1}x", p / pl))
+                );
+            }
+            println!("  escape counts equal in {same} of {} points", out.len());
         }
         Err(why) => println!("  lavapipe: not run: {why}"),
     }

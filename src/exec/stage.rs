@@ -62,7 +62,9 @@ pub struct StageProgram<'a> {
 }
 
 impl<'a> StageProgram<'a> {
-    /// Prepares `shader` (a vertex or pixel shader) to run in waves of `wave_size` lanes.
+    /// Prepares `shader` (a vertex or pixel shader) to run in waves of `wave_size` lanes,
+    /// with the engine `Engine::from_env` names (the native engine unless
+    /// `DXLANE_ENGINE=interp`); [`with_engine`](Self::with_engine) chooses another.
     pub fn new(
         shader: &'a Shader,
         table: DescriptorTable,
@@ -91,7 +93,8 @@ impl<'a> StageProgram<'a> {
             wave_size,
             ftz: shader.fp32_denorm != DenormMode::Preserve,
             jit: None,
-        })
+        }
+        .with_engine(Engine::from_env()))
     }
 
     /// Chooses the engine (see `exec::Program::with_engine`). Quad operations, helper
