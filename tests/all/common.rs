@@ -154,3 +154,51 @@ pub fn assert_snapshot(name: &str, actual: &str) {
         panic!("{e}");
     }
 }
+
+/// Runs the job at `path` under each engine, its outputs written under separate folders
+/// (`CARGO_TARGET_TMPDIR/engines/<tag>/<engine>`), and fails unless every output file is
+/// byte-identical between the two. Returns the native engine's result.
+pub fn run_job_both(
+    path: &Path,
+    tag: &str,
+    opts: dxlane::job::RunOptions<'_>,
+) -> Result<dxlane::job::RunResult, dxlane::job::JobError> {
+    use dxlane::exec::jit::Engine;
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("engines")
+        .join(tag);
+    let mut results = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let dir = base.join(engine.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let o = dxlane::job::RunOptions {
+            engine: Some(engine),
+            out_dir: Some(dir.clone()),
+            summary: opts.summary.as_ref().map(|s| dir.join(s.file_name().unwrap())),
+            threads: opts.threads,
+            wave_size: opts.wave_size,
+            profile: opts.profile.clone(),
+            allow_outside: opts.allow_outside,
+            max_seconds: opts.max_seconds,
+            progress: None,
+        };
+        results.push(dxlane::job::run_job(path, &o)?);
+    }
+    let jit = results.pop().unwrap();
+    let interp = results.pop().unwrap();
+    assert_eq!(
+        interp.summary.outputs.len(),
+        jit.summary.outputs.len(),
+        "{tag}: the engines wrote different outputs"
+    );
+    for (a, b) in interp.summary.outputs.iter().zip(&jit.summary.outputs) {
+        let (x, y) = (std::fs::read(&a.path).unwrap(), std::fs::read(&b.path).unwrap());
+        assert!(x == y, "{tag}: {} and {} differ between the engines", a.path, b.path);
+    }
+    assert_eq!(
+        interp.summary.expectations.passed, jit.summary.expectations.passed,
+        "{tag}: expectations differ between the engines"
+    );
+    Ok(jit)
+}

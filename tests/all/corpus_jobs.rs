@@ -49,7 +49,9 @@ fn corpus_sampling_jobs() {
     let mut checked = 0;
     for name in &names {
         let path = staged(name, &root);
-        let r = run_job(&path, &RunOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Both engines, outputs compared byte for byte.
+        let r = common::run_job_both(&path, &format!("corpus/{name}"), RunOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let lines = r.summary.expectations.results.len();
         assert!(lines > 0, "{name}: no expectation");
         assert!(

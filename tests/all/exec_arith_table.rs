@@ -9,6 +9,8 @@
 //! in every failure. Rows the IR cannot express without lowering decisions of its own
 //! (16-bit integer arithmetic) are left to the lowering tests.
 
+use dxlane::exec::jit::Engine;
+use dxlane::pipeline::DispatchOptions;
 use dxlane::resources::format::{Rounding, f32_to_small_magnitude, small_float_to_f32};
 
 use super::exec::{opts, run, shader, structured, words};
@@ -182,10 +184,19 @@ fn check(r: &Row<'_>) -> usize {
         r.fp32, r.body
     );
     let s = shader(&text);
-    let (m, d) = structured(&io, 16);
-    run(&s, vec![d], [1, 1, 1], &opts(8, 1))
-        .unwrap_or_else(|e| panic!("{}/{}: {e}", r.table, r.row));
-    let out = words(&m);
+    // Both engines; their words must be identical before either is checked.
+    let mut outs = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let (m, d) = structured(&io, 16);
+        let o = DispatchOptions {
+            engine,
+            ..opts(8, 1)
+        };
+        run(&s, vec![d], [1, 1, 1], &o).unwrap_or_else(|e| panic!("{}/{}: {e}", r.table, r.row));
+        outs.push(words(&m));
+    }
+    assert_eq!(outs[0], outs[1], "{}/{}: the engines differ", r.table, r.row);
+    let out = outs.pop().unwrap_or_default();
     let ok_kind = r.out.unwrap_or(r.kind);
     for i in 0..n {
         let got = out[i * 4 + 3];

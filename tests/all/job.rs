@@ -874,7 +874,8 @@ fn job_examples_run() {
             summary: Some(summaries.join(format!("{name}.json"))),
             ..RunOptions::default()
         };
-        match run_job(path, &opts) {
+        // Both engines, outputs compared byte for byte.
+        match common::run_job_both(path, &format!("examples/{name}"), opts) {
             Ok(r) if r.passed() && r.summary.warnings.is_empty() => {
                 assert_eq!(r.summary.program.container, "DXBC", "{name}");
             }
