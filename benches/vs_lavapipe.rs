@@ -263,7 +263,10 @@ fn main() {
             let m = dxlane_runs(threads, engine);
             match &reference {
                 None => reference = Some(m.out.clone()),
-                Some(r) => assert_eq!(r, &m.out, "dxlane's output depends on the engine or worker count"),
+                Some(r) => assert_eq!(
+                    r, &m.out,
+                    "dxlane's output depends on the engine or worker count"
+                ),
             }
             let p = dxlane_process(threads, engine);
             if threads == 1 {

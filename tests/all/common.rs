@@ -175,7 +175,10 @@ pub fn run_job_both(
         let o = dxlane::job::RunOptions {
             engine: Some(engine),
             out_dir: Some(dir.clone()),
-            summary: opts.summary.as_ref().map(|s| dir.join(s.file_name().unwrap())),
+            summary: opts
+                .summary
+                .as_ref()
+                .map(|s| dir.join(s.file_name().unwrap())),
             threads: opts.threads,
             wave_size: opts.wave_size,
             profile: opts.profile.clone(),
@@ -193,8 +196,16 @@ pub fn run_job_both(
         "{tag}: the engines wrote different outputs"
     );
     for (a, b) in interp.summary.outputs.iter().zip(&jit.summary.outputs) {
-        let (x, y) = (std::fs::read(&a.path).unwrap(), std::fs::read(&b.path).unwrap());
-        assert!(x == y, "{tag}: {} and {} differ between the engines", a.path, b.path);
+        let (x, y) = (
+            std::fs::read(&a.path).unwrap(),
+            std::fs::read(&b.path).unwrap(),
+        );
+        assert!(
+            x == y,
+            "{tag}: {} and {} differ between the engines",
+            a.path,
+            b.path
+        );
     }
     assert_eq!(
         interp.summary.expectations.passed, jit.summary.expectations.passed,

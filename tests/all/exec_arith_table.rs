@@ -195,7 +195,11 @@ fn check(r: &Row<'_>) -> usize {
         run(&s, vec![d], [1, 1, 1], &o).unwrap_or_else(|e| panic!("{}/{}: {e}", r.table, r.row));
         outs.push(words(&m));
     }
-    assert_eq!(outs[0], outs[1], "{}/{}: the engines differ", r.table, r.row);
+    assert_eq!(
+        outs[0], outs[1],
+        "{}/{}: the engines differ",
+        r.table, r.row
+    );
     let out = outs.pop().unwrap_or_default();
     let ok_kind = r.out.unwrap_or(r.kind);
     for i in 0..n {

@@ -537,3 +537,43 @@ fn every_instruction_on_every_hostile_pair() {
         failures.join("\n")
     );
 }
+
+/// `[options] engine` names an engine or is refused by name; the summary says which
+/// engine ran and what it compiled.
+#[test]
+fn job_engine_option() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("jit/engine_option");
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = super::common::root().join("shaders/mandelbrot.cs_5_0.dxbc");
+    let job = |engine: &str| {
+        format!(
+            "[program]\ncs = {:?}\n\n[dispatch]\ngroups = [2, 2, 1]\n\n[options]\nengine = \"{engine}\"\n\n\
+             [[resource]]\nreg = \"u0\"\nkind = \"structured_buffer\"\nstride = 4\nsize = 4194304\noutput = \"out/m.bin\"\n",
+            program.display().to_string()
+        )
+    };
+    let path = dir.join("job.toml");
+    std::fs::write(&path, job("fast")).unwrap();
+    let e = dxlane::job::run_job(&path, &dxlane::job::RunOptions::default()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("unknown engine \"fast\" (known: jit, interp)"),
+        "{text}"
+    );
+    for name in ["interp", "jit"] {
+        std::fs::write(&path, job(name)).unwrap();
+        let r = dxlane::job::run_job(&path, &dxlane::job::RunOptions::default()).unwrap();
+        assert_eq!(r.summary.engine, name);
+        match (name, &r.summary.jit) {
+            ("interp", None) => {}
+            ("jit", Some(j)) => {
+                assert!(j.native_instructions > 20 && j.segments >= 4, "{j:?}");
+                assert!(
+                    j.interpreted_ops.iter().any(|(m, _)| m == "struct_store"),
+                    "{j:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -165,7 +165,7 @@ pub fn enter<const W: usize>(e: Entry, regs: &mut [[u32; W]], sel: &[u32; W]) ->
     // `num_regs` registers of `W` words, every register the function names is below
     // `num_regs` (`ir::validate`), and `sel` holds `W` words; see the module doc.
     unsafe {
-        let f: extern "C" fn(*mut u32, *const u32) = std::mem::transmute(e.addr);
+        let f = std::mem::transmute::<usize, extern "C" fn(*mut u32, *const u32)>(e.addr);
         f(regs.as_mut_ptr().cast::<u32>(), sel.as_ptr());
     }
     true
