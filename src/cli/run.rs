@@ -58,6 +58,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
     let job = Job::load(&args.job)?;
+    if job.file.draw.is_some() {
+        return run_draw(job, args);
+    }
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     if let Ok(style) =
@@ -93,6 +96,85 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
     let result = result?;
     print_result(&result, args.quiet);
     Ok(result.exit_code())
+}
+
+fn run_draw(job: Job, args: &RunArgs) -> Result<u8, JobError> {
+    let opts = RunOptions {
+        threads: args.threads,
+        wave_size: args.wave_size,
+        profile: args.profile.clone(),
+        summary: args.summary.clone(),
+        progress: None,
+    };
+    let r = crate::job::run_draw_job(job, &opts)?;
+    let s = &r.summary;
+    for w in &s.warnings {
+        eprintln!("dxlane: warning: {}: {w}", args.job.display());
+    }
+    if !args.quiet {
+        println!(
+            "vs            {} ({}, entry {})",
+            s.vs.path, s.vs.container, s.vs.entry
+        );
+        if let Some(p) = &s.ps {
+            println!(
+                "ps            {} ({}, entry {})",
+                p.path, p.container, p.entry
+            );
+        }
+        let d = &s.draw;
+        println!("profile       {}", d.profile);
+        println!(
+            "draw          {} vertices shaded, {} primitives ({} rasterized), {} samples per pixel{}{}",
+            thousands(d.vertices_shaded),
+            thousands(d.primitives),
+            thousands(d.primitives_rasterized),
+            d.samples,
+            if d.per_sample {
+                ", pixel program per sample"
+            } else {
+                ""
+            },
+            if d.early_depth_stencil {
+                ", early depth"
+            } else {
+                ""
+            }
+        );
+        println!(
+            "pixels        {} shaded, {} helper lanes, {} waves of {} lanes",
+            thousands(d.pixels_shaded),
+            thousands(d.helper_lanes),
+            thousands(d.pixel_waves),
+            d.wave_size
+        );
+        let plural = if d.threads == 1 { "" } else { "s" };
+        println!("threads       {} worker{plural}", d.threads);
+        println!(
+            "executed      {} vertex and {} pixel lane-instructions in {:.3} s",
+            thousands(d.vs_lane_instructions),
+            thousands(d.ps_lane_instructions),
+            s.elapsed_seconds
+        );
+        for o in &s.outputs {
+            println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
+        }
+        println!("summary       {}", display(&r.summary_path));
+    }
+    let e = &s.expectations;
+    for x in e.results.iter().filter(|x| !x.passed) {
+        println!(
+            "FAIL {}: {} of {} values differ",
+            x.entry, x.mismatch_count, x.values
+        );
+        for line in x.mismatch_lines().iter().take(PRINTED_MISMATCHES) {
+            println!("  {line}");
+        }
+    }
+    if !e.results.is_empty() && (!args.quiet || e.failed > 0) {
+        println!("expectations  {} passed, {} failed", e.passed, e.failed);
+    }
+    Ok(r.exit_code())
 }
 
 /// Groups digits in threes: `1234567` → `1,234,567`.

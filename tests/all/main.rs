@@ -5,6 +5,7 @@
 
 mod common;
 mod container;
+mod draw;
 mod dxbc;
 mod dxil;
 mod dxil_listing;
@@ -21,3 +22,4 @@ mod opt;
 mod twins;
 mod untrusted;
 mod vkd3d;
+mod wgpu_reference;

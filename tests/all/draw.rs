@@ -1,0 +1,375 @@
+//! Draws: every example scene against its golden image, identical images for any worker
+//! count, the pipeline's rules through small jobs of IR programs, and bad input.
+//!
+//! `DXLANE_BLESS=1 cargo test draw` rewrites the goldens in `goldens/` (review the images
+//! before committing them). A failing comparison writes `NAME.diff.png` beside the output:
+//! differing pixels red, the rest the golden darkened.
+
+use std::path::{Path, PathBuf};
+
+use dxlane::job::{self, DrawResult, Job, JobError, RunOptions};
+
+use super::common;
+
+fn out_dir(what: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("draw")
+        .join(what);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs a job file's text as if it were `examples/NAME.toml`, its outputs and summary
+/// under the test's own folder.
+fn run_text(name: &str, text: &str, threads: usize) -> Result<DrawResult, JobError> {
+    let dir = out_dir(&format!("{name}-{threads}"));
+    let examples = common::root().join("examples");
+    // Paths in the job are relative to examples/; outputs go to the test folder.
+    let text = text.replace("\"out/", &format!("\"{}/", dir.display()));
+    let job = Job::from_text(&text, &examples.join(format!("{name}.toml")))?;
+    let opts = RunOptions {
+        threads: Some(threads),
+        summary: Some(dir.join("summary.json")),
+        ..RunOptions::default()
+    };
+    job::run_draw_job(job, &opts)
+}
+
+fn draw_examples() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(common::root().join("examples"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .filter(|p| std::fs::read_to_string(p).unwrap().contains("\n[draw]"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn bless() -> bool {
+    std::env::var_os("DXLANE_BLESS").is_some()
+}
+
+/// Compares `actual` (a PNG) with `goldens/NAME`; returns a message when they differ,
+/// after writing the diff image next to `actual`.
+fn compare_golden(actual: &Path, name: &str) -> Option<String> {
+    let golden = common::root().join("goldens").join(name);
+    if bless() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::copy(actual, &golden).unwrap();
+        return None;
+    }
+    let a = image::open(actual).unwrap().to_rgba8();
+    let Ok(g) = image::open(&golden) else {
+        return Some(format!(
+            "{name}: no golden at {} (bless with DXLANE_BLESS=1)",
+            golden.display()
+        ));
+    };
+    let g = g.to_rgba8();
+    if a.dimensions() != g.dimensions() {
+        return Some(format!(
+            "{name}: {:?} against a golden of {:?}",
+            a.dimensions(),
+            g.dimensions()
+        ));
+    }
+    let mut diff = image::RgbaImage::new(a.width(), a.height());
+    let mut n = 0;
+    for (x, y, p) in a.enumerate_pixels() {
+        let q = g.get_pixel(x, y);
+        if p != q {
+            n += 1;
+            diff.put_pixel(x, y, image::Rgba([255, 0, 0, 255]));
+        } else {
+            diff.put_pixel(x, y, image::Rgba([q[0] / 3, q[1] / 3, q[2] / 3, 255]));
+        }
+    }
+    if n == 0 {
+        return None;
+    }
+    let d = actual.with_extension("diff.png");
+    diff.save(&d).unwrap();
+    Some(format!(
+        "{name}: {n} pixels differ from the golden; see {}",
+        d.display()
+    ))
+}
+
+/// Every draw example renders its golden image, bit for bit, and its expectations hold.
+#[test]
+fn draw_examples_match_goldens() {
+    let examples = draw_examples();
+    assert!(examples.len() >= 5, "{examples:?}");
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for path in &examples {
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(path).unwrap();
+        match run_text(&stem, &text, 2) {
+            Ok(r) => {
+                if r.summary.expectations.failed > 0 {
+                    failures.push(format!("{stem}: {:#?}", r.summary.expectations));
+                }
+                if !r.summary.warnings.is_empty() {
+                    failures.push(format!("{stem}: warnings {:?}", r.summary.warnings));
+                }
+                for o in r
+                    .summary
+                    .outputs
+                    .iter()
+                    .filter(|o| o.path.ends_with(".png"))
+                {
+                    let file = Path::new(&o.path)
+                        .file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned();
+                    compared += 1;
+                    if let Some(m) = compare_golden(Path::new(&o.path), &file) {
+                        failures.push(m);
+                    }
+                }
+            }
+            Err(e) => failures.push(format!("{stem}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(compared >= examples.len(), "compared {compared} images");
+}
+
+/// DESIGN "Graphics pipeline": tiles on worker threads give the same image for any
+/// worker count.
+#[test]
+fn draws_are_identical_for_any_thread_count() {
+    for name in ["mesh", "blend", "msaa"] {
+        let text =
+            std::fs::read_to_string(common::root().join(format!("examples/{name}.toml"))).unwrap();
+        let images: Vec<Vec<u8>> = [1, 2, 3]
+            .iter()
+            .map(|&t| {
+                let r = run_text(name, &text, t).unwrap_or_else(|e| panic!("{name}: {e}"));
+                r.targets[0].view.texture.to_bytes()
+            })
+            .collect();
+        assert!(images.windows(2).all(|w| w[0] == w[1]), "{name}");
+    }
+}
+
+const VS_POS: &str = r#"shader vertex
+regs 3
+const r0 = 0x0
+const r1 = 0x3f800000
+io_words in 4 out 4
+input "POSITION" 0 sv none reg 0 rows 1 mask xyzw float interp undefined slot 0
+output "SV_Position" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r2, 0
+    output 0, r2
+    input r2, 1
+    output 1, r2
+    input r2, 2
+    output 2, r2
+    input r2, 3
+    output 3, r2
+    return
+"#;
+
+/// A job of `VS_POS` and a pixel program, in a fresh folder, with `draw` as the rest of
+/// the job.
+fn job_with(name: &str, ps: &str, rest: &str) -> Result<DrawResult, JobError> {
+    let dir = out_dir(name);
+    std::fs::write(dir.join("vs.ir"), VS_POS).unwrap();
+    std::fs::write(dir.join("ps.ir"), ps).unwrap();
+    let text = format!("[program]\nvs = \"vs.ir\"\nps = \"ps.ir\"\n{rest}");
+    let job = Job::from_text(&text, &dir.join("job.toml"))?;
+    job::run_draw_job(
+        job,
+        &RunOptions {
+            threads: Some(2),
+            ..RunOptions::default()
+        },
+    )
+}
+
+const PS_RED: &str = r#"shader pixel
+regs 2
+const r0 = 0x3f800000
+const r1 = 0x0
+io_words in 0 out 4
+output "SV_Target" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    output 0, r0
+    output 1, r1
+    output 2, r1
+    output 3, r0
+    return
+"#;
+
+fn positions(v: &[[f32; 4]]) -> String {
+    let f: Vec<String> = v.iter().flatten().map(|x| format!("{x:?}")).collect();
+    format!(
+        "[[draw.vertex_buffer]]\nslot = 0\nstride = 16\ndata = {{ f32 = [{}] }}\n[[draw.input_element]]\nsemantic = \"POSITION\"\nformat = \"R32G32B32A32_FLOAT\"\n",
+        f.join(", ")
+    )
+}
+
+const RT8: &str = "[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 8\nheight = 8\n";
+
+fn covered(r: &DrawResult) -> usize {
+    r.targets[0]
+        .view
+        .texture
+        .to_bytes()
+        .chunks(4)
+        .filter(|p| p[0] == 255)
+        .count()
+}
+
+/// Bad input is refused with the job field named, or handled as D3D handles it — never a
+/// panic (the issue's "Bad input" list).
+#[test]
+fn bad_draws_name_their_field() {
+    let tri = positions(&[
+        [-1.0, 1.0, 0.5, 1.0],
+        [3.0, 1.0, 0.5, 1.0],
+        [-1.0, -3.0, 0.5, 1.0],
+    ]);
+    let ok = job_with(
+        "ok",
+        PS_RED,
+        &format!("[draw]\nvertex_count = 3\n{tri}{RT8}"),
+    )
+    .unwrap();
+    assert_eq!(covered(&ok), 64, "a full-target triangle");
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "zero viewport",
+            format!("[draw]\nvertex_count = 3\nviewport = [0, 0, 0, 8, 0, 1]\n{tri}{RT8}"),
+            "[draw]: `viewport`",
+        ),
+        (
+            "no target",
+            format!("[draw]\nvertex_count = 3\n{tri}"),
+            "needs a render target",
+        ),
+        ("uint output to unorm", String::new(), "SV_Target0"),
+        (
+            "unknown topology",
+            format!("[draw]\ntopology = \"triangle_fan\"\nvertex_count = 3\n{tri}{RT8}"),
+            "`topology`",
+        ),
+        (
+            "bad blend",
+            format!(
+                "[draw]\nvertex_count = 3\n{tri}{RT8}[[draw.blend]]\nenable = true\nsrc = \"SRC_ALPA\"\n"
+            ),
+            "did you mean SRC_ALPHA",
+        ),
+        (
+            "missing attribute",
+            format!("[draw]\nvertex_count = 3\n{RT8}"),
+            "the input layout does not provide",
+        ),
+        (
+            "bad depth format",
+            format!(
+                "[draw]\nvertex_count = 3\n{tri}{RT8}[draw.depth_stencil]\nformat = \"R32_FLOAT\"\n"
+            ),
+            "not a depth format",
+        ),
+        (
+            "index count without buffer",
+            format!("[draw]\nindex_count = 3\n{tri}{RT8}"),
+            "needs a [draw.index_buffer]",
+        ),
+    ];
+    for (what, text, want) in cases {
+        let e = if what == "uint output to unorm" {
+            let ps = PS_RED.replace("mask xyzw float", "mask xyzw uint");
+            job_with(what, &ps, &format!("[draw]\nvertex_count = 3\n{tri}{RT8}")).unwrap_err()
+        } else {
+            job_with(what, PS_RED, &text).unwrap_err()
+        };
+        assert!(e.to_string().contains(want), "{what}: {e}");
+    }
+    // A pixel program reading what the vertex program does not write.
+    let ps = PS_RED.replace(
+        "io_words in 0 out 4\n",
+        "io_words in 4 out 4\ninput \"TEXCOORD\" 0 sv none reg 1 rows 1 mask x float interp linear slot 0\n",
+    );
+    let e = job_with(
+        "link",
+        &ps,
+        &format!("[draw]\nvertex_count = 3\n{tri}{RT8}"),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("[program]: the programs do not link"),
+        "{e}"
+    );
+    // NaN, infinite and enormous positions draw what D3D would (nothing, or a clipped
+    // triangle), never panic.
+    for v in [f32::NAN, f32::INFINITY, 1e30, -1e38] {
+        let t = positions(&[
+            [-1.0, 1.0, 0.5, 1.0],
+            [v, 1.0, 0.5, 1.0],
+            [-1.0, -3.0, 0.5, 1.0],
+        ]);
+        job_with(
+            "huge",
+            PS_RED,
+            &format!("[draw]\nvertex_count = 3\n{t}{RT8}"),
+        )
+        .unwrap();
+    }
+    // An enormous triangle (guard band) still covers the target exactly.
+    let t = positions(&[
+        [-1.0, 1.0, 0.5, 1.0],
+        [1e7, 1.0, 0.5, 1.0],
+        [-1.0, -1e7, 0.5, 1.0],
+    ]);
+    assert_eq!(
+        covered(
+            &job_with(
+                "guard",
+                PS_RED,
+                &format!("[draw]\nvertex_count = 3\n{t}{RT8}")
+            )
+            .unwrap()
+        ),
+        64
+    );
+    // Indices past the vertex buffer read zeros: the third vertex is (0, 0, 0, 0), which
+    // clipping at w > 0 handles.
+    let r = job_with(
+        "index past end",
+        PS_RED,
+        &format!("[draw]\nindex_count = 3\n[draw.index_buffer]\nformat = \"R16_UINT\"\ndata = {{ hex = \"0000 0100 6400\" }}\n{tri}{RT8}"),
+    )
+    .unwrap();
+    assert_eq!(r.summary.draw.vertices_shaded, 3);
+    // A draw whose vertex outputs would pass the memory budget is refused before it runs.
+    let e = job_with(
+        "budget",
+        PS_RED,
+        &format!("[options]\nmax_memory = 1000000\n[draw]\nvertex_count = 4000000000\n{tri}{RT8}"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("memory"), "{e}");
+    // An endless pixel program ends with the budget error naming the pixel.
+    let ps = "shader pixel\nregs 1\nio_words in 0 out 4\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0\nblock0:\n    jump block1\nblock1:\n    jump block1\n";
+    let e = job_with(
+        "endless",
+        ps,
+        &format!("[options]\nmax_lane_instructions = 1000\n[draw]\nvertex_count = 3\n{tri}{RT8}"),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("pixel (0, 0), sample 0: the budget"),
+        "{e}"
+    );
+}
