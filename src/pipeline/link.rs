@@ -38,6 +38,11 @@ pub enum VsSource {
     VertexId,
     /// `SV_InstanceID`.
     InstanceId,
+    /// `SV_StartVertexLocation`: `BaseVertexLocation` (indexed draws) or
+    /// `StartVertexLocation`.
+    StartVertex,
+    /// `SV_StartInstanceLocation`.
+    StartInstance,
     /// Nothing (a system value this pipeline does not make, e.g. `SV_ViewID`): 0.
     Zero,
 }
@@ -71,6 +76,14 @@ pub enum PsSource {
     InnerCoverage,
     /// `SV_PrimitiveID`.
     PrimitiveId,
+    /// `SV_Barycentrics` component 0–2: the weight of the primitive's vertex 0, 1 or 2
+    /// (perspective-correct unless the element is `noperspective`).
+    Barycentric {
+        /// Component (the vertex).
+        component: u8,
+        /// Perspective-correct weights.
+        perspective: bool,
+    },
     /// A value no stage writes here: 0.
     Zero,
 }
@@ -126,6 +139,8 @@ pub fn link(layout: &[Element], vs: &Shader, ps: Option<&Shader>) -> Result<Link
                 let src = match e.sv {
                     SysValue::VertexId => VsSource::VertexId,
                     SysValue::InstanceId => VsSource::InstanceId,
+                    SysValue::StartVertexLocation => VsSource::StartVertex,
+                    SysValue::StartInstanceLocation => VsSource::StartInstance,
                     SysValue::None => {
                         let index = e.semantic_index + r;
                         let Some(el) = layout.iter().position(|l| {
@@ -227,6 +242,17 @@ fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, Lin
         SysValue::Coverage => return Ok(PsSource::Coverage),
         SysValue::InnerCoverage => return Ok(PsSource::InnerCoverage),
         SysValue::PrimitiveId => return Ok(PsSource::PrimitiveId),
+        SysValue::Barycentrics => {
+            return Ok(PsSource::Barycentric {
+                component: c as u8,
+                perspective: !matches!(
+                    e.interp,
+                    Interp::LinearNoPerspective
+                        | Interp::LinearNoPerspectiveCentroid
+                        | Interp::LinearNoPerspectiveSample
+                ),
+            });
+        }
         sv if sv.made_by_rasterizer() => return Ok(PsSource::Zero),
         _ => {}
     }

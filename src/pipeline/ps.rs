@@ -183,7 +183,32 @@ impl PixelStage<'_> {
                 }
             }
             PsSource::PrimitiveId => prim.id,
+            PsSource::Barycentric {
+                component,
+                perspective,
+            } => {
+                let interp = if perspective {
+                    Interp::Linear
+                } else {
+                    Interp::LinearNoPerspective
+                };
+                let loc = at.unwrap_or_else(|| self.location(lane, interp));
+                let w = interp::weights(prim, loc, perspective);
+                (w.get(usize::from(component)).copied().unwrap_or(0.0) as f32).to_bits()
+            }
             PsSource::Zero => 0,
+        }
+    }
+
+    /// Input word `word` as vertex `k` (0–2) of the lane's primitive gave it
+    /// (`GetAttributeAtVertex`): 0 for another `k` or a word no vertex output feeds.
+    pub fn at_vertex(&self, lane: &PixelLane, word: usize, k: u32) -> u32 {
+        let Some(prim) = self.prims.get(lane.prim as usize) else {
+            return 0;
+        };
+        match (self.link.ps_inputs.get(word), prim.verts.get(k as usize)) {
+            (Some(PsSource::Vertex { word, .. }), Some(&v)) => self.vertices.word(v, *word),
+            _ => 0,
         }
     }
 
@@ -192,8 +217,29 @@ impl PixelStage<'_> {
         let w = runner.wave_size();
         let words = self.link.ps_inputs.len();
         for (l, lane) in lanes.iter().enumerate() {
+            let Some(prim) = self.prims.get(lane.prim as usize) else {
+                continue;
+            };
+            // The weights of each (location, perspective) pair the inputs use, computed
+            // once per lane rather than once per word.
+            let mut cache: [Option<[f64; 3]>; 6] = [None; 6];
             for word in 0..words {
-                let v = self.input(lane, word, None);
+                let v = match self.link.ps_inputs[word] {
+                    PsSource::Vertex { word: vw, interp } if interp != Interp::Constant => {
+                        let slot = if interp.per_sample() {
+                            0
+                        } else if interp.centroid() {
+                            2
+                        } else {
+                            4
+                        } + usize::from(!interp.perspective());
+                        let wts = *cache[slot].get_or_insert_with(|| {
+                            interp::weights(prim, self.location(lane, interp), interp.perspective())
+                        });
+                        interp::mix(&wts, prim.verts.map(|v| self.vertices.word(v, vw)))
+                    }
+                    _ => self.input(lane, word, None),
+                };
                 if let Some(x) = runner.inputs_mut().get_mut(word * w + l) {
                     *x = v;
                 }
@@ -229,6 +275,7 @@ impl PixelContext for WaveContext<'_> {
             EvalAt::Centroid => interp::centroid(p, lane.x, lane.y, lane.coverage),
             EvalAt::Sample => interp::sample(p, lane.x, lane.y, arg[0]),
             EvalAt::Snapped => interp::snapped(lane.x, lane.y, arg[0], arg[1]),
+            EvalAt::Vertex => return self.stage.at_vertex(lane, word as usize, arg[0]),
         };
         self.stage.input(lane, word as usize, Some(loc))
     }

@@ -164,6 +164,8 @@ fn shade_chunk(
                         .map_or(0, |f| f[usize::from(component & 3)]),
                     VsSource::VertexId => id,
                     VsSource::InstanceId => job.instance,
+                    VsSource::StartVertex => job.fetch_base as u32,
+                    VsSource::StartInstance => job.start_instance,
                     VsSource::Zero => 0,
                 };
                 if let Some(x) = inputs.get_mut(word * w + l) {

@@ -373,3 +373,187 @@ fn bad_draws_name_their_field() {
         "{e}"
     );
 }
+
+/// A vertex program for `ps`: a full-screen triangle from `SV_VertexID`, and every
+/// register the pixel program reads written with the semantic, mask and type it expects
+/// (floats `0.25 + 0.5 × vertex`, integers `vertex + 1`), `SV_Position` at a register of
+/// its own.
+fn vertex_program_for(ps: &dxlane::ir::Shader) -> String {
+    use dxlane::ir::{ComponentType, SysValue, io::NO_REGISTER};
+    let inputs: Vec<_> = ps
+        .inputs
+        .iter()
+        .filter(|e| e.register != NO_REGISTER && !e.sv.made_by_rasterizer())
+        .collect();
+    let pos_reg = inputs
+        .iter()
+        .map(|e| e.register + e.rows)
+        .max()
+        .unwrap_or(0);
+    let words = 4 * (pos_reg + 1);
+    let mut t = format!(
+        "shader vertex\nregs 16\nconst r0 = 0x1\nconst r1 = 0x2\nconst r2 = 0x40800000\nconst r3 = 0x3f800000\nconst r4 = 0x0\nconst r5 = 0x40000000\nconst r6 = 0x3e800000\nconst r7 = 0x3f000000\nio_words in 4 out {words}\ninput \"SV_VertexID\" 0 sv vertex_id reg 0 rows 1 mask x uint interp undefined slot 0\noutput \"SV_Position\" 0 sv position reg {pos_reg} rows 1 mask xyzw float interp undefined slot {}\n",
+        4 * pos_reg
+    );
+    for e in &inputs {
+        let sv = if e.sv == SysValue::None {
+            "none".to_string()
+        } else {
+            e.sv.to_string()
+        };
+        t.push_str(&format!(
+            "output {:?} {} sv {sv} reg {} rows {} mask {} {} interp undefined slot {}\n",
+            e.semantic,
+            e.semantic_index,
+            e.register,
+            e.rows,
+            dxlane::ir::io::mask_letters(e.mask),
+            e.component,
+            4 * e.register
+        ));
+    }
+    t.push_str("block0:\n    input r8, 0\n    and r9, r8, r0\n    utof r9, r9\n    fmul r9, r9, r2\n    fsub r9, r9, r3\n    and r10, r8, r1\n    utof r10, r10\n    fmul r10, r10, r5\n    fsub r10, r3, r10\n    utof r11, r8\n    fmad r11, r11, r7, r6\n    iadd r12, r8, r0\n");
+    let p = 4 * pos_reg;
+    t.push_str(&format!(
+        "    output {p}, r9\n    output {}, r10\n    output {}, r4\n    output {}, r3\n",
+        p + 1,
+        p + 2,
+        p + 3
+    ));
+    for e in &inputs {
+        let v = if matches!(e.component, ComponentType::UInt | ComponentType::SInt) {
+            "r12"
+        } else {
+            "r11"
+        };
+        for r in 0..e.rows {
+            for c in 0..4 {
+                if e.mask & (1 << c) != 0 {
+                    t.push_str(&format!("    output {}, {v}\n", 4 * (e.register + r) + c));
+                }
+            }
+        }
+    }
+    t.push_str("    return\n");
+    t
+}
+
+/// Every pixel program of `shaders/` and the corpora that lowers renders a full-screen
+/// triangle into 8×8 targets of its output types with null resources: it links with a
+/// vertex program written for it, runs, and never panics (the issue's "corpus pixel
+/// programs render in jobs"). Budget errors (endless loops on null data) count as run.
+#[test]
+fn corpus_pixel_programs_render() {
+    use dxlane::ir::{ComponentType, ResourceClass, ResourceKind, Stage, SysValue, parse_shader};
+    use dxlane::lower::{self, LoadOptions};
+    use dxlane::pipeline::{
+        Bindings, DepthStencilView, DrawArgs, DrawOptions, DrawState, RenderTargetView, draw,
+    };
+    use dxlane::resources::{Descriptor, Format, Texture, TextureDesc, ViewClass};
+    let mut rendered = 0;
+    let mut failures = Vec::new();
+    for path in common::dxil_programs()
+        .iter()
+        .chain(common::dxbc_programs().iter())
+    {
+        let bytes = std::fs::read(path).unwrap();
+        let Ok(loaded) = lower::load(&bytes, &LoadOptions::default()) else {
+            continue;
+        };
+        if loaded.shader.stage != Stage::Pixel {
+            continue;
+        }
+        let name = common::display_name(path);
+        let ps = loaded.shader;
+        let vs = match parse_shader(&vertex_program_for(&ps)) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{name}: vertex program: {e:?}"));
+                continue;
+            }
+        };
+        let null = |r: &dxlane::ir::ResourceRange| {
+            let class = match (r.class, &r.kind) {
+                (ResourceClass::Sampler, _) => ViewClass::Sampler,
+                (ResourceClass::Cbv, _) => ViewClass::ConstantBuffer,
+                (_, k) if k.is_texture() => ViewClass::Texture,
+                (_, ResourceKind::AccelerationStructure) => ViewClass::Buffer,
+                _ => ViewClass::Buffer,
+            };
+            let n = if r.count == dxlane::ir::ResourceRange::UNBOUNDED {
+                1
+            } else {
+                r.count.min(64)
+            };
+            vec![Descriptor::Null(class); n as usize]
+        };
+        let psb = Bindings {
+            ranges: ps.resources.iter().map(null).collect(),
+            ..Bindings::default()
+        };
+        let vsb = Bindings::default();
+        let mut st = DrawState::new(&vs, Some(&ps), &vsb, &psb);
+        st.rasterizer.cull_mode = dxlane::pipeline::CullMode::None;
+        let mut targets = vec![None; 8];
+        let mut any = false;
+        for e in ps.outputs.iter().filter(|e| e.sv == SysValue::Target) {
+            let f = match e.component {
+                ComponentType::UInt => Format::R32G32B32A32_UINT,
+                ComponentType::SInt => Format::R32G32B32A32_SINT,
+                _ => Format::R32G32B32A32_FLOAT,
+            };
+            for r in 0..e.rows {
+                if let Some(t) = targets.get_mut((e.semantic_index + r) as usize) {
+                    *t = Some(RenderTargetView {
+                        texture: Texture::new(TextureDesc::tex2d(f, 8, 8)).unwrap(),
+                    });
+                    any = true;
+                }
+            }
+        }
+        st.render_targets = targets;
+        if !any
+            || ps.outputs.iter().any(|e| {
+                matches!(
+                    e.sv,
+                    SysValue::Depth
+                        | SysValue::DepthGreaterEqual
+                        | SysValue::DepthLessEqual
+                        | SysValue::StencilRef
+                )
+            })
+        {
+            st.depth_stencil_view = Some(DepthStencilView {
+                texture: Texture::new(TextureDesc::tex2d(Format::D32_FLOAT_S8X24_UINT, 8, 8))
+                    .unwrap(),
+            });
+        }
+        let opts = DrawOptions {
+            threads: 1,
+            limits: dxlane::exec::Limits {
+                max_lane_instructions: 200_000,
+                ..Default::default()
+            },
+            ..DrawOptions::default()
+        };
+        match draw(
+            &st,
+            &DrawArgs {
+                vertex_count: 3,
+                ..DrawArgs::default()
+            },
+            &opts,
+        ) {
+            Ok(_)
+            | Err(dxlane::pipeline::DrawError::Exec(dxlane::exec::ExecError::Budget { .. })) => {
+                rendered += 1
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!("corpus pixel programs: {rendered} rendered");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    if std::env::var_os("DXLANE_NO_CORPORA").is_none() {
+        assert!(rendered >= 5, "only {rendered} pixel programs rendered");
+    }
+}
