@@ -486,11 +486,11 @@ fn lavapipe_draw(fullscreen: bool, verts: &[f32]) -> Result<(f64, f64, f64), Str
         offset: 0,
         shader_location: 0,
     }];
-    let layouts = [wgpu::VertexBufferLayout {
+    let layouts = [Some(wgpu::VertexBufferLayout {
         array_stride: 12,
         step_mode: wgpu::VertexStepMode::Vertex,
         attributes: &attrs,
-    }];
+    })];
     let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: None,
         layout: None,

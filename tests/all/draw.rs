@@ -208,7 +208,18 @@ block0:
 "#;
 
 fn positions(v: &[[f32; 4]]) -> String {
-    let f: Vec<String> = v.iter().flatten().map(|x| format!("{x:?}")).collect();
+    // TOML spells the non-finite floats `nan`, `inf`, `-inf`.
+    let f: Vec<String> = v
+        .iter()
+        .flatten()
+        .map(|x| {
+            if x.is_nan() {
+                "nan".into()
+            } else {
+                format!("{x:?}")
+            }
+        })
+        .collect();
     format!(
         "[[draw.vertex_buffer]]\nslot = 0\nstride = 16\ndata = {{ f32 = [{}] }}\n[[draw.input_element]]\nsemantic = \"POSITION\"\nformat = \"R32G32B32A32_FLOAT\"\n",
         f.join(", ")

@@ -89,11 +89,11 @@ fn wgpu_draw(
             module: &module,
             entry_point: Some("vs"),
             compilation_options: Default::default(),
-            buffers: &[wgpu::VertexBufferLayout {
+            buffers: &[Some(wgpu::VertexBufferLayout {
                 array_stride: 24,
                 step_mode: wgpu::VertexStepMode::Vertex,
                 attributes: &attrs,
-            }],
+            })],
         },
         primitive: wgpu::PrimitiveState::default(),
         depth_stencil: None,
