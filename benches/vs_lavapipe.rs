@@ -622,7 +622,7 @@ fn lavapipe_draw(fullscreen: bool, verts: &[f32]) -> Result<(f64, f64, f64), Str
                         store: wgpu::StoreOp::Store,
                     },
                 })],
-                depth_stencil_attachment: (!fullscreen).then(|| {
+                depth_stencil_attachment: (!fullscreen).then_some(
                     wgpu::RenderPassDepthStencilAttachment {
                         view: &depth_view,
                         depth_ops: Some(wgpu::Operations {
@@ -630,8 +630,8 @@ fn lavapipe_draw(fullscreen: bool, verts: &[f32]) -> Result<(f64, f64, f64), Str
                             store: wgpu::StoreOp::Store,
                         }),
                         stencil_ops: None,
-                    }
-                }),
+                    },
+                ),
                 timestamp_writes: None,
                 occlusion_query_set: None,
                 multiview_mask: None,

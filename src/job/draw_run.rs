@@ -434,7 +434,7 @@ pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobEr
 #[derive(Debug)]
 enum Target {
     Reg(usize),
-    RenderTarget(usize),
+    Color(usize),
     Depth,
 }
 
@@ -474,10 +474,7 @@ fn check_expects(
                         dsec.render_target.len()
                     )));
                 }
-                (
-                    Target::RenderTarget(t as usize),
-                    format!("render target {t}"),
-                )
+                (Target::Color(t as usize), format!("render target {t}"))
             }
             (None, None, Some(true)) => {
                 if dsec.depth_stencil.is_none() {
@@ -524,7 +521,7 @@ fn run_expects(
                 .get(i)
                 .and_then(|e| e.contents())
                 .unwrap_or_default(),
-            Target::RenderTarget(i) => rts
+            Target::Color(i) => rts
                 .get(i)
                 .map(|t| t.view.texture.to_bytes())
                 .unwrap_or_default(),

@@ -1174,11 +1174,11 @@ impl TileCtx<'_> {
             });
             result.clone()?;
         }
-        if !queue.is_empty() {
-            if let Some(r) = runner.as_deref_mut() {
-                let lanes: Vec<PixelLane> = std::mem::take(&mut queue);
-                self.run_wave(r, &lanes, &mut tb, index, seq, stats)?;
-            }
+        if !queue.is_empty()
+            && let Some(r) = runner
+        {
+            let lanes: Vec<PixelLane> = std::mem::take(&mut queue);
+            self.run_wave(r, &lanes, &mut tb, index, seq, stats)?;
         }
         let om_start = Instant::now();
         self.store(&tb);

@@ -149,10 +149,9 @@ fn shade_chunk(
     for (b, batch) in ids.chunks(w).enumerate() {
         for (l, &id) in batch.iter().enumerate() {
             for (e, f) in job.layout.iter().zip(fetched.iter_mut()) {
-                let index = if e.step_rate == 0 {
-                    i64::from(id) + job.fetch_base
-                } else {
-                    i64::from(job.start_instance) + i64::from(job.instance / e.step_rate)
+                let index = match job.instance.checked_div(e.step_rate) {
+                    None => i64::from(id) + job.fetch_base,
+                    Some(k) => i64::from(job.start_instance) + i64::from(k),
                 };
                 *f = ia::fetch(e, job.buffers, index);
             }
