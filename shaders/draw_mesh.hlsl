@@ -2,8 +2,8 @@
 // vertex buffer, a transform and a light from a constant buffer shared by both stages.
 // build: vs_5_0 vs_main draw_mesh
 // build: ps_5_0 ps_main draw_mesh
-// The examples run the IR twins draw_mesh.vs.ir and draw_mesh.ps.ir until the DXBC
-// lowering reads vertex and pixel programs.
+// The examples run the compiled programs; the IR twins (.vs.ir, .ps.ir: the same
+// programs in the IR's text form) draw the same images (tests/all/draw.rs).
 cbuffer Scene : register(b0)
 {
     float4 clip_row[4];   // clip = (dot(clip_row[0], p), …, dot(clip_row[3], p))
