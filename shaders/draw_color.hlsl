@@ -1,9 +1,8 @@
 // A triangle's colour, interpolated: position and colour from a vertex buffer.
 // build: vs_5_0 vs_main draw_color
 // build: ps_5_0 ps_main draw_color
-// The examples run the IR twins draw_color.vs.ir and draw_color.ps.ir (the same
-// programs in the interpreter IR's text form) until the DXBC lowering reads vertex and
-// pixel programs.
+// The examples run the compiled programs; the IR twins (.vs.ir, .ps.ir: the same
+// programs in the IR's text form) draw the same images (tests/all/draw.rs).
 struct VsIn {
     float2 pos : POSITION;
     float4 color : COLOR;
