@@ -770,13 +770,24 @@ fn pixel_program_families_draw_their_expected_values() {
 #[test]
 fn ir_twins_draw_the_examples_images() {
     for name in ["triangle", "blend", "msaa", "fullscreen", "mesh"] {
-        let text = std::fs::read_to_string(common::root().join(format!("examples/{name}.toml"))).unwrap();
-        let twin = text.replace(".vs_5_0.dxbc\"", ".vs.ir\"").replace(".ps_5_0.dxbc\"", ".ps.ir\"");
+        let text =
+            std::fs::read_to_string(common::root().join(format!("examples/{name}.toml"))).unwrap();
+        let twin = text
+            .replace(".vs_5_0.dxbc\"", ".vs.ir\"")
+            .replace(".ps_5_0.dxbc\"", ".ps.ir\"");
         assert_ne!(text, twin, "{name}");
         let a = run_text(name, &text, 2).unwrap_or_else(|e| panic!("{name}: {e}"));
         let b = run_text(&format!("{name}-ir"), &twin, 2).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let (x, y) = (a.targets[0].view.texture.to_bytes(), b.targets[0].view.texture.to_bytes());
-        let worst = x.iter().zip(&y).map(|(p, q)| (i32::from(*p) - i32::from(*q)).abs()).max().unwrap_or(0);
+        let (x, y) = (
+            a.targets[0].view.texture.to_bytes(),
+            b.targets[0].view.texture.to_bytes(),
+        );
+        let worst = x
+            .iter()
+            .zip(&y)
+            .map(|(p, q)| (i32::from(*p) - i32::from(*q)).abs())
+            .max()
+            .unwrap_or(0);
         let differ = x.iter().zip(&y).filter(|(p, q)| p != q).count();
         eprintln!("{name}: IR twin differs in {differ} bytes, by at most {worst}");
         if name == "mesh" {
