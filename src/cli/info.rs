@@ -42,8 +42,34 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode, Box<dyn std::error::Erro
         println!("{}", render_json(&name, &info)?);
     } else {
         print!("{}", render_text(&name, &info));
+        print!("{}", render_entry_attributes(&bytes));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a DXIL module's entry points state that no part restates in full: the SM 6.8
+/// ranged `[WaveSize(min, max, preferred)]` (PSV0 keeps only min and max) or SM 6.6
+/// `[WaveSize(n)]`. Empty for DXBC, for a module that does not decode, and for entry
+/// points without such attributes.
+pub fn render_entry_attributes(bytes: &[u8]) -> String {
+    use crate::container::{Container, DxilProgramHeader, FourCc};
+    let mut out = String::new();
+    let Some(meta) = Container::parse(bytes).ok().and_then(|c| {
+        let (_, bitcode) = DxilProgramHeader::parse(c.part(FourCc::DXIL)?).ok()?;
+        let m = crate::dxil::llvm::Module::parse(bitcode).ok()?;
+        crate::dxil::meta::DxilMetadata::read(&m).ok()
+    }) else {
+        return out;
+    };
+    for e in &meta.entry_points {
+        if let Some(w) = e.wave_size() {
+            if out.is_empty() {
+                let _ = writeln!(out, "\nDXIL entry points:");
+            }
+            let _ = writeln!(out, "  {}: {w}", clean(&e.name));
+        }
+    }
+    out
 }
 
 /// `dxlane info --check FILE`: compares the container's PSV0 and SFI0 with what its
@@ -91,6 +117,7 @@ pub fn render_check(name: &str, checked: &Checked) -> String {
                     clean(&m.module),
                     clean(&m.part)
                 );
+                let _ = writeln!(out, "    rule: {}", clean(&m.rule));
             }
             for n in &r.notes {
                 let _ = writeln!(out, "  note: {}", clean(n));

@@ -10,12 +10,18 @@ use clap::{Parser, Subcommand};
 
 /// dxlane: run Direct3D shader programs on the CPU as WARP does.
 #[derive(Debug, Parser)]
-#[command(name = "dxlane", version, about)]
+#[command(name = "dxlane", version, about, after_help = EXIT_STATUS)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// One exit-status convention for every command (printed by `--help`).
+pub const EXIT_STATUS: &str = "Exit status, every command:
+  0  done: the listing or report was printed, every check and expectation holds
+  1  done, but a check failed: `info --check` found a mismatch, or a job's [[expect]] failed
+  2  error: a file could not be read, decoded or run, or the command line is wrong";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -37,8 +43,9 @@ pub enum Command {
         /// The shader container.
         file: std::path::PathBuf,
     },
-    /// Run a compute job file: bind its resources, dispatch, write its outputs and
-    /// check its expectations (exit 0: all hold, 1: some fail, 2: error).
+    /// Run a compute job file: bind its resources, dispatch, write its outputs (inside the
+    /// job's folder) and check its expectations (exit 0: all hold, 1: some fail, 2:
+    /// error).
     Run(run::RunArgs),
 }
 
@@ -49,7 +56,9 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("dxlane: {e}");
-            ExitCode::FAILURE
+            // Errors are status 2 for every command (see EXIT_STATUS); 1 means a check
+            // ran and failed.
+            ExitCode::from(2)
         }
     }
 }

@@ -40,6 +40,17 @@ pub struct RunArgs {
     /// Where to write the JSON summary; overrides `[options] summary`.
     #[arg(long)]
     pub summary: Option<PathBuf>,
+    /// Write the job's outputs (and default summary) under this folder instead of the
+    /// job file's; they must stay inside it.
+    #[arg(long)]
+    pub out_dir: Option<PathBuf>,
+    /// Let the job's outputs go anywhere, including outside the job's folder (or
+    /// --out-dir): only for job files you trust.
+    #[arg(long)]
+    pub allow_outside: bool,
+    /// Stop the run after this many seconds; overrides `[options] max_seconds`.
+    #[arg(long)]
+    pub max_seconds: Option<f64>,
     /// No progress bar and no summary on stdout: only mismatches, warnings and errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -50,7 +61,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
     match run_inner(args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("dxlane: {}: {e}", args.job.display());
+            // An error about the job file itself already starts with its name.
+            let job = args.job.display().to_string();
+            let text = e.to_string();
+            if text.starts_with(&format!("{job}: ")) {
+                eprintln!("dxlane: {text}");
+            } else {
+                eprintln!("dxlane: {job}: {text}");
+            }
             ExitCode::from(2)
         }
     }
@@ -63,9 +81,9 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
     }
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:40} {pos}/{len} groups, {elapsed} (eta {eta})")
-    {
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:40} {percent:>3}% of the thread groups ({pos}/{len}), {elapsed} (eta {eta})",
+    ) {
         bar.set_style(style);
     }
     let start = Instant::now();
@@ -85,15 +103,23 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         wave_size: args.wave_size,
         profile: args.profile.clone(),
         summary: args.summary.clone(),
+        out_dir: args.out_dir.clone(),
+        allow_outside: args.allow_outside,
+        max_seconds: args.max_seconds,
         progress: Some(&progress),
     };
     let prepared = run::prepare(job, &opts)?;
+    let before = prepared.warnings().len();
     for w in prepared.warnings() {
         eprintln!("dxlane: warning: {}: {w}", args.job.display());
     }
     let result = prepared.execute(&opts);
     bar.finish_and_clear();
     let result = result?;
+    // The run's own notes (fewer workers than asked).
+    for w in result.summary.warnings.iter().skip(before) {
+        eprintln!("dxlane: note: {}: {w}", args.job.display());
+    }
     print_result(&result, args.quiet);
     Ok(result.exit_code())
 }
@@ -104,6 +130,9 @@ fn run_draw(job: Job, args: &RunArgs) -> Result<u8, JobError> {
         wave_size: args.wave_size,
         profile: args.profile.clone(),
         summary: args.summary.clone(),
+        out_dir: args.out_dir.clone(),
+        allow_outside: args.allow_outside,
+        max_seconds: args.max_seconds,
         progress: None,
     };
     let r = crate::job::run_draw_job(job, &opts)?;

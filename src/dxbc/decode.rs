@@ -562,7 +562,12 @@ fn read_executable(
     let at = c.start();
     let mut e = Executable {
         opcode,
-        saturate: tok.saturate(),
+        // Bit 13 is `_sat` only where the opcode's own controls leave it free: `sync`'s
+        // flags are bits 11–14 (`D3D11_SB_SYNC_FLAGS_MASK` 0x7800), and its bit 13 is
+        // the UAV-group flag. No other executable opcode puts controls there (resinfo's
+        // and sampleinfo's return types are bits 11–12, the test bit is 18, the precise
+        // mask 19–22).
+        saturate: tok.saturate() && opcode != Opcode::Sync,
         test: opcode.has_test().then_some(if tok.test_nonzero() {
             Test::NonZero
         } else {

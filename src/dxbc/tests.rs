@@ -604,3 +604,40 @@ fn declaration_refusals() {
         "cs_5_0\n// shader message 0x00200102 (printf): \"hhi\", r0.x\n"
     );
 }
+
+/// `sync`: bits 11–14 of the opcode token are its flags (threads in group 0x800,
+/// group-shared memory 0x1000, UAV memory of the group 0x2000, global UAV memory 0x4000;
+/// `D3D11_SB_SYNC_*`), so bit 13 is never `_sat` there. Every combination lists in fxc's
+/// order: `_uglobal`, `_ugroup`, `_g`, `_t`.
+#[test]
+fn sync_flags_are_not_saturate() {
+    let names = ["_t", "_g", "_ugroup", "_uglobal"];
+    for flags in 1u32..16 {
+        let mut a = Asm::new(0x0005_0050);
+        a.op(Opcode::Sync, flags << 11, &[]).op(Opcode::Ret, 0, &[]);
+        let mut want = String::from("sync");
+        for bit in (0..4).rev() {
+            if flags & (1 << bit) != 0 {
+                want.push_str(names[bit]);
+            }
+        }
+        let text = a.listing();
+        assert_eq!(text, format!("cs_5_0\n{want}\nret\n"), "flags {flags:#x}");
+        let p = a.program().unwrap();
+        let (_, e) = p.executables().next().unwrap();
+        assert!(!e.saturate, "flags {flags:#x}");
+    }
+    // `_sat` itself still reads from bit 13 of an arithmetic opcode.
+    let mut a = Asm::new(0x0005_0050);
+    a.op(
+        Opcode::Mov,
+        1 << 13,
+        &[&reg(TEMP, 0, 0b0001), &sel(TEMP, 1, 0)],
+    )
+    .op(Opcode::Ret, 0, &[]);
+    assert!(
+        a.listing().contains("mov_sat r0.x, r1.x"),
+        "{}",
+        a.listing()
+    );
+}

@@ -47,6 +47,9 @@ pub struct Mismatch {
     pub module: String,
     /// What the part states.
     pub part: String,
+    /// The rule that derived the module's value: the DXC source and function, and the
+    /// validator versions it applies to (`docs/info-check.md` lists them all).
+    pub rule: String,
 }
 
 /// The result of checking a DXIL container.
@@ -58,6 +61,8 @@ pub struct CheckReport {
     pub mismatches: Vec<Mismatch>,
     /// What could not be checked and why (a part absent, a library without `PSV0`).
     pub notes: Vec<String>,
+    /// The rule the next comparisons follow (see [`Mismatch::rule`]).
+    rule: String,
 }
 
 impl CheckReport {
@@ -73,8 +78,24 @@ impl CheckReport {
                 field: field(),
                 module: module.to_string(),
                 part: part.to_string(),
+                rule: self.rule.clone(),
             });
         }
+    }
+
+    /// Sets the rule the following comparisons follow.
+    fn rule(&mut self, rule: impl Into<String>) {
+        self.rule = rule.into();
+    }
+
+    /// A mismatch of a whole part (absent, or not decodable).
+    fn part_mismatch(&mut self, field: &str, module: String, part: String) {
+        self.mismatches.push(Mismatch {
+            field: field.into(),
+            module,
+            part,
+            rule: "DXC DxilContainerAssembler: the part every non-library program has".into(),
+        });
     }
 }
 
@@ -114,39 +135,48 @@ pub fn check(bytes: &[u8]) -> Result<Checked, CheckError> {
     let (program, bitcode) = DxilProgramHeader::parse(part)?;
     let m = Module::parse(bitcode)?;
     let meta = DxilMetadata::read(&m).map_err(CheckError::Metadata)?;
+    Ok(Checked::Dxil(check_decoded(
+        &c,
+        program.version.kind,
+        &m,
+        &meta,
+    )))
+}
+
+/// [`check`] of a container whose module (`m`, a `kind` program) and metadata are
+/// already decoded: the parts are compared with what `m` and `meta` imply. Lets a caller
+/// ask what a container would be checked against for other metadata (another validator
+/// version, another attribute).
+pub fn check_decoded(
+    c: &Container<'_>,
+    kind: ProgramKind,
+    m: &Module,
+    meta: &DxilMetadata,
+) -> CheckReport {
     let mut r = CheckReport::default();
-    let kind = program.version.kind;
     match c.part(FourCc(*b"PSV0")) {
         None if kind == ProgramKind::Library => {
             r.notes
                 .push("no PSV0 (a library has none): pipeline state not checked".into());
         }
-        None => r.mismatches.push(Mismatch {
-            field: "PSV0 part".into(),
-            module: format!("a {} program", kind.name()),
-            part: "absent".into(),
-        }),
+        None => r.part_mismatch(
+            "PSV0 part",
+            format!("a {} program", kind.name()),
+            "absent".into(),
+        ),
         Some(p) => match Psv0::parse(p, Some(kind)) {
-            Ok(psv) => check_psv(&mut r, &m, &meta, kind, &psv),
-            Err(e) => r.mismatches.push(Mismatch {
-                field: "PSV0 part".into(),
-                module: "a decodable record".into(),
-                part: e.to_string(),
-            }),
+            Ok(psv) => check_psv(&mut r, m, meta, kind, &psv),
+            Err(e) => r.part_mismatch("PSV0 part", "a decodable record".into(), e.to_string()),
         },
     }
     match c.part(FourCc(*b"SFI0")) {
         None => r.notes.push("no SFI0: feature flags not checked".into()),
         Some(p) => match FeatureFlags::parse(p) {
-            Ok(f) => check_features(&mut r, &m, &meta, kind, f.mask),
-            Err(e) => r.mismatches.push(Mismatch {
-                field: "SFI0 part".into(),
-                module: "a decodable mask".into(),
-                part: e.to_string(),
-            }),
+            Ok(f) => check_features(&mut r, m, meta, kind, f.mask),
+            Err(e) => r.part_mismatch("SFI0 part", "a decodable mask".into(), e.to_string()),
         },
     }
-    Ok(Checked::Dxil(r))
+    r
 }
 
 // -------------------------------------------------------------------------------------
@@ -244,6 +274,10 @@ fn check_psv(r: &mut CheckReport, m: &Module, meta: &DxilMetadata, kind: Program
     let i1_unknown = val < (1, 5);
 
     // Resources: count, then each record in the order CBVs, samplers, SRVs, UAVs.
+    r.rule(
+        "DXC InitPSVResourceBinding: one record per dx.resources entry, CBVs, samplers, SRVs, UAVs \
+         (kind and flags in the 24-byte records of validator 1.6+)",
+    );
     let empty = Vec::new();
     let res = meta.resources.as_ref();
     let ordered: Vec<&Resource> = [
@@ -293,6 +327,7 @@ fn check_psv(r: &mut CheckReport, m: &Module, meta: &DxilMetadata, kind: Program
         }
     }
 
+    r.rule("DXC SetupPSVInitInfo: stage, view id and signature counts (validator 1.1+)");
     let Some(v1) = &ri.v1 else {
         r.notes
             .push("PSV0 runtime info of 24 bytes: no stage or signature records".into());
@@ -343,11 +378,12 @@ fn check_psv(r: &mut CheckReport, m: &Module, meta: &DxilMetadata, kind: Program
             got.len(),
         );
         for (i, (w, g)) in want.iter().zip(got).enumerate() {
-            check_element(r, &format!("PSV0 {set} element {i}"), w, g, i1_unknown);
+            check_element(r, &format!("PSV0 {set} element {i}"), w, g, i1_unknown, val);
         }
     }
 
     // Vector counts: the highest placed row plus rows.
+    r.rule("DXC DxilSignature::NumVectorsUsed: highest placed row plus rows, per stream");
     r.eq(
         || "PSV0 input vectors".into(),
         vectors_used(ins, 0),
@@ -374,6 +410,7 @@ fn check_psv(r: &mut CheckReport, m: &Module, meta: &DxilMetadata, kind: Program
     check_stage_words(r, m, meta, entry, kind, psv);
 
     // Thread group (48-byte and larger records).
+    r.rule("DXC SetShaderProps(PSVRuntimeInfo2): numthreads of compute, mesh and amplification programs (validator 1.6+)");
     if let Some(n) = ri.num_threads {
         let want = match kind {
             ProgramKind::Compute | ProgramKind::Mesh | ProgramKind::Amplification => {
@@ -389,6 +426,7 @@ fn check_psv(r: &mut CheckReport, m: &Module, meta: &DxilMetadata, kind: Program
     }
 
     // Entry name (52-byte records).
+    r.rule("DXC DxilPSVWriter (PSVRuntimeInfo3, validator 1.8+): the entry function's name");
     if ri.entry_name_offset.is_some() {
         r.eq(
             || "PSV0 entry name".into(),
@@ -400,6 +438,7 @@ fn check_psv(r: &mut CheckReport, m: &Module, meta: &DxilMetadata, kind: Program
     }
 
     // Dependency tables: their shapes from the module's vector counts.
+    r.rule("DXC ComputeSeriaizedViewIDStateSizeInUInts: table shapes from the vector counts (seed 000)");
     let expected = expected_tables(
         kind,
         flags & (1 << 21) != 0,
@@ -479,24 +518,45 @@ fn expected_tables(
     t
 }
 
+/// The semantic indices a PSV0 element's table entry must hold: the element's first
+/// `rows` indices. DXC's `DxilPSVWriter` looks for an earlier run of the element's first
+/// `rows` indices in the table and appends the *whole* list only when there is none, so
+/// an element whose list is longer than its rows (mesh outputs such as
+/// `float4 v[4] : SV_Position`) finds only its first `rows` indices at its offset.
+pub fn psv_semantic_indices(indices: &[u32], rows: u32) -> &[u32] {
+    let n = usize::try_from(rows)
+        .unwrap_or(usize::MAX)
+        .min(indices.len());
+    indices.get(..n).unwrap_or(indices)
+}
+
 fn check_element(
     r: &mut CheckReport,
     at: &str,
     w: &SignatureElement,
     g: &PsvElement,
     i1_unknown: bool,
+    val: (u32, u32),
 ) {
     let name = if w.semantic_kind == 0 {
         w.name.as_str()
     } else {
         ""
     };
+    r.rule(
+        "DXC InitPSVSignatureElement: the name of an arbitrary semantic, empty for a system value",
+    );
     r.eq(|| format!("{at} name"), name, g.name.as_str());
+    r.rule(
+        "DXC DxilPSVWriter: the element's first `rows` semantic indices at its table offset \
+         (a longer list is appended whole; every validator version)",
+    );
     r.eq(
         || format!("{at} semantic indices"),
-        format!("{:?}", w.semantic_indices),
+        format!("{:?}", psv_semantic_indices(&w.semantic_indices, w.rows)),
         format!("{:?}", g.semantic_indices),
     );
+    r.rule("DXC InitPSVSignatureElement: rows, columns, placement, kind, interpolation, stream");
     r.eq(|| format!("{at} rows"), w.rows, u32::from(g.rows));
     r.eq(|| format!("{at} columns"), w.cols, u32::from(g.columns));
     let allocated = w.start_row >= 0 && w.start_col >= 0;
@@ -523,11 +583,23 @@ fn check_element(
         w.interpolation,
         u32::from(g.interpolation_mode.code()),
     );
+    r.rule(format!(
+        "DXC CompTypeToSigCompType: i1 is {} for validator {}.{} ({} 1.5)",
+        if i1_unknown {
+            "unknown (0)"
+        } else {
+            "uint (1)"
+        },
+        val.0,
+        val.1,
+        if i1_unknown { "before" } else { "from" }
+    ));
     r.eq(
         || format!("{at} component type"),
         psv_component_type(w.component_type, i1_unknown),
         g.component_type.code(),
     );
+    r.rule("DXC InitPSVSignatureElement: rows, columns, placement, kind, interpolation, stream");
     r.eq(
         || format!("{at} dynamic index mask"),
         w.dynamic_index_mask.unwrap_or(0),
@@ -558,6 +630,7 @@ fn check_stage_words(
 ) {
     let ri = &psv.runtime_info;
     let w = ri.stage_words;
+    r.rule("DXC SetShaderProps: the stage's words of PSVRuntimeInfo0/1");
     let byte = |word: u32, i: u32| (word >> (8 * i)) & 0xff;
     let sigs = entry.and_then(|e| e.signatures.as_ref());
     let outputs_have =
@@ -694,16 +767,12 @@ fn check_stage_words(
         }
         _ => {}
     }
-    let wave = match (kind, prop(11)) {
-        (ProgramKind::Compute, Some(Property::WaveSize(v))) => {
-            let min = at(v, 0);
-            let max = if v.len() > 1 && at(v, 1) != 0 {
-                at(v, 1)
-            } else {
-                min
-            };
-            (min, max)
-        }
+    r.rule(
+        "DXC SetShaderProps: a compute program's [WaveSize] (tag 11, or the SM 6.8 ranged tag 23: \
+         min and max), else 0 and 0xffffffff; other stages always 0 and 0xffffffff",
+    );
+    let wave = match (kind, entry.and_then(EntryPoint::wave_size)) {
+        (ProgramKind::Compute, Some(w)) => (w.min, w.upper()),
         _ => (0, u32::MAX),
     };
     r.eq(
@@ -721,7 +790,7 @@ fn check_stage_words(
 /// One feature bit the module implies: the bit, and whether the module requires it.
 /// `exact` bits must equal `SFI0`; the others must only be set when required (a bit the
 /// module requires must be set).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpectedFeature {
     /// The bit number.
     pub bit: u32,
@@ -729,6 +798,9 @@ pub struct ExpectedFeature {
     pub required: bool,
     /// Whether `SFI0` must state exactly this (else only "required implies set").
     pub exact: bool,
+    /// The rule applied, for this module's validator version (DXC source and function;
+    /// `docs/info-check.md` has the table).
+    pub rule: String,
 }
 
 /// What a handle resolves to, for the feature rules that look at resources.
@@ -775,6 +847,36 @@ impl<'m> FeatureScan<'m> {
         }
         let op = args.first()?.value()?;
         Some((self.const_int(body, op)? as u32, args.as_slice()))
+    }
+
+    /// Whether value `v` is an LLVM constant (undef included), as `isa<Constant>`.
+    fn is_constant(&self, body: &FunctionBody, v: Option<ValueId>) -> bool {
+        v.and_then(|v| self.m.value(Some(body), v))
+            .is_some_and(|x| matches!(x.kind, ValueKind::Constant(_)))
+    }
+
+    /// DXC `hasNonConstantSampleOffsets` / the `TextureLoad` case of
+    /// `CollectShaderFlags`: any of the three offset operands (from operand `first`,
+    /// the opcode being operand 0) is not a constant.
+    fn offsets_vary(&self, body: &FunctionBody, args: &[Operand], first: usize) -> bool {
+        (first..first + 3).any(|i| !self.is_constant(body, args.get(i).and_then(|a| a.value())))
+    }
+
+    /// DXC `hasSampleClamp`: the last operand (the LOD clamp) is a nonzero float
+    /// constant, or not a constant or undef at all.
+    fn has_clamp(&self, body: &FunctionBody, args: &[Operand]) -> bool {
+        let Some(v) = args.last().and_then(|a| a.value()) else {
+            return false;
+        };
+        match self.m.value(Some(body), v).map(|x| &x.kind) {
+            // +0 and −0 are zero in every width the overload allows.
+            Some(ValueKind::Constant(Constant::Float(bits))) => {
+                !matches!(*bits, 0 | 0x8000 | 0x8000_0000 | 0x8000_0000_0000_0000)
+            }
+            Some(ValueKind::Constant(Constant::Undef | Constant::Null)) => false,
+            Some(ValueKind::Constant(_)) => true,
+            _ => true,
+        }
     }
 
     /// DXC `FindCallToCreateHandle`: through phis (first incoming) and selects (true
@@ -949,6 +1051,12 @@ mod op {
     pub const START_VERTEX_LOCATION: u32 = 256;
     /// `StartInstanceLocation`.
     pub const START_INSTANCE_LOCATION: u32 = 257;
+    /// `SampleLevel`.
+    pub const SAMPLE_LEVEL: u32 = 62;
+    /// `SampleGrad`.
+    pub const SAMPLE_GRAD: u32 = 63;
+    /// `SampleCmpLevelZero`.
+    pub const SAMPLE_CMP_LEVEL_ZERO: u32 = 65;
 }
 
 /// Whether a DXIL `ResourceKind` is a typed resource (textures and typed buffers,
@@ -970,7 +1078,9 @@ fn is_wave_op(opcode: u32) -> bool {
 /// The `SFI0` bits the module implies, following DirectXShaderCompiler's
 /// `ShaderFlags::CollectShaderFlags` (per function, over its instructions, skipping
 /// calls to functions other than `dx.op.*` and `extractelement`/`insertelement`) and
-/// `DxilModule`'s module-wide rules:
+/// `DxilModule::CollectShaderFlagsForModule`, for the module's validator version
+/// (`dx.valver`; 1.0 when absent). Each bit's rule, with the versions it depends on, is
+/// its [`ExpectedFeature::rule`]; `docs/info-check.md` has the whole table:
 ///
 /// - 0 doubles: an instruction of or with a `double` operand; 5 (double extensions): a
 ///   double `fdiv`, int ↔ float conversion or `Fma`; 6: `Msad`;
@@ -980,18 +1090,32 @@ fn is_wave_op(opcode: u32) -> bool {
 /// - 4 minimum precision / 18 native low precision: a `half` or `i16` instruction or
 ///   operand, 4 without and 18 with the native-low-precision shader flag (bit 23);
 /// - 14 wave operations: any wave or quad operation;
-/// - 3 more than 8 UAV slots (a range of more than 8 counts as 9); 2 UAVs outside
-///   pixel and compute programs (libraries included); 12 a rasterizer-ordered UAV;
-/// - 8 `CheckAccessFullyMapped`; 9 a pixel program writing `SV_StencilRef`; 10
-///   `InnerCoverage`; 11 a typed UAV load of more than one component (any UAV load for
-///   validator 1.0); 13 `SV_RenderTargetArrayIndex`/`SV_ViewportArrayIndex` written by a
-///   vertex, hull or domain program or read by a geometry (and from validator 1.4 hull
-///   or domain) program; 16 `ViewID`; 17 `SV_Barycentrics` or `AttributeAtVertex`
-///   (validator 1.6 on); 19 `SV_ShadingRate`; 24 derivatives or implicit-LOD sampling in
-///   mesh and amplification programs; 25/26 `CreateHandleFromHeap` of the resource /
-///   sampler heap; 29 (advanced texture operations) `TextureGatherRaw`, `SampleCmpLevel`
-///   or `TextureStoreSample`; 30 (writeable MSAA textures) `TextureStoreSample` or a
-///   multisampled texture UAV; 31 `SampleCmpGrad`/`SampleCmpBias`; 32
+/// - 3 64 UAV slots: more than 8 UAV records before validator 1.6, more than 8 slots
+///   from 1.6 (a range of more than 8 counts as 9);
+/// - 2 UAVs at every stage: any UAV outside compute and pixel programs (libraries and
+///   mesh programs included) before validator 1.8; from 1.8 only in vertex, hull,
+///   domain and geometry programs;
+/// - 12 a rasterizer-ordered UAV;
+/// - 8 tiled resources: `CheckAccessFullyMapped`, and from validator 1.8 a LOD clamp
+///   (`Sample`, `SampleBias`, `SampleCmp`, `SampleCmpBias`, `SampleGrad`,
+///   `SampleCmpGrad` whose last operand is not a zero constant or undef);
+/// - 9 a pixel program writing `SV_StencilRef`; 10 `InnerCoverage`; 11 a typed UAV load
+///   of more than one component (any UAV load for validator 1.0); 13
+///   `SV_RenderTargetArrayIndex`/`SV_ViewportArrayIndex` written by a vertex, hull or
+///   domain program or read by a geometry (and from validator 1.4 hull or domain)
+///   program; 16 `ViewID`; 17 `SV_Barycentrics` or `AttributeAtVertex` (validator 1.6
+///   on); 19 `SV_ShadingRate`; 24 derivatives or implicit-LOD sampling in mesh and
+///   amplification programs; 25/26 `CreateHandleFromHeap` of the resource / sampler
+///   heap;
+/// - 29 advanced texture operations: `TextureGatherRaw`, `SampleCmpLevel`,
+///   `TextureStoreSample`, or a `TextureLoad`, `SampleLevel`, `SampleCmpLevelZero`,
+///   `SampleGrad`, `SampleCmpGrad`, `Sample`, `SampleBias`, `SampleCmp` or
+///   `SampleCmpBias` with an offset that is not a constant;
+/// - 30 writeable MSAA textures: `TextureStoreSample`, and a declared
+///   RWTexture2DMS[Array] before validator 1.8, a handle made to one from 1.8;
+/// - 31 `SampleCmpGrad`/`SampleCmpBias`: DXC *assigns* the flag at each `Sample`,
+///   `SampleBias`, `SampleCmp`, `SampleCmpBias`, `SampleGrad` and `SampleCmpGrad`, so in
+///   each function the last of those decides it; 32
 ///   `StartVertexLocation`/`StartInstanceLocation` (DXIL.rst "Shader Flags");
 /// - 20 (ray queries): `AllocateRayQuery` or `GeometryIndex` require it; a library may
 ///   set it for its subobjects, which are not checked (one direction only).
@@ -1005,6 +1129,7 @@ pub fn expected_features(
 ) -> Vec<ExpectedFeature> {
     let scan = FeatureScan { m, meta };
     let val = meta.validator_version.unwrap_or((1, 0));
+    let v18 = val >= (1, 8);
     let flags = meta
         .entry_points
         .iter()
@@ -1020,10 +1145,13 @@ pub fn expected_features(
     let (mut deriv_ms, mut heap_res, mut heap_smp) = (false, false, false);
     let (mut advanced_tex, mut msaa_store, mut cmp_grad_bias, mut cmd_info) =
         (false, false, false, false);
+    let (mut lod_clamp, mut msaa_handle) = (false, false);
     let ty_is = |t: TypeId, want: &Type| m.ty(t) == Some(want);
     let ms_or_as = matches!(kind, ProgramKind::Mesh | ProgramKind::Amplification);
     for f in &m.functions {
         let Some(body) = &f.body else { continue };
+        // DXC assigns SampleCmpGradientOrBias at each sample operation of the function.
+        let mut cmp_grad_bias_here = false;
         for inst in &body.instructions {
             let call_op = match &inst.kind {
                 InstKind::Call { .. } => match scan.dx_op(body, &inst.kind) {
@@ -1087,6 +1215,9 @@ pub fn expected_features(
                 op::ALLOCATE_RAY_QUERY | op::GEOMETRY_INDEX => rq = true,
                 op::ATTRIBUTE_AT_VERTEX => bary = true,
                 op::TEXTURE_LOAD | op::BUFFER_LOAD => {
+                    if opcode == op::TEXTURE_LOAD && scan.offsets_vary(body, args, 6) {
+                        advanced_tex = true;
+                    }
                     if let Some(h) = arg(1).and_then(|h| scan.handle_info(body, h))
                         && h.uav
                         && (val == (1, 0) || (is_typed(h.kind) && h.components > 1))
@@ -1103,14 +1234,28 @@ pub fn expected_features(
                         at64_heap = true;
                     }
                 }
+                op::SAMPLE_LEVEL | op::SAMPLE_CMP_LEVEL_ZERO => {
+                    advanced_tex |= scan.offsets_vary(body, args, 7);
+                }
+                op::SAMPLE
+                | op::SAMPLE_BIAS
+                | op::SAMPLE_CMP
+                | op::SAMPLE_CMP_BIAS
+                | op::SAMPLE_GRAD
+                | op::SAMPLE_CMP_GRAD => {
+                    advanced_tex |= scan.offsets_vary(body, args, 7);
+                    lod_clamp |= scan.has_clamp(body, args);
+                    cmp_grad_bias_here =
+                        matches!(opcode, op::SAMPLE_CMP_BIAS | op::SAMPLE_CMP_GRAD);
+                    if ms_or_as && !matches!(opcode, op::SAMPLE_GRAD | op::SAMPLE_CMP_GRAD) {
+                        deriv_ms = true;
+                    }
+                }
                 op::DERIV_COARSE_X
                 | op::DERIV_COARSE_Y
                 | op::DERIV_FINE_X
                 | op::DERIV_FINE_Y
                 | op::CALCULATE_LOD
-                | op::SAMPLE
-                | op::SAMPLE_BIAS
-                | op::SAMPLE_CMP
                     if ms_or_as =>
                 {
                     deriv_ms = true
@@ -1120,7 +1265,6 @@ pub fn expected_features(
                     advanced_tex = true;
                     msaa_store = true;
                 }
-                op::SAMPLE_CMP_GRAD | op::SAMPLE_CMP_BIAS => cmp_grad_bias = true,
                 op::START_VERTEX_LOCATION | op::START_INSTANCE_LOCATION => cmd_info = true,
                 op::CREATE_HANDLE_FROM_HEAP => {
                     if arg(2).and_then(|v| scan.const_int(body, v)).unwrap_or(0) != 0 {
@@ -1131,7 +1275,20 @@ pub fn expected_features(
                 }
                 _ => {}
             }
+            // Validator 1.8's `checkUsedHandle`: a handle made to a writeable multisampled
+            // texture (through a listed binding or an annotation).
+            if matches!(
+                opcode,
+                op::CREATE_HANDLE | op::CREATE_HANDLE_FOR_LIB | op::ANNOTATE_HANDLE
+            ) && let Some(v) = inst.result
+                && scan
+                    .handle_info(body, v)
+                    .is_some_and(|h| h.uav && matches!(h.kind, 3 | 8))
+            {
+                msaa_handle = true;
+            }
         }
+        cmp_grad_bias |= cmp_grad_bias_here;
     }
     // Signature rules.
     let mut stencil = false;
@@ -1183,49 +1340,155 @@ pub fn expected_features(
         })
         .sum();
     let rov = uavs.iter().any(|u| u.rasterizer_ordered);
-    // A writeable multisampled texture (RWTexture2DMS, RWTexture2DMSArray).
-    msaa_store |= uavs.iter().any(|u| matches!(u.shape, Some(3 | 8)));
-    let every_stage = slots > 0 && !matches!(kind, ProgramKind::Compute | ProgramKind::Pixel);
+    let declared_msaa = uavs.iter().any(|u| matches!(u.shape, Some(3 | 8)));
     let library = kind == ProgramKind::Library;
-    let f = |bit: u32, required: bool| ExpectedFeature {
+    let v = format!("validator {}.{}", val.0, val.1);
+    let (every_stage, every_stage_rule) = if v18 {
+        (
+            !uavs.is_empty()
+                && matches!(
+                    kind,
+                    ProgramKind::Vertex
+                        | ProgramKind::Hull
+                        | ProgramKind::Domain
+                        | ProgramKind::Geometry
+                ),
+            "a vertex, hull, domain or geometry program declaring a UAV (1.8+)",
+        )
+    } else {
+        (
+            slots > 0 && !matches!(kind, ProgramKind::Compute | ProgramKind::Pixel),
+            "a UAV in any program but compute and pixel, libraries and mesh included (before 1.8)",
+        )
+    };
+    let (many_uavs, many_uavs_rule) = if val >= (1, 6) {
+        (
+            slots > 8,
+            "more than 8 UAV slots, a range of more than 8 counting 9 (1.6+)",
+        )
+    } else {
+        (uavs.len() > 8, "more than 8 UAV records (before 1.6)")
+    };
+    let (tiled, tiled_rule) = if v18 {
+        (
+            tiled || lod_clamp,
+            "CheckAccessFullyMapped, or a sample with a LOD clamp that is not a zero constant or undef (1.8+)",
+        )
+    } else {
+        (
+            tiled,
+            "CheckAccessFullyMapped (a LOD clamp counts only from 1.8)",
+        )
+    };
+    let (msaa, msaa_rule) = if v18 {
+        (
+            msaa_store || msaa_handle,
+            "TextureStoreSample, or a handle made to an RWTexture2DMS[Array] (1.8+)",
+        )
+    } else {
+        (
+            msaa_store || declared_msaa,
+            "TextureStoreSample, or an RWTexture2DMS[Array] declared (before 1.8)",
+        )
+    };
+    let f = |bit: u32, required: bool, rule: &str| ExpectedFeature {
         bit,
         required,
         exact: true,
+        rule: format!("DXC CollectShaderFlags, {v}: {rule}"),
+    };
+    let m_ = |bit: u32, required: bool, rule: &str| ExpectedFeature {
+        bit,
+        required,
+        exact: true,
+        rule: format!("DXC CollectShaderFlagsForModule, {v}: {rule}"),
     };
     vec![
-        f(0, double),
-        f(2, every_stage),
-        f(3, slots > 8),
-        f(4, has16 && !native),
-        f(5, double_ext),
-        f(6, msad),
-        f(8, tiled),
-        f(9, stencil),
-        f(10, inner),
-        f(11, uav_loads),
-        f(12, rov),
-        f(13, rt_index),
-        f(14, wave),
-        f(15, int64),
-        f(16, view_id),
-        f(17, bary),
-        f(18, has16 && native),
-        f(19, shading),
+        f(0, double, "an instruction of or with a double operand"),
+        m_(2, every_stage, every_stage_rule),
+        m_(3, many_uavs, many_uavs_rule),
+        f(
+            4,
+            has16 && !native,
+            "half or i16 values without -enable-16bit-types",
+        ),
+        f(5, double_ext, "double fdiv, int/float conversions or Fma"),
+        f(6, msad, "Msad"),
+        f(8, tiled, tiled_rule),
+        f(9, stencil, "a pixel program writing SV_StencilRef"),
+        f(
+            10,
+            inner,
+            "InnerCoverage, or a pixel program's SV_InnerCoverage",
+        ),
+        f(
+            11,
+            uav_loads,
+            if val == (1, 0) {
+                "any UAV load (1.0)"
+            } else {
+                "a typed UAV load of more than one component (1.1+)"
+            },
+        ),
+        m_(12, rov, "a rasterizer-ordered UAV"),
+        f(
+            13,
+            rt_index,
+            "SV_RenderTargetArrayIndex/SV_ViewportArrayIndex out of VS/HS/DS, into GS (and HS/DS from 1.4)",
+        ),
+        f(14, wave, "any wave or quad operation"),
+        f(15, int64, "an instruction of or with an i64 operand"),
+        f(16, view_id, "ViewID"),
+        f(
+            17,
+            bary,
+            "AttributeAtVertex or SV_Barycentrics (1.6+; never before)",
+        ),
+        f(
+            18,
+            has16 && native,
+            "half or i16 values with -enable-16bit-types",
+        ),
+        f(19, shading, "SV_ShadingRate in a signature"),
         ExpectedFeature {
             bit: 20,
             required: rq,
             exact: !library,
+            rule: format!(
+                "DXC CollectShaderFlags, {v}: AllocateRayQuery or GeometryIndex{}",
+                if library {
+                    " (a library may also set it for subobjects: required implies set)"
+                } else {
+                    ""
+                }
+            ),
         },
-        f(22, at64_typed),
-        f(23, at64_shared),
-        f(24, deriv_ms),
-        f(25, heap_res),
-        f(26, heap_smp),
-        f(28, at64_heap),
-        f(29, advanced_tex),
-        f(30, msaa_store),
-        f(31, cmp_grad_bias),
-        f(32, cmd_info),
+        f(22, at64_typed, "a 64-bit atomic on a typed resource"),
+        f(23, at64_shared, "a 64-bit atomicrmw/cmpxchg (group shared)"),
+        f(
+            24,
+            deriv_ms,
+            "derivatives or implicit-LOD sampling in a mesh or amplification program",
+        ),
+        f(25, heap_res, "CreateHandleFromHeap of the resource heap"),
+        f(26, heap_smp, "CreateHandleFromHeap of the sampler heap"),
+        f(
+            28,
+            at64_heap,
+            "a 64-bit atomic on a handle not made from a listed binding",
+        ),
+        f(
+            29,
+            advanced_tex,
+            "TextureGatherRaw, SampleCmpLevel, TextureStoreSample, or a load or sample with non-constant offsets",
+        ),
+        f(30, msaa, msaa_rule),
+        f(
+            31,
+            cmp_grad_bias,
+            "the last sample operation of a function is SampleCmpGrad or SampleCmpBias",
+        ),
+        f(32, cmd_info, "StartVertexLocation or StartInstanceLocation"),
     ]
 }
 
@@ -1237,6 +1500,7 @@ fn check_features(
     mask: u64,
 ) {
     for e in expected_features(m, meta, kind) {
+        r.rule(e.rule.clone());
         let set = mask & (1u64 << e.bit) != 0;
         let name = crate::container::sfi0::feature_name(e.bit).unwrap_or("?");
         if e.exact {
@@ -1302,6 +1566,9 @@ mod tests {
             (op::SAMPLE_CMP_BIAS, "SampleCmpBias"),
             (op::START_VERTEX_LOCATION, "StartVertexLocation"),
             (op::START_INSTANCE_LOCATION, "StartInstanceLocation"),
+            (op::SAMPLE_LEVEL, "SampleLevel"),
+            (op::SAMPLE_GRAD, "SampleGrad"),
+            (op::SAMPLE_CMP_LEVEL_ZERO, "SampleCmpLevelZero"),
         ] {
             assert_eq!(dxop::op_info(code).unwrap().name, name);
         }
@@ -1321,5 +1588,265 @@ mod tests {
         );
         let t = expected_tables(ProgramKind::Domain, false, 2, [9, 0, 0, 0], 3);
         assert_eq!(t[1], ("patch_constant_to_output".to_string(), 12, 2));
+    }
+
+    // ---- rules on hand-built modules ------------------------------------------------
+
+    use crate::dxil::llvm::build::Mb;
+    use crate::dxil::meta::Resources;
+
+    const DL: &str =
+        "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64";
+
+    fn uav(shape: u32, range_size: u32) -> Resource {
+        Resource {
+            class: ResourceClass::Uav,
+            id: 0,
+            symbol: None,
+            symbol_ty: None,
+            name: String::new(),
+            space: 0,
+            lower_bound: 0,
+            range_size,
+            shape: Some(shape),
+            sample_count: None,
+            globally_coherent: false,
+            has_counter: false,
+            rasterizer_ordered: false,
+            size: None,
+            sampler_kind: None,
+            element_type: None,
+            struct_stride: None,
+            atomic64: false,
+            other_tags: Vec::new(),
+        }
+    }
+
+    fn meta(val: (u32, u32), uavs: Vec<Resource>) -> DxilMetadata {
+        DxilMetadata {
+            validator_version: Some(val),
+            resources: Some(Resources {
+                uavs,
+                ..Resources::default()
+            }),
+            ..DxilMetadata::default()
+        }
+    }
+
+    fn bit(features: &[ExpectedFeature], b: u32) -> bool {
+        features.iter().find(|f| f.bit == b).unwrap().required
+    }
+
+    fn empty_module() -> Module {
+        let mut mb = Mb::new(DL);
+        mb.block();
+        mb.ret();
+        mb.finish().0
+    }
+
+    /// SFI0 bit 2 (UAVs at every stage), DXC `DxilModule::CollectShaderFlagsForModule`:
+    /// before validator 1.8 any program but compute and pixel with a UAV (libraries and
+    /// mesh programs too); from 1.8 only vertex, hull, domain and geometry programs
+    /// (DXIL.rst "Shader Flags", bit 16 of the shader flags; LLVM issue 112272 states
+    /// the same split).
+    #[test]
+    fn uavs_at_every_stage_by_validator_version() {
+        let m = empty_module();
+        use ProgramKind as K;
+        for (kind, v17, v18) in [
+            (K::Library, true, false),
+            (K::Mesh, true, false),
+            (K::Amplification, true, false),
+            (K::Vertex, true, true),
+            (K::Hull, true, true),
+            (K::Domain, true, true),
+            (K::Geometry, true, true),
+            (K::Compute, false, false),
+            (K::Pixel, false, false),
+        ] {
+            for (val, want) in [((1, 7), v17), ((1, 8), v18)] {
+                let f = expected_features(&m, &meta(val, vec![uav(11, 1)]), kind);
+                assert_eq!(bit(&f, 2), want, "{kind:?} validator {val:?}");
+            }
+            let f = expected_features(&m, &meta((1, 8), vec![]), kind);
+            assert!(!bit(&f, 2), "{kind:?} without UAVs");
+        }
+    }
+
+    /// SFI0 bit 3 (64 UAV slots), DXC `CollectShaderFlagsForModule`: before validator
+    /// 1.6 more than 8 UAV *records*; from 1.6 more than 8 slots, a range of more than 8
+    /// counting 9 ("Maintain earlier erroneous counting of UAVs for compatibility").
+    #[test]
+    fn many_uavs_count_records_before_1_6() {
+        let m = empty_module();
+        let ranged = vec![uav(11, 1), uav(11, 8)];
+        let nine: Vec<Resource> = (0..9).map(|_| uav(11, 1)).collect();
+        let unbounded = vec![uav(12, u32::MAX)];
+        for (uavs, v15, v16) in [
+            (ranged, false, true),
+            (nine, true, true),
+            (unbounded, false, true),
+        ] {
+            let a = expected_features(&m, &meta((1, 5), uavs.clone()), ProgramKind::Compute);
+            let b = expected_features(&m, &meta((1, 6), uavs), ProgramKind::Compute);
+            assert_eq!((bit(&a, 3), bit(&b, 3)), (v15, v16));
+        }
+        let one = expected_features(&m, &meta((1, 6), vec![uav(11, 1)]), ProgramKind::Compute);
+        assert!(!bit(&one, 3));
+    }
+
+    /// A module whose `main` calls `dx.op.<name>(op, args…)` for each call.
+    fn calls(build: impl FnOnce(&mut Mb) -> Vec<(&'static str, i64, Vec<ValueId>)>) -> Module {
+        let mut mb = Mb::new(DL);
+        mb.block();
+        let list = build(&mut mb);
+        let f32t = mb.t(Type::Float);
+        let i32t = mb.int(32);
+        let ret = mb.named("dx.types.ResRet.f32", vec![f32t, f32t, f32t, f32t, i32t]);
+        for (name, op, args) in list {
+            mb.dx(name, op, &args, ret);
+        }
+        mb.ret();
+        mb.finish().0
+    }
+
+    /// Sample's operands after the opcode: texture, sampler, four coordinates, three
+    /// offsets, then the op's own (`tail`, the LOD clamp last).
+    fn sample_args(mb: &mut Mb, offset: ValueId, tail: Vec<ValueId>) -> Vec<ValueId> {
+        let h = mb.handle_ty();
+        let hv = mb.undef(h);
+        let f32t = mb.t(Type::Float);
+        let c = mb.c(f32t, Constant::Float(0.5f32.to_bits().into()));
+        let k = mb.ci(32, 0);
+        let mut a = vec![hv, hv, c, c, c, c, offset, k, k];
+        a.extend(tail);
+        a
+    }
+
+    /// A value no constant: `threadId.x`, and a float made from it.
+    fn runtime_values(mb: &mut Mb) -> (ValueId, ValueId) {
+        let i32t = mb.int(32);
+        let zero = mb.ci(32, 0);
+        let t = mb.dx("threadId.i32", 93, &[zero], i32t);
+        let f32t = mb.t(Type::Float);
+        let f = mb.cast(crate::dxil::llvm::CastOp::UiToFp, t, f32t);
+        (t, f)
+    }
+
+    /// SFI0 bit 8 (tiled resources), DXC `ShaderFlags::CollectShaderFlags`: from
+    /// validator 1.8 a `Sample` whose LOD clamp (its last operand, `hasSampleClamp`) is
+    /// not a zero constant or undef needs tiled resources; before 1.8 it does not (DXC
+    /// test `has_lod_clamp.hlsl`: "LOD clamp requires TiledResources feature").
+    #[test]
+    fn lod_clamp_needs_tiled_resources_from_1_8() {
+        for (clamp, want) in [
+            ("runtime", true),
+            ("one", true),
+            ("zero", false),
+            ("undef", false),
+        ] {
+            let m = calls(|mb| {
+                let (_, rt) = runtime_values(mb);
+                let f32t = mb.t(Type::Float);
+                let c = match clamp {
+                    "runtime" => rt,
+                    "one" => mb.c(f32t, Constant::Float(1.0f32.to_bits().into())),
+                    "zero" => mb.c(f32t, Constant::Float(0)),
+                    _ => mb.undef(f32t),
+                };
+                let k = mb.ci(32, 0);
+                vec![("sample.f32", 60, sample_args(mb, k, vec![c]))]
+            });
+            let new = expected_features(&m, &meta((1, 8), vec![]), ProgramKind::Pixel);
+            let old = expected_features(&m, &meta((1, 7), vec![]), ProgramKind::Pixel);
+            assert_eq!((bit(&new, 8), bit(&old, 8)), (want, false), "clamp {clamp}");
+        }
+    }
+
+    /// SFI0 bit 29 (advanced texture operations), DXC `CollectShaderFlags`: a
+    /// `TextureLoad` or a sample whose offsets are not constants
+    /// (`hasNonConstantSampleOffsets`); constant offsets need nothing.
+    #[test]
+    fn non_constant_offsets_are_advanced_texture_ops() {
+        for runtime in [false, true] {
+            let m = calls(|mb| {
+                let (t, _) = runtime_values(mb);
+                let k = mb.ci(32, 0);
+                let off = if runtime { t } else { k };
+                let f32t = mb.t(Type::Float);
+                let clamp = mb.undef(f32t);
+                let h = mb.handle_ty();
+                let hv = mb.undef(h);
+                vec![
+                    ("sampleLevel.f32", 62, sample_args(mb, off, vec![clamp])),
+                    ("textureLoad.f32", 66, vec![hv, k, k, k, k, off, k, k]),
+                ]
+            });
+            let f = expected_features(&m, &meta((1, 7), vec![]), ProgramKind::Compute);
+            assert_eq!(bit(&f, 29), runtime);
+        }
+    }
+
+    /// SFI0 bit 31 (SampleCmp with gradient or bias), DXC `CollectShaderFlags`: the flag
+    /// is *assigned* at each sample operation, so the last one of the function decides.
+    #[test]
+    fn sample_cmp_bias_flag_follows_the_last_sample() {
+        for (first, last, want) in [(255, 60, false), (60, 255, true), (254, 254, true)] {
+            let m = calls(|mb| {
+                let f32t = mb.t(Type::Float);
+                let u = mb.undef(f32t);
+                let k = mb.ci(32, 0);
+                let a = sample_args(mb, k, vec![u, u, u]);
+                vec![
+                    ("sampleCmpBias.f32", first, a.clone()),
+                    ("sample.f32", last, a),
+                ]
+            });
+            let f = expected_features(&m, &meta((1, 8), vec![]), ProgramKind::Pixel);
+            assert_eq!(bit(&f, 31), want, "{first} then {last}");
+        }
+    }
+
+    /// SFI0 bit 30 (writeable MSAA textures), DXC `CollectShaderFlags`: before validator
+    /// 1.8 a declared RWTexture2DMS[Array] is enough; from 1.8 a handle must be made to
+    /// one (`checkUsedHandle`).
+    #[test]
+    fn writeable_msaa_is_usage_based_from_1_8() {
+        let unused = empty_module();
+        let used = {
+            let mut mb = Mb::new(DL);
+            mb.block();
+            mb.handle(1, 0, 0);
+            mb.ret();
+            mb.finish().0
+        };
+        for (m, v17, v18) in [(&unused, true, false), (&used, true, true)] {
+            let a = expected_features(m, &meta((1, 7), vec![uav(3, 1)]), ProgramKind::Compute);
+            let b = expected_features(m, &meta((1, 8), vec![uav(3, 1)]), ProgramKind::Compute);
+            assert_eq!((bit(&a, 30), bit(&b, 30)), (v17, v18));
+        }
+    }
+
+    /// A mismatch names the rule and the validator version it was derived for.
+    #[test]
+    fn rules_name_the_validator_version() {
+        let m = empty_module();
+        let f = expected_features(&m, &meta((1, 8), vec![uav(11, 1)]), ProgramKind::Mesh);
+        let e = f.iter().find(|f| f.bit == 2).unwrap();
+        assert!(
+            e.rule.contains("validator 1.8") && e.rule.contains("CollectShaderFlagsForModule"),
+            "{}",
+            e.rule
+        );
+    }
+
+    /// DXC `DxilPSVWriter`: an element's table offset holds its first `rows` indices (a
+    /// longer list, as mesh outputs have, is appended whole, and a later element may
+    /// share a prefix of it).
+    #[test]
+    fn semantic_indices_past_the_rows_are_not_compared() {
+        assert_eq!(psv_semantic_indices(&[0, 1, 2, 3], 1), &[0]);
+        assert_eq!(psv_semantic_indices(&[0, 1, 2, 3], 4), &[0, 1, 2, 3]);
+        assert_eq!(psv_semantic_indices(&[5], 2), &[5]);
     }
 }

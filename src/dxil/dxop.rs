@@ -315,7 +315,9 @@ fn type_fits(m: &Module, code: &str, t: TypeId, overload: &mut Option<TypeId>) -
         "4i32" => named("dx.types.fouri32"),
         "prop" => named("dx.types.ResourceProperties"),
         "bind" => named("dx.types.ResBind"),
-        "v4o" => matches!(ty, Type::Vector { len: 4, .. }),
+        // Four of the overload: dxc spells it as the named struct `%dx.types.fouri32` or
+        // (SM 6.6 `Unpack4x8` to 16 bits) `%dx.types.fouri16`.
+        "v4o" => matches!(ty, Type::Vector { len: 4, .. }) || named("dx.types.four"),
         "o" => match overload {
             Some(o) => *o == t,
             None => {

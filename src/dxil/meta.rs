@@ -201,6 +201,9 @@ pub enum Property {
     },
     /// 11: required wave size (one value, or min/max/preferred for a range).
     WaveSize(Vec<i64>),
+    /// 23 (SM 6.8, DXC `kDxilRangedWaveSizeTag`): `[WaveSize(min, max, preferred)]`, the
+    /// preferred size 0 when not given.
+    RangedWaveSize(Vec<i64>),
     /// Any other tag: its value node's integers, or the single integer.
     Other {
         /// The tag.
@@ -241,12 +244,69 @@ impl EntryPoint {
         })
     }
 
+    /// The `[WaveSize]` attribute: tag 11 (SM 6.6, one size) or the SM 6.8 ranged tag 23
+    /// (min, max, preferred; max and preferred 0 when not given). `None` without one, or
+    /// when a value is not a 32-bit count.
+    pub fn wave_size(&self) -> Option<WaveSize> {
+        self.properties.iter().find_map(|(_, p)| {
+            let v = match p {
+                Property::WaveSize(v) | Property::RangedWaveSize(v) => v,
+                _ => return None,
+            };
+            let at = |i: usize| match v.get(i) {
+                None => Some(0),
+                Some(x) => u32::try_from(*x).ok(),
+            };
+            let min = at(0)?;
+            (!v.is_empty()).then_some(())?;
+            Some(WaveSize {
+                min,
+                max: at(1)?,
+                preferred: at(2)?,
+            })
+        })
+    }
+
     /// The shader flags (tag 0).
     pub fn flags(&self) -> Option<u64> {
         self.properties.iter().find_map(|(_, p)| match p {
             Property::Flags(f) => Some(*f),
             _ => None,
         })
+    }
+}
+
+/// A `[WaveSize]` attribute as the module states it (DXC `DxilWaveSize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaveSize {
+    /// The size, or the smallest of a range.
+    pub min: u32,
+    /// The largest of a range; 0 for one size.
+    pub max: u32,
+    /// The preferred size of a range; 0 when not given.
+    pub preferred: u32,
+}
+
+impl WaveSize {
+    /// Whether it is a range (DXC `DxilWaveSize::IsRange`: a maximum is given).
+    pub fn is_range(&self) -> bool {
+        self.max != 0
+    }
+
+    /// The largest size allowed: the maximum of a range, else the one size.
+    pub fn upper(&self) -> u32 {
+        if self.is_range() { self.max } else { self.min }
+    }
+}
+
+impl std::fmt::Display for WaveSize {
+    /// HLSL's spelling: `[WaveSize(32)]`, `[WaveSize(16, 64)]`, `[WaveSize(16, 64, 32)]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.is_range(), self.preferred) {
+            (false, _) => write!(f, "[WaveSize({})]", self.min),
+            (true, 0) => write!(f, "[WaveSize({}, {})]", self.min, self.max),
+            (true, p) => write!(f, "[WaveSize({}, {}, {p})]", self.min, self.max),
+        }
     }
 }
 
@@ -705,6 +765,7 @@ impl<'m> Reader<'m> {
                 }
             }
             11 => Property::WaveSize(self.ints(val, path)),
+            23 => Property::RangedWaveSize(self.ints(val, path)),
             t => Property::Other {
                 tag: t,
                 values: self.ints(val, path),

@@ -80,8 +80,10 @@ pub fn firstbit_shi64(a: u64) -> u32 {
 }
 
 /// Masked sum of absolute differences (DXIL.rst "Msad", DXBC `msad`): for each byte of
-/// `reference` that is not 0, add `|ref byte − src byte|` to `accum`, saturating at
-/// `0xffffffff` (DXIL.rst: "the recommended overflow behavior … is a 32-bit saturate").
+/// `reference` that is not 0, add `|ref byte − src byte|` to `accum`. The accumulation
+/// wraps modulo 2³² as WARP's does (issue 12's conformance runs; DXIL.rst only
+/// *recommends* a saturate, and the HLSL `msad4` page leaves results past 65535
+/// undefined, so the device's behaviour is the rule).
 #[inline(always)]
 pub fn msad(reference: u32, src: u32, accum: u32) -> u32 {
     let mut acc = accum;
@@ -91,7 +93,7 @@ pub fn msad(reference: u32, src: u32, accum: u32) -> u32 {
             continue;
         }
         let s = (src >> (i * 8)) & 0xff;
-        acc = acc.saturating_add(r.abs_diff(s));
+        acc = acc.wrapping_add(r.abs_diff(s));
     }
     acc
 }
@@ -138,10 +140,24 @@ mod tests {
         assert_eq!(firstbit_shi64(u64::MAX), u32::MAX);
     }
 
-    /// DXIL.rst Msad: zero reference bytes are skipped; saturating.
+    /// DXIL.rst Msad: zero reference bytes are skipped. The four sums of the worked
+    /// example on the HLSL `msad4` reference page (reference 0xA100B2C3, source
+    /// 0xD7B0C372 0x4F57C2A3, accum 1 2 3 4 → 153 6 92 113), one window each.
     #[test]
     fn masked_sad() {
         assert_eq!(msad(0x0102_0300, 0x0301_0000, 10), 10 + 2 + 1 + 3);
-        assert_eq!(msad(0xff, 0, u32::MAX - 1), u32::MAX);
+        let windows = [0xD7B0_C372u32, 0xA3D7_B0C3, 0xC2A3_D7B0, 0x57C2_A3D7];
+        let got: Vec<u32> = (0..4)
+            .map(|i| msad(0xA100_B2C3, windows[i], i as u32 + 1))
+            .collect();
+        assert_eq!(got, [153, 6, 92, 113]);
+    }
+
+    /// The accumulate wraps modulo 2³², it does not saturate (issue 12: WARP's results
+    /// on the conformance set): 0xffffffff + 0xff wraps to 0xfe.
+    #[test]
+    fn masked_sad_wraps() {
+        assert_eq!(msad(0xff, 0, u32::MAX), 0xfe);
+        assert_eq!(msad(0xffff_ffff, 0, 0xffff_ff00), 0x2fc);
     }
 }

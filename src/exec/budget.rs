@@ -19,14 +19,25 @@ pub struct Limits {
     /// Most bytes of execution state (registers, local arrays, group shared memory of the
     /// groups running at once).
     pub max_memory_bytes: u64,
+    /// Most lane-instructions the whole run may execute, over every group and worker:
+    /// bounds a dispatch of many groups as the per-lane budget bounds a loop. Checked
+    /// before the run against the least it could take (one instruction per thread) and
+    /// after each thread group.
+    pub max_total_lane_instructions: u64,
+    /// The longest the run may take (wall clock), checked after each thread group;
+    /// `None` for no limit.
+    pub max_wall_time: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
-    /// 100 million instructions per lane, 1 GiB of execution state.
+    /// 100 million instructions per lane, 1 GiB of execution state, 10¹² lane-instructions
+    /// in all, no time limit.
     fn default() -> Limits {
         Limits {
             max_lane_instructions: 100_000_000,
             max_memory_bytes: 1 << 30,
+            max_total_lane_instructions: 1_000_000_000_000,
+            max_wall_time: None,
         }
     }
 }
@@ -119,6 +130,22 @@ pub enum ExecError {
         /// The budget.
         limit: u64,
     },
+    /// A lane accessed an element of a declared range that the bindings left unbound.
+    #[error(
+        "{lane}: {at} `{text}` ({loc}) accesses {element}, an element of a declared range the job does not bind"
+    )]
+    UnboundDescriptor {
+        /// The lane's invocation.
+        lane: Invocation,
+        /// The instruction.
+        at: At,
+        /// The instruction as printed.
+        text: String,
+        /// Its source.
+        loc: SourceLoc,
+        /// The element (`t3, space1`).
+        element: String,
+    },
     /// A lane reached an `unreachable` terminator.
     #[error("{lane}: reached `unreachable` at the end of {block} ({loc})")]
     Unreachable {
@@ -128,6 +155,47 @@ pub enum ExecError {
         block: BlockId,
         /// The terminator's source.
         loc: SourceLoc,
+    },
+    /// The run's total work would pass its budget (`Limits::max_total_lane_instructions`).
+    #[error(
+        "the run's budget of {limit} lane-instructions is exhausted after {done} of {groups} thread groups ({executed} lane-instructions); raise `[options] max_total_lane_instructions` to run longer"
+    )]
+    TotalBudget {
+        /// The budget.
+        limit: u64,
+        /// Lane-instructions executed when it stopped.
+        executed: u64,
+        /// Thread groups finished.
+        done: u64,
+        /// Thread groups in the dispatch.
+        groups: u64,
+    },
+    /// A dispatch whose least possible work (one instruction per thread) is already past
+    /// the total budget.
+    #[error(
+        "{groups} thread groups of {threads} threads run at least {least} lane-instructions, more than the run's budget of {limit}; raise `[options] max_total_lane_instructions` or dispatch fewer groups"
+    )]
+    TooMuchWork {
+        /// Thread groups.
+        groups: u64,
+        /// Threads per group.
+        threads: u64,
+        /// The least the run takes.
+        least: u64,
+        /// The budget.
+        limit: u64,
+    },
+    /// The run took longer than `Limits::max_wall_time`.
+    #[error(
+        "the run's time limit of {limit_seconds} s is reached after {done} of {groups} thread groups"
+    )]
+    WallTime {
+        /// The limit in seconds.
+        limit_seconds: f64,
+        /// Thread groups finished.
+        done: u64,
+        /// Thread groups in the dispatch.
+        groups: u64,
     },
     /// The run would need more execution memory than allowed.
     #[error("execution needs {needed} bytes of memory, more than the limit of {limit}")]

@@ -58,8 +58,14 @@ pub fn run<const W: usize>(
         let end = block.end as usize;
         let mut pc = w.pc as usize;
         let mut emptied = false;
+        // Unbound range elements exist only in some dispatches; only those check each
+        // access (`exec::unbound`).
+        let checked = cx.table.has_unbound();
         while pc < end {
             let inst = &shader.insts[pc];
+            if checked {
+                super::unbound::check(w, cx, inst, pc)?;
+            }
             pc += 1;
             match step(w, inst, cx, shared) {
                 Step::Next => {}

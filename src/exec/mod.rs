@@ -67,6 +67,7 @@ pub mod profile;
 mod resource;
 mod sample;
 pub mod stage;
+mod unbound;
 mod wave;
 mod wave_ops;
 

@@ -41,6 +41,9 @@ pub struct DescriptorTable {
     ranges: Vec<(u32, u32, u32)>,
     resource_heap: (u32, u32),
     sampler_heap: (u32, u32),
+    /// Handles of unbound range elements (`Descriptor::Unbound`) and their names
+    /// (`t3, space1`), sorted by handle.
+    unbound: Vec<(u32, String)>,
 }
 
 fn null_of(class: ViewClass) -> u32 {
@@ -95,7 +98,7 @@ fn check_fit(r: &ResourceRange, d: &Descriptor) -> Result<(), String> {
         ));
     }
     match (r.kind, d) {
-        (_, Descriptor::Null(_)) => Ok(()),
+        (_, Descriptor::Null(_) | Descriptor::Unbound(_)) => Ok(()),
         (ResourceKind::RawBuffer, Descriptor::Buffer { view, .. }) => match view.kind {
             BufferKind::Raw => Ok(()),
             _ => Err("declared raw_buffer but bound to a structured or typed view".into()),
@@ -156,6 +159,7 @@ impl DescriptorTable {
             Descriptor::Null(ViewClass::Sampler),
         ];
         let mut table_ranges = Vec::with_capacity(shader.resources.len());
+        let mut unbound = Vec::new();
         for (i, r) in shader.resources.iter().enumerate() {
             let given = ranges.get(i).map(Vec::as_slice).unwrap_or(&[]);
             if given.is_empty() {
@@ -178,12 +182,14 @@ impl DescriptorTable {
             let base = descs.len() as u32;
             let null = null_of(range_class(r));
             for k in 0..count as usize {
-                descs.push(
-                    given
-                        .get(k)
-                        .cloned()
-                        .unwrap_or(Descriptor::Null(range_class(r))),
-                );
+                let d = given
+                    .get(k)
+                    .cloned()
+                    .unwrap_or(Descriptor::Null(range_class(r)));
+                if let Descriptor::Unbound(_) = d {
+                    unbound.push((descs.len() as u32, element_name(r, k as u32)));
+                }
+                descs.push(d);
             }
             table_ranges.push((base, count, null));
         }
@@ -204,7 +210,22 @@ impl DescriptorTable {
             ranges: table_ranges,
             resource_heap: rh,
             sampler_heap: sh,
+            unbound,
         })
+    }
+
+    /// Whether any declared range has unbound elements (then accesses are checked).
+    #[inline(always)]
+    pub fn has_unbound(&self) -> bool {
+        !self.unbound.is_empty()
+    }
+
+    /// The name of the unbound range element handle `h` selects, if it selects one.
+    pub fn unbound_name(&self, h: u32) -> Option<&str> {
+        self.unbound
+            .binary_search_by_key(&h, |(k, _)| *k)
+            .ok()
+            .map(|i| self.unbound[i].1.as_str())
     }
 
     /// The descriptor of handle `h` (null past the table).

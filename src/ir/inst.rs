@@ -742,7 +742,7 @@ instructions! {
     /// `diff = a - b`, `borrow = 1 if b > a else 0`. DXBC `usubb`, dx.op `USubb`.
     USubb "usubb" { diff: Reg = W, borrow: Reg = W, a: Reg = R, b: Reg = R },
     /// Masked sum of absolute differences: for each byte of `reference` that is not 0,
-    /// add `|reference byte - src byte|` to `accum`, saturating at 0xffffffff. DXBC
+    /// add `|reference byte - src byte|` to `accum`, wrapping modulo 2^32. DXBC
     /// `msad`, dx.op `Msad`. (HLSL's `msad4` is four of these on shifted windows.)
     Msad "msad" { dst: Reg = W, reference: Reg = R, src: Reg = R, accum: Reg = R },
 

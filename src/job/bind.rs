@@ -30,12 +30,14 @@
 //!   state (`MIN_MAG_MIP_LINEAR`, `CLAMP`, bias 0, anisotropy 1, `NEVER`, border
 //!   (1, 1, 1, 1), LOD range unlimited). `address` takes one mode for all three axes or
 //!   three.
-//! - `null = true`: a null descriptor of the kind; only `kind` (and `reg`, `space`,
-//!   `descriptor`) may go with it.
+//! - `null = true`: a null descriptor of the kind; only `kind`, the view's `format` and
+//!   `stride` (and `reg`, `space`, `descriptor`) may go with it. It reads 0 in every
+//!   component, drops writes and has dimensions 0 (D3D12 null descriptors).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::limits::{MemoryBudget as Budget, read_bounded};
 use super::schema::{DataSpec, JobFile, ResourceEntry, SamplerEntry};
 use super::{JobError, closest, data, png};
 use crate::ir::ResourceClass;
@@ -349,10 +351,7 @@ pub fn heap_entry_name(table: Table, index: usize) -> String {
 /// of all resources together.
 pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob, JobError> {
     let mut out = BoundJob::default();
-    let mut budget = Budget {
-        used: 0,
-        limit: memory_limit,
-    };
+    let mut budget = Budget::new(memory_limit);
     for (i, e) in job.resources.iter().enumerate() {
         let name = resource_entry_name(i, e);
         let at = EntryRef {
@@ -393,28 +392,6 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
 }
 
 /// Bytes allocated so far against the job's limit.
-struct Budget {
-    used: u64,
-    limit: u64,
-}
-
-impl Budget {
-    fn take(&mut self, name: &str, bytes: u64) -> Result<(), JobError> {
-        let total = self.used.saturating_add(bytes);
-        if total > self.limit {
-            return Err(JobError::entry(
-                name,
-                format!(
-                    "needs {bytes} bytes, which brings the job's resources to {total} bytes, past the limit of {} (`[options] max_memory`)",
-                    self.limit
-                ),
-            ));
-        }
-        self.used = total;
-        Ok(())
-    }
-}
-
 /// The keys of a `[[resource]]`/`[[heap]]` entry that are set, besides `reg`, `space`,
 /// `descriptor`, `kind` and `null`.
 fn present_keys(e: &ResourceEntry) -> Vec<&'static str> {
@@ -616,8 +593,13 @@ fn bind_entry(
             )));
         }
     }
+    // A null descriptor still has its view's kind and format (D3D12 creates null SRVs
+    // and UAVs with a view dimension and a format): those keys may stay.
+    let view_keys = ["format", "stride"];
     if (e.null || kind_name == "none")
-        && let Some(key) = present_keys(e).first()
+        && let Some(key) = present_keys(e)
+            .into_iter()
+            .find(|k| kind_name == "none" || !view_keys.contains(k))
     {
         return Err(err(format!(
             "`{key}` does not apply to a null descriptor (it has no storage)"
@@ -814,14 +796,15 @@ fn parse_filter(f: &str) -> Result<Filter, String> {
     })
 }
 
-/// The bytes of a `data` table and whether it is a fill (whose length is the resource's).
-fn data_bytes(spec: &DataSpec, dir: &Path) -> Result<Option<Vec<u8>>, String> {
+/// The bytes of a `data` table (a file read no further than `max` bytes) and whether it
+/// is a fill (whose length is the resource's).
+fn data_bytes(spec: &DataSpec, dir: &Path, max: u64) -> Result<Option<Vec<u8>>, String> {
     if spec.fill_u32.is_some() {
         // Still checks that only one form is given.
-        data::bytes(spec, dir)?;
+        data::bytes(spec, dir, max)?;
         return Ok(None);
     }
-    data::bytes(spec, dir).map(Some)
+    data::bytes(spec, dir, max).map(Some)
 }
 
 /// Makes a buffer's memory and view.
@@ -843,8 +826,10 @@ fn make_buffer(
         ),
         _ => (BufferKind::Raw, 4),
     };
+    // A file can be as long as the buffer, or (no `size`) as the budget allows.
+    let max = e.size.unwrap_or_else(|| budget.left());
     let listed = match &e.data {
-        Some(d) => data_bytes(d, dir).map_err(&err)?,
+        Some(d) => data_bytes(d, dir, max).map_err(&err)?,
         None => None,
     };
     let first = e.first_element.unwrap_or(0);
@@ -882,16 +867,19 @@ fn make_buffer(
         )));
     }
     budget.take(name, size)?;
-    let memory = Memory::zeroed(size).map_err(|e| err(format!("`size`: {e}")))?;
-    match (&listed, &e.data) {
+    if let Some(l) = &listed {
+        budget.transient(
+            name,
+            l.len() as u64,
+            "the bytes its `data` lists, copied in",
+        )?;
+    }
+    let memory = Memory::zeroed(size).map_err(|e| err(format!("`size` {size} bytes: {e}")))?;
+    match (&listed, e.data.as_ref().and_then(|d| d.fill_u32)) {
         (Some(bytes), _) => {
             memory.write_bytes(0, bytes);
         }
-        (None, Some(spec)) => {
-            let n = usize::try_from(size).map_err(|_| err("`size` too large".into()))?;
-            let filled = data::fill(Some(spec), dir, n).map_err(&err)?;
-            memory.write_bytes(0, &filled);
-        }
+        (None, Some(word)) => memory.fill_words(word),
         (None, None) => {}
     }
     let view = BufferView {
@@ -912,7 +900,7 @@ fn make_cbuffer(
 ) -> Result<Memory, JobError> {
     let err = |m: String| JobError::entry(name, m);
     let listed = match &e.data {
-        Some(d) => data_bytes(d, dir).map_err(&err)?,
+        Some(d) => data_bytes(d, dir, e.size.unwrap_or(MAX_CBUFFER_BYTES)).map_err(&err)?,
         None => None,
     };
     let size = match (e.size, &listed) {
@@ -1037,24 +1025,45 @@ fn make_texture(
     let texture = if is_png {
         let spec = e.data.as_ref().and_then(|d| d.file.as_ref());
         let file = spec.map(|f| super::resolve(dir, f)).unwrap_or_default();
+        // A PNG decodes to RGBA8 texels: twice what an 8-bit texture's mip 0 holds is
+        // more than any PNG of it needs, compressed.
+        if png::is_png_format(desc.format) {
+            read_bounded(
+                &file,
+                desc.total_bytes().saturating_mul(2).max(1 << 20),
+                "twice the texture's bytes",
+            )
+            .map_err(|m| err(format!("`data`: {m}")))?;
+            budget.transient(name, desc.total_bytes(), "its decoded PNG texels")?;
+        }
         let bytes = png::read_texels(&file, &desc).map_err(|m| err(format!("`data`: {m}")))?;
         Texture::from_bytes(desc, &bytes)
     } else {
-        let total = usize::try_from(desc.total_bytes()).map_err(|_| err("too large".into()))?;
+        let total = desc.total_bytes();
         let listed = match &e.data {
-            Some(d) => data_bytes(d, dir).map_err(&err)?,
+            Some(d) => data_bytes(d, dir, total).map_err(&err)?,
             None => None,
         };
         if let Some(l) = &listed
-            && l.len() > total
+            && l.len() as u64 > total
         {
             return Err(err(format!(
                 "`data` holds {} bytes but the texture has {total} (all subresources tightly packed)",
                 l.len()
             )));
         }
-        let bytes = data::fill(e.data.as_ref(), dir, total).map_err(&err)?;
-        Texture::from_bytes(desc, &bytes)
+        if let Some(l) = &listed {
+            budget.transient(
+                name,
+                l.len() as u64,
+                "the bytes its `data` lists, copied in",
+            )?;
+        }
+        let texture = Texture::from_bytes(desc, listed.as_deref().unwrap_or(&[]));
+        if let (Ok(t), Some(word)) = (&texture, e.data.as_ref().and_then(|d| d.fill_u32)) {
+            t.memory().fill_words(word);
+        }
+        texture
     };
     texture.map_err(|e| err(texture_message(&e.to_string())))
 }

@@ -5,8 +5,9 @@ use std::path::Path;
 use super::schema::DataSpec;
 
 /// The bytes a `data` table gives, before they are fitted to the resource. `fill_u32`
-/// needs the resource size and is applied by [`fill`].
-pub fn bytes(spec: &DataSpec, job_dir: &Path) -> Result<Vec<u8>, String> {
+/// needs the resource size and is applied by [`fill`]. A `file` must be a regular file of
+/// at most `max` bytes (what the resource can hold, see `limits::read_bounded`).
+pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, String> {
     let mut forms = 0;
     let mut out = Vec::new();
     if let Some(v) = &spec.u32 {
@@ -31,7 +32,14 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path) -> Result<Vec<u8>, String> {
     if let Some(f) = &spec.file {
         forms += 1;
         let path = job_dir.join(f);
-        out = std::fs::read(&path).map_err(|e| format!("`file` {}: {e}", f.display()))?;
+        out =
+            super::limits::read_bounded(&path, max, "what the resource can hold").map_err(|e| {
+                // Name the file as the job does.
+                let rest = e
+                    .strip_prefix(&format!("{}: ", path.display()))
+                    .unwrap_or(&e);
+                format!("`file` {}: {rest}", f.display())
+            })?;
     }
     if forms != 1 {
         return Err("`data` needs exactly one of u32, i32, f32, hex, fill_u32 or file".into());
@@ -51,7 +59,7 @@ pub fn fill(spec: Option<&DataSpec>, job_dir: &Path, size: usize) -> Result<Vec<
         }
         return Ok(out);
     }
-    let data = bytes(spec, job_dir)?;
+    let data = bytes(spec, job_dir, size as u64)?;
     if data.len() > size {
         return Err(format!(
             "`data` holds {} bytes but the resource has {size}",
@@ -92,7 +100,7 @@ mod tests {
             ..empty()
         };
         assert_eq!(
-            bytes(&d, Path::new(".")).unwrap(),
+            bytes(&d, Path::new("."), 1 << 20).unwrap(),
             vec![1, 0, 0, 0, 0x0d, 0x0c, 0x0b, 0x0a]
         );
         let d = DataSpec {
@@ -106,7 +114,7 @@ mod tests {
             ..empty()
         };
         assert_eq!(
-            bytes(&d, Path::new(".")).unwrap(),
+            bytes(&d, Path::new("."), 1 << 20).unwrap(),
             vec![0, 0, 0x80, 0x3f, 0, 0, 0, 0x80]
         );
         assert_eq!(parse_hex("00ff 1_0").unwrap(), vec![0, 0xff, 0x10]);

@@ -565,7 +565,8 @@ fn buffer_bytes(
             "`data`: give the bytes (fill_u32 needs a size)",
         ));
     }
-    let bytes = data::bytes(spec, dir).map_err(|m| draw_err(name, m))?;
+    let bytes =
+        data::bytes(spec, dir, limit.saturating_sub(*used)).map_err(|m| draw_err(name, m))?;
     *used = used.saturating_add(bytes.len() as u64);
     if *used > limit {
         return Err(draw_err(

@@ -24,12 +24,19 @@
 //!   memory, or all of a texture's subresources tightly packed in D3D12 order.
 //! - `dxlane run` exits with 0 when every `[[expect]]` holds, 1 when any fails, and 2
 //!   on any error (the job, the program, the run).
+//! - Outputs stay inside the job's folder (or `--out-dir`) unless the user passes
+//!   `--allow-outside` ([`paths`]); inputs are regular files read no further than they
+//!   may hold, and every allocation is counted against `max_memory` ([`limits`]); a run
+//!   has a total budget of lane-instructions and may have a time limit
+//!   (`max_total_lane_instructions`, `max_seconds`).
 
 pub mod bind;
 pub mod data;
 pub mod draw;
 pub mod draw_run;
 pub mod expect;
+pub mod limits;
+pub mod paths;
 mod png;
 pub mod reflect;
 pub mod run;
@@ -168,10 +175,17 @@ pub struct Job {
 impl Job {
     /// Reads and parses a job file.
     pub fn load(path: &Path) -> Result<Job, JobError> {
-        let text = std::fs::read_to_string(path).map_err(|e| JobError::Io {
+        let io = |message: String| JobError::Io {
             path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let bytes = limits::read_bounded(path, limits::MAX_JOB_FILE_BYTES, "the largest job file")
+            .map_err(|m| {
+                io(m.strip_prefix(&format!("{}: ", path.display()))
+                    .map(str::to_string)
+                    .unwrap_or(m))
+            })?;
+        let text = String::from_utf8(bytes).map_err(|_| io("not UTF-8 text".into()))?;
         Job::from_text(&text, path)
     }
 

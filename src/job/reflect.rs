@@ -9,10 +9,12 @@
 //!
 //! Errors (the run does not start; the message lists every declared range and every
 //! binding):
-//! - a register of a declared range that the job does not bind. Every element of a
-//!   bounded SM 5.1 array must be bound (`null = true` for those the program does not
-//!   reach); an unbounded array is bound from its first register up to the highest one
-//!   the job binds, without gaps;
+//! - a register of a declared single resource that the job does not bind, or an SM 5.1
+//!   array of which the job binds no element. An array bound in part is allowed (D3D12
+//!   resource binding tier 3: descriptors no lane accesses may stay unwritten) with a
+//!   warning listing the unbound elements; an unbounded array reaches up to the highest
+//!   register the job binds; a lane that accesses an unbound element stops the run with
+//!   an error naming the lane, the instruction and the element;
 //! - a binding of another kind than declared (`structured_buffer` for `raw_buffer`,
 //!   `texture2d` for `texture2darray`, …);
 //! - a structured buffer whose stride is not the declared one;
@@ -87,6 +89,10 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
         } else {
             r.count
         };
+        // An array (SM 5.1) may be bound in part: resource binding tier 3 lets
+        // descriptors no lane accesses stay unwritten; accessing one stops the run.
+        let array = r.count != 1;
+        let mut unbound: Vec<Register> = Vec::new();
         for k in 0..count {
             let reg = Register {
                 class: r.class,
@@ -94,6 +100,11 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
                 space: r.space,
             };
             let Some(pos) = job.resources.iter().position(|e| e.reg == Some(reg)) else {
+                if array {
+                    unbound.push(reg);
+                    descs.push(crate::resources::Descriptor::Unbound(view_class(r)));
+                    continue;
+                }
                 problems.push(format!(
                     "{reg}: the program declares {}{} here; the job binds nothing",
                     article(&declared(r)),
@@ -107,6 +118,30 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
                 problems.push(format!("{}: {p}", e.name));
             }
             descs.push(e.descriptor.clone());
+        }
+        if array && !unbound.is_empty() {
+            if unbound.len() as u64 == u64::from(count) {
+                problems.push(format!(
+                    "{}: the program declares an array of {}{}; the job binds none of it",
+                    r.binding_name(),
+                    declared(r),
+                    quoted_name(r)
+                ));
+            } else {
+                warnings.push(format!(
+                    "{}: the program declares {} elements of {}{}; the job leaves {} unbound: {} (a lane that accesses one stops the run)",
+                    r.binding_name(),
+                    if r.count == ResourceRange::UNBOUNDED {
+                        "an unbounded array".to_string()
+                    } else {
+                        r.count.to_string()
+                    },
+                    declared(r),
+                    quoted_name(r),
+                    unbound.len(),
+                    register_list(&unbound)
+                ));
+            }
         }
         ranges.push(descs);
     }
@@ -154,6 +189,43 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
         },
         warnings,
     })
+}
+
+/// The descriptor class a declared range holds (for its unbound elements).
+fn view_class(r: &ResourceRange) -> crate::resources::ViewClass {
+    use crate::resources::ViewClass;
+    match r.kind {
+        ResourceKind::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
+        ResourceKind::Sampler { .. } => ViewClass::Sampler,
+        k if k.is_texture() => ViewClass::Texture,
+        _ => ViewClass::Buffer,
+    }
+}
+
+/// Registers as a short list: consecutive ones as `t3..t5`.
+fn register_list(regs: &[Register]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < regs.len() {
+        let mut j = i;
+        while j + 1 < regs.len() && regs[j + 1].index == regs[j].index + 1 {
+            j += 1;
+        }
+        let name = |r: &Register| format!("{}{}", r.class.letter(), r.index);
+        parts.push(if j == i {
+            name(&regs[i])
+        } else {
+            format!("{}..{}", name(&regs[i]), name(&regs[j]))
+        });
+        i = j + 1;
+    }
+    let space = regs.first().map_or(0, |r| r.space);
+    let list = parts.join(", ");
+    if space == 0 {
+        list
+    } else {
+        format!("{list} (space {space})")
+    }
 }
 
 /// `"a "` or `"an "` before a word.

@@ -25,6 +25,7 @@ use serde::Serialize;
 
 use super::bind::{self, BoundEntry, BoundJob, DEFAULT_MAX_RESOURCE_BYTES, Register, Storage};
 use super::expect::{self, Expected, Mismatch};
+use super::paths::OutputPolicy;
 use super::reflect::{self, Fit};
 use super::schema::{ExpectEntry, Tolerance};
 use super::{Job, JobError, LoadError, png};
@@ -50,6 +51,12 @@ pub struct RunOptions<'a> {
     pub profile: Option<String>,
     /// Where to write the summary (as given, not relative to the job).
     pub summary: Option<PathBuf>,
+    /// Write the job's outputs under this folder instead of the job's (`--out-dir`).
+    pub out_dir: Option<PathBuf>,
+    /// Let outputs go outside the job's folder / `out_dir` (`--allow-outside`).
+    pub allow_outside: bool,
+    /// The run's time limit; overrides `[options] max_seconds`.
+    pub max_seconds: Option<f64>,
     /// Called with (groups done, groups in all) from the worker threads.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
 }
@@ -264,7 +271,7 @@ pub fn load_program(job: &Job) -> Result<LoadedProgram, JobError> {
         message,
     };
     if !is_ir_path(&path)
-        && let Ok(bytes) = std::fs::read(&path)
+        && let Ok(bytes) = read_program(&path)
         && let Ok(c) = Container::parse(&bytes)
         && let Some(part) = c.program_part()
         && let Ok(h) = ProgramHeader::parse(part)
@@ -313,9 +320,10 @@ pub(crate) fn load_file(
         message,
     };
     if is_ir_path(&path) {
-        let text = std::fs::read_to_string(&path).map_err(|e| JobError::Io {
+        let bytes = read_program(&path)?;
+        let text = String::from_utf8(bytes).map_err(|_| JobError::Io {
             path: path.clone(),
-            message: e.to_string(),
+            message: "not UTF-8 text (an .ir program is the IR's text form)".into(),
         })?;
         let shader = crate::ir::parse_shader(&text).map_err(|e| JobError::Load {
             path: path.clone(),
@@ -338,10 +346,7 @@ pub(crate) fn load_file(
         }
         return Ok((shader, "IR".to_string(), None));
     }
-    let bytes = std::fs::read(&path).map_err(|e| JobError::Io {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
+    let bytes = read_program(&path)?;
     let loaded = lower::load(
         &bytes,
         &LoadOptions {
@@ -359,6 +364,22 @@ pub(crate) fn load_file(
         container.to_string(),
         Some(loaded.version.to_string()),
     ))
+}
+
+/// Reads a program file: a regular file of at most `limits::MAX_PROGRAM_BYTES`.
+fn read_program(path: &Path) -> Result<Vec<u8>, JobError> {
+    super::limits::read_bounded(
+        path,
+        super::limits::MAX_PROGRAM_BYTES,
+        "the largest program a job may load",
+    )
+    .map_err(|message| JobError::Program {
+        path: path.to_path_buf(),
+        message: message
+            .strip_prefix(&format!("{}: ", path.display()))
+            .map(str::to_string)
+            .unwrap_or(message),
+    })
 }
 
 fn options_err(message: String) -> JobError {
@@ -414,16 +435,57 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     if let Some(m) = o.max_memory {
         limits.max_memory_bytes = m;
     }
+    match o.max_total_lane_instructions {
+        Some(0) => {
+            return Err(options_err(
+                "`max_total_lane_instructions` is 0; give at least 1".into(),
+            ));
+        }
+        Some(n) => limits.max_total_lane_instructions = n,
+        None => {}
+    }
+    let seconds = opts.max_seconds.or(o.max_seconds);
+    if let Some(t) = seconds {
+        let what = if opts.max_seconds.is_some() {
+            format!("`--max-seconds {t}`")
+        } else {
+            format!("`[options] max_seconds` {t}")
+        };
+        let d = std::time::Duration::try_from_secs_f64(t)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| JobError::Section {
+                section: "[options]",
+                message: format!("{what}: give a positive number of seconds"),
+            })?;
+        limits.max_wall_time = Some(d);
+    }
     let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
     let program = load_program(&job)?;
     let wave_size = opts.wave_size.or(o.wave_size);
+    // Say where the value came from: the command line's flag wins over the job.
+    let wave_err = |m: String| match opts.wave_size {
+        Some(w) => JobError::Section {
+            section: "--wave-size",
+            message: format!("{w}: {m}"),
+        },
+        None => options_err(m),
+    };
     choose_wave_size(&program.shader, wave_size).map_err(|e| match e {
-        ExecError::WaveSize { size, message } => {
-            options_err(format!("`wave_size` {size}: {message}"))
+        ExecError::WaveSize { size, message } if opts.wave_size.is_some() => {
+            let _ = size;
+            wave_err(message)
         }
-        e => options_err(format!("`wave_size`: {e}")),
+        ExecError::WaveSize { size, message } => wave_err(format!("`wave_size` {size}: {message}")),
+        e => wave_err(format!("`wave_size`: {e}")),
     })?;
-    let bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    let policy = OutputPolicy {
+        job_dir: job.dir.clone(),
+        out_dir: opts.out_dir.clone(),
+        allow_outside: opts.allow_outside,
+    };
+    place_outputs(&mut bound, &policy)?;
     check_outputs(&bound)?;
     let expects = check_expects(&job, &bound)?;
     let fit = reflect::check(&program.shader, &bound)?;
@@ -435,13 +497,23 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     };
     let summary_path = match (&opts.summary, &o.summary) {
         (Some(p), _) => p.clone(),
-        (None, Some(p)) => job.resolve(p),
+        (None, Some(p)) => policy
+            .place(&job.resolve(p))
+            .map_err(|m| JobError::Section {
+                section: "[options]",
+                message: format!("`summary`: {m}"),
+            })?,
         (None, None) => {
             let stem = job
                 .path
                 .file_stem()
                 .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
-            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
+            policy
+                .place(&job.resolve(&Path::new("out").join(format!("{stem}.summary.json"))))
+                .map_err(|m| JobError::Section {
+                    section: "[options]",
+                    message: format!("the summary: {m}"),
+                })?
         }
     };
     Ok(Prepared {
@@ -454,6 +526,31 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
         expects,
         summary_path,
     })
+}
+
+/// Places every output of the job by `policy` (see `job::paths`), refusing those that
+/// would land outside the job's folder or `--out-dir`.
+fn place_outputs(bound: &mut BoundJob, policy: &OutputPolicy) -> Result<(), JobError> {
+    for list in [
+        &mut bound.resources,
+        &mut bound.heap,
+        &mut bound.sampler_heap,
+    ] {
+        for e in list.iter_mut() {
+            for (key, slot) in [
+                ("output", &mut e.output),
+                ("counter_output", &mut e.counter_output),
+            ] {
+                if let Some(p) = slot.as_ref() {
+                    let placed = policy
+                        .place(p)
+                        .map_err(|m| JobError::entry(&e.name, format!("`{key}`: {m}")))?;
+                    *slot = Some(placed);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses outputs that cannot be written (a `.png` of a buffer or of a format PNG
@@ -595,12 +692,17 @@ impl Prepared {
         let mut outputs = Vec::new();
         for e in self.bound.all() {
             if let Some(path) = &e.output {
-                let bytes = match (&e.storage, is_png(path)) {
-                    (Storage::Texture(t), true) => png::encode(t)
-                        .map_err(|m| JobError::entry(&e.name, format!("`output`: {m}")))?,
-                    _ => e.contents().unwrap_or_default(),
+                let written = match (&e.storage, is_png(path)) {
+                    (Storage::Texture(t), true) => {
+                        let bytes = png::encode(t)
+                            .map_err(|m| JobError::entry(&e.name, format!("`output`: {m}")))?;
+                        write_output(&e.name, path, &bytes)?
+                    }
+                    (Storage::Buffer(m), _) => stream_output(&e.name, path, m)?,
+                    (Storage::Texture(t), _) => stream_output(&e.name, path, t.memory())?,
+                    (Storage::None, _) => write_output(&e.name, path, &[])?,
                 };
-                outputs.push(write_output(&e.name, path, &bytes)?);
+                outputs.push(written);
             }
             if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
                 outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
@@ -630,7 +732,13 @@ impl Prepared {
             },
             outputs,
             expectations,
-            warnings: self.fit.warnings.clone(),
+            warnings: self
+                .fit
+                .warnings
+                .iter()
+                .chain(&report.notes)
+                .cloned()
+                .collect(),
         };
         let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
             path: self.summary_path.clone(),
@@ -709,6 +817,57 @@ pub(crate) fn write_output(
         path: path.display().to_string(),
         bytes: bytes.len() as u64,
         md5: digest.iter().map(|b| format!("{b:02x}")).collect(),
+    })
+}
+
+/// Writes a memory's bytes to `path` piece by piece (no copy of the whole), creating
+/// folders, and describes the file.
+fn stream_output(
+    entry: &str,
+    path: &Path,
+    memory: &crate::resources::Memory,
+) -> Result<OutputSummary, JobError> {
+    use std::io::Write as _;
+    let io = |e: std::io::Error| JobError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    /// Passes bytes on to the file and to the digest.
+    struct Tee<'a> {
+        file: std::io::BufWriter<std::fs::File>,
+        md5: &'a mut md5::Md5,
+    }
+    impl std::io::Write for Tee<'_> {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let n = self.file.write(b)?;
+            self.md5.update(&b[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.file.flush()
+        }
+    }
+    let mut digest = md5::Md5::new();
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut tee = Tee {
+        file: std::io::BufWriter::new(file),
+        md5: &mut digest,
+    };
+    memory.write_to(&mut tee).map_err(io)?;
+    tee.flush().map_err(io)?;
+    drop(tee);
+    Ok(OutputSummary {
+        entry: entry.to_string(),
+        path: path.display().to_string(),
+        bytes: memory.len(),
+        md5: digest
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
     })
 }
 

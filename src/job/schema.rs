@@ -70,6 +70,10 @@ pub struct OptionsSection {
     pub max_lane_instructions: Option<u64>,
     /// Memory budget for the job's resources and the run, in bytes.
     pub max_memory: Option<u64>,
+    /// Budget of the whole run: lane-instructions over every thread (default 10¹²).
+    pub max_total_lane_instructions: Option<u64>,
+    /// Time limit of the run, in seconds of wall clock (default: none).
+    pub max_seconds: Option<f64>,
     /// Where to write the JSON summary (relative to the job file).
     pub summary: Option<PathBuf>,
 }

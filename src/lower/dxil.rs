@@ -347,29 +347,14 @@ pub fn stage_refusal(kind: &str) -> String {
     }
 }
 
-/// `[WaveSize]`: tag 11 (one value, SM 6.6, or min/max/preferred) and DXIL 1.8's
-/// ranged tag 23 (min, max, preferred).
+/// `[WaveSize]`: tag 11 (one value, SM 6.6) or DXIL 1.8's ranged tag 23 (min, max,
+/// preferred), read by `EntryPoint::wave_size`.
 fn wave_size(e: &EntryPoint) -> Option<WaveSizeReq> {
-    e.properties.iter().find_map(|(_, p)| {
-        let v = match p {
-            Property::WaveSize(v) => v,
-            Property::Other { tag: 23, values } => values,
-            _ => return None,
-        };
-        let at = |i: usize| v.get(i).and_then(|x| u32::try_from(*x).ok());
-        match v.len() {
-            1 => at(0).map(|n| WaveSizeReq {
-                min: n,
-                max: n,
-                preferred: 0,
-            }),
-            0 => None,
-            _ => Some(WaveSizeReq {
-                min: at(0)?,
-                max: at(1).filter(|m| *m != 0).or(at(0))?,
-                preferred: at(2).unwrap_or(0),
-            }),
-        }
+    let w = e.wave_size()?;
+    Some(WaveSizeReq {
+        min: w.min,
+        max: w.upper(),
+        preferred: w.preferred,
     })
 }
 

@@ -20,8 +20,9 @@
 //!
 //! # Wave size
 //!
-//! The shader's `[WaveSize]` wins: its preferred size when it states one, else the
-//! option when the range allows it, else 8 (WARP's default) clamped into the range.
+//! The shader's `[WaveSize]` wins: its preferred size when it states one inside its
+//! range (SM 6.8 `[WaveSize(min, max, preferred)]`, HLSL specification "WaveSize"), else
+//! the option when the range allows it, else 8 (WARP's default) clamped into the range.
 //! Without `[WaveSize]`: the option, else 8.
 //!
 //! # Lanes run side by side
@@ -36,10 +37,21 @@
 //! # Workers
 //!
 //! Groups are handed out in linear order (x fastest) to `threads` worker threads
-//! (crossbeam scoped threads; 0 = all cores). Results do not depend on the worker count,
-//! except through atomics a program uses in an order-dependent way. When groups fail, the
-//! error of the lowest-numbered failing group is returned (groups below it still finish),
-//! so the error does not depend on the worker count either.
+//! (crossbeam scoped threads; 0 = all cores). More workers than cores, or than groups,
+//! would only wait, so the count is capped at both, and the report's notes say so; when
+//! the system refuses to start a worker the run goes on with those it has (at least the
+//! calling thread), and says so too. Results do not depend on the worker count, except
+//! through atomics a program uses in an order-dependent way. When groups fail, the error
+//! of the lowest-numbered failing group is returned (groups below it still finish), so
+//! the error does not depend on the worker count either.
+//!
+//! # The run's budgets
+//!
+//! Besides each lane's instruction budget, a run has a total one
+//! (`Limits::max_total_lane_instructions`) and may have a time limit
+//! (`Limits::max_wall_time`). A dispatch whose least work, one instruction per thread,
+//! already passes the total is refused before it starts; otherwise both are checked after
+//! each thread group, and the run stops with an error saying how far it got.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -117,6 +129,8 @@ pub struct DispatchReport {
     pub threads: usize,
     /// How threads were placed in lanes.
     pub layout: ThreadLayout,
+    /// What the dispatch changed from what it was asked (fewer workers), one line each.
+    pub notes: Vec<String>,
 }
 
 /// The wave size a dispatch uses (see the module doc).
@@ -132,7 +146,7 @@ pub fn choose_wave_size(shader: &Shader, option: Option<u32>) -> Result<u32, Exe
                     ),
                 });
             }
-            if req.preferred != 0 {
+            if req.preferred != 0 && (req.min..=req.max).contains(&req.preferred) {
                 req.preferred
             } else {
                 match option {
@@ -233,13 +247,28 @@ pub fn dispatch(
         layout,
     )?;
     let total = u64::from(groups[0]) * u64::from(groups[1]) * u64::from(groups[2]);
+    let least = total.saturating_mul(per_group);
+    if least > opts.limits.max_total_lane_instructions {
+        return Err(ExecError::TooMuchWork {
+            groups: total,
+            threads: per_group,
+            least,
+            limit: opts.limits.max_total_lane_instructions,
+        });
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if opts.threads == 0 {
+    let requested = if opts.threads == 0 {
         cores
     } else {
         opts.threads
+    };
+    let mut notes = Vec::new();
+    let threads = requested.min(cores).min(total.max(1) as usize).max(1);
+    if opts.threads != 0 && threads < requested {
+        notes.push(format!(
+            "{requested} worker threads asked for; running {threads}: more than the {cores} cores or the {total} thread groups would only wait"
+        ));
     }
-    .clamp(1, total.clamp(1, 1 << 16) as usize);
     let needed = program.group_memory_bytes().saturating_mul(threads as u64);
     if needed > opts.limits.max_memory_bytes {
         return Err(ExecError::MemoryBudget {
@@ -256,10 +285,13 @@ pub fn dispatch(
         profile: opts.profile.name().to_string(),
         threads,
         layout: layout_kind,
+        notes,
     };
     if total == 0 {
         return Ok(report);
     }
+    let started = std::time::Instant::now();
+    let executed = AtomicU64::new(0);
 
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
@@ -279,18 +311,38 @@ pub fn dispatch(
                 ((i / u64::from(gx)) % u64::from(gy)) as u32,
                 (i / (u64::from(gx) * u64::from(gy))) as u32,
             ];
+            let fail = |e: ExecError| {
+                stop.fetch_min(i, Ordering::Relaxed);
+                errors
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((i, e));
+            };
             match runner.run(id) {
                 Ok(s) => {
                     stats.lane_instructions += s.lane_instructions;
                     stats.waves += s.waves;
+                    let sum = executed.fetch_add(s.lane_instructions, Ordering::Relaxed)
+                        + s.lane_instructions;
+                    let finished = done.load(Ordering::Relaxed) + 1;
+                    if sum > opts.limits.max_total_lane_instructions {
+                        fail(ExecError::TotalBudget {
+                            limit: opts.limits.max_total_lane_instructions,
+                            executed: sum,
+                            done: finished,
+                            groups: total,
+                        });
+                    } else if let Some(max) = opts.limits.max_wall_time
+                        && started.elapsed() > max
+                    {
+                        fail(ExecError::WallTime {
+                            limit_seconds: max.as_secs_f64(),
+                            done: finished,
+                            groups: total,
+                        });
+                    }
                 }
-                Err(e) => {
-                    stop.fetch_min(i, Ordering::Relaxed);
-                    errors
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push((i, e));
-                }
+                Err(e) => fail(e),
             }
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(p) = progress {
@@ -299,18 +351,33 @@ pub fn dispatch(
         }
         stats
     };
+    let mut started_workers = threads;
     let all: Vec<GroupStats> = if threads == 1 {
         vec![worker()]
     } else {
         crossbeam::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads).map(|_| s.spawn(|_| worker())).collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
+            // A refused spawn (the system's thread limit) is not fatal: the workers that
+            // did start, and this thread, share the groups.
+            let mut handles = Vec::with_capacity(threads - 1);
+            for _ in 1..threads {
+                match s.builder().spawn(|_| worker()) {
+                    Ok(h) => handles.push(h),
+                    Err(_) => break,
+                }
+            }
+            started_workers = handles.len() + 1;
+            let mut all = vec![worker()];
+            all.extend(handles.into_iter().map(|h| h.join().unwrap_or_default()));
+            all
         })
         .unwrap_or_default()
     };
+    if started_workers < threads {
+        report.notes.push(format!(
+            "the system started only {started_workers} of {threads} worker threads; the run used those"
+        ));
+        report.threads = started_workers;
+    }
     let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
     if let Some(pos) = (0..errors.len()).min_by_key(|&k| errors[k].0) {
         return Err(errors.swap_remove(pos).1);
@@ -380,6 +447,14 @@ mod tests {
             preferred: 64,
         });
         assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 64);
+        // A preferred size outside the range is not honoured: the option, else 8 clamped.
+        s.wave_size = Some(WaveSizeReq {
+            min: 16,
+            max: 32,
+            preferred: 64,
+        });
+        assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
+        assert_eq!(choose_wave_size(&s, None).unwrap(), 16);
     }
 }
 

@@ -35,6 +35,11 @@ impl ViewClass {
 pub enum Descriptor {
     /// A null descriptor of a kind: reads give 0, writes are dropped, dimensions are 0.
     Null(ViewClass),
+    /// An element of a declared descriptor range that was never written (D3D12 resource
+    /// binding tier 3 lets descriptors no lane accesses stay unwritten). It behaves as a
+    /// null descriptor of its kind, except that execution stops with an error naming the
+    /// lane, the instruction and the element when a lane accesses it.
+    Unbound(ViewClass),
     /// A buffer view, with the UAV's hidden counter when it has one.
     Buffer {
         /// The view.
@@ -61,7 +66,7 @@ impl Descriptor {
     /// The descriptor's broad kind.
     pub fn class(&self) -> ViewClass {
         match self {
-            Descriptor::Null(c) => *c,
+            Descriptor::Null(c) | Descriptor::Unbound(c) => *c,
             Descriptor::Buffer { .. } => ViewClass::Buffer,
             Descriptor::Texture(_) => ViewClass::Texture,
             Descriptor::ConstantBuffer { .. } => ViewClass::ConstantBuffer,

@@ -100,7 +100,9 @@ impl RmwOp {
 /// Shared byte storage. Clones share the bytes.
 #[derive(Clone)]
 pub struct Memory {
-    words: Arc<[AtomicU32]>,
+    // A `Vec` behind the `Arc` so that the words are allocated once, fallibly, and never
+    // copied (`Arc<[T]>::from(Vec)` would copy, doubling the peak).
+    words: Arc<Vec<AtomicU32>>,
     len: u64,
 }
 
@@ -127,8 +129,15 @@ impl Memory {
             });
         }
         let n = bytes.div_ceil(4) as usize;
-        let words: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
-        Ok(Memory { words, len: bytes })
+        let mut words = Vec::new();
+        words
+            .try_reserve_exact(n)
+            .map_err(|_| ResourceError::OutOfMemory { bytes })?;
+        words.resize_with(n, || AtomicU32::new(0));
+        Ok(Memory {
+            words: Arc::new(words),
+            len: bytes,
+        })
     }
 
     /// A memory holding a copy of `bytes`.
@@ -140,15 +149,40 @@ impl Memory {
                 limit: MAX_MEMORY_BYTES,
             });
         }
-        let words: Arc<[AtomicU32]> = bytes
-            .chunks(4)
-            .map(|c| {
-                let mut w = [0u8; 4];
-                w[..c.len()].copy_from_slice(c);
-                AtomicU32::new(u32::from_le_bytes(w))
-            })
-            .collect();
-        Ok(Memory { words, len })
+        let mut words = Vec::new();
+        words
+            .try_reserve_exact(bytes.len().div_ceil(4))
+            .map_err(|_| ResourceError::OutOfMemory { bytes: len })?;
+        words.extend(bytes.chunks(4).map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            AtomicU32::new(u32::from_le_bytes(w))
+        }));
+        Ok(Memory {
+            words: Arc::new(words),
+            len,
+        })
+    }
+
+    /// Writes every byte to `w` in pieces of at most 64 KiB, without a copy of the whole.
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut buf = vec![0u8; 1 << 16];
+        let mut at = 0u64;
+        while at < self.len {
+            let n = (self.len - at).min(buf.len() as u64) as usize;
+            let piece = &mut buf[..n];
+            self.read_bytes(at, piece);
+            w.write_all(piece)?;
+            at += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Sets every 32-bit word to `word` (a fill pattern), in place.
+    pub fn fill_words(&self, word: u32) {
+        for w in self.words.iter() {
+            w.store(word, Relaxed);
+        }
     }
 
     /// A copy of the bytes.
@@ -365,7 +399,7 @@ impl Memory {
     }
 
     fn stripe(&self, addr: u64) -> std::sync::MutexGuard<'static, ()> {
-        let base = Arc::as_ptr(&self.words) as *const AtomicU32 as usize as u64;
+        let base = self.words.as_ptr() as usize as u64;
         let key = (base ^ (addr / 8).wrapping_mul(0x9e37_79b9_7f4a_7c15)) >> 7;
         let lock = &STRIPE_LOCKS[(key % STRIPES as u64) as usize];
         // A poisoned stripe only means another thread panicked while holding it; the

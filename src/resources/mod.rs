@@ -41,6 +41,12 @@ pub enum ResourceError {
         /// The limit.
         limit: u64,
     },
+    /// The system refused the allocation (the budget allowed it).
+    #[error("the system refused {bytes} bytes of memory")]
+    OutOfMemory {
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// Initial data longer than the resource.
     #[error("{given} bytes of data for a resource of {size} bytes")]
     DataTooLong {

@@ -34,6 +34,39 @@ pub fn corpora() -> &'static [PathBuf] {
     })
 }
 
+/// An external tool the comparisons use: `$env` when set, else the first of `names`
+/// found on `PATH`. `None` (and a line on stderr saying what is skipped) when neither;
+/// `build.rs` prints the same as a cargo warning, so a plain `cargo test` shows it.
+pub fn tool(env: &str, names: &[&str], skipped: &str) -> Option<std::ffi::OsString> {
+    if let Some(v) = std::env::var_os(env) {
+        return Some(v);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for n in names {
+            let p = dir.join(n);
+            if p.is_file() {
+                return Some(p.into_os_string());
+            }
+        }
+    }
+    eprintln!(
+        "{} not found ({env} unset, not on PATH): {skipped} skipped",
+        names[0]
+    );
+    None
+}
+
+/// `vkd3d-compiler` (see [`tool`]).
+pub fn vkd3d_compiler(skipped: &str) -> Option<std::ffi::OsString> {
+    tool("VKD3D_COMPILER", &["vkd3d-compiler"], skipped)
+}
+
+/// `llvm-dis` of LLVM 14 (see [`tool`]).
+pub fn llvm_dis(skipped: &str) -> Option<std::ffi::OsString> {
+    tool("LLVM_DIS", &["llvm-dis-14", "llvm-dis"], skipped)
+}
+
 /// Cargo's target directory for this build.
 pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")

@@ -165,8 +165,7 @@ fn rdef_target_matches_the_program() {
 /// compiler; skipped otherwise.
 #[test]
 fn vkd3d_sm51_rdef() {
-    let Some(compiler) = std::env::var_os("VKD3D_COMPILER") else {
-        eprintln!("VKD3D_COMPILER is not set: the Shader Model 5.1 RDEF check is skipped");
+    let Some(compiler) = common::vkd3d_compiler("the Shader Model 5.1 RDEF check") else {
         return;
     };
     let dir = common::target_dir().join("container-test-sm51");

@@ -465,8 +465,7 @@ mod llvm_dis {
 
 #[test]
 fn agrees_with_llvm_dis() {
-    let Some(dis) = std::env::var_os("LLVM_DIS") else {
-        eprintln!("LLVM_DIS is not set: skipping the comparison with llvm-dis");
+    let Some(dis) = common::llvm_dis("the module comparison with llvm-dis") else {
         return;
     };
     let dir = common::target_dir().join("dxil-llvm-dis");

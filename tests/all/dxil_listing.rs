@@ -282,8 +282,7 @@ fn compare_with_llvm_dis(dis: &Path, bitcode: &[u8], path: &Path) -> Result<(), 
 
 #[test]
 fn module_text_agrees_with_llvm_dis() {
-    let Some(dis) = std::env::var_os("LLVM_DIS") else {
-        eprintln!("LLVM_DIS is not set: skipping the comparison of listings with llvm-dis");
+    let Some(dis) = common::llvm_dis("the listing comparison with llvm-dis") else {
         return;
     };
     let dis = Path::new(&dis);

@@ -12,6 +12,7 @@ mod dxil_listing;
 mod exec;
 mod exec_arith_table;
 mod exec_robust;
+mod hostile;
 mod info;
 mod info_check;
 mod job;

@@ -479,8 +479,7 @@ fn vkd3d_listing(compiler: &std::ffi::OsStr, path: &Path) -> Result<String, Stri
 
 #[test]
 fn listings_agree_with_vkd3d() {
-    let Some(compiler) = std::env::var_os("VKD3D_COMPILER") else {
-        eprintln!("VKD3D_COMPILER is not set: the vkd3d comparison is skipped");
+    let Some(compiler) = common::vkd3d_compiler("the DXBC listing comparison with vkd3d") else {
         return;
     };
     let mut failures = Vec::new();

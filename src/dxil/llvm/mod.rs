@@ -32,6 +32,8 @@
 //! (the version dxc forks); each decoding function names the record it reads.
 
 mod body;
+#[cfg(test)]
+pub(crate) mod build;
 mod inst;
 mod metadata;
 mod module;

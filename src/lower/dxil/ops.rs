@@ -1719,17 +1719,27 @@ impl<'m> FnLower<'m> {
                 vec![dst]
             }
             119 | 121 | 166 => {
-                // WaveOpKind: 0 Sum, 1 Product, 2 Min, 3 Max; SignedOpKind 0 signed,
-                // 1 unsigned. Operands: value, (four mask words for MultiPrefix), op, sign.
+                // WaveOpKind: 0 Sum, 1 Product, 2 Min, 3 Max. WaveMultiPrefixOpKind has its
+                // own order (DXC `DxilConstants.h`): 0 Sum, 1 And, 2 Or, 3 Xor, 4
+                // Product. SignedOpKind 0 signed, 1 unsigned. Operands: value, (four mask
+                // words for MultiPrefix), op, sign.
                 let l = self.al(c, 0)?;
                 let src = self.ar(c, 0)?;
                 let (k, s) = if op == 166 { (5, 6) } else { (1, 2) };
-                let wop = match self.ai(c, k)? {
-                    0 => WaveOp::Sum,
-                    1 => WaveOp::Product,
-                    2 => WaveOp::Min,
-                    3 => WaveOp::Max,
-                    o => return Err(self.invalid(format!("wave operation {o}"))),
+                let wop = match (op, self.ai(c, k)?) {
+                    (166, 0) => WaveOp::Sum,
+                    (166, 1) => WaveOp::And,
+                    (166, 2) => WaveOp::Or,
+                    (166, 3) => WaveOp::Xor,
+                    (166, 4) => WaveOp::Product,
+                    (166, o) => {
+                        return Err(self.invalid(format!("wave multi-prefix operation {o}")));
+                    }
+                    (_, 0) => WaveOp::Sum,
+                    (_, 1) => WaveOp::Product,
+                    (_, 2) => WaveOp::Min,
+                    (_, 3) => WaveOp::Max,
+                    (_, o) => return Err(self.invalid(format!("wave operation {o}"))),
                 };
                 let ty = self.wave_ty(c, l, self.ai(c, s)? & 1 != 0)?;
                 let dst = self.fresh(l);

@@ -6,21 +6,50 @@
 use super::*;
 use crate::container::Container;
 
-/// The corpus fixture folders, when they have been fetched.
+/// The corpus DXIL programs (`tools/fetch-corpora.sh`, run here when needed: these unit
+/// tests may run before any integration test has fetched them), in cargo's target
+/// folder (`CARGO_TARGET_DIR` when set). Panics when they cannot be fetched, unless
+/// `DXLANE_NO_CORPORA` is set, which makes the corpus tests here say they are skipped.
 fn corpus_files() -> Vec<std::path::PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpora");
+    static DIRS: std::sync::OnceLock<Vec<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let dirs = DIRS.get_or_init(|| {
+        if std::env::var_os("DXLANE_NO_CORPORA").is_some() {
+            eprintln!("DXLANE_NO_CORPORA is set: the corpus programs are not tested");
+            return Vec::new();
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| root.join("target"));
+        let out = std::process::Command::new("bash")
+            .arg(root.join("tools/fetch-corpora.sh"))
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .expect("run tools/fetch-corpora.sh");
+        assert!(
+            out.status.success(),
+            "tools/fetch-corpora.sh failed (DXLANE_NO_CORPORA=1 tests without the corpora):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(std::path::PathBuf::from)
+            .collect()
+    });
     let mut out = Vec::new();
-    for d in ["dxil-reader", "dxcontainer/features"] {
-        let Ok(rd) = std::fs::read_dir(root.join(d)) else {
-            continue;
-        };
-        let mut v: Vec<_> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "dxil"))
-            .collect();
-        v.sort();
-        out.extend(v);
+    for d in dirs {
+        for sub in [d.clone(), d.join("features")] {
+            let Ok(rd) = std::fs::read_dir(&sub) else {
+                continue;
+            };
+            let mut v: Vec<_> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "dxil"))
+                .collect();
+            v.sort();
+            out.extend(v);
+        }
     }
     out
 }
@@ -51,378 +80,15 @@ fn dump_named_program() {
 // ---- hand-built modules ---------------------------------------------------------------
 
 use crate::dxil::llvm::{
-    BasicBlock, BinOp, BlockId as LBlock, CastOp, Constant, Function, FunctionBody, InstKind,
-    Instruction, Linkage, MetadataKind, Operand, Predicate, Type, TypeId, Value, ValueId,
-    ValueKind,
+    BinOp, BlockId as LBlock, CastOp, Constant, InstKind, MetadataKind, Predicate, Type, TypeId,
+    ValueId,
 };
 use crate::ir::{
     ComponentType, Inst, Reg, ResourceClass, ResourceKind, ResourceRange, Terminator, Width,
 };
 use resources::{HandleKind, Range};
 
-/// The first local value id of hand-built bodies (module values stay below it).
-const FIRST: u32 = 100_000;
-
-/// Builds a module with one entry function `main`, instruction by instruction.
-struct Mb {
-    m: Module,
-    insts: Vec<Instruction>,
-    vals: Vec<Value>,
-    blocks: Vec<BasicBlock>,
-    fn_types: std::collections::HashMap<ValueId, TypeId>,
-}
-
-impl Mb {
-    fn new(datalayout: &str) -> Mb {
-        Mb {
-            m: Module {
-                datalayout: Some(datalayout.into()),
-                ..Module::default()
-            },
-            insts: Vec::new(),
-            vals: Vec::new(),
-            blocks: Vec::new(),
-            fn_types: Default::default(),
-        }
-    }
-
-    fn t(&mut self, t: Type) -> TypeId {
-        if let Some(i) = self.m.types.iter().position(|x| *x == t) {
-            return TypeId(i as u32);
-        }
-        self.m.types.push(t);
-        TypeId(self.m.types.len() as u32 - 1)
-    }
-
-    fn int(&mut self, bits: u32) -> TypeId {
-        self.t(Type::Integer(bits))
-    }
-
-    fn named(&mut self, name: &str, elements: Vec<TypeId>) -> TypeId {
-        self.t(Type::Struct {
-            name: Some(name.into()),
-            packed: false,
-            elements,
-            opaque: false,
-        })
-    }
-
-    fn handle_ty(&mut self) -> TypeId {
-        let i8t = self.int(8);
-        let p = self.t(Type::Pointer {
-            pointee: i8t,
-            address_space: 0,
-        });
-        self.named("dx.types.Handle", vec![p])
-    }
-
-    fn c(&mut self, ty: TypeId, c: Constant) -> ValueId {
-        self.m.values.push(Value {
-            ty,
-            kind: ValueKind::Constant(c),
-            name: None,
-        });
-        ValueId(self.m.values.len() as u32 - 1)
-    }
-
-    fn ci(&mut self, bits: u32, v: i64) -> ValueId {
-        let t = self.int(bits);
-        self.c(t, Constant::Int(v))
-    }
-
-    fn undef(&mut self, ty: TypeId) -> ValueId {
-        self.c(ty, Constant::Undef)
-    }
-
-    /// Declares a function `name` of type `ret (params)`.
-    fn func(&mut self, name: &str, ret: TypeId, params: Vec<TypeId>) -> ValueId {
-        let ty = self.t(Type::Function {
-            vararg: false,
-            ret,
-            params,
-        });
-        let ptr_ty = self.t(Type::Pointer {
-            pointee: ty,
-            address_space: 0,
-        });
-        let v = ValueId(self.m.values.len() as u32);
-        self.m.values.push(Value {
-            ty: ptr_ty,
-            kind: ValueKind::Function(self.m.functions.len() as u32),
-            name: Some(name.into()),
-        });
-        self.m.functions.push(Function {
-            name: name.into(),
-            value: v,
-            ty,
-            ptr_ty,
-            calling_conv: 0,
-            is_declaration: true,
-            linkage: Linkage(0),
-            attributes: 0,
-            align: 0,
-            section: None,
-            visibility: 0,
-            gc: None,
-            unnamed_addr: false,
-            prologue: 0,
-            dll_storage: 0,
-            comdat: 0,
-            prefix: 0,
-            personality: 0,
-            body: None,
-            bit: 0,
-        });
-        self.fn_types.insert(v, ty);
-        v
-    }
-
-    /// Starts a new block (the previous one ends at the current instruction).
-    fn block(&mut self) -> LBlock {
-        let at = self.insts.len() as u32;
-        if let Some(b) = self.blocks.last_mut() {
-            b.end = at;
-        }
-        self.blocks.push(BasicBlock {
-            name: None,
-            start: at,
-            end: at,
-        });
-        LBlock(self.blocks.len() as u32 - 1)
-    }
-
-    /// Appends an instruction; returns its result value (for non-void types).
-    fn push(&mut self, kind: InstKind, ty: TypeId) -> ValueId {
-        let index = self.insts.len() as u32;
-        let has_result = self.m.ty(ty) != Some(&Type::Void);
-        let result = has_result.then(|| {
-            self.vals.push(Value {
-                ty,
-                kind: ValueKind::Instruction(index),
-                name: None,
-            });
-            ValueId(FIRST + self.vals.len() as u32 - 1)
-        });
-        self.insts.push(Instruction {
-            kind,
-            ty,
-            result,
-            debug_loc: None,
-            debug_loc_again: false,
-            attachments: Vec::new(),
-            bit: 0,
-        });
-        result.unwrap_or(ValueId(u32::MAX))
-    }
-
-    fn void(&mut self) -> TypeId {
-        self.t(Type::Void)
-    }
-
-    fn bin(&mut self, op: BinOp, a: ValueId, b: ValueId, ty: TypeId) -> ValueId {
-        self.push(
-            InstKind::Binary {
-                op,
-                lhs: a,
-                rhs: b,
-                flags: 0,
-            },
-            ty,
-        )
-    }
-
-    fn cast(&mut self, op: CastOp, v: ValueId, ty: TypeId) -> ValueId {
-        self.push(InstKind::Cast { op, value: v }, ty)
-    }
-
-    fn icmp(&mut self, pred: u8, a: ValueId, b: ValueId) -> ValueId {
-        let i1 = self.int(1);
-        self.push(
-            InstKind::Cmp {
-                pred: Predicate(pred),
-                lhs: a,
-                rhs: b,
-                flags: 0,
-            },
-            i1,
-        )
-    }
-
-    fn phi(&mut self, ty: TypeId, incoming: Vec<(ValueId, LBlock)>) -> ValueId {
-        self.push(InstKind::Phi { incoming }, ty)
-    }
-
-    fn br(&mut self, target: LBlock) {
-        let v = self.void();
-        self.push(InstKind::Br { target }, v);
-    }
-
-    fn cond_br(&mut self, cond: ValueId, t: LBlock, f: LBlock) {
-        let v = self.void();
-        self.push(
-            InstKind::CondBr {
-                cond,
-                if_true: t,
-                if_false: f,
-            },
-            v,
-        );
-    }
-
-    fn ret(&mut self) {
-        let v = self.void();
-        self.push(InstKind::Ret { value: None }, v);
-    }
-
-    /// Calls `dx.op.<name>` with opcode `op` and `args`, declaring it on first use.
-    fn dx(&mut self, name: &str, op: i64, args: &[ValueId], ret: TypeId) -> ValueId {
-        let i32t = self.int(32);
-        let mut params = vec![i32t];
-        for a in args {
-            params.push(self.ty_of(*a));
-        }
-        let full = format!("dx.op.{name}");
-        let callee = match self.m.functions.iter().position(|f| f.name == full) {
-            Some(i) => self.m.functions[i].value,
-            None => self.func(&full, ret, params),
-        };
-        let opv = self.ci(32, op);
-        let mut ops = vec![Operand::Value(opv)];
-        ops.extend(args.iter().map(|a| Operand::Value(*a)));
-        let fn_ty = self.fn_types[&callee];
-        self.push(
-            InstKind::Call {
-                callee,
-                fn_ty,
-                args: ops,
-                attributes: 0,
-                calling_conv: 0,
-                tail: 0,
-                flags: 0,
-                explicit_type: true,
-            },
-            ret,
-        )
-    }
-
-    /// Declares a global variable of `ty` in address space `space`.
-    fn global(&mut self, name: &str, ty: TypeId, space: u32, init: Option<ValueId>) -> ValueId {
-        let ptr_ty = self.t(Type::Pointer {
-            pointee: ty,
-            address_space: space,
-        });
-        let v = ValueId(self.m.values.len() as u32);
-        self.m.values.push(Value {
-            ty: ptr_ty,
-            kind: ValueKind::Global(self.m.globals.len() as u32),
-            name: Some(name.into()),
-        });
-        self.m.globals.push(crate::dxil::llvm::GlobalVar {
-            name: name.into(),
-            value: v,
-            value_ty: ty,
-            ptr_ty,
-            address_space: space,
-            is_const: init.is_some() && space == 0 && name.starts_with("const"),
-            initializer: init,
-            linkage: Linkage(3),
-            align: 4,
-            section: None,
-            visibility: 0,
-            thread_local: 0,
-            unnamed_addr: false,
-            externally_initialized: false,
-            dll_storage: 0,
-            comdat: 0,
-            bit: 0,
-        });
-        v
-    }
-
-    fn load(&mut self, ptr: ValueId, ty: TypeId) -> ValueId {
-        self.push(
-            InstKind::Load {
-                ptr,
-                align: 4,
-                volatile: false,
-                atomic: None,
-            },
-            ty,
-        )
-    }
-
-    fn store(&mut self, ptr: ValueId, value: ValueId) {
-        let void = self.void();
-        self.push(
-            InstKind::Store {
-                ptr,
-                value,
-                align: 4,
-                volatile: false,
-                atomic: None,
-            },
-            void,
-        );
-    }
-
-    fn ty_of(&self, v: ValueId) -> TypeId {
-        match self.m.values.get(v.index()) {
-            Some(x) => x.ty,
-            None => self.vals[(v.0 - FIRST) as usize].ty,
-        }
-    }
-
-    /// A handle to range `id` of class `class` (createHandle, SM 6.0).
-    fn handle(&mut self, class: i64, id: i64, index: i64) -> ValueId {
-        let h = self.handle_ty();
-        let c = self.ci(8, class);
-        let i = self.ci(32, id);
-        let x = self.ci(32, index);
-        let f = self.ci(1, 0);
-        self.dx("createHandle", 57, &[c, i, x, f], h)
-    }
-
-    /// `rawBufferStore.i32(h, addr, undef, v, undef, undef, undef, 1, 4)`.
-    fn store_word(&mut self, h: ValueId, addr: ValueId, v: ValueId) {
-        let i32t = self.int(32);
-        let u = self.undef(i32t);
-        let mask = self.ci(8, 1);
-        let align = self.ci(32, 4);
-        let void = self.void();
-        self.dx(
-            "rawBufferStore.i32",
-            140,
-            &[h, addr, u, v, u, u, u, mask, align],
-            void,
-        );
-    }
-
-    /// Finishes the module: `main` defined by the instructions pushed.
-    fn finish(mut self) -> (Module, usize) {
-        if let Some(b) = self.blocks.last_mut() {
-            b.end = self.insts.len() as u32;
-        }
-        let void = self.void();
-        let main = self.func("main", void, vec![]);
-        let fi = self.m.functions.len() - 1;
-        let f = &mut self.m.functions[fi];
-        f.is_declaration = false;
-        f.body = Some(FunctionBody {
-            first_value: FIRST,
-            values: self.vals,
-            args: Vec::new(),
-            blocks: self.blocks,
-            instructions: self.insts,
-            first_metadata: 0,
-            metadata: Vec::new(),
-            attachments: Vec::new(),
-            uselists: Vec::new(),
-            bit: 0,
-        });
-        let _ = main;
-        (self.m, fi)
-    }
-}
+use crate::dxil::llvm::build::{FIRST, Mb};
 
 /// DXIL's default data layout (no 16-bit types).
 const DL32: &str =
@@ -2029,4 +1695,302 @@ fn stage_operations_are_checked() {
         store_output(mb, "f32", 0, 0, 0, x);
     }));
     assert!(e.contains("row 2 of an element of 2 rows"), "{e}");
+}
+
+// ---- wave, pack and unpack operations through the interpreter ---------------------------
+
+/// Lowers a hand-built module (u0 raw, see [`lower_test`]) as a group of 8 threads and
+/// dispatches it on the interpreter with waves of 8; returns u0's words.
+fn dispatch8(m: &Module, fi: usize, words_out: usize) -> Vec<u32> {
+    use crate::pipeline::{Bindings, DispatchOptions, dispatch};
+    use crate::resources::{BufferKind, BufferView, Descriptor, Memory};
+    let mut s = lower_test(m, fi).unwrap();
+    s.thread_group = [8, 1, 1];
+    crate::ir::validate(&s).unwrap();
+    let out = Memory::zeroed(4 * words_out as u64).unwrap();
+    let b = Bindings {
+        ranges: vec![
+            vec![Descriptor::Buffer {
+                view: BufferView::whole(out.clone(), BufferKind::Raw),
+                counter: None,
+            }],
+            vec![Descriptor::ConstantBuffer {
+                memory: Memory::zeroed(64).unwrap(),
+                offset: 0,
+                size: 64,
+            }],
+        ],
+        ..Bindings::default()
+    };
+    let o = DispatchOptions {
+        wave_size: Some(8),
+        threads: 1,
+        ..DispatchOptions::default()
+    };
+    dispatch(&s, &b, [1, 1, 1], &o, None).unwrap_or_else(|e| panic!("{e}\n{s}"));
+    words(&out.to_bytes())
+}
+
+/// A module whose lanes 2..8 run `body` (lanes 0 and 1 take the other branch, so the
+/// partition masks below name inactive lanes); `body` gets the lane index and returns the
+/// words to store, lane `l`'s word `k` at u0 word `8k + l`.
+fn lanes_2_to_8(
+    dl: &str,
+    body: impl FnOnce(&mut Mb, ValueId) -> Vec<ValueId>,
+) -> (Module, usize, usize) {
+    let mut mb = Mb::new(dl);
+    let i32t = mb.int(32);
+    mb.block(); // 0
+    let h = mb.handle(1, 0, 0);
+    let lane = mb.dx("waveGetLaneIndex", 111, &[], i32t);
+    let two = mb.ci(32, 2);
+    let active = mb.icmp(35, lane, two); // uge
+    let (b1, b2) = (LBlock(1), LBlock(2));
+    mb.cond_br(active, b1, b2);
+    mb.block(); // 1
+    let outs = body(&mut mb, lane);
+    let n = outs.len();
+    for (k, v) in outs.into_iter().enumerate() {
+        let base = mb.ci(32, 32 * k as i64);
+        let four = mb.ci(32, 4);
+        let off = mb.bin(BinOp::Mul, lane, four, i32t);
+        let addr = mb.bin(BinOp::Add, base, off, i32t);
+        mb.store_word(h, addr, v);
+    }
+    mb.br(b2);
+    mb.block(); // 2
+    mb.ret();
+    let (m, fi) = mb.finish();
+    (m, fi, n)
+}
+
+/// Lane `l`'s words `k = 0..n` from a run's u0.
+fn per_lane(w: &[u32], lane: usize, n: usize) -> Vec<u32> {
+    (0..n).map(|k| w[8 * k + lane]).collect()
+}
+
+/// `WaveMultiPrefixOp` with every `WaveMultiPrefixOpKind` (DXC `DxilConstants.h`: Sum 0,
+/// And 1, Or 2, Xor 3, Product 4 — not `WaveOpKind`'s order) and both `SignedOpKind`s,
+/// over partitions 0x55 (even lanes) and 0xaa (odd lanes) that name the inactive lanes 0
+/// and 1: the exclusive prefix covers only active lanes below in the same partition
+/// (DXIL.rst "WaveMultiPrefixOp"). Values are 3·lane − 5; the expected words were worked
+/// out by hand: even lanes 2, 4, 6 hold 1, 7, 13; odd lanes 3, 5, 7 hold 4, 10, 16.
+#[test]
+fn wave_multi_prefix_every_kind() {
+    let (m, fi, n) = lanes_2_to_8(DL32, |mb, lane| {
+        let i32t = mb.int(32);
+        let i8t = mb.int(8);
+        let (three, five) = (mb.ci(32, 3), mb.ci(32, 5));
+        let t = mb.bin(BinOp::Mul, lane, three, i32t);
+        let v = mb.bin(BinOp::Sub, t, five, i32t);
+        let one = mb.ci(32, 1);
+        let odd = mb.bin(BinOp::And, lane, one, i32t);
+        let (even_mask, shift) = (mb.ci(32, 0x55), one);
+        let m0 = mb.bin(BinOp::Shl, even_mask, odd, i32t);
+        let _ = shift;
+        let zero = mb.ci(32, 0);
+        let mut outs = Vec::new();
+        for kind in 0..5 {
+            for sign in 0..2 {
+                let (k, s) = (mb.ci(8, kind), mb.ci(8, sign));
+                let _ = i8t;
+                outs.push(mb.dx(
+                    "waveMultiPrefixOp.i32",
+                    166,
+                    &[v, m0, zero, zero, zero, k, s],
+                    i32t,
+                ));
+            }
+        }
+        // Float sums and products over the same partitions.
+        let f32t = mb.t(Type::Float);
+        let fv = mb.cast(CastOp::SiToFp, v, f32t);
+        for kind in [0, 4] {
+            let (k, s) = (mb.ci(8, kind), mb.ci(8, 0));
+            let r = mb.dx(
+                "waveMultiPrefixOp.f32",
+                166,
+                &[fv, m0, zero, zero, zero, k, s],
+                f32t,
+            );
+            outs.push(mb.cast(CastOp::FpToSi, r, i32t));
+        }
+        // WaveMultiPrefixBitCount of (v & 1) over one partition of all eight lanes.
+        let all = mb.ci(32, 0xff);
+        let bit = mb.bin(BinOp::And, v, one, i32t);
+        let set = mb.icmp(33, bit, zero); // ne
+        outs.push(mb.dx(
+            "waveMultiPrefixBitCount",
+            167,
+            &[set, all, zero, zero, zero],
+            i32t,
+        ));
+        outs
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    let ones = u32::MAX;
+    // Sum, And, Or, Xor, Product (each twice: signed, unsigned), f32 sum and product,
+    // bit count.
+    let want: [(usize, [u32; 13]); 6] = [
+        (2, [0, 0, ones, ones, 0, 0, 0, 0, 1, 1, 0, 1, 0]),
+        (3, [0, 0, ones, ones, 0, 0, 0, 0, 1, 1, 0, 1, 1]),
+        (4, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]),
+        (5, [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2]),
+        (6, [8, 8, 1, 1, 7, 7, 6, 6, 7, 7, 8, 7, 2]),
+        (7, [14, 14, 0, 0, 14, 14, 14, 14, 40, 40, 14, 40, 3]),
+    ];
+    for (lane, expected) in want {
+        assert_eq!(per_lane(&w, lane, n), expected, "lane {lane}");
+    }
+    for lane in [0, 1] {
+        assert_eq!(per_lane(&w, lane, n), vec![0; n], "inactive lane {lane}");
+    }
+}
+
+/// `WaveMatch` on every overload it has (DXIL.rst: half, float, double, i16, i32, i64):
+/// per lane, the mask of active lanes holding the same value. Lanes 2..8 hold lane % 3
+/// (2 0 1 2 0 1), so lanes 2 and 5 match (0x24), 3 and 6 (0x48), 4 and 7 (0x90); the
+/// inactive lanes 0 and 1 (values 0 and 1) are in no mask.
+#[test]
+fn wave_match_every_type() {
+    let (m, fi, n) = lanes_2_to_8(DL16, |mb, lane| {
+        let i32t = mb.int(32);
+        let three = mb.ci(32, 3);
+        let r = mb.bin(BinOp::URem, lane, three, i32t);
+        let i16t = mb.int(16);
+        let i64t = mb.int(64);
+        let (ht, ft, dt) = (mb.t(Type::Half), mb.t(Type::Float), mb.t(Type::Double));
+        let vals = [
+            ("i32", r),
+            ("i16", mb.cast(CastOp::Trunc, r, i16t)),
+            ("i64", mb.cast(CastOp::ZExt, r, i64t)),
+            ("f32", mb.cast(CastOp::UiToFp, r, ft)),
+            ("f16", mb.cast(CastOp::UiToFp, r, ht)),
+            ("f64", mb.cast(CastOp::UiToFp, r, dt)),
+        ];
+        let four = mb.named("dx.types.fouri32", vec![i32t, i32t, i32t, i32t]);
+        let mut outs = Vec::new();
+        for (ty, v) in vals {
+            let s = mb.dx(&format!("waveMatch.{ty}"), 165, &[v], four);
+            outs.push(mb.push(
+                InstKind::ExtractValue {
+                    aggregate: s,
+                    indices: vec![0],
+                },
+                i32t,
+            ));
+        }
+        outs
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    for (lane, mask) in [
+        (2, 0x24),
+        (3, 0x48),
+        (4, 0x90),
+        (5, 0x24),
+        (6, 0x48),
+        (7, 0x90),
+    ] {
+        assert_eq!(per_lane(&w, lane, n), vec![mask; n], "lane {lane}");
+    }
+}
+
+/// SM 6.6 `Unpack4x8` into `%dx.types.fouri16` and `Pack4x8` from 16-bit inputs
+/// (DXIL.rst ops 219 and 220; DXC `hctdb.py`: unpackMode 0 unsigned, 1 signed; packMode 0
+/// truncates, 1 clamps to [0, 255], 2 to [−128, 127]; HLSL `unpack_s8s16`,
+/// `unpack_u8u16`, `pack_u8`, `pack_s8`, `pack_clamp_u8`, `pack_clamp_s8`). 16-bit
+/// results are stored zero-extended. The packed word 0x80ff7f01 unpacks to 1, 127, −1,
+/// −128 signed and 1, 127, 255, 128 unsigned; the 16-bit values 300, −3, 127, −200 pack
+/// to 0x38 7f fd 2c truncated, 0x00 7f 00 ff clamped unsigned and 0x80 7f fd 7f clamped
+/// signed (bytes w z y x).
+#[test]
+fn pack_and_unpack_16_bit() {
+    let (m, fi, n) = lanes_2_to_8(DL16, |mb, _lane| {
+        let i32t = mb.int(32);
+        let i16t = mb.int(16);
+        let four16 = mb.named("dx.types.fouri16", vec![i16t, i16t, i16t, i16t]);
+        let packed = mb.ci(32, 0x80ff_7f01u32 as i64);
+        let mut outs = Vec::new();
+        for mode in [1, 0] {
+            let md = mb.ci(8, mode);
+            let u = mb.dx("unpack4x8.i16", 219, &[md, packed], four16);
+            for k in 0..4 {
+                let e = mb.push(
+                    InstKind::ExtractValue {
+                        aggregate: u,
+                        indices: vec![k],
+                    },
+                    i16t,
+                );
+                outs.push(mb.cast(CastOp::ZExt, e, i32t));
+            }
+        }
+        let vals: Vec<ValueId> = [300i64, -3, 127, -200]
+            .iter()
+            .map(|v| {
+                let t = mb.int(16);
+                mb.c(t, Constant::Int(*v))
+            })
+            .collect();
+        for mode in [0, 1, 2] {
+            let md = mb.ci(8, mode);
+            outs.push(mb.dx(
+                "pack4x8.i16",
+                220,
+                &[md, vals[0], vals[1], vals[2], vals[3]],
+                i32t,
+            ));
+        }
+        outs
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    assert_eq!(
+        per_lane(&w, 4, n),
+        vec![
+            1,
+            127,
+            0xffff,
+            0xff80, // signed, as 16-bit words
+            1,
+            127,
+            255,
+            128, // unsigned
+            0x387f_fd2c,
+            0x007f_00ff,
+            0x807f_fd7f,
+        ]
+    );
+}
+
+/// DXIL `LegacyF32ToF16` (op 130) end to end through the lowering and the interpreter,
+/// with seed `000_…`'s values observed on WARP through Direct3D 12 ("Converting a float
+/// to a half"): toward zero, 1 + 0x1fff·2⁻²³ → 0x3c00 and its negative 0xbc00, 65520
+/// and 1e10 → 0x7bff, −65520 → 0xfbff, 1e-5 → the denormal 167·2⁻²⁴, the NaN 0x7fc00000
+/// → 0x7fff; and an infinity stays one, 0x7c00 (DESIGN, "WARP-faithful semantics").
+#[test]
+fn legacy_f32_to_f16_runs_as_warp_rounds() {
+    let cases: [(u32, u32); 8] = [
+        (0x3f80_1fff, 0x3c00),
+        (0xbf80_1fff, 0xbc00),
+        (65520f32.to_bits(), 0x7bff),
+        (1e10f32.to_bits(), 0x7bff),
+        ((-65520f32).to_bits(), 0xfbff),
+        (1e-5f32.to_bits(), 167),
+        (0x7fc0_0000, 0x7fff),
+        (f32::INFINITY.to_bits(), 0x7c00),
+    ];
+    let (m, fi, n) = lanes_2_to_8(DL32, |mb, _lane| {
+        let i32t = mb.int(32);
+        let f32t = mb.t(Type::Float);
+        cases
+            .iter()
+            .map(|(bits, _)| {
+                let v = mb.c(f32t, Constant::Float(u64::from(*bits)));
+                mb.dx("legacyF32ToF16", 130, &[v], i32t)
+            })
+            .collect()
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    let want: Vec<u32> = cases.iter().map(|(_, h)| *h).collect();
+    assert_eq!(per_lane(&w, 3, n), want);
 }

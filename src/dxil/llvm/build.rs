@@ -1,0 +1,380 @@
+//! A hand-built module for tests: types, constants, functions, blocks and instructions
+//! pushed one by one, so rules that need exact inputs (a lowering, a feature bit) are
+//! tested on programs written here rather than only on the corpora.
+
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    missing_docs
+)]
+
+use super::{
+    BasicBlock, BinOp, BlockId as LBlock, CastOp, Constant, Function, FunctionBody, InstKind,
+    Instruction, Linkage, Module, Operand, Predicate, Type, TypeId, Value, ValueId, ValueKind,
+};
+
+/// The first local value id of hand-built bodies (module values stay below it).
+pub const FIRST: u32 = 100_000;
+
+/// Builds a module with one entry function `main`, instruction by instruction.
+pub struct Mb {
+    pub m: Module,
+    insts: Vec<Instruction>,
+    vals: Vec<Value>,
+    blocks: Vec<BasicBlock>,
+    fn_types: std::collections::HashMap<ValueId, TypeId>,
+}
+
+impl Mb {
+    pub fn new(datalayout: &str) -> Mb {
+        Mb {
+            m: Module {
+                datalayout: Some(datalayout.into()),
+                ..Module::default()
+            },
+            insts: Vec::new(),
+            vals: Vec::new(),
+            blocks: Vec::new(),
+            fn_types: Default::default(),
+        }
+    }
+
+    pub fn t(&mut self, t: Type) -> TypeId {
+        if let Some(i) = self.m.types.iter().position(|x| *x == t) {
+            return TypeId(i as u32);
+        }
+        self.m.types.push(t);
+        TypeId(self.m.types.len() as u32 - 1)
+    }
+
+    pub fn int(&mut self, bits: u32) -> TypeId {
+        self.t(Type::Integer(bits))
+    }
+
+    pub fn named(&mut self, name: &str, elements: Vec<TypeId>) -> TypeId {
+        self.t(Type::Struct {
+            name: Some(name.into()),
+            packed: false,
+            elements,
+            opaque: false,
+        })
+    }
+
+    pub fn handle_ty(&mut self) -> TypeId {
+        let i8t = self.int(8);
+        let p = self.t(Type::Pointer {
+            pointee: i8t,
+            address_space: 0,
+        });
+        self.named("dx.types.Handle", vec![p])
+    }
+
+    pub fn c(&mut self, ty: TypeId, c: Constant) -> ValueId {
+        self.m.values.push(Value {
+            ty,
+            kind: ValueKind::Constant(c),
+            name: None,
+        });
+        ValueId(self.m.values.len() as u32 - 1)
+    }
+
+    pub fn ci(&mut self, bits: u32, v: i64) -> ValueId {
+        let t = self.int(bits);
+        self.c(t, Constant::Int(v))
+    }
+
+    pub fn undef(&mut self, ty: TypeId) -> ValueId {
+        self.c(ty, Constant::Undef)
+    }
+
+    /// Declares a function `name` of type `ret (params)`.
+    pub fn func(&mut self, name: &str, ret: TypeId, params: Vec<TypeId>) -> ValueId {
+        let ty = self.t(Type::Function {
+            vararg: false,
+            ret,
+            params,
+        });
+        let ptr_ty = self.t(Type::Pointer {
+            pointee: ty,
+            address_space: 0,
+        });
+        let v = ValueId(self.m.values.len() as u32);
+        self.m.values.push(Value {
+            ty: ptr_ty,
+            kind: ValueKind::Function(self.m.functions.len() as u32),
+            name: Some(name.into()),
+        });
+        self.m.functions.push(Function {
+            name: name.into(),
+            value: v,
+            ty,
+            ptr_ty,
+            calling_conv: 0,
+            is_declaration: true,
+            linkage: Linkage(0),
+            attributes: 0,
+            align: 0,
+            section: None,
+            visibility: 0,
+            gc: None,
+            unnamed_addr: false,
+            prologue: 0,
+            dll_storage: 0,
+            comdat: 0,
+            prefix: 0,
+            personality: 0,
+            body: None,
+            bit: 0,
+        });
+        self.fn_types.insert(v, ty);
+        v
+    }
+
+    /// Starts a new block (the previous one ends at the current instruction).
+    pub fn block(&mut self) -> LBlock {
+        let at = self.insts.len() as u32;
+        if let Some(b) = self.blocks.last_mut() {
+            b.end = at;
+        }
+        self.blocks.push(BasicBlock {
+            name: None,
+            start: at,
+            end: at,
+        });
+        LBlock(self.blocks.len() as u32 - 1)
+    }
+
+    /// Appends an instruction; returns its result value (for non-void types).
+    pub fn push(&mut self, kind: InstKind, ty: TypeId) -> ValueId {
+        let index = self.insts.len() as u32;
+        let has_result = self.m.ty(ty) != Some(&Type::Void);
+        let result = has_result.then(|| {
+            self.vals.push(Value {
+                ty,
+                kind: ValueKind::Instruction(index),
+                name: None,
+            });
+            ValueId(FIRST + self.vals.len() as u32 - 1)
+        });
+        self.insts.push(Instruction {
+            kind,
+            ty,
+            result,
+            debug_loc: None,
+            debug_loc_again: false,
+            attachments: Vec::new(),
+            bit: 0,
+        });
+        result.unwrap_or(ValueId(u32::MAX))
+    }
+
+    pub fn void(&mut self) -> TypeId {
+        self.t(Type::Void)
+    }
+
+    pub fn bin(&mut self, op: BinOp, a: ValueId, b: ValueId, ty: TypeId) -> ValueId {
+        self.push(
+            InstKind::Binary {
+                op,
+                lhs: a,
+                rhs: b,
+                flags: 0,
+            },
+            ty,
+        )
+    }
+
+    pub fn cast(&mut self, op: CastOp, v: ValueId, ty: TypeId) -> ValueId {
+        self.push(InstKind::Cast { op, value: v }, ty)
+    }
+
+    pub fn icmp(&mut self, pred: u8, a: ValueId, b: ValueId) -> ValueId {
+        let i1 = self.int(1);
+        self.push(
+            InstKind::Cmp {
+                pred: Predicate(pred),
+                lhs: a,
+                rhs: b,
+                flags: 0,
+            },
+            i1,
+        )
+    }
+
+    pub fn phi(&mut self, ty: TypeId, incoming: Vec<(ValueId, LBlock)>) -> ValueId {
+        self.push(InstKind::Phi { incoming }, ty)
+    }
+
+    pub fn br(&mut self, target: LBlock) {
+        let v = self.void();
+        self.push(InstKind::Br { target }, v);
+    }
+
+    pub fn cond_br(&mut self, cond: ValueId, t: LBlock, f: LBlock) {
+        let v = self.void();
+        self.push(
+            InstKind::CondBr {
+                cond,
+                if_true: t,
+                if_false: f,
+            },
+            v,
+        );
+    }
+
+    pub fn ret(&mut self) {
+        let v = self.void();
+        self.push(InstKind::Ret { value: None }, v);
+    }
+
+    /// Calls `dx.op.<name>` with opcode `op` and `args`, declaring it on first use.
+    pub fn dx(&mut self, name: &str, op: i64, args: &[ValueId], ret: TypeId) -> ValueId {
+        let i32t = self.int(32);
+        let mut params = vec![i32t];
+        for a in args {
+            params.push(self.ty_of(*a));
+        }
+        let full = format!("dx.op.{name}");
+        let callee = match self.m.functions.iter().position(|f| f.name == full) {
+            Some(i) => self.m.functions[i].value,
+            None => self.func(&full, ret, params),
+        };
+        let opv = self.ci(32, op);
+        let mut ops = vec![Operand::Value(opv)];
+        ops.extend(args.iter().map(|a| Operand::Value(*a)));
+        let fn_ty = self.fn_types[&callee];
+        self.push(
+            InstKind::Call {
+                callee,
+                fn_ty,
+                args: ops,
+                attributes: 0,
+                calling_conv: 0,
+                tail: 0,
+                flags: 0,
+                explicit_type: true,
+            },
+            ret,
+        )
+    }
+
+    /// Declares a global variable of `ty` in address space `space`.
+    pub fn global(&mut self, name: &str, ty: TypeId, space: u32, init: Option<ValueId>) -> ValueId {
+        let ptr_ty = self.t(Type::Pointer {
+            pointee: ty,
+            address_space: space,
+        });
+        let v = ValueId(self.m.values.len() as u32);
+        self.m.values.push(Value {
+            ty: ptr_ty,
+            kind: ValueKind::Global(self.m.globals.len() as u32),
+            name: Some(name.into()),
+        });
+        self.m.globals.push(crate::dxil::llvm::GlobalVar {
+            name: name.into(),
+            value: v,
+            value_ty: ty,
+            ptr_ty,
+            address_space: space,
+            is_const: init.is_some() && space == 0 && name.starts_with("const"),
+            initializer: init,
+            linkage: Linkage(3),
+            align: 4,
+            section: None,
+            visibility: 0,
+            thread_local: 0,
+            unnamed_addr: false,
+            externally_initialized: false,
+            dll_storage: 0,
+            comdat: 0,
+            bit: 0,
+        });
+        v
+    }
+
+    pub fn load(&mut self, ptr: ValueId, ty: TypeId) -> ValueId {
+        self.push(
+            InstKind::Load {
+                ptr,
+                align: 4,
+                volatile: false,
+                atomic: None,
+            },
+            ty,
+        )
+    }
+
+    pub fn store(&mut self, ptr: ValueId, value: ValueId) {
+        let void = self.void();
+        self.push(
+            InstKind::Store {
+                ptr,
+                value,
+                align: 4,
+                volatile: false,
+                atomic: None,
+            },
+            void,
+        );
+    }
+
+    pub fn ty_of(&self, v: ValueId) -> TypeId {
+        match self.m.values.get(v.index()) {
+            Some(x) => x.ty,
+            None => self.vals[(v.0 - FIRST) as usize].ty,
+        }
+    }
+
+    /// A handle to range `id` of class `class` (createHandle, SM 6.0).
+    pub fn handle(&mut self, class: i64, id: i64, index: i64) -> ValueId {
+        let h = self.handle_ty();
+        let c = self.ci(8, class);
+        let i = self.ci(32, id);
+        let x = self.ci(32, index);
+        let f = self.ci(1, 0);
+        self.dx("createHandle", 57, &[c, i, x, f], h)
+    }
+
+    /// `rawBufferStore.i32(h, addr, undef, v, undef, undef, undef, 1, 4)`.
+    pub fn store_word(&mut self, h: ValueId, addr: ValueId, v: ValueId) {
+        let i32t = self.int(32);
+        let u = self.undef(i32t);
+        let mask = self.ci(8, 1);
+        let align = self.ci(32, 4);
+        let void = self.void();
+        self.dx(
+            "rawBufferStore.i32",
+            140,
+            &[h, addr, u, v, u, u, u, mask, align],
+            void,
+        );
+    }
+
+    /// Finishes the module: `main` defined by the instructions pushed.
+    pub fn finish(mut self) -> (Module, usize) {
+        if let Some(b) = self.blocks.last_mut() {
+            b.end = self.insts.len() as u32;
+        }
+        let void = self.void();
+        let main = self.func("main", void, vec![]);
+        let fi = self.m.functions.len() - 1;
+        let f = &mut self.m.functions[fi];
+        f.is_declaration = false;
+        f.body = Some(FunctionBody {
+            first_value: FIRST,
+            values: self.vals,
+            args: Vec::new(),
+            blocks: self.blocks,
+            instructions: self.insts,
+            first_metadata: 0,
+            metadata: Vec::new(),
+            attachments: Vec::new(),
+            uselists: Vec::new(),
+            bit: 0,
+        });
+        let _ = main;
+        (self.m, fi)
+    }
+}

@@ -1,0 +1,73 @@
+//! Accesses of unbound descriptors: a declared range may leave elements unbound (D3D12
+//! resource binding tier 3 allows descriptors that are never accessed to stay
+//! unwritten), and a lane that accesses one stops the run with an error naming the
+//! lane, the instruction and the element.
+//!
+//! Owns: which operands of an instruction are the handles it accesses, and the check of
+//! their values in the active lanes. Runs only for dispatches whose table holds an
+//! unbound element (`DescriptorTable::has_unbound`), so other runs pay nothing. Making
+//! a handle (`handle`, `heap_handle`) is not an access; every instruction that reads,
+//! writes, queries or samples through one is.
+
+use crate::ir::{Inst, InstId, Reg};
+
+use super::Ctx;
+use super::budget::{At, ExecError};
+use super::control::invocation;
+use super::wave::{Wave, lanes};
+
+/// The handle operands instruction `inst` accesses a descriptor through.
+fn accessed(inst: &Inst) -> [Reg; 2] {
+    let none = Reg::NONE;
+    match inst {
+        Inst::RawLoad { handle, .. }
+        | Inst::RawStore { handle, .. }
+        | Inst::StructLoad { handle, .. }
+        | Inst::StructStore { handle, .. }
+        | Inst::TypedLoad { handle, .. }
+        | Inst::TypedStore { handle, .. }
+        | Inst::ResAtomic { handle, .. }
+        | Inst::ResCmpXchg { handle, .. }
+        | Inst::ResAtomic64 { handle, .. }
+        | Inst::ResCmpXchg64 { handle, .. }
+        | Inst::CounterInc { handle, .. }
+        | Inst::CounterDec { handle, .. }
+        | Inst::CbLoad { handle, .. }
+        | Inst::Dimensions { handle, .. }
+        | Inst::SampleCount { handle, .. }
+        | Inst::SamplePos { handle, .. } => [*handle, none],
+        Inst::Lod {
+            texture, sampler, ..
+        } => [*texture, *sampler],
+        Inst::Sample { args, .. } | Inst::Gather { args, .. } => [args.texture, args.sampler],
+        _ => [none, none],
+    }
+}
+
+/// Stops the run when an active lane is about to access an unbound element through
+/// instruction `at`.
+pub fn check<const W: usize>(
+    w: &Wave<W>,
+    cx: &Ctx<'_>,
+    inst: &Inst,
+    at: usize,
+) -> Result<(), ExecError> {
+    for r in accessed(inst) {
+        if r.is_none() {
+            continue;
+        }
+        let values = &w.regs[r.index()];
+        for l in lanes(w.ex.mask) {
+            if let Some(element) = cx.table.unbound_name(values[l]) {
+                return Err(ExecError::UnboundDescriptor {
+                    lane: invocation(w, cx, l),
+                    at: At::Inst(InstId(at as u32)),
+                    text: inst.to_string(),
+                    loc: cx.shader.locs.get(at).copied().unwrap_or_default(),
+                    element: element.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
