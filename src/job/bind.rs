@@ -24,8 +24,12 @@
 //! - Textures: `width`; `height` except for 1D; `depth` for 3D (default 1);
 //!   `array_size` for arrays (default 1; cube arrays count cubes, 6 faces each); `mips`
 //!   (default 1); `samples` for multisampled kinds (default 1). Raw `data` holds every
-//!   subresource tightly packed in D3D12 subresource order; a `.png` file fills mip 0 of
-//!   slice 0 of an 8-bit UNORM/sRGB texture.
+//!   subresource tightly packed in D3D12 subresource order; image files fill
+//!   subresources (`images`, or a `.png` `file` for mip 0 of slice 0), converted as
+//!   `image_io` states. `view_format`, `view_mips` and `view_slices` describe the view
+//!   (D3D12's SRV/UAV fields; default: the whole texture in its own format). UAVs
+//!   (textures and typed buffers) take only the formats D3D12 gives typed unordered
+//!   access (`Format::typed_uav`). Block-compressed textures are for SRVs.
 //! - Samplers: `D3D12_SAMPLER_DESC` fields, each defaulting to Direct3D's default sampler
 //!   state (`MIN_MAG_MIP_LINEAR`, `CLAMP`, bias 0, anisotropy 1, `NEVER`, border
 //!   (1, 1, 1, 1), LOD range unlimited). `address` takes one mode for all three axes or
@@ -268,6 +272,19 @@ pub struct BoundEntry {
     pub output: Option<PathBuf>,
     /// Where to write the final counter.
     pub counter_output: Option<PathBuf>,
+    /// Single subresources to write (textures' `outputs`).
+    pub subresource_outputs: Vec<SubresourceTarget>,
+}
+
+/// One subresource of a texture to write after the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubresourceTarget {
+    /// The file (resolved against the job's folder); `.png` or `.bin`.
+    pub path: PathBuf,
+    /// The mip.
+    pub mip: u32,
+    /// The array slice (cube face, 3D plane).
+    pub slice: u32,
 }
 
 impl BoundEntry {
@@ -422,7 +439,11 @@ fn present_keys(e: &ResourceEntry) -> Vec<&'static str> {
         comparison,
         border_color,
         min_lod,
-        max_lod
+        max_lod,
+        outputs,
+        view_format,
+        view_mips,
+        view_slices
     );
     k
 }
@@ -453,7 +474,9 @@ fn key_applies(kind: &str, dim: Option<TextureDim>, key: &str) -> bool {
         _ => {
             let Some(dim) = dim else { return false };
             match key {
-                "format" | "width" | "mips" | "data" | "output" => true,
+                "format" | "width" | "mips" | "data" | "output" | "outputs" | "view_format"
+                | "view_mips" => true,
+                "view_slices" => dim.is_array() || dim.is_cube() || dim == TextureDim::Tex2D,
                 "height" => !matches!(dim, TextureDim::Tex1D | TextureDim::Tex1DArray),
                 "depth" => dim == TextureDim::Tex3D,
                 "array_size" => dim.is_array(),
@@ -479,6 +502,18 @@ fn parse_kind_name(name: &str) -> Result<(&'static str, Option<TextureDim>), Str
             ))
         }
     }
+}
+
+/// The format named `name` for a texture: any format a texture can hold (typeless and
+/// block-compressed ones included; the view's format is checked when the view is made).
+fn parse_texture_format(name: &str) -> Result<Format, String> {
+    let Some(f) = Format::from_name(name) else {
+        return parse_format(name);
+    };
+    if f.is_texture_readable() || (f.is_block_compressed() && f.block_family().is_some()) {
+        return Ok(f);
+    }
+    parse_format(name)
 }
 
 /// The format named `name`, refusing typeless formats (a view needs a type).
@@ -648,6 +683,7 @@ fn bind_entry(
         counter: None,
         output,
         counter_output,
+        subresource_outputs: Vec::new(),
     };
     if bound.null {
         return Ok(bound);
@@ -656,6 +692,9 @@ fn bind_entry(
         EntryKind::RawBuffer
         | EntryKind::StructuredBuffer { .. }
         | EntryKind::TypedBuffer { .. } => {
+            if let (EntryKind::TypedBuffer { format }, Some(ResourceClass::Uav)) = (kind, class) {
+                check_uav_format(format).map_err(&err)?;
+            }
             let (view, memory) = make_buffer(e, kind, dir, name, budget)?;
             let counter = e.counter.map(Counter::new);
             bound.descriptor = Descriptor::Buffer {
@@ -676,7 +715,17 @@ fn bind_entry(
         }
         EntryKind::Texture { dim, format } => {
             let texture = make_texture(e, dim, format, dir, name, budget)?;
-            bound.descriptor = Descriptor::Texture(TextureView::whole(texture.clone()));
+            let view = texture_view(e, &texture).map_err(&err)?;
+            if class == Some(ResourceClass::Uav) {
+                check_uav_format(view.format).map_err(&err)?;
+            }
+            // The program sees the view's format (a typeless texture's typed view).
+            bound.kind = EntryKind::Texture {
+                dim,
+                format: view.format,
+            };
+            bound.descriptor = Descriptor::Texture(view);
+            bound.subresource_outputs = subresource_outputs(e, &texture, dir).map_err(&err)?;
             bound.storage = Storage::Texture(texture);
         }
         EntryKind::Sampler { .. } => {
@@ -780,8 +829,24 @@ fn parse_kind(
             let dim = dim.ok_or_else(|| format!("unknown kind \"{kind_name}\""))?;
             let format = if e.null && e.format.is_none() {
                 Format::R8G8B8A8_UNORM
+            } else if e.view_format.is_some() {
+                // A typeless texture is fine when the view gives the type.
+                let f = e.format.as_deref().ok_or_else(|| {
+                    format!("missing `format` (a DXGI name: \"R32_UINT\") for a {kind_name}")
+                })?;
+                match Format::from_name(f) {
+                    Some(t)
+                        if t.channel_type() == ChannelType::Typeless || t.is_block_compressed() =>
+                    {
+                        t
+                    }
+                    _ => parse_texture_format(f)?,
+                }
             } else {
-                format()?
+                let f = e.format.as_deref().ok_or_else(|| {
+                    format!("missing `format` (a DXGI name: \"R32_UINT\") for a {kind_name}")
+                })?;
+                parse_texture_format(f)?
             };
             EntryKind::Texture { dim, format }
         }
@@ -1013,8 +1078,14 @@ fn make_texture(
         mips,
         samples,
     };
-    desc.validate()
-        .map_err(|e| err(texture_message(&e.to_string())))?;
+    desc.validate().map_err(|e| {
+        let m = texture_message(&e.to_string());
+        if m.contains("block-compressed") {
+            err(format!("`format`: {m}"))
+        } else {
+            err(m)
+        }
+    })?;
     budget.take(name, desc.total_bytes())?;
     let is_png = e
         .data
@@ -1022,7 +1093,10 @@ fn make_texture(
         .and_then(|d| d.file.as_ref())
         .and_then(|f| f.extension())
         .is_some_and(|x| x.eq_ignore_ascii_case("png"));
-    let texture = if is_png {
+    let images = e.data.as_ref().and_then(|d| d.images.as_ref());
+    let texture = if let Some(images) = images {
+        texture_from_images(e, &desc, images, dir).map_err(&err)?
+    } else if is_png {
         let spec = e.data.as_ref().and_then(|d| d.file.as_ref());
         let file = spec.map(|f| super::resolve(dir, f)).unwrap_or_default();
         // A PNG decodes to RGBA8 texels: twice what an 8-bit texture's mip 0 holds is
@@ -1066,6 +1140,163 @@ fn make_texture(
         texture
     };
     texture.map_err(|e| err(texture_message(&e.to_string())))
+}
+
+/// A texture filled from `data = { images = [...] }`: image `i` fills subresource `i` in
+/// D3D12 order, converted as `image_io` states.
+fn texture_from_images(
+    e: &ResourceEntry,
+    desc: &TextureDesc,
+    images: &[PathBuf],
+    dir: &Path,
+) -> Result<Result<Texture, crate::resources::ResourceError>, String> {
+    let d = e.data.as_ref();
+    if d.is_some_and(|d| {
+        d.u32.is_some()
+            || d.i32.is_some()
+            || d.f32.is_some()
+            || d.hex.is_some()
+            || d.fill_u32.is_some()
+            || d.file.is_some()
+    }) {
+        return Err(
+            "`data` needs exactly one of u32, i32, f32, hex, fill_u32, file or images".into(),
+        );
+    }
+    let planes = if desc.dim == TextureDim::Tex3D {
+        1
+    } else {
+        desc.array_size()
+    };
+    let count = desc.mips.saturating_mul(planes);
+    if images.len() as u64 > u64::from(count) {
+        return Err(format!(
+            "`data.images` lists {} images but the texture has {count} subresources",
+            images.len()
+        ));
+    }
+    if desc.dim == TextureDim::Tex3D && desc.depth_or_array_size > 1 {
+        return Err(
+            "`data.images` fills 2D subresources; a 3D texture deeper than 1 takes raw `file` data"
+                .into(),
+        );
+    }
+    let total = usize::try_from(desc.total_bytes()).map_err(|_| "texture too large".to_string())?;
+    let mut bytes = vec![0u8; total];
+    for (i, file) in images.iter().enumerate() {
+        let (mip, slice) = (i as u32 % desc.mips, i as u32 / desc.mips);
+        let (start, len, [w, h, _]) = super::image_io::subresource_range(desc, mip, slice)
+            .ok_or_else(|| format!("`data.images` #{}: no such subresource", i + 1))?;
+        let path = super::resolve(dir, file);
+        let texels = super::image_io::read_texels(&path, desc.format, w, h)
+            .map_err(|m| format!("`data.images` #{} (mip {mip}, slice {slice}): {m}", i + 1))?;
+        let dst = bytes
+            .get_mut(start as usize..(start + len) as usize)
+            .ok_or_else(|| "texture too small".to_string())?;
+        if texels.len() != dst.len() {
+            return Err(format!("`data.images` #{}: size mismatch", i + 1));
+        }
+        dst.copy_from_slice(&texels);
+    }
+    Ok(Texture::from_bytes(*desc, &bytes))
+}
+
+/// The view a texture entry binds: the whole texture, or `view_format`, `view_mips` and
+/// `view_slices` (D3D12's SRV/UAV description fields), checked against the texture.
+fn texture_view(e: &ResourceEntry, texture: &Texture) -> Result<TextureView, String> {
+    let mut view = TextureView::whole(texture.clone());
+    if let Some(f) = &e.view_format {
+        let fm = Format::from_name(f).ok_or_else(|| {
+            let hint = closest(f, Format::ALL.iter().map(|f| f.name()))
+                .map(|k| format!(" (did you mean {k}?)"))
+                .unwrap_or_default();
+            format!("`view_format`: unknown format \"{f}\"{hint}")
+        })?;
+        view.format = fm;
+    }
+    if view.format.channel_type() == ChannelType::Typeless || !view.format.is_texture_readable() {
+        return Err(format!(
+            "`{}`: {} cannot be read through a view (a typeless format needs `view_format`; R1 and subsampled formats are not supported)",
+            if e.view_format.is_some() {
+                "view_format"
+            } else {
+                "format"
+            },
+            view.format
+        ));
+    }
+    if let Some([first, count]) = e.view_mips {
+        view.most_detailed_mip = first;
+        view.mip_levels = count;
+    }
+    if let Some([first, count]) = e.view_slices {
+        view.first_slice = first;
+        view.array_size = count;
+    }
+    view.validate().map_err(|m| {
+        let key = if e.view_format.is_some() && m.to_string().contains("format") {
+            "view_format"
+        } else if e.view_mips.is_some() && m.to_string().contains("mips") {
+            "view_mips"
+        } else if e.view_slices.is_some()
+            && (m.to_string().contains("slices") || m.to_string().contains("faces"))
+        {
+            "view_slices"
+        } else {
+            "format"
+        };
+        format!(
+            "`{key}`: {}",
+            texture_message(&m.to_string()).replace("bad view: ", "")
+        )
+    })?;
+    Ok(view)
+}
+
+/// Refuses a format D3D12 cannot give a typed UAV (`Format::typed_uav`).
+fn check_uav_format(format: Format) -> Result<(), String> {
+    if format.typed_uav().is_some() {
+        return Ok(());
+    }
+    Err(format!(
+        "`format`: {format} cannot be a typed UAV (D3D12 gives sRGB, depth, block-compressed, shared-exponent, 96-bit and typeless formats no typed unordered access; bind it as an SRV, or use a UAV format such as R8G8B8A8_UNORM)"
+    ))
+}
+
+/// A texture's `outputs`, resolved and checked against its subresources.
+fn subresource_outputs(
+    e: &ResourceEntry,
+    texture: &Texture,
+    dir: &Path,
+) -> Result<Vec<SubresourceTarget>, String> {
+    let mut out = Vec::new();
+    for (i, o) in e.outputs.iter().flatten().enumerate() {
+        super::image_io::subresource_range(texture.desc(), o.mip, o.slice).ok_or_else(|| {
+            format!(
+                "`outputs` #{}: mip {}, slice {} is not a subresource of this texture",
+                i + 1,
+                o.mip,
+                o.slice
+            )
+        })?;
+        let png = o
+            .file
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("png"));
+        if png && !png::is_png_format(texture.desc().format) {
+            return Err(format!(
+                "`outputs` #{}: a .png needs a format of 8-bit or 16-bit UNORM or sRGB channels, not {} (write .bin instead)",
+                i + 1,
+                texture.desc().format
+            ));
+        }
+        out.push(SubresourceTarget {
+            path: super::resolve(dir, &o.file),
+            mip: o.mip,
+            slice: o.slice,
+        });
+    }
+    Ok(out)
 }
 
 /// A texture error in the job's words.
@@ -1166,6 +1397,9 @@ fn sampler_desc(k: &SamplerKeys<'_>) -> Result<SamplerDesc, String> {
     if let Some(l) = k.max_lod {
         s.max_lod = l;
     }
+    if s.min_lod.is_nan() || s.max_lod.is_nan() || s.mip_lod_bias.is_nan() {
+        return Err("`min_lod`, `max_lod` and `mip_lod_bias` must be numbers, not NaN (D3D11.3 §7.18.11: a NaN LOD range is invalid)".into());
+    }
     if s.min_lod > s.max_lod {
         return Err(format!(
             "`min_lod` {} is above `max_lod` {}",
@@ -1229,6 +1463,7 @@ fn bind_sampler_heap_entry(
         counter: None,
         output: None,
         counter_output: None,
+        subresource_outputs: Vec::new(),
     })
 }
 

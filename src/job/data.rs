@@ -41,6 +41,9 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, Strin
                 format!("`file` {}: {rest}", f.display())
             })?;
     }
+    if spec.images.is_some() {
+        return Err("`images` fill textures only (use `file` for raw bytes)".into());
+    }
     if forms != 1 {
         return Err("`data` needs exactly one of u32, i32, f32, hex, fill_u32 or file".into());
     }
@@ -150,6 +153,7 @@ mod tests {
             hex: None,
             fill_u32: None,
             file: None,
+            images: None,
         }
     }
 }

@@ -18,10 +18,13 @@
 //!   way: `[[resource]] #2 (u0)`, `[[heap]] #1 (ResourceDescriptorHeap[0])`.
 //! - Texture cube arrays: `array_size` counts **cubes**; the texture holds 6 faces per
 //!   cube (as HLSL's `TextureCubeArray` and D3D12's `NumCubes` count).
-//! - `.png` data fills mip 0 of slice 0 of a texture whose channels are all 8-bit UNORM
-//!   or sRGB; a `.png` output writes that same subresource (sample 0 of a multisampled
-//!   texture, plane 0 of a 3D one). Every other output is `.bin`: a buffer's whole
-//!   memory, or all of a texture's subresources tightly packed in D3D12 order.
+//! - Image files fill texture subresources (`data = { images = [...] }`, one per
+//!   subresource in D3D12 order; a `.png` `file` fills mip 0 of slice 0), converted to the
+//!   texture's format as [`image_io`] states. A `.png` output writes mip 0 of slice 0 of a
+//!   texture of 8- or 16-bit UNORM or sRGB channels (sample 0 of a multisampled texture,
+//!   plane 0 of a 3D one); `outputs = [{ file, mip, slice }]` writes single subresources
+//!   as `.png` or `.bin`. Every other output is `.bin`: a buffer's whole memory, or all of
+//!   a texture's subresources tightly packed in D3D12 order.
 //! - `dxlane run` exits with 0 when every `[[expect]]` holds, 1 when any fails, and 2
 //!   on any error (the job, the program, the run).
 //! - Outputs stay inside the job's folder (or `--out-dir`) unless the user passes
@@ -35,6 +38,7 @@ pub mod data;
 pub mod draw;
 pub mod draw_run;
 pub mod expect;
+pub mod image_io;
 pub mod limits;
 pub mod paths;
 mod png;

@@ -567,7 +567,7 @@ fn check_outputs(bound: &BoundJob) -> Result<(), JobError> {
                 return Err(JobError::entry(
                     &e.name,
                     format!(
-                        "`output`: a .png needs a texture of 8-bit UNORM or sRGB channels, not {} (write .bin instead)",
+                        "`output`: a .png needs a texture of 8-bit or 16-bit UNORM or sRGB channels, not {} (write .bin instead)",
                         t.desc().format
                     ),
                 ));
@@ -703,6 +703,17 @@ impl Prepared {
                     (Storage::None, _) => write_output(&e.name, path, &[])?,
                 };
                 outputs.push(written);
+            }
+            if let Storage::Texture(t) = &e.storage {
+                for o in &e.subresource_outputs {
+                    let bytes = if is_png(&o.path) {
+                        super::image_io::encode_png(t, o.mip, o.slice)
+                    } else {
+                        super::image_io::subresource_bytes(t, o.mip, o.slice)
+                    }
+                    .map_err(|m| JobError::entry(&e.name, format!("`outputs`: {m}")))?;
+                    outputs.push(write_output(&e.name, &o.path, &bytes)?);
+                }
             }
             if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
                 outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);

@@ -92,8 +92,28 @@ pub struct DataSpec {
     pub hex: Option<String>,
     /// Fill every word with this value.
     pub fill_u32: Option<u32>,
-    /// Raw bytes from a file (relative to the job file); `.png` for 8-bit textures.
+    /// Raw bytes from a file (relative to the job file); a `.png` file fills mip 0 of
+    /// slice 0 of a texture as `images` does.
     pub file: Option<PathBuf>,
+    /// Image files (any format the `image` crate reads here: PNG), one per subresource in
+    /// D3D12 subresource order (mips of slice 0, then of slice 1, …), each the size of its
+    /// subresource; subresources without one stay zero. Textures only.
+    pub images: Option<Vec<PathBuf>>,
+}
+
+/// One subresource of a texture written to a file (`outputs = [{ file, mip, slice }]`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubresourceOutput {
+    /// The file (relative to the job file): `.png` for 8- and 16-bit UNORM and sRGB
+    /// formats, `.bin` for any (the subresource's tightly packed rows).
+    pub file: PathBuf,
+    /// The mip (default 0).
+    #[serde(default)]
+    pub mip: u32,
+    /// The array slice, cube face (6 per cube) or 3D plane (default 0).
+    #[serde(default)]
+    pub slice: u32,
 }
 
 /// A float in a job file: a number, or a string for the values TOML cannot spell
@@ -232,6 +252,15 @@ pub struct ResourceEntry {
     pub output: Option<PathBuf>,
     /// Write the final counter here (4 bytes, little-endian).
     pub counter_output: Option<PathBuf>,
+    /// Textures: write single subresources here (`.png` or `.bin` each).
+    pub outputs: Option<Vec<SubresourceOutput>>,
+    /// Textures: the view's format when it differs from the texture's (a typed format of
+    /// a typeless texture, an sRGB view; same texel size, same BC family).
+    pub view_format: Option<String>,
+    /// Textures: the view's mips, `[most detailed, count]` (default: all).
+    pub view_mips: Option<[u32; 2]>,
+    /// Textures: the view's array slices, `[first, count]` (faces for cubes; default all).
+    pub view_slices: Option<[u32; 2]>,
     /// A null descriptor of this kind.
     #[serde(default)]
     pub null: bool,

@@ -25,10 +25,16 @@
 //!   11/10 bits, which have no sign: negative values and −∞ give 0).
 //! - integer → narrower integer: clamp (§3.2 (integer conversion)).
 //!
-//! Block-compressed and subsampled formats are named (so job files can say them) but
-//! their texels cannot be decoded yet: [`Format::is_supported`] is false for them.
+//! Block-compressed formats (BC1–BC7) decode one texel of a 4×4 block at a time
+//! ([`Format::decode_block_texel`], the decoders in [`super::bc`]); they have no
+//! per-texel encoding, so [`Format::is_supported`] (one element decodes and encodes on
+//! its own, as buffers and UAVs need) is false for them and [`Format::is_texture_readable`]
+//! is true for the typed ones. Subsampled and 1-bit formats are named (so job files can
+//! say them) but cannot be decoded.
 
 use std::fmt;
+
+use super::bc::BlockKind;
 
 /// How one channel's bits are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,10 +99,21 @@ pub enum Layout {
     Channels(&'static [Channel]),
     /// R9G9B9E5_SHAREDEXP: three 9-bit mantissas and a shared 5-bit exponent.
     SharedExp,
-    /// Block-compressed (BC1–BC7): `bytes` per 4×4 block. Not decodable yet.
+    /// Block-compressed (BC1–BC7): `bytes` per 4×4 block, decoded a texel at a time.
     Block,
     /// Subsampled or 1-bit formats (R8G8_B8G8, G8R8_G8B8, R1). Not decodable yet.
     Unsupported,
+}
+
+/// Which D3D12 capability a typed UAV load of a format needs (see [`Format::typed_uav`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UavLoad {
+    /// Every device (R32_FLOAT, R32_UINT, R32_SINT).
+    Required,
+    /// `TypedUAVLoadAdditionalFormats`.
+    Additional,
+    /// Reported per format (`D3D12_FORMAT_SUPPORT2_UAV_TYPED_LOAD`).
+    Optional,
 }
 
 /// The type a format's texels have when read through a typed view, by its red channel
@@ -402,9 +419,131 @@ impl Format {
         self.layout() == Layout::Block
     }
 
-    /// Whether texels of this format can be decoded and encoded.
+    /// Whether texels of this format can be decoded and encoded one element at a time
+    /// (typed buffers, UAVs, texture loads and stores).
     pub fn is_supported(self) -> bool {
         matches!(self.layout(), Layout::Channels(_) | Layout::SharedExp)
+    }
+
+    /// Whether a shader resource view of this format can read texels: every supported
+    /// format, and the typed block-compressed ones.
+    pub fn is_texture_readable(self) -> bool {
+        self.is_supported() || self.block_kind().is_some()
+    }
+
+    /// The block-compressed family of a typed BC format (`None` for the others and for
+    /// the `_TYPELESS` BC formats, which a view must give a type first).
+    pub fn block_kind(self) -> Option<BlockKind> {
+        use Format as F;
+        Some(match self {
+            F::BC1_UNORM | F::BC1_UNORM_SRGB => BlockKind::Bc1,
+            F::BC2_UNORM | F::BC2_UNORM_SRGB => BlockKind::Bc2,
+            F::BC3_UNORM | F::BC3_UNORM_SRGB => BlockKind::Bc3,
+            F::BC4_UNORM => BlockKind::Bc4 { signed: false },
+            F::BC4_SNORM => BlockKind::Bc4 { signed: true },
+            F::BC5_UNORM => BlockKind::Bc5 { signed: false },
+            F::BC5_SNORM => BlockKind::Bc5 { signed: true },
+            F::BC6H_UF16 => BlockKind::Bc6h { signed: false },
+            F::BC6H_SF16 => BlockKind::Bc6h { signed: true },
+            F::BC7_UNORM | F::BC7_UNORM_SRGB => BlockKind::Bc7,
+            _ => return None,
+        })
+    }
+
+    /// The block-compressed family number (1–7) of any BC format, typeless included:
+    /// views may reinterpret a texture only within its family (D3D's format casting).
+    pub fn block_family(self) -> Option<u8> {
+        let v = self.dxgi_value();
+        Some(match v {
+            70..=72 => 1,
+            73..=75 => 2,
+            76..=78 => 3,
+            79..=81 => 4,
+            82..=84 => 5,
+            94..=96 => 6,
+            97..=99 => 7,
+            _ => return None,
+        })
+    }
+
+    /// How D3D12 supports typed unordered-access views of this format: `None` when it
+    /// cannot be a typed UAV at all (typeless, sRGB, depth, block-compressed, shared
+    /// exponent, 96-bit and subsampled formats: D3D12's format support table gives them no
+    /// `TYPED_UNORDERED_ACCESS_VIEW`). Every UAV format can be stored to; loads are
+    /// [`UavLoad::Required`] for the R32 formats, [`UavLoad::Additional`] for the set
+    /// `TypedUAVLoadAdditionalFormats` adds as a group, and [`UavLoad::Optional`] for the
+    /// formats a device reports one by one (`D3D12_FORMAT_SUPPORT2_UAV_TYPED_LOAD`).
+    /// dxlane loads and stores all of them, with the format's conversions (float → UNORM and
+    /// SNORM: clamp, NaN → 0, add ±0.5 and truncate, D3D11.3 §3.2.3.4/§3.2.3.6).
+    pub fn typed_uav(self) -> Option<UavLoad> {
+        use Format as F;
+        Some(match self {
+            F::R32_FLOAT | F::R32_UINT | F::R32_SINT => UavLoad::Required,
+            F::R32G32B32A32_FLOAT
+            | F::R32G32B32A32_UINT
+            | F::R32G32B32A32_SINT
+            | F::R16G16B16A16_FLOAT
+            | F::R16G16B16A16_UINT
+            | F::R16G16B16A16_SINT
+            | F::R8G8B8A8_UNORM
+            | F::R8G8B8A8_UINT
+            | F::R8G8B8A8_SINT
+            | F::R16_FLOAT
+            | F::R16_UINT
+            | F::R16_SINT
+            | F::R8_UNORM
+            | F::R8_UINT
+            | F::R8_SINT => UavLoad::Additional,
+            F::R16G16B16A16_UNORM
+            | F::R16G16B16A16_SNORM
+            | F::R32G32_FLOAT
+            | F::R32G32_UINT
+            | F::R32G32_SINT
+            | F::R10G10B10A2_UNORM
+            | F::R10G10B10A2_UINT
+            | F::R11G11B10_FLOAT
+            | F::R8G8B8A8_SNORM
+            | F::R16G16_FLOAT
+            | F::R16G16_UNORM
+            | F::R16G16_UINT
+            | F::R16G16_SNORM
+            | F::R16G16_SINT
+            | F::R8G8_UNORM
+            | F::R8G8_UINT
+            | F::R8G8_SNORM
+            | F::R8G8_SINT
+            | F::R16_UNORM
+            | F::R16_SNORM
+            | F::R8_SNORM
+            | F::A8_UNORM
+            | F::B5G6R5_UNORM
+            | F::B5G5R5A1_UNORM
+            | F::B4G4R4A4_UNORM
+            | F::B8G8R8A8_UNORM => UavLoad::Optional,
+            _ => return None,
+        })
+    }
+
+    /// Texels per block side: 4 for block-compressed formats, 1 for the others.
+    pub fn block_size(self) -> u32 {
+        if self.is_block_compressed() { 4 } else { 1 }
+    }
+
+    /// Decodes texel `i` (`x + 4 y` within the block) of the block in `block` (shorter
+    /// input reads missing bytes as 0) as four `f32` bits, sRGB formats linearised
+    /// (D3D11.3 §19.5.6 "BC1G": "linearized pre-filter on read"). Formats without a
+    /// block kind decode to zeros.
+    pub fn decode_block_texel(self, block: &[u8], i: usize) -> [u32; 4] {
+        let Some(kind) = self.block_kind() else {
+            return [0; 4];
+        };
+        let mut v = kind.decode_texel(block, i);
+        if self.is_srgb() {
+            for c in &mut v[..3] {
+                *c = srgb_to_linear(*c);
+            }
+        }
+        v.map(f32::to_bits)
     }
 
     /// The channels of a channel-layout format (empty for the others).
@@ -420,6 +559,12 @@ impl Format {
         match self.layout() {
             Layout::Channels(c) => c.len() as u32,
             Layout::SharedExp => 3,
+            Layout::Block => match self.block_kind() {
+                Some(BlockKind::Bc4 { .. }) => 1,
+                Some(BlockKind::Bc5 { .. }) => 2,
+                Some(BlockKind::Bc6h { .. }) => 3,
+                _ => 4,
+            },
             _ => 4,
         }
     }
@@ -435,6 +580,15 @@ impl Format {
                 Some(Num::SNorm) => ChannelType::SNorm,
                 Some(Num::Srgb) => ChannelType::Srgb,
                 _ => ChannelType::Float,
+            },
+            Layout::Block => match self.block_kind() {
+                Some(BlockKind::Bc4 { signed: true } | BlockKind::Bc5 { signed: true }) => {
+                    ChannelType::SNorm
+                }
+                Some(BlockKind::Bc6h { .. }) => ChannelType::Float,
+                Some(_) if self.is_srgb() => ChannelType::Srgb,
+                Some(_) => ChannelType::UNorm,
+                None => ChannelType::Typeless,
             },
             _ => ChannelType::Float,
         }
@@ -452,6 +606,13 @@ impl Format {
     /// Whether the format is sRGB-encoded.
     pub fn is_srgb(self) -> bool {
         self.channels().iter().any(|c| c.num == Num::Srgb)
+            || matches!(
+                self,
+                Format::BC1_UNORM_SRGB
+                    | Format::BC2_UNORM_SRGB
+                    | Format::BC3_UNORM_SRGB
+                    | Format::BC7_UNORM_SRGB
+            )
     }
 
     /// Whether this is a depth(-stencil) format.
@@ -505,7 +666,8 @@ impl Format {
                 out[1] = rgb[1].to_bits();
                 out[2] = rgb[2].to_bits();
             }
-            Layout::Block | Layout::Unsupported => out = [0; 4],
+            Layout::Block => out = self.decode_block_texel(bytes, 0),
+            Layout::Unsupported => out = [0; 4],
         }
         out
     }
@@ -1051,11 +1213,117 @@ mod tests {
         );
     }
 
+    /// Block formats read through texture views only (no per-element encoding); typeless
+    /// BC formats need a typed view; BC1 sRGB linearises colour, not alpha (§19.5.6).
     #[test]
-    fn block_formats_are_named_but_unsupported() {
+    fn block_formats_are_texture_readable_only() {
         assert!(Format::BC7_UNORM.is_block_compressed());
         assert!(!Format::BC7_UNORM.is_supported());
-        assert_eq!(Format::BC1_UNORM.decode(&[0xff; 8]), [0; 4]);
+        assert!(Format::BC7_UNORM.is_texture_readable());
+        assert!(!Format::BC7_TYPELESS.is_texture_readable());
+        assert_eq!(Format::BC7_TYPELESS.block_family(), Some(7));
+        assert_eq!(Format::BC6H_SF16.channel_type(), ChannelType::Float);
+        assert_eq!(Format::BC5_SNORM.channel_type(), ChannelType::SNorm);
+        assert_eq!(Format::BC1_UNORM_SRGB.channel_type(), ChannelType::Srgb);
+        assert_eq!(Format::BC4_UNORM.component_count(), 1);
+        // c0 = white, c1 = black, all codes 0 (white): decodes to 1.0 in both.
+        let block = [0xff, 0xff, 0, 0, 0, 0, 0, 0];
+        assert_eq!(Format::BC1_UNORM.decode(&block), [1.0f32.to_bits(); 4]);
+        assert_eq!(Format::BC1_UNORM_SRGB.decode(&block), [1.0f32.to_bits(); 4]);
+        // code 2 of (white, black) is 2/3: linearised in sRGB.
+        let block = [0xff, 0xff, 0, 0, 2, 0, 0, 0];
+        let lin = f(Format::BC1_UNORM_SRGB.decode_block_texel(&block, 0)[0]);
+        assert_eq!(lin, srgb_to_linear(2.0 / 3.0));
+        let mut out = [0u8; 8];
+        Format::BC1_UNORM.encode([0; 4], 0xf, &mut out);
+        assert_eq!(out, [0; 8]);
         assert!(Format::R9G9B9E5_SHAREDEXP.is_supported());
+    }
+
+    /// Every typed-UAV format round-trips through encode and decode: stored values read
+    /// back as stored and storing what was read changes nothing; UNORM and SNORM stores
+    /// saturate and round half away from zero (D3D11.3 §3.2.3.4, §3.2.3.6).
+    #[test]
+    fn typed_uav_formats_round_trip() {
+        let mut n = 0;
+        let floats = [
+            0.0f32,
+            1.0,
+            -1.0,
+            0.5,
+            0.3,
+            2.0,
+            -7.5,
+            f32::NAN,
+            1e-3,
+            65504.0,
+        ];
+        let ints = [0u32, 1, 7, 127, 128, 255, 256, 65535, 0x8000_0000, u32::MAX];
+        for &fm in Format::ALL {
+            let Some(_) = fm.typed_uav() else { continue };
+            n += 1;
+            assert!(fm.is_supported() && !fm.is_srgb() && !fm.is_depth(), "{fm}");
+            let size = fm.bytes_per_texel() as usize;
+            for k in 0..floats.len() {
+                let v = if fm.is_integer() {
+                    [
+                        ints[k],
+                        ints[(k + 1) % 10],
+                        ints[(k + 2) % 10],
+                        ints[(k + 3) % 10],
+                    ]
+                } else {
+                    [
+                        floats[k],
+                        floats[(k + 1) % 10],
+                        floats[(k + 2) % 10],
+                        floats[(k + 3) % 10],
+                    ]
+                    .map(f32::to_bits)
+                };
+                let mut a = vec![0u8; size];
+                fm.encode(v, 0xf, &mut a);
+                let d = fm.decode(&a);
+                let mut b = vec![0u8; size];
+                fm.encode(d, 0xf, &mut b);
+                assert_eq!(a, b, "{fm} {v:x?}");
+                // Decoded values stay in the format's range.
+                if fm.channel_type() == ChannelType::UNorm {
+                    assert!(d.iter().all(|&x| (0.0..=1.0).contains(&f(x))), "{fm}");
+                }
+                if fm.channel_type() == ChannelType::SNorm {
+                    assert!(d.iter().all(|&x| (-1.0..=1.0).contains(&f(x))), "{fm}");
+                }
+            }
+        }
+        assert_eq!(n, 44, "typed UAV formats");
+        assert_eq!(Format::R32_UINT.typed_uav(), Some(UavLoad::Required));
+        assert_eq!(Format::R8G8B8A8_UNORM_SRGB.typed_uav(), None);
+        assert_eq!(Format::BC1_UNORM.typed_uav(), None);
+        assert_eq!(Format::R32G32B32_FLOAT.typed_uav(), None);
+        // D3D11.3 §3.2.3.6: 0.5 × 255 + 0.5 = 128 (half up); SNORM saturates at ±127.
+        let mut b = [0u8; 4];
+        Format::R8G8B8A8_UNORM.encode(
+            [
+                0.5f32.to_bits(),
+                2.0f32.to_bits(),
+                (-1.0f32).to_bits(),
+                f32::NAN.to_bits(),
+            ],
+            0xf,
+            &mut b,
+        );
+        assert_eq!(b, [128, 255, 0, 0]);
+        Format::R8G8B8A8_SNORM.encode(
+            [
+                (-2.0f32).to_bits(),
+                1.0f32.to_bits(),
+                (0.5f32).to_bits(),
+                (-0.5f32).to_bits(),
+            ],
+            0xf,
+            &mut b,
+        );
+        assert_eq!(b, [0x81, 0x7f, 64, (-64i8) as u8]);
     }
 }

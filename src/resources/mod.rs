@@ -3,7 +3,8 @@
 //! Owns: the storage programs read and write ([`Memory`]: shared, thread-safe bytes),
 //! views of it ([`BufferView`], [`TextureView`], constant buffers), UAV [`Counter`]s,
 //! [`SamplerDesc`]s, the [`Descriptor`]s a binding holds, DXGI [`Format`]s and their
-//! texel conversions, and texture filtering ([`sample`]).
+//! texel conversions, block-compressed decoding ([`bc`]), and texture filtering
+//! ([`sample`], whose module doc lists every precision choice with its D3D11.3 section).
 //!
 //! Does not own: shaders, lanes or bindings by register (see `exec` and `pipeline`). This
 //! module depends on nothing else in the crate.
@@ -14,6 +15,7 @@
 //! every such write is dropped, per D3D's out-of-bounds rules; no access panics. Each
 //! view type states what "outside" means for it (see [`buffer`], [`texture`]).
 
+pub mod bc;
 pub mod buffer;
 pub mod descriptor;
 pub mod format;
@@ -24,7 +26,7 @@ pub mod texture;
 
 pub use buffer::{BufferKind, BufferView, Counter};
 pub use descriptor::{Descriptor, ViewClass};
-pub use format::{ChannelType, Format};
+pub use format::{ChannelType, Format, UavLoad};
 pub use memory::{MAX_MEMORY_BYTES, Memory, RmwOp};
 pub use sample::{Lod, SampleInput};
 pub use sampler::{AddressMode, ComparisonFunc, Filter, FilterType, Reduction, SamplerDesc};
@@ -55,7 +57,7 @@ pub enum ResourceError {
         /// Size of the resource.
         size: u64,
     },
-    /// The format's texels cannot be decoded (block-compressed, subsampled).
+    /// The format's texels cannot be decoded (subsampled and 1-bit formats).
     #[error("format {0} is not supported for textures yet")]
     UnsupportedFormat(Format),
     /// A texture description breaks a rule.

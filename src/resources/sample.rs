@@ -1,44 +1,96 @@
-//! Texture filtering: LOD, mip selection, address modes, point/linear filtering,
-//! comparison (PCF), min/max reduction, gather, and cube maps.
+//! Texture filtering: LOD, mip selection, address modes, point/linear/anisotropic
+//! filtering, comparison (PCF), min/max reduction, gather, and cube maps.
 //!
-//! Rules follow the D3D11.3 functional specification §7.18 (texture sampling). Where WARP's
-//! exact arithmetic is not known, each choice is written next to the code that makes it:
+//! Rules follow the Direct3D 11.3 functional specification §7.18 ("Texture Sampling").
+//! Every choice the specification leaves to the implementation is listed here with the
+//! section it comes from. Where the specification leaves the choice open, what WARP does
+//! is unknown: the announcement of the 2023 WARP release (Shader Model 6.7) says earlier
+//! releases had "known issues" in the texture sampler that it fixes, without naming the
+//! rules, and the NuGet release notes name none either. Each open choice here is the
+//! reference behaviour the specification describes, checkable against a capture.
 //!
-//! - **Subtexel precision.** D3D11.3 requires at least 8 bits of fraction for linear
-//!   filtering weights; we quantise the fraction to exactly [`SUBTEXEL_BITS`] bits
-//!   (rounding to nearest), as typical hardware does.
-//! - **Weights.** Linear filtering interpolates per axis (`a + (b − a) × f`, along u,
-//!   then v, then w), so equal texels filter to exactly that texel.
-//! - **LOD.** From gradients scaled by the view's mip-0 size:
-//!   `log2(max(|ddx|, |ddy|))` (isotropic, §7.18), plus the shader's bias and the
-//!   sampler's `MipLODBias`, clamped to the shader's min-LOD clamp and the sampler's
-//!   `MinLOD`/`MaxLOD`, then to the view's mips. Explicit LODs (`SampleLevel`) also take
-//!   the sampler's bias and clamps. LOD ≤ 0 uses the magnification filter.
-//! - **Mips.** Point mip filtering takes the nearest mip (`floor(lod + 0.5)`); linear
-//!   blends `floor(lod)` and the next by the fraction.
-//! - **Anisotropic filtering** is approximated by trilinear filtering at the isotropic
-//!   LOD (the anisotropic filters' mip type is kept: linear for `ANISOTROPIC`).
-//! - **Comparison** compares the reference (the *source*) against each texel's red
-//!   channel (the *destination*) with the sampler's function, then filters the 0/1
-//!   results with the usual weights. The reference is not clamped to the format's range.
-//! - **Min/max reduction** takes the component-wise minimum/maximum of the texels that
-//!   have a non-zero weight (across both mips for linear mip filtering).
-//! - **Array index**: rounded to nearest even, clamped to the view's elements.
-//! - **Cube maps**: the face is the direction's major axis (ties: z over y over x), face
-//!   coordinates as in D3D/OpenGL's cube map table; address modes are ignored and
-//!   filtering is seamless: a tap past a face's edge reads the neighbouring face's texel
-//!   found by re-projecting that tap's centre direction (a corner tap therefore reads one
-//!   of the two neighbouring faces' corner texels, not D3D's three-texel average).
+//! - **Coordinate range reduction** (§7.18.6): before scaling, WRAP coordinates become
+//!   `frac(u)`, MIRROR `signedFrac(u / 2) × 2`, CLAMP/BORDER/MIRROR_ONCE are clamped to
+//!   [−10, 10] (`D3D11_COMMONSHADER_TEXCOORD_RANGE_REDUCTION_MIN/MAX`), so huge, infinite
+//!   and NaN coordinates address texels like their reduced forms (NaN: texel 0).
+//! - **Subtexel precision** (§7.18.7, §7.18.8, §7.18.16.1): the scaled coordinate
+//!   (`u × size`, minus 0.5 for linear filtering) is snapped to fixed point with exactly
+//!   [`SUBTEXEL_BITS`] = 8 fraction bits, rounding to nearest even (§3.2.4.1's
+//!   reference conversion; the specification asks "at least 16.8", we keep 40 integer
+//!   bits). Point sampling takes the snapped value's integer part, so a coordinate within
+//!   1/512 texel below a texel edge already selects the next texel; linear filtering takes
+//!   `floor` and `floor + 1` with the weight `fraction / 256`.
+//! - **Weight arithmetic** (§7.18.8, §7.18.16.2): the specification writes the bilinear
+//!   result as a sum of four products of weights; we interpolate per axis in `f32`
+//!   (`a + (b − a) × w`, along u, then v, then w, then between mips), which meets
+//!   §7.18.16.3's invariants exactly (a constant texture filters to its value, results stay
+//!   within the texels' range, monotonic in each weight). Which of the two WARP uses is
+//!   unknown; they differ by an ulp or two of the result.
+//! - **LOD** (§7.18.11): gradients scaled by the view's mip-0 size; isotropic LOD is
+//!   `log2(max(|dX|, |dY|))` without the optional orthogonal-Jacobian transformation
+//!   (§7.18.11 allows approximations). Implicit-LOD sampling takes coarse derivatives of
+//!   the pixel's 2×2 quad (§7.18.11 names `deriv_rtx_coarse`/`deriv_rty_coarse`), computed
+//!   in `exec::sample`. Cube gradients are projected onto the major face (§7.18.11's
+//!   quotient rule) and scaled by half the face size.
+//! - **Anisotropic filtering** (§7.18.11, 2D textures and 2D arrays with an `ANISOTROPIC`
+//!   filter and gradients): the major axis is the longer of the two gradients; the ratio
+//!   `|major|² / |dX × dY|` is clamped to `MaxAnisotropy` (then LOD comes from the
+//!   clamped minor length `|major| / ratio`, else from `|dX × dY| / |major|`); a minor
+//!   length below one texel lowers the ratio to `max(1, ratio × minor)` and gives a
+//!   negative LOD (the recommended, unclamped behaviour). `ceil(ratio)` probes, evenly
+//!   spaced along the major axis over its whole length, are each filtered trilinearly
+//!   (linear mip filtering, §7.18.10: "Anisotropic texture filtering uses LINEAR mipmap
+//!   selection"; `MIN_MAG_ANISOTROPIC_MIP_POINT` takes the nearest mip) and averaged with
+//!   equal weights; comparison filters average the probes' comparison results and min/max
+//!   filters reduce over them. Probe placement and weights are not specified (WARP's are
+//!   unknown). Explicit-LOD sampling is isotropic (§7.18.11: "the ratio of anisotropy with
+//!   sample_l is 1"); cubes, 1D and 3D textures filter trilinearly (§7.18.13 asks no more).
+//! - **LOD clamps** (§7.18.11): `clamped = max(MinLOD, min(MaxLOD, lod + MipLODBias +
+//!   shader bias))` with NaN-dropping min/max (a NaN LOD becomes `MaxLOD`, and `MinLOD`
+//!   wins when above `MaxLOD`); a shader's LOD clamp (`sample_cl`) then raises the LOD to
+//!   at least its value. Magnification (LOD ≤ 0) is decided after the clamps (§7.18.11
+//!   leaves before/after open).
+//! - **Mip selection** (§7.18.10): the clamped LOD is snapped to fixed point with
+//!   [`MIP_LOD_FRACTION_BITS`] = 8 fraction bits (round to nearest even); point mip
+//!   filtering takes `floor(lod + 0.5)`, linear blends `floor(lod)` and the next mip by
+//!   `fraction / 256`; both clamp to the view's mips.
+//! - **Comparison** (§7.18.15, `sample_c`): the reference (the *source*) is compared with
+//!   each texel's red channel (the *destination*) by the sampler's function; the 0/1
+//!   results are filtered with the usual weights. The reference is not clamped.
+//! - **Min/max reduction** (D3D11.2 tiled-resources filters): the component-wise minimum or
+//!   maximum of the texels with a non-zero weight, over both mips for linear mip filtering.
+//! - **Array index** (§7.18.7 for 2D arrays, `sample`'s operand rules): rounded to
+//!   nearest even, then clamped to the view's elements (NaN: element 0).
+//! - **Cube maps** (§7.18.7, §7.18.12): the face is the direction's major axis (ties: z,
+//!   then y, then x); address modes do not apply. A bilinear tap past a face edge reads
+//!   the neighbouring face's texel found by re-projecting the tap's centre direction; at a
+//!   corner, where one of the four taps has no texel, its weight is divided evenly among
+//!   the other three (the reference behaviour; §7.18.12 also allows splitting it between
+//!   the two adjacent taps, and WARP's choice is unknown).
+//! - **Border colour** (§7.18.9.1): only the components the format has come from the
+//!   sampler's border colour, the others take the format's defaults (0, 0, 0, 1); each is
+//!   clamped to the format's range ([0, 1] UNORM and sRGB — the colour is linear already
+//!   —, [−1, 1] SNORM, [0, 65504] or ±65504 for unsigned and signed halves and BC6H,
+//!   non-negative for R11G11B10). §7.18.9.1 also lets hardware snap it to its filtering
+//!   precision: we keep the `f32` value (WARP unknown). Integer formats, which D3D never
+//!   filters, take the border colour converted to their integer type (saturating).
 //! - **Integer formats** cannot be filtered (D3D forbids it); they are point-sampled at
 //!   the nearest mip and return raw integer texels.
-//! - **Border colour** is used as given, in float, for every format.
+//! - **Block-compressed formats** are decoded texel by texel before filtering (§19.5.1).
 
-use super::format::Format;
-use super::sampler::{AddressMode, FilterType, Reduction, SamplerDesc};
+use super::format::{ChannelType, Format, Num};
+use super::sampler::{AddressMode, ComparisonFunc, FilterType, Reduction, SamplerDesc};
 use super::texture::{TextureDim, TextureView};
 
-/// Bits of fraction kept in linear filtering weights.
+/// Bits of fraction texel addresses are snapped to (`D3D11_SUBTEXEL_FRACTIONAL_BIT_COUNT`).
 pub const SUBTEXEL_BITS: u32 = 8;
+
+/// Bits of fraction of the LOD used to pick and blend mips
+/// (`D3D11_MIP_LOD_FRACTIONAL_BIT_COUNT`).
+pub const MIP_LOD_FRACTION_BITS: u32 = 8;
+
+/// The reduced range of clamped, bordered and mirrored-once coordinates (§7.18.6).
+pub const TEXCOORD_RANGE: f32 = 10.0;
 
 /// How a sample chooses its level of detail.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -84,6 +136,8 @@ struct Site<'a> {
     /// Cube face when sampling a cube.
     face: Option<u32>,
     integer: bool,
+    /// The border colour as the format sees it (§7.18.9.1), as filtered floats.
+    border: Texel,
 }
 
 /// A texel value for filtering: decoded floats or the border colour.
@@ -98,7 +152,7 @@ fn lerp4(a: Texel, b: Texel, f: f32) -> Texel {
     ]
 }
 
-/// D3D11.3 §7.18 texture address modes, applied to an integer texel coordinate.
+/// D3D11.3 §7.18.9 texture address modes, applied to an integer texel coordinate.
 /// Returns `None` for a border texel.
 pub fn address(mode: AddressMode, i: i64, size: i64) -> Option<i64> {
     let size = size.max(1);
@@ -117,25 +171,44 @@ pub fn address(mode: AddressMode, i: i64, size: i64) -> Option<i64> {
     }
 }
 
+/// §7.18.6: the normalized coordinate reduced to a small range by the address mode.
+pub fn reduce_range(u: f32, mode: AddressMode) -> f32 {
+    match mode {
+        AddressMode::Wrap => u - u.floor(),
+        AddressMode::Mirror => {
+            let h = u / 2.0;
+            (h - h.trunc()) * 2.0
+        }
+        // NaN stays NaN (`clamp` passes it through).
+        _ => u.clamp(-TEXCOORD_RANGE, TEXCOORD_RANGE),
+    }
+}
+
+/// §3.2.4.1: `x` as a fixed-point number with `frac` fraction bits, rounded to nearest
+/// even; NaN gives 0, values past ±2^40 saturate.
+pub fn to_fixed(x: f32, frac: u32) -> i64 {
+    if x.is_nan() {
+        return 0;
+    }
+    const LIMIT: f64 = (1u64 << 40) as f64;
+    let v = (f64::from(x) * f64::from(1u32 << frac)).clamp(-LIMIT, LIMIT);
+    v.round_ties_even() as i64
+}
+
 /// The integer texel and weight fraction along one axis: `x` is the coordinate in texels
-/// of the mip (`u × width`). Point: `floor(x)`; linear: `floor(x − 0.5)` and the
-/// fraction quantised to [`SUBTEXEL_BITS`] (a fraction rounding up to 1 moves to the next
-/// texel with fraction 0).
+/// of the mip (`u × width`, after range reduction). Point: the integer part of `x` snapped
+/// to 16.8 fixed point; linear: of `x − 0.5`, with the fraction as the weight of the
+/// second texel (§7.18.7, §7.18.8). Offsets add whole texels.
 pub fn footprint(x: f32, offset: i32, linear: bool) -> (i64, f32) {
-    if !linear {
-        return ((x.floor() as i64).saturating_add(i64::from(offset)), 0.0);
-    }
-    let a = x - 0.5;
-    let mut fl = a.floor();
-    let scale = (1u32 << SUBTEXEL_BITS) as f32;
-    let mut f = ((a - fl) * scale).round() / scale;
-    if f >= 1.0 {
-        fl += 1.0;
-        f = 0.0;
-    } else if f.is_nan() {
-        f = 0.0;
-    }
-    ((fl as i64).saturating_add(i64::from(offset)), f)
+    let a = if linear { x - 0.5 } else { x };
+    let fx = to_fixed(a, SUBTEXEL_BITS);
+    let i = fx >> SUBTEXEL_BITS;
+    let f = if linear {
+        (fx & ((1 << SUBTEXEL_BITS) - 1)) as f32 / (1u32 << SUBTEXEL_BITS) as f32
+    } else {
+        0.0
+    };
+    (i.saturating_add(i64::from(offset)), f)
 }
 
 /// Cube face selection (major axis; ties favour z, then y): returns the face (D3D order
@@ -177,6 +250,72 @@ fn cube_dir(face: u32, sc: f32, tc: f32) -> [f32; 3] {
     }
 }
 
+/// The range a format's components are clamped to before filtering, and whether the
+/// format stores each of R, G, B, A.
+fn format_range(format: Format) -> ([bool; 4], f32, f32) {
+    let mut has = [false; 4];
+    for c in format.channels() {
+        has[usize::from(c.dest & 3)] = true;
+    }
+    if !format.channels().is_empty() {
+        // Channel formats: the first channel's kind gives the range.
+        let (lo, hi) = match format.channels().first().map(|c| (c.num, c.bits)) {
+            Some((Num::UNorm | Num::Srgb, _)) => (0.0, 1.0),
+            Some((Num::SNorm, _)) => (-1.0, 1.0),
+            Some((Num::UFloat, _)) => (0.0, f32::MAX),
+            Some((Num::Float, 16)) => (-65504.0, 65504.0),
+            Some((Num::XrBias, _)) => (-384.0 / 510.0, 639.0 / 510.0),
+            _ => (f32::MIN, f32::MAX),
+        };
+        return (has, lo, hi);
+    }
+    let n = format.component_count() as usize;
+    for (i, h) in has.iter_mut().enumerate() {
+        *h = i < n;
+    }
+    let (lo, hi) = match format.channel_type() {
+        ChannelType::UNorm | ChannelType::Srgb => (0.0, 1.0),
+        ChannelType::SNorm => (-1.0, 1.0),
+        _ if format == Format::BC6H_UF16 => (0.0, 65504.0),
+        _ if format == Format::BC6H_SF16 => (-65504.0, 65504.0),
+        _ if format == Format::R9G9B9E5_SHAREDEXP => (0.0, 65408.0),
+        _ => (f32::MIN, f32::MAX),
+    };
+    (has, lo, hi)
+}
+
+/// §7.18.9.1: the border colour as a format filters it: the components the format lacks
+/// take its defaults, the others are clamped to its range (NaN becomes 0).
+pub fn border_color(format: Format, border: [f32; 4]) -> [f32; 4] {
+    let (has, lo, hi) = format_range(format);
+    let mut out = [0.0, 0.0, 0.0, 1.0];
+    for i in 0..4 {
+        if has[i] {
+            let b = if border[i].is_nan() { 0.0 } else { border[i] };
+            out[i] = b.clamp(lo, hi);
+        }
+    }
+    out
+}
+
+/// The border colour of an integer format, as its raw integer texel (saturating
+/// conversion of each component; missing ones 0, 0, 0, 1).
+fn integer_border(format: Format, border: [f32; 4]) -> [u32; 4] {
+    let (has, _, _) = format_range(format);
+    let signed = format.channel_type() == ChannelType::SInt;
+    let mut out = [0, 0, 0, 1];
+    for i in 0..4 {
+        if has[i] {
+            out[i] = if signed {
+                border[i] as i32 as u32
+            } else {
+                border[i] as u32
+            };
+        }
+    }
+    out
+}
+
 impl Site<'_> {
     /// The texel at integer coordinates of view mip `mip`, with address modes (or cube
     /// seams) applied; the border colour for border texels.
@@ -205,14 +344,26 @@ impl Site<'_> {
             for k in 0..self.axes {
                 match address(self.sampler.address[k], c[k], size[k]) {
                     Some(v) => xyz[k] = v as u32,
-                    None => return Err(self.sampler.border_color),
+                    None => return Err(self.border),
                 }
             }
             (self.slice, xyz)
         };
-        match self.view.texel_addr_at(mip, slice, xyz) {
-            Some(a) => Ok(self.view.decode_at(a)),
-            None => Ok([0; 4]),
+        Ok(self.view.fetch(mip, slice, xyz).unwrap_or([0; 4]))
+    }
+
+    /// The texel value a filter combines: the texel, or its comparison result.
+    fn tap(&self, mip: u32, c: [i64; 3], compare: Option<(f32, ComparisonFunc)>) -> Texel {
+        let t = self.fetch(mip, c);
+        match compare {
+            Some((reference, func)) => {
+                [if func.passes(reference, t[0]) {
+                    1.0
+                } else {
+                    0.0
+                }; 4]
+            }
+            None => t,
         }
     }
 }
@@ -231,55 +382,64 @@ fn cube_seam(face: u32, x: i64, y: i64, size: i64) -> (u32, i64, i64) {
     (f, clampi(s), clampi(t))
 }
 
-/// Filters the footprint at view mip `mip`: returns the filtered texel, or for min/max
-/// reductions the reduced one.
-fn filter_mip(
-    site: &Site<'_>,
-    mip: u32,
-    tc: [f32; 3],
-    offset: [i32; 3],
+/// How one mip is filtered.
+#[derive(Clone, Copy)]
+struct MipFilter {
     linear: bool,
     reduction: Reduction,
-    compare: Option<(f32, super::sampler::ComparisonFunc)>,
-) -> Texel {
-    let size = site.view.mip_size(mip);
+    compare: Option<(f32, ComparisonFunc)>,
+}
+
+/// The texel coordinates of a normalized coordinate along each axis: range reduction
+/// (§7.18.6) unless the site is a cube face, then the footprint at mip size `size`.
+fn footprints(
+    site: &Site<'_>,
+    tc: [f32; 3],
+    size: [u32; 3],
+    offset: [i32; 3],
+    linear: bool,
+) -> ([i64; 3], [f32; 3]) {
     let mut base = [0i64; 3];
     let mut frac = [0f32; 3];
-    let mut taps = [1usize; 3];
     for k in 0..site.axes {
-        let (i, f) = footprint(tc[k] * size[k] as f32, offset[k], linear);
+        let u = if site.face.is_some() {
+            tc[k]
+        } else {
+            reduce_range(tc[k], site.sampler.address[k])
+        };
+        let (i, f) = footprint(u * size[k] as f32, offset[k], linear);
         base[k] = i;
         frac[k] = f;
-        taps[k] = if f > 0.0 { 2 } else { 1 };
     }
-    let get = |c: [i64; 3]| -> Texel {
-        let t = site.fetch(mip, c);
-        match compare {
-            Some((reference, func)) => {
-                let r = if func.passes(reference, t[0]) {
-                    1.0
-                } else {
-                    0.0
-                };
-                [r; 4]
-            }
-            None => t,
-        }
+    (base, frac)
+}
+
+/// Filters the footprint at view mip `mip`: returns the filtered texel, or for min/max
+/// reductions the reduced one.
+fn filter_mip(site: &Site<'_>, mip: u32, tc: [f32; 3], offset: [i32; 3], f: MipFilter) -> Texel {
+    let size = site.view.mip_size(mip);
+    let (base, frac) = footprints(site, tc, size, offset, f.linear);
+    let mut taps = [1usize; 3];
+    for k in 0..site.axes {
+        taps[k] = if frac[k] > 0.0 { 2 } else { 1 };
+    }
+    let at = |dx: usize, dy: usize, dz: usize| {
+        [
+            base[0].saturating_add(dx as i64),
+            base[1].saturating_add(dy as i64),
+            base[2].saturating_add(dz as i64),
+        ]
     };
-    match reduction {
+    match f.reduction {
         Reduction::Minimum | Reduction::Maximum => {
             let mut acc: Option<Texel> = None;
             for dz in 0..taps[2] {
                 for dy in 0..taps[1] {
                     for dx in 0..taps[0] {
-                        let t = get([
-                            base[0].saturating_add(dx as i64),
-                            base[1].saturating_add(dy as i64),
-                            base[2].saturating_add(dz as i64),
-                        ]);
+                        let t = site.tap(mip, at(dx, dy, dz), f.compare);
                         acc = Some(match acc {
                             None => t,
-                            Some(a) => reduce(a, t, reduction),
+                            Some(a) => reduce(a, t, f.reduction),
                         });
                     }
                 }
@@ -287,18 +447,19 @@ fn filter_mip(
             acc.unwrap_or([0.0; 4])
         }
         _ => {
+            if site.face.is_some() && taps[0] == 2 && taps[1] == 2 {
+                if let Some(t) = cube_corner(site, mip, base, frac, size[0], f.compare) {
+                    return t;
+                }
+            }
             // Lerp along u, then v, then w.
             let mut zs = [[0f32; 4]; 2];
             for (dz, zslot) in zs.iter_mut().enumerate().take(taps[2]) {
                 let mut ys = [[0f32; 4]; 2];
                 for (dy, yslot) in ys.iter_mut().enumerate().take(taps[1]) {
-                    let row = [
-                        base[1].saturating_add(dy as i64),
-                        base[2].saturating_add(dz as i64),
-                    ];
-                    let a = get([base[0], row[0], row[1]]);
+                    let a = site.tap(mip, at(0, dy, dz), f.compare);
                     *yslot = if taps[0] == 2 {
-                        lerp4(a, get([base[0].saturating_add(1), row[0], row[1]]), frac[0])
+                        lerp4(a, site.tap(mip, at(1, dy, dz), f.compare), frac[0])
                     } else {
                         a
                     };
@@ -316,6 +477,48 @@ fn filter_mip(
             }
         }
     }
+}
+
+/// §7.18.12: a bilinear cube footprint with one tap past both edges of the face (a
+/// corner) combines the other three, the missing tap's weight split evenly among them.
+/// `None` when no tap is a corner.
+fn cube_corner(
+    site: &Site<'_>,
+    mip: u32,
+    base: [i64; 3],
+    frac: [f32; 3],
+    size: u32,
+    compare: Option<(f32, ComparisonFunc)>,
+) -> Option<Texel> {
+    let n = i64::from(size);
+    let out = |v: i64| !(0..n).contains(&v);
+    let corner = (0..4).find(|&k| {
+        let (dx, dy) = (k & 1, k >> 1);
+        out(base[0].saturating_add(dx)) && out(base[1].saturating_add(dy))
+    })?;
+    let w = |k: i64| {
+        let wx = if k & 1 == 1 { frac[0] } else { 1.0 - frac[0] };
+        let wy = if k >> 1 == 1 { frac[1] } else { 1.0 - frac[1] };
+        wx * wy
+    };
+    let share = w(corner) / 3.0;
+    let mut acc = [0f32; 4];
+    for k in (0..4).filter(|&k| k != corner) {
+        let t = site.tap(
+            mip,
+            [
+                base[0].saturating_add(k & 1),
+                base[1].saturating_add(k >> 1),
+                0,
+            ],
+            compare,
+        );
+        let wk = w(k) + share;
+        for c in 0..4 {
+            acc[c] += t[c] * wk;
+        }
+    }
+    Some(acc)
 }
 
 fn reduce(a: Texel, b: Texel, r: Reduction) -> Texel {
@@ -353,6 +556,7 @@ fn locate<'a>(
         slice: 0,
         face: None,
         integer,
+        border: border_color(view.format, sampler.border_color),
     };
     let tc = match view.dim {
         TextureDim::Cube | TextureDim::CubeArray => {
@@ -379,12 +583,16 @@ fn locate<'a>(
     (site, tc)
 }
 
-/// The unclamped LOD of gradients `ddx`, `ddy` at coordinates `coord` (D3D11.3 §7.18,
-/// isotropic): `log2` of the longer gradient, in texels of the view's mip 0.
-pub fn gradient_lod(view: &TextureView, coord: [f32; 4], ddx: [f32; 3], ddy: [f32; 3]) -> f32 {
+/// Gradients in texels of the view's mip 0 (cubes: of the major face, §7.18.11).
+fn texel_gradients(
+    view: &TextureView,
+    coord: [f32; 4],
+    ddx: [f32; 3],
+    ddy: [f32; 3],
+) -> ([f32; 3], [f32; 3]) {
     let [w, h, d] = view.mip_size(0);
     let size = [w as f32, h as f32, d as f32];
-    let (gx, gy) = if view.dim.is_cube() {
+    if view.dim.is_cube() {
         cube_gradients(coord, ddx, ddy, w as f32)
     } else {
         let n = view.dim.coord_count();
@@ -395,9 +603,66 @@ pub fn gradient_lod(view: &TextureView, coord: [f32; 4], ddx: [f32; 3], ddy: [f3
             gy[k] = ddy[k] * size[k];
         }
         (gx, gy)
-    };
+    }
+}
+
+/// The unclamped isotropic LOD of gradients `ddx`, `ddy` at coordinates `coord`
+/// (§7.18.11): `log2` of the longer gradient, in texels of the view's mip 0.
+pub fn gradient_lod(view: &TextureView, coord: [f32; 4], ddx: [f32; 3], ddy: [f32; 3]) -> f32 {
+    let (gx, gy) = texel_gradients(view, coord, ddx, ddy);
     let len = |g: [f32; 3]| (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
     len(gx).max(len(gy)).log2()
+}
+
+/// The result of §7.18.11's anisotropic LOD calculation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Anisotropy {
+    /// The unclamped LOD (from the minor axis).
+    pub lod: f32,
+    /// The ratio of anisotropy, in [1, `MaxAnisotropy`].
+    pub ratio: f32,
+    /// The major axis in texels of mip 0 (direction times length).
+    pub major: [f32; 2],
+}
+
+/// §7.18.11's anisotropic LOD, ratio and major axis of 2D texel gradients `dx`, `dy`
+/// (texels of mip 0), with `max_aniso` the sampler's `MaxAnisotropy`. Degenerate
+/// gradients (zero, infinite or NaN) fall back to the isotropic LOD with ratio 1.
+pub fn anisotropy(dx: [f32; 2], dy: [f32; 2], max_aniso: u32) -> Anisotropy {
+    let sq_x = dx[0] * dx[0] + dx[1] * dx[1];
+    let sq_y = dy[0] * dy[0] + dy[1] * dy[1];
+    let det = (dx[0] * dy[1] - dx[1] * dy[0]).abs();
+    let major_x = sq_x > sq_y;
+    let sq_major = if major_x { sq_x } else { sq_y };
+    let len_major = sq_major.sqrt();
+    let vec = if major_x { dx } else { dy };
+    let iso = Anisotropy {
+        lod: len_major.log2(),
+        ratio: 1.0,
+        major: [0.0; 2],
+    };
+    if len_major.is_nan() || len_major <= 0.0 || !len_major.is_finite() || !det.is_finite() {
+        return iso;
+    }
+    let max = max_aniso.clamp(1, 16) as f32;
+    let mut ratio = sq_major / det; // +inf for parallel gradients
+    let len_minor = if ratio > max {
+        ratio = max;
+        len_major / ratio
+    } else {
+        det / len_major
+    };
+    if len_minor < 1.0 {
+        ratio = (ratio * len_minor).max(1.0);
+    }
+    if !ratio.is_finite() {
+        return iso;
+    }
+    Anisotropy {
+        lod: len_minor.log2(),
+        ratio,
+        major: vec,
+    }
 }
 
 /// Gradients of the face coordinates (in texels) of a cube lookup: the quotient rule on
@@ -436,21 +701,44 @@ fn cube_gradients(
     (g(ddx), g(ddy))
 }
 
-/// The LOD before clamping: the computed or given LOD plus the shader and sampler biases.
-fn raw_lod(view: &TextureView, sampler: &SamplerDesc, coord: [f32; 4], lod: Lod) -> f32 {
+/// Whether a sample with this sampler, view and LOD source filters anisotropically
+/// (§7.18.11's `ComputeAnisotropicLOD`).
+fn is_anisotropic(view: &TextureView, sampler: &SamplerDesc, lod: &Lod) -> bool {
+    sampler.filter.anisotropic
+        && matches!(view.dim, TextureDim::Tex2D | TextureDim::Tex2DArray)
+        && matches!(lod, Lod::Gradients { .. })
+}
+
+/// The LOD before clamping (the computed or given LOD plus the shader and sampler
+/// biases) and, for anisotropic filtering, the probes' ratio and major axis.
+fn raw_lod(
+    view: &TextureView,
+    sampler: &SamplerDesc,
+    coord: [f32; 4],
+    lod: Lod,
+) -> (f32, Option<Anisotropy>) {
     match lod {
-        Lod::Level(l) => l + sampler.mip_lod_bias,
+        Lod::Level(l) => (l + sampler.mip_lod_bias, None),
         Lod::Gradients { ddx, ddy, bias } => {
-            gradient_lod(view, coord, ddx, ddy) + bias + sampler.mip_lod_bias
+            if is_anisotropic(view, sampler, &lod) {
+                let (gx, gy) = texel_gradients(view, coord, ddx, ddy);
+                let a = anisotropy([gx[0], gx[1]], [gy[0], gy[1]], sampler.max_anisotropy);
+                (a.lod + bias + sampler.mip_lod_bias, Some(a))
+            } else {
+                (
+                    gradient_lod(view, coord, ddx, ddy) + bias + sampler.mip_lod_bias,
+                    None,
+                )
+            }
         }
     }
 }
 
-/// Clamps a biased LOD by the shader's clamp and the sampler's `MinLOD`/`MaxLOD`.
-fn sampler_clamp(sampler: &SamplerDesc, lod: f32, min_clamp: f32) -> f32 {
-    let lo = sampler.min_lod.max(min_clamp);
-    let l = if lod.is_nan() { lo } else { lod };
-    l.max(lo).min(sampler.max_lod)
+/// §7.18.11: `max(MinLOD, min(MaxLOD, lod))` (NaN-dropping, so `MinLOD` wins a
+/// conflict), then the shader's minimum-LOD clamp.
+pub fn clamp_lod(sampler: &SamplerDesc, lod: f32, min_clamp: f32) -> f32 {
+    let l = sampler.min_lod.max(sampler.max_lod.min(lod));
+    l.max(min_clamp)
 }
 
 /// `CalculateLevelOfDetail` / `lod`: `[clamped, unclamped]`. The unclamped LOD includes
@@ -463,7 +751,7 @@ pub fn calculate_lod(
     ddx: [f32; 3],
     ddy: [f32; 3],
 ) -> [f32; 2] {
-    let raw = raw_lod(
+    let (raw, _) = raw_lod(
         view,
         sampler,
         coord,
@@ -474,63 +762,101 @@ pub fn calculate_lod(
         },
     );
     let top = (view.mip_levels.max(1) - 1) as f32;
-    let c = sampler_clamp(sampler, raw, f32::NEG_INFINITY).clamp(0.0, top);
+    let c = clamp_lod(sampler, raw, f32::NEG_INFINITY).clamp(0.0, top);
     [c, raw]
 }
 
-/// Samples a texture view through a sampler (`Sample*`, `SampleCmp*`); returns four
-/// 32-bit results (float bits; raw integers for integer formats).
-pub fn sample(view: &TextureView, sampler: &SamplerDesc, input: &SampleInput) -> [u32; 4] {
-    if !view.format.is_supported() || view.dim.is_multisampled() {
-        return [0; 4];
-    }
-    let (site, tc) = locate(view, sampler, input.coord);
-    let lod = sampler_clamp(
-        sampler,
-        raw_lod(view, sampler, input.coord, input.lod),
-        input.min_lod_clamp,
-    );
-    let f = sampler.filter;
-    let magnify = lod <= 0.0;
-    let texel_linear = if magnify { f.mag } else { f.min } == FilterType::Linear;
-    let top = view.mip_levels.max(1) - 1;
-    let lod = lod.clamp(0.0, top as f32);
-    let compare = input.reference.map(|r| (r, sampler.comparison));
-    let reduction = if compare.is_some() {
-        Reduction::Comparison
-    } else {
-        f.reduction
-    };
-    let offset = input.offset;
-    if site.integer {
-        let mip = ((lod + 0.5).floor() as u32).min(top);
-        let size = view.mip_size(mip);
-        let mut c = [0i64; 3];
-        for k in 0..site.axes {
-            c[k] = footprint(tc[k] * size[k] as f32, offset[k], false).0;
-        }
-        return match site.fetch_bits(mip, c) {
-            Ok(bits) => bits,
-            Err(border) => border.map(f32::to_bits),
-        };
-    }
-    let out = if f.mip == FilterType::Linear {
-        let m0 = lod.floor();
-        let frac = lod - m0;
-        let m0 = m0 as u32;
-        let a = filter_mip(&site, m0, tc, offset, texel_linear, reduction, compare);
+/// Filters at a clamped, non-negative LOD: one mip, or two blended (§7.18.10).
+fn filter_lod(
+    site: &Site<'_>,
+    lod: f32,
+    tc: [f32; 3],
+    offset: [i32; 3],
+    mip_linear: bool,
+    f: MipFilter,
+) -> Texel {
+    let top = site.view.mip_levels.max(1) - 1;
+    let fx = to_fixed(lod.clamp(0.0, top as f32), MIP_LOD_FRACTION_BITS);
+    let one = 1i64 << MIP_LOD_FRACTION_BITS;
+    if mip_linear {
+        let m0 = ((fx >> MIP_LOD_FRACTION_BITS) as u32).min(top);
+        let frac = (fx & (one - 1)) as f32 / one as f32;
+        let a = filter_mip(site, m0, tc, offset, f);
         if frac > 0.0 && m0 < top {
-            let b = filter_mip(&site, m0 + 1, tc, offset, texel_linear, reduction, compare);
-            match reduction {
-                Reduction::Minimum | Reduction::Maximum => reduce(a, b, reduction),
+            let b = filter_mip(site, m0 + 1, tc, offset, f);
+            match f.reduction {
+                Reduction::Minimum | Reduction::Maximum => reduce(a, b, f.reduction),
                 _ => lerp4(a, b, frac),
             }
         } else {
             a
         }
     } else {
-        let mip = ((lod + 0.5).floor() as u32).min(top);
-        filter_mip(&site, mip, tc, offset, texel_linear, reduction, compare)
+        let mip = (((fx + one / 2) >> MIP_LOD_FRACTION_BITS) as u32).min(top);
+        filter_mip(site, mip, tc, offset, f)
+    }
+}
+
+/// Samples a texture view through a sampler (`Sample*`, `SampleCmp*`); returns four
+/// 32-bit results (float bits; raw integers for integer formats).
+pub fn sample(view: &TextureView, sampler: &SamplerDesc, input: &SampleInput) -> [u32; 4] {
+    if !view.format.is_texture_readable() || view.dim.is_multisampled() {
+        return [0; 4];
+    }
+    let (site, tc) = locate(view, sampler, input.coord);
+    let (raw, aniso) = raw_lod(view, sampler, input.coord, input.lod);
+    let lod = clamp_lod(sampler, raw, input.min_lod_clamp);
+    let flt = sampler.filter;
+    let magnify = lod.is_nan() || lod <= 0.0;
+    let top = view.mip_levels.max(1) - 1;
+    let offset = input.offset;
+    if site.integer {
+        let fx = to_fixed(lod.clamp(0.0, top as f32), MIP_LOD_FRACTION_BITS);
+        let mip = (((fx + 128) >> MIP_LOD_FRACTION_BITS) as u32).min(top);
+        let size = view.mip_size(mip);
+        let (c, _) = footprints(&site, tc, size, offset, false);
+        return match site.fetch_bits(mip, c) {
+            Ok(bits) => bits,
+            Err(_) => integer_border(view.format, sampler.border_color),
+        };
+    }
+    let compare = input.reference.map(|r| (r, sampler.comparison));
+    let reduction = if compare.is_some() {
+        Reduction::Comparison
+    } else {
+        flt.reduction
+    };
+    let texel_linear =
+        flt.anisotropic || if magnify { flt.mag } else { flt.min } == FilterType::Linear;
+    let f = MipFilter {
+        linear: texel_linear,
+        reduction,
+        compare,
+    };
+    let mip_linear = flt.mip == FilterType::Linear;
+    let out = match aniso {
+        Some(a) if a.ratio > 1.0 => {
+            let n = (a.ratio.ceil() as u32).clamp(1, 16);
+            let [w, h, _] = view.mip_size(0);
+            let step = [a.major[0] / w as f32, a.major[1] / h as f32];
+            let mut acc: Option<Texel> = None;
+            for k in 0..n {
+                let t = (k as f32 + 0.5) / n as f32 - 0.5;
+                let p = [tc[0] + step[0] * t, tc[1] + step[1] * t, tc[2]];
+                let v = filter_lod(&site, lod, p, offset, mip_linear, f);
+                acc = Some(match (acc, reduction) {
+                    (None, _) => v,
+                    (Some(a), Reduction::Minimum | Reduction::Maximum) => reduce(a, v, reduction),
+                    (Some(a), _) => [a[0] + v[0], a[1] + v[1], a[2] + v[2], a[3] + v[3]],
+                });
+            }
+            let acc = acc.unwrap_or([0.0; 4]);
+            match reduction {
+                Reduction::Minimum | Reduction::Maximum => acc,
+                _ => acc.map(|x| x / n as f32),
+            }
+        }
+        _ => filter_lod(&site, lod, tc, offset, mip_linear, f),
     };
     out.map(f32::to_bits)
 }
@@ -546,21 +872,16 @@ pub fn gather(
     channel: u8,
     reference: Option<f32>,
 ) -> [u32; 4] {
-    if !view.format.is_supported() || view.dim.is_multisampled() || view.dim == TextureDim::Tex3D {
+    if !view.format.is_texture_readable()
+        || view.dim.is_multisampled()
+        || view.dim == TextureDim::Tex3D
+    {
         return [0; 4];
     }
     let (site, tc) = locate(view, sampler, coord);
     let size = view.mip_size(0);
+    let (base, _) = footprints(&site, tc, size, [offset[0], offset[1], 0], true);
     let axes = site.axes.min(2);
-    let mut base = [0i64; 3];
-    for k in 0..axes {
-        base[k] = footprint(
-            tc[k] * size[k] as f32,
-            offset.get(k).copied().unwrap_or(0),
-            true,
-        )
-        .0;
-    }
     let ch = usize::from(channel & 3);
     let pick = |dx: i64, dy: i64| -> u32 {
         let c = [
@@ -574,6 +895,7 @@ pub fn gather(
         ];
         let (bits, float) = match site.fetch_bits(0, c) {
             Ok(bits) => (bits, !site.integer),
+            Err(_) if site.integer => (integer_border(view.format, sampler.border_color), false),
             Err(border) => (border.map(f32::to_bits), true),
         };
         match reference {
@@ -597,7 +919,7 @@ pub fn gather(
 
 /// Whether a format can be filtered (not an integer format).
 pub fn is_filterable(format: Format) -> bool {
-    format.is_supported() && !format.is_integer()
+    format.is_texture_readable() && !format.is_integer()
 }
 
 #[cfg(test)]
@@ -841,6 +1163,263 @@ mod tests {
             let d = cube_dir(f, 0.25, 0.25);
             let got = r(sample(&v, &s, &input([d[0], d[1], d[2], 0.0], 0.0)));
             assert_eq!(got, f as f32);
+        }
+    }
+
+    /// §7.18.6: WRAP keeps the fraction, MIRROR a signed fraction of u/2 (times 2),
+    /// the other modes clamp to [−10, 10]; NaN stays NaN (and addresses texel 0).
+    #[test]
+    fn range_reduction() {
+        assert_eq!(reduce_range(3.25, AddressMode::Wrap), 0.25);
+        assert_eq!(reduce_range(-0.25, AddressMode::Wrap), 0.75);
+        assert_eq!(reduce_range(5.5, AddressMode::Mirror), 1.5);
+        assert_eq!(reduce_range(-5.5, AddressMode::Mirror), -1.5);
+        assert_eq!(reduce_range(1e9, AddressMode::Clamp), 10.0);
+        assert_eq!(reduce_range(-1e9, AddressMode::Border), -10.0);
+        assert_eq!(reduce_range(f32::INFINITY, AddressMode::MirrorOnce), 10.0);
+        assert!(reduce_range(f32::NAN, AddressMode::Wrap).is_nan());
+        assert!(reduce_range(f32::INFINITY, AddressMode::Wrap).is_nan());
+        assert_eq!(footprint(f32::NAN, 0, false), (0, 0.0));
+    }
+
+    /// §3.2.4.1 / §7.18.7: coordinates snap to 8 fraction bits, rounding to nearest even,
+    /// before the texel is chosen: 1/1024 below a texel edge is already the next texel.
+    #[test]
+    fn point_sampling_snaps_to_fixed_point() {
+        assert_eq!(to_fixed(0.5 / 256.0, 8), 0); // tie to even
+        assert_eq!(to_fixed(1.5 / 256.0, 8), 2);
+        assert_eq!(to_fixed(-1.5 / 256.0, 8), -2);
+        assert_eq!(footprint(2.0 - 1.0 / 1024.0, 0, false), (2, 0.0));
+        assert_eq!(footprint(2.0 - 1.0 / 256.0, 0, false), (1, 0.0));
+        assert_eq!(footprint(-0.25, 0, false), (-1, 0.0));
+        assert_eq!(footprint(1.0, 3, false), (4, 0.0));
+    }
+
+    /// §7.18.11: `max(MinLOD, min(MaxLOD, lod))`: MinLOD wins a conflict, a NaN LOD
+    /// becomes MaxLOD, the shader clamp raises the LOD.
+    #[test]
+    fn lod_clamp_order() {
+        let s = SamplerDesc {
+            min_lod: 3.0,
+            max_lod: 1.0,
+            ..SamplerDesc::default()
+        };
+        assert_eq!(clamp_lod(&s, 0.0, f32::NEG_INFINITY), 3.0);
+        let s = SamplerDesc {
+            min_lod: 0.5,
+            max_lod: 2.0,
+            ..SamplerDesc::default()
+        };
+        assert_eq!(clamp_lod(&s, f32::NAN, f32::NEG_INFINITY), 2.0);
+        assert_eq!(clamp_lod(&s, 9.0, f32::NEG_INFINITY), 2.0);
+        assert_eq!(clamp_lod(&s, 1.0, 1.5), 1.5);
+    }
+
+    /// §7.18.10: the LOD snaps to 8.8 fixed point; point mip filtering rounds half up,
+    /// linear weights the next mip by the fraction (in 1/256 steps).
+    #[test]
+    fn mip_fraction_is_eight_bits() {
+        let v = tex(TextureDim::Tex2D, 8, 8, 1, 2, |x, _, _| {
+            (x / 100 * 100) as f32
+        });
+        let s = SamplerDesc {
+            filter: Filter::LINEAR,
+            ..SamplerDesc::default()
+        };
+        // 0.3 snaps to 77/256.
+        let got = r(sample(&v, &s, &input([0.5, 0.5, 0.0, 0.0], 0.3)));
+        assert_eq!(got, 100.0 * (77.0 / 256.0));
+        // Below half a step from 1.0: mip 1 alone.
+        let got = r(sample(
+            &v,
+            &s,
+            &input([0.5, 0.5, 0.0, 0.0], 1.0 - 1.0 / 1024.0),
+        ));
+        assert_eq!(got, 100.0);
+        let p = SamplerDesc {
+            filter: Filter::POINT,
+            ..SamplerDesc::default()
+        };
+        assert_eq!(r(sample(&v, &p, &input([0.5, 0.5, 0.0, 0.0], 0.5))), 100.0);
+        assert_eq!(r(sample(&v, &p, &input([0.5, 0.5, 0.0, 0.0], 0.498))), 0.0);
+    }
+
+    /// §7.18.9.1: the border colour keeps only the components the format has (the others
+    /// are its defaults) and is clamped to the format's range.
+    #[test]
+    fn border_colour_per_format() {
+        let b = [2.0, -3.0, 0.5, 0.25];
+        assert_eq!(
+            border_color(Format::R8G8B8A8_UNORM, b),
+            [1.0, 0.0, 0.5, 0.25]
+        );
+        assert_eq!(border_color(Format::R8_SNORM, b), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(border_color(Format::R8G8_SNORM, b), [1.0, -1.0, 0.0, 1.0]);
+        assert_eq!(border_color(Format::A8_UNORM, b), [0.0, 0.0, 0.0, 0.25]);
+        assert_eq!(
+            border_color(Format::R32_FLOAT, [1e9, 0.0, 0.0, 0.0]),
+            [1e9, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            border_color(Format::R16_FLOAT, [1e9, 0.0, 0.0, 0.0])[0],
+            65504.0
+        );
+        assert_eq!(border_color(Format::R11G11B10_FLOAT, b)[1], 0.0);
+        assert_eq!(border_color(Format::BC4_SNORM, b), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(
+            border_color(Format::BC7_UNORM_SRGB, b),
+            [1.0, 0.0, 0.5, 0.25]
+        );
+        assert_eq!(border_color(Format::BC6H_UF16, b), [2.0, 0.0, 0.5, 1.0]);
+        assert_eq!(
+            border_color(Format::R8G8B8A8_UNORM, [f32::NAN; 4]),
+            [0.0; 4]
+        );
+        assert_eq!(
+            integer_border(Format::R8_UINT, [7.9, 1.0, 1.0, 1.0]),
+            [7, 0, 0, 1]
+        );
+        assert_eq!(
+            integer_border(Format::R32_SINT, [-2.0, 1.0, 1.0, 1.0]),
+            [(-2i32) as u32, 0, 0, 1]
+        );
+        // Through a sample: an R8_UNORM-like R32_FLOAT texture with a border of 7.
+        let v = tex(TextureDim::Tex2D, 2, 2, 1, 1, |_, _, _| 0.0);
+        let s = SamplerDesc {
+            filter: Filter::POINT,
+            address: [AddressMode::Border; 3],
+            border_color: [7.0, 8.0, 9.0, 0.5],
+            ..SamplerDesc::default()
+        };
+        let got = sample(&v, &s, &input([-1.0, 0.5, 0.0, 0.0], 0.0)).map(f32::from_bits);
+        assert_eq!(got, [7.0, 0.0, 0.0, 1.0]);
+    }
+
+    /// §7.18.12: at a cube corner the missing fourth tap's weight is split evenly among
+    /// the three texels that exist.
+    #[test]
+    fn cube_corner_averages_three_texels() {
+        // Each face holds its index in every texel (face f of slice f).
+        let v = tex(TextureDim::Cube, 2, 2, 6, 1, |x, _, _| (x / 1000) as f32);
+        let s = SamplerDesc::default();
+        // Exactly towards the +X/+Y/+Z corner: the footprint on the major face takes
+        // the corner texel and its two neighbours across the edges, a quarter weight each
+        // plus a third of the missing quarter.
+        let d = 1.0f32;
+        let got = r(sample(&v, &s, &input([d, d * 0.999, d * 0.998, 0.0], 0.0)));
+        // Major face +X (0); neighbours +Y (2) and +Z (4).
+        let want = (0.0 + 2.0 + 4.0) / 3.0;
+        assert!((got - want).abs() < 0.05, "{got} vs {want}");
+    }
+
+    /// §7.18.11: the anisotropic ratio is |major|² / |dX × dY| clamped to MaxAnisotropy;
+    /// the LOD comes from the minor length, `|major| / ratio` once clamped; round
+    /// footprints are isotropic; degenerate gradients fall back to the isotropic LOD.
+    #[test]
+    fn anisotropic_footprint() {
+        let a = anisotropy([8.0, 0.0], [0.0, 2.0], 16);
+        assert_eq!((a.ratio, a.lod, a.major), (4.0, 1.0, [8.0, 0.0]));
+        let a = anisotropy([64.0, 0.0], [0.0, 1.0], 16);
+        assert_eq!((a.ratio, a.lod), (16.0, 2.0));
+        let a = anisotropy([4.0, 0.0], [0.0, 4.0], 16);
+        assert_eq!((a.ratio, a.lod), (1.0, 2.0));
+        // Minor below one texel: ratio lowered to ratio × minor, LOD negative.
+        let a = anisotropy([2.0, 0.0], [0.0, 0.5], 16);
+        assert_eq!((a.ratio, a.lod), (2.0, -1.0));
+        assert_eq!(anisotropy([0.0; 2], [0.0; 2], 16).ratio, 1.0);
+        assert_eq!(anisotropy([f32::NAN, 0.0], [0.0, 1.0], 16).ratio, 1.0);
+        // Parallel gradients: ratio clamps to MaxAnisotropy.
+        assert_eq!(anisotropy([8.0, 0.0], [4.0, 0.0], 4).ratio, 4.0);
+        // Sampling: a texture constant along v, varying along u; a footprint long in v
+        // averages probes along v only, so it equals the trilinear value at the minor LOD.
+        let v = tex(TextureDim::Tex2D, 16, 16, 1, 5, |x, _, _| (x % 100) as f32);
+        let s = SamplerDesc {
+            filter: Filter::from_name("ANISOTROPIC").unwrap(),
+            max_anisotropy: 16,
+            address: [AddressMode::Wrap; 3],
+            ..SamplerDesc::default()
+        };
+        let mut i = input([0.40625, 0.5, 0.0, 0.0], 0.0);
+        i.lod = Lod::Gradients {
+            ddx: [1.0 / 16.0, 0.0, 0.0],
+            ddy: [0.0, 8.0 / 16.0, 0.0],
+            bias: 0.0,
+        };
+        let aniso = r(sample(&v, &s, &i));
+        let iso = r(sample(
+            &v,
+            &SamplerDesc::default(),
+            &input([0.40625, 0.5, 0.0, 0.0], 0.0),
+        ));
+        assert_eq!(aniso, iso);
+        assert_eq!(aniso, 6.0);
+    }
+
+    /// Untrusted inputs: NaN and infinite coordinates, LODs, gradients, references and
+    /// huge offsets, on every shape and filter, never panic and give finite results for a
+    /// finite texture.
+    #[test]
+    fn hostile_inputs_are_safe() {
+        let bad = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, 0.5];
+        let views = [
+            tex(TextureDim::Tex1D, 4, 1, 1, 3, |x, _, _| x as f32),
+            tex(TextureDim::Tex2DArray, 4, 4, 2, 3, |x, y, _| (x + y) as f32),
+            tex(TextureDim::Tex3D, 4, 4, 4, 3, |x, y, z| (x + y + z) as f32),
+            tex(TextureDim::Cube, 4, 4, 6, 3, |x, y, _| (x + y) as f32),
+        ];
+        let filters = [
+            "MIN_MAG_MIP_POINT",
+            "MIN_MAG_MIP_LINEAR",
+            "ANISOTROPIC",
+            "COMPARISON_ANISOTROPIC",
+            "MAXIMUM_MIN_MAG_MIP_LINEAR",
+        ];
+        for v in &views {
+            for f in filters {
+                for mode in [
+                    AddressMode::Wrap,
+                    AddressMode::Mirror,
+                    AddressMode::Border,
+                    AddressMode::MirrorOnce,
+                ] {
+                    let s = SamplerDesc {
+                        filter: Filter::from_name(f).unwrap(),
+                        address: [mode; 3],
+                        max_anisotropy: 16,
+                        ..SamplerDesc::default()
+                    };
+                    for &a in &bad {
+                        for &b in &bad {
+                            let lods = [
+                                Lod::Level(b),
+                                Lod::Gradients {
+                                    ddx: [a, b, a],
+                                    ddy: [b, a, b],
+                                    bias: b,
+                                },
+                            ];
+                            for lod in lods {
+                                let i = SampleInput {
+                                    coord: [a, b, a, b],
+                                    offset: [i32::MAX, i32::MIN, 7],
+                                    lod,
+                                    min_lod_clamp: b,
+                                    reference: Some(a),
+                                };
+                                let out = sample(v, &s, &i).map(f32::from_bits);
+                                assert!(
+                                    out.iter().all(|x| x.is_finite()),
+                                    "{f} {mode:?} {a} {b}: {out:?}"
+                                );
+                                let g =
+                                    gather(v, &s, [a, b, a, b], [i32::MIN, i32::MAX], 3, Some(b));
+                                assert!(g.iter().all(|x| f32::from_bits(*x).is_finite()));
+                                let _ = calculate_lod(v, &s, [a, b, a, b], [a; 3], [b; 3]);
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }

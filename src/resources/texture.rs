@@ -11,7 +11,15 @@
 //! Cube textures are 2D arrays of faces in D3D order (+X, −X, +Y, −Y, +Z, −Z):
 //! `depth_or_array_size` counts faces (6 per cube), as in `D3D12_RESOURCE_DESC`.
 //!
-//! Block-compressed formats are refused for now ([`ResourceError::UnsupportedFormat`]).
+//! # Block-compressed formats
+//!
+//! A BC subresource holds 4×4 blocks, rows of `ceil(width / 4)` blocks, `ceil(height / 4)`
+//! block rows per plane (D3D11.3 §19.5.1's "physical" size). Every mip is addressed by its
+//! "virtual" size (`width >> mip`, at least 1): a 2×2 mip uses texels a, b, e, f of its one
+//! block, a 1×1 mip texel a. D3D11.3 asks the top mip to be a multiple of 4 texels;
+//! D3D12's unaligned block textures (`UnalignedBlockTexturesSupported`) lift that, and so
+//! does dxlane: any size is accepted, the last block row and column padded. Block
+//! formats may be 2D (arrays), cubes or 3D (§19.5.1), never 1D or multisampled.
 
 use std::sync::Arc;
 
@@ -166,9 +174,12 @@ impl TextureDesc {
         [s(self.width), s(self.height), s(d)]
     }
 
-    /// Bytes of one subresource at mip `m` (all samples).
+    /// Bytes of one subresource at mip `m` (all samples; whole blocks for
+    /// block-compressed formats).
     pub fn subresource_bytes(&self, m: u32) -> u64 {
         let [w, h, d] = self.mip_size(m);
+        let b = self.format.block_size();
+        let (w, h) = (w.div_ceil(b), h.div_ceil(b));
         u64::from(w)
             * u64::from(h)
             * u64::from(d)
@@ -186,8 +197,18 @@ impl TextureDesc {
     /// count the size allows, samples only for multisampled shapes, whole cubes.
     pub fn validate(&self) -> Result<(), ResourceError> {
         let bad = |m: String| Err(ResourceError::BadTexture(m));
-        if !self.format.is_supported() {
+        if !self.format.is_supported() && !self.format.is_block_compressed() {
             return Err(ResourceError::UnsupportedFormat(self.format));
+        }
+        if self.format.is_block_compressed()
+            && (self.dim.is_multisampled()
+                || matches!(self.dim, TextureDim::Tex1D | TextureDim::Tex1DArray))
+        {
+            return bad(format!(
+                "{} cannot be block-compressed ({}): BC formats are for 2D, cube and 3D textures",
+                self.dim.name(),
+                self.format
+            ));
         }
         let [w, h, d] = [self.width, self.height, self.depth_or_array_size];
         if w == 0 || h == 0 || d == 0 {
@@ -304,7 +325,8 @@ impl Texture {
     }
 
     /// The byte address of texel `(x, y, z)`, sample `s`, of mip `mip` of slice `slice`,
-    /// or `None` when any index is out of range.
+    /// or `None` when any index is out of range. For block-compressed formats, the
+    /// address of the block holding the texel.
     #[inline]
     pub fn texel_addr(&self, mip: u32, slice: u32, [x, y, z]: [u32; 3], s: u32) -> Option<u64> {
         if mip >= self.desc.mips || slice >= self.desc.array_size() || s >= self.desc.samples {
@@ -315,6 +337,11 @@ impl Texture {
             return None;
         }
         let base = *self.offsets.get((mip + slice * self.desc.mips) as usize)?;
+        if self.desc.format.is_block_compressed() {
+            let (bw, bh) = (u64::from(w.div_ceil(4)), u64::from(h.div_ceil(4)));
+            let index = (u64::from(z) * bh + u64::from(y / 4)) * bw + u64::from(x / 4);
+            return Some(base + index * u64::from(self.desc.format.bytes_per_texel()));
+        }
         let index = ((u64::from(s) * u64::from(d) + u64::from(z)) * u64::from(h) + u64::from(y))
             * u64::from(w)
             + u64::from(x);
@@ -369,7 +396,8 @@ impl TextureView {
         let d = self.texture.desc();
         let bad = |m: String| Err(ResourceError::BadView(m));
         if self.format.bytes_per_texel() != d.format.bytes_per_texel()
-            || !self.format.is_supported()
+            || !self.format.is_texture_readable()
+            || self.format.block_family() != d.format.block_family()
         {
             return bad(format!(
                 "view format {} does not fit texture format {}",
@@ -484,7 +512,33 @@ impl TextureView {
         )
     }
 
-    /// Decodes the texel at `addr` by the view's format.
+    /// The texel at texel coordinates `xyz` of view mip `mip`, view slice `slice`,
+    /// decoded by the view's format (block formats: its block decoded at the texel);
+    /// `None` outside the view.
+    #[inline]
+    pub fn fetch(&self, mip: u32, slice: u32, xyz: [u32; 3]) -> Option<[u32; 4]> {
+        let a = self.texel_addr_at(mip, slice, xyz)?;
+        Some(self.decode_texel_at(a, xyz))
+    }
+
+    /// Decodes the texel at `addr` (the address [`TextureView::texel_addr`] gives for
+    /// texel coordinates `xyz`).
+    #[inline]
+    fn decode_texel_at(&self, addr: u64, xyz: [u32; 3]) -> [u32; 4] {
+        if self.format.is_block_compressed() {
+            let mut b = [0u8; 16];
+            let n = (self.format.bytes_per_texel() as usize).min(16);
+            if !self.texture.read_texel(addr, &mut b[..n]) {
+                return [0; 4];
+            }
+            let i = (xyz[0] % 4 + 4 * (xyz[1] % 4)) as usize;
+            return self.format.decode_block_texel(&b[..n], i);
+        }
+        self.decode_at(addr)
+    }
+
+    /// Decodes the texel at `addr` by the view's format (not block-compressed formats:
+    /// see [`TextureView::fetch`]).
     #[inline]
     pub fn decode_at(&self, addr: u64) -> [u32; 4] {
         let n = self.format.bytes_per_texel() as usize;
@@ -501,12 +555,15 @@ impl TextureView {
     /// `None` out of bounds (the caller returns 0 in every component).
     pub fn load(&self, coord: [u32; 3], mip: u32, sample: u32) -> Option<[u32; 4]> {
         let a = self.texel_addr(coord, mip, sample)?;
-        Some(self.decode_at(a))
+        Some(self.decode_texel_at(a, self.split(coord).0))
     }
 
     /// Typed store (`store_uav_typed`, `TextureStoreSample`) of the components in `mask`
     /// at the view's mip 0, sample `sample` (0 unless multisampled); dropped out of bounds.
     pub fn store(&self, coord: [u32; 3], sample: u32, value: [u32; 4], mask: u8) -> bool {
+        if !self.format.is_supported() {
+            return false;
+        }
         let Some(a) = self.texel_addr(coord, 0, sample) else {
             return false;
         };
@@ -523,7 +580,7 @@ impl TextureView {
 
     /// A 32-bit atomic on the texel at `coord` (R32 formats); returns the old value.
     pub fn atomic(&self, coord: [u32; 3], op: RmwOp, v: u32) -> Option<u32> {
-        if self.format.bytes_per_texel() != 4 {
+        if self.format.bytes_per_texel() != 4 || !self.format.is_supported() {
             return None;
         }
         let a = self.texel_addr(coord, 0, 0)?;
@@ -532,7 +589,7 @@ impl TextureView {
 
     /// A 32-bit compare-exchange on the texel at `coord`.
     pub fn compare_exchange(&self, coord: [u32; 3], cmp: u32, new: u32) -> Option<u32> {
-        if self.format.bytes_per_texel() != 4 {
+        if self.format.bytes_per_texel() != 4 || !self.format.is_supported() {
             return None;
         }
         let a = self.texel_addr(coord, 0, 0)?;
@@ -541,7 +598,7 @@ impl TextureView {
 
     /// A 64-bit atomic on the texel at `coord` (R32G32_UINT / R64 formats).
     pub fn atomic64(&self, coord: [u32; 3], op: RmwOp, v: u64) -> Option<u64> {
-        if self.format.bytes_per_texel() != 8 {
+        if self.format.bytes_per_texel() != 8 || !self.format.is_supported() {
             return None;
         }
         let a = self.texel_addr(coord, 0, 0)?;
@@ -550,7 +607,7 @@ impl TextureView {
 
     /// A 64-bit compare-exchange on the texel at `coord`.
     pub fn compare_exchange64(&self, coord: [u32; 3], cmp: u64, new: u64) -> Option<u64> {
-        if self.format.bytes_per_texel() != 8 {
+        if self.format.bytes_per_texel() != 8 || !self.format.is_supported() {
             return None;
         }
         let a = self.texel_addr(coord, 0, 0)?;
@@ -642,11 +699,14 @@ mod tests {
         assert!(Texture::new(desc(TextureDim::Cube, 4, 2, 6, 1)).is_err());
         assert!(Texture::new(desc(TextureDim::CubeArray, 4, 4, 7, 1)).is_err());
         assert!(Texture::new(desc(TextureDim::Tex1D, 4, 2, 1, 1)).is_err());
-        let mut bc = desc(TextureDim::Tex2D, 4, 4, 1, 1);
+        let mut bc = desc(TextureDim::Tex1D, 4, 1, 1, 1);
         bc.format = Format::BC1_UNORM;
+        assert!(Texture::new(bc).is_err());
+        let mut r1 = desc(TextureDim::Tex2D, 4, 4, 1, 1);
+        r1.format = Format::R1_UNORM;
         assert!(matches!(
-            Texture::new(bc),
-            Err(ResourceError::UnsupportedFormat(Format::BC1_UNORM))
+            Texture::new(r1),
+            Err(ResourceError::UnsupportedFormat(Format::R1_UNORM))
         ));
         let mut ms = desc(TextureDim::Tex2DMS, 4, 4, 1, 1);
         ms.samples = 3;
@@ -695,6 +755,45 @@ mod tests {
         let v = TextureView::whole(t);
         assert_eq!(v.dimensions(0), [2, 2, 0, 4]);
         assert_eq!(v.load([0, 0, 0], 0, 4), None);
+    }
+
+    /// D3D11.3 §19.5.1: BC subresources are whole blocks; a mip below 4 texels still
+    /// takes one block and reads its top-left texels.
+    #[test]
+    fn block_layout_and_virtual_sizes() {
+        let mut d = desc(TextureDim::Tex2D, 10, 6, 1, 3);
+        d.format = Format::BC1_UNORM;
+        // mip 0: 3×2 blocks, mip 1 (5×3): 2×1, mip 2 (2×1): 1×1; 8 bytes each.
+        assert_eq!(d.subresource_bytes(0), 6 * 8);
+        assert_eq!(d.subresource_bytes(1), 2 * 8);
+        assert_eq!(d.subresource_bytes(2), 8);
+        let mut bytes = vec![0u8; d.total_bytes() as usize];
+        // Block (2, 1) of mip 0: all white (c0 = 0xffff, codes 0).
+        let at = (3 + 2) * 8;
+        bytes[at..at + 2].copy_from_slice(&[0xff, 0xff]);
+        // Mip 2's block: c0 = red, codes: texel 1 (x = 1, y = 0) code 1 = c1 = black.
+        let at = 8 * 8;
+        bytes[at..at + 8].copy_from_slice(&[0x00, 0xf8, 0, 0, 0b0100, 0, 0, 0]);
+        let t = Texture::from_bytes(d, &bytes).unwrap();
+        let v = TextureView::whole(t);
+        v.validate().unwrap();
+        let one = 1.0f32.to_bits();
+        assert_eq!(v.load([9, 5, 0], 0, 0), Some([one; 4]));
+        assert_eq!(v.load([8, 4, 0], 0, 0), Some([one; 4]));
+        assert_eq!(v.load([10, 5, 0], 0, 0), None); // past the virtual width
+        assert_eq!(v.load([0, 0, 0], 2, 0), Some([one, 0, 0, one]));
+        assert_eq!(v.load([1, 0, 0], 2, 0), Some([0, 0, 0, one]));
+        assert_eq!(v.load([0, 1, 0], 2, 0), None);
+        assert_eq!(v.fetch(2, 0, [1, 0, 0]), Some([0, 0, 0, one]));
+        // A view may retype within the family, never across it.
+        let mut tv = v.clone();
+        tv.format = Format::BC1_UNORM_SRGB;
+        tv.validate().unwrap();
+        tv.format = Format::R32G32_UINT;
+        assert!(tv.validate().is_err());
+        tv.format = Format::BC4_UNORM;
+        assert!(tv.validate().is_err());
+        assert!(!v.store([0, 0, 0], 0, [0; 4], 0xf));
     }
 
     #[test]

@@ -1680,3 +1680,67 @@ block0:
     assert_eq!(&w[16..20], &[f(1.0), f(1.0), f(0.0), f(0.0)]);
     assert_eq!(words(&buf), vec![0x4433_beef, 0x8877_6655, 7, 9]);
 }
+
+/// Implicit-LOD sampling takes its gradients from the lane's 2×2 quad (lanes 4k..4k+3:
+/// top-left, top-right, bottom-left, bottom-right; coarse derivatives, D3D11.3 §7.18.11):
+/// quad 0 steps one texel per pixel (LOD 0), quad 1 four (LOD 2); `sample_b` adds its
+/// bias per lane. Mip m of the texture holds 100 × m everywhere.
+#[test]
+fn implicit_lod_comes_from_the_quad() {
+    let text = "shader compute
+group [8 1 1]
+const r0 = 0
+const r1 = 8
+const r2 = 0x3f800000
+resource range0 = uav space 0 lower 0 count 1 structured_buffer(stride 4) uint \"out\"
+resource range1 = srv space 0 lower 0 count 1 texture2d float \"tex\"
+resource range2 = sampler space 0 lower 0 count 1 sampler mixed \"s\"
+constarray icb0 [0x3d800000 0x3d800000 0x3e400000 0x3d800000 0x3d800000 0x3e400000 0x3e400000 0x3e400000 0x3d800000 0x3d800000 0x3f100000 0x3d800000 0x3d800000 0x3f100000 0x3f100000 0x3f100000]
+block0:
+    sysval thread_id, 0, r3
+    imul r4, r3, r1
+    const_load b32, 3, [r5 r6 _ _], icb0, r4, 0
+    handle r7, range1, r0
+    handle r8, range2, r0
+    sample implicit, [r9 _ _ _], r7, r8, [r5 r6 _ _], (0 0 0), [_ _], _, _, [_ _ _], [_ _ _], _, _
+    sample bias, [r10 _ _ _], r7, r8, [r5 r6 _ _], (0 0 0), [_ _], r2, _, [_ _ _], [_ _ _], _, _
+    ftou r11, r9
+    ftou r12, r10
+    handle r13, range0, r0
+    struct_store b32, 1, r13, r3, r0, [r11 _ _ _]
+    iadd r14, r3, r1
+    struct_store b32, 1, r13, r14, r0, [r12 _ _ _]
+    return
+";
+    let s = shader(text);
+    let desc = TextureDesc {
+        mips: 4,
+        ..TextureDesc::tex2d(Format::R32_FLOAT, 8, 8)
+    };
+    let mut bytes = Vec::new();
+    for m in 0..4u32 {
+        let [w, h, _] = desc.mip_size(m);
+        for _ in 0..w * h {
+            bytes.extend((100.0 * m as f32).to_le_bytes());
+        }
+    }
+    let t = Texture::from_bytes(desc, &bytes).unwrap();
+    let (m, d) = structured(&[0; 16], 4);
+    run(
+        &s,
+        vec![
+            d,
+            Descriptor::Texture(TextureView::whole(t)),
+            Descriptor::Sampler(SamplerDesc::default()),
+        ],
+        [1, 1, 1],
+        &opts(8, 1),
+    )
+    .unwrap();
+    assert_eq!(
+        words(&m),
+        [
+            0, 0, 0, 0, 200, 200, 200, 200, 100, 100, 100, 100, 300, 300, 300, 300
+        ]
+    );
+}

@@ -281,7 +281,23 @@ fn job_validation_errors() {
         ("missing format", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"typed_buffer\"\nsize = 4\n")),
         ("unknown format", format!("{head}[[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_UNROM\"\nwidth = 4\nheight = 4\n")),
         ("typeless format", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"typed_buffer\"\nformat = \"R32_TYPELESS\"\nsize = 4\n")),
-        ("block-compressed format", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"BC1_UNORM\"\nwidth = 4\nheight = 4\n")),
+        ("block-compressed typed buffer", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"typed_buffer\"\nformat = \"BC1_UNORM\"\nsize = 8\n")),
+        ("block-compressed uav", format!("{head}[[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"BC1_UNORM\"\nwidth = 4\nheight = 4\n")),
+        ("block-compressed 1d", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture1d\"\nformat = \"BC7_UNORM\"\nwidth = 4\n")),
+        ("srgb uav", format!("{head}[[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_UNORM_SRGB\"\nwidth = 4\nheight = 4\n")),
+        ("srgb typed buffer uav", format!("{head}[[resource]]\nreg = \"u0\"\nkind = \"typed_buffer\"\nformat = \"R8G8B8A8_UNORM_SRGB\"\nsize = 16\n")),
+        ("typeless texture without a view format", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_TYPELESS\"\nwidth = 4\nheight = 4\n")),
+        ("view format of another size", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8_UNORM\"\nwidth = 4\nheight = 4\nview_format = \"R32_FLOAT\"\n")),
+        ("view format of another BC family", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"BC1_TYPELESS\"\nwidth = 4\nheight = 4\nview_format = \"BC4_UNORM\"\n")),
+        ("unknown view format", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8_UNORM\"\nwidth = 4\nheight = 4\nview_format = \"R8_UNROM\"\n")),
+        ("view mips outside the texture", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8_UNORM\"\nwidth = 4\nheight = 4\nmips = 2\nview_mips = [1, 2]\n")),
+        ("view slices outside the texture", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2darray\"\nformat = \"R8_UNORM\"\nwidth = 4\nheight = 4\narray_size = 3\nview_slices = [2, 2]\n")),
+        ("image that is not an image", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\ndata = {{ images = [\"double.ir\"] }}\n")),
+        ("image for an integer texture", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R32_UINT\"\nwidth = 4\nheight = 4\ndata = {{ images = [\"double.ir\"] }}\n")),
+        ("too many images", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8_UNORM\"\nwidth = 4\nheight = 4\ndata = {{ images = [\"a.png\", \"b.png\"] }}\n")),
+        ("images on a buffer", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"raw_buffer\"\nsize = 4\ndata = {{ images = [\"a.png\"] }}\n")),
+        ("output of a missing subresource", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8_UNORM\"\nwidth = 4\nheight = 4\noutputs = [{{ file = \"m1.png\", mip = 1 }}]\n")),
+        ("png output of a float subresource", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R16_FLOAT\"\nwidth = 4\nheight = 4\noutputs = [{{ file = \"m0.png\" }}]\n")),
         ("missing width", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8_UNORM\"\nheight = 4\n")),
         ("missing height", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture3d\"\nformat = \"R8_UNORM\"\nwidth = 4\n")),
         ("too many mips", format!("{head}[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8_UNORM\"\nwidth = 4\nheight = 4\nmips = 4\n")),
@@ -307,6 +323,8 @@ fn job_validation_errors() {
         ("two address modes", format!("{head}[[resource]]\nreg = \"s0\"\nkind = \"sampler\"\naddress = [\"WRAP\", \"CLAMP\"]\n")),
         ("unknown comparison", format!("{head}[[resource]]\nreg = \"s0\"\nkind = \"sampler\"\ncomparison = \"LESSER\"\n")),
         ("anisotropy", format!("{head}[[resource]]\nreg = \"s0\"\nkind = \"sampler\"\nmax_anisotropy = 17\n")),
+        ("anisotropy zero", format!("{head}[[resource]]\nreg = \"s0\"\nkind = \"sampler\"\nmax_anisotropy = 0\n")),
+        ("nan lod", format!("{head}[[resource]]\nreg = \"s0\"\nkind = \"sampler\"\nmin_lod = nan\n")),
         ("lod range", format!("{head}[[resource]]\nreg = \"s0\"\nkind = \"sampler\"\nmin_lod = 4.0\nmax_lod = 1.0\n")),
         ("sampler heap kind", format!("{bound}[[sampler_heap]]\nkind = \"texture2d\"\n")),
         ("sampler heap none with keys", format!("{bound}[[sampler_heap]]\nkind = \"none\"\nfilter = \"ANISOTROPIC\"\n")),
@@ -734,7 +752,7 @@ output = "out/copy.png"
     let e = run(&dir.join("size.toml")).unwrap_err().to_string();
     assert!(
         e.starts_with("[[resource]] #1 (t0): `data`: ")
-            && e.ends_with("is 4×4 but the texture is 2×2"),
+            && e.ends_with("is 4×4 but the subresource is 2×2"),
         "{e}"
     );
 }
@@ -981,4 +999,109 @@ null = true
     std::fs::write(&path, typed).unwrap();
     let e = run(&path).unwrap_err().to_string();
     assert!(!e.contains("does not apply to a null descriptor"), "{e}");
+}
+
+/// Image files fill subresources (a 16-bit PNG into mip 0, an 8-bit one into mip 1 of a
+/// 16-bit UNORM texture), a 16-bit texture writes a 16-bit PNG, and `outputs` write single
+/// subresources as `.png` and `.bin` (`job::image_io`).
+#[test]
+fn image_data_and_subresource_outputs() {
+    let dir = workdir("image_data");
+    let mut big = image::ImageBuffer::<image::Rgba<u16>, Vec<u16>>::new(4, 4);
+    for (i, p) in big.pixels_mut().enumerate() {
+        let v = (i as u16).wrapping_mul(4099);
+        *p = image::Rgba([v, !v, v ^ 0x5555, 0xffff - i as u16]);
+    }
+    big.save(dir.join("in16.png")).unwrap();
+    let mut small = image::RgbaImage::new(2, 2);
+    for (i, p) in small.pixels_mut().enumerate() {
+        *p = image::Rgba([i as u8 * 50, 7, 200, 255]);
+    }
+    small.save(dir.join("mip1.png")).unwrap();
+    let text = r#"
+[program]
+cs = "copy_texture.ir"
+[dispatch]
+groups = [1, 1, 1]
+[[resource]]
+reg = "t0"
+kind = "texture2d"
+format = "R16G16B16A16_UNORM"
+width = 4
+height = 4
+mips = 2
+data = { images = ["in16.png", "mip1.png"] }
+outputs = [{ file = "out/t0_mip1.png", mip = 1 }, { file = "out/t0_mip0.bin" }]
+[[resource]]
+reg = "u0"
+kind = "texture2d"
+format = "R16G16B16A16_UNORM"
+width = 4
+height = 4
+output = "out/copy.png"
+"#;
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    let r = run(&path).unwrap();
+    assert!(r.passed());
+    let copy = image::open(dir.join("out/copy.png")).unwrap().to_rgba16();
+    assert_eq!(copy.as_raw(), big.as_raw());
+    let m1 = image::open(dir.join("out/t0_mip1.png"))
+        .unwrap()
+        .to_rgba16();
+    let widened: Vec<u16> = small.as_raw().iter().map(|&b| u16::from(b) * 257).collect();
+    assert_eq!(m1.as_raw(), &widened);
+    let bin = std::fs::read(dir.join("out/t0_mip0.bin")).unwrap();
+    let le: Vec<u8> = big.as_raw().iter().flat_map(|v| v.to_le_bytes()).collect();
+    assert_eq!(bin, le);
+}
+
+/// A BC7 texture (typeless, viewed as BC7_UNORM) loaded texel by texel through a job;
+/// its mip 1 (2×2, part of one block) written as `.bin` is that block.
+#[test]
+fn block_compressed_texture_in_a_job() {
+    let dir = workdir("bc7_job");
+    // Two mips of 4×4 and 2×2: one block each. Mode 6 block with both endpoints white.
+    let mut block = [0xffu8; 16];
+    block[0] = 0x40;
+    let mut data = block.to_vec();
+    data.extend_from_slice(&block);
+    std::fs::write(dir.join("bc7.bin"), &data).unwrap();
+    let text = r#"
+[program]
+cs = "copy_texture.ir"
+[dispatch]
+groups = [1, 1, 1]
+[[resource]]
+reg = "t0"
+kind = "texture2d"
+format = "BC7_TYPELESS"
+view_format = "BC7_UNORM"
+width = 4
+height = 4
+mips = 2
+data = { file = "bc7.bin" }
+outputs = [{ file = "out/mip1.bin", mip = 1 }]
+[[resource]]
+reg = "u0"
+kind = "texture2d"
+format = "R8G8B8A8_UNORM"
+width = 4
+height = 4
+output = "out/copy.bin"
+"#;
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    run(&path).unwrap();
+    let copy = std::fs::read(dir.join("out/copy.bin")).unwrap();
+    for (i, t) in copy.chunks_exact(4).enumerate() {
+        assert_eq!(t, bc7_texel(&block, i), "texel {i}");
+    }
+    assert_eq!(std::fs::read(dir.join("out/mip1.bin")).unwrap(), block);
+}
+
+/// Texel `i` of a BC7 block as 8-bit UNORM, decoded by the library.
+fn bc7_texel(block: &[u8; 16], i: usize) -> [u8; 4] {
+    let v = Format::BC7_UNORM.decode_block_texel(block, i);
+    v.map(|b| (f32::from_bits(b) * 255.0).round() as u8)
 }

@@ -5,6 +5,7 @@
 
 mod common;
 mod container;
+mod corpus_jobs;
 mod draw;
 mod dxbc;
 mod dxil;
@@ -12,6 +13,7 @@ mod dxil_listing;
 mod exec;
 mod exec_arith_table;
 mod exec_robust;
+mod gpu;
 mod hostile;
 mod info;
 mod info_check;
@@ -22,6 +24,7 @@ mod lower_dxil;
 mod lower_dxil_e2e;
 mod lower_dxil_stage;
 mod opt;
+mod sampling_lavapipe;
 mod twins;
 mod untrusted;
 mod vkd3d;
