@@ -6,4 +6,7 @@
 
 pub mod dispatch;
 
-pub use dispatch::{Bindings, DispatchOptions, DispatchReport, ThreadLayout, dispatch};
+pub use dispatch::{
+    Bindings, DispatchHooks, DispatchOptions, DispatchReport, ObserveWave, ThreadLayout, dispatch,
+    dispatch_with,
+};
