@@ -82,7 +82,11 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
             group: xyz("group", g)?,
             thread: xyz("group-thread", t)?,
         },
-        _ => return Err("give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z".into()),
+        _ => {
+            return Err(
+                "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z".into(),
+            );
+        }
     };
     let job = Job::load(&args.job).map_err(|e| e.to_string())?;
     let opts = RunOptions {
@@ -120,7 +124,11 @@ fn session(args: &DebugArgs, d: &mut Debugger) -> ExitCode {
             }
         }
     }
-    let mut script: Vec<String> = args.commands.iter().flat_map(|c| split_commands(c)).collect();
+    let mut script: Vec<String> = args
+        .commands
+        .iter()
+        .flat_map(|c| split_commands(c))
+        .collect();
     if let Some(p) = &args.script {
         match std::fs::read_to_string(p) {
             Ok(t) => script.extend(split_commands(&t)),

@@ -197,7 +197,13 @@ impl P<'_> {
                 }
                 parse_number(&self.s[start..self.i])
                     .map(Operand::Number)
-                    .ok_or_else(|| err(format!("`{}` is not a number", &self.s[start..self.i]), self.s, start))
+                    .ok_or_else(|| {
+                        err(
+                            format!("`{}` is not a number", &self.s[start..self.i]),
+                            self.s,
+                            start,
+                        )
+                    })
             }
             Some(_) => {
                 let p = place_at(self.s, &mut self.i)?;
@@ -291,8 +297,7 @@ fn place_at(s: &str, i: &mut usize) -> Result<PlaceText, String> {
             while *i < b.len() && b[*i].is_ascii_alphabetic() {
                 *i += 1;
             }
-            rest_swizzle =
-                Some(swizzle(&s[st..*i]).ok_or_else(|| err("not a swizzle", s, st))?);
+            rest_swizzle = Some(swizzle(&s[st..*i]).ok_or_else(|| err("not a swizzle", s, st))?);
         }
     }
     Ok(PlaceText {
@@ -426,10 +431,18 @@ mod tests {
         let p = parse_place("cb0[2].y").unwrap();
         assert_eq!((p.index, p.swizzle), (Some(2), Some(vec![1])));
         assert_eq!(split_swizzle("r0.xy"), Some(("r0", vec![0, 1])));
-        assert!(parse_cond("r0.x >").unwrap_err().contains("expected a value"));
+        assert!(
+            parse_cond("r0.x >")
+                .unwrap_err()
+                .contains("expected a value")
+        );
         assert!(parse_cond("r0.x > 4 )").unwrap_err().contains("column 10"));
         assert!(parse_cond("").is_err());
-        assert!(parse_cond(&"(".repeat(100)).unwrap_err().contains("nesting"));
+        assert!(
+            parse_cond(&"(".repeat(100))
+                .unwrap_err()
+                .contains("nesting")
+        );
         assert_eq!(parse_number("0x10"), Some(Number::Int(16)));
         assert_eq!(parse_number("-2"), Some(Number::Int(-2)));
         assert_eq!(parse_number("1e3"), Some(Number::Float(1000.0)));

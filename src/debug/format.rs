@@ -74,7 +74,11 @@ pub fn float_text(v: f32) -> String {
 /// The type a guess from the bits gives (see the module doc).
 pub fn guess(bits: u32) -> Ty {
     let e = (bits >> 23) & 0xff;
-    if e != 0 && e != 0xff { Ty::Float } else { Ty::Int }
+    if e != 0 && e != 0xff {
+        Ty::Float
+    } else {
+        Ty::Int
+    }
 }
 
 /// `bits` as `ty` (or `fmt`), with the bits in hex after it.
@@ -195,9 +199,15 @@ pub fn written_type(inst: &Inst) -> Ty {
                 Ty::I64
             } else if m.starts_with('i') && !m.starts_with("input") {
                 Ty::Int
-            } else if m.starts_with('u') || m.starts_with("and") || m.starts_with("or")
-                || m.starts_with("xor") || m.starts_with("not") || m.starts_with("shl")
-                || m.starts_with("bf") || m.starts_with("first") || m.starts_with("count")
+            } else if m.starts_with('u')
+                || m.starts_with("and")
+                || m.starts_with("or")
+                || m.starts_with("xor")
+                || m.starts_with("not")
+                || m.starts_with("shl")
+                || m.starts_with("bf")
+                || m.starts_with("first")
+                || m.starts_with("count")
             {
                 Ty::UInt
             } else {
@@ -214,13 +224,34 @@ mod tests {
     /// Values print typed, with their bits; untyped bits are guessed as the listing does.
     #[test]
     fn values_print_typed_with_bits() {
-        assert_eq!(value_text(0x3fc0_0000, Ty::Float, Fmt::Natural), "1.5 (0x3fc00000)");
-        assert_eq!(value_text(0x100, Ty::Untyped, Fmt::Natural), "256 (0x00000100)");
-        assert_eq!(value_text(0x3f80_0000, Ty::Untyped, Fmt::Natural), "1.0 (0x3f800000)");
-        assert_eq!(value_text(u32::MAX, Ty::Bool, Fmt::Natural), "true (0xffffffff)");
-        assert_eq!(value_text(u32::MAX, Ty::Int, Fmt::Natural), "-1 (0xffffffff)");
-        assert_eq!(value_text(0x7fc0_0000, Ty::Float, Fmt::Natural), "NaN (0x7fc00000)");
-        assert_eq!(value_text(0x3c00, Ty::Half, Fmt::Natural), "1.0 (0x00003c00)");
+        assert_eq!(
+            value_text(0x3fc0_0000, Ty::Float, Fmt::Natural),
+            "1.5 (0x3fc00000)"
+        );
+        assert_eq!(
+            value_text(0x100, Ty::Untyped, Fmt::Natural),
+            "256 (0x00000100)"
+        );
+        assert_eq!(
+            value_text(0x3f80_0000, Ty::Untyped, Fmt::Natural),
+            "1.0 (0x3f800000)"
+        );
+        assert_eq!(
+            value_text(u32::MAX, Ty::Bool, Fmt::Natural),
+            "true (0xffffffff)"
+        );
+        assert_eq!(
+            value_text(u32::MAX, Ty::Int, Fmt::Natural),
+            "-1 (0xffffffff)"
+        );
+        assert_eq!(
+            value_text(0x7fc0_0000, Ty::Float, Fmt::Natural),
+            "NaN (0x7fc00000)"
+        );
+        assert_eq!(
+            value_text(0x3c00, Ty::Half, Fmt::Natural),
+            "1.0 (0x00003c00)"
+        );
         assert_eq!(value_text(5, Ty::Float, Fmt::Hex), "0x00000005");
         assert!(is_nan_or_inf(0x7f80_0000, Ty::Float));
         assert!(!is_nan_or_inf(0x7f80_0000, Ty::Int));

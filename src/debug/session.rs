@@ -25,6 +25,14 @@ struct SrcStep {
     len: u32,
 }
 
+/// What `why` has walked through: the source positions on the current chain (to stop at
+/// a loop's earlier iteration) and the writes already shown.
+#[derive(Default)]
+struct WhyState {
+    chain: Vec<Key>,
+    shown: std::collections::HashSet<(Slot, usize)>,
+}
+
 /// A breakpoint or watch.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Breakpoint {
@@ -186,7 +194,9 @@ impl Debugger {
             )));
         }
         if !lane_bit(d.rec.lanes, d.lane) {
-            return Err(DebugError::Lane("the lane does not exist in its wave".into()));
+            return Err(DebugError::Lane(
+                "the lane does not exist in its wave".into(),
+            ));
         }
         if let Some(t) = &d.rec.truncated {
             d.notes.push(format!("note: {t}"));
@@ -205,7 +215,9 @@ impl Debugger {
 
     fn fault_is_here(&self) -> bool {
         let lane = match &self.fault {
-            Some(ExecError::Budget { lane, .. }) | Some(ExecError::Unreachable { lane, .. }) => lane,
+            Some(ExecError::Budget { lane, .. }) | Some(ExecError::Unreachable { lane, .. }) => {
+                lane
+            }
             _ => return false,
         };
         self.rec.invocations.contains(lane)
@@ -335,7 +347,10 @@ impl Debugger {
     fn ir_text(&self, at: At) -> String {
         let sh = &self.target.program.debug_shader;
         match at {
-            At::Inst(i) => sh.insts.get(i.index()).map_or(String::new(), ToString::to_string),
+            At::Inst(i) => sh
+                .insts
+                .get(i.index())
+                .map_or(String::new(), ToString::to_string),
             At::Terminator(b) => sh
                 .blocks
                 .get(b.index())
@@ -583,7 +598,10 @@ impl Debugger {
             .map_or_else(String::new, inv_text);
         let mut s = format!(
             "lane {} of wave {} ({inv}), step {} of {}",
-            self.lane, self.place.wave, self.pos, self.steps.len()
+            self.lane,
+            self.place.wave,
+            self.pos,
+            self.steps.len()
         );
         if self.pos < self.steps.len() {
             let _ = write!(s, ": next {}", self.step_title(self.pos));
@@ -622,26 +640,27 @@ impl Debugger {
 
     fn resolve(&self, p: &PlaceText) -> Result<Resolved, DebugError> {
         let view = &self.target.program.view;
-        let var_slots = |var: &super::source::Var, comps: &[usize]| -> Result<Resolved, DebugError> {
-            let mut out = Vec::new();
-            for &c in comps {
-                let r = *var.regs.get(c).ok_or_else(|| {
-                    DebugError::Command(format!("{} has no component {c}", var.name))
-                })?;
-                if r == u32::MAX {
-                    return Err(DebugError::Command(format!(
-                        "{} is not held in registers",
-                        var.component_name(c)
-                    )));
+        let var_slots =
+            |var: &super::source::Var, comps: &[usize]| -> Result<Resolved, DebugError> {
+                let mut out = Vec::new();
+                for &c in comps {
+                    let r = *var.regs.get(c).ok_or_else(|| {
+                        DebugError::Command(format!("{} has no component {c}", var.name))
+                    })?;
+                    if r == u32::MAX {
+                        return Err(DebugError::Command(format!(
+                            "{} is not held in registers",
+                            var.component_name(c)
+                        )));
+                    }
+                    out.push((
+                        var.component_name(c),
+                        Slot::Reg(r),
+                        var.ty.get(c).copied().unwrap_or(Ty::Untyped),
+                    ));
                 }
-                out.push((
-                    var.component_name(c),
-                    Slot::Reg(r),
-                    var.ty.get(c).copied().unwrap_or(Ty::Untyped),
-                ));
-            }
-            Ok(Resolved::Slots(out))
-        };
+                Ok(Resolved::Slots(out))
+            };
         if p.index.is_none() {
             if let Some(v) = view.var(&p.name) {
                 let all: Vec<usize> = (0..v.regs.len()).collect();
@@ -654,7 +673,7 @@ impl Debugger {
             }
             if view.lang == Lang::Dxil && p.name.starts_with('%') {
                 return Err(DebugError::Command(format!(
-                    "{} is not held by the lowered program (no instruction the lane runs reads it, or it is not an instruction's result)",
+                    "{} has no registers in the lowered program (a pointer, or a value nothing with an effect reads)",
                     p.name
                 )));
             }
@@ -683,24 +702,37 @@ impl Debugger {
             };
             let mut out = Vec::new();
             for c in comps {
-                let word = if dxbc { index * 4 + c as u64 } else { index + c as u64 };
+                let word = if dxbc {
+                    index * 4 + c as u64
+                } else {
+                    index + c as u64
+                };
                 if word >= words {
                     return Err(DebugError::Command(format!(
                         "{}[{index}] is past the end of {} ({words} words)",
                         p.name, p.name
                     )));
                 }
-                out.push((self.local_name(a as u32, word as u32), Slot::Local(a as u32, word as u32), Ty::Untyped));
+                out.push((
+                    self.local_name(a as u32, word as u32),
+                    Slot::Local(a as u32, word as u32),
+                    Ty::Untyped,
+                ));
             }
             return Ok(Resolved::Slots(out));
         }
-        let (class, num) = match (p.name.get(..1), p.name.get(1..).and_then(|n| n.parse::<u32>().ok())) {
+        let (class, num) = match (
+            p.name.get(..1),
+            p.name.get(1..).and_then(|n| n.parse::<u32>().ok()),
+        ) {
             (Some("u"), Some(n)) => (ResourceClass::Uav, n),
             (Some("t"), Some(n)) => (ResourceClass::Srv, n),
             (Some("b"), Some(n)) => (ResourceClass::Cbv, n),
             _ if p.name.starts_with("cb") => (
                 ResourceClass::Cbv,
-                p.name[2..].parse::<u32>().map_err(|_| self.unknown(&p.name))?,
+                p.name[2..]
+                    .parse::<u32>()
+                    .map_err(|_| self.unknown(&p.name))?,
             ),
             _ => return Err(self.unknown(&p.name)),
         };
@@ -739,7 +771,11 @@ impl Debugger {
             element,
         };
         match desc {
-            Descriptor::ConstantBuffer { memory, offset, size } => {
+            Descriptor::ConstantBuffer {
+                memory,
+                offset,
+                size,
+            } => {
                 let comps = p.swizzle.clone().unwrap_or_else(|| vec![0, 1, 2, 3]);
                 let mut out = Vec::new();
                 for c in comps {
@@ -751,7 +787,10 @@ impl Debugger {
                         )));
                     }
                     let bits = memory.load_u32(offset + b).unwrap_or(0);
-                    out.push((format!("{}[{index}].{}", p.name, ['x', 'y', 'z', 'w'][c]), bits));
+                    out.push((
+                        format!("{}[{index}].{}", p.name, ['x', 'y', 'z', 'w'][c]),
+                        bits,
+                    ));
                 }
                 Ok(Resolved::Constant(out))
             }
@@ -774,7 +813,11 @@ impl Debugger {
             Descriptor::Texture(tv) => {
                 let [w, h, _] = tv.mip_size(0);
                 let (w, h) = (u64::from(w.max(1)), u64::from(h.max(1)));
-                let xyz = [(index % w) as u32, ((index / w) % h) as u32, (index / (w * h)) as u32];
+                let xyz = [
+                    (index % w) as u32,
+                    ((index / w) % h) as u32,
+                    (index / (w * h)) as u32,
+                ];
                 let addr = tv.texel_addr_at(0, 0, xyz).ok_or_else(|| {
                     DebugError::Command(format!("{}[{index}] is outside the texture", p.name))
                 })?;
@@ -853,7 +896,11 @@ impl Debugger {
                 ));
             }
         };
-        let ty = if ty == Ty::Untyped { format::guess(bits) } else { ty };
+        let ty = if ty == Ty::Untyped {
+            format::guess(bits)
+        } else {
+            ty
+        };
         Ok(match ty {
             Ty::Float => Scalar {
                 bits: u64::from(bits),
@@ -963,7 +1010,12 @@ impl Debugger {
                     return Ok(None);
                 };
                 for &ws in self.wave_steps(p) {
-                    if self.rec.step_writes(ws as usize).iter().any(|s| slots.contains(s)) {
+                    if self
+                        .rec
+                        .step_writes(ws as usize)
+                        .iter()
+                        .any(|s| slots.contains(s))
+                    {
                         return Ok(Some(format!("step {p} wrote {name}")));
                     }
                 }
@@ -1176,12 +1228,19 @@ impl Debugger {
                         Slot::Local(..) => Ty::Untyped,
                     };
                     let written = match slot {
-                        Slot::Reg(r) => self.rec.last_lane_write(Slot::Reg(r), time, self.lane).is_some()
-                            || self.target.program.view.lang == Lang::Ir,
+                        Slot::Reg(r) => {
+                            self.rec
+                                .last_lane_write(Slot::Reg(r), time, self.lane)
+                                .is_some()
+                                || self.target.program.view.lang == Lang::Ir
+                        }
                         Slot::Local(..) => true,
                     };
                     let note = if written { "" } else { "  (not written yet)" };
-                    out.push(format!("{name} = {}{note}", format::value_text(bits, ty, fmt)));
+                    out.push(format!(
+                        "{name} = {}{note}",
+                        format::value_text(bits, ty, fmt)
+                    ));
                 }
                 Ok(out.join("\n"))
             }
@@ -1251,7 +1310,8 @@ impl Debugger {
             Resolved::Slots(v) => v,
             _ => {
                 return Err(DebugError::Command(
-                    "the wave view shows registers and values; memory is shared by the lanes".into(),
+                    "the wave view shows registers and values; memory is shared by the lanes"
+                        .into(),
                 ));
             }
         };
@@ -1268,7 +1328,11 @@ impl Debugger {
                 continue;
             }
             let state = if lane_bit(active, l) {
-                if lane_bit(helper, l) { "helper" } else { "active" }
+                if lane_bit(helper, l) {
+                    "helper"
+                } else {
+                    "active"
+                }
             } else {
                 "      "
             };
@@ -1289,7 +1353,10 @@ impl Debugger {
             let _ = write!(
                 s,
                 "\n{me} lane {l:>2} {state} {}: {}",
-                self.rec.invocations.get(l).map_or_else(String::new, inv_text),
+                self.rec
+                    .invocations
+                    .get(l)
+                    .map_or_else(String::new, inv_text),
                 vals.join(", ")
             );
         }
@@ -1316,16 +1383,49 @@ impl Debugger {
                     .join("\n"));
             }
             Resolved::Shared(w) => {
-                return Ok(self.why_memory(WriteTarget::GroupShared, w * 4, 4, time, 0, depth, &mut Vec::new()));
+                return Ok(self
+                    .why_memory(
+                        WriteTarget::GroupShared,
+                        w * 4,
+                        4,
+                        time,
+                        0,
+                        depth,
+                        &mut WhyState::default(),
+                    )
+                    .trim_end()
+                    .to_string());
             }
-            Resolved::Resource { binding, addr, bytes, name } => {
-                let s = self.why_memory(WriteTarget::Resource(binding), addr, bytes, time, 0, depth, &mut Vec::new());
-                return Ok(format!("{name}:\n{s}"));
+            Resolved::Resource {
+                binding,
+                addr,
+                bytes,
+                name,
+            } => {
+                let s = self.why_memory(
+                    WriteTarget::Resource(binding),
+                    addr,
+                    bytes,
+                    time,
+                    0,
+                    depth,
+                    &mut WhyState::default(),
+                );
+                return Ok(format!("{name}:\n{}", s.trim_end()));
             }
         };
         let mut out = String::new();
         for (name, slot, decl) in slots {
-            self.why_slot(&mut out, &name, slot, decl, time, 0, depth, &mut Vec::new());
+            self.why_slot(
+                &mut out,
+                &name,
+                slot,
+                decl,
+                time,
+                0,
+                depth,
+                &mut WhyState::default(),
+            );
         }
         Ok(out.trim_end().to_string())
     }
@@ -1340,7 +1440,7 @@ impl Debugger {
         time: usize,
         level: usize,
         depth: usize,
-        seen: &mut Vec<Key>,
+        seen: &mut WhyState,
     ) {
         let pad = "  ".repeat(level);
         let bits = self.rec.value(slot, time, self.lane);
@@ -1350,17 +1450,32 @@ impl Debugger {
         };
         let val = format::value_text(bits, ty, Fmt::Natural);
         let Some(ws) = self.rec.last_lane_write(slot, time, self.lane) else {
-            let _ = writeln!(out, "{pad}{name} = {val}: never written by the lane (its starting value)");
+            let what = match (self.target.program.view.lang, slot) {
+                (Lang::Dxil, _) => "not computed by the lane yet at this point".to_string(),
+                (_, Slot::Local(..)) => "never written by the lane yet (arrays start at 0)".into(),
+                _ => "never written by the lane yet (registers start at 0)".into(),
+            };
+            let _ = writeln!(out, "{pad}{name} = {val}: {what}");
             return;
         };
         let p = self.source_step_of(ws);
         let key = p.and_then(|p| self.steps[p].key);
-        let title = p.map_or_else(|| self.ir_text(self.rec.steps[ws].at), |p| self.step_title(p));
+        let title = p.map_or_else(
+            || self.ir_text(self.rec.steps[ws].at),
+            |p| self.step_title(p),
+        );
         let stepno = p.map_or_else(String::new, |p| format!(" [step {p}]"));
+        if !seen.shown.insert((slot, ws)) {
+            let _ = writeln!(out, "{pad}{name} = {val} ← {title}{stepno} (shown above)");
+            return;
+        }
         if let Some(k) = key
-            && seen.contains(&k)
+            && seen.chain.contains(&k)
         {
-            let _ = writeln!(out, "{pad}{name} = {val} ← {title}{stepno} (again: an earlier iteration)");
+            let _ = writeln!(
+                out,
+                "{pad}{name} = {val} ← {title}{stepno} (again: an earlier iteration)"
+            );
             return;
         }
         let _ = writeln!(out, "{pad}{name} = {val} ← {title}{stepno}");
@@ -1371,11 +1486,11 @@ impl Debugger {
             return;
         }
         if let Some(k) = key {
-            seen.push(k);
+            seen.chain.push(k);
         }
         self.why_inputs(out, ws, level + 1, depth, seen, 0);
         if key.is_some() {
-            seen.pop();
+            seen.chain.pop();
         }
     }
 
@@ -1387,12 +1502,15 @@ impl Debugger {
         ws: usize,
         level: usize,
         depth: usize,
-        seen: &mut Vec<Key>,
+        seen: &mut WhyState,
         hops: usize,
     ) {
         let pad = "  ".repeat(level);
         let sh = &self.target.program.debug_shader;
-        let inst_index = match (self.target.program.view.lang, self.source_step_of(ws).and_then(|p| self.steps[p].key)) {
+        let inst_index = match (
+            self.target.program.view.lang,
+            self.source_step_of(ws).and_then(|p| self.steps[p].key),
+        ) {
             (Lang::Dxil, Some(k)) => Some(k.1),
             _ => None,
         };
@@ -1412,14 +1530,28 @@ impl Debugger {
                     let _ = writeln!(out, "{pad}(sampled from a texture)");
                 }
                 Inst::SharedLoad { addr, offset, .. } => {
-                    let a = u64::from(self.rec.value(Slot::Reg(addr.0), ws, self.lane)) + u64::from(*offset);
-                    let _ = writeln!(out, "{pad}loaded from gs[{}] (group shared byte {a}):", a / 4);
-                    out.push_str(&self.why_memory(WriteTarget::GroupShared, a, 4, ws, level + 1, depth, seen));
+                    let a = u64::from(self.rec.value(Slot::Reg(addr.0), ws, self.lane))
+                        + u64::from(*offset);
+                    let _ = writeln!(
+                        out,
+                        "{pad}loaded from gs[{}] (group shared byte {a}):",
+                        a / 4
+                    );
+                    out.push_str(&self.why_memory(
+                        WriteTarget::GroupShared,
+                        a,
+                        4,
+                        ws,
+                        level + 1,
+                        depth,
+                        seen,
+                    ));
                 }
                 _ => {}
             }
         }
         let mut reads = self.regs_read_at(ws);
+        reads.sort_unstable();
         reads.dedup();
         for r in reads {
             if sh.is_const(crate::ir::Reg(r)) {
@@ -1448,7 +1580,7 @@ impl Debugger {
         time: usize,
         level: usize,
         depth: usize,
-        seen: &mut Vec<Key>,
+        seen: &mut WhyState,
     ) -> String {
         let pad = "  ".repeat(level);
         let hit = |m: &MemWrite| {
@@ -1464,12 +1596,17 @@ impl Debugger {
             }
         }
         for o in &self.rec.others {
-            if (o.pos as usize) <= time && hit(&o.write) && last.as_ref().is_none_or(|(p, _)| o.pos as usize >= *p) {
+            if (o.pos as usize) <= time
+                && hit(&o.write)
+                && last.as_ref().is_none_or(|(p, _)| o.pos as usize >= *p)
+            {
                 last = Some((o.pos as usize, o.write.clone()));
             }
         }
         let Some((pos, m)) = last else {
-            return format!("{pad}not written by the group before this point (its contents from the job)\n");
+            return format!(
+                "{pad}not written by the group before this point (its contents from the job)\n"
+            );
         };
         let mut s = format!("{pad}stored by {}\n", self.writer_text(&m));
         let mine = self.rec.invocations.get(self.lane) == Some(&m.invocation);
@@ -1606,12 +1743,21 @@ impl Debugger {
         for v in &view.vars {
             let mut parts = Vec::new();
             for (c, r) in v.regs.iter().enumerate() {
-                if *r == u32::MAX || self.rec.last_lane_write(Slot::Reg(*r), time, self.lane).is_none() {
+                if *r == u32::MAX
+                    || self
+                        .rec
+                        .last_lane_write(Slot::Reg(*r), time, self.lane)
+                        .is_none()
+                {
                     continue;
                 }
                 let bits = self.rec.value(Slot::Reg(*r), time, self.lane);
                 let ty = self.type_of(*r, time, v.ty.get(c).copied().unwrap_or(Ty::Untyped));
-                parts.push(format!("{} = {}", v.component_name(c), format::value_text(bits, ty, Fmt::Natural)));
+                parts.push(format!(
+                    "{} = {}",
+                    v.component_name(c),
+                    format::value_text(bits, ty, Fmt::Natural)
+                ));
             }
             if !parts.is_empty() {
                 out.push(parts.join(", "));
@@ -1751,18 +1897,28 @@ impl Debugger {
                 group: self.place.group,
                 hits: std::sync::Mutex::new(Vec::new()),
             };
-            let run = self
-                .target
-                .run(self.place.group, self.place.wave, self.options.max_record_bytes, Some(&f));
+            let run = self.target.run(
+                self.place.group,
+                self.place.wave,
+                self.options.max_record_bytes,
+                Some(&f),
+            );
             let mut hits = f.hits.into_inner().unwrap_or_else(|p| p.into_inner());
-            hits.sort_by_key(|m| format!("{:?}", m.invocation));
+            hits.sort_by_key(|m| match m.invocation {
+                Invocation::Thread { group, thread } => (group.0, thread.0, m.addr),
+                _ => ([0; 3], [0; 3], m.addr),
+            });
             if run.outputs != self.outputs {
                 note.push_str("\nnote: the second run ended with different memory: the program is order-dependent through atomics, and writers in other groups may differ from the recorded run's");
             } else {
                 note.push_str("\n(a second run found the writers in other groups; it ended with the same memory)");
             }
             if !hits.is_empty() {
-                let _ = write!(note, "\n{} write(s) by lanes of other groups (listed when the lane finishes)", hits.len());
+                let _ = write!(
+                    note,
+                    "\n{} write(s) by lanes of other groups (listed when the lane finishes)",
+                    hits.len()
+                );
             }
             self.elsewhere.extend(hits);
         }
@@ -1862,9 +2018,9 @@ impl Debugger {
                 need(rest, "a register or value (`why r0.x`)")?;
                 let (what, depth) = match rest.rsplit_once(char::is_whitespace) {
                     Some((a, d)) if d.parse::<usize>().is_ok() => {
-                        (a.trim(), d.parse::<usize>().unwrap_or(8))
+                        (a.trim(), d.parse::<usize>().unwrap_or(6))
                     }
-                    _ => (rest, 8),
+                    _ => (rest, 6),
                 };
                 self.why(what, depth)
             }
@@ -1898,7 +2054,9 @@ impl Debugger {
                         return Err(DebugError::Command("`break nan` takes no condition".into()));
                     }
                     let id = self.add_breakpoint(Breakpoint::Nan);
-                    return Ok(format!("breakpoint {id}: the first NaN or infinity the lane writes"));
+                    return Ok(format!(
+                        "breakpoint {id}: the first NaN or infinity the lane writes"
+                    ));
                 }
                 let line = self.parse_line(at)?;
                 let parsed = match cond {
@@ -1920,7 +2078,10 @@ impl Debugger {
                 Ok(format!("breakpoint {id}: {text}"))
             }
             "watch" => {
-                need(rest, "a register, value or memory element (`watch r1.x`, `watch u0[5]`)")?;
+                need(
+                    rest,
+                    "a register, value or memory element (`watch r1.x`, `watch u0[5]`)",
+                )?;
                 match self.resolve_text(rest)? {
                     Resolved::Slots(v) => {
                         let slots = v.iter().map(|x| x.1).collect();
@@ -1938,7 +2099,12 @@ impl Debugger {
                         addr,
                         bytes,
                         ..
-                    } => Ok(self.watch_memory(rest.to_string(), WriteTarget::Resource(binding), addr, bytes)),
+                    } => Ok(self.watch_memory(
+                        rest.to_string(),
+                        WriteTarget::Resource(binding),
+                        addr,
+                        bytes,
+                    )),
                     Resolved::Constant(_) => Err(DebugError::Command(
                         "constant buffers are never written: nothing to watch".into(),
                     )),
@@ -1950,9 +2116,9 @@ impl Debugger {
                     self.bps.clear();
                     return Ok(format!("deleted {n} breakpoint(s)"));
                 }
-                let id = rest
-                    .parse::<u32>()
-                    .map_err(|_| DebugError::Command(format!("`{rest}` is not a breakpoint number")))?;
+                let id = rest.parse::<u32>().map_err(|_| {
+                    DebugError::Command(format!("`{rest}` is not a breakpoint number"))
+                })?;
                 let before = self.bps.len();
                 self.bps.retain(|(i, _)| *i != id);
                 if self.bps.len() == before {
@@ -1985,7 +2151,8 @@ impl Debugger {
             let i = i
                 .parse::<u32>()
                 .map_err(|_| DebugError::Command(format!("`{t}` is not an instruction index")))?;
-            let mut keys: Vec<(&Key, &u32)> = view.key_line.iter().filter(|(k, _)| k.1 == i).collect();
+            let mut keys: Vec<(&Key, &u32)> =
+                view.key_line.iter().filter(|(k, _)| k.1 == i).collect();
             keys.sort();
             return keys.first().map(|(_, l)| **l).ok_or_else(|| {
                 DebugError::Command(format!("the program has no instruction #{i}"))

@@ -55,7 +55,11 @@ impl Var {
     /// The name of component `c` (`r3.y`, `%4`, `%4[1]`).
     pub fn component_name(&self, c: usize) -> String {
         if self.xyzw {
-            format!("{}.{}", self.name, b"xyzw".get(c).map_or('?', |&b| b as char))
+            format!(
+                "{}.{}",
+                self.name,
+                b"xyzw".get(c).map_or('?', |&b| b as char)
+            )
         } else if self.regs.len() == 1 {
             self.name.clone()
         } else {
@@ -141,7 +145,11 @@ impl SourceView {
                 VarKey::DxbcInput(s) => s.clone(),
                 VarKey::DxilValue { .. } => continue,
             };
-            let regs: Vec<u32> = sv.regs.iter().map(|r| r.0).collect();
+            let mut regs: Vec<u32> = sv.regs.iter().map(|r| r.0).collect();
+            // `vThreadIDInGroupFlattened` is one value the lowering lists per component.
+            if regs.windows(2).all(|w| w[0] == w[1]) {
+                regs.truncate(1);
+            }
             let n = regs.len();
             v.add_var(Var {
                 name,
@@ -259,7 +267,9 @@ impl SourceView {
 
     /// The subroutine a DXBC instruction index belongs to (0: the main program).
     fn function_of(&self, index: u32) -> u32 {
-        let k = self.subroutines.partition_point(|&(start, _)| start <= index);
+        let k = self
+            .subroutines
+            .partition_point(|&(start, _)| start <= index);
         k.checked_sub(1)
             .and_then(|k| self.subroutines.get(k))
             .map_or(0, |&(_, s)| s)
@@ -345,9 +355,9 @@ impl SourceView {
                 return Some(*c);
             }
             if let Some(ops) = self.operands.get(&i)
-                && let Some(c) = cands.iter().find(|(v, _)| {
-                    self.vars[*v].value.is_some_and(|x| ops.contains(&x))
-                })
+                && let Some(c) = cands
+                    .iter()
+                    .find(|(v, _)| self.vars[*v].value.is_some_and(|x| ops.contains(&x)))
             {
                 return Some(*c);
             }

@@ -205,7 +205,15 @@ impl Target {
                     if u64::from(t[k]) >= u64::from(g[k]) * u64::from(tg[k]) {
                         return Err(DebugError::Lane(format!(
                             "thread ({}, {}, {}) is outside the dispatch: {} × {} × {} groups of {} × {} × {} threads make threads (0, 0, 0) to ({}, {}, {})",
-                            t[0], t[1], t[2], g[0], g[1], g[2], tg[0], tg[1], tg[2],
+                            t[0],
+                            t[1],
+                            t[2],
+                            g[0],
+                            g[1],
+                            g[2],
+                            tg[0],
+                            tg[1],
+                            tg[2],
                             u64::from(g[0]) * u64::from(tg[0]) - 1,
                             u64::from(g[1]) * u64::from(tg[1]) - 1,
                             u64::from(g[2]) * u64::from(tg[2]) - 1

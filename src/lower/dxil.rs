@@ -499,10 +499,14 @@ fn lower_function(mut fl: FnLower<'_>) -> Result<Shader, LowerError> {
     let mut named: Vec<(u32, Vec<crate::ir::Reg>)> = fl
         .vals
         .iter()
-        .filter_map(|(v, val)| match (val, fl.m.value(Some(body), *v).map(|x| &x.kind)) {
-            (func::Val::Regs(r), Some(llvm::ValueKind::Instruction(_))) => Some((v.0, r.clone())),
-            _ => None,
-        })
+        .filter_map(
+            |(v, val)| match (val, fl.m.value(Some(body), *v).map(|x| &x.kind)) {
+                (func::Val::Regs(r), Some(llvm::ValueKind::Instruction(_))) => {
+                    Some((v.0, r.clone()))
+                }
+                _ => None,
+            },
+        )
         .collect();
     named.sort_by_key(|(v, _)| *v);
     for (value, regs) in named {

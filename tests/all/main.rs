@@ -5,6 +5,7 @@
 
 mod common;
 mod container;
+mod debug;
 mod dxbc;
 mod dxil;
 mod dxil_listing;

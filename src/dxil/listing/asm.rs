@@ -122,7 +122,12 @@ impl<'m> AsmWriter<'m> {
         let w = AsmWriter::new(m);
         let ctx = w.function_context(body);
         let mut out = HashMap::new();
-        for v in body.args.iter().copied().chain(body.instructions.iter().filter_map(|i| i.result)) {
+        for v in body
+            .args
+            .iter()
+            .copied()
+            .chain(body.instructions.iter().filter_map(|i| i.result))
+        {
             let name = match m.value(Some(body), v).and_then(|x| x.name.as_ref()) {
                 Some(n) => {
                     let mut s = String::new();
@@ -732,7 +737,11 @@ impl<'m> AsmWriter<'m> {
         }
         self.out.push('\n');
         let first = bb.start;
-        for (k, inst) in body.block_instructions(BlockId(b as u32)).iter().enumerate() {
+        for (k, inst) in body
+            .block_instructions(BlockId(b as u32))
+            .iter()
+            .enumerate()
+        {
             self.inst_offsets
                 .push((self.cur_fn, first + k as u32, self.out.len()));
             let mut s = String::new();
