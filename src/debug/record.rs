@@ -248,10 +248,18 @@ fn pairs(inst: &Inst) -> (bool, Vec<crate::ir::Reg>) {
         | Inst::RawLoad { width: B64, .. }
         | Inst::StructLoad { width: B64, .. }
         | Inst::CbLoad { width: B64, .. } => (true, Vec::new()),
-        Inst::LocalStore { width: B64, src, .. }
-        | Inst::SharedStore { width: B64, src, .. }
-        | Inst::RawStore { width: B64, src, .. }
-        | Inst::StructStore { width: B64, src, .. } => (false, src.to_vec()),
+        Inst::LocalStore {
+            width: B64, src, ..
+        }
+        | Inst::SharedStore {
+            width: B64, src, ..
+        }
+        | Inst::RawStore {
+            width: B64, src, ..
+        }
+        | Inst::StructStore {
+            width: B64, src, ..
+        } => (false, src.to_vec()),
         Inst::WaveReduce { ty, src, .. }
         | Inst::WavePrefix { ty, src, .. }
         | Inst::WaveMultiPrefix { ty, src, .. }
@@ -259,13 +267,24 @@ fn pairs(inst: &Inst) -> (bool, Vec<crate::ir::Reg>) {
         {
             (true, vec![*src])
         }
-        Inst::WaveReadLane { wide: true, src, .. }
-        | Inst::WaveReadFirst { wide: true, src, .. }
-        | Inst::QuadReadLane { wide: true, src, .. }
-        | Inst::QuadSwap { wide: true, src, .. } => (true, vec![*src]),
-        Inst::WaveAllEqual { wide: true, src, .. } | Inst::WaveMatch { wide: true, src, .. } => {
-            (false, vec![*src])
+        Inst::WaveReadLane {
+            wide: true, src, ..
         }
+        | Inst::WaveReadFirst {
+            wide: true, src, ..
+        }
+        | Inst::QuadReadLane {
+            wide: true, src, ..
+        }
+        | Inst::QuadSwap {
+            wide: true, src, ..
+        } => (true, vec![*src]),
+        Inst::WaveAllEqual {
+            wide: true, src, ..
+        }
+        | Inst::WaveMatch {
+            wide: true, src, ..
+        } => (false, vec![*src]),
         _ => (false, Vec::new()),
     }
 }

@@ -1179,7 +1179,7 @@ impl Debugger {
     /// Runs the current instruction and stops at the next one of the same function that
     /// is after it or is it again (over a call; over one whole iteration of a loop when at
     /// its last instruction).
-    pub fn next(&mut self) -> String {
+    pub fn next_over(&mut self) -> String {
         let Some(cur) = self.steps.get(self.pos).and_then(|s| s.key) else {
             return self.step(1);
         };
@@ -1977,7 +1977,7 @@ impl Debugger {
                 let n = count(rest)?;
                 let mut s = String::new();
                 for _ in 0..n {
-                    s = self.next();
+                    s = self.next_over();
                 }
                 Ok(s)
             }

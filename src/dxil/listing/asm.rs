@@ -44,6 +44,9 @@ enum MdNode {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Attr(Attribute);
 
+/// Where a function instruction is printed: `(function index, instruction index, line)`.
+pub type InstLine = (u32, u32, u32);
+
 /// Writes a module as LLVM 3.7's `Module::print` does.
 pub struct AsmWriter<'m> {
     m: &'m Module,
@@ -92,7 +95,7 @@ impl<'m> AsmWriter<'m> {
 
     /// [`AsmWriter::print_module`], with the line (0-based, in the text returned) of every
     /// function instruction: `(function index, instruction index, line)`.
-    pub fn print_module_with_lines(mut self) -> (String, Vec<(u32, u32, u32)>) {
+    pub fn print_module_with_lines(mut self) -> (String, Vec<InstLine>) {
         self.inst_offsets.clear();
         let mut offsets = Vec::new();
         // `print_module` consumes the writer; collect the offsets through a second field.
@@ -106,11 +109,12 @@ impl<'m> AsmWriter<'m> {
         let mut pos = 0usize;
         let bytes = text.as_bytes();
         for (f, i, off) in offsets {
-            while pos < off && pos < bytes.len() {
-                if bytes[pos] == b'\n' {
-                    line += 1;
-                }
-                pos += 1;
+            let end = off.min(bytes.len());
+            if end > pos {
+                line += bytes
+                    .get(pos..end)
+                    .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count() as u32);
+                pos = end;
             }
             lines.push((f, i, line));
         }

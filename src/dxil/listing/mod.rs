@@ -68,7 +68,7 @@ pub fn disassemble(bytes: &[u8]) -> Result<String, ListingError> {
 /// `(function index, instruction index, line)`, and the decoded module.
 pub fn disassemble_with_lines(
     bytes: &[u8],
-) -> Result<(String, Vec<(u32, u32, u32)>, Module), ListingError> {
+) -> Result<(String, Vec<asm::InstLine>, Module), ListingError> {
     let c = Container::parse(bytes)?;
     // The program the lowering runs (the `DXIL` part), not the `ILDB` debug module, so
     // that instruction indices match the IR's source map.
