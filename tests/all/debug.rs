@@ -492,3 +492,29 @@ fn step_back_restores_the_lane() {
         d.execute(&format!("step {}", g.below(5))).unwrap();
     }
 }
+
+/// The README's session is what `dxlane debug` prints.
+#[test]
+fn readme_session_is_real() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let start = readme
+        .find("$ dxlane debug examples/f32tof16.toml")
+        .expect("the README shows a session");
+    let block = &readme[start..];
+    let block = &block[..block.find("```").unwrap()];
+    let (first, shown) = block.split_once('\n').unwrap();
+    let script = first
+        .split_once("-c \"")
+        .map(|(_, s)| s.trim_end_matches('"'))
+        .unwrap();
+    let (out, code) = dxlane(&[
+        "debug",
+        "examples/f32tof16.toml",
+        "--thread",
+        "2,0,0",
+        "-c",
+        script,
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim_end(), shown.trim_end(), "README.md's session is stale");
+}
