@@ -516,5 +516,9 @@ fn readme_session_is_real() {
         script,
     ]);
     assert_eq!(code, 0);
-    assert_eq!(out.trim_end(), shown.trim_end(), "README.md's session is stale");
+    assert_eq!(
+        out.trim_end(),
+        shown.trim_end(),
+        "README.md's session is stale"
+    );
 }
