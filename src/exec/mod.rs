@@ -63,6 +63,7 @@ pub mod float;
 mod group;
 mod interp;
 mod memory;
+pub mod observe;
 pub mod profile;
 mod resource;
 mod sample;
@@ -72,7 +73,10 @@ mod wave;
 mod wave_ops;
 
 pub use budget::{At, ExecError, Invocation, Limits, Xyz};
-pub use group::{GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
+pub use group::{GroupHooks, GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
+pub use observe::{
+    Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,
+};
 pub use profile::Profile;
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
@@ -137,4 +141,6 @@ pub(crate) struct Ctx<'a> {
     pub shared_bytes: u64,
     /// Pixel stages: what the pipeline answers about the lanes' pixels.
     pub pixel: Option<&'a dyn PixelContext>,
+    /// Where memory writes are reported, when someone observes them (`observe`).
+    pub writes: Option<&'a dyn observe::WriteSink>,
 }

@@ -160,6 +160,7 @@ impl<const W: usize> StageWave<W> {
             group_id: [0; 3],
             shared_bytes: 0,
             pixel,
+            writes: None,
         };
         let w = &mut self.wave;
         let lanes = lanes & Exec::<W>::ALL;

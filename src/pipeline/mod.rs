@@ -22,7 +22,10 @@ pub mod setup;
 pub mod state;
 pub mod vs;
 
-pub use dispatch::{Bindings, DispatchOptions, DispatchReport, ThreadLayout, dispatch};
+pub use dispatch::{
+    Bindings, DispatchHooks, DispatchOptions, DispatchReport, ObserveWave, ThreadLayout, dispatch,
+    dispatch_with,
+};
 pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, draw};
 pub use ps::{PixelLane, PixelObserver};
 pub use state::*;

@@ -6,6 +6,7 @@
 mod common;
 mod container;
 mod corpus_jobs;
+mod debug;
 mod draw;
 mod dxbc;
 mod dxil;
