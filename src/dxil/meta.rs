@@ -408,6 +408,22 @@ impl<'m> Reader<'m> {
         u32::try_from(v & 0xffff_ffff).or_else(|_| err(&path.get(), "out of range"))
     }
 
+    /// An integer of at most 32 bits read signed at its width (an `i8 -1` reads −1).
+    fn signed32(&self, id: Option<MdId>, path: impl PathLike) -> R<i32> {
+        if let Some(Metadata::Value { value, .. }) = id.and_then(|i| self.md(i))
+            && let Some(v) = self.m.values.get(value.index())
+            && let ValueKind::Constant(c) = &v.kind
+            && let Some(i) = c.as_int()
+        {
+            let width = self.m.ty(v.ty).and_then(Type::int_width).unwrap_or(64);
+            let shift = 64u32.saturating_sub(width.min(64));
+            // Keep the low `width` bits and extend their sign.
+            let x = i.wrapping_shl(shift).wrapping_shr(shift);
+            return i32::try_from(x).or_else(|_| err(&path.get(), "out of range"));
+        }
+        err(&path.get(), "not an integer constant")
+    }
+
     fn string(&self, id: Option<MdId>, path: impl PathLike) -> R<String> {
         match id.and_then(|i| self.md(i)) {
             Some(Metadata::String(s)) => Ok(String::from_utf8_lossy(s).into_owned()),
@@ -490,9 +506,11 @@ impl<'m> Reader<'m> {
             interpolation: self.u32(op(5), || p(5))?,
             rows: self.u32(op(6), || p(6))?,
             cols: self.u32(op(7), || p(7))?,
-            // Stored as i32; −1 (unallocated) reads back as 0xffffffff.
-            start_row: self.u32(op(8), || p(8))? as i32,
-            start_col: self.u32(op(9), || p(9))? as i32,
+            // The start row is an i32 and the start column an i8 (DXIL.rst "Signature
+            // element record"), both −1 when the element is not allocated: read signed
+            // at their width.
+            start_row: self.signed32(op(8), || p(8))?,
+            start_col: self.signed32(op(9), || p(9))?,
             stream: None,
             dynamic_index_mask: None,
             usage_mask: None,

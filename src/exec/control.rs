@@ -235,12 +235,14 @@ pub fn discard<const W: usize>(w: &mut Wave<W>, cond: crate::ir::Reg) -> bool {
     w.ex.mask != 0
 }
 
-/// `demote`: the active lanes where `cond != 0` become helper lanes.
+/// `demote`: the active lanes where `cond != 0` become helper lanes; their pixels are
+/// discarded, so the stage reports them as killed.
 pub fn demote<const W: usize>(w: &mut Wave<W>, cond: crate::ir::Reg) {
     let c = w.regs[cond.index()];
     for l in lanes(w.ex.mask) {
         if c[l] != 0 {
             w.helper |= 1 << l;
+            w.killed |= 1 << l;
         }
     }
 }

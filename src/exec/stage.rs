@@ -12,7 +12,7 @@
 //!    its tag ([`StageRunner::set_tags`], handed back through [`PixelContext`]);
 //! 2. [`StageRunner::run`] with the lanes that exist and the helper lanes among them;
 //! 3. read [`StageRunner::outputs`] (same layout; words no lane wrote are 0) and
-//!    [`WaveRun::killed`] (lanes that executed `discard`).
+//!    [`WaveRun::killed`] (lanes that executed `discard` or `demote`).
 //!
 //! Pixel quads are lanes `4k … 4k + 3` (top-left, top-right, bottom-left, bottom-right),
 //! which is what derivatives and quad operations read. Helper lanes run but write no
@@ -32,8 +32,9 @@ use super::wave::{Exec, Wave, WaveState};
 /// input's mode puts it, and the render target's sample pattern.
 pub trait PixelContext: Sync {
     /// Input word `word` of the pixel that lane tag `tag` stands for, interpolated at `at`:
-    /// `arg[0]` is the sample index for [`EvalAt::Sample`]; `arg[0]`, `arg[1]` are the x
-    /// and y offsets (low 4 bits, signed sixteenths of a pixel) for [`EvalAt::Snapped`].
+    /// `arg[0]` is the sample index for [`EvalAt::Sample`] and the vertex (0 to 2) for
+    /// [`EvalAt::Vertex`]; `arg[0]`, `arg[1]` are the x and y offsets (low 4 bits, signed
+    /// sixteenths of a pixel) for [`EvalAt::Snapped`].
     fn eval(&self, tag: u32, word: u32, at: EvalAt, arg: [u32; 2]) -> u32;
 
     /// Samples per pixel of the render targets (1 without MSAA).
@@ -123,7 +124,8 @@ impl<'a> StageProgram<'a> {
 pub struct WaveRun {
     /// Lane-instructions executed (helper lanes included).
     pub lane_instructions: u64,
-    /// Lanes that executed `discard`.
+    /// Lanes that executed `discard`, or `demote` (DXIL's discard): their pixels'
+    /// outputs are dropped.
     pub killed: u128,
 }
 
@@ -376,6 +378,23 @@ block0:
             .unwrap_err()
             .to_string();
         assert!(e.contains("eval outside a pixel shader"), "{e}");
+    }
+
+    /// `demote` (DXIL's discard) keeps the lanes running as helper lanes and reports their
+    /// pixels killed, as `discard` does.
+    #[test]
+    fn demoted_lanes_are_killed_and_helpers() {
+        let text = "shader pixel\nregs 4\nconst r0 = 0x0\nio_words in 4 out 4\ninput \"X\" 0 sv none reg 0 rows 1 mask x float interp linear slot 0\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask x uint interp undefined slot 0\nblock0:\n    input r1, 0\n    fcmp gt, r2, r1, r0\n    demote r2\n    is_helper r3\n    output 0, r3\n    return\n";
+        let s = parse_shader(text).unwrap();
+        let table = DescriptorTable::new(&s, &[], &[], &[]).unwrap();
+        let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 4).unwrap();
+        let mut r = StageRunner::new(&p);
+        for l in 0..4 {
+            r.inputs_mut()[l] = (l as f32).to_bits();
+        }
+        let run = r.run(0b1111, 0, None).unwrap();
+        assert_eq!(run.killed, 0b1110);
+        assert_eq!(r.outputs()[..4], [0, u32::MAX, u32::MAX, u32::MAX]);
     }
 
     /// A budget error in a pixel wave names the pixel.

@@ -964,7 +964,9 @@ instructions! {
     Barrier "barrier" { group_sync: bool = N, group_memory: bool = N, device_memory: bool = N },
     /// Ends the lanes where `cond != 0` (pixel `discard`); they write nothing more.
     Discard "discard" { cond: Reg = R },
-    /// Turns the lanes where `cond != 0` into helper lanes (SM 6.5 `demote`).
+    /// Turns the lanes where `cond != 0` into helper lanes: they run on for their quad's
+    /// derivatives but write nothing more, and their pixels are discarded (reported as
+    /// killed). dx.op `Discard` (D3D's discard demotes; SPIR-V `OpDemoteToHelperInvocation`).
     Demote "demote" { cond: Reg = R },
     /// `dst = true if this lane is a helper lane`. dx.op `IsHelperLane`.
     IsHelper "is_helper" { dst: Reg = W },

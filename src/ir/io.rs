@@ -12,6 +12,23 @@
 //! before the shader runs (vertex attributes, interpolated pixel attributes, system
 //! values) and reads the output words after every lane has returned.
 //!
+//! # What a word holds
+//!
+//! Raw 32-bit values: floats as f32 bits, integers as 32-bit integers, `SV_IsFrontFace`
+//! `0xffffffff` (front) or 0, `SV_SampleIndex`, `SV_PrimitiveID`, `SV_VertexID`,
+//! `SV_InstanceID`, `SV_ViewID`, `SV_Coverage` and `SV_InnerCoverage` as unsigned
+//! integers. Elements of 16-bit types (min-precision and native 16-bit signatures) use
+//! the same 32-bit words: a half as the f32 of its value, a 16-bit integer sign- or
+//! zero-extended by the element's `component`; the lowering narrows on load and widens
+//! on store, so the pipeline interpolates and converts every element as 32 bits.
+//!
+//! What the pipeline supplies in pixel inputs beyond interpolated attributes: a helper
+//! lane's `SV_Coverage` is 0 (dxc reads `IsHelperLane` as `Coverage() == 0` before
+//! SM 6.6); `SV_Barycentrics` holds the pixel's weights of the primitive's vertices 0, 1,
+//! 2 (perspective-correct unless its mode says `noperspective`), the vertices
+//! [`EvalAt::Vertex`] names; a pixel shader runs once per sample when an input has a
+//! `sample` mode or the inputs list `SV_SampleIndex`.
+//!
 //! # Linking
 //!
 //! `register` is the signature register the element was declared at (DXBC `v#`/`o#`,
@@ -73,12 +90,19 @@ word_enum!(
         ShadingRate = "shading_rate",
         /// `SV_CullPrimitive` (mesh shaders).
         CullPrimitive = "cull_primitive",
+        /// `SV_StartVertexLocation` (SM 6.8 vertex input): the draw's
+        /// `BaseVertexLocation` (indexed draws) or `StartVertexLocation`.
+        StartVertexLocation = "start_vertex_location",
+        /// `SV_StartInstanceLocation` (SM 6.8 vertex input): the draw's
+        /// `StartInstanceLocation`.
+        StartInstanceLocation = "start_instance_location",
     }
 );
 
 impl SysValue {
     /// Whether the rasterizer makes this pixel input itself, so that no earlier stage
-    /// needs to write it (D3D11.3 §16 "system-generated values").
+    /// needs to write it (D3D11.3 §16 "system-generated values"; `SV_ViewID` comes from
+    /// the pipeline's view instancing, DXIL.rst's `NotInSig`).
     pub fn made_by_rasterizer(self) -> bool {
         matches!(
             self,
@@ -90,6 +114,7 @@ impl SysValue {
                 | SysValue::PrimitiveId
                 | SysValue::Barycentrics
                 | SysValue::ShadingRate
+                | SysValue::ViewId
         )
     }
 }
@@ -156,6 +181,11 @@ word_enum!(
         /// The pixel centre moved by `(arg[0], arg[1])` sixteenths of a pixel; each
         /// offset is the signed 4-bit value of the low 4 bits (-8 … 7).
         Snapped = "snapped",
+        /// Not interpolated: the value vertex `arg[0]` (0, 1 or 2) of the primitive gave
+        /// the input, vertex k being the one whose weight is component k of
+        /// `SV_Barycentrics` (dx.op `AttributeAtVertex`, HLSL `GetAttributeAtVertex`,
+        /// SM 6.1); another index reads 0.
+        Vertex = "vertex",
     }
 );
 

@@ -1,20 +1,23 @@
 //! DXIL (Shader Model 6) → IR.
 //!
-//! Owns: lowering the entry function of a compute program (`cs_6_x`, or a library
-//! entry of the compute kind) to an [`ir::Shader`](crate::ir::Shader): the header
-//! (stage, thread group, `[WaveSize]`, fp32 denormal mode, resource ranges, heap use),
-//! SSA values as registers, LLVM's instructions, control flow with phis as parallel
-//! copies on edges, memory (allocas, group shared and constant globals) and every
-//! `dx.op` operation a compute program can use. Everything else is refused at load time
-//! with [`LowerError::Unsupported`] naming it and where it is; other stages are refused
-//! with the stage's name.
+//! Owns: lowering the entry function of a compute, vertex or pixel program (`cs_6_x`,
+//! `vs_6_x`, `ps_6_x`, or a library entry of those kinds) to an
+//! [`ir::Shader`](crate::ir::Shader): the header (stage, thread group, `[WaveSize]`,
+//! fp32 denormal mode, `[earlydepthstencil]`, resource ranges, heap use), the vertex and
+//! pixel signatures as input and output words (`stage`), SSA values as registers,
+//! LLVM's instructions, control flow with phis as parallel copies on edges, memory
+//! (allocas, group shared and constant globals) and every `dx.op` operation those
+//! stages can use. Everything else is refused at load time with
+//! [`LowerError::Unsupported`] naming it and where it is; geometry, hull, domain, mesh,
+//! amplification, ray-tracing and node programs are refused with the stage's name.
 //!
 //! Does not own: decoding (see [`crate::dxil`]), the IR's layout and validation (the
 //! [`Builder`]), or what instructions do (`exec`).
 //!
 //! The pieces: `layout` (type sizes and leaves), `resources` (ranges and handle kinds),
 //! `func` (values, core instructions, control flow), `memory` (pointers and memory
-//! analysis), `ops` (`dx.op` calls), `copies` (parallel copies).
+//! analysis), `ops` (`dx.op` calls), `stage` (signatures, stage inputs and outputs, the
+//! pixel pipeline's operations), `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
 //! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
@@ -46,6 +49,17 @@
 //! - **Unused results** are not computed: an instruction without effects runs only when
 //!   an instruction with effects (a store, an atomic, a branch, …) depends on it.
 //! - **`undef`** operands read 0 (unused `dx.op` operands are `_`).
+//! - **Stage words** (`stage`): a signature element at packed row r is word 4·r onward;
+//!   unpacked and `NotInSig` system values follow the packed rows; 16-bit elements travel
+//!   as 32-bit words, narrowed on load and widened on store.
+//! - **`Discard` demotes** the lane to a helper lane (D3D's discard; `IsHelperLane` is
+//!   true afterwards and derivatives stay defined); the stage reports the pixel killed.
+//! - **`AttributeAtVertex`** is an `eval` at a vertex, answered by the pipeline like the
+//!   other `Eval*` operations; `SV_Barycentrics` is an unpacked input element the
+//!   pipeline fills. `ViewID` and the SM 6.8 start locations read input elements of their
+//!   own.
+//! - **`waveops-include-helper-lanes`** (SM 6.7) is refused by name: wave operations
+//!   here never count helper lanes.
 
 #![deny(
     clippy::indexing_slicing,
@@ -60,6 +74,7 @@ mod layout;
 mod memory;
 mod ops;
 mod resources;
+mod stage;
 #[cfg(test)]
 mod tests;
 
@@ -89,16 +104,6 @@ pub fn lower_container(
 
 /// Lowers the entry point of a decoded module.
 pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError> {
-    lower_module_with(m, opts, false)
-}
-
-/// [`lower_module`]; with `graphics_io` (tests only) a program of any stage is lowered
-/// as if it were a compute program (see [`lower_entry`]).
-fn lower_module_with(
-    m: &Module,
-    opts: &LoadOptions,
-    graphics_io: bool,
-) -> Result<Shader, LowerError> {
     let md =
         DxilMetadata::read(m).map_err(|e| LowerError::Decode(format!("DXIL metadata: {e}")))?;
     let kind = md
@@ -137,12 +142,17 @@ fn lower_module_with(
     } else {
         kind
     };
-    if stage_kind != "cs" && !graphics_io {
-        return Err(LowerError::Unsupported {
-            what: stage_refusal(stage_kind),
-            location,
-        });
-    }
+    let stage = match stage_kind {
+        "cs" => Stage::Compute,
+        "vs" => Stage::Vertex,
+        "ps" => Stage::Pixel,
+        other => {
+            return Err(LowerError::Unsupported {
+                what: stage_refusal(other),
+                location,
+            });
+        }
+    };
     let fname = entry
         .function_name
         .clone()
@@ -152,20 +162,32 @@ fn lower_module_with(
         .iter()
         .position(|f| f.name == fname)
         .ok_or_else(|| LowerError::Entry(format!("entry function @{fname} does not exist")))?;
+    if stage == Stage::Pixel
+        && let Some(f) = m.functions.get(fi)
+        && m.function_string_attribute(f, "waveops-include-helper-lanes")
+            .is_some()
+    {
+        // SM 6.7: wave operations would have to count helper lanes as active.
+        return Err(LowerError::Unsupported {
+            what: "the waveops-include-helper-lanes attribute (wave operations over helper lanes)"
+                .into(),
+            location: format!("function @{fname}"),
+        });
+    }
 
-    let mut b = Builder::new(Stage::Compute);
+    let mut b = Builder::new(stage);
     {
         let s = b.shader_mut();
         s.entry = entry.name.clone();
-        s.thread_group = match entry.num_threads() {
-            Some(n) => n,
-            None if graphics_io => [1, 1, 1],
-            None => {
+        s.thread_group = match (stage, entry.num_threads()) {
+            (Stage::Compute, Some(n)) => n,
+            (Stage::Compute, None) => {
                 return Err(LowerError::Invalid {
                     message: "a compute program without [numthreads]".into(),
                     location,
                 });
             }
+            _ => [0, 0, 0],
         };
         s.wave_size = wave_size(entry);
         s.fp32_denorm = match entry.fp32_denorm_mode.as_deref() {
@@ -173,7 +195,13 @@ fn lower_module_with(
             Some("ftz") => DenormMode::Ftz,
             _ => DenormMode::Any,
         };
+        s.early_depth_stencil = stage == Stage::Pixel && early_depth_stencil(entry);
     }
+    let io = if stage == Stage::Compute {
+        stage::Io::compute()
+    } else {
+        stage::Io::lay_out(stage, entry.signatures.as_ref(), b.shader_mut())?
+    };
     let mut ranges = Vec::new();
     if let Some(res) = entry.resources.as_ref().or(md.resources.as_ref()) {
         for r in res.all() {
@@ -192,53 +220,29 @@ fn lower_module_with(
             ranges.push(info);
         }
     }
-
-    if graphics_io {
-        // Tests only: the signature's inputs and outputs as two raw buffers (u0 and u1
-        // of space GRAPHICS_IO_SPACE), element e, row r, column c at word 16e + 4r + c.
-        for lower in 0..2 {
-            let kind = crate::ir::ResourceKind::RawBuffer;
-            b.shader_mut().resources.push(crate::ir::ResourceRange {
-                class: crate::ir::ResourceClass::Uav,
-                space: GRAPHICS_IO_SPACE,
-                lower,
-                count: 1,
-                kind,
-                component: crate::ir::ComponentType::Mixed,
-                name: String::new(),
-                counter: false,
-                globally_coherent: false,
-                rasterizer_ordered: false,
-            });
-            ranges.push(resources::Range {
-                class: crate::ir::ResourceClass::Uav,
-                id: u32::MAX,
-                symbol: None,
-                handle: resources::HandleKind {
-                    kind,
-                    component: crate::ir::ComponentType::Mixed,
-                },
-            });
-        }
-    }
-    lower_entry(m, fi, b, ranges, graphics_io)
+    lower_entry(m, fi, b, ranges, io)
 }
 
-/// The register space of the input and output buffers of a graphics program lowered
-/// for tests (see [`lower_module_with`]).
-const GRAPHICS_IO_SPACE: u32 = 999;
+/// The DXIL shader flag (entry-point property 0) of `[earlydepthstencil]`:
+/// `ShaderFlags::m_bForceEarlyDepthStencil`, bit 3, the same bit as DXBC's
+/// `D3D11_SB_GLOBAL_FLAG_FORCE_EARLY_DEPTH_STENCIL` in `dcl_globalFlags`.
+pub const FLAG_FORCE_EARLY_DEPTH_STENCIL: u64 = 1 << 3;
 
-/// Lowers function `fi` of a module as a compute entry point into `b`, whose header the
-/// caller has filled, with the resource ranges `ranges` (parallel to the header's).
-/// With `graphics_io` (tests of graphics programs' bodies only), `LoadInput` and
-/// `StoreOutput` read and write the last two ranges (see [`GRAPHICS_IO_SPACE`]) and
-/// `Discard` does nothing.
+/// Whether a pixel entry asks for depth and stencil tests before it runs.
+fn early_depth_stencil(e: &EntryPoint) -> bool {
+    e.flags()
+        .is_some_and(|f| f & FLAG_FORCE_EARLY_DEPTH_STENCIL != 0)
+}
+
+/// Lowers function `fi` of a module as the entry point into `b`, whose header the caller
+/// has filled (and for a vertex or pixel entry its signature elements, laid out in `io`),
+/// with the resource ranges `ranges` (parallel to the header's).
 fn lower_entry(
     m: &Module,
     fi: usize,
     b: Builder,
     ranges: Vec<resources::Range>,
-    graphics_io: bool,
+    io: stage::Io,
 ) -> Result<Shader, LowerError> {
     let f = m
         .functions
@@ -254,6 +258,7 @@ fn lower_entry(
             location: format!("function @{}", f.name),
         });
     }
+    let stage = io.stage;
     let fl = FnLower {
         m,
         body,
@@ -273,9 +278,16 @@ fn lower_entry(
         blocks: Vec::new(),
         inst: 0,
         precise_kind: m.metadata_kind("dx.precise"),
-        graphics_io,
+        io,
     };
-    lower_function(fl)
+    let s = lower_function(fl)?;
+    if stage != Stage::Compute && s.groupshared_bytes > 0 {
+        return Err(LowerError::Invalid {
+            message: format!("group shared memory in a {stage} shader"),
+            location: format!("function @{}", f.name),
+        });
+    }
+    Ok(s)
 }
 
 /// The entry point to lower: the one named, or the only one with a function.
@@ -314,18 +326,16 @@ fn names(e: &[&EntryPoint]) -> String {
         .join(", ")
 }
 
-/// The refusal for a stage that is not compute, naming it.
+/// The refusal for a stage the lowering does not take (anything but compute, vertex
+/// and pixel), naming it.
 pub fn stage_refusal(kind: &str) -> String {
-    let graphics = "(the graphics pipeline is not implemented)";
     let rt = "(ray tracing is not implemented)";
     match kind {
-        "ps" => format!("pixel shader stage {graphics}"),
-        "vs" => format!("vertex shader stage {graphics}"),
-        "gs" => format!("geometry shader stage {graphics}"),
-        "hs" => format!("hull shader stage {graphics}"),
-        "ds" => format!("domain shader stage {graphics}"),
-        "ms" => format!("mesh shader stage {graphics}"),
-        "as" => format!("amplification shader stage {graphics}"),
+        "gs" => "geometry shader stage (the pipeline has no geometry stage)".into(),
+        "hs" => "hull shader stage (the pipeline has no tessellation stages)".into(),
+        "ds" => "domain shader stage (the pipeline has no tessellation stages)".into(),
+        "ms" => "mesh shader stage (the pipeline has no mesh stages)".into(),
+        "as" => "amplification shader stage (the pipeline has no mesh stages)".into(),
         "raygeneration" => format!("ray generation shader stage {rt}"),
         "intersection" => format!("intersection shader stage {rt}"),
         "anyhit" => format!("any hit shader stage {rt}"),

@@ -1,5 +1,6 @@
-//! DXIL programs lowered to the IR: every corpus compute program lowers (and its shader
-//! validates) or is refused naming what it lacks; other stages are refused by name.
+//! DXIL programs lowered to the IR: every corpus compute, vertex and pixel program lowers
+//! (and its shader validates) or is refused naming what it lacks; other stages are
+//! refused by name.
 //!
 //! Known refusals are data (`tests/expectations/lower_dxil.txt`, `case,Fail  # why`):
 //! a program that starts lowering shows up as an unexpected pass, one that stops as a
@@ -56,11 +57,12 @@ fn load_unoptimized(path: &Path) -> Result<dxlane::ir::Shader, LowerError> {
     lower::load(&bytes, &opts).map(|l| l.shader)
 }
 
-#[test]
-fn every_compute_program_lowers_or_is_refused_by_name() {
-    if common::corpora().is_empty() {
-        return; // the DXIL programs all come from the corpora
-    }
+/// The stages the lowering takes.
+const LOWERED: &[&str] = &["cs", "vs", "ps"];
+
+/// Lowers every corpus program of the shader-model kinds `kinds`, checking each against
+/// the expectations; returns how many lowered and were refused.
+fn lower_all(kinds: &[&str], what: &str) -> (usize, usize) {
     let expected = expectations();
     let mut lowered = 0usize;
     let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -69,7 +71,7 @@ fn every_compute_program_lowers_or_is_refused_by_name() {
     for f in common::dxil_programs() {
         let name = common::display_name(&f);
         let bytes = std::fs::read(&f).unwrap();
-        if kind_of(&bytes) != "cs" {
+        if !kinds.contains(&kind_of(&bytes).as_str()) {
             continue;
         }
         match load(&f) {
@@ -97,12 +99,35 @@ fn every_compute_program_lowers_or_is_refused_by_name() {
         }
     }
     let refused: usize = reasons.values().map(Vec::len).sum();
-    eprintln!("DXIL compute programs: {lowered} lowered, {refused} refused\n{table}");
+    eprintln!("DXIL {what} programs: {lowered} lowered, {refused} refused\n{table}");
     for (what, cases) in &reasons {
         eprintln!("  {} refused: {what}", cases.len());
     }
-    assert!(lowered > 0, "no compute program lowered");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    (lowered, refused)
+}
+
+#[test]
+fn every_compute_program_lowers_or_is_refused_by_name() {
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
+    let (lowered, _) = lower_all(&["cs"], "compute");
+    assert!(lowered > 0, "no compute program lowered");
+}
+
+/// Every corpus vertex and pixel program (`vs_6_x`, `ps_6_x`) lowers with its signature
+/// elements laid out, and validates; refusals are listed in the expectations.
+#[test]
+fn every_vertex_and_pixel_program_lowers_or_is_refused_by_name() {
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
+    let (lowered, refused) = lower_all(&["vs", "ps"], "vertex and pixel");
+    // The corpora hold 10 vertex and 59 pixel programs (dxil-reader and dxcontainer
+    // 0.4.0).
+    assert_eq!(lowered + refused, 69, "vertex and pixel programs checked");
+    assert!(lowered >= 60, "{lowered} lowered");
 }
 
 #[test]
@@ -115,7 +140,7 @@ fn other_stages_are_refused_with_their_name() {
         let name = common::display_name(&f);
         let bytes = std::fs::read(&f).unwrap();
         let kind = kind_of(&bytes);
-        if kind == "cs" {
+        if LOWERED.contains(&kind.as_str()) {
             continue;
         }
         seen += 1;
@@ -125,9 +150,9 @@ fn other_stages_are_refused_with_their_name() {
                     what.contains("stage") || what.contains("shader kind"),
                     "{name} ({kind}): {what}"
                 );
-                if kind == "ps" {
+                if kind == "gs" {
                     assert_eq!(
-                        what, "pixel shader stage (the graphics pipeline is not implemented)",
+                        what, "geometry shader stage (the pipeline has no geometry stage)",
                         "{name}"
                     );
                 }
@@ -149,10 +174,14 @@ const SNAPSHOTS: &[&str] = &[
     "dxil-reader/buffer_arrays.66.dxil",
     "dxil-reader/compute_basic.dxil",
     "dxil-reader/compute_basic.66.dxil",
+    "dxil-reader/draw_discard.dxil",
+    "dxil-reader/dynidx.ps.dxil",
     "dxil-reader/heap.dxil",
     "dxil-reader/image_atomics.dxil",
     "dxil-reader/lane_2d.dxil",
+    "dxil-reader/pixel_ops.dxil",
     "dxil-reader/uav_counter.dxil",
+    "dxil-reader/vertex.dxil",
     "dxil-reader/wave_size.cs.dxil",
     "dxil-reader/waves.dxil",
     "dxil-reader/wide_ints.dxil",
@@ -331,8 +360,9 @@ fn mutate(m: &mut Module, fi: usize, rng: &mut crate::untrusted::Rng) -> String 
     }
 }
 
-/// Hostile modules: each compute program's entry function changed in many random ways
-/// is lowered or refused, never a panic (the lowering treats the module as untrusted).
+/// Hostile modules: each compute, vertex and pixel program's entry function changed in
+/// many random ways is lowered or refused, never a panic (the lowering treats the module
+/// as untrusted).
 #[test]
 fn mutated_modules_are_lowered_or_refused() {
     let mut runs = 0;
@@ -340,15 +370,19 @@ fn mutated_modules_are_lowered_or_refused() {
     let mut build_errors = Vec::new();
     for (n, f) in common::dxil_programs().iter().enumerate() {
         let bytes = std::fs::read(f).unwrap();
-        if kind_of(&bytes) != "cs" {
-            continue;
-        }
+        // Vertex and pixel programs (signatures, stage operations) get fewer tries each:
+        // there are more of them.
+        let tries = match kind_of(&bytes).as_str() {
+            "cs" => 400,
+            "vs" | "ps" => 100,
+            _ => continue,
+        };
         let c = Container::parse(&bytes).unwrap();
         let (_, bc) = DxilProgramHeader::parse(c.part(FourCc::DXIL).unwrap()).unwrap();
         let m = Module::parse(bc).unwrap();
         let fi = m.functions.iter().position(|f| f.body.is_some()).unwrap();
         let mut rng = crate::untrusted::Rng::new(n as u64);
-        for i in 0..400 {
+        for i in 0..tries {
             let mut mm = m.clone();
             let mut what = Vec::new();
             for _ in 0..1 + rng.below(3) {

@@ -17,6 +17,7 @@ mod job;
 mod lower_dxbc;
 mod lower_dxil;
 mod lower_dxil_e2e;
+mod lower_dxil_stage;
 mod opt;
 mod twins;
 mod untrusted;

@@ -108,8 +108,8 @@ pub struct FnLower<'m> {
     pub inst: u32,
     /// The `dx.precise` metadata kind, when the module has one.
     pub precise_kind: Option<u32>,
-    /// Tests only: graphics inputs read 0, outputs and discards do nothing.
-    pub graphics_io: bool,
+    /// The stage and where its signature elements are.
+    pub io: super::stage::Io,
 }
 
 /// A phi: its result, its incoming (value, predecessor) pairs and its type.

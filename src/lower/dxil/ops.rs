@@ -1,4 +1,6 @@
-//! `dx.op` calls: each DXIL operation a compute program can use, by its DXIL.rst name.
+//! `dx.op` calls: each DXIL operation a compute, vertex or pixel program can use, by its
+//! DXIL.rst name (the stage inputs and outputs and the pixel pipeline's operations are
+//! in `stage`).
 //!
 //! Owns: the mapping of operations to IR instructions, including the conversions DXIL's
 //! overloads need (16-bit results of 32-bit IR operations, booleans from 0/1 flags) and
@@ -24,7 +26,7 @@ use crate::dxil::dxop::DxOpCall;
 use crate::dxil::llvm::{Constant, InstKind, Instruction, ValueId};
 use crate::ir::{
     AtomicOp, DerivKind, FClass, FUnOp, ICond, Inst, QuadDir, RangeId, Reg, ResourceKind,
-    SampleArgs, SampleMode, SysVec, WaveOp, WaveTy, Width,
+    SampleArgs, SampleMode, Stage, SysVec, WaveOp, WaveTy, Width,
 };
 
 /// The registers of a `ResRet` result (see `FnLower::resret`).
@@ -166,10 +168,29 @@ impl<'m> FnLower<'m> {
         })
     }
 
+    /// Refuses the operations the stage cannot run: the compute thread ids outside
+    /// compute (a graphics lane has no thread group), and in a vertex shader the
+    /// operations that take derivatives across a pixel quad (implicit-LOD sampling,
+    /// `CalculateLOD`, `Deriv*`), which DXIL allows in pixel shaders and, since SM 6.6,
+    /// compute.
+    fn check_stage_of(&self, c: &DxOpCall<'m>) -> R<()> {
+        let stage = self.io.stage;
+        let bad = match c.opcode() {
+            93..=96 => stage != Stage::Compute,
+            60 | 61 | 64 | 81 | 83..=86 | 255 => stage == Stage::Vertex,
+            _ => false,
+        };
+        if bad {
+            return Err(self.invalid(format!("dx.op {} in a {stage} shader", c.name())));
+        }
+        Ok(())
+    }
+
     /// Lowers one `dx.op` call.
     pub fn dx_op(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction) -> R<()> {
         let res = inst.result;
         let op = c.opcode();
+        self.check_stage_of(c)?;
         match op {
             // ---- compute system values
             93..=95 => {
@@ -523,78 +544,13 @@ impl<'m> FnLower<'m> {
                 self.define(res, Val::Regs(out));
             }
             220 => self.pack(c, res)?,
-            4 | 5 if self.graphics_io => self.graphics_io_access(c, res)?,
-            82 if self.graphics_io => {}
+            // ---- stage inputs and outputs, the pixel pipeline (`stage`)
+            4 | 5 | 76 | 77 | 82 | 87..=92 | 108 | 137 | 138 | 256 | 257 => {
+                self.stage_op(c, inst, res)?
+            }
             _ => {
                 return Err(self.unsupported(format!("dx.op {} ({op})", c.name())));
             }
-        }
-        Ok(())
-    }
-
-    /// Tests only: `LoadInput(element, row, column, …)` and `StoreOutput(element, row,
-    /// column, value)` as 32-bit accesses of word 16·element + 4·row + column of the
-    /// last-but-one (inputs) and last (outputs) ranges; 16-bit values travel as floats or
-    /// zero-extended integers.
-    fn graphics_io_access(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
-        let store = c.opcode() == 5;
-        let n = self.ranges.len();
-        let range =
-            RangeId(u32::try_from(n.saturating_sub(if store { 1 } else { 2 })).unwrap_or(0));
-        let zero = self.k(0);
-        let handle = self.op2(|dst| Inst::Handle {
-            dst,
-            range,
-            index: zero,
-        });
-        let element = self.ai(c, 0)? as u32;
-        let col = self.ai(c, 2)? as u32;
-        let rv = self.a(c, 1)?;
-        let addr = match self.const_int(rv) {
-            Some(row) => self.k((16 * element + 4 * row as u32 + col) * 4),
-            None => {
-                let row = self.reg(rv)?;
-                let sixteen = self.k(16);
-                let base = self.k((16 * element + col) * 4);
-                self.op2(|dst| Inst::IMad {
-                    dst,
-                    a: row,
-                    b: sixteen,
-                    c: base,
-                })
-            }
-        };
-        let none = [Reg::NONE; 3];
-        if store {
-            let l = self.al(c, 3)?;
-            let mut v = self.ar(c, 3)?;
-            if l == Leaf::F16 {
-                v = self.h2f(v);
-            }
-            self.emit(Inst::RawStore {
-                width: Width::B32,
-                mask: 1,
-                handle,
-                addr,
-                src: [v, none[0], none[1], none[2]],
-            });
-        } else {
-            let l = self
-                .leaf(self.ty(res.ok_or_else(|| self.invalid("LoadInput without a result"))?)?)?;
-            let d = self.b.temp();
-            self.emit(Inst::RawLoad {
-                width: Width::B32,
-                mask: 1,
-                dst: [d, none[0], none[1], none[2]],
-                handle,
-                addr,
-            });
-            let v = match l {
-                Leaf::F16 => self.f2h(d),
-                Leaf::I16 => self.and_k(d, 0xffff),
-                _ => d,
-            };
-            self.define(res, Val::Regs(vec![v]));
         }
         Ok(())
     }

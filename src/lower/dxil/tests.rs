@@ -1,6 +1,7 @@
-//! Unit tests of the DXIL lowering: graphics programs' bodies lowered as compute (for
-//! coverage of the constructs they use), and hand-built modules run on a small one-lane
-//! evaluator for the rules that need exact answers.
+//! Unit tests of the DXIL lowering: hand-built modules run on a small one-lane evaluator
+//! for the rules that need exact answers, and hand-built vertex and pixel programs (the
+//! signature layout, the stage operations) run through `exec::StageRunner`. The corpus
+//! programs are run end to end in `tests/all/lower_dxil_stage.rs`.
 
 use super::*;
 use crate::container::Container;
@@ -30,37 +31,6 @@ fn module_of(bytes: &[u8]) -> Module {
     Module::parse(bc).unwrap()
 }
 
-/// Every graphics program's body lowers as if it were compute (inputs 0, outputs
-/// dropped), or is refused by name: the loops, switches, arrays, half and bit operations
-/// of the pixel programs are lowered by the same code as compute programs'.
-#[test]
-fn graphics_bodies_lower() {
-    let files = corpus_files();
-    if files.is_empty() {
-        eprintln!("corpora not fetched (tools/fetch-corpora.sh): skipping");
-        return;
-    }
-    let mut lowered = 0;
-    let mut refused = Vec::new();
-    for f in &files {
-        let m = module_of(&std::fs::read(f).unwrap());
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        match lower_module_with(&m, &LoadOptions::default(), true) {
-            Ok(s) => {
-                crate::ir::validate(&s).unwrap();
-                lowered += 1;
-            }
-            Err(LowerError::Unsupported { what, location }) => {
-                refused.push(format!("{name}: {what} at {location}"))
-            }
-            Err(LowerError::Entry(e)) if e.contains("several entry points") => {}
-            Err(e) => panic!("{name}: {e}"),
-        }
-    }
-    eprintln!("{lowered} lowered; refused:\n{}", refused.join("\n"));
-    assert!(lowered > 100, "{lowered}");
-}
-
 /// Prints the IR of the corpus program named by `DXLANE_DUMP` (a debugging aid).
 #[test]
 fn dump_named_program() {
@@ -70,7 +40,7 @@ fn dump_named_program() {
     for f in corpus_files() {
         if f.file_name() == Some(want.as_os_str()) {
             let m = module_of(&std::fs::read(&f).unwrap());
-            match lower_module_with(&m, &LoadOptions::default(), true) {
+            match lower_module(&m, &LoadOptions::default()) {
                 Ok(s) => eprintln!("{s}"),
                 Err(e) => eprintln!("{e}"),
             }
@@ -494,7 +464,7 @@ fn lower_test(m: &Module, fi: usize) -> Result<Shader, LowerError> {
             },
         });
     }
-    lower_entry(m, fi, b, ranges, false)
+    lower_entry(m, fi, b, ranges, stage::Io::compute())
 }
 
 // ---- a one-lane evaluator --------------------------------------------------------------
@@ -1269,296 +1239,6 @@ fn pointers_into_two_arrays_are_refused() {
     }
 }
 
-// ---- graphics programs' bodies, run -----------------------------------------------------
-
-/// Runs a graphics corpus program's body as one compute thread (see
-/// `lower_module_with`): `inputs[e]` is input element e's four components, `cb` the words
-/// of constant buffer b0; returns output element e's four words for each e < 4. `None`
-/// when the corpora are not fetched.
-fn run_graphics(file: &str, inputs: &[[f32; 4]], cb: &[u32]) -> Option<Vec<[u32; 4]>> {
-    use crate::pipeline::{Bindings, DispatchOptions, dispatch};
-    use crate::resources::{BufferKind, BufferView, Descriptor, Memory};
-    let path = corpus_files()
-        .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| n == file))?;
-    let m = module_of(&std::fs::read(&path).unwrap());
-    let s = lower_module_with(&m, &LoadOptions::default(), true)
-        .unwrap_or_else(|e| panic!("{file}: {e}"));
-    let mut in_words = vec![0u32; 64];
-    for (e, v) in inputs.iter().enumerate() {
-        for (c, x) in v.iter().enumerate() {
-            in_words[16 * e + c] = x.to_bits();
-        }
-    }
-    let bytes = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|x| x.to_le_bytes()).collect() };
-    let raw = |m: &Memory| Descriptor::Buffer {
-        view: BufferView::whole(m.clone(), BufferKind::Raw),
-        counter: None,
-    };
-    let inp = Memory::from_bytes(&bytes(&in_words)).unwrap();
-    let out = Memory::zeroed(256).unwrap();
-    let mut ranges = Vec::new();
-    for r in &s.resources {
-        ranges.push(vec![match (r.class, r.space, r.lower) {
-            (ResourceClass::Cbv, _, _) => Descriptor::ConstantBuffer {
-                memory: Memory::from_bytes(&bytes(cb)).unwrap(),
-                offset: 0,
-                size: 4 * cb.len() as u64,
-            },
-            (ResourceClass::Uav, GRAPHICS_IO_SPACE, 0) => raw(&inp),
-            (ResourceClass::Uav, GRAPHICS_IO_SPACE, 1) => raw(&out),
-            other => panic!("{file}: no binding for {other:?}"),
-        }]);
-    }
-    let b = Bindings {
-        ranges,
-        ..Bindings::default()
-    };
-    let o = DispatchOptions {
-        wave_size: Some(4),
-        threads: 1,
-        ..DispatchOptions::default()
-    };
-    dispatch(&s, &b, [1, 1, 1], &o, None).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let w = words(&out.to_bytes());
-    Some(
-        (0..4)
-            .map(|e| [w[16 * e], w[16 * e + 1], w[16 * e + 2], w[16 * e + 3]])
-            .collect(),
-    )
-}
-
-/// The builds of a graphics corpus program.
-fn graphics_builds(name: &str) -> Vec<String> {
-    let files = corpus_files();
-    let out: Vec<String> = ["", ".66", ".od"]
-        .iter()
-        .map(|s| format!("{name}{s}.dxil"))
-        .filter(|f| {
-            files
-                .iter()
-                .any(|p| p.file_name().is_some_and(|n| n == f.as_str()))
-        })
-        .collect();
-    assert!(
-        files.is_empty() || !out.is_empty(),
-        "{name} is not in the corpora"
-    );
-    out
-}
-
-fn fw(v: [f32; 4]) -> [u32; 4] {
-    v.map(f32::to_bits)
-}
-
-/// half_ops.hlsl's stated result: x + y of the halves 1.0009765625 and 1.0 rounds to
-/// even (2.0); the product is 1.0009765625; 1 − 2 in uint16_t wraps to 65535; the half
-/// of 1/3 is 0.333251953125 (WARP: 16-bit math in fp32 rounded to nearest even).
-#[test]
-fn half_ops_run() {
-    for f in graphics_builds("half_ops") {
-        let cb = [(1.0f32 + 1.0 / 1024.0).to_bits(), 1.0f32.to_bits()];
-        let Some(out) = run_graphics(&f, &[], &cb) else {
-            return;
-        };
-        assert_eq!(
-            out[0],
-            fw([2.0, 1.0 + 1.0 / 1024.0, 65535.0, 1365.0 / 4096.0]),
-            "{f}"
-        );
-    }
-}
-
-/// bits.hlsl with f = (7.5, 2, 1.5, 0), u = (0xf0f0, 7, 0x801000, 3), i = (−17, 5,
-/// −64, 3).
-#[test]
-fn bits_run() {
-    let f = [7.5f32, 2.0, 1.5, 0.0];
-    let u = [0xf0f0u32, 7, 0x0080_1000, 3];
-    let i = [-17i32, 5, -64, 3];
-    let mut cb: Vec<u32> = f.iter().map(|x| x.to_bits()).collect();
-    cb.extend(u);
-    cb.extend(i.map(|x| x as u32));
-    let a = [
-        u[0].count_ones(),
-        u[1].trailing_zeros(),
-        31 - u[2].leading_zeros(),
-        u[3].reverse_bits(),
-    ];
-    let b = [
-        u[0] / u[1],
-        u[0] % u[1],
-        (i[0] / i[1]) as u32,
-        (i[0] % i[1]) as u32,
-    ];
-    let c = fw([f[0] / f[1], f[1], f[0], 1.0]);
-    let dz = 7u32
-        .wrapping_add((i[2] >> (i[3] & 31)) as u32)
-        .wrapping_add(u[2] << (u[3] & 31))
-        .wrapping_add(u[0].wrapping_mul(u[1]).wrapping_add(u[2]));
-    let d = [u[0].wrapping_mul(u[1]), u[2].wrapping_mul(u[3]), dz, 2];
-    for file in graphics_builds("bits") {
-        let Some(out) = run_graphics(&file, &[], &cb) else {
-            return;
-        };
-        assert_eq!(out, vec![a, b, c, d], "{file}");
-    }
-}
-
-/// loops.hlsl with a = (2, 10, 0, 100), n = (6, 2, 3, 20), t = (0.5, 1): every value is
-/// exact in float, so the loops' results are the HLSL's.
-#[test]
-fn loops_run() {
-    let a = [2.0f32, 10.0, 0.0, 100.0];
-    let n = [6i32, 2, 3, 20];
-    let t = [0.5f32, 1.0];
-    let (mut sum, mut count) = (0.0f32, 0u32);
-    for i in 0..n[0] {
-        if i == n[1] {
-            continue;
-        }
-        if sum > a[3] {
-            break;
-        }
-        sum += a[0] * i as f32 + t[0];
-        count += 1;
-    }
-    let mut inner = 0u32;
-    'outer: for j in 0..n[2] {
-        for m in 0..4 {
-            inner += (j * 4 + m) as u32;
-            if inner > n[3] as u32 {
-                break;
-            }
-        }
-        if inner > 1000 {
-            break 'outer;
-        }
-    }
-    let (mut v, mut guard) = (t[1], 0u32);
-    while v < a[1] && guard < 16 {
-        v = v * 1.5 + 0.25;
-        guard += 1;
-    }
-    let mut cb: Vec<u32> = a.iter().map(|x| x.to_bits()).collect();
-    cb.extend(n.map(|x| x as u32));
-    for file in graphics_builds("loops") {
-        let Some(out) = run_graphics(&file, &[[0.0; 4], [t[0], t[1], 0.0, 0.0]], &cb) else {
-            return;
-        };
-        assert_eq!(out[0], fw([sum, v, 0.0, 1.0]), "{file}");
-        assert_eq!(out[1], [count, inner, guard, 0], "{file}");
-    }
-}
-
-/// switch.hlsl: each case of the first switch, and the loop's switch with `continue`.
-#[test]
-fn switch_run() {
-    let a = [3.0f32, 4.0, 5.0, 0.0];
-    let t = [0.5f32, 2.0];
-    for (sel, x) in [
-        (0, a[0]),
-        (1, a[1] + t[0]),
-        (2, a[1] + t[0]),
-        (5, a[2] * t[1]),
-        (9, -1.0),
-    ] {
-        let iters = 7;
-        let acc: u32 = (0..iters)
-            .map(|i| match i & 3 {
-                0 => 6,
-                1 => 10,
-                2 => 105,
-                _ => 1005,
-            })
-            .sum();
-        let mut cb: Vec<u32> = a.iter().map(|x| x.to_bits()).collect();
-        cb.extend([sel as u32, iters as u32, 0, 0]);
-        for file in graphics_builds("switch") {
-            let Some(out) = run_graphics(&file, &[[0.0; 4], [t[0], t[1], 0.0, 0.0]], &cb) else {
-                return;
-            };
-            assert_eq!(out[0], fw([x, 0.0, 0.0, 1.0]), "{file} n.x = {sel}");
-            assert_eq!(out[1], [acc, 0, 0, 0], "{file} n.x = {sel}");
-        }
-    }
-}
-
-/// flow.hlsl: short-circuit tests both ways, the early return, the nested if.
-#[test]
-fn flow_run() {
-    let a = [1.0f32, 2.0, 3.0, 4.0];
-    let cases: Vec<([i32; 4], [f32; 2])> = vec![
-        ([5, 9, 0, 1], [1.5, 1.0]),
-        ([1, 9, 0, 1], [0.5, 0.25]),
-        ([1, 1, 7, 0], [1.5, 3.0]),
-        ([4, 2, 0, 0], [2.0, 1.0]),
-    ];
-    for (n, t) in cases {
-        let mut x = [0.0f32, 0.0, 0.0, 1.0];
-        let mut k = [0u32; 4];
-        x[0] = if t[0] > a[0] && t[1] < a[1] {
-            a[2] * t[0]
-        } else {
-            a[3] - t[1]
-        };
-        k[0] = if n[0] > 3 || n[1] < 2 { 5 } else { 9 };
-        if n[2] == 7 {
-            x[1] = 1.0;
-        } else {
-            k[1] = if n[3] > 0 {
-                if t[1] > 0.5 { 11 } else { 13 }
-            } else {
-                17
-            };
-            x[2] = if n[0] > n[1] { a[0] } else { a[1] };
-        }
-        let mut cb: Vec<u32> = a.iter().map(|v| v.to_bits()).collect();
-        cb.extend(n.map(|v| v as u32));
-        for file in graphics_builds("flow") {
-            let Some(out) = run_graphics(&file, &[[0.0; 4], [t[0], t[1], 0.0, 0.0]], &cb) else {
-                return;
-            };
-            assert_eq!(out[0], fw(x), "{file} n = {n:?}");
-            assert_eq!(out[1], k, "{file} n = {n:?}");
-        }
-    }
-}
-
-/// arrays.hlsl: a local array indexed by a computed value, the `static const` table
-/// (a constant array), a dynamically indexed constant-buffer array.
-#[test]
-fn arrays_run() {
-    let a = [1.0f32, 2.0, 3.0, 4.0];
-    let n = [1i32, 6, 2, 4];
-    let table: Vec<[f32; 4]> = (0..6)
-        .map(|r| [10.0 * r as f32, 10.0 * r as f32 + 1.0, 0.0, 0.0])
-        .collect();
-    let weights = [0.1f32, 0.2, 0.4, 0.2, 0.1];
-    let mut s = 0.0f32;
-    for i in 0..4 {
-        s += weights[i] * a[((i as i32 + n[0]) & 3) as usize];
-    }
-    let want = fw([
-        s,
-        weights[(n[1] & 3) as usize],
-        table[n[2] as usize][0],
-        table[((n[3] + 1) % 6) as usize][1],
-    ]);
-    let mut cb: Vec<u32> = a.iter().map(|v| v.to_bits()).collect();
-    cb.extend(n.map(|v| v as u32));
-    for row in &table {
-        cb.extend(row.map(f32::to_bits));
-    }
-    for file in graphics_builds("arrays") {
-        let Some(out) = run_graphics(&file, &[], &cb) else {
-            return;
-        };
-        assert_eq!(out[0], want, "{file}");
-        assert_eq!(out[1], [0; 4], "{file}");
-    }
-}
-
 /// Globals: a `static const` table read through a constant-expression GEP (a constant
 /// array), a non-constant static array initialised at entry (a per-lane array), two
 /// group shared variables placed at their alignment; vectors indexed by a variable.
@@ -1690,4 +1370,663 @@ fn globals_and_vectors() {
     );
     let out = run(&s, vec![vec![0; 4 * outs.len()], vec![]], [2, 0, 0]);
     assert_eq!(words(&out[0]), vec![30, 30, 1, 7, 3, 2, 6, 5, 1], "{s}");
+}
+
+// ---- vertex and pixel programs ------------------------------------------------------------
+
+use crate::dxil::meta::{SignatureElement, Signatures};
+use crate::exec::{Limits, PixelContext, Profile, StageProgram, StageRunner, WaveRun};
+use crate::ir::io::NO_REGISTER;
+use crate::ir::{EvalAt, Interp, IoElement, SysValue};
+
+/// A signature element record: id, name, component type, semantic kind, interpolation,
+/// rows × columns at (start row, start column).
+#[allow(clippy::too_many_arguments)]
+fn sig(
+    id: u32,
+    name: &str,
+    ct: u32,
+    kind: u32,
+    interp: u32,
+    rows: u32,
+    cols: u32,
+    at: (i32, i32),
+) -> SignatureElement {
+    SignatureElement {
+        id,
+        name: name.into(),
+        component_type: ct,
+        semantic_kind: kind,
+        semantic_indices: (0..rows).collect(),
+        interpolation: interp,
+        rows,
+        cols,
+        start_row: at.0,
+        start_col: at.1,
+        stream: None,
+        dynamic_index_mask: None,
+        usage_mask: None,
+        other_tags: Vec::new(),
+    }
+}
+
+/// Lowers a hand-built module as a vertex or pixel entry with signatures `sigs` and no
+/// resources.
+fn lower_stage(
+    m: &Module,
+    fi: usize,
+    stage: Stage,
+    sigs: &Signatures,
+) -> Result<Shader, LowerError> {
+    let mut b = Builder::new(stage);
+    b.shader_mut().thread_group = [0; 3];
+    let io = stage::Io::lay_out(stage, Some(sigs), b.shader_mut())?;
+    let s = lower_entry(m, fi, b, Vec::new(), io)?;
+    crate::ir::validate(&s).unwrap_or_else(|e| panic!("{e}\n{s}"));
+    Ok(s)
+}
+
+/// Runs one wave of four lanes (a quad) of `s`: `input(lane, word)` gives the input
+/// words; returns the output words (word `i` of lane `l` at `4i + l`) and the run.
+fn run_quad(
+    s: &Shader,
+    input: impl Fn(usize, u32) -> u32,
+    helper: u128,
+    pixel: Option<&dyn PixelContext>,
+) -> (Vec<u32>, WaveRun) {
+    let table = crate::exec::DescriptorTable::new(s, &[], &[], &[]).unwrap();
+    let p = StageProgram::new(s, table, Profile::default(), Limits::default(), 4).unwrap();
+    let mut r = StageRunner::new(&p);
+    for w in 0..s.input_words {
+        for l in 0..4 {
+            r.inputs_mut()[w as usize * 4 + l] = input(l, w);
+        }
+    }
+    for l in 0..4 {
+        r.set_tag(l, l as u32);
+    }
+    let run = r
+        .run(0b1111, helper, pixel)
+        .unwrap_or_else(|e| panic!("{e}\n{s}"));
+    (r.outputs().to_vec(), run)
+}
+
+fn elem<'a>(list: &'a [IoElement], name: &str) -> &'a IoElement {
+    list.iter()
+        .find(|e| e.semantic == name)
+        .unwrap_or_else(|| panic!("no element {name}"))
+}
+
+/// A pixel signature with packed and unpacked elements of each kind of record.
+fn pixel_sigs() -> Signatures {
+    Signatures {
+        inputs: vec![
+            sig(0, "SV_Position", 9, 3, 4, 1, 4, (0, 0)),
+            sig(1, "TEXCOORD", 9, 0, 2, 2, 2, (1, 2)),
+            sig(2, "SV_SampleIndex", 5, 12, 1, 1, 1, (-1, -1)),
+            sig(3, "SV_IsFrontFace", 5, 13, 1, 1, 1, (3, 0)),
+            sig(4, "K", 5, 0, 1, 1, 1, (3, 1)),
+            sig(5, "H", 8, 0, 2, 1, 1, (4, 0)),
+            sig(6, "S", 2, 0, 1, 1, 1, (4, 1)),
+        ],
+        outputs: vec![
+            sig(0, "SV_Target", 9, 16, 0, 1, 4, (0, 0)),
+            sig(1, "H", 8, 16, 0, 1, 1, (1, 0)),
+            sig(2, "S", 2, 16, 0, 1, 1, (1, 1)),
+            sig(3, "SV_Depth", 9, 17, 0, 1, 1, (-1, -1)),
+            sig(4, "SV_Coverage", 5, 14, 0, 1, 1, (-1, -1)),
+        ],
+        patch_constants: Vec::new(),
+    }
+}
+
+/// DXIL.rst "Signature element record" and "Accessing signature value in operations": a
+/// packed element's word for (row, column) is 4·(start row + row) + start column +
+/// column; elements the signature does not pack (start row −1) get rows after the packed
+/// ones, in signature order; only pixel inputs keep their interpolation mode.
+#[test]
+fn signature_layout() {
+    let mut s = Shader::new(Stage::Pixel);
+    stage::Io::lay_out(Stage::Pixel, Some(&pixel_sigs()), &mut s).unwrap();
+    let t = elem(&s.inputs, "TEXCOORD");
+    assert_eq!(
+        (t.register, t.slot, t.rows, t.mask, t.interp),
+        (1, 4, 2, 0b1100, Interp::Linear)
+    );
+    assert_eq!(t.word(1, 3), 11, "row 1, column 3 of the register file");
+    let si = elem(&s.inputs, "SV_SampleIndex");
+    assert_eq!(
+        (si.sv, si.register, si.slot, si.mask, si.component),
+        (
+            SysValue::SampleIndex,
+            NO_REGISTER,
+            20,
+            1,
+            ComponentType::UInt
+        )
+    );
+    let p = elem(&s.inputs, "SV_Position");
+    assert_eq!(
+        (p.sv, p.interp),
+        (SysValue::Position, Interp::LinearNoPerspective)
+    );
+    assert_eq!(elem(&s.inputs, "S").component, ComponentType::SInt);
+    assert_eq!(elem(&s.inputs, "H").component, ComponentType::Float);
+    assert_eq!(
+        s.input_words, 24,
+        "five packed rows and one of SV_SampleIndex"
+    );
+    let d = elem(&s.outputs, "SV_Depth");
+    let c = elem(&s.outputs, "SV_Coverage");
+    assert_eq!(
+        (d.sv, d.register, d.slot),
+        (SysValue::Depth, NO_REGISTER, 8)
+    );
+    assert_eq!(
+        (c.sv, c.register, c.slot),
+        (SysValue::Coverage, NO_REGISTER, 12)
+    );
+    assert_eq!(s.output_words, 16);
+    assert!(s.outputs.iter().all(|e| e.interp == Interp::Undefined));
+    // Vertex inputs are not interpolated either.
+    let mut v = Shader::new(Stage::Vertex);
+    let sigs = Signatures {
+        inputs: vec![sig(0, "POSITION", 9, 0, 2, 1, 3, (0, 0))],
+        ..Signatures::default()
+    };
+    stage::Io::lay_out(Stage::Vertex, Some(&sigs), &mut v).unwrap();
+    assert_eq!(v.inputs[0].interp, Interp::Undefined);
+}
+
+/// The semantic kinds mapped to system values are the ones of DXIL's `SemanticKind`
+/// enumeration of the same number (DXIL.rst's semantic interpretation table, transcribed
+/// independently in `container::psv0`).
+#[test]
+fn semantic_kinds_match_the_dxil_enumeration() {
+    let flat = |s: &str| s.replace('_', "").to_ascii_lowercase();
+    let mut n = 0;
+    for k in 0..40u32 {
+        let Some(sv) = stage::sys_value(k) else {
+            continue;
+        };
+        let name = crate::container::psv0::SemanticKind::from_code(k as u8)
+            .name()
+            .unwrap();
+        let want = if sv == SysValue::None {
+            "arbitrary".to_string()
+        } else {
+            flat(&sv.to_string())
+        };
+        assert_eq!(flat(name), want, "kind {k}");
+        n += 1;
+    }
+    assert_eq!(n, 24);
+}
+
+/// Malformed or foreign signature records are refused, naming the element.
+#[test]
+fn bad_signatures_are_refused() {
+    let one = |e: SignatureElement| Signatures {
+        inputs: vec![e],
+        ..Signatures::default()
+    };
+    let cases = [
+        (sig(0, "A", 9, 0, 2, 1, 5, (0, 0)), "1 rows of 5 columns"),
+        (sig(0, "A", 9, 0, 2, 2, 1, (31, 0)), "past the 32 registers"),
+        (sig(0, "A", 9, 0, 2, 1, 2, (0, 3)), "past the 32 registers"),
+        (
+            sig(0, "A", 9, 0, 2, 1, 1, (-1, 0)),
+            "start row -1 with start column 0",
+        ),
+        (sig(0, "A", 9, 0, 9, 1, 1, (0, 0)), "interpolation mode 9"),
+        (sig(0, "A", 10, 0, 2, 1, 1, (0, 0)), "component type 10"),
+        (sig(0, "T", 5, 21, 0, 1, 1, (0, 0)), "semantic kind 21 (T)"),
+    ];
+    for (e, want) in cases {
+        let mut s = Shader::new(Stage::Pixel);
+        let err = stage::Io::lay_out(Stage::Pixel, Some(&one(e)), &mut s)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{err}");
+        assert!(err.contains("input signature element 0"), "{err}");
+    }
+    let twice = Signatures {
+        inputs: vec![
+            sig(0, "A", 9, 0, 2, 1, 1, (0, 0)),
+            sig(0, "B", 9, 0, 2, 1, 1, (1, 0)),
+        ],
+        ..Signatures::default()
+    };
+    let mut s = Shader::new(Stage::Pixel);
+    let err = stage::Io::lay_out(Stage::Pixel, Some(&twice), &mut s).unwrap_err();
+    assert!(
+        err.to_string().contains("a second element with id 0"),
+        "{err}"
+    );
+}
+
+/// Builds `main` of a pixel program over [`pixel_sigs`] with `body`.
+fn pixel_program(body: impl FnOnce(&mut Mb)) -> Result<Shader, LowerError> {
+    let mut mb = Mb::new(DL32);
+    mb.block();
+    body(&mut mb);
+    mb.ret();
+    let (m, fi) = mb.finish();
+    lower_stage(&m, fi, Stage::Pixel, &pixel_sigs())
+}
+
+fn load_input(mb: &mut Mb, ty: TypeId, ov: &str, id: i64, row: ValueId, col: i64) -> ValueId {
+    let i32t = mb.int(32);
+    let (idv, colv, u) = (mb.ci(32, id), mb.ci(8, col), mb.undef(i32t));
+    mb.dx(&format!("loadInput.{ov}"), 4, &[idv, row, colv, u], ty)
+}
+
+fn store_output(mb: &mut Mb, ov: &str, id: i64, row: i64, col: i64, v: ValueId) {
+    let void = mb.void();
+    let (idv, rowv, colv) = (mb.ci(32, id), mb.ci(32, row), mb.ci(8, col));
+    mb.dx(&format!("storeOutput.{ov}"), 5, &[idv, rowv, colv, v], void);
+}
+
+/// `LoadInput` of a constant row reads the element's word (`input`), of a run-time row
+/// `input_indexed` (a row past the element reads 0); 16-bit values narrow on load (f32 →
+/// half to nearest even, integers to their low 16 bits) and widen on store (half → f32
+/// exactly, `i16` sign-extended for a signed element): see `stage`'s "Values in words".
+#[test]
+fn inputs_and_outputs_move_words() {
+    let s = pixel_program(|mb| {
+        let (f32t, i32t, f16t, i16t) =
+            (mb.t(Type::Float), mb.int(32), mb.t(Type::Half), mb.int(16));
+        let one = mb.ci(32, 1);
+        let zero = mb.ci(32, 0);
+        let a = load_input(mb, f32t, "f32", 1, one, 1);
+        let k = load_input(mb, i32t, "i32", 4, zero, 0);
+        let b = load_input(mb, f32t, "f32", 1, k, 0);
+        store_output(mb, "f32", 0, 0, 0, a);
+        store_output(mb, "f32", 0, 0, 1, b);
+        let h = load_input(mb, f16t, "f16", 5, zero, 0);
+        store_output(mb, "f16", 1, 0, 0, h);
+        let i = load_input(mb, i16t, "i16", 6, zero, 0);
+        store_output(mb, "i16", 2, 0, 0, i);
+    })
+    .unwrap();
+    assert!(
+        s.insts.iter().any(|i| matches!(
+            i,
+            Inst::InputIndexed {
+                slot: 6,
+                rows: 2,
+                ..
+            }
+        )),
+        "{s}"
+    );
+    let ks = [0u32, 1, 2, 7];
+    let (out, _) = run_quad(
+        &s,
+        |l, w| match w {
+            11 => (l as f32 + 0.5).to_bits(),
+            6 => 100 + l as u32,
+            10 => 200 + l as u32,
+            13 => ks[l],
+            16 => (1.0f32 + 3.0 / 4096.0).to_bits(),
+            17 => [0xffff_8001u32, 0x0001_7fff, 0, 0xffff_ffff][l],
+            _ => 0,
+        },
+        0,
+        None,
+    );
+    let o = |w: usize, l: usize| out[w * 4 + l];
+    for (l, k) in ks.iter().enumerate() {
+        assert_eq!(f32::from_bits(o(0, l)), l as f32 + 0.5, "row 1 column 3");
+        let want = match k {
+            0 => 100 + l as u32,
+            1 => 200 + l as u32,
+            _ => 0,
+        };
+        assert_eq!(o(1, l), want, "TEXCOORD[{k}].z");
+        assert_eq!(
+            f32::from_bits(o(4, l)),
+            1.0 + 1.0 / 1024.0,
+            "1 + 3·2^-12 to the nearest half"
+        );
+    }
+    assert_eq!(
+        [o(5, 0), o(5, 1), o(5, 2), o(5, 3)],
+        [0xffff_8001, 0x7fff, 0, 0xffff_ffff],
+        "int16_t words sign-extended"
+    );
+}
+
+/// A pixel context that answers `eval` with what it was asked and has the standard
+/// four-sample pattern (`D3D11_STANDARD_MULTISAMPLE_PATTERN`, in sixteenths: (−2, −6), (6, −2), (−6, 2),
+/// (2, 6)).
+struct Asked;
+
+impl PixelContext for Asked {
+    fn eval(&self, tag: u32, word: u32, at: EvalAt, arg: [u32; 2]) -> u32 {
+        let code = match at {
+            EvalAt::Centroid => 1,
+            EvalAt::Sample => 2,
+            EvalAt::Snapped => 3,
+            EvalAt::Vertex => 4,
+        };
+        tag << 28 | word << 20 | code << 16 | (arg[0] & 0xff) << 8 | (arg[1] & 0xff)
+    }
+    fn sample_count(&self) -> u32 {
+        4
+    }
+    fn sample_position(&self, index: u32) -> [f32; 2] {
+        let p = [(-2, -6), (6, -2), (-6, 2), (2, 6)];
+        p.get(index as usize)
+            .map_or([0.0; 2], |(x, y)| [*x as f32 / 16.0, *y as f32 / 16.0])
+    }
+}
+
+/// `EvalCentroid`, `EvalSampleIndex`, `EvalSnapped` and `AttributeAtVertex` become `eval`
+/// of the element's word (DXIL.rst operand orders): the pipeline answers through
+/// `PixelContext::eval` with the sample index, the two offsets or the vertex; a half
+/// result narrows as `LoadInput` does.
+#[test]
+fn eval_asks_the_pipeline() {
+    let s = pixel_program(|mb| {
+        let (f32t, i32t) = (mb.t(Type::Float), mb.int(32));
+        let (id, col, one) = (mb.ci(32, 1), mb.ci(8, 1), mb.ci(32, 1));
+        let zero = mb.ci(32, 0);
+        let k = load_input(mb, i32t, "i32", 4, zero, 0);
+        let c = mb.dx("evalCentroid.f32", 89, &[id, one, col], f32t);
+        let si = mb.dx("sampleIndex.i32", 90, &[], i32t);
+        let e = mb.dx("evalSampleIndex.f32", 88, &[id, k, col, si], f32t);
+        let (m8, p7) = (mb.ci(32, -8), mb.ci(32, 7));
+        let sn = mb.dx("evalSnapped.f32", 87, &[id, one, col, m8, p7], f32t);
+        let v2 = mb.ci(8, 2);
+        let av = mb.dx("attributeAtVertex.f32", 137, &[id, one, col, v2], f32t);
+        for (c_, v) in [c, e, sn, av].into_iter().enumerate() {
+            store_output(mb, "f32", 0, 0, c_ as i64, v);
+        }
+    })
+    .unwrap();
+    let ks = [0u32, 1, 1, 5];
+    let (out, _) = run_quad(
+        &s,
+        |l, w| match w {
+            13 => ks[l],
+            20 => 3 - l as u32, // SV_SampleIndex
+            _ => 0,
+        },
+        0,
+        Some(&Asked),
+    );
+    for l in 0..4 {
+        let tag = (l as u32) << 28;
+        let o = |c: usize| out[c * 4 + l];
+        // TEXCOORD row 1, column 2 + 1: word 4 + 4 + 3.
+        assert_eq!(o(0), tag | 11 << 20 | 1 << 16, "centroid, lane {l}");
+        let want = match ks[l] {
+            0 => tag | 7 << 20 | 2 << 16 | (3 - l as u32) << 8,
+            1 => tag | 11 << 20 | 2 << 16 | (3 - l as u32) << 8,
+            _ => 0, // a row past the element
+        };
+        assert_eq!(o(1), want, "sample, lane {l}");
+        assert_eq!(
+            o(2),
+            tag | 11 << 20 | 3 << 16 | 0xf8 << 8 | 7,
+            "snapped, lane {l}"
+        );
+        assert_eq!(
+            o(3),
+            tag | 11 << 20 | 4 << 16 | 2 << 8,
+            "vertex 2, lane {l}"
+        );
+    }
+}
+
+/// `Coverage`, `InnerCoverage` and `ViewID` are not in a pixel signature (DXIL.rst
+/// `NotInSig`): each gets an element of its own, unpacked, after the others, when first
+/// read; `SampleIndex` reads the signature's `SV_SampleIndex`. The render target's sample
+/// count and pattern come from the pipeline (`RenderTargetGetSampleCount`,
+/// `RenderTargetGetSamplePosition`).
+#[test]
+fn pixel_system_values_and_the_sample_pattern() {
+    let s = pixel_program(|mb| {
+        let (f32t, i32t) = (mb.t(Type::Float), mb.int(32));
+        let cov = mb.dx("coverage.i32", 91, &[], i32t);
+        let inner = mb.dx("innerCoverage.i32", 92, &[], i32t);
+        let view = mb.dx("viewID.i32", 138, &[], i32t);
+        let si = mb.dx("sampleIndex.i32", 90, &[], i32t);
+        let n = mb.dx("renderTargetGetSampleCount", 77, &[], i32t);
+        let pos_t = mb.named("dx.types.SamplePos", vec![f32t, f32t]);
+        let p = mb.dx("renderTargetGetSamplePosition", 76, &[si], pos_t);
+        let x = mb.push(
+            InstKind::ExtractValue {
+                aggregate: p,
+                indices: vec![0],
+            },
+            f32t,
+        );
+        let y = mb.push(
+            InstKind::ExtractValue {
+                aggregate: p,
+                indices: vec![1],
+            },
+            f32t,
+        );
+        for (c, v) in [cov, inner, view, n].into_iter().enumerate() {
+            store_output(mb, "i32", 0, 0, c as i64, v);
+        }
+        store_output(mb, "f32", 3, 0, 0, x);
+        store_output(mb, "f32", 1, 0, 0, y);
+        store_output(mb, "i32", 4, 0, 0, cov);
+    })
+    .unwrap();
+    let made: Vec<(&str, SysValue, u32, u32)> = s
+        .inputs
+        .iter()
+        .skip(7)
+        .map(|e| (e.semantic.as_str(), e.sv, e.register, e.slot))
+        .collect();
+    assert_eq!(
+        made,
+        [
+            ("SV_Coverage", SysValue::Coverage, NO_REGISTER, 24),
+            ("SV_InnerCoverage", SysValue::InnerCoverage, NO_REGISTER, 28),
+            ("SV_ViewID", SysValue::ViewId, NO_REGISTER, 32),
+        ]
+    );
+    assert_eq!(s.input_words, 36);
+    let (out, _) = run_quad(
+        &s,
+        |l, w| match w {
+            20 => l as u32,
+            24 => 0b1111 >> l,
+            28 => u32::from(l == 0),
+            32 => 9,
+            _ => 0,
+        },
+        0,
+        Some(&Asked),
+    );
+    for l in 0..4 {
+        let o = |w: usize| out[w * 4 + l];
+        assert_eq!(
+            [o(0), o(1), o(2), o(3)],
+            [0b1111 >> l, u32::from(l == 0), 9, 4]
+        );
+        let want = Asked.sample_position(l as u32);
+        assert_eq!(
+            [f32::from_bits(o(8)), f32::from_bits(o(4))],
+            want,
+            "sample {l}"
+        );
+        assert_eq!(o(12), 0b1111 >> l, "SV_Coverage out");
+    }
+}
+
+/// D3D's discard demotes (HLSL SM 6.6 "IsHelperLane": helper lanes include discarded
+/// pixels): the discarded lanes are reported killed but run on, so a derivative taken
+/// after the discard still sees their values, and `IsHelperLane` is true in them.
+#[test]
+fn discard_demotes_to_a_helper_lane() {
+    let s = pixel_program(|mb| {
+        let (f32t, i1t, i32t) = (mb.t(Type::Float), mb.int(1), mb.int(32));
+        let zero = mb.ci(32, 0);
+        let x = load_input(mb, f32t, "f32", 0, zero, 0);
+        let half = mb.c(f32t, Constant::Float(u64::from(0.5f32.to_bits())));
+        let c = mb.push(
+            InstKind::Cmp {
+                pred: Predicate(2), // fcmp ogt
+                lhs: x,
+                rhs: half,
+                flags: 0,
+            },
+            i1t,
+        );
+        let void = mb.void();
+        mb.dx("discard", 82, &[c], void);
+        let y = mb.bin(BinOp::Mul, x, x, f32t);
+        let d = mb.dx("unary.f32", 85, &[y], f32t); // DerivFineX
+        let h = mb.dx("isHelperLane.i1", 221, &[], i1t);
+        let hz = mb.cast(CastOp::ZExt, h, i32t);
+        store_output(mb, "f32", 0, 0, 0, d);
+        store_output(mb, "i32", 0, 0, 1, hz);
+    })
+    .unwrap();
+    assert!(
+        s.insts.iter().any(|i| matches!(i, Inst::Demote { .. })),
+        "{s}"
+    );
+    let (out, run) = run_quad(
+        &s,
+        |l, w| if w == 0 { (l as f32).to_bits() } else { 0 },
+        0,
+        None,
+    );
+    assert_eq!(run.killed, 0b1110, "x > 0.5 in lanes 1, 2, 3");
+    // Lane 0 (top-left): d/dx of x² across the top row is 1² − 0² = 1.
+    assert_eq!(f32::from_bits(out[0]), 1.0);
+    assert_eq!(out[4], 0, "lane 0 is not a helper");
+}
+
+/// An early depth-stencil program says so with shader flag bit 3
+/// (`ShaderFlags::m_bForceEarlyDepthStencil`, DXIL entry property 0).
+#[test]
+fn early_depth_stencil_is_shader_flag_3() {
+    use crate::dxil::meta::{EntryPoint, Property};
+    let entry = |props: Vec<(u32, Property)>| EntryPoint {
+        function: None,
+        function_name: None,
+        name: "main".into(),
+        signatures: None,
+        resources: None,
+        properties: props,
+        fp32_denorm_mode: None,
+    };
+    assert!(early_depth_stencil(&entry(vec![(0, Property::Flags(0x8))])));
+    assert!(early_depth_stencil(&entry(vec![(
+        0,
+        Property::Flags(0x1_0008)
+    )])));
+    assert!(!early_depth_stencil(&entry(vec![(
+        0,
+        Property::Flags(0x400)
+    )])));
+    assert!(!early_depth_stencil(&entry(Vec::new())));
+}
+
+/// SM 6.8's `StartVertexLocation` and `StartInstanceLocation` (vertex programs) read
+/// elements of their own, as `ViewID` does.
+#[test]
+fn start_locations() {
+    let mut mb = Mb::new(DL32);
+    mb.block();
+    let i32t = mb.int(32);
+    let sv = mb.dx("startVertexLocation.i32", 256, &[], i32t);
+    let si = mb.dx("startInstanceLocation.i32", 257, &[], i32t);
+    store_output(&mut mb, "i32", 0, 0, 0, sv);
+    store_output(&mut mb, "i32", 0, 0, 1, si);
+    mb.ret();
+    let (m, fi) = mb.finish();
+    let sigs = Signatures {
+        outputs: vec![sig(0, "OUT", 5, 0, 0, 1, 2, (0, 0))],
+        ..Signatures::default()
+    };
+    let s = lower_stage(&m, fi, Stage::Vertex, &sigs).unwrap();
+    let svs: Vec<(SysValue, u32)> = s.inputs.iter().map(|e| (e.sv, e.slot)).collect();
+    assert_eq!(
+        svs,
+        [
+            (SysValue::StartVertexLocation, 0),
+            (SysValue::StartInstanceLocation, 4)
+        ]
+    );
+    let (out, _) = run_quad(&s, |_, w| 40 + w, 0, None);
+    assert_eq!((out[0], out[4]), (40, 44));
+}
+
+/// Operations outside their stage, and signature accesses the signature does not allow,
+/// are refused naming the operation and where it is.
+#[test]
+fn stage_operations_are_checked() {
+    let vertex = |body: &dyn Fn(&mut Mb)| {
+        let mut mb = Mb::new(DL32);
+        mb.block();
+        body(&mut mb);
+        mb.ret();
+        let (m, fi) = mb.finish();
+        let sigs = Signatures {
+            outputs: vec![sig(0, "OUT", 9, 0, 0, 1, 1, (0, 0))],
+            ..Signatures::default()
+        };
+        lower_stage(&m, fi, Stage::Vertex, &sigs)
+    };
+    let msg = |r: Result<Shader, LowerError>| r.unwrap_err().to_string();
+    let e = msg(vertex(&|mb| {
+        let t = mb.ci(1, 1);
+        let void = mb.void();
+        mb.dx("discard", 82, &[t], void);
+    }));
+    assert!(
+        e.contains("dx.op Discard in a vertex shader") && e.contains("instruction 0"),
+        "{e}"
+    );
+    let e = msg(vertex(&|mb| {
+        let f32t = mb.t(Type::Float);
+        let one = mb.c(f32t, Constant::Float(u64::from(1.0f32.to_bits())));
+        let d = mb.dx("unary.f32", 83, &[one], f32t);
+        store_output(mb, "f32", 0, 0, 0, d);
+    }));
+    assert!(e.contains("DerivCoarseX in a vertex shader"), "{e}");
+    let e = msg(pixel_program(|mb| {
+        let i32t = mb.int(32);
+        let z = mb.ci(32, 0);
+        let t = mb.dx("threadId.i32", 93, &[z], i32t);
+        store_output(mb, "i32", 0, 0, 0, t);
+    }));
+    assert!(e.contains("ThreadId in a pixel shader"), "{e}");
+    let e = msg(pixel_program(|mb| {
+        let f32t = mb.t(Type::Float);
+        let z = mb.ci(32, 0);
+        let x = load_input(mb, f32t, "f32", 9, z, 0);
+        store_output(mb, "f32", 0, 0, 0, x);
+    }));
+    assert!(
+        e.contains("LoadInput of input element 9, which the signature does not declare"),
+        "{e}"
+    );
+    let e = msg(pixel_program(|mb| {
+        let f32t = mb.t(Type::Float);
+        let z = mb.ci(32, 0);
+        let x = load_input(mb, f32t, "f32", 1, z, 2);
+        store_output(mb, "f32", 0, 0, 0, x);
+    }));
+    assert!(
+        e.contains("column 2 of input element 1 (TEXCOORD0), which has 2"),
+        "{e}"
+    );
+    let e = msg(pixel_program(|mb| {
+        let f32t = mb.t(Type::Float);
+        let two = mb.ci(32, 2);
+        let x = load_input(mb, f32t, "f32", 1, two, 0);
+        store_output(mb, "f32", 0, 0, 0, x);
+    }));
+    assert!(e.contains("row 2 of an element of 2 rows"), "{e}");
 }

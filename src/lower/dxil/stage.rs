@@ -1,0 +1,561 @@
+//! Vertex and pixel programs: the entry point's signatures as the shader's input and
+//! output elements ([`crate::ir::io`]), and the `dx.op` operations that read and write
+//! them or ask the pipeline for what only it knows.
+//!
+//! Owns: the layout of signature elements in a lane's input and output words, the
+//! system values DXIL reads through operations of their own (`SampleIndex`, `Coverage`,
+//! `InnerCoverage`, `ViewID`, `PrimitiveID`, `StartVertexLocation`,
+//! `StartInstanceLocation`), and the lowering of `LoadInput`, `StoreOutput`,
+//! `EvalSnapped`, `EvalSampleIndex`, `EvalCentroid`, `AttributeAtVertex`,
+//! `RenderTargetGetSamplePosition`, `RenderTargetGetSampleCount` and `Discard`.
+//! Does not own: how the pipeline fills the input words or reads the output words
+//! (`pipeline`), or the signature records themselves ([`crate::dxil::meta`]).
+//!
+//! # Layout (DXIL.rst "Signature element record", "Accessing signature value in
+//! operations")
+//!
+//! A packed element (start row `r` ≥ 0, start column `c`) sits at `slot = 4·r`, its mask
+//! the element's columns shifted by `c`, so `LoadInput(id, row, col)` reads word
+//! `slot + 4·row + c + col` — the register and component the packing gave it, which is
+//! what stages are linked by. An element the signature does not pack (start row −1:
+//! `SV_Depth*`, `SV_Coverage` and `SV_StencilRef` outputs, the `SV_SampleIndex` and
+//! `SV_Barycentrics` pixel inputs) has [`NO_REGISTER`] and rows of its own after the
+//! highest packed row, in signature order, its mask starting at x. System values that
+//! are not in the signature at all (`NotInSig`: `SV_Coverage`, `SV_InnerCoverage` and
+//! `SV_ViewID` pixel inputs, `SV_ViewID` and the SM 6.8 start locations in vertex
+//! programs) get such a row when the program first reads them.
+//!
+//! # Values in words
+//!
+//! A word holds the element's value as 32 bits: floats as f32 bits, integers as 32-bit
+//! integers (`SV_IsFrontFace` 0xffffffff or 0, as DXBC gives it). Elements of 16-bit
+//! types (min-precision `min16float` and native `float16_t`/`int16_t` signatures) keep
+//! that word format: a half is stored as the f32 of the same value, a 16-bit integer
+//! sign- or zero-extended by the element's type. `LoadInput` and the `Eval*` operations
+//! narrow on the way in (f32 → half rounds to nearest even, the rounding of WARP's
+//! 16-bit results; integers keep their low 16 bits), `StoreOutput` widens exactly. So
+//! the pipeline interpolates and converts every element as 32-bit values whatever
+//! precision the program computes in.
+
+use std::collections::HashMap;
+
+use super::func::{FnLower, R, Val};
+use super::layout::Leaf;
+use crate::dxil::dxop::DxOpCall;
+use crate::dxil::llvm::{Instruction, ValueId};
+use crate::dxil::meta::{SignatureElement, Signatures};
+use crate::ir::io::NO_REGISTER;
+use crate::ir::{ComponentType, EvalAt, Inst, Interp, IoElement, Reg, Shader, Stage, SysValue};
+use crate::lower::LowerError;
+
+/// Packed rows a signature may use: D3D12's 32 input and 32 output registers of a
+/// vertex or pixel stage (`D3D12_VS_INPUT_REGISTER_COUNT`, `D3D12_PS_INPUT_REGISTER_COUNT`,
+/// `D3D12_VS_OUTPUT_REGISTER_COUNT`).
+pub const MAX_PACKED_ROWS: u32 = 32;
+
+/// Rows a signature may use in all, the unpacked elements' rows included (a bound on
+/// the words a lane carries, checked before anything is allocated).
+pub const MAX_ROWS: u32 = 64;
+
+/// The stage a function is lowered for and where its signature elements are.
+#[derive(Debug, Clone)]
+pub struct Io {
+    /// The stage.
+    pub stage: Stage,
+    /// Input element id → index in the shader's `inputs`.
+    inputs: HashMap<u32, usize>,
+    /// Output element id → index in the shader's `outputs`.
+    outputs: HashMap<u32, usize>,
+}
+
+impl Io {
+    /// A compute function: no signatures.
+    pub fn compute() -> Io {
+        Io {
+            stage: Stage::Compute,
+            inputs: HashMap::new(),
+            outputs: HashMap::new(),
+        }
+    }
+
+    /// Lays out the signatures of a vertex or pixel entry into `s.inputs`/`s.outputs`
+    /// and their word counts (see the module doc).
+    pub fn lay_out(stage: Stage, sigs: Option<&Signatures>, s: &mut Shader) -> R<Io> {
+        let empty = Signatures::default();
+        let sigs = sigs.unwrap_or(&empty);
+        let pixel = stage == Stage::Pixel;
+        let (inputs, ids_in, words_in) = lay_out_list(&sigs.inputs, "input", pixel)?;
+        let (outputs, ids_out, words_out) = lay_out_list(&sigs.outputs, "output", false)?;
+        if !sigs.patch_constants.is_empty() {
+            return Err(LowerError::Invalid {
+                message: format!("a {stage} shader with a patch-constant signature"),
+                location: "entry point signatures".into(),
+            });
+        }
+        s.inputs = inputs;
+        s.outputs = outputs;
+        s.input_words = words_in;
+        s.output_words = words_out;
+        Ok(Io {
+            stage,
+            inputs: ids_in,
+            outputs: ids_out,
+        })
+    }
+}
+
+/// The element table of one signature: elements, id → index, words.
+fn lay_out_list(
+    elems: &[SignatureElement],
+    what: &str,
+    pixel_input: bool,
+) -> R<(Vec<IoElement>, HashMap<u32, usize>, u32)> {
+    let bad = |i: usize, e: &SignatureElement, message: String| LowerError::Invalid {
+        message,
+        location: format!("{what} signature element {i} ({})", e.name),
+    };
+    let mut packed_rows = 0u32;
+    for (i, e) in elems.iter().enumerate() {
+        if !(1..=4).contains(&e.cols) || !(1..=MAX_PACKED_ROWS).contains(&e.rows) {
+            return Err(bad(i, e, format!("{} rows of {} columns", e.rows, e.cols)));
+        }
+        match (e.start_row, e.start_col) {
+            (-1, -1) => {}
+            (r, c) if r >= 0 && c >= 0 => {
+                let end = (r as u32).saturating_add(e.rows);
+                if end > MAX_PACKED_ROWS || c as u32 + e.cols > 4 {
+                    return Err(bad(
+                        i,
+                        e,
+                        format!(
+                            "packed at row {r}, column {c} with {} rows of {} columns, past the {MAX_PACKED_ROWS} registers of four components",
+                            e.rows, e.cols
+                        ),
+                    ));
+                }
+                packed_rows = packed_rows.max(end);
+            }
+            (r, c) => return Err(bad(i, e, format!("start row {r} with start column {c}"))),
+        }
+    }
+    let mut next_row = packed_rows;
+    let mut out = Vec::with_capacity(elems.len());
+    let mut ids = HashMap::with_capacity(elems.len());
+    for (i, e) in elems.iter().enumerate() {
+        let sv = sys_value(e.semantic_kind).ok_or_else(|| LowerError::Unsupported {
+            what: format!(
+                "semantic kind {} ({}) in a vertex or pixel signature",
+                e.semantic_kind, e.name
+            ),
+            location: format!("{what} signature element {i}"),
+        })?;
+        let component = component(e.component_type).ok_or_else(|| LowerError::Unsupported {
+            what: format!(
+                "signature element {} of component type {}",
+                e.name, e.component_type
+            ),
+            location: format!("{what} signature element {i}"),
+        })?;
+        let interp = if pixel_input {
+            interp(e.interpolation)
+                .ok_or_else(|| bad(i, e, format!("interpolation mode {}", e.interpolation)))?
+        } else {
+            Interp::Undefined
+        };
+        let cols = (1u8 << e.cols) - 1;
+        let (register, slot, mask) = if e.start_row >= 0 {
+            let r = e.start_row as u32;
+            (r, 4 * r, cols << e.start_col)
+        } else {
+            let r = next_row;
+            next_row = next_row.saturating_add(e.rows);
+            if next_row > MAX_ROWS {
+                return Err(bad(
+                    i,
+                    e,
+                    format!("the signature needs more than {MAX_ROWS} rows"),
+                ));
+            }
+            (NO_REGISTER, 4 * r, cols)
+        };
+        if ids.insert(e.id, out.len()).is_some() {
+            return Err(bad(i, e, format!("a second element with id {}", e.id)));
+        }
+        out.push(IoElement {
+            semantic: e.name.clone(),
+            semantic_index: e.semantic_indices.first().copied().unwrap_or(0),
+            sv,
+            register,
+            rows: e.rows,
+            mask,
+            component,
+            interp,
+            slot,
+        });
+    }
+    Ok((out, ids, 4 * next_row))
+}
+
+/// The system value of a DXIL `SemanticKind` (DXIL.rst's semantic interpretation table,
+/// in its row order), for the kinds a vertex or pixel signature may hold.
+pub fn sys_value(kind: u32) -> Option<SysValue> {
+    Some(match kind {
+        0 => SysValue::None,
+        1 => SysValue::VertexId,
+        2 => SysValue::InstanceId,
+        3 => SysValue::Position,
+        4 => SysValue::RenderTargetArrayIndex,
+        5 => SysValue::ViewportArrayIndex,
+        6 => SysValue::ClipDistance,
+        7 => SysValue::CullDistance,
+        10 => SysValue::PrimitiveId,
+        12 => SysValue::SampleIndex,
+        13 => SysValue::IsFrontFace,
+        14 => SysValue::Coverage,
+        15 => SysValue::InnerCoverage,
+        16 => SysValue::Target,
+        17 => SysValue::Depth,
+        18 => SysValue::DepthLessEqual,
+        19 => SysValue::DepthGreaterEqual,
+        20 => SysValue::StencilRef,
+        27 => SysValue::ViewId,
+        28 => SysValue::Barycentrics,
+        29 => SysValue::ShadingRate,
+        30 => SysValue::CullPrimitive,
+        31 => SysValue::StartVertexLocation,
+        32 => SysValue::StartInstanceLocation,
+        _ => return None,
+    })
+}
+
+/// How an element's words are read, from its DXIL `ComponentType` (1 i1, 2 i16, 3 u16,
+/// 4 i32, 5 u32, 8 f16, 9 f32, 11–14 the 16- and 32-bit SNORM/UNORM floats). 64-bit
+/// types are not signature types (D3D12 interstage values are 32-bit).
+pub fn component(ct: u32) -> Option<ComponentType> {
+    Some(match ct {
+        1 | 3 | 5 => ComponentType::UInt,
+        2 | 4 => ComponentType::SInt,
+        8 | 9 => ComponentType::Float,
+        11 | 13 => ComponentType::SNorm,
+        12 | 14 => ComponentType::UNorm,
+        _ => return None,
+    })
+}
+
+/// The interpolation of a DXIL `InterpolationMode` (0 undefined … 7 linear noperspective
+/// sample; the IR's [`Interp`] follows the same order).
+pub fn interp(mode: u32) -> Option<Interp> {
+    Some(match mode {
+        0 => Interp::Undefined,
+        1 => Interp::Constant,
+        2 => Interp::Linear,
+        3 => Interp::LinearCentroid,
+        4 => Interp::LinearNoPerspective,
+        5 => Interp::LinearNoPerspectiveCentroid,
+        6 => Interp::LinearSample,
+        7 => Interp::LinearNoPerspectiveSample,
+        _ => return None,
+    })
+}
+
+/// Where an operation's element is: the word of its row 0 and column, its rows, and
+/// how its words read.
+struct Place {
+    /// `slot + start column + column`.
+    word: u32,
+    rows: u32,
+    component: ComponentType,
+}
+
+impl<'m> FnLower<'m> {
+    /// Lowers a stage input/output or pixel-pipeline `dx.op` (see the module doc).
+    pub fn stage_op(
+        &mut self,
+        c: &DxOpCall<'m>,
+        inst: &'m Instruction,
+        res: Option<ValueId>,
+    ) -> R<()> {
+        let op = c.opcode();
+        match op {
+            4 => {
+                self.need_stage(c, &[Stage::Vertex, Stage::Pixel])?;
+                let p = self.place(c, false)?;
+                let l = self.leaf(inst.ty)?;
+                let word = self.read_word(c, &p)?;
+                let v = self.narrow_in(c, l, word)?;
+                self.define(res, Val::Regs(vec![v]));
+            }
+            5 => {
+                self.need_stage(c, &[Stage::Vertex, Stage::Pixel])?;
+                let p = self.place(c, true)?;
+                let vid = self.a_(c, 3)?;
+                let l = self.leaf(self.ty(vid)?)?;
+                let v = self.reg(vid)?;
+                let src = self.widen_out(c, l, v, p.component)?;
+                let rv = self.a_(c, 1)?;
+                match self.row_of(c, rv, p.rows)? {
+                    Some(row) => self.emit(Inst::Output {
+                        slot: p.word + 4 * row,
+                        src,
+                    }),
+                    None => {
+                        let index = self.reg(rv)?;
+                        self.emit(Inst::OutputIndexed {
+                            slot: p.word,
+                            index,
+                            rows: p.rows,
+                            src,
+                        });
+                    }
+                }
+            }
+            87..=89 | 137 => {
+                self.need_stage(c, &[Stage::Pixel])?;
+                let p = self.place(c, false)?;
+                let rv = self.a_(c, 1)?;
+                let (slot, index, rows) = match self.row_of(c, rv, p.rows)? {
+                    Some(row) => (p.word + 4 * row, Reg::NONE, 1),
+                    None => (p.word, self.reg(rv)?, p.rows),
+                };
+                let (at, arg) = match op {
+                    // EvalSnapped(…, offsetX, offsetY): sixteenths of a pixel.
+                    87 => (EvalAt::Snapped, [self.reg_arg(c, 3)?, self.reg_arg(c, 4)?]),
+                    // EvalSampleIndex(…, sampleIndex).
+                    88 => (EvalAt::Sample, [self.reg_arg(c, 3)?, Reg::NONE]),
+                    89 => (EvalAt::Centroid, [Reg::NONE; 2]),
+                    // AttributeAtVertex(…, VertexID): an i8 immediate, 0 to 2.
+                    _ => (EvalAt::Vertex, [self.reg_arg(c, 3)?, Reg::NONE]),
+                };
+                let dst = self.b.temp();
+                self.emit(Inst::Eval {
+                    at,
+                    dst,
+                    slot,
+                    index,
+                    rows,
+                    arg,
+                });
+                let l = self.leaf(inst.ty)?;
+                let v = self.narrow_in(c, l, dst)?;
+                self.define(res, Val::Regs(vec![v]));
+            }
+            90..=92 | 108 | 138 | 256 | 257 => {
+                let (sv, name, stages): (_, _, &[Stage]) = match op {
+                    90 => (SysValue::SampleIndex, "SV_SampleIndex", &[Stage::Pixel]),
+                    91 => (SysValue::Coverage, "SV_Coverage", &[Stage::Pixel]),
+                    92 => (SysValue::InnerCoverage, "SV_InnerCoverage", &[Stage::Pixel]),
+                    108 => (SysValue::PrimitiveId, "SV_PrimitiveID", &[Stage::Pixel]),
+                    138 => (
+                        SysValue::ViewId,
+                        "SV_ViewID",
+                        &[Stage::Vertex, Stage::Pixel],
+                    ),
+                    256 => (
+                        SysValue::StartVertexLocation,
+                        "SV_StartVertexLocation",
+                        &[Stage::Vertex],
+                    ),
+                    _ => (
+                        SysValue::StartInstanceLocation,
+                        "SV_StartInstanceLocation",
+                        &[Stage::Vertex],
+                    ),
+                };
+                self.need_stage(c, stages)?;
+                let slot = self.sys_input(sv, name)?;
+                let d = self.op2(|dst| Inst::Input { dst, slot });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            76 => {
+                self.need_stage(c, &[Stage::Pixel])?;
+                let index = self.reg_arg(c, 0)?;
+                let x = self.b.temp();
+                let y = self.b.temp();
+                self.emit(Inst::RasterSamplePos { dst: [x, y], index });
+                self.define(res, Val::Regs(vec![x, y]));
+            }
+            77 => {
+                self.need_stage(c, &[Stage::Pixel])?;
+                let d = self.op2(|dst| Inst::RasterSampleCount { dst });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            82 => {
+                // D3D's discard demotes: the pixel's outputs and later memory writes are
+                // dropped, but the lane runs on as a helper lane so that the quad's
+                // derivatives stay defined, and IsHelperLane reads true from then on
+                // (HLSL Shader Model 6.6 "IsHelperLane": helper lanes are pixels executing
+                // for gradients "or discarded pixels"; SM 6.7 "WaveOpsIncludeHelperLanes":
+                // "a lane that has been demoted with discard"). The stage reports demoted
+                // lanes as killed.
+                self.need_stage(c, &[Stage::Pixel])?;
+                let cond = self.reg_arg(c, 0)?;
+                self.emit(Inst::Demote { cond });
+            }
+            _ => return Err(self.unsupported(format!("dx.op {} ({op})", c.name()))),
+        }
+        Ok(())
+    }
+
+    /// Argument `i` of a call, or an error naming the operation.
+    fn a_(&self, c: &DxOpCall<'m>, i: usize) -> R<ValueId> {
+        c.arg(i)
+            .ok_or_else(|| self.invalid(format!("{} has no operand {i}", c.name())))
+    }
+
+    /// The register of argument `i` (an `undef` reads 0).
+    fn reg_arg(&mut self, c: &DxOpCall<'m>, i: usize) -> R<Reg> {
+        let v = self.a_(c, i)?;
+        self.reg(v)
+    }
+
+    /// Refuses an operation outside the stages it belongs to.
+    fn need_stage(&self, c: &DxOpCall<'m>, stages: &[Stage]) -> R<()> {
+        if stages.contains(&self.io.stage) {
+            return Ok(());
+        }
+        Err(self.invalid(format!("dx.op {} in a {} shader", c.name(), self.io.stage)))
+    }
+
+    /// The element operand 0 of a signature access names, and the word of its column
+    /// (operand 2, a constant).
+    fn place(&self, c: &DxOpCall<'m>, output: bool) -> R<Place> {
+        let what = if output { "output" } else { "input" };
+        let id = self.const_arg(c, 0)?;
+        let map = if output {
+            &self.io.outputs
+        } else {
+            &self.io.inputs
+        };
+        let s = self.b.shader();
+        let list = if output { &s.outputs } else { &s.inputs };
+        let e = u32::try_from(id)
+            .ok()
+            .and_then(|id| map.get(&id))
+            .and_then(|&i| list.get(i))
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "{} of {what} element {id}, which the signature does not declare",
+                    c.name()
+                ))
+            })?;
+        let col = self.const_arg(c, 2)?;
+        let first = e.mask.trailing_zeros();
+        let cols = e.mask.count_ones();
+        let col = u32::try_from(col)
+            .ok()
+            .filter(|&k| k < cols)
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "{} of column {col} of {what} element {id} ({}), which has {cols}",
+                    c.name(),
+                    e.semantic_name()
+                ))
+            })?;
+        Ok(Place {
+            word: e.slot + first + col,
+            rows: e.rows,
+            component: e.component,
+        })
+    }
+
+    /// A constant integer argument.
+    fn const_arg(&self, c: &DxOpCall<'m>, i: usize) -> R<i64> {
+        let v = self.a_(c, i)?;
+        self.const_int(v).ok_or_else(|| {
+            self.unsupported(format!(
+                "{} with operand {i} that is not a constant",
+                c.name()
+            ))
+        })
+    }
+
+    /// A row operand: `Some(row)` when it is a constant (checked against the element's
+    /// rows), `None` when it is chosen at run time.
+    fn row_of(&self, c: &DxOpCall<'m>, v: ValueId, rows: u32) -> R<Option<u32>> {
+        if self.is_undef(v) {
+            return Ok(Some(0));
+        }
+        match self.const_int(v) {
+            None => Ok(None),
+            Some(r) => u32::try_from(r)
+                .ok()
+                .filter(|&r| r < rows)
+                .map(Some)
+                .ok_or_else(|| {
+                    self.invalid(format!(
+                        "{} of row {r} of an element of {rows} rows",
+                        c.name()
+                    ))
+                }),
+        }
+    }
+
+    /// Reads the word a `LoadInput` names: `input` for a constant row, `input_indexed`
+    /// otherwise.
+    fn read_word(&mut self, c: &DxOpCall<'m>, p: &Place) -> R<Reg> {
+        let rv = self.a_(c, 1)?;
+        Ok(match self.row_of(c, rv, p.rows)? {
+            Some(row) => {
+                let slot = p.word + 4 * row;
+                self.op2(|dst| Inst::Input { dst, slot })
+            }
+            None => {
+                let index = self.reg(rv)?;
+                let (slot, rows) = (p.word, p.rows);
+                self.op2(|dst| Inst::InputIndexed {
+                    dst,
+                    slot,
+                    index,
+                    rows,
+                })
+            }
+        })
+    }
+
+    /// A word as the value of a load's overload (see "Values in words").
+    fn narrow_in(&mut self, c: &DxOpCall<'m>, l: Leaf, word: Reg) -> R<Reg> {
+        Ok(match l {
+            Leaf::F32 | Leaf::I32 => word,
+            Leaf::F16 => self.f2h(word),
+            Leaf::I16 => self.and_k(word, 0xffff),
+            Leaf::Bool => self.ne_zero(word),
+            _ => return Err(self.invalid(format!("{} of {l:?} values", c.name()))),
+        })
+    }
+
+    /// A stored value as its word (see "Values in words").
+    fn widen_out(&mut self, c: &DxOpCall<'m>, l: Leaf, v: Reg, ty: ComponentType) -> R<Reg> {
+        Ok(match l {
+            Leaf::F32 | Leaf::I32 | Leaf::Bool => v,
+            Leaf::F16 => self.h2f(v),
+            Leaf::I16 if ty == ComponentType::SInt => self.sext(v, 16),
+            Leaf::I16 => v,
+            _ => return Err(self.invalid(format!("{} of {l:?} values", c.name()))),
+        })
+    }
+
+    /// The word of a system-value input the program reads through an operation of its
+    /// own: its signature element's (`SV_SampleIndex` is listed, unpacked), or a row made
+    /// for it after the others (values `NotInSig`: `SV_Coverage`, `SV_InnerCoverage`,
+    /// `SV_ViewID`, the start locations).
+    fn sys_input(&mut self, sv: SysValue, name: &str) -> R<u32> {
+        let s = self.b.shader_mut();
+        if let Some(e) = s.inputs.iter().find(|e| e.sv == sv) {
+            return Ok(e.slot + e.mask.trailing_zeros());
+        }
+        let slot = s.input_words;
+        s.input_words = slot.saturating_add(4);
+        s.inputs.push(IoElement {
+            semantic: name.into(),
+            semantic_index: 0,
+            sv,
+            register: NO_REGISTER,
+            rows: 1,
+            mask: 1,
+            component: ComponentType::UInt,
+            interp: Interp::Undefined,
+            slot,
+        });
+        Ok(slot)
+    }
+}
