@@ -1,5 +1,6 @@
 //! The `dxlane` command line: parses arguments and calls the library; owns nothing.
 
+mod compare;
 mod disasm;
 mod info;
 mod run;
@@ -40,6 +41,9 @@ pub enum Command {
     /// Run a compute job file: bind its resources, dispatch, write its outputs and
     /// check its expectations (exit 0: all hold, 1: some fail, 2: error).
     Run(run::RunArgs),
+    /// Run a job and compare its resources with a capture folder (exit 0: equal, 1:
+    /// differs, 2: error).
+    Compare(compare::CompareArgs),
 }
 
 /// Runs the command line and returns the process exit status.
@@ -65,5 +69,6 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
         Command::Disasm { file } => disasm::run(&file),
         Command::Run(args) => Ok(run::run(&args)),
+        Command::Compare(args) => Ok(compare::run(&args)),
     }
 }
