@@ -7,8 +7,8 @@
 // rule, each step a multiply-add, over a 16 × 16 grid of threads. Fused into FMA (WARP
 // 1.0.14 and later) and unfused (before), most results differ in their last bits, so a
 // capture recorded under one profile and compared under the other shows where, by how
-// much, and which rule explains it. The floats go to u0; an 8-bit picture of them to
-// u1, where the rounding to UNORM hides the last bits.
+// much, and which rule explains it. The floats go to u0; an 8-bit picture to u1: red
+// the value, green its last bits magnified (frac(p × 2^20)), blue x.
 //
 // expect: u0[0] = 0.7901818       (p at x = y = 1/32: both profiles agree here)
 
@@ -25,5 +25,5 @@ void main(uint3 id : SV_DispatchThreadID)
     p = mad(p, y, 0.1428571);
     p = mad(p, p, -0.5);
     values[id.y * 16 + id.x] = p;
-    image[id.xy] = float4(p, x, y, 1.0);
+    image[id.xy] = float4(p + 0.5, frac(p * 1048576.0), x, 1.0);
 }

@@ -282,6 +282,7 @@ impl Explanation {
             .variants
             .iter()
             .map(|v| v.name.len())
+            .chain(self.not_tried.iter().map(|n| n.name.len()))
             .max()
             .unwrap_or(0)
             .max(10);

@@ -10,8 +10,8 @@
 //! # Rules
 //!
 //! - `DIR` is the user's own choice on the command line (as `--summary` is); the files
-//!   in it are named by dxlane, never by the job, and a write that would follow a
-//!   symbolic link out of `DIR` is refused.
+//!   in it are named by dxlane, never by the job, and a file there that is a symbolic
+//!   link (or a folder on the way that leads out of `DIR`) is refused, not followed.
 //! - A file the job reads (its program, a `data` file) is never overwritten.
 
 use std::fmt::Write as _;
@@ -142,9 +142,13 @@ pub fn record(job: &Job, result: &RunResult, dir: &Path) -> Result<Recorded, Cap
         let Some(bytes) = e.contents() else { continue };
         let name = format!("{}.bin", target.file_stem());
         let path = dir.join(&name);
-        if !is_inside(&path, dir) {
+        if path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+            || !is_inside(&path, dir)
+        {
             return Err(CaptureError::Output(format!(
-                "{} leads outside {} through a symbolic link; --record writes only inside its folder",
+                "{} is a symbolic link (or leads outside {} through one); --record writes only plain files inside its folder",
                 path.display(),
                 dir.display()
             )));

@@ -559,6 +559,14 @@ pub fn is_inside(path: &Path, base: &Path) -> bool {
     };
     let mut rest = Vec::new();
     loop {
+        if probe
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+            && probe.canonicalize().is_err()
+        {
+            // A link to nowhere: a write through it would land wherever it points.
+            return false;
+        }
         if let Ok(real) = probe.canonicalize() {
             let full = rest.iter().rev().fold(real, |p: PathBuf, c| p.join(c));
             return full.starts_with(&base);
