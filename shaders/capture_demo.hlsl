@@ -1,16 +1,16 @@
 // build: cs_5_0 main
 // dispatch: 2 2 1
 // resource: u0 structured stride=4 size=1024
-// resource: u1 texture2d R8G8B8A8_UNORM 16x16
+// resource: u1 texture2d format=R8G8B8A8_UNORM width=16 height=16
 //
-// The capture example (examples/capture.toml): a polynomial in x and y by Horner's
+// The capture example (examples/capture_demo.toml): a polynomial in x and y by Horner's
 // rule, each step a multiply-add, over a 16 × 16 grid of threads. Fused into FMA (WARP
 // 1.0.14 and later) and unfused (before), most results differ in their last bits, so a
 // capture recorded under one profile and compared under the other shows where, by how
 // much, and which rule explains it. The floats go to u0; an 8-bit picture to u1: red
 // the value, green its last bits magnified (frac(p × 2^20)), blue x.
 //
-// expect: u0[0] = 0.7901818       (p at x = y = 1/32: both profiles agree here)
+// expect: u0[0] = 0xbef3da7c      (p at x = y = 1/32, fused)
 
 RWStructuredBuffer<float> values : register(u0);
 RWTexture2D<float4> image : register(u1);

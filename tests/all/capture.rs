@@ -667,7 +667,9 @@ fn bad_captures_are_refused_by_name() {
     record(&d, "grid.toml", "good", &[]);
     let good = std::fs::read_to_string(d.join("good/capture.toml")).unwrap();
     let u0 = std::fs::read(d.join("good/u0.bin")).unwrap();
-    let cases: &[(&str, &str, Option<(&str, Vec<u8>)>)] = &[
+    // (name, capture.toml, a file to replace and its bytes)
+    type Case<'a> = (&'a str, &'a str, Option<(&'a str, Vec<u8>)>);
+    let cases: &[Case<'_>] = &[
         (
             "corrupt",
             "job = \"grid.toml\"\n[[resource]\nreg = \"u0\"\n",
