@@ -29,6 +29,14 @@
 //! [`EvalAt::Vertex`] names; a pixel shader runs once per sample when an input has a
 //! `sample` mode or the inputs list `SV_SampleIndex`.
 //!
+//! # Packing and index ranges
+//!
+//! Elements may share a register's words (signature packing: `TEXCOORD0.xy` and
+//! `TEXCOORD1.zw` in one register), each with its own mask. The DXBC lowering keeps one
+//! element per signature element (`rows` 1) even where a `dcl_indexrange` lets the program
+//! index consecutive registers; its `input_indexed`/`output_indexed` then span the words
+//! of several elements (`slot` = the range's first register, `rows` = its length).
+//!
 //! # Linking
 //!
 //! `register` is the signature register the element was declared at (DXBC `v#`/`o#`,

@@ -55,26 +55,47 @@ fn kind_of(path: &Path) -> ProgramKind {
         .kind
 }
 
+/// The stages this lowering runs.
+fn lowered_stage(kind: ProgramKind) -> bool {
+    matches!(
+        kind,
+        ProgramKind::Compute | ProgramKind::Vertex | ProgramKind::Pixel
+    )
+}
+
 #[test]
-fn every_compute_program_lowers_or_is_refused_by_name() {
+fn every_compute_vertex_and_pixel_program_lowers_or_is_refused_by_name() {
     let expected = expectations();
-    let (mut lowered, mut refused) = (0usize, 0usize);
+    let mut counts: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut table = String::new();
     for f in common::dxbc_programs() {
         let name = common::display_name(&f);
-        if kind_of(&f) != ProgramKind::Compute {
+        let kind = kind_of(&f);
+        if !lowered_stage(kind) {
             continue;
         }
+        let count = counts.entry(kind.name()).or_default();
         match load(&f) {
             Ok(s) => {
                 dxlane::ir::validate(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
-                lowered += 1;
+                // The source map: every instruction names the DXBC instruction it came
+                // from (declarations for the entry block's handles and inputs).
+                if let Some(i) = s
+                    .locs
+                    .iter()
+                    .position(|l| !matches!(l, dxlane::ir::SourceLoc::Dxbc { .. }))
+                {
+                    failures.push(format!("{name}: `{}` has no DXBC location", s.insts[i]));
+                }
+                count.0 += 1;
                 table.push_str(&format!(
-                    "  {name:<55} lowered: {} blocks, {} instructions, {} registers\n",
+                    "  {name:<55} lowered: {} blocks, {} instructions, {} registers, {} input and {} output words\n",
                     s.blocks.len(),
                     s.insts.len(),
-                    s.num_regs
+                    s.num_regs,
+                    s.input_words,
+                    s.output_words
                 ));
                 if let Some(why) = expected.get(&name) {
                     failures.push(format!(
@@ -83,7 +104,7 @@ fn every_compute_program_lowers_or_is_refused_by_name() {
                 }
             }
             Err(LowerError::Unsupported { what, location }) => {
-                refused += 1;
+                count.1 += 1;
                 table.push_str(&format!("  {name:<55} refused: {what} at {location}\n"));
                 if !expected.contains_key(&name) {
                     failures.push(format!("{name}: refused: unsupported {what} at {location}"));
@@ -92,20 +113,27 @@ fn every_compute_program_lowers_or_is_refused_by_name() {
             Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
-    eprintln!("DXBC compute programs: {lowered} lowered, {refused} refused\n{table}");
-    assert!(lowered >= 10, "only {lowered} compute programs lowered");
+    let summary: Vec<String> = counts
+        .iter()
+        .map(|(k, (l, r))| format!("{k}: {l} lowered, {r} refused"))
+        .collect();
+    eprintln!("DXBC programs: {}\n{table}", summary.join("; "));
+    let lowered = |k: &str| counts.get(k).map_or(0, |c| c.0);
+    assert!(lowered("compute") >= 10, "{summary:?}");
+    assert!(lowered("pixel") >= 8, "{summary:?}");
+    assert!(lowered("vertex") >= 4, "{summary:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Programs of the other stages are refused with their stage's name, never lowered
-/// halfway.
+/// Geometry, hull and domain programs are refused with their stage's name, never
+/// lowered halfway.
 #[test]
 fn other_stages_are_refused_by_stage() {
     let mut seen = 0;
     for f in common::dxbc_programs() {
         let name = common::display_name(&f);
         let kind = kind_of(&f);
-        if kind == ProgramKind::Compute {
+        if lowered_stage(kind) {
             continue;
         }
         seen += 1;
@@ -113,7 +141,7 @@ fn other_stages_are_refused_by_stage() {
             Err(LowerError::Unsupported { what, .. }) => assert_eq!(
                 what,
                 format!(
-                    "{} shader stage (the graphics pipeline is not implemented)",
+                    "{} shader stage (only compute, vertex and pixel programs are lowered)",
                     kind.name()
                 ),
                 "{name}"
@@ -121,7 +149,7 @@ fn other_stages_are_refused_by_stage() {
             other => panic!("{name}: expected the stage to be refused, got {other:?}"),
         }
     }
-    assert!(seen > 10, "only {seen} non-compute programs");
+    assert!(seen >= 3, "only {seen} geometry, hull and domain programs");
 }
 
 /// The IR of a handful of programs, with source locations.
@@ -140,6 +168,15 @@ fn ir_snapshots() {
         "dxbc-reader/image_atomic_results.dxbc",
         "dxcontainer/features/doubleext.cs_5_0.dxbc",
         "dxcontainer/features/msad.cs_5_0.dxbc",
+        "shaders/vertex.vs_5_0.dxbc",
+        "shaders/pixel_eval.ps_5_0.dxbc",
+        "shaders/control_flow.ps_5_0.dxbc",
+        "dxbc-reader/sampling.dxbc",
+        "dxbc-reader/pixel_flags.samples.dxbc",
+        "dxcontainer/features/innercov.ps_5_0.dxbc",
+        "dxcontainer/features/stencil.ps_5_0.dxbc",
+        "dxcontainer/features/vprt.vs_5_0.dxbc",
+        "dxcontainer/features/tiled.ps_5_0.dxbc",
     ] {
         let Some(path) = common::dxbc_programs()
             .into_iter()
@@ -165,7 +202,7 @@ fn ir_snapshots() {
 
 // ---- end to end: the test shaders through `pipeline::dispatch` -----------------------
 
-mod run {
+pub mod run {
     //! Each compute program of `shaders/` whose source states a `// dispatch:` line runs
     //! through `pipeline::dispatch` with the resources its `// resource:` lines describe,
     //! and every `// expect:` line must hold exactly. The header format:
@@ -196,8 +233,9 @@ mod run {
 
     /// One `// resource:` line.
     #[derive(Debug)]
-    struct Res {
-        reg: String,
+    pub struct Res {
+        /// The register (`t0`, `u1`, `b0`, `s0`).
+        pub reg: String,
         kind: String,
         keys: BTreeMap<String, String>,
         data: Vec<u32>,
@@ -239,11 +277,40 @@ mod run {
         t.parse::<i64>().unwrap_or_else(|e| panic!("{t}: {e}")) as u32
     }
 
-    fn words(text: &str) -> Vec<u32> {
-        text.split_whitespace()
-            .take_while(|t| !t.starts_with('('))
-            .map(word)
-            .collect()
+    /// The words of a header line's value list, up to a comment in parentheses; `N*v`
+    /// repeats `v` N times.
+    pub fn words(text: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        for t in text.split_whitespace().take_while(|t| !t.starts_with('(')) {
+            match t.split_once('*') {
+                Some((n, v)) => {
+                    let n: usize = n.parse().unwrap_or_else(|e| panic!("{t}: {e}"));
+                    out.extend(std::iter::repeat_n(word(v), n));
+                }
+                None => out.push(word(t)),
+            }
+        }
+        out
+    }
+
+    /// Reads the text after `// resource:`.
+    pub fn resource(r: &str) -> Res {
+        let (head, data) = r.split_once(" = ").unwrap_or((r, ""));
+        let mut it = head.split_whitespace();
+        let reg = it.next().unwrap().to_string();
+        let kind = it.next().unwrap().to_string();
+        let keys = it
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap();
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        Res {
+            reg,
+            kind,
+            keys,
+            data: words(data),
+        }
     }
 
     /// Reads a shader source's header; `None` when it has no `// dispatch:` line.
@@ -259,22 +326,7 @@ mod run {
                 let v: Vec<u32> = g.split_whitespace().map(|t| t.parse().unwrap()).collect();
                 groups = Some([v[0], v[1], v[2]]);
             } else if let Some(r) = rest.strip_prefix("resource:") {
-                let (head, data) = r.split_once(" = ").unwrap_or((r, ""));
-                let mut it = head.split_whitespace();
-                let reg = it.next().unwrap().to_string();
-                let kind = it.next().unwrap().to_string();
-                let keys = it
-                    .map(|kv| {
-                        let (k, v) = kv.split_once('=').unwrap();
-                        (k.to_string(), v.to_string())
-                    })
-                    .collect();
-                resources.push(Res {
-                    reg,
-                    kind,
-                    keys,
-                    data: words(data),
-                });
+                resources.push(resource(r));
             } else if let Some(e) = rest.strip_prefix("expect:") {
                 let (lhs, rhs) = e.split_once('=').unwrap();
                 let lhs = lhs.trim();
@@ -306,7 +358,7 @@ mod run {
     }
 
     /// The descriptor a resource line describes.
-    fn descriptor(r: &Res) -> Descriptor {
+    pub fn descriptor(r: &Res) -> Descriptor {
         let buffer = |kind: BufferKind, size: usize| Descriptor::Buffer {
             view: BufferView::whole(Memory::from_bytes(&bytes_of(&r.data, size)).unwrap(), kind),
             counter: None,
@@ -375,7 +427,8 @@ mod run {
         }
     }
 
-    fn class_letter(c: ResourceClass) -> &'static str {
+    /// The register letter of a class in header lines (`b` for constant buffers).
+    pub fn class_letter(c: ResourceClass) -> &'static str {
         match c {
             ResourceClass::Srv => "t",
             ResourceClass::Uav => "u",
@@ -398,13 +451,17 @@ mod run {
             .collect()
     }
 
-    /// Runs a lowered shader with its setup; returns the mismatches.
-    pub fn check(name: &str, shader: &Shader, setup: &Setup) -> Vec<String> {
-        let mut bindings = Bindings::default();
+    /// The descriptors of `shader`'s ranges: each from its `// resource:` line, or null;
+    /// also by register name.
+    pub fn bind(
+        shader: &Shader,
+        resources: &[Res],
+    ) -> (Vec<Vec<Descriptor>>, BTreeMap<String, Descriptor>) {
+        let mut ranges = Vec::new();
         let mut by_reg: BTreeMap<String, Descriptor> = BTreeMap::new();
         for range in &shader.resources {
             let reg = format!("{}{}", class_letter(range.class), range.lower);
-            let d = match setup.resources.iter().find(|r| r.reg == reg) {
+            let d = match resources.iter().find(|r| r.reg == reg) {
                 Some(r) => descriptor(r),
                 None => Descriptor::Null(match range.class {
                     ResourceClass::Srv | ResourceClass::Uav => {
@@ -419,8 +476,18 @@ mod run {
                 }),
             };
             by_reg.insert(reg, d.clone());
-            bindings.ranges.push(vec![d]);
+            ranges.push(vec![d]);
         }
+        (ranges, by_reg)
+    }
+
+    /// Runs a lowered shader with its setup; returns the mismatches.
+    pub fn check(name: &str, shader: &Shader, setup: &Setup) -> Vec<String> {
+        let (ranges, by_reg) = bind(shader, &setup.resources);
+        let bindings = Bindings {
+            ranges,
+            ..Bindings::default()
+        };
         if let Err(e) = dispatch(
             shader,
             &bindings,
@@ -668,16 +735,18 @@ fn programs_give_outputs_derived_from_their_hlsl() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Robustness: every 32-bit token of every compute program's `SHEX` part set to 0, to
-/// all ones and to a shifted copy of itself; each mutated program is refused (decode or
-/// lowering error) or lowers to a shader that validates — never a panic.
+/// Robustness: every 32-bit token of every compute, vertex and pixel program's `SHEX`
+/// part set to 0, to all ones and to a shifted copy of itself; each mutated program is
+/// refused (decode or lowering error) or lowers to a shader that validates — never a
+/// panic. (Lowered without the container's signatures, so that the declarations alone
+/// must size the stage's words.)
 #[test]
 fn mutated_programs_are_refused_or_lowered_never_panic() {
     use dxlane::container::{Container, FourCc, Part};
     let opts = LoadOptions::default();
     let (mut lowered, mut refused) = (0usize, 0usize);
     for f in common::dxbc_programs() {
-        if kind_of(&f) != ProgramKind::Compute {
+        if !lowered_stage(kind_of(&f)) {
             continue;
         }
         let bytes = std::fs::read(&f).unwrap();
@@ -712,5 +781,50 @@ fn mutated_programs_are_refused_or_lowered_never_panic() {
         }
     }
     eprintln!("mutated programs: {lowered} lowered, {refused} refused");
+    assert!(lowered > 0 && refused > 0);
+}
+
+/// Robustness of the signature join: every byte of every vertex and pixel program's
+/// signature parts (`ISGN`, `OSGN`, …) set to 0x00 and to 0xff in turn; the container is
+/// refused or lowers to a shader that validates (a register past D3D's count, an element
+/// of no components, a name past the part), never a panic.
+#[test]
+fn mutated_signatures_are_refused_or_lowered_never_panic() {
+    use dxlane::container::{Container, signature::is_signature_tag};
+    let (mut lowered, mut refused) = (0usize, 0usize);
+    for f in common::dxbc_programs() {
+        if !matches!(kind_of(&f), ProgramKind::Vertex | ProgramKind::Pixel) {
+            continue;
+        }
+        let name = common::display_name(&f);
+        let bytes = std::fs::read(&f).unwrap();
+        let container = Container::parse(&bytes).unwrap();
+        let ranges: Vec<_> = container
+            .parts
+            .iter()
+            .filter(|p| is_signature_tag(p.tag))
+            .map(|p| {
+                let start = p.data_offset() as usize;
+                start..start + p.data.len()
+            })
+            .collect();
+        for range in ranges {
+            for at in range {
+                for v in [0x00u8, 0xff] {
+                    let mut m = bytes.clone();
+                    m[at] = v;
+                    match lower::load(&m, &LoadOptions::default()) {
+                        Ok(l) => {
+                            dxlane::ir::validate(&l.shader)
+                                .unwrap_or_else(|e| panic!("{name}: byte {at} = {v:#x}: {e}"));
+                            lowered += 1;
+                        }
+                        Err(_) => refused += 1,
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("mutated signatures: {lowered} lowered, {refused} refused");
     assert!(lowered > 0 && refused > 0);
 }

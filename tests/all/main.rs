@@ -16,6 +16,7 @@ mod info;
 mod info_check;
 mod job;
 mod lower_dxbc;
+mod lower_dxbc_stage;
 mod lower_dxil;
 mod lower_dxil_e2e;
 mod lower_dxil_stage;

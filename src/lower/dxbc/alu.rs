@@ -478,6 +478,16 @@ impl<'p> Lowerer<'p> {
         Ok(())
     }
 
+    /// A one-source instruction computing each written component with `f` (`_sat` and
+    /// source modifiers applied as for every float instruction).
+    pub(super) fn alu_unary(
+        &mut self,
+        e: &Executable,
+        f: impl Fn(Reg, Reg) -> Inst,
+    ) -> Result<(), LowerError> {
+        self.unary(e, f)
+    }
+
     fn unary(&mut self, e: &Executable, f: impl Fn(Reg, Reg) -> Inst) -> Result<(), LowerError> {
         self.map(e, &mut |l, _, dst, s| {
             l.emit(f(dst, one(s)));
@@ -494,12 +504,22 @@ impl<'p> Lowerer<'p> {
     }
 
     /// `mov`: a bit copy (with float modifiers and `_sat`). A move into an indexable
-    /// temporary stores the source components directly.
+    /// temporary or a stage output stores the source components directly.
     fn mov(&mut self, e: &Executable) -> Result<(), LowerError> {
+        use crate::dxbc::RegisterType as R;
         let ops = e.operands(self.p);
         if let (Some(dst_op), Some(src_op)) = (ops.first(), ops.get(1))
             && !e.saturate
-            && dst_op.register == crate::dxbc::RegisterType::IndexableTemp
+            && matches!(
+                dst_op.register,
+                R::IndexableTemp
+                    | R::Output
+                    | R::OutputDepth
+                    | R::OutputDepthGreaterEqual
+                    | R::OutputDepthLessEqual
+                    | R::OutputCoverageMask
+                    | R::OutputStencilRef
+            )
         {
             let d = self.dest(dst_op)?;
             let values = self.read_for(src_op, OperandType::Untyped, d.mask)?;

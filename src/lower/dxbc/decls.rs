@@ -1,19 +1,21 @@
 //! Declarations → the shader header: thread group, resource ranges, indexable
-//! temporaries, the immediate constant buffer, group shared memory regions, and the
+//! temporaries, the immediate constant buffer, group shared memory regions, a vertex or
+//! pixel program's inputs and outputs (laid out by [`super::io`]), global flags, and the
 //! entry block's compute inputs and resource handles.
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::Lowerer;
+use super::io::{self, IndexRange, IoDecl, IoLayout, IoSource};
+use super::{Lowerer, Reflection};
 use crate::container::rdef::{InputType, Rdef};
 use crate::dxbc::{
-    BindingRange, Declaration, Index, InstructionKind, Opcode, Operand, Program, ResourceDimension,
-    ReturnType, SamplerMode,
+    BindingRange, Components, Declaration, GlobalFlags, Index, InstructionKind, Interpolation,
+    Opcode, Operand, Program, ResourceDimension, ReturnType, SamplerMode, SystemName,
 };
 use crate::dxbc::{CustomData, RegisterType};
 use crate::ir::{
     Builder, ComponentType, ConstArray, ConstId, DenormMode, Inst, LocalArray, LocalId, RangeId,
-    Reg, ResourceClass, ResourceKind, ResourceRange, SourceLoc, SysVec,
+    Reg, ResourceClass, ResourceKind, ResourceRange, SourceLoc, Stage, SysVec,
 };
 use crate::lower::LowerError;
 
@@ -69,7 +71,7 @@ pub(super) struct Local {
 }
 
 /// What the declarations say, in the form instructions need it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Decls {
     /// `(t|u|cb|s, id)` → range.
     pub ranges: HashMap<(RegisterType, u32), RangeInfo>,
@@ -89,6 +91,34 @@ pub(super) struct Decls {
     pub input_locs: HashMap<RegisterType, SourceLoc>,
     /// Whether the program is Shader Model 5.1 (ranged operands).
     pub sm51: bool,
+    /// The stage the program runs in.
+    pub stage: Stage,
+    /// Vertex and pixel programs: the input and output declarations.
+    pub io_decls: Vec<IoDecl>,
+    /// Vertex and pixel programs: the `dcl_indexrange`s.
+    pub index_ranges: Vec<IndexRange>,
+    /// Vertex and pixel programs: where the inputs and outputs live.
+    pub io: IoLayout,
+}
+
+impl Decls {
+    fn new(stage: Stage, sm51: bool) -> Decls {
+        Decls {
+            ranges: HashMap::new(),
+            range_locs: HashMap::new(),
+            handles: HashMap::new(),
+            locals: HashMap::new(),
+            icb: None,
+            tgsm: HashMap::new(),
+            inputs: HashMap::new(),
+            input_locs: HashMap::new(),
+            sm51,
+            stage,
+            io_decls: Vec::new(),
+            index_ranges: Vec::new(),
+            io: IoLayout::default(),
+        }
+    }
 }
 
 fn loc_of(p: &Program, i: usize) -> SourceLoc {
@@ -222,13 +252,13 @@ impl Decls {
     /// moves and bit operations keep bits).
     pub(super) fn read(
         p: &Program,
-        rdef: Option<&Rdef>,
+        refl: &Reflection<'_>,
         b: &mut Builder,
     ) -> Result<Decls, LowerError> {
-        let mut d = Decls {
-            sm51: p.is_sm51(),
-            ..Decls::default()
-        };
+        let rdef = refl.rdef;
+        let stage = b.shader().stage;
+        let compute = stage == Stage::Compute;
+        let mut d = Decls::new(stage, p.is_sm51());
         b.shader_mut().fp32_denorm = DenormMode::Ftz;
         let counters = counter_uses(p);
         let mut group = None;
@@ -261,7 +291,66 @@ impl Decls {
             };
             use Declaration as D;
             match decl {
-                D::GlobalFlags(_) | D::Temps { .. } | D::IndexRange { .. } => {}
+                D::Temps { .. } => {}
+                D::GlobalFlags(flags) => {
+                    // `[earlydepthstencil]`: the depth and stencil tests run before the
+                    // program even when it writes UAVs (D3D11.3 §16.4, "forceEarlyDepthStencil").
+                    if stage == Stage::Pixel
+                        && flags.contains(GlobalFlags::FORCE_EARLY_DEPTH_STENCIL)
+                    {
+                        b.shader_mut().early_depth_stencil = true;
+                    }
+                }
+                D::IndexRange { register, count } if !compute => {
+                    let output = match register.register {
+                        RegisterType::Input => false,
+                        RegisterType::Output => true,
+                        other => {
+                            return Err(invalid_at(
+                                p,
+                                i,
+                                format!("dcl_indexrange of register {}", other.name()),
+                            ));
+                        }
+                    };
+                    let first = register.register_number().ok_or_else(|| {
+                        invalid_at(p, i, "dcl_indexrange without a register number".into())
+                    })?;
+                    d.index_ranges.push(IndexRange {
+                        output,
+                        first,
+                        count: *count,
+                    });
+                }
+                D::IndexRange { .. } => {}
+                D::Input { register } if !compute => {
+                    d.io_decl(p, i, register, false, None, None)?;
+                }
+                D::InputSgv { register, name } | D::InputSiv { register, name } if !compute => {
+                    d.io_decl(p, i, register, false, Some(*name), None)?;
+                }
+                D::InputPs {
+                    register,
+                    interpolation,
+                } if stage == Stage::Pixel => {
+                    d.io_decl(p, i, register, false, None, Some(*interpolation))?;
+                }
+                D::InputPsSgv { register, name } if stage == Stage::Pixel => {
+                    d.io_decl(p, i, register, false, Some(*name), None)?;
+                }
+                D::InputPsSiv {
+                    register,
+                    interpolation,
+                    name,
+                } if stage == Stage::Pixel => {
+                    d.io_decl(p, i, register, false, Some(*name), Some(*interpolation))?;
+                }
+                D::Output { register } if !compute => {
+                    d.io_decl(p, i, register, true, None, None)?;
+                }
+                D::OutputSgv { register, name } | D::OutputSiv { register, name } if !compute => {
+                    d.io_decl(p, i, register, true, Some(*name), None)?;
+                }
                 D::Resource {
                     register,
                     range,
@@ -421,7 +510,7 @@ impl Decls {
                         (false, false, false),
                     )?;
                 }
-                D::Input { register } => {
+                D::Input { register } if compute => {
                     if !is_compute_input(register.register) {
                         return Err(err_at(
                             p,
@@ -436,7 +525,7 @@ impl Decls {
                         .entry(register.register)
                         .or_insert(loc_of(p, i));
                 }
-                D::ThreadGroup { x, y, z } => {
+                D::ThreadGroup { x, y, z } if compute => {
                     let max = if p.version.major >= 5 {
                         MAX_GROUP_5
                     } else {
@@ -506,14 +595,14 @@ impl Decls {
                 D::TgsmRaw {
                     register,
                     byte_count,
-                } => {
+                } if compute => {
                     d.add_tgsm(p, i, b, register, *byte_count, 0, 0)?;
                 }
                 D::TgsmStructured {
                     register,
                     stride,
                     count,
-                } => {
+                } if compute => {
                     let size = stride.checked_mul(*count).unwrap_or(u32::MAX);
                     d.add_tgsm(p, i, b, register, size, *stride, *count)?;
                 }
@@ -530,16 +619,105 @@ impl Decls {
                         || "declaration".to_string(),
                         |op| format!("declaration {}", op.mnemonic()),
                     );
-                    return Err(err_at(p, i, format!("{what} in a compute program")));
+                    return Err(err_at(p, i, format!("{what} in a {stage} program")));
                 }
             }
         }
-        let group = group.ok_or_else(|| LowerError::Invalid {
-            message: "a compute program without dcl_thread_group".into(),
-            location: "the program's declarations".into(),
-        })?;
-        b.shader_mut().thread_group = group;
+        if compute {
+            let group = group.ok_or_else(|| LowerError::Invalid {
+                message: "a compute program without dcl_thread_group".into(),
+                location: "the program's declarations".into(),
+            })?;
+            b.shader_mut().thread_group = group;
+        } else {
+            b.shader_mut().thread_group = [0; 3];
+            let specials = d.specials(p);
+            let src = IoSource {
+                p,
+                stage,
+                decls: &d.io_decls,
+                ranges: &d.index_ranges,
+                specials: &specials,
+                inputs: refl.inputs,
+                outputs: refl.outputs,
+            };
+            d.io = io::layout(&src, b)?;
+        }
         Ok(d)
+    }
+
+    /// Records a vertex or pixel program's input or output declaration.
+    fn io_decl(
+        &mut self,
+        p: &Program,
+        i: usize,
+        register: &Operand,
+        output: bool,
+        sv: Option<SystemName>,
+        interp: Option<Interpolation>,
+    ) -> Result<(), LowerError> {
+        let r = register.register;
+        let expected = if output {
+            RegisterType::Output
+        } else {
+            RegisterType::Input
+        };
+        let number = if r == expected {
+            Some(register.register_number().ok_or_else(|| {
+                invalid_at(
+                    p,
+                    i,
+                    format!("an {} declaration without a register number", r.name()),
+                )
+            })?)
+        } else if io::special_side(r) == Some(output) && self.stage == Stage::Pixel {
+            None
+        } else {
+            return Err(err_at(
+                p,
+                i,
+                format!(
+                    "{} register {} in a {} program",
+                    if output { "output" } else { "input" },
+                    r.name(),
+                    self.stage
+                ),
+            ));
+        };
+        let mask = match register.components {
+            Components::Mask(m) => m.0 & 0xf,
+            _ => 1,
+        };
+        self.io_decls.push(IoDecl {
+            output,
+            register: r,
+            number,
+            mask,
+            sv,
+            interp,
+            at: i,
+        });
+        Ok(())
+    }
+
+    /// The registerless pixel inputs and outputs the program declares or uses.
+    fn specials(&self, p: &Program) -> BTreeSet<RegisterType> {
+        let mut out: BTreeSet<RegisterType> = self
+            .io_decls
+            .iter()
+            .filter(|d| d.number.is_none())
+            .map(|d| d.register)
+            .collect();
+        if self.stage == Stage::Pixel {
+            for (_, e) in p.executables() {
+                for op in e.operands(p) {
+                    if io::special_side(op.register).is_some() {
+                        out.insert(op.register);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Adds a resource range for a binding declaration.
@@ -728,7 +906,9 @@ impl Lowerer<'_> {
                         regs.push(register.register);
                     }
                 }
-                inputs.extend(regs.into_iter().filter(|r| is_compute_input(*r)));
+                if self.d.stage == Stage::Compute {
+                    inputs.extend(regs.into_iter().filter(|r| is_compute_input(*r)));
+                }
                 if class_of(op.register).is_none() {
                     continue;
                 }

@@ -11,7 +11,9 @@ use super::operands::{Dest, comps, needed, plus, swizzle};
 use crate::dxbc::{
     Components, Executable, InfoReturnType, Opcode, Operand, OperandType, RegisterType,
 };
-use crate::ir::{AtomicOp, FUnOp, ICond, Inst, Reg, ResourceKind, SampleArgs, SampleMode, Width};
+use crate::ir::{
+    AtomicOp, FUnOp, ICond, Inst, Reg, ResourceKind, SampleArgs, SampleMode, Stage, Width,
+};
 use crate::lower::LowerError;
 
 /// An address past every group shared memory region: accesses through it read 0 and
@@ -38,6 +40,10 @@ pub(super) fn handles(op: Opcode) -> bool {
             | O::SampleL
             | O::SampleD
             | O::SampleCLz
+            | O::Sample
+            | O::SampleB
+            | O::SampleC
+            | O::Lod
             | O::Gather4
             | O::Gather4C
             | O::Gather4Po
@@ -71,10 +77,29 @@ pub(super) fn handles(op: Opcode) -> bool {
             | O::SampleLFeedback
             | O::SampleCLzFeedback
             | O::SampleDClampFeedback
+            | O::SampleClampFeedback
+            | O::SampleBClampFeedback
+            | O::SampleCClampFeedback
             | O::Gather4Feedback
             | O::Gather4CFeedback
             | O::Gather4PoFeedback
             | O::Gather4PoCFeedback
+    )
+}
+
+/// Whether `op` takes its level of detail from the quad's derivatives (`sample`,
+/// `sample_b`, `sample_c`, `lod` and their `_cl_s` forms): pixel programs only.
+pub(super) fn implicit_lod(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Sample
+            | O::SampleB
+            | O::SampleC
+            | O::Lod
+            | O::SampleClampFeedback
+            | O::SampleBClampFeedback
+            | O::SampleCClampFeedback
     )
 }
 
@@ -149,6 +174,9 @@ impl<'p> Lowerer<'p> {
                 | O::SampleLFeedback
                 | O::SampleCLzFeedback
                 | O::SampleDClampFeedback
+                | O::SampleClampFeedback
+                | O::SampleBClampFeedback
+                | O::SampleCClampFeedback
                 | O::Gather4Feedback
                 | O::Gather4CFeedback
                 | O::Gather4PoFeedback
@@ -193,9 +221,16 @@ impl<'p> Lowerer<'p> {
             O::SampleL
             | O::SampleD
             | O::SampleCLz
+            | O::Sample
+            | O::SampleB
+            | O::SampleC
             | O::SampleLFeedback
             | O::SampleCLzFeedback
-            | O::SampleDClampFeedback => self.sample(e, dst_op, srcs, status_reg)?,
+            | O::SampleDClampFeedback
+            | O::SampleClampFeedback
+            | O::SampleBClampFeedback
+            | O::SampleCClampFeedback => self.sample(e, dst_op, srcs, status_reg)?,
+            O::Lod => self.lod(dst_op, srcs)?,
             O::Gather4
             | O::Gather4C
             | O::Gather4Po
@@ -856,10 +891,14 @@ impl<'p> Lowerer<'p> {
     ) -> Result<(), LowerError> {
         let res = self.src(srcs, 0, "resource")?;
         if res.register == RegisterType::Rasterizer {
-            return Err(self.unsupported(format!(
-                "{} of the rasterizer (a compute program has no render target)",
-                e.opcode.mnemonic()
-            )));
+            if self.d.stage != Stage::Pixel {
+                return Err(self.unsupported(format!(
+                    "{} of the rasterizer (a {} program has no render target)",
+                    e.opcode.mnemonic(),
+                    self.d.stage
+                )));
+            }
+            return self.rasterizer_info(e, dst_op, res, srcs);
         }
         let d = self.dest(dst_op)?;
         let (_, handle) = self.typed_handle(res)?;
@@ -908,7 +947,10 @@ impl<'p> Lowerer<'p> {
 
     /// `sample_l`, `sample_d`, `sample_c_lz` (and their `_s` forms): sampling with an
     /// explicit level of detail, explicit gradients, or at level 0 with a comparison —
-    /// the forms a compute program may use (it has no derivatives for implicit ones).
+    /// the forms any program may use; and, in pixel programs, `sample`, `sample_b`,
+    /// `sample_c` (and their `_cl_s` forms, with a minimum-LOD clamp), whose level of
+    /// detail comes from the quad's derivatives of the coordinates (plus the bias of
+    /// `sample_b`).
     fn sample(
         &mut self,
         e: &Executable,
@@ -949,6 +991,30 @@ impl<'p> Lowerer<'p> {
                 args.lod = self.scalar(self.src(srcs, 3, "LOD")?, OperandType::Float)?;
                 SampleMode::Level
             }
+            Opcode::Sample | Opcode::SampleClampFeedback => {
+                if e.opcode == Opcode::SampleClampFeedback {
+                    args.clamp =
+                        self.scalar(self.src(srcs, 3, "LOD clamp")?, OperandType::Float)?;
+                }
+                SampleMode::Implicit
+            }
+            Opcode::SampleB | Opcode::SampleBClampFeedback => {
+                args.lod = self.scalar(self.src(srcs, 3, "bias")?, OperandType::Float)?;
+                if e.opcode == Opcode::SampleBClampFeedback {
+                    args.clamp =
+                        self.scalar(self.src(srcs, 4, "LOD clamp")?, OperandType::Float)?;
+                }
+                SampleMode::Bias
+            }
+            Opcode::SampleC | Opcode::SampleCClampFeedback => {
+                args.reference =
+                    self.scalar(self.src(srcs, 3, "reference")?, OperandType::Float)?;
+                if e.opcode == Opcode::SampleCClampFeedback {
+                    args.clamp =
+                        self.scalar(self.src(srcs, 4, "LOD clamp")?, OperandType::Float)?;
+                }
+                SampleMode::Cmp
+            }
             Opcode::SampleCLz | Opcode::SampleCLzFeedback => {
                 args.reference =
                     self.scalar(self.src(srcs, 3, "reference")?, OperandType::Float)?;
@@ -970,6 +1036,99 @@ impl<'p> Lowerer<'p> {
                 mode,
                 args: Box::new(args),
             });
+            Ok(())
+        })
+    }
+
+    /// `lod dst, coordinates, t#, s#` (pixel programs): the vector (clamped LOD,
+    /// unclamped LOD, 0, 0) a sample at the coordinates would use, through the resource's
+    /// swizzle (the `lod` reference page, Shader Model 4.1). The level of detail comes
+    /// from the quad's derivatives of the coordinates that address the texture (not the
+    /// array index).
+    fn lod(&mut self, dst_op: &Operand, srcs: &[Operand]) -> Result<(), LowerError> {
+        let coord_op = self.src(srcs, 0, "coordinates")?;
+        let res = self.src(srcs, 1, "resource")?;
+        let smp = self.src(srcs, 2, "sampler")?;
+        let d = self.dest(dst_op)?;
+        let (info, texture) = self.typed_handle(res)?;
+        let (_, sampler) = self.handle(smp)?;
+        let (_, grads) = sample_coords(info.kind)
+            .ok_or_else(|| self.invalid(format!("lod of a {} resource", info.kind)))?;
+        let coord: [Reg; 3] = self.coords(coord_op, grads, OperandType::Float)?;
+        self.deliver(&d, res, |l, need, out| {
+            if need == 0 {
+                return Ok(());
+            }
+            let xy = l.scratch(2);
+            l.emit(Inst::Lod {
+                dst: [xy, xy.hi()],
+                texture,
+                sampler,
+                coord,
+            });
+            for c in comps(need) {
+                let dst = out.get(c).copied().unwrap_or(Reg::NONE);
+                let src = match c {
+                    0 => xy,
+                    1 => xy.hi(),
+                    _ => l.k(0),
+                };
+                l.emit(Inst::Mov { dst, src });
+            }
+            Ok(())
+        })
+    }
+
+    /// `sampleinfo[_uint] dst, rasterizer` (the render target's sample count in x, 0
+    /// elsewhere; a float unless `_uint`) and `samplepos dst, rasterizer, index` (the
+    /// position of sample `index` of the render target's pattern in x and y, 0 elsewhere),
+    /// through the operand's swizzle (D3D11.3 §22, `sampleinfo`, `samplepos`).
+    fn rasterizer_info(
+        &mut self,
+        e: &Executable,
+        dst_op: &Operand,
+        res: &Operand,
+        srcs: &[Operand],
+    ) -> Result<(), LowerError> {
+        let d = self.dest(dst_op)?;
+        if e.opcode == Opcode::SampleInfo {
+            let uint = e.return_type == Some(InfoReturnType::Uint);
+            return self.deliver(&d, res, |l, need, out| {
+                let n = l.temp();
+                l.emit(Inst::RasterSampleCount { dst: n });
+                for c in comps(need) {
+                    let dst = out.get(c).copied().unwrap_or(Reg::NONE);
+                    if c == 0 {
+                        l.emit(if uint {
+                            Inst::Mov { dst, src: n }
+                        } else {
+                            Inst::UToF { dst, src: n }
+                        });
+                    } else {
+                        let zero = l.k(0);
+                        l.emit(Inst::Mov { dst, src: zero });
+                    }
+                }
+                Ok(())
+            });
+        }
+        let index_op = self.src(srcs, 1, "sample index")?;
+        let index = self.scalar(index_op, OperandType::Int)?;
+        self.deliver(&d, res, |l, need, out| {
+            let xy = l.scratch(2);
+            l.emit(Inst::RasterSamplePos {
+                dst: [xy, xy.hi()],
+                index,
+            });
+            for c in comps(need) {
+                let dst = out.get(c).copied().unwrap_or(Reg::NONE);
+                let src = match c {
+                    0 => xy,
+                    1 => xy.hi(),
+                    _ => l.k(0),
+                };
+                l.emit(Inst::Mov { dst, src });
+            }
             Ok(())
         })
     }

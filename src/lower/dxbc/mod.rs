@@ -1,11 +1,14 @@
-//! DXBC (Shader Model 4.0–5.1) compute programs → IR.
+//! DXBC (Shader Model 4.0–5.1) compute, vertex and pixel programs → IR.
 //!
-//! Owns: turning a decoded [`Program`] (`cs_4_0`, `cs_4_1`, `cs_5_0`, `cs_5_1`) into an
-//! [`ir::Shader`](crate::ir::Shader): the header from the declarations, every executable
-//! compute instruction, structured control flow, inlined subroutines and the source map.
-//! Does not own: decoding tokens (see [`crate::dxbc`]), what an IR instruction computes
-//! (see [`crate::ir`] and `exec`), or other stages: vertex, pixel, geometry, hull and
-//! domain programs are refused by name (the graphics pipeline is not implemented).
+//! Owns: turning a decoded [`Program`] (`cs_4_0` … `cs_5_1`, `vs_4_0` … `vs_5_1`,
+//! `ps_4_0` … `ps_5_1`, and the `4_0_level_9_x` variants, which are `vs_4_0`/`ps_4_0`
+//! programs beside a Direct3D 9 one) into an [`ir::Shader`](crate::ir::Shader): the header
+//! from the declarations, a vertex or pixel program's input and output elements (its
+//! declarations joined with the container's signatures: see `io`), every executable
+//! instruction of its stage, structured control flow, inlined subroutines and the source
+//! map. Does not own: decoding tokens (see [`crate::dxbc`]), what an IR instruction
+//! computes (see [`crate::ir`] and `exec`), or how the pipeline feeds a stage. Geometry,
+//! hull and domain programs are refused by their stage.
 //!
 //! # How a program maps onto the IR
 //!
@@ -18,6 +21,14 @@
 //!   (`vThreadID`, `vThreadGroupID`, `vThreadIDInGroup`, `vThreadIDInGroupFlattened`)
 //!   registers set once in the entry block. Immediates `l(…)`/`d(…)` are constant
 //!   registers.
+//! - **Stage inputs and outputs.** A vertex or pixel program's `v#` reads become `input`
+//!   (one per component read, where it is read), `v[r#.x + n]` reads `input_indexed`
+//!   within their `dcl_indexrange`; `o#`, `oDepth`, `oDepthGE`, `oDepthLE`, `oMask` and
+//!   `oStencilRef` destinations are computed like any other (modifiers, `_sat`) into fresh
+//!   registers and written with one `output` (`output_indexed`) per component; `vCoverage`
+//!   and `vInnerCoverage` are input words of their own. The element tables and word
+//!   layout are `io`'s (register `n` at word `4n`, registerless elements after the last
+//!   register, elements split per register even under an index range).
 //! - **Scalarisation.** A vector instruction becomes one IR instruction (or a short
 //!   sequence) per written component, each reading the components its swizzles select.
 //!   DXBC reads every source before writing any destination; where a component written
@@ -49,10 +60,20 @@
 //!   and depth; a multisampled texture reports one mip.
 //! - Minimum-precision hints are ignored: everything is computed at 32 bits.
 //! - Group shared memory accesses are bounded per `g#` declaration.
-//! - A compute program cannot use what needs derivatives or another stage: `deriv_*`,
-//!   `sample`, `sample_b`, `sample_c`, `lod`, `discard`, `eval_*`, `emit`/`cut` and the
-//!   `rasterizer` operand are refused, as are class linkage (`fcall`, interfaces) and the
-//!   debugging instructions.
+//! - Pixel programs: `discard_z`/`discard_nz` end the lanes whose value is (not) zero;
+//!   `deriv_rt{x,y}_coarse`/`_fine` take their quad's derivatives, and the unqualified
+//!   `deriv_rtx`/`deriv_rty` are coarse (one pair per 2×2 stamp: their reference page);
+//!   `sample`, `sample_b`, `sample_c`, `lod` and the `_cl_s` forms take their level of
+//!   detail from the quad; `eval_centroid`, `eval_sample_index` and `eval_snapped` ask the
+//!   pipeline for the input at another place; `sampleinfo`/`samplepos` of the
+//!   `rasterizer` describe the render target's sample pattern; `dcl_globalFlags
+//!   forceEarlyDepthStencil` sets the shader's early depth-stencil. UAV stores and atomics
+//!   are lowered as in compute (`exec` keeps helper lanes from writing).
+//! - Other stages cannot use what needs pixel quads or another stage: in compute and
+//!   vertex programs `deriv_*`, `sample`, `sample_b`, `sample_c`, `lod`, `discard`,
+//!   `eval_*` and the `rasterizer` operand are refused by name; `emit`/`cut` everywhere,
+//!   as are class linkage (`fcall`, interfaces) and the debugging instructions. Vertex
+//!   programs have nothing stage-specific beyond their inputs and outputs.
 //!
 //! Anything else — an opcode, register type or construct this lowering does not handle —
 //! is refused with [`LowerError::Unsupported`] naming it and its location, e.g.
@@ -70,8 +91,10 @@
 mod alu;
 mod decls;
 mod flow;
+mod io;
 mod memory;
 mod operands;
+mod pixel;
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
 mod tests;
@@ -80,6 +103,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::{LoadOptions, LowerError};
 use crate::container::rdef::Rdef;
+use crate::container::signature::Signature;
 use crate::container::{Container, FourCc, ProgramKind};
 use crate::dxbc::{Executable, InstructionKind, Opcode, Program, RegisterType};
 use crate::ir::{BlockId, Builder, Inst, Reg, Role, Shader, SourceLoc, Stage, Terminator};
@@ -95,8 +119,23 @@ pub const MAX_IR_INSTRUCTIONS: usize = 1 << 21;
 /// The deepest subroutine nesting accepted (D3D11.3's limit on nested `call`s, 32).
 pub const MAX_CALL_DEPTH: usize = 32;
 
+/// What a container says about its program besides the tokens: resource names (`RDEF`)
+/// and the input and output signatures (`ISGN`/`ISG1`, `OSGN`/`OSG1`), which name a
+/// vertex or pixel program's inputs and outputs (see `io`). Each is optional: without a
+/// signature the elements are named from the declarations.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reflection<'a> {
+    /// The resource definitions.
+    pub rdef: Option<&'a Rdef>,
+    /// The input signature.
+    pub inputs: Option<&'a Signature>,
+    /// The output signature.
+    pub outputs: Option<&'a Signature>,
+}
+
 /// Lowers the `SHDR`/`SHEX` program of a container; resource names come from its `RDEF`
-/// part when it has one that reads.
+/// part when it has one that reads, input and output names from its signature parts.
+/// A signature part that does not decode is refused (it is what D3D links stages by).
 pub fn lower_container(
     container: &Container<'_>,
     opts: &LoadOptions,
@@ -106,10 +145,35 @@ pub fn lower_container(
     let rdef = container
         .part(FourCc::RDEF)
         .and_then(|part| Rdef::parse(part).ok());
-    lower_program(&program, rdef.as_ref(), opts)
+    let kind = Some(program.version.kind);
+    let signature = |tags: &[FourCc]| -> Result<Option<Signature>, LowerError> {
+        match tags.iter().find_map(|t| container.part(*t)) {
+            Some(part) => Ok(Some(Signature::parse(part, kind)?)),
+            None => Ok(None),
+        }
+    };
+    let (inputs, outputs) = if matches!(
+        program.version.kind,
+        ProgramKind::Vertex | ProgramKind::Pixel
+    ) {
+        (
+            signature(&[FourCc::ISG1, FourCc::ISGN])?,
+            signature(&[FourCc::OSG1, FourCc::OSGN])?,
+        )
+    } else {
+        (None, None)
+    };
+    let refl = Reflection {
+        rdef: rdef.as_ref(),
+        inputs: inputs.as_ref(),
+        outputs: outputs.as_ref(),
+    };
+    lower_reflected(&program, &refl, opts)
 }
 
-/// Lowers a decoded program. `rdef` supplies resource names (optional).
+/// Lowers a decoded program. `rdef` supplies resource names (optional); a vertex or
+/// pixel program's inputs and outputs are named from its declarations (see
+/// [`lower_reflected`] to name them from signatures).
 ///
 /// DXBC containers hold one program and do not record its entry point's name; the
 /// shader is named after `opts.entry`, or `main`.
@@ -118,17 +182,35 @@ pub fn lower_program(
     rdef: Option<&Rdef>,
     opts: &LoadOptions,
 ) -> Result<Shader, LowerError> {
+    let refl = Reflection {
+        rdef,
+        ..Reflection::default()
+    };
+    lower_reflected(program, &refl, opts)
+}
+
+/// Lowers a decoded program with what its container says about it.
+pub fn lower_reflected(
+    program: &Program,
+    refl: &Reflection<'_>,
+    opts: &LoadOptions,
+) -> Result<Shader, LowerError> {
     let kind = program.version.kind;
-    if kind != ProgramKind::Compute {
-        return Err(LowerError::Unsupported {
-            what: format!(
-                "{} shader stage (the graphics pipeline is not implemented)",
-                kind.name()
-            ),
-            location: "the program's version token".into(),
-        });
-    }
-    let mut l = Lowerer::new(program, rdef)?;
+    let stage = match kind {
+        ProgramKind::Compute => Stage::Compute,
+        ProgramKind::Vertex => Stage::Vertex,
+        ProgramKind::Pixel => Stage::Pixel,
+        _ => {
+            return Err(LowerError::Unsupported {
+                what: format!(
+                    "{} shader stage (only compute, vertex and pixel programs are lowered)",
+                    kind.name()
+                ),
+                location: "the program's version token".into(),
+            });
+        }
+    };
+    let mut l = Lowerer::new(program, refl, stage)?;
     if let Some(entry) = &opts.entry {
         l.b.shader_mut().entry.clone_from(entry);
     }
@@ -187,9 +269,9 @@ pub(crate) struct Lowerer<'p> {
 }
 
 impl<'p> Lowerer<'p> {
-    fn new(p: &'p Program, rdef: Option<&Rdef>) -> Result<Self, LowerError> {
-        let mut b = Builder::new(Stage::Compute);
-        let d = Decls::read(p, rdef, &mut b)?;
+    fn new(p: &'p Program, refl: &Reflection<'_>, stage: Stage) -> Result<Self, LowerError> {
+        let mut b = Builder::new(stage);
+        let d = Decls::read(p, refl, &mut b)?;
         let mut l = Lowerer {
             p,
             b,
@@ -366,13 +448,15 @@ impl<'p> Lowerer<'p> {
             | O::Label => self.flow(index, e),
             O::Nop => Ok(()),
             O::Sync => self.sync(e),
-            _ => {
-                if alu::handles(e.opcode) {
+            op if pixel::handles(op) && self.d.stage == Stage::Pixel => self.pixel(e),
+            op => {
+                let quads = self.d.stage == Stage::Pixel || !memory::implicit_lod(op);
+                if alu::handles(op) {
                     self.alu(e)
-                } else if memory::handles(e.opcode) {
+                } else if memory::handles(op) && quads {
                     self.memory(e)
                 } else {
-                    Err(self.unsupported(refusal(e.opcode)))
+                    Err(self.unsupported(refusal(op, self.d.stage)))
                 }
             }
         }
@@ -545,8 +629,8 @@ impl<'p> Lowerer<'p> {
     }
 }
 
-/// What to say about an opcode this lowering does not run.
-fn refusal(op: Opcode) -> String {
+/// What to say about an opcode this lowering does not run in a program of `stage`.
+fn refusal(op: Opcode, stage: Stage) -> String {
     use Opcode as O;
     let m = op.mnemonic();
     let why = match op {
@@ -555,21 +639,25 @@ fn refusal(op: Opcode) -> String {
         | O::DerivRtxCoarse
         | O::DerivRtxFine
         | O::DerivRtyCoarse
-        | O::DerivRtyFine => "derivatives need pixel quads; compute programs have none",
-        O::Sample | O::SampleB | O::SampleC | O::Lod => {
-            "an implicit level of detail needs derivatives; compute programs have none"
+        | O::DerivRtyFine => format!("derivatives need pixel quads; {stage} programs have none"),
+        O::Sample
+        | O::SampleB
+        | O::SampleC
+        | O::Lod
+        | O::SampleClampFeedback
+        | O::SampleBClampFeedback
+        | O::SampleCClampFeedback => {
+            format!("an implicit level of detail needs derivatives; {stage} programs have none")
         }
-        O::SampleClampFeedback | O::SampleBClampFeedback | O::SampleCClampFeedback => {
-            "an implicit level of detail needs derivatives; compute programs have none"
+        O::Discard | O::EvalSnapped | O::EvalSampleIndex | O::EvalCentroid => {
+            "pixel shaders only".into()
         }
-        O::Discard => "pixel shaders only",
-        O::EvalSnapped | O::EvalSampleIndex | O::EvalCentroid => "pixel shaders only",
         O::Emit | O::EmitThenCut | O::Cut | O::EmitStream | O::CutStream | O::EmitThenCutStream => {
-            "geometry shaders only"
+            "geometry shaders only".into()
         }
-        O::InterfaceCall => "class linkage (interfaces) is not supported",
-        O::Abort | O::DebugBreak => "debugging instructions are not supported",
-        _ => "",
+        O::InterfaceCall => "class linkage (interfaces) is not supported".into(),
+        O::Abort | O::DebugBreak => "debugging instructions are not supported".into(),
+        _ => String::new(),
     };
     if why.is_empty() {
         format!("opcode {m}")

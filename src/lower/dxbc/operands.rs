@@ -3,11 +3,12 @@
 
 use super::Lowerer;
 use super::decls::{MAX_CB_ROWS, RangeInfo};
+use super::io::special_side;
 use crate::dxbc::{
     Component, Components, Index, Operand, OperandModifier, OperandType, RegisterType,
     RelativeRegister,
 };
-use crate::ir::{Inst, LocalId, Reg, Width};
+use crate::ir::{Inst, LocalId, Reg, Stage, Width};
 use crate::lower::LowerError;
 
 /// The sign bit of a 32-bit float.
@@ -60,15 +61,29 @@ enum Raw {
     Imm([u32; 4]),
 }
 
+/// Where a destination's values go after they are computed, when not in `r#` registers.
+#[derive(Debug, Clone, Copy)]
+enum Store {
+    /// An indexable temporary: array, address register, immediate byte offset.
+    Local(LocalId, Reg, u32),
+    /// Stage output words from `slot` (component `c` at `slot + c`), at a run-time row of
+    /// `rows` when indexed (`o[r#.x + n]`).
+    Output {
+        slot: u32,
+        row: Option<Reg>,
+        rows: u32,
+    },
+}
+
 /// A prepared destination: the registers its components are computed into, and, for an
-/// indexable temporary, where they are stored afterwards.
+/// indexable temporary or a stage output, where they are stored afterwards.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Dest {
     /// Written components (0 for `null`).
     pub mask: u8,
     /// The register of each written component (`r#` components, or fresh registers).
     pub regs: [Reg; 4],
-    store: Option<(LocalId, Reg, u32)>,
+    store: Option<Store>,
 }
 
 impl Dest {
@@ -77,8 +92,8 @@ impl Dest {
         self.regs.get(c).copied().unwrap_or(Reg::NONE)
     }
 
-    /// Whether the destination is stored to memory by [`Lowerer::commit`] (an indexable
-    /// temporary) rather than written in registers.
+    /// Whether the destination is stored by [`Lowerer::commit`] (an indexable temporary or
+    /// a stage output) rather than written in registers.
     pub fn is_stored(&self) -> bool {
         self.store.is_some()
     }
@@ -365,7 +380,9 @@ impl Lowerer<'_> {
             R::InputThreadId
             | R::InputThreadGroupId
             | R::InputThreadIdInGroup
-            | R::InputThreadIdInGroupFlattened => {
+            | R::InputThreadIdInGroupFlattened
+                if self.d.stage == Stage::Compute =>
+            {
                 let regs = self.d.inputs.get(&op.register).copied().ok_or_else(|| {
                     self.invalid(format!("{} was not set up", op.register.name()))
                 })?;
@@ -377,6 +394,15 @@ impl Lowerer<'_> {
                 };
                 Ok(Raw::Regs([regs[0], regs[1], regs[2], w]))
             }
+            R::Input if self.d.stage != Stage::Compute => Ok(Raw::Regs(self.read_input(op, need)?)),
+            R::InputCoverageMask | R::InnerCoverage if self.d.stage == Stage::Pixel => {
+                // One-component registers: x holds the value; other components read 0.
+                let slot = self.special_word(op.register)?;
+                let t = self.temp();
+                self.emit(Inst::Input { dst: t, slot });
+                let zero = self.k(0);
+                Ok(Raw::Regs([t, zero, zero, zero]))
+            }
             R::CycleCounter => {
                 let t = self.temp64();
                 self.emit(Inst::CycleCounter { dst: t });
@@ -385,14 +411,15 @@ impl Lowerer<'_> {
             }
             R::Null => Err(self.invalid("null is read as a source".into())),
             other => Err(self.unsupported(format!(
-                "register {} as a source in a compute program",
-                other.name()
+                "register {} as a source in a {} program",
+                other.name(),
+                self.d.stage
             ))),
         }
     }
 
     /// Four consecutive fresh registers for a load's results; those outside `need` are `_`.
-    fn load_regs(&mut self, need: u8) -> [Reg; 4] {
+    pub(super) fn load_regs(&mut self, need: u8) -> [Reg; 4] {
         let base = self.scratch(4);
         let mut out = [Reg::NONE; 4];
         for c in comps(need) {
@@ -445,7 +472,7 @@ impl Lowerer<'_> {
     }
 
     /// The value of a relative index's register component.
-    fn relative(&mut self, rr: &RelativeRegister) -> Result<Reg, LowerError> {
+    pub(super) fn relative(&mut self, rr: &RelativeRegister) -> Result<Reg, LowerError> {
         let mut op = Operand::new(
             rr.register,
             if rr.scalar {
@@ -528,12 +555,33 @@ impl Lowerer<'_> {
                 let idx = self.index_at(op, 1)?;
                 let (addr, offset) = self.element_addr(idx, local.elements);
                 d.regs = self.load_regs(mask);
-                d.store = Some((local.id, addr, offset));
+                d.store = Some(Store::Local(local.id, addr, offset));
+            }
+            RegisterType::Output if self.d.stage != Stage::Compute => {
+                let (slot, row, rows) = self.io_row(op, true)?;
+                d.regs = self.load_regs(mask);
+                d.store = Some(Store::Output { slot, row, rows });
+            }
+            r if special_side(r) == Some(true) && self.d.stage == Stage::Pixel => {
+                let slot = self.special_word(r)?;
+                if mask & !1 != 0 {
+                    return Err(self.invalid(format!(
+                        "{} written with mask {mask:#x} (it has one component)",
+                        r.name()
+                    )));
+                }
+                d.regs = self.load_regs(mask);
+                d.store = Some(Store::Output {
+                    slot,
+                    row: None,
+                    rows: 1,
+                });
             }
             other => {
                 return Err(self.unsupported(format!(
-                    "register {} as a destination in a compute program",
-                    other.name()
+                    "register {} as a destination in a {} program",
+                    other.name(),
+                    self.d.stage
                 )));
             }
         }
@@ -549,19 +597,37 @@ impl Lowerer<'_> {
         self.commit(d);
     }
 
-    /// Stores an indexable-temporary destination's components.
+    /// Stores an indexable-temporary destination's components, or writes a stage
+    /// output's: one `output` (`output_indexed`) per written component.
     pub(super) fn commit(&mut self, d: &Dest) {
-        if let Some((array, addr, offset)) = d.store
-            && d.mask != 0
-        {
-            self.emit(Inst::LocalStore {
+        if d.mask == 0 {
+            return;
+        }
+        match d.store {
+            None => {}
+            Some(Store::Local(array, addr, offset)) => self.emit(Inst::LocalStore {
                 width: Width::B32,
                 mask: d.mask,
                 array,
                 addr,
                 offset,
                 src: d.regs,
-            });
+            }),
+            Some(Store::Output { slot, row, rows }) => {
+                for c in comps(d.mask) {
+                    let slot = slot.wrapping_add(u32::try_from(c).unwrap_or(0));
+                    let src = d.reg(c);
+                    self.emit(match row {
+                        None => Inst::Output { slot, src },
+                        Some(index) => Inst::OutputIndexed {
+                            slot,
+                            index,
+                            rows,
+                            src,
+                        },
+                    });
+                }
+            }
         }
     }
 

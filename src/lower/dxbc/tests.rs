@@ -6,6 +6,8 @@
 //! type). Each program runs through `pipeline::dispatch` and stores its results to a raw
 //! UAV `u0`, which the test reads back.
 
+mod graphics;
+
 use super::*;
 use crate::container::Part;
 use crate::dxbc::token::encode::{mask, opcode, operand, select1, swizzle};
@@ -690,11 +692,12 @@ fn refusals_name_the_opcode_and_its_location() {
         }
     }
     let mut a = Asm::new(1);
-    a.version = 0x0000_0050;
+    a.version = 0x0002_0050;
     let e = a.lower().unwrap_err();
     assert!(
-        e.to_string()
-            .contains("pixel shader stage (the graphics pipeline is not implemented)"),
+        e.to_string().contains(
+            "geometry shader stage (only compute, vertex and pixel programs are lowered)"
+        ),
         "{e}"
     );
 }
