@@ -272,9 +272,10 @@ pub struct Explanation {
 impl Explanation {
     /// The explanation in a report's text.
     pub fn text(&self) -> String {
+        let runs = self.variants.len();
         let mut o = format!(
-            "explain   reran the job {} times against {} differing components under {}\n",
-            self.variants.len(),
+            "explain   reran the job {runs} {} against {} differing components under {}\n",
+            if runs == 1 { "time" } else { "times" },
             super::report::thousands(self.differing),
             self.base
         );

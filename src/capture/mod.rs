@@ -74,6 +74,9 @@ pub enum CaptureError {
     /// The job could not be loaded or run.
     #[error("{0}")]
     Job(#[from] JobError),
+    /// The profile to compare under is not one dxlane knows.
+    #[error("{0}")]
+    Profile(String),
     /// Something the comparison would write cannot go where it would.
     #[error("{0}")]
     Output(String),

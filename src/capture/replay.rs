@@ -130,6 +130,11 @@ pub fn compare_job(
         profile_name: choice.name.clone(),
     };
     let prepared = runner.prepare(None)?;
+    let mut notes: Vec<String> = prepared
+        .warnings()
+        .iter()
+        .map(|w| format!("the job: {w}"))
+        .collect();
     if let Some(want) = &capture.program_md5 {
         let path = PathBuf::from(&prepared.program.info.path);
         let got = md5_of_file(&path)?;
@@ -165,7 +170,6 @@ pub fn compare_job(
         .zip(&actual)
         .map(|(c, a)| compare(&c.subject(), &c.bytes, a, keep))
         .collect();
-    let mut notes = Vec::new();
     let any_differ = diffs.iter().any(|d| d.differing_components > 0);
 
     if any_differ {
@@ -273,7 +277,7 @@ fn choose_profile(
         )
     };
     let Some(p) = Profile::by_name(&name) else {
-        return Err(CaptureError::Output(format!(
+        return Err(CaptureError::Profile(format!(
             "unknown profile \"{name}\" (from {source}; known: {}, latest)",
             Profile::PRESETS.join(", ")
         )));
@@ -423,6 +427,9 @@ fn read_entry(
     };
     let comps = components(&formats, naming).map_err(|m| err(format!("`format`: {m}")))?;
     let eb = element_bytes(&formats);
+    if eb == 0 {
+        return Err(err("`format`: an element of no bytes".into()));
+    }
     let layout = Layout::plan(&shape, &e.layout).map_err(&err)?;
     if let (Shape::Buffer { shape: s, .. }, Layout::Buffer { bytes, offset, .. }) =
         (&shape, &layout)
