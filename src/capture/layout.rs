@@ -28,8 +28,8 @@
 //!   that names its `subresource`.
 //! - A file may be exactly as long as the layout's last byte (what
 //!   `GetCopyableFootprints` calls `TotalBytes`: the last row unpadded) or as long as its
-//!   padded footprint (the last row padded to `row_pitch`, the last slice to
-//!   `depth_pitch`); any other length is refused, naming both.
+//!   padded footprint (the last row padded to `row_pitch` too); any other length is
+//!   refused, naming both.
 //! - Buffers are bytes: an entry holds `bytes` bytes of the resource from byte `offset`
 //!   (default: all of it), starting at `file_offset` in the file.
 
@@ -204,14 +204,12 @@ impl Plane {
     }
 
     /// The file's last byte of this plane plus one: tight (last row unpadded) and padded
-    /// (last slice padded to its depth pitch).
+    /// (last row padded to the row pitch).
     fn file_ends(&self) -> (u64, u64) {
         let [_, h, d] = self.size;
-        let tight = self.file
-            + u64::from(d - 1) * self.depth_pitch
-            + u64::from(h - 1) * self.row_pitch
-            + self.row_bytes();
-        (tight, self.file + u64::from(d) * self.depth_pitch)
+        let last_slice = self.file + u64::from(d - 1) * self.depth_pitch;
+        let tight = last_slice + u64::from(h - 1) * self.row_pitch + self.row_bytes();
+        (tight, last_slice + u64::from(h) * self.row_pitch)
     }
 }
 
@@ -764,6 +762,44 @@ mod tests {
                 .unwrap_err()
                 .contains("overflow")
         );
+    }
+
+    proptest::proptest! {
+        /// Any layout keys on any texture shape: planned or refused, never a panic; a
+        /// planned layout packs and unpacks back to the captured bytes.
+        #[test]
+        fn any_keys_plan_or_refuse(
+            w in 1u32..40, h in 1u32..9, mips in 1u32..4, slices in 1u32..3,
+            d3d12: bool, sub in proptest::option::of(0u32..8),
+            row in proptest::option::of(0u64..2000), depth in proptest::option::of(0u64..5000),
+            file_offset in 0u64..600, extra in 0u64..3,
+        ) {
+            let mips = mips.min(32 - w.max(h).leading_zeros());
+            let d = tex(Format::R16G16_UINT, w, h, mips, slices);
+            let spec = LayoutSpec {
+                packing: if d3d12 { Packing::D3d12 } else { Packing::Tight },
+                file_offset,
+                row_pitch: row,
+                depth_pitch: depth,
+                subresource: sub,
+                ..LayoutSpec::default()
+            };
+            if let Ok(l) = Layout::plan(&Shape::Texture(d), &spec) {
+                let size = l.file_size();
+                assert!(size.tight <= size.padded);
+                let _ = l.check_file_len(size.tight.saturating_sub(extra));
+                let mem: Vec<u8> = (0..d.total_bytes()).map(|i| i as u8).collect();
+                let file = l.pack(&mem, false).unwrap();
+                let back = l.unpack(&file, d.total_bytes()).unwrap();
+                if let Layout::Texture { planes } = &l {
+                    for p in planes {
+                        let at = p.memory as usize;
+                        let n = p.row_bytes() as usize;
+                        assert_eq!(&back[at..at + n], &mem[at..at + n]);
+                    }
+                }
+            }
+        }
     }
 
     /// MSAA sample planes follow one another; dxlane keeps them sample-major.

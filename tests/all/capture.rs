@@ -840,3 +840,53 @@ fn the_committed_example_compares() {
             .starts_with("dxlane debug examples/capture_demo.toml --thread ")
     );
 }
+
+/// Every byte of a capture.toml set to a few values: each mutant is compared or refused,
+/// never a panic, and the capture folder is never written.
+#[test]
+fn mutated_manifests_are_refused_or_compared_never_panic() {
+    let d = workdir("mutants");
+    record(&d, "grid.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let good = std::fs::read(cap.join("capture.toml")).unwrap();
+    let extra = b"\n[[resource]]\nreg = \"u1\"\nfile = \"u1.bin\"\nrow_pitch = 128\nsubresource = 0\nformat = \"R32G32B32A32_UINT\"\ntolerance = { ulp = 3 }\n";
+    let good: Vec<u8> = [good, extra.to_vec()].concat();
+    let opts = CompareOptions {
+        no_explain: true,
+        no_images: true,
+        threads: Some(1),
+        ..CompareOptions::default()
+    };
+    let job = d.join("grid.toml");
+    std::fs::write(cap.join("capture.toml"), &good).unwrap();
+    assert!(capture::compare_job(&job, &cap, &opts).is_ok());
+    let before = listing(&cap);
+    let (mut compared, mut refused) = (0, 0);
+    for i in 0..good.len() {
+        for v in [b'0', b'"', b'9', 0xff] {
+            if good[i] == v {
+                continue;
+            }
+            let mut m = good.clone();
+            m[i] = v;
+            std::fs::write(cap.join("capture.toml"), &m).unwrap();
+            match capture::compare_job(&job, &cap, &opts) {
+                Ok(_) => compared += 1,
+                Err(e) => {
+                    assert!(!e.to_string().contains('\n'), "{e}");
+                    refused += 1;
+                }
+            }
+        }
+    }
+    std::fs::write(cap.join("capture.toml"), &good).unwrap();
+    let mut after = listing(&cap);
+    after.retain(|(p, _)| !p.ends_with("capture.toml"));
+    let mut want = before;
+    want.retain(|(p, _)| !p.ends_with("capture.toml"));
+    assert_eq!(after, want);
+    assert!(
+        compared > 0 && refused > 0,
+        "{compared} compared, {refused} refused"
+    );
+}
