@@ -19,6 +19,9 @@
 //! - Elements of a texture are its texels (the capture's `format` may name another
 //!   format of the same size to read them as). A buffer's are 4-byte words (`R32_UINT`)
 //!   unless its `format` says otherwise, or its typed view's format.
+//! - The `dxlane debug` command of each mismatch runs what the comparison ran: it adds
+//!   `--profile` when the comparison's profile is not the job's own, and `--wave-size`
+//!   when the command line set one.
 //! - Nothing is written into the capture folder: diff images go to `--images DIR`, by
 //!   default `out/compare/<capture folder name>/` beside the job, and a folder inside the
 //!   capture folder is refused.
@@ -186,9 +189,13 @@ pub fn compare_job(
             );
         }
         let job_words = job_path.display().to_string();
+        let same_run = same_run_flags(&runner, &choice, opts);
         for (i, d) in diffs.iter_mut().enumerate() {
             for m in &mut d.mismatches {
-                m.writer = writers.writer(i, m.address, &job_words);
+                m.writer = writers.writer(i, m.address, &job_words).map(|mut w| {
+                    w.debug.push_str(&same_run);
+                    w
+                });
             }
         }
     }
@@ -254,6 +261,28 @@ pub fn compare_job(
         explanation,
         notes,
     ))
+}
+
+/// The `dxlane debug` flags that make the debugger run what the comparison ran: the
+/// profile when it is not the one the job runs by itself, and the wave size when the
+/// command line chose it.
+fn same_run_flags(runner: &Runner, choice: &ProfileChoice, opts: &CompareOptions) -> String {
+    let own = runner
+        .job
+        .file
+        .options
+        .profile
+        .as_deref()
+        .and_then(Profile::by_name)
+        .unwrap_or_else(Profile::latest);
+    let mut s = String::new();
+    if own.name() != choice.name {
+        s.push_str(&format!(" --profile {}", choice.name));
+    }
+    if let Some(w) = opts.wave_size {
+        s.push_str(&format!(" --wave-size {w}"));
+    }
+    s
 }
 
 fn choose_profile(

@@ -890,3 +890,27 @@ fn mutated_manifests_are_refused_or_compared_never_panic() {
         "{compared} compared, {refused} refused"
     );
 }
+
+/// A mismatch's debug command runs what the comparison ran: with `--profile` when the
+/// capture chose a profile the job does not run by itself, with `--wave-size` when the
+/// command line set one.
+#[test]
+fn debug_commands_repeat_the_compared_run() {
+    let d = workdir("debug_flags");
+    record(&d, "grid.toml", "cap", &["--profile", "warp-1.0.13"]);
+    let cap = d.join("cap");
+    let mut w = words(&cap.join("u1.bin"));
+    w[4 * 9 + 1] ^= 1; // (1, 1) g
+    write_words(&cap.join("u1.bin"), &w);
+    let (code, v) = compare_json(
+        &d,
+        "grid.toml",
+        "cap",
+        &["--no-explain", "--wave-size", "16"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        v["resources"][1]["mismatches"][0]["writer"]["debug"],
+        "dxlane debug grid.toml --thread 1,1,0 --profile warp-1.0.13 --wave-size 16"
+    );
+}
