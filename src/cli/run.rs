@@ -54,6 +54,10 @@ pub struct RunArgs {
     /// No progress bar and no summary on stdout: only mismatches, warnings and errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also write a capture folder of the run's outputs here (`capture.toml` and one
+    /// `.bin` per UAV), for `dxlane compare`.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
 }
 
 /// Runs a job and returns the exit status (errors are printed here, status 2).
@@ -108,6 +112,7 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         max_seconds: args.max_seconds,
         progress: Some(&progress),
     };
+    let recorded_job = args.record.as_ref().map(|_| job.clone());
     let prepared = run::prepare(job, &opts)?;
     let before = prepared.warnings().len();
     for w in prepared.warnings() {
@@ -121,6 +126,23 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         eprintln!("dxlane: note: {}: {w}", args.job.display());
     }
     print_result(&result, args.quiet);
+    if let (Some(dir), Some(job)) = (&args.record, &recorded_job) {
+        match crate::capture::record::record(job, &result, dir) {
+            Ok(r) => {
+                if !args.quiet {
+                    println!(
+                        "capture       {} ({} resources)",
+                        r.manifest.display(),
+                        r.files.len()
+                    );
+                }
+            }
+            Err(e) => {
+                eprintln!("dxlane: {}: --record: {e}", args.job.display());
+                return Ok(2);
+            }
+        }
+    }
     Ok(result.exit_code())
 }
 

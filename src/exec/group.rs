@@ -14,7 +14,7 @@
 //! Lane loops are monomorphic over the wave width: the runner holds waves of exactly one
 //! width, chosen when it is made (4, 8, 16, 32, 64 or 128 lanes).
 
-use crate::ir::{DenormMode, Shader, validate};
+use crate::ir::{Shader, validate};
 
 use super::Ctx;
 use super::budget::{ExecError, Limits};
@@ -65,7 +65,7 @@ impl<'a> Program<'a> {
                 layout.len()
             )));
         }
-        let ftz = shader.fp32_denorm != DenormMode::Preserve;
+        let ftz = profile.flushes_fp32_denormals(shader.fp32_denorm);
         Ok(Program {
             shader,
             table,

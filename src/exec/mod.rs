@@ -77,7 +77,7 @@ pub use group::{GroupHooks, GroupRunner, GroupStats, MAX_GROUP_THREADS, Program}
 pub use observe::{
     Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,
 };
-pub use profile::Profile;
+pub use profile::{F16Rule, Fp32Denormals, Profile};
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
 

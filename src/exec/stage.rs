@@ -19,7 +19,7 @@
 //! memory and take no part in wave operations (`exec` enforces both); their outputs mean
 //! nothing.
 
-use crate::ir::{DenormMode, EvalAt, Shader, Stage, validate};
+use crate::ir::{EvalAt, Shader, Stage, validate};
 
 use super::Ctx;
 use super::budget::{ExecError, Limits};
@@ -79,13 +79,14 @@ impl<'a> StageProgram<'a> {
                 message: "not a power of two from 4 to 128".into(),
             });
         }
+        let ftz = profile.flushes_fp32_denormals(shader.fp32_denorm);
         Ok(StageProgram {
             shader,
             table,
             profile,
             limits,
             wave_size,
-            ftz: shader.fp32_denorm != DenormMode::Preserve,
+            ftz,
         })
     }
 

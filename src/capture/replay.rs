@@ -1,0 +1,615 @@
+//! Running a job against a capture: the comparison end to end.
+//!
+//! Owns: [`compare_job`] — load the capture and the job, check that they belong
+//! together, choose the profile, read every captured file through its layout, run the
+//! job (without writing any of its outputs), compare, run again with write tracking to
+//! name the lanes behind the mismatches, draw diff images, explain, and build the
+//! [`Report`]. Does not own: any single step's rules (the sibling modules).
+//!
+//! # Rules
+//!
+//! - The capture's `job` must be the job file's name (`--any-job` lifts this), and its
+//!   `program_md5`, when given, the MD5 of the program the job runs.
+//! - The profile: `--profile`, else the capture's `[device] profile`, else the preset
+//!   its `[device] warp` version names, else the job's `[options] profile`, else the
+//!   newest WARP known. The report says which and why.
+//! - Tolerance of an entry: `--tolerance NAME=T` for it, else `--tolerance T`, else the
+//!   entry's `tolerance`, else `exact`; NaNs: `--nan`, else the entry's `nan`, else
+//!   `exact`.
+//! - Elements of a texture are its texels (the capture's `format` may name another
+//!   format of the same size to read them as). A buffer's are 4-byte words (`R32_UINT`)
+//!   unless its `format` says otherwise, or its typed view's format.
+//! - The `dxlane debug` command of each mismatch runs what the comparison ran: it adds
+//!   `--profile` when the comparison's profile is not the job's own, and `--wave-size`
+//!   when the command line set one.
+//! - Nothing is written into the capture folder: diff images go to `--images DIR`, by
+//!   default `out/compare/<capture folder name>/` beside the job, and a folder inside the
+//!   capture folder is refused.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use md5::Digest;
+
+use super::compare::{Bitset, ResourceDiff, Subject, compare};
+use super::element::{Naming, NanRule, components, element_bytes, tolerance_words};
+use super::layout::{BufferShape, Layout, Shape, Target};
+use super::manifest::{Capture, CaptureEntry};
+use super::report::{ProfileChoice, Report, ResourceReport};
+use super::writers::{Writers, bindings_of};
+use super::{CaptureError, diff_image, explain};
+use crate::exec::Profile;
+use crate::job::bind::{BoundEntry, BoundJob, Storage};
+use crate::job::run::{Prepared, prepare};
+use crate::job::schema::Tolerance;
+use crate::job::{Job, RunOptions};
+use crate::pipeline::{DispatchHooks, dispatch_with};
+use crate::resources::{BufferKind, Descriptor, Format};
+
+/// Mismatches listed per resource unless `--mismatches` says otherwise.
+pub const DEFAULT_MISMATCHES: usize = 10;
+
+/// The most mismatches listed per resource.
+pub const MAX_MISMATCHES: usize = 10_000;
+
+/// How to compare (the command line's flags).
+#[derive(Debug, Clone, Default)]
+pub struct CompareOptions {
+    /// Worker threads (0 = all cores).
+    pub threads: Option<usize>,
+    /// Lanes per wave.
+    pub wave_size: Option<u32>,
+    /// `--profile`.
+    pub profile: Option<String>,
+    /// `--tolerance T`: every entry's tolerance.
+    pub tolerance: Option<Tolerance>,
+    /// `--tolerance NAME=T`: one entry's (by its target: `u0`, `heap[2]`, `rt0`).
+    pub tolerances: Vec<(String, Tolerance)>,
+    /// `--nan`.
+    pub nan: Option<NanRule>,
+    /// Mismatches listed per resource (`None`: [`DEFAULT_MISMATCHES`]).
+    pub mismatches: Option<usize>,
+    /// Where diff images go (`None`: the default folder).
+    pub images: Option<PathBuf>,
+    /// Write no diff images.
+    pub no_images: bool,
+    /// Do not rerun under other profiles and rules.
+    pub no_explain: bool,
+    /// Compare even when the capture names another job.
+    pub any_job: bool,
+}
+
+/// One captured resource, read and matched with the job.
+struct Captured {
+    entry: CaptureEntry,
+    shape: Shape,
+    layout: Layout,
+    formats: Vec<Format>,
+    components: Vec<super::element::Component>,
+    element_bytes: u32,
+    tolerance: Tolerance,
+    nan: NanRule,
+    bytes: Vec<u8>,
+    kind_words: String,
+}
+
+impl Captured {
+    fn subject(&self) -> Subject<'_> {
+        Subject {
+            layout: &self.layout,
+            shape: &self.shape,
+            components: &self.components,
+            element_bytes: self.element_bytes,
+            tolerance: self.tolerance,
+            nan: self.nan,
+        }
+    }
+}
+
+/// Compares the job at `job_path` with the capture in `capture_dir` (see the module doc).
+pub fn compare_job(
+    job_path: &Path,
+    capture_dir: &Path,
+    opts: &CompareOptions,
+) -> Result<Report, CaptureError> {
+    let capture = Capture::load(capture_dir)?;
+    let job = Job::load(job_path)?;
+    let job_name = job_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !opts.any_job && capture.job != job_name {
+        return Err(CaptureError::OtherJob(format!(
+            "{}: the capture belongs to job `{}`, not `{job_name}` (pass --any-job to compare anyway)",
+            capture.dir.join(super::manifest::MANIFEST).display(),
+            capture.job
+        )));
+    }
+    let choice = choose_profile(&capture, &job, opts)?;
+    let runner = Runner {
+        job,
+        threads: opts.threads,
+        wave_size: opts.wave_size,
+        profile_name: choice.name.clone(),
+    };
+    let prepared = runner.prepare(None)?;
+    let mut notes: Vec<String> = prepared
+        .warnings()
+        .iter()
+        .map(|w| format!("the job: {w}"))
+        .collect();
+    if let Some(want) = &capture.program_md5 {
+        let path = PathBuf::from(&prepared.program.info.path);
+        let got = md5_of_file(&path)?;
+        if &got != want {
+            return Err(CaptureError::OtherJob(format!(
+                "{}: the capture was recorded with a program whose MD5 is {want}; {} has {got}",
+                capture.dir.join(super::manifest::MANIFEST).display(),
+                path.display()
+            )));
+        }
+    }
+    let memory_limit = runner
+        .job
+        .file
+        .options
+        .max_memory
+        .unwrap_or(crate::job::bind::DEFAULT_MAX_RESOURCE_BYTES);
+    let mut captured = Vec::new();
+    for e in &capture.entries {
+        captured.push(read_entry(e, &prepared.bound, opts, memory_limit)?);
+    }
+    let targets: Vec<Target> = captured.iter().map(|c| c.entry.target).collect();
+    let shader = prepared.program.shader.clone();
+    let base_profile = prepared.options.profile.clone();
+    let actual = runner.run(prepared, &targets, None)?;
+
+    let keep = opts
+        .mismatches
+        .unwrap_or(DEFAULT_MISMATCHES)
+        .min(MAX_MISMATCHES);
+    let mut diffs: Vec<ResourceDiff> = captured
+        .iter()
+        .zip(&actual)
+        .map(|(c, a)| compare(&c.subject(), &c.bytes, a, keep))
+        .collect();
+    let any_differ = diffs.iter().any(|d| d.differing_components > 0);
+
+    if any_differ {
+        // Who wrote what: a second run with the write sink on (the first ran at full
+        // speed; most comparisons match and never need this one).
+        let writers = Writers::new(
+            &shader,
+            targets.iter().map(|t| bindings_of(&shader, t)).collect(),
+        );
+        let tracked = runner.run(runner.prepare(None)?, &targets, Some(&writers))?;
+        if tracked != actual {
+            notes.push(
+                "the write-tracking run gave other results than the first run (the program's atomics depend on the order groups run in); lanes are named from the tracking run".into(),
+            );
+        }
+        let job_words = job_path.display().to_string();
+        let same_run = same_run_flags(&runner, &choice, opts);
+        for (i, d) in diffs.iter_mut().enumerate() {
+            for m in &mut d.mismatches {
+                m.writer = writers.writer(i, m.address, &job_words).map(|mut w| {
+                    w.debug.push_str(&same_run);
+                    w
+                });
+            }
+        }
+    }
+
+    let mut reports = Vec::new();
+    let images_dir = if opts.no_images || !any_differ {
+        None
+    } else {
+        Some(images_dir(&runner.job, &capture, opts)?)
+    };
+    for ((c, d), a) in captured.iter().zip(diffs).zip(&actual) {
+        let images = match (&images_dir, &c.shape) {
+            (Some(dir), Shape::Texture(_)) if d.differing_components > 0 => {
+                let (imgs, mut n) = diff_image::write_images(
+                    &c.subject(),
+                    &c.bytes,
+                    a,
+                    dir,
+                    &c.entry.target.file_stem(),
+                )?;
+                notes.append(&mut n);
+                Some(imgs)
+            }
+            _ => None,
+        };
+        reports.push(ResourceReport::new(
+            &c.entry,
+            &c.kind_words,
+            &c.formats,
+            tolerance_words(c.tolerance),
+            c.nan,
+            d,
+            images,
+        ));
+    }
+
+    let explanation = if any_differ && !opts.no_explain {
+        let base_sets: Vec<Bitset> = reports.iter().map(|r| r.differing.clone()).collect();
+        let mut rerun = |p: &Profile| -> Result<Vec<Bitset>, CaptureError> {
+            let out = runner.run(runner.prepare(Some(p.clone()))?, &targets, None)?;
+            Ok(captured
+                .iter()
+                .zip(&out)
+                .map(|(c, a)| compare(&c.subject(), &c.bytes, a, 0).differing)
+                .collect())
+        };
+        Some(explain::explain(
+            &base_profile,
+            &shader,
+            &base_sets,
+            &mut rerun,
+        )?)
+    } else {
+        None
+    };
+
+    Ok(Report::new(
+        job_path.display().to_string(),
+        capture_dir.display().to_string(),
+        capture.device.clone(),
+        choice,
+        reports,
+        explanation,
+        notes,
+    ))
+}
+
+/// The `dxlane debug` flags that make the debugger run what the comparison ran: the
+/// profile when it is not the one the job runs by itself, and the wave size when the
+/// command line chose it.
+fn same_run_flags(runner: &Runner, choice: &ProfileChoice, opts: &CompareOptions) -> String {
+    let own = runner
+        .job
+        .file
+        .options
+        .profile
+        .as_deref()
+        .and_then(Profile::by_name)
+        .unwrap_or_else(Profile::latest);
+    let mut s = String::new();
+    if own.name() != choice.name {
+        s.push_str(&format!(" --profile {}", choice.name));
+    }
+    if let Some(w) = opts.wave_size {
+        s.push_str(&format!(" --wave-size {w}"));
+    }
+    s
+}
+
+fn choose_profile(
+    capture: &Capture,
+    job: &Job,
+    opts: &CompareOptions,
+) -> Result<ProfileChoice, CaptureError> {
+    let (name, source) = if let Some(p) = &opts.profile {
+        (p.clone(), "--profile".to_string())
+    } else if let Some(p) = &capture.device.profile {
+        (p.clone(), "the capture's [device] profile".to_string())
+    } else if let Some(p) = capture.device.warp_preset() {
+        let w = capture.device.warp.clone().unwrap_or_default();
+        (p, format!("the capture's WARP version, {w}"))
+    } else if let Some(p) = &job.file.options.profile {
+        (p.clone(), "the job's [options] profile".to_string())
+    } else {
+        (
+            Profile::latest().name().to_string(),
+            "the newest WARP known".to_string(),
+        )
+    };
+    let Some(p) = Profile::by_name(&name) else {
+        return Err(CaptureError::Profile(format!(
+            "unknown profile \"{name}\" (from {source}; known: {}, latest)",
+            Profile::PRESETS.join(", ")
+        )));
+    };
+    Ok(ProfileChoice {
+        name: p.name().to_string(),
+        from: source,
+    })
+}
+
+/// Runs the job (fresh resources each time) and reads the captured resources back.
+struct Runner {
+    job: Job,
+    threads: Option<usize>,
+    wave_size: Option<u32>,
+    profile_name: String,
+}
+
+impl Runner {
+    fn prepare(&self, profile: Option<Profile>) -> Result<Prepared, CaptureError> {
+        let opts = RunOptions {
+            threads: self.threads,
+            wave_size: self.wave_size,
+            profile: Some(self.profile_name.clone()),
+            ..RunOptions::default()
+        };
+        let mut p = prepare(self.job.clone(), &opts)?;
+        if let Some(profile) = profile {
+            p.options.profile = profile;
+        }
+        Ok(p)
+    }
+
+    /// Dispatches `p` (writing none of the job's outputs) and returns the bytes of each
+    /// target's resource.
+    fn run(
+        &self,
+        p: Prepared,
+        targets: &[Target],
+        writers: Option<&Writers>,
+    ) -> Result<Vec<Vec<u8>>, CaptureError> {
+        let hooks = DispatchHooks {
+            writes: writers.map(Writers::sink),
+            observe: None,
+        };
+        dispatch_with(
+            &p.program.shader,
+            &p.fit.bindings,
+            p.groups,
+            &p.options,
+            None,
+            hooks,
+        )
+        .map_err(crate::job::JobError::from)?;
+        targets
+            .iter()
+            .map(|t| {
+                find_entry(&p.bound, t)
+                    .ok()
+                    .and_then(BoundEntry::contents)
+                    .ok_or_else(|| CaptureError::Output(format!("{t}: no contents after the run")))
+            })
+            .collect()
+    }
+}
+
+fn find_entry<'a>(bound: &'a BoundJob, t: &Target) -> Result<&'a BoundEntry, String> {
+    let e = match t {
+        Target::Register(r) => bound
+            .at_register(*r)
+            .ok_or_else(|| format!("the job binds nothing at {r}"))?,
+        Target::Heap(i) => bound.heap.get(*i as usize).ok_or_else(|| {
+            format!(
+                "`heap` {i}: the job has {} [[heap]] entries",
+                bound.heap.len()
+            )
+        })?,
+        Target::RenderTarget(_) | Target::DepthStencil => {
+            return Err(format!(
+                "{t}: render targets and depth belong to draw jobs; this job is a compute dispatch"
+            ));
+        }
+    };
+    if e.storage == Storage::None {
+        return Err(format!(
+            "{} has no contents to compare (a sampler or a null descriptor)",
+            e.name
+        ));
+    }
+    Ok(e)
+}
+
+fn shape_of(e: &BoundEntry) -> Option<Shape> {
+    match (&e.storage, &e.descriptor) {
+        (Storage::Texture(t), _) => Some(Shape::Texture(*t.desc())),
+        (Storage::Buffer(m), Descriptor::Buffer { view, .. }) => Some(Shape::Buffer {
+            bytes: m.len(),
+            shape: match view.kind {
+                BufferKind::Raw => BufferShape::Raw,
+                BufferKind::Structured { stride } => BufferShape::Structured { stride },
+                BufferKind::Typed { format } => BufferShape::Typed { format },
+            },
+            view_offset: view.byte_offset(),
+        }),
+        (Storage::Buffer(m), Descriptor::ConstantBuffer { offset, .. }) => Some(Shape::Buffer {
+            bytes: m.len(),
+            shape: BufferShape::Constant,
+            view_offset: *offset,
+        }),
+        _ => None,
+    }
+}
+
+fn read_entry(
+    e: &CaptureEntry,
+    bound: &BoundJob,
+    opts: &CompareOptions,
+    memory_limit: u64,
+) -> Result<Captured, CaptureError> {
+    let err = |m: String| CaptureError::Entry {
+        entry: e.name.clone(),
+        message: m,
+    };
+    let be = find_entry(bound, &e.target).map_err(&err)?;
+    let shape =
+        shape_of(be).ok_or_else(|| err(format!("{} has no contents to compare", be.name)))?;
+    let (formats, naming) = match (&shape, &e.formats) {
+        (Shape::Texture(d), None) => (vec![d.format], Naming::Color),
+        (Shape::Texture(d), Some(f)) => {
+            if f.len() != 1 || f[0].bytes_per_texel() != d.format.bytes_per_texel() {
+                return Err(err(format!(
+                    "`format`: the texture's texels are {} ({} bytes); name one format of that size",
+                    d.format,
+                    d.format.bytes_per_texel()
+                )));
+            }
+            (f.clone(), Naming::Color)
+        }
+        (Shape::Buffer { shape: s, .. }, f) => {
+            let f = match (f, s) {
+                (Some(f), _) => f.clone(),
+                (None, BufferShape::Typed { format }) => vec![*format],
+                (None, _) => vec![Format::R32_UINT],
+            };
+            (f, Naming::Vector)
+        }
+    };
+    let comps = components(&formats, naming).map_err(|m| err(format!("`format`: {m}")))?;
+    let eb = element_bytes(&formats);
+    if eb == 0 {
+        return Err(err("`format`: an element of no bytes".into()));
+    }
+    let layout = Layout::plan(&shape, &e.layout).map_err(&err)?;
+    if let (Shape::Buffer { shape: s, .. }, Layout::Buffer { bytes, offset, .. }) =
+        (&shape, &layout)
+    {
+        if let BufferShape::Structured { stride } = s
+            && (eb > *stride || stride % eb != 0)
+        {
+            return Err(err(format!(
+                "`format` takes {eb} bytes an element; the structured buffer's stride is {stride} (give formats that fill it, or a part of it that divides it)"
+            )));
+        }
+        if bytes % u64::from(eb) != 0 || offset % u64::from(eb) != 0 {
+            return Err(err(format!(
+                "the captured bytes {offset}..{} are not whole elements of {eb} bytes",
+                offset + bytes
+            )));
+        }
+    }
+    let bytes = read_file(&e.path, &layout, memory_limit).map_err(&err)?;
+    let captured = layout
+        .unpack(&bytes, be.storage_bytes())
+        .map_err(|m| err(format!("{}: {m}", e.file.display())))?;
+    let name = e.target.to_string();
+    let tolerance = opts
+        .tolerances
+        .iter()
+        .find(|(n, _)| {
+            n.eq_ignore_ascii_case(&name) || n.eq_ignore_ascii_case(&e.target.file_stem())
+        })
+        .map(|(_, t)| *t)
+        .or(opts.tolerance)
+        .or(e.tolerance)
+        .unwrap_or(Tolerance::Exact);
+    Ok(Captured {
+        entry: e.clone(),
+        shape,
+        layout,
+        formats,
+        components: comps,
+        element_bytes: eb,
+        tolerance,
+        nan: opts.nan.or(e.nan).unwrap_or_default(),
+        bytes: captured,
+        kind_words: be.kind.describe(),
+    })
+}
+
+/// Reads a capture file whose length must fit `layout` (checked before reading any of
+/// it, and never more than `limit` bytes).
+fn read_file(path: &Path, layout: &Layout, limit: u64) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let meta = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown}: not a regular file"));
+    }
+    let len = meta.len();
+    layout
+        .check_file_len(len)
+        .map_err(|m| format!("{shown} {m}"))?;
+    if len > limit {
+        return Err(format!(
+            "{shown} is {len} bytes, more than the job's memory budget of {limit} bytes"
+        ));
+    }
+    let mut bytes = Vec::new();
+    f.take(len + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if bytes.len() as u64 != len {
+        return Err(format!(
+            "{shown} changed while it was read ({} bytes, not {len})",
+            bytes.len()
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The MD5 of a file, in hex.
+pub fn md5_of_file(path: &Path) -> Result<String, CaptureError> {
+    let bytes = std::fs::read(path).map_err(|e| CaptureError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(md5::Md5::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn images_dir(
+    job: &Job,
+    capture: &Capture,
+    opts: &CompareOptions,
+) -> Result<PathBuf, CaptureError> {
+    let dir = match &opts.images {
+        Some(d) => d.clone(),
+        None => {
+            let name = capture
+                .dir
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "capture".into());
+            job.resolve(&Path::new("out").join("compare").join(name))
+        }
+    };
+    if is_inside(&dir, &capture.dir) {
+        return Err(CaptureError::Output(format!(
+            "diff images would go to {}, inside the capture folder {}; compare never writes there (pass --images DIR or --no-images)",
+            dir.display(),
+            capture.dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// Whether `path` (which may not exist yet) is `base` or inside it, once symbolic links
+/// of the part that exists are followed.
+pub fn is_inside(path: &Path, base: &Path) -> bool {
+    let Ok(base) = (if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    })
+    .canonicalize() else {
+        return false;
+    };
+    let folded = crate::job::resolve(Path::new(""), path);
+    let mut probe = if folded.is_absolute() {
+        folded
+    } else {
+        Path::new(".").join(folded)
+    };
+    let mut rest = Vec::new();
+    loop {
+        if probe
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+            && probe.canonicalize().is_err()
+        {
+            // A link to nowhere: a write through it would land wherever it points.
+            return false;
+        }
+        if let Ok(real) = probe.canonicalize() {
+            let full = rest.iter().rev().fold(real, |p: PathBuf, c| p.join(c));
+            return full.starts_with(&base);
+        }
+        match (probe.file_name().map(|n| n.to_os_string()), probe.pop()) {
+            (Some(n), true) => rest.push(n),
+            _ => return false,
+        }
+    }
+}
