@@ -179,8 +179,12 @@ block0:
 /// A job of `VS_POS` and a pixel program, in a fresh folder, with `draw` as the rest of
 /// the job.
 fn job_with(name: &str, ps: &str, rest: &str) -> Result<DrawResult, JobError> {
+    job_with_vs(name, VS_POS, ps, rest)
+}
+
+fn job_with_vs(name: &str, vs: &str, ps: &str, rest: &str) -> Result<DrawResult, JobError> {
     let dir = out_dir(name);
-    std::fs::write(dir.join("vs.ir"), VS_POS).unwrap();
+    std::fs::write(dir.join("vs.ir"), vs).unwrap();
     std::fs::write(dir.join("ps.ir"), ps).unwrap();
     let text = format!("[program]\nvs = \"vs.ir\"\nps = \"ps.ir\"\n{rest}");
     let job = Job::from_text(&text, &dir.join("job.toml"))?;
@@ -370,6 +374,78 @@ fn bad_draws_name_their_field() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("memory"), "{e}");
+    // A vertex buffer slot with no buffer, and an element past the end of its buffer,
+    // read (0, 0, 0, 0) (D3D11.3 §8.? out-of-bounds vertex fetch; `pipeline::ia`): a
+    // position of w = 0 is clipped away, nothing is drawn, nothing fails.
+    let r = job_with(
+        "no buffer",
+        PS_RED,
+        &format!(
+            "[draw]\nvertex_count = 3\n{}{RT8}",
+            tri.replace(
+                "format = \"R32G32B32A32_FLOAT\"\n",
+                "format = \"R32G32B32A32_FLOAT\"\nslot = 1\n"
+            )
+        ),
+    )
+    .unwrap();
+    assert_eq!(covered(&r), 0, "an unbound slot reads zeros");
+    let r = job_with(
+        "past the end",
+        PS_RED,
+        &format!(
+            "[draw]\nvertex_count = 3\n{}{RT8}",
+            tri.replace(
+                "format = \"R32G32B32A32_FLOAT\"\n",
+                "format = \"R32G32B32A32_FLOAT\"\noffset = 48\n"
+            )
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        covered(&r),
+        0,
+        "an element past the buffer's end reads zeros"
+    );
+    // A format the input assembler cannot read names its element.
+    let e = job_with(
+        "bc format",
+        PS_RED,
+        &format!(
+            "[draw]\nvertex_count = 3\n{}{RT8}",
+            tri.replace("R32G32B32A32_FLOAT", "BC1_UNORM")
+        ),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("[[draw.input_element]] #1"), "{e}");
+    // A degenerate (zero-area) triangle covers nothing (D3D11.3 §15.? degenerate
+    // triangles are culled).
+    let flat = positions(&[
+        [-1.0, 1.0, 0.5, 1.0],
+        [0.0, 0.0, 0.5, 1.0],
+        [1.0, -1.0, 0.5, 1.0],
+    ]);
+    let r = job_with(
+        "degenerate",
+        PS_RED,
+        &format!("[draw]\nvertex_count = 3\n[draw.rasterizer]\ncull = \"NONE\"\n{flat}{RT8}"),
+    )
+    .unwrap();
+    assert_eq!(covered(&r), 0, "a degenerate triangle");
+    // An endless vertex program ends with the budget error too: the budget covers every
+    // stage, not only the pixel stage.
+    let vs = VS_POS.replace(
+        "block0:\n",
+        "block0:\n    jump block1\nblock1:\n    jump block1\nblock2:\n",
+    );
+    let e = job_with_vs(
+        "endless vs",
+        &vs,
+        PS_RED,
+        &format!("[options]\nmax_lane_instructions = 1000\n[draw]\nvertex_count = 3\n{tri}{RT8}"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("budget"), "{e}");
     // An endless pixel program ends with the budget error naming the pixel.
     let ps = "shader pixel\nregs 1\nio_words in 0 out 4\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0\nblock0:\n    jump block1\nblock1:\n    jump block1\n";
     let e = job_with(
@@ -389,7 +465,7 @@ fn bad_draws_name_their_field() {
 /// register the pixel program reads written with the semantic, mask and type it expects
 /// (floats `0.25 + 0.5 × vertex`, integers `vertex + 1`), `SV_Position` at a register of
 /// its own.
-fn vertex_program_for(ps: &dxlane::ir::Shader) -> String {
+pub(crate) fn vertex_program_for(ps: &dxlane::ir::Shader) -> String {
     use dxlane::ir::{ComponentType, SysValue, io::NO_REGISTER};
     let inputs: Vec<_> = ps
         .inputs
