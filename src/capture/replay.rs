@@ -19,6 +19,14 @@
 //! - Elements of a texture are its texels (the capture's `format` may name another
 //!   format of the same size to read them as). A buffer's are 4-byte words (`R32_UINT`)
 //!   unless its `format` says otherwise, or its typed view's format.
+//! - A draw job (one with `[draw]`) is drawn through `job::draw_run::prepare_draw` and
+//!   `PreparedDraw::draw`, writing none of its outputs: `render_target = N` entries
+//!   compare `[[draw.render_target]]` #N+1 (every sample plane, or with `resolved` the
+//!   resolve `pipeline::om::resolve` makes), `depth` the depth-stencil buffer, `reg`
+//!   entries its `[[resource]]` entries. The write-tracking draw runs with a
+//!   `pipeline::MergeObserver` ([`super::writers::PixelWriters`]) and names the pixel
+//!   lane (primitive, pixel, sample) that last wrote each differing texel; the debug
+//!   command names `--sample` only when the pixel program ran per sample.
 //! - The `dxlane debug` command of each mismatch runs what the comparison ran: it adds
 //!   `--profile` when the comparison's profile is not the job's own, and `--wave-size`
 //!   when the command line set one.

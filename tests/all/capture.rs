@@ -1006,6 +1006,20 @@ fn draw_texels_are_found_measured_and_attributed_to_their_pixel_lane() {
     }
     assert_eq!(draw_primitive(12, 1), 1);
     assert_eq!(draw_primitive(5, 6), 0);
+    // The schema's Writer for a draw (docs/capture.md): no thread, no instruction, no
+    // sample (the program runs per pixel).
+    let mut keys: Vec<&str> = m[0]["writer"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        ["contested", "debug", "lane", "pixel", "primitive", "source", "writes"]
+    );
+    assert_eq!(m[0]["writer"]["lane"], "pixel (12, 1), primitive 1");
     let m1 = &r[1]["mismatches"][0];
     assert_eq!((m1["at"].as_str(), m1["ulp"].as_u64()), (Some("(3, 2)"), Some(1)));
     assert_eq!(m1["writer"]["pixel"], serde_json::json!([3, 2]));
@@ -1271,4 +1285,21 @@ fn bad_draw_captures_are_refused_by_name() {
         &["[[resource]] #1 (rt0)", "belong to draw jobs"],
     );
     common::assert_snapshot("capture/draw_errors.txt", &all);
+}
+
+/// The committed draw capture (examples/capture_msaa: msaa.toml's target per sample and
+/// resolved in D3D12 layout) compares with exit 0, writing nothing into the example.
+#[test]
+fn the_committed_draw_example_compares() {
+    let root = common::root();
+    let before = listing(&root.join("examples/capture_msaa"));
+    let (code, out, err) = compare_text(&root, &["examples/msaa.toml", "examples/capture_msaa"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("rt0 (render target, 4 samples, R8G8B8A8_UNORM, exact): equal (9,216 elements)")
+            && out.contains("rt0 (render target, 4 samples resolved, R8G8B8A8_UNORM, exact): equal (2,304 elements)")
+            && out.contains("result    equal: 2 resources compared"),
+        "{out}"
+    );
+    assert_eq!(listing(&root.join("examples/capture_msaa")), before);
 }
