@@ -226,26 +226,39 @@ impl WriterReport {
     }
 }
 
-/// The pixel lane behind every sample the output merger wrote during one draw.
+/// A sample of a target: target, x, y, sample.
+pub type SampleKey = (MergeTarget, u32, u32, u32);
+
+/// The pixel lane behind each watched sample the output merger wrote during one draw.
+/// Only the samples asked about are kept (the mismatches a report lists), so the map
+/// stays as small as the report whatever the target's size.
 #[derive(Default)]
 pub struct PixelWriters {
-    map: Mutex<HashMap<(MergeTarget, u32, u32, u32), (PixelLane, u32)>>,
+    watch: std::collections::HashSet<SampleKey>,
+    map: Mutex<HashMap<SampleKey, (PixelLane, u32)>>,
 }
 
 impl MergeObserver for PixelWriters {
     fn write(&self, target: MergeTarget, x: u32, y: u32, sample: u32, lane: &PixelLane) {
+        let key = (target, x, y, sample);
+        if !self.watch.contains(&key) {
+            return;
+        }
         // A poisoned lock only means another worker panicked; the map is still whole.
         let mut m = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        let e = m.entry((target, x, y, sample)).or_insert((*lane, 0));
+        let e = m.entry(key).or_insert((*lane, 0));
         e.0 = *lane;
         e.1 = e.1.saturating_add(1);
     }
 }
 
 impl PixelWriters {
-    /// An empty map.
-    pub fn new() -> PixelWriters {
-        PixelWriters::default()
+    /// A map watching the samples `watch`.
+    pub fn new(watch: impl IntoIterator<Item = SampleKey>) -> PixelWriters {
+        PixelWriters {
+            watch: watch.into_iter().collect(),
+            map: Mutex::default(),
+        }
     }
 
     /// Who last wrote sample `sample` of pixel `(x, y)` of `target`; for a resolved

@@ -962,7 +962,11 @@ fn a_recorded_draw_matches_itself() {
         }
         assert_eq!(r[0]["components"], 512);
     }
-    assert_eq!(listing(&d.join("cap")), before, "compare wrote into the capture");
+    assert_eq!(
+        listing(&d.join("cap")),
+        before,
+        "compare wrote into the capture"
+    );
     assert!(!d.join("out/compare").exists());
 }
 
@@ -997,12 +1001,18 @@ fn draw_texels_are_found_measured_and_attributed_to_their_pixel_lane() {
     assert_eq!(m[1]["at"], "(5, 6) g");
     for (m, (x, y)) in m.iter().zip([(12, 1), (5, 6)]) {
         assert_eq!(m["ulp"], 1, "{m}");
-        assert_eq!((m["location"]["x"].as_u64(), m["location"]["y"].as_u64()), (Some(x), Some(y)));
+        assert_eq!(
+            (m["location"]["x"].as_u64(), m["location"]["y"].as_u64()),
+            (Some(x), Some(y))
+        );
         let w = &m["writer"];
         assert_eq!(w["pixel"], serde_json::json!([x, y]));
         assert_eq!(w["primitive"], draw_primitive(x as u32, y as u32));
         assert_eq!(w["writes"], draw_writes(x as u32, y as u32));
-        assert_eq!(w["debug"], format!("dxlane debug draw.toml --pixel {x},{y}"));
+        assert_eq!(
+            w["debug"],
+            format!("dxlane debug draw.toml --pixel {x},{y}")
+        );
     }
     assert_eq!(draw_primitive(12, 1), 1);
     assert_eq!(draw_primitive(5, 6), 0);
@@ -1017,11 +1027,22 @@ fn draw_texels_are_found_measured_and_attributed_to_their_pixel_lane() {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["contested", "debug", "lane", "pixel", "primitive", "source", "writes"]
+        [
+            "contested",
+            "debug",
+            "lane",
+            "pixel",
+            "primitive",
+            "source",
+            "writes"
+        ]
     );
     assert_eq!(m[0]["writer"]["lane"], "pixel (12, 1), primitive 1");
     let m1 = &r[1]["mismatches"][0];
-    assert_eq!((m1["at"].as_str(), m1["ulp"].as_u64()), (Some("(3, 2)"), Some(1)));
+    assert_eq!(
+        (m1["at"].as_str(), m1["ulp"].as_u64()),
+        (Some("(3, 2)"), Some(1))
+    );
     assert_eq!(m1["writer"]["pixel"], serde_json::json!([3, 2]));
     let m2 = &r[2]["mismatches"][0];
     assert_eq!(m2["at"], "(0, 0) depth");
@@ -1065,8 +1086,12 @@ fn a_render_target_row_is_found_attributed_and_drawn() {
         assert_eq!(m["writer"]["primitive"], draw_primitive(x as u32, 3));
     }
     // Both primitives are named along the row.
-    assert!((0..16).any(|x| draw_primitive(x, 3) == 0) && (0..16).any(|x| draw_primitive(x, 3) == 1));
-    let heat = image::open(d.join("out/compare/cap/rt0.diff.png")).unwrap().to_rgb8();
+    assert!(
+        (0..16).any(|x| draw_primitive(x, 3) == 0) && (0..16).any(|x| draw_primitive(x, 3) == 1)
+    );
+    let heat = image::open(d.join("out/compare/cap/rt0.diff.png"))
+        .unwrap()
+        .to_rgb8();
     assert_eq!(heat.dimensions(), (16, 8));
     assert_eq!(heat.get_pixel(4, 2).0, [0, 0, 0]);
     assert_ne!(heat.get_pixel(4, 3).0, [0, 0, 0]);
@@ -1113,7 +1138,10 @@ fn padded_render_target_captures_read_correctly() {
     assert_eq!(r["entry"], "[[resource]] #4 (rt0)");
     assert_eq!(r["differing_components"], 1);
     let m = &r["mismatches"][0];
-    assert_eq!((m["at"].as_str(), m["ulp"].as_u64()), (Some("(9, 4) b"), Some(1)));
+    assert_eq!(
+        (m["at"].as_str(), m["ulp"].as_u64()),
+        (Some("(9, 4) b"), Some(1))
+    );
     assert_eq!(m["writer"]["pixel"], serde_json::json!([9, 4]));
     assert_eq!(m["writer"]["primitive"], draw_primitive(9, 4));
 }
@@ -1142,7 +1170,10 @@ fn multisampled_targets_compare_per_sample_or_resolved() {
     std::fs::write(&p, std::fs::read_to_string(&p).unwrap() + extra).unwrap();
     let (code, v) = compare_json(&d, "draw_msaa.toml", "cap", &[]);
     assert_eq!(code, 0, "{v}");
-    assert_eq!(v["resources"][0]["kind"], "render target, 4 samples, R8G8B8A8_UNORM");
+    assert_eq!(
+        v["resources"][0]["kind"],
+        "render target, 4 samples, R8G8B8A8_UNORM"
+    );
     assert_eq!(v["resources"][0]["elements"], 4 * 128);
     assert_eq!(
         v["resources"][1]["kind"],
@@ -1159,7 +1190,10 @@ fn multisampled_targets_compare_per_sample_or_resolved() {
     assert_eq!(m["location"]["sample"], 2);
     assert_eq!(m["writer"]["pixel"], serde_json::json!([6, 5]));
     // The program runs per pixel, not per sample: the debug command names the pixel.
-    assert_eq!(m["writer"]["debug"], "dxlane debug draw_msaa.toml --pixel 6,5");
+    assert_eq!(
+        m["writer"]["debug"],
+        "dxlane debug draw_msaa.toml --pixel 6,5"
+    );
     assert_eq!(v["resources"][1]["differing_components"], 0);
     assert_eq!(
         v["resources"][0]["images"]["diff"][0],
@@ -1190,7 +1224,10 @@ fn explain_finds_fusion_in_a_draw_captured_under_1_0_13() {
         .collect();
     assert!(matches.contains(&"warp-1.0.13"), "{e}");
     assert!(matches.contains(&"fuse_mad = false"), "{e}");
-    assert!(e["verdict"].as_str().unwrap().contains("warp-1.0.13"), "{e}");
+    assert!(
+        e["verdict"].as_str().unwrap().contains("warp-1.0.13"),
+        "{e}"
+    );
 }
 
 /// The text report of a draw, as a snapshot: the 1.0.13 capture, its pixel lanes and
@@ -1224,7 +1261,11 @@ fn bad_draw_captures_are_refused_by_name() {
         for w in want {
             assert!(err.contains(w), "{name}: {w:?} not in {err}");
         }
-        assert_eq!(listing(&d.join(cap_name)), before, "{name}: wrote into the capture");
+        assert_eq!(
+            listing(&d.join(cap_name)),
+            before,
+            "{name}: wrote into the capture"
+        );
         all.push_str(&format!("{name}\n{}\n", normalized(&err, &d)));
     };
     edit_manifest(&cap, "render_target = 1", "render_target = 2");
@@ -1241,17 +1282,29 @@ fn bad_draw_captures_are_refused_by_name() {
         "short render target",
         "draw.toml",
         "cap",
-        &["[[resource]] #1 (rt0)", "is 502 bytes", "the file ends at byte 502, inside row 7"],
+        &[
+            "[[resource]] #1 (rt0)",
+            "is 502 bytes",
+            "the file ends at byte 502, inside row 7",
+        ],
     );
     std::fs::write(cap.join("rt0.bin"), [&rt0[..], &[0u8; 4]].concat()).unwrap();
     check(
         "long render target",
         "draw.toml",
         "cap",
-        &["[[resource]] #1 (rt0)", "is 516 bytes", "4 bytes past the layout's end"],
+        &[
+            "[[resource]] #1 (rt0)",
+            "is 516 bytes",
+            "4 bytes past the layout's end",
+        ],
     );
     std::fs::write(cap.join("rt0.bin"), &rt0).unwrap();
-    edit_manifest(&cap, "render_target = 0", "render_target = 0\nresolved = true");
+    edit_manifest(
+        &cap,
+        "render_target = 0",
+        "render_target = 0\nresolved = true",
+    );
     check(
         "resolved one-sample target",
         "draw.toml",
@@ -1296,9 +1349,11 @@ fn the_committed_draw_example_compares() {
     let (code, out, err) = compare_text(&root, &["examples/msaa.toml", "examples/capture_msaa"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.contains("rt0 (render target, 4 samples, R8G8B8A8_UNORM, exact): equal (9,216 elements)")
-            && out.contains("rt0 (render target, 4 samples resolved, R8G8B8A8_UNORM, exact): equal (2,304 elements)")
-            && out.contains("result    equal: 2 resources compared"),
+        out.contains(
+            "rt0 (render target, 4 samples, R8G8B8A8_UNORM, exact): equal (9,216 elements)"
+        ) && out.contains(
+            "rt0 (render target, 4 samples resolved, R8G8B8A8_UNORM, exact): equal (2,304 elements)"
+        ) && out.contains("result    equal: 2 resources compared"),
         "{out}"
     );
     assert_eq!(listing(&root.join("examples/capture_msaa")), before);
