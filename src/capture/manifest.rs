@@ -310,8 +310,7 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
     let resolved = e.resolved.unwrap_or(false);
     if resolved && e.render_target.is_none() {
         return Err(err(
-            "`resolved` goes with `render_target` (a multisampled target's resolved image)"
-                .into(),
+            "`resolved` goes with `render_target` (a multisampled target's resolved image)".into(),
         ));
     }
     let target = match (&e.reg, e.heap, e.render_target) {

@@ -270,7 +270,10 @@ pub fn compare_job(
         } else {
             let writers = Writers::new(
                 &shader,
-                wants.iter().map(|w| bindings_of(&shader, &w.target)).collect(),
+                wants
+                    .iter()
+                    .map(|w| bindings_of(&shader, &w.target))
+                    .collect(),
             );
             let (tracked, _) =
                 runner.run(runner.prepare(None)?, &wants, Tracking::Resources(&writers))?;
@@ -281,9 +284,7 @@ pub fn compare_job(
             }
             for (i, d) in diffs.iter_mut().enumerate() {
                 for m in &mut d.mismatches {
-                    m.writer = writers
-                        .writer(i, m.address, &job_words)
-                        .map(with_flags);
+                    m.writer = writers.writer(i, m.address, &job_words).map(with_flags);
                 }
             }
         }
@@ -535,8 +536,8 @@ impl Prepped {
             }
             _ => {
                 let be = find_entry(self.bound(), t)?;
-                let shape =
-                    shape_of(be).ok_or_else(|| format!("{} has no contents to compare", be.name))?;
+                let shape = shape_of(be)
+                    .ok_or_else(|| format!("{} has no contents to compare", be.name))?;
                 Ok(Found {
                     shape,
                     kind: be.kind.describe(),

@@ -292,12 +292,7 @@ impl PixelWriters {
             writes,
             debug: String::new(),
         };
-        let mut r = r.pixel(
-            lane.x,
-            lane.y,
-            per_sample.then_some(lane.sample),
-            job,
-        );
+        let mut r = r.pixel(lane.x, lane.y, per_sample.then_some(lane.sample), job);
         r.lane.push_str(&format!(", primitive {}", lane.prim));
         Some(r)
     }

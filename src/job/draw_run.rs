@@ -279,7 +279,9 @@ pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobEr
         expects,
         ..
     } = p;
-    finish(job, opts, report, elapsed, vs_info, ps, bound, rts, depth, warnings, expects)
+    finish(
+        job, opts, report, elapsed, vs_info, ps, bound, rts, depth, warnings, expects,
+    )
 }
 
 /// Reads, binds and checks a draw job without drawing (see [`PreparedDraw`]).

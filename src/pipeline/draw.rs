@@ -1141,8 +1141,7 @@ impl TileCtx<'_> {
                                 if let (Some(w), Some(before)) = (self.writes, before)
                                     && depth_written(ds, pass, before, depth_word(td, i))
                                 {
-                                    let sample =
-                                        if self.stage.link.per_sample { smp } else { 0 };
+                                    let sample = if self.stage.link.per_sample { smp } else { 0 };
                                     let lane = PixelLane {
                                         prim: pi,
                                         x: px,
