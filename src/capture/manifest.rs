@@ -19,6 +19,8 @@
 //!
 //! [[resource]]
 //! reg = "u0"                       # or heap = N, render_target = N, depth = true
+//!                                  # (depth_stencil = true, as [[expect]] spells it)
+//! resolved = true                  # render targets: the file holds the resolved image
 //! space = 0
 //! file = "u0.bin"                  # relative to the capture folder, and inside it
 //! format = "R32_FLOAT"             # how to read a buffer's elements (or a list of formats)
@@ -114,6 +116,8 @@ struct EntrySchema {
     heap: Option<u32>,
     render_target: Option<u32>,
     depth: Option<bool>,
+    depth_stencil: Option<bool>,
+    resolved: Option<bool>,
     file: PathBuf,
     format: Option<Formats>,
     offset: Option<u64>,
@@ -170,6 +174,9 @@ pub struct CaptureEntry {
     pub tolerance: Option<Tolerance>,
     /// `nan`, when given.
     pub nan: Option<NanRule>,
+    /// `resolved = true`: the file holds a multisampled render target's resolved image
+    /// (`ResolveSubresource`, then a readback), not its sample planes.
+    pub resolved: bool,
 }
 
 impl Capture {
@@ -255,14 +262,15 @@ fn toml_error(e: &toml::de::Error, text: &str) -> String {
 }
 
 fn entry_name(i: usize, e: &EntrySchema) -> String {
-    let what = match (&e.reg, e.heap, e.render_target, e.depth) {
+    let depth = e.depth == Some(true) || e.depth_stencil == Some(true);
+    let what = match (&e.reg, e.heap, e.render_target, depth) {
         (Some(r), ..) => match e.space {
             Some(s) if s != 0 => format!(" ({r}, space{s})"),
             _ => format!(" ({r})"),
         },
         (None, Some(h), ..) => format!(" (heap[{h}])"),
         (None, None, Some(t), _) => format!(" (rt{t})"),
-        (None, None, None, Some(true)) => " (depth)".into(),
+        (None, None, None, true) => " (depth)".into(),
         _ => String::new(),
     };
     format!("[[resource]] #{}{what}", i + 1)
@@ -274,11 +282,18 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
         entry: name.clone(),
         message: m,
     };
+    if e.depth.is_some() && e.depth_stencil.is_some() {
+        return Err(err(
+            "give `depth = true` or `depth_stencil = true`, not both (they name the same buffer)"
+                .into(),
+        ));
+    }
+    let depth = e.depth == Some(true) || e.depth_stencil == Some(true);
     let targets = [
         e.reg.is_some(),
         e.heap.is_some(),
         e.render_target.is_some(),
-        e.depth == Some(true),
+        depth,
     ]
     .iter()
     .filter(|&&b| b)
@@ -291,6 +306,12 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
     }
     if e.space.is_some() && e.reg.is_none() {
         return Err(err("`space` goes with `reg`".into()));
+    }
+    let resolved = e.resolved.unwrap_or(false);
+    if resolved && e.render_target.is_none() {
+        return Err(err(
+            "`resolved` goes with `render_target` (a multisampled target's resolved image)".into(),
+        ));
     }
     let target = match (&e.reg, e.heap, e.render_target) {
         (Some(r), ..) => {
@@ -385,6 +406,7 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
         },
         tolerance: e.tolerance,
         nan,
+        resolved,
     })
 }
 

@@ -1,7 +1,10 @@
 //! `dxlane run --record DIR`: a capture folder of a run's own outputs.
 //!
 //! Owns: choosing what to record — every UAV (bound at a `u` register or a `uav` heap
-//! slot) and every other entry with an `output` — writing each resource's bytes in
+//! slot) and every other entry with an `output`; for a draw job ([`record_draw`]) also
+//! every render target (`rt<N>.bin`: every sample plane of a multisampled one, sample
+//! after sample, as dxlane holds it — lossless, so a later compare can name the sample
+//! that moved) and the depth-stencil buffer (`depth.bin`) — writing each resource's bytes in
 //! dxlane's packing (`layout = "tight"`, the `.bin` form `dxlane run` writes) as
 //! `<target>.bin`, and a `capture.toml` naming the job, the program's MD5 and, as the
 //! device, dxlane with the profile it ran. Comparing that folder with the same job
@@ -22,7 +25,7 @@ use super::layout::Target;
 use super::replay::{is_inside, md5_of_file};
 use crate::ir::ResourceClass;
 use crate::job::bind::{BoundEntry, Storage, Table};
-use crate::job::{Job, RunResult};
+use crate::job::{DrawResult, Job, RunResult};
 
 /// What a recording wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +95,68 @@ fn toml_string(s: &str) -> String {
 
 /// Writes a capture of `result` (a run of `job`) into `dir` (see the module doc).
 pub fn record(job: &Job, result: &RunResult, dir: &Path) -> Result<Recorded, CaptureError> {
+    let s = &result.summary;
+    let items = result
+        .bound
+        .all()
+        .filter_map(|e| Some((recorded_target(job, e)?, e.contents()?)))
+        .collect();
+    let run = Run {
+        program: PathBuf::from(&s.program.path),
+        profile: s.profile.clone(),
+        wave_size: s.wave_size,
+        threads: s.threads,
+        what: "outputs",
+    };
+    write_capture(job, &run, items, dir)
+}
+
+/// Writes a capture of a draw job's `result` into `dir`: its render targets, its
+/// depth-stencil buffer, and its UAVs and `output` resources (see the module doc).
+pub fn record_draw(job: &Job, result: &DrawResult, dir: &Path) -> Result<Recorded, CaptureError> {
+    let s = &result.summary;
+    let mut items: Vec<(Target, Vec<u8>)> = result
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (Target::RenderTarget(i as u32), t.view.texture.to_bytes()))
+        .collect();
+    if let Some(d) = &result.depth {
+        items.push((Target::DepthStencil, d.view.texture.to_bytes()));
+    }
+    items.extend(
+        result
+            .bound
+            .all()
+            .filter_map(|e| Some((recorded_target(job, e)?, e.contents()?))),
+    );
+    // `program_md5` names the pixel program (the vertex program when there is none).
+    let program = s.ps.as_ref().unwrap_or(&s.vs);
+    let run = Run {
+        program: PathBuf::from(&program.path),
+        profile: s.draw.profile.clone(),
+        wave_size: s.draw.wave_size,
+        threads: s.draw.threads,
+        what: "render targets, depth and outputs",
+    };
+    write_capture(job, &run, items, dir)
+}
+
+/// What the manifest says about the run.
+struct Run {
+    program: PathBuf,
+    profile: String,
+    wave_size: u32,
+    threads: usize,
+    what: &'static str,
+}
+
+fn write_capture(
+    job: &Job,
+    run: &Run,
+    items: Vec<(Target, Vec<u8>)>,
+    dir: &Path,
+) -> Result<Recorded, CaptureError> {
     let io = |path: &Path, e: std::io::Error| CaptureError::Io {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -103,12 +168,12 @@ pub fn record(job: &Job, result: &RunResult, dir: &Path) -> Result<Recorded, Cap
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let program = PathBuf::from(&result.summary.program.path);
-    let md5 = md5_of_file(&program)?;
+    let md5 = md5_of_file(&run.program)?;
     let mut manifest = String::new();
     let _ = writeln!(
         manifest,
-        "# Recorded by `dxlane run --record`: the outputs of {job_name}, tightly packed as dxlane writes them."
+        "# Recorded by `dxlane run --record`: the {} of {job_name}, tightly packed as dxlane writes them.",
+        run.what
     );
     let _ = writeln!(manifest, "job = {}", toml_string(&job_name));
     let _ = writeln!(manifest, "program_md5 = \"{md5}\"");
@@ -118,28 +183,19 @@ pub fn record(job: &Job, result: &RunResult, dir: &Path) -> Result<Recorded, Cap
         "adapter = {}",
         toml_string(&format!("dxlane {} (CPU)", env!("CARGO_PKG_VERSION")))
     );
-    let _ = writeln!(
-        manifest,
-        "profile = {}",
-        toml_string(&result.summary.profile)
-    );
-    let s = &result.summary;
+    let _ = writeln!(manifest, "profile = {}", toml_string(&run.profile));
     let _ = writeln!(
         manifest,
         "notes = {}",
         toml_string(&format!(
             "wave size {}, {} worker thread{}",
-            s.wave_size,
-            s.threads,
-            if s.threads == 1 { "" } else { "s" }
+            run.wave_size,
+            run.threads,
+            if run.threads == 1 { "" } else { "s" }
         ))
     );
     let mut files = Vec::new();
-    for e in result.bound.all() {
-        let Some(target) = recorded_target(job, e) else {
-            continue;
-        };
-        let Some(bytes) = e.contents() else { continue };
+    for (target, bytes) in items {
         let name = format!("{}.bin", target.file_stem());
         let path = dir.join(&name);
         if path

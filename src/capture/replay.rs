@@ -19,6 +19,14 @@
 //! - Elements of a texture are its texels (the capture's `format` may name another
 //!   format of the same size to read them as). A buffer's are 4-byte words (`R32_UINT`)
 //!   unless its `format` says otherwise, or its typed view's format.
+//! - A draw job (one with `[draw]`) is drawn through `job::draw_run::prepare_draw` and
+//!   `PreparedDraw::draw`, writing none of its outputs: `render_target = N` entries
+//!   compare `[[draw.render_target]]` #N+1 (every sample plane, or with `resolved` the
+//!   resolve `pipeline::om::resolve` makes), `depth` the depth-stencil buffer, `reg`
+//!   entries its `[[resource]]` entries. The write-tracking draw runs with a
+//!   `pipeline::MergeObserver` ([`super::writers::PixelWriters`]) and names the pixel
+//!   lane (primitive, pixel, sample) that last wrote each differing texel; the debug
+//!   command names `--sample` only when the pixel program ran per sample.
 //! - The `dxlane debug` command of each mismatch runs what the comparison ran: it adds
 //!   `--profile` when the comparison's profile is not the job's own, and `--wave-size`
 //!   when the command line set one.
@@ -36,14 +44,16 @@ use super::element::{Naming, NanRule, components, element_bytes, tolerance_words
 use super::layout::{BufferShape, Layout, Shape, Target};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
-use super::writers::{Writers, bindings_of};
+use super::writers::{PixelWriters, Writers, bindings_of};
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
+use crate::ir::Shader;
 use crate::job::bind::{BoundEntry, BoundJob, Storage};
+use crate::job::draw_run::{PreparedDraw, prepare_draw};
 use crate::job::run::{Prepared, prepare};
 use crate::job::schema::Tolerance;
 use crate::job::{Job, RunOptions};
-use crate::pipeline::{DispatchHooks, dispatch_with};
+use crate::pipeline::{DispatchHooks, MergeTarget, dispatch_with, om};
 use crate::resources::{BufferKind, Descriptor, Format};
 
 /// Mismatches listed per resource unless `--mismatches` says otherwise.
@@ -93,6 +103,20 @@ struct Captured {
     kind_words: String,
 }
 
+/// What a capture entry is compared with: a target and whether it is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Want {
+    target: Target,
+    resolved: bool,
+}
+
+/// A resource of the prepared job, as a capture entry sees it.
+struct Found {
+    shape: Shape,
+    kind: String,
+    storage_bytes: u64,
+}
+
 impl Captured {
     fn subject(&self) -> Subject<'_> {
         Subject {
@@ -139,7 +163,7 @@ pub fn compare_job(
         .map(|w| format!("the job: {w}"))
         .collect();
     if let Some(want) = &capture.program_md5 {
-        let path = PathBuf::from(&prepared.program.info.path);
+        let path = prepared.program_path();
         let got = md5_of_file(&path)?;
         if &got != want {
             return Err(CaptureError::OtherJob(format!(
@@ -157,12 +181,19 @@ pub fn compare_job(
         .unwrap_or(crate::job::bind::DEFAULT_MAX_RESOURCE_BYTES);
     let mut captured = Vec::new();
     for e in &capture.entries {
-        captured.push(read_entry(e, &prepared.bound, opts, memory_limit)?);
+        captured.push(read_entry(e, &prepared, opts, memory_limit)?);
     }
-    let targets: Vec<Target> = captured.iter().map(|c| c.entry.target).collect();
-    let shader = prepared.program.shader.clone();
-    let base_profile = prepared.options.profile.clone();
-    let actual = runner.run(prepared, &targets, None)?;
+    let wants: Vec<Want> = captured
+        .iter()
+        .map(|c| Want {
+            target: c.entry.target,
+            resolved: c.entry.resolved,
+        })
+        .collect();
+    let shader = prepared.explain_shader();
+    let base_profile = prepared.profile();
+    let is_draw = prepared.is_draw();
+    let (actual, _) = runner.run(prepared, &wants, Tracking::None)?;
 
     let keep = opts
         .mismatches
@@ -175,27 +206,86 @@ pub fn compare_job(
         .collect();
     let any_differ = diffs.iter().any(|d| d.differing_components > 0);
 
+    let mut untracked = vec![false; captured.len()];
     if any_differ {
         // Who wrote what: a second run with the write sink on (the first ran at full
         // speed; most comparisons match and never need this one).
-        let writers = Writers::new(
-            &shader,
-            targets.iter().map(|t| bindings_of(&shader, t)).collect(),
-        );
-        let tracked = runner.run(runner.prepare(None)?, &targets, Some(&writers))?;
-        if tracked != actual {
-            notes.push(
-                "the write-tracking run gave other results than the first run (the program's atomics depend on the order groups run in); lanes are named from the tracking run".into(),
-            );
-        }
         let job_words = job_path.display().to_string();
         let same_run = same_run_flags(&runner, &choice, opts);
-        for (i, d) in diffs.iter_mut().enumerate() {
-            for m in &mut d.mismatches {
-                m.writer = writers.writer(i, m.address, &job_words).map(|mut w| {
-                    w.debug.push_str(&same_run);
-                    w
-                });
+        let with_flags = |mut w: super::writers::WriterReport| {
+            w.debug.push_str(&same_run);
+            w
+        };
+        if is_draw {
+            // Watch only the samples of the texels the report lists (every sample of a
+            // resolved one: D3D12 has at most 32).
+            let mut watch = Vec::new();
+            for (w, d) in wants.iter().zip(&diffs) {
+                let target = match w.target {
+                    Target::RenderTarget(t) => MergeTarget::Color(t),
+                    Target::DepthStencil => MergeTarget::DepthStencil,
+                    _ => continue,
+                };
+                for m in &d.mismatches {
+                    if let super::compare::Location::Texel { x, y, sample, .. } = m.location {
+                        if w.resolved {
+                            watch.extend((0..32).map(|s| (target, x, y, s)));
+                        } else {
+                            watch.push((target, x, y, sample));
+                        }
+                    }
+                }
+            }
+            let pixels = PixelWriters::new(watch);
+            let (tracked, per_sample) =
+                runner.run(runner.prepare(None)?, &wants, Tracking::Pixels(&pixels))?;
+            if tracked != actual {
+                notes.push(
+                    "the write-tracking draw gave other results than the first draw (the pixel program's UAV writes depend on the order tiles ran in); lanes are named from the tracking draw".into(),
+                );
+            }
+            for (i, d) in diffs.iter_mut().enumerate() {
+                let target = match wants[i].target {
+                    Target::RenderTarget(t) => MergeTarget::Color(t),
+                    Target::DepthStencil => MergeTarget::DepthStencil,
+                    _ => {
+                        untracked[i] = d.differing_components > 0;
+                        continue;
+                    }
+                };
+                for m in &mut d.mismatches {
+                    if let super::compare::Location::Texel { x, y, sample, .. } = m.location {
+                        let sample = (!wants[i].resolved).then_some(sample);
+                        m.writer = pixels
+                            .writer(target, x, y, sample, per_sample, &job_words)
+                            .map(with_flags);
+                    }
+                }
+            }
+            if untracked.iter().any(|&u| u) {
+                notes.push(
+                    "the lanes behind a draw's writes to [[resource]] entries (pixel-program UAVs) are not tracked; render targets and depth are".into(),
+                );
+            }
+        } else {
+            let writers = Writers::new(
+                &shader,
+                wants
+                    .iter()
+                    .map(|w| bindings_of(&shader, &w.target))
+                    .collect(),
+            );
+            let (tracked, _) =
+                runner.run(runner.prepare(None)?, &wants, Tracking::Resources(&writers))?;
+            if tracked != actual {
+                notes.push(
+                    "the write-tracking run gave other results than the first run (the program's atomics depend on the order groups run in); lanes are named from the tracking run".into(),
+                );
+            }
+            for (i, d) in diffs.iter_mut().enumerate() {
+                for m in &mut d.mismatches {
+                    m.writer = writers.writer(i, m.address, &job_words).map(with_flags);
+                }
             }
         }
     }
@@ -206,22 +296,22 @@ pub fn compare_job(
     } else {
         Some(images_dir(&runner.job, &capture, opts)?)
     };
-    for ((c, d), a) in captured.iter().zip(diffs).zip(&actual) {
+    for (((c, d), a), untracked) in captured.iter().zip(diffs).zip(&actual).zip(untracked) {
         let images = match (&images_dir, &c.shape) {
             (Some(dir), Shape::Texture(_)) if d.differing_components > 0 => {
-                let (imgs, mut n) = diff_image::write_images(
-                    &c.subject(),
-                    &c.bytes,
-                    a,
-                    dir,
-                    &c.entry.target.file_stem(),
-                )?;
+                let stem = if c.entry.resolved {
+                    format!("{}.resolved", c.entry.target.file_stem())
+                } else {
+                    c.entry.target.file_stem()
+                };
+                let (imgs, mut n) =
+                    diff_image::write_images(&c.subject(), &c.bytes, a, dir, &stem)?;
                 notes.append(&mut n);
                 Some(imgs)
             }
             _ => None,
         };
-        reports.push(ResourceReport::new(
+        let mut r = ResourceReport::new(
             &c.entry,
             &c.kind_words,
             &c.formats,
@@ -229,13 +319,15 @@ pub fn compare_job(
             c.nan,
             d,
             images,
-        ));
+        );
+        r.writers_tracked = !untracked;
+        reports.push(r);
     }
 
     let explanation = if any_differ && !opts.no_explain {
         let base_sets: Vec<Bitset> = reports.iter().map(|r| r.differing.clone()).collect();
         let mut rerun = |p: &Profile| -> Result<Vec<Bitset>, CaptureError> {
-            let out = runner.run(runner.prepare(Some(p.clone()))?, &targets, None)?;
+            let (out, _) = runner.run(runner.prepare(Some(p.clone()))?, &wants, Tracking::None)?;
             Ok(captured
                 .iter()
                 .zip(&out)
@@ -325,51 +417,218 @@ struct Runner {
     profile_name: String,
 }
 
+/// A job ready to run: a dispatch or a draw.
+enum Prepped {
+    Compute(Box<Prepared>),
+    Draw(Box<PreparedDraw>),
+}
+
+/// Which writes a run tracks.
+enum Tracking<'a> {
+    None,
+    /// Resource writes of a dispatch.
+    Resources(&'a Writers),
+    /// Output-merger writes of a draw.
+    Pixels(&'a PixelWriters),
+}
+
+impl Prepped {
+    fn is_draw(&self) -> bool {
+        matches!(self, Prepped::Draw(_))
+    }
+
+    fn bound(&self) -> &BoundJob {
+        match self {
+            Prepped::Compute(p) => &p.bound,
+            Prepped::Draw(d) => &d.bound,
+        }
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        match self {
+            Prepped::Compute(p) => p.warnings().to_vec(),
+            Prepped::Draw(d) => d.warnings.clone(),
+        }
+    }
+
+    /// The program `program_md5` names: a dispatch's program; a draw's pixel program, or
+    /// its vertex program when it has none.
+    fn program_path(&self) -> PathBuf {
+        match self {
+            Prepped::Compute(p) => PathBuf::from(&p.program.info.path),
+            Prepped::Draw(d) => PathBuf::from(&d.ps.as_ref().unwrap_or(&d.vs).1.path),
+        }
+    }
+
+    fn profile(&self) -> Profile {
+        match self {
+            Prepped::Compute(p) => p.options.profile.clone(),
+            Prepped::Draw(d) => d.profile.clone(),
+        }
+    }
+
+    /// The program explain asks which rules it reaches. A draw's two programs count as
+    /// one: the pixel program (its declarations decide the program-dependent values,
+    /// such as the fp32 denormal mode) with the vertex program's instructions added, so
+    /// a rule either program reaches is tried.
+    fn explain_shader(&self) -> Shader {
+        match self {
+            Prepped::Compute(p) => p.program.shader.clone(),
+            Prepped::Draw(d) => {
+                let (vs, ps) = (&d.vs.0, d.ps.as_ref().map(|p| &p.0));
+                let mut s = ps.unwrap_or(vs).clone();
+                if ps.is_some() {
+                    s.insts.extend(vs.insts.iter().cloned());
+                }
+                s
+            }
+        }
+    }
+
+    /// The resource an entry names, and how it is compared.
+    fn find(&self, t: &Target, resolved: bool) -> Result<Found, String> {
+        let texture = |tex: &crate::resources::Texture, what: &str| {
+            let d = *tex.desc();
+            let samples = if d.samples > 1 {
+                format!(", {} samples", d.samples)
+            } else {
+                String::new()
+            };
+            if resolved {
+                if d.samples <= 1 {
+                    return Err(format!(
+                        "`resolved`: {t} has one sample; there is nothing to resolve (drop `resolved`)"
+                    ));
+                }
+                let r = crate::resources::TextureDesc::tex2d(d.format, d.width, d.height);
+                return Ok(Found {
+                    shape: Shape::Texture(r),
+                    kind: format!("{what}, {} samples resolved, {}", d.samples, d.format),
+                    storage_bytes: r.total_bytes(),
+                });
+            }
+            Ok(Found {
+                shape: Shape::Texture(d),
+                kind: format!("{what}{samples}, {}", d.format),
+                storage_bytes: tex.memory().len(),
+            })
+        };
+        match (self, t) {
+            (Prepped::Draw(d), Target::RenderTarget(i)) => {
+                let rt = d.targets.get(*i as usize).ok_or_else(|| {
+                    format!(
+                        "`render_target` {i}: the draw has {} render target{} ([[draw.render_target]] entries)",
+                        d.targets.len(),
+                        if d.targets.len() == 1 { "" } else { "s" }
+                    )
+                })?;
+                texture(&rt.view.texture, "render target")
+            }
+            (Prepped::Draw(d), Target::DepthStencil) => {
+                if resolved {
+                    return Err("`resolved` goes with render targets".into());
+                }
+                let dd = d
+                    .depth
+                    .as_ref()
+                    .ok_or("`depth`: the draw has no [draw.depth_stencil]")?;
+                texture(&dd.view.texture, "depth-stencil")
+            }
+            _ => {
+                let be = find_entry(self.bound(), t)?;
+                let shape = shape_of(be)
+                    .ok_or_else(|| format!("{} has no contents to compare", be.name))?;
+                Ok(Found {
+                    shape,
+                    kind: be.kind.describe(),
+                    storage_bytes: be.storage_bytes(),
+                })
+            }
+        }
+    }
+
+    /// The bytes of a wanted resource after a run.
+    fn contents(&self, w: &Want) -> Option<Vec<u8>> {
+        let tex = match (self, w.target) {
+            (Prepped::Draw(d), Target::RenderTarget(i)) => &d.targets.get(i as usize)?.view.texture,
+            (Prepped::Draw(d), Target::DepthStencil) => &d.depth.as_ref()?.view.texture,
+            _ => return find_entry(self.bound(), &w.target).ok()?.contents(),
+        };
+        if w.resolved {
+            om::resolve(tex).ok().map(|r| r.to_bytes())
+        } else {
+            Some(tex.to_bytes())
+        }
+    }
+}
+
 impl Runner {
-    fn prepare(&self, profile: Option<Profile>) -> Result<Prepared, CaptureError> {
+    fn prepare(&self, profile: Option<Profile>) -> Result<Prepped, CaptureError> {
         let opts = RunOptions {
             threads: self.threads,
             wave_size: self.wave_size,
             profile: Some(self.profile_name.clone()),
             ..RunOptions::default()
         };
+        if self.job.file.draw.is_some() {
+            let mut d = prepare_draw(self.job.clone(), &opts)?;
+            if let Some(profile) = profile {
+                d.profile = profile;
+            }
+            return Ok(Prepped::Draw(Box::new(d)));
+        }
         let mut p = prepare(self.job.clone(), &opts)?;
         if let Some(profile) = profile {
             p.options.profile = profile;
         }
-        Ok(p)
+        Ok(Prepped::Compute(Box::new(p)))
     }
 
-    /// Dispatches `p` (writing none of the job's outputs) and returns the bytes of each
-    /// target's resource.
+    /// Runs `p` (writing none of the job's outputs) and returns the bytes of each
+    /// wanted resource, and (draws) whether the pixel program ran per sample.
     fn run(
         &self,
-        p: Prepared,
-        targets: &[Target],
-        writers: Option<&Writers>,
-    ) -> Result<Vec<Vec<u8>>, CaptureError> {
-        let hooks = DispatchHooks {
-            writes: writers.map(Writers::sink),
-            observe: None,
-        };
-        dispatch_with(
-            &p.program.shader,
-            &p.fit.bindings,
-            p.groups,
-            &p.options,
-            None,
-            hooks,
-        )
-        .map_err(crate::job::JobError::from)?;
-        targets
+        p: Prepped,
+        wants: &[Want],
+        tracking: Tracking<'_>,
+    ) -> Result<(Vec<Vec<u8>>, bool), CaptureError> {
+        let mut per_sample = false;
+        match &p {
+            Prepped::Compute(c) => {
+                let hooks = DispatchHooks {
+                    writes: match tracking {
+                        Tracking::Resources(w) => Some(w.sink()),
+                        _ => None,
+                    },
+                    observe: None,
+                };
+                dispatch_with(
+                    &c.program.shader,
+                    &c.fit.bindings,
+                    c.groups,
+                    &c.options,
+                    None,
+                    hooks,
+                )
+                .map_err(crate::job::JobError::from)?;
+            }
+            Prepped::Draw(d) => {
+                let writes: Option<&dyn crate::pipeline::MergeObserver> = match tracking {
+                    Tracking::Pixels(w) => Some(w),
+                    _ => None,
+                };
+                per_sample = d.draw(None, None, writes)?.per_sample;
+            }
+        }
+        let out = wants
             .iter()
-            .map(|t| {
-                find_entry(&p.bound, t)
-                    .ok()
-                    .and_then(BoundEntry::contents)
-                    .ok_or_else(|| CaptureError::Output(format!("{t}: no contents after the run")))
+            .map(|w| {
+                p.contents(w).ok_or_else(|| {
+                    CaptureError::Output(format!("{}: no contents after the run", w.target))
+                })
             })
-            .collect()
+            .collect::<Result<_, _>>()?;
+        Ok((out, per_sample))
     }
 }
 
@@ -422,7 +681,7 @@ fn shape_of(e: &BoundEntry) -> Option<Shape> {
 
 fn read_entry(
     e: &CaptureEntry,
-    bound: &BoundJob,
+    prepared: &Prepped,
     opts: &CompareOptions,
     memory_limit: u64,
 ) -> Result<Captured, CaptureError> {
@@ -430,9 +689,8 @@ fn read_entry(
         entry: e.name.clone(),
         message: m,
     };
-    let be = find_entry(bound, &e.target).map_err(&err)?;
-    let shape =
-        shape_of(be).ok_or_else(|| err(format!("{} has no contents to compare", be.name)))?;
+    let found = prepared.find(&e.target, e.resolved).map_err(&err)?;
+    let shape = found.shape;
     let (formats, naming) = match (&shape, &e.formats) {
         (Shape::Texture(d), None) => (vec![d.format], Naming::Color),
         (Shape::Texture(d), Some(f)) => {
@@ -479,7 +737,7 @@ fn read_entry(
     }
     let bytes = read_file(&e.path, &layout, memory_limit).map_err(&err)?;
     let captured = layout
-        .unpack(&bytes, be.storage_bytes())
+        .unpack(&bytes, found.storage_bytes)
         .map_err(|m| err(format!("{}: {m}", e.file.display())))?;
     let name = e.target.to_string();
     let tolerance = opts
@@ -502,7 +760,7 @@ fn read_entry(
         tolerance,
         nan: opts.nan.or(e.nan).unwrap_or_default(),
         bytes: captured,
-        kind_words: be.kind.describe(),
+        kind_words: found.kind,
     })
 }
 

@@ -67,6 +67,10 @@ pub struct ResourceReport {
     /// The differing components, for explain runs.
     #[serde(skip)]
     pub differing: Bitset,
+    /// Whether the lanes behind its writes were tracked (not for a draw's
+    /// `[[resource]]` entries).
+    #[serde(skip)]
+    pub writers_tracked: bool,
 }
 
 impl ResourceReport {
@@ -99,6 +103,7 @@ impl ResourceReport {
             mismatches: d.mismatches,
             images,
             differing: d.differing,
+            writers_tracked: true,
         }
     }
 
@@ -308,10 +313,15 @@ impl Report {
                 );
                 match &m.writer {
                     Some(w) => {
-                        let src = w
-                            .source
-                            .as_ref()
-                            .map_or_else(String::new, |s| format!(", {s}"));
+                        let src = match (&w.source, w.pixel) {
+                            (Some(s), _) => format!(", {s}"),
+                            // Overdraw is normal and in draw order: say how many lanes
+                            // wrote the texel and that the named one came last.
+                            (None, Some(_)) if w.writes > 1 => {
+                                format!(" (the last of {} writes)", w.writes)
+                            }
+                            _ => String::new(),
+                        };
                         let contested = if w.contested {
                             " (other lanes wrote it too; this one came last)"
                         } else {
@@ -323,6 +333,10 @@ impl Report {
                         );
                         line(&mut o, format!("             {}", w.debug));
                     }
+                    None if !r.writers_tracked => line(
+                        &mut o,
+                        "             writer not tracked (a draw's resource writes)".into(),
+                    ),
                     None => line(
                         &mut o,
                         "             not written by the run (the job's initial data)".into(),

@@ -6,14 +6,24 @@
 //! report's words, with the `dxlane debug` command line that opens the debugger on that
 //! lane ([`WriterReport`]). Does not own: the observation itself (`exec::observe`).
 //!
+//! For draws, render targets and the depth-stencil buffer are written by the output
+//! merger, not through a descriptor: [`PixelWriters`] watches the pipeline's
+//! `MergeObserver` instead and keeps, for every sample of every target, the pixel lane
+//! (primitive, pixel, sample) that wrote it last. Writes to one texel happen in draw
+//! order within the tile that owns it, so "last" does not depend on worker threads.
+//!
 //! Kept thin on purpose: everything this module knows of `exec::observe` is in it, so a
 //! change there touches one file here.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 use serde::Serialize;
 
 use super::layout::Target;
 use crate::exec::{Binding, Invocation, WriteSink, WriterMap};
 use crate::ir::{ResourceRange, Shader};
+use crate::pipeline::{MergeObserver, MergeTarget, PixelLane};
 
 /// The descriptors of `shader` through which a run writes the resource at `target`: the
 /// element of each declared range that covers its register, or its heap slot.
@@ -120,8 +130,14 @@ pub struct WriterReport {
     /// The sample (draws, per-sample shading).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample: Option<u32>,
-    /// The IR instruction that wrote it.
-    pub instruction: u32,
+    /// The primitive the pixel lane ran for (draws: the index of the draw's primitive,
+    /// `SV_PrimitiveID` of the first instance).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub primitive: Option<u32>,
+    /// The IR instruction that wrote it (resource writes; the output merger's writes to
+    /// render targets and depth have none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<u32>,
     /// That instruction's place in the original program, when known.
     pub source: Option<String>,
     /// Whether other invocations wrote the word too (the last one then depends on the
@@ -150,7 +166,8 @@ impl WriterReport {
             group_thread: None,
             pixel: None,
             sample: None,
-            instruction,
+            primitive: None,
+            instruction: Some(instruction),
             source,
             contested,
             writes,
@@ -206,6 +223,78 @@ impl WriterReport {
         self.pixel = Some([x, y]);
         self.sample = sample;
         self
+    }
+}
+
+/// A sample of a target: target, x, y, sample.
+pub type SampleKey = (MergeTarget, u32, u32, u32);
+
+/// The pixel lane behind each watched sample the output merger wrote during one draw.
+/// Only the samples asked about are kept (the mismatches a report lists), so the map
+/// stays as small as the report whatever the target's size.
+#[derive(Default)]
+pub struct PixelWriters {
+    watch: std::collections::HashSet<SampleKey>,
+    map: Mutex<HashMap<SampleKey, (PixelLane, u32)>>,
+}
+
+impl MergeObserver for PixelWriters {
+    fn write(&self, target: MergeTarget, x: u32, y: u32, sample: u32, lane: &PixelLane) {
+        let key = (target, x, y, sample);
+        if !self.watch.contains(&key) {
+            return;
+        }
+        // A poisoned lock only means another worker panicked; the map is still whole.
+        let mut m = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let e = m.entry(key).or_insert((*lane, 0));
+        e.0 = *lane;
+        e.1 = e.1.saturating_add(1);
+    }
+}
+
+impl PixelWriters {
+    /// A map watching the samples `watch`.
+    pub fn new(watch: impl IntoIterator<Item = SampleKey>) -> PixelWriters {
+        PixelWriters {
+            watch: watch.into_iter().collect(),
+            map: Mutex::default(),
+        }
+    }
+
+    /// Who last wrote sample `sample` of pixel `(x, y)` of `target`; for a resolved
+    /// image (`sample` `None`), the writer of the lowest sample written. `per_sample`:
+    /// whether the pixel program ran per sample (the debug command then names it).
+    pub fn writer(
+        &self,
+        target: MergeTarget,
+        x: u32,
+        y: u32,
+        sample: Option<u32>,
+        per_sample: bool,
+        job: &str,
+    ) -> Option<WriterReport> {
+        let m = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let (lane, writes) = match sample {
+            Some(s) => *m.get(&(target, x, y, s))?,
+            None => (0..32).find_map(|s| m.get(&(target, x, y, s)).copied())?,
+        };
+        let r = WriterReport {
+            lane: String::new(),
+            thread: None,
+            group: None,
+            group_thread: None,
+            pixel: None,
+            sample: None,
+            primitive: Some(lane.prim),
+            instruction: None,
+            source: None,
+            contested: false,
+            writes,
+            debug: String::new(),
+        };
+        let mut r = r.pixel(lane.x, lane.y, per_sample.then_some(lane.sample), job);
+        r.lane.push_str(&format!(", primitive {}", lane.prim));
+        Some(r)
     }
 }
 

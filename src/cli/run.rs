@@ -157,6 +157,7 @@ fn run_draw(job: Job, args: &RunArgs) -> Result<u8, JobError> {
         max_seconds: args.max_seconds,
         progress: None,
     };
+    let recorded_job = args.record.as_ref().map(|_| job.clone());
     let r = crate::job::run_draw_job(job, &opts)?;
     let s = &r.summary;
     for w in &s.warnings {
@@ -211,6 +212,23 @@ fn run_draw(job: Job, args: &RunArgs) -> Result<u8, JobError> {
             println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
         }
         println!("summary       {}", display(&r.summary_path));
+    }
+    if let (Some(dir), Some(job)) = (&args.record, &recorded_job) {
+        match crate::capture::record::record_draw(job, &r, dir) {
+            Ok(rec) => {
+                if !args.quiet {
+                    println!(
+                        "capture       {} ({} resources)",
+                        rec.manifest.display(),
+                        rec.files.len()
+                    );
+                }
+            }
+            Err(e) => {
+                eprintln!("dxlane: {}: --record: {e}", args.job.display());
+                return Ok(2);
+            }
+        }
     }
     let e = &s.expectations;
     for x in e.results.iter().filter(|x| !x.passed) {

@@ -87,7 +87,9 @@ use super::ia::{self, Element, PrimKind};
 use super::interp;
 use super::link::{self, LinkError, Linked};
 use super::om::{self, TargetClass, TileColor, TileDepth};
-use super::ps::{self, PixelLane, PixelObserver, PixelStage, PsOutputs, WaveContext};
+use super::ps::{
+    self, MergeObserver, MergeTarget, PixelLane, PixelObserver, PixelStage, PsOutputs, WaveContext,
+};
 use super::raster::{self, Pattern};
 use super::setup::{self, Bins, Prim, SetupState, TILE_SIZE};
 use super::state::*;
@@ -191,6 +193,8 @@ pub struct DrawOptions<'a> {
     pub limits: Limits,
     /// Sees every pixel wave.
     pub observer: Option<&'a dyn PixelObserver>,
+    /// Sees every sample the output merger writes (write tracking).
+    pub writes: Option<&'a dyn MergeObserver>,
 }
 
 /// Seconds spent in each part of a draw (summed over worker threads).
@@ -777,6 +781,7 @@ pub fn draw(
         ps_out: s.ps.map(PsOutputs::of).unwrap_or_default(),
         scissor,
         observer: opts.observer,
+        writes: opts.writes,
     };
     let ntiles = bins.bins.len() as u64;
     let next = AtomicU64::new(0);
@@ -969,6 +974,7 @@ struct TileCtx<'a> {
     ps_out: PsOutputs,
     scissor: Rect,
     observer: Option<&'a dyn PixelObserver>,
+    writes: Option<&'a dyn MergeObserver>,
 }
 
 /// One tile's copy of the targets.
@@ -1129,7 +1135,23 @@ impl TileCtx<'_> {
                                     .stage
                                     .depth_at(prim, interp::sample(pattern, px, py, smp));
                                 let i = tb_index(rect, self.targets.samples, px, py, smp);
-                                if !om::depth_stencil_test(ds, td, i, z, prim.front, stencil_ref) {
+                                let before = self.writes.map(|_| depth_word(td, i));
+                                let pass =
+                                    om::depth_stencil_test(ds, td, i, z, prim.front, stencil_ref);
+                                if let (Some(w), Some(before)) = (self.writes, before)
+                                    && depth_written(ds, pass, before, depth_word(td, i))
+                                {
+                                    let sample = if self.stage.link.per_sample { smp } else { 0 };
+                                    let lane = PixelLane {
+                                        prim: pi,
+                                        x: px,
+                                        y: py,
+                                        sample,
+                                        coverage: *m,
+                                    };
+                                    w.write(MergeTarget::DepthStencil, px, py, smp, &lane);
+                                }
+                                if !pass {
                                     *m &= !(1 << smp);
                                 }
                             }
@@ -1285,14 +1307,21 @@ impl TileCtx<'_> {
                             .depth_at(prim, interp::sample(pattern, lane.x, lane.y, smp))
                     });
                     let i = tb_index(tb.rect, n, lane.x, lane.y, smp);
-                    if !om::depth_stencil_test(
+                    let before = self.writes.map(|_| depth_word(td, i));
+                    let pass = om::depth_stencil_test(
                         &self.s.depth_stencil,
                         td,
                         i,
                         z,
                         prim.front,
                         stencil_ref,
-                    ) {
+                    );
+                    if let (Some(w), Some(before)) = (self.writes, before)
+                        && depth_written(&self.s.depth_stencil, pass, before, depth_word(td, i))
+                    {
+                        w.write(MergeTarget::DepthStencil, lane.x, lane.y, smp, lane);
+                    }
+                    if !pass {
                         cov &= !(1 << smp);
                     }
                 }
@@ -1327,9 +1356,29 @@ impl TileCtx<'_> {
                 bits &= bits - 1;
                 let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
                 om::write_color(desc, &self.s.blend_factor, c, idx, src, src1, mask);
+                if let Some(w) = self.writes
+                    && desc.render_target_write_mask & mask & 0xf != 0
+                {
+                    w.write(MergeTarget::Color(i as u32), lane.x, lane.y, smp, lane);
+                }
             }
         }
     }
+}
+
+/// The stored depth bits and stencil of sample `i` of a tile (for write tracking).
+fn depth_word(td: &TileDepth, i: usize) -> (u32, u8) {
+    (
+        td.depth.get(i).copied().unwrap_or(0),
+        td.stencil.get(i).copied().unwrap_or(0),
+    )
+}
+
+/// Whether a depth-stencil test wrote the sample: a passing test with depth writes on
+/// stores its depth (even an equal one), and a stencil operation that changed the
+/// stencil value wrote it.
+fn depth_written(ds: &DepthStencilDesc, pass: bool, before: (u32, u8), after: (u32, u8)) -> bool {
+    (pass && ds.depth_enable && ds.depth_write) || before != after
 }
 
 fn tb_index(rect: [i32; 4], _samples: u32, x: u32, y: u32, s: u32) -> usize {

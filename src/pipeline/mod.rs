@@ -27,5 +27,5 @@ pub use dispatch::{
     dispatch_with,
 };
 pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, draw};
-pub use ps::{PixelLane, PixelObserver};
+pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;

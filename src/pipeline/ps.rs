@@ -54,6 +54,26 @@ pub trait PixelObserver: Sync {
     fn wave(&self, tile: u32, wave: u32, lanes: &[PixelLane], run: &WaveRun, outputs: &[u32]);
 }
 
+/// The output-merger target a write went to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MergeTarget {
+    /// Render target `i` (`OMSetRenderTargets` slot).
+    Color(u32),
+    /// The depth-stencil buffer.
+    DepthStencil,
+}
+
+/// Sees every sample the output merger writes, with the pixel lane behind it: what a
+/// capture comparison needs to say which lane wrote a differing texel. Called from
+/// worker threads; all writes to one texel come from the tile that owns it, in draw
+/// order, so the last write seen for a texel is the one the target keeps. Observing
+/// changes nothing the draw computes.
+pub trait MergeObserver: Sync {
+    /// Sample `sample` of pixel `(x, y)` of `target` was written by `lane` (for an
+    /// early depth-stencil write, the lane the pixel would run in).
+    fn write(&self, target: MergeTarget, x: u32, y: u32, sample: u32, lane: &PixelLane);
+}
+
 /// Where the pixel program's outputs are in its output words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PsOutputs {

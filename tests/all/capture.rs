@@ -914,3 +914,447 @@ fn debug_commands_repeat_the_compared_run() {
         "dxlane debug grid.toml --thread 1,1,0 --profile warp-1.0.13 --wave-size 16"
     );
 }
+
+// ---- Draws: render targets and depth (tests/capture/draw.toml, draw_msaa.toml) ----
+//
+// draw.toml draws two triangles into 16 × 8 targets: primitive 0 covers every pixel,
+// primitive 1 (drawn second, depth LESS_EQUAL at the same depth) the pixels whose centre
+// lies above the diagonal from the top left to the bottom right corner of the
+// viewport's [-1, 1]² square scaled to 16 × 8 — so pixel (x, y) is last written by
+// primitive 1 when y_ndc ≥ −x_ndc, else by primitive 0.
+
+/// The primitive that last wrote pixel (x, y) of draw.toml (see above).
+fn draw_primitive(x: u32, y: u32) -> u32 {
+    let xn = (x as f64 + 0.5) / 16.0 * 2.0 - 1.0;
+    let yn = 1.0 - (y as f64 + 0.5) / 8.0 * 2.0;
+    u32::from(yn >= -xn)
+}
+
+/// How many primitives wrote pixel (x, y).
+fn draw_writes(x: u32, y: u32) -> u32 {
+    1 + draw_primitive(x, y)
+}
+
+/// A recorded draw compares equal with itself (render targets and depth), on one or two
+/// workers, and compare leaves the capture as it was and draws no images.
+#[test]
+fn a_recorded_draw_matches_itself() {
+    let d = workdir("draw-itself");
+    record(&d, "draw.toml", "cap", &[]);
+    let manifest = std::fs::read_to_string(d.join("cap/capture.toml")).unwrap();
+    assert!(
+        manifest.contains("render_target = 0\nfile = \"rt0.bin\"")
+            && manifest.contains("render_target = 1\nfile = \"rt1.bin\"")
+            && manifest.contains("depth = true\nfile = \"depth.bin\""),
+        "{manifest}"
+    );
+    let before = listing(&d.join("cap"));
+    for threads in ["1", "2"] {
+        let (code, v) = compare_json(&d, "draw.toml", "cap", &["--threads", threads]);
+        assert_eq!(code, 0, "{v}");
+        let r = v["resources"].as_array().unwrap();
+        let targets: Vec<&str> = r.iter().map(|r| r["target"].as_str().unwrap()).collect();
+        assert_eq!(targets, ["rt0", "rt1", "depth"]);
+        assert_eq!(r[0]["kind"], "render target, R8G8B8A8_UNORM");
+        assert_eq!(r[2]["kind"], "depth-stencil, D32_FLOAT");
+        for r in r {
+            assert_eq!(r["elements"], 128);
+        }
+        assert_eq!(r[0]["components"], 512);
+    }
+    assert_eq!(
+        listing(&d.join("cap")),
+        before,
+        "compare wrote into the capture"
+    );
+    assert!(!d.join("out/compare").exists());
+}
+
+/// One UNORM code of a render target, one float ulp of another and one ulp of depth:
+/// each found at its pixel, measured, and attributed to the pixel lane that wrote it
+/// last (primitive 1 over primitive 0 where it covers), with the `dxlane debug --pixel`
+/// command that opens that lane.
+#[test]
+fn draw_texels_are_found_measured_and_attributed_to_their_pixel_lane() {
+    let d = workdir("draw-texel");
+    record(&d, "draw.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let mut rt0 = std::fs::read(cap.join("rt0.bin")).unwrap();
+    rt0[(6 * 16 + 5) * 4 + 1] += 1; // green of (5, 6): primitive 0 only
+    rt0[(16 + 12) * 4] -= 1; // red of (12, 1): primitive 1 over 0
+    std::fs::write(cap.join("rt0.bin"), &rt0).unwrap();
+    let mut rt1 = words(&cap.join("rt1.bin"));
+    rt1[2 * 16 + 3] += 1; // (3, 2): one ulp
+    write_words(&cap.join("rt1.bin"), &rt1);
+    let mut depth = words(&cap.join("depth.bin"));
+    depth[0] += 1; // (0, 0)
+    write_words(&cap.join("depth.bin"), &depth);
+    let before = listing(&cap);
+    let (code, v) = compare_json(&d, "draw.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let r = &v["resources"];
+    let m = r[0]["mismatches"].as_array().unwrap();
+    assert_eq!(r[0]["differing_elements"], 2);
+    assert_eq!(m.len(), 2);
+    // Texels are walked row by row: (12, 1) first.
+    assert_eq!(m[0]["at"], "(12, 1) r");
+    assert_eq!(m[1]["at"], "(5, 6) g");
+    for (m, (x, y)) in m.iter().zip([(12, 1), (5, 6)]) {
+        assert_eq!(m["ulp"], 1, "{m}");
+        assert_eq!(
+            (m["location"]["x"].as_u64(), m["location"]["y"].as_u64()),
+            (Some(x), Some(y))
+        );
+        let w = &m["writer"];
+        assert_eq!(w["pixel"], serde_json::json!([x, y]));
+        assert_eq!(w["primitive"], draw_primitive(x as u32, y as u32));
+        assert_eq!(w["writes"], draw_writes(x as u32, y as u32));
+        assert_eq!(
+            w["debug"],
+            format!("dxlane debug draw.toml --pixel {x},{y}")
+        );
+    }
+    assert_eq!(draw_primitive(12, 1), 1);
+    assert_eq!(draw_primitive(5, 6), 0);
+    // The schema's Writer for a draw (docs/capture.md): no thread, no instruction, no
+    // sample (the program runs per pixel).
+    let mut keys: Vec<&str> = m[0]["writer"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "contested",
+            "debug",
+            "lane",
+            "pixel",
+            "primitive",
+            "source",
+            "writes"
+        ]
+    );
+    assert_eq!(m[0]["writer"]["lane"], "pixel (12, 1), primitive 1");
+    let m1 = &r[1]["mismatches"][0];
+    assert_eq!(
+        (m1["at"].as_str(), m1["ulp"].as_u64()),
+        (Some("(3, 2)"), Some(1))
+    );
+    assert_eq!(m1["writer"]["pixel"], serde_json::json!([3, 2]));
+    let m2 = &r[2]["mismatches"][0];
+    assert_eq!(m2["at"], "(0, 0) depth");
+    assert_eq!(m2["ulp"], 1);
+    assert_eq!(m2["writer"]["debug"], "dxlane debug draw.toml --pixel 0,0");
+    assert_eq!(listing(&cap), before, "compare wrote into the capture");
+    // Diff images of each render target, beside the job.
+    assert_eq!(r[0]["images"]["diff"][0], "out/compare/cap/rt0.diff.png");
+    assert_eq!(r[2]["images"]["diff"][0], "out/compare/cap/depth.diff.png");
+}
+
+/// A whole row of a render target changed: all 16 texels found at (x, 3), each written
+/// by the lane of pixel (x, 3) of the primitive that covers it last, and drawn as a heat
+/// map and side by side.
+#[test]
+fn a_render_target_row_is_found_attributed_and_drawn() {
+    let d = workdir("draw-row");
+    record(&d, "draw.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let mut rt0 = std::fs::read(cap.join("rt0.bin")).unwrap();
+    for x in 0..16 {
+        rt0[(3 * 16 + x) * 4 + 2] ^= 0x10; // blue of (x, 3): 16 codes
+    }
+    std::fs::write(cap.join("rt0.bin"), &rt0).unwrap();
+    let (code, v) = compare_json(
+        &d,
+        "draw.toml",
+        "cap",
+        &["--no-explain", "--mismatches", "20"],
+    );
+    assert_eq!(code, 1);
+    let r = &v["resources"][0];
+    assert_eq!(r["differing_elements"], 16);
+    assert_eq!(r["largest_ulp"]["ulp"], 16);
+    let m = r["mismatches"].as_array().unwrap();
+    assert_eq!(m.len(), 16);
+    for (x, m) in m.iter().enumerate() {
+        assert_eq!(m["at"], format!("({x}, 3) b"));
+        assert_eq!(m["ulp"], 16);
+        assert_eq!(m["writer"]["pixel"], serde_json::json!([x, 3]));
+        assert_eq!(m["writer"]["primitive"], draw_primitive(x as u32, 3));
+    }
+    // Both primitives are named along the row.
+    assert!(
+        (0..16).any(|x| draw_primitive(x, 3) == 0) && (0..16).any(|x| draw_primitive(x, 3) == 1)
+    );
+    let heat = image::open(d.join("out/compare/cap/rt0.diff.png"))
+        .unwrap()
+        .to_rgb8();
+    assert_eq!(heat.dimensions(), (16, 8));
+    assert_eq!(heat.get_pixel(4, 2).0, [0, 0, 0]);
+    assert_ne!(heat.get_pixel(4, 3).0, [0, 0, 0]);
+    let side = image::open(d.join("out/compare/cap/rt0.side.png")).unwrap();
+    assert_eq!(side.width(), 16 * 3 + 8);
+}
+
+/// Render targets and depth in D3D12 readback layout (rows of 64 bytes padded to 256)
+/// read back to the same texels, and a texel changed in the padded file is found,
+/// located and attributed.
+#[test]
+fn padded_render_target_captures_read_correctly() {
+    let d = workdir("draw-padded");
+    record(&d, "draw.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let pad = |name: &str, last_padded: bool| -> Vec<u8> {
+        let tight = std::fs::read(cap.join(name)).unwrap();
+        assert_eq!(tight.len(), 8 * 64);
+        let mut out = Vec::new();
+        for (y, row) in tight.chunks(64).enumerate() {
+            out.extend_from_slice(row);
+            if y < 7 || last_padded {
+                out.resize(out.len() + 256 - 64, 0xcd);
+            }
+        }
+        out
+    };
+    let mut rt0 = pad("rt0.bin", false);
+    assert_eq!(rt0.len(), 7 * 256 + 64);
+    std::fs::write(cap.join("depth-d3d12.bin"), pad("depth.bin", true)).unwrap();
+    std::fs::write(cap.join("rt0-d3d12.bin"), &rt0).unwrap();
+    let extra = "\n[[resource]]\nrender_target = 0\nfile = \"rt0-d3d12.bin\"\nlayout = \"d3d12\"\n\n[[resource]]\ndepth_stencil = true\nfile = \"depth-d3d12.bin\"\nrow_pitch = 256\n";
+    let p = cap.join("capture.toml");
+    std::fs::write(&p, std::fs::read_to_string(&p).unwrap() + extra).unwrap();
+    let (code, v) = compare_json(&d, "draw.toml", "cap", &[]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["resources"].as_array().unwrap().len(), 5);
+    rt0[4 * 256 + 9 * 4 + 2] += 1; // blue of (9, 4) in the padded file
+    rt0[4 * 256 + 100] = 0; // padding: never compared
+    std::fs::write(cap.join("rt0-d3d12.bin"), &rt0).unwrap();
+    let (code, v) = compare_json(&d, "draw.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let r = &v["resources"][3];
+    assert_eq!(r["entry"], "[[resource]] #4 (rt0)");
+    assert_eq!(r["differing_components"], 1);
+    let m = &r["mismatches"][0];
+    assert_eq!(
+        (m["at"].as_str(), m["ulp"].as_u64()),
+        (Some("(9, 4) b"), Some(1))
+    );
+    assert_eq!(m["writer"]["pixel"], serde_json::json!([9, 4]));
+    assert_eq!(m["writer"]["primitive"], draw_primitive(9, 4));
+}
+
+/// A multisampled target: `--record` writes every sample plane; one sample of one texel
+/// changed is found at its sample. A resolved image (`resolved = true`, the
+/// `ResolveSubresource` + readback a D3D12 harness makes, here in D3D12 layout) compares
+/// with dxlane's resolve.
+#[test]
+fn multisampled_targets_compare_per_sample_or_resolved() {
+    let d = workdir("draw-msaa");
+    record(&d, "draw_msaa.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let mut planes = std::fs::read(cap.join("rt0.bin")).unwrap();
+    assert_eq!(planes.len(), 4 * 16 * 8 * 4);
+    // The resolved image, as the run wrote it, repacked as a padded readback.
+    let resolved = std::fs::read(d.join("out/resolved.bin")).unwrap();
+    let mut padded = Vec::new();
+    for row in resolved.chunks(64) {
+        padded.extend_from_slice(row);
+        padded.resize(padded.len() + 192, 0);
+    }
+    std::fs::write(cap.join("rt0-resolved.bin"), &padded).unwrap();
+    let extra = "\n[[resource]]\nrender_target = 0\nresolved = true\nfile = \"rt0-resolved.bin\"\nlayout = \"d3d12\"\n";
+    let p = cap.join("capture.toml");
+    std::fs::write(&p, std::fs::read_to_string(&p).unwrap() + extra).unwrap();
+    let (code, v) = compare_json(&d, "draw_msaa.toml", "cap", &[]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        v["resources"][0]["kind"],
+        "render target, 4 samples, R8G8B8A8_UNORM"
+    );
+    assert_eq!(v["resources"][0]["elements"], 4 * 128);
+    assert_eq!(
+        v["resources"][1]["kind"],
+        "render target, 4 samples resolved, R8G8B8A8_UNORM"
+    );
+    assert_eq!(v["resources"][1]["elements"], 128);
+    // Sample 2 of (6, 5), green; sample-major planes.
+    planes[2 * 512 + (5 * 16 + 6) * 4 + 1] += 1;
+    std::fs::write(cap.join("rt0.bin"), &planes).unwrap();
+    let (code, v) = compare_json(&d, "draw_msaa.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let m = &v["resources"][0]["mismatches"][0];
+    assert_eq!(m["at"], "(6, 5) sample 2 g");
+    assert_eq!(m["location"]["sample"], 2);
+    assert_eq!(m["writer"]["pixel"], serde_json::json!([6, 5]));
+    // The program runs per pixel, not per sample: the debug command names the pixel.
+    assert_eq!(
+        m["writer"]["debug"],
+        "dxlane debug draw_msaa.toml --pixel 6,5"
+    );
+    assert_eq!(v["resources"][1]["differing_components"], 0);
+    assert_eq!(
+        v["resources"][0]["images"]["diff"][0],
+        "out/compare/cap/rt0.sub0.sample2.diff.png"
+    );
+}
+
+/// A draw captured under warp-1.0.13 (multiply-adds not fused) and compared under the
+/// newest WARP: rt1 (whose values are a mad's rounding) differs and explain finds the
+/// preset and the FMA rule by rerunning the draw; rt0 and depth stay equal.
+#[test]
+fn explain_finds_fusion_in_a_draw_captured_under_1_0_13() {
+    let d = workdir("draw-explain");
+    record(&d, "draw.toml", "cap", &["--profile", "warp-1.0.13"]);
+    drop_profile(&d.join("cap"));
+    let (code, v) = compare_json(&d, "draw.toml", "cap", &["--no-images"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["profile"]["name"], Profile::latest().name());
+    assert_eq!(v["resources"][0]["differing_components"], 0);
+    assert_eq!(v["resources"][2]["differing_components"], 0);
+    assert!(v["resources"][1]["differing_components"].as_u64().unwrap() > 100);
+    let e = &v["explain"];
+    let matches: Vec<&str> = e["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(matches.contains(&"warp-1.0.13"), "{e}");
+    assert!(matches.contains(&"fuse_mad = false"), "{e}");
+    assert!(
+        e["verdict"].as_str().unwrap().contains("warp-1.0.13"),
+        "{e}"
+    );
+}
+
+/// The text report of a draw, as a snapshot: the 1.0.13 capture, its pixel lanes and
+/// debug commands, and the explanation.
+#[test]
+fn draw_text_report_snapshot() {
+    let d = workdir("draw-snapshot");
+    record(&d, "draw.toml", "cap13", &["--profile", "warp-1.0.13"]);
+    drop_profile(&d.join("cap13"));
+    let (code, out, _) = compare_text(&d, &["draw.toml", "cap13", "--mismatches", "3"]);
+    assert_eq!(code, 1);
+    common::assert_snapshot("capture/draw.txt", &normalized(&out, &d));
+}
+
+/// Bad draw captures: a render-target index the draw lacks, a file of the wrong size,
+/// depth of a draw without one, `resolved` of a one-sample target, a render target of a
+/// compute job — each refused with exit 2, naming the entry (and the byte); the capture
+/// folder is never written.
+#[test]
+fn bad_draw_captures_are_refused_by_name() {
+    let d = workdir("draw-bad");
+    record(&d, "draw.toml", "cap", &[]);
+    record(&d, "draw_msaa.toml", "capm", &[]);
+    let cap = d.join("cap");
+    let manifest = std::fs::read_to_string(cap.join("capture.toml")).unwrap();
+    let mut all = String::new();
+    let mut check = |name: &str, job: &str, cap_name: &str, want: &[&str]| {
+        let before = listing(&d.join(cap_name));
+        let (code, out, err) = compare_text(&d, &[job, cap_name, "--any-job"]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        for w in want {
+            assert!(err.contains(w), "{name}: {w:?} not in {err}");
+        }
+        assert_eq!(
+            listing(&d.join(cap_name)),
+            before,
+            "{name}: wrote into the capture"
+        );
+        all.push_str(&format!("{name}\n{}\n", normalized(&err, &d)));
+    };
+    edit_manifest(&cap, "render_target = 1", "render_target = 2");
+    check(
+        "render target the draw lacks",
+        "draw.toml",
+        "cap",
+        &["[[resource]] #2 (rt2)", "the draw has 2 render targets"],
+    );
+    std::fs::write(cap.join("capture.toml"), &manifest).unwrap();
+    let rt0 = std::fs::read(cap.join("rt0.bin")).unwrap();
+    std::fs::write(cap.join("rt0.bin"), &rt0[..rt0.len() - 10]).unwrap();
+    check(
+        "short render target",
+        "draw.toml",
+        "cap",
+        &[
+            "[[resource]] #1 (rt0)",
+            "is 502 bytes",
+            "the file ends at byte 502, inside row 7",
+        ],
+    );
+    std::fs::write(cap.join("rt0.bin"), [&rt0[..], &[0u8; 4]].concat()).unwrap();
+    check(
+        "long render target",
+        "draw.toml",
+        "cap",
+        &[
+            "[[resource]] #1 (rt0)",
+            "is 516 bytes",
+            "4 bytes past the layout's end",
+        ],
+    );
+    std::fs::write(cap.join("rt0.bin"), &rt0).unwrap();
+    edit_manifest(
+        &cap,
+        "render_target = 0",
+        "render_target = 0\nresolved = true",
+    );
+    check(
+        "resolved one-sample target",
+        "draw.toml",
+        "cap",
+        &["[[resource]] #1 (rt0)", "has one sample"],
+    );
+    std::fs::write(cap.join("capture.toml"), &manifest).unwrap();
+    let capm = d.join("capm");
+    let p = capm.join("capture.toml");
+    std::fs::write(
+        &p,
+        std::fs::read_to_string(&p).unwrap() + "\n[[resource]]\ndepth = true\nfile = \"rt0.bin\"\n",
+    )
+    .unwrap();
+    check(
+        "depth of a draw without one",
+        "draw_msaa.toml",
+        "capm",
+        &["[[resource]] #2 (depth)", "no [draw.depth_stencil]"],
+    );
+    let no_md5: String = manifest
+        .lines()
+        .filter(|l| !l.starts_with("program_md5"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(cap.join("capture.toml"), no_md5).unwrap();
+    check(
+        "render target of a compute job",
+        "grid.toml",
+        "cap",
+        &["[[resource]] #1 (rt0)", "belong to draw jobs"],
+    );
+    common::assert_snapshot("capture/draw_errors.txt", &all);
+}
+
+/// The committed draw capture (examples/capture_msaa: msaa.toml's target per sample and
+/// resolved in D3D12 layout) compares with exit 0, writing nothing into the example.
+#[test]
+fn the_committed_draw_example_compares() {
+    let root = common::root();
+    let before = listing(&root.join("examples/capture_msaa"));
+    let (code, out, err) = compare_text(&root, &["examples/msaa.toml", "examples/capture_msaa"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "rt0 (render target, 4 samples, R8G8B8A8_UNORM, exact): equal (9,216 elements)"
+        ) && out.contains(
+            "rt0 (render target, 4 samples resolved, R8G8B8A8_UNORM, exact): equal (2,304 elements)"
+        ) && out.contains("result    equal: 2 resources compared"),
+        "{out}"
+    );
+    assert_eq!(listing(&root.join("examples/capture_msaa")), before);
+}
