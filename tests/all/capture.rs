@@ -1041,7 +1041,7 @@ fn draw_texels_are_found_measured_and_attributed_to_their_pixel_lane() {
     let m1 = &r[1]["mismatches"][0];
     assert_eq!(
         (m1["at"].as_str(), m1["ulp"].as_u64()),
-        (Some("(3, 2)"), Some(1))
+        (Some("(3, 2) r"), Some(1))
     );
     assert_eq!(m1["writer"]["pixel"], serde_json::json!([3, 2]));
     let m2 = &r[2]["mismatches"][0];
