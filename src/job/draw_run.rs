@@ -355,6 +355,7 @@ pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobEr
         profile,
         limits,
         observer: None,
+        trace: None,
     };
     let start = Instant::now();
     let report = draw(&state, &args, &dopts).map_err(draw_error)?;
