@@ -35,7 +35,7 @@ use crate::exec::{Limits, Profile};
 use crate::ir::{Shader, Stage};
 use crate::pipeline::Bindings;
 use crate::pipeline::draw::{
-    DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, draw,
+    DrawError, DrawField, DrawOptions, DrawReport, DrawState, FixedState, StageTimes, draw,
 };
 use crate::pipeline::state::*;
 use crate::resources::Memory;
@@ -159,8 +159,155 @@ fn merge_warnings(vs: Vec<String>, ps: Option<Vec<String>>) -> Vec<String> {
     out
 }
 
+/// A draw job read, checked and bound, ready to draw (the debugger draws it again and
+/// again from the same start).
+pub struct PreparedDraw {
+    /// The job.
+    pub job: Job,
+    /// The vertex program and its file.
+    pub vs: (Shader, ProgramInfo),
+    /// The pixel program and its file.
+    pub ps: Option<(Shader, ProgramInfo)>,
+    /// The vertex program's bindings.
+    pub vs_bindings: Bindings,
+    /// The pixel program's bindings.
+    pub ps_bindings: Bindings,
+    /// The job's resources.
+    pub bound: BoundJob,
+    /// The render targets.
+    pub targets: Vec<BoundTarget>,
+    /// The depth-stencil buffer.
+    pub depth: Option<BoundDepth>,
+    /// Everything of the draw state but the programs.
+    pub fixed: FixedState,
+    /// The draw's arguments.
+    pub args: DrawArgs,
+    /// Lanes per wave (`None`: WARP's).
+    pub wave_size: Option<u32>,
+    /// Worker threads (0: all cores).
+    pub threads: usize,
+    /// The WARP profile.
+    pub profile: Profile,
+    /// The limits.
+    pub limits: Limits,
+    warnings: Vec<String>,
+    expects: Vec<Checked>,
+}
+
+impl PreparedDraw {
+    /// The draw state.
+    pub fn state(&self) -> DrawState<'_> {
+        self.fixed.state(
+            &self.vs.0,
+            self.ps.as_ref().map(|(s, _)| s),
+            &self.vs_bindings,
+            &self.ps_bindings,
+        )
+    }
+
+    /// The draw options (nothing observed).
+    pub fn options(&self) -> DrawOptions<'static> {
+        DrawOptions {
+            wave_size: self.wave_size,
+            threads: self.threads,
+            profile: self.profile.clone(),
+            limits: self.limits,
+            observer: None,
+            trace: None,
+        }
+    }
+}
+
 /// Reads, checks and runs a draw job (see the module doc).
 pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobError> {
+    let p = prepare_draw(job, opts)?;
+    let start = Instant::now();
+    let report = draw(&p.state(), &p.args, &p.options()).map_err(draw_error)?;
+    let elapsed = start.elapsed().as_secs_f64();
+    let PreparedDraw {
+        job,
+        vs,
+        ps,
+        bound,
+        targets: rts,
+        depth,
+        warnings,
+        expects,
+        ..
+    } = p;
+    let (vs_info, o) = (vs.1, &job.file.options);
+    let mut outputs = Vec::new();
+    for t in &rts {
+        if let Some(p) = &t.output {
+            let bytes = targets::target_bytes(&t.view.texture, p)
+                .map_err(|m| draw_err(&t.name, format!("`output`: {m}")))?;
+            outputs.push(write_output(&t.name, p, &bytes)?);
+        }
+        if let Some(p) = &t.resolve_output {
+            let bytes = targets::resolved_bytes(&t.view.texture, p)
+                .map_err(|m| draw_err(&t.name, format!("`resolve_output`: {m}")))?;
+            outputs.push(write_output(&t.name, p, &bytes)?);
+        }
+    }
+    if let Some(dd) = &depth
+        && let Some(p) = &dd.output
+    {
+        outputs.push(write_output(
+            "[draw.depth_stencil]",
+            p,
+            &dd.view.texture.to_bytes(),
+        )?);
+    }
+    for e in bound.all() {
+        if let Some(path) = &e.output {
+            outputs.push(write_output(
+                &e.name,
+                path,
+                &e.contents().unwrap_or_default(),
+            )?);
+        }
+        if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
+            outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
+        }
+    }
+    let expectations = run_expects(&expects, &rts, depth.as_ref(), &bound);
+    let summary = DrawSummary {
+        job: job.path.display().to_string(),
+        vs: vs_info,
+        ps: ps.as_ref().map(|(_, i)| i.clone()),
+        draw: report,
+        elapsed_seconds: elapsed,
+        outputs,
+        expectations,
+        warnings,
+    };
+    let summary_path = match (&opts.summary, &o.summary) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) => job.resolve(p),
+        (None, None) => {
+            let stem = job
+                .path
+                .file_stem()
+                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
+            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
+        }
+    };
+    let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
+        path: summary_path.clone(),
+        message: e.to_string(),
+    })?;
+    write_file(&summary_path, format!("{json}\n").as_bytes())?;
+    Ok(DrawResult {
+        summary,
+        summary_path,
+        targets: rts,
+        depth,
+        bound,
+    })
+}
+
+/// Reads, checks and binds a draw job (see the module doc).
+pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, JobError> {
     let Some(dsec) = job.file.draw.clone() else {
         return Err(JobError::Section {
             section: "[draw]",
@@ -349,85 +496,29 @@ pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobEr
         state.depth_stencil.depth_enable = false;
     }
     let expects = check_expects(&job, &dsec, &bound)?;
-    let dopts = DrawOptions {
-        wave_size: opts.wave_size.or(o.wave_size),
-        threads: opts.threads.or(o.threads).unwrap_or(0),
-        profile,
-        limits,
-        observer: None,
-        trace: None,
-    };
-    let start = Instant::now();
-    let report = draw(&state, &args, &dopts).map_err(draw_error)?;
-    let elapsed = start.elapsed().as_secs_f64();
-
-    let mut outputs = Vec::new();
-    for t in &rts {
-        if let Some(p) = &t.output {
-            let bytes = targets::target_bytes(&t.view.texture, p)
-                .map_err(|m| draw_err(&t.name, format!("`output`: {m}")))?;
-            outputs.push(write_output(&t.name, p, &bytes)?);
-        }
-        if let Some(p) = &t.resolve_output {
-            let bytes = targets::resolved_bytes(&t.view.texture, p)
-                .map_err(|m| draw_err(&t.name, format!("`resolve_output`: {m}")))?;
-            outputs.push(write_output(&t.name, p, &bytes)?);
-        }
-    }
-    if let Some(dd) = &depth
-        && let Some(p) = &dd.output
-    {
-        outputs.push(write_output(
-            "[draw.depth_stencil]",
-            p,
-            &dd.view.texture.to_bytes(),
-        )?);
-    }
-    for e in bound.all() {
-        if let Some(path) = &e.output {
-            outputs.push(write_output(
-                &e.name,
-                path,
-                &e.contents().unwrap_or_default(),
-            )?);
-        }
-        if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
-            outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
-        }
-    }
-    let expectations = run_expects(&expects, &rts, depth.as_ref(), &bound);
-    let summary = DrawSummary {
-        job: job.path.display().to_string(),
-        vs: vs_info,
-        ps: ps.as_ref().map(|(_, i)| i.clone()),
-        draw: report,
-        elapsed_seconds: elapsed,
-        outputs,
-        expectations,
-        warnings,
-    };
-    let summary_path = match (&opts.summary, &o.summary) {
-        (Some(p), _) => p.clone(),
-        (None, Some(p)) => job.resolve(p),
-        (None, None) => {
-            let stem = job
-                .path
-                .file_stem()
-                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
-            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
-        }
-    };
-    let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
-        path: summary_path.clone(),
-        message: e.to_string(),
-    })?;
-    write_file(&summary_path, format!("{json}\n").as_bytes())?;
-    Ok(DrawResult {
-        summary,
-        summary_path,
+    let fixed = state.fixed();
+    drop(state);
+    let wave_size = opts.wave_size.or(o.wave_size);
+    let threads = opts.threads.or(o.threads).unwrap_or(0);
+    let vs_bindings = vs_fit.bindings;
+    let ps_bindings = ps_fit.map(|f| f.bindings).unwrap_or_default();
+    Ok(PreparedDraw {
+        job,
+        vs: (vs, vs_info),
+        ps,
+        vs_bindings,
+        ps_bindings,
+        bound,
         targets: rts,
         depth,
-        bound,
+        fixed,
+        args,
+        wave_size,
+        threads,
+        profile,
+        limits,
+        warnings,
+        expects,
     })
 }
 

@@ -179,6 +179,94 @@ impl<'a> DrawState<'a> {
     }
 }
 
+/// The owned part of a [`DrawState`] (everything but the programs and their bindings),
+/// for a caller that keeps a draw to run it again (the debugger).
+#[derive(Clone)]
+pub struct FixedState {
+    input_layout: InputLayout,
+    topology: PrimitiveTopology,
+    vertex_buffers: Vec<Option<VertexBufferView>>,
+    index_buffer: Option<IndexBufferView>,
+    strip_cut: StripCutValue,
+    rasterizer: RasterizerDesc,
+    blend: BlendDesc,
+    depth_stencil: DepthStencilDesc,
+    viewport: Option<Viewport>,
+    scissor: Option<Rect>,
+    sample_mask: u32,
+    blend_factor: [f32; 4],
+    stencil_ref: u8,
+    render_targets: Vec<Option<RenderTargetView>>,
+    depth_stencil_view: Option<DepthStencilView>,
+}
+
+impl DrawState<'_> {
+    /// Everything but the programs and bindings.
+    pub fn fixed(&self) -> FixedState {
+        FixedState {
+            input_layout: self.input_layout.clone(),
+            topology: self.topology,
+            vertex_buffers: self.vertex_buffers.clone(),
+            index_buffer: self.index_buffer.clone(),
+            strip_cut: self.strip_cut,
+            rasterizer: self.rasterizer,
+            blend: self.blend.clone(),
+            depth_stencil: self.depth_stencil,
+            viewport: self.viewport,
+            scissor: self.scissor,
+            sample_mask: self.sample_mask,
+            blend_factor: self.blend_factor,
+            stencil_ref: self.stencil_ref,
+            render_targets: self.render_targets.clone(),
+            depth_stencil_view: self.depth_stencil_view.clone(),
+        }
+    }
+}
+
+impl FixedState {
+    /// The draw state of `f` with these programs and bindings.
+    pub fn state<'a>(
+        &self,
+        vs: &'a Shader,
+        ps: Option<&'a Shader>,
+        vs_bindings: &'a Bindings,
+        ps_bindings: &'a Bindings,
+    ) -> DrawState<'a> {
+        let f = self.clone();
+        DrawState {
+            vs,
+            ps,
+            vs_bindings,
+            ps_bindings,
+            input_layout: f.input_layout,
+            topology: f.topology,
+            vertex_buffers: f.vertex_buffers,
+            index_buffer: f.index_buffer,
+            strip_cut: f.strip_cut,
+            rasterizer: f.rasterizer,
+            blend: f.blend,
+            depth_stencil: f.depth_stencil,
+            viewport: f.viewport,
+            scissor: f.scissor,
+            sample_mask: f.sample_mask,
+            blend_factor: f.blend_factor,
+            stencil_ref: f.stencil_ref,
+            render_targets: f.render_targets,
+            depth_stencil_view: f.depth_stencil_view,
+        }
+    }
+
+    /// The bound render targets.
+    pub fn render_targets(&self) -> &[Option<RenderTargetView>] {
+        &self.render_targets
+    }
+
+    /// The bound depth-stencil view.
+    pub fn depth_stencil_view(&self) -> Option<&DepthStencilView> {
+        self.depth_stencil_view.as_ref()
+    }
+}
+
 /// How to run a draw.
 #[derive(Clone, Default)]
 pub struct DrawOptions<'a> {
