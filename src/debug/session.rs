@@ -12,6 +12,7 @@ use super::format::{self, Fmt, Ty};
 use super::record::{Record, Slot, read_regs};
 use super::source::{Key, Lang};
 use super::target::{LanePlace, LaneSelect, Target};
+use crate::pipeline::TraceAt;
 use super::{DebugError, DebugOptions};
 
 /// The most levels `why` walks back.
@@ -136,6 +137,9 @@ pub struct Debugger {
     /// Writes of watched memory by lanes of other groups (from a second run).
     elsewhere: Vec<MemWrite>,
     notes: Vec<String>,
+    /// Draws: the traced wave's lanes and outputs, and the targets at the lane's pixel.
+    traced: Option<crate::pipeline::Traced>,
+    pixel: Vec<String>,
 }
 
 fn lane_bit(mask: u128, l: usize) -> bool {
@@ -166,8 +170,9 @@ impl Debugger {
         lane: LaneSelect,
         options: DebugOptions,
     ) -> Result<Debugger, DebugError> {
+        let target = target.for_lane(lane)?;
         let place = target.place(lane)?;
-        let run = target.run(place.group, place.wave, options.max_record_bytes, None);
+        let run = target.run(&place, options.max_record_bytes, None);
         let mut d = Debugger {
             target,
             place,
@@ -183,6 +188,8 @@ impl Debugger {
             next_bp: 1,
             elsewhere: Vec::new(),
             notes: Vec::new(),
+            traced: run.traced,
+            pixel: run.pixel,
         };
         if !d.rec.started {
             let why = d
@@ -596,10 +603,20 @@ impl Debugger {
             .invocations
             .get(self.lane)
             .map_or_else(String::new, inv_text);
+        let wave = match self.place.draw {
+            Some(TraceAt::Pixel { tile, .. }) => {
+                format!("pixel wave {} of tile {tile}", self.place.wave)
+            }
+            Some(TraceAt::Vertex { .. }) => format!("vertex wave {}", self.place.wave),
+            None => format!("wave {}", self.place.wave),
+        };
+        let helper = match self.rec.steps.first() {
+            Some(st) if lane_bit(st.helper, self.lane) => " (a helper lane)",
+            _ => "",
+        };
         let mut s = format!(
-            "lane {} of wave {} ({inv}), step {} of {}",
+            "lane {} of {wave} ({inv}){helper}, step {} of {}",
             self.lane,
-            self.place.wave,
             self.pos,
             self.steps.len()
         );
@@ -1350,9 +1367,18 @@ impl Debugger {
                 })
                 .collect();
             let me = if l == self.lane { "=>" } else { "  " };
+            // Pixel lanes come in quads: say which corner each is (what derivatives read).
+            let quad = match self.place.draw {
+                Some(TraceAt::Pixel { .. }) => format!(
+                    " quad {} {}",
+                    l / 4,
+                    ["top-left", "top-right", "bottom-left", "bottom-right"][l % 4]
+                ),
+                _ => String::new(),
+            };
             let _ = write!(
                 s,
-                "\n{me} lane {l:>2} {state} {}: {}",
+                "\n{me} lane {l:>2} {state} {}{quad}: {}",
                 self.rec
                     .invocations
                     .get(l)
@@ -1655,6 +1681,8 @@ impl Debugger {
             next_bp: 1,
             elsewhere: Vec::new(),
             notes: Vec::new(),
+            traced: self.traced.clone(),
+            pixel: Vec::new(),
         };
         o.select_lane(other);
         Ok(self.diff_with(&o, &format!("lane {other}")))
@@ -1733,6 +1761,112 @@ impl Debugger {
             }
         }
         s
+    }
+
+    /// The lane's inputs by signature element, as the pipeline gave them (interpolated
+    /// attributes, `SV_Position`, `SV_IsFrontFace`, `SV_SampleIndex`, `SV_Coverage`, vertex
+    /// attributes and ids), named as the program names them: DXBC `v1.xy`, DXIL by semantic.
+    pub fn inputs(&self) -> String {
+        let sh = &self.target.program.debug_shader;
+        let dxbc = self.target.program.view.lang == Lang::Dxbc;
+        let w = self.rec.width;
+        let mut s = String::new();
+        for e in &sh.inputs {
+            for r in 0..e.rows {
+                let comps: Vec<u32> = (0..4).filter(|c| e.mask >> c & 1 == 1).collect();
+                let letters: String = comps.iter().map(|&c| b"xyzw"[c as usize] as char).collect();
+                let ty = match e.component {
+                    crate::ir::ComponentType::Float => Ty::Float,
+                    crate::ir::ComponentType::SInt => Ty::Int,
+                    _ => Ty::UInt,
+                };
+                let vals: Vec<String> = comps
+                    .iter()
+                    .map(|&c| {
+                        let word = e.word(r, c) as usize;
+                        let bits = self.rec.inputs.get(word * w + self.lane).copied().unwrap_or(0);
+                        format::value_text(bits, ty, Fmt::Natural)
+                    })
+                    .collect();
+                let name = if dxbc {
+                    format!("v{}.{letters} ", e.register + r)
+                } else {
+                    String::new()
+                };
+                let sem = if e.rows > 1 {
+                    format!("{}[{r}]", e.semantic_name())
+                } else {
+                    e.semantic_name()
+                };
+                let how = if e.interp == crate::ir::Interp::Undefined {
+                    String::new()
+                } else {
+                    format!(" ({})", e.interp)
+                };
+                let _ = write!(s, "\n{name}{sem}{how}: {}", vals.join(", "));
+            }
+        }
+        if s.is_empty() {
+            return "the program reads no inputs".into();
+        }
+        format!("inputs of lane {}:{s}", self.lane)
+    }
+
+    /// The lane's output words by signature element after its wave ran (DXBC `o0`, DXIL by
+    /// semantic), whether it discarded, and the render targets at its pixel after the draw.
+    pub fn outputs_text(&self) -> Result<String, DebugError> {
+        let Some(t) = &self.traced else {
+            return Err(DebugError::Command(
+                "`outputs` shows a vertex or pixel lane's outputs; a compute lane writes memory (print u0[i])".into(),
+            ));
+        };
+        let sh = &self.target.program.debug_shader;
+        let dxbc = self.target.program.view.lang == Lang::Dxbc;
+        let w = t.wave_size as usize;
+        let mut s = format!("outputs of lane {} (when its wave finished):", self.lane);
+        for e in &sh.outputs {
+            for r in 0..e.rows {
+                let comps: Vec<u32> = (0..4).filter(|c| e.mask >> c & 1 == 1).collect();
+                let letters: String = comps.iter().map(|&c| b"xyzw"[c as usize] as char).collect();
+                let ty = match e.component {
+                    crate::ir::ComponentType::Float => Ty::Float,
+                    crate::ir::ComponentType::SInt => Ty::Int,
+                    _ => Ty::UInt,
+                };
+                let vals: Vec<String> = comps
+                    .iter()
+                    .map(|&c| {
+                        let word = e.word(r, c) as usize;
+                        let bits = t.outputs.get(word * w + self.lane).copied().unwrap_or(0);
+                        format::value_text(bits, ty, Fmt::Natural)
+                    })
+                    .collect();
+                let name = if dxbc && !matches!(e.sv, crate::ir::SysValue::Depth | crate::ir::SysValue::Coverage) {
+                    format!("o{}.{letters} ", e.register + r)
+                } else {
+                    String::new()
+                };
+                let sem = if e.rows > 1 {
+                    format!("{}[{r}]", e.semantic_name())
+                } else {
+                    e.semantic_name()
+                };
+                let _ = write!(s, "\n{name}{sem}: {}", vals.join(", "));
+            }
+        }
+        if let Some(p) = t.pixels.get(self.lane) {
+            if p.coverage == 0 {
+                s.push_str("\na helper lane: its outputs are dropped");
+            } else if lane_bit(t.killed, self.lane) {
+                s.push_str("\nthe lane discarded: its outputs are dropped");
+            } else {
+                let _ = write!(s, "\ncoverage 0x{:x} of primitive {}", p.coverage, p.prim);
+            }
+            for line in &self.pixel {
+                let _ = write!(s, "\n{line}");
+            }
+        }
+        Ok(s)
     }
 
     /// Every register and value the lane has written so far.
@@ -1898,8 +2032,7 @@ impl Debugger {
                 hits: std::sync::Mutex::new(Vec::new()),
             };
             let run = self.target.run(
-                self.place.group,
-                self.place.wave,
+                &self.place,
                 self.options.max_record_bytes,
                 Some(&f),
             );
@@ -2010,6 +2143,8 @@ impl Debugger {
                 Ok(out.join("\n"))
             }
             "regs" | "registers" => Ok(self.regs()),
+            "inputs" => Ok(self.inputs()),
+            "outputs" => self.outputs_text(),
             "wave" => {
                 need(rest, "a register or value (`wave r0.x`)")?;
                 self.wave(rest)
@@ -2223,6 +2358,8 @@ commands (a script separates them with `;` or new lines; `#` starts a comment):
   print[/x|f|i|u|h] P  values: r3, r3.xy, vThreadID.x, %42, %name, cb0[2].y, x0[1], u0[5], gs[3]
   regs                 every register or value the lane has written so far
   wave P               one value across the lanes of the wave, with the active and helper masks
+  inputs               the lane's inputs by signature element (v1.xy, SV_Position, …)
+  outputs              a vertex or pixel lane's outputs (o0, SV_Target) and the targets after the draw
   why P [DEPTH]        the instructions and inputs that produced a value
   diff LANE            where this lane and lane LANE of the wave part (diff thread x,y,z: any lane)
   lane N               switch to lane N of the wave

@@ -206,7 +206,7 @@ impl PreparedDraw {
     }
 
     /// The draw options (nothing observed).
-    pub fn options(&self) -> DrawOptions<'static> {
+    pub fn options<'a>(&self) -> DrawOptions<'a> {
         DrawOptions {
             wave_size: self.wave_size,
             threads: self.threads,

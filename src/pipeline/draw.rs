@@ -648,7 +648,7 @@ fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
     Ok(())
 }
 
-fn crosses_quads(s: &Shader) -> bool {
+pub(crate) fn crosses_quads(s: &Shader) -> bool {
     use crate::ir::Inst;
     s.insts.iter().any(|i| {
         crate::exec::crosses_lanes(i)
