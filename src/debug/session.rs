@@ -446,6 +446,7 @@ impl Debugger {
         let mut written: Vec<u32> = Vec::new();
         let mut wrote_slots: Vec<(Slot, Ty)> = Vec::new();
         let mut memory = Vec::new();
+        let mut outputs: Vec<ValueLine> = Vec::new();
         let (mut active, mut helper) = (0, 0);
         for (k, &ws) in self.wave_steps(p).iter().enumerate() {
             let ws = ws as usize;
@@ -468,6 +469,24 @@ impl Debugger {
                         ty: self.type_of(r, ws, decl),
                     });
                 }
+            }
+            match self.inst_at(ws) {
+                Some(Inst::Input { slot, .. }) => {
+                    if let Some((name, ty)) = self.io_name(true, *slot)
+                        && !read.iter().any(|x| x.name == name)
+                    {
+                        let bits = self.rec.value(Slot::Input(*slot), ws, self.lane);
+                        read.push(ValueLine { name, bits, ty });
+                    }
+                }
+                Some(Inst::Output { slot, src }) => {
+                    if let Some((name, ty)) = self.io_name(false, *slot) {
+                        let bits = self.rec.value(Slot::Reg(src.0), ws + 1, self.lane);
+                        outputs.retain(|x: &ValueLine| x.name != name);
+                        outputs.push(ValueLine { name, bits, ty });
+                    }
+                }
+                _ => {}
             }
             let ty = self.inst_at(ws).map_or(Ty::Untyped, format::written_type);
             for slot in self.rec.step_writes(ws) {
@@ -496,6 +515,7 @@ impl Debugger {
                     (n, t)
                 }),
                 Slot::Local(a, w) => Some((self.local_name(a, w), Ty::Untyped)),
+                Slot::Input(w) => self.io_name(true, w),
             };
             if let Some((name, ty)) = named
                 && !wrote.iter().any(|x: &ValueLine| x.name == name)
@@ -503,6 +523,7 @@ impl Debugger {
                 wrote.push(ValueLine { name, bits, ty });
             }
         }
+        wrote.extend(outputs);
         let line = self.line_of(s.key);
         let text = match line {
             Some(l) => self.target.program.view.text(l).to_string(),
@@ -519,6 +540,77 @@ impl Debugger {
             active,
             helper,
         }
+    }
+
+    /// The program's name of input or output word `word` of a graphics stage (DXBC
+    /// `v1.x`, `o0.y`; otherwise the semantic, `TEXCOORD0.x`), with its declared type.
+    fn io_name(&self, input: bool, word: u32) -> Option<(String, Ty)> {
+        let sh = &self.target.program.debug_shader;
+        let dxbc = self.target.program.view.lang == Lang::Dxbc;
+        let elems = if input { &sh.inputs } else { &sh.outputs };
+        let e = elems
+            .iter()
+            .find(|e| word >= e.slot && u64::from(word - e.slot) < 4 * u64::from(e.rows))?;
+        let (r, c) = ((word - e.slot) / 4, (word - e.slot) % 4);
+        let comp = ['x', 'y', 'z', 'w'][c as usize];
+        let ty = match e.component {
+            crate::ir::ComponentType::Float => Ty::Float,
+            crate::ir::ComponentType::SInt => Ty::Int,
+            _ => Ty::UInt,
+        };
+        let named = dxbc
+            && !matches!(
+                e.sv,
+                crate::ir::SysValue::Depth
+                    | crate::ir::SysValue::DepthGreaterEqual
+                    | crate::ir::SysValue::DepthLessEqual
+                    | crate::ir::SysValue::Coverage
+                    | crate::ir::SysValue::StencilRef
+                    | crate::ir::SysValue::VertexId
+                    | crate::ir::SysValue::InstanceId
+                    | crate::ir::SysValue::PrimitiveId
+                    | crate::ir::SysValue::IsFrontFace
+                    | crate::ir::SysValue::SampleIndex
+            );
+        let name = if named {
+            format!("{}{}.{comp}", if input { 'v' } else { 'o' }, e.register + r)
+        } else if e.rows > 1 {
+            format!("{}[{r}].{comp}", e.semantic_name())
+        } else {
+            format!("{}.{comp}", e.semantic_name())
+        };
+        Some((name, ty))
+    }
+
+    /// Input word of a name the program uses (`v1.x` in DXBC, `TEXCOORD0.x`, `SV_Position.y`).
+    fn input_slots(&self, base: &str, comps: &[usize]) -> Option<Vec<(String, Slot, Ty)>> {
+        let sh = &self.target.program.debug_shader;
+        let mut out = Vec::new();
+        for e in &sh.inputs {
+            for r in 0..e.rows {
+                let w0 = e.word(r, 0);
+                let Some((n0, _)) = self.io_name(true, w0 + (e.mask.trailing_zeros() & 3)) else {
+                    continue;
+                };
+                let stem = n0.rsplit_once('.').map_or(n0.as_str(), |(a, _)| a);
+                if !stem.eq_ignore_ascii_case(base) {
+                    continue;
+                }
+                let want: Vec<usize> = if comps.is_empty() {
+                    (0..4).filter(|c| e.mask >> c & 1 == 1).collect()
+                } else {
+                    comps.to_vec()
+                };
+                for c in want {
+                    let word = w0 + c as u32;
+                    if let Some((name, ty)) = self.io_name(true, word) {
+                        out.push((name, Slot::Input(word), ty));
+                    }
+                }
+                return Some(out);
+            }
+        }
+        None
     }
 
     fn local_name(&self, array: u32, word: u32) -> String {
@@ -687,6 +779,13 @@ impl Debugger {
                 && let Some(v) = view.var(base)
             {
                 return var_slots(v, &comps);
+            }
+            let (base, comps) = match expr::split_swizzle(&p.name) {
+                Some((b, c)) => (b.to_string(), c),
+                None => (p.name.clone(), Vec::new()),
+            };
+            if let Some(slots) = self.input_slots(&base, &comps) {
+                return Ok(Resolved::Slots(slots));
             }
             if view.lang == Lang::Dxil && p.name.starts_with('%') {
                 return Err(DebugError::Command(format!(
@@ -895,6 +994,7 @@ impl Debugger {
                 let ty = match slot {
                     Slot::Reg(r) => self.type_of(*r, t, *decl),
                     Slot::Local(..) => Ty::Untyped,
+                    Slot::Input(_) => *decl,
                 };
                 (bits, ty)
             }
@@ -1243,6 +1343,7 @@ impl Debugger {
                     let ty = match slot {
                         Slot::Reg(r) => self.type_of(r, time, decl),
                         Slot::Local(..) => Ty::Untyped,
+                        Slot::Input(_) => decl,
                     };
                     let written = match slot {
                         Slot::Reg(r) => {
@@ -1251,7 +1352,7 @@ impl Debugger {
                                 .is_some()
                                 || self.target.program.view.lang == Lang::Ir
                         }
-                        Slot::Local(..) => true,
+                        Slot::Local(..) | Slot::Input(_) => true,
                     };
                     let note = if written { "" } else { "  (not written yet)" };
                     out.push(format!(
@@ -1473,10 +1574,12 @@ impl Debugger {
         let ty = match slot {
             Slot::Reg(r) => self.type_of(r, time, decl),
             Slot::Local(..) => Ty::Untyped,
+            Slot::Input(_) => decl,
         };
         let val = format::value_text(bits, ty, Fmt::Natural);
         let Some(ws) = self.rec.last_lane_write(slot, time, self.lane) else {
             let what = match (self.target.program.view.lang, slot) {
+                (_, Slot::Input(_)) => "an input of the lane, from the pipeline".to_string(),
                 (Lang::Dxil, _) => "not computed by the lane yet at this point".to_string(),
                 (_, Slot::Local(..)) => "never written by the lane yet (arrays start at 0)".into(),
                 _ => "never written by the lane yet (registers start at 0)".into(),
@@ -1544,6 +1647,12 @@ impl Debugger {
             match inst {
                 Inst::SysValue { .. } | Inst::GroupIndex { .. } => {
                     let _ = writeln!(out, "{pad}(a system value: the lane's thread id)");
+                    return;
+                }
+                Inst::Input { slot, .. } => {
+                    if let Some((name, ty)) = self.io_name(true, *slot) {
+                        self.why_slot(out, &name, Slot::Input(*slot), ty, ws, level, depth, seen);
+                    }
                     return;
                 }
                 Inst::CbLoad { .. } => {
