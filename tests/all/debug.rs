@@ -285,12 +285,7 @@ fn debugged_runs_equal_normal_runs() {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         // Compute jobs here; draw jobs have their own test below.
-        .filter(|p| {
-            !std::fs::read_to_string(p)
-                .unwrap_or_default()
-                .lines()
-                .any(|l| l.trim() == "[draw]")
-        })
+        .filter(|p| !is_draw(p))
         .collect();
     jobs.push(common::root().join("tests/jobs/debug/nan.toml"));
     jobs.sort();
