@@ -134,8 +134,7 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
         ..RunOptions::default()
     };
     let target = if job.file.draw.is_some() {
-        let prepared =
-            crate::job::draw_run::prepare_draw(job, &opts).map_err(|e| e.to_string())?;
+        let prepared = crate::job::draw_run::prepare_draw(job, &opts).map_err(|e| e.to_string())?;
         debug::from_draw_job(prepared).map_err(|e| e.to_string())?
     } else {
         let prepared = crate::job::run::prepare(job, &opts).map_err(|e| e.to_string())?;

@@ -12,8 +12,8 @@ use super::format::{self, Fmt, Ty};
 use super::record::{Record, Slot, read_regs};
 use super::source::{Key, Lang};
 use super::target::{LanePlace, LaneSelect, Target};
-use crate::pipeline::TraceAt;
 use super::{DebugError, DebugOptions};
+use crate::pipeline::TraceAt;
 
 /// The most levels `why` walks back.
 pub const MAX_WHY_DEPTH: usize = 64;
@@ -1893,7 +1893,12 @@ impl Debugger {
                     .iter()
                     .map(|&c| {
                         let word = e.word(r, c) as usize;
-                        let bits = self.rec.inputs.get(word * w + self.lane).copied().unwrap_or(0);
+                        let bits = self
+                            .rec
+                            .inputs
+                            .get(word * w + self.lane)
+                            .copied()
+                            .unwrap_or(0);
                         format::value_text(bits, ty, Fmt::Natural)
                     })
                     .collect();
@@ -1950,7 +1955,11 @@ impl Debugger {
                         format::value_text(bits, ty, Fmt::Natural)
                     })
                     .collect();
-                let name = if dxbc && !matches!(e.sv, crate::ir::SysValue::Depth | crate::ir::SysValue::Coverage) {
+                let name = if dxbc
+                    && !matches!(
+                        e.sv,
+                        crate::ir::SysValue::Depth | crate::ir::SysValue::Coverage
+                    ) {
                     format!("o{}.{letters} ", e.register + r)
                 } else {
                     String::new()
@@ -2140,11 +2149,9 @@ impl Debugger {
                 group: self.place.group,
                 hits: std::sync::Mutex::new(Vec::new()),
             };
-            let run = self.target.run(
-                &self.place,
-                self.options.max_record_bytes,
-                Some(&f),
-            );
+            let run = self
+                .target
+                .run(&self.place, self.options.max_record_bytes, Some(&f));
             let mut hits = f.hits.into_inner().unwrap_or_else(|p| p.into_inner());
             hits.sort_by_key(|m| match m.invocation {
                 Invocation::Thread { group, thread } => (group.0, thread.0, m.addr),

@@ -10,8 +10,8 @@ use crate::exec::{ExecError, WriteSink};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
 use crate::pipeline::dispatch::{choose_wave_size, thread_layout};
-use crate::pipeline::{Bindings, DispatchHooks, DispatchOptions, ObserveWave, dispatch_with};
 use crate::pipeline::draw::{BATCH_LANES, crosses_quads};
+use crate::pipeline::{Bindings, DispatchHooks, DispatchOptions, ObserveWave, dispatch_with};
 use crate::pipeline::{DrawError, PixelLane, PixelObserver, TraceAt, TraceWave, Traced};
 use crate::resources::{Counter, Descriptor, Memory};
 use std::sync::{Arc, Mutex};
@@ -322,12 +322,7 @@ impl Target {
     fn draw_place(&self, d: &DrawTarget, sel: LaneSelect) -> Result<LanePlace, DebugError> {
         let p = &d.prepared;
         match sel {
-            LaneSelect::Pixel {
-                x,
-                y,
-                sample,
-                prim,
-            } => {
+            LaneSelect::Pixel { x, y, sample, prim } => {
                 let Some(ps) = &d.ps else {
                     return Err(DebugError::Lane("the draw has no pixel program".into()));
                 };
@@ -353,8 +348,17 @@ impl Target {
                     BATCH_LANES.max(wave)
                 };
                 let per_sample = crate::pipeline::link::link(
-                    &crate::pipeline::ia::resolve_layout(&p.fixed.state(&d.vs.shader, Some(&ps.shader), &p.vs_bindings, &p.ps_bindings).input_layout)
-                        .map_err(|e| DebugError::Lane(e.message))?,
+                    &crate::pipeline::ia::resolve_layout(
+                        &p.fixed
+                            .state(
+                                &d.vs.shader,
+                                Some(&ps.shader),
+                                &p.vs_bindings,
+                                &p.ps_bindings,
+                            )
+                            .input_layout,
+                    )
+                    .map_err(|e| DebugError::Lane(e.message))?,
                     &d.vs.shader,
                     Some(&ps.shader),
                 )

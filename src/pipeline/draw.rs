@@ -360,7 +360,6 @@ impl<'a> TraceWave<'a> {
     pub fn take(&self) -> Option<Traced> {
         self.result.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
-
 }
 
 /// What the stages need of a [`TraceWave`], as a trait object (whose lifetime, unlike
@@ -936,7 +935,13 @@ pub fn draw(
             start_instance: args.start_instance,
         };
         let vs_trace = match (&trace, opts.trace.map(|h| h.at)) {
-            (Some(t), Some(TraceAt::Vertex { vertex, instance: i })) if i == instance => unique
+            (
+                Some(t),
+                Some(TraceAt::Vertex {
+                    vertex,
+                    instance: i,
+                }),
+            ) if i == instance => unique
                 .binary_search(&vertex)
                 .ok()
                 .map(|slot| vs::Trace { program: t, slot }),
@@ -1494,7 +1499,14 @@ impl TileCtx<'_> {
         let t = Instant::now();
         let traced_out: Vec<u32>;
         let (run, w, out) = match self.trace.map(|t| (t, t.at)) {
-            Some((tp, TraceAt::Pixel { tile: ti, batch, lane })) if ti == tile && batch == seq => {
+            Some((
+                tp,
+                TraceAt::Pixel {
+                    tile: ti,
+                    batch,
+                    lane,
+                },
+            )) if ti == tile && batch == seq => {
                 let (run, out) = self.run_traced(tp, lanes, lane as usize, runner.wave_size())?;
                 traced_out = out;
                 (run, runner.wave_size(), &traced_out[..])

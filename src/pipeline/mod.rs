@@ -27,8 +27,8 @@ pub use dispatch::{
     dispatch_with,
 };
 pub use draw::{
-    DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, TraceAt, TraceWave, Traced,
-    draw,
+    DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, TraceAt, TraceWave,
+    Traced, draw,
 };
 pub use ps::{PixelLane, PixelObserver};
 pub use state::*;
