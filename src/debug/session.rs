@@ -1980,8 +1980,17 @@ impl Debugger {
             } else {
                 let _ = write!(s, "\ncoverage 0x{:x} of primitive {}", p.coverage, p.prim);
             }
-            for line in &self.pixel {
-                let _ = write!(s, "\n{line}");
+            // The targets were read for the session's own lane's pixel.
+            if self.lane == self.place.lane {
+                for line in &self.pixel {
+                    let _ = write!(s, "\n{line}");
+                }
+            } else {
+                let _ = write!(
+                    s,
+                    "\n(the targets after the draw are shown for the session's lane, lane {})",
+                    self.place.lane
+                );
             }
         }
         Ok(s)
