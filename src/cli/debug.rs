@@ -1,5 +1,5 @@
-//! `dxlane debug JOB --thread x,y,z`: opens the lane debugger on one lane of a compute
-//! job (see `debug`), runs the commands of `-c` and `--script` or reads them from an
+//! `dxlane debug JOB --thread x,y,z` (compute) or `--pixel x,y` / `--vertex n` (draw):
+//! opens the lane debugger on one lane of a job (see `debug`), runs the commands of `-c` and `--script` or reads them from an
 //! interactive prompt, and writes `--trace` files.
 //!
 //! Exit status: 0 when the session ends normally; 1 when a scripted command fails (the
@@ -26,6 +26,22 @@ pub struct DebugArgs {
     /// The lane's SV_GroupThreadID (with --group).
     #[arg(long, value_name = "X,Y,Z", requires = "group")]
     pub group_thread: Option<String>,
+    /// Draw jobs: the pixel-program lane that shaded pixel `x,y`.
+    #[arg(long, value_name = "X,Y", conflicts_with_all = ["thread", "group", "vertex"])]
+    pub pixel: Option<String>,
+    /// With --pixel: the sample (default 0).
+    #[arg(long, requires = "pixel")]
+    pub sample: Option<u32>,
+    /// With --pixel: which of the primitives covering the sample, in draw order (default
+    /// 0, the first).
+    #[arg(long, requires = "pixel")]
+    pub prim: Option<u32>,
+    /// Draw jobs: the vertex-program lane of SV_VertexID `n`.
+    #[arg(long, value_name = "N", conflicts_with_all = ["thread", "group"])]
+    pub vertex: Option<u32>,
+    /// With --vertex: the instance (default 0).
+    #[arg(long, requires = "vertex")]
+    pub instance: Option<u32>,
     /// Commands to run, separated by `;` (non-interactive).
     #[arg(short = 'c', long = "command", value_name = "CMDS")]
     pub commands: Vec<String>,
@@ -82,11 +98,33 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
             group: xyz("group", g)?,
             thread: xyz("group-thread", t)?,
         },
-        _ => {
-            return Err(
-                "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z".into(),
-            );
-        }
+        _ => match (&args.pixel, args.vertex) {
+            (Some(p), _) => {
+                let v: Vec<&str> = p.split(',').map(str::trim).collect();
+                let (Some(x), Some(y), 2) = (
+                    v.first().and_then(|a| a.parse::<u32>().ok()),
+                    v.get(1).and_then(|a| a.parse::<u32>().ok()),
+                    v.len(),
+                ) else {
+                    return Err(format!("--pixel: `{p}` is not x,y (two whole numbers)"));
+                };
+                LaneSelect::Pixel {
+                    x,
+                    y,
+                    sample: args.sample.unwrap_or(0),
+                    prim: args.prim.unwrap_or(0),
+                }
+            }
+            (None, Some(n)) => LaneSelect::Vertex {
+                vertex: n,
+                instance: args.instance.unwrap_or(0),
+            },
+            (None, None) => {
+                return Err(
+                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y or --vertex n (draw)".into(),
+                );
+            }
+        },
     };
     let job = Job::load(&args.job).map_err(|e| e.to_string())?;
     let opts = RunOptions {
@@ -95,8 +133,13 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
         profile: args.profile.clone(),
         ..RunOptions::default()
     };
-    let prepared = crate::job::run::prepare(job, &opts).map_err(|e| e.to_string())?;
-    let target = debug::from_job(&prepared).map_err(|e| e.to_string())?;
+    let target = if job.file.draw.is_some() {
+        let prepared = crate::job::draw_run::prepare_draw(job, &opts).map_err(|e| e.to_string())?;
+        debug::from_draw_job(prepared).map_err(|e| e.to_string())?
+    } else {
+        let prepared = crate::job::run::prepare(job, &opts).map_err(|e| e.to_string())?;
+        debug::from_job(&prepared).map_err(|e| e.to_string())?
+    };
     let mut options = DebugOptions::default();
     if let Some(m) = args.max_record_mib {
         options.max_record_bytes = m.saturating_mul(1 << 20);

@@ -27,6 +27,11 @@
 //! the session checks that the run ended with the same memory (a program that races
 //! through atomics may not; the session says so).
 //!
+//! A draw job runs the same way through `pipeline::draw` with a `DrawOptions::trace`
+//! hook: the batch holding the chosen pixel or vertex lane runs the unoptimised lowering
+//! in waves of the program's wave size, its wave traced; quads, helper lanes and
+//! per-sample execution are the normal draw's (see `docs/debugger.md`, "Draw jobs").
+//!
 //! The observed group's results equal a normal run's: the unoptimised and optimised
 //! lowerings compute the same values, and exec's traced loop runs the same handlers in
 //! the same order (tests check every example job byte for byte).
@@ -58,7 +63,7 @@ mod session;
 pub use session::{
     Breakpoint, Debugger, MAX_WHY_DEPTH, StepDetail, ValueLine, parse_xyz as session_parse_xyz,
 };
-pub use target::{LanePlace, LaneSelect, Program, Run, Target, from_job};
+pub use target::{LanePlace, LaneSelect, Program, Run, Target, from_draw_job, from_job};
 
 /// Why a session could not open or a command failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -23,6 +23,8 @@ pub enum Slot {
     Reg(u32),
     /// Word `word` of local array `array`.
     Local(u32, u32),
+    /// Input word `word` of a graphics stage (fixed for the whole run: never written).
+    Input(u32),
 }
 
 /// One step of the wave.
@@ -197,6 +199,7 @@ impl WaveObserver for Recorder<'_> {
             let vals = match *s {
                 Slot::Reg(x) => wave.reg(x),
                 Slot::Local(a, word) => wave.local(a, word),
+                Slot::Input(_) => continue,
             };
             if vals.len() != r.width {
                 continue;
@@ -334,6 +337,12 @@ impl Record {
                         .map_or_else(|| vec![0; self.width], <[u32]>::to_vec)
                 }
                 Slot::Local(..) => vec![0; self.width],
+                Slot::Input(w) => {
+                    let k = w as usize * self.width;
+                    self.inputs
+                        .get(k..k + self.width)
+                        .map_or_else(|| vec![0; self.width], <[u32]>::to_vec)
+                }
             },
         }
     }
@@ -349,6 +358,11 @@ impl Record {
                     .copied()
                     .unwrap_or(0),
                 Slot::Local(..) => 0,
+                Slot::Input(w) => self
+                    .inputs
+                    .get(w as usize * self.width + l)
+                    .copied()
+                    .unwrap_or(0),
             },
         }
     }

@@ -13,6 +13,7 @@ use super::record::{Record, Slot, read_regs};
 use super::source::{Key, Lang};
 use super::target::{LanePlace, LaneSelect, Target};
 use super::{DebugError, DebugOptions};
+use crate::pipeline::TraceAt;
 
 /// The most levels `why` walks back.
 pub const MAX_WHY_DEPTH: usize = 64;
@@ -136,6 +137,9 @@ pub struct Debugger {
     /// Writes of watched memory by lanes of other groups (from a second run).
     elsewhere: Vec<MemWrite>,
     notes: Vec<String>,
+    /// Draws: the traced wave's lanes and outputs, and the targets at the lane's pixel.
+    traced: Option<crate::pipeline::Traced>,
+    pixel: Vec<String>,
 }
 
 fn lane_bit(mask: u128, l: usize) -> bool {
@@ -166,8 +170,9 @@ impl Debugger {
         lane: LaneSelect,
         options: DebugOptions,
     ) -> Result<Debugger, DebugError> {
+        let target = target.for_lane(lane)?;
         let place = target.place(lane)?;
-        let run = target.run(place.group, place.wave, options.max_record_bytes, None);
+        let run = target.run(&place, options.max_record_bytes, None);
         let mut d = Debugger {
             target,
             place,
@@ -183,6 +188,8 @@ impl Debugger {
             next_bp: 1,
             elsewhere: Vec::new(),
             notes: Vec::new(),
+            traced: run.traced,
+            pixel: run.pixel,
         };
         if !d.rec.started {
             let why = d
@@ -439,6 +446,7 @@ impl Debugger {
         let mut written: Vec<u32> = Vec::new();
         let mut wrote_slots: Vec<(Slot, Ty)> = Vec::new();
         let mut memory = Vec::new();
+        let mut outputs: Vec<ValueLine> = Vec::new();
         let (mut active, mut helper) = (0, 0);
         for (k, &ws) in self.wave_steps(p).iter().enumerate() {
             let ws = ws as usize;
@@ -461,6 +469,24 @@ impl Debugger {
                         ty: self.type_of(r, ws, decl),
                     });
                 }
+            }
+            match self.inst_at(ws) {
+                Some(Inst::Input { slot, .. }) => {
+                    if let Some((name, ty)) = self.io_name(true, *slot)
+                        && !read.iter().any(|x| x.name == name)
+                    {
+                        let bits = self.rec.value(Slot::Input(*slot), ws, self.lane);
+                        read.push(ValueLine { name, bits, ty });
+                    }
+                }
+                Some(Inst::Output { slot, src }) => {
+                    if let Some((name, ty)) = self.io_name(false, *slot) {
+                        let bits = self.rec.value(Slot::Reg(src.0), ws + 1, self.lane);
+                        outputs.retain(|x: &ValueLine| x.name != name);
+                        outputs.push(ValueLine { name, bits, ty });
+                    }
+                }
+                _ => {}
             }
             let ty = self.inst_at(ws).map_or(Ty::Untyped, format::written_type);
             for slot in self.rec.step_writes(ws) {
@@ -489,6 +515,7 @@ impl Debugger {
                     (n, t)
                 }),
                 Slot::Local(a, w) => Some((self.local_name(a, w), Ty::Untyped)),
+                Slot::Input(w) => self.io_name(true, w),
             };
             if let Some((name, ty)) = named
                 && !wrote.iter().any(|x: &ValueLine| x.name == name)
@@ -496,6 +523,7 @@ impl Debugger {
                 wrote.push(ValueLine { name, bits, ty });
             }
         }
+        wrote.extend(outputs);
         let line = self.line_of(s.key);
         let text = match line {
             Some(l) => self.target.program.view.text(l).to_string(),
@@ -512,6 +540,77 @@ impl Debugger {
             active,
             helper,
         }
+    }
+
+    /// The program's name of input or output word `word` of a graphics stage (DXBC
+    /// `v1.x`, `o0.y`; otherwise the semantic, `TEXCOORD0.x`), with its declared type.
+    fn io_name(&self, input: bool, word: u32) -> Option<(String, Ty)> {
+        let sh = &self.target.program.debug_shader;
+        let dxbc = self.target.program.view.lang == Lang::Dxbc;
+        let elems = if input { &sh.inputs } else { &sh.outputs };
+        let e = elems
+            .iter()
+            .find(|e| word >= e.slot && u64::from(word - e.slot) < 4 * u64::from(e.rows))?;
+        let (r, c) = ((word - e.slot) / 4, (word - e.slot) % 4);
+        let comp = ['x', 'y', 'z', 'w'][c as usize];
+        let ty = match e.component {
+            crate::ir::ComponentType::Float => Ty::Float,
+            crate::ir::ComponentType::SInt => Ty::Int,
+            _ => Ty::UInt,
+        };
+        let named = dxbc
+            && !matches!(
+                e.sv,
+                crate::ir::SysValue::Depth
+                    | crate::ir::SysValue::DepthGreaterEqual
+                    | crate::ir::SysValue::DepthLessEqual
+                    | crate::ir::SysValue::Coverage
+                    | crate::ir::SysValue::StencilRef
+                    | crate::ir::SysValue::VertexId
+                    | crate::ir::SysValue::InstanceId
+                    | crate::ir::SysValue::PrimitiveId
+                    | crate::ir::SysValue::IsFrontFace
+                    | crate::ir::SysValue::SampleIndex
+            );
+        let name = if named {
+            format!("{}{}.{comp}", if input { 'v' } else { 'o' }, e.register + r)
+        } else if e.rows > 1 {
+            format!("{}[{r}].{comp}", e.semantic_name())
+        } else {
+            format!("{}.{comp}", e.semantic_name())
+        };
+        Some((name, ty))
+    }
+
+    /// Input word of a name the program uses (`v1.x` in DXBC, `TEXCOORD0.x`, `SV_Position.y`).
+    fn input_slots(&self, base: &str, comps: &[usize]) -> Option<Vec<(String, Slot, Ty)>> {
+        let sh = &self.target.program.debug_shader;
+        let mut out = Vec::new();
+        for e in &sh.inputs {
+            for r in 0..e.rows {
+                let w0 = e.word(r, 0);
+                let Some((n0, _)) = self.io_name(true, w0 + (e.mask.trailing_zeros() & 3)) else {
+                    continue;
+                };
+                let stem = n0.rsplit_once('.').map_or(n0.as_str(), |(a, _)| a);
+                if !stem.eq_ignore_ascii_case(base) {
+                    continue;
+                }
+                let want: Vec<usize> = if comps.is_empty() {
+                    (0..4).filter(|c| e.mask >> c & 1 == 1).collect()
+                } else {
+                    comps.to_vec()
+                };
+                for c in want {
+                    let word = w0 + c as u32;
+                    if let Some((name, ty)) = self.io_name(true, word) {
+                        out.push((name, Slot::Input(word), ty));
+                    }
+                }
+                return Some(out);
+            }
+        }
+        None
     }
 
     fn local_name(&self, array: u32, word: u32) -> String {
@@ -596,10 +695,20 @@ impl Debugger {
             .invocations
             .get(self.lane)
             .map_or_else(String::new, inv_text);
+        let wave = match self.place.draw {
+            Some(TraceAt::Pixel { tile, .. }) => {
+                format!("pixel wave {} of tile {tile}", self.place.wave)
+            }
+            Some(TraceAt::Vertex { .. }) => format!("vertex wave {}", self.place.wave),
+            None => format!("wave {}", self.place.wave),
+        };
+        let helper = match self.rec.steps.first() {
+            Some(st) if lane_bit(st.helper, self.lane) => " (a helper lane)",
+            _ => "",
+        };
         let mut s = format!(
-            "lane {} of wave {} ({inv}), step {} of {}",
+            "lane {} of {wave} ({inv}){helper}, step {} of {}",
             self.lane,
-            self.place.wave,
             self.pos,
             self.steps.len()
         );
@@ -670,6 +779,13 @@ impl Debugger {
                 && let Some(v) = view.var(base)
             {
                 return var_slots(v, &comps);
+            }
+            let (base, comps) = match expr::split_swizzle(&p.name) {
+                Some((b, c)) => (b.to_string(), c),
+                None => (p.name.clone(), Vec::new()),
+            };
+            if let Some(slots) = self.input_slots(&base, &comps) {
+                return Ok(Resolved::Slots(slots));
             }
             if view.lang == Lang::Dxil && p.name.starts_with('%') {
                 return Err(DebugError::Command(format!(
@@ -878,6 +994,7 @@ impl Debugger {
                 let ty = match slot {
                     Slot::Reg(r) => self.type_of(*r, t, *decl),
                     Slot::Local(..) => Ty::Untyped,
+                    Slot::Input(_) => *decl,
                 };
                 (bits, ty)
             }
@@ -1226,6 +1343,7 @@ impl Debugger {
                     let ty = match slot {
                         Slot::Reg(r) => self.type_of(r, time, decl),
                         Slot::Local(..) => Ty::Untyped,
+                        Slot::Input(_) => decl,
                     };
                     let written = match slot {
                         Slot::Reg(r) => {
@@ -1234,7 +1352,7 @@ impl Debugger {
                                 .is_some()
                                 || self.target.program.view.lang == Lang::Ir
                         }
-                        Slot::Local(..) => true,
+                        Slot::Local(..) | Slot::Input(_) => true,
                     };
                     let note = if written { "" } else { "  (not written yet)" };
                     out.push(format!(
@@ -1350,9 +1468,18 @@ impl Debugger {
                 })
                 .collect();
             let me = if l == self.lane { "=>" } else { "  " };
+            // Pixel lanes come in quads: say which corner each is (what derivatives read).
+            let quad = match self.place.draw {
+                Some(TraceAt::Pixel { .. }) => format!(
+                    " quad {} {}",
+                    l / 4,
+                    ["top-left", "top-right", "bottom-left", "bottom-right"][l % 4]
+                ),
+                _ => String::new(),
+            };
             let _ = write!(
                 s,
-                "\n{me} lane {l:>2} {state} {}: {}",
+                "\n{me} lane {l:>2} {state} {}{quad}: {}",
                 self.rec
                     .invocations
                     .get(l)
@@ -1447,10 +1574,12 @@ impl Debugger {
         let ty = match slot {
             Slot::Reg(r) => self.type_of(r, time, decl),
             Slot::Local(..) => Ty::Untyped,
+            Slot::Input(_) => decl,
         };
         let val = format::value_text(bits, ty, Fmt::Natural);
         let Some(ws) = self.rec.last_lane_write(slot, time, self.lane) else {
             let what = match (self.target.program.view.lang, slot) {
+                (_, Slot::Input(_)) => "an input of the lane, from the pipeline".to_string(),
                 (Lang::Dxil, _) => "not computed by the lane yet at this point".to_string(),
                 (_, Slot::Local(..)) => "never written by the lane yet (arrays start at 0)".into(),
                 _ => "never written by the lane yet (registers start at 0)".into(),
@@ -1518,6 +1647,12 @@ impl Debugger {
             match inst {
                 Inst::SysValue { .. } | Inst::GroupIndex { .. } => {
                     let _ = writeln!(out, "{pad}(a system value: the lane's thread id)");
+                    return;
+                }
+                Inst::Input { slot, .. } => {
+                    if let Some((name, ty)) = self.io_name(true, *slot) {
+                        self.why_slot(out, &name, Slot::Input(*slot), ty, ws, level, depth, seen);
+                    }
                     return;
                 }
                 Inst::CbLoad { .. } => {
@@ -1655,6 +1790,8 @@ impl Debugger {
             next_bp: 1,
             elsewhere: Vec::new(),
             notes: Vec::new(),
+            traced: self.traced.clone(),
+            pixel: Vec::new(),
         };
         o.select_lane(other);
         Ok(self.diff_with(&o, &format!("lane {other}")))
@@ -1733,6 +1870,130 @@ impl Debugger {
             }
         }
         s
+    }
+
+    /// The lane's inputs by signature element, as the pipeline gave them (interpolated
+    /// attributes, `SV_Position`, `SV_IsFrontFace`, `SV_SampleIndex`, `SV_Coverage`, vertex
+    /// attributes and ids), named as the program names them: DXBC `v1.xy`, DXIL by semantic.
+    pub fn inputs(&self) -> String {
+        let sh = &self.target.program.debug_shader;
+        let dxbc = self.target.program.view.lang == Lang::Dxbc;
+        let w = self.rec.width;
+        let mut s = String::new();
+        for e in &sh.inputs {
+            for r in 0..e.rows {
+                let comps: Vec<u32> = (0..4).filter(|c| e.mask >> c & 1 == 1).collect();
+                let letters: String = comps.iter().map(|&c| b"xyzw"[c as usize] as char).collect();
+                let ty = match e.component {
+                    crate::ir::ComponentType::Float => Ty::Float,
+                    crate::ir::ComponentType::SInt => Ty::Int,
+                    _ => Ty::UInt,
+                };
+                let vals: Vec<String> = comps
+                    .iter()
+                    .map(|&c| {
+                        let word = e.word(r, c) as usize;
+                        let bits = self
+                            .rec
+                            .inputs
+                            .get(word * w + self.lane)
+                            .copied()
+                            .unwrap_or(0);
+                        format::value_text(bits, ty, Fmt::Natural)
+                    })
+                    .collect();
+                let name = if dxbc {
+                    format!("v{}.{letters} ", e.register + r)
+                } else {
+                    String::new()
+                };
+                let sem = if e.rows > 1 {
+                    format!("{}[{r}]", e.semantic_name())
+                } else {
+                    e.semantic_name()
+                };
+                let how = if e.interp == crate::ir::Interp::Undefined {
+                    String::new()
+                } else {
+                    format!(" ({})", e.interp)
+                };
+                let _ = write!(s, "\n{name}{sem}{how}: {}", vals.join(", "));
+            }
+        }
+        if s.is_empty() {
+            return "the program reads no inputs".into();
+        }
+        format!("inputs of lane {}:{s}", self.lane)
+    }
+
+    /// The lane's output words by signature element after its wave ran (DXBC `o0`, DXIL by
+    /// semantic), whether it discarded, and the render targets at its pixel after the draw.
+    pub fn outputs_text(&self) -> Result<String, DebugError> {
+        let Some(t) = &self.traced else {
+            return Err(DebugError::Command(
+                "`outputs` shows a vertex or pixel lane's outputs; a compute lane writes memory (print u0[i])".into(),
+            ));
+        };
+        let sh = &self.target.program.debug_shader;
+        let dxbc = self.target.program.view.lang == Lang::Dxbc;
+        let w = t.wave_size as usize;
+        let mut s = format!("outputs of lane {} (when its wave finished):", self.lane);
+        for e in &sh.outputs {
+            for r in 0..e.rows {
+                let comps: Vec<u32> = (0..4).filter(|c| e.mask >> c & 1 == 1).collect();
+                let letters: String = comps.iter().map(|&c| b"xyzw"[c as usize] as char).collect();
+                let ty = match e.component {
+                    crate::ir::ComponentType::Float => Ty::Float,
+                    crate::ir::ComponentType::SInt => Ty::Int,
+                    _ => Ty::UInt,
+                };
+                let vals: Vec<String> = comps
+                    .iter()
+                    .map(|&c| {
+                        let word = e.word(r, c) as usize;
+                        let bits = t.outputs.get(word * w + self.lane).copied().unwrap_or(0);
+                        format::value_text(bits, ty, Fmt::Natural)
+                    })
+                    .collect();
+                let name = if dxbc
+                    && !matches!(
+                        e.sv,
+                        crate::ir::SysValue::Depth | crate::ir::SysValue::Coverage
+                    ) {
+                    format!("o{}.{letters} ", e.register + r)
+                } else {
+                    String::new()
+                };
+                let sem = if e.rows > 1 {
+                    format!("{}[{r}]", e.semantic_name())
+                } else {
+                    e.semantic_name()
+                };
+                let _ = write!(s, "\n{name}{sem}: {}", vals.join(", "));
+            }
+        }
+        if let Some(p) = t.pixels.get(self.lane) {
+            if p.coverage == 0 {
+                s.push_str("\na helper lane: its outputs are dropped");
+            } else if lane_bit(t.killed, self.lane) {
+                s.push_str("\nthe lane discarded: its outputs are dropped");
+            } else {
+                let _ = write!(s, "\ncoverage 0x{:x} of primitive {}", p.coverage, p.prim);
+            }
+            // The targets were read for the session's own lane's pixel.
+            if self.lane == self.place.lane {
+                for line in &self.pixel {
+                    let _ = write!(s, "\n{line}");
+                }
+            } else {
+                let _ = write!(
+                    s,
+                    "\n(the targets after the draw are shown for the session's lane, lane {})",
+                    self.place.lane
+                );
+            }
+        }
+        Ok(s)
     }
 
     /// Every register and value the lane has written so far.
@@ -1897,12 +2158,9 @@ impl Debugger {
                 group: self.place.group,
                 hits: std::sync::Mutex::new(Vec::new()),
             };
-            let run = self.target.run(
-                self.place.group,
-                self.place.wave,
-                self.options.max_record_bytes,
-                Some(&f),
-            );
+            let run = self
+                .target
+                .run(&self.place, self.options.max_record_bytes, Some(&f));
             let mut hits = f.hits.into_inner().unwrap_or_else(|p| p.into_inner());
             hits.sort_by_key(|m| match m.invocation {
                 Invocation::Thread { group, thread } => (group.0, thread.0, m.addr),
@@ -2010,6 +2268,8 @@ impl Debugger {
                 Ok(out.join("\n"))
             }
             "regs" | "registers" => Ok(self.regs()),
+            "inputs" => Ok(self.inputs()),
+            "outputs" => self.outputs_text(),
             "wave" => {
                 need(rest, "a register or value (`wave r0.x`)")?;
                 self.wave(rest)
@@ -2223,6 +2483,8 @@ commands (a script separates them with `;` or new lines; `#` starts a comment):
   print[/x|f|i|u|h] P  values: r3, r3.xy, vThreadID.x, %42, %name, cb0[2].y, x0[1], u0[5], gs[3]
   regs                 every register or value the lane has written so far
   wave P               one value across the lanes of the wave, with the active and helper masks
+  inputs               the lane's inputs by signature element (v1.xy, SV_Position, …)
+  outputs              a vertex or pixel lane's outputs (o0, SV_Target) and the targets after the draw
   why P [DEPTH]        the instructions and inputs that produced a value
   diff LANE            where this lane and lane LANE of the wave part (diff thread x,y,z: any lane)
   lane N               switch to lane N of the wave

@@ -1,13 +1,20 @@
 //! What a session debugs: the program (as the normal run runs it, and unoptimised for the
-//! observed group), its listing, the resources it is bound to, the dispatch, and how to
-//! run it again from the same starting contents.
+//! observed group or wave), its listing, the resources it is bound to, the dispatch or
+//! draw, and how to run it again from the same starting contents.
+//!
+//! A draw target ([`from_draw_job`]) holds both programs; a session on a vertex lane
+//! debugs the vertex program ([`Target::for_lane`]), one on a pixel lane the pixel
+//! program. Its writable contents include the render targets and the depth buffer.
 
 use crate::exec::{ExecError, WriteSink};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
 use crate::pipeline::dispatch::{choose_wave_size, thread_layout};
+use crate::pipeline::draw::{BATCH_LANES, crosses_quads};
 use crate::pipeline::{Bindings, DispatchHooks, DispatchOptions, ObserveWave, dispatch_with};
+use crate::pipeline::{DrawError, PixelLane, PixelObserver, TraceAt, TraceWave, Traced};
 use crate::resources::{Counter, Descriptor, Memory};
+use std::sync::{Arc, Mutex};
 
 use super::DebugError;
 use super::record::{Record, Recorder};
@@ -98,6 +105,12 @@ impl Snapshot {
         s
     }
 
+    fn add_memory(&mut self, m: &Memory) {
+        if !self.memories.iter().any(|(x, _)| x == m) {
+            self.memories.push((m.clone(), m.to_bytes()));
+        }
+    }
+
     fn restore(&self) {
         for (m, bytes) in &self.memories {
             m.write_bytes(0, bytes);
@@ -125,6 +138,23 @@ pub struct Target {
     /// Dispatch options (wave size, workers, profile, limits).
     pub options: DispatchOptions,
     start: Snapshot,
+    draw: Option<Arc<DrawTarget>>,
+}
+
+/// A draw to debug: the prepared job and both programs.
+struct DrawTarget {
+    prepared: crate::job::draw_run::PreparedDraw,
+    vs: Program,
+    ps: Option<Program>,
+}
+
+impl std::fmt::Debug for DrawTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DrawTarget")
+            .field("job", &self.prepared.job.path)
+            .field("args", &self.prepared.args)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Which lane to observe.
@@ -139,6 +169,25 @@ pub enum LaneSelect {
         /// The thread in it.
         thread: [u32; 3],
     },
+    /// The pixel-program lane that shaded sample `sample` of pixel (`x`, `y`) for the
+    /// `prim`-th primitive covering it, in draw order (0: the first).
+    Pixel {
+        /// Pixel x.
+        x: u32,
+        /// Pixel y.
+        y: u32,
+        /// The sample (0 without MSAA).
+        sample: u32,
+        /// Which of the primitives covering the sample.
+        prim: u32,
+    },
+    /// The vertex-program lane of `SV_VertexID` `vertex` of instance `instance`.
+    Vertex {
+        /// `SV_VertexID` (the index value of an indexed draw).
+        vertex: u32,
+        /// `SV_InstanceID`.
+        instance: u32,
+    },
 }
 
 /// Where a lane runs: its group, its wave in the group and its lane in the wave.
@@ -152,6 +201,8 @@ pub struct LanePlace {
     pub lane: usize,
     /// Lanes per wave.
     pub wave_size: u32,
+    /// Draws: the wave the pipeline traces.
+    pub draw: Option<TraceAt>,
 }
 
 /// What one run of the target with an observed wave gave.
@@ -162,6 +213,45 @@ pub struct Run {
     pub fault: Option<ExecError>,
     /// The writable resources' contents after the run.
     pub outputs: Vec<Vec<u8>>,
+    /// Draws: what the traced wave did (its lanes and output words).
+    pub traced: Option<Traced>,
+    /// Draws: the render targets' and depth buffer's values at the lane's pixel and
+    /// sample after the draw, one line each.
+    pub pixel: Vec<String>,
+}
+
+fn draw_fault(e: DrawError) -> ExecError {
+    match e {
+        DrawError::Exec(x) => x,
+        other => ExecError::Dispatch(other.to_string()),
+    }
+}
+
+/// Finds the pixel lanes standing for a pixel and sample.
+struct Locate {
+    x: u32,
+    y: u32,
+    sample: u32,
+    per_sample: bool,
+    found: Mutex<Vec<(u32, u32, u32, u32)>>,
+}
+
+impl PixelObserver for Locate {
+    fn wave(&self, tile: u32, wave: u32, lanes: &[PixelLane], _: &crate::exec::WaveRun, _: &[u32]) {
+        for (l, p) in lanes.iter().enumerate() {
+            let covers = if self.per_sample {
+                p.sample == self.sample && p.coverage != 0
+            } else {
+                p.coverage & (1u32 << (self.sample & 31)) != 0
+            };
+            if p.x == self.x && p.y == self.y && covers {
+                self.found
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((p.prim, tile, wave, l as u32));
+            }
+        }
+    }
 }
 
 impl Target {
@@ -185,7 +275,249 @@ impl Target {
             groups,
             options,
             start,
+            draw: None,
         })
+    }
+
+    /// Whether the target is a draw.
+    pub fn is_draw(&self) -> bool {
+        self.draw.is_some()
+    }
+
+    /// The target as a session on `sel` debugs it: for a vertex lane of a draw, the
+    /// vertex program and its bindings; otherwise the target itself. An error when the
+    /// kind of lane does not fit the kind of job.
+    pub fn for_lane(&self, sel: LaneSelect) -> Result<Target, DebugError> {
+        let pixel = matches!(sel, LaneSelect::Pixel { .. });
+        let vertex = matches!(sel, LaneSelect::Vertex { .. });
+        let Some(d) = &self.draw else {
+            if pixel || vertex {
+                return Err(DebugError::Lane(
+                    "a compute job has threads, not pixels or vertices: give --thread x,y,z or --group x,y,z --group-thread x,y,z".into(),
+                ));
+            }
+            return Ok(self.clone());
+        };
+        if !pixel && !vertex {
+            return Err(DebugError::Lane(
+                "a draw job has pixels and vertices, not threads: give --pixel x,y [--sample n] or --vertex n [--instance i]".into(),
+            ));
+        }
+        let mut t = self.clone();
+        if vertex {
+            t.program = d.vs.clone();
+            t.bindings = d.prepared.vs_bindings.clone();
+        } else {
+            let Some(ps) = &d.ps else {
+                return Err(DebugError::Lane(
+                    "the draw has no pixel program: debug a vertex with --vertex n".into(),
+                ));
+            };
+            t.program = ps.clone();
+            t.bindings = d.prepared.ps_bindings.clone();
+        }
+        Ok(t)
+    }
+
+    fn draw_place(&self, d: &DrawTarget, sel: LaneSelect) -> Result<LanePlace, DebugError> {
+        let p = &d.prepared;
+        match sel {
+            LaneSelect::Pixel { x, y, sample, prim } => {
+                let Some(ps) = &d.ps else {
+                    return Err(DebugError::Lane("the draw has no pixel program".into()));
+                };
+                let (w, h, n) = self.target_size();
+                if x >= w || y >= h {
+                    return Err(DebugError::Lane(format!(
+                        "pixel ({x}, {y}) is outside the {w} × {h} render target: pixels (0, 0) to ({}, {})",
+                        w.saturating_sub(1),
+                        h.saturating_sub(1)
+                    )));
+                }
+                if sample >= n {
+                    return Err(DebugError::Lane(format!(
+                        "sample {sample}: the render target has {n} sample(s) a pixel (0 to {})",
+                        n - 1
+                    )));
+                }
+                let wave = choose_wave_size(&ps.shader, p.wave_size)
+                    .map_err(|e| DebugError::Lane(e.to_string()))?;
+                let batch = if crosses_quads(&ps.shader) {
+                    wave
+                } else {
+                    BATCH_LANES.max(wave)
+                };
+                let per_sample = crate::pipeline::link::link(
+                    &crate::pipeline::ia::resolve_layout(
+                        &p.fixed
+                            .state(
+                                &d.vs.shader,
+                                Some(&ps.shader),
+                                &p.vs_bindings,
+                                &p.ps_bindings,
+                            )
+                            .input_layout,
+                    )
+                    .map_err(|e| DebugError::Lane(e.message))?,
+                    &d.vs.shader,
+                    Some(&ps.shader),
+                )
+                .map(|l| l.per_sample)
+                .map_err(|e| DebugError::Lane(e.to_string()))?;
+                let loc = Locate {
+                    x,
+                    y,
+                    sample,
+                    per_sample,
+                    found: Mutex::new(Vec::new()),
+                };
+                self.start.restore();
+                let mut o = p.options();
+                o.observer = Some(&loc);
+                let r = crate::pipeline::draw(&p.state(), &p.args, &o);
+                drop(o);
+                self.start.restore();
+                if let Err(e) = r {
+                    return Err(DebugError::Lane(format!(
+                        "the draw fails before the lane can be found: {e}"
+                    )));
+                }
+                let mut found = loc.found.into_inner().unwrap_or_else(|e| e.into_inner());
+                found.sort_unstable();
+                let s_text = if n > 1 {
+                    format!(", sample {sample},")
+                } else {
+                    String::new()
+                };
+                let Some(&(_, tile, b, l)) = found.get(prim as usize) else {
+                    return Err(DebugError::Lane(if found.is_empty() {
+                        format!(
+                            "pixel ({x}, {y}){s_text} is covered by no primitive of the draw: no pixel-program lane shaded it"
+                        )
+                    } else {
+                        format!(
+                            "pixel ({x}, {y}){s_text} is covered by {} primitive(s); --prim takes 0 to {}",
+                            found.len(),
+                            found.len() - 1
+                        )
+                    }));
+                };
+                let per_batch = (batch / wave) as usize;
+                Ok(LanePlace {
+                    group: [0; 3],
+                    wave: b as usize * per_batch + (l / wave) as usize,
+                    lane: (l % wave) as usize,
+                    wave_size: wave,
+                    draw: Some(TraceAt::Pixel {
+                        tile,
+                        batch: b,
+                        lane: l,
+                    }),
+                })
+            }
+            LaneSelect::Vertex { vertex, instance } => {
+                let a = &p.args;
+                if instance >= a.instance_count {
+                    return Err(DebugError::Lane(format!(
+                        "instance {instance}: the draw has {} instance(s) (0 to {})",
+                        a.instance_count,
+                        a.instance_count.saturating_sub(1)
+                    )));
+                }
+                let st = p.state();
+                let count = u64::from(a.vertex_count);
+                let mut ids: Vec<u32> = match &st.index_buffer {
+                    Some(ib) => (0..count)
+                        .map(|k| crate::pipeline::ia::read_index(ib, u64::from(a.start_vertex) + k))
+                        .collect(),
+                    None => (0..a.vertex_count).collect(),
+                };
+                if let (Some(ib), crate::pipeline::StripCutValue::Enabled) =
+                    (&st.index_buffer, st.strip_cut)
+                {
+                    let cut = crate::pipeline::ia::cut_value(ib.format);
+                    ids.retain(|&i| i != cut);
+                }
+                ids.sort_unstable();
+                ids.dedup();
+                let slot = ids.binary_search(&vertex).map_err(|_| {
+                    DebugError::Lane(match (&st.index_buffer, ids.first(), ids.last()) {
+                        (None, _, _) => format!(
+                            "vertex {vertex} is past the draw: it shades vertices 0 to {}",
+                            a.vertex_count.saturating_sub(1)
+                        ),
+                        (Some(_), Some(lo), Some(hi)) => format!(
+                            "vertex {vertex} is not drawn: the index buffer names {} distinct vertices, {lo} to {hi}",
+                            ids.len()
+                        ),
+                        _ => "the draw shades no vertex".to_string(),
+                    })
+                })?;
+                let wave = choose_wave_size(&d.vs.shader, p.wave_size)
+                    .map_err(|e| DebugError::Lane(e.to_string()))?;
+                Ok(LanePlace {
+                    group: [0; 3],
+                    wave: slot / wave as usize,
+                    lane: slot % wave as usize,
+                    wave_size: wave,
+                    draw: Some(TraceAt::Vertex { vertex, instance }),
+                })
+            }
+            _ => Err(DebugError::Lane(
+                "a draw job has pixels and vertices, not threads".into(),
+            )),
+        }
+    }
+
+    /// Width, height and samples of the draw's targets (0s for a dispatch).
+    pub fn target_size(&self) -> (u32, u32, u32) {
+        let Some(d) = &self.draw else {
+            return (0, 0, 0);
+        };
+        let f = &d.prepared.fixed;
+        let t = f
+            .render_targets()
+            .iter()
+            .flatten()
+            .map(|r| r.texture.desc())
+            .next()
+            .or_else(|| f.depth_stencil_view().map(|v| v.texture.desc()));
+        t.map_or((0, 0, 0), |d| (d.width, d.height, d.samples))
+    }
+
+    /// The targets' values at pixel (x, y), sample `s`, one line each.
+    fn pixel_values(&self, x: u32, y: u32, s: u32) -> Vec<String> {
+        let Some(d) = &self.draw else {
+            return Vec::new();
+        };
+        let f = &d.prepared.fixed;
+        let mut out = Vec::new();
+        let mut one = |name: String, t: &crate::resources::Texture| {
+            let fmt = t.desc().format;
+            let n = fmt.bytes_per_texel() as usize;
+            let Some(a) = t.texel_addr(0, 0, [x, y, 0], s) else {
+                return;
+            };
+            let mut b = vec![0u8; n];
+            t.memory().read_bytes(a, &mut b);
+            let hex: Vec<String> = b.iter().map(|v| format!("{v:02x}")).collect();
+            let v = fmt.decode_f32(&b);
+            let vals: Vec<String> = v.iter().map(|&c| super::format::float_text(c)).collect();
+            out.push(format!(
+                "{name} ({fmt}) after the draw: {} (bytes {})",
+                vals.join(", "),
+                hex.join(" ")
+            ));
+        };
+        for (i, rt) in f.render_targets().iter().enumerate() {
+            if let Some(rt) = rt {
+                one(format!("render target {i}"), &rt.texture);
+            }
+        }
+        if let Some(ds) = f.depth_stencil_view() {
+            one("depth-stencil".into(), &ds.texture);
+        }
+        out
     }
 
     /// Lanes per wave of a run.
@@ -197,6 +529,9 @@ impl Target {
     /// Where the selected lane runs; an error naming the dispatch's extent when it does
     /// not exist.
     pub fn place(&self, sel: LaneSelect) -> Result<LanePlace, DebugError> {
+        if let Some(d) = &self.draw {
+            return self.draw_place(d, sel);
+        }
         let tg = self.program.shader.thread_group;
         let g = self.groups;
         let (group, thread) = match sel {
@@ -225,6 +560,11 @@ impl Target {
                     [t[0] % tg[0], t[1] % tg[1], t[2] % tg[2]],
                 )
             }
+            LaneSelect::Pixel { .. } | LaneSelect::Vertex { .. } => {
+                return Err(DebugError::Lane(
+                    "a compute job has threads, not pixels or vertices".into(),
+                ));
+            }
             LaneSelect::GroupThread { group, thread } => {
                 if (0..3).any(|k| group[k] >= g[k]) {
                     return Err(DebugError::Lane(format!(
@@ -252,19 +592,60 @@ impl Target {
             wave: slot / w as usize,
             lane: slot % w as usize,
             wave_size: w,
+            draw: None,
         })
     }
 
     /// Runs the whole dispatch from the start, observing wave `wave` of group `group`
     /// (keeping at most `limit_bytes` of record) and reporting every write to `writes`.
+    /// Draws: every write is not reported (`writes` is for dispatches), and the traced
+    /// wave is `place.draw`.
     pub fn run(
         &self,
-        group: [u32; 3],
-        wave: usize,
+        place: &LanePlace,
         limit_bytes: usize,
         writes: Option<&dyn WriteSink>,
     ) -> Run {
+        let (group, wave) = (place.group, place.wave);
         self.start.restore();
+        if let (Some(d), Some(at)) = (&self.draw, place.draw) {
+            let p = &d.prepared;
+            let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
+            let (r, traced) = {
+                let hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
+                let mut o = p.options();
+                o.trace = Some(&hook);
+                let r = crate::pipeline::draw(&p.state(), &p.args, &o);
+                (r, hook.take())
+            };
+            let pixel = match (&traced, at) {
+                (Some(t), TraceAt::Pixel { .. }) => t
+                    .pixels
+                    .get(place.lane)
+                    .map(|l| {
+                        // Every sample the lane stands for (its one sample when the
+                        // program runs per sample).
+                        let n = self.target_size().2;
+                        (0..n.min(32))
+                            .filter(|s| l.coverage >> s & 1 == 1)
+                            .flat_map(|s| {
+                                self.pixel_values(l.x, l.y, s).into_iter().map(move |t| {
+                                    if n > 1 { format!("sample {s}: {t}") } else { t }
+                                })
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            return Run {
+                record: rec.finish(),
+                fault: r.err().map(draw_fault),
+                outputs: self.start.contents(),
+                traced,
+                pixel,
+            };
+        }
         let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
         let result = dispatch_with(
             &self.program.shader,
@@ -286,6 +667,8 @@ impl Target {
             record: rec.finish(),
             fault: result.err(),
             outputs: self.start.contents(),
+            traced: None,
+            pixel: Vec::new(),
         }
     }
 
@@ -293,6 +676,11 @@ impl Target {
     /// returns the writable resources' contents.
     pub fn run_normal(&self) -> Result<Vec<Vec<u8>>, ExecError> {
         self.start.restore();
+        if let Some(d) = &self.draw {
+            let p = &d.prepared;
+            crate::pipeline::draw(&p.state(), &p.args, &p.options()).map_err(draw_fault)?;
+            return Ok(self.start.contents());
+        }
         crate::pipeline::dispatch(
             &self.program.shader,
             &self.bindings,
@@ -316,4 +704,58 @@ pub fn from_job(p: &crate::job::run::Prepared) -> Result<Target, DebugError> {
         Program::from_container(&bytes, p.job.file.program.entry.clone())?
     };
     Target::new(program, p.fit.bindings.clone(), p.groups, p.options.clone())
+}
+
+/// The target of a prepared draw job (`job::draw_run::prepare_draw`): both programs
+/// (reloaded for debugging), their bindings, the draw state and arguments; its writable
+/// contents are the UAVs, the render targets and the depth buffer.
+pub fn from_draw_job(p: crate::job::draw_run::PreparedDraw) -> Result<Target, DebugError> {
+    let load = |s: &Shader, info: &crate::job::run::ProgramInfo| -> Result<Program, DebugError> {
+        if info.container == "IR" {
+            Ok(Program::from_ir(s.clone()))
+        } else {
+            let bytes = std::fs::read(&info.path)
+                .map_err(|e| DebugError::Load(format!("{}: {e}", info.path)))?;
+            Program::from_container(&bytes, p.job.file.program.entry.clone())
+        }
+    };
+    let vs = load(&p.vs.0, &p.vs.1)?;
+    let ps = match &p.ps {
+        Some((s, i)) => Some(load(s, i)?),
+        None => None,
+    };
+    let mut start = Snapshot::take(&p.vs_bindings);
+    for (m, b) in Snapshot::take(&p.ps_bindings).memories {
+        if !start.memories.iter().any(|(x, _)| *x == m) {
+            start.memories.push((m, b));
+        }
+    }
+    for rt in p.fixed.render_targets().iter().flatten() {
+        start.add_memory(rt.texture.memory());
+    }
+    if let Some(ds) = p.fixed.depth_stencil_view() {
+        start.add_memory(ds.texture.memory());
+    }
+    let (program, bindings) = match &ps {
+        Some(ps) => (ps.clone(), p.ps_bindings.clone()),
+        None => (vs.clone(), p.vs_bindings.clone()),
+    };
+    let options = DispatchOptions {
+        wave_size: p.wave_size,
+        threads: p.threads,
+        profile: p.profile.clone(),
+        limits: p.limits,
+    };
+    Ok(Target {
+        program,
+        bindings,
+        groups: [1, 1, 1],
+        options,
+        start,
+        draw: Some(Arc::new(DrawTarget {
+            prepared: p,
+            vs,
+            ps,
+        })),
+    })
 }

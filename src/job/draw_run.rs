@@ -35,7 +35,7 @@ use crate::exec::{Limits, Profile};
 use crate::ir::{Shader, Stage};
 use crate::pipeline::Bindings;
 use crate::pipeline::draw::{
-    DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, draw,
+    DrawError, DrawField, DrawOptions, DrawReport, DrawState, FixedState, StageTimes, draw,
 };
 use crate::pipeline::state::*;
 use crate::resources::Memory;
@@ -159,118 +159,94 @@ fn merge_warnings(vs: Vec<String>, ps: Option<Vec<String>>) -> Vec<String> {
     out
 }
 
-/// A draw job read, bound and checked, ready to draw: its programs, its resources and
-/// targets (fresh, holding their initial contents) and the draw state. What
-/// `dxlane compare` runs, as often as it needs, without writing the job's outputs.
+/// A draw job read, checked and bound, ready to draw (the debugger draws it again and
+/// again from the same start).
 pub struct PreparedDraw {
     /// The job.
     pub job: Job,
-    /// The vertex program and its description.
+    /// The vertex program and its file.
     pub vs: (Shader, ProgramInfo),
-    /// The pixel program and its description.
+    /// The pixel program and its file.
     pub ps: Option<(Shader, ProgramInfo)>,
-    vs_fit: reflect::Fit,
-    ps_fit: Option<reflect::Fit>,
-    /// The job's `[[resource]]` entries.
+    /// The vertex program's bindings.
+    pub vs_bindings: Bindings,
+    /// The pixel program's bindings.
+    pub ps_bindings: Bindings,
+    /// The job's resources.
     pub bound: BoundJob,
-    /// The render targets, in `[[draw.render_target]]` order.
+    /// The render targets.
     pub targets: Vec<BoundTarget>,
     /// The depth-stencil buffer.
     pub depth: Option<BoundDepth>,
-    /// The reflection check's warnings.
-    pub warnings: Vec<String>,
-    /// How to run the draw (the profile, wave size, threads and limits; no observers).
-    pub profile: Profile,
+    /// Everything of the draw state but the programs.
+    pub fixed: FixedState,
+    /// The draw's arguments.
+    pub args: DrawArgs,
     /// Lanes per wave (`None`: WARP's).
     pub wave_size: Option<u32>,
     /// Worker threads (0: all cores).
     pub threads: usize,
-    limits: Limits,
-    args: DrawArgs,
-    fixed: FixedState,
+    /// The WARP profile.
+    pub profile: Profile,
+    /// The limits.
+    pub limits: Limits,
+    /// The reflection check's warnings.
+    pub warnings: Vec<String>,
     expects: Vec<Checked>,
 }
 
-/// The draw state that borrows nothing.
-struct FixedState {
-    input_layout: InputLayout,
-    topology: PrimitiveTopology,
-    vertex_buffers: Vec<Option<VertexBufferView>>,
-    index_buffer: Option<IndexBufferView>,
-    strip_cut: StripCutValue,
-    rasterizer: RasterizerDesc,
-    blend: BlendDesc,
-    viewport: Option<Viewport>,
-    scissor: Option<Rect>,
-    sample_mask: u32,
-    blend_factor: [f32; 4],
-    stencil_ref: u8,
-}
-
 impl PreparedDraw {
-    /// The draw's state, borrowing the programs and bindings.
+    /// The draw state.
     pub fn state(&self) -> DrawState<'_> {
-        let empty: &Bindings = &EMPTY_BINDINGS;
-        let f = &self.fixed;
-        let mut state = DrawState::new(
+        self.fixed.state(
             &self.vs.0,
             self.ps.as_ref().map(|(s, _)| s),
-            &self.vs_fit.bindings,
-            self.ps_fit.as_ref().map_or(empty, |f| &f.bindings),
-        );
-        state.input_layout = f.input_layout.clone();
-        state.topology = f.topology;
-        state.vertex_buffers = f.vertex_buffers.clone();
-        state.index_buffer = f.index_buffer.clone();
-        state.strip_cut = f.strip_cut;
-        state.rasterizer = f.rasterizer;
-        state.blend = f.blend.clone();
-        state.viewport = f.viewport;
-        state.scissor = f.scissor;
-        state.sample_mask = f.sample_mask;
-        state.blend_factor = f.blend_factor;
-        state.stencil_ref = f.stencil_ref;
-        state.render_targets = self.targets.iter().map(|t| Some(t.view.clone())).collect();
-        if let Some(dd) = &self.depth {
-            state.depth_stencil_view = Some(dd.view.clone());
-            state.depth_stencil = dd.desc;
-        } else {
-            state.depth_stencil.depth_enable = false;
+            &self.vs_bindings,
+            &self.ps_bindings,
+        )
+    }
+
+    /// The draw options (nothing observed).
+    pub fn options<'a>(&self) -> DrawOptions<'a> {
+        DrawOptions {
+            wave_size: self.wave_size,
+            threads: self.threads,
+            profile: self.profile.clone(),
+            limits: self.limits,
+            observer: None,
+            writes: None,
+            trace: None,
         }
-        state
     }
 
     /// Draws once into the prepared targets and resources, under `profile` (the
-    /// prepared one when `None`), with the given observers. Writes no files.
+    /// prepared one when `None`), with the given observers. Writes no files (what
+    /// `dxlane compare` runs, as often as it needs).
     pub fn draw(
         &self,
         profile: Option<&Profile>,
         observer: Option<&dyn crate::pipeline::PixelObserver>,
         writes: Option<&dyn crate::pipeline::MergeObserver>,
     ) -> Result<DrawReport, JobError> {
-        let dopts = DrawOptions {
-            wave_size: self.wave_size,
-            threads: self.threads,
-            profile: profile.unwrap_or(&self.profile).clone(),
-            limits: self.limits,
-            observer,
-            writes,
-        };
+        let mut dopts = self.options();
+        if let Some(p) = profile {
+            dopts.profile = p.clone();
+        }
+        dopts.observer = observer;
+        dopts.writes = writes;
         draw(&self.state(), &self.args, &dopts).map_err(draw_error)
     }
 }
-
-static EMPTY_BINDINGS: std::sync::LazyLock<Bindings> = std::sync::LazyLock::new(Bindings::default);
 
 /// Reads, checks and runs a draw job (see the module doc).
 pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobError> {
     let p = prepare_draw(job, opts)?;
     let start = Instant::now();
-    let report = p.draw(None, None, None)?;
+    let report = draw(&p.state(), &p.args, &p.options()).map_err(draw_error)?;
     let elapsed = start.elapsed().as_secs_f64();
     let PreparedDraw {
         job,
-        vs: (_, vs_info),
+        vs,
         ps,
         bound,
         targets: rts,
@@ -279,12 +255,78 @@ pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobEr
         expects,
         ..
     } = p;
-    finish(
-        job, opts, report, elapsed, vs_info, ps, bound, rts, depth, warnings, expects,
-    )
+    let (vs_info, o) = (vs.1, &job.file.options);
+    let mut outputs = Vec::new();
+    for t in &rts {
+        if let Some(p) = &t.output {
+            let bytes = targets::target_bytes(&t.view.texture, p)
+                .map_err(|m| draw_err(&t.name, format!("`output`: {m}")))?;
+            outputs.push(write_output(&t.name, p, &bytes)?);
+        }
+        if let Some(p) = &t.resolve_output {
+            let bytes = targets::resolved_bytes(&t.view.texture, p)
+                .map_err(|m| draw_err(&t.name, format!("`resolve_output`: {m}")))?;
+            outputs.push(write_output(&t.name, p, &bytes)?);
+        }
+    }
+    if let Some(dd) = &depth
+        && let Some(p) = &dd.output
+    {
+        outputs.push(write_output(
+            "[draw.depth_stencil]",
+            p,
+            &dd.view.texture.to_bytes(),
+        )?);
+    }
+    for e in bound.all() {
+        if let Some(path) = &e.output {
+            outputs.push(write_output(
+                &e.name,
+                path,
+                &e.contents().unwrap_or_default(),
+            )?);
+        }
+        if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
+            outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
+        }
+    }
+    let expectations = run_expects(&expects, &rts, depth.as_ref(), &bound);
+    let summary = DrawSummary {
+        job: job.path.display().to_string(),
+        vs: vs_info,
+        ps: ps.as_ref().map(|(_, i)| i.clone()),
+        draw: report,
+        elapsed_seconds: elapsed,
+        outputs,
+        expectations,
+        warnings,
+    };
+    let summary_path = match (&opts.summary, &o.summary) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) => job.resolve(p),
+        (None, None) => {
+            let stem = job
+                .path
+                .file_stem()
+                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
+            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
+        }
+    };
+    let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
+        path: summary_path.clone(),
+        message: e.to_string(),
+    })?;
+    write_file(&summary_path, format!("{json}\n").as_bytes())?;
+    Ok(DrawResult {
+        summary,
+        summary_path,
+        targets: rts,
+        depth,
+        bound,
+    })
 }
 
-/// Reads, binds and checks a draw job without drawing (see [`PreparedDraw`]).
+/// Reads, checks and binds a draw job (see the module doc).
 pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, JobError> {
     let Some(dsec) = job.file.draw.clone() else {
         return Err(JobError::Section {
@@ -442,129 +484,61 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
         None => None,
     };
     let args = d::args(&dsec)?;
-    let fixed = FixedState {
-        input_layout: d::input_layout(&dsec)?,
-        topology: d::topology(&dsec)?,
-        vertex_buffers,
-        index_buffer,
-        strip_cut: if dsec.strip_cut.unwrap_or(false) {
-            StripCutValue::Enabled
-        } else {
-            StripCutValue::Disabled
-        },
-        rasterizer: d::rasterizer(&dsec)?,
-        blend: d::blend(&dsec)?,
-        viewport: d::viewport(&dsec)?,
-        scissor: d::scissor(&dsec)?,
-        sample_mask: dsec.sample_mask.unwrap_or(u32::MAX),
-        blend_factor: dsec.blend_factor.unwrap_or([1.0; 4]),
-        stencil_ref: dsec.stencil_ref.unwrap_or(0),
+    let empty = Bindings::default();
+    let ps_bindings = ps_fit.as_ref().map_or(&empty, |f| &f.bindings);
+    let mut state = DrawState::new(
+        &vs,
+        ps.as_ref().map(|(s, _)| s),
+        &vs_fit.bindings,
+        ps_bindings,
+    );
+    state.input_layout = d::input_layout(&dsec)?;
+    state.topology = d::topology(&dsec)?;
+    state.vertex_buffers = vertex_buffers;
+    state.index_buffer = index_buffer;
+    state.strip_cut = if dsec.strip_cut.unwrap_or(false) {
+        StripCutValue::Enabled
+    } else {
+        StripCutValue::Disabled
     };
+    state.rasterizer = d::rasterizer(&dsec)?;
+    state.blend = d::blend(&dsec)?;
+    state.viewport = d::viewport(&dsec)?;
+    state.scissor = d::scissor(&dsec)?;
+    state.sample_mask = dsec.sample_mask.unwrap_or(u32::MAX);
+    state.blend_factor = dsec.blend_factor.unwrap_or([1.0; 4]);
+    state.stencil_ref = dsec.stencil_ref.unwrap_or(0);
+    state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
+    if let Some(dd) = &depth {
+        state.depth_stencil_view = Some(dd.view.clone());
+        state.depth_stencil = dd.desc;
+    } else {
+        state.depth_stencil.depth_enable = false;
+    }
     let expects = check_expects(&job, &dsec, &bound)?;
+    let fixed = state.fixed();
+    drop(state);
     let wave_size = opts.wave_size.or(o.wave_size);
     let threads = opts.threads.or(o.threads).unwrap_or(0);
+    let vs_bindings = vs_fit.bindings;
+    let ps_bindings = ps_fit.map(|f| f.bindings).unwrap_or_default();
     Ok(PreparedDraw {
+        job,
         vs: (vs, vs_info),
         ps,
-        vs_fit,
-        ps_fit,
+        vs_bindings,
+        ps_bindings,
         bound,
         targets: rts,
         depth,
-        warnings,
-        profile,
+        fixed,
+        args,
         wave_size,
         threads,
+        profile,
         limits,
-        args,
-        fixed,
-        expects,
-        job,
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    job: Job,
-    opts: &RunOptions<'_>,
-    report: DrawReport,
-    elapsed: f64,
-    vs_info: ProgramInfo,
-    ps: Option<(Shader, ProgramInfo)>,
-    bound: BoundJob,
-    rts: Vec<BoundTarget>,
-    depth: Option<BoundDepth>,
-    warnings: Vec<String>,
-    expects: Vec<Checked>,
-) -> Result<DrawResult, JobError> {
-    let o = &job.file.options;
-    let mut outputs = Vec::new();
-    for t in &rts {
-        if let Some(p) = &t.output {
-            let bytes = targets::target_bytes(&t.view.texture, p)
-                .map_err(|m| draw_err(&t.name, format!("`output`: {m}")))?;
-            outputs.push(write_output(&t.name, p, &bytes)?);
-        }
-        if let Some(p) = &t.resolve_output {
-            let bytes = targets::resolved_bytes(&t.view.texture, p)
-                .map_err(|m| draw_err(&t.name, format!("`resolve_output`: {m}")))?;
-            outputs.push(write_output(&t.name, p, &bytes)?);
-        }
-    }
-    if let Some(dd) = &depth
-        && let Some(p) = &dd.output
-    {
-        outputs.push(write_output(
-            "[draw.depth_stencil]",
-            p,
-            &dd.view.texture.to_bytes(),
-        )?);
-    }
-    for e in bound.all() {
-        if let Some(path) = &e.output {
-            outputs.push(write_output(
-                &e.name,
-                path,
-                &e.contents().unwrap_or_default(),
-            )?);
-        }
-        if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
-            outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
-        }
-    }
-    let expectations = run_expects(&expects, &rts, depth.as_ref(), &bound);
-    let summary = DrawSummary {
-        job: job.path.display().to_string(),
-        vs: vs_info,
-        ps: ps.as_ref().map(|(_, i)| i.clone()),
-        draw: report,
-        elapsed_seconds: elapsed,
-        outputs,
-        expectations,
         warnings,
-    };
-    let summary_path = match (&opts.summary, &o.summary) {
-        (Some(p), _) => p.clone(),
-        (None, Some(p)) => job.resolve(p),
-        (None, None) => {
-            let stem = job
-                .path
-                .file_stem()
-                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
-            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
-        }
-    };
-    let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
-        path: summary_path.clone(),
-        message: e.to_string(),
-    })?;
-    write_file(&summary_path, format!("{json}\n").as_bytes())?;
-    Ok(DrawResult {
-        summary,
-        summary_path,
-        targets: rts,
-        depth,
-        bound,
+        expects,
     })
 }
 

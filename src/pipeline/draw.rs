@@ -94,7 +94,9 @@ use super::raster::{self, Pattern};
 use super::setup::{self, Bins, Prim, SetupState, TILE_SIZE};
 use super::state::*;
 use super::vs::{self, VertexJob, VertexOutputs};
-use crate::exec::{DescriptorTable, ExecError, Limits, Profile, StageProgram, StageRunner};
+use crate::exec::{
+    DescriptorTable, ExecError, Limits, Profile, StageProgram, StageRunner, WaveObserver,
+};
 use crate::ir::{ComponentType, Shader};
 use crate::resources::Format;
 
@@ -179,6 +181,94 @@ impl<'a> DrawState<'a> {
     }
 }
 
+/// The owned part of a [`DrawState`] (everything but the programs and their bindings),
+/// for a caller that keeps a draw to run it again (the debugger).
+#[derive(Clone)]
+pub struct FixedState {
+    input_layout: InputLayout,
+    topology: PrimitiveTopology,
+    vertex_buffers: Vec<Option<VertexBufferView>>,
+    index_buffer: Option<IndexBufferView>,
+    strip_cut: StripCutValue,
+    rasterizer: RasterizerDesc,
+    blend: BlendDesc,
+    depth_stencil: DepthStencilDesc,
+    viewport: Option<Viewport>,
+    scissor: Option<Rect>,
+    sample_mask: u32,
+    blend_factor: [f32; 4],
+    stencil_ref: u8,
+    render_targets: Vec<Option<RenderTargetView>>,
+    depth_stencil_view: Option<DepthStencilView>,
+}
+
+impl DrawState<'_> {
+    /// Everything but the programs and bindings.
+    pub fn fixed(&self) -> FixedState {
+        FixedState {
+            input_layout: self.input_layout.clone(),
+            topology: self.topology,
+            vertex_buffers: self.vertex_buffers.clone(),
+            index_buffer: self.index_buffer.clone(),
+            strip_cut: self.strip_cut,
+            rasterizer: self.rasterizer,
+            blend: self.blend,
+            depth_stencil: self.depth_stencil,
+            viewport: self.viewport,
+            scissor: self.scissor,
+            sample_mask: self.sample_mask,
+            blend_factor: self.blend_factor,
+            stencil_ref: self.stencil_ref,
+            render_targets: self.render_targets.clone(),
+            depth_stencil_view: self.depth_stencil_view.clone(),
+        }
+    }
+}
+
+impl FixedState {
+    /// The draw state of `f` with these programs and bindings.
+    pub fn state<'a>(
+        &self,
+        vs: &'a Shader,
+        ps: Option<&'a Shader>,
+        vs_bindings: &'a Bindings,
+        ps_bindings: &'a Bindings,
+    ) -> DrawState<'a> {
+        let f = self.clone();
+        DrawState {
+            vs,
+            ps,
+            vs_bindings,
+            ps_bindings,
+            input_layout: f.input_layout,
+            topology: f.topology,
+            vertex_buffers: f.vertex_buffers,
+            index_buffer: f.index_buffer,
+            strip_cut: f.strip_cut,
+            rasterizer: f.rasterizer,
+            blend: f.blend,
+            depth_stencil: f.depth_stencil,
+            viewport: f.viewport,
+            scissor: f.scissor,
+            sample_mask: f.sample_mask,
+            blend_factor: f.blend_factor,
+            stencil_ref: f.stencil_ref,
+            render_targets: f.render_targets,
+            depth_stencil_view: f.depth_stencil_view,
+        }
+    }
+
+    /// The bound render targets.
+    pub fn render_targets(&self) -> &[Option<RenderTargetView>] {
+        &self.render_targets
+    }
+
+    /// The bound depth-stencil view.
+    pub fn depth_stencil_view(&self) -> Option<&DepthStencilView> {
+        self.depth_stencil_view.as_ref()
+    }
+}
+
 /// How to run a draw.
 #[derive(Clone, Default)]
 pub struct DrawOptions<'a> {
@@ -195,6 +285,131 @@ pub struct DrawOptions<'a> {
     pub observer: Option<&'a dyn PixelObserver>,
     /// Sees every sample the output merger writes (write tracking).
     pub writes: Option<&'a dyn MergeObserver>,
+    /// One wave to run traced (the debugger's hook); `None` for a normal draw.
+    pub trace: Option<&'a TraceWave<'a>>,
+}
+
+/// Which wave of a draw [`TraceWave`] traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceAt {
+    /// The pixel wave holding lane `lane` of batch `batch` of tile `tile` (as a
+    /// [`PixelObserver`] numbers them: `lane` indexes the batch's lanes).
+    Pixel {
+        /// Row-major tile index.
+        tile: u32,
+        /// The batch's number in the tile.
+        batch: u32,
+        /// The lane in the batch.
+        lane: u32,
+    },
+    /// The vertex wave shading vertex `vertex` (`SV_VertexID`) of instance `instance`.
+    Vertex {
+        /// `SV_VertexID`.
+        vertex: u32,
+        /// `SV_InstanceID`.
+        instance: u32,
+    },
+}
+
+/// What the traced wave did, for the debugger to show: its lanes, their output words
+/// (word `i` of lane `l` at `i × W + l`) and the lanes that discarded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Traced {
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// Pixel waves: what each lane stands for (empty for a vertex wave).
+    pub pixels: Vec<PixelLane>,
+    /// Vertex waves: each lane's `SV_VertexID` (empty for a pixel wave).
+    pub vertices: Vec<u32>,
+    /// Output words.
+    pub outputs: Vec<u32>,
+    /// Lanes that executed `discard` or `demote`.
+    pub killed: u128,
+}
+
+/// The debugger's hook: one wave of a draw runs `shader` — the same program lowered for
+/// debugging (unoptimised, so that each instruction maps to one source instruction) —
+/// through exec's traced loop, reporting to `observer`. The batch holding it runs in
+/// waves of exactly the program's wave size (never side by side; a batch is split only
+/// when the program never looks across quads, so its lanes compute what they would
+/// together), so the observer sees the wave WARP would. Every other wave runs as in a
+/// normal draw, and the targets come out the same.
+pub struct TraceWave<'a> {
+    /// The wave.
+    pub at: TraceAt,
+    /// The program it runs (the vertex or pixel program, lowered for debugging).
+    pub shader: &'a Shader,
+    /// Who hears its steps.
+    pub observer: Mutex<&'a mut (dyn WaveObserver + Send)>,
+    /// Filled when the wave has run.
+    pub result: Mutex<Option<Traced>>,
+}
+
+impl<'a> TraceWave<'a> {
+    /// A hook tracing `at` with `shader`, reporting to `observer`.
+    pub fn new(
+        at: TraceAt,
+        shader: &'a Shader,
+        observer: &'a mut (dyn WaveObserver + Send),
+    ) -> TraceWave<'a> {
+        TraceWave {
+            at,
+            shader,
+            observer: Mutex::new(observer),
+            result: Mutex::new(None),
+        }
+    }
+
+    /// What the traced wave did (`None` when the draw never ran it).
+    pub fn take(&self) -> Option<Traced> {
+        self.result.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// What the stages need of a [`TraceWave`], as a trait object (whose lifetime, unlike
+/// the hook's, may shorten to the draw's).
+pub(crate) trait Hook: Sync {
+    fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver));
+    fn set(&self, t: Traced);
+}
+
+impl Hook for TraceWave<'_> {
+    fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver)) {
+        let mut obs = self.observer.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut **obs);
+    }
+    fn set(&self, t: Traced) {
+        *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(t);
+    }
+}
+
+/// The traced wave's program, prepared once per draw.
+pub(crate) struct TraceProgram<'a> {
+    pub hook: &'a (dyn Hook + 'a),
+    pub at: TraceAt,
+    pub program: StageProgram<'a>,
+}
+
+impl TraceProgram<'_> {
+    /// Runs one wave of the debug program on `runner`'s lanes, traced when `traced`.
+    pub(crate) fn run(
+        &self,
+        runner: &mut StageRunner<'_>,
+        lanes: u128,
+        helper: u128,
+        pixel: Option<&dyn crate::exec::PixelContext>,
+        traced: bool,
+    ) -> Result<crate::exec::WaveRun, ExecError> {
+        if traced {
+            let mut out = None;
+            self.hook.observe(&mut |o| {
+                out = Some(runner.run_traced(lanes, helper, pixel, o));
+            });
+            out.unwrap_or_else(|| runner.run(lanes, helper, pixel))
+        } else {
+            runner.run(lanes, helper, pixel)
+        }
+    }
 }
 
 /// Seconds spent in each part of a draw (summed over worker threads).
@@ -436,7 +651,7 @@ fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
     Ok(())
 }
 
-fn crosses_quads(s: &Shader) -> bool {
+pub(crate) fn crosses_quads(s: &Shader) -> bool {
     use crate::ir::Inst;
     s.insts.iter().any(|i| {
         crate::exec::crosses_lanes(i)
@@ -581,9 +796,11 @@ pub fn draw(
     )?;
     let vs_program =
         StageProgram::new(s.vs, vs_table, opts.profile.clone(), opts.limits, vs_batch)?;
+    let mut ps_wave = vs_wave;
     let ps_program = match s.ps {
         Some(ps) => {
-            let (_, batch) = choose_wave(opts.wave_size, ps, !crosses_quads(ps))?;
+            let (wave, batch) = choose_wave(opts.wave_size, ps, !crosses_quads(ps))?;
+            ps_wave = wave;
             let table = DescriptorTable::new(
                 ps,
                 &s.ps_bindings.ranges,
@@ -598,6 +815,10 @@ pub fn draw(
                 batch,
             )?)
         }
+        None => None,
+    };
+    let trace = match opts.trace {
+        Some(h) => Some(trace_program(s, h, h.at, h.shader, opts, vs_wave, ps_wave)?),
         None => None,
     };
     let early =
@@ -717,7 +938,21 @@ pub fn draw(
             instance,
             start_instance: args.start_instance,
         };
-        report.vs_lane_instructions += vs::shade(&vs_program, &job, threads, &mut outputs)?;
+        let vs_trace = match (&trace, opts.trace.map(|h| h.at)) {
+            (
+                Some(t),
+                Some(TraceAt::Vertex {
+                    vertex,
+                    instance: i,
+                }),
+            ) if i == instance => unique
+                .binary_search(&vertex)
+                .ok()
+                .map(|slot| vs::Trace { program: t, slot }),
+            _ => None,
+        };
+        report.vs_lane_instructions +=
+            vs::shade(&vs_program, &job, threads, &mut outputs, vs_trace.as_ref())?;
         report.vertices_shaded += unique.len() as u64;
         let vertex =
             |p: u32| -> u32 { base as u32 + slot_of(ids.get(p as usize).copied().unwrap_or(0)) };
@@ -782,6 +1017,9 @@ pub fn draw(
         scissor,
         observer: opts.observer,
         writes: opts.writes,
+        trace: trace
+            .as_ref()
+            .filter(|t| matches!(t.at, TraceAt::Pixel { .. })),
     };
     let ntiles = bins.bins.len() as u64;
     let next = AtomicU64::new(0);
@@ -829,6 +1067,50 @@ pub fn draw(
     report.times.shading = st.shading;
     report.times.output_merger = st.om;
     Ok(report)
+}
+
+/// Prepares the hook's program: the traced stage's bindings, wave size, profile and limits.
+fn trace_program<'a>(
+    s: &DrawState<'a>,
+    h: &'a (dyn Hook + 'a),
+    at: TraceAt,
+    shader: &'a Shader,
+    opts: &DrawOptions<'_>,
+    vs_wave: u32,
+    ps_wave: u32,
+) -> Result<TraceProgram<'a>, DrawError> {
+    let (drawn, bindings, wave) = match at {
+        TraceAt::Pixel { .. } => (s.ps, s.ps_bindings, ps_wave),
+        TraceAt::Vertex { .. } => (Some(s.vs), s.vs_bindings, vs_wave),
+    };
+    let Some(drawn) = drawn else {
+        return Err(state_err(
+            DrawField::Programs,
+            "a pixel wave to trace, but the draw has no pixel program",
+        ));
+    };
+    let t = shader;
+    if t.stage != drawn.stage
+        || t.input_words != drawn.input_words
+        || t.output_words != drawn.output_words
+        || t.resources != drawn.resources
+    {
+        return Err(state_err(
+            DrawField::Programs,
+            "the traced program has another stage, signature or resources than the drawn one",
+        ));
+    }
+    let table = DescriptorTable::new(
+        t,
+        &bindings.ranges,
+        &bindings.resource_heap,
+        &bindings.sampler_heap,
+    )?;
+    Ok(TraceProgram {
+        hook: h,
+        at,
+        program: StageProgram::new(t, table, opts.profile.clone(), opts.limits, wave)?,
+    })
 }
 
 /// Clips and sets up one assembled primitive, appending what survives to `prims`.
@@ -975,6 +1257,7 @@ struct TileCtx<'a> {
     scissor: Rect,
     observer: Option<&'a dyn PixelObserver>,
     writes: Option<&'a dyn MergeObserver>,
+    trace: Option<&'a TraceProgram<'a>>,
 }
 
 /// One tile's copy of the targets.
@@ -1236,15 +1519,31 @@ impl TileCtx<'_> {
             lanes,
         };
         let t = Instant::now();
-        let run = runner.run(all, helper, Some(&ctx))?;
+        let traced_out: Vec<u32>;
+        let (run, w, out) = match self.trace.map(|t| (t, t.at)) {
+            Some((
+                tp,
+                TraceAt::Pixel {
+                    tile: ti,
+                    batch,
+                    lane,
+                },
+            )) if ti == tile && batch == seq => {
+                let (run, out) = self.run_traced(tp, lanes, lane as usize, runner.wave_size())?;
+                traced_out = out;
+                (run, runner.wave_size(), &traced_out[..])
+            }
+            _ => {
+                let run = runner.run(all, helper, Some(&ctx))?;
+                (run, runner.wave_size(), runner.outputs())
+            }
+        };
         stats.shading += t.elapsed().as_secs_f64();
         stats.waves += 1;
         stats.lane_instructions += run.lane_instructions;
         stats.helpers += u64::from(helper.count_ones());
         stats.pixels += (n as u64) - u64::from(helper.count_ones());
         let t = Instant::now();
-        let w = runner.wave_size();
-        let out = runner.outputs();
         if let Some(o) = self.observer {
             o.wave(tile, seq, lanes, &run, out);
         }
@@ -1260,6 +1559,65 @@ impl TileCtx<'_> {
         }
         stats.om += t.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// Runs the batch `lanes` (of a runner `batch` lanes wide) with the debug program in
+    /// waves of the program's wave size, the one holding `lane` traced; returns what the
+    /// batch did and its output words laid out as the batch's runner lays them out.
+    fn run_traced(
+        &self,
+        tp: &TraceProgram<'_>,
+        lanes: &[PixelLane],
+        lane: usize,
+        batch: usize,
+    ) -> Result<(crate::exec::WaveRun, Vec<u32>), ExecError> {
+        let mut runner = StageRunner::new(&tp.program);
+        let w = runner.wave_size();
+        let words = tp.program.shader().output_words as usize;
+        let mut out = vec![0u32; words * batch];
+        let mut total = crate::exec::WaveRun::default();
+        for (k, sub) in lanes.chunks(w).enumerate() {
+            self.stage.fill(&mut runner, sub);
+            let all = if sub.len() >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << sub.len()) - 1
+            };
+            let mut helper = 0u128;
+            for (l, p) in sub.iter().enumerate() {
+                if p.coverage == 0 {
+                    helper |= 1 << l;
+                }
+            }
+            let ctx = WaveContext {
+                stage: self.stage,
+                lanes: sub,
+            };
+            let traced = lane / w == k;
+            let run = tp.run(&mut runner, all, helper, Some(&ctx), traced)?;
+            let o = runner.outputs();
+            for word in 0..words {
+                for l in 0..sub.len() {
+                    if let (Some(d), Some(v)) =
+                        (out.get_mut(word * batch + k * w + l), o.get(word * w + l))
+                    {
+                        *d = *v;
+                    }
+                }
+            }
+            total.lane_instructions += run.lane_instructions;
+            total.killed |= run.killed << (k * w);
+            if traced {
+                tp.hook.set(Traced {
+                    wave_size: w as u32,
+                    pixels: sub.to_vec(),
+                    vertices: Vec::new(),
+                    outputs: o.to_vec(),
+                    killed: run.killed,
+                });
+            }
+        }
+        Ok((total, out))
     }
 
     /// The output merger for one lane: coverage, late depth-stencil, colour writes.

@@ -26,6 +26,9 @@ pub use dispatch::{
     Bindings, DispatchHooks, DispatchOptions, DispatchReport, ObserveWave, ThreadLayout, dispatch,
     dispatch_with,
 };
-pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, draw};
+pub use draw::{
+    DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, TraceAt, TraceWave,
+    Traced, draw,
+};
 pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;

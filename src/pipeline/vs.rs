@@ -79,11 +79,12 @@ pub struct VertexJob<'a> {
 
 /// Shades every vertex of `job`, appending their outputs to `out` in `ids` order, on
 /// `threads` workers. Returns the lane-instructions executed.
-pub fn shade(
+pub(crate) fn shade(
     program: &StageProgram<'_>,
     job: &VertexJob<'_>,
     threads: usize,
     out: &mut VertexOutputs,
+    trace: Option<&Trace<'_>>,
 ) -> Result<u64, ExecError> {
     let stride = program.shader().output_words as usize;
     out.stride = stride;
@@ -108,7 +109,13 @@ pub fn shade(
             let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop();
             let Some((c, dst)) = next else { break };
             let ids = &job.ids[c * CHUNK..(c * CHUNK + CHUNK).min(job.ids.len())];
-            match shade_chunk(&mut runner, job, ids, dst, stride) {
+            let trace = trace.and_then(|t| {
+                t.slot
+                    .checked_sub(c * CHUNK)
+                    .filter(|&k| k < ids.len())
+                    .map(|k| (t, k))
+            });
+            match shade_chunk(&mut runner, job, ids, dst, stride, trace) {
                 Ok(n) => executed += n,
                 Err(e) => errors
                     .lock()
@@ -136,17 +143,92 @@ pub fn shade(
     Ok(instructions.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
+/// The vertex wave a draw traces (`pipeline::draw::TraceWave`): the unique-vertex slot it
+/// holds and the debug program.
+pub(crate) struct Trace<'a> {
+    pub program: &'a super::draw::TraceProgram<'a>,
+    pub slot: usize,
+}
+
 fn shade_chunk(
     runner: &mut StageRunner<'_>,
     job: &VertexJob<'_>,
     ids: &[u32],
     dst: &mut [u32],
     stride: usize,
+    trace: Option<(&Trace<'_>, usize)>,
 ) -> Result<u64, ExecError> {
     let w = runner.wave_size();
     let mut executed = 0;
     let mut fetched: Vec<[u32; 4]> = vec![[0; 4]; job.layout.len()];
     for (b, batch) in ids.chunks(w).enumerate() {
+        if let Some((t, k)) = trace
+            && k / w == b
+        {
+            // The traced batch runs the debug program in waves of the program's size.
+            let mut dr = StageRunner::new(&t.program.program);
+            let dw = dr.wave_size();
+            for (j, sub) in batch.chunks(dw).enumerate() {
+                fill(&mut dr, job, sub, &mut fetched);
+                let lanes = if sub.len() >= 128 {
+                    u128::MAX
+                } else {
+                    (1u128 << sub.len()) - 1
+                };
+                let traced = (k % w) / dw == j;
+                let run = t.program.run(&mut dr, lanes, 0, None, traced)?;
+                executed += run.lane_instructions;
+                let outputs = dr.outputs();
+                for l in 0..sub.len() {
+                    let v = b * w + j * dw + l;
+                    for word in 0..stride {
+                        if let Some(d) = dst.get_mut(v * stride + word) {
+                            *d = outputs.get(word * dw + l).copied().unwrap_or(0);
+                        }
+                    }
+                }
+                if traced {
+                    t.program.hook.set(super::draw::Traced {
+                        wave_size: dw as u32,
+                        pixels: Vec::new(),
+                        vertices: sub.to_vec(),
+                        outputs: outputs.to_vec(),
+                        killed: run.killed,
+                    });
+                }
+            }
+            continue;
+        }
+        fill(runner, job, batch, &mut fetched);
+        let lanes = if batch.len() >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << batch.len()) - 1
+        };
+        let run = runner.run(lanes, 0, None)?;
+        executed += run.lane_instructions;
+        let outputs = runner.outputs();
+        for l in 0..batch.len() {
+            let v = b * w + l;
+            for word in 0..stride {
+                if let Some(d) = dst.get_mut(v * stride + word) {
+                    *d = outputs.get(word * w + l).copied().unwrap_or(0);
+                }
+            }
+        }
+    }
+    Ok(executed)
+}
+
+/// Writes the input words and ids of the vertices `batch` into `runner`'s lanes.
+fn fill(
+    runner: &mut StageRunner<'_>,
+    job: &VertexJob<'_>,
+    batch: &[u32],
+    fetched: &mut [[u32; 4]],
+) {
+    let w = runner.wave_size();
+    {
         for (l, &id) in batch.iter().enumerate() {
             for (e, f) in job.layout.iter().zip(fetched.iter_mut()) {
                 let index = match job.instance.checked_div(e.step_rate) {
@@ -173,22 +255,5 @@ fn shade_chunk(
             }
             runner.set_ids(l, [id, job.instance, 0]);
         }
-        let lanes = if batch.len() >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << batch.len()) - 1
-        };
-        let run = runner.run(lanes, 0, None)?;
-        executed += run.lane_instructions;
-        let outputs = runner.outputs();
-        for l in 0..batch.len() {
-            let v = b * w + l;
-            for word in 0..stride {
-                if let Some(d) = dst.get_mut(v * stride + word) {
-                    *d = outputs.get(word * w + l).copied().unwrap_or(0);
-                }
-            }
-        }
     }
-    Ok(executed)
 }

@@ -285,12 +285,7 @@ fn debugged_runs_equal_normal_runs() {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         // Compute jobs here; draw jobs have their own test below.
-        .filter(|p| {
-            !std::fs::read_to_string(p)
-                .unwrap_or_default()
-                .lines()
-                .any(|l| l.trim() == "[draw]")
-        })
+        .filter(|p| !is_draw(p))
         .collect();
     jobs.push(common::root().join("tests/jobs/debug/nan.toml"));
     jobs.sort();
@@ -528,4 +523,93 @@ fn readme_session_is_real() {
         shown.trim_end(),
         "README.md's session is stale"
     );
+}
+
+/// Whether a job file draws (has a `[draw]` section).
+fn is_draw(p: &Path) -> bool {
+    std::fs::read_to_string(p)
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.trim() == "[draw]")
+}
+
+/// A pixel lane of a draw (DXBC `examples/mesh.toml`): break, inputs by name and
+/// interpolation mode, the wave view with its helper lanes, `why`, `back`, `diff` across
+/// the quad, a switch to a helper lane, the lane's outputs and the target's final value.
+#[test]
+fn pixel_mesh_session() {
+    check(
+        "pixel_mesh",
+        &[
+            "debug",
+            "examples/mesh.toml",
+            "--pixel",
+            "100,140",
+            "-c",
+            "break 17; continue; print v2; inputs; wave v2.x; step; print r1; why r0.x 3; back 3; print r0.x; diff 5; lane 0; where; wave r0.x; outputs",
+        ],
+        0,
+    );
+}
+
+/// A vertex lane of a draw: the listing, inputs, registers, the wave view and outputs.
+#[test]
+fn vertex_triangle_session() {
+    check(
+        "vertex_triangle",
+        &[
+            "debug",
+            "examples/triangle.toml",
+            "--vertex",
+            "1",
+            "-c",
+            "list; inputs; step 3; regs; wave v0.x; continue; outputs",
+        ],
+        0,
+    );
+}
+
+/// Lanes of a draw that do not exist, and lane options of the wrong kind of job: one line
+/// each, exit status 2.
+#[test]
+fn draw_bad_input() {
+    let mut text = String::new();
+    for args in [
+        &["debug", "examples/triangle.toml", "--pixel", "128,3"][..],
+        &["debug", "examples/triangle.toml", "--pixel", "0,0"][..],
+        &[
+            "debug",
+            "examples/triangle.toml",
+            "--pixel",
+            "64,64",
+            "--prim",
+            "1",
+        ][..],
+        &[
+            "debug",
+            "examples/triangle.toml",
+            "--pixel",
+            "64,64",
+            "--sample",
+            "1",
+        ][..],
+        &["debug", "examples/triangle.toml", "--pixel", "64"][..],
+        &["debug", "examples/triangle.toml", "--vertex", "3"][..],
+        &[
+            "debug",
+            "examples/triangle.toml",
+            "--vertex",
+            "0",
+            "--instance",
+            "1",
+        ][..],
+        &["debug", "examples/triangle.toml", "--thread", "0,0,0"][..],
+        &["debug", "examples/mandelbrot.toml", "--pixel", "1,1"][..],
+        &["debug", "examples/mandelbrot.toml", "--vertex", "0"][..],
+    ] {
+        let (t, c) = session(args);
+        assert_eq!(c, 2, "{t}");
+        text.push_str(&t);
+    }
+    common::assert_snapshot("debug/draw_bad_input.txt", &text);
 }
