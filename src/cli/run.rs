@@ -126,22 +126,10 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         eprintln!("dxlane: note: {}: {w}", args.job.display());
     }
     print_result(&result, args.quiet);
-    if let (Some(dir), Some(job)) = (&args.record, &recorded_job) {
-        match crate::capture::record::record(job, &result, dir) {
-            Ok(r) => {
-                if !args.quiet {
-                    println!(
-                        "capture       {} ({} resources)",
-                        r.manifest.display(),
-                        r.files.len()
-                    );
-                }
-            }
-            Err(e) => {
-                eprintln!("dxlane: {}: --record: {e}", args.job.display());
-                return Ok(2);
-            }
-        }
+    if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
+        && !recorded(args, crate::capture::record::record(job, &result, dir))
+    {
+        return Ok(2);
     }
     Ok(result.exit_code())
 }
@@ -213,22 +201,10 @@ fn run_draw(job: Job, args: &RunArgs) -> Result<u8, JobError> {
         }
         println!("summary       {}", display(&r.summary_path));
     }
-    if let (Some(dir), Some(job)) = (&args.record, &recorded_job) {
-        match crate::capture::record::record_draw(job, &r, dir) {
-            Ok(rec) => {
-                if !args.quiet {
-                    println!(
-                        "capture       {} ({} resources)",
-                        rec.manifest.display(),
-                        rec.files.len()
-                    );
-                }
-            }
-            Err(e) => {
-                eprintln!("dxlane: {}: --record: {e}", args.job.display());
-                return Ok(2);
-            }
-        }
+    if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
+        && !recorded(args, crate::capture::record::record_draw(job, &r, dir))
+    {
+        return Ok(2);
     }
     let e = &s.expectations;
     for x in e.results.iter().filter(|x| !x.passed) {
@@ -351,6 +327,29 @@ fn print_result(r: &RunResult, quiet: bool) {
 
 fn display(p: &Path) -> String {
     p.display().to_string()
+}
+
+/// Reports what `--record` wrote (or why it failed, naming the job); false on failure.
+fn recorded(
+    args: &RunArgs,
+    r: Result<crate::capture::record::Recorded, crate::capture::CaptureError>,
+) -> bool {
+    match r {
+        Ok(rec) => {
+            if !args.quiet {
+                println!(
+                    "capture       {} ({} resources)",
+                    rec.manifest.display(),
+                    rec.files.len()
+                );
+            }
+            true
+        }
+        Err(e) => {
+            eprintln!("dxlane: {}: --record: {e}", args.job.display());
+            false
+        }
+    }
 }
 
 #[cfg(test)]
