@@ -1,10 +1,19 @@
-//! The side-by-side benchmark: the Mandelbrot of `examples/mandelbrot.toml`
-//! (`shaders/mandelbrot.hlsl`, 1024×1024 threads in 8×8 groups, up to 256 iterations)
-//! run by dxlane on one and on two worker threads, and the same workload written in WGSL
-//! run through wgpu on a CPU Vulkan adapter (Mesa's lavapipe) in the same process.
+//! The side-by-side benchmark: workloads run by dxlane on one and on two worker threads
+//! and written in WGSL for wgpu on a CPU Vulkan adapter (Mesa's lavapipe), in the same
+//! process:
+//!
+//! 1. the Mandelbrot of `examples/mandelbrot.toml` (`shaders/mandelbrot.hlsl`, 1024×1024
+//!    threads in 8×8 groups, up to 256 iterations);
+//! 2. a 1920×1080 full-screen pixel program: one bilinear texture sample and 32
+//!    multiply-adds per pixel (Mpixels/s);
+//! 3. 100,000 small depth-tested triangles from a vertex buffer into a 1024×1024 target
+//!    with a 32-bit depth buffer (Mtriangles/s);
+//!
+//! with dxlane's time profile (setup, binning, raster, shading, output merger) for the
+//! draws.
 //!
 //! ```sh
-//! cargo bench --features lavapipe --bench vs_lavapipe
+//! cargo bench --bench vs_lavapipe
 //! ```
 //!
 //! Reports medians of several runs (the machines are shared and noisy), dxlane's
@@ -25,9 +34,17 @@ use std::process::Command;
 use std::time::Instant;
 
 use dxlane::exec::jit::Engine;
+use dxlane::ir::parse_shader;
 use dxlane::lower::{self, LoadOptions};
-use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
-use dxlane::resources::{BufferKind, BufferView, Descriptor, Memory};
+use dxlane::pipeline::DispatchOptions;
+use dxlane::pipeline::{
+    Bindings, CullMode, DepthStencilView, DrawArgs, DrawOptions, DrawReport, DrawState,
+    InputElementDesc, InputLayout, RenderTargetView, VertexBufferView, dispatch, draw,
+};
+use dxlane::resources::{
+    AddressMode, BufferKind, BufferView, Descriptor, Filter, Format, Memory, SamplerDesc, Texture,
+    TextureDesc, TextureView,
+};
 
 const SIZE: u32 = 1024;
 const RUNS: usize = 7;
@@ -250,6 +267,10 @@ fn lavapipe_runs(once: bool) -> Result<(f64, Vec<u32>, String), String> {
 }
 
 fn main() {
+    if std::env::args().any(|a| a == "draws") {
+        draw_benches();
+        return;
+    }
     if std::env::args().any(|a| a == "--lavapipe-process") {
         let ok = lavapipe_runs(true).is_ok();
         std::process::exit(if ok { 0 } else { 1 });
@@ -313,5 +334,512 @@ fn main() {
             println!("  escape counts equal in {same} of {} points", out.len());
         }
         Err(why) => println!("  lavapipe: not run: {why}"),
+    }
+    draw_benches();
+}
+
+// ---- draws ------------------------------------------------------------------------------
+
+const FS_W: u32 = 1920;
+const FS_H: u32 = 1080;
+const TRIANGLES: usize = 100_000;
+const TRI_SIZE: u32 = 1024;
+
+/// The full-screen pixel program: a bilinear sample of a 256×256 texture at
+/// `SV_Position.xy / 256` (wrapping), then 8 rounds of `c = c × 0.99 + 0.01` on each of
+/// the four channels (32 multiply-adds).
+fn fullscreen_ps() -> String {
+    let mut s = String::from(
+        "shader pixel\nregs 24\nconst r0 = 0x0\nconst r1 = 0x3b800000    ; 1/256\nconst r2 = 0x3f7d70a4    ; 0.99\nconst r3 = 0x3c23d70a    ; 0.01\nio_words in 4 out 4\ninput \"SV_Position\" 0 sv position reg 0 rows 1 mask xy float interp noperspective slot 0\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0\nresource range0 = srv space 0 lower 0 count 1 texture2d float \"t\"    ; t0\nresource range1 = sampler space 0 lower 0 count 1 sampler mixed \"s\"    ; s0\nblock0:\n    handle r4, range0, r0\n    handle r5, range1, r0\n    input r6, 0\n    input r7, 1\n    fmul r6, r6, r1\n    fmul r7, r7, r1\n    sample implicit, [r8 r9 r10 r11], r4, r5, [r6 r7 _ _], (0 0 0), [_ _], _, _, [_ _ _], [_ _ _], _, _\n",
+    );
+    for _ in 0..8 {
+        for c in 8..12 {
+            s.push_str(&format!("    fmad r{c}, r{c}, r2, r3\n"));
+        }
+    }
+    for (k, c) in (8..12).enumerate() {
+        s.push_str(&format!("    output {k}, r{c}\n"));
+    }
+    s.push_str("    return\n");
+    s
+}
+
+const FULLSCREEN_VS: &str = "shader vertex\nregs 10\nconst r0 = 0x1\nconst r1 = 0x2\nconst r2 = 0x40800000\nconst r3 = 0x3f800000\nconst r4 = 0x0\nconst r5 = 0x40000000\nio_words in 4 out 4\ninput \"SV_VertexID\" 0 sv vertex_id reg 0 rows 1 mask x uint interp undefined slot 0\noutput \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0\nblock0:\n    input r6, 0\n    and r7, r6, r0\n    utof r7, r7\n    fmul r7, r7, r2\n    fsub r7, r7, r3\n    output 0, r7\n    and r8, r6, r1\n    utof r8, r8\n    fmul r8, r8, r5\n    fsub r8, r3, r8\n    output 1, r8\n    output 2, r4\n    output 3, r3\n    return\n";
+
+const TRI_VS: &str = "shader vertex\nregs 3\nconst r0 = 0x3f800000\nio_words in 4 out 4\ninput \"POSITION\" 0 sv none reg 0 rows 1 mask xyz float interp undefined slot 0\noutput \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0\nblock0:\n    input r1, 0\n    output 0, r1\n    input r1, 1\n    output 1, r1\n    input r1, 2\n    output 2, r1\n    output 3, r0\n    return\n";
+
+const TRI_PS: &str = "shader pixel\nregs 3\nconst r0 = 0x3f800000\nconst r1 = 0x3f000000\nio_words in 4 out 4\ninput \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp noperspective slot 0\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0\nblock0:\n    input r2, 2\n    output 0, r2\n    output 1, r1\n    output 2, r0\n    output 3, r0\n    return\n";
+
+fn checker() -> Vec<u8> {
+    let mut t = Vec::with_capacity(256 * 256 * 4);
+    for y in 0..256u32 {
+        for x in 0..256u32 {
+            let v = if ((x / 16) + (y / 16)) % 2 == 0 {
+                220
+            } else {
+                40
+            };
+            t.extend_from_slice(&[v, (x & 255) as u8, (y & 255) as u8, 255]);
+        }
+    }
+    t
+}
+
+/// 100,000 small triangles (about 12 pixels each) at random places and depths, as
+/// float3 NDC positions.
+fn triangles() -> Vec<f32> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f32 / (1u64 << 53) as f32
+    };
+    let px = 2.0 / TRI_SIZE as f32;
+    let mut v = Vec::with_capacity(TRIANGLES * 9);
+    for _ in 0..TRIANGLES {
+        let (cx, cy, z) = (next() * 2.0 - 1.0, next() * 2.0 - 1.0, next());
+        v.extend_from_slice(&[
+            cx,
+            cy,
+            z,
+            cx + 5.0 * px,
+            cy - 1.0 * px,
+            z,
+            cx + 1.0 * px,
+            cy - 5.0 * px,
+            z,
+        ]);
+    }
+    v
+}
+
+struct DrawRun {
+    median: f64,
+    min: f64,
+    max: f64,
+    report: DrawReport,
+    image: Vec<u8>,
+}
+
+fn stats(mut t: Vec<f64>) -> (f64, f64, f64) {
+    t.sort_by(f64::total_cmp);
+    (t[t.len() / 2], t[0], t[t.len() - 1])
+}
+
+fn dxlane_fullscreen(threads: usize) -> DrawRun {
+    let vs = parse_shader(FULLSCREEN_VS).expect("vs");
+    let ps = parse_shader(&fullscreen_ps()).expect("ps");
+    let tex = Texture::from_bytes(
+        TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 256, 256),
+        &checker(),
+    )
+    .expect("texture");
+    let sampler = SamplerDesc {
+        filter: Filter::from_name("MIN_MAG_LINEAR_MIP_POINT").expect("filter"),
+        address: [AddressMode::Wrap; 3],
+        ..SamplerDesc::default()
+    };
+    let vsb = Bindings::default();
+    let psb = Bindings {
+        ranges: vec![
+            vec![Descriptor::Texture(TextureView::whole(tex))],
+            vec![Descriptor::Sampler(sampler)],
+        ],
+        ..Bindings::default()
+    };
+    let rt = Texture::new(TextureDesc::tex2d(Format::R8G8B8A8_UNORM, FS_W, FS_H)).expect("rt");
+    let mut st = DrawState::new(&vs, Some(&ps), &vsb, &psb);
+    st.rasterizer.cull_mode = CullMode::None;
+    st.render_targets = vec![Some(RenderTargetView {
+        texture: rt.clone(),
+    })];
+    let args = DrawArgs {
+        vertex_count: 3,
+        ..DrawArgs::default()
+    };
+    let opts = DrawOptions {
+        threads,
+        ..DrawOptions::default()
+    };
+    let mut times = Vec::new();
+    let mut report = None;
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        report = Some(draw(&st, &args, &opts).expect("draw"));
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let (median, min, max) = stats(times);
+    DrawRun {
+        median,
+        min,
+        max,
+        report: report.expect("ran"),
+        image: rt.to_bytes(),
+    }
+}
+
+fn dxlane_triangles(threads: usize, verts: &[f32]) -> DrawRun {
+    let vs = parse_shader(TRI_VS).expect("vs");
+    let ps = parse_shader(TRI_PS).expect("ps");
+    let none = Bindings::default();
+    let bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let mut times = Vec::new();
+    let mut report = None;
+    let mut image = Vec::new();
+    for _ in 0..RUNS {
+        let rt = Texture::new(TextureDesc::tex2d(
+            Format::R8G8B8A8_UNORM,
+            TRI_SIZE,
+            TRI_SIZE,
+        ))
+        .expect("rt");
+        let depth =
+            Texture::new(TextureDesc::tex2d(Format::D32_FLOAT, TRI_SIZE, TRI_SIZE)).expect("depth");
+        depth.memory().write_bytes(
+            0,
+            &1.0f32.to_le_bytes().repeat((TRI_SIZE * TRI_SIZE) as usize),
+        );
+        let mut st = DrawState::new(&vs, Some(&ps), &none, &none);
+        st.input_layout = InputLayout {
+            elements: vec![InputElementDesc {
+                semantic: "POSITION".into(),
+                semantic_index: 0,
+                format: Format::R32G32B32_FLOAT,
+                input_slot: 0,
+                aligned_byte_offset: 0,
+                instance_data_step_rate: 0,
+            }],
+        };
+        st.vertex_buffers = vec![Some(VertexBufferView {
+            data: Memory::from_bytes(&bytes).expect("vb"),
+            stride: 12,
+        })];
+        st.rasterizer.cull_mode = CullMode::None;
+        st.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        st.depth_stencil_view = Some(DepthStencilView { texture: depth });
+        let args = DrawArgs {
+            vertex_count: (verts.len() / 3) as u32,
+            ..DrawArgs::default()
+        };
+        let opts = DrawOptions {
+            threads,
+            ..DrawOptions::default()
+        };
+        let t = Instant::now();
+        report = Some(draw(&st, &args, &opts).expect("draw"));
+        times.push(t.elapsed().as_secs_f64());
+        image = rt.to_bytes();
+    }
+    let (median, min, max) = stats(times);
+    DrawRun {
+        median,
+        min,
+        max,
+        report: report.expect("ran"),
+        image,
+    }
+}
+
+const FULLSCREEN_WGSL: &str = r#"
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let x = f32(i & 1u) * 4.0 - 1.0;
+    let y = 1.0 - f32(i & 2u) * 2.0;
+    return vec4<f32>(x, y, 0.0, 1.0);
+}
+@fragment fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
+    var c = textureSample(t, s, p.xy * (1.0 / 256.0));
+    for (var k = 0; k < 8; k++) { c = c * 0.99 + 0.01; }
+    return c;
+}
+"#;
+
+const TRI_WGSL: &str = r#"
+@vertex fn vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> { return vec4<f32>(p, 1.0); }
+@fragment fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> { return vec4<f32>(p.z, 0.5, 1.0, 1.0); }
+"#;
+
+/// lavapipe: median, fastest and slowest seconds per draw (submit to finish), or why it
+/// could not run.
+fn lavapipe_draw(fullscreen: bool, verts: &[f32]) -> Result<(f64, f64, f64), String> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN;
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN))
+        .into_iter()
+        .find(|a| a.get_info().device_type == wgpu::DeviceType::Cpu)
+        .ok_or("no CPU Vulkan adapter")?;
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
+            .map_err(|e| e.to_string())?;
+    let (w, h) = if fullscreen {
+        (FS_W, FS_H)
+    } else {
+        (TRI_SIZE, TRI_SIZE)
+    };
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: wgpu::ShaderSource::Wgsl(
+            if fullscreen {
+                FULLSCREEN_WGSL
+            } else {
+                TRI_WGSL
+            }
+            .into(),
+        ),
+    });
+    let attrs = [wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32x3,
+        offset: 0,
+        shader_location: 0,
+    }];
+    let layouts = [Some(wgpu::VertexBufferLayout {
+        array_stride: 12,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &attrs,
+    })];
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: None,
+        layout: None,
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: if fullscreen { &[] } else { &layouts },
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: (!fullscreen).then(|| wgpu::DepthStencilState {
+            format: wgpu::TextureFormat::Depth32Float,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    });
+    let target = |format: wgpu::TextureFormat| {
+        device.create_texture(&wgpu::TextureDescriptor {
+            label: None,
+            size: wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        })
+    };
+    let rt = target(wgpu::TextureFormat::Rgba8Unorm);
+    let rt_view = rt.create_view(&Default::default());
+    let depth = target(wgpu::TextureFormat::Depth32Float);
+    let depth_view = depth.create_view(&Default::default());
+    let bind = fullscreen.then(|| {
+        let tex = device.create_texture(&wgpu::TextureDescriptor {
+            label: None,
+            size: wgpu::Extent3d {
+                width: 256,
+                height: 256,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &tex,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            &checker(),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(1024),
+                rows_per_image: Some(256),
+            },
+            wgpu::Extent3d {
+                width: 256,
+                height: 256,
+                depth_or_array_layers: 1,
+            },
+        );
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let view = tex.create_view(&Default::default());
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(&sampler),
+                },
+            ],
+        })
+    });
+    let vb = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: (verts.len() * 4).max(16) as u64,
+        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
+    queue.write_buffer(&vb, 0, &bytes);
+    let mut times = Vec::new();
+    for run in 0..=RUNS {
+        let t = Instant::now();
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: None,
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &rt_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: (!fullscreen).then_some(
+                    wgpu::RenderPassDepthStencilAttachment {
+                        view: &depth_view,
+                        depth_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(1.0),
+                            store: wgpu::StoreOp::Store,
+                        }),
+                        stencil_ops: None,
+                    },
+                ),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&pipeline);
+            if let Some(b) = &bind {
+                pass.set_bind_group(0, b, &[]);
+                pass.draw(0..3, 0..1);
+            } else {
+                pass.set_vertex_buffer(0, vb.slice(..));
+                pass.draw(0..(verts.len() / 3) as u32, 0..1);
+            }
+        }
+        queue.submit([enc.finish()]);
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("poll: {e}"))?;
+        if run > 0 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    Ok(stats(times))
+}
+
+fn profile(r: &DrawReport) -> String {
+    let t = &r.times;
+    format!(
+        "setup {:.1} ms, binning {:.1} ms, raster {:.1} ms, shading {:.1} ms, output merger {:.1} ms (thread-seconds)",
+        t.setup * 1e3,
+        t.binning * 1e3,
+        t.raster * 1e3,
+        t.shading * 1e3,
+        t.output_merger * 1e3
+    )
+}
+
+fn draw_benches() {
+    let pixels = f64::from(FS_W * FS_H);
+    let a = dxlane_fullscreen(1);
+    let b = dxlane_fullscreen(2);
+    assert_eq!(a.image, b.image, "the image depends on the worker count");
+    println!(
+        "full-screen pixel program {FS_W}x{FS_H}, bilinear sample + 32 multiply-adds, medians of {RUNS} runs (range):"
+    );
+    for (n, r) in [(1, &a), (2, &b)] {
+        println!(
+            "  dxlane, {n} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.1} Mpixels/s",
+            if n == 1 { " " } else { "s" },
+            r.median * 1e3,
+            r.min * 1e3,
+            r.max * 1e3,
+            pixels / r.median / 1e6
+        );
+    }
+    println!("    profile (1 thread): {}", profile(&a.report));
+    match lavapipe_draw(true, &[]) {
+        Ok((m, lo, hi)) => println!(
+            "  lavapipe:          {:7.1} ms ({:.1}–{:.1})  {:6.1} Mpixels/s; dxlane (1 / 2 threads) / lavapipe time: {:.1}x / {:.1}x",
+            m * 1e3,
+            lo * 1e3,
+            hi * 1e3,
+            pixels / m / 1e6,
+            a.median / m,
+            b.median / m
+        ),
+        Err(e) => println!("  lavapipe: not run: {e}"),
+    }
+    let verts = triangles();
+    let a = dxlane_triangles(1, &verts);
+    let b = dxlane_triangles(2, &verts);
+    assert_eq!(a.image, b.image, "the image depends on the worker count");
+    let n = TRIANGLES as f64;
+    println!(
+        "{TRIANGLES} small depth-tested triangles into {TRI_SIZE}x{TRI_SIZE}, D32_FLOAT, medians of {RUNS} runs (range):"
+    );
+    for (k, r) in [(1, &a), (2, &b)] {
+        println!(
+            "  dxlane, {k} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.2} Mtriangles/s ({} pixels shaded)",
+            if k == 1 { " " } else { "s" },
+            r.median * 1e3,
+            r.min * 1e3,
+            r.max * 1e3,
+            n / r.median / 1e6,
+            r.report.pixels_shaded
+        );
+    }
+    println!("    profile (1 thread): {}", profile(&a.report));
+    match lavapipe_draw(false, &verts) {
+        Ok((m, lo, hi)) => println!(
+            "  lavapipe:          {:7.1} ms ({:.1}–{:.1})  {:6.2} Mtriangles/s; dxlane (1 / 2 threads) / lavapipe time: {:.1}x / {:.1}x",
+            m * 1e3,
+            lo * 1e3,
+            hi * 1e3,
+            n / m / 1e6,
+            a.median / m,
+            b.median / m
+        ),
+        Err(e) => println!("  lavapipe: not run: {e}"),
     }
 }

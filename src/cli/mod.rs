@@ -1,5 +1,7 @@
 //! The `dxlane` command line: parses arguments and calls the library; owns nothing.
 
+mod compare;
+mod debug;
 mod disasm;
 mod info;
 mod run;
@@ -47,6 +49,12 @@ pub enum Command {
     /// job's folder) and check its expectations (exit 0: all hold, 1: some fail, 2:
     /// error).
     Run(run::RunArgs),
+    /// Run a job and compare its resources with a capture folder (exit 0: equal, 1:
+    /// differs, 2: error).
+    Compare(compare::CompareArgs),
+    /// Debug one lane of a compute job: step forwards and backwards, breakpoints, `why`
+    /// (exit 0; 1: a scripted command failed; 2: the job or lane could not be opened).
+    Debug(debug::DebugArgs),
 }
 
 /// Runs the command line and returns the process exit status.
@@ -74,5 +82,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
         Command::Disasm { file } => disasm::run(&file),
         Command::Run(args) => Ok(run::run(&args)),
+        Command::Compare(args) => Ok(compare::run(&args)),
+        Command::Debug(args) => Ok(debug::run(&args)),
     }
 }

@@ -63,6 +63,10 @@ pub struct RunArgs {
     /// No progress bar and no summary on stdout: only mismatches, warnings and errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also write a capture folder of the run's outputs here (`capture.toml` and one
+    /// `.bin` per UAV), for `dxlane compare`.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
 }
 
 /// Runs a job and returns the exit status (errors are printed here, status 2).
@@ -85,6 +89,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
     let job = Job::load(&args.job)?;
+    if job.file.draw.is_some() {
+        return run_draw(job, args);
+    }
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     if let Ok(style) = ProgressStyle::with_template(
@@ -115,6 +122,7 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         engine: args.engine,
         progress: Some(&progress),
     };
+    let recorded_job = args.record.as_ref().map(|_| job.clone());
     let prepared = run::prepare(job, &opts)?;
     let before = prepared.warnings().len();
     for w in prepared.warnings() {
@@ -128,7 +136,107 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         eprintln!("dxlane: note: {}: {w}", args.job.display());
     }
     print_result(&result, args.quiet);
+    if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
+        && !recorded(args, crate::capture::record::record(job, &result, dir))
+    {
+        return Ok(2);
+    }
     Ok(result.exit_code())
+}
+
+fn run_draw(job: Job, args: &RunArgs) -> Result<u8, JobError> {
+    let opts = RunOptions {
+        threads: args.threads,
+        wave_size: args.wave_size,
+        profile: args.profile.clone(),
+        summary: args.summary.clone(),
+        out_dir: args.out_dir.clone(),
+        allow_outside: args.allow_outside,
+        max_seconds: args.max_seconds,
+        engine: args.engine,
+        progress: None,
+    };
+    let recorded_job = args.record.as_ref().map(|_| job.clone());
+    let r = crate::job::run_draw_job(job, &opts)?;
+    let s = &r.summary;
+    for w in &s.warnings {
+        eprintln!("dxlane: warning: {}: {w}", args.job.display());
+    }
+    if !args.quiet {
+        println!(
+            "vs            {} ({}, entry {})",
+            s.vs.path, s.vs.container, s.vs.entry
+        );
+        if let Some(p) = &s.ps {
+            println!(
+                "ps            {} ({}, entry {})",
+                p.path, p.container, p.entry
+            );
+        }
+        let d = &s.draw;
+        println!("profile       {}", d.profile);
+        println!(
+            "draw          {} vertices shaded, {} primitives ({} rasterized), {} samples per pixel{}{}",
+            thousands(d.vertices_shaded),
+            thousands(d.primitives),
+            thousands(d.primitives_rasterized),
+            d.samples,
+            if d.per_sample {
+                ", pixel program per sample"
+            } else {
+                ""
+            },
+            if d.early_depth_stencil {
+                ", early depth"
+            } else {
+                ""
+            }
+        );
+        println!(
+            "pixels        {} shaded, {} helper lanes, {} waves of {} lanes",
+            thousands(d.pixels_shaded),
+            thousands(d.helper_lanes),
+            thousands(d.pixel_waves),
+            d.wave_size
+        );
+        let plural = if d.threads == 1 { "" } else { "s" };
+        println!("threads       {} worker{plural}", d.threads);
+        if d.jit.is_empty() {
+            println!("engine        {}", d.engine);
+        }
+        for line in &d.jit {
+            println!("engine        {line}");
+        }
+        println!(
+            "executed      {} vertex and {} pixel lane-instructions in {:.3} s",
+            thousands(d.vs_lane_instructions),
+            thousands(d.ps_lane_instructions),
+            s.elapsed_seconds
+        );
+        for o in &s.outputs {
+            println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
+        }
+        println!("summary       {}", display(&r.summary_path));
+    }
+    if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
+        && !recorded(args, crate::capture::record::record_draw(job, &r, dir))
+    {
+        return Ok(2);
+    }
+    let e = &s.expectations;
+    for x in e.results.iter().filter(|x| !x.passed) {
+        println!(
+            "FAIL {}: {} of {} values differ",
+            x.entry, x.mismatch_count, x.values
+        );
+        for line in x.mismatch_lines().iter().take(PRINTED_MISMATCHES) {
+            println!("  {line}");
+        }
+    }
+    if !e.results.is_empty() && (!args.quiet || e.failed > 0) {
+        println!("expectations  {} passed, {} failed", e.passed, e.failed);
+    }
+    Ok(r.exit_code())
 }
 
 /// Groups digits in threes: `1234567` → `1,234,567`.
@@ -264,6 +372,29 @@ fn print_result(r: &RunResult, quiet: bool) {
 
 fn display(p: &Path) -> String {
     p.display().to_string()
+}
+
+/// Reports what `--record` wrote (or why it failed, naming the job); false on failure.
+fn recorded(
+    args: &RunArgs,
+    r: Result<crate::capture::record::Recorded, crate::capture::CaptureError>,
+) -> bool {
+    match r {
+        Ok(rec) => {
+            if !args.quiet {
+                println!(
+                    "capture       {} ({} resources)",
+                    rec.manifest.display(),
+                    rec.files.len()
+                );
+            }
+            true
+        }
+        Err(e) => {
+            eprintln!("dxlane: {}: --record: {e}", args.job.display());
+            false
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,12 +16,13 @@
 
 use std::sync::Arc;
 
-use crate::ir::{DenormMode, Shader, validate};
+use crate::ir::{Shader, validate};
 
 use super::Ctx;
 use super::budget::{ExecError, Limits};
-use super::interp::{Outcome, run};
+use super::interp::{Outcome, run, run_traced};
 use super::jit::{self, Engine, JitReport, JitShader};
+use super::observe::{Collect, WaveObserver, WriteSink, reader};
 use super::profile::Profile;
 use super::resource::DescriptorTable;
 use super::wave::{Wave, WaveState};
@@ -68,7 +69,7 @@ impl<'a> Program<'a> {
                 layout.len()
             )));
         }
-        let ftz = shader.fp32_denorm != DenormMode::Preserve;
+        let ftz = profile.flushes_fp32_denormals(shader.fp32_denorm);
         Ok(Program {
             shader,
             table,
@@ -187,8 +188,26 @@ impl<const W: usize> Group<W> {
         }
     }
 
-    fn run(&mut self, p: &Program<'_>, group_id: [u32; 3]) -> Result<GroupStats, ExecError> {
+    fn run(
+        &mut self,
+        p: &Program<'_>,
+        group_id: [u32; 3],
+        hooks: GroupHooks<'_>,
+    ) -> Result<GroupStats, ExecError> {
         let s = p.shader;
+        // With an observed wave, the other waves' writes are collected (and passed on) so
+        // that the observer hears them in the order they happened.
+        let others = Collect {
+            buf: std::sync::Mutex::new(Vec::new()),
+            outer: hooks.writes,
+            keep_local: false,
+        };
+        let mut observe = hooks.observe;
+        let writes: Option<&dyn WriteSink> = if observe.is_some() {
+            Some(&others)
+        } else {
+            hooks.writes
+        };
         let cx = Ctx {
             shader: s,
             table: &p.table,
@@ -198,6 +217,7 @@ impl<const W: usize> Group<W> {
             group_id,
             shared_bytes: u64::from(s.groupshared_bytes),
             pixel: None,
+            writes,
             jit: p.jit.as_deref(),
         };
         let entry = s.blocks.first().map_or(0, |b| b.start);
@@ -205,12 +225,25 @@ impl<const W: usize> Group<W> {
             w.reset(s.consts.len(), lanes, entry);
         }
         self.shared.fill(0);
+        if let Some((t, obs)) = &mut observe
+            && let Some(w) = self.waves.get(*t)
+        {
+            obs.start(&reader(w, &cx));
+        }
         loop {
             let mut waiting = false;
-            for w in &mut self.waves {
-                if w.state == WaveState::Running
-                    && run(w, &cx, &mut self.shared)? == Outcome::Barrier
-                {
+            for (i, w) in self.waves.iter_mut().enumerate() {
+                if w.state != WaveState::Running {
+                    continue;
+                }
+                let out = match &mut observe {
+                    Some((t, obs)) if *t == i => {
+                        obs.others(&others.take());
+                        run_traced(w, &cx, &mut self.shared, hooks.writes, &mut **obs)?
+                    }
+                    _ => run(w, &cx, &mut self.shared)?,
+                };
+                if out == Outcome::Barrier {
                     waiting = true;
                 }
             }
@@ -222,6 +255,9 @@ impl<const W: usize> Group<W> {
                     w.state = WaveState::Running;
                 }
             }
+        }
+        if let Some((_, obs)) = &mut observe {
+            obs.others(&others.take());
         }
         Ok(GroupStats {
             lane_instructions: self.waves.iter().map(|w| w.executed).sum(),
@@ -237,6 +273,16 @@ enum Inner {
     W32(Group<32>),
     W64(Group<64>),
     W128(Group<128>),
+}
+
+/// What a group run reports to (see `observe`): memory writes of every lane, and every
+/// step of one wave (by its index in the group).
+#[derive(Default)]
+pub struct GroupHooks<'a> {
+    /// Where every lane's memory writes go.
+    pub writes: Option<&'a dyn WriteSink>,
+    /// The wave (index in the group: lane slots `i × wave size …`) to trace, and who hears it.
+    pub observe: Option<(usize, &'a mut dyn WaveObserver)>,
 }
 
 /// Runs thread groups of one [`Program`], one at a time; each worker thread has its own.
@@ -261,14 +307,23 @@ impl<'p> GroupRunner<'p> {
 
     /// Runs group `group_id` to completion.
     pub fn run(&mut self, group_id: [u32; 3]) -> Result<GroupStats, ExecError> {
+        self.run_with(group_id, GroupHooks::default())
+    }
+
+    /// Runs group `group_id` to completion, reporting to `hooks`.
+    pub fn run_with(
+        &mut self,
+        group_id: [u32; 3],
+        hooks: GroupHooks<'_>,
+    ) -> Result<GroupStats, ExecError> {
         let p = self.program;
         match &mut self.inner {
-            Inner::W4(g) => g.run(p, group_id),
-            Inner::W8(g) => g.run(p, group_id),
-            Inner::W16(g) => g.run(p, group_id),
-            Inner::W32(g) => g.run(p, group_id),
-            Inner::W64(g) => g.run(p, group_id),
-            Inner::W128(g) => g.run(p, group_id),
+            Inner::W4(g) => g.run(p, group_id, hooks),
+            Inner::W8(g) => g.run(p, group_id, hooks),
+            Inner::W16(g) => g.run(p, group_id, hooks),
+            Inner::W32(g) => g.run(p, group_id, hooks),
+            Inner::W64(g) => g.run(p, group_id, hooks),
+            Inner::W128(g) => g.run(p, group_id, hooks),
         }
     }
 }

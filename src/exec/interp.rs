@@ -13,12 +13,15 @@ use crate::ir::{FUnOp, Inst, SysVec};
 
 use super::budget::ExecError;
 use super::memory::SharedRmw;
+use super::observe::{self, Collect, WaveObserver, WriteSink};
 use super::resource::{Rmw, rmw};
 use super::wave::{
     Wave, WaveState, bin, bin64, cmp64, get64, lanes, narrow, quad, shift64, tri, tri64, un, un64,
     widen,
 };
 use super::{Ctx, arith, bits, control, convert, float, memory, resource, sample, wave_ops};
+use crate::exec::budget::At;
+use crate::ir::{BlockId, InstId};
 
 /// Why a wave stopped running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,8 +77,9 @@ pub fn run<const W: usize>(
             if checked {
                 super::unbound::check(w, cx, inst, pc)?;
             }
+            let at = pc;
             pc += 1;
-            match step(w, inst, cx, shared) {
+            match step(w, inst, cx, shared, at) {
                 Step::Next => {}
                 Step::Barrier => {
                     w.pc = pc as u32;
@@ -94,6 +98,113 @@ pub fn run<const W: usize>(
             control::terminate(w, cx, b)?;
         }
     }
+}
+
+/// [`run`], reporting every instruction and terminator of the wave to `obs` (see
+/// `observe`). The same handlers run in the same order as in [`run`]; only the
+/// reporting is added. Memory writes of the wave go to `outer` too.
+pub fn run_traced<const W: usize>(
+    w: &mut Wave<W>,
+    cx: &Ctx<'_>,
+    shared: &mut [u32],
+    outer: Option<&dyn WriteSink>,
+    obs: &mut dyn WaveObserver,
+) -> Result<Outcome, ExecError> {
+    let collect = Collect {
+        buf: std::sync::Mutex::new(Vec::new()),
+        outer,
+        keep_local: true,
+    };
+    let tcx = Ctx {
+        shader: cx.shader,
+        table: cx.table,
+        profile: cx.profile,
+        limit: cx.limit,
+        ftz: cx.ftz,
+        group_id: cx.group_id,
+        shared_bytes: cx.shared_bytes,
+        pixel: cx.pixel,
+        writes: Some(&collect),
+        // The traced wave is the interpreter's alone: each instruction is observed.
+        jit: None,
+    };
+    let shader = cx.shader;
+    loop {
+        if w.state == WaveState::Done {
+            return Ok(Outcome::Done);
+        }
+        let b = w.cur as usize;
+        let block = &shader.blocks[b];
+        if w.pc == block.start {
+            control::charge(w, &tcx, b)?;
+        }
+        let end = block.end as usize;
+        let mut pc = w.pc as usize;
+        let mut emptied = false;
+        // The same unbound-element checks as `run`, so a debugged run faults where a
+        // normal one does.
+        let checked = tcx.table.has_unbound();
+        while pc < end {
+            let inst = &shader.insts[pc];
+            if checked {
+                super::unbound::check(w, &tcx, inst, pc)?;
+            }
+            let at = pc;
+            pc += 1;
+            let (active, helper) = (w.ex.mask, w.helper);
+            let r = step(w, inst, &tcx, shared, at);
+            let writes = collect.take();
+            obs.step(
+                At::Inst(InstId(at as u32)),
+                active,
+                helper,
+                &observe::reader(w, &tcx),
+                &writes,
+            );
+            match r {
+                Step::Next => {}
+                Step::Barrier => {
+                    w.pc = pc as u32;
+                    w.state = WaveState::AtBarrier;
+                    return Ok(Outcome::Barrier);
+                }
+                Step::Empty => {
+                    emptied = true;
+                    break;
+                }
+            }
+        }
+        if emptied {
+            control::schedule(w, &tcx);
+        } else {
+            let (active, helper) = (w.ex.mask, w.helper);
+            control::terminate(w, &tcx, b)?;
+            obs.step(
+                At::Terminator(BlockId(b as u32)),
+                active,
+                helper,
+                &observe::reader(w, &tcx),
+                &[],
+            );
+        }
+    }
+}
+
+/// Runs a store arm; with a write sink, reports where its lanes wrote (one branch per
+/// store instruction, none per lane).
+macro_rules! observed {
+    ($w:expr, $cx:expr, $inst:expr, $shared:expr, $at:expr, $body:expr) => {{
+        match $cx.writes {
+            None => $body,
+            Some(sink) => {
+                let p = observe::pending($w, $cx, $inst);
+                $body;
+                if let Some(p) = p {
+                    observe::report($w, $cx, &*$shared, $at, p, sink);
+                }
+            }
+        }
+    }};
 }
 
 macro_rules! fop {
@@ -118,7 +229,13 @@ macro_rules! fop3 {
 
 /// Runs one instruction for the active lanes.
 #[inline(always)]
-fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut [u32]) -> Step {
+fn step<const W: usize>(
+    w: &mut Wave<W>,
+    inst: &Inst,
+    cx: &Ctx<'_>,
+    shared: &mut [u32],
+    at: usize,
+) -> Step {
     let regs = &mut w.regs[..];
     let ex = &w.ex;
     match inst {
@@ -409,7 +526,14 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             addr,
             offset,
             src,
-        } => memory::local_store(w, *width, *mask, array.index(), *addr, *offset, src),
+        } => observed!(
+            w,
+            cx,
+            inst,
+            shared,
+            at,
+            memory::local_store(w, *width, *mask, array.index(), *addr, *offset, src)
+        ),
         Inst::ConstLoad {
             width,
             mask,
@@ -447,69 +571,104 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             addr,
             offset,
             src,
-        } => memory::shared_store(
+        } => observed!(
             w,
+            cx,
+            inst,
             shared,
-            cx.shared_bytes,
-            *width,
-            *mask,
-            *addr,
-            *offset,
-            src,
+            at,
+            memory::shared_store(
+                w,
+                shared,
+                cx.shared_bytes,
+                *width,
+                *mask,
+                *addr,
+                *offset,
+                src,
+            )
         ),
-        Inst::SharedAtomic { op, dst, addr, src } => memory::shared_atomic(
+        Inst::SharedAtomic { op, dst, addr, src } => observed!(
             w,
+            cx,
+            inst,
             shared,
-            cx.shared_bytes,
-            SharedRmw::Op(*op),
-            false,
-            *dst,
-            *addr,
-            crate::ir::Reg::NONE,
-            *src,
+            at,
+            memory::shared_atomic(
+                w,
+                shared,
+                cx.shared_bytes,
+                SharedRmw::Op(*op),
+                false,
+                *dst,
+                *addr,
+                crate::ir::Reg::NONE,
+                *src,
+            )
         ),
         Inst::SharedCmpXchg {
             dst,
             addr,
             cmp,
             src,
-        } => memory::shared_atomic(
+        } => observed!(
             w,
+            cx,
+            inst,
             shared,
-            cx.shared_bytes,
-            SharedRmw::CmpXchg,
-            false,
-            *dst,
-            *addr,
-            *cmp,
-            *src,
+            at,
+            memory::shared_atomic(
+                w,
+                shared,
+                cx.shared_bytes,
+                SharedRmw::CmpXchg,
+                false,
+                *dst,
+                *addr,
+                *cmp,
+                *src,
+            )
         ),
-        Inst::SharedAtomic64 { op, dst, addr, src } => memory::shared_atomic(
+        Inst::SharedAtomic64 { op, dst, addr, src } => observed!(
             w,
+            cx,
+            inst,
             shared,
-            cx.shared_bytes,
-            SharedRmw::Op(*op),
-            true,
-            *dst,
-            *addr,
-            crate::ir::Reg::NONE,
-            *src,
+            at,
+            memory::shared_atomic(
+                w,
+                shared,
+                cx.shared_bytes,
+                SharedRmw::Op(*op),
+                true,
+                *dst,
+                *addr,
+                crate::ir::Reg::NONE,
+                *src,
+            )
         ),
         Inst::SharedCmpXchg64 {
             dst,
             addr,
             cmp,
             src,
-        } => memory::shared_atomic(
+        } => observed!(
             w,
+            cx,
+            inst,
             shared,
-            cx.shared_bytes,
-            SharedRmw::CmpXchg,
-            true,
-            *dst,
-            *addr,
-            *cmp,
-            *src,
+            at,
+            memory::shared_atomic(
+                w,
+                shared,
+                cx.shared_bytes,
+                SharedRmw::CmpXchg,
+                true,
+                *dst,
+                *addr,
+                *cmp,
+                *src,
+            )
         ),
 
         // ---- resources ----
@@ -532,7 +691,14 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             handle,
             addr,
             src,
-        } => resource::raw_store(w, cx, *width, *mask, *handle, *addr, src),
+        } => observed!(
+            w,
+            cx,
+            inst,
+            shared,
+            at,
+            resource::raw_store(w, cx, *width, *mask, *handle, *addr, src)
+        ),
         Inst::StructLoad {
             width,
             mask,
@@ -548,7 +714,14 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             index,
             offset,
             src,
-        } => resource::struct_store(w, cx, *width, *mask, *handle, *index, *offset, src),
+        } => observed!(
+            w,
+            cx,
+            inst,
+            shared,
+            at,
+            resource::struct_store(w, cx, *width, *mask, *handle, *index, *offset, src)
+        ),
         Inst::TypedLoad {
             dst,
             handle,
@@ -564,23 +737,37 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             sample,
             src,
             mask,
-        } => resource::typed_store(w, cx, *handle, coord, *sample, src, *mask),
+        } => observed!(
+            w,
+            cx,
+            inst,
+            shared,
+            at,
+            resource::typed_store(w, cx, *handle, coord, *sample, src, *mask)
+        ),
         Inst::ResAtomic {
             op,
             dst,
             handle,
             coord,
             src,
-        } => resource::res_atomic(
+        } => observed!(
             w,
             cx,
-            Rmw::Op(rmw(*op)),
-            false,
-            *dst,
-            *handle,
-            coord,
-            crate::ir::Reg::NONE,
-            *src,
+            inst,
+            shared,
+            at,
+            resource::res_atomic(
+                w,
+                cx,
+                Rmw::Op(rmw(*op)),
+                false,
+                *dst,
+                *handle,
+                coord,
+                crate::ir::Reg::NONE,
+                *src,
+            )
         ),
         Inst::ResCmpXchg {
             dst,
@@ -588,23 +775,37 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             coord,
             cmp,
             src,
-        } => resource::res_atomic(w, cx, Rmw::CmpXchg, false, *dst, *handle, coord, *cmp, *src),
+        } => observed!(
+            w,
+            cx,
+            inst,
+            shared,
+            at,
+            resource::res_atomic(w, cx, Rmw::CmpXchg, false, *dst, *handle, coord, *cmp, *src)
+        ),
         Inst::ResAtomic64 {
             op,
             dst,
             handle,
             coord,
             src,
-        } => resource::res_atomic(
+        } => observed!(
             w,
             cx,
-            Rmw::Op(rmw(*op)),
-            true,
-            *dst,
-            *handle,
-            coord,
-            crate::ir::Reg::NONE,
-            *src,
+            inst,
+            shared,
+            at,
+            resource::res_atomic(
+                w,
+                cx,
+                Rmw::Op(rmw(*op)),
+                true,
+                *dst,
+                *handle,
+                coord,
+                crate::ir::Reg::NONE,
+                *src,
+            )
         ),
         Inst::ResCmpXchg64 {
             dst,
@@ -612,7 +813,14 @@ fn step<const W: usize>(w: &mut Wave<W>, inst: &Inst, cx: &Ctx<'_>, shared: &mut
             coord,
             cmp,
             src,
-        } => resource::res_atomic(w, cx, Rmw::CmpXchg, true, *dst, *handle, coord, *cmp, *src),
+        } => observed!(
+            w,
+            cx,
+            inst,
+            shared,
+            at,
+            resource::res_atomic(w, cx, Rmw::CmpXchg, true, *dst, *handle, coord, *cmp, *src)
+        ),
         Inst::CounterInc { dst, handle } => resource::counter(w, cx, *dst, *handle, true),
         Inst::CounterDec { dst, handle } => resource::counter(w, cx, *dst, *handle, false),
         Inst::CbLoad {

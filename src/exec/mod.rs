@@ -64,6 +64,7 @@ mod group;
 mod interp;
 pub mod jit;
 mod memory;
+pub mod observe;
 pub mod profile;
 mod resource;
 mod sample;
@@ -73,8 +74,11 @@ mod wave;
 mod wave_ops;
 
 pub use budget::{At, ExecError, Invocation, Limits, Xyz};
-pub use group::{GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
-pub use profile::Profile;
+pub use group::{GroupHooks, GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
+pub use observe::{
+    Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,
+};
+pub use profile::{F16Rule, Fp32Denormals, Profile};
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
 
@@ -140,4 +144,6 @@ pub(crate) struct Ctx<'a> {
     pub pixel: Option<&'a dyn PixelContext>,
     /// Native code for the shader's arithmetic, when the run uses the native engine.
     pub jit: Option<&'a jit::JitShader>,
+    /// Where memory writes are reported, when someone observes them (`observe`).
+    pub writes: Option<&'a dyn observe::WriteSink>,
 }

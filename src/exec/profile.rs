@@ -9,9 +9,17 @@
 //! | wave reads of inactive or out-of-range lanes | the lane's register | 0 |
 //! | fp16 math in fp32, result rounded to nearest even | yes | yes |
 //! | fp16 NaN result | `0x7fff` | `0x7fff` |
+//! | fp32 denormals | as the program states | as the program states |
 //!
 //! The default is the newest WARP known ([`Profile::latest`]).
+//!
+//! Every field can also be set against its preset: `dxlane compare` flips each one in
+//! turn to find which rule a capture from another WARP release (or another device)
+//! followed. The values no WARP release is known to use (fp16 rounded toward zero, the
+//! IEEE quiet NaN `0x7e00`, fp32 denormals kept or flushed against the program's
+//! statement) are there for that search; no preset uses them.
 
+use crate::ir::DenormMode;
 use crate::resources::format::Rounding;
 
 /// How 16-bit float results are made: computed in fp32, then rounded with `rounding`;
@@ -22,6 +30,19 @@ pub struct F16Rule {
     pub rounding: Rounding,
     /// The bits of every NaN result (`0x7fff` on WARP).
     pub nan: u16,
+}
+
+/// How 32-bit float arithmetic treats denormals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Fp32Denormals {
+    /// As the program states: flushed unless its fp32 denorm mode is `preserve` (D3D11.3
+    /// §3.1; DXBC programs always flush). Every WARP release known does this.
+    #[default]
+    Program,
+    /// Flushed whatever the program states (a device that ignores `preserve`).
+    Flush,
+    /// Kept whatever the program states (a device that never flushes).
+    Preserve,
 }
 
 /// The WARP-version-dependent rules of a run.
@@ -39,6 +60,9 @@ pub struct Profile {
     /// 16-bit float results (`f32tohalf`, fp16 wave operations): computed in fp32, rounded
     /// to nearest even, NaN → `0x7fff` on every WARP known (DESIGN, WARP changelog).
     pub f16: F16Rule,
+    /// fp32 denormal handling: as the program states on every WARP known (D3D11.3 §3.1;
+    /// the WARP changelog lists no change to it).
+    pub fp32_denormals: Fp32Denormals,
 }
 
 impl Profile {
@@ -55,6 +79,7 @@ impl Profile {
                 rounding: Rounding::NearestEven,
                 nan: 0x7fff,
             },
+            fp32_denormals: Fp32Denormals::Program,
         };
         match name {
             "warp-1.0.13" => Some(Profile {
@@ -81,6 +106,16 @@ impl Profile {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// Whether 32-bit float arithmetic flushes denormals for a program whose fp32 denorm
+    /// mode is `mode` (see [`Fp32Denormals`]).
+    pub fn flushes_fp32_denormals(&self, mode: DenormMode) -> bool {
+        match self.fp32_denormals {
+            Fp32Denormals::Program => mode != DenormMode::Preserve,
+            Fp32Denormals::Flush => true,
+            Fp32Denormals::Preserve => false,
+        }
+    }
 }
 
 impl Default for Profile {
@@ -106,5 +141,23 @@ mod tests {
         for p in Profile::PRESETS {
             assert_eq!(Profile::by_name(p).unwrap().name(), *p);
         }
+    }
+
+    /// D3D11.3 §3.1: fp32 arithmetic flushes denormals unless the program states
+    /// `preserve`; every preset follows the program (no WARP release is known to differ),
+    /// and the two overrides exist for comparing with other devices.
+    #[test]
+    fn presets_follow_the_programs_denormal_mode() {
+        for p in Profile::PRESETS {
+            let p = Profile::by_name(p).unwrap();
+            assert!(p.flushes_fp32_denormals(DenormMode::Ftz));
+            assert!(p.flushes_fp32_denormals(DenormMode::Any));
+            assert!(!p.flushes_fp32_denormals(DenormMode::Preserve));
+        }
+        let mut p = Profile::latest();
+        p.fp32_denormals = Fp32Denormals::Flush;
+        assert!(p.flushes_fp32_denormals(DenormMode::Preserve));
+        p.fp32_denormals = Fp32Denormals::Preserve;
+        assert!(!p.flushes_fp32_denormals(DenormMode::Ftz));
     }
 }

@@ -266,6 +266,49 @@ impl DescriptorTable {
         }
     }
 
+    /// Which binding handle `h` names: a declared range's element or a resource heap
+    /// entry; `None` for null descriptors and samplers.
+    pub fn locate(&self, h: u32) -> Option<super::observe::Binding> {
+        use super::observe::Binding;
+        for (k, &(base, count, _)) in self.ranges.iter().enumerate() {
+            if h >= base && h - base < count {
+                return Some(Binding::Range {
+                    range: k as u32,
+                    element: h - base,
+                });
+            }
+        }
+        let (base, count) = self.resource_heap;
+        (h >= base && h - base < count).then(|| Binding::ResourceHeap(h - base))
+    }
+
+    /// The memory behind a binding (buffer or texture storage), if it has any.
+    pub fn memory_of(&self, b: super::observe::Binding) -> Option<&crate::resources::Memory> {
+        use super::observe::Binding;
+        let h = match b {
+            Binding::Range { range, element } => {
+                let &(base, count, _) = self.ranges.get(range as usize)?;
+                if element >= count {
+                    return None;
+                }
+                base + element
+            }
+            Binding::ResourceHeap(i) => {
+                let (base, count) = self.resource_heap;
+                if i >= count {
+                    return None;
+                }
+                base + i
+            }
+        };
+        match self.descs.get(h as usize)? {
+            Descriptor::Buffer { view, .. } => Some(&view.memory),
+            Descriptor::Texture(view) => Some(view.texture.memory()),
+            Descriptor::ConstantBuffer { memory, .. } => Some(memory),
+            _ => None,
+        }
+    }
+
     /// Number of descriptors (nulls, ranges and heaps).
     pub fn len(&self) -> usize {
         self.descs.len()
@@ -519,7 +562,7 @@ pub fn struct_store<const W: usize>(
 
 /// Integer texel coordinates of a lane (`_` reads 0), with immediate offsets added to the
 /// texel axes of the view's shape.
-fn texel_coord<const W: usize>(
+pub(crate) fn texel_coord<const W: usize>(
     c: &[[u32; W]; 3],
     offset: [i8; 3],
     dim: TextureDim,
@@ -618,7 +661,11 @@ pub fn typed_store<const W: usize>(
 
 /// The view-relative byte offset an atomic addresses in a buffer view (raw: `coord[0]`
 /// bytes; structured: element `coord[0]`, byte `coord[1]`; typed: element `coord[0]`).
-fn atomic_offset(view: &crate::resources::BufferView, c: [u32; 3], n: u64) -> Option<u64> {
+pub(crate) fn atomic_offset(
+    view: &crate::resources::BufferView,
+    c: [u32; 3],
+    n: u64,
+) -> Option<u64> {
     match view.kind {
         BufferKind::Raw => Some(u64::from(c[0])),
         BufferKind::Structured { .. } => view.struct_offset(u64::from(c[0]), u64::from(c[1]), n),

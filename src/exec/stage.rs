@@ -21,12 +21,13 @@
 
 use std::sync::Arc;
 
-use crate::ir::{DenormMode, EvalAt, Shader, Stage, validate};
+use crate::ir::{EvalAt, Shader, Stage, validate};
 
 use super::Ctx;
 use super::budget::{ExecError, Limits};
-use super::interp::{Outcome, run};
+use super::interp::{Outcome, run, run_traced};
 use super::jit::{self, Engine, JitReport, JitShader};
+use super::observe::{WaveObserver, reader};
 use super::profile::Profile;
 use super::resource::DescriptorTable;
 use super::wave::{Exec, Wave, WaveState};
@@ -85,13 +86,14 @@ impl<'a> StageProgram<'a> {
                 message: "not a power of two from 4 to 128".into(),
             });
         }
+        let ftz = profile.flushes_fp32_denormals(shader.fp32_denorm);
         Ok(StageProgram {
             shader,
             table,
             profile,
             limits,
             wave_size,
-            ftz: shader.fp32_denorm != DenormMode::Preserve,
+            ftz,
             jit: None,
         }
         .with_engine(Engine::from_env()))
@@ -180,6 +182,7 @@ impl<const W: usize> StageWave<W> {
         lanes: u128,
         helper: u128,
         pixel: Option<&dyn PixelContext>,
+        mut obs: Option<&mut dyn WaveObserver>,
     ) -> Result<WaveRun, ExecError> {
         let s = p.shader;
         let cx = Ctx {
@@ -191,6 +194,7 @@ impl<const W: usize> StageWave<W> {
             group_id: [0; 3],
             shared_bytes: 0,
             pixel,
+            writes: None,
             jit: p.jit.as_deref(),
         };
         let w = &mut self.wave;
@@ -202,9 +206,16 @@ impl<const W: usize> StageWave<W> {
         );
         w.helper = helper & lanes;
         w.outputs.fill(0);
+        if let Some(o) = obs.as_deref_mut() {
+            o.start(&reader(w, &cx));
+        }
         // A graphics stage has no group to wait for: a group barrier is a memory fence.
         while w.state != WaveState::Done {
-            if run(w, &cx, &mut [])? == Outcome::Barrier {
+            let out = match obs.as_deref_mut() {
+                Some(o) => run_traced(w, &cx, &mut [], None, o)?,
+                None => run(w, &cx, &mut [])?,
+            };
+            if out == Outcome::Barrier {
                 w.state = WaveState::Running;
             }
         }
@@ -304,7 +315,21 @@ impl<'p> StageRunner<'p> {
         pixel: Option<&dyn PixelContext>,
     ) -> Result<WaveRun, ExecError> {
         let p = self.program;
-        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel))
+        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, None))
+    }
+
+    /// [`StageRunner::run`] through exec's traced loop, reporting every step of the wave
+    /// to `obs` (see `observe`): the same handlers in the same order, so the wave computes
+    /// what [`StageRunner::run`] would.
+    pub fn run_traced(
+        &mut self,
+        lanes: u128,
+        helper: u128,
+        pixel: Option<&dyn PixelContext>,
+        obs: &mut dyn WaveObserver,
+    ) -> Result<WaveRun, ExecError> {
+        let p = self.program;
+        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, Some(&mut *obs)))
     }
 }
 

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use super::cfg::{self, CfgError};
 use super::ids::{BlockId, Reg};
 use super::inst::Inst;
-use super::shader::{Block, Shader, SourceLoc, Stage, Terminator};
+use super::shader::{Block, Shader, SourceLoc, SourceVar, Stage, Terminator, VarKey};
 use super::validate::{ValidateError, validate};
 
 /// Provisional registers at or above this number are constants (renumbered by `finish`).
@@ -49,6 +49,7 @@ pub struct Builder {
     consts: Vec<u32>,
     const_map: HashMap<u32, Reg>,
     const64_map: HashMap<u64, Reg>,
+    vars: Vec<SourceVar>,
 }
 
 /// The most registers a shader may use (temps and constants); bounds the register file
@@ -73,6 +74,7 @@ impl Builder {
             consts: Vec::new(),
             const_map: HashMap::new(),
             const64_map: HashMap::new(),
+            vars: Vec::new(),
         }
     }
 
@@ -130,6 +132,12 @@ impl Builder {
         self.consts.push((v >> 32) as u32);
         self.const64_map.insert(v, r);
         r
+    }
+
+    /// Records that `regs` hold the source program's value `key` (the debugger's source
+    /// map; see [`SourceVar`]). Registers are renumbered with the rest by `finish`.
+    pub fn name_regs(&mut self, key: VarKey, regs: Vec<Reg>) {
+        self.vars.push(SourceVar { key, regs });
     }
 
     /// A new, empty block (not yet current).
@@ -253,6 +261,14 @@ impl Builder {
                 term,
                 term_loc,
             });
+        }
+        for mut v in self.vars.drain(..) {
+            for r in &mut v.regs {
+                if !r.is_none() {
+                    map(r);
+                }
+            }
+            shader.vars.push(v);
         }
         shader.consts = self.consts;
         shader.num_regs = total;

@@ -81,7 +81,7 @@ pub use parse::{ParseError, parse_shader};
 pub use print::WithLocs;
 pub use shader::{
     Block, ComponentType, ConstArray, DenormMode, LocalArray, ResourceClass, ResourceKind,
-    ResourceRange, Shader, SourceLoc, Stage, Terminator, WaveSizeReq,
+    ResourceRange, Shader, SourceLoc, SourceVar, Stage, Terminator, VarKey, WaveSizeReq,
 };
 pub use validate::{ValidateError, validate};
 

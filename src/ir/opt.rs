@@ -53,6 +53,8 @@ pub fn optimize(shader: &mut Shader) -> OptStats {
         blocks_before: shader.blocks.len(),
         ..Default::default()
     };
+    // Coalescing renames registers: the source map of values no longer holds.
+    shader.vars.clear();
     let mut s = shader.clone();
     thread_jumps(&mut s);
     if cfg::reorder(&mut s).is_ok() {

@@ -287,6 +287,34 @@ impl fmt::Display for SourceLoc {
     }
 }
 
+/// What the source program calls a value the IR holds in registers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VarKey {
+    /// DXBC temporary `r{n}`; its registers are components x, y, z, w.
+    DxbcTemp(u32),
+    /// A DXBC input register by its listing name (`vThreadID`); registers per component.
+    DxbcInput(String),
+    /// A DXIL value (an instruction's result) of a function, by value id; one register
+    /// per leaf (the first of a pair for 64-bit leaves).
+    DxilValue {
+        /// Function index in the module.
+        function: u32,
+        /// The value's id.
+        value: u32,
+    },
+}
+
+/// A source-program value and the IR registers that hold it: the debugger's map from
+/// the program's names to the IR. Made by the unoptimised lowering and emptied by the
+/// clean-up passes (`ir::opt`), which coalesce registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceVar {
+    /// The value.
+    pub key: VarKey,
+    /// Its registers.
+    pub regs: Vec<Reg>,
+}
+
 /// How a block ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Terminator {
@@ -457,6 +485,9 @@ pub struct Shader {
     pub insts: Vec<Inst>,
     /// Source location of each instruction (same length as `insts`).
     pub locs: Vec<SourceLoc>,
+    /// The source program's values and their registers (see [`SourceVar`]); not part of
+    /// the text form.
+    pub vars: Vec<SourceVar>,
 }
 
 impl Shader {
@@ -489,6 +520,7 @@ impl Shader {
             }],
             insts: Vec::new(),
             locs: Vec::new(),
+            vars: Vec::new(),
         }
     }
 

@@ -4,7 +4,9 @@
 //! initial data forms ([`data`]), turning entries into resources and descriptors
 //! ([`bind`]), checking them against what the program declares ([`reflect`]), running a
 //! compute job and writing its outputs and summary ([`run`]), and checking outputs
-//! against `[[expect]]` entries ([`expect`]). Does not own: the resources themselves
+//! against `[[expect]]` entries ([`expect`]); for draws, the `[draw]` section ([`draw`]),
+//! its render targets and depth-stencil buffer ([`targets`]) and running a draw job
+//! ([`draw_run`]). Does not own: the resources themselves
 //! (`resources`), execution (`exec`, `pipeline`), or printing to a terminal (`cli`).
 //!
 //! # The contract, beyond DESIGN's example
@@ -33,6 +35,8 @@
 
 pub mod bind;
 pub mod data;
+pub mod draw;
+pub mod draw_run;
 pub mod expect;
 pub mod image_io;
 pub mod limits;
@@ -41,10 +45,12 @@ mod png;
 pub mod reflect;
 pub mod run;
 pub mod schema;
+pub mod targets;
 
 use std::path::{Path, PathBuf};
 
 pub use bind::{BoundEntry, BoundJob, EntryKind, EntryRef, Register, Table};
+pub use draw_run::{DrawResult, DrawSummary, run_draw_job};
 pub use run::{RunOptions, RunResult, Summary, run_job};
 pub use schema::JobFile;
 

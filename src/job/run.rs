@@ -293,7 +293,7 @@ pub fn load_program(job: &Job) -> Result<LoadedProgram, JobError> {
     let p = &job.file.program;
     let Some(cs) = &p.cs else {
         let message = if p.vs.is_some() || p.ps.is_some() {
-            "draw jobs (`vs`/`ps`) are not supported yet; `dxlane run` runs compute jobs: give `cs`"
+            "a draw job (`vs`/`ps`) needs a `[draw]` section instead of `[dispatch]` (see `job::draw`)"
         } else {
             "missing `cs` (the compute program's file, relative to the job file)"
         };
@@ -303,14 +303,60 @@ pub fn load_program(job: &Job) -> Result<LoadedProgram, JobError> {
         });
     };
     let path = job.resolve(cs);
-    let is_ir = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("ir"));
     let program_err = |message: String| JobError::Program {
         path: path.clone(),
         message,
     };
-    let (shader, container, shader_model) = if is_ir {
+    if !is_ir_path(&path)
+        && let Ok(bytes) = read_program(&path)
+        && let Ok(c) = Container::parse(&bytes)
+        && let Some(part) = c.program_part()
+        && let Ok(h) = ProgramHeader::parse(part)
+    {
+        // The program's kind first, so a pixel program gets a clear word even where the
+        // lowering would refuse it for another reason.
+        let v = h.version();
+        if !matches!(v.kind, ProgramKind::Compute | ProgramKind::Library) {
+            return Err(program_err(format!(
+                "is a {v} program; `dxlane run` runs compute programs (cs_*)"
+            )));
+        }
+    }
+    let (shader, container, shader_model) = load_file(&path, p.entry.as_ref())?;
+    if shader.stage != Stage::Compute {
+        return Err(program_err(format!(
+            "is a {} program; `dxlane run` runs compute programs",
+            shader.stage
+        )));
+    }
+    let info = ProgramInfo {
+        path: path.display().to_string(),
+        container,
+        shader_model,
+        stage: shader.stage.to_string(),
+        entry: shader.entry.clone(),
+    };
+    Ok(LoadedProgram { shader, info })
+}
+
+fn is_ir_path(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ir"))
+}
+
+/// Loads one program file: a DXBC container (DXBC or DXIL program) through `lower::load`,
+/// or a `.ir` file in the IR's text form; returns the shader, its container kind (`DXBC`,
+/// `DXIL`, `IR`) and its shader model.
+pub(crate) fn load_file(
+    path: &Path,
+    entry: Option<&String>,
+) -> Result<(Shader, String, Option<String>), JobError> {
+    let path = path.to_path_buf();
+    let program_err = |message: String| JobError::Program {
+        path: path.clone(),
+        message,
+    };
+    if is_ir_path(&path) {
         let bytes = read_program(&path)?;
         let text = String::from_utf8(bytes).map_err(|_| JobError::Io {
             path: path.clone(),
@@ -327,7 +373,7 @@ pub fn load_program(job: &Job) -> Result<LoadedProgram, JobError> {
             path: path.clone(),
             source: LoadError::IrInvalid(e.to_string()),
         })?;
-        if let Some(entry) = &p.entry
+        if let Some(entry) = entry
             && *entry != shader.entry
         {
             return Err(program_err(format!(
@@ -335,54 +381,26 @@ pub fn load_program(job: &Job) -> Result<LoadedProgram, JobError> {
                 shader.entry
             )));
         }
-        (shader, "IR".to_string(), None)
-    } else {
-        let bytes = read_program(&path)?;
-        // The program's kind first, so a pixel program gets a clear word even where the
-        // lowering would refuse it for another reason.
-        if let Ok(c) = Container::parse(&bytes)
-            && let Some(part) = c.program_part()
-            && let Ok(h) = ProgramHeader::parse(part)
-        {
-            let v = h.version();
-            if !matches!(v.kind, ProgramKind::Compute | ProgramKind::Library) {
-                return Err(program_err(format!(
-                    "is a {v} program; `dxlane run` runs compute programs (cs_*)"
-                )));
-            }
-        }
-        let loaded = lower::load(
-            &bytes,
-            &LoadOptions {
-                entry: p.entry.clone(),
-                ..LoadOptions::default()
-            },
-        )
-        .map_err(|e| JobError::Load {
-            path: path.clone(),
-            source: LoadError::Lower(e),
-        })?;
-        let container = if loaded.dxil { "DXIL" } else { "DXBC" };
-        (
-            loaded.shader,
-            container.to_string(),
-            Some(loaded.version.to_string()),
-        )
-    };
-    if shader.stage != Stage::Compute {
-        return Err(program_err(format!(
-            "is a {} program; `dxlane run` runs compute programs",
-            shader.stage
-        )));
+        return Ok((shader, "IR".to_string(), None));
     }
-    let info = ProgramInfo {
-        path: path.display().to_string(),
-        container,
-        shader_model,
-        stage: shader.stage.to_string(),
-        entry: shader.entry.clone(),
-    };
-    Ok(LoadedProgram { shader, info })
+    let bytes = read_program(&path)?;
+    let loaded = lower::load(
+        &bytes,
+        &LoadOptions {
+            entry: entry.cloned(),
+            ..LoadOptions::default()
+        },
+    )
+    .map_err(|e| JobError::Load {
+        path: path.clone(),
+        source: LoadError::Lower(e),
+    })?;
+    let container = if loaded.dxil { "DXIL" } else { "DXBC" };
+    Ok((
+        loaded.shader,
+        container.to_string(),
+        Some(loaded.version.to_string()),
+    ))
 }
 
 /// Reads a program file: a regular file of at most `limits::MAX_PROGRAM_BYTES`.
@@ -845,7 +863,11 @@ impl Prepared {
 }
 
 /// Writes `bytes` to `path`, creating folders, and describes the file.
-fn write_output(entry: &str, path: &Path, bytes: &[u8]) -> Result<OutputSummary, JobError> {
+pub(crate) fn write_output(
+    entry: &str,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<OutputSummary, JobError> {
     write_file(path, bytes)?;
     let digest = md5::Md5::digest(bytes);
     Ok(OutputSummary {
@@ -907,7 +929,8 @@ fn stream_output(
     })
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), JobError> {
+/// Writes `bytes` to `path`, creating folders.
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), JobError> {
     let io = |e: std::io::Error| JobError::Io {
         path: path.to_path_buf(),
         message: e.to_string(),

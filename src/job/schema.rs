@@ -14,6 +14,8 @@ pub struct JobFile {
     pub program: ProgramSection,
     /// A compute dispatch.
     pub dispatch: Option<DispatchSection>,
+    /// A draw (`[program] vs`/`ps`): see `job::draw`.
+    pub draw: Option<super::draw::DrawSection>,
     /// Run options.
     #[serde(default)]
     pub options: OptionsSection,
@@ -347,6 +349,11 @@ pub struct ExpectEntry {
     pub space: u32,
     /// A resource descriptor heap slot instead of a register.
     pub heap: Option<u32>,
+    /// A draw's render target (index into `[[draw.render_target]]`) instead of a register:
+    /// its texels as the target's format stores them.
+    pub render_target: Option<u32>,
+    /// A draw's depth-stencil buffer instead of a register.
+    pub depth_stencil: Option<bool>,
     /// Byte offset of the first value within the resource.
     #[serde(default)]
     pub offset: u64,

@@ -490,6 +490,29 @@ fn lower_function(mut fl: FnLower<'_>) -> Result<Shader, LowerError> {
             return Err(fl.invalid("a global initialised after the entry block was lowered"));
         }
     }
+    // The debugger's source map: each instruction result's registers.
+    let mut named: Vec<(u32, Vec<crate::ir::Reg>)> = fl
+        .vals
+        .iter()
+        .filter_map(
+            |(v, val)| match (val, fl.m.value(Some(body), *v).map(|x| &x.kind)) {
+                (func::Val::Regs(r), Some(llvm::ValueKind::Instruction(_))) => {
+                    Some((v.0, r.clone()))
+                }
+                _ => None,
+            },
+        )
+        .collect();
+    named.sort_by_key(|(v, _)| *v);
+    for (value, regs) in named {
+        fl.b.name_regs(
+            crate::ir::VarKey::DxilValue {
+                function: fl.fi,
+                value,
+            },
+            regs,
+        );
+    }
     let loc = format!("dxil function {} (@{})", fl.fi, fl.fname);
     fl.b.finish().map_err(|e| match e {
         crate::ir::BuildError::Cfg(c) => LowerError::Unsupported {

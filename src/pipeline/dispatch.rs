@@ -57,7 +57,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::exec::jit::{Engine, JitReport};
-use crate::exec::{DescriptorTable, ExecError, GroupRunner, GroupStats, Limits, Profile, Program};
+use crate::exec::{
+    DescriptorTable, ExecError, GroupHooks, GroupRunner, GroupStats, Limits, Profile, Program,
+    WaveObserver, WriteSink,
+};
 use crate::ir::{Shader, Stage};
 use crate::resources::Descriptor;
 
@@ -214,6 +217,32 @@ pub fn thread_layout(tg: [u32; 3]) -> (Vec<[u32; 3]>, ThreadLayout) {
     }
 }
 
+/// What a dispatch reports to, for debugging and capture comparison (see
+/// `exec::observe`); the default observes nothing.
+#[derive(Default)]
+pub struct DispatchHooks<'a> {
+    /// Every lane's memory writes.
+    pub writes: Option<&'a dyn WriteSink>,
+    /// One wave of one group, traced.
+    pub observe: Option<ObserveWave<'a>>,
+}
+
+/// The wave a dispatch traces. Its group runs `shader` — the same program, lowered for
+/// debugging (unoptimised, so that each instruction maps to one source instruction), with
+/// the same resources and thread group — in waves of exactly the program's wave size
+/// (never side by side), so that it sees the waves WARP would. Every other group runs as
+/// in [`dispatch`].
+pub struct ObserveWave<'a> {
+    /// `SV_GroupID` of the group.
+    pub group: [u32; 3],
+    /// The wave's index in the group (lane slots `wave × wave size …`; see [`thread_layout`]).
+    pub wave: usize,
+    /// The shader the group runs.
+    pub shader: &'a Shader,
+    /// Who hears the wave's steps.
+    pub observer: &'a mut (dyn WaveObserver + Send),
+}
+
 /// Runs `shader` over `groups` thread groups. `progress`, when given, is called with
 /// (groups done, groups in all) after each group, from the worker threads.
 pub fn dispatch(
@@ -222,6 +251,25 @@ pub fn dispatch(
     groups: [u32; 3],
     opts: &DispatchOptions,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<DispatchReport, ExecError> {
+    dispatch_with(
+        shader,
+        bindings,
+        groups,
+        opts,
+        progress,
+        DispatchHooks::default(),
+    )
+}
+
+/// [`dispatch`], reporting to `hooks`.
+pub fn dispatch_with(
+    shader: &Shader,
+    bindings: &Bindings,
+    groups: [u32; 3],
+    opts: &DispatchOptions,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+    hooks: DispatchHooks<'_>,
 ) -> Result<DispatchReport, ExecError> {
     if shader.stage != Stage::Compute {
         return Err(ExecError::Dispatch(format!(
@@ -257,6 +305,33 @@ pub fn dispatch(
             .next_power_of_two()
             .clamp(wave_size, MAX_BATCH_LANES.max(wave_size))
     };
+    let observed_program = match &hooks.observe {
+        Some(o) => {
+            if o.shader.thread_group != tg || o.shader.resources != shader.resources {
+                return Err(ExecError::Dispatch(
+                    "the observed group's shader has another thread group or resources".into(),
+                ));
+            }
+            let table = DescriptorTable::new(
+                o.shader,
+                &bindings.ranges,
+                &bindings.resource_heap,
+                &bindings.sampler_heap,
+            )?;
+            Some(Program::new(
+                o.shader,
+                table,
+                opts.profile.clone(),
+                opts.limits,
+                wave_size,
+                layout.clone(),
+            )?)
+        }
+        None => None,
+    };
+    let observed_group = hooks.observe.as_ref().map(|o| (o.group, o.wave));
+    let observer = Mutex::new(hooks.observe.map(|o| o.observer));
+    let writes = hooks.writes;
     let program = Program::new(
         shader,
         table,
@@ -340,7 +415,25 @@ pub fn dispatch(
                     .unwrap_or_else(|p| p.into_inner())
                     .push((i, e));
             };
-            match runner.run(id) {
+            let result = match (observed_group, &observed_program) {
+                (Some((g, wave)), Some(op)) if g == id => {
+                    let mut slot = observer.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut r = GroupRunner::new(op);
+                    let observe = slot
+                        .as_mut()
+                        .map(|o| (wave, &mut **o as &mut dyn WaveObserver));
+                    r.run_with(id, GroupHooks { writes, observe })
+                }
+                _ if writes.is_some() => runner.run_with(
+                    id,
+                    GroupHooks {
+                        writes,
+                        observe: None,
+                    },
+                ),
+                _ => runner.run(id),
+            };
+            match result {
                 Ok(s) => {
                     stats.lane_instructions += s.lane_instructions;
                     stats.waves += s.waves;

@@ -10,6 +10,20 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The tests' scratch folder: `CARGO_TARGET_TMPDIR`, or its `engine-NAME` subfolder when
+/// `DXLANE_ENGINE` names the engine, so that the interpreter's run of the whole suite
+/// (`engines::every_test_under_the_interpreter`, started while this run goes on) never
+/// writes where this run does.
+pub fn scratch() -> PathBuf {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    match std::env::var("DXLANE_ENGINE") {
+        Ok(name) if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            base.join(format!("engine-{name}"))
+        }
+        _ => base,
+    }
+}
+
 /// The fixture folders of the public corpora (fetched by `tools/fetch-corpora.sh` into
 /// `target/corpora/`). Panics with the script's message when they cannot be fetched,
 /// unless `DXLANE_NO_CORPORA=1`, which makes corpus tests see no files (and say so).
@@ -164,9 +178,7 @@ pub fn run_job_both(
     opts: dxlane::job::RunOptions<'_>,
 ) -> Result<dxlane::job::RunResult, dxlane::job::JobError> {
     use dxlane::exec::jit::Engine;
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("engines")
-        .join(tag);
+    let base = scratch().join("engines").join(tag);
     let mut results = Vec::new();
     for engine in [Engine::Interp, Engine::Jit] {
         let dir = base.join(engine.to_string());

@@ -14,7 +14,7 @@ use dxlane::resources::{
 
 use super::exec::shader;
 
-struct Rng(u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -23,7 +23,7 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
     fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
@@ -530,7 +530,7 @@ fn instruction(g: &mut Rng) -> String {
 
 /// A random program: a prologue making handles, then blocks with an `if` and a loop of
 /// random instructions.
-fn program(g: &mut Rng, tg: [u32; 3]) -> String {
+pub(crate) fn program(g: &mut Rng, tg: [u32; 3]) -> String {
     let mut t = format!(
         "shader compute\ngroup [{} {} {}]\nfp32 {}\nheap resource\nheap sampler\n",
         tg[0],
@@ -581,7 +581,7 @@ fn program(g: &mut Rng, tg: [u32; 3]) -> String {
     t
 }
 
-fn bindings() -> Bindings {
+pub(crate) fn bindings() -> Bindings {
     let buf = |kind| Descriptor::Buffer {
         view: BufferView::whole(Memory::zeroed(64).unwrap(), kind),
         counter: Some(Counter::new(3)),

@@ -15,9 +15,7 @@ use crate::common;
 
 /// A fresh folder for test `name` with `double.ir` (out[i] = 2 in[i] + 1, groups of 4).
 fn workdir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("hostile")
-        .join(name);
+    let dir = common::scratch().join("hostile").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(

@@ -542,7 +542,7 @@ fn every_instruction_on_every_hostile_pair() {
 /// engine ran and what it compiled.
 #[test]
 fn job_engine_option() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("jit/engine_option");
+    let dir = crate::common::scratch().join("jit/engine_option");
     std::fs::create_dir_all(&dir).unwrap();
     let program = super::common::root().join("shaders/mandelbrot.cs_5_0.dxbc");
     let job = |engine: &str| {

@@ -3,12 +3,17 @@
 //! `DXLANE_BLESS=1 cargo test` rewrites the snapshots under `tests/snapshots/`; review
 //! the diff before committing it.
 
+mod capture;
 mod common;
 mod container;
 mod corpus_jobs;
+mod debug;
+mod draw;
+mod draw_twins;
 mod dxbc;
 mod dxil;
 mod dxil_listing;
+mod engines;
 mod exec;
 mod exec_arith_table;
 mod exec_robust;
@@ -28,3 +33,4 @@ mod sampling_lavapipe;
 mod twins;
 mod untrusted;
 mod vkd3d;
+mod wgpu_reference;

@@ -138,7 +138,7 @@ fn make(
 /// Binds every declared register of both shaders, one descriptor per register shared by
 /// the two (so they see the same contents); returns the bindings of each and the UAV
 /// memories per register. Fails when the twins disagree on a register's kind.
-fn bind_twins(a: &Shader, b: &Shader) -> Result<Bound, String> {
+pub(crate) fn bind_twins(a: &Shader, b: &Shader) -> Result<Bound, String> {
     let mut decls: BTreeMap<Key, (ResourceKind, ComponentType, bool)> = BTreeMap::new();
     for s in [a, b] {
         for r in &s.resources {
@@ -204,7 +204,7 @@ fn bind_twins(a: &Shader, b: &Shader) -> Result<Bound, String> {
     Ok((ba, bb, uavs))
 }
 
-fn load(path: &Path) -> Result<Shader, String> {
+pub(crate) fn load(path: &Path) -> Result<Shader, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     lower::load(&bytes, &LoadOptions::default())
         .map(|l| l.shader)

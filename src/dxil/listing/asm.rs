@@ -44,6 +44,9 @@ enum MdNode {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Attr(Attribute);
 
+/// Where a function instruction is printed: `(function index, instruction index, line)`.
+pub type InstLine = (u32, u32, u32);
+
 /// Writes a module as LLVM 3.7's `Module::print` does.
 pub struct AsmWriter<'m> {
     m: &'m Module,
@@ -56,6 +59,10 @@ pub struct AsmWriter<'m> {
     md_order: Vec<MdNode>,
     attr_sets: Vec<Vec<Attr>>,
     kind_names: HashMap<u32, &'m str>,
+    /// The function being printed.
+    cur_fn: u32,
+    /// `(function, instruction, byte offset in the text)` of every instruction printed.
+    inst_offsets: Vec<(u32, u32, usize)>,
 }
 
 /// Per-function state: local slot numbers and the block of each instruction.
@@ -81,12 +88,73 @@ impl<'m> AsmWriter<'m> {
                 .iter()
                 .map(|k| (k.id, k.name.as_str()))
                 .collect(),
+            cur_fn: 0,
+            inst_offsets: Vec::new(),
         }
+    }
+
+    /// [`AsmWriter::print_module`], with the line (0-based, in the text returned) of every
+    /// function instruction: `(function index, instruction index, line)`.
+    pub fn print_module_with_lines(mut self) -> (String, Vec<InstLine>) {
+        self.inst_offsets.clear();
+        let mut offsets = Vec::new();
+        // `print_module` consumes the writer; collect the offsets through a second field.
+        let text = {
+            let w = &mut self;
+            w.number_module_and_print()
+        };
+        std::mem::swap(&mut offsets, &mut self.inst_offsets);
+        let mut lines = Vec::with_capacity(offsets.len());
+        let mut line = 0u32;
+        let mut pos = 0usize;
+        let bytes = text.as_bytes();
+        for (f, i, off) in offsets {
+            let end = off.min(bytes.len());
+            if end > pos {
+                line += bytes
+                    .get(pos..end)
+                    .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count() as u32);
+                pos = end;
+            }
+            lines.push((f, i, line));
+        }
+        (text, lines)
+    }
+
+    /// Values' names as the module text spells them (`%42`, `%name`) in one function body.
+    pub fn value_names(m: &'m Module, body: &'m FunctionBody) -> HashMap<ValueId, String> {
+        let w = AsmWriter::new(m);
+        let ctx = w.function_context(body);
+        let mut out = HashMap::new();
+        for v in body
+            .args
+            .iter()
+            .copied()
+            .chain(body.instructions.iter().filter_map(|i| i.result))
+        {
+            let name = match m.value(Some(body), v).and_then(|x| x.name.as_ref()) {
+                Some(n) => {
+                    let mut s = String::new();
+                    push_llvm_name(&mut s, "%", n);
+                    s
+                }
+                None => match ctx.slots.get(&v) {
+                    Some(n) => format!("%{n}"),
+                    None => continue,
+                },
+            };
+            out.insert(v, name);
+        }
+        out
     }
 
     /// The whole module (`Module::print` → `AssemblyWriter::printModule`), without a
     /// `; ModuleID` line (dxc loads the module from a buffer with an empty name).
     pub fn print_module(mut self) -> String {
+        self.number_module_and_print()
+    }
+
+    fn number_module_and_print(&mut self) -> String {
         self.number_module();
         let m = self.m;
         if let Some(dl) = m.datalayout.as_deref().filter(|s| !s.is_empty()) {
@@ -126,6 +194,7 @@ impl<'m> AsmWriter<'m> {
             let _ = writeln!(self.out, " = alias <record {:?}>", a.record);
         }
         for (i, f) in m.functions.iter().enumerate() {
+            self.cur_fn = i as u32;
             self.print_function(i, f);
         }
         if !self.attr_sets.is_empty() {
@@ -166,7 +235,7 @@ impl<'m> AsmWriter<'m> {
                 self.out.push('\n');
             }
         }
-        self.out
+        std::mem::take(&mut self.out)
     }
 
     // ---------------------------------------------------------------------------------
@@ -671,7 +740,14 @@ impl<'m> AsmWriter<'m> {
             }
         }
         self.out.push('\n');
-        for inst in body.block_instructions(BlockId(b as u32)) {
+        let first = bb.start;
+        for (k, inst) in body
+            .block_instructions(BlockId(b as u32))
+            .iter()
+            .enumerate()
+        {
+            self.inst_offsets
+                .push((self.cur_fn, first + k as u32, self.out.len()));
             let mut s = String::new();
             self.print_instruction(&mut s, ctx, inst);
             self.out.push_str(&s);

@@ -64,6 +64,34 @@ pub fn disassemble(bytes: &[u8]) -> Result<String, ListingError> {
     Ok(out)
 }
 
+/// [`disassemble`], with the 1-based line of every function instruction in the text:
+/// `(function index, instruction index, line)`, and the decoded module.
+pub fn disassemble_with_lines(
+    bytes: &[u8],
+) -> Result<(String, Vec<asm::InstLine>, Module), ListingError> {
+    let c = Container::parse(bytes)?;
+    // The program the lowering runs (the `DXIL` part), not the `ILDB` debug module, so
+    // that instruction indices match the IR's source map.
+    let part = c
+        .part(FourCc::DXIL)
+        .or_else(|| c.part(FourCc::ILDB))
+        .ok_or(ListingError::NotDxil)?;
+    let (program, bitcode) = DxilProgramHeader::parse(part)?;
+    let module = Module::parse(bitcode)?;
+    let mut out = header::header(&c, &program, &module);
+    let before = out.matches('\n').count() as u32;
+    let mut w = asm::AsmWriter::new(&module);
+    w.dxc_comments = true;
+    let (text, lines) = w.print_module_with_lines();
+    out.push_str(&text);
+    out.push('\n');
+    let lines = lines
+        .into_iter()
+        .map(|(f, i, l)| (f, i, l + before + 1))
+        .collect();
+    Ok((out, lines, module))
+}
+
 /// A module as dxc's LLVM prints it, with dxc's comments after `dx.op` calls.
 pub fn module_text(m: &Module) -> String {
     let mut w = asm::AsmWriter::new(m);

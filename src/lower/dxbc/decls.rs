@@ -955,6 +955,15 @@ impl Lowerer<'_> {
                 }
                 regs
             };
+            // The debugger's source map: the input's components by its listing name.
+            let name = match r {
+                RegisterType::InputThreadId => "vThreadID",
+                RegisterType::InputThreadGroupId => "vThreadGroupID",
+                RegisterType::InputThreadIdInGroupFlattened => "vThreadIDInGroupFlattened",
+                _ => "vThreadIDInGroup",
+            };
+            self.b
+                .name_regs(crate::ir::VarKey::DxbcInput(name.into()), regs.to_vec());
             self.d.inputs.insert(r, regs);
         }
         for (range, index) in handles {

@@ -116,6 +116,9 @@ impl Lowerer<'_> {
             self.arch.insert(plus(base, k).0);
         }
         self.temps.insert(n, base);
+        // The debugger's source map: r{n}.xyzw are these four registers.
+        let regs = (0..4).map(|k| plus(base, k)).collect();
+        self.b.name_regs(crate::ir::VarKey::DxbcTemp(n), regs);
         base
     }
 

@@ -1,0 +1,255 @@
+//! `dxlane run --record DIR`: a capture folder of a run's own outputs.
+//!
+//! Owns: choosing what to record — every UAV (bound at a `u` register or a `uav` heap
+//! slot) and every other entry with an `output`; for a draw job ([`record_draw`]) also
+//! every render target (`rt<N>.bin`: every sample plane of a multisampled one, sample
+//! after sample, as dxlane holds it — lossless, so a later compare can name the sample
+//! that moved) and the depth-stencil buffer (`depth.bin`) — writing each resource's bytes in
+//! dxlane's packing (`layout = "tight"`, the `.bin` form `dxlane run` writes) as
+//! `<target>.bin`, and a `capture.toml` naming the job, the program's MD5 and, as the
+//! device, dxlane with the profile it ran. Comparing that folder with the same job
+//! under other versions, profiles or worker counts uses the same `dxlane compare`.
+//!
+//! # Rules
+//!
+//! - `DIR` is the user's own choice on the command line (as `--summary` is); the files
+//!   in it are named by dxlane, never by the job, and a file there that is a symbolic
+//!   link (or a folder on the way that leads out of `DIR`) is refused, not followed.
+//! - A file the job reads (its program, a `data` file) is never overwritten.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::CaptureError;
+use super::layout::Target;
+use super::replay::{is_inside, md5_of_file};
+use crate::ir::ResourceClass;
+use crate::job::bind::{BoundEntry, Storage, Table};
+use crate::job::{DrawResult, Job, RunResult};
+
+/// What a recording wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// The manifest.
+    pub manifest: PathBuf,
+    /// The resource files, in manifest order.
+    pub files: Vec<PathBuf>,
+}
+
+/// The target of a bound entry, when it is one to record.
+fn recorded_target(job: &Job, e: &BoundEntry) -> Option<Target> {
+    if e.storage == Storage::None || e.null {
+        return None;
+    }
+    let target = match (e.at.table, e.reg) {
+        (Table::Resource, Some(r)) => Target::Register(r),
+        (Table::Heap, _) => Target::Heap(e.at.index as u32),
+        _ => return None,
+    };
+    let uav = match target {
+        Target::Register(r) => r.class == ResourceClass::Uav,
+        Target::Heap(i) => job
+            .file
+            .heap
+            .get(i as usize)
+            .and_then(|h| h.descriptor.as_deref())
+            .is_some_and(|d| d.eq_ignore_ascii_case("uav")),
+        _ => false,
+    };
+    (uav || e.output.is_some()).then_some(target)
+}
+
+/// The files the job reads.
+fn inputs(job: &Job) -> Vec<PathBuf> {
+    let f = &job.file;
+    let mut v: Vec<PathBuf> = [&f.program.cs, &f.program.vs, &f.program.ps]
+        .into_iter()
+        .flatten()
+        .map(|p| job.resolve(p))
+        .collect();
+    for e in f.resources.iter().chain(&f.heap) {
+        if let Some(p) = e.data.as_ref().and_then(|d| d.file.as_ref()) {
+            v.push(job.resolve(p));
+        }
+    }
+    v.into_iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect()
+}
+
+fn toml_string(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if c.is_control() => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// Writes a capture of `result` (a run of `job`) into `dir` (see the module doc).
+pub fn record(job: &Job, result: &RunResult, dir: &Path) -> Result<Recorded, CaptureError> {
+    let s = &result.summary;
+    let items = result
+        .bound
+        .all()
+        .filter_map(|e| Some((recorded_target(job, e)?, e.contents()?)))
+        .collect();
+    let run = Run {
+        program: PathBuf::from(&s.program.path),
+        profile: s.profile.clone(),
+        wave_size: s.wave_size,
+        threads: s.threads,
+        what: "outputs",
+    };
+    write_capture(job, &run, items, dir)
+}
+
+/// Writes a capture of a draw job's `result` into `dir`: its render targets, its
+/// depth-stencil buffer, and its UAVs and `output` resources (see the module doc).
+pub fn record_draw(job: &Job, result: &DrawResult, dir: &Path) -> Result<Recorded, CaptureError> {
+    let s = &result.summary;
+    let mut items: Vec<(Target, Vec<u8>)> = result
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (Target::RenderTarget(i as u32), t.view.texture.to_bytes()))
+        .collect();
+    if let Some(d) = &result.depth {
+        items.push((Target::DepthStencil, d.view.texture.to_bytes()));
+    }
+    items.extend(
+        result
+            .bound
+            .all()
+            .filter_map(|e| Some((recorded_target(job, e)?, e.contents()?))),
+    );
+    // `program_md5` names the pixel program (the vertex program when there is none).
+    let program = s.ps.as_ref().unwrap_or(&s.vs);
+    let run = Run {
+        program: PathBuf::from(&program.path),
+        profile: s.draw.profile.clone(),
+        wave_size: s.draw.wave_size,
+        threads: s.draw.threads,
+        what: "render targets, depth and outputs",
+    };
+    write_capture(job, &run, items, dir)
+}
+
+/// What the manifest says about the run.
+struct Run {
+    program: PathBuf,
+    profile: String,
+    wave_size: u32,
+    threads: usize,
+    what: &'static str,
+}
+
+fn write_capture(
+    job: &Job,
+    run: &Run,
+    items: Vec<(Target, Vec<u8>)>,
+    dir: &Path,
+) -> Result<Recorded, CaptureError> {
+    let io = |path: &Path, e: std::io::Error| CaptureError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let reads = inputs(job);
+    let job_name = job
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let md5 = md5_of_file(&run.program)?;
+    let mut manifest = String::new();
+    let _ = writeln!(
+        manifest,
+        "# Recorded by `dxlane run --record`: the {} of {job_name}, tightly packed as dxlane writes them.",
+        run.what
+    );
+    let _ = writeln!(manifest, "job = {}", toml_string(&job_name));
+    let _ = writeln!(manifest, "program_md5 = \"{md5}\"");
+    let _ = writeln!(manifest, "\n[device]");
+    let _ = writeln!(
+        manifest,
+        "adapter = {}",
+        toml_string(&format!("dxlane {} (CPU)", env!("CARGO_PKG_VERSION")))
+    );
+    let _ = writeln!(manifest, "profile = {}", toml_string(&run.profile));
+    let _ = writeln!(
+        manifest,
+        "notes = {}",
+        toml_string(&format!(
+            "wave size {}, {} worker thread{}",
+            run.wave_size,
+            run.threads,
+            if run.threads == 1 { "" } else { "s" }
+        ))
+    );
+    let mut files = Vec::new();
+    for (target, bytes) in items {
+        let name = format!("{}.bin", target.file_stem());
+        let path = dir.join(&name);
+        if path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+            || !is_inside(&path, dir)
+        {
+            return Err(CaptureError::Output(format!(
+                "{} is a symbolic link (or leads outside {} through one); --record writes only plain files inside its folder",
+                path.display(),
+                dir.display()
+            )));
+        }
+        if let Ok(real) = path.canonicalize()
+            && reads.contains(&real)
+        {
+            return Err(CaptureError::Output(format!(
+                "{}: the job reads this file; --record will not overwrite it (record into another folder)",
+                path.display()
+            )));
+        }
+        std::fs::write(&path, &bytes).map_err(|e| io(&path, e))?;
+        let _ = writeln!(manifest, "\n[[resource]]");
+        match target {
+            Target::Register(r) => {
+                let _ = writeln!(manifest, "reg = \"{}{}\"", r.class.letter(), r.index);
+                if r.space != 0 {
+                    let _ = writeln!(manifest, "space = {}", r.space);
+                }
+            }
+            Target::Heap(i) => {
+                let _ = writeln!(manifest, "heap = {i}");
+            }
+            Target::RenderTarget(i) => {
+                let _ = writeln!(manifest, "render_target = {i}");
+            }
+            Target::DepthStencil => {
+                let _ = writeln!(manifest, "depth = true");
+            }
+        }
+        let _ = writeln!(manifest, "file = {}", toml_string(&name));
+        files.push(path);
+    }
+    let path = dir.join(super::manifest::MANIFEST);
+    if !is_inside(&path, dir) {
+        return Err(CaptureError::Output(format!(
+            "{} leads outside {} through a symbolic link",
+            path.display(),
+            dir.display()
+        )));
+    }
+    std::fs::write(&path, manifest).map_err(|e| io(&path, e))?;
+    Ok(Recorded {
+        manifest: path,
+        files,
+    })
+}

@@ -1,0 +1,873 @@
+//! Running a job against a capture: the comparison end to end.
+//!
+//! Owns: [`compare_job`] — load the capture and the job, check that they belong
+//! together, choose the profile, read every captured file through its layout, run the
+//! job (without writing any of its outputs), compare, run again with write tracking to
+//! name the lanes behind the mismatches, draw diff images, explain, and build the
+//! [`Report`]. Does not own: any single step's rules (the sibling modules).
+//!
+//! # Rules
+//!
+//! - The capture's `job` must be the job file's name (`--any-job` lifts this), and its
+//!   `program_md5`, when given, the MD5 of the program the job runs.
+//! - The profile: `--profile`, else the capture's `[device] profile`, else the preset
+//!   its `[device] warp` version names, else the job's `[options] profile`, else the
+//!   newest WARP known. The report says which and why.
+//! - Tolerance of an entry: `--tolerance NAME=T` for it, else `--tolerance T`, else the
+//!   entry's `tolerance`, else `exact`; NaNs: `--nan`, else the entry's `nan`, else
+//!   `exact`.
+//! - Elements of a texture are its texels (the capture's `format` may name another
+//!   format of the same size to read them as). A buffer's are 4-byte words (`R32_UINT`)
+//!   unless its `format` says otherwise, or its typed view's format.
+//! - A draw job (one with `[draw]`) is drawn through `job::draw_run::prepare_draw` and
+//!   `PreparedDraw::draw`, writing none of its outputs: `render_target = N` entries
+//!   compare `[[draw.render_target]]` #N+1 (every sample plane, or with `resolved` the
+//!   resolve `pipeline::om::resolve` makes), `depth` the depth-stencil buffer, `reg`
+//!   entries its `[[resource]]` entries. The write-tracking draw runs with a
+//!   `pipeline::MergeObserver` ([`super::writers::PixelWriters`]) and names the pixel
+//!   lane (primitive, pixel, sample) that last wrote each differing texel; the debug
+//!   command names `--sample` only when the pixel program ran per sample.
+//! - The `dxlane debug` command of each mismatch runs what the comparison ran: it adds
+//!   `--profile` when the comparison's profile is not the job's own, and `--wave-size`
+//!   when the command line set one.
+//! - Nothing is written into the capture folder: diff images go to `--images DIR`, by
+//!   default `out/compare/<capture folder name>/` beside the job, and a folder inside the
+//!   capture folder is refused.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use md5::Digest;
+
+use super::compare::{Bitset, ResourceDiff, Subject, compare};
+use super::element::{Naming, NanRule, components, element_bytes, tolerance_words};
+use super::layout::{BufferShape, Layout, Shape, Target};
+use super::manifest::{Capture, CaptureEntry};
+use super::report::{ProfileChoice, Report, ResourceReport};
+use super::writers::{PixelWriters, Writers, bindings_of};
+use super::{CaptureError, diff_image, explain};
+use crate::exec::Profile;
+use crate::ir::Shader;
+use crate::job::bind::{BoundEntry, BoundJob, Storage};
+use crate::job::draw_run::{PreparedDraw, prepare_draw};
+use crate::job::run::{Prepared, prepare};
+use crate::job::schema::Tolerance;
+use crate::job::{Job, RunOptions};
+use crate::pipeline::{DispatchHooks, MergeTarget, dispatch_with, om};
+use crate::resources::{BufferKind, Descriptor, Format};
+
+/// Mismatches listed per resource unless `--mismatches` says otherwise.
+pub const DEFAULT_MISMATCHES: usize = 10;
+
+/// The most mismatches listed per resource.
+pub const MAX_MISMATCHES: usize = 10_000;
+
+/// How to compare (the command line's flags).
+#[derive(Debug, Clone, Default)]
+pub struct CompareOptions {
+    /// Worker threads (0 = all cores).
+    pub threads: Option<usize>,
+    /// Lanes per wave.
+    pub wave_size: Option<u32>,
+    /// `--profile`.
+    pub profile: Option<String>,
+    /// `--tolerance T`: every entry's tolerance.
+    pub tolerance: Option<Tolerance>,
+    /// `--tolerance NAME=T`: one entry's (by its target: `u0`, `heap[2]`, `rt0`).
+    pub tolerances: Vec<(String, Tolerance)>,
+    /// `--nan`.
+    pub nan: Option<NanRule>,
+    /// Mismatches listed per resource (`None`: [`DEFAULT_MISMATCHES`]).
+    pub mismatches: Option<usize>,
+    /// Where diff images go (`None`: the default folder).
+    pub images: Option<PathBuf>,
+    /// Write no diff images.
+    pub no_images: bool,
+    /// Do not rerun under other profiles and rules.
+    pub no_explain: bool,
+    /// Compare even when the capture names another job.
+    pub any_job: bool,
+}
+
+/// One captured resource, read and matched with the job.
+struct Captured {
+    entry: CaptureEntry,
+    shape: Shape,
+    layout: Layout,
+    formats: Vec<Format>,
+    components: Vec<super::element::Component>,
+    element_bytes: u32,
+    tolerance: Tolerance,
+    nan: NanRule,
+    bytes: Vec<u8>,
+    kind_words: String,
+}
+
+/// What a capture entry is compared with: a target and whether it is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Want {
+    target: Target,
+    resolved: bool,
+}
+
+/// A resource of the prepared job, as a capture entry sees it.
+struct Found {
+    shape: Shape,
+    kind: String,
+    storage_bytes: u64,
+}
+
+impl Captured {
+    fn subject(&self) -> Subject<'_> {
+        Subject {
+            layout: &self.layout,
+            shape: &self.shape,
+            components: &self.components,
+            element_bytes: self.element_bytes,
+            tolerance: self.tolerance,
+            nan: self.nan,
+        }
+    }
+}
+
+/// Compares the job at `job_path` with the capture in `capture_dir` (see the module doc).
+pub fn compare_job(
+    job_path: &Path,
+    capture_dir: &Path,
+    opts: &CompareOptions,
+) -> Result<Report, CaptureError> {
+    let capture = Capture::load(capture_dir)?;
+    let job = Job::load(job_path)?;
+    let job_name = job_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !opts.any_job && capture.job != job_name {
+        return Err(CaptureError::OtherJob(format!(
+            "{}: the capture belongs to job `{}`, not `{job_name}` (pass --any-job to compare anyway)",
+            capture.dir.join(super::manifest::MANIFEST).display(),
+            capture.job
+        )));
+    }
+    let choice = choose_profile(&capture, &job, opts)?;
+    let runner = Runner {
+        job,
+        threads: opts.threads,
+        wave_size: opts.wave_size,
+        profile_name: choice.name.clone(),
+    };
+    let prepared = runner.prepare(None)?;
+    let mut notes: Vec<String> = prepared
+        .warnings()
+        .iter()
+        .map(|w| format!("the job: {w}"))
+        .collect();
+    if let Some(want) = &capture.program_md5 {
+        let path = prepared.program_path();
+        let got = md5_of_file(&path)?;
+        if &got != want {
+            return Err(CaptureError::OtherJob(format!(
+                "{}: the capture was recorded with a program whose MD5 is {want}; {} has {got}",
+                capture.dir.join(super::manifest::MANIFEST).display(),
+                path.display()
+            )));
+        }
+    }
+    let memory_limit = runner
+        .job
+        .file
+        .options
+        .max_memory
+        .unwrap_or(crate::job::bind::DEFAULT_MAX_RESOURCE_BYTES);
+    let mut captured = Vec::new();
+    for e in &capture.entries {
+        captured.push(read_entry(e, &prepared, opts, memory_limit)?);
+    }
+    let wants: Vec<Want> = captured
+        .iter()
+        .map(|c| Want {
+            target: c.entry.target,
+            resolved: c.entry.resolved,
+        })
+        .collect();
+    let shader = prepared.explain_shader();
+    let base_profile = prepared.profile();
+    let is_draw = prepared.is_draw();
+    let (actual, _) = runner.run(prepared, &wants, Tracking::None)?;
+
+    let keep = opts
+        .mismatches
+        .unwrap_or(DEFAULT_MISMATCHES)
+        .min(MAX_MISMATCHES);
+    let mut diffs: Vec<ResourceDiff> = captured
+        .iter()
+        .zip(&actual)
+        .map(|(c, a)| compare(&c.subject(), &c.bytes, a, keep))
+        .collect();
+    let any_differ = diffs.iter().any(|d| d.differing_components > 0);
+
+    let mut untracked = vec![false; captured.len()];
+    if any_differ {
+        // Who wrote what: a second run with the write sink on (the first ran at full
+        // speed; most comparisons match and never need this one).
+        let job_words = job_path.display().to_string();
+        let same_run = same_run_flags(&runner, &choice, opts);
+        let with_flags = |mut w: super::writers::WriterReport| {
+            w.debug.push_str(&same_run);
+            w
+        };
+        if is_draw {
+            // Watch only the samples of the texels the report lists (every sample of a
+            // resolved one: D3D12 has at most 32).
+            let mut watch = Vec::new();
+            for (w, d) in wants.iter().zip(&diffs) {
+                let target = match w.target {
+                    Target::RenderTarget(t) => MergeTarget::Color(t),
+                    Target::DepthStencil => MergeTarget::DepthStencil,
+                    _ => continue,
+                };
+                for m in &d.mismatches {
+                    if let super::compare::Location::Texel { x, y, sample, .. } = m.location {
+                        if w.resolved {
+                            watch.extend((0..32).map(|s| (target, x, y, s)));
+                        } else {
+                            watch.push((target, x, y, sample));
+                        }
+                    }
+                }
+            }
+            let pixels = PixelWriters::new(watch);
+            let (tracked, per_sample) =
+                runner.run(runner.prepare(None)?, &wants, Tracking::Pixels(&pixels))?;
+            if tracked != actual {
+                notes.push(
+                    "the write-tracking draw gave other results than the first draw (the pixel program's UAV writes depend on the order tiles ran in); lanes are named from the tracking draw".into(),
+                );
+            }
+            for (i, d) in diffs.iter_mut().enumerate() {
+                let target = match wants[i].target {
+                    Target::RenderTarget(t) => MergeTarget::Color(t),
+                    Target::DepthStencil => MergeTarget::DepthStencil,
+                    _ => {
+                        untracked[i] = d.differing_components > 0;
+                        continue;
+                    }
+                };
+                for m in &mut d.mismatches {
+                    if let super::compare::Location::Texel { x, y, sample, .. } = m.location {
+                        let sample = (!wants[i].resolved).then_some(sample);
+                        m.writer = pixels
+                            .writer(target, x, y, sample, per_sample, &job_words)
+                            .map(with_flags);
+                    }
+                }
+            }
+            if untracked.iter().any(|&u| u) {
+                notes.push(
+                    "the lanes behind a draw's writes to [[resource]] entries (pixel-program UAVs) are not tracked; render targets and depth are".into(),
+                );
+            }
+        } else {
+            let writers = Writers::new(
+                &shader,
+                wants
+                    .iter()
+                    .map(|w| bindings_of(&shader, &w.target))
+                    .collect(),
+            );
+            let (tracked, _) =
+                runner.run(runner.prepare(None)?, &wants, Tracking::Resources(&writers))?;
+            if tracked != actual {
+                notes.push(
+                    "the write-tracking run gave other results than the first run (the program's atomics depend on the order groups run in); lanes are named from the tracking run".into(),
+                );
+            }
+            for (i, d) in diffs.iter_mut().enumerate() {
+                for m in &mut d.mismatches {
+                    m.writer = writers.writer(i, m.address, &job_words).map(with_flags);
+                }
+            }
+        }
+    }
+
+    let mut reports = Vec::new();
+    let images_dir = if opts.no_images || !any_differ {
+        None
+    } else {
+        Some(images_dir(&runner.job, &capture, opts)?)
+    };
+    for (((c, d), a), untracked) in captured.iter().zip(diffs).zip(&actual).zip(untracked) {
+        let images = match (&images_dir, &c.shape) {
+            (Some(dir), Shape::Texture(_)) if d.differing_components > 0 => {
+                let stem = if c.entry.resolved {
+                    format!("{}.resolved", c.entry.target.file_stem())
+                } else {
+                    c.entry.target.file_stem()
+                };
+                let (imgs, mut n) =
+                    diff_image::write_images(&c.subject(), &c.bytes, a, dir, &stem)?;
+                notes.append(&mut n);
+                Some(imgs)
+            }
+            _ => None,
+        };
+        let mut r = ResourceReport::new(
+            &c.entry,
+            &c.kind_words,
+            &c.formats,
+            tolerance_words(c.tolerance),
+            c.nan,
+            d,
+            images,
+        );
+        r.writers_tracked = !untracked;
+        reports.push(r);
+    }
+
+    let explanation = if any_differ && !opts.no_explain {
+        let base_sets: Vec<Bitset> = reports.iter().map(|r| r.differing.clone()).collect();
+        let mut rerun = |p: &Profile| -> Result<Vec<Bitset>, CaptureError> {
+            let (out, _) = runner.run(runner.prepare(Some(p.clone()))?, &wants, Tracking::None)?;
+            Ok(captured
+                .iter()
+                .zip(&out)
+                .map(|(c, a)| compare(&c.subject(), &c.bytes, a, 0).differing)
+                .collect())
+        };
+        Some(explain::explain(
+            &base_profile,
+            &shader,
+            &base_sets,
+            &mut rerun,
+        )?)
+    } else {
+        None
+    };
+
+    Ok(Report::new(
+        job_path.display().to_string(),
+        capture_dir.display().to_string(),
+        capture.device.clone(),
+        choice,
+        reports,
+        explanation,
+        notes,
+    ))
+}
+
+/// The `dxlane debug` flags that make the debugger run what the comparison ran: the
+/// profile when it is not the one the job runs by itself, and the wave size when the
+/// command line chose it.
+fn same_run_flags(runner: &Runner, choice: &ProfileChoice, opts: &CompareOptions) -> String {
+    let own = runner
+        .job
+        .file
+        .options
+        .profile
+        .as_deref()
+        .and_then(Profile::by_name)
+        .unwrap_or_else(Profile::latest);
+    let mut s = String::new();
+    if own.name() != choice.name {
+        s.push_str(&format!(" --profile {}", choice.name));
+    }
+    if let Some(w) = opts.wave_size {
+        s.push_str(&format!(" --wave-size {w}"));
+    }
+    s
+}
+
+fn choose_profile(
+    capture: &Capture,
+    job: &Job,
+    opts: &CompareOptions,
+) -> Result<ProfileChoice, CaptureError> {
+    let (name, source) = if let Some(p) = &opts.profile {
+        (p.clone(), "--profile".to_string())
+    } else if let Some(p) = &capture.device.profile {
+        (p.clone(), "the capture's [device] profile".to_string())
+    } else if let Some(p) = capture.device.warp_preset() {
+        let w = capture.device.warp.clone().unwrap_or_default();
+        (p, format!("the capture's WARP version, {w}"))
+    } else if let Some(p) = &job.file.options.profile {
+        (p.clone(), "the job's [options] profile".to_string())
+    } else {
+        (
+            Profile::latest().name().to_string(),
+            "the newest WARP known".to_string(),
+        )
+    };
+    let Some(p) = Profile::by_name(&name) else {
+        return Err(CaptureError::Profile(format!(
+            "unknown profile \"{name}\" (from {source}; known: {}, latest)",
+            Profile::PRESETS.join(", ")
+        )));
+    };
+    Ok(ProfileChoice {
+        name: p.name().to_string(),
+        from: source,
+    })
+}
+
+/// Runs the job (fresh resources each time) and reads the captured resources back.
+struct Runner {
+    job: Job,
+    threads: Option<usize>,
+    wave_size: Option<u32>,
+    profile_name: String,
+}
+
+/// A job ready to run: a dispatch or a draw.
+enum Prepped {
+    Compute(Box<Prepared>),
+    Draw(Box<PreparedDraw>),
+}
+
+/// Which writes a run tracks.
+enum Tracking<'a> {
+    None,
+    /// Resource writes of a dispatch.
+    Resources(&'a Writers),
+    /// Output-merger writes of a draw.
+    Pixels(&'a PixelWriters),
+}
+
+impl Prepped {
+    fn is_draw(&self) -> bool {
+        matches!(self, Prepped::Draw(_))
+    }
+
+    fn bound(&self) -> &BoundJob {
+        match self {
+            Prepped::Compute(p) => &p.bound,
+            Prepped::Draw(d) => &d.bound,
+        }
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        match self {
+            Prepped::Compute(p) => p.warnings().to_vec(),
+            Prepped::Draw(d) => d.warnings.clone(),
+        }
+    }
+
+    /// The program `program_md5` names: a dispatch's program; a draw's pixel program, or
+    /// its vertex program when it has none.
+    fn program_path(&self) -> PathBuf {
+        match self {
+            Prepped::Compute(p) => PathBuf::from(&p.program.info.path),
+            Prepped::Draw(d) => PathBuf::from(&d.ps.as_ref().unwrap_or(&d.vs).1.path),
+        }
+    }
+
+    fn profile(&self) -> Profile {
+        match self {
+            Prepped::Compute(p) => p.options.profile.clone(),
+            Prepped::Draw(d) => d.profile.clone(),
+        }
+    }
+
+    /// The program explain asks which rules it reaches. A draw's two programs count as
+    /// one: the pixel program (its declarations decide the program-dependent values,
+    /// such as the fp32 denormal mode) with the vertex program's instructions added, so
+    /// a rule either program reaches is tried.
+    fn explain_shader(&self) -> Shader {
+        match self {
+            Prepped::Compute(p) => p.program.shader.clone(),
+            Prepped::Draw(d) => {
+                let (vs, ps) = (&d.vs.0, d.ps.as_ref().map(|p| &p.0));
+                let mut s = ps.unwrap_or(vs).clone();
+                if ps.is_some() {
+                    s.insts.extend(vs.insts.iter().cloned());
+                }
+                s
+            }
+        }
+    }
+
+    /// The resource an entry names, and how it is compared.
+    fn find(&self, t: &Target, resolved: bool) -> Result<Found, String> {
+        let texture = |tex: &crate::resources::Texture, what: &str| {
+            let d = *tex.desc();
+            let samples = if d.samples > 1 {
+                format!(", {} samples", d.samples)
+            } else {
+                String::new()
+            };
+            if resolved {
+                if d.samples <= 1 {
+                    return Err(format!(
+                        "`resolved`: {t} has one sample; there is nothing to resolve (drop `resolved`)"
+                    ));
+                }
+                let r = crate::resources::TextureDesc::tex2d(d.format, d.width, d.height);
+                return Ok(Found {
+                    shape: Shape::Texture(r),
+                    kind: format!("{what}, {} samples resolved, {}", d.samples, d.format),
+                    storage_bytes: r.total_bytes(),
+                });
+            }
+            Ok(Found {
+                shape: Shape::Texture(d),
+                kind: format!("{what}{samples}, {}", d.format),
+                storage_bytes: tex.memory().len(),
+            })
+        };
+        match (self, t) {
+            (Prepped::Draw(d), Target::RenderTarget(i)) => {
+                let rt = d.targets.get(*i as usize).ok_or_else(|| {
+                    format!(
+                        "`render_target` {i}: the draw has {} render target{} ([[draw.render_target]] entries)",
+                        d.targets.len(),
+                        if d.targets.len() == 1 { "" } else { "s" }
+                    )
+                })?;
+                texture(&rt.view.texture, "render target")
+            }
+            (Prepped::Draw(d), Target::DepthStencil) => {
+                if resolved {
+                    return Err("`resolved` goes with render targets".into());
+                }
+                let dd = d
+                    .depth
+                    .as_ref()
+                    .ok_or("`depth`: the draw has no [draw.depth_stencil]")?;
+                texture(&dd.view.texture, "depth-stencil")
+            }
+            _ => {
+                let be = find_entry(self.bound(), t)?;
+                let shape = shape_of(be)
+                    .ok_or_else(|| format!("{} has no contents to compare", be.name))?;
+                Ok(Found {
+                    shape,
+                    kind: be.kind.describe(),
+                    storage_bytes: be.storage_bytes(),
+                })
+            }
+        }
+    }
+
+    /// The bytes of a wanted resource after a run.
+    fn contents(&self, w: &Want) -> Option<Vec<u8>> {
+        let tex = match (self, w.target) {
+            (Prepped::Draw(d), Target::RenderTarget(i)) => &d.targets.get(i as usize)?.view.texture,
+            (Prepped::Draw(d), Target::DepthStencil) => &d.depth.as_ref()?.view.texture,
+            _ => return find_entry(self.bound(), &w.target).ok()?.contents(),
+        };
+        if w.resolved {
+            om::resolve(tex).ok().map(|r| r.to_bytes())
+        } else {
+            Some(tex.to_bytes())
+        }
+    }
+}
+
+impl Runner {
+    fn prepare(&self, profile: Option<Profile>) -> Result<Prepped, CaptureError> {
+        let opts = RunOptions {
+            threads: self.threads,
+            wave_size: self.wave_size,
+            profile: Some(self.profile_name.clone()),
+            ..RunOptions::default()
+        };
+        if self.job.file.draw.is_some() {
+            let mut d = prepare_draw(self.job.clone(), &opts)?;
+            if let Some(profile) = profile {
+                d.profile = profile;
+            }
+            return Ok(Prepped::Draw(Box::new(d)));
+        }
+        let mut p = prepare(self.job.clone(), &opts)?;
+        if let Some(profile) = profile {
+            p.options.profile = profile;
+        }
+        Ok(Prepped::Compute(Box::new(p)))
+    }
+
+    /// Runs `p` (writing none of the job's outputs) and returns the bytes of each
+    /// wanted resource, and (draws) whether the pixel program ran per sample.
+    fn run(
+        &self,
+        p: Prepped,
+        wants: &[Want],
+        tracking: Tracking<'_>,
+    ) -> Result<(Vec<Vec<u8>>, bool), CaptureError> {
+        let mut per_sample = false;
+        match &p {
+            Prepped::Compute(c) => {
+                let hooks = DispatchHooks {
+                    writes: match tracking {
+                        Tracking::Resources(w) => Some(w.sink()),
+                        _ => None,
+                    },
+                    observe: None,
+                };
+                dispatch_with(
+                    &c.program.shader,
+                    &c.fit.bindings,
+                    c.groups,
+                    &c.options,
+                    None,
+                    hooks,
+                )
+                .map_err(crate::job::JobError::from)?;
+            }
+            Prepped::Draw(d) => {
+                let writes: Option<&dyn crate::pipeline::MergeObserver> = match tracking {
+                    Tracking::Pixels(w) => Some(w),
+                    _ => None,
+                };
+                per_sample = d.draw(None, None, writes)?.per_sample;
+            }
+        }
+        let out = wants
+            .iter()
+            .map(|w| {
+                p.contents(w).ok_or_else(|| {
+                    CaptureError::Output(format!("{}: no contents after the run", w.target))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok((out, per_sample))
+    }
+}
+
+fn find_entry<'a>(bound: &'a BoundJob, t: &Target) -> Result<&'a BoundEntry, String> {
+    let e = match t {
+        Target::Register(r) => bound
+            .at_register(*r)
+            .ok_or_else(|| format!("the job binds nothing at {r}"))?,
+        Target::Heap(i) => bound.heap.get(*i as usize).ok_or_else(|| {
+            format!(
+                "`heap` {i}: the job has {} [[heap]] entries",
+                bound.heap.len()
+            )
+        })?,
+        Target::RenderTarget(_) | Target::DepthStencil => {
+            return Err(format!(
+                "{t}: render targets and depth belong to draw jobs; this job is a compute dispatch"
+            ));
+        }
+    };
+    if e.storage == Storage::None {
+        return Err(format!(
+            "{} has no contents to compare (a sampler or a null descriptor)",
+            e.name
+        ));
+    }
+    Ok(e)
+}
+
+fn shape_of(e: &BoundEntry) -> Option<Shape> {
+    match (&e.storage, &e.descriptor) {
+        (Storage::Texture(t), _) => Some(Shape::Texture(*t.desc())),
+        (Storage::Buffer(m), Descriptor::Buffer { view, .. }) => Some(Shape::Buffer {
+            bytes: m.len(),
+            shape: match view.kind {
+                BufferKind::Raw => BufferShape::Raw,
+                BufferKind::Structured { stride } => BufferShape::Structured { stride },
+                BufferKind::Typed { format } => BufferShape::Typed { format },
+            },
+            view_offset: view.byte_offset(),
+        }),
+        (Storage::Buffer(m), Descriptor::ConstantBuffer { offset, .. }) => Some(Shape::Buffer {
+            bytes: m.len(),
+            shape: BufferShape::Constant,
+            view_offset: *offset,
+        }),
+        _ => None,
+    }
+}
+
+fn read_entry(
+    e: &CaptureEntry,
+    prepared: &Prepped,
+    opts: &CompareOptions,
+    memory_limit: u64,
+) -> Result<Captured, CaptureError> {
+    let err = |m: String| CaptureError::Entry {
+        entry: e.name.clone(),
+        message: m,
+    };
+    let found = prepared.find(&e.target, e.resolved).map_err(&err)?;
+    let shape = found.shape;
+    let (formats, naming) = match (&shape, &e.formats) {
+        (Shape::Texture(d), None) => (vec![d.format], Naming::Color),
+        (Shape::Texture(d), Some(f)) => {
+            if f.len() != 1 || f[0].bytes_per_texel() != d.format.bytes_per_texel() {
+                return Err(err(format!(
+                    "`format`: the texture's texels are {} ({} bytes); name one format of that size",
+                    d.format,
+                    d.format.bytes_per_texel()
+                )));
+            }
+            (f.clone(), Naming::Color)
+        }
+        (Shape::Buffer { shape: s, .. }, f) => {
+            let f = match (f, s) {
+                (Some(f), _) => f.clone(),
+                (None, BufferShape::Typed { format }) => vec![*format],
+                (None, _) => vec![Format::R32_UINT],
+            };
+            (f, Naming::Vector)
+        }
+    };
+    let comps = components(&formats, naming).map_err(|m| err(format!("`format`: {m}")))?;
+    let eb = element_bytes(&formats);
+    if eb == 0 {
+        return Err(err("`format`: an element of no bytes".into()));
+    }
+    let layout = Layout::plan(&shape, &e.layout).map_err(&err)?;
+    if let (Shape::Buffer { shape: s, .. }, Layout::Buffer { bytes, offset, .. }) =
+        (&shape, &layout)
+    {
+        if let BufferShape::Structured { stride } = s
+            && (eb > *stride || stride % eb != 0)
+        {
+            return Err(err(format!(
+                "`format` takes {eb} bytes an element; the structured buffer's stride is {stride} (give formats that fill it, or a part of it that divides it)"
+            )));
+        }
+        if bytes % u64::from(eb) != 0 || offset % u64::from(eb) != 0 {
+            return Err(err(format!(
+                "the captured bytes {offset}..{} are not whole elements of {eb} bytes",
+                offset + bytes
+            )));
+        }
+    }
+    let bytes = read_file(&e.path, &layout, memory_limit).map_err(&err)?;
+    let captured = layout
+        .unpack(&bytes, found.storage_bytes)
+        .map_err(|m| err(format!("{}: {m}", e.file.display())))?;
+    let name = e.target.to_string();
+    let tolerance = opts
+        .tolerances
+        .iter()
+        .find(|(n, _)| {
+            n.eq_ignore_ascii_case(&name) || n.eq_ignore_ascii_case(&e.target.file_stem())
+        })
+        .map(|(_, t)| *t)
+        .or(opts.tolerance)
+        .or(e.tolerance)
+        .unwrap_or(Tolerance::Exact);
+    Ok(Captured {
+        entry: e.clone(),
+        shape,
+        layout,
+        formats,
+        components: comps,
+        element_bytes: eb,
+        tolerance,
+        nan: opts.nan.or(e.nan).unwrap_or_default(),
+        bytes: captured,
+        kind_words: found.kind,
+    })
+}
+
+/// Reads a capture file whose length must fit `layout` (checked before reading any of
+/// it, and never more than `limit` bytes).
+fn read_file(path: &Path, layout: &Layout, limit: u64) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let meta = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown}: not a regular file"));
+    }
+    let len = meta.len();
+    layout
+        .check_file_len(len)
+        .map_err(|m| format!("{shown} {m}"))?;
+    if len > limit {
+        return Err(format!(
+            "{shown} is {len} bytes, more than the job's memory budget of {limit} bytes"
+        ));
+    }
+    let mut bytes = Vec::new();
+    f.take(len + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if bytes.len() as u64 != len {
+        return Err(format!(
+            "{shown} changed while it was read ({} bytes, not {len})",
+            bytes.len()
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The MD5 of a file, in hex.
+pub fn md5_of_file(path: &Path) -> Result<String, CaptureError> {
+    let bytes = std::fs::read(path).map_err(|e| CaptureError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(md5::Md5::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn images_dir(
+    job: &Job,
+    capture: &Capture,
+    opts: &CompareOptions,
+) -> Result<PathBuf, CaptureError> {
+    let dir = match &opts.images {
+        Some(d) => d.clone(),
+        None => {
+            let name = capture
+                .dir
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "capture".into());
+            job.resolve(&Path::new("out").join("compare").join(name))
+        }
+    };
+    if is_inside(&dir, &capture.dir) {
+        return Err(CaptureError::Output(format!(
+            "diff images would go to {}, inside the capture folder {}; compare never writes there (pass --images DIR or --no-images)",
+            dir.display(),
+            capture.dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// Whether `path` (which may not exist yet) is `base` or inside it, once symbolic links
+/// of the part that exists are followed.
+pub fn is_inside(path: &Path, base: &Path) -> bool {
+    let Ok(base) = (if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    })
+    .canonicalize() else {
+        return false;
+    };
+    let folded = crate::job::resolve(Path::new(""), path);
+    let mut probe = if folded.is_absolute() {
+        folded
+    } else {
+        Path::new(".").join(folded)
+    };
+    let mut rest = Vec::new();
+    loop {
+        if probe
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+            && probe.canonicalize().is_err()
+        {
+            // A link to nowhere: a write through it would land wherever it points.
+            return false;
+        }
+        if let Ok(real) = probe.canonicalize() {
+            let full = rest.iter().rev().fold(real, |p: PathBuf, c| p.join(c));
+            return full.starts_with(&base);
+        }
+        match (probe.file_name().map(|n| n.to_os_string()), probe.pop()) {
+            (Some(n), true) => rest.push(n),
+            _ => return false,
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! Which lane wrote each captured word: a thin adapter over `exec::observe`.
+//!
+//! Owns: turning a capture entry's target into the descriptors a run writes it through
+//! ([`bindings_of`]), keeping the last writer of every word of those resources during a
+//! write-tracking run ([`Writers`], over `exec::WriterMap`), and saying who that was in a
+//! report's words, with the `dxlane debug` command line that opens the debugger on that
+//! lane ([`WriterReport`]). Does not own: the observation itself (`exec::observe`).
+//!
+//! For draws, render targets and the depth-stencil buffer are written by the output
+//! merger, not through a descriptor: [`PixelWriters`] watches the pipeline's
+//! `MergeObserver` instead and keeps, for every sample of every target, the pixel lane
+//! (primitive, pixel, sample) that wrote it last. Writes to one texel happen in draw
+//! order within the tile that owns it, so "last" does not depend on worker threads.
+//!
+//! Kept thin on purpose: everything this module knows of `exec::observe` is in it, so a
+//! change there touches one file here.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use super::layout::Target;
+use crate::exec::{Binding, Invocation, WriteSink, WriterMap};
+use crate::ir::{ResourceRange, Shader};
+use crate::pipeline::{MergeObserver, MergeTarget, PixelLane};
+
+/// The descriptors of `shader` through which a run writes the resource at `target`: the
+/// element of each declared range that covers its register, or its heap slot.
+pub fn bindings_of(shader: &Shader, target: &Target) -> Vec<Binding> {
+    match target {
+        Target::Register(reg) => shader
+            .resources
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.class == reg.class
+                    && r.space == reg.space
+                    && reg.index >= r.lower
+                    && (r.count == ResourceRange::UNBOUNDED
+                        || u64::from(reg.index) < u64::from(r.lower) + u64::from(r.count))
+            })
+            .map(|(i, r)| Binding::Range {
+                range: i as u32,
+                element: reg.index - r.lower,
+            })
+            .collect(),
+        Target::Heap(i) => vec![Binding::ResourceHeap(*i)],
+        // Render targets and depth are written by the output merger, not through a
+        // descriptor (see the draw's pixel attribution).
+        Target::RenderTarget(_) | Target::DepthStencil => Vec::new(),
+    }
+}
+
+/// The last writer of every word of the watched resources during one run.
+pub struct Writers {
+    map: WriterMap,
+    /// Each watched entry's bindings.
+    entries: Vec<Vec<Binding>>,
+    thread_group: [u32; 3],
+    locs: Vec<String>,
+}
+
+impl Writers {
+    /// Watches the resources of `entries` (their bindings, as [`bindings_of`] gives them)
+    /// for a run of `shader`.
+    pub fn new(shader: &Shader, entries: Vec<Vec<Binding>>) -> Writers {
+        let watched = entries.iter().flatten().copied().collect::<Vec<_>>();
+        Writers {
+            // An empty list would mean "every resource": watch a binding no shader has.
+            map: WriterMap::new(if watched.is_empty() {
+                vec![Binding::ResourceHeap(u32::MAX)]
+            } else {
+                watched
+            }),
+            entries,
+            thread_group: shader.thread_group,
+            locs: shader.locs.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    /// The sink to give the run.
+    pub fn sink(&self) -> &dyn WriteSink {
+        &self.map
+    }
+
+    /// Who last wrote the word at byte `addr` of watched entry `entry`'s memory.
+    pub fn writer(&self, entry: usize, addr: u64, job: &str) -> Option<WriterReport> {
+        let bindings = self.entries.get(entry)?;
+        let w = bindings
+            .iter()
+            .filter_map(|b| self.map.writer(*b, addr))
+            .max_by_key(|w| w.writes)?;
+        let inst = w.inst.0;
+        let source = self
+            .locs
+            .get(inst as usize)
+            .filter(|s| s.as_str() != "-")
+            .cloned();
+        Some(WriterReport::thread_or_pixel(
+            w.invocation,
+            self.thread_group,
+            inst,
+            source,
+            w.contested,
+            w.writes,
+            job,
+        ))
+    }
+}
+
+/// Who wrote a component, in a report's words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WriterReport {
+    /// The invocation in words: `thread (10, 4, 0) (group (1, 0, 0), thread (2, 4, 0))`,
+    /// `pixel (3, 5)`.
+    pub lane: String,
+    /// `SV_DispatchThreadID` (compute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<[u32; 3]>,
+    /// `SV_GroupID` (compute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<[u32; 3]>,
+    /// `SV_GroupThreadID` (compute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_thread: Option<[u32; 3]>,
+    /// The pixel (draws).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pixel: Option<[u32; 2]>,
+    /// The sample (draws, per-sample shading).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u32>,
+    /// The primitive the pixel lane ran for (draws: the index of the draw's primitive,
+    /// `SV_PrimitiveID` of the first instance).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub primitive: Option<u32>,
+    /// The IR instruction that wrote it (resource writes; the output merger's writes to
+    /// render targets and depth have none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<u32>,
+    /// That instruction's place in the original program, when known.
+    pub source: Option<String>,
+    /// Whether other invocations wrote the word too (the last one then depends on the
+    /// order the groups ran in).
+    pub contested: bool,
+    /// How many writes touched the word.
+    pub writes: u32,
+    /// The command that opens the lane debugger on this lane.
+    pub debug: String,
+}
+
+impl WriterReport {
+    fn thread_or_pixel(
+        inv: Invocation,
+        tg: [u32; 3],
+        instruction: u32,
+        source: Option<String>,
+        contested: bool,
+        writes: u32,
+        job: &str,
+    ) -> WriterReport {
+        let mut r = WriterReport {
+            lane: String::new(),
+            thread: None,
+            group: None,
+            group_thread: None,
+            pixel: None,
+            sample: None,
+            primitive: None,
+            instruction: Some(instruction),
+            source,
+            contested,
+            writes,
+            debug: String::new(),
+        };
+        match inv {
+            Invocation::Thread { group, thread } => {
+                let (g, t) = (group.0, thread.0);
+                let d = [0, 1, 2].map(|i| g[i].wrapping_mul(tg[i]).wrapping_add(t[i]));
+                r.lane = format!(
+                    "thread ({}, {}, {}) = group ({}, {}, {}) thread ({}, {}, {})",
+                    d[0], d[1], d[2], g[0], g[1], g[2], t[0], t[1], t[2]
+                );
+                r.debug = format!(
+                    "dxlane debug {} --thread {},{},{}",
+                    shell_word(job),
+                    d[0],
+                    d[1],
+                    d[2]
+                );
+                r.thread = Some(d);
+                r.group = Some(g);
+                r.group_thread = Some(t);
+            }
+            Invocation::Pixel { x, y, sample } => {
+                r = r.pixel(x, y, Some(sample), job);
+            }
+            Invocation::Vertex { vertex, instance } => {
+                r.lane = format!("vertex {vertex}, instance {instance}");
+                r.debug = format!(
+                    "dxlane debug {} --vertex {vertex} --instance {instance}",
+                    shell_word(job)
+                );
+            }
+        }
+        r
+    }
+
+    /// This report for pixel `(x, y)` (and `sample`, named in the debug command when
+    /// the pixel program ran per sample).
+    pub fn pixel(mut self, x: u32, y: u32, sample: Option<u32>, job: &str) -> WriterReport {
+        self.lane = match sample {
+            Some(s) if s > 0 => format!("pixel ({x}, {y}) sample {s}"),
+            _ => format!("pixel ({x}, {y})"),
+        };
+        self.debug = match sample {
+            Some(s) if s > 0 => format!(
+                "dxlane debug {} --pixel {x},{y} --sample {s}",
+                shell_word(job)
+            ),
+            _ => format!("dxlane debug {} --pixel {x},{y}", shell_word(job)),
+        };
+        self.pixel = Some([x, y]);
+        self.sample = sample;
+        self
+    }
+}
+
+/// A sample of a target: target, x, y, sample.
+pub type SampleKey = (MergeTarget, u32, u32, u32);
+
+/// The pixel lane behind each watched sample the output merger wrote during one draw.
+/// Only the samples asked about are kept (the mismatches a report lists), so the map
+/// stays as small as the report whatever the target's size.
+#[derive(Default)]
+pub struct PixelWriters {
+    watch: std::collections::HashSet<SampleKey>,
+    map: Mutex<HashMap<SampleKey, (PixelLane, u32)>>,
+}
+
+impl MergeObserver for PixelWriters {
+    fn write(&self, target: MergeTarget, x: u32, y: u32, sample: u32, lane: &PixelLane) {
+        let key = (target, x, y, sample);
+        if !self.watch.contains(&key) {
+            return;
+        }
+        // A poisoned lock only means another worker panicked; the map is still whole.
+        let mut m = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let e = m.entry(key).or_insert((*lane, 0));
+        e.0 = *lane;
+        e.1 = e.1.saturating_add(1);
+    }
+}
+
+impl PixelWriters {
+    /// A map watching the samples `watch`.
+    pub fn new(watch: impl IntoIterator<Item = SampleKey>) -> PixelWriters {
+        PixelWriters {
+            watch: watch.into_iter().collect(),
+            map: Mutex::default(),
+        }
+    }
+
+    /// Who last wrote sample `sample` of pixel `(x, y)` of `target`; for a resolved
+    /// image (`sample` `None`), the writer of the lowest sample written. `per_sample`:
+    /// whether the pixel program ran per sample (the debug command then names it).
+    pub fn writer(
+        &self,
+        target: MergeTarget,
+        x: u32,
+        y: u32,
+        sample: Option<u32>,
+        per_sample: bool,
+        job: &str,
+    ) -> Option<WriterReport> {
+        let m = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let (lane, writes) = match sample {
+            Some(s) => *m.get(&(target, x, y, s))?,
+            None => (0..32).find_map(|s| m.get(&(target, x, y, s)).copied())?,
+        };
+        let r = WriterReport {
+            lane: String::new(),
+            thread: None,
+            group: None,
+            group_thread: None,
+            pixel: None,
+            sample: None,
+            primitive: Some(lane.prim),
+            instruction: None,
+            source: None,
+            contested: false,
+            writes,
+            debug: String::new(),
+        };
+        let mut r = r.pixel(lane.x, lane.y, per_sample.then_some(lane.sample), job);
+        r.lane.push_str(&format!(", primitive {}", lane.prim));
+        Some(r)
+    }
+}
+
+/// `s` as one shell word (quoted when it holds anything but plain path characters).
+pub fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,=:@".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{MemWrite, WriteTarget, Xyz};
+    use crate::ir::{InstId, ResourceClass, ResourceKind, parse_shader};
+    use crate::job::Register;
+
+    /// A write through `u3` of a range `u2..u5` is the range's element 1.
+    #[test]
+    fn registers_map_to_range_elements() {
+        let text = "shader compute\ngroup [4 2 1]\nresource range0 = uav space 0 lower 2 count 4 raw_buffer uint\nresource range1 = srv space 0 lower 3 count 1 raw_buffer uint\nblock0:\n    return\n";
+        let s = parse_shader(text).unwrap();
+        assert_eq!(s.resources[0].kind, ResourceKind::RawBuffer);
+        let reg = |i| {
+            Target::Register(Register {
+                class: ResourceClass::Uav,
+                index: i,
+                space: 0,
+            })
+        };
+        assert_eq!(
+            bindings_of(&s, &reg(3)),
+            vec![Binding::Range {
+                range: 0,
+                element: 1
+            }]
+        );
+        assert!(bindings_of(&s, &reg(6)).is_empty());
+        assert_eq!(
+            bindings_of(&s, &Target::Heap(5)),
+            vec![Binding::ResourceHeap(5)]
+        );
+
+        let w = Writers::new(&s, vec![bindings_of(&s, &reg(3))]);
+        w.sink().write(&MemWrite {
+            target: WriteTarget::Resource(Binding::Range {
+                range: 0,
+                element: 1,
+            }),
+            addr: 8,
+            bytes: 4,
+            value: [0; 4],
+            atomic: false,
+            lane: 3,
+            invocation: Invocation::Thread {
+                group: Xyz([1, 0, 0]),
+                thread: Xyz([2, 1, 0]),
+            },
+            inst: InstId(0),
+        });
+        let r = w.writer(0, 10, "jobs/a b.toml").unwrap();
+        assert_eq!(r.thread, Some([6, 1, 0]));
+        assert_eq!(r.debug, "dxlane debug 'jobs/a b.toml' --thread 6,1,0");
+        assert!(w.writer(0, 12, "j").is_none());
+    }
+
+    #[test]
+    fn pixels_name_their_sample_only_when_shaded_per_sample() {
+        let base = WriterReport::thread_or_pixel(
+            Invocation::Pixel {
+                x: 3,
+                y: 4,
+                sample: 0,
+            },
+            [1, 1, 1],
+            7,
+            None,
+            false,
+            1,
+            "draw.toml",
+        );
+        assert_eq!(base.debug, "dxlane debug draw.toml --pixel 3,4");
+        let r = base.pixel(3, 4, Some(2), "draw.toml");
+        assert_eq!(r.debug, "dxlane debug draw.toml --pixel 3,4 --sample 2");
+    }
+}

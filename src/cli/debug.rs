@@ -1,0 +1,243 @@
+//! `dxlane debug JOB --thread x,y,z` (compute) or `--pixel x,y` / `--vertex n` (draw):
+//! opens the lane debugger on one lane of a job (see `debug`), runs the commands of `-c` and `--script` or reads them from an
+//! interactive prompt, and writes `--trace` files.
+//!
+//! Exit status: 0 when the session ends normally; 1 when a scripted command fails (the
+//! error is printed and the script stops); 2 when the job, the program or the lane cannot
+//! be opened. At the prompt an error is printed and the session goes on.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::debug::{self, DebugOptions, Debugger, LaneSelect};
+use crate::job::{Job, RunOptions};
+
+/// `dxlane debug`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DebugArgs {
+    /// The job file (TOML).
+    pub job: PathBuf,
+    /// The lane by SV_DispatchThreadID: `x,y,z`.
+    #[arg(long, value_name = "X,Y,Z", conflicts_with_all = ["group", "group_thread"])]
+    pub thread: Option<String>,
+    /// The lane's SV_GroupID (with --group-thread).
+    #[arg(long, value_name = "X,Y,Z", requires = "group_thread")]
+    pub group: Option<String>,
+    /// The lane's SV_GroupThreadID (with --group).
+    #[arg(long, value_name = "X,Y,Z", requires = "group")]
+    pub group_thread: Option<String>,
+    /// Draw jobs: the pixel-program lane that shaded pixel `x,y`.
+    #[arg(long, value_name = "X,Y", conflicts_with_all = ["thread", "group", "vertex"])]
+    pub pixel: Option<String>,
+    /// With --pixel: the sample (default 0).
+    #[arg(long, requires = "pixel")]
+    pub sample: Option<u32>,
+    /// With --pixel: which of the primitives covering the sample, in draw order (default
+    /// 0, the first).
+    #[arg(long, requires = "pixel")]
+    pub prim: Option<u32>,
+    /// Draw jobs: the vertex-program lane of SV_VertexID `n`.
+    #[arg(long, value_name = "N", conflicts_with_all = ["thread", "group"])]
+    pub vertex: Option<u32>,
+    /// With --vertex: the instance (default 0).
+    #[arg(long, requires = "vertex")]
+    pub instance: Option<u32>,
+    /// Commands to run, separated by `;` (non-interactive).
+    #[arg(short = 'c', long = "command", value_name = "CMDS")]
+    pub commands: Vec<String>,
+    /// A file of commands, one or more a line (`#` comments), run after `-c`.
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Write every step of the lane to this file, one JSON object a line.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub trace: Option<PathBuf>,
+    /// Worker threads (0 = all cores); overrides `[options] threads`.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Lanes per wave; overrides `[options] wave_size`.
+    #[arg(long)]
+    pub wave_size: Option<u32>,
+    /// WARP profile; overrides `[options] profile`.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Most MiB the record of the lane's wave may take (default 256).
+    #[arg(long, value_name = "MIB")]
+    pub max_record_mib: Option<usize>,
+}
+
+fn xyz(flag: &str, t: &str) -> Result<[u32; 3], String> {
+    debug::session_parse_xyz(t).map_err(|e| format!("--{flag}: {e}"))
+}
+
+/// Splits a script into commands: `;` and new lines separate them, `#` starts a comment.
+pub fn split_commands(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split_once('#').map_or(l, |(a, _)| a))
+        .flat_map(|l| l.split(';'))
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `dxlane debug` and returns the exit status.
+pub fn run(args: &DebugArgs) -> ExitCode {
+    match open(args) {
+        Ok(mut d) => session(args, &mut d),
+        Err(e) => {
+            eprintln!("dxlane: {}: {e}", args.job.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn open(args: &DebugArgs) -> Result<Debugger, String> {
+    let lane = match (&args.thread, &args.group, &args.group_thread) {
+        (Some(t), _, _) => LaneSelect::Thread(xyz("thread", t)?),
+        (None, Some(g), Some(t)) => LaneSelect::GroupThread {
+            group: xyz("group", g)?,
+            thread: xyz("group-thread", t)?,
+        },
+        _ => match (&args.pixel, args.vertex) {
+            (Some(p), _) => {
+                let v: Vec<&str> = p.split(',').map(str::trim).collect();
+                let (Some(x), Some(y), 2) = (
+                    v.first().and_then(|a| a.parse::<u32>().ok()),
+                    v.get(1).and_then(|a| a.parse::<u32>().ok()),
+                    v.len(),
+                ) else {
+                    return Err(format!("--pixel: `{p}` is not x,y (two whole numbers)"));
+                };
+                LaneSelect::Pixel {
+                    x,
+                    y,
+                    sample: args.sample.unwrap_or(0),
+                    prim: args.prim.unwrap_or(0),
+                }
+            }
+            (None, Some(n)) => LaneSelect::Vertex {
+                vertex: n,
+                instance: args.instance.unwrap_or(0),
+            },
+            (None, None) => {
+                return Err(
+                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y or --vertex n (draw)".into(),
+                );
+            }
+        },
+    };
+    let job = Job::load(&args.job).map_err(|e| e.to_string())?;
+    let opts = RunOptions {
+        threads: args.threads,
+        wave_size: args.wave_size,
+        profile: args.profile.clone(),
+        ..RunOptions::default()
+    };
+    let target = if job.file.draw.is_some() {
+        let prepared = crate::job::draw_run::prepare_draw(job, &opts).map_err(|e| e.to_string())?;
+        debug::from_draw_job(prepared).map_err(|e| e.to_string())?
+    } else {
+        let prepared = crate::job::run::prepare(job, &opts).map_err(|e| e.to_string())?;
+        debug::from_job(&prepared).map_err(|e| e.to_string())?
+    };
+    let mut options = DebugOptions::default();
+    if let Some(m) = args.max_record_mib {
+        options.max_record_bytes = m.saturating_mul(1 << 20);
+    }
+    Debugger::open(target, lane, options).map_err(|e| e.to_string())
+}
+
+fn session(args: &DebugArgs, d: &mut Debugger) -> ExitCode {
+    for n in d.notes() {
+        println!("{n}");
+    }
+    println!("{}", d.where_text());
+    if let Some(path) = &args.trace {
+        let written = std::fs::File::create(path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            .and_then(|f| {
+                let mut w = std::io::BufWriter::new(f);
+                d.write_trace(&mut w).map_err(|e| e.to_string())
+            });
+        match written {
+            Ok(n) => println!("trace: {n} steps written to {}", path.display()),
+            Err(e) => {
+                eprintln!("dxlane: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut script: Vec<String> = args
+        .commands
+        .iter()
+        .flat_map(|c| split_commands(c))
+        .collect();
+    if let Some(p) = &args.script {
+        match std::fs::read_to_string(p) {
+            Ok(t) => script.extend(split_commands(&t)),
+            Err(e) => {
+                eprintln!("dxlane: cannot read the script {}: {e}", p.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if !script.is_empty() || args.trace.is_some() {
+        for c in &script {
+            println!("(dxlane) {c}");
+            if matches!(c.as_str(), "quit" | "q" | "exit") {
+                break;
+            }
+            match d.execute(c) {
+                Ok(out) => {
+                    if !out.is_empty() {
+                        println!("{out}");
+                    }
+                }
+                Err(e) => {
+                    println!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    interactive(d)
+}
+
+fn interactive(d: &mut Debugger) -> ExitCode {
+    let mut rl = match rustyline::DefaultEditor::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("dxlane: no prompt ({e}); give commands with -c or --script");
+            return ExitCode::from(2);
+        }
+    };
+    let mut last = String::new();
+    loop {
+        match rl.readline("(dxlane) ") {
+            Ok(line) => {
+                let line = line.trim().to_string();
+                // An empty line repeats the last command, as gdb does.
+                let cmd = if line.is_empty() { last.clone() } else { line };
+                if cmd.is_empty() {
+                    continue;
+                }
+                let _ = rl.add_history_entry(cmd.as_str());
+                if matches!(cmd.as_str(), "quit" | "q" | "exit") {
+                    break;
+                }
+                for c in split_commands(&cmd) {
+                    match d.execute(&c) {
+                        Ok(out) if !out.is_empty() => println!("{out}"),
+                        Ok(_) => {}
+                        Err(e) => println!("error: {e}"),
+                    }
+                }
+                last = cmd;
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => continue,
+            Err(_) => break,
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,367 @@
+//! The program in its own terms: the listing, the line of each source instruction, and
+//! the registers and values the program names (DXBC `r3.x`, `vThreadID.y`; DXIL `%42`,
+//! `%name`), each mapped to the IR registers that hold it by the lowering's source map
+//! (`ir::SourceVar`).
+//!
+//! Three kinds of program: DXBC (the fxc-style listing of `dxlane disasm`: line `i + 2`
+//! is instruction `i`, declarations included), DXIL (the dxc-style listing of the
+//! module's `DXIL` part; lines as `dxlane disasm` numbers them when the container has no
+//! `ILDB` debug module), and the IR's own text form (a job whose program is a `.ir`
+//! file: every IR instruction is a step and IR registers are the names).
+
+use std::collections::HashMap;
+
+use super::format::Ty;
+use crate::dxbc::{InstructionKind, Opcode};
+use crate::exec::At;
+use crate::ir::{Shader, SourceLoc, VarKey};
+
+/// What the program was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// Shader Model 4–5 tokens.
+    Dxbc,
+    /// Shader Model 6 LLVM bitcode.
+    Dxil,
+    /// The IR's text form.
+    Ir,
+}
+
+/// Where a step is in the source: `(function, index)` — DXBC: the subroutine (0 for the
+/// main program, `k` for the k-th `label` body) and the instruction index; DXIL: the
+/// function and its instruction index; IR: 0 and the IR position (`2 × instruction`,
+/// terminators between a block's last instruction and the next block).
+pub type Key = (u32, u32);
+
+/// A program value and its registers.
+#[derive(Debug, Clone)]
+pub struct Var {
+    /// As the program spells it (`r3`, `vThreadID`, `%42`).
+    pub name: String,
+    /// One IR register per component or leaf ([`u32::MAX`] where none).
+    pub regs: Vec<u32>,
+    /// The type of each component, when the program states one (DXIL); DXBC registers
+    /// are typed by the instruction that last wrote them.
+    pub ty: Vec<Ty>,
+    /// Components are `x y z w` (DXBC) rather than `[0] [1] …` (DXIL aggregates).
+    pub xyzw: bool,
+    /// DXIL: the instruction that defines the value.
+    pub def: Option<u32>,
+    /// DXIL: the value's id.
+    pub value: Option<u32>,
+}
+
+impl Var {
+    /// The name of component `c` (`r3.y`, `%4`, `%4[1]`).
+    pub fn component_name(&self, c: usize) -> String {
+        if self.xyzw {
+            format!(
+                "{}.{}",
+                self.name,
+                b"xyzw".get(c).map_or('?', |&b| b as char)
+            )
+        } else if self.regs.len() == 1 {
+            self.name.clone()
+        } else {
+            format!("{}[{c}]", self.name)
+        }
+    }
+}
+
+/// The listing and the names of a program.
+#[derive(Debug, Clone)]
+pub struct SourceView {
+    /// The language.
+    pub lang: Lang,
+    /// The listing, one entry per line (line `n` is `lines[n - 1]`).
+    pub lines: Vec<String>,
+    /// The line of each source position.
+    pub key_line: HashMap<Key, u32>,
+    /// The program's values.
+    pub vars: Vec<Var>,
+    by_name: HashMap<String, usize>,
+    reg_vars: HashMap<u32, Vec<(usize, usize)>>,
+    /// DXBC: first instruction index of each subroutine body (`label` + 1), in order.
+    subroutines: Vec<(u32, u32)>,
+    /// DXBC: the opcode of each instruction index (declarations: `None`).
+    opcodes: Vec<Option<Opcode>>,
+    /// DXIL: the value operands of each instruction of the entry function.
+    pub operands: HashMap<u32, Vec<u32>>,
+    /// Local arrays by name (`x0`, an alloca's name).
+    pub locals: Vec<String>,
+}
+
+impl SourceView {
+    fn new(lang: Lang, lines: Vec<String>) -> SourceView {
+        SourceView {
+            lang,
+            lines,
+            key_line: HashMap::new(),
+            vars: Vec::new(),
+            by_name: HashMap::new(),
+            reg_vars: HashMap::new(),
+            subroutines: Vec::new(),
+            opcodes: Vec::new(),
+            operands: HashMap::new(),
+            locals: Vec::new(),
+        }
+    }
+
+    fn add_var(&mut self, v: Var) {
+        let k = self.vars.len();
+        for (c, r) in v.regs.iter().enumerate() {
+            if *r != u32::MAX {
+                self.reg_vars.entry(*r).or_default().push((k, c));
+            }
+        }
+        self.by_name.insert(v.name.clone(), k);
+        self.vars.push(v);
+    }
+
+    /// The view of a DXBC program and its unoptimised lowering.
+    pub fn dxbc(program: &crate::dxbc::Program, shader: &Shader) -> SourceView {
+        let text = crate::dxbc::listing(program);
+        let mut v = SourceView::new(Lang::Dxbc, text.lines().map(str::to_string).collect());
+        let mut sub = 0u32;
+        for (i, inst) in program.instructions.iter().enumerate() {
+            let op = match &inst.kind {
+                InstructionKind::Executable(e) => Some(e.opcode),
+                _ => None,
+            };
+            if op == Some(Opcode::Label) {
+                sub += 1;
+                v.subroutines.push((i as u32, sub));
+            }
+            v.opcodes.push(op);
+        }
+        for i in 0..program.instructions.len() as u32 {
+            v.key_line.insert((v.function_of(i), i), i + 2);
+        }
+        let mut vars: Vec<&crate::ir::SourceVar> = shader.vars.iter().collect();
+        vars.sort_by(|a, b| a.key.cmp(&b.key));
+        for sv in vars {
+            let name = match &sv.key {
+                VarKey::DxbcTemp(n) => format!("r{n}"),
+                VarKey::DxbcInput(s) => s.clone(),
+                VarKey::DxilValue { .. } => continue,
+            };
+            let mut regs: Vec<u32> = sv.regs.iter().map(|r| r.0).collect();
+            // `vThreadIDInGroupFlattened` is one value the lowering lists per component.
+            if regs.windows(2).all(|w| w[0] == w[1]) {
+                regs.truncate(1);
+            }
+            let n = regs.len();
+            v.add_var(Var {
+                name,
+                regs,
+                ty: vec![Ty::Untyped; n],
+                xyzw: true,
+                def: None,
+                value: None,
+            });
+        }
+        v.locals = shader.locals.iter().map(|x| x.name.clone()).collect();
+        v
+    }
+
+    /// The view of a DXIL module (its listing and line map, as
+    /// `dxil::listing::disassemble_with_lines` gives them) and its unoptimised lowering.
+    pub fn dxil(
+        text: &str,
+        lines: &[(u32, u32, u32)],
+        module: &crate::dxil::llvm::Module,
+        shader: &Shader,
+    ) -> SourceView {
+        use crate::dxil::llvm::{Type, ValueId};
+        let mut v = SourceView::new(Lang::Dxil, text.lines().map(str::to_string).collect());
+        for &(f, i, l) in lines {
+            v.key_line.insert((f, i), l);
+        }
+        let function = shader.vars.iter().find_map(|sv| match sv.key {
+            VarKey::DxilValue { function, .. } => Some(function),
+            _ => None,
+        });
+        let body = function
+            .and_then(|f| module.functions.get(f as usize))
+            .and_then(|f| f.body.as_ref());
+        let Some(body) = body else {
+            return v;
+        };
+        let names = crate::dxil::listing::asm::AsmWriter::value_names(module, body);
+        for (k, inst) in body.instructions.iter().enumerate() {
+            v.operands.insert(
+                k as u32,
+                inst.kind.value_operands().iter().map(|x| x.0).collect(),
+            );
+        }
+        let leaf_ty = |t: &Type| match t {
+            Type::Float => Ty::Float,
+            Type::Half => Ty::Half,
+            Type::Double => Ty::Double,
+            Type::Integer(1) => Ty::Bool,
+            Type::Integer(64) => Ty::I64,
+            Type::Integer(_) => Ty::Int,
+            _ => Ty::Untyped,
+        };
+        for sv in &shader.vars {
+            let VarKey::DxilValue { value, .. } = sv.key else {
+                continue;
+            };
+            let id = ValueId(value);
+            let Some(name) = names.get(&id) else { continue };
+            let val = module.value(Some(body), id);
+            let def = val.and_then(|x| match x.kind {
+                crate::dxil::llvm::ValueKind::Instruction(i) => Some(i),
+                _ => None,
+            });
+            let tys: Vec<Ty> = match val.and_then(|x| module.ty(x.ty)) {
+                Some(Type::Vector { element, .. }) | Some(Type::Array { element, .. }) => {
+                    let e = module.ty(*element).map_or(Ty::Untyped, leaf_ty);
+                    vec![e; sv.regs.len()]
+                }
+                Some(t) => vec![leaf_ty(t); sv.regs.len()],
+                None => vec![Ty::Untyped; sv.regs.len()],
+            };
+            v.add_var(Var {
+                name: name.clone(),
+                regs: sv.regs.iter().map(|r| r.0).collect(),
+                ty: tys,
+                xyzw: false,
+                def,
+                value: Some(value),
+            });
+        }
+        v.locals = shader.locals.iter().map(|x| x.name.clone()).collect();
+        v
+    }
+
+    /// The view of a program written in the IR's text form: its own listing, IR
+    /// registers as names.
+    pub fn ir(shader: &Shader) -> SourceView {
+        let mut lines = vec![format!("shader {}", shader.stage)];
+        let mut v = SourceView::new(Lang::Ir, Vec::new());
+        for (b, block) in shader.blocks.iter().enumerate() {
+            lines.push(format!("block{b}:"));
+            for i in block.start..block.end {
+                lines.push(format!("    {}", shader.insts[i as usize]));
+                v.key_line.insert((0, 2 * i), lines.len() as u32);
+            }
+            lines.push(format!("    {}", block.term));
+            v.key_line
+                .insert((0, (2 * block.end).wrapping_sub(1)), lines.len() as u32);
+        }
+        v.lines = lines;
+        for r in shader.consts.len() as u32..shader.num_regs {
+            v.add_var(Var {
+                name: format!("r{r}"),
+                regs: vec![r],
+                ty: vec![Ty::Untyped],
+                xyzw: false,
+                def: None,
+                value: None,
+            });
+        }
+        v.locals = shader.locals.iter().map(|x| x.name.clone()).collect();
+        v
+    }
+
+    /// The subroutine a DXBC instruction index belongs to (0: the main program).
+    fn function_of(&self, index: u32) -> u32 {
+        let k = self
+            .subroutines
+            .partition_point(|&(start, _)| start <= index);
+        k.checked_sub(1)
+            .and_then(|k| self.subroutines.get(k))
+            .map_or(0, |&(_, s)| s)
+    }
+
+    /// The source position of a step (`None`: made by the lowering, part of the step
+    /// before it).
+    pub fn key(&self, shader: &Shader, at: At) -> Option<Key> {
+        let loc = match at {
+            At::Inst(i) => {
+                if self.lang == Lang::Ir {
+                    return Some((0, 2 * i.0));
+                }
+                shader.locs.get(i.index()).copied().unwrap_or_default()
+            }
+            At::Terminator(b) => {
+                let block = shader.blocks.get(b.index())?;
+                if self.lang == Lang::Ir {
+                    return Some((0, (2 * block.end).wrapping_sub(1)));
+                }
+                block.term_loc
+            }
+        };
+        match loc {
+            SourceLoc::None => None,
+            SourceLoc::Dxbc { index, .. } => Some((self.function_of(index), index)),
+            SourceLoc::Dxil { function, inst } => Some((function, inst)),
+        }
+    }
+
+    /// The listing line of a source position.
+    pub fn line(&self, key: Key) -> Option<u32> {
+        self.key_line.get(&key).copied()
+    }
+
+    /// The text of a line (trimmed).
+    pub fn text(&self, line: u32) -> &str {
+        line.checked_sub(1)
+            .and_then(|l| self.lines.get(l as usize))
+            .map_or("", |s| s.trim())
+    }
+
+    /// The positions on a listing line.
+    pub fn keys_on_line(&self, line: u32) -> Vec<Key> {
+        let mut v: Vec<Key> = self
+            .key_line
+            .iter()
+            .filter(|(_, l)| **l == line)
+            .map(|(k, _)| *k)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Whether the DXBC instruction at `index` is a `call` or `callc`.
+    pub fn is_call(&self, index: u32) -> bool {
+        matches!(
+            self.opcodes.get(index as usize),
+            Some(Some(Opcode::Call | Opcode::Callc))
+        )
+    }
+
+    /// A value by name.
+    pub fn var(&self, name: &str) -> Option<&Var> {
+        self.by_name.get(name).map(|&k| &self.vars[k])
+    }
+
+    /// The program values register `r` holds, as (variable, component).
+    pub fn names_of(&self, r: u32) -> &[(usize, usize)] {
+        self.reg_vars.get(&r).map_or(&[], Vec::as_slice)
+    }
+
+    /// The name to show for register `r` at DXIL instruction `inst` (an operand of it
+    /// or its result when several values share the register); `None` for registers the
+    /// program does not name (constants, the lowering's scratch).
+    pub fn name_for(&self, r: u32, inst: Option<u32>, write: bool) -> Option<(usize, usize)> {
+        let cands = self.names_of(r);
+        if cands.len() <= 1 || self.lang != Lang::Dxil {
+            return cands.first().copied();
+        }
+        if let Some(i) = inst {
+            if write && let Some(c) = cands.iter().find(|(v, _)| self.vars[*v].def == Some(i)) {
+                return Some(*c);
+            }
+            if let Some(ops) = self.operands.get(&i)
+                && let Some(c) = cands
+                    .iter()
+                    .find(|(v, _)| self.vars[*v].value.is_some_and(|x| ops.contains(&x)))
+            {
+                return Some(*c);
+            }
+        }
+        cands.first().copied()
+    }
+}

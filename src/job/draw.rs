@@ -1,0 +1,561 @@
+//! `[draw]`: the job file's draw section, and its mapping onto the pipeline's own state
+//! types (`pipeline::state`: input layout, rasterizer, blend and depth-stencil
+//! descriptions, viewport, scissor).
+//!
+//! Owns: the serde types of `[draw]` and its tables, and checking every name and number
+//! in them, each error naming the key (`[draw.rasterizer] cull`, `[[draw.input_element]]
+//! #2 format`). Does not own: render targets and the depth-stencil buffer (`targets`), or
+//! running the draw (`draw_run`).
+//!
+//! # The contract (DESIGN's "Job file", extended)
+//!
+//! ```toml
+//! [draw]
+//! topology = "triangle_list"      # D3D_PRIMITIVE_TOPOLOGY names, lower case
+//! vertex_count = 3                # or index_count with [draw.index_buffer]
+//! instance_count = 1
+//! start_vertex = 0                # StartVertexLocation (start_index for indexed draws)
+//! base_vertex = 0                 # BaseVertexLocation (indexed draws)
+//! start_instance = 0
+//! viewport = [0, 0, 32, 32, 0, 1] # x, y, width, height, min depth, max depth
+//! scissor = [0, 0, 32, 32]        # left, top, right, bottom (default: the whole target)
+//! sample_mask = 0xffffffff
+//! blend_factor = [1, 1, 1, 1]
+//! stencil_ref = 0
+//! alpha_to_coverage = false
+//! independent_blend = false       # false: [[draw.blend]] #1 applies to every target
+//! strip_cut = false               # 0xffff / 0xffffffff restart strips
+//!
+//! [[draw.vertex_buffer]]          # slot, stride, offset (bytes skipped), data
+//! [[draw.input_element]]          # semantic, index, format, slot, offset ("append"), instance_step
+//! [draw.index_buffer]             # format (R16_UINT | R32_UINT), offset, data
+//! [[draw.render_target]]          # see `targets`
+//! [draw.depth_stencil]            # see `targets`; and the D3D12_DEPTH_STENCIL_DESC keys:
+//!                                 # depth_enable, depth_func, depth_write, stencil_enable,
+//!                                 # stencil_read_mask, stencil_write_mask,
+//!                                 # front = { fail, depth_fail, pass, func }, back = { … }
+//! [draw.rasterizer]               # fill, cull, front_ccw, depth_bias, depth_bias_clamp,
+//!                                 # slope_scaled_depth_bias, depth_clip, multisample,
+//!                                 # antialiased_line
+//! [[draw.blend]]                  # enable, logic_op_enable, src, dest, op, src_alpha,
+//!                                 # dest_alpha, op_alpha, logic_op, write_mask (0–15 or "rgba")
+//! ```
+//!
+//! Names are D3D12's without their prefixes, in any case (`SRC_ALPHA`, `LESS_EQUAL`,
+//! `INCR_SAT`, `BACK`). Every key is optional and defaults to D3D12's default state.
+
+use serde::{Deserialize, Serialize};
+
+use super::JobError;
+use super::schema::DataSpec;
+use crate::pipeline::state::*;
+use crate::resources::{ComparisonFunc, Format};
+
+/// `[draw]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DrawSection {
+    /// `D3D_PRIMITIVE_TOPOLOGY` name (default `triangle_list`).
+    pub topology: Option<String>,
+    /// Vertices per instance (non-indexed draws).
+    pub vertex_count: Option<u32>,
+    /// Indices per instance (indexed draws).
+    pub index_count: Option<u32>,
+    /// Instances (default 1).
+    pub instance_count: Option<u32>,
+    /// `StartVertexLocation`.
+    pub start_vertex: Option<u32>,
+    /// `StartIndexLocation`.
+    pub start_index: Option<u32>,
+    /// `BaseVertexLocation`.
+    pub base_vertex: Option<i32>,
+    /// `StartInstanceLocation`.
+    pub start_instance: Option<u32>,
+    /// x, y, width, height, min depth, max depth.
+    pub viewport: Option<[f32; 6]>,
+    /// left, top, right, bottom.
+    pub scissor: Option<[i32; 4]>,
+    /// `SampleMask`.
+    pub sample_mask: Option<u32>,
+    /// `OMSetBlendFactor`.
+    pub blend_factor: Option<[f32; 4]>,
+    /// `OMSetStencilRef`.
+    pub stencil_ref: Option<u8>,
+    /// `AlphaToCoverageEnable`.
+    pub alpha_to_coverage: Option<bool>,
+    /// `IndependentBlendEnable`.
+    pub independent_blend: Option<bool>,
+    /// `IBStripCutValue` enabled.
+    pub strip_cut: Option<bool>,
+    /// `[[draw.render_target]]`.
+    #[serde(default)]
+    pub render_target: Vec<super::targets::RenderTargetEntry>,
+    /// `[[draw.vertex_buffer]]`.
+    #[serde(default)]
+    pub vertex_buffer: Vec<VertexBufferEntry>,
+    /// `[[draw.input_element]]`.
+    #[serde(default)]
+    pub input_element: Vec<InputElementEntry>,
+    /// `[draw.index_buffer]`.
+    pub index_buffer: Option<IndexBufferEntry>,
+    /// `[draw.depth_stencil]`.
+    pub depth_stencil: Option<super::targets::DepthStencilEntry>,
+    /// `[draw.rasterizer]`.
+    pub rasterizer: Option<RasterizerEntry>,
+    /// `[[draw.blend]]`, one per render target.
+    #[serde(default)]
+    pub blend: Vec<BlendEntry>,
+}
+
+/// `[[draw.vertex_buffer]]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VertexBufferEntry {
+    /// Slot (0–31).
+    pub slot: u32,
+    /// Bytes between vertices.
+    pub stride: u32,
+    /// Bytes of the data skipped (the view's start).
+    pub offset: Option<u64>,
+    /// The bytes.
+    pub data: DataSpec,
+}
+
+/// An element offset: bytes, or `"append"` (`D3D12_APPEND_ALIGNED_ELEMENT`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum OffsetSpec {
+    /// Bytes.
+    Bytes(u32),
+    /// `"append"`.
+    Word(String),
+}
+
+/// `[[draw.input_element]]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputElementEntry {
+    /// Semantic name.
+    pub semantic: String,
+    /// Semantic index (default 0).
+    pub index: Option<u32>,
+    /// DXGI format.
+    pub format: String,
+    /// Slot (default 0).
+    pub slot: Option<u32>,
+    /// Offset (default `"append"`).
+    pub offset: Option<OffsetSpec>,
+    /// 0 per vertex (default); n per instance.
+    pub instance_step: Option<u32>,
+}
+
+/// `[draw.index_buffer]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexBufferEntry {
+    /// `R16_UINT` or `R32_UINT`.
+    pub format: String,
+    /// Bytes skipped.
+    pub offset: Option<u64>,
+    /// The indices.
+    pub data: DataSpec,
+}
+
+/// `[draw.rasterizer]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RasterizerEntry {
+    /// `SOLID` or `WIREFRAME`.
+    pub fill: Option<String>,
+    /// `NONE`, `FRONT` or `BACK`.
+    pub cull: Option<String>,
+    /// `FrontCounterClockwise`.
+    pub front_ccw: Option<bool>,
+    /// `DepthBias`.
+    pub depth_bias: Option<i32>,
+    /// `DepthBiasClamp`.
+    pub depth_bias_clamp: Option<f32>,
+    /// `SlopeScaledDepthBias`.
+    pub slope_scaled_depth_bias: Option<f32>,
+    /// `DepthClipEnable`.
+    pub depth_clip: Option<bool>,
+    /// `MultisampleEnable`.
+    pub multisample: Option<bool>,
+    /// `AntialiasedLineEnable`.
+    pub antialiased_line: Option<bool>,
+    /// `ForcedSampleCount`.
+    pub forced_sample_count: Option<u32>,
+}
+
+/// A write mask: 0–15, or letters `"rgba"`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum MaskSpec {
+    /// Bits.
+    Bits(u8),
+    /// Letters.
+    Letters(String),
+}
+
+/// `[[draw.blend]]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BlendEntry {
+    /// `BlendEnable`.
+    pub enable: Option<bool>,
+    /// `LogicOpEnable`.
+    pub logic_op_enable: Option<bool>,
+    /// `SrcBlend`.
+    pub src: Option<String>,
+    /// `DestBlend`.
+    pub dest: Option<String>,
+    /// `BlendOp`.
+    pub op: Option<String>,
+    /// `SrcBlendAlpha`.
+    pub src_alpha: Option<String>,
+    /// `DestBlendAlpha`.
+    pub dest_alpha: Option<String>,
+    /// `BlendOpAlpha`.
+    pub op_alpha: Option<String>,
+    /// `LogicOp`.
+    pub logic_op: Option<String>,
+    /// `RenderTargetWriteMask`.
+    pub write_mask: Option<MaskSpec>,
+}
+
+/// A `[draw]` error for `key`.
+pub(crate) fn draw_err(table: &str, message: impl Into<String>) -> JobError {
+    JobError::Entry {
+        entry: table.to_string(),
+        message: message.into(),
+    }
+}
+
+fn by_name<T: Copy>(
+    table: &str,
+    key: &str,
+    name: &str,
+    names: &[(&'static str, T)],
+) -> Result<T, JobError> {
+    let n = name.trim().to_ascii_uppercase();
+    for (k, v) in names {
+        if k.eq_ignore_ascii_case(&n) || n.ends_with(&format!("_{k}")) && n.starts_with("D3D12_") {
+            return Ok(*v);
+        }
+    }
+    let hint = super::closest(&n, names.iter().map(|(k, _)| *k))
+        .map(|c| format!(" (did you mean {c}?)"))
+        .unwrap_or_default();
+    Err(draw_err(
+        table,
+        format!(
+            "`{key}`: unknown name \"{name}\"{hint}; one of {}",
+            names.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+        ),
+    ))
+}
+
+/// A DXGI format name.
+pub(crate) fn format_named(table: &str, key: &str, name: &str) -> Result<Format, JobError> {
+    Format::from_name(name).ok_or_else(|| {
+        let hint = super::closest(name, Format::ALL.iter().map(|f| f.name()))
+            .map(|c| format!(" (did you mean {c}?)"))
+            .unwrap_or_default();
+        draw_err(table, format!("`{key}`: unknown format \"{name}\"{hint}"))
+    })
+}
+
+/// A comparison function name.
+pub(crate) fn comparison_named(
+    table: &str,
+    key: &str,
+    name: &str,
+) -> Result<ComparisonFunc, JobError> {
+    ComparisonFunc::from_name(name).ok_or_else(|| {
+        draw_err(
+            table,
+            format!("`{key}`: unknown comparison \"{name}\"; one of NEVER, LESS, EQUAL, LESS_EQUAL, GREATER, NOT_EQUAL, GREATER_EQUAL, ALWAYS"),
+        )
+    })
+}
+
+/// A stencil operation name.
+pub(crate) fn stencil_op_named(table: &str, key: &str, name: &str) -> Result<StencilOp, JobError> {
+    by_name(table, key, name, StencilOp::NAMES)
+}
+
+/// The topology.
+pub fn topology(d: &DrawSection) -> Result<PrimitiveTopology, JobError> {
+    match &d.topology {
+        None => Ok(PrimitiveTopology::TriangleList),
+        Some(t) => PrimitiveTopology::from_name(t).ok_or_else(|| {
+            draw_err(
+                "[draw]",
+                format!(
+                    "`topology`: unknown topology \"{t}\"; one of {}",
+                    PrimitiveTopology::NAMES
+                        .iter()
+                        .map(|(k, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        }),
+    }
+}
+
+/// The input layout.
+pub fn input_layout(d: &DrawSection) -> Result<InputLayout, JobError> {
+    let mut elements = Vec::new();
+    for (i, e) in d.input_element.iter().enumerate() {
+        let table = format!("[[draw.input_element]] #{} ({})", i + 1, e.semantic);
+        let format = format_named(&table, "format", &e.format)?;
+        let offset = match &e.offset {
+            None => APPEND_ALIGNED_ELEMENT,
+            Some(OffsetSpec::Bytes(b)) => *b,
+            Some(OffsetSpec::Word(w)) if w.eq_ignore_ascii_case("append") => APPEND_ALIGNED_ELEMENT,
+            Some(OffsetSpec::Word(w)) => {
+                return Err(draw_err(
+                    &table,
+                    format!("`offset`: \"{w}\" is neither a byte count nor \"append\""),
+                ));
+            }
+        };
+        elements.push(InputElementDesc {
+            semantic: e.semantic.clone(),
+            semantic_index: e.index.unwrap_or(0),
+            format,
+            input_slot: e.slot.unwrap_or(0),
+            aligned_byte_offset: offset,
+            instance_data_step_rate: e.instance_step.unwrap_or(0),
+        });
+    }
+    Ok(InputLayout { elements })
+}
+
+/// The rasterizer state.
+pub fn rasterizer(d: &DrawSection) -> Result<RasterizerDesc, JobError> {
+    let mut r = RasterizerDesc::default();
+    let Some(e) = &d.rasterizer else { return Ok(r) };
+    let t = "[draw.rasterizer]";
+    if let Some(f) = &e.fill {
+        r.fill_mode = by_name(
+            t,
+            "fill",
+            f,
+            &[
+                ("SOLID", FillMode::Solid),
+                ("WIREFRAME", FillMode::Wireframe),
+            ],
+        )?;
+    }
+    if let Some(c) = &e.cull {
+        r.cull_mode = by_name(
+            t,
+            "cull",
+            c,
+            &[
+                ("NONE", CullMode::None),
+                ("FRONT", CullMode::Front),
+                ("BACK", CullMode::Back),
+            ],
+        )?;
+    }
+    r.front_counter_clockwise = e.front_ccw.unwrap_or(r.front_counter_clockwise);
+    r.depth_bias = e.depth_bias.unwrap_or(0);
+    r.depth_bias_clamp = e.depth_bias_clamp.unwrap_or(0.0);
+    r.slope_scaled_depth_bias = e.slope_scaled_depth_bias.unwrap_or(0.0);
+    if !r.depth_bias_clamp.is_finite() || !r.slope_scaled_depth_bias.is_finite() {
+        return Err(draw_err(
+            t,
+            "`depth_bias_clamp` and `slope_scaled_depth_bias` must be finite",
+        ));
+    }
+    r.depth_clip_enable = e.depth_clip.unwrap_or(true);
+    r.multisample_enable = e.multisample.unwrap_or(false);
+    r.antialiased_line_enable = e.antialiased_line.unwrap_or(false);
+    r.forced_sample_count = e.forced_sample_count.unwrap_or(0);
+    Ok(r)
+}
+
+fn mask_of(table: &str, m: &MaskSpec) -> Result<u8, JobError> {
+    match m {
+        MaskSpec::Bits(b) if *b <= 15 => Ok(*b),
+        MaskSpec::Bits(b) => Err(draw_err(table, format!("`write_mask` {b}: give 0 to 15"))),
+        MaskSpec::Letters(s) => {
+            let mut v = 0u8;
+            for ch in s.chars() {
+                v |= match ch.to_ascii_lowercase() {
+                    'r' => 1,
+                    'g' => 2,
+                    'b' => 4,
+                    'a' => 8,
+                    _ => {
+                        return Err(draw_err(
+                            table,
+                            format!("`write_mask` \"{s}\": use the letters r, g, b, a"),
+                        ));
+                    }
+                };
+            }
+            Ok(v)
+        }
+    }
+}
+
+/// The blend state.
+pub fn blend(d: &DrawSection) -> Result<BlendDesc, JobError> {
+    let mut b = BlendDesc {
+        alpha_to_coverage_enable: d.alpha_to_coverage.unwrap_or(false),
+        independent_blend_enable: d.independent_blend.unwrap_or(false),
+        ..BlendDesc::default()
+    };
+    if d.blend.len() > RENDER_TARGETS {
+        return Err(draw_err(
+            "[[draw.blend]]",
+            format!("{} entries; at most {RENDER_TARGETS}", d.blend.len()),
+        ));
+    }
+    for (i, e) in d.blend.iter().enumerate() {
+        let t = format!("[[draw.blend]] #{}", i + 1);
+        let r = &mut b.render_target[i];
+        r.blend_enable = e.enable.unwrap_or(false);
+        r.logic_op_enable = e.logic_op_enable.unwrap_or(false);
+        let f = |k: &str, v: &Option<String>, dflt: Blend| -> Result<Blend, JobError> {
+            v.as_deref()
+                .map_or(Ok(dflt), |n| by_name(&t, k, n, Blend::NAMES))
+        };
+        let o = |k: &str, v: &Option<String>| -> Result<BlendOp, JobError> {
+            v.as_deref()
+                .map_or(Ok(BlendOp::Add), |n| by_name(&t, k, n, BlendOp::NAMES))
+        };
+        r.src_blend = f("src", &e.src, Blend::One)?;
+        r.dest_blend = f("dest", &e.dest, Blend::Zero)?;
+        r.blend_op = o("op", &e.op)?;
+        r.src_blend_alpha = f("src_alpha", &e.src_alpha, Blend::One)?;
+        r.dest_blend_alpha = f("dest_alpha", &e.dest_alpha, Blend::Zero)?;
+        r.blend_op_alpha = o("op_alpha", &e.op_alpha)?;
+        if let Some(l) = &e.logic_op {
+            r.logic_op = by_name(&t, "logic_op", l, LogicOp::NAMES)?;
+        }
+        if let Some(m) = &e.write_mask {
+            r.render_target_write_mask = mask_of(&t, m)?;
+        }
+        // Alpha factors cannot read colour (D3D12 validation).
+        for (k, v) in [
+            ("src_alpha", r.src_blend_alpha),
+            ("dest_alpha", r.dest_blend_alpha),
+        ] {
+            if matches!(
+                v,
+                Blend::SrcColor
+                    | Blend::InvSrcColor
+                    | Blend::DestColor
+                    | Blend::InvDestColor
+                    | Blend::Src1Color
+                    | Blend::InvSrc1Color
+            ) {
+                return Err(draw_err(
+                    &t,
+                    format!("`{k}`: a colour factor cannot blend alpha (use the _ALPHA factor)"),
+                ));
+            }
+        }
+    }
+    Ok(b)
+}
+
+/// The viewport, if given; refused when not finite, with a width or height ≤ 0, or depths
+/// outside [0, 1].
+pub fn viewport(d: &DrawSection) -> Result<Option<Viewport>, JobError> {
+    let Some(v) = d.viewport else { return Ok(None) };
+    let [x, y, w, h, near, far] = v;
+    if v.iter().any(|c| !c.is_finite()) || w <= 0.0 || h <= 0.0 {
+        return Err(draw_err(
+            "[draw]",
+            format!(
+                "`viewport` {v:?}: x, y, width, height, min depth, max depth must be finite, with width and height > 0"
+            ),
+        ));
+    }
+    if !(0.0..=1.0).contains(&near) || !(0.0..=1.0).contains(&far) {
+        return Err(draw_err(
+            "[draw]",
+            format!("`viewport`: min depth {near} and max depth {far} must lie in [0, 1]"),
+        ));
+    }
+    Ok(Some(Viewport {
+        top_left_x: x,
+        top_left_y: y,
+        width: w,
+        height: h,
+        min_depth: near,
+        max_depth: far,
+    }))
+}
+
+/// The scissor rectangle, if given.
+pub fn scissor(d: &DrawSection) -> Result<Option<Rect>, JobError> {
+    let Some([l, t, r, b]) = d.scissor else {
+        return Ok(None);
+    };
+    if r < l || b < t {
+        return Err(draw_err(
+            "[draw]",
+            format!(
+                "`scissor` [{l}, {t}, {r}, {b}]: right and bottom must not be below left and top"
+            ),
+        ));
+    }
+    Ok(Some(Rect {
+        left: l,
+        top: t,
+        right: r,
+        bottom: b,
+    }))
+}
+
+/// The draw arguments, and whether the draw is indexed.
+pub fn args(d: &DrawSection) -> Result<DrawArgs, JobError> {
+    let count = match (d.vertex_count, d.index_count, &d.index_buffer) {
+        (Some(_), _, Some(_)) => {
+            return Err(draw_err(
+                "[draw]",
+                "`vertex_count` with an index buffer: give `index_count`",
+            ));
+        }
+        (_, Some(_), None) => {
+            return Err(draw_err(
+                "[draw]",
+                "`index_count` needs a [draw.index_buffer]",
+            ));
+        }
+        (Some(v), None, None) => v,
+        (None, Some(i), Some(_)) => i,
+        (None, None, _) => {
+            return Err(draw_err(
+                "[draw]",
+                "missing `vertex_count` (or `index_count` with an index buffer)",
+            ));
+        }
+    };
+    if d.index_buffer.is_none() && d.start_index.is_some() {
+        return Err(draw_err(
+            "[draw]",
+            "`start_index` applies to indexed draws; use `start_vertex`",
+        ));
+    }
+    if d.index_buffer.is_some() && d.start_vertex.is_some() {
+        return Err(draw_err(
+            "[draw]",
+            "`start_vertex` applies to draws without an index buffer; use `start_index`",
+        ));
+    }
+    Ok(DrawArgs {
+        vertex_count: count,
+        instance_count: d.instance_count.unwrap_or(1),
+        start_vertex: d.start_vertex.or(d.start_index).unwrap_or(0),
+        base_vertex: d.base_vertex.unwrap_or(0),
+        start_instance: d.start_instance.unwrap_or(0),
+    })
+}

@@ -1,0 +1,717 @@
+//! Running a draw job: load the vertex and pixel programs, bind resources, buffers and
+//! targets, check everything, draw, write the outputs, check the expectations, write the
+//! summary.
+//!
+//! A job is a draw job when it has a `[draw]` section; `[program]` then names `vs` (and
+//! optionally `ps`: without one the draw writes depth and stencil only). `[[resource]]`
+//! entries are visible to both programs (a root signature with `D3D12_SHADER_VISIBILITY_ALL`);
+//! each program is checked against them as a compute program is, and a binding neither
+//! program declares is warned about.
+//!
+//! `[[expect]]` entries take `render_target = N` (the texels of `[[draw.render_target]]`
+//! #N+1, every sample, as the format stores them) or `depth_stencil = true` besides `reg`.
+//!
+//! The summary (`out/<job stem>.summary.json` by default) holds both programs, the
+//! profile, wave size, worker threads, samples, whether the pixel program ran per sample
+//! and whether depth ran early, the counts of vertices, primitives, pixels, helper lanes
+//! and waves, lane-instructions per stage, elapsed seconds with the time per part of the
+//! pipeline, the outputs with their MD5, the expectations and the warnings.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::bind::{self, BoundJob, DEFAULT_MAX_RESOURCE_BYTES, Register};
+use super::draw::{self as d, DrawSection, draw_err};
+use super::expect::{self, Mismatch};
+use super::run::{
+    ExpectResult, ExpectSummary, MAX_REPORTED_MISMATCHES, OutputSummary, ProgramInfo, RunOptions,
+    load_file, write_file, write_output,
+};
+use super::targets::{self, BoundDepth, BoundTarget};
+use super::{Job, JobError, data, reflect};
+use crate::exec::jit::Engine;
+use crate::exec::{Limits, Profile};
+use crate::ir::{Shader, Stage};
+use crate::pipeline::Bindings;
+use crate::pipeline::draw::{
+    DrawError, DrawField, DrawOptions, DrawReport, DrawState, FixedState, StageTimes, draw,
+};
+use crate::pipeline::state::*;
+use crate::resources::Memory;
+
+/// What a draw job did: the JSON summary's contents.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DrawSummary {
+    /// The job file.
+    pub job: String,
+    /// The vertex program.
+    pub vs: ProgramInfo,
+    /// The pixel program.
+    pub ps: Option<ProgramInfo>,
+    /// The draw's report: counts, stages' lane-instructions, times.
+    pub draw: DrawReport,
+    /// Seconds the draw took (wall clock).
+    pub elapsed_seconds: f64,
+    /// Output files written.
+    pub outputs: Vec<OutputSummary>,
+    /// Expectation results.
+    pub expectations: ExpectSummary,
+    /// Warnings of the reflection check.
+    pub warnings: Vec<String>,
+}
+
+/// A finished draw job.
+#[derive(Debug, Clone)]
+pub struct DrawResult {
+    /// The summary (also written as JSON).
+    pub summary: DrawSummary,
+    /// Where the summary was written.
+    pub summary_path: PathBuf,
+    /// The render targets after the draw.
+    pub targets: Vec<BoundTarget>,
+    /// The depth-stencil buffer after the draw.
+    pub depth: Option<BoundDepth>,
+    /// The job's `[[resource]]` entries after the draw.
+    pub bound: BoundJob,
+}
+
+impl DrawResult {
+    /// 0 when every expectation holds, 1 when any fails.
+    pub fn exit_code(&self) -> u8 {
+        if self.summary.expectations.failed == 0 {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+fn program(
+    job: &Job,
+    key: &str,
+    path: &Path,
+    stage: Stage,
+) -> Result<(Shader, ProgramInfo), JobError> {
+    let path = job.resolve(path);
+    let (shader, container, shader_model) = load_file(&path, job.file.program.entry.as_ref())?;
+    if shader.stage != stage {
+        return Err(JobError::Program {
+            path: path.clone(),
+            message: format!(
+                "is a {} program, but `{key}` needs a {stage} program",
+                shader.stage
+            ),
+        });
+    }
+    let info = ProgramInfo {
+        path: path.display().to_string(),
+        container,
+        shader_model,
+        stage: shader.stage.to_string(),
+        entry: shader.entry.clone(),
+    };
+    Ok((shader, info))
+}
+
+fn field_entry(f: DrawField) -> String {
+    match f {
+        DrawField::Args | DrawField::Viewport | DrawField::Scissor => "[draw]".into(),
+        DrawField::Programs => "[program]".into(),
+        DrawField::RenderTarget(i) => format!("[[draw.render_target]] #{}", i + 1),
+        DrawField::DepthStencil => "[draw.depth_stencil]".into(),
+        DrawField::InputElement(i) => format!("[[draw.input_element]] #{}", i + 1),
+        DrawField::Rasterizer => "[draw.rasterizer]".into(),
+        DrawField::Blend(i) => format!("[[draw.blend]] #{}", i + 1),
+        DrawField::IndexBuffer => "[draw.index_buffer]".into(),
+    }
+}
+
+fn draw_error(e: DrawError) -> JobError {
+    match e {
+        DrawError::State { field, message } => JobError::Entry {
+            entry: field_entry(field),
+            message,
+        },
+        DrawError::Link(l) => JobError::Section {
+            section: "[program]",
+            message: format!("the programs do not link: {l}"),
+        },
+        DrawError::Exec(x) => JobError::Exec(x),
+    }
+}
+
+/// Merges the two programs' reflection warnings: a binding is "not used" only when
+/// neither program declares it.
+fn merge_warnings(vs: Vec<String>, ps: Option<Vec<String>>) -> Vec<String> {
+    let Some(ps) = ps else { return vs };
+    let unused = |w: &String| w.contains("this binding is not used");
+    let mut out: Vec<String> = vs
+        .iter()
+        .filter(|w| !unused(w) || ps.contains(w))
+        .cloned()
+        .collect();
+    for w in ps {
+        if !unused(&w) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// A draw job read, checked and bound, ready to draw (the debugger draws it again and
+/// again from the same start).
+pub struct PreparedDraw {
+    /// The job.
+    pub job: Job,
+    /// The vertex program and its file.
+    pub vs: (Shader, ProgramInfo),
+    /// The pixel program and its file.
+    pub ps: Option<(Shader, ProgramInfo)>,
+    /// The vertex program's bindings.
+    pub vs_bindings: Bindings,
+    /// The pixel program's bindings.
+    pub ps_bindings: Bindings,
+    /// The job's resources.
+    pub bound: BoundJob,
+    /// The render targets.
+    pub targets: Vec<BoundTarget>,
+    /// The depth-stencil buffer.
+    pub depth: Option<BoundDepth>,
+    /// Everything of the draw state but the programs.
+    pub fixed: FixedState,
+    /// The draw's arguments.
+    pub args: DrawArgs,
+    /// Lanes per wave (`None`: WARP's).
+    pub wave_size: Option<u32>,
+    /// Worker threads (0: all cores).
+    pub threads: usize,
+    /// The WARP profile.
+    pub profile: Profile,
+    /// The limits.
+    pub limits: Limits,
+    /// The engine (`[options] engine`, `--engine`).
+    pub engine: Engine,
+    /// The reflection check's warnings.
+    pub warnings: Vec<String>,
+    expects: Vec<Checked>,
+}
+
+impl PreparedDraw {
+    /// The draw state.
+    pub fn state(&self) -> DrawState<'_> {
+        self.fixed.state(
+            &self.vs.0,
+            self.ps.as_ref().map(|(s, _)| s),
+            &self.vs_bindings,
+            &self.ps_bindings,
+        )
+    }
+
+    /// The draw options (nothing observed).
+    pub fn options<'a>(&self) -> DrawOptions<'a> {
+        DrawOptions {
+            wave_size: self.wave_size,
+            threads: self.threads,
+            profile: self.profile.clone(),
+            limits: self.limits,
+            observer: None,
+            writes: None,
+            trace: None,
+            engine: self.engine,
+        }
+    }
+
+    /// Draws once into the prepared targets and resources, under `profile` (the
+    /// prepared one when `None`), with the given observers. Writes no files (what
+    /// `dxlane compare` runs, as often as it needs).
+    pub fn draw(
+        &self,
+        profile: Option<&Profile>,
+        observer: Option<&dyn crate::pipeline::PixelObserver>,
+        writes: Option<&dyn crate::pipeline::MergeObserver>,
+    ) -> Result<DrawReport, JobError> {
+        let mut dopts = self.options();
+        if let Some(p) = profile {
+            dopts.profile = p.clone();
+        }
+        dopts.observer = observer;
+        dopts.writes = writes;
+        draw(&self.state(), &self.args, &dopts).map_err(draw_error)
+    }
+}
+
+/// Reads, checks and runs a draw job (see the module doc).
+pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobError> {
+    let p = prepare_draw(job, opts)?;
+    let start = Instant::now();
+    let report = draw(&p.state(), &p.args, &p.options()).map_err(draw_error)?;
+    let elapsed = start.elapsed().as_secs_f64();
+    let PreparedDraw {
+        job,
+        vs,
+        ps,
+        bound,
+        targets: rts,
+        depth,
+        warnings,
+        expects,
+        ..
+    } = p;
+    let (vs_info, o) = (vs.1, &job.file.options);
+    let mut outputs = Vec::new();
+    for t in &rts {
+        if let Some(p) = &t.output {
+            let bytes = targets::target_bytes(&t.view.texture, p)
+                .map_err(|m| draw_err(&t.name, format!("`output`: {m}")))?;
+            outputs.push(write_output(&t.name, p, &bytes)?);
+        }
+        if let Some(p) = &t.resolve_output {
+            let bytes = targets::resolved_bytes(&t.view.texture, p)
+                .map_err(|m| draw_err(&t.name, format!("`resolve_output`: {m}")))?;
+            outputs.push(write_output(&t.name, p, &bytes)?);
+        }
+    }
+    if let Some(dd) = &depth
+        && let Some(p) = &dd.output
+    {
+        outputs.push(write_output(
+            "[draw.depth_stencil]",
+            p,
+            &dd.view.texture.to_bytes(),
+        )?);
+    }
+    for e in bound.all() {
+        if let Some(path) = &e.output {
+            outputs.push(write_output(
+                &e.name,
+                path,
+                &e.contents().unwrap_or_default(),
+            )?);
+        }
+        if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
+            outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
+        }
+    }
+    let expectations = run_expects(&expects, &rts, depth.as_ref(), &bound);
+    let summary = DrawSummary {
+        job: job.path.display().to_string(),
+        vs: vs_info,
+        ps: ps.as_ref().map(|(_, i)| i.clone()),
+        draw: report,
+        elapsed_seconds: elapsed,
+        outputs,
+        expectations,
+        warnings,
+    };
+    let summary_path = match (&opts.summary, &o.summary) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) => job.resolve(p),
+        (None, None) => {
+            let stem = job
+                .path
+                .file_stem()
+                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
+            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
+        }
+    };
+    let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
+        path: summary_path.clone(),
+        message: e.to_string(),
+    })?;
+    write_file(&summary_path, format!("{json}\n").as_bytes())?;
+    Ok(DrawResult {
+        summary,
+        summary_path,
+        targets: rts,
+        depth,
+        bound,
+    })
+}
+
+/// Reads, checks and binds a draw job (see the module doc).
+pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, JobError> {
+    let Some(dsec) = job.file.draw.clone() else {
+        return Err(JobError::Section {
+            section: "[draw]",
+            message: "missing".into(),
+        });
+    };
+    if job.file.dispatch.is_some() {
+        return Err(JobError::Section {
+            section: "[dispatch]",
+            message: "a job has `[dispatch]` or `[draw]`, not both".into(),
+        });
+    }
+    let p = &job.file.program;
+    if p.cs.is_some() {
+        return Err(JobError::Section {
+            section: "[program]",
+            message: "a draw runs `vs` and `ps`, not `cs`".into(),
+        });
+    }
+    let Some(vs_path) = &p.vs else {
+        return Err(JobError::Section {
+            section: "[program]",
+            message: "missing `vs` (the vertex program's file, relative to the job file)".into(),
+        });
+    };
+    let o = &job.file.options;
+    let profile = match opts.profile.as_deref().or(o.profile.as_deref()) {
+        None => Profile::latest(),
+        Some(n) => Profile::by_name(n).ok_or_else(|| JobError::Section {
+            section: "[options]",
+            message: format!(
+                "unknown profile \"{n}\" (known: {}, latest)",
+                Profile::PRESETS.join(", ")
+            ),
+        })?,
+    };
+    let mut limits = Limits::default();
+    if let Some(n) = o.max_lane_instructions {
+        if n == 0 {
+            return Err(JobError::Section {
+                section: "[options]",
+                message: "`max_lane_instructions` is 0; give at least 1".into(),
+            });
+        }
+        limits.max_lane_instructions = n;
+    }
+    if let Some(m) = o.max_memory {
+        limits.max_memory_bytes = m;
+    }
+    let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
+    let (vs, vs_info) = program(&job, "vs", vs_path, Stage::Vertex)?;
+    let ps = match &p.ps {
+        Some(path) => Some(program(&job, "ps", path, Stage::Pixel)?),
+        None => None,
+    };
+    let bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    let vs_fit = reflect::check(&vs, &bound)?;
+    let ps_fit = match &ps {
+        Some((s, _)) => Some(reflect::check(s, &bound)?),
+        None => None,
+    };
+    let mut used: u64 = bound.all().map(|e| e.storage_bytes()).sum();
+    let warnings = merge_warnings(
+        vs_fit.warnings.clone(),
+        ps_fit.as_ref().map(|f| f.warnings.clone()),
+    );
+
+    // Buffers.
+    let mut vertex_buffers: Vec<Option<VertexBufferView>> = Vec::new();
+    for (i, v) in dsec.vertex_buffer.iter().enumerate() {
+        let name = format!("[[draw.vertex_buffer]] #{} (slot {})", i + 1, v.slot);
+        if v.slot >= VERTEX_INPUT_SLOTS {
+            return Err(draw_err(
+                &name,
+                format!(
+                    "`slot` {}: D3D has slots 0 to {}",
+                    v.slot,
+                    VERTEX_INPUT_SLOTS - 1
+                ),
+            ));
+        }
+        if v.stride > crate::pipeline::ia::MAX_STRIDE {
+            return Err(draw_err(
+                &name,
+                format!(
+                    "`stride` {}: at most {}",
+                    v.stride,
+                    crate::pipeline::ia::MAX_STRIDE
+                ),
+            ));
+        }
+        let data = buffer_bytes(
+            &name,
+            &v.data,
+            v.offset,
+            &job.dir,
+            &mut used,
+            resource_limit,
+        )?;
+        let slot = v.slot as usize;
+        if vertex_buffers.len() <= slot {
+            vertex_buffers.resize(slot + 1, None);
+        }
+        if vertex_buffers[slot].is_some() {
+            return Err(draw_err(&name, format!("slot {} is already bound", v.slot)));
+        }
+        vertex_buffers[slot] = Some(VertexBufferView {
+            data,
+            stride: v.stride,
+        });
+    }
+    let index_buffer = match &dsec.index_buffer {
+        Some(ib) => {
+            let name = "[draw.index_buffer]";
+            let format = match ib
+                .format
+                .to_ascii_uppercase()
+                .trim_start_matches("DXGI_FORMAT_")
+            {
+                "R16_UINT" => IndexFormat::U16,
+                "R32_UINT" => IndexFormat::U32,
+                other => {
+                    return Err(draw_err(
+                        name,
+                        format!("`format` \"{other}\": give R16_UINT or R32_UINT"),
+                    ));
+                }
+            };
+            let data = buffer_bytes(
+                name,
+                &ib.data,
+                ib.offset,
+                &job.dir,
+                &mut used,
+                resource_limit,
+            )?;
+            Some(IndexBufferView { data, format })
+        }
+        None => None,
+    };
+    let rts = targets::render_targets(&dsec.render_target, &job.dir, &mut used, resource_limit)?;
+    let size = rts.first().map(|t| {
+        let d = t.view.texture.desc();
+        (d.width, d.height, d.samples)
+    });
+    let depth = match &dsec.depth_stencil {
+        Some(e) => Some(targets::depth_stencil(
+            e,
+            size,
+            &job.dir,
+            &mut used,
+            resource_limit,
+        )?),
+        None => None,
+    };
+    let args = d::args(&dsec)?;
+    let empty = Bindings::default();
+    let ps_bindings = ps_fit.as_ref().map_or(&empty, |f| &f.bindings);
+    let mut state = DrawState::new(
+        &vs,
+        ps.as_ref().map(|(s, _)| s),
+        &vs_fit.bindings,
+        ps_bindings,
+    );
+    state.input_layout = d::input_layout(&dsec)?;
+    state.topology = d::topology(&dsec)?;
+    state.vertex_buffers = vertex_buffers;
+    state.index_buffer = index_buffer;
+    state.strip_cut = if dsec.strip_cut.unwrap_or(false) {
+        StripCutValue::Enabled
+    } else {
+        StripCutValue::Disabled
+    };
+    state.rasterizer = d::rasterizer(&dsec)?;
+    state.blend = d::blend(&dsec)?;
+    state.viewport = d::viewport(&dsec)?;
+    state.scissor = d::scissor(&dsec)?;
+    state.sample_mask = dsec.sample_mask.unwrap_or(u32::MAX);
+    state.blend_factor = dsec.blend_factor.unwrap_or([1.0; 4]);
+    state.stencil_ref = dsec.stencil_ref.unwrap_or(0);
+    state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
+    if let Some(dd) = &depth {
+        state.depth_stencil_view = Some(dd.view.clone());
+        state.depth_stencil = dd.desc;
+    } else {
+        state.depth_stencil.depth_enable = false;
+    }
+    let expects = check_expects(&job, &dsec, &bound)?;
+    let fixed = state.fixed();
+    drop(state);
+    let wave_size = opts.wave_size.or(o.wave_size);
+    let threads = opts.threads.or(o.threads).unwrap_or(0);
+    let engine = match (opts.engine, &o.engine) {
+        (Some(e), _) => e,
+        (None, Some(name)) => name.parse().map_err(|m: String| JobError::Section {
+            section: "[options]",
+            message: format!("`engine`: {m}"),
+        })?,
+        (None, None) => Engine::from_env(),
+    };
+    let vs_bindings = vs_fit.bindings;
+    let ps_bindings = ps_fit.map(|f| f.bindings).unwrap_or_default();
+    Ok(PreparedDraw {
+        job,
+        vs: (vs, vs_info),
+        ps,
+        vs_bindings,
+        ps_bindings,
+        bound,
+        targets: rts,
+        depth,
+        fixed,
+        args,
+        wave_size,
+        threads,
+        profile,
+        limits,
+        engine,
+        warnings,
+        expects,
+    })
+}
+
+/// Where an expectation looks.
+#[derive(Debug)]
+enum Target {
+    Reg(usize),
+    Color(usize),
+    Depth,
+}
+
+#[derive(Debug)]
+struct Checked {
+    entry: String,
+    target_name: String,
+    target: Target,
+    values: Vec<expect::Expected>,
+    source: super::schema::ExpectEntry,
+}
+
+fn check_expects(
+    job: &Job,
+    dsec: &DrawSection,
+    bound: &BoundJob,
+) -> Result<Vec<Checked>, JobError> {
+    let mut out = Vec::new();
+    for (i, x) in job.file.expects.iter().enumerate() {
+        let entry = format!("[[expect]] #{}", i + 1);
+        let err = |m: String| JobError::entry(&entry, m);
+        let (target, target_name) = match (&x.reg, x.render_target, x.depth_stencil) {
+            (Some(r), None, None) => {
+                let reg = Register::parse(r, x.space)
+                    .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register")))?;
+                let pos = bound
+                    .resources
+                    .iter()
+                    .position(|e| e.reg == Some(reg))
+                    .ok_or_else(|| err(format!("`reg`: the job binds nothing at {reg}")))?;
+                (Target::Reg(pos), reg.to_string())
+            }
+            (None, Some(t), None) => {
+                if t as usize >= dsec.render_target.len() {
+                    return Err(err(format!(
+                        "`render_target` {t}: the draw has {} render targets",
+                        dsec.render_target.len()
+                    )));
+                }
+                (Target::Color(t as usize), format!("render target {t}"))
+            }
+            (None, None, Some(true)) => {
+                if dsec.depth_stencil.is_none() {
+                    return Err(err(
+                        "`depth_stencil`: the draw has no [draw.depth_stencil]".into()
+                    ));
+                }
+                (Target::Depth, "depth-stencil".into())
+            }
+            _ => {
+                return Err(err(
+                    "give exactly one of `reg`, `render_target` or `depth_stencil = true`".into(),
+                ));
+            }
+        };
+        if x.counter.is_some() || x.heap.is_some() {
+            return Err(err(
+                "`counter` and `heap` expectations are for compute jobs".into(),
+            ));
+        }
+        let values = expect::expected_values(x).map_err(&err)?;
+        out.push(Checked {
+            entry,
+            target_name,
+            target,
+            values,
+            source: x.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn run_expects(
+    xs: &[Checked],
+    rts: &[BoundTarget],
+    depth: Option<&BoundDepth>,
+    bound: &BoundJob,
+) -> ExpectSummary {
+    let mut s = ExpectSummary::default();
+    for x in xs {
+        let bytes = match x.target {
+            Target::Reg(i) => bound
+                .resources
+                .get(i)
+                .and_then(|e| e.contents())
+                .unwrap_or_default(),
+            Target::Color(i) => rts
+                .get(i)
+                .map(|t| t.view.texture.to_bytes())
+                .unwrap_or_default(),
+            Target::Depth => depth
+                .map(|dd| dd.view.texture.to_bytes())
+                .unwrap_or_default(),
+        };
+        let mismatches: Vec<Mismatch> = expect::compare(&x.source, &x.values, &bytes);
+        let passed = mismatches.is_empty();
+        if passed {
+            s.passed += 1;
+        } else {
+            s.failed += 1;
+        }
+        s.results.push(ExpectResult {
+            entry: x.entry.clone(),
+            target: x.target_name.clone(),
+            values: x.values.len(),
+            passed,
+            mismatch_count: mismatches.len(),
+            mismatches: mismatches
+                .into_iter()
+                .take(MAX_REPORTED_MISMATCHES)
+                .collect(),
+        });
+    }
+    s
+}
+
+fn buffer_bytes(
+    name: &str,
+    spec: &super::schema::DataSpec,
+    offset: Option<u64>,
+    dir: &Path,
+    used: &mut u64,
+    limit: u64,
+) -> Result<Memory, JobError> {
+    if spec.fill_u32.is_some() {
+        return Err(draw_err(
+            name,
+            "`data`: give the bytes (fill_u32 needs a size)",
+        ));
+    }
+    let bytes =
+        data::bytes(spec, dir, limit.saturating_sub(*used)).map_err(|m| draw_err(name, m))?;
+    *used = used.saturating_add(bytes.len() as u64);
+    if *used > limit {
+        return Err(draw_err(
+            name,
+            format!(
+                "{} bytes bring the job past its limit of {limit} bytes",
+                bytes.len()
+            ),
+        ));
+    }
+    let skip = offset.unwrap_or(0);
+    let rest = bytes.get(skip as usize..).unwrap_or(&[]);
+    if skip > bytes.len() as u64 {
+        return Err(draw_err(
+            name,
+            format!("`offset` {skip} is past the data's {} bytes", bytes.len()),
+        ));
+    }
+    Memory::from_bytes(rest).map_err(|m| draw_err(name, m.to_string()))
+}
+
+/// Keeps the times type in the summary's public vocabulary.
+pub type Times = StageTimes;

@@ -1,0 +1,393 @@
+//! A draw's render targets and depth-stencil buffer: `[[draw.render_target]]` and
+//! `[draw.depth_stencil]` made into textures, cleared or filled, and written out.
+//!
+//! # The contract
+//!
+//! ```toml
+//! [[draw.render_target]]
+//! format = "R8G8B8A8_UNORM"       # a render-target format (UNORM, SNORM, sRGB, float, UINT, SINT)
+//! width = 32
+//! height = 32
+//! samples = 1                     # 1, 2, 4, 8 or 16 (the standard sample patterns)
+//! clear = [0, 0, 0, 1]            # the value every sample starts with (the format's own
+//!                                 # numbers: floats for float-like formats, integers for UINT/SINT)
+//! data = { file = "start.bin" }   # or initial texels instead of `clear` (all samples, tightly packed)
+//! output = "out/rt0.png"          # .png for 8-bit UNORM/sRGB formats (a multisampled target
+//!                                 # is resolved first), .bin for any (every sample)
+//! resolve_output = "out/rt0.resolved.bin"  # multisampled targets: the resolved image
+//!
+//! [draw.depth_stencil]
+//! format = "D32_FLOAT"            # D16_UNORM | D24_UNORM_S8_UINT | D32_FLOAT | D32_FLOAT_S8X24_UINT
+//! clear_depth = 1.0
+//! clear_stencil = 0
+//! output = "out/depth.bin"        # the buffer's texels as the format stores them
+//! ```
+//!
+//! The depth-stencil buffer takes the render targets' size and sample count (or gives
+//! `width`, `height`, `samples` itself when the draw has no render target).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::draw::{comparison_named, draw_err, format_named, stencil_op_named};
+use super::schema::DataSpec;
+use super::{JobError, data, png};
+use crate::pipeline::om::{self, TargetClass};
+use crate::pipeline::state::{
+    DepthStencilDesc, DepthStencilOpDesc, DepthStencilView, RenderTargetView,
+};
+use crate::resources::{Format, Texture, TextureDesc, TextureDim};
+
+/// `[[draw.render_target]]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RenderTargetEntry {
+    /// DXGI format.
+    pub format: String,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// Samples (default 1).
+    pub samples: Option<u32>,
+    /// The starting value of every sample.
+    pub clear: Option<[f64; 4]>,
+    /// Initial texels.
+    pub data: Option<DataSpec>,
+    /// Where to write the target.
+    pub output: Option<PathBuf>,
+    /// Where to write the resolved image of a multisampled target.
+    pub resolve_output: Option<PathBuf>,
+}
+
+/// One face's stencil operations.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StencilFaceEntry {
+    /// `StencilFailOp`.
+    pub fail: Option<String>,
+    /// `StencilDepthFailOp`.
+    pub depth_fail: Option<String>,
+    /// `StencilPassOp`.
+    pub pass: Option<String>,
+    /// `StencilFunc`.
+    pub func: Option<String>,
+}
+
+/// `[draw.depth_stencil]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DepthStencilEntry {
+    /// Depth format.
+    pub format: String,
+    /// Width (only without render targets).
+    pub width: Option<u32>,
+    /// Height (only without render targets).
+    pub height: Option<u32>,
+    /// Samples (only without render targets).
+    pub samples: Option<u32>,
+    /// Starting depth (default 1.0).
+    pub clear_depth: Option<f32>,
+    /// Starting stencil (default 0).
+    pub clear_stencil: Option<u8>,
+    /// `DepthEnable` (default true).
+    pub depth_enable: Option<bool>,
+    /// `DepthFunc` (default `LESS`).
+    pub depth_func: Option<String>,
+    /// `DepthWriteMask` ALL (true, default) or ZERO.
+    pub depth_write: Option<bool>,
+    /// `StencilEnable`.
+    pub stencil_enable: Option<bool>,
+    /// `StencilReadMask`.
+    pub stencil_read_mask: Option<u8>,
+    /// `StencilWriteMask`.
+    pub stencil_write_mask: Option<u8>,
+    /// `FrontFace`.
+    pub front: Option<StencilFaceEntry>,
+    /// `BackFace`.
+    pub back: Option<StencilFaceEntry>,
+    /// Where to write the buffer.
+    pub output: Option<PathBuf>,
+}
+
+/// A bound render target.
+#[derive(Debug, Clone)]
+pub struct BoundTarget {
+    /// `[[draw.render_target]] #1 (R8G8B8A8_UNORM)`.
+    pub name: String,
+    /// The view.
+    pub view: RenderTargetView,
+    /// Output path (resolved against the job folder).
+    pub output: Option<PathBuf>,
+    /// Resolved-image output path.
+    pub resolve_output: Option<PathBuf>,
+}
+
+/// The bound depth-stencil buffer.
+#[derive(Debug, Clone)]
+pub struct BoundDepth {
+    /// The view.
+    pub view: DepthStencilView,
+    /// The state.
+    pub desc: DepthStencilDesc,
+    /// Output path.
+    pub output: Option<PathBuf>,
+}
+
+fn is_png(p: &Path) -> bool {
+    p.extension().is_some_and(|x| x.eq_ignore_ascii_case("png"))
+}
+
+fn texture(format: Format, w: u32, h: u32, samples: u32) -> TextureDesc {
+    let mut d = TextureDesc::tex2d(format, w, h);
+    if samples > 1 {
+        d.dim = TextureDim::Tex2DMS;
+        d.samples = samples;
+    }
+    d
+}
+
+/// The bytes of one texel holding `clear` (the format's own numbers).
+fn clear_texel(format: Format, clear: [f64; 4]) -> Vec<u8> {
+    let integer = om::target_class(format) == Some(TargetClass::Integer);
+    let signed = format.channel_type() == crate::resources::ChannelType::SInt;
+    let v = clear.map(|c| {
+        if !integer {
+            (c as f32).to_bits()
+        } else if signed {
+            (c as i64).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32 as u32
+        } else {
+            (c as i64).clamp(0, i64::from(u32::MAX)) as u32
+        }
+    });
+    let mut t = vec![0u8; format.bytes_per_texel() as usize];
+    format.encode(v, 0xf, &mut t);
+    t
+}
+
+fn fill(t: &Texture, texel: &[u8]) {
+    let n = t.desc().total_bytes() as usize / texel.len().max(1);
+    let bytes: Vec<u8> = texel
+        .iter()
+        .copied()
+        .cycle()
+        .take(n * texel.len())
+        .collect();
+    t.memory().write_bytes(0, &bytes);
+}
+
+/// Makes the render targets (`limit` bytes at most, with `used` already taken).
+pub fn render_targets(
+    entries: &[RenderTargetEntry],
+    dir: &Path,
+    used: &mut u64,
+    limit: u64,
+) -> Result<Vec<BoundTarget>, JobError> {
+    let mut out = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let name = format!("[[draw.render_target]] #{} ({})", i + 1, e.format);
+        let format = format_named(&name, "format", &e.format)?;
+        if om::target_class(format).is_none() {
+            return Err(draw_err(
+                &name,
+                format!("`format`: {format} is not a render-target format"),
+            ));
+        }
+        let samples = e.samples.unwrap_or(1);
+        if ![1, 2, 4, 8, 16].contains(&samples) {
+            return Err(draw_err(
+                &name,
+                format!("`samples` {samples}: give 1, 2, 4, 8 or 16"),
+            ));
+        }
+        let desc = texture(format, e.width, e.height, samples);
+        desc.validate()
+            .map_err(|m| draw_err(&name, format!("{m}")))?;
+        *used = used.saturating_add(desc.total_bytes());
+        if *used > limit {
+            return Err(draw_err(
+                &name,
+                format!(
+                    "needs {} bytes, past the limit of {limit} bytes (`[options] max_memory`)",
+                    desc.total_bytes()
+                ),
+            ));
+        }
+        let t = match (&e.data, e.clear) {
+            (Some(_), Some(_)) => return Err(draw_err(&name, "give `clear` or `data`, not both")),
+            (Some(d), None) => {
+                let bytes = data::fill(Some(d), dir, desc.total_bytes() as usize)
+                    .map_err(|m| draw_err(&name, m))?;
+                Texture::from_bytes(desc, &bytes).map_err(|m| draw_err(&name, m.to_string()))?
+            }
+            (None, c) => {
+                let t = Texture::new(desc).map_err(|m| draw_err(&name, m.to_string()))?;
+                fill(&t, &clear_texel(format, c.unwrap_or([0.0; 4])));
+                t
+            }
+        };
+        for (key, p) in [("output", &e.output), ("resolve_output", &e.resolve_output)] {
+            if let Some(p) = p
+                && is_png(p)
+                && !png::is_png_format(format)
+            {
+                return Err(draw_err(
+                    &name,
+                    format!(
+                        "`{key}`: a .png needs 8-bit UNORM or sRGB channels, not {format} (write .bin instead)"
+                    ),
+                ));
+            }
+        }
+        if e.resolve_output.is_some() && samples == 1 {
+            return Err(draw_err(
+                &name,
+                "`resolve_output` is for multisampled targets (`samples` > 1)",
+            ));
+        }
+        out.push(BoundTarget {
+            name,
+            view: RenderTargetView { texture: t },
+            output: e.output.as_ref().map(|p| super::resolve(dir, p)),
+            resolve_output: e.resolve_output.as_ref().map(|p| super::resolve(dir, p)),
+        });
+    }
+    Ok(out)
+}
+
+fn face(t: &str, e: &Option<StencilFaceEntry>) -> Result<DepthStencilOpDesc, JobError> {
+    let mut f = DepthStencilOpDesc::default();
+    let Some(e) = e else { return Ok(f) };
+    if let Some(n) = &e.fail {
+        f.stencil_fail_op = stencil_op_named(t, "fail", n)?;
+    }
+    if let Some(n) = &e.depth_fail {
+        f.stencil_depth_fail_op = stencil_op_named(t, "depth_fail", n)?;
+    }
+    if let Some(n) = &e.pass {
+        f.stencil_pass_op = stencil_op_named(t, "pass", n)?;
+    }
+    if let Some(n) = &e.func {
+        f.stencil_func = comparison_named(t, "func", n)?;
+    }
+    Ok(f)
+}
+
+/// Makes the depth-stencil buffer, sized like the render targets (`size`: width, height,
+/// samples of the first target).
+pub fn depth_stencil(
+    e: &DepthStencilEntry,
+    size: Option<(u32, u32, u32)>,
+    dir: &Path,
+    used: &mut u64,
+    limit: u64,
+) -> Result<BoundDepth, JobError> {
+    let t = "[draw.depth_stencil]";
+    let format = format_named(t, "format", &e.format)?;
+    if om::depth_kind(format).is_none() {
+        return Err(draw_err(
+            t,
+            format!(
+                "`format`: {format} is not a depth format (D16_UNORM, D24_UNORM_S8_UINT, D32_FLOAT, D32_FLOAT_S8X24_UINT)"
+            ),
+        ));
+    }
+    let (w, h, n) = match (size, e.width, e.height) {
+        (Some(s), None, None) if e.samples.is_none() => s,
+        (Some(_), ..) => {
+            return Err(draw_err(
+                t,
+                "`width`, `height` and `samples` come from the render targets; leave them out",
+            ));
+        }
+        (None, Some(w), Some(h)) => (w, h, e.samples.unwrap_or(1)),
+        (None, ..) => {
+            return Err(draw_err(
+                t,
+                "without render targets, give `width` and `height`",
+            ));
+        }
+    };
+    let desc = texture(format, w, h, n);
+    desc.validate().map_err(|m| draw_err(t, format!("{m}")))?;
+    *used = used.saturating_add(desc.total_bytes());
+    if *used > limit {
+        return Err(draw_err(
+            t,
+            format!(
+                "needs {} bytes, past the limit of {limit} bytes",
+                desc.total_bytes()
+            ),
+        ));
+    }
+    let tex = Texture::new(desc).map_err(|m| draw_err(t, m.to_string()))?;
+    let z = e.clear_depth.unwrap_or(1.0);
+    if !(0.0..=1.0).contains(&z) {
+        return Err(draw_err(
+            t,
+            format!("`clear_depth` {z}: give a depth in [0, 1]"),
+        ));
+    }
+    let kind = om::depth_kind(format).unwrap_or(om::DepthKind::Float);
+    let mut texel = vec![0u8; format.bytes_per_texel() as usize];
+    om::TileDepth::encode(
+        format,
+        om::depth_code(kind, z),
+        e.clear_stencil.unwrap_or(0),
+        &mut texel,
+    );
+    fill(&tex, &texel);
+    let mut desc = DepthStencilDesc {
+        depth_enable: e.depth_enable.unwrap_or(true),
+        depth_write: e.depth_write.unwrap_or(true),
+        stencil_enable: e.stencil_enable.unwrap_or(false),
+        stencil_read_mask: e.stencil_read_mask.unwrap_or(0xff),
+        stencil_write_mask: e.stencil_write_mask.unwrap_or(0xff),
+        front_face: face(t, &e.front)?,
+        back_face: face(t, &e.back)?,
+        ..DepthStencilDesc::default()
+    };
+    if let Some(f) = &e.depth_func {
+        desc.depth_func = comparison_named(t, "depth_func", f)?;
+    }
+    if desc.stencil_enable && !om::has_stencil(format) {
+        return Err(draw_err(
+            t,
+            format!("`stencil_enable`: {format} has no stencil bits"),
+        ));
+    }
+    if let Some(p) = &e.output
+        && is_png(p)
+    {
+        return Err(draw_err(t, "`output`: write depth as .bin"));
+    }
+    Ok(BoundDepth {
+        view: DepthStencilView { texture: tex },
+        desc,
+        output: e.output.as_ref().map(|p| super::resolve(dir, p)),
+    })
+}
+
+/// The bytes of a target's output file: a PNG (resolved first when multisampled), or
+/// every sample's texels.
+pub fn target_bytes(t: &Texture, path: &Path) -> Result<Vec<u8>, String> {
+    if is_png(path) {
+        if t.desc().samples > 1 {
+            let r = om::resolve(t).map_err(|e| e.to_string())?;
+            return png::encode(&r);
+        }
+        return png::encode(t);
+    }
+    Ok(t.to_bytes())
+}
+
+/// The bytes of a multisampled target's resolved image (`.png` or `.bin`).
+pub fn resolved_bytes(t: &Texture, path: &Path) -> Result<Vec<u8>, String> {
+    let r = om::resolve(t).map_err(|e| e.to_string())?;
+    if is_png(path) {
+        png::encode(&r)
+    } else {
+        Ok(r.to_bytes())
+    }
+}

@@ -1,0 +1,306 @@
+//! Primitive clipping in homogeneous clip space: the view volume's w, near and far planes,
+//! a guard band for x and y, and `SV_ClipDistance`; culling by `SV_CullDistance`.
+//!
+//! Owns: which part of a primitive survives, as a polygon whose vertices are weights
+//! over the primitive's original vertices (so attributes never need copying: a clipped
+//! vertex's attributes are the same weights applied to the originals'). Does not own:
+//! the perspective divide and viewport (`setup`).
+//!
+//! # Rules (D3D11.3 §15.4 "Clipping", §15.5 "Clip distances")
+//!
+//! - The view volume is `0 < w`, `−w ≤ x ≤ w`, `−w ≤ y ≤ w`, and `0 ≤ z ≤ w` when depth
+//!   clip is enabled. x and y are clipped against a **guard band** `−G·w ≤ x, y ≤ G·w`
+//!   instead, with `G` chosen per viewport so that every surviving vertex lands within
+//!   ±[`GUARD_PIXELS`] pixels of the origin, where the 16.8 fixed-point rasterizer is
+//!   exact; the part between the view volume and the guard band is removed by the
+//!   viewport scissor, which leaves exactly the pixels clipping would (D3D11.3 §15.4.1
+//!   allows guard bands for this reason: clipping there is invisible).
+//! - `w > 0` is the plane `w ≥ W_MIN` ([`W_MIN`], the smallest normal f32), which keeps
+//!   the perspective divide finite.
+//! - Each `SV_ClipDistance` component is a plane: the part where the interpolated
+//!   distance is < 0 is removed. A primitive with any vertex whose `SV_CullDistance`
+//!   component is ≥ 0 for every vertex survives; one where some component is < 0 at every
+//!   vertex is culled.
+//! - Clip-space values are interpolated linearly along an edge (`t = d₀ / (d₀ − d₁)`),
+//!   computed in f64 from the inside vertex towards the outside one, so two primitives
+//!   sharing an edge get the same new vertex.
+//! - A primitive with a NaN or infinite position component is discarded (D3D11.3 §3.1
+//!   leaves such positions undefined; discarding cannot hang or overflow).
+
+/// The guard band's reach in pixels: clipped vertices stay within ±2^19 pixels, so their
+/// 16.8 fixed-point coordinates fit in 28 bits and edge functions (products of two such
+/// differences, summed) fit in 59 bits of an `i64` (see `setup`).
+pub const GUARD_PIXELS: f64 = 524288.0;
+
+/// The smallest w a clipped vertex keeps.
+pub const W_MIN: f64 = f32::MIN_POSITIVE as f64;
+
+/// The most clip planes: 4 guard band, near, far, w, 8 clip distances.
+pub const MAX_PLANES: usize = 15;
+
+/// One vertex of a clipped polygon: weights over the primitive's original vertices (they
+/// sum to 1; a vertex of the original primitive has one weight 1).
+pub type Weights = [f64; 3];
+
+/// The planes a draw clips against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClipSetup {
+    /// Guard band factor in x (`G`): `|x| ≤ G·w`.
+    pub guard_x: f64,
+    /// Guard band factor in y.
+    pub guard_y: f64,
+    /// Clip `0 ≤ z ≤ w`.
+    pub depth_clip: bool,
+}
+
+impl ClipSetup {
+    /// The guard band for a viewport of `width × height` pixels at `(x, y)`: the largest
+    /// `G` that keeps every vertex within ±[`GUARD_PIXELS`] of the origin.
+    pub fn new(x: f32, y: f32, width: f32, height: f32, depth_clip: bool) -> ClipSetup {
+        let g = |origin: f32, size: f32| {
+            let half = (f64::from(size) * 0.5).max(1e-3);
+            let reach = GUARD_PIXELS - f64::from(origin).abs() - f64::from(size).abs();
+            (reach / half).max(1.0)
+        };
+        ClipSetup {
+            guard_x: g(x, width),
+            guard_y: g(y, height),
+            depth_clip,
+        }
+    }
+}
+
+/// The result of clipping one primitive.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Clipped {
+    /// Wholly inside: draw it as it is.
+    Inside,
+    /// Wholly outside (or culled): draw nothing.
+    Outside,
+    /// Partly inside: the surviving polygon (triangles: a convex polygon of 3 or more
+    /// vertices; lines: the two ends of the surviving segment).
+    Polygon(Vec<Weights>),
+}
+
+/// Plane values of the original vertices: `values[p][i]` is plane `p` at vertex `i`
+/// (≥ 0 inside).
+fn plane_values(pos: &[[f32; 4]], clip: &ClipSetup, dists: &[Vec<f32>]) -> Vec<[f64; 3]> {
+    let mut planes: Vec<[f64; 3]> = Vec::with_capacity(MAX_PLANES);
+    let f = |k: &dyn Fn([f64; 4]) -> f64| {
+        let mut v = [0f64; 3];
+        for (i, p) in pos.iter().enumerate().take(3) {
+            v[i] = k(p.map(f64::from));
+        }
+        v
+    };
+    planes.push(f(&|p| p[3] - W_MIN));
+    planes.push(f(&|p| clip.guard_x * p[3] - p[0]));
+    planes.push(f(&|p| clip.guard_x * p[3] + p[0]));
+    planes.push(f(&|p| clip.guard_y * p[3] - p[1]));
+    planes.push(f(&|p| clip.guard_y * p[3] + p[1]));
+    if clip.depth_clip {
+        planes.push(f(&|p| p[2]));
+        planes.push(f(&|p| p[3] - p[2]));
+    }
+    if let Some(first) = dists.first() {
+        for c in 0..first.len() {
+            let mut v = [0f64; 3];
+            for (i, d) in dists.iter().enumerate().take(3) {
+                v[i] = f64::from(d.get(c).copied().unwrap_or(0.0));
+            }
+            planes.push(v);
+        }
+    }
+    planes
+}
+
+/// Whether some cull distance is negative at every vertex.
+pub fn culled_by_distance(culls: &[Vec<f32>]) -> bool {
+    let Some(first) = culls.first() else {
+        return false;
+    };
+    (0..first.len()).any(|c| culls.iter().all(|d| d.get(c).is_some_and(|&x| x < 0.0)))
+}
+
+/// Clips a primitive of `pos.len()` (1, 2 or 3) vertices. `dists[i]` are vertex `i`'s
+/// clip distances. Points are inside or outside (their position alone decides, D3D11.3
+/// §15.4: points are not split).
+pub fn clip(pos: &[[f32; 4]], clip: &ClipSetup, dists: &[Vec<f32>]) -> Clipped {
+    if pos.iter().flatten().any(|c| !c.is_finite()) {
+        return Clipped::Outside;
+    }
+    let n = pos.len().min(3);
+    let planes = plane_values(pos, clip, dists);
+    let mut all_in = true;
+    for p in &planes {
+        let ins = p.iter().take(n).filter(|&&v| v >= 0.0).count();
+        if ins == 0 {
+            return Clipped::Outside;
+        }
+        if ins < n {
+            all_in = false;
+        }
+    }
+    if all_in {
+        return Clipped::Inside;
+    }
+    let mut poly: Vec<Weights> = (0..n)
+        .map(|i| {
+            let mut w = [0.0; 3];
+            w[i] = 1.0;
+            w
+        })
+        .collect();
+    let value = |p: &[f64; 3], w: &Weights| p[0] * w[0] + p[1] * w[1] + p[2] * w[2];
+    for p in &planes {
+        if poly.is_empty() {
+            break;
+        }
+        if n == 2 {
+            // A segment: keep the part inside, both ends moved independently.
+            let (a, b) = (poly[0], poly[1]);
+            let (va, vb) = (value(p, &a), value(p, &b));
+            match (va >= 0.0, vb >= 0.0) {
+                (true, true) => {}
+                (false, false) => poly.clear(),
+                (true, false) => poly[1] = lerp(&a, &b, va / (va - vb)),
+                (false, true) => poly[0] = lerp(&b, &a, vb / (vb - va)),
+            }
+            continue;
+        }
+        let mut out = Vec::with_capacity(poly.len() + 1);
+        for k in 0..poly.len() {
+            let a = poly[k];
+            let b = poly[(k + 1) % poly.len()];
+            let (va, vb) = (value(p, &a), value(p, &b));
+            if va >= 0.0 {
+                out.push(a);
+            }
+            if (va >= 0.0) != (vb >= 0.0) {
+                // From the inside vertex towards the outside one (see the module doc).
+                let x = if va >= 0.0 {
+                    lerp(&a, &b, va / (va - vb))
+                } else {
+                    lerp(&b, &a, vb / (vb - va))
+                };
+                out.push(x);
+            }
+        }
+        poly = out;
+    }
+    if poly.len() < n {
+        Clipped::Outside
+    } else {
+        Clipped::Polygon(poly)
+    }
+}
+
+fn lerp(a: &Weights, b: &Weights, t: f64) -> Weights {
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+    ]
+}
+
+/// The clip-space position of weights `w` over `pos`, rounded to f32.
+pub fn position(pos: &[[f32; 4]], w: &Weights) -> [f32; 4] {
+    let mut out = [0f32; 4];
+    for (c, o) in out.iter_mut().enumerate() {
+        let mut s = 0f64;
+        for (i, p) in pos.iter().enumerate().take(3) {
+            s += w[i] * f64::from(p[c]);
+        }
+        *o = s as f32;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> ClipSetup {
+        ClipSetup {
+            guard_x: 2.0,
+            guard_y: 2.0,
+            depth_clip: true,
+        }
+    }
+
+    /// D3D11.3 §15.4: inside the view volume nothing changes; wholly outside one plane
+    /// draws nothing.
+    #[test]
+    fn trivial_accept_and_reject() {
+        let t = [
+            [0.0, 0.0, 0.5, 1.0],
+            [1.0, 0.0, 0.5, 1.0],
+            [0.0, 1.0, 0.5, 1.0],
+        ];
+        assert_eq!(clip(&t, &setup(), &[]), Clipped::Inside);
+        let far = t.map(|p| [p[0], p[1], 2.0, 1.0]);
+        assert_eq!(clip(&far, &setup(), &[]), Clipped::Outside);
+        let nan = [[f32::NAN, 0.0, 0.5, 1.0], t[1], t[2]];
+        assert_eq!(clip(&nan, &setup(), &[]), Clipped::Outside);
+        // Outside the view volume in x but inside the guard band: kept whole.
+        let wide = t.map(|p| [p[0] * 1.5, p[1], p[2], p[3]]);
+        assert_eq!(clip(&wide, &setup(), &[]), Clipped::Inside);
+    }
+
+    /// The near plane cuts a triangle into a quadrilateral whose new vertices lie on it.
+    #[test]
+    fn near_plane_makes_a_quad() {
+        let t = [
+            [0.0, 0.0, -1.0, 1.0],
+            [1.0, 0.0, 1.0, 1.0],
+            [0.0, 1.0, 1.0, 1.0],
+        ];
+        let Clipped::Polygon(p) = clip(&t, &setup(), &[]) else {
+            panic!()
+        };
+        assert_eq!(p.len(), 4);
+        for w in &p {
+            let z = position(&t, w)[2];
+            assert!(z >= 0.0, "{z}");
+            assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+    }
+
+    /// D3D11.3 §15.5: clip distances cut where they are negative; cull distances drop the
+    /// primitive only when one component is negative at every vertex.
+    #[test]
+    fn clip_and_cull_distances() {
+        let t = [
+            [0.0, 0.0, 0.5, 1.0],
+            [1.0, 0.0, 0.5, 1.0],
+            [0.0, 1.0, 0.5, 1.0],
+        ];
+        let d = vec![vec![1.0], vec![-1.0], vec![1.0]];
+        let Clipped::Polygon(p) = clip(&t, &setup(), &d) else {
+            panic!()
+        };
+        assert_eq!(p.len(), 4);
+        assert!(culled_by_distance(&[
+            vec![-1.0, 1.0],
+            vec![-2.0, -1.0],
+            vec![-0.5, 1.0]
+        ]));
+        assert!(!culled_by_distance(&[
+            vec![-1.0, 1.0],
+            vec![2.0, -1.0],
+            vec![-0.5, 1.0]
+        ]));
+    }
+
+    /// A line crossing the near plane keeps its inside part.
+    #[test]
+    fn lines_clip_to_a_segment() {
+        let l = [[0.0, 0.0, -1.0, 1.0], [0.0, 0.0, 1.0, 1.0]];
+        let Clipped::Polygon(p) = clip(&l, &setup(), &[]) else {
+            panic!()
+        };
+        assert_eq!(p.len(), 2);
+        assert_eq!(position(&l, &p[0])[2], 0.0);
+        assert_eq!(p[1], [0.0, 1.0, 0.0]);
+    }
+}

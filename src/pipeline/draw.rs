@@ -1,0 +1,1787 @@
+//! A draw: the graphics pipeline from input assembly to the output merger.
+//!
+//! [`draw`] takes the whole state of one `DrawInstanced` / `DrawIndexedInstanced` call —
+//! programs and their bindings, input layout and buffers, rasterizer, blend and
+//! depth-stencil state, viewport, scissor, targets — as [`DrawState`], checks it
+//! (targets, formats, stage linking) before anything runs, then:
+//!
+//! 1. per instance: reads the indices, shades each distinct vertex once (`vs`),
+//!    assembles primitives (`ia`), clips them (`clip`), sets them up and lists them in
+//!    the screen tiles they touch (`setup`);
+//! 2. rasterizes the tiles on worker threads (`raster`), each tile on a private copy of
+//!    its part of the targets: early depth-stencil when the pixel program allows it, pixel
+//!    waves (`ps`), the output merger (`om`), then the tile is stored back.
+//!
+//! Tiles own disjoint pixels and take their primitives in draw order, so the targets do
+//! not depend on the number of worker threads. (UAV writes and atomics from pixel programs
+//! happen in tile order, which does: as for compute, only an order-dependent program sees
+//! that.) On an error, the lowest-numbered failing tile's error is returned.
+//!
+//! # Example
+//!
+//! ```
+//! use dxlane::ir::parse_shader;
+//! use dxlane::pipeline::{draw, Bindings, DrawArgs, DrawOptions, DrawState, RenderTargetView};
+//! use dxlane::resources::{Format, Texture, TextureDesc};
+//!
+//! // A vertex program making a full-screen triangle from SV_VertexID, and a pixel
+//! // program writing a constant colour.
+//! let vs = parse_shader(r#"shader vertex
+//! regs 8
+//! const r0 = 0x1
+//! const r1 = 0x2
+//! const r2 = 0x40800000 ; 4.0
+//! const r3 = 0x3f800000 ; 1.0
+//! const r4 = 0x0
+//! io_words in 4 out 4
+//! input "SV_VertexID" 0 sv vertex_id reg 0 rows 1 mask x uint interp undefined slot 0
+//! output "SV_Position" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0
+//! block0:
+//!     input r5, 0
+//!     and r6, r5, r0
+//!     utof r6, r6
+//!     fmul r6, r6, r2
+//!     fsub r6, r6, r3
+//!     output 0, r6
+//!     and r7, r5, r1
+//!     utof r7, r7
+//!     fmul r7, r7, r2
+//!     fsub r7, r7, r3
+//!     fsub r7, r4, r7
+//!     output 1, r7
+//!     output 2, r4
+//!     output 3, r3
+//!     return
+//! "#).unwrap();
+//! let ps = parse_shader(r#"shader pixel
+//! regs 2
+//! const r0 = 0x3f800000 ; 1.0
+//! const r1 = 0x0
+//! io_words in 0 out 4
+//! output "SV_Target" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+//! block0:
+//!     output 0, r1
+//!     output 1, r0
+//!     output 2, r1
+//!     output 3, r0
+//!     return
+//! "#).unwrap();
+//! let rt = Texture::new(TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4)).unwrap();
+//! let none = Bindings::default();
+//! let mut state = DrawState::new(&vs, Some(&ps), &none, &none);
+//! state.render_targets = vec![Some(RenderTargetView { texture: rt.clone() })];
+//! state.rasterizer.cull_mode = dxlane::pipeline::CullMode::None;
+//! let args = DrawArgs { vertex_count: 3, ..DrawArgs::default() };
+//! let report = draw(&state, &args, &DrawOptions::default()).unwrap();
+//! assert_eq!(report.pixels_shaded, 16);
+//! assert_eq!(&rt.to_bytes()[..4], &[0, 255, 0, 255]);
+//! ```
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::clip::{self, ClipSetup, Clipped, Weights};
+use super::dispatch::Bindings;
+use super::ia::{self, Element, PrimKind};
+use super::interp;
+use super::link::{self, LinkError, Linked};
+use super::om::{self, TargetClass, TileColor, TileDepth};
+use super::ps::{
+    self, MergeObserver, MergeTarget, PixelLane, PixelObserver, PixelStage, PsOutputs, WaveContext,
+};
+use super::raster::{self, Pattern};
+use super::setup::{self, Bins, Prim, SetupState, TILE_SIZE};
+use super::state::*;
+use super::vs::{self, VertexJob, VertexOutputs};
+use crate::exec::jit::Engine;
+use crate::exec::{
+    DescriptorTable, ExecError, Limits, Profile, StageProgram, StageRunner, WaveObserver,
+};
+use crate::ir::{ComponentType, Shader};
+use crate::resources::Format;
+
+/// Lanes side by side for programs that never look across lanes (vertex) or across quads
+/// (pixel); as `dispatch::MAX_BATCH_LANES`.
+pub const BATCH_LANES: u32 = 32;
+
+/// The state of one draw (see the module doc). Fields are public: start from
+/// [`DrawState::new`] (D3D12's default states) and set what differs.
+#[derive(Clone)]
+pub struct DrawState<'a> {
+    /// The vertex program.
+    pub vs: &'a Shader,
+    /// The pixel program (`None`: depth and stencil only).
+    pub ps: Option<&'a Shader>,
+    /// The vertex program's resources.
+    pub vs_bindings: &'a Bindings,
+    /// The pixel program's resources.
+    pub ps_bindings: &'a Bindings,
+    /// `D3D12_INPUT_LAYOUT_DESC`.
+    pub input_layout: InputLayout,
+    /// `IASetPrimitiveTopology`.
+    pub topology: PrimitiveTopology,
+    /// `IASetVertexBuffers`, by slot.
+    pub vertex_buffers: Vec<Option<VertexBufferView>>,
+    /// `IASetIndexBuffer` (indexed draws).
+    pub index_buffer: Option<IndexBufferView>,
+    /// `IBStripCutValue`.
+    pub strip_cut: StripCutValue,
+    /// `D3D12_RASTERIZER_DESC`.
+    pub rasterizer: RasterizerDesc,
+    /// `D3D12_BLEND_DESC`.
+    pub blend: BlendDesc,
+    /// `D3D12_DEPTH_STENCIL_DESC`.
+    pub depth_stencil: DepthStencilDesc,
+    /// `RSSetViewports` (one viewport; `None` = the whole target, depth 0 to 1).
+    pub viewport: Option<Viewport>,
+    /// `RSSetScissorRects` (one rectangle; `None` = the whole target).
+    pub scissor: Option<Rect>,
+    /// `SampleMask`.
+    pub sample_mask: u32,
+    /// `OMSetBlendFactor`.
+    pub blend_factor: [f32; 4],
+    /// `OMSetStencilRef`.
+    pub stencil_ref: u8,
+    /// `OMSetRenderTargets`: render targets 0–7.
+    pub render_targets: Vec<Option<RenderTargetView>>,
+    /// The depth-stencil view.
+    pub depth_stencil_view: Option<DepthStencilView>,
+}
+
+impl<'a> DrawState<'a> {
+    /// A draw of `vs` and `ps` with D3D12's default states, a triangle list, no buffers
+    /// and no targets.
+    pub fn new(
+        vs: &'a Shader,
+        ps: Option<&'a Shader>,
+        vs_bindings: &'a Bindings,
+        ps_bindings: &'a Bindings,
+    ) -> DrawState<'a> {
+        DrawState {
+            vs,
+            ps,
+            vs_bindings,
+            ps_bindings,
+            input_layout: InputLayout::default(),
+            topology: PrimitiveTopology::TriangleList,
+            vertex_buffers: Vec::new(),
+            index_buffer: None,
+            strip_cut: StripCutValue::Disabled,
+            rasterizer: RasterizerDesc::default(),
+            blend: BlendDesc::default(),
+            depth_stencil: DepthStencilDesc::default(),
+            viewport: None,
+            scissor: None,
+            sample_mask: u32::MAX,
+            blend_factor: [1.0; 4],
+            stencil_ref: 0,
+            render_targets: Vec::new(),
+            depth_stencil_view: None,
+        }
+    }
+}
+
+/// The owned part of a [`DrawState`] (everything but the programs and their bindings),
+/// for a caller that keeps a draw to run it again (the debugger).
+#[derive(Clone)]
+pub struct FixedState {
+    input_layout: InputLayout,
+    topology: PrimitiveTopology,
+    vertex_buffers: Vec<Option<VertexBufferView>>,
+    index_buffer: Option<IndexBufferView>,
+    strip_cut: StripCutValue,
+    rasterizer: RasterizerDesc,
+    blend: BlendDesc,
+    depth_stencil: DepthStencilDesc,
+    viewport: Option<Viewport>,
+    scissor: Option<Rect>,
+    sample_mask: u32,
+    blend_factor: [f32; 4],
+    stencil_ref: u8,
+    render_targets: Vec<Option<RenderTargetView>>,
+    depth_stencil_view: Option<DepthStencilView>,
+}
+
+impl DrawState<'_> {
+    /// Everything but the programs and bindings.
+    pub fn fixed(&self) -> FixedState {
+        FixedState {
+            input_layout: self.input_layout.clone(),
+            topology: self.topology,
+            vertex_buffers: self.vertex_buffers.clone(),
+            index_buffer: self.index_buffer.clone(),
+            strip_cut: self.strip_cut,
+            rasterizer: self.rasterizer,
+            blend: self.blend,
+            depth_stencil: self.depth_stencil,
+            viewport: self.viewport,
+            scissor: self.scissor,
+            sample_mask: self.sample_mask,
+            blend_factor: self.blend_factor,
+            stencil_ref: self.stencil_ref,
+            render_targets: self.render_targets.clone(),
+            depth_stencil_view: self.depth_stencil_view.clone(),
+        }
+    }
+}
+
+impl FixedState {
+    /// The draw state of `f` with these programs and bindings.
+    pub fn state<'a>(
+        &self,
+        vs: &'a Shader,
+        ps: Option<&'a Shader>,
+        vs_bindings: &'a Bindings,
+        ps_bindings: &'a Bindings,
+    ) -> DrawState<'a> {
+        let f = self.clone();
+        DrawState {
+            vs,
+            ps,
+            vs_bindings,
+            ps_bindings,
+            input_layout: f.input_layout,
+            topology: f.topology,
+            vertex_buffers: f.vertex_buffers,
+            index_buffer: f.index_buffer,
+            strip_cut: f.strip_cut,
+            rasterizer: f.rasterizer,
+            blend: f.blend,
+            depth_stencil: f.depth_stencil,
+            viewport: f.viewport,
+            scissor: f.scissor,
+            sample_mask: f.sample_mask,
+            blend_factor: f.blend_factor,
+            stencil_ref: f.stencil_ref,
+            render_targets: f.render_targets,
+            depth_stencil_view: f.depth_stencil_view,
+        }
+    }
+
+    /// The bound render targets.
+    pub fn render_targets(&self) -> &[Option<RenderTargetView>] {
+        &self.render_targets
+    }
+
+    /// The bound depth-stencil view.
+    pub fn depth_stencil_view(&self) -> Option<&DepthStencilView> {
+        self.depth_stencil_view.as_ref()
+    }
+}
+
+/// How to run a draw.
+#[derive(Clone)]
+pub struct DrawOptions<'a> {
+    /// Lanes per wave (4 … 128, a power of two); `None` = WARP's 8.
+    pub wave_size: Option<u32>,
+    /// Worker threads; 0 = all cores.
+    pub threads: usize,
+    /// WARP version rules.
+    pub profile: Profile,
+    /// Instruction and memory limits (the instruction budget applies to every vertex and
+    /// pixel lane).
+    pub limits: Limits,
+    /// Sees every pixel wave.
+    pub observer: Option<&'a dyn PixelObserver>,
+    /// Sees every sample the output merger writes (write tracking).
+    pub writes: Option<&'a dyn MergeObserver>,
+    /// One wave to run traced (the debugger's hook); `None` for a normal draw.
+    pub trace: Option<&'a TraceWave<'a>>,
+    /// The engine of the vertex and pixel programs (a traced wave always runs in the
+    /// interpreter).
+    pub engine: Engine,
+}
+
+impl Default for DrawOptions<'_> {
+    /// WARP's wave size, all cores, the latest profile, default limits, nothing
+    /// observed, and the engine `DXLANE_ENGINE` names (the native one when unset).
+    fn default() -> Self {
+        DrawOptions {
+            wave_size: None,
+            threads: 0,
+            profile: Profile::default(),
+            limits: Limits::default(),
+            observer: None,
+            writes: None,
+            trace: None,
+            engine: Engine::from_env(),
+        }
+    }
+}
+
+/// Which wave of a draw [`TraceWave`] traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceAt {
+    /// The pixel wave holding lane `lane` of batch `batch` of tile `tile` (as a
+    /// [`PixelObserver`] numbers them: `lane` indexes the batch's lanes).
+    Pixel {
+        /// Row-major tile index.
+        tile: u32,
+        /// The batch's number in the tile.
+        batch: u32,
+        /// The lane in the batch.
+        lane: u32,
+    },
+    /// The vertex wave shading vertex `vertex` (`SV_VertexID`) of instance `instance`.
+    Vertex {
+        /// `SV_VertexID`.
+        vertex: u32,
+        /// `SV_InstanceID`.
+        instance: u32,
+    },
+}
+
+/// What the traced wave did, for the debugger to show: its lanes, their output words
+/// (word `i` of lane `l` at `i × W + l`) and the lanes that discarded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Traced {
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// Pixel waves: what each lane stands for (empty for a vertex wave).
+    pub pixels: Vec<PixelLane>,
+    /// Vertex waves: each lane's `SV_VertexID` (empty for a pixel wave).
+    pub vertices: Vec<u32>,
+    /// Output words.
+    pub outputs: Vec<u32>,
+    /// Lanes that executed `discard` or `demote`.
+    pub killed: u128,
+}
+
+/// The debugger's hook: one wave of a draw runs `shader` — the same program lowered for
+/// debugging (unoptimised, so that each instruction maps to one source instruction) —
+/// through exec's traced loop, reporting to `observer`. The batch holding it runs in
+/// waves of exactly the program's wave size (never side by side; a batch is split only
+/// when the program never looks across quads, so its lanes compute what they would
+/// together), so the observer sees the wave WARP would. Every other wave runs as in a
+/// normal draw, and the targets come out the same.
+pub struct TraceWave<'a> {
+    /// The wave.
+    pub at: TraceAt,
+    /// The program it runs (the vertex or pixel program, lowered for debugging).
+    pub shader: &'a Shader,
+    /// Who hears its steps.
+    pub observer: Mutex<&'a mut (dyn WaveObserver + Send)>,
+    /// Filled when the wave has run.
+    pub result: Mutex<Option<Traced>>,
+}
+
+impl<'a> TraceWave<'a> {
+    /// A hook tracing `at` with `shader`, reporting to `observer`.
+    pub fn new(
+        at: TraceAt,
+        shader: &'a Shader,
+        observer: &'a mut (dyn WaveObserver + Send),
+    ) -> TraceWave<'a> {
+        TraceWave {
+            at,
+            shader,
+            observer: Mutex::new(observer),
+            result: Mutex::new(None),
+        }
+    }
+
+    /// What the traced wave did (`None` when the draw never ran it).
+    pub fn take(&self) -> Option<Traced> {
+        self.result.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// What the stages need of a [`TraceWave`], as a trait object (whose lifetime, unlike
+/// the hook's, may shorten to the draw's).
+pub(crate) trait Hook: Sync {
+    fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver));
+    fn set(&self, t: Traced);
+}
+
+impl Hook for TraceWave<'_> {
+    fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver)) {
+        let mut obs = self.observer.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut **obs);
+    }
+    fn set(&self, t: Traced) {
+        *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(t);
+    }
+}
+
+/// The traced wave's program, prepared once per draw.
+pub(crate) struct TraceProgram<'a> {
+    pub hook: &'a (dyn Hook + 'a),
+    pub at: TraceAt,
+    pub program: StageProgram<'a>,
+}
+
+impl TraceProgram<'_> {
+    /// Runs one wave of the debug program on `runner`'s lanes, traced when `traced`.
+    pub(crate) fn run(
+        &self,
+        runner: &mut StageRunner<'_>,
+        lanes: u128,
+        helper: u128,
+        pixel: Option<&dyn crate::exec::PixelContext>,
+        traced: bool,
+    ) -> Result<crate::exec::WaveRun, ExecError> {
+        if traced {
+            let mut out = None;
+            self.hook.observe(&mut |o| {
+                out = Some(runner.run_traced(lanes, helper, pixel, o));
+            });
+            out.unwrap_or_else(|| runner.run(lanes, helper, pixel))
+        } else {
+            runner.run(lanes, helper, pixel)
+        }
+    }
+}
+
+/// Seconds spent in each part of a draw (summed over worker threads).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct StageTimes {
+    /// Index reads, vertex shading, clipping and primitive setup.
+    pub setup: f64,
+    /// Listing primitives in tiles.
+    pub binning: f64,
+    /// Coverage, early depth, filling pixel inputs.
+    pub raster: f64,
+    /// Running pixel waves.
+    pub shading: f64,
+    /// The output merger, and loading and storing tiles.
+    pub output_merger: f64,
+}
+
+/// What a draw did.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+pub struct DrawReport {
+    /// Vertices shaded (distinct vertices × instances).
+    pub vertices_shaded: u64,
+    /// Primitives assembled.
+    pub primitives: u64,
+    /// Primitives set up for rasterization (after clipping, culling; a clipped polygon
+    /// counts once per triangle).
+    pub primitives_rasterized: u64,
+    /// Pixel-program lanes that stood for covered pixels (or samples).
+    pub pixels_shaded: u64,
+    /// Helper lanes run.
+    pub helper_lanes: u64,
+    /// Pixel waves run.
+    pub pixel_waves: u64,
+    /// Lane-instructions of the vertex stage.
+    pub vs_lane_instructions: u64,
+    /// Lane-instructions of the pixel stage.
+    pub ps_lane_instructions: u64,
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// Worker threads.
+    pub threads: usize,
+    /// Samples per pixel.
+    pub samples: u32,
+    /// The pixel program ran once per sample.
+    pub per_sample: bool,
+    /// Depth and stencil were tested before the pixel program.
+    pub early_depth_stencil: bool,
+    /// The WARP profile's name.
+    pub profile: String,
+    /// Where the time went.
+    pub times: StageTimes,
+    /// The engine that ran the programs: `jit` or `interp`.
+    pub engine: String,
+    /// What the native engine compiled, one line per stage (`vs: ...`, `ps: ...`).
+    pub jit: Vec<String>,
+    /// Seconds spent compiling the programs to native code.
+    pub compile_seconds: f64,
+}
+
+/// The part of the draw state an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawField {
+    /// The draw arguments.
+    Args,
+    /// The programs.
+    Programs,
+    /// Render target `i`.
+    RenderTarget(usize),
+    /// The depth-stencil view.
+    DepthStencil,
+    /// Input-layout element `i`.
+    InputElement(usize),
+    /// The viewport.
+    Viewport,
+    /// The scissor rectangle.
+    Scissor,
+    /// The rasterizer state.
+    Rasterizer,
+    /// The blend state of render target `i`.
+    Blend(usize),
+    /// The index buffer.
+    IndexBuffer,
+}
+
+/// Why a draw could not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DrawError {
+    /// The state is wrong.
+    #[error("{message}")]
+    State {
+        /// What it is about.
+        field: DrawField,
+        /// What is wrong.
+        message: String,
+    },
+    /// The stages do not link.
+    #[error("the programs do not link: {0}")]
+    Link(#[from] LinkError),
+    /// A stage failed (budget, memory, binding).
+    #[error("{0}")]
+    Exec(#[from] ExecError),
+}
+
+fn state_err(field: DrawField, message: impl Into<String>) -> DrawError {
+    DrawError::State {
+        field,
+        message: message.into(),
+    }
+}
+
+/// Checked targets: size, samples, per-target class.
+struct Targets {
+    width: u32,
+    height: u32,
+    samples: u32,
+    classes: Vec<Option<TargetClass>>,
+}
+
+fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
+    if s.render_targets.len() > RENDER_TARGETS {
+        return Err(state_err(
+            DrawField::RenderTarget(RENDER_TARGETS),
+            format!(
+                "{} render targets; D3D binds at most {RENDER_TARGETS}",
+                s.render_targets.len()
+            ),
+        ));
+    }
+    let mut size: Option<(u32, u32, u32, DrawField)> = None;
+    let mut classes = Vec::new();
+    let mut check = |d: &crate::resources::TextureDesc,
+                     field: DrawField|
+     -> Result<(), DrawError> {
+        use crate::resources::TextureDim;
+        if !matches!(d.dim, TextureDim::Tex2D | TextureDim::Tex2DMS) {
+            return Err(state_err(
+                field,
+                format!("a {} cannot be a target; give a 2D texture", d.dim.name()),
+            ));
+        }
+        match size {
+            None => size = Some((d.width, d.height, d.samples, field)),
+            Some((w, h, n, _)) if (w, h, n) == (d.width, d.height, d.samples) => {}
+            Some((w, h, n, f)) => {
+                return Err(state_err(
+                    field,
+                    format!(
+                        "{}×{} with {} samples, but {} is {w}×{h} with {n}: all targets of a draw have one size and sample count",
+                        d.width,
+                        d.height,
+                        d.samples,
+                        field_name(f)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    };
+    for (i, rt) in s.render_targets.iter().enumerate() {
+        let Some(rt) = rt else {
+            classes.push(None);
+            continue;
+        };
+        let d = rt.texture.desc();
+        let class = om::target_class(d.format).ok_or_else(|| {
+            state_err(
+                DrawField::RenderTarget(i),
+                format!("{} is not a render-target format", d.format),
+            )
+        })?;
+        check(d, DrawField::RenderTarget(i))?;
+        classes.push(Some(class));
+    }
+    if let Some(ds) = &s.depth_stencil_view {
+        let d = ds.texture.desc();
+        if om::depth_kind(d.format).is_none() {
+            return Err(state_err(
+                DrawField::DepthStencil,
+                format!(
+                    "{} is not a depth format (D16_UNORM, D24_UNORM_S8_UINT, D32_FLOAT, D32_FLOAT_S8X24_UINT)",
+                    d.format
+                ),
+            ));
+        }
+        check(d, DrawField::DepthStencil)?;
+    }
+    let Some((width, height, samples, _)) = size else {
+        return Err(state_err(
+            DrawField::RenderTarget(0),
+            "a draw needs a render target or a depth-stencil view",
+        ));
+    };
+    Ok(Targets {
+        width,
+        height,
+        samples,
+        classes,
+    })
+}
+
+/// How an error names a field in messages (the job file adds its own names).
+pub fn field_name(f: DrawField) -> String {
+    match f {
+        DrawField::Args => "the draw arguments".into(),
+        DrawField::Programs => "the programs".into(),
+        DrawField::RenderTarget(i) => format!("render target {i}"),
+        DrawField::DepthStencil => "the depth-stencil view".into(),
+        DrawField::InputElement(i) => format!("input element {i}"),
+        DrawField::Viewport => "the viewport".into(),
+        DrawField::Scissor => "the scissor rectangle".into(),
+        DrawField::Rasterizer => "the rasterizer state".into(),
+        DrawField::Blend(i) => format!("the blend state of render target {i}"),
+        DrawField::IndexBuffer => "the index buffer".into(),
+    }
+}
+
+/// Refuses pixel outputs a target cannot take: float outputs need a float, UNORM, SNORM
+/// or sRGB target; `uint` and `sint` outputs a target of the same integer kind (D3D11.3
+/// §17.? leaves mismatches undefined; we refuse them).
+fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
+    for e in &ps.outputs {
+        if e.sv != crate::ir::SysValue::Target {
+            continue;
+        }
+        for r in 0..e.rows {
+            let i = (e.semantic_index + r) as usize;
+            let Some(Some(class)) = t.classes.get(i) else {
+                continue;
+            };
+            let ok = match e.component {
+                ComponentType::UInt | ComponentType::SInt => *class == TargetClass::Integer,
+                _ => *class != TargetClass::Integer,
+            };
+            if !ok {
+                return Err(state_err(
+                    DrawField::RenderTarget(i),
+                    format!(
+                        "the pixel program writes {} values to SV_Target{i}, which this target's format cannot hold",
+                        e.component
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn crosses_quads(s: &Shader) -> bool {
+    use crate::ir::Inst;
+    s.insts.iter().any(|i| {
+        crate::exec::crosses_lanes(i)
+            && !matches!(
+                i,
+                Inst::Deriv { .. }
+                    | Inst::Lod { .. }
+                    | Inst::Sample { .. }
+                    | Inst::Gather { .. }
+                    | Inst::QuadReadLane { .. }
+                    | Inst::QuadSwap { .. }
+                    | Inst::QuadVote { .. }
+            )
+    })
+}
+
+fn choose_wave(
+    opt: Option<u32>,
+    shader: &Shader,
+    independent: bool,
+) -> Result<(u32, u32), DrawError> {
+    let wave = super::dispatch::choose_wave_size(shader, opt)?;
+    let batch = if independent {
+        BATCH_LANES.max(wave)
+    } else {
+        wave
+    };
+    Ok((wave, batch))
+}
+
+/// The pixels a draw may touch: the target ∩ the viewport (by pixel centre) ∩ the
+/// scissor.
+fn effective_scissor(t: &Targets, vp: &Viewport, sc: Option<Rect>) -> Rect {
+    // Pixel `c` is inside the viewport when its centre c + ½ is in [x, x + width).
+    let lo = |o: f32| (f64::from(o) - 0.5).ceil();
+    let hi = |o: f32, s: f32| (f64::from(o) + f64::from(s) - 0.5).ceil();
+    let clampi = |v: f64, m: u32| v.clamp(0.0, f64::from(m)) as i32;
+    let mut r = Rect {
+        left: clampi(lo(vp.top_left_x), t.width),
+        top: clampi(lo(vp.top_left_y), t.height),
+        right: clampi(hi(vp.top_left_x, vp.width), t.width),
+        bottom: clampi(hi(vp.top_left_y, vp.height), t.height),
+    };
+    if let Some(s) = sc {
+        r.left = r.left.max(s.left);
+        r.top = r.top.max(s.top);
+        r.right = r.right.min(s.right);
+        r.bottom = r.bottom.min(s.bottom);
+    }
+    r
+}
+
+fn bytes_of<T>(n: u64) -> u64 {
+    n.saturating_mul(std::mem::size_of::<T>() as u64)
+}
+
+/// Runs one draw (see the module doc).
+pub fn draw(
+    s: &DrawState<'_>,
+    args: &DrawArgs,
+    opts: &DrawOptions<'_>,
+) -> Result<DrawReport, DrawError> {
+    let t0 = Instant::now();
+    let targets = check_targets(s)?;
+    if let Some(ps) = s.ps {
+        check_outputs(ps, &targets)?;
+    }
+    if s.rasterizer.fill_mode == FillMode::Wireframe {
+        return Err(state_err(
+            DrawField::Rasterizer,
+            "wireframe fill is not supported yet",
+        ));
+    }
+    if s.rasterizer.forced_sample_count != 0 {
+        return Err(state_err(
+            DrawField::Rasterizer,
+            "ForcedSampleCount (UAV-only rendering) is not supported",
+        ));
+    }
+    for i in 0..targets.classes.len() {
+        let b = s.blend.target(i);
+        if b.blend_enable && b.logic_op_enable {
+            return Err(state_err(
+                DrawField::Blend(i),
+                "blending and a logic operation cannot both be on",
+            ));
+        }
+    }
+    let pattern = Pattern::standard(targets.samples).ok_or_else(|| {
+        state_err(
+            DrawField::RenderTarget(0),
+            format!(
+                "{} samples: the standard patterns have 1, 2, 4, 8 or 16",
+                targets.samples
+            ),
+        )
+    })?;
+    let layout: Vec<Element> =
+        ia::resolve_layout(&s.input_layout).map_err(|e| DrawError::State {
+            field: DrawField::InputElement(e.element),
+            message: e.message,
+        })?;
+    let linked = link::link(&layout, s.vs, s.ps)?;
+    let viewport = s
+        .viewport
+        .unwrap_or(Viewport::full(targets.width, targets.height));
+    let vp_ok = [
+        viewport.top_left_x,
+        viewport.top_left_y,
+        viewport.width,
+        viewport.height,
+        viewport.min_depth,
+        viewport.max_depth,
+    ]
+    .iter()
+    .all(|v| v.is_finite());
+    if !vp_ok || viewport.width < 0.0 || viewport.height < 0.0 {
+        return Err(state_err(
+            DrawField::Viewport,
+            "every viewport value must be finite, and width and height ≥ 0",
+        ));
+    }
+    if !(0.0..=1.0).contains(&viewport.min_depth) || !(0.0..=1.0).contains(&viewport.max_depth) {
+        return Err(state_err(
+            DrawField::Viewport,
+            "min and max depth must lie in [0, 1]",
+        ));
+    }
+    let scissor = effective_scissor(&targets, &viewport, s.scissor);
+
+    // Programs.
+    let (vs_wave, vs_batch) = choose_wave(
+        opts.wave_size,
+        s.vs,
+        !crate::exec::shader_crosses_lanes(s.vs),
+    )?;
+    let vs_table = DescriptorTable::new(
+        s.vs,
+        &s.vs_bindings.ranges,
+        &s.vs_bindings.resource_heap,
+        &s.vs_bindings.sampler_heap,
+    )?;
+    let vs_program =
+        StageProgram::new(s.vs, vs_table, opts.profile.clone(), opts.limits, vs_batch)?
+            .with_engine(opts.engine);
+    let mut ps_wave = vs_wave;
+    let ps_program = match s.ps {
+        Some(ps) => {
+            let (wave, batch) = choose_wave(opts.wave_size, ps, !crosses_quads(ps))?;
+            ps_wave = wave;
+            let table = DescriptorTable::new(
+                ps,
+                &s.ps_bindings.ranges,
+                &s.ps_bindings.resource_heap,
+                &s.ps_bindings.sampler_heap,
+            )?;
+            Some(
+                StageProgram::new(ps, table, opts.profile.clone(), opts.limits, batch)?
+                    .with_engine(opts.engine),
+            )
+        }
+        None => None,
+    };
+    let trace = match opts.trace {
+        Some(h) => Some(trace_program(s, h, h.at, h.shader, opts, vs_wave, ps_wave)?),
+        None => None,
+    };
+    let early =
+        s.ps.is_none_or(|ps| ps::early_depth_allowed(ps, s.blend.alpha_to_coverage_enable));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = if opts.threads == 0 {
+        cores
+    } else {
+        opts.threads
+    }
+    .clamp(1, 1 << 10);
+
+    let mut report = DrawReport {
+        wave_size: vs_wave,
+        threads,
+        samples: targets.samples,
+        per_sample: linked.per_sample,
+        early_depth_stencil: early,
+        profile: opts.profile.name().to_string(),
+        engine: opts.engine.to_string(),
+        ..DrawReport::default()
+    };
+    for (stage, r) in [
+        ("vs", vs_program.jit_report()),
+        ("ps", ps_program.as_ref().and_then(|p| p.jit_report())),
+    ] {
+        if let Some(r) = r {
+            report.compile_seconds += r.compile_time.as_secs_f64();
+            report.jit.push(format!("{stage}: {r}"));
+        }
+    }
+
+    // Memory: every (instance, vertex) keeps its outputs until the tiles are done.
+    let limit = opts.limits.max_memory_bytes;
+    let budget = |what: &str, bytes: u64| -> Result<(), DrawError> {
+        if bytes > limit {
+            Err(DrawError::Exec(ExecError::MemoryBudget {
+                needed: bytes,
+                limit,
+            }))
+            .map_err(|e| match e {
+                DrawError::Exec(x) => DrawError::State {
+                    field: DrawField::Args,
+                    message: format!("{what}: {x}"),
+                },
+                e => e,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let count = u64::from(args.vertex_count);
+    budget(
+        "the draw's vertex stream",
+        bytes_of::<u32>(count).saturating_mul(3),
+    )?;
+
+    // Index stream: stream position → SV_VertexID (the index value, or the position).
+    let cut = match (&s.index_buffer, s.strip_cut) {
+        (Some(ib), StripCutValue::Enabled) => Some(ia::cut_value(ib.format)),
+        _ => None,
+    };
+    let ids: Vec<u32> = match &s.index_buffer {
+        Some(ib) => (0..count)
+            .map(|p| ia::read_index(ib, u64::from(args.start_vertex) + p))
+            .collect(),
+        None => (0..args.vertex_count).collect(),
+    };
+    let is_cut = |p: u32| cut.is_some_and(|c| ids.get(p as usize) == Some(&c));
+    // Distinct ids, in increasing order (cut values are not vertices).
+    let mut unique: Vec<u32> = ids.iter().copied().filter(|&i| Some(i) != cut).collect();
+    unique.sort_unstable();
+    unique.dedup();
+    let slot_of = |id: u32| -> u32 { unique.binary_search(&id).map_or(0, |k| k as u32) };
+    let per_instance_words = (unique.len() as u64).saturating_mul(u64::from(s.vs.output_words));
+    budget(
+        "the vertex outputs",
+        bytes_of::<u32>(per_instance_words.saturating_mul(u64::from(args.instance_count))),
+    )?;
+    let fetch_base = if s.index_buffer.is_some() {
+        i64::from(args.base_vertex)
+    } else {
+        i64::from(args.start_vertex)
+    };
+
+    let mut outputs = VertexOutputs::default();
+    let mut prims: Vec<Prim> = Vec::new();
+    let kind = ia::prim_kind(s.topology);
+    let clip_setup = ClipSetup::new(
+        viewport.top_left_x,
+        viewport.top_left_y,
+        viewport.width,
+        viewport.height,
+        s.rasterizer.depth_clip_enable,
+    );
+    let ds_format = s
+        .depth_stencil_view
+        .as_ref()
+        .map(|d| d.texture.desc().format);
+    let setup_state = SetupState {
+        scissor,
+        front_ccw: s.rasterizer.front_counter_clockwise,
+        cull_front: s.rasterizer.cull_mode == CullMode::Front,
+        cull_back: s.rasterizer.cull_mode == CullMode::Back,
+        depth_bias: s.rasterizer.depth_bias,
+        depth_bias_clamp: s.rasterizer.depth_bias_clamp,
+        slope_scaled_depth_bias: s.rasterizer.slope_scaled_depth_bias,
+        depth_float: matches!(
+            ds_format.and_then(om::depth_kind),
+            Some(om::DepthKind::Float)
+        ),
+        depth_unorm_r: match ds_format.and_then(om::depth_kind) {
+            Some(om::DepthKind::Unorm(b)) => 1.0 / ((1u64 << b) - 1) as f32,
+            _ => 1.0 / 16_777_215.0,
+        },
+    };
+    let max_prims = limit / std::mem::size_of::<Prim>() as u64;
+    let mut prim_overflow = false;
+    for instance in 0..args.instance_count {
+        let base = outputs.words.len() / (s.vs.output_words.max(1) as usize);
+        let job = VertexJob {
+            layout: &layout,
+            sources: &linked.vs_inputs,
+            buffers: &s.vertex_buffers,
+            ids: &unique,
+            fetch_base,
+            instance,
+            start_instance: args.start_instance,
+        };
+        let vs_trace = match (&trace, opts.trace.map(|h| h.at)) {
+            (
+                Some(t),
+                Some(TraceAt::Vertex {
+                    vertex,
+                    instance: i,
+                }),
+            ) if i == instance => unique
+                .binary_search(&vertex)
+                .ok()
+                .map(|slot| vs::Trace { program: t, slot }),
+            _ => None,
+        };
+        report.vs_lane_instructions +=
+            vs::shade(&vs_program, &job, threads, &mut outputs, vs_trace.as_ref())?;
+        report.vertices_shaded += unique.len() as u64;
+        let vertex =
+            |p: u32| -> u32 { base as u32 + slot_of(ids.get(p as usize).copied().unwrap_or(0)) };
+        let mut failed = false;
+        ia::assemble(s.topology, args.vertex_count, &is_cut, &mut |p| {
+            report.primitives += 1;
+            let verts = p.v.map(vertex);
+            let before = prims.len();
+            setup_primitive(
+                &setup_state,
+                &clip_setup,
+                &viewport,
+                &linked,
+                &outputs,
+                kind,
+                verts,
+                p.id,
+                &mut prims,
+            );
+            report.primitives_rasterized += (prims.len() - before) as u64;
+            if prims.len() as u64 > max_prims {
+                failed = true;
+                return false;
+            }
+            true
+        });
+        if failed {
+            prim_overflow = true;
+            break;
+        }
+    }
+    if prim_overflow {
+        return Err(state_err(
+            DrawField::Args,
+            format!("more primitives than the memory limit of {limit} bytes holds"),
+        ));
+    }
+    let t1 = Instant::now();
+    let mut bins = Bins::new(targets.width, targets.height);
+    for (i, p) in prims.iter().enumerate() {
+        bins.add(i as u32, p.bbox);
+    }
+    let t2 = Instant::now();
+    report.times.setup = (t1 - t0).as_secs_f64();
+    report.times.binning = (t2 - t1).as_secs_f64();
+
+    let stage = PixelStage {
+        link: &linked,
+        prims: &prims,
+        vertices: &outputs,
+        pattern: &pattern,
+        depth_range: (viewport.min_depth, viewport.max_depth),
+    };
+    let ctx = TileCtx {
+        s,
+        stage: &stage,
+        bins: &bins,
+        targets: &targets,
+        early,
+        ps: ps_program.as_ref(),
+        ps_out: s.ps.map(PsOutputs::of).unwrap_or_default(),
+        scissor,
+        observer: opts.observer,
+        writes: opts.writes,
+        trace: trace
+            .as_ref()
+            .filter(|t| matches!(t.at, TraceAt::Pixel { .. })),
+    };
+    let ntiles = bins.bins.len() as u64;
+    let next = AtomicU64::new(0);
+    let stop = AtomicU64::new(u64::MAX);
+    let errors: Mutex<Vec<(u64, ExecError)>> = Mutex::new(Vec::new());
+    let totals: Mutex<TileStats> = Mutex::new(TileStats::default());
+    let worker = || {
+        let mut runner = ctx.ps.map(StageRunner::new);
+        let mut stats = TileStats::default();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= ntiles || i > stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if let Err(e) = ctx.tile(i as u32, runner.as_mut(), &mut stats) {
+                stop.fetch_min(i, Ordering::Relaxed);
+                errors
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((i, e));
+            }
+        }
+        totals.lock().unwrap_or_else(|p| p.into_inner()).add(&stats);
+    };
+    let tile_threads = threads.clamp(1, ntiles.clamp(1, 1 << 10) as usize);
+    if tile_threads == 1 {
+        worker();
+    } else {
+        let _ = crossbeam::thread::scope(|sc| {
+            for _ in 0..tile_threads {
+                sc.spawn(|_| worker());
+            }
+        });
+    }
+    let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(pos) = (0..errors.len()).min_by_key(|&k| errors[k].0) {
+        return Err(DrawError::Exec(errors.swap_remove(pos).1));
+    }
+    let st = totals.into_inner().unwrap_or_else(|p| p.into_inner());
+    report.pixels_shaded = st.pixels;
+    report.helper_lanes = st.helpers;
+    report.pixel_waves = st.waves;
+    report.ps_lane_instructions = st.lane_instructions;
+    report.times.raster = (st.total - st.shading - st.om).max(0.0);
+    report.times.shading = st.shading;
+    report.times.output_merger = st.om;
+    Ok(report)
+}
+
+/// Prepares the hook's program: the traced stage's bindings, wave size, profile and limits.
+fn trace_program<'a>(
+    s: &DrawState<'a>,
+    h: &'a (dyn Hook + 'a),
+    at: TraceAt,
+    shader: &'a Shader,
+    opts: &DrawOptions<'_>,
+    vs_wave: u32,
+    ps_wave: u32,
+) -> Result<TraceProgram<'a>, DrawError> {
+    let (drawn, bindings, wave) = match at {
+        TraceAt::Pixel { .. } => (s.ps, s.ps_bindings, ps_wave),
+        TraceAt::Vertex { .. } => (Some(s.vs), s.vs_bindings, vs_wave),
+    };
+    let Some(drawn) = drawn else {
+        return Err(state_err(
+            DrawField::Programs,
+            "a pixel wave to trace, but the draw has no pixel program",
+        ));
+    };
+    let t = shader;
+    if t.stage != drawn.stage
+        || t.input_words != drawn.input_words
+        || t.output_words != drawn.output_words
+        || t.resources != drawn.resources
+    {
+        return Err(state_err(
+            DrawField::Programs,
+            "the traced program has another stage, signature or resources than the drawn one",
+        ));
+    }
+    let table = DescriptorTable::new(
+        t,
+        &bindings.ranges,
+        &bindings.resource_heap,
+        &bindings.sampler_heap,
+    )?;
+    Ok(TraceProgram {
+        hook: h,
+        at,
+        program: StageProgram::new(t, table, opts.profile.clone(), opts.limits, wave)?
+            .with_engine(Engine::Interp),
+    })
+}
+
+/// Clips and sets up one assembled primitive, appending what survives to `prims`.
+#[allow(clippy::too_many_arguments)]
+fn setup_primitive(
+    st: &SetupState,
+    cs: &ClipSetup,
+    vp: &Viewport,
+    link: &Linked,
+    vo: &VertexOutputs,
+    kind: PrimKind,
+    verts: [u32; 3],
+    id: u32,
+    prims: &mut Vec<Prim>,
+) {
+    let n = kind.vertices();
+    let pos: Vec<[f32; 4]> = verts[..n]
+        .iter()
+        .map(|&v| link.position.map(|w| f32::from_bits(vo.word(v, w))))
+        .collect();
+    let dist = |words: &[u32]| -> Vec<Vec<f32>> {
+        verts[..n]
+            .iter()
+            .map(|&v| {
+                words
+                    .iter()
+                    .map(|&w| f32::from_bits(vo.word(v, w)))
+                    .collect()
+            })
+            .collect()
+    };
+    if !link.cull_distances.is_empty() && clip::culled_by_distance(&dist(&link.cull_distances)) {
+        return;
+    }
+    let clip_d = if link.clip_distances.is_empty() {
+        Vec::new()
+    } else {
+        dist(&link.clip_distances)
+    };
+    let clipped = clip::clip(&pos, cs, &clip_d);
+    let inv_w = {
+        let mut w = [1.0f64; 3];
+        for (i, p) in pos.iter().enumerate() {
+            w[i] = 1.0 / f64::from(p[3]);
+        }
+        if n == 1 {
+            w = [w[0]; 3];
+        }
+        w
+    };
+    let ident: Vec<Weights> = (0..n)
+        .map(|i| {
+            let mut w = [0.0; 3];
+            w[i] = 1.0;
+            w
+        })
+        .collect();
+    let poly = match clipped {
+        Clipped::Outside => return,
+        Clipped::Inside => ident,
+        Clipped::Polygon(p) => p,
+    };
+    // Screen vertices and their screen-space weights over the originals.
+    let mut sv = Vec::with_capacity(poly.len());
+    let mut mu = Vec::with_capacity(poly.len());
+    for lam in &poly {
+        let p = clip::position(&pos, lam);
+        let Some(v) = setup::to_screen(p, vp) else {
+            return;
+        };
+        sv.push(v);
+        let mut m = [0f64; 3];
+        let mut sum = 0.0;
+        for i in 0..n {
+            m[i] = lam[i] * f64::from(pos[i][3]);
+            sum += m[i];
+        }
+        if sum != 0.0 {
+            for x in &mut m {
+                *x /= sum;
+            }
+        }
+        mu.push(m);
+    }
+    match kind {
+        PrimKind::Point => {
+            if let Some(p) = setup::point(st, sv[0], inv_w[0], verts[0], id) {
+                prims.push(p);
+            }
+        }
+        PrimKind::Line => {
+            if let Some(p) = setup::line(st, [sv[0], sv[1]], [mu[0], mu[1]], inv_w, verts, id) {
+                prims.push(p);
+            }
+        }
+        PrimKind::Triangle => {
+            for k in 1..sv.len().saturating_sub(1) {
+                if let Some(p) = setup::triangle(
+                    st,
+                    [sv[0], sv[k], sv[k + 1]],
+                    [mu[0], mu[k], mu[k + 1]],
+                    inv_w,
+                    verts,
+                    id,
+                ) {
+                    prims.push(p);
+                }
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct TileStats {
+    pixels: u64,
+    helpers: u64,
+    waves: u64,
+    lane_instructions: u64,
+    total: f64,
+    shading: f64,
+    om: f64,
+}
+
+impl TileStats {
+    fn add(&mut self, o: &TileStats) {
+        self.pixels += o.pixels;
+        self.helpers += o.helpers;
+        self.waves += o.waves;
+        self.lane_instructions += o.lane_instructions;
+        self.total += o.total;
+        self.shading += o.shading;
+        self.om += o.om;
+    }
+}
+
+struct TileCtx<'a> {
+    s: &'a DrawState<'a>,
+    stage: &'a PixelStage<'a>,
+    bins: &'a Bins,
+    targets: &'a Targets,
+    early: bool,
+    ps: Option<&'a StageProgram<'a>>,
+    ps_out: PsOutputs,
+    scissor: Rect,
+    observer: Option<&'a dyn PixelObserver>,
+    writes: Option<&'a dyn MergeObserver>,
+    trace: Option<&'a TraceProgram<'a>>,
+}
+
+/// One tile's copy of the targets.
+struct TileBuf {
+    rect: [i32; 4],
+    colors: Vec<Option<TileColor>>,
+    depth: Option<TileDepth>,
+}
+
+impl TileCtx<'_> {
+    fn load(&self, rect: [i32; 4]) -> TileBuf {
+        let w = (rect[2] - rect[0]) as usize;
+        let h = (rect[3] - rect[1]) as usize;
+        let n = self.targets.samples;
+        let read = |t: &crate::resources::Texture, texel: usize| -> Vec<u8> {
+            let mut bytes = vec![0u8; w * h * n as usize * texel];
+            for s in 0..n {
+                for y in 0..h {
+                    let Some(a) =
+                        t.texel_addr(0, 0, [rect[0] as u32, rect[1] as u32 + y as u32, 0], s)
+                    else {
+                        continue;
+                    };
+                    let row = (s as usize * h + y) * w * texel;
+                    t.memory().read_bytes(a, &mut bytes[row..row + w * texel]);
+                }
+            }
+            bytes
+        };
+        let colors = self
+            .s
+            .render_targets
+            .iter()
+            .map(|rt| {
+                rt.as_ref().map(|rt| {
+                    let format = rt.texture.desc().format;
+                    let texel = format.bytes_per_texel() as usize;
+                    TileColor {
+                        format,
+                        texel,
+                        bytes: read(&rt.texture, texel),
+                    }
+                })
+            })
+            .collect();
+        let depth = self.s.depth_stencil_view.as_ref().map(|d| {
+            let format = d.texture.desc().format;
+            let texel = format.bytes_per_texel() as usize;
+            let raw = read(&d.texture, texel);
+            let (depth, stencil) = raw
+                .chunks_exact(texel)
+                .map(|b| TileDepth::decode(format, b))
+                .unzip();
+            TileDepth {
+                format,
+                depth,
+                stencil,
+            }
+        });
+        TileBuf {
+            rect,
+            colors,
+            depth,
+        }
+    }
+
+    fn store(&self, tb: &TileBuf) {
+        let w = (tb.rect[2] - tb.rect[0]) as usize;
+        let h = (tb.rect[3] - tb.rect[1]) as usize;
+        let n = self.targets.samples;
+        let write = |t: &crate::resources::Texture, texel: usize, bytes: &[u8]| {
+            for s in 0..n {
+                for y in 0..h {
+                    let Some(a) = t.texel_addr(
+                        0,
+                        0,
+                        [tb.rect[0] as u32, tb.rect[1] as u32 + y as u32, 0],
+                        s,
+                    ) else {
+                        continue;
+                    };
+                    let row = (s as usize * h + y) * w * texel;
+                    t.memory().write_bytes(a, &bytes[row..row + w * texel]);
+                }
+            }
+        };
+        for (rt, c) in self.s.render_targets.iter().zip(&tb.colors) {
+            if let (Some(rt), Some(c)) = (rt, c) {
+                write(&rt.texture, c.texel, &c.bytes);
+            }
+        }
+        if let (Some(d), Some(td)) = (&self.s.depth_stencil_view, &tb.depth) {
+            let texel = td.format.bytes_per_texel() as usize;
+            let mut bytes = vec![0u8; td.depth.len() * texel];
+            for (i, b) in bytes.chunks_exact_mut(texel).enumerate() {
+                TileDepth::encode(td.format, td.depth[i], td.stencil[i], b);
+            }
+            write(&d.texture, texel, &bytes);
+        }
+    }
+
+    fn tile(
+        &self,
+        index: u32,
+        mut runner: Option<&mut StageRunner<'_>>,
+        stats: &mut TileStats,
+    ) -> Result<(), ExecError> {
+        let Some(bin) = self.bins.bins.get(index as usize) else {
+            return Ok(());
+        };
+        if bin.is_empty() {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let t = TILE_SIZE as i32;
+        let tx = (index % self.bins.tiles_x) as i32;
+        let ty = (index / self.bins.tiles_x) as i32;
+        let rect = [
+            tx * t,
+            ty * t,
+            ((tx + 1) * t).min(self.targets.width as i32),
+            ((ty + 1) * t).min(self.targets.height as i32),
+        ];
+        let om_start = Instant::now();
+        let mut tb = self.load(rect);
+        stats.om += om_start.elapsed().as_secs_f64();
+        let clip_rect = [
+            rect[0].max(self.scissor.left),
+            rect[1].max(self.scissor.top),
+            rect[2].min(self.scissor.right),
+            rect[3].min(self.scissor.bottom),
+        ];
+        let wave = runner.as_ref().map_or(4, |r| r.wave_size());
+        let mut queue: Vec<PixelLane> = Vec::with_capacity(wave * 2);
+        let mut seq = 0u32;
+        let ds = &self.s.depth_stencil;
+        let stencil_ref = self.s.stencil_ref;
+        let pattern = self.stage.pattern;
+        let mut result = Ok(());
+        for &pi in bin {
+            let Some(prim) = self.stage.prims.get(pi as usize) else {
+                continue;
+            };
+            raster::for_each_quad(prim, pattern, clip_rect, &mut |q| {
+                if result.is_err() {
+                    return;
+                }
+                let mut mask = q.mask;
+                if self.early {
+                    if let Some(td) = tb.depth.as_mut() {
+                        for (k, m) in mask.iter_mut().enumerate() {
+                            let (px, py) = (q.x + (k as u32 & 1), q.y + (k as u32 >> 1));
+                            let mut bits = *m;
+                            while bits != 0 {
+                                let smp = bits.trailing_zeros();
+                                bits &= bits - 1;
+                                let z = self
+                                    .stage
+                                    .depth_at(prim, interp::sample(pattern, px, py, smp));
+                                let i = tb_index(rect, self.targets.samples, px, py, smp);
+                                let before = self.writes.map(|_| depth_word(td, i));
+                                let pass =
+                                    om::depth_stencil_test(ds, td, i, z, prim.front, stencil_ref);
+                                if let (Some(w), Some(before)) = (self.writes, before)
+                                    && depth_written(ds, pass, before, depth_word(td, i))
+                                {
+                                    let sample = if self.stage.link.per_sample { smp } else { 0 };
+                                    let lane = PixelLane {
+                                        prim: pi,
+                                        x: px,
+                                        y: py,
+                                        sample,
+                                        coverage: *m,
+                                    };
+                                    w.write(MergeTarget::DepthStencil, px, py, smp, &lane);
+                                }
+                                if !pass {
+                                    *m &= !(1 << smp);
+                                }
+                            }
+                        }
+                    }
+                }
+                if self.ps.is_none() || mask.iter().all(|&m| m == 0) {
+                    return;
+                }
+                let lane = |k: usize, sample: u32, coverage: u32| PixelLane {
+                    prim: pi,
+                    x: q.x + (k as u32 & 1),
+                    y: q.y + (k as u32 >> 1),
+                    sample,
+                    coverage,
+                };
+                if self.stage.link.per_sample {
+                    let union = mask.iter().fold(0, |a, m| a | m);
+                    let mut bits = union;
+                    while bits != 0 {
+                        let smp = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        for (k, m) in mask.iter().enumerate() {
+                            queue.push(lane(k, smp, m & (1 << smp)));
+                        }
+                    }
+                } else {
+                    for (k, m) in mask.iter().enumerate() {
+                        queue.push(lane(k, 0, *m));
+                    }
+                }
+                while queue.len() >= wave {
+                    if let Some(r) = runner.as_deref_mut() {
+                        let lanes: Vec<PixelLane> = queue.drain(..wave).collect();
+                        if let Err(e) = self.run_wave(r, &lanes, &mut tb, index, seq, stats) {
+                            result = Err(e);
+                            return;
+                        }
+                        seq += 1;
+                    }
+                }
+            });
+            result.clone()?;
+        }
+        if !queue.is_empty()
+            && let Some(r) = runner
+        {
+            let lanes: Vec<PixelLane> = std::mem::take(&mut queue);
+            self.run_wave(r, &lanes, &mut tb, index, seq, stats)?;
+        }
+        let om_start = Instant::now();
+        self.store(&tb);
+        stats.om += om_start.elapsed().as_secs_f64();
+        stats.total += start.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    fn run_wave(
+        &self,
+        runner: &mut StageRunner<'_>,
+        lanes: &[PixelLane],
+        tb: &mut TileBuf,
+        tile: u32,
+        seq: u32,
+        stats: &mut TileStats,
+    ) -> Result<(), ExecError> {
+        self.stage.fill(runner, lanes);
+        let n = lanes.len();
+        let all = if n >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
+        let mut helper = 0u128;
+        for (l, lane) in lanes.iter().enumerate() {
+            if lane.coverage == 0 {
+                helper |= 1 << l;
+            }
+        }
+        let ctx = WaveContext {
+            stage: self.stage,
+            lanes,
+        };
+        let t = Instant::now();
+        let traced_out: Vec<u32>;
+        let (run, w, out) = match self.trace.map(|t| (t, t.at)) {
+            Some((
+                tp,
+                TraceAt::Pixel {
+                    tile: ti,
+                    batch,
+                    lane,
+                },
+            )) if ti == tile && batch == seq => {
+                let (run, out) = self.run_traced(tp, lanes, lane as usize, runner.wave_size())?;
+                traced_out = out;
+                (run, runner.wave_size(), &traced_out[..])
+            }
+            _ => {
+                let run = runner.run(all, helper, Some(&ctx))?;
+                (run, runner.wave_size(), runner.outputs())
+            }
+        };
+        stats.shading += t.elapsed().as_secs_f64();
+        stats.waves += 1;
+        stats.lane_instructions += run.lane_instructions;
+        stats.helpers += u64::from(helper.count_ones());
+        stats.pixels += (n as u64) - u64::from(helper.count_ones());
+        let t = Instant::now();
+        if let Some(o) = self.observer {
+            o.wave(tile, seq, lanes, &run, out);
+        }
+        for (l, lane) in lanes.iter().enumerate() {
+            if lane.coverage == 0 || (run.killed >> l) & 1 == 1 {
+                continue;
+            }
+            self.merge(
+                lane,
+                |word| out.get(word as usize * w + l).copied().unwrap_or(0),
+                tb,
+            );
+        }
+        stats.om += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Runs the batch `lanes` (of a runner `batch` lanes wide) with the debug program in
+    /// waves of the program's wave size, the one holding `lane` traced; returns what the
+    /// batch did and its output words laid out as the batch's runner lays them out.
+    fn run_traced(
+        &self,
+        tp: &TraceProgram<'_>,
+        lanes: &[PixelLane],
+        lane: usize,
+        batch: usize,
+    ) -> Result<(crate::exec::WaveRun, Vec<u32>), ExecError> {
+        let mut runner = StageRunner::new(&tp.program);
+        let w = runner.wave_size();
+        let words = tp.program.shader().output_words as usize;
+        let mut out = vec![0u32; words * batch];
+        let mut total = crate::exec::WaveRun::default();
+        for (k, sub) in lanes.chunks(w).enumerate() {
+            self.stage.fill(&mut runner, sub);
+            let all = if sub.len() >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << sub.len()) - 1
+            };
+            let mut helper = 0u128;
+            for (l, p) in sub.iter().enumerate() {
+                if p.coverage == 0 {
+                    helper |= 1 << l;
+                }
+            }
+            let ctx = WaveContext {
+                stage: self.stage,
+                lanes: sub,
+            };
+            let traced = lane / w == k;
+            let run = tp.run(&mut runner, all, helper, Some(&ctx), traced)?;
+            let o = runner.outputs();
+            for word in 0..words {
+                for l in 0..sub.len() {
+                    if let (Some(d), Some(v)) =
+                        (out.get_mut(word * batch + k * w + l), o.get(word * w + l))
+                    {
+                        *d = *v;
+                    }
+                }
+            }
+            total.lane_instructions += run.lane_instructions;
+            total.killed |= run.killed << (k * w);
+            if traced {
+                tp.hook.set(Traced {
+                    wave_size: w as u32,
+                    pixels: sub.to_vec(),
+                    vertices: Vec::new(),
+                    outputs: o.to_vec(),
+                    killed: run.killed,
+                });
+            }
+        }
+        Ok((total, out))
+    }
+
+    /// The output merger for one lane: coverage, late depth-stencil, colour writes.
+    fn merge(&self, lane: &PixelLane, out: impl Fn(u32) -> u32, tb: &mut TileBuf) {
+        let Some(prim) = self.stage.prims.get(lane.prim as usize) else {
+            return;
+        };
+        let n = self.targets.samples;
+        let mut cov = lane.coverage & self.s.sample_mask;
+        if let Some(w) = self.ps_out.coverage {
+            cov &= out(w);
+        }
+        if self.s.blend.alpha_to_coverage_enable
+            && let Some((w, m)) = self.ps_out.targets[0]
+            && m & 8 != 0
+        {
+            cov &= om::alpha_to_coverage(f32::from_bits(out(w + 3)), n);
+        }
+        if cov == 0 {
+            return;
+        }
+        let pattern = self.stage.pattern;
+        if !self.early {
+            let stencil_ref = self
+                .ps_out
+                .stencil_ref
+                .map_or(self.s.stencil_ref, |w| out(w) as u8);
+            let shader_z = self.ps_out.depth.map(|(w, kind)| {
+                let z = f32::from_bits(out(w));
+                let raster_z = self.stage.depth_at(prim, interp::centre(lane.x, lane.y));
+                let z = match kind {
+                    ps::DepthOut::Any => z,
+                    ps::DepthOut::GreaterEqual => crate::exec::float::max_f32(z, raster_z),
+                    ps::DepthOut::LessEqual => crate::exec::float::min_f32(z, raster_z),
+                };
+                ps::clamp_depth(z, self.stage.depth_range)
+            });
+            if let Some(td) = tb.depth.as_mut() {
+                let mut bits = cov;
+                while bits != 0 {
+                    let smp = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let z = shader_z.unwrap_or_else(|| {
+                        self.stage
+                            .depth_at(prim, interp::sample(pattern, lane.x, lane.y, smp))
+                    });
+                    let i = tb_index(tb.rect, n, lane.x, lane.y, smp);
+                    let before = self.writes.map(|_| depth_word(td, i));
+                    let pass = om::depth_stencil_test(
+                        &self.s.depth_stencil,
+                        td,
+                        i,
+                        z,
+                        prim.front,
+                        stencil_ref,
+                    );
+                    if let (Some(w), Some(before)) = (self.writes, before)
+                        && depth_written(&self.s.depth_stencil, pass, before, depth_word(td, i))
+                    {
+                        w.write(MergeTarget::DepthStencil, lane.x, lane.y, smp, lane);
+                    }
+                    if !pass {
+                        cov &= !(1 << smp);
+                    }
+                }
+            }
+        }
+        let dual = self.s.blend.target(0).blend_enable
+            && [
+                self.s.blend.target(0).src_blend,
+                self.s.blend.target(0).dest_blend,
+                self.s.blend.target(0).src_blend_alpha,
+                self.s.blend.target(0).dest_blend_alpha,
+            ]
+            .iter()
+            .any(|b| b.dual_source());
+        let src1 = match (dual, self.ps_out.targets[1]) {
+            (true, Some((w, _))) => [out(w), out(w + 1), out(w + 2), out(w + 3)],
+            _ => [0; 4],
+        };
+        for (i, c) in tb.colors.iter_mut().enumerate() {
+            let Some(c) = c else { continue };
+            if dual && i > 0 {
+                break;
+            }
+            let Some((w, mask)) = self.ps_out.targets.get(i).copied().flatten() else {
+                continue;
+            };
+            let src = [out(w), out(w + 1), out(w + 2), out(w + 3)];
+            let desc = self.s.blend.target(i);
+            let mut bits = cov;
+            while bits != 0 {
+                let smp = bits.trailing_zeros();
+                bits &= bits - 1;
+                let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
+                om::write_color(desc, &self.s.blend_factor, c, idx, src, src1, mask);
+                if let Some(w) = self.writes
+                    && desc.render_target_write_mask & mask & 0xf != 0
+                {
+                    w.write(MergeTarget::Color(i as u32), lane.x, lane.y, smp, lane);
+                }
+            }
+        }
+    }
+}
+
+/// The stored depth bits and stencil of sample `i` of a tile (for write tracking).
+fn depth_word(td: &TileDepth, i: usize) -> (u32, u8) {
+    (
+        td.depth.get(i).copied().unwrap_or(0),
+        td.stencil.get(i).copied().unwrap_or(0),
+    )
+}
+
+/// Whether a depth-stencil test wrote the sample: a passing test with depth writes on
+/// stores its depth (even an equal one), and a stencil operation that changed the
+/// stencil value wrote it.
+fn depth_written(ds: &DepthStencilDesc, pass: bool, before: (u32, u8), after: (u32, u8)) -> bool {
+    (pass && ds.depth_enable && ds.depth_write) || before != after
+}
+
+fn tb_index(rect: [i32; 4], _samples: u32, x: u32, y: u32, s: u32) -> usize {
+    let w = (rect[2] - rect[0]) as usize;
+    let h = (rect[3] - rect[1]) as usize;
+    (s as usize * h + (y as i32 - rect[1]) as usize) * w + (x as i32 - rect[0]) as usize
+}
+
+/// The format check a job front end makes before binding a texture as a target.
+pub fn is_target_format(f: Format) -> bool {
+    om::target_class(f).is_some()
+}

@@ -1,0 +1,458 @@
+//! Input assembly: vertices fetched from vertex buffers through an input layout, indices
+//! from an index buffer, and primitives assembled by topology.
+//!
+//! Owns: resolving `D3D12_APPEND_ALIGNED_ELEMENT` offsets and checking an input layout,
+//! fetching one element of one vertex (or instance) through `resources::format`, reading
+//! indices with strip cuts, and turning the draw's vertex stream into points, lines and
+//! triangles numbered by `SV_PrimitiveID`. Does not own: running the vertex stage (`vs`).
+//!
+//! # Rules (D3D11.3 §8, "Input Assembler Stage")
+//!
+//! - A per-vertex element of vertex `i` of a non-indexed draw is read at
+//!   `(StartVertexLocation + i) × stride + offset`; of an indexed draw at
+//!   `(index + BaseVertexLocation) × stride + offset`. A per-instance element of instance
+//!   `k` (step rate `n`) at `(StartInstanceLocation + k / n) × stride + offset` (§8.4.1).
+//! - `SV_VertexID` is `i` (non-indexed) or the index value (indexed), `SV_InstanceID` is
+//!   `k`: neither includes the start locations or the base vertex (§8.4.2, §8.16).
+//! - An element that does not lie wholly inside its buffer, or whose slot has no buffer,
+//!   reads 0 in all four components (§8.? out-of-bounds vertex fetch; our choice where the
+//!   specification lets an implementation return the format's defaults instead is zeros).
+//!   Otherwise missing components take (0, 0, 0, 1) (§8.? "Input Assembler format
+//!   conversion").
+//! - Index reads past the index buffer give 0 (robust buffer access). With a strip cut
+//!   value enabled, 0xffff (16-bit) or 0xffffffff (32-bit) ends the current strip; in list
+//!   topologies it drops the incomplete primitive (§8.? "Primitive Topologies", "strip cut").
+//! - Strips: triangle `k` of a strip is `(k, k+1, k+2)` for even `k` and `(k, k+2, k+1)` for
+//!   odd `k`, so every triangle keeps the strip's winding and vertex `k` — the leading
+//!   vertex D3D makes the provoking vertex — stays first (§8 "Primitive Topologies"). Adjacency topologies take the primitive's own vertices (0, 2, 4 of
+//!   six; 1, 2 of four) and ignore the rest until a geometry stage exists.
+
+use std::fmt;
+
+use super::state::{
+    APPEND_ALIGNED_ELEMENT, IndexBufferView, IndexFormat, InputLayout, PrimitiveTopology,
+    VERTEX_INPUT_SLOTS, VertexBufferView,
+};
+use crate::resources::Format;
+
+/// The most bytes one vertex may span (`D3D12_IA_VERTEX_INPUT_STRUCTURE_ELEMENTS_COMPONENTS`
+/// × 4 is 128 × 4 = 512; strides up to 2048 are allowed: `D3D12_REQ_..._STRIDE` = 2048).
+pub const MAX_STRIDE: u32 = 2048;
+
+/// One element of a resolved input layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Element {
+    /// Semantic name as the layout spells it.
+    pub semantic: String,
+    /// Semantic index.
+    pub semantic_index: u32,
+    /// Format in the buffer.
+    pub format: Format,
+    /// Slot.
+    pub slot: u32,
+    /// Byte offset in the vertex (append-aligned offsets resolved).
+    pub offset: u32,
+    /// 0 per vertex; `n` per instance.
+    pub step_rate: u32,
+}
+
+/// Why an input layout cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutError {
+    /// The element (0-based).
+    pub element: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "input element {}: {}", self.element, self.message)
+    }
+}
+
+/// Whether the input assembler reads vertex data of `format` (channel formats that are
+/// neither depth nor block-compressed nor typeless).
+pub fn is_vertex_format(format: Format) -> bool {
+    use crate::resources::format::Num;
+    format.is_supported()
+        && !format.is_depth()
+        && matches!(
+            format.layout(),
+            crate::resources::format::Layout::Channels(_)
+        )
+        && format.channels().iter().all(|c| c.num != Num::Typeless)
+}
+
+/// Resolves offsets and checks every element: a slot below 32, a vertex format, an
+/// offset that fits in a 2048-byte vertex, no semantic given twice.
+pub fn resolve_layout(layout: &InputLayout) -> Result<Vec<Element>, LayoutError> {
+    let mut next = [0u32; VERTEX_INPUT_SLOTS as usize];
+    let mut out: Vec<Element> = Vec::with_capacity(layout.elements.len());
+    for (i, e) in layout.elements.iter().enumerate() {
+        let err = |message: String| LayoutError {
+            element: i,
+            message,
+        };
+        if e.input_slot >= VERTEX_INPUT_SLOTS {
+            return Err(err(format!(
+                "slot {} (D3D has slots 0 to {})",
+                e.input_slot,
+                VERTEX_INPUT_SLOTS - 1
+            )));
+        }
+        if !is_vertex_format(e.format) {
+            return Err(err(format!("{} is not a vertex format", e.format)));
+        }
+        let slot = e.input_slot as usize;
+        let offset = if e.aligned_byte_offset == APPEND_ALIGNED_ELEMENT {
+            // Append-aligned elements start at the next multiple of the smaller of the
+            // element size and 4 (D3D11.3 §8.? "D3D11_APPEND_ALIGNED_ELEMENT").
+            let size = e.format.bytes_per_texel();
+            let align = size.clamp(1, 4);
+            next[slot].div_ceil(align) * align
+        } else {
+            e.aligned_byte_offset
+        };
+        let end = u64::from(offset) + u64::from(e.format.bytes_per_texel());
+        if end > u64::from(MAX_STRIDE) {
+            return Err(err(format!(
+                "offset {offset} + {} bytes of {} goes past the {MAX_STRIDE}-byte vertex",
+                e.format.bytes_per_texel(),
+                e.format
+            )));
+        }
+        next[slot] = end as u32;
+        if let Some(p) = out.iter().position(|o| {
+            o.semantic.eq_ignore_ascii_case(&e.semantic) && o.semantic_index == e.semantic_index
+        }) {
+            return Err(err(format!(
+                "{}{} is already element {p}",
+                e.semantic, e.semantic_index
+            )));
+        }
+        out.push(Element {
+            semantic: e.semantic.clone(),
+            semantic_index: e.semantic_index,
+            format: e.format,
+            slot: e.input_slot,
+            offset,
+            step_rate: e.instance_data_step_rate,
+        });
+    }
+    Ok(out)
+}
+
+/// Reads element `e` of the vertex at buffer index `index` (already including the start
+/// location or base vertex) as four 32-bit values (see the module doc).
+pub fn fetch(e: &Element, buffers: &[Option<VertexBufferView>], index: i64) -> [u32; 4] {
+    let Some(Some(vb)) = buffers.get(e.slot as usize) else {
+        return [0; 4];
+    };
+    if index < 0 {
+        return [0; 4];
+    }
+    let size = e.format.bytes_per_texel();
+    let Some(addr) = (index as u64)
+        .checked_mul(u64::from(vb.stride))
+        .and_then(|a| a.checked_add(u64::from(e.offset)))
+    else {
+        return [0; 4];
+    };
+    let mut bytes = [0u8; 16];
+    let b = &mut bytes[..size as usize];
+    if !vb.data.read_bytes(addr, b) {
+        return [0; 4];
+    }
+    e.format.decode(b)
+}
+
+/// The index buffer's `i`-th index (0 past its end).
+pub fn read_index(ib: &IndexBufferView, i: u64) -> u32 {
+    match ib.format {
+        IndexFormat::U16 => i
+            .checked_mul(2)
+            .and_then(|a| ib.data.load_u16(a))
+            .map_or(0, u32::from),
+        IndexFormat::U32 => i
+            .checked_mul(4)
+            .and_then(|a| ib.data.load_u32(a))
+            .unwrap_or(0),
+    }
+}
+
+/// The strip cut value of an index format.
+pub fn cut_value(format: IndexFormat) -> u32 {
+    match format {
+        IndexFormat::U16 => 0xffff,
+        IndexFormat::U32 => 0xffff_ffff,
+    }
+}
+
+/// What kind of primitive a topology makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrimKind {
+    /// One vertex.
+    Point,
+    /// Two vertices.
+    Line,
+    /// Three vertices.
+    Triangle,
+}
+
+impl PrimKind {
+    /// Vertices per primitive.
+    pub fn vertices(self) -> usize {
+        match self {
+            PrimKind::Point => 1,
+            PrimKind::Line => 2,
+            PrimKind::Triangle => 3,
+        }
+    }
+}
+
+/// The primitive kind of a topology.
+pub fn prim_kind(t: PrimitiveTopology) -> PrimKind {
+    use PrimitiveTopology as T;
+    match t {
+        T::PointList => PrimKind::Point,
+        T::LineList | T::LineStrip | T::LineListAdj | T::LineStripAdj => PrimKind::Line,
+        _ => PrimKind::Triangle,
+    }
+}
+
+/// An assembled primitive: positions in the draw's vertex stream (`0 .. vertex_count`,
+/// cut indices excluded), provoking vertex first, and its `SV_PrimitiveID`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Primitive {
+    /// Stream positions of its vertices (only the first [`PrimKind::vertices`] are used).
+    pub v: [u32; 3],
+    /// `SV_PrimitiveID`: the primitive's number within its instance, counting every
+    /// primitive the topology makes (culled or not).
+    pub id: u32,
+}
+
+/// Assembles the primitives of `count` stream positions. `is_cut(p)` says whether
+/// position `p` holds the strip cut value (always false without an index buffer or with
+/// strip cuts disabled). Calls `out` for each primitive, in order; stops early when `out`
+/// returns false.
+pub fn assemble(
+    topology: PrimitiveTopology,
+    count: u32,
+    is_cut: &dyn Fn(u32) -> bool,
+    out: &mut dyn FnMut(Primitive) -> bool,
+) {
+    use PrimitiveTopology as T;
+    let mut id = 0u32;
+    let mut emit = |v: [u32; 3]| {
+        let p = Primitive { v, id };
+        id = id.wrapping_add(1);
+        out(p)
+    };
+    // Restartable runs of positions: `run` holds the positions since the last cut.
+    let mut run: Vec<u32> = Vec::new();
+    for p in 0..count {
+        if is_cut(p) {
+            run.clear();
+            continue;
+        }
+        run.push(p);
+        let n = run.len();
+        let keep_going = match topology {
+            T::PointList => {
+                let r = emit([p, p, p]);
+                run.clear();
+                r
+            }
+            T::LineList if n == 2 => {
+                let r = emit([run[0], run[1], run[1]]);
+                run.clear();
+                r
+            }
+            T::LineListAdj if n == 4 => {
+                let r = emit([run[1], run[2], run[2]]);
+                run.clear();
+                r
+            }
+            T::TriangleList if n == 3 => {
+                let r = emit([run[0], run[1], run[2]]);
+                run.clear();
+                r
+            }
+            T::TriangleListAdj if n == 6 => {
+                let r = emit([run[0], run[2], run[4]]);
+                run.clear();
+                r
+            }
+            T::LineStrip if n >= 2 => {
+                let r = emit([run[n - 2], run[n - 1], run[n - 1]]);
+                // Keep only the last vertex: the strip continues from it.
+                let last = run[n - 1];
+                run.clear();
+                run.push(last);
+                r
+            }
+            T::LineStripAdj if n >= 4 => {
+                // Vertices a, b, c, d: the line b–c; then slide by one.
+                let r = emit([run[n - 3], run[n - 2], run[n - 2]]);
+                run.remove(0);
+                r
+            }
+            T::TriangleStrip if n >= 3 => {
+                // `run` holds every position since the last cut, so its length gives the
+                // triangle's number in the strip and with it the parity.
+                let k = n - 3;
+                let (a, b, c) = (run[n - 3], run[n - 2], run[n - 1]);
+                if k % 2 == 0 {
+                    emit([a, b, c])
+                } else {
+                    emit([a, c, b])
+                }
+            }
+            T::TriangleStripAdj if n >= 6 && n % 2 == 0 => {
+                // Vertices 0, 2, 4, … are the strip; triangle k uses strip vertices k,
+                // k+1, k+2 (positions 2k, 2k+2, 2k+4), odd ones reordered like strips.
+                let k = (n - 6) / 2;
+                let (a, b, c) = (run[2 * k], run[2 * k + 2], run[2 * k + 4]);
+                if k % 2 == 0 {
+                    emit([a, b, c])
+                } else {
+                    emit([a, c, b])
+                }
+            }
+            _ => true,
+        };
+        if !keep_going {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::state::InputElementDesc;
+    use crate::resources::Memory;
+
+    fn prims(t: PrimitiveTopology, n: u32, cuts: &[u32]) -> Vec<[u32; 3]> {
+        let mut v = Vec::new();
+        assemble(t, n, &|p| cuts.contains(&p), &mut |p| {
+            v.push(p.v);
+            true
+        });
+        v
+    }
+
+    /// D3D11.3 §8 "Primitive Topologies": lists take disjoint groups, strips share
+    /// vertices and keep the winding of their first triangle.
+    #[test]
+    fn topologies_assemble_as_d3d_orders_them() {
+        use PrimitiveTopology as T;
+        assert_eq!(prims(T::TriangleList, 7, &[]), vec![[0, 1, 2], [3, 4, 5]]);
+        assert_eq!(
+            prims(T::TriangleStrip, 5, &[]),
+            vec![[0, 1, 2], [1, 3, 2], [2, 3, 4]]
+        );
+        assert_eq!(prims(T::LineStrip, 3, &[]), vec![[0, 1, 1], [1, 2, 2]]);
+        assert_eq!(prims(T::LineList, 5, &[]), vec![[0, 1, 1], [2, 3, 3]]);
+        assert_eq!(prims(T::PointList, 2, &[]), vec![[0, 0, 0], [1, 1, 1]]);
+        assert_eq!(
+            prims(T::TriangleListAdj, 6, &[]),
+            vec![[0, 2, 4]],
+            "adjacent vertices 1, 3, 5 are ignored"
+        );
+        assert_eq!(
+            prims(T::TriangleStripAdj, 8, &[]),
+            vec![[0, 2, 4], [2, 6, 4]]
+        );
+        assert_eq!(prims(T::LineStripAdj, 5, &[]), vec![[1, 2, 2], [2, 3, 3]]);
+    }
+
+    /// A strip cut restarts the strip (and its winding parity); in a list it drops the
+    /// incomplete primitive.
+    #[test]
+    fn strip_cuts_restart() {
+        use PrimitiveTopology as T;
+        assert_eq!(
+            prims(T::TriangleStrip, 8, &[3]),
+            vec![[0, 1, 2], [4, 5, 6], [5, 7, 6]]
+        );
+        assert_eq!(prims(T::TriangleList, 7, &[1]), vec![[2, 3, 4]]);
+    }
+
+    /// D3D11.3 §8: append-aligned offsets follow the previous element of the slot.
+    #[test]
+    fn append_aligned_offsets() {
+        let el = |s: &str, f: Format, slot: u32, off: u32| InputElementDesc {
+            semantic: s.into(),
+            semantic_index: 0,
+            format: f,
+            input_slot: slot,
+            aligned_byte_offset: off,
+            instance_data_step_rate: 0,
+        };
+        let l = InputLayout {
+            elements: vec![
+                el(
+                    "POSITION",
+                    Format::R32G32B32_FLOAT,
+                    0,
+                    APPEND_ALIGNED_ELEMENT,
+                ),
+                el("COLOR", Format::R8G8B8A8_UNORM, 0, APPEND_ALIGNED_ELEMENT),
+                el("TEXCOORD", Format::R16G16_FLOAT, 1, APPEND_ALIGNED_ELEMENT),
+                el("NORMAL", Format::R32G32B32_FLOAT, 0, APPEND_ALIGNED_ELEMENT),
+            ],
+        };
+        let r = resolve_layout(&l).unwrap();
+        assert_eq!(
+            r.iter().map(|e| e.offset).collect::<Vec<_>>(),
+            vec![0, 12, 0, 16]
+        );
+        let mut bad = l.clone();
+        bad.elements[1].format = Format::D32_FLOAT;
+        assert!(
+            resolve_layout(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("not a vertex format")
+        );
+        bad = l.clone();
+        bad.elements[3].semantic = "position".into();
+        assert!(
+            resolve_layout(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("already")
+        );
+    }
+
+    /// Elements past the buffer read zeros; present ones default missing components.
+    #[test]
+    fn fetch_is_robust() {
+        let data = Memory::from_bytes(&[0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]).unwrap();
+        let vb = vec![Some(VertexBufferView { data, stride: 4 })];
+        let e = Element {
+            semantic: "X".into(),
+            semantic_index: 0,
+            format: Format::R32_FLOAT,
+            slot: 0,
+            offset: 0,
+            step_rate: 0,
+        };
+        assert_eq!(
+            fetch(&e, &vb, 1),
+            [2.0f32.to_bits(), 0, 0, 1.0f32.to_bits()]
+        );
+        assert_eq!(fetch(&e, &vb, 2), [0; 4]);
+        assert_eq!(fetch(&e, &vb, -1), [0; 4]);
+        assert_eq!(fetch(&e, &[], 0), [0; 4]);
+        let ib = IndexBufferView {
+            data: Memory::from_bytes(&[5, 0, 0xff, 0xff]).unwrap(),
+            format: IndexFormat::U16,
+        };
+        assert_eq!(read_index(&ib, 0), 5);
+        assert_eq!(read_index(&ib, 1), cut_value(IndexFormat::U16));
+        assert_eq!(read_index(&ib, 2), 0);
+    }
+}

@@ -1,0 +1,440 @@
+//! Stage linking: which input-layout element feeds each vertex-program input, and which
+//! vertex-program output (or rasterizer value) feeds each pixel-program input — checked
+//! before anything runs, as Direct3D checks a pipeline state.
+//!
+//! # Rules
+//!
+//! - **Input layout → vertex stage** (D3D12 pipeline-state validation): every input the
+//!   vertex program declares, other than `SV_VertexID` and `SV_InstanceID`, needs an
+//!   input-layout element with the same semantic name (any case) and index; an element of
+//!   several rows needs one per row (semantic index + row). The element's format decides
+//!   the bits the program reads (`ia`).
+//! - **Vertex stage → pixel stage** (D3D11.3 §4.3.? "Stage linking"; D3D12 signature
+//!   rules): stages link by signature register. For each register and component a pixel
+//!   input reads, the vertex program must write that register and component, with the
+//!   same semantic name and index there and the same component type; the pixel input's
+//!   components must be a subset of the output's. System values the rasterizer makes
+//!   (`SysValue::made_by_rasterizer`: `SV_Position`, `SV_IsFrontFace`, `SV_SampleIndex`,
+//!   `SV_Coverage`, `SV_InnerCoverage`, `SV_PrimitiveID`, …) need no vertex output.
+//! - The vertex program must write `SV_Position` (four components) for anything to be
+//!   rasterized.
+
+use crate::ir::io::NO_REGISTER;
+use crate::ir::{ComponentType, Interp, IoElement, Shader, SysValue};
+
+use super::ia::Element;
+
+/// Where one vertex-program input word comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VsSource {
+    /// Component `component` of input-layout element `element`.
+    Layout {
+        /// Index into the resolved layout.
+        element: usize,
+        /// 0 = x … 3 = w.
+        component: u8,
+    },
+    /// `SV_VertexID`.
+    VertexId,
+    /// `SV_InstanceID`.
+    InstanceId,
+    /// `SV_StartVertexLocation`: `BaseVertexLocation` (indexed draws) or
+    /// `StartVertexLocation`.
+    StartVertex,
+    /// `SV_StartInstanceLocation`.
+    StartInstance,
+    /// Nothing (a system value this pipeline does not make, e.g. `SV_ViewID`): 0.
+    Zero,
+}
+
+/// Where one pixel-program input word comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PsSource {
+    /// Vertex output word `word`, interpolated as `interp` (float components only;
+    /// integer components are always `Constant`).
+    Vertex {
+        /// Word of the vertex outputs.
+        word: u32,
+        /// How it is interpolated.
+        interp: Interp,
+    },
+    /// `SV_Position` component 0–3 (x, y at the pixel centre or the input's sample or
+    /// centroid, z the interpolated depth, w the interpolated clip w).
+    Position {
+        /// Component.
+        component: u8,
+        /// The element's interpolation mode (centroid and sample move x, y and z).
+        interp: Interp,
+    },
+    /// `SV_IsFrontFace`: 0xffffffff for a front face.
+    IsFrontFace,
+    /// `SV_SampleIndex`.
+    SampleIndex,
+    /// `SV_Coverage` (input coverage mask).
+    Coverage,
+    /// `SV_InnerCoverage`: 0xffffffff when the pixel is wholly inside the primitive.
+    InnerCoverage,
+    /// `SV_PrimitiveID`.
+    PrimitiveId,
+    /// `SV_Barycentrics` component 0–2: the weight of the primitive's vertex 0, 1 or 2
+    /// (perspective-correct unless the element is `noperspective`).
+    Barycentric {
+        /// Component (the vertex).
+        component: u8,
+        /// Perspective-correct weights.
+        perspective: bool,
+    },
+    /// A value no stage writes here: 0.
+    Zero,
+}
+
+/// The linked stages: a source for every input word of each program, and where the
+/// rasterizer finds its system values in the vertex outputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Linked {
+    /// One entry per vertex-program input word.
+    pub vs_inputs: Vec<VsSource>,
+    /// One entry per pixel-program input word (empty without a pixel program).
+    pub ps_inputs: Vec<PsSource>,
+    /// The vertex output words of `SV_Position` x, y, z, w.
+    pub position: [u32; 4],
+    /// Vertex output words of `SV_ClipDistance` components (each clips where it is < 0).
+    pub clip_distances: Vec<u32>,
+    /// Vertex output words of `SV_CullDistance` components (a primitive whose vertices
+    /// all have one of them < 0 is culled).
+    pub cull_distances: Vec<u32>,
+    /// Whether the pixel program reads `SV_SampleIndex` or has `sample` inputs, which
+    /// runs it once per covered sample (D3D11.3 §16.? "sample-frequency execution").
+    pub per_sample: bool,
+}
+
+/// A stage-linking error: what does not match, naming the elements.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LinkError(pub String);
+
+fn name(e: &IoElement) -> String {
+    let reg = if e.register == NO_REGISTER {
+        String::new()
+    } else {
+        format!(" (register {})", e.register)
+    };
+    format!("{}{reg}", e.semantic_name())
+}
+
+fn same_semantic(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+/// Links the input layout with the vertex program, and the vertex program with the pixel
+/// program (see the module doc).
+pub fn link(layout: &[Element], vs: &Shader, ps: Option<&Shader>) -> Result<Linked, LinkError> {
+    let mut vs_inputs = vec![VsSource::Zero; vs.input_words as usize];
+    for e in &vs.inputs {
+        for r in 0..e.rows {
+            for c in 0..4u32 {
+                if e.mask & (1 << c) == 0 {
+                    continue;
+                }
+                let src = match e.sv {
+                    SysValue::VertexId => VsSource::VertexId,
+                    SysValue::InstanceId => VsSource::InstanceId,
+                    SysValue::StartVertexLocation => VsSource::StartVertex,
+                    SysValue::StartInstanceLocation => VsSource::StartInstance,
+                    SysValue::None => {
+                        let index = e.semantic_index + r;
+                        let Some(el) = layout.iter().position(|l| {
+                            same_semantic(&l.semantic, &e.semantic) && l.semantic_index == index
+                        }) else {
+                            return Err(LinkError(format!(
+                                "the vertex program reads {}{index}, which the input layout does not provide",
+                                e.semantic
+                            )));
+                        };
+                        VsSource::Layout {
+                            element: el,
+                            component: c as u8,
+                        }
+                    }
+                    _ => VsSource::Zero,
+                };
+                if let Some(slot) = vs_inputs.get_mut(e.word(r, c) as usize) {
+                    *slot = src;
+                }
+            }
+        }
+    }
+
+    let pos = vs
+        .outputs
+        .iter()
+        .find(|o| o.sv == SysValue::Position)
+        .ok_or_else(|| LinkError("the vertex program does not write SV_Position".into()))?;
+    if pos.mask != 0xf {
+        return Err(LinkError(format!(
+            "the vertex program writes SV_Position.{} but the rasterizer needs all of xyzw",
+            crate::ir::io::mask_letters(pos.mask)
+        )));
+    }
+    let position = [
+        pos.word(0, 0),
+        pos.word(0, 1),
+        pos.word(0, 2),
+        pos.word(0, 3),
+    ];
+    let words_of = |sv: SysValue| -> Vec<u32> {
+        let mut v = Vec::new();
+        for o in vs.outputs.iter().filter(|o| o.sv == sv) {
+            for r in 0..o.rows {
+                for c in 0..4 {
+                    if o.mask & (1 << c) != 0 {
+                        v.push(o.word(r, c));
+                    }
+                }
+            }
+        }
+        v
+    };
+    let clip_distances = words_of(SysValue::ClipDistance);
+    let cull_distances = words_of(SysValue::CullDistance);
+
+    let mut ps_inputs = Vec::new();
+    let mut per_sample = false;
+    if let Some(ps) = ps {
+        ps_inputs = vec![PsSource::Zero; ps.input_words as usize];
+        for e in &ps.inputs {
+            if e.sv == SysValue::SampleIndex || e.interp.per_sample() {
+                per_sample = true;
+            }
+            for r in 0..e.rows {
+                for c in 0..4u32 {
+                    if e.mask & (1 << c) == 0 {
+                        continue;
+                    }
+                    let src = ps_source(e, r, c, vs)?;
+                    if let Some(slot) = ps_inputs.get_mut(e.word(r, c) as usize) {
+                        *slot = src;
+                    }
+                }
+            }
+        }
+    }
+    Ok(Linked {
+        vs_inputs,
+        ps_inputs,
+        position,
+        clip_distances,
+        cull_distances,
+        per_sample,
+    })
+}
+
+fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, LinkError> {
+    match e.sv {
+        SysValue::Position => {
+            return Ok(PsSource::Position {
+                component: c as u8,
+                interp: e.interp,
+            });
+        }
+        SysValue::IsFrontFace => return Ok(PsSource::IsFrontFace),
+        SysValue::SampleIndex => return Ok(PsSource::SampleIndex),
+        SysValue::Coverage => return Ok(PsSource::Coverage),
+        SysValue::InnerCoverage => return Ok(PsSource::InnerCoverage),
+        SysValue::PrimitiveId => return Ok(PsSource::PrimitiveId),
+        SysValue::Barycentrics => {
+            return Ok(PsSource::Barycentric {
+                component: c as u8,
+                perspective: !matches!(
+                    e.interp,
+                    Interp::LinearNoPerspective
+                        | Interp::LinearNoPerspectiveCentroid
+                        | Interp::LinearNoPerspectiveSample
+                ),
+            });
+        }
+        sv if sv.made_by_rasterizer() => return Ok(PsSource::Zero),
+        _ => {}
+    }
+    if e.register == NO_REGISTER {
+        return Err(LinkError(format!(
+            "the pixel program reads {}, which has no signature register to link by",
+            name(e)
+        )));
+    }
+    let reg = e.register + r;
+    let Some(o) = vs.outputs.iter().find(|o| {
+        o.register != NO_REGISTER
+            && (o.register..o.register + o.rows).contains(&reg)
+            && o.mask & (1 << c) != 0
+    }) else {
+        let partial = vs.outputs.iter().find(|o| {
+            o.register != NO_REGISTER && (o.register..o.register + o.rows).contains(&reg)
+        });
+        return Err(LinkError(match partial {
+            Some(o) => format!(
+                "the pixel program reads {}.{} but the vertex program writes only {}.{} at register {reg}",
+                name(e),
+                crate::ir::io::mask_letters(e.mask),
+                o.semantic_name(),
+                crate::ir::io::mask_letters(o.mask)
+            ),
+            None => format!(
+                "the pixel program reads {}, but the vertex program writes nothing at register {reg}",
+                name(e)
+            ),
+        }));
+    };
+    let orow = reg - o.register;
+    if !same_semantic(&o.semantic, &e.semantic) || o.semantic_index + orow != e.semantic_index + r {
+        return Err(LinkError(format!(
+            "register {reg}: the pixel program reads {}{} but the vertex program writes {}{} there",
+            e.semantic,
+            e.semantic_index + r,
+            o.semantic,
+            o.semantic_index + orow
+        )));
+    }
+    if o.component != e.component {
+        return Err(LinkError(format!(
+            "register {reg} ({}): the vertex program writes {} but the pixel program reads {}",
+            e.semantic_name(),
+            o.component,
+            e.component
+        )));
+    }
+    let interp = if !matches!(e.component, ComponentType::SInt | ComponentType::UInt) {
+        match e.interp {
+            Interp::Undefined => Interp::Linear,
+            i => i,
+        }
+    } else {
+        Interp::Constant
+    };
+    Ok(PsSource::Vertex {
+        word: o.word(orow, c),
+        interp,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_shader;
+    use crate::resources::Format;
+
+    const VS: &str = "shader vertex\nregs 1\nio_words in 8 out 12\n\
+input \"POSITION\" 0 sv none reg 0 rows 1 mask xyzw float interp undefined slot 0\n\
+input \"SV_VertexID\" 0 sv vertex_id reg 1 rows 1 mask x uint interp undefined slot 4\n\
+output \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0\n\
+output \"TEXCOORD\" 0 sv none reg 1 rows 1 mask xy float interp undefined slot 4\n\
+output \"TEXCOORD\" 1 sv none reg 1 rows 1 mask zw float interp undefined slot 4\n\
+output \"COLOR\" 0 sv none reg 2 rows 1 mask xyz float interp undefined slot 8\n\
+block0:\n    return\n";
+
+    fn ps(inputs: &str) -> Shader {
+        parse_shader(&format!(
+            "shader pixel\nregs 1\nio_words in 12 out 4\n{inputs}block0:\n    return\n"
+        ))
+        .unwrap()
+    }
+
+    fn layout() -> Vec<Element> {
+        vec![Element {
+            semantic: "position".into(),
+            semantic_index: 0,
+            format: Format::R32G32B32_FLOAT,
+            slot: 0,
+            offset: 0,
+            step_rate: 0,
+        }]
+    }
+
+    /// Register-by-register linking with packed elements: TEXCOORD1 sits in .zw of
+    /// register 1; the pixel input's components are a subset of the output's.
+    #[test]
+    fn links_by_register_and_component() {
+        let vs = parse_shader(VS).unwrap();
+        let p = ps(
+            "input \"SV_Position\" 0 sv position reg 0 rows 1 mask xy float interp noperspective slot 0\n\
+input \"TEXCOORD\" 1 sv none reg 1 rows 1 mask z float interp linear slot 4\n\
+input \"COLOR\" 0 sv none reg 2 rows 1 mask xy float interp constant slot 8\n\
+input \"SV_IsFrontFace\" 0 sv is_front_face reg 3 rows 1 mask x uint interp constant slot 9\n",
+        );
+        let l = link(&layout(), &vs, Some(&p)).unwrap();
+        assert_eq!(l.position, [0, 1, 2, 3]);
+        assert_eq!(
+            l.vs_inputs[0],
+            VsSource::Layout {
+                element: 0,
+                component: 0
+            }
+        );
+        assert_eq!(l.vs_inputs[4], VsSource::VertexId);
+        assert_eq!(
+            l.ps_inputs[6],
+            PsSource::Vertex {
+                word: 6,
+                interp: Interp::Linear
+            }
+        );
+        assert_eq!(
+            l.ps_inputs[9],
+            PsSource::IsFrontFace,
+            "made by the rasterizer: needs no output"
+        );
+    }
+
+    /// Mismatches are errors naming both sides (D3D12 signature linking).
+    #[test]
+    fn mismatches_are_refused() {
+        let vs = parse_shader(VS).unwrap();
+        let e = link(
+            &layout(),
+            &vs,
+            Some(&ps(
+                "input \"TEXCOORD\" 0 sv none reg 1 rows 1 mask z float interp linear slot 4\n",
+            )),
+        )
+        .unwrap_err();
+        assert!(
+            e.0.contains("reads TEXCOORD0 but the vertex program writes TEXCOORD1"),
+            "{e}"
+        );
+        let e = link(
+            &layout(),
+            &vs,
+            Some(&ps(
+                "input \"COLOR\" 0 sv none reg 2 rows 1 mask w float interp linear slot 8\n",
+            )),
+        )
+        .unwrap_err();
+        assert!(e.0.contains("writes only COLOR0.xyz"), "{e}");
+        let e = link(
+            &layout(),
+            &vs,
+            Some(&ps(
+                "input \"FOG\" 0 sv none reg 5 rows 1 mask x float interp linear slot 4\n",
+            )),
+        )
+        .unwrap_err();
+        assert!(e.0.contains("writes nothing at register 5"), "{e}");
+        let e = link(&[], &vs, None).unwrap_err();
+        assert!(
+            e.0.contains("reads POSITION0, which the input layout"),
+            "{e}"
+        );
+        let e = link(
+            &layout(),
+            &vs,
+            Some(&ps(
+                "input \"COLOR\" 0 sv none reg 2 rows 1 mask x uint interp constant slot 8\n",
+            )),
+        )
+        .unwrap_err();
+        assert!(
+            e.0.contains("writes float but the pixel program reads uint"),
+            "{e}"
+        );
+    }
+}

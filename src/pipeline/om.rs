@@ -1,0 +1,556 @@
+//! The output merger: depth and stencil tests, blending, logic operations, write masks
+//! and the conversion of pixel-program outputs to render-target formats — on one tile's
+//! copy of the targets, loaded before the tile is rasterized and stored after.
+//!
+//! # Rules
+//!
+//! - **Depth** (D3D11.3 §17.? "Depth/Stencil"): the incoming depth (clamped to the
+//!   viewport's depth range) is converted to the buffer's format — UNORM by
+//!   `resources::format::float_to_unorm` (D16_UNORM, D24_UNORM_S8_UINT), f32 as it is
+//!   (D32_FLOAT, D32_FLOAT_S8X24_UINT) — and compared with the stored value by the depth
+//!   function (`incoming FUNC stored`). It is written when the test passes and depth
+//!   writes are on.
+//! - **Stencil**: `(ref & read_mask) FUNC (stored & read_mask)`, with the front or back
+//!   face's operations (points and lines are front faces): the stencil-fail operation when
+//!   it fails, the depth-fail operation when it passes and depth fails, the pass operation
+//!   when both pass; the result is written through the write mask.
+//! - **Blending** (D3D11.3 §17.? "Blending"): per target, `src · sf OP dst · df` for colour
+//!   and alpha separately, in f32. For UNORM (and sRGB) targets the source colours and
+//!   the blend factor are clamped to [0, 1], for SNORM to [−1, 1]; float targets take them
+//!   as they are. sRGB targets blend in linear space (the destination is decoded, the
+//!   result encoded). Integer targets are never blended; a logic operation replaces
+//!   blending on them when enabled, on the integer values, masked to each channel's bits.
+//! - **Conversion** of the final value to the format: `resources::format`'s D3D rounding
+//!   (UNORM/SNORM: clamp, scale, add ½, truncate; sRGB curve; float16/11/10 conversion).
+//!   Components outside the write mask, or that the program does not write, keep their
+//!   stored value.
+//! - **Resolve** ([`resolve`]): a multisampled target's samples averaged in f32 per pixel
+//!   (in linear space for sRGB) and converted back, as `ResolveSubresource` does; integer
+//!   formats take sample 0.
+
+use super::state::{Blend, BlendOp, DepthStencilDesc, DepthStencilOpDesc, RenderTargetBlendDesc};
+use crate::resources::format::{Num, float_to_unorm};
+use crate::resources::{ComparisonFunc, Format, Texture, TextureDesc};
+
+/// One render target's pixels of one tile, in the target's format.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TileColor {
+    /// The format.
+    pub format: Format,
+    /// Bytes per texel.
+    pub texel: usize,
+    /// Texels, `((sample × h) + y) × w + x` (the texture's own sample-plane order).
+    pub bytes: Vec<u8>,
+}
+
+/// The depth-stencil buffer's pixels of one tile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TileDepth {
+    /// The format.
+    pub format: Format,
+    /// Depth per sample: UNORM codes, or f32 bits for float formats.
+    pub depth: Vec<u32>,
+    /// Stencil per sample (0 for formats without stencil).
+    pub stencil: Vec<u8>,
+}
+
+/// How a depth format stores depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DepthKind {
+    /// UNORM of this many bits.
+    Unorm(u8),
+    /// f32.
+    Float,
+}
+
+/// The depth encoding of a depth format (`None` for other formats).
+pub fn depth_kind(f: Format) -> Option<DepthKind> {
+    Some(match f {
+        Format::D16_UNORM => DepthKind::Unorm(16),
+        Format::D24_UNORM_S8_UINT => DepthKind::Unorm(24),
+        Format::D32_FLOAT | Format::D32_FLOAT_S8X24_UINT => DepthKind::Float,
+        _ => return None,
+    })
+}
+
+/// Whether a depth format has stencil bits.
+pub fn has_stencil(f: Format) -> bool {
+    matches!(f, Format::D24_UNORM_S8_UINT | Format::D32_FLOAT_S8X24_UINT)
+}
+
+impl TileDepth {
+    /// Reads one texel's depth code and stencil from its bytes.
+    pub fn decode(format: Format, b: &[u8]) -> (u32, u8) {
+        let g = |i: usize| b.get(i).copied().unwrap_or(0);
+        match format {
+            Format::D16_UNORM => (u32::from(g(0)) | u32::from(g(1)) << 8, 0),
+            Format::D24_UNORM_S8_UINT => (
+                u32::from(g(0)) | u32::from(g(1)) << 8 | u32::from(g(2)) << 16,
+                g(3),
+            ),
+            Format::D32_FLOAT_S8X24_UINT => (u32::from_le_bytes([g(0), g(1), g(2), g(3)]), g(4)),
+            _ => (u32::from_le_bytes([g(0), g(1), g(2), g(3)]), 0),
+        }
+    }
+
+    /// Writes one texel's depth code and stencil into its bytes.
+    pub fn encode(format: Format, depth: u32, stencil: u8, b: &mut [u8]) {
+        let d = depth.to_le_bytes();
+        match format {
+            Format::D16_UNORM => b[..2].copy_from_slice(&d[..2]),
+            Format::D24_UNORM_S8_UINT => {
+                b[..3].copy_from_slice(&d[..3]);
+                b[3] = stencil;
+            }
+            Format::D32_FLOAT_S8X24_UINT => {
+                b[..4].copy_from_slice(&d);
+                b[4] = stencil;
+            }
+            _ => b[..4].copy_from_slice(&d),
+        }
+    }
+}
+
+/// The depth code of depth `z` (already clamped) in a format of `kind`.
+pub fn depth_code(kind: DepthKind, z: f32) -> u32 {
+    match kind {
+        DepthKind::Unorm(bits) => float_to_unorm(z, bits),
+        // −0 and +0 compare equal as floats; store what the program gave.
+        DepthKind::Float => z.to_bits(),
+    }
+}
+
+/// `incoming FUNC stored` on depth codes of `kind`.
+pub fn depth_passes(func: ComparisonFunc, kind: DepthKind, incoming: u32, stored: u32) -> bool {
+    match kind {
+        DepthKind::Float => func.passes(f32::from_bits(incoming), f32::from_bits(stored)),
+        DepthKind::Unorm(_) => {
+            let (a, b) = (incoming, stored);
+            match func {
+                ComparisonFunc::Never => false,
+                ComparisonFunc::Less => a < b,
+                ComparisonFunc::Equal => a == b,
+                ComparisonFunc::LessEqual => a <= b,
+                ComparisonFunc::Greater => a > b,
+                ComparisonFunc::NotEqual => a != b,
+                ComparisonFunc::GreaterEqual => a >= b,
+                ComparisonFunc::Always => true,
+            }
+        }
+    }
+}
+
+fn stencil_passes(func: ComparisonFunc, r: u8, s: u8) -> bool {
+    match func {
+        ComparisonFunc::Never => false,
+        ComparisonFunc::Less => r < s,
+        ComparisonFunc::Equal => r == s,
+        ComparisonFunc::LessEqual => r <= s,
+        ComparisonFunc::Greater => r > s,
+        ComparisonFunc::NotEqual => r != s,
+        ComparisonFunc::GreaterEqual => r >= s,
+        ComparisonFunc::Always => true,
+    }
+}
+
+/// Runs the depth and stencil tests for sample index `i` of the tile's buffer with
+/// incoming depth `z` and writes what they write. Returns whether the sample passes.
+pub fn depth_stencil_test(
+    desc: &DepthStencilDesc,
+    tile: &mut TileDepth,
+    i: usize,
+    z: f32,
+    front: bool,
+    stencil_ref: u8,
+) -> bool {
+    let Some(kind) = depth_kind(tile.format) else {
+        return true;
+    };
+    let (Some(stored), Some(&sten)) = (tile.depth.get(i).copied(), tile.stencil.get(i)) else {
+        return true;
+    };
+    let code = depth_code(kind, z);
+    let depth_ok = !desc.depth_enable || depth_passes(desc.depth_func, kind, code, stored);
+    let stencil_on = desc.stencil_enable && has_stencil(tile.format);
+    let mut pass = depth_ok;
+    if stencil_on {
+        let face: &DepthStencilOpDesc = if front {
+            &desc.front_face
+        } else {
+            &desc.back_face
+        };
+        let m = desc.stencil_read_mask;
+        let sok = stencil_passes(face.stencil_func, stencil_ref & m, sten & m);
+        let op = if !sok {
+            face.stencil_fail_op
+        } else if !depth_ok {
+            face.stencil_depth_fail_op
+        } else {
+            face.stencil_pass_op
+        };
+        let new = op.apply(sten, stencil_ref);
+        let wm = desc.stencil_write_mask;
+        tile.stencil[i] = (sten & !wm) | (new & wm);
+        pass = sok && depth_ok;
+    }
+    if pass && desc.depth_enable && desc.depth_write {
+        tile.depth[i] = code;
+    }
+    pass
+}
+
+/// How a render target's components are read and written by blending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetClass {
+    /// UNORM or sRGB: sources clamped to [0, 1].
+    Unorm,
+    /// SNORM: sources clamped to [−1, 1].
+    Snorm,
+    /// Float formats: no clamp.
+    Float,
+    /// UINT or SINT: no blending; logic operations.
+    Integer,
+}
+
+/// The class of a render-target format (`None` for formats no target can have).
+pub fn target_class(f: Format) -> Option<TargetClass> {
+    if !f.is_supported() || f.is_depth() || f.is_block_compressed() {
+        return None;
+    }
+    let nums: Vec<Num> = f.channels().iter().map(|c| c.num).collect();
+    if f == Format::R9G9B9E5_SHAREDEXP {
+        return None;
+    }
+    let first = *nums.first()?;
+    Some(match first {
+        Num::UNorm | Num::Srgb | Num::XrBias => TargetClass::Unorm,
+        Num::SNorm => TargetClass::Snorm,
+        Num::Float | Num::UFloat => TargetClass::Float,
+        Num::UInt | Num::SInt => TargetClass::Integer,
+        Num::Typeless => return None,
+    })
+}
+
+fn clamp_src(class: TargetClass, v: f32) -> f32 {
+    match class {
+        TargetClass::Unorm => {
+            if v.is_nan() {
+                0.0
+            } else {
+                v.clamp(0.0, 1.0)
+            }
+        }
+        TargetClass::Snorm => {
+            if v.is_nan() {
+                0.0
+            } else {
+                v.clamp(-1.0, 1.0)
+            }
+        }
+        _ => v,
+    }
+}
+
+/// The blend factor `b` for component `c` (3 = alpha) from the clamped source `s`, second
+/// source `s1`, destination `d` and blend-factor constant `k`.
+pub fn factor(b: Blend, c: usize, s: &[f32; 4], s1: &[f32; 4], d: &[f32; 4], k: &[f32; 4]) -> f32 {
+    match b {
+        Blend::Zero => 0.0,
+        Blend::One => 1.0,
+        Blend::SrcColor => s[c],
+        Blend::InvSrcColor => 1.0 - s[c],
+        Blend::SrcAlpha => s[3],
+        Blend::InvSrcAlpha => 1.0 - s[3],
+        Blend::DestAlpha => d[3],
+        Blend::InvDestAlpha => 1.0 - d[3],
+        Blend::DestColor => d[c],
+        Blend::InvDestColor => 1.0 - d[c],
+        Blend::SrcAlphaSat => {
+            if c == 3 {
+                1.0
+            } else {
+                s[3].min(1.0 - d[3])
+            }
+        }
+        Blend::BlendFactor => k[c],
+        Blend::InvBlendFactor => 1.0 - k[c],
+        Blend::Src1Color => s1[c],
+        Blend::InvSrc1Color => 1.0 - s1[c],
+        Blend::Src1Alpha => s1[3],
+        Blend::InvSrc1Alpha => 1.0 - s1[3],
+        Blend::AlphaFactor => k[3],
+        Blend::InvAlphaFactor => 1.0 - k[3],
+    }
+}
+
+fn apply_op(op: BlendOp, s: f32, sf: f32, d: f32, df: f32) -> f32 {
+    match op {
+        BlendOp::Add => s * sf + d * df,
+        BlendOp::Subtract => s * sf - d * df,
+        BlendOp::RevSubtract => d * df - s * sf,
+        BlendOp::Min => crate::exec::float::min_f32(s, d),
+        BlendOp::Max => crate::exec::float::max_f32(s, d),
+    }
+}
+
+/// Per-channel bit masks of an integer format's components.
+fn channel_max(f: Format) -> [u32; 4] {
+    let mut m = [0u32; 4];
+    for c in f.channels() {
+        m[usize::from(c.dest & 3)] = if c.bits >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << c.bits) - 1
+        };
+    }
+    m
+}
+
+/// Writes pixel-program colour `src` (bits, for components in `written`) and second
+/// colour `src1` into texel `i` of `rt` under `desc`, with blend-factor constant `k`.
+pub fn write_color(
+    desc: &RenderTargetBlendDesc,
+    k: &[f32; 4],
+    rt: &mut TileColor,
+    i: usize,
+    src: [u32; 4],
+    src1: [u32; 4],
+    written: u8,
+) {
+    let mask = desc.render_target_write_mask & written & 0xf;
+    if mask == 0 {
+        return;
+    }
+    let Some(texel) = rt.bytes.get_mut(i * rt.texel..(i + 1) * rt.texel) else {
+        return;
+    };
+    let Some(class) = target_class(rt.format) else {
+        return;
+    };
+    if class == TargetClass::Integer {
+        let value = if desc.logic_op_enable {
+            let d = rt.format.decode(texel);
+            let max = channel_max(rt.format);
+            let mut v = [0u32; 4];
+            for c in 0..4 {
+                v[c] = desc.logic_op.apply(src[c], d[c]) & max[c];
+            }
+            v
+        } else {
+            src
+        };
+        rt.format.encode(value, mask, texel);
+        return;
+    }
+    if !desc.blend_enable {
+        rt.format.encode(src, mask, texel);
+        return;
+    }
+    let s = src.map(|b| clamp_src(class, f32::from_bits(b)));
+    let s1 = src1.map(|b| clamp_src(class, f32::from_bits(b)));
+    let kk = k.map(|v| clamp_src(class, v));
+    let d = rt.format.decode(texel).map(f32::from_bits);
+    let mut out = [0u32; 4];
+    for c in 0..4 {
+        let (sb, db, op) = if c == 3 {
+            (
+                desc.src_blend_alpha,
+                desc.dest_blend_alpha,
+                desc.blend_op_alpha,
+            )
+        } else {
+            (desc.src_blend, desc.dest_blend, desc.blend_op)
+        };
+        let sf = factor(sb, c, &s, &s1, &d, &kk);
+        let df = factor(db, c, &s, &s1, &d, &kk);
+        out[c] = apply_op(op, s[c], sf, d[c], df).to_bits();
+    }
+    rt.format.encode(out, mask, texel);
+}
+
+/// The alpha-to-coverage mask of `alpha` for `samples` samples: the lowest
+/// `round(alpha × samples)` samples (our choice: D3D leaves the pattern to the
+/// implementation; with one sample, alpha ≥ ½ covers it).
+pub fn alpha_to_coverage(alpha: f32, samples: u32) -> u32 {
+    let a = if alpha.is_nan() {
+        0.0
+    } else {
+        alpha.clamp(0.0, 1.0)
+    };
+    let n = (a * samples as f32 + 0.5).floor() as u32;
+    if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }
+}
+
+/// The resolved (single-sample) copy of mip 0, slice 0 of a multisampled texture (see
+/// the module doc).
+pub fn resolve(t: &Texture) -> Result<Texture, crate::resources::ResourceError> {
+    let d = *t.desc();
+    let desc = TextureDesc::tex2d(d.format, d.width, d.height);
+    let out = Texture::new(desc)?;
+    let texel = d.format.bytes_per_texel() as usize;
+    let integer = target_class(d.format) == Some(TargetClass::Integer) || d.format.is_depth();
+    let mut buf = vec![0u8; texel];
+    for y in 0..d.height {
+        for x in 0..d.width {
+            let mut sum = [0f64; 4];
+            let mut first = [0u32; 4];
+            for s in 0..d.samples {
+                let Some(a) = t.texel_addr(0, 0, [x, y, 0], s) else {
+                    continue;
+                };
+                t.memory().read_bytes(a, &mut buf);
+                let v = d.format.decode(&buf);
+                if s == 0 {
+                    first = v;
+                }
+                for c in 0..4 {
+                    sum[c] += f64::from(f32::from_bits(v[c]));
+                }
+            }
+            let value = if integer {
+                first
+            } else {
+                sum.map(|v| ((v / f64::from(d.samples)) as f32).to_bits())
+            };
+            let mut o = vec![0u8; texel];
+            d.format.encode(value, 0xf, &mut o);
+            if let Some(a) = out.texel_addr(0, 0, [x, y, 0], 0) {
+                out.memory().write_bytes(a, &o);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::state::{LogicOp, StencilOp};
+
+    fn tile(format: Format) -> TileColor {
+        TileColor {
+            format,
+            texel: format.bytes_per_texel() as usize,
+            bytes: vec![0; format.bytes_per_texel() as usize],
+        }
+    }
+
+    fn f(v: [f32; 4]) -> [u32; 4] {
+        v.map(f32::to_bits)
+    }
+
+    /// D3D11.3 blending: SRC_ALPHA / INV_SRC_ALPHA over a UNORM target, with the source
+    /// clamped to [0, 1] and the result rounded by the UNORM rule.
+    #[test]
+    fn alpha_blend_on_unorm() {
+        let mut rt = tile(Format::R8G8B8A8_UNORM);
+        rt.bytes = vec![255, 0, 0, 255];
+        let d = RenderTargetBlendDesc {
+            blend_enable: true,
+            src_blend: Blend::SrcAlpha,
+            dest_blend: Blend::InvSrcAlpha,
+            ..RenderTargetBlendDesc::default()
+        };
+        write_color(
+            &d,
+            &[0.0; 4],
+            &mut rt,
+            0,
+            f([0.0, 2.0, 0.0, 0.25]),
+            [0; 4],
+            0xf,
+        );
+        // r: 0·0.25 + 1·0.75 = 0.75 → 191.75 → 191; g: 1·0.25 → 63.75 → 64 (clamped 2 → 1).
+        assert_eq!(rt.bytes[..3], [191, 64, 0]);
+        // alpha: 0.25·1 + 1·0 (ONE/ZERO) = 0.25 → 64.
+        assert_eq!(rt.bytes[3], 64);
+    }
+
+    /// Write masks and unwritten components keep the stored value; float targets are not
+    /// clamped; dual-source factors read the second colour.
+    #[test]
+    fn masks_float_and_dual_source() {
+        let mut rt = tile(Format::R32G32B32A32_FLOAT);
+        let d = RenderTargetBlendDesc {
+            render_target_write_mask: 0b0101,
+            ..RenderTargetBlendDesc::default()
+        };
+        write_color(
+            &d,
+            &[0.0; 4],
+            &mut rt,
+            0,
+            f([5.0, 6.0, 7.0, 8.0]),
+            [0; 4],
+            0b0011,
+        );
+        let v = rt.format.decode(&rt.bytes);
+        assert_eq!(v.map(f32::from_bits), [5.0, 0.0, 0.0, 0.0]);
+        let d = RenderTargetBlendDesc {
+            blend_enable: true,
+            src_blend: Blend::Src1Color,
+            dest_blend: Blend::BlendFactor,
+            ..RenderTargetBlendDesc::default()
+        };
+        write_color(&d, &[2.0; 4], &mut rt, 0, f([3.0; 4]), f([0.5; 4]), 0xf);
+        let v = rt.format.decode(&rt.bytes).map(f32::from_bits);
+        assert_eq!(v, [11.5, 1.5, 1.5, 3.0], "alpha: ONE × 3 + ZERO × 0");
+    }
+
+    /// Logic operations act on integer targets' values, masked to the channel's bits.
+    #[test]
+    fn logic_ops_on_uint() {
+        let mut rt = tile(Format::R8G8B8A8_UINT);
+        rt.bytes = vec![0x0f, 1, 2, 3];
+        let d = RenderTargetBlendDesc {
+            logic_op_enable: true,
+            logic_op: LogicOp::Xor,
+            ..RenderTargetBlendDesc::default()
+        };
+        write_color(
+            &d,
+            &[0.0; 4],
+            &mut rt,
+            0,
+            [0xff, 1, 0, 0xffff_ffff],
+            [0; 4],
+            0xf,
+        );
+        assert_eq!(rt.bytes, vec![0xf0, 0, 2, 0xfc]);
+        assert_eq!(LogicOp::Nor.apply(0b1100, 0b1010), !0b1110);
+    }
+
+    /// D3D11.3 depth/stencil: UNORM depth compares converted codes; stencil ops by face.
+    #[test]
+    fn depth_and_stencil() {
+        let mut t = TileDepth {
+            format: Format::D24_UNORM_S8_UINT,
+            depth: vec![float_to_unorm(0.5, 24)],
+            stencil: vec![7],
+        };
+        let mut ds = DepthStencilDesc {
+            stencil_enable: true,
+            ..DepthStencilDesc::default()
+        };
+        ds.front_face.stencil_pass_op = StencilOp::IncrSat;
+        ds.back_face.stencil_depth_fail_op = StencilOp::Replace;
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.25, true, 3));
+        assert_eq!((t.depth[0], t.stencil[0]), (float_to_unorm(0.25, 24), 8));
+        assert!(!depth_stencil_test(&ds, &mut t, 0, 0.75, false, 3));
+        assert_eq!(t.stencil[0], 3);
+        // Equal codes: 0.25 and a value within half a code of it compare equal.
+        ds.depth_func = ComparisonFunc::Equal;
+        ds.stencil_enable = false;
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.25 + 1e-9, true, 0));
+        let (d, s) = TileDepth::decode(Format::D24_UNORM_S8_UINT, &[1, 2, 3, 4]);
+        assert_eq!((d, s), (0x030201, 4));
+    }
+
+    #[test]
+    fn alpha_to_coverage_masks() {
+        assert_eq!(alpha_to_coverage(0.5, 4), 0b0011);
+        assert_eq!(alpha_to_coverage(1.0, 4), 0b1111);
+        assert_eq!(alpha_to_coverage(0.49, 1), 0);
+        assert_eq!(alpha_to_coverage(f32::NAN, 8), 0);
+    }
+}

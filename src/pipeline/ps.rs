@@ -1,0 +1,337 @@
+//! The pixel stage: covered quads packed into waves, each lane's inputs interpolated, the
+//! pixel program run through `exec::StageRunner`, its outputs read back for the output
+//! merger.
+//!
+//! # Lanes, quads and helpers
+//!
+//! Every covered 2×2 quad becomes four consecutive lanes — top-left, top-right,
+//! bottom-left, bottom-right — which is what derivatives read. A pixel of the quad the
+//! primitive does not cover (or whose samples all failed an early depth-stencil test) is
+//! a **helper lane**: it runs, with its inputs extrapolated to its own pixel centre, so
+//! that derivatives are defined, but writes no memory and no render target. A program
+//! that reads `SV_SampleIndex` or has `sample` inputs runs **per sample**: each covered
+//! sample index of a quad makes a quad of its own (lanes for that sample of the four
+//! pixels; pixels not covering it are helpers).
+//!
+//! # Which lane ran which pixel (deterministic)
+//!
+//! Within one tile, quads are taken in primitive order, and within a primitive row by
+//! row, left to right (`raster::for_each_quad`); per-sample quads follow their quad in
+//! increasing sample order. Waves take the next `W / 4` quads, whatever primitive they
+//! come from. So the wave and lane of a (primitive, pixel, sample) depend only on the
+//! draw, never on the worker count: [`PixelLane`] lists them, and a [`PixelObserver`]
+//! sees every wave with its lanes.
+
+use super::interp::{self, Location};
+use super::link::{Linked, PsSource};
+use super::raster::Pattern;
+use super::setup::Prim;
+use super::vs::VertexOutputs;
+use crate::exec::{PixelContext, StageRunner, WaveRun};
+use crate::ir::{EvalAt, Interp, Shader, SysValue};
+
+/// What one lane of a pixel wave stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelLane {
+    /// The primitive (index into the draw's set-up primitives).
+    pub prim: u32,
+    /// Pixel x.
+    pub x: u32,
+    /// Pixel y.
+    pub y: u32,
+    /// The sample it runs for (per-sample execution), else 0.
+    pub sample: u32,
+    /// The samples it stands for (0: a helper lane).
+    pub coverage: u32,
+}
+
+/// Sees each pixel wave after it ran: the tile (row-major index), the wave's number in
+/// the tile, its lanes, what the run did and the output words (word `i` of lane `l` at
+/// `i × W + l`). Called from worker threads; every wave of a tile from the same thread,
+/// in order.
+pub trait PixelObserver: Sync {
+    /// One wave.
+    fn wave(&self, tile: u32, wave: u32, lanes: &[PixelLane], run: &WaveRun, outputs: &[u32]);
+}
+
+/// The output-merger target a write went to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MergeTarget {
+    /// Render target `i` (`OMSetRenderTargets` slot).
+    Color(u32),
+    /// The depth-stencil buffer.
+    DepthStencil,
+}
+
+/// Sees every sample the output merger writes, with the pixel lane behind it: what a
+/// capture comparison needs to say which lane wrote a differing texel. Called from
+/// worker threads; all writes to one texel come from the tile that owns it, in draw
+/// order, so the last write seen for a texel is the one the target keeps. Observing
+/// changes nothing the draw computes.
+pub trait MergeObserver: Sync {
+    /// Sample `sample` of pixel `(x, y)` of `target` was written by `lane` (for an
+    /// early depth-stencil write, the lane the pixel would run in).
+    fn write(&self, target: MergeTarget, x: u32, y: u32, sample: u32, lane: &PixelLane);
+}
+
+/// Where the pixel program's outputs are in its output words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PsOutputs {
+    /// `SV_Target0..7`: first word and component mask.
+    pub targets: [Option<(u32, u8)>; 8],
+    /// `SV_Depth` (or its conservative forms): word and which one.
+    pub depth: Option<(u32, DepthOut)>,
+    /// `SV_Coverage` output: word.
+    pub coverage: Option<u32>,
+    /// `SV_StencilRef`: word.
+    pub stencil_ref: Option<u32>,
+}
+
+/// Which depth output a program writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DepthOut {
+    /// `SV_Depth`.
+    Any,
+    /// `SV_DepthGreaterEqual`: at least the rasterized depth (clamped to it).
+    GreaterEqual,
+    /// `SV_DepthLessEqual`: at most the rasterized depth.
+    LessEqual,
+}
+
+impl PsOutputs {
+    /// The outputs `ps` declares.
+    pub fn of(ps: &Shader) -> PsOutputs {
+        let mut o = PsOutputs::default();
+        for e in &ps.outputs {
+            match e.sv {
+                SysValue::Target => {
+                    for r in 0..e.rows {
+                        let i = (e.semantic_index + r) as usize;
+                        if let Some(t) = o.targets.get_mut(i) {
+                            *t = Some((e.word(r, 0), e.mask));
+                        }
+                    }
+                }
+                SysValue::Depth => o.depth = Some((e.word(0, 0), DepthOut::Any)),
+                SysValue::DepthGreaterEqual => {
+                    o.depth = Some((e.word(0, 0), DepthOut::GreaterEqual))
+                }
+                SysValue::DepthLessEqual => o.depth = Some((e.word(0, 0), DepthOut::LessEqual)),
+                SysValue::Coverage => o.coverage = Some(e.word(0, 0)),
+                SysValue::StencilRef => o.stencil_ref = Some(e.word(0, 0)),
+                _ => {}
+            }
+        }
+        o
+    }
+}
+
+/// Everything the pixel stage reads for one draw.
+pub struct PixelStage<'a> {
+    /// Linked inputs.
+    pub link: &'a Linked,
+    /// Set-up primitives.
+    pub prims: &'a [Prim],
+    /// Vertex outputs.
+    pub vertices: &'a VertexOutputs,
+    /// The render targets' sample pattern.
+    pub pattern: &'a Pattern,
+    /// Viewport depth range `(min, max)` depth values are clamped to.
+    pub depth_range: (f32, f32),
+}
+
+impl PixelStage<'_> {
+    /// The depth plane at `at`, clamped to the viewport's range.
+    pub fn depth_at(&self, prim: &Prim, at: Location) -> f32 {
+        clamp_depth(prim.z.at(at[0], at[1]) as f32, self.depth_range)
+    }
+
+    fn location(&self, lane: &PixelLane, interp: Interp) -> Location {
+        if interp.per_sample() {
+            interp::sample(self.pattern, lane.x, lane.y, lane.sample)
+        } else if interp.centroid() {
+            interp::centroid(self.pattern, lane.x, lane.y, lane.coverage)
+        } else {
+            interp::centre(lane.x, lane.y)
+        }
+    }
+
+    /// Input word `word` of `lane` evaluated at `at` (or where its mode puts it).
+    pub fn input(&self, lane: &PixelLane, word: usize, at: Option<Location>) -> u32 {
+        let Some(prim) = self.prims.get(lane.prim as usize) else {
+            return 0;
+        };
+        match self
+            .link
+            .ps_inputs
+            .get(word)
+            .copied()
+            .unwrap_or(PsSource::Zero)
+        {
+            PsSource::Vertex { word, interp } => {
+                let a = prim.verts.map(|v| self.vertices.word(v, word));
+                if interp == Interp::Constant {
+                    return a[0];
+                }
+                let loc = at.unwrap_or_else(|| self.location(lane, interp));
+                let w = interp::weights(prim, loc, interp.perspective());
+                interp::mix(&w, a)
+            }
+            PsSource::Position { component, interp } => {
+                let loc = at.unwrap_or_else(|| self.location(lane, interp));
+                match component {
+                    0 => (loc[0] as f32).to_bits(),
+                    1 => (loc[1] as f32).to_bits(),
+                    2 => self.depth_at(prim, loc).to_bits(),
+                    _ => interp::clip_w(prim, loc).to_bits(),
+                }
+            }
+            PsSource::IsFrontFace => {
+                if prim.front {
+                    u32::MAX
+                } else {
+                    0
+                }
+            }
+            PsSource::SampleIndex => lane.sample,
+            PsSource::Coverage => lane.coverage,
+            PsSource::InnerCoverage => {
+                if super::raster::inner_coverage(prim, lane.x as i32, lane.y as i32) {
+                    u32::MAX
+                } else {
+                    0
+                }
+            }
+            PsSource::PrimitiveId => prim.id,
+            PsSource::Barycentric {
+                component,
+                perspective,
+            } => {
+                let interp = if perspective {
+                    Interp::Linear
+                } else {
+                    Interp::LinearNoPerspective
+                };
+                let loc = at.unwrap_or_else(|| self.location(lane, interp));
+                let w = interp::weights(prim, loc, perspective);
+                (w.get(usize::from(component)).copied().unwrap_or(0.0) as f32).to_bits()
+            }
+            PsSource::Zero => 0,
+        }
+    }
+
+    /// Input word `word` as vertex `k` (0–2) of the lane's primitive gave it
+    /// (`GetAttributeAtVertex`): 0 for another `k` or a word no vertex output feeds.
+    pub fn at_vertex(&self, lane: &PixelLane, word: usize, k: u32) -> u32 {
+        let Some(prim) = self.prims.get(lane.prim as usize) else {
+            return 0;
+        };
+        match (self.link.ps_inputs.get(word), prim.verts.get(k as usize)) {
+            (Some(PsSource::Vertex { word, .. }), Some(&v)) => self.vertices.word(v, *word),
+            _ => 0,
+        }
+    }
+
+    /// Writes every lane's input words, ids and tags into `runner`.
+    pub fn fill(&self, runner: &mut StageRunner<'_>, lanes: &[PixelLane]) {
+        let w = runner.wave_size();
+        let words = self.link.ps_inputs.len();
+        for (l, lane) in lanes.iter().enumerate() {
+            let Some(prim) = self.prims.get(lane.prim as usize) else {
+                continue;
+            };
+            // The weights of each (location, perspective) pair the inputs use, computed
+            // once per lane rather than once per word.
+            let mut cache: [Option<[f64; 3]>; 6] = [None; 6];
+            for word in 0..words {
+                let v = match self.link.ps_inputs[word] {
+                    PsSource::Vertex { word: vw, interp } if interp != Interp::Constant => {
+                        let slot = if interp.per_sample() {
+                            0
+                        } else if interp.centroid() {
+                            2
+                        } else {
+                            4
+                        } + usize::from(!interp.perspective());
+                        let wts = *cache[slot].get_or_insert_with(|| {
+                            interp::weights(prim, self.location(lane, interp), interp.perspective())
+                        });
+                        interp::mix(&wts, prim.verts.map(|v| self.vertices.word(v, vw)))
+                    }
+                    _ => self.input(lane, word, None),
+                };
+                if let Some(x) = runner.inputs_mut().get_mut(word * w + l) {
+                    *x = v;
+                }
+            }
+            runner.set_ids(l, [lane.x, lane.y, lane.sample]);
+            runner.set_tag(l, l as u32);
+        }
+    }
+}
+
+/// Clamps a depth value to the viewport's range; NaN gives the range's minimum.
+pub fn clamp_depth(z: f32, (lo, hi): (f32, f32)) -> f32 {
+    let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+    if z.is_nan() { lo } else { z.clamp(lo, hi) }
+}
+
+/// The [`PixelContext`] of one wave: `eval` and the sample pattern, answered from the
+/// wave's lanes (tag = lane index).
+pub struct WaveContext<'a> {
+    /// The draw's pixel stage.
+    pub stage: &'a PixelStage<'a>,
+    /// The wave's lanes.
+    pub lanes: &'a [PixelLane],
+}
+
+impl PixelContext for WaveContext<'_> {
+    fn eval(&self, tag: u32, word: u32, at: EvalAt, arg: [u32; 2]) -> u32 {
+        let Some(lane) = self.lanes.get(tag as usize) else {
+            return 0;
+        };
+        let p = self.stage.pattern;
+        let loc = match at {
+            EvalAt::Centroid => interp::centroid(p, lane.x, lane.y, lane.coverage),
+            EvalAt::Sample => interp::sample(p, lane.x, lane.y, arg[0]),
+            EvalAt::Snapped => interp::snapped(lane.x, lane.y, arg[0], arg[1]),
+            EvalAt::Vertex => return self.stage.at_vertex(lane, word as usize, arg[0]),
+        };
+        self.stage.input(lane, word as usize, Some(loc))
+    }
+
+    fn sample_count(&self) -> u32 {
+        self.stage.pattern.count()
+    }
+
+    fn sample_position(&self, index: u32) -> [f32; 2] {
+        self.stage.pattern.position(index).unwrap_or([0.0; 2])
+    }
+}
+
+/// Whether the depth-stencil test may run before the pixel program (D3D11.3 §17.?
+/// "Early depth/stencil"): always with `[earlydepthstencil]`; otherwise only when the
+/// program cannot change what the test would see — no depth, coverage or stencil-reference
+/// output, no `discard`/`demote`, no UAV (whose writes must not happen for pixels that
+/// fail) — and alpha-to-coverage is off.
+pub fn early_depth_allowed(ps: &Shader, alpha_to_coverage: bool) -> bool {
+    if ps.early_depth_stencil {
+        return true;
+    }
+    let o = PsOutputs::of(ps);
+    if o.depth.is_some() || o.coverage.is_some() || o.stencil_ref.is_some() || alpha_to_coverage {
+        return false;
+    }
+    let kills = ps.insts.iter().any(|i| {
+        matches!(
+            i,
+            crate::ir::Inst::Discard { .. } | crate::ir::Inst::Demote { .. }
+        )
+    });
+    let uav = ps
+        .resources
+        .iter()
+        .any(|r| r.class == crate::ir::ResourceClass::Uav)
+        || ps.uses_resource_heap;
+    !kills && !uav
+}

@@ -1,0 +1,384 @@
+//! The rasterizer: which samples of which pixels a set-up primitive covers, found in
+//! integer arithmetic on the 16.8 fixed-point edge functions of `setup`, 2×2 quads at a
+//! time, one tile at a time.
+//!
+//! # Rules
+//!
+//! - **Sample positions** (D3D11.3 §15.? "Multisample sample positions",
+//!   `D3D11_STANDARD_MULTISAMPLE_PATTERN`): pixel centres at .5, each sample offset by the
+//!   standard pattern for 1, 2, 4, 8 or 16 samples in 1/16 pixel
+//!   (`resources::texture::standard_sample_position`). Triangles and points are sampled at
+//!   every sample of the render target; the pixel stage runs where any is covered.
+//! - **Triangles**: a sample is covered when every edge function is ≥ 0 there (the
+//!   top-left rule is folded into the edges by `setup`).
+//! - **Points**: the half-open 1×1 square around the point (two triangles under the
+//!   top-left rule).
+//! - **Aliased lines** (D3D11.3 §15.? "Aliased Line Rasterization Rules", the diamond
+//!   test): each pixel has a diamond `|x − cx| + |y − cy| ≤ ½` around its centre. For an
+//!   x-major line (`|dx| ≥ |dy|`) the diamond includes its lower-left and lower-right
+//!   edges and bottom corner and excludes the upper edges and the top, left and right
+//!   corners; a y-major line's diamond also includes the right corner. A pixel is covered
+//!   when the segment meets its diamond and its end point is not inside it (the line
+//!   *exits* the diamond), which draws shared line-strip vertices once. An aliased line
+//!   covers every sample of the pixels it covers.
+//! - **Inner coverage** (`SV_InnerCoverage`): a pixel whose four corners are inside every
+//!   edge of a triangle is wholly inside it (triangles are convex).
+
+use super::setup::{Edge, Prim, SUBPIXEL, Shape};
+use crate::resources::texture::standard_sample_position;
+
+/// Sample offsets within a pixel, in fixed point from the pixel's top-left corner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    /// `(x, y)` of each sample: `128 + 16·sx`, `128 + 16·sy`.
+    pub offsets: Vec<[i64; 2]>,
+}
+
+impl Pattern {
+    /// The standard pattern of `count` samples (1, 2, 4, 8 or 16); `None` for others.
+    pub fn standard(count: u32) -> Option<Pattern> {
+        let mut offsets = Vec::with_capacity(count as usize);
+        for i in 0..count {
+            let [sx, sy] = standard_sample_position(count, i)?;
+            offsets.push([
+                SUBPIXEL / 2 + i64::from(sx) * SUBPIXEL / 16,
+                SUBPIXEL / 2 + i64::from(sy) * SUBPIXEL / 16,
+            ]);
+        }
+        Some(Pattern { offsets })
+    }
+
+    /// Samples per pixel.
+    pub fn count(&self) -> u32 {
+        self.offsets.len() as u32
+    }
+
+    /// Every sample's bit.
+    pub fn all(&self) -> u32 {
+        if self.offsets.len() >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.offsets.len()) - 1
+        }
+    }
+
+    /// Sample `i`'s position relative to the pixel centre, in pixels.
+    pub fn position(&self, i: u32) -> Option<[f32; 2]> {
+        let o = self.offsets.get(i as usize)?;
+        let f = |v: i64| (v - SUBPIXEL / 2) as f32 / SUBPIXEL as f32;
+        Some([f(o[0]), f(o[1])])
+    }
+}
+
+/// A quad's coverage: pixels `(x, y)`, `(x+1, y)`, `(x, y+1)`, `(x+1, y+1)` (x, y even),
+/// each with its covered samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuadCoverage {
+    /// Left column (even).
+    pub x: u32,
+    /// Top row (even).
+    pub y: u32,
+    /// Covered samples of the top-left, top-right, bottom-left, bottom-right pixels.
+    pub mask: [u32; 4],
+}
+
+/// The samples of pixel `(px, py)` the primitive covers.
+pub fn pixel_coverage(prim: &Prim, pattern: &Pattern, px: i32, py: i32) -> u32 {
+    let bx = i64::from(px) * SUBPIXEL;
+    let by = i64::from(py) * SUBPIXEL;
+    match &prim.shape {
+        Shape::Triangle(e) => {
+            let mut m = 0;
+            for (i, o) in pattern.offsets.iter().enumerate() {
+                let (x, y) = (bx + o[0], by + o[1]);
+                if e[0].eval(x, y) >= 0 && e[1].eval(x, y) >= 0 && e[2].eval(x, y) >= 0 {
+                    m |= 1 << i;
+                }
+            }
+            m
+        }
+        Shape::Square { x0, y0, x1, y1 } => {
+            let mut m = 0;
+            for (i, o) in pattern.offsets.iter().enumerate() {
+                let (x, y) = (bx + o[0], by + o[1]);
+                if *x0 <= x && x < *x1 && *y0 <= y && y < *y1 {
+                    m |= 1 << i;
+                }
+            }
+            m
+        }
+        Shape::Line { a, b } => {
+            let c = [bx + SUBPIXEL / 2, by + SUBPIXEL / 2];
+            if line_covers(*a, *b, c) {
+                pattern.all()
+            } else {
+                0
+            }
+        }
+    }
+}
+
+/// Whether pixel `(px, py)` lies wholly inside a triangle (`SV_InnerCoverage`).
+pub fn inner_coverage(prim: &Prim, px: i32, py: i32) -> bool {
+    let Shape::Triangle(e) = &prim.shape else {
+        return false;
+    };
+    let bx = i64::from(px) * SUBPIXEL;
+    let by = i64::from(py) * SUBPIXEL;
+    let inside = |e: &Edge| {
+        [(0, 0), (SUBPIXEL, 0), (0, SUBPIXEL), (SUBPIXEL, SUBPIXEL)]
+            .iter()
+            .all(|(dx, dy)| e.eval(bx + dx, by + dy) >= 0)
+    };
+    e.iter().all(inside)
+}
+
+/// Calls `f` for every quad of `prim` inside `rect` (`[x0, y0, x1, y1)`, even x0 and
+/// y0) with at least one covered sample, row by row, left to right.
+pub fn for_each_quad(
+    prim: &Prim,
+    pattern: &Pattern,
+    rect: [i32; 4],
+    f: &mut dyn FnMut(QuadCoverage),
+) {
+    let [bx0, by0, bx1, by1] = prim.bbox;
+    let x0 = bx0.max(rect[0]);
+    let y0 = by0.max(rect[1]);
+    let x1 = bx1.min(rect[2]);
+    let y1 = by1.min(rect[3]);
+    if x0 >= x1 || y0 >= y1 {
+        return;
+    }
+    let qx0 = x0 & !1;
+    let qy0 = y0 & !1;
+    let mut qy = qy0;
+    while qy < y1 {
+        let mut qx = qx0;
+        while qx < x1 {
+            let mut mask = [0u32; 4];
+            for (k, m) in mask.iter_mut().enumerate() {
+                let px = qx + (k as i32 & 1);
+                let py = qy + (k as i32 >> 1);
+                if px >= x0 && px < x1 && py >= y0 && py < y1 {
+                    *m = pixel_coverage(prim, pattern, px, py);
+                }
+            }
+            if mask.iter().any(|&m| m != 0) {
+                f(QuadCoverage {
+                    x: qx as u32,
+                    y: qy as u32,
+                    mask,
+                });
+            }
+            qx += 2;
+        }
+        qy += 2;
+    }
+}
+
+/// One bound on the segment parameter `t`: `num / den` (den > 0), strict or not.
+#[derive(Clone, Copy)]
+struct Bound {
+    num: i128,
+    den: i128,
+    strict: bool,
+}
+
+fn less(a: Bound, b: Bound) -> bool {
+    a.num * b.den < b.num * a.den
+}
+
+fn equal(a: Bound, b: Bound) -> bool {
+    a.num * b.den == b.num * a.den
+}
+
+/// The diamond-exit rule for the segment `a → b` and the pixel centred at `c` (all fixed
+/// point; see the module doc).
+pub fn line_covers(a: [i64; 2], b: [i64; 2], c: [i64; 2]) -> bool {
+    let x_major = (b[0] - a[0]).abs() >= (b[1] - a[1]).abs();
+    let h = SUBPIXEL / 2;
+    // The diamond's four half-planes as g(u, v) = k0 + ku·u + kv·v with u = x − cx,
+    // v = y − cy; `strict` ones exclude their edge.
+    let planes: [(i64, i64, bool); 4] = [
+        (-1, -1, false), // lower-right edge: u + v ≤ ½
+        (1, -1, false),  // lower-left edge: −u + v ≤ ½
+        (1, 1, true),    // upper-left edge: −u − v < ½
+        (-1, 1, true),   // upper-right edge: u − v < ½
+    ];
+    let g =
+        |p: [i64; 2], (ku, kv, _): (i64, i64, bool)| h + ku * (p[0] - c[0]) + kv * (p[1] - c[1]);
+    let right_corner = |p: [i64; 2]| p[0] - c[0] == h && p[1] == c[1];
+    let inside = |p: [i64; 2]| {
+        if !x_major && right_corner(p) {
+            return true;
+        }
+        planes.iter().all(|&pl| {
+            let v = g(p, pl);
+            if pl.2 { v > 0 } else { v >= 0 }
+        })
+    };
+    if inside(b) {
+        return false;
+    }
+    // Does the segment meet the diamond? Intersect the t-ranges of the four planes.
+    let mut lo = Bound {
+        num: 0,
+        den: 1,
+        strict: false,
+    };
+    let mut hi = Bound {
+        num: 1,
+        den: 1,
+        strict: false,
+    };
+    let mut feasible = true;
+    for &pl in &planes {
+        let g0 = i128::from(g(a, pl));
+        let dg = i128::from(g(b, pl)) - g0;
+        let strict = pl.2;
+        if dg == 0 {
+            if g0 < 0 || (strict && g0 == 0) {
+                feasible = false;
+                break;
+            }
+            continue;
+        }
+        // g0 + t·dg ≥ 0 (> 0): t ≥ −g0/dg when dg > 0, t ≤ g0/(−dg) when dg < 0.
+        if dg > 0 {
+            let nb = Bound {
+                num: -g0,
+                den: dg,
+                strict,
+            };
+            if less(lo, nb) || (equal(lo, nb) && strict) {
+                lo = nb;
+            }
+        } else {
+            let nb = Bound {
+                num: g0,
+                den: -dg,
+                strict,
+            };
+            if less(nb, hi) || (equal(nb, hi) && strict) {
+                hi = nb;
+            }
+        }
+    }
+    let meets = feasible && (less(lo, hi) || (equal(lo, hi) && !lo.strict && !hi.strict));
+    if meets {
+        return true;
+    }
+    // The y-major diamond's right corner is a single extra point.
+    !x_major && {
+        let p = [c[0] + h, c[1]];
+        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+        let cross = (p[0] - a[0]) * dy - (p[1] - a[1]) * dx;
+        let dot = (p[0] - a[0]) * dx + (p[1] - a[1]) * dy;
+        cross == 0 && dot >= 0 && dot <= dx * dx + dy * dy
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::setup::{Plane, Prim};
+
+    fn tri(v: [[f64; 2]; 3]) -> Prim {
+        let s = crate::pipeline::setup::SetupState {
+            scissor: crate::pipeline::state::Rect {
+                left: 0,
+                top: 0,
+                right: 16,
+                bottom: 16,
+            },
+            front_ccw: false,
+            cull_front: false,
+            cull_back: false,
+            depth_bias: 0,
+            depth_bias_clamp: 0.0,
+            slope_scaled_depth_bias: 0.0,
+            depth_float: true,
+            depth_unorm_r: 0.0,
+        };
+        let sv = |p: [f64; 2]| crate::pipeline::setup::ScreenVertex {
+            x: (p[0] * 256.0) as i64,
+            y: (p[1] * 256.0) as i64,
+            z: 0.0,
+        };
+        let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        crate::pipeline::setup::triangle(&s, v.map(sv), id, [1.0; 3], [0; 3], 0).unwrap()
+    }
+
+    fn covered(p: &Prim, pat: &Pattern) -> Vec<(i32, i32)> {
+        let mut v = Vec::new();
+        for y in 0..16 {
+            for x in 0..16 {
+                if pixel_coverage(p, pat, x, y) != 0 {
+                    v.push((x, y));
+                }
+            }
+        }
+        v
+    }
+
+    /// The D3D docs' example: triangles (0,0),(5,0),(5,5) and (0,5),(0,0),(5,5) cover 15
+    /// and 10 pixels, never the same one.
+    #[test]
+    fn shared_diagonal_is_drawn_once() {
+        let p1 = Pattern::standard(1).unwrap();
+        let a = covered(&tri([[0.0, 0.0], [5.0, 0.0], [5.0, 5.0]]), &p1);
+        let b = covered(&tri([[0.0, 5.0], [0.0, 0.0], [5.0, 5.0]]), &p1);
+        assert_eq!((a.len(), b.len()), (15, 10));
+        assert!(a.iter().all(|p| !b.contains(p)));
+    }
+
+    /// The docs' rectangle (0.5, 0.5)–(2.5, 4.5) as two triangles covers the pixels whose
+    /// centres fall inside under the top-left rule: columns 0–1, rows 0–3.
+    #[test]
+    fn half_pixel_rectangle() {
+        let p1 = Pattern::standard(1).unwrap();
+        let mut all = covered(&tri([[0.5, 0.5], [2.5, 0.5], [2.5, 4.5]]), &p1);
+        all.extend(covered(&tri([[0.5, 0.5], [2.5, 4.5], [0.5, 4.5]]), &p1));
+        all.sort();
+        let want: Vec<(i32, i32)> = (0..4).flat_map(|y| (0..2).map(move |x| (x, y))).collect();
+        let mut want = want;
+        want.sort();
+        assert_eq!(all, want);
+    }
+
+    /// Sample positions come from the standard pattern: 4× samples at (−2,−6)/16 … .
+    #[test]
+    fn msaa_samples() {
+        let p4 = Pattern::standard(4).unwrap();
+        assert_eq!(p4.offsets[0], [128 - 32, 128 - 96]);
+        assert_eq!(p4.position(1), Some([6.0 / 16.0, -2.0 / 16.0]));
+        // A vertical edge at x = 0.5 exactly: samples with x offset ≥ 0 (0.5 + 6/16,
+        // 0.5 + 2/16) are to its right.
+        let t = tri([[0.5, -4.0], [12.0, 8.0], [0.5, 12.0]]);
+        let m = pixel_coverage(&t, &p4, 0, 4);
+        assert_eq!(m, 0b1010, "samples 1 and 3 lie right of the edge");
+        assert!(Pattern::standard(3).is_none());
+        let _ = Plane::default();
+    }
+
+    /// D3D11.3 aliased lines: a horizontal line through pixel centres covers the pixels
+    /// it exits — from its start up to, not including, the pixel its end lies in.
+    #[test]
+    fn diamond_exit_rule() {
+        let f = |x: f64, y: f64| [(x * 256.0) as i64, (y * 256.0) as i64];
+        let c = |px: i64, py: i64| [px * 256 + 128, py * 256 + 128];
+        let (a, b) = (f(0.5, 0.5), f(4.5, 0.5));
+        let got: Vec<i64> = (0..6).filter(|&x| line_covers(a, b, c(x, 0))).collect();
+        assert_eq!(got, vec![0, 1, 2, 3]);
+        // A strip's two segments share (4.5, 0.5): drawn once.
+        let b2 = f(8.5, 0.5);
+        let got2: Vec<i64> = (0..9).filter(|&x| line_covers(b, b2, c(x, 0))).collect();
+        assert_eq!(got2, vec![4, 5, 6, 7]);
+        // A line ending inside a diamond it started in covers nothing.
+        assert!(!line_covers(f(0.4, 0.5), f(0.6, 0.5), c(0, 0)));
+        // A line passing a diamond's excluded top corner misses it; through the included
+        // bottom corner hits it.
+        assert!(!line_covers(f(0.0, 0.0), f(3.0, 0.0), c(1, 0)));
+        assert!(line_covers(f(0.0, 1.0), f(3.0, 1.0), c(1, 0)));
+    }
+}

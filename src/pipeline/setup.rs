@@ -1,0 +1,639 @@
+//! Primitive setup: perspective divide, viewport transform, snapping to 16.8 fixed point,
+//! facing and culling, depth bias, the edge functions and interpolation planes the
+//! rasterizer and pixel stage use, and binning into screen tiles.
+//!
+//! Owns the fixed-point representation and its limits. Does not own: clipping (`clip`),
+//! coverage (`raster`), evaluating attributes (`interp`).
+//!
+//! # Fixed point (D3D11.3 §3.2.4 "Fixed Point Integers", §15.? "Rasterization Rules")
+//!
+//! Screen positions are snapped to [`SUBPIXEL_BITS`] = 8 fractional bits (1/256 pixel),
+//! rounding to nearest even. `clip` keeps every vertex within ±2^19 pixels, so a
+//! coordinate is below 2^27 in magnitude, a difference of two below 2^28, an edge
+//! function `a·x + b·y + c` is a sum of products below 2^56 plus a constant below 2^57:
+//! under 2^59, well inside `i64` — no overflow for any input that survives clipping.
+//! Sample points are pixel centres (`+ 128`, pixel centres at .5) plus the standard
+//! pattern's offsets in 1/16 pixel (`× 16`): exact in the same units.
+//!
+//! # The top-left rule (D3D11.3 §15.? "Triangle Rasterization Rules")
+//!
+//! A sample exactly on an edge is inside only if the edge is a *top* edge (exactly
+//! horizontal, with the triangle below it) or a *left* edge (not horizontal, with the
+//! triangle to its right). With vertices ordered clockwise on screen (y down) — the
+//! orientation setup normalizes every triangle to — edge `p → q` is top-left when
+//! `q.y < p.y`, or `q.y == p.y` and `q.x > p.x`. The rule is folded into the edge
+//! constant: a non-top-left edge's constant is lowered by one unit, so "inside" is
+//! always `E ≥ 0`.
+//!
+//! # Facing
+//!
+//! The signed area of the snapped triangle decides facing: positive (clockwise on screen)
+//! is front unless `FrontCounterClockwise`. Zero-area triangles are not drawn (D3D11.3
+//! §15.? "degenerate triangles").
+//!
+//! # Depth bias (D3D11.3 §15.? "Depth Bias")
+//!
+//! `Bias = DepthBias · r + SlopeScaledDepthBias · MaxDepthSlope` for UNORM depth formats
+//! (and no depth buffer), `r = 1 / (2^bits − 1)`; for float formats `r` is
+//! `2^(exponent(max z of the primitive) − 23)`. A non-zero `DepthBiasClamp` clamps the
+//! bias towards zero on its side; the bias is added to every vertex's z when either bias
+//! term is non-zero, computed in f32. `MaxDepthSlope` is the larger of `|∂z/∂x|` and
+//! `|∂z/∂y|`. Points and lines get no bias.
+//!
+//! # Tiles
+//!
+//! The render target is cut into [`TILE_SIZE`]² pixel tiles; each primitive is listed,
+//! in draw order, in every tile its bounding box (clipped to the scissor) touches. Tiles
+//! are rasterized independently, which is what lets them run on any worker with the
+//! same image.
+
+use super::clip::Weights;
+use super::state::{Rect, Viewport};
+
+/// Fractional bits of snapped screen coordinates.
+pub const SUBPIXEL_BITS: u32 = 8;
+
+/// One pixel in fixed-point units.
+pub const SUBPIXEL: i64 = 1 << SUBPIXEL_BITS;
+
+/// Tile width and height in pixels (even, so quads never straddle tiles).
+pub const TILE_SIZE: u32 = 64;
+
+/// One edge function: a sample `(x, y)` (fixed point) is inside when
+/// `a·x + b·y + c ≥ 0`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    /// x coefficient.
+    pub a: i64,
+    /// y coefficient.
+    pub b: i64,
+    /// Constant (the top-left rule folded in).
+    pub c: i64,
+}
+
+impl Edge {
+    /// The edge function at a fixed-point sample.
+    #[inline]
+    pub fn eval(&self, x: i64, y: i64) -> i64 {
+        self.a * x + self.b * y + self.c
+    }
+}
+
+/// What covers samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shape {
+    /// Inside all three edges.
+    Triangle([Edge; 3]),
+    /// A point's 1×1 square: `x0 ≤ x < x1`, `y0 ≤ y < y1` (fixed point; the top-left rule
+    /// on its two triangles gives exactly these half-open bounds).
+    Square {
+        /// Left (inclusive).
+        x0: i64,
+        /// Top (inclusive).
+        y0: i64,
+        /// Right (exclusive).
+        x1: i64,
+        /// Bottom (exclusive).
+        y1: i64,
+    },
+    /// An aliased line from `a` to `b` (fixed point), by the diamond-exit rule (`raster`).
+    Line {
+        /// Start.
+        a: [i64; 2],
+        /// End.
+        b: [i64; 2],
+    },
+}
+
+/// A plane over pixel coordinates: `c + dx·x + dy·y`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Plane {
+    /// Value at the origin.
+    pub c: f64,
+    /// Change per pixel in x.
+    pub dx: f64,
+    /// Change per pixel in y.
+    pub dy: f64,
+}
+
+impl Plane {
+    /// The plane at `(x, y)` pixels.
+    #[inline]
+    pub fn at(&self, x: f64, y: f64) -> f64 {
+        self.c + self.dx * x + self.dy * y
+    }
+
+    fn constant(v: f64) -> Plane {
+        Plane {
+            c: v,
+            dx: 0.0,
+            dy: 0.0,
+        }
+    }
+}
+
+/// A primitive ready to rasterize.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prim {
+    /// What it covers.
+    pub shape: Shape,
+    /// Pixel bounds `[x0, y0, x1, y1)`, within the draw's scissor.
+    pub bbox: [i32; 4],
+    /// Screen-space (linear) weight of each original vertex: `σᵢ(x, y)`.
+    pub sigma: [Plane; 3],
+    /// `1 / w` of each original vertex (clip-space w).
+    pub inv_w: [f64; 3],
+    /// Depth (viewport-transformed z/w, bias added), linear in screen space.
+    pub z: Plane,
+    /// The original vertices' indices in the vertex outputs (provoking vertex first).
+    pub verts: [u32; 3],
+    /// `SV_PrimitiveID`.
+    pub id: u32,
+    /// Front-facing (points and lines always are).
+    pub front: bool,
+}
+
+/// A vertex after the perspective divide and viewport transform.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScreenVertex {
+    /// Snapped x (fixed point).
+    pub x: i64,
+    /// Snapped y.
+    pub y: i64,
+    /// Depth.
+    pub z: f32,
+}
+
+/// Largest magnitude a snapped coordinate may have (see the module doc).
+pub const MAX_FIXED: i64 = 1 << 27;
+
+/// The viewport transform and snap of clip-space `p` (D3D11.3 §15.? "Viewport"): `x/w` and
+/// `y/w` scaled and offset into the viewport (y down), `z/w` into its depth range, all in
+/// f32, then x and y rounded to nearest even at 1/256 pixel. `None` when the result is not
+/// finite or past the guard band.
+pub fn to_screen(p: [f32; 4], vp: &Viewport) -> Option<ScreenVertex> {
+    let inv = 1.0 / p[3];
+    let (nx, ny, nz) = (p[0] * inv, p[1] * inv, p[2] * inv);
+    let hw = vp.width * 0.5;
+    let hh = vp.height * 0.5;
+    let sx = nx * hw + (vp.top_left_x + hw);
+    let sy = -ny * hh + (vp.top_left_y + hh);
+    let sz = nz * (vp.max_depth - vp.min_depth) + vp.min_depth;
+    let snap = |v: f32| -> Option<i64> {
+        let f = (f64::from(v) * SUBPIXEL as f64).round_ties_even();
+        (f.is_finite() && f.abs() < MAX_FIXED as f64).then_some(f as i64)
+    };
+    Some(ScreenVertex {
+        x: snap(sx)?,
+        y: snap(sy)?,
+        z: sz,
+    })
+}
+
+/// What setup needs of the draw.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SetupState {
+    /// Pixels that may be drawn: the scissor ∩ viewport ∩ render target.
+    pub scissor: Rect,
+    /// Counter-clockwise triangles are front faces.
+    pub front_ccw: bool,
+    /// Cull front faces.
+    pub cull_front: bool,
+    /// Cull back faces.
+    pub cull_back: bool,
+    /// `DepthBias`.
+    pub depth_bias: i32,
+    /// `DepthBiasClamp`.
+    pub depth_bias_clamp: f32,
+    /// `SlopeScaledDepthBias`.
+    pub slope_scaled_depth_bias: f32,
+    /// Mantissa bits of a float depth format (23), or `None` for UNORM with its `r`.
+    pub depth_float: bool,
+    /// `r` of a UNORM depth format: `1 / (2^bits − 1)`.
+    pub depth_unorm_r: f32,
+}
+
+fn bbox_of(xs: &[i64], ys: &[i64], scissor: &Rect) -> Option<[i32; 4]> {
+    let minx = xs.iter().copied().min()?;
+    let maxx = xs.iter().copied().max()?;
+    let miny = ys.iter().copied().min()?;
+    let maxy = ys.iter().copied().max()?;
+    // Pixel `p` has its samples within (p·256, p·256 + 256): a conservative box.
+    let x0 = (minx.div_euclid(SUBPIXEL)).max(i64::from(scissor.left));
+    let y0 = (miny.div_euclid(SUBPIXEL)).max(i64::from(scissor.top));
+    let x1 = (maxx.div_euclid(SUBPIXEL) + 1).min(i64::from(scissor.right));
+    let y1 = (maxy.div_euclid(SUBPIXEL) + 1).min(i64::from(scissor.bottom));
+    (x0 < x1 && y0 < y1).then_some([x0 as i32, y0 as i32, x1 as i32, y1 as i32])
+}
+
+/// The depth bias of a primitive whose depth plane is `z` with vertex depths `zs`.
+pub fn depth_bias(s: &SetupState, z: &Plane, zs: &[f32]) -> f32 {
+    if s.depth_bias == 0 && s.slope_scaled_depth_bias == 0.0 {
+        return 0.0;
+    }
+    let slope = (z.dx.abs().max(z.dy.abs())) as f32;
+    let r = if s.depth_float {
+        let maxz = zs.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let e = ((maxz.to_bits() >> 23) & 0xff) as i32 - 127;
+        2f32.powi(e - 23)
+    } else {
+        s.depth_unorm_r
+    };
+    let mut bias = s.depth_bias as f32 * r + s.slope_scaled_depth_bias * slope;
+    if s.depth_bias_clamp > 0.0 {
+        bias = bias.min(s.depth_bias_clamp);
+    } else if s.depth_bias_clamp < 0.0 {
+        bias = bias.max(s.depth_bias_clamp);
+    }
+    bias
+}
+
+/// Sets up one triangle of screen vertices `v` whose weights over the original vertices
+/// are `mu` (screen-space weights, see `clip`). `None` when it is degenerate, culled, or
+/// outside the scissor.
+#[allow(clippy::too_many_arguments)]
+pub fn triangle(
+    s: &SetupState,
+    v: [ScreenVertex; 3],
+    mu: [Weights; 3],
+    inv_w: [f64; 3],
+    verts: [u32; 3],
+    id: u32,
+) -> Option<Prim> {
+    let area = (v[1].x - v[0].x) * (v[2].y - v[0].y) - (v[2].x - v[0].x) * (v[1].y - v[0].y);
+    if area == 0 {
+        return None;
+    }
+    // Positive area: clockwise on screen (y down).
+    let front = (area > 0) != s.front_ccw;
+    if (front && s.cull_front) || (!front && s.cull_back) {
+        return None;
+    }
+    let (v, mu) = if area > 0 {
+        (v, mu)
+    } else {
+        ([v[0], v[2], v[1]], [mu[0], mu[2], mu[1]])
+    };
+    let area = area.abs();
+    let bbox = bbox_of(
+        &[v[0].x, v[1].x, v[2].x],
+        &[v[0].y, v[1].y, v[2].y],
+        &s.scissor,
+    )?;
+    // Edge k runs from vertex k to vertex k + 1; it is opposite vertex k + 2.
+    let mut edges = [Edge { a: 0, b: 0, c: 0 }; 3];
+    let mut bary = [Plane::default(); 3];
+    for k in 0..3 {
+        let p = v[k];
+        let q = v[(k + 1) % 3];
+        let (dx, dy) = (q.x - p.x, q.y - p.y);
+        let c = dy * p.x - dx * p.y;
+        let top_left = dy < 0 || (dy == 0 && dx > 0);
+        edges[k] = Edge {
+            a: -dy,
+            b: dx,
+            c: if top_left { c } else { c - 1 },
+        };
+        // The barycentric weight of the opposite vertex, over pixel coordinates.
+        let inv = 1.0 / area as f64;
+        bary[(k + 2) % 3] = Plane {
+            c: c as f64 * inv,
+            dx: -dy as f64 * SUBPIXEL as f64 * inv,
+            dy: dx as f64 * SUBPIXEL as f64 * inv,
+        };
+    }
+    let mut sigma = [Plane::default(); 3];
+    for (i, sg) in sigma.iter_mut().enumerate() {
+        for (j, b) in bary.iter().enumerate() {
+            sg.c += b.c * mu[j][i];
+            sg.dx += b.dx * mu[j][i];
+            sg.dy += b.dy * mu[j][i];
+        }
+    }
+    let mut z = Plane::default();
+    for (j, b) in bary.iter().enumerate() {
+        let zj = f64::from(v[j].z);
+        z.c += b.c * zj;
+        z.dx += b.dx * zj;
+        z.dy += b.dy * zj;
+    }
+    z.c += f64::from(depth_bias(s, &z, &[v[0].z, v[1].z, v[2].z]));
+    Some(Prim {
+        shape: Shape::Triangle(edges),
+        bbox,
+        sigma,
+        inv_w,
+        z,
+        verts,
+        id,
+        front,
+    })
+}
+
+/// Sets up a point: the 1×1 square centred on it (D3D11.3 §15.? "Point Rasterization
+/// Rules"), every attribute the vertex's own.
+pub fn point(s: &SetupState, v: ScreenVertex, inv_w: f64, vert: u32, id: u32) -> Option<Prim> {
+    let h = SUBPIXEL / 2;
+    let (x0, y0, x1, y1) = (v.x - h, v.y - h, v.x + h, v.y + h);
+    let bbox = bbox_of(&[x0, x1 - 1], &[y0, y1 - 1], &s.scissor)?;
+    Some(Prim {
+        shape: Shape::Square { x0, y0, x1, y1 },
+        bbox,
+        sigma: [Plane::constant(1.0), Plane::default(), Plane::default()],
+        inv_w: [inv_w, inv_w, inv_w],
+        z: Plane::constant(f64::from(v.z)),
+        verts: [vert; 3],
+        id,
+        front: true,
+    })
+}
+
+/// Sets up an aliased line from `a` to `b` (weights `mu` over the original two
+/// vertices). Attributes and depth vary along the line with the projection of the
+/// sample onto it.
+pub fn line(
+    s: &SetupState,
+    v: [ScreenVertex; 2],
+    mu: [Weights; 2],
+    inv_w: [f64; 3],
+    verts: [u32; 3],
+    id: u32,
+) -> Option<Prim> {
+    let (a, b) = (v[0], v[1]);
+    if a.x == b.x && a.y == b.y {
+        return None;
+    }
+    let bbox = bbox_of(
+        &[
+            a.x - SUBPIXEL,
+            b.x + SUBPIXEL,
+            a.x + SUBPIXEL,
+            b.x - SUBPIXEL,
+        ],
+        &[
+            a.y - SUBPIXEL,
+            b.y + SUBPIXEL,
+            a.y + SUBPIXEL,
+            b.y - SUBPIXEL,
+        ],
+        &s.scissor,
+    )?;
+    // t(x, y) = ((p − a) · (b − a)) / |b − a|², p in pixels.
+    let (ax, ay) = (a.x as f64 / SUBPIXEL as f64, a.y as f64 / SUBPIXEL as f64);
+    let (dx, dy) = (
+        (b.x - a.x) as f64 / SUBPIXEL as f64,
+        (b.y - a.y) as f64 / SUBPIXEL as f64,
+    );
+    let len2 = dx * dx + dy * dy;
+    let t = Plane {
+        c: -(ax * dx + ay * dy) / len2,
+        dx: dx / len2,
+        dy: dy / len2,
+    };
+    let one_minus = Plane {
+        c: 1.0 - t.c,
+        dx: -t.dx,
+        dy: -t.dy,
+    };
+    let mut sigma = [Plane::default(); 3];
+    for (i, sg) in sigma.iter_mut().enumerate() {
+        for (w, m) in [(one_minus, mu[0][i]), (t, mu[1][i])] {
+            sg.c += w.c * m;
+            sg.dx += w.dx * m;
+            sg.dy += w.dy * m;
+        }
+    }
+    let (za, zb) = (f64::from(a.z), f64::from(b.z));
+    let z = Plane {
+        c: za + t.c * (zb - za),
+        dx: t.dx * (zb - za),
+        dy: t.dy * (zb - za),
+    };
+    Some(Prim {
+        shape: Shape::Line {
+            a: [a.x, a.y],
+            b: [b.x, b.y],
+        },
+        bbox,
+        sigma,
+        inv_w,
+        z,
+        verts,
+        id,
+        front: true,
+    })
+}
+
+/// Primitives listed per tile, in draw order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bins {
+    /// Tiles across.
+    pub tiles_x: u32,
+    /// Tiles down.
+    pub tiles_y: u32,
+    /// For each tile (row-major), the indices of the primitives touching it.
+    pub bins: Vec<Vec<u32>>,
+}
+
+impl Bins {
+    /// Empty bins for a `width × height` target.
+    pub fn new(width: u32, height: u32) -> Bins {
+        let tiles_x = width.div_ceil(TILE_SIZE);
+        let tiles_y = height.div_ceil(TILE_SIZE);
+        Bins {
+            tiles_x,
+            tiles_y,
+            bins: vec![Vec::new(); (tiles_x * tiles_y) as usize],
+        }
+    }
+
+    /// Lists primitive `index` in every tile its box touches.
+    pub fn add(&mut self, index: u32, bbox: [i32; 4]) {
+        let t = TILE_SIZE as i32;
+        let tx0 = (bbox[0].max(0) / t) as u32;
+        let ty0 = (bbox[1].max(0) / t) as u32;
+        let tx1 = (((bbox[2] - 1).max(0) / t) as u32).min(self.tiles_x.saturating_sub(1));
+        let ty1 = (((bbox[3] - 1).max(0) / t) as u32).min(self.tiles_y.saturating_sub(1));
+        for ty in ty0..=ty1 {
+            for tx in tx0..=tx1 {
+                if let Some(b) = self.bins.get_mut((ty * self.tiles_x + tx) as usize) {
+                    b.push(index);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> SetupState {
+        SetupState {
+            scissor: Rect {
+                left: 0,
+                top: 0,
+                right: 64,
+                bottom: 64,
+            },
+            front_ccw: false,
+            cull_front: false,
+            cull_back: false,
+            depth_bias: 0,
+            depth_bias_clamp: 0.0,
+            slope_scaled_depth_bias: 0.0,
+            depth_float: true,
+            depth_unorm_r: 0.0,
+        }
+    }
+
+    fn sv(x: f64, y: f64) -> ScreenVertex {
+        ScreenVertex {
+            x: (x * 256.0) as i64,
+            y: (y * 256.0) as i64,
+            z: 0.5,
+        }
+    }
+
+    const ID: [Weights; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+    /// D3D11.3 §3.2.4: snapping rounds to nearest even at 1/256 pixel; the viewport maps
+    /// NDC (−1, 1) to the top-left corner.
+    #[test]
+    fn viewport_and_snap() {
+        let vp = Viewport::full(64, 64);
+        let v = to_screen([-1.0, 1.0, 0.25, 1.0], &vp).unwrap();
+        assert_eq!((v.x, v.y, v.z), (0, 0, 0.25));
+        let v = to_screen([0.0, 0.0, 0.0, 2.0], &vp).unwrap();
+        assert_eq!((v.x, v.y), (32 * 256, 32 * 256));
+        // 0.5/256 of a pixel past 1.0 ties to even (256), 1.5/256 to 258.
+        let x = |px: f32| to_screen([px / 32.0 - 1.0, 0.0, 0.0, 1.0], &vp).unwrap().x;
+        assert_eq!(x(1.0 + 0.5 / 256.0), 256);
+        assert_eq!(x(1.0 + 1.5 / 256.0), 258);
+        assert!(to_screen([f32::NAN, 0.0, 0.0, 1.0], &vp).is_none());
+    }
+
+    /// D3D11.3 "Triangle Rasterization Rules": the top and left edges own the samples on
+    /// them. The docs' example pair shares a diagonal: the first triangle has it as a
+    /// left edge, the second as a right edge.
+    #[test]
+    fn top_left_edges() {
+        let s = state();
+        let t1 = triangle(
+            &s,
+            [sv(0.0, 0.0), sv(5.0, 0.0), sv(5.0, 5.0)],
+            ID,
+            [1.0; 3],
+            [0; 3],
+            0,
+        )
+        .unwrap();
+        let Shape::Triangle(e) = t1.shape else {
+            panic!()
+        };
+        // The sample at (2.5, 2.5) lies on the diagonal.
+        let p = (2 * 256 + 128, 2 * 256 + 128);
+        assert!(e.iter().all(|e| e.eval(p.0, p.1) >= 0), "left edge owns it");
+        let t2 = triangle(
+            &s,
+            [sv(0.0, 5.0), sv(0.0, 0.0), sv(5.0, 5.0)],
+            ID,
+            [1.0; 3],
+            [0; 3],
+            0,
+        )
+        .unwrap();
+        let Shape::Triangle(e) = t2.shape else {
+            panic!()
+        };
+        assert!(
+            !e.iter().all(|e| e.eval(p.0, p.1) >= 0),
+            "right edge does not"
+        );
+        // The top edge y = 0 of t1 holds no pixel centre; shift it to y = 0.5.
+        let t3 = triangle(
+            &s,
+            [sv(0.0, 0.5), sv(5.0, 0.5), sv(5.0, 5.0)],
+            ID,
+            [1.0; 3],
+            [0; 3],
+            0,
+        )
+        .unwrap();
+        let Shape::Triangle(e) = t3.shape else {
+            panic!()
+        };
+        assert!(
+            e.iter().all(|e| e.eval(4 * 256 + 128, 128) >= 0),
+            "top edge owns it"
+        );
+        let t4 = triangle(
+            &s,
+            [sv(0.0, 0.0), sv(5.0, 0.5), sv(0.0, 0.5)],
+            ID,
+            [1.0; 3],
+            [0; 3],
+            0,
+        )
+        .unwrap();
+        let Shape::Triangle(e) = t4.shape else {
+            panic!()
+        };
+        assert!(
+            !e.iter().all(|e| e.eval(128, 128) >= 0),
+            "bottom edge does not"
+        );
+    }
+
+    /// Facing from the snapped area; culling; degenerate triangles.
+    #[test]
+    fn facing_and_culling() {
+        let mut s = state();
+        let cw = [sv(0.0, 0.0), sv(4.0, 0.0), sv(0.0, 4.0)];
+        let ccw = [cw[0], cw[2], cw[1]];
+        assert!(triangle(&s, cw, ID, [1.0; 3], [0; 3], 0).unwrap().front);
+        assert!(!triangle(&s, ccw, ID, [1.0; 3], [0; 3], 0).unwrap().front);
+        s.cull_back = true;
+        assert!(triangle(&s, ccw, ID, [1.0; 3], [0; 3], 0).is_none());
+        s.front_ccw = true;
+        assert!(triangle(&s, ccw, ID, [1.0; 3], [0; 3], 0).is_some());
+        let flat = [sv(0.0, 0.0), sv(1.0, 1.0), sv(2.0, 2.0)];
+        assert!(triangle(&s, flat, ID, [1.0; 3], [0; 3], 0).is_none());
+    }
+
+    /// D3D11.3 "Depth Bias": UNORM `r`, float exponent, slope, clamp.
+    #[test]
+    fn depth_bias_formula() {
+        let mut s = state();
+        s.depth_bias = 100;
+        s.depth_float = false;
+        s.depth_unorm_r = 1.0 / 16_777_215.0;
+        let flat = Plane::constant(0.5);
+        assert_eq!(
+            depth_bias(&s, &flat, &[0.5]),
+            100.0 * (1.0 / 16_777_215.0f32)
+        );
+        s.depth_float = true;
+        assert_eq!(depth_bias(&s, &flat, &[0.5]), 100.0 * 2f32.powi(-24));
+        s.depth_bias = 0;
+        s.slope_scaled_depth_bias = 2.0;
+        let sloped = Plane {
+            c: 0.0,
+            dx: 0.25,
+            dy: -0.5,
+        };
+        assert_eq!(depth_bias(&s, &sloped, &[0.5]), 1.0);
+        s.depth_bias_clamp = 0.125;
+        assert_eq!(depth_bias(&s, &sloped, &[0.5]), 0.125);
+    }
+
+    #[test]
+    fn bins_cover_the_box() {
+        let mut b = Bins::new(130, 64);
+        assert_eq!((b.tiles_x, b.tiles_y), (3, 1));
+        b.add(7, [60, 0, 70, 10]);
+        assert_eq!(b.bins[0], vec![7]);
+        assert_eq!(b.bins[1], vec![7]);
+        assert!(b.bins[2].is_empty());
+    }
+}

@@ -1,0 +1,621 @@
+//! The draw state, in Direct3D 12's vocabulary: what `ID3D12GraphicsCommandList` and a
+//! `D3D12_GRAPHICS_PIPELINE_STATE_DESC` say about a draw, as plain Rust values.
+//!
+//! Each type mirrors one D3D12 description (`D3D12_INPUT_ELEMENT_DESC`,
+//! `D3D12_RASTERIZER_DESC`, `D3D12_BLEND_DESC`, `D3D12_DEPTH_STENCIL_DESC`,
+//! `D3D12_VIEWPORT`, `D3D12_RECT`), with the same field meanings and the same defaults
+//! (`Default` is the `CD3DX12_*_DESC(D3D12_DEFAULT)` state). The job file maps onto these;
+//! a Rust caller fills them directly (see [`super::draw`]).
+
+use crate::resources::{ComparisonFunc, Format, Memory, Texture};
+
+/// `D3D12_APPEND_ALIGNED_ELEMENT`: the element starts where the previous element of the
+/// same slot ends.
+pub const APPEND_ALIGNED_ELEMENT: u32 = 0xffff_ffff;
+
+/// The number of vertex buffer slots (`D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT`).
+pub const VERTEX_INPUT_SLOTS: u32 = 32;
+
+/// The number of simultaneous render targets (`D3D12_SIMULTANEOUS_RENDER_TARGET_COUNT`).
+pub const RENDER_TARGETS: usize = 8;
+
+/// `D3D12_INPUT_ELEMENT_DESC`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputElementDesc {
+    /// Semantic name (`POSITION`), matched without regard to case as D3D does.
+    pub semantic: String,
+    /// Semantic index.
+    pub semantic_index: u32,
+    /// Format of the element in the buffer.
+    pub format: Format,
+    /// Vertex buffer slot.
+    pub input_slot: u32,
+    /// Byte offset within a vertex, or [`APPEND_ALIGNED_ELEMENT`].
+    pub aligned_byte_offset: u32,
+    /// 0: per-vertex data. `n > 0`: per-instance data, advancing every `n` instances.
+    pub instance_data_step_rate: u32,
+}
+
+/// `D3D12_INPUT_LAYOUT_DESC`: the elements the input assembler fetches.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InputLayout {
+    /// The elements, in declaration order.
+    pub elements: Vec<InputElementDesc>,
+}
+
+/// `D3D_PRIMITIVE_TOPOLOGY` (the list and strip kinds a draw without tessellation takes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrimitiveTopology {
+    /// `D3D_PRIMITIVE_TOPOLOGY_POINTLIST`.
+    PointList,
+    /// `D3D_PRIMITIVE_TOPOLOGY_LINELIST`.
+    LineList,
+    /// `D3D_PRIMITIVE_TOPOLOGY_LINESTRIP`.
+    LineStrip,
+    /// `D3D_PRIMITIVE_TOPOLOGY_TRIANGLELIST`.
+    TriangleList,
+    /// `D3D_PRIMITIVE_TOPOLOGY_TRIANGLESTRIP`.
+    TriangleStrip,
+    /// `D3D_PRIMITIVE_TOPOLOGY_LINELIST_ADJ` (adjacent vertices ignored: no geometry stage).
+    LineListAdj,
+    /// `D3D_PRIMITIVE_TOPOLOGY_LINESTRIP_ADJ`.
+    LineStripAdj,
+    /// `D3D_PRIMITIVE_TOPOLOGY_TRIANGLELIST_ADJ`.
+    TriangleListAdj,
+    /// `D3D_PRIMITIVE_TOPOLOGY_TRIANGLESTRIP_ADJ`.
+    TriangleStripAdj,
+}
+
+impl PrimitiveTopology {
+    /// Every topology with its job-file name (the `D3D_PRIMITIVE_TOPOLOGY_` suffix in
+    /// lower case).
+    pub const NAMES: &'static [(&'static str, PrimitiveTopology)] = &[
+        ("point_list", PrimitiveTopology::PointList),
+        ("line_list", PrimitiveTopology::LineList),
+        ("line_strip", PrimitiveTopology::LineStrip),
+        ("triangle_list", PrimitiveTopology::TriangleList),
+        ("triangle_strip", PrimitiveTopology::TriangleStrip),
+        ("line_list_adj", PrimitiveTopology::LineListAdj),
+        ("line_strip_adj", PrimitiveTopology::LineStripAdj),
+        ("triangle_list_adj", PrimitiveTopology::TriangleListAdj),
+        ("triangle_strip_adj", PrimitiveTopology::TriangleStripAdj),
+    ];
+
+    /// The topology named `name` (`triangle_list`; `trianglelist` and the
+    /// `D3D_PRIMITIVE_TOPOLOGY_` prefix are accepted too, in any case).
+    pub fn from_name(name: &str) -> Option<PrimitiveTopology> {
+        let n = name.trim().to_ascii_lowercase();
+        let n = n.strip_prefix("d3d_primitive_topology_").unwrap_or(&n);
+        let squash = |s: &str| s.replace('_', "");
+        Self::NAMES
+            .iter()
+            .find(|(k, _)| squash(k) == squash(n))
+            .map(|(_, t)| *t)
+    }
+
+    /// The job-file name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, t)| *t == self)
+            .map_or("?", |(k, _)| k)
+    }
+}
+
+/// `D3D12_INDEX_BUFFER_VIEW` formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IndexFormat {
+    /// `DXGI_FORMAT_R16_UINT` (strip cut value 0xffff).
+    U16,
+    /// `DXGI_FORMAT_R32_UINT` (strip cut value 0xffffffff).
+    U32,
+}
+
+/// `D3D12_INDEX_BUFFER_STRIP_CUT_VALUE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StripCutValue {
+    /// No strip cut: every index is a vertex.
+    #[default]
+    Disabled,
+    /// 0xffff (16-bit indices) or 0xffffffff (32-bit indices) restarts a strip.
+    Enabled,
+}
+
+/// `D3D12_VERTEX_BUFFER_VIEW`: the bytes of one slot and the stride between vertices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VertexBufferView {
+    /// The buffer's bytes from the view's start (`BufferLocation`); reads past its end
+    /// give zeros.
+    pub data: Memory,
+    /// Bytes from one vertex (or instance) to the next.
+    pub stride: u32,
+}
+
+/// `D3D12_INDEX_BUFFER_VIEW`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexBufferView {
+    /// The indices' bytes; an index past the end reads 0.
+    pub data: Memory,
+    /// 16- or 32-bit indices.
+    pub format: IndexFormat,
+}
+
+/// `D3D12_FILL_MODE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FillMode {
+    /// `D3D12_FILL_MODE_SOLID`.
+    #[default]
+    Solid,
+    /// `D3D12_FILL_MODE_WIREFRAME`: triangles drawn as their three edges (lines).
+    Wireframe,
+}
+
+/// `D3D12_CULL_MODE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CullMode {
+    /// Draw both faces.
+    None,
+    /// Do not draw front faces.
+    Front,
+    /// Do not draw back faces (the default).
+    #[default]
+    Back,
+}
+
+/// `D3D12_CONSERVATIVE_RASTERIZATION_MODE` is not supported; this is `D3D12_RASTERIZER_DESC`
+/// without it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RasterizerDesc {
+    /// Solid or wireframe.
+    pub fill_mode: FillMode,
+    /// Which faces are culled.
+    pub cull_mode: CullMode,
+    /// Whether counter-clockwise triangles (on screen) are front faces.
+    pub front_counter_clockwise: bool,
+    /// Constant depth bias, in units of the depth format's resolution (see `setup`).
+    pub depth_bias: i32,
+    /// The largest bias magnitude (0 = no clamp).
+    pub depth_bias_clamp: f32,
+    /// Bias per unit of the primitive's largest depth slope.
+    pub slope_scaled_depth_bias: f32,
+    /// Clip against the near and far planes (0 ≤ z ≤ w).
+    pub depth_clip_enable: bool,
+    /// D3D10.1+: affects only line rasterization (quadrilateral lines when true); triangles
+    /// always use the render target's samples.
+    pub multisample_enable: bool,
+    /// Antialiased lines (accepted; lines are always aliased here).
+    pub antialiased_line_enable: bool,
+    /// `ForcedSampleCount` (UAV-only rendering); only 0 is supported.
+    pub forced_sample_count: u32,
+}
+
+impl Default for RasterizerDesc {
+    /// `CD3DX12_RASTERIZER_DESC(D3D12_DEFAULT)`.
+    fn default() -> RasterizerDesc {
+        RasterizerDesc {
+            fill_mode: FillMode::Solid,
+            cull_mode: CullMode::Back,
+            front_counter_clockwise: false,
+            depth_bias: 0,
+            depth_bias_clamp: 0.0,
+            slope_scaled_depth_bias: 0.0,
+            depth_clip_enable: true,
+            multisample_enable: false,
+            antialiased_line_enable: false,
+            forced_sample_count: 0,
+        }
+    }
+}
+
+/// `D3D12_BLEND`: a blend factor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Blend {
+    Zero,
+    One,
+    SrcColor,
+    InvSrcColor,
+    SrcAlpha,
+    InvSrcAlpha,
+    DestAlpha,
+    InvDestAlpha,
+    DestColor,
+    InvDestColor,
+    /// `(f, f, f, 1)` with `f = min(As, 1 − Ad)`.
+    SrcAlphaSat,
+    /// The blend factor constant (`OMSetBlendFactor`).
+    BlendFactor,
+    InvBlendFactor,
+    /// Dual-source blending: the second colour output (`SV_Target1`).
+    Src1Color,
+    InvSrc1Color,
+    Src1Alpha,
+    InvSrc1Alpha,
+    /// `D3D12_BLEND_ALPHA_FACTOR`: the blend factor's alpha in every channel.
+    AlphaFactor,
+    InvAlphaFactor,
+}
+
+impl Blend {
+    /// Every factor with its `D3D12_BLEND_` name.
+    pub const NAMES: &'static [(&'static str, Blend)] = &[
+        ("ZERO", Blend::Zero),
+        ("ONE", Blend::One),
+        ("SRC_COLOR", Blend::SrcColor),
+        ("INV_SRC_COLOR", Blend::InvSrcColor),
+        ("SRC_ALPHA", Blend::SrcAlpha),
+        ("INV_SRC_ALPHA", Blend::InvSrcAlpha),
+        ("DEST_ALPHA", Blend::DestAlpha),
+        ("INV_DEST_ALPHA", Blend::InvDestAlpha),
+        ("DEST_COLOR", Blend::DestColor),
+        ("INV_DEST_COLOR", Blend::InvDestColor),
+        ("SRC_ALPHA_SAT", Blend::SrcAlphaSat),
+        ("BLEND_FACTOR", Blend::BlendFactor),
+        ("INV_BLEND_FACTOR", Blend::InvBlendFactor),
+        ("SRC1_COLOR", Blend::Src1Color),
+        ("INV_SRC1_COLOR", Blend::InvSrc1Color),
+        ("SRC1_ALPHA", Blend::Src1Alpha),
+        ("INV_SRC1_ALPHA", Blend::InvSrc1Alpha),
+        ("ALPHA_FACTOR", Blend::AlphaFactor),
+        ("INV_ALPHA_FACTOR", Blend::InvAlphaFactor),
+    ];
+
+    /// Whether the factor reads the second colour output (dual-source blending).
+    pub fn dual_source(self) -> bool {
+        matches!(
+            self,
+            Blend::Src1Color | Blend::InvSrc1Color | Blend::Src1Alpha | Blend::InvSrc1Alpha
+        )
+    }
+}
+
+/// `D3D12_BLEND_OP`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlendOp {
+    /// `src × sf + dst × df`.
+    Add,
+    /// `src × sf − dst × df`.
+    Subtract,
+    /// `dst × df − src × sf`.
+    RevSubtract,
+    /// `min(src, dst)` (factors unused).
+    Min,
+    /// `max(src, dst)` (factors unused).
+    Max,
+}
+
+impl BlendOp {
+    /// Every operation with its `D3D12_BLEND_OP_` name.
+    pub const NAMES: &'static [(&'static str, BlendOp)] = &[
+        ("ADD", BlendOp::Add),
+        ("SUBTRACT", BlendOp::Subtract),
+        ("REV_SUBTRACT", BlendOp::RevSubtract),
+        ("MIN", BlendOp::Min),
+        ("MAX", BlendOp::Max),
+    ];
+}
+
+/// `D3D12_LOGIC_OP` (on UINT render targets): `s` the shader's value, `d` the target's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum LogicOp {
+    Clear,
+    Set,
+    Copy,
+    CopyInverted,
+    Noop,
+    Invert,
+    And,
+    Nand,
+    Or,
+    Nor,
+    Xor,
+    Equiv,
+    AndReverse,
+    AndInverted,
+    OrReverse,
+    OrInverted,
+}
+
+impl LogicOp {
+    /// Every operation with its `D3D12_LOGIC_OP_` name.
+    pub const NAMES: &'static [(&'static str, LogicOp)] = &[
+        ("CLEAR", LogicOp::Clear),
+        ("SET", LogicOp::Set),
+        ("COPY", LogicOp::Copy),
+        ("COPY_INVERTED", LogicOp::CopyInverted),
+        ("NOOP", LogicOp::Noop),
+        ("INVERT", LogicOp::Invert),
+        ("AND", LogicOp::And),
+        ("NAND", LogicOp::Nand),
+        ("OR", LogicOp::Or),
+        ("NOR", LogicOp::Nor),
+        ("XOR", LogicOp::Xor),
+        ("EQUIV", LogicOp::Equiv),
+        ("AND_REVERSE", LogicOp::AndReverse),
+        ("AND_INVERTED", LogicOp::AndInverted),
+        ("OR_REVERSE", LogicOp::OrReverse),
+        ("OR_INVERTED", LogicOp::OrInverted),
+    ];
+
+    /// The operation on 32-bit values (D3D11.3 §17.? "Logic ops", the OpenGL table).
+    pub fn apply(self, s: u32, d: u32) -> u32 {
+        match self {
+            LogicOp::Clear => 0,
+            LogicOp::Set => u32::MAX,
+            LogicOp::Copy => s,
+            LogicOp::CopyInverted => !s,
+            LogicOp::Noop => d,
+            LogicOp::Invert => !d,
+            LogicOp::And => s & d,
+            LogicOp::Nand => !(s & d),
+            LogicOp::Or => s | d,
+            LogicOp::Nor => !(s | d),
+            LogicOp::Xor => s ^ d,
+            LogicOp::Equiv => !(s ^ d),
+            LogicOp::AndReverse => s & !d,
+            LogicOp::AndInverted => !s & d,
+            LogicOp::OrReverse => s | !d,
+            LogicOp::OrInverted => !s | d,
+        }
+    }
+}
+
+/// `D3D12_RENDER_TARGET_BLEND_DESC`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RenderTargetBlendDesc {
+    /// Blend the shader's colour with the target's.
+    pub blend_enable: bool,
+    /// Combine with a logic operation instead (UINT targets).
+    pub logic_op_enable: bool,
+    /// Colour source factor.
+    pub src_blend: Blend,
+    /// Colour destination factor.
+    pub dest_blend: Blend,
+    /// Colour operation.
+    pub blend_op: BlendOp,
+    /// Alpha source factor.
+    pub src_blend_alpha: Blend,
+    /// Alpha destination factor.
+    pub dest_blend_alpha: Blend,
+    /// Alpha operation.
+    pub blend_op_alpha: BlendOp,
+    /// The logic operation.
+    pub logic_op: LogicOp,
+    /// Components written (bit 0 = red … bit 3 = alpha; `D3D12_COLOR_WRITE_ENABLE_ALL` = 0xf).
+    pub render_target_write_mask: u8,
+}
+
+impl Default for RenderTargetBlendDesc {
+    /// Blending off, `ONE`/`ZERO`/`ADD`, logic op `NOOP`, all components written.
+    fn default() -> RenderTargetBlendDesc {
+        RenderTargetBlendDesc {
+            blend_enable: false,
+            logic_op_enable: false,
+            src_blend: Blend::One,
+            dest_blend: Blend::Zero,
+            blend_op: BlendOp::Add,
+            src_blend_alpha: Blend::One,
+            dest_blend_alpha: Blend::Zero,
+            blend_op_alpha: BlendOp::Add,
+            logic_op: LogicOp::Noop,
+            render_target_write_mask: 0xf,
+        }
+    }
+}
+
+/// `D3D12_BLEND_DESC`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct BlendDesc {
+    /// Alpha-to-coverage: the first target's alpha becomes a sample mask.
+    pub alpha_to_coverage_enable: bool,
+    /// Each target has its own entry; otherwise `render_target[0]` applies to all.
+    pub independent_blend_enable: bool,
+    /// Per render target.
+    pub render_target: [RenderTargetBlendDesc; RENDER_TARGETS],
+}
+
+impl BlendDesc {
+    /// The blend description that applies to render target `i`.
+    pub fn target(&self, i: usize) -> &RenderTargetBlendDesc {
+        let i = if self.independent_blend_enable { i } else { 0 };
+        &self.render_target[i.min(RENDER_TARGETS - 1)]
+    }
+}
+
+/// `D3D12_STENCIL_OP`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StencilOp {
+    /// Keep the stored value.
+    Keep,
+    /// Set it to 0.
+    Zero,
+    /// Set it to the reference value.
+    Replace,
+    /// Increment, clamping at the largest value.
+    IncrSat,
+    /// Decrement, clamping at 0.
+    DecrSat,
+    /// Invert its bits.
+    Invert,
+    /// Increment, wrapping.
+    Incr,
+    /// Decrement, wrapping.
+    Decr,
+}
+
+impl StencilOp {
+    /// Every operation with its `D3D12_STENCIL_OP_` name.
+    pub const NAMES: &'static [(&'static str, StencilOp)] = &[
+        ("KEEP", StencilOp::Keep),
+        ("ZERO", StencilOp::Zero),
+        ("REPLACE", StencilOp::Replace),
+        ("INCR_SAT", StencilOp::IncrSat),
+        ("DECR_SAT", StencilOp::DecrSat),
+        ("INVERT", StencilOp::Invert),
+        ("INCR", StencilOp::Incr),
+        ("DECR", StencilOp::Decr),
+    ];
+
+    /// The new 8-bit stencil value from the stored `s` and the reference `r`.
+    pub fn apply(self, s: u8, r: u8) -> u8 {
+        match self {
+            StencilOp::Keep => s,
+            StencilOp::Zero => 0,
+            StencilOp::Replace => r,
+            StencilOp::IncrSat => s.saturating_add(1),
+            StencilOp::DecrSat => s.saturating_sub(1),
+            StencilOp::Invert => !s,
+            StencilOp::Incr => s.wrapping_add(1),
+            StencilOp::Decr => s.wrapping_sub(1),
+        }
+    }
+}
+
+/// `D3D12_DEPTH_STENCILOP_DESC`: what the stencil test does for one face.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DepthStencilOpDesc {
+    /// When the stencil test fails.
+    pub stencil_fail_op: StencilOp,
+    /// When the stencil test passes and the depth test fails.
+    pub stencil_depth_fail_op: StencilOp,
+    /// When both pass.
+    pub stencil_pass_op: StencilOp,
+    /// `(ref & read_mask) FUNC (stored & read_mask)`.
+    pub stencil_func: ComparisonFunc,
+}
+
+impl Default for DepthStencilOpDesc {
+    /// `KEEP`, `KEEP`, `KEEP`, `ALWAYS`.
+    fn default() -> DepthStencilOpDesc {
+        DepthStencilOpDesc {
+            stencil_fail_op: StencilOp::Keep,
+            stencil_depth_fail_op: StencilOp::Keep,
+            stencil_pass_op: StencilOp::Keep,
+            stencil_func: ComparisonFunc::Always,
+        }
+    }
+}
+
+/// `D3D12_DEPTH_STENCIL_DESC`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DepthStencilDesc {
+    /// Depth test.
+    pub depth_enable: bool,
+    /// `D3D12_DEPTH_WRITE_MASK_ALL` (true) or `_ZERO`.
+    pub depth_write: bool,
+    /// `incoming FUNC stored`.
+    pub depth_func: ComparisonFunc,
+    /// Stencil test.
+    pub stencil_enable: bool,
+    /// Bits the stencil test reads.
+    pub stencil_read_mask: u8,
+    /// Bits stencil operations write.
+    pub stencil_write_mask: u8,
+    /// Front faces (and points and lines).
+    pub front_face: DepthStencilOpDesc,
+    /// Back faces.
+    pub back_face: DepthStencilOpDesc,
+}
+
+impl Default for DepthStencilDesc {
+    /// `CD3DX12_DEPTH_STENCIL_DESC(D3D12_DEFAULT)`: depth on, written, `LESS`; stencil off.
+    fn default() -> DepthStencilDesc {
+        DepthStencilDesc {
+            depth_enable: true,
+            depth_write: true,
+            depth_func: ComparisonFunc::Less,
+            stencil_enable: false,
+            stencil_read_mask: 0xff,
+            stencil_write_mask: 0xff,
+            front_face: DepthStencilOpDesc::default(),
+            back_face: DepthStencilOpDesc::default(),
+        }
+    }
+}
+
+/// `D3D12_VIEWPORT`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Viewport {
+    /// Left edge, in pixels.
+    pub top_left_x: f32,
+    /// Top edge.
+    pub top_left_y: f32,
+    /// Width.
+    pub width: f32,
+    /// Height.
+    pub height: f32,
+    /// Depth that NDC z = 0 maps to.
+    pub min_depth: f32,
+    /// Depth that NDC z = 1 maps to.
+    pub max_depth: f32,
+}
+
+impl Viewport {
+    /// A viewport covering `width × height` pixels from the origin, depth 0 to 1.
+    pub fn full(width: u32, height: u32) -> Viewport {
+        Viewport {
+            top_left_x: 0.0,
+            top_left_y: 0.0,
+            width: width as f32,
+            height: height as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }
+    }
+}
+
+/// `D3D12_RECT` (a scissor rectangle): pixels `left ≤ x < right`, `top ≤ y < bottom`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rect {
+    /// First column.
+    pub left: i32,
+    /// First row.
+    pub top: i32,
+    /// One past the last column.
+    pub right: i32,
+    /// One past the last row.
+    pub bottom: i32,
+}
+
+/// One render target view: mip 0, slice 0 of a 2D (or 2D multisampled) texture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderTargetView {
+    /// The texture written.
+    pub texture: Texture,
+}
+
+/// A depth-stencil view: mip 0, slice 0 of a texture in a depth format.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DepthStencilView {
+    /// The texture (D16_UNORM, D24_UNORM_S8_UINT, D32_FLOAT or D32_FLOAT_S8X24_UINT).
+    pub texture: Texture,
+}
+
+/// The arguments of `DrawInstanced` / `DrawIndexedInstanced`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DrawArgs {
+    /// Vertices (or indices, for an indexed draw) per instance.
+    pub vertex_count: u32,
+    /// Instances.
+    pub instance_count: u32,
+    /// First vertex (`StartVertexLocation`) or first index (`StartIndexLocation`).
+    pub start_vertex: u32,
+    /// Added to each index (`BaseVertexLocation`, indexed draws).
+    pub base_vertex: i32,
+    /// First instance (`StartInstanceLocation`).
+    pub start_instance: u32,
+}
+
+impl Default for DrawArgs {
+    /// One instance of zero vertices.
+    fn default() -> DrawArgs {
+        DrawArgs {
+            vertex_count: 0,
+            instance_count: 1,
+            start_vertex: 0,
+            base_vertex: 0,
+            start_instance: 0,
+        }
+    }
+}

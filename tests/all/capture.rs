@@ -1,0 +1,1358 @@
+//! Captures end to end: `dxlane run --record` folders compared with themselves, then with
+//! single elements changed (one ulp, a NaN payload, a sign of zero), a whole texture row
+//! changed, D3D12 padded-row layouts, captures made under another profile or with one
+//! rule flipped (explain), the text report's snapshots (`tests/snapshots/capture/`), the
+//! JSON report's schema, bad input, and the committed example.
+//!
+//! Programs are the IR text files of `tests/capture/` (so nothing here depends on a
+//! lowering) except the example's. Each test works in its own folder under cargo's test
+//! temporary directory; a test that compares checks the capture folder is left as it was.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use dxlane::capture::{self, CompareOptions};
+use dxlane::exec::{Fp32Denormals, Profile};
+use dxlane::job::{Job, RunOptions};
+use dxlane::resources::format::Rounding;
+use serde_json::Value;
+
+use crate::common;
+
+/// A fresh folder for test `name` holding the programs and jobs of `tests/capture/`.
+fn workdir(name: &str) -> PathBuf {
+    let dir = common::scratch().join("capture").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(common::root().join("tests/capture")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+fn dxlane(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run dxlane")
+}
+
+/// `dxlane run JOB --threads 1 --record CAP` (and `extra`), which must succeed.
+fn record(dir: &Path, job: &str, cap: &str, extra: &[&str]) {
+    let mut args = vec!["run", job, "--threads", "1", "-q", "--record", cap];
+    args.extend_from_slice(extra);
+    let o = dxlane(&args, dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `dxlane compare … --json` (with `extra`): its exit status and report.
+fn compare_json(dir: &Path, job: &str, cap: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["compare", job, cap, "--json"];
+    args.extend_from_slice(extra);
+    let o = dxlane(&args, dir);
+    let code = o.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 1,
+        "exit {code}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).expect("the report is JSON");
+    (code, v)
+}
+
+/// `dxlane compare …` as text: exit status, stdout, stderr.
+fn compare_text(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut a = vec!["compare"];
+    a.extend_from_slice(args);
+    let o = dxlane(&a, dir);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Every file under `dir` with its bytes, sorted.
+fn listing(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let b = std::fs::read(&p).unwrap();
+                out.push((p, b));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn words(path: &Path) -> Vec<u32> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn write_words(path: &Path, w: &[u32]) {
+    let b: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(path, b).unwrap();
+}
+
+/// Edits `capture.toml` in `cap`: replaces `from` (which must be there) with `to`.
+fn edit_manifest(cap: &Path, from: &str, to: &str) {
+    let p = cap.join("capture.toml");
+    let t = std::fs::read_to_string(&p).unwrap();
+    assert!(t.contains(from), "{from:?} not in:\n{t}");
+    std::fs::write(&p, t.replacen(from, to, 1)).unwrap();
+}
+
+fn drop_profile(cap: &Path) {
+    let p = cap.join("capture.toml");
+    let t = std::fs::read_to_string(&p).unwrap();
+    let t: String = t
+        .lines()
+        .filter(|l| !l.starts_with("profile = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&p, t).unwrap();
+}
+
+/// A run recorded with `--record` compares equal with itself, leaves the capture as it
+/// was, and writes no images; the same holds on another worker count.
+#[test]
+fn a_recorded_compute_job_matches_itself() {
+    let d = workdir("itself");
+    record(&d, "grid.toml", "cap", &[]);
+    let before = listing(&d.join("cap"));
+    for threads in ["1", "2"] {
+        let (code, v) = compare_json(&d, "grid.toml", "cap", &["--threads", threads]);
+        assert_eq!(code, 0);
+        assert_eq!(v["result"], "equal");
+        let r = v["resources"].as_array().unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0]["target"], "u0");
+        assert_eq!(
+            (r[0]["elements"].as_u64(), r[0]["components"].as_u64()),
+            (Some(32), Some(32))
+        );
+        assert_eq!(
+            (r[1]["elements"].as_u64(), r[1]["components"].as_u64()),
+            (Some(32), Some(128))
+        );
+        assert!(v["explain"].is_null());
+    }
+    assert_eq!(
+        listing(&d.join("cap")),
+        before,
+        "compare wrote into the capture folder"
+    );
+    assert!(!d.join("out/compare").exists());
+}
+
+/// One element changed by one ulp: found, located, attributed to the thread that wrote
+/// it (thread (5, 1, 0) writes values[13]), with the command that opens it, and
+/// measured as 1 ulp; the texture stays equal. The same lane is named whatever the
+/// worker count.
+#[test]
+fn one_ulp_is_found_located_and_attributed() {
+    let d = workdir("one_ulp");
+    record(&d, "grid.toml", "cap", &[]);
+    let cap = d.join("cap");
+    edit_manifest(
+        &cap,
+        "file = \"u0.bin\"",
+        "file = \"u0.bin\"\nformat = \"R32_FLOAT\"",
+    );
+    let mut w = words(&cap.join("u0.bin"));
+    w[13] += 1;
+    write_words(&cap.join("u0.bin"), &w);
+    let (code, v) = compare_json(&d, "grid.toml", "cap", &["--threads", "1"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["result"], "differs");
+    let r = &v["resources"][0];
+    assert_eq!(r["format"][0], "R32_FLOAT");
+    assert_eq!(r["differing_elements"], 1);
+    assert_eq!(r["histogram"]["ulp_1"], 1);
+    assert_eq!(r["largest_ulp"]["ulp"], 1);
+    let m = &r["mismatches"][0];
+    assert_eq!(m["at"], "[13]");
+    assert_eq!(m["kind"], "ulp");
+    assert_eq!(m["ulp"], 1);
+    assert_eq!(m["address"], 52);
+    assert_eq!(m["location"]["element"], 13);
+    let wr = &m["writer"];
+    assert_eq!(wr["thread"], serde_json::json!([5, 1, 0]));
+    assert_eq!(wr["group"], serde_json::json!([1, 0, 0]));
+    assert_eq!(wr["group_thread"], serde_json::json!([1, 1, 0]));
+    assert_eq!(wr["contested"], false);
+    assert_eq!(wr["debug"], "dxlane debug grid.toml --thread 5,1,0");
+    assert_eq!(v["resources"][1]["differing_elements"], 0);
+    // No WARP rule changes a hand-edited value.
+    let e = &v["explain"];
+    assert!(e["matches"].as_array().unwrap().is_empty());
+    assert!(
+        e["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("not a WARP version's"),
+        "{e}"
+    );
+    let (_, v2) = compare_json(&d, "grid.toml", "cap", &["--threads", "2"]);
+    assert_eq!(v2["resources"][0]["mismatches"], r["mismatches"]);
+}
+
+/// A NaN payload and a sign of zero are told apart from each other and from ulps; `ulp`
+/// tolerances accept a sign of zero but not a payload, `--nan any` accepts payloads.
+/// 16-bit halves compare as halves.
+#[test]
+fn nan_payloads_and_signed_zeros_are_told_apart() {
+    let d = workdir("nan_zero");
+    record(&d, "special.toml", "cap", &[]);
+    let cap = d.join("cap");
+    edit_manifest(
+        &cap,
+        "file = \"u0.bin\"",
+        "file = \"u0.bin\"\nformat = [\"R16_FLOAT\", \"R16_UINT\"]",
+    );
+    edit_manifest(
+        &cap,
+        "file = \"u1.bin\"",
+        "file = \"u1.bin\"\nformat = \"R32_FLOAT\"",
+    );
+    let h = words(&cap.join("u0.bin"));
+    assert_eq!(h, vec![0x3c01, 0x7fff], "halves as WARP rounds them");
+    write_words(&cap.join("u0.bin"), &[0x3c01, 0x7e00]);
+    let f = words(&cap.join("u1.bin"));
+    assert_eq!(f[1], 0x8000_0000);
+    assert!(f32::from_bits(f[2]).is_nan());
+    write_words(&cap.join("u1.bin"), &[f[0], 0, f[2] ^ 2]);
+    let (code, v) = compare_json(&d, "special.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let halves = &v["resources"][0]["mismatches"];
+    assert_eq!(halves[0]["at"], "[1][0]");
+    assert_eq!(halves[0]["kind"], "nan_payload");
+    let floats = &v["resources"][1];
+    assert_eq!(floats["mismatches"][0]["at"], "[1]");
+    assert_eq!(floats["mismatches"][0]["kind"], "signed_zero");
+    assert_eq!(
+        floats["mismatches"][0]["capture"]["value"],
+        "0.0 (0x00000000)"
+    );
+    assert_eq!(
+        floats["mismatches"][0]["dxlane"]["value"],
+        "-0.0 (0x80000000)"
+    );
+    assert_eq!(floats["mismatches"][1]["kind"], "nan_payload");
+    assert_eq!(floats["histogram"]["signed_zero"], 1);
+    assert_eq!(floats["histogram"]["nan_payload"], 1);
+    let (code, v) = compare_json(
+        &d,
+        "special.toml",
+        "cap",
+        &["--no-explain", "--tolerance", "ulp 4"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(v["resources"][1]["differing_components"], 1);
+    assert_eq!(v["resources"][1]["within_tolerance"], 1);
+    let (code, _) = compare_json(
+        &d,
+        "special.toml",
+        "cap",
+        &["--tolerance", "ulp 4", "--nan", "any"],
+    );
+    assert_eq!(code, 0);
+}
+
+/// A whole row of a texture changed: every texel of it found at (x, 2), each written by
+/// thread (x, 2, 0), and diff images drawn beside the job, not in the capture.
+#[test]
+fn a_texture_row_is_found_attributed_and_drawn() {
+    let d = workdir("row");
+    record(&d, "grid.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let before_edit = words(&cap.join("u1.bin"));
+    let mut w = before_edit.clone();
+    for x in 0..8 {
+        w[(2 * 8 + x) * 4] += 1; // red of (x, 2)
+    }
+    write_words(&cap.join("u1.bin"), &w);
+    let before = listing(&cap);
+    let (code, v) = compare_json(
+        &d,
+        "grid.toml",
+        "cap",
+        &["--no-explain", "--mismatches", "20"],
+    );
+    assert_eq!(code, 1);
+    let r = &v["resources"][1];
+    assert_eq!(r["differing_elements"], 8);
+    assert_eq!(r["differing_components"], 8);
+    let m = r["mismatches"].as_array().unwrap();
+    assert_eq!(m.len(), 8);
+    for (x, m) in m.iter().enumerate() {
+        assert_eq!(m["at"], format!("({x}, 2) r"));
+        assert_eq!(m["location"]["kind"], "texel");
+        assert_eq!(m["location"]["y"], 2);
+        assert_eq!(m["ulp"], 1);
+        assert_eq!(m["writer"]["thread"], serde_json::json!([x, 2, 0]));
+    }
+    let diff = d.join("out/compare/cap/u1.diff.png");
+    let side = d.join("out/compare/cap/u1.side.png");
+    assert_eq!(r["images"]["diff"][0], "out/compare/cap/u1.diff.png");
+    let heat = image::open(&diff).unwrap().to_rgb8();
+    assert_eq!(heat.dimensions(), (8, 4));
+    assert_eq!(heat.get_pixel(3, 1).0, [0, 0, 0]);
+    assert_ne!(heat.get_pixel(3, 2).0, [0, 0, 0]);
+    assert_eq!(image::open(&side).unwrap().width(), 8 * 3 + 8);
+    assert_eq!(
+        listing(&cap),
+        before,
+        "compare wrote into the capture folder"
+    );
+}
+
+/// Padded rows as a D3D12 readback lays them out — to the last row's data (TotalBytes),
+/// fully padded, or at an explicit pitch — read back to the same texels.
+#[test]
+fn padded_row_captures_read_correctly() {
+    let d = workdir("padded");
+    record(&d, "grid.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let tight = std::fs::read(cap.join("u1.bin")).unwrap();
+    assert_eq!(tight.len(), 8 * 4 * 16);
+    let pad = |pitch: usize, last_padded: bool| -> Vec<u8> {
+        let mut out = Vec::new();
+        for (y, row) in tight.chunks(128).enumerate() {
+            out.extend_from_slice(row);
+            if y < 3 || last_padded {
+                out.resize(out.len() + pitch - 128, 0xcd);
+            }
+        }
+        out
+    };
+    std::fs::write(cap.join("u1-total.bin"), pad(256, false)).unwrap();
+    std::fs::write(cap.join("u1-padded.bin"), pad(256, true)).unwrap();
+    std::fs::write(cap.join("u1-384.bin"), pad(384, false)).unwrap();
+    let extra = "\n[[resource]]\nreg = \"u1\"\nfile = \"u1-total.bin\"\nlayout = \"d3d12\"\n\n[[resource]]\nreg = \"u1\"\nfile = \"u1-padded.bin\"\nlayout = \"d3d12\"\n\n[[resource]]\nreg = \"u1\"\nfile = \"u1-384.bin\"\nrow_pitch = 384\n";
+    let p = cap.join("capture.toml");
+    let t = std::fs::read_to_string(&p).unwrap() + extra;
+    std::fs::write(&p, t).unwrap();
+    let (code, v) = compare_json(&d, "grid.toml", "cap", &[]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["resources"].as_array().unwrap().len(), 5);
+    // Read as tight rows, the same padded file is wrong: refused by its length.
+    edit_manifest(
+        &cap,
+        "file = \"u1-384.bin\"\nrow_pitch = 384",
+        "file = \"u1-384.bin\"",
+    );
+    let (code, _, err) = compare_text(&d, &["grid.toml", "cap"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("[[resource]] #5 (u1)")
+            && err.contains("is 1280 bytes; the layout needs 512 bytes"),
+        "{err}"
+    );
+}
+
+/// A capture made under warp-1.0.13 and compared under the newest WARP: explain finds
+/// the preset and the rule (the WARP changelog's 1.0.14 FMA fusion).
+#[test]
+fn explain_finds_fusion_in_a_capture_made_under_1_0_13() {
+    let d = workdir("explain_fma");
+    record(&d, "grid.toml", "cap", &["--profile", "warp-1.0.13"]);
+    let cap = d.join("cap");
+    // With the profile it states, the capture matches.
+    let (code, v) = compare_json(&d, "grid.toml", "cap", &[]);
+    assert_eq!(
+        (code, v["profile"]["name"].as_str()),
+        (0, Some("warp-1.0.13"))
+    );
+    drop_profile(&cap);
+    edit_manifest(
+        &cap,
+        "file = \"u0.bin\"",
+        "file = \"u0.bin\"\nformat = \"R32_FLOAT\"",
+    );
+    let (code, v) = compare_json(&d, "grid.toml", "cap", &[]);
+    assert_eq!(code, 1);
+    assert_eq!(v["profile"]["name"], "warp-1.0.14");
+    assert_eq!(v["resources"][0]["differing_elements"], 32);
+    assert_eq!(v["resources"][1]["differing_elements"], 0);
+    let e = &v["explain"];
+    assert_eq!(
+        e["matches"],
+        serde_json::json!(["warp-1.0.13", "fuse_mad = false"])
+    );
+    assert!(
+        e["verdict"].as_str().unwrap().starts_with(
+            "matches with warp-1.0.13: this capture's multiply-adds were not fused into FMA"
+        ),
+        "{e}"
+    );
+    let nt: Vec<&str> = e["not_tried"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert!(nt.contains(&"wave_read_inactive_zero = false"), "{nt:?}");
+}
+
+/// The same for wave reads of inactive lanes (the changelog's other 1.0.14 rule).
+#[test]
+fn explain_finds_inactive_lane_reads() {
+    let d = workdir("explain_wave");
+    record(&d, "wave.toml", "cap", &["--profile", "warp-1.0.13"]);
+    let cap = d.join("cap");
+    assert_eq!(words(&cap.join("u0.bin")), vec![3, 3, 3, 9, 3, 3, 3, 3]);
+    drop_profile(&cap);
+    let (code, v) = compare_json(&d, "wave.toml", "cap", &[]);
+    assert_eq!(code, 1);
+    let r = &v["resources"][0];
+    assert_eq!(r["differing_elements"], 7);
+    assert_eq!(r["mismatches"][0]["kind"], "integer");
+    let e = &v["explain"];
+    assert_eq!(
+        e["matches"],
+        serde_json::json!(["warp-1.0.13", "wave_read_inactive_zero = false"])
+    );
+    assert!(
+        e["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("wave reads of inactive lanes gave what the lane's register held"),
+        "{e}"
+    );
+}
+
+/// Captures from a device that rounds fp16 toward zero, makes another NaN, or keeps
+/// fp32 denormals (rules no WARP release is known to follow): explain names each rule and
+/// says no WARP does it.
+#[test]
+fn explain_finds_fp16_and_denormal_rules() {
+    let d = workdir("explain_rules");
+    let job_path = d.join("special.toml");
+    let mut cases: Vec<(&str, Profile)> = Vec::new();
+    let mut p = Profile::latest();
+    p.f16.rounding = Rounding::TowardZero;
+    cases.push(("f16.rounding = toward_zero", p));
+    let mut p = Profile::latest();
+    p.f16.nan = 0x7e00;
+    cases.push(("f16.nan = 0x7e00", p));
+    let mut p = Profile::latest();
+    p.fp32_denormals = Fp32Denormals::Preserve;
+    cases.push(("fp32_denormals = preserve", p));
+    for (i, (rule, profile)) in cases.into_iter().enumerate() {
+        let job = Job::load(&job_path).unwrap();
+        let opts = RunOptions {
+            threads: Some(1),
+            ..RunOptions::default()
+        };
+        let mut prepared = dxlane::job::run::prepare(job.clone(), &opts).unwrap();
+        prepared.options.profile = profile;
+        let result = prepared.execute(&opts).unwrap();
+        let cap = d.join(format!("cap{i}"));
+        capture::record::record(&job, &result, &cap).unwrap();
+        let report = capture::compare_job(&job_path, &cap, &CompareOptions::default()).unwrap();
+        assert_eq!(report.exit_code(), 1, "{rule}");
+        let e = report.explain.as_ref().unwrap();
+        assert_eq!(e.matches, vec![rule.to_string()], "{rule}");
+        assert!(
+            e.verdict.contains("no WARP release is known to do this"),
+            "{rule}: {}",
+            e.verdict
+        );
+        assert!(
+            e.verdict
+                .starts_with(&format!("matches with {rule}: this capture's")),
+            "{}",
+            e.verdict
+        );
+    }
+}
+
+/// `Path` shown relative to `dir` in snapshots.
+fn normalized(text: &str, dir: &Path) -> String {
+    text.replace(&dir.display().to_string(), "<dir>")
+}
+
+/// The text report, as snapshots: equal, a changed texture row with its images, and a
+/// capture explained by another profile.
+#[test]
+fn text_report_snapshots() {
+    let d = workdir("snapshots");
+    record(&d, "grid.toml", "cap", &[]);
+    let (code, out, _) = compare_text(&d, &["grid.toml", "cap"]);
+    assert_eq!(code, 0);
+    common::assert_snapshot("capture/equal.txt", &normalized(&out, &d));
+
+    let cap = d.join("cap");
+    let mut w = words(&cap.join("u1.bin"));
+    for x in 0..8 {
+        w[(2 * 8 + x) * 4] += 1 + x as u32 * 40;
+    }
+    write_words(&cap.join("u1.bin"), &w);
+    let (code, out, _) = compare_text(&d, &["grid.toml", "cap", "--mismatches", "3"]);
+    assert_eq!(code, 1);
+    common::assert_snapshot("capture/row.txt", &normalized(&out, &d));
+
+    record(&d, "grid.toml", "cap13", &["--profile", "warp-1.0.13"]);
+    drop_profile(&d.join("cap13"));
+    edit_manifest(
+        &d.join("cap13"),
+        "file = \"u0.bin\"",
+        "file = \"u0.bin\"\nformat = \"R32_FLOAT\"",
+    );
+    let (code, out, _) = compare_text(&d, &["grid.toml", "cap13", "--mismatches", "2"]);
+    assert_eq!(code, 1);
+    common::assert_snapshot("capture/explain.txt", &normalized(&out, &d));
+}
+
+/// The JSON report has the schema docs/capture.md documents: every key there, of its
+/// type.
+#[test]
+fn json_report_follows_its_schema() {
+    let d = workdir("schema");
+    record(&d, "grid.toml", "cap", &["--profile", "warp-1.0.13"]);
+    drop_profile(&d.join("cap"));
+    edit_manifest(
+        &d.join("cap"),
+        "file = \"u0.bin\"",
+        "file = \"u0.bin\"\nformat = \"R32_FLOAT\"",
+    );
+    let (_, v) = compare_json(&d, "grid.toml", "cap", &["--mismatches", "1"]);
+    let obj = |v: &Value, keys: &[&str]| {
+        let o = v
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {v}"));
+        let mut have: Vec<&str> = o.keys().map(String::as_str).collect();
+        have.sort_unstable();
+        let mut want = keys.to_vec();
+        want.sort_unstable();
+        assert_eq!(have, want);
+    };
+    obj(
+        &v,
+        &[
+            "schema",
+            "job",
+            "capture",
+            "device",
+            "profile",
+            "result",
+            "resources",
+            "explain",
+            "notes",
+        ],
+    );
+    assert_eq!(v["schema"], "dxlane-compare/1");
+    obj(&v["device"], &["adapter", "warp", "os", "profile", "notes"]);
+    obj(&v["profile"], &["name", "from"]);
+    let r = &v["resources"][0];
+    obj(
+        r,
+        &[
+            "entry",
+            "target",
+            "file",
+            "kind",
+            "format",
+            "tolerance",
+            "nan",
+            "elements",
+            "components",
+            "differing_elements",
+            "differing_components",
+            "within_tolerance",
+            "largest_ulp",
+            "largest_abs",
+            "histogram",
+            "mismatches",
+            "images",
+        ],
+    );
+    obj(&r["largest_ulp"], &["ulp", "abs", "at"]);
+    obj(
+        &r["histogram"],
+        &[
+            "ulp_1",
+            "ulp_2_3",
+            "ulp_4_15",
+            "ulp_16_255",
+            "ulp_256_65535",
+            "ulp_65536_up",
+            "signed_zero",
+            "nan_payload",
+            "nan_vs_number",
+            "infinity",
+            "integer",
+        ],
+    );
+    let m = &r["mismatches"][0];
+    obj(
+        m,
+        &[
+            "at",
+            "location",
+            "component",
+            "address",
+            "capture",
+            "dxlane",
+            "kind",
+            "ulp",
+            "abs",
+            "writer",
+        ],
+    );
+    obj(&m["location"], &["kind", "byte", "element", "offset"]);
+    obj(&m["capture"], &["bits", "value"]);
+    obj(
+        &m["writer"],
+        &[
+            "lane",
+            "thread",
+            "group",
+            "group_thread",
+            "instruction",
+            "source",
+            "contested",
+            "writes",
+            "debug",
+        ],
+    );
+    let e = &v["explain"];
+    obj(
+        e,
+        &[
+            "base",
+            "differing",
+            "variants",
+            "not_tried",
+            "matches",
+            "verdict",
+        ],
+    );
+    obj(
+        &e["variants"][0],
+        &[
+            "name",
+            "kind",
+            "changes",
+            "fixed",
+            "still_differ",
+            "broken",
+            "matches",
+        ],
+    );
+    obj(&e["not_tried"][0], &["name", "why"]);
+    assert!(v["resources"][0]["elements"].is_u64() && v["notes"].is_array());
+}
+
+/// Bad input: each refused with exit 2 and a message naming the entry and the byte (or
+/// the job), snapshotted; the capture folder is never written.
+#[test]
+fn bad_captures_are_refused_by_name() {
+    let d = workdir("bad");
+    record(&d, "grid.toml", "good", &[]);
+    let good = std::fs::read_to_string(d.join("good/capture.toml")).unwrap();
+    let u0 = std::fs::read(d.join("good/u0.bin")).unwrap();
+    // (name, capture.toml, a file to replace and its bytes)
+    type Case<'a> = (&'a str, &'a str, Option<(&'a str, Vec<u8>)>);
+    let cases: &[Case<'_>] = &[
+        (
+            "corrupt",
+            "job = \"grid.toml\"\n[[resource]\nreg = \"u0\"\n",
+            None,
+        ),
+        (
+            "unknown key",
+            "job = \"grid.toml\"\n[[resource]]\nreg = \"u0\"\nfile = \"u0.bin\"\npitch = 4\n",
+            None,
+        ),
+        (
+            "unknown register",
+            "job = \"grid.toml\"\n[[resource]]\nreg = \"u7\"\nfile = \"u0.bin\"\n",
+            None,
+        ),
+        (
+            "another job",
+            &good.replace("job = \"grid.toml\"", "job = \"other.toml\""),
+            None,
+        ),
+        (
+            "another program",
+            &good.replace("program_md5 = \"", "program_md5 = \"00"),
+            None,
+        ),
+        ("short file", &good, Some(("u0.bin", u0[..100].to_vec()))),
+        (
+            "long file",
+            &good,
+            Some(("u0.bin", [u0.clone(), vec![0; 8]].concat())),
+        ),
+        (
+            "missing file",
+            &good.replace("file = \"u0.bin\"", "file = \"none.bin\""),
+            None,
+        ),
+        (
+            "texture format",
+            &good.replace(
+                "file = \"u1.bin\"",
+                "file = \"u1.bin\"\nformat = \"R8_UNORM\"",
+            ),
+            None,
+        ),
+        (
+            "heap slot",
+            "job = \"grid.toml\"\n[[resource]]\nheap = 2\nfile = \"u0.bin\"\n",
+            None,
+        ),
+        (
+            "render target",
+            "job = \"grid.toml\"\n[[resource]]\nrender_target = 0\nfile = \"u0.bin\"\n",
+            None,
+        ),
+        (
+            "element size",
+            "job = \"grid.toml\"\n[[resource]]\nreg = \"u0\"\nfile = \"u0.bin\"\nformat = \"R32G32B32_FLOAT\"\n",
+            None,
+        ),
+        (
+            "outside",
+            "job = \"grid.toml\"\n[[resource]]\nreg = \"u0\"\nfile = \"../good/u0.bin\"\n",
+            None,
+        ),
+        ("not utf-8", "job = \"grid.toml\"\n\u{0}\u{1}", None),
+    ];
+    let mut all = String::new();
+    for (name, manifest, file) in cases {
+        let cap = d.join("cap");
+        let _ = std::fs::remove_dir_all(&cap);
+        std::fs::create_dir_all(&cap).unwrap();
+        for f in ["u0.bin", "u1.bin"] {
+            std::fs::copy(d.join("good").join(f), cap.join(f)).unwrap();
+        }
+        if *name == "not utf-8" {
+            std::fs::write(cap.join("capture.toml"), b"job = \"grid.toml\"\n\xff\xfe").unwrap();
+        } else {
+            std::fs::write(cap.join("capture.toml"), manifest).unwrap();
+        }
+        if let Some((f, bytes)) = file {
+            std::fs::write(cap.join(f), bytes).unwrap();
+        }
+        let before = listing(&cap);
+        let (code, out, err) = compare_text(&d, &["grid.toml", "cap"]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(out.is_empty(), "{name}: {out}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert_eq!(
+            listing(&cap),
+            before,
+            "{name}: the capture folder was written"
+        );
+        all.push_str(&format!("{name}: {}", normalized(&err, &d)));
+    }
+    // Images may not go into the capture folder.
+    let cap = d.join("cap");
+    std::fs::write(cap.join("capture.toml"), &good).unwrap();
+    let mut w = words(&cap.join("u1.bin"));
+    w[0] ^= 1;
+    write_words(&cap.join("u1.bin"), &w);
+    let before = listing(&cap);
+    let (code, _, err) = compare_text(&d, &["grid.toml", "cap", "--images", "cap/img"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(listing(&cap), before);
+    all.push_str(&format!("images inside: {}", normalized(&err, &d)));
+    common::assert_snapshot("capture/errors.txt", &all);
+}
+
+/// `--record` never overwrites a file the job reads, nor follows a link out of its
+/// folder.
+#[test]
+fn record_respects_the_jobs_files() {
+    let d = workdir("record_guard");
+    std::fs::write(d.join("u0.bin"), [1u8; 16]).unwrap();
+    let job = std::fs::read_to_string(d.join("grid.toml")).unwrap()
+        + "\n[[resource]]\nreg = \"t0\"\nkind = \"raw_buffer\"\ndata = { file = \"u0.bin\" }\n";
+    std::fs::write(d.join("reads.toml"), job).unwrap();
+    let o = dxlane(&["run", "reads.toml", "-q", "--record", "."], &d);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the job reads this file"), "{err}");
+    assert_eq!(std::fs::read(d.join("u0.bin")).unwrap(), [1u8; 16]);
+    #[cfg(unix)]
+    {
+        std::fs::create_dir_all(d.join("cap")).unwrap();
+        std::os::unix::fs::symlink(d.join("outside.bin"), d.join("cap/u0.bin")).unwrap();
+        let o = dxlane(&["run", "grid.toml", "-q", "--record", "cap"], &d);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("symbolic link"));
+        assert!(!d.join("outside.bin").exists());
+    }
+}
+
+/// The committed example compares with exit 0; its sibling made under warp-1.0.13 is
+/// explained by FMA fusion, with its diff images drawn where the test says.
+#[test]
+fn the_committed_example_compares() {
+    let root = common::root();
+    let (code, out, err) = compare_text(
+        &root,
+        &["examples/capture_demo.toml", "examples/capture_demo"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("result    equal: 2 resources compared"),
+        "{out}"
+    );
+    let d = workdir("example");
+    let images = d.join("img").display().to_string();
+    let (code, v) = compare_json(
+        &root,
+        "examples/capture_demo.toml",
+        "examples/capture_demo-warp-1.0.13",
+        &["--images", &images],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        v["explain"]["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("matches with warp-1.0.13")
+    );
+    let m = &v["resources"][0]["mismatches"][0];
+    assert!(
+        m["writer"]["debug"]
+            .as_str()
+            .unwrap()
+            .starts_with("dxlane debug examples/capture_demo.toml --thread ")
+    );
+}
+
+/// Every byte of a capture.toml set to a few values: each mutant is compared or refused,
+/// never a panic, and the capture folder is never written.
+#[test]
+fn mutated_manifests_are_refused_or_compared_never_panic() {
+    let d = workdir("mutants");
+    record(&d, "grid.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let good = std::fs::read(cap.join("capture.toml")).unwrap();
+    let extra = b"\n[[resource]]\nreg = \"u1\"\nfile = \"u1.bin\"\nrow_pitch = 128\nsubresource = 0\nformat = \"R32G32B32A32_UINT\"\ntolerance = { ulp = 3 }\n";
+    let good: Vec<u8> = [good, extra.to_vec()].concat();
+    let opts = CompareOptions {
+        no_explain: true,
+        no_images: true,
+        threads: Some(1),
+        ..CompareOptions::default()
+    };
+    let job = d.join("grid.toml");
+    std::fs::write(cap.join("capture.toml"), &good).unwrap();
+    assert!(capture::compare_job(&job, &cap, &opts).is_ok());
+    let before = listing(&cap);
+    let (mut compared, mut refused) = (0, 0);
+    for i in 0..good.len() {
+        for v in [b'0', b'"', b'9', 0xff] {
+            if good[i] == v {
+                continue;
+            }
+            let mut m = good.clone();
+            m[i] = v;
+            std::fs::write(cap.join("capture.toml"), &m).unwrap();
+            match capture::compare_job(&job, &cap, &opts) {
+                Ok(_) => compared += 1,
+                Err(e) => {
+                    assert!(!e.to_string().contains('\n'), "{e}");
+                    refused += 1;
+                }
+            }
+        }
+    }
+    std::fs::write(cap.join("capture.toml"), &good).unwrap();
+    let mut after = listing(&cap);
+    after.retain(|(p, _)| !p.ends_with("capture.toml"));
+    let mut want = before;
+    want.retain(|(p, _)| !p.ends_with("capture.toml"));
+    assert_eq!(after, want);
+    assert!(
+        compared > 0 && refused > 0,
+        "{compared} compared, {refused} refused"
+    );
+}
+
+/// A mismatch's debug command runs what the comparison ran: with `--profile` when the
+/// capture chose a profile the job does not run by itself, with `--wave-size` when the
+/// command line set one.
+#[test]
+fn debug_commands_repeat_the_compared_run() {
+    let d = workdir("debug_flags");
+    record(&d, "grid.toml", "cap", &["--profile", "warp-1.0.13"]);
+    let cap = d.join("cap");
+    let mut w = words(&cap.join("u1.bin"));
+    w[4 * 9 + 1] ^= 1; // (1, 1) g
+    write_words(&cap.join("u1.bin"), &w);
+    let (code, v) = compare_json(
+        &d,
+        "grid.toml",
+        "cap",
+        &["--no-explain", "--wave-size", "16"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        v["resources"][1]["mismatches"][0]["writer"]["debug"],
+        "dxlane debug grid.toml --thread 1,1,0 --profile warp-1.0.13 --wave-size 16"
+    );
+}
+
+// ---- Draws: render targets and depth (tests/capture/draw.toml, draw_msaa.toml) ----
+//
+// draw.toml draws two triangles into 16 × 8 targets: primitive 0 covers every pixel,
+// primitive 1 (drawn second, depth LESS_EQUAL at the same depth) the pixels whose centre
+// lies above the diagonal from the top left to the bottom right corner of the
+// viewport's [-1, 1]² square scaled to 16 × 8 — so pixel (x, y) is last written by
+// primitive 1 when y_ndc ≥ −x_ndc, else by primitive 0.
+
+/// The primitive that last wrote pixel (x, y) of draw.toml (see above).
+fn draw_primitive(x: u32, y: u32) -> u32 {
+    let xn = (x as f64 + 0.5) / 16.0 * 2.0 - 1.0;
+    let yn = 1.0 - (y as f64 + 0.5) / 8.0 * 2.0;
+    u32::from(yn >= -xn)
+}
+
+/// How many primitives wrote pixel (x, y).
+fn draw_writes(x: u32, y: u32) -> u32 {
+    1 + draw_primitive(x, y)
+}
+
+/// A recorded draw compares equal with itself (render targets and depth), on one or two
+/// workers, and compare leaves the capture as it was and draws no images.
+#[test]
+fn a_recorded_draw_matches_itself() {
+    let d = workdir("draw-itself");
+    record(&d, "draw.toml", "cap", &[]);
+    let manifest = std::fs::read_to_string(d.join("cap/capture.toml")).unwrap();
+    assert!(
+        manifest.contains("render_target = 0\nfile = \"rt0.bin\"")
+            && manifest.contains("render_target = 1\nfile = \"rt1.bin\"")
+            && manifest.contains("depth = true\nfile = \"depth.bin\""),
+        "{manifest}"
+    );
+    let before = listing(&d.join("cap"));
+    for threads in ["1", "2"] {
+        let (code, v) = compare_json(&d, "draw.toml", "cap", &["--threads", threads]);
+        assert_eq!(code, 0, "{v}");
+        let r = v["resources"].as_array().unwrap();
+        let targets: Vec<&str> = r.iter().map(|r| r["target"].as_str().unwrap()).collect();
+        assert_eq!(targets, ["rt0", "rt1", "depth"]);
+        assert_eq!(r[0]["kind"], "render target, R8G8B8A8_UNORM");
+        assert_eq!(r[2]["kind"], "depth-stencil, D32_FLOAT");
+        for r in r {
+            assert_eq!(r["elements"], 128);
+        }
+        assert_eq!(r[0]["components"], 512);
+    }
+    assert_eq!(
+        listing(&d.join("cap")),
+        before,
+        "compare wrote into the capture"
+    );
+    assert!(!d.join("out/compare").exists());
+}
+
+/// One UNORM code of a render target, one float ulp of another and one ulp of depth:
+/// each found at its pixel, measured, and attributed to the pixel lane that wrote it
+/// last (primitive 1 over primitive 0 where it covers), with the `dxlane debug --pixel`
+/// command that opens that lane.
+#[test]
+fn draw_texels_are_found_measured_and_attributed_to_their_pixel_lane() {
+    let d = workdir("draw-texel");
+    record(&d, "draw.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let mut rt0 = std::fs::read(cap.join("rt0.bin")).unwrap();
+    rt0[(6 * 16 + 5) * 4 + 1] += 1; // green of (5, 6): primitive 0 only
+    rt0[(16 + 12) * 4] -= 1; // red of (12, 1): primitive 1 over 0
+    std::fs::write(cap.join("rt0.bin"), &rt0).unwrap();
+    let mut rt1 = words(&cap.join("rt1.bin"));
+    rt1[2 * 16 + 3] += 1; // (3, 2): one ulp
+    write_words(&cap.join("rt1.bin"), &rt1);
+    let mut depth = words(&cap.join("depth.bin"));
+    depth[0] += 1; // (0, 0)
+    write_words(&cap.join("depth.bin"), &depth);
+    let before = listing(&cap);
+    let (code, v) = compare_json(&d, "draw.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let r = &v["resources"];
+    let m = r[0]["mismatches"].as_array().unwrap();
+    assert_eq!(r[0]["differing_elements"], 2);
+    assert_eq!(m.len(), 2);
+    // Texels are walked row by row: (12, 1) first.
+    assert_eq!(m[0]["at"], "(12, 1) r");
+    assert_eq!(m[1]["at"], "(5, 6) g");
+    for (m, (x, y)) in m.iter().zip([(12, 1), (5, 6)]) {
+        assert_eq!(m["ulp"], 1, "{m}");
+        assert_eq!(
+            (m["location"]["x"].as_u64(), m["location"]["y"].as_u64()),
+            (Some(x), Some(y))
+        );
+        let w = &m["writer"];
+        assert_eq!(w["pixel"], serde_json::json!([x, y]));
+        assert_eq!(w["primitive"], draw_primitive(x as u32, y as u32));
+        assert_eq!(w["writes"], draw_writes(x as u32, y as u32));
+        assert_eq!(
+            w["debug"],
+            format!("dxlane debug draw.toml --pixel {x},{y}")
+        );
+    }
+    assert_eq!(draw_primitive(12, 1), 1);
+    assert_eq!(draw_primitive(5, 6), 0);
+    // The schema's Writer for a draw (docs/capture.md): no thread, no instruction, no
+    // sample (the program runs per pixel).
+    let mut keys: Vec<&str> = m[0]["writer"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "contested",
+            "debug",
+            "lane",
+            "pixel",
+            "primitive",
+            "source",
+            "writes"
+        ]
+    );
+    assert_eq!(m[0]["writer"]["lane"], "pixel (12, 1), primitive 1");
+    let m1 = &r[1]["mismatches"][0];
+    assert_eq!(
+        (m1["at"].as_str(), m1["ulp"].as_u64()),
+        (Some("(3, 2) r"), Some(1))
+    );
+    assert_eq!(m1["writer"]["pixel"], serde_json::json!([3, 2]));
+    let m2 = &r[2]["mismatches"][0];
+    assert_eq!(m2["at"], "(0, 0) depth");
+    assert_eq!(m2["ulp"], 1);
+    assert_eq!(m2["writer"]["debug"], "dxlane debug draw.toml --pixel 0,0");
+    assert_eq!(listing(&cap), before, "compare wrote into the capture");
+    // Diff images of each render target, beside the job.
+    assert_eq!(r[0]["images"]["diff"][0], "out/compare/cap/rt0.diff.png");
+    assert_eq!(r[2]["images"]["diff"][0], "out/compare/cap/depth.diff.png");
+}
+
+/// A whole row of a render target changed: all 16 texels found at (x, 3), each written
+/// by the lane of pixel (x, 3) of the primitive that covers it last, and drawn as a heat
+/// map and side by side.
+#[test]
+fn a_render_target_row_is_found_attributed_and_drawn() {
+    let d = workdir("draw-row");
+    record(&d, "draw.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let mut rt0 = std::fs::read(cap.join("rt0.bin")).unwrap();
+    for x in 0..16 {
+        rt0[(3 * 16 + x) * 4 + 2] ^= 0x10; // blue of (x, 3): 16 codes
+    }
+    std::fs::write(cap.join("rt0.bin"), &rt0).unwrap();
+    let (code, v) = compare_json(
+        &d,
+        "draw.toml",
+        "cap",
+        &["--no-explain", "--mismatches", "20"],
+    );
+    assert_eq!(code, 1);
+    let r = &v["resources"][0];
+    assert_eq!(r["differing_elements"], 16);
+    assert_eq!(r["largest_ulp"]["ulp"], 16);
+    let m = r["mismatches"].as_array().unwrap();
+    assert_eq!(m.len(), 16);
+    for (x, m) in m.iter().enumerate() {
+        assert_eq!(m["at"], format!("({x}, 3) b"));
+        assert_eq!(m["ulp"], 16);
+        assert_eq!(m["writer"]["pixel"], serde_json::json!([x, 3]));
+        assert_eq!(m["writer"]["primitive"], draw_primitive(x as u32, 3));
+    }
+    // Both primitives are named along the row.
+    assert!(
+        (0..16).any(|x| draw_primitive(x, 3) == 0) && (0..16).any(|x| draw_primitive(x, 3) == 1)
+    );
+    let heat = image::open(d.join("out/compare/cap/rt0.diff.png"))
+        .unwrap()
+        .to_rgb8();
+    assert_eq!(heat.dimensions(), (16, 8));
+    assert_eq!(heat.get_pixel(4, 2).0, [0, 0, 0]);
+    assert_ne!(heat.get_pixel(4, 3).0, [0, 0, 0]);
+    let side = image::open(d.join("out/compare/cap/rt0.side.png")).unwrap();
+    assert_eq!(side.width(), 16 * 3 + 8);
+}
+
+/// Render targets and depth in D3D12 readback layout (rows of 64 bytes padded to 256)
+/// read back to the same texels, and a texel changed in the padded file is found,
+/// located and attributed.
+#[test]
+fn padded_render_target_captures_read_correctly() {
+    let d = workdir("draw-padded");
+    record(&d, "draw.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let pad = |name: &str, last_padded: bool| -> Vec<u8> {
+        let tight = std::fs::read(cap.join(name)).unwrap();
+        assert_eq!(tight.len(), 8 * 64);
+        let mut out = Vec::new();
+        for (y, row) in tight.chunks(64).enumerate() {
+            out.extend_from_slice(row);
+            if y < 7 || last_padded {
+                out.resize(out.len() + 256 - 64, 0xcd);
+            }
+        }
+        out
+    };
+    let mut rt0 = pad("rt0.bin", false);
+    assert_eq!(rt0.len(), 7 * 256 + 64);
+    std::fs::write(cap.join("depth-d3d12.bin"), pad("depth.bin", true)).unwrap();
+    std::fs::write(cap.join("rt0-d3d12.bin"), &rt0).unwrap();
+    let extra = "\n[[resource]]\nrender_target = 0\nfile = \"rt0-d3d12.bin\"\nlayout = \"d3d12\"\n\n[[resource]]\ndepth_stencil = true\nfile = \"depth-d3d12.bin\"\nrow_pitch = 256\n";
+    let p = cap.join("capture.toml");
+    std::fs::write(&p, std::fs::read_to_string(&p).unwrap() + extra).unwrap();
+    let (code, v) = compare_json(&d, "draw.toml", "cap", &[]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["resources"].as_array().unwrap().len(), 5);
+    rt0[4 * 256 + 9 * 4 + 2] += 1; // blue of (9, 4) in the padded file
+    rt0[4 * 256 + 100] = 0; // padding: never compared
+    std::fs::write(cap.join("rt0-d3d12.bin"), &rt0).unwrap();
+    let (code, v) = compare_json(&d, "draw.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let r = &v["resources"][3];
+    assert_eq!(r["entry"], "[[resource]] #4 (rt0)");
+    assert_eq!(r["differing_components"], 1);
+    let m = &r["mismatches"][0];
+    assert_eq!(
+        (m["at"].as_str(), m["ulp"].as_u64()),
+        (Some("(9, 4) b"), Some(1))
+    );
+    assert_eq!(m["writer"]["pixel"], serde_json::json!([9, 4]));
+    assert_eq!(m["writer"]["primitive"], draw_primitive(9, 4));
+}
+
+/// A multisampled target: `--record` writes every sample plane; one sample of one texel
+/// changed is found at its sample. A resolved image (`resolved = true`, the
+/// `ResolveSubresource` + readback a D3D12 harness makes, here in D3D12 layout) compares
+/// with dxlane's resolve.
+#[test]
+fn multisampled_targets_compare_per_sample_or_resolved() {
+    let d = workdir("draw-msaa");
+    record(&d, "draw_msaa.toml", "cap", &[]);
+    let cap = d.join("cap");
+    let mut planes = std::fs::read(cap.join("rt0.bin")).unwrap();
+    assert_eq!(planes.len(), 4 * 16 * 8 * 4);
+    // The resolved image, as the run wrote it, repacked as a padded readback.
+    let resolved = std::fs::read(d.join("out/resolved.bin")).unwrap();
+    let mut padded = Vec::new();
+    for row in resolved.chunks(64) {
+        padded.extend_from_slice(row);
+        padded.resize(padded.len() + 192, 0);
+    }
+    std::fs::write(cap.join("rt0-resolved.bin"), &padded).unwrap();
+    let extra = "\n[[resource]]\nrender_target = 0\nresolved = true\nfile = \"rt0-resolved.bin\"\nlayout = \"d3d12\"\n";
+    let p = cap.join("capture.toml");
+    std::fs::write(&p, std::fs::read_to_string(&p).unwrap() + extra).unwrap();
+    let (code, v) = compare_json(&d, "draw_msaa.toml", "cap", &[]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        v["resources"][0]["kind"],
+        "render target, 4 samples, R8G8B8A8_UNORM"
+    );
+    assert_eq!(v["resources"][0]["elements"], 4 * 128);
+    assert_eq!(
+        v["resources"][1]["kind"],
+        "render target, 4 samples resolved, R8G8B8A8_UNORM"
+    );
+    assert_eq!(v["resources"][1]["elements"], 128);
+    // Sample 2 of (6, 5), green; sample-major planes.
+    planes[2 * 512 + (5 * 16 + 6) * 4 + 1] += 1;
+    std::fs::write(cap.join("rt0.bin"), &planes).unwrap();
+    let (code, v) = compare_json(&d, "draw_msaa.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let m = &v["resources"][0]["mismatches"][0];
+    assert_eq!(m["at"], "(6, 5) sample 2 g");
+    assert_eq!(m["location"]["sample"], 2);
+    assert_eq!(m["writer"]["pixel"], serde_json::json!([6, 5]));
+    // The program runs per pixel, not per sample: the debug command names the pixel.
+    assert_eq!(
+        m["writer"]["debug"],
+        "dxlane debug draw_msaa.toml --pixel 6,5"
+    );
+    assert_eq!(v["resources"][1]["differing_components"], 0);
+    assert_eq!(
+        v["resources"][0]["images"]["diff"][0],
+        "out/compare/cap/rt0.sub0.sample2.diff.png"
+    );
+}
+
+/// A draw captured under warp-1.0.13 (multiply-adds not fused) and compared under the
+/// newest WARP: rt1 (whose values are a mad's rounding) differs and explain finds the
+/// preset and the FMA rule by rerunning the draw; rt0 and depth stay equal.
+#[test]
+fn explain_finds_fusion_in_a_draw_captured_under_1_0_13() {
+    let d = workdir("draw-explain");
+    record(&d, "draw.toml", "cap", &["--profile", "warp-1.0.13"]);
+    drop_profile(&d.join("cap"));
+    let (code, v) = compare_json(&d, "draw.toml", "cap", &["--no-images"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["profile"]["name"], Profile::latest().name());
+    assert_eq!(v["resources"][0]["differing_components"], 0);
+    assert_eq!(v["resources"][2]["differing_components"], 0);
+    assert!(v["resources"][1]["differing_components"].as_u64().unwrap() > 100);
+    let e = &v["explain"];
+    let matches: Vec<&str> = e["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(matches.contains(&"warp-1.0.13"), "{e}");
+    assert!(matches.contains(&"fuse_mad = false"), "{e}");
+    assert!(
+        e["verdict"].as_str().unwrap().contains("warp-1.0.13"),
+        "{e}"
+    );
+}
+
+/// The text report of a draw, as a snapshot: the 1.0.13 capture, its pixel lanes and
+/// debug commands, and the explanation.
+#[test]
+fn draw_text_report_snapshot() {
+    let d = workdir("draw-snapshot");
+    record(&d, "draw.toml", "cap13", &["--profile", "warp-1.0.13"]);
+    drop_profile(&d.join("cap13"));
+    let (code, out, _) = compare_text(&d, &["draw.toml", "cap13", "--mismatches", "3"]);
+    assert_eq!(code, 1);
+    common::assert_snapshot("capture/draw.txt", &normalized(&out, &d));
+}
+
+/// Bad draw captures: a render-target index the draw lacks, a file of the wrong size,
+/// depth of a draw without one, `resolved` of a one-sample target, a render target of a
+/// compute job — each refused with exit 2, naming the entry (and the byte); the capture
+/// folder is never written.
+#[test]
+fn bad_draw_captures_are_refused_by_name() {
+    let d = workdir("draw-bad");
+    record(&d, "draw.toml", "cap", &[]);
+    record(&d, "draw_msaa.toml", "capm", &[]);
+    let cap = d.join("cap");
+    let manifest = std::fs::read_to_string(cap.join("capture.toml")).unwrap();
+    let mut all = String::new();
+    let mut check = |name: &str, job: &str, cap_name: &str, want: &[&str]| {
+        let before = listing(&d.join(cap_name));
+        let (code, out, err) = compare_text(&d, &[job, cap_name, "--any-job"]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        for w in want {
+            assert!(err.contains(w), "{name}: {w:?} not in {err}");
+        }
+        assert_eq!(
+            listing(&d.join(cap_name)),
+            before,
+            "{name}: wrote into the capture"
+        );
+        all.push_str(&format!("{name}\n{}\n", normalized(&err, &d)));
+    };
+    edit_manifest(&cap, "render_target = 1", "render_target = 2");
+    check(
+        "render target the draw lacks",
+        "draw.toml",
+        "cap",
+        &["[[resource]] #2 (rt2)", "the draw has 2 render targets"],
+    );
+    std::fs::write(cap.join("capture.toml"), &manifest).unwrap();
+    let rt0 = std::fs::read(cap.join("rt0.bin")).unwrap();
+    std::fs::write(cap.join("rt0.bin"), &rt0[..rt0.len() - 10]).unwrap();
+    check(
+        "short render target",
+        "draw.toml",
+        "cap",
+        &[
+            "[[resource]] #1 (rt0)",
+            "is 502 bytes",
+            "the file ends at byte 502, inside row 7",
+        ],
+    );
+    std::fs::write(cap.join("rt0.bin"), [&rt0[..], &[0u8; 4]].concat()).unwrap();
+    check(
+        "long render target",
+        "draw.toml",
+        "cap",
+        &[
+            "[[resource]] #1 (rt0)",
+            "is 516 bytes",
+            "4 bytes past the layout's end",
+        ],
+    );
+    std::fs::write(cap.join("rt0.bin"), &rt0).unwrap();
+    edit_manifest(
+        &cap,
+        "render_target = 0",
+        "render_target = 0\nresolved = true",
+    );
+    check(
+        "resolved one-sample target",
+        "draw.toml",
+        "cap",
+        &["[[resource]] #1 (rt0)", "has one sample"],
+    );
+    std::fs::write(cap.join("capture.toml"), &manifest).unwrap();
+    let capm = d.join("capm");
+    let p = capm.join("capture.toml");
+    std::fs::write(
+        &p,
+        std::fs::read_to_string(&p).unwrap() + "\n[[resource]]\ndepth = true\nfile = \"rt0.bin\"\n",
+    )
+    .unwrap();
+    check(
+        "depth of a draw without one",
+        "draw_msaa.toml",
+        "capm",
+        &["[[resource]] #2 (depth)", "no [draw.depth_stencil]"],
+    );
+    let no_md5: String = manifest
+        .lines()
+        .filter(|l| !l.starts_with("program_md5"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(cap.join("capture.toml"), no_md5).unwrap();
+    check(
+        "render target of a compute job",
+        "grid.toml",
+        "cap",
+        &["[[resource]] #1 (rt0)", "belong to draw jobs"],
+    );
+    common::assert_snapshot("capture/draw_errors.txt", &all);
+}
+
+/// The committed draw capture (examples/capture_msaa: msaa.toml's target per sample and
+/// resolved in D3D12 layout) compares with exit 0, writing nothing into the example.
+#[test]
+fn the_committed_draw_example_compares() {
+    let root = common::root();
+    let before = listing(&root.join("examples/capture_msaa"));
+    let (code, out, err) = compare_text(&root, &["examples/msaa.toml", "examples/capture_msaa"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "rt0 (render target, 4 samples, R8G8B8A8_UNORM, exact): equal (9,216 elements)"
+        ) && out.contains(
+            "rt0 (render target, 4 samples resolved, R8G8B8A8_UNORM, exact): equal (2,304 elements)"
+        ) && out.contains("result    equal: 2 resources compared"),
+        "{out}"
+    );
+    assert_eq!(listing(&root.join("examples/capture_msaa")), before);
+}

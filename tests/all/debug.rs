@@ -1,0 +1,615 @@
+//! The lane debugger: scripted sessions over the project's programs kept as snapshots
+//! (`tests/snapshots/debug/`), debugged runs byte-identical to normal runs on every
+//! example job, records that give back exactly the registers a wave held at every step
+//! (random IR programs), traces that hold what the lane wrote, and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use dxlane::debug::record::{Record, Recorder, Slot};
+use dxlane::debug::{self, DebugOptions, Debugger, LaneSelect};
+use dxlane::exec::{At, MemWrite, WaveObserver, WaveRead};
+use dxlane::job::{Job, RunOptions};
+use dxlane::pipeline::{DispatchHooks, DispatchOptions, ObserveWave, dispatch_with};
+
+use crate::common;
+use crate::exec_robust::{Rng, bindings, program};
+
+fn dxlane(args: &[&str]) -> (String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("run dxlane");
+    let mut s = String::from_utf8_lossy(&out.stdout).into_owned();
+    s.push_str(&String::from_utf8_lossy(&out.stderr));
+    (s, out.status.code().unwrap_or(-1))
+}
+
+/// One scripted session as its snapshot shows it: the command, what it printed, the exit
+/// status.
+fn session(args: &[&str]) -> (String, i32) {
+    let (out, code) = dxlane(args);
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if a.contains(' ') || a.contains(';') {
+                format!("\"{a}\"")
+            } else {
+                a.to_string()
+            }
+        })
+        .collect();
+    (
+        format!("$ dxlane {}\n{out}exit status {code}\n", shown.join(" ")),
+        code,
+    )
+}
+
+fn check(name: &str, args: &[&str], want_code: i32) {
+    let (text, code) = session(args);
+    assert_eq!(code, want_code, "{name}: exit status\n{text}");
+    common::assert_snapshot(&format!("debug/{name}.txt"), &text);
+}
+
+/// Break with a condition, print, `why`, step back, step, `next`, list, delete, reverse.
+#[test]
+fn mandelbrot_session() {
+    check(
+        "mandelbrot",
+        &[
+            "debug",
+            "examples/mandelbrot.toml",
+            "--thread",
+            "340,512,0",
+            "-c",
+            "break 29 if r1.x > 4; continue; print r1; print/x r0.y; why r1.w 3; back 3; print r1.w; step 2; next; list; breakpoints; delete 1; reverse-continue",
+        ],
+        0,
+    );
+}
+
+/// `next` at the loop's last instruction runs one whole iteration; `finish` runs to the end.
+#[test]
+fn mandelbrot_next_over_iterations() {
+    check(
+        "mandelbrot_next",
+        &[
+            "debug",
+            "examples/mandelbrot.toml",
+            "--group",
+            "37,25,0",
+            "--group-thread",
+            "4,0,0",
+            "-c",
+            "break 44; continue; print r1.x; next; print r1.x; next; print r1.x; finish; print r0.x",
+        ],
+        0,
+    );
+}
+
+/// Group shared memory: a watch on a word written by other lanes and waves, the wave
+/// view, switching lanes, `diff` within the wave.
+#[test]
+fn prefix_sum_session() {
+    check(
+        "prefix_sum",
+        &[
+            "debug",
+            "examples/prefix_sum.toml",
+            "--thread",
+            "69,0,0",
+            "-c",
+            "watch gs[5]; continue; print gs[5]; continue; print gs[5]; why gs[5] 3; regs; wave r0.x; lane 2; where; diff 6; reverse-continue",
+        ],
+        0,
+    );
+}
+
+/// A memory watch on a UAV element written by lanes of other groups (found by a second
+/// run), and atomics.
+#[test]
+fn histogram_session() {
+    check(
+        "histogram",
+        &[
+            "debug",
+            "examples/histogram.toml",
+            "--thread",
+            "10,0,0",
+            "--threads",
+            "1",
+            "-c",
+            "watch u0[3]; continue; continue; print u0[3]",
+        ],
+        0,
+    );
+}
+
+/// Formats: hex, float, int, unsigned, half.
+#[test]
+fn f32tof16_session() {
+    check(
+        "f32tof16",
+        &[
+            "debug",
+            "examples/f32tof16.toml",
+            "--thread",
+            "2,0,0",
+            "-c",
+            "step 12; regs; print/x r0; print/f r0.x; print/h r0.y; print/u r0.x; print/i r0.x",
+        ],
+        0,
+    );
+}
+
+/// `break nan` in a program written in the IR's text form, `why`, the wave view, `diff`.
+#[test]
+fn nan_session() {
+    check(
+        "nan",
+        &[
+            "debug",
+            "tests/jobs/debug/nan.toml",
+            "--thread",
+            "1,0,0",
+            "-c",
+            "break nan; continue; why r6; wave r6; diff 5; watch r6; reverse-continue; continue",
+        ],
+        0,
+    );
+}
+
+/// Bad input: each mistake is one clear line, and a script stops with status 1; a lane
+/// outside the dispatch does not open (status 2).
+#[test]
+fn bad_input() {
+    let mut text = String::new();
+    for (script, code) in [
+        ("print r9", 1),
+        ("break 2", 1),
+        ("break 999", 1),
+        ("break 29 if r0.x >", 1),
+        ("break 29 if r0 > 1", 1),
+        ("frobnicate", 1),
+        ("print cb7[0]", 1),
+        ("print u0[99999999]", 1),
+        ("lane 9", 1),
+        ("step x", 1),
+        ("print/q r0", 1),
+    ] {
+        let (t, c) = session(&[
+            "debug",
+            "examples/mandelbrot.toml",
+            "--thread",
+            "1,1,0",
+            "-c",
+            script,
+        ]);
+        assert_eq!(c, code, "{t}");
+        text.push_str(&t);
+    }
+    for lane in [["--thread", "1024,0,0"], ["--thread", "1,2"]] {
+        let (t, c) = session(&["debug", "examples/mandelbrot.toml", lane[0], lane[1]]);
+        assert_eq!(c, 2, "{t}");
+        text.push_str(&t);
+    }
+    common::assert_snapshot("debug/bad_input.txt", &text);
+}
+
+/// A job for a corpus DXIL program, written beside the build (the corpora live there).
+fn dxil_job(name: &str, body: &str) -> Option<PathBuf> {
+    let f = common::dxil_programs()
+        .into_iter()
+        .find(|f| common::display_name(f) == name);
+    let Some(f) = f else {
+        assert!(common::corpora().is_empty(), "{name} is not in the corpora");
+        eprintln!("no corpora: the DXIL debugger sessions are not run");
+        return None;
+    };
+    let dir = common::target_dir().join("debug-jobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{}.toml", name.replace('/', "__")));
+    std::fs::write(
+        &path,
+        format!("[program]\ncs = {:?}\n{body}", f.display().to_string()),
+    )
+    .unwrap();
+    Some(path)
+}
+
+const COMPUTE_BASIC: &str = r#"
+[dispatch]
+groups = [2, 2, 1]
+[[resource]]
+reg = "u0"
+kind = "raw_buffer"
+size = 1024
+[[resource]]
+reg = "u1"
+kind = "structured_buffer"
+stride = 4
+size = 2048
+[[resource]]
+reg = "u2"
+kind = "typed_buffer"
+format = "R32G32B32A32_FLOAT"
+size = 4096
+[[resource]]
+reg = "b0"
+kind = "cbuffer"
+data = { u32 = [7, 0, 0, 0] }
+"#;
+
+/// DXIL: values by number, a conditional break on one, group shared watches written by
+/// other lanes, the wave view, `diff`, `why` through memory.
+#[test]
+fn dxil_compute_basic_session() {
+    let Some(job) = dxil_job("dxil-reader/compute_basic.dxil", COMPUTE_BASIC) else {
+        return;
+    };
+    let job = job.to_string_lossy().into_owned();
+    let (text, code) = session(&[
+        "debug",
+        &job,
+        "--thread",
+        "3,1,0",
+        "-c",
+        "step 6; regs; break 105 if %10 == 3; continue; print %10; watch gs[5]; continue; wave %10; diff 1; why %20 4; back 4; where; print u1[0]",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let text = text.replace(&job, "JOB");
+    common::assert_snapshot("debug/dxil_compute_basic.txt", &text);
+}
+
+fn prepared(path: &Path, threads: usize) -> dxlane::job::run::Prepared {
+    let job = Job::load(path).unwrap();
+    dxlane::job::run::prepare(
+        job,
+        &RunOptions {
+            threads: Some(threads),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every example job (and the debugger's own): a debugged run — one wave traced, its
+/// group running the unoptimised lowering in real waves — leaves every UAV byte for byte
+/// as a normal run does (DESIGN "The debugger observes one lane of a normal run").
+#[test]
+fn debugged_runs_equal_normal_runs() {
+    let mut jobs: Vec<PathBuf> = std::fs::read_dir(common::root().join("examples"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        // Compute jobs here; draw jobs have their own test below.
+        .filter(|p| !is_draw(p))
+        .collect();
+    jobs.push(common::root().join("tests/jobs/debug/nan.toml"));
+    jobs.sort();
+    let mut compared = 0;
+    for path in &jobs {
+        let p = prepared(path, 1);
+        let target = debug::from_job(&p).unwrap();
+        let normal = target.run_normal().unwrap();
+        let tg = target.program.shader.thread_group;
+        let g = target.groups;
+        let last = [g[0] * tg[0] - 1, g[1] * tg[1] - 1, g[2] * tg[2] - 1];
+        for lane in [[0, 0, 0], last, [last[0] / 2, last[1] / 2, 0]] {
+            let d = Debugger::open(
+                target.clone(),
+                LaneSelect::Thread(lane),
+                DebugOptions::default(),
+            )
+            .unwrap();
+            assert!(d.fault().is_none(), "{}", path.display());
+            assert_eq!(
+                d.outputs(),
+                &normal[..],
+                "{}: lane {lane:?}: the debugged run's resources differ",
+                path.display()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 15, "{compared}");
+}
+
+/// The trace holds every step; the lane's last write of each address is what the run
+/// left there (replaying the trace reproduces what the lane wrote).
+#[test]
+fn trace_reproduces_the_lane_writes() {
+    let p = prepared(&common::root().join("examples/mandelbrot.toml"), 0);
+    let target = debug::from_job(&p).unwrap();
+    let d = Debugger::open(
+        target,
+        LaneSelect::Thread([212, 480, 0]),
+        DebugOptions::default(),
+    )
+    .unwrap();
+    let mut buf = Vec::new();
+    let n = d.write_trace(&mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    assert_eq!(text.lines().count(), n);
+    assert_eq!(n, d.len());
+    let mut writes = Vec::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        for m in v["memory"].as_array().unwrap() {
+            writes.push((
+                m["addr"].as_u64().unwrap(),
+                u32::from_str_radix(m["value"].as_str().unwrap().trim_start_matches("0x"), 16)
+                    .unwrap(),
+            ));
+        }
+    }
+    assert_eq!(writes.len(), 1, "the lane stores its count once");
+    let (addr, value) = writes[0];
+    assert_eq!(addr, 4 * (1024 * 480 + 212));
+    assert_eq!(value, 30, "the example's expectation for (212, 480)");
+    let out = &d.outputs()[0];
+    let a = addr as usize;
+    assert_eq!(u32::from_le_bytes(out[a..a + 4].try_into().unwrap()), value);
+}
+
+/// Snapshots every register of the wave at every step: the oracle a record is checked
+/// against.
+struct Full {
+    regs: Vec<Vec<u32>>,
+}
+
+impl WaveObserver for Full {
+    fn start(&mut self, w: &dyn WaveRead) {
+        self.regs.push(
+            (0..w.num_regs() as u32)
+                .flat_map(|r| w.reg(r).to_vec())
+                .collect(),
+        );
+    }
+    fn step(&mut self, _: At, _: u128, _: u128, w: &dyn WaveRead, _: &[MemWrite]) {
+        self.regs.push(
+            (0..w.num_regs() as u32)
+                .flat_map(|r| w.reg(r).to_vec())
+                .collect(),
+        );
+    }
+    fn others(&mut self, _: &[MemWrite]) {}
+}
+
+/// Step-back is exact: over random IR programs, the record gives back every register of
+/// every lane of the wave before every step (so `step N; back N` restores each register
+/// of the lane), as a full snapshot of the wave taken while it ran says.
+#[test]
+fn records_restore_every_register() {
+    let mut g = Rng(0x5eed_1234_abcd_0001);
+    let mut checked = 0u64;
+    for case in 0..60 {
+        let tg = [1 + g.below(6) as u32 * 2, 1 + g.below(3) as u32, 1];
+        let text = program(&mut g, tg);
+        let s = crate::exec::shader(&text);
+        let wave_size = [4u32, 8, 16][g.below(3)];
+        let o = DispatchOptions {
+            wave_size: Some(wave_size),
+            threads: 1,
+            limits: dxlane::exec::Limits {
+                max_lane_instructions: 3_000,
+                ..Default::default()
+            },
+            ..DispatchOptions::default()
+        };
+        let per_group = (tg[0] * tg[1]) as usize;
+        let wave = g.below(per_group.div_ceil(wave_size as usize));
+        let group = [g.below(2) as u32, 0, 0];
+        let run = |obs: &mut (dyn WaveObserver + Send)| {
+            let b = bindings();
+            let _ = dispatch_with(
+                &s,
+                &b,
+                [2, 1, 1],
+                &o,
+                None,
+                DispatchHooks {
+                    writes: None,
+                    observe: Some(ObserveWave {
+                        group,
+                        wave,
+                        shader: &s,
+                        observer: obs,
+                    }),
+                },
+            );
+        };
+        let mut rec = Recorder::new(&s, 64 << 20);
+        run(&mut rec);
+        let rec: Record = rec.finish();
+        let mut full = Full { regs: Vec::new() };
+        run(&mut full);
+        if full.regs.is_empty() {
+            // The dispatch stopped (a budget) before the observed group ran.
+            assert!(!rec.started, "case {case}");
+            continue;
+        }
+        assert_eq!(full.regs.len(), rec.steps.len() + 1, "case {case}");
+        let w = rec.width;
+        for (t, snap) in full.regs.iter().enumerate() {
+            for r in 0..s.num_regs {
+                let want = &snap[r as usize * w..(r as usize + 1) * w];
+                let got = rec.values_at(Slot::Reg(r), t);
+                if got != want {
+                    let k = rec
+                        .last_write(Slot::Reg(r), t)
+                        .map(|k| rec.wstep[k as usize]);
+                    let at = k.map(|s| rec.steps[s as usize].at);
+                    let inst = match at {
+                        Some(At::Inst(i)) => s.insts[i.index()].to_string(),
+                        _ => String::new(),
+                    };
+                    let after = k.map(|s| {
+                        let snap = &full.regs[s as usize + 1];
+                        snap[r as usize * w..(r as usize + 1) * w].to_vec()
+                    });
+                    // The step that changed it unrecorded.
+                    let culprit = (0..t)
+                        .rev()
+                        .find(|&u| {
+                            full.regs[u][r as usize * w..(r as usize + 1) * w]
+                                != full.regs[u + 1][r as usize * w..(r as usize + 1) * w]
+                        })
+                        .map(|u| match rec.steps[u].at {
+                            At::Inst(i) => s.insts[i.index()].to_string(),
+                            a => format!("{a}"),
+                        });
+                    panic!(
+                        "case {case}: r{r} before step {t}: record {got:?}, wave {want:?}; last written at step {k:?} by `{inst}`, after which the wave held {after:?}; changed by {culprit:?}\n{text}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
+/// Through the API: `step N; back N` restores every register and value of a DXBC lane.
+#[test]
+fn step_back_restores_the_lane() {
+    let p = prepared(&common::root().join("examples/prefix_sum.toml"), 0);
+    let target = debug::from_job(&p).unwrap();
+    let mut d = Debugger::open(
+        target,
+        LaneSelect::Thread([13, 0, 0]),
+        DebugOptions::default(),
+    )
+    .unwrap();
+    let mut g = Rng(77);
+    for _ in 0..40 {
+        let before = (d.position(), d.execute("regs").unwrap());
+        let n = 1 + g.below(30);
+        d.execute(&format!("step {n}")).unwrap();
+        let moved = d.position() - before.0;
+        d.execute(&format!("back {moved}")).unwrap();
+        assert_eq!((d.position(), d.execute("regs").unwrap()), before);
+        d.execute(&format!("step {}", g.below(5))).unwrap();
+    }
+}
+
+/// The README's session is what `dxlane debug` prints.
+#[test]
+fn readme_session_is_real() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let start = readme
+        .find("$ dxlane debug examples/f32tof16.toml")
+        .expect("the README shows a session");
+    let block = &readme[start..];
+    let block = &block[..block.find("```").unwrap()];
+    let (first, shown) = block.split_once('\n').unwrap();
+    let script = first
+        .split_once("-c \"")
+        .map(|(_, s)| s.trim_end_matches('"'))
+        .unwrap();
+    let (out, code) = dxlane(&[
+        "debug",
+        "examples/f32tof16.toml",
+        "--thread",
+        "2,0,0",
+        "-c",
+        script,
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out.trim_end(),
+        shown.trim_end(),
+        "README.md's session is stale"
+    );
+}
+
+/// Whether a job file draws (has a `[draw]` section).
+fn is_draw(p: &Path) -> bool {
+    std::fs::read_to_string(p)
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.trim() == "[draw]")
+}
+
+/// A pixel lane of a draw (DXBC `examples/mesh.toml`): break, inputs by name and
+/// interpolation mode, the wave view with its helper lanes, `why`, `back`, `diff` across
+/// the quad, a switch to a helper lane, the lane's outputs and the target's final value.
+#[test]
+fn pixel_mesh_session() {
+    check(
+        "pixel_mesh",
+        &[
+            "debug",
+            "examples/mesh.toml",
+            "--pixel",
+            "100,140",
+            "-c",
+            "break 17; continue; print v2; inputs; wave v2.x; step; print r1; why r0.x 3; back 3; print r0.x; diff 5; lane 0; where; wave r0.x; outputs",
+        ],
+        0,
+    );
+}
+
+/// A vertex lane of a draw: the listing, inputs, registers, the wave view and outputs.
+#[test]
+fn vertex_triangle_session() {
+    check(
+        "vertex_triangle",
+        &[
+            "debug",
+            "examples/triangle.toml",
+            "--vertex",
+            "1",
+            "-c",
+            "list; inputs; step 3; regs; wave v0.x; continue; outputs",
+        ],
+        0,
+    );
+}
+
+/// Lanes of a draw that do not exist, and lane options of the wrong kind of job: one line
+/// each, exit status 2.
+#[test]
+fn draw_bad_input() {
+    let mut text = String::new();
+    for args in [
+        &["debug", "examples/triangle.toml", "--pixel", "128,3"][..],
+        &["debug", "examples/triangle.toml", "--pixel", "0,0"][..],
+        &[
+            "debug",
+            "examples/triangle.toml",
+            "--pixel",
+            "64,64",
+            "--prim",
+            "1",
+        ][..],
+        &[
+            "debug",
+            "examples/triangle.toml",
+            "--pixel",
+            "64,64",
+            "--sample",
+            "1",
+        ][..],
+        &["debug", "examples/triangle.toml", "--pixel", "64"][..],
+        &["debug", "examples/triangle.toml", "--vertex", "3"][..],
+        &[
+            "debug",
+            "examples/triangle.toml",
+            "--vertex",
+            "0",
+            "--instance",
+            "1",
+        ][..],
+        &["debug", "examples/triangle.toml", "--thread", "0,0,0"][..],
+        &["debug", "examples/mandelbrot.toml", "--pixel", "1,1"][..],
+        &["debug", "examples/mandelbrot.toml", "--vertex", "0"][..],
+    ] {
+        let (t, c) = session(args);
+        assert_eq!(c, 2, "{t}");
+        text.push_str(&t);
+    }
+    common::assert_snapshot("debug/draw_bad_input.txt", &text);
+}
