@@ -427,7 +427,7 @@ fn stats(mut t: Vec<f64>) -> (f64, f64, f64) {
     (t[t.len() / 2], t[0], t[t.len() - 1])
 }
 
-fn dxlane_fullscreen(threads: usize) -> DrawRun {
+fn dxlane_fullscreen(threads: usize, engine: Engine) -> DrawRun {
     let vs = parse_shader(FULLSCREEN_VS).expect("vs");
     let ps = parse_shader(&fullscreen_ps()).expect("ps");
     let tex = Texture::from_bytes(
@@ -460,6 +460,7 @@ fn dxlane_fullscreen(threads: usize) -> DrawRun {
     };
     let opts = DrawOptions {
         threads,
+        engine,
         ..DrawOptions::default()
     };
     let mut times = Vec::new();
@@ -479,7 +480,7 @@ fn dxlane_fullscreen(threads: usize) -> DrawRun {
     }
 }
 
-fn dxlane_triangles(threads: usize, verts: &[f32]) -> DrawRun {
+fn dxlane_triangles(threads: usize, engine: Engine, verts: &[f32]) -> DrawRun {
     let vs = parse_shader(TRI_VS).expect("vs");
     let ps = parse_shader(TRI_PS).expect("ps");
     let none = Bindings::default();
@@ -526,6 +527,7 @@ fn dxlane_triangles(threads: usize, verts: &[f32]) -> DrawRun {
         };
         let opts = DrawOptions {
             threads,
+            engine,
             ..DrawOptions::default()
         };
         let t = Instant::now();
@@ -780,66 +782,91 @@ fn profile(r: &DrawReport) -> String {
 }
 
 fn draw_benches() {
+    let engines = [Engine::Interp, Engine::Jit];
     let pixels = f64::from(FS_W * FS_H);
-    let a = dxlane_fullscreen(1);
-    let b = dxlane_fullscreen(2);
-    assert_eq!(a.image, b.image, "the image depends on the worker count");
+    let runs: Vec<(Engine, usize, DrawRun)> = engines
+        .iter()
+        .flat_map(|&e| [1, 2].map(|n| (e, n, dxlane_fullscreen(n, e))))
+        .collect();
+    for (_, _, r) in &runs[1..] {
+        assert_eq!(
+            runs[0].2.image, r.image,
+            "the image depends on the engine or worker count"
+        );
+    }
     println!(
         "full-screen pixel program {FS_W}x{FS_H}, bilinear sample + 32 multiply-adds, medians of {RUNS} runs (range):"
     );
-    for (n, r) in [(1, &a), (2, &b)] {
+    for (e, n, r) in &runs {
         println!(
-            "  dxlane, {n} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.1} Mpixels/s",
-            if n == 1 { " " } else { "s" },
+            "  dxlane {e:6} {n} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.1} Mpixels/s",
+            if *n == 1 { " " } else { "s" },
             r.median * 1e3,
             r.min * 1e3,
             r.max * 1e3,
             pixels / r.median / 1e6
         );
+        if *n == 1 {
+            println!("    profile: {}", profile(&r.report));
+        }
     }
-    println!("    profile (1 thread): {}", profile(&a.report));
     match lavapipe_draw(true, &[]) {
-        Ok((m, lo, hi)) => println!(
-            "  lavapipe:          {:7.1} ms ({:.1}–{:.1})  {:6.1} Mpixels/s; dxlane (1 / 2 threads) / lavapipe time: {:.1}x / {:.1}x",
-            m * 1e3,
-            lo * 1e3,
-            hi * 1e3,
-            pixels / m / 1e6,
-            a.median / m,
-            b.median / m
-        ),
+        Ok((m, lo, hi)) => {
+            println!(
+                "  lavapipe:               {:7.1} ms ({:.1}–{:.1})  {:6.1} Mpixels/s",
+                m * 1e3,
+                lo * 1e3,
+                hi * 1e3,
+                pixels / m / 1e6,
+            );
+            for (e, n, r) in &runs {
+                println!("  dxlane {e} {n}t / lavapipe time: {:.1}x", r.median / m);
+            }
+        }
         Err(e) => println!("  lavapipe: not run: {e}"),
     }
     let verts = triangles();
-    let a = dxlane_triangles(1, &verts);
-    let b = dxlane_triangles(2, &verts);
-    assert_eq!(a.image, b.image, "the image depends on the worker count");
+    let runs: Vec<(Engine, usize, DrawRun)> = engines
+        .iter()
+        .flat_map(|&e| [1, 2].map(|n| (e, n, dxlane_triangles(n, e, &verts))))
+        .collect();
+    for (_, _, r) in &runs[1..] {
+        assert_eq!(
+            runs[0].2.image, r.image,
+            "the image depends on the engine or worker count"
+        );
+    }
     let n = TRIANGLES as f64;
     println!(
         "{TRIANGLES} small depth-tested triangles into {TRI_SIZE}x{TRI_SIZE}, D32_FLOAT, medians of {RUNS} runs (range):"
     );
-    for (k, r) in [(1, &a), (2, &b)] {
+    for (e, k, r) in &runs {
         println!(
-            "  dxlane, {k} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.2} Mtriangles/s ({} pixels shaded)",
-            if k == 1 { " " } else { "s" },
+            "  dxlane {e:6} {k} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.2} Mtriangles/s ({} pixels shaded)",
+            if *k == 1 { " " } else { "s" },
             r.median * 1e3,
             r.min * 1e3,
             r.max * 1e3,
             n / r.median / 1e6,
             r.report.pixels_shaded
         );
+        if *k == 1 {
+            println!("    profile: {}", profile(&r.report));
+        }
     }
-    println!("    profile (1 thread): {}", profile(&a.report));
     match lavapipe_draw(false, &verts) {
-        Ok((m, lo, hi)) => println!(
-            "  lavapipe:          {:7.1} ms ({:.1}–{:.1})  {:6.2} Mtriangles/s; dxlane (1 / 2 threads) / lavapipe time: {:.1}x / {:.1}x",
-            m * 1e3,
-            lo * 1e3,
-            hi * 1e3,
-            n / m / 1e6,
-            a.median / m,
-            b.median / m
-        ),
+        Ok((m, lo, hi)) => {
+            println!(
+                "  lavapipe:               {:7.1} ms ({:.1}–{:.1})  {:6.2} Mtriangles/s",
+                m * 1e3,
+                lo * 1e3,
+                hi * 1e3,
+                n / m / 1e6,
+            );
+            for (e, k, r) in &runs {
+                println!("  dxlane {e} {k}t / lavapipe time: {:.1}x", r.median / m);
+            }
+        }
         Err(e) => println!("  lavapipe: not run: {e}"),
     }
 }

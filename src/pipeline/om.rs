@@ -217,11 +217,11 @@ pub fn target_class(f: Format) -> Option<TargetClass> {
     if !f.is_supported() || f.is_depth() || f.is_block_compressed() {
         return None;
     }
-    let nums: Vec<Num> = f.channels().iter().map(|c| c.num).collect();
     if f == Format::R9G9B9E5_SHAREDEXP {
         return None;
     }
-    let first = *nums.first()?;
+    // Called for every sample the output merger writes: no allocation.
+    let first = f.channels().first()?.num;
     Some(match first {
         Num::UNorm | Num::Srgb | Num::XrBias => TargetClass::Unorm,
         Num::SNorm => TargetClass::Snorm,

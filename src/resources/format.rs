@@ -643,6 +643,34 @@ impl Format {
     /// input reads missing bytes as 0) into four 32-bit values (see the module doc).
     /// Unsupported formats decode to zeros.
     pub fn decode(self, bytes: &[u8]) -> [u32; 4] {
+        // The formats every draw and sampling benchmark touches decode without the
+        // channel table; `fast_paths_equal_the_channel_tables` holds them to it.
+        match self {
+            Format::R8G8B8A8_UNORM | Format::B8G8R8A8_UNORM if bytes.len() >= 4 => {
+                let c = [0, 1, 2, 3].map(|i| UNORM8_TO_F32[usize::from(bytes[i])]);
+                return if self == Format::R8G8B8A8_UNORM {
+                    c
+                } else {
+                    [c[2], c[1], c[0], c[3]]
+                };
+            }
+            Format::R32G32B32A32_FLOAT if bytes.len() >= 16 => {
+                return [0, 1, 2, 3].map(|i| {
+                    u32::from_le_bytes([
+                        bytes[4 * i],
+                        bytes[4 * i + 1],
+                        bytes[4 * i + 2],
+                        bytes[4 * i + 3],
+                    ])
+                });
+            }
+            _ => {}
+        }
+        self.decode_by_layout(bytes)
+    }
+
+    /// [`Format::decode`] through the format's layout table, for every format.
+    fn decode_by_layout(self, bytes: &[u8]) -> [u32; 4] {
         let mut raw = [0u8; 16];
         let n = bytes.len().min(16).min(self.bytes_per_texel() as usize);
         raw[..n].copy_from_slice(&bytes[..n]);
@@ -677,6 +705,25 @@ impl Format {
     /// channels read `value` as `f32` bits, UINT as `u32`, SINT as `i32`, typeless as raw
     /// bits. Unsupported formats write nothing.
     pub fn encode(self, value: [u32; 4], mask: u8, out: &mut [u8]) {
+        if matches!(self, Format::R8G8B8A8_UNORM | Format::B8G8R8A8_UNORM) && out.len() >= 4 {
+            // The output merger's most common target, without the channel table.
+            let byte = if self == Format::R8G8B8A8_UNORM {
+                [0, 1, 2, 3]
+            } else {
+                [2, 1, 0, 3]
+            };
+            for i in 0..4 {
+                if mask & (1 << i) != 0 {
+                    out[byte[i]] = float_to_unorm(f32::from_bits(value[i]), 8) as u8;
+                }
+            }
+            return;
+        }
+        self.encode_by_layout(value, mask, out);
+    }
+
+    /// [`Format::encode`] through the format's layout table, for every format.
+    fn encode_by_layout(self, value: [u32; 4], mask: u8, out: &mut [u8]) {
         let n = out.len().min(16).min(self.bytes_per_texel() as usize);
         let mut raw = [0u8; 16];
         raw[..n].copy_from_slice(&out[..n]);
@@ -792,6 +839,18 @@ fn sign_extend(v: u32, bits: u8) -> i32 {
         ((v << s) as i32) >> s
     }
 }
+
+/// [`unorm_to_float`]`(c, 8)` of every 8-bit code, as bits (the same correctly rounded
+/// division, done when compiling).
+static UNORM8_TO_F32: [u32; 256] = {
+    let mut t = [0u32; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = (c as f32 / 255.0).to_bits();
+        c += 1;
+    }
+    t
+};
 
 /// UNORM → float: `c / (2^n − 1)` in `f32` (one correctly rounded division).
 /// D3D11.3 §3.2 (fixed-point conversion).
@@ -1020,6 +1079,70 @@ mod tests {
 
     fn f(bits: u32) -> f32 {
         f32::from_bits(bits)
+    }
+
+    /// The fast paths of `decode` and `encode` are shortcuts, not rules: they must give
+    /// exactly what the layout tables (D3D11.3 §3.2 conversions) give.
+    #[test]
+    fn fast_paths_equal_the_channel_tables() {
+        let formats = [
+            Format::R8G8B8A8_UNORM,
+            Format::B8G8R8A8_UNORM,
+            Format::R32G32B32A32_FLOAT,
+        ];
+        // Every code of every channel, and words of mixed codes.
+        let mut texels: Vec<[u8; 16]> = Vec::new();
+        for c in 0..=255u8 {
+            let mut t = [c; 16];
+            t[1] = c.wrapping_mul(7);
+            t[2] = 255 - c;
+            t[3] = c ^ 0x5a;
+            texels.push(t);
+        }
+        let mut floats: Vec<u32> = vec![
+            0,
+            0x8000_0000,
+            1.0f32.to_bits(),
+            (-1.0f32).to_bits(),
+            f32::INFINITY.to_bits(),
+            f32::NEG_INFINITY.to_bits(),
+            0x7fc0_0000,
+            0xffc0_1234,
+            0x7f80_0001,
+            1,
+            0x0080_0000,
+            0.5f32.to_bits(),
+            (0.5f32 / 255.0).to_bits(),
+            (1.5f32 / 255.0).to_bits(),
+            f32::MAX.to_bits(),
+        ];
+        for c in 0..=255u32 {
+            floats.push((c as f32 / 255.0).to_bits());
+            floats.push(((c as f32 + 0.5) / 255.0).to_bits());
+            floats.push(((c as f32 + 0.5) / 255.0).to_bits() + 1);
+            floats.push(((c as f32 + 0.5) / 255.0).to_bits() - 1);
+        }
+        for fm in formats {
+            let n = fm.bytes_per_texel() as usize;
+            for t in &texels {
+                assert_eq!(fm.decode(&t[..n]), fm.decode_by_layout(&t[..n]), "{fm:?}");
+            }
+            for (k, w) in floats.chunks(4).enumerate() {
+                let v = [
+                    w[0],
+                    w[w.len() - 1],
+                    w[(k + 1) % w.len()],
+                    w[(k + 2) % w.len()],
+                ];
+                for mask in 0..16u8 {
+                    let mut a = texels[k % texels.len()];
+                    let mut b = a;
+                    fm.encode(v, mask, &mut a[..n]);
+                    fm.encode_by_layout(v, mask, &mut b[..n]);
+                    assert_eq!(a, b, "{fm:?} {v:x?} mask {mask}");
+                }
+            }
+        }
     }
 
     #[test]

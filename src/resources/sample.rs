@@ -136,8 +136,6 @@ struct Site<'a> {
     /// Cube face when sampling a cube.
     face: Option<u32>,
     integer: bool,
-    /// The border colour as the format sees it (§7.18.9.1), as filtered floats.
-    border: Texel,
 }
 
 /// A texel value for filtering: decoded floats or the border colour.
@@ -344,7 +342,10 @@ impl Site<'_> {
             for k in 0..self.axes {
                 match address(self.sampler.address[k], c[k], size[k]) {
                     Some(v) => xyz[k] = v as u32,
-                    None => return Err(self.border),
+                    // Worked out only when a texel is a border texel.
+                    None => {
+                        return Err(border_color(self.view.format, self.sampler.border_color));
+                    }
                 }
             }
             (self.slice, xyz)
@@ -556,7 +557,6 @@ fn locate<'a>(
         slice: 0,
         face: None,
         integer,
-        border: border_color(view.format, sampler.border_color),
     };
     let tc = match view.dim {
         TextureDim::Cube | TextureDim::CubeArray => {
