@@ -216,6 +216,7 @@ impl PreparedDraw {
             observer: None,
             writes: None,
             trace: None,
+            memory: None,
         }
     }
 
