@@ -15,7 +15,8 @@
 //! Tiles own disjoint pixels and take their primitives in draw order, so the targets do
 //! not depend on the number of worker threads. (UAV writes and atomics from pixel programs
 //! happen in tile order, which does: as for compute, only an order-dependent program sees
-//! that.) On an error, the lowest-numbered failing tile's error is returned.
+//! that; a [`DrawOptions::memory`] sink, which hears every UAV write, makes the draw run on
+//! one worker.) On an error, the lowest-numbered failing tile's error is returned.
 //!
 //! # Example
 //!

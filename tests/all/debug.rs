@@ -8,7 +8,7 @@ use std::process::Command;
 
 use dxlane::debug::record::{Record, Recorder, Slot};
 use dxlane::debug::{self, DebugOptions, Debugger, LaneSelect};
-use dxlane::exec::{At, MemWrite, WaveObserver, WaveRead, WaveRun};
+use dxlane::exec::{At, MemWrite, WaveObserver, WaveRead, WaveRun, WriteSink, WriteTarget};
 use dxlane::job::draw_run::{PreparedDraw, prepare_draw};
 use dxlane::job::{Job, RunOptions};
 use dxlane::pipeline::{
@@ -813,4 +813,65 @@ fn uav_pixels_session() {
     );
     assert!(text.contains("by pixel (0, 0), sample 0 at line"), "{text}");
     common::assert_snapshot("debug/uav_pixels.txt", &text);
+}
+
+/// `DrawOptions::memory` hears every UAV write of the pixel lanes with the writing pixel:
+/// 64 pixels each add to `u1[0]` and store to their column's word (uav_pixels.toml), and
+/// two draws (all cores) report the same writes in the same order, while the targets and
+/// UAVs come out as without a sink.
+#[test]
+fn draws_report_uav_writes_in_one_order() {
+    struct Log(std::sync::Mutex<Vec<(String, u64, u32, bool)>>);
+    impl WriteSink for Log {
+        fn write(&self, w: &MemWrite) {
+            if matches!(w.target, WriteTarget::Resource(_)) {
+                self.0.lock().unwrap().push((
+                    w.invocation.to_string(),
+                    w.addr,
+                    w.value[0],
+                    w.atomic,
+                ));
+            }
+        }
+    }
+    let path = common::root().join("tests/jobs/debug/uav_pixels.toml");
+    let plain = prepared_draw(&path);
+    plain.draw(None, None, None).unwrap();
+    let want: Vec<Vec<u8>> = draw_memories(&plain)
+        .iter()
+        .map(|(_, m)| m.to_bytes())
+        .collect();
+    let heard = || {
+        let p = prepared_draw(&path);
+        let log = Log(std::sync::Mutex::new(Vec::new()));
+        let mut o = p.options();
+        o.threads = 0;
+        o.memory = Some(&log);
+        dxlane::pipeline::draw(&p.state(), &p.args, &o).unwrap();
+        let got: Vec<Vec<u8>> = draw_memories(&p)
+            .iter()
+            .map(|(_, m)| m.to_bytes())
+            .collect();
+        assert_eq!(got, want, "a sink changes what the draw leaves");
+        log.0.into_inner().unwrap()
+    };
+    let a = heard();
+    assert_eq!(a, heard(), "the writes in another order");
+    assert_eq!(a.len(), 128, "{a:?}");
+    let atomics: Vec<_> = a.iter().filter(|w| w.3).collect();
+    assert_eq!(atomics.len(), 64);
+    assert!(atomics.iter().all(|w| w.1 == 0));
+    let pixels: std::collections::BTreeSet<&str> = a.iter().map(|w| w.0.as_str()).collect();
+    assert_eq!(pixels.len(), 64, "every pixel wrote");
+    // A store names its pixel: pixel (x, y) stores to word 1 + (x & 1). (Its value is the
+    // word after the instruction: the last lane of the wave to store there.)
+    for (who, addr, _, _) in a.iter().filter(|w| !w.3) {
+        let x: u64 = who
+            .strip_prefix("pixel (")
+            .and_then(|r| r.split_once(','))
+            .and_then(|(x, _)| x.parse().ok())
+            .unwrap_or_else(|| panic!("{who}"));
+        assert_eq!(*addr, 4 * (1 + (x & 1)), "{who}");
+    }
+    assert_eq!(a.last().map(|w| w.2), Some(63), "pixel (7, 7) stores last");
 }
