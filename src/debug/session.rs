@@ -2145,13 +2145,22 @@ impl Debugger {
                 addr: u64,
                 bytes: u64,
                 group: [u32; 3],
+                draw: Option<TraceAt>,
                 hits: std::sync::Mutex<Vec<MemWrite>>,
             }
             impl WriteSink for Filter {
                 fn write(&self, w: &MemWrite) {
                     let same_group = matches!(w.invocation, Invocation::Thread { group, .. } if group.0 == self.group);
+                    // A binding names a range of the writing stage's program: the other
+                    // stage's writes would name another resource by the same numbers.
+                    let other_stage = matches!(
+                        (self.draw, w.invocation),
+                        (Some(TraceAt::Pixel { .. }), Invocation::Vertex { .. })
+                            | (Some(TraceAt::Vertex { .. }), Invocation::Pixel { .. })
+                    );
                     if w.target == WriteTarget::Resource(self.b)
                         && !same_group
+                        && !other_stage
                         && w.addr < self.addr + self.bytes
                         && w.addr + u64::from(w.bytes) > self.addr
                     {
@@ -2167,6 +2176,7 @@ impl Debugger {
                 addr,
                 bytes,
                 group: self.place.group,
+                draw: self.place.draw,
                 hits: std::sync::Mutex::new(Vec::new()),
             };
             let run = self
