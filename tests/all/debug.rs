@@ -669,7 +669,7 @@ impl PixelObserver for Covered {
     }
 }
 
-/// Every example draw job (and the debugger's UAV-writing draw): a draw with the debugger
+/// Every example draw job (and the debugger's UAV-writing draws): a draw with the debugger
 /// observing a pixel lane — one the normal draw shaded — and, separately, a vertex lane
 /// leaves the render targets, the depth-stencil buffer and the UAVs byte for byte as a
 /// normal draw of the job does (DESIGN "The debugger observes one lane of a normal run").
@@ -686,6 +686,7 @@ fn debugged_draws_equal_normal_draws() {
     jobs.sort();
     assert!(jobs.len() >= 5, "{jobs:?}");
     jobs.push(common::root().join("tests/jobs/debug/uav_pixels.toml"));
+    jobs.push(common::root().join("tests/jobs/debug/uav_vertices.toml"));
     let mut compared = 0;
     for path in &jobs {
         let show = path.display();
@@ -813,6 +814,28 @@ fn uav_pixels_session() {
     );
     assert!(text.contains("by pixel (0, 0), sample 0 at line"), "{text}");
     common::assert_snapshot("debug/uav_pixels.txt", &text);
+}
+
+/// A memory watch on a vertex lane's UAV element finds the writers in the other vertex
+/// waves, and only them: the pixel program's writes name its own range 0 (`u1`), which is
+/// not the vertex program's (`u2`).
+#[test]
+fn uav_vertices_session() {
+    let (text, code) = session(&[
+        "debug",
+        "tests/jobs/debug/uav_vertices.toml",
+        "--vertex",
+        "20",
+        "-c",
+        "watch u2[0]; continue; continue; print u2[0]",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("16 write(s) by lanes of other waves"),
+        "{text}"
+    );
+    assert!(!text.contains("by pixel"), "{text}");
+    common::assert_snapshot("debug/uav_vertices.txt", &text);
 }
 
 /// `DrawOptions::memory` hears every UAV write of the pixel lanes with the writing pixel:
