@@ -1,16 +1,20 @@
 //! The lane debugger's cost (`cargo bench --bench debug`): the time to reach a breakpoint
-//! deep in a large dispatch against a normal run of the same dispatch, and the tracing
-//! rate of the observed wave. Prints medians and ranges of several runs; asserts nothing.
+//! deep in a large dispatch against a normal run of the same dispatch, the tracing rate of
+//! the observed wave, and the time to a breakpoint on a pixel lane of a draw against a
+//! normal draw. Prints medians and ranges of several runs; asserts nothing.
 //!
-//! The job is examples/mandelbrot.toml (1024 × 1024 threads, 16384 groups); the lane is
-//! thread (340, 512, 0), which never escapes and so runs all 256 iterations (6422 DXBC
-//! instructions), and the breakpoint is its 256th pass over the loop's escape test.
+//! The dispatch is examples/mandelbrot.toml (1024 × 1024 threads, 16384 groups); the lane
+//! is thread (340, 512, 0), which never escapes and so runs all 256 iterations (6422 DXBC
+//! instructions), and the breakpoint is its 256th pass over the loop's escape test. The
+//! draw is examples/fullscreen.toml (one triangle over 128 × 128 pixels); the lane is
+//! pixel (100, 90), and the breakpoint the program's last instruction before `ret`.
 
 use std::time::Instant;
 
 use dxlane::debug::record::Recorder;
 use dxlane::debug::{self, DebugOptions, Debugger, LaneSelect};
 use dxlane::exec::{DescriptorTable, GroupHooks, GroupRunner, Program};
+use dxlane::job::draw_run::prepare_draw;
 use dxlane::job::{Job, RunOptions};
 use dxlane::pipeline::dispatch::thread_layout;
 
@@ -134,4 +138,56 @@ fn main() {
         rate,
         "M steps/s",
     );
+
+    draw_case(root, threads);
+}
+
+/// A pixel lane of a draw: opening the session (the draw twice: once to find the lane,
+/// once traced) and continuing to a breakpoint, against a normal draw.
+fn draw_case(root: &std::path::Path, threads: usize) {
+    let job = Job::load(&root.join("examples/fullscreen.toml")).unwrap();
+    let p = prepare_draw(
+        job,
+        &RunOptions {
+            threads: Some(threads),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    let target = debug::from_draw_job(p).unwrap();
+    println!("fullscreen 128 × 128 draw, {threads} worker threads (0 = all cores)");
+    let mut normal = Vec::new();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        target.run_normal().unwrap();
+        normal.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let n = show("normal draw", normal, "ms");
+    let mut total = Vec::new();
+    let mut steps = 0;
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let mut d = Debugger::open(
+            target.clone(),
+            LaneSelect::Pixel {
+                x: 100,
+                y: 90,
+                sample: 0,
+                prim: 0,
+            },
+            DebugOptions::default(),
+        )
+        .unwrap();
+        d.execute("break 15").unwrap();
+        let r = d.execute("continue").unwrap();
+        assert!(r.starts_with("breakpoint 1"), "{r}");
+        steps = d.position();
+        total.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let b = show(
+        &format!("open a pixel lane and continue to step {steps}"),
+        total,
+        "ms",
+    );
+    println!("{:<58} {:>10.2}×", "… against the normal draw", b / n);
 }

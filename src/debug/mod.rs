@@ -30,7 +30,9 @@
 //! A draw job runs the same way through `pipeline::draw` with a `DrawOptions::trace`
 //! hook: the batch holding the chosen pixel or vertex lane runs the unoptimised lowering
 //! in waves of the program's wave size, its wave traced; quads, helper lanes and
-//! per-sample execution are the normal draw's (see `docs/debugger.md`, "Draw jobs").
+//! per-sample execution are the normal draw's (see `docs/debugger.md`, "Draw jobs"). A
+//! memory watch's second draw sets `DrawOptions::memory` too: the other vertex and pixel
+//! waves report their writes, with the writing pixel or vertex.
 //!
 //! The observed group's results equal a normal run's: the unoptimised and optimised
 //! lowerings compute the same values, and exec's traced loop runs the same handlers in

@@ -134,7 +134,8 @@ pub struct Debugger {
     pos: usize,
     bps: Vec<(u32, Breakpoint)>,
     next_bp: u32,
-    /// Writes of watched memory by lanes of other groups (from a second run).
+    /// Writes of watched memory by lanes of other groups (draws: other waves), from a
+    /// second run.
     elsewhere: Vec<MemWrite>,
     notes: Vec<String>,
     /// Draws: the traced wave's lanes and outputs, and the targets at the lane's pixel.
@@ -1173,6 +1174,16 @@ impl Debugger {
         }
     }
 
+    /// Where the writes a second run finds come from: a dispatch's other groups (the
+    /// lane's own group is in the record), a draw's other waves.
+    fn others_word(&self) -> &'static str {
+        if self.target.is_draw() {
+            "other waves"
+        } else {
+            "other groups"
+        }
+    }
+
     fn writer_text(&self, m: &MemWrite) -> String {
         let me = self.rec.invocations.get(self.lane) == Some(&m.invocation);
         let who = if me {
@@ -1239,7 +1250,7 @@ impl Debugger {
             .filter(|b| matches!(b, Breakpoint::Memory { .. }))
             .collect();
         if !mems.is_empty() && !self.elsewhere.is_empty() {
-            let _ = write!(s, "\nwatched memory written in other groups:");
+            let _ = write!(s, "\nwatched memory written in {}:", self.others_word());
             for m in self.elsewhere.iter().take(8) {
                 let _ = write!(
                     s,
@@ -2124,8 +2135,8 @@ impl Debugger {
         Ok(self.steps.len())
     }
 
-    /// Adds a memory watch; writers in other groups come from a second run of the
-    /// dispatch (checked to end with the same memory).
+    /// Adds a memory watch; writers in other groups (draws: other waves) come from a
+    /// second run of the dispatch or draw (checked to end with the same memory).
     fn watch_memory(&mut self, name: String, target: WriteTarget, addr: u64, bytes: u64) -> String {
         let mut note = String::new();
         if let WriteTarget::Resource(b) = target {
@@ -2134,13 +2145,22 @@ impl Debugger {
                 addr: u64,
                 bytes: u64,
                 group: [u32; 3],
+                draw: Option<TraceAt>,
                 hits: std::sync::Mutex<Vec<MemWrite>>,
             }
             impl WriteSink for Filter {
                 fn write(&self, w: &MemWrite) {
                     let same_group = matches!(w.invocation, Invocation::Thread { group, .. } if group.0 == self.group);
+                    // A binding names a range of the writing stage's program: the other
+                    // stage's writes would name another resource by the same numbers.
+                    let other_stage = matches!(
+                        (self.draw, w.invocation),
+                        (Some(TraceAt::Pixel { .. }), Invocation::Vertex { .. })
+                            | (Some(TraceAt::Vertex { .. }), Invocation::Pixel { .. })
+                    );
                     if w.target == WriteTarget::Resource(self.b)
                         && !same_group
+                        && !other_stage
                         && w.addr < self.addr + self.bytes
                         && w.addr + u64::from(w.bytes) > self.addr
                     {
@@ -2156,6 +2176,7 @@ impl Debugger {
                 addr,
                 bytes,
                 group: self.place.group,
+                draw: self.place.draw,
                 hits: std::sync::Mutex::new(Vec::new()),
             };
             let run = self
@@ -2166,15 +2187,22 @@ impl Debugger {
                 Invocation::Thread { group, thread } => (group.0, thread.0, m.addr),
                 _ => ([0; 3], [0; 3], m.addr),
             });
+            let others = self.others_word();
             if run.outputs != self.outputs {
-                note.push_str("\nnote: the second run ended with different memory: the program is order-dependent through atomics, and writers in other groups may differ from the recorded run's");
+                let _ = write!(
+                    note,
+                    "\nnote: the second run ended with different memory: the program is order-dependent through atomics, and writers in {others} may differ from the recorded run's"
+                );
             } else {
-                note.push_str("\n(a second run found the writers in other groups; it ended with the same memory)");
+                let _ = write!(
+                    note,
+                    "\n(a second run found the writers in {others}; it ended with the same memory)"
+                );
             }
             if !hits.is_empty() {
                 let _ = write!(
                     note,
-                    "\n{} write(s) by lanes of other groups (listed when the lane finishes)",
+                    "\n{} write(s) by lanes of {others} (listed when the lane finishes)",
                     hits.len()
                 );
             }

@@ -598,8 +598,9 @@ impl Target {
 
     /// Runs the whole dispatch from the start, observing wave `wave` of group `group`
     /// (keeping at most `limit_bytes` of record) and reporting every write to `writes`.
-    /// Draws: every write is not reported (`writes` is for dispatches), and the traced
-    /// wave is `place.draw`.
+    /// Draws: the traced wave is `place.draw`, and `writes` hears the writes of every
+    /// other vertex and pixel wave (`DrawOptions::memory`: on one worker thread, in the
+    /// order they happen).
     pub fn run(
         &self,
         place: &LanePlace,
@@ -615,6 +616,7 @@ impl Target {
                 let hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
                 let mut o = p.options();
                 o.trace = Some(&hook);
+                o.memory = writes;
                 let r = crate::pipeline::draw(&p.state(), &p.args, &o);
                 (r, hook.take())
             };

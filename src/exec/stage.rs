@@ -27,7 +27,7 @@ use super::Ctx;
 use super::budget::{ExecError, Limits};
 use super::interp::{Outcome, run, run_traced};
 use super::jit::{self, Engine, JitReport, JitShader};
-use super::observe::{WaveObserver, reader};
+use super::observe::{WaveObserver, WriteSink, reader};
 use super::profile::Profile;
 use super::resource::DescriptorTable;
 use super::wave::{Exec, Wave, WaveState};
@@ -182,6 +182,7 @@ impl<const W: usize> StageWave<W> {
         lanes: u128,
         helper: u128,
         pixel: Option<&dyn PixelContext>,
+        writes: Option<&dyn WriteSink>,
         mut obs: Option<&mut dyn WaveObserver>,
     ) -> Result<WaveRun, ExecError> {
         let s = p.shader;
@@ -194,7 +195,7 @@ impl<const W: usize> StageWave<W> {
             group_id: [0; 3],
             shared_bytes: 0,
             pixel,
-            writes: None,
+            writes,
             jit: p.jit.as_deref(),
         };
         let w = &mut self.wave;
@@ -314,8 +315,20 @@ impl<'p> StageRunner<'p> {
         helper: u128,
         pixel: Option<&dyn PixelContext>,
     ) -> Result<WaveRun, ExecError> {
+        self.run_writes(lanes, helper, pixel, None)
+    }
+
+    /// [`StageRunner::run`], reporting every memory write of the wave's lanes to
+    /// `writes` (see `observe`; `None` costs one branch per store instruction).
+    pub fn run_writes(
+        &mut self,
+        lanes: u128,
+        helper: u128,
+        pixel: Option<&dyn PixelContext>,
+        writes: Option<&dyn WriteSink>,
+    ) -> Result<WaveRun, ExecError> {
         let p = self.program;
-        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, None))
+        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, writes, None))
     }
 
     /// [`StageRunner::run`] through exec's traced loop, reporting every step of the wave
@@ -329,7 +342,7 @@ impl<'p> StageRunner<'p> {
         obs: &mut dyn WaveObserver,
     ) -> Result<WaveRun, ExecError> {
         let p = self.program;
-        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, Some(&mut *obs)))
+        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, None, Some(&mut *obs)))
     }
 }
 

@@ -219,6 +219,7 @@ impl PreparedDraw {
             observer: None,
             writes: None,
             trace: None,
+            memory: None,
             engine: self.engine,
         }
     }

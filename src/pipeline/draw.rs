@@ -15,7 +15,8 @@
 //! Tiles own disjoint pixels and take their primitives in draw order, so the targets do
 //! not depend on the number of worker threads. (UAV writes and atomics from pixel programs
 //! happen in tile order, which does: as for compute, only an order-dependent program sees
-//! that.) On an error, the lowest-numbered failing tile's error is returned.
+//! that; a [`DrawOptions::memory`] sink, which hears every UAV write, makes the draw run on
+//! one worker.) On an error, the lowest-numbered failing tile's error is returned.
 //!
 //! # Example
 //!
@@ -96,7 +97,7 @@ use super::state::*;
 use super::vs::{self, VertexJob, VertexOutputs};
 use crate::exec::jit::Engine;
 use crate::exec::{
-    DescriptorTable, ExecError, Limits, Profile, StageProgram, StageRunner, WaveObserver,
+    DescriptorTable, ExecError, Limits, Profile, StageProgram, StageRunner, WaveObserver, WriteSink,
 };
 use crate::ir::{ComponentType, Shader};
 use crate::resources::Format;
@@ -288,6 +289,13 @@ pub struct DrawOptions<'a> {
     pub writes: Option<&'a dyn MergeObserver>,
     /// One wave to run traced (the debugger's hook); `None` for a normal draw.
     pub trace: Option<&'a TraceWave<'a>>,
+    /// Hears every memory write of the vertex and pixel lanes but the traced wave's
+    /// (whose observer hears them): what the debugger's memory watches need of the
+    /// other waves. With a sink the draw runs on one worker thread, so the sink hears
+    /// the writes in the order they happen, which is the same in every run: vertex
+    /// waves first, then the tiles in row-major order, each tile's waves in the order
+    /// they ran. `None` (a normal draw) costs one branch per store instruction.
+    pub memory: Option<&'a dyn WriteSink>,
     /// The engine of the vertex and pixel programs (a traced wave always runs in the
     /// interpreter).
     pub engine: Engine,
@@ -305,6 +313,7 @@ impl Default for DrawOptions<'_> {
             observer: None,
             writes: None,
             trace: None,
+            memory: None,
             engine: Engine::from_env(),
         }
     }
@@ -412,7 +421,8 @@ pub(crate) struct TraceProgram<'a> {
 }
 
 impl TraceProgram<'_> {
-    /// Runs one wave of the debug program on `runner`'s lanes, traced when `traced`.
+    /// Runs one wave of the debug program on `runner`'s lanes, traced when `traced`
+    /// (else reporting its memory writes to `writes`).
     pub(crate) fn run(
         &self,
         runner: &mut StageRunner<'_>,
@@ -420,6 +430,7 @@ impl TraceProgram<'_> {
         helper: u128,
         pixel: Option<&dyn crate::exec::PixelContext>,
         traced: bool,
+        writes: Option<&dyn WriteSink>,
     ) -> Result<crate::exec::WaveRun, ExecError> {
         if traced {
             let mut out = None;
@@ -428,7 +439,7 @@ impl TraceProgram<'_> {
             });
             out.unwrap_or_else(|| runner.run(lanes, helper, pixel))
         } else {
-            runner.run(lanes, helper, pixel)
+            runner.run_writes(lanes, helper, pixel, writes)
         }
     }
 }
@@ -849,7 +860,10 @@ pub fn draw(
     let early =
         s.ps.is_none_or(|ps| ps::early_depth_allowed(ps, s.blend.alpha_to_coverage_enable));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if opts.threads == 0 {
+    // A write sink hears the writes in one order only on one worker (see `memory`).
+    let threads = if opts.memory.is_some() {
+        1
+    } else if opts.threads == 0 {
         cores
     } else {
         opts.threads
@@ -986,8 +1000,14 @@ pub fn draw(
                 .map(|slot| vs::Trace { program: t, slot }),
             _ => None,
         };
-        report.vs_lane_instructions +=
-            vs::shade(&vs_program, &job, threads, &mut outputs, vs_trace.as_ref())?;
+        report.vs_lane_instructions += vs::shade(
+            &vs_program,
+            &job,
+            threads,
+            &mut outputs,
+            vs_trace.as_ref(),
+            opts.memory,
+        )?;
         report.vertices_shaded += unique.len() as u64;
         let vertex =
             |p: u32| -> u32 { base as u32 + slot_of(ids.get(p as usize).copied().unwrap_or(0)) };
@@ -1052,6 +1072,7 @@ pub fn draw(
         scissor,
         observer: opts.observer,
         writes: opts.writes,
+        memory: opts.memory,
         trace: trace
             .as_ref()
             .filter(|t| matches!(t.at, TraceAt::Pixel { .. })),
@@ -1293,6 +1314,7 @@ struct TileCtx<'a> {
     scissor: Rect,
     observer: Option<&'a dyn PixelObserver>,
     writes: Option<&'a dyn MergeObserver>,
+    memory: Option<&'a dyn WriteSink>,
     trace: Option<&'a TraceProgram<'a>>,
 }
 
@@ -1570,7 +1592,7 @@ impl TileCtx<'_> {
                 (run, runner.wave_size(), &traced_out[..])
             }
             _ => {
-                let run = runner.run(all, helper, Some(&ctx))?;
+                let run = runner.run_writes(all, helper, Some(&ctx), self.memory)?;
                 (run, runner.wave_size(), runner.outputs())
             }
         };
@@ -1630,7 +1652,7 @@ impl TileCtx<'_> {
                 lanes: sub,
             };
             let traced = lane / w == k;
-            let run = tp.run(&mut runner, all, helper, Some(&ctx), traced)?;
+            let run = tp.run(&mut runner, all, helper, Some(&ctx), traced, self.memory)?;
             let o = runner.outputs();
             for word in 0..words {
                 for l in 0..sub.len() {

@@ -27,7 +27,7 @@ use crossbeam::thread;
 use super::ia::{self, Element};
 use super::link::VsSource;
 use super::state::VertexBufferView;
-use crate::exec::{ExecError, StageProgram, StageRunner};
+use crate::exec::{ExecError, StageProgram, StageRunner, WriteSink};
 
 /// Vertices per chunk handed to one worker.
 const CHUNK: usize = 1024;
@@ -78,13 +78,15 @@ pub struct VertexJob<'a> {
 }
 
 /// Shades every vertex of `job`, appending their outputs to `out` in `ids` order, on
-/// `threads` workers. Returns the lane-instructions executed.
+/// `threads` workers, reporting the lanes' memory writes to `writes` (all but the traced
+/// wave's). Returns the lane-instructions executed.
 pub(crate) fn shade(
     program: &StageProgram<'_>,
     job: &VertexJob<'_>,
     threads: usize,
     out: &mut VertexOutputs,
     trace: Option<&Trace<'_>>,
+    writes: Option<&dyn WriteSink>,
 ) -> Result<u64, ExecError> {
     let stride = program.shader().output_words as usize;
     out.stride = stride;
@@ -115,7 +117,7 @@ pub(crate) fn shade(
                     .filter(|&k| k < ids.len())
                     .map(|k| (t, k))
             });
-            match shade_chunk(&mut runner, job, ids, dst, stride, trace) {
+            match shade_chunk(&mut runner, job, ids, dst, stride, trace, writes) {
                 Ok(n) => executed += n,
                 Err(e) => errors
                     .lock()
@@ -157,6 +159,7 @@ fn shade_chunk(
     dst: &mut [u32],
     stride: usize,
     trace: Option<(&Trace<'_>, usize)>,
+    writes: Option<&dyn WriteSink>,
 ) -> Result<u64, ExecError> {
     let w = runner.wave_size();
     let mut executed = 0;
@@ -176,7 +179,7 @@ fn shade_chunk(
                     (1u128 << sub.len()) - 1
                 };
                 let traced = (k % w) / dw == j;
-                let run = t.program.run(&mut dr, lanes, 0, None, traced)?;
+                let run = t.program.run(&mut dr, lanes, 0, None, traced, writes)?;
                 executed += run.lane_instructions;
                 let outputs = dr.outputs();
                 for l in 0..sub.len() {
@@ -205,7 +208,7 @@ fn shade_chunk(
         } else {
             (1u128 << batch.len()) - 1
         };
-        let run = runner.run(lanes, 0, None)?;
+        let run = runner.run_writes(lanes, 0, None, writes)?;
         executed += run.lane_instructions;
         let outputs = runner.outputs();
         for l in 0..batch.len() {

@@ -8,9 +8,13 @@ use std::process::Command;
 
 use dxlane::debug::record::{Record, Recorder, Slot};
 use dxlane::debug::{self, DebugOptions, Debugger, LaneSelect};
-use dxlane::exec::{At, MemWrite, WaveObserver, WaveRead};
+use dxlane::exec::{At, MemWrite, WaveObserver, WaveRead, WaveRun, WriteSink, WriteTarget};
+use dxlane::job::draw_run::{PreparedDraw, prepare_draw};
 use dxlane::job::{Job, RunOptions};
-use dxlane::pipeline::{DispatchHooks, DispatchOptions, ObserveWave, dispatch_with};
+use dxlane::pipeline::{
+    DispatchHooks, DispatchOptions, ObserveWave, PixelLane, PixelObserver, dispatch_with, ia,
+};
+use dxlane::resources::{Descriptor, Memory};
 
 use crate::common;
 use crate::exec_robust::{Rng, bindings, program};
@@ -612,4 +616,285 @@ fn draw_bad_input() {
         text.push_str(&t);
     }
     common::assert_snapshot("debug/draw_bad_input.txt", &text);
+}
+
+/// Every memory a prepared draw can write, by name: both stages' resources (UAVs; the
+/// read-only ones never change), the render targets and the depth-stencil buffer.
+fn draw_memories(p: &PreparedDraw) -> Vec<(String, Memory)> {
+    let mut out: Vec<(String, Memory)> = Vec::new();
+    let mut add = |name: String, m: &Memory| {
+        if !out.iter().any(|(_, x)| x == m) {
+            out.push((name, m.clone()));
+        }
+    };
+    for (stage, b) in [("vs", &p.vs_bindings), ("ps", &p.ps_bindings)] {
+        for (r, range) in b.ranges.iter().enumerate() {
+            for (k, d) in range.iter().enumerate() {
+                let name = format!("{stage} range {r} element {k}");
+                match d {
+                    Descriptor::Buffer { view, .. } => add(name, &view.memory),
+                    Descriptor::Texture(v) => add(name, v.texture.memory()),
+                    _ => {}
+                }
+            }
+        }
+    }
+    for (i, t) in p.targets.iter().enumerate() {
+        add(format!("render target {i}"), t.view.texture.memory());
+    }
+    if let Some(d) = &p.depth {
+        add("depth-stencil".into(), d.view.texture.memory());
+    }
+    out
+}
+
+fn prepared_draw(path: &Path) -> PreparedDraw {
+    let job = Job::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    prepare_draw(job, &RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The samples the pixel program's lanes stood for: (x, y, sample), in raster order.
+struct Covered(std::sync::Mutex<Vec<(u32, u32, u32)>>);
+
+impl PixelObserver for Covered {
+    fn wave(&self, _: u32, _: u32, lanes: &[PixelLane], _: &WaveRun, _: &[u32]) {
+        let mut v = self.0.lock().unwrap();
+        // A helper lane stands for no sample; a per-sample lane's coverage is its sample.
+        v.extend(
+            lanes
+                .iter()
+                .filter(|p| p.coverage != 0)
+                .map(|p| (p.y, p.x, p.coverage.trailing_zeros())),
+        );
+    }
+}
+
+/// Every example draw job (and the debugger's UAV-writing draws): a draw with the debugger
+/// observing a pixel lane — one the normal draw shaded — and, separately, a vertex lane
+/// leaves the render targets, the depth-stencil buffer and the UAVs byte for byte as a
+/// normal draw of the job does (DESIGN "The debugger observes one lane of a normal run").
+/// A memory watch's second run (every wave's writes reported, on one worker) leaves the
+/// same memory too.
+#[test]
+fn debugged_draws_equal_normal_draws() {
+    let mut jobs: Vec<PathBuf> = std::fs::read_dir(common::root().join("examples"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml") && is_draw(p))
+        .collect();
+    jobs.sort();
+    assert!(jobs.len() >= 5, "{jobs:?}");
+    jobs.push(common::root().join("tests/jobs/debug/uav_pixels.toml"));
+    jobs.push(common::root().join("tests/jobs/debug/uav_vertices.toml"));
+    let mut compared = 0;
+    for path in &jobs {
+        let show = path.display();
+        let normal = prepared_draw(path);
+        normal
+            .draw(None, None, None)
+            .unwrap_or_else(|e| panic!("{show}: {e}"));
+        let want: Vec<(String, Vec<u8>)> = draw_memories(&normal)
+            .into_iter()
+            .map(|(n, m)| (n, m.to_bytes()))
+            .collect();
+
+        let covered = Covered(std::sync::Mutex::new(Vec::new()));
+        prepared_draw(path)
+            .draw(None, Some(&covered), None)
+            .unwrap_or_else(|e| panic!("{show}: {e}"));
+        let mut covered = covered.0.into_inner().unwrap();
+        covered.sort_unstable();
+        covered.dedup();
+        let &(y, x, sample) = covered
+            .get(covered.len() / 2)
+            .unwrap_or_else(|| panic!("{show}: the draw shades no pixel"));
+        let pixel = LaneSelect::Pixel {
+            x,
+            y,
+            sample,
+            prim: 0,
+        };
+
+        let p = prepared_draw(path);
+        let args = p.args;
+        let vertex = match &p.state().index_buffer {
+            Some(ib) => ia::read_index(ib, u64::from(args.start_vertex + args.vertex_count / 2)),
+            None => args.vertex_count / 2,
+        };
+        let lanes = [
+            pixel,
+            LaneSelect::Vertex {
+                vertex,
+                instance: 0,
+            },
+        ];
+        for lane in lanes {
+            let p = prepared_draw(path);
+            let memories = draw_memories(&p);
+            let target = debug::from_draw_job(p).unwrap();
+            let mut d = Debugger::open(target, lane, DebugOptions::default())
+                .unwrap_or_else(|e| panic!("{show}: {lane:?}: {e}"));
+            assert!(d.fault().is_none(), "{show}: {lane:?}");
+            let got: Vec<(String, Vec<u8>)> = memories
+                .iter()
+                .map(|(n, m)| (n.clone(), m.to_bytes()))
+                .collect();
+            assert_eq!(got.len(), want.len(), "{show}");
+            for ((name, g), (_, w)) in got.iter().zip(&want) {
+                assert!(
+                    g == w,
+                    "{show}: {lane:?}: the debugged draw leaves other bytes in {name}"
+                );
+            }
+            compared += 1;
+            if path.ends_with("uav_pixels.toml") && matches!(lane, LaneSelect::Pixel { .. }) {
+                let text = d.execute("watch u1[1]").unwrap();
+                assert!(text.contains("it ended with the same memory"), "{text}");
+            }
+        }
+    }
+    assert!(compared >= 12, "{compared}");
+}
+
+/// A pixel lane of a corpus DXIL program (dxil-reader's sampling.dxil, behind a scissor
+/// rectangle so that a quad of the lane's wave has helper lanes;
+/// `tests/jobs/corpus/sampling_dxil_scissor.toml` derives the pixels): a break on a DXIL
+/// instruction, a conditional break on a `%N` value, step, next, back, values, `why`,
+/// the inputs, the wave view with its helpers, the outputs.
+#[test]
+fn pixel_sampling_dxil_session() {
+    let Some(root) = common::corpora().first().and_then(|d| d.parent()) else {
+        eprintln!(
+            "SKIPPED debug::pixel_sampling_dxil_session: the corpora are not fetched (DXLANE_NO_CORPORA)"
+        );
+        return;
+    };
+    // The job's corpus and vertex-program paths, made absolute in a folder of its own.
+    let dir = common::root().join("tests/jobs/corpus");
+    let text = std::fs::read_to_string(dir.join("sampling_dxil_scissor.toml")).unwrap();
+    let text = text
+        .replace("../../../target/corpora", &root.display().to_string())
+        .replace("vs = \"", &format!("vs = \"{}/", dir.display()));
+    let staged = common::target_dir().join("debug-jobs");
+    std::fs::create_dir_all(&staged).unwrap();
+    let job = staged.join("sampling_dxil_scissor.toml");
+    std::fs::write(&job, text).unwrap();
+    let job = job.to_string_lossy().into_owned();
+    let (text, code) = session(&[
+        "debug",
+        &job,
+        "--pixel",
+        "2,1",
+        "-c",
+        "break 115; continue; print %12; print %13; wave %12; step; print %17; next; break 155 if %52 == 2; continue; print %52; step; why %56 2; back 3; where; print %56; step 3; continue; wave %71; print/x %83; inputs; outputs",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let text = text.replace(&job, "JOB");
+    common::assert_snapshot("debug/pixel_sampling_dxil.txt", &text);
+}
+
+/// A memory watch on a UAV element inside a draw finds the writers in other pixel waves
+/// (from a second draw whose other waves report their writes), each named by its pixel,
+/// besides the lanes of the observed wave.
+#[test]
+fn uav_pixels_session() {
+    let (text, code) = session(&[
+        "debug",
+        "tests/jobs/debug/uav_pixels.toml",
+        "--pixel",
+        "2,3",
+        "-c",
+        "watch u1[1]; continue; where; continue; print u1[1]",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("watched memory written in other waves:"),
+        "{text}"
+    );
+    assert!(text.contains("by pixel (0, 0), sample 0 at line"), "{text}");
+    common::assert_snapshot("debug/uav_pixels.txt", &text);
+}
+
+/// A memory watch on a vertex lane's UAV element finds the writers in the other vertex
+/// waves, and only them: the pixel program's writes name its own range 0 (`u1`), which is
+/// not the vertex program's (`u2`).
+#[test]
+fn uav_vertices_session() {
+    let (text, code) = session(&[
+        "debug",
+        "tests/jobs/debug/uav_vertices.toml",
+        "--vertex",
+        "20",
+        "-c",
+        "watch u2[0]; continue; continue; print u2[0]",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("16 write(s) by lanes of other waves"),
+        "{text}"
+    );
+    assert!(!text.contains("by pixel"), "{text}");
+    common::assert_snapshot("debug/uav_vertices.txt", &text);
+}
+
+/// `DrawOptions::memory` hears every UAV write of the pixel lanes with the writing pixel:
+/// 64 pixels each add to `u1[0]` and store to their column's word (uav_pixels.toml), and
+/// two draws (all cores) report the same writes in the same order, while the targets and
+/// UAVs come out as without a sink.
+#[test]
+fn draws_report_uav_writes_in_one_order() {
+    struct Log(std::sync::Mutex<Vec<(String, u64, u32, bool)>>);
+    impl WriteSink for Log {
+        fn write(&self, w: &MemWrite) {
+            if matches!(w.target, WriteTarget::Resource(_)) {
+                self.0.lock().unwrap().push((
+                    w.invocation.to_string(),
+                    w.addr,
+                    w.value[0],
+                    w.atomic,
+                ));
+            }
+        }
+    }
+    let path = common::root().join("tests/jobs/debug/uav_pixels.toml");
+    let plain = prepared_draw(&path);
+    plain.draw(None, None, None).unwrap();
+    let want: Vec<Vec<u8>> = draw_memories(&plain)
+        .iter()
+        .map(|(_, m)| m.to_bytes())
+        .collect();
+    let heard = || {
+        let p = prepared_draw(&path);
+        let log = Log(std::sync::Mutex::new(Vec::new()));
+        let mut o = p.options();
+        o.threads = 0;
+        o.memory = Some(&log);
+        dxlane::pipeline::draw(&p.state(), &p.args, &o).unwrap();
+        let got: Vec<Vec<u8>> = draw_memories(&p)
+            .iter()
+            .map(|(_, m)| m.to_bytes())
+            .collect();
+        assert_eq!(got, want, "a sink changes what the draw leaves");
+        log.0.into_inner().unwrap()
+    };
+    let a = heard();
+    assert_eq!(a, heard(), "the writes in another order");
+    assert_eq!(a.len(), 128, "{a:?}");
+    let atomics: Vec<_> = a.iter().filter(|w| w.3).collect();
+    assert_eq!(atomics.len(), 64);
+    assert!(atomics.iter().all(|w| w.1 == 0));
+    let pixels: std::collections::BTreeSet<&str> = a.iter().map(|w| w.0.as_str()).collect();
+    assert_eq!(pixels.len(), 64, "every pixel wrote");
+    // A store names its pixel: pixel (x, y) stores to word 1 + (x & 1). (Its value is the
+    // word after the instruction: the last lane of the wave to store there.)
+    for (who, addr, _, _) in a.iter().filter(|w| !w.3) {
+        let x: u64 = who
+            .strip_prefix("pixel (")
+            .and_then(|r| r.split_once(','))
+            .and_then(|(x, _)| x.parse().ok())
+            .unwrap_or_else(|| panic!("{who}"));
+        assert_eq!(*addr, 4 * (1 + (x & 1)), "{who}");
+    }
+    assert_eq!(a.last().map(|w| w.2), Some(63), "pixel (7, 7) stores last");
 }
