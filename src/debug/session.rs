@@ -1811,8 +1811,24 @@ impl Debugger {
     /// Where this lane's history and another lane's (anywhere in the dispatch: its wave is
     /// recorded by running the dispatch again) part.
     pub fn diff_lane(&self, sel: LaneSelect) -> Result<String, DebugError> {
+        let stage = |p: &LanePlace| match p.draw {
+            None => 0,
+            Some(TraceAt::Pixel { .. }) => 1,
+            Some(TraceAt::Vertex { .. }) => 2,
+        };
         let place = self.target.place(sel)?;
-        if place.group == self.place.group && place.wave == self.place.wave {
+        if stage(&place) != stage(&self.place) {
+            return Err(DebugError::Command(
+                "`diff` compares two lanes of the same program: a pixel lane with a pixel, a vertex lane with a vertex".into(),
+            ));
+        }
+        // A draw's lanes are found by drawing (their wave is known only then), so another
+        // draw lane is always recorded by drawing again.
+        if place.draw.is_none()
+            && self.place.draw.is_none()
+            && place.group == self.place.group
+            && place.wave == self.place.wave
+        {
             return self.diff(place.lane);
         }
         let mut o = Debugger::open(self.target.clone(), sel, self.options)?;
@@ -1868,7 +1884,7 @@ impl Debugger {
             ));
         }
         let mut s = format!(
-            "this lane ran {} steps, {who} {}",
+            "this lane ran {} steps, {who} ran {}",
             self.steps.len(),
             o.steps.len()
         );
@@ -2313,10 +2329,17 @@ impl Debugger {
                 self.why(what, depth)
             }
             "diff" => {
-                need(rest, "a lane (`diff 3`) or a thread (`diff thread 1,0,0`)")?;
+                need(
+                    rest,
+                    "a lane (`diff 3`), a thread (`diff thread 1,0,0`), a pixel (`diff pixel 3,4`) or a vertex (`diff vertex 2`)",
+                )?;
                 if let Some(t) = rest.strip_prefix("thread") {
                     let xyz = parse_xyz(t.trim())?;
                     self.diff_lane(LaneSelect::Thread(xyz))
+                } else if let Some(t) = rest.strip_prefix("pixel") {
+                    self.diff_lane(parse_pixel(t.trim())?)
+                } else if let Some(t) = rest.strip_prefix("vertex") {
+                    self.diff_lane(parse_vertex(t.trim())?)
                 } else {
                     let l = rest
                         .parse::<usize>()
@@ -2482,6 +2505,60 @@ impl Ty {
     }
 }
 
+/// `x,y [sample n] [prim k]`: a pixel-program lane of a draw (`diff pixel`).
+fn parse_pixel(t: &str) -> Result<LaneSelect, DebugError> {
+    let mut words = t.split_whitespace();
+    let xy = words.next().unwrap_or("");
+    let parts: Vec<&str> = xy.split(',').map(str::trim).collect();
+    let num = |p: &str, what: &str| {
+        p.parse::<u32>()
+            .map_err(|_| DebugError::Command(format!("`{p}` is not {what}")))
+    };
+    let [x, y] = parts[..] else {
+        return Err(DebugError::Command(format!(
+            "`{xy}` is not a pixel x,y (`diff pixel 3,4 [sample n] [prim k]`)"
+        )));
+    };
+    let (x, y) = (num(x, "a pixel x")?, num(y, "a pixel y")?);
+    let (mut sample, mut prim) = (0, 0);
+    while let Some(key) = words.next() {
+        let v = words.next().unwrap_or("");
+        match key {
+            "sample" => sample = num(v, "a sample number")?,
+            "prim" => prim = num(v, "a primitive number")?,
+            _ => {
+                return Err(DebugError::Command(format!(
+                    "`{key}`: after the pixel come `sample n` and `prim k`"
+                )));
+            }
+        }
+    }
+    Ok(LaneSelect::Pixel { x, y, sample, prim })
+}
+
+/// `n [instance i]`: a vertex-program lane of a draw (`diff vertex`).
+fn parse_vertex(t: &str) -> Result<LaneSelect, DebugError> {
+    let mut words = t.split_whitespace();
+    let num = |p: &str, what: &str| {
+        p.parse::<u32>()
+            .map_err(|_| DebugError::Command(format!("`{p}` is not {what}")))
+    };
+    let vertex = num(words.next().unwrap_or(""), "a vertex number")?;
+    let mut instance = 0;
+    while let Some(key) = words.next() {
+        let v = words.next().unwrap_or("");
+        match key {
+            "instance" => instance = num(v, "an instance number")?,
+            _ => {
+                return Err(DebugError::Command(format!(
+                    "`{key}`: after the vertex comes `instance i`"
+                )));
+            }
+        }
+    }
+    Ok(LaneSelect::Vertex { vertex, instance })
+}
+
 /// `x,y,z` (spaces allowed).
 pub fn parse_xyz(t: &str) -> Result<[u32; 3], DebugError> {
     let parts: Vec<&str> = t.split(',').map(str::trim).collect();
@@ -2514,7 +2591,8 @@ commands (a script separates them with `;` or new lines; `#` starts a comment):
   inputs               the lane's inputs by signature element (v1.xy, SV_Position, …)
   outputs              a vertex or pixel lane's outputs (o0, SV_Target) and the targets after the draw
   why P [DEPTH]        the instructions and inputs that produced a value
-  diff LANE            where this lane and lane LANE of the wave part (diff thread x,y,z: any lane)
+  diff LANE            where this lane and lane LANE of the wave part; any other lane:
+                       diff thread x,y,z | diff pixel x,y [sample n] [prim k] | diff vertex n
   lane N               switch to lane N of the wave
   break LINE [if COND] stop before the lane runs LINE (or #INDEX); COND like `r0.x > 4 && %3 == 0`
   break nan            stop after the lane first writes a NaN or an infinity

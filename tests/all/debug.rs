@@ -539,7 +539,8 @@ fn is_draw(p: &Path) -> bool {
 
 /// A pixel lane of a draw (DXBC `examples/mesh.toml`): break, inputs by name and
 /// interpolation mode, the wave view with its helper lanes, `why`, `back`, `diff` across
-/// the quad, a switch to a helper lane, the lane's outputs and the target's final value.
+/// the quad, a switch to a helper lane, the lane's outputs and the target's final value,
+/// and `diff pixel` with a pixel of another wave (drawn again).
 #[test]
 fn pixel_mesh_session() {
     check(
@@ -550,7 +551,7 @@ fn pixel_mesh_session() {
             "--pixel",
             "100,140",
             "-c",
-            "break 17; continue; print v2; inputs; wave v2.x; step; print r1; why r0.x 3; back 3; print r0.x; diff 5; lane 0; where; wave r0.x; outputs",
+            "break 17; continue; print v2; inputs; wave v2.x; step; print r1; why r0.x 3; back 3; print r0.x; diff 5; lane 0; where; wave r0.x; outputs; diff pixel 130,140",
         ],
         0,
     );
@@ -567,7 +568,7 @@ fn vertex_triangle_session() {
             "--vertex",
             "1",
             "-c",
-            "list; inputs; step 3; regs; wave v0.x; continue; outputs",
+            "list; inputs; step 3; regs; wave v0.x; continue; outputs; diff vertex 2",
         ],
         0,
     );
@@ -613,6 +614,26 @@ fn draw_bad_input() {
     ] {
         let (t, c) = session(args);
         assert_eq!(c, 2, "{t}");
+        text.push_str(&t);
+    }
+    // `diff` to a lane of the other stage, or to a lane given wrongly: the scripted
+    // session stops with exit status 1.
+    for script in [
+        "diff pixel 64,64",
+        "diff vertex",
+        "diff vertex 1 instance x",
+        "diff pixel 64",
+        "diff pixel 64,64 frame 2",
+    ] {
+        let (t, c) = session(&[
+            "debug",
+            "examples/triangle.toml",
+            "--vertex",
+            "1",
+            "-c",
+            script,
+        ]);
+        assert_eq!(c, 1, "{t}");
         text.push_str(&t);
     }
     common::assert_snapshot("debug/draw_bad_input.txt", &text);
