@@ -88,14 +88,33 @@ pub fn segment(
     insts: &[Inst],
     key: Key,
 ) -> Result<(), String> {
-    if let Some(i) = insts.iter().find(|i| !super::select::compilable(i)) {
-        return Err(format!("`{i}` is not compilable"));
-    }
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
-    let (regs0, sel0) = (params[0], params[1]);
+    lane_loop(b, ptr, call_conv, shader, insts, key, params[0], params[1])?;
+    b.ins().return_(&[]);
+    b.seal_all_blocks();
+    Ok(())
+}
+
+/// Emits, from the current block, the lane loop running `insts` over the whole wave
+/// (`regs0`: the registers, `sel0`: the mask's words), and leaves `b` in a new block
+/// reached when the loop is done.
+#[allow(clippy::too_many_arguments)]
+pub fn lane_loop(
+    b: &mut FunctionBuilder<'_>,
+    ptr: Type,
+    call_conv: CallConv,
+    shader: &Shader,
+    insts: &[Inst],
+    key: Key,
+    regs0: Value,
+    sel0: Value,
+) -> Result<(), String> {
+    if let Some(i) = insts.iter().find(|i| !super::select::compilable(i)) {
+        return Err(format!("`{i}` is not compilable"));
+    }
     let body = b.create_block();
     let k = b.append_block_param(body, ptr);
     let exit = b.create_block();
@@ -140,12 +159,11 @@ pub fn segment(
         .icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
     b.ins().brif(more, body, &[next.into()], exit, &[]);
     b.switch_to_block(exit);
-    b.ins().return_(&[]);
-    b.seal_all_blocks();
     Ok(())
 }
 
-fn flags() -> MemFlagsData {
+/// The memory flags of every access to the wave's arrays.
+pub fn flags() -> MemFlagsData {
     // The registers are `[u32; W]` arrays: 4-byte aligned only, so no `aligned` flag
     // (which would allow aligned-only vector moves). Every address is inside the
     // register array (`call::enter` checks its length), so no access traps.
