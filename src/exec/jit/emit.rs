@@ -570,6 +570,22 @@ impl Em<'_, '_> {
                     FCond::False | FCond::True => None,
                 };
                 let r = match cc {
+                    // x86's vector compares have no `one` or `ueq` predicate (Cranelift
+                    // refuses them): ordered and not equal, unordered or equal.
+                    Some(FloatCC::OrderedNotEqual) => {
+                        let (_, x) = self.fin(c, *a);
+                        let (_, y) = self.fin(c, *b);
+                        let o = self.b.ins().fcmp(FloatCC::Ordered, x, y);
+                        let n = self.b.ins().fcmp(FloatCC::NotEqual, x, y);
+                        self.b.ins().band(o, n)
+                    }
+                    Some(FloatCC::UnorderedOrEqual) => {
+                        let (_, x) = self.fin(c, *a);
+                        let (_, y) = self.fin(c, *b);
+                        let u = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+                        let e = self.b.ins().fcmp(FloatCC::Equal, x, y);
+                        self.b.ins().bor(u, e)
+                    }
                     Some(cc) => {
                         let (_, x) = self.fin(c, *a);
                         let (_, y) = self.fin(c, *b);

@@ -167,7 +167,9 @@ pub fn region(
     let wmin = var(b, I32, offset_of!(State, waiting_min));
     let count = var(b, I32, offset_of!(State, count));
     let idle_any = var(b, I32, offset_of!(State, idle_any));
-    let limit = b.ins().load(I64, flags(), st, offset_of!(State, limit) as i32);
+    let limit = b
+        .ins()
+        .load(I64, flags(), st, offset_of!(State, limit) as i32);
     let pending = b.declare_var(I64);
     let blocks = b.declare_var(I64);
     let zero64 = b.ins().iconst(I64, 0);
@@ -175,7 +177,13 @@ pub fn region(
     b.def_var(blocks, zero64);
 
     let heads = (0..shader.blocks.len())
-        .map(|i| native.get(i).copied().unwrap_or(false).then(|| b.create_block()))
+        .map(|i| {
+            native
+                .get(i)
+                .copied()
+                .unwrap_or(false)
+                .then(|| b.create_block())
+        })
         .collect();
     let dispatch = b.create_block();
     let schedule = b.create_block();
@@ -458,7 +466,10 @@ impl R<'_, '_> {
     /// `control::goto` to the block `t`, from the current block.
     fn goto(&mut self, t: u32) {
         let wm = self.b.use_var(self.wmin);
-        let fast = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, wm, i64::from(t));
+        let fast = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, wm, i64::from(t));
         let tv = self.b.ins().iconst(I32, i64::from(t));
         let go = self.b.create_block();
         self.b
@@ -529,9 +540,10 @@ impl R<'_, '_> {
             let l = self.load(self.live, o);
             let s = self.load(self.sel, o);
             let id = self.b.ins().band_not(l, s);
-            for (half, wide) in [(0, self.b.ins().swiden_low(id)), (16, {
-                self.b.ins().swiden_high(id)
-            })] {
+            for (half, wide) in [
+                (0, self.b.ins().swiden_low(id)),
+                (16, { self.b.ins().swiden_high(id) }),
+            ] {
                 let off = (i64::from(j) * 32 + half) as i32;
                 let a = self.b.ins().load(I64X2, flags(), self.idle, off);
                 let add = self.b.ins().band(wide, ps);
