@@ -1,8 +1,9 @@
 //! The native engine's only `unsafe` code: making executable memory and entering it.
 //!
-//! [`Compiler`] collects segment functions into one Cranelift JIT module; [`Code`] owns
-//! the module's memory until the compiled shader is dropped; [`enter`] calls a segment's
-//! function on a wave's registers.
+//! [`Compiler`] collects segment functions (or a region function) into one Cranelift JIT
+//! module; [`Code`] owns the module's memory until the compiled shader is dropped;
+//! [`enter`] calls a segment's function on a wave's registers, [`enter_region`] a
+//! region's on a wave's registers and scheduling state.
 //!
 //! Why entering is sound: a segment's function reads and writes only
 //! `regs[r × W .. r × W + W]` for registers `r` its instructions name, and reads only
@@ -11,7 +12,11 @@
 //! register operand is below the shader's `num_regs`; [`enter`] checks the width and that
 //! the register array holds `num_regs` registers before calling. The functions take no
 //! other pointers, call only the `extern "C"` rules in `shim` (safe Rust, total, no
-//! unwinding), and return normally.
+//! unwinding), and return normally. A region function (`region`) also reads and writes
+//! words `0 .. W` of the wave's `next` array, mask words and live-mask words, the `W`
+//! idle counters, and the fields of one `#[repr(C)]` state; it jumps on block numbers only
+//! through a bounds-checked jump table; [`enter_region`] checks the width and register
+//! count the same way, and the arrays' types fix their lengths at `W`.
 
 #![allow(unsafe_code)]
 

@@ -1,12 +1,15 @@
-//! The native engine: straight-line runs of a shader's arithmetic compiled to machine code
-//! with Cranelift, run in place of the interpreter's arms for them.
+//! The native engine: a shader's arithmetic, and the control flow between blocks made
+//! only of arithmetic, compiled to machine code with Cranelift and run in place of the
+//! interpreter's arms for them.
 //!
-//! Owns: choosing which instructions are compiled ([`select`]), emitting them as 128-bit
-//! vector code ([`emit`]), the scalar rules the generated code calls ([`shim`]), and the
-//! one place generated code is entered ([`call`]). Does not own: control flow, block
-//! charging, reconvergence, memory, resources, wave and quad operations, stage inputs and
-//! outputs — those stay in the interpreter (`exec::interp`, `exec::control`), so the two
-//! engines cannot disagree on them.
+//! Owns: choosing which instructions are compiled ([`select`]) and which blocks run
+//! with their control flow ([`region`]), emitting them as 128-bit vector code
+//! ([`emit`], [`region`]), the scalar rules the generated code calls ([`shim`]), and the
+//! one place generated code is entered ([`call`]). Does not own: memory, resources,
+//! wave and quad operations, stage inputs and outputs, barriers, discard — those stay in
+//! the interpreter (`exec::interp`, `exec::control`), so the two engines cannot disagree
+//! on them; the control-flow rules the region code follows are `exec::control`'s, step
+//! by step (see [`region`]).
 //!
 //! # Segments
 //!
@@ -25,6 +28,14 @@
 //! the segment's function and continues after it. Budgets are charged per block before
 //! any instruction runs (`control::charge`), and segments hold no resource access (so
 //! `exec::unbound` has nothing to check in them): both behave exactly as before.
+//!
+//! # Regions
+//!
+//! Blocks made only of compilable instructions, ending in a jump, branch, switch or
+//! return, are *native*; one function per shader runs them with the interpreter's
+//! charging, terminators and scheduling ([`region`]). The interpreter's block loop calls
+//! it when the wave is at the start of a native block and takes over again at the start
+//! of the block it returns at.
 //!
 //! # Rules
 //!
