@@ -582,6 +582,24 @@ fn wave_steps_past_the_budget_with_no_lane_over_it() {
     }
 }
 
+/// Registers only float arithmetic writes are loaded without a flush in native code
+/// (`exec::jit::emit::flushed_regs`): halving values through the denormal range in a
+/// native loop, with copies between blocks, gives the interpreter's bits in both modes.
+#[test]
+fn float_registers_through_the_denormal_range() {
+    for fp in ["ftz", "preserve"] {
+        let text = format!(
+            "shader compute\ngroup [256 1 1]\nfp32 {fp}\nconst r0 = 0\nconst r1 = 1\nconst r2 = 0x3f000000\nconst r3 = 0x00400000\n\
+             const r4 = 0x02000000\nconst r5 = 0x3f800000\n\
+             resource range0 = uav space 0 lower 0 count 1 structured_buffer(stride 4) uint \"out\"\n\
+             block0:\n    sysval thread_id, 0, r6\n    handle r7, range0, r0\n    mov r8, r0\n    utof r9, r6\n    fmul r10, r9, r4\n    mov r11, r5\n    jump block1\n\
+             block1:\n    fmul r10, r10, r2\n    fadd r11, r11, r10\n    mov r12, r10\n    fsub r13, r12, r3\n    iadd r8, r8, r1\n    icmp ult, r14, r8, r6\n    branch r14, block1, block2\n\
+             block2:\n    fadd r15, r13, r12\n    fmul r15, r15, r11\n    struct_store b32, 1, r7, r6, r0, [r15 _ _ _]\n    return\n"
+        );
+        both(&text, 1_000_000);
+    }
+}
+
 /// The generated programs exercise the region code: most run blocks natively with their
 /// control flow (loops, `if`s, switches), not only straight-line segments.
 #[test]

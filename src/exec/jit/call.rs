@@ -85,7 +85,13 @@ impl Compiler {
 
     /// Adds the segment `insts` of `shader`; returns its index among the entries
     /// [`finish`](Self::finish) gives.
-    pub fn add(&mut self, shader: &Shader, insts: &[Inst], key: Key) -> Result<usize, String> {
+    pub fn add(
+        &mut self,
+        shader: &Shader,
+        insts: &[Inst],
+        key: Key,
+        flushed: &[bool],
+    ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;
         self.module.clear_context(&mut self.ctx);
@@ -96,7 +102,7 @@ impl Compiler {
         self.ctx.func.name = UserFuncName::user(0, n as u32);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key)?;
+            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key, flushed)?;
             b.finalize(frontend);
         }
         let id = self
@@ -117,6 +123,7 @@ impl Compiler {
         shader: &Shader,
         native: &[bool],
         key: Key,
+        flushed: &[bool],
     ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;
@@ -134,7 +141,7 @@ impl Compiler {
         self.ctx.func.name = UserFuncName::user(0, n as u32);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            super::region::region(&mut b, ptr, call_conv, shader, native, key)?;
+            super::region::region(&mut b, ptr, call_conv, shader, native, key, flushed)?;
             b.finalize(frontend);
         }
         let id = self

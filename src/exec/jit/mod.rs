@@ -265,6 +265,7 @@ impl JitShader {
             None
         };
         let mut compiled = vec![false; n];
+        let flushed = emit::flushed_regs(shader);
         let compiling = why.is_none();
         if compiling {
             match call::Compiler::new() {
@@ -280,7 +281,7 @@ impl JitShader {
                             break;
                         }
                         let insts = &shader.insts[r.clone()];
-                        match c.add(shader, insts, key) {
+                        match c.add(shader, insts, key, &flushed) {
                             Ok(id) => pending.push((r.clone(), id)),
                             Err(e) => {
                                 report.fallback =
@@ -326,7 +327,7 @@ impl JitShader {
                 // A module of its own, so that a region Cranelift refuses leaves the
                 // segments working.
                 let made = call::Compiler::new().and_then(|mut c| {
-                    let id = c.add_region(shader, &native, key)?;
+                    let id = c.add_region(shader, &native, key, &flushed)?;
                     let (code, entries) = c.finish()?;
                     let func = *entries.get(id).ok_or("no region entry")?;
                     Ok((code, func))

@@ -149,6 +149,7 @@ pub fn region(
     shader: &Shader,
     native: &[bool],
     key: Key,
+    flushed: &[bool],
 ) -> Result<(), String> {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -230,7 +231,7 @@ pub fn region(
     r.dispatch();
     for i in 0..shader.blocks.len() {
         if r.heads[i].is_some() {
-            r.block(shader, i, key, limit, call_conv)?;
+            r.block(shader, i, key, limit, call_conv, flushed)?;
         }
     }
     r.goto_slow();
@@ -320,6 +321,7 @@ impl R<'_, '_> {
         key: Key,
         limit: Value,
         call_conv: CallConv,
+        flushed: &[bool],
     ) -> Result<(), String> {
         let Some(head) = self.heads[i] else {
             return Ok(());
@@ -352,7 +354,7 @@ impl R<'_, '_> {
         let insts = &shader.insts[block.start as usize..block.end as usize];
         if !insts.is_empty() {
             emit::lane_loop(
-                self.b, self.ptr, call_conv, shader, insts, key, self.regs, self.sel,
+                self.b, self.ptr, call_conv, shader, insts, key, flushed, self.regs, self.sel,
             )?;
         }
         match &block.term {
