@@ -600,6 +600,45 @@ fn float_registers_through_the_denormal_range() {
     }
 }
 
+/// A region too large to compile quickly (`exec::jit::region::MAX_REGION_SIZE`, which
+/// counts each terminator once per four lanes) is left to the interpreter with a note;
+/// the same blocks at a narrower width compile.
+#[test]
+fn large_regions_fall_back_with_a_note() {
+    use dxlane::exec::jit::{JitShader, Key};
+    let mut text = String::from(
+        "shader compute\ngroup [8 1 1]\nfp32 ftz\nconst r0 = 0\nconst r1 = 1\nblock0:\n    mov r2, r0\n    jump block1\n",
+    );
+    let n = 800;
+    for k in 1..n {
+        text += &format!(
+            "block{k}:\n    iadd r2, r2, r1\n    branch r2, block{0}, block{0}\n",
+            k + 1
+        );
+    }
+    text += &format!("block{n}:\n    return\n");
+    let s = shader(&text);
+    let key = |width| Key {
+        width,
+        ftz: true,
+        fuse_mad: false,
+    };
+    let wide = JitShader::compile(&s, key(128)).report();
+    assert_eq!(wide.regions, 0, "{wide}");
+    assert!(
+        wide.fallback
+            .as_deref()
+            .is_some_and(|f| f.contains("too large")),
+        "{wide}"
+    );
+    let narrow = JitShader::compile(&s, key(8)).report();
+    assert_eq!(
+        (narrow.regions, narrow.native_blocks),
+        (1, n + 1),
+        "{narrow}"
+    );
+}
+
 /// The generated programs exercise the region code: most run blocks natively with their
 /// control flow (loops, `if`s, switches), not only straight-line segments.
 #[test]

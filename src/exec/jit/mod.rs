@@ -323,7 +323,13 @@ impl JitShader {
                 .map(|b| region::native(shader, b))
                 .collect();
             let count = native.iter().filter(|&&n| n).count();
-            if count > 0 {
+            let size = region::size(shader, &native, key.width);
+            if count > 0 && size > region::MAX_REGION_SIZE {
+                report.fallback = Some(format!(
+                    "the control flow is too large for the native engine (about {size} operations, limit {}); blocks interpreted",
+                    region::MAX_REGION_SIZE
+                ));
+            } else if count > 0 {
                 // A module of its own, so that a region Cranelift refuses leaves the
                 // segments working.
                 let made = call::Compiler::new().and_then(|mut c| {

@@ -53,6 +53,32 @@ use super::{Key, select};
 /// vector).
 pub const MAX_CASES: usize = 64;
 
+/// The most generated operations (estimated by [`size`]) a region may have; a larger one
+/// is not compiled (its blocks run in the interpreter, with their segments), so that
+/// compiling stays short.
+pub const MAX_REGION_SIZE: usize = 200_000;
+
+/// An estimate of the Cranelift operations the region of the blocks `native` marks
+/// takes at `width` lanes: each instruction once (the lane loop is a loop), each
+/// terminator's lane work once per vector of four lanes (it is unrolled).
+pub fn size(shader: &Shader, native: &[bool], width: u32) -> usize {
+    let chunks = (width / 4).max(1) as usize;
+    let mut n = 0;
+    for (b, block) in shader.blocks.iter().enumerate() {
+        if !native.get(b).copied().unwrap_or(false) {
+            continue;
+        }
+        let per_chunk = match &block.term {
+            Terminator::Jump(_) => 0,
+            Terminator::Branch { .. } => 8,
+            Terminator::Switch { cases, .. } => 8 + 2 * cases.len(),
+            Terminator::Return | Terminator::Unreachable => 5,
+        };
+        n += 16 + 8 * block.len() + per_chunk * chunks;
+    }
+    n
+}
+
 /// `next` of a finished lane (`wave::DONE`).
 const DONE: u32 = u32::MAX;
 
@@ -241,15 +267,14 @@ pub fn region(
     let b = r.b;
     b.switch_to_block(out);
     let code = b.block_params(out)[0];
-    for (v, ty, off) in [
-        (steps, I64, offset_of!(State, steps)),
-        (executed, I64, offset_of!(State, executed)),
-        (pending, I64, offset_of!(State, pending)),
-        (blocks, I64, offset_of!(State, blocks)),
-        (cur, I32, offset_of!(State, cur)),
-        (wmin, I32, offset_of!(State, waiting_min)),
+    for (v, off) in [
+        (steps, offset_of!(State, steps)),
+        (executed, offset_of!(State, executed)),
+        (pending, offset_of!(State, pending)),
+        (blocks, offset_of!(State, blocks)),
+        (cur, offset_of!(State, cur)),
+        (wmin, offset_of!(State, waiting_min)),
     ] {
-        let _ = ty;
         let x = b.use_var(v);
         b.ins().store(flags(), x, st, off as i32);
     }
@@ -292,15 +317,10 @@ impl R<'_, '_> {
         m
     }
 
-    /// The block returning [`STOPPED`]: the wave is at the start of `cur`.
-    fn stop(&self) -> Block {
-        self.stop
-    }
-
     /// The jump table on `cur`: a native block's code, else return.
     fn dispatch(&mut self) {
         self.b.switch_to_block(self.dispatch);
-        let stop = self.stop();
+        let stop = self.stop;
         let c = self.b.use_var(self.cur);
         let def = self.b.func.dfg.block_call(stop, &[]);
         let table: Vec<_> = self
@@ -335,7 +355,7 @@ impl R<'_, '_> {
         let s2 = self.b.ins().iadd_imm_u(s, cost);
         let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, s2, limit);
         let charge = self.b.create_block();
-        let stop = self.stop();
+        let stop = self.stop;
         self.b.ins().brif(over, stop, &[], charge, &[]);
         self.b.switch_to_block(charge);
         self.b.def_var(self.steps, s2);
@@ -542,10 +562,10 @@ impl R<'_, '_> {
             let l = self.load(self.live, o);
             let s = self.load(self.sel, o);
             let id = self.b.ins().band_not(l, s);
-            for (half, wide) in [
-                (0, self.b.ins().swiden_low(id)),
-                (16, { self.b.ins().swiden_high(id) }),
-            ] {
+            // Lanes 0–1 and 2–3 of the chunk, their `0`/`!0` words widened to 64 bits.
+            let lo = self.b.ins().swiden_low(id);
+            let hi = self.b.ins().swiden_high(id);
+            for (half, wide) in [(0, lo), (16, hi)] {
                 let off = (i64::from(j) * 32 + half) as i32;
                 let a = self.b.ins().load(I64X2, flags(), self.idle, off);
                 let add = self.b.ins().band(wide, ps);
