@@ -331,6 +331,19 @@ fn print_result(r: &RunResult, quiet: bool) {
                     }
                 }
                 println!("{line}");
+                if j.native_blocks > 0 {
+                    let share = if s.lane_instructions > 0 {
+                        100.0 * j.native_lane_instructions as f64 / s.lane_instructions as f64
+                    } else {
+                        0.0
+                    };
+                    println!(
+                        "              {} of {} blocks native with their control flow: {} block runs, {share:.1}% of lane-instructions",
+                        j.native_blocks,
+                        j.blocks,
+                        thousands(j.native_block_runs),
+                    );
+                }
                 if let Some(why) = &j.fallback {
                     println!("              {why}");
                 }

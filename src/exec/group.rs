@@ -99,8 +99,9 @@ impl<'a> Program<'a> {
         self
     }
 
-    /// What the native engine compiled, when the program uses it.
-    pub fn jit_report(&self) -> Option<&JitReport> {
+    /// What the native engine compiled, and what its region code has run so far, when
+    /// the program uses it.
+    pub fn jit_report(&self) -> Option<JitReport> {
         self.jit.as_deref().map(JitShader::report)
     }
 

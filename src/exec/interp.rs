@@ -53,9 +53,23 @@ pub fn run<const W: usize>(
         if w.state == WaveState::Done {
             return Ok(Outcome::Done);
         }
-        let b = w.cur as usize;
-        let block = &shader.blocks[b];
+        let mut b = w.cur as usize;
+        let mut block = &shader.blocks[b];
         if w.pc == block.start {
+            if let Some(j) = cx.jit
+                && j.native_block(b)
+            {
+                // Native blocks run with their control flow in the region code, which
+                // returns with the wave at the start of a block not yet charged: one
+                // it does not run, or one whose charge would pass the budget (charged
+                // below, so the error is this loop's).
+                j.run_region(w, shader, cx.limit);
+                if w.state == WaveState::Done {
+                    return Ok(Outcome::Done);
+                }
+                b = w.cur as usize;
+                block = &shader.blocks[b];
+            }
             control::charge(w, cx, b)?;
         }
         let end = block.end as usize;

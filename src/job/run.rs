@@ -203,6 +203,14 @@ pub struct JitSummary {
     pub interpreted_instructions: usize,
     /// Native functions (segments) made.
     pub segments: usize,
+    /// Blocks of the program.
+    pub blocks: usize,
+    /// Blocks run natively with their control flow (in the region function).
+    pub native_blocks: usize,
+    /// Blocks the region function ran during the dispatch.
+    pub native_block_runs: u64,
+    /// Lane-instructions the region function ran during the dispatch.
+    pub native_lane_instructions: u64,
     /// Compile time, in seconds.
     pub compile_seconds: f64,
     /// The interpreted instructions by mnemonic: `[mnemonic, count]`, most frequent first.
@@ -217,6 +225,10 @@ impl From<&JitReport> for JitSummary {
             native_instructions: r.native,
             interpreted_instructions: r.interpreted,
             segments: r.segments,
+            blocks: r.blocks,
+            native_blocks: r.native_blocks,
+            native_block_runs: r.native_block_runs,
+            native_lane_instructions: r.native_lane_instructions,
             compile_seconds: r.compile_time.as_secs_f64(),
             interpreted_ops: r.interpreted_ops.clone(),
             fallback: r.fallback.clone(),

@@ -382,7 +382,7 @@ pub fn dispatch_with(
         layout: layout_kind,
         notes,
         engine: opts.engine,
-        jit: program.jit_report().cloned(),
+        jit: program.jit_report(),
     };
     if total == 0 {
         return Ok(report);
@@ -503,6 +503,8 @@ pub fn dispatch_with(
     // Waves as the program sees them, whatever batch width ran them.
     report.waves = total * per_group.div_ceil(u64::from(wave_size));
     report.groups = total;
+    // Now with what the region code ran.
+    report.jit = program.jit_report();
     Ok(report)
 }
 

@@ -880,15 +880,6 @@ pub fn draw(
         engine: opts.engine.to_string(),
         ..DrawReport::default()
     };
-    for (stage, r) in [
-        ("vs", vs_program.jit_report()),
-        ("ps", ps_program.as_ref().and_then(|p| p.jit_report())),
-    ] {
-        if let Some(r) = r {
-            report.compile_seconds += r.compile_time.as_secs_f64();
-            report.jit.push(format!("{stage}: {r}"));
-        }
-    }
 
     // Memory: every (instance, vertex) keeps its outputs until the tiles are done.
     let limit = opts.limits.max_memory_bytes;
@@ -1122,6 +1113,16 @@ pub fn draw(
     report.times.raster = (st.total - st.shading - st.om).max(0.0);
     report.times.shading = st.shading;
     report.times.output_merger = st.om;
+    // After the draw, so that the reports count what the region code ran.
+    for (stage, r) in [
+        ("vs", vs_program.jit_report()),
+        ("ps", ps_program.as_ref().and_then(|p| p.jit_report())),
+    ] {
+        if let Some(r) = r {
+            report.compile_seconds += r.compile_time.as_secs_f64();
+            report.jit.push(format!("{stage}: {r}"));
+        }
+    }
     Ok(report)
 }
 

@@ -90,17 +90,18 @@ impl Rng {
 
 const CONSTS: usize = 24;
 /// Reserved registers after the constants: thread id, lane count, the two handles, the
-/// branch condition, loop bound, loop counter, loop condition.
+/// scratch condition, then a loop counter and a loop bound per nesting depth.
 const T: usize = CONSTS;
 const LC: usize = CONSTS + 1;
 const HIN: usize = CONSTS + 2;
 const HOUT: usize = CONSTS + 3;
-const BR: usize = CONSTS + 4;
-const LN: usize = CONSTS + 5;
-const LI: usize = CONSTS + 6;
-const LCOND: usize = CONSTS + 7;
+const CC: usize = CONSTS + 4;
+const CTR: usize = CONSTS + 5;
+const BND: usize = CONSTS + 5 + MAX_DEPTH;
+/// Loops and `if`s nest this deep at most.
+const MAX_DEPTH: usize = 3;
 /// Working registers: loaded from the input, changed by the random instructions, stored.
-const WORK: usize = CONSTS + 8;
+const WORK: usize = CONSTS + 5 + 2 * MAX_DEPTH;
 const NWORK: usize = 12;
 
 const FUN: &[&str] = &[
@@ -216,6 +217,144 @@ fn run_of(g: &mut Rng, n: usize) -> String {
     (0..n).map(|_| format!("    {}\n", inst(g))).collect()
 }
 
+/// Structured control flow written as IR text: blocks are numbered in the order they
+/// start, so a target not started yet is a label (`@n@`) resolved at the end.
+struct Flow {
+    text: String,
+    /// The block number of each label, once started.
+    labels: Vec<Option<usize>>,
+    blocks: usize,
+}
+
+impl Flow {
+    fn label(&mut self) -> usize {
+        self.labels.push(None);
+        self.labels.len() - 1
+    }
+    fn start(&mut self, l: usize) {
+        self.labels[l] = Some(self.blocks);
+        self.text += &format!("block{}:\n", self.blocks);
+        self.blocks += 1;
+    }
+    fn line(&mut self, s: &str) {
+        self.text += "    ";
+        self.text += s;
+        self.text += "\n";
+    }
+    fn finish(self) -> String {
+        let mut t = self.text;
+        for (i, b) in self.labels.iter().enumerate().rev() {
+            let b = b.expect("every label starts a block");
+            t = t.replace(&format!("@{i}@"), &format!("block{b}"));
+        }
+        t
+    }
+}
+
+/// A lane-dependent condition into the scratch register: a bit of a working register
+/// (which the random instructions keep changing, so it varies between iterations) or of
+/// the thread id.
+fn cond(g: &mut Rng, f: &mut Flow) {
+    let w = WORK + g.below(NWORK);
+    match g.below(3) {
+        0 => f.line(&format!("and r{CC}, r{T}, r{}", 1 + g.below(2))),
+        1 => f.line(&format!("and r{CC}, r{w}, r1")),
+        _ => f.line(&format!("ushr r{CC}, r{w}, r{}", 3 + g.below(2))),
+    }
+}
+
+/// Random structured code at nesting `depth`: runs of arithmetic, `if`s with and without
+/// `else`, switches, loops of lane-dependent trip counts with breaks and continues
+/// (`lp`: the innermost loop's continue and exit labels), and now and then an
+/// interpreted instruction, so that native regions are left and entered mid-loop.
+fn code(g: &mut Rng, f: &mut Flow, depth: usize, lp: Option<(usize, usize)>) {
+    let items = 1 + g.below(3);
+    for _ in 0..items {
+        let kinds = if depth < MAX_DEPTH { 9 } else { 3 };
+        match g.below(kinds) {
+            0 | 1 => {
+                let n = 1 + g.below(5);
+                f.text += &run_of(g, n);
+            }
+            2 => {
+                if let Some((cont, exit)) = lp {
+                    // `break` or `continue` for some lanes.
+                    cond(g, f);
+                    let rest = f.label();
+                    let to = if g.below(2) == 0 { exit } else { cont };
+                    f.line(&format!("branch r{CC}, @{to}@, @{rest}@"));
+                    f.start(rest);
+                } else if g.below(3) == 0 {
+                    // Not compilable: the block stays interpreted.
+                    f.line(&format!("sysval thread_id, 0, r{T}"));
+                } else {
+                    f.text += &run_of(g, 2);
+                }
+            }
+            3 | 4 => {
+                cond(g, f);
+                let (then_, else_, join) = (f.label(), f.label(), f.label());
+                let has_else = g.below(3) != 0;
+                let other = if has_else { else_ } else { join };
+                f.line(&format!("branch r{CC}, @{then_}@, @{other}@"));
+                f.start(then_);
+                code(g, f, depth + 1, lp);
+                f.line(&format!("jump @{join}@"));
+                if has_else {
+                    f.start(else_);
+                    code(g, f, depth + 1, lp);
+                    f.line(&format!("jump @{join}@"));
+                } else {
+                    f.labels[else_] = Some(usize::MAX);
+                }
+                f.start(join);
+            }
+            5 => {
+                let w = WORK + g.below(NWORK);
+                f.line(&format!("and r{CC}, r{w}, r2"));
+                let arms: Vec<usize> = (0..1 + g.below(3)).map(|_| f.label()).collect();
+                let join = f.label();
+                // Every arm has a case (unreachable blocks are not structured).
+                let cases: Vec<String> = (0..arms.len() + g.below(2))
+                    .map(|v| format!("{}: @{}@", v * 2, arms[v % arms.len()]))
+                    .collect();
+                f.line(&format!(
+                    "switch r{CC}, [{}], @{}@",
+                    cases.join(", "),
+                    arms[g.below(arms.len())]
+                ));
+                for &a in &arms {
+                    f.start(a);
+                    code(g, f, depth + 1, lp);
+                    f.line(&format!("jump @{join}@"));
+                }
+                f.start(join);
+            }
+            _ => {
+                // A loop running 0 to 7 times, per lane.
+                let (ctr, bnd) = (CTR + depth, BND + depth);
+                let w = WORK + g.below(NWORK);
+                f.line(&format!("mov r{ctr}, r0"));
+                f.line(&format!("and r{bnd}, r{w}, r2"));
+                let (head, body, latch, exit) = (f.label(), f.label(), f.label(), f.label());
+                f.line(&format!("jump @{head}@"));
+                f.start(head);
+                f.line(&format!("iadd r{ctr}, r{ctr}, r1"));
+                f.line(&format!("icmp ugt, r{CC}, r{ctr}, r{bnd}"));
+                f.line(&format!("branch r{CC}, @{exit}@, @{body}@"));
+                f.start(body);
+                code(g, f, depth + 1, Some((latch, exit)));
+                f.line(&format!("jump @{latch}@"));
+                f.start(latch);
+                let n = g.below(3);
+                f.text += &run_of(g, n);
+                f.line(&format!("jump @{head}@"));
+                f.start(exit);
+            }
+        }
+    }
+}
+
 /// A random program and its input words (`NWORK` per thread).
 fn program(seed: u64, threads: usize) -> (String, Vec<u32>, bool) {
     let mut g = Rng(seed | 1);
@@ -238,72 +377,68 @@ fn program(seed: u64, threads: usize) -> (String, Vec<u32>, bool) {
         "resource range1 = uav space 0 lower 1 count 1 structured_buffer(stride {stride}) uint \"out\"\n"
     );
     let w = |i: usize| format!("r{}", WORK + i);
-    text += "block0:\n";
-    text += &format!("    sysval thread_id, 0, r{T}\n    lane_count r{LC}\n");
-    text += &format!("    handle r{HIN}, range0, r0\n    handle r{HOUT}, range1, r0\n");
+    let mut f = Flow {
+        text: String::new(),
+        labels: Vec::new(),
+        blocks: 0,
+    };
+    let first = f.label();
+    f.start(first);
+    f.line(&format!("sysval thread_id, 0, r{T}"));
+    f.line(&format!("lane_count r{LC}"));
+    f.line(&format!("handle r{HIN}, range0, r0"));
+    f.line(&format!("handle r{HOUT}, range1, r0"));
     for q in 0..NWORK / 4 {
-        text += &format!(
-            "    struct_load b32, 15, [{} {} {} {}], r{HIN}, r{T}, r{}\n",
+        f.line(&format!(
+            "struct_load b32, 15, [{} {} {} {}], r{HIN}, r{T}, r{}",
             w(4 * q),
             w(4 * q + 1),
             w(4 * q + 2),
             w(4 * q + 3),
             [0, 3, 4][q] // r0 = 0, r3 = 16, r4 = 32 bytes
-        );
+        ));
     }
     let n = 1 + g.below(12);
-    text += &run_of(&mut g, n);
-    // An if/else on a lane-dependent bit.
-    text += &format!(
-        "    and r{BR}, {}, r1\n    branch r{BR}, block1, block2\n",
-        w(g.below(NWORK))
-    );
-    let n = 1 + g.below(10);
-    text += &format!("block1:\n{}    jump block3\n", run_of(&mut g, n));
-    let n = 1 + g.below(10);
-    text += &format!("block2:\n{}    jump block3\n", run_of(&mut g, n));
-    // A loop of 1 to 8 iterations, different per lane.
-    let n = g.below(6);
-    text += &format!(
-        "block3:\n{}    and r{LN}, {}, r2\n    mov r{LI}, r0\n    jump block4\n",
-        run_of(&mut g, n),
-        w(g.below(NWORK))
-    );
-    let n = 1 + g.below(10);
-    text += &format!(
-        "block4:\n{}    iadd r{LI}, r{LI}, r1\n    icmp ult, r{LCOND}, r{LI}, r{LN}\n    branch r{LCOND}, block4, block5\n",
-        run_of(&mut g, n)
-    );
-    let n = g.below(8);
-    text += &format!("block5:\n{}", run_of(&mut g, n));
+    f.text += &run_of(&mut g, n);
+    code(&mut g, &mut f, 0, None);
+    // Every lane's own instruction count (`control::charge`'s steps less idle), so that
+    // the engines must agree on the charging too.
+    if g.below(2) == 0 {
+        f.line(&format!("cycle_counter {}", w(NWORK - 2)));
+    }
     for q in 0..NWORK / 4 {
-        text += &format!(
-            "    struct_store b32, 15, r{HOUT}, r{T}, r{}, [{} {} {} {}]\n",
+        f.line(&format!(
+            "struct_store b32, 15, r{HOUT}, r{T}, r{}, [{} {} {} {}]",
             [0, 3, 4][q],
             w(4 * q),
             w(4 * q + 1),
             w(4 * q + 2),
             w(4 * q + 3),
-        );
+        ));
     }
-    text += "    return\n";
+    f.line("return");
+    text += &f.finish();
     let input = (0..threads * NWORK).map(|_| g.value()).collect();
     (text, input, g.below(2) == 0)
 }
 
-/// Runs `text` under `engine`; returns the output words and how many instructions ran
-/// natively.
+/// What one engine made of a program: the output words, the lane-instructions run and
+/// how many instructions ran natively — or the error.
+type Outcome = Result<(Vec<u32>, u64, usize, String), dxlane::exec::ExecError>;
+
+/// Runs `text` under `engine` with a budget of `limit` instructions per lane.
 fn outputs(
     text: &str,
     input: &[u32],
     wave: u32,
     old_profile: bool,
     engine: Engine,
-) -> (Vec<u32>, usize) {
+    limit: u64,
+) -> Outcome {
     let s = shader(text);
     let (_, din) = structured(input, (NWORK * 4) as u32);
     let (m, dout) = structured(&vec![0; input.len()], (NWORK * 4) as u32);
-    let o = DispatchOptions {
+    let mut o = DispatchOptions {
         wave_size: Some(wave),
         threads: 1,
         profile: if old_profile {
@@ -314,26 +449,52 @@ fn outputs(
         engine,
         ..DispatchOptions::default()
     };
-    let r = run(&s, vec![din, dout], [2, 1, 1], &o).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    (words(&m), r.jit.map_or(0, |j| j.native))
+    o.limits.max_lane_instructions = limit;
+    let r = run(&s, vec![din, dout], [2, 1, 1], &o)?;
+    Ok((
+        words(&m),
+        r.lane_instructions,
+        r.jit.as_ref().map_or(0, |j| j.native),
+        r.jit.map(|j| j.to_string()).unwrap_or_default(),
+    ))
 }
 
 fn check(seed: u64, wave: u32) {
     // Two waves per group, the second one partly empty when possible.
     let threads = (2 * wave as usize - 1).max(4);
     let (text, input, old) = program(seed, threads);
-    let (want, _) = outputs(&text, &input, wave, old, Engine::Interp);
-    let (got, native) = outputs(&text, &input, wave, old, Engine::Jit);
-    assert!(native > 0, "nothing compiled:\n{text}");
-    if got != want {
-        let i = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
-        let (thread, reg) = (i / NWORK, WORK + i % NWORK);
-        panic!(
-            "seed {seed:#x}, wave {wave}: thread {thread} r{reg}: jit {:#010x}, interpreter {:#010x}\ninputs of the thread: {:08x?}\n{text}",
-            got[i],
-            want[i],
-            &input[thread * NWORK..thread * NWORK + NWORK]
-        );
+    // One program in four runs out of budget somewhere (often inside a native loop).
+    let limit = if seed % 4 == 0 {
+        20 + (seed >> 8) % 600
+    } else {
+        1_000_000
+    };
+    let want = outputs(&text, &input, wave, old, Engine::Interp, limit);
+    let got = outputs(&text, &input, wave, old, Engine::Jit, limit);
+    match (&got, &want) {
+        (Ok((got, gn, native, report)), Ok((want, wn, _, _))) => {
+            assert!(*native > 0, "nothing compiled ({report}):\n{text}");
+            if got != want {
+                let i = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(0);
+                let (thread, reg) = (i / NWORK, WORK + i % NWORK);
+                panic!(
+                    "seed {seed:#x}, wave {wave}: thread {thread} r{reg}: jit {:#010x}, interpreter {:#010x}\ninputs of the thread: {:08x?}\n{text}",
+                    got[i],
+                    want[i],
+                    &input[thread * NWORK..thread * NWORK + NWORK]
+                );
+            }
+            assert_eq!(
+                gn, wn,
+                "seed {seed:#x}, wave {wave}: lane-instructions differ\n{text}"
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "seed {seed:#x}, wave {wave}\n{text}"),
+        _ => panic!(
+            "seed {seed:#x}, wave {wave}, limit {limit}: jit {:?}, interpreter {:?}\n{text}",
+            got.as_ref().map(|g| g.1),
+            want.as_ref().map(|w| w.1)
+        ),
     }
 }
 
@@ -347,6 +508,169 @@ proptest! {
     fn jit_matches_the_interpreter(seed in any::<u64>(), wave in prop::sample::select(vec![4u32, 8, 16, 32, 64, 128])) {
         check(seed, wave);
     }
+}
+
+/// Runs a one-register-per-thread program under both engines with a budget of `limit`
+/// instructions per lane at every wave size; returns the interpreter's outcome after
+/// checking that the native engine's is the same (words, lane-instructions, or error).
+fn both(text: &str, limit: u64) -> Vec<Result<(Vec<u32>, u64), dxlane::exec::ExecError>> {
+    let s = shader(text);
+    let mut all = Vec::new();
+    for wave in [4u32, 8, 16, 32, 64, 128] {
+        let mut res = Vec::new();
+        for engine in [Engine::Interp, Engine::Jit] {
+            let (m, d) = structured(&[0; 256], 4);
+            let mut o = DispatchOptions {
+                wave_size: Some(wave),
+                threads: 1,
+                engine,
+                ..DispatchOptions::default()
+            };
+            o.limits.max_lane_instructions = limit;
+            res.push(run(&s, vec![d], [1, 1, 1], &o).map(|r| (words(&m), r.lane_instructions)));
+        }
+        assert_eq!(res[0], res[1], "wave {wave}, limit {limit}\n{text}");
+        all.push(res.swap_remove(0));
+    }
+    all
+}
+
+/// `control::charge` (the budget is charged per block before it runs): a loop that odd
+/// threads never leave, compiled into the native region, ends with the interpreter's
+/// own `ExecError::Budget` — same lane, same instruction — at every wave size.
+#[test]
+fn endless_native_loop_ends_with_the_interpreters_error() {
+    let text = "shader compute\ngroup [200 1 1]\nfp32 ftz\nconst r0 = 0\nconst r1 = 1\nconst r2 = 0x3f800000\n\
+         resource range0 = uav space 0 lower 0 count 1 structured_buffer(stride 4) uint \"out\"\n\
+         block0:\n    sysval thread_id, 0, r3\n    handle r4, range0, r0\n    mov r5, r0\n    jump block1\n\
+         block1:\n    and r6, r3, r1\n    iadd r5, r5, r1\n    branch r6, block2, block3\n\
+         block2:\n    fadd r7, r7, r2\n    fmul r7, r7, r2\n    jump block1\n\
+         block3:\n    struct_store b32, 1, r4, r3, r0, [r5 _ _ _]\n    return\n";
+    for limit in [1, 2, 3, 7, 100, 1001, 5000] {
+        for r in both(text, limit) {
+            match r {
+                Err(dxlane::exec::ExecError::Budget { .. }) => {}
+                other => panic!("limit {limit}: {other:?}"),
+            }
+        }
+    }
+}
+
+/// The wave's step count passes the budget while no lane's does: the two halves of the
+/// wave take turns in loops of their own (each lane idle while the other half runs), so
+/// the native region stops before each block and the interpreter charges it (see
+/// `exec::jit::region`); both engines finish with the same words and counts.
+#[test]
+fn wave_steps_past_the_budget_with_no_lane_over_it() {
+    let text = "shader compute\ngroup [256 1 1]\nfp32 ftz\nconst r0 = 0\nconst r1 = 1\nconst r2 = 60\n\
+         resource range0 = uav space 0 lower 0 count 1 structured_buffer(stride 4) uint \"out\"\n\
+         block0:\n    sysval thread_id, 0, r3\n    handle r4, range0, r0\n    mov r5, r0\n    and r6, r3, r1\n    branch r6, block1, block3\n\
+         block1:\n    iadd r5, r5, r1\n    icmp ult, r7, r5, r2\n    branch r7, block1, block2\n\
+         block2:\n    jump block5\n\
+         block3:\n    iadd r5, r5, r1\n    icmp ult, r7, r5, r2\n    branch r7, block3, block4\n\
+         block4:\n    jump block5\n\
+         block5:\n    cycle_counter r8\n    iadd r5, r5, r8\n    struct_store b32, 1, r4, r3, r0, [r5 _ _ _]\n    return\n";
+    // Each lane runs about 3 × 60 + 12 instructions, the wave about twice as many. Every
+    // lane stores 60 plus its own count (`cycle_counter`), which the interpreter gives
+    // as 190 and the native engine must too (`both`).
+    for r in both(text, 300) {
+        let (w, _) = r.unwrap_or_else(|e| panic!("{e}"));
+        assert!(w[..256].iter().all(|&x| x == 60 + 190), "{w:?}");
+    }
+    for r in both(text, 150) {
+        assert!(r.is_err());
+    }
+}
+
+/// Registers only float arithmetic writes are loaded without a flush in native code
+/// (`exec::jit::emit::flushed_regs`): halving values through the denormal range in a
+/// native loop, with copies between blocks, gives the interpreter's bits in both modes.
+#[test]
+fn float_registers_through_the_denormal_range() {
+    for fp in ["ftz", "preserve"] {
+        let text = format!(
+            "shader compute\ngroup [256 1 1]\nfp32 {fp}\nconst r0 = 0\nconst r1 = 1\nconst r2 = 0x3f000000\nconst r3 = 0x00400000\n\
+             const r4 = 0x02000000\nconst r5 = 0x3f800000\n\
+             resource range0 = uav space 0 lower 0 count 1 structured_buffer(stride 4) uint \"out\"\n\
+             block0:\n    sysval thread_id, 0, r6\n    handle r7, range0, r0\n    mov r8, r0\n    utof r9, r6\n    fmul r10, r9, r4\n    mov r11, r5\n    jump block1\n\
+             block1:\n    fmul r10, r10, r2\n    fadd r11, r11, r10\n    mov r12, r10\n    fsub r13, r12, r3\n    iadd r8, r8, r1\n    icmp ult, r14, r8, r6\n    branch r14, block1, block2\n\
+             block2:\n    fadd r15, r13, r12\n    fmul r15, r15, r11\n    struct_store b32, 1, r7, r6, r0, [r15 _ _ _]\n    return\n"
+        );
+        both(&text, 1_000_000);
+    }
+}
+
+/// A region too large to compile quickly (`exec::jit::region::MAX_REGION_SIZE`, which
+/// counts each terminator once per four lanes) is left to the interpreter with a note;
+/// the same blocks at a narrower width compile.
+#[test]
+fn large_regions_fall_back_with_a_note() {
+    use dxlane::exec::jit::{JitShader, Key};
+    let mut text = String::from(
+        "shader compute\ngroup [8 1 1]\nfp32 ftz\nconst r0 = 0\nconst r1 = 1\nblock0:\n    mov r2, r0\n    jump block1\n",
+    );
+    let n = 800;
+    for k in 1..n {
+        text += &format!(
+            "block{k}:\n    iadd r2, r2, r1\n    branch r2, block{0}, block{0}\n",
+            k + 1
+        );
+    }
+    text += &format!("block{n}:\n    return\n");
+    let s = shader(&text);
+    let key = |width| Key {
+        width,
+        ftz: true,
+        fuse_mad: false,
+    };
+    let wide = JitShader::compile(&s, key(128)).report();
+    assert_eq!(wide.regions, 0, "{wide}");
+    assert!(
+        wide.fallback
+            .as_deref()
+            .is_some_and(|f| f.contains("too large")),
+        "{wide}"
+    );
+    let narrow = JitShader::compile(&s, key(8)).report();
+    assert_eq!(
+        (narrow.regions, narrow.native_blocks),
+        (1, n + 1),
+        "{narrow}"
+    );
+}
+
+/// The generated programs exercise the region code: most run blocks natively with their
+/// control flow (loops, `if`s, switches), not only straight-line segments.
+#[test]
+fn generated_programs_run_native_regions() {
+    let mut with_runs = 0;
+    for seed in 1..=40u64 {
+        let (text, input, old) = program(seed * 7919, 15);
+        let s = shader(&text);
+        let (_, din) = structured(&input, (NWORK * 4) as u32);
+        let (_, dout) = structured(&vec![0; input.len()], (NWORK * 4) as u32);
+        let o = DispatchOptions {
+            wave_size: Some(8),
+            threads: 1,
+            profile: if old {
+                Profile::by_name("warp-1.0.13").unwrap()
+            } else {
+                Profile::latest()
+            },
+            engine: Engine::Jit,
+            ..DispatchOptions::default()
+        };
+        let r = run(&s, vec![din, dout], [2, 1, 1], &o).unwrap_or_else(|e| panic!("{e}"));
+        let j = r.jit.expect("a report");
+        assert!(j.native_lane_instructions <= r.lane_instructions, "{j}");
+        if j.native_block_runs > 0 {
+            with_runs += 1;
+        }
+    }
+    assert!(
+        with_runs >= 30,
+        "{with_runs} of 40 programs ran native blocks"
+    );
 }
 
 /// Every compilable mnemonic is produced by the generator above, so the property test

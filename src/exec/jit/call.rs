@@ -1,8 +1,9 @@
 //! The native engine's only `unsafe` code: making executable memory and entering it.
 //!
-//! [`Compiler`] collects segment functions into one Cranelift JIT module; [`Code`] owns
-//! the module's memory until the compiled shader is dropped; [`enter`] calls a segment's
-//! function on a wave's registers.
+//! [`Compiler`] collects segment functions (or a region function) into one Cranelift JIT
+//! module; [`Code`] owns the module's memory until the compiled shader is dropped;
+//! [`enter`] calls a segment's function on a wave's registers, [`enter_region`] a
+//! region's on a wave's registers and scheduling state.
 //!
 //! Why entering is sound: a segment's function reads and writes only
 //! `regs[r × W .. r × W + W]` for registers `r` its instructions name, and reads only
@@ -11,7 +12,11 @@
 //! register operand is below the shader's `num_regs`; [`enter`] checks the width and that
 //! the register array holds `num_regs` registers before calling. The functions take no
 //! other pointers, call only the `extern "C"` rules in `shim` (safe Rust, total, no
-//! unwinding), and return normally.
+//! unwinding), and return normally. A region function (`region`) also reads and writes
+//! words `0 .. W` of the wave's `next` array, mask words and live-mask words, the `W`
+//! idle counters, and the fields of one `#[repr(C)]` state; it jumps on block numbers only
+//! through a bounds-checked jump table; [`enter_region`] checks the width and register
+//! count the same way, and the arrays' types fix their lengths at `W`.
 
 #![allow(unsafe_code)]
 
@@ -25,12 +30,22 @@ use crate::ir::{Inst, Shader};
 
 use super::Key;
 
-/// A compiled segment's entry point and what it was compiled for.
+/// Which signature a compiled function has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `fn(regs, sel)`: a segment.
+    Segment,
+    /// `fn(regs, sel, next, live, idle, state) -> u32`: a region (`region`).
+    Region,
+}
+
+/// A compiled function's entry point and what it was compiled for.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
     addr: usize,
     width: u32,
     num_regs: u32,
+    kind: Kind,
 }
 
 /// Segment functions being compiled into one module.
@@ -38,7 +53,7 @@ pub struct Compiler {
     module: JITModule,
     ctx: cranelift_codegen::Context,
     fctx: FunctionBuilderContext,
-    funcs: Vec<(FuncId, Key, u32)>,
+    funcs: Vec<(FuncId, Key, u32, Kind)>,
 }
 
 impl Compiler {
@@ -70,7 +85,13 @@ impl Compiler {
 
     /// Adds the segment `insts` of `shader`; returns its index among the entries
     /// [`finish`](Self::finish) gives.
-    pub fn add(&mut self, shader: &Shader, insts: &[Inst], key: Key) -> Result<usize, String> {
+    pub fn add(
+        &mut self,
+        shader: &Shader,
+        insts: &[Inst],
+        key: Key,
+        flushed: &[bool],
+    ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;
         self.module.clear_context(&mut self.ctx);
@@ -81,7 +102,7 @@ impl Compiler {
         self.ctx.func.name = UserFuncName::user(0, n as u32);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key)?;
+            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key, flushed)?;
             b.finalize(frontend);
         }
         let id = self
@@ -91,7 +112,46 @@ impl Compiler {
         self.module
             .define_function(id, &mut self.ctx)
             .map_err(|e| format!("{e:?}"))?;
-        self.funcs.push((id, key, shader.num_regs));
+        self.funcs.push((id, key, shader.num_regs, Kind::Segment));
+        Ok(n)
+    }
+
+    /// Adds the region function of `shader` over the blocks `native` marks; returns its
+    /// index among the entries [`finish`](Self::finish) gives.
+    pub fn add_region(
+        &mut self,
+        shader: &Shader,
+        native: &[bool],
+        key: Key,
+        flushed: &[bool],
+    ) -> Result<usize, String> {
+        let ptr = self.module.target_config().pointer_type();
+        let call_conv = self.module.target_config().default_call_conv;
+        self.module.clear_context(&mut self.ctx);
+        for _ in 0..6 {
+            self.ctx.func.signature.params.push(AbiParam::new(ptr));
+        }
+        self.ctx
+            .func
+            .signature
+            .returns
+            .push(AbiParam::new(cranelift_codegen::ir::types::I32));
+        let frontend = self.module.isa().frontend_config();
+        let n = self.funcs.len();
+        self.ctx.func.name = UserFuncName::user(0, n as u32);
+        {
+            let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            super::region::region(&mut b, ptr, call_conv, shader, native, key, flushed)?;
+            b.finalize(frontend);
+        }
+        let id = self
+            .module
+            .declare_anonymous_function(&self.ctx.func.signature)
+            .map_err(|e| e.to_string())?;
+        self.module
+            .define_function(id, &mut self.ctx)
+            .map_err(|e| format!("{e:?}"))?;
+        self.funcs.push((id, key, shader.num_regs, Kind::Region));
         Ok(n)
     }
 
@@ -103,10 +163,11 @@ impl Compiler {
         let entries = self
             .funcs
             .iter()
-            .map(|&(id, key, num_regs)| Entry {
+            .map(|&(id, key, num_regs, kind)| Entry {
                 addr: self.module.get_finalized_function(id) as usize,
                 width: key.width,
                 num_regs,
+                kind,
             })
             .collect();
         Ok((
@@ -156,7 +217,7 @@ impl Drop for Code {
 /// for.
 #[inline(always)]
 pub fn enter<const W: usize>(e: Entry, regs: &mut [[u32; W]], sel: &[u32; W]) -> bool {
-    if e.width as usize != W || regs.len() < e.num_regs as usize {
+    if e.kind != Kind::Segment || e.width as usize != W || regs.len() < e.num_regs as usize {
         return false;
     }
     // SAFETY: `e.addr` is a function `Compiler::finish` made executable with the signature
@@ -169,4 +230,52 @@ pub fn enter<const W: usize>(e: Entry, regs: &mut [[u32; W]], sel: &[u32; W]) ->
         f(regs.as_mut_ptr().cast::<u32>(), sel.as_ptr());
     }
     true
+}
+
+/// Runs the region `e` on a `W`-wide wave: its registers, mask words, `next`, live mask
+/// words, idle counts and scalar state (see `region`). Returns the region's code
+/// (`region::STOPPED` or `region::FINISHED`), or `None`, running nothing, when the
+/// arrays are not the shape it was compiled for.
+#[inline(always)]
+pub fn enter_region<const W: usize>(
+    e: Entry,
+    regs: &mut [[u32; W]],
+    sel: &mut [u32; W],
+    next: &mut [u32; W],
+    live: &mut [u32; W],
+    idle: &mut [u64; W],
+    state: &mut super::region::State,
+) -> Option<u32> {
+    if e.kind != Kind::Region || e.width as usize != W || regs.len() < e.num_regs as usize {
+        return None;
+    }
+    type Region = extern "C" fn(
+        *mut u32,
+        *mut u32,
+        *mut u32,
+        *mut u32,
+        *mut u64,
+        *mut super::region::State,
+    ) -> u32;
+    // SAFETY: `e.addr` is a function `Compiler::finish` made executable with the `Region`
+    // signature (the ISA's default calling convention, C's), alive while its `Code` is.
+    // The widths match; the function touches only: `regs[0 .. num_regs × W]` (register
+    // operands and branch conditions are below `num_regs`, `ir::validate`, and `regs`
+    // holds at least `num_regs` registers of `W` words); words `0 .. W` of `sel`, `next`
+    // and `live`; the `W` counters of `idle`; and the `#[repr(C)]` `state` at the fields'
+    // offsets. The four arrays and `state` are distinct objects borrowed mutably here,
+    // so nothing else reads or writes them during the call. Block numbers it jumps on
+    // go through a bounds-checked jump table.
+    let code = unsafe {
+        let f = std::mem::transmute::<usize, Region>(e.addr);
+        f(
+            regs.as_mut_ptr().cast::<u32>(),
+            sel.as_mut_ptr(),
+            next.as_mut_ptr(),
+            live.as_mut_ptr(),
+            idle.as_mut_ptr(),
+            state,
+        )
+    };
+    Some(code)
 }

@@ -76,10 +76,73 @@ struct Em<'a, 'b> {
     sel: Value,
     /// Signatures of `extern "C" fn(u32 × n) -> u32`, by `n − 1`.
     sigs: [Option<SigRef>; 4],
+    /// [`flushed_regs`].
+    flushed: &'a [bool],
+}
+
+/// Registers that never hold a denormal when the shader flushes (so loading one needs
+/// no flush): those written only by `fadd`, `fsub`, `fmul`, `fdiv` — whose results are
+/// flushed, by both engines — and by `mov` from such a register or from a constant that
+/// is not a denormal. Every other register starts at 0 and is written only by
+/// instructions; nothing else writes registers (`Wave::reset`).
+pub fn flushed_regs(shader: &Shader) -> Vec<bool> {
+    let n = shader.num_regs as usize;
+    let nconsts = shader.consts.len();
+    let mut ok: Vec<bool> = (0..n)
+        .map(|r| {
+            shader
+                .consts
+                .get(r)
+                .is_none_or(|&k| crate::exec::float::flush(k) == k)
+        })
+        .collect();
+    let mut movs = Vec::new();
+    for inst in &shader.insts {
+        let flushing = matches!(
+            inst,
+            Inst::FAdd { .. } | Inst::FSub { .. } | Inst::FMul { .. } | Inst::FDiv { .. }
+        );
+        if let Inst::Mov { dst, src } = inst {
+            movs.push((dst.index(), src.index()));
+            continue;
+        }
+        inst.visit_regs(&mut |role, r| {
+            let mut clear = |i: usize| {
+                if let Some(x) = ok.get_mut(i) {
+                    *x = false;
+                }
+            };
+            match role {
+                crate::ir::Role::Write if !flushing => clear(r.index()),
+                crate::ir::Role::Write64 => {
+                    clear(r.index());
+                    clear(r.index() + 1);
+                }
+                _ => {}
+            }
+        });
+    }
+    // A constant register is never written (`ir::validate`); a `mov` passes on its
+    // source's property.
+    loop {
+        let mut changed = false;
+        for &(d, s) in &movs {
+            let src_ok = ok.get(s).copied().unwrap_or(false);
+            if d >= nconsts && !src_ok && ok.get(d).copied().unwrap_or(false) {
+                ok[d] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    ok
 }
 
 /// Emits the body of the segment `insts` of `shader` into `b`, whose signature is
-/// `(ptr, ptr)`.
+/// `(ptr, ptr)`; `flushed` is [`flushed_regs`].
+#[allow(clippy::too_many_arguments)]
 pub fn segment(
     b: &mut FunctionBuilder<'_>,
     ptr: Type,
@@ -87,15 +150,38 @@ pub fn segment(
     shader: &Shader,
     insts: &[Inst],
     key: Key,
+    flushed: &[bool],
 ) -> Result<(), String> {
-    if let Some(i) = insts.iter().find(|i| !super::select::compilable(i)) {
-        return Err(format!("`{i}` is not compilable"));
-    }
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
-    let (regs0, sel0) = (params[0], params[1]);
+    lane_loop(
+        b, ptr, call_conv, shader, insts, key, flushed, params[0], params[1],
+    )?;
+    b.ins().return_(&[]);
+    b.seal_all_blocks();
+    Ok(())
+}
+
+/// Emits, from the current block, the lane loop running `insts` over the whole wave
+/// (`regs0`: the registers, `sel0`: the mask's words), and leaves `b` in a new block
+/// reached when the loop is done.
+#[allow(clippy::too_many_arguments)]
+pub fn lane_loop(
+    b: &mut FunctionBuilder<'_>,
+    ptr: Type,
+    call_conv: CallConv,
+    shader: &Shader,
+    insts: &[Inst],
+    key: Key,
+    flushed: &[bool],
+    regs0: Value,
+    sel0: Value,
+) -> Result<(), String> {
+    if let Some(i) = insts.iter().find(|i| !super::select::compilable(i)) {
+        return Err(format!("`{i}` is not compilable"));
+    }
     let body = b.create_block();
     let k = b.append_block_param(body, ptr);
     let exit = b.create_block();
@@ -116,6 +202,7 @@ pub fn segment(
         regs,
         sel,
         sigs: [None; 4],
+        flushed,
     };
     let mut chunks: Vec<Chunk> = (0..step)
         .map(|u| Chunk {
@@ -140,12 +227,11 @@ pub fn segment(
         .icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
     b.ins().brif(more, body, &[next.into()], exit, &[]);
     b.switch_to_block(exit);
-    b.ins().return_(&[]);
-    b.seal_all_blocks();
     Ok(())
 }
 
-fn flags() -> MemFlagsData {
+/// The memory flags of every access to the wave's arrays.
+pub fn flags() -> MemFlagsData {
     // The registers are `[u32; W]` arrays: 4-byte aligned only, so no `aligned` flag
     // (which would allow aligned-only vector moves). Every address is inside the
     // register array (`call::enter` checks its length), so no access traps.
@@ -173,7 +259,11 @@ impl Em<'_, '_> {
             v
         } else {
             let off = i as i32 * self.stride + c.offset;
-            self.b.ins().load(I32X4, flags(), self.regs, off)
+            let v = self.b.ins().load(I32X4, flags(), self.regs, off);
+            if self.flushed.get(i as usize).copied().unwrap_or(false) {
+                c.flushed.insert(v);
+            }
+            v
         };
         c.env.push((i, v));
         v
@@ -552,6 +642,22 @@ impl Em<'_, '_> {
                     FCond::False | FCond::True => None,
                 };
                 let r = match cc {
+                    // x86's vector compares have no `one` or `ueq` predicate (Cranelift
+                    // refuses them): ordered and not equal, unordered or equal.
+                    Some(FloatCC::OrderedNotEqual) => {
+                        let (_, x) = self.fin(c, *a);
+                        let (_, y) = self.fin(c, *b);
+                        let o = self.b.ins().fcmp(FloatCC::Ordered, x, y);
+                        let n = self.b.ins().fcmp(FloatCC::NotEqual, x, y);
+                        self.b.ins().band(o, n)
+                    }
+                    Some(FloatCC::UnorderedOrEqual) => {
+                        let (_, x) = self.fin(c, *a);
+                        let (_, y) = self.fin(c, *b);
+                        let u = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+                        let e = self.b.ins().fcmp(FloatCC::Equal, x, y);
+                        self.b.ins().bor(u, e)
+                    }
                     Some(cc) => {
                         let (_, x) = self.fin(c, *a);
                         let (_, y) = self.fin(c, *b);
@@ -741,5 +847,30 @@ impl Em<'_, '_> {
             // `segment` refuses a run with anything `select::compilable` does not admit.
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::flushed_regs;
+
+    /// `flushed_regs`: only `fadd`/`fsub`/`fmul`/`fdiv` results (which `exec::float`'s
+    /// flushing rules flush), copies of them, non-denormal constants and registers never
+    /// written count as free of denormals.
+    #[test]
+    fn registers_free_of_denormals() {
+        let s = crate::ir::parse_shader(
+            "shader compute\ngroup [1 1 1]\nfp32 ftz\nconst r0 = 0x3f800000\nconst r1 = 1\n\
+             block0:\n    fadd r2, r0, r0\n    mov r3, r2\n    mov r4, r1\n    iadd r5, r0, r0\n\
+             \x20   mov r6, r5\n    fmul r7, r0, r0\n    iadd r7, r7, r0\n    mov r8, r3\n\
+             \x20   fdiv r9, r0, r0\n    mov r9, r6\n    return\n",
+        )
+        .unwrap();
+        let f = flushed_regs(&s);
+        let want = [
+            true, false, true, true, false, false, false, false, true, false,
+        ];
+        assert_eq!(&f[..10], &want);
+        assert!(f[10..].iter().all(|&x| x));
     }
 }

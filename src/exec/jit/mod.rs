@@ -1,12 +1,15 @@
-//! The native engine: straight-line runs of a shader's arithmetic compiled to machine code
-//! with Cranelift, run in place of the interpreter's arms for them.
+//! The native engine: a shader's arithmetic, and the control flow between blocks made
+//! only of arithmetic, compiled to machine code with Cranelift and run in place of the
+//! interpreter's arms for them.
 //!
-//! Owns: choosing which instructions are compiled ([`select`]), emitting them as 128-bit
-//! vector code ([`emit`]), the scalar rules the generated code calls ([`shim`]), and the
-//! one place generated code is entered ([`call`]). Does not own: control flow, block
-//! charging, reconvergence, memory, resources, wave and quad operations, stage inputs and
-//! outputs — those stay in the interpreter (`exec::interp`, `exec::control`), so the two
-//! engines cannot disagree on them.
+//! Owns: choosing which instructions are compiled ([`select`]) and which blocks run
+//! with their control flow ([`region`]), emitting them as 128-bit vector code
+//! ([`emit`], [`region`]), the scalar rules the generated code calls ([`shim`]), and the
+//! one place generated code is entered ([`call`]). Does not own: memory, resources,
+//! wave and quad operations, stage inputs and outputs, barriers, discard — those stay in
+//! the interpreter (`exec::interp`, `exec::control`), so the two engines cannot disagree
+//! on them; the control-flow rules the region code follows are `exec::control`'s, step
+//! by step (see [`region`]).
 //!
 //! # Segments
 //!
@@ -26,6 +29,14 @@
 //! any instruction runs (`control::charge`), and segments hold no resource access (so
 //! `exec::unbound` has nothing to check in them): both behave exactly as before.
 //!
+//! # Regions
+//!
+//! Blocks made only of compilable instructions, ending in a jump, branch, switch or
+//! return, are *native*; one function per shader runs them with the interpreter's
+//! charging, terminators and scheduling ([`region`]). The interpreter's block loop calls
+//! it when the wave is at the start of a native block and takes over again at the start
+//! of the block it returns at.
+//!
 //! # Rules
 //!
 //! Each rule of `exec::{float, convert, arith, bits}` is either emitted inline where
@@ -43,14 +54,18 @@
 
 mod call;
 mod emit;
+pub mod region;
 pub mod select;
 mod shim;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::ir::Shader;
+
+use super::wave::{Wave, WaveState, lanes};
 
 /// The most instructions in one segment; longer runs are cut into several.
 pub const MAX_SEGMENT: usize = 256;
@@ -118,8 +133,19 @@ pub struct JitReport {
     pub native: usize,
     /// Instructions the interpreter runs.
     pub interpreted: usize,
-    /// Native functions made.
+    /// Segment functions made (straight-line runs inside one block).
     pub segments: usize,
+    /// Region functions made (0 or 1: see [`region`]).
+    pub regions: usize,
+    /// Blocks of the shader.
+    pub blocks: usize,
+    /// Blocks run natively with their control flow (the region's blocks).
+    pub native_blocks: usize,
+    /// So far in the run: blocks the region code ran (each charge of a block counts once).
+    pub native_block_runs: u64,
+    /// So far in the run: lane-instructions the region code ran (each block's
+    /// instructions and terminator, times its active lanes, as `control::charge` counts).
+    pub native_lane_instructions: u64,
     /// Compile time.
     pub compile_time: Duration,
     /// The instructions left to the interpreter, by mnemonic, most frequent first.
@@ -138,6 +164,13 @@ impl fmt::Display for JitReport {
             self.segments,
             self.compile_time.as_secs_f64() * 1e3
         )?;
+        if self.regions > 0 {
+            write!(
+                f,
+                "; {} of {} blocks native with their control flow ({} block runs)",
+                self.native_blocks, self.blocks, self.native_block_runs
+            )?;
+        }
         if !self.interpreted_ops.is_empty() {
             let ops: Vec<String> = self
                 .interpreted_ops
@@ -177,14 +210,26 @@ struct Segment {
     func: call::Entry,
 }
 
+/// A shader's region function and the blocks it runs.
+struct Region {
+    func: call::Entry,
+    /// For each block: whether it is in the region.
+    native: Vec<bool>,
+}
+
 /// A shader's native code for one [`Key`]: shared by every worker thread of a run.
 pub struct JitShader {
     key: Key,
     /// For each instruction index: 1 + the segment starting there, or 0.
     starts: Vec<u32>,
     segments: Vec<Segment>,
+    region: Option<Region>,
     report: JitReport,
+    /// Blocks and lane-instructions the region ran, for the report.
+    block_runs: AtomicU64,
+    lane_insts: AtomicU64,
     _code: call::Code,
+    _region_code: call::Code,
 }
 
 impl fmt::Debug for JitShader {
@@ -220,7 +265,9 @@ impl JitShader {
             None
         };
         let mut compiled = vec![false; n];
-        if why.is_none() {
+        let flushed = emit::flushed_regs(shader);
+        let compiling = why.is_none();
+        if compiling {
             match call::Compiler::new() {
                 Err(e) => report.fallback = Some(format!("no native code: {e}; interpreted")),
                 Ok(mut c) => {
@@ -234,7 +281,7 @@ impl JitShader {
                             break;
                         }
                         let insts = &shader.insts[r.clone()];
-                        match c.add(shader, insts, key) {
+                        match c.add(shader, insts, key, &flushed) {
                             Ok(id) => pending.push((r.clone(), id)),
                             Err(e) => {
                                 report.fallback =
@@ -268,6 +315,44 @@ impl JitShader {
         } else {
             report.fallback = why;
         }
+        let mut region = None;
+        let mut region_code = call::Code::empty();
+        report.blocks = shader.blocks.len();
+        if compiling && started.elapsed() <= COMPILE_BUDGET {
+            let native: Vec<bool> = (0..shader.blocks.len())
+                .map(|b| region::native(shader, b))
+                .collect();
+            let count = native.iter().filter(|&&n| n).count();
+            let size = region::size(shader, &native, key.width);
+            if count > 0 && size > region::MAX_REGION_SIZE {
+                report.fallback = Some(format!(
+                    "the control flow is too large for the native engine (about {size} operations, limit {}); blocks interpreted",
+                    region::MAX_REGION_SIZE
+                ));
+            } else if count > 0 {
+                // A module of its own, so that a region Cranelift refuses leaves the
+                // segments working.
+                let made = call::Compiler::new().and_then(|mut c| {
+                    let id = c.add_region(shader, &native, key, &flushed)?;
+                    let (code, entries) = c.finish()?;
+                    let func = *entries.get(id).ok_or("no region entry")?;
+                    Ok((code, func))
+                });
+                match made {
+                    Ok((code, func)) => {
+                        region_code = code;
+                        region = Some(Region { func, native });
+                        report.regions = 1;
+                        report.native_blocks = count;
+                    }
+                    Err(e) => {
+                        report.fallback = Some(format!(
+                            "the control flow did not compile ({e}); blocks interpreted"
+                        ))
+                    }
+                }
+            }
+        }
         let mut ops: std::collections::BTreeMap<&'static str, usize> = Default::default();
         for (inst, &c) in shader.insts.iter().zip(&compiled) {
             if c {
@@ -286,8 +371,12 @@ impl JitShader {
             key,
             starts,
             segments,
+            region,
             report,
+            block_runs: AtomicU64::new(0),
+            lane_insts: AtomicU64::new(0),
             _code: code,
+            _region_code: region_code,
         }
     }
 
@@ -296,9 +385,86 @@ impl JitShader {
         self.key
     }
 
-    /// Coverage and compile time.
-    pub fn report(&self) -> &JitReport {
-        &self.report
+    /// Coverage and compile time, and what the region code has run so far.
+    pub fn report(&self) -> JitReport {
+        JitReport {
+            native_block_runs: self.block_runs.load(Ordering::Relaxed),
+            native_lane_instructions: self.lane_insts.load(Ordering::Relaxed),
+            ..self.report.clone()
+        }
+    }
+
+    /// Whether block `b` is in the region (runs natively with its control flow).
+    #[inline(always)]
+    pub(crate) fn native_block(&self, b: usize) -> bool {
+        self.region
+            .as_ref()
+            .is_some_and(|r| r.native.get(b).copied().unwrap_or(false))
+    }
+
+    /// Runs the region from the start of the wave's current block (not yet charged), as
+    /// the interpreter's block loop would (see [`region`]): afterwards the wave is done or
+    /// at the start of its current block, not yet charged, with every field as the
+    /// interpreter leaves it there.
+    pub(crate) fn run_region<const W: usize>(&self, w: &mut Wave<W>, shader: &Shader, limit: u64) {
+        let Some(r) = &self.region else { return };
+        let mut live = [0u32; W];
+        for (l, x) in live.iter_mut().enumerate() {
+            *x = if (w.live >> l) & 1 == 1 { u32::MAX } else { 0 };
+        }
+        let mask = w.ex.mask;
+        let mut st = region::State {
+            steps: w.steps,
+            executed: w.executed,
+            limit,
+            pending: 0,
+            blocks: 0,
+            cur: w.cur,
+            waiting_min: w.waiting_min,
+            count: mask.count_ones(),
+            idle_any: u32::from(w.live & !mask != 0),
+        };
+        let before = w.executed;
+        let Some(code) = call::enter_region(
+            r.func,
+            &mut w.regs,
+            &mut w.ex.sel,
+            &mut w.next,
+            &mut live,
+            &mut w.idle,
+            &mut st,
+        ) else {
+            return;
+        };
+        let (mut lv, mut m) = (0u128, 0u128);
+        for l in 0..W {
+            lv |= u128::from(live[l] != 0) << l;
+            m |= u128::from(w.ex.sel[l] != 0) << l;
+        }
+        w.live = lv;
+        if st.pending != 0 {
+            for l in lanes(lv & !m) {
+                w.idle[l] += st.pending;
+            }
+        }
+        w.steps = st.steps;
+        w.executed = st.executed;
+        w.cur = st.cur;
+        w.waiting_min = st.waiting_min;
+        if let Some(b) = shader.blocks.get(st.cur as usize) {
+            w.pc = b.start;
+        }
+        if code == region::FINISHED {
+            w.state = WaveState::Done;
+            w.ex.set(0);
+        } else {
+            w.ex.set(m);
+        }
+        if st.blocks != 0 {
+            self.block_runs.fetch_add(st.blocks, Ordering::Relaxed);
+            self.lane_insts
+                .fetch_add(st.executed - before, Ordering::Relaxed);
+        }
     }
 
     /// Runs the segment starting at instruction `pc`, if there is one, on the active lanes
