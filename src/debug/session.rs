@@ -1909,13 +1909,7 @@ impl Debugger {
         let mut s = String::new();
         for e in &sh.inputs {
             for r in 0..e.rows {
-                let comps: Vec<u32> = (0..4).filter(|c| e.mask >> c & 1 == 1).collect();
-                let letters: String = comps.iter().map(|&c| b"xyzw"[c as usize] as char).collect();
-                let ty = match e.component {
-                    crate::ir::ComponentType::Float => Ty::Float,
-                    crate::ir::ComponentType::SInt => Ty::Int,
-                    _ => Ty::UInt,
-                };
+                let (comps, letters, ty) = element_components(e.mask, e.component);
                 let vals: Vec<String> = comps
                     .iter()
                     .map(|&c| {
@@ -1967,13 +1961,7 @@ impl Debugger {
         let mut s = format!("outputs of lane {} (when its wave finished):", self.lane);
         for e in &sh.outputs {
             for r in 0..e.rows {
-                let comps: Vec<u32> = (0..4).filter(|c| e.mask >> c & 1 == 1).collect();
-                let letters: String = comps.iter().map(|&c| b"xyzw"[c as usize] as char).collect();
-                let ty = match e.component {
-                    crate::ir::ComponentType::Float => Ty::Float,
-                    crate::ir::ComponentType::SInt => Ty::Int,
-                    _ => Ty::UInt,
-                };
+                let (comps, letters, ty) = element_components(e.mask, e.component);
                 let vals: Vec<String> = comps
                     .iter()
                     .map(|&c| {
@@ -2503,6 +2491,19 @@ impl Ty {
     fn max_ty(self, other: Ty) -> Ty {
         if other == Ty::Untyped { self } else { other }
     }
+}
+
+/// A signature element's components (by its mask), their letters (`xy`) and the type
+/// they are shown as: what `inputs` and `outputs` list for each row.
+fn element_components(mask: u8, component: crate::ir::ComponentType) -> (Vec<u32>, String, Ty) {
+    let comps: Vec<u32> = (0..4).filter(|c| mask >> c & 1 == 1).collect();
+    let letters = comps.iter().map(|&c| b"xyzw"[c as usize] as char).collect();
+    let ty = match component {
+        crate::ir::ComponentType::Float => Ty::Float,
+        crate::ir::ComponentType::SInt => Ty::Int,
+        _ => Ty::UInt,
+    };
+    (comps, letters, ty)
 }
 
 /// `x,y [sample n] [prim k]`: a pixel-program lane of a draw (`diff pixel`).

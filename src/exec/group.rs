@@ -85,18 +85,16 @@ impl<'a> Program<'a> {
     /// Chooses the engine: with [`Engine::Jit`] the shader's arithmetic is compiled now,
     /// once, for this program's wave width, and shared by every runner made from it.
     pub fn with_engine(mut self, engine: Engine) -> Program<'a> {
-        self.jit = match engine {
-            Engine::Interp => None,
-            Engine::Jit => Some(Arc::new(JitShader::compile(
-                self.shader,
-                jit::Key {
-                    width: self.wave_size,
-                    ftz: self.ftz,
-                    fuse_mad: self.profile.fuse_mad,
-                },
-            ))),
-        };
+        self.jit = jit::compile_for(engine, self.shader, self.jit_key());
         self
+    }
+
+    fn jit_key(&self) -> jit::Key {
+        jit::Key {
+            width: self.wave_size,
+            ftz: self.ftz,
+            fuse_mad: self.profile.fuse_mad,
+        }
     }
 
     /// What the native engine compiled, and what its region code has run so far, when

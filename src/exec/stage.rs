@@ -59,6 +59,7 @@ pub struct StageProgram<'a> {
     limits: Limits,
     wave_size: u32,
     ftz: bool,
+    engine: Engine,
     jit: Option<Arc<JitShader>>,
 }
 
@@ -94,6 +95,7 @@ impl<'a> StageProgram<'a> {
             limits,
             wave_size,
             ftz,
+            engine: Engine::Interp,
             jit: None,
         }
         .with_engine(Engine::from_env()))
@@ -103,18 +105,21 @@ impl<'a> StageProgram<'a> {
     /// lanes and derivatives always run in the interpreter; only arithmetic between them
     /// is compiled.
     pub fn with_engine(mut self, engine: Engine) -> StageProgram<'a> {
-        self.jit = match engine {
-            Engine::Interp => None,
-            Engine::Jit => Some(Arc::new(JitShader::compile(
-                self.shader,
-                jit::Key {
-                    width: self.wave_size,
-                    ftz: self.ftz,
-                    fuse_mad: self.profile.fuse_mad,
-                },
-            ))),
-        };
+        // `new` compiled for the environment's engine; only a different choice compiles
+        // (or drops) again.
+        if engine != self.engine {
+            self.engine = engine;
+            self.jit = jit::compile_for(engine, self.shader, self.jit_key());
+        }
         self
+    }
+
+    fn jit_key(&self) -> jit::Key {
+        jit::Key {
+            width: self.wave_size,
+            ftz: self.ftz,
+            fuse_mad: self.profile.fuse_mad,
+        }
     }
 
     /// What the native engine compiled, and what its region code has run so far, when

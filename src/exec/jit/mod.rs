@@ -190,6 +190,16 @@ impl fmt::Display for JitReport {
     }
 }
 
+/// The native code a program of `shader` runs under `engine` (none for the
+/// interpreter), compiled for `key`: what `exec::Program` and `exec::StageProgram` hold
+/// and share between their runners.
+pub fn compile_for(engine: Engine, shader: &Shader, key: Key) -> Option<std::sync::Arc<JitShader>> {
+    match engine {
+        Engine::Interp => None,
+        Engine::Jit => Some(std::sync::Arc::new(JitShader::compile(shader, key))),
+    }
+}
+
 /// The compile-time parameters a shader's native code depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
