@@ -901,3 +901,58 @@ fn job_engine_option() {
         }
     }
 }
+
+/// A draw job's `[options] engine` is refused by name when unknown; under either engine
+/// the draw writes the same target, and the summary says which engine ran and what it
+/// compiled for each stage.
+#[test]
+fn draw_job_engine_option() {
+    let dir = crate::common::scratch().join("jit/draw_engine_option");
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = super::common::root();
+    let job = |engine: &str| {
+        format!(
+            "[program]\nvs = {:?}\nps = {:?}\n\n[draw]\nvertex_count = 3\n\n\
+             [[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 64\nheight = 64\n\n\
+             [options]\nengine = \"{engine}\"\n",
+            root.join("shaders/draw_fullscreen.vs_5_0.dxbc")
+                .display()
+                .to_string(),
+            root.join("shaders/draw_fullscreen.ps_5_0.dxbc")
+                .display()
+                .to_string(),
+        )
+    };
+    let path = dir.join("job.toml");
+    let run = |text: String| {
+        std::fs::write(&path, text).unwrap();
+        let job = dxlane::job::Job::load(&path).unwrap();
+        dxlane::job::run_draw_job(job, &dxlane::job::RunOptions::default())
+    };
+    let text = match run(job("fast")) {
+        Ok(_) => panic!("an unknown engine was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        text.contains("[options]") && text.contains("unknown engine \"fast\" (known: jit, interp)"),
+        "{text}"
+    );
+    let mut targets = Vec::new();
+    for name in ["interp", "jit"] {
+        let r = run(job(name)).unwrap();
+        let d = &r.summary.draw;
+        assert_eq!(d.engine, name);
+        match name {
+            "interp" => assert!(d.jit.is_empty() && d.compile_seconds == 0.0, "{d:?}"),
+            _ => {
+                assert_eq!(d.jit.len(), 2, "{:?}", d.jit);
+                assert!(d.jit[0].starts_with("vs: jit: ") && d.jit[1].starts_with("ps: jit: "));
+            }
+        }
+        targets.push(r.targets[0].view.texture.to_bytes());
+    }
+    assert!(
+        targets[0] == targets[1],
+        "the engines drew different targets"
+    );
+}
