@@ -781,92 +781,79 @@ fn profile(r: &DrawReport) -> String {
     )
 }
 
-fn draw_benches() {
-    let engines = [Engine::Interp, Engine::Jit];
-    let pixels = f64::from(FS_W * FS_H);
-    let runs: Vec<(Engine, usize, DrawRun)> = engines
-        .iter()
-        .flat_map(|&e| [1, 2].map(|n| (e, n, dxlane_fullscreen(n, e))))
-        .collect();
+/// Prints one draw's timings under both engines and worker counts beside lavapipe's,
+/// as `unit` (`Mpixels/s`, `Mtriangles/s`) of `work` items per draw; fails unless every
+/// run drew the same image.
+fn report_draw(
+    runs: &[(Engine, usize, DrawRun)],
+    work: f64,
+    unit: &str,
+    lavapipe: Result<(f64, f64, f64), String>,
+) {
     for (_, _, r) in &runs[1..] {
         assert_eq!(
             runs[0].2.image, r.image,
             "the image depends on the engine or worker count"
         );
     }
-    println!(
-        "full-screen pixel program {FS_W}x{FS_H}, bilinear sample + 32 multiply-adds, medians of {RUNS} runs (range):"
-    );
-    for (e, n, r) in &runs {
+    for (e, n, r) in runs {
         println!(
-            "  dxlane {e:6} {n} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.1} Mpixels/s",
+            "  dxlane {e:6} {n} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.2} {unit} ({} pixels shaded)",
             if *n == 1 { " " } else { "s" },
             r.median * 1e3,
             r.min * 1e3,
             r.max * 1e3,
-            pixels / r.median / 1e6
+            work / r.median / 1e6,
+            r.report.pixels_shaded
         );
         if *n == 1 {
             println!("    profile: {}", profile(&r.report));
         }
     }
-    match lavapipe_draw(true, &[]) {
+    match lavapipe {
         Ok((m, lo, hi)) => {
             println!(
-                "  lavapipe:               {:7.1} ms ({:.1}–{:.1})  {:6.1} Mpixels/s",
+                "  lavapipe:               {:7.1} ms ({:.1}–{:.1})  {:6.2} {unit}",
                 m * 1e3,
                 lo * 1e3,
                 hi * 1e3,
-                pixels / m / 1e6,
+                work / m / 1e6,
             );
-            for (e, n, r) in &runs {
+            for (e, n, r) in runs {
                 println!("  dxlane {e} {n}t / lavapipe time: {:.1}x", r.median / m);
             }
         }
         Err(e) => println!("  lavapipe: not run: {e}"),
     }
+}
+
+fn draw_benches() {
+    let engines = [Engine::Interp, Engine::Jit];
+    let runs: Vec<(Engine, usize, DrawRun)> = engines
+        .iter()
+        .flat_map(|&e| [1, 2].map(|n| (e, n, dxlane_fullscreen(n, e))))
+        .collect();
+    println!(
+        "full-screen pixel program {FS_W}x{FS_H}, bilinear sample + 32 multiply-adds, medians of {RUNS} runs (range):"
+    );
+    report_draw(
+        &runs,
+        f64::from(FS_W * FS_H),
+        "Mpixels/s",
+        lavapipe_draw(true, &[]),
+    );
     let verts = triangles();
     let runs: Vec<(Engine, usize, DrawRun)> = engines
         .iter()
         .flat_map(|&e| [1, 2].map(|n| (e, n, dxlane_triangles(n, e, &verts))))
         .collect();
-    for (_, _, r) in &runs[1..] {
-        assert_eq!(
-            runs[0].2.image, r.image,
-            "the image depends on the engine or worker count"
-        );
-    }
-    let n = TRIANGLES as f64;
     println!(
         "{TRIANGLES} small depth-tested triangles into {TRI_SIZE}x{TRI_SIZE}, D32_FLOAT, medians of {RUNS} runs (range):"
     );
-    for (e, k, r) in &runs {
-        println!(
-            "  dxlane {e:6} {k} thread{}: {:7.1} ms ({:.1}–{:.1})  {:6.2} Mtriangles/s ({} pixels shaded)",
-            if *k == 1 { " " } else { "s" },
-            r.median * 1e3,
-            r.min * 1e3,
-            r.max * 1e3,
-            n / r.median / 1e6,
-            r.report.pixels_shaded
-        );
-        if *k == 1 {
-            println!("    profile: {}", profile(&r.report));
-        }
-    }
-    match lavapipe_draw(false, &verts) {
-        Ok((m, lo, hi)) => {
-            println!(
-                "  lavapipe:               {:7.1} ms ({:.1}–{:.1})  {:6.2} Mtriangles/s",
-                m * 1e3,
-                lo * 1e3,
-                hi * 1e3,
-                n / m / 1e6,
-            );
-            for (e, k, r) in &runs {
-                println!("  dxlane {e} {k}t / lavapipe time: {:.1}x", r.median / m);
-            }
-        }
-        Err(e) => println!("  lavapipe: not run: {e}"),
-    }
+    report_draw(
+        &runs,
+        TRIANGLES as f64,
+        "Mtriangles/s",
+        lavapipe_draw(false, &verts),
+    );
 }
