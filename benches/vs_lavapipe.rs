@@ -14,7 +14,11 @@
 //!
 //! ```sh
 //! cargo bench --bench vs_lavapipe
+//! cargo bench --bench vs_lavapipe -- draws fill jit   # one draw scene, one engine
 //! ```
+//!
+//! `draws` skips the Mandelbrot; `fill` or `triangles` keeps one draw scene; `jit` or
+//! `interp` keeps one engine.
 //!
 //! Reports medians of several runs (the machines are shared and noisy), dxlane's
 //! lane-instructions per second, the 1 → 2 thread scaling, dxlane's time as a ratio to
@@ -827,8 +831,26 @@ fn report_draw(
     }
 }
 
+/// Whether the command line asks for `word`, or names none of `group` (so all run).
+fn wanted(word: &str, group: &[&str]) -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|a| a == word) || !args.iter().any(|a| group.contains(&a.as_str()))
+}
+
 fn draw_benches() {
-    let engines = [Engine::Interp, Engine::Jit];
+    let engines: Vec<Engine> = [Engine::Interp, Engine::Jit]
+        .into_iter()
+        .filter(|e| wanted(&e.to_string(), &["interp", "jit"]))
+        .collect();
+    if wanted("fill", &["fill", "triangles"]) {
+        fill_bench(&engines);
+    }
+    if wanted("triangles", &["fill", "triangles"]) {
+        triangles_bench(&engines);
+    }
+}
+
+fn fill_bench(engines: &[Engine]) {
     let runs: Vec<(Engine, usize, DrawRun)> = engines
         .iter()
         .flat_map(|&e| [1, 2].map(|n| (e, n, dxlane_fullscreen(n, e))))
@@ -842,6 +864,9 @@ fn draw_benches() {
         "Mpixels/s",
         lavapipe_draw(true, &[]),
     );
+}
+
+fn triangles_bench(engines: &[Engine]) {
     let verts = triangles();
     let runs: Vec<(Engine, usize, DrawRun)> = engines
         .iter()
