@@ -123,7 +123,7 @@ impl Compiler {
         shader: &Shader,
         native: &[bool],
         key: Key,
-        flushed: &[bool],
+        flushed: &[Vec<bool>],
     ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;

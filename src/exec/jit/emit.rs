@@ -76,19 +76,23 @@ struct Em<'a, 'b> {
     sel: Value,
     /// Signatures of `extern "C" fn(u32 × n) -> u32`, by `n − 1`.
     sigs: [Option<SigRef>; 4],
-    /// [`flushed_regs`].
+    /// [`flushed_at_blocks`] at the start of the instructions emitted.
     flushed: &'a [bool],
 }
 
-/// Registers that never hold a denormal when the shader flushes (so loading one needs
-/// no flush): those written only by `fadd`, `fsub`, `fmul`, `fdiv` — whose results are
-/// flushed, by both engines — and by `mov` from such a register or from a constant that
-/// is not a denormal. Every other register starts at 0 and is written only by
-/// instructions; nothing else writes registers (`Wave::reset`).
-pub fn flushed_regs(shader: &Shader) -> Vec<bool> {
+/// Which registers are free of denormals (so loading one needs no flush when the shader
+/// flushes), per block: element `b` holds, for each register, whether it is at the entry
+/// of block `b` on every path there.
+///
+/// A must-analysis over the control-flow graph: at the entry block every register holds
+/// 0 (`Wave::reset`) or its constant; an `fadd`, `fsub`, `fmul` or `fdiv` — whose results
+/// both engines flush — writes a free register, a `mov` passes on its source's property,
+/// and every other write (or a 64-bit one) may leave a denormal. Each lane follows a path
+/// of the graph, so the property holds for every lane that runs the block; lanes that do
+/// not run it compute on whatever they hold, but their results are never stored.
+pub fn flushed_at_blocks(shader: &Shader) -> Vec<Vec<bool>> {
     let n = shader.num_regs as usize;
-    let nconsts = shader.consts.len();
-    let mut ok: Vec<bool> = (0..n)
+    let start: Vec<bool> = (0..n)
         .map(|r| {
             shader
                 .consts
@@ -96,52 +100,103 @@ pub fn flushed_regs(shader: &Shader) -> Vec<bool> {
                 .is_none_or(|&k| crate::exec::float::flush(k) == k)
         })
         .collect();
-    let mut movs = Vec::new();
-    for inst in &shader.insts {
-        let flushing = matches!(
-            inst,
-            Inst::FAdd { .. } | Inst::FSub { .. } | Inst::FMul { .. } | Inst::FDiv { .. }
-        );
-        if let Inst::Mov { dst, src } = inst {
-            movs.push((dst.index(), src.index()));
+    let nb = shader.blocks.len();
+    // `None`: not reached yet (the analysis's top).
+    let mut entry: Vec<Option<Vec<bool>>> = vec![None; nb];
+    if nb == 0 {
+        return Vec::new();
+    }
+    entry[0] = Some(start.clone());
+    let mut work: Vec<usize> = vec![0];
+    while let Some(b) = work.pop() {
+        let Some(mut state) = entry[b].clone() else {
             continue;
+        };
+        let block = &shader.blocks[b];
+        for inst in &shader.insts[block.start as usize..block.end as usize] {
+            flushed_after(&mut state, shader.consts.len(), inst);
         }
-        inst.visit_regs(&mut |role, r| {
-            let mut clear = |i: usize| {
-                if let Some(x) = ok.get_mut(i) {
-                    *x = false;
+        for t in block.term.successors() {
+            let t = t.0 as usize;
+            let Some(slot) = entry.get_mut(t) else {
+                continue;
+            };
+            let changed = match slot {
+                None => {
+                    *slot = Some(state.clone());
+                    true
+                }
+                Some(old) => {
+                    let mut changed = false;
+                    for (o, &s) in old.iter_mut().zip(&state) {
+                        if *o && !s {
+                            *o = false;
+                            changed = true;
+                        }
+                    }
+                    changed
                 }
             };
-            match role {
-                crate::ir::Role::Write if !flushing => clear(r.index()),
-                crate::ir::Role::Write64 => {
-                    clear(r.index());
-                    clear(r.index() + 1);
-                }
-                _ => {}
-            }
-        });
-    }
-    // A constant register is never written (`ir::validate`); a `mov` passes on its
-    // source's property.
-    loop {
-        let mut changed = false;
-        for &(d, s) in &movs {
-            let src_ok = ok.get(s).copied().unwrap_or(false);
-            if d >= nconsts && !src_ok && ok.get(d).copied().unwrap_or(false) {
-                ok[d] = false;
-                changed = true;
+            if changed && !work.contains(&t) {
+                work.push(t);
             }
         }
-        if !changed {
-            break;
+    }
+    // Blocks no path reaches never run: any answer is sound.
+    entry
+        .into_iter()
+        .map(|e| e.unwrap_or_else(|| start.clone()))
+        .collect()
+}
+
+/// [`flushed_at_blocks`]'s state after `inst`.
+pub fn flushed_after(ok: &mut [bool], nconsts: usize, inst: &Inst) {
+    if let Inst::Mov { dst, src } = inst {
+        let src_ok = ok.get(src.index()).copied().unwrap_or(false);
+        if dst.index() >= nconsts {
+            if let Some(d) = ok.get_mut(dst.index()) {
+                *d = src_ok;
+            }
+        }
+        return;
+    }
+    let flushing = matches!(
+        inst,
+        Inst::FAdd { .. } | Inst::FSub { .. } | Inst::FMul { .. } | Inst::FDiv { .. }
+    );
+    inst.visit_regs(&mut |role, r| {
+        let mut put = |i: usize, v: bool| {
+            if let Some(x) = ok.get_mut(i) {
+                *x = v;
+            }
+        };
+        match role {
+            crate::ir::Role::Write => put(r.index(), flushing),
+            crate::ir::Role::Write64 => {
+                put(r.index(), false);
+                put(r.index() + 1, false);
+            }
+            _ => {}
+        }
+    });
+}
+
+/// [`flushed_at_blocks`]'s state before instruction `at` of block `block`.
+pub fn flushed_before(shader: &Shader, entry: &[Vec<bool>], block: usize, at: usize) -> Vec<bool> {
+    let mut state = entry
+        .get(block)
+        .cloned()
+        .unwrap_or_else(|| vec![false; shader.num_regs as usize]);
+    if let Some(b) = shader.blocks.get(block) {
+        for inst in shader.insts.get(b.start as usize..at).unwrap_or(&[]) {
+            flushed_after(&mut state, shader.consts.len(), inst);
         }
     }
-    ok
+    state
 }
 
 /// Emits the body of the segment `insts` of `shader` into `b`, whose signature is
-/// `(ptr, ptr)`; `flushed` is [`flushed_regs`].
+/// `(ptr, ptr)`; `flushed` is [`flushed_before`] its first instruction.
 #[allow(clippy::too_many_arguments)]
 pub fn segment(
     b: &mut FunctionBuilder<'_>,
@@ -330,17 +385,6 @@ impl Em<'_, '_> {
         self.flush(c, v)
     }
 
-    /// `x` made quiet where `x` is NaN, else `r`: `float::nan_first`, which pins the NaN
-    /// of a two-operand result to the first operand's whatever order the code generator
-    /// gives the operands.
-    fn nan_first(&mut self, xi: Value, x: Value, r: Value) -> Value {
-        let xn = self.is_nan(x);
-        let quiet = self.splat(0x0040_0000);
-        let xq = self.b.ins().bor(xi, quiet);
-        let ri = self.i(r);
-        self.b.ins().bitselect(xn, xq, ri)
-    }
-
     fn fbin(
         &mut self,
         c: &mut Chunk,
@@ -348,10 +392,16 @@ impl Em<'_, '_> {
         b: Reg,
         op: impl Fn(&mut Self, Value, Value) -> Value,
     ) -> Value {
-        let (xi, x) = self.fin(c, a);
+        let (_, x) = self.fin(c, a);
         let (_, y) = self.fin(c, b);
+        // No `nan_first` fix-up: x86's `addps`/`subps`/`mulps`/`divps` give the first
+        // NaN operand quieted, then the second, then the default NaN — `float::nan_first`
+        // exactly — as long as the operands stay in order. Cranelift's x64 lowering swaps
+        // them only to fold a load that is the first operand into a memory operand, and
+        // `x` here is always a `bitcast` (of a load or of a flush), never a load itself.
+        // The engines' NaN-payload property tests (`tests/all/jit.rs`) check this.
         let r = op(self, x, y);
-        let r = self.nan_first(xi, x, r);
+        let r = self.i(r);
         self.flush(c, r)
     }
 
@@ -614,8 +664,9 @@ impl Em<'_, '_> {
                 let p = self.fbin(c, *a, *b, |em, x, y| em.b.ins().fmul(x, y));
                 let pf = self.f(p);
                 let (_, z) = self.fin(c, *d);
+                // In order, as in `fbin`: no NaN fix-up needed.
                 let s = self.b.ins().fadd(pf, z);
-                let s = self.nan_first(p, pf, s);
+                let s = self.i(s);
                 let r = self.flush(c, s);
                 self.set(c, *dst, r);
             }
@@ -852,25 +903,44 @@ impl Em<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::flushed_regs;
+    use super::{flushed_at_blocks, flushed_before};
 
-    /// `flushed_regs`: only `fadd`/`fsub`/`fmul`/`fdiv` results (which `exec::float`'s
-    /// flushing rules flush), copies of them, non-denormal constants and registers never
-    /// written count as free of denormals.
+    /// `flushed_at_blocks`: a register is free of denormals at a block's entry when on
+    /// every path there its last write was an `fadd`/`fsub`/`fmul`/`fdiv` (which
+    /// `exec::float`'s flushing rules flush), a copy of one, or none at all (registers
+    /// start at 0); constants count by their value. Loops feed their back edges in.
     #[test]
     fn registers_free_of_denormals() {
         let s = crate::ir::parse_shader(
             "shader compute\ngroup [1 1 1]\nfp32 ftz\nconst r0 = 0x3f800000\nconst r1 = 1\n\
-             block0:\n    fadd r2, r0, r0\n    mov r3, r2\n    mov r4, r1\n    iadd r5, r0, r0\n\
-             \x20   mov r6, r5\n    fmul r7, r0, r0\n    iadd r7, r7, r0\n    mov r8, r3\n\
-             \x20   fdiv r9, r0, r0\n    mov r9, r6\n    return\n",
+             const r2 = 0x00000001\n\
+             block0:\n    fadd r3, r0, r0\n    iadd r4, r1, r1\n    mov r5, r3\n\
+             \x20   branch r1, block1, block2\n\
+             block1:\n    fmul r4, r0, r0\n    utof r5, r1\n    jump block3\n\
+             block2:\n    fmul r4, r0, r0\n    mov r6, r2\n    jump block3\n\
+             block3:\n    fsub r7, r0, r0\n    branch r1, block1, block4\n\
+             block4:\n    return\n",
         )
         .unwrap();
-        let f = flushed_regs(&s);
-        let want = [
-            true, false, true, true, false, false, false, false, true, false,
-        ];
-        assert_eq!(&f[..10], &want);
-        assert!(f[10..].iter().all(|&x| x));
+        let f = flushed_at_blocks(&s);
+        let row = |b: usize| f[b][..8].to_vec();
+        // r1 (the integer 1) and r2 are denormal bit patterns; r4 was an integer result
+        // and r5 a copy of a flushed sum.
+        assert_eq!(
+            row(1),
+            [true, false, false, true, false, false, false, true],
+            "block1: r5 and r6 come back denormal-capable round the loop"
+        );
+        assert_eq!(row(2), [true, false, false, true, false, true, true, true]);
+        assert_eq!(
+            row(3),
+            [true, false, false, true, true, false, false, true],
+            "block3: r4 flushed on both paths, r5 and r6 not on one"
+        );
+        assert_eq!(row(4), row(3));
+        // Mid-block: after block0's `iadd`, r4 is not free; after its `fadd`, r3 is.
+        let mid = flushed_before(&s, &f, 0, 2);
+        assert!(mid[3] && !mid[4]);
+        assert!(f[0][8..].iter().all(|&x| x));
     }
 }

@@ -275,7 +275,7 @@ impl JitShader {
             None
         };
         let mut compiled = vec![false; n];
-        let flushed = emit::flushed_regs(shader);
+        let flushed = emit::flushed_at_blocks(shader);
         let compiling = why.is_none();
         if compiling {
             match call::Compiler::new() {
@@ -291,7 +291,13 @@ impl JitShader {
                             break;
                         }
                         let insts = &shader.insts[r.clone()];
-                        match c.add(shader, insts, key, &flushed) {
+                        let block = shader
+                            .blocks
+                            .iter()
+                            .position(|b| (b.start as usize..b.end as usize).contains(&r.start))
+                            .unwrap_or(0);
+                        let before = emit::flushed_before(shader, &flushed, block, r.start);
+                        match c.add(shader, insts, key, &before) {
                             Ok(id) => pending.push((r.clone(), id)),
                             Err(e) => {
                                 report.fallback =

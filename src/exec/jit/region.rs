@@ -175,7 +175,7 @@ pub fn region(
     shader: &Shader,
     native: &[bool],
     key: Key,
-    flushed: &[bool],
+    flushed: &[Vec<bool>],
 ) -> Result<(), String> {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -341,7 +341,7 @@ impl R<'_, '_> {
         key: Key,
         limit: Value,
         call_conv: CallConv,
-        flushed: &[bool],
+        flushed: &[Vec<bool>],
     ) -> Result<(), String> {
         let Some(head) = self.heads[i] else {
             return Ok(());
@@ -374,7 +374,15 @@ impl R<'_, '_> {
         let insts = &shader.insts[block.start as usize..block.end as usize];
         if !insts.is_empty() {
             emit::lane_loop(
-                self.b, self.ptr, call_conv, shader, insts, key, flushed, self.regs, self.sel,
+                self.b,
+                self.ptr,
+                call_conv,
+                shader,
+                insts,
+                key,
+                flushed.get(i).map_or(&[][..], |f| &f[..]),
+                self.regs,
+                self.sel,
             )?;
         }
         match &block.term {
