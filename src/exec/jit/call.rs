@@ -90,7 +90,7 @@ impl Compiler {
         shader: &Shader,
         insts: &[Inst],
         key: Key,
-        flushed: &[bool],
+        facts: super::emit::Facts<'_>,
     ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;
@@ -102,7 +102,7 @@ impl Compiler {
         self.ctx.func.name = UserFuncName::user(0, n as u32);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key, flushed)?;
+            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key, facts)?;
             b.finalize(frontend);
         }
         let id = self
@@ -124,6 +124,7 @@ impl Compiler {
         native: &[bool],
         key: Key,
         flushed: &[Vec<bool>],
+        local: &[bool],
     ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;
@@ -141,7 +142,7 @@ impl Compiler {
         self.ctx.func.name = UserFuncName::user(0, n as u32);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            super::region::region(&mut b, ptr, call_conv, shader, native, key, flushed)?;
+            super::region::region(&mut b, ptr, call_conv, shader, native, key, flushed, local)?;
             b.finalize(frontend);
         }
         let id = self

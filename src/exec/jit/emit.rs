@@ -78,6 +78,8 @@ struct Em<'a, 'b> {
     sigs: [Option<SigRef>; 4],
     /// [`flushed_at_blocks`] at the start of the instructions emitted.
     flushed: &'a [bool],
+    /// [`Facts::local`].
+    local: &'a [bool],
 }
 
 /// Which registers are free of denormals (so loading one needs no flush when the shader
@@ -195,8 +197,87 @@ pub fn flushed_before(shader: &Shader, entry: &[Vec<bool>], block: usize, at: us
     state
 }
 
+/// What the emitter knows of the registers where the code it emits starts.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// Per register: free of denormals there ([`flushed_before`]).
+    pub flushed: &'a [bool],
+    /// Per register: live at no block's entry ([`block_local`]), so a store may skip the
+    /// execution mask.
+    pub local: &'a [bool],
+}
+
+/// Registers that are live at the entry of no block: each block that reads one writes it
+/// first. A lane not active in a block waits at the start of another block (or is
+/// finished, or discarded), where such a register's value is dead, so storing one to
+/// every lane — `Exec::store`'s mask skipped — changes nothing any lane reads. Standard
+/// backward liveness over the control-flow graph; terminators read their condition or
+/// selector.
+pub fn block_local(shader: &Shader) -> Vec<bool> {
+    let n = shader.num_regs as usize;
+    let nb = shader.blocks.len();
+    let mut uses = vec![vec![false; n]; nb];
+    let mut defs = vec![vec![false; n]; nb];
+    for (b, block) in shader.blocks.iter().enumerate() {
+        let (u, d) = (&mut uses[b], &mut defs[b]);
+        let read = |u: &mut Vec<bool>, d: &Vec<bool>, i: usize| {
+            if i < n && !d[i] {
+                u[i] = true;
+            }
+        };
+        for inst in &shader.insts[block.start as usize..block.end as usize] {
+            let mut reads = Vec::new();
+            let mut writes = Vec::new();
+            inst.visit_regs(&mut |role, r| match role {
+                crate::ir::Role::Read => reads.push(r.index()),
+                crate::ir::Role::Read64 => reads.extend([r.index(), r.index() + 1]),
+                crate::ir::Role::Write => writes.push(r.index()),
+                crate::ir::Role::Write64 => writes.extend([r.index(), r.index() + 1]),
+                crate::ir::Role::None => {}
+            });
+            for i in reads {
+                read(u, d, i);
+            }
+            for i in writes {
+                if i < n {
+                    d[i] = true;
+                }
+            }
+        }
+        match &block.term {
+            crate::ir::Terminator::Branch { cond, .. } => read(u, d, cond.index()),
+            crate::ir::Terminator::Switch { sel, .. } => read(u, d, sel.index()),
+            _ => {}
+        }
+    }
+    let mut live_in = uses.clone();
+    loop {
+        let mut changed = false;
+        for b in (0..nb).rev() {
+            for t in shader.blocks[b].term.successors() {
+                let t = t.0 as usize;
+                if t >= nb {
+                    continue;
+                }
+                for r in 0..n {
+                    if live_in[t][r] && !defs[b][r] && !live_in[b][r] {
+                        live_in[b][r] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (0..n)
+        .map(|r| r >= shader.consts.len() && live_in.iter().all(|l| !l[r]))
+        .collect()
+}
+
 /// Emits the body of the segment `insts` of `shader` into `b`, whose signature is
-/// `(ptr, ptr)`; `flushed` is [`flushed_before`] its first instruction.
+/// `(ptr, ptr)`; `facts` hold where its first instruction starts.
 #[allow(clippy::too_many_arguments)]
 pub fn segment(
     b: &mut FunctionBuilder<'_>,
@@ -205,14 +286,14 @@ pub fn segment(
     shader: &Shader,
     insts: &[Inst],
     key: Key,
-    flushed: &[bool],
+    facts: Facts<'_>,
 ) -> Result<(), String> {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
     lane_loop(
-        b, ptr, call_conv, shader, insts, key, flushed, params[0], params[1],
+        b, ptr, call_conv, shader, insts, key, facts, params[0], params[1],
     )?;
     b.ins().return_(&[]);
     b.seal_all_blocks();
@@ -230,7 +311,7 @@ pub fn lane_loop(
     shader: &Shader,
     insts: &[Inst],
     key: Key,
-    flushed: &[bool],
+    facts: Facts<'_>,
     regs0: Value,
     sel0: Value,
 ) -> Result<(), String> {
@@ -257,7 +338,8 @@ pub fn lane_loop(
         regs,
         sel,
         sigs: [None; 4],
-        flushed,
+        flushed: facts.flushed,
+        local: facts.local,
     };
     let mut chunks: Vec<Chunk> = (0..step)
         .map(|u| Chunk {
@@ -340,6 +422,10 @@ impl Em<'_, '_> {
         for &r in &c.dirty {
             let Some(v) = c.find(r) else { continue };
             let off = r as i32 * self.stride + c.offset;
+            if self.local.get(r as usize).copied().unwrap_or(false) {
+                self.b.ins().store(flags(), v, self.regs, off);
+                continue;
+            }
             let old = self.b.ins().load(I32X4, flags(), self.regs, off);
             // `Exec::store`: `(new & sel) | (old & !sel)`.
             let m = self.b.ins().bitselect(sel, v, old);
@@ -903,7 +989,28 @@ impl Em<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{flushed_at_blocks, flushed_before};
+    use super::{block_local, flushed_at_blocks, flushed_before};
+
+    /// `block_local`: registers live into no block — written before read in every block
+    /// that reads them (terminator conditions included) — may be stored without the mask;
+    /// one read at a block's start, round a loop, or by a later block is not.
+    #[test]
+    fn block_local_registers() {
+        let s = crate::ir::parse_shader(
+            "shader compute\ngroup [1 1 1]\nconst r0 = 0x3f800000\nconst r1 = 1\n\
+             block0:\n    fadd r2, r0, r0\n    icmp eq, r3, r1, r1\n    branch r3, block1, block2\n\
+             block1:\n    fmul r4, r2, r2\n    mov r5, r4\n    iadd r7, r7, r1\n    jump block2\n\
+             block2:\n    fadd r6, r5, r0\n    branch r6, block1, block3\n\
+             block3:\n    return\n",
+        )
+        .unwrap();
+        let l = block_local(&s);
+        assert_eq!(
+            &l[..8],
+            &[false, false, false, true, true, false, true, false],
+            "constants never; r2 read by block1, r5 by block2, r7 round the loop"
+        );
+    }
 
     /// `flushed_at_blocks`: a register is free of denormals at a block's entry when on
     /// every path there its last write was an `fadd`/`fsub`/`fmul`/`fdiv` (which

@@ -276,6 +276,7 @@ impl JitShader {
         };
         let mut compiled = vec![false; n];
         let flushed = emit::flushed_at_blocks(shader);
+        let local = emit::block_local(shader);
         let compiling = why.is_none();
         if compiling {
             match call::Compiler::new() {
@@ -297,7 +298,11 @@ impl JitShader {
                             .position(|b| (b.start as usize..b.end as usize).contains(&r.start))
                             .unwrap_or(0);
                         let before = emit::flushed_before(shader, &flushed, block, r.start);
-                        match c.add(shader, insts, key, &before) {
+                        let facts = emit::Facts {
+                            flushed: &before,
+                            local: &local,
+                        };
+                        match c.add(shader, insts, key, facts) {
                             Ok(id) => pending.push((r.clone(), id)),
                             Err(e) => {
                                 report.fallback =
@@ -349,7 +354,7 @@ impl JitShader {
                 // A module of its own, so that a region Cranelift refuses leaves the
                 // segments working.
                 let made = call::Compiler::new().and_then(|mut c| {
-                    let id = c.add_region(shader, &native, key, &flushed)?;
+                    let id = c.add_region(shader, &native, key, &flushed, &local)?;
                     let (code, entries) = c.finish()?;
                     let func = *entries.get(id).ok_or("no region entry")?;
                     Ok((code, func))

@@ -176,6 +176,7 @@ pub fn region(
     native: &[bool],
     key: Key,
     flushed: &[Vec<bool>],
+    local: &[bool],
 ) -> Result<(), String> {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -257,7 +258,7 @@ pub fn region(
     r.dispatch();
     for i in 0..shader.blocks.len() {
         if r.heads[i].is_some() {
-            r.block(shader, i, key, limit, call_conv, flushed)?;
+            r.block(shader, i, key, limit, call_conv, flushed, local)?;
         }
     }
     r.goto_slow();
@@ -342,6 +343,7 @@ impl R<'_, '_> {
         limit: Value,
         call_conv: CallConv,
         flushed: &[Vec<bool>],
+        local: &[bool],
     ) -> Result<(), String> {
         let Some(head) = self.heads[i] else {
             return Ok(());
@@ -380,7 +382,10 @@ impl R<'_, '_> {
                 shader,
                 insts,
                 key,
-                flushed.get(i).map_or(&[][..], |f| &f[..]),
+                emit::Facts {
+                    flushed: flushed.get(i).map_or(&[][..], |f| &f[..]),
+                    local,
+                },
                 self.regs,
                 self.sel,
             )?;
@@ -395,10 +400,13 @@ impl R<'_, '_> {
                     let o = i64::from(j) * 16;
                     let c = self.load(self.regs, base + o);
                     let s = self.load(self.sel, o);
-                    let t = self.b.ins().icmp(IntCC::NotEqual, c, zero);
-                    let a = self.b.ins().band(t, s);
+                    // Some active lane goes to `then_` when an active lane's condition has
+                    // a bit set, to `else_` when one's is zero (x86 has no vector `ne`, so
+                    // the first test is on the bits themselves).
+                    let a = self.b.ins().band(c, s);
                     at = self.b.ins().bor(at, a);
-                    let a = self.b.ins().band_not(s, t);
+                    let z = self.b.ins().icmp(IntCC::Equal, c, zero);
+                    let a = self.b.ins().band(z, s);
                     ae = self.b.ins().bor(ae, a);
                 }
                 let any_then = self.b.ins().vany_true(at);
@@ -545,8 +553,8 @@ impl R<'_, '_> {
             let c = self.load(addr, o);
             let s = self.load(self.sel, o);
             let n = self.load(self.next, o);
-            let m = self.b.ins().icmp(IntCC::NotEqual, c, zero);
-            let v = self.b.ins().bitselect(m, t, f);
+            let z = self.b.ins().icmp(IntCC::Equal, c, zero);
+            let v = self.b.ins().bitselect(z, f, t);
             let n = self.b.ins().bitselect(s, v, n);
             self.store(n, self.next, o);
         }
