@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 
 use super::format::{Format, small_float_to_f32};
 use super::memory::Memory;
-use super::sample::{Lod, SampleInput, TEXCOORD_RANGE, address, border_color};
+use super::sample::{Lod, SampleInput, TEXCOORD_RANGE, address, border_color, lerp4};
 use super::sampler::{AddressMode, FilterType, Reduction, SamplerDesc};
 use super::texture::{TextureDim, TextureView};
 
@@ -157,6 +157,8 @@ pub struct SamplerSite<'a> {
     top: u32,
     /// Width and height of each view mip.
     sizes: [[u32; 2]; MAX_MIPS],
+    /// Byte offset of each view mip of the view's first slice.
+    bases: [u64; MAX_MIPS],
 }
 
 impl<'a> SamplerSite<'a> {
@@ -194,9 +196,13 @@ impl<'a> SamplerSite<'a> {
             return None;
         }
         let mut sizes = [[1u32; 2]; MAX_MIPS];
-        for (m, s) in sizes.iter_mut().enumerate().take(view.mip_levels as usize) {
-            let [w, h, _] = view.mip_size(m as u32);
-            *s = [w, h];
+        let mut bases = [0u64; MAX_MIPS];
+        for m in 0..view.mip_levels {
+            let [w, h, _] = view.mip_size(m);
+            sizes[m as usize] = [w, h];
+            bases[m as usize] = view
+                .texture
+                .subresource_offset(view.most_detailed_mip + m, view.first_slice)?;
         }
         Some(SamplerSite {
             view,
@@ -206,13 +212,19 @@ impl<'a> SamplerSite<'a> {
             array,
             elements: view.elements().max(1),
             address: [sampler.address[0], sampler.address[1]],
-            border: border_color(view.format, sampler.border_color),
+            // Only border texels read it.
+            border: if sampler.address[..2].contains(&AddressMode::Border) {
+                border_color(view.format, sampler.border_color)
+            } else {
+                [0.0; 4]
+            },
             sampler: *sampler,
             min_linear: flt.min == FilterType::Linear,
             mag_linear: flt.mag == FilterType::Linear,
             mip_linear: flt.mip == FilterType::Linear,
             top: view.mip_levels - 1,
             sizes,
+            bases,
         })
     }
 
@@ -302,29 +314,21 @@ impl<'a> SamplerSite<'a> {
         let [w, h] = self.sizes[mip as usize];
         let (bu, fu) = footprint(reduce(tc[0], self.address[0]) * w as f32, off[0], linear);
         let (bv, fv) = footprint(reduce(tc[1], self.address[1]) * h as f32, off[1], linear);
-        let base = self
-            .view
-            .texture
-            .subresource_offset(
-                self.view.most_detailed_mip + mip,
-                self.view.first_slice + slice,
-            )
-            .unwrap_or(0);
-        let (wi, hi) = (i64::from(w), i64::from(h));
-        let tap = |x: i64, y: i64| -> Texel {
-            let Some(x) = wrap(self.address[0], x, wi) else {
-                return self.border;
-            };
-            let Some(y) = wrap(self.address[1], y, hi) else {
-                return self.border;
-            };
-            let index = (y as u64) * u64::from(w) + x as u64;
-            self.decoder.texel(self.memory, base + index * self.bpt)
+        let base = if slice == 0 {
+            self.bases[mip as usize]
+        } else {
+            self.view
+                .texture
+                .subresource_offset(
+                    self.view.most_detailed_mip + mip,
+                    self.view.first_slice + slice,
+                )
+                .unwrap_or(0)
         };
         let row = |y: i64| {
-            let a = tap(bu, y);
+            let a = self.tap(base, [w, h], bu, y);
             if fu > 0.0 {
-                lerp4(a, tap(bu.saturating_add(1), y), fu)
+                lerp4(a, self.tap(base, [w, h], bu.saturating_add(1), y), fu)
             } else {
                 a
             }
@@ -338,15 +342,20 @@ impl<'a> SamplerSite<'a> {
     }
 }
 
-/// `lerp4` of the reference: `a + (b − a) × f` per component.
-#[inline(always)]
-fn lerp4(a: Texel, b: Texel, f: f32) -> Texel {
-    [
-        a[0] + (b[0] - a[0]) * f,
-        a[1] + (b[1] - a[1]) * f,
-        a[2] + (b[2] - a[2]) * f,
-        a[3] + (b[3] - a[3]) * f,
-    ]
+impl SamplerSite<'_> {
+    /// The texel at `(x, y)` of the mip of size `size` at byte `base`, with the address
+    /// modes applied; the border colour for a border texel (`Site::fetch`).
+    #[inline(always)]
+    fn tap(&self, base: u64, [w, h]: [u32; 2], x: i64, y: i64) -> Texel {
+        let Some(x) = wrap(self.address[0], x, i64::from(w)) else {
+            return self.border;
+        };
+        let Some(y) = wrap(self.address[1], y, i64::from(h)) else {
+            return self.border;
+        };
+        let index = (y as u64) * u64::from(w) + x as u64;
+        self.decoder.texel(self.memory, base + index * self.bpt)
+    }
 }
 
 /// The reference's array index: rounded to nearest even, clamped to the elements (NaN

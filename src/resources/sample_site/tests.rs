@@ -285,8 +285,6 @@ fn lod_bound() -> impl proptest::strategy::Strategy<Value = f32> {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::test_runner::Config::with_cases(96))]
-
     /// D3D11.3 §7.18 as `resources::sample::sample` implements it: a site gives the same
     /// bits for every sample it takes (random views of 1 to 300 texels with several mips,
     /// arrays and sub-views, every address mode and several border colours, point and
