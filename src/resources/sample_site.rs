@@ -325,17 +325,9 @@ impl<'a> SamplerSite<'a> {
                 )
                 .unwrap_or(0)
         };
-        let row = |y: i64| {
-            let a = self.tap(base, [w, h], bu, y);
-            if fu > 0.0 {
-                lerp4(a, self.tap(base, [w, h], bu.saturating_add(1), y), fu)
-            } else {
-                a
-            }
-        };
-        let y0 = row(bv);
+        let y0 = self.row(base, [w, h], bu, fu, bv);
         if fv > 0.0 {
-            lerp4(y0, row(bv.saturating_add(1)), fv)
+            lerp4(y0, self.row(base, [w, h], bu, fu, bv.saturating_add(1)), fv)
         } else {
             y0
         }
@@ -343,6 +335,18 @@ impl<'a> SamplerSite<'a> {
 }
 
 impl SamplerSite<'_> {
+    /// One row of the footprint: the texel at `(x, y)`, interpolated with the next one
+    /// by `fu` when `fu > 0` (`filter_mip`'s u axis).
+    #[inline(always)]
+    fn row(&self, base: u64, size: [u32; 2], x: i64, fu: f32, y: i64) -> Texel {
+        let a = self.tap(base, size, x, y);
+        if fu > 0.0 {
+            lerp4(a, self.tap(base, size, x.saturating_add(1), y), fu)
+        } else {
+            a
+        }
+    }
+
     /// The texel at `(x, y)` of the mip of size `size` at byte `base`, with the address
     /// modes applied; the border colour for a border texel (`Site::fetch`).
     #[inline(always)]
