@@ -7,14 +7,22 @@
 //! column, so the four lanes of a quad share one LOD — the D3D11.3 "2×2 stamp" model; in
 //! compute these are SM 6.6 compute quads). A null or wrong-kind texture samples zeros; a
 //! null sampler behaves as the default sampler state.
+//!
+//! When every active lane samples one texture through one sampler, and a
+//! [`SamplerSite`] covers the pair (2D float formats without comparison, see
+//! `resources::sample_site`), the descriptors are resolved and the site prepared once
+//! for the wave, and the gradient LOD is worked out once per quad (the four lanes share
+//! their coarse gradients); the results are the same bits as the per-lane path.
 
 use crate::ir::{DerivKind, Reg, SampleArgs, SampleMode};
 use crate::resources::sample::{
     Lod, SampleInput, calculate_lod, gather as gather_texels, sample as sample_texels,
 };
+use crate::resources::sample_site::{SamplerSite, SiteLod};
 use crate::resources::{Descriptor, SamplerDesc};
 
 use super::Ctx;
+use super::float;
 use super::resource::reg_or_zero;
 use super::wave::{Wave, lanes};
 use super::wave_ops::derivative;
@@ -62,8 +70,111 @@ fn finish<const W: usize>(w: &mut Wave<W>, dst: &[Reg; 4], status: Reg, out: &[[
     }
 }
 
+/// The coarse derivatives d/dx and d/dy of `v` in the quad whose first lane is `q`:
+/// what [`derivative`] gives each of the quad's lanes.
+#[inline(always)]
+fn coarse<const W: usize>(v: &[u32; W], q: usize, ftz: bool) -> (u32, u32) {
+    let at = |i: usize| v[i.min(W - 1)];
+    let sub = |a: u32, b: u32| {
+        if ftz {
+            float::sub::<true>(a, b)
+        } else {
+            float::sub::<false>(a, b)
+        }
+    };
+    (sub(at(q + 1), at(q)), sub(at(q + 2), at(q)))
+}
+
+/// `sample` through a [`SamplerSite`] when every active lane uses the same texture and
+/// sampler handles, the pair is one a site covers and the mode does not compare; false,
+/// with nothing written, otherwise.
+fn sample_site<const W: usize>(
+    w: &mut Wave<W>,
+    cx: &Ctx<'_>,
+    mode: SampleMode,
+    a: &SampleArgs,
+) -> bool {
+    let Some(first) = w.ex.first() else {
+        return false;
+    };
+    if !matches!(
+        mode,
+        SampleMode::Implicit | SampleMode::Bias | SampleMode::Level | SampleMode::Grad
+    ) {
+        return false;
+    }
+    let zero = [0u32; W];
+    let regs = &w.regs;
+    // Registers are read in place: the wave's arrays are not copied.
+    let reg = |r: Reg| if r.is_none() { &zero } else { &regs[r.index()] };
+    let (tex, smp) = (reg(a.texture), reg(a.sampler));
+    let (t0, s0) = (tex[first], smp[first]);
+    if !lanes(w.ex.mask).all(|l| tex[l] == t0 && smp[l] == s0) {
+        return false;
+    }
+    let Descriptor::Texture(view) = cx.table.get(t0) else {
+        return false;
+    };
+    let sampler = sampler_of(cx.table.get(s0));
+    let Some(site) = SamplerSite::new(view, &sampler) else {
+        return false;
+    };
+    let c = a.coord.map(reg);
+    let lod = reg(a.lod);
+    let clamp = reg(a.clamp);
+    let (gdx, gdy) = (a.ddx.map(reg), a.ddy.map(reg));
+    let offset = a.offset.map(i32::from);
+    let mut out = [[0u32; W]; 4];
+    // The gradient LOD of the last quad seen (lanes come in ascending order).
+    let mut quad = (usize::MAX, 0f32);
+    for l in lanes(w.ex.mask) {
+        let lod = match mode {
+            SampleMode::Implicit | SampleMode::Bias => {
+                let q = l & !3;
+                if quad.0 != q {
+                    let (ux, uy) = coarse(c[0], q, cx.ftz);
+                    let (vx, vy) = coarse(c[1], q, cx.ftz);
+                    quad = (
+                        q,
+                        site.gradient_lod([f(ux), f(vx), 0.0], [f(uy), f(vy), 0.0]),
+                    );
+                }
+                let bias = if mode == SampleMode::Bias {
+                    f(lod[l])
+                } else {
+                    0.0
+                };
+                SiteLod::Gradient { lod: quad.1, bias }
+            }
+            SampleMode::Level => SiteLod::Level(f(lod[l])),
+            _ => SiteLod::Gradient {
+                lod: site.gradient_lod(
+                    [f(gdx[0][l]), f(gdx[1][l]), f(gdx[2][l])],
+                    [f(gdy[0][l]), f(gdy[1][l]), f(gdy[2][l])],
+                ),
+                bias: 0.0,
+            },
+        };
+        let min_lod_clamp = if a.clamp.is_none() {
+            f32::NEG_INFINITY
+        } else {
+            f(clamp[l])
+        };
+        let coord = [f(c[0][l]), f(c[1][l]), f(c[2][l]), f(c[3][l])];
+        let r = site.sample(coord, offset, lod, min_lod_clamp);
+        for i in 0..4 {
+            out[i][l] = r[i];
+        }
+    }
+    finish(w, &a.dst, a.status, &out);
+    true
+}
+
 /// `sample` in any mode.
 pub fn sample<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, mode: SampleMode, a: &SampleArgs) {
+    if sample_site(w, cx, mode, a) {
+        return;
+    }
     let tex = reg_or_zero(&w.regs, a.texture);
     let smp = reg_or_zero(&w.regs, a.sampler);
     let c = regs4(&w.regs, &a.coord);
@@ -195,6 +306,55 @@ pub fn lod<const W: usize>(
     for (i, d) in dst.iter().enumerate() {
         if !d.is_none() {
             w.ex.store(&mut w.regs, *d, &out[i]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-quad coarse derivatives equal `derivative`'s for every lane of the quad
+    /// (D3D11.3 §7.18.11: implicit-LOD sampling takes `deriv_rtx_coarse` and
+    /// `deriv_rty_coarse`), with and without denormal flushing, on hostile values.
+    #[test]
+    fn coarse_equals_derivative() {
+        fn check<const W: usize>(seed: u32) {
+            let special = [
+                0u32,
+                0x8000_0000,
+                0x7f80_0000,
+                0xff80_0000,
+                0x7fc0_0001,
+                0x0000_0001,
+                0x3f80_0000,
+            ];
+            let mut x = seed;
+            let mut v = [0u32; W];
+            for (i, e) in v.iter_mut().enumerate() {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                *e = if i % 3 == 0 {
+                    special[x as usize % 7]
+                } else {
+                    x
+                };
+            }
+            for ftz in [false, true] {
+                let dx = derivative(DerivKind::CoarseX, &v, ftz);
+                let dy = derivative(DerivKind::CoarseY, &v, ftz);
+                for l in 0..W {
+                    assert_eq!(coarse(&v, l & !3, ftz), (dx[l], dy[l]), "lane {l} of {W}");
+                }
+            }
+        }
+        for seed in 1..200 {
+            check::<1>(seed);
+            check::<2>(seed);
+            check::<4>(seed);
+            check::<8>(seed);
+            check::<32>(seed);
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod descriptor;
 pub mod format;
 pub mod memory;
 pub mod sample;
+pub mod sample_site;
 pub mod sampler;
 pub mod texture;
 

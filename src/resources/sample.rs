@@ -25,7 +25,10 @@
 //!   (`a + (b − a) × w`, along u, then v, then w, then between mips), which meets
 //!   §7.18.16.3's invariants exactly (a constant texture filters to its value, results stay
 //!   within the texels' range, monotonic in each weight). Which of the two WARP uses is
-//!   unknown; they differ by an ulp or two of the result.
+//!   unknown; they differ by an ulp or two of the result. A NaN texel filters to a NaN
+//!   with determinate bits: the first NaN of the two values interpolated, made quiet (the
+//!   default quiet NaN for ∞ − ∞), so that every path through the filter gives the same
+//!   bits.
 //! - **LOD** (§7.18.11): gradients scaled by the view's mip-0 size; isotropic LOD is
 //!   `log2(max(|dX|, |dY|))` without the optional orthogonal-Jacobian transformation
 //!   (§7.18.11 allows approximations). Implicit-LOD sampling takes coarse derivatives of
@@ -141,12 +144,36 @@ struct Site<'a> {
 /// A texel value for filtering: decoded floats or the border colour.
 type Texel = [f32; 4];
 
-fn lerp4(a: Texel, b: Texel, f: f32) -> Texel {
+/// `a + (b − a) × f`, with a determinate NaN (see the module doc's weight arithmetic):
+/// Rust leaves open which NaN operand an operation returns, and so which bits a NaN
+/// result has, so a NaN result is replaced by the first NaN of `a`, `b`, made quiet, or
+/// the default quiet NaN when neither is one (∞ − ∞).
+#[inline(always)]
+pub(crate) fn lerp(a: f32, b: f32, f: f32) -> f32 {
+    let r = a + (b - a) * f;
+    if r.is_nan() { nan_of(a, b) } else { r }
+}
+
+#[cold]
+fn nan_of(a: f32, b: f32) -> f32 {
+    const QUIET: u32 = 0x0040_0000;
+    if a.is_nan() {
+        f32::from_bits(a.to_bits() | QUIET)
+    } else if b.is_nan() {
+        f32::from_bits(b.to_bits() | QUIET)
+    } else {
+        f32::from_bits(0x7fc0_0000)
+    }
+}
+
+/// [`lerp`] per component.
+#[inline(always)]
+pub(crate) fn lerp4(a: Texel, b: Texel, f: f32) -> Texel {
     [
-        a[0] + (b[0] - a[0]) * f,
-        a[1] + (b[1] - a[1]) * f,
-        a[2] + (b[2] - a[2]) * f,
-        a[3] + (b[3] - a[3]) * f,
+        lerp(a[0], b[0], f),
+        lerp(a[1], b[1], f),
+        lerp(a[2], b[2], f),
+        lerp(a[3], b[3], f),
     ]
 }
 
@@ -977,6 +1004,27 @@ mod tests {
 
     fn r(v: [u32; 4]) -> f32 {
         f32::from_bits(v[0])
+    }
+
+    /// Interpolating a NaN gives the first NaN operand made quiet, and the default quiet
+    /// NaN for ∞ − ∞ (the module doc's weight arithmetic; D3D11.3 §7.18.16.2 leaves NaN
+    /// texels open, this makes the bits independent of how the arithmetic is compiled).
+    #[test]
+    fn lerp_nan_is_determinate() {
+        let n1 = f32::from_bits(0xff81_2345); // signalling, negative
+        let n2 = f32::from_bits(0x7fc0_0042);
+        assert_eq!(lerp(n1, n2, 0.5).to_bits(), 0xffc1_2345);
+        assert_eq!(lerp(2.0, n2, 0.5).to_bits(), 0x7fc0_0042);
+        assert_eq!(lerp(n2, n1, 0.25).to_bits(), 0x7fc0_0042);
+        assert_eq!(
+            lerp(f32::NEG_INFINITY, f32::INFINITY, 0.5).to_bits(),
+            0x7fc0_0000
+        );
+        assert_eq!(
+            lerp(f32::INFINITY, f32::INFINITY, 0.5).to_bits(),
+            0x7fc0_0000
+        );
+        assert_eq!(lerp(1.0, 3.0, 0.25), 1.5);
     }
 
     /// D3D11.3 §7.18: address modes on integer texel coordinates.

@@ -348,6 +348,17 @@ impl Texture {
         Some(base + index * u64::from(self.desc.format.bytes_per_texel()))
     }
 
+    /// The byte offset in [`Texture::memory`] of the subresource at texture mip `mip` of
+    /// array slice `slice`; `None` when either is out of range.
+    #[inline]
+    pub fn subresource_offset(&self, mip: u32, slice: u32) -> Option<u64> {
+        if mip >= self.desc.mips || slice >= self.desc.array_size() {
+            return None;
+        }
+        let index = u64::from(mip) + u64::from(slice) * u64::from(self.desc.mips);
+        self.offsets.get(usize::try_from(index).ok()?).copied()
+    }
+
     /// Reads the raw bytes of one texel into `out` (its length is the texel size).
     #[inline]
     fn read_texel(&self, addr: u64, out: &mut [u8]) -> bool {

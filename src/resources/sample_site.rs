@@ -1,0 +1,455 @@
+//! A [`SamplerSite`]: one texture view and one sampler prepared once for many samples.
+//!
+//! [`super::sample::sample`] is the reference for every rule of D3D11.3 §7.18; it works
+//! a lane at a time and re-derives the mip sizes, the format's layout and each texel's
+//! address for every tap. A site does that once (per wave, in `exec::sample`) and then
+//! samples with the same arithmetic in the same order, so that its results are the same
+//! bits: the LOD (`raw_lod`, `clamp_lod`), the mip choice (`filter_lod`), the range
+//! reduction, the 16.8 snapping and the footprint (`footprints`), the address modes and
+//! the border colour, the per-axis `f32` interpolation (`filter_mip`).
+//!
+//! A site exists only for what it covers: 2D textures and 2D arrays (not cubes, 1D, 3D or
+//! multisampled views), the standard reduction (or a comparison filter sampled without a
+//! reference, which filters the same way), no anisotropy, and the float formats
+//! R8G8B8A8_UNORM(_SRGB), B8G8R8A8_UNORM(_SRGB), R32G32B32A32_FLOAT, R16G16B16A16_FLOAT
+//! and R32_FLOAT over a texture of the same texel layout. [`SamplerSite::new`] answers
+//! `None` for anything else and the caller uses the reference. Comparison sampling
+//! (a reference value) is never taken by a site.
+//!
+//! Two rounding steps avoid library calls without changing a bit: `to_fixed`'s
+//! round-to-nearest-even of a value bounded by 2^40 adds and removes 1.5 × 2^52 (every
+//! `f64` in [2^52, 2^53) is an integer, so the addition rounds once, to nearest even), and
+//! `floor`/`trunc` of an `f32` go through an integer when the value has a fraction. The
+//! `sample_site_equals_sample` property test holds the whole site to the reference.
+
+use std::sync::OnceLock;
+
+use super::format::{Format, small_float_to_f32};
+use super::memory::Memory;
+use super::sample::{Lod, SampleInput, TEXCOORD_RANGE, address, border_color, lerp4};
+use super::sampler::{AddressMode, FilterType, Reduction, SamplerDesc};
+use super::texture::{TextureDim, TextureView};
+
+/// The most mips a site keeps sizes for (a 16384-texel texture has 15).
+const MAX_MIPS: usize = 16;
+
+type Texel = [f32; 4];
+
+/// How a site's format decodes one texel from its 32-bit words.
+#[derive(Clone, Copy)]
+enum Decoder {
+    /// Four 8-bit channels: component `i` is `table[i][byte src[i]]` (float bits).
+    Bytes4 {
+        table: &'static [[u32; 256]; 4],
+        src: [usize; 4],
+    },
+    /// R32G32B32A32_FLOAT.
+    F32x4,
+    /// R16G16B16A16_FLOAT.
+    F16x4,
+    /// R32_FLOAT (G, B = 0, A = 1).
+    F32,
+}
+
+/// Per-component tables of a four-byte format, built from [`Format::decode`] itself so
+/// that they cannot differ from it.
+fn bytes4_table(format: Format, src: [usize; 4]) -> [[u32; 256]; 4] {
+    let mut t = [[0u32; 256]; 4];
+    for (i, row) in t.iter_mut().enumerate() {
+        for (c, v) in row.iter_mut().enumerate() {
+            let mut b = [0u8; 4];
+            b[src[i]] = c as u8;
+            *v = format.decode(&b)[i];
+        }
+    }
+    t
+}
+
+/// The decoder of a view format a site covers.
+fn decoder(format: Format) -> Option<Decoder> {
+    static RGBA8: OnceLock<[[u32; 256]; 4]> = OnceLock::new();
+    static RGBA8_SRGB: OnceLock<[[u32; 256]; 4]> = OnceLock::new();
+    static BGRA8: OnceLock<[[u32; 256]; 4]> = OnceLock::new();
+    static BGRA8_SRGB: OnceLock<[[u32; 256]; 4]> = OnceLock::new();
+    const RGBA: [usize; 4] = [0, 1, 2, 3];
+    const BGRA: [usize; 4] = [2, 1, 0, 3];
+    let bytes = |cell: &'static OnceLock<[[u32; 256]; 4]>, src: [usize; 4]| Decoder::Bytes4 {
+        table: cell.get_or_init(|| bytes4_table(format, src)),
+        src,
+    };
+    Some(match format {
+        Format::R8G8B8A8_UNORM => bytes(&RGBA8, RGBA),
+        Format::R8G8B8A8_UNORM_SRGB => bytes(&RGBA8_SRGB, RGBA),
+        Format::B8G8R8A8_UNORM => bytes(&BGRA8, BGRA),
+        Format::B8G8R8A8_UNORM_SRGB => bytes(&BGRA8_SRGB, BGRA),
+        Format::R32G32B32A32_FLOAT => Decoder::F32x4,
+        Format::R16G16B16A16_FLOAT => Decoder::F16x4,
+        Format::R32_FLOAT => Decoder::F32,
+        _ => return None,
+    })
+}
+
+impl Decoder {
+    /// The texel at byte `addr` (4-byte aligned: every covered texel size is a multiple
+    /// of 4 and subresources start at multiples of the texel size).
+    #[inline(always)]
+    fn texel(self, mem: &Memory, addr: u64) -> Texel {
+        let word = |k: u64| mem.load_u32(addr + 4 * k).unwrap_or(0);
+        let bits = match self {
+            Decoder::Bytes4 { table, src } => {
+                let b = word(0).to_le_bytes();
+                [
+                    table[0][usize::from(b[src[0]])],
+                    table[1][usize::from(b[src[1]])],
+                    table[2][usize::from(b[src[2]])],
+                    table[3][usize::from(b[src[3]])],
+                ]
+            }
+            Decoder::F32x4 => [word(0), word(1), word(2), word(3)],
+            Decoder::F16x4 => {
+                let (lo, hi) = (word(0), word(1));
+                let h = |v: u32| small_float_to_f32(v & 0xffff, 10, true).to_bits();
+                [h(lo), h(lo >> 16), h(hi), h(hi >> 16)]
+            }
+            Decoder::F32 => [word(0), 0, 0, 1.0f32.to_bits()],
+        };
+        bits.map(f32::from_bits)
+    }
+
+    fn bytes_per_texel(self) -> u64 {
+        match self {
+            Decoder::Bytes4 { .. } | Decoder::F32 => 4,
+            Decoder::F16x4 => 8,
+            Decoder::F32x4 => 16,
+        }
+    }
+}
+
+/// How a site's caller gives the LOD of one sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SiteLod {
+    /// An explicit LOD (before the sampler's bias).
+    Level(f32),
+    /// A gradient LOD from [`SamplerSite::gradient_lod`] and the shader's bias.
+    Gradient {
+        /// [`SamplerSite::gradient_lod`] of the sample's gradients.
+        lod: f32,
+        /// Shader LOD bias (0 when none).
+        bias: f32,
+    },
+}
+
+/// A texture view and a sampler prepared for sampling (see the module doc).
+pub struct SamplerSite<'a> {
+    view: &'a TextureView,
+    memory: &'a Memory,
+    decoder: Decoder,
+    bpt: u64,
+    array: bool,
+    elements: u32,
+    address: [AddressMode; 2],
+    border: Texel,
+    sampler: SamplerDesc,
+    min_linear: bool,
+    mag_linear: bool,
+    mip_linear: bool,
+    /// The view's last mip.
+    top: u32,
+    /// Width and height of each view mip.
+    sizes: [[u32; 2]; MAX_MIPS],
+    /// Byte offset of each view mip of the view's first slice.
+    bases: [u64; MAX_MIPS],
+}
+
+impl<'a> SamplerSite<'a> {
+    /// A site for `view` and `sampler`, or `None` when the pair is not one a site covers
+    /// (the caller then samples with [`super::sample::sample`]).
+    pub fn new(view: &'a TextureView, sampler: &SamplerDesc) -> Option<SamplerSite<'a>> {
+        let desc = view.texture.desc();
+        let flt = sampler.filter;
+        let array = match view.dim {
+            TextureDim::Tex2D => false,
+            TextureDim::Tex2DArray => true,
+            _ => return None,
+        };
+        if flt.anisotropic || !matches!(flt.reduction, Reduction::Standard | Reduction::Comparison)
+        {
+            return None;
+        }
+        let decoder = decoder(view.format)?;
+        let bpt = decoder.bytes_per_texel();
+        // Every texel the view can address must lie where the reference reads it: the
+        // texture's own layout (not block-compressed, same texel size), the view's mips
+        // and slices inside the texture, the texture's memory covering all of it.
+        let mips_end = view.most_detailed_mip.checked_add(view.mip_levels)?;
+        let slices_end = view.first_slice.checked_add(view.array_size)?;
+        if desc.format.is_block_compressed()
+            || u64::from(desc.format.bytes_per_texel()) != bpt
+            || desc.samples == 0
+            || view.mip_levels == 0
+            || view.mip_levels as usize > MAX_MIPS
+            || mips_end > desc.mips
+            || view.array_size == 0
+            || slices_end > desc.array_size()
+            || view.texture.memory().len() < desc.total_bytes()
+        {
+            return None;
+        }
+        let mut sizes = [[1u32; 2]; MAX_MIPS];
+        let mut bases = [0u64; MAX_MIPS];
+        for m in 0..view.mip_levels {
+            let [w, h, _] = view.mip_size(m);
+            sizes[m as usize] = [w, h];
+            bases[m as usize] = view
+                .texture
+                .subresource_offset(view.most_detailed_mip + m, view.first_slice)?;
+        }
+        Some(SamplerSite {
+            view,
+            memory: view.texture.memory(),
+            decoder,
+            bpt,
+            array,
+            elements: view.elements().max(1),
+            address: [sampler.address[0], sampler.address[1]],
+            // Only border texels read it.
+            border: if sampler.address[..2].contains(&AddressMode::Border) {
+                border_color(view.format, sampler.border_color)
+            } else {
+                [0.0; 4]
+            },
+            sampler: *sampler,
+            min_linear: flt.min == FilterType::Linear,
+            mag_linear: flt.mag == FilterType::Linear,
+            mip_linear: flt.mip == FilterType::Linear,
+            top: view.mip_levels - 1,
+            sizes,
+            bases,
+        })
+    }
+
+    /// The unclamped isotropic LOD of gradients `ddx`, `ddy` (`gradient_lod`: `log2` of
+    /// the longer gradient in texels of the view's mip 0).
+    #[inline]
+    pub fn gradient_lod(&self, ddx: [f32; 3], ddy: [f32; 3]) -> f32 {
+        let [w, h] = self.sizes[0];
+        let size = [w as f32, h as f32];
+        let g = |d: [f32; 3]| [d[0] * size[0], d[1] * size[1], 0f32];
+        let len = |g: [f32; 3]| (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+        len(g(ddx)).max(len(g(ddy))).log2()
+    }
+
+    /// [`super::sample::sample`] of `input` through the site; `None` for a comparison
+    /// sample (the site does not take those).
+    pub fn sample_input(&self, input: &SampleInput) -> Option<[u32; 4]> {
+        if input.reference.is_some() {
+            return None;
+        }
+        let lod = match input.lod {
+            Lod::Level(l) => SiteLod::Level(l),
+            Lod::Gradients { ddx, ddy, bias } => SiteLod::Gradient {
+                lod: self.gradient_lod(ddx, ddy),
+                bias,
+            },
+        };
+        Some(self.sample(input.coord, input.offset, lod, input.min_lod_clamp))
+    }
+
+    /// One sample without a comparison: the same bits as [`super::sample::sample`] with
+    /// these coordinates, offsets, LOD and minimum-LOD clamp (`f32::NEG_INFINITY` for
+    /// none).
+    #[inline]
+    pub fn sample(
+        &self,
+        coord: [f32; 4],
+        offset: [i32; 3],
+        lod: SiteLod,
+        min_lod_clamp: f32,
+    ) -> [u32; 4] {
+        let s = &self.sampler;
+        let raw = match lod {
+            SiteLod::Level(l) => l + s.mip_lod_bias,
+            SiteLod::Gradient { lod, bias } => lod + bias + s.mip_lod_bias,
+        };
+        // `clamp_lod`.
+        let lod = s.min_lod.max(s.max_lod.min(raw)).max(min_lod_clamp);
+        let magnify = lod.is_nan() || lod <= 0.0;
+        let linear = if magnify {
+            self.mag_linear
+        } else {
+            self.min_linear
+        };
+        let slice = if self.array {
+            array_index(coord[2], self.elements)
+        } else {
+            0
+        };
+        let tc = [coord[0], coord[1]];
+        let off = [offset[0], offset[1]];
+        // `filter_lod`.
+        let top = self.top;
+        let fx = to_fixed(lod.clamp(0.0, top as f32), 8);
+        let one = 1i64 << 8;
+        let out = if self.mip_linear {
+            let m0 = ((fx >> 8) as u32).min(top);
+            let frac = (fx & (one - 1)) as f32 / one as f32;
+            let a = self.filter_mip(m0, slice, tc, off, linear);
+            if frac > 0.0 && m0 < top {
+                let b = self.filter_mip(m0 + 1, slice, tc, off, linear);
+                lerp4(a, b, frac)
+            } else {
+                a
+            }
+        } else {
+            let mip = (((fx + one / 2) >> 8) as u32).min(top);
+            self.filter_mip(mip, slice, tc, off, linear)
+        };
+        out.map(f32::to_bits)
+    }
+
+    /// `filter_mip` with the standard reduction on a 2D site: the footprint at view mip
+    /// `mip`, interpolated along u, then v.
+    #[inline]
+    fn filter_mip(&self, mip: u32, slice: u32, tc: [f32; 2], off: [i32; 2], linear: bool) -> Texel {
+        let [w, h] = self.sizes[mip as usize];
+        let (bu, fu) = footprint(reduce(tc[0], self.address[0]) * w as f32, off[0], linear);
+        let (bv, fv) = footprint(reduce(tc[1], self.address[1]) * h as f32, off[1], linear);
+        let base = if slice == 0 {
+            self.bases[mip as usize]
+        } else {
+            self.view
+                .texture
+                .subresource_offset(
+                    self.view.most_detailed_mip + mip,
+                    self.view.first_slice + slice,
+                )
+                .unwrap_or(0)
+        };
+        let y0 = self.row(base, [w, h], bu, fu, bv);
+        if fv > 0.0 {
+            lerp4(y0, self.row(base, [w, h], bu, fu, bv.saturating_add(1)), fv)
+        } else {
+            y0
+        }
+    }
+}
+
+impl SamplerSite<'_> {
+    /// One row of the footprint: the texel at `(x, y)`, interpolated with the next one
+    /// by `fu` when `fu > 0` (`filter_mip`'s u axis).
+    #[inline(always)]
+    fn row(&self, base: u64, size: [u32; 2], x: i64, fu: f32, y: i64) -> Texel {
+        let a = self.tap(base, size, x, y);
+        if fu > 0.0 {
+            lerp4(a, self.tap(base, size, x.saturating_add(1), y), fu)
+        } else {
+            a
+        }
+    }
+
+    /// The texel at `(x, y)` of the mip of size `size` at byte `base`, with the address
+    /// modes applied; the border colour for a border texel (`Site::fetch`).
+    #[inline(always)]
+    fn tap(&self, base: u64, [w, h]: [u32; 2], x: i64, y: i64) -> Texel {
+        let Some(x) = wrap(self.address[0], x, i64::from(w)) else {
+            return self.border;
+        };
+        let Some(y) = wrap(self.address[1], y, i64::from(h)) else {
+            return self.border;
+        };
+        let index = (y as u64) * u64::from(w) + x as u64;
+        self.decoder.texel(self.memory, base + index * self.bpt)
+    }
+}
+
+/// The reference's array index: rounded to nearest even, clamped to the elements (NaN
+/// and negative: 0).
+#[inline]
+fn array_index(a: f32, elements: u32) -> u32 {
+    let r = a.round_ties_even();
+    if r.is_nan() || r <= 0.0 {
+        0
+    } else {
+        (r as u32).min(elements - 1)
+    }
+}
+
+/// [`address`] with the in-range case first (every mode keeps an in-range texel).
+#[inline(always)]
+fn wrap(mode: AddressMode, i: i64, size: i64) -> Option<i64> {
+    if (0..size).contains(&i) {
+        Some(i)
+    } else {
+        address(mode, i, size)
+    }
+}
+
+/// `f32::floor` without a library call: exact through `i32` below 2^23 in magnitude,
+/// where a value may have a fraction; larger values, infinities and NaN are their own
+/// floor. The sign of a zero result is kept (`floor(−0) = −0`).
+#[inline(always)]
+pub(crate) fn floor(u: f32) -> f32 {
+    if u.abs() < 8_388_608.0 {
+        let t = u as i32 as f32;
+        let t = if t > u { t - 1.0 } else { t };
+        if t == 0.0 { 0f32.copysign(u) } else { t }
+    } else {
+        u
+    }
+}
+
+/// `f32::trunc` without a library call (as [`floor`]; `trunc(−0.5) = −0`).
+#[inline(always)]
+pub(crate) fn trunc(u: f32) -> f32 {
+    if u.abs() < 8_388_608.0 {
+        let t = u as i32 as f32;
+        if t == 0.0 { 0f32.copysign(u) } else { t }
+    } else {
+        u
+    }
+}
+
+/// `reduce_range` (§7.18.6) with [`floor`] and [`trunc`].
+#[inline(always)]
+fn reduce(u: f32, mode: AddressMode) -> f32 {
+    match mode {
+        AddressMode::Wrap => u - floor(u),
+        AddressMode::Mirror => {
+            let h = u / 2.0;
+            (h - trunc(h)) * 2.0
+        }
+        _ => u.clamp(-TEXCOORD_RANGE, TEXCOORD_RANGE),
+    }
+}
+
+/// `to_fixed` (§3.2.4.1) without a library call: the scaled value is at most 2^40 in
+/// magnitude, so `v + 1.5 × 2^52` lies in [2^52, 2^53), where every `f64` is an integer:
+/// the addition rounds `v` to nearest even, and the difference of the two bit patterns
+/// is that integer.
+#[inline(always)]
+pub(crate) fn to_fixed(x: f32, frac: u32) -> i64 {
+    if x.is_nan() {
+        return 0;
+    }
+    const LIMIT: f64 = (1u64 << 40) as f64;
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 × 2^52
+    let v = (f64::from(x) * f64::from(1u32 << frac)).clamp(-LIMIT, LIMIT);
+    (v + MAGIC).to_bits() as i64 - MAGIC.to_bits() as i64
+}
+
+/// `footprint` (§7.18.7, §7.18.8) with [`to_fixed`].
+#[inline(always)]
+fn footprint(x: f32, offset: i32, linear: bool) -> (i64, f32) {
+    let a = if linear { x - 0.5 } else { x };
+    let fx = to_fixed(a, 8);
+    let i = fx >> 8;
+    let f = if linear {
+        (fx & 255) as f32 / 256.0
+    } else {
+        0.0
+    };
+    (i.saturating_add(i64::from(offset)), f)
+}
+
+#[cfg(test)]
+mod tests;
