@@ -168,6 +168,7 @@ struct R<'a, 'b> {
 
 /// Emits the region function of `shader` for the blocks `native` marks into `b`, whose
 /// signature is `(regs, sel, next, live, idle, state: ptr) -> i32`.
+#[allow(clippy::too_many_arguments)]
 pub fn region(
     b: &mut FunctionBuilder<'_>,
     ptr: Type,
@@ -335,6 +336,7 @@ impl R<'_, '_> {
     }
 
     /// Block `i`: the budget test, the charge, the body, the terminator.
+    #[allow(clippy::too_many_arguments)]
     fn block(
         &mut self,
         shader: &Shader,
