@@ -451,9 +451,10 @@ impl Em<'_, '_> {
         let e = self.b.ins().band(x, em);
         let zero = self.splat(0);
         let z = self.b.ins().icmp(IntCC::Equal, e, zero);
-        let sm = self.splat(0x8000_0000);
-        let s = self.b.ins().band(x, sm);
-        let r = self.b.ins().bitselect(z, s, x);
+        // Zero exponent: keep only the sign, clearing `z >> 1` (= 0x7fffffff there) —
+        // one shift and an and-not, cheaper than a blend.
+        let keep = self.b.ins().ushr_imm_u(z, 1);
+        let r = self.b.ins().band_not(x, keep);
         c.flushed.insert(r);
         r
     }
