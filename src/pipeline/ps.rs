@@ -232,41 +232,74 @@ impl PixelStage<'_> {
         }
     }
 
-    /// Writes every lane's input words, ids and tags into `runner`.
+    /// Writes every lane's input words, ids and tags into `runner`. Each word's value is
+    /// what [`PixelStage::input`] gives; the locations and vertex weights an input mode
+    /// needs are computed once per lane, not once per word.
     pub fn fill(&self, runner: &mut StageRunner<'_>, lanes: &[PixelLane]) {
         let w = runner.wave_size();
-        let words = self.link.ps_inputs.len();
+        let sources = &self.link.ps_inputs[..];
+        let inputs = runner.inputs_mut();
         for (l, lane) in lanes.iter().enumerate() {
             let Some(prim) = self.prims.get(lane.prim as usize) else {
                 continue;
             };
-            // The weights of each (location, perspective) pair the inputs use, computed
-            // once per lane rather than once per word.
+            // Per lane: the location of each of the three location kinds (sample,
+            // centroid, centre), and the weights of each (location, perspective) pair.
+            let mut locs: [Option<Location>; 3] = [None; 3];
             let mut cache: [Option<[f64; 3]>; 6] = [None; 6];
-            for word in 0..words {
-                let v = match self.link.ps_inputs[word] {
-                    PsSource::Vertex { word: vw, interp } if interp != Interp::Constant => {
-                        let slot = if interp.per_sample() {
-                            0
-                        } else if interp.centroid() {
-                            2
+            for (word, src) in sources.iter().enumerate() {
+                let v = match *src {
+                    PsSource::Vertex { word: vw, interp } => {
+                        let vert = |k: usize| self.vertices.word(prim.verts[k], vw);
+                        if interp == Interp::Constant {
+                            vert(0)
                         } else {
-                            4
-                        } + usize::from(!interp.perspective());
-                        let wts = *cache[slot].get_or_insert_with(|| {
-                            interp::weights(prim, self.location(lane, interp), interp.perspective())
-                        });
-                        interp::mix(&wts, prim.verts.map(|v| self.vertices.word(v, vw)))
+                            let kind = location_kind(interp);
+                            let slot = 2 * kind + usize::from(!interp.perspective());
+                            let wts = *cache[slot].get_or_insert_with(|| {
+                                let loc = *locs[kind]
+                                    .get_or_insert_with(|| self.location(lane, interp));
+                                interp::weights(prim, loc, interp.perspective())
+                            });
+                            interp::mix(&wts, [vert(0), vert(1), vert(2)])
+                        }
                     }
+                    PsSource::Position { component, interp } => {
+                        let kind = location_kind(interp);
+                        let loc = *locs[kind].get_or_insert_with(|| self.location(lane, interp));
+                        match component {
+                            0 => (loc[0] as f32).to_bits(),
+                            1 => (loc[1] as f32).to_bits(),
+                            2 => self.depth_at(prim, loc).to_bits(),
+                            _ => interp::clip_w(prim, loc).to_bits(),
+                        }
+                    }
+                    PsSource::Zero => 0,
                     _ => self.input(lane, word, None),
                 };
-                if let Some(x) = runner.inputs_mut().get_mut(word * w + l) {
+                if let Some(x) = inputs.get_mut(word * w + l) {
                     *x = v;
                 }
             }
-            runner.set_ids(l, [lane.x, lane.y, lane.sample]);
-            runner.set_tag(l, l as u32);
         }
+        for (l, lane) in lanes.iter().enumerate() {
+            if self.prims.get(lane.prim as usize).is_some() {
+                runner.set_ids(l, [lane.x, lane.y, lane.sample]);
+                runner.set_tag(l, l as u32);
+            }
+        }
+    }
+}
+
+/// Which location an interpolation mode evaluates at: 0 the lane's sample, 1 the
+/// centroid, 2 the pixel centre (as [`PixelStage::location`] decides).
+fn location_kind(interp: Interp) -> usize {
+    if interp.per_sample() {
+        0
+    } else if interp.centroid() {
+        1
+    } else {
+        2
     }
 }
 
