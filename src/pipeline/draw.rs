@@ -1406,7 +1406,8 @@ impl TileCtx<'_> {
                         continue;
                     };
                     let row = (s as usize * h + y) * w * texel;
-                    t.memory().write_bytes(a, &bytes[row..row + w * texel]);
+                    t.memory()
+                        .write_bytes_aligned(a, &bytes[row..row + w * texel]);
                 }
             }
         };
@@ -1797,9 +1798,14 @@ impl TileCtx<'_> {
 fn dual_source(b: &BlendDesc) -> bool {
     let t = b.target(0);
     t.blend_enable
-        && [t.src_blend, t.dest_blend, t.src_blend_alpha, t.dest_blend_alpha]
-            .iter()
-            .any(|f| f.dual_source())
+        && [
+            t.src_blend,
+            t.dest_blend,
+            t.src_blend_alpha,
+            t.dest_blend_alpha,
+        ]
+        .iter()
+        .any(|f| f.dual_source())
 }
 
 /// Per render target, the output merger's direct write (`om::DirectWrite`) when the

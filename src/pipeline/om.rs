@@ -422,27 +422,43 @@ impl DirectWrite {
                     }
                 }
             }
-            DirectWrite::Srgb8(order) => {
-                if let [_, _, _, _, ..] = texel {
-                    for c in 0..3 {
-                        let v = linear_to_srgb(f32::from_bits(src[c]));
-                        texel[order[c]] = float_to_unorm(v, 8) as u8;
-                    }
-                    texel[order[3]] = float_to_unorm(f32::from_bits(src[3]), 8) as u8;
-                }
-            }
-            DirectWrite::Float32 => {
-                for (c, b) in texel.chunks_exact_mut(4).take(4).enumerate() {
-                    b.copy_from_slice(&src[c].to_le_bytes());
-                }
-            }
-            DirectWrite::Float16 => {
-                for (c, b) in texel.chunks_exact_mut(2).take(4).enumerate() {
-                    let h = f32_to_half_format(f32::from_bits(src[c])) as u16;
-                    b.copy_from_slice(&h.to_le_bytes());
-                }
-            }
+            DirectWrite::Srgb8(order) => srgb8(texel, order, src),
+            DirectWrite::Float32 => float32(texel, src),
+            DirectWrite::Float16 => float16(texel, src),
         }
+    }
+}
+
+// The formats other than UNORM8 write through functions that are not inlined: merged
+// into one loop, the optimiser computes every arm's conversion (the sRGB curve's `pow`,
+// the half-float rounding) for every texel and selects one.
+
+/// [`DirectWrite::Float32`]'s texel.
+#[inline(never)]
+fn float32(texel: &mut [u8], src: [u32; 4]) {
+    for (c, b) in texel.chunks_exact_mut(4).take(4).enumerate() {
+        b.copy_from_slice(&src[c].to_le_bytes());
+    }
+}
+
+/// [`DirectWrite::Float16`]'s texel.
+#[inline(never)]
+fn float16(texel: &mut [u8], src: [u32; 4]) {
+    for (c, b) in texel.chunks_exact_mut(2).take(4).enumerate() {
+        let h = f32_to_half_format(f32::from_bits(src[c])) as u16;
+        b.copy_from_slice(&h.to_le_bytes());
+    }
+}
+
+/// [`DirectWrite::Srgb8`]'s texel.
+#[inline(never)]
+fn srgb8(texel: &mut [u8], order: [usize; 4], src: [u32; 4]) {
+    if let [_, _, _, _, ..] = texel {
+        for c in 0..3 {
+            let v = linear_to_srgb(f32::from_bits(src[c]));
+            texel[order[c]] = float_to_unorm(v, 8) as u8;
+        }
+        texel[order[3]] = float_to_unorm(f32::from_bits(src[3]), 8) as u8;
     }
 }
 

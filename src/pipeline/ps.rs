@@ -257,8 +257,8 @@ impl PixelStage<'_> {
                             let kind = location_kind(interp);
                             let slot = 2 * kind + usize::from(!interp.perspective());
                             let wts = *cache[slot].get_or_insert_with(|| {
-                                let loc = *locs[kind]
-                                    .get_or_insert_with(|| self.location(lane, interp));
+                                let loc =
+                                    *locs[kind].get_or_insert_with(|| self.location(lane, interp));
                                 interp::weights(prim, loc, interp.perspective())
                             });
                             interp::mix(&wts, [vert(0), vert(1), vert(2)])

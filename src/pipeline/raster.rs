@@ -514,8 +514,7 @@ mod tests {
                 y: p[1],
                 z: 0.0,
             });
-            let Some(p) = crate::pipeline::setup::triangle(&st, sv, id, [1.0; 3], [0; 3], 0)
-            else {
+            let Some(p) = crate::pipeline::setup::triangle(&st, sv, id, [1.0; 3], [0; 3], 0) else {
                 continue;
             };
             for count in [1, 2, 4, 8, 16] {
@@ -523,7 +522,11 @@ mod tests {
                 for rect in [[0, 0, 80, 80], [16, 8, 48, 40], [2, 6, 7, 9]] {
                     let mut got = Vec::new();
                     for_each_quad(&p, &pat, rect, &mut |q| got.push(q));
-                    assert_eq!(got, quads_by_pixel(&p, &pat, rect), "{v:?} {count} {rect:?}");
+                    assert_eq!(
+                        got,
+                        quads_by_pixel(&p, &pat, rect),
+                        "{v:?} {count} {rect:?}"
+                    );
                     tested += 1;
                 }
             }
