@@ -417,8 +417,9 @@ impl DirectWrite {
         match self {
             DirectWrite::Unorm8(order) => {
                 if let [_, _, _, _, ..] = texel {
+                    let v = src.map(|b| unorm8(f32::from_bits(b)));
                     for c in 0..4 {
-                        texel[order[c]] = float_to_unorm(f32::from_bits(src[c]), 8) as u8;
+                        texel[order[c]] = v[c];
                     }
                 }
             }
@@ -427,6 +428,15 @@ impl DirectWrite {
             DirectWrite::Float16 => float16(texel, src),
         }
     }
+}
+
+/// `float_to_unorm(x, 8)` (D3D11.3 §3.2.3.6 "FLOAT → UNORM") in a form the compiler
+/// does four at a time: `max` takes NaN to 0 as the rule does, and after the clamp the
+/// value lies in [0.5, 255.5], where truncation needs no saturation.
+/// `unorm8_equals_float_to_unorm` holds it to the rule's home.
+#[inline]
+fn unorm8(x: f32) -> u8 {
+    (x.max(0.0).min(1.0) * 255.0 + 0.5) as i32 as u8
 }
 
 // The formats other than UNORM8 write through functions that are not inlined: merged
@@ -680,6 +690,19 @@ mod tests {
         v.extend((0..=0x3f80_0000u32).step_by(4093));
         v.extend((0..=u32::MAX).step_by(65_537));
         v
+    }
+
+    /// The UNORM8 conversion of the direct writes is `float_to_unorm(x, 8)` (D3D11.3
+    /// §3.2.3.6): every pattern from 2^-9 to 1.0 (where the codes change), and the
+    /// dense sample of all others.
+    #[test]
+    fn unorm8_equals_float_to_unorm() {
+        let check = |b: u32| {
+            let x = f32::from_bits(b);
+            assert_eq!(u32::from(unorm8(x)), float_to_unorm(x, 8), "{b:08x}");
+        };
+        (0x3b00_0000..=0x3f80_0000).for_each(check);
+        patterns().into_iter().for_each(check);
     }
 
     /// Each direct write gives the bytes `write_color` gives (through `Format::encode`,
