@@ -435,6 +435,7 @@ impl DirectWrite {
 /// value lies in [0.5, 255.5], where truncation needs no saturation.
 /// `unorm8_equals_float_to_unorm` holds it to the rule's home.
 #[inline]
+#[allow(clippy::manual_clamp)] // `clamp` keeps NaN, which must become 0 here
 fn unorm8(x: f32) -> u8 {
     (x.max(0.0).min(1.0) * 255.0 + 0.5) as i32 as u8
 }
