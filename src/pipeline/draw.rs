@@ -1045,6 +1045,7 @@ pub fn draw(
     report.times.setup = (t1 - t0).as_secs_f64();
     report.times.binning = (t2 - t1).as_secs_f64();
 
+    let ps_out = s.ps.map(PsOutputs::of).unwrap_or_default();
     let stage = PixelStage {
         link: &linked,
         prims: &prims,
@@ -1059,7 +1060,7 @@ pub fn draw(
         targets: &targets,
         early,
         ps: ps_program.as_ref(),
-        ps_out: s.ps.map(PsOutputs::of).unwrap_or_default(),
+        ps_out,
         scissor,
         observer: opts.observer,
         writes: opts.writes,
@@ -1067,6 +1068,8 @@ pub fn draw(
         trace: trace
             .as_ref()
             .filter(|t| matches!(t.at, TraceAt::Pixel { .. })),
+        dual: dual_source(&s.blend),
+        direct: direct_writes(s, &ps_out),
     };
     let ntiles = bins.bins.len() as u64;
     let next = AtomicU64::new(0);
@@ -1317,6 +1320,10 @@ struct TileCtx<'a> {
     writes: Option<&'a dyn MergeObserver>,
     memory: Option<&'a dyn WriteSink>,
     trace: Option<&'a TraceProgram<'a>>,
+    /// Target 0 blends with a second source colour (then only target 0 is written).
+    dual: bool,
+    /// Per target, the write that needs no blending, logic operation or mask.
+    direct: [Option<om::DirectWrite>; 8],
 }
 
 /// One tile's copy of the targets.
@@ -1399,7 +1406,8 @@ impl TileCtx<'_> {
                         continue;
                     };
                     let row = (s as usize * h + y) * w * texel;
-                    t.memory().write_bytes(a, &bytes[row..row + w * texel]);
+                    t.memory()
+                        .write_bytes_aligned(a, &bytes[row..row + w * texel]);
                 }
             }
         };
@@ -1525,15 +1533,21 @@ impl TileCtx<'_> {
                         queue.push(lane(k, 0, *m));
                     }
                 }
-                while queue.len() >= wave {
-                    if let Some(r) = runner.as_deref_mut() {
-                        let lanes: Vec<PixelLane> = queue.drain(..wave).collect();
-                        if let Err(e) = self.run_wave(r, &lanes, &mut tb, index, seq, stats) {
+                if queue.len() >= wave
+                    && let Some(r) = runner.as_deref_mut()
+                {
+                    // Whole waves from the front of the queue, without copying them out.
+                    let mut done = 0;
+                    while queue.len() - done >= wave {
+                        let lanes = &queue[done..done + wave];
+                        if let Err(e) = self.run_wave(r, lanes, &mut tb, index, seq, stats) {
                             result = Err(e);
                             return;
                         }
                         seq += 1;
+                        done += wave;
                     }
+                    queue.drain(..done);
                 }
             });
             result.clone()?;
@@ -1541,8 +1555,7 @@ impl TileCtx<'_> {
         if !queue.is_empty()
             && let Some(r) = runner
         {
-            let lanes: Vec<PixelLane> = std::mem::take(&mut queue);
-            self.run_wave(r, &lanes, &mut tb, index, seq, stats)?;
+            self.run_wave(r, &queue, &mut tb, index, seq, stats)?;
         }
         let om_start = Instant::now();
         self.store(&tb);
@@ -1597,12 +1610,14 @@ impl TileCtx<'_> {
                 (run, runner.wave_size(), runner.outputs())
             }
         };
-        stats.shading += t.elapsed().as_secs_f64();
+        // One clock read ends the shading and starts the merge (a read costs as much as
+        // merging a few lanes).
+        let t_merge = Instant::now();
+        stats.shading += (t_merge - t).as_secs_f64();
         stats.waves += 1;
         stats.lane_instructions += run.lane_instructions;
         stats.helpers += u64::from(helper.count_ones());
         stats.pixels += (n as u64) - u64::from(helper.count_ones());
-        let t = Instant::now();
         if let Some(o) = self.observer {
             o.wave(tile, seq, lanes, &run, out);
         }
@@ -1616,7 +1631,7 @@ impl TileCtx<'_> {
                 tb,
             );
         }
-        stats.om += t.elapsed().as_secs_f64();
+        stats.om += t_merge.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -1744,15 +1759,7 @@ impl TileCtx<'_> {
                 }
             }
         }
-        let dual = self.s.blend.target(0).blend_enable
-            && [
-                self.s.blend.target(0).src_blend,
-                self.s.blend.target(0).dest_blend,
-                self.s.blend.target(0).src_blend_alpha,
-                self.s.blend.target(0).dest_blend_alpha,
-            ]
-            .iter()
-            .any(|b| b.dual_source());
+        let dual = self.dual;
         let src1 = match (dual, self.ps_out.targets[1]) {
             (true, Some((w, _))) => [out(w), out(w + 1), out(w + 2), out(w + 3)],
             _ => [0; 4],
@@ -1767,12 +1774,16 @@ impl TileCtx<'_> {
             };
             let src = [out(w), out(w + 1), out(w + 2), out(w + 3)];
             let desc = self.s.blend.target(i);
+            let direct = self.direct.get(i).copied().flatten();
             let mut bits = cov;
             while bits != 0 {
                 let smp = bits.trailing_zeros();
                 bits &= bits - 1;
                 let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
-                om::write_color(desc, &self.s.blend_factor, c, idx, src, src1, mask);
+                match direct {
+                    Some(d) => d.write(c, idx, src),
+                    None => om::write_color(desc, &self.s.blend_factor, c, idx, src, src1, mask),
+                }
                 if let Some(w) = self.writes
                     && desc.render_target_write_mask & mask & 0xf != 0
                 {
@@ -1781,6 +1792,32 @@ impl TileCtx<'_> {
             }
         }
     }
+}
+
+/// Whether target 0 blends with a second source colour (a factor reads `SV_Target1`).
+fn dual_source(b: &BlendDesc) -> bool {
+    let t = b.target(0);
+    t.blend_enable
+        && [
+            t.src_blend,
+            t.dest_blend,
+            t.src_blend_alpha,
+            t.dest_blend_alpha,
+        ]
+        .iter()
+        .any(|f| f.dual_source())
+}
+
+/// Per render target, the output merger's direct write (`om::DirectWrite`) when the
+/// target's state and the program's written components allow one.
+fn direct_writes(s: &DrawState<'_>, out: &PsOutputs) -> [Option<om::DirectWrite>; 8] {
+    let mut d = [None; 8];
+    for (i, rt) in s.render_targets.iter().enumerate().take(8) {
+        if let (Some(rt), Some((_, mask))) = (rt, out.targets[i]) {
+            d[i] = om::DirectWrite::of(s.blend.target(i), rt.texture.desc().format, mask);
+        }
+    }
+    d
 }
 
 /// The stored depth bits and stencil of sample `i` of a tile (for write tracking).

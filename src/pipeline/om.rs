@@ -29,7 +29,7 @@
 //!   formats take sample 0.
 
 use super::state::{Blend, BlendOp, DepthStencilDesc, DepthStencilOpDesc, RenderTargetBlendDesc};
-use crate::resources::format::{Num, float_to_unorm};
+use crate::resources::format::{Num, f32_to_half_format, float_to_unorm, linear_to_srgb};
 use crate::resources::{ComparisonFunc, Format, Texture, TextureDesc};
 
 /// One render target's pixels of one tile, in the target's format.
@@ -368,6 +368,111 @@ pub fn write_color(
     rt.format.encode(out, mask, texel);
 }
 
+/// A colour write without blending, logic operation or write mask into one of the common
+/// target formats: the bytes [`write_color`] writes there (`Format::encode` of all four
+/// components, D3D11.3 §3.2.3), made without looking up the format's layout or class per
+/// texel. `direct_writes_equal_write_color` holds every variant to [`write_color`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectWrite {
+    /// Four 8-bit UNORM channels; component `c` goes to byte `order[c]`.
+    Unorm8([usize; 4]),
+    /// 8-bit sRGB colour channels and a UNORM alpha; component `c` to byte `order[c]`.
+    Srgb8([usize; 4]),
+    /// `R32G32B32A32_FLOAT`: the bits as they are.
+    Float32,
+    /// `R16G16B16A16_FLOAT`: `resources::format::f32_to_half_format` per component.
+    Float16,
+}
+
+impl DirectWrite {
+    /// The direct write for a target of `format` under `desc` when the program writes the
+    /// components `written`; `None` when [`write_color`] must do the work (blending, a
+    /// logic operation, a partial mask, another format).
+    pub fn of(desc: &RenderTargetBlendDesc, format: Format, written: u8) -> Option<DirectWrite> {
+        if desc.blend_enable
+            || desc.logic_op_enable
+            || desc.render_target_write_mask & written & 0xf != 0xf
+        {
+            return None;
+        }
+        Some(match format {
+            Format::R8G8B8A8_UNORM => DirectWrite::Unorm8([0, 1, 2, 3]),
+            Format::B8G8R8A8_UNORM => DirectWrite::Unorm8([2, 1, 0, 3]),
+            Format::R8G8B8A8_UNORM_SRGB => DirectWrite::Srgb8([0, 1, 2, 3]),
+            Format::B8G8R8A8_UNORM_SRGB => DirectWrite::Srgb8([2, 1, 0, 3]),
+            Format::R32G32B32A32_FLOAT => DirectWrite::Float32,
+            Format::R16G16B16A16_FLOAT => DirectWrite::Float16,
+            _ => return None,
+        })
+    }
+
+    /// Writes colour `src` (f32 bits) into texel `i` of `rt`, as [`write_color`] would
+    /// with the state this write was made for; nothing when `i` is past the tile.
+    #[inline]
+    pub fn write(self, rt: &mut TileColor, i: usize, src: [u32; 4]) {
+        let t = rt.texel;
+        let Some(texel) = rt.bytes.get_mut(i * t..(i + 1) * t) else {
+            return;
+        };
+        match self {
+            DirectWrite::Unorm8(order) => {
+                if let [_, _, _, _, ..] = texel {
+                    let v = src.map(|b| unorm8(f32::from_bits(b)));
+                    for c in 0..4 {
+                        texel[order[c]] = v[c];
+                    }
+                }
+            }
+            DirectWrite::Srgb8(order) => srgb8(texel, order, src),
+            DirectWrite::Float32 => float32(texel, src),
+            DirectWrite::Float16 => float16(texel, src),
+        }
+    }
+}
+
+/// `float_to_unorm(x, 8)` (D3D11.3 §3.2.3.6 "FLOAT → UNORM") in a form the compiler
+/// does four at a time: `max` takes NaN to 0 as the rule does, and after the clamp the
+/// value lies in [0.5, 255.5], where truncation needs no saturation.
+/// `unorm8_equals_float_to_unorm` holds it to the rule's home.
+#[inline]
+#[allow(clippy::manual_clamp)] // `clamp` keeps NaN, which must become 0 here
+fn unorm8(x: f32) -> u8 {
+    (x.max(0.0).min(1.0) * 255.0 + 0.5) as i32 as u8
+}
+
+// The formats other than UNORM8 write through functions that are not inlined: merged
+// into one loop, the optimiser computes every arm's conversion (the sRGB curve's `pow`,
+// the half-float rounding) for every texel and selects one.
+
+/// [`DirectWrite::Float32`]'s texel.
+#[inline(never)]
+fn float32(texel: &mut [u8], src: [u32; 4]) {
+    for (c, b) in texel.chunks_exact_mut(4).take(4).enumerate() {
+        b.copy_from_slice(&src[c].to_le_bytes());
+    }
+}
+
+/// [`DirectWrite::Float16`]'s texel.
+#[inline(never)]
+fn float16(texel: &mut [u8], src: [u32; 4]) {
+    for (c, b) in texel.chunks_exact_mut(2).take(4).enumerate() {
+        let h = f32_to_half_format(f32::from_bits(src[c])) as u16;
+        b.copy_from_slice(&h.to_le_bytes());
+    }
+}
+
+/// [`DirectWrite::Srgb8`]'s texel.
+#[inline(never)]
+fn srgb8(texel: &mut [u8], order: [usize; 4], src: [u32; 4]) {
+    if let [_, _, _, _, ..] = texel {
+        for c in 0..3 {
+            let v = linear_to_srgb(f32::from_bits(src[c]));
+            texel[order[c]] = float_to_unorm(v, 8) as u8;
+        }
+        texel[order[3]] = float_to_unorm(f32::from_bits(src[3]), 8) as u8;
+    }
+}
+
 /// The alpha-to-coverage mask of `alpha` for `samples` samples: the lowest
 /// `round(alpha × samples)` samples (our choice: D3D leaves the pattern to the
 /// implementation; with one sample, alpha ≥ ½ covers it).
@@ -544,6 +649,107 @@ mod tests {
         assert!(depth_stencil_test(&ds, &mut t, 0, 0.25 + 1e-9, true, 0));
         let (d, s) = TileDepth::decode(Format::D24_UNORM_S8_UINT, &[1, 2, 3, 4]);
         assert_eq!((d, s), (0x030201, 4));
+    }
+
+    /// Float bit patterns for the conversion rules (D3D11.3 §3.2.3): zeros, denormals,
+    /// ±∞, NaNs of both signs, values around 0, 1 and every 8-bit UNORM rounding
+    /// boundary, the half-float range edges, and a dense stride over all 2^32 patterns.
+    fn patterns() -> Vec<u32> {
+        let mut v: Vec<u32> = vec![
+            0,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x007f_ffff,
+            0x807f_ffff,
+            0x0080_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_0000,
+            0x7f80_0001,
+            0xff80_0001,
+            0x7fff_ffff,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            1.0f32.to_bits(),
+            (-1.0f32).to_bits(),
+            0.5f32.to_bits(),
+            2.0f32.to_bits(),
+            65504.0f32.to_bits(),
+            65520.0f32.to_bits(),
+            (-65520.0f32).to_bits(),
+            6.1e-5f32.to_bits(),
+            5.96e-8f32.to_bits(),
+            0.0031308f32.to_bits(),
+        ];
+        for k in 0..=255u32 {
+            let b = ((k as f32 + 0.5) / 255.0).to_bits();
+            v.extend((b - 16)..=(b + 16));
+        }
+        v.extend((0x3f7f_ff00..=0x3f80_0100).step_by(3));
+        v.extend((0..=0x3f80_0000u32).step_by(4093));
+        v.extend((0..=u32::MAX).step_by(65_537));
+        v
+    }
+
+    /// The UNORM8 conversion of the direct writes is `float_to_unorm(x, 8)` (D3D11.3
+    /// §3.2.3.6): every pattern from 2^-9 to 1.0 (where the codes change), and the
+    /// dense sample of all others.
+    #[test]
+    fn unorm8_equals_float_to_unorm() {
+        let check = |b: u32| {
+            let x = f32::from_bits(b);
+            assert_eq!(u32::from(unorm8(x)), float_to_unorm(x, 8), "{b:08x}");
+        };
+        (0x3b00_0000..=0x3f80_0000).for_each(check);
+        patterns().into_iter().for_each(check);
+    }
+
+    /// Each direct write gives the bytes `write_color` gives (through `Format::encode`,
+    /// D3D11.3 §3.2.3) for every pattern in every component, and needs the state it was
+    /// made for.
+    #[test]
+    fn direct_writes_equal_write_color() {
+        let desc = RenderTargetBlendDesc::default();
+        let p = patterns();
+        for format in [
+            Format::R8G8B8A8_UNORM,
+            Format::B8G8R8A8_UNORM,
+            Format::R8G8B8A8_UNORM_SRGB,
+            Format::B8G8R8A8_UNORM_SRGB,
+            Format::R32G32B32A32_FLOAT,
+            Format::R16G16B16A16_FLOAT,
+        ] {
+            let d = DirectWrite::of(&desc, format, 0xf).expect("a direct format");
+            let (mut a, mut b) = (tile(format), tile(format));
+            for (n, &x) in p.iter().enumerate() {
+                // Each component sees every pattern, beside different neighbours.
+                let src = [x, p[(n + 1) % p.len()], p[(n * 7 + 3) % p.len()], x ^ 1];
+                for bytes in [&mut a.bytes, &mut b.bytes] {
+                    bytes.fill(0x5a);
+                }
+                d.write(&mut a, 0, src);
+                write_color(&desc, &[0.0; 4], &mut b, 0, src, [0; 4], 0xf);
+                assert_eq!(a.bytes, b.bytes, "{format} {src:08x?}");
+            }
+            // Past the tile: neither writes.
+            d.write(&mut a, 1, [0; 4]);
+            assert_eq!(a.bytes.len(), format.bytes_per_texel() as usize);
+        }
+        let blend = RenderTargetBlendDesc {
+            blend_enable: true,
+            ..desc
+        };
+        let masked = RenderTargetBlendDesc {
+            render_target_write_mask: 0b0111,
+            ..desc
+        };
+        assert_eq!(DirectWrite::of(&blend, Format::R8G8B8A8_UNORM, 0xf), None);
+        assert_eq!(DirectWrite::of(&masked, Format::R8G8B8A8_UNORM, 0xf), None);
+        assert_eq!(DirectWrite::of(&desc, Format::R8G8B8A8_UNORM, 0b0111), None);
+        assert_eq!(DirectWrite::of(&desc, Format::R10G10B10A2_UNORM, 0xf), None);
+        assert_eq!(DirectWrite::of(&desc, Format::R8G8B8A8_UINT, 0xf), None);
     }
 
     #[test]

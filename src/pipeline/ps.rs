@@ -232,41 +232,74 @@ impl PixelStage<'_> {
         }
     }
 
-    /// Writes every lane's input words, ids and tags into `runner`.
+    /// Writes every lane's input words, ids and tags into `runner`. Each word's value is
+    /// what [`PixelStage::input`] gives; the locations and vertex weights an input mode
+    /// needs are computed once per lane, not once per word.
     pub fn fill(&self, runner: &mut StageRunner<'_>, lanes: &[PixelLane]) {
         let w = runner.wave_size();
-        let words = self.link.ps_inputs.len();
+        let sources = &self.link.ps_inputs[..];
+        let inputs = runner.inputs_mut();
         for (l, lane) in lanes.iter().enumerate() {
             let Some(prim) = self.prims.get(lane.prim as usize) else {
                 continue;
             };
-            // The weights of each (location, perspective) pair the inputs use, computed
-            // once per lane rather than once per word.
+            // Per lane: the location of each of the three location kinds (sample,
+            // centroid, centre), and the weights of each (location, perspective) pair.
+            let mut locs: [Option<Location>; 3] = [None; 3];
             let mut cache: [Option<[f64; 3]>; 6] = [None; 6];
-            for word in 0..words {
-                let v = match self.link.ps_inputs[word] {
-                    PsSource::Vertex { word: vw, interp } if interp != Interp::Constant => {
-                        let slot = if interp.per_sample() {
-                            0
-                        } else if interp.centroid() {
-                            2
+            for (word, src) in sources.iter().enumerate() {
+                let v = match *src {
+                    PsSource::Vertex { word: vw, interp } => {
+                        let vert = |k: usize| self.vertices.word(prim.verts[k], vw);
+                        if interp == Interp::Constant {
+                            vert(0)
                         } else {
-                            4
-                        } + usize::from(!interp.perspective());
-                        let wts = *cache[slot].get_or_insert_with(|| {
-                            interp::weights(prim, self.location(lane, interp), interp.perspective())
-                        });
-                        interp::mix(&wts, prim.verts.map(|v| self.vertices.word(v, vw)))
+                            let kind = location_kind(interp);
+                            let slot = 2 * kind + usize::from(!interp.perspective());
+                            let wts = *cache[slot].get_or_insert_with(|| {
+                                let loc =
+                                    *locs[kind].get_or_insert_with(|| self.location(lane, interp));
+                                interp::weights(prim, loc, interp.perspective())
+                            });
+                            interp::mix(&wts, [vert(0), vert(1), vert(2)])
+                        }
                     }
+                    PsSource::Position { component, interp } => {
+                        let kind = location_kind(interp);
+                        let loc = *locs[kind].get_or_insert_with(|| self.location(lane, interp));
+                        match component {
+                            0 => (loc[0] as f32).to_bits(),
+                            1 => (loc[1] as f32).to_bits(),
+                            2 => self.depth_at(prim, loc).to_bits(),
+                            _ => interp::clip_w(prim, loc).to_bits(),
+                        }
+                    }
+                    PsSource::Zero => 0,
                     _ => self.input(lane, word, None),
                 };
-                if let Some(x) = runner.inputs_mut().get_mut(word * w + l) {
+                if let Some(x) = inputs.get_mut(word * w + l) {
                     *x = v;
                 }
             }
-            runner.set_ids(l, [lane.x, lane.y, lane.sample]);
-            runner.set_tag(l, l as u32);
         }
+        for (l, lane) in lanes.iter().enumerate() {
+            if self.prims.get(lane.prim as usize).is_some() {
+                runner.set_ids(l, [lane.x, lane.y, lane.sample]);
+                runner.set_tag(l, l as u32);
+            }
+        }
+    }
+}
+
+/// Which location an interpolation mode evaluates at: 0 the lane's sample, 1 the
+/// centroid, 2 the pixel centre (as [`PixelStage::location`] decides).
+fn location_kind(interp: Interp) -> usize {
+    if interp.per_sample() {
+        0
+    } else if interp.centroid() {
+        1
+    } else {
+        2
     }
 }
 
@@ -334,4 +367,154 @@ pub fn early_depth_allowed(ps: &Shader, alpha_to_coverage: bool) -> bool {
         .any(|r| r.class == crate::ir::ResourceClass::Uav)
         || ps.uses_resource_heap;
     !kills && !uav
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{DescriptorTable, Limits, Profile, StageProgram};
+    use crate::ir::parse_shader;
+    use crate::pipeline::setup::{self, ScreenVertex, SetupState};
+    use crate::pipeline::state::Rect;
+
+    /// `fill` writes for every lane and word what `input` gives (the interpolation rules
+    /// of `interp`, D3D11.3 §3.5), for every source kind and interpolation mode, lanes
+    /// of two primitives with full, partial and no (helper) coverage, and leaves lanes
+    /// of an unknown primitive alone.
+    #[test]
+    fn fill_equals_input_per_word() {
+        let mut sources = Vec::new();
+        for interp in [
+            Interp::Constant,
+            Interp::Linear,
+            Interp::LinearCentroid,
+            Interp::LinearSample,
+            Interp::LinearNoPerspective,
+            Interp::LinearNoPerspectiveCentroid,
+            Interp::LinearNoPerspectiveSample,
+        ] {
+            for word in 0..3 {
+                sources.push(PsSource::Vertex { word, interp });
+            }
+            for component in 0..4 {
+                sources.push(PsSource::Position { component, interp });
+            }
+        }
+        sources.extend([
+            PsSource::IsFrontFace,
+            PsSource::SampleIndex,
+            PsSource::Coverage,
+            PsSource::InnerCoverage,
+            PsSource::PrimitiveId,
+            PsSource::Zero,
+        ]);
+        for component in 0..3 {
+            for perspective in [false, true] {
+                sources.push(PsSource::Barycentric {
+                    component,
+                    perspective,
+                });
+            }
+        }
+        let words = sources.len();
+        let link = Linked {
+            vs_inputs: Vec::new(),
+            ps_inputs: sources,
+            position: [0, 1, 2, 3],
+            clip_distances: Vec::new(),
+            cull_distances: Vec::new(),
+            per_sample: true,
+        };
+        let ps = parse_shader(&format!(
+            "shader pixel\nregs 1\nio_words in {words} out 0\nblock0:\n    return\n"
+        ))
+        .unwrap();
+        let table = DescriptorTable::new(&ps, &[], &[], &[]).unwrap();
+        let program =
+            StageProgram::new(&ps, table, Profile::default(), Limits::default(), 16).unwrap();
+        let mut runner = StageRunner::new(&program);
+        let vertices = VertexOutputs {
+            words: (0..12u32)
+                .map(|i| (i as f32 * 0.37 - 1.3).to_bits())
+                .collect(),
+            stride: 4,
+        };
+        let st = SetupState {
+            scissor: Rect {
+                left: 0,
+                top: 0,
+                right: 64,
+                bottom: 64,
+            },
+            front_ccw: false,
+            cull_front: false,
+            cull_back: false,
+            depth_bias: 0,
+            depth_bias_clamp: 0.0,
+            slope_scaled_depth_bias: 0.0,
+            depth_float: true,
+            depth_unorm_r: 0.0,
+        };
+        let sv = |x: i64, y: i64, z: f32| ScreenVertex { x, y, z };
+        let mu = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let prims = [
+            setup::triangle(
+                &st,
+                [sv(100, 50, 0.1), sv(9000, 700, 0.5), sv(1500, 8000, 0.9)],
+                mu,
+                [1.0, 0.5, 0.25],
+                [0, 1, 2],
+                7,
+            )
+            .unwrap(),
+            setup::triangle(
+                &st,
+                [sv(3000, 3000, 0.3), sv(200, 4000, 0.2), sv(5000, 300, 0.7)],
+                mu,
+                [0.3, 2.0, 1.0],
+                [2, 0, 1],
+                9,
+            )
+            .unwrap(),
+        ];
+        let pattern = Pattern::standard(4).unwrap();
+        let stage = PixelStage {
+            link: &link,
+            prims: &prims,
+            vertices: &vertices,
+            pattern: &pattern,
+            depth_range: (0.2, 0.8),
+        };
+        let lane = |prim, x, y, sample, coverage| PixelLane {
+            prim,
+            x,
+            y,
+            sample,
+            coverage,
+        };
+        let lanes = [
+            lane(0, 4, 4, 0, 0b1111),
+            lane(0, 5, 4, 1, 0b0110),
+            lane(0, 4, 5, 3, 0),
+            lane(0, 5, 5, 2, 0b1000),
+            lane(1, 12, 10, 0, 0b1111),
+            lane(1, 13, 10, 0, 0b0001),
+            lane(5, 12, 11, 0, 0b1111),
+            lane(1, 13, 11, 2, 0b1100),
+            lane(0, 20, 2, 0, 0b0011),
+        ];
+        runner.inputs_mut().fill(0xdead_beef);
+        stage.fill(&mut runner, &lanes);
+        let got = runner.inputs_mut().to_vec();
+        for (l, lane) in lanes.iter().enumerate() {
+            for word in 0..words {
+                let want = if lane.prim < 2 {
+                    stage.input(lane, word, None)
+                } else {
+                    0xdead_beef
+                };
+                assert_eq!(got[word * 16 + l], want, "lane {l} word {word}");
+            }
+        }
+    }
 }

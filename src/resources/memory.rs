@@ -359,6 +359,25 @@ impl Memory {
         true
     }
 
+    /// [`Memory::write_bytes`], storing whole words where `addr` is 4-aligned (a tile of
+    /// render-target rows written back): the same bytes end up in memory.
+    pub fn write_bytes_aligned(&self, addr: u64, bytes: &[u8]) -> bool {
+        if addr % 4 != 0 {
+            return self.write_bytes(addr, bytes);
+        }
+        if !self.contains(addr, bytes.len() as u64) {
+            return false;
+        }
+        let first = (addr / 4) as usize;
+        let whole = bytes.len() / 4 * 4;
+        if let Some(words) = self.words.get(first..first + whole / 4) {
+            for (w, b) in words.iter().zip(bytes.chunks_exact(4)) {
+                w.store(u32::from_le_bytes([b[0], b[1], b[2], b[3]]), Relaxed);
+            }
+        }
+        self.write_bytes(addr + whole as u64, &bytes[whole..])
+    }
+
     /// A 32-bit atomic read-modify-write at `addr` (rounded down to a multiple of 4:
     /// D3D requires aligned atomics and leaves others undefined); returns the old value,
     /// or `None` (nothing written) out of bounds.
@@ -439,6 +458,29 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Aligned whole-word writes leave memory as `write_bytes` does, for every
+    /// alignment, length and bound.
+    #[test]
+    fn aligned_writes_equal_write_bytes() {
+        for addr in 0..9u64 {
+            for n in 0..23usize {
+                let bytes: Vec<u8> = (0..n).map(|i| (i * 37 + 11) as u8).collect();
+                let (a, b) = (
+                    Memory::from_bytes(&[0xa5; 32]).unwrap(),
+                    Memory::from_bytes(&[0xa5; 32]).unwrap(),
+                );
+                assert_eq!(
+                    a.write_bytes_aligned(addr, &bytes),
+                    b.write_bytes(addr, &bytes)
+                );
+                assert_eq!(a.to_bytes(), b.to_bytes(), "{addr} {n}");
+            }
+        }
+        let m = Memory::from_bytes(&[0; 8]).unwrap();
+        assert!(!m.write_bytes_aligned(4, &[1; 8]));
+        assert_eq!(m.to_bytes(), vec![0; 8], "nothing written out of bounds");
+    }
 
     #[test]
     fn round_trips_bytes_of_any_length() {
