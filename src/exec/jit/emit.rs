@@ -582,22 +582,42 @@ impl Em<'_, '_> {
         let (zi, z) = self.fin(c, d);
         let r = self.b.ins().fma(x, y, z);
         let mut r = self.i(r);
+        // What a constant operand rules out: a NaN, or, when normal (so neither zero nor
+        // flushed to zero), an invalid `∞ × 0`.
+        let k = |r: Reg| self.consts.get(r.0 as usize).map(|&k| f32::from_bits(k));
+        let may_nan = |r: Reg| k(r).is_none_or(f32::is_nan);
+        let finite_nonzero = |r: Reg| k(r).is_some_and(f32::is_normal);
+        let (an, bn, cn) = (may_nan(a), may_nan(b), may_nan(d));
+        let invalid = !finite_nonzero(a) && !finite_nonzero(b);
+        // With one operand able to be NaN and no invalid product, x86's result already is
+        // the rule's: that NaN, quieted (the only NaN operand), else the fused result.
+        if u8::from(an) + u8::from(bn) + u8::from(cn) <= 1 && !invalid {
+            return self.flush(c, r);
+        }
         let quiet = self.splat(0x0040_0000);
         let dflt = self.splat(0xffc0_0000);
         // Applied from the lowest priority up: c's NaN, then an invalid product, then b's
-        // NaN, then a's.
-        let zn = self.is_nan(z);
-        let zq = self.b.ins().bor(zi, quiet);
-        r = self.b.ins().bitselect(zn, zq, r);
-        let p = self.b.ins().fmul(x, y);
-        let pn = self.is_nan(p);
-        r = self.b.ins().bitselect(pn, dflt, r);
-        let yn = self.is_nan(y);
-        let yq = self.b.ins().bor(yi, quiet);
-        r = self.b.ins().bitselect(yn, yq, r);
-        let xn = self.is_nan(x);
-        let xq = self.b.ins().bor(xi, quiet);
-        r = self.b.ins().bitselect(xn, xq, r);
+        // NaN, then a's; a fix-up an operand cannot need is left out.
+        if cn {
+            let zn = self.is_nan(z);
+            let zq = self.b.ins().bor(zi, quiet);
+            r = self.b.ins().bitselect(zn, zq, r);
+        }
+        if invalid {
+            let p = self.b.ins().fmul(x, y);
+            let pn = self.is_nan(p);
+            r = self.b.ins().bitselect(pn, dflt, r);
+        }
+        if bn {
+            let yn = self.is_nan(y);
+            let yq = self.b.ins().bor(yi, quiet);
+            r = self.b.ins().bitselect(yn, yq, r);
+        }
+        if an {
+            let xn = self.is_nan(x);
+            let xq = self.b.ins().bor(xi, quiet);
+            r = self.b.ins().bitselect(xn, xq, r);
+        }
         self.flush(c, r)
     }
 
