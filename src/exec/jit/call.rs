@@ -125,6 +125,7 @@ impl Compiler {
         key: Key,
         flushed: &[Vec<bool>],
         local: &[bool],
+        dead: &[Vec<bool>],
     ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;
@@ -142,7 +143,9 @@ impl Compiler {
         self.ctx.func.name = UserFuncName::user(0, n as u32);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            super::region::region(&mut b, ptr, call_conv, shader, native, key, flushed, local)?;
+            super::region::region(
+                &mut b, ptr, call_conv, shader, native, key, flushed, local, dead,
+            )?;
             b.finalize(frontend);
         }
         let id = self

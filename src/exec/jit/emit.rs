@@ -80,6 +80,8 @@ struct Em<'a, 'b> {
     flushed: &'a [bool],
     /// [`Facts::local`].
     local: &'a [bool],
+    /// [`Facts::dead`].
+    dead: &'a [bool],
 }
 
 /// Which registers are free of denormals (so loading one needs no flush when the shader
@@ -205,6 +207,9 @@ pub struct Facts<'a> {
     /// Per register: live at no block's entry ([`block_local`]), so a store may skip the
     /// execution mask.
     pub local: &'a [bool],
+    /// Per register: dead where the emitted code ends ([`dead_at_exit`]), so its value
+    /// need not be stored at all (empty: every register is stored).
+    pub dead: &'a [bool],
 }
 
 /// Registers that are live at the entry of no block: each block that reads one writes it
@@ -214,6 +219,52 @@ pub struct Facts<'a> {
 /// backward liveness over the control-flow graph; terminators read their condition or
 /// selector.
 pub fn block_local(shader: &Shader) -> Vec<bool> {
+    let live_in = live_in(shader);
+    (0..shader.num_regs as usize)
+        .map(|r| r >= shader.consts.len() && live_in.iter().all(|l| !l[r]))
+        .collect()
+}
+
+/// Per block, the registers whose value at the block's end no lane reads before writing
+/// it again (not live into any successor) and that the terminator does not read: a
+/// region block's code need not store them. Skipping a store leaves every lane's old
+/// value, which only a read could tell apart.
+pub fn dead_at_exit(shader: &Shader) -> Vec<Vec<bool>> {
+    let live_in = live_in(shader);
+    let n = shader.num_regs as usize;
+    shader
+        .blocks
+        .iter()
+        .map(|block| {
+            let mut dead = vec![true; n];
+            for t in block.term.successors() {
+                if let Some(l) = live_in.get(t.0 as usize) {
+                    for (d, &x) in dead.iter_mut().zip(l) {
+                        *d &= !x;
+                    }
+                }
+            }
+            match &block.term {
+                crate::ir::Terminator::Branch { cond, .. } => {
+                    if let Some(d) = dead.get_mut(cond.index()) {
+                        *d = false;
+                    }
+                }
+                crate::ir::Terminator::Switch { sel, .. } => {
+                    if let Some(d) = dead.get_mut(sel.index()) {
+                        *d = false;
+                    }
+                }
+                _ => {}
+            }
+            dead
+        })
+        .collect()
+}
+
+/// Backward liveness: per block, the registers read before written on some path from
+/// its entry (terminators read their condition or selector).
+fn live_in(shader: &Shader) -> Vec<Vec<bool>> {
     let n = shader.num_regs as usize;
     let nb = shader.blocks.len();
     let mut uses = vec![vec![false; n]; nb];
@@ -271,9 +322,7 @@ pub fn block_local(shader: &Shader) -> Vec<bool> {
             break;
         }
     }
-    (0..n)
-        .map(|r| r >= shader.consts.len() && live_in.iter().all(|l| !l[r]))
-        .collect()
+    live_in
 }
 
 /// Emits the body of the segment `insts` of `shader` into `b`, whose signature is
@@ -340,6 +389,7 @@ pub fn lane_loop(
         sigs: [None; 4],
         flushed: facts.flushed,
         local: facts.local,
+        dead: facts.dead,
     };
     let mut chunks: Vec<Chunk> = (0..step)
         .map(|u| Chunk {
@@ -421,6 +471,9 @@ impl Em<'_, '_> {
         let sel = self.b.ins().load(I32X4, flags(), self.sel, c.offset);
         for &r in &c.dirty {
             let Some(v) = c.find(r) else { continue };
+            if self.dead.get(r as usize).copied().unwrap_or(false) {
+                continue;
+            }
             let off = r as i32 * self.stride + c.offset;
             if self.local.get(r as usize).copied().unwrap_or(false) {
                 self.b.ins().store(flags(), v, self.regs, off);
@@ -1010,7 +1063,7 @@ impl Em<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{block_local, flushed_at_blocks, flushed_before};
+    use super::{block_local, dead_at_exit, flushed_at_blocks, flushed_before};
 
     /// `block_local`: registers live into no block — written before read in every block
     /// that reads them (terminator conditions included) — may be stored without the mask;
@@ -1030,6 +1083,22 @@ mod tests {
             &l[..8],
             &[false, false, false, true, true, false, true, false],
             "constants never; r2 read by block1, r5 by block2, r7 round the loop"
+        );
+        // `dead_at_exit`: not live into a successor and not the terminator's condition.
+        let d = dead_at_exit(&s);
+        assert!(
+            d[0][4] && d[0][6],
+            "block0: r4 and r6 are written before any read"
+        );
+        assert!(!d[0][3], "block0 branches on r3");
+        assert!(!d[0][2] && !d[0][5] && !d[0][7], "read by block1 or block2");
+        assert!(
+            d[1][4] && !d[1][5] && !d[1][7],
+            "block1: r5 read next, r7 round the loop"
+        );
+        assert!(
+            !d[2][6] && d[2][4],
+            "block2 branches on r6; r4 is rewritten first"
         );
     }
 

@@ -301,6 +301,8 @@ impl JitShader {
                         let facts = emit::Facts {
                             flushed: &before,
                             local: &local,
+                            // Interpreted instructions of the block may follow.
+                            dead: &[],
                         };
                         match c.add(shader, insts, key, facts) {
                             Ok(id) => pending.push((r.clone(), id)),
@@ -354,7 +356,14 @@ impl JitShader {
                 // A module of its own, so that a region Cranelift refuses leaves the
                 // segments working.
                 let made = call::Compiler::new().and_then(|mut c| {
-                    let id = c.add_region(shader, &native, key, &flushed, &local)?;
+                    let id = c.add_region(
+                        shader,
+                        &native,
+                        key,
+                        &flushed,
+                        &local,
+                        &emit::dead_at_exit(shader),
+                    )?;
                     let (code, entries) = c.finish()?;
                     let func = *entries.get(id).ok_or("no region entry")?;
                     Ok((code, func))

@@ -178,6 +178,7 @@ pub fn region(
     key: Key,
     flushed: &[Vec<bool>],
     local: &[bool],
+    dead: &[Vec<bool>],
 ) -> Result<(), String> {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -259,7 +260,7 @@ pub fn region(
     r.dispatch();
     for i in 0..shader.blocks.len() {
         if r.heads[i].is_some() {
-            r.block(shader, i, key, limit, call_conv, flushed, local)?;
+            r.block(shader, i, key, limit, call_conv, flushed, local, dead)?;
         }
     }
     r.goto_slow();
@@ -346,6 +347,7 @@ impl R<'_, '_> {
         call_conv: CallConv,
         flushed: &[Vec<bool>],
         local: &[bool],
+        dead: &[Vec<bool>],
     ) -> Result<(), String> {
         let Some(head) = self.heads[i] else {
             return Ok(());
@@ -387,6 +389,7 @@ impl R<'_, '_> {
                 emit::Facts {
                     flushed: flushed.get(i).map_or(&[][..], |f| &f[..]),
                     local,
+                    dead: dead.get(i).map_or(&[][..], |d| &d[..]),
                 },
                 self.regs,
                 self.sel,
