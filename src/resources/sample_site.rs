@@ -99,12 +99,15 @@ impl Decoder {
         let word = |k: u64| mem.load_word(addr / 4 + k);
         let bits = match self {
             Decoder::Bytes4 { table, src } => {
-                let b = word(0).to_le_bytes();
+                // Byte `k` of the little-endian word, by a shift: indexing a byte array
+                // with a run-time `k` goes through memory.
+                let v = word(0);
+                let byte = |k: usize| usize::from((v >> (8 * k)) as u8);
                 [
-                    table[0][usize::from(b[src[0]])],
-                    table[1][usize::from(b[src[1]])],
-                    table[2][usize::from(b[src[2]])],
-                    table[3][usize::from(b[src[3]])],
+                    table[0][byte(src[0])],
+                    table[1][byte(src[1])],
+                    table[2][byte(src[2])],
+                    table[3][byte(src[3])],
                 ]
             }
             Decoder::F32x4 => [word(0), word(1), word(2), word(3)],
