@@ -284,6 +284,14 @@ impl Memory {
         true
     }
 
+    /// The 32-bit word at byte `4 * index`; 0 past the last word. For a caller that has
+    /// already proven its aligned addresses lie within [`Memory::len`], this is
+    /// [`Memory::load_u32`] without the range and alignment checks.
+    #[inline(always)]
+    pub fn load_word(&self, index: u64) -> u32 {
+        self.word(index)
+    }
+
     /// The 32-bit little-endian value at byte `addr` (any alignment); `None` out of bounds.
     #[inline]
     pub fn load_u32(&self, addr: u64) -> Option<u32> {

@@ -94,15 +94,20 @@ impl Decoder {
     /// of 4 and subresources start at multiples of the texel size).
     #[inline(always)]
     fn texel(self, mem: &Memory, addr: u64) -> Texel {
-        let word = |k: u64| mem.load_u32(addr + 4 * k).unwrap_or(0);
+        // `new` proved every address a site forms aligned and within the memory, where
+        // `load_word` is `load_u32` without its checks.
+        let word = |k: u64| mem.load_word(addr / 4 + k);
         let bits = match self {
             Decoder::Bytes4 { table, src } => {
-                let b = word(0).to_le_bytes();
+                // Byte `k` of the little-endian word, by a shift: indexing a byte array
+                // with a run-time `k` goes through memory.
+                let v = word(0);
+                let byte = |k: usize| usize::from((v >> (8 * k)) as u8);
                 [
-                    table[0][usize::from(b[src[0]])],
-                    table[1][usize::from(b[src[1]])],
-                    table[2][usize::from(b[src[2]])],
-                    table[3][usize::from(b[src[3]])],
+                    table[0][byte(src[0])],
+                    table[1][byte(src[1])],
+                    table[2][byte(src[2])],
+                    table[3][byte(src[3])],
                 ]
             }
             Decoder::F32x4 => [word(0), word(1), word(2), word(3)],
@@ -114,6 +119,45 @@ impl Decoder {
             Decoder::F32 => [word(0), 0, 0, 1.0f32.to_bits()],
         };
         bits.map(f32::from_bits)
+    }
+
+    /// The 2x2 footprint whose top-left texel is at byte `a` and bottom-left at `b`,
+    /// interpolated as `filter_mip` does (u by `fu` when `fu > 0`, then v by `fv` when
+    /// `fv > 0`). Every tap is in range, so no tap is the border colour.
+    #[inline(always)]
+    fn quad(self, mem: &Memory, a: u64, b: u64, bpt: u64, fu: f32, fv: f32) -> Texel {
+        let (t00, t10) = (self.texel(mem, a), self.texel(mem, a + bpt));
+        let (t01, t11) = (self.texel(mem, b), self.texel(mem, b + bpt));
+        match self {
+            // Table values are finite and `fu`, `fv` lie in [0, 1), so no lerp of them
+            // is NaN and `lerp`'s NaN fix-up never applies.
+            Decoder::Bytes4 { .. } => {
+                let y0 = if fu > 0.0 {
+                    lerp4_finite(t00, t10, fu)
+                } else {
+                    t00
+                };
+                if fv > 0.0 {
+                    let y1 = if fu > 0.0 {
+                        lerp4_finite(t01, t11, fu)
+                    } else {
+                        t01
+                    };
+                    lerp4_finite(y0, y1, fv)
+                } else {
+                    y0
+                }
+            }
+            _ => {
+                let y0 = if fu > 0.0 { lerp4(t00, t10, fu) } else { t00 };
+                if fv > 0.0 {
+                    let y1 = if fu > 0.0 { lerp4(t01, t11, fu) } else { t01 };
+                    lerp4(y0, y1, fv)
+                } else {
+                    y0
+                }
+            }
+        }
     }
 
     fn bytes_per_texel(self) -> u64 {
@@ -325,6 +369,17 @@ impl<'a> SamplerSite<'a> {
                 )
                 .unwrap_or(0)
         };
+        // A linear footprint whose four texels all lie inside the mip (one unsigned
+        // compare per axis: a negative start wraps past every size) needs no address
+        // mode: the taps are read directly.
+        if linear
+            && (bu as u64) < u64::from(w.saturating_sub(1))
+            && (bv as u64) < u64::from(h.saturating_sub(1))
+        {
+            let a = base + ((bv as u64) * u64::from(w) + bu as u64) * self.bpt;
+            let b = a + u64::from(w) * self.bpt;
+            return self.decoder.quad(self.memory, a, b, self.bpt, fu, fv);
+        }
         let y0 = self.row(base, [w, h], bu, fu, bv);
         if fv > 0.0 {
             lerp4(y0, self.row(base, [w, h], bu, fu, bv.saturating_add(1)), fv)
@@ -360,6 +415,13 @@ impl SamplerSite<'_> {
         let index = (y as u64) * u64::from(w) + x as u64;
         self.decoder.texel(self.memory, base + index * self.bpt)
     }
+}
+
+/// `lerp4` of finite `a`, `b` and `f` in [0, 1): `a + (b - a) * f` per component, which is
+/// then never NaN, so `lerp`'s fix-up is left out.
+#[inline(always)]
+fn lerp4_finite(a: Texel, b: Texel, f: f32) -> Texel {
+    [0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * f)
 }
 
 /// The reference's array index: rounded to nearest even, clamped to the elements (NaN

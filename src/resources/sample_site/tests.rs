@@ -482,3 +482,53 @@ fn decoders_equal_format_decode() {
         }
     }
 }
+
+/// Linear footprints at every sub-texel step across the left, right, top and bottom
+/// edges, and fully inside, of small textures (down to one texel) in every covered
+/// format and every pair of address modes: the direct 2x2 read of an in-range footprint
+/// and the addressed taps of one that straddles an edge both give the reference's bits.
+#[test]
+fn footprints_across_edges_equal_sample() {
+    for format in 0..FORMATS.len() {
+        for (w, h) in [(1, 1), (2, 3), (5, 4), (9, 2)] {
+            for a in 0..25 {
+                let c = Case {
+                    format,
+                    view_format: false,
+                    array: false,
+                    w,
+                    h,
+                    slices: 1,
+                    mips: 1,
+                    view_mip: (0, 0),
+                    view_slice: (0, 0),
+                    address: [a % 5, a / 5],
+                    border: 2,
+                    filter: [true, true, false],
+                    reduction: 0,
+                    bias: 0.0,
+                    lod_range: (f32::MIN, f32::MAX),
+                    seed: (format * 131 + a) as u64,
+                    ordinary: a % 2 == 0,
+                };
+                let (view, sampler) = build(&c);
+                let site = SamplerSite::new(&view, &sampler).expect("a covered view");
+                // Sixteenths of a texel from two texels before to two past each axis.
+                let steps = |n: u32| (-32..=(n as i32 + 2) * 16).map(move |k| k as f32 / 16.0);
+                for x in steps(w) {
+                    for y in steps(h) {
+                        let input = SampleInput {
+                            coord: [x / w as f32, y / h as f32, 0.0, 0.0],
+                            offset: [0; 3],
+                            lod: Lod::Level(0.0),
+                            min_lod_clamp: f32::NEG_INFINITY,
+                            reference: None,
+                        };
+                        let want = sample::sample(&view, &sampler, &input);
+                        assert_eq!(site.sample_input(&input), Some(want), "{c:?} {x} {y}");
+                    }
+                }
+            }
+        }
+    }
+}
