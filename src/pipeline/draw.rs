@@ -1621,6 +1621,10 @@ impl TileCtx<'_> {
         if let Some(o) = self.observer {
             o.wave(tile, seq, lanes, &run, out);
         }
+        if self.merge_direct(lanes, all & !helper & !run.killed, out, w, tb) {
+            stats.om += t_merge.elapsed().as_secs_f64();
+            return Ok(());
+        }
         for (l, lane) in lanes.iter().enumerate() {
             if lane.coverage == 0 || (run.killed >> l) & 1 == 1 {
                 continue;
@@ -1692,6 +1696,82 @@ impl TileCtx<'_> {
             }
         }
         Ok((total, out))
+    }
+
+    /// The output merger for the lanes `live` of a wave at once when it only writes
+    /// colours through direct writes (no merge observer, no late depth-stencil, no
+    /// coverage from the program, no dual source); `false`, having written nothing,
+    /// when [`TileCtx::merge`] must do the work lane by lane. Each target's UNORM8
+    /// channels are converted for the whole wave first (word `k` of lane `l` lies at
+    /// `k × w + l`), then scattered: the bytes and their order per target are those of
+    /// the lane-by-lane merge, and targets are separate buffers.
+    fn merge_direct(
+        &self,
+        lanes: &[PixelLane],
+        live: u128,
+        out: &[u32],
+        w: usize,
+        tb: &mut TileBuf,
+    ) -> bool {
+        /// The widest wave the conversion buffer holds.
+        const MAX_W: usize = 128;
+        if self.writes.is_some()
+            || !(self.early || tb.depth.is_none())
+            || self.ps_out.coverage.is_some()
+            || self.s.blend.alpha_to_coverage_enable
+            || self.dual
+            || w > MAX_W
+            || lanes.len() > w
+        {
+            return false;
+        }
+        for (i, c) in tb.colors.iter().enumerate() {
+            if c.is_none() {
+                continue;
+            }
+            if let Some((word, _)) = self.ps_out.targets.get(i).copied().flatten()
+                && (self.direct.get(i).copied().flatten().is_none()
+                    || out.len() < (word as usize + 4) * w)
+            {
+                return false;
+            }
+        }
+        let n = self.targets.samples;
+        let mask = self.s.sample_mask;
+        let prims = self.stage.prims.len();
+        let mut conv = [0u8; 4 * MAX_W];
+        for (i, c) in tb.colors.iter_mut().enumerate() {
+            let Some(c) = c else { continue };
+            let Some((word, _)) = self.ps_out.targets.get(i).copied().flatten() else {
+                continue;
+            };
+            let Some(d) = self.direct.get(i).copied().flatten() else {
+                continue;
+            };
+            let src = &out[word as usize * w..(word as usize + 4) * w];
+            if let om::DirectWrite::Unorm8(_) = d {
+                om::DirectWrite::unorm8_all(src, &mut conv[..4 * w]);
+            }
+            for (l, lane) in lanes.iter().enumerate() {
+                if (live >> l) & 1 == 0 || lane.prim as usize >= prims {
+                    continue;
+                }
+                let mut bits = lane.coverage & mask;
+                while bits != 0 {
+                    let smp = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
+                    match d {
+                        om::DirectWrite::Unorm8(order) => {
+                            let v = [conv[l], conv[w + l], conv[2 * w + l], conv[3 * w + l]];
+                            om::DirectWrite::put_unorm8(c, idx, order, v);
+                        }
+                        _ => d.write(c, idx, [src[l], src[w + l], src[2 * w + l], src[3 * w + l]]),
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// The output merger for one lane: coverage, late depth-stencil, colour writes.

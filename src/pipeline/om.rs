@@ -430,6 +430,31 @@ impl DirectWrite {
     }
 }
 
+impl DirectWrite {
+    /// Converts `src` (f32 bits) to 8-bit UNORM into `dst`, element by element, as
+    /// [`DirectWrite::Unorm8`] converts each component: one loop over a whole wave's
+    /// channel, which the compiler vectorises.
+    #[inline]
+    pub fn unorm8_all(src: &[u32], dst: &mut [u8]) {
+        for (d, &b) in dst.iter_mut().zip(src) {
+            *d = unorm8(f32::from_bits(b));
+        }
+    }
+
+    /// Stores components `v`, already converted by [`DirectWrite::unorm8_all`], into
+    /// texel `i` of `rt`, component `c` to byte `order[c]` as [`DirectWrite::write`]
+    /// does; nothing when `i` is past the tile.
+    #[inline]
+    pub fn put_unorm8(rt: &mut TileColor, i: usize, order: [usize; 4], v: [u8; 4]) {
+        let t = rt.texel;
+        if let Some(texel @ [_, _, _, _, ..]) = rt.bytes.get_mut(i * t..(i + 1) * t) {
+            for c in 0..4 {
+                texel[order[c]] = v[c];
+            }
+        }
+    }
+}
+
 /// `float_to_unorm(x, 8)` (D3D11.3 §3.2.3.6 "FLOAT → UNORM") in a form the compiler
 /// does four at a time: `max` takes NaN to 0 as the rule does, and after the clamp the
 /// value lies in [0.5, 255.5], where truncation needs no saturation.
@@ -750,6 +775,42 @@ mod tests {
         assert_eq!(DirectWrite::of(&desc, Format::R8G8B8A8_UNORM, 0b0111), None);
         assert_eq!(DirectWrite::of(&desc, Format::R10G10B10A2_UNORM, 0xf), None);
         assert_eq!(DirectWrite::of(&desc, Format::R8G8B8A8_UINT, 0xf), None);
+    }
+
+    /// A wave's UNORM8 channels converted at once (`unorm8_all`, word `k` of lane `l` at
+    /// `k × w + l`) and stored per lane (`put_unorm8`) give the bytes `DirectWrite::write`
+    /// gives lane by lane (`float_to_unorm`, D3D11.3 §3.2.3.6), in either byte order.
+    #[test]
+    fn wave_unorm8_equals_direct_write() {
+        let desc = RenderTargetBlendDesc::default();
+        let p = patterns();
+        let w = 8;
+        for format in [Format::R8G8B8A8_UNORM, Format::B8G8R8A8_UNORM] {
+            let d = DirectWrite::of(&desc, format, 0xf).expect("a direct format");
+            let DirectWrite::Unorm8(order) = d else {
+                panic!("{format}: not UNORM8");
+            };
+            for start in (0..p.len()).step_by(w) {
+                // Channel-major: component `c` of lane `l` at `c × w + l`.
+                let words: Vec<u32> = (0..4 * w).map(|k| p[(start + k * 5) % p.len()]).collect();
+                let mut conv = vec![0u8; 4 * w];
+                DirectWrite::unorm8_all(&words, &mut conv);
+                for l in 0..w {
+                    let (mut a, mut b) = (tile(format), tile(format));
+                    a.bytes.fill(0x5a);
+                    b.bytes.fill(0x5a);
+                    let v = [conv[l], conv[w + l], conv[2 * w + l], conv[3 * w + l]];
+                    DirectWrite::put_unorm8(&mut a, 0, order, v);
+                    let src = [words[l], words[w + l], words[2 * w + l], words[3 * w + l]];
+                    d.write(&mut b, 0, src);
+                    assert_eq!(a.bytes, b.bytes, "{format} {src:08x?}");
+                }
+            }
+            // Past the tile: nothing is written.
+            let mut a = tile(format);
+            DirectWrite::put_unorm8(&mut a, 1, order, [1; 4]);
+            assert_eq!(a.bytes.len(), format.bytes_per_texel() as usize);
+        }
     }
 
     #[test]
