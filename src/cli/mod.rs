@@ -45,15 +45,16 @@ pub enum Command {
         /// The shader container.
         file: std::path::PathBuf,
     },
-    /// Run a compute job file: bind its resources, dispatch, write its outputs (inside the
-    /// job's folder) and check its expectations (exit 0: all hold, 1: some fail, 2:
-    /// error).
+    /// Run a job file: bind its resources, dispatch its compute program or render its
+    /// draw, write its outputs (inside the job's folder) and check its expectations (exit
+    /// 0: all hold, 1: some fail, 2: error).
     Run(run::RunArgs),
     /// Run a job and compare its resources with a capture folder (exit 0: equal, 1:
     /// differs, 2: error).
     Compare(compare::CompareArgs),
-    /// Debug one lane of a compute job: step forwards and backwards, breakpoints, `why`
-    /// (exit 0; 1: a scripted command failed; 2: the job or lane could not be opened).
+    /// Debug one lane of a job (a compute thread, or a vertex or pixel lane of a draw):
+    /// step forwards and backwards, breakpoints, `why` (exit 0; 1: a scripted command
+    /// failed; 2: the job or lane could not be opened).
     Debug(debug::DebugArgs),
 }
 
