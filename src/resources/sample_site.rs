@@ -131,32 +131,8 @@ impl Decoder {
         match self {
             // Table values are finite and `fu`, `fv` lie in [0, 1), so no lerp of them
             // is NaN and `lerp`'s NaN fix-up never applies.
-            Decoder::Bytes4 { .. } => {
-                let y0 = if fu > 0.0 {
-                    lerp4_finite(t00, t10, fu)
-                } else {
-                    t00
-                };
-                if fv > 0.0 {
-                    let y1 = if fu > 0.0 {
-                        lerp4_finite(t01, t11, fu)
-                    } else {
-                        t01
-                    };
-                    lerp4_finite(y0, y1, fv)
-                } else {
-                    y0
-                }
-            }
-            _ => {
-                let y0 = if fu > 0.0 { lerp4(t00, t10, fu) } else { t00 };
-                if fv > 0.0 {
-                    let y1 = if fu > 0.0 { lerp4(t01, t11, fu) } else { t01 };
-                    lerp4(y0, y1, fv)
-                } else {
-                    y0
-                }
-            }
+            Decoder::Bytes4 { .. } => bilinear([t00, t10, t01, t11], fu, fv, lerp4_finite),
+            _ => bilinear([t00, t10, t01, t11], fu, fv, lerp4),
         }
     }
 
@@ -414,6 +390,20 @@ impl SamplerSite<'_> {
         };
         let index = (y as u64) * u64::from(w) + x as u64;
         self.decoder.texel(self.memory, base + index * self.bpt)
+    }
+}
+
+/// Taps `[t00, t10, t01, t11]` interpolated as `filter_mip` does, by `lerp`: u by `fu`
+/// when `fu > 0`, then v by `fv` when `fv > 0`.
+#[inline(always)]
+fn bilinear(t: [Texel; 4], fu: f32, fv: f32, lerp: impl Fn(Texel, Texel, f32) -> Texel) -> Texel {
+    let [t00, t10, t01, t11] = t;
+    let y0 = if fu > 0.0 { lerp(t00, t10, fu) } else { t00 };
+    if fv > 0.0 {
+        let y1 = if fu > 0.0 { lerp(t01, t11, fu) } else { t01 };
+        lerp(y0, y1, fv)
+    } else {
+        y0
     }
 }
 
