@@ -18,7 +18,7 @@ use crate::ir::{DerivKind, Reg, SampleArgs, SampleMode};
 use crate::resources::sample::{
     Lod, SampleInput, calculate_lod, gather as gather_texels, sample as sample_texels,
 };
-use crate::resources::sample_site::{SamplerSite, SiteLod};
+use crate::resources::sample_site::{MipChoice, SamplerSite, SiteLod};
 use crate::resources::{Descriptor, SamplerDesc};
 
 use super::Ctx;
@@ -127,6 +127,9 @@ fn sample_site<const W: usize>(
     let mut out = [[0u32; W]; 4];
     // The gradient LOD of the last quad seen (lanes come in ascending order).
     let mut quad = (usize::MAX, 0f32);
+    // Lanes whose LOD chose the same mips are sampled together.
+    let mut pending: Option<(MipChoice, u128)> = None;
+    let coords = [c[0], c[1], c[2]];
     for l in lanes(w.ex.mask) {
         let lod = match mode {
             SampleMode::Implicit | SampleMode::Bias => {
@@ -160,11 +163,18 @@ fn sample_site<const W: usize>(
         } else {
             f(clamp[l])
         };
-        let coord = [f(c[0][l]), f(c[1][l]), f(c[2][l]), f(c[3][l])];
-        let r = site.sample(coord, offset, lod, min_lod_clamp);
-        for i in 0..4 {
-            out[i][l] = r[i];
+        let choice = site.choose(lod, min_lod_clamp);
+        match &mut pending {
+            Some((p, set)) if *p == choice => *set |= 1 << l,
+            _ => {
+                if let Some((p, set)) = pending.replace((choice, 1 << l)) {
+                    site.sample_lanes(p, coords, set, offset, &mut out);
+                }
+            }
         }
+    }
+    if let Some((p, set)) = pending {
+        site.sample_lanes(p, coords, set, offset, &mut out);
     }
     finish(w, &a.dst, a.status, &out);
     true

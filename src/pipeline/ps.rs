@@ -233,52 +233,79 @@ impl PixelStage<'_> {
     }
 
     /// Writes every lane's input words, ids and tags into `runner`. Each word's value is
-    /// what [`PixelStage::input`] gives; the locations and vertex weights an input mode
-    /// needs are computed once per lane, not once per word.
+    /// what [`PixelStage::input`] gives. The words are filled a word at a time over a
+    /// chunk of lanes, and the locations and vertex weights an input mode needs are
+    /// computed once per lane of the chunk, not once per word: a loop over lanes with
+    /// one source kind keeps the per-word dispatch out of the per-lane work.
+    /// Lanes past the runner's wave and lanes of a primitive the draw does not have are
+    /// left as they are.
     pub fn fill(&self, runner: &mut StageRunner<'_>, lanes: &[PixelLane]) {
         let w = runner.wave_size();
+        let lanes = &lanes[..lanes.len().min(w)];
         let sources = &self.link.ps_inputs[..];
         let inputs = runner.inputs_mut();
-        for (l, lane) in lanes.iter().enumerate() {
-            let Some(prim) = self.prims.get(lane.prim as usize) else {
-                continue;
-            };
-            // Per lane: the location of each of the three location kinds (sample,
-            // centroid, centre), and the weights of each (location, perspective) pair.
-            let mut locs: [Option<Location>; 3] = [None; 3];
-            let mut cache: [Option<[f64; 3]>; 6] = [None; 6];
+        for (c, chunk) in lanes.chunks(FILL_CHUNK).enumerate() {
+            let first = c * FILL_CHUNK;
+            let mut prims: [Option<&Prim>; FILL_CHUNK] = [None; FILL_CHUNK];
+            for (p, lane) in prims.iter_mut().zip(chunk) {
+                *p = self.prims.get(lane.prim as usize);
+            }
+            let mut locs: [Option<[Location; FILL_CHUNK]>; 3] = [None; 3];
+            let mut weights: [Option<[[f64; 3]; FILL_CHUNK]>; 6] = [None; 6];
             for (word, src) in sources.iter().enumerate() {
-                let v = match *src {
-                    PsSource::Vertex { word: vw, interp } => {
-                        let vert = |k: usize| self.vertices.word(prim.verts[k], vw);
-                        if interp == Interp::Constant {
-                            vert(0)
-                        } else {
-                            let kind = location_kind(interp);
-                            let slot = 2 * kind + usize::from(!interp.perspective());
-                            let wts = *cache[slot].get_or_insert_with(|| {
-                                let loc =
-                                    *locs[kind].get_or_insert_with(|| self.location(lane, interp));
-                                interp::weights(prim, loc, interp.perspective())
-                            });
-                            interp::mix(&wts, [vert(0), vert(1), vert(2)])
+                let Some(row) = inputs.get_mut(word * w + first..word * w + first + chunk.len())
+                else {
+                    continue;
+                };
+                // The chunk's locations of one kind (see `location_kind`).
+                let mut locations = |interp: Interp| -> [Location; FILL_CHUNK] {
+                    *locs[location_kind(interp)].get_or_insert_with(|| {
+                        let mut at = [[0.0; 2]; FILL_CHUNK];
+                        for (a, lane) in at.iter_mut().zip(chunk) {
+                            *a = self.location(lane, interp);
                         }
+                        at
+                    })
+                };
+                match *src {
+                    PsSource::Vertex {
+                        word: vw,
+                        interp: Interp::Constant,
+                    } => {
+                        fill_row(row, &prims, |_, prim| self.vertices.word(prim.verts[0], vw));
+                    }
+                    PsSource::Vertex { word: vw, interp } => {
+                        let slot = 2 * location_kind(interp) + usize::from(!interp.perspective());
+                        let at = locations(interp);
+                        let wts = weights[slot].get_or_insert_with(|| {
+                            let mut wts = [[0.0; 3]; FILL_CHUNK];
+                            for (l, wt) in wts.iter_mut().enumerate().take(chunk.len()) {
+                                if let Some(prim) = prims[l] {
+                                    *wt = interp::weights(prim, at[l], interp.perspective());
+                                }
+                            }
+                            wts
+                        });
+                        fill_row(row, &prims, |l, prim| {
+                            let vert = |k: usize| self.vertices.word(prim.verts[k], vw);
+                            interp::mix(&wts[l], [vert(0), vert(1), vert(2)])
+                        });
                     }
                     PsSource::Position { component, interp } => {
-                        let kind = location_kind(interp);
-                        let loc = *locs[kind].get_or_insert_with(|| self.location(lane, interp));
+                        let at = locations(interp);
                         match component {
-                            0 => (loc[0] as f32).to_bits(),
-                            1 => (loc[1] as f32).to_bits(),
-                            2 => self.depth_at(prim, loc).to_bits(),
-                            _ => interp::clip_w(prim, loc).to_bits(),
+                            0 => fill_row(row, &prims, |l, _| (at[l][0] as f32).to_bits()),
+                            1 => fill_row(row, &prims, |l, _| (at[l][1] as f32).to_bits()),
+                            2 => fill_row(row, &prims, |l, prim| {
+                                self.depth_at(prim, at[l]).to_bits()
+                            }),
+                            _ => fill_row(row, &prims, |l, prim| {
+                                interp::clip_w(prim, at[l]).to_bits()
+                            }),
                         }
                     }
-                    PsSource::Zero => 0,
-                    _ => self.input(lane, word, None),
-                };
-                if let Some(x) = inputs.get_mut(word * w + l) {
-                    *x = v;
+                    PsSource::Zero => fill_row(row, &prims, |_, _| 0),
+                    _ => fill_row(row, &prims, |l, _| self.input(&chunk[l], word, None)),
                 }
             }
         }
@@ -287,6 +314,19 @@ impl PixelStage<'_> {
                 runner.set_ids(l, [lane.x, lane.y, lane.sample]);
                 runner.set_tag(l, l as u32);
             }
+        }
+    }
+}
+
+/// How many lanes [`PixelStage::fill`] fills a word at a time.
+const FILL_CHUNK: usize = 32;
+
+/// `row[l] = f(l, prim)` for each lane `l` whose primitive exists.
+#[inline(always)]
+fn fill_row(row: &mut [u32], prims: &[Option<&Prim>], f: impl Fn(usize, &Prim) -> u32) {
+    for (l, (x, p)) in row.iter_mut().zip(prims).enumerate() {
+        if let Some(prim) = p {
+            *x = f(l, prim);
         }
     }
 }

@@ -159,6 +159,18 @@ pub enum SiteLod {
     },
 }
 
+/// The mips and filter one LOD selects ([`SamplerSite::choose`]): every sample with
+/// the same LOD and minimum-LOD clamp shares it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MipChoice {
+    /// Linear (else point) filtering within a mip.
+    linear: bool,
+    /// The (first) view mip read.
+    mip: u32,
+    /// The second mip of a mip-linear filter and its weight, when the weight is not 0.
+    next: Option<(u32, f32)>,
+}
+
 /// A texture view and a sampler prepared for sampling (see the module doc).
 pub struct SamplerSite<'a> {
     view: &'a TextureView,
@@ -286,6 +298,14 @@ impl<'a> SamplerSite<'a> {
         lod: SiteLod,
         min_lod_clamp: f32,
     ) -> [u32; 4] {
+        self.sample_chosen(self.choose(lod, min_lod_clamp), coord, offset)
+    }
+
+    /// The mips and filter a sample with this LOD and minimum-LOD clamp reads
+    /// (`clamp_lod`, the magnification test, `filter_lod`): what [`SamplerSite::sample`]
+    /// works out before it touches a coordinate.
+    #[inline]
+    pub fn choose(&self, lod: SiteLod, min_lod_clamp: f32) -> MipChoice {
         let s = &self.sampler;
         let raw = match lod {
             SiteLod::Level(l) => l + s.mip_lod_bias,
@@ -299,6 +319,30 @@ impl<'a> SamplerSite<'a> {
         } else {
             self.min_linear
         };
+        // `filter_lod`.
+        let top = self.top;
+        let fx = to_fixed(lod.clamp(0.0, top as f32), 8);
+        let one = 1i64 << 8;
+        if self.mip_linear {
+            let m0 = ((fx >> 8) as u32).min(top);
+            let frac = (fx & (one - 1)) as f32 / one as f32;
+            MipChoice {
+                linear,
+                mip: m0,
+                next: (frac > 0.0 && m0 < top).then_some((m0 + 1, frac)),
+            }
+        } else {
+            MipChoice {
+                linear,
+                mip: (((fx + one / 2) >> 8) as u32).min(top),
+                next: None,
+            }
+        }
+    }
+
+    /// [`SamplerSite::sample`] with the mips already chosen.
+    #[inline]
+    pub fn sample_chosen(&self, choice: MipChoice, coord: [f32; 4], offset: [i32; 3]) -> [u32; 4] {
         let slice = if self.array {
             array_index(coord[2], self.elements)
         } else {
@@ -306,25 +350,82 @@ impl<'a> SamplerSite<'a> {
         };
         let tc = [coord[0], coord[1]];
         let off = [offset[0], offset[1]];
-        // `filter_lod`.
-        let top = self.top;
-        let fx = to_fixed(lod.clamp(0.0, top as f32), 8);
-        let one = 1i64 << 8;
-        let out = if self.mip_linear {
-            let m0 = ((fx >> 8) as u32).min(top);
-            let frac = (fx & (one - 1)) as f32 / one as f32;
-            let a = self.filter_mip(m0, slice, tc, off, linear);
-            if frac > 0.0 && m0 < top {
-                let b = self.filter_mip(m0 + 1, slice, tc, off, linear);
-                lerp4(a, b, frac)
-            } else {
-                a
-            }
-        } else {
-            let mip = (((fx + one / 2) >> 8) as u32).min(top);
-            self.filter_mip(mip, slice, tc, off, linear)
+        let a = self.filter_mip(choice.mip, slice, tc, off, choice.linear);
+        let out = match choice.next {
+            Some((m1, frac)) => lerp4(a, self.filter_mip(m1, slice, tc, off, choice.linear), frac),
+            None => a,
         };
         out.map(f32::to_bits)
+    }
+
+    /// [`SamplerSite::sample_chosen`] for each lane `l` in `select`, with coordinates
+    /// `coord[k][l]` (bits), into `out[component][l]`; other lanes of `out` are left as
+    /// they are.
+    ///
+    /// A linear filter in one mip of a 2D view — the common case — goes in two passes:
+    /// the footprints of all lanes first, in a loop with no memory access and no branch
+    /// (the compiler does several lanes at once), then the taps of each lane, which no
+    /// longer wait on one another. `fast_footprint` says when its `f32` arithmetic gives
+    /// `footprint`'s bits; the other lanes, and every other choice, sample one lane at a
+    /// time.
+    pub fn sample_lanes<const N: usize>(
+        &self,
+        choice: MipChoice,
+        coord: [&[u32; N]; 3],
+        select: u128,
+        offset: [i32; 3],
+        out: &mut [[u32; N]; 4],
+    ) {
+        // Lanes past `N` do not exist.
+        let select = if N >= 128 {
+            select
+        } else {
+            select & ((1u128 << N) - 1)
+        };
+        let one = |l: usize| {
+            let c = [coord[0][l], coord[1][l], coord[2][l], 0].map(f32::from_bits);
+            self.sample_chosen(choice, c, offset)
+        };
+        let mut put = |l: usize, r: [u32; 4]| {
+            for (o, v) in out.iter_mut().zip(r) {
+                o[l] = v;
+            }
+        };
+        if self.array || !choice.linear || choice.next.is_some() {
+            for l in set_bits(select) {
+                put(l, one(l));
+            }
+            return;
+        }
+        let mip = choice.mip as usize;
+        let [w, h] = self.sizes[mip];
+        let mut bu = [0i32; N];
+        let mut bv = [0i32; N];
+        let mut fu = [0f32; N];
+        let mut fv = [0f32; N];
+        let mut fast = [false; N];
+        footprints(
+            self.address,
+            [w, h],
+            offset,
+            coord,
+            [&mut bu, &mut bv],
+            [&mut fu, &mut fv],
+            &mut fast,
+        );
+        let base = self.bases[mip];
+        let (wl, bpt) = (u64::from(w), self.bpt);
+        for l in set_bits(select) {
+            if fast[l] {
+                let a = base + ((bv[l] as u64) * wl + bu[l] as u64) * bpt;
+                let t = self
+                    .decoder
+                    .quad(self.memory, a, a + wl * bpt, bpt, fu[l], fv[l]);
+                put(l, t.map(f32::to_bits));
+            } else {
+                put(l, one(l));
+            }
+        }
     }
 
     /// `filter_mip` with the standard reduction on a 2D site: the footprint at view mip
@@ -501,6 +602,117 @@ fn footprint(x: f32, offset: i32, linear: bool) -> (i64, f32) {
         0.0
     };
     (i.saturating_add(i64::from(offset)), f)
+}
+
+/// The indices of the set bits of `mask`, lowest first.
+fn set_bits(mut mask: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let l = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            l
+        })
+    })
+}
+
+/// `reduce` then `footprint` (linear, offset `off`) of every lane's two coordinates on a
+/// mip of `size`, in `f32`: `base`, `frac` and `fast[l]`, which is true when the 2x2
+/// footprint lies inside the mip and [`fast_footprint`] applies. The address modes are
+/// matched outside the loop so that its body has no branch.
+#[allow(clippy::too_many_arguments)]
+fn footprints<const N: usize>(
+    address: [AddressMode; 2],
+    [w, h]: [u32; 2],
+    offset: [i32; 3],
+    coord: [&[u32; N]; 3],
+    base: [&mut [i32; N]; 2],
+    frac: [&mut [f32; N]; 2],
+    fast: &mut [bool; N],
+) {
+    #[inline(always)]
+    fn axis<const N: usize>(
+        reduce: impl Fn(f32) -> f32,
+        size: u32,
+        off: i32,
+        c: &[u32; N],
+        base: &mut [i32; N],
+        frac: &mut [f32; N],
+        fast: &mut [bool; N],
+        first: bool,
+    ) {
+        let (scale, last) = (size as f32, size.saturating_sub(1));
+        for l in 0..N {
+            let (i, f, ok) = fast_footprint(reduce(f32::from_bits(c[l])) * scale);
+            let (b, overflow) = i.overflowing_add(off);
+            base[l] = b;
+            frac[l] = f;
+            let inside = ok && !overflow && (b as u32) < last;
+            fast[l] = if first { inside } else { fast[l] & inside };
+        }
+    }
+    #[inline(always)]
+    fn by_mode<const N: usize>(
+        mode: AddressMode,
+        size: u32,
+        off: i32,
+        c: &[u32; N],
+        base: &mut [i32; N],
+        frac: &mut [f32; N],
+        fast: &mut [bool; N],
+        first: bool,
+    ) {
+        match mode {
+            AddressMode::Wrap => axis(
+                |u| reduce(u, AddressMode::Wrap),
+                size,
+                off,
+                c,
+                base,
+                frac,
+                fast,
+                first,
+            ),
+            AddressMode::Mirror => axis(
+                |u| reduce(u, AddressMode::Mirror),
+                size,
+                off,
+                c,
+                base,
+                frac,
+                fast,
+                first,
+            ),
+            _ => axis(
+                |u| reduce(u, AddressMode::Clamp),
+                size,
+                off,
+                c,
+                base,
+                frac,
+                fast,
+                first,
+            ),
+        }
+    }
+    let [bu, bv] = base;
+    let [fu, fv] = frac;
+    by_mode(address[0], w, offset[0], coord[0], bu, fu, fast, true);
+    by_mode(address[1], h, offset[1], coord[1], bv, fv, fast, false);
+}
+
+/// `footprint(x, 0, true)` in `f32` and `i32`: `(base, frac, applies)`. When
+/// `|x − 0.5| < 2^14`, `(x − 0.5) × 256` is exact and below 2^22 in magnitude, so adding
+/// and removing 1.5 × 2^23 rounds it to nearest even as `to_fixed` does, and the
+/// integer fits an `i32`. Otherwise (large values, infinities, NaN) `applies` is false
+/// and the base and fraction mean nothing.
+#[inline(always)]
+fn fast_footprint(x: f32) -> (i32, f32, bool) {
+    const MAGIC: f32 = 12_582_912.0; // 1.5 × 2^23
+    let a = x - 0.5;
+    let ok = a.abs() < 16_384.0;
+    let s = if ok { a * 256.0 } else { 0.0 };
+    let fx = ((s + MAGIC) - MAGIC) as i32;
+    (fx >> 8, (fx & 255) as f32 * (1.0 / 256.0), ok)
 }
 
 #[cfg(test)]

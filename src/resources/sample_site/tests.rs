@@ -330,6 +330,62 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    /// `SamplerSite::sample_lanes` — the two-pass path for a linear filter in one mip and
+    /// the lane-at-a-time path for everything else — gives each selected lane the
+    /// reference's bits (D3D11.3 §7.18 as `resources::sample::sample` implements it) and
+    /// leaves the other lanes alone: random views, samplers and LODs as in
+    /// `sample_site_equals_sample`, 32 lanes of hostile coordinates per call (in range,
+    /// across edges, far outside, infinite, NaN), random lane selections and offsets.
+    #[test]
+    fn sample_lanes_equals_sample(
+        format in 0usize..7, view_format: bool, array: bool,
+        w in 1u32..300, h in 1u32..300, slices in 1u32..5, mips in 1u32..10,
+        view_mip in (0u32..10, 0u32..10), view_slice in (0u32..5, 0u32..5),
+        address in (0usize..5, 0usize..5), border in 0usize..5,
+        filter in (proptest::bool::ANY, proptest::bool::ANY, proptest::bool::ANY),
+        lod_range in (lod_bound(), lod_bound()),
+        seed: u64, ordinary: bool,
+    ) {
+        let c = Case {
+            format, view_format, array, w, h, slices, mips, view_mip, view_slice,
+            address: [address.0, address.1], border, filter: [filter.0, filter.1, filter.2],
+            reduction: 0, bias: 0.0, lod_range, seed, ordinary,
+        };
+        let (view, sampler) = build(&c);
+        let site = SamplerSite::new(&view, &sampler).expect("a covered view and sampler");
+        let mut rng = Rng(seed ^ 0x51ed_270b_2736_2f87);
+        for _ in 0..20 {
+            let level = if rng.below(4) == 0 { 0.0 } else { rng.value(6.0) };
+            let offset = [rng.below(16) as i32 - 8, rng.below(16) as i32 - 8, 0];
+            let offset = if rng.below(8) == 0 { [i32::MAX, i32::MIN, 0] } else { offset };
+            let inputs: Vec<SampleInput> = (0..32).map(|_| random_input(&mut rng, &view)).collect();
+            let coord: [[u32; 32]; 3] =
+                std::array::from_fn(|k| std::array::from_fn(|l| inputs[l].coord[k].to_bits()));
+            let select = u128::from(rng.next() as u32);
+            let mut out = [[0xdead_beef_u32; 32]; 4];
+            let choice = site.choose(SiteLod::Level(level), f32::NEG_INFINITY);
+            site.sample_lanes(choice, [&coord[0], &coord[1], &coord[2]], select, offset, &mut out);
+            for l in 0..32 {
+                let got = [out[0][l], out[1][l], out[2][l], out[3][l]];
+                if (select >> l) & 1 == 0 {
+                    proptest::prop_assert_eq!(got, [0xdead_beef; 4], "lane {} touched", l);
+                    continue;
+                }
+                let input = SampleInput {
+                    coord: [coord[0][l], coord[1][l], coord[2][l], 0].map(f32::from_bits),
+                    offset,
+                    lod: Lod::Level(level),
+                    min_lod_clamp: f32::NEG_INFINITY,
+                    reference: None,
+                };
+                let want = sample::sample(&view, &sampler, &input);
+                proptest::prop_assert_eq!(got, want, "lane {} {:?} {:?}", l, input, sampler);
+            }
+        }
+    }
+}
+
 /// What a site does not cover is refused, so the reference samples it: cubes, 1D, 3D
 /// and multisampled views, integer, block-compressed and other formats, anisotropic and
 /// min/max filters.
