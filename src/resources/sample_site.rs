@@ -391,40 +391,58 @@ impl<'a> SamplerSite<'a> {
                 o[l] = v;
             }
         };
-        if self.array || !choice.linear || choice.next.is_some() {
+        if self.array
+            || !choice.linear
+            || choice.next.is_some()
+            || offset[..2]
+                .iter()
+                .any(|o| o.unsigned_abs() > FAST_OFFSET as u32)
+        {
             for l in set_bits(select) {
                 put(l, one(l));
             }
             return;
         }
         let mip = choice.mip as usize;
-        let [w, h] = self.sizes[mip];
-        let mut bu = [0i32; N];
-        let mut bv = [0i32; N];
-        let mut fu = [0f32; N];
-        let mut fv = [0f32; N];
-        let mut fast = [false; N];
-        footprints(
-            self.address,
-            [w, h],
-            offset,
-            coord,
-            [&mut bu, &mut bv],
-            [&mut fu, &mut fv],
-            &mut fast,
-        );
-        let base = self.bases[mip];
-        let (wl, bpt) = (u64::from(w), self.bpt);
-        for l in set_bits(select) {
-            if fast[l] {
-                let a = base + ((bv[l] as u64) * wl + bu[l] as u64) * bpt;
-                let t = self
-                    .decoder
-                    .quad(self.memory, a, a + wl * bpt, bpt, fu[l], fv[l]);
-                put(l, t.map(f32::to_bits));
-            } else {
-                put(l, one(l));
-            }
+        let size = self.sizes[mip];
+        let mut fp = Footprints {
+            base: [[0; N]; 2],
+            frac: [[0.0; N]; 2],
+            fast: [0; N],
+        };
+        footprints(self.address, size, offset, coord, &mut fp);
+        let taps = Taps {
+            memory: self.memory,
+            base: self.bases[mip],
+            width: u64::from(size[0]),
+            select,
+        };
+        // The decoder is matched once, so that each lane's taps are straight-line code.
+        match self.decoder {
+            Decoder::Bytes4 { table, src } if src == [0, 1, 2, 3] => taps.each(
+                &fp,
+                4,
+                |m, a| bytes4::<false>(table, m, a),
+                lerp4_finite,
+                &mut put,
+                one,
+            ),
+            Decoder::Bytes4 { table, src } if src == [2, 1, 0, 3] => taps.each(
+                &fp,
+                4,
+                |m, a| bytes4::<true>(table, m, a),
+                lerp4_finite,
+                &mut put,
+                one,
+            ),
+            d => taps.each(
+                &fp,
+                d.bytes_per_texel(),
+                |m, a| d.texel(m, a),
+                lerp4,
+                &mut put,
+                one,
+            ),
         }
     }
 
@@ -539,27 +557,24 @@ fn wrap(mode: AddressMode, i: i64, size: i64) -> Option<i64> {
 
 /// `f32::floor` without a library call: exact through `i32` below 2^23 in magnitude,
 /// where a value may have a fraction; larger values, infinities and NaN are their own
-/// floor. The sign of a zero result is kept (`floor(−0) = −0`).
+/// floor. The sign of a zero result is kept (`floor(−0) = −0`). Written as selects, not
+/// branches, so that a loop over lanes does several at once.
 #[inline(always)]
 pub(crate) fn floor(u: f32) -> f32 {
-    if u.abs() < 8_388_608.0 {
-        let t = u as i32 as f32;
-        let t = if t > u { t - 1.0 } else { t };
-        if t == 0.0 { 0f32.copysign(u) } else { t }
-    } else {
-        u
-    }
+    let small = u.abs() < 8_388_608.0;
+    let t = (if small { u } else { 0.0 }) as i32 as f32;
+    let t = if t > u { t - 1.0 } else { t };
+    let t = if t == 0.0 { 0f32.copysign(u) } else { t };
+    if small { t } else { u }
 }
 
 /// `f32::trunc` without a library call (as [`floor`]; `trunc(−0.5) = −0`).
 #[inline(always)]
 pub(crate) fn trunc(u: f32) -> f32 {
-    if u.abs() < 8_388_608.0 {
-        let t = u as i32 as f32;
-        if t == 0.0 { 0f32.copysign(u) } else { t }
-    } else {
-        u
-    }
+    let small = u.abs() < 8_388_608.0;
+    let t = (if small { u } else { 0.0 }) as i32 as f32;
+    let t = if t == 0.0 { 0f32.copysign(u) } else { t };
+    if small { t } else { u }
 }
 
 /// `reduce_range` (§7.18.6) with [`floor`] and [`trunc`].
@@ -604,6 +619,67 @@ fn footprint(x: f32, offset: i32, linear: bool) -> (i64, f32) {
     (i.saturating_add(i64::from(offset)), f)
 }
 
+/// The second pass of [`SamplerSite::sample_lanes`]: each selected lane's 2x2
+/// footprint read and interpolated, or the lane sampled alone when its footprint is not
+/// one [`footprints`] took.
+struct Taps<'m> {
+    memory: &'m Memory,
+    /// Byte offset of the mip.
+    base: u64,
+    /// The mip's width in texels.
+    width: u64,
+    select: u128,
+}
+
+impl Taps<'_> {
+    #[inline(always)]
+    fn each<const N: usize>(
+        &self,
+        fp: &Footprints<N>,
+        bpt: u64,
+        texel: impl Fn(&Memory, u64) -> Texel,
+        lerp: impl Fn(Texel, Texel, f32) -> Texel,
+        put: &mut impl FnMut(usize, [u32; 4]),
+        one: impl Fn(usize) -> [u32; 4],
+    ) {
+        let m = self.memory;
+        for l in set_bits(self.select) {
+            if fp.fast[l] == 0 {
+                put(l, one(l));
+                continue;
+            }
+            // `footprints` proved 0 ≤ base < size − 1 on both axes.
+            let row = self.width * bpt;
+            let a = self.base + (fp.base[1][l] as u64) * row + (fp.base[0][l] as u64) * bpt;
+            let b = a + row;
+            let t = [
+                texel(m, a),
+                texel(m, a + bpt),
+                texel(m, b),
+                texel(m, b + bpt),
+            ];
+            let (fu, fv) = (fp.frac[0][l], fp.frac[1][l]);
+            put(l, bilinear(t, fu, fv, &lerp).map(f32::to_bits));
+        }
+    }
+}
+
+/// [`Decoder::texel`] of an RGBA (`BGRA` false) or BGRA 8-bit format, with the byte
+/// order fixed at compile time.
+#[inline(always)]
+fn bytes4<const BGRA: bool>(table: &[[u32; 256]; 4], mem: &Memory, addr: u64) -> Texel {
+    let v = mem.load_word(addr / 4);
+    let byte = |k: u32| usize::from((v >> (8 * k)) as u8);
+    let (r, b) = if BGRA { (2, 0) } else { (0, 2) };
+    [
+        table[0][byte(r)],
+        table[1][byte(1)],
+        table[2][byte(b)],
+        table[3][byte(3)],
+    ]
+    .map(f32::from_bits)
+}
+
 /// The indices of the set bits of `mask`, lowest first.
 fn set_bits(mut mask: u128) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
@@ -615,39 +691,46 @@ fn set_bits(mut mask: u128) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The largest offset the two-pass path takes: with it, no base plus offset overflows
+/// an `i32` (bases are below 2^14 + 1 in magnitude there). D3D offsets are 4-bit.
+const FAST_OFFSET: i32 = 1 << 16;
+
 /// `reduce` then `footprint` (linear, offset `off`) of every lane's two coordinates on a
-/// mip of `size`, in `f32`: `base`, `frac` and `fast[l]`, which is true when the 2x2
-/// footprint lies inside the mip and [`fast_footprint`] applies. The address modes are
-/// matched outside the loop so that its body has no branch.
-#[allow(clippy::too_many_arguments)]
+/// mip of `size`, in `f32`: `base`, `frac`, and `fast[l]` all ones when the 2x2
+/// footprint lies inside the mip and [`fast_footprint`] applies (offsets at most
+/// [`FAST_OFFSET`]). The address modes are matched outside the loops, whose bodies are
+/// selects only, so the compiler does several lanes at once.
 fn footprints<const N: usize>(
     address: [AddressMode; 2],
-    [w, h]: [u32; 2],
+    size: [u32; 2],
     offset: [i32; 3],
     coord: [&[u32; N]; 3],
-    base: [&mut [i32; N]; 2],
-    frac: [&mut [f32; N]; 2],
-    fast: &mut [bool; N],
+    out: &mut Footprints<N>,
 ) {
     #[inline(always)]
     fn axis<const N: usize>(
-        reduce: impl Fn(f32) -> f32,
+        reduce: impl Fn(f32) -> (f32, bool),
         size: u32,
         off: i32,
         c: &[u32; N],
         base: &mut [i32; N],
         frac: &mut [f32; N],
-        fast: &mut [bool; N],
-        first: bool,
+        fast: &mut [u32; N],
     ) {
         let (scale, last) = (size as f32, size.saturating_sub(1));
         for l in 0..N {
-            let (i, f, ok) = fast_footprint(reduce(f32::from_bits(c[l])) * scale);
-            let (b, overflow) = i.overflowing_add(off);
+            let (r, reduced) = reduce(f32::from_bits(c[l]));
+            let (i, f, ok) = fast_footprint(r * scale);
+            let ok = ok & reduced;
+            // |i| ≤ 2^14 + 1 where `ok`, |off| ≤ FAST_OFFSET: the sum does not wrap.
+            let b = i.wrapping_add(off);
             base[l] = b;
             frac[l] = f;
-            let inside = ok && !overflow && (b as u32) < last;
-            fast[l] = if first { inside } else { fast[l] & inside };
+            fast[l] &= if ok & ((b as u32) < last) {
+                u32::MAX
+            } else {
+                0
+            };
         }
     }
     #[inline(always)]
@@ -658,46 +741,92 @@ fn footprints<const N: usize>(
         c: &[u32; N],
         base: &mut [i32; N],
         frac: &mut [f32; N],
-        fast: &mut [bool; N],
-        first: bool,
+        fast: &mut [u32; N],
     ) {
         match mode {
-            AddressMode::Wrap => axis(
-                |u| reduce(u, AddressMode::Wrap),
-                size,
-                off,
-                c,
-                base,
-                frac,
-                fast,
-                first,
-            ),
-            AddressMode::Mirror => axis(
-                |u| reduce(u, AddressMode::Mirror),
-                size,
-                off,
-                c,
-                base,
-                frac,
-                fast,
-                first,
-            ),
+            AddressMode::Wrap => axis(fast_wrap, size, off, c, base, frac, fast),
+            AddressMode::Mirror => axis(fast_mirror, size, off, c, base, frac, fast),
+            // Every other mode reduces by clamping to the coordinate range.
             _ => axis(
-                |u| reduce(u, AddressMode::Clamp),
+                |u| (reduce(u, AddressMode::Clamp), true),
                 size,
                 off,
                 c,
                 base,
                 frac,
                 fast,
-                first,
             ),
         }
     }
-    let [bu, bv] = base;
-    let [fu, fv] = frac;
-    by_mode(address[0], w, offset[0], coord[0], bu, fu, fast, true);
-    by_mode(address[1], h, offset[1], coord[1], bv, fv, fast, false);
+    out.fast = [u32::MAX; N];
+    by_mode(
+        address[0],
+        size[0],
+        offset[0],
+        coord[0],
+        &mut out.base[0],
+        &mut out.frac[0],
+        &mut out.fast,
+    );
+    by_mode(
+        address[1],
+        size[1],
+        offset[1],
+        coord[1],
+        &mut out.base[1],
+        &mut out.frac[1],
+        &mut out.fast,
+    );
+}
+
+/// What [`footprints`] gives each lane: per axis the footprint's first texel and the
+/// fraction, and whether the lane's footprint is read directly.
+struct Footprints<const N: usize> {
+    base: [[i32; N]; 2],
+    frac: [[f32; N]; 2],
+    fast: [u32; N],
+}
+
+/// 1.5 × 2^23: an `f32` below 2^22 in magnitude plus this lies in [2^23, 2^24), where
+/// every `f32` is an integer, so the addition rounds it to nearest even; the result's
+/// bits less this constant's are that integer.
+const MAGIC: f32 = 12_582_912.0;
+
+/// The nearest integer to `v` (ties to even), as an `f32`, for `|v| < 2^22`.
+#[inline(always)]
+fn round_small(v: f32) -> f32 {
+    (v + MAGIC) - MAGIC
+}
+
+/// `reduce(u, Wrap)` = `u − floor(u)` with the floor from [`round_small`] (selects only,
+/// no conversion); `false` when `|u| ≥ 2^22`, where the caller takes the reference.
+#[inline(always)]
+fn fast_wrap(u: f32) -> (f32, bool) {
+    let ok = u.abs() < 4_194_304.0;
+    let v = if ok { u } else { 0.0 };
+    let r = round_small(v);
+    let f = if r > v { r - 1.0 } else { r };
+    // `floor`'s zero keeps the sign of its argument.
+    let f = if f == 0.0 { 0f32.copysign(v) } else { f };
+    (v - f, ok)
+}
+
+/// `reduce(u, Mirror)` = `(h − trunc(h)) × 2` for `h = u / 2`, as [`fast_wrap`].
+#[inline(always)]
+fn fast_mirror(u: f32) -> (f32, bool) {
+    let h = u / 2.0;
+    let ok = h.abs() < 4_194_304.0;
+    let v = if ok { h } else { 0.0 };
+    let r = round_small(v);
+    let t = if v >= 0.0 {
+        if r > v { r - 1.0 } else { r }
+    } else if r < v {
+        r + 1.0
+    } else {
+        r
+    };
+    let t = if t == 0.0 { 0f32.copysign(v) } else { t };
+    ((v - t) * 2.0, ok)
 }
 
 /// `footprint(x, 0, true)` in `f32` and `i32`: `(base, frac, applies)`. When
@@ -707,11 +836,10 @@ fn footprints<const N: usize>(
 /// and the base and fraction mean nothing.
 #[inline(always)]
 fn fast_footprint(x: f32) -> (i32, f32, bool) {
-    const MAGIC: f32 = 12_582_912.0; // 1.5 × 2^23
     let a = x - 0.5;
     let ok = a.abs() < 16_384.0;
     let s = if ok { a * 256.0 } else { 0.0 };
-    let fx = ((s + MAGIC) - MAGIC) as i32;
+    let fx = (s + MAGIC).to_bits() as i32 - MAGIC.to_bits() as i32;
     (fx >> 8, (fx & 255) as f32 * (1.0 / 256.0), ok)
 }
 
