@@ -419,7 +419,10 @@ impl<'a> SamplerSite<'a> {
         };
         // The decoder is matched once, so that each lane's taps are straight-line code.
         match self.decoder {
-            Decoder::Bytes4 { table, src } if src == [0, 1, 2, 3] => taps.each(
+            Decoder::Bytes4 {
+                table,
+                src: [0, 1, 2, 3],
+            } => taps.each(
                 &fp,
                 4,
                 |m, a| bytes4::<false>(table, m, a),
@@ -427,7 +430,10 @@ impl<'a> SamplerSite<'a> {
                 &mut put,
                 one,
             ),
-            Decoder::Bytes4 { table, src } if src == [2, 1, 0, 3] => taps.each(
+            Decoder::Bytes4 {
+                table,
+                src: [2, 1, 0, 3],
+            } => taps.each(
                 &fp,
                 4,
                 |m, a| bytes4::<true>(table, m, a),
