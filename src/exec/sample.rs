@@ -129,6 +129,7 @@ fn sample_site<const W: usize>(
     let mut quad = (usize::MAX, 0f32);
     // Lanes whose LOD chose the same mips are sampled together.
     let mut pending: Option<(MipChoice, u128)> = None;
+    let mut last: Option<([u32; 4], MipChoice)> = None;
     let coords = [c[0], c[1], c[2]];
     for l in lanes(w.ex.mask) {
         let lod = match mode {
@@ -163,7 +164,22 @@ fn sample_site<const W: usize>(
         } else {
             f(clamp[l])
         };
-        let choice = site.choose(lod, min_lod_clamp);
+        // Lanes with the same LOD, bias and clamp (a quad's four, with an implicit LOD)
+        // choose the same mips: the choice is made again only when one of them changes.
+        let key = match lod {
+            SiteLod::Level(l) => [0, l.to_bits(), 0, min_lod_clamp.to_bits()],
+            SiteLod::Gradient { lod, bias } => {
+                [1, lod.to_bits(), bias.to_bits(), min_lod_clamp.to_bits()]
+            }
+        };
+        let choice = match last {
+            Some((k, c)) if k == key => c,
+            _ => {
+                let c = site.choose(lod, min_lod_clamp);
+                last = Some((key, c));
+                c
+            }
+        };
         match &mut pending {
             Some((p, set)) if *p == choice => *set |= 1 << l,
             _ => {

@@ -1757,17 +1757,22 @@ impl TileCtx<'_> {
                     continue;
                 }
                 let mut bits = lane.coverage & mask;
+                if let om::DirectWrite::Unorm8(order) = d {
+                    let v = [conv[l], conv[w + l], conv[2 * w + l], conv[3 * w + l]];
+                    let texel = om::DirectWrite::arrange(order, v);
+                    while bits != 0 {
+                        let smp = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
+                        om::DirectWrite::put_texel4(c, idx, texel);
+                    }
+                    continue;
+                }
                 while bits != 0 {
                     let smp = bits.trailing_zeros();
                     bits &= bits - 1;
                     let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
-                    match d {
-                        om::DirectWrite::Unorm8(order) => {
-                            let v = [conv[l], conv[w + l], conv[2 * w + l], conv[3 * w + l]];
-                            om::DirectWrite::put_unorm8(c, idx, order, v);
-                        }
-                        _ => d.write(c, idx, [src[l], src[w + l], src[2 * w + l], src[3 * w + l]]),
-                    }
+                    d.write(c, idx, [src[l], src[w + l], src[2 * w + l], src[3 * w + l]]);
                 }
             }
         }

@@ -446,11 +446,29 @@ impl DirectWrite {
     /// does; nothing when `i` is past the tile.
     #[inline]
     pub fn put_unorm8(rt: &mut TileColor, i: usize, order: [usize; 4], v: [u8; 4]) {
-        let t = rt.texel;
-        if let Some(texel @ [_, _, _, _, ..]) = rt.bytes.get_mut(i * t..(i + 1) * t) {
-            for c in 0..4 {
-                texel[order[c]] = v[c];
+        DirectWrite::put_texel4(rt, i, DirectWrite::arrange(order, v));
+    }
+
+    /// The texel bytes of converted components `v`: component `c` at byte `order[c]`.
+    #[inline]
+    pub fn arrange(order: [usize; 4], v: [u8; 4]) -> [u8; 4] {
+        let mut b = [0u8; 4];
+        for c in 0..4 {
+            if let Some(x) = b.get_mut(order[c]) {
+                *x = v[c];
             }
+        }
+        b
+    }
+
+    /// Stores the four bytes of a texel ([`DirectWrite::arrange`]) as texel `i` of a
+    /// four-byte target `rt`, in one store; nothing when `i` is past the tile.
+    #[inline]
+    pub fn put_texel4(rt: &mut TileColor, i: usize, bytes: [u8; 4]) {
+        if rt.texel == 4
+            && let Some(texel) = rt.bytes.get_mut(i * 4..i * 4 + 4)
+        {
+            texel.copy_from_slice(&bytes);
         }
     }
 }
