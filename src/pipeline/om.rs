@@ -477,10 +477,19 @@ impl DirectWrite {
 /// does four at a time: `max` takes NaN to 0 as the rule does, and after the clamp the
 /// value lies in [0.5, 255.5], where truncation needs no saturation.
 /// `unorm8_equals_float_to_unorm` holds it to the rule's home.
+///
+/// The truncation is done without a float-to-integer conversion, which the compiler
+/// does one lane at a time (it must saturate): adding 2^23 to a value in [0, 2^22)
+/// rounds it to an integer (to nearest even) held in the low mantissa bits, and one
+/// comparison turns that rounding into the floor.
 #[inline]
 #[allow(clippy::manual_clamp)] // `clamp` keeps NaN, which must become 0 here
 fn unorm8(x: f32) -> u8 {
-    (x.max(0.0).min(1.0) * 255.0 + 0.5) as i32 as u8
+    const TWO_23: f32 = 8_388_608.0;
+    let v = x.max(0.0).min(1.0) * 255.0 + 0.5;
+    let r = (v + TWO_23) - TWO_23;
+    let floor = if r > v { r - 1.0 } else { r };
+    ((floor + TWO_23).to_bits() - TWO_23.to_bits()) as u8
 }
 
 // The formats other than UNORM8 write through functions that are not inlined: merged
