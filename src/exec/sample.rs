@@ -131,6 +131,44 @@ fn sample_site<const W: usize>(
     let mut pending: Option<(MipChoice, u128)> = None;
     let mut last: Option<([u32; 4], MipChoice)> = None;
     let coords = [c[0], c[1], c[2]];
+    if mode == SampleMode::Implicit && a.clamp.is_none() {
+        // The quad's four lanes share one LOD and so one choice of mips: the loop goes
+        // a quad at a time, with the same choices in the same lane order as the loop
+        // below.
+        let quad_bits: u128 = if W >= 4 { 0xf } else { (1 << W) - 1 };
+        let mut last: Option<(u32, MipChoice)> = None;
+        for q in (0..W).step_by(4) {
+            let bits = (w.ex.mask >> q) & quad_bits;
+            if bits == 0 {
+                continue;
+            }
+            let (ux, uy) = coarse(c[0], q, cx.ftz);
+            let (vx, vy) = coarse(c[1], q, cx.ftz);
+            let lod = site.gradient_lod([f(ux), f(vx), 0.0], [f(uy), f(vy), 0.0]);
+            let key = lod.to_bits();
+            let choice = match last {
+                Some((k, c)) if k == key => c,
+                _ => {
+                    let c = site.choose(SiteLod::Gradient { lod, bias: 0.0 }, f32::NEG_INFINITY);
+                    last = Some((key, c));
+                    c
+                }
+            };
+            match &mut pending {
+                Some((p, set)) if *p == choice => *set |= bits << q,
+                _ => {
+                    if let Some((p, set)) = pending.replace((choice, bits << q)) {
+                        site.sample_lanes(p, coords, set, offset, &mut out);
+                    }
+                }
+            }
+        }
+        if let Some((p, set)) = pending {
+            site.sample_lanes(p, coords, set, offset, &mut out);
+        }
+        finish(w, &a.dst, a.status, &out);
+        return true;
+    }
     for l in lanes(w.ex.mask) {
         let lod = match mode {
             SampleMode::Implicit | SampleMode::Bias => {

@@ -1744,3 +1744,121 @@ block0:
         ]
     );
 }
+
+/// A wave's implicit-LOD samples (taken a quad at a time through a prepared sampler
+/// site) give each lane the reference's bits: `resources::sample::sample` with the
+/// quad's coarse gradients (D3D11.3 §7.18.11), for quads whose footprints step from a
+/// fraction of a texel to many texels per pixel (so quads choose different mips, and
+/// neighbouring quads share a choice), hostile coordinates among them, with linear and
+/// point mip filters, several address modes and wave sizes.
+#[test]
+fn implicit_lod_wave_samples_equal_reference() {
+    use dxlane::resources::AddressMode;
+    use dxlane::resources::sample::{Lod, SampleInput, sample};
+    let text = "shader compute
+group [32 1 1]
+const r0 = 0
+resource range0 = uav space 0 lower 0 count 1 structured_buffer(stride 16) uint \"out\"
+resource range1 = uav space 0 lower 1 count 1 structured_buffer(stride 8) uint \"coords\"
+resource range2 = srv space 0 lower 0 count 1 texture2d float \"tex\"
+resource range3 = sampler space 0 lower 0 count 1 sampler mixed \"s\"
+block0:
+    sysval thread_id, 0, r1
+    handle r2, range1, r0
+    struct_load b32, 3, [r3 r4 _ _], r2, r1, r0
+    handle r5, range2, r0
+    handle r6, range3, r0
+    sample implicit, [r7 r8 r9 r10], r5, r6, [r3 r4 _ _], (0 0 0), [_ _], _, _, [_ _ _], [_ _ _], _, _
+    handle r11, range0, r0
+    struct_store b32, 15, r11, r1, r0, [r7 r8 r9 r10]
+    return
+";
+    let s = shader(text);
+    let desc = TextureDesc {
+        mips: 5,
+        ..TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 32, 16)
+    };
+    let mut x = 0x2545_f491u32;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let bytes: Vec<u8> = (0..desc.total_bytes()).map(|_| next() as u8).collect();
+    let tex = Texture::from_bytes(desc, &bytes).unwrap();
+    let view = TextureView::whole(tex);
+    let n = 256usize;
+    let mut coords = Vec::with_capacity(2 * n);
+    for q in 0..n / 4 {
+        // Texels per pixel step: 1/8 to 32; every third quad repeats its neighbour's.
+        let step = if q % 3 == 2 {
+            1.0
+        } else {
+            (next() % 256) as f32 / 8.0 + 0.125
+        };
+        let (bu, bv) = (
+            (next() % 4096) as f32 / 512.0 - 4.0,
+            (next() % 4096) as f32 / 512.0,
+        );
+        for k in 0..4u32 {
+            let mut u = bu + (k & 1) as f32 * step / 32.0;
+            let mut v = bv + (k >> 1) as f32 * step / 16.0;
+            match next() % 40 {
+                0 => u = f32::NAN,
+                1 => v = f32::INFINITY,
+                2 => u = 1e9,
+                _ => {}
+            }
+            coords.extend([u.to_bits(), v.to_bits()]);
+        }
+    }
+    for (filter, address) in [
+        ("MIN_MAG_MIP_LINEAR", AddressMode::Wrap),
+        ("MIN_MAG_LINEAR_MIP_POINT", AddressMode::Mirror),
+        ("MIN_POINT_MAG_LINEAR_MIP_POINT", AddressMode::Clamp),
+        ("MIN_MAG_MIP_LINEAR", AddressMode::Border),
+    ] {
+        let sampler = SamplerDesc {
+            filter: Filter::from_name(filter).unwrap(),
+            address: [address; 3],
+            ..SamplerDesc::default()
+        };
+        let f = f32::from_bits;
+        let mut want = Vec::with_capacity(4 * n);
+        for l in 0..n {
+            let q = l & !3;
+            let c = |i: usize, k: usize| f(coords[2 * i + k]);
+            let d = |a: usize, k: usize| f((c(a, k) - c(q, k)).to_bits());
+            let input = SampleInput {
+                coord: [c(l, 0), c(l, 1), 0.0, 0.0],
+                offset: [0; 3],
+                lod: Lod::Gradients {
+                    ddx: [d(q + 1, 0), d(q + 1, 1), 0.0],
+                    ddy: [d(q + 2, 0), d(q + 2, 1), 0.0],
+                    bias: 0.0,
+                },
+                min_lod_clamp: f32::NEG_INFINITY,
+                reference: None,
+            };
+            want.extend(sample(&view, &sampler, &input));
+        }
+        for wave in [4, 8, 32] {
+            let (m, out) = structured(&vec![0; 4 * n], 16);
+            let (_, cd) = structured(&coords, 8);
+            run(
+                &s,
+                vec![
+                    out,
+                    cd,
+                    Descriptor::Texture(view.clone()),
+                    Descriptor::Sampler(sampler),
+                ],
+                [(n / 32) as u32, 1, 1],
+                &opts(wave, 1),
+            )
+            .unwrap();
+            assert_eq!(words(&m), want, "{filter} {address:?} wave {wave}");
+        }
+    }
+}
