@@ -928,10 +928,12 @@ fn step<const W: usize>(
             ex.store(regs, *dst, &r);
         }
         Inst::Output { slot, src } => {
-            let v = regs[src.index()];
+            // A select over all lanes (`store`'s form), which the compiler vectorises;
+            // inactive lanes keep what they had.
+            let v = &regs[src.index()];
             let out = &mut w.outputs[*slot as usize * W..][..W];
-            for l in lanes(ex.mask) {
-                out[l] = v[l];
+            for l in 0..W {
+                out[l] = (v[l] & ex.sel[l]) | (out[l] & !ex.sel[l]);
             }
         }
         Inst::OutputIndexed {
