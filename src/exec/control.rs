@@ -155,8 +155,9 @@ pub fn terminate<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Res
             }
         }
         Terminator::Return => {
-            for l in lanes(w.ex.mask) {
-                w.next[l] = DONE;
+            // A select over all lanes, which the compiler vectorises.
+            for l in 0..W {
+                w.next[l] = if w.ex.sel[l] != 0 { DONE } else { w.next[l] };
             }
             w.live &= !w.ex.mask;
             schedule(w, cx);

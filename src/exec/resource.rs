@@ -423,10 +423,16 @@ fn src_value<const W: usize>(regs: &[[u32; W]], r: Reg, wide: bool, l: usize) ->
 /// `handle`: per-lane handles of a declared range's elements.
 pub fn handle<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, dst: Reg, range: usize, index: Reg) {
     let idx = reg_or_zero(&w.regs, index);
-    let mut r = [0u32; W];
-    for l in 0..W {
-        r[l] = cx.table.handle(range, idx[l]);
-    }
+    // The index is almost always the same in every lane (a constant): one lookup then.
+    let r = if idx.iter().all(|&i| i == idx[0]) {
+        [cx.table.handle(range, idx[0]); W]
+    } else {
+        let mut r = [0u32; W];
+        for l in 0..W {
+            r[l] = cx.table.handle(range, idx[l]);
+        }
+        r
+    };
     w.ex.store(&mut w.regs, dst, &r);
 }
 
