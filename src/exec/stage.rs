@@ -303,6 +303,22 @@ impl<'p> StageRunner<'p> {
         })
     }
 
+    /// [`StageRunner::set_ids`] and [`StageRunner::set_tag`] for many lanes at once:
+    /// `(lane, ids, tag)` for each, with the wave width matched once.
+    pub fn set_lanes(&mut self, lanes: impl Iterator<Item = (usize, [u32; 3], u32)>) {
+        each!(&mut self.inner, w => {
+            let wave = &mut w.wave;
+            for (l, ids, tag) in lanes {
+                if let (Some(t), Some(_)) = (wave.tags.get_mut(l), wave.gtid[0].get(l)) {
+                    *t = tag;
+                    for (g, id) in wave.gtid.iter_mut().zip(ids) {
+                        g[l] = id;
+                    }
+                }
+            }
+        })
+    }
+
     /// Sets lane `l`'s tag (handed to [`PixelContext::eval`]).
     pub fn set_tag(&mut self, l: usize, tag: u32) {
         each!(&mut self.inner, w => {

@@ -309,12 +309,14 @@ impl PixelStage<'_> {
                 }
             }
         }
-        for (l, lane) in lanes.iter().enumerate() {
-            if self.prims.get(lane.prim as usize).is_some() {
-                runner.set_ids(l, [lane.x, lane.y, lane.sample]);
-                runner.set_tag(l, l as u32);
-            }
-        }
+        let prims = self.prims.len();
+        runner.set_lanes(
+            lanes
+                .iter()
+                .enumerate()
+                .filter(|(_, lane)| (lane.prim as usize) < prims)
+                .map(|(l, lane)| (l, [lane.x, lane.y, lane.sample], l as u32)),
+        );
     }
 }
 
