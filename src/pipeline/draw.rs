@@ -1580,12 +1580,12 @@ impl TileCtx<'_> {
         } else {
             (1u128 << n) - 1
         };
-        let mut helper = 0u128;
-        for (l, lane) in lanes.iter().enumerate() {
-            if lane.coverage == 0 {
-                helper |= 1 << l;
-            }
-        }
+        // Built from the last lane down, by shifts of one (a shift of a `u128` by a
+        // lane number costs several instructions).
+        let helper = lanes
+            .iter()
+            .rev()
+            .fold(0u128, |m, lane| (m << 1) | u128::from(lane.coverage == 0));
         let ctx = WaveContext {
             stage: self.stage,
             lanes,
@@ -1752,8 +1752,11 @@ impl TileCtx<'_> {
             if let om::DirectWrite::Unorm8(_) = d {
                 om::DirectWrite::unorm8_all(src, &mut conv[..4 * w]);
             }
+            let mut rest = live;
             for (l, lane) in lanes.iter().enumerate() {
-                if (live >> l) & 1 == 0 || lane.prim as usize >= prims {
+                let on = rest & 1 == 1;
+                rest >>= 1;
+                if !on || lane.prim as usize >= prims {
                     continue;
                 }
                 let mut bits = lane.coverage & mask;
