@@ -686,7 +686,8 @@ fn bytes4<const BGRA: bool>(table: &[[u32; 256]; 4], mem: &Memory, addr: u64) ->
     .map(f32::from_bits)
 }
 
-/// The indices of the set bits of `mask`, lowest first.
+/// The indices of the set bits of `mask`, lowest first: `exec::lanes`'s walk, which
+/// this module, below `exec`, cannot call.
 fn set_bits(mut mask: u128) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         (mask != 0).then(|| {
