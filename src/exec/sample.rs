@@ -85,6 +85,70 @@ fn coarse<const W: usize>(v: &[u32; W], q: usize, ftz: bool) -> (u32, u32) {
     (sub(at(q + 1), at(q)), sub(at(q + 2), at(q)))
 }
 
+/// A wave's lanes grouped by the mips their LOD chose: consecutive lanes with the same
+/// choice are sampled together by [`SamplerSite::sample_lanes`], and lanes with the same
+/// LOD, bias and clamp as the previous ones (a quad's four, with an implicit LOD) reuse
+/// its choice instead of making it again.
+#[derive(Default)]
+struct Groups {
+    /// The last LOD, bias and clamp (bits, with the LOD's kind) and what they chose.
+    last: Option<([u32; 4], MipChoice)>,
+    /// The open group: its choice and lanes.
+    pending: Option<(MipChoice, u128)>,
+}
+
+impl Groups {
+    /// Adds `lanes`, which sample with this LOD and minimum-LOD clamp; samples the open
+    /// group first when their choice differs from it.
+    #[allow(clippy::too_many_arguments)]
+    fn add<const W: usize>(
+        &mut self,
+        site: &SamplerSite<'_>,
+        lod: SiteLod,
+        min_lod_clamp: f32,
+        lanes: u128,
+        coords: [&[u32; W]; 3],
+        offset: [i32; 3],
+        out: &mut [[u32; W]; 4],
+    ) {
+        let key = match lod {
+            SiteLod::Level(l) => [0, l.to_bits(), 0, min_lod_clamp.to_bits()],
+            SiteLod::Gradient { lod, bias } => {
+                [1, lod.to_bits(), bias.to_bits(), min_lod_clamp.to_bits()]
+            }
+        };
+        let choice = match self.last {
+            Some((k, c)) if k == key => c,
+            _ => {
+                let c = site.choose(lod, min_lod_clamp);
+                self.last = Some((key, c));
+                c
+            }
+        };
+        match &mut self.pending {
+            Some((p, set)) if *p == choice => *set |= lanes,
+            _ => {
+                if let Some((p, set)) = self.pending.replace((choice, lanes)) {
+                    site.sample_lanes(p, coords, set, offset, out);
+                }
+            }
+        }
+    }
+
+    /// Samples the open group.
+    fn flush<const W: usize>(
+        &mut self,
+        site: &SamplerSite<'_>,
+        coords: [&[u32; W]; 3],
+        offset: [i32; 3],
+        out: &mut [[u32; W]; 4],
+    ) {
+        if let Some((p, set)) = self.pending.take() {
+            site.sample_lanes(p, coords, set, offset, out);
+        }
+    }
+}
+
 /// `sample` through a [`SamplerSite`] when every active lane uses the same texture and
 /// sampler handles, the pair is one a site covers and the mode does not compare; false,
 /// with nothing written, otherwise.
@@ -127,16 +191,13 @@ fn sample_site<const W: usize>(
     let mut out = [[0u32; W]; 4];
     // The gradient LOD of the last quad seen (lanes come in ascending order).
     let mut quad = (usize::MAX, 0f32);
-    // Lanes whose LOD chose the same mips are sampled together.
-    let mut pending: Option<(MipChoice, u128)> = None;
-    let mut last: Option<([u32; 4], MipChoice)> = None;
+    let mut groups = Groups::default();
     let coords = [c[0], c[1], c[2]];
     if mode == SampleMode::Implicit && a.clamp.is_none() {
         // The quad's four lanes share one LOD and so one choice of mips: the loop goes
         // a quad at a time, with the same choices in the same lane order as the loop
         // below.
         let quad_bits: u128 = if W >= 4 { 0xf } else { (1 << W) - 1 };
-        let mut last: Option<(u32, MipChoice)> = None;
         for q in (0..W).step_by(4) {
             let bits = (w.ex.mask >> q) & quad_bits;
             if bits == 0 {
@@ -145,27 +206,18 @@ fn sample_site<const W: usize>(
             let (ux, uy) = coarse(c[0], q, cx.ftz);
             let (vx, vy) = coarse(c[1], q, cx.ftz);
             let lod = site.gradient_lod([f(ux), f(vx), 0.0], [f(uy), f(vy), 0.0]);
-            let key = lod.to_bits();
-            let choice = match last {
-                Some((k, c)) if k == key => c,
-                _ => {
-                    let c = site.choose(SiteLod::Gradient { lod, bias: 0.0 }, f32::NEG_INFINITY);
-                    last = Some((key, c));
-                    c
-                }
-            };
-            match &mut pending {
-                Some((p, set)) if *p == choice => *set |= bits << q,
-                _ => {
-                    if let Some((p, set)) = pending.replace((choice, bits << q)) {
-                        site.sample_lanes(p, coords, set, offset, &mut out);
-                    }
-                }
-            }
+            let lod = SiteLod::Gradient { lod, bias: 0.0 };
+            groups.add(
+                &site,
+                lod,
+                f32::NEG_INFINITY,
+                bits << q,
+                coords,
+                offset,
+                &mut out,
+            );
         }
-        if let Some((p, set)) = pending {
-            site.sample_lanes(p, coords, set, offset, &mut out);
-        }
+        groups.flush(&site, coords, offset, &mut out);
         finish(w, &a.dst, a.status, &out);
         return true;
     }
@@ -202,34 +254,9 @@ fn sample_site<const W: usize>(
         } else {
             f(clamp[l])
         };
-        // Lanes with the same LOD, bias and clamp (a quad's four, with an implicit LOD)
-        // choose the same mips: the choice is made again only when one of them changes.
-        let key = match lod {
-            SiteLod::Level(l) => [0, l.to_bits(), 0, min_lod_clamp.to_bits()],
-            SiteLod::Gradient { lod, bias } => {
-                [1, lod.to_bits(), bias.to_bits(), min_lod_clamp.to_bits()]
-            }
-        };
-        let choice = match last {
-            Some((k, c)) if k == key => c,
-            _ => {
-                let c = site.choose(lod, min_lod_clamp);
-                last = Some((key, c));
-                c
-            }
-        };
-        match &mut pending {
-            Some((p, set)) if *p == choice => *set |= 1 << l,
-            _ => {
-                if let Some((p, set)) = pending.replace((choice, 1 << l)) {
-                    site.sample_lanes(p, coords, set, offset, &mut out);
-                }
-            }
-        }
+        groups.add(&site, lod, min_lod_clamp, 1 << l, coords, offset, &mut out);
     }
-    if let Some((p, set)) = pending {
-        site.sample_lanes(p, coords, set, offset, &mut out);
-    }
+    groups.flush(&site, coords, offset, &mut out);
     finish(w, &a.dst, a.status, &out);
     true
 }
