@@ -65,8 +65,10 @@ const HOSTILE: &[u32] = &[
     0x0000_ff80,
 ];
 
-/// A small deterministic generator (xorshift), so a failing case is replayed from its seed.
-struct Rng(u64);
+/// A small deterministic generator (xorshift), so a failing case is replayed from its seed;
+/// the flag asks for programs without calls of the interpreter's float rules
+/// ([`calls_float_rule`]), whose native code runs with denormal operands read as zero.
+struct Rng(u64, bool);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -160,8 +162,31 @@ fn dst(g: &mut Rng) -> String {
     format!("r{}", WORK + g.below(NWORK))
 }
 
-/// One random compilable instruction.
+/// Whether the instruction `text` is one the native engine runs by calling an interpreter
+/// float rule (`exec::jit::emit::daz`: code holding one runs without DAZ).
+fn calls_float_rule(text: &str) -> bool {
+    let mut words = text.split([' ', ',']).filter(|w| !w.is_empty());
+    match words.next() {
+        Some("frem" | "f32tof16" | "f16tof32") => true,
+        Some("funary") => !matches!(
+            words.next(),
+            Some("sqrt" | "rcp" | "round_ne" | "floor" | "ceil" | "trunc" | "frac" | "sat")
+        ),
+        _ => false,
+    }
+}
+
+/// One random compilable instruction (with `g.1`, none that calls a float rule).
 fn inst(g: &mut Rng) -> String {
+    loop {
+        let i = any_inst(g);
+        if !(g.1 && calls_float_rule(&i)) {
+            return i;
+        }
+    }
+}
+
+fn any_inst(g: &mut Rng) -> String {
     match g.below(10) {
         0..=3 => {
             let op = BIN[g.below(BIN.len())];
@@ -357,8 +382,12 @@ fn code(g: &mut Rng, f: &mut Flow, depth: usize, lp: Option<(usize, usize)>) {
 
 /// A random program and its input words (`NWORK` per thread).
 fn program(seed: u64, threads: usize) -> (String, Vec<u32>, bool) {
-    let mut g = Rng(seed | 1);
+    let mut g = Rng(seed | 1, false);
     let ftz = g.below(2) == 0;
+    // One program in three has no float rule calls, so that a flushing one's native code
+    // reads denormal operands as zero (and leaves float results unflushed until their
+    // bits are used).
+    g.1 = g.below(3) == 0;
     let mut text = format!(
         "shader compute\ngroup [{threads} 1 1]\nfp32 {}\n",
         if ftz { "ftz" } else { "preserve" }
@@ -670,6 +699,43 @@ fn generated_programs_run_native_regions() {
     assert!(
         with_runs >= 30,
         "{with_runs} of 40 programs ran native blocks"
+    );
+}
+
+/// The generator's list of instructions that call a float rule is the engine's
+/// (`exec::jit::reads_denormals_as_zero`), and about a third of the flushing programs
+/// have none, so the property test runs native code that reads denormal operands as
+/// zero and flushes results only where their bits are used.
+#[test]
+fn generated_programs_read_denormals_as_zero() {
+    use dxlane::exec::jit::{Key, reads_denormals_as_zero, select::compilable};
+    let key = Key {
+        width: 8,
+        ftz: true,
+        fuse_mad: false,
+    };
+    if !reads_denormals_as_zero(key, &[]) {
+        return; // a host without the DAZ bit
+    }
+    let mut plain = 0;
+    for seed in 1..=60u64 {
+        let (text, _, _) = program(seed * 104_729, 8);
+        let s = shader(&text);
+        let insts: Vec<_> = s.insts.iter().filter(|i| compilable(i)).cloned().collect();
+        for i in &insts {
+            assert_eq!(
+                reads_denormals_as_zero(key, std::slice::from_ref(i)),
+                !calls_float_rule(&i.to_string()),
+                "`{i}`"
+            );
+        }
+        if text.contains("fp32 ftz") && reads_denormals_as_zero(key, &insts) {
+            plain += 1;
+        }
+    }
+    assert!(
+        plain >= 6,
+        "{plain} of 60 programs flush with no float rule calls"
     );
 }
 

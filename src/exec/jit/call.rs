@@ -17,6 +17,11 @@
 //! idle counters, and the fields of one `#[repr(C)]` state; it jumps on block numbers only
 //! through a bounds-checked jump table; [`enter_region`] checks the width and register
 //! count the same way, and the arrays' types fix their lengths at `W`.
+//!
+//! Code compiled for a flushing shader may ask to run with the processor treating
+//! denormal operands as zero (MXCSR's DAZ bit, see `emit`'s module doc): [`enter`] and
+//! [`enter_region`] set the bit for the call and put the caller's MXCSR back after it,
+//! in one function that does nothing else, so no Rust float operation runs in between.
 
 #![allow(unsafe_code)]
 
@@ -46,6 +51,8 @@ pub struct Entry {
     width: u32,
     num_regs: u32,
     kind: Kind,
+    /// Runs with denormal operands read as zero.
+    daz: bool,
 }
 
 /// Segment functions being compiled into one module.
@@ -53,7 +60,7 @@ pub struct Compiler {
     module: JITModule,
     ctx: cranelift_codegen::Context,
     fctx: FunctionBuilderContext,
-    funcs: Vec<(FuncId, Key, u32, Kind)>,
+    funcs: Vec<(FuncId, Key, u32, Kind, bool)>,
 }
 
 impl Compiler {
@@ -100,9 +107,10 @@ impl Compiler {
         let frontend = self.module.isa().frontend_config();
         let n = self.funcs.len();
         self.ctx.func.name = UserFuncName::user(0, n as u32);
+        let daz = super::emit::daz(key, insts);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key, facts)?;
+            super::emit::segment(&mut b, ptr, call_conv, shader, insts, key, daz, facts)?;
             b.finalize(frontend);
         }
         let id = self
@@ -112,7 +120,8 @@ impl Compiler {
         self.module
             .define_function(id, &mut self.ctx)
             .map_err(|e| format!("{e:?}"))?;
-        self.funcs.push((id, key, shader.num_regs, Kind::Segment));
+        self.funcs
+            .push((id, key, shader.num_regs, Kind::Segment, daz));
         Ok(n)
     }
 
@@ -141,10 +150,11 @@ impl Compiler {
         let frontend = self.module.isa().frontend_config();
         let n = self.funcs.len();
         self.ctx.func.name = UserFuncName::user(0, n as u32);
+        let daz = super::emit::daz(key, &super::region::instructions(shader, native));
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             super::region::region(
-                &mut b, ptr, call_conv, shader, native, key, flushed, local, dead,
+                &mut b, ptr, call_conv, shader, native, key, daz, flushed, local, dead,
             )?;
             b.finalize(frontend);
         }
@@ -155,7 +165,8 @@ impl Compiler {
         self.module
             .define_function(id, &mut self.ctx)
             .map_err(|e| format!("{e:?}"))?;
-        self.funcs.push((id, key, shader.num_regs, Kind::Region));
+        self.funcs
+            .push((id, key, shader.num_regs, Kind::Region, daz));
         Ok(n)
     }
 
@@ -167,11 +178,12 @@ impl Compiler {
         let entries = self
             .funcs
             .iter()
-            .map(|&(id, key, num_regs, kind)| Entry {
+            .map(|&(id, key, num_regs, kind, daz)| Entry {
                 addr: self.module.get_finalized_function(id) as usize,
                 width: key.width,
                 num_regs,
                 kind,
+                daz,
             })
             .collect();
         Ok((
@@ -229,9 +241,15 @@ pub fn enter<const W: usize>(e: Entry, regs: &mut [[u32; W]], sel: &[u32; W]) ->
     // is C's), alive while its `Code` is. The widths match and `regs` holds at least
     // `num_regs` registers of `W` words, every register the function names is below
     // `num_regs` (`ir::validate`), and `sel` holds `W` words; see the module doc.
-    unsafe {
-        let f = std::mem::transmute::<usize, extern "C" fn(*mut u32, *const u32)>(e.addr);
-        f(regs.as_mut_ptr().cast::<u32>(), sel.as_ptr());
+    let f =
+        unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(*mut u32, *const u32)>(e.addr) };
+    let (r, s) = (regs.as_mut_ptr().cast::<u32>(), sel.as_ptr());
+    // SAFETY: as above; `r` and `s` point at `regs` and `sel`, borrowed for the call.
+    let call = || unsafe { f(r, s) };
+    if e.daz {
+        with_daz(call);
+    } else {
+        call();
     }
     true
 }
@@ -253,7 +271,7 @@ pub fn enter_region<const W: usize>(
     if e.kind != Kind::Region || e.width as usize != W || regs.len() < e.num_regs as usize {
         return None;
     }
-    type Region = extern "C" fn(
+    type Region = unsafe extern "C" fn(
         *mut u32,
         *mut u32,
         *mut u32,
@@ -270,16 +288,73 @@ pub fn enter_region<const W: usize>(
     // offsets. The four arrays and `state` are distinct objects borrowed mutably here,
     // so nothing else reads or writes them during the call. Block numbers it jumps on
     // go through a bounds-checked jump table.
-    let code = unsafe {
-        let f = std::mem::transmute::<usize, Region>(e.addr);
-        f(
-            regs.as_mut_ptr().cast::<u32>(),
-            sel.as_mut_ptr(),
-            next.as_mut_ptr(),
-            live.as_mut_ptr(),
-            idle.as_mut_ptr(),
-            state,
-        )
-    };
-    Some(code)
+    let f = unsafe { std::mem::transmute::<usize, Region>(e.addr) };
+    let (r, s, n, l, i) = (
+        regs.as_mut_ptr().cast::<u32>(),
+        sel.as_mut_ptr(),
+        next.as_mut_ptr(),
+        live.as_mut_ptr(),
+        idle.as_mut_ptr(),
+    );
+    let state: *mut super::region::State = state;
+    // SAFETY: as above; the pointers are those of the arrays and `state`, borrowed for
+    // the call.
+    let call = || unsafe { f(r, s, n, l, i, state) };
+    Some(if e.daz { with_daz(call) } else { call() })
+}
+
+/// MXCSR's "denormals are zero" bit: SSE and AVX float instructions read a denormal
+/// operand as a zero of its sign.
+#[cfg(target_arch = "x86_64")]
+const DAZ: u32 = 1 << 6;
+/// MXCSR's "flush to zero" bit, never set here: x86 judges a result tiny by rounding it
+/// to 24 bits as if the exponent had no lower bound, so it flushes some results that
+/// round to the smallest normal number, which `float::flush` (applied to the rounded
+/// result) keeps.
+#[cfg(target_arch = "x86_64")]
+const FTZ: u32 = 1 << 15;
+
+/// Whether this host has MXCSR's DAZ bit. Every processor with SSE3 has it (a few
+/// earlier ones with SSE2 only do not, and setting it there would fault).
+pub fn daz_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("sse3")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Runs `f` (a call into generated code, nothing else) with MXCSR's DAZ bit set and FTZ
+/// clear, then restores the caller's MXCSR. Not inlined, so that the compiler cannot
+/// move a float operation of the caller into the span where the bit is set.
+#[inline(never)]
+fn with_daz<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut old: u32 = 0;
+        // SAFETY: `stmxcsr` stores the 4-byte MXCSR at the address of `old`, a live local.
+        unsafe {
+            std::arch::asm!("stmxcsr [{}]", in(reg) &mut old, options(nostack, preserves_flags));
+        }
+        let set = (old | DAZ) & !FTZ;
+        // SAFETY: `ldmxcsr` loads MXCSR from `set`, a live local; `daz_supported` (checked
+        // when the code was compiled to ask for this) means the DAZ bit is writable, and
+        // every other bit is the caller's own.
+        unsafe {
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &set, options(nostack, preserves_flags, readonly));
+        }
+        let r = f();
+        // SAFETY: as above, loading the caller's own MXCSR back.
+        unsafe {
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &old, options(nostack, preserves_flags, readonly));
+        }
+        r
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        f()
+    }
 }

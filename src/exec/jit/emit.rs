@@ -16,7 +16,10 @@
 //!   the vector and the scalar form: the first NaN operand, quieted, or the default NaN
 //!   `0xffc00000`), float compares (every `FCond` has its Cranelift condition), the
 //!   saturating float→int conversions (Rust's `as`: NaN → 0, clamped) and int→float.
-//!   Denormal flushing (`float::flush`) is the same bit test done with integer masks.
+//!   Denormal flushing (`float::flush`) is the same bit test done with integer masks —
+//!   or, in code that runs with MXCSR's DAZ bit ([`daz`]), left to the float
+//!   instructions for operands and done by a multiplication by one for results whose
+//!   bits are used.
 //!   `fmin`/`fmax` are the interpreter's select chain (NaN avoided, `−0 < +0`), not
 //!   Cranelift's `fmin`, which propagates NaN. A fused `fma` is the hardware's, with the
 //!   NaN cases fixed up to what `float::fma_f32` gives (first NaN of `a`, `b`; then the
@@ -50,6 +53,11 @@ struct Chunk {
     /// Values known to have no denormal lanes (results of flushing operations), whose
     /// flush would change nothing.
     flushed: std::collections::HashSet<Value>,
+    /// With DAZ: float results not flushed yet (hardware results, so never a signalling
+    /// NaN); see [`Em::settle`].
+    lazy: std::collections::HashSet<Value>,
+    /// With DAZ: the flushed form of each lazy value made so far.
+    settled: std::collections::HashMap<Value, Value>,
 }
 
 impl Chunk {
@@ -67,6 +75,8 @@ struct Em<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
     consts: &'a [u32],
     key: Key,
+    /// The code runs with denormal operands read as zero ([`daz`]).
+    daz: bool,
     ptr: Type,
     call_conv: CallConv,
     /// Bytes per register (`W × 4`).
@@ -335,6 +345,7 @@ pub fn segment(
     shader: &Shader,
     insts: &[Inst],
     key: Key,
+    daz: bool,
     facts: Facts<'_>,
 ) -> Result<(), String> {
     let entry = b.create_block();
@@ -342,7 +353,7 @@ pub fn segment(
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
     lane_loop(
-        b, ptr, call_conv, shader, insts, key, facts, params[0], params[1],
+        b, ptr, call_conv, shader, insts, key, daz, facts, params[0], params[1],
     )?;
     b.ins().return_(&[]);
     b.seal_all_blocks();
@@ -360,6 +371,7 @@ pub fn lane_loop(
     shader: &Shader,
     insts: &[Inst],
     key: Key,
+    daz: bool,
     facts: Facts<'_>,
     regs0: Value,
     sel0: Value,
@@ -381,6 +393,7 @@ pub fn lane_loop(
         b,
         consts: &shader.consts,
         key,
+        daz,
         ptr,
         call_conv,
         stride: (key.width * 4) as i32,
@@ -397,6 +410,8 @@ pub fn lane_loop(
             env: Vec::new(),
             dirty: Vec::new(),
             flushed: Default::default(),
+            lazy: Default::default(),
+            settled: Default::default(),
         })
         .collect();
     for inst in insts {
@@ -404,7 +419,7 @@ pub fn lane_loop(
             em.inst(c, inst);
         }
     }
-    for c in &chunks {
+    for c in &mut chunks {
         em.store_back(c);
     }
     let b = em.b;
@@ -415,6 +430,40 @@ pub fn lane_loop(
     b.ins().brif(more, body, &[next.into()], exit, &[]);
     b.switch_to_block(exit);
     Ok(())
+}
+
+/// Whether the code of `insts` under `key` runs with denormal operands read as zero
+/// (MXCSR's DAZ bit, set by `call::enter` around the call): for a flushing shader on a
+/// host that has the bit, unless an instruction calls one of the interpreter's float
+/// rules (which must run in the default environment).
+///
+/// With DAZ every SSE or AVX float instruction flushes its operands itself, exactly as
+/// `float::input` does (a denormal reads as a zero of its sign), so float operands need
+/// no flush; and a float result needs one only where its bits are used — stored to its
+/// register, copied into an integer operation, compared as bits — where multiplying it by
+/// one flushes it in one instruction. Results are never flushed by the hardware (FTZ stays
+/// clear, see `call`), so they are rounded exactly as the interpreter rounds them.
+pub fn daz(key: Key, insts: &[Inst]) -> bool {
+    key.ftz && super::call::daz_supported() && !insts.iter().any(calls_float_rule)
+}
+
+/// Whether `inst` is emitted as a call of one of the interpreter's float rules.
+fn calls_float_rule(inst: &Inst) -> bool {
+    match inst {
+        Inst::FUnary { op, .. } => !matches!(
+            op,
+            FUnOp::Sqrt
+                | FUnOp::Rcp
+                | FUnOp::RoundNe
+                | FUnOp::Floor
+                | FUnOp::Ceil
+                | FUnOp::Trunc
+                | FUnOp::Frac
+                | FUnOp::Sat
+        ),
+        Inst::FRem { .. } | Inst::F32ToF16Legacy { .. } | Inst::F16ToF32 { .. } => true,
+        _ => false,
+    }
 }
 
 /// The memory flags of every access to the wave's arrays.
@@ -431,7 +480,33 @@ impl Em<'_, '_> {
         self.b.ins().splat(I32X4, s)
     }
 
+    /// Register `r`'s bits: a lazy float result is flushed first.
     fn get(&mut self, c: &mut Chunk, r: Reg) -> Value {
+        let v = self.get_raw(c, r);
+        self.settle(c, v)
+    }
+
+    /// With DAZ, `v` flushed when it is a lazy float result: multiplied by one, which
+    /// reads a denormal as a zero of its sign and is exact for every other value but a
+    /// signalling NaN (made quiet), which a hardware result never is. Otherwise `v`.
+    fn settle(&mut self, c: &mut Chunk, v: Value) -> Value {
+        if !c.lazy.contains(&v) {
+            return v;
+        }
+        if let Some(&f) = c.settled.get(&v) {
+            return f;
+        }
+        let one = self.splat(1.0f32.to_bits());
+        let (x, one) = (self.f(v), self.f(one));
+        let r = self.b.ins().fmul(x, one);
+        let r = self.i(r);
+        c.flushed.insert(r);
+        c.settled.insert(v, r);
+        r
+    }
+
+    /// Register `r` as last computed: with DAZ, possibly a lazy float result.
+    fn get_raw(&mut self, c: &mut Chunk, r: Reg) -> Value {
         let i = r.0;
         if let Some(v) = c.find(i) {
             return v;
@@ -464,16 +539,17 @@ impl Em<'_, '_> {
         c.env.push((i, v));
     }
 
-    fn store_back(&mut self, c: &Chunk) {
+    fn store_back(&mut self, c: &mut Chunk) {
         if c.dirty.is_empty() {
             return;
         }
         let sel = self.b.ins().load(I32X4, flags(), self.sel, c.offset);
-        for &r in &c.dirty {
+        for r in c.dirty.clone() {
             let Some(v) = c.find(r) else { continue };
             if self.dead.get(r as usize).copied().unwrap_or(false) {
                 continue;
             }
+            let v = self.settle(c, v);
             let off = r as i32 * self.stride + c.offset;
             if self.local.get(r as usize).copied().unwrap_or(false) {
                 self.b.ins().store(flags(), v, self.regs, off);
@@ -512,17 +588,39 @@ impl Em<'_, '_> {
         r
     }
 
-    /// A float operand: flushed, as bits and as `F32X4`.
+    /// A float operand of a float instruction, as bits and as `F32X4`: flushed, or with
+    /// DAZ as it is (the instruction reads a denormal as zero itself; its bits then
+    /// differ from the flushed ones only for denormals, so they may be used only where
+    /// the instruction's result rules denormals out, or for NaN payloads).
     fn fin(&mut self, c: &mut Chunk, r: Reg) -> (Value, Value) {
+        if self.daz {
+            let v = self.get_raw(c, r);
+            return (v, self.f(v));
+        }
+        self.fin_exact(c, r)
+    }
+
+    /// A float operand flushed, as bits and as `F32X4`, for code that passes its bits on.
+    fn fin_exact(&mut self, c: &mut Chunk, r: Reg) -> (Value, Value) {
         let v = self.get(c, r);
         let v = self.flush(c, v);
         (v, self.f(v))
     }
 
-    /// A float result: back to bits, flushed.
+    /// A float result (never a signalling NaN), as bits: flushed, or with DAZ left lazy,
+    /// flushed only when its bits are needed ([`Em::settle`]).
+    fn result(&mut self, c: &mut Chunk, r: Value) -> Value {
+        if self.daz {
+            c.lazy.insert(r);
+            return r;
+        }
+        self.flush(c, r)
+    }
+
+    /// A float result: back to bits, then [`Em::result`].
     fn fout(&mut self, c: &mut Chunk, v: Value) -> Value {
         let v = self.i(v);
-        self.flush(c, v)
+        self.result(c, v)
     }
 
     fn fbin(
@@ -542,7 +640,7 @@ impl Em<'_, '_> {
         // The engines' NaN-payload property tests (`tests/all/jit.rs`) check this.
         let r = op(self, x, y);
         let r = self.i(r);
-        self.flush(c, r)
+        self.result(c, r)
     }
 
     fn sig(&mut self, n: usize) -> SigRef {
@@ -601,8 +699,9 @@ impl Em<'_, '_> {
 
     /// `float::min` (`max` when `max`): the other operand when one is NaN; `−0 < +0`.
     fn fminmax(&mut self, c: &mut Chunk, a: Reg, b: Reg, max: bool) -> Value {
-        let (xi, x) = self.fin(c, a);
-        let (yi, y) = self.fin(c, b);
+        // The result is one operand's bits.
+        let (xi, x) = self.fin_exact(c, a);
+        let (yi, y) = self.fin_exact(c, b);
         let xn = self.is_nan(x);
         let yn = self.is_nan(y);
         let cc = if max {
@@ -645,7 +744,7 @@ impl Em<'_, '_> {
         // With one operand able to be NaN and no invalid product, x86's result already is
         // the rule's: that NaN, quieted (the only NaN operand), else the fused result.
         if u8::from(an) + u8::from(bn) + u8::from(cn) <= 1 && !invalid {
-            return self.flush(c, r);
+            return self.result(c, r);
         }
         let quiet = self.splat(0x0040_0000);
         let dflt = self.splat(0xffc0_0000);
@@ -671,7 +770,7 @@ impl Em<'_, '_> {
             let xq = self.b.ins().bor(xi, quiet);
             r = self.b.ins().bitselect(xn, xq, r);
         }
-        self.flush(c, r)
+        self.result(c, r)
     }
 
     fn funary(&mut self, c: &mut Chunk, op: FUnOp, src: Reg) -> Value {
@@ -694,6 +793,12 @@ impl Em<'_, '_> {
                 let n = self.is_nan(x);
                 let ri = self.i(r);
                 let v = self.b.ins().bitselect(n, xi, ri);
+                if self.daz {
+                    // An integer, ±0, ±∞ or a NaN — never a denormal, so flushed as it
+                    // is (and a signalling NaN passed on must not be settled).
+                    c.flushed.insert(v);
+                    return v;
+                }
                 self.f(v)
             }
             FUnOp::Frac => {
@@ -779,7 +884,8 @@ impl Em<'_, '_> {
         }
         match inst {
             I::Mov { dst, src } => {
-                let v = self.get(c, *src);
+                // A lazy value stays lazy: it is flushed where its bits are used.
+                let v = self.get_raw(c, *src);
                 self.set(c, *dst, v);
             }
             I::Select { dst, cond, a, b } => {
@@ -827,7 +933,7 @@ impl Em<'_, '_> {
                 // In order, as in `fbin`: no NaN fix-up needed.
                 let s = self.b.ins().fadd(pf, z);
                 let s = self.i(s);
-                let r = self.flush(c, s);
+                let r = self.result(c, s);
                 self.set(c, *dst, r);
             }
             I::FUnary { op, dst, src } => {

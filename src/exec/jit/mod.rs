@@ -63,7 +63,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::ir::Shader;
+use crate::ir::{Inst, Shader};
 
 use super::wave::{Wave, WaveState, lanes};
 
@@ -198,6 +198,14 @@ pub fn compile_for(engine: Engine, shader: &Shader, key: Key) -> Option<std::syn
         Engine::Interp => None,
         Engine::Jit => Some(std::sync::Arc::new(JitShader::compile(shader, key))),
     }
+}
+
+/// Whether native code for `insts` under `key` runs with the processor reading denormal
+/// operands as zero, which makes flushing cheap (see `emit::daz`): a flushing shader, a
+/// host with the DAZ bit, and no instruction that calls one of the interpreter's float
+/// rules.
+pub fn reads_denormals_as_zero(key: Key, insts: &[Inst]) -> bool {
+    emit::daz(key, insts)
 }
 
 /// The compile-time parameters a shader's native code depends on.

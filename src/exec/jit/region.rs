@@ -129,6 +129,19 @@ pub fn native(shader: &Shader, b: usize) -> bool {
     body && term
 }
 
+/// The instructions of the blocks `native` marks, in block order.
+pub fn instructions(shader: &Shader, native: &[bool]) -> Vec<crate::ir::Inst> {
+    let mut out = Vec::new();
+    for (b, block) in shader.blocks.iter().enumerate() {
+        if native.get(b).copied().unwrap_or(false)
+            && let Some(i) = shader.insts.get(block.start as usize..block.end as usize)
+        {
+            out.extend_from_slice(i);
+        }
+    }
+    out
+}
+
 /// Emission state of a region function.
 struct R<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
@@ -176,6 +189,7 @@ pub fn region(
     shader: &Shader,
     native: &[bool],
     key: Key,
+    daz: bool,
     flushed: &[Vec<bool>],
     local: &[bool],
     dead: &[Vec<bool>],
@@ -260,7 +274,7 @@ pub fn region(
     r.dispatch();
     for i in 0..shader.blocks.len() {
         if r.heads[i].is_some() {
-            r.block(shader, i, key, limit, call_conv, flushed, local, dead)?;
+            r.block(shader, i, key, daz, limit, call_conv, flushed, local, dead)?;
         }
     }
     r.goto_slow();
@@ -343,6 +357,7 @@ impl R<'_, '_> {
         shader: &Shader,
         i: usize,
         key: Key,
+        daz: bool,
         limit: Value,
         call_conv: CallConv,
         flushed: &[Vec<bool>],
@@ -386,6 +401,7 @@ impl R<'_, '_> {
                 shader,
                 insts,
                 key,
+                daz,
                 emit::Facts {
                     flushed: flushed.get(i).map_or(&[][..], |f| &f[..]),
                     local,
