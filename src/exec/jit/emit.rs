@@ -29,7 +29,9 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, I32, I32X4};
-use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value};
+use cranelift_codegen::ir::{
+    AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value,
+};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 
@@ -58,6 +60,8 @@ struct Chunk {
     lazy: std::collections::HashSet<Value>,
     /// With DAZ: the flushed form of each lazy value made so far.
     settled: std::collections::HashMap<Value, Value>,
+    /// This vector's mask words, once loaded.
+    sel: Option<Value>,
 }
 
 impl Chunk {
@@ -353,7 +357,7 @@ pub fn segment(
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
     lane_loop(
-        b, ptr, call_conv, shader, insts, key, daz, facts, params[0], params[1],
+        b, ptr, call_conv, shader, insts, key, daz, facts, params[0], params[1], None,
     )?;
     b.ins().return_(&[]);
     b.seal_all_blocks();
@@ -362,7 +366,10 @@ pub fn segment(
 
 /// Emits, from the current block, the lane loop running `insts` over the whole wave
 /// (`regs0`: the registers, `sel0`: the mask's words), and leaves `b` in a new block
-/// reached when the loop is done.
+/// reached when the loop is done. With `cond` (the register a branch after the
+/// instructions tests), it also returns, in that block, two vectors whose lanes are
+/// nonzero when some active lane has the condition's bits nonzero, and when some active
+/// lane has them zero.
 #[allow(clippy::too_many_arguments)]
 pub fn lane_loop(
     b: &mut FunctionBuilder<'_>,
@@ -375,7 +382,8 @@ pub fn lane_loop(
     facts: Facts<'_>,
     regs0: Value,
     sel0: Value,
-) -> Result<(), String> {
+    cond: Option<Reg>,
+) -> Result<Option<(Value, Value)>, String> {
     if let Some(i) = insts.iter().find(|i| !super::select::compilable(i)) {
         return Err(format!("`{i}` is not compilable"));
     }
@@ -383,7 +391,18 @@ pub fn lane_loop(
     let k = b.append_block_param(body, ptr);
     let exit = b.create_block();
     let zero = b.ins().iconst(ptr, 0);
-    b.ins().jump(body, &[zero.into()]);
+    let mut start: Vec<BlockArg> = vec![zero.into()];
+    // With a branch condition: the test's two accumulators, carried round the loop.
+    let acc = cond.map(|_| {
+        let z = b.ins().iconst(I32, 0);
+        let z = b.ins().splat(I32X4, z);
+        start.extend([BlockArg::from(z), BlockArg::from(z)]);
+        [0, 1].map(|_| {
+            b.append_block_param(exit, I32X4);
+            b.append_block_param(body, I32X4)
+        })
+    });
+    b.ins().jump(body, &start);
     b.switch_to_block(body);
     let regs = b.ins().iadd(regs0, k);
     let sel = b.ins().iadd(sel0, k);
@@ -412,12 +431,29 @@ pub fn lane_loop(
             flushed: Default::default(),
             lazy: Default::default(),
             settled: Default::default(),
+            sel: None,
         })
         .collect();
     for inst in insts {
         for c in &mut chunks {
             em.inst(c, inst);
         }
+    }
+    // A branch's test, from the condition's values in machine registers: lanes that
+    // are active with the condition's bits nonzero, and active with them zero.
+    let mut tests = acc;
+    if let (Some(cond), Some([mut at, mut ae])) = (cond, acc) {
+        let zero = em.splat(0);
+        for c in &mut chunks {
+            let v = em.get(c, cond);
+            let s = em.sel_of(c);
+            let a = em.b.ins().band(v, s);
+            at = em.b.ins().bor(at, a);
+            let z = em.b.ins().icmp(IntCC::Equal, v, zero);
+            let a = em.b.ins().band(z, s);
+            ae = em.b.ins().bor(ae, a);
+        }
+        tests = Some([at, ae]);
     }
     for c in &mut chunks {
         em.store_back(c);
@@ -427,9 +463,18 @@ pub fn lane_loop(
     let more = b
         .ins()
         .icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
-    b.ins().brif(more, body, &[next.into()], exit, &[]);
+    let mut again: Vec<BlockArg> = vec![next.into()];
+    let mut done: Vec<BlockArg> = Vec::new();
+    if let Some([at, ae]) = tests {
+        again.extend([BlockArg::from(at), BlockArg::from(ae)]);
+        done.extend([BlockArg::from(at), BlockArg::from(ae)]);
+    }
+    b.ins().brif(more, body, &again, exit, &done);
     b.switch_to_block(exit);
-    Ok(())
+    Ok(cond.map(|_| {
+        let p = b.block_params(exit);
+        (p[0], p[1])
+    }))
 }
 
 /// Whether the code of `insts` under `key` runs with denormal operands read as zero
@@ -478,6 +523,16 @@ impl Em<'_, '_> {
     fn splat(&mut self, bits: u32) -> Value {
         let s = self.b.ins().iconst(I32, i64::from(bits as i32));
         self.b.ins().splat(I32X4, s)
+    }
+
+    /// The execution mask's words for the vector `c`.
+    fn sel_of(&mut self, c: &mut Chunk) -> Value {
+        if let Some(s) = c.sel {
+            return s;
+        }
+        let s = self.b.ins().load(I32X4, flags(), self.sel, c.offset);
+        c.sel = Some(s);
+        s
     }
 
     /// Register `r`'s bits: a lazy float result is flushed first.
@@ -543,7 +598,7 @@ impl Em<'_, '_> {
         if c.dirty.is_empty() {
             return;
         }
-        let sel = self.b.ins().load(I32X4, flags(), self.sel, c.offset);
+        let sel = self.sel_of(c);
         for r in c.dirty.clone() {
             let Some(v) = c.find(r) else { continue };
             if self.dead.get(r as usize).copied().unwrap_or(false) {

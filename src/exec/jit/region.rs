@@ -393,8 +393,13 @@ impl R<'_, '_> {
         let k = self.b.ins().iadd_imm_u(k, 1);
         self.b.def_var(self.blocks, k);
         let insts = &shader.insts[block.start as usize..block.end as usize];
+        let cond = match &block.term {
+            Terminator::Branch { cond, .. } => Some(*cond),
+            _ => None,
+        };
+        let mut tested = None;
         if !insts.is_empty() {
-            emit::lane_loop(
+            tested = emit::lane_loop(
                 self.b,
                 self.ptr,
                 call_conv,
@@ -409,27 +414,36 @@ impl R<'_, '_> {
                 },
                 self.regs,
                 self.sel,
+                cond,
             )?;
         }
         match &block.term {
             Terminator::Jump(t) => self.goto(t.0),
             Terminator::Branch { cond, then_, else_ } => {
                 let base = i64::from(cond.0) * self.stride;
-                let zero = self.splat(0);
-                let (mut at, mut ae) = (zero, zero);
-                for j in 0..self.chunks {
-                    let o = i64::from(j) * 16;
-                    let c = self.load(self.regs, base + o);
-                    let s = self.load(self.sel, o);
-                    // Some active lane goes to `then_` when an active lane's condition has
-                    // a bit set, to `else_` when one's is zero (x86 has no vector `ne`, so
-                    // the first test is on the bits themselves).
-                    let a = self.b.ins().band(c, s);
-                    at = self.b.ins().bor(at, a);
-                    let z = self.b.ins().icmp(IntCC::Equal, c, zero);
-                    let a = self.b.ins().band(z, s);
-                    ae = self.b.ins().bor(ae, a);
-                }
+                // Some active lane goes to `then_` when an active lane's condition has a
+                // bit set, to `else_` when one's is zero (x86 has no vector `ne`, so the
+                // first test is on the bits themselves). The lane loop of the block's
+                // instructions gathers both (`emit::lane_loop`); a block with none reads
+                // the condition here.
+                let (at, ae) = match tested {
+                    Some(t) => t,
+                    None => {
+                        let zero = self.splat(0);
+                        let (mut at, mut ae) = (zero, zero);
+                        for j in 0..self.chunks {
+                            let o = i64::from(j) * 16;
+                            let c = self.load(self.regs, base + o);
+                            let s = self.load(self.sel, o);
+                            let a = self.b.ins().band(c, s);
+                            at = self.b.ins().bor(at, a);
+                            let z = self.b.ins().icmp(IntCC::Equal, c, zero);
+                            let a = self.b.ins().band(z, s);
+                            ae = self.b.ins().bor(ae, a);
+                        }
+                        (at, ae)
+                    }
+                };
                 let any_then = self.b.ins().vany_true(at);
                 let any_else = self.b.ins().vany_true(ae);
                 let (all_then, some_else, all_else, split) = (
