@@ -434,6 +434,32 @@ pub fn lane_loop(
             sel: None,
         })
         .collect();
+    // The loop's latch: the next vectors, or the end (with the test's accumulators).
+    let latch = em.b.create_block();
+    let kl = em.b.append_block_param(latch, ptr);
+    let acc_latch = acc.map(|_| [0, 1].map(|_| em.b.append_block_param(latch, I32X4)));
+    if vectors > step {
+        // Vectors whose lanes are all inactive are skipped: their registers keep what
+        // they hold (a masked store would keep it, and a block-local register's value
+        // there is dead), and they add nothing to a branch's test. A wave of one step
+        // always has an active lane when it runs.
+        let mut any = None;
+        for c in &mut chunks {
+            let s = em.sel_of(c);
+            any = Some(match any {
+                None => s,
+                Some(a) => em.b.ins().bor(a, s),
+            });
+        }
+        let any = em.b.ins().vany_true(any.expect("a vector"));
+        let work = em.b.create_block();
+        let mut skip: Vec<BlockArg> = vec![k.into()];
+        if let Some(a) = acc {
+            skip.extend(a.map(BlockArg::from));
+        }
+        em.b.ins().brif(any, work, &[], latch, &skip);
+        em.b.switch_to_block(work);
+    }
     for inst in insts {
         for c in &mut chunks {
             em.inst(c, inst);
@@ -459,15 +485,21 @@ pub fn lane_loop(
         em.store_back(c);
     }
     let b = em.b;
-    let next = b.ins().iadd_imm_u(k, i64::from(step * 16));
+    let mut to_latch: Vec<BlockArg> = vec![k.into()];
+    if let Some(t) = tests {
+        to_latch.extend(t.map(BlockArg::from));
+    }
+    b.ins().jump(latch, &to_latch);
+    b.switch_to_block(latch);
+    let next = b.ins().iadd_imm_u(kl, i64::from(step * 16));
     let more = b
         .ins()
         .icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
     let mut again: Vec<BlockArg> = vec![next.into()];
     let mut done: Vec<BlockArg> = Vec::new();
-    if let Some([at, ae]) = tests {
-        again.extend([BlockArg::from(at), BlockArg::from(ae)]);
-        done.extend([BlockArg::from(at), BlockArg::from(ae)]);
+    if let Some(t) = acc_latch {
+        again.extend(t.map(BlockArg::from));
+        done.extend(t.map(BlockArg::from));
     }
     b.ins().brif(more, body, &again, exit, &done);
     b.switch_to_block(exit);
@@ -599,6 +631,11 @@ impl Em<'_, '_> {
             return;
         }
         let sel = self.sel_of(c);
+        // The mask's words are `0` or `!0`, so their sign is the mask; as a compare's
+        // result, it lets `bitselect` be one blend instruction rather than three logic
+        // operations.
+        let zero = self.splat(0);
+        let sel = self.b.ins().icmp(IntCC::SignedLessThan, sel, zero);
         for r in c.dirty.clone() {
             let Some(v) = c.find(r) else { continue };
             if self.dead.get(r as usize).copied().unwrap_or(false) {
