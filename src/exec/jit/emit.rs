@@ -370,6 +370,13 @@ pub fn segment(
 /// instructions tests), it also returns, in that block, two vectors whose lanes are
 /// nonzero when some active lane has the condition's bits nonzero, and when some active
 /// lane has them zero.
+///
+/// The wave is walked [`STEP`] vectors at a time; a wave of at most [`UNROLL`] steps is
+/// walked in straight-line code (no loop counter or back edge, and the steps'
+/// independent work can overlap), a wider one in a loop. A step whose lanes are all
+/// inactive is skipped: its registers keep what they hold (a masked store would keep it,
+/// and a block-local register's value there is dead), and it adds nothing to a branch's
+/// test. A wave of one step always has an active lane when it runs.
 #[allow(clippy::too_many_arguments)]
 pub fn lane_loop(
     b: &mut FunctionBuilder<'_>,
@@ -387,16 +394,40 @@ pub fn lane_loop(
     if let Some(i) = insts.iter().find(|i| !super::select::compilable(i)) {
         return Err(format!("`{i}` is not compilable"));
     }
+    let vectors = (key.width / 4).max(1);
+    let step = STEP.min(vectors);
+    let steps = vectors / step;
+    let zero_acc = |b: &mut FunctionBuilder<'_>| {
+        let z = b.ins().iconst(I32, 0);
+        b.ins().splat(I32X4, z)
+    };
+    let mut acc = cond.map(|_| {
+        let z = zero_acc(b);
+        [z, z]
+    });
+    if steps <= UNROLL {
+        for g in 0..steps {
+            let em = Em::new(b, shader, key, daz, ptr, call_conv, &facts, regs0, sel0);
+            acc = lane_step(
+                em,
+                insts,
+                cond,
+                acc,
+                (g * step * 16) as i32,
+                step,
+                steps > 1,
+            );
+        }
+        return Ok(acc.map(|[t, e]| (t, e)));
+    }
     let body = b.create_block();
     let k = b.append_block_param(body, ptr);
     let exit = b.create_block();
     let zero = b.ins().iconst(ptr, 0);
     let mut start: Vec<BlockArg> = vec![zero.into()];
     // With a branch condition: the test's two accumulators, carried round the loop.
-    let acc = cond.map(|_| {
-        let z = b.ins().iconst(I32, 0);
-        let z = b.ins().splat(I32X4, z);
-        start.extend([BlockArg::from(z), BlockArg::from(z)]);
+    let carried = acc.map(|a| {
+        start.extend(a.map(BlockArg::from));
         [0, 1].map(|_| {
             b.append_block_param(exit, I32X4);
             b.append_block_param(body, I32X4)
@@ -406,26 +437,44 @@ pub fn lane_loop(
     b.switch_to_block(body);
     let regs = b.ins().iadd(regs0, k);
     let sel = b.ins().iadd(sel0, k);
-    let vectors = (key.width / 4).max(1);
-    let step = STEP.min(vectors);
-    let mut em = Em {
-        b,
-        consts: &shader.consts,
-        key,
-        daz,
-        ptr,
-        call_conv,
-        stride: (key.width * 4) as i32,
-        regs,
-        sel,
-        sigs: [None; 4],
-        flushed: facts.flushed,
-        local: facts.local,
-        dead: facts.dead,
-    };
+    let em = Em::new(b, shader, key, daz, ptr, call_conv, &facts, regs, sel);
+    let tests = lane_step(em, insts, cond, carried, 0, step, true);
+    let next = b.ins().iadd_imm_u(k, i64::from(step * 16));
+    let more = b
+        .ins()
+        .icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
+    let mut again: Vec<BlockArg> = vec![next.into()];
+    let mut done: Vec<BlockArg> = Vec::new();
+    if let Some(t) = tests {
+        again.extend(t.map(BlockArg::from));
+        done.extend(t.map(BlockArg::from));
+    }
+    b.ins().brif(more, body, &again, exit, &done);
+    b.switch_to_block(exit);
+    Ok(cond.map(|_| {
+        let p = b.block_params(exit);
+        (p[0], p[1])
+    }))
+}
+
+/// Waves of at most this many steps of [`STEP`] vectors are walked without a loop.
+pub const UNROLL: u32 = 4;
+
+/// One step of a lane loop: `step` vectors from byte `base` of each register and of the
+/// mask (skipped when all their lanes are inactive and `skippable`), the branch test's
+/// accumulators `acc` carried through. Leaves the builder in the block after the step.
+fn lane_step(
+    mut em: Em<'_, '_>,
+    insts: &[Inst],
+    cond: Option<Reg>,
+    acc: Option<[Value; 2]>,
+    base: i32,
+    step: u32,
+    skippable: bool,
+) -> Option<[Value; 2]> {
     let mut chunks: Vec<Chunk> = (0..step)
         .map(|u| Chunk {
-            offset: (u * 16) as i32,
+            offset: base + (u * 16) as i32,
             env: Vec::new(),
             dirty: Vec::new(),
             flushed: Default::default(),
@@ -434,15 +483,9 @@ pub fn lane_loop(
             sel: None,
         })
         .collect();
-    // The loop's latch: the next vectors, or the end (with the test's accumulators).
-    let latch = em.b.create_block();
-    let kl = em.b.append_block_param(latch, ptr);
-    let acc_latch = acc.map(|_| [0, 1].map(|_| em.b.append_block_param(latch, I32X4)));
-    if vectors > step {
-        // Vectors whose lanes are all inactive are skipped: their registers keep what
-        // they hold (a masked store would keep it, and a block-local register's value
-        // there is dead), and they add nothing to a branch's test. A wave of one step
-        // always has an active lane when it runs.
+    let after = em.b.create_block();
+    let after_acc = acc.map(|_| [0, 1].map(|_| em.b.append_block_param(after, I32X4)));
+    if skippable {
         let mut any = None;
         for c in &mut chunks {
             let s = em.sel_of(c);
@@ -451,14 +494,13 @@ pub fn lane_loop(
                 Some(a) => em.b.ins().bor(a, s),
             });
         }
-        let any = em.b.ins().vany_true(any.expect("a vector"));
-        let work = em.b.create_block();
-        let mut skip: Vec<BlockArg> = vec![k.into()];
-        if let Some(a) = acc {
-            skip.extend(a.map(BlockArg::from));
+        if let Some(any) = any {
+            let any = em.b.ins().vany_true(any);
+            let work = em.b.create_block();
+            let skip: Vec<BlockArg> = acc.into_iter().flatten().map(BlockArg::from).collect();
+            em.b.ins().brif(any, work, &[], after, &skip);
+            em.b.switch_to_block(work);
         }
-        em.b.ins().brif(any, work, &[], latch, &skip);
-        em.b.switch_to_block(work);
     }
     for inst in insts {
         for c in &mut chunks {
@@ -484,29 +526,10 @@ pub fn lane_loop(
     for c in &mut chunks {
         em.store_back(c);
     }
-    let b = em.b;
-    let mut to_latch: Vec<BlockArg> = vec![k.into()];
-    if let Some(t) = tests {
-        to_latch.extend(t.map(BlockArg::from));
-    }
-    b.ins().jump(latch, &to_latch);
-    b.switch_to_block(latch);
-    let next = b.ins().iadd_imm_u(kl, i64::from(step * 16));
-    let more = b
-        .ins()
-        .icmp_imm_u(IntCC::UnsignedLessThan, next, i64::from(key.width * 4));
-    let mut again: Vec<BlockArg> = vec![next.into()];
-    let mut done: Vec<BlockArg> = Vec::new();
-    if let Some(t) = acc_latch {
-        again.extend(t.map(BlockArg::from));
-        done.extend(t.map(BlockArg::from));
-    }
-    b.ins().brif(more, body, &again, exit, &done);
-    b.switch_to_block(exit);
-    Ok(cond.map(|_| {
-        let p = b.block_params(exit);
-        (p[0], p[1])
-    }))
+    let out: Vec<BlockArg> = tests.into_iter().flatten().map(BlockArg::from).collect();
+    em.b.ins().jump(after, &out);
+    em.b.switch_to_block(after);
+    after_acc
 }
 
 /// Whether the code of `insts` under `key` runs with denormal operands read as zero
@@ -549,6 +572,37 @@ pub fn flags() -> MemFlagsData {
     // (which would allow aligned-only vector moves). Every address is inside the
     // register array (`call::enter` checks its length), so no access traps.
     MemFlagsData::new().with_notrap()
+}
+
+impl<'a, 'b> Em<'a, 'b> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        b: &'a mut FunctionBuilder<'b>,
+        shader: &'a Shader,
+        key: Key,
+        daz: bool,
+        ptr: Type,
+        call_conv: CallConv,
+        facts: &Facts<'a>,
+        regs: Value,
+        sel: Value,
+    ) -> Self {
+        Em {
+            b,
+            consts: &shader.consts,
+            key,
+            daz,
+            ptr,
+            call_conv,
+            stride: (key.width * 4) as i32,
+            regs,
+            sel,
+            sigs: [None; 4],
+            flushed: facts.flushed,
+            local: facts.local,
+            dead: facts.dead,
+        }
+    }
 }
 
 impl Em<'_, '_> {
