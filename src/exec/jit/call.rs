@@ -14,7 +14,8 @@
 //! other pointers, call only the `extern "C"` rules in `shim` (safe Rust, total, no
 //! unwinding), and return normally. A region function (`region`) also reads and writes
 //! words `0 .. W` of the wave's `next` array, mask words and live-mask words, the `W`
-//! idle counters, and the fields of one `#[repr(C)]` state; it jumps on block numbers only
+//! idle counters, `W` words for a branch's condition, and the fields of one `#[repr(C)]`
+//! state; it jumps on block numbers only
 //! through a bounds-checked jump table; [`enter_region`] checks the width and register
 //! count the same way, and the arrays' types fix their lengths at `W`.
 //!
@@ -139,7 +140,7 @@ impl Compiler {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;
         self.module.clear_context(&mut self.ctx);
-        for _ in 0..6 {
+        for _ in 0..7 {
             self.ctx.func.signature.params.push(AbiParam::new(ptr));
         }
         self.ctx
@@ -267,6 +268,7 @@ pub fn enter_region<const W: usize>(
     live: &mut [u32; W],
     idle: &mut [u64; W],
     state: &mut super::region::State,
+    cond: &mut [u32; W],
 ) -> Option<u32> {
     if e.kind != Kind::Region || e.width as usize != W || regs.len() < e.num_regs as usize {
         return None;
@@ -278,14 +280,16 @@ pub fn enter_region<const W: usize>(
         *mut u32,
         *mut u64,
         *mut super::region::State,
+        *mut u32,
     ) -> u32;
     // SAFETY: `e.addr` is a function `Compiler::finish` made executable with the `Region`
     // signature (the ISA's default calling convention, C's), alive while its `Code` is.
     // The widths match; the function touches only: `regs[0 .. num_regs × W]` (register
     // operands and branch conditions are below `num_regs`, `ir::validate`, and `regs`
     // holds at least `num_regs` registers of `W` words); words `0 .. W` of `sel`, `next`
-    // and `live`; the `W` counters of `idle`; and the `#[repr(C)]` `state` at the fields'
-    // offsets. The four arrays and `state` are distinct objects borrowed mutably here,
+    // and `live`; the `W` counters of `idle`; the `#[repr(C)]` `state` at the fields'
+    // offsets; and words `0 .. W` of `cond`. The five arrays and `state` are distinct
+    // objects borrowed mutably here,
     // so nothing else reads or writes them during the call. Block numbers it jumps on
     // go through a bounds-checked jump table.
     let f = unsafe { std::mem::transmute::<usize, Region>(e.addr) };
@@ -297,9 +301,10 @@ pub fn enter_region<const W: usize>(
         idle.as_mut_ptr(),
     );
     let state: *mut super::region::State = state;
+    let c = cond.as_mut_ptr();
     // SAFETY: as above; the pointers are those of the arrays and `state`, borrowed for
     // the call.
-    let call = || unsafe { f(r, s, n, l, i, state) };
+    let call = || unsafe { f(r, s, n, l, i, state, c) };
     Some(if e.daz { with_daz(call) } else { call() })
 }
 

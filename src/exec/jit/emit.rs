@@ -240,9 +240,10 @@ pub fn block_local(shader: &Shader) -> Vec<bool> {
 }
 
 /// Per block, the registers whose value at the block's end no lane reads before writing
-/// it again (not live into any successor) and that the terminator does not read: a
-/// region block's code need not store them. Skipping a store leaves every lane's old
-/// value, which only a read could tell apart.
+/// it again (not live into any successor) and that the terminator does not read (a
+/// branch's condition does not count: the region hands it to the terminator apart, see
+/// `lane_loop`): a region block's code need not store them. Skipping a store leaves
+/// every lane's old value, which only a read could tell apart.
 pub fn dead_at_exit(shader: &Shader) -> Vec<Vec<bool>> {
     let live_in = live_in(shader);
     let n = shader.num_regs as usize;
@@ -259,11 +260,6 @@ pub fn dead_at_exit(shader: &Shader) -> Vec<Vec<bool>> {
                 }
             }
             match &block.term {
-                crate::ir::Terminator::Branch { cond, .. } => {
-                    if let Some(d) = dead.get_mut(cond.index()) {
-                        *d = false;
-                    }
-                }
                 crate::ir::Terminator::Switch { sel, .. } => {
                     if let Some(d) = dead.get_mut(sel.index()) {
                         *d = false;
@@ -367,9 +363,9 @@ pub fn segment(
 /// Emits, from the current block, the lane loop running `insts` over the whole wave
 /// (`regs0`: the registers, `sel0`: the mask's words), and leaves `b` in a new block
 /// reached when the loop is done. With `cond` (the register a branch after the
-/// instructions tests), it also returns, in that block, two vectors whose lanes are
-/// nonzero when some active lane has the condition's bits nonzero, and when some active
-/// lane has them zero.
+/// instructions tests, and `W` words to leave its values in), it also returns, in that
+/// block, two vectors whose lanes are nonzero when some active lane has the condition's
+/// bits nonzero, and when some active lane has them zero.
 ///
 /// The wave is walked [`STEP`] vectors at a time; a wave of at most [`UNROLL`] steps is
 /// walked in straight-line code (no loop counter or back edge, and the steps'
@@ -389,7 +385,7 @@ pub fn lane_loop(
     facts: Facts<'_>,
     regs0: Value,
     sel0: Value,
-    cond: Option<Reg>,
+    cond: Option<(Reg, Value)>,
 ) -> Result<Option<(Value, Value)>, String> {
     if let Some(i) = insts.iter().find(|i| !super::select::compilable(i)) {
         return Err(format!("`{i}` is not compilable"));
@@ -437,8 +433,9 @@ pub fn lane_loop(
     b.switch_to_block(body);
     let regs = b.ins().iadd(regs0, k);
     let sel = b.ins().iadd(sel0, k);
+    let cond_here = cond.map(|(r, words)| (r, b.ins().iadd(words, k)));
     let em = Em::new(b, shader, key, daz, ptr, call_conv, &facts, regs, sel);
-    let tests = lane_step(em, insts, cond, carried, 0, step, true);
+    let tests = lane_step(em, insts, cond_here, carried, 0, step, true);
     let next = b.ins().iadd_imm_u(k, i64::from(step * 16));
     let more = b
         .ins()
@@ -466,7 +463,7 @@ pub const UNROLL: u32 = 4;
 fn lane_step(
     mut em: Em<'_, '_>,
     insts: &[Inst],
-    cond: Option<Reg>,
+    cond: Option<(Reg, Value)>,
     acc: Option<[Value; 2]>,
     base: i32,
     step: u32,
@@ -510,10 +507,11 @@ fn lane_step(
     // A branch's test, from the condition's values in machine registers: lanes that
     // are active with the condition's bits nonzero, and active with them zero.
     let mut tests = acc;
-    if let (Some(cond), Some([mut at, mut ae])) = (cond, acc) {
+    if let (Some((cond, words)), Some([mut at, mut ae])) = (cond, acc) {
         let zero = em.splat(0);
         for c in &mut chunks {
             let v = em.get(c, cond);
+            em.b.ins().store(flags(), v, words, c.offset);
             let s = em.sel_of(c);
             let a = em.b.ins().band(v, s);
             at = em.b.ins().bor(at, a);

@@ -471,6 +471,7 @@ impl JitShader {
             &mut live,
             &mut w.idle,
             &mut st,
+            &mut [0u32; W],
         ) else {
             return;
         };

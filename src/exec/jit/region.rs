@@ -152,6 +152,8 @@ struct R<'a, 'b> {
     stride: i64,
     regs: Value,
     sel: Value,
+    /// `W` words where a branch block's lane loop leaves the condition's values.
+    cond: Value,
     next: Value,
     live: Value,
     idle: Value,
@@ -171,7 +173,8 @@ struct R<'a, 'b> {
     schedule: Block,
     /// `next := t` for the active lanes, then schedule (block parameter `t`).
     goto_slow: Block,
-    /// A divergent branch (parameters: the condition's byte offset, then, else).
+    /// A divergent branch (parameters: the address of the condition's `W` words, then,
+    /// else).
     diverge: Block,
     /// Returns (parameter: the code).
     out: Block,
@@ -180,7 +183,7 @@ struct R<'a, 'b> {
 }
 
 /// Emits the region function of `shader` for the blocks `native` marks into `b`, whose
-/// signature is `(regs, sel, next, live, idle, state: ptr) -> i32`.
+/// signature is `(regs, sel, next, live, idle, state, cond: ptr) -> i32`.
 #[allow(clippy::too_many_arguments)]
 pub fn region(
     b: &mut FunctionBuilder<'_>,
@@ -199,6 +202,7 @@ pub fn region(
     b.switch_to_block(entry);
     let p = b.block_params(entry).to_vec();
     let st = p[5];
+    let cond_words = p[6];
     let var = |b: &mut FunctionBuilder<'_>, ty: Type, off: usize| {
         let v = b.declare_var(ty);
         let x = b.ins().load(ty, flags(), st, off as i32);
@@ -252,6 +256,7 @@ pub fn region(
         stride: i64::from(key.width) * 4,
         regs: p[0],
         sel: p[1],
+        cond: cond_words,
         next: p[2],
         live: p[3],
         idle: p[4],
@@ -393,8 +398,12 @@ impl R<'_, '_> {
         let k = self.b.ins().iadd_imm_u(k, 1);
         self.b.def_var(self.blocks, k);
         let insts = &shader.insts[block.start as usize..block.end as usize];
+        // A branch's condition goes to the terminator through `cond`'s words, written
+        // by the lane loop without the mask (only active lanes' words are read), so the
+        // register itself is stored only when a later block reads it
+        // (`emit::dead_at_exit`).
         let cond = match &block.term {
-            Terminator::Branch { cond, .. } => Some(*cond),
+            Terminator::Branch { cond, .. } => Some((*cond, self.cond)),
             _ => None,
         };
         let mut tested = None;
@@ -460,12 +469,16 @@ impl R<'_, '_> {
                 self.b.switch_to_block(all_else);
                 self.goto(else_.0);
                 self.b.switch_to_block(split);
-                let off = self.b.ins().iconst(self.ptr, base);
+                let addr = if tested.is_some() {
+                    self.cond
+                } else {
+                    self.b.ins().iadd_imm_u(self.regs, base)
+                };
                 let t = self.b.ins().iconst(I32, i64::from(then_.0));
                 let f = self.b.ins().iconst(I32, i64::from(else_.0));
                 self.b
                     .ins()
-                    .jump(self.diverge, &[off.into(), t.into(), f.into()]);
+                    .jump(self.diverge, &[addr.into(), t.into(), f.into()]);
             }
             Terminator::Switch {
                 sel,
@@ -579,7 +592,7 @@ impl R<'_, '_> {
     fn diverge(&mut self) {
         self.b.switch_to_block(self.diverge);
         let p = self.b.block_params(self.diverge).to_vec();
-        let addr = self.b.ins().iadd(self.regs, p[0]);
+        let addr = p[0];
         let t = self.b.ins().splat(I32X4, p[1]);
         let f = self.b.ins().splat(I32X4, p[2]);
         let zero = self.splat(0);
