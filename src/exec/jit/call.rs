@@ -260,6 +260,7 @@ pub fn enter<const W: usize>(e: Entry, regs: &mut [[u32; W]], sel: &[u32; W]) ->
 /// (`region::STOPPED` or `region::FINISHED`), or `None`, running nothing, when the
 /// arrays are not the shape it was compiled for.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn enter_region<const W: usize>(
     e: Entry,
     regs: &mut [[u32; W]],

@@ -259,13 +259,10 @@ pub fn dead_at_exit(shader: &Shader) -> Vec<Vec<bool>> {
                     }
                 }
             }
-            match &block.term {
-                crate::ir::Terminator::Switch { sel, .. } => {
-                    if let Some(d) = dead.get_mut(sel.index()) {
-                        *d = false;
-                    }
-                }
-                _ => {}
+            if let crate::ir::Terminator::Switch { sel, .. } = &block.term
+                && let Some(d) = dead.get_mut(sel.index())
+            {
+                *d = false;
             }
             dead
         })
