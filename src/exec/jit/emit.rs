@@ -1331,22 +1331,37 @@ mod tests {
             &[false, false, false, true, true, false, true, false],
             "constants never; r2 read by block1, r5 by block2, r7 round the loop"
         );
-        // `dead_at_exit`: not live into a successor and not the terminator's condition.
+        // `dead_at_exit`: not live into a successor. A branch's condition reaches the
+        // terminator through the region's scratch words, so it does not keep the
+        // register alive; a switch's selector does (`switch_selector_is_live`).
         let d = dead_at_exit(&s);
         assert!(
             d[0][4] && d[0][6],
             "block0: r4 and r6 are written before any read"
         );
-        assert!(!d[0][3], "block0 branches on r3");
+        assert!(d[0][3], "block0 branches on r3, which no later block reads");
         assert!(!d[0][2] && !d[0][5] && !d[0][7], "read by block1 or block2");
         assert!(
             d[1][4] && !d[1][5] && !d[1][7],
             "block1: r5 read next, r7 round the loop"
         );
         assert!(
-            !d[2][6] && d[2][4],
-            "block2 branches on r6; r4 is rewritten first"
+            d[2][6] && d[2][4],
+            "block2 branches on r6, read by no successor; r4 is rewritten first"
         );
+    }
+
+    /// `dead_at_exit`: a switch reads its selector from the register itself.
+    #[test]
+    fn switch_selector_is_live() {
+        let s = crate::ir::parse_shader(
+            "shader compute\ngroup [1 1 1]\nconst r0 = 1\n\
+             block0:\n    iadd r1, r0, r0\n    switch r1, [1: block1], block2\n\
+             block1:\n    jump block2\n\
+             block2:\n    return\n",
+        )
+        .unwrap();
+        assert!(!dead_at_exit(&s)[0][1], "block0 switches on r1");
     }
 
     /// `flushed_at_blocks`: a register is free of denormals at a block's entry when on
