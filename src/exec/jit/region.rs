@@ -407,7 +407,8 @@ impl R<'_, '_> {
             _ => None,
         };
         let mut tested = None;
-        if !insts.is_empty() {
+        // A branch block with no instructions still runs the lane loop, for its test.
+        if !insts.is_empty() || cond.is_some() {
             tested = emit::lane_loop(
                 self.b,
                 self.ptr,
@@ -428,31 +429,12 @@ impl R<'_, '_> {
         }
         match &block.term {
             Terminator::Jump(t) => self.goto(t.0),
-            Terminator::Branch { cond, then_, else_ } => {
-                let base = i64::from(cond.0) * self.stride;
+            Terminator::Branch { then_, else_, .. } => {
                 // Some active lane goes to `then_` when an active lane's condition has a
                 // bit set, to `else_` when one's is zero (x86 has no vector `ne`, so the
-                // first test is on the bits themselves). The lane loop of the block's
-                // instructions gathers both (`emit::lane_loop`); a block with none reads
-                // the condition here.
-                let (at, ae) = match tested {
-                    Some(t) => t,
-                    None => {
-                        let zero = self.splat(0);
-                        let (mut at, mut ae) = (zero, zero);
-                        for j in 0..self.chunks {
-                            let o = i64::from(j) * 16;
-                            let c = self.load(self.regs, base + o);
-                            let s = self.load(self.sel, o);
-                            let a = self.b.ins().band(c, s);
-                            at = self.b.ins().bor(at, a);
-                            let z = self.b.ins().icmp(IntCC::Equal, c, zero);
-                            let a = self.b.ins().band(z, s);
-                            ae = self.b.ins().bor(ae, a);
-                        }
-                        (at, ae)
-                    }
-                };
+                // first test is on the bits themselves); the block's lane loop gathers
+                // both (`emit::lane_loop`).
+                let (at, ae) = tested.ok_or("a branch block's lane loop gives its test")?;
                 let any_then = self.b.ins().vany_true(at);
                 let any_else = self.b.ins().vany_true(ae);
                 let (all_then, some_else, all_else, split) = (
@@ -469,11 +451,7 @@ impl R<'_, '_> {
                 self.b.switch_to_block(all_else);
                 self.goto(else_.0);
                 self.b.switch_to_block(split);
-                let addr = if tested.is_some() {
-                    self.cond
-                } else {
-                    self.b.ins().iadd_imm_u(self.regs, base)
-                };
+                let addr = self.cond;
                 let t = self.b.ins().iconst(I32, i64::from(then_.0));
                 let f = self.b.ins().iconst(I32, i64::from(else_.0));
                 self.b
