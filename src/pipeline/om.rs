@@ -449,26 +449,29 @@ impl DirectWrite {
         DirectWrite::put_texel4(rt, i, DirectWrite::arrange(order, v));
     }
 
-    /// The texel bytes of converted components `v`: component `c` at byte `order[c]`.
+    /// The texel of converted components `v` as a little-endian word: component `c` at
+    /// byte `order[c]` (an order past byte 3 drops the component). Built by shifts in a
+    /// register: four byte stores into a buffer read back as one word stall the load
+    /// (the store cannot be forwarded), which cost more than the rest of the merge.
     #[inline]
-    pub fn arrange(order: [usize; 4], v: [u8; 4]) -> [u8; 4] {
-        let mut b = [0u8; 4];
+    pub fn arrange(order: [usize; 4], v: [u8; 4]) -> u32 {
+        let mut t = 0u32;
         for c in 0..4 {
-            if let Some(x) = b.get_mut(order[c]) {
-                *x = v[c];
+            if order[c] < 4 {
+                t |= u32::from(v[c]) << (8 * order[c]);
             }
         }
-        b
+        t
     }
 
-    /// Stores the four bytes of a texel ([`DirectWrite::arrange`]) as texel `i` of a
-    /// four-byte target `rt`, in one store; nothing when `i` is past the tile.
+    /// Stores the texel word of [`DirectWrite::arrange`] as texel `i` of a four-byte
+    /// target `rt`, in one store; nothing when `i` is past the tile.
     #[inline]
-    pub fn put_texel4(rt: &mut TileColor, i: usize, bytes: [u8; 4]) {
+    pub fn put_texel4(rt: &mut TileColor, i: usize, texel: u32) {
         if rt.texel == 4
-            && let Some(texel) = rt.bytes.get_mut(i * 4..i * 4 + 4)
+            && let Some(bytes) = rt.bytes.get_mut(i * 4..i * 4 + 4)
         {
-            texel.copy_from_slice(&bytes);
+            bytes.copy_from_slice(&texel.to_le_bytes());
         }
     }
 }
