@@ -61,6 +61,8 @@ pub struct StageProgram<'a> {
     ftz: bool,
     engine: Engine,
     jit: Option<Arc<JitShader>>,
+    /// The registers a wave must zero before each run ([`fresh_registers`]).
+    clear: Arc<[u32]>,
 }
 
 impl<'a> StageProgram<'a> {
@@ -97,6 +99,13 @@ impl<'a> StageProgram<'a> {
             ftz,
             engine: Engine::Interp,
             jit: None,
+            clear: fresh_registers(shader)
+                .iter()
+                .enumerate()
+                .skip(shader.consts.len())
+                .filter(|&(_, &fresh)| !fresh)
+                .map(|(r, _)| r as u32)
+                .collect(),
         }
         .with_engine(Engine::from_env()))
     }
@@ -168,6 +177,60 @@ pub struct WaveRun {
     pub killed: u128,
 }
 
+/// Per register, whether a wave's run writes it for every live lane before any lane can
+/// read it, so that the value it held from the previous batch can never be seen and need
+/// not be zeroed (zeroing a 128-lane wave's registers took a tenth of a full-screen
+/// draw). A register is fresh when, in the entry block, its first use is a write and
+/// comes before any `discard` or `demote`: every live lane starts active at the entry
+/// block, and every instruction stores its destination for every active lane
+/// (`Exec::store`), so from that write on each lane's value is its own — for the lane
+/// itself and for a neighbour's derivative or quad operation alike. Constants, and
+/// registers read (even by the writing instruction) or first written later, are not
+/// fresh.
+fn fresh_registers(s: &Shader) -> Vec<bool> {
+    use crate::ir::{Inst, Role};
+    let n = s.num_regs as usize;
+    let mut fresh = vec![false; n];
+    let mut seen = vec![false; n];
+    let Some(entry) = s.blocks.first() else {
+        return fresh;
+    };
+    let insts = s
+        .insts
+        .get(entry.start as usize..entry.end as usize)
+        .unwrap_or(&[]);
+    for inst in insts {
+        if matches!(inst, Inst::Discard { .. } | Inst::Demote { .. }) {
+            break;
+        }
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+        inst.visit_regs(&mut |role, r| {
+            let rs = [r.index(), r.index() + 1];
+            let rs = if role.is_wide() { &rs[..] } else { &rs[..1] };
+            match role {
+                Role::Read | Role::Read64 => reads.extend_from_slice(rs),
+                Role::Write | Role::Write64 => writes.extend_from_slice(rs),
+                Role::None => {}
+            }
+        });
+        for r in reads {
+            if let Some(x) = seen.get_mut(r) {
+                *x = true;
+            }
+        }
+        for r in writes {
+            if r < n && !seen[r] {
+                seen[r] = true;
+                fresh[r] = true;
+            }
+        }
+    }
+    for f in fresh.iter_mut().take(s.consts.len()) {
+        *f = false;
+    }
+    fresh
+}
+
 struct StageWave<const W: usize> {
     wave: Wave<W>,
 }
@@ -206,11 +269,13 @@ impl<const W: usize> StageWave<W> {
         };
         let w = &mut self.wave;
         let lanes = lanes & Exec::<W>::ALL;
-        w.reset(
-            s.consts.len(),
-            lanes,
-            s.blocks.first().map_or(0, |b| b.start),
-        );
+        let entry = s.blocks.first().map_or(0, |b| b.start);
+        if obs.is_some() {
+            // An observer is shown the registers before the first instruction.
+            w.reset(s.consts.len(), lanes, entry);
+        } else {
+            w.reset_clearing(&p.clear, lanes, entry);
+        }
         w.helper = helper & lanes;
         w.outputs.fill(0);
         if let Some(o) = obs.as_deref_mut() {
@@ -486,6 +551,37 @@ block0:
         let run = r.run(0b1111, 0, None).unwrap();
         assert_eq!(run.killed, 0b1110);
         assert_eq!(r.outputs()[..4], [0, u32::MAX, u32::MAX, u32::MAX]);
+    }
+
+    /// Which registers a run may leave holding the last batch's values
+    /// (`fresh_registers`): only those the entry block writes, for every lane, before
+    /// anything reads them and before a `discard`.
+    #[test]
+    fn fresh_registers_are_written_before_any_read() {
+        let text = "shader pixel\nregs 8\nconst r0 = 0x0\nio_words in 4 out 4\ninput \"X\" 0 sv none reg 0 rows 1 mask x float interp linear slot 0\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw uint interp undefined slot 0\nblock0:\n    input r1, 0\n    iadd r2, r2, r1\n    iadd r3, r1, r1\n    fcmp lt, r4, r1, r0\n    discard r4\n    fcmp gt, r5, r1, r0\n    branch r5, block1, block2\nblock1:\n    mov r6, r1\n    jump block2\nblock2:\n    output 0, r2\n    output 1, r3\n    output 2, r5\n    output 3, r6\n    return\n";
+        let s = parse_shader(text).unwrap();
+        assert_eq!(
+            fresh_registers(&s),
+            [false, true, false, true, true, false, false, false],
+            "r0 a constant, r2 read by its writer, r5 after the discard, r6 in block 1, r7 never written"
+        );
+        // Batches one after another in one runner: each reads r2 and r6 as zero where
+        // it has not written them, whatever the batch before left there.
+        let table = DescriptorTable::new(&s, &[], &[], &[]).unwrap();
+        let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 4).unwrap();
+        let mut r = StageRunner::new(&p);
+        for x in [5.0f32, 0.0, 2.0, 0.0] {
+            for l in 0..4 {
+                r.inputs_mut()[l] = x.to_bits();
+            }
+            r.run(0b1111, 0, None).unwrap();
+            let out = r.outputs();
+            let r6 = if x > 0.0 { x.to_bits() } else { 0 };
+            for l in 0..4 {
+                assert_eq!(out[l], x.to_bits(), "r2 = 0 + x for x = {x}");
+                assert_eq!(out[12 + l], r6, "r6 for x = {x}");
+            }
+        }
     }
 
     /// A budget error in a pixel wave names the pixel.

@@ -448,6 +448,22 @@ impl<const W: usize> Wave<W> {
         for r in self.regs.iter_mut().skip(nconsts) {
             *r = [0; W];
         }
+        self.restart(lanes, entry_pc);
+    }
+
+    /// [`Wave::reset`] with only the registers `clear` zeroed: the caller has proved that
+    /// no lane can see the others' old values (`exec::stage`'s `fresh_registers`).
+    pub fn reset_clearing(&mut self, clear: &[u32], lanes: u128, entry_pc: u32) {
+        for &r in clear {
+            if let Some(r) = self.regs.get_mut(r as usize) {
+                *r = [0; W];
+            }
+        }
+        self.restart(lanes, entry_pc);
+    }
+
+    /// Everything [`Wave::reset`] does but the registers.
+    fn restart(&mut self, lanes: u128, entry_pc: u32) {
         for a in &mut self.locals {
             a.fill([0; W]);
         }

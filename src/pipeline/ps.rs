@@ -257,15 +257,27 @@ impl PixelStage<'_> {
                 else {
                     continue;
                 };
-                // The chunk's locations of one kind (see `location_kind`).
-                let mut locations = |interp: Interp| -> [Location; FILL_CHUNK] {
-                    *locs[location_kind(interp)].get_or_insert_with(|| {
+                // The chunk's locations of the kind this word needs (see
+                // `location_kind`), computed once per chunk and borrowed, not copied.
+                let needs = match *src {
+                    PsSource::Vertex {
+                        interp: Interp::Constant,
+                        ..
+                    } => None,
+                    PsSource::Vertex { interp, .. } | PsSource::Position { interp, .. } => {
+                        Some(interp)
+                    }
+                    _ => None,
+                };
+                let at: &[Location; FILL_CHUNK] = match needs {
+                    Some(interp) => locs[location_kind(interp)].get_or_insert_with(|| {
                         let mut at = [[0.0; 2]; FILL_CHUNK];
                         for (a, lane) in at.iter_mut().zip(chunk) {
                             *a = self.location(lane, interp);
                         }
                         at
-                    })
+                    }),
+                    None => &[[0.0; 2]; FILL_CHUNK],
                 };
                 match *src {
                     PsSource::Vertex {
@@ -276,7 +288,6 @@ impl PixelStage<'_> {
                     }
                     PsSource::Vertex { word: vw, interp } => {
                         let slot = 2 * location_kind(interp) + usize::from(!interp.perspective());
-                        let at = locations(interp);
                         let wts = weights[slot].get_or_insert_with(|| {
                             let mut wts = [[0.0; 3]; FILL_CHUNK];
                             for (l, wt) in wts.iter_mut().enumerate().take(chunk.len()) {
@@ -291,19 +302,12 @@ impl PixelStage<'_> {
                             interp::mix(&wts[l], [vert(0), vert(1), vert(2)])
                         });
                     }
-                    PsSource::Position { component, interp } => {
-                        let at = locations(interp);
-                        match component {
-                            0 => fill_row(row, &prims, |l, _| (at[l][0] as f32).to_bits()),
-                            1 => fill_row(row, &prims, |l, _| (at[l][1] as f32).to_bits()),
-                            2 => fill_row(row, &prims, |l, prim| {
-                                self.depth_at(prim, at[l]).to_bits()
-                            }),
-                            _ => fill_row(row, &prims, |l, prim| {
-                                interp::clip_w(prim, at[l]).to_bits()
-                            }),
-                        }
-                    }
+                    PsSource::Position { component, .. } => match component {
+                        0 => fill_row(row, &prims, |l, _| (at[l][0] as f32).to_bits()),
+                        1 => fill_row(row, &prims, |l, _| (at[l][1] as f32).to_bits()),
+                        2 => fill_row(row, &prims, |l, prim| self.depth_at(prim, at[l]).to_bits()),
+                        _ => fill_row(row, &prims, |l, prim| interp::clip_w(prim, at[l]).to_bits()),
+                    },
                     PsSource::Zero => fill_row(row, &prims, |_, _| 0),
                     _ => fill_row(row, &prims, |l, _| self.input(&chunk[l], word, None)),
                 }
