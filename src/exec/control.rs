@@ -116,18 +116,8 @@ pub fn terminate<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Res
             } else if any_then == 0 {
                 goto(w, cx, else_.0);
             } else {
-                let mut taken = 0u128;
                 for l in lanes(w.ex.mask) {
-                    if c[l] != 0 {
-                        taken |= 1 << l;
-                    }
-                }
-                for l in lanes(w.ex.mask) {
-                    w.next[l] = if (taken >> l) & 1 == 1 {
-                        then_.0
-                    } else {
-                        else_.0
-                    };
+                    w.next[l] = if c[l] != 0 { then_.0 } else { else_.0 };
                 }
                 schedule(w, cx);
             }

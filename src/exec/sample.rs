@@ -193,6 +193,12 @@ fn sample_site<const W: usize>(
     let mut quad = (usize::MAX, 0f32);
     let mut groups = Groups::default();
     let coords = [c[0], c[1], c[2]];
+    if let Some(choice) = site.fixed_choice() {
+        // One mip and one filter whatever the LOD: no gradients, no LOD.
+        site.sample_lanes(choice, coords, w.ex.mask, offset, &mut out);
+        finish(w, &a.dst, a.status, &out);
+        return true;
+    }
     if mode == SampleMode::Implicit && a.clamp.is_none() {
         // The quad's four lanes share one LOD and so one choice of mips: the loop goes
         // a quad at a time, with the same choices in the same lane order as the loop

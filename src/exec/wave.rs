@@ -47,9 +47,7 @@ impl<const W: usize> Exec<W> {
     pub fn set(&mut self, mask: u128) {
         self.mask = mask;
         self.full = mask == Self::ALL;
-        for l in 0..W {
-            self.sel[l] = if (mask >> l) & 1 == 1 { u32::MAX } else { 0 };
-        }
+        mask_words(mask, &mut self.sel);
     }
 
     /// Whether lane `l` is active.
@@ -94,6 +92,34 @@ impl<const W: usize> Exec<W> {
 impl<const W: usize> Default for Exec<W> {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// Each byte's eight lanes as `0`/`!0` words (lane `k` of the byte is bit `k`).
+static BYTE_LANES: [[u32; 8]; 256] = {
+    let mut t = [[0u32; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut k = 0;
+        while k < 8 {
+            if (b >> k) & 1 == 1 {
+                t[b][k] = u32::MAX;
+            }
+            k += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// `out[l] = !0` when bit `l` of `mask` is set, `0` when it is clear: eight lanes at a
+/// time from a table (a shift of a `u128` by a lane number costs several instructions,
+/// and this runs at every change of a wave's mask).
+#[inline]
+pub fn mask_words<const W: usize>(mask: u128, out: &mut [u32; W]) {
+    for (chunk, byte) in out.chunks_mut(8).zip(mask.to_le_bytes()) {
+        let row = &BYTE_LANES[usize::from(byte)];
+        chunk.copy_from_slice(&row[..chunk.len()]);
     }
 }
 
@@ -472,8 +498,9 @@ impl<const W: usize> Wave<W> {
         self.helper = 0;
         self.killed = 0;
         self.ex.set(lanes);
-        for l in 0..W {
-            self.next[l] = if (lanes >> l) & 1 == 1 { 0 } else { DONE };
+        // Lanes that exist start at block 0 (`next` 0), the others are done (`!0`).
+        for (n, s) in self.next.iter_mut().zip(&self.ex.sel) {
+            *n = !s;
         }
         self.cur = 0;
         self.pc = entry_pc;
@@ -491,6 +518,38 @@ impl<const W: usize> Wave<W> {
 
 #[cfg(test)]
 mod tests {
+    /// `mask_words` gives each lane's bit as a word for every width and masks with
+    /// every byte value in every position.
+    #[test]
+    fn mask_words_equal_bits() {
+        fn check<const W: usize>(mask: u128) {
+            let mut out = [7u32; W];
+            super::mask_words(mask, &mut out);
+            for (l, v) in out.iter().enumerate() {
+                let want = if (mask >> l) & 1 == 1 { u32::MAX } else { 0 };
+                assert_eq!(*v, want, "lane {l} of {W}, mask {mask:#x}");
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15_u128 | (0x2545_f491_4f6c_dd1d_u128 << 64);
+        for i in 0..2000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let m = if i < 256 {
+                u128::from(i) << ((i % 16) * 8)
+            } else {
+                x
+            };
+            check::<1>(m);
+            check::<4>(m);
+            check::<8>(m);
+            check::<16>(m);
+            check::<32>(m);
+            check::<64>(m);
+            check::<128>(m);
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -168,13 +168,7 @@ fn clear_texel(format: Format, clear: [f64; 4]) -> Vec<u8> {
 
 fn fill(t: &Texture, texel: &[u8]) {
     let n = t.desc().total_bytes() as usize / texel.len().max(1);
-    let bytes: Vec<u8> = texel
-        .iter()
-        .copied()
-        .cycle()
-        .take(n * texel.len())
-        .collect();
-    t.memory().write_bytes(0, &bytes);
+    t.memory().write_bytes(0, &texel.repeat(n));
 }
 
 /// Makes the render targets (`limit` bytes at most, with `used` already taken).

@@ -1409,8 +1409,7 @@ impl TileCtx<'_> {
                         continue;
                     };
                     let row = (s as usize * h + y) * w * texel;
-                    t.memory()
-                        .write_bytes_aligned(a, &bytes[row..row + w * texel]);
+                    t.memory().write_bytes(a, &bytes[row..row + w * texel]);
                 }
             }
         };
@@ -1742,7 +1741,7 @@ impl TileCtx<'_> {
         let n = self.targets.samples;
         let mask = self.s.sample_mask;
         let prims = self.stage.prims.len();
-        let mut conv = [0u8; 4 * MAX_W];
+        let mut texels = [0u32; MAX_W];
         for (i, c) in tb.colors.iter_mut().enumerate() {
             let Some(c) = c else { continue };
             let Some((word, _)) = self.ps_out.targets.get(i).copied().flatten() else {
@@ -1752,8 +1751,8 @@ impl TileCtx<'_> {
                 continue;
             };
             let src = &out[word as usize * w..(word as usize + 4) * w];
-            if let om::DirectWrite::Unorm8(_) = d {
-                om::DirectWrite::unorm8_all(src, &mut conv[..4 * w]);
+            if let om::DirectWrite::Unorm8(order) = d {
+                om::DirectWrite::unorm8_texels(src, w, order, &mut texels[..w]);
             }
             let mut rest = live;
             for (l, lane) in lanes.iter().enumerate() {
@@ -1763,9 +1762,8 @@ impl TileCtx<'_> {
                     continue;
                 }
                 let mut bits = lane.coverage & mask;
-                if let om::DirectWrite::Unorm8(order) = d {
-                    let v = [conv[l], conv[w + l], conv[2 * w + l], conv[3 * w + l]];
-                    let texel = om::DirectWrite::arrange(order, v);
+                if let om::DirectWrite::Unorm8(_) = d {
+                    let texel = texels[l];
                     while bits != 0 {
                         let smp = bits.trailing_zeros();
                         bits &= bits - 1;

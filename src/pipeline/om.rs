@@ -431,40 +431,35 @@ impl DirectWrite {
 }
 
 impl DirectWrite {
-    /// Converts `src` (f32 bits) to 8-bit UNORM into `dst`, element by element, as
-    /// [`DirectWrite::Unorm8`] converts each component: one loop over a whole wave's
-    /// channel, which the compiler vectorises.
+    /// The texel words of a wave of `w` lanes whose four components lie channel-major in
+    /// `src` (component `c` of lane `l` at `c × w + l`, f32 bits): each component
+    /// converted as [`DirectWrite::Unorm8`] converts it and placed at byte `order[c]` (an
+    /// order past byte 3 drops the component), into `out[l]`. One loop over the wave
+    /// with the byte positions the same for every lane, which the compiler does four
+    /// lanes at a time; the word is built in a register (four byte stores read back as
+    /// one word would stall the load). Nothing is written when `src` is short.
     #[inline]
-    pub fn unorm8_all(src: &[u32], dst: &mut [u8]) {
-        for (d, &b) in dst.iter_mut().zip(src) {
-            *d = unorm8(f32::from_bits(b));
+    pub fn unorm8_texels(src: &[u32], w: usize, order: [usize; 4], out: &mut [u32]) {
+        let (Some(c0), Some(c1), Some(c2), Some(c3)) = (
+            src.get(..w),
+            src.get(w..2 * w),
+            src.get(2 * w..3 * w),
+            src.get(3 * w..4 * w),
+        ) else {
+            return;
+        };
+        // A dropped component is masked to nothing rather than shifted out.
+        let shift = order.map(|o| 8 * (o as u32 % 4));
+        let keep = order.map(|o| if o < 4 { 0xffu32 } else { 0 });
+        for (l, t) in out.iter_mut().enumerate().take(w) {
+            let b = |c: &[u32], k: usize| {
+                (u32::from(unorm8(f32::from_bits(c[l]))) & keep[k]) << shift[k]
+            };
+            *t = b(c0, 0) | b(c1, 1) | b(c2, 2) | b(c3, 3);
         }
     }
 
-    /// Stores components `v`, already converted by [`DirectWrite::unorm8_all`], into
-    /// texel `i` of `rt`, component `c` to byte `order[c]` as [`DirectWrite::write`]
-    /// does; nothing when `i` is past the tile.
-    #[inline]
-    pub fn put_unorm8(rt: &mut TileColor, i: usize, order: [usize; 4], v: [u8; 4]) {
-        DirectWrite::put_texel4(rt, i, DirectWrite::arrange(order, v));
-    }
-
-    /// The texel of converted components `v` as a little-endian word: component `c` at
-    /// byte `order[c]` (an order past byte 3 drops the component). Built by shifts in a
-    /// register: four byte stores into a buffer read back as one word stall the load
-    /// (the store cannot be forwarded), which cost more than the rest of the merge.
-    #[inline]
-    pub fn arrange(order: [usize; 4], v: [u8; 4]) -> u32 {
-        let mut t = 0u32;
-        for c in 0..4 {
-            if order[c] < 4 {
-                t |= u32::from(v[c]) << (8 * order[c]);
-            }
-        }
-        t
-    }
-
-    /// Stores the texel word of [`DirectWrite::arrange`] as texel `i` of a four-byte
+    /// Stores a texel word of [`DirectWrite::unorm8_texels`] as texel `i` of a four-byte
     /// target `rt`, in one store; nothing when `i` is past the tile.
     #[inline]
     pub fn put_texel4(rt: &mut TileColor, i: usize, texel: u32) {
@@ -807,9 +802,9 @@ mod tests {
         assert_eq!(DirectWrite::of(&desc, Format::R8G8B8A8_UINT, 0xf), None);
     }
 
-    /// A wave's UNORM8 channels converted at once (`unorm8_all`, word `k` of lane `l` at
-    /// `k × w + l`) and stored per lane (`put_unorm8`) give the bytes `DirectWrite::write`
-    /// gives lane by lane (`float_to_unorm`, D3D11.3 §3.2.3.6), in either byte order.
+    /// A wave's UNORM8 texels made at once (`unorm8_texels`, word `k` of lane `l` at
+    /// `k × w + l`) and stored per lane (`put_texel4`) give the bytes `DirectWrite::write`
+    /// gives lane by lane, for both byte orders and every pattern in every component.
     #[test]
     fn wave_unorm8_equals_direct_write() {
         let desc = RenderTargetBlendDesc::default();
@@ -823,14 +818,13 @@ mod tests {
             for start in (0..p.len()).step_by(w) {
                 // Channel-major: component `c` of lane `l` at `c × w + l`.
                 let words: Vec<u32> = (0..4 * w).map(|k| p[(start + k * 5) % p.len()]).collect();
-                let mut conv = vec![0u8; 4 * w];
-                DirectWrite::unorm8_all(&words, &mut conv);
+                let mut texels = vec![0u32; w];
+                DirectWrite::unorm8_texels(&words, w, order, &mut texels);
                 for l in 0..w {
                     let (mut a, mut b) = (tile(format), tile(format));
                     a.bytes.fill(0x5a);
                     b.bytes.fill(0x5a);
-                    let v = [conv[l], conv[w + l], conv[2 * w + l], conv[3 * w + l]];
-                    DirectWrite::put_unorm8(&mut a, 0, order, v);
+                    DirectWrite::put_texel4(&mut a, 0, texels[l]);
                     let src = [words[l], words[w + l], words[2 * w + l], words[3 * w + l]];
                     d.write(&mut b, 0, src);
                     assert_eq!(a.bytes, b.bytes, "{format} {src:08x?}");
@@ -838,9 +832,14 @@ mod tests {
             }
             // Past the tile: nothing is written.
             let mut a = tile(format);
-            DirectWrite::put_unorm8(&mut a, 1, order, [1; 4]);
+            DirectWrite::put_texel4(&mut a, 1, 0x0101_0101);
             assert_eq!(a.bytes.len(), format.bytes_per_texel() as usize);
         }
+        // A dropped component (an order past byte 3) leaves its byte zero.
+        let words = [0x3f80_0000u32; 4];
+        let mut t = [0u32; 1];
+        DirectWrite::unorm8_texels(&words, 1, [0, 1, 4, 3], &mut t);
+        assert_eq!(t[0], 0xff00_ffff);
     }
 
     #[test]

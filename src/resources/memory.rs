@@ -368,37 +368,33 @@ impl Memory {
         true
     }
 
-    /// Copies `bytes` to `addr`; false (and nothing written) out of bounds.
+    /// Copies `bytes` to `addr`; false (and nothing written) out of bounds. The bytes
+    /// before the first 4-aligned address and after the last one are merged into their
+    /// words; the words between are stored whole (a render target's clear or a tile's
+    /// rows written back are millions of them).
     pub fn write_bytes(&self, addr: u64, bytes: &[u8]) -> bool {
         if !self.contains(addr, bytes.len() as u64) {
             return false;
         }
-        for (i, chunk) in bytes.chunks(8).enumerate() {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            let a = addr + (i as u64) * 8;
-            self.write_le(a, chunk.len() as u32, u64::from_le_bytes(b));
+        let head = (addr.wrapping_neg() % 4).min(bytes.len() as u64) as usize;
+        let (first, rest) = bytes.split_at(head);
+        for (i, b) in first.iter().enumerate() {
+            self.write_le(addr + i as u64, 1, u64::from(*b));
         }
-        true
-    }
-
-    /// [`Memory::write_bytes`], storing whole words where `addr` is 4-aligned (a tile of
-    /// render-target rows written back): the same bytes end up in memory.
-    pub fn write_bytes_aligned(&self, addr: u64, bytes: &[u8]) -> bool {
-        if addr % 4 != 0 {
-            return self.write_bytes(addr, bytes);
-        }
-        if !self.contains(addr, bytes.len() as u64) {
-            return false;
-        }
-        let first = (addr / 4) as usize;
-        let whole = bytes.len() / 4 * 4;
-        if let Some(words) = self.words.get(first..first + whole / 4) {
-            for (w, b) in words.iter().zip(bytes.chunks_exact(4)) {
+        let at = addr + head as u64;
+        let whole = rest.len() / 4 * 4;
+        let (middle, tail) = rest.split_at(whole);
+        let w0 = (at / 4) as usize;
+        if let Some(words) = self.words.get(w0..w0 + whole / 4) {
+            for (w, b) in words.iter().zip(middle.chunks_exact(4)) {
                 w.store(u32::from_le_bytes([b[0], b[1], b[2], b[3]]), Relaxed);
             }
         }
-        self.write_bytes(addr + whole as u64, &bytes[whole..])
+        let end = at + whole as u64;
+        for (i, b) in tail.iter().enumerate() {
+            self.write_le(end + i as u64, 1, u64::from(*b));
+        }
+        true
     }
 
     /// A 32-bit atomic read-modify-write at `addr` (rounded down to a multiple of 4:
@@ -482,29 +478,6 @@ impl Memory {
 mod tests {
     use super::*;
 
-    /// Aligned whole-word writes leave memory as `write_bytes` does, for every
-    /// alignment, length and bound.
-    #[test]
-    fn aligned_writes_equal_write_bytes() {
-        for addr in 0..9u64 {
-            for n in 0..23usize {
-                let bytes: Vec<u8> = (0..n).map(|i| (i * 37 + 11) as u8).collect();
-                let (a, b) = (
-                    Memory::from_bytes(&[0xa5; 32]).unwrap(),
-                    Memory::from_bytes(&[0xa5; 32]).unwrap(),
-                );
-                assert_eq!(
-                    a.write_bytes_aligned(addr, &bytes),
-                    b.write_bytes(addr, &bytes)
-                );
-                assert_eq!(a.to_bytes(), b.to_bytes(), "{addr} {n}");
-            }
-        }
-        let m = Memory::from_bytes(&[0; 8]).unwrap();
-        assert!(!m.write_bytes_aligned(4, &[1; 8]));
-        assert_eq!(m.to_bytes(), vec![0; 8], "nothing written out of bounds");
-    }
-
     /// `read_bytes` (a word at a time from an aligned address, else in 8-byte pieces)
     /// gives the stored bytes at every alignment and length, and refuses a read past the
     /// end without touching the buffer.
@@ -522,6 +495,26 @@ mod tests {
         let mut out = [0x5a; 8];
         assert!(!m.read_bytes(32, &mut out));
         assert_eq!(out, [0x5a; 8]);
+    }
+
+    /// `write_bytes` at every alignment and length stores exactly those bytes and
+    /// leaves every other byte alone; past the end it writes nothing.
+    #[test]
+    fn writes_store_exactly_the_bytes() {
+        let before: Vec<u8> = (0..37u32).map(|i| (i * 29 + 3) as u8).collect();
+        for addr in 0..12usize {
+            for n in 0..=before.len() - addr {
+                let m = Memory::from_bytes(&before).unwrap();
+                let data: Vec<u8> = (0..n).map(|i| (i * 71 + 200) as u8).collect();
+                assert!(m.write_bytes(addr as u64, &data));
+                let mut want = before.clone();
+                want[addr..addr + n].copy_from_slice(&data);
+                assert_eq!(m.to_bytes(), want, "{addr} {n}");
+            }
+        }
+        let m = Memory::from_bytes(&before).unwrap();
+        assert!(!m.write_bytes(34, &[1, 2, 3, 4]));
+        assert_eq!(m.to_bytes(), before);
     }
 
     #[test]

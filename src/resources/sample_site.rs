@@ -42,6 +42,10 @@ enum Decoder {
     Bytes4 {
         table: &'static [[u32; 256]; 4],
         src: [usize; 4],
+        /// Every component is UNORM (`table[i][c]` is `c as f32 / 255.0`), so a wave's
+        /// taps may be decoded by that division instead of the table
+        /// ([`Taps::unorm8`]).
+        unorm: bool,
     },
     /// R32G32B32A32_FLOAT.
     F32x4,
@@ -76,6 +80,7 @@ fn decoder(format: Format) -> Option<Decoder> {
     let bytes = |cell: &'static OnceLock<[[u32; 256]; 4]>, src: [usize; 4]| Decoder::Bytes4 {
         table: cell.get_or_init(|| bytes4_table(format, src)),
         src,
+        unorm: !format.is_srgb(),
     };
     Some(match format {
         Format::R8G8B8A8_UNORM => bytes(&RGBA8, RGBA),
@@ -98,7 +103,7 @@ impl Decoder {
         // `load_word` is `load_u32` without its checks.
         let word = |k: u64| mem.load_word(addr / 4 + k);
         let bits = match self {
-            Decoder::Bytes4 { table, src } => {
+            Decoder::Bytes4 { table, src, .. } => {
                 // Byte `k` of the little-endian word, by a shift: indexing a byte array
                 // with a run-time `k` goes through memory.
                 let v = word(0);
@@ -340,6 +345,19 @@ impl<'a> SamplerSite<'a> {
         }
     }
 
+    /// The choice every LOD makes, when the LOD cannot matter: a view of one mip whose
+    /// sampler filters minified and magnified texels alike. [`SamplerSite::choose`] then
+    /// gives this for any LOD, bias and clamp, NaN included (`filter_lod` clamps to the
+    /// one mip, whose weight is 0), so a wave's samples need no gradients or LOD at all
+    /// (llvmpipe skips the LOD in the same case).
+    pub fn fixed_choice(&self) -> Option<MipChoice> {
+        (self.top == 0 && self.min_linear == self.mag_linear).then_some(MipChoice {
+            linear: self.mag_linear,
+            mip: 0,
+            next: None,
+        })
+    }
+
     /// [`SamplerSite::sample`] with the mips already chosen.
     #[inline]
     pub fn sample_chosen(&self, choice: MipChoice, coord: [f32; 4], offset: [i32; 3]) -> [u32; 4] {
@@ -420,8 +438,19 @@ impl<'a> SamplerSite<'a> {
         // The decoder is matched once, so that each lane's taps are straight-line code.
         match self.decoder {
             Decoder::Bytes4 {
+                unorm: true,
+                src: [0, 1, 2, 3],
+                ..
+            } => taps.unorm8::<N, false>(&fp, out, one),
+            Decoder::Bytes4 {
+                unorm: true,
+                src: [2, 1, 0, 3],
+                ..
+            } => taps.unorm8::<N, true>(&fp, out, one),
+            Decoder::Bytes4 {
                 table,
                 src: [0, 1, 2, 3],
+                ..
             } => taps.each(
                 &fp,
                 4,
@@ -433,6 +462,7 @@ impl<'a> SamplerSite<'a> {
             Decoder::Bytes4 {
                 table,
                 src: [2, 1, 0, 3],
+                ..
             } => taps.each(
                 &fp,
                 4,
@@ -666,6 +696,76 @@ impl Taps<'_> {
             ];
             let (fu, fv) = (fp.frac[0][l], fp.frac[1][l]);
             put(l, bilinear(t, fu, fv, &lerp).map(f32::to_bits));
+        }
+    }
+}
+
+impl Taps<'_> {
+    /// [`Taps::each`] for the UNORM four-byte formats, a pass over all `N` lanes at a
+    /// time so that the compiler does several lanes at once: each lane's four texel words
+    /// are read (lanes that are not selected, or whose footprint [`footprints`] did not
+    /// take, read the mip's first texel and are not stored), then each component is
+    /// decoded as `Format::decode` does (`c as f32 / 255.0`) and interpolated, the
+    /// selected lanes stored through a mask; the other selected lanes are sampled one at
+    /// a time by `one`.
+    ///
+    /// The interpolation is `bilinear` with `lerp4_finite` without its `fu > 0` and
+    /// `fv > 0` tests: UNORM values are finite and never `-0`, and `fu`, `fv` lie in
+    /// [0, 1), so `a + (b - a) × 0` is `a` bit for bit and the tests change nothing.
+    #[inline(always)]
+    fn unorm8<const N: usize, const BGRA: bool>(
+        &self,
+        fp: &Footprints<N>,
+        out: &mut [[u32; N]; 4],
+        one: impl Fn(usize) -> [u32; 4],
+    ) {
+        let m = self.memory;
+        // In words: a covered format's texel is one word.
+        let (base, row) = (self.base / 4, self.width);
+        let mut take = [0u32; N];
+        let mut words = [[0u32; N]; 4];
+        // The selection by halves: a shift of a `u128` costs several instructions.
+        let halves = [self.select as u64, (self.select >> 64) as u64];
+        for l in 0..N {
+            let half = halves[(l / 64) % 2];
+            let selected = 0u32.wrapping_sub(((half >> (l % 64)) & 1) as u32);
+            let t = fp.fast[l] & selected;
+            take[l] = t;
+            // `footprints` proved 0 ≤ base < size − 1 on both axes of a taken lane.
+            let a = if t != 0 {
+                base + (fp.base[1][l] as u64) * row + fp.base[0][l] as u64
+            } else {
+                base
+            };
+            words[0][l] = m.load_word(a);
+            words[1][l] = m.load_word(a + 1);
+            words[2][l] = m.load_word(a + row);
+            words[3][l] = m.load_word(a + row + 1);
+        }
+        for (k, o) in out.iter_mut().enumerate() {
+            let byte = if BGRA { [2, 1, 0, 3][k] } else { k };
+            let shift = 8 * byte as u32;
+            for l in 0..N {
+                let d = |w: u32| ((w >> shift) & 0xff) as f32 / 255.0;
+                let (t00, t10) = (d(words[0][l]), d(words[1][l]));
+                let (t01, t11) = (d(words[2][l]), d(words[3][l]));
+                let (fu, fv) = (fp.frac[0][l], fp.frac[1][l]);
+                let y0 = t00 + (t10 - t00) * fu;
+                let y1 = t01 + (t11 - t01) * fu;
+                let v = (y0 + (y1 - y0) * fv).to_bits();
+                o[l] = (v & take[l]) | (o[l] & !take[l]);
+            }
+        }
+        let mut taken = [0u64; 2];
+        for (l, t) in take.iter().enumerate() {
+            taken[(l / 64) % 2] |= u64::from(*t & 1) << (l % 64);
+        }
+        let taken = u128::from(taken[0]) | (u128::from(taken[1]) << 64);
+        for l in set_bits(self.select & !taken) {
+            let r = one(l);
+            for (o, v) in out.iter_mut().zip(r) {
+                o[l] = v;
+            }
         }
     }
 }

@@ -359,31 +359,66 @@ proptest::proptest! {
             let level = if rng.below(4) == 0 { 0.0 } else { rng.value(6.0) };
             let offset = [rng.below(16) as i32 - 8, rng.below(16) as i32 - 8, 0];
             let offset = if rng.below(8) == 0 { [i32::MAX, i32::MIN, 0] } else { offset };
-            let inputs: Vec<SampleInput> = (0..32).map(|_| random_input(&mut rng, &view)).collect();
-            let coord: [[u32; 32]; 3] =
-                std::array::from_fn(|k| std::array::from_fn(|l| inputs[l].coord[k].to_bits()));
-            let select = u128::from(rng.next() as u32);
-            let mut out = [[0xdead_beef_u32; 32]; 4];
-            let choice = site.choose(SiteLod::Level(level), f32::NEG_INFINITY);
-            site.sample_lanes(choice, [&coord[0], &coord[1], &coord[2]], select, offset, &mut out);
-            for l in 0..32 {
-                let got = [out[0][l], out[1][l], out[2][l], out[3][l]];
-                if (select >> l) & 1 == 0 {
-                    proptest::prop_assert_eq!(got, [0xdead_beef; 4], "lane {} touched", l);
-                    continue;
+            // Where the LOD cannot matter, every LOD chooses the fixed choice.
+            if let Some(fixed) = site.fixed_choice() {
+                for lod in [level, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -3.5, 1e30] {
+                    for clamp in [f32::NEG_INFINITY, 0.0, 2.5, f32::NAN] {
+                        proptest::prop_assert_eq!(site.choose(SiteLod::Level(lod), clamp), fixed);
+                        let g = SiteLod::Gradient { lod, bias: level };
+                        proptest::prop_assert_eq!(site.choose(g, clamp), fixed);
+                    }
                 }
-                let input = SampleInput {
-                    coord: [coord[0][l], coord[1][l], coord[2][l], 0].map(f32::from_bits),
-                    offset,
-                    lod: Lod::Level(level),
-                    min_lod_clamp: f32::NEG_INFINITY,
-                    reference: None,
-                };
-                let want = sample::sample(&view, &sampler, &input);
-                proptest::prop_assert_eq!(got, want, "lane {} {:?} {:?}", l, input, sampler);
             }
+            // 32 lanes (compute batches), and 128 (pixel batches: both halves of the
+            // selection).
+            let select = u128::from(rng.next() as u32);
+            check_lanes::<32>(&site, &view, &sampler, &mut rng, level, offset, select)?;
+            let select = u128::from(rng.next()) | (u128::from(rng.next()) << 64);
+            check_lanes::<128>(&site, &view, &sampler, &mut rng, level, offset, select)?;
         }
     }
+}
+
+/// One call of `sample_lanes` on `N` lanes of random coordinates, every selected lane
+/// against the reference, the others untouched.
+fn check_lanes<const N: usize>(
+    site: &SamplerSite<'_>,
+    view: &TextureView,
+    sampler: &SamplerDesc,
+    rng: &mut Rng,
+    level: f32,
+    offset: [i32; 3],
+    select: u128,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    let inputs: Vec<SampleInput> = (0..N).map(|_| random_input(rng, view)).collect();
+    let coord: [[u32; N]; 3] =
+        std::array::from_fn(|k| std::array::from_fn(|l| inputs[l].coord[k].to_bits()));
+    let mut out = [[0xdead_beef_u32; N]; 4];
+    let choice = site.choose(SiteLod::Level(level), f32::NEG_INFINITY);
+    site.sample_lanes(
+        choice,
+        [&coord[0], &coord[1], &coord[2]],
+        select,
+        offset,
+        &mut out,
+    );
+    for l in 0..N {
+        let got = [out[0][l], out[1][l], out[2][l], out[3][l]];
+        if (select >> l) & 1 == 0 {
+            proptest::prop_assert_eq!(got, [0xdead_beef; 4], "lane {} of {} touched", l, N);
+            continue;
+        }
+        let input = SampleInput {
+            coord: [coord[0][l], coord[1][l], coord[2][l], 0].map(f32::from_bits),
+            offset,
+            lod: Lod::Level(level),
+            min_lod_clamp: f32::NEG_INFINITY,
+            reference: None,
+        };
+        let want = sample::sample(view, sampler, &input);
+        proptest::prop_assert_eq!(got, want, "lane {} of {} {:?} {:?}", l, N, input, sampler);
+    }
+    Ok(())
 }
 
 /// What a site does not cover is refused, so the reference samples it: cubes, 1D, 3D
@@ -559,6 +594,25 @@ fn to_fixed_equals_reference() {
     assert_eq!(to_fixed(-2.5 / 256.0, 8), -2);
     assert_eq!(to_fixed(f32::INFINITY, 8), 1 << 40);
     assert_eq!(to_fixed(f32::NEG_INFINITY, 8), -(1 << 40));
+}
+
+/// The UNORM four-byte decoders' flag is right: for those formats every table entry is
+/// `c as f32 / 255.0`, the division `Taps::unorm8` decodes by (D3D11.3 §3.2.3.3: UNORM
+/// `c` is `c / (2^n − 1)`), and sRGB formats do not carry it.
+#[test]
+fn unorm_decoders_divide_by_255() {
+    for format in FORMATS {
+        if let Some(Decoder::Bytes4 { table, unorm, .. }) = decoder(format) {
+            assert_eq!(unorm, !format.is_srgb(), "{format}");
+            if unorm {
+                for row in table {
+                    for (c, v) in row.iter().enumerate() {
+                        assert_eq!(*v, (c as f32 / 255.0).to_bits(), "{format} {c}");
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Each format-specialised decoder equals `Format::decode` on random texels.
