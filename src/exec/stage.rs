@@ -368,15 +368,16 @@ impl<'p> StageRunner<'p> {
         })
     }
 
-    /// [`StageRunner::set_ids`] and [`StageRunner::set_tag`] for many lanes at once:
-    /// `(lane, ids, tag)` for each, with the wave width matched once.
-    pub fn set_lanes(&mut self, lanes: impl Iterator<Item = (usize, [u32; 3], u32)>) {
+    /// [`StageRunner::set_ids`] and [`StageRunner::set_tag`] for lanes `0..n` at once,
+    /// with the wave width matched once: lane `l` gets the ids `ids(l)` and the tag `l`
+    /// when `ids(l)` is `Some`, and is left alone otherwise (as are lanes past the wave).
+    pub fn set_lanes(&mut self, n: usize, ids: impl Fn(usize) -> Option<[u32; 3]>) {
         each!(&mut self.inner, w => {
             let wave = &mut w.wave;
-            for (l, ids, tag) in lanes {
-                if let (Some(t), Some(_)) = (wave.tags.get_mut(l), wave.gtid[0].get(l)) {
-                    *t = tag;
-                    for (g, id) in wave.gtid.iter_mut().zip(ids) {
+            for l in 0..n.min(wave.tags.len()) {
+                if let Some(v) = ids(l) {
+                    wave.tags[l] = l as u32;
+                    for (g, id) in wave.gtid.iter_mut().zip(v) {
                         g[l] = id;
                     }
                 }

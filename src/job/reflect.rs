@@ -21,7 +21,10 @@
 //! - a typed view (typed buffer or texture) whose format's values do not fit the
 //!   declared return type: `float`, `unorm` and `snorm` declarations read float, UNORM,
 //!   SNORM and sRGB formats; `uint` (and `double`, read as two `uint`s) reads UINT
-//!   formats; `sint` reads SINT formats; `mixed` reads any;
+//!   formats; `sint` reads SINT formats; `mixed` reads any — except that a format of
+//!   32-bit float, uint or sint channels is taken for a `float`, `uint` or `sint`
+//!   declaration of another of the three, with a warning, its bits read and written as
+//!   they are (as D3D12 does);
 //! - a UAV whose counter the program uses, bound without `counter`;
 //! - an acceleration structure (jobs cannot bind one yet).
 //!
@@ -272,6 +275,26 @@ pub fn component_fits(c: ComponentType, f: Format) -> bool {
     }
 }
 
+/// Whether a view of `f` declared with return type `c` that does not fit it is still
+/// taken: every channel of `f` is a 32-bit float, uint or sint and `c` is one of those
+/// three. A typed load then decodes the channel to its 32 bits and the program reads
+/// them as its type; a store encodes the program's 32 bits unchanged — what D3D12 does
+/// on WARP (vkd3d's `tgsm` test reads an R32_SINT view as `RWBuffer<uint>` and finds
+/// the stored values), where the debug layer only warns. A UNORM, SNORM, sRGB or
+/// narrower channel converts values, so a mismatch there is refused.
+fn bits_as_they_are(c: ComponentType, f: Format) -> bool {
+    let wide = !f.channels().is_empty()
+        && f.channels().iter().all(|ch| ch.bits == 32)
+        && matches!(
+            f.channel_type(),
+            ChannelType::Float | ChannelType::UInt | ChannelType::SInt
+        );
+    wide && matches!(
+        c,
+        ComponentType::Float | ComponentType::UInt | ComponentType::SInt
+    )
+}
+
 fn channel_word(t: ChannelType) -> &'static str {
     match t {
         ChannelType::Float => "float",
@@ -322,11 +345,20 @@ fn fits(
         (_, EntryKind::TypedBuffer { format } | EntryKind::Texture { format, .. })
             if !component_fits(r.component, format) =>
         {
-            return Err(format!(
-                "the program reads {reg} as {}; format {format} holds {} values",
-                r.component,
-                channel_word(format.channel_type())
-            ));
+            if bits_as_they_are(r.component, format) {
+                warnings.push(format!(
+                    "{}: the program reads {reg} as {}; format {format} holds {} values, whose 32 bits it reads and writes as they are",
+                    e.name,
+                    r.component,
+                    channel_word(format.channel_type())
+                ));
+            } else {
+                return Err(format!(
+                    "the program reads {reg} as {}; format {format} holds {} values",
+                    r.component,
+                    channel_word(format.channel_type())
+                ));
+            }
         }
         (ResourceKind::ConstantBuffer { size }, EntryKind::ConstantBuffer) => {
             let have = e.storage_bytes();

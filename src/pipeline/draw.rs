@@ -560,7 +560,8 @@ struct Targets {
     width: u32,
     height: u32,
     samples: u32,
-    classes: Vec<Option<TargetClass>>,
+    /// Per target: its class, and whether every channel is 32 bits wide.
+    classes: Vec<Option<(TargetClass, bool)>>,
 }
 
 fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
@@ -616,7 +617,8 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
             )
         })?;
         check(d, DrawField::RenderTarget(i))?;
-        classes.push(Some(class));
+        let wide = d.format.channels().iter().all(|c| c.bits == 32);
+        classes.push(Some((class, wide)));
     }
     if let Some(ds) = &s.depth_stencil_view {
         let d = ds.texture.desc();
@@ -664,6 +666,16 @@ pub fn field_name(f: DrawField) -> String {
 /// Refuses pixel outputs a target cannot take: float outputs need a float, UNORM, SNORM
 /// or sRGB target; `uint` and `sint` outputs a target of the same integer kind (D3D11.3
 /// §17.? leaves mismatches undefined; we refuse them).
+/// Refuses a pixel output whose type a target cannot take. An integer output into a
+/// float, UNORM or SNORM target, or a float output into an integer target, is taken
+/// only when every channel of the target is 32 bits wide: D3D12 (WARP included) then
+/// stores the output's 32 bits as they are, uninterpreted — vkd3d's
+/// `rt-format-mismatch` test, which passes on WARP, draws float, uint and int outputs
+/// into R32G32B32A32 float, uint and sint targets and reads back the bits written, and
+/// the output merger's format encoding of a 32-bit channel is exactly that copy (with no
+/// blending; a blend reads the bits as floats, as the target's class says). Into a
+/// narrower channel the result is not the bits, and what the hardware does there is not
+/// known here, so that is refused, naming the target.
 fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
     for e in &ps.outputs {
         if e.sv != crate::ir::SysValue::Target {
@@ -671,18 +683,18 @@ fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
         }
         for r in 0..e.rows {
             let i = (e.semantic_index + r) as usize;
-            let Some(Some(class)) = t.classes.get(i) else {
+            let Some(Some((class, wide))) = t.classes.get(i) else {
                 continue;
             };
-            let ok = match e.component {
+            let same = match e.component {
                 ComponentType::UInt | ComponentType::SInt => *class == TargetClass::Integer,
                 _ => *class != TargetClass::Integer,
             };
-            if !ok {
+            if !same && !wide {
                 return Err(state_err(
                     DrawField::RenderTarget(i),
                     format!(
-                        "the pixel program writes {} values to SV_Target{i}, which this target's format cannot hold",
+                        "the pixel program writes {} values to SV_Target{i}, which this target's format cannot hold (only a format of 32-bit channels takes another type's bits as they are)",
                         e.component
                     ),
                 ));

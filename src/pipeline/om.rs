@@ -30,6 +30,7 @@
 
 use super::state::{Blend, BlendOp, DepthStencilDesc, DepthStencilOpDesc, RenderTargetBlendDesc};
 use crate::resources::format::{Num, f32_to_half_format, float_to_unorm, linear_to_srgb};
+use crate::resources::wide::wide_fn;
 use crate::resources::{ComparisonFunc, Format, Texture, TextureDesc};
 
 /// One render target's pixels of one tile, in the target's format.
@@ -440,23 +441,7 @@ impl DirectWrite {
     /// one word would stall the load). Nothing is written when `src` is short.
     #[inline]
     pub fn unorm8_texels(src: &[u32], w: usize, order: [usize; 4], out: &mut [u32]) {
-        let (Some(c0), Some(c1), Some(c2), Some(c3)) = (
-            src.get(..w),
-            src.get(w..2 * w),
-            src.get(2 * w..3 * w),
-            src.get(3 * w..4 * w),
-        ) else {
-            return;
-        };
-        // A dropped component is masked to nothing rather than shifted out.
-        let shift = order.map(|o| 8 * (o as u32 % 4));
-        let keep = order.map(|o| if o < 4 { 0xffu32 } else { 0 });
-        for (l, t) in out.iter_mut().enumerate().take(w) {
-            let b = |c: &[u32], k: usize| {
-                (u32::from(unorm8(f32::from_bits(c[l]))) & keep[k]) << shift[k]
-            };
-            *t = b(c0, 0) | b(c1, 1) | b(c2, 2) | b(c3, 3);
-        }
+        unorm8_texels_wide(src, w, order, out);
     }
 
     /// Stores a texel word of [`DirectWrite::unorm8_texels`] as texel `i` of a four-byte
@@ -471,6 +456,34 @@ impl DirectWrite {
     }
 }
 
+wide_fn! {
+    /// [`DirectWrite::unorm8_texels`], compiled for AVX2 too (`resources::wide`).
+    fn unorm8_texels_wide(src: &[u32], w: usize, order: [usize; 4], out: &mut [u32]) {
+        unorm8_texels_in(src, w, order, out)
+    }
+}
+
+/// [`DirectWrite::unorm8_texels`]'s loop, compiled into each copy of `unorm8_texels_wide`.
+#[inline(always)]
+fn unorm8_texels_in(src: &[u32], w: usize, order: [usize; 4], out: &mut [u32]) {
+    let (Some(c0), Some(c1), Some(c2), Some(c3)) = (
+        src.get(..w),
+        src.get(w..2 * w),
+        src.get(2 * w..3 * w),
+        src.get(3 * w..4 * w),
+    ) else {
+        return;
+    };
+    // A dropped component is masked to nothing rather than shifted out.
+    let shift = order.map(|o| 8 * (o as u32 % 4));
+    let keep = order.map(|o| if o < 4 { 0xffu32 } else { 0 });
+    for (l, t) in out.iter_mut().enumerate().take(w) {
+        let b =
+            |c: &[u32], k: usize| (u32::from(unorm8(f32::from_bits(c[l]))) & keep[k]) << shift[k];
+        *t = b(c0, 0) | b(c1, 1) | b(c2, 2) | b(c3, 3);
+    }
+}
+
 /// `float_to_unorm(x, 8)` (D3D11.3 §3.2.3.6 "FLOAT → UNORM") in a form the compiler
 /// does four at a time: `max` takes NaN to 0 as the rule does, and after the clamp the
 /// value lies in [0.5, 255.5], where truncation needs no saturation.
@@ -480,7 +493,7 @@ impl DirectWrite {
 /// does one lane at a time (it must saturate): adding 2^23 to a value in [0, 2^22)
 /// rounds it to an integer (to nearest even) held in the low mantissa bits, and one
 /// comparison turns that rounding into the floor.
-#[inline]
+#[inline(always)]
 #[allow(clippy::manual_clamp)] // `clamp` keeps NaN, which must become 0 here
 fn unorm8(x: f32) -> u8 {
     const TWO_23: f32 = 8_388_608.0;

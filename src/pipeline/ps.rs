@@ -244,21 +244,35 @@ impl PixelStage<'_> {
         let lanes = &lanes[..lanes.len().min(w)];
         let sources = &self.link.ps_inputs[..];
         let inputs = runner.inputs_mut();
+        // Scratch for the chunk's locations and weights, made once per wave: which of
+        // them a chunk has computed is kept apart, so they need no `Option`s (whose
+        // arrays would be cleared for every chunk).
+        let mut locs = [[[0.0; 2]; FILL_CHUNK]; 3];
+        let mut weights = [[[0.0; 3]; FILL_CHUNK]; 6];
         for (c, chunk) in lanes.chunks(FILL_CHUNK).enumerate() {
             let first = c * FILL_CHUNK;
             let mut prims: [Option<&Prim>; FILL_CHUNK] = [None; FILL_CHUNK];
             for (p, lane) in prims.iter_mut().zip(chunk) {
                 *p = self.prims.get(lane.prim as usize);
             }
-            let mut locs: [Option<[Location; FILL_CHUNK]>; 3] = [None; 3];
-            let mut weights: [Option<[[f64; 3]; FILL_CHUNK]>; 6] = [None; 6];
+            // Lanes of one primitive (the usual case) take loops without a test per lane.
+            let one = match chunk.first() {
+                Some(l0) if chunk.iter().all(|l| l.prim == l0.prim) => prims[0],
+                _ => None,
+            };
+            let rows = Rows {
+                prims: &prims[..chunk.len()],
+                one,
+            };
+            let mut have_loc = [false; 3];
+            let mut have_weights = [false; 6];
             for (word, src) in sources.iter().enumerate() {
                 let Some(row) = inputs.get_mut(word * w + first..word * w + first + chunk.len())
                 else {
                     continue;
                 };
                 // The chunk's locations of the kind this word needs (see
-                // `location_kind`), computed once per chunk and borrowed, not copied.
+                // `location_kind`), computed once per chunk.
                 let needs = match *src {
                     PsSource::Vertex {
                         interp: Interp::Constant,
@@ -269,73 +283,87 @@ impl PixelStage<'_> {
                     }
                     _ => None,
                 };
-                let at: &[Location; FILL_CHUNK] = match needs {
-                    Some(interp) => locs[location_kind(interp)].get_or_insert_with(|| {
-                        let mut at = [[0.0; 2]; FILL_CHUNK];
-                        for (a, lane) in at.iter_mut().zip(chunk) {
-                            *a = self.location(lane, interp);
-                        }
-                        at
-                    }),
-                    None => &[[0.0; 2]; FILL_CHUNK],
-                };
+                let kind = needs.map_or(2, location_kind);
+                if let Some(interp) = needs
+                    && !have_loc[kind]
+                {
+                    for (a, lane) in locs[kind].iter_mut().zip(chunk) {
+                        *a = self.location(lane, interp);
+                    }
+                    have_loc[kind] = true;
+                }
+                let at = &locs[kind];
                 match *src {
                     PsSource::Vertex {
                         word: vw,
                         interp: Interp::Constant,
                     } => {
-                        fill_row(row, &prims, |_, prim| self.vertices.word(prim.verts[0], vw));
+                        rows.fill(row, |_, prim| self.vertices.word(prim.verts[0], vw));
                     }
                     PsSource::Vertex { word: vw, interp } => {
-                        let slot = 2 * location_kind(interp) + usize::from(!interp.perspective());
-                        let wts = weights[slot].get_or_insert_with(|| {
-                            let mut wts = [[0.0; 3]; FILL_CHUNK];
+                        let slot = 2 * kind + usize::from(!interp.perspective());
+                        let wts = &mut weights[slot];
+                        if !have_weights[slot] {
                             for (l, wt) in wts.iter_mut().enumerate().take(chunk.len()) {
                                 if let Some(prim) = prims[l] {
                                     *wt = interp::weights(prim, at[l], interp.perspective());
                                 }
                             }
-                            wts
-                        });
-                        fill_row(row, &prims, |l, prim| {
+                            have_weights[slot] = true;
+                        }
+                        let wts = &*wts;
+                        rows.fill(row, |l, prim| {
                             let vert = |k: usize| self.vertices.word(prim.verts[k], vw);
                             interp::mix(&wts[l], [vert(0), vert(1), vert(2)])
                         });
                     }
                     PsSource::Position { component, .. } => match component {
-                        0 => fill_row(row, &prims, |l, _| (at[l][0] as f32).to_bits()),
-                        1 => fill_row(row, &prims, |l, _| (at[l][1] as f32).to_bits()),
-                        2 => fill_row(row, &prims, |l, prim| self.depth_at(prim, at[l]).to_bits()),
-                        _ => fill_row(row, &prims, |l, prim| interp::clip_w(prim, at[l]).to_bits()),
+                        0 => rows.fill(row, |l, _| (at[l][0] as f32).to_bits()),
+                        1 => rows.fill(row, |l, _| (at[l][1] as f32).to_bits()),
+                        2 => rows.fill(row, |l, prim| self.depth_at(prim, at[l]).to_bits()),
+                        _ => rows.fill(row, |l, prim| interp::clip_w(prim, at[l]).to_bits()),
                     },
-                    PsSource::Zero => fill_row(row, &prims, |_, _| 0),
-                    _ => fill_row(row, &prims, |l, _| self.input(&chunk[l], word, None)),
+                    PsSource::Zero => rows.fill(row, |_, _| 0),
+                    _ => rows.fill(row, |l, _| self.input(&chunk[l], word, None)),
                 }
             }
         }
         let prims = self.prims.len();
-        runner.set_lanes(
-            lanes
-                .iter()
-                .enumerate()
-                .filter(|(_, lane)| (lane.prim as usize) < prims)
-                .map(|(l, lane)| (l, [lane.x, lane.y, lane.sample], l as u32)),
-        );
+        runner.set_lanes(lanes.len(), |l| {
+            let lane = &lanes[l];
+            ((lane.prim as usize) < prims).then_some([lane.x, lane.y, lane.sample])
+        });
+    }
+}
+
+/// The primitives of a chunk of lanes, for [`Rows::fill`].
+struct Rows<'a, 'p> {
+    /// Each lane's primitive (`None`: a primitive the draw does not have).
+    prims: &'a [Option<&'p Prim>],
+    /// The primitive of every lane, when they share one.
+    one: Option<&'p Prim>,
+}
+
+impl Rows<'_, '_> {
+    /// `row[l] = f(l, prim)` for each lane `l` whose primitive exists.
+    #[inline(always)]
+    fn fill(&self, row: &mut [u32], f: impl Fn(usize, &Prim) -> u32) {
+        if let Some(prim) = self.one {
+            for (l, x) in row.iter_mut().enumerate().take(self.prims.len()) {
+                *x = f(l, prim);
+            }
+            return;
+        }
+        for (l, (x, p)) in row.iter_mut().zip(self.prims).enumerate() {
+            if let Some(prim) = p {
+                *x = f(l, prim);
+            }
+        }
     }
 }
 
 /// How many lanes [`PixelStage::fill`] fills a word at a time.
 const FILL_CHUNK: usize = 32;
-
-/// `row[l] = f(l, prim)` for each lane `l` whose primitive exists.
-#[inline(always)]
-fn fill_row(row: &mut [u32], prims: &[Option<&Prim>], f: impl Fn(usize, &Prim) -> u32) {
-    for (l, (x, p)) in row.iter_mut().zip(prims).enumerate() {
-        if let Some(prim) = p {
-            *x = f(l, prim);
-        }
-    }
-}
 
 /// Which location an interpolation mode evaluates at: 0 the lane's sample, 1 the
 /// centroid, 2 the pixel centre (as [`PixelStage::location`] decides).

@@ -29,6 +29,7 @@ use super::memory::Memory;
 use super::sample::{Lod, SampleInput, TEXCOORD_RANGE, address, border_color, lerp4};
 use super::sampler::{AddressMode, FilterType, Reduction, SamplerDesc};
 use super::texture::{TextureDim, TextureView};
+use super::wide::wide_fn;
 
 /// The most mips a site keeps sizes for (a 16384-texel texture has 15).
 const MAX_MIPS: usize = 16;
@@ -387,6 +388,20 @@ impl<'a> SamplerSite<'a> {
     /// `footprint`'s bits; the other lanes, and every other choice, sample one lane at a
     /// time.
     pub fn sample_lanes<const N: usize>(
+        &self,
+        choice: MipChoice,
+        coord: [&[u32; N]; 3],
+        select: u128,
+        offset: [i32; 3],
+        out: &mut [[u32; N]; 4],
+    ) {
+        sample_lanes_wide(self, choice, coord, select, offset, out);
+    }
+
+    /// [`SamplerSite::sample_lanes`]'s work, compiled into each copy of
+    /// `sample_lanes_wide`.
+    #[inline(always)]
+    fn sample_lanes_in<const N: usize>(
         &self,
         choice: MipChoice,
         coord: [&[u32; N]; 3],
@@ -770,6 +785,21 @@ impl Taps<'_> {
     }
 }
 
+wide_fn! {
+    /// [`SamplerSite::sample_lanes`], its lane loops compiled for AVX2 too
+    /// (`resources::wide`).
+    fn sample_lanes_wide[const N: usize](
+        site: &SamplerSite<'_>,
+        choice: MipChoice,
+        coord: [&[u32; N]; 3],
+        select: u128,
+        offset: [i32; 3],
+        out: &mut [[u32; N]; 4],
+    ) {
+        site.sample_lanes_in(choice, coord, select, offset, out)
+    }
+}
+
 /// [`Decoder::texel`] of an RGBA (`BGRA` false) or BGRA 8-bit format, with the byte
 /// order fixed at compile time.
 #[inline(always)]
@@ -807,6 +837,7 @@ const FAST_OFFSET: i32 = 1 << 16;
 /// footprint lies inside the mip and [`fast_footprint`] applies (offsets at most
 /// [`FAST_OFFSET`]). The address modes are matched outside the loops, whose bodies are
 /// selects only, so the compiler does several lanes at once.
+#[inline(always)]
 fn footprints<const N: usize>(
     address: [AddressMode; 2],
     size: [u32; 2],

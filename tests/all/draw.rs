@@ -240,6 +240,65 @@ fn covered(r: &DrawResult) -> usize {
         .count()
 }
 
+/// A pixel output of another type than its target's class (uint or sint into a float
+/// target, float into an integer one) keeps its 32 bits when the target's channels are
+/// 32 bits wide: D3D12 stores them uninterpreted (vkd3d's `rt-format-mismatch` test,
+/// which passes on WARP: uint4(0, 22, 0xfeedcafe, ~0) into R32G32B32A32_FLOAT reads back
+/// those bits, float4(22, -22, 1e100, -1e100) into R32G32B32A32_UINT the float bits,
+/// +inf and -inf for the two that overflow float). Into narrower channels it is refused
+/// (`bad_draws_name_their_field`).
+#[test]
+fn other_output_types_keep_their_bits_in_32_bit_targets() {
+    let tri = positions(&[
+        [-1.0, 1.0, 0.5, 1.0],
+        [3.0, 1.0, 0.5, 1.0],
+        [-1.0, -3.0, 0.5, 1.0],
+    ]);
+    let ps = |ty: &str, bits: [u32; 4]| {
+        format!(
+            "shader pixel\nregs 4\nconst r0 = {:#x}\nconst r1 = {:#x}\nconst r2 = {:#x}\nconst r3 = {:#x}\nio_words in 0 out 4\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw {ty} interp undefined slot 0\nblock0:\n    output 0, r0\n    output 1, r1\n    output 2, r2\n    output 3, r3\n    return\n",
+            bits[0], bits[1], bits[2], bits[3]
+        )
+    };
+    let uints = [0, 22, 0xfeed_cafe, 0xffff_ffff];
+    let floats = [22.0f32, -22.0, f32::INFINITY, f32::NEG_INFINITY].map(f32::to_bits);
+    let ints = [0, 22, (-22i32) as u32, (-1000i32) as u32];
+    for (ty, bits) in [("uint", uints), ("float", floats), ("sint", ints)] {
+        for format in [
+            "R32G32B32A32_FLOAT",
+            "R32G32B32A32_UINT",
+            "R32G32B32A32_SINT",
+        ] {
+            let rt =
+                format!("[[draw.render_target]]\nformat = \"{format}\"\nwidth = 4\nheight = 4\n");
+            let name = format!("bits-{ty}-{format}");
+            let r = job_with(
+                &name,
+                &ps(ty, bits),
+                &format!("[draw]\nvertex_count = 3\n{tri}{rt}"),
+            )
+            .unwrap_or_else(|e| panic!("{ty} into {format}: {e}"));
+            let bytes = r.targets[0].view.texture.to_bytes();
+            for px in bytes.chunks_exact(16) {
+                let got: Vec<u32> = px
+                    .chunks_exact(4)
+                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
+                assert_eq!(got, bits, "{ty} into {format}");
+            }
+        }
+    }
+    // A uint output into 16-bit float channels is not a copy: refused, naming the target.
+    let rt = "[[draw.render_target]]\nformat = \"R16G16B16A16_FLOAT\"\nwidth = 4\nheight = 4\n";
+    let e = job_with(
+        "bits-narrow",
+        &ps("uint", uints),
+        &format!("[draw]\nvertex_count = 3\n{tri}{rt}"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("SV_Target0"), "{e}");
+}
+
 /// Bad input is refused with the job field named, or handled as D3D handles it — never a
 /// panic (the "Bad input" list).
 #[test]

@@ -352,6 +352,61 @@ fn job_validation_errors() {
     common::assert_snapshot("errors/job.txt", &out);
 }
 
+/// A typed view whose 32-bit channels hold another type than the program declares
+/// (`RWBuffer<uint>` over R32_SINT, `Buffer<float>` over R32_UINT) is taken with a
+/// warning, and its bits are read and written as they are: what D3D12 does on WARP
+/// (vkd3d's `tgsm` test binds an R32_SINT view to `RWBuffer<uint>` and reads back the
+/// stored values). A narrower or normalised format is still refused.
+#[test]
+fn other_types_in_32_bit_typed_views_keep_their_bits() {
+    let program = "shader compute
+group [1 1 1]
+const r0 = 0
+const r1 = 1
+const r2 = 2
+resource range0 = uav space 0 lower 0 count 1 typed_buffer uint \"u\"
+resource range1 = srv space 0 lower 0 count 1 typed_buffer float \"t\"
+block0:
+    handle r3, range0, r0
+    handle r4, range1, r0
+    typed_load [r5 _ _ _], r3, [r0 _ _], _, _, (0 0 0), _
+    typed_store r3, [r1 _ _], _, [r5 r5 r5 r5], 15
+    typed_load [r6 _ _ _], r4, [r0 _ _], _, _, (0 0 0), _
+    typed_store r3, [r2 _ _], _, [r6 r6 r6 r6], 15
+    return
+";
+    let job = |uav: &str| {
+        format!(
+            "[program]\ncs = \"bits.ir\"\n[dispatch]\ngroups = [1, 1, 1]\n\
+             [[resource]]\nreg = \"u0\"\nkind = \"typed_buffer\"\nformat = \"{uav}\"\nsize = 12\n\
+             data = {{ i32 = [-22, 0, 0] }}\noutput = \"u0.bin\"\n\
+             [[resource]]\nreg = \"t0\"\nkind = \"typed_buffer\"\nformat = \"R32_UINT\"\nsize = 4\n\
+             data = {{ u32 = [0xfeedcafe] }}\n"
+        )
+    };
+    let path = job_file("bits_as_they_are", &job("R32_SINT"));
+    std::fs::write(path.parent().unwrap().join("bits.ir"), program).unwrap();
+    let r = run(&path).expect("a 32-bit view of another type runs");
+    let warned = r
+        .summary
+        .warnings
+        .iter()
+        .filter(|w| w.contains("as they are"))
+        .count();
+    assert_eq!(warned, 2, "{:?}", r.summary.warnings);
+    let out = std::fs::read(path.parent().unwrap().join("u0.bin")).unwrap();
+    let words: Vec<u32> = out
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(words, [(-22i32) as u32, (-22i32) as u32, 0xfeed_cafe]);
+    // 16-bit channels convert: refused.
+    let path = job_file("bits_narrow", &job("R16_SINT"));
+    std::fs::write(path.parent().unwrap().join("bits.ir"), program).unwrap();
+    let e = run(&path).map(|_| ()).expect_err("refused").to_string();
+    assert!(e.contains("format R16_SINT holds sint values"), "{e}");
+}
+
 /// The reflection check: what the program declares against what the job binds, with
 /// the listing of both (`tests/snapshots/errors/job_reflection.txt`), and the
 /// warnings for what fits but is not used.
@@ -372,7 +427,7 @@ size = 64
 [[resource]]                    # float format for a uint declaration
 reg = "t0"
 kind = "typed_buffer"
-format = "R32_FLOAT"
+format = "R16_FLOAT"
 size = 16
 
 [[resource]]                    # wrong dimension
