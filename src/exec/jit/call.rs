@@ -134,7 +134,7 @@ impl Compiler {
         native: &[bool],
         key: Key,
         flushed: &[Vec<bool>],
-        local: &[bool],
+        local: &[Vec<bool>],
         dead: &[Vec<bool>],
     ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();

@@ -62,6 +62,10 @@ struct Chunk {
     settled: std::collections::HashMap<Value, Value>,
     /// This vector's mask words, once loaded.
     sel: Option<Value>,
+    /// Registers loaded from the wave's memory: register → the bits loaded, which are
+    /// still what memory holds until the step's stores (the old value a masked store
+    /// keeps for inactive lanes, so it need not be loaded twice).
+    loaded: Vec<(u32, Value)>,
 }
 
 impl Chunk {
@@ -96,6 +100,8 @@ struct Em<'a, 'b> {
     local: &'a [bool],
     /// [`Facts::dead`].
     dead: &'a [bool],
+    /// [`Facts::full`].
+    full: bool,
 }
 
 /// Which registers are free of denormals (so loading one needs no flush when the shader
@@ -218,25 +224,152 @@ pub fn flushed_before(shader: &Shader, entry: &[Vec<bool>], block: usize, at: us
 pub struct Facts<'a> {
     /// Per register: free of denormals there ([`flushed_before`]).
     pub flushed: &'a [bool],
-    /// Per register: live at no block's entry ([`block_local`]), so a store may skip the
-    /// execution mask.
+    /// Per register: no lane that is not active here can read it before writing it
+    /// ([`unmasked`] of the block), so a store may skip the execution mask.
     pub local: &'a [bool],
     /// Per register: dead where the emitted code ends ([`dead_at_exit`]), so its value
     /// need not be stored at all (empty: every register is stored).
     pub dead: &'a [bool],
+    /// Every lane of the wave is active where the code runs (a region checks the count
+    /// of active lanes first): the mask's words are all ones, so they are not read, no
+    /// step is skipped and no store needs the mask.
+    pub full: bool,
 }
 
-/// Registers that are live at the entry of no block: each block that reads one writes it
-/// first. A lane not active in a block waits at the start of another block (or is
-/// finished, or discarded), where such a register's value is dead, so storing one to
-/// every lane — `Exec::store`'s mask skipped — changes nothing any lane reads. Standard
-/// backward liveness over the control-flow graph; terminators read their condition or
-/// selector.
-pub fn block_local(shader: &Shader) -> Vec<bool> {
+/// Per block `b`, the registers a store in `b` may write to every lane, the execution
+/// mask skipped: no lane that is not active in `b` can read the register's value before
+/// writing it again.
+///
+/// A lane not active while the wave runs `b` has finished, or waits at another block
+/// (`Wave::next`). By the scheduling rule (`exec::control`) the blocks lanes may wait at
+/// while the wave runs `b` are always numbered above `b`, and [`waiting_blocks`] works out
+/// which of them they can be, by following the rule over the control-flow graph. A
+/// register live at the entry of none of those blocks is dead for every waiting lane.
+/// Finished lanes read nothing — unless another lane reads their registers: a shader
+/// with an instruction that reads other lanes (derivatives, implicit-LOD sampling, wave
+/// and quad operations: `exec::crosses_lanes`) gets no unmasked store at all, so every
+/// lane's registers hold exactly what the interpreter leaves there.
+///
+/// When the waiting blocks are not worked out (too many states), a register live at the
+/// entry of no block at all still qualifies.
+pub fn unmasked(shader: &Shader) -> Vec<Vec<bool>> {
+    let n = shader.num_regs as usize;
+    let nb = shader.blocks.len();
+    if crate::exec::shader_crosses_lanes(shader) {
+        return vec![vec![false; n]; nb];
+    }
     let live_in = live_in(shader);
-    (0..shader.num_regs as usize)
-        .map(|r| r >= shader.consts.len() && live_in.iter().all(|l| !l[r]))
+    let consts = shader.consts.len();
+    let waiting = waiting_blocks(shader);
+    (0..nb)
+        .map(|b| {
+            (0..n)
+                .map(|r| {
+                    r >= consts
+                        && match &waiting {
+                            Some(w) => (0..nb).all(|x| !w[b][x] || !live_in[x][r]),
+                            None => live_in.iter().all(|l| !l[r]),
+                        }
+                })
+                .collect()
+        })
         .collect()
+}
+
+/// The most wave states [`waiting_blocks`] follows before giving up.
+const MAX_WAVE_STATES: usize = 20_000;
+
+/// Per block `b`, the blocks where some live lane may wait while the wave runs `b`;
+/// `None` when following the states would take more than [`MAX_WAVE_STATES`].
+///
+/// A wave's state, as far as where lanes are goes, is the block it runs and the set of
+/// blocks other lanes wait at; it starts at block 0 with none waiting. The terminators
+/// move it as `exec::control` does: a jump, or a branch or switch all of whose active
+/// lanes agree, goes to its target `t` keeping the mask when `t` is below every waiting
+/// block, and otherwise adds `t` to the waiting blocks and schedules; a divergent branch
+/// adds both targets and schedules; a return (or a `discard` that leaves no lane active)
+/// schedules; scheduling runs the lowest waiting block. A divergent switch is taken as
+/// any of its targets and waiting blocks running with every one above it waiting, which
+/// covers every subset of targets the lanes may split into. Each lane's path through the
+/// shader is a path of the graph, so every state a wave reaches is among these.
+pub fn waiting_blocks(shader: &Shader) -> Option<Vec<Vec<bool>>> {
+    use crate::ir::Terminator;
+    use std::collections::{BTreeSet, HashSet};
+    type State = (u32, BTreeSet<u32>);
+    let nb = shader.blocks.len();
+    let mut out = vec![vec![false; nb]; nb];
+    let schedule = |set: BTreeSet<u32>| -> Option<State> {
+        let first = *set.iter().next()?;
+        let mut rest = set;
+        rest.remove(&first);
+        Some((first, rest))
+    };
+    let goto = |t: u32, s: &BTreeSet<u32>| -> Option<State> {
+        match s.iter().next() {
+            Some(&m) if m <= t => {
+                let mut x = s.clone();
+                x.insert(t);
+                schedule(x)
+            }
+            _ => Some((t, s.clone())),
+        }
+    };
+    let mut seen: HashSet<State> = HashSet::new();
+    let mut stack: Vec<State> = vec![(0, BTreeSet::new())];
+    while let Some(state) = stack.pop() {
+        if seen.contains(&state) {
+            continue;
+        }
+        if seen.len() >= MAX_WAVE_STATES {
+            return None;
+        }
+        seen.insert(state.clone());
+        let (b, s) = state;
+        let Some(block) = shader.blocks.get(b as usize) else {
+            continue;
+        };
+        for &w in &s {
+            if let Some(x) = out[b as usize].get_mut(w as usize) {
+                *x = true;
+            }
+        }
+        let mut next: Vec<Option<State>> = Vec::new();
+        let kills = shader
+            .insts
+            .get(block.start as usize..block.end as usize)
+            .is_some_and(|i| {
+                i.iter()
+                    .any(|i| matches!(i, crate::ir::Inst::Discard { .. }))
+            });
+        if kills {
+            next.push(schedule(s.clone()));
+        }
+        match &block.term {
+            Terminator::Jump(t) => next.push(goto(t.0, &s)),
+            Terminator::Branch { then_, else_, .. } => {
+                next.push(goto(then_.0, &s));
+                next.push(goto(else_.0, &s));
+                let mut x = s.clone();
+                x.insert(then_.0);
+                x.insert(else_.0);
+                next.push(schedule(x));
+            }
+            Terminator::Switch { cases, default, .. } => {
+                let mut all = s.clone();
+                for t in cases.iter().map(|c| c.1.0).chain([default.0]) {
+                    next.push(goto(t, &s));
+                    all.insert(t);
+                }
+                for &c in &all {
+                    next.push(Some((c, all.range(c + 1..).copied().collect())));
+                }
+            }
+            Terminator::Return => next.push(schedule(s.clone())),
+            Terminator::Unreachable => {}
+        }
+        stack.extend(next.into_iter().flatten());
+    }
+    Some(out)
 }
 
 /// Per block, the registers whose value at the block's end no lane reads before writing
@@ -475,11 +608,12 @@ fn lane_step(
             lazy: Default::default(),
             settled: Default::default(),
             sel: None,
+            loaded: Vec::new(),
         })
         .collect();
     let after = em.b.create_block();
     let after_acc = acc.map(|_| [0, 1].map(|_| em.b.append_block_param(after, I32X4)));
-    if skippable {
+    if skippable && !em.full {
         let mut any = None;
         for c in &mut chunks {
             let s = em.sel_of(c);
@@ -596,6 +730,7 @@ impl<'a, 'b> Em<'a, 'b> {
             flushed: facts.flushed,
             local: facts.local,
             dead: facts.dead,
+            full: facts.full,
         }
     }
 }
@@ -611,7 +746,11 @@ impl Em<'_, '_> {
         if let Some(s) = c.sel {
             return s;
         }
-        let s = self.b.ins().load(I32X4, flags(), self.sel, c.offset);
+        let s = if self.full {
+            self.splat(u32::MAX)
+        } else {
+            self.b.ins().load(I32X4, flags(), self.sel, c.offset)
+        };
         c.sel = Some(s);
         s
     }
@@ -658,6 +797,7 @@ impl Em<'_, '_> {
         } else {
             let off = i as i32 * self.stride + c.offset;
             let v = self.b.ins().load(I32X4, flags(), self.regs, off);
+            c.loaded.push((i, v));
             if self.flushed.get(i as usize).copied().unwrap_or(false) {
                 c.flushed.insert(v);
             }
@@ -692,11 +832,14 @@ impl Em<'_, '_> {
             }
             let v = self.settle(c, v);
             let off = r as i32 * self.stride + c.offset;
-            if self.local.get(r as usize).copied().unwrap_or(false) {
+            if self.full || self.local.get(r as usize).copied().unwrap_or(false) {
                 self.b.ins().store(flags(), v, self.regs, off);
                 continue;
             }
-            let old = self.b.ins().load(I32X4, flags(), self.regs, off);
+            let old = match c.loaded.iter().find(|(x, _)| *x == r) {
+                Some(&(_, v)) => v,
+                None => self.b.ins().load(I32X4, flags(), self.regs, off),
+            };
             // `Exec::store`: `(new & sel) | (old & !sel)`.
             let m = self.b.ins().bitselect(sel, v, old);
             self.b.ins().store(flags(), m, self.regs, off);
@@ -1310,27 +1453,46 @@ impl Em<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{block_local, dead_at_exit, flushed_at_blocks, flushed_before};
+    use super::{dead_at_exit, flushed_at_blocks, flushed_before, unmasked, waiting_blocks};
 
-    /// `block_local`: registers live into no block — written before read in every block
-    /// that reads them (terminator conditions included) — may be stored without the mask;
-    /// one read at a block's start, round a loop, or by a later block is not.
+    /// `waiting_blocks` and `unmasked` (the scheduling rule of `exec::control`): in a
+    /// loop of blocks 1 and 2 after a branch in block 0, lanes not running block 1 can
+    /// wait only at blocks 2 and 3, and lanes not running block 2 only at block 3, so a
+    /// store in block 2 needs no mask for any register, one in block 1 only for those
+    /// live into blocks 2 or 3, and block 0 runs with no lane waiting. A shader that reads
+    /// other lanes' registers (here a derivative) gets no unmasked store.
     #[test]
-    fn block_local_registers() {
-        let s = crate::ir::parse_shader(
-            "shader compute\ngroup [1 1 1]\nconst r0 = 0x3f800000\nconst r1 = 1\n\
+    fn unmasked_stores_follow_the_waiting_blocks() {
+        let text = "shader compute\ngroup [1 1 1]\nconst r0 = 0x3f800000\nconst r1 = 1\n\
              block0:\n    fadd r2, r0, r0\n    icmp eq, r3, r1, r1\n    branch r3, block1, block2\n\
              block1:\n    fmul r4, r2, r2\n    mov r5, r4\n    iadd r7, r7, r1\n    jump block2\n\
              block2:\n    fadd r6, r5, r0\n    branch r6, block1, block3\n\
-             block3:\n    return\n",
-        )
-        .unwrap();
-        let l = block_local(&s);
+             block3:\n    return\n";
+        let s = crate::ir::parse_shader(text).unwrap();
+        let w = waiting_blocks(&s).expect("a few states");
+        let at = |b: usize| (0..4).filter(|&x| w[b][x]).collect::<Vec<_>>();
         assert_eq!(
-            &l[..8],
-            &[false, false, false, true, true, false, true, false],
-            "constants never; r2 read by block1, r5 by block2, r7 round the loop"
+            [at(0), at(1), at(2), at(3)],
+            [vec![], vec![2, 3], vec![3], vec![]]
         );
+        let u = unmasked(&s);
+        assert!(!u[0][0] && !u[1][1], "constants never");
+        assert!(u[0][2] && u[0][3], "no lane waits while block 0 runs");
+        assert!(
+            u[1][4] && !u[1][5] && !u[1][7] && !u[1][2],
+            "block1: r4 dead where lanes wait; r5, r2, r7 live into block 2"
+        );
+        assert!(
+            u[2][6] && u[2][5],
+            "block 3, the only waiting place, reads nothing"
+        );
+        // A derivative reads the other lanes' registers: every store keeps the mask.
+        let crossing = text.replace(
+            "    fadd r6, r5, r0\n",
+            "    fadd r6, r5, r0\n    deriv fine_x, r8, r6\n",
+        );
+        let c = crate::ir::parse_shader(&crossing).unwrap();
+        assert!(unmasked(&c).iter().flatten().all(|x| !x));
         // `dead_at_exit`: not live into a successor. A branch's condition reaches the
         // terminator through the region's scratch words, so it does not keep the
         // register alive; a switch's selector does (`switch_selector_is_live`).

@@ -284,7 +284,7 @@ impl JitShader {
         };
         let mut compiled = vec![false; n];
         let flushed = emit::flushed_at_blocks(shader);
-        let local = emit::block_local(shader);
+        let unmasked = emit::unmasked(shader);
         let compiling = why.is_none();
         if compiling {
             match call::Compiler::new() {
@@ -308,9 +308,10 @@ impl JitShader {
                         let before = emit::flushed_before(shader, &flushed, block, r.start);
                         let facts = emit::Facts {
                             flushed: &before,
-                            local: &local,
+                            local: unmasked.get(block).map_or(&[][..], |u| &u[..]),
                             // Interpreted instructions of the block may follow.
                             dead: &[],
+                            full: false,
                         };
                         match c.add(shader, insts, key, facts) {
                             Ok(id) => pending.push((r.clone(), id)),
@@ -369,7 +370,7 @@ impl JitShader {
                         &native,
                         key,
                         &flushed,
-                        &local,
+                        &unmasked,
                         &emit::dead_at_exit(shader),
                     )?;
                     let (code, entries) = c.finish()?;

@@ -40,7 +40,7 @@ use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
-use cranelift_codegen::ir::{Block, InstBuilder, JumpTableData, Type, Value};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, JumpTableData, Type, Value};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
 
@@ -74,7 +74,8 @@ pub fn size(shader: &Shader, native: &[bool], width: u32) -> usize {
             Terminator::Switch { cases, .. } => 8 + 2 * cases.len(),
             Terminator::Return | Terminator::Unreachable => 5,
         };
-        n += 16 + 8 * block.len() + per_chunk * chunks;
+        // The body is emitted twice (every lane active, and not).
+        n += 16 + 16 * block.len() + per_chunk * chunks;
     }
     n
 }
@@ -194,7 +195,7 @@ pub fn region(
     key: Key,
     daz: bool,
     flushed: &[Vec<bool>],
-    local: &[bool],
+    local: &[Vec<bool>],
     dead: &[Vec<bool>],
 ) -> Result<(), String> {
     let entry = b.create_block();
@@ -366,7 +367,7 @@ impl R<'_, '_> {
         limit: Value,
         call_conv: CallConv,
         flushed: &[Vec<bool>],
-        local: &[bool],
+        local: &[Vec<bool>],
         dead: &[Vec<bool>],
     ) -> Result<(), String> {
         let Some(head) = self.heads[i] else {
@@ -409,23 +410,55 @@ impl R<'_, '_> {
         let mut tested = None;
         // A branch block with no instructions still runs the lane loop, for its test.
         if !insts.is_empty() || cond.is_some() {
-            tested = emit::lane_loop(
-                self.b,
-                self.ptr,
-                call_conv,
-                shader,
-                insts,
-                key,
-                daz,
-                emit::Facts {
-                    flushed: flushed.get(i).map_or(&[][..], |f| &f[..]),
-                    local,
-                    dead: dead.get(i).map_or(&[][..], |d| &d[..]),
-                },
-                self.regs,
-                self.sel,
-                cond,
-            )?;
+            // Two copies of the lane loop: one for a wave with every lane active (no mask
+            // read, no step skipped, no store through the mask), chosen by the count of
+            // active lanes, and one for the rest.
+            let (full, part, join) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            let tests = cond.map(|_| {
+                [
+                    self.b.append_block_param(join, I32X4),
+                    self.b.append_block_param(join, I32X4),
+                ]
+            });
+            let n = self.b.use_var(self.count);
+            let all = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::Equal, n, i64::from(key.width));
+            self.b.ins().brif(all, full, &[], part, &[]);
+            for (entry, whole) in [(full, true), (part, false)] {
+                self.b.switch_to_block(entry);
+                let t = emit::lane_loop(
+                    self.b,
+                    self.ptr,
+                    call_conv,
+                    shader,
+                    insts,
+                    key,
+                    daz,
+                    emit::Facts {
+                        flushed: flushed.get(i).map_or(&[][..], |f| &f[..]),
+                        local: local.get(i).map_or(&[][..], |l| &l[..]),
+                        dead: dead.get(i).map_or(&[][..], |d| &d[..]),
+                        full: whole,
+                    },
+                    self.regs,
+                    self.sel,
+                    cond,
+                )?;
+                let args: Vec<BlockArg> = t
+                    .into_iter()
+                    .flat_map(|(a, b)| [a, b])
+                    .map(BlockArg::from)
+                    .collect();
+                self.b.ins().jump(join, &args);
+            }
+            self.b.switch_to_block(join);
+            tested = tests.map(|[a, b]| (a, b));
         }
         match &block.term {
             Terminator::Jump(t) => self.goto(t.0),
