@@ -4,6 +4,13 @@
 //! hand from each program's HLSL (beside it in the corpus), stated in each test. Pixel
 //! lanes 0–3 are one quad: top-left, top-right, bottom-left, bottom-right.
 //!
+//! The pixel programs of the arithmetic, integer, conversion and control-flow families —
+//! `half_ops`, `bits`, `loops`, `switch`, `flow`, `arrays`, `ops` and the four `denorm.*`
+//! builds — are also drawn (`drawn`): a full-screen triangle through the whole pipeline
+//! (vertex program, linking, interpolation, pixel stage, output merger into 32-bit
+//! targets), whose every pixel must hold the words the one-wave run gives, and so the
+//! same hand-derived values.
+//!
 //! Every test needs the corpora; without them (`DXLANE_NO_CORPORA=1`) each says so and
 //! checks nothing, and with them each asserts how many builds it ran.
 
@@ -498,6 +505,13 @@ fn denormal_modes() {
         for (name, s) in &files("dxil-reader", &[&format!("denorm.{mode}.ps")]) {
             let r = run(s, Vec::new(), &lanes, 0, None);
             assert_eq!(r.out(0, "SV_Target", 0), want, "{name}");
+            // Drawn: the denormal inputs reach the program unchanged through
+            // interpolation, and the program's mode decides alone.
+            assert_eq!(
+                drawn(s, Vec::new(), &lanes[0]),
+                [want.to_vec()],
+                "{name} drawn"
+            );
             n += 1;
         }
     }
@@ -881,6 +895,10 @@ fn sixteen_bit_signatures() {
 
 /// Runs a pixel program with constant buffer b0 = `cb` and TEXCOORD0 = `t` in one lane;
 /// returns its render-target outputs SV_Target0, SV_Target1, ….
+/// The SV_Target words of pixel program `s` with constant buffer `cb` and TEXCOORD0 `t`
+/// (when it reads one), run one wave at a time — and drawn: the same program in a whole
+/// draw (`drawn`) must give every pixel the same words, so each family these tests hold
+/// to hand-derived values runs through the pipeline too.
 fn targets(s: &Shader, cb: &[u32], t: [f32; 2]) -> Vec<Vec<u32>> {
     let reads_t = element(&s.inputs, "TEXCOORD", 0).is_some();
     let lane: Lane = if reads_t {
@@ -888,11 +906,153 @@ fn targets(s: &Shader, cb: &[u32], t: [f32; 2]) -> Vec<Vec<u32>> {
     } else {
         vec![]
     };
-    let r = run(s, bind(s, vec![("b0", cbuffer(cb))]), &[lane], 0, None);
-    (0..8)
+    let r = run(
+        s,
+        bind(s, vec![("b0", cbuffer(cb))]),
+        &[lane.clone()],
+        0,
+        None,
+    );
+    let out: Vec<Vec<u32>> = (0..8)
         .filter(|i| element(&s.outputs, "SV_Target", *i).is_some())
         .map(|i| r.out(0, "SV_Target", i))
-        .collect()
+        .collect();
+    let d = drawn(s, bind(s, vec![("b0", cbuffer(cb))]), &lane);
+    assert_eq!(d, out, "drawn, against one wave run alone\n{s}");
+    out
+}
+
+/// Pixel program `s` in a whole draw (`pipeline::draw`): a full-screen triangle into
+/// 4×4 R32G32B32A32 targets of its outputs' types, fed by a vertex program (IR) that
+/// writes `inputs` — the same at every vertex, which interpolation gives back exactly —
+/// and zeros for the other inputs; `ranges` bound to the pixel program. Returns each
+/// SV_Target's words as [`Ran::out`] gives them, after checking that every pixel of the
+/// target holds the same.
+fn drawn(s: &Shader, ranges: Vec<Vec<Descriptor>>, inputs: &Lane) -> Vec<Vec<u32>> {
+    use dxlane::ir::ComponentType;
+    use dxlane::pipeline::{
+        Bindings, CullMode, DrawArgs, DrawOptions, DrawState, RenderTargetView, draw,
+    };
+    let elements: Vec<&IoElement> = s
+        .inputs
+        .iter()
+        .filter(|e| e.register != NO_REGISTER && !e.sv.made_by_rasterizer())
+        .collect();
+    let pos = elements
+        .iter()
+        .map(|e| e.register + e.rows)
+        .max()
+        .unwrap_or(0);
+    // r0..r5: the full-screen triangle's constants; then one constant per input word.
+    let mut consts: Vec<u32> = vec![1, 2, f(4.0), f(1.0), 0, f(2.0)];
+    let mut writes = Vec::new();
+    let mut decls = String::new();
+    for e in &elements {
+        let sv = if e.sv == SysValue::None {
+            "none".to_string()
+        } else {
+            e.sv.to_string()
+        };
+        decls += &format!(
+            "output {:?} {} sv {sv} reg {} rows {} mask {} {} interp undefined slot {}\n",
+            e.semantic,
+            e.semantic_index,
+            e.register,
+            e.rows,
+            dxlane::ir::io::mask_letters(e.mask),
+            e.component,
+            4 * e.register
+        );
+        let first = e.mask.trailing_zeros();
+        for row in 0..e.rows {
+            let given = inputs.iter().find(|(n, i, _)| {
+                n.eq_ignore_ascii_case(&e.semantic) && *i == e.semantic_index + row
+            });
+            for c in 0..4 {
+                if e.mask & (1 << c) == 0 {
+                    continue;
+                }
+                let v = given
+                    .and_then(|(_, _, vals)| vals.get((c - first) as usize).copied())
+                    .unwrap_or(0);
+                consts.push(v);
+                writes.push((4 * (e.register + row) + c, consts.len() - 1));
+            }
+        }
+    }
+    let t = consts.len();
+    let mut vs = format!("shader vertex\nregs {}\n", t + 3);
+    for (i, k) in consts.iter().enumerate() {
+        vs += &format!("const r{i} = {k:#x}\n");
+    }
+    vs += &format!(
+        "io_words in 4 out {}\ninput \"SV_VertexID\" 0 sv vertex_id reg 0 rows 1 mask x uint interp undefined slot 0\noutput \"SV_Position\" 0 sv position reg {pos} rows 1 mask xyzw float interp undefined slot {}\n{decls}block0:\n",
+        4 * (pos + 1),
+        4 * pos
+    );
+    let (id, x, y) = (t, t + 1, t + 2);
+    vs += &format!(
+        "    input r{id}, 0\n    and r{x}, r{id}, r0\n    utof r{x}, r{x}\n    fmul r{x}, r{x}, r2\n    fsub r{x}, r{x}, r3\n    and r{y}, r{id}, r1\n    utof r{y}, r{y}\n    fmul r{y}, r{y}, r5\n    fsub r{y}, r3, r{y}\n"
+    );
+    let p = 4 * pos;
+    vs += &format!(
+        "    output {p}, r{x}\n    output {}, r{y}\n    output {}, r4\n    output {}, r3\n",
+        p + 1,
+        p + 2,
+        p + 3
+    );
+    for (word, k) in &writes {
+        vs += &format!("    output {word}, r{k}\n");
+    }
+    vs += "    return\n";
+    let vs = dxlane::ir::parse_shader(&vs).unwrap_or_else(|e| panic!("{e:?}\n{vs}"));
+    let vsb = Bindings::default();
+    let psb = Bindings {
+        ranges,
+        ..Bindings::default()
+    };
+    let mut st = DrawState::new(&vs, Some(s), &vsb, &psb);
+    st.rasterizer.cull_mode = CullMode::None;
+    let targets: Vec<Option<(u32, &IoElement)>> = (0..8)
+        .map(|i| element(&s.outputs, "SV_Target", i).map(|(e, _)| (i, e)))
+        .collect();
+    st.render_targets = targets
+        .iter()
+        .map(|t| {
+            t.map(|(_, e)| {
+                let format = match e.component {
+                    ComponentType::UInt => Format::R32G32B32A32_UINT,
+                    ComponentType::SInt => Format::R32G32B32A32_SINT,
+                    _ => Format::R32G32B32A32_FLOAT,
+                };
+                RenderTargetView {
+                    texture: Texture::new(TextureDesc::tex2d(format, 4, 4)).unwrap(),
+                }
+            })
+        })
+        .collect();
+    let args = DrawArgs {
+        vertex_count: 3,
+        ..DrawArgs::default()
+    };
+    draw(&st, &args, &DrawOptions::default()).unwrap_or_else(|e| panic!("{e}\n{s}"));
+    let mut out = Vec::new();
+    for (t, rt) in targets.iter().zip(&st.render_targets) {
+        let (Some((_, e)), Some(rt)) = (t, rt) else {
+            continue;
+        };
+        let bytes = rt.texture.to_bytes();
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        for px in words.chunks_exact(4) {
+            assert_eq!(px, &words[..4], "every pixel alike\n{s}");
+        }
+        let first = e.mask.trailing_zeros() as usize;
+        out.push(words[first..first + e.mask.count_ones() as usize].to_vec());
+    }
+    out
 }
 
 /// half_ops.hlsl's stated result: x + y of the halves 1.0009765625 and 1.0 rounds to
@@ -1162,6 +1322,10 @@ fn integer_and_rounding_ops() {
     ];
     for (name, s) in &files("dxil-reader", &["ops"]) {
         let r = run(s, bind(s, vec![("b0", cbuffer(&cb))]), &lanes, 0, None);
+        // Drawn with lane 0's inputs: the same words.
+        let d = drawn(s, bind(s, vec![("b0", cbuffer(&cb))]), &lanes[0]);
+        let want: Vec<Vec<u32>> = (0..3).map(|i| r.out(0, "SV_Target", i)).collect();
+        assert_eq!(d, want, "{name} drawn");
         for (l, w) in [8.0f32, 0.5].into_iter().enumerate() {
             assert_eq!(r.outf(l, "SV_Target", 0), [0.0, 8.0, 3.0, w], "{name}");
             assert_eq!(r.outf(l, "SV_Target", 1), [2.0, -2.0, 2.0, -1.0], "{name}");
