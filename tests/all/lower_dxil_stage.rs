@@ -909,7 +909,7 @@ fn targets(s: &Shader, cb: &[u32], t: [f32; 2]) -> Vec<Vec<u32>> {
     let r = run(
         s,
         bind(s, vec![("b0", cbuffer(cb))]),
-        &[lane.clone()],
+        std::slice::from_ref(&lane),
         0,
         None,
     );
