@@ -527,10 +527,25 @@ pub fn lane_loop(
         let z = b.ins().iconst(I32, 0);
         b.ins().splat(I32X4, z)
     };
+    // A whole wave testing a compare's result gathers the lanes with a zero condition as
+    // the and of the conditions (all ones when there are none), complemented at the end:
+    // one operation per vector rather than a complement and an or.
+    let and_test = facts.full && cond.is_some_and(|(r, _)| writes_compare(insts, r));
     let mut acc = cond.map(|_| {
         let z = zero_acc(b);
-        [z, z]
+        if and_test {
+            [z, b.ins().bnot(z)]
+        } else {
+            [z, z]
+        }
     });
+    let finish = |b: &mut FunctionBuilder<'_>, (t, e): (Value, Value)| {
+        if and_test {
+            (t, b.ins().bnot(e))
+        } else {
+            (t, e)
+        }
+    };
     if steps <= UNROLL {
         for g in 0..steps {
             let em = Em::new(b, shader, key, daz, ptr, call_conv, &facts, regs0, sel0);
@@ -542,9 +557,10 @@ pub fn lane_loop(
                 (g * step * 16) as i32,
                 step,
                 steps > 1,
+                and_test,
             );
         }
-        return Ok(acc.map(|[t, e]| (t, e)));
+        return Ok(acc.map(|[t, e]| finish(b, (t, e))));
     }
     let body = b.create_block();
     let k = b.append_block_param(body, ptr);
@@ -565,7 +581,7 @@ pub fn lane_loop(
     let sel = b.ins().iadd(sel0, k);
     let cond_here = cond.map(|(r, words)| (r, b.ins().iadd(words, k)));
     let em = Em::new(b, shader, key, daz, ptr, call_conv, &facts, regs, sel);
-    let tests = lane_step(em, insts, cond_here, carried, 0, step, true);
+    let tests = lane_step(em, insts, cond_here, carried, 0, step, true, and_test);
     let next = b.ins().iadd_imm_u(k, i64::from(step * 16));
     let more = b
         .ins()
@@ -580,8 +596,24 @@ pub fn lane_loop(
     b.switch_to_block(exit);
     Ok(cond.map(|_| {
         let p = b.block_params(exit);
-        (p[0], p[1])
+        let p = (p[0], p[1]);
+        finish(b, p)
     }))
+}
+
+/// Whether the last of `insts` to write `r` is a compare, whose result is `0` or `!0` in
+/// every lane.
+fn writes_compare(insts: &[Inst], r: Reg) -> bool {
+    for inst in insts.iter().rev() {
+        let mut writes = false;
+        inst.visit_regs(&mut |role, x| {
+            writes |= x == r && matches!(role, crate::ir::Role::Write | crate::ir::Role::Write64);
+        });
+        if writes {
+            return matches!(inst, Inst::FCmp { .. } | Inst::ICmp { .. });
+        }
+    }
+    false
 }
 
 /// Waves of at most this many steps of [`STEP`] vectors are walked without a loop.
@@ -590,6 +622,7 @@ pub const UNROLL: u32 = 4;
 /// One step of a lane loop: `step` vectors from byte `base` of each register and of the
 /// mask (skipped when all their lanes are inactive and `skippable`), the branch test's
 /// accumulators `acc` carried through. Leaves the builder in the block after the step.
+#[allow(clippy::too_many_arguments)]
 fn lane_step(
     mut em: Em<'_, '_>,
     insts: &[Inst],
@@ -598,6 +631,7 @@ fn lane_step(
     base: i32,
     step: u32,
     skippable: bool,
+    and_test: bool,
 ) -> Option<[Value; 2]> {
     let mut chunks: Vec<Chunk> = (0..step)
         .map(|u| Chunk {
@@ -630,29 +664,26 @@ fn lane_step(
             em.b.switch_to_block(work);
         }
     }
-    for inst in insts {
-        for c in &mut chunks {
+    // Each vector's instructions, test and stores run one vector after the other: the
+    // vectors are independent, so the processor overlaps them anyway, and keeping one
+    // vector's values live at a time halves the register pressure (interleaving them
+    // made the register allocator spill in the larger loop bodies).
+    let mut tests = acc;
+    for c in &mut chunks {
+        for inst in insts {
             em.inst(c, inst);
         }
-    }
-    // A branch's test, from the condition's values in machine registers: lanes that
-    // are active with the condition's bits nonzero, and active with them zero.
-    let mut tests = acc;
-    if let (Some((cond, words)), Some([mut at, mut ae])) = (cond, acc) {
-        let zero = em.splat(0);
-        for c in &mut chunks {
+        // A branch's test, from the condition's values in machine registers: lanes that
+        // are active with the condition's bits nonzero, and active with them zero.
+        if let (Some((cond, words)), Some([at, ae])) = (cond, tests) {
             let v = em.get(c, cond);
             em.b.ins().store(flags(), v, words, c.offset);
-            let s = em.sel_of(c);
-            let a = em.b.ins().band(v, s);
-            at = em.b.ins().bor(at, a);
-            let z = em.b.ins().icmp(IntCC::Equal, v, zero);
-            let a = em.b.ins().band(z, s);
-            ae = em.b.ins().bor(ae, a);
+            tests = Some(if and_test {
+                [em.b.ins().bor(at, v), em.b.ins().band(ae, v)]
+            } else {
+                em.gather_test(c, v, at, ae)
+            });
         }
-        tests = Some([at, ae]);
-    }
-    for c in &mut chunks {
         em.store_back(c);
     }
     let out: Vec<BlockArg> = tests.into_iter().flatten().map(BlockArg::from).collect();
@@ -815,16 +846,57 @@ impl Em<'_, '_> {
         c.env.push((i, v));
     }
 
+    /// Adds vector `c`'s condition values `v` to a branch's test: `at` gains the active
+    /// lanes whose bits are nonzero, `ae` those whose bits are zero. A whole wave needs
+    /// no mask; a compare's result (every word `0` or `!0`) is zero where its complement
+    /// is nonzero, one and-not rather than a compare and an and.
+    fn gather_test(&mut self, c: &mut Chunk, v: Value, at: Value, ae: Value) -> [Value; 2] {
+        let mask = self.is_mask(v);
+        if self.full {
+            let z = if mask {
+                self.b.ins().bnot(v)
+            } else {
+                let zero = self.splat(0);
+                self.b.ins().icmp(IntCC::Equal, v, zero)
+            };
+            return [self.b.ins().bor(at, v), self.b.ins().bor(ae, z)];
+        }
+        let s = self.sel_of(c);
+        let t = self.b.ins().band(v, s);
+        let e = if mask {
+            self.b.ins().band_not(s, v)
+        } else {
+            let zero = self.splat(0);
+            let z = self.b.ins().icmp(IntCC::Equal, v, zero);
+            self.b.ins().band(z, s)
+        };
+        [self.b.ins().bor(at, t), self.b.ins().bor(ae, e)]
+    }
+
+    /// Whether every word of `v` is `0` or `!0`: a vector compare's result, or an and/or
+    /// of such.
+    fn is_mask(&self, v: Value) -> bool {
+        fn go(dfg: &cranelift_codegen::ir::DataFlowGraph, v: Value, depth: u32) -> bool {
+            let cranelift_codegen::ir::ValueDef::Result(i, _) = dfg.value_def(v) else {
+                return false;
+            };
+            use cranelift_codegen::ir::Opcode as O;
+            match dfg.insts[i].opcode() {
+                O::Icmp | O::Fcmp => true,
+                O::Band | O::Bor if depth < 4 => {
+                    dfg.inst_args(i).iter().all(|&a| go(dfg, a, depth + 1))
+                }
+                _ => false,
+            }
+        }
+        go(&self.b.func.dfg, v, 0)
+    }
+
     fn store_back(&mut self, c: &mut Chunk) {
         if c.dirty.is_empty() {
             return;
         }
         let sel = self.sel_of(c);
-        // The mask's words are `0` or `!0`, so their sign is the mask; as a compare's
-        // result, it lets `bitselect` be one blend instruction rather than three logic
-        // operations.
-        let zero = self.splat(0);
-        let sel = self.b.ins().icmp(IntCC::SignedLessThan, sel, zero);
         for r in c.dirty.clone() {
             let Some(v) = c.find(r) else { continue };
             if self.dead.get(r as usize).copied().unwrap_or(false) {
@@ -840,8 +912,9 @@ impl Em<'_, '_> {
                 Some(&(_, v)) => v,
                 None => self.b.ins().load(I32X4, flags(), self.regs, off),
             };
-            // `Exec::store`: `(new & sel) | (old & !sel)`.
-            let m = self.b.ins().bitselect(sel, v, old);
+            // `Exec::store`: `(new & sel) | (old & !sel)`. The mask's words are `0` or
+            // `!0`, so their sign is the mask: one blend instruction.
+            let m = self.b.ins().blendv(sel, v, old);
             self.b.ins().store(flags(), m, self.regs, off);
         }
     }
