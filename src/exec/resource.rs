@@ -551,6 +551,29 @@ pub fn struct_store<const W: usize>(
     let look = Lookup::new(cx.table, &w.regs, &w.ex, handle);
     let idx = reg_or_zero(&w.regs, index);
     let off = reg_or_zero(&w.regs, offset);
+    // One structured view for the whole wave and 32-bit words: its bounds once.
+    if let (Width::B32, Some(Descriptor::Buffer { view, .. })) = (width, look.uniform)
+        && let Some(words) = view.structured_words()
+    {
+        // The components written: byte offset and source register (`_` stores 0).
+        let mut comps = [(0u64, None); 4];
+        let mut n = 0;
+        for (i, r) in src.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                comps[n] = (4 * i as u64, (!r.is_none()).then(|| r.index()));
+                n += 1;
+            }
+        }
+        // Lane after lane, each lane's components in order, as the general path below:
+        // where lanes' words overlap, the last one written stays.
+        for l in lanes(w.ex.mask & !w.helper) {
+            for &(add, r) in &comps[..n] {
+                let v = r.map_or(0, |r| w.regs[r][l]);
+                words.store(idx[l], u64::from(off[l]) + add, v);
+            }
+        }
+        return;
+    }
     for l in lanes(w.ex.mask & !w.helper) {
         if let Descriptor::Buffer { view, .. } = look.at(l) {
             for i in 0..4u32 {

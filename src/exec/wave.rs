@@ -123,16 +123,38 @@ pub fn mask_words<const W: usize>(mask: u128, out: &mut [u32; W]) {
     }
 }
 
+/// The lane mask whose bit `l` is set when `words[l]` is nonzero: [`mask_words`] back,
+/// 32 lanes to a `u32` first (shifting a `u128` by a lane number costs several
+/// instructions a lane, and this runs each time the region code returns).
+#[inline]
+pub fn words_mask(words: &[u32]) -> u128 {
+    let mut mask = 0u128;
+    for (k, chunk) in words.chunks(32).take(4).enumerate() {
+        let mut bits = 0u32;
+        for (j, &x) in chunk.iter().enumerate() {
+            bits |= u32::from(x != 0) << j;
+        }
+        mask |= u128::from(bits) << (32 * k);
+    }
+    mask
+}
+
 /// Iterates the set bits of a lane mask, lowest first.
 #[inline(always)]
-pub fn lanes(mut mask: u128) -> impl Iterator<Item = usize> {
+pub fn lanes(mask: u128) -> impl Iterator<Item = usize> {
+    // Two 64-bit halves: arithmetic on a `u128` takes two or three instructions per step.
+    let (mut lo, mut hi) = (mask as u64, (mask >> 64) as u64);
     std::iter::from_fn(move || {
-        if mask == 0 {
-            None
-        } else {
-            let l = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
+        if lo != 0 {
+            let l = lo.trailing_zeros() as usize;
+            lo &= lo - 1;
             Some(l)
+        } else if hi != 0 {
+            let l = hi.trailing_zeros() as usize;
+            hi &= hi - 1;
+            Some(64 + l)
+        } else {
+            None
         }
     })
 }
@@ -519,7 +541,8 @@ impl<const W: usize> Wave<W> {
 #[cfg(test)]
 mod tests {
     /// `mask_words` gives each lane's bit as a word for every width and masks with
-    /// every byte value in every position.
+    /// every byte value in every position; `words_mask` takes them back, any nonzero word
+    /// counting as set.
     #[test]
     fn mask_words_equal_bits() {
         fn check<const W: usize>(mask: u128) {
@@ -529,6 +552,18 @@ mod tests {
                 let want = if (mask >> l) & 1 == 1 { u32::MAX } else { 0 };
                 assert_eq!(*v, want, "lane {l} of {W}, mask {mask:#x}");
             }
+            let width = if W == 128 { !0 } else { (1u128 << W) - 1 };
+            assert_eq!(super::words_mask(&out), mask & width, "{W} lanes");
+            for (l, v) in out.iter_mut().enumerate() {
+                *v &= 1 << (l % 32);
+            }
+            assert_eq!(
+                super::words_mask(&out),
+                mask & width,
+                "{W} lanes, one bit set"
+            );
+            let set: Vec<usize> = (0..W).filter(|&l| (mask >> l) & 1 == 1).collect();
+            assert_eq!(super::lanes(mask & width).collect::<Vec<_>>(), set);
         }
         let mut x = 0x9e37_79b9_7f4a_7c15_u128 | (0x2545_f491_4f6c_dd1d_u128 << 64);
         for i in 0..2000u32 {

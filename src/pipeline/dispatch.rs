@@ -395,11 +395,27 @@ pub fn dispatch_with(
     let stop = AtomicU64::new(u64::MAX);
     let errors: Mutex<Vec<(u64, ExecError)>> = Mutex::new(Vec::new());
     let [gx, gy, _] = groups;
+    // Workers claim groups a few at a time: one shared counter bumped per group is a
+    // cache line the cores pass back and forth thousands of times per dispatch. One
+    // worker claims one at a time, so its budget errors name the same group as ever.
+    let claim = if threads == 1 {
+        1
+    } else {
+        (total / (threads as u64 * 64)).clamp(1, 8)
+    };
     let worker = || -> GroupStats {
         let mut runner = GroupRunner::new(&program);
         let mut stats = GroupStats::default();
+        let mut mine = 0..0;
         loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
+            let i = match mine.next() {
+                Some(i) => i,
+                None => {
+                    let first = next.fetch_add(claim, Ordering::Relaxed);
+                    mine = first + 1..(first + claim).min(total);
+                    first
+                }
+            };
             if i >= total || i > stop.load(Ordering::Relaxed) {
                 break;
             }

@@ -99,6 +99,22 @@ impl BufferView {
         index.checked_mul(stride)?.checked_add(offset)
     }
 
+    /// The view's 32-bit structured stores with its bounds worked out once (what a wave
+    /// storing through one view repeats per lane); `None` for a view that is not
+    /// structured.
+    pub fn structured_words(&self) -> Option<StructuredWords<'_>> {
+        let BufferKind::Structured { stride } = self.kind else {
+            return None;
+        };
+        Some(StructuredWords {
+            memory: &self.memory,
+            stride: u64::from(stride),
+            num_elements: self.num_elements,
+            base: self.byte_offset(),
+            len: self.byte_len(),
+        })
+    }
+
     /// Reads `n` (1, 2, 4 or 8) bytes at view offset `off`; 0 out of bounds.
     #[inline]
     pub fn read(&self, off: u64, n: u32) -> u64 {
@@ -197,6 +213,39 @@ impl BufferView {
     }
 }
 
+/// A structured view's 32-bit stores ([`BufferView::structured_words`]): each gives what
+/// [`BufferView::struct_offset`] and then [`BufferView::write`] of 4 bytes give.
+#[derive(Debug, Clone, Copy)]
+pub struct StructuredWords<'v> {
+    memory: &'v Memory,
+    stride: u64,
+    num_elements: u64,
+    base: u64,
+    len: u64,
+}
+
+impl StructuredWords<'_> {
+    /// Stores `v` at byte `offset` of element `index`; dropped (false) unless the 4 bytes
+    /// lie inside the element, the view and its memory.
+    #[inline]
+    pub fn store(&self, index: u32, offset: u64, v: u32) -> bool {
+        let index = u64::from(index);
+        // `offset` is a lane's 32-bit offset plus at most 12, and `index` and `stride` fit
+        // in 32 bits, so none of these sums or products overflows.
+        if index >= self.num_elements || offset + 4 > self.stride {
+            return false;
+        }
+        let vo = index * self.stride + offset;
+        if vo + 4 > self.len {
+            return false;
+        }
+        match self.base.checked_add(vo) {
+            Some(a) => self.memory.store_u32(a, v),
+            None => false,
+        }
+    }
+}
+
 fn element_size(kind: BufferKind) -> u64 {
     match kind {
         BufferKind::Raw => 4,
@@ -250,6 +299,51 @@ mod tests {
     fn mem(words: &[u32]) -> Memory {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         Memory::from_bytes(&bytes).unwrap()
+    }
+
+    /// The wave's fast structured store (`exec::resource::struct_store`) drops and writes
+    /// exactly the words the general path (`struct_offset`, then `write`) does — the
+    /// robust rules of this module's doc (D3D11.3's out-of-bounds rules, as `ld_structured`
+    /// and `store_structured` address an element: stride × index + byte offset; the whole
+    /// access must lie inside the element and the view) — for strides, views (some
+    /// reaching past their memory, misaligned strides) and lane offsets near every edge.
+    #[test]
+    fn structured_words_store_as_the_general_path_does() {
+        let mut cases = 0;
+        for stride in [1u32, 3, 4, 6, 8, 12, 16, 20] {
+            for (first, count) in [(0, 4), (1, 3), (2, 6), (0, u64::MAX / 2), (5, 2)] {
+                let a = mem(&[0; 8]);
+                let b = mem(&[0; 8]);
+                let view = |m: &Memory| BufferView {
+                    memory: m.clone(),
+                    kind: BufferKind::Structured { stride },
+                    first_element: first,
+                    num_elements: count,
+                };
+                let (va, vb) = (view(&a), view(&b));
+                let words = va.structured_words().unwrap();
+                for index in [0u32, 1, 2, 3, 7, u32::MAX] {
+                    for off in [0u32, 1, 2, 4, 8, 12, 16, u32::MAX - 3, u32::MAX] {
+                        for i in 0..4u64 {
+                            let o = u64::from(off) + 4 * i;
+                            let v = 0x0101_0101 * (cases % 200 + 1) as u32;
+                            let fast = words.store(index, o, v);
+                            let slow = vb
+                                .struct_offset(u64::from(index), o, 4)
+                                .is_some_and(|vo| vb.write(vo, 4, u64::from(v)));
+                            assert_eq!(
+                                fast, slow,
+                                "stride {stride} view {first}+{count} [{index}] +{o}"
+                            );
+                            assert_eq!(a.to_bytes(), b.to_bytes());
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let raw = BufferView::whole(mem(&[0; 2]), BufferKind::Raw);
+        assert!(raw.structured_words().is_none());
     }
 
     /// Robust raw access: reads past the view give 0, writes are dropped.

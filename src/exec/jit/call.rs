@@ -320,6 +320,19 @@ const DAZ: u32 = 1 << 6;
 #[cfg(target_arch = "x86_64")]
 const FTZ: u32 = 1 << 15;
 
+/// Whether the host has SSE4.1's `blendvps`, which masked stores are made of (Cranelift
+/// lowers `blendv` only with it).
+pub fn blendv_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("sse4.1")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether this host has MXCSR's DAZ bit. Every processor with SSE3 has it (a few
 /// earlier ones with SSE2 only do not, and setting it there would fault).
 pub fn daz_supported() -> bool {

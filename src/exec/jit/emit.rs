@@ -913,8 +913,13 @@ impl Em<'_, '_> {
                 None => self.b.ins().load(I32X4, flags(), self.regs, off),
             };
             // `Exec::store`: `(new & sel) | (old & !sel)`. The mask's words are `0` or
-            // `!0`, so their sign is the mask: one blend instruction.
-            let m = self.b.ins().blendv(sel, v, old);
+            // `!0`, so their sign is the mask: one blend instruction (three logic ones
+            // on a host without SSE4.1).
+            let m = if super::call::blendv_supported() {
+                self.b.ins().blendv(sel, v, old)
+            } else {
+                self.b.ins().bitselect(sel, v, old)
+            };
             self.b.ins().store(flags(), m, self.regs, off);
         }
     }

@@ -448,9 +448,7 @@ impl JitShader {
     pub(crate) fn run_region<const W: usize>(&self, w: &mut Wave<W>, shader: &Shader, limit: u64) {
         let Some(r) = &self.region else { return };
         let mut live = [0u32; W];
-        for (l, x) in live.iter_mut().enumerate() {
-            *x = if (w.live >> l) & 1 == 1 { u32::MAX } else { 0 };
-        }
+        crate::exec::wave::mask_words(w.live, &mut live);
         let mask = w.ex.mask;
         let mut st = region::State {
             steps: w.steps,
@@ -476,11 +474,10 @@ impl JitShader {
         ) else {
             return;
         };
-        let (mut lv, mut m) = (0u128, 0u128);
-        for l in 0..W {
-            lv |= u128::from(live[l] != 0) << l;
-            m |= u128::from(w.ex.sel[l] != 0) << l;
-        }
+        let (lv, m) = (
+            crate::exec::wave::words_mask(&live),
+            crate::exec::wave::words_mask(&w.ex.sel),
+        );
         w.live = lv;
         if st.pending != 0 {
             for l in lanes(lv & !m) {
