@@ -60,7 +60,7 @@ mod shim;
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::ir::{Inst, Shader};
@@ -200,6 +200,19 @@ pub fn compile_for(engine: Engine, shader: &Shader, key: Key) -> Option<std::syn
     }
 }
 
+/// Slots of a [`JitShader`]'s run counters.
+const COUNTER_SLOTS: usize = 16;
+
+/// This thread's slot among a [`JitShader`]'s run counters: threads numbered as they first
+/// ask, so that up to [`COUNTER_SLOTS`] workers never share one.
+fn counter_slot() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SLOT: usize = NEXT.fetch_add(1, Ordering::Relaxed) % COUNTER_SLOTS;
+    }
+    SLOT.with(|s| *s)
+}
+
 /// Whether native code for `insts` under `key` runs with the processor reading denormal
 /// operands as zero, which makes flushing cheap (see `emit::daz`): a flushing shader, a
 /// host with the DAZ bit, and no instruction that calls one of the interpreter's float
@@ -243,9 +256,10 @@ pub struct JitShader {
     segments: Vec<Segment>,
     region: Option<Region>,
     report: JitReport,
-    /// Blocks and lane-instructions the region ran, for the report.
-    block_runs: AtomicU64,
-    lane_insts: AtomicU64,
+    /// Blocks and lane-instructions the region ran, for the report: one slot per worker
+    /// thread (by [`counter_slot`]), each on a cache line of its own, since adding to one
+    /// shared counter after every region call passed its line between the cores.
+    counts: Box<[crossbeam::utils::CachePadded<[AtomicU64; 2]>; COUNTER_SLOTS]>,
     _code: call::Code,
     _region_code: call::Code,
 }
@@ -412,8 +426,7 @@ impl JitShader {
             segments,
             region,
             report,
-            block_runs: AtomicU64::new(0),
-            lane_insts: AtomicU64::new(0),
+            counts: Box::new(std::array::from_fn(|_| Default::default())),
             _code: code,
             _region_code: region_code,
         }
@@ -427,8 +440,16 @@ impl JitShader {
     /// Coverage and compile time, and what the region code has run so far.
     pub fn report(&self) -> JitReport {
         JitReport {
-            native_block_runs: self.block_runs.load(Ordering::Relaxed),
-            native_lane_instructions: self.lane_insts.load(Ordering::Relaxed),
+            native_block_runs: self
+                .counts
+                .iter()
+                .map(|c| c[0].load(Ordering::Relaxed))
+                .sum(),
+            native_lane_instructions: self
+                .counts
+                .iter()
+                .map(|c| c[1].load(Ordering::Relaxed))
+                .sum(),
             ..self.report.clone()
         }
     }
@@ -498,9 +519,9 @@ impl JitShader {
             w.ex.set(m);
         }
         if st.blocks != 0 {
-            self.block_runs.fetch_add(st.blocks, Ordering::Relaxed);
-            self.lane_insts
-                .fetch_add(st.executed - before, Ordering::Relaxed);
+            let c = &self.counts[counter_slot()];
+            c[0].fetch_add(st.blocks, Ordering::Relaxed);
+            c[1].fetch_add(st.executed - before, Ordering::Relaxed);
         }
     }
 
