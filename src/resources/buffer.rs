@@ -77,12 +77,7 @@ impl BufferView {
     /// The memory address of bytes `[off, off + n)` of the view, when they lie inside it.
     #[inline]
     pub fn addr(&self, off: u64, n: u64) -> Option<u64> {
-        let end = off.checked_add(n)?;
-        if end > self.byte_len() {
-            return None;
-        }
-        let a = self.byte_offset().checked_add(off)?;
-        self.memory.contains(a, n).then_some(a)
+        view_addr(&self.memory, self.byte_offset(), self.byte_len(), off, n)
     }
 
     /// The view-relative byte offset of `offset` bytes into structured element `index`,
@@ -92,11 +87,7 @@ impl BufferView {
         let BufferKind::Structured { stride } = self.kind else {
             return None;
         };
-        let stride = u64::from(stride);
-        if index >= self.num_elements || offset.checked_add(n)? > stride {
-            return None;
-        }
-        index.checked_mul(stride)?.checked_add(offset)
+        element_offset(u64::from(stride), self.num_elements, index, offset, n)
     }
 
     /// The view's 32-bit structured stores with its bounds worked out once (what a wave
@@ -229,21 +220,32 @@ impl StructuredWords<'_> {
     /// lie inside the element, the view and its memory.
     #[inline]
     pub fn store(&self, index: u32, offset: u64, v: u32) -> bool {
-        let index = u64::from(index);
-        // `offset` is a lane's 32-bit offset plus at most 12, and `index` and `stride` fit
-        // in 32 bits, so none of these sums or products overflows.
-        if index >= self.num_elements || offset + 4 > self.stride {
-            return false;
-        }
-        let vo = index * self.stride + offset;
-        if vo + 4 > self.len {
-            return false;
-        }
-        match self.base.checked_add(vo) {
-            Some(a) => self.memory.store_u32(a, v),
-            None => false,
-        }
+        element_offset(self.stride, self.num_elements, u64::from(index), offset, 4)
+            .and_then(|vo| view_addr(self.memory, self.base, self.len, vo, 4))
+            .is_some_and(|a| self.memory.store_u32(a, v))
     }
+}
+
+/// The byte offset of `offset` bytes into element `index` of `num_elements` elements of
+/// `stride` bytes, when `n` bytes there lie inside the element and the elements.
+#[inline(always)]
+fn element_offset(stride: u64, num_elements: u64, index: u64, offset: u64, n: u64) -> Option<u64> {
+    if index >= num_elements || offset.checked_add(n)? > stride {
+        return None;
+    }
+    index.checked_mul(stride)?.checked_add(offset)
+}
+
+/// The address in `memory` of bytes `[off, off + n)` of a view of `len` bytes starting at
+/// byte `base`, when they lie inside the view and the memory.
+#[inline(always)]
+fn view_addr(memory: &Memory, base: u64, len: u64, off: u64, n: u64) -> Option<u64> {
+    let end = off.checked_add(n)?;
+    if end > len {
+        return None;
+    }
+    let a = base.checked_add(off)?;
+    memory.contains(a, n).then_some(a)
 }
 
 fn element_size(kind: BufferKind) -> u64 {
