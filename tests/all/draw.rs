@@ -518,12 +518,32 @@ fn bad_draws_name_their_field() {
     );
 }
 
+/// The IR declaration of a vertex-program output that feeds pixel-program input `e`: the
+/// same semantic, register, rows, mask and type, at the register's own slot.
+pub(crate) fn output_matching(e: &dxlane::ir::IoElement) -> String {
+    let sv = if e.sv == dxlane::ir::SysValue::None {
+        "none".to_string()
+    } else {
+        e.sv.to_string()
+    };
+    format!(
+        "output {:?} {} sv {sv} reg {} rows {} mask {} {} interp undefined slot {}\n",
+        e.semantic,
+        e.semantic_index,
+        e.register,
+        e.rows,
+        dxlane::ir::io::mask_letters(e.mask),
+        e.component,
+        4 * e.register
+    )
+}
+
 /// A vertex program for `ps`: a full-screen triangle from `SV_VertexID`, and every
 /// register the pixel program reads written with the semantic, mask and type it expects
 /// (floats `0.25 + 0.5 × vertex`, integers `vertex + 1`), `SV_Position` at a register of
 /// its own.
 pub(crate) fn vertex_program_for(ps: &dxlane::ir::Shader) -> String {
-    use dxlane::ir::{ComponentType, SysValue, io::NO_REGISTER};
+    use dxlane::ir::{ComponentType, io::NO_REGISTER};
     let inputs: Vec<_> = ps
         .inputs
         .iter()
@@ -540,21 +560,7 @@ pub(crate) fn vertex_program_for(ps: &dxlane::ir::Shader) -> String {
         4 * pos_reg
     );
     for e in &inputs {
-        let sv = if e.sv == SysValue::None {
-            "none".to_string()
-        } else {
-            e.sv.to_string()
-        };
-        t.push_str(&format!(
-            "output {:?} {} sv {sv} reg {} rows {} mask {} {} interp undefined slot {}\n",
-            e.semantic,
-            e.semantic_index,
-            e.register,
-            e.rows,
-            dxlane::ir::io::mask_letters(e.mask),
-            e.component,
-            4 * e.register
-        ));
+        t.push_str(&output_matching(e));
     }
     t.push_str("block0:\n    input r8, 0\n    and r9, r8, r0\n    utof r9, r9\n    fmul r9, r9, r2\n    fsub r9, r9, r3\n    and r10, r8, r1\n    utof r10, r10\n    fmul r10, r10, r5\n    fsub r10, r3, r10\n    utof r11, r8\n    fmad r11, r11, r7, r6\n    iadd r12, r8, r0\n");
     let p = 4 * pos_reg;

@@ -948,21 +948,7 @@ fn drawn(s: &Shader, ranges: Vec<Vec<Descriptor>>, inputs: &Lane) -> Vec<Vec<u32
     let mut writes = Vec::new();
     let mut decls = String::new();
     for e in &elements {
-        let sv = if e.sv == SysValue::None {
-            "none".to_string()
-        } else {
-            e.sv.to_string()
-        };
-        decls += &format!(
-            "output {:?} {} sv {sv} reg {} rows {} mask {} {} interp undefined slot {}\n",
-            e.semantic,
-            e.semantic_index,
-            e.register,
-            e.rows,
-            dxlane::ir::io::mask_letters(e.mask),
-            e.component,
-            4 * e.register
-        );
+        decls += &crate::draw::output_matching(e);
         let first = e.mask.trailing_zeros();
         for row in 0..e.rows {
             let given = inputs.iter().find(|(n, i, _)| {
