@@ -244,11 +244,12 @@ impl PixelStage<'_> {
         let lanes = &lanes[..lanes.len().min(w)];
         let sources = &self.link.ps_inputs[..];
         let inputs = runner.inputs_mut();
-        // Scratch for the chunk's locations and weights, made once per wave: which of
-        // them a chunk has computed is kept apart, so they need no `Option`s (whose
-        // arrays would be cleared for every chunk).
-        let mut locs = [[[0.0; 2]; FILL_CHUNK]; 3];
-        let mut weights = [[[0.0; 3]; FILL_CHUNK]; 6];
+        // Scratch for the chunk's locations and weights, made once per wave and only
+        // when a source needs them (clearing both costs more than filling SV_Position):
+        // which of them a chunk has computed is kept apart, so their entries need no
+        // `Option`s (whose arrays would be cleared for every chunk).
+        let mut locs: Option<[[Location; FILL_CHUNK]; 3]> = None;
+        let mut weights: Option<[[[f64; 3]; FILL_CHUNK]; 6]> = None;
         for (c, chunk) in lanes.chunks(FILL_CHUNK).enumerate() {
             let first = c * FILL_CHUNK;
             let mut prims: [Option<&Prim>; FILL_CHUNK] = [None; FILL_CHUNK];
@@ -284,15 +285,39 @@ impl PixelStage<'_> {
                     _ => None,
                 };
                 let kind = needs.map_or(2, location_kind);
-                if let Some(interp) = needs
-                    && !have_loc[kind]
+                // SV_Position's x and y at the pixel centre come straight from the lane
+                // (`interp::centre`, rounded to f32 as below), without the locations.
+                if kind == 2
+                    && let PsSource::Position {
+                        component: c @ (0 | 1),
+                        ..
+                    } = *src
                 {
-                    for (a, lane) in locs[kind].iter_mut().zip(chunk) {
-                        *a = self.location(lane, interp);
+                    let at = |v: u32| ((f64::from(v) + 0.5) as f32).to_bits();
+                    if c == 0 {
+                        rows.fill(row, |l, _| at(chunk[l].x));
+                    } else {
+                        rows.fill(row, |l, _| at(chunk[l].y));
+                    }
+                    continue;
+                }
+                if needs.is_some() && !have_loc[kind] {
+                    // One loop per kind: the mode is matched once per chunk, not per lane.
+                    let out = locs.get_or_insert([[[0.0; 2]; FILL_CHUNK]; 3])[kind]
+                        .iter_mut()
+                        .zip(chunk);
+                    match kind {
+                        0 => out.for_each(|(a, lane)| {
+                            *a = interp::sample(self.pattern, lane.x, lane.y, lane.sample)
+                        }),
+                        1 => out.for_each(|(a, lane)| {
+                            *a = interp::centroid(self.pattern, lane.x, lane.y, lane.coverage)
+                        }),
+                        _ => out.for_each(|(a, lane)| *a = interp::centre(lane.x, lane.y)),
                     }
                     have_loc[kind] = true;
                 }
-                let at = &locs[kind];
+                let at = locs.as_ref().map_or(&NO_LOCATIONS, |l| &l[kind]);
                 match *src {
                     PsSource::Vertex {
                         word: vw,
@@ -302,7 +327,7 @@ impl PixelStage<'_> {
                     }
                     PsSource::Vertex { word: vw, interp } => {
                         let slot = 2 * kind + usize::from(!interp.perspective());
-                        let wts = &mut weights[slot];
+                        let wts = &mut weights.get_or_insert([[[0.0; 3]; FILL_CHUNK]; 6])[slot];
                         if !have_weights[slot] {
                             for (l, wt) in wts.iter_mut().enumerate().take(chunk.len()) {
                                 if let Some(prim) = prims[l] {
@@ -364,6 +389,9 @@ impl Rows<'_, '_> {
 
 /// How many lanes [`PixelStage::fill`] fills a word at a time.
 const FILL_CHUNK: usize = 32;
+
+/// The locations of a chunk whose inputs need none (read by no source then).
+const NO_LOCATIONS: [Location; FILL_CHUNK] = [[0.0; 2]; FILL_CHUNK];
 
 /// Which location an interpolation mode evaluates at: 0 the lane's sample, 1 the
 /// centroid, 2 the pixel centre (as [`PixelStage::location`] decides).
