@@ -281,10 +281,27 @@ impl Flow {
 /// the thread id.
 fn cond(g: &mut Rng, f: &mut Flow) {
     let w = WORK + g.below(NWORK);
-    match g.below(3) {
+    match g.below(5) {
         0 => f.line(&format!("and r{CC}, r{T}, r{}", 1 + g.below(2))),
         1 => f.line(&format!("and r{CC}, r{w}, r1")),
-        _ => f.line(&format!("ushr r{CC}, r{w}, r{}", 3 + g.below(2))),
+        2 => f.line(&format!("ushr r{CC}, r{w}, r{}", 3 + g.below(2))),
+        // A compare, and an and or or of compares: conditions whose words are all `0`
+        // or `!0`, which the native branch test gathers without a compare of its own
+        // (`emit::writes_mask`).
+        3 => f.line(&format!(
+            "icmp {}, r{CC}, r{w}, r{T}",
+            ICOND[g.below(ICOND.len())]
+        )),
+        _ => {
+            let v = WORK + g.below(NWORK);
+            f.line(&format!("icmp ult, r{CC}, r{T}, r{}", 2 + g.below(3)));
+            f.line(&format!(
+                "fcmp {}, r{v}, r{w}, r{v}",
+                FCOND[g.below(FCOND.len())]
+            ));
+            let op = ["and", "or"][g.below(2)];
+            f.line(&format!("{op} r{CC}, r{CC}, r{v}"));
+        }
     }
 }
 

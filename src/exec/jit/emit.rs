@@ -529,10 +529,12 @@ pub fn lane_loop(
         let z = b.ins().iconst(I32, 0);
         b.ins().splat(I32X4, z)
     };
-    // A whole wave testing a compare's result gathers the lanes with a zero condition as
-    // the and of the conditions (all ones when there are none), complemented at the end:
-    // one operation per vector rather than a complement and an or.
-    let and_test = facts.full && cond.is_some_and(|(r, _)| writes_compare(insts, r));
+    // Whether the condition is a mask (every word `0` or `!0`). A whole wave testing one
+    // gathers the lanes with a zero condition as the and of the conditions (all ones
+    // when there are none), complemented at the end: one operation per vector rather
+    // than a complement and an or; a partial wave's test is the mask and-not it.
+    let mask = cond.is_some_and(|(r, _)| writes_mask(insts, r, 0));
+    let and_test = facts.full && mask;
     let mut acc = cond.map(|_| {
         let z = zero_acc(b);
         if and_test {
@@ -559,7 +561,7 @@ pub fn lane_loop(
                 (g * step * 16) as i32,
                 step,
                 steps > 1,
-                and_test,
+                (and_test, mask),
             );
         }
         return Ok(acc.map(|[t, e]| finish(b, (t, e))));
@@ -583,7 +585,16 @@ pub fn lane_loop(
     let sel = b.ins().iadd(sel0, k);
     let cond_here = cond.map(|(r, words)| (r, b.ins().iadd(words, k)));
     let em = Em::new(b, shader, key, daz, ptr, call_conv, &facts, regs, sel);
-    let tests = lane_step(em, insts, cond_here, carried, 0, step, true, and_test);
+    let tests = lane_step(
+        em,
+        insts,
+        cond_here,
+        carried,
+        0,
+        step,
+        true,
+        (and_test, mask),
+    );
     let next = b.ins().iadd_imm_u(k, i64::from(step * 16));
     let more = b
         .ins()
@@ -603,16 +614,23 @@ pub fn lane_loop(
     }))
 }
 
-/// Whether the last of `insts` to write `r` is a compare, whose result is `0` or `!0` in
-/// every lane.
-fn writes_compare(insts: &[Inst], r: Reg) -> bool {
-    for inst in insts.iter().rev() {
+/// Whether the last of `insts` to write `r` leaves `0` or `!0` in every lane: a
+/// compare, or an and or or of such values (looked through `depth` < 4 levels).
+fn writes_mask(insts: &[Inst], r: Reg, depth: u32) -> bool {
+    for (k, inst) in insts.iter().enumerate().rev() {
         let mut writes = false;
         inst.visit_regs(&mut |role, x| {
             writes |= x == r && matches!(role, crate::ir::Role::Write | crate::ir::Role::Write64);
         });
         if writes {
-            return matches!(inst, Inst::FCmp { .. } | Inst::ICmp { .. });
+            let before = &insts[..k];
+            return match *inst {
+                Inst::FCmp { .. } | Inst::ICmp { .. } => true,
+                Inst::And { a, b, .. } | Inst::Or { a, b, .. } if depth < 4 => {
+                    writes_mask(before, a, depth + 1) && writes_mask(before, b, depth + 1)
+                }
+                _ => false,
+            };
         }
     }
     false
@@ -623,7 +641,8 @@ pub const UNROLL: u32 = 4;
 
 /// One step of a lane loop: `step` vectors from byte `base` of each register and of the
 /// mask (skipped when all their lanes are inactive and `skippable`), the branch test's
-/// accumulators `acc` carried through. Leaves the builder in the block after the step.
+/// accumulators `acc` carried through; `(and_test, mask)` as [`lane_loop`] decided them.
+/// Leaves the builder in the block after the step.
 #[allow(clippy::too_many_arguments)]
 fn lane_step(
     mut em: Em<'_, '_>,
@@ -633,7 +652,7 @@ fn lane_step(
     base: i32,
     step: u32,
     skippable: bool,
-    and_test: bool,
+    (and_test, mask): (bool, bool),
 ) -> Option<[Value; 2]> {
     let mut chunks: Vec<Chunk> = (0..step)
         .map(|u| Chunk {
@@ -683,7 +702,7 @@ fn lane_step(
             tests = Some(if and_test {
                 [em.b.ins().bor(at, v), em.b.ins().band(ae, v)]
             } else {
-                em.gather_test(c, v, at, ae)
+                em.gather_test(c, v, mask, at, ae)
             });
         }
         em.store_back(c);
@@ -850,10 +869,16 @@ impl Em<'_, '_> {
 
     /// Adds vector `c`'s condition values `v` to a branch's test: `at` gains the active
     /// lanes whose bits are nonzero, `ae` those whose bits are zero. A whole wave needs
-    /// no mask; a compare's result (every word `0` or `!0`) is zero where its complement
-    /// is nonzero, one and-not rather than a compare and an and.
-    fn gather_test(&mut self, c: &mut Chunk, v: Value, at: Value, ae: Value) -> [Value; 2] {
-        let mask = self.is_mask(v);
+    /// no mask; when `v` is a mask (every word `0` or `!0`, [`writes_mask`]) it is zero
+    /// where its complement is nonzero, one and-not rather than a compare and an and.
+    fn gather_test(
+        &mut self,
+        c: &mut Chunk,
+        v: Value,
+        mask: bool,
+        at: Value,
+        ae: Value,
+    ) -> [Value; 2] {
         if self.full {
             let z = if mask {
                 self.b.ins().bnot(v)
@@ -873,25 +898,6 @@ impl Em<'_, '_> {
             self.b.ins().band(z, s)
         };
         [self.b.ins().bor(at, t), self.b.ins().bor(ae, e)]
-    }
-
-    /// Whether every word of `v` is `0` or `!0`: a vector compare's result, or an and/or
-    /// of such.
-    fn is_mask(&self, v: Value) -> bool {
-        fn go(dfg: &cranelift_codegen::ir::DataFlowGraph, v: Value, depth: u32) -> bool {
-            let cranelift_codegen::ir::ValueDef::Result(i, _) = dfg.value_def(v) else {
-                return false;
-            };
-            use cranelift_codegen::ir::Opcode as O;
-            match dfg.insts[i].opcode() {
-                O::Icmp | O::Fcmp => true,
-                O::Band | O::Bor if depth < 4 => {
-                    dfg.inst_args(i).iter().all(|&a| go(dfg, a, depth + 1))
-                }
-                _ => false,
-            }
-        }
-        go(&self.b.func.dfg, v, 0)
     }
 
     fn store_back(&mut self, c: &mut Chunk) {
