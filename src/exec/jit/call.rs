@@ -139,6 +139,7 @@ impl Compiler {
 
     /// Adds the region function of `shader` over the blocks `native` marks; returns its
     /// index among the entries [`finish`](Self::finish) gives.
+    #[allow(clippy::too_many_arguments)]
     pub fn add_region(
         &mut self,
         shader: &Shader,
@@ -147,6 +148,7 @@ impl Compiler {
         flushed: &[Vec<bool>],
         local: &[Vec<bool>],
         dead: &[Vec<bool>],
+        lazy: &[Vec<bool>],
     ) -> Result<usize, String> {
         let ptr = self.module.target_config().pointer_type();
         let call_conv = self.module.target_config().default_call_conv;
@@ -166,7 +168,7 @@ impl Compiler {
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             super::region::region(
-                &mut b, ptr, call_conv, shader, native, key, daz, flushed, local, dead,
+                &mut b, ptr, call_conv, shader, native, key, daz, flushed, local, dead, lazy,
             )?;
             b.finalize(frontend);
         }

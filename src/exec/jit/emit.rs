@@ -100,6 +100,8 @@ struct Em<'a, 'b> {
     local: &'a [bool],
     /// [`Facts::dead`].
     dead: &'a [bool],
+    /// [`Facts::lazy`].
+    lazy: &'a [bool],
     /// [`Facts::full`].
     full: bool,
 }
@@ -114,7 +116,10 @@ struct Em<'a, 'b> {
 /// and every other write (or a 64-bit one) may leave a denormal. Each lane follows a path
 /// of the graph, so the property holds for every lane that runs the block; lanes that do
 /// not run it compute on whatever they hold, but their results are never stored.
-pub fn flushed_at_blocks(shader: &Shader) -> Vec<Vec<bool>> {
+///
+/// `lazy` ([`lazy_at_exit`]) names, per block, the registers a region may store at the
+/// block's exit without flushing: they are not free of denormals after it.
+pub fn flushed_at_blocks(shader: &Shader, lazy: &[Vec<bool>]) -> Vec<Vec<bool>> {
     let n = shader.num_regs as usize;
     let start: Vec<bool> = (0..n)
         .map(|r| {
@@ -139,6 +144,11 @@ pub fn flushed_at_blocks(shader: &Shader) -> Vec<Vec<bool>> {
         let block = &shader.blocks[b];
         for inst in &shader.insts[block.start as usize..block.end as usize] {
             flushed_after(&mut state, shader.consts.len(), inst);
+        }
+        if let Some(l) = lazy.get(b) {
+            for (s, &l) in state.iter_mut().zip(l) {
+                *s &= !l;
+            }
         }
         for t in block.term.successors() {
             let t = t.0 as usize;
@@ -230,6 +240,9 @@ pub struct Facts<'a> {
     /// Per register: dead where the emitted code ends ([`dead_at_exit`]), so its value
     /// need not be stored at all (empty: every register is stored).
     pub dead: &'a [bool],
+    /// Per register: may be stored unflushed where the emitted code ends
+    /// ([`lazy_at_exit`]; empty: every float result stored is flushed).
+    pub lazy: &'a [bool],
     /// Every lane of the wave is active where the code runs (a region checks the count
     /// of active lanes first): the mask's words are all ones, so they are not read, no
     /// step is skipped and no store needs the mask.
@@ -402,9 +415,68 @@ pub fn dead_at_exit(shader: &Shader) -> Vec<Vec<bool>> {
         .collect()
 }
 
+/// Per block, the registers whose value at the block's exit a region may store without
+/// flushing it (with DAZ, a float result is flushed only where its bits are used,
+/// [`Em::settle`]): on every path from the exit, the value is read only as an operand
+/// of `fadd`, `fsub`, `fmul`, `fdiv`, `fmad` or `fcmp` before the register is written
+/// again. Both engines read such an operand through `float::input` (the interpreter) or
+/// the processor's DAZ (native code), so a denormal there reads as the zero the flush
+/// would have left. Any other read (a copy, an integer or bit operation, a store, an
+/// output, a terminator) sees the bits, and keeps the flush. The block's own terminator
+/// counts as a later read. A shader that reads across lanes gets none: another lane may
+/// read the bits.
+pub fn lazy_at_exit(shader: &Shader) -> Vec<Vec<bool>> {
+    let n = shader.num_regs as usize;
+    let nb = shader.blocks.len();
+    if crate::exec::shader_crosses_lanes(shader) {
+        return vec![vec![false; n]; nb];
+    }
+    let reads_bits = live_in_where(shader, |inst| {
+        !matches!(
+            inst,
+            Inst::FAdd { .. }
+                | Inst::FSub { .. }
+                | Inst::FMul { .. }
+                | Inst::FDiv { .. }
+                | Inst::FMad { .. }
+                | Inst::FCmp { .. }
+        )
+    });
+    shader
+        .blocks
+        .iter()
+        .map(|block| {
+            let mut lazy = vec![true; n];
+            for t in block.term.successors() {
+                if let Some(l) = reads_bits.get(t.0 as usize) {
+                    for (z, &x) in lazy.iter_mut().zip(l) {
+                        *z &= !x;
+                    }
+                }
+            }
+            match &block.term {
+                crate::ir::Terminator::Branch { cond: r, .. }
+                | crate::ir::Terminator::Switch { sel: r, .. } => {
+                    if let Some(z) = lazy.get_mut(r.index()) {
+                        *z = false;
+                    }
+                }
+                _ => {}
+            }
+            lazy
+        })
+        .collect()
+}
+
 /// Backward liveness: per block, the registers read before written on some path from
 /// its entry (terminators read their condition or selector).
 fn live_in(shader: &Shader) -> Vec<Vec<bool>> {
+    live_in_where(shader, |_| true)
+}
+
+/// [`live_in`] counting only the reads of instructions `counts` accepts (terminators'
+/// reads always count); every write ends a register's life.
+fn live_in_where(shader: &Shader, counts: impl Fn(&Inst) -> bool) -> Vec<Vec<bool>> {
     let n = shader.num_regs as usize;
     let nb = shader.blocks.len();
     let mut uses = vec![vec![false; n]; nb];
@@ -426,8 +498,10 @@ fn live_in(shader: &Shader) -> Vec<Vec<bool>> {
                 crate::ir::Role::Write64 => writes.extend([r.index(), r.index() + 1]),
                 crate::ir::Role::None => {}
             });
-            for i in reads {
-                read(u, d, i);
+            if counts(inst) {
+                for i in reads {
+                    read(u, d, i);
+                }
             }
             for i in writes {
                 if i < n {
@@ -782,6 +856,7 @@ impl<'a, 'b> Em<'a, 'b> {
             flushed: facts.flushed,
             local: facts.local,
             dead: facts.dead,
+            lazy: facts.lazy,
             full: facts.full,
         }
     }
@@ -910,7 +985,11 @@ impl Em<'_, '_> {
             if self.dead.get(r as usize).copied().unwrap_or(false) {
                 continue;
             }
-            let v = self.settle(c, v);
+            let v = if self.lazy.get(r as usize).copied().unwrap_or(false) {
+                v
+            } else {
+                self.settle(c, v)
+            };
             let off = r as i32 * self.stride + c.offset;
             if self.full || self.local.get(r as usize).copied().unwrap_or(false) {
                 self.b.ins().store(flags(), v, self.regs, off);
@@ -1629,7 +1708,7 @@ mod tests {
              block4:\n    return\n",
         )
         .unwrap();
-        let f = flushed_at_blocks(&s);
+        let f = flushed_at_blocks(&s, &[]);
         let row = |b: usize| f[b][..8].to_vec();
         // r1 (the integer 1) and r2 are denormal bit patterns; r4 was an integer result
         // and r5 a copy of a flushed sum.

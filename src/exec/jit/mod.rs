@@ -297,7 +297,8 @@ impl JitShader {
             None
         };
         let mut compiled = vec![false; n];
-        let flushed = emit::flushed_at_blocks(shader);
+        let lazy = emit::lazy_at_exit(shader);
+        let flushed = emit::flushed_at_blocks(shader, &lazy);
         let unmasked = emit::unmasked(shader);
         let compiling = why.is_none();
         if compiling {
@@ -325,6 +326,7 @@ impl JitShader {
                             local: unmasked.get(block).map_or(&[][..], |u| &u[..]),
                             // Interpreted instructions of the block may follow.
                             dead: &[],
+                            lazy: &[],
                             full: false,
                         };
                         match c.add(shader, insts, key, facts) {
@@ -386,6 +388,7 @@ impl JitShader {
                         &flushed,
                         &unmasked,
                         &emit::dead_at_exit(shader),
+                        &lazy,
                     )?;
                     let (code, entries) = c.finish()?;
                     let func = *entries.get(id).ok_or("no region entry")?;

@@ -197,6 +197,7 @@ pub fn region(
     flushed: &[Vec<bool>],
     local: &[Vec<bool>],
     dead: &[Vec<bool>],
+    lazy: &[Vec<bool>],
 ) -> Result<(), String> {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -280,7 +281,9 @@ pub fn region(
     r.dispatch();
     for i in 0..shader.blocks.len() {
         if r.heads[i].is_some() {
-            r.block(shader, i, key, daz, limit, call_conv, flushed, local, dead)?;
+            r.block(
+                shader, i, key, daz, limit, call_conv, flushed, local, dead, lazy,
+            )?;
         }
     }
     r.goto_slow();
@@ -369,6 +372,7 @@ impl R<'_, '_> {
         flushed: &[Vec<bool>],
         local: &[Vec<bool>],
         dead: &[Vec<bool>],
+        lazy: &[Vec<bool>],
     ) -> Result<(), String> {
         let Some(head) = self.heads[i] else {
             return Ok(());
@@ -444,6 +448,7 @@ impl R<'_, '_> {
                         flushed: flushed.get(i).map_or(&[][..], |f| &f[..]),
                         local: local.get(i).map_or(&[][..], |l| &l[..]),
                         dead: dead.get(i).map_or(&[][..], |d| &d[..]),
+                        lazy: lazy.get(i).map_or(&[][..], |z| &z[..]),
                         full: whole,
                     },
                     self.regs,
