@@ -391,26 +391,37 @@ pub fn waiting_blocks(shader: &Shader) -> Option<Vec<Vec<bool>>> {
 /// `lane_loop`): a region block's code need not store them. Skipping a store leaves
 /// every lane's old value, which only a read could tell apart.
 pub fn dead_at_exit(shader: &Shader) -> Vec<Vec<bool>> {
-    let live_in = live_in(shader);
-    let n = shader.num_regs as usize;
-    shader
-        .blocks
-        .iter()
-        .map(|block| {
-            let mut dead = vec![true; n];
-            for t in block.term.successors() {
-                if let Some(l) = live_in.get(t.0 as usize) {
-                    for (d, &x) in dead.iter_mut().zip(l) {
-                        *d &= !x;
-                    }
-                }
-            }
+    unread_at_exit(shader, &live_in(shader))
+        .into_iter()
+        .zip(&shader.blocks)
+        .map(|(mut dead, block)| {
             if let crate::ir::Terminator::Switch { sel, .. } = &block.term
                 && let Some(d) = dead.get_mut(sel.index())
             {
                 *d = false;
             }
             dead
+        })
+        .collect()
+}
+
+/// Per block, the registers that `live` (a [`live_in_where`] table) marks live at the
+/// entry of none of the block's successors.
+fn unread_at_exit(shader: &Shader, live: &[Vec<bool>]) -> Vec<Vec<bool>> {
+    let n = shader.num_regs as usize;
+    shader
+        .blocks
+        .iter()
+        .map(|block| {
+            let mut unread = vec![true; n];
+            for t in block.term.successors() {
+                if let Some(l) = live.get(t.0 as usize) {
+                    for (u, &x) in unread.iter_mut().zip(l) {
+                        *u &= !x;
+                    }
+                }
+            }
+            unread
         })
         .collect()
 }
@@ -442,18 +453,10 @@ pub fn lazy_at_exit(shader: &Shader) -> Vec<Vec<bool>> {
                 | Inst::FCmp { .. }
         )
     });
-    shader
-        .blocks
-        .iter()
-        .map(|block| {
-            let mut lazy = vec![true; n];
-            for t in block.term.successors() {
-                if let Some(l) = reads_bits.get(t.0 as usize) {
-                    for (z, &x) in lazy.iter_mut().zip(l) {
-                        *z &= !x;
-                    }
-                }
-            }
+    unread_at_exit(shader, &reads_bits)
+        .into_iter()
+        .zip(&shader.blocks)
+        .map(|(mut lazy, block)| {
             match &block.term {
                 crate::ir::Terminator::Branch { cond: r, .. }
                 | crate::ir::Terminator::Switch { sel: r, .. } => {
