@@ -173,7 +173,13 @@ fn sample_site<const W: usize>(
     let reg = |r: Reg| if r.is_none() { &zero } else { &regs[r.index()] };
     let (tex, smp) = (reg(a.texture), reg(a.sampler));
     let (t0, s0) = (tex[first], smp[first]);
-    if !lanes(w.ex.mask).all(|l| tex[l] == t0 && smp[l] == s0) {
+    // Over all lanes, inactive ones masked off: a loop the compiler does several lanes
+    // at a time.
+    let mut differ = 0u32;
+    for l in 0..W {
+        differ |= ((tex[l] ^ t0) | (smp[l] ^ s0)) & w.ex.sel[l];
+    }
+    if differ != 0 {
         return false;
     }
     let Descriptor::Texture(view) = cx.table.get(t0) else {

@@ -184,14 +184,42 @@ pub struct WaveRun {
 /// comes before any `discard` or `demote`: every live lane starts active at the entry
 /// block, and every instruction stores its destination for every active lane
 /// (`Exec::store`), so from that write on each lane's value is its own — for the lane
-/// itself and for a neighbour's derivative or quad operation alike. Constants, and
-/// registers read (even by the writing instruction) or first written later, are not
-/// fresh.
+/// itself and for a neighbour's derivative or quad operation alike. A register that no
+/// instruction or terminator reads is fresh too: nothing in the program can see what it
+/// holds (an observed run zeroes every register all the same, for the observer).
+/// Constants, and registers read (even by the writing instruction) or first written
+/// later, are not fresh.
 fn fresh_registers(s: &Shader) -> Vec<bool> {
-    use crate::ir::{Inst, Role};
+    use crate::ir::{Inst, Role, Terminator};
     let n = s.num_regs as usize;
     let mut fresh = vec![false; n];
     let mut seen = vec![false; n];
+    let mut read = vec![false; n];
+    let mut mark = |r: usize| {
+        if let Some(x) = read.get_mut(r) {
+            *x = true;
+        }
+    };
+    for inst in &s.insts {
+        inst.visit_regs(&mut |role, r| {
+            if matches!(role, Role::Read | Role::Read64) {
+                mark(r.index());
+                if role.is_wide() {
+                    mark(r.index() + 1);
+                }
+            }
+        });
+    }
+    for b in &s.blocks {
+        match &b.term {
+            Terminator::Branch { cond, .. } => mark(cond.index()),
+            Terminator::Switch { sel, .. } => mark(sel.index()),
+            _ => {}
+        }
+    }
+    for (f, r) in fresh.iter_mut().zip(&read) {
+        *f = !r;
+    }
     let Some(entry) = s.blocks.first() else {
         return fresh;
     };
@@ -563,8 +591,8 @@ block0:
         let s = parse_shader(text).unwrap();
         assert_eq!(
             fresh_registers(&s),
-            [false, true, false, true, true, false, false, false],
-            "r0 a constant, r2 read by its writer, r5 after the discard, r6 in block 1, r7 never written"
+            [false, true, false, true, true, false, false, true],
+            "r0 a constant, r2 read by its writer, r5 after the discard, r6 in block 1, r7 never read"
         );
         // Batches one after another in one runner: each reads r2 and r6 as zero where
         // it has not written them, whatever the batch before left there.

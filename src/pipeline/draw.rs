@@ -1594,12 +1594,22 @@ impl TileCtx<'_> {
         } else {
             (1u128 << n) - 1
         };
-        // Built from the last lane down, by shifts of one (a shift of a `u128` by a
+        // The helpers, and the lanes covering sample 0 of a primitive the draw has (what
+        // a one-sample target's merge writes), in one pass: each 64-lane half built in a
+        // register from its last lane down, by shifts of one (a shift of a `u128` by a
         // lane number costs several instructions).
-        let helper = lanes
-            .iter()
-            .rev()
-            .fold(0u128, |m, lane| (m << 1) | u128::from(lane.coverage == 0));
+        let prims = self.stage.prims.len();
+        let (mut helper, mut cover0) = (0u128, 0u128);
+        for (k, half) in lanes.chunks(64).take(2).enumerate() {
+            let (mut h, mut c) = (0u64, 0u64);
+            for lane in half.iter().rev() {
+                h = (h << 1) | u64::from(lane.coverage == 0);
+                let c0 = (lane.coverage & 1 != 0) & ((lane.prim as usize) < prims);
+                c = (c << 1) | u64::from(c0);
+            }
+            helper |= u128::from(h) << (64 * k);
+            cover0 |= u128::from(c) << (64 * k);
+        }
         let ctx = WaveContext {
             stage: self.stage,
             lanes,
@@ -1635,7 +1645,7 @@ impl TileCtx<'_> {
         if let Some(o) = self.observer {
             o.wave(tile, seq, lanes, &run, out);
         }
-        if self.merge_direct(lanes, all & !helper & !run.killed, out, w, tb) {
+        if self.merge_direct(lanes, all & !helper & !run.killed, cover0, out, w, tb) {
             stats.om += t_merge.elapsed().as_secs_f64();
             return Ok(());
         }
@@ -1723,6 +1733,7 @@ impl TileCtx<'_> {
         &self,
         lanes: &[PixelLane],
         live: u128,
+        cover0: u128,
         out: &[u32],
         w: usize,
         tb: &mut TileBuf,
@@ -1765,6 +1776,28 @@ impl TileCtx<'_> {
             let src = &out[word as usize * w..(word as usize + 4) * w];
             if let om::DirectWrite::Unorm8(order) = d {
                 om::DirectWrite::unorm8_texels(src, w, order, &mut texels[..w]);
+                if n == 1 && c.texel == 4 {
+                    // One sample per pixel: the texel goes to the pixel of each live lane
+                    // whose coverage (`cover0`) and the sample mask both hold sample 0 —
+                    // `tb_index` with sample 0, without the walk over coverage bits.
+                    let tw = (tb.rect[2] - tb.rect[0]) as usize;
+                    let (x0, y0) = (tb.rect[0], tb.rect[1]);
+                    let set = if mask & 1 != 0 { live & cover0 } else { 0 };
+                    for (half, bits) in [set as u64, (set >> 64) as u64].into_iter().enumerate() {
+                        let mut bits = bits;
+                        while bits != 0 {
+                            let l = half * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            let (Some(lane), Some(&texel)) = (lanes.get(l), texels.get(l)) else {
+                                continue;
+                            };
+                            let idx =
+                                (lane.y as i32 - y0) as usize * tw + (lane.x as i32 - x0) as usize;
+                            om::DirectWrite::put_texel4(c, idx, texel);
+                        }
+                    }
+                    continue;
+                }
             }
             let mut rest = live;
             for (l, lane) in lanes.iter().enumerate() {

@@ -243,7 +243,45 @@ impl PixelStage<'_> {
         let w = runner.wave_size();
         let lanes = &lanes[..lanes.len().min(w)];
         let sources = &self.link.ps_inputs[..];
+        let nprims = self.prims.len();
+        // Whether every lane's primitive exists (always so for the tile's queue): then
+        // SV_Position's x and y at the pixel centre, and words nothing feeds, are filled
+        // over the whole wave at once, straight from the lanes, without the chunks'
+        // primitives and locations.
+        let known = lanes.iter().all(|l| (l.prim as usize) < nprims);
         let inputs = runner.inputs_mut();
+        let mut rest = false;
+        for (word, src) in sources.iter().enumerate() {
+            let Some(row) = inputs.get_mut(word * w..word * w + lanes.len()) else {
+                continue;
+            };
+            match (known, centre_xy(*src)) {
+                (true, Some(0)) => fill_centre(row, lanes, |l| l.x),
+                (true, Some(_)) => fill_centre(row, lanes, |l| l.y),
+                (true, None) if *src == PsSource::Zero => row.fill(0),
+                _ => rest = true,
+            }
+        }
+        if rest {
+            self.fill_chunks(inputs, w, lanes, known);
+        }
+        if known {
+            // The same ids, without a test per lane.
+            runner.set_lanes(lanes.len(), |l| {
+                lanes.get(l).map(|lane| [lane.x, lane.y, lane.sample])
+            });
+        } else {
+            runner.set_lanes(lanes.len(), |l| {
+                let lane = &lanes[l];
+                ((lane.prim as usize) < nprims).then_some([lane.x, lane.y, lane.sample])
+            });
+        }
+    }
+
+    /// [`PixelStage::fill`]'s words other than those it fills over the whole wave
+    /// (`known`: every lane's primitive exists), a chunk of lanes at a time.
+    fn fill_chunks(&self, inputs: &mut [u32], w: usize, lanes: &[PixelLane], known: bool) {
+        let sources = &self.link.ps_inputs[..];
         // Scratch for the chunk's locations and weights, made once per wave and only
         // when a source needs them (clearing both costs more than filling SV_Position):
         // which of them a chunk has computed is kept apart, so their entries need no
@@ -286,18 +324,15 @@ impl PixelStage<'_> {
                 };
                 let kind = needs.map_or(2, location_kind);
                 // SV_Position's x and y at the pixel centre come straight from the lane
-                // (`interp::centre`, rounded to f32 as below), without the locations.
-                if kind == 2
-                    && let PsSource::Position {
-                        component: c @ (0 | 1),
-                        ..
-                    } = *src
-                {
-                    let at = |v: u32| ((f64::from(v) + 0.5) as f32).to_bits();
-                    if c == 0 {
-                        rows.fill(row, |l, _| at(chunk[l].x));
-                    } else {
-                        rows.fill(row, |l, _| at(chunk[l].y));
+                // (`interp::centre`, rounded to f32 as below), without the locations;
+                // `fill` did them already when every primitive exists.
+                if let Some(c) = centre_xy(*src) {
+                    if !known {
+                        if c == 0 {
+                            rows.fill(row, |l, _| centre_bits(chunk[l].x));
+                        } else {
+                            rows.fill(row, |l, _| centre_bits(chunk[l].y));
+                        }
                     }
                     continue;
                 }
@@ -348,16 +383,39 @@ impl PixelStage<'_> {
                         2 => rows.fill(row, |l, prim| self.depth_at(prim, at[l]).to_bits()),
                         _ => rows.fill(row, |l, prim| interp::clip_w(prim, at[l]).to_bits()),
                     },
-                    PsSource::Zero => rows.fill(row, |_, _| 0),
+                    PsSource::Zero if !known => rows.fill(row, |_, _| 0),
+                    PsSource::Zero => {}
                     _ => rows.fill(row, |l, _| self.input(&chunk[l], word, None)),
                 }
             }
         }
-        let prims = self.prims.len();
-        runner.set_lanes(lanes.len(), |l| {
-            let lane = &lanes[l];
-            ((lane.prim as usize) < prims).then_some([lane.x, lane.y, lane.sample])
-        });
+    }
+}
+
+/// Which of SV_Position's x (0) and y (1) `src` is when it is read at the pixel centre
+/// (a mode that is neither per sample nor centroid, see [`location_kind`]).
+fn centre_xy(src: PsSource) -> Option<u8> {
+    match src {
+        PsSource::Position {
+            component: c @ (0 | 1),
+            interp,
+        } if location_kind(interp) == 2 => Some(c),
+        _ => None,
+    }
+}
+
+/// The bits of pixel coordinate `v`'s centre, `v + 0.5`, as `interp::centre` gives it
+/// rounded to `f32`.
+#[inline(always)]
+fn centre_bits(v: u32) -> u32 {
+    ((f64::from(v) + 0.5) as f32).to_bits()
+}
+
+/// `row[l] = centre_bits(coord(lanes[l]))` for every lane.
+#[inline(always)]
+fn fill_centre(row: &mut [u32], lanes: &[PixelLane], coord: impl Fn(&PixelLane) -> u32) {
+    for (x, lane) in row.iter_mut().zip(lanes) {
+        *x = centre_bits(coord(lane));
     }
 }
 

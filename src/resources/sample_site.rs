@@ -741,17 +741,27 @@ impl Taps<'_> {
         let mut words = [[0u32; N]; 4];
         // The selection by halves: a shift of a `u128` costs several instructions.
         let halves = [self.select as u64, (self.select >> 64) as u64];
+        let mut missed = 0u32;
+        // Each lane's first texel, as words past the mip's first, in a pass without
+        // memory access (several lanes at a time): `footprints` proved 0 ≤ base <
+        // size − 1 on both axes of a taken lane, so the offset is below the mip's
+        // texel count (at most `MAX_TEXTURE_DIMENSION`² = 2^28) and fits a `u32`;
+        // lanes not taken read the first.
+        let mut first = [0u32; N];
+        let row32 = row as u32;
         for l in 0..N {
             let half = halves[(l / 64) % 2];
             let selected = 0u32.wrapping_sub(((half >> (l % 64)) & 1) as u32);
             let t = fp.fast[l] & selected;
             take[l] = t;
-            // `footprints` proved 0 ≤ base < size − 1 on both axes of a taken lane.
-            let a = if t != 0 {
-                base + (fp.base[1][l] as u64) * row + fp.base[0][l] as u64
-            } else {
-                base
-            };
+            missed |= selected & !t;
+            let at = (fp.base[1][l] as u32)
+                .wrapping_mul(row32)
+                .wrapping_add(fp.base[0][l] as u32);
+            first[l] = at & t;
+        }
+        for l in 0..N {
+            let a = base + u64::from(first[l]);
             words[0][l] = m.load_word(a);
             words[1][l] = m.load_word(a + 1);
             words[2][l] = m.load_word(a + row);
@@ -770,6 +780,12 @@ impl Taps<'_> {
                 let v = (y0 + (y1 - y0) * fv).to_bits();
                 o[l] = (v & take[l]) | (o[l] & !take[l]);
             }
+        }
+        // The selected lanes the footprints did not take (few: those whose footprint
+        // crosses the mip's edge), each sampled alone; most waves have none, which one
+        // OR over the lanes tells without building their mask.
+        if missed == 0 {
+            return;
         }
         let mut taken = [0u64; 2];
         for (l, t) in take.iter().enumerate() {
