@@ -219,11 +219,19 @@ fn triangle_quads<F: FnMut(QuadCoverage) + ?Sized>(
         while qx < x1 {
             let outside = (0..3).any(|k| v[k] + most[k] < 0);
             if !outside {
-                let mut mask = [0u32; 4];
                 let inside = (0..3).all(|k| v[k] + least[k] >= 0);
                 if inside && rows_in && qx >= x0 && qx + 1 < x1 {
-                    mask = [all; 4];
+                    // A call of its own for whole quads: the mask is then one constant
+                    // that the compiler stores at once, which a receiver reading it as
+                    // a whole can take straight from the store (four separate stores
+                    // read back as one stall the receiver).
+                    f(QuadCoverage {
+                        x: qx as u32,
+                        y: qy as u32,
+                        mask: [all; 4],
+                    });
                 } else {
+                    let mut mask = [0u32; 4];
                     for (k, m) in mask.iter_mut().enumerate() {
                         let px = qx + (k as i32 & 1);
                         let py = qy + (k as i32 >> 1);
@@ -235,13 +243,13 @@ fn triangle_quads<F: FnMut(QuadCoverage) + ?Sized>(
                             };
                         }
                     }
-                }
-                if mask.iter().any(|&m| m != 0) {
-                    f(QuadCoverage {
-                        x: qx as u32,
-                        y: qy as u32,
-                        mask,
-                    });
+                    if mask.iter().any(|&m| m != 0) {
+                        f(QuadCoverage {
+                            x: qx as u32,
+                            y: qy as u32,
+                            mask,
+                        });
+                    }
                 }
             }
             for k in 0..3 {

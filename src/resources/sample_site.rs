@@ -880,7 +880,9 @@ fn footprints<const N: usize>(
             let b = i.wrapping_add(off);
             base[l] = b;
             frac[l] = f;
-            fast[l] &= if ok & ((b as u32) < last) {
+            // A plain store of every lane (an `&=` here became a masked store, which
+            // some processors run slowly); `footprints` combines the two axes.
+            fast[l] = if ok & ((b as u32) < last) {
                 u32::MAX
             } else {
                 0
@@ -912,7 +914,7 @@ fn footprints<const N: usize>(
             ),
         }
     }
-    out.fast = [u32::MAX; N];
+    let mut fast_v = [0u32; N];
     by_mode(
         address[0],
         size[0],
@@ -929,8 +931,11 @@ fn footprints<const N: usize>(
         coord[1],
         &mut out.base[1],
         &mut out.frac[1],
-        &mut out.fast,
+        &mut fast_v,
     );
+    for (f, v) in out.fast.iter_mut().zip(&fast_v) {
+        *f &= v;
+    }
 }
 
 /// What [`footprints`] gives each lane: per axis the footprint's first texel and the
