@@ -75,9 +75,14 @@ pub fn charge<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Result
 }
 
 /// The invocation lane `l` runs. Compute lanes hold their `SV_GroupThreadID` in `gtid`;
-/// the pipeline puts a vertex's index and instance, or a pixel's x, y and sample, there.
+/// the pipeline puts a vertex's index and instance, or a pixel's x, y and sample, there —
+/// or, for a pixel, answers them through the run's `PixelContext` from the lane's tag.
 pub fn invocation<const W: usize>(w: &Wave<W>, cx: &Ctx<'_>, l: usize) -> Invocation {
-    let [a, b, c] = [w.gtid[0][l], w.gtid[1][l], w.gtid[2][l]];
+    let from_pixel = match (cx.shader.stage, cx.pixel) {
+        (Stage::Pixel, Some(p)) => p.ids(w.tags[l]),
+        _ => None,
+    };
+    let [a, b, c] = from_pixel.unwrap_or([w.gtid[0][l], w.gtid[1][l], w.gtid[2][l]]);
     match cx.shader.stage {
         Stage::Vertex => Invocation::Vertex {
             vertex: a,

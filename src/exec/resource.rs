@@ -422,9 +422,20 @@ fn src_value<const W: usize>(regs: &[[u32; W]], r: Reg, wide: bool, l: usize) ->
 
 /// `handle`: per-lane handles of a declared range's elements.
 pub fn handle<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, dst: Reg, range: usize, index: Reg) {
-    let idx = reg_or_zero(&w.regs, index);
+    let zero = [0u32; W];
+    // Read in place (`_` reads 0), not copied.
+    let idx = if index.is_none() {
+        &zero
+    } else {
+        &w.regs[index.index()]
+    };
     // The index is almost always the same in every lane (a constant): one lookup then.
-    let r = if idx.iter().all(|&i| i == idx[0]) {
+    // Whether it is, as one OR over all lanes (which the compiler does several at once).
+    let mut differ = 0u32;
+    for &i in idx {
+        differ |= i ^ idx[0];
+    }
+    let r = if differ == 0 {
         [cx.table.handle(range, idx[0]); W]
     } else {
         let mut r = [0u32; W];

@@ -7,9 +7,11 @@
 //! worker); each worker makes a [`StageRunner`], whose one wave is reused for every batch:
 //!
 //! 1. write each lane's input words ([`StageRunner::inputs_mut`]: word `i` of lane `l` at
-//!    `i * wave_size + l`), its invocation ids ([`StageRunner::set_ids`]: vertex index and
-//!    instance, or pixel x, y and sample; used to name the lane in errors) and, for pixels,
-//!    its tag ([`StageRunner::set_tags`], handed back through [`PixelContext`]);
+//!    `i * wave_size + l`) and its invocation ids ([`StageRunner::set_ids`]: vertex index
+//!    and instance, or pixel x, y and sample; used to name the lane in errors). A pixel
+//!    lane's tag (its lane number unless [`StageRunner::set_tag`] says otherwise) is handed
+//!    back through [`PixelContext`], which, when the run has one, also names the pixel
+//!    ([`PixelContext::ids`]) instead of the ids;
 //! 2. [`StageRunner::run`] with the lanes that exist and the helper lanes among them;
 //! 3. read [`StageRunner::outputs`] (same layout; words no lane wrote are 0) and
 //!    [`WaveRun::killed`] (lanes that executed `discard` or `demote`).
@@ -47,6 +49,15 @@ pub trait PixelContext: Sync {
     /// Position of sample `index` relative to the pixel centre, in pixels (`[0, 0]` for an
     /// index out of range).
     fn sample_position(&self, index: u32) -> [f32; 2];
+
+    /// The x, y and sample of the pixel that lane tag `tag` stands for, which name the
+    /// lane in errors and to observers; `None` (the default) leaves that to the ids
+    /// [`StageRunner::set_ids`] wrote. Answering here spares the pipeline writing every
+    /// lane's ids into the wave before each run.
+    fn ids(&self, tag: u32) -> Option<[u32; 3]> {
+        let _ = tag;
+        None
+    }
 }
 
 /// A vertex or pixel shader ready to run: validated, with its descriptors, profile, limits

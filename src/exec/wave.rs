@@ -472,7 +472,7 @@ impl<const W: usize> Wave<W> {
             inputs: Vec::new(),
             outputs: Vec::new(),
             killed: 0,
-            tags: [0; W],
+            tags: std::array::from_fn(|l| l as u32),
             state: WaveState::Done,
         }
     }

@@ -1478,6 +1478,9 @@ impl TileCtx<'_> {
         let stencil_ref = self.s.stencil_ref;
         let pattern = self.stage.pattern;
         let mut result = Ok(());
+        // Read once, not through the chain of references for every quad.
+        let (early, per_sample, shading) =
+            (self.early, self.stage.link.per_sample, self.ps.is_some());
         for &pi in bin {
             let Some(prim) = self.stage.prims.get(pi as usize) else {
                 continue;
@@ -1487,7 +1490,7 @@ impl TileCtx<'_> {
                     return;
                 }
                 let mut mask = q.mask;
-                if self.early {
+                if early {
                     if let Some(td) = tb.depth.as_mut() {
                         for (k, m) in mask.iter_mut().enumerate() {
                             let (px, py) = (q.x + (k as u32 & 1), q.y + (k as u32 >> 1));
@@ -1505,7 +1508,7 @@ impl TileCtx<'_> {
                                 if let (Some(w), Some(before)) = (self.writes, before)
                                     && depth_written(ds, pass, before, depth_word(td, i))
                                 {
-                                    let sample = if self.stage.link.per_sample { smp } else { 0 };
+                                    let sample = if per_sample { smp } else { 0 };
                                     let lane = PixelLane {
                                         prim: pi,
                                         x: px,
@@ -1522,7 +1525,7 @@ impl TileCtx<'_> {
                         }
                     }
                 }
-                if self.ps.is_none() || mask.iter().all(|&m| m == 0) {
+                if !shading || mask.iter().all(|&m| m == 0) {
                     return;
                 }
                 let lane = |k: usize, sample: u32, coverage: u32| PixelLane {
@@ -1532,7 +1535,7 @@ impl TileCtx<'_> {
                     sample,
                     coverage,
                 };
-                if self.stage.link.per_sample {
+                if per_sample {
                     let union = mask.iter().fold(0, |a, m| a | m);
                     let mut bits = union;
                     while bits != 0 {

@@ -232,8 +232,9 @@ impl PixelStage<'_> {
         }
     }
 
-    /// Writes every lane's input words, ids and tags into `runner`. Each word's value is
-    /// what [`PixelStage::input`] gives. The words are filled a word at a time over a
+    /// Writes every lane's input words into `runner`. Each word's value is what
+    /// [`PixelStage::input`] gives. The lanes' pixels are not written as ids: the wave's
+    /// [`WaveContext`] names them (`PixelContext::ids`) from their tags, the lane numbers. The words are filled a word at a time over a
     /// chunk of lanes, and the locations and vertex weights an input mode needs are
     /// computed once per lane of the chunk, not once per word: a loop over lanes with
     /// one source kind keeps the per-word dispatch out of the per-lane work.
@@ -264,17 +265,6 @@ impl PixelStage<'_> {
         }
         if rest {
             self.fill_chunks(inputs, w, lanes, known);
-        }
-        if known {
-            // The same ids, without a test per lane.
-            runner.set_lanes(lanes.len(), |l| {
-                lanes.get(l).map(|lane| [lane.x, lane.y, lane.sample])
-            });
-        } else {
-            runner.set_lanes(lanes.len(), |l| {
-                let lane = &lanes[l];
-                ((lane.prim as usize) < nprims).then_some([lane.x, lane.y, lane.sample])
-            });
         }
     }
 
@@ -499,6 +489,11 @@ impl PixelContext for WaveContext<'_> {
 
     fn sample_position(&self, index: u32) -> [f32; 2] {
         self.stage.pattern.position(index).unwrap_or([0.0; 2])
+    }
+
+    fn ids(&self, tag: u32) -> Option<[u32; 3]> {
+        let lane = self.lanes.get(tag as usize)?;
+        Some([lane.x, lane.y, lane.sample])
     }
 }
 

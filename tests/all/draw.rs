@@ -516,6 +516,21 @@ fn bad_draws_name_their_field() {
             .starts_with("pixel (0, 0), sample 0: the budget"),
         "{e}"
     );
+    // The pixel named is the one that ran out, wherever it lies in its wave: only the
+    // pixel centred at (5.5, 6.5) loops here (the pipeline names pixel lanes through the
+    // wave's `PixelContext`, not ids written into the wave).
+    let ps = "shader pixel\nregs 6\nconst r0 = 0x40b00000\nconst r1 = 0x40d00000\nio_words in 4 out 4\ninput \"SV_Position\" 0 sv position reg 0 rows 1 mask xy float interp noperspective slot 0\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0\nblock0:\n    input r2, 0\n    input r3, 1\n    fcmp eq, r4, r2, r0\n    fcmp eq, r5, r3, r1\n    and r4, r4, r5\n    branch r4, block1, block2\nblock1:\n    jump block1\nblock2:\n    output 0, r2\n    output 1, r2\n    output 2, r2\n    output 3, r2\n    return\n";
+    let e = job_with(
+        "endless one pixel",
+        ps,
+        &format!("[options]\nmax_lane_instructions = 1000\n[draw]\nvertex_count = 3\n{tri}{RT8}"),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("pixel (5, 6), sample 0: the budget"),
+        "{e}"
+    );
 }
 
 /// The IR declaration of a vertex-program output that feeds pixel-program input `e`: the
