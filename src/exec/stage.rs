@@ -396,7 +396,8 @@ impl<'p> StageRunner<'p> {
     }
 
     /// Sets lane `l`'s invocation ids (vertex: index, instance, 0; pixel: x, y, sample),
-    /// which name the lane in errors.
+    /// which name the lane in errors (in a pixel run whose `PixelContext` answers `ids`,
+    /// its answer does).
     pub fn set_ids(&mut self, l: usize, ids: [u32; 3]) {
         each!(&mut self.inner, w => {
             if let Some(slot) = w.wave.gtid[0].get_mut(l) {
@@ -407,24 +408,8 @@ impl<'p> StageRunner<'p> {
         })
     }
 
-    /// [`StageRunner::set_ids`] and [`StageRunner::set_tag`] for lanes `0..n` at once,
-    /// with the wave width matched once: lane `l` gets the ids `ids(l)` and the tag `l`
-    /// when `ids(l)` is `Some`, and is left alone otherwise (as are lanes past the wave).
-    pub fn set_lanes(&mut self, n: usize, ids: impl Fn(usize) -> Option<[u32; 3]>) {
-        each!(&mut self.inner, w => {
-            let wave = &mut w.wave;
-            for l in 0..n.min(wave.tags.len()) {
-                if let Some(v) = ids(l) {
-                    wave.tags[l] = l as u32;
-                    for (g, id) in wave.gtid.iter_mut().zip(v) {
-                        g[l] = id;
-                    }
-                }
-            }
-        })
-    }
-
-    /// Sets lane `l`'s tag (handed to [`PixelContext::eval`]).
+    /// Sets lane `l`'s tag (handed to [`PixelContext::eval`] and [`PixelContext::ids`]);
+    /// a new runner's tags are the lane numbers.
     pub fn set_tag(&mut self, l: usize, tag: u32) {
         each!(&mut self.inner, w => {
             if let Some(t) = w.wave.tags.get_mut(l) {

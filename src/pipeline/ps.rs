@@ -234,10 +234,11 @@ impl PixelStage<'_> {
 
     /// Writes every lane's input words into `runner`. Each word's value is what
     /// [`PixelStage::input`] gives. The lanes' pixels are not written as ids: the wave's
-    /// [`WaveContext`] names them (`PixelContext::ids`) from their tags, the lane numbers. The words are filled a word at a time over a
-    /// chunk of lanes, and the locations and vertex weights an input mode needs are
-    /// computed once per lane of the chunk, not once per word: a loop over lanes with
-    /// one source kind keeps the per-word dispatch out of the per-lane work.
+    /// [`WaveContext`] names them (`PixelContext::ids`) from their tags, the lane
+    /// numbers. The words are filled a word at a time over a chunk of lanes, and the
+    /// locations and vertex weights an input mode needs are computed once per lane of
+    /// the chunk, not once per word: a loop over lanes with one source kind keeps the
+    /// per-word dispatch out of the per-lane work.
     /// Lanes past the runner's wave and lanes of a primitive the draw does not have are
     /// left as they are.
     pub fn fill(&self, runner: &mut StageRunner<'_>, lanes: &[PixelLane]) {
