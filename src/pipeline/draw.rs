@@ -89,7 +89,8 @@ use super::interp;
 use super::link::{self, LinkError, Linked};
 use super::om::{self, TargetClass, TileColor, TileDepth};
 use super::ps::{
-    self, MergeObserver, MergeTarget, PixelLane, PixelObserver, PixelStage, PsOutputs, WaveContext,
+    self, MergeObserver, MergeTarget, PixelLane, PixelObserver, PixelQuad, PixelStage, PsOutputs,
+    WaveContext,
 };
 use super::raster::{self, Pattern};
 use super::setup::{self, Bins, Prim, SetupState, TILE_SIZE};
@@ -1472,7 +1473,9 @@ impl TileCtx<'_> {
             rect[3].min(self.scissor.bottom),
         ];
         let wave = runner.as_ref().map_or(4, |r| r.wave_size());
-        let mut queue: Vec<PixelLane> = Vec::with_capacity(wave * 2);
+        // The quads waiting for a wave: `wave / 4` of them make one.
+        let wave_quads = (wave / 4).max(1);
+        let mut queue: Vec<PixelQuad> = Vec::with_capacity(wave_quads * 2);
         let mut seq = 0u32;
         let ds = &self.s.depth_stencil;
         let stencil_ref = self.s.stencil_ref;
@@ -1528,10 +1531,10 @@ impl TileCtx<'_> {
                 if !shading || mask.iter().all(|&m| m == 0) {
                     return;
                 }
-                let lane = |k: usize, sample: u32, coverage: u32| PixelLane {
+                let quad = |sample: u32, coverage: [u32; 4]| PixelQuad {
                     prim: pi,
-                    x: q.x + (k as u32 & 1),
-                    y: q.y + (k as u32 >> 1),
+                    x: q.x,
+                    y: q.y,
                     sample,
                     coverage,
                 };
@@ -1541,28 +1544,24 @@ impl TileCtx<'_> {
                     while bits != 0 {
                         let smp = bits.trailing_zeros();
                         bits &= bits - 1;
-                        for (k, m) in mask.iter().enumerate() {
-                            queue.push(lane(k, smp, m & (1 << smp)));
-                        }
+                        queue.push(quad(smp, mask.map(|m| m & (1 << smp))));
                     }
                 } else {
-                    for (k, m) in mask.iter().enumerate() {
-                        queue.push(lane(k, 0, *m));
-                    }
+                    queue.push(quad(0, mask));
                 }
-                if queue.len() >= wave
+                if queue.len() >= wave_quads
                     && let Some(r) = runner.as_deref_mut()
                 {
                     // Whole waves from the front of the queue, without copying them out.
                     let mut done = 0;
-                    while queue.len() - done >= wave {
-                        let lanes = &queue[done..done + wave];
-                        if let Err(e) = self.run_wave(r, lanes, &mut tb, index, seq, stats) {
+                    while queue.len() - done >= wave_quads {
+                        let quads = &queue[done..done + wave_quads];
+                        if let Err(e) = self.run_wave(r, quads, &mut tb, index, seq, stats) {
                             result = Err(e);
                             return;
                         }
                         seq += 1;
-                        done += wave;
+                        done += wave_quads;
                     }
                     queue.drain(..done);
                 }
@@ -1584,14 +1583,14 @@ impl TileCtx<'_> {
     fn run_wave(
         &self,
         runner: &mut StageRunner<'_>,
-        lanes: &[PixelLane],
+        quads: &[PixelQuad],
         tb: &mut TileBuf,
         tile: u32,
         seq: u32,
         stats: &mut TileStats,
     ) -> Result<(), ExecError> {
-        self.stage.fill(runner, lanes);
-        let n = lanes.len();
+        self.stage.fill(runner, quads);
+        let n = quads.len() * 4;
         let all = if n >= 128 {
             u128::MAX
         } else {
@@ -1599,23 +1598,34 @@ impl TileCtx<'_> {
         };
         // The helpers, and the lanes covering sample 0 of a primitive the draw has (what
         // a one-sample target's merge writes), in one pass: each 64-lane half built in a
-        // register from its last lane down, by shifts of one (a shift of a `u128` by a
-        // lane number costs several instructions).
+        // register a quad (four bits) at a time from its last quad down (a shift of a
+        // `u128` by a lane number costs several instructions).
         let prims = self.stage.prims.len();
         let (mut helper, mut cover0) = (0u128, 0u128);
-        for (k, half) in lanes.chunks(64).take(2).enumerate() {
+        for (k, half) in quads.chunks(16).take(2).enumerate() {
             let (mut h, mut c) = (0u64, 0u64);
-            for lane in half.iter().rev() {
-                h = (h << 1) | u64::from(lane.coverage == 0);
-                let c0 = (lane.coverage & 1 != 0) & ((lane.prim as usize) < prims);
-                c = (c << 1) | u64::from(c0);
+            for q in half.iter().rev() {
+                let cov = q.coverage;
+                let nib = |f: fn(u32) -> bool| {
+                    u64::from(f(cov[0]))
+                        | u64::from(f(cov[1])) << 1
+                        | u64::from(f(cov[2])) << 2
+                        | u64::from(f(cov[3])) << 3
+                };
+                h = (h << 4) | nib(|m| m == 0);
+                let c0 = if (q.prim as usize) < prims {
+                    nib(|m| m & 1 != 0)
+                } else {
+                    0
+                };
+                c = (c << 4) | c0;
             }
             helper |= u128::from(h) << (64 * k);
             cover0 |= u128::from(c) << (64 * k);
         }
         let ctx = WaveContext {
             stage: self.stage,
-            lanes,
+            quads,
         };
         let t = Instant::now();
         let traced_out: Vec<u32>;
@@ -1628,7 +1638,7 @@ impl TileCtx<'_> {
                     lane,
                 },
             )) if ti == tile && batch == seq => {
-                let (run, out) = self.run_traced(tp, lanes, lane as usize, runner.wave_size())?;
+                let (run, out) = self.run_traced(tp, quads, lane as usize, runner.wave_size())?;
                 traced_out = out;
                 (run, runner.wave_size(), &traced_out[..])
             }
@@ -1646,33 +1656,37 @@ impl TileCtx<'_> {
         stats.helpers += u64::from(helper.count_ones());
         stats.pixels += (n as u64) - u64::from(helper.count_ones());
         if let Some(o) = self.observer {
-            o.wave(tile, seq, lanes, &run, out);
+            o.wave(tile, seq, &PixelQuad::lanes(quads), &run, out);
         }
-        if self.merge_direct(lanes, all & !helper & !run.killed, cover0, out, w, tb) {
+        if self.merge_direct(quads, all & !helper & !run.killed, cover0, out, w, tb) {
             stats.om += t_merge.elapsed().as_secs_f64();
             return Ok(());
         }
-        for (l, lane) in lanes.iter().enumerate() {
-            if lane.coverage == 0 || (run.killed >> l) & 1 == 1 {
-                continue;
+        for (qi, q) in quads.iter().enumerate() {
+            for k in 0..4 {
+                let l = qi * 4 + k;
+                let lane = q.lane(k);
+                if lane.coverage == 0 || (run.killed >> l) & 1 == 1 {
+                    continue;
+                }
+                self.merge(
+                    &lane,
+                    |word| out.get(word as usize * w + l).copied().unwrap_or(0),
+                    tb,
+                );
             }
-            self.merge(
-                lane,
-                |word| out.get(word as usize * w + l).copied().unwrap_or(0),
-                tb,
-            );
         }
         stats.om += t_merge.elapsed().as_secs_f64();
         Ok(())
     }
 
-    /// Runs the batch `lanes` (of a runner `batch` lanes wide) with the debug program in
+    /// Runs the batch `quads` (of a runner `batch` lanes wide) with the debug program in
     /// waves of the program's wave size, the one holding `lane` traced; returns what the
     /// batch did and its output words laid out as the batch's runner lays them out.
     fn run_traced(
         &self,
         tp: &TraceProgram<'_>,
-        lanes: &[PixelLane],
+        quads: &[PixelQuad],
         lane: usize,
         batch: usize,
     ) -> Result<(crate::exec::WaveRun, Vec<u32>), ExecError> {
@@ -1681,28 +1695,30 @@ impl TileCtx<'_> {
         let words = tp.program.shader().output_words as usize;
         let mut out = vec![0u32; words * batch];
         let mut total = crate::exec::WaveRun::default();
-        for (k, sub) in lanes.chunks(w).enumerate() {
+        for (k, sub) in quads.chunks((w / 4).max(1)).enumerate() {
             self.stage.fill(&mut runner, sub);
-            let all = if sub.len() >= 128 {
+            let n = sub.len() * 4;
+            let all = if n >= 128 {
                 u128::MAX
             } else {
-                (1u128 << sub.len()) - 1
+                (1u128 << n) - 1
             };
+            let lanes = PixelQuad::lanes(sub);
             let mut helper = 0u128;
-            for (l, p) in sub.iter().enumerate() {
+            for (l, p) in lanes.iter().enumerate() {
                 if p.coverage == 0 {
                     helper |= 1 << l;
                 }
             }
             let ctx = WaveContext {
                 stage: self.stage,
-                lanes: sub,
+                quads: sub,
             };
             let traced = lane / w == k;
             let run = tp.run(&mut runner, all, helper, Some(&ctx), traced, self.memory)?;
             let o = runner.outputs();
             for word in 0..words {
-                for l in 0..sub.len() {
+                for l in 0..n {
                     if let (Some(d), Some(v)) =
                         (out.get_mut(word * batch + k * w + l), o.get(word * w + l))
                     {
@@ -1715,7 +1731,7 @@ impl TileCtx<'_> {
             if traced {
                 tp.hook.set(Traced {
                     wave_size: w as u32,
-                    pixels: sub.to_vec(),
+                    pixels: lanes,
                     vertices: Vec::new(),
                     outputs: o.to_vec(),
                     killed: run.killed,
@@ -1734,7 +1750,7 @@ impl TileCtx<'_> {
     /// the lane-by-lane merge, and targets are separate buffers.
     fn merge_direct(
         &self,
-        lanes: &[PixelLane],
+        quads: &[PixelQuad],
         live: u128,
         cover0: u128,
         out: &[u32],
@@ -1749,7 +1765,7 @@ impl TileCtx<'_> {
             || self.s.blend.alpha_to_coverage_enable
             || self.dual
             || w > MAX_W
-            || lanes.len() > w
+            || quads.len() * 4 > w
         {
             return false;
         }
@@ -1782,49 +1798,69 @@ impl TileCtx<'_> {
                 if n == 1 && c.texel == 4 {
                     // One sample per pixel: the texel goes to the pixel of each live lane
                     // whose coverage (`cover0`) and the sample mask both hold sample 0 —
-                    // `tb_index` with sample 0, without the walk over coverage bits.
+                    // `tb_index` with sample 0, without the walk over coverage bits — a
+                    // quad at a time: a row of the quad with both its pixels written is
+                    // one eight-byte store.
                     let tw = (tb.rect[2] - tb.rect[0]) as usize;
                     let (x0, y0) = (tb.rect[0], tb.rect[1]);
                     let set = if mask & 1 != 0 { live & cover0 } else { 0 };
                     for (half, bits) in [set as u64, (set >> 64) as u64].into_iter().enumerate() {
                         let mut bits = bits;
                         while bits != 0 {
-                            let l = half * 64 + bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            let (Some(lane), Some(&texel)) = (lanes.get(l), texels.get(l)) else {
+                            let j = bits.trailing_zeros() / 4;
+                            let nib = (bits >> (4 * j)) & 0xf;
+                            bits &= !(0xf << (4 * j));
+                            let qi = half * 16 + j as usize;
+                            let (Some(q), Some(t)) =
+                                (quads.get(qi), texels.get(4 * qi..4 * qi + 4))
+                            else {
                                 continue;
                             };
-                            let idx =
-                                (lane.y as i32 - y0) as usize * tw + (lane.x as i32 - x0) as usize;
-                            om::DirectWrite::put_texel4(c, idx, texel);
+                            let top = ((q.y as i32).wrapping_sub(y0) as usize)
+                                .wrapping_mul(tw)
+                                .wrapping_add((q.x as i32).wrapping_sub(x0) as usize);
+                            for row in 0..2 {
+                                let idx = top.wrapping_add(row * tw);
+                                let (a, b) = (t[2 * row], t[2 * row + 1]);
+                                match (nib >> (2 * row)) & 3 {
+                                    3 => om::DirectWrite::put_texel4_pair(c, idx, a, b),
+                                    1 => om::DirectWrite::put_texel4(c, idx, a),
+                                    2 => om::DirectWrite::put_texel4(c, idx.wrapping_add(1), b),
+                                    _ => {}
+                                }
+                            }
                         }
                     }
                     continue;
                 }
             }
-            let mut rest = live;
-            for (l, lane) in lanes.iter().enumerate() {
-                let on = rest & 1 == 1;
-                rest >>= 1;
-                if !on || lane.prim as usize >= prims {
+            for (qi, q) in quads.iter().enumerate() {
+                if q.prim as usize >= prims {
                     continue;
                 }
-                let mut bits = lane.coverage & mask;
-                if let om::DirectWrite::Unorm8(_) = d {
-                    let texel = texels[l];
+                for k in 0..4 {
+                    let l = 4 * qi + k;
+                    if (live >> l) & 1 == 0 {
+                        continue;
+                    }
+                    let lane = q.lane(k);
+                    let mut bits = lane.coverage & mask;
+                    if let om::DirectWrite::Unorm8(_) = d {
+                        let texel = texels[l];
+                        while bits != 0 {
+                            let smp = bits.trailing_zeros();
+                            bits &= bits - 1;
+                            let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
+                            om::DirectWrite::put_texel4(c, idx, texel);
+                        }
+                        continue;
+                    }
                     while bits != 0 {
                         let smp = bits.trailing_zeros();
                         bits &= bits - 1;
                         let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
-                        om::DirectWrite::put_texel4(c, idx, texel);
+                        d.write(c, idx, [src[l], src[w + l], src[2 * w + l], src[3 * w + l]]);
                     }
-                    continue;
-                }
-                while bits != 0 {
-                    let smp = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    let idx = tb_index(tb.rect, n, lane.x, lane.y, smp);
-                    d.write(c, idx, [src[l], src[w + l], src[2 * w + l], src[3 * w + l]]);
                 }
             }
         }

@@ -449,10 +449,26 @@ impl DirectWrite {
     #[inline]
     pub fn put_texel4(rt: &mut TileColor, i: usize, texel: u32) {
         if rt.texel == 4
-            && let Some(bytes) = rt.bytes.get_mut(i * 4..i * 4 + 4)
+            && let Some(at) = i.checked_mul(4)
+            && let Some(bytes) = rt.bytes.get_mut(at..at.saturating_add(4))
         {
             bytes.copy_from_slice(&texel.to_le_bytes());
         }
+    }
+
+    /// [`DirectWrite::put_texel4`] of `a` at texel `i` and `b` at texel `i + 1`, in one
+    /// eight-byte store when both lie in the tile (else each as `put_texel4` would).
+    #[inline]
+    pub fn put_texel4_pair(rt: &mut TileColor, i: usize, a: u32, b: u32) {
+        if rt.texel == 4
+            && let Some(at) = i.checked_mul(4)
+            && let Some(bytes) = rt.bytes.get_mut(at..at.saturating_add(8))
+        {
+            bytes.copy_from_slice(&(u64::from(a) | u64::from(b) << 32).to_le_bytes());
+            return;
+        }
+        Self::put_texel4(rt, i, a);
+        Self::put_texel4(rt, i.wrapping_add(1), b);
     }
 }
 

@@ -45,6 +45,55 @@ pub struct PixelLane {
     pub coverage: u32,
 }
 
+/// Four consecutive lanes of a pixel wave: the 2×2 quad of pixels at `(x, y)` (both
+/// even) of one primitive, run for one sample. Lane `k` of the quad (0–3) is pixel
+/// `(x + (k & 1), y + (k >> 1))` — top-left, top-right, bottom-left, bottom-right — so a
+/// wave of `W` lanes holds `W / 4` quads, and lane `4q + k` of the wave is lane `k` of its
+/// quad `q`. The tile's queue holds quads, not lanes: a quad is one record to push, and
+/// the fill, the helper masks and the output merger work a quad (a known 2×2 shape) at a
+/// time; [`PixelQuad::lane`] gives the [`PixelLane`] that observers see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelQuad {
+    /// The primitive (index into the draw's set-up primitives).
+    pub prim: u32,
+    /// The quad's left column (even).
+    pub x: u32,
+    /// The quad's top row (even).
+    pub y: u32,
+    /// The sample its lanes run for (per-sample execution), else 0.
+    pub sample: u32,
+    /// Each lane's samples (0: a helper lane).
+    pub coverage: [u32; 4],
+}
+
+impl PixelQuad {
+    /// Lane `k` (0–3) of the quad.
+    #[inline]
+    pub fn lane(&self, k: usize) -> PixelLane {
+        PixelLane {
+            prim: self.prim,
+            x: self.x + (k as u32 & 1),
+            y: self.y + ((k as u32 >> 1) & 1),
+            sample: self.sample,
+            coverage: self.coverage[k & 3],
+        }
+    }
+
+    /// Every lane of `quads`, in wave order.
+    pub fn lanes(quads: &[PixelQuad]) -> Vec<PixelLane> {
+        quads
+            .iter()
+            .flat_map(|q| (0..4).map(|k| q.lane(k)))
+            .collect()
+    }
+
+    /// Lane `l` of a wave made of `quads`.
+    #[inline]
+    pub fn wave_lane(quads: &[PixelQuad], l: usize) -> Option<PixelLane> {
+        quads.get(l / 4).map(|q| q.lane(l % 4))
+    }
+}
+
 /// Sees each pixel wave after it ran: the tile (row-major index), the wave's number in
 /// the tile, its lanes, what the run did and the output words (word `i` of lane `l` at
 /// `i × W + l`). Called from worker threads; every wave of a tile from the same thread,
@@ -232,55 +281,69 @@ impl PixelStage<'_> {
         }
     }
 
-    /// Writes every lane's input words into `runner`. Each word's value is what
-    /// [`PixelStage::input`] gives. The lanes' pixels are not written as ids: the wave's
-    /// [`WaveContext`] names them (`PixelContext::ids`) from their tags, the lane
-    /// numbers. The words are filled a word at a time over a chunk of lanes, and the
-    /// locations and vertex weights an input mode needs are computed once per lane of
-    /// the chunk, not once per word: a loop over lanes with one source kind keeps the
+    /// Writes the input words of every lane of `quads` (lane `4q + k` is lane `k` of
+    /// quad `q`) into `runner`. Each word's value is what [`PixelStage::input`] gives.
+    /// The lanes' pixels are not written as ids: the wave's [`WaveContext`] names them
+    /// (`PixelContext::ids`) from their tags, the lane numbers. SV_Position's x and y at
+    /// the pixel centre, and words nothing feeds, are filled a quad at a time (two
+    /// columns, two rows); the other words a word at a time over a chunk of lanes, with
+    /// the locations and vertex weights an input mode needs computed once per lane of the
+    /// chunk, not once per word: a loop over lanes with one source kind keeps the
     /// per-word dispatch out of the per-lane work.
     /// Lanes past the runner's wave and lanes of a primitive the draw does not have are
     /// left as they are.
-    pub fn fill(&self, runner: &mut StageRunner<'_>, lanes: &[PixelLane]) {
+    pub fn fill(&self, runner: &mut StageRunner<'_>, quads: &[PixelQuad]) {
         let w = runner.wave_size();
-        let lanes = &lanes[..lanes.len().min(w)];
+        let quads = &quads[..quads.len().min(w / 4)];
+        let n = quads.len() * 4;
         let sources = &self.link.ps_inputs[..];
         let nprims = self.prims.len();
-        // Whether every lane's primitive exists (always so for the tile's queue): then
-        // SV_Position's x and y at the pixel centre, and words nothing feeds, are filled
-        // over the whole wave at once, straight from the lanes, without the chunks'
-        // primitives and locations.
-        let known = lanes.iter().all(|l| (l.prim as usize) < nprims);
+        // Whether every quad's primitive exists (always so for the tile's queue): then
+        // the centre's x and y, and words nothing feeds, are filled over the whole wave
+        // at once, straight from the quads, without the chunks' primitives and locations.
+        let known = quads.iter().all(|q| (q.prim as usize) < nprims);
         let inputs = runner.inputs_mut();
         let mut rest = false;
         for (word, src) in sources.iter().enumerate() {
-            let Some(row) = inputs.get_mut(word * w..word * w + lanes.len()) else {
+            let Some(row) = inputs.get_mut(word * w..word * w + n) else {
                 continue;
             };
             match (known, centre_xy(*src)) {
-                (true, Some(0)) => fill_centre(row, lanes, |l| l.x),
-                (true, Some(_)) => fill_centre(row, lanes, |l| l.y),
+                (true, Some(0)) => fill_centre(row, quads, |q| (q.x, [0, 1, 0, 1])),
+                (true, Some(_)) => fill_centre(row, quads, |q| (q.y, [0, 0, 1, 1])),
                 (true, None) if *src == PsSource::Zero => row.fill(0),
                 _ => rest = true,
             }
         }
         if rest {
-            self.fill_chunks(inputs, w, lanes, known);
+            self.fill_chunks(inputs, w, quads, known);
         }
     }
 
     /// [`PixelStage::fill`]'s words other than those it fills over the whole wave
     /// (`known`: every lane's primitive exists), a chunk of lanes at a time.
-    fn fill_chunks(&self, inputs: &mut [u32], w: usize, lanes: &[PixelLane], known: bool) {
+    fn fill_chunks(&self, inputs: &mut [u32], w: usize, quads: &[PixelQuad], known: bool) {
         let sources = &self.link.ps_inputs[..];
+        let mut buf = [PixelLane {
+            prim: 0,
+            x: 0,
+            y: 0,
+            sample: 0,
+            coverage: 0,
+        }; FILL_CHUNK];
         // Scratch for the chunk's locations and weights, made once per wave and only
         // when a source needs them (clearing both costs more than filling SV_Position):
         // which of them a chunk has computed is kept apart, so their entries need no
         // `Option`s (whose arrays would be cleared for every chunk).
         let mut locs: Option<[[Location; FILL_CHUNK]; 3]> = None;
         let mut weights: Option<[[[f64; 3]; FILL_CHUNK]; 6]> = None;
-        for (c, chunk) in lanes.chunks(FILL_CHUNK).enumerate() {
+        for (c, chunk) in quads.chunks(FILL_CHUNK / 4).enumerate() {
             let first = c * FILL_CHUNK;
+            // The chunk's lanes as records, for the per-lane rules below.
+            for (l, lane) in buf.iter_mut().enumerate().take(chunk.len() * 4) {
+                *lane = chunk[l / 4].lane(l % 4);
+            }
+            let chunk = &buf[..chunk.len() * 4];
             let mut prims: [Option<&Prim>; FILL_CHUNK] = [None; FILL_CHUNK];
             for (p, lane) in prims.iter_mut().zip(chunk) {
                 *p = self.prims.get(lane.prim as usize);
@@ -402,11 +465,21 @@ fn centre_bits(v: u32) -> u32 {
     ((f64::from(v) + 0.5) as f32).to_bits()
 }
 
-/// `row[l] = centre_bits(coord(lanes[l]))` for every lane.
+/// The centre bits of each quad's lanes along one axis: `coord` gives the quad's first
+/// coordinate and each lane's offset from it (lane `4q + k` gets
+/// `centre_bits(first + offset[k])`); two conversions per quad.
 #[inline(always)]
-fn fill_centre(row: &mut [u32], lanes: &[PixelLane], coord: impl Fn(&PixelLane) -> u32) {
-    for (x, lane) in row.iter_mut().zip(lanes) {
-        *x = centre_bits(coord(lane));
+fn fill_centre(
+    row: &mut [u32],
+    quads: &[PixelQuad],
+    coord: impl Fn(&PixelQuad) -> (u32, [u32; 4]),
+) {
+    for (x, q) in row.chunks_exact_mut(4).zip(quads) {
+        let (first, offset) = coord(q);
+        let c = [centre_bits(first), centre_bits(first.wrapping_add(1))];
+        for (x, o) in x.iter_mut().zip(offset) {
+            *x = c[o as usize];
+        }
     }
 }
 
@@ -465,15 +538,16 @@ pub fn clamp_depth(z: f32, (lo, hi): (f32, f32)) -> f32 {
 pub struct WaveContext<'a> {
     /// The draw's pixel stage.
     pub stage: &'a PixelStage<'a>,
-    /// The wave's lanes.
-    pub lanes: &'a [PixelLane],
+    /// The wave's quads (lane `4q + k` is lane `k` of quad `q`).
+    pub quads: &'a [PixelQuad],
 }
 
 impl PixelContext for WaveContext<'_> {
     fn eval(&self, tag: u32, word: u32, at: EvalAt, arg: [u32; 2]) -> u32 {
-        let Some(lane) = self.lanes.get(tag as usize) else {
+        let Some(lane) = PixelQuad::wave_lane(self.quads, tag as usize) else {
             return 0;
         };
+        let lane = &lane;
         let p = self.stage.pattern;
         let loc = match at {
             EvalAt::Centroid => interp::centroid(p, lane.x, lane.y, lane.coverage),
@@ -493,7 +567,7 @@ impl PixelContext for WaveContext<'_> {
     }
 
     fn ids(&self, tag: u32) -> Option<[u32; 3]> {
-        let lane = self.lanes.get(tag as usize)?;
+        let lane = PixelQuad::wave_lane(self.quads, tag as usize)?;
         Some([lane.x, lane.y, lane.sample])
     }
 }
@@ -641,35 +715,46 @@ mod tests {
             pattern: &pattern,
             depth_range: (0.2, 0.8),
         };
-        let lane = |prim, x, y, sample, coverage| PixelLane {
+        let quad = |prim, x, y, sample, coverage| PixelQuad {
             prim,
             x,
             y,
             sample,
             coverage,
         };
-        let lanes = [
-            lane(0, 4, 4, 0, 0b1111),
-            lane(0, 5, 4, 1, 0b0110),
-            lane(0, 4, 5, 3, 0),
-            lane(0, 5, 5, 2, 0b1000),
-            lane(1, 12, 10, 0, 0b1111),
-            lane(1, 13, 10, 0, 0b0001),
-            lane(5, 12, 11, 0, 0b1111),
-            lane(1, 13, 11, 2, 0b1100),
-            lane(0, 20, 2, 0, 0b0011),
+        // Sixteen lanes: a quad with a helper, one fully covered, one of a primitive the
+        // draw does not have, one mostly helpers; the fifth is past the wave.
+        let quads = [
+            quad(0, 4, 4, 1, [0b1111, 0b0110, 0, 0b1000]),
+            quad(1, 12, 10, 3, [0b1111, 0b0001, 0b1111, 0b1100]),
+            quad(5, 12, 12, 0, [0b1111; 4]),
+            quad(0, 20, 2, 2, [0b0011, 0, 0, 0]),
+            quad(0, 30, 30, 0, [0b1111; 4]),
         ];
-        runner.inputs_mut().fill(0xdead_beef);
-        stage.fill(&mut runner, &lanes);
-        let got = runner.inputs_mut().to_vec();
-        for (l, lane) in lanes.iter().enumerate() {
-            for word in 0..words {
-                let want = if lane.prim < 2 {
-                    stage.input(lane, word, None)
-                } else {
-                    0xdead_beef
-                };
-                assert_eq!(got[word * 16 + l], want, "lane {l} word {word}");
+        // With a quad of an unknown primitive (every word through the chunks) and
+        // without one (SV_Position's centre and unfed words over the whole wave).
+        let known = [quads[0], quads[1], quads[3], quads[1]];
+        for set in [&quads[..], &known[..]] {
+            runner.inputs_mut().fill(0xdead_beef);
+            stage.fill(&mut runner, set);
+            let got = runner.inputs_mut().to_vec();
+            for l in 0..16 {
+                let lane = PixelQuad::wave_lane(set, l).unwrap();
+                assert_eq!(
+                    (lane.x, lane.y),
+                    (
+                        set[l / 4].x + (l as u32 & 1),
+                        set[l / 4].y + (l as u32 & 3) / 2
+                    )
+                );
+                for word in 0..words {
+                    let want = if lane.prim < 2 {
+                        stage.input(&lane, word, None)
+                    } else {
+                        0xdead_beef
+                    };
+                    assert_eq!(got[word * 16 + l], want, "lane {l} word {word}");
+                }
             }
         }
     }

@@ -213,6 +213,17 @@ impl Memory {
         addr.checked_add(n).is_some_and(|end| end <= self.len)
     }
 
+    /// The words `[first, first + count)` (word = aligned 4 bytes), `None` when they do
+    /// not all lie within the memory: for a loop that reads many words of one region, so
+    /// that each read is checked against the slice held in a register (the memory's word
+    /// pointer is otherwise reloaded around every atomic load).
+    #[inline]
+    pub fn words(&self, first: u64, count: u64) -> Option<&[AtomicU32]> {
+        let first = usize::try_from(first).ok()?;
+        let end = first.checked_add(usize::try_from(count).ok()?)?;
+        self.words.get(first..end)
+    }
+
     #[inline]
     fn word(&self, i: u64) -> u32 {
         self.words.get(i as usize).map_or(0, |w| w.load(Relaxed))

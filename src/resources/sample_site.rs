@@ -23,6 +23,7 @@
 //! `sample_site_equals_sample` property test holds the whole site to the reference.
 
 use std::sync::OnceLock;
+use std::sync::atomic::Ordering::Relaxed;
 
 use super::format::{Format, small_float_to_f32};
 use super::memory::Memory;
@@ -401,7 +402,7 @@ impl<'a> SamplerSite<'a> {
     /// [`SamplerSite::sample_lanes`]'s work, compiled into each copy of
     /// `sample_lanes_wide`.
     #[inline(always)]
-    fn sample_lanes_in<const N: usize>(
+    fn sample_lanes_in<const N: usize, const FMA: bool>(
         &self,
         choice: MipChoice,
         coord: [&[u32; N]; 3],
@@ -448,6 +449,7 @@ impl<'a> SamplerSite<'a> {
             memory: self.memory,
             base: self.bases[mip],
             width: u64::from(size[0]),
+            height: size[1],
             select,
         };
         // The decoder is matched once, so that each lane's taps are straight-line code.
@@ -456,12 +458,12 @@ impl<'a> SamplerSite<'a> {
                 unorm: true,
                 src: [0, 1, 2, 3],
                 ..
-            } => taps.unorm8::<N, false>(&fp, out, one),
+            } => taps.unorm8::<N, false, FMA>(&fp, out, one),
             Decoder::Bytes4 {
                 unorm: true,
                 src: [2, 1, 0, 3],
                 ..
-            } => taps.unorm8::<N, true>(&fp, out, one),
+            } => taps.unorm8::<N, true, FMA>(&fp, out, one),
             Decoder::Bytes4 {
                 table,
                 src: [0, 1, 2, 3],
@@ -679,6 +681,8 @@ struct Taps<'m> {
     base: u64,
     /// The mip's width in texels.
     width: u64,
+    /// The mip's height in texels.
+    height: u32,
     select: u128,
 }
 
@@ -720,7 +724,8 @@ impl Taps<'_> {
     /// time so that the compiler does several lanes at once: each lane's four texel words
     /// are read (lanes that are not selected, or whose footprint [`footprints`] did not
     /// take, read the mip's first texel and are not stored), then each component is
-    /// decoded as `Format::decode` does (`c as f32 / 255.0`) and interpolated, the
+    /// decoded as `Format::decode` does (`c as f32 / 255.0`, see [`unorm8_decode`]) and
+    /// interpolated, the
     /// selected lanes stored through a mask; the other selected lanes are sampled one at
     /// a time by `one`.
     ///
@@ -728,7 +733,7 @@ impl Taps<'_> {
     /// `fv > 0` tests: UNORM values are finite and never `-0`, and `fu`, `fv` lie in
     /// [0, 1), so `a + (b - a) × 0` is `a` bit for bit and the tests change nothing.
     #[inline(always)]
-    fn unorm8<const N: usize, const BGRA: bool>(
+    fn unorm8<const N: usize, const BGRA: bool, const FMA: bool>(
         &self,
         fp: &Footprints<N>,
         out: &mut [[u32; N]; 4],
@@ -760,18 +765,38 @@ impl Taps<'_> {
                 .wrapping_add(fp.base[0][l] as u32);
             first[l] = at & t;
         }
-        for l in 0..N {
-            let a = base + u64::from(first[l]);
-            words[0][l] = m.load_word(a);
-            words[1][l] = m.load_word(a + 1);
-            words[2][l] = m.load_word(a + row);
-            words[3][l] = m.load_word(a + row + 1);
+        // The mip's words as one slice (each lane's four words lie in it, `footprints`
+        // having proved the footprint inside the mip): its pointer and length stay in
+        // registers through the loop. A memory shorter than the mip (not a view this
+        // site is built for) reads word by word, out-of-range words as 0.
+        let height = u64::from(self.height);
+        match m.words(base, row.saturating_mul(height)) {
+            Some(mip) => {
+                let r = row as usize;
+                let word = |i: usize| mip.get(i).map_or(0, |w| w.load(Relaxed));
+                for l in 0..N {
+                    let a = first[l] as usize;
+                    words[0][l] = word(a);
+                    words[1][l] = word(a + 1);
+                    words[2][l] = word(a + r);
+                    words[3][l] = word(a + r + 1);
+                }
+            }
+            None => {
+                for l in 0..N {
+                    let a = base + u64::from(first[l]);
+                    words[0][l] = m.load_word(a);
+                    words[1][l] = m.load_word(a + 1);
+                    words[2][l] = m.load_word(a + row);
+                    words[3][l] = m.load_word(a + row + 1);
+                }
+            }
         }
         for (k, o) in out.iter_mut().enumerate() {
             let byte = if BGRA { [2, 1, 0, 3][k] } else { k };
             let shift = 8 * byte as u32;
             for l in 0..N {
-                let d = |w: u32| ((w >> shift) & 0xff) as f32 / 255.0;
+                let d = |w: u32| unorm8_decode::<FMA>((w >> shift) & 0xff);
                 let (t00, t10) = (d(words[0][l]), d(words[1][l]));
                 let (t01, t11) = (d(words[2][l]), d(words[3][l]));
                 let (fu, fv) = (fp.frac[0][l], fp.frac[1][l]);
@@ -812,7 +837,28 @@ wide_fn! {
         offset: [i32; 3],
         out: &mut [[u32; N]; 4],
     ) {
-        site.sample_lanes_in(choice, coord, select, offset, out)
+        site.sample_lanes_in::<N, FMA>(choice, coord, select, offset, out)
+    }
+}
+
+/// `c as f32 / 255.0` for a byte `c` (UNORM8 → FLOAT, D3D11.3 §3.2.3.4), the value
+/// `Format::decode` gives. With `FMA` (the copy of a loop compiled with it, see
+/// `resources::wide`) without the division, whose vector form takes several times as
+/// long as a multiply-add: `q = c × RN(1/255)` is within an ulp of the quotient, the
+/// residual `c − 255q` is exact in one fused multiply-add, and `q + residual × RN(1/255)`
+/// rounds to the correctly rounded quotient for every byte (Markstein's correction;
+/// `unorm8_decode_is_the_quotient` checks all 256). Without FMA `mul_add` is a library
+/// call, so the division stays.
+#[inline(always)]
+pub(crate) fn unorm8_decode<const FMA: bool>(c: u32) -> f32 {
+    const INV: f32 = 1.0 / 255.0;
+    let x = c as f32;
+    if FMA {
+        let q = x * INV;
+        let residual = (-q).mul_add(255.0, x);
+        residual.mul_add(INV, q)
+    } else {
+        x / 255.0
     }
 }
 

@@ -1,11 +1,12 @@
 //! Lane loops compiled twice: for the x86-64 baseline (SSE2, four 32-bit lanes per
-//! instruction) and for AVX2 (eight), the second run when the processor has AVX2.
+//! instruction) and for AVX2 with FMA (eight), the second run when the processor has
+//! both (every x86 processor with AVX2 so far also has FMA).
 //!
 //! The pixel path's hot loops (the footprints and taps of a wave's texture samples, the
 //! output merger's texel conversion) are written as plain loops over a wave's lanes,
 //! which the compiler vectorises; built for the baseline, it can use only 128-bit
 //! vectors. [`wide_fn!`] defines a function whose body is compiled both ways and runs the
-//! AVX2 copy when `is_x86_feature_detected!("avx2")` says the processor has it — measured
+//! AVX2 copy when `is_x86_feature_detected!` says the processor has AVX2 and FMA — measured
 //! on the bilinear decode-and-interpolate loop of `sample_site`: 3.4 ns a lane with
 //! 128-bit vectors, 1.7 ns with 256-bit ones.
 //!
@@ -16,6 +17,13 @@
 //! width. The tests that hold these loops to their references run the AVX2 copy on a
 //! machine that has AVX2, and the baseline copy elsewhere.
 //!
+//! A fused multiply-add written out (`f32::mul_add`) has one result everywhere too, but
+//! without the FMA feature it is a library call, far slower than what it replaces. So
+//! each copy's body sees a constant `FMA`: `true` in the AVX2 copy, where `mul_add` is
+//! one instruction, `false` in the baseline copy; a loop that has a faster exact form
+//! with fused operations (`sample_site`'s UNORM8 decode) passes it on as a const
+//! generic and picks its form by it.
+//!
 //! This module holds the crate's one `unsafe` outside `exec::jit::call`: calling a
 //! function compiled for a target feature, which is sound only when the processor has
 //! the feature — checked just before the call.
@@ -24,8 +32,9 @@
 /// the AVX2 copy running when the processor has AVX2 (see the module doc). The body
 /// should call `#[inline(always)]` functions for its work, so that they are compiled into
 /// each copy (a call to a function that is not inlined runs that function's baseline
-/// code). The parameters are passed to whichever copy runs. Generic parameters go in
-/// square brackets (a macro cannot match `<…>`):
+/// code). The parameters are passed to whichever copy runs. The body may read the
+/// constant `FMA` (see the module doc). Generic parameters go in square brackets (a macro
+/// cannot match `<…>`):
 ///
 /// ```text
 /// wide_fn! {
@@ -44,17 +53,25 @@ macro_rules! wide_fn {
         $vis fn $name $(<$($gen)*>)? ($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             {
-                #[target_feature(enable = "avx2")]
-                fn avx2 $(<$($gen)*>)? ($($arg: $ty),*) $(-> $ret)? $body
-                if std::arch::is_x86_feature_detected!("avx2") {
+                #[target_feature(enable = "avx2,fma")]
+                fn avx2 $(<$($gen)*>)? ($($arg: $ty),*) $(-> $ret)? {
+                    #[allow(dead_code)]
+                    const FMA: bool = true;
+                    $body
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+                {
                     #[allow(unsafe_code)]
-                    // SAFETY: `avx2` is this function's body compiled with AVX2 enabled;
-                    // calling it is sound exactly when the processor has AVX2, which
-                    // `is_x86_feature_detected!` has just confirmed. Its parameters are
-                    // this function's, passed as they are.
+                    // SAFETY: `avx2` is this function's body compiled with AVX2 and FMA
+                    // enabled; calling it is sound exactly when the processor has both,
+                    // which `is_x86_feature_detected!` has just confirmed. Its
+                    // parameters are this function's, passed as they are.
                     return unsafe { avx2($($arg),*) };
                 }
             }
+            #[allow(dead_code)]
+            const FMA: bool = false;
             $body
         }
     };

@@ -684,3 +684,24 @@ fn footprints_across_edges_equal_sample() {
         }
     }
 }
+
+/// The UNORM8 decode without a division gives `c / 255` correctly rounded (D3D11.3
+/// §3.2.3.4, `Format::decode`'s value) for every byte, in both forms; the fused form
+/// checked here through `mul_add`, which is exact with or without FMA hardware.
+#[test]
+fn unorm8_decode_is_the_quotient() {
+    for c in 0..=255u32 {
+        let want = (c as f32 / 255.0).to_bits();
+        assert_eq!(unorm8_decode::<true>(c).to_bits(), want, "byte {c}, fused");
+        assert_eq!(
+            unorm8_decode::<false>(c).to_bits(),
+            want,
+            "byte {c}, divided"
+        );
+        assert_eq!(
+            Format::R8_UNORM.decode(&[c as u8])[0],
+            want,
+            "byte {c}, the format's decode"
+        );
+    }
+}
