@@ -717,6 +717,62 @@ fn large_regions_fall_back_with_a_note() {
     );
 }
 
+/// A shader compiled once is reused by later programs of an equal shader and the same
+/// key (as a driver compiles at shader creation), with run counters of their own and the
+/// same answers; a different key or a different shader compiles afresh.
+#[test]
+fn compiled_code_is_reused_for_an_equal_shader() {
+    use dxlane::exec::jit::{JitShader, Key};
+    // A constant of its own, so that no other test's shader is this one.
+    let text = "shader compute\ngroup [8 1 1]\nconst r0 = 0\nconst r1 = 0x1357\nconst r2 = 3\nresource range0 = uav space 0 lower 0 count 1 structured_buffer(stride 4) uint \"out\"\nblock0:\n    sysval thread_id, 0, r3\n    imul r4, r3, r1\n    iadd r4, r4, r2\n    handle r5, range0, r0\n    struct_store b32, 1, r5, r3, r0, [r4 _ _ _]\n    return\n";
+    let s = shader(text);
+    let key = |width| Key {
+        width,
+        ftz: true,
+        fuse_mad: false,
+    };
+    let first = JitShader::compile_cached(&s, key(16)).report();
+    let again = JitShader::compile_cached(&shader(text), key(16)).report();
+    assert!(!first.reused, "{first}");
+    assert!(again.reused, "{again}");
+    assert!(
+        again
+            .to_string()
+            .contains("compiled earlier in this process"),
+        "{again}"
+    );
+    assert_eq!(
+        (again.native, again.segments, &again.fallback),
+        (first.native, first.segments, &first.fallback)
+    );
+    assert!(!JitShader::compile_cached(&s, key(32)).report().reused);
+    let other = shader(&text.replace("0x1357", "0x1359"));
+    assert!(!JitShader::compile_cached(&other, key(16)).report().reused);
+    // Two runs through the engine's own path: the second reuses the code, gives the same
+    // words, and counts only its own run.
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            let (m, out) = structured(&[0u32; 8], 4);
+            let o = DispatchOptions {
+                wave_size: Some(8),
+                threads: 1,
+                engine: Engine::Jit,
+                ..DispatchOptions::default()
+            };
+            let r = run(&s, vec![out], [1, 1, 1], &o).unwrap_or_else(|e| panic!("{e}"));
+            (r.jit.expect("a report"), words(&m))
+        })
+        .collect();
+    let ((a, wa), (b, wb)) = (&runs[0], &runs[1]);
+    assert!(b.reused, "{b}");
+    assert_eq!(wa, wb);
+    assert_eq!(wa[5], 5u32.wrapping_mul(0x1357) + 3);
+    assert_eq!(
+        (a.native_block_runs, a.native_lane_instructions),
+        (b.native_block_runs, b.native_lane_instructions)
+    );
+}
+
 /// The generated programs exercise the region code: most run blocks natively with their
 /// control flow (loops, `if`s, switches), not only straight-line segments.
 #[test]

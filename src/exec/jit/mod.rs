@@ -61,6 +61,7 @@ mod shim;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::ir::{Inst, Shader};
@@ -146,8 +147,12 @@ pub struct JitReport {
     /// So far in the run: lane-instructions the region code ran (each block's
     /// instructions and terminator, times its active lanes, as `control::charge` counts).
     pub native_lane_instructions: u64,
-    /// Compile time.
+    /// Compile time: what this program spent getting its code (next to nothing when
+    /// `reused`).
     pub compile_time: Duration,
+    /// The code was compiled earlier in this process, for an equal shader and the same
+    /// [`Key`], and is shared (see [`JitShader::compile_cached`]).
+    pub reused: bool,
     /// The instructions left to the interpreter, by mnemonic, most frequent first.
     pub interpreted_ops: Vec<(String, usize)>,
     /// Why the shader (or part of it) was not compiled, when it was not.
@@ -158,12 +163,20 @@ impl fmt::Display for JitReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "jit: {} of {} instructions native in {} segments, compiled in {:.1} ms",
+            "jit: {} of {} instructions native in {} segments, ",
             self.native,
             self.native + self.interpreted,
             self.segments,
-            self.compile_time.as_secs_f64() * 1e3
         )?;
+        if self.reused {
+            write!(f, "compiled earlier in this process")?;
+        } else {
+            write!(
+                f,
+                "compiled in {:.1} ms",
+                self.compile_time.as_secs_f64() * 1e3
+            )?;
+        }
         if self.regions > 0 {
             write!(
                 f,
@@ -196,7 +209,7 @@ impl fmt::Display for JitReport {
 pub fn compile_for(engine: Engine, shader: &Shader, key: Key) -> Option<std::sync::Arc<JitShader>> {
     match engine {
         Engine::Interp => None,
-        Engine::Jit => Some(std::sync::Arc::new(JitShader::compile(shader, key))),
+        Engine::Jit => Some(std::sync::Arc::new(JitShader::compile_cached(shader, key))),
     }
 }
 
@@ -248,32 +261,103 @@ struct Region {
     native: Vec<bool>,
 }
 
-/// A shader's native code for one [`Key`]: shared by every worker thread of a run.
-pub struct JitShader {
+/// A shader's native code for one [`Key`], as compiled: shared by every program of an
+/// equal shader and key in the process ([`JitShader::compile_cached`]).
+struct Native {
     key: Key,
     /// For each instruction index: 1 + the segment starting there, or 0.
     starts: Vec<u32>,
     segments: Vec<Segment>,
     region: Option<Region>,
     report: JitReport,
+    _code: call::Code,
+    _region_code: call::Code,
+}
+
+/// A program's native code for one [`Key`]: shared by every worker thread of a run.
+pub struct JitShader {
+    native: Arc<Native>,
+    /// What getting the code cost this program, and whether it was reused.
+    compile_time: Duration,
+    reused: bool,
     /// Blocks and lane-instructions the region ran, for the report: one slot per worker
     /// thread (by [`counter_slot`]), each on a cache line of its own, since adding to one
     /// shared counter after every region call passed its line between the cores.
     counts: Box<[crossbeam::utils::CachePadded<[AtomicU64; 2]>; COUNTER_SLOTS]>,
-    _code: call::Code,
-    _region_code: call::Code,
 }
 
 impl fmt::Debug for JitShader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JitShader")
-            .field("key", &self.key)
-            .field("report", &self.report)
+            .field("key", &self.native.key)
+            .field("report", &self.report())
             .finish_non_exhaustive()
     }
 }
 
+/// How many compiled shaders [`JitShader::compile_cached`] keeps.
+pub const CACHED_SHADERS: usize = 64;
+
+/// The compiled shaders kept for reuse, least recently used first.
+type Cache = Vec<(Key, Arc<Shader>, Arc<Native>)>;
+
+/// Drops every compiled shader kept for reuse ([`JitShader::compile_cached`]): the next
+/// program of each shader compiles afresh. Code in use stays alive with its programs.
+/// For timing a compile, and for a long-lived host that wants the memory back.
+pub fn clear_cache() {
+    cache().lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(Vec::new()))
+}
+
 impl JitShader {
+    /// [`JitShader::compile`], reusing the code compiled earlier in the process for an
+    /// equal shader (`==`: every instruction, register, declaration) and the same
+    /// [`Key`] — the code depends on nothing else — as a driver compiles a shader once,
+    /// when it is created, not at every draw. The last [`CACHED_SHADERS`] shaders
+    /// compiled or reused are kept; the run counters are the program's own either way.
+    /// Two threads asking for the same new shader at once may both compile it; the
+    /// results are the same.
+    pub fn compile_cached(shader: &Shader, key: Key) -> JitShader {
+        let started = Instant::now();
+        let lock = || cache().lock().unwrap_or_else(|e| e.into_inner());
+        let hit = {
+            let mut c = lock();
+            let at = c.iter().position(|(k, s, _)| *k == key && **s == *shader);
+            at.map(|i| {
+                // Most recently used last.
+                let e = c.remove(i);
+                let native = e.2.clone();
+                c.push(e);
+                native
+            })
+        };
+        if let Some(native) = hit {
+            return JitShader::from_native(native, started.elapsed(), true);
+        }
+        let fresh = JitShader::compile(shader, key);
+        let mut c = lock();
+        if !c.iter().any(|(k, s, _)| *k == key && **s == *shader) {
+            if c.len() >= CACHED_SHADERS {
+                c.remove(0);
+            }
+            c.push((key, Arc::new(shader.clone()), fresh.native.clone()));
+        }
+        fresh
+    }
+
+    fn from_native(native: Arc<Native>, compile_time: Duration, reused: bool) -> JitShader {
+        JitShader {
+            native,
+            compile_time,
+            reused,
+            counts: Box::new(std::array::from_fn(|_| Default::default())),
+        }
+    }
+
     /// Compiles the segments of `shader` (already validated by `ir::validate`). Never
     /// fails: what cannot be compiled is left to the interpreter and said in the report.
     pub fn compile(shader: &Shader, key: Key) -> JitShader {
@@ -423,21 +507,22 @@ impl JitShader {
         report.interpreted_ops = ops;
         report.segments = segments.len();
         report.compile_time = started.elapsed();
-        JitShader {
+        let native = Native {
             key,
             starts,
             segments,
             region,
             report,
-            counts: Box::new(std::array::from_fn(|_| Default::default())),
             _code: code,
             _region_code: region_code,
-        }
+        };
+        let time = native.report.compile_time;
+        JitShader::from_native(Arc::new(native), time, false)
     }
 
     /// The parameters the code was compiled for.
     pub fn key(&self) -> Key {
-        self.key
+        self.native.key
     }
 
     /// Coverage and compile time, and what the region code has run so far.
@@ -453,14 +538,17 @@ impl JitShader {
                 .iter()
                 .map(|c| c[1].load(Ordering::Relaxed))
                 .sum(),
-            ..self.report.clone()
+            compile_time: self.compile_time,
+            reused: self.reused,
+            ..self.native.report.clone()
         }
     }
 
     /// Whether block `b` is in the region (runs natively with its control flow).
     #[inline(always)]
     pub(crate) fn native_block(&self, b: usize) -> bool {
-        self.region
+        self.native
+            .region
             .as_ref()
             .is_some_and(|r| r.native.get(b).copied().unwrap_or(false))
     }
@@ -470,7 +558,9 @@ impl JitShader {
     /// at the start of its current block, not yet charged, with every field as the
     /// interpreter leaves it there.
     pub(crate) fn run_region<const W: usize>(&self, w: &mut Wave<W>, shader: &Shader, limit: u64) {
-        let Some(r) = &self.region else { return };
+        let Some(r) = &self.native.region else {
+            return;
+        };
         let mut live = [0u32; W];
         crate::exec::wave::mask_words(w.live, &mut live);
         let mask = w.ex.mask;
@@ -537,8 +627,8 @@ impl JitShader {
         regs: &mut [[u32; W]],
         sel: &[u32; W],
     ) -> Option<usize> {
-        let s = *self.starts.get(pc)?;
-        let seg = self.segments.get(s.checked_sub(1)? as usize)?;
+        let s = *self.native.starts.get(pc)?;
+        let seg = self.native.segments.get(s.checked_sub(1)? as usize)?;
         call::enter(seg.func, regs, sel).then_some(seg.end as usize)
     }
 }
