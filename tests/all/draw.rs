@@ -155,6 +155,64 @@ fn draws_are_identical_for_any_thread_count() {
     }
 }
 
+/// The output merger's whole-wave direct path (`TileCtx::merge_direct`: a quad row with
+/// both pixels live as one 8-byte store, the other live lanes one texel each) writes the
+/// bytes of its lane-by-lane merge, which a draw takes whenever a `MergeObserver` watches:
+/// every example draw, and the triangle and full-screen examples on odd-sized targets
+/// (quads cut by the right and bottom edges), at wave sizes 4, 8 and 32, draw the same
+/// targets both ways.
+#[test]
+fn direct_merge_writes_what_the_lane_by_lane_merge_writes() {
+    use dxlane::job::draw_run::prepare_draw;
+    use dxlane::pipeline::{MergeObserver, MergeTarget, PixelLane};
+    struct Watch;
+    impl MergeObserver for Watch {
+        fn write(&self, _: MergeTarget, _: u32, _: u32, _: u32, _: &PixelLane) {}
+    }
+    let mut jobs: Vec<(String, String)> = draw_examples()
+        .iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(p).unwrap())
+        })
+        .collect();
+    for name in ["triangle", "fullscreen"] {
+        let text =
+            std::fs::read_to_string(common::root().join(format!("examples/{name}.toml"))).unwrap();
+        // The expectations name pixels of the 128 × 128 target.
+        let text = text.split("\n[[expect]]").next().unwrap();
+        let odd = text
+            .replace("width = 128", "width = 37")
+            .replace("height = 128", "height = 23");
+        assert_ne!(odd, text, "{name}");
+        jobs.push((name.to_string(), odd));
+    }
+    for (name, text) in &jobs {
+        for wave in [4, 8, 32] {
+            let targets = |watch: Option<&dyn MergeObserver>| {
+                let path = common::root().join(format!("examples/{name}.toml"));
+                let job = Job::from_text(text, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let mut p = prepare_draw(job, &RunOptions::default())
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                p.wave_size = Some(wave);
+                p.threads = 1;
+                p.draw(None, None, watch)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let mut m: Vec<Vec<u8>> = p
+                    .targets
+                    .iter()
+                    .map(|t| t.view.texture.to_bytes())
+                    .collect();
+                m.extend(p.depth.iter().map(|d| d.view.texture.to_bytes()));
+                m
+            };
+            let direct = targets(None);
+            assert!(direct.iter().any(|t| t.iter().any(|&b| b != 0)), "{name}");
+            assert!(direct == targets(Some(&Watch)), "{name}, wave {wave}");
+        }
+    }
+}
+
 const VS_POS: &str = r#"shader vertex
 regs 3
 const r0 = 0x0
