@@ -18,7 +18,7 @@ use crate::ir::{DerivKind, Reg, SampleArgs, SampleMode};
 use crate::resources::sample::{
     Lod, SampleInput, calculate_lod, gather as gather_texels, sample as sample_texels,
 };
-use crate::resources::sample_site::{MipChoice, SamplerSite, SiteLod};
+use crate::resources::sample_site::{LaneScratch, MipChoice, SamplerSite, SiteLod};
 use crate::resources::{Descriptor, SamplerDesc};
 
 use super::Ctx;
@@ -110,6 +110,7 @@ impl Groups {
         coords: [&[u32; W]; 3],
         offset: [i32; 3],
         out: &mut [[u32; W]; 4],
+        scratch: &mut LaneScratch<W>,
     ) {
         let key = match lod {
             SiteLod::Level(l) => [0, l.to_bits(), 0, min_lod_clamp.to_bits()],
@@ -129,7 +130,7 @@ impl Groups {
             Some((p, set)) if *p == choice => *set |= lanes,
             _ => {
                 if let Some((p, set)) = self.pending.replace((choice, lanes)) {
-                    site.sample_lanes(p, coords, set, offset, out);
+                    site.sample_lanes(p, coords, set, offset, out, scratch);
                 }
             }
         }
@@ -142,9 +143,10 @@ impl Groups {
         coords: [&[u32; W]; 3],
         offset: [i32; 3],
         out: &mut [[u32; W]; 4],
+        scratch: &mut LaneScratch<W>,
     ) {
         if let Some((p, set)) = self.pending.take() {
-            site.sample_lanes(p, coords, set, offset, out);
+            site.sample_lanes(p, coords, set, offset, out, scratch);
         }
     }
 }
@@ -168,6 +170,7 @@ fn sample_site<const W: usize>(
         return false;
     }
     let zero = [0u32; W];
+    let scratch = w.sample_scratch.get_or_insert_with(LaneScratch::boxed);
     let regs = &w.regs;
     // Registers are read in place: the wave's arrays are not copied.
     let reg = |r: Reg| if r.is_none() { &zero } else { &regs[r.index()] };
@@ -201,7 +204,7 @@ fn sample_site<const W: usize>(
     let coords = [c[0], c[1], c[2]];
     if let Some(choice) = site.fixed_choice() {
         // One mip and one filter whatever the LOD: no gradients, no LOD.
-        site.sample_lanes(choice, coords, w.ex.mask, offset, &mut out);
+        site.sample_lanes(choice, coords, w.ex.mask, offset, &mut out, scratch);
         finish(w, &a.dst, a.status, &out);
         return true;
     }
@@ -227,9 +230,10 @@ fn sample_site<const W: usize>(
                 coords,
                 offset,
                 &mut out,
+                scratch,
             );
         }
-        groups.flush(&site, coords, offset, &mut out);
+        groups.flush(&site, coords, offset, &mut out, scratch);
         finish(w, &a.dst, a.status, &out);
         return true;
     }
@@ -266,9 +270,18 @@ fn sample_site<const W: usize>(
         } else {
             f(clamp[l])
         };
-        groups.add(&site, lod, min_lod_clamp, 1 << l, coords, offset, &mut out);
+        groups.add(
+            &site,
+            lod,
+            min_lod_clamp,
+            1 << l,
+            coords,
+            offset,
+            &mut out,
+            scratch,
+        );
     }
-    groups.flush(&site, coords, offset, &mut out);
+    groups.flush(&site, coords, offset, &mut out, scratch);
     finish(w, &a.dst, a.status, &out);
     true
 }

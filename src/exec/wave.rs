@@ -9,6 +9,7 @@
 //! per-lane `0`/`!0` words otherwise. Inactive lanes' registers are never written.
 
 use crate::ir::Reg;
+use crate::resources::sample_site::LaneScratch;
 
 /// `next` value of a lane that has finished (returned, discarded, or never existed).
 pub const DONE: u32 = u32::MAX;
@@ -440,6 +441,9 @@ pub struct Wave<const W: usize> {
     pub tags: [u32; W],
     /// Running, at a barrier, or done.
     pub state: WaveState,
+    /// The sampling passes' per-lane arrays, made at the wave's first sample and kept
+    /// (`SamplerSite::sample_lanes`).
+    pub sample_scratch: Option<Box<LaneScratch<W>>>,
 }
 
 impl<const W: usize> Wave<W> {
@@ -474,6 +478,7 @@ impl<const W: usize> Wave<W> {
             killed: 0,
             tags: std::array::from_fn(|l| l as u32),
             state: WaveState::Done,
+            sample_scratch: None,
         }
     }
 

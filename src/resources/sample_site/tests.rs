@@ -355,6 +355,11 @@ proptest::proptest! {
         let (view, sampler) = build(&c);
         let site = SamplerSite::new(&view, &sampler).expect("a covered view and sampler");
         let mut rng = Rng(seed ^ 0x51ed_270b_2736_2f87);
+        // One scratch per width for all calls, as a wave keeps one, starting dirty: no
+        // call may read what an earlier one left.
+        let (mut scratch32, mut scratch128) = (LaneScratch::<32>::boxed(), LaneScratch::<128>::boxed());
+        dirty(&mut scratch32, &mut rng);
+        dirty(&mut scratch128, &mut rng);
         for _ in 0..20 {
             let level = if rng.below(4) == 0 { 0.0 } else { rng.value(6.0) };
             let offset = [rng.below(16) as i32 - 8, rng.below(16) as i32 - 8, 0];
@@ -372,15 +377,35 @@ proptest::proptest! {
             // 32 lanes (compute batches), and 128 (pixel batches: both halves of the
             // selection).
             let select = u128::from(rng.next() as u32);
-            check_lanes::<32>(&site, &view, &sampler, &mut rng, level, offset, select)?;
+            check_lanes(&site, &view, &sampler, &mut rng, level, offset, select, &mut scratch32)?;
             let select = u128::from(rng.next()) | (u128::from(rng.next()) << 64);
-            check_lanes::<128>(&site, &view, &sampler, &mut rng, level, offset, select)?;
+            check_lanes(&site, &view, &sampler, &mut rng, level, offset, select, &mut scratch128)?;
         }
     }
 }
 
-/// One call of `sample_lanes` on `N` lanes of random coordinates, every selected lane
-/// against the reference, the others untouched.
+/// Fills every array of `s` with random words.
+fn dirty<const N: usize>(s: &mut LaneScratch<N>, rng: &mut Rng) {
+    let mut junk = || rng.next() as u32;
+    let fp = &mut s.footprints;
+    for l in 0..N {
+        fp.base[0][l] = junk() as i32;
+        fp.base[1][l] = junk() as i32;
+        fp.frac[0][l] = f32::from_bits(junk());
+        fp.frac[1][l] = f32::from_bits(junk());
+        fp.fast[l] = junk();
+        s.fast_v[l] = junk();
+        s.taps.take[l] = junk();
+        s.taps.first[l] = junk();
+        for k in 0..4 {
+            s.taps.words[k][l] = junk();
+        }
+    }
+}
+
+/// One call of `sample_lanes` on `N` lanes of random coordinates with `scratch` as it
+/// is, every selected lane against the reference, the others untouched.
+#[allow(clippy::too_many_arguments)]
 fn check_lanes<const N: usize>(
     site: &SamplerSite<'_>,
     view: &TextureView,
@@ -389,6 +414,7 @@ fn check_lanes<const N: usize>(
     level: f32,
     offset: [i32; 3],
     select: u128,
+    scratch: &mut LaneScratch<N>,
 ) -> Result<(), proptest::test_runner::TestCaseError> {
     let inputs: Vec<SampleInput> = (0..N).map(|_| random_input(rng, view)).collect();
     let coord: [[u32; N]; 3] =
@@ -401,6 +427,7 @@ fn check_lanes<const N: usize>(
         select,
         offset,
         &mut out,
+        scratch,
     );
     for l in 0..N {
         let got = [out[0][l], out[1][l], out[2][l], out[3][l]];
