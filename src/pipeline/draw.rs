@@ -10,7 +10,9 @@
 //!    the screen tiles they touch (`setup`);
 //! 2. rasterizes the tiles on worker threads (`raster`), each tile on a private copy of
 //!    its part of the targets: early depth-stencil when the pixel program allows it, pixel
-//!    waves (`ps`), the output merger (`om`), then the tile is stored back.
+//!    waves (`ps`), the output merger (`om`), then the tile is stored back. A
+//!    one-sample UNORM8 target that the merge only ever overwrites (see
+//!    [`in_place_targets`]) is written in place instead, with no copy to load or store.
 //!
 //! Tiles own disjoint pixels and take their primitives in draw order, so the targets do
 //! not depend on the number of worker threads. (UAV writes and atomics from pixel programs
@@ -79,7 +81,7 @@
 //! ```
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::clip::{self, ClipSetup, Clipped, Weights};
@@ -101,7 +103,7 @@ use crate::exec::{
     DescriptorTable, ExecError, Limits, Profile, StageProgram, StageRunner, WaveObserver, WriteSink,
 };
 use crate::ir::{ComponentType, Shader};
-use crate::resources::Format;
+use crate::resources::{Descriptor, Format, Memory, Texture};
 
 /// Lanes side by side for programs that never look across lanes (vertex) or across quads
 /// (pixel). Wider than `dispatch::MAX_BATCH_LANES`: a draw's batch carries fixed costs a
@@ -448,7 +450,9 @@ impl TraceProgram<'_> {
     }
 }
 
-/// Seconds spent in each part of a draw (summed over worker threads).
+/// Seconds spent in each part of a draw (summed over worker threads). `shading` and the
+/// merge's part of `output_merger` are estimates: one pixel wave in eight is timed
+/// (`TIMED_WAVES`) and stands for the others; `raster` is the tiles' time less those.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
 pub struct StageTimes {
     /// Index reads, vertex shading, clipping and primitive setup.
@@ -1086,6 +1090,11 @@ pub fn draw(
             .filter(|t| matches!(t.at, TraceAt::Pixel { .. })),
         dual: dual_source(&s.blend),
         direct: direct_writes(s, &ps_out),
+        in_place: [false; 8],
+    };
+    let ctx = TileCtx {
+        in_place: in_place_targets(&ctx),
+        ..ctx
     };
     let ntiles = bins.bins.len() as u64;
     let next = AtomicU64::new(0);
@@ -1129,9 +1138,16 @@ pub fn draw(
     report.helper_lanes = st.helpers;
     report.pixel_waves = st.waves;
     report.ps_lane_instructions = st.lane_instructions;
-    report.times.raster = (st.total - st.shading - st.om).max(0.0);
-    report.times.shading = st.shading;
-    report.times.output_merger = st.om;
+    // The timed waves stand for all of them (`TIMED_WAVES`).
+    let scale = if st.timed_waves == 0 {
+        0.0
+    } else {
+        st.waves as f64 / st.timed_waves as f64
+    };
+    let (shading, om) = (st.shading * scale, st.om + st.wave_om * scale);
+    report.times.raster = (st.total - shading - om).max(0.0);
+    report.times.shading = shading;
+    report.times.output_merger = om;
     // After the draw, so that the reports count what the region code ran.
     for (stage, r) in [
         ("vs", vs_program.jit_report()),
@@ -1300,15 +1316,28 @@ fn setup_primitive(
     }
 }
 
+/// One in this many pixel waves is timed (the first of each run of them on a worker),
+/// and the timed waves' shading and merge times, scaled by waves over timed waves, stand
+/// for all: the stage profile is then an estimate, but the two to three clock reads a
+/// wave would take cost about 3 % of a full-screen draw where each read takes tens of
+/// nanoseconds (a virtual machine's clock).
+const TIMED_WAVES: u64 = 8;
+
 #[derive(Default)]
 struct TileStats {
     pixels: u64,
     helpers: u64,
     waves: u64,
+    /// Waves timed (one in [`TIMED_WAVES`]).
+    timed_waves: u64,
     lane_instructions: u64,
     total: f64,
+    /// Shading of the timed waves.
     shading: f64,
+    /// Loading and storing tiles (every tile timed).
     om: f64,
+    /// The merge of the timed waves.
+    wave_om: f64,
 }
 
 impl TileStats {
@@ -1316,10 +1345,12 @@ impl TileStats {
         self.pixels += o.pixels;
         self.helpers += o.helpers;
         self.waves += o.waves;
+        self.timed_waves += o.timed_waves;
         self.lane_instructions += o.lane_instructions;
         self.total += o.total;
         self.shading += o.shading;
         self.om += o.om;
+        self.wave_om += o.wave_om;
     }
 }
 
@@ -1340,47 +1371,193 @@ struct TileCtx<'a> {
     dual: bool,
     /// Per target, the write that needs no blending, logic operation or mask.
     direct: [Option<om::DirectWrite>; 8],
+    /// Per target, whether tiles write it in place ([`in_place_targets`]).
+    in_place: [bool; 8],
 }
 
 /// One tile's copy of the targets.
-struct TileBuf {
+struct TileBuf<'m> {
     rect: [i32; 4],
+    /// Per target, the tile's copy; `None` for a target unbound or written in place.
     colors: Vec<Option<TileColor>>,
+    /// Per target, the target's own words when the tile writes it in place.
+    in_place: Vec<Option<InPlace<'m>>>,
     depth: Option<TileDepth>,
 }
 
+/// A render target a tile writes in place: the target's words from the tile's top-left
+/// texel to its bottom-right one, a texel per word, rows `pitch` words apart.
+struct InPlace<'m> {
+    words: &'m [AtomicU32],
+    pitch: usize,
+}
+
+impl InPlace<'_> {
+    /// Stores texel word `texel` at `i` (row-major from the tile's corner, rows `pitch`
+    /// apart); nothing past the span.
+    #[inline(always)]
+    fn put(&self, i: usize, texel: u32) {
+        if let Some(w) = self.words.get(i) {
+            w.store(texel, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The targets of a draw whose tiles write them in place, with no tile copy loaded
+/// before and stored after: a copy pays for itself only when the merge reads the
+/// target (blending, a mask, a depth test after the program, several samples). A target
+/// is written in place when
+///
+/// - it has one sample, and its write is the direct UNORM8 one (`om::DirectWrite`:
+///   no blending, logic operation or partial mask; a texel per word);
+/// - the whole-wave direct merge applies to the draw (no merge observer, no late
+///   depth-stencil, no `SV_Coverage` output, no alpha-to-coverage, no dual source);
+/// - its memory is no other target's, not the depth-stencil buffer's and bound to no
+///   register of the pixel program (which would then see the tile's writes as they
+///   happen instead of the target as it was before the tile).
+///
+/// A wave the direct merge declines all the same (`merge_direct`) first makes the tile's
+/// copy from the target, which holds every earlier write, so no write is lost.
+fn in_place_targets(ctx: &TileCtx<'_>) -> [bool; 8] {
+    let mut out = [false; 8];
+    let s = ctx.s;
+    if ctx.writes.is_some()
+        || !(ctx.early || s.depth_stencil_view.is_none())
+        || ctx.ps_out.coverage.is_some()
+        || s.blend.alpha_to_coverage_enable
+        || ctx.dual
+        || ctx.targets.samples != 1
+    {
+        return out;
+    }
+    let rts: Vec<Option<&Memory>> = s
+        .render_targets
+        .iter()
+        .map(|rt| rt.as_ref().map(|rt| rt.texture.memory()))
+        .collect();
+    let bound = |m: &Memory| {
+        let b = s.ps_bindings;
+        b.ranges
+            .iter()
+            .flatten()
+            .chain(&b.resource_heap)
+            .any(|d| descriptor_memory(d) == Some(m))
+            || s.depth_stencil_view
+                .as_ref()
+                .is_some_and(|d| d.texture.memory() == m)
+    };
+    for (i, m) in rts.iter().enumerate().take(8) {
+        let Some(m) = m else { continue };
+        let shared = rts
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != i && o.is_some_and(|o| o == *m));
+        out[i] = matches!(ctx.direct[i], Some(om::DirectWrite::Unorm8(_))) && !shared && !bound(m);
+    }
+    out
+}
+
+/// The memory a descriptor's view reads or writes.
+fn descriptor_memory(d: &Descriptor) -> Option<&Memory> {
+    match d {
+        Descriptor::Buffer { view, .. } => Some(&view.memory),
+        Descriptor::Texture(v) => Some(v.texture.memory()),
+        Descriptor::ConstantBuffer { memory, .. } => Some(memory),
+        _ => None,
+    }
+}
+
 impl TileCtx<'_> {
-    fn load(&self, rect: [i32; 4]) -> TileBuf {
+    /// The tile `rect` of target `t` (`texel` bytes per texel, every sample plane), as
+    /// `TileColor::bytes` lays it out.
+    fn read_tile(&self, t: &Texture, texel: usize, rect: [i32; 4]) -> Vec<u8> {
         let w = (rect[2] - rect[0]) as usize;
         let h = (rect[3] - rect[1]) as usize;
         let n = self.targets.samples;
-        let read = |t: &crate::resources::Texture, texel: usize| -> Vec<u8> {
-            let mut bytes = vec![0u8; w * h * n as usize * texel];
-            for s in 0..n {
-                for y in 0..h {
-                    let Some(a) =
-                        t.texel_addr(0, 0, [rect[0] as u32, rect[1] as u32 + y as u32, 0], s)
-                    else {
-                        continue;
-                    };
-                    let row = (s as usize * h + y) * w * texel;
-                    t.memory().read_bytes(a, &mut bytes[row..row + w * texel]);
-                }
+        let mut bytes = vec![0u8; w * h * n as usize * texel];
+        for s in 0..n {
+            for y in 0..h {
+                let Some(a) = t.texel_addr(0, 0, [rect[0] as u32, rect[1] as u32 + y as u32, 0], s)
+                else {
+                    continue;
+                };
+                let row = (s as usize * h + y) * w * texel;
+                t.memory().read_bytes(a, &mut bytes[row..row + w * texel]);
             }
-            bytes
+        }
+        bytes
+    }
+
+    /// The words of target `t` that tile `rect` covers, for writing in place; `None`
+    /// when they are not whole words of the memory (then the tile takes a copy).
+    fn in_place<'m>(&self, t: &'m Texture, rect: [i32; 4]) -> Option<InPlace<'m>> {
+        let (x0, y0) = (rect[0] as u32, rect[1] as u32);
+        let (w, h) = ((rect[2] - rect[0]) as u64, (rect[3] - rect[1]) as u64);
+        if t.desc().format.bytes_per_texel() != 4 || w == 0 || h == 0 {
+            return None;
+        }
+        let first = t.texel_addr(0, 0, [x0, y0, 0], 0)?;
+        let pitch = match t.texel_addr(0, 0, [x0, y0 + 1, 0], 0) {
+            Some(next) => next.checked_sub(first)? / 4,
+            None => w,
         };
+        if first % 4 != 0 || pitch < w {
+            return None;
+        }
+        let count = (h - 1).checked_mul(pitch)?.checked_add(w)?;
+        let words = t.memory().words(first / 4, count)?;
+        Some(InPlace {
+            words,
+            pitch: pitch as usize,
+        })
+    }
+
+    /// Turns every target the tile writes in place into a tile copy (read from the
+    /// target, which holds every write so far), for a merge that reads the copy.
+    fn take_copies(&self, tb: &mut TileBuf<'_>) {
+        for (i, ip) in tb.in_place.iter_mut().enumerate() {
+            if ip.take().is_none() {
+                continue;
+            }
+            if let (Some(Some(rt)), Some(c)) = (self.s.render_targets.get(i), tb.colors.get_mut(i))
+            {
+                let format = rt.texture.desc().format;
+                let texel = format.bytes_per_texel() as usize;
+                *c = Some(TileColor {
+                    format,
+                    texel,
+                    bytes: self.read_tile(&rt.texture, texel, tb.rect),
+                });
+            }
+        }
+    }
+
+    fn load(&self, rect: [i32; 4]) -> TileBuf<'_> {
+        let mut in_place = Vec::with_capacity(self.s.render_targets.len());
         let colors = self
             .s
             .render_targets
             .iter()
-            .map(|rt| {
-                rt.as_ref().map(|rt| {
+            .enumerate()
+            .map(|(i, rt)| {
+                let Some(rt) = rt.as_ref() else {
+                    in_place.push(None);
+                    return None;
+                };
+                let ip = if self.in_place.get(i).copied().unwrap_or(false) {
+                    self.in_place(&rt.texture, rect)
+                } else {
+                    None
+                };
+                let copy = ip.is_none();
+                in_place.push(ip);
+                copy.then(|| {
                     let format = rt.texture.desc().format;
                     let texel = format.bytes_per_texel() as usize;
                     TileColor {
                         format,
                         texel,
-                        bytes: read(&rt.texture, texel),
+                        bytes: self.read_tile(&rt.texture, texel, rect),
                     }
                 })
             })
@@ -1388,7 +1565,7 @@ impl TileCtx<'_> {
         let depth = self.s.depth_stencil_view.as_ref().map(|d| {
             let format = d.texture.desc().format;
             let texel = format.bytes_per_texel() as usize;
-            let raw = read(&d.texture, texel);
+            let raw = self.read_tile(&d.texture, texel, rect);
             let (depth, stencil) = raw
                 .chunks_exact(texel)
                 .map(|b| TileDepth::decode(format, b))
@@ -1402,11 +1579,12 @@ impl TileCtx<'_> {
         TileBuf {
             rect,
             colors,
+            in_place,
             depth,
         }
     }
 
-    fn store(&self, tb: &TileBuf) {
+    fn store(&self, tb: &TileBuf<'_>) {
         let w = (tb.rect[2] - tb.rect[0]) as usize;
         let h = (tb.rect[3] - tb.rect[1]) as usize;
         let n = self.targets.samples;
@@ -1527,8 +1705,14 @@ impl TileCtx<'_> {
                             }
                         }
                     }
+                    // The rasterizer gives quads with a covered sample: only the test can
+                    // leave none. (Testing the four words for every quad reads back the
+                    // rasterizer's one store of the mask in pieces, which stalls.)
+                    if mask.iter().all(|&m| m == 0) {
+                        return;
+                    }
                 }
-                if !shading || mask.iter().all(|&m| m == 0) {
+                if !shading {
                     return;
                 }
                 let quad = |sample: u32, coverage: [u32; 4]| PixelQuad {
@@ -1551,19 +1735,10 @@ impl TileCtx<'_> {
                 }
                 if queue.len() >= wave_quads
                     && let Some(r) = runner.as_deref_mut()
+                    && let Err(e) =
+                        self.run_queued(r, &mut queue, wave_quads, &mut tb, index, &mut seq, stats)
                 {
-                    // Whole waves from the front of the queue, without copying them out.
-                    let mut done = 0;
-                    while queue.len() - done >= wave_quads {
-                        let quads = &queue[done..done + wave_quads];
-                        if let Err(e) = self.run_wave(r, quads, &mut tb, index, seq, stats) {
-                            result = Err(e);
-                            return;
-                        }
-                        seq += 1;
-                        done += wave_quads;
-                    }
-                    queue.drain(..done);
+                    result = Err(e);
                 }
             });
             result.clone()?;
@@ -1580,11 +1755,38 @@ impl TileCtx<'_> {
         Ok(())
     }
 
+    /// Runs the whole waves of `wave_quads` quads at the front of `queue` (without
+    /// copying them out) and drops them from it; `seq` counts the tile's waves. Kept out
+    /// of line: inlined, it made the per-quad receiver that calls it save and restore
+    /// several more registers for every quad.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn run_queued(
+        &self,
+        runner: &mut StageRunner<'_>,
+        queue: &mut Vec<PixelQuad>,
+        wave_quads: usize,
+        tb: &mut TileBuf<'_>,
+        tile: u32,
+        seq: &mut u32,
+        stats: &mut TileStats,
+    ) -> Result<(), ExecError> {
+        let mut done = 0;
+        while queue.len() - done >= wave_quads {
+            let quads = &queue[done..done + wave_quads];
+            self.run_wave(runner, quads, tb, tile, *seq, stats)?;
+            *seq += 1;
+            done += wave_quads;
+        }
+        queue.drain(..done);
+        Ok(())
+    }
+
     fn run_wave(
         &self,
         runner: &mut StageRunner<'_>,
         quads: &[PixelQuad],
-        tb: &mut TileBuf,
+        tb: &mut TileBuf<'_>,
         tile: u32,
         seq: u32,
         stats: &mut TileStats,
@@ -1627,7 +1829,8 @@ impl TileCtx<'_> {
             stage: self.stage,
             quads,
         };
-        let t = Instant::now();
+        let timed = stats.waves % TIMED_WAVES == 0;
+        let t = timed.then(Instant::now);
         let traced_out: Vec<u32>;
         let (run, w, out) = match self.trace.map(|t| (t, t.at)) {
             Some((
@@ -1649,9 +1852,13 @@ impl TileCtx<'_> {
         };
         // One clock read ends the shading and starts the merge (a read costs as much as
         // merging a few lanes).
-        let t_merge = Instant::now();
-        stats.shading += (t_merge - t).as_secs_f64();
+        let t_merge = t.map(|t| {
+            let now = Instant::now();
+            stats.shading += (now - t).as_secs_f64();
+            now
+        });
         stats.waves += 1;
+        stats.timed_waves += u64::from(timed);
         stats.lane_instructions += run.lane_instructions;
         stats.helpers += u64::from(helper.count_ones());
         stats.pixels += (n as u64) - u64::from(helper.count_ones());
@@ -1659,9 +1866,13 @@ impl TileCtx<'_> {
             o.wave(tile, seq, &PixelQuad::lanes(quads), &run, out);
         }
         if self.merge_direct(quads, all & !helper & !run.killed, cover0, out, w, tb) {
-            stats.om += t_merge.elapsed().as_secs_f64();
+            if let Some(t) = t_merge {
+                stats.wave_om += t.elapsed().as_secs_f64();
+            }
             return Ok(());
         }
+        // The lane-by-lane merge reads and writes the tile's copies.
+        self.take_copies(tb);
         for (qi, q) in quads.iter().enumerate() {
             for k in 0..4 {
                 let l = qi * 4 + k;
@@ -1676,7 +1887,9 @@ impl TileCtx<'_> {
                 );
             }
         }
-        stats.om += t_merge.elapsed().as_secs_f64();
+        if let Some(t) = t_merge {
+            stats.wave_om += t.elapsed().as_secs_f64();
+        }
         Ok(())
     }
 
@@ -1769,14 +1982,19 @@ impl TileCtx<'_> {
         {
             return false;
         }
-        for (i, c) in tb.colors.iter().enumerate() {
-            if c.is_none() {
+        for i in 0..tb.colors.len().max(tb.in_place.len()) {
+            let copy = matches!(tb.colors.get(i), Some(Some(_)));
+            let in_place = matches!(tb.in_place.get(i), Some(Some(_)));
+            if !copy && !in_place {
                 continue;
             }
+            let direct = self.direct.get(i).copied().flatten();
             if let Some((word, _)) = self.ps_out.targets.get(i).copied().flatten()
-                && (self.direct.get(i).copied().flatten().is_none()
-                    || out.len() < (word as usize + 4) * w)
+                && (direct.is_none() || out.len() < (word as usize + 4) * w)
             {
+                return false;
+            }
+            if in_place && !matches!(direct, Some(om::DirectWrite::Unorm8(_))) {
                 return false;
             }
         }
@@ -1784,6 +2002,30 @@ impl TileCtx<'_> {
         let mask = self.s.sample_mask;
         let prims = self.stage.prims.len();
         let mut texels = [0u32; MAX_W];
+        let corner = [tb.rect[0], tb.rect[1]];
+        // One sample per pixel: the texel goes to the pixel of each live lane whose
+        // coverage (`cover0`) and the sample mask both hold sample 0 — `tb_index` with
+        // sample 0, without the walk over coverage bits.
+        let set = if mask & 1 != 0 { live & cover0 } else { 0 };
+        for (i, ip) in tb.in_place.iter().enumerate() {
+            let Some(ip) = ip else { continue };
+            let (Some((word, _)), Some(om::DirectWrite::Unorm8(order))) = (
+                self.ps_out.targets.get(i).copied().flatten(),
+                self.direct.get(i).copied().flatten(),
+            ) else {
+                continue;
+            };
+            let src = &out[word as usize * w..(word as usize + 4) * w];
+            om::DirectWrite::unorm8_texels(src, w, order, &mut texels[..w]);
+            scatter_quads(quads, &texels, set, corner, ip.pitch, |i, a, b, which| {
+                if which & 1 != 0 {
+                    ip.put(i, a);
+                }
+                if which & 2 != 0 {
+                    ip.put(i.wrapping_add(1), b);
+                }
+            });
+        }
         for (i, c) in tb.colors.iter_mut().enumerate() {
             let Some(c) = c else { continue };
             let Some((word, _)) = self.ps_out.targets.get(i).copied().flatten() else {
@@ -1796,41 +2038,21 @@ impl TileCtx<'_> {
             if let om::DirectWrite::Unorm8(order) = d {
                 om::DirectWrite::unorm8_texels(src, w, order, &mut texels[..w]);
                 if n == 1 && c.texel == 4 {
-                    // One sample per pixel: the texel goes to the pixel of each live lane
-                    // whose coverage (`cover0`) and the sample mask both hold sample 0 —
-                    // `tb_index` with sample 0, without the walk over coverage bits — a
-                    // quad at a time: a row of the quad with both its pixels written is
-                    // one eight-byte store.
+                    // A row of a quad with both its pixels written is one eight-byte
+                    // store.
                     let tw = (tb.rect[2] - tb.rect[0]) as usize;
-                    let (x0, y0) = (tb.rect[0], tb.rect[1]);
-                    let set = if mask & 1 != 0 { live & cover0 } else { 0 };
-                    for (half, bits) in [set as u64, (set >> 64) as u64].into_iter().enumerate() {
-                        let mut bits = bits;
-                        while bits != 0 {
-                            let j = bits.trailing_zeros() / 4;
-                            let nib = (bits >> (4 * j)) & 0xf;
-                            bits &= !(0xf << (4 * j));
-                            let qi = half * 16 + j as usize;
-                            let (Some(q), Some(t)) =
-                                (quads.get(qi), texels.get(4 * qi..4 * qi + 4))
-                            else {
-                                continue;
-                            };
-                            let top = ((q.y as i32).wrapping_sub(y0) as usize)
-                                .wrapping_mul(tw)
-                                .wrapping_add((q.x as i32).wrapping_sub(x0) as usize);
-                            for row in 0..2 {
-                                let idx = top.wrapping_add(row * tw);
-                                let (a, b) = (t[2 * row], t[2 * row + 1]);
-                                match (nib >> (2 * row)) & 3 {
-                                    3 => om::DirectWrite::put_texel4_pair(c, idx, a, b),
-                                    1 => om::DirectWrite::put_texel4(c, idx, a),
-                                    2 => om::DirectWrite::put_texel4(c, idx.wrapping_add(1), b),
-                                    _ => {}
-                                }
-                            }
-                        }
-                    }
+                    scatter_quads(
+                        quads,
+                        &texels,
+                        set,
+                        corner,
+                        tw,
+                        |i, a, b, which| match which {
+                            3 => om::DirectWrite::put_texel4_pair(c, i, a, b),
+                            1 => om::DirectWrite::put_texel4(c, i, a),
+                            _ => om::DirectWrite::put_texel4(c, i.wrapping_add(1), b),
+                        },
+                    );
                     continue;
                 }
             }
@@ -1868,7 +2090,7 @@ impl TileCtx<'_> {
     }
 
     /// The output merger for one lane: coverage, late depth-stencil, colour writes.
-    fn merge(&self, lane: &PixelLane, out: impl Fn(u32) -> u32, tb: &mut TileBuf) {
+    fn merge(&self, lane: &PixelLane, out: impl Fn(u32) -> u32, tb: &mut TileBuf<'_>) {
         let Some(prim) = self.stage.prims.get(lane.prim as usize) else {
             return;
         };
@@ -1961,6 +2183,46 @@ impl TileCtx<'_> {
                     && desc.render_target_write_mask & mask & 0xf != 0
                 {
                     w.write(MergeTarget::Color(i as u32), lane.x, lane.y, smp, lane);
+                }
+            }
+        }
+    }
+}
+
+/// The one-sample direct merge's scatter, a quad at a time: the texel (`texels`, lane
+/// order) of each lane in `set` to its pixel, through `put(i, texel)` with `i` counted
+/// row-major from the tile's top-left pixel `corner`, rows `pitch` apart: `put(i, left,
+/// right, which)` writes a row of a quad, its left pixel (at `i`) when `which & 1`, its
+/// right one when `which & 2`.
+#[inline(always)]
+fn scatter_quads(
+    quads: &[PixelQuad],
+    texels: &[u32],
+    set: u128,
+    corner: [i32; 2],
+    pitch: usize,
+    mut put: impl FnMut(usize, u32, u32, u64),
+) {
+    let [x0, y0] = corner;
+    for (half, bits) in [set as u64, (set >> 64) as u64].into_iter().enumerate() {
+        let mut bits = bits;
+        while bits != 0 {
+            let j = bits.trailing_zeros() / 4;
+            let nib = (bits >> (4 * j)) & 0xf;
+            bits &= !(0xf << (4 * j));
+            let qi = half * 16 + j as usize;
+            let (Some(q), Some(t)) = (quads.get(qi), texels.get(4 * qi..4 * qi + 4)) else {
+                continue;
+            };
+            let top = ((q.y as i32).wrapping_sub(y0) as usize)
+                .wrapping_mul(pitch)
+                .wrapping_add((q.x as i32).wrapping_sub(x0) as usize);
+            for row in 0..2 {
+                let idx = top.wrapping_add(row * pitch);
+                let (a, b) = (t[2 * row], t[2 * row + 1]);
+                let which = (nib >> (2 * row)) & 3;
+                if which != 0 {
+                    put(idx, a, b, which);
                 }
             }
         }
