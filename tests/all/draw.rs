@@ -157,8 +157,9 @@ fn draws_are_identical_for_any_thread_count() {
 
 /// The output merger's whole-wave direct path (`TileCtx::merge_direct`: a quad row with
 /// both pixels live as one 8-byte store, the other live lanes one texel each) writes the
-/// bytes of its lane-by-lane merge, which a draw takes whenever a `MergeObserver` watches:
-/// every example draw, and the triangle and full-screen examples on odd-sized targets
+/// bytes of its lane-by-lane merge, which a draw takes whenever a `MergeObserver` watches
+/// (the unwatched draw also writes its one-sample UNORM8 targets in place, the watched one
+/// through tile copies, `draw::in_place_targets`): every example draw, and the triangle and full-screen examples on odd-sized targets
 /// (quads cut by the right and bottom edges), at wave sizes 4, 8 and 32, draw the same
 /// targets both ways.
 #[test]
@@ -210,6 +211,89 @@ fn direct_merge_writes_what_the_lane_by_lane_merge_writes() {
             assert!(direct.iter().any(|t| t.iter().any(|&b| b != 0)), "{name}");
             assert!(direct == targets(Some(&Watch)), "{name}, wave {wave}");
         }
+    }
+}
+
+/// A pixel program that reads its own render target (bound to it as a texture too, a
+/// hazard D3D leaves undefined) sees the target as it was before the draw reached the
+/// pixel's tile, as with tile copies: such a target is never written in place
+/// (`draw::in_place_targets`). Two instances of one full-screen triangle each add 0.25
+/// to what they read; both read the cleared 64, so every byte becomes 128 (64 / 255 +
+/// 0.25, rounded, D3D11.3 §3.2.3.6), where a target written in place would give the
+/// second instance the first's 128 to read, and 192. Targets of 70 × 40 pixels: two
+/// tiles across, one cut by the edge; one and two workers.
+#[test]
+fn a_target_the_pixel_program_reads_is_not_written_in_place() {
+    use dxlane::ir::parse_shader;
+    use dxlane::pipeline::{
+        Bindings, CullMode, DrawArgs, DrawOptions, DrawState, RenderTargetView, draw,
+    };
+    use dxlane::resources::{Descriptor, Format, Texture, TextureDesc, TextureView};
+    let ps = parse_shader(
+        r#"shader pixel
+regs 12
+const r0 = 0x0
+const r1 = 0x3e800000    ; 0.25
+io_words in 4 out 4
+input "SV_Position" 0 sv position reg 0 rows 1 mask xy float interp noperspective slot 0
+output "SV_Target" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+resource range0 = srv space 0 lower 0 count 1 texture2d float "t"    ; t0
+block0:
+    handle r2, range0, r0
+    input r3, 0
+    input r4, 1
+    ftou r3, r3
+    ftou r4, r4
+    typed_load [r5 r6 r7 r8], r2, [r3 r4 _], r0, _, (0 0 0), _
+    fadd r5, r5, r1
+    fadd r6, r6, r1
+    fadd r7, r7, r1
+    fadd r8, r8, r1
+    output 0, r5
+    output 1, r6
+    output 2, r7
+    output 3, r8
+    return
+"#,
+    )
+    .unwrap();
+    let vs = parse_shader(&vertex_program_for(&ps)).unwrap();
+    let (w, h) = (70, 40);
+    for threads in [1, 2] {
+        let rt = Texture::from_bytes(
+            TextureDesc::tex2d(Format::R8G8B8A8_UNORM, w, h),
+            &vec![64u8; (w * h * 4) as usize],
+        )
+        .unwrap();
+        let psb = Bindings {
+            ranges: vec![vec![Descriptor::Texture(TextureView::whole(rt.clone()))]],
+            ..Bindings::default()
+        };
+        let vsb = Bindings::default();
+        let mut st = DrawState::new(&vs, Some(&ps), &vsb, &psb);
+        st.rasterizer.cull_mode = CullMode::None;
+        st.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        let args = DrawArgs {
+            vertex_count: 3,
+            instance_count: 2,
+            ..DrawArgs::default()
+        };
+        let opts = DrawOptions {
+            threads,
+            ..DrawOptions::default()
+        };
+        let r = draw(&st, &args, &opts).unwrap();
+        assert_eq!(r.pixels_shaded, 2 * u64::from(w * h));
+        let bytes = rt.to_bytes();
+        let wrong = bytes.iter().position(|&b| b != 128);
+        assert_eq!(
+            wrong,
+            None,
+            "{threads} workers: {:?}",
+            wrong.map(|i| bytes[i])
+        );
     }
 }
 
