@@ -1,4 +1,4 @@
-//! What a user may name (a [`Place`]) and the conditions of breakpoints ([`Cond`]).
+//! What a user may name (a `Place`) and the conditions of breakpoints ([`Cond`]).
 //!
 //! Places, in the program's terms:
 //!

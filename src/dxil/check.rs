@@ -1112,7 +1112,7 @@ fn is_wave_op(opcode: u32) -> bool {
 ///   `SampleGrad`, `SampleCmpGrad`, `Sample`, `SampleBias`, `SampleCmp` or
 ///   `SampleCmpBias` with an offset that is not a constant;
 /// - 30 writeable MSAA textures: `TextureStoreSample`, and a declared
-///   RWTexture2DMS[Array] before validator 1.8, a handle made to one from 1.8;
+///   RWTexture2DMS\[Array\] before validator 1.8, a handle made to one from 1.8;
 /// - 31 `SampleCmpGrad`/`SampleCmpBias`: DXC *assigns* the flag at each `Sample`,
 ///   `SampleBias`, `SampleCmp`, `SampleCmpBias`, `SampleGrad` and `SampleCmpGrad`, so in
 ///   each function the last of those decides it; 32

@@ -3,8 +3,8 @@
 //! Owns: the instruction set ([`Inst`], one documented variant per operation, declared
 //! in one table in `inst.rs`), the shader container ([`Shader`]: blocks, registers,
 //! memories, resource ranges, source map), the control-flow analyses that order blocks
-//! for reconvergence ([`cfg`]), the text form ([`parse_shader`] and `Display`), the
-//! [`Builder`] the lowerings use, and the [`validate`] check. Knows nothing of DXBC,
+//! for reconvergence ([`cfg`](mod@cfg)), the text form ([`parse_shader`] and `Display`), the
+//! [`Builder`] the lowerings use, and the [`validate`](fn@validate) check. Knows nothing of DXBC,
 //! DXIL or execution; depends on nothing else in the crate.
 //!
 //! # Registers
@@ -27,9 +27,9 @@
 //! Instructions sit in basic blocks ([`Block`]), each ending in a [`Terminator`]: jump,
 //! branch, switch, return or unreachable. Block 0 is the entry. A wave runs its lanes
 //! together; when they branch apart, execution continues with the lowest-numbered block
-//! some lane waits at, so with blocks in a *structured order* (see [`cfg`]) the lanes
+//! some lane waits at, so with blocks in a *structured order* (see [`cfg`](mod@cfg)) the lanes
 //! reconverge at each branch's immediate post-dominator — where wave operations expect
-//! them. The [`Builder`] computes that order; [`validate`] checks it.
+//! them. The [`Builder`] computes that order; [`validate`](fn@validate) checks it.
 //!
 //! # Memory and resources
 //!

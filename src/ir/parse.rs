@@ -276,7 +276,7 @@ fn parse_io(t: &mut Tokens<'_>) -> Result<IoElement, ParseError> {
 }
 
 /// Parses a shader from its text form. The result is not validated; call
-/// [`crate::ir::validate`].
+/// [`crate::ir::validate`](fn@crate::ir::validate).
 pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
     let mut shader = Shader::new(Stage::Compute);
     shader.blocks.clear();

@@ -12,7 +12,7 @@
 //!    its part of the targets: early depth-stencil when the pixel program allows it, pixel
 //!    waves (`ps`), the output merger (`om`), then the tile is stored back. A
 //!    one-sample UNORM8 target that the merge only ever overwrites (see
-//!    [`in_place_targets`]) is written in place instead, with no copy to load or store.
+//!    `in_place_targets`) is written in place instead, with no copy to load or store.
 //!
 //! Tiles own disjoint pixels and take their primitives in draw order, so the targets do
 //! not depend on the number of worker threads. (UAV writes and atomics from pixel programs

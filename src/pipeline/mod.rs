@@ -2,7 +2,7 @@
 //! pixel programs inside a draw.
 //!
 //! Owns: how a dispatch's threads are laid out in waves and quads and spread over worker
-//! threads ([`dispatch`]); the draw state in Direct3D 12's vocabulary ([`state`]) and
+//! threads ([`dispatch`](fn@dispatch)); the draw state in Direct3D 12's vocabulary ([`state`]) and
 //! the pipeline's stages, one module each, as D3D names them — input assembly ([`ia`]),
 //! the vertex stage ([`vs`]), stage linking ([`link`]), clipping ([`clip`]), primitive
 //! setup and binning ([`setup`]), the rasterizer ([`raster`]), attribute interpolation

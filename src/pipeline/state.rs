@@ -5,7 +5,7 @@
 //! `D3D12_RASTERIZER_DESC`, `D3D12_BLEND_DESC`, `D3D12_DEPTH_STENCIL_DESC`,
 //! `D3D12_VIEWPORT`, `D3D12_RECT`), with the same field meanings and the same defaults
 //! (`Default` is the `CD3DX12_*_DESC(D3D12_DEFAULT)` state). The job file maps onto these;
-//! a Rust caller fills them directly (see [`super::draw`]).
+//! a Rust caller fills them directly (see [`super::draw`](fn@super::draw)).
 
 use crate::resources::{ComparisonFunc, Format, Memory, Texture};
 

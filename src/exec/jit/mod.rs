@@ -4,8 +4,8 @@
 //!
 //! Owns: choosing which instructions are compiled ([`select`]) and which blocks run
 //! with their control flow ([`region`]), emitting them as 128-bit vector code
-//! ([`emit`], [`region`]), the scalar rules the generated code calls ([`shim`]), and the
-//! one place generated code is entered ([`call`]). Does not own: memory, resources,
+//! (`emit`, [`region`]), the scalar rules the generated code calls (`shim`), and the
+//! one place generated code is entered (`call`). Does not own: memory, resources,
 //! wave and quad operations, stage inputs and outputs, barriers, discard — those stay in
 //! the interpreter (`exec::interp`, `exec::control`), so the two engines cannot disagree
 //! on them; the control-flow rules the region code follows are `exec::control`'s, step
@@ -40,8 +40,8 @@
 //! # Rules
 //!
 //! Each rule of `exec::{float, convert, arith, bits}` is either emitted inline where
-//! Cranelift has the exact operation (see [`emit`] for each, with why it matches), or
-//! called through a [`shim`] that is the interpreter's own function. Instructions neither
+//! Cranelift has the exact operation (see `emit` for each, with why it matches), or
+//! called through a `shim` that is the interpreter's own function. Instructions neither
 //! way covers (64-bit arithmetic, the profile's fp16 rounding) end the segment and run in
 //! the interpreter. The equivalence property test (`tests/all/jit.rs`) compares the two
 //! engines bit for bit on random programs.
