@@ -1,6 +1,7 @@
 //! The output merger: depth and stencil tests, blending, logic operations, write masks
 //! and the conversion of pixel-program outputs to render-target formats — on one tile's
-//! copy of the targets, loaded before the tile is rasterized and stored after.
+//! copy of the targets, loaded before the tile is rasterized and stored after (a target
+//! the merge only overwrites is written in place instead, `draw::in_place_targets`).
 //!
 //! # Rules
 //!
