@@ -1662,6 +1662,10 @@ impl TileCtx<'_> {
         // Read once, not through the chain of references for every quad.
         let (early, per_sample, shading) =
             (self.early, self.stage.link.per_sample, self.ps.is_some());
+        // D3D11.3 §16.9.4 (§3.5.4): the samples the output merger may write are the
+        // coverage ANDed with the sample mask; the early test and per-sample shading
+        // look at those only.
+        let sample_mask = self.s.sample_mask;
         for &pi in bin {
             let Some(prim) = self.stage.prims.get(pi as usize) else {
                 continue;
@@ -1675,7 +1679,7 @@ impl TileCtx<'_> {
                     if let Some(td) = tb.depth.as_mut() {
                         for (k, m) in mask.iter_mut().enumerate() {
                             let (px, py) = (q.x + (k as u32 & 1), q.y + (k as u32 >> 1));
-                            let mut bits = *m;
+                            let mut bits = *m & sample_mask;
                             while bits != 0 {
                                 let smp = bits.trailing_zeros();
                                 bits &= bits - 1;
@@ -1703,6 +1707,10 @@ impl TileCtx<'_> {
                                     *m &= !(1 << smp);
                                 }
                             }
+                            // No sample the merger may write passed: nothing to shade.
+                            if *m & sample_mask == 0 {
+                                *m = 0;
+                            }
                         }
                     }
                     // The rasterizer gives quads with a covered sample: only the test can
@@ -1723,7 +1731,7 @@ impl TileCtx<'_> {
                     coverage,
                 };
                 if per_sample {
-                    let union = mask.iter().fold(0, |a, m| a | m);
+                    let union = mask.iter().fold(0, |a, m| a | m) & sample_mask;
                     let mut bits = union;
                     while bits != 0 {
                         let smp = bits.trailing_zeros();
