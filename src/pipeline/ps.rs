@@ -190,9 +190,10 @@ pub struct PixelStage<'a> {
 }
 
 impl PixelStage<'_> {
-    /// The depth plane at `at`, clamped to the viewport's range.
+    /// The depth plane at `at`, clamped to the viewport's range: what the depth test
+    /// compares and stores.
     pub fn depth_at(&self, prim: &Prim, at: Location) -> f32 {
-        clamp_depth(prim.z.at(at[0], at[1]) as f32, self.depth_range)
+        clamp_depth(position_z(prim, at), self.depth_range)
     }
 
     fn location(&self, lane: &PixelLane, interp: Interp) -> Location {
@@ -231,7 +232,7 @@ impl PixelStage<'_> {
                 match component {
                     0 => (loc[0] as f32).to_bits(),
                     1 => (loc[1] as f32).to_bits(),
-                    2 => self.depth_at(prim, loc).to_bits(),
+                    2 => position_z(prim, loc).to_bits(),
                     _ => interp::clip_w(prim, loc).to_bits(),
                 }
             }
@@ -434,7 +435,7 @@ impl PixelStage<'_> {
                     PsSource::Position { component, .. } => match component {
                         0 => rows.fill(row, |l, _| (at[l][0] as f32).to_bits()),
                         1 => rows.fill(row, |l, _| (at[l][1] as f32).to_bits()),
-                        2 => rows.fill(row, |l, prim| self.depth_at(prim, at[l]).to_bits()),
+                        2 => rows.fill(row, |l, prim| position_z(prim, at[l]).to_bits()),
                         _ => rows.fill(row, |l, prim| interp::clip_w(prim, at[l]).to_bits()),
                     },
                     PsSource::Zero if !known => rows.fill(row, |_, _| 0),
@@ -525,6 +526,16 @@ fn location_kind(interp: Interp) -> usize {
     } else {
         2
     }
+}
+
+/// `SV_Position.z` as the pixel program reads it: the interpolated depth (bias included)
+/// at `at`, **not** clamped to the viewport's depth range. D3D11.3 §15.6 clamps the depth
+/// the output merger tests and writes, and states that the pixel program's input z is
+/// not clamped; WARP's own behaviour here is not documented anywhere public, so the
+/// specification decides. (With depth clip on and no bias the value already lies in the
+/// range; with `DepthClipEnable = false` or a depth bias it may not.)
+pub fn position_z(prim: &Prim, at: Location) -> f32 {
+    prim.z.at(at[0], at[1]) as f32
 }
 
 /// Clamps a depth value to the viewport's range; NaN gives the range's minimum.
