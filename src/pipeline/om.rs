@@ -555,8 +555,10 @@ fn srgb8(texel: &mut [u8], order: [usize; 4], src: [u32; 4]) {
 }
 
 /// The alpha-to-coverage mask of `alpha` for `samples` samples: the lowest
-/// `round(alpha × samples)` samples (our choice: D3D leaves the pattern to the
-/// implementation; with one sample, alpha ≥ ½ covers it).
+/// `round(alpha × samples)` samples, halves up (with one sample, alpha ≥ ½ covers it).
+/// dxlane's own choice: D3D11.3 §17.18 leaves the samples a fractional alpha covers to
+/// the implementation (dithering allowed), and no public source states WARP's pattern,
+/// so a WARP capture may differ in which samples, not in how many on average.
 pub fn alpha_to_coverage(alpha: f32, samples: u32) -> u32 {
     let a = if alpha.is_nan() {
         0.0
@@ -899,8 +901,14 @@ mod tests {
         assert_eq!(t[0], 0xff00_ffff);
     }
 
+    /// dxlane's alpha-to-coverage pattern (D3D11.3 §17.18 leaves it to the
+    /// implementation): the lowest round(α·n) samples, halves up. α = 0.5 at 4× is 2
+    /// samples (0 and 1); α = 0.3 at 8× is 2.4 → 2; α = 0.3125 at 8× is 2.5 → 3;
+    /// α = 0.49 at 1× rounds to none; NaN covers nothing.
     #[test]
     fn alpha_to_coverage_masks() {
+        assert_eq!(alpha_to_coverage(0.3, 8), 0b11);
+        assert_eq!(alpha_to_coverage(0.3125, 8), 0b111);
         assert_eq!(alpha_to_coverage(0.5, 4), 0b0011);
         assert_eq!(alpha_to_coverage(1.0, 4), 0b1111);
         assert_eq!(alpha_to_coverage(0.49, 1), 0);
