@@ -9,6 +9,7 @@ mod container;
 mod corpus_jobs;
 mod debug;
 mod draw;
+mod draw_rules;
 mod draw_twins;
 mod dxbc;
 mod dxil;
