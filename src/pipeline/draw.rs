@@ -1695,7 +1695,7 @@ impl TileCtx<'_> {
                                 {
                                     let sample = if per_sample { smp } else { 0 };
                                     let lane = PixelLane {
-                                        prim: pi,
+                                        prim: prim.id,
                                         x: px,
                                         y: py,
                                         sample,
@@ -2103,6 +2103,12 @@ impl TileCtx<'_> {
             return;
         };
         let n = self.targets.samples;
+        // A merge observer is told the draw's primitive, not the set-up one (clipping may
+        // cut a primitive into several).
+        let drawn = PixelLane {
+            prim: prim.id,
+            ..*lane
+        };
         let mut cov = lane.coverage & self.s.sample_mask;
         if let Some(w) = self.ps_out.coverage {
             cov &= out(w);
@@ -2154,7 +2160,7 @@ impl TileCtx<'_> {
                     if let (Some(w), Some(before)) = (self.writes, before)
                         && depth_written(&self.s.depth_stencil, pass, before, depth_word(td, i))
                     {
-                        w.write(MergeTarget::DepthStencil, lane.x, lane.y, smp, lane);
+                        w.write(MergeTarget::DepthStencil, lane.x, lane.y, smp, &drawn);
                     }
                     if !pass {
                         cov &= !(1 << smp);
@@ -2190,7 +2196,7 @@ impl TileCtx<'_> {
                 if let Some(w) = self.writes
                     && desc.render_target_write_mask & mask & 0xf != 0
                 {
-                    w.write(MergeTarget::Color(i as u32), lane.x, lane.y, smp, lane);
+                    w.write(MergeTarget::Color(i as u32), lane.x, lane.y, smp, &drawn);
                 }
             }
         }

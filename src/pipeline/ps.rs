@@ -113,10 +113,12 @@ pub enum MergeTarget {
 }
 
 /// Sees every sample the output merger writes, with the pixel lane behind it: what a
-/// capture comparison needs to say which lane wrote a differing texel. Called from
-/// worker threads; all writes to one texel come from the tile that owns it, in draw
-/// order, so the last write seen for a texel is the one the target keeps. Observing
-/// changes nothing the draw computes.
+/// capture comparison needs to say which lane wrote a differing texel. The lane's `prim`
+/// is here the draw's primitive (`SV_PrimitiveID`, counted per instance), not the index
+/// of a set-up primitive: clipping at the viewport may cut one primitive into several.
+/// Called from worker threads; all writes to one texel come from the tile that owns it,
+/// in draw order, so the last write seen for a texel is the one the target keeps.
+/// Observing changes nothing the draw computes.
 pub trait MergeObserver: Sync {
     /// Sample `sample` of pixel `(x, y)` of `target` was written by `lane` (for an
     /// early depth-stencil write, the lane the pixel would run in).
