@@ -112,7 +112,11 @@ fn d24_holds_the_nearest_code() {
         let d = &r.depth.as_ref().unwrap().view.texture;
         for y in 0..4 {
             for x in 0..4 {
-                assert_eq!(word(d, x, y, 0) & 0xff_ffff, 12_566_527, "{name} ({x}, {y})");
+                assert_eq!(
+                    word(d, x, y, 0) & 0xff_ffff,
+                    12_566_527,
+                    "{name} ({x}, {y})"
+                );
             }
         }
     }
@@ -306,14 +310,24 @@ fn triangles_are_clipped_at_each_viewport_edge_and_snapped() {
     type Map = fn(i64, i64) -> (i64, i64);
     type PMap = fn(u32, u32) -> (u32, u32);
     let cases: [(&str, [f32; 4], Map, PMap); 4] = [
-        ("right", [0.0, 0.0, 32.0, 64.0], |x, y| (x, y), |x, y| (x, y)),
+        (
+            "right",
+            [0.0, 0.0, 32.0, 64.0],
+            |x, y| (x, y),
+            |x, y| (x, y),
+        ),
         (
             "left",
             [32.0, 0.0, 32.0, 64.0],
             |x, y| (64 * 256 - x, y),
             |x, y| (63 - x, y),
         ),
-        ("bottom", [0.0, 0.0, 64.0, 32.0], |x, y| (y, x), |x, y| (y, x)),
+        (
+            "bottom",
+            [0.0, 0.0, 64.0, 32.0],
+            |x, y| (y, x),
+            |x, y| (y, x),
+        ),
         (
             "top",
             [0.0, 32.0, 64.0, 32.0],
@@ -342,15 +356,16 @@ fn triangles_are_clipped_at_each_viewport_edge_and_snapped() {
                 "{}[draw.rasterizer]\ncull = \"NONE\"\n[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 64\nheight = 64\n",
                 draw(
                     &clip,
-                    &format!("viewport = [{:?}, {:?}, {:?}, {:?}, 0, 1]", vp[0], vp[1], vp[2], vp[3])
+                    &format!(
+                        "viewport = [{:?}, {:?}, {:?}, {:?}, 0, 1]",
+                        vp[0], vp[1], vp[2], vp[3]
+                    )
                 )
             ),
         );
         let got = red(&r, 64, 64);
         let row = |y: u32| -> Vec<u32> {
-            let mut xs: Vec<u32> = (0..64u32)
-                .filter(|&x| got.contains(&pix(x, y)))
-                .collect();
+            let mut xs: Vec<u32> = (0..64u32).filter(|&x| got.contains(&pix(x, y))).collect();
             xs.sort();
             xs
         };
