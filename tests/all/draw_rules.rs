@@ -236,7 +236,7 @@ fn depth_bias_is_added_to_each_vertex() {
             "pixel ({x}, 0)"
         );
     }
-    assert_eq!(f32::from_bits(word(d, 0, 0, 0)), 0.071_753_911_674_022_67);
+    assert_eq!(f32::from_bits(word(d, 0, 0, 0)), 0.071_753_91);
 }
 
 /// D3D11.3 §15.6: the depth the output merger tests and stores is clamped to the
