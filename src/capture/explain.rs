@@ -597,3 +597,30 @@ mod tests {
         b
     }
 }
+
+#[cfg(test)]
+mod table_agrees {
+    use super::*;
+    use crate::ir::{ProfileRules, Stage};
+
+    #[test]
+    fn rules_column_answers_as_the_rules_reached() {
+        for i in Inst::examples() {
+            let mut s = Shader::new(Stage::Compute);
+            s.insts.push(i.clone());
+            let r = i.profile_rules();
+            assert_eq!(r.contains(ProfileRules::FUSE_MAD), has_mad(&s), "{i}");
+            assert_eq!(
+                r.contains(ProfileRules::WAVE_READ_INACTIVE),
+                has_wave_read(&s),
+                "{i}"
+            );
+            assert_eq!(r.contains(ProfileRules::F16), has_f16(&s), "{i}");
+            assert_eq!(
+                r.contains(ProfileRules::FP32_DENORMALS),
+                has_f32_math(&s),
+                "{i}"
+            );
+        }
+    }
+}

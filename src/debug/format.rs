@@ -257,3 +257,25 @@ mod tests {
         assert!(!is_nan_or_inf(0x7f80_0000, Ty::Int));
     }
 }
+
+#[cfg(test)]
+mod table_agrees {
+    use super::*;
+
+    #[test]
+    fn result_column_answers_as_written_type() {
+        use crate::ir::ValueType as V;
+        for i in Inst::examples() {
+            let t = match i.result_type() {
+                V::Bits => Ty::Untyped,
+                V::F32 => Ty::Float,
+                V::I32 => Ty::Int,
+                V::U32 => Ty::UInt,
+                V::Bool => Ty::Bool,
+                V::F64 => Ty::Double,
+                V::I64 => Ty::I64,
+            };
+            assert_eq!(t, written_type(&i), "{i}");
+        }
+    }
+}

@@ -475,3 +475,16 @@ mod tests {
         assert_eq!(r.last_lane_write(Slot::Reg(1), 3, 0), Some(2));
     }
 }
+
+#[cfg(test)]
+mod table_agrees {
+    use super::*;
+
+    #[test]
+    fn pairs_column_answers_as_pairs() {
+        for i in Inst::examples() {
+            let p = i.pairs();
+            assert_eq!((p.writes, p.reads.to_vec()), pairs(&i), "{i}");
+        }
+    }
+}

@@ -147,3 +147,23 @@ pub(crate) struct Ctx<'a> {
     /// Where memory writes are reported, when someone observes them (`observe`).
     pub writes: Option<&'a dyn observe::WriteSink>,
 }
+
+#[cfg(test)]
+mod table_agrees {
+    use super::*;
+    use crate::ir::{Lanes, Stage};
+
+    #[test]
+    fn lanes_column_answers_as_crosses_lanes_and_crosses_quads() {
+        for i in Inst::examples() {
+            assert_eq!(i.lanes() != Lanes::Own, crosses_lanes(&i), "{i}");
+            let mut s = Shader::new(Stage::Pixel);
+            s.insts.push(i.clone());
+            assert_eq!(
+                i.lanes() == Lanes::Wave,
+                crate::pipeline::draw::crosses_quads(&s),
+                "{i}"
+            );
+        }
+    }
+}

@@ -71,3 +71,15 @@ pub fn check<const W: usize>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod table_agrees {
+    use super::*;
+
+    #[test]
+    fn handles_column_answers_as_accessed() {
+        for i in Inst::examples() {
+            assert_eq!(i.handles(), accessed(&i), "{i}");
+        }
+    }
+}

@@ -66,6 +66,7 @@ mod operand;
 pub mod opt;
 pub mod parse;
 mod print;
+mod props;
 mod shader;
 pub mod validate;
 
@@ -79,6 +80,7 @@ pub use io::{EvalAt, Interp, IoElement, SysValue};
 pub use operand::Role;
 pub use parse::{ParseError, parse_shader};
 pub use print::WithLocs;
+pub use props::{Lanes, Pairs, ProfileRules, ValueType};
 pub use shader::{
     Block, ComponentType, ConstArray, DenormMode, LocalArray, ResourceClass, ResourceKind,
     ResourceRange, Shader, SourceLoc, SourceVar, Stage, Terminator, VarKey, WaveSizeReq,

@@ -498,3 +498,15 @@ mod tests {
         assert!(b.contains(&"iadd r3, r2, r1".to_string()), "{s}");
     }
 }
+
+#[cfg(test)]
+mod table_agrees {
+    use super::*;
+
+    #[test]
+    fn effects_column_answers_as_has_effects() {
+        for i in Inst::examples() {
+            assert_eq!(i.effects(), has_effects(&i), "{i}");
+        }
+    }
+}

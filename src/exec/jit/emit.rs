@@ -1733,3 +1733,19 @@ mod tests {
         assert!(f[0][8..].iter().all(|&x| x));
     }
 }
+
+#[cfg(test)]
+mod table_agrees {
+    use super::*;
+
+    #[test]
+    fn native_answers_as_calls_float_rule() {
+        for i in Inst::examples() {
+            assert_eq!(
+                super::super::select::native(&i) == super::super::select::Native::FloatRule,
+                calls_float_rule(&i),
+                "{i}"
+            );
+        }
+    }
+}
