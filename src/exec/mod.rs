@@ -82,47 +82,21 @@ pub use profile::{F16Rule, Fp32Denormals, Profile};
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
 
-use crate::ir::{Inst, SampleMode, Shader};
+use crate::ir::{Inst, Lanes, Shader};
 
-/// Whether an instruction reads other lanes' values or the wave's shape: wave and quad
-/// operations, derivatives (and the sampling that takes them), lane index and count.
-/// A shader without any runs the same whichever lanes share a wave, which lets
-/// `pipeline::dispatch` run more threads side by side than a wave holds.
+/// Whether an instruction reads other lanes' values or the wave's shape (the instruction
+/// table's `lanes` column): wave and quad operations, derivatives (and the sampling that
+/// takes them), lane index and count. A shader without any runs the same whichever
+/// lanes share a wave, which lets `pipeline::dispatch` run more threads side by side
+/// than a wave holds.
 pub fn crosses_lanes(inst: &Inst) -> bool {
-    match inst {
-        Inst::LaneIndex { .. }
-        | Inst::LaneCount { .. }
-        | Inst::WaveReduce { .. }
-        | Inst::WavePrefix { .. }
-        | Inst::WaveAnyTrue { .. }
-        | Inst::WaveAllTrue { .. }
-        | Inst::WaveAllEqual { .. }
-        | Inst::WaveBallot { .. }
-        | Inst::WaveCountBits { .. }
-        | Inst::WavePrefixCountBits { .. }
-        | Inst::WaveReadLane { .. }
-        | Inst::WaveReadFirst { .. }
-        | Inst::WaveIsFirstLane { .. }
-        | Inst::WaveMatch { .. }
-        | Inst::WaveMultiPrefix { .. }
-        | Inst::WaveMultiPrefixCountBits { .. }
-        | Inst::QuadReadLane { .. }
-        | Inst::QuadSwap { .. }
-        | Inst::QuadVote { .. }
-        | Inst::Deriv { .. }
-        | Inst::Lod { .. } => true,
-        Inst::Sample { mode, .. } | Inst::Gather { mode, .. } => mode.implicit_lod(),
-        _ => false,
-    }
+    inst.lanes() != Lanes::Own
 }
 
 /// Whether any instruction of the shader [crosses lanes](crosses_lanes).
 pub fn shader_crosses_lanes(shader: &Shader) -> bool {
     shader.insts.iter().any(crosses_lanes)
 }
-
-/// Keeps [`SampleMode`] in the doc links' scope.
-const _: Option<SampleMode> = None;
 
 /// What every handler may read while a group runs.
 pub(crate) struct Ctx<'a> {
@@ -146,24 +120,4 @@ pub(crate) struct Ctx<'a> {
     pub jit: Option<&'a jit::JitShader>,
     /// Where memory writes are reported, when someone observes them (`observe`).
     pub writes: Option<&'a dyn observe::WriteSink>,
-}
-
-#[cfg(test)]
-mod table_agrees {
-    use super::*;
-    use crate::ir::{Lanes, Stage};
-
-    #[test]
-    fn lanes_column_answers_as_crosses_lanes_and_crosses_quads() {
-        for i in Inst::examples() {
-            assert_eq!(i.lanes() != Lanes::Own, crosses_lanes(&i), "{i}");
-            let mut s = Shader::new(Stage::Pixel);
-            s.insts.push(i.clone());
-            assert_eq!(
-                i.lanes() == Lanes::Wave,
-                crate::pipeline::draw::crosses_quads(&s),
-                "{i}"
-            );
-        }
-    }
 }

@@ -11,9 +11,40 @@
 //! instruction's doc says which rule applies.
 //!
 //! The table at the bottom of this file is the one place an instruction is declared: the
-//! enum, its mnemonic, the printer, the parser and the register visitor are all derived
-//! from it. Each line is `Variant "mnemonic" { field: Type = Role, … }` where the role
-//! (`R`, `W`, `R64`, `W64`, `N`) says how a register field is used.
+//! enum, its mnemonic, the printer, the parser, the register visitor and the properties
+//! are all derived from it. Each row is
+//!
+//! ```text
+//! Variant "mnemonic" { field: Type = Role, … }
+//!     [effects: …, lanes: …, result: …, rules: […], handles: […], pairs: …],
+//! ```
+//!
+//! where the role (`R`, `W`, `R64`, `W64`, `N`) says how a register field is used, and
+//! every column in brackets must be stated, in this order (a row that leaves one out does
+//! not compile; the types are in `props.rs`):
+//!
+//! - `effects: yes | no` — whether it does anything besides writing its result
+//!   registers: writes memory or a stage output, synchronises, ends or demotes lanes
+//!   ([`Inst::effects`]; dead-code removal keeps it).
+//! - `lanes: own | quad | wave` — which lanes' values it reads besides its own
+//!   ([`Inst::lanes`]; decides how lanes may be batched into waves). `quad if <cond>` when
+//!   a field decides (own lanes otherwise).
+//! - `result: bits | f32 | i32 | u32 | bool | f64 | i64` — the type it gives the registers
+//!   it writes, as the debugger prints them ([`Inst::result_type`]).
+//! - `rules: [fuse_mad, wave_read_inactive, f16, fp32_denormals]` — which of the WARP
+//!   profile's release-dependent rules its result depends on, any of them, each
+//!   optionally `if <cond>` ([`Inst::profile_rules`]; `capture::explain` tries those).
+//! - `handles: [<expr>, …]` — up to two handle operands through which it reads, writes,
+//!   queries or samples a descriptor ([`Inst::handles`]; the unbound-descriptor check
+//!   reads them).
+//! - `pairs: none | writes if <cond> | reads(<field>) if <cond> | both(<field>) if <cond>`
+//!   — register operands that hold 64-bit pairs although their role is 32-bit, because
+//!   another field gives their width ([`Inst::pairs`]; the debugger's record of a step).
+//!
+//! A condition is a Rust expression over the row's fields, bound by reference
+//! (`*width == Width::B64`, `mode.implicit_lod()`). Whether the native engine compiles
+//! an instruction is not a column: that is the engine's decision, an exhaustive match in
+//! `exec::jit::select`.
 
 use std::fmt;
 

@@ -1,16 +1,19 @@
-//! What the instruction table says about each instruction besides its operands.
+//! The types of the instruction table's property columns.
 //!
-//! Every row of the table in `inst.rs` states each of these properties; the predicates
-//! the rest of the crate asks ([`Inst::effects`], [`Inst::lanes`], [`Inst::result`],
-//! [`Inst::profile_rules`], [`Inst::handles`], [`Inst::pairs`]) are derived from the rows,
-//! so a new instruction cannot be added without deciding them (a row that leaves one out
-//! does not compile). A property that depends on an operand (a sample's mode, a wave
+//! Every row of the table in `inst.rs` states each property (its module doc lists the
+//! columns); the predicates the rest of the crate asks ([`Inst::effects`],
+//! [`Inst::lanes`], [`Inst::result_type`], [`Inst::profile_rules`], [`Inst::handles`],
+//! [`Inst::pairs`]) are derived from the rows, so a new instruction cannot be added
+//! without deciding them. A property that depends on an operand (a sample's mode, a wave
 //! operation's type, a memory access's width) is written in its row as a condition on
 //! that field.
 //!
-//! Owns: the property types. Does not own what the native engine compiles: that is the
-//! engine's decision, an exhaustive `match` in `exec::jit::select`.
+//! Owns: the property types, and the test pinning every instruction's properties
+//! (`tests/snapshots/ir/properties.txt`). Does not own what the native engine compiles:
+//! that is the engine's decision, an exhaustive `match` in `exec::jit::select`.
 
+#[cfg(doc)]
+use super::Inst;
 use super::ids::Reg;
 
 /// Which lanes' values an instruction reads besides its own.
