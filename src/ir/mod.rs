@@ -1,7 +1,7 @@
 //! The interpreter IR that both DXBC and DXIL programs are lowered to.
 //!
 //! Owns: the instruction set ([`Inst`], one documented variant per operation, declared
-//! in one table in `inst.rs`), the shader container ([`Shader`]: blocks, registers,
+//! with its properties in one table in `inst.rs`), the shader container ([`Shader`]: blocks, registers,
 //! memories, resource ranges, source map), the control-flow analyses that order blocks
 //! for reconvergence ([`cfg`](mod@cfg)), the text form ([`parse_shader`] and `Display`), the
 //! [`Builder`] the lowerings use, and the [`validate`](fn@validate) check. Knows nothing of DXBC,

@@ -54,7 +54,7 @@ pub enum ValueType {
 
 /// The WARP-release-dependent rules (the fields of `exec::Profile`) an instruction's
 /// result depends on: the rules a capture made under another profile can differ by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ProfileRules(u8);
 
 impl ProfileRules {
@@ -93,7 +93,7 @@ impl ProfileRules {
 /// The register operands of an instruction that hold 64-bit pairs although the table
 /// gives them a 32-bit role, because their width comes from another field (a memory
 /// access's `width`, a wave operation's type or `wide` flag).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pairs<'a> {
     /// Whether every register it writes is the first of a pair.
     pub writes: bool,
