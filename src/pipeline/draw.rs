@@ -709,21 +709,11 @@ fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
     Ok(())
 }
 
+/// Whether an instruction of `s` reads lanes outside its quad, or the wave's shape (the
+/// instruction table's `lanes` column says `wave`): only then must a pixel wave hold
+/// just the lanes of one wave, instead of a batch of whole quads.
 pub(crate) fn crosses_quads(s: &Shader) -> bool {
-    use crate::ir::Inst;
-    s.insts.iter().any(|i| {
-        crate::exec::crosses_lanes(i)
-            && !matches!(
-                i,
-                Inst::Deriv { .. }
-                    | Inst::Lod { .. }
-                    | Inst::Sample { .. }
-                    | Inst::Gather { .. }
-                    | Inst::QuadReadLane { .. }
-                    | Inst::QuadSwap { .. }
-                    | Inst::QuadVote { .. }
-            )
-    })
+    s.insts.iter().any(|i| i.lanes() == crate::ir::Lanes::Wave)
 }
 
 fn choose_wave(
