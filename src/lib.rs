@@ -32,4 +32,5 @@ pub mod ir;
 pub mod job;
 pub mod lower;
 pub mod pipeline;
+pub mod raytracing;
 pub mod resources;

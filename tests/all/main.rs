@@ -30,6 +30,7 @@ mod lower_dxil;
 mod lower_dxil_e2e;
 mod lower_dxil_stage;
 mod opt;
+mod raytracing;
 mod sampling_lavapipe;
 mod twins;
 mod untrusted;

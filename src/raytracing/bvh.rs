@@ -1,0 +1,668 @@
+//! The bounding volume hierarchy both levels use: a binned surface-area-heuristic build
+//! into two-wide nodes that hold their children's boxes, and the conservative ray/box
+//! test traversal runs.
+//!
+//! # Determinism
+//!
+//! Every split is a function of the primitives of its node alone, in the order the
+//! partition left them, and the partition is the same in-place algorithm whatever runs
+//! it. Subtrees of at most [`TASK_PRIMITIVES`] primitives whose parent is larger are built
+//! as separate tasks, by however many worker threads there are, and appended in the order
+//! the tasks were found; so the nodes, their order and the leaves are identical for any
+//! thread count.
+//!
+//! # Depth
+//!
+//! Splits follow the heuristic down to depth [`MAX_SAH_DEPTH`]; below it every split is a
+//! median split, which halves the node, so no tree is deeper than
+//! `MAX_SAH_DEPTH + 30` for the 2^29 primitives a structure may hold, and the traversal
+//! stacks ([`STACK_DEPTH`]) cannot overflow.
+
+use std::sync::Mutex;
+
+/// Bins per axis of the binned heuristic.
+const BINS: usize = 16;
+
+/// Depth below which splits follow the heuristic; deeper splits halve the node.
+pub(crate) const MAX_SAH_DEPTH: u32 = 48;
+
+/// Entries of a traversal stack: more than the deepest tree plus one.
+pub(crate) const STACK_DEPTH: usize = 96;
+
+/// The largest subtree built as one task (see the module doc).
+pub(crate) const TASK_PRIMITIVES: usize = 16_384;
+
+/// Cost of visiting a node relative to testing one primitive, for the heuristic.
+const NODE_COST: f64 = 1.0;
+
+/// An axis-aligned box; empty when `min > max`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Aabb {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+}
+
+impl Aabb {
+    pub const EMPTY: Aabb = Aabb {
+        min: [f32::INFINITY; 3],
+        max: [f32::NEG_INFINITY; 3],
+    };
+
+    #[inline]
+    pub fn grow(&mut self, o: &Aabb) {
+        for k in 0..3 {
+            self.min[k] = self.min[k].min(o.min[k]);
+            self.max[k] = self.max[k].max(o.max[k]);
+        }
+    }
+
+    #[inline]
+    pub fn grow_point(&mut self, p: [f32; 3]) {
+        for k in 0..3 {
+            self.min[k] = self.min[k].min(p[k]);
+            self.max[k] = self.max[k].max(p[k]);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !(self.min[0] <= self.max[0] && self.min[1] <= self.max[1] && self.min[2] <= self.max[2])
+    }
+
+    /// Half the surface area, in `f64` so that boxes near `f32::MAX` do not overflow.
+    fn half_area(&self) -> f64 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        let d = [0, 1, 2].map(|k| f64::from(self.max[k]) - f64::from(self.min[k]));
+        d[0] * d[1] + d[1] * d[2] + d[2] * d[0]
+    }
+
+    #[inline]
+    fn centroid(&self) -> [f32; 3] {
+        [0, 1, 2].map(|k| 0.5 * self.min[k] + 0.5 * self.max[k])
+    }
+
+    /// The largest magnitude of any coordinate.
+    pub fn magnitude(&self) -> f32 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        (0..3).fold(0.0f32, |m, k| m.max(self.min[k].abs()).max(self.max[k].abs()))
+    }
+}
+
+/// A child reference: an inner node's index (`count == 0`) or a leaf's first item and
+/// item count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Child {
+    pub index: u32,
+    pub count: u32,
+}
+
+/// An inner node: its two children's boxes (structure of arrays, child 0 then 1) and
+/// references; one cache line.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+pub(crate) struct Node {
+    pub min: [[f32; 2]; 3],
+    pub max: [[f32; 2]; 3],
+    pub child: [Child; 2],
+}
+
+/// A built hierarchy.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Bvh {
+    pub nodes: Vec<Node>,
+    /// `None` when there was nothing to build over.
+    pub root: Option<Child>,
+    pub bounds: Option<Aabb>,
+    /// Leaf item `k` is input item `order[k]`.
+    pub order: Vec<u32>,
+}
+
+/// The ray a box test needs: the origin moved by `+r` (for the planes of the boxes'
+/// minima) and by `-r` (for the maxima), which grows every box by `r` on each side, and
+/// the reciprocal direction with zero and denormal components replaced by a huge finite
+/// value of the same sign so that no product is `0·∞`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BoxRay {
+    pub lo: [f32; 3],
+    pub hi: [f32; 3],
+    pub inv: [f32; 3],
+}
+
+impl BoxRay {
+    pub fn new(org: [f32; 3], dir: [f32; 3], pad: f32) -> BoxRay {
+        let inv = dir.map(|d| {
+            let r = 1.0 / d;
+            if r.is_finite() {
+                r
+            } else {
+                f32::MAX.copysign(d)
+            }
+        });
+        BoxRay {
+            lo: org.map(|o| o + pad),
+            hi: org.map(|o| o - pad),
+            inv,
+        }
+    }
+}
+
+#[inline(always)]
+fn fmin(a: f32, b: f32) -> f32 {
+    if a < b { a } else { b }
+}
+
+#[inline(always)]
+fn fmax(a: f32, b: f32) -> f32 {
+    if a > b { a } else { b }
+}
+
+/// Slack on the far distance for the rounding of the slab distances (three roundings;
+/// Ize, "Robust BVH Ray Traversal", JCGT 2013).
+#[inline(always)]
+pub(crate) fn pad_far(t: f32) -> f32 {
+    t + t.abs() * 4.0e-7
+}
+
+/// The entry distance of the ray into box `(min, max)` over `[t_min, t_max]`, or `None`
+/// when it misses. Inclusive at both ends (a conservative test).
+#[inline(always)]
+pub(crate) fn hit_box(min: [f32; 3], max: [f32; 3], r: &BoxRay, t_min: f32, t_max: f32) -> Option<f32> {
+    let x0 = (min[0] - r.lo[0]) * r.inv[0];
+    let x1 = (max[0] - r.hi[0]) * r.inv[0];
+    let y0 = (min[1] - r.lo[1]) * r.inv[1];
+    let y1 = (max[1] - r.hi[1]) * r.inv[1];
+    let z0 = (min[2] - r.lo[2]) * r.inv[2];
+    let z1 = (max[2] - r.hi[2]) * r.inv[2];
+    let near = fmax(fmax(fmin(x0, x1), fmin(y0, y1)), fmax(fmin(z0, z1), t_min));
+    let far = fmin(fmin(fmax(x0, x1), fmax(y0, y1)), fmin(fmax(z0, z1), t_max));
+    (near <= pad_far(far)).then_some(near)
+}
+
+/// Both children of `n`: their entry distances, `f32::INFINITY` for a miss.
+#[inline(always)]
+pub(crate) fn hit_node(n: &Node, r: &BoxRay, t_min: f32, t_max: f32) -> [f32; 2] {
+    let mut out = [f32::INFINITY; 2];
+    for (i, o) in out.iter_mut().enumerate() {
+        let min = [n.min[0][i], n.min[1][i], n.min[2][i]];
+        let max = [n.max[0][i], n.max[1][i], n.max[2][i]];
+        if let Some(t) = hit_box(min, max, r, t_min, t_max) {
+            *o = t;
+        }
+    }
+    out
+}
+
+/// Why a build stopped.
+#[derive(Debug)]
+pub(crate) struct OutOfMemory {
+    pub bytes: usize,
+}
+
+fn try_vec<T: Clone>(n: usize, v: T) -> Result<Vec<T>, OutOfMemory> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| OutOfMemory {
+        bytes: n.saturating_mul(std::mem::size_of::<T>()),
+    })?;
+    out.resize(n, v);
+    Ok(out)
+}
+
+struct Ctx<'a> {
+    boxes: &'a [Aabb],
+    centroids: &'a [[f32; 3]],
+    max_leaf: usize,
+}
+
+/// Where a task's subtree hangs: the root, or side `side` of node `node`.
+#[derive(Clone, Copy)]
+enum Slot {
+    Root,
+    Side { node: usize, side: usize },
+}
+
+struct Task {
+    first: usize,
+    len: usize,
+    depth: u32,
+    slot: Slot,
+}
+
+struct Built {
+    bounds: Aabb,
+    child: Child,
+}
+
+/// Builds a hierarchy over `boxes` (every box finite and non-empty) with leaves of at
+/// most `max_leaf` items, on `threads` worker threads (0: one per core).
+pub(crate) fn build(boxes: &[Aabb], max_leaf: usize, threads: usize) -> Result<Bvh, OutOfMemory> {
+    let n = boxes.len();
+    if n == 0 {
+        return Ok(Bvh::default());
+    }
+    let mut centroids = try_vec(n, [0.0f32; 3])?;
+    for (c, b) in centroids.iter_mut().zip(boxes) {
+        *c = b.centroid();
+    }
+    let mut order = try_vec(n, 0u32)?;
+    for (k, o) in order.iter_mut().enumerate() {
+        *o = k as u32;
+    }
+    let ctx = Ctx {
+        boxes,
+        centroids: &centroids,
+        max_leaf: max_leaf.max(1),
+    };
+    let mut nodes: Vec<Node> = Vec::new();
+    nodes
+        .try_reserve(n / max_leaf.max(1) + 1)
+        .map_err(|_| OutOfMemory { bytes: n * 32 })?;
+    let mut tasks = Vec::new();
+    let top = build_top(&ctx, &mut order, 0, 0, Slot::Root, &mut nodes, &mut tasks);
+
+    // Hand each task its own part of `order`: the tasks were found in increasing order of
+    // their first item, and their ranges do not overlap.
+    let mut parts: Vec<(usize, &mut [u32])> = Vec::with_capacity(tasks.len());
+    let mut rest: &mut [u32] = &mut order;
+    let mut at = 0;
+    for (k, t) in tasks.iter().enumerate() {
+        let (_, tail) = rest.split_at_mut(t.first - at);
+        let (mine, tail) = tail.split_at_mut(t.len);
+        parts.push((k, mine));
+        rest = tail;
+        at = t.first + t.len;
+    }
+    let results: Vec<Mutex<Option<(Vec<Node>, Built)>>> = tasks.iter().map(|_| Mutex::new(None)).collect();
+    let workers = if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        threads
+    }
+    .min(tasks.len())
+    .max(1);
+    let run = |k: usize, part: &mut [u32]| {
+        let t = &tasks[k];
+        let mut local = Vec::new();
+        let built = build_range(&ctx, part, t.first as u32, t.depth, &mut local);
+        if let Ok(mut slot) = results[k].lock() {
+            *slot = Some((local, built));
+        }
+    };
+    if workers <= 1 {
+        for (k, part) in parts {
+            run(k, part);
+        }
+    } else {
+        let queue = Mutex::new(parts.into_iter());
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| {
+                    loop {
+                        let item = queue.lock().ok().and_then(|mut q| q.next());
+                        let Some((k, part)) = item else { break };
+                        run(k, part);
+                    }
+                });
+            }
+        });
+    }
+
+    // Append each task's nodes in task order and hang its subtree where it belongs.
+    let mut root = top.child;
+    for (t, r) in tasks.iter().zip(results) {
+        let Some((local, built)) = r.into_inner().ok().flatten() else {
+            continue;
+        };
+        let base = nodes.len() as u32;
+        for mut node in local {
+            for c in &mut node.child {
+                if c.count == 0 {
+                    c.index += base;
+                }
+            }
+            nodes.push(node);
+        }
+        let mut child = built.child;
+        if child.count == 0 {
+            child.index += base;
+        }
+        match t.slot {
+            Slot::Root => root = child,
+            Slot::Side { node, side } => {
+                if let Some(n) = nodes.get_mut(node) {
+                    n.child[side] = child;
+                }
+            }
+        }
+    }
+    Ok(Bvh {
+        nodes,
+        root: Some(root),
+        bounds: Some(top.bounds),
+        order,
+    })
+}
+
+fn bounds_of(ctx: &Ctx<'_>, idx: &[u32]) -> (Aabb, Aabb) {
+    let mut b = Aabb::EMPTY;
+    let mut c = Aabb::EMPTY;
+    for &i in idx {
+        b.grow(&ctx.boxes[i as usize]);
+        c.grow_point(ctx.centroids[i as usize]);
+    }
+    (b, c)
+}
+
+/// The sequential top of the build: splits nodes larger than [`TASK_PRIMITIVES`] and
+/// records the smaller ones as tasks.
+fn build_top(
+    ctx: &Ctx<'_>,
+    idx: &mut [u32],
+    first: usize,
+    depth: u32,
+    slot: Slot,
+    nodes: &mut Vec<Node>,
+    tasks: &mut Vec<Task>,
+) -> Built {
+    if idx.len() <= TASK_PRIMITIVES {
+        let (bounds, _) = bounds_of(ctx, idx);
+        tasks.push(Task {
+            first,
+            len: idx.len(),
+            depth,
+            slot,
+        });
+        // Filled in when the task is done.
+        return Built {
+            bounds,
+            child: Child::default(),
+        };
+    }
+    let (bounds, cbounds) = bounds_of(ctx, idx);
+    let mid = split(ctx, idx, &bounds, &cbounds, depth).unwrap_or(idx.len() / 2);
+    let at = nodes.len();
+    nodes.push(Node::default());
+    let (l, r) = idx.split_at_mut(mid);
+    let bl = build_top(ctx, l, first, depth + 1, Slot::Side { node: at, side: 0 }, nodes, tasks);
+    let br = build_top(ctx, r, first + mid, depth + 1, Slot::Side { node: at, side: 1 }, nodes, tasks);
+    nodes[at] = node_of(&bl, &br);
+    Built {
+        bounds,
+        child: Child {
+            index: at as u32,
+            count: 0,
+        },
+    }
+}
+
+fn node_of(l: &Built, r: &Built) -> Node {
+    let mut n = Node::default();
+    for (i, b) in [l, r].into_iter().enumerate() {
+        for k in 0..3 {
+            n.min[k][i] = b.bounds.min[k];
+            n.max[k][i] = b.bounds.max[k];
+        }
+        n.child[i] = b.child;
+    }
+    n
+}
+
+/// Builds the subtree of `idx` (whose first item is item `first` of the final order) into
+/// `nodes`, inner child indices relative to `nodes`.
+fn build_range(ctx: &Ctx<'_>, idx: &mut [u32], first: u32, depth: u32, nodes: &mut Vec<Node>) -> Built {
+    let (bounds, cbounds) = bounds_of(ctx, idx);
+    let leaf = Built {
+        bounds,
+        child: Child {
+            index: first,
+            count: idx.len() as u32,
+        },
+    };
+    if idx.len() <= 1 {
+        return leaf;
+    }
+    let mid = match split(ctx, idx, &bounds, &cbounds, depth) {
+        Some(m) => m,
+        None if idx.len() <= ctx.max_leaf => return leaf,
+        None => median(ctx, idx, &cbounds),
+    };
+    let at = nodes.len();
+    nodes.push(Node::default());
+    let (l, r) = idx.split_at_mut(mid);
+    let bl = build_range(ctx, l, first, depth + 1, nodes);
+    let br = build_range(ctx, r, first + mid as u32, depth + 1, nodes);
+    nodes[at] = node_of(&bl, &br);
+    Built {
+        bounds,
+        child: Child {
+            index: at as u32,
+            count: 0,
+        },
+    }
+}
+
+/// Chooses and applies a split of `idx`: `Some(mid)` after partitioning it into
+/// `[..mid]` and `[mid..]`, or `None` when a leaf is cheaper (and allowed).
+fn split(ctx: &Ctx<'_>, idx: &mut [u32], bounds: &Aabb, cb: &Aabb, depth: u32) -> Option<usize> {
+    let n = idx.len();
+    if depth >= MAX_SAH_DEPTH {
+        return (n > ctx.max_leaf).then(|| median(ctx, idx, cb));
+    }
+    let parent_area = bounds.half_area();
+    // (cost, axis, split bin, scale)
+    let mut best: Option<(f64, usize, usize, f32)> = None;
+    for axis in 0..3 {
+        let extent = cb.max[axis] - cb.min[axis];
+        if !(extent > 0.0) || !extent.is_finite() {
+            continue;
+        }
+        let scale = BINS as f32 * (1.0 - 1.0e-6) / extent;
+        let mut bins = [(Aabb::EMPTY, 0u32); BINS];
+        for &i in idx.iter() {
+            let b = bin_of(ctx.centroids[i as usize][axis], cb.min[axis], scale);
+            bins[b].0.grow(&ctx.boxes[i as usize]);
+            bins[b].1 += 1;
+        }
+        // Areas and counts right of each split, then sweep from the left.
+        let mut right = [(0.0f64, 0u32); BINS];
+        let mut acc = Aabb::EMPTY;
+        let mut cnt = 0u32;
+        for b in (1..BINS).rev() {
+            acc.grow(&bins[b].0);
+            cnt += bins[b].1;
+            right[b] = (acc.half_area(), cnt);
+        }
+        let mut left = Aabb::EMPTY;
+        let mut lcnt = 0u32;
+        for s in 1..BINS {
+            left.grow(&bins[s - 1].0);
+            lcnt += bins[s - 1].1;
+            let (ra, rc) = right[s];
+            if lcnt == 0 || rc == 0 {
+                continue;
+            }
+            let cost = left.half_area() * f64::from(lcnt) + ra * f64::from(rc);
+            if !cost.is_nan() && best.is_none_or(|b| cost < b.0) {
+                best = Some((cost, axis, s, scale));
+            }
+        }
+    }
+    let Some((cost, axis, s, scale)) = best else {
+        return (n > ctx.max_leaf).then(|| median(ctx, idx, cb));
+    };
+    let split_cost = if parent_area > 0.0 {
+        NODE_COST + cost / parent_area
+    } else {
+        NODE_COST + n as f64
+    };
+    if n <= ctx.max_leaf && n as f64 <= split_cost {
+        return None;
+    }
+    // Partition in place: items of bins below `s` first.
+    let lo = cb.min[axis];
+    let mut i = 0;
+    let mut j = n;
+    while i < j {
+        if bin_of(ctx.centroids[idx[i] as usize][axis], lo, scale) < s {
+            i += 1;
+        } else {
+            j -= 1;
+            idx.swap(i, j);
+        }
+    }
+    if i == 0 || i == n {
+        return Some(median(ctx, idx, cb));
+    }
+    Some(i)
+}
+
+#[inline(always)]
+fn bin_of(c: f32, lo: f32, scale: f32) -> usize {
+    // `as` saturates (and sends NaN to 0), so the index is always in range.
+    (((c - lo) * scale) as usize).min(BINS - 1)
+}
+
+/// Splits `idx` at its middle by centroid along the widest centroid axis (ties by item
+/// index); returns the middle.
+fn median(ctx: &Ctx<'_>, idx: &mut [u32], cb: &Aabb) -> usize {
+    let axis = (0..3)
+        .max_by(|&a, &b| {
+            let ea = cb.max[a] - cb.min[a];
+            let eb = cb.max[b] - cb.min[b];
+            // Lower axis on ties: max_by keeps the last maximum, so compare reversed indices.
+            ea.total_cmp(&eb).then(b.cmp(&a))
+        })
+        .unwrap_or(0);
+    let mid = idx.len() / 2;
+    idx.select_nth_unstable_by(mid, |&a, &b| {
+        let ca = ctx.centroids[a as usize][axis];
+        let cbv = ctx.centroids[b as usize][axis];
+        ca.total_cmp(&cbv).then(a.cmp(&b))
+    });
+    mid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxes(n: usize, seed: u64) -> Vec<Aabb> {
+        let mut s = seed;
+        let mut r = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 24) as f32
+        };
+        (0..n)
+            .map(|_| {
+                let p = [r() * 100.0, r() * 100.0, r() * 100.0];
+                Aabb {
+                    min: p,
+                    max: [p[0] + r(), p[1] + r(), p[2] + r()],
+                }
+            })
+            .collect()
+    }
+
+    fn check(b: &Bvh, input: &[Aabb]) {
+        // Every item appears once; every leaf box holds its items; depth is bounded.
+        let mut seen = vec![false; input.len()];
+        let mut stack = vec![(b.root.unwrap(), b.bounds.unwrap(), 0usize)];
+        while let Some((c, bx, d)) = stack.pop() {
+            assert!(d < STACK_DEPTH);
+            if c.count > 0 {
+                for k in c.index..c.index + c.count {
+                    let i = b.order[k as usize] as usize;
+                    assert!(!seen[i]);
+                    seen[i] = true;
+                    for a in 0..3 {
+                        assert!(bx.min[a] <= input[i].min[a] && input[i].max[a] <= bx.max[a]);
+                    }
+                }
+            } else {
+                let n = &b.nodes[c.index as usize];
+                for s in 0..2 {
+                    let cb = Aabb {
+                        min: [n.min[0][s], n.min[1][s], n.min[2][s]],
+                        max: [n.max[0][s], n.max[1][s], n.max[2][s]],
+                    };
+                    stack.push((n.child[s], cb, d + 1));
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    /// The build is the same for any number of worker threads (module doc).
+    #[test]
+    fn identical_for_any_thread_count() {
+        let input = boxes(70_000, 7);
+        let one = build(&input, 4, 1).unwrap();
+        check(&one, &input);
+        for threads in [2, 3, 5] {
+            let other = build(&input, 4, threads).unwrap();
+            assert_eq!(one.order, other.order);
+            assert_eq!(one.root, other.root);
+            assert_eq!(one.nodes.len(), other.nodes.len());
+            for (a, b) in one.nodes.iter().zip(&other.nodes) {
+                assert_eq!((a.min, a.max, a.child), (b.min, b.max, b.child));
+            }
+        }
+    }
+
+    /// Identical boxes (no split by position exists) and exponentially spaced ones (the
+    /// heuristic's worst case) still give bounded trees.
+    #[test]
+    fn hostile_distributions_stay_shallow() {
+        let same = vec![
+            Aabb {
+                min: [1.0; 3],
+                max: [2.0; 3]
+            };
+            5000
+        ];
+        check(&build(&same, 4, 1).unwrap(), &same);
+        let exp: Vec<Aabb> = (0..120)
+            .map(|k| {
+                let x = 2f32.powi(k - 60);
+                Aabb {
+                    min: [x, 0.0, 0.0],
+                    max: [x, 0.0, 0.0],
+                }
+            })
+            .collect();
+        check(&build(&exp, 1, 1).unwrap(), &exp);
+        let huge = vec![
+            Aabb {
+                min: [-f32::MAX; 3],
+                max: [f32::MAX; 3]
+            },
+            Aabb {
+                min: [0.0; 3],
+                max: [1.0; 3]
+            },
+        ];
+        check(&build(&huge, 1, 1).unwrap(), &huge);
+    }
+
+    /// A box test never misses a box the ray meets (including rays along a face and
+    /// directions with zero components).
+    #[test]
+    fn box_test_is_inclusive() {
+        let min = [0.0, 0.0, 0.0];
+        let max = [1.0, 1.0, 1.0];
+        let r = BoxRay::new([0.0, 0.5, -1.0], [0.0, 0.0, 1.0], 0.0);
+        assert_eq!(hit_box(min, max, &r, 0.0, f32::INFINITY), Some(1.0));
+        let r = BoxRay::new([1.0, 1.0, -1.0], [0.0, 0.0, 1.0], 0.0);
+        assert!(hit_box(min, max, &r, 0.0, f32::INFINITY).is_some());
+        let r = BoxRay::new([1.5, 0.5, -1.0], [0.0, 0.0, 1.0], 0.0);
+        assert!(hit_box(min, max, &r, 0.0, f32::INFINITY).is_none());
+        assert!(hit_box(min, max, &r, 0.0, f32::INFINITY).is_none());
+        let r = BoxRay::new([0.5, 0.5, -1.0], [0.0, 0.0, 1.0], 0.0);
+        assert!(hit_box(min, max, &r, 0.0, 0.999).is_none());
+        assert!(hit_box(min, max, &r, 0.0, 1.0).is_some());
+    }
+}
