@@ -3,7 +3,9 @@
 //! worker threads (closest hit, `Tracer::closest_hit`), beside Intel Embree's own build
 //! and traversal (`rtcIntersect1`, two threads) of the same triangles and rays in the same
 //! run, through the C peer of the tests (`tests/embree_peer/`, built here with `cc`).
-//! Times are medians of five runs; the report gives rays per second and the ratio.
+//! Times are medians of five runs, as wall time and as this process's CPU time (which a
+//! machine busy with other work inflates less); the report gives rays per second both
+//! ways and Embree's ratio to dxlane, and the load average during the run.
 //!
 //! ```sh
 //! cargo bench --bench raytracing
@@ -15,8 +17,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use dxlane::raytracing::{
-    BottomLevel, BuildOptions, Geometry, GeometryDesc, GeometryFlags, IndexFormat, InstanceDesc, InstanceFlags, Ray,
-    RayFlags, TopLevel, Tracer, Transform3x4, TrianglesDesc, VertexFormat,
+    BottomLevel, BuildOptions, Geometry, GeometryDesc, GeometryFlags, IndexFormat, InstanceDesc,
+    InstanceFlags, Ray, RayFlags, TopLevel, Tracer, Transform3x4, TrianglesDesc, VertexFormat,
 };
 
 #[path = "../tests/embree_peer/peer.rs"]
@@ -59,7 +61,13 @@ fn camera() -> peer::Camera {
         let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
         v.map(|c| c / l)
     };
-    let cross = |a: [f32; 3], b: [f32; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let cross = |a: [f32; 3], b: [f32; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
     let forward = norm([0, 1, 2].map(|k| target[k] - origin[k]));
     let right = norm(cross(forward, [0.0, 0.0, 1.0]));
     let up = cross(right, forward);
@@ -75,6 +83,21 @@ fn camera() -> peer::Camera {
     }
 }
 
+/// This process's CPU time (user and system) in seconds, from `/proc/self/stat` (clock
+/// ticks of 1/100 s); 0 where there is no such file.
+fn cpu_seconds() -> f64 {
+    let Ok(s) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+    let Some(rest) = s.rfind(')').and_then(|i| s.get(i + 2..)) else {
+        return 0.0;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -83,7 +106,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     // `cargo bench` passes `--bench`; nothing here takes arguments.
     let tris = triangles();
-    let bytes: Vec<u8> = tris.iter().flatten().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    let bytes: Vec<u8> = tris
+        .iter()
+        .flatten()
+        .flatten()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
     let desc = GeometryDesc {
         flags: GeometryFlags::OPAQUE,
         geometry: Geometry::Triangles(TrianglesDesc {
@@ -97,12 +125,17 @@ fn main() {
             vertex_stride: 12,
         }),
     };
-    println!("raytracing: {} triangles, {WIDTH}×{HEIGHT} primary rays, {THREADS} worker threads", tris.len());
+    println!(
+        "raytracing: {} triangles, {WIDTH}×{HEIGHT} primary rays, {THREADS} worker threads",
+        tris.len()
+    );
     let mut blas = None;
     for threads in [1usize, 2] {
         let mut times = Vec::new();
+        let mut cpus = Vec::new();
         for _ in 0..REPS {
             let start = Instant::now();
+            let cpu = cpu_seconds();
             let b = BottomLevel::build(
                 &[desc],
                 &BuildOptions {
@@ -112,9 +145,14 @@ fn main() {
             )
             .expect("build");
             times.push(start.elapsed().as_secs_f64());
+            cpus.push(cpu_seconds() - cpu);
             blas = Some(b);
         }
-        println!("  dxlane BVH build, {threads} thread(s): {:.3} s", median(times));
+        println!(
+            "  dxlane BVH build, {threads} thread(s): {:.3} s wall, {:.2} s CPU",
+            median(times),
+            median(cpus)
+        );
     }
     let blas = Arc::new(blas.expect("built"));
     println!("  dxlane BVH: {} inner nodes", blas.node_count());
@@ -132,9 +170,11 @@ fn main() {
     .expect("top level");
     let cam = camera();
     let mut times = Vec::new();
+    let mut cpus = Vec::new();
     let mut hits = 0u64;
     for _ in 0..REPS {
         let start = Instant::now();
+        let cpu = cpu_seconds();
         hits = std::thread::scope(|s| {
             let workers: Vec<_> = (0..THREADS)
                 .map(|k| {
@@ -151,7 +191,11 @@ fn main() {
                                     direction: cam.direction(x, y),
                                     t_max: 1.0e30,
                                 };
-                                hits += u64::from(tracer.closest_hit(tlas, RayFlags::NONE, 0xff, ray).is_some());
+                                hits += u64::from(
+                                    tracer
+                                        .closest_hit(tlas, RayFlags::NONE, 0xff, ray)
+                                        .is_some(),
+                                );
                             }
                         }
                         hits
@@ -161,13 +205,17 @@ fn main() {
             workers.into_iter().map(|w| w.join().expect("worker")).sum()
         });
         times.push(start.elapsed().as_secs_f64());
+        cpus.push(cpu_seconds() - cpu);
     }
     let rays = u64::from(WIDTH * HEIGHT);
     let ours = median(times);
+    let ours_cpu = median(cpus);
     let ours_rate = rays as f64 / ours;
+    let ours_cpu_rate = rays as f64 / ours_cpu;
     println!(
-        "  dxlane traversal: {ours:.3} s, {:.2} Mrays/s ({hits} of {rays} rays hit)",
-        ours_rate / 1e6
+        "  dxlane traversal: {ours:.3} s wall, {:.2} Mrays/s; {ours_cpu:.2} s CPU, {:.2} Mrays per CPU-second ({hits} of {rays} rays hit)",
+        ours_rate / 1e6,
+        ours_cpu_rate / 1e6
     );
 
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -178,20 +226,45 @@ fn main() {
         instances: vec![(0, Transform3x4::IDENTITY.0)],
     };
     match peer::build(&target).and_then(|exe| {
-        peer::bench(&exe, &target.join("embree-peer"), &scene, &cam, THREADS, REPS as u32)
+        peer::bench(
+            &exe,
+            &target.join("embree-peer"),
+            &scene,
+            &cam,
+            THREADS,
+            REPS as u32,
+        )
     }) {
         Ok(e) => {
             let rate = e.rays as f64 / e.trace_s;
+            let cpu_rate = e.rays as f64 / e.trace_cpu_s;
             println!(
-                "  Embree build ({THREADS} threads): {:.3} s; traversal: {:.3} s, {:.2} Mrays/s ({} of {} rays hit)",
+                "  Embree build ({THREADS} threads): {:.3} s wall, {:.2} s CPU; traversal: {:.3} s wall, {:.2} Mrays/s; \
+                 {:.2} s CPU, {:.2} Mrays per CPU-second ({} of {} rays hit)",
                 e.build_s,
+                e.build_cpu_s,
                 e.trace_s,
                 rate / 1e6,
+                e.trace_cpu_s,
+                cpu_rate / 1e6,
                 e.hits,
                 e.rays
             );
-            println!("  Embree's rays/s ÷ dxlane's: {:.2}", rate / ours_rate);
+            println!(
+                "  Embree ÷ dxlane: {:.2} in rays per second, {:.2} in rays per CPU-second",
+                rate / ours_rate,
+                cpu_rate / ours_cpu_rate
+            );
         }
         Err(why) => println!("  Embree: not run ({why})"),
+    }
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        println!(
+            "  load average at the end: {}",
+            load.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
     }
 }

@@ -189,7 +189,10 @@ impl VertexFormat {
             Self::R32G32B32_FLOAT => 12,
             Self::R32G32_FLOAT => 8,
             Self::R16G16B16A16_FLOAT | Self::R16G16B16A16_SNORM | Self::R16G16B16A16_UNORM => 6,
-            Self::R16G16_FLOAT | Self::R16G16_SNORM | Self::R16G16_UNORM | Self::R10G10B10A2_UNORM => 4,
+            Self::R16G16_FLOAT
+            | Self::R16G16_SNORM
+            | Self::R16G16_UNORM
+            | Self::R10G10B10A2_UNORM => 4,
             Self::R8G8B8A8_UNORM | Self::R8G8B8A8_SNORM => 3,
             Self::R8G8_UNORM | Self::R8G8_SNORM => 2,
         }
@@ -209,7 +212,8 @@ impl VertexFormat {
     /// D3D's rule (`max(c / (2^(n-1) - 1), -1)`), UNORM divides by `2^n - 1`.
     fn decode(self, b: &[u8]) -> [f32; 3] {
         let u16_at = |i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]);
-        let f32_at = |i: usize| f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+        let f32_at =
+            |i: usize| f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
         let snorm16 = |v: u16| (f32::from(v as i16) / 32767.0).max(-1.0);
         let unorm16 = |v: u16| f32::from(v) / 65535.0;
         let snorm8 = |v: u8| (f32::from(v as i8) / 127.0).max(-1.0);
@@ -398,7 +402,10 @@ pub struct BottomLevel {
 
 impl BottomLevel {
     /// Builds a bottom-level structure from `geometries` (all triangles or all AABBs).
-    pub fn build(geometries: &[GeometryDesc<'_>], options: &BuildOptions) -> Result<BottomLevel, AccelError> {
+    pub fn build(
+        geometries: &[GeometryDesc<'_>],
+        options: &BuildOptions,
+    ) -> Result<BottomLevel, AccelError> {
         if geometries.len() > MAX_GEOMETRIES {
             return Err(AccelError::TooMany {
                 field: "geometries".into(),
@@ -420,7 +427,9 @@ impl BottomLevel {
                 Some(k) if k != this => {
                     return Err(invalid(
                         format!("geometries[{g}]"),
-                        format!("a bottom-level structure holds one geometry type; geometry 0 is {k:?}, this one {this:?}"),
+                        format!(
+                            "a bottom-level structure holds one geometry type; geometry 0 is {k:?}, this one {this:?}"
+                        ),
                     ));
                 }
                 Some(_) => {}
@@ -461,7 +470,8 @@ impl BottomLevel {
                 Geometry::Aabbs(a) => gather_aabbs(g as u32, a, &mut boxes, &mut refs),
             }
         }
-        let bvh = bvh::build(&boxes, leaf_size(kind), options.threads).map_err(|e| oom("bottom-level hierarchy", e))?;
+        let bvh = bvh::build(&boxes, leaf_size(kind), options.threads)
+            .map_err(|e| oom("bottom-level hierarchy", e))?;
         // Put the primitives in leaf order.
         let mut o_tris = Vec::new();
         let mut o_boxes = Vec::new();
@@ -533,7 +543,11 @@ fn check_triangles(g: usize, t: &TrianglesDesc<'_>) -> Result<u64, AccelError> {
     if t.vertex_stride % fmt.stride_alignment() != 0 {
         return Err(invalid(
             f("vertex_stride"),
-            format!("{} is not a multiple of {} for {fmt:?}", t.vertex_stride, fmt.stride_alignment()),
+            format!(
+                "{} is not a multiple of {} for {fmt:?}",
+                t.vertex_stride,
+                fmt.stride_alignment()
+            ),
         ));
     }
     if t.vertex_count > 0 {
@@ -556,12 +570,18 @@ fn check_triangles(g: usize, t: &TrianglesDesc<'_>) -> Result<u64, AccelError> {
     match t.index_format {
         IndexFormat::None => {
             if t.index_count != 0 {
-                return Err(invalid(f("index_count"), "must be 0 without an index format"));
+                return Err(invalid(
+                    f("index_count"),
+                    "must be 0 without an index format",
+                ));
             }
             if t.vertex_count % 3 != 0 {
                 return Err(invalid(
                     f("vertex_count"),
-                    format!("{} is not a multiple of 3 (a triangle list without indices)", t.vertex_count),
+                    format!(
+                        "{} is not a multiple of 3 (a triangle list without indices)",
+                        t.vertex_count
+                    ),
                 ));
             }
             Ok(u64::from(t.vertex_count / 3))
@@ -577,7 +597,11 @@ fn check_triangles(g: usize, t: &TrianglesDesc<'_>) -> Result<u64, AccelError> {
             if need > t.indices.len() as u64 {
                 return Err(invalid(
                     f("indices"),
-                    format!("{} indices of {fmt:?} need {need} bytes, the buffer has {}", t.index_count, t.indices.len()),
+                    format!(
+                        "{} indices of {fmt:?} need {need} bytes, the buffer has {}",
+                        t.index_count,
+                        t.indices.len()
+                    ),
                 ));
             }
             for k in 0..t.index_count as usize {
@@ -597,7 +621,9 @@ fn check_triangles(g: usize, t: &TrianglesDesc<'_>) -> Result<u64, AccelError> {
 fn index_at(fmt: IndexFormat, b: &[u8], k: usize) -> u32 {
     match fmt {
         IndexFormat::R16_UINT => u32::from(u16::from_le_bytes([b[2 * k], b[2 * k + 1]])),
-        IndexFormat::R32_UINT => u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]),
+        IndexFormat::R32_UINT => {
+            u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+        }
         IndexFormat::None => k as u32,
     }
 }
@@ -605,7 +631,10 @@ fn index_at(fmt: IndexFormat, b: &[u8], k: usize) -> u32 {
 fn check_aabbs(g: usize, a: &AabbsDesc<'_>) -> Result<u64, AccelError> {
     let f = |name: &str| format!("geometries[{g}].aabbs.{name}");
     if a.stride % 8 != 0 {
-        return Err(invalid(f("stride"), format!("{} is not a multiple of 8", a.stride)));
+        return Err(invalid(
+            f("stride"),
+            format!("{} is not a multiple of 8", a.stride),
+        ));
     }
     if a.count > MAX_PRIMITIVES {
         return Err(AccelError::TooMany {
@@ -615,11 +644,18 @@ fn check_aabbs(g: usize, a: &AabbsDesc<'_>) -> Result<u64, AccelError> {
         });
     }
     if a.count > 0 {
-        let need = (a.count - 1).checked_mul(a.stride).and_then(|v| v.checked_add(24));
+        let need = (a.count - 1)
+            .checked_mul(a.stride)
+            .and_then(|v| v.checked_add(24));
         if need.is_none_or(|need| need > a.aabbs.len() as u64) {
             return Err(invalid(
                 f("aabbs"),
-                format!("{} AABBs {} bytes apart need more than the buffer's {} bytes", a.count, a.stride, a.aabbs.len()),
+                format!(
+                    "{} AABBs {} bytes apart need more than the buffer's {} bytes",
+                    a.count,
+                    a.stride,
+                    a.aabbs.len()
+                ),
             ));
         }
     }
@@ -633,7 +669,9 @@ fn collinear(v: &[[f32; 3]; 3]) -> bool {
     let d = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|k| f64::from(a[k]) - f64::from(b[k]));
     let e1 = d(v[1], v[0]);
     let e2 = d(v[2], v[0]);
-    e1[1] * e2[2] - e1[2] * e2[1] == 0.0 && e1[2] * e2[0] - e1[0] * e2[2] == 0.0 && e1[0] * e2[1] - e1[1] * e2[0] == 0.0
+    e1[1] * e2[2] - e1[2] * e2[1] == 0.0
+        && e1[2] * e2[0] - e1[0] * e2[2] == 0.0
+        && e1[0] * e2[1] - e1[1] * e2[0] == 0.0
 }
 
 fn gather_triangles(
@@ -680,7 +718,9 @@ fn gather_aabbs(g: u32, a: &AabbsDesc<'_>, boxes: &mut Vec<Aabb>, refs: &mut Vec
     for p in 0..a.count {
         let at = (p * a.stride) as usize;
         let b = &a.aabbs[at..at + 24];
-        let v: [f32; 6] = std::array::from_fn(|i| f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+        let v: [f32; 6] = std::array::from_fn(|i| {
+            f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+        });
         if v.iter().any(|c| c.is_nan()) {
             continue;
         }
@@ -726,8 +766,18 @@ impl InstanceDesc {
 
     /// Reads a `D3D12_RAYTRACING_INSTANCE_DESC` from its 64 bytes, resolving the
     /// `AccelerationStructure` address with `resolve` (0 is NULL and is not passed).
-    pub fn decode(bytes: &[u8; 64], resolve: impl FnOnce(u64) -> Option<Arc<BottomLevel>>) -> InstanceDesc {
-        let word = |i: usize| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]);
+    pub fn decode(
+        bytes: &[u8; 64],
+        resolve: impl FnOnce(u64) -> Option<Arc<BottomLevel>>,
+    ) -> InstanceDesc {
+        let word = |i: usize| {
+            u32::from_le_bytes([
+                bytes[4 * i],
+                bytes[4 * i + 1],
+                bytes[4 * i + 2],
+                bytes[4 * i + 3],
+            ])
+        };
         let transform = Transform3x4(std::array::from_fn(|i| f32::from_bits(word(i))));
         let w12 = word(12);
         let w13 = word(13);
@@ -747,6 +797,8 @@ impl InstanceDesc {
 #[derive(Clone, Debug)]
 pub struct Instance {
     pub(crate) object_to_world: Transform3x4,
+    /// Whether the transform is the identity (the world ray is the object ray).
+    pub(crate) identity: bool,
     /// `None` when the transform has no finite inverse.
     pub(crate) world_to_object: Option<Transform3x4>,
     pub(crate) instance_id: u32,
@@ -797,7 +849,11 @@ impl Instance {
     /// invertible transform (DXR spec "Inactive primitives and instances", "Degenerate
     /// primitives and instances").
     pub fn is_active(&self) -> bool {
-        self.world_to_object.is_some() && self.blas.as_ref().is_some_and(|b| b.active_primitive_count() > 0)
+        self.world_to_object.is_some()
+            && self
+                .blas
+                .as_ref()
+                .is_some_and(|b| b.active_primitive_count() > 0)
     }
 }
 
@@ -815,7 +871,10 @@ pub struct TopLevel {
 impl TopLevel {
     /// Builds a top-level structure over `instances`; `InstanceIndex()` is the position in
     /// this slice, inactive instances included.
-    pub fn build(instances: &[InstanceDesc], options: &BuildOptions) -> Result<TopLevel, AccelError> {
+    pub fn build(
+        instances: &[InstanceDesc],
+        options: &BuildOptions,
+    ) -> Result<TopLevel, AccelError> {
         if instances.len() > MAX_INSTANCES {
             return Err(AccelError::TooMany {
                 field: "instances".into(),
@@ -838,11 +897,15 @@ impl TopLevel {
             if d.contribution_to_hit_group_index > 0x00ff_ffff {
                 return Err(invalid(
                     format!("instances[{i}].contribution_to_hit_group_index"),
-                    format!("{:#x} does not fit in 24 bits", d.contribution_to_hit_group_index),
+                    format!(
+                        "{:#x} does not fit in 24 bits",
+                        d.contribution_to_hit_group_index
+                    ),
                 ));
             }
             let inst = Instance {
                 object_to_world: d.transform,
+                identity: d.transform == Transform3x4::IDENTITY,
                 world_to_object: d.transform.inverse(),
                 instance_id: d.instance_id,
                 mask: d.instance_mask,
@@ -863,7 +926,8 @@ impl TopLevel {
             }
             out.push(inst);
         }
-        let bvh = bvh::build(&boxes, LEAF_INSTANCES, options.threads).map_err(|e| oom("top-level hierarchy", e))?;
+        let bvh = bvh::build(&boxes, LEAF_INSTANCES, options.threads)
+            .map_err(|e| oom("top-level hierarchy", e))?;
         let leaf_instances = bvh.order.iter().map(|&k| active[k as usize]).collect();
         let magnitude = bvh.bounds.map_or(0.0, |b| b.magnitude()) * cond.min(65536.0) as f32;
         Ok(TopLevel {
@@ -891,13 +955,30 @@ fn world_box(m: &Transform3x4, b: &Aabb) -> Aabb {
     let r = m.rows();
     let mut out = Aabb::EMPTY;
     for corner in 0..8 {
-        let p = [0, 1, 2].map(|k| f64::from(if corner >> k & 1 == 0 { b.min[k] } else { b.max[k] }));
+        let p = [0, 1, 2].map(|k| {
+            f64::from(if corner >> k & 1 == 0 {
+                b.min[k]
+            } else {
+                b.max[k]
+            })
+        });
         for (k, row) in r.iter().enumerate() {
-            let v = f64::from(row[0]) * p[0] + f64::from(row[1]) * p[1] + f64::from(row[2]) * p[2] + f64::from(row[3]);
+            let v = f64::from(row[0]) * p[0]
+                + f64::from(row[1]) * p[1]
+                + f64::from(row[2]) * p[2]
+                + f64::from(row[3]);
             let lo = v as f32;
-            let lo = if f64::from(lo) > v { next_toward_neg(lo) } else { lo };
+            let lo = if f64::from(lo) > v {
+                next_toward_neg(lo)
+            } else {
+                lo
+            };
             let hi = v as f32;
-            let hi = if f64::from(hi) < v { -next_toward_neg(-hi) } else { hi };
+            let hi = if f64::from(hi) < v {
+                -next_toward_neg(-hi)
+            } else {
+                hi
+            };
             out.min[k] = out.min[k].min(lo);
             out.max[k] = out.max[k].max(hi);
         }
@@ -950,9 +1031,17 @@ mod tests {
     fn errors_name_the_field() {
         let b = tri_bytes(&[[0.0; 3]; 3]);
         let e = one(plain(&b, 6)).unwrap_err();
-        assert!(e.to_string().starts_with("geometries[0].triangles.vertices:"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("geometries[0].triangles.vertices:"),
+            "{e}"
+        );
         let e = one(plain(&b, 2)).unwrap_err();
-        assert!(e.to_string().starts_with("geometries[0].triangles.vertex_count:"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("geometries[0].triangles.vertex_count:"),
+            "{e}"
+        );
         let idx: Vec<u8> = [0u16, 1, 3].iter().flat_map(|i| i.to_le_bytes()).collect();
         let e = one(TrianglesDesc {
             index_format: IndexFormat::R16_UINT,
@@ -1021,7 +1110,10 @@ mod tests {
             &BuildOptions::default(),
         )
         .unwrap_err();
-        assert!(e.to_string().starts_with("instances[0].instance_id:"), "{e}");
+        assert!(
+            e.to_string().starts_with("instances[0].instance_id:"),
+            "{e}"
+        );
     }
 
     /// DXR spec "D3D12_RAYTRACING_GEOMETRY_TRIANGLES_DESC": every vertex format decodes
@@ -1029,24 +1121,67 @@ mod tests {
     #[test]
     fn vertex_formats_decode() {
         let cases: Vec<(VertexFormat, Vec<u8>, [f32; 3])> = vec![
-            (VertexFormat::R32G32_FLOAT, tri_bytes(&[[0.5, -2.0, 0.0]])[..8].to_vec(), [0.5, -2.0, 0.0]),
-            (VertexFormat::R16G16B16A16_FLOAT, vec![0x00, 0x38, 0x00, 0xc0, 0x00, 0x3c], [0.5, -2.0, 1.0]),
-            (VertexFormat::R16G16_FLOAT, vec![0x00, 0x38, 0x01, 0x00], [0.5, 1.0 / 16_777_216.0, 0.0]),
-            (VertexFormat::R16G16B16A16_SNORM, vec![0xff, 0x7f, 0x00, 0x80, 0x01, 0x80], [1.0, -1.0, -1.0]),
-            (VertexFormat::R16G16_SNORM, vec![0x00, 0x00, 0xff, 0x7f], [0.0, 1.0, 0.0]),
-            (VertexFormat::R16G16B16A16_UNORM, vec![0xff, 0xff, 0, 0, 0xff, 0xff], [1.0, 0.0, 1.0]),
-            (VertexFormat::R16G16_UNORM, vec![0xff, 0xff, 0, 0], [1.0, 0.0, 0.0]),
-            (VertexFormat::R10G10B10A2_UNORM, 0x3ff_u32.to_le_bytes().to_vec(), [1.0, 0.0, 0.0]),
-            (VertexFormat::R8G8B8A8_UNORM, vec![255, 0, 255], [1.0, 0.0, 1.0]),
+            (
+                VertexFormat::R32G32_FLOAT,
+                tri_bytes(&[[0.5, -2.0, 0.0]])[..8].to_vec(),
+                [0.5, -2.0, 0.0],
+            ),
+            (
+                VertexFormat::R16G16B16A16_FLOAT,
+                vec![0x00, 0x38, 0x00, 0xc0, 0x00, 0x3c],
+                [0.5, -2.0, 1.0],
+            ),
+            (
+                VertexFormat::R16G16_FLOAT,
+                vec![0x00, 0x38, 0x01, 0x00],
+                [0.5, 1.0 / 16_777_216.0, 0.0],
+            ),
+            (
+                VertexFormat::R16G16B16A16_SNORM,
+                vec![0xff, 0x7f, 0x00, 0x80, 0x01, 0x80],
+                [1.0, -1.0, -1.0],
+            ),
+            (
+                VertexFormat::R16G16_SNORM,
+                vec![0x00, 0x00, 0xff, 0x7f],
+                [0.0, 1.0, 0.0],
+            ),
+            (
+                VertexFormat::R16G16B16A16_UNORM,
+                vec![0xff, 0xff, 0, 0, 0xff, 0xff],
+                [1.0, 0.0, 1.0],
+            ),
+            (
+                VertexFormat::R16G16_UNORM,
+                vec![0xff, 0xff, 0, 0],
+                [1.0, 0.0, 0.0],
+            ),
+            (
+                VertexFormat::R10G10B10A2_UNORM,
+                0x3ff_u32.to_le_bytes().to_vec(),
+                [1.0, 0.0, 0.0],
+            ),
+            (
+                VertexFormat::R8G8B8A8_UNORM,
+                vec![255, 0, 255],
+                [1.0, 0.0, 1.0],
+            ),
             (VertexFormat::R8G8_UNORM, vec![0, 255], [0.0, 1.0, 0.0]),
-            (VertexFormat::R8G8B8A8_SNORM, vec![127, 0x80, 0x81], [1.0, -1.0, -1.0]),
+            (
+                VertexFormat::R8G8B8A8_SNORM,
+                vec![127, 0x80, 0x81],
+                [1.0, -1.0, -1.0],
+            ),
             (VertexFormat::R8G8_SNORM, vec![0x81, 127], [-1.0, 1.0, 0.0]),
         ];
         for (f, bytes, want) in cases {
             assert_eq!(f.decode(&bytes), want, "{f:?}");
             assert_eq!(VertexFormat::from_dxgi(f.dxgi()), Some(f));
         }
-        assert_eq!(VertexFormat::R32G32B32_FLOAT.decode(&tri_bytes(&[[1.0, 2.0, 3.0]])), [1.0, 2.0, 3.0]);
+        assert_eq!(
+            VertexFormat::R32G32B32_FLOAT.decode(&tri_bytes(&[[1.0, 2.0, 3.0]])),
+            [1.0, 2.0, 3.0]
+        );
         assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
         assert!(f16_to_f32(0x7e00).is_nan());
         assert_eq!(IndexFormat::from_dxgi(57), Some(IndexFormat::R16_UINT));
@@ -1079,7 +1214,20 @@ mod tests {
     /// centre point; NaN MinX makes an AABB inactive.
     #[test]
     fn aabb_rules() {
-        let vals: [f32; 12] = [2.0, 0.0, 0.0, 0.0, 1.0, 1.0, f32::NAN, 0.0, 0.0, 1.0, 1.0, 1.0];
+        let vals: [f32; 12] = [
+            2.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            1.0,
+            f32::NAN,
+            0.0,
+            0.0,
+            1.0,
+            1.0,
+            1.0,
+        ];
         let bytes: Vec<u8> = vals.iter().flat_map(|f| f.to_le_bytes()).collect();
         let blas = BottomLevel::build(
             &[GeometryDesc {
@@ -1119,7 +1267,10 @@ mod tests {
         assert_eq!(d.instance_id, 0x123);
         assert_eq!(d.instance_mask, 0xab);
         assert_eq!(d.contribution_to_hit_group_index, 7);
-        assert_eq!(d.flags, InstanceFlags::TRIANGLE_CULL_DISABLE | InstanceFlags::FORCE_OPAQUE);
+        assert_eq!(
+            d.flags,
+            InstanceFlags::TRIANGLE_CULL_DISABLE | InstanceFlags::FORCE_OPAQUE
+        );
         assert_eq!(d.transform, Transform3x4::IDENTITY);
     }
 }

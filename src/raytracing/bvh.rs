@@ -33,7 +33,7 @@ pub(crate) const STACK_DEPTH: usize = 96;
 pub(crate) const TASK_PRIMITIVES: usize = 16_384;
 
 /// Cost of visiting a node relative to testing one primitive, for the heuristic.
-const NODE_COST: f64 = 1.0;
+const NODE_COST: f64 = 2.0;
 
 /// An axis-aligned box; empty when `min > max`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,17 +77,14 @@ impl Aabb {
         d[0] * d[1] + d[1] * d[2] + d[2] * d[0]
     }
 
-    #[inline]
-    fn centroid(&self) -> [f32; 3] {
-        [0, 1, 2].map(|k| 0.5 * self.min[k] + 0.5 * self.max[k])
-    }
-
     /// The largest magnitude of any coordinate.
     pub fn magnitude(&self) -> f32 {
         if self.is_empty() {
             return 0.0;
         }
-        (0..3).fold(0.0f32, |m, k| m.max(self.min[k].abs()).max(self.max[k].abs()))
+        (0..3).fold(0.0f32, |m, k| {
+            m.max(self.min[k].abs()).max(self.max[k].abs())
+        })
     }
 }
 
@@ -99,14 +96,24 @@ pub(crate) struct Child {
     pub count: u32,
 }
 
-/// An inner node: its two children's boxes (structure of arrays, child 0 then 1) and
-/// references; one cache line.
+/// An inner node: its two children's boxes, per axis `[min₀, min₁, max₀, max₁]` (so one
+/// 4-wide operation per axis tests both), and references; one cache line.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C, align(64))]
 pub(crate) struct Node {
-    pub min: [[f32; 2]; 3],
-    pub max: [[f32; 2]; 3],
+    pub bounds: [[f32; 4]; 3],
     pub child: [Child; 2],
+}
+
+#[cfg(test)]
+impl Node {
+    /// Child `i`'s box.
+    pub fn child_box(&self, i: usize) -> Aabb {
+        Aabb {
+            min: [0, 1, 2].map(|a| self.bounds[a][i]),
+            max: [0, 1, 2].map(|a| self.bounds[a][i + 2]),
+        }
+    }
 }
 
 /// A built hierarchy.
@@ -123,7 +130,8 @@ pub(crate) struct Bvh {
 /// The ray a box test needs: the origin moved by `+r` (for the planes of the boxes'
 /// minima) and by `-r` (for the maxima), which grows every box by `r` on each side, and
 /// the reciprocal direction with zero and denormal components replaced by a huge finite
-/// value of the same sign so that no product is `0·∞`.
+/// value of the same sign so that no product is `0·∞`. (A ray parallel to a face of a
+/// grown box and exactly on it may be missed: it is `r` away from anything in the box.)
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BoxRay {
     pub lo: [f32; 3],
@@ -169,7 +177,13 @@ pub(crate) fn pad_far(t: f32) -> f32 {
 /// The entry distance of the ray into box `(min, max)` over `[t_min, t_max]`, or `None`
 /// when it misses. Inclusive at both ends (a conservative test).
 #[inline(always)]
-pub(crate) fn hit_box(min: [f32; 3], max: [f32; 3], r: &BoxRay, t_min: f32, t_max: f32) -> Option<f32> {
+pub(crate) fn hit_box(
+    min: [f32; 3],
+    max: [f32; 3],
+    r: &BoxRay,
+    t_min: f32,
+    t_max: f32,
+) -> Option<f32> {
     let x0 = (min[0] - r.lo[0]) * r.inv[0];
     let x1 = (max[0] - r.hi[0]) * r.inv[0];
     let y0 = (min[1] - r.lo[1]) * r.inv[1];
@@ -181,18 +195,33 @@ pub(crate) fn hit_box(min: [f32; 3], max: [f32; 3], r: &BoxRay, t_min: f32, t_ma
     (near <= pad_far(far)).then_some(near)
 }
 
-/// Both children of `n`: their entry distances, `f32::INFINITY` for a miss.
+/// Both children of `n`: their entry distances, `f32::INFINITY` for a miss. The same
+/// arithmetic as [`hit_box`], both children at once.
 #[inline(always)]
 pub(crate) fn hit_node(n: &Node, r: &BoxRay, t_min: f32, t_max: f32) -> [f32; 2] {
-    let mut out = [f32::INFINITY; 2];
-    for (i, o) in out.iter_mut().enumerate() {
-        let min = [n.min[0][i], n.min[1][i], n.min[2][i]];
-        let max = [n.max[0][i], n.max[1][i], n.max[2][i]];
-        if let Some(t) = hit_box(min, max, r, t_min, t_max) {
-            *o = t;
+    let mut near = [t_min; 2];
+    let mut far = [t_max; 2];
+    for a in 0..3 {
+        let o = [r.lo[a], r.lo[a], r.hi[a], r.hi[a]];
+        let b = &n.bounds[a];
+        let t = [
+            (b[0] - o[0]) * r.inv[a],
+            (b[1] - o[1]) * r.inv[a],
+            (b[2] - o[2]) * r.inv[a],
+            (b[3] - o[3]) * r.inv[a],
+        ];
+        for c in 0..2 {
+            near[c] = fmax(near[c], fmin(t[c], t[c + 2]));
+            far[c] = fmin(far[c], fmax(t[c], t[c + 2]));
         }
     }
-    out
+    [0, 1].map(|c| {
+        if near[c] <= pad_far(far[c]) {
+            near[c]
+        } else {
+            f32::INFINITY
+        }
+    })
 }
 
 /// Why a build stopped.
@@ -210,9 +239,32 @@ fn try_vec<T: Clone>(n: usize, v: T) -> Result<Vec<T>, OutOfMemory> {
     Ok(out)
 }
 
-struct Ctx<'a> {
-    boxes: &'a [Aabb],
-    centroids: &'a [[f32; 3]],
+/// A primitive during the build: its box and input index, in one half cache line, so
+/// that every pass over a node's primitives reads memory in order.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct Rec {
+    min: [f32; 3],
+    index: u32,
+    max: [f32; 3],
+}
+
+impl Rec {
+    #[inline(always)]
+    fn centroid(&self, axis: usize) -> f32 {
+        0.5 * self.min[axis] + 0.5 * self.max[axis]
+    }
+
+    #[inline(always)]
+    fn aabb(&self) -> Aabb {
+        Aabb {
+            min: self.min,
+            max: self.max,
+        }
+    }
+}
+
+struct Ctx {
     max_leaf: usize,
 }
 
@@ -242,30 +294,35 @@ pub(crate) fn build(boxes: &[Aabb], max_leaf: usize, threads: usize) -> Result<B
     if n == 0 {
         return Ok(Bvh::default());
     }
-    let mut centroids = try_vec(n, [0.0f32; 3])?;
-    for (c, b) in centroids.iter_mut().zip(boxes) {
-        *c = b.centroid();
-    }
-    let mut order = try_vec(n, 0u32)?;
-    for (k, o) in order.iter_mut().enumerate() {
-        *o = k as u32;
+    let mut recs = try_vec(
+        n,
+        Rec {
+            min: [0.0; 3],
+            index: 0,
+            max: [0.0; 3],
+        },
+    )?;
+    for (k, (r, b)) in recs.iter_mut().zip(boxes).enumerate() {
+        *r = Rec {
+            min: b.min,
+            index: k as u32,
+            max: b.max,
+        };
     }
     let ctx = Ctx {
-        boxes,
-        centroids: &centroids,
         max_leaf: max_leaf.max(1),
     };
     let mut nodes: Vec<Node> = Vec::new();
     nodes
-        .try_reserve(n / max_leaf.max(1) + 1)
+        .try_reserve(n / ctx.max_leaf + 1)
         .map_err(|_| OutOfMemory { bytes: n * 32 })?;
     let mut tasks = Vec::new();
-    let top = build_top(&ctx, &mut order, 0, 0, Slot::Root, &mut nodes, &mut tasks);
+    let top = build_top(&ctx, &mut recs, 0, 0, Slot::Root, &mut nodes, &mut tasks);
 
-    // Hand each task its own part of `order`: the tasks were found in increasing order of
+    // Hand each task its own part of `recs`: the tasks were found in increasing order of
     // their first item, and their ranges do not overlap.
-    let mut parts: Vec<(usize, &mut [u32])> = Vec::with_capacity(tasks.len());
-    let mut rest: &mut [u32] = &mut order;
+    let mut parts: Vec<(usize, &mut [Rec])> = Vec::with_capacity(tasks.len());
+    let mut rest: &mut [Rec] = &mut recs;
     let mut at = 0;
     for (k, t) in tasks.iter().enumerate() {
         let (_, tail) = rest.split_at_mut(t.first - at);
@@ -274,7 +331,8 @@ pub(crate) fn build(boxes: &[Aabb], max_leaf: usize, threads: usize) -> Result<B
         rest = tail;
         at = t.first + t.len;
     }
-    let results: Vec<Mutex<Option<(Vec<Node>, Built)>>> = tasks.iter().map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<(Vec<Node>, Built)>>> =
+        tasks.iter().map(|_| Mutex::new(None)).collect();
     let workers = if threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -282,7 +340,7 @@ pub(crate) fn build(boxes: &[Aabb], max_leaf: usize, threads: usize) -> Result<B
     }
     .min(tasks.len())
     .max(1);
-    let run = |k: usize, part: &mut [u32]| {
+    let run = |k: usize, part: &mut [Rec]| {
         let t = &tasks[k];
         let mut local = Vec::new();
         let built = build_range(&ctx, part, t.first as u32, t.depth, &mut local);
@@ -295,6 +353,8 @@ pub(crate) fn build(boxes: &[Aabb], max_leaf: usize, threads: usize) -> Result<B
             run(k, part);
         }
     } else {
+        // Largest tasks first, so that the last ones to finish are small.
+        parts.sort_by_key(|(_, p)| std::cmp::Reverse(p.len()));
         let queue = Mutex::new(parts.into_iter());
         std::thread::scope(|s| {
             for _ in 0..workers {
@@ -337,6 +397,11 @@ pub(crate) fn build(boxes: &[Aabb], max_leaf: usize, threads: usize) -> Result<B
             }
         }
     }
+    let mut order = Vec::new();
+    order
+        .try_reserve_exact(n)
+        .map_err(|_| OutOfMemory { bytes: n * 4 })?;
+    order.extend(recs.iter().map(|r| r.index));
     Ok(Bvh {
         nodes,
         root: Some(root),
@@ -345,12 +410,13 @@ pub(crate) fn build(boxes: &[Aabb], max_leaf: usize, threads: usize) -> Result<B
     })
 }
 
-fn bounds_of(ctx: &Ctx<'_>, idx: &[u32]) -> (Aabb, Aabb) {
+/// The bounds of the boxes and of their centroids.
+fn bounds_of(recs: &[Rec]) -> (Aabb, Aabb) {
     let mut b = Aabb::EMPTY;
     let mut c = Aabb::EMPTY;
-    for &i in idx {
-        b.grow(&ctx.boxes[i as usize]);
-        c.grow_point(ctx.centroids[i as usize]);
+    for r in recs {
+        b.grow(&r.aabb());
+        c.grow_point([r.centroid(0), r.centroid(1), r.centroid(2)]);
     }
     (b, c)
 }
@@ -358,19 +424,19 @@ fn bounds_of(ctx: &Ctx<'_>, idx: &[u32]) -> (Aabb, Aabb) {
 /// The sequential top of the build: splits nodes larger than [`TASK_PRIMITIVES`] and
 /// records the smaller ones as tasks.
 fn build_top(
-    ctx: &Ctx<'_>,
-    idx: &mut [u32],
+    ctx: &Ctx,
+    recs: &mut [Rec],
     first: usize,
     depth: u32,
     slot: Slot,
     nodes: &mut Vec<Node>,
     tasks: &mut Vec<Task>,
 ) -> Built {
-    if idx.len() <= TASK_PRIMITIVES {
-        let (bounds, _) = bounds_of(ctx, idx);
+    let (bounds, cbounds) = bounds_of(recs);
+    if recs.len() <= TASK_PRIMITIVES {
         tasks.push(Task {
             first,
-            len: idx.len(),
+            len: recs.len(),
             depth,
             slot,
         });
@@ -380,13 +446,28 @@ fn build_top(
             child: Child::default(),
         };
     }
-    let (bounds, cbounds) = bounds_of(ctx, idx);
-    let mid = split(ctx, idx, &bounds, &cbounds, depth).unwrap_or(idx.len() / 2);
+    let mid = split(ctx, recs, &bounds, &cbounds, depth).unwrap_or(recs.len() / 2);
     let at = nodes.len();
     nodes.push(Node::default());
-    let (l, r) = idx.split_at_mut(mid);
-    let bl = build_top(ctx, l, first, depth + 1, Slot::Side { node: at, side: 0 }, nodes, tasks);
-    let br = build_top(ctx, r, first + mid, depth + 1, Slot::Side { node: at, side: 1 }, nodes, tasks);
+    let (l, r) = recs.split_at_mut(mid);
+    let bl = build_top(
+        ctx,
+        l,
+        first,
+        depth + 1,
+        Slot::Side { node: at, side: 0 },
+        nodes,
+        tasks,
+    );
+    let br = build_top(
+        ctx,
+        r,
+        first + mid,
+        depth + 1,
+        Slot::Side { node: at, side: 1 },
+        nodes,
+        tasks,
+    );
     nodes[at] = node_of(&bl, &br);
     Built {
         bounds,
@@ -401,36 +482,42 @@ fn node_of(l: &Built, r: &Built) -> Node {
     let mut n = Node::default();
     for (i, b) in [l, r].into_iter().enumerate() {
         for k in 0..3 {
-            n.min[k][i] = b.bounds.min[k];
-            n.max[k][i] = b.bounds.max[k];
+            n.bounds[k][i] = b.bounds.min[k];
+            n.bounds[k][i + 2] = b.bounds.max[k];
         }
         n.child[i] = b.child;
     }
     n
 }
 
-/// Builds the subtree of `idx` (whose first item is item `first` of the final order) into
-/// `nodes`, inner child indices relative to `nodes`.
-fn build_range(ctx: &Ctx<'_>, idx: &mut [u32], first: u32, depth: u32, nodes: &mut Vec<Node>) -> Built {
-    let (bounds, cbounds) = bounds_of(ctx, idx);
+/// Builds the subtree of `recs` (whose first item is item `first` of the final order)
+/// into `nodes`, inner child indices relative to `nodes`.
+fn build_range(
+    ctx: &Ctx,
+    recs: &mut [Rec],
+    first: u32,
+    depth: u32,
+    nodes: &mut Vec<Node>,
+) -> Built {
+    let (bounds, cbounds) = bounds_of(recs);
     let leaf = Built {
         bounds,
         child: Child {
             index: first,
-            count: idx.len() as u32,
+            count: recs.len() as u32,
         },
     };
-    if idx.len() <= 1 {
+    if recs.len() <= 1 {
         return leaf;
     }
-    let mid = match split(ctx, idx, &bounds, &cbounds, depth) {
+    let mid = match split(ctx, recs, &bounds, &cbounds, depth) {
         Some(m) => m,
-        None if idx.len() <= ctx.max_leaf => return leaf,
-        None => median(ctx, idx, &cbounds),
+        None if recs.len() <= ctx.max_leaf => return leaf,
+        None => median(recs, &cbounds),
     };
     let at = nodes.len();
     nodes.push(Node::default());
-    let (l, r) = idx.split_at_mut(mid);
+    let (l, r) = recs.split_at_mut(mid);
     let bl = build_range(ctx, l, first, depth + 1, nodes);
     let br = build_range(ctx, r, first + mid as u32, depth + 1, nodes);
     nodes[at] = node_of(&bl, &br);
@@ -443,40 +530,57 @@ fn build_range(ctx: &Ctx<'_>, idx: &mut [u32], first: u32, depth: u32, nodes: &m
     }
 }
 
-/// Chooses and applies a split of `idx`: `Some(mid)` after partitioning it into
+/// Chooses and applies a split of `recs`: `Some(mid)` after partitioning it into
 /// `[..mid]` and `[mid..]`, or `None` when a leaf is cheaper (and allowed).
-fn split(ctx: &Ctx<'_>, idx: &mut [u32], bounds: &Aabb, cb: &Aabb, depth: u32) -> Option<usize> {
-    let n = idx.len();
+fn split(ctx: &Ctx, recs: &mut [Rec], bounds: &Aabb, cb: &Aabb, depth: u32) -> Option<usize> {
+    let n = recs.len();
     if depth >= MAX_SAH_DEPTH {
-        return (n > ctx.max_leaf).then(|| median(ctx, idx, cb));
+        return (n > ctx.max_leaf).then(|| median(recs, cb));
     }
     let parent_area = bounds.half_area();
-    // (cost, axis, split bin, scale)
-    let mut best: Option<(f64, usize, usize, f32)> = None;
+    // Bin on the three axes in one pass over the primitives.
+    // Small nodes need no more bins than primitives.
+    let nbins = n.clamp(2, BINS);
+    let mut scale = [0.0f32; 3];
+    let mut usable = [false; 3];
     for axis in 0..3 {
         let extent = cb.max[axis] - cb.min[axis];
-        if !(extent > 0.0) || !extent.is_finite() {
+        if extent > 0.0 && extent.is_finite() {
+            usable[axis] = true;
+            scale[axis] = nbins as f32 * (1.0 - 1.0e-6) / extent;
+        }
+    }
+    let mut bins = [[(Aabb::EMPTY, 0u32); BINS]; 3];
+    for r in recs.iter() {
+        let b = r.aabb();
+        for axis in 0..3 {
+            if usable[axis] {
+                let k = bin_of(r.centroid(axis), cb.min[axis], scale[axis], nbins);
+                let bin = &mut bins[axis][k];
+                bin.0.grow(&b);
+                bin.1 += 1;
+            }
+        }
+    }
+    // (cost, axis, split bin)
+    let mut best: Option<(f64, usize, usize)> = None;
+    for axis in 0..3 {
+        if !usable[axis] {
             continue;
         }
-        let scale = BINS as f32 * (1.0 - 1.0e-6) / extent;
-        let mut bins = [(Aabb::EMPTY, 0u32); BINS];
-        for &i in idx.iter() {
-            let b = bin_of(ctx.centroids[i as usize][axis], cb.min[axis], scale);
-            bins[b].0.grow(&ctx.boxes[i as usize]);
-            bins[b].1 += 1;
-        }
+        let bins = &bins[axis];
         // Areas and counts right of each split, then sweep from the left.
         let mut right = [(0.0f64, 0u32); BINS];
         let mut acc = Aabb::EMPTY;
         let mut cnt = 0u32;
-        for b in (1..BINS).rev() {
+        for b in (1..nbins).rev() {
             acc.grow(&bins[b].0);
             cnt += bins[b].1;
             right[b] = (acc.half_area(), cnt);
         }
         let mut left = Aabb::EMPTY;
         let mut lcnt = 0u32;
-        for s in 1..BINS {
+        for s in 1..nbins {
             left.grow(&bins[s - 1].0);
             lcnt += bins[s - 1].1;
             let (ra, rc) = right[s];
@@ -485,12 +589,12 @@ fn split(ctx: &Ctx<'_>, idx: &mut [u32], bounds: &Aabb, cb: &Aabb, depth: u32) -
             }
             let cost = left.half_area() * f64::from(lcnt) + ra * f64::from(rc);
             if !cost.is_nan() && best.is_none_or(|b| cost < b.0) {
-                best = Some((cost, axis, s, scale));
+                best = Some((cost, axis, s));
             }
         }
     }
-    let Some((cost, axis, s, scale)) = best else {
-        return (n > ctx.max_leaf).then(|| median(ctx, idx, cb));
+    let Some((cost, axis, s)) = best else {
+        return (n > ctx.max_leaf).then(|| median(recs, cb));
     };
     let split_cost = if parent_area > 0.0 {
         NODE_COST + cost / parent_area
@@ -501,32 +605,32 @@ fn split(ctx: &Ctx<'_>, idx: &mut [u32], bounds: &Aabb, cb: &Aabb, depth: u32) -
         return None;
     }
     // Partition in place: items of bins below `s` first.
-    let lo = cb.min[axis];
+    let (lo, sc) = (cb.min[axis], scale[axis]);
     let mut i = 0;
     let mut j = n;
     while i < j {
-        if bin_of(ctx.centroids[idx[i] as usize][axis], lo, scale) < s {
+        if bin_of(recs[i].centroid(axis), lo, sc, nbins) < s {
             i += 1;
         } else {
             j -= 1;
-            idx.swap(i, j);
+            recs.swap(i, j);
         }
     }
     if i == 0 || i == n {
-        return Some(median(ctx, idx, cb));
+        return Some(median(recs, cb));
     }
     Some(i)
 }
 
 #[inline(always)]
-fn bin_of(c: f32, lo: f32, scale: f32) -> usize {
+fn bin_of(c: f32, lo: f32, scale: f32, nbins: usize) -> usize {
     // `as` saturates (and sends NaN to 0), so the index is always in range.
-    (((c - lo) * scale) as usize).min(BINS - 1)
+    (((c - lo) * scale) as usize).min(nbins - 1)
 }
 
-/// Splits `idx` at its middle by centroid along the widest centroid axis (ties by item
+/// Splits `recs` at its middle by centroid along the widest centroid axis (ties by input
 /// index); returns the middle.
-fn median(ctx: &Ctx<'_>, idx: &mut [u32], cb: &Aabb) -> usize {
+fn median(recs: &mut [Rec], cb: &Aabb) -> usize {
     let axis = (0..3)
         .max_by(|&a, &b| {
             let ea = cb.max[a] - cb.min[a];
@@ -535,11 +639,11 @@ fn median(ctx: &Ctx<'_>, idx: &mut [u32], cb: &Aabb) -> usize {
             ea.total_cmp(&eb).then(b.cmp(&a))
         })
         .unwrap_or(0);
-    let mid = idx.len() / 2;
-    idx.select_nth_unstable_by(mid, |&a, &b| {
-        let ca = ctx.centroids[a as usize][axis];
-        let cbv = ctx.centroids[b as usize][axis];
-        ca.total_cmp(&cbv).then(a.cmp(&b))
+    let mid = recs.len() / 2;
+    recs.select_nth_unstable_by(mid, |a, b| {
+        a.centroid(axis)
+            .total_cmp(&b.centroid(axis))
+            .then(a.index.cmp(&b.index))
     });
     mid
 }
@@ -585,11 +689,7 @@ mod tests {
             } else {
                 let n = &b.nodes[c.index as usize];
                 for s in 0..2 {
-                    let cb = Aabb {
-                        min: [n.min[0][s], n.min[1][s], n.min[2][s]],
-                        max: [n.max[0][s], n.max[1][s], n.max[2][s]],
-                    };
-                    stack.push((n.child[s], cb, d + 1));
+                    stack.push((n.child[s], n.child_box(s), d + 1));
                 }
             }
         }
@@ -608,7 +708,7 @@ mod tests {
             assert_eq!(one.root, other.root);
             assert_eq!(one.nodes.len(), other.nodes.len());
             for (a, b) in one.nodes.iter().zip(&other.nodes) {
-                assert_eq!((a.min, a.max, a.child), (b.min, b.max, b.child));
+                assert_eq!((a.bounds, a.child), (b.bounds, b.child));
             }
         }
     }
@@ -638,27 +738,30 @@ mod tests {
         let huge = vec![
             Aabb {
                 min: [-f32::MAX; 3],
-                max: [f32::MAX; 3]
+                max: [f32::MAX; 3],
             },
             Aabb {
                 min: [0.0; 3],
-                max: [1.0; 3]
+                max: [1.0; 3],
             },
         ];
         check(&build(&huge, 1, 1).unwrap(), &huge);
     }
 
-    /// A box test never misses a box the ray meets (including rays along a face and
-    /// directions with zero components).
+    /// A box test never misses a box the ray meets, including rays along a face of the
+    /// box (inside the growth `pad`) and directions with zero components.
     #[test]
     fn box_test_is_inclusive() {
         let min = [0.0, 0.0, 0.0];
         let max = [1.0, 1.0, 1.0];
-        let r = BoxRay::new([0.0, 0.5, -1.0], [0.0, 0.0, 1.0], 0.0);
-        assert_eq!(hit_box(min, max, &r, 0.0, f32::INFINITY), Some(1.0));
-        let r = BoxRay::new([1.0, 1.0, -1.0], [0.0, 0.0, 1.0], 0.0);
+        let pad = 1.0e-6;
+        let r = BoxRay::new([0.0, 0.5, -1.0], [0.0, 0.0, 1.0], pad);
+        assert_eq!(hit_box(min, max, &r, 0.0, f32::INFINITY), Some(1.0 - pad));
+        let r = BoxRay::new([1.0, 1.0, -1.0], [0.0, 0.0, 1.0], pad);
         assert!(hit_box(min, max, &r, 0.0, f32::INFINITY).is_some());
-        let r = BoxRay::new([1.5, 0.5, -1.0], [0.0, 0.0, 1.0], 0.0);
+        let r = BoxRay::new([1.0, 0.0, -1.0], [0.0, 0.0, -1.0], pad);
+        assert!(hit_box(min, max, &r, -3.0, 0.0).is_some());
+        let r = BoxRay::new([1.5, 0.5, -1.0], [0.0, 0.0, 1.0], pad);
         assert!(hit_box(min, max, &r, 0.0, f32::INFINITY).is_none());
         assert!(hit_box(min, max, &r, 0.0, f32::INFINITY).is_none());
         let r = BoxRay::new([0.5, 0.5, -1.0], [0.0, 0.0, 1.0], 0.0);

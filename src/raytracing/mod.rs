@@ -30,15 +30,18 @@ pub mod traverse;
 pub(crate) mod triangle;
 
 pub use accel::{
-    AabbsDesc, AccelError, BottomLevel, BuildOptions, Geometry, GeometryDesc, GeometryInfo, GeometryType, IndexFormat,
-    Instance, InstanceDesc, TopLevel, TrianglesDesc, VertexFormat,
+    AabbsDesc, AccelError, BottomLevel, BuildOptions, Geometry, GeometryDesc, GeometryInfo,
+    GeometryType, IndexFormat, Instance, InstanceDesc, TopLevel, TrianglesDesc, VertexFormat,
 };
-pub use flags::{GeometryFlags, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE, InstanceFlags, RayFlags};
+pub use flags::{
+    GeometryFlags, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE, InstanceFlags,
+    RayFlags,
+};
 pub use math::Transform3x4;
 pub use traverse::{
-    AnyHitDecision, AnyHitProgram, CandidateType, CommittedStatus, Hit, HitReporter, IntersectionProgram, NoPrograms,
-    PrimitiveKind, Ray, RayQuery, ReportHitOutcome, TraceRayDesc, TraceResult, Tracer, Traversal, TraversalStats,
-    trace_ray,
+    AnyHitDecision, AnyHitProgram, CandidateType, CommittedStatus, Hit, HitReporter,
+    IntersectionProgram, NoPrograms, PrimitiveKind, Ray, RayQuery, ReportHitOutcome, TraceRayDesc,
+    TraceResult, Tracer, Traversal, TraversalStats, trace_ray,
 };
 
 #[cfg(test)]

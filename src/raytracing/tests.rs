@@ -34,7 +34,11 @@ fn blas(geoms: &[(&[[f32; 3]], GeometryFlags)]) -> Arc<BottomLevel> {
 }
 
 fn aabbs(boxes: &[[f32; 6]], flags: GeometryFlags) -> Arc<BottomLevel> {
-    let b: Vec<u8> = boxes.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    let b: Vec<u8> = boxes
+        .iter()
+        .flatten()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
     Arc::new(
         BottomLevel::build(
             &[GeometryDesc {
@@ -133,7 +137,10 @@ fn triangle_extents_are_exclusive() {
 /// report outside the current interval is rejected.
 #[test]
 fn procedural_extents_are_inclusive() {
-    let t = tlas(&[inst(&aabbs(&[[0.0, 0.0, 1.0, 4.0, 4.0, 3.0]], GeometryFlags::OPAQUE))]);
+    let t = tlas(&[inst(&aabbs(
+        &[[0.0, 0.0, 1.0, 4.0, 4.0, 3.0]],
+        GeometryFlags::OPAQUE,
+    ))]);
     let mut r = ray(O, DOWN);
     r.t_min = 1.0;
     r.t_max = 2.0;
@@ -145,12 +152,20 @@ fn procedural_extents_are_inclusive() {
         outcomes.push(rep.report_hit(1.0, 4, 10));
         outcomes.push(rep.report_hit(1.5, 5, 15));
     };
-    let res = trace_ray(Some(&t), &desc(RayFlags::NONE, r), &mut NoPrograms, &mut isect);
+    let res = trace_ray(
+        Some(&t),
+        &desc(RayFlags::NONE, r),
+        &mut NoPrograms,
+        &mut isect,
+    );
     use ReportHitOutcome::*;
     // 2.0 = TMax is accepted, then 1.0 = TMin; 1.5 > RayTCurrent() = 1.0 is rejected.
     assert_eq!(outcomes, [Rejected, Rejected, Accepted, Accepted, Rejected]);
     let hit = res.committed.unwrap();
-    assert_eq!((hit.t, hit.hit_kind, hit.kind), (1.0, 4, PrimitiveKind::Procedural));
+    assert_eq!(
+        (hit.t, hit.hit_kind, hit.kind),
+        (1.0, 4, PrimitiveKind::Procedural)
+    );
     assert_eq!(res.attributes, Some(10));
 }
 
@@ -166,13 +181,29 @@ fn bad_rays_and_null_structures_miss() {
         ray([INF, 1.0, 0.0], DOWN),
         ray(O, [0.0, 0.0, INF]),
         ray(O, [0.0, 0.0, 0.0]),
-        Ray { t_min: nan, ..ray(O, DOWN) },
-        Ray { t_max: nan, ..ray(O, DOWN) },
+        Ray {
+            t_min: nan,
+            ..ray(O, DOWN)
+        },
+        Ray {
+            t_max: nan,
+            ..ray(O, DOWN)
+        },
     ] {
         assert!(candidates(&t, RayFlags::NONE, r).is_empty(), "{r:?}");
-        assert!(trace(&t, &desc(RayFlags::NONE, r), AnyHitDecision::Accept).0.committed.is_none());
+        assert!(
+            trace(&t, &desc(RayFlags::NONE, r), AnyHitDecision::Accept)
+                .0
+                .committed
+                .is_none()
+        );
     }
-    let res: TraceResult<()> = trace_ray(None, &desc(RayFlags::NONE, ray(O, DOWN)), &mut NoPrograms, &mut NoPrograms);
+    let res: TraceResult<()> = trace_ray(
+        None,
+        &desc(RayFlags::NONE, ray(O, DOWN)),
+        &mut NoPrograms,
+        &mut NoPrograms,
+    );
     assert!(res.committed.is_none() && !res.run_closest_hit);
     let mut q = RayQuery::new();
     assert!(!q.proceed());
@@ -198,7 +229,13 @@ fn instance_mask() {
         },
     ]);
     let mut tr = Tracer::new();
-    for (mask, hit) in [(0b0001, true), (0b0100, true), (0b1010, false), (0x100, false), (0xff, true)] {
+    for (mask, hit) in [
+        (0b0001, true),
+        (0b0100, true),
+        (0b1010, false),
+        (0x100, false),
+        (0xff, true),
+    ] {
         let h = tr.closest_hit(&t, RayFlags::NONE, mask, ray(O, DOWN));
         assert_eq!(h.is_some(), hit, "mask {mask:#x}");
         // The nearer instance (t = 1) has mask 0 and is never included.
@@ -224,17 +261,34 @@ fn opacity_overrides() {
         (false, InstanceFlags::FORCE_OPAQUE, RayFlags::NONE, false),
         (true, InstanceFlags::FORCE_NON_OPAQUE, RayFlags::NONE, true),
         // The ray's flags override the instance's.
-        (false, InstanceFlags::FORCE_OPAQUE, RayFlags::FORCE_NON_OPAQUE, true),
-        (true, InstanceFlags::FORCE_NON_OPAQUE, RayFlags::FORCE_OPAQUE, false),
+        (
+            false,
+            InstanceFlags::FORCE_OPAQUE,
+            RayFlags::FORCE_NON_OPAQUE,
+            true,
+        ),
+        (
+            true,
+            InstanceFlags::FORCE_NON_OPAQUE,
+            RayFlags::FORCE_OPAQUE,
+            false,
+        ),
     ];
     for (geo_opaque, iflags, rflags, any_hit) in cases {
         let b = if geo_opaque { &opq } else { &non };
-        let t = tlas(&[InstanceDesc { flags: iflags, ..inst(b) }]);
+        let t = tlas(&[InstanceDesc {
+            flags: iflags,
+            ..inst(b)
+        }]);
         let (res, n) = trace(&t, &desc(rflags, r), AnyHitDecision::Accept);
         assert_eq!(n == 1, any_hit, "{geo_opaque} {iflags:?} {rflags:?}");
         assert_eq!(res.committed.unwrap().non_opaque, any_hit);
         let c = candidates(&t, rflags, r);
-        assert_eq!(c.len() == 1, any_hit, "inline: {geo_opaque} {iflags:?} {rflags:?}");
+        assert_eq!(
+            c.len() == 1,
+            any_hit,
+            "inline: {geo_opaque} {iflags:?} {rflags:?}"
+        );
     }
 }
 
@@ -242,7 +296,10 @@ fn opacity_overrides() {
 /// and instance flags give.
 #[test]
 fn cull_opaque_and_non_opaque() {
-    let b = blas(&[(&front_tri(1.0), GeometryFlags::OPAQUE), (&front_tri(2.0), GeometryFlags::NONE)]);
+    let b = blas(&[
+        (&front_tri(1.0), GeometryFlags::OPAQUE),
+        (&front_tri(2.0), GeometryFlags::NONE),
+    ]);
     let forced = tlas(&[InstanceDesc {
         flags: InstanceFlags::FORCE_OPAQUE,
         ..inst(&b)
@@ -251,9 +308,22 @@ fn cull_opaque_and_non_opaque() {
     let r = ray(O, DOWN);
     let (res, _) = trace(&t, &desc(RayFlags::CULL_OPAQUE, r), AnyHitDecision::Accept);
     assert_eq!(res.committed.unwrap().geometry_index, 1);
-    let (res, n) = trace(&t, &desc(RayFlags::CULL_NON_OPAQUE, r), AnyHitDecision::Accept);
+    let (res, n) = trace(
+        &t,
+        &desc(RayFlags::CULL_NON_OPAQUE, r),
+        AnyHitDecision::Accept,
+    );
     assert_eq!((res.committed.unwrap().geometry_index, n), (0, 0));
-    assert!(trace(&forced, &desc(RayFlags::CULL_OPAQUE, r), AnyHitDecision::Accept).0.committed.is_none());
+    assert!(
+        trace(
+            &forced,
+            &desc(RayFlags::CULL_OPAQUE, r),
+            AnyHitDecision::Accept
+        )
+        .0
+        .committed
+        .is_none()
+    );
 }
 
 /// "Ray flags" RAY_FLAG_CULL_BACK_FACING_TRIANGLES / CULL_FRONT_FACING_TRIANGLES, and
@@ -289,9 +359,17 @@ fn facing_and_hit_kinds() {
     let mirror = Transform3x4([-1.0, 0.0, 0.0, 4.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
     let cases = [
         (InstanceFlags::NONE, Transform3x4::IDENTITY, true),
-        (InstanceFlags::TRIANGLE_FRONT_COUNTERCLOCKWISE, Transform3x4::IDENTITY, false),
+        (
+            InstanceFlags::TRIANGLE_FRONT_COUNTERCLOCKWISE,
+            Transform3x4::IDENTITY,
+            false,
+        ),
         (InstanceFlags::NONE, mirror, true),
-        (InstanceFlags::TRIANGLE_FRONT_COUNTERCLOCKWISE, mirror, false),
+        (
+            InstanceFlags::TRIANGLE_FRONT_COUNTERCLOCKWISE,
+            mirror,
+            false,
+        ),
     ];
     let mut tr = Tracer::new();
     for (flags, transform, front) in cases {
@@ -300,7 +378,9 @@ fn facing_and_hit_kinds() {
             transform,
             ..inst(&b)
         }]);
-        let h = tr.closest_hit(&t, RayFlags::NONE, 0xff, ray([1.5, 1.0, 0.0], DOWN)).unwrap();
+        let h = tr
+            .closest_hit(&t, RayFlags::NONE, 0xff, ray([1.5, 1.0, 0.0], DOWN))
+            .unwrap();
         assert_eq!(h.front_face, front, "{flags:?} {transform:?}");
         let kind = if front {
             HIT_KIND_TRIANGLE_FRONT_FACE
@@ -308,7 +388,14 @@ fn facing_and_hit_kinds() {
             HIT_KIND_TRIANGLE_BACK_FACE
         };
         assert_eq!(h.hit_kind, kind);
-        let back = tr.closest_hit(&t, RayFlags::NONE, 0xff, ray([1.5, 1.0, 4.0], [0.0, 0.0, -1.0])).unwrap();
+        let back = tr
+            .closest_hit(
+                &t,
+                RayFlags::NONE,
+                0xff,
+                ray([1.5, 1.0, 4.0], [0.0, 0.0, -1.0]),
+            )
+            .unwrap();
         assert_eq!(back.front_face, !front);
     }
     // A mirroring geometry transform flips the winding.
@@ -333,7 +420,9 @@ fn facing_and_hit_kinds() {
         .unwrap(),
     );
     let t = tlas(&[inst(&flipped)]);
-    let h = tr.closest_hit(&t, RayFlags::NONE, 0xff, ray([3.0, 1.0, 0.0], DOWN)).unwrap();
+    let h = tr
+        .closest_hit(&t, RayFlags::NONE, 0xff, ray([3.0, 1.0, 0.0], DOWN))
+        .unwrap();
     assert!(!h.front_face);
 }
 
@@ -351,7 +440,11 @@ fn accept_first_hit_and_end_search() {
     // One commit, then nothing more is tested after it.
     let tested_first = tr.stats().primitives;
     tr.closest_hit(&opaque, RayFlags::NONE, 0xff, r).unwrap();
-    assert!(tested_first < tr.stats().primitives, "{tested_first} vs {:?}", tr.stats());
+    assert!(
+        tested_first < tr.stats().primitives,
+        "{tested_first} vs {:?}",
+        tr.stats()
+    );
     let (res, n) = trace(&non, &desc(f, r), AnyHitDecision::Accept);
     assert_eq!(n, 1);
     assert!(res.committed.is_some());
@@ -371,9 +464,17 @@ fn accept_first_hit_and_end_search() {
 #[test]
 fn skip_closest_hit_shader() {
     let t = tlas(&[inst(&blas(&[(&front_tri(2.0), GeometryFlags::OPAQUE)]))]);
-    let (res, _) = trace(&t, &desc(RayFlags::SKIP_CLOSEST_HIT_SHADER, ray(O, DOWN)), AnyHitDecision::Accept);
+    let (res, _) = trace(
+        &t,
+        &desc(RayFlags::SKIP_CLOSEST_HIT_SHADER, ray(O, DOWN)),
+        AnyHitDecision::Accept,
+    );
     assert!(res.committed.is_some() && !res.run_closest_hit);
-    let (res, _) = trace(&t, &desc(RayFlags::NONE, ray(O, DOWN)), AnyHitDecision::Accept);
+    let (res, _) = trace(
+        &t,
+        &desc(RayFlags::NONE, ray(O, DOWN)),
+        AnyHitDecision::Accept,
+    );
     assert!(res.run_closest_hit);
 }
 
@@ -383,7 +484,8 @@ fn skip_closest_hit_shader() {
 #[test]
 fn skip_triangles_and_procedurals() {
     let tri = blas(&[(&front_tri(2.0), GeometryFlags::OPAQUE)]);
-    let proc = aabbs(&[[0.0, 0.0, 3.0, 4.0, 4.0, 4.0]], GeometryFlags::OPAQUE);
+    // In front of the triangle: a box behind a committed hit is never offered.
+    let proc = aabbs(&[[0.0, 0.0, 0.5, 4.0, 4.0, 1.0]], GeometryFlags::OPAQUE);
     let t = tlas(&[inst(&tri), inst(&proc)]);
     let r = ray(O, DOWN);
     let kinds = |flags| -> Vec<PrimitiveKind> {
@@ -398,9 +500,15 @@ fn skip_triangles_and_procedurals() {
         }
         out
     };
-    assert_eq!(kinds(RayFlags::NONE).len(), 2);
+    assert_eq!(
+        kinds(RayFlags::NONE),
+        [PrimitiveKind::Procedural, PrimitiveKind::Triangle]
+    );
     assert_eq!(kinds(RayFlags::SKIP_TRIANGLES), [PrimitiveKind::Procedural]);
-    assert_eq!(kinds(RayFlags::SKIP_PROCEDURAL_PRIMITIVES), [PrimitiveKind::Triangle]);
+    assert_eq!(
+        kinds(RayFlags::SKIP_PROCEDURAL_PRIMITIVES),
+        [PrimitiveKind::Triangle]
+    );
     let mut seen = 0;
     let mut isect = |_: &Hit, rep: &mut HitReporter<'_, ()>| {
         seen += 1;
@@ -426,8 +534,11 @@ fn any_hit_counts_under_both_geometry_flags() {
             [[-3.0, -3.0, z], [-3.0, 5.0, z + 0.5], [5.0, -3.0, z + 0.1]]
         })
         .collect();
-    let r = ray(O, DOWN);
-    for flags in [GeometryFlags::NONE, GeometryFlags::NO_DUPLICATE_ANYHIT_INVOCATION] {
+    let r = ray([0.0, 0.0, 0.0], DOWN);
+    for flags in [
+        GeometryFlags::NONE,
+        GeometryFlags::NO_DUPLICATE_ANYHIT_INVOCATION,
+    ] {
         let t = tlas(&[inst(&blas(&[(&tris, flags)]))]);
         let mut prims = Vec::new();
         let mut ah = |h: &Hit, _: Option<&()>| {
@@ -476,14 +587,22 @@ fn procedural_programs() {
         assert!(rep.search_ended());
         outcomes.push(rep.report_hit(1.5, 3, 30));
     };
-    let res = trace_ray(Some(&t), &desc(RayFlags::NONE, ray(O, DOWN)), &mut ah, &mut isect);
+    let res = trace_ray(
+        Some(&t),
+        &desc(RayFlags::NONE, ray(O, DOWN)),
+        &mut ah,
+        &mut isect,
+    );
     use ReportHitOutcome::*;
     assert_eq!(outcomes, [Accepted, AcceptedAndEnded, Rejected]);
     assert_eq!(anyhits, [(2.5, 1, Some(10)), (2.0, 2, Some(20))]);
     assert_eq!(res.attributes, Some(20));
     assert_eq!(res.committed.unwrap().hit_kind, 2);
     // Opaque: no any-hit.
-    let opaque = tlas(&[inst(&aabbs(&[[0.0, 0.0, 1.0, 4.0, 4.0, 3.0]], GeometryFlags::OPAQUE))]);
+    let opaque = tlas(&[inst(&aabbs(
+        &[[0.0, 0.0, 1.0, 4.0, 4.0, 3.0]],
+        GeometryFlags::OPAQUE,
+    ))]);
     let mut n = 0;
     let mut ah = |_: &Hit, _: Option<&()>| {
         n += 1;
@@ -492,7 +611,12 @@ fn procedural_programs() {
     let mut isect = |_: &Hit, rep: &mut HitReporter<'_, ()>| {
         assert_eq!(rep.report_hit(2.0, 0, ()), Accepted);
     };
-    let res = trace_ray(Some(&opaque), &desc(RayFlags::NONE, ray(O, DOWN)), &mut ah, &mut isect);
+    let res = trace_ray(
+        Some(&opaque),
+        &desc(RayFlags::NONE, ray(O, DOWN)),
+        &mut ah,
+        &mut isect,
+    );
     assert_eq!((n, res.committed.unwrap().t), (0, 2.0));
 }
 
@@ -502,12 +626,18 @@ fn procedural_programs() {
 fn ray_query_state_machine() {
     let b = blas(&[
         (&front_tri(3.0), GeometryFlags::NONE),
-        (&[front_tri(f32::NAN), front_tri(2.0)].concat(), GeometryFlags::NONE),
+        (
+            &[front_tri(f32::NAN), front_tri(2.0)].concat(),
+            GeometryFlags::NONE,
+        ),
     ]);
     let p = aabbs(&[[0.0, 0.0, 5.0, 4.0, 4.0, 6.0]], GeometryFlags::OPAQUE);
     let scale = Transform3x4([2.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0]);
     let t = tlas(&[
-        InstanceDesc { blas: None, ..inst(&b) },
+        InstanceDesc {
+            blas: None,
+            ..inst(&b)
+        },
         InstanceDesc {
             transform: scale,
             instance_id: 0xabcdef,
@@ -527,66 +657,79 @@ fn ray_query_state_machine() {
     q.trace_ray_inline(Some(t.clone()), RayFlags::NONE, 0xff, r);
     assert_eq!(q.committed_ray_t(), 100.0);
     assert_eq!(q.committed_status(), CommittedStatus::Nothing);
-    assert_eq!((q.world_ray_origin(), q.world_ray_direction(), q.ray_t_min()), (r.origin, r.direction, 0.0));
+    assert_eq!(
+        (q.world_ray_origin(), q.world_ray_direction(), q.ray_t_min()),
+        (r.origin, r.direction, 0.0)
+    );
     let mut seen = Vec::new();
     while q.proceed() {
         let c = q.candidate().unwrap();
+        seen.push((c.instance_index, c.geometry_index, c.primitive_index, c.t));
         match q.candidate_type().unwrap() {
             CandidateType::NonOpaqueTriangle => {
-                seen.push((c.instance_index, c.geometry_index, c.primitive_index, c.t));
-                assert_eq!((c.instance_id, c.instance_contribution_to_hit_group_index), (0xabcdef, 7));
+                assert_eq!(
+                    (c.instance_id, c.instance_contribution_to_hit_group_index),
+                    (0xabcdef, 7)
+                );
                 // The object-space ray of a scaled instance; t is the same in both spaces.
                 assert_eq!(c.object_ray_origin, [1.0, 1.0, 0.0]);
                 assert_eq!(c.object_ray_direction, [0.0, 0.0, 0.5]);
                 assert_eq!(c.object_to_world, scale);
                 assert_eq!(c.world_to_object.0[0], 0.5);
                 assert_eq!(c.object_to_world.to_4x3()[0], [2.0, 0.0, 0.0]);
-                if c.geometry_index == 1 {
-                    q.commit_non_opaque_triangle_hit();
-                    q.commit_non_opaque_triangle_hit();
-                    assert_eq!(q.committed_ray_t(), c.t);
-                }
+                assert!(c.non_opaque && c.hit_kind == HIT_KIND_TRIANGLE_FRONT_FACE);
             }
             CandidateType::ProceduralPrimitive => {
                 assert!(!q.candidate_procedural_primitive_non_opaque());
-                seen.push((c.instance_index, c.geometry_index, c.primitive_index, c.t));
-                // Farther than the committed hit: the program would not commit it; this
-                // one does anyway, as the spec leaves that to the program.
-                q.commit_procedural_primitive_hit(5.5);
+                assert_eq!(c.instance_id, 9);
                 // Commits on the wrong candidate type do nothing.
                 q.commit_non_opaque_triangle_hit();
+                assert_eq!(q.committed_status(), CommittedStatus::Nothing);
+                q.commit_procedural_primitive_hit(5.5);
             }
         }
     }
-    // The NaN triangle (primitive 0 of geometry 1) is inactive but keeps its index.
-    assert!(seen.contains(&(1, 1, 1, 4.0)), "{seen:?}");
-    assert!(seen.iter().all(|s| s.0 != 0));
-    assert_eq!(q.committed_status(), CommittedStatus::ProceduralPrimitiveHit);
+    // Nothing was committed before the box was reached, so all three were offered; the
+    // NaN triangle (primitive 0 of geometry 1) is inactive but keeps its index.
+    seen.sort_by(|a, b| a.3.total_cmp(&b.3));
+    assert_eq!(seen, [(1, 1, 1, 4.0), (2, 0, 0, 5.0), (1, 0, 0, 6.0)]);
+    assert_eq!(
+        q.committed_status(),
+        CommittedStatus::ProceduralPrimitiveHit
+    );
     let c = q.committed().unwrap();
     assert_eq!((c.instance_index, c.instance_id, c.t), (2, 9, 5.5));
-    // Abort ends the search; the committed hit stays; a new trace resets everything.
+    // A triangle commit (twice: no further effect), then Abort: the search is over, the
+    // committed hit stays.
     q.trace_ray_inline(Some(t.clone()), RayFlags::NONE, 0xff, r);
     assert!(q.proceed());
+    let c = q.candidate().unwrap();
+    assert_eq!(c.kind, PrimitiveKind::Triangle);
     q.commit_non_opaque_triangle_hit();
+    q.commit_non_opaque_triangle_hit();
+    assert_eq!(q.committed_ray_t(), c.t);
+    assert_eq!(q.committed(), Some(c));
     q.abort();
     assert!(!q.proceed());
     assert_eq!(q.committed_status(), CommittedStatus::TriangleHit);
+    // A new trace resets everything. Forced opaque, the triangles are committed without
+    // stopping, and the box (behind t = 4) is never offered.
     q.trace_ray_inline(Some(t.clone()), RayFlags::FORCE_OPAQUE, 0xff, r);
     assert_eq!(q.committed_status(), CommittedStatus::Nothing);
     assert_eq!(q.ray_flags(), RayFlags::FORCE_OPAQUE);
-    // Only the procedural candidate stops a forced-opaque query.
-    assert!(q.proceed());
-    assert_eq!(q.candidate_type(), Some(CandidateType::ProceduralPrimitive));
     assert!(!q.proceed());
-    assert_eq!(q.committed().unwrap().t, 4.0);
-    assert_eq!(q.committed().unwrap().barycentrics, [0.125, 0.125]);
+    let c = q.committed().unwrap();
+    assert_eq!((c.t, c.geometry_index, c.primitive_index), (4.0, 1, 1));
+    assert_eq!(c.barycentrics, [0.25, 0.25]);
 }
 
 /// Rays exactly through the vertices and edges of a mesh: how many triangles does each
 /// hit? (Counted as candidates: every triangle is non-opaque and nothing is committed, so
 /// every hit is offered.)
 fn hits_per_ray(t: &Arc<TopLevel>, rays: &[Ray]) -> Vec<usize> {
-    rays.iter().map(|&r| candidates(t, RayFlags::FORCE_NON_OPAQUE, r).len()).collect()
+    rays.iter()
+        .map(|&r| candidates(t, RayFlags::FORCE_NON_OPAQUE, r).len())
+        .collect()
 }
 
 /// Directions with power-of-two ratios, so that `p - k·d` and the shear are exact.
@@ -617,7 +760,11 @@ fn fan(center: [f32; 3], n: usize, flip: bool) -> Vec<[f32; 3]> {
         .flat_map(|k| {
             let a = ring[k];
             let b = ring[(k + 1) % n];
-            if flip && k % 2 == 1 { [center, a, b] } else { [center, b, a] }
+            if flip && k % 2 == 1 {
+                [center, a, b]
+            } else {
+                [center, b, a]
+            }
         })
         .collect()
 }
@@ -638,7 +785,10 @@ fn shared_vertex_hits_exactly_one() {
         let rays: Vec<Ray> = dyadic_dirs()
             .into_iter()
             // Rays that see the fan from above or below, not along its (cone) surface.
-            .filter(|d| d[2].abs() >= 4.0 * (d[0].abs().max(d[1].abs())) || (center[2] == 0.0 && d[2] != 0.0))
+            .filter(|d| {
+                d[2].abs() >= 4.0 * (d[0].abs().max(d[1].abs()))
+                    || (center[2] == 0.0 && d[2] != 0.0)
+            })
             .map(|d| ray([0, 1, 2].map(|k| center[k] - 8.0 * d[k]), d))
             .collect();
         let counts = hits_per_ray(&t, &rays);
@@ -696,7 +846,10 @@ fn shared_edges_of_a_grid_hit_exactly_one() {
     }
     let mut checked = 0;
     for transform in [Transform3x4::IDENTITY, rot] {
-        let t = tlas(&[InstanceDesc { transform, ..inst(&b) }]);
+        let t = tlas(&[InstanceDesc {
+            transform,
+            ..inst(&b)
+        }]);
         let mut rays = Vec::new();
         for q in &points {
             let q = transform.transform_point(*q);
@@ -740,7 +893,11 @@ fn same_candidates_in_the_same_order_for_any_thread_count() {
                 *base = v;
                 Some(v)
             } else {
-                Some([base[0] + v[0] - 0.5, base[1] + v[1] - 0.5, base[2] + v[2] - 0.5])
+                Some([
+                    base[0] + v[0] - 0.5,
+                    base[1] + v[1] - 0.5,
+                    base[2] + v[2] - 0.5,
+                ])
             }
         })
         .collect();
@@ -818,8 +975,13 @@ fn hostile_geometry_never_panics() {
         let desc = GeometryDesc {
             flags: GeometryFlags(rnd() as u32),
             geometry: Geometry::Triangles(TrianglesDesc {
-                transform: (rnd() % 3 == 0).then(|| Transform3x4(std::array::from_fn(|_| f32::from_bits(rnd() as u32)))),
-                index_format: if indexed { IndexFormat::R16_UINT } else { IndexFormat::None },
+                transform: (rnd() % 3 == 0)
+                    .then(|| Transform3x4(std::array::from_fn(|_| f32::from_bits(rnd() as u32)))),
+                index_format: if indexed {
+                    IndexFormat::R16_UINT
+                } else {
+                    IndexFormat::None
+                },
                 index_count: if indexed { (n / 3 * 3) as u32 } else { 0 },
                 indices: &idx,
                 vertex_format: fmt,
@@ -831,7 +993,10 @@ fn hostile_geometry_never_panics() {
         if let Ok(b) = BottomLevel::build(&[desc], &BuildOptions::default()) {
             let b = Arc::new(b);
             let transform = Transform3x4(std::array::from_fn(|_| (rnd() % 7) as f32 - 3.0));
-            let t = tlas(&[InstanceDesc { transform, ..inst(&b) }]);
+            let t = tlas(&[InstanceDesc {
+                transform,
+                ..inst(&b)
+            }]);
             let o = [0, 1, 2].map(|_| f32::from_bits(rnd() as u32 & 0xbfff_ffff));
             let d = [0, 1, 2].map(|_| (rnd() % 5) as f32 - 2.0);
             let _ = candidates(&t, RayFlags(rnd() as u32 & 0x3ff), ray(o, d));

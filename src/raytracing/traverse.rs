@@ -61,7 +61,10 @@ use std::sync::Arc;
 
 use super::accel::{BottomLevel, GeometryType, Instance, TopLevel};
 use super::bvh::{BoxRay, Child, STACK_DEPTH, hit_box, hit_node, pad_far};
-use super::flags::{GeometryFlags, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE, InstanceFlags, RayFlags};
+use super::flags::{
+    GeometryFlags, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE, InstanceFlags,
+    RayFlags,
+};
 use super::math::{Transform3x4, finite3, max_abs3};
 use super::triangle::{Shear, intersect};
 
@@ -222,12 +225,29 @@ impl LevelRay {
             return None;
         }
         let shear = Shear::new(dir)?;
-        let pad = (magnitude + max_abs3(org)) * (1.0 / 524_288.0);
         Some(LevelRay {
             org,
-            boxes: BoxRay::new(org, dir, pad),
+            boxes: BoxRay::new(org, dir, Self::pad(org, magnitude)),
             shear,
         })
+    }
+
+    /// The growth of every box (module doc).
+    fn pad(org: [f32; 3], magnitude: f32) -> f32 {
+        (magnitude + max_abs3(org)) * (1.0 / 524_288.0)
+    }
+
+    /// The same ray padded for a structure of another magnitude.
+    fn repadded(&self, magnitude: f32) -> LevelRay {
+        let pad = Self::pad(self.org, magnitude);
+        LevelRay {
+            boxes: BoxRay {
+                lo: self.org.map(|o| o + pad),
+                hi: self.org.map(|o| o - pad),
+                inv: self.boxes.inv,
+            },
+            ..*self
+        }
     }
 }
 
@@ -309,7 +329,14 @@ impl Traversal {
     /// `TraceRayInline` does. `pipeline_flags` are ORed into the ray flags for traversal
     /// without showing in [`Self::ray_flags`] (`D3D12_RAYTRACING_PIPELINE_CONFIG1`'s skip
     /// flags).
-    pub fn begin(&mut self, tlas: Option<&TopLevel>, flags: RayFlags, pipeline_flags: RayFlags, mask: u32, ray: Ray) {
+    pub fn begin(
+        &mut self,
+        tlas: Option<&TopLevel>,
+        flags: RayFlags,
+        pipeline_flags: RayFlags,
+        mask: u32,
+        ray: Ray,
+    ) {
         self.flags = flags | pipeline_flags;
         self.visible_flags = flags;
         self.mask = mask & 0xff;
@@ -353,42 +380,14 @@ impl Traversal {
         };
         loop {
             if let Some(ii) = self.instance {
-                let Some(inst) = tlas.instances.get(ii as usize) else {
-                    self.instance = None;
-                    continue;
-                };
-                let Some(blas) = inst.blas.as_deref() else {
-                    self.instance = None;
-                    continue;
-                };
-                let Some(obj) = self.object else {
-                    self.instance = None;
-                    continue;
-                };
-                while self.bottom_leaf.0 < self.bottom_leaf.1 {
-                    let k = self.bottom_leaf.0;
-                    self.bottom_leaf.0 += 1;
-                    if let Some(c) = self.test_primitive(ii, inst, blas, &obj, k) {
-                        self.candidate = Some(c);
-                        return true;
-                    }
-                    if self.done {
-                        return false;
-                    }
+                if let Some(c) = self.walk_instance(tlas, ii) {
+                    self.candidate = Some(c);
+                    return true;
                 }
-                match self.bottom.pop() {
-                    Some(e) => {
-                        if e.t > pad_far(self.t_committed) {
-                            continue;
-                        }
-                        if e.child.count > 0 {
-                            self.bottom_leaf = (e.child.index, e.child.index.saturating_add(e.child.count));
-                        } else {
-                            self.visit(Level::Bottom, blas.bvh.nodes.get(e.child.index as usize), &obj.boxes);
-                        }
-                    }
-                    None => self.instance = None,
+                if self.done {
+                    return false;
                 }
+                self.instance = None;
             } else {
                 while self.top_leaf.0 < self.top_leaf.1 {
                     let k = self.top_leaf.0;
@@ -408,9 +407,13 @@ impl Traversal {
                             continue;
                         }
                         if e.child.count > 0 {
-                            self.top_leaf = (e.child.index, e.child.index.saturating_add(e.child.count));
+                            self.top_leaf =
+                                (e.child.index, e.child.index.saturating_add(e.child.count));
                         } else {
-                            self.visit(Level::Top, tlas.bvh.nodes.get(e.child.index as usize), &world.boxes);
+                            self.visit_top(
+                                tlas.bvh.nodes.get(e.child.index as usize),
+                                &world.boxes,
+                            );
                         }
                     }
                     None => {
@@ -422,21 +425,71 @@ impl Traversal {
         }
     }
 
+    /// Walks the bottom-level structure of instance `ii` from where it stopped, until a
+    /// candidate (returned) or its end or the end of the search (`None`).
     #[inline(always)]
-    fn visit(&mut self, level: Level, node: Option<&super::bvh::Node>, r: &BoxRay) {
+    fn walk_instance(&mut self, tlas: &TopLevel, ii: u32) -> Option<Core> {
+        let inst = tlas.instances.get(ii as usize)?;
+        let blas = inst.blas.as_deref()?;
+        let obj = self.object?;
+        let nodes = &blas.bvh.nodes[..];
+        loop {
+            // The rest of the current leaf.
+            while self.bottom_leaf.0 < self.bottom_leaf.1 {
+                let k = self.bottom_leaf.0;
+                self.bottom_leaf.0 += 1;
+                if let Some(c) = self.test_primitive(ii, inst, blas, &obj, k) {
+                    return Some(c);
+                }
+                if self.done {
+                    return None;
+                }
+            }
+            // The next leaf: descend from the top of the stack, keeping the nearer child
+            // in hand and pushing the farther.
+            let mut cur = loop {
+                let e = self.bottom.pop()?;
+                if e.t <= pad_far(self.t_committed) {
+                    break e.child;
+                }
+            };
+            while cur.count == 0 {
+                let Some(n) = nodes.get(cur.index as usize) else {
+                    return None;
+                };
+                self.stats.nodes += 1;
+                let t = hit_node(n, &obj.boxes, self.ray.t_min, self.t_committed);
+                let (near, far) = if t[1] < t[0] { (1, 0) } else { (0, 1) };
+                if t[near] == f32::INFINITY {
+                    cur = loop {
+                        let e = self.bottom.pop()?;
+                        if e.t <= pad_far(self.t_committed) {
+                            break e.child;
+                        }
+                    };
+                    continue;
+                }
+                if t[far] < f32::INFINITY {
+                    self.bottom.push(n.child[far], t[far]);
+                }
+                cur = n.child[near];
+            }
+            self.bottom_leaf = (cur.index, cur.index.saturating_add(cur.count));
+        }
+    }
+
+    /// Tests both children of a top-level node and pushes those the ray meets, the
+    /// nearer on top.
+    fn visit_top(&mut self, node: Option<&super::bvh::Node>, r: &BoxRay) {
         let Some(n) = node else { return };
         self.stats.nodes += 1;
         let t = hit_node(n, r, self.ray.t_min, self.t_committed);
-        let stack = match level {
-            Level::Top => &mut self.top,
-            Level::Bottom => &mut self.bottom,
-        };
         let (near, far) = if t[1] < t[0] { (1, 0) } else { (0, 1) };
         if t[far] < f32::INFINITY {
-            stack.push(n.child[far], t[far]);
+            self.top.push(n.child[far], t[far]);
         }
         if t[near] < f32::INFINITY {
-            stack.push(n.child[near], t[near]);
+            self.top.push(n.child[near], t[near]);
         }
     }
 
@@ -453,17 +506,29 @@ impl Traversal {
         };
         let skip = match blas.kind {
             Some(GeometryType::Triangles) => self.flags.contains(RayFlags::SKIP_TRIANGLES),
-            Some(GeometryType::ProceduralPrimitiveAabbs) => self.flags.contains(RayFlags::SKIP_PROCEDURAL_PRIMITIVES),
+            Some(GeometryType::ProceduralPrimitiveAabbs) => {
+                self.flags.contains(RayFlags::SKIP_PROCEDURAL_PRIMITIVES)
+            }
             None => true,
         };
-        let Some(root) = blas.bvh.root else { return false };
+        let Some(root) = blas.bvh.root else {
+            return false;
+        };
         if skip {
             return false;
         }
-        let org = w2o.transform_point(self.ray.origin);
-        let dir = w2o.transform_vector(self.ray.direction);
-        let Some(obj) = LevelRay::new(org, dir, blas.magnitude) else {
-            return false;
+        let obj = match (inst.identity, self.world) {
+            // The object-space ray is the world ray: keep its divisions, pad for the
+            // bottom level.
+            (true, Some(w)) => w.repadded(blas.magnitude),
+            _ => {
+                let org = w2o.transform_point(self.ray.origin);
+                let dir = w2o.transform_vector(self.ray.direction);
+                let Some(obj) = LevelRay::new(org, dir, blas.magnitude) else {
+                    return false;
+                };
+                obj
+            }
         };
         self.stats.instances += 1;
         self.object = Some(obj);
@@ -477,19 +542,33 @@ impl Traversal {
     /// Tests leaf item `k` of `blas`: commits an opaque triangle hit, returns a candidate
     /// for the caller, or `None`.
     #[inline(always)]
-    fn test_primitive(&mut self, ii: u32, inst: &Instance, blas: &BottomLevel, obj: &LevelRay, k: u32) -> Option<Core> {
+    fn test_primitive(
+        &mut self,
+        ii: u32,
+        inst: &Instance,
+        blas: &BottomLevel,
+        obj: &LevelRay,
+        k: u32,
+    ) -> Option<Core> {
         self.stats.primitives += 1;
-        let r = *blas.refs.get(k as usize)?;
-        let gflags = blas.geometries.get(r.geometry as usize)?.flags;
-        let opaque = is_opaque(gflags, inst.flags, self.flags);
-        if self.flags.contains(if opaque { RayFlags::CULL_OPAQUE } else { RayFlags::CULL_NON_OPAQUE }) {
-            return None;
-        }
         match blas.kind {
             Some(GeometryType::Triangles) => {
                 let tri = blas.tris.get(k as usize)?;
                 let h = intersect(&obj.shear, obj.org, tri, self.ray.t_min, self.t_committed)?;
-                let front = h.clockwise != inst.flags.contains(InstanceFlags::TRIANGLE_FRONT_COUNTERCLOCKWISE);
+                let r = *blas.refs.get(k as usize)?;
+                let gflags = blas.geometries.get(r.geometry as usize)?.flags;
+                let opaque = is_opaque(gflags, inst.flags, self.flags);
+                if self.flags.contains(if opaque {
+                    RayFlags::CULL_OPAQUE
+                } else {
+                    RayFlags::CULL_NON_OPAQUE
+                }) {
+                    return None;
+                }
+                let front = h.clockwise
+                    != inst
+                        .flags
+                        .contains(InstanceFlags::TRIANGLE_FRONT_COUNTERCLOCKWISE);
                 if !inst.flags.contains(InstanceFlags::TRIANGLE_CULL_DISABLE)
                     && self.flags.contains(if front {
                         RayFlags::CULL_FRONT_FACING_TRIANGLES
@@ -523,10 +602,28 @@ impl Traversal {
             }
             Some(GeometryType::ProceduralPrimitiveAabbs) => {
                 let b = blas.boxes.get(k as usize)?;
-                let t = hit_box(b.min, b.max, &obj.boxes, self.ray.t_min, self.t_committed)?;
+                hit_box(b.min, b.max, &obj.boxes, self.ray.t_min, self.t_committed)?;
+                let r = *blas.refs.get(k as usize)?;
+                let gflags = blas.geometries.get(r.geometry as usize)?.flags;
+                let opaque = is_opaque(gflags, inst.flags, self.flags);
+                if self.flags.contains(if opaque {
+                    RayFlags::CULL_OPAQUE
+                } else {
+                    RayFlags::CULL_NON_OPAQUE
+                }) {
+                    return None;
+                }
+                // The entry distance into the box as given (the test above used the grown
+                // box), for the candidate's informational `t`.
+                let inv = obj.boxes.inv;
+                let entry = (0..3)
+                    .map(|a| {
+                        ((b.min[a] - obj.org[a]) * inv[a]).min((b.max[a] - obj.org[a]) * inv[a])
+                    })
+                    .fold(self.ray.t_min, f32::max);
                 Some(Core {
                     kind: PrimitiveKind::Procedural,
-                    t: t.max(self.ray.t_min),
+                    t: entry,
                     instance: ii,
                     geometry: r.geometry,
                     primitive: r.primitive,
@@ -543,7 +640,10 @@ impl Traversal {
     fn commit(&mut self, c: Core) {
         self.t_committed = c.t;
         self.committed = Some(c);
-        if self.flags.contains(RayFlags::ACCEPT_FIRST_HIT_AND_END_SEARCH) {
+        if self
+            .flags
+            .contains(RayFlags::ACCEPT_FIRST_HIT_AND_END_SEARCH)
+        {
             self.done = true;
         }
     }
@@ -642,19 +742,13 @@ impl Traversal {
             front_face: c.front,
             hit_kind: c.hit_kind,
             non_opaque: c.non_opaque,
-            // The same arithmetic as when the instance was entered, so the same bits.
+            // The same arithmetic as when the instance was entered.
             object_ray_origin: w2o.transform_point(self.ray.origin),
             object_ray_direction: w2o.transform_vector(self.ray.direction),
             object_to_world: inst.object_to_world,
             world_to_object: w2o,
         })
     }
-}
-
-#[derive(Clone, Copy)]
-enum Level {
-    Top,
-    Bottom,
 }
 
 /// An inline ray query (`RayQuery<flags>`): [`Traversal`] bound to the structure each
@@ -674,8 +768,20 @@ impl RayQuery {
 
     /// `TraceRayInline`: `flags` are the template flags ORed with the dynamic ones.
     /// Replaces any trace in progress.
-    pub fn trace_ray_inline(&mut self, tlas: Option<Arc<TopLevel>>, flags: RayFlags, instance_inclusion_mask: u32, ray: Ray) {
-        self.t.begin(tlas.as_deref(), flags, RayFlags::NONE, instance_inclusion_mask, ray);
+    pub fn trace_ray_inline(
+        &mut self,
+        tlas: Option<Arc<TopLevel>>,
+        flags: RayFlags,
+        instance_inclusion_mask: u32,
+        ray: Ray,
+    ) {
+        self.t.begin(
+            tlas.as_deref(),
+            flags,
+            RayFlags::NONE,
+            instance_inclusion_mask,
+            ray,
+        );
         self.tlas = tlas;
     }
 
@@ -707,7 +813,9 @@ impl RayQuery {
 
     /// `CandidateProceduralPrimitiveNonOpaque()`.
     pub fn candidate_procedural_primitive_non_opaque(&self) -> bool {
-        self.t.candidate.is_some_and(|c| c.kind == PrimitiveKind::Procedural && c.non_opaque)
+        self.t
+            .candidate
+            .is_some_and(|c| c.kind == PrimitiveKind::Procedural && c.non_opaque)
     }
 
     /// `CommitNonOpaqueTriangleHit()`.
@@ -954,14 +1062,22 @@ impl Tracer {
         intersection: &mut dyn IntersectionProgram<A>,
     ) -> TraceResult<A> {
         let t = &mut self.t;
-        t.begin(tlas, desc.flags, desc.pipeline_flags, desc.instance_inclusion_mask, desc.ray);
+        t.begin(
+            tlas,
+            desc.flags,
+            desc.pipeline_flags,
+            desc.instance_inclusion_mask,
+            desc.ray,
+        );
         let mut attributes: Option<A> = None;
         if let Some(tlas) = tlas {
             while t.proceed(tlas) {
                 let Some(c) = t.candidate else { break };
                 match c.kind {
                     PrimitiveKind::Triangle => {
-                        let Some(hit) = t.materialize(tlas, c) else { continue };
+                        let Some(hit) = t.materialize(tlas, c) else {
+                            continue;
+                        };
                         match any_hit.any_hit(&hit, None) {
                             AnyHitDecision::Ignore => {}
                             d => {
@@ -974,7 +1090,9 @@ impl Tracer {
                         }
                     }
                     PrimitiveKind::Procedural => {
-                        let Some(hit) = t.materialize(tlas, c) else { continue };
+                        let Some(hit) = t.materialize(tlas, c) else {
+                            continue;
+                        };
                         let before = t.committed;
                         let mut reported = None;
                         let mut reporter = HitReporter {
@@ -994,13 +1112,16 @@ impl Tracer {
                 }
             }
             // A triangle committed after a procedural hit replaces it.
-            if t.committed.is_some_and(|c| c.kind == PrimitiveKind::Triangle) {
+            if t.committed
+                .is_some_and(|c| c.kind == PrimitiveKind::Triangle)
+            {
                 attributes = None;
             }
         }
         let committed = tlas.and_then(|tl| t.committed(tl));
         TraceResult {
-            run_closest_hit: committed.is_some() && !desc.flags.contains(RayFlags::SKIP_CLOSEST_HIT_SHADER),
+            run_closest_hit: committed.is_some()
+                && !desc.flags.contains(RayFlags::SKIP_CLOSEST_HIT_SHADER),
             committed,
             attributes,
             stats: t.stats,
@@ -1009,7 +1130,13 @@ impl Tracer {
 
     /// The closest hit of `ray` with no programs (every any-hit accepts, procedural
     /// primitives report nothing); the fast path of a visibility or primary ray.
-    pub fn closest_hit(&mut self, tlas: &TopLevel, flags: RayFlags, mask: u32, ray: Ray) -> Option<Hit> {
+    pub fn closest_hit(
+        &mut self,
+        tlas: &TopLevel,
+        flags: RayFlags,
+        mask: u32,
+        ray: Ray,
+    ) -> Option<Hit> {
         let t = &mut self.t;
         t.begin(Some(tlas), flags, RayFlags::NONE, mask, ray);
         while t.proceed(tlas) {

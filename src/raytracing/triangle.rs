@@ -115,7 +115,13 @@ fn inclusive(p: (f32, f32), q: (f32, f32), interior_left: bool) -> bool {
 /// (DXR spec "Ray extents": exclusive for triangles), or `None`. Degenerate triangles
 /// (including those seen edge-on) give `None`.
 #[inline(always)]
-pub(crate) fn intersect(s: &Shear, org: [f32; 3], v: &[[f32; 3]; 3], t_min: f32, t_max: f32) -> Option<TriangleHit> {
+pub(crate) fn intersect(
+    s: &Shear,
+    org: [f32; 3],
+    v: &[[f32; 3]; 3],
+    t_min: f32,
+    t_max: f32,
+) -> Option<TriangleHit> {
     let a = sub(v[0], org);
     let b = sub(v[1], org);
     let c = sub(v[2], org);
@@ -125,6 +131,21 @@ pub(crate) fn intersect(s: &Shear, org: [f32; 3], v: &[[f32; 3]; 3], t_min: f32,
     let by = b[s.ky] - s.sy * b[s.kz];
     let cx = c[s.kx] - s.sx * c[s.kz];
     let cy = c[s.ky] - s.sy * c[s.kz];
+    // A cheap, certain rejection first: each f32 edge function is within
+    // 2^-23·(|p| + |q|) of the exact `p - q` (two rounded products and a rounded
+    // difference), so a value beyond twice that has the exact sign, and opposite certain
+    // signs mean a miss. Everything else is decided exactly below.
+    let (p0, q0, p1, q1, p2, q2) = (cx * by, cy * bx, ax * cy, ay * cx, bx * ay, by * ax);
+    const REL: f32 = 1.0 / 4_194_304.0;
+    let (uf, vf, wf) = (p0 - q0, p1 - q1, p2 - q2);
+    let (eu, ev, ew) = (
+        (p0.abs() + q0.abs()) * REL,
+        (p1.abs() + q1.abs()) * REL,
+        (p2.abs() + q2.abs()) * REL,
+    );
+    if (uf > eu || vf > ev || wf > ew) && (uf < -eu || vf < -ev || wf < -ew) {
+        return None;
+    }
     let (axd, ayd, bxd, byd, cxd, cyd) = (
         f64::from(ax),
         f64::from(ay),
@@ -180,7 +201,11 @@ mod tests {
     fn cross(a: [f32; 3], b: [f32; 3]) -> [f64; 3] {
         let a = a.map(f64::from);
         let b = b.map(f64::from);
-        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
     }
 
     /// DXR spec "D3D12_RAYTRACING_INSTANCE_FLAGS" (front-counterclockwise): a triangle is
@@ -195,7 +220,11 @@ mod tests {
         assert_eq!(h.t, 1.0);
         assert_eq!(h.barycentrics, [0.25, 0.25]);
         // Seen from behind, the same triangle is counter-clockwise.
-        assert!(!hit([0.25, 0.25, 2.0], [0.0, 0.0, -1.0], v).unwrap().clockwise);
+        assert!(
+            !hit([0.25, 0.25, 2.0], [0.0, 0.0, -1.0], v)
+                .unwrap()
+                .clockwise
+        );
         // Every dominant axis and sign agrees with the sign of n·d (clockwise ⇔ n·d < 0,
         // n = (v1 - v0) × (v2 - v0)).
         let mut seed = 99u64;

@@ -26,7 +26,8 @@ pub fn build(target: &Path) -> Result<PathBuf, String> {
     let tag = std::process::id();
     let tmp_src = dir.join(format!("peer.{tag}.c"));
     let tmp_exe = dir.join(format!("peer.{tag}.tmp"));
-    std::fs::write(&tmp_src, SOURCE).map_err(|e| format!("cannot write {}: {e}", tmp_src.display()))?;
+    std::fs::write(&tmp_src, SOURCE)
+        .map_err(|e| format!("cannot write {}: {e}", tmp_src.display()))?;
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let out = Command::new(&cc)
         .args(["-O2", "-o"])
@@ -40,11 +41,16 @@ pub fn build(target: &Path) -> Result<PathBuf, String> {
         let _ = std::fs::remove_file(&tmp_exe);
         return Err(format!(
             "{cc} could not build the Embree peer (is libembree-dev installed?): {}",
-            String::from_utf8_lossy(&out.stderr).lines().take(3).collect::<Vec<_>>().join(" / ")
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" / ")
         ));
     }
     std::fs::rename(&tmp_exe, &exe).map_err(|e| format!("cannot move the peer into place: {e}"))?;
-    std::fs::rename(&tmp_src, &src).map_err(|e| format!("cannot move the peer's source into place: {e}"))?;
+    std::fs::rename(&tmp_src, &src)
+        .map_err(|e| format!("cannot move the peer's source into place: {e}"))?;
     Ok(exe)
 }
 
@@ -92,7 +98,12 @@ pub struct PeerHit {
 }
 
 /// Traces `rays` through `scene` with `rtcIntersect1`; `None` per miss.
-pub fn compare(peer: &Path, work: &Path, scene: &Scene, rays: &[PeerRay]) -> Result<Vec<Option<PeerHit>>, String> {
+pub fn compare(
+    peer: &Path,
+    work: &Path,
+    scene: &Scene,
+    rays: &[PeerRay],
+) -> Result<Vec<Option<PeerHit>>, String> {
     std::fs::create_dir_all(work).map_err(|e| e.to_string())?;
     let sp = work.join("scene.bin");
     let rp = work.join("rays.bin");
@@ -110,15 +121,23 @@ pub fn compare(peer: &Path, work: &Path, scene: &Scene, rays: &[PeerRay]) -> Res
         .output()
         .map_err(|e| format!("cannot run the peer: {e}"))?;
     if !out.status.success() {
-        return Err(format!("the peer failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "the peer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let b = std::fs::read(&op).map_err(|e| e.to_string())?;
     if b.len() != rays.len() * 20 {
-        return Err(format!("the peer wrote {} bytes for {} rays", b.len(), rays.len()));
+        return Err(format!(
+            "the peer wrote {} bytes for {} rays",
+            b.len(),
+            rays.len()
+        ));
     }
     Ok(b.chunks_exact(20)
         .map(|r| {
-            let w = |i: usize| u32::from_le_bytes([r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]]);
+            let w =
+                |i: usize| u32::from_le_bytes([r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]]);
             let inst = w(1);
             (inst != u32::MAX).then(|| PeerHit {
                 t: f32::from_bits(w(0)),
@@ -156,13 +175,22 @@ impl Camera {
 #[derive(Clone, Copy, Debug)]
 pub struct PeerBench {
     pub build_s: f64,
+    pub build_cpu_s: f64,
     pub trace_s: f64,
+    pub trace_cpu_s: f64,
     pub rays: u64,
     pub hits: u64,
 }
 
 /// Builds `scene` and traces `camera`'s primary rays on `threads` threads, `reps` times.
-pub fn bench(peer: &Path, work: &Path, scene: &Scene, camera: &Camera, threads: u32, reps: u32) -> Result<PeerBench, String> {
+pub fn bench(
+    peer: &Path,
+    work: &Path,
+    scene: &Scene,
+    camera: &Camera,
+    threads: u32,
+    reps: u32,
+) -> Result<PeerBench, String> {
     std::fs::create_dir_all(work).map_err(|e| e.to_string())?;
     let sp = work.join("bench-scene.bin");
     let cp = work.join("bench-camera.bin");
@@ -170,7 +198,10 @@ pub fn bench(peer: &Path, work: &Path, scene: &Scene, camera: &Camera, threads: 
     let mut cb = Vec::new();
     cb.extend(camera.width.to_le_bytes());
     cb.extend(camera.height.to_le_bytes());
-    for f in [camera.origin, camera.forward, camera.right, camera.up].iter().flatten() {
+    for f in [camera.origin, camera.forward, camera.right, camera.up]
+        .iter()
+        .flatten()
+    {
         cb.extend(f.to_le_bytes());
     }
     std::fs::write(&cp, cb).map_err(|e| e.to_string())?;
@@ -181,7 +212,10 @@ pub fn bench(peer: &Path, work: &Path, scene: &Scene, camera: &Camera, threads: 
         .output()
         .map_err(|e| format!("cannot run the peer: {e}"))?;
     if !out.status.success() {
-        return Err(format!("the peer failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "the peer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let field = |name: &str| -> Result<f64, String> {
@@ -191,7 +225,9 @@ pub fn bench(peer: &Path, work: &Path, scene: &Scene, camera: &Camera, threads: 
     };
     Ok(PeerBench {
         build_s: field("build_s")?,
+        build_cpu_s: field("build_cpu_s")?,
         trace_s: field("trace_s")?,
+        trace_cpu_s: field("trace_cpu_s")?,
         rays: field("rays")? as u64,
         hits: field("hits")? as u64,
     })
