@@ -7,6 +7,10 @@
 //! alignment and the block length word), unabbreviated and abbreviated records with
 //! their operands and blobs.
 //!
+//! Readers walk a block with a [`BlockReader`]: it yields the block's records and nested
+//! blocks (each with its own reader) and ends at END_BLOCK; the abbreviations and BLOCKINFO
+//! are applied underneath, and a nested block its caller leaves unread is skipped.
+//!
 //! Does not own: what any block or record means. It knows nothing of LLVM modules (see
 //! [`crate::dxil::llvm`]).
 //!
@@ -399,6 +403,22 @@ pub enum Entry<'r, 'a> {
     Eof,
 }
 
+/// What [`Bitstream::advance`] reached: an [`Entry`] without the borrow of its record.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Enter {
+        id: u32,
+        length_words: u32,
+        bit: u64,
+    },
+    End,
+    Record {
+        bit: u64,
+        abbrev: Option<u32>,
+    },
+    Eof,
+}
+
 /// A record: its code, operands, and optional blob.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record<'r, 'a> {
@@ -532,7 +552,28 @@ impl<'a> Bitstream<'a> {
     }
 
     /// Reads the next entry of the current block.
+    #[inline]
     pub fn next_entry(&mut self) -> Result<Entry<'_, 'a>> {
+        Ok(match self.advance()? {
+            Step::Record { bit, abbrev } => Entry::Record(self.record(bit, abbrev)?),
+            Step::Enter {
+                id,
+                length_words,
+                bit,
+            } => Entry::Enter {
+                id,
+                length_words,
+                bit,
+            },
+            Step::End => Entry::End,
+            Step::Eof => Entry::Eof,
+        })
+    }
+
+    /// Reads up to the next entry of the current block; a record's code and operands are
+    /// left in `self.ops` and `self.blob` for [`Bitstream::record`]. Holds no borrow, so
+    /// that a caller may go on to use the stream whichever entry it is.
+    fn advance(&mut self) -> Result<Step> {
         loop {
             let (width, end, top_level) = {
                 let s = self.top()?;
@@ -540,7 +581,7 @@ impl<'a> Bitstream<'a> {
             };
             let bit = self.r.bit();
             if top_level && bit >= end {
-                return Ok(Entry::Eof);
+                return Ok(Step::Eof);
             }
             if bit.saturating_add(width.into()) > end {
                 return Err(BitstreamError::Truncated {
@@ -569,7 +610,7 @@ impl<'a> Bitstream<'a> {
                         });
                     }
                     self.scopes.pop();
-                    return Ok(Entry::End);
+                    return Ok(Step::End);
                 }
                 ENTER_SUBBLOCK => {
                     let (block, length_words) = self.enter(bit)?;
@@ -577,7 +618,7 @@ impl<'a> Bitstream<'a> {
                         self.read_blockinfo()?;
                         continue;
                     }
-                    return Ok(Entry::Enter {
+                    return Ok(Step::Enter {
                         id: block,
                         length_words,
                         bit,
@@ -598,17 +639,22 @@ impl<'a> Bitstream<'a> {
                 }
                 UNABBREV_RECORD => {
                     self.read_unabbrev(bit, end)?;
-                    return self.record(bit, None);
+                    return Ok(Step::Record { bit, abbrev: None });
                 }
                 _ => {
                     self.read_abbreviated(bit, id, end)?;
-                    return self.record(bit, u32::try_from(id).ok());
+                    return Ok(Step::Record {
+                        bit,
+                        abbrev: u32::try_from(id).ok(),
+                    });
                 }
             }
         }
     }
 
-    fn record(&self, bit: u64, abbrev: Option<u32>) -> Result<Entry<'_, 'a>> {
+    /// The record [`Bitstream::advance`] read last.
+    #[inline]
+    fn record(&self, bit: u64, abbrev: Option<u32>) -> Result<Record<'_, 'a>> {
         let (code, ops) = self.ops.split_first().ok_or(BitstreamError::Invalid {
             bit,
             what: "empty record",
@@ -619,13 +665,13 @@ impl<'a> Bitstream<'a> {
             what: "record code",
             value: *code,
         })?;
-        Ok(Entry::Record(Record {
+        Ok(Record {
             code,
             ops,
             blob: self.blob,
             abbrev,
             bit,
-        }))
+        })
     }
 
     /// Reads ENTER_SUBBLOCK's fields and opens the scope; returns (block id, length).
@@ -958,6 +1004,141 @@ impl<'a> Bitstream<'a> {
                         value: id,
                     });
                 }
+            }
+        }
+    }
+}
+
+/// One entry of a block, as [`BlockReader::next`] yields it.
+#[derive(Debug)]
+pub enum BlockEntry<'r, 'a> {
+    /// A record of the block.
+    Record(Record<'r, 'a>),
+    /// A nested block, entered: its reader yields its entries. A nested block left
+    /// unread (or half read) is skipped by the next call on its parent's reader.
+    Block(BlockReader<'r, 'a>),
+}
+
+/// Reads the entries of one block (or of the stream's top level) up to its end: the one
+/// loop every reader of blocks runs. Abbreviation definitions and BLOCKINFO blocks are
+/// applied by the [`Bitstream`] underneath and never yielded.
+#[derive(Debug)]
+pub struct BlockReader<'s, 'a> {
+    bs: &'s mut Bitstream<'a>,
+    /// The block id (`None` for the top level).
+    id: Option<u32>,
+    /// Bit offset of the block's ENTER_SUBBLOCK abbreviation id (0 at the top level).
+    start: u64,
+    /// How many blocks are open while this block's own entries are read.
+    depth: usize,
+    /// Set once the block's END_BLOCK (or the end of the stream) has been read.
+    done: bool,
+}
+
+impl<'s, 'a> BlockReader<'s, 'a> {
+    /// The stream's top level: its blocks in order, up to the end of the stream.
+    pub fn top(bs: &'s mut Bitstream<'a>) -> Self {
+        let depth = bs.depth();
+        BlockReader {
+            bs,
+            id: None,
+            start: 0,
+            depth,
+            done: false,
+        }
+    }
+
+    /// The block id (`u32::MAX` for the top level, which has none).
+    pub fn id(&self) -> u32 {
+        self.id.unwrap_or(u32::MAX)
+    }
+
+    /// Bit offset of the block's ENTER_SUBBLOCK abbreviation id.
+    pub fn start_bit(&self) -> u64 {
+        self.start
+    }
+
+    /// The stream's current bit offset (after the block's END_BLOCK once it has ended).
+    pub fn bit(&self) -> u64 {
+        self.bs.bit()
+    }
+
+    /// Leaves a nested block its caller did not read to the end.
+    #[inline]
+    fn close_nested(&mut self) -> Result<()> {
+        while self.bs.depth() > self.depth {
+            self.bs.skip_block()?;
+        }
+        Ok(())
+    }
+
+    /// Bits left before the end of the block, at the next entry.
+    pub fn bits_left(&mut self) -> Result<u64> {
+        self.close_nested()?;
+        Ok(self.bs.bits_left())
+    }
+
+    /// Reads up to the block's next record or nested block; `None` once the block has
+    /// ended. Refuses the end of the stream inside a block.
+    #[inline]
+    fn step(&mut self) -> Result<Option<Step>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.close_nested()?;
+        let bit = self.bs.bit();
+        match self.bs.advance()? {
+            Step::End => {
+                self.done = true;
+                Ok(None)
+            }
+            Step::Eof => {
+                self.done = true;
+                match self.id {
+                    None => Ok(None),
+                    Some(id) => Err(BitstreamError::Invalid {
+                        bit,
+                        what: "end of stream inside block",
+                        value: id.into(),
+                    }),
+                }
+            }
+            step => Ok(Some(step)),
+        }
+    }
+
+    /// The next entry of the block; `None` once it has ended.
+    #[inline]
+    pub fn next(&mut self) -> Result<Option<BlockEntry<'_, 'a>>> {
+        Ok(match self.step()? {
+            Some(Step::Record { bit, abbrev }) => {
+                Some(BlockEntry::Record(self.bs.record(bit, abbrev)?))
+            }
+            Some(Step::Enter { id, bit, .. }) => {
+                let depth = self.bs.depth();
+                Some(BlockEntry::Block(BlockReader {
+                    bs: &mut *self.bs,
+                    id: Some(id),
+                    start: bit,
+                    depth,
+                    done: false,
+                }))
+            }
+            Some(Step::End | Step::Eof) | None => None,
+        })
+    }
+
+    /// The next record of the block, nested blocks skipped; `None` once it has ended.
+    #[inline]
+    pub fn next_record(&mut self) -> Result<Option<Record<'_, 'a>>> {
+        loop {
+            match self.step()? {
+                Some(Step::Record { bit, abbrev }) => {
+                    return Ok(Some(self.bs.record(bit, abbrev)?));
+                }
+                // A nested block: the next step skips it.
+                Some(Step::Enter { .. }) => {}
+                Some(Step::End | Step::Eof) | None => return Ok(None),
             }
         }
     }
