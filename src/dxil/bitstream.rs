@@ -413,8 +413,9 @@ enum Step {
     },
     End,
     Record {
-        bit: u64,
+        code: u32,
         abbrev: Option<u32>,
+        bit: u64,
     },
     Eof,
 }
@@ -555,7 +556,7 @@ impl<'a> Bitstream<'a> {
     #[inline]
     pub fn next_entry(&mut self) -> Result<Entry<'_, 'a>> {
         Ok(match self.advance()? {
-            Step::Record { bit, abbrev } => Entry::Record(self.record(bit, abbrev)?),
+            Step::Record { code, abbrev, bit } => Entry::Record(self.record(code, abbrev, bit)),
             Step::Enter {
                 id,
                 length_words,
@@ -570,9 +571,12 @@ impl<'a> Bitstream<'a> {
         })
     }
 
-    /// Reads up to the next entry of the current block; a record's code and operands are
-    /// left in `self.ops` and `self.blob` for [`Bitstream::record`]. Holds no borrow, so
-    /// that a caller may go on to use the stream whichever entry it is.
+    /// Reads up to the next entry of the current block; a record's operands are left in
+    /// `self.ops` and `self.blob` for [`Bitstream::record`]. Holds no borrow, so that a
+    /// caller may go on to use the stream whichever entry it is.
+    // Inlined (with the abbreviated-record reader) into `next_entry` and the block
+    // reader's two calls, so that an entry costs one call.
+    #[inline(always)]
     fn advance(&mut self) -> Result<Step> {
         loop {
             let (width, end, top_level) = {
@@ -639,13 +643,18 @@ impl<'a> Bitstream<'a> {
                 }
                 UNABBREV_RECORD => {
                     self.read_unabbrev(bit, end)?;
-                    return Ok(Step::Record { bit, abbrev: None });
+                    return Ok(Step::Record {
+                        code: self.record_code(bit)?,
+                        abbrev: None,
+                        bit,
+                    });
                 }
                 _ => {
                     self.read_abbreviated(bit, id, end)?;
                     return Ok(Step::Record {
-                        bit,
+                        code: self.record_code(bit)?,
                         abbrev: u32::try_from(id).ok(),
+                        bit,
                     });
                 }
             }
@@ -654,23 +663,29 @@ impl<'a> Bitstream<'a> {
 
     /// The record [`Bitstream::advance`] read last.
     #[inline]
-    fn record(&self, bit: u64, abbrev: Option<u32>) -> Result<Record<'_, 'a>> {
-        let (code, ops) = self.ops.split_first().ok_or(BitstreamError::Invalid {
+    fn record(&self, code: u32, abbrev: Option<u32>, bit: u64) -> Record<'_, 'a> {
+        Record {
+            code,
+            // The code is `ops[0]` (see `record_code`).
+            ops: self.ops.get(1..).unwrap_or_default(),
+            blob: self.blob,
+            abbrev,
+            bit,
+        }
+    }
+
+    /// The code of the record just read: its first value, which must fit 32 bits.
+    #[inline]
+    fn record_code(&self, bit: u64) -> Result<u32> {
+        let code = *self.ops.first().ok_or(BitstreamError::Invalid {
             bit,
             what: "empty record",
             value: 0,
         })?;
-        let code = u32::try_from(*code).map_err(|_| BitstreamError::Invalid {
+        u32::try_from(code).map_err(|_| BitstreamError::Invalid {
             bit,
             what: "record code",
-            value: *code,
-        })?;
-        Ok(Record {
-            code,
-            ops,
-            blob: self.blob,
-            abbrev,
-            bit,
+            value: code,
         })
     }
 
@@ -820,6 +835,7 @@ impl<'a> Bitstream<'a> {
         Ok(())
     }
 
+    #[inline(always)]
     fn read_abbreviated(&mut self, bit: u64, id: u64, end: u64) -> Result<()> {
         self.blob = None;
         self.ops.clear();
@@ -1029,22 +1045,21 @@ pub struct BlockReader<'s, 'a> {
     id: Option<u32>,
     /// Bit offset of the block's ENTER_SUBBLOCK abbreviation id (0 at the top level).
     start: u64,
-    /// How many blocks are open while this block's own entries are read.
-    depth: usize,
-    /// Set once the block's END_BLOCK (or the end of the stream) has been read.
-    done: bool,
+    /// The stream's open scopes (the top level counts as one) while this block's own
+    /// entries are read: more means a nested block is left to skip, fewer that this
+    /// block has ended. One comparison decides both before each entry.
+    open: usize,
 }
 
 impl<'s, 'a> BlockReader<'s, 'a> {
     /// The stream's top level: its blocks in order, up to the end of the stream.
     pub fn top(bs: &'s mut Bitstream<'a>) -> Self {
-        let depth = bs.depth();
+        let open = bs.scopes.len();
         BlockReader {
             bs,
             id: None,
             start: 0,
-            depth,
-            done: false,
+            open,
         }
     }
 
@@ -1063,82 +1078,76 @@ impl<'s, 'a> BlockReader<'s, 'a> {
         self.bs.bit()
     }
 
-    /// Leaves a nested block its caller did not read to the end.
-    #[inline]
-    fn close_nested(&mut self) -> Result<()> {
-        while self.bs.depth() > self.depth {
+    /// Skips what is left of nested blocks the caller did not read to their end; false
+    /// once this block has ended.
+    #[cold]
+    fn settle(&mut self) -> Result<bool> {
+        while self.bs.scopes.len() > self.open {
             self.bs.skip_block()?;
         }
-        Ok(())
+        Ok(self.bs.scopes.len() == self.open)
     }
 
     /// Bits left before the end of the block, at the next entry.
     pub fn bits_left(&mut self) -> Result<u64> {
-        self.close_nested()?;
+        if self.bs.scopes.len() != self.open {
+            self.settle()?;
+        }
         Ok(self.bs.bits_left())
     }
 
-    /// Reads up to the block's next record or nested block; `None` once the block has
-    /// ended. Refuses the end of the stream inside a block.
-    #[inline]
-    fn step(&mut self) -> Result<Option<Step>> {
-        if self.done {
-            return Ok(None);
-        }
-        self.close_nested()?;
-        let bit = self.bs.bit();
-        match self.bs.advance()? {
-            Step::End => {
-                self.done = true;
-                Ok(None)
-            }
-            Step::Eof => {
-                self.done = true;
-                match self.id {
-                    None => Ok(None),
-                    Some(id) => Err(BitstreamError::Invalid {
-                        bit,
-                        what: "end of stream inside block",
-                        value: id.into(),
-                    }),
-                }
-            }
-            step => Ok(Some(step)),
+    /// What the end of the stream means here: the end of the top level; inside a block
+    /// (where the bitstream never reports it), an error.
+    #[cold]
+    fn eof<T>(&self) -> Result<Option<T>> {
+        match self.id {
+            None => Ok(None),
+            Some(id) => Err(BitstreamError::Invalid {
+                bit: self.bs.bit(),
+                what: "end of stream inside block",
+                value: id.into(),
+            }),
         }
     }
 
     /// The next entry of the block; `None` once it has ended.
-    #[inline]
     pub fn next(&mut self) -> Result<Option<BlockEntry<'_, 'a>>> {
-        Ok(match self.step()? {
-            Some(Step::Record { bit, abbrev }) => {
-                Some(BlockEntry::Record(self.bs.record(bit, abbrev)?))
+        if self.bs.scopes.len() != self.open && !self.settle()? {
+            return Ok(None);
+        }
+        match self.bs.advance()? {
+            Step::Record { code, abbrev, bit } => {
+                Ok(Some(BlockEntry::Record(self.bs.record(code, abbrev, bit))))
             }
-            Some(Step::Enter { id, bit, .. }) => {
-                let depth = self.bs.depth();
-                Some(BlockEntry::Block(BlockReader {
+            Step::Enter { id, bit, .. } => {
+                let open = self.bs.scopes.len();
+                Ok(Some(BlockEntry::Block(BlockReader {
                     bs: &mut *self.bs,
                     id: Some(id),
                     start: bit,
-                    depth,
-                    done: false,
-                }))
+                    open,
+                })))
             }
-            Some(Step::End | Step::Eof) | None => None,
-        })
+            // The scope is closed, so later calls see the block ended.
+            Step::End => Ok(None),
+            Step::Eof => self.eof(),
+        }
     }
 
     /// The next record of the block, nested blocks skipped; `None` once it has ended.
-    #[inline]
     pub fn next_record(&mut self) -> Result<Option<Record<'_, 'a>>> {
         loop {
-            match self.step()? {
-                Some(Step::Record { bit, abbrev }) => {
-                    return Ok(Some(self.bs.record(bit, abbrev)?));
+            if self.bs.scopes.len() != self.open && !self.settle()? {
+                return Ok(None);
+            }
+            match self.bs.advance()? {
+                Step::Record { code, abbrev, bit } => {
+                    return Ok(Some(self.bs.record(code, abbrev, bit)));
                 }
-                // A nested block: the next step skips it.
-                Some(Step::Enter { .. }) => {}
-                Some(Step::End | Step::Eof) | None => return Ok(None),
+                // A nested block: skipped on the next turn.
+                Step::Enter { .. } => {}
+                Step::End => return Ok(None),
+                Step::Eof => return self.eof(),
             }
         }
     }
