@@ -6,7 +6,7 @@ use super::schema::DataSpec;
 
 /// The bytes a `data` table gives, before they are fitted to the resource. `fill_u32`
 /// needs the resource size and is applied by [`fill`]. A `file` must be a regular file of
-/// at most `max` bytes (what the resource can hold, see `limits::read_bounded`).
+/// at most `max` bytes (what the resource can hold, see `paths::read_input`).
 pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, String> {
     let mut forms = 0;
     let mut out = Vec::new();
@@ -33,7 +33,7 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, Strin
         forms += 1;
         let path = job_dir.join(f);
         out =
-            super::limits::read_bounded(&path, max, "what the resource can hold").map_err(|e| {
+            super::paths::read_input(&path, max, "what the resource can hold").map_err(|e| {
                 // Name the file as the job does.
                 let rest = e
                     .strip_prefix(&format!("{}: ", path.display()))

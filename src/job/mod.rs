@@ -183,7 +183,7 @@ impl Job {
             path: path.to_path_buf(),
             message,
         };
-        let bytes = limits::read_bounded(path, limits::MAX_JOB_FILE_BYTES, "the largest job file")
+        let bytes = paths::read_input(path, limits::MAX_JOB_FILE_BYTES, "the largest job file")
             .map_err(|m| {
                 io(m.strip_prefix(&format!("{}: ", path.display()))
                     .map(str::to_string)
