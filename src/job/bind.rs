@@ -1104,6 +1104,8 @@ fn make_texture(
         .is_some_and(|x| x.eq_ignore_ascii_case("png"));
     let images = e.data.as_ref().and_then(|d| d.images.as_ref());
     let texture = if let Some(images) = images {
+        // The texels are gathered in one buffer, then copied in.
+        budget.transient(name, desc.total_bytes(), "its images' texels, gathered")?;
         texture_from_images(e, &desc, images, dir).map_err(&err)?
     } else if is_png {
         let spec = e.data.as_ref().and_then(|d| d.file.as_ref());
@@ -1187,7 +1189,7 @@ fn texture_from_images(
         );
     }
     let total = usize::try_from(desc.total_bytes()).map_err(|_| "texture too large".to_string())?;
-    let mut bytes = vec![0u8; total];
+    let mut bytes = super::limits::zeroed_bytes(total)?;
     for (i, file) in images.iter().enumerate() {
         let (mip, slice) = (i as u32 % desc.mips, i as u32 / desc.mips);
         let (start, len, [w, h, _]) = super::image_io::subresource_range(desc, mip, slice)

@@ -53,7 +53,7 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, Strin
 /// Fills `size` bytes from a `data` table: the listed bytes first, zeros after;
 /// `fill_u32` repeats its word. More listed bytes than `size` is an error.
 pub fn fill(spec: Option<&DataSpec>, job_dir: &Path, size: usize) -> Result<Vec<u8>, String> {
-    let mut out = vec![0u8; size];
+    let mut out = super::limits::zeroed_bytes(size)?;
     let Some(spec) = spec else { return Ok(out) };
     if let Some(w) = spec.fill_u32 {
         let b = w.to_le_bytes();

@@ -96,7 +96,7 @@ pub fn read_texels(
     }
     let texel = format.bytes_per_texel() as usize;
     let n = width as usize * height as usize;
-    let mut out = vec![0u8; n * texel];
+    let mut out = super::limits::zeroed_bytes(n.saturating_mul(texel))?;
     match png_depth(format) {
         Some(8) => {
             let px = img.to_rgba8();

@@ -89,6 +89,16 @@ impl MemoryBudget {
     }
 }
 
+/// `n` zero bytes, allocated fallibly: when the system refuses, an error giving the size
+/// (the caller names the entry), not an abort.
+pub fn zeroed_bytes(n: usize) -> Result<Vec<u8>, String> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| format!("the system refused {n} bytes"))?;
+    v.resize(n, 0);
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
