@@ -6,6 +6,9 @@
 //! must return — an error is fine, a panic, an abort or a hang is the bug — and writes
 //! only inside the folder it is given.
 
+// Each fuzz target uses one body; the test uses both.
+#![allow(dead_code)]
+
 use std::path::Path;
 
 use dxlane::capture::{CompareOptions, compare_job};
@@ -89,7 +92,10 @@ pub const MAX_MEMORY: u64 = 16 << 20;
 /// capture folder of it.
 pub fn prepare_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("cap"))?;
-    std::fs::write(dir.join("double.ir"), include_str!("../tests/jobs/double.ir"))?;
+    std::fs::write(
+        dir.join("double.ir"),
+        include_str!("../tests/jobs/double.ir"),
+    )?;
     std::fs::write(
         dir.join("vs.ir"),
         include_str!("../shaders/draw_fullscreen.vs.ir"),

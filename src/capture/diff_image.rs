@@ -27,10 +27,10 @@ use image::{Rgb, RgbImage};
 use serde::Serialize;
 
 use super::CaptureError;
-use crate::job::paths::OutputGate;
 use super::compare::Subject;
 use super::element::{DiffKind, accepts, difference};
 use super::layout::{Layout, Plane};
+use crate::job::paths::OutputGate;
 
 /// The most planes drawn per resource.
 pub const MAX_PLANES: usize = 16;

@@ -37,8 +37,8 @@ use serde::Deserialize;
 use super::CaptureError;
 use super::element::NanRule;
 use super::layout::{LayoutSpec, Packing, Target};
-use crate::job::{Register, paths};
 use crate::job::schema::Tolerance;
+use crate::job::{Register, paths};
 use crate::resources::Format;
 
 /// The most bytes of a `capture.toml` read.
@@ -198,8 +198,9 @@ impl Capture {
                 message: format!("is longer than {MAX_MANIFEST_BYTES} bytes"),
             });
         }
-        let bytes = paths::read_opened(&path, file, len, MAX_MANIFEST_BYTES, "the largest manifest")
-            .map_err(io)?;
+        let bytes =
+            paths::read_opened(&path, file, len, MAX_MANIFEST_BYTES, "the largest manifest")
+                .map_err(io)?;
         let text = String::from_utf8(bytes).map_err(|e| CaptureError::Manifest {
             path: path.clone(),
             message: format!("byte {}: not UTF-8 text", e.utf8_error().valid_up_to()),

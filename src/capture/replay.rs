@@ -49,10 +49,10 @@ use crate::exec::Profile;
 use crate::ir::Shader;
 use crate::job::bind::{BoundEntry, BoundJob, Storage};
 use crate::job::draw_run::{PreparedDraw, prepare_draw};
-use crate::job::run::{Prepared, prepare};
-use crate::job::schema::Tolerance;
 use crate::job::limits::MemoryBudget;
 use crate::job::paths::{OutputGate, OutputPolicy};
+use crate::job::run::{Prepared, prepare};
+use crate::job::schema::Tolerance;
 use crate::job::{Job, RunOptions, paths};
 use crate::pipeline::{DispatchHooks, MergeTarget, dispatch_with, om};
 use crate::resources::{BufferKind, Descriptor, Format};
@@ -868,7 +868,10 @@ fn images_dir(
                 allow_outside: false,
             }
             .gate();
-            (gate, job.resolve(&Path::new("out").join("compare").join(name)))
+            (
+                gate,
+                job.resolve(&Path::new("out").join("compare").join(name)),
+            )
         }
     };
     if is_inside(&dir, &capture.dir) {

@@ -187,8 +187,10 @@ fn session(args: &DebugArgs, d: &mut Debugger) -> ExitCode {
     if let Some(p) = &args.script {
         // Through the read gate: a regular file (never a pipe or a device, which could
         // block or never end), read no further than the limit.
-        let text = read_input(p, debug::MAX_SCRIPT_BYTES, "the largest debugger script")
-            .and_then(|b| String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", p.display())));
+        let text =
+            read_input(p, debug::MAX_SCRIPT_BYTES, "the largest debugger script").and_then(|b| {
+                String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", p.display()))
+            });
         match text {
             Ok(t) => script.extend(split_commands(&t)),
             Err(e) => {

@@ -317,7 +317,10 @@ impl RunBudget {
     /// Charges `n` lane-instructions, and checks the clock when `now` is given (a caller
     /// that has just read it, or that reads it only every few steps, passes it).
     pub fn charge_at(&self, n: u64, now: Option<Instant>) -> Result<(), Spent> {
-        let sum = self.executed.fetch_add(n, Ordering::Relaxed).saturating_add(n);
+        let sum = self
+            .executed
+            .fetch_add(n, Ordering::Relaxed)
+            .saturating_add(n);
         if sum > self.total {
             return Err(Spent::Instructions { executed: sum });
         }

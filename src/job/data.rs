@@ -32,14 +32,13 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, Strin
     if let Some(f) = &spec.file {
         forms += 1;
         let path = job_dir.join(f);
-        out =
-            super::paths::read_input(&path, max, "what the resource can hold").map_err(|e| {
-                // Name the file as the job does.
-                let rest = e
-                    .strip_prefix(&format!("{}: ", path.display()))
-                    .unwrap_or(&e);
-                format!("`file` {}: {rest}", f.display())
-            })?;
+        out = super::paths::read_input(&path, max, "what the resource can hold").map_err(|e| {
+            // Name the file as the job does.
+            let rest = e
+                .strip_prefix(&format!("{}: ", path.display()))
+                .unwrap_or(&e);
+            format!("`file` {}: {rest}", f.display())
+        })?;
     }
     if spec.images.is_some() {
         return Err("`images` fill textures only (use `file` for raw bytes)".into());

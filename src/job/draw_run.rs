@@ -29,9 +29,8 @@ use super::limits::MemoryBudget;
 use super::paths::OutputGate;
 use super::run::{
     ExpectResult, ExpectSummary, MAX_REPORTED_MISMATCHES, OutputSummary, ProgramInfo, RunOptions,
-    check_outputs,
-    load_file, output_gate, place_outputs, resource_memory, run_limits, stream_output,
-    summary_place, write_entry_outputs, write_file,
+    check_outputs, load_file, output_gate, place_outputs, resource_memory, run_limits,
+    stream_output, summary_place, write_entry_outputs, write_file,
 };
 use super::targets::{self, BoundDepth, BoundTarget};
 use super::{Job, JobError, data, reflect};

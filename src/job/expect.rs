@@ -210,6 +210,29 @@ mod tests {
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
 
+    /// Read in place or from a copy, an expectation finds the same mismatches, values
+    /// past the end included ("missing"); a resource with no contents misses them all.
+    #[test]
+    fn memory_reads_match_copies() {
+        let e = ExpectEntry {
+            offset: 6,
+            ..Default::default()
+        };
+        let values = [
+            Expected::Word(0x0302_0100),
+            Expected::Byte(9),
+            Expected::Word(7),
+        ];
+        let data: Vec<u8> = (0u8..11).collect();
+        let m = crate::resources::Memory::from_bytes(&data).unwrap();
+        let copied = compare(&e, &values, &data);
+        let in_place = compare_memory(&e, &values, Some(&m));
+        assert_eq!(copied, in_place);
+        assert_eq!(in_place.len(), 3);
+        assert!(in_place[2].got.contains("missing"));
+        assert_eq!(compare_memory(&e, &values, None).len(), 3);
+    }
+
     #[test]
     fn exact_floats_distinguish_signed_zero_and_accept_any_nan() {
         let e = entry(

@@ -198,10 +198,7 @@ impl OutputGate {
                 "{} is a symbolic link: dxlane never writes an output through a link (remove it, or name another file)",
                 path.display()
             )),
-            Ok(m) if m.is_dir() => Err(format!(
-                "{} is a folder, not a file",
-                path.display()
-            )),
+            Ok(m) if m.is_dir() => Err(format!("{} is a folder, not a file", path.display())),
             Ok(m) if !m.is_file() => Err(format!(
                 "{} is not a regular file (a device, pipe or socket): outputs replace regular files only",
                 path.display()
@@ -412,7 +409,9 @@ pub fn read_opened(
 ) -> Result<Vec<u8>, String> {
     let shown = path.display();
     if len > max {
-        return Err(format!("{shown}: {len} bytes, more than {max} ({what_limits})"));
+        return Err(format!(
+            "{shown}: {len} bytes, more than {max} ({what_limits})"
+        ));
     }
     // The length can change between the look and the read: read at most one byte past
     // the limit.

@@ -654,9 +654,9 @@ pub(crate) fn place_outputs(bound: &mut BoundJob, gate: &OutputGate) -> Result<(
                 }
             }
             for (i, o) in e.subresource_outputs.iter_mut().enumerate() {
-                o.path = gate.place(&o.path).map_err(|m| {
-                    JobError::entry(&e.name, format!("`outputs` #{}: {m}", i + 1))
-                })?;
+                o.path = gate
+                    .place(&o.path)
+                    .map_err(|m| JobError::entry(&e.name, format!("`outputs` #{}: {m}", i + 1)))?;
             }
         }
     }
@@ -838,7 +838,11 @@ impl Prepared {
             path: self.summary.1.clone(),
             message: e.to_string(),
         })?;
-        write_file(&self.summary.0, &self.summary.1, format!("{json}\n").as_bytes())?;
+        write_file(
+            &self.summary.0,
+            &self.summary.1,
+            format!("{json}\n").as_bytes(),
+        )?;
         Ok(RunResult {
             summary,
             summary_path: self.summary.1,
@@ -942,12 +946,7 @@ pub(crate) fn write_entry_outputs(
             }
         }
         if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
-            outputs.push(write_output(
-                gate,
-                &e.name,
-                path,
-                &c.get().to_le_bytes(),
-            )?);
+            outputs.push(write_output(gate, &e.name, path, &c.get().to_le_bytes())?);
         }
     }
     Ok(outputs)

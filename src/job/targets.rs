@@ -31,10 +31,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::draw::{comparison_named, draw_err, format_named, stencil_op_named};
-use super::schema::DataSpec;
 use super::limits::MemoryBudget;
 use super::paths::OutputGate;
 use super::run::{OutputSummary, stream_output, write_output};
+use super::schema::DataSpec;
 use super::{JobError, data, png};
 use crate::pipeline::om::{self, TargetClass};
 use crate::pipeline::state::{
@@ -420,5 +420,32 @@ pub fn write_target(
         write_output(gate, name, path, &bytes)
     } else {
         stream_output(gate, name, path, src.memory())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clear sets every texel, blocks and a last partial block alike, in place: the
+    /// texture's memory is the only copy (issue 30: a full-size temporary of the clear
+    /// texel made a cleared target need twice its size).
+    #[test]
+    fn clears_fill_every_texel_in_place() {
+        for (format, w, h, samples) in [
+            (Format::R32G32B32A32_FLOAT, 67, 65, 1),
+            (Format::R8G8B8A8_UNORM, 4096, 3, 4),
+            (Format::R16_UNORM, 5, 5, 1),
+        ] {
+            let t = Texture::new(texture(format, w, h, samples)).unwrap();
+            let texel = clear_texel(format, [0.25, 0.5, 0.75, 1.0]);
+            fill(&t, &texel);
+            let bytes = t.to_bytes();
+            assert_eq!(bytes.len() % texel.len(), 0);
+            assert!(
+                bytes.chunks_exact(texel.len()).all(|c| c == texel),
+                "{format}"
+            );
+        }
     }
 }

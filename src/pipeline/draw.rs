@@ -1001,7 +1001,9 @@ pub fn draw_charged(
     let mut ids: Vec<u32> = Vec::new();
     DrawMemory::reserve("the draw's index stream", &mut ids, count as usize)?;
     match &s.index_buffer {
-        Some(ib) => ids.extend((0..count).map(|p| ia::read_index(ib, u64::from(args.start_vertex) + p))),
+        Some(ib) => {
+            ids.extend((0..count).map(|p| ia::read_index(ib, u64::from(args.start_vertex) + p)))
+        }
         None => ids.extend(0..args.vertex_count),
     }
     let is_cut = |p: u32| cut.is_some_and(|c| ids.get(p as usize) == Some(&c));
@@ -1021,7 +1023,11 @@ pub fn draw_charged(
     let output_words = per_instance_words.saturating_mul(instances);
     memory.take("the vertex outputs", bytes_of::<u32>(output_words))?;
     // An instance with no vertices assembles nothing: none is worth a pass.
-    let shaded_instances = if unique.is_empty() { 0 } else { args.instance_count };
+    let shaded_instances = if unique.is_empty() {
+        0
+    } else {
+        args.instance_count
+    };
     let fetch_base = if s.index_buffer.is_some() {
         i64::from(args.base_vertex)
     } else {
@@ -1029,7 +1035,11 @@ pub fn draw_charged(
     };
 
     let mut outputs = VertexOutputs::default();
-    DrawMemory::reserve("the vertex outputs", &mut outputs.words, output_words as usize)?;
+    DrawMemory::reserve(
+        "the vertex outputs",
+        &mut outputs.words,
+        output_words as usize,
+    )?;
     let mut prims: Vec<Prim> = Vec::new();
     let kind = ia::prim_kind(s.topology);
     let clip_setup = ClipSetup::new(
@@ -1062,8 +1072,8 @@ pub fn draw_charged(
     };
     // Clipping may split a primitive: those past the count above are counted as they
     // come.
-    let max_prims = most_prims
-        .saturating_add((limit - memory.used) / std::mem::size_of::<Prim>() as u64);
+    let max_prims =
+        most_prims.saturating_add((limit - memory.used) / std::mem::size_of::<Prim>() as u64);
     let mut prim_overflow = false;
     let mut refused = false;
     for instance in 0..shaded_instances {
@@ -1918,11 +1928,17 @@ impl TileCtx<'_> {
 
     /// Charges the tile's uncharged lane-instructions to the run's budget and, with
     /// `now`, checks the clock; `done` tiles are finished for the message.
-    fn charge(&self, stats: &mut TileStats, now: Option<Instant>, done: u32) -> Result<(), ExecError> {
+    fn charge(
+        &self,
+        stats: &mut TileStats,
+        now: Option<Instant>,
+        done: u32,
+    ) -> Result<(), ExecError> {
         let n = std::mem::take(&mut stats.uncharged);
-        self.budget
-            .charge_at(n, now)
-            .map_err(|spent| self.budget.error(spent, u64::from(done), self.tiles, "tiles"))
+        self.budget.charge_at(n, now).map_err(|spent| {
+            self.budget
+                .error(spent, u64::from(done), self.tiles, "tiles")
+        })
     }
 
     /// Runs the whole waves of `wave_quads` quads at the front of `queue` (without

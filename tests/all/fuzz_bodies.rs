@@ -176,7 +176,11 @@ fn apply(seed: &str, ms: &[Mutation]) -> Vec<u8> {
                     .filter(|&(_, &b)| b == b'"')
                     .map(|(i, _)| i)
                     .collect();
-                let spans: Vec<_> = quotes.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0] + 1, c[1])).collect();
+                let spans: Vec<_> = quotes
+                    .chunks(2)
+                    .filter(|c| c.len() == 2)
+                    .map(|c| (c[0] + 1, c[1]))
+                    .collect();
                 replace_nth(&mut t, &spans, n, PATHS[k]);
             }
         }

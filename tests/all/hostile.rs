@@ -396,8 +396,11 @@ fn draw_and_subresource_outputs_stay_inside_the_job_folder() {
         "{e}"
     );
     assert!(!victim.exists());
-    std::fs::copy(common::root().join("tests/jobs/copy_texture.ir"), dir.join("copy.ir"))
-        .unwrap();
+    std::fs::copy(
+        common::root().join("tests/jobs/copy_texture.ir"),
+        dir.join("copy.ir"),
+    )
+    .unwrap();
     let text = "[program]\ncs = \"copy.ir\"\n[dispatch]\ngroups = [1, 1, 1]\n\
         [[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\n\
         [[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\n\
@@ -525,7 +528,10 @@ fn draws_charge_the_run_budgets() {
         "max_total_lane_instructions = 100000",
     );
     let _ = path;
-    let o = dxlane_guarded(&["debug", "draw.toml", "--pixel", "1,1", "-c", "where"], &dir);
+    let o = dxlane_guarded(
+        &["debug", "draw.toml", "--pixel", "1,1", "-c", "where"],
+        &dir,
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("budget of 100000 lane-instructions"), "{err}");
@@ -602,7 +608,9 @@ fn allocations_are_errors_never_aborts() {
     let under_limit = |job: &Path| {
         Command::new("sh")
             .arg("-c")
-            .arg(format!("ulimit -v {room} && exec \"$0\" run -q --threads 1 \"$1\""))
+            .arg(format!(
+                "ulimit -v {room} && exec \"$0\" run -q --threads 1 \"$1\""
+            ))
             .arg(env!("CARGO_BIN_EXE_dxlane"))
             .arg(job)
             .current_dir(&dir)
@@ -662,7 +670,14 @@ fn inputs_that_would_block_are_refused() {
     mkfifo(&dir.join("script.fifo"));
     for script in ["script.fifo", "/dev/zero"] {
         let o = dxlane_guarded(
-            &["debug", "double.toml", "--thread", "0,0,0", "--script", script],
+            &[
+                "debug",
+                "double.toml",
+                "--thread",
+                "0,0,0",
+                "--script",
+                script,
+            ],
             &dir,
         );
         let err = String::from_utf8_lossy(&o.stderr);
@@ -679,7 +694,14 @@ fn inputs_that_would_block_are_refused() {
     )
     .unwrap();
     let o = dxlane_guarded(
-        &["debug", "double.toml", "--thread", "0,0,0", "--script", "big.txt"],
+        &[
+            "debug",
+            "double.toml",
+            "--thread",
+            "0,0,0",
+            "--script",
+            "big.txt",
+        ],
         &dir,
     );
     assert_eq!(o.status.code(), Some(2));

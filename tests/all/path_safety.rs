@@ -195,8 +195,13 @@ fn compute_writers_stay_inside_the_job_folder() {
     let _ = std::fs::remove_dir_all(p.job.join("out"));
     std::os::unix::fs::symlink(&p.victim, p.job.join("out")).unwrap();
     std::fs::write(&path, compute_job("", "")).unwrap();
-    let e = run_job(&path, &RunOptions::default()).unwrap_err().to_string();
-    assert!(e.contains("the summary") && e.contains("symbolic link"), "{e}");
+    let e = run_job(&path, &RunOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the summary") && e.contains("symbolic link"),
+        "{e}"
+    );
     p.untouched("the default summary through `out`");
 }
 
@@ -212,7 +217,10 @@ fn draw_writers_stay_inside_the_job_folder() {
         let line = |k: &str| format!("{k} = \"{trick}\"");
         for (key, text) in [
             ("output", draw_job(&line("output"), "", "", "")),
-            ("resolve_output", draw_job(&line("resolve_output"), "", "", "")),
+            (
+                "resolve_output",
+                draw_job(&line("resolve_output"), "", "", ""),
+            ),
             ("output", draw_job("", &line("output"), "", "")),
             ("output", draw_job("", "", &line("output"), "")),
             ("summary", draw_job("", "", "", &line("summary"))),
@@ -225,7 +233,10 @@ fn draw_writers_stay_inside_the_job_folder() {
             let r = run_draw_job(Job::load(&path).unwrap(), &RunOptions::default());
             match refusal {
                 Some(words) => {
-                    let e = r.err().unwrap_or_else(|| panic!("{case}: drew")).to_string();
+                    let e = r
+                        .err()
+                        .unwrap_or_else(|| panic!("{case}: drew"))
+                        .to_string();
                     assert!(
                         e.contains(words) && e.contains(&format!("`{key}`")),
                         "{case}: {e}"
@@ -258,7 +269,13 @@ fn draw_writers_stay_inside_the_job_folder() {
         ..RunOptions::default()
     };
     let r = run_draw_job(Job::load(&path).unwrap(), &opts).unwrap();
-    for f in ["rt.bin", "rt.png", "depth.bin", "u7.bin", "job.summary.json"] {
+    for f in [
+        "rt.bin",
+        "rt.png",
+        "depth.bin",
+        "u7.bin",
+        "job.summary.json",
+    ] {
         assert!(elsewhere.join("out").join(f).exists(), "{f}");
         assert!(!p.job.join("out").join(f).exists(), "{f}");
     }
@@ -281,7 +298,11 @@ fn compare_record_and_trace_never_write_through_links() {
     let p = Place::new("tools");
     let path = p.job.join("job.toml");
     // One sample: one diff image per target.
-    std::fs::write(&path, draw_job("", "", "", "").replace("samples = 4", "samples = 1")).unwrap();
+    std::fs::write(
+        &path,
+        draw_job("", "", "", "").replace("samples = 4", "samples = 1"),
+    )
+    .unwrap();
     let job = Job::load(&path).unwrap();
     let result = run_draw_job(job.clone(), &RunOptions::default()).unwrap();
     // --record: its files through the gate.
@@ -316,7 +337,11 @@ fn compare_record_and_trace_never_write_through_links() {
     let r = dxlane::capture::compare_job(&path, &cap, &opts).unwrap();
     assert_eq!(r.exit_code(), 1);
     p.untouched("compare onto a hard link");
-    assert!(std::fs::read(images.join("rt0.diff.png")).unwrap().starts_with(b"\x89PNG"));
+    assert!(
+        std::fs::read(images.join("rt0.diff.png"))
+            .unwrap()
+            .starts_with(b"\x89PNG")
+    );
     std::fs::remove_file(images.join("rt0.diff.png")).unwrap();
     std::os::unix::fs::symlink(p.victim.join("keep.bin"), images.join("rt0.diff.png")).unwrap();
     let e = dxlane::capture::compare_job(&path, &cap, &opts)
@@ -348,7 +373,12 @@ fn compare_record_and_trace_never_write_through_links() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("symbolic link"));
     p.untouched("--trace onto a link");
     let o = trace("h.jsonl");
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     p.untouched("--trace onto a hard link");
     assert!(
         std::fs::read_to_string(p.job.join("h.jsonl"))
@@ -357,6 +387,11 @@ fn compare_record_and_trace_never_write_through_links() {
     );
     // The user's own path may go anywhere the user says (`..` included).
     let o = trace("../mine.jsonl");
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(p.job.parent().unwrap().join("mine.jsonl").exists());
 }
