@@ -1,6 +1,8 @@
-//! Hostile jobs (issue 12's hardening items, found by mutating jobs): each runs the job a
-//! bug report could carry and requires a clear error, a bounded cost, or a note — never
-//! an abort, a hang or a write outside the job's folder.
+//! Hostile jobs (the hardening items of issues 12 and 30, found by mutating jobs, capture
+//! folders and debugger scripts): each runs the job a bug report could carry and requires
+//! a clear error, a bounded cost, or a note — never an abort, a hang, a read outside a
+//! capture folder or a write outside the job's folder. `path_safety.rs` tries every
+//! writer against every path trick; `fuzz_bodies.rs` mutates jobs and manifests.
 //!
 //! Programs are the IR text files of `tests/jobs/`; every job runs in its own folder
 //! under cargo's test temporary directory.
