@@ -228,12 +228,17 @@ static const struct named_value uav_dims[] = {
 };
 #undef N
 
+static unsigned int parse_u32(const char *s, const char *what);
+
 static unsigned int lookup(const struct named_value *t, const char *name, const char *what)
 {
     const struct named_value *e;
     for (e = t; e->name; ++e)
         if (!strcmp(e->name, name))
             return e->value;
+    /* A number is taken as the enumeration's value, for values this table lacks. */
+    if (name[0] >= '0' && name[0] <= '9')
+        return parse_u32(name, what);
     fail("unknown %s `%s`", what, name);
     return 0;
 }
