@@ -44,7 +44,7 @@ typedef PFN_vkVoidFunction (*PFN_vkGetInstanceProcAddr)(VkInstance, const char *
 #define MAX_BINDINGS 64
 #define MAX_TABLES 8
 #define MAX_INPUTS 32
-#define MAX_READBACKS 64
+#define MAX_READBACKS 1024
 #define MAX_UPLOADS 1024
 #define MAX_SUBRESOURCES 4096
 #define SHADER_HEAP_SIZE 65536
@@ -2122,7 +2122,6 @@ struct readback
     unsigned int first, count; /* subresources */
     int line;
     ID3D12Resource *buffer;
-    UINT64 offsets[MAX_SUBRESOURCES];
 };
 
 static struct readback readbacks[MAX_READBACKS];
@@ -2187,7 +2186,6 @@ static void record_readbacks(void)
             for (k = 0; k < rb->count; ++k)
             {
                 D3D12_TEXTURE_COPY_LOCATION d, s;
-                rb->offsets[k] = fp[k].Offset;
                 d.pResource = rb->buffer;
                 d.Type = D3D12_TEXTURE_COPY_TYPE_PLACED_FOOTPRINT;
                 d.PlacedFootprint = fp[k];
