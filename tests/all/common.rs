@@ -104,7 +104,8 @@ pub fn check_vkd3d_compiler(compiler: &std::ffi::OsStr) -> Result<(), String> {
         .output()
         .ok()
         .and_then(|o| {
-            let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+            let text = String::from_utf8_lossy(&o.stdout).into_owned()
+                + &String::from_utf8_lossy(&o.stderr);
             let at = text.find("version ")?;
             let v: String = text[at + 8..]
                 .chars()
@@ -146,7 +147,11 @@ pub fn check_vkd3d_compiler(compiler: &std::ffi::OsStr) -> Result<(), String> {
     if lists {
         return Ok(());
     }
-    let missing = if compiles { "the `d3d-asm` target" } else { "`-p` (HLSL profiles)" };
+    let missing = if compiles {
+        "the `d3d-asm` target"
+    } else {
+        "`-p` (HLSL profiles)"
+    };
     Err(format!(
         "{shown} is vkd3d-compiler {version}, too old for the tests: it lacks {missing}; they need vkd3d-compiler {VKD3D_COMPILER_NEEDED}. Set VKD3D_COMPILER to a newer vkd3d-compiler (Debian's `vkd3d-compiler` package is 1.2)"
     ))
@@ -333,7 +338,13 @@ fn an_old_vkd3d_compiler_is_named() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    for part in ["vkd3d-compiler 1.2", "too old", "`-p`", VKD3D_COMPILER_NEEDED, "VKD3D_COMPILER"] {
+    for part in [
+        "vkd3d-compiler 1.2",
+        "too old",
+        "`-p`",
+        VKD3D_COMPILER_NEEDED,
+        "VKD3D_COMPILER",
+    ] {
         assert!(why.contains(part), "{why:?} does not say {part:?}");
     }
     // The compiler the tests use passes the same check.
