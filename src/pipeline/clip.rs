@@ -1,20 +1,29 @@
-//! Primitive clipping in homogeneous clip space: the view volume's w, near and far planes,
-//! a guard band for x and y, and `SV_ClipDistance`; culling by `SV_CullDistance`.
+//! Primitive clipping in homogeneous clip space: the view volume's w, x, y, near and far
+//! planes, and `SV_ClipDistance`; culling by `SV_CullDistance`.
 //!
 //! Owns: which part of a primitive survives, as a polygon whose vertices are weights
 //! over the primitive's original vertices (so attributes never need copying: a clipped
 //! vertex's attributes are the same weights applied to the originals'). Does not own:
-//! the perspective divide and viewport (`setup`).
+//! the perspective divide, viewport and snapping (`setup`).
 //!
 //! # Rules (D3D11.3 §15.4 "Clipping", §15.5 "Clip distances")
 //!
 //! - The view volume is `0 < w`, `−w ≤ x ≤ w`, `−w ≤ y ≤ w`, and `0 ≤ z ≤ w` when depth
-//!   clip is enabled. x and y are clipped against a **guard band** `−G·w ≤ x, y ≤ G·w`
-//!   instead, with `G` chosen per viewport so that every surviving vertex lands within
-//!   ±[`GUARD_PIXELS`] pixels of the origin, where the 16.8 fixed-point rasterizer is
-//!   exact; the part between the view volume and the guard band is removed by the
-//!   viewport scissor, which leaves exactly the pixels clipping would (D3D11.3 §15.4.1
-//!   allows guard bands for this reason: clipping there is invisible).
+//!   clip is enabled. x and y are clipped **at the viewport, with no guard band**: §15.4
+//!   allows a wider range ("or arbitrarily wider range if implementation uses a guard
+//!   band"), but WARP uses none. The source is the public documentation of
+//!   iridia-exec's `draw` module, whose draw rules are held to WARP captures: a triangle
+//!   cut past the viewport instead of at it draws pixels up to 1e-4 off WARP's; Wine's
+//!   vkd3d on lavapipe clips the same way. The vertices clipping makes are then snapped
+//!   to 16.8 fixed point like any other (§3.4.1, `setup::to_screen`), so the surviving
+//!   part of an edge that crosses the viewport runs to its snapped crossing point, and a
+//!   pixel centre within 1/256 px of that edge may change sides — which is what a guard
+//!   band, drawing the original edge and letting the viewport scissor cut it, does not
+//!   reproduce. No WARP release is known to differ, so this is no profile rule.
+//! - Only where a viewport reaches past ±[`GUARD_PIXELS`] (D3D12 bounds viewports to
+//!   ±32768, but `Viewport` does not) is the clip range narrowed to that box, so every
+//!   surviving vertex's 16.8 fixed-point coordinate stays where the rasterizer is exact;
+//!   no render target reaches it, so no pixel changes.
 //! - `w > 0` is the plane `w ≥ W_MIN` ([`W_MIN`], the smallest normal f32), which keeps
 //!   the perspective divide finite.
 //! - Each `SV_ClipDistance` component is a plane: the part where the interpolated
@@ -24,18 +33,20 @@
 //! - Clip-space values are interpolated linearly along an edge (`t = d₀ / (d₀ − d₁)`),
 //!   computed in f64 from the inside vertex towards the outside one, so two primitives
 //!   sharing an edge get the same new vertex.
+//! - A point is inside or outside as its position is: points are not split, so one whose
+//!   centre lies outside the viewport is not drawn.
 //! - A primitive with a NaN or infinite position component is discarded (D3D11.3 §3.1
 //!   leaves such positions undefined; discarding cannot hang or overflow).
 
-/// The guard band's reach in pixels: clipped vertices stay within ±2^19 pixels, so their
-/// 16.8 fixed-point coordinates fit in 28 bits and edge functions (products of two such
-/// differences, summed) fit in 59 bits of an `i64` (see `setup`).
+/// The reach of the clip range in pixels from the origin: clipped vertices stay within
+/// ±2^19 pixels, so their 16.8 fixed-point coordinates fit in 28 bits and edge functions
+/// (products of two such differences, summed) fit in 59 bits of an `i64` (see `setup`).
 pub const GUARD_PIXELS: f64 = 524288.0;
 
 /// The smallest w a clipped vertex keeps.
 pub const W_MIN: f64 = f32::MIN_POSITIVE as f64;
 
-/// The most clip planes: 4 guard band, near, far, w, 8 clip distances.
+/// The most clip planes: 4 viewport sides, near, far, w, 8 clip distances.
 pub const MAX_PLANES: usize = 15;
 
 /// One vertex of a clipped polygon: weights over the primitive's original vertices (they
@@ -45,26 +56,32 @@ pub type Weights = [f64; 3];
 /// The planes a draw clips against.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClipSetup {
-    /// Guard band factor in x (`G`): `|x| ≤ G·w`.
-    pub guard_x: f64,
-    /// Guard band factor in y.
-    pub guard_y: f64,
+    /// The kept range of `x / w`: `[−1, 1]`, the viewport (narrowed only past
+    /// [`GUARD_PIXELS`]).
+    pub x: [f64; 2],
+    /// The kept range of `y / w`.
+    pub y: [f64; 2],
     /// Clip `0 ≤ z ≤ w`.
     pub depth_clip: bool,
 }
 
 impl ClipSetup {
-    /// The guard band for a viewport of `width × height` pixels at `(x, y)`: the largest
-    /// `G` that keeps every vertex within ±[`GUARD_PIXELS`] of the origin.
+    /// The clip volume of a viewport of `width × height` pixels at `(x, y)`: the
+    /// viewport itself, `−w ≤ x, y ≤ w`, within ±[`GUARD_PIXELS`] of the origin.
     pub fn new(x: f32, y: f32, width: f32, height: f32, depth_clip: bool) -> ClipSetup {
-        let g = |origin: f32, size: f32| {
+        // NDC v maps to pixel origin + half·(v + 1): the NDC range whose pixels lie
+        // within ±GUARD_PIXELS, intersected with [−1, 1].
+        let range = |origin: f32, size: f32| {
             let half = (f64::from(size) * 0.5).max(1e-3);
-            let reach = GUARD_PIXELS - f64::from(origin).abs() - f64::from(size).abs();
-            (reach / half).max(1.0)
+            let centre = f64::from(origin) + half;
+            [
+                ((-GUARD_PIXELS - centre) / half).max(-1.0),
+                ((GUARD_PIXELS - centre) / half).min(1.0),
+            ]
         };
         ClipSetup {
-            guard_x: g(x, width),
-            guard_y: g(y, height),
+            x: range(x, width),
+            y: range(y, height),
             depth_clip,
         }
     }
@@ -94,10 +111,10 @@ fn plane_values(pos: &[[f32; 4]], clip: &ClipSetup, dists: &[Vec<f32>]) -> Vec<[
         v
     };
     planes.push(f(&|p| p[3] - W_MIN));
-    planes.push(f(&|p| clip.guard_x * p[3] - p[0]));
-    planes.push(f(&|p| clip.guard_x * p[3] + p[0]));
-    planes.push(f(&|p| clip.guard_y * p[3] - p[1]));
-    planes.push(f(&|p| clip.guard_y * p[3] + p[1]));
+    planes.push(f(&|p| clip.x[1] * p[3] - p[0]));
+    planes.push(f(&|p| p[0] - clip.x[0] * p[3]));
+    planes.push(f(&|p| clip.y[1] * p[3] - p[1]));
+    planes.push(f(&|p| p[1] - clip.y[0] * p[3]));
     if clip.depth_clip {
         planes.push(f(&|p| p[2]));
         planes.push(f(&|p| p[3] - p[2]));
@@ -222,8 +239,8 @@ mod tests {
 
     fn setup() -> ClipSetup {
         ClipSetup {
-            guard_x: 2.0,
-            guard_y: 2.0,
+            x: [-1.0, 1.0],
+            y: [-1.0, 1.0],
             depth_clip: true,
         }
     }
@@ -242,9 +259,60 @@ mod tests {
         assert_eq!(clip(&far, &setup(), &[]), Clipped::Outside);
         let nan = [[f32::NAN, 0.0, 0.5, 1.0], t[1], t[2]];
         assert_eq!(clip(&nan, &setup(), &[]), Clipped::Outside);
-        // Outside the view volume in x but inside the guard band: kept whole.
+        // Past the viewport in x: cut there (no guard band).
         let wide = t.map(|p| [p[0] * 1.5, p[1], p[2], p[3]]);
-        assert_eq!(clip(&wide, &setup(), &[]), Clipped::Inside);
+        let Clipped::Polygon(p) = clip(&wide, &setup(), &[]) else {
+            panic!()
+        };
+        assert_eq!(p.len(), 4);
+    }
+
+    /// D3D11.3 §15.4 as WARP clips: at the viewport, `−w ≤ x ≤ w`, no guard band. The
+    /// triangle (0, 0), (2, 0), (0, 1) (w = 1) loses what lies past x = 1: AB is cut at
+    /// t = ½, at (1, 0); BC, from C towards B, at t = ½, at (1, ½).
+    #[test]
+    fn x_is_clipped_at_the_viewport() {
+        let t = [
+            [0.0, 0.0, 0.5, 1.0],
+            [2.0, 0.0, 0.5, 1.0],
+            [0.0, 1.0, 0.5, 1.0],
+        ];
+        let cs = ClipSetup::new(0.0, 0.0, 64.0, 64.0, true);
+        assert_eq!((cs.x, cs.y), ([-1.0, 1.0], [-1.0, 1.0]));
+        let Clipped::Polygon(p) = clip(&t, &cs, &[]) else {
+            panic!()
+        };
+        let at: Vec<[f32; 4]> = p.iter().map(|w| position(&t, w)).collect();
+        assert_eq!(
+            at,
+            vec![
+                [0.0, 0.0, 0.5, 1.0],
+                [1.0, 0.0, 0.5, 1.0],
+                [1.0, 0.5, 0.5, 1.0],
+                [0.0, 1.0, 0.5, 1.0]
+            ]
+        );
+        // The mirror image on the left edge, and the same in y.
+        let m = t.map(|p| [-p[0], p[1], p[2], p[3]]);
+        let Clipped::Polygon(p) = clip(&m, &cs, &[]) else {
+            panic!()
+        };
+        assert!(p.iter().any(|w| position(&m, w)[..2] == [-1.0, 0.5]));
+        let ty = t.map(|p| [p[1], p[0], p[2], p[3]]);
+        let Clipped::Polygon(p) = clip(&ty, &cs, &[]) else {
+            panic!()
+        };
+        assert!(p.iter().any(|w| position(&ty, w)[..2] == [0.5, 1.0]));
+    }
+
+    /// A viewport reaching past ±2^19 pixels is clipped at that box instead (the
+    /// fixed-point range `setup` relies on): x = 0, width 2^21 has its centre at 2^20
+    /// and half-width 2^20, so NDC x is kept in [−1, (2^19 − 2^20)/2^20] = [−1, −½].
+    #[test]
+    fn huge_viewports_are_clipped_at_the_fixed_point_range() {
+        let cs = ClipSetup::new(0.0, 0.0, 2_097_152.0, 64.0, true);
+        assert_eq!(cs.x, [-1.0, -0.5]);
+        assert_eq!(cs.y, [-1.0, 1.0]);
     }
 
     /// The near plane cuts a triangle into a quadrilateral whose new vertices lie on it.

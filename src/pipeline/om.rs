@@ -502,22 +502,23 @@ fn unorm8_texels_in(src: &[u32], w: usize, order: [usize; 4], out: &mut [u32]) {
 }
 
 /// `float_to_unorm(x, 8)` (D3D11.3 §3.2.3.6 "FLOAT → UNORM") in a form the compiler
-/// does four at a time: `max` takes NaN to 0 as the rule does, and after the clamp the
-/// value lies in [0.5, 255.5], where truncation needs no saturation.
-/// `unorm8_equals_float_to_unorm` holds it to the rule's home.
+/// does several at a time: `max` takes NaN to 0 as the rule does, and after the clamp the
+/// exact `x × 255 + ½` (in `f64`, exact as in `float_to_unorm`) lies in [0.5, 255.5],
+/// where truncation needs no saturation. `unorm8_equals_float_to_unorm` holds it to the
+/// rule's home.
 ///
 /// The truncation is done without a float-to-integer conversion, which the compiler
-/// does one lane at a time (it must saturate): adding 2^23 to a value in [0, 2^22)
+/// does one lane at a time (it must saturate): adding 2^52 to a value in [0, 2^51)
 /// rounds it to an integer (to nearest even) held in the low mantissa bits, and one
 /// comparison turns that rounding into the floor.
 #[inline(always)]
 #[allow(clippy::manual_clamp)] // `clamp` keeps NaN, which must become 0 here
 fn unorm8(x: f32) -> u8 {
-    const TWO_23: f32 = 8_388_608.0;
-    let v = x.max(0.0).min(1.0) * 255.0 + 0.5;
-    let r = (v + TWO_23) - TWO_23;
+    const TWO_52: f64 = 4_503_599_627_370_496.0;
+    let v = f64::from(x.max(0.0).min(1.0)) * 255.0 + 0.5;
+    let r = (v + TWO_52) - TWO_52;
     let floor = if r > v { r - 1.0 } else { r };
-    ((floor + TWO_23).to_bits() - TWO_23.to_bits()) as u8
+    ((floor + TWO_52).to_bits() - TWO_52.to_bits()) as u8
 }
 
 // The formats other than UNORM8 write through functions that are not inlined: merged
@@ -554,8 +555,10 @@ fn srgb8(texel: &mut [u8], order: [usize; 4], src: [u32; 4]) {
 }
 
 /// The alpha-to-coverage mask of `alpha` for `samples` samples: the lowest
-/// `round(alpha × samples)` samples (our choice: D3D leaves the pattern to the
-/// implementation; with one sample, alpha ≥ ½ covers it).
+/// `round(alpha × samples)` samples, halves up (with one sample, alpha ≥ ½ covers it).
+/// dxlane's own choice: D3D11.3 §17.18 leaves the samples a fractional alpha covers to
+/// the implementation (dithering allowed), and no public source states WARP's pattern,
+/// so a WARP capture may differ in which samples, not in how many on average.
 pub fn alpha_to_coverage(alpha: f32, samples: u32) -> u32 {
     let a = if alpha.is_nan() {
         0.0
@@ -773,6 +776,32 @@ mod tests {
         v
     }
 
+    proptest::proptest! {
+        /// D3D11.3 §17.11 and §3.2.3.6: random depths (any bits, any float in [0, 1],
+        /// floats within two ulps of a D24 or D16 code's threshold) stored in D16 and D24
+        /// take the exactly rounded code of the integer oracle.
+        #[test]
+        fn unorm_depth_codes_round_exactly(
+            k in 0u32..(1 << 24),
+            any in proptest::num::u32::ANY,
+            unit in 0u32..=0x3f80_0000,
+            nudge in -2i32..=2,
+            pick in 0u8..3,
+        ) {
+            for bits in [16u8, 24] {
+                let max = (1u32 << bits) - 1;
+                let t = ((f64::from(k % max) + 0.5) / f64::from(max)) as f32;
+                let b = match pick { 0 => t.to_bits(), 1 => any, _ => unit };
+                let z = f32::from_bits(b.wrapping_add_signed(nudge));
+                proptest::prop_assert_eq!(
+                    depth_code(DepthKind::Unorm(bits), z),
+                    crate::resources::format::tests::unorm_oracle(z, bits),
+                    "D{} z = {:e}", bits, z
+                );
+            }
+        }
+    }
+
     /// The UNORM8 conversion of the direct writes is `float_to_unorm(x, 8)` (D3D11.3
     /// §3.2.3.6): every pattern from 2^-9 to 1.0 (where the codes change), and the
     /// dense sample of all others.
@@ -872,8 +901,14 @@ mod tests {
         assert_eq!(t[0], 0xff00_ffff);
     }
 
+    /// dxlane's alpha-to-coverage pattern (D3D11.3 §17.18 leaves it to the
+    /// implementation): the lowest round(α·n) samples, halves up. α = 0.5 at 4× is 2
+    /// samples (0 and 1); α = 0.3 at 8× is 2.4 → 2; α = 0.3125 at 8× is 2.5 → 3;
+    /// α = 0.49 at 1× rounds to none; NaN covers nothing.
     #[test]
     fn alpha_to_coverage_masks() {
+        assert_eq!(alpha_to_coverage(0.3, 8), 0b11);
+        assert_eq!(alpha_to_coverage(0.3125, 8), 0b111);
         assert_eq!(alpha_to_coverage(0.5, 4), 0b0011);
         assert_eq!(alpha_to_coverage(1.0, 4), 0b1111);
         assert_eq!(alpha_to_coverage(0.49, 1), 0);

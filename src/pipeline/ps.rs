@@ -113,10 +113,12 @@ pub enum MergeTarget {
 }
 
 /// Sees every sample the output merger writes, with the pixel lane behind it: what a
-/// capture comparison needs to say which lane wrote a differing texel. Called from
-/// worker threads; all writes to one texel come from the tile that owns it, in draw
-/// order, so the last write seen for a texel is the one the target keeps. Observing
-/// changes nothing the draw computes.
+/// capture comparison needs to say which lane wrote a differing texel. The lane's `prim`
+/// is here the draw's primitive (`SV_PrimitiveID`, counted per instance), not the index
+/// of a set-up primitive: clipping at the viewport may cut one primitive into several.
+/// Called from worker threads; all writes to one texel come from the tile that owns it,
+/// in draw order, so the last write seen for a texel is the one the target keeps.
+/// Observing changes nothing the draw computes.
 pub trait MergeObserver: Sync {
     /// Sample `sample` of pixel `(x, y)` of `target` was written by `lane` (for an
     /// early depth-stencil write, the lane the pixel would run in).
@@ -190,9 +192,10 @@ pub struct PixelStage<'a> {
 }
 
 impl PixelStage<'_> {
-    /// The depth plane at `at`, clamped to the viewport's range.
+    /// The depth plane at `at`, clamped to the viewport's range: what the depth test
+    /// compares and stores.
     pub fn depth_at(&self, prim: &Prim, at: Location) -> f32 {
-        clamp_depth(prim.z.at(at[0], at[1]) as f32, self.depth_range)
+        clamp_depth(position_z(prim, at), self.depth_range)
     }
 
     fn location(&self, lane: &PixelLane, interp: Interp) -> Location {
@@ -231,7 +234,7 @@ impl PixelStage<'_> {
                 match component {
                     0 => (loc[0] as f32).to_bits(),
                     1 => (loc[1] as f32).to_bits(),
-                    2 => self.depth_at(prim, loc).to_bits(),
+                    2 => position_z(prim, loc).to_bits(),
                     _ => interp::clip_w(prim, loc).to_bits(),
                 }
             }
@@ -434,7 +437,7 @@ impl PixelStage<'_> {
                     PsSource::Position { component, .. } => match component {
                         0 => rows.fill(row, |l, _| (at[l][0] as f32).to_bits()),
                         1 => rows.fill(row, |l, _| (at[l][1] as f32).to_bits()),
-                        2 => rows.fill(row, |l, prim| self.depth_at(prim, at[l]).to_bits()),
+                        2 => rows.fill(row, |l, prim| position_z(prim, at[l]).to_bits()),
                         _ => rows.fill(row, |l, prim| interp::clip_w(prim, at[l]).to_bits()),
                     },
                     PsSource::Zero if !known => rows.fill(row, |_, _| 0),
@@ -525,6 +528,16 @@ fn location_kind(interp: Interp) -> usize {
     } else {
         2
     }
+}
+
+/// `SV_Position.z` as the pixel program reads it: the interpolated depth (bias included)
+/// at `at`, **not** clamped to the viewport's depth range. D3D11.3 §15.6 clamps the depth
+/// the output merger tests and writes, and states that the pixel program's input z is
+/// not clamped; WARP's own behaviour here is not documented anywhere public, so the
+/// specification decides. (With depth clip on and no bias the value already lies in the
+/// range; with `DepthClipEnable = false` or a depth bias it may not.)
+pub fn position_z(prim: &Prim, at: Location) -> f32 {
+    prim.z.at(at[0], at[1]) as f32
 }
 
 /// Clamps a depth value to the viewport's range; NaN gives the range's minimum.

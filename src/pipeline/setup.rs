@@ -31,14 +31,16 @@
 //! is front unless `FrontCounterClockwise`. Zero-area triangles are not drawn (D3D11.3
 //! §15.? "degenerate triangles").
 //!
-//! # Depth bias (D3D11.3 §15.? "Depth Bias")
+//! # Depth bias (D3D11.3 §15.10 "Depth Bias")
 //!
 //! `Bias = DepthBias · r + SlopeScaledDepthBias · MaxDepthSlope` for UNORM depth formats
 //! (and no depth buffer), `r = 1 / (2^bits − 1)`; for float formats `r` is
 //! `2^(exponent(max z of the primitive) − 23)`. A non-zero `DepthBiasClamp` clamps the
 //! bias towards zero on its side; the bias is added to every vertex's z when either bias
-//! term is non-zero, computed in f32. `MaxDepthSlope` is the larger of `|∂z/∂x|` and
-//! `|∂z/∂y|`. Points and lines get no bias.
+//! term is non-zero, computed in f32, each sum rounded to f32, before the depth plane is
+//! set up from the biased vertices (§15.10: "added to the z for each vertex before
+//! interpolator setup"). `MaxDepthSlope` is the larger of `|∂z/∂x|` and `|∂z/∂y|` of the
+//! unbiased plane (a constant bias leaves the slopes alone). Points and lines get no bias.
 //!
 //! # Tiles
 //!
@@ -170,7 +172,7 @@ pub const MAX_FIXED: i64 = 1 << 27;
 /// The viewport transform and snap of clip-space `p` (D3D11.3 §15.? "Viewport"): `x/w` and
 /// `y/w` scaled and offset into the viewport (y down), `z/w` into its depth range, all in
 /// f32, then x and y rounded to nearest even at 1/256 pixel. `None` when the result is not
-/// finite or past the guard band.
+/// finite or past the fixed-point range.
 pub fn to_screen(p: [f32; 4], vp: &Viewport) -> Option<ScreenVertex> {
     let inv = 1.0 / p[3];
     let (nx, ny, nz) = (p[0] * inv, p[1] * inv, p[2] * inv);
@@ -310,14 +312,24 @@ pub fn triangle(
             sg.dy += b.dy * mu[j][i];
         }
     }
-    let mut z = Plane::default();
-    for (j, b) in bary.iter().enumerate() {
-        let zj = f64::from(v[j].z);
-        z.c += b.c * zj;
-        z.dx += b.dx * zj;
-        z.dy += b.dy * zj;
+    let plane = |zs: [f32; 3]| {
+        let mut z = Plane::default();
+        for (j, b) in bary.iter().enumerate() {
+            let zj = f64::from(zs[j]);
+            z.c += b.c * zj;
+            z.dx += b.dx * zj;
+            z.dy += b.dy * zj;
+        }
+        z
+    };
+    let zs = [v[0].z, v[1].z, v[2].z];
+    let mut z = plane(zs);
+    if s.depth_bias != 0 || s.slope_scaled_depth_bias != 0.0 {
+        // D3D11.3 §15.10: the bias is added to each vertex's z, in f32, before the
+        // interpolation set-up; the plane through the biased depths follows.
+        let bias = depth_bias(s, &z, &zs);
+        z = plane(zs.map(|zj| zj + bias));
     }
-    z.c += f64::from(depth_bias(s, &z, &[v[0].z, v[1].z, v[2].z]));
     Some(Prim {
         shape: Shape::Triangle(edges),
         bbox,
@@ -625,6 +637,58 @@ mod tests {
         assert_eq!(depth_bias(&s, &sloped, &[0.5]), 1.0);
         s.depth_bias_clamp = 0.125;
         assert_eq!(depth_bias(&s, &sloped, &[0.5]), 0.125);
+    }
+
+    /// D3D11.3 §15.10: the bias is added to each vertex's z in f32 before the plane is
+    /// set up. D32 (float `r`), `DepthBias` 5, `SlopeScaledDepthBias` −2,
+    /// `DepthBiasClamp` −0.001, vertices (0, 0) z = 1/16, (64, 0) z = 15/16, (0, 64)
+    /// z = 1/2: MaxDepthSlope = (7/8)/64 = 7/512, r = 2^(−1 − 23), so the bias is
+    /// 5·2^−24 − 7/256, clamped to −0.001f32 = −8589935/2^33. The biased vertices round to
+    /// 16508781/2^28, 15711863/2^24 and 8371831/2^24; at pixel (0, 0)'s centre the plane
+    /// through them is exactly 1232722755/2^34 = 0.0717539081…, which rounds to
+    /// 9630647/2^27 = 0.07175391167402267 (the bias added to the unbiased plane in f64
+    /// gave 0.07175390422344208, one ulp lower); pixel (1, 0): 733801891/2^33 →
+    /// 11465655/2^27; pixel (2, 0): 1702484809/2^34 → 13300663/2^27.
+    #[test]
+    fn depth_bias_is_added_to_each_vertex_in_f32() {
+        let mut s = state();
+        s.depth_bias = 5;
+        s.slope_scaled_depth_bias = -2.0;
+        s.depth_bias_clamp = -0.001;
+        let v = |x: i64, y: i64, z: f32| ScreenVertex {
+            x: x * 256,
+            y: y * 256,
+            z,
+        };
+        let p = triangle(
+            &s,
+            [v(0, 0, 0.0625), v(64, 0, 0.9375), v(0, 64, 0.5)],
+            ID,
+            [1.0; 3],
+            [0; 3],
+            0,
+        )
+        .unwrap();
+        let at = |x: f64| p.z.at(x + 0.5, 0.5) as f32;
+        let two27 = 134_217_728.0f64;
+        assert_eq!(at(0.0), (9_630_647.0 / two27) as f32);
+        assert_eq!(at(0.0), 0.071_753_91);
+        assert_eq!(at(1.0), (11_465_655.0 / two27) as f32);
+        assert_eq!(at(2.0), (13_300_663.0 / two27) as f32);
+        // The slope-scaled term saw the unbiased plane: without the clamp the bias is
+        // 5·2^−24 − 7/256 at every vertex.
+        s.depth_bias_clamp = 0.0;
+        let p = triangle(
+            &s,
+            [v(0, 0, 0.0625), v(64, 0, 0.9375), v(0, 64, 0.5)],
+            ID,
+            [1.0; 3],
+            [0; 3],
+            0,
+        )
+        .unwrap();
+        let bias = 5.0 * 2f32.powi(-24) - 7.0 / 256.0;
+        assert_eq!(p.z.at(0.0, 0.0), f64::from(0.0625f32 + bias));
     }
 
     #[test]

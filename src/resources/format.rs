@@ -871,15 +871,22 @@ pub fn snorm_to_float(c: u32, bits: u8) -> f32 {
     ((v as f32) / max).max(-1.0)
 }
 
-/// float → UNORM: NaN → 0; clamp to [0, 1]; `c × (2^n − 1)`; `+ 0.5`; drop the
-/// fraction — each step in `f32`, as D3D11.3 §3.2 (fixed-point conversion) ("FLOAT → UNORM") states.
+/// float → UNORM: NaN → 0; clamp to [0, 1]; the exact product `c × (2^n − 1)` rounded to
+/// the nearest integer, halves up (D3D11.3 §3.2.3.6 "FLOAT → UNORM": scale, add ½,
+/// truncate; §17.11 rounds depth to nearest). The product and the ½ are taken in `f64`,
+/// where both are exact for every width up to 24 bits (a 24-bit significand times a
+/// 24-bit integer fits 53 bits; below 2^−30 the sum may round, but only within (0.5, 1)).
+/// Taking them in `f32` rounds the product first and then the sum to even: at 24 bits
+/// every odd product ≥ 2^23 then comes out one too high (0.7490234375 × (2^24 − 1) =
+/// 12566527.25 gave 12566528), and at every width the float just below each code's
+/// threshold went up a code.
 pub fn float_to_unorm(x: f32, bits: u8) -> u32 {
     if x.is_nan() {
         return 0;
     }
-    let max = ((1u64 << bits) - 1) as f32;
-    let c = x.clamp(0.0, 1.0) * max + 0.5;
-    (c as u32).min(max as u32)
+    let max = (1u64 << bits.min(32)) - 1;
+    let v = f64::from(x.clamp(0.0, 1.0)) * max as f64 + 0.5;
+    (v.floor() as u64).min(max) as u32
 }
 
 /// float → SNORM: NaN → 0; clamp to [−1, 1]; `c × (2^(n−1) − 1)`; add 0.5 (non-negative)
@@ -1074,7 +1081,7 @@ pub fn rgb_to_shared_exp(rgb: [f32; 3]) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn f(bits: u32) -> f32 {
@@ -1179,6 +1186,124 @@ mod tests {
         assert_eq!(float_to_unorm(1.5 / 255.0, 8), 2); // 1.5 → 2 (half up, not to even)
         assert_eq!(float_to_unorm(1.0, 16), 65535);
         assert_eq!(float_to_unorm(1.0, 2), 3);
+    }
+
+    /// The exact FLOAT → UNORM result `floor(x·(2^n − 1) + ½)` in integers, the oracle
+    /// the conversion is held to: `x = m / 2^s` exactly, so the result is
+    /// `floor((2·m·(2^n − 1) + 2^s) / 2^(s+1))`. Below 2^−40 (s > 63) the product is under
+    /// 2^−16 for every width up to 24, so the result is 0.
+    pub(crate) fn unorm_oracle(x: f32, bits: u8) -> u32 {
+        if x.is_nan() || x <= 0.0 {
+            return 0;
+        }
+        let max = (1u128 << bits) - 1;
+        if x >= 1.0 {
+            return max as u32;
+        }
+        let b = x.to_bits();
+        let exp = (b >> 23) as i32;
+        let (m, s) = if exp == 0 {
+            (u128::from(b & 0x7f_ffff), 149)
+        } else {
+            (u128::from((b & 0x7f_ffff) | 0x80_0000), 150 - exp)
+        };
+        if s > 63 {
+            return 0;
+        }
+        ((2 * m * max + (1u128 << s)) >> (s + 1)) as u32
+    }
+
+    /// Every UNORM width a format or depth buffer converts: 1 (B5G5R5A1's alpha), 2
+    /// (R10G10B10A2's alpha), 4, 5, 6, 8, 10, 16 and 24 (D24).
+    const UNORM_WIDTHS: [u8; 9] = [1, 2, 4, 5, 6, 8, 10, 16, 24];
+
+    /// D3D11.3 §3.2.3.6 ("FLOAT → UNORM") and §17.11 (depth rounds to nearest): the
+    /// issue's D24 value. 0.7490234375 = 767/1024, and 767/1024 × (2^24 − 1) =
+    /// 12566527.25 exactly, so the code is 12566527 — in f32 the product rounds to
+    /// 12566527, `+ 0.5` ties to even and gave 12566528, 0.75 from the exact value, past
+    /// §3.2.3.6's 0.6-unit tolerance. The float just below ½ at one bit: 0.49999997 ×
+    /// 1 + ½ < 1, code 0 (f32 rounded the sum up to 1).
+    #[test]
+    fn float_to_unorm_rounds_the_exact_product() {
+        assert_eq!(float_to_unorm(0.749_023_44, 24), 12_566_527);
+        assert_eq!(0.749_023_44f32, 767.0 / 1024.0);
+        assert_eq!(float_to_unorm(0.5, 24), 8_388_608); // 8388607.5 → half up
+        assert_eq!(float_to_unorm(f32::from_bits(0.5f32.to_bits() - 1), 1), 0);
+        assert_eq!(float_to_unorm(0.5, 1), 1);
+        // 0.25 × 3 + ½ = 1.25 → 1; 0.5 × 3 + ½ = 2 → 2 (R10G10B10A2's alpha).
+        assert_eq!(float_to_unorm(0.25, 2), 1);
+        assert_eq!(float_to_unorm(0.5, 2), 2);
+        // 1/3 in f32 is 11184811/2^25; × 3 = 33554433/2^25 = 1 + 2^−25 → 1.
+        assert_eq!(float_to_unorm(1.0 / 3.0, 2), 1);
+    }
+
+    /// D3D11.3 §3.2.3.6 over every code of every width: for each code `k` the smallest
+    /// float that must give `k + 1` (`(k + ½)/(2^n − 1)` or the float after it) gives
+    /// `k + 1` and the float before it gives `k`, as the integer oracle says; and every
+    /// code read back as a float (`c / (2^n − 1)`) converts to itself.
+    #[test]
+    fn float_to_unorm_thresholds_of_every_code() {
+        for bits in UNORM_WIDTHS {
+            let max = (1u32 << bits) - 1;
+            for k in 0..max {
+                let t = ((f64::from(k) + 0.5) / f64::from(max)) as f32;
+                // The first float the oracle sends past `k`, within an ulp or two of t.
+                let mut x = f32::from_bits(t.to_bits().saturating_sub(2));
+                while unorm_oracle(x, bits) <= k {
+                    x = f32::from_bits(x.to_bits() + 1);
+                }
+                let below = f32::from_bits(x.to_bits() - 1);
+                assert_eq!(unorm_oracle(below, bits), k, "{bits} bits, code {k}");
+                assert_eq!(float_to_unorm(x, bits), k + 1, "{bits} bits, {x:e}");
+                assert_eq!(float_to_unorm(below, bits), k, "{bits} bits, {below:e}");
+                assert_eq!(float_to_unorm(unorm_to_float(k, bits), bits), k);
+            }
+            assert_eq!(float_to_unorm(unorm_to_float(max, bits), bits), max);
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest::proptest! {
+        /// Random values (any bits, any float in [0, 1], floats within two ulps of a 24-bit
+        /// code's threshold) through every format with UNORM channels: each channel's code
+        /// is the integer oracle's (D3D11.3 §3.2.3.6). `pipeline::om` holds the depth
+        /// formats to the same rule.
+        #[test]
+        fn unorm_formats_encode_the_exact_rounding(
+            bits in proptest::prop_oneof![
+                proptest::num::u32::ANY,
+                (0u32..=0x3f80_0000),
+                (0u32..(1 << 24)).prop_map(|k| ((f64::from(k) + 0.5) / 16_777_215.0) as f32)
+                    .prop_map(f32::to_bits),
+            ],
+            nudge in -2i32..=2,
+            which in 0usize..64,
+        ) {
+            let x = f32::from_bits(bits.wrapping_add_signed(nudge));
+            let unorm: Vec<Format> = Format::ALL
+                .iter()
+                .copied()
+                .filter(|f| match f.layout() {
+                    Layout::Channels(ch) => ch.iter().any(|c| c.num == Num::UNorm),
+                    _ => false,
+                })
+                .collect();
+            let f = unorm[which % unorm.len()];
+            let Layout::Channels(chans) = f.layout() else { unreachable!() };
+            let mut out = vec![0u8; f.bytes_per_texel() as usize];
+            f.encode([x.to_bits(); 4], 0xf, &mut out);
+            let mut word = [0u8; 16];
+            word[..out.len()].copy_from_slice(&out);
+            let texel = u128::from_le_bytes(word);
+            for c in chans.iter().filter(|c| c.num == Num::UNorm) {
+                proptest::prop_assert_eq!(
+                    extract(texel, c.shift, c.bits),
+                    unorm_oracle(x, c.bits),
+                    "{} channel at bit {}, x = {:e}", f.name(), c.shift, x
+                );
+            }
+        }
     }
 
     /// D3D11.3 §3.2 (fixed-point conversion): SNORM has two codes for −1.0 and clamps to [−1, 1].

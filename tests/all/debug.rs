@@ -917,5 +917,5 @@ fn draws_report_uav_writes_in_one_order() {
             .unwrap_or_else(|| panic!("{who}"));
         assert_eq!(*addr, 4 * (1 + (x & 1)), "{who}");
     }
-    assert_eq!(a.last().map(|w| w.2), Some(63), "pixel (7, 7) stores last");
+    assert_eq!(a.last().map(|w| w.2), Some(62), "pixel (6, 7) stores last");
 }
