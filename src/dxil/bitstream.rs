@@ -1264,40 +1264,39 @@ impl From<Record<'_, '_>> for OwnedRecord {
 /// Top-level records are refused (LLVM streams hold only blocks at the top level).
 pub fn read_tree(bytes: &[u8]) -> Result<Vec<Block>> {
     let mut bs = Bitstream::new(bytes)?;
-    let mut stack: Vec<Block> = Vec::new();
-    let mut top = Vec::new();
+    let mut top = BlockReader::top(&mut bs);
+    let mut blocks = Vec::new();
     loop {
-        let bit = bs.bit();
-        match bs.next_entry()? {
-            Entry::Eof => return Ok(top),
-            Entry::Enter { id, bit, .. } => stack.push(Block {
-                id,
-                bit,
-                items: Vec::new(),
-            }),
-            Entry::End => {
-                let done = stack.pop().ok_or(BitstreamError::Invalid {
+        let bit = top.bit();
+        match top.next()? {
+            None => return Ok(blocks),
+            Some(BlockEntry::Block(b)) => blocks.push(read_block(b)?),
+            Some(BlockEntry::Record(r)) => {
+                return Err(BitstreamError::Invalid {
                     bit,
-                    what: "END_BLOCK",
-                    value: 0,
-                })?;
-                match stack.last_mut() {
-                    Some(parent) => parent.items.push(Item::Block(done)),
-                    None => top.push(done),
-                }
+                    what: "record at top level",
+                    value: r.code.into(),
+                });
             }
-            Entry::Record(r) => match stack.last_mut() {
-                Some(b) => b.items.push(Item::Record(r.into())),
-                None => {
-                    return Err(BitstreamError::Invalid {
-                        bit,
-                        what: "record at top level",
-                        value: r.code.into(),
-                    });
-                }
-            },
         }
     }
+}
+
+/// Reads one block whole. Recursion is bounded: the stream refuses blocks nested deeper
+/// than [`MAX_BLOCK_DEPTH`].
+fn read_block(mut blk: BlockReader<'_, '_>) -> Result<Block> {
+    let mut block = Block {
+        id: blk.id(),
+        bit: blk.start_bit(),
+        items: Vec::new(),
+    };
+    while let Some(entry) = blk.next()? {
+        block.items.push(match entry {
+            BlockEntry::Record(r) => Item::Record(r.into()),
+            BlockEntry::Block(b) => Item::Block(read_block(b)?),
+        });
+    }
+    Ok(block)
 }
 
 #[cfg(test)]

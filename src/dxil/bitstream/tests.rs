@@ -561,3 +561,38 @@ fn block_reader_yields_a_top_level_record_to_its_caller() {
     // The top level yields the record; what a top-level record means is the caller's.
     assert!(matches!(top.next().unwrap(), Some(BlockEntry::Record(r)) if r.code == 7));
 }
+
+#[test]
+fn tree_refuses_a_top_level_record_where_its_entry_starts() {
+    // LLVM streams hold only blocks at the top level ("Bitstream Format"); the error
+    // names the bit where the entry (here the record's abbreviation id) starts.
+    let mut w = W::new();
+    w.unabbrev(2, 7, &[1]);
+    w.align32();
+    assert_eq!(
+        read_tree(&w.bytes()),
+        Err(BitstreamError::Invalid {
+            bit: 32,
+            what: "record at top level",
+            value: 7,
+        })
+    );
+}
+
+#[test]
+fn tree_holds_nested_blocks_in_stream_order() {
+    let tree = read_tree(&nested_blocks()).unwrap();
+    let [b8] = tree.as_slice() else {
+        panic!("{tree:?}")
+    };
+    let shape: Vec<String> = b8
+        .items
+        .iter()
+        .map(|it| match it {
+            Item::Record(r) => format!("r{}", r.code),
+            Item::Block(b) => format!("b{}:{}", b.id, b.items.len()),
+        })
+        .collect();
+    assert_eq!(shape, ["r1", "b12:2", "r4", "b14:2"]);
+    assert_eq!(b8.bit, 32);
+}
