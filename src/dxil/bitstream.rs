@@ -1025,7 +1025,7 @@ impl<'a> Bitstream<'a> {
     }
 }
 
-/// One entry of a block, as [`BlockReader::next`] yields it.
+/// One entry of a block, as [`BlockReader::next_entry`] yields it.
 #[derive(Debug)]
 pub enum BlockEntry<'r, 'a> {
     /// A record of the block.
@@ -1111,7 +1111,7 @@ impl<'s, 'a> BlockReader<'s, 'a> {
     }
 
     /// The next entry of the block; `None` once it has ended.
-    pub fn next(&mut self) -> Result<Option<BlockEntry<'_, 'a>>> {
+    pub fn next_entry(&mut self) -> Result<Option<BlockEntry<'_, 'a>>> {
         if self.bs.scopes.len() != self.open && !self.settle()? {
             return Ok(None);
         }
@@ -1268,7 +1268,7 @@ pub fn read_tree(bytes: &[u8]) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     loop {
         let bit = top.bit();
-        match top.next()? {
+        match top.next_entry()? {
             None => return Ok(blocks),
             Some(BlockEntry::Block(b)) => blocks.push(read_block(b)?),
             Some(BlockEntry::Record(r)) => {
@@ -1290,7 +1290,7 @@ fn read_block(mut blk: BlockReader<'_, '_>) -> Result<Block> {
         bit: blk.start_bit(),
         items: Vec::new(),
     };
-    while let Some(entry) = blk.next()? {
+    while let Some(entry) = blk.next_entry()? {
         block.items.push(match entry {
             BlockEntry::Record(r) => Item::Record(r.into()),
             BlockEntry::Block(b) => Item::Block(read_block(b)?),

@@ -76,8 +76,11 @@ fn every_dx_op_call_decodes() {
 /// `python3 tools/gen-dxop-table.py path/to/DXIL.rst > src/dxil/dxop_table.rs`.
 #[test]
 fn dxop_table_is_the_generator_output() {
-    let Some(python) = common::tool("PYTHON3", &["python3"], "the dx.op table regeneration check")
-    else {
+    let Some(python) = common::tool(
+        "PYTHON3",
+        &["python3"],
+        "the dx.op table regeneration check",
+    ) else {
         return;
     };
     let root = common::root();
@@ -101,7 +104,10 @@ fn dxop_table_is_the_generator_output() {
             .lines()
             .zip(generated.lines())
             .position(|(a, b)| a != b)
-            .map_or_else(|| "the line count".to_owned(), |i| format!("line {}", i + 1));
+            .map_or_else(
+                || "the line count".to_owned(),
+                |i| format!("line {}", i + 1),
+            );
         assert!(
             generated == committed,
             "src/dxil/dxop_table.rs differs from tools/gen-dxop-table.py's output ({from}) at \

@@ -474,12 +474,12 @@ fn block_reader_skips_what_its_caller_leaves_unread() {
     let b = nested_blocks();
     let mut bs = Bitstream::new(&b).unwrap();
     let mut top = BlockReader::top(&mut bs);
-    let Some(BlockEntry::Block(mut b8)) = top.next().unwrap() else {
+    let Some(BlockEntry::Block(mut b8)) = top.next_entry().unwrap() else {
         panic!("no block at the top level")
     };
     assert_eq!((b8.id(), b8.start_bit()), (8, 32));
     let mut seen = Vec::new();
-    while let Some(e) = b8.next().unwrap() {
+    while let Some(e) = b8.next_entry().unwrap() {
         seen.push(code_of(&e));
         match e {
             // Block 12 and the block inside it are left unread.
@@ -494,9 +494,9 @@ fn block_reader_skips_what_its_caller_leaves_unread() {
     }
     assert_eq!(seen, [1, 1012, 4, 1014]);
     // Past the end of block 8 it stays ended; the stream's top level ends next.
-    assert!(b8.next().unwrap().is_none());
-    assert!(top.next().unwrap().is_none());
-    assert!(top.next().unwrap().is_none());
+    assert!(b8.next_entry().unwrap().is_none());
+    assert!(top.next_entry().unwrap().is_none());
+    assert!(top.next_entry().unwrap().is_none());
 }
 
 #[test]
@@ -504,7 +504,7 @@ fn block_reader_records_skip_nested_blocks() {
     let b = nested_blocks();
     let mut bs = Bitstream::new(&b).unwrap();
     let mut top = BlockReader::top(&mut bs);
-    let Some(BlockEntry::Block(mut b8)) = top.next().unwrap() else {
+    let Some(BlockEntry::Block(mut b8)) = top.next_entry().unwrap() else {
         panic!("no block at the top level")
     };
     let left = b8.bits_left().unwrap();
@@ -516,7 +516,7 @@ fn block_reader_records_skip_nested_blocks() {
     // The body starts at bit 96: the magic, the ENTER fields padded to bit 64, the
     // length word.
     assert_eq!(left, b8.bit() - 96);
-    assert!(top.next().unwrap().is_none());
+    assert!(top.next_entry().unwrap().is_none());
 }
 
 #[test]
@@ -540,14 +540,14 @@ fn block_reader_applies_blockinfo_and_never_yields_it() {
     let b = w.bytes();
     let mut bs = Bitstream::new(&b).unwrap();
     let mut top = BlockReader::top(&mut bs);
-    let Some(BlockEntry::Block(mut b17)) = top.next().unwrap() else {
+    let Some(BlockEntry::Block(mut b17)) = top.next_entry().unwrap() else {
         panic!("BLOCKINFO was yielded")
     };
     assert_eq!(b17.id(), 17);
     let r = b17.next_record().unwrap().unwrap();
     assert_eq!((r.code, r.ops, r.abbrev), (21, &[200u64][..], Some(4)));
     assert!(b17.next_record().unwrap().is_none());
-    assert!(top.next().unwrap().is_none());
+    assert!(top.next_entry().unwrap().is_none());
 }
 
 #[test]
@@ -559,7 +559,7 @@ fn block_reader_yields_a_top_level_record_to_its_caller() {
     let mut bs = Bitstream::new(&b).unwrap();
     let mut top = BlockReader::top(&mut bs);
     // The top level yields the record; what a top-level record means is the caller's.
-    assert!(matches!(top.next().unwrap(), Some(BlockEntry::Record(r)) if r.code == 7));
+    assert!(matches!(top.next_entry().unwrap(), Some(BlockEntry::Record(r)) if r.code == 7));
 }
 
 #[test]

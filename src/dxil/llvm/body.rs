@@ -272,7 +272,7 @@ impl Body<'_> {
         loop {
             // DECLAREBLOCKS is bounded by the bits left before its record.
             let left = blk.bits_left()?;
-            let Some(entry) = blk.next()? else {
+            let Some(entry) = blk.next_entry()? else {
                 return Ok(());
             };
             match entry {

@@ -170,7 +170,7 @@ pub(super) fn read_module(bitcode: &[u8]) -> Result<Module, LlvmError> {
     };
     let mut seen_module = false;
     let mut top = BlockReader::top(&mut bs);
-    while let Some(entry) = top.next()? {
+    while let Some(entry) = top.next_entry()? {
         match entry {
             BlockEntry::Block(b) if b.id() == block::IDENTIFICATION => r.read_identification(b)?,
             BlockEntry::Block(b) if b.id() == block::MODULE => {
@@ -299,7 +299,7 @@ impl Reader {
     }
 
     fn read_module_block(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
-        while let Some(entry) = blk.next()? {
+        while let Some(entry) = blk.next_entry()? {
             let b = match entry {
                 BlockEntry::Record(rec) => {
                     self.module_record(&rec)?;
