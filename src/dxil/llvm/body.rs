@@ -47,7 +47,7 @@ pub(super) fn read_body(
     let f =
         r.m.functions
             .get(index as usize)
-            .ok_or(LlvmError::Invalid {
+            .ok_or_else(|| LlvmError::Invalid {
                 bit,
                 block: "FUNCTION",
                 what: "no function".into(),

@@ -333,15 +333,13 @@ impl Reader {
                 block::METADATA_KIND => self.read_metadata_kinds(b)?,
                 block::VALUE_SYMTAB => self.read_module_vst(b)?,
                 block::FUNCTION => {
-                    let index =
-                        self.with_body
-                            .get(self.next_body)
-                            .copied()
-                            .ok_or(LlvmError::Invalid {
-                                bit,
-                                block: "MODULE",
-                                what: "function block without a function definition".into(),
-                            })?;
+                    let index = self.with_body.get(self.next_body).copied().ok_or_else(|| {
+                        LlvmError::Invalid {
+                            bit,
+                            block: "MODULE",
+                            what: "function block without a function definition".into(),
+                        }
+                    })?;
                     self.next_body = self.next_body.saturating_add(1);
                     self.finish_module_values(bit)?;
                     let body = super::body::read_body(self, b, index)?;
