@@ -21,15 +21,14 @@
 //!   commands against what D3D12 defines them to do.
 //!
 //! Each difference must be zero or explained by a rule, stated in [`Rule`] with its
-//! source and tolerance: the peer's deviations from the D3D11.3 text, and the `known:`
-//! ones (dxlane's, being fixed) listed there too.
+//! source and tolerance: the peer's deviations from the D3D11.3 text, and choices the
+//! text leaves open where dxlane follows WARP. No rule excuses dxlane.
 //!
 //! On Mesa 22.3.6 lavapipe with vkd3d 1.2 (4 December 2026), 10,000 random draws
-//! (`DXLANE_PEER_CASES=10000`, 4.9 million samples per target): 8,331 identical; the
-//! rest explained, in cases (a case can count under several): Interpolation 1,062,
-//! DepthInterpolation 623, ScissorMsaa 215, UnsnappedSetup 63, UnormDepthBiasDoubled
-//! 45, Unorm8Blend 32; known: KnownEarlySampleMask 192 (dxlane writes depth to masked
-//! samples), KnownDepthBiasF32 67, KnownD24Rounding 61, KnownNoGuardBand 52.
+//! (`DXLANE_PEER_CASES=10000`, 4.9 million samples per target): 8,364 identical; the
+//! rest explained, in cases (a case can count under several): Interpolation 1,135,
+//! DepthInterpolation 595, ScissorMsaa 215, GuardBand 133, UnsnappedSetup 59,
+//! UnormDepthBiasDoubled 37, Unorm8Blend 33.
 //!
 //! The peer is built by this test: `cc` with `pkg-config --cflags --libs libvkd3d
 //! libvkd3d-utils` into `$CARGO_TARGET_DIR/d3d12-peer/`, under a name that hashes the
@@ -1137,10 +1136,9 @@ fn channel_diff(format: Format, a: &[u8], b: &[u8]) -> u32 {
 // ------------------------------------------------------------------ rules
 
 /// Why dxlane and the peer may write different bits, with the rule's source and the
-/// tolerance the comparisons allow for it. The peer's deviations were checked against
-/// the D3D11.3 text; the `known:` ones are dxlane's, being fixed (see [`Rule::known`]):
-/// once a fix lands its entry comes off [`KNOWN`] and the comparisons it covered must
-/// then be exact.
+/// tolerance the comparisons allow for it: the peer's deviations from the D3D11.3 text,
+/// and choices the text leaves open where dxlane follows WARP. None is a dxlane
+/// deviation: a difference dxlane is wrong about is a failure, fixed, never excused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Rule {
     /// The peer sets up depth and attribute planes from the vertex positions as they
@@ -1184,50 +1182,12 @@ enum Rule {
     /// the average) without fixing the arithmetic: the peer's average of the same
     /// samples within 1 code of dxlane's (`pipeline::om::resolve`).
     ResolveRounding,
-    /// known: dxlane computes the depth bias per primitive in a way the fix makes per
-    /// vertex in f32 (D3D11.3 §15.?); depth of biased draws may differ, and the tests that
-    /// read it.
-    KnownDepthBiasF32,
-    /// known: dxlane clips x and y at the viewport (no guard band), so a triangle
-    /// reaching outside the viewport gets new vertices off the 16.8 grid (D3D11.3 §15.4
-    /// clips only against w and z; x/y never need clipping with a guard band): coverage
+    /// The peer clips x and y with a guard band (lavapipe clips against w and z only),
+    /// so a triangle reaching outside the viewport keeps its vertices; dxlane clips at
+    /// the viewport and snaps the vertices clipping makes to the 16.8 grid, as WARP does
+    /// (D3D11.3 §15.4 allows either; WARP's choice is in `docs/warp-rules.md`): coverage
     /// along the cut edges, depth and colour may differ.
-    KnownNoGuardBand,
-    /// known: dxlane's early depth-stencil test ignores the sample mask (D3D11.3 §17.?:
-    /// masked samples are neither tested nor written), so masked samples' depth and
-    /// stencil may be written.
-    KnownEarlySampleMask,
-    /// known: dxlane's float → D24 UNORM conversion rounds differently from D3D11.3
-    /// §3.2.3.6 (round to nearest, ties up): depth codes 1 apart, and the tests that
-    /// read them.
-    KnownD24Rounding,
-}
-
-/// The dxlane deviations being fixed; each comes off this list when its fix lands.
-const KNOWN: &[Rule] = &[
-    Rule::KnownDepthBiasF32,
-    Rule::KnownNoGuardBand,
-    Rule::KnownEarlySampleMask,
-    Rule::KnownD24Rounding,
-];
-
-impl Rule {
-    /// Whether the rule is one of dxlane's deviations (being fixed).
-    fn dxlane(self) -> bool {
-        matches!(
-            self,
-            Rule::KnownDepthBiasF32
-                | Rule::KnownNoGuardBand
-                | Rule::KnownEarlySampleMask
-                | Rule::KnownD24Rounding
-        )
-    }
-
-    /// Whether the rule may explain a difference: every peer rule, and a dxlane rule
-    /// while it is on [`KNOWN`].
-    fn applies(self) -> bool {
-        !self.dxlane() || KNOWN.contains(&self)
-    }
+    GuardBand,
 }
 
 /// The neighbourhood of a sample: `(x, y)` and its 3×3 surroundings inside the image.
@@ -1781,7 +1741,6 @@ fn random_case(seed: u64) -> Case {
         rasterizer.depth_bias = r.below(201) as i32 - 100;
         rasterizer.slope_scaled_depth_bias = r.pick(&[0.0f32, 0.5, 2.0]);
         rasterizer.depth_bias_clamp = r.pick(&[0.0f32, 0.0, 0.01]);
-        features.push((Rule::KnownDepthBiasF32, "depth bias".into()));
         if matches!(
             depth_format,
             Some(Format::D16_UNORM | Format::D24_UNORM_S8_UINT)
@@ -1793,10 +1752,7 @@ fn random_case(seed: u64) -> Case {
         }
     }
     if clipped_xy {
-        features.push((
-            Rule::KnownNoGuardBand,
-            "a vertex outside the viewport".into(),
-        ));
+        features.push((Rule::GuardBand, "a vertex outside the viewport".into()));
     }
     if clipped_z && rasterizer.depth_clip_enable {
         features.push((
@@ -1857,17 +1813,6 @@ fn random_case(seed: u64) -> Case {
     } else {
         u32::MAX
     };
-    let writes_depth_stencil =
-        (depth_stencil.depth_enable && depth_stencil.depth_write) || depth_stencil.stencil_enable;
-    if sample_mask & 0xf != 0xf && writes_depth_stencil {
-        features.push((
-            Rule::KnownEarlySampleMask,
-            format!("sample mask {:#x}", sample_mask & 0xf),
-        ));
-    }
-    if depth_format == Some(Format::D24_UNORM_S8_UINT) && depth_stencil.depth_enable {
-        features.push((Rule::KnownD24Rounding, "D24 depth".into()));
-    }
     let blend_factor = [0, 1, 2, 3].map(|_| r.below(256) as f32 / 255.0);
     Case {
         seed,
@@ -1960,26 +1905,15 @@ fn depth_within(format: Format, a: &[u8], b: &[u8], scale: f32) -> bool {
 }
 
 /// The rules of the case's state that explain a depth sample beyond
-/// [`Rule::DepthInterpolation`]: masked samples written early
-/// ([`Rule::KnownEarlySampleMask`]), D24 depth one code apart ([`Rule::KnownD24Rounding`]),
-/// or any difference under a depth bias, a clipped triangle or a vertex outside the
-/// viewport.
-fn depth_excuse(c: &Case, format: Format, m: &Mismatch) -> Vec<Rule> {
-    let depth_code = |t: &[u8]| u32::from_le_bytes(t[..4].try_into().unwrap()) & 0xff_ffff;
+/// [`Rule::DepthInterpolation`]:
+/// any difference under a depth bias on a UNORM format, a clipped triangle or a vertex
+/// outside the viewport.
+fn depth_excuse(c: &Case) -> Vec<Rule> {
     c.features
         .iter()
         .map(|(r, _)| *r)
-        .filter(|r| r.applies())
         .filter(|r| match r {
-            Rule::KnownEarlySampleMask => c.sample_mask >> m.sample & 1 == 0,
-            Rule::KnownD24Rounding => {
-                format == Format::D24_UNORM_S8_UINT
-                    && depth_code(&m.ours).abs_diff(depth_code(&m.theirs)) <= 1
-            }
-            Rule::KnownDepthBiasF32
-            | Rule::UnormDepthBiasDoubled
-            | Rule::UnsnappedSetup
-            | Rule::KnownNoGuardBand => true,
+            Rule::UnormDepthBiasDoubled | Rule::UnsnappedSetup | Rule::GuardBand => true,
             _ => false,
         })
         .collect()
@@ -2236,7 +2170,7 @@ fn judge_case(plan: &Plan, w: &Written) -> CaseOutcome {
                 if depth_within(format, &m.ours, &m.theirs, scale) {
                     vec![Rule::DepthInterpolation]
                 } else {
-                    depth_excuse(c, format, &m)
+                    depth_excuse(c)
                 }
             } else {
                 // Coverage and colour: a rule the case brings in that moves edges or
@@ -2246,25 +2180,18 @@ fn judge_case(plan: &Plan, w: &Written) -> CaseOutcome {
                     .iter()
                     .map(|(r, _)| *r)
                     .filter(|r| {
-                        r.applies()
-                            && (matches!(r, Rule::UnsnappedSetup | Rule::KnownNoGuardBand)
+                        (matches!(r, Rule::UnsnappedSetup | Rule::GuardBand)
                                 // Rules that move the depth the test compares decide
                                 // which triangle passes even where the stored depth
                                 // ends up the same.
                                 || (c.depth_stencil.depth_enable
                                     && matches!(
                                         r,
-                                        Rule::KnownDepthBiasF32
-                                            | Rule::UnormDepthBiasDoubled
-                                            | Rule::KnownD24Rounding
+                                        Rule::UnormDepthBiasDoubled
                                     )))
                     })
                     .collect();
-                rules.extend(
-                    depth_rules
-                        .iter()
-                        .filter(|r| **r != Rule::KnownEarlySampleMask),
-                );
+                rules.extend(depth_rules.iter());
                 rules
             };
             if rules.is_empty() {
@@ -2359,14 +2286,13 @@ fn random_draws_match_the_peer() {
         seeds.len()
     );
     for (r, (cases, samples)) in &per_rule {
-        let known = if r.dxlane() { "known: " } else { "" };
         let by: Vec<String> = per_target
             .iter()
             .filter(|((rule, _), _)| rule == r)
             .map(|((_, what), n)| format!("{what} {n}"))
             .collect();
         eprintln!(
-            "  {known}{r:?}: {cases} cases, {samples} samples ({})",
+            "  {r:?}: {cases} cases, {samples} samples ({})",
             by.join(", ")
         );
     }
