@@ -1182,11 +1182,12 @@ enum Rule {
     /// the average) without fixing the arithmetic: the peer's average of the same
     /// samples within 1 code of dxlane's (`pipeline::om::resolve`).
     ResolveRounding,
-    /// The peer clips x and y with a guard band (lavapipe clips against w and z only),
-    /// so a triangle reaching outside the viewport keeps its vertices; dxlane clips at
-    /// the viewport and snaps the vertices clipping makes to the 16.8 grid, as WARP does
-    /// (D3D11.3 §15.4 allows either; WARP's choice is in `docs/warp-rules.md`): coverage
-    /// along the cut edges, depth and colour may differ.
+    /// A triangle reaching outside the viewport: dxlane clips x and y at the viewport
+    /// and snaps the vertices clipping makes to the 16.8 grid, as WARP does (D3D11.3
+    /// §15.4 allows a guard band or none, §3.4.1 snaps every vertex; WARP's choice is in
+    /// `docs/warp-rules.md`); the peer sets the cut triangle up from vertices it does not
+    /// snap. Coverage along the cut edges (where an edge passes within 1/256 pixel of a
+    /// sample), depth and colour may differ.
     GuardBand,
 }
 
