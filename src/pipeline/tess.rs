@@ -289,9 +289,10 @@ pub struct FactorUse {
     pub fixed: u32,
     /// Odd or even segment counts.
     pub parity: Parity,
-    /// Points along this factor's edge or axis (for an inside factor: across the whole
-    /// patch, before the inner rings take the outer ones' place; for the line density:
-    /// lines + 1).
+    /// Points along this factor's edge; for an inside factor, the points across the
+    /// patch along its axis that the rings are laid out on (at least 4 for odd parity, 3
+    /// for even, so that the outer ring always has an inner ring to stitch to); for the
+    /// line density, lines + 1.
     pub points: u32,
 }
 
@@ -429,7 +430,10 @@ pub fn tri_w(point: [f32; 2]) -> f32 {
 /// assert_eq!(t.points.len(), 9);
 /// assert_eq!(t.primitive_count(), 8);
 /// ```
-pub fn tessellate(desc: &TessellatorDesc, factors: &TessFactors) -> Result<Tessellation, TessError> {
+pub fn tessellate(
+    desc: &TessellatorDesc,
+    factors: &TessFactors,
+) -> Result<Tessellation, TessError> {
     let topology = topology(desc)?;
     let plan = plan(desc.domain, desc.partitioning, factors);
     let counts = plan.counts(desc.output_primitive);
@@ -514,9 +518,10 @@ fn topology(desc: &TessellatorDesc) -> Result<Topology, TessError> {
     match (desc.domain, desc.output_primitive) {
         (_, OutputPrimitive::Point) => Ok(Topology::PointList),
         (Domain::Isoline, OutputPrimitive::Line) => Ok(Topology::LineList),
-        (Domain::Tri | Domain::Quad, OutputPrimitive::TriangleCw | OutputPrimitive::TriangleCcw) => {
-            Ok(Topology::TriangleList)
-        }
+        (
+            Domain::Tri | Domain::Quad,
+            OutputPrimitive::TriangleCw | OutputPrimitive::TriangleCcw,
+        ) => Ok(Topology::TriangleList),
         (domain, output) => Err(TessError::OutputPrimitive { domain, output }),
     }
 }
@@ -721,7 +726,11 @@ impl Spacing {
 /// `v` without its highest set bit (the reference's `RemoveMSB`, for the small values it
 /// sees).
 fn remove_msb(v: u32) -> u32 {
-    if v == 0 { 0 } else { v & !(1 << (31 - v.leading_zeros())) }
+    if v == 0 {
+        0
+    } else {
+        v & !(1 << (31 - v.leading_zeros()))
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -883,12 +892,19 @@ fn plan_tri(part: Partitioning, f: &TessFactors) -> Plan {
     let roles = [FactorRole::EdgeU0, FactorRole::EdgeV0, FactorRole::EdgeW0];
     let mut uses = Vec::with_capacity(4);
     let mut outer = [Spacing::new(FXP_ONE, Parity::Odd); 3];
-    for ((slot, role), (&input, &value)) in outer.iter_mut().zip(roles).zip(raw.iter().zip(&edges)) {
+    for ((slot, role), (&input, &value)) in outer.iter_mut().zip(roles).zip(raw.iter().zip(&edges))
+    {
         let (u, s) = factor_use(role, input, value, edge_parity(part, value));
         uses.push(u);
         *slot = s;
     }
-    let (u, inner) = factor_use(FactorRole::Inside, f.inside[0], inside, inside_parity(part, inside));
+    let (mut u, inner) = factor_use(
+        FactorRole::Inside,
+        f.inside[0],
+        inside,
+        inside_parity(part, inside),
+    );
+    u.points = inside_points(&inner);
     uses.push(u);
     if minimal(part, &uses) {
         return Plan {
@@ -930,7 +946,9 @@ fn plan_quad(part: Partitioning, f: &TessFactors) -> Plan {
     ];
     let mut uses = Vec::with_capacity(6);
     let mut outer = [Spacing::new(FXP_ONE, Parity::Odd); 4];
-    for ((slot, role), (&input, &value)) in outer.iter_mut().zip(roles).zip(f.edges.iter().zip(&edges)) {
+    for ((slot, role), (&input, &value)) in
+        outer.iter_mut().zip(roles).zip(f.edges.iter().zip(&edges))
+    {
         let (u, s) = factor_use(role, input, value, edge_parity(part, value));
         uses.push(u);
         *slot = s;
@@ -941,7 +959,8 @@ fn plan_quad(part: Partitioning, f: &TessFactors) -> Plan {
         .zip([FactorRole::InsideU, FactorRole::InsideV])
         .zip(f.inside.iter().zip(&inside))
     {
-        let (u, s) = factor_use(role, input, value, inside_parity(part, value));
+        let (mut u, s) = factor_use(role, input, value, inside_parity(part, value));
+        u.points = inside_points(&s);
         uses.push(u);
         *slot = s;
     }
@@ -971,7 +990,12 @@ fn plan_isoline(part: Partitioning, f: &TessFactors) -> Plan {
     }
     let (lo, hi) = edge_range(part);
     let detail = rounded(part, clamp(detail_in, lo, hi));
-    let (detail_use, detail_spacing) = factor_use(FactorRole::LineDetail, detail_in, detail, edge_parity(part, detail));
+    let (detail_use, detail_spacing) = factor_use(
+        FactorRole::LineDetail,
+        detail_in,
+        detail,
+        edge_parity(part, detail),
+    );
     // §11.7.10: the line density is an integer factor whatever the partitioning.
     let density = clamp(density_in, 1.0, 64.0).ceil();
     let (density_use, density_spacing) = factor_use(
@@ -998,7 +1022,10 @@ fn plan_isoline(part: Partitioning, f: &TessFactors) -> Plan {
 
 impl Plan {
     fn counts(&self, output: OutputPrimitive) -> Counts {
-        let triangles = matches!(output, OutputPrimitive::TriangleCw | OutputPrimitive::TriangleCcw);
+        let triangles = matches!(
+            output,
+            OutputPrimitive::TriangleCw | OutputPrimitive::TriangleCcw
+        );
         let (points, primitives) = match &self.shape {
             Shape::Culled => (0, 0),
             Shape::MinimalTri => (3, 1),
@@ -1176,14 +1203,22 @@ struct Stitch<'a, 'e> {
 impl Stitch<'_, '_> {
     /// A triangle with two outer points: the outer row moves on.
     fn advance_outer(&mut self) {
-        let (a, b, c) = (self.outer.at(self.o), self.outer.at(self.o + 1), self.inner.at(self.i));
+        let (a, b, c) = (
+            self.outer.at(self.o),
+            self.outer.at(self.o + 1),
+            self.inner.at(self.i),
+        );
         self.out.cw(a, b, c);
         self.o += 1;
     }
 
     /// A triangle with two inner points: the inner row moves on.
     fn advance_inner(&mut self) {
-        let (a, b, c) = (self.inner.at(self.i), self.outer.at(self.o), self.inner.at(self.i + 1));
+        let (a, b, c) = (
+            self.inner.at(self.i),
+            self.outer.at(self.o),
+            self.inner.at(self.i + 1),
+        );
         self.out.cw(a, b, c);
         self.i += 1;
     }
@@ -1237,7 +1272,13 @@ enum Diagonals {
 /// Stitches two rows of equal spacing (reference `StitchRegular`). `inner_points` is the
 /// inner row's length; a trapezoid's outer row has two more points, one triangle at each
 /// end.
-fn stitch_regular(out: &mut Emitter, inner: &[u32], outer: &[u32], trapezoid: bool, diagonals: Diagonals) {
+fn stitch_regular(
+    out: &mut Emitter,
+    inner: &[u32],
+    outer: &[u32],
+    trapezoid: bool,
+    diagonals: Diagonals,
+) {
     let n = inner.len();
     let mut s = Stitch {
         inner: Row(inner),
@@ -1287,7 +1328,13 @@ fn stitch_regular(out: &mut Emitter, inner: &[u32], outer: &[u32], trapezoid: bo
 /// (`RULER[p] <` its points on the half edge, corner included, middle excluded); the two
 /// halves meet in the middle with a quad, or a triangle when only one row has a middle
 /// point, and the second half walks back out mirrored.
-fn stitch_transition(out: &mut Emitter, inner: &[u32], inner_spacing: &Spacing, outer: &[u32], outer_spacing: &Spacing) {
+fn stitch_transition(
+    out: &mut Emitter,
+    inner: &[u32],
+    inner_spacing: &Spacing,
+    outer: &[u32],
+    outer_spacing: &Spacing,
+) {
     let half = |s: &Spacing| {
         if s.parity == Parity::Odd {
             s.half_points.saturating_sub(1)
@@ -1353,7 +1400,11 @@ impl Stitch<'_, '_> {
     /// The outer row's middle segment against the inner row's middle point, listed from
     /// the inner point.
     fn advance_outer_inward(&mut self) {
-        let (a, b, c) = (self.inner.at(self.i), self.outer.at(self.o), self.outer.at(self.o + 1));
+        let (a, b, c) = (
+            self.inner.at(self.i),
+            self.outer.at(self.o),
+            self.outer.at(self.o + 1),
+        );
         self.out.cw(a, b, c);
         self.o += 1;
     }
@@ -1510,7 +1561,10 @@ impl QuadPatch {
             for p in ring..end_u {
                 out.point(su.place(end_u - (p - ring)), v_hi);
             }
-            rings.push(Ring::stored(first, &[nv - 2 * ring, nu - 2 * ring, nv - 2 * ring, nu - 2 * ring]));
+            rings.push(Ring::stored(
+                first,
+                &[nv - 2 * ring, nu - 2 * ring, nv - 2 * ring, nu - 2 * ring],
+            ));
         }
         // With even parity on the narrower axis (U on a tie) the last ring collapses to a
         // line of points across the middle (or a single point when both are even and

@@ -31,6 +31,7 @@ mod lower_dxil_e2e;
 mod lower_dxil_stage;
 mod opt;
 mod sampling_lavapipe;
+mod tessellate;
 mod twins;
 mod untrusted;
 mod vkd3d;

@@ -6,7 +6,11 @@
 use super::*;
 use proptest::prelude::*;
 
-fn desc(domain: Domain, partitioning: Partitioning, output_primitive: OutputPrimitive) -> TessellatorDesc {
+fn desc(
+    domain: Domain,
+    partitioning: Partitioning,
+    output_primitive: OutputPrimitive,
+) -> TessellatorDesc {
     TessellatorDesc {
         domain,
         partitioning,
@@ -146,8 +150,8 @@ fn ruler_function_is_the_reference_split_order() {
     // §11.7.5 "Which Vertices to Split": the reference's finalPointPositionTable,
     // transcribed: when (in points on the half edge) each position first holds a point.
     let reference = [
-        0, 32, 16, 8, 17, 4, 18, 9, 19, 2, 20, 10, 21, 5, 22, 11, 23, 1, 24, 12, 25, 6, 26, 13, 27, 3, 28, 14,
-        29, 7, 30, 15, 31,
+        0, 32, 16, 8, 17, 4, 18, 9, 19, 2, 20, 10, 21, 5, 22, 11, 23, 1, 24, 12, 25, 6, 26, 13, 27,
+        3, 28, 14, 29, 7, 30, 15, 31,
     ];
     assert_eq!(RULER, reference);
     // Each count of points adds exactly one position.
@@ -170,7 +174,10 @@ fn integer_factors_space_points_evenly() {
     assert_eq!(positions(1.0, Parity::Odd), [0, 0x10000]);
     assert_eq!(positions(2.0, Parity::Even), [0, 0x8000, 0x10000]);
     assert_eq!(positions(3.0, Parity::Odd), [0, 0x5555, 0xaaab, 0x10000]);
-    assert_eq!(positions(4.0, Parity::Even), [0, 0x4000, 0x8000, 0xc000, 0x10000]);
+    assert_eq!(
+        positions(4.0, Parity::Even),
+        [0, 0x4000, 0x8000, 0xc000, 0x10000]
+    );
 }
 
 #[test]
@@ -208,7 +215,12 @@ fn fractional_even_starts_at_two_segments() {
     assert_eq!(p[2], 0x8000);
     assert!(p[1] > 0x6000 && p[1] < 0x8000, "{:#x}", p[1]);
     let q = positions(3.5, Parity::Even);
-    assert!(q[1] < p[1], "the pair moves out: {:#x} then {:#x}", p[1], q[1]);
+    assert!(
+        q[1] < p[1],
+        "the pair moves out: {:#x} then {:#x}",
+        p[1],
+        q[1]
+    );
 }
 
 #[test]
@@ -247,7 +259,12 @@ fn integer_and_pow2_clamp_half_to_one() {
     // §11.7.11.2: integer (and pow2, which hardware treats as integer) clamp to [1, 64]:
     // 0.5 → 1, and a quad of ones is its corners only.
     for p in [Partitioning::Integer, Partitioning::Pow2] {
-        let t = run(Domain::Quad, p, OutputPrimitive::TriangleCw, TessFactors::quad([0.5; 4], [0.5; 2]));
+        let t = run(
+            Domain::Quad,
+            p,
+            OutputPrimitive::TriangleCw,
+            TessFactors::quad([0.5; 4], [0.5; 2]),
+        );
         assert_eq!(used(&t, FactorRole::EdgeU0).value, 1.0);
         assert_eq!(used(&t, FactorRole::InsideV).value, 1.0);
         assert_eq!(t.outcome, Outcome::Minimal);
@@ -292,7 +309,12 @@ fn factors_clamp_at_the_top_of_their_range() {
             OutputPrimitive::Point,
             TessFactors::tri([100.0, f32::INFINITY, 64.5], 1e30),
         );
-        for role in [FactorRole::EdgeU0, FactorRole::EdgeV0, FactorRole::EdgeW0, FactorRole::Inside] {
+        for role in [
+            FactorRole::EdgeU0,
+            FactorRole::EdgeV0,
+            FactorRole::EdgeW0,
+            FactorRole::Inside,
+        ] {
             assert_eq!(used(&t, role).value, top, "{p} {role}");
         }
     }
@@ -325,9 +347,22 @@ fn integer_rounds_up_after_clamping() {
 fn pow2_is_integer_to_the_hardware() {
     // §11.7.7.1, §11.7.10: rounding to powers of two is HLSL code in the hull program; the
     // tessellator treats pow2 exactly as integer (3 stays 3, not 4).
-    for f in [TessFactors::quad([3.0, 5.0, 1.5, 7.2], [3.0, 6.5]), TessFactors::quad([64.0; 4], [3.0; 2])] {
-        let a = run(Domain::Quad, Partitioning::Pow2, OutputPrimitive::TriangleCcw, f);
-        let b = run(Domain::Quad, Partitioning::Integer, OutputPrimitive::TriangleCcw, f);
+    for f in [
+        TessFactors::quad([3.0, 5.0, 1.5, 7.2], [3.0, 6.5]),
+        TessFactors::quad([64.0; 4], [3.0; 2]),
+    ] {
+        let a = run(
+            Domain::Quad,
+            Partitioning::Pow2,
+            OutputPrimitive::TriangleCcw,
+            f,
+        );
+        let b = run(
+            Domain::Quad,
+            Partitioning::Integer,
+            OutputPrimitive::TriangleCcw,
+            f,
+        );
         assert_eq!(bits(&a.points), bits(&b.points));
         assert_eq!(a.indices, b.indices);
     }
@@ -337,14 +372,33 @@ fn pow2_is_integer_to_the_hardware() {
 fn nan_negative_and_denormal_inside_factors_take_the_lower_bound() {
     // §11.7.11.3: "the above clamps map NaN to lowerBound based on D3D/IEEE754R min/max
     // rules"; denormals flush to zero in those rules.
-    for bad in [f32::NAN, -3.0, -0.0, 0.0, f32::NEG_INFINITY, f32::from_bits(1)] {
+    for bad in [
+        f32::NAN,
+        -3.0,
+        -0.0,
+        0.0,
+        f32::NEG_INFINITY,
+        f32::from_bits(1),
+    ] {
         for (p, lo) in [
             (Partitioning::Integer, 1.0),
             (Partitioning::FractionalEven, 2.0),
             (Partitioning::FractionalOdd, 1.0),
         ] {
-            let t = run(Domain::Quad, p, OutputPrimitive::Point, TessFactors::quad([1.0; 4], [bad; 2]));
-            assert_eq!(t.outcome, if p == Partitioning::FractionalEven { Outcome::Tessellated } else { Outcome::Minimal });
+            let t = run(
+                Domain::Quad,
+                p,
+                OutputPrimitive::Point,
+                TessFactors::quad([1.0; 4], [bad; 2]),
+            );
+            assert_eq!(
+                t.outcome,
+                if p == Partitioning::FractionalEven {
+                    Outcome::Tessellated
+                } else {
+                    Outcome::Minimal
+                }
+            );
             assert_eq!(used(&t, FactorRole::InsideU).value, lo, "{bad} {p}");
         }
     }
@@ -353,7 +407,14 @@ fn nan_negative_and_denormal_inside_factors_take_the_lower_bound() {
 #[test]
 fn edges_at_or_below_zero_or_nan_cull_the_patch() {
     // §11.7.12: any edge factor ≤ 0 or NaN culls; inside factors never do.
-    for bad in [f32::NAN, -1.0, 0.0, -0.0, f32::NEG_INFINITY, -f32::from_bits(1)] {
+    for bad in [
+        f32::NAN,
+        -1.0,
+        0.0,
+        -0.0,
+        f32::NEG_INFINITY,
+        -f32::from_bits(1),
+    ] {
         for edge in 0..4 {
             let mut e = [4.0; 4];
             e[edge] = bad;
@@ -376,8 +437,16 @@ fn edges_at_or_below_zero_or_nan_cull_the_patch() {
                 assert!(t.points.is_empty() && t.indices.is_empty());
             }
         }
-        for f in [TessFactors::isoline(bad, 4.0), TessFactors::isoline(4.0, bad)] {
-            let t = run(Domain::Isoline, Partitioning::Integer, OutputPrimitive::Line, f);
+        for f in [
+            TessFactors::isoline(bad, 4.0),
+            TessFactors::isoline(4.0, bad),
+        ] {
+            let t = run(
+                Domain::Isoline,
+                Partitioning::Integer,
+                OutputPrimitive::Line,
+                f,
+            );
             assert_eq!(t.outcome, Outcome::Culled, "isoline {f:?}");
         }
     }
@@ -405,6 +474,8 @@ fn fractional_odd_inside_factors_leave_one_for_a_picture_frame() {
     );
     assert_eq!(used(&q, FactorRole::InsideV).value, just_above);
     assert_eq!(used(&q, FactorRole::InsideV).fixed, 0x1_0001);
+    // Two points per axis would leave no inner ring: the inside axes get 4.
+    assert_eq!(used(&q, FactorRole::InsideV).points, 4);
     assert_eq!(q.outcome, Outcome::Tessellated);
     // Tri: only the edges count, so an inside factor just above 1 keeps its value (it
     // would have been raised to 1 + 2⁻¹⁶ on a quad; both are 0x10001 in fixed point)…
@@ -454,6 +525,7 @@ fn integer_inside_factor_of_one_counts_as_even() {
         TessFactors::quad([3.0, 1.0, 2.0, 1.0], [1.0, 1.0]),
     );
     assert_eq!(used(&t, FactorRole::InsideU).parity, Parity::Even);
+    assert_eq!(used(&t, FactorRole::InsideU).points, 3);
     assert_eq!(used(&t, FactorRole::EdgeV0).parity, Parity::Odd);
     // The single middle point closes the point list.
     assert_eq!(t.points.last(), Some(&[0.5, 0.5]));
@@ -492,7 +564,9 @@ fn quad_integer_2_by_hand() {
     );
     assert_eq!(
         t.indices,
-        [0, 1, 8, 1, 2, 8, 2, 3, 8, 3, 4, 8, 4, 5, 8, 5, 6, 8, 6, 7, 8, 7, 0, 8]
+        [
+            0, 1, 8, 1, 2, 8, 2, 3, 8, 3, 4, 8, 4, 5, 8, 5, 6, 8, 6, 7, 8, 7, 0, 8
+        ]
     );
     assert_eq!(t.topology, Topology::TriangleList);
 }
@@ -556,7 +630,10 @@ fn isoline_by_hand() {
         TessFactors::isoline(2.0, 3.0),
     );
     let us = [0, 0x5555, 0xaaab, 0x10000];
-    let expected: Vec<(u32, u32)> = [0, 0x8000].iter().flat_map(|&v| us.map(|u| (u, v))).collect();
+    let expected: Vec<(u32, u32)> = [0, 0x8000]
+        .iter()
+        .flat_map(|&v| us.map(|u| (u, v)))
+        .collect();
     assert_eq!(bits(&t.points), bits(&pts(&expected)));
     assert_eq!(t.indices, [0, 1, 1, 2, 2, 3, 4, 5, 5, 6, 6, 7]);
     assert_eq!(t.topology, Topology::LineList);
@@ -568,7 +645,10 @@ fn isoline_by_hand() {
         TessFactors::isoline(1.2, 2.5),
     );
     assert_eq!(used(&t, FactorRole::LineDensity).value, 2.0);
-    let row: Vec<u32> = t.points[..4].iter().map(|p| (p[0] * 65536.0) as u32).collect();
+    let row: Vec<u32> = t.points[..4]
+        .iter()
+        .map(|p| (p[0] * 65536.0) as u32)
+        .collect();
     assert_eq!(row, [0, 0x4000, 0xc000, 0x10000]);
     assert_eq!(t.points[4][1], 0.5);
     assert_eq!(t.indices, (0..8).collect::<Vec<u32>>());
@@ -607,7 +687,11 @@ fn all_ones_is_the_corners() {
 fn ccw_reverses_every_cw_triangle() {
     // Reference DefineClockwiseTriangle: (a, b, c) becomes (a, c, b).
     let f = TessFactors::quad([3.3, 7.0, 1.0, 12.9], [4.4, 9.1]);
-    for p in [Partitioning::Integer, Partitioning::FractionalOdd, Partitioning::FractionalEven] {
+    for p in [
+        Partitioning::Integer,
+        Partitioning::FractionalOdd,
+        Partitioning::FractionalEven,
+    ] {
         let cw = run(Domain::Quad, p, OutputPrimitive::TriangleCw, f);
         let ccw = run(Domain::Quad, p, OutputPrimitive::TriangleCcw, f);
         assert_eq!(bits(&cw.points), bits(&ccw.points));
@@ -644,7 +728,13 @@ fn output_primitives_pair_with_domains_as_d3d_allows() {
         (Domain::Isoline, OutputPrimitive::TriangleCcw),
     ] {
         let e = tessellate(&desc(d, Partitioning::Integer, o), &f).unwrap_err();
-        assert_eq!(e, TessError::OutputPrimitive { domain: d, output: o });
+        assert_eq!(
+            e,
+            TessError::OutputPrimitive {
+                domain: d,
+                output: o
+            }
+        );
         assert!(e.to_string().contains("§11.7.15"), "{e}");
         assert!(counts(&desc(d, Partitioning::Integer, o), &f).is_err());
     }
@@ -654,14 +744,38 @@ fn output_primitives_pair_with_domains_as_d3d_allows() {
 fn edge_points_depend_on_that_edge_only() {
     // §11.7.13: a shared edge must give identical points whatever else the patches hold.
     let on_u0 = |t: &Tessellation| {
-        let mut v: Vec<u32> = t.points.iter().filter(|p| p[0] == 0.0).map(|p| p[1].to_bits()).collect();
+        let mut v: Vec<u32> = t
+            .points
+            .iter()
+            .filter(|p| p[0] == 0.0)
+            .map(|p| p[1].to_bits())
+            .collect();
         v.sort_unstable();
         v
     };
-    for p in [Partitioning::FractionalOdd, Partitioning::FractionalEven, Partitioning::Integer] {
-        let a = run(Domain::Quad, p, OutputPrimitive::Point, TessFactors::quad([5.3, 2.0, 17.0, 3.0], [8.0, 2.0]));
-        let b = run(Domain::Quad, p, OutputPrimitive::Point, TessFactors::quad([5.3, 40.0, 1.0, 9.9], [2.0, 30.0]));
-        let c = run(Domain::Tri, p, OutputPrimitive::Point, TessFactors::tri([5.3, 7.7, 1.0], 12.0));
+    for p in [
+        Partitioning::FractionalOdd,
+        Partitioning::FractionalEven,
+        Partitioning::Integer,
+    ] {
+        let a = run(
+            Domain::Quad,
+            p,
+            OutputPrimitive::Point,
+            TessFactors::quad([5.3, 2.0, 17.0, 3.0], [8.0, 2.0]),
+        );
+        let b = run(
+            Domain::Quad,
+            p,
+            OutputPrimitive::Point,
+            TessFactors::quad([5.3, 40.0, 1.0, 9.9], [2.0, 30.0]),
+        );
+        let c = run(
+            Domain::Tri,
+            p,
+            OutputPrimitive::Point,
+            TessFactors::tri([5.3, 7.7, 1.0], 12.0),
+        );
         assert_eq!(on_u0(&a), on_u0(&b), "{p}");
         assert_eq!(on_u0(&a), on_u0(&c), "{p}");
     }
@@ -670,7 +784,11 @@ fn edge_points_depend_on_that_edge_only() {
 #[test]
 fn factor_64_reaches_the_documented_bound_exactly() {
     // The bound in the module doc: a quad at 64 is 65 × 65 points, 64 × 64 × 2 triangles.
-    let d = desc(Domain::Quad, Partitioning::Integer, OutputPrimitive::TriangleCw);
+    let d = desc(
+        Domain::Quad,
+        Partitioning::Integer,
+        OutputPrimitive::TriangleCw,
+    );
     let t = tessellate(&d, &TessFactors::quad([64.0; 4], [64.0; 2])).unwrap();
     assert_eq!(t.points.len(), MAX_POINTS);
     assert_eq!(t.indices.len(), MAX_INDICES);
@@ -687,7 +805,8 @@ fn factor() -> impl Strategy<Value = f32> {
         any::<u32>().prop_map(f32::from_bits),
         (0.0f32..70.0),
         (0u32..=66).prop_map(|i| i as f32),
-        ((1u32..=64), (-2i32..=2)).prop_map(|(i, d)| f32::from_bits((i as f32).to_bits().wrapping_add_signed(d))),
+        ((1u32..=64), (-2i32..=2))
+            .prop_map(|(i, d)| f32::from_bits((i as f32).to_bits().wrapping_add_signed(d))),
         Just(f32::NAN),
         Just(f32::INFINITY),
         Just(f32::NEG_INFINITY),
@@ -716,7 +835,11 @@ fn any_desc() -> impl Strategy<Value = TessellatorDesc> {
 }
 
 fn any_factors() -> impl Strategy<Value = TessFactors> {
-    ([factor(), factor(), factor(), factor()], [factor(), factor()]).prop_map(|(edges, inside)| TessFactors { edges, inside })
+    (
+        [factor(), factor(), factor(), factor()],
+        [factor(), factor()],
+    )
+        .prop_map(|(edges, inside)| TessFactors { edges, inside })
 }
 
 proptest! {
