@@ -25,7 +25,7 @@ use serde::Serialize;
 use super::CaptureError;
 use super::compare::Bitset;
 use crate::exec::{Fp32Denormals, Profile};
-use crate::ir::{Inst, Shader, WaveTy};
+use crate::ir::{ProfileRules, Shader};
 use crate::resources::format::Rounding;
 
 /// One profile-dependent rule: how to read it, flip it and say it.
@@ -46,54 +46,26 @@ struct Rule {
     known: fn(&Profile) -> bool,
 }
 
-fn any_inst(s: &Shader, f: fn(&Inst) -> bool) -> bool {
-    s.insts.iter().any(f)
+/// Whether an instruction of `s` has `rule` among its profile rules (the instruction
+/// table's `rules` column).
+fn reaches(s: &Shader, rule: ProfileRules) -> bool {
+    s.insts.iter().any(|i| i.profile_rules().contains(rule))
 }
 
 fn has_mad(s: &Shader) -> bool {
-    any_inst(s, |i| matches!(i, Inst::FMad { .. }))
+    reaches(s, ProfileRules::FUSE_MAD)
 }
 
 fn has_wave_read(s: &Shader) -> bool {
-    any_inst(s, |i| {
-        matches!(
-            i,
-            Inst::WaveReadLane { .. } | Inst::QuadReadLane { .. } | Inst::QuadSwap { .. }
-        )
-    })
+    reaches(s, ProfileRules::WAVE_READ_INACTIVE)
 }
 
 fn has_f16(s: &Shader) -> bool {
-    any_inst(s, |i| match i {
-        Inst::F32ToF16 { .. } => true,
-        Inst::WaveReduce { ty, .. }
-        | Inst::WavePrefix { ty, .. }
-        | Inst::WaveMultiPrefix { ty, .. } => *ty == WaveTy::F16,
-        _ => false,
-    })
+    reaches(s, ProfileRules::F16)
 }
 
 fn has_f32_math(s: &Shader) -> bool {
-    any_inst(s, |i| {
-        matches!(
-            i,
-            Inst::FAdd { .. }
-                | Inst::FSub { .. }
-                | Inst::FMul { .. }
-                | Inst::FDiv { .. }
-                | Inst::FRem { .. }
-                | Inst::FMin { .. }
-                | Inst::FMax { .. }
-                | Inst::FMad { .. }
-                | Inst::FMadPrecise { .. }
-                | Inst::FFma { .. }
-                | Inst::FUnary { .. }
-                | Inst::FCmp { .. }
-                | Inst::DToF { .. }
-                | Inst::FToD { .. }
-                | Inst::Deriv { .. }
-        )
-    })
+    reaches(s, ProfileRules::FP32_DENORMALS)
 }
 
 fn flushes(p: &Profile, s: &Shader) -> bool {

@@ -6,7 +6,7 @@
 //! that says nothing (a `mov`): a float when the exponent is neither 0 nor 255, an
 //! integer otherwise — the rule the fxc-style listing uses for untyped immediates.
 
-use crate::ir::Inst;
+use crate::ir::{Inst, ValueType};
 
 /// How to read 32 bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,84 +136,17 @@ pub fn is_nan_or_inf(bits: u32, ty: Ty) -> bool {
     }
 }
 
-/// The type an instruction gives the registers it writes (`Untyped` for bit copies and
-/// loads, which keep whatever the bits were).
+/// The type an instruction gives the registers it writes (the instruction table's
+/// `result` column; `Untyped` for bit copies and loads, which keep whatever the bits were).
 pub fn written_type(inst: &Inst) -> Ty {
-    use Inst as I;
-    match inst {
-        I::FAdd { .. }
-        | I::FSub { .. }
-        | I::FMul { .. }
-        | I::FDiv { .. }
-        | I::FRem { .. }
-        | I::FMin { .. }
-        | I::FMax { .. }
-        | I::FMad { .. }
-        | I::FMadPrecise { .. }
-        | I::FFma { .. }
-        | I::FUnary { .. }
-        | I::Deriv { .. }
-        | I::IToF { .. }
-        | I::UToF { .. }
-        | I::F16ToF32 { .. }
-        | I::DToF { .. } => Ty::Float,
-        I::FCmp { .. }
-        | I::FTest { .. }
-        | I::DCmp { .. }
-        | I::DTest { .. }
-        | I::ICmp { .. }
-        | I::WaveAnyTrue { .. }
-        | I::WaveAllTrue { .. }
-        | I::WaveAllEqual { .. }
-        | I::WaveIsFirstLane { .. }
-        | I::IsHelper { .. }
-        | I::QuadVote { .. } => Ty::Bool,
-        I::FToU { .. }
-        | I::F32ToF16Legacy { .. }
-        | I::F32ToF16 { .. }
-        | I::DToU { .. }
-        | I::SysValue { .. }
-        | I::GroupIndex { .. }
-        | I::LaneIndex { .. }
-        | I::LaneCount { .. }
-        | I::WaveCountBits { .. }
-        | I::WavePrefixCountBits { .. }
-        | I::WaveBallot { .. } => Ty::UInt,
-        I::FToI { .. } | I::DToI { .. } => Ty::Int,
-        I::DAdd { .. }
-        | I::DSub { .. }
-        | I::DMul { .. }
-        | I::DDiv { .. }
-        | I::DRem { .. }
-        | I::DMin { .. }
-        | I::DMax { .. }
-        | I::DFma { .. }
-        | I::DRcp { .. }
-        | I::DSqrt { .. }
-        | I::FToD { .. }
-        | I::IToD { .. }
-        | I::UToD { .. } => Ty::Double,
-        _ => {
-            let m = inst.mnemonic();
-            if m.starts_with("i64") || m.starts_with("u64") {
-                Ty::I64
-            } else if m.starts_with('i') && !m.starts_with("input") {
-                Ty::Int
-            } else if m.starts_with('u')
-                || m.starts_with("and")
-                || m.starts_with("or")
-                || m.starts_with("xor")
-                || m.starts_with("not")
-                || m.starts_with("shl")
-                || m.starts_with("bf")
-                || m.starts_with("first")
-                || m.starts_with("count")
-            {
-                Ty::UInt
-            } else {
-                Ty::Untyped
-            }
-        }
+    match inst.result_type() {
+        ValueType::Bits => Ty::Untyped,
+        ValueType::F32 => Ty::Float,
+        ValueType::I32 => Ty::Int,
+        ValueType::U32 => Ty::UInt,
+        ValueType::Bool => Ty::Bool,
+        ValueType::F64 => Ty::Double,
+        ValueType::I64 => Ty::I64,
     }
 }
 

@@ -238,63 +238,10 @@ impl WaveObserver for Recorder<'_> {
     }
 }
 
-/// Which register operands of an instruction are 64-bit pairs although the table gives
-/// them a 32-bit role (the width comes from another field: a memory access's `width`, a
-/// wave operation's type or `wide` flag): whether its written registers are pairs, and
-/// the read registers that are.
-fn pairs(inst: &Inst) -> (bool, Vec<crate::ir::Reg>) {
-    use crate::ir::Width::B64;
-    match inst {
-        Inst::LocalLoad { width: B64, .. }
-        | Inst::ConstLoad { width: B64, .. }
-        | Inst::SharedLoad { width: B64, .. }
-        | Inst::RawLoad { width: B64, .. }
-        | Inst::StructLoad { width: B64, .. }
-        | Inst::CbLoad { width: B64, .. } => (true, Vec::new()),
-        Inst::LocalStore {
-            width: B64, src, ..
-        }
-        | Inst::SharedStore {
-            width: B64, src, ..
-        }
-        | Inst::RawStore {
-            width: B64, src, ..
-        }
-        | Inst::StructStore {
-            width: B64, src, ..
-        } => (false, src.to_vec()),
-        Inst::WaveReduce { ty, src, .. }
-        | Inst::WavePrefix { ty, src, .. }
-        | Inst::WaveMultiPrefix { ty, src, .. }
-            if ty.is_wide() =>
-        {
-            (true, vec![*src])
-        }
-        Inst::WaveReadLane {
-            wide: true, src, ..
-        }
-        | Inst::WaveReadFirst {
-            wide: true, src, ..
-        }
-        | Inst::QuadReadLane {
-            wide: true, src, ..
-        }
-        | Inst::QuadSwap {
-            wide: true, src, ..
-        } => (true, vec![*src]),
-        Inst::WaveAllEqual {
-            wide: true, src, ..
-        }
-        | Inst::WaveMatch {
-            wide: true, src, ..
-        } => (false, vec![*src]),
-        _ => (false, Vec::new()),
-    }
-}
-
 /// The registers an instruction writes (both halves of a pair).
 pub fn written_regs(inst: &Inst, out: &mut Vec<Slot>) {
-    let (wide, _) = pairs(inst);
+    // Registers whose width another field gives are pairs too (the table's `pairs` column).
+    let wide = inst.pairs().writes;
     inst.visit_regs(&mut |role, r| match role {
         Role::Write if !wide => out.push(Slot::Reg(r.0)),
         Role::Write | Role::Write64 => {
@@ -315,8 +262,7 @@ pub fn read_regs(inst: &Inst, out: &mut Vec<u32>) {
         }
         _ => {}
     });
-    let (_, wide_reads) = pairs(inst);
-    for r in wide_reads.into_iter().filter(|r| !r.is_none()) {
+    for r in inst.pairs().reads.iter().filter(|r| !r.is_none()) {
         out.push(r.0.wrapping_add(1));
     }
 }

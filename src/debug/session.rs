@@ -1206,7 +1206,11 @@ impl Debugger {
 
     /// Runs forward to the next breakpoint (or the end); the reason it stopped.
     pub fn cont(&mut self) -> Result<String, DebugError> {
+        let clock = self.clock();
         for q in self.pos + 1..=self.steps.len() {
+            if q % 1024 == 0 {
+                self.charge_time(&clock, "continue")?;
+            }
             for (id, bp) in &self.bps {
                 if let Some(why) = self.hits(bp, q)? {
                     self.pos = q;
@@ -1220,7 +1224,11 @@ impl Debugger {
 
     /// Runs backward to the previous breakpoint (or the start).
     pub fn reverse_cont(&mut self) -> Result<String, DebugError> {
+        let clock = self.clock();
         for q in (0..self.pos).rev() {
+            if q % 1024 == 0 {
+                self.charge_time(&clock, "reverse-continue")?;
+            }
             for (id, bp) in &self.bps {
                 if let Some(why) = self.hits(bp, q)? {
                     self.pos = q;
@@ -1268,9 +1276,29 @@ impl Debugger {
 
     // ---- stepping ------------------------------------------------------------------
 
+    /// The start of a command's work, for [`Debugger::charge_time`].
+    fn clock(&self) -> std::time::Instant {
+        std::time::Instant::now()
+    }
+
+    /// Refuses to go on with a command (`what`) that has taken longer than the run's time
+    /// limit (`max_seconds`, `--max-seconds`): a command's work charges the same time
+    /// budget a run does. Without a limit, nothing is checked.
+    fn charge_time(&self, started: &std::time::Instant, what: &str) -> Result<(), DebugError> {
+        match self.target.options.limits.max_wall_time {
+            Some(max) if started.elapsed() > max => Err(DebugError::Command(format!(
+                "`{what}` stopped at step {} of {}: the time limit of {} s (`max_seconds`) is reached",
+                self.pos,
+                self.steps.len(),
+                max.as_secs_f64()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// Runs `n` source steps forward (fewer at the end); what each did.
     pub fn step(&mut self, n: usize) -> String {
-        let end = (self.pos + n).min(self.steps.len());
+        let end = self.pos.saturating_add(n).min(self.steps.len());
         let mut out = String::new();
         if self.pos >= self.steps.len() {
             return self.where_text();
@@ -2264,9 +2292,16 @@ impl Debugger {
             "help" | "h" | "?" => Ok(HELP.trim_end().to_string()),
             "step" | "s" | "stepi" | "si" => Ok(self.step(count(rest)?)),
             "next" | "n" => {
+                // Stops at the end of the lane (a count past it does no more), and
+                // charges the run's time budget as it goes.
                 let n = count(rest)?;
+                let clock = self.clock();
                 let mut s = String::new();
-                for _ in 0..n {
+                for i in 0..n {
+                    if self.pos >= self.steps.len() && i > 0 {
+                        break;
+                    }
+                    self.charge_time(&clock, "next")?;
                     s = self.next_over();
                 }
                 Ok(s)

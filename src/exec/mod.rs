@@ -73,7 +73,7 @@ mod unbound;
 mod wave;
 mod wave_ops;
 
-pub use budget::{At, ExecError, Invocation, Limits, Xyz};
+pub use budget::{At, ExecError, Invocation, Limits, RunBudget, Spent, Xyz};
 pub use group::{GroupHooks, GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
 pub use observe::{
     Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,
@@ -82,47 +82,21 @@ pub use profile::{F16Rule, Fp32Denormals, Profile};
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
 
-use crate::ir::{Inst, SampleMode, Shader};
+use crate::ir::{Inst, Lanes, Shader};
 
-/// Whether an instruction reads other lanes' values or the wave's shape: wave and quad
-/// operations, derivatives (and the sampling that takes them), lane index and count.
-/// A shader without any runs the same whichever lanes share a wave, which lets
-/// `pipeline::dispatch` run more threads side by side than a wave holds.
+/// Whether an instruction reads other lanes' values or the wave's shape (the instruction
+/// table's `lanes` column): wave and quad operations, derivatives (and the sampling that
+/// takes them), lane index and count. A shader without any runs the same whichever
+/// lanes share a wave, which lets `pipeline::dispatch` run more threads side by side
+/// than a wave holds.
 pub fn crosses_lanes(inst: &Inst) -> bool {
-    match inst {
-        Inst::LaneIndex { .. }
-        | Inst::LaneCount { .. }
-        | Inst::WaveReduce { .. }
-        | Inst::WavePrefix { .. }
-        | Inst::WaveAnyTrue { .. }
-        | Inst::WaveAllTrue { .. }
-        | Inst::WaveAllEqual { .. }
-        | Inst::WaveBallot { .. }
-        | Inst::WaveCountBits { .. }
-        | Inst::WavePrefixCountBits { .. }
-        | Inst::WaveReadLane { .. }
-        | Inst::WaveReadFirst { .. }
-        | Inst::WaveIsFirstLane { .. }
-        | Inst::WaveMatch { .. }
-        | Inst::WaveMultiPrefix { .. }
-        | Inst::WaveMultiPrefixCountBits { .. }
-        | Inst::QuadReadLane { .. }
-        | Inst::QuadSwap { .. }
-        | Inst::QuadVote { .. }
-        | Inst::Deriv { .. }
-        | Inst::Lod { .. } => true,
-        Inst::Sample { mode, .. } | Inst::Gather { mode, .. } => mode.implicit_lod(),
-        _ => false,
-    }
+    inst.lanes() != Lanes::Own
 }
 
 /// Whether any instruction of the shader [crosses lanes](crosses_lanes).
 pub fn shader_crosses_lanes(shader: &Shader) -> bool {
     shader.insts.iter().any(crosses_lanes)
 }
-
-/// Keeps [`SampleMode`] in the doc links' scope.
-const _: Option<SampleMode> = None;
 
 /// What every handler may read while a group runs.
 pub(crate) struct Ctx<'a> {

@@ -3,46 +3,18 @@
 //! unwritten), and a lane that accesses one stops the run with an error naming the
 //! lane, the instruction and the element.
 //!
-//! Owns: which operands of an instruction are the handles it accesses, and the check of
-//! their values in the active lanes. Runs only for dispatches whose table holds an
+//! Owns: the check of the handles an instruction accesses (the instruction table's
+//! `handles` column, [`Inst::handles`]) in the active lanes. Runs only for dispatches whose table holds an
 //! unbound element (`DescriptorTable::has_unbound`), so other runs pay nothing. Making
 //! a handle (`handle`, `heap_handle`) is not an access; every instruction that reads,
 //! writes, queries or samples through one is.
 
-use crate::ir::{Inst, InstId, Reg};
+use crate::ir::{Inst, InstId};
 
 use super::Ctx;
 use super::budget::{At, ExecError};
 use super::control::invocation;
 use super::wave::{Wave, lanes};
-
-/// The handle operands instruction `inst` accesses a descriptor through.
-fn accessed(inst: &Inst) -> [Reg; 2] {
-    let none = Reg::NONE;
-    match inst {
-        Inst::RawLoad { handle, .. }
-        | Inst::RawStore { handle, .. }
-        | Inst::StructLoad { handle, .. }
-        | Inst::StructStore { handle, .. }
-        | Inst::TypedLoad { handle, .. }
-        | Inst::TypedStore { handle, .. }
-        | Inst::ResAtomic { handle, .. }
-        | Inst::ResCmpXchg { handle, .. }
-        | Inst::ResAtomic64 { handle, .. }
-        | Inst::ResCmpXchg64 { handle, .. }
-        | Inst::CounterInc { handle, .. }
-        | Inst::CounterDec { handle, .. }
-        | Inst::CbLoad { handle, .. }
-        | Inst::Dimensions { handle, .. }
-        | Inst::SampleCount { handle, .. }
-        | Inst::SamplePos { handle, .. } => [*handle, none],
-        Inst::Lod {
-            texture, sampler, ..
-        } => [*texture, *sampler],
-        Inst::Sample { args, .. } | Inst::Gather { args, .. } => [args.texture, args.sampler],
-        _ => [none, none],
-    }
-}
 
 /// Stops the run when an active lane is about to access an unbound element through
 /// instruction `at`.
@@ -52,7 +24,7 @@ pub fn check<const W: usize>(
     inst: &Inst,
     at: usize,
 ) -> Result<(), ExecError> {
-    for r in accessed(inst) {
+    for r in inst.handles() {
         if r.is_none() {
             continue;
         }

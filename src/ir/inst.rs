@@ -11,9 +11,40 @@
 //! instruction's doc says which rule applies.
 //!
 //! The table at the bottom of this file is the one place an instruction is declared: the
-//! enum, its mnemonic, the printer, the parser and the register visitor are all derived
-//! from it. Each line is `Variant "mnemonic" { field: Type = Role, … }` where the role
-//! (`R`, `W`, `R64`, `W64`, `N`) says how a register field is used.
+//! enum, its mnemonic, the printer, the parser, the register visitor and the properties
+//! are all derived from it. Each row is
+//!
+//! ```text
+//! Variant "mnemonic" { field: Type = Role, … }
+//!     [effects: …, lanes: …, result: …, rules: […], handles: […], pairs: …],
+//! ```
+//!
+//! where the role (`R`, `W`, `R64`, `W64`, `N`) says how a register field is used, and
+//! every column in brackets must be stated, in this order (a row that leaves one out does
+//! not compile; the types are in `props.rs`):
+//!
+//! - `effects: yes | no` — whether it does anything besides writing its result
+//!   registers: writes memory or a stage output, synchronises, ends or demotes lanes
+//!   ([`Inst::effects`]; dead-code removal keeps it).
+//! - `lanes: own | quad | wave` — which lanes' values it reads besides its own
+//!   ([`Inst::lanes`]; decides how lanes may be batched into waves). `quad if <cond>` when
+//!   a field decides (own lanes otherwise).
+//! - `result: bits | f32 | i32 | u32 | bool | f64 | i64` — the type it gives the registers
+//!   it writes, as the debugger prints them ([`Inst::result_type`]).
+//! - `rules: [fuse_mad, wave_read_inactive, f16, fp32_denormals]` — which of the WARP
+//!   profile's release-dependent rules its result depends on, any of them, each
+//!   optionally `if <cond>` ([`Inst::profile_rules`]; `capture::explain` tries those).
+//! - `handles: [<expr>, …]` — up to two handle operands through which it reads, writes,
+//!   queries or samples a descriptor ([`Inst::handles`]; the unbound-descriptor check
+//!   reads them).
+//! - `pairs: none | writes if <cond> | reads(<field>) if <cond> | both(<field>) if <cond>`
+//!   — register operands that hold 64-bit pairs although their role is 32-bit, because
+//!   another field gives their width ([`Inst::pairs`]; the debugger's record of a step).
+//!
+//! A condition is a Rust expression over the row's fields, bound by reference
+//! (`*width == Width::B64`, `mode.implicit_lod()`). Whether the native engine compiles
+//! an instruction is not a column: that is the engine's decision, an exhaustive match in
+//! `exec::jit::select`.
 
 use std::fmt;
 
@@ -21,6 +52,7 @@ use super::ids::{ConstId, LocalId, RangeId, Reg};
 use super::io::EvalAt;
 use super::operand::{Operand, Role, word_enum};
 use super::parse::{ParseError, Tokens};
+use super::props::{AsRegs, Lanes, Pairs, ProfileRules, ValueType};
 
 word_enum!(
     /// A floating-point comparison (LLVM `fcmp` predicates; DXBC `eq`/`ne`/`lt`/`ge`).
@@ -444,12 +476,41 @@ impl Operand for Box<SampleArgs> {
     }
 }
 
-/// Declares the instruction enum and derives its mnemonic, printer, parser and register
-/// visitors from one table.
+#[cfg(test)]
+impl super::props::Example for Box<SampleArgs> {
+    fn example(next: &mut u32) -> Self {
+        use super::props::Example;
+        Box::new(SampleArgs {
+            dst: Example::example(next),
+            texture: Example::example(next),
+            sampler: Example::example(next),
+            coord: Example::example(next),
+            offset: [0; 3],
+            dyn_offset: Example::example(next),
+            lod: Example::example(next),
+            reference: Example::example(next),
+            ddx: Example::example(next),
+            ddy: Example::example(next),
+            clamp: Example::example(next),
+            status: Example::example(next),
+        })
+    }
+}
+
+/// Declares the instruction enum and derives its mnemonic, printer, parser, register
+/// visitors and properties from one table.
 macro_rules! instructions {
     ($(
         $(#[$doc:meta])*
         $name:ident $mnemonic:literal { $($field:ident : $fty:ty = $role:ident),* $(,)? }
+        [
+            effects: $effects:ident,
+            lanes: $lanes:ident $(if $lanes_if:expr)?,
+            result: $result:ident,
+            rules: [$($rule:ident $(if $rule_if:expr)?),* $(,)?],
+            handles: [$($handle:expr),* $(,)?],
+            pairs: $pairs:ident $(($pairs_of:expr))? $(if $pairs_if:expr)? $(,)?
+        ]
     ),* $(,)?) => {
         /// An IR instruction. See the module documentation for the notation.
         #[derive(Debug, Clone, PartialEq)]
@@ -490,6 +551,90 @@ macro_rules! instructions {
                 match self {
                     $(Inst::$name { $($field),* } => { $( Operand::visit_mut($field, role!($role), v); )* })*
                 }
+            }
+
+            /// Whether the instruction does something besides writing its result registers:
+            /// writes memory or a stage output, synchronises, or ends or demotes lanes.
+            /// (The `effects` column.)
+            #[allow(unused_variables)]
+            pub fn effects(&self) -> bool {
+                match self {
+                    $(Inst::$name { $($field),* } => effects!($effects),)*
+                }
+            }
+
+            /// Which lanes' values the instruction reads besides its own (the `lanes`
+            /// column).
+            #[allow(unused_variables)]
+            pub fn lanes(&self) -> Lanes {
+                match self {
+                    $(Inst::$name { $($field),* } => lanes!($lanes $(if $lanes_if)?),)*
+                }
+            }
+
+            /// The type the instruction gives the registers it writes (the `result`
+            /// column).
+            #[allow(unused_variables)]
+            pub fn result_type(&self) -> ValueType {
+                match self {
+                    $(Inst::$name { $($field),* } => value_type!($result),)*
+                }
+            }
+
+            /// The WARP-release-dependent rules the instruction's result depends on (the
+            /// `rules` column).
+            #[allow(unused_variables)]
+            pub fn profile_rules(&self) -> ProfileRules {
+                match self {
+                    $(Inst::$name { $($field),* } => {
+                        ProfileRules::NONE $(.union(rule!($rule) $(.when($rule_if))?))*
+                    })*
+                }
+            }
+
+            /// The handle operands through which the instruction reads, writes, queries
+            /// or samples a descriptor, [`Reg::NONE`] for none (the `handles` column).
+            /// Making a handle is not an access.
+            #[allow(unused_variables)]
+            pub fn handles(&self) -> [Reg; 2] {
+                match self {
+                    $(Inst::$name { $($field),* } => handles!($($handle),*),)*
+                }
+            }
+
+            /// The register operands that hold 64-bit pairs although their role is
+            /// 32-bit (the `pairs` column).
+            #[allow(unused_variables)]
+            pub fn pairs(&self) -> Pairs<'_> {
+                match self {
+                    $(Inst::$name { $($field),* } => {
+                        pairs!($pairs $(($pairs_of))? $(if $pairs_if)?)
+                    })*
+                }
+            }
+
+            /// Every instruction, with each field at an example value, and again with
+            /// each enum or flag field at each of its other values (one field at a
+            /// time); distinct registers in each instruction.
+            #[cfg(test)]
+            pub(crate) fn examples() -> Vec<Inst> {
+                use super::props::Example;
+                let mut out = Vec::new();
+                $({
+                    let mut next = 1;
+                    let base = Inst::$name { $($field: <$fty as Example>::example(&mut next)),* };
+                    $(
+                        for v in <$fty as Example>::others() {
+                            let mut i = base.clone();
+                            if let Inst::$name { $field, .. } = &mut i {
+                                *$field = v;
+                            }
+                            out.push(i);
+                        }
+                    )*
+                    out.push(base);
+                })*
+                out
             }
 
             /// Parses the operands of the instruction named `mnemonic`.
@@ -533,6 +678,114 @@ macro_rules! instructions {
     };
 }
 
+/// The `effects` column: `yes` or `no`.
+macro_rules! effects {
+    (yes) => {
+        true
+    };
+    (no) => {
+        false
+    };
+}
+
+/// The `lanes` column: `own`, `quad` or `wave`, or `quad if …` / `wave if …` (own
+/// lanes otherwise).
+macro_rules! lanes {
+    (own) => {
+        Lanes::Own
+    };
+    (quad) => {
+        Lanes::Quad
+    };
+    (wave) => {
+        Lanes::Wave
+    };
+    ($lanes:ident if $cond:expr) => {
+        if $cond { lanes!($lanes) } else { Lanes::Own }
+    };
+}
+
+/// The `result` column: a [`ValueType`] in lower case.
+macro_rules! value_type {
+    (bits) => {
+        ValueType::Bits
+    };
+    (f32) => {
+        ValueType::F32
+    };
+    (i32) => {
+        ValueType::I32
+    };
+    (u32) => {
+        ValueType::U32
+    };
+    (bool) => {
+        ValueType::Bool
+    };
+    (f64) => {
+        ValueType::F64
+    };
+    (i64) => {
+        ValueType::I64
+    };
+}
+
+/// One rule of the `rules` column: a [`ProfileRules`] constant in lower case.
+macro_rules! rule {
+    (fuse_mad) => {
+        ProfileRules::FUSE_MAD
+    };
+    (wave_read_inactive) => {
+        ProfileRules::WAVE_READ_INACTIVE
+    };
+    (f16) => {
+        ProfileRules::F16
+    };
+    (fp32_denormals) => {
+        ProfileRules::FP32_DENORMALS
+    };
+}
+
+/// The `handles` column: up to two handle registers.
+macro_rules! handles {
+    () => {
+        [Reg::NONE, Reg::NONE]
+    };
+    ($a:expr) => {
+        [$a, Reg::NONE]
+    };
+    ($a:expr, $b:expr) => {
+        [$a, $b]
+    };
+}
+
+/// The `pairs` column: `none`; `writes if …` (every written register is a pair);
+/// `reads(field) if …` (that read field's registers are pairs); `both(field) if …`.
+macro_rules! pairs {
+    (none) => {
+        Pairs::NONE
+    };
+    (writes if $cond:expr) => {
+        Pairs {
+            writes: $cond,
+            reads: &[],
+        }
+    };
+    (reads($regs:expr) if $cond:expr) => {
+        Pairs {
+            writes: false,
+            reads: if $cond { $regs.as_regs() } else { &[] },
+        }
+    };
+    (both($regs:expr) if $cond:expr) => {{
+        let wide = $cond;
+        Pairs {
+            writes: wide,
+            reads: if wide { $regs.as_regs() } else { &[] },
+        }
+    }};
+}
+
 macro_rules! role {
     (R) => {
         Role::Read
@@ -555,421 +808,591 @@ instructions! {
     // ---- moves --------------------------------------------------------------------
     /// `dst = src` (bit copy; no float rule applies). DXBC `mov` without modifiers;
     /// DXIL bitcasts, phi copies.
-    Mov "mov" { dst: Reg = W, src: Reg = R },
+    Mov "mov" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst = cond != 0 ? a : b` (bit copy). DXBC `movc`, LLVM `select`.
-    Select "select" { dst: Reg = W, cond: Reg = R, a: Reg = R, b: Reg = R },
+    Select "select" { dst: Reg = W, cond: Reg = R, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst:64 = cond != 0 ? a:64 : b:64`. DXBC `dmovc`, LLVM `select` on 64-bit values.
-    Select64 "select64" { dst: Reg = W64, cond: Reg = R, a: Reg = R64, b: Reg = R64 },
+    Select64 "select64" { dst: Reg = W64, cond: Reg = R, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- 32-bit float arithmetic (denormals per the shader's fp32 mode) ---------------
     /// `dst = a + b`. DXBC `add`, LLVM `fadd`.
-    FAdd "fadd" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    FAdd "fadd" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = a - b`. LLVM `fsub`.
-    FSub "fsub" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    FSub "fsub" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = a * b`. DXBC `mul`, LLVM `fmul`.
-    FMul "fmul" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    FMul "fmul" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = a / b`. DXBC `div`, LLVM `fdiv`.
-    FDiv "fdiv" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    FDiv "fdiv" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = a - b * trunc(a / b)` (C `fmod`). LLVM `frem`.
-    FRem "frem" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    FRem "frem" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = min(a, b)`, the other operand when one is NaN. DXBC `min`, dx.op `FMin`.
-    FMin "fmin" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    FMin "fmin" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = max(a, b)`, the other operand when one is NaN. DXBC `max`, dx.op `FMax`.
-    FMax "fmax" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    FMax "fmax" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = a * b + c`; fused or not as the run's WARP profile says (WARP 1.0.14 and
     /// later fuse). DXBC `mad`, dx.op `FMad`.
-    FMad "fmad" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R },
+    FMad "fmad" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fuse_mad, fp32_denormals], handles: [], pairs: none],
     /// `dst = round(round(a * b) + c)`: never fused (the operation is `precise`).
-    FMadPrecise "fmad_precise" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R },
+    FMadPrecise "fmad_precise" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = fma(a, b, c)`, one rounding.
-    FFma "ffma" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R },
+    FFma "ffma" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = op(a)` for a unary float function ([`FUnOp`]).
-    FUnary "funary" { op: FUnOp = N, dst: Reg = W, src: Reg = R },
+    FUnary "funary" { op: FUnOp = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = cond(a, b) ? true : false`. DXBC `eq`/`ne`/`lt`/`ge`, LLVM `fcmp`.
-    FCmp "fcmp" { cond: FCond = N, dst: Reg = W, a: Reg = R, b: Reg = R },
+    FCmp "fcmp" { cond: FCond = N, dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: bool, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = class(a) ? true : false` (no flushing). dx.op `IsNaN`/`IsInf`/…
-    FTest "ftest" { class: FClass = N, dst: Reg = W, src: Reg = R },
+    FTest "ftest" { class: FClass = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: bool, rules: [], handles: [], pairs: none],
     /// `dst = derivative of src` across the lane's quad. DXBC `deriv_rt*`, dx.op `DerivCoarseX`…
-    Deriv "deriv" { kind: DerivKind = N, dst: Reg = W, src: Reg = R },
+    Deriv "deriv" { kind: DerivKind = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: quad, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
 
     // ---- 64-bit float arithmetic (register pairs; denormals preserved) ----------------
     /// `dst:64 = a:64 + b:64`. DXBC `dadd`, LLVM `fadd double`.
-    DAdd "dadd" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    DAdd "dadd" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = a:64 - b:64`.
-    DSub "dsub" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    DSub "dsub" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = a:64 * b:64`. DXBC `dmul`.
-    DMul "dmul" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    DMul "dmul" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = a:64 / b:64`. DXBC `ddiv`.
-    DDiv "ddiv" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    DDiv "ddiv" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = fmod(a:64, b:64)`. LLVM `frem double`.
-    DRem "drem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    DRem "drem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = min(a:64, b:64)` (NaN rule as [`Inst::FMin`]). DXBC `dmin`.
-    DMin "dmin" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    DMin "dmin" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = max(a:64, b:64)`. DXBC `dmax`.
-    DMax "dmax" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    DMax "dmax" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = fma(a, b, c)`. DXBC `dfma`, dx.op `Fma`.
-    DFma "dfma" { dst: Reg = W64, a: Reg = R64, b: Reg = R64, c: Reg = R64 },
+    DFma "dfma" { dst: Reg = W64, a: Reg = R64, b: Reg = R64, c: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = 1 / a:64`. DXBC `drcp`.
-    DRcp "drcp" { dst: Reg = W64, src: Reg = R64 },
+    DRcp "drcp" { dst: Reg = W64, src: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = sqrt(a:64)`.
-    DSqrt "dsqrt" { dst: Reg = W64, src: Reg = R64 },
+    DSqrt "dsqrt" { dst: Reg = W64, src: Reg = R64 }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst = cond(a:64, b:64)` as a 32-bit boolean. DXBC `deq`/`dne`/`dlt`/`dge`.
-    DCmp "dcmp" { cond: FCond = N, dst: Reg = W, a: Reg = R64, b: Reg = R64 },
+    DCmp "dcmp" { cond: FCond = N, dst: Reg = W, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: bool, rules: [], handles: [], pairs: none],
     /// `dst = class(a:64)`.
-    DTest "dtest" { class: FClass = N, dst: Reg = W, src: Reg = R64 },
+    DTest "dtest" { class: FClass = N, dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: bool, rules: [], handles: [], pairs: none],
 
     // ---- conversions ----------------------------------------------------------------
     /// `dst = i32(f32(src))`, toward zero, saturating, NaN → 0. DXBC `ftoi`.
-    FToI "ftoi" { dst: Reg = W, src: Reg = R },
+    FToI "ftoi" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = u32(f32(src))`, toward zero, saturating, NaN → 0. DXBC `ftou`.
-    FToU "ftou" { dst: Reg = W, src: Reg = R },
+    FToU "ftou" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = f32(i32(src))`, round to nearest even. DXBC `itof`.
-    IToF "itof" { dst: Reg = W, src: Reg = R },
+    IToF "itof" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [], handles: [], pairs: none],
     /// `dst = f32(u32(src))`. DXBC `utof`.
-    UToF "utof" { dst: Reg = W, src: Reg = R },
+    UToF "utof" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [], handles: [], pairs: none],
     /// `dst = half bits of f32(src)` rounded toward zero (WARP's `legacyF32ToF16`, DXBC
     /// `f32tof16`; rule in `exec::float`).
-    F32ToF16Legacy "f32tof16" { dst: Reg = W, src: Reg = R },
+    F32ToF16Legacy "f32tof16" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = half bits of f32(src)` rounded to nearest even, NaN → `0x7fff` (WARP's
     /// native 16-bit float results).
-    F32ToF16 "f32tohalf" { dst: Reg = W, src: Reg = R },
+    F32ToF16 "f32tohalf" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [f16], handles: [], pairs: none],
     /// `dst = f32(half(src & 0xffff))`, exact. DXBC `f16tof32`, dx.op `LegacyF16ToF32`.
-    F16ToF32 "f16tof32" { dst: Reg = W, src: Reg = R },
+    F16ToF32 "f16tof32" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: f32, rules: [], handles: [], pairs: none],
     /// `dst = f32(f64(src:64))`, round to nearest even. DXBC `dtof`.
-    DToF "dtof" { dst: Reg = W, src: Reg = R64 },
+    DToF "dtof" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: f32, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst:64 = f64(f32(src))`, exact. DXBC `ftod`.
-    FToD "ftod" { dst: Reg = W64, src: Reg = R },
+    FToD "ftod" { dst: Reg = W64, src: Reg = R }
+        [effects: no, lanes: own, result: f64, rules: [fp32_denormals], handles: [], pairs: none],
     /// `dst = i32(f64)`, saturating, NaN → 0. DXBC `dtoi`.
-    DToI "dtoi" { dst: Reg = W, src: Reg = R64 },
+    DToI "dtoi" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = u32(f64)`, saturating, NaN → 0. DXBC `dtou`.
-    DToU "dtou" { dst: Reg = W, src: Reg = R64 },
+    DToU "dtou" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst:64 = f64(i32(src))`. DXBC `itod`.
-    IToD "itod" { dst: Reg = W64, src: Reg = R },
+    IToD "itod" { dst: Reg = W64, src: Reg = R }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = f64(u32(src))`. DXBC `utod`.
-    UToD "utod" { dst: Reg = W64, src: Reg = R },
+    UToD "utod" { dst: Reg = W64, src: Reg = R }
+        [effects: no, lanes: own, result: f64, rules: [], handles: [], pairs: none],
     /// `dst:64 = i64(f32)`, saturating, NaN → 0.
-    FToI64 "ftoi64" { dst: Reg = W64, src: Reg = R },
+    FToI64 "ftoi64" { dst: Reg = W64, src: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst:64 = u64(f32)`, saturating, NaN → 0.
-    FToU64 "ftou64" { dst: Reg = W64, src: Reg = R },
+    FToU64 "ftou64" { dst: Reg = W64, src: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst:64 = i64(f64)`, saturating, NaN → 0.
-    DToI64 "dtoi64" { dst: Reg = W64, src: Reg = R64 },
+    DToI64 "dtoi64" { dst: Reg = W64, src: Reg = R64 }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst:64 = u64(f64)`, saturating, NaN → 0.
-    DToU64 "dtou64" { dst: Reg = W64, src: Reg = R64 },
+    DToU64 "dtou64" { dst: Reg = W64, src: Reg = R64 }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst = f32(i64(src:64))`.
-    I64ToF "i64tof" { dst: Reg = W, src: Reg = R64 },
+    I64ToF "i64tof" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst = f32(u64(src:64))`.
-    U64ToF "u64tof" { dst: Reg = W, src: Reg = R64 },
+    U64ToF "u64tof" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = f64(i64(src:64))`.
-    I64ToD "i64tod" { dst: Reg = W64, src: Reg = R64 },
+    I64ToD "i64tod" { dst: Reg = W64, src: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = f64(u64(src:64))`.
-    U64ToD "u64tod" { dst: Reg = W64, src: Reg = R64 },
+    U64ToD "u64tod" { dst: Reg = W64, src: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = sign-extend(i32(src))`. LLVM `sext i32 to i64`.
-    SExt64 "sext64" { dst: Reg = W64, src: Reg = R },
+    SExt64 "sext64" { dst: Reg = W64, src: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst:64 = zero-extend(src)`. LLVM `zext i32 to i64`.
-    ZExt64 "zext64" { dst: Reg = W64, src: Reg = R },
+    ZExt64 "zext64" { dst: Reg = W64, src: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst = sign-extend the low `bits` bits of src` (8 or 16). LLVM `sext i16/i8`.
-    SExtBits "sext" { bits: u8 = N, dst: Reg = W, src: Reg = R },
+    SExtBits "sext" { bits: u8 = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- 32-bit integer arithmetic -------------------------------------------------------
     /// `dst = a + b` (wrapping). DXBC `iadd`, LLVM `add`.
-    IAdd "iadd" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    IAdd "iadd" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = a - b` (wrapping). LLVM `sub`.
-    ISub "isub" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    ISub "isub" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = low 32 bits of a * b`. DXBC `imul`/`umul` (low result), LLVM `mul`.
-    IMul "imul" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    IMul "imul" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = high 32 bits of i64(a) * i64(b)`. DXBC `imul` (high result), dx.op `IMul`.
-    IMulHi "imulhi" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    IMulHi "imulhi" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = high 32 bits of u64(a) * u64(b)`. DXBC `umul` (high result), dx.op `UMul`.
-    UMulHi "umulhi" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    UMulHi "umulhi" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = low 32 bits of a * b + c`. DXBC `imad`/`umad`, dx.op `IMad`/`UMad`.
-    IMad "imad" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R },
+    IMad "imad" { dst: Reg = W, a: Reg = R, b: Reg = R, c: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = b == 0 ? 0xffffffff : a / b` (unsigned). DXBC `udiv`, LLVM `udiv`.
-    UDiv "udiv" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    UDiv "udiv" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = b == 0 ? 0xffffffff : a % b` (unsigned). DXBC `udiv`, LLVM `urem`.
-    URem "urem" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    URem "urem" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = b == 0 ? 0xffffffff : a / b` (signed, toward zero; MIN / -1 = MIN). LLVM `sdiv`.
-    IDiv "idiv" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    IDiv "idiv" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = b == 0 ? 0xffffffff : a % b` (signed; MIN % -1 = 0). LLVM `srem`.
-    IRem "irem" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    IRem "irem" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = -a` (wrapping). DXBC `ineg`.
-    INeg "ineg" { dst: Reg = W, src: Reg = R },
+    INeg "ineg" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = min(i32(a), i32(b))`. DXBC `imin`.
-    IMin "imin" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    IMin "imin" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = max(i32(a), i32(b))`. DXBC `imax`.
-    IMax "imax" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    IMax "imax" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = min(a, b)` unsigned. DXBC `umin`.
-    UMin "umin" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    UMin "umin" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = max(a, b)` unsigned. DXBC `umax`.
-    UMax "umax" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    UMax "umax" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = a & b`. DXBC `and`.
-    And "and" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    And "and" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = a | b`. DXBC `or`.
-    Or "or" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    Or "or" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = a ^ b`. DXBC `xor`.
-    Xor "xor" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    Xor "xor" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = !a`. DXBC `not`.
-    Not "not" { dst: Reg = W, src: Reg = R },
+    Not "not" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = a << (b & 31)`. DXBC `ishl` (D3D masks the count to 5 bits).
-    Shl "shl" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    Shl "shl" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = a >> (b & 31)`, logical. DXBC `ushr`.
-    UShr "ushr" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    UShr "ushr" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = i32(a) >> (b & 31)`, arithmetic. DXBC `ishr`.
-    IShr "ishr" { dst: Reg = W, a: Reg = R, b: Reg = R },
+    IShr "ishr" { dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = cond(a, b) ? true : false`. DXBC `ieq`/`ine`/`ilt`/`ige`/`ult`/`uge`, LLVM `icmp`.
-    ICmp "icmp" { cond: ICond = N, dst: Reg = W, a: Reg = R, b: Reg = R },
+    ICmp "icmp" { cond: ICond = N, dst: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: bool, rules: [], handles: [], pairs: none],
     /// `dst = bitfield insert`: with w = width & 31, o = offset & 31, mask =
     /// ((1 << w) - 1) << o, `dst = ((insert << o) & mask) | (base & !mask)`. DXBC `bfi`.
-    Bfi "bfi" { dst: Reg = W, width: Reg = R, offset: Reg = R, insert: Reg = R, base: Reg = R },
+    Bfi "bfi" { dst: Reg = W, width: Reg = R, offset: Reg = R, insert: Reg = R, base: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// Unsigned bitfield extract of `width & 31` bits at `offset & 31` (width 0 → 0;
     /// w + o > 32 → src >> o). DXBC `ubfe`.
-    UBfe "ubfe" { dst: Reg = W, width: Reg = R, offset: Reg = R, src: Reg = R },
+    UBfe "ubfe" { dst: Reg = W, width: Reg = R, offset: Reg = R, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// Signed bitfield extract (as [`Inst::UBfe`], sign-extended from the top extracted bit). DXBC `ibfe`.
-    IBfe "ibfe" { dst: Reg = W, width: Reg = R, offset: Reg = R, src: Reg = R },
+    IBfe "ibfe" { dst: Reg = W, width: Reg = R, offset: Reg = R, src: Reg = R }
+        [effects: no, lanes: own, result: i32, rules: [], handles: [], pairs: none],
     /// `dst = reverse the 32 bits of src`. DXBC `bfrev`.
-    Bfrev "bfrev" { dst: Reg = W, src: Reg = R },
+    Bfrev "bfrev" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = number of set bits`. DXBC `countbits`.
-    CountBits "countbits" { dst: Reg = W, src: Reg = R },
+    CountBits "countbits" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = index of the highest set bit counted from the MSB (0 = bit 31)`, or
     /// 0xffffffff when src is 0. DXBC `firstbit_hi`, dx.op `FirstbitHi`.
-    FirstBitHi "firstbit_hi" { dst: Reg = W, src: Reg = R },
+    FirstBitHi "firstbit_hi" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = index of the lowest set bit`, or 0xffffffff when src is 0. DXBC `firstbit_lo`.
-    FirstBitLo "firstbit_lo" { dst: Reg = W, src: Reg = R },
+    FirstBitLo "firstbit_lo" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = index (from the MSB) of the highest bit that differs from the sign bit`, or
     /// 0xffffffff when src is 0 or -1. DXBC `firstbit_shi`, dx.op `FirstbitSHi`.
-    FirstBitShi "firstbit_shi" { dst: Reg = W, src: Reg = R },
+    FirstBitShi "firstbit_shi" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `sum = a + b`, `carry = 1 if it overflowed else 0`. DXBC `uaddc`, dx.op `UAddc`.
-    UAddc "uaddc" { sum: Reg = W, carry: Reg = W, a: Reg = R, b: Reg = R },
+    UAddc "uaddc" { sum: Reg = W, carry: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `diff = a - b`, `borrow = 1 if b > a else 0`. DXBC `usubb`, dx.op `USubb`.
-    USubb "usubb" { diff: Reg = W, borrow: Reg = W, a: Reg = R, b: Reg = R },
+    USubb "usubb" { diff: Reg = W, borrow: Reg = W, a: Reg = R, b: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// Masked sum of absolute differences: for each byte of `reference` that is not 0,
     /// add `|reference byte - src byte|` to `accum`, wrapping modulo 2^32. DXBC
     /// `msad`, dx.op `Msad`. (HLSL's `msad4` is four of these on shifted windows.)
-    Msad "msad" { dst: Reg = W, reference: Reg = R, src: Reg = R, accum: Reg = R },
+    Msad "msad" { dst: Reg = W, reference: Reg = R, src: Reg = R, accum: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- 64-bit integer arithmetic (register pairs) -------------------------------
     /// `dst:64 = a:64 + b:64`.
-    I64Add "i64add" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    I64Add "i64add" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = a:64 - b:64`.
-    I64Sub "i64sub" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    I64Sub "i64sub" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = a:64 * b:64` (low 64 bits).
-    I64Mul "i64mul" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    I64Mul "i64mul" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = b == 0 ? !0 : a / b` (unsigned).
-    U64Div "u64div" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    U64Div "u64div" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = b == 0 ? !0 : a % b` (unsigned).
-    U64Rem "u64rem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    U64Rem "u64rem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = b == 0 ? !0 : a / b` (signed).
-    I64Div "i64div" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    I64Div "i64div" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = b == 0 ? !0 : a % b` (signed).
-    I64Rem "i64rem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    I64Rem "i64rem" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = a:64 << (b & 63)`.
-    I64Shl "i64shl" { dst: Reg = W64, a: Reg = R64, b: Reg = R },
+    I64Shl "i64shl" { dst: Reg = W64, a: Reg = R64, b: Reg = R }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = a:64 >> (b & 63)`, logical.
-    U64Shr "u64shr" { dst: Reg = W64, a: Reg = R64, b: Reg = R },
+    U64Shr "u64shr" { dst: Reg = W64, a: Reg = R64, b: Reg = R }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = i64(a:64) >> (b & 63)`, arithmetic.
-    I64Shr "i64shr" { dst: Reg = W64, a: Reg = R64, b: Reg = R },
+    I64Shr "i64shr" { dst: Reg = W64, a: Reg = R64, b: Reg = R }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst = cond(a:64, b:64)` as a 32-bit boolean.
-    I64Cmp "i64cmp" { cond: ICond = N, dst: Reg = W, a: Reg = R64, b: Reg = R64 },
+    I64Cmp "i64cmp" { cond: ICond = N, dst: Reg = W, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = signed min`.
-    I64Min "i64min" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    I64Min "i64min" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = signed max`.
-    I64Max "i64max" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    I64Max "i64max" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = unsigned min`.
-    U64Min "u64min" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    U64Min "u64min" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst:64 = unsigned max`.
-    U64Max "u64max" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 },
+    U64Max "u64max" { dst: Reg = W64, a: Reg = R64, b: Reg = R64 }
+        [effects: no, lanes: own, result: i64, rules: [], handles: [], pairs: none],
     /// `dst = number of set bits of src:64`.
-    CountBits64 "countbits64" { dst: Reg = W, src: Reg = R64 },
+    CountBits64 "countbits64" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = index of the highest set bit of src:64 counted from the MSB`, or 0xffffffff.
-    FirstBitHi64 "firstbit_hi64" { dst: Reg = W, src: Reg = R64 },
+    FirstBitHi64 "firstbit_hi64" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = index of the lowest set bit of src:64`, or 0xffffffff.
-    FirstBitLo64 "firstbit_lo64" { dst: Reg = W, src: Reg = R64 },
+    FirstBitLo64 "firstbit_lo64" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = index (from the MSB) of the highest bit of src:64 differing from its sign`, or 0xffffffff.
-    FirstBitShi64 "firstbit_shi64" { dst: Reg = W, src: Reg = R64 },
+    FirstBitShi64 "firstbit_shi64" { dst: Reg = W, src: Reg = R64 }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst:64 = reverse the 64 bits of src:64`.
-    Bfrev64 "bfrev64" { dst: Reg = W64, src: Reg = R64 },
+    Bfrev64 "bfrev64" { dst: Reg = W64, src: Reg = R64 }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
 
     // ---- system values and lanes ------------------------------------------------------
     /// `dst = component `axis` (0..3) of the compute system value `sv` for this lane`.
-    SysValue "sysval" { sv: SysVec = N, axis: u8 = N, dst: Reg = W },
+    SysValue "sysval" { sv: SysVec = N, axis: u8 = N, dst: Reg = W }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = SV_GroupIndex` (the flattened thread index in its group).
-    GroupIndex "group_index" { dst: Reg = W },
+    GroupIndex "group_index" { dst: Reg = W }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = this lane's index in its wave`. dx.op `WaveGetLaneIndex`.
-    LaneIndex "lane_index" { dst: Reg = W },
+    LaneIndex "lane_index" { dst: Reg = W }
+        [effects: no, lanes: wave, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = the wave's lane count`. dx.op `WaveGetLaneCount`.
-    LaneCount "lane_count" { dst: Reg = W },
+    LaneCount "lane_count" { dst: Reg = W }
+        [effects: no, lanes: wave, result: u32, rules: [], handles: [], pairs: none],
 
     // ---- per-lane and group memory ------------------------------------------------------
     /// `dst[i] = array[addr + offset + i * size]` for each component i of `mask`; reads
     /// outside the array give 0. Addresses are in bytes.
-    LocalLoad "local_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, array: LocalId = N, addr: Reg = R, offset: u32 = N },
+    LocalLoad "local_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, array: LocalId = N, addr: Reg = R, offset: u32 = N }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: writes if *width == Width::B64],
     /// `array[addr + offset + i * size] = src[i]` for each component of `mask`; writes
     /// outside the array are dropped.
-    LocalStore "local_store" { width: Width = N, mask: u8 = N, array: LocalId = N, addr: Reg = R, offset: u32 = N, src: [Reg; 4] = R },
+    LocalStore "local_store" { width: Width = N, mask: u8 = N, array: LocalId = N, addr: Reg = R, offset: u32 = N, src: [Reg; 4] = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: reads(src) if *width == Width::B64],
     /// As [`Inst::LocalLoad`] from a read-only shared array (DXBC `icb`).
-    ConstLoad "const_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, array: ConstId = N, addr: Reg = R, offset: u32 = N },
+    ConstLoad "const_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, array: ConstId = N, addr: Reg = R, offset: u32 = N }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: writes if *width == Width::B64],
     /// As [`Inst::LocalLoad`] from the thread group's shared memory (`groupshared`,
     /// DXBC `g#`); reads outside it give 0.
-    SharedLoad "shared_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, addr: Reg = R, offset: u32 = N },
+    SharedLoad "shared_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, addr: Reg = R, offset: u32 = N }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: writes if *width == Width::B64],
     /// As [`Inst::LocalStore`] into group shared memory; writes outside it are dropped.
-    SharedStore "shared_store" { width: Width = N, mask: u8 = N, addr: Reg = R, offset: u32 = N, src: [Reg; 4] = R },
+    SharedStore "shared_store" { width: Width = N, mask: u8 = N, addr: Reg = R, offset: u32 = N, src: [Reg; 4] = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: reads(src) if *width == Width::B64],
     /// `old = shared[addr]; shared[addr] = op(old, src); dst = old` (32-bit, atomic with
     /// respect to the group). DXBC `atomic_*`/`imm_atomic_*` on `g#`.
-    SharedAtomic "shared_atomic" { op: AtomicOp = N, dst: Reg = W, addr: Reg = R, src: Reg = R },
+    SharedAtomic "shared_atomic" { op: AtomicOp = N, dst: Reg = W, addr: Reg = R, src: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `old = shared[addr]; if old == cmp { shared[addr] = src }; dst = old`.
-    SharedCmpXchg "shared_cmpxchg" { dst: Reg = W, addr: Reg = R, cmp: Reg = R, src: Reg = R },
+    SharedCmpXchg "shared_cmpxchg" { dst: Reg = W, addr: Reg = R, cmp: Reg = R, src: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// 64-bit [`Inst::SharedAtomic`].
-    SharedAtomic64 "shared_atomic64" { op: AtomicOp = N, dst: Reg = W64, addr: Reg = R, src: Reg = R64 },
+    SharedAtomic64 "shared_atomic64" { op: AtomicOp = N, dst: Reg = W64, addr: Reg = R, src: Reg = R64 }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// 64-bit [`Inst::SharedCmpXchg`].
-    SharedCmpXchg64 "shared_cmpxchg64" { dst: Reg = W64, addr: Reg = R, cmp: Reg = R64, src: Reg = R64 },
+    SharedCmpXchg64 "shared_cmpxchg64" { dst: Reg = W64, addr: Reg = R, cmp: Reg = R64, src: Reg = R64 }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- resource handles ----------------------------------------------------------------
     /// `dst = handle of element `index` of declared range `range``; an index past the
     /// range gives a null handle (reads 0, writes dropped).
-    Handle "handle" { dst: Reg = W, range: RangeId = N, index: Reg = R },
+    Handle "handle" { dst: Reg = W, range: RangeId = N, index: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst = handle of entry `index` of the resource (or, with `sampler`, sampler)
     /// descriptor heap` (SM 6.6 `ResourceDescriptorHeap[i]`); past the heap: null.
-    HeapHandle "heap_handle" { sampler: bool = N, dst: Reg = W, index: Reg = R },
+    HeapHandle "heap_handle" { sampler: bool = N, dst: Reg = W, index: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- buffers ------------------------------------------------------------------------------
     /// Raw (byte address) buffer load: `dst[i] = buf[addr + i * size]` for each
     /// component of `mask`; out of bounds → 0. DXBC `ld_raw`, dx.op `RawBufferLoad`.
-    RawLoad "raw_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, addr: Reg = R },
+    RawLoad "raw_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, addr: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [*handle], pairs: writes if *width == Width::B64],
     /// Raw buffer store; out-of-bounds components are dropped. DXBC `store_raw`.
-    RawStore "raw_store" { width: Width = N, mask: u8 = N, handle: Reg = R, addr: Reg = R, src: [Reg; 4] = R },
+    RawStore "raw_store" { width: Width = N, mask: u8 = N, handle: Reg = R, addr: Reg = R, src: [Reg; 4] = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*handle], pairs: reads(src) if *width == Width::B64],
     /// Structured buffer load of element `index` at byte `offset` within it; an index
     /// past the element count or an offset past the stride gives 0. DXBC `ld_structured`.
-    StructLoad "struct_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, index: Reg = R, offset: Reg = R },
+    StructLoad "struct_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, index: Reg = R, offset: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [*handle], pairs: writes if *width == Width::B64],
     /// Structured buffer store; out of bounds is dropped. DXBC `store_structured`.
-    StructStore "struct_store" { width: Width = N, mask: u8 = N, handle: Reg = R, index: Reg = R, offset: Reg = R, src: [Reg; 4] = R },
+    StructStore "struct_store" { width: Width = N, mask: u8 = N, handle: Reg = R, index: Reg = R, offset: Reg = R, src: [Reg; 4] = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*handle], pairs: reads(src) if *width == Width::B64],
     /// Typed load: typed buffer element `coord[0]`, or texel `coord` at mip `mip`
     /// (multisampled: sample `sample`), converted from the view's format to four 32-bit
     /// values (float, or integer by format; missing channels (0, 0, 0, 1)); out of
     /// bounds → 0. DXBC `ld`/`ld_ms`/`ld_uav_typed`, dx.op `BufferLoad`/`TextureLoad`.
-    TypedLoad "typed_load" { dst: [Reg; 4] = W, handle: Reg = R, coord: [Reg; 3] = R, mip: Reg = R, sample: Reg = R, offset: [i8; 3] = N, status: Reg = W },
+    TypedLoad "typed_load" { dst: [Reg; 4] = W, handle: Reg = R, coord: [Reg; 3] = R, mip: Reg = R, sample: Reg = R, offset: [i8; 3] = N, status: Reg = W }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
     /// Typed store of four components, converted to the view's format, at typed buffer
     /// element `coord[0]` or texel `coord` (multisampled: sample `sample`, `_` = 0); out
     /// of bounds dropped. DXBC `store_uav_typed`, dx.op `BufferStore`/`TextureStore`/
     /// `TextureStoreSample`.
-    TypedStore "typed_store" { handle: Reg = R, coord: [Reg; 3] = R, sample: Reg = R, src: [Reg; 4] = R, mask: u8 = N },
+    TypedStore "typed_store" { handle: Reg = R, coord: [Reg; 3] = R, sample: Reg = R, src: [Reg; 4] = R, mask: u8 = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
     /// Atomic on a UAV: raw (`coord[0]` = byte address), structured (`coord[0]` element,
     /// `coord[1]` byte offset) or typed (texel coordinates, R32 formats);
     /// `dst = old value` (or `_`). DXBC `atomic_*`/`imm_atomic_*`, dx.op `AtomicBinOp`.
-    ResAtomic "res_atomic" { op: AtomicOp = N, dst: Reg = W, handle: Reg = R, coord: [Reg; 3] = R, src: Reg = R },
+    ResAtomic "res_atomic" { op: AtomicOp = N, dst: Reg = W, handle: Reg = R, coord: [Reg; 3] = R, src: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
     /// Compare-exchange on a UAV (addressing as [`Inst::ResAtomic`]).
-    ResCmpXchg "res_cmpxchg" { dst: Reg = W, handle: Reg = R, coord: [Reg; 3] = R, cmp: Reg = R, src: Reg = R },
+    ResCmpXchg "res_cmpxchg" { dst: Reg = W, handle: Reg = R, coord: [Reg; 3] = R, cmp: Reg = R, src: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
     /// 64-bit [`Inst::ResAtomic`].
-    ResAtomic64 "res_atomic64" { op: AtomicOp = N, dst: Reg = W64, handle: Reg = R, coord: [Reg; 3] = R, src: Reg = R64 },
+    ResAtomic64 "res_atomic64" { op: AtomicOp = N, dst: Reg = W64, handle: Reg = R, coord: [Reg; 3] = R, src: Reg = R64 }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
     /// 64-bit [`Inst::ResCmpXchg`].
-    ResCmpXchg64 "res_cmpxchg64" { dst: Reg = W64, handle: Reg = R, coord: [Reg; 3] = R, cmp: Reg = R64, src: Reg = R64 },
+    ResCmpXchg64 "res_cmpxchg64" { dst: Reg = W64, handle: Reg = R, coord: [Reg; 3] = R, cmp: Reg = R64, src: Reg = R64 }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
     /// `dst = counter++` (the value before). DXBC `imm_atomic_alloc`, dx.op
     /// `BufferUpdateCounter(+1)`.
-    CounterInc "counter_inc" { dst: Reg = W, handle: Reg = R },
+    CounterInc "counter_inc" { dst: Reg = W, handle: Reg = R }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [*handle], pairs: none],
     /// `dst = --counter` (the value after). DXBC `imm_atomic_consume`.
-    CounterDec "counter_dec" { dst: Reg = W, handle: Reg = R },
+    CounterDec "counter_dec" { dst: Reg = W, handle: Reg = R }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [*handle], pairs: none],
     /// Constant buffer read: `dst[i] = cb[addr + offset + i * size]`, 0 past the end.
     /// DXBC `cb#[…]` operands, dx.op `CBufferLoadLegacy`.
-    CbLoad "cb_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, addr: Reg = R, offset: u32 = N },
+    CbLoad "cb_load" { width: Width = N, mask: u8 = N, dst: [Reg; 4] = W, handle: Reg = R, addr: Reg = R, offset: u32 = N }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [*handle], pairs: writes if *width == Width::B64],
     /// Dimensions: `dst = [width, height, depth or array size, mip count]` of mip `mip`
     /// (buffers: element count — bytes for raw buffers — then stride for structured).
     /// Null handle: zeros. DXBC `resinfo`/`bufinfo`, dx.op `GetDimensions`.
-    Dimensions "dimensions" { dst: [Reg; 4] = W, handle: Reg = R, mip: Reg = R },
+    Dimensions "dimensions" { dst: [Reg; 4] = W, handle: Reg = R, mip: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
     /// `dst = sample count of a multisampled texture` (0 for others). DXBC `sampleinfo`.
-    SampleCount "sample_count" { dst: Reg = W, handle: Reg = R },
+    SampleCount "sample_count" { dst: Reg = W, handle: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
     /// `dst = [x, y] standard position of sample `index`` for the texture's sample count.
     /// DXBC `samplepos`, dx.op `Texture2DMSGetSamplePosition`.
-    SamplePos "sample_pos" { dst: [Reg; 2] = W, handle: Reg = R, index: Reg = R },
+    SamplePos "sample_pos" { dst: [Reg; 2] = W, handle: Reg = R, index: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [*handle], pairs: none],
 
     // ---- sampling -------------------------------------------------------------------------
     /// Filtered sample of a texture through a sampler. DXBC `sample*`, dx.op `Sample*`.
-    Sample "sample" { mode: SampleMode = N, args: Box<SampleArgs> = N },
+    Sample "sample" { mode: SampleMode = N, args: Box<SampleArgs> = N }
+        [effects: no, lanes: quad if mode.implicit_lod(), result: bits, rules: [], handles: [args.texture, args.sampler], pairs: none],
     /// Gather of component `channel` (0..3) of the four texels a bilinear sample would
     /// use. DXBC `gather4*`, dx.op `TextureGather*`.
-    Gather "gather" { mode: SampleMode = N, channel: u8 = N, args: Box<SampleArgs> = N },
+    Gather "gather" { mode: SampleMode = N, channel: u8 = N, args: Box<SampleArgs> = N }
+        [effects: no, lanes: quad if mode.implicit_lod(), result: bits, rules: [], handles: [args.texture, args.sampler], pairs: none],
     /// `dst = [clamped LOD, unclamped LOD]` a sample at `coord` would use. DXBC `lod`,
     /// dx.op `CalculateLOD`.
-    Lod "lod" { dst: [Reg; 2] = W, texture: Reg = R, sampler: Reg = R, coord: [Reg; 3] = R },
+    Lod "lod" { dst: [Reg; 2] = W, texture: Reg = R, sampler: Reg = R, coord: [Reg; 3] = R }
+        [effects: no, lanes: quad, result: bits, rules: [], handles: [*texture, *sampler], pairs: none],
 
     // ---- waves and quads ---------------------------------------------------------------
     /// `dst = op over all active lanes of src` (in lane order). dx.op `WaveActiveOp`/`WaveActiveBit`.
-    WaveReduce "wave_reduce" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R },
+    WaveReduce "wave_reduce" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: wave, result: bits, rules: [f16 if *ty == WaveTy::F16], handles: [], pairs: both(src) if ty.is_wide()],
     /// `dst = op over active lanes below this one` (Sum/Product; identity for the first).
     /// dx.op `WavePrefixOp`.
-    WavePrefix "wave_prefix" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R },
+    WavePrefix "wave_prefix" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: wave, result: bits, rules: [f16 if *ty == WaveTy::F16], handles: [], pairs: both(src) if ty.is_wide()],
     /// `dst = true if src != 0 in any active lane`. dx.op `WaveAnyTrue`.
-    WaveAnyTrue "wave_any" { dst: Reg = W, src: Reg = R },
+    WaveAnyTrue "wave_any" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: wave, result: bool, rules: [], handles: [], pairs: none],
     /// `dst = true if src != 0 in every active lane`. dx.op `WaveAllTrue`.
-    WaveAllTrue "wave_all" { dst: Reg = W, src: Reg = R },
+    WaveAllTrue "wave_all" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: wave, result: bool, rules: [], handles: [], pairs: none],
     /// `dst = true if src (`wide`: src:64) is the same in every active lane`. dx.op `WaveActiveAllEqual`.
-    WaveAllEqual "wave_all_equal" { wide: bool = N, dst: Reg = W, src: Reg = R },
+    WaveAllEqual "wave_all_equal" { wide: bool = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: wave, result: bool, rules: [], handles: [], pairs: reads(src) if *wide],
     /// `dst = 128-bit mask of active lanes where src != 0`. dx.op `WaveActiveBallot`.
-    WaveBallot "wave_ballot" { dst: [Reg; 4] = W, src: Reg = R },
+    WaveBallot "wave_ballot" { dst: [Reg; 4] = W, src: Reg = R }
+        [effects: no, lanes: wave, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = count of active lanes where src != 0`. dx.op `WaveActiveCountBits`.
-    WaveCountBits "wave_countbits" { dst: Reg = W, src: Reg = R },
+    WaveCountBits "wave_countbits" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: wave, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = count of active lanes below this one where src != 0`. dx.op `WavePrefixBitCount`.
-    WavePrefixCountBits "wave_prefix_countbits" { dst: Reg = W, src: Reg = R },
+    WavePrefixCountBits "wave_prefix_countbits" { dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: wave, result: u32, rules: [], handles: [], pairs: none],
     /// `dst = src (src:64 when `wide`) of lane `lane` (of the first lane's `lane` value);
     /// an inactive or out-of-range lane gives 0 (WARP 1.0.14 and later).
     /// dx.op `WaveReadLaneAt`.
-    WaveReadLane "wave_read_lane" { wide: bool = N, dst: Reg = W, src: Reg = R, lane: Reg = R },
+    WaveReadLane "wave_read_lane" { wide: bool = N, dst: Reg = W, src: Reg = R, lane: Reg = R }
+        [effects: no, lanes: wave, result: bits, rules: [wave_read_inactive], handles: [], pairs: both(src) if *wide],
     /// `dst = src of the first active lane`. dx.op `WaveReadLaneFirst`.
-    WaveReadFirst "wave_read_first" { wide: bool = N, dst: Reg = W, src: Reg = R },
+    WaveReadFirst "wave_read_first" { wide: bool = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: wave, result: bits, rules: [], handles: [], pairs: both(src) if *wide],
     /// `dst = true in the first active lane`. dx.op `WaveIsFirstLane`.
-    WaveIsFirstLane "wave_is_first" { dst: Reg = W },
+    WaveIsFirstLane "wave_is_first" { dst: Reg = W }
+        [effects: no, lanes: wave, result: bool, rules: [], handles: [], pairs: none],
     /// `dst = mask of active lanes whose src (src:64 when `wide`) equals this lane's`.
     /// dx.op `WaveMatch`.
-    WaveMatch "wave_match" { wide: bool = N, dst: [Reg; 4] = W, src: Reg = R },
+    WaveMatch "wave_match" { wide: bool = N, dst: [Reg; 4] = W, src: Reg = R }
+        [effects: no, lanes: wave, result: bits, rules: [], handles: [], pairs: reads(src) if *wide],
     /// `dst = op over active lanes below this one that are in this lane's `mask``.
     /// dx.op `WaveMultiPrefixOp`.
-    WaveMultiPrefix "wave_multi_prefix" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R, mask: [Reg; 4] = R },
+    WaveMultiPrefix "wave_multi_prefix" { op: WaveOp = N, ty: WaveTy = N, dst: Reg = W, src: Reg = R, mask: [Reg; 4] = R }
+        [effects: no, lanes: wave, result: bits, rules: [f16 if *ty == WaveTy::F16], handles: [], pairs: both(src) if ty.is_wide()],
     /// `dst = count of lanes below this one in `mask` where src != 0`. dx.op `WaveMultiPrefixBitCount`.
-    WaveMultiPrefixCountBits "wave_multi_prefix_countbits" { dst: Reg = W, src: Reg = R, mask: [Reg; 4] = R },
+    WaveMultiPrefixCountBits "wave_multi_prefix_countbits" { dst: Reg = W, src: Reg = R, mask: [Reg; 4] = R }
+        [effects: no, lanes: wave, result: bits, rules: [], handles: [], pairs: none],
     /// `dst = src of lane `lane & 3` of this lane's quad`. dx.op `QuadReadLaneAt`.
-    QuadReadLane "quad_read_lane" { wide: bool = N, dst: Reg = W, src: Reg = R, lane: Reg = R },
+    QuadReadLane "quad_read_lane" { wide: bool = N, dst: Reg = W, src: Reg = R, lane: Reg = R }
+        [effects: no, lanes: quad, result: bits, rules: [wave_read_inactive], handles: [], pairs: both(src) if *wide],
     /// `dst = src of the quad neighbour in direction `dir``. dx.op `QuadOp`.
-    QuadSwap "quad_swap" { dir: QuadDir = N, wide: bool = N, dst: Reg = W, src: Reg = R },
+    QuadSwap "quad_swap" { dir: QuadDir = N, wide: bool = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: quad, result: bits, rules: [wave_read_inactive], handles: [], pairs: both(src) if *wide],
     /// `dst = true if src != 0 in any (`all` = false) or every (`all`) lane of the quad`.
     /// dx.op `QuadVote`.
-    QuadVote "quad_vote" { all: bool = N, dst: Reg = W, src: Reg = R },
+    QuadVote "quad_vote" { all: bool = N, dst: Reg = W, src: Reg = R }
+        [effects: no, lanes: quad, result: bool, rules: [], handles: [], pairs: none],
 
     // ---- stage inputs and outputs (vertex and pixel stages; see `ir::io`) -----------------
     /// `dst = in[slot]`: input word `slot` of the lane (a signature element's component,
     /// or a system value the pipeline supplies). DXBC `v#` operands, dx.op `LoadInput`
     /// with a constant row, `Coverage`, `InnerCoverage`.
-    Input "input" { dst: Reg = W, slot: u32 = N },
+    Input "input" { dst: Reg = W, slot: u32 = N }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst = index < rows ? in[slot + 4·index] : 0`: an element row chosen at run time.
     /// DXBC `v[r#.x + n]`, dx.op `LoadInput` with a non-constant row.
-    InputIndexed "input_indexed" { dst: Reg = W, slot: u32 = N, index: Reg = R, rows: u32 = N },
+    InputIndexed "input_indexed" { dst: Reg = W, slot: u32 = N, index: Reg = R, rows: u32 = N }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `out[slot] = src`. DXBC `o#`, `oDepth`, `oMask` destinations; dx.op `StoreOutput`.
-    Output "output" { slot: u32 = N, src: Reg = R },
+    Output "output" { slot: u32 = N, src: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `out[slot + 4·index] = src` when `index < rows` (else nothing).
-    OutputIndexed "output_indexed" { slot: u32 = N, index: Reg = R, rows: u32 = N, src: Reg = R },
+    OutputIndexed "output_indexed" { slot: u32 = N, index: Reg = R, rows: u32 = N, src: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// Pixel stage: `dst =` input word `slot + 4·row` (row = `index`, or 0 when `index` is
     /// `_`; a row past the element reads 0) interpolated at `at` instead of where its
     /// declared mode puts it; `arg` holds the sample index (`sample`) or the x and y offsets
     /// (`snapped`). A non-interpolated input gives its value. DXBC `eval_centroid`,
     /// `eval_sample_index`, `eval_snapped`; dx.op `EvalCentroid`, `EvalSampleIndex`,
     /// `EvalSnapped`.
-    Eval "eval" { at: EvalAt = N, dst: Reg = W, slot: u32 = N, index: Reg = R, rows: u32 = N, arg: [Reg; 2] = R },
+    Eval "eval" { at: EvalAt = N, dst: Reg = W, slot: u32 = N, index: Reg = R, rows: u32 = N, arg: [Reg; 2] = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst =` the render target's sample count (1 without MSAA). DXBC `sampleinfo` of the
     /// `rasterizer` operand, dx.op `RenderTargetGetSampleCount`.
-    RasterSampleCount "raster_sample_count" { dst: Reg = W },
+    RasterSampleCount "raster_sample_count" { dst: Reg = W }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst[0], dst[1] =` f32 x and y of sample `index` of the render target's standard
     /// pattern, relative to the pixel centre (0, 0 for an index out of range). DXBC
     /// `samplepos` of the `rasterizer` operand, dx.op `RenderTargetGetSamplePosition`.
-    RasterSamplePos "raster_sample_pos" { dst: [Reg; 2] = W, index: Reg = R },
+    RasterSamplePos "raster_sample_pos" { dst: [Reg; 2] = W, index: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- synchronisation and lane control ------------------------------------------------
     /// Memory barrier; with `group_sync`, every wave of the thread group reaches it before
     /// any passes it. DXBC `sync`, dx.op `Barrier`.
-    Barrier "barrier" { group_sync: bool = N, group_memory: bool = N, device_memory: bool = N },
+    Barrier "barrier" { group_sync: bool = N, group_memory: bool = N, device_memory: bool = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// Ends the lanes where `cond != 0` (pixel `discard`); they write nothing more.
-    Discard "discard" { cond: Reg = R },
+    Discard "discard" { cond: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// Turns the lanes where `cond != 0` into helper lanes: they run on for their quad's
     /// derivatives but write nothing more, and their pixels are discarded (reported as
     /// killed). dx.op `Discard` (D3D's discard demotes; SPIR-V `OpDemoteToHelperInvocation`).
-    Demote "demote" { cond: Reg = R },
+    Demote "demote" { cond: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
     /// `dst = true if this lane is a helper lane`. dx.op `IsHelperLane`.
-    IsHelper "is_helper" { dst: Reg = W },
+    IsHelper "is_helper" { dst: Reg = W }
+        [effects: no, lanes: own, result: bool, rules: [], handles: [], pairs: none],
     /// `dst:64 = a cycle counter` (the lane's count of executed instructions).
-    CycleCounter "cycle_counter" { dst: Reg = W64 },
+    CycleCounter "cycle_counter" { dst: Reg = W64 }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 }

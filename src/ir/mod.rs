@@ -1,7 +1,7 @@
 //! The interpreter IR that both DXBC and DXIL programs are lowered to.
 //!
 //! Owns: the instruction set ([`Inst`], one documented variant per operation, declared
-//! in one table in `inst.rs`), the shader container ([`Shader`]: blocks, registers,
+//! with its properties in one table in `inst.rs`), the shader container ([`Shader`]: blocks, registers,
 //! memories, resource ranges, source map), the control-flow analyses that order blocks
 //! for reconvergence ([`cfg`](mod@cfg)), the text form ([`parse_shader`] and `Display`), the
 //! [`Builder`] the lowerings use, and the [`validate`](fn@validate) check. Knows nothing of DXBC,
@@ -66,6 +66,7 @@ mod operand;
 pub mod opt;
 pub mod parse;
 mod print;
+mod props;
 mod shader;
 pub mod validate;
 
@@ -79,6 +80,7 @@ pub use io::{EvalAt, Interp, IoElement, SysValue};
 pub use operand::Role;
 pub use parse::{ParseError, parse_shader};
 pub use print::WithLocs;
+pub use props::{Lanes, Pairs, ProfileRules, ValueType};
 pub use shader::{
     Block, ComponentType, ConstArray, DenormMode, LocalArray, ResourceClass, ResourceKind,
     ResourceRange, Shader, SourceLoc, SourceVar, Stage, Terminator, VarKey, WaveSizeReq,

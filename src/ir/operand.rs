@@ -200,6 +200,16 @@ macro_rules! word_enum {
             }
         }
 
+        #[cfg(test)]
+        impl $crate::ir::props::Example for $name {
+            fn example(_: &mut u32) -> Self {
+                $name::ALL[0]
+            }
+            fn others() -> Vec<Self> {
+                $name::ALL[1..].to_vec()
+            }
+        }
+
         impl $crate::ir::operand::Operand for $name {
             fn print(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.word())

@@ -75,33 +75,6 @@ pub fn optimize(shader: &mut Shader) -> OptStats {
     stats
 }
 
-/// Whether an instruction does something besides writing its result registers.
-pub fn has_effects(inst: &Inst) -> bool {
-    matches!(
-        inst,
-        Inst::LocalStore { .. }
-            | Inst::SharedStore { .. }
-            | Inst::SharedAtomic { .. }
-            | Inst::SharedCmpXchg { .. }
-            | Inst::SharedAtomic64 { .. }
-            | Inst::SharedCmpXchg64 { .. }
-            | Inst::RawStore { .. }
-            | Inst::StructStore { .. }
-            | Inst::TypedStore { .. }
-            | Inst::ResAtomic { .. }
-            | Inst::ResCmpXchg { .. }
-            | Inst::ResAtomic64 { .. }
-            | Inst::ResCmpXchg64 { .. }
-            | Inst::CounterInc { .. }
-            | Inst::CounterDec { .. }
-            | Inst::Barrier { .. }
-            | Inst::Discard { .. }
-            | Inst::Output { .. }
-            | Inst::OutputIndexed { .. }
-            | Inst::Demote { .. }
-    )
-}
-
 /// Sends edges that enter an empty, jump-only block straight to its target.
 fn thread_jumps(s: &mut Shader) {
     let n = s.blocks.len();
@@ -378,7 +351,7 @@ fn remove_dead_code(s: &mut Shader) {
             }
             for i in (block.start..block.end).rev() {
                 let inst = &s.insts[i as usize];
-                let mut needed = has_effects(inst);
+                let mut needed = inst.effects();
                 let mut writes = false;
                 regs_of(inst, |w, r| {
                     if w {

@@ -100,7 +100,8 @@ use super::state::*;
 use super::vs::{self, VertexJob, VertexOutputs};
 use crate::exec::jit::Engine;
 use crate::exec::{
-    DescriptorTable, ExecError, Limits, Profile, StageProgram, StageRunner, WaveObserver, WriteSink,
+    DescriptorTable, ExecError, Limits, Profile, RunBudget, StageProgram, StageRunner,
+    WaveObserver, WriteSink,
 };
 use crate::ir::{ComponentType, Shader};
 use crate::resources::{Descriptor, Format, Memory, Texture};
@@ -709,21 +710,11 @@ fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
     Ok(())
 }
 
+/// Whether an instruction of `s` reads lanes outside its quad, or the wave's shape (the
+/// instruction table's `lanes` column says `wave`): only then must a pixel wave hold
+/// just the lanes of one wave, instead of a batch of whole quads.
 pub(crate) fn crosses_quads(s: &Shader) -> bool {
-    use crate::ir::Inst;
-    s.insts.iter().any(|i| {
-        crate::exec::crosses_lanes(i)
-            && !matches!(
-                i,
-                Inst::Deriv { .. }
-                    | Inst::Lod { .. }
-                    | Inst::Sample { .. }
-                    | Inst::Gather { .. }
-                    | Inst::QuadReadLane { .. }
-                    | Inst::QuadSwap { .. }
-                    | Inst::QuadVote { .. }
-            )
-    })
+    s.insts.iter().any(|i| i.lanes() == crate::ir::Lanes::Wave)
 }
 
 fn choose_wave(
@@ -766,11 +757,84 @@ fn bytes_of<T>(n: u64) -> u64 {
     n.saturating_mul(std::mem::size_of::<T>() as u64)
 }
 
-/// Runs one draw (see the module doc).
+/// Runs one draw (see the module doc), charging a budget of its own made from
+/// `opts.limits` (see [`draw_charged`]).
 pub fn draw(
     s: &DrawState<'_>,
     args: &DrawArgs,
     opts: &DrawOptions<'_>,
+) -> Result<DrawReport, DrawError> {
+    draw_charged(s, args, opts, &RunBudget::new(&opts.limits))
+}
+
+/// The most primitives `count` stream positions of `topology` assemble (strip cuts only
+/// make fewer): what the up-front size check counts.
+fn most_primitives(topology: PrimitiveTopology, count: u64) -> u64 {
+    use PrimitiveTopology as T;
+    match topology {
+        T::PointList => count,
+        T::LineList => count / 2,
+        T::LineStrip => count.saturating_sub(1),
+        T::TriangleList => count / 3,
+        T::TriangleStrip => count.saturating_sub(2),
+        T::LineListAdj => count / 4,
+        T::LineStripAdj => count.saturating_sub(3),
+        T::TriangleListAdj => count / 6,
+        T::TriangleStripAdj => count.saturating_sub(4) / 2,
+    }
+}
+
+/// The bytes a draw's own storage may take (`Limits::max_memory_bytes`), counted before
+/// each piece is allocated, and allocated fallibly: a draw too large for the limit, or
+/// one the system refuses, is an error naming the piece, not an abort.
+struct DrawMemory {
+    used: u64,
+    limit: u64,
+}
+
+impl DrawMemory {
+    /// Counts `bytes` for `what`, refusing what would pass the limit.
+    fn take(&mut self, what: &str, bytes: u64) -> Result<(), DrawError> {
+        let needed = self.used.saturating_add(bytes);
+        if needed > self.limit {
+            return Err(state_err(
+                DrawField::Args,
+                format!(
+                    "{what}: {}",
+                    ExecError::MemoryBudget {
+                        needed,
+                        limit: self.limit
+                    }
+                ),
+            ));
+        }
+        self.used = needed;
+        Ok(())
+    }
+
+    /// Reserves room for `n` more elements of `v` for `what` (already counted).
+    fn reserve<T>(what: &str, v: &mut Vec<T>, n: usize) -> Result<(), DrawError> {
+        v.try_reserve_exact(n).map_err(|_| {
+            state_err(
+                DrawField::Args,
+                format!(
+                    "{what}: the system refused {} bytes",
+                    bytes_of::<T>(n as u64)
+                ),
+            )
+        })
+    }
+}
+
+/// Runs one draw (see the module doc), charging `budget` — the run's total of
+/// lane-instructions and its time limit (`exec::RunBudget`) — with the vertex and pixel
+/// stages' work as it goes; sizes are checked, and work is measured against the total,
+/// before any of it starts.
+pub fn draw_charged(
+    s: &DrawState<'_>,
+    args: &DrawArgs,
+    opts: &DrawOptions<'_>,
+    budget: &RunBudget,
 ) -> Result<DrawReport, DrawError> {
     let t0 = Instant::now();
     let targets = check_targets(s)?;
@@ -901,29 +965,22 @@ pub fn draw(
         ..DrawReport::default()
     };
 
-    // Memory: every (instance, vertex) keeps its outputs until the tiles are done.
+    // Memory: every (instance, vertex) keeps its outputs until the tiles are done, and
+    // every primitive its setup. All of it is counted before it is allocated.
     let limit = opts.limits.max_memory_bytes;
-    let budget = |what: &str, bytes: u64| -> Result<(), DrawError> {
-        if bytes > limit {
-            Err(DrawError::Exec(ExecError::MemoryBudget {
-                needed: bytes,
-                limit,
-            }))
-            .map_err(|e| match e {
-                DrawError::Exec(x) => DrawError::State {
-                    field: DrawField::Args,
-                    message: format!("{what}: {x}"),
-                },
-                e => e,
-            })
-        } else {
-            Ok(())
-        }
-    };
+    let mut memory = DrawMemory { used: 0, limit };
     let count = u64::from(args.vertex_count);
-    budget(
-        "the draw's vertex stream",
-        bytes_of::<u32>(count).saturating_mul(3),
+    let instances = u64::from(args.instance_count);
+    // The primitives first: their count follows from the arguments alone, so a draw
+    // too large for the limit is refused before anything is allocated or read.
+    let most_prims = most_primitives(s.topology, count).saturating_mul(instances);
+    memory.take(
+        "the draw's primitives (as many as its vertices can assemble)",
+        bytes_of::<Prim>(most_prims),
+    )?;
+    memory.take(
+        "the draw's index stream and its distinct vertices",
+        bytes_of::<u32>(count).saturating_mul(2),
     )?;
 
     // Index stream: stream position → SV_VertexID (the index value, or the position).
@@ -931,23 +988,36 @@ pub fn draw(
         (Some(ib), StripCutValue::Enabled) => Some(ia::cut_value(ib.format)),
         _ => None,
     };
-    let ids: Vec<u32> = match &s.index_buffer {
-        Some(ib) => (0..count)
-            .map(|p| ia::read_index(ib, u64::from(args.start_vertex) + p))
-            .collect(),
-        None => (0..args.vertex_count).collect(),
-    };
+    let mut ids: Vec<u32> = Vec::new();
+    DrawMemory::reserve("the draw's index stream", &mut ids, count as usize)?;
+    match &s.index_buffer {
+        Some(ib) => {
+            ids.extend((0..count).map(|p| ia::read_index(ib, u64::from(args.start_vertex) + p)))
+        }
+        None => ids.extend(0..args.vertex_count),
+    }
     let is_cut = |p: u32| cut.is_some_and(|c| ids.get(p as usize) == Some(&c));
     // Distinct ids, in increasing order (cut values are not vertices).
-    let mut unique: Vec<u32> = ids.iter().copied().filter(|&i| Some(i) != cut).collect();
+    let mut unique: Vec<u32> = Vec::new();
+    DrawMemory::reserve("the draw's distinct vertices", &mut unique, ids.len())?;
+    unique.extend(ids.iter().copied().filter(|&i| Some(i) != cut));
     unique.sort_unstable();
     unique.dedup();
     let slot_of = |id: u32| -> u32 { unique.binary_search(&id).map_or(0, |k| k as u32) };
-    let per_instance_words = (unique.len() as u64).saturating_mul(u64::from(s.vs.output_words));
-    budget(
-        "the vertex outputs",
-        bytes_of::<u32>(per_instance_words.saturating_mul(u64::from(args.instance_count))),
+    // Work: every distinct vertex of every instance runs at least one instruction.
+    budget.check_least(
+        || format!("{} vertices × {instances} instances", unique.len()),
+        (unique.len() as u64).saturating_mul(instances),
     )?;
+    let per_instance_words = (unique.len() as u64).saturating_mul(u64::from(s.vs.output_words));
+    let output_words = per_instance_words.saturating_mul(instances);
+    memory.take("the vertex outputs", bytes_of::<u32>(output_words))?;
+    // An instance with no vertices assembles nothing: none is worth a pass.
+    let shaded_instances = if unique.is_empty() {
+        0
+    } else {
+        args.instance_count
+    };
     let fetch_base = if s.index_buffer.is_some() {
         i64::from(args.base_vertex)
     } else {
@@ -955,6 +1025,11 @@ pub fn draw(
     };
 
     let mut outputs = VertexOutputs::default();
+    DrawMemory::reserve(
+        "the vertex outputs",
+        &mut outputs.words,
+        output_words as usize,
+    )?;
     let mut prims: Vec<Prim> = Vec::new();
     let kind = ia::prim_kind(s.topology);
     let clip_setup = ClipSetup::new(
@@ -985,9 +1060,21 @@ pub fn draw(
             _ => 1.0 / 16_777_215.0,
         },
     };
-    let max_prims = limit / std::mem::size_of::<Prim>() as u64;
+    // Clipping may split a primitive: those past the count above are counted as they
+    // come.
+    let max_prims =
+        most_prims.saturating_add((limit - memory.used) / std::mem::size_of::<Prim>() as u64);
     let mut prim_overflow = false;
-    for instance in 0..args.instance_count {
+    let mut refused = false;
+    for instance in 0..shaded_instances {
+        budget.check().map_err(|spent| {
+            budget.error(
+                spent,
+                u64::from(instance),
+                instances,
+                "instances of the vertex stage",
+            )
+        })?;
         let base = outputs.words.len() / (s.vs.output_words.max(1) as usize);
         let job = VertexJob {
             layout: &layout,
@@ -1018,6 +1105,16 @@ pub fn draw(
             &mut outputs,
             vs_trace.as_ref(),
             opts.memory,
+            &|n| {
+                budget.charge(n).map_err(|spent| {
+                    budget.error(
+                        spent,
+                        u64::from(instance),
+                        instances,
+                        "instances of the vertex stage",
+                    )
+                })
+            },
         )?;
         report.vertices_shaded += unique.len() as u64;
         let vertex =
@@ -1026,6 +1123,11 @@ pub fn draw(
         ia::assemble(s.topology, args.vertex_count, &is_cut, &mut |p| {
             report.primitives += 1;
             let verts = p.v.map(vertex);
+            // A clipped triangle sets up at most 7 (a 9-sided polygon).
+            if prims.try_reserve(8).is_err() {
+                refused = true;
+                return false;
+            }
             let before = prims.len();
             setup_primitive(
                 &setup_state,
@@ -1045,10 +1147,25 @@ pub fn draw(
             }
             true
         });
-        if failed {
+        if failed || refused {
             prim_overflow = true;
             break;
         }
+    }
+    if refused {
+        return Err(state_err(
+            DrawField::Args,
+            format!(
+                "the draw's primitives: the system refused room for more than {}",
+                prims.len()
+            ),
+        ));
+    }
+    if !prim_overflow {
+        memory.take(
+            "the primitives clipping added",
+            bytes_of::<Prim>((prims.len() as u64).saturating_sub(most_prims)),
+        )?;
     }
     if prim_overflow {
         return Err(state_err(
@@ -1057,10 +1174,7 @@ pub fn draw(
         ));
     }
     let t1 = Instant::now();
-    let mut bins = Bins::new(targets.width, targets.height);
-    for (i, p) in prims.iter().enumerate() {
-        bins.add(i as u32, p.bbox);
-    }
+    let bins = bin_primitives(&prims, &targets, &mut memory)?;
     let t2 = Instant::now();
     report.times.setup = (t1 - t0).as_secs_f64();
     report.times.binning = (t2 - t1).as_secs_f64();
@@ -1091,6 +1205,8 @@ pub fn draw(
         dual: dual_source(&s.blend),
         direct: direct_writes(s, &ps_out),
         in_place: [false; 8],
+        budget,
+        tiles: bins.bins.len() as u64,
     };
     let ctx = TileCtx {
         in_place: in_place_targets(&ctx),
@@ -1159,6 +1275,44 @@ pub fn draw(
         }
     }
     Ok(report)
+}
+
+/// Lists every primitive in the tiles it touches, counting the lists against `memory`
+/// and reserving each exactly (fallibly) before any is filled.
+fn bin_primitives(
+    prims: &[Prim],
+    targets: &Targets,
+    memory: &mut DrawMemory,
+) -> Result<Bins, DrawError> {
+    let mut bins = Bins::new(targets.width, targets.height);
+    let t = TILE_SIZE as i32;
+    let tiles = |b: [i32; 4]| {
+        let tx0 = (b[0].max(0) / t) as u32;
+        let ty0 = (b[1].max(0) / t) as u32;
+        let tx1 = (((b[2] - 1).max(0) / t) as u32).min(bins.tiles_x.saturating_sub(1));
+        let ty1 = (((b[3] - 1).max(0) / t) as u32).min(bins.tiles_y.saturating_sub(1));
+        (tx0, ty0, tx1, ty1)
+    };
+    let mut counts = vec![0u64; bins.bins.len()];
+    for p in prims {
+        let (tx0, ty0, tx1, ty1) = tiles(p.bbox);
+        for ty in ty0..=ty1 {
+            for tx in tx0..=tx1 {
+                if let Some(c) = counts.get_mut((ty * bins.tiles_x + tx) as usize) {
+                    *c += 1;
+                }
+            }
+        }
+    }
+    let entries: u64 = counts.iter().sum();
+    memory.take("the tiles' primitive lists", bytes_of::<u32>(entries))?;
+    for (b, &n) in bins.bins.iter_mut().zip(&counts) {
+        DrawMemory::reserve("the tiles' primitive lists", b, n as usize)?;
+    }
+    for (i, p) in prims.iter().enumerate() {
+        bins.add(i as u32, p.bbox);
+    }
+    Ok(bins)
 }
 
 /// Prepares the hook's program: the traced stage's bindings, wave size, profile and limits.
@@ -1331,6 +1485,8 @@ struct TileStats {
     /// Waves timed (one in [`TIMED_WAVES`]).
     timed_waves: u64,
     lane_instructions: u64,
+    /// Lane-instructions not yet charged to the run's budget.
+    uncharged: u64,
     total: f64,
     /// Shading of the timed waves.
     shading: f64,
@@ -1373,6 +1529,10 @@ struct TileCtx<'a> {
     direct: [Option<om::DirectWrite>; 8],
     /// Per target, whether tiles write it in place ([`in_place_targets`]).
     in_place: [bool; 8],
+    /// The run's budget, charged every [`TIMED_WAVES`] waves and after each tile.
+    budget: &'a RunBudget,
+    /// Tiles in the draw (for the budget's message).
+    tiles: u64,
 }
 
 /// One tile's copy of the targets.
@@ -1758,9 +1918,25 @@ impl TileCtx<'_> {
         }
         let om_start = Instant::now();
         self.store(&tb);
-        stats.om += om_start.elapsed().as_secs_f64();
-        stats.total += start.elapsed().as_secs_f64();
-        Ok(())
+        let end = Instant::now();
+        stats.om += (end - om_start).as_secs_f64();
+        stats.total += (end - start).as_secs_f64();
+        self.charge(stats, Some(end), index + 1)
+    }
+
+    /// Charges the tile's uncharged lane-instructions to the run's budget and, with
+    /// `now`, checks the clock; `done` tiles are finished for the message.
+    fn charge(
+        &self,
+        stats: &mut TileStats,
+        now: Option<Instant>,
+        done: u32,
+    ) -> Result<(), ExecError> {
+        let n = std::mem::take(&mut stats.uncharged);
+        self.budget.charge_at(n, now).map_err(|spent| {
+            self.budget
+                .error(spent, u64::from(done), self.tiles, "tiles")
+        })
     }
 
     /// Runs the whole waves of `wave_quads` quads at the front of `queue` (without
@@ -1868,6 +2044,11 @@ impl TileCtx<'_> {
         stats.waves += 1;
         stats.timed_waves += u64::from(timed);
         stats.lane_instructions += run.lane_instructions;
+        stats.uncharged += run.lane_instructions;
+        if timed {
+            // With the clock read the stage profile already made: no extra read.
+            self.charge(stats, t_merge, tile)?;
+        }
         stats.helpers += u64::from(helper.count_ones());
         stats.pixels += (n as u64) - u64::from(helper.count_ones());
         if let Some(o) = self.observer {

@@ -22,12 +22,13 @@ fn out_dir(what: &str) -> PathBuf {
 fn run_text(name: &str, text: &str, threads: usize) -> Result<DrawResult, JobError> {
     let dir = out_dir(&format!("{name}-{threads}"));
     let examples = common::root().join("examples");
-    // Paths in the job are relative to examples/; outputs go to the test folder.
-    let text = text.replace("\"out/", &format!("\"{}/", dir.display()));
-    let job = Job::from_text(&text, &examples.join(format!("{name}.toml")))?;
+    // Paths in the job are relative to examples/; outputs go to the test folder
+    // (`--out-dir`).
+    let job = Job::from_text(text, &examples.join(format!("{name}.toml")))?;
     let opts = RunOptions {
         threads: Some(threads),
         summary: Some(dir.join("summary.json")),
+        out_dir: Some(dir),
         ..RunOptions::default()
     };
     job::run_draw_job(job, &opts)

@@ -805,23 +805,10 @@ pub fn daz(key: Key, insts: &[Inst]) -> bool {
     key.ftz && super::call::daz_supported() && !insts.iter().any(calls_float_rule)
 }
 
-/// Whether `inst` is emitted as a call of one of the interpreter's float rules.
+/// Whether `inst` is emitted as a call of one of the interpreter's float rules
+/// ([`Native::FloatRule`](super::select::Native::FloatRule)).
 fn calls_float_rule(inst: &Inst) -> bool {
-    match inst {
-        Inst::FUnary { op, .. } => !matches!(
-            op,
-            FUnOp::Sqrt
-                | FUnOp::Rcp
-                | FUnOp::RoundNe
-                | FUnOp::Floor
-                | FUnOp::Ceil
-                | FUnOp::Trunc
-                | FUnOp::Frac
-                | FUnOp::Sat
-        ),
-        Inst::FRem { .. } | Inst::F32ToF16Legacy { .. } | Inst::F16ToF32 { .. } => true,
-        _ => false,
-    }
+    super::select::native(inst) == super::select::Native::FloatRule
 }
 
 /// The memory flags of every access to the wave's arrays.
