@@ -4,32 +4,37 @@
 //! `--json` (schema `dxlane-tessellate/1`, docs/tessellation.md).
 //!
 //! Exit status: 0 when the patch was tessellated (a culled patch included), 2 on a bad
-//! command line (printed as `dxlane: message`).
+//! command line, printed as one line `dxlane: ARGUMENT …` naming the argument (clap's
+//! own refusals, of an unknown flag, keep clap's form).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use crate::pipeline::tess::{
-    Domain, OutputPrimitive, Partitioning, TessFactors, Tessellation, TessellatorDesc, tessellate,
+    Domain, OutputPrimitive, Partitioning, TessFactors, Tessellation, TessellatorDesc, counts,
+    tessellate,
 };
 
-/// `dxlane tessellate`'s arguments.
+/// `dxlane tessellate`'s arguments. Every value is checked here rather than by clap, so
+/// that a bad or missing one is refused with one line naming the argument.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TessellateArgs {
-    /// The patch domain (the hull program's `[domain]`).
-    #[arg(long, value_enum)]
-    pub domain: DomainArg,
-    /// The partitioning (`[partitioning]`).
-    #[arg(long, value_enum)]
-    pub partitioning: PartitioningArg,
-    /// The output primitive (`[outputtopology]`).
-    #[arg(long, value_enum)]
-    pub output: OutputArg,
+    /// The patch domain (the hull program's `[domain]`): tri, quad or isoline.
+    #[arg(long, value_name = "tri|quad|isoline")]
+    pub domain: Option<String>,
+    /// The partitioning (`[partitioning]`): integer, pow2, fractional_odd or
+    /// fractional_even.
+    #[arg(long, value_name = "PARTITIONING")]
+    pub partitioning: Option<String>,
+    /// The output primitive (`[outputtopology]`): point, line (isoline only),
+    /// triangle_cw or triangle_ccw (tri and quad only).
+    #[arg(long, value_name = "OUTPUT")]
+    pub output: Option<String>,
     /// Edge factors (`SV_TessFactor`), comma-separated: tri U=0,V=0,W=0; quad
     /// U=0,V=0,U=1,V=1; isoline density,detail. Each a decimal number, `nan`, `inf`,
     /// `-inf`, or `0x` and the f32's bits.
     #[arg(long, value_name = "E0,E1[,E2[,E3]]", allow_hyphen_values = true)]
-    pub edges: String,
+    pub edges: Option<String>,
     /// Inside factors (`SV_InsideTessFactor`): one for tri, two (U,V) for quad, none for
     /// isoline.
     #[arg(long, value_name = "I0[,I1]", allow_hyphen_values = true)]
@@ -39,75 +44,85 @@ pub struct TessellateArgs {
     pub json: bool,
 }
 
-/// `--domain`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DomainArg {
-    /// Triangle patch.
-    Tri,
-    /// Quadrilateral patch.
-    Quad,
-    /// Isolines.
-    Isoline,
+/// A refused command line: one line naming the argument.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct BadArgument(String);
+
+/// The value of a required argument, or the line saying it is missing.
+fn required<'a>(flag: &str, value: &'a Option<String>, what: &str) -> Result<&'a str, BadArgument> {
+    value
+        .as_deref()
+        .ok_or_else(|| BadArgument(format!("{flag} is missing: give {what}")))
 }
 
-/// `--partitioning`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PartitioningArg {
-    /// Integer.
-    Integer,
-    /// Power of two (integer to the hardware).
-    Pow2,
-    /// Fractional odd.
-    #[value(name = "fractional_odd")]
-    FractionalOdd,
-    /// Fractional even.
-    #[value(name = "fractional_even")]
-    FractionalEven,
+/// One of `names`, or the line listing them.
+fn one_of<T: Copy>(flag: &str, value: &str, names: &[(&str, T)]) -> Result<T, BadArgument> {
+    names
+        .iter()
+        .find(|(n, _)| *n == value)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let list: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
+            BadArgument(format!(
+                "{flag} \"{value}\": give one of {}",
+                list.join(", ")
+            ))
+        })
 }
 
-/// `--output`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputArg {
-    /// Points.
-    Point,
-    /// Lines (isoline only).
-    Line,
-    /// Clockwise triangles (tri and quad).
-    #[value(name = "triangle_cw")]
-    TriangleCw,
-    /// Counter-clockwise triangles (tri and quad).
-    #[value(name = "triangle_ccw")]
-    TriangleCcw,
-}
+const DOMAINS: [(&str, Domain); 3] = [
+    ("tri", Domain::Tri),
+    ("quad", Domain::Quad),
+    ("isoline", Domain::Isoline),
+];
+
+const PARTITIONINGS: [(&str, Partitioning); 4] = [
+    ("integer", Partitioning::Integer),
+    ("pow2", Partitioning::Pow2),
+    ("fractional_odd", Partitioning::FractionalOdd),
+    ("fractional_even", Partitioning::FractionalEven),
+];
+
+const OUTPUTS: [(&str, OutputPrimitive); 4] = [
+    ("point", OutputPrimitive::Point),
+    ("line", OutputPrimitive::Line),
+    ("triangle_cw", OutputPrimitive::TriangleCw),
+    ("triangle_ccw", OutputPrimitive::TriangleCcw),
+];
 
 impl TessellateArgs {
-    fn desc(&self) -> TessellatorDesc {
-        TessellatorDesc {
-            domain: match self.domain {
-                DomainArg::Tri => Domain::Tri,
-                DomainArg::Quad => Domain::Quad,
-                DomainArg::Isoline => Domain::Isoline,
-            },
-            partitioning: match self.partitioning {
-                PartitioningArg::Integer => Partitioning::Integer,
-                PartitioningArg::Pow2 => Partitioning::Pow2,
-                PartitioningArg::FractionalOdd => Partitioning::FractionalOdd,
-                PartitioningArg::FractionalEven => Partitioning::FractionalEven,
-            },
-            output_primitive: match self.output {
-                OutputArg::Point => OutputPrimitive::Point,
-                OutputArg::Line => OutputPrimitive::Line,
-                OutputArg::TriangleCw => OutputPrimitive::TriangleCw,
-                OutputArg::TriangleCcw => OutputPrimitive::TriangleCcw,
-            },
-        }
+    fn desc(&self) -> Result<TessellatorDesc, BadArgument> {
+        let domain = required("--domain", &self.domain, "tri, quad or isoline")?;
+        let partitioning = required(
+            "--partitioning",
+            &self.partitioning,
+            "integer, pow2, fractional_odd or fractional_even",
+        )?;
+        let output = required(
+            "--output",
+            &self.output,
+            "point, line, triangle_cw or triangle_ccw",
+        )?;
+        let desc = TessellatorDesc {
+            domain: one_of("--domain", domain, &DOMAINS)?,
+            partitioning: one_of("--partitioning", partitioning, &PARTITIONINGS)?,
+            output_primitive: one_of("--output", output, &OUTPUTS)?,
+        };
+        // The pairs D3D allows (the library's own check, worded for the command line).
+        counts(&desc, &TessFactors::quad([1.0; 4], [1.0; 2]))
+            .map_err(|e| BadArgument(format!("--output {output}: {e}")))?;
+        Ok(desc)
     }
 }
 
 /// Runs `dxlane tessellate`.
 pub fn run(args: &TessellateArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let desc = args.desc();
-    let edges = parse_list("--edges", &args.edges)?;
+    let desc = args.desc()?;
+    let edges = parse_list(
+        "--edges",
+        required("--edges", &args.edges, "E0,E1[,E2[,E3]]")?,
+    )?;
     let inside = match &args.inside {
         Some(s) => parse_list("--inside", s)?,
         None => Vec::new(),
@@ -131,22 +146,31 @@ pub fn run(args: &TessellateArgs) -> Result<ExitCode, Box<dyn std::error::Error>
 
 /// One factor from the command line: a decimal number (Rust's `f32` syntax, which
 /// includes `nan`, `inf` and `-inf`) or `0x` and the bits.
-fn parse_factor(flag: &str, s: &str) -> Result<f32, String> {
+fn parse_factor(flag: &str, item: usize, s: &str) -> Result<f32, BadArgument> {
     let t = s.trim();
     let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16).ok().map(f32::from_bits),
         None => t.parse::<f32>().ok(),
     };
-    parsed.ok_or_else(|| format!("{flag} \"{t}\": give decimal numbers, nan, inf, -inf or 0xBITS"))
+    parsed.ok_or_else(|| {
+        BadArgument(format!(
+            "{flag} factor {item} \"{t}\": give a decimal number, nan, inf, -inf or 0x and the f32's bits"
+        ))
+    })
 }
 
-fn parse_list(flag: &str, s: &str) -> Result<Vec<f32>, String> {
-    s.split(',').map(|x| parse_factor(flag, x)).collect()
+fn parse_list(flag: &str, s: &str) -> Result<Vec<f32>, BadArgument> {
+    s.split(',')
+        .enumerate()
+        .map(|(i, x)| parse_factor(flag, i + 1, x))
+        .collect()
 }
 
-fn factors(domain: Domain, edges: &[f32], inside: &[f32]) -> Result<TessFactors, String> {
+fn factors(domain: Domain, edges: &[f32], inside: &[f32]) -> Result<TessFactors, BadArgument> {
     let want = |what: &str, n: usize, got: usize, names: &str| {
-        format!("the {domain} domain takes {n} {what} ({names}), not {got}")
+        BadArgument(format!(
+            "{what}: the {domain} domain takes {n} ({names}), not {got}"
+        ))
     };
     match (domain, edges, inside) {
         (Domain::Tri, &[a, b, c], &[i]) => Ok(TessFactors::tri([a, b, c], i)),
