@@ -20,6 +20,14 @@
 //! domain `w = 1 − u − v` is implied, as in the reference; [`tri_w`] computes it, exactly)
 //! and one index list whose [`Topology`] follows from the output primitive.
 //!
+//! For the hull and domain stages: the patch-constant phase's outputs become
+//! [`TessFactors`]; [`counts`] gives a patch's sizes without generating it (to size a
+//! draw's output or refuse it early); [`tessellate_within`] charges a draw-wide
+//! [`TessBudget`] before generating, so amplification ends in [`TessError::Budget`];
+//! each domain point is one domain-program invocation (`SV_DomainLocation` = `(u, v)`,
+//! or `(u, v, w)` for tri), and the index list, expanded in order, is the primitives
+//! the stage emits.
+//!
 //! # What is not here: inside-factor reduction
 //!
 //! The reference's `CHWTessellator` — the part the specification says hardware
@@ -42,7 +50,9 @@
 //! # Rules (each with its test)
 //!
 //! - **Culling** (§11.7.12, §11.7.11.2): a patch with any edge factor ≤ 0 or NaN
-//!   (isoline: either factor) produces nothing.
+//!   (isoline: either factor) produces nothing. A positive denormal is not ≤ 0: as in
+//!   the reference, whose test is `!(factor > 0)`, it is kept and clamped to the lower
+//!   bound (§3.1.3.2 lets hardware flush it first, or not).
 //! - **Edge clamping** (§11.7.11.2): integer and pow2 to [1, 64], fractional_odd to
 //!   [1, 63], fractional_even to [2, 64]; the isoline's line density always to [1, 64].
 //!   The clamp is D3D's min/max (denormals flushed, NaN loses), so NaN, negative,
@@ -342,6 +352,90 @@ pub enum TessError {
         /// The refused output primitive.
         output: OutputPrimitive,
     },
+    /// Generating the patch would pass the [`TessBudget`]; nothing of it was generated.
+    #[error(
+        "tessellation budget exhausted: the patch needs {needed_points} points and \
+         {needed_indices} indices, and {used_points} of {max_points} points and {used_indices} of \
+         {max_indices} indices are used"
+    )]
+    Budget {
+        /// The patch's points.
+        needed_points: u64,
+        /// The patch's indices.
+        needed_indices: u64,
+        /// Points charged before this patch.
+        used_points: u64,
+        /// Indices charged before this patch.
+        used_indices: u64,
+        /// The budget's points.
+        max_points: u64,
+        /// The budget's indices.
+        max_indices: u64,
+    },
+}
+
+/// How much tessellator output a caller allows — a draw's patches together — charged
+/// patch by patch with each patch's exact [`counts`] before anything of it is generated,
+/// so that amplification (factor 64 turns one patch into 4225 points and 24,576 indices)
+/// ends in [`TessError::Budget`] rather than in exhausted memory. The hull and domain
+/// stages make one per draw from their limits and pass it to [`tessellate_within`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TessBudget {
+    max_points: u64,
+    max_indices: u64,
+    used_points: u64,
+    used_indices: u64,
+}
+
+impl TessBudget {
+    /// A budget of `max_points` domain points and `max_indices` indices in all.
+    pub fn new(max_points: u64, max_indices: u64) -> TessBudget {
+        TessBudget {
+            max_points,
+            max_indices,
+            used_points: 0,
+            used_indices: 0,
+        }
+    }
+
+    /// No limit beyond each patch's own bound ([`MAX_POINTS`], [`MAX_INDICES`]).
+    pub fn unlimited() -> TessBudget {
+        TessBudget::new(u64::MAX, u64::MAX)
+    }
+
+    /// Charges one patch's sizes, or refuses them (charging nothing) when they would pass
+    /// either limit.
+    ///
+    /// # Errors
+    ///
+    /// [`TessError::Budget`], naming what was needed, used and allowed.
+    pub fn charge(&mut self, c: Counts) -> Result<(), TessError> {
+        let points = u64::try_from(c.points).unwrap_or(u64::MAX);
+        let indices = u64::try_from(c.indices).unwrap_or(u64::MAX);
+        let new_points = self.used_points.saturating_add(points);
+        let new_indices = self.used_indices.saturating_add(indices);
+        if new_points > self.max_points || new_indices > self.max_indices {
+            return Err(TessError::Budget {
+                needed_points: points,
+                needed_indices: indices,
+                used_points: self.used_points,
+                used_indices: self.used_indices,
+                max_points: self.max_points,
+                max_indices: self.max_indices,
+            });
+        }
+        self.used_points = new_points;
+        self.used_indices = new_indices;
+        Ok(())
+    }
+
+    /// What has been charged so far.
+    pub fn used(&self) -> Counts {
+        Counts {
+            points: usize::try_from(self.used_points).unwrap_or(usize::MAX),
+            indices: usize::try_from(self.used_indices).unwrap_or(usize::MAX),
+        }
+    }
 }
 
 impl fmt::Display for Domain {
@@ -434,9 +528,25 @@ pub fn tessellate(
     desc: &TessellatorDesc,
     factors: &TessFactors,
 ) -> Result<Tessellation, TessError> {
+    tessellate_within(desc, factors, &mut TessBudget::unlimited())
+}
+
+/// Tessellates one patch after charging its exact sizes to `budget`: the form a
+/// pipeline uses, so that a draw's amplification is refused before it is allocated.
+///
+/// # Errors
+///
+/// As [`tessellate`], and [`TessError::Budget`] (nothing generated, nothing charged)
+/// when the patch would pass the budget.
+pub fn tessellate_within(
+    desc: &TessellatorDesc,
+    factors: &TessFactors,
+    budget: &mut TessBudget,
+) -> Result<Tessellation, TessError> {
     let topology = topology(desc)?;
     let plan = plan(desc.domain, desc.partitioning, factors);
     let counts = plan.counts(desc.output_primitive);
+    budget.charge(counts)?;
     let mut out = Emitter {
         points: Vec::with_capacity(counts.points.min(MAX_POINTS)),
         indices: Vec::with_capacity(counts.indices.min(MAX_INDICES)),

@@ -450,7 +450,10 @@ fn edges_at_or_below_zero_or_nan_cull_the_patch() {
             assert_eq!(t.outcome, Outcome::Culled, "isoline {f:?}");
         }
     }
-    // A denormal edge is > 0: not culled, clamped up.
+    // A positive denormal edge is > 0: not culled, clamped up. §11.7.12 culls only ≤ 0 and
+    // NaN, the reference's test `!(factor > 0)` reads the denormal as positive, and
+    // §3.1.3.2 leaves flushing a denormal handed to fixed-function hardware open
+    // (lavapipe flushes, and culls: docs/tessellation.md).
     let t = run(
         Domain::Tri,
         Partitioning::Integer,
@@ -794,6 +797,56 @@ fn factor_64_reaches_the_documented_bound_exactly() {
     assert_eq!(t.indices.len(), MAX_INDICES);
     let c = counts(&d, &TessFactors::quad([1e9; 4], [f32::INFINITY; 2])).unwrap();
     assert_eq!((c.points, c.indices), (MAX_POINTS, MAX_INDICES));
+}
+
+#[test]
+fn a_million_patches_at_factor_64_hit_the_budget() {
+    // Issue 33's bad input: a factor of 64 on a million patches must end in the budget,
+    // not in exhausted memory. Each patch is charged its exact sizes before it is
+    // generated; the one that would pass is refused whole and nothing of it is charged.
+    let d = desc(
+        Domain::Quad,
+        Partitioning::FractionalEven,
+        OutputPrimitive::TriangleCcw,
+    );
+    let f = TessFactors::quad([64.0; 4], [64.0; 2]);
+    let max_points = 10_000_000;
+    let mut budget = TessBudget::new(max_points, u64::MAX);
+    let mut generated = 0u64;
+    let err = (0..1_000_000)
+        .find_map(|_| match tessellate_within(&d, &f, &mut budget) {
+            Ok(t) => {
+                generated += t.points.len() as u64;
+                None
+            }
+            Err(e) => Some(e),
+        })
+        .expect("the budget ends the draw");
+    let per_patch = MAX_POINTS as u64;
+    let fit = max_points / per_patch;
+    assert_eq!(generated, fit * per_patch);
+    assert_eq!(
+        err,
+        TessError::Budget {
+            needed_points: per_patch,
+            needed_indices: MAX_INDICES as u64,
+            used_points: fit * per_patch,
+            used_indices: fit * MAX_INDICES as u64,
+            max_points,
+            max_indices: u64::MAX,
+        }
+    );
+    assert!(err.to_string().contains("budget exhausted"), "{err}");
+    assert_eq!(budget.used().points as u64, fit * per_patch);
+    // Indices are limited the same way, and a culled patch costs nothing.
+    let mut budget = TessBudget::new(u64::MAX, 24_576);
+    assert!(tessellate_within(&d, &f, &mut budget).is_ok());
+    assert!(matches!(
+        tessellate_within(&d, &f, &mut budget),
+        Err(TessError::Budget { .. })
+    ));
+    let culled = TessFactors::quad([0.0; 4], [64.0; 2]);
+    assert!(tessellate_within(&d, &culled, &mut budget).is_ok());
 }
 
 // ----- properties ----------------------------------------------------------------------
