@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use crate::pipeline::tess::{
     Domain, OutputPrimitive, Partitioning, TessFactors, Tessellation, TessellatorDesc, counts,
-    tessellate,
+    culls, tessellate,
 };
 
 /// `dxlane tessellate`'s arguments. Every value is checked here rather than by clap, so
@@ -206,7 +206,7 @@ impl Patch<'_> {
         names
             .iter()
             .zip(self.edges)
-            .find(|(_, x)| !(**x > 0.0))
+            .find(|(_, x)| culls(**x))
             .map(|(n, _)| *n)
     }
 

@@ -876,9 +876,10 @@ fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
-/// Whether a patch with this edge factor is culled (§11.7.12): ≤ 0 or NaN.
-fn culls(x: f32) -> bool {
-    !(x > 0.0)
+/// Whether an edge factor culls its patch (D3D11.3 §11.7.12): ≤ 0 or NaN. A positive
+/// denormal does not (see the module doc's rules).
+pub fn culls(edge_factor: f32) -> bool {
+    edge_factor.is_nan() || edge_factor <= 0.0
 }
 
 fn rounded(p: Partitioning, x: f32) -> f32 {

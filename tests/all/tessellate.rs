@@ -108,12 +108,15 @@ const PARTITIONINGS: [(Partitioning, &str); 4] = [
 ];
 
 /// Every domain with the output primitives D3D11.3 §11.7.15 allows it.
-fn domains() -> Vec<(
+/// A domain, its name, its output primitives with their names, and its cases.
+type DomainGrid = (
     Domain,
     &'static str,
     Vec<(OutputPrimitive, &'static str)>,
     Vec<Case>,
-)> {
+);
+
+fn domains() -> Vec<DomainGrid> {
     let point = (OutputPrimitive::Point, "point");
     let tris = [
         point,
