@@ -35,6 +35,7 @@ mod lower_dxil_stage;
 mod opt;
 mod path_safety;
 mod sampling_lavapipe;
+mod tessellate;
 mod twins;
 mod untrusted;
 mod vkd3d;
