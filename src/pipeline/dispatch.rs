@@ -283,7 +283,10 @@ pub fn dispatch_with(
         )));
     }
     let tg = shader.thread_group;
-    let per_group = u64::from(tg[0]) * u64::from(tg[1]) * u64::from(tg[2]);
+    // The program's numbers: three of 2^32 − 1 overflow a u64 product.
+    let per_group = u64::from(tg[0])
+        .saturating_mul(u64::from(tg[1]))
+        .saturating_mul(u64::from(tg[2]));
     if per_group == 0 || per_group > u64::from(MAX_THREADS_PER_GROUP) {
         return Err(ExecError::Dispatch(format!(
             "a thread group of {}×{}×{} threads; D3D allows 1 to {MAX_THREADS_PER_GROUP}",

@@ -20,6 +20,7 @@ pub mod ps;
 pub mod raster;
 pub mod setup;
 pub mod state;
+pub mod tess;
 pub mod vs;
 
 pub use dispatch::{

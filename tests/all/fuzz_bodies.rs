@@ -1,8 +1,8 @@
-//! The job-file and capture-manifest fuzz targets' bodies (`fuzz/bodies.rs`) run on
-//! mutated seeds — a compute job, a draw job, a capture manifest — for a bounded number
-//! of cases (`PROPTEST_CASES`, 48 by default for each), so every `cargo test` and CI fuzz
-//! them briefly without a nightly toolchain; `cargo fuzz run job_file` and
-//! `capture_manifest` fuzz them for as long as one likes (`fuzz/README.md`). A case
+//! The fuzz targets' bodies (`fuzz/bodies.rs`) run on mutated seeds — a compute job, a
+//! draw job, a capture manifest, compute programs in the IR's text form — and on random
+//! draw states, for a bounded number of cases (`PROPTEST_CASES`, 48 by default for
+//! each), so every `cargo test` and CI fuzz them briefly without a nightly toolchain;
+//! `cargo fuzz run <target>` fuzzes them for as long as one likes (`fuzz/README.md`). A case
 //! passes when the body returns: the budgets and the gates turn every hostile job into an
 //! error or a bounded run.
 
@@ -231,6 +231,25 @@ proptest! {
         nothing_escaped(d);
     }
 
+    /// Mutated programs in the IR's text form: refused by the parser or the validator,
+    /// or run by the interpreter to an error or the end.
+    #[test]
+    fn mutated_programs_are_refused_or_interpreted(
+        seed in 0..bodies::INTERPRETER_SEEDS.len(),
+        knobs in any::<u8>(),
+        ms in proptest::collection::vec(mutation(), 1..6),
+    ) {
+        let mut data = vec![knobs];
+        data.extend(apply(bodies::INTERPRETER_SEEDS[seed], &ms));
+        bodies::interpreter(&data);
+    }
+
+    /// Random draw states given straight to the pipeline: refused or drawn.
+    #[test]
+    fn random_draw_states_are_refused_or_drawn(data in proptest::collection::vec(any::<u8>(), 0..400)) {
+        bodies::draw_state(&data);
+    }
+
     /// Mutated capture manifests: refused naming the entry or byte, or compared.
     #[test]
     fn mutated_manifests_are_refused_or_compared(ms in proptest::collection::vec(mutation(), 1..6)) {
@@ -264,4 +283,40 @@ fn the_seeds_run() {
     )
     .unwrap();
     assert_eq!(report.exit_code(), 0);
+}
+
+/// The interpreter's seeds parse, validate and run to the end with the body's bindings,
+/// so the mutations start from programs that reach the interpreter.
+#[test]
+fn the_interpreter_seeds_run() {
+    use dxlane::ir::{parse_shader, validate};
+    for (i, text) in bodies::INTERPRETER_SEEDS.iter().enumerate() {
+        let shader = parse_shader(text).unwrap_or_else(|e| panic!("seed {i}: {e}"));
+        validate(&shader).unwrap_or_else(|e| panic!("seed {i}: {e}"));
+        assert_eq!(shader.stage, dxlane::ir::Stage::Compute, "seed {i}");
+        let mut data = vec![0u8];
+        data.extend_from_slice(text.as_bytes());
+        bodies::interpreter(&data);
+    }
+}
+
+/// Random draw states reach the rasterizer, not only the state checks: of 300 seeded
+/// byte strings, at least a fifth draw without an error (the rest are refused, as the
+/// bytes ask for a mismatched depth view, an empty buffer or a zero instance count).
+#[test]
+fn random_draw_states_mostly_draw() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut drew = 0;
+    for _ in 0..300 {
+        let data: Vec<u8> = (0..400)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        drew += usize::from(bodies::draw_state(&data));
+    }
+    assert!(drew >= 60, "only {drew} of 300 random draw states drew");
 }

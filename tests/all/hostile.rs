@@ -758,3 +758,100 @@ fn debugger_counts_stop_at_the_end_of_the_lane() {
         "{out}"
     );
 }
+
+/// Found by the interpreter fuzz target: a program may declare a descriptor array of a
+/// billion elements (legal IR and SM 5.1 text). A job refuses it by name before marking
+/// each element bound or unbound; `pipeline::dispatch` given a few descriptors runs it,
+/// the missing elements null (reads 0, writes dropped), without storing a billion
+/// descriptors.
+#[test]
+fn huge_declared_arrays_are_refused_or_left_null() {
+    use dxlane::ir::parse_shader;
+    use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+    use dxlane::resources::{BufferKind, BufferView, Descriptor, Memory};
+
+    let dir = workdir("huge_array");
+    let text = std::fs::read_to_string(dir.join("double.ir"))
+        .unwrap()
+        .replace(
+            "uav space 0 lower 0 count 1 ",
+            "uav space 0 lower 0 count 1000000000 ",
+        );
+    assert!(text.contains("count 1000000000"));
+    std::fs::write(dir.join("double.ir"), &text).unwrap();
+    let path = job(
+        &dir,
+        "[1, 1, 1]",
+        "data = { u32 = [1, 2, 3, 4] }",
+        "output = \"out/u0.bin\"",
+        "",
+    );
+    let e = error(&path, &RunOptions::default());
+    assert!(
+        e.contains("u0") && e.contains("1000000000 elements") && e.contains("at most 1048576"),
+        "{e}"
+    );
+
+    let shader = parse_shader(&text).unwrap();
+    let buffer = |words: &[u32]| Descriptor::Buffer {
+        view: BufferView::whole(
+            Memory::from_bytes(
+                &words
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap(),
+            BufferKind::Structured { stride: 4 },
+        ),
+        counter: None,
+    };
+    let out = buffer(&[0; 4]);
+    let Descriptor::Buffer { view, .. } = &out else {
+        unreachable!()
+    };
+    let memory = view.memory.clone();
+    let bindings = Bindings {
+        ranges: vec![vec![buffer(&[1, 2, 3, 4])], vec![out.clone()]],
+        ..Bindings::default()
+    };
+    dispatch(
+        &shader,
+        &bindings,
+        [1, 1, 1],
+        &DispatchOptions::default(),
+        None,
+    )
+    .unwrap();
+    let words: Vec<u32> = memory
+        .to_bytes()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(words, [3, 5, 7, 9]);
+}
+
+/// Found by the interpreter fuzz target: a thread group of (2^32 − 1)³ threads overflowed
+/// the product that checks it against D3D's 1,024; it is an error naming the size.
+#[test]
+fn an_absurd_thread_group_is_an_error() {
+    use dxlane::ir::parse_shader;
+    use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+    let shader = parse_shader(
+        "shader compute\ngroup [4294967295 4294967295 4294967295]\nregs 1\nblock0:\n    return\n",
+    )
+    .unwrap();
+    let e = dispatch(
+        &shader,
+        &Bindings::default(),
+        [1, 1, 1],
+        &DispatchOptions::default(),
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("4294967295×4294967295×4294967295") && e.contains("1 to 1024"),
+        "{e}"
+    );
+}

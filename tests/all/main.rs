@@ -3,6 +3,7 @@
 //! `DXLANE_BLESS=1 cargo test` rewrites the snapshots under `tests/snapshots/`; review
 //! the diff before committing it.
 
+mod architecture;
 mod capture;
 mod common;
 mod container;
@@ -34,6 +35,7 @@ mod lower_dxil_stage;
 mod opt;
 mod path_safety;
 mod sampling_lavapipe;
+mod tessellate;
 mod twins;
 mod untrusted;
 mod vkd3d;

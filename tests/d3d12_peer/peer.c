@@ -44,6 +44,7 @@ typedef PFN_vkVoidFunction (*PFN_vkGetInstanceProcAddr)(VkInstance, const char *
 #define MAX_BINDINGS 64
 #define MAX_TABLES 8
 #define MAX_INPUTS 32
+#define MAX_SO_ENTRIES 64
 #define MAX_READBACKS 1024
 #define MAX_UPLOADS 1024
 #define MAX_SUBRESOURCES 4096
@@ -506,6 +507,7 @@ struct bindings
     struct table tables[MAX_TABLES];
     ID3D12RootSignature *root_signature;
     int compute;
+    int stream_output; /* D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT */
 };
 
 struct pipeline
@@ -642,7 +644,7 @@ static struct use uses[4 * MAX_BINDINGS + 64];
 static unsigned int use_count;
 
 #define WRITE_STATES (D3D12_RESOURCE_STATE_RENDER_TARGET | D3D12_RESOURCE_STATE_UNORDERED_ACCESS \
-        | D3D12_RESOURCE_STATE_DEPTH_WRITE)
+        | D3D12_RESOURCE_STATE_DEPTH_WRITE | D3D12_RESOURCE_STATE_STREAM_OUT)
 
 static void add_use(struct resource *r, D3D12_RESOURCE_STATES s, const char *how)
 {
@@ -1059,6 +1061,9 @@ static D3D12_GRAPHICS_PIPELINE_STATE_DESC gdesc;
 static D3D12_COMPUTE_PIPELINE_STATE_DESC cdesc;
 static D3D12_INPUT_ELEMENT_DESC inputs[MAX_INPUTS];
 static char input_names[MAX_INPUTS][MAX_NAME];
+static D3D12_SO_DECLARATION_ENTRY so_entries[MAX_SO_ENTRIES];
+static char so_names[MAX_SO_ENTRIES][MAX_NAME];
+static UINT so_strides[D3D12_SO_BUFFER_SLOT_COUNT];
 static int open_line;
 
 static void parse_register(const char *s, char letter, unsigned int *reg)
@@ -1365,6 +1370,8 @@ static void finish_bindings(struct bindings *bs)
     rs.NumParameters = np;
     rs.pParameters = params;
     rs.Flags = bs->compute ? D3D12_ROOT_SIGNATURE_FLAG_NONE : D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT;
+    if (bs->stream_output)
+        rs.Flags |= D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT;
     hr = D3D12SerializeRootSignature(&rs, D3D_ROOT_SIGNATURE_VERSION_1_0, &blob, &err);
     if (FAILED(hr))
         fail("root signature `%s`: D3D12SerializeRootSignature failed (HRESULT %#x)%s%s", bs->name,
@@ -1451,6 +1458,8 @@ static void open_pipeline_block(struct line *l)
     gdesc.SampleDesc.Count = 1;
     gdesc.PrimitiveTopologyType = D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE;
     gdesc.InputLayout.pInputElementDescs = inputs;
+    gdesc.StreamOutput.pSODeclaration = so_entries;
+    gdesc.StreamOutput.pBufferStrides = so_strides;
 }
 
 static void pipeline_line(struct line *l)
@@ -1501,6 +1510,48 @@ static void pipeline_line(struct line *l)
         e->InputSlotClass = e->InstanceDataStepRate ? D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA
                 : D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA;
         gdesc.InputLayout.NumElements = n + 1;
+    }
+    else if (!strcmp(k, "so_entry"))
+    {
+        /* so_entry SEMANTIC INDEX [stream=S] [start=C] [count=N] [slot=K]; SEMANTIC `-` is a gap of
+         * `count` components. */
+        D3D12_SO_DECLARATION_ENTRY *e;
+        unsigned int n = gdesc.StreamOutput.NumEntries;
+        need_args(l, 3, "SEMANTIC|- INDEX [stream=S] [start=C] [count=N] [slot=K]");
+        if (n == MAX_SO_ENTRIES)
+            fail("more than %d stream-output entries", MAX_SO_ENTRIES);
+        e = &so_entries[n];
+        memset(e, 0, sizeof(*e));
+        if (strcmp(l->argv[1], "-"))
+        {
+            check_name(l->argv[1], "semantic");
+            strcpy(so_names[n], l->argv[1]);
+            e->SemanticName = so_names[n];
+        }
+        e->SemanticIndex = parse_u32(l->argv[2], "semantic index");
+        e->Stream = opt_u32(l, "stream", 0);
+        e->StartComponent = (BYTE)opt_u32(l, "start", 0);
+        e->ComponentCount = (BYTE)opt_u32(l, "count", 4);
+        e->OutputSlot = (BYTE)opt_u32(l, "slot", 0);
+        if (e->Stream > 3 || e->StartComponent > 3 || !e->ComponentCount || e->StartComponent + e->ComponentCount > 4
+                || e->OutputSlot >= D3D12_SO_BUFFER_SLOT_COUNT)
+            fail("`so_entry`: streams 0 to 3, components start+count within 4, slots 0 to 3");
+        gdesc.StreamOutput.NumEntries = n + 1;
+    }
+    else if (!strcmp(k, "so_strides"))
+    {
+        int i;
+        if (l->argc < 2 || l->argc > 1 + D3D12_SO_BUFFER_SLOT_COUNT)
+            fail("`so_strides` takes 1 to %d strides in bytes", D3D12_SO_BUFFER_SLOT_COUNT);
+        for (i = 1; i < l->argc; ++i)
+            so_strides[i - 1] = parse_u32(l->argv[i], "stride");
+        gdesc.StreamOutput.NumStrides = l->argc - 1;
+    }
+    else if (!strcmp(k, "rasterized_stream"))
+    {
+        need_args(l, 2, "N|none");
+        gdesc.StreamOutput.RasterizedStream = !strcmp(l->argv[1], "none") ? D3D12_SO_NO_RASTERIZED_STREAM
+                : parse_u32(l->argv[1], "rasterized stream");
     }
     else if (!strcmp(k, "topology_type"))
     {
@@ -1660,6 +1711,7 @@ static struct pipeline *current_pipeline;
 static struct view *current_rtvs[8], *current_dsv;
 static unsigned int current_rtv_count;
 static struct resource *current_vbs[32], *current_ib;
+static struct resource *current_so[D3D12_SO_BUFFER_SLOT_COUNT], *current_so_counters[D3D12_SO_BUFFER_SLOT_COUNT];
 static int uav_written;
 
 /* Writes the current pipeline's descriptors into fresh slots of the shader-visible heaps
@@ -1782,6 +1834,12 @@ static void before_draw(void)
             add_use(current_rtvs[i]->res, D3D12_RESOURCE_STATE_RENDER_TARGET, "a render target");
     if (current_dsv)
         add_use(current_dsv->res, current_dsv->state, "a depth-stencil target");
+    for (i = 0; i < D3D12_SO_BUFFER_SLOT_COUNT; ++i)
+        if (current_so[i])
+        {
+            add_use(current_so[i], D3D12_RESOURCE_STATE_STREAM_OUT, "a stream-output buffer");
+            add_use(current_so_counters[i], D3D12_RESOURCE_STATE_STREAM_OUT, "a stream-output counter");
+        }
     uav_barrier();
     apply_uses();
     if (pipeline_writes_uavs(current_pipeline))
@@ -1842,8 +1900,21 @@ static void command(struct line *l)
     }
     else if (!strcmp(k, "set_topology"))
     {
+        const char *n;
+        D3D12_PRIMITIVE_TOPOLOGY t;
         need_args(l, 2, "TOPOLOGY");
-        ID3D12GraphicsCommandList_IASetPrimitiveTopology(list, lookup(topologies, l->argv[1], "topology"));
+        n = l->argv[1];
+        if (!strncmp(n, "patch_list_", 11))
+        {
+            /* patch_list_N: N control points per patch, 1 to 32. */
+            unsigned int cp = parse_u32(n + 11, "control points");
+            if (cp < 1 || cp > 32)
+                fail("`%s`: a patch has 1 to 32 control points", n);
+            t = D3D_PRIMITIVE_TOPOLOGY_1_CONTROL_POINT_PATCHLIST + cp - 1;
+        }
+        else
+            t = lookup(topologies, n, "topology");
+        ID3D12GraphicsCommandList_IASetPrimitiveTopology(list, t);
     }
     else if (!strcmp(k, "set_viewports"))
     {
@@ -1939,6 +2010,37 @@ static void command(struct line *l)
         v.SizeInBytes = opt_u32(l, "size", (unsigned int)(r->desc.Width - off));
         ID3D12GraphicsCommandList_IASetIndexBuffer(list, &v);
         current_ib = r;
+    }
+    else if (!strcmp(k, "set_so_target"))
+    {
+        /* set_so_target SLOT [resource=NAME [offset=O] [size=S] counter=NAME [counter_offset=O]] */
+        D3D12_STREAM_OUTPUT_BUFFER_VIEW v;
+        const char *rn = opt(l, "resource"), *cn = opt(l, "counter");
+        unsigned int slot;
+        need_args(l, 2, "SLOT [resource=NAME counter=NAME]");
+        if ((slot = parse_u32(l->argv[1], "slot")) >= D3D12_SO_BUFFER_SLOT_COUNT)
+            fail("stream-output slots are 0 to %d", D3D12_SO_BUFFER_SLOT_COUNT - 1);
+        memset(&v, 0, sizeof(v));
+        current_so[slot] = current_so_counters[slot] = NULL;
+        if (rn || cn)
+        {
+            struct resource *r, *c;
+            UINT64 off = opt_u32(l, "offset", 0), coff = opt_u32(l, "counter_offset", 0);
+            if (!rn || !cn)
+                fail("`set_so_target` needs both `resource=` and `counter=` (or neither, to unbind)");
+            r = find_resource(rn);
+            c = find_resource(cn);
+            if (r->desc.Dimension != D3D12_RESOURCE_DIMENSION_BUFFER || off > r->desc.Width)
+                fail("`%s` is not a buffer of at least %u bytes", rn, (unsigned int)off);
+            if (c->desc.Dimension != D3D12_RESOURCE_DIMENSION_BUFFER || coff % 4 || coff + 4 > c->desc.Width)
+                fail("`%s` has no aligned 4-byte counter at %u", cn, (unsigned int)coff);
+            v.BufferLocation = ID3D12Resource_GetGPUVirtualAddress(r->res) + off;
+            v.SizeInBytes = opt_u32(l, "size", (unsigned int)(r->desc.Width - off));
+            v.BufferFilledSizeLocation = ID3D12Resource_GetGPUVirtualAddress(c->res) + coff;
+            current_so[slot] = r;
+            current_so_counters[slot] = c;
+        }
+        ID3D12GraphicsCommandList_SOSetTargets(list, slot, 1, &v);
     }
     else if (!strcmp(k, "set_render_targets"))
     {
@@ -2395,9 +2497,11 @@ int main(int argc, char **argv)
             stmt_view(&l, 1);
         else if (!strcmp(l.argv[0], "root_signature"))
         {
-            /* root_signature NAME graphics|compute ... end */
+            /* root_signature NAME graphics|compute [stream_output=1] ... end */
             unsigned int i;
-            need_args(&l, 3, "NAME graphics|compute");
+            int so;
+            need_args(&l, 3, "NAME graphics|compute [stream_output=1]");
+            so = opt_bool(&l, "stream_output", 0);
             done(&l);
             check_name(l.argv[1], "root signature");
             for (i = 0; i < binding_set_count; ++i)
@@ -2413,6 +2517,9 @@ int main(int argc, char **argv)
                 open_bindings->compute = 1;
             else if (strcmp(l.argv[2], "graphics"))
                 fail("a root signature is for `graphics` or `compute`, not `%s`", l.argv[2]);
+            if (so && open_bindings->compute)
+                fail("`stream_output=1` is for graphics root signatures");
+            open_bindings->stream_output = so;
             binding_sets[binding_set_count++] = open_bindings;
         }
         else if (!strcmp(l.argv[0], "pipeline"))
