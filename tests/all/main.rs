@@ -7,6 +7,7 @@ mod capture;
 mod common;
 mod container;
 mod corpus_jobs;
+mod d3d12_peer;
 mod debug;
 mod draw;
 mod draw_rules;
