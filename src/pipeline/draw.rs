@@ -98,7 +98,7 @@ use super::raster::Pattern;
 use super::setup::{self, Prim, SetupState};
 use super::state::*;
 use super::tile::TileCtx;
-use super::trace::{Hook, TraceAt, TraceProgram, TraceWave};
+use super::trace::{Hook, TraceProgram};
 use super::vs::{self, VertexJob, VertexOutputs};
 use crate::exec::jit::Engine;
 use crate::exec::{
@@ -106,6 +106,10 @@ use crate::exec::{
 };
 use crate::ir::{ComponentType, Shader};
 use crate::resources::Format;
+
+// The paths these types had when they were defined here.
+pub use super::state::{DrawState, FixedState};
+pub use super::trace::{TraceAt, TraceWave, Traced};
 
 /// Lanes side by side for programs that never look across lanes (vertex) or across quads
 /// (pixel). Wider than `dispatch::MAX_BATCH_LANES`: a draw's batch carries fixed costs a

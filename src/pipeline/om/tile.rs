@@ -171,6 +171,8 @@ impl<'a> OutputMerger<'a> {
 
     /// The tile `rect` of every target: a copy of its pixels, or its own words for a
     /// target written in place.
+    // The hint lets `tile` (another codegen unit) inline it, as `store` and `merge_wave`.
+    #[inline]
     pub(crate) fn load(&self, rect: [i32; 4]) -> TileBuf<'_> {
         let mut in_place = Vec::with_capacity(self.s.render_targets.len());
         let colors = self
@@ -224,6 +226,7 @@ impl<'a> OutputMerger<'a> {
     }
 
     /// Writes the tile's copies back into the targets.
+    #[inline]
     pub(crate) fn store(&self, tb: &TileBuf<'_>) {
         let w = (tb.rect[2] - tb.rect[0]) as usize;
         let h = (tb.rect[3] - tb.rect[1]) as usize;
@@ -324,6 +327,7 @@ impl<'a> OutputMerger<'a> {
     /// `killed` those that discarded, `cover0` the lanes covering sample 0 of a primitive
     /// the draw has. The whole wave at once when [`OutputMerger::merge_direct`] can, else
     /// lane by lane on the tile's copies.
+    #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn merge_wave(
         &self,
