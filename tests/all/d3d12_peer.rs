@@ -1913,9 +1913,11 @@ fn depth_excuse(c: &Case) -> Vec<Rule> {
     c.features
         .iter()
         .map(|(r, _)| *r)
-        .filter(|r| match r {
-            Rule::UnormDepthBiasDoubled | Rule::UnsnappedSetup | Rule::GuardBand => true,
-            _ => false,
+        .filter(|r| {
+            matches!(
+                r,
+                Rule::UnormDepthBiasDoubled | Rule::UnsnappedSetup | Rule::GuardBand
+            )
         })
         .collect()
 }

@@ -3,6 +3,7 @@
 //! `DXLANE_BLESS=1 cargo test` rewrites the snapshots under `tests/snapshots/`; review
 //! the diff before committing it.
 
+mod architecture;
 mod capture;
 mod common;
 mod container;
