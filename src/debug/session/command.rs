@@ -378,3 +378,61 @@ commands (a script separates them with `;` or new lines; `#` starts a comment):
   watch P              stop after the lane writes a register or value, or any lane writes u0[5] / gs[3]
   breakpoints, delete [N]
   help";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--thread x,y,z` and `diff thread x,y,z` (docs/debugger.md): three numbers,
+    /// spaces allowed around them; anything else is an error naming the text.
+    #[test]
+    fn thread_ids_are_three_numbers() {
+        assert_eq!(parse_xyz("3,4,5").unwrap(), [3, 4, 5]);
+        assert_eq!(parse_xyz(" 3 , 4,5 ").unwrap(), [3, 4, 5]);
+        let e = parse_xyz("3,4").unwrap_err().to_string();
+        assert!(e.contains("`3,4` is not x,y,z"), "{e}");
+        let e = parse_xyz("3,x,5").unwrap_err().to_string();
+        assert!(e.contains("`x` in `3,x,5` is not a number"), "{e}");
+        assert!(parse_xyz("1,2,3,4").is_err());
+        assert!(parse_xyz("-1,2,3").is_err());
+    }
+
+    /// `diff pixel x,y [sample n] [prim k]` (docs/debugger.md): sample and primitive
+    /// default to 0 and come in either order.
+    #[test]
+    fn pixel_lanes_name_a_pixel_then_sample_and_primitive() {
+        let px = |x, y, sample, prim| LaneSelect::Pixel { x, y, sample, prim };
+        assert_eq!(parse_pixel("6,7").unwrap(), px(6, 7, 0, 0));
+        assert_eq!(parse_pixel("6,7 sample 2").unwrap(), px(6, 7, 2, 0));
+        assert_eq!(parse_pixel("6,7 prim 1 sample 3").unwrap(), px(6, 7, 3, 1));
+        let e = parse_pixel("6").unwrap_err().to_string();
+        assert!(e.contains("is not a pixel x,y"), "{e}");
+        let e = parse_pixel("6,7 layer 1").unwrap_err().to_string();
+        assert!(e.contains("`layer`"), "{e}");
+        let e = parse_pixel("6,7 sample").unwrap_err().to_string();
+        assert!(e.contains("is not a sample number"), "{e}");
+    }
+
+    /// `diff vertex n [instance i]` (docs/debugger.md): the instance defaults to 0.
+    #[test]
+    fn vertex_lanes_name_a_vertex_then_an_instance() {
+        assert_eq!(
+            parse_vertex("5").unwrap(),
+            LaneSelect::Vertex {
+                vertex: 5,
+                instance: 0
+            }
+        );
+        assert_eq!(
+            parse_vertex("5 instance 2").unwrap(),
+            LaneSelect::Vertex {
+                vertex: 5,
+                instance: 2
+            }
+        );
+        let e = parse_vertex("five").unwrap_err().to_string();
+        assert!(e.contains("`five` is not a vertex number"), "{e}");
+        let e = parse_vertex("5 prim 1").unwrap_err().to_string();
+        assert!(e.contains("after the vertex comes `instance i`"), "{e}");
+    }
+}
