@@ -216,13 +216,15 @@ impl ResourceRange {
         let c = self.class.letter();
         let mut s = if self.count == 1 {
             format!("{c}{}", self.lower)
+        } else if self.count == 0 {
+            format!("{c}{} (no registers)", self.lower)
         } else if self.count == Self::UNBOUNDED {
             format!("{c}{}..", self.lower)
         } else {
             format!(
                 "{c}{}..{c}{}",
                 self.lower,
-                self.lower.saturating_add(self.count.saturating_sub(1))
+                self.lower.saturating_add(self.count - 1)
             )
         };
         if self.space != 0 {

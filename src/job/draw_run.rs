@@ -37,11 +37,11 @@ use super::{Job, JobError, data, reflect};
 use crate::exec::jit::Engine;
 use crate::exec::{Limits, Profile};
 use crate::ir::{Shader, Stage};
-use crate::pipeline::Bindings;
-use crate::pipeline::draw::{
-    DrawError, DrawField, DrawOptions, DrawReport, DrawState, FixedState, StageTimes, draw,
-};
 use crate::pipeline::state::*;
+use crate::pipeline::{
+    Bindings, DrawError, DrawField, DrawOptions, DrawReport, DrawState, FixedState, StageTimes,
+    draw,
+};
 use crate::resources::Memory;
 
 /// What a draw job did: the JSON summary's contents.

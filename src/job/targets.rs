@@ -1,118 +1,27 @@
 //! A draw's render targets and depth-stencil buffer: `[[draw.render_target]]` and
-//! `[draw.depth_stencil]` made into textures, cleared or filled, and written out.
+//! `[draw.depth_stencil]` (their keys: `draw`) made into textures, cleared or filled,
+//! bound as the draw's views, and written out.
 //!
-//! # The contract
-//!
-//! ```toml
-//! [[draw.render_target]]
-//! format = "R8G8B8A8_UNORM"       # a render-target format (UNORM, SNORM, sRGB, float, UINT, SINT)
-//! width = 32
-//! height = 32
-//! samples = 1                     # 1, 2, 4, 8 or 16 (the standard sample patterns)
-//! clear = [0, 0, 0, 1]            # the value every sample starts with (the format's own
-//!                                 # numbers: floats for float-like formats, integers for UINT/SINT)
-//! data = { file = "start.bin" }   # or initial texels instead of `clear` (all samples, tightly packed)
-//! output = "out/rt0.png"          # .png for 8-bit UNORM/sRGB formats (a multisampled target
-//!                                 # is resolved first), .bin for any (every sample)
-//! resolve_output = "out/rt0.resolved.bin"  # multisampled targets: the resolved image
-//!
-//! [draw.depth_stencil]
-//! format = "D32_FLOAT"            # D16_UNORM | D24_UNORM_S8_UINT | D32_FLOAT | D32_FLOAT_S8X24_UINT
-//! clear_depth = 1.0
-//! clear_stencil = 0
-//! output = "out/depth.bin"        # the buffer's texels as the format stores them
-//! ```
+//! Owns: the textures, their clear values and initial texels, counting them against the
+//! job's memory limit, and writing a target's `output` and `resolve_output`. Does not
+//! own: the `[draw]` schema and its names (`draw`, which also maps the depth-stencil
+//! state keys onto `DepthStencilDesc`), or running the draw (`draw_run`).
 //!
 //! The depth-stencil buffer takes the render targets' size and sample count (or gives
 //! `width`, `height`, `samples` itself when the draw has no render target).
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::draw::{comparison_named, draw_err, format_named, stencil_op_named};
+use super::draw::{
+    DepthStencilEntry, RenderTargetEntry, depth_stencil_desc, draw_err, format_named,
+};
 use super::limits::MemoryBudget;
 use super::paths::OutputGate;
 use super::run::{OutputSummary, stream_output, write_output};
-use super::schema::DataSpec;
 use super::{JobError, data, png};
 use crate::pipeline::om::{self, TargetClass};
-use crate::pipeline::state::{
-    DepthStencilDesc, DepthStencilOpDesc, DepthStencilView, RenderTargetView,
-};
+use crate::pipeline::state::{DepthStencilDesc, DepthStencilView, RenderTargetView};
 use crate::resources::{Format, Texture, TextureDesc, TextureDim};
-
-/// `[[draw.render_target]]`.
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RenderTargetEntry {
-    /// DXGI format.
-    pub format: String,
-    /// Width.
-    pub width: u32,
-    /// Height.
-    pub height: u32,
-    /// Samples (default 1).
-    pub samples: Option<u32>,
-    /// The starting value of every sample.
-    pub clear: Option<[f64; 4]>,
-    /// Initial texels.
-    pub data: Option<DataSpec>,
-    /// Where to write the target.
-    pub output: Option<PathBuf>,
-    /// Where to write the resolved image of a multisampled target.
-    pub resolve_output: Option<PathBuf>,
-}
-
-/// One face's stencil operations.
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct StencilFaceEntry {
-    /// `StencilFailOp`.
-    pub fail: Option<String>,
-    /// `StencilDepthFailOp`.
-    pub depth_fail: Option<String>,
-    /// `StencilPassOp`.
-    pub pass: Option<String>,
-    /// `StencilFunc`.
-    pub func: Option<String>,
-}
-
-/// `[draw.depth_stencil]`.
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct DepthStencilEntry {
-    /// Depth format.
-    pub format: String,
-    /// Width (only without render targets).
-    pub width: Option<u32>,
-    /// Height (only without render targets).
-    pub height: Option<u32>,
-    /// Samples (only without render targets).
-    pub samples: Option<u32>,
-    /// Starting depth (default 1.0).
-    pub clear_depth: Option<f32>,
-    /// Starting stencil (default 0).
-    pub clear_stencil: Option<u8>,
-    /// `DepthEnable` (default true).
-    pub depth_enable: Option<bool>,
-    /// `DepthFunc` (default `LESS`).
-    pub depth_func: Option<String>,
-    /// `DepthWriteMask` ALL (true, default) or ZERO.
-    pub depth_write: Option<bool>,
-    /// `StencilEnable`.
-    pub stencil_enable: Option<bool>,
-    /// `StencilReadMask`.
-    pub stencil_read_mask: Option<u8>,
-    /// `StencilWriteMask`.
-    pub stencil_write_mask: Option<u8>,
-    /// `FrontFace`.
-    pub front: Option<StencilFaceEntry>,
-    /// `BackFace`.
-    pub back: Option<StencilFaceEntry>,
-    /// Where to write the buffer.
-    pub output: Option<PathBuf>,
-}
 
 /// A bound render target.
 #[derive(Debug, Clone)]
@@ -281,24 +190,6 @@ pub fn render_targets(
     Ok(out)
 }
 
-fn face(t: &str, e: &Option<StencilFaceEntry>) -> Result<DepthStencilOpDesc, JobError> {
-    let mut f = DepthStencilOpDesc::default();
-    let Some(e) = e else { return Ok(f) };
-    if let Some(n) = &e.fail {
-        f.stencil_fail_op = stencil_op_named(t, "fail", n)?;
-    }
-    if let Some(n) = &e.depth_fail {
-        f.stencil_depth_fail_op = stencil_op_named(t, "depth_fail", n)?;
-    }
-    if let Some(n) = &e.pass {
-        f.stencil_pass_op = stencil_op_named(t, "pass", n)?;
-    }
-    if let Some(n) = &e.func {
-        f.stencil_func = comparison_named(t, "func", n)?;
-    }
-    Ok(f)
-}
-
 /// Makes the depth-stencil buffer, sized like the render targets (`size`: width, height,
 /// samples of the first target).
 pub fn depth_stencil(
@@ -353,25 +244,7 @@ pub fn depth_stencil(
         &mut texel,
     );
     fill(&tex, &texel);
-    let mut desc = DepthStencilDesc {
-        depth_enable: e.depth_enable.unwrap_or(true),
-        depth_write: e.depth_write.unwrap_or(true),
-        stencil_enable: e.stencil_enable.unwrap_or(false),
-        stencil_read_mask: e.stencil_read_mask.unwrap_or(0xff),
-        stencil_write_mask: e.stencil_write_mask.unwrap_or(0xff),
-        front_face: face(t, &e.front)?,
-        back_face: face(t, &e.back)?,
-        ..DepthStencilDesc::default()
-    };
-    if let Some(f) = &e.depth_func {
-        desc.depth_func = comparison_named(t, "depth_func", f)?;
-    }
-    if desc.stencil_enable && !om::has_stencil(format) {
-        return Err(draw_err(
-            t,
-            format!("`stencil_enable`: {format} has no stencil bits"),
-        ));
-    }
+    let desc = depth_stencil_desc(e, format)?;
     if let Some(p) = &e.output
         && is_png(p)
     {

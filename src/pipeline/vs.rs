@@ -28,6 +28,7 @@ use crossbeam::thread;
 use super::ia::{self, Element};
 use super::link::VsSource;
 use super::state::VertexBufferView;
+use super::trace::{TraceProgram, Traced};
 use crate::exec::{ExecError, StageProgram, StageRunner, WriteSink};
 
 /// Vertices per chunk handed to one worker.
@@ -159,10 +160,10 @@ pub(crate) fn shade(
     Ok(instructions.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// The vertex wave a draw traces (`pipeline::draw::TraceWave`): the unique-vertex slot it
+/// The vertex wave a draw traces (`pipeline::TraceWave`): the unique-vertex slot it
 /// holds and the debug program.
 pub(crate) struct Trace<'a> {
-    pub program: &'a super::draw::TraceProgram<'a>,
+    pub program: &'a TraceProgram<'a>,
     pub slot: usize,
 }
 
@@ -205,7 +206,7 @@ fn shade_chunk(
                     }
                 }
                 if traced {
-                    t.program.hook.set(super::draw::Traced {
+                    t.program.hook.set(Traced {
                         wave_size: dw as u32,
                         pixels: Vec::new(),
                         vertices: sub.to_vec(),
