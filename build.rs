@@ -1,7 +1,8 @@
 //! Says, where `cargo test` shows it, which comparisons with external tools the tests
-//! will skip: the vkd3d-compiler listing comparisons and the llvm-dis module
-//! comparisons run only where those tools are found (`VKD3D_COMPILER` / `LLVM_DIS`, or
-//! on `PATH`). Nothing is built here.
+//! will skip: the vkd3d-compiler listing comparisons, the llvm-dis module comparisons
+//! and the check of the generated `dx.op` table against its generator run only where
+//! those tools are found (`VKD3D_COMPILER` / `LLVM_DIS` / `PYTHON3`, or on `PATH`).
+//! Nothing is built here.
 
 use std::path::Path;
 
@@ -15,7 +16,7 @@ fn found(env: &str, names: &[&str]) -> bool {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    for v in ["PATH", "VKD3D_COMPILER", "LLVM_DIS"] {
+    for v in ["PATH", "VKD3D_COMPILER", "LLVM_DIS", "PYTHON3"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
     // Only builds that run the tests need to hear it.
@@ -25,6 +26,11 @@ fn main() {
     if !found("VKD3D_COMPILER", &["vkd3d-compiler"]) {
         println!(
             "cargo:warning=vkd3d-compiler not found (VKD3D_COMPILER unset, not on PATH): the tests skip the DXBC listing comparisons with vkd3d and the vkd3d-compiled twins"
+        );
+    }
+    if !found("PYTHON3", &["python3"]) {
+        println!(
+            "cargo:warning=python3 not found (PYTHON3 unset, not on PATH): the tests skip checking src/dxil/dxop_table.rs against tools/gen-dxop-table.py"
         );
     }
     if !found("LLVM_DIS", &["llvm-dis-14", "llvm-dis"]) {

@@ -30,6 +30,7 @@ use super::CaptureError;
 use super::compare::Subject;
 use super::element::{DiffKind, accepts, difference};
 use super::layout::{Layout, Plane};
+use crate::job::paths::OutputGate;
 
 /// The most planes drawn per resource.
 pub const MAX_PLANES: usize = 16;
@@ -69,6 +70,7 @@ pub fn write_images(
     s: &Subject<'_>,
     captured: &[u8],
     actual: &[u8],
+    gate: &OutputGate,
     dir: &Path,
     stem: &str,
 ) -> Result<(Images, Vec<String>), CaptureError> {
@@ -107,20 +109,22 @@ pub fn write_images(
         } else {
             stem.to_string()
         };
-        std::fs::create_dir_all(dir).map_err(|e| CaptureError::Io {
-            path: dir.to_path_buf(),
-            message: e.to_string(),
-        })?;
         for (img, suffix, list) in [
             (heat, "diff", &mut out.diff),
             (side, "side", &mut out.side_by_side),
         ] {
-            let path = dir.join(format!("{name}.{suffix}.png"));
-            img.save_with_format(&path, image::ImageFormat::Png)
+            // Through the output gate (`job::paths`): inside the images' folder, never
+            // through a link.
+            let path = gate
+                .place(&dir.join(format!("{name}.{suffix}.png")))
+                .map_err(CaptureError::Output)?;
+            let mut png = Vec::new();
+            img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
                 .map_err(|e| CaptureError::Io {
                     path: path.clone(),
                     message: e.to_string(),
                 })?;
+            gate.write(&path, &png).map_err(CaptureError::Output)?;
             list.push(path.display().to_string());
         }
     }

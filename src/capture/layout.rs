@@ -480,7 +480,7 @@ impl Layout {
     pub fn unpack(&self, file: &[u8], memory_bytes: u64) -> Result<Vec<u8>, String> {
         let n =
             usize::try_from(memory_bytes).map_err(|_| "the resource is too large".to_string())?;
-        let mut out = vec![0u8; n];
+        let mut out = zeroed(n)?;
         self.copy_in(&mut out, file)?;
         Ok(out)
     }
@@ -491,7 +491,7 @@ impl Layout {
         let s = self.file_size();
         let len = if padded { s.padded } else { s.tight };
         let n = usize::try_from(len).map_err(|_| "the capture is too large".to_string())?;
-        let mut out = vec![0u8; n];
+        let mut out = zeroed(n)?;
         self.copy_out(memory, &mut out)?;
         Ok(out)
     }
@@ -569,6 +569,15 @@ fn range_mut(b: &mut [u8], at: u64, n: u64) -> Option<&mut [u8]> {
 fn memory_base(desc: &TextureDesc, sub: u32) -> u64 {
     let mips = desc.mips.max(1);
     (0..sub).map(|k| desc.subresource_bytes(k % mips)).sum()
+}
+
+/// `n` zero bytes, allocated fallibly: a refusal is an error, not an abort.
+fn zeroed(n: usize) -> Result<Vec<u8>, String> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| format!("cannot reserve {n} bytes"))?;
+    v.resize(n, 0);
+    Ok(v)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `capture.toml`: what a capture folder holds.
 //!
-//! Owns: the file's schema (serde types, unknown keys refused), reading it with a bounded
-//! read, and checking each entry's keys into a [`CaptureEntry`] — the target, the file,
+//! Owns: the file's schema (serde types, unknown keys refused), reading it through the
+//! read gate (`job::paths`: a regular file, not a link, a bounded read), and checking each entry's keys into a [`CaptureEntry`] — the target, the file,
 //! the layout and the comparison rules — with errors that name the entry and, for TOML
 //! errors, the line, column and byte. Does not own: matching entries with a job's
 //! resources (`super::run`) or the layout rules ([`super::layout`]).
@@ -30,7 +30,6 @@
 //! nan = "any"                      # "exact" (default): NaN payloads must match
 //! ```
 
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
@@ -38,8 +37,8 @@ use serde::Deserialize;
 use super::CaptureError;
 use super::element::NanRule;
 use super::layout::{LayoutSpec, Packing, Target};
-use crate::job::Register;
 use crate::job::schema::Tolerance;
+use crate::job::{Register, paths};
 use crate::resources::Format;
 
 /// The most bytes of a `capture.toml` read.
@@ -183,27 +182,25 @@ impl Capture {
     /// Reads `dir/capture.toml` (see the module doc).
     pub fn load(dir: &Path) -> Result<Capture, CaptureError> {
         let path = dir.join(MANIFEST);
-        let io = |e: std::io::Error| CaptureError::Io {
+        // Through the read gate: a regular file (never a pipe, which would block), not a
+        // link, read no further than the limit.
+        let io = |message: String| CaptureError::Io {
             path: path.clone(),
-            message: e.to_string(),
+            message: message
+                .strip_prefix(&format!("{}: ", path.display()))
+                .map(str::to_string)
+                .unwrap_or(message),
         };
-        let file = std::fs::File::open(&path).map_err(io)?;
-        if !file.metadata().map_err(io)?.is_file() {
-            return Err(CaptureError::Io {
-                path: path.clone(),
-                message: "is not a regular file".into(),
-            });
-        }
-        let mut bytes = Vec::new();
-        file.take(MAX_MANIFEST_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(io)?;
-        if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+        let (file, len) = paths::open_input(&path, false).map_err(io)?;
+        if len > MAX_MANIFEST_BYTES {
             return Err(CaptureError::Manifest {
                 path,
                 message: format!("is longer than {MAX_MANIFEST_BYTES} bytes"),
             });
         }
+        let bytes =
+            paths::read_opened(&path, file, len, MAX_MANIFEST_BYTES, "the largest manifest")
+                .map_err(io)?;
         let text = String::from_utf8(bytes).map_err(|e| CaptureError::Manifest {
             path: path.clone(),
             message: format!("byte {}: not UTF-8 text", e.utf8_error().valid_up_to()),

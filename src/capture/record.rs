@@ -13,8 +13,10 @@
 //! # Rules
 //!
 //! - `DIR` is the user's own choice on the command line (as `--summary` is); the files
-//!   in it are named by dxlane, never by the job, and a file there that is a symbolic
-//!   link (or a folder on the way that leads out of `DIR`) is refused, not followed.
+//!   in it are named by dxlane, never by the job, and written through the output gate
+//!   (`job::paths`): a file there that is a symbolic link is refused, not followed, and
+//!   one that is a hard link to a file elsewhere is replaced, not written through. The
+//!   resources are streamed from memory, with no copy of each.
 //! - A file the job reads (its program, a `data` file) is never overwritten.
 
 use std::fmt::Write as _;
@@ -22,10 +24,12 @@ use std::path::{Path, PathBuf};
 
 use super::CaptureError;
 use super::layout::Target;
-use super::replay::{is_inside, md5_of_file};
+use super::replay::md5_of_file;
 use crate::ir::ResourceClass;
 use crate::job::bind::{BoundEntry, Storage, Table};
+use crate::job::paths::OutputGate;
 use crate::job::{DrawResult, Job, RunResult};
+use crate::resources::Memory;
 
 /// What a recording wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +103,7 @@ pub fn record(job: &Job, result: &RunResult, dir: &Path) -> Result<Recorded, Cap
     let items = result
         .bound
         .all()
-        .filter_map(|e| Some((recorded_target(job, e)?, e.contents()?)))
+        .filter_map(|e| Some((recorded_target(job, e)?, e.memory()?.clone())))
         .collect();
     let run = Run {
         program: PathBuf::from(&s.program.path),
@@ -115,20 +119,25 @@ pub fn record(job: &Job, result: &RunResult, dir: &Path) -> Result<Recorded, Cap
 /// depth-stencil buffer, and its UAVs and `output` resources (see the module doc).
 pub fn record_draw(job: &Job, result: &DrawResult, dir: &Path) -> Result<Recorded, CaptureError> {
     let s = &result.summary;
-    let mut items: Vec<(Target, Vec<u8>)> = result
+    let mut items: Vec<(Target, Memory)> = result
         .targets
         .iter()
         .enumerate()
-        .map(|(i, t)| (Target::RenderTarget(i as u32), t.view.texture.to_bytes()))
+        .map(|(i, t)| {
+            (
+                Target::RenderTarget(i as u32),
+                t.view.texture.memory().clone(),
+            )
+        })
         .collect();
     if let Some(d) = &result.depth {
-        items.push((Target::DepthStencil, d.view.texture.to_bytes()));
+        items.push((Target::DepthStencil, d.view.texture.memory().clone()));
     }
     items.extend(
         result
             .bound
             .all()
-            .filter_map(|e| Some((recorded_target(job, e)?, e.contents()?))),
+            .filter_map(|e| Some((recorded_target(job, e)?, e.memory()?.clone()))),
     );
     // `program_md5` names the pixel program (the vertex program when there is none).
     let program = s.ps.as_ref().unwrap_or(&s.vs);
@@ -154,14 +163,12 @@ struct Run {
 fn write_capture(
     job: &Job,
     run: &Run,
-    items: Vec<(Target, Vec<u8>)>,
+    items: Vec<(Target, Memory)>,
     dir: &Path,
 ) -> Result<Recorded, CaptureError> {
-    let io = |path: &Path, e: std::io::Error| CaptureError::Io {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    // Every file goes through the output gate (`job::paths`): inside `dir`, no link
+    // followed, an existing file replaced rather than written through.
+    let gate = OutputGate::folder(dir, "--record");
     let reads = inputs(job);
     let job_name = job
         .path
@@ -195,20 +202,9 @@ fn write_capture(
         ))
     );
     let mut files = Vec::new();
-    for (target, bytes) in items {
+    for (target, memory) in items {
         let name = format!("{}.bin", target.file_stem());
-        let path = dir.join(&name);
-        if path
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink())
-            || !is_inside(&path, dir)
-        {
-            return Err(CaptureError::Output(format!(
-                "{} is a symbolic link (or leads outside {} through one); --record writes only plain files inside its folder",
-                path.display(),
-                dir.display()
-            )));
-        }
+        let path = gate.place(&dir.join(&name)).map_err(CaptureError::Output)?;
         if let Ok(real) = path.canonicalize()
             && reads.contains(&real)
         {
@@ -217,7 +213,8 @@ fn write_capture(
                 path.display()
             )));
         }
-        std::fs::write(&path, &bytes).map_err(|e| io(&path, e))?;
+        gate.write_with(&path, &mut |w| memory.write_to(w))
+            .map_err(CaptureError::Output)?;
         let _ = writeln!(manifest, "\n[[resource]]");
         match target {
             Target::Register(r) => {
@@ -239,15 +236,11 @@ fn write_capture(
         let _ = writeln!(manifest, "file = {}", toml_string(&name));
         files.push(path);
     }
-    let path = dir.join(super::manifest::MANIFEST);
-    if !is_inside(&path, dir) {
-        return Err(CaptureError::Output(format!(
-            "{} leads outside {} through a symbolic link",
-            path.display(),
-            dir.display()
-        )));
-    }
-    std::fs::write(&path, manifest).map_err(|e| io(&path, e))?;
+    let path = gate
+        .place(&dir.join(super::manifest::MANIFEST))
+        .map_err(CaptureError::Output)?;
+    gate.write(&path, manifest.as_bytes())
+        .map_err(CaptureError::Output)?;
     Ok(Recorded {
         manifest: path,
         files,

@@ -34,7 +34,6 @@
 //!   default `out/compare/<capture folder name>/` beside the job, and a folder inside the
 //!   capture folder is refused.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use md5::Digest;
@@ -50,9 +49,11 @@ use crate::exec::Profile;
 use crate::ir::Shader;
 use crate::job::bind::{BoundEntry, BoundJob, Storage};
 use crate::job::draw_run::{PreparedDraw, prepare_draw};
+use crate::job::limits::MemoryBudget;
+use crate::job::paths::{OutputGate, OutputPolicy};
 use crate::job::run::{Prepared, prepare};
 use crate::job::schema::Tolerance;
-use crate::job::{Job, RunOptions};
+use crate::job::{Job, RunOptions, paths};
 use crate::pipeline::{DispatchHooks, MergeTarget, dispatch_with, om};
 use crate::resources::{BufferKind, Descriptor, Format};
 
@@ -179,10 +180,21 @@ pub fn compare_job(
         .options
         .max_memory
         .unwrap_or(crate::job::bind::DEFAULT_MAX_RESOURCE_BYTES);
+    // Everything the comparison holds counts against the job's `max_memory`: the job's
+    // resources, each captured file while it is unpacked, the unpacked bytes, and the
+    // results of a run and of a rerun.
+    let mut held = MemoryBudget::new(memory_limit);
+    held.take("the job's resources and targets", prepared.storage_bytes())?;
     let mut captured = Vec::new();
     for e in &capture.entries {
-        captured.push(read_entry(e, &prepared, opts, memory_limit)?);
+        captured.push(read_entry(&capture.dir, e, &prepared, opts, &mut held)?);
     }
+    let results: u64 = captured.iter().map(|c| c.bytes.len() as u64).sum();
+    held.transient(
+        "the comparison",
+        results.saturating_mul(2),
+        "the job's results of a run and of a rerun, beside the captured bytes",
+    )?;
     let wants: Vec<Want> = captured
         .iter()
         .map(|c| Want {
@@ -305,7 +317,7 @@ pub fn compare_job(
                     c.entry.target.file_stem()
                 };
                 let (imgs, mut n) =
-                    diff_image::write_images(&c.subject(), &c.bytes, a, dir, &stem)?;
+                    diff_image::write_images(&c.subject(), &c.bytes, a, &dir.0, &dir.1, &stem)?;
                 notes.append(&mut n);
                 Some(imgs)
             }
@@ -449,6 +461,21 @@ impl Prepped {
             Prepped::Compute(p) => p.warnings().to_vec(),
             Prepped::Draw(d) => d.warnings.clone(),
         }
+    }
+
+    /// Bytes of the job's resources and a draw's targets and depth buffer.
+    fn storage_bytes(&self) -> u64 {
+        let bound: u64 = self.bound().all().map(|e| e.storage_bytes()).sum();
+        let targets: u64 = match self {
+            Prepped::Compute(_) => 0,
+            Prepped::Draw(d) => d
+                .targets
+                .iter()
+                .map(|t| t.view.texture.memory().len())
+                .chain(d.depth.iter().map(|dd| dd.view.texture.memory().len()))
+                .sum(),
+        };
+        bound.saturating_add(targets)
     }
 
     /// The program `program_md5` names: a dispatch's program; a draw's pixel program, or
@@ -680,10 +707,11 @@ fn shape_of(e: &BoundEntry) -> Option<Shape> {
 }
 
 fn read_entry(
+    dir: &Path,
     e: &CaptureEntry,
     prepared: &Prepped,
     opts: &CompareOptions,
-    memory_limit: u64,
+    held: &mut MemoryBudget,
 ) -> Result<Captured, CaptureError> {
     let err = |m: String| CaptureError::Entry {
         entry: e.name.clone(),
@@ -735,10 +763,17 @@ fn read_entry(
             )));
         }
     }
-    let bytes = read_file(&e.path, &layout, memory_limit).map_err(&err)?;
+    let bytes = read_file(dir, &e.file, &layout, held.left()).map_err(&err)?;
+    held.transient(
+        &e.name,
+        (bytes.len() as u64).saturating_add(found.storage_bytes),
+        "the captured file and its bytes unpacked",
+    )?;
     let captured = layout
         .unpack(&bytes, found.storage_bytes)
         .map_err(|m| err(format!("{}: {m}", e.file.display())))?;
+    drop(bytes);
+    held.take(&e.name, found.storage_bytes)?;
     let name = e.target.to_string();
     let tolerance = opts
         .tolerances
@@ -764,16 +799,13 @@ fn read_entry(
     })
 }
 
-/// Reads a capture file whose length must fit `layout` (checked before reading any of
-/// it, and never more than `limit` bytes).
-fn read_file(path: &Path, layout: &Layout, limit: u64) -> Result<Vec<u8>, String> {
+/// Reads capture file `file` of the folder `dir` through the read gate (`job::paths`):
+/// inside the folder with no link on the way, a regular file whose length must fit
+/// `layout` (checked before reading any of it) and is never more than `limit` bytes.
+fn read_file(dir: &Path, file: &Path, layout: &Layout, limit: u64) -> Result<Vec<u8>, String> {
+    let path = paths::inside(dir, file)?;
     let shown = path.display();
-    let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    let meta = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{shown}: not a regular file"));
-    }
-    let len = meta.len();
+    let (f, len) = paths::open_input(&path, false)?;
     layout
         .check_file_len(len)
         .map_err(|m| format!("{shown} {m}"))?;
@@ -782,10 +814,7 @@ fn read_file(path: &Path, layout: &Layout, limit: u64) -> Result<Vec<u8>, String
             "{shown} is {len} bytes, more than the job's memory budget of {limit} bytes"
         ));
     }
-    let mut bytes = Vec::new();
-    f.take(len + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = paths::read_opened(&path, f, len, len, "its length when opened")?;
     if bytes.len() as u64 != len {
         return Err(format!(
             "{shown} changed while it was read ({} bytes, not {len})",
@@ -797,9 +826,17 @@ fn read_file(path: &Path, layout: &Layout, limit: u64) -> Result<Vec<u8>, String
 
 /// The MD5 of a file, in hex.
 pub fn md5_of_file(path: &Path) -> Result<String, CaptureError> {
-    let bytes = std::fs::read(path).map_err(|e| CaptureError::Io {
+    let bytes = paths::read_input(
+        path,
+        crate::job::limits::MAX_PROGRAM_BYTES,
+        "the largest program a job may load",
+    )
+    .map_err(|message| CaptureError::Io {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        message: message
+            .strip_prefix(&format!("{}: ", path.display()))
+            .map(str::to_string)
+            .unwrap_or(message),
     })?;
     Ok(md5::Md5::digest(&bytes)
         .iter()
@@ -807,13 +844,17 @@ pub fn md5_of_file(path: &Path) -> Result<String, CaptureError> {
         .collect())
 }
 
+/// Where diff images go, and the gate they are written through: `--images DIR` (the
+/// user's folder), else `out/compare/<capture folder name>/` beside the job, through the
+/// job's gate (inside the job's folder, no link out of it). Never inside the capture
+/// folder.
 fn images_dir(
     job: &Job,
     capture: &Capture,
     opts: &CompareOptions,
-) -> Result<PathBuf, CaptureError> {
-    let dir = match &opts.images {
-        Some(d) => d.clone(),
+) -> Result<(OutputGate, PathBuf), CaptureError> {
+    let (gate, dir) = match &opts.images {
+        Some(d) => (OutputGate::folder(d, "--images"), d.clone()),
         None => {
             let name = capture
                 .dir
@@ -821,7 +862,16 @@ fn images_dir(
                 .ok()
                 .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| "capture".into());
-            job.resolve(&Path::new("out").join("compare").join(name))
+            let gate = OutputPolicy {
+                job_dir: job.dir.clone(),
+                out_dir: None,
+                allow_outside: false,
+            }
+            .gate();
+            (
+                gate,
+                job.resolve(&Path::new("out").join("compare").join(name)),
+            )
         }
     };
     if is_inside(&dir, &capture.dir) {
@@ -831,7 +881,7 @@ fn images_dir(
             capture.dir.display()
         )));
     }
-    Ok(dir)
+    Ok((gate, dir))
 }
 
 /// Whether `path` (which may not exist yet) is `base` or inside it, once symbolic links

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::debug::{self, DebugOptions, Debugger, LaneSelect};
+use crate::job::paths::{OutputGate, read_input};
 use crate::job::{Job, RunOptions};
 
 /// `dxlane debug`'s arguments.
@@ -63,6 +64,10 @@ pub struct DebugArgs {
     /// Most MiB the record of the lane's wave may take (default 256).
     #[arg(long, value_name = "MIB")]
     pub max_record_mib: Option<usize>,
+    /// Stop each run of the job, and each command, after this many seconds; overrides
+    /// `[options] max_seconds`.
+    #[arg(long)]
+    pub max_seconds: Option<f64>,
 }
 
 fn xyz(flag: &str, t: &str) -> Result<[u32; 3], String> {
@@ -131,6 +136,7 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
         threads: args.threads,
         wave_size: args.wave_size,
         profile: args.profile.clone(),
+        max_seconds: args.max_seconds,
         ..RunOptions::default()
     };
     let target = if job.file.draw.is_some() {
@@ -153,12 +159,18 @@ fn session(args: &DebugArgs, d: &mut Debugger) -> ExitCode {
     }
     println!("{}", d.where_text());
     if let Some(path) = &args.trace {
-        let written = std::fs::File::create(path)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
-            .and_then(|f| {
-                let mut w = std::io::BufWriter::new(f);
-                d.write_trace(&mut w).map_err(|e| e.to_string())
-            });
+        // Through the output gate: the file is replaced, never written through a link.
+        let written = OutputGate::user_file(path, "--trace").and_then(|(gate, placed)| {
+            let mut steps = 0;
+            gate.write_with(&placed, &mut |w| {
+                steps = d
+                    .write_trace(w)
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+                Ok(())
+            })
+            .map_err(|e| format!("cannot write {e}"))?;
+            Ok(steps)
+        });
         match written {
             Ok(n) => println!("trace: {n} steps written to {}", path.display()),
             Err(e) => {
@@ -173,10 +185,16 @@ fn session(args: &DebugArgs, d: &mut Debugger) -> ExitCode {
         .flat_map(|c| split_commands(c))
         .collect();
     if let Some(p) = &args.script {
-        match std::fs::read_to_string(p) {
+        // Through the read gate: a regular file (never a pipe or a device, which could
+        // block or never end), read no further than the limit.
+        let text =
+            read_input(p, debug::MAX_SCRIPT_BYTES, "the largest debugger script").and_then(|b| {
+                String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", p.display()))
+            });
+        match text {
             Ok(t) => script.extend(split_commands(&t)),
             Err(e) => {
-                eprintln!("dxlane: cannot read the script {}: {e}", p.display());
+                eprintln!("dxlane: cannot read the script: {e}");
                 return ExitCode::from(2);
             }
         }

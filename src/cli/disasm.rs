@@ -11,7 +11,7 @@ use crate::dxbc;
 /// program the decoder refuses, a program kind with no listing yet) are returned as one
 /// line for the caller to print; the exit status is then non-zero.
 pub fn run(file: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes = super::info::read_container(file)?;
     let container = Container::parse(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
     let part = container.program_part().ok_or_else(|| {
         format!(

@@ -28,11 +28,22 @@ use crate::container::stat::Statistics;
 use crate::container::{ContainerInfo, DigestCheck, PartContents, PartInfo, ProgramHeader};
 use crate::dxil::check::Checked;
 
+/// Reads a container file through the read gate (`job::paths`): a regular file (never a
+/// pipe or device, which could block or never end) of at most
+/// `job::limits::MAX_PROGRAM_BYTES`. The error names the file once.
+pub(crate) fn read_container(file: &Path) -> Result<Vec<u8>, String> {
+    crate::job::paths::read_input(
+        file,
+        crate::job::limits::MAX_PROGRAM_BYTES,
+        "the largest program dxlane reads",
+    )
+}
+
 /// Prints what a container holds: text for a person, or (`json`) the whole
 /// [`ContainerInfo`] as JSON. The file is named by its base name only.
 pub fn run(file: &Path, json: bool) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let shown = file.display();
-    let bytes = std::fs::read(file).map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = read_container(file)?;
     let info = ContainerInfo::parse(&bytes).map_err(|e| format!("{shown}: {e}"))?;
     let name = file
         .file_name()
@@ -78,7 +89,7 @@ pub fn render_entry_attributes(bytes: &[u8]) -> String {
 /// to check: it says so and exits 0.
 pub fn run_check(file: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let shown = file.display();
-    let bytes = std::fs::read(file).map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = read_container(file)?;
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

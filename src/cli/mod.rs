@@ -5,6 +5,7 @@ mod debug;
 mod disasm;
 mod info;
 mod run;
+mod tessellate;
 
 use std::process::ExitCode;
 
@@ -56,6 +57,9 @@ pub enum Command {
     /// step forwards and backwards, breakpoints, `why` (exit 0; 1: a scripted command
     /// failed; 2: the job or lane could not be opened).
     Debug(debug::DebugArgs),
+    /// Run D3D's fixed-function tessellator on one patch's factors and print its domain
+    /// points (with their f32 bits) and primitives (exit 0; 2: a bad command line).
+    Tessellate(tessellate::TessellateArgs),
 }
 
 /// Runs the command line and returns the process exit status.
@@ -85,5 +89,6 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Command::Run(args) => Ok(run::run(&args)),
         Command::Compare(args) => Ok(compare::run(&args)),
         Command::Debug(args) => Ok(debug::run(&args)),
+        Command::Tessellate(args) => tessellate::run(&args),
     }
 }

@@ -84,6 +84,9 @@ pub enum DebugError {
     Io(String),
 }
 
+/// The most bytes of a `--script` file: far more than any script a person writes.
+pub const MAX_SCRIPT_BYTES: u64 = 1 << 20;
+
 /// Settings of a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DebugOptions {

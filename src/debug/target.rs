@@ -694,6 +694,16 @@ impl Target {
     }
 }
 
+/// Reads a program file again, for debugging, through the read gate (`job::paths`).
+fn read_program(path: &str) -> Result<Vec<u8>, DebugError> {
+    crate::job::paths::read_input(
+        std::path::Path::new(path),
+        crate::job::limits::MAX_PROGRAM_BYTES,
+        "the largest program a job may load",
+    )
+    .map_err(DebugError::Load)
+}
+
 /// The target of a prepared job (`job::run::prepare`): its program (reloaded for debugging),
 /// its bound resources, groups and options.
 pub fn from_job(p: &crate::job::run::Prepared) -> Result<Target, DebugError> {
@@ -701,8 +711,7 @@ pub fn from_job(p: &crate::job::run::Prepared) -> Result<Target, DebugError> {
     let program = if info.container == "IR" {
         Program::from_ir(p.program.shader.clone())
     } else {
-        let bytes = std::fs::read(&info.path)
-            .map_err(|e| DebugError::Load(format!("{}: {e}", info.path)))?;
+        let bytes = read_program(&info.path)?;
         Program::from_container(&bytes, p.job.file.program.entry.clone())?
     };
     Target::new(program, p.fit.bindings.clone(), p.groups, p.options.clone())
@@ -716,8 +725,7 @@ pub fn from_draw_job(p: crate::job::draw_run::PreparedDraw) -> Result<Target, De
         if info.container == "IR" {
             Ok(Program::from_ir(s.clone()))
         } else {
-            let bytes = std::fs::read(&info.path)
-                .map_err(|e| DebugError::Load(format!("{}: {e}", info.path)))?;
+            let bytes = read_program(&info.path)?;
             Program::from_container(&bytes, p.job.file.program.entry.clone())
         }
     };

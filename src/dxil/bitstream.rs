@@ -7,6 +7,10 @@
 //! alignment and the block length word), unabbreviated and abbreviated records with
 //! their operands and blobs.
 //!
+//! Readers walk a block with a [`BlockReader`]: it yields the block's records and nested
+//! blocks (each with its own reader) and ends at END_BLOCK; the abbreviations and BLOCKINFO
+//! are applied underneath, and a nested block its caller leaves unread is skipped.
+//!
 //! Does not own: what any block or record means. It knows nothing of LLVM modules (see
 //! [`crate::dxil::llvm`]).
 //!
@@ -399,6 +403,23 @@ pub enum Entry<'r, 'a> {
     Eof,
 }
 
+/// What [`Bitstream::advance`] reached: an [`Entry`] without the borrow of its record.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Enter {
+        id: u32,
+        length_words: u32,
+        bit: u64,
+    },
+    End,
+    Record {
+        code: u32,
+        abbrev: Option<u32>,
+        bit: u64,
+    },
+    Eof,
+}
+
 /// A record: its code, operands, and optional blob.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record<'r, 'a> {
@@ -532,7 +553,31 @@ impl<'a> Bitstream<'a> {
     }
 
     /// Reads the next entry of the current block.
+    #[inline]
     pub fn next_entry(&mut self) -> Result<Entry<'_, 'a>> {
+        Ok(match self.advance()? {
+            Step::Record { code, abbrev, bit } => Entry::Record(self.record(code, abbrev, bit)),
+            Step::Enter {
+                id,
+                length_words,
+                bit,
+            } => Entry::Enter {
+                id,
+                length_words,
+                bit,
+            },
+            Step::End => Entry::End,
+            Step::Eof => Entry::Eof,
+        })
+    }
+
+    /// Reads up to the next entry of the current block; a record's operands are left in
+    /// `self.ops` and `self.blob` for [`Bitstream::record`]. Holds no borrow, so that a
+    /// caller may go on to use the stream whichever entry it is.
+    // Inlined (with the abbreviated-record reader) into `next_entry` and the block
+    // reader's two calls, so that an entry costs one call.
+    #[inline(always)]
+    fn advance(&mut self) -> Result<Step> {
         loop {
             let (width, end, top_level) = {
                 let s = self.top()?;
@@ -540,7 +585,7 @@ impl<'a> Bitstream<'a> {
             };
             let bit = self.r.bit();
             if top_level && bit >= end {
-                return Ok(Entry::Eof);
+                return Ok(Step::Eof);
             }
             if bit.saturating_add(width.into()) > end {
                 return Err(BitstreamError::Truncated {
@@ -569,7 +614,7 @@ impl<'a> Bitstream<'a> {
                         });
                     }
                     self.scopes.pop();
-                    return Ok(Entry::End);
+                    return Ok(Step::End);
                 }
                 ENTER_SUBBLOCK => {
                     let (block, length_words) = self.enter(bit)?;
@@ -577,7 +622,7 @@ impl<'a> Bitstream<'a> {
                         self.read_blockinfo()?;
                         continue;
                     }
-                    return Ok(Entry::Enter {
+                    return Ok(Step::Enter {
                         id: block,
                         length_words,
                         bit,
@@ -598,34 +643,50 @@ impl<'a> Bitstream<'a> {
                 }
                 UNABBREV_RECORD => {
                     self.read_unabbrev(bit, end)?;
-                    return self.record(bit, None);
+                    return Ok(Step::Record {
+                        code: self.record_code(bit)?,
+                        abbrev: None,
+                        bit,
+                    });
                 }
                 _ => {
                     self.read_abbreviated(bit, id, end)?;
-                    return self.record(bit, u32::try_from(id).ok());
+                    return Ok(Step::Record {
+                        code: self.record_code(bit)?,
+                        abbrev: u32::try_from(id).ok(),
+                        bit,
+                    });
                 }
             }
         }
     }
 
-    fn record(&self, bit: u64, abbrev: Option<u32>) -> Result<Entry<'_, 'a>> {
-        let (code, ops) = self.ops.split_first().ok_or(BitstreamError::Invalid {
+    /// The record [`Bitstream::advance`] read last.
+    #[inline]
+    fn record(&self, code: u32, abbrev: Option<u32>, bit: u64) -> Record<'_, 'a> {
+        Record {
+            code,
+            // The code is `ops[0]` (see `record_code`).
+            ops: self.ops.get(1..).unwrap_or_default(),
+            blob: self.blob,
+            abbrev,
+            bit,
+        }
+    }
+
+    /// The code of the record just read: its first value, which must fit 32 bits.
+    #[inline]
+    fn record_code(&self, bit: u64) -> Result<u32> {
+        let code = *self.ops.first().ok_or(BitstreamError::Invalid {
             bit,
             what: "empty record",
             value: 0,
         })?;
-        let code = u32::try_from(*code).map_err(|_| BitstreamError::Invalid {
+        u32::try_from(code).map_err(|_| BitstreamError::Invalid {
             bit,
             what: "record code",
-            value: *code,
-        })?;
-        Ok(Entry::Record(Record {
-            code,
-            ops,
-            blob: self.blob,
-            abbrev,
-            bit,
-        }))
+            value: code,
+        })
     }
 
     /// Reads ENTER_SUBBLOCK's fields and opens the scope; returns (block id, length).
@@ -774,6 +835,7 @@ impl<'a> Bitstream<'a> {
         Ok(())
     }
 
+    #[inline(always)]
     fn read_abbreviated(&mut self, bit: u64, id: u64, end: u64) -> Result<()> {
         self.blob = None;
         self.ops.clear();
@@ -963,6 +1025,134 @@ impl<'a> Bitstream<'a> {
     }
 }
 
+/// One entry of a block, as [`BlockReader::next_entry`] yields it.
+#[derive(Debug)]
+pub enum BlockEntry<'r, 'a> {
+    /// A record of the block.
+    Record(Record<'r, 'a>),
+    /// A nested block, entered: its reader yields its entries. A nested block left
+    /// unread (or half read) is skipped by the next call on its parent's reader.
+    Block(BlockReader<'r, 'a>),
+}
+
+/// Reads the entries of one block (or of the stream's top level) up to its end: the one
+/// loop every reader of blocks runs. Abbreviation definitions and BLOCKINFO blocks are
+/// applied by the [`Bitstream`] underneath and never yielded.
+#[derive(Debug)]
+pub struct BlockReader<'s, 'a> {
+    bs: &'s mut Bitstream<'a>,
+    /// The block id (`None` for the top level).
+    id: Option<u32>,
+    /// Bit offset of the block's ENTER_SUBBLOCK abbreviation id (0 at the top level).
+    start: u64,
+    /// The stream's open scopes (the top level counts as one) while this block's own
+    /// entries are read: more means a nested block is left to skip, fewer that this
+    /// block has ended. One comparison decides both before each entry.
+    open: usize,
+}
+
+impl<'s, 'a> BlockReader<'s, 'a> {
+    /// The stream's top level: its blocks in order, up to the end of the stream.
+    pub fn top(bs: &'s mut Bitstream<'a>) -> Self {
+        let open = bs.scopes.len();
+        BlockReader {
+            bs,
+            id: None,
+            start: 0,
+            open,
+        }
+    }
+
+    /// The block id (`u32::MAX` for the top level, which has none).
+    pub fn id(&self) -> u32 {
+        self.id.unwrap_or(u32::MAX)
+    }
+
+    /// Bit offset of the block's ENTER_SUBBLOCK abbreviation id.
+    pub fn start_bit(&self) -> u64 {
+        self.start
+    }
+
+    /// The stream's current bit offset (after the block's END_BLOCK once it has ended).
+    pub fn bit(&self) -> u64 {
+        self.bs.bit()
+    }
+
+    /// Skips what is left of nested blocks the caller did not read to their end; false
+    /// once this block has ended.
+    #[cold]
+    fn settle(&mut self) -> Result<bool> {
+        while self.bs.scopes.len() > self.open {
+            self.bs.skip_block()?;
+        }
+        Ok(self.bs.scopes.len() == self.open)
+    }
+
+    /// Bits left before the end of the block, at the next entry.
+    pub fn bits_left(&mut self) -> Result<u64> {
+        if self.bs.scopes.len() != self.open {
+            self.settle()?;
+        }
+        Ok(self.bs.bits_left())
+    }
+
+    /// What the end of the stream means here: the end of the top level; inside a block
+    /// (where the bitstream never reports it), an error.
+    #[cold]
+    fn eof<T>(&self) -> Result<Option<T>> {
+        match self.id {
+            None => Ok(None),
+            Some(id) => Err(BitstreamError::Invalid {
+                bit: self.bs.bit(),
+                what: "end of stream inside block",
+                value: id.into(),
+            }),
+        }
+    }
+
+    /// The next entry of the block; `None` once it has ended.
+    pub fn next_entry(&mut self) -> Result<Option<BlockEntry<'_, 'a>>> {
+        if self.bs.scopes.len() != self.open && !self.settle()? {
+            return Ok(None);
+        }
+        match self.bs.advance()? {
+            Step::Record { code, abbrev, bit } => {
+                Ok(Some(BlockEntry::Record(self.bs.record(code, abbrev, bit))))
+            }
+            Step::Enter { id, bit, .. } => {
+                let open = self.bs.scopes.len();
+                Ok(Some(BlockEntry::Block(BlockReader {
+                    bs: &mut *self.bs,
+                    id: Some(id),
+                    start: bit,
+                    open,
+                })))
+            }
+            // The scope is closed, so later calls see the block ended.
+            Step::End => Ok(None),
+            Step::Eof => self.eof(),
+        }
+    }
+
+    /// The next record of the block, nested blocks skipped; `None` once it has ended.
+    pub fn next_record(&mut self) -> Result<Option<Record<'_, 'a>>> {
+        loop {
+            if self.bs.scopes.len() != self.open && !self.settle()? {
+                return Ok(None);
+            }
+            match self.bs.advance()? {
+                Step::Record { code, abbrev, bit } => {
+                    return Ok(Some(self.bs.record(code, abbrev, bit)));
+                }
+                // A nested block: skipped on the next turn.
+                Step::Enter { .. } => {}
+                Step::End => return Ok(None),
+                Step::Eof => return self.eof(),
+            }
+        }
+    }
+}
+
 /// Checks an abbreviation's shape: an array is followed by exactly one scalar element
 /// encoding and ends the abbreviation, a blob comes last, and the first operand (the
 /// record code) is neither.
@@ -1074,40 +1264,39 @@ impl From<Record<'_, '_>> for OwnedRecord {
 /// Top-level records are refused (LLVM streams hold only blocks at the top level).
 pub fn read_tree(bytes: &[u8]) -> Result<Vec<Block>> {
     let mut bs = Bitstream::new(bytes)?;
-    let mut stack: Vec<Block> = Vec::new();
-    let mut top = Vec::new();
+    let mut top = BlockReader::top(&mut bs);
+    let mut blocks = Vec::new();
     loop {
-        let bit = bs.bit();
-        match bs.next_entry()? {
-            Entry::Eof => return Ok(top),
-            Entry::Enter { id, bit, .. } => stack.push(Block {
-                id,
-                bit,
-                items: Vec::new(),
-            }),
-            Entry::End => {
-                let done = stack.pop().ok_or(BitstreamError::Invalid {
+        let bit = top.bit();
+        match top.next_entry()? {
+            None => return Ok(blocks),
+            Some(BlockEntry::Block(b)) => blocks.push(read_block(b)?),
+            Some(BlockEntry::Record(r)) => {
+                return Err(BitstreamError::Invalid {
                     bit,
-                    what: "END_BLOCK",
-                    value: 0,
-                })?;
-                match stack.last_mut() {
-                    Some(parent) => parent.items.push(Item::Block(done)),
-                    None => top.push(done),
-                }
+                    what: "record at top level",
+                    value: r.code.into(),
+                });
             }
-            Entry::Record(r) => match stack.last_mut() {
-                Some(b) => b.items.push(Item::Record(r.into())),
-                None => {
-                    return Err(BitstreamError::Invalid {
-                        bit,
-                        what: "record at top level",
-                        value: r.code.into(),
-                    });
-                }
-            },
         }
     }
+}
+
+/// Reads one block whole. Recursion is bounded: the stream refuses blocks nested deeper
+/// than [`MAX_BLOCK_DEPTH`].
+fn read_block(mut blk: BlockReader<'_, '_>) -> Result<Block> {
+    let mut block = Block {
+        id: blk.id(),
+        bit: blk.start_bit(),
+        items: Vec::new(),
+    };
+    while let Some(entry) = blk.next_entry()? {
+        block.items.push(match entry {
+            BlockEntry::Record(r) => Item::Record(r.into()),
+            BlockEntry::Block(b) => Item::Block(read_block(b)?),
+        });
+    }
+    Ok(block)
 }
 
 #[cfg(test)]

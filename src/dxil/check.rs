@@ -30,7 +30,7 @@ use std::fmt::Display;
 use crate::container::psv0::{DependencyTable, Psv0, PsvElement, mask_words};
 use crate::container::sfi0::FeatureFlags;
 use crate::container::{Container, ContainerError, DxilProgramHeader, FourCc, ProgramKind};
-use crate::dxil::dxop;
+use crate::dxil::dxop::{self, DxOp};
 use crate::dxil::llvm::{
     Constant, FunctionBody, InstKind, LlvmError, Module, Operand, Type, TypeId, ValueId, ValueKind,
 };
@@ -880,14 +880,18 @@ impl<'m> FeatureScan<'m> {
     }
 
     /// DXC `FindCallToCreateHandle`: through phis (first incoming) and selects (true
-    /// value) to the call that made the handle.
-    fn handle_call(&self, body: &'m FunctionBody, mut v: ValueId) -> Option<(u32, &'m [Operand])> {
+    /// value) to the call that made the handle (`None` past an opcode DXIL.rst does not
+    /// list).
+    fn handle_call(&self, body: &'m FunctionBody, mut v: ValueId) -> Option<(DxOp, &'m [Operand])> {
         for _ in 0..64 {
             let k = self.inst_result(body, v)?;
             match k {
                 InstKind::Phi { incoming } => v = incoming.first()?.0,
                 InstKind::Select { if_true, .. } => v = *if_true,
-                InstKind::Call { .. } => return self.dx_op(body, k),
+                InstKind::Call { .. } => {
+                    let (opcode, args) = self.dx_op(body, k)?;
+                    return Some((DxOp::from_code(opcode)?, args));
+                }
                 _ => return None,
             }
         }
@@ -927,12 +931,12 @@ impl<'m> FeatureScan<'m> {
     /// DXC `GetResourcePropertyFromHandleCall` (and `GetResourceFromAnnotateHandle` for
     /// `bound`).
     fn handle_info(&self, body: &'m FunctionBody, v: ValueId) -> Option<HandleInfo> {
-        let (opcode, args) = self.handle_call(body, v)?;
+        let (op, args) = self.handle_call(body, v)?;
         let arg = |i: usize| args.get(i).and_then(|a| a.value());
         let res = self.meta.resources.as_ref();
-        match opcode {
+        match op {
             // CreateHandle(class, rangeId, index, nonUniform).
-            op::CREATE_HANDLE => {
+            DxOp::CreateHandle => {
                 let class = self.const_int(body, arg(1)?)?;
                 let mut id_v = arg(2)?;
                 for _ in 0..64 {
@@ -955,7 +959,7 @@ impl<'m> FeatureScan<'m> {
                 Some(info)
             }
             // AnnotateHandle(res, props).
-            op::ANNOTATE_HANDLE => {
+            DxOp::AnnotateHandle => {
                 let props = arg(2)?;
                 let words = match &self.m.value(Some(body), props)?.kind {
                     ValueKind::Constant(Constant::Aggregate(e)) => {
@@ -968,10 +972,7 @@ impl<'m> FeatureScan<'m> {
                 let created = self.handle_call(body, arg(1)?);
                 let bound = matches!(
                     created,
-                    Some((
-                        op::CREATE_HANDLE_FROM_BINDING | op::CREATE_HANDLE_FOR_LIB,
-                        _
-                    ))
+                    Some((DxOp::CreateHandleFromBinding | DxOp::CreateHandleForLib, _))
                 );
                 Some(HandleInfo {
                     kind: words[0] & 0xff,
@@ -985,80 +986,6 @@ impl<'m> FeatureScan<'m> {
     }
 }
 
-/// `dx.op` opcodes the feature rules look for (DXIL.rst operation table).
-mod op {
-    /// `CreateHandle`.
-    pub const CREATE_HANDLE: u32 = 57;
-    /// `AnnotateHandle`.
-    pub const ANNOTATE_HANDLE: u32 = 216;
-    /// `CreateHandleFromBinding`.
-    pub const CREATE_HANDLE_FROM_BINDING: u32 = 217;
-    /// `CreateHandleForLib`.
-    pub const CREATE_HANDLE_FOR_LIB: u32 = 160;
-    /// `CreateHandleFromHeap`.
-    pub const CREATE_HANDLE_FROM_HEAP: u32 = 218;
-    /// `CheckAccessFullyMapped`.
-    pub const CHECK_ACCESS_FULLY_MAPPED: u32 = 71;
-    /// `Msad`.
-    pub const MSAD: u32 = 50;
-    /// `Fma`.
-    pub const FMA: u32 = 47;
-    /// `InnerCoverage`.
-    pub const INNER_COVERAGE: u32 = 92;
-    /// `ViewID`.
-    pub const VIEW_ID: u32 = 138;
-    /// `AllocateRayQuery`.
-    pub const ALLOCATE_RAY_QUERY: u32 = 178;
-    /// `GeometryIndex`.
-    pub const GEOMETRY_INDEX: u32 = 213;
-    /// `AttributeAtVertex`.
-    pub const ATTRIBUTE_AT_VERTEX: u32 = 137;
-    /// `TextureLoad`.
-    pub const TEXTURE_LOAD: u32 = 66;
-    /// `BufferLoad`.
-    pub const BUFFER_LOAD: u32 = 68;
-    /// `AtomicBinOp`.
-    pub const ATOMIC_BIN_OP: u32 = 78;
-    /// `AtomicCompareExchange`.
-    pub const ATOMIC_COMPARE_EXCHANGE: u32 = 79;
-    /// `DerivCoarseX`.
-    pub const DERIV_COARSE_X: u32 = 83;
-    /// `DerivCoarseY`.
-    pub const DERIV_COARSE_Y: u32 = 84;
-    /// `DerivFineX`.
-    pub const DERIV_FINE_X: u32 = 85;
-    /// `DerivFineY`.
-    pub const DERIV_FINE_Y: u32 = 86;
-    /// `CalculateLOD`.
-    pub const CALCULATE_LOD: u32 = 81;
-    /// `Sample`.
-    pub const SAMPLE: u32 = 60;
-    /// `SampleBias`.
-    pub const SAMPLE_BIAS: u32 = 61;
-    /// `SampleCmp`.
-    pub const SAMPLE_CMP: u32 = 64;
-    /// `TextureGatherRaw`.
-    pub const TEXTURE_GATHER_RAW: u32 = 223;
-    /// `SampleCmpLevel`.
-    pub const SAMPLE_CMP_LEVEL: u32 = 224;
-    /// `TextureStoreSample`.
-    pub const TEXTURE_STORE_SAMPLE: u32 = 225;
-    /// `SampleCmpGrad`.
-    pub const SAMPLE_CMP_GRAD: u32 = 254;
-    /// `SampleCmpBias`.
-    pub const SAMPLE_CMP_BIAS: u32 = 255;
-    /// `StartVertexLocation`.
-    pub const START_VERTEX_LOCATION: u32 = 256;
-    /// `StartInstanceLocation`.
-    pub const START_INSTANCE_LOCATION: u32 = 257;
-    /// `SampleLevel`.
-    pub const SAMPLE_LEVEL: u32 = 62;
-    /// `SampleGrad`.
-    pub const SAMPLE_GRAD: u32 = 63;
-    /// `SampleCmpLevelZero`.
-    pub const SAMPLE_CMP_LEVEL_ZERO: u32 = 65;
-}
-
 /// Whether a DXIL `ResourceKind` is a typed resource (textures and typed buffers,
 /// DXC `DXIL::IsTyped`).
 fn is_typed(kind: u32) -> bool {
@@ -1067,8 +994,8 @@ fn is_typed(kind: u32) -> bool {
 
 /// Whether an operation is a wave or quad operation (DXC `OP::IsDxilOpWave`): the
 /// `wave*` and `quad*` operation classes, wave matrices excepted.
-fn is_wave_op(opcode: u32) -> bool {
-    dxop::op_info(opcode)
+fn is_wave_op(op: DxOp) -> bool {
+    dxop::op_info(op.code())
         .and_then(|i| i.class)
         .is_some_and(|c| {
             (c.starts_with("wave") && !c.starts_with("waveMatrix")) || c.starts_with("quad")
@@ -1202,20 +1129,24 @@ pub fn expected_features(
             let Some((opcode, args)) = call_op else {
                 continue;
             };
+            // No rule looks at an opcode DXIL.rst does not list.
+            let Some(op) = DxOp::from_code(opcode) else {
+                continue;
+            };
             let arg = |i: usize| args.get(i).and_then(|a| a.value());
-            if is_wave_op(opcode) {
+            if is_wave_op(op) {
                 wave = true;
             }
-            match opcode {
-                op::CHECK_ACCESS_FULLY_MAPPED => tiled = true,
-                op::MSAD => msad = true,
-                op::FMA => double_ext |= is_double,
-                op::INNER_COVERAGE => inner = true,
-                op::VIEW_ID => view_id = true,
-                op::ALLOCATE_RAY_QUERY | op::GEOMETRY_INDEX => rq = true,
-                op::ATTRIBUTE_AT_VERTEX => bary = true,
-                op::TEXTURE_LOAD | op::BUFFER_LOAD => {
-                    if opcode == op::TEXTURE_LOAD && scan.offsets_vary(body, args, 6) {
+            match op {
+                DxOp::CheckAccessFullyMapped => tiled = true,
+                DxOp::Msad => msad = true,
+                DxOp::Fma => double_ext |= is_double,
+                DxOp::InnerCoverage => inner = true,
+                DxOp::ViewID => view_id = true,
+                DxOp::AllocateRayQuery | DxOp::GeometryIndex => rq = true,
+                DxOp::AttributeAtVertex => bary = true,
+                DxOp::TextureLoad | DxOp::BufferLoad => {
+                    if op == DxOp::TextureLoad && scan.offsets_vary(body, args, 6) {
                         advanced_tex = true;
                     }
                     if let Some(h) = arg(1).and_then(|h| scan.handle_info(body, h))
@@ -1225,7 +1156,7 @@ pub fn expected_features(
                         uav_loads = true;
                     }
                 }
-                op::ATOMIC_BIN_OP | op::ATOMIC_COMPARE_EXCHANGE if is_i64 => {
+                DxOp::AtomicBinOp | DxOp::AtomicCompareExchange if is_i64 => {
                     let h = arg(1).and_then(|h| scan.handle_info(body, h));
                     if h.is_some_and(|h| is_typed(h.kind)) {
                         at64_typed = true;
@@ -1234,39 +1165,38 @@ pub fn expected_features(
                         at64_heap = true;
                     }
                 }
-                op::SAMPLE_LEVEL | op::SAMPLE_CMP_LEVEL_ZERO => {
+                DxOp::SampleLevel | DxOp::SampleCmpLevelZero => {
                     advanced_tex |= scan.offsets_vary(body, args, 7);
                 }
-                op::SAMPLE
-                | op::SAMPLE_BIAS
-                | op::SAMPLE_CMP
-                | op::SAMPLE_CMP_BIAS
-                | op::SAMPLE_GRAD
-                | op::SAMPLE_CMP_GRAD => {
+                DxOp::Sample
+                | DxOp::SampleBias
+                | DxOp::SampleCmp
+                | DxOp::SampleCmpBias
+                | DxOp::SampleGrad
+                | DxOp::SampleCmpGrad => {
                     advanced_tex |= scan.offsets_vary(body, args, 7);
                     lod_clamp |= scan.has_clamp(body, args);
-                    cmp_grad_bias_here =
-                        matches!(opcode, op::SAMPLE_CMP_BIAS | op::SAMPLE_CMP_GRAD);
-                    if ms_or_as && !matches!(opcode, op::SAMPLE_GRAD | op::SAMPLE_CMP_GRAD) {
+                    cmp_grad_bias_here = matches!(op, DxOp::SampleCmpBias | DxOp::SampleCmpGrad);
+                    if ms_or_as && !matches!(op, DxOp::SampleGrad | DxOp::SampleCmpGrad) {
                         deriv_ms = true;
                     }
                 }
-                op::DERIV_COARSE_X
-                | op::DERIV_COARSE_Y
-                | op::DERIV_FINE_X
-                | op::DERIV_FINE_Y
-                | op::CALCULATE_LOD
+                DxOp::DerivCoarseX
+                | DxOp::DerivCoarseY
+                | DxOp::DerivFineX
+                | DxOp::DerivFineY
+                | DxOp::CalculateLOD
                     if ms_or_as =>
                 {
                     deriv_ms = true
                 }
-                op::TEXTURE_GATHER_RAW | op::SAMPLE_CMP_LEVEL => advanced_tex = true,
-                op::TEXTURE_STORE_SAMPLE => {
+                DxOp::TextureGatherRaw | DxOp::SampleCmpLevel => advanced_tex = true,
+                DxOp::TextureStoreSample => {
                     advanced_tex = true;
                     msaa_store = true;
                 }
-                op::START_VERTEX_LOCATION | op::START_INSTANCE_LOCATION => cmd_info = true,
-                op::CREATE_HANDLE_FROM_HEAP => {
+                DxOp::StartVertexLocation | DxOp::StartInstanceLocation => cmd_info = true,
+                DxOp::CreateHandleFromHeap => {
                     if arg(2).and_then(|v| scan.const_int(body, v)).unwrap_or(0) != 0 {
                         heap_smp = true;
                     } else {
@@ -1278,8 +1208,8 @@ pub fn expected_features(
             // Validator 1.8's `checkUsedHandle`: a handle made to a writeable multisampled
             // texture (through a listed binding or an annotation).
             if matches!(
-                opcode,
-                op::CREATE_HANDLE | op::CREATE_HANDLE_FOR_LIB | op::ANNOTATE_HANDLE
+                op,
+                DxOp::CreateHandle | DxOp::CreateHandleForLib | DxOp::AnnotateHandle
             ) && let Some(v) = inst.result
                 && scan
                     .handle_info(body, v)
@@ -1530,50 +1460,6 @@ mod tests {
         assert_eq!(psv_component_type(8, false), 6);
     }
 
-    /// The opcode constants name the operations DXIL.rst gives those numbers.
-    #[test]
-    fn opcode_constants_match_the_table() {
-        for (code, name) in [
-            (op::CREATE_HANDLE, "CreateHandle"),
-            (op::ANNOTATE_HANDLE, "AnnotateHandle"),
-            (op::CREATE_HANDLE_FROM_BINDING, "CreateHandleFromBinding"),
-            (op::CREATE_HANDLE_FOR_LIB, "CreateHandleForLib"),
-            (op::CREATE_HANDLE_FROM_HEAP, "CreateHandleFromHeap"),
-            (op::CHECK_ACCESS_FULLY_MAPPED, "CheckAccessFullyMapped"),
-            (op::MSAD, "Msad"),
-            (op::FMA, "Fma"),
-            (op::INNER_COVERAGE, "InnerCoverage"),
-            (op::VIEW_ID, "ViewID"),
-            (op::ALLOCATE_RAY_QUERY, "AllocateRayQuery"),
-            (op::GEOMETRY_INDEX, "GeometryIndex"),
-            (op::ATTRIBUTE_AT_VERTEX, "AttributeAtVertex"),
-            (op::TEXTURE_LOAD, "TextureLoad"),
-            (op::BUFFER_LOAD, "BufferLoad"),
-            (op::ATOMIC_BIN_OP, "AtomicBinOp"),
-            (op::ATOMIC_COMPARE_EXCHANGE, "AtomicCompareExchange"),
-            (op::DERIV_COARSE_X, "DerivCoarseX"),
-            (op::DERIV_COARSE_Y, "DerivCoarseY"),
-            (op::DERIV_FINE_X, "DerivFineX"),
-            (op::DERIV_FINE_Y, "DerivFineY"),
-            (op::CALCULATE_LOD, "CalculateLOD"),
-            (op::SAMPLE, "Sample"),
-            (op::SAMPLE_BIAS, "SampleBias"),
-            (op::SAMPLE_CMP, "SampleCmp"),
-            (op::TEXTURE_GATHER_RAW, "TextureGatherRaw"),
-            (op::SAMPLE_CMP_LEVEL, "SampleCmpLevel"),
-            (op::TEXTURE_STORE_SAMPLE, "TextureStoreSample"),
-            (op::SAMPLE_CMP_GRAD, "SampleCmpGrad"),
-            (op::SAMPLE_CMP_BIAS, "SampleCmpBias"),
-            (op::START_VERTEX_LOCATION, "StartVertexLocation"),
-            (op::START_INSTANCE_LOCATION, "StartInstanceLocation"),
-            (op::SAMPLE_LEVEL, "SampleLevel"),
-            (op::SAMPLE_GRAD, "SampleGrad"),
-            (op::SAMPLE_CMP_LEVEL_ZERO, "SampleCmpLevelZero"),
-        ] {
-            assert_eq!(dxop::op_info(code).unwrap().name, name);
-        }
-    }
-
     /// Seed `000_…`: dependency tables are input vectors × 4 rows of
     /// ceil(output vectors × 4 / 32) words; hull programs add input → patch constant.
     #[test]
@@ -1696,7 +1582,7 @@ mod tests {
     }
 
     /// A module whose `main` calls `dx.op.<name>(op, args…)` for each call.
-    fn calls(build: impl FnOnce(&mut Mb) -> Vec<(&'static str, i64, Vec<ValueId>)>) -> Module {
+    fn calls(build: impl FnOnce(&mut Mb) -> Vec<(&'static str, DxOp, Vec<ValueId>)>) -> Module {
         let mut mb = Mb::new(DL);
         mb.block();
         let list = build(&mut mb);
@@ -1727,7 +1613,7 @@ mod tests {
     fn runtime_values(mb: &mut Mb) -> (ValueId, ValueId) {
         let i32t = mb.int(32);
         let zero = mb.ci(32, 0);
-        let t = mb.dx("threadId.i32", 93, &[zero], i32t);
+        let t = mb.dx("threadId.i32", DxOp::ThreadId, &[zero], i32t);
         let f32t = mb.t(Type::Float);
         let f = mb.cast(crate::dxil::llvm::CastOp::UiToFp, t, f32t);
         (t, f)
@@ -1755,7 +1641,7 @@ mod tests {
                     _ => mb.undef(f32t),
                 };
                 let k = mb.ci(32, 0);
-                vec![("sample.f32", 60, sample_args(mb, k, vec![c]))]
+                vec![("sample.f32", DxOp::Sample, sample_args(mb, k, vec![c]))]
             });
             let new = expected_features(&m, &meta((1, 8), vec![]), ProgramKind::Pixel);
             let old = expected_features(&m, &meta((1, 7), vec![]), ProgramKind::Pixel);
@@ -1778,8 +1664,16 @@ mod tests {
                 let h = mb.handle_ty();
                 let hv = mb.undef(h);
                 vec![
-                    ("sampleLevel.f32", 62, sample_args(mb, off, vec![clamp])),
-                    ("textureLoad.f32", 66, vec![hv, k, k, k, k, off, k, k]),
+                    (
+                        "sampleLevel.f32",
+                        DxOp::SampleLevel,
+                        sample_args(mb, off, vec![clamp]),
+                    ),
+                    (
+                        "textureLoad.f32",
+                        DxOp::TextureLoad,
+                        vec![hv, k, k, k, k, off, k, k],
+                    ),
                 ]
             });
             let f = expected_features(&m, &meta((1, 7), vec![]), ProgramKind::Compute);
@@ -1791,7 +1685,11 @@ mod tests {
     /// is *assigned* at each sample operation, so the last one of the function decides.
     #[test]
     fn sample_cmp_bias_flag_follows_the_last_sample() {
-        for (first, last, want) in [(255, 60, false), (60, 255, true), (254, 254, true)] {
+        for (first, last, want) in [
+            (DxOp::SampleCmpBias, DxOp::Sample, false),
+            (DxOp::Sample, DxOp::SampleCmpBias, true),
+            (DxOp::SampleCmpGrad, DxOp::SampleCmpGrad, true),
+        ] {
             let m = calls(|mb| {
                 let f32t = mb.t(Type::Float);
                 let u = mb.undef(f32t);

@@ -2,14 +2,15 @@
 //! functions `dx.op.<class>[.<overload>]` whose first argument is the constant opcode
 //! (DXIL.rst, "Operations via external functions").
 //!
-//! Owns: the operation properties ([`DxOpInfo`], table in [`super::dxop_table`]) and
-//! decoding a call into a [`DxOpCall`], checked against the table: the opcode exists,
+//! Owns: the operations by name ([`DxOp`]), their properties ([`DxOpInfo`]; both
+//! generated into [`super::dxop_table`]) and decoding a call into a [`DxOpCall`], checked against the table: the opcode exists,
 //! the callee's class is the operation's class, the argument count and types fit the
 //! operation's parameters where the table states them.
 //!
 //! Does not own: what an operation does (lowering and execution), or the module itself
 //! (see [`super::llvm`]).
 
+pub use super::dxop_table::DxOp;
 use super::dxop_table::{CORE_OPS, EXPERIMENTAL_OPS};
 use super::llvm::{
     Constant, FunctionBody, InstKind, Module, Operand, Type, TypeId, ValueId, ValueKind,
@@ -70,6 +71,8 @@ impl OpAttr {
 /// The properties of one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DxOpInfo {
+    /// The operation.
+    pub op: DxOp,
     /// The opcode.
     pub opcode: u32,
     /// The name (`CreateHandle`, `FAbs`, …).
@@ -86,6 +89,26 @@ pub struct DxOpInfo {
     /// Return and parameter type codes after the opcode (see `tools/gen-dxop-table.py`),
     /// where known.
     pub signature: Option<(&'static str, &'static [&'static str])>,
+}
+
+impl DxOp {
+    /// The operation with opcode `code`; `None` for a code DXIL.rst does not list.
+    #[inline]
+    pub fn from_code(code: u32) -> Option<DxOp> {
+        op_info(code).map(|i| i.op)
+    }
+
+    /// The opcode.
+    #[inline]
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+impl std::fmt::Display for DxOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The properties of an opcode.
@@ -158,6 +181,11 @@ impl<'m> DxOpCall<'m> {
     /// The opcode.
     pub fn opcode(&self) -> u32 {
         self.info.opcode
+    }
+
+    /// The operation.
+    pub fn op(&self) -> DxOp {
+        self.info.op
     }
 
     /// Argument `i` (after the opcode) as a value id.
@@ -382,5 +410,28 @@ mod tests {
         assert_eq!(op_info(130).unwrap().name, "LegacyF32ToF16");
         assert_eq!(op_info(EXPERIMENTAL_BASE).unwrap().name, "ExperimentalNop");
         assert!(op_info(100_000).is_none());
+    }
+
+    /// The enum and the table are one list: every row's operation has the row's opcode
+    /// and name, and the checked conversion finds it again.
+    #[test]
+    fn named_operations_are_the_table_rows() {
+        let rows = CORE_OPS.iter().chain(EXPERIMENTAL_OPS);
+        for row in rows {
+            assert_eq!(row.op.code(), row.opcode, "{}", row.name);
+            assert_eq!(row.op.name(), row.name);
+            assert_eq!(row.op.to_string(), row.name);
+            assert_eq!(DxOp::from_code(row.opcode), Some(row.op));
+        }
+        assert_eq!(DxOp::from_code(130), Some(DxOp::LegacyF32ToF16));
+        assert_eq!(DxOp::Sample.code(), 60);
+        assert_eq!(
+            DxOp::from_code(EXPERIMENTAL_BASE),
+            Some(DxOp::ExperimentalNop)
+        );
+        let past_core = u32::try_from(CORE_OPS.len()).unwrap();
+        assert_eq!(DxOp::from_code(past_core), None);
+        let past_experimental = EXPERIMENTAL_BASE + u32::try_from(EXPERIMENTAL_OPS.len()).unwrap();
+        assert_eq!(DxOp::from_code(past_experimental), None);
     }
 }

@@ -1,4 +1,5 @@
-//! Limits of a run (instructions per lane, memory) and the errors of execution.
+//! Limits of a run (instructions per lane, memory, the run's total work and time) and the
+//! errors of execution.
 //!
 //! The instruction budget counts *lane-instructions* like fuel: each lane counts the
 //! instructions (terminators included) it executes; a lane about to pass
@@ -6,8 +7,23 @@
 //! thread, the instruction and the instruction's source. An infinite loop therefore ends
 //! with that error instead of hanging. The memory budget bounds what execution allocates:
 //! registers, per-lane arrays and group shared memory of every group in flight.
+//!
+//! # One budget for every kind of work
+//!
+//! A run's total work ([`Limits::max_total_lane_instructions`]) and time
+//! ([`Limits::max_wall_time`]) are one [`RunBudget`], made when the run starts and
+//! charged by every kind of work it does: a dispatch's thread groups, a draw's vertex
+//! waves and pixel waves, the debugger's traced runs (which are such runs). Each charges
+//! the lane-instructions it ran as it goes — a dispatch after each thread group, the
+//! vertex stage after each chunk of vertices, the pixel stage every few waves and after
+//! each tile — and checks the clock at the same points, so a run stops within one such
+//! step of passing either limit, with an error saying how far it got. Work whose least
+//! cost (one instruction per thread or vertex) already passes the total is refused
+//! before it starts ([`RunBudget::check_least`]).
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::ir::{BlockId, InstId, SourceLoc, ValidateError};
 
@@ -158,44 +174,44 @@ pub enum ExecError {
     },
     /// The run's total work would pass its budget (`Limits::max_total_lane_instructions`).
     #[error(
-        "the run's budget of {limit} lane-instructions is exhausted after {done} of {groups} thread groups ({executed} lane-instructions); raise `[options] max_total_lane_instructions` to run longer"
+        "the run's budget of {limit} lane-instructions is exhausted after {done} of {total} {unit} ({executed} lane-instructions); raise `[options] max_total_lane_instructions` to run longer"
     )]
     TotalBudget {
         /// The budget.
         limit: u64,
         /// Lane-instructions executed when it stopped.
         executed: u64,
-        /// Thread groups finished.
+        /// Steps of the work finished (thread groups, instances, tiles).
         done: u64,
-        /// Thread groups in the dispatch.
-        groups: u64,
+        /// Steps of the work in all.
+        total: u64,
+        /// What a step is: `thread groups`, `instances of the vertex stage`, `tiles`.
+        unit: &'static str,
     },
-    /// A dispatch whose least possible work (one instruction per thread) is already past
-    /// the total budget.
+    /// Work whose least possible cost (one instruction per thread, or per vertex) is
+    /// already past the total budget.
     #[error(
-        "{groups} thread groups of {threads} threads run at least {least} lane-instructions, more than the run's budget of {limit}; raise `[options] max_total_lane_instructions` or dispatch fewer groups"
+        "{work} run at least {least} lane-instructions, more than the run's budget of {limit}; raise `[options] max_total_lane_instructions` or ask for less work"
     )]
     TooMuchWork {
-        /// Thread groups.
-        groups: u64,
-        /// Threads per group.
-        threads: u64,
+        /// The work: `65535 thread groups of 64 threads`, `3 vertices × 10 instances`.
+        work: String,
         /// The least the run takes.
         least: u64,
         /// The budget.
         limit: u64,
     },
     /// The run took longer than `Limits::max_wall_time`.
-    #[error(
-        "the run's time limit of {limit_seconds} s is reached after {done} of {groups} thread groups"
-    )]
+    #[error("the run's time limit of {limit_seconds} s is reached after {done} of {total} {unit}")]
     WallTime {
         /// The limit in seconds.
         limit_seconds: f64,
-        /// Thread groups finished.
+        /// Steps of the work finished.
         done: u64,
-        /// Thread groups in the dispatch.
-        groups: u64,
+        /// Steps of the work in all.
+        total: u64,
+        /// What a step is.
+        unit: &'static str,
     },
     /// The run would need more execution memory than allowed.
     #[error("execution needs {needed} bytes of memory, more than the limit of {limit}")]
@@ -230,9 +246,163 @@ pub enum ExecError {
     Dispatch(String),
 }
 
+/// Why a run must stop (see [`RunBudget`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spent {
+    /// The total of lane-instructions is passed; `executed` were counted.
+    Instructions {
+        /// Lane-instructions counted when it stopped.
+        executed: u64,
+    },
+    /// The time limit is reached.
+    Time,
+}
+
+/// The run-wide budgets every kind of work charges (see the module doc): the total of
+/// lane-instructions and the time limit of [`Limits`], shared by the run's workers.
+#[derive(Debug)]
+pub struct RunBudget {
+    total: u64,
+    wall: Option<Duration>,
+    started: Instant,
+    executed: AtomicU64,
+}
+
+impl RunBudget {
+    /// The budgets of `limits`, the clock started now.
+    pub fn new(limits: &Limits) -> RunBudget {
+        RunBudget {
+            total: limits.max_total_lane_instructions,
+            wall: limits.max_wall_time,
+            started: Instant::now(),
+            executed: AtomicU64::new(0),
+        }
+    }
+
+    /// Lane-instructions charged so far.
+    pub fn executed(&self) -> u64 {
+        self.executed.load(Ordering::Relaxed)
+    }
+
+    /// When the run started.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Refuses work named `work` whose least cost, `least` lane-instructions, already
+    /// passes the total.
+    pub fn check_least(&self, work: impl FnOnce() -> String, least: u64) -> Result<(), ExecError> {
+        if least > self.total {
+            return Err(ExecError::TooMuchWork {
+                work: work(),
+                least,
+                limit: self.total,
+            });
+        }
+        Ok(())
+    }
+
+    /// Charges `n` lane-instructions and checks the clock (read only when there is a time
+    /// limit).
+    pub fn charge(&self, n: u64) -> Result<(), Spent> {
+        self.charge_at(n, self.now())
+    }
+
+    /// The time now, when there is a time limit to check it against (a clock read costs
+    /// tens of nanoseconds on a virtual machine: none is made without a limit).
+    pub fn now(&self) -> Option<Instant> {
+        self.wall.map(|_| Instant::now())
+    }
+
+    /// Charges `n` lane-instructions, and checks the clock when `now` is given (a caller
+    /// that has just read it, or that reads it only every few steps, passes it).
+    pub fn charge_at(&self, n: u64, now: Option<Instant>) -> Result<(), Spent> {
+        let sum = self
+            .executed
+            .fetch_add(n, Ordering::Relaxed)
+            .saturating_add(n);
+        if sum > self.total {
+            return Err(Spent::Instructions { executed: sum });
+        }
+        match now {
+            Some(now) => self.check_time_at(now),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks the clock (and whether the total is already passed, by another worker).
+    pub fn check(&self) -> Result<(), Spent> {
+        self.charge_at(0, self.now())
+    }
+
+    fn check_time_at(&self, now: Instant) -> Result<(), Spent> {
+        match self.wall {
+            Some(max) if now.saturating_duration_since(self.started) > max => Err(Spent::Time),
+            _ => Ok(()),
+        }
+    }
+
+    /// The error of a run stopped by `spent` after `done` of `total` steps of `unit`
+    /// (`thread groups`, `instances of the vertex stage`, `tiles`).
+    pub fn error(&self, spent: Spent, done: u64, total: u64, unit: &'static str) -> ExecError {
+        match spent {
+            Spent::Instructions { executed } => ExecError::TotalBudget {
+                limit: self.total,
+                executed,
+                done,
+                total,
+                unit,
+            },
+            Spent::Time => ExecError::WallTime {
+                limit_seconds: self.wall.map_or(0.0, |d| d.as_secs_f64()),
+                done,
+                total,
+                unit,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One budget, charged from anywhere: the total stops the run once passed (and stays
+    /// passed for every later charge, as another worker would see it); the time limit
+    /// once reached; least work past the total is refused before it starts.
+    #[test]
+    fn the_run_budget_stops_every_kind_of_work() {
+        let limits = Limits {
+            max_total_lane_instructions: 100,
+            ..Limits::default()
+        };
+        let b = RunBudget::new(&limits);
+        assert_eq!(b.charge(60), Ok(()));
+        assert_eq!(b.charge_at(40, None), Ok(()));
+        assert_eq!(b.charge(1), Err(Spent::Instructions { executed: 101 }));
+        assert!(b.check().is_err());
+        let e = b.error(Spent::Instructions { executed: 101 }, 3, 10, "tiles");
+        assert!(
+            e.to_string()
+                .contains("budget of 100 lane-instructions is exhausted after 3 of 10 tiles"),
+            "{e}"
+        );
+        let e = b.check_least(|| "7 vertices × 20 instances".into(), 140);
+        assert!(
+            e.unwrap_err()
+                .to_string()
+                .starts_with("7 vertices × 20 instances run at least 140"),
+        );
+        let timed = RunBudget::new(&Limits {
+            max_wall_time: Some(Duration::from_nanos(1)),
+            ..Limits::default()
+        });
+        let later = timed.started() + Duration::from_millis(1);
+        assert_eq!(timed.charge_at(1, Some(later)), Err(Spent::Time));
+        assert_eq!(timed.charge_at(1, None), Ok(()));
+        let e = timed.error(Spent::Time, 0, 5, "instances of the vertex stage");
+        assert!(e.to_string().contains("after 0 of 5 instances"), "{e}");
+    }
 
     #[test]
     fn messages_name_thread_and_instruction() {

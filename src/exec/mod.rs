@@ -73,7 +73,7 @@ mod unbound;
 mod wave;
 mod wave_ops;
 
-pub use budget::{At, ExecError, Invocation, Limits, Xyz};
+pub use budget::{At, ExecError, Invocation, Limits, RunBudget, Spent, Xyz};
 pub use group::{GroupHooks, GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
 pub use observe::{
     Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,

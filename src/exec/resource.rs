@@ -37,7 +37,8 @@ const NULL_SAMPLER: u32 = 3;
 #[derive(Debug, Clone)]
 pub struct DescriptorTable {
     descs: Vec<Descriptor>,
-    /// `(first index, count, null index)` of each declared range.
+    /// `(first index, count of stored elements, null index)` of each declared range;
+    /// elements past the stored ones are null.
     ranges: Vec<(u32, u32, u32)>,
     resource_heap: (u32, u32),
     sampler_heap: (u32, u32),
@@ -174,24 +175,25 @@ impl DescriptorTable {
                     message,
                 })?;
             }
+            // Only the given elements are stored: a bounded range's missing elements
+            // (up to its declared count, which the program controls — a billion is
+            // legal text) resolve to the class's null descriptor in `handle`, as a
+            // stored null would.
             let count = if r.count == ResourceRange::UNBOUNDED {
-                given.len() as u32
+                given.len()
             } else {
-                r.count
+                given.len().min(r.count as usize)
             };
             let base = descs.len() as u32;
             let null = null_of(range_class(r));
-            for k in 0..count as usize {
-                let d = given
-                    .get(k)
-                    .cloned()
-                    .unwrap_or(Descriptor::Null(range_class(r)));
+            for (k, d) in given[..count].iter().enumerate() {
+                let d = d.clone();
                 if let Descriptor::Unbound(_) = d {
                     unbound.push((descs.len() as u32, element_name(r, k as u32)));
                 }
                 descs.push(d);
             }
-            table_ranges.push((base, count, null));
+            table_ranges.push((base, count as u32, null));
         }
         let rh = (descs.len() as u32, resource_heap.len() as u32);
         for (k, d) in resource_heap.iter().enumerate() {

@@ -8,6 +8,7 @@ use std::fmt;
 
 use super::ids::{ConstId, LocalId, RangeId, Reg};
 use super::parse::{ParseError, Tokens};
+use super::shader::Shader;
 
 /// How an instruction uses a register operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,7 +63,16 @@ impl Operand for Reg {
         if w == "_" {
             return Ok(Reg::NONE);
         }
-        t.indexed(w, Reg::PREFIX).map(Reg)
+        let n = t.indexed(w, Reg::PREFIX)?;
+        // The highest number is `_`'s: written as a number it would be an operand the
+        // validator cannot see.
+        if n > Shader::MAX_REGS {
+            return Err(t.error(format!(
+                "register `{w}` is past the most a program may have ({})",
+                Shader::MAX_REGS
+            )));
+        }
+        Ok(Reg(n))
     }
     fn visit(&self, role: Role, v: &mut dyn FnMut(Role, Reg)) {
         if !self.is_none() {

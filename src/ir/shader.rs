@@ -216,6 +216,8 @@ impl ResourceRange {
         let c = self.class.letter();
         let mut s = if self.count == 1 {
             format!("{c}{}", self.lower)
+        } else if self.count == 0 {
+            format!("{c}{} (no registers)", self.lower)
         } else if self.count == Self::UNBOUNDED {
             format!("{c}{}..", self.lower)
         } else {
@@ -451,7 +453,8 @@ pub struct Shader {
     pub wave_size: Option<WaveSizeReq>,
     /// 32-bit float denormal handling.
     pub fp32_denorm: DenormMode,
-    /// Total registers. Registers `0..consts.len()` are constants.
+    /// Total registers, at most [`Shader::MAX_REGS`]. Registers `0..consts.len()` are
+    /// constants.
     pub num_regs: u32,
     /// Values of the constant registers, which are set before the first instruction and
     /// never written.
@@ -491,6 +494,12 @@ pub struct Shader {
 }
 
 impl Shader {
+    /// The most registers a program may have (2^20). Every runner holds `num_regs`
+    /// words per lane, and analyses keep a flag per register, so the count is bounded
+    /// before anything is allocated from it; the largest lowered program of the corpora
+    /// uses a small fraction of it.
+    pub const MAX_REGS: u32 = 1 << 20;
+
     /// An empty compute shader with one block that returns.
     pub fn new(stage: Stage) -> Shader {
         Shader {

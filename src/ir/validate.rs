@@ -5,8 +5,8 @@
 //! 1. **Layout.** There is at least one block; block 0 is the entry; the blocks' runs
 //!    of instructions are contiguous and in order and cover `insts` exactly;
 //!    `locs.len() == insts.len()`.
-//! 2. **Registers.** Every register operand is below `num_regs` (both halves of a
-//!    64-bit operand); `consts.len() <= num_regs`; no instruction writes a constant
+//! 2. **Registers.** `num_regs` is at most [`Shader::MAX_REGS`]; every register operand
+//!    is below `num_regs` (both halves of a 64-bit operand); `consts.len() <= num_regs`; no instruction writes a constant
 //!    register (`0..consts.len()`).
 //! 3. **Operand lists.** In a `[Reg; 4]` list governed by a `mask`, exactly the
 //!    components in the mask name registers, the others are `_`; masks are non-empty
@@ -66,6 +66,13 @@ pub enum ValidateError {
 /// Checks every invariant listed in the module documentation.
 pub fn validate(s: &Shader) -> Result<(), ValidateError> {
     layout(s)?;
+    if s.num_regs > Shader::MAX_REGS {
+        return Err(ValidateError::Layout(format!(
+            "{} registers; a program may have at most {}",
+            s.num_regs,
+            Shader::MAX_REGS
+        )));
+    }
     if s.consts.len() as u64 > u64::from(s.num_regs) {
         return Err(ValidateError::Layout(format!(
             "{} constants but {} registers",
@@ -445,6 +452,35 @@ mod tests {
     fn accepts_a_small_loop() {
         let text = "shader compute\nregs 3\nconst r0 = 1\nblock0:\n    mov r1, r0\n    jump block1\nblock1:\n    iadd r1, r1, r0\n    icmp ult, r2, r1, r0\n    branch r2, block1, block2\nblock2:\n    return\n";
         check(text).unwrap();
+    }
+
+    /// A range of no registers (DXIL metadata can say so) is legal and binds nothing;
+    /// naming it overflowed (found by the interpreter fuzz target).
+    #[test]
+    fn an_empty_resource_range_has_a_name() {
+        let s = parse_shader("shader compute\nregs 2\nresource range0 = uav space 0 lower 3 count 0 raw_buffer uint \"x\"\nblock0:\n    return\n").unwrap();
+        validate(&s).unwrap();
+        assert_eq!(s.resources[0].binding_name(), "u3 (no registers)");
+    }
+
+    /// Runners and analyses size per-register state from `num_regs`: a program claiming
+    /// billions of registers must be refused before anything is allocated, and `_`'s
+    /// number written as a register must not slip past the operand checks (found by the
+    /// interpreter fuzz target: it made a 2^32-register program that validated).
+    #[test]
+    fn refuses_more_registers_than_a_program_may_have() {
+        let e = check("shader compute\nregs 4000000000\nblock0:\n    return\n").unwrap_err();
+        assert!(e.to_string().contains("at most 1048576"), "{e}");
+        let e = parse_shader(
+            "shader compute\nregs 2\nconst r0 = 1\nblock0:\n    mov r4294967295, r0\n    return\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("past the most a program may have"),
+            "{e}"
+        );
+        check("shader compute\nregs 2\nconst r0 = 1\nblock0:\n    mov r1048575, r0\n    return\n")
+            .unwrap();
     }
 
     #[test]

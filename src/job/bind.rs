@@ -41,7 +41,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::limits::{MemoryBudget as Budget, read_bounded};
+use super::limits::MemoryBudget as Budget;
 use super::schema::{DataSpec, JobFile, ResourceEntry, SamplerEntry};
 use super::{JobError, closest, data, png};
 use crate::ir::ResourceClass;
@@ -294,6 +294,15 @@ impl BoundEntry {
             Storage::None => None,
             Storage::Buffer(m) => Some(m.to_bytes()),
             Storage::Texture(t) => Some(t.to_bytes()),
+        }
+    }
+
+    /// The storage's memory (all of a buffer; all subresources of a texture).
+    pub fn memory(&self) -> Option<&crate::resources::Memory> {
+        match &self.storage {
+            Storage::None => None,
+            Storage::Buffer(m) => Some(m),
+            Storage::Texture(t) => Some(t.memory()),
         }
     }
 
@@ -1095,21 +1104,19 @@ fn make_texture(
         .is_some_and(|x| x.eq_ignore_ascii_case("png"));
     let images = e.data.as_ref().and_then(|d| d.images.as_ref());
     let texture = if let Some(images) = images {
+        // The texels are gathered in one buffer, then copied in.
+        budget.transient(name, desc.total_bytes(), "its images' texels, gathered")?;
         texture_from_images(e, &desc, images, dir).map_err(&err)?
     } else if is_png {
         let spec = e.data.as_ref().and_then(|d| d.file.as_ref());
         let file = spec.map(|f| super::resolve(dir, f)).unwrap_or_default();
-        // A PNG decodes to RGBA8 texels: twice what an 8-bit texture's mip 0 holds is
-        // more than any PNG of it needs, compressed.
-        if png::is_png_format(desc.format) {
-            read_bounded(
-                &file,
-                desc.total_bytes().saturating_mul(2).max(1 << 20),
-                "twice the texture's bytes",
-            )
-            .map_err(|m| err(format!("`data`: {m}")))?;
-            budget.transient(name, desc.total_bytes(), "its decoded PNG texels")?;
-        }
+        // The file (read through `paths::read_input`, bounded by the image's size) and
+        // its decoded texels are held while the texture is filled.
+        budget.transient(
+            name,
+            desc.total_bytes().saturating_mul(3),
+            "its PNG file and decoded texels",
+        )?;
         let bytes = png::read_texels(&file, &desc).map_err(|m| err(format!("`data`: {m}")))?;
         Texture::from_bytes(desc, &bytes)
     } else {
@@ -1182,7 +1189,7 @@ fn texture_from_images(
         );
     }
     let total = usize::try_from(desc.total_bytes()).map_err(|_| "texture too large".to_string())?;
-    let mut bytes = vec![0u8; total];
+    let mut bytes = super::limits::zeroed_bytes(total)?;
     for (i, file) in images.iter().enumerate() {
         let (mip, slice) = (i as u32 % desc.mips, i as u32 / desc.mips);
         let (start, len, [w, h, _]) = super::image_io::subresource_range(desc, mip, slice)

@@ -6,7 +6,7 @@ use super::schema::DataSpec;
 
 /// The bytes a `data` table gives, before they are fitted to the resource. `fill_u32`
 /// needs the resource size and is applied by [`fill`]. A `file` must be a regular file of
-/// at most `max` bytes (what the resource can hold, see `limits::read_bounded`).
+/// at most `max` bytes (what the resource can hold, see `paths::read_input`).
 pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, String> {
     let mut forms = 0;
     let mut out = Vec::new();
@@ -32,14 +32,13 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, Strin
     if let Some(f) = &spec.file {
         forms += 1;
         let path = job_dir.join(f);
-        out =
-            super::limits::read_bounded(&path, max, "what the resource can hold").map_err(|e| {
-                // Name the file as the job does.
-                let rest = e
-                    .strip_prefix(&format!("{}: ", path.display()))
-                    .unwrap_or(&e);
-                format!("`file` {}: {rest}", f.display())
-            })?;
+        out = super::paths::read_input(&path, max, "what the resource can hold").map_err(|e| {
+            // Name the file as the job does.
+            let rest = e
+                .strip_prefix(&format!("{}: ", path.display()))
+                .unwrap_or(&e);
+            format!("`file` {}: {rest}", f.display())
+        })?;
     }
     if spec.images.is_some() {
         return Err("`images` fill textures only (use `file` for raw bytes)".into());
@@ -53,7 +52,7 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, Strin
 /// Fills `size` bytes from a `data` table: the listed bytes first, zeros after;
 /// `fill_u32` repeats its word. More listed bytes than `size` is an error.
 pub fn fill(spec: Option<&DataSpec>, job_dir: &Path, size: usize) -> Result<Vec<u8>, String> {
-    let mut out = vec![0u8; size];
+    let mut out = super::limits::zeroed_bytes(size)?;
     let Some(spec) = spec else { return Ok(out) };
     if let Some(w) = spec.fill_u32 {
         let b = w.to_le_bytes();

@@ -2,10 +2,11 @@
 //! types (`pipeline::state`: input layout, rasterizer, blend and depth-stencil
 //! descriptions, viewport, scissor).
 //!
-//! Owns: the serde types of `[draw]` and its tables, and checking every name and number
-//! in them, each error naming the key (`[draw.rasterizer] cull`, `[[draw.input_element]]
-//! #2 format`). Does not own: render targets and the depth-stencil buffer (`targets`), or
-//! running the draw (`draw_run`).
+//! Owns: the serde types of `[draw]` and all its tables (`[[draw.render_target]]` and
+//! `[draw.depth_stencil]` included), the D3D12 names in them, and checking every name
+//! and number, each error naming the key (`[draw.rasterizer] cull`,
+//! `[[draw.input_element]] #2 format`). Does not own: making the render targets and the
+//! depth-stencil buffer (`targets`), or running the draw (`draw_run`).
 //!
 //! # The contract (DESIGN's "Job file", extended)
 //!
@@ -29,11 +30,8 @@
 //! [[draw.vertex_buffer]]          # slot, stride, offset (bytes skipped), data
 //! [[draw.input_element]]          # semantic, index, format, slot, offset ("append"), instance_step
 //! [draw.index_buffer]             # format (R16_UINT | R32_UINT), offset, data
-//! [[draw.render_target]]          # see `targets`
-//! [draw.depth_stencil]            # see `targets`; and the D3D12_DEPTH_STENCIL_DESC keys:
-//!                                 # depth_enable, depth_func, depth_write, stencil_enable,
-//!                                 # stencil_read_mask, stencil_write_mask,
-//!                                 # front = { fail, depth_fail, pass, func }, back = { … }
+//! [[draw.render_target]]          # below
+//! [draw.depth_stencil]            # below
 //! [draw.rasterizer]               # fill, cull, front_ccw, depth_bias, depth_bias_clamp,
 //!                                 # slope_scaled_depth_bias, depth_clip, multisample,
 //!                                 # antialiased_line
@@ -41,13 +39,45 @@
 //!                                 # dest_alpha, op_alpha, logic_op, write_mask (0–15 or "rgba")
 //! ```
 //!
+//! Render targets and the depth-stencil buffer (made by `targets`):
+//!
+//! ```toml
+//! [[draw.render_target]]
+//! format = "R8G8B8A8_UNORM"       # a render-target format (UNORM, SNORM, sRGB, float, UINT, SINT)
+//! width = 32
+//! height = 32
+//! samples = 1                     # 1, 2, 4, 8 or 16 (the standard sample patterns)
+//! clear = [0, 0, 0, 1]            # the value every sample starts with (the format's own
+//!                                 # numbers: floats for float-like formats, integers for UINT/SINT)
+//! data = { file = "start.bin" }   # or initial texels instead of `clear` (all samples, tightly packed)
+//! output = "out/rt0.png"          # .png for 8-bit UNORM/sRGB formats (a multisampled target
+//!                                 # is resolved first), .bin for any (every sample)
+//! resolve_output = "out/rt0.resolved.bin"  # multisampled targets: the resolved image
+//!
+//! [draw.depth_stencil]
+//! format = "D32_FLOAT"            # D16_UNORM | D24_UNORM_S8_UINT | D32_FLOAT | D32_FLOAT_S8X24_UINT
+//! clear_depth = 1.0
+//! clear_stencil = 0
+//! output = "out/depth.bin"        # the buffer's texels as the format stores them
+//!                                 # and the D3D12_DEPTH_STENCIL_DESC keys:
+//!                                 # depth_enable, depth_func, depth_write, stencil_enable,
+//!                                 # stencil_read_mask, stencil_write_mask,
+//!                                 # front = { fail, depth_fail, pass, func }, back = { … }
+//! ```
+//!
+//! The depth-stencil buffer takes the render targets' size and sample count (or gives
+//! `width`, `height`, `samples` itself when the draw has no render target).
+//!
 //! Names are D3D12's without their prefixes, in any case (`SRC_ALPHA`, `LESS_EQUAL`,
 //! `INCR_SAT`, `BACK`). Every key is optional and defaults to D3D12's default state.
+
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use super::JobError;
 use super::schema::DataSpec;
+use crate::pipeline::om;
 use crate::pipeline::state::*;
 use crate::resources::{ComparisonFunc, Format};
 
@@ -89,7 +119,7 @@ pub struct DrawSection {
     pub strip_cut: Option<bool>,
     /// `[[draw.render_target]]`.
     #[serde(default)]
-    pub render_target: Vec<super::targets::RenderTargetEntry>,
+    pub render_target: Vec<RenderTargetEntry>,
     /// `[[draw.vertex_buffer]]`.
     #[serde(default)]
     pub vertex_buffer: Vec<VertexBufferEntry>,
@@ -99,7 +129,7 @@ pub struct DrawSection {
     /// `[draw.index_buffer]`.
     pub index_buffer: Option<IndexBufferEntry>,
     /// `[draw.depth_stencil]`.
-    pub depth_stencil: Option<super::targets::DepthStencilEntry>,
+    pub depth_stencil: Option<DepthStencilEntry>,
     /// `[draw.rasterizer]`.
     pub rasterizer: Option<RasterizerEntry>,
     /// `[[draw.blend]]`, one per render target.
@@ -223,6 +253,78 @@ pub struct BlendEntry {
     pub write_mask: Option<MaskSpec>,
 }
 
+/// `[[draw.render_target]]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RenderTargetEntry {
+    /// DXGI format.
+    pub format: String,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// Samples (default 1).
+    pub samples: Option<u32>,
+    /// The starting value of every sample.
+    pub clear: Option<[f64; 4]>,
+    /// Initial texels.
+    pub data: Option<DataSpec>,
+    /// Where to write the target.
+    pub output: Option<PathBuf>,
+    /// Where to write the resolved image of a multisampled target.
+    pub resolve_output: Option<PathBuf>,
+}
+
+/// One face's stencil operations.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StencilFaceEntry {
+    /// `StencilFailOp`.
+    pub fail: Option<String>,
+    /// `StencilDepthFailOp`.
+    pub depth_fail: Option<String>,
+    /// `StencilPassOp`.
+    pub pass: Option<String>,
+    /// `StencilFunc`.
+    pub func: Option<String>,
+}
+
+/// `[draw.depth_stencil]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DepthStencilEntry {
+    /// Depth format.
+    pub format: String,
+    /// Width (only without render targets).
+    pub width: Option<u32>,
+    /// Height (only without render targets).
+    pub height: Option<u32>,
+    /// Samples (only without render targets).
+    pub samples: Option<u32>,
+    /// Starting depth (default 1.0).
+    pub clear_depth: Option<f32>,
+    /// Starting stencil (default 0).
+    pub clear_stencil: Option<u8>,
+    /// `DepthEnable` (default true).
+    pub depth_enable: Option<bool>,
+    /// `DepthFunc` (default `LESS`).
+    pub depth_func: Option<String>,
+    /// `DepthWriteMask` ALL (true, default) or ZERO.
+    pub depth_write: Option<bool>,
+    /// `StencilEnable`.
+    pub stencil_enable: Option<bool>,
+    /// `StencilReadMask`.
+    pub stencil_read_mask: Option<u8>,
+    /// `StencilWriteMask`.
+    pub stencil_write_mask: Option<u8>,
+    /// `FrontFace`.
+    pub front: Option<StencilFaceEntry>,
+    /// `BackFace`.
+    pub back: Option<StencilFaceEntry>,
+    /// Where to write the buffer.
+    pub output: Option<PathBuf>,
+}
+
 /// A `[draw]` error for `key`.
 pub(crate) fn draw_err(table: &str, message: impl Into<String>) -> JobError {
     JobError::Entry {
@@ -266,11 +368,7 @@ pub(crate) fn format_named(table: &str, key: &str, name: &str) -> Result<Format,
 }
 
 /// A comparison function name.
-pub(crate) fn comparison_named(
-    table: &str,
-    key: &str,
-    name: &str,
-) -> Result<ComparisonFunc, JobError> {
+fn comparison_named(table: &str, key: &str, name: &str) -> Result<ComparisonFunc, JobError> {
     ComparisonFunc::from_name(name).ok_or_else(|| {
         draw_err(
             table,
@@ -280,8 +378,57 @@ pub(crate) fn comparison_named(
 }
 
 /// A stencil operation name.
-pub(crate) fn stencil_op_named(table: &str, key: &str, name: &str) -> Result<StencilOp, JobError> {
+fn stencil_op_named(table: &str, key: &str, name: &str) -> Result<StencilOp, JobError> {
     by_name(table, key, name, StencilOp::NAMES)
+}
+
+/// The `D3D12_DEPTH_STENCIL_DESC` keys of `[draw.depth_stencil]`, for a buffer of
+/// `format`: D3D12's defaults for what is not given, and stencil only where the format
+/// has stencil bits.
+pub fn depth_stencil_desc(
+    e: &DepthStencilEntry,
+    format: Format,
+) -> Result<DepthStencilDesc, JobError> {
+    let t = "[draw.depth_stencil]";
+    let mut desc = DepthStencilDesc {
+        depth_enable: e.depth_enable.unwrap_or(true),
+        depth_write: e.depth_write.unwrap_or(true),
+        stencil_enable: e.stencil_enable.unwrap_or(false),
+        stencil_read_mask: e.stencil_read_mask.unwrap_or(0xff),
+        stencil_write_mask: e.stencil_write_mask.unwrap_or(0xff),
+        front_face: face(t, &e.front)?,
+        back_face: face(t, &e.back)?,
+        ..DepthStencilDesc::default()
+    };
+    if let Some(f) = &e.depth_func {
+        desc.depth_func = comparison_named(t, "depth_func", f)?;
+    }
+    if desc.stencil_enable && !om::has_stencil(format) {
+        return Err(draw_err(
+            t,
+            format!("`stencil_enable`: {format} has no stencil bits"),
+        ));
+    }
+    Ok(desc)
+}
+
+/// One face's stencil operations (`front`, `back`).
+fn face(t: &str, e: &Option<StencilFaceEntry>) -> Result<DepthStencilOpDesc, JobError> {
+    let mut f = DepthStencilOpDesc::default();
+    let Some(e) = e else { return Ok(f) };
+    if let Some(n) = &e.fail {
+        f.stencil_fail_op = stencil_op_named(t, "fail", n)?;
+    }
+    if let Some(n) = &e.depth_fail {
+        f.stencil_depth_fail_op = stencil_op_named(t, "depth_fail", n)?;
+    }
+    if let Some(n) = &e.pass {
+        f.stencil_pass_op = stencil_op_named(t, "pass", n)?;
+    }
+    if let Some(n) = &e.func {
+        f.stencil_func = comparison_named(t, "func", n)?;
+    }
+    Ok(f)
 }
 
 /// The topology.

@@ -25,20 +25,23 @@ use serde::Serialize;
 use super::bind::{self, BoundJob, DEFAULT_MAX_RESOURCE_BYTES, Register};
 use super::draw::{self as d, DrawSection, draw_err};
 use super::expect::{self, Mismatch};
+use super::limits::MemoryBudget;
+use super::paths::OutputGate;
 use super::run::{
     ExpectResult, ExpectSummary, MAX_REPORTED_MISMATCHES, OutputSummary, ProgramInfo, RunOptions,
-    load_file, write_file, write_output,
+    check_outputs, load_file, output_gate, place_outputs, resource_memory, run_limits,
+    stream_output, summary_place, write_entry_outputs, write_file,
 };
 use super::targets::{self, BoundDepth, BoundTarget};
 use super::{Job, JobError, data, reflect};
 use crate::exec::jit::Engine;
 use crate::exec::{Limits, Profile};
 use crate::ir::{Shader, Stage};
-use crate::pipeline::Bindings;
-use crate::pipeline::draw::{
-    DrawError, DrawField, DrawOptions, DrawReport, DrawState, FixedState, StageTimes, draw,
-};
 use crate::pipeline::state::*;
+use crate::pipeline::{
+    Bindings, DrawError, DrawField, DrawOptions, DrawReport, DrawState, FixedState, StageTimes,
+    draw,
+};
 use crate::resources::Memory;
 
 /// What a draw job did: the JSON summary's contents.
@@ -196,6 +199,12 @@ pub struct PreparedDraw {
     /// The reflection check's warnings.
     pub warnings: Vec<String>,
     expects: Vec<Checked>,
+    /// The gate the outputs are written through.
+    gate: OutputGate,
+    /// The summary's path and its gate.
+    summary: (OutputGate, PathBuf),
+    /// The job's memory: resources, buffers and targets taken.
+    memory: MemoryBudget,
 }
 
 impl PreparedDraw {
@@ -258,47 +267,49 @@ pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobEr
         depth,
         warnings,
         expects,
+        gate,
+        summary: (summary_gate, summary_path),
+        memory,
         ..
     } = p;
-    let (vs_info, o) = (vs.1, &job.file.options);
     let mut outputs = Vec::new();
     for t in &rts {
         if let Some(p) = &t.output {
-            let bytes = targets::target_bytes(&t.view.texture, p)
-                .map_err(|m| draw_err(&t.name, format!("`output`: {m}")))?;
-            outputs.push(write_output(&t.name, p, &bytes)?);
+            outputs.push(targets::write_target(
+                &gate,
+                &memory,
+                &t.name,
+                &t.view.texture,
+                p,
+                false,
+            )?);
         }
         if let Some(p) = &t.resolve_output {
-            let bytes = targets::resolved_bytes(&t.view.texture, p)
-                .map_err(|m| draw_err(&t.name, format!("`resolve_output`: {m}")))?;
-            outputs.push(write_output(&t.name, p, &bytes)?);
+            outputs.push(targets::write_target(
+                &gate,
+                &memory,
+                &t.name,
+                &t.view.texture,
+                p,
+                true,
+            )?);
         }
     }
     if let Some(dd) = &depth
         && let Some(p) = &dd.output
     {
-        outputs.push(write_output(
+        outputs.push(stream_output(
+            &gate,
             "[draw.depth_stencil]",
             p,
-            &dd.view.texture.to_bytes(),
+            dd.view.texture.memory(),
         )?);
     }
-    for e in bound.all() {
-        if let Some(path) = &e.output {
-            outputs.push(write_output(
-                &e.name,
-                path,
-                &e.contents().unwrap_or_default(),
-            )?);
-        }
-        if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
-            outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
-        }
-    }
+    outputs.extend(write_entry_outputs(&gate, &bound, &memory)?);
     let expectations = run_expects(&expects, &rts, depth.as_ref(), &bound);
     let summary = DrawSummary {
         job: job.path.display().to_string(),
-        vs: vs_info,
+        vs: vs.1,
         ps: ps.as_ref().map(|(_, i)| i.clone()),
         draw: report,
         elapsed_seconds: elapsed,
@@ -306,22 +317,11 @@ pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobEr
         expectations,
         warnings,
     };
-    let summary_path = match (&opts.summary, &o.summary) {
-        (Some(p), _) => p.clone(),
-        (None, Some(p)) => job.resolve(p),
-        (None, None) => {
-            let stem = job
-                .path
-                .file_stem()
-                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
-            job.resolve(&Path::new("out").join(format!("{stem}.summary.json")))
-        }
-    };
     let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
         path: summary_path.clone(),
         message: e.to_string(),
     })?;
-    write_file(&summary_path, format!("{json}\n").as_bytes())?;
+    write_file(&summary_gate, &summary_path, format!("{json}\n").as_bytes())?;
     Ok(DrawResult {
         summary,
         summary_path,
@@ -369,32 +369,23 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
             ),
         })?,
     };
-    let mut limits = Limits::default();
-    if let Some(n) = o.max_lane_instructions {
-        if n == 0 {
-            return Err(JobError::Section {
-                section: "[options]",
-                message: "`max_lane_instructions` is 0; give at least 1".into(),
-            });
-        }
-        limits.max_lane_instructions = n;
-    }
-    if let Some(m) = o.max_memory {
-        limits.max_memory_bytes = m;
-    }
+    let mut limits = run_limits(&job, opts)?;
     let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
     let (vs, vs_info) = program(&job, "vs", vs_path, Stage::Vertex)?;
     let ps = match &p.ps {
         Some(path) => Some(program(&job, "ps", path, Stage::Pixel)?),
         None => None,
     };
-    let bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    let gate = output_gate(&job, opts);
+    place_outputs(&mut bound, &gate)?;
+    check_outputs(&bound)?;
+    let mut memory = resource_memory(&bound, resource_limit)?;
     let vs_fit = reflect::check(&vs, &bound)?;
     let ps_fit = match &ps {
         Some((s, _)) => Some(reflect::check(s, &bound)?),
         None => None,
     };
-    let mut used: u64 = bound.all().map(|e| e.storage_bytes()).sum();
     let warnings = merge_warnings(
         vs_fit.warnings.clone(),
         ps_fit.as_ref().map(|f| f.warnings.clone()),
@@ -424,14 +415,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
                 ),
             ));
         }
-        let data = buffer_bytes(
-            &name,
-            &v.data,
-            v.offset,
-            &job.dir,
-            &mut used,
-            resource_limit,
-        )?;
+        let data = buffer_bytes(&name, &v.data, v.offset, &job.dir, &mut memory)?;
         let slot = v.slot as usize;
         if vertex_buffers.len() <= slot {
             vertex_buffers.resize(slot + 1, None);
@@ -461,33 +445,46 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
                     ));
                 }
             };
-            let data = buffer_bytes(
-                name,
-                &ib.data,
-                ib.offset,
-                &job.dir,
-                &mut used,
-                resource_limit,
-            )?;
+            let data = buffer_bytes(name, &ib.data, ib.offset, &job.dir, &mut memory)?;
             Some(IndexBufferView { data, format })
         }
         None => None,
     };
-    let rts = targets::render_targets(&dsec.render_target, &job.dir, &mut used, resource_limit)?;
+    let mut rts = targets::render_targets(&dsec.render_target, &job.dir, &mut memory)?;
+    for t in &mut rts {
+        for (key, slot) in [
+            ("output", &mut t.output),
+            ("resolve_output", &mut t.resolve_output),
+        ] {
+            if let Some(p) = slot.as_ref() {
+                *slot = Some(
+                    gate.place(p)
+                        .map_err(|m| draw_err(&t.name, format!("`{key}`: {m}")))?,
+                );
+            }
+        }
+    }
     let size = rts.first().map(|t| {
         let d = t.view.texture.desc();
         (d.width, d.height, d.samples)
     });
     let depth = match &dsec.depth_stencil {
-        Some(e) => Some(targets::depth_stencil(
-            e,
-            size,
-            &job.dir,
-            &mut used,
-            resource_limit,
-        )?),
+        Some(e) => {
+            let mut dd = targets::depth_stencil(e, size, &job.dir, &mut memory)?;
+            if let Some(p) = &dd.output {
+                dd.output = Some(
+                    gate.place(p)
+                        .map_err(|m| draw_err("[draw.depth_stencil]", format!("`output`: {m}")))?,
+                );
+            }
+            Some(dd)
+        }
         None => None,
     };
+    // The draw's own memory (vertex outputs, primitives, bins, tiles) is what the job's
+    // `max_memory` leaves once its resources, buffers and targets are held.
+    limits.max_memory_bytes = limits.max_memory_bytes.min(memory.left());
+    let summary = summary_place(&job, opts, &gate)?;
     let args = d::args(&dsec)?;
     let empty = Bindings::default();
     let ps_bindings = ps_fit.as_ref().map_or(&empty, |f| &f.bindings);
@@ -553,6 +550,9 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
         engine,
         warnings,
         expects,
+        gate,
+        summary,
+        memory,
     })
 }
 
@@ -641,21 +641,13 @@ fn run_expects(
 ) -> ExpectSummary {
     let mut s = ExpectSummary::default();
     for x in xs {
-        let bytes = match x.target {
-            Target::Reg(i) => bound
-                .resources
-                .get(i)
-                .and_then(|e| e.contents())
-                .unwrap_or_default(),
-            Target::Color(i) => rts
-                .get(i)
-                .map(|t| t.view.texture.to_bytes())
-                .unwrap_or_default(),
-            Target::Depth => depth
-                .map(|dd| dd.view.texture.to_bytes())
-                .unwrap_or_default(),
+        // Read in place: no copy of a target to check a few of its bytes.
+        let memory = match x.target {
+            Target::Reg(i) => bound.resources.get(i).and_then(|e| e.memory()),
+            Target::Color(i) => rts.get(i).map(|t| t.view.texture.memory()),
+            Target::Depth => depth.map(|dd| dd.view.texture.memory()),
         };
-        let mismatches: Vec<Mismatch> = expect::compare(&x.source, &x.values, &bytes);
+        let mismatches: Vec<Mismatch> = expect::compare_memory(&x.source, &x.values, memory);
         let passed = mismatches.is_empty();
         if passed {
             s.passed += 1;
@@ -682,8 +674,7 @@ fn buffer_bytes(
     spec: &super::schema::DataSpec,
     offset: Option<u64>,
     dir: &Path,
-    used: &mut u64,
-    limit: u64,
+    memory: &mut MemoryBudget,
 ) -> Result<Memory, JobError> {
     if spec.fill_u32.is_some() {
         return Err(draw_err(
@@ -691,26 +682,18 @@ fn buffer_bytes(
             "`data`: give the bytes (fill_u32 needs a size)",
         ));
     }
-    let bytes =
-        data::bytes(spec, dir, limit.saturating_sub(*used)).map_err(|m| draw_err(name, m))?;
-    *used = used.saturating_add(bytes.len() as u64);
-    if *used > limit {
-        return Err(draw_err(
-            name,
-            format!(
-                "{} bytes bring the job past its limit of {limit} bytes",
-                bytes.len()
-            ),
-        ));
-    }
+    let bytes = data::bytes(spec, dir, memory.left()).map_err(|m| draw_err(name, m))?;
     let skip = offset.unwrap_or(0);
-    let rest = bytes.get(skip as usize..).unwrap_or(&[]);
     if skip > bytes.len() as u64 {
         return Err(draw_err(
             name,
             format!("`offset` {skip} is past the data's {} bytes", bytes.len()),
         ));
     }
+    let rest = bytes.get(skip as usize..).unwrap_or(&[]);
+    // The buffer is kept; the bytes read are held while it is made.
+    memory.take(name, rest.len() as u64)?;
+    memory.transient(name, bytes.len() as u64, "its data, copied in")?;
     Memory::from_bytes(rest).map_err(|m| draw_err(name, m.to_string()))
 }
 

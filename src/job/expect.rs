@@ -112,18 +112,51 @@ fn show_float(bits: u32) -> String {
 
 /// Compares an entry's values with `actual`, the resource's final bytes.
 pub fn compare(e: &ExpectEntry, values: &[Expected], actual: &[u8]) -> Vec<Mismatch> {
-    let mut out = Vec::new();
-    let mut at = e.offset;
-    for (i, v) in values.iter().enumerate() {
-        let size: u64 = if matches!(v, Expected::Byte(_)) { 1 } else { 4 };
-        let got = usize::try_from(at)
+    compare_with(e, values, &|at, size| {
+        usize::try_from(at)
             .ok()
-            .and_then(|s| actual.get(s..s.checked_add(size as usize)?))
+            .and_then(|s| actual.get(s..s.checked_add(size)?))
             .map(|b| {
                 b.iter()
                     .rev()
                     .fold(0u32, |acc, &x| (acc << 8) | u32::from(x))
-            });
+            })
+    })
+}
+
+/// Compares an entry's values with a resource's memory as it is, reading only the bytes
+/// the entry names (no copy of the resource: a target of gigabytes is checked in place);
+/// `None` is a resource with no contents.
+pub fn compare_memory(
+    e: &ExpectEntry,
+    values: &[Expected],
+    memory: Option<&crate::resources::Memory>,
+) -> Vec<Mismatch> {
+    compare_with(e, values, &|at, size| {
+        let m = memory?;
+        let mut b = [0u8; 4];
+        let b = b.get_mut(..size)?;
+        m.read_bytes(at, b).then_some(())?;
+        Some(
+            b.iter()
+                .rev()
+                .fold(0u32, |acc, &x| (acc << 8) | u32::from(x)),
+        )
+    })
+}
+
+/// Compares an entry's values with what `read(offset, size)` gives (`None`: past the
+/// end), a little-endian value of 1 or 4 bytes.
+fn compare_with(
+    e: &ExpectEntry,
+    values: &[Expected],
+    read: &dyn Fn(u64, usize) -> Option<u32>,
+) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let mut at = e.offset;
+    for (i, v) in values.iter().enumerate() {
+        let size: u64 = if matches!(v, Expected::Byte(_)) { 1 } else { 4 };
+        let got = read(at, size as usize);
         let expected = match *v {
             Expected::Word(w) => format!("{w} (0x{w:08x})"),
             Expected::Byte(b) => format!("0x{b:02x}"),
@@ -155,7 +188,7 @@ pub fn compare(e: &ExpectEntry, values: &[Expected], actual: &[u8]) -> Vec<Misma
                 ulp,
             });
         }
-        at += size;
+        at = at.saturating_add(size);
     }
     out
 }
@@ -175,6 +208,29 @@ mod tests {
 
     fn bytes(words: &[u32]) -> Vec<u8> {
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// Read in place or from a copy, an expectation finds the same mismatches, values
+    /// past the end included ("missing"); a resource with no contents misses them all.
+    #[test]
+    fn memory_reads_match_copies() {
+        let e = ExpectEntry {
+            offset: 6,
+            ..Default::default()
+        };
+        let values = [
+            Expected::Word(0x0302_0100),
+            Expected::Byte(9),
+            Expected::Word(7),
+        ];
+        let data: Vec<u8> = (0u8..11).collect();
+        let m = crate::resources::Memory::from_bytes(&data).unwrap();
+        let copied = compare(&e, &values, &data);
+        let in_place = compare_memory(&e, &values, Some(&m));
+        assert_eq!(copied, in_place);
+        assert_eq!(in_place.len(), 3);
+        assert!(in_place[2].got.contains("missing"));
+        assert_eq!(compare_memory(&e, &values, None).len(), 3);
     }
 
     #[test]

@@ -73,7 +73,13 @@ pub fn read_texels(
     height: u32,
 ) -> Result<Vec<u8>, String> {
     check_image_format(format)?;
-    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    // A PNG of the subresource holds at most 16 bytes a pixel (RGBA, 16 bits a channel)
+    // before compression; twice that, and 1 MiB for small ones, is more than any real
+    // file of it needs.
+    let max = (u64::from(width) * u64::from(height))
+        .saturating_mul(32)
+        .max(1 << 20);
+    let bytes = super::paths::read_input(file, max, "twice a 16-bit RGBA image of its size")?;
     let img = image::load_from_memory(&bytes).map_err(|e| {
         format!(
             "{}: not an image this build reads (PNG): {e}",
@@ -90,7 +96,7 @@ pub fn read_texels(
     }
     let texel = format.bytes_per_texel() as usize;
     let n = width as usize * height as usize;
-    let mut out = vec![0u8; n * texel];
+    let mut out = super::limits::zeroed_bytes(n.saturating_mul(texel))?;
     match png_depth(format) {
         Some(8) => {
             let px = img.to_rgba8();
@@ -166,11 +172,26 @@ pub fn subresource_bytes(texture: &Texture, mip: u32, slice: u32) -> Result<Vec<
             }
         )
     })?;
-    let all = texture.to_bytes();
-    let (s, e) = (start as usize, (start + len) as usize);
-    all.get(s..e)
-        .map(<[u8]>::to_vec)
-        .ok_or_else(|| "texture too small".into())
+    // Only the subresource is copied, into a buffer reserved fallibly.
+    let mut out = Vec::new();
+    out.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
+        .map_err(|_| format!("cannot reserve {len} bytes for mip {mip}, slice {slice}"))?;
+    out.resize(len as usize, 0);
+    if !texture.memory().read_bytes(start, &mut out) {
+        return Err("texture too small".into());
+    }
+    Ok(out)
+}
+
+/// The most bytes [`encode_png`] holds at once for mip `mip` of a texture of `desc`: the
+/// subresource's bytes, the image's samples and the encoded file (no larger than the
+/// samples, with room for PNG's own bytes).
+pub fn png_work_bytes(desc: &TextureDesc, mip: u32) -> u64 {
+    let [w, h, _] = desc.mip_size(mip);
+    let samples = u64::from(w) * u64::from(h) * 8;
+    desc.subresource_bytes(mip)
+        .saturating_add(samples.saturating_mul(2))
+        .saturating_add(1 << 16)
 }
 
 /// Encodes subresource `(mip, slice)` of `texture` as a PNG (see the module doc).
@@ -188,7 +209,10 @@ pub fn encode_png(texture: &Texture, mip: u32, slice: u32) -> Result<Vec<u8>, St
     let grey = channels.len() == 1 && channels.first().is_some_and(|c| c.dest == 0);
     let step = usize::from(depth / 8);
     let comps = if grey { 1 } else { 4 };
-    let mut out = Vec::with_capacity(w as usize * h as usize * comps * step);
+    let mut out = Vec::new();
+    let n = w as usize * h as usize * comps * step;
+    out.try_reserve_exact(n)
+        .map_err(|_| format!("cannot reserve {n} bytes for the PNG's samples"))?;
     let max = if step == 1 { [0xff, 0] } else { [0xff, 0xff] };
     for t in bytes.chunks_exact(texel) {
         let mut px = [[0u8; 2]; 4];

@@ -1,10 +1,10 @@
 //! What a job may cost: the memory its resources (and every copy made of them) take, the
-//! files it reads, and the defaults of a run's total work.
+//! most an input file may hold, and the defaults of a run's total work.
 //!
 //! Owns: the memory budget every allocation of a job is counted against before it is
-//! made, reading an input file no further than what it can fill, and the run-wide
-//! budgets' defaults. Does not own: the limits of execution itself (`exec::Limits`),
-//! where outputs may go ([`super::paths`]).
+//! made, the size limits of the files a job reads, and the run-wide budgets' defaults.
+//! Does not own: the limits of execution itself (`exec::Limits`, `exec::RunBudget`),
+//! where outputs may go and how inputs are read (the gates of [`super::paths`]).
 //!
 //! # Rules
 //!
@@ -14,12 +14,9 @@
 //!   holds), at its peak: a job that fits the budget never holds more than the budget.
 //! - Allocations are fallible: when the system refuses one, the job fails with an error
 //!   naming the resource and the size, not an abort.
-//! - An input file (`data = { file = … }`, a program, a `.png`) must be a regular file,
-//!   and is read no further than one byte past what it may hold, so `/dev/zero` or a
-//!   huge file fails after that many bytes with a message giving the limit.
-
-use std::io::Read;
-use std::path::Path;
+//! - An input file (`data = { file = … }`, a program, a `.png`) is read through
+//!   [`super::paths::read_input`] no further than what it may hold (for a program,
+//!   [`MAX_PROGRAM_BYTES`]; for data, what its resource can hold).
 
 use super::JobError;
 
@@ -92,41 +89,14 @@ impl MemoryBudget {
     }
 }
 
-/// Reads a regular file of at most `max` bytes. A missing file, a folder, a device, a
-/// pipe or a file longer than `max` is an error naming the file and, for the last, the
-/// limit and what sets it (`what_limits`, e.g. "the buffer's `size`").
-pub fn read_bounded(path: &Path, max: u64, what_limits: &str) -> Result<Vec<u8>, String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
-    if !meta.is_file() {
-        let kind = if meta.is_dir() {
-            "a folder"
-        } else {
-            "not a regular file (a device, pipe or socket)"
-        };
-        return Err(format!("{shown}: {kind}; give a regular file"));
-    }
-    if meta.len() > max {
-        return Err(format!(
-            "{shown}: {} bytes, more than {max} ({what_limits})",
-            meta.len()
-        ));
-    }
-    let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    // The length can change between the look and the read: read at most one byte past
-    // the limit, into a buffer reserved fallibly.
-    let mut out = Vec::new();
-    out.try_reserve_exact(usize::try_from(meta.len()).unwrap_or(usize::MAX))
-        .map_err(|_| format!("{shown}: cannot reserve {} bytes to read it", meta.len()))?;
-    f.take(max.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(|e| format!("{shown}: {e}"))?;
-    if out.len() as u64 > max {
-        return Err(format!(
-            "{shown}: more than {max} bytes ({what_limits}); it grew while being read"
-        ));
-    }
-    Ok(out)
+/// `n` zero bytes, allocated fallibly: when the system refuses, an error giving the size
+/// (the caller names the entry), not an abort.
+pub fn zeroed_bytes(n: usize) -> Result<Vec<u8>, String> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| format!("the system refused {n} bytes"))?;
+    v.resize(n, 0);
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -149,25 +119,5 @@ mod tests {
         b.transient("x", 40, "copy").unwrap();
         assert_eq!(b.used(), 60);
         assert!(b.take("x", 41).is_err());
-    }
-
-    /// Hostile inputs: a device that never ends, a folder, a file past its limit.
-    #[test]
-    fn files_are_read_no_further_than_they_may_hold() {
-        let e = read_bounded(Path::new("/dev/zero"), 1 << 20, "the buffer's `size`");
-        assert!(e.unwrap_err().contains("not a regular file"));
-        let e = read_bounded(Path::new("."), 10, "x").unwrap_err();
-        assert!(e.contains("a folder"), "{e}");
-        let dir = std::env::temp_dir().join(format!("dxlane-limits-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("big.bin");
-        std::fs::write(&f, [7u8; 100]).unwrap();
-        let e = read_bounded(&f, 99, "the buffer's `size`").unwrap_err();
-        assert!(
-            e.contains("100 bytes, more than 99 (the buffer's `size`)"),
-            "{e}"
-        );
-        assert_eq!(read_bounded(&f, 100, "x").unwrap().len(), 100);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -27,11 +27,13 @@
 //!   a texture's subresources tightly packed in D3D12 order.
 //! - `dxlane run` exits with 0 when every `[[expect]]` holds, 1 when any fails, and 2
 //!   on any error (the job, the program, the run).
-//! - Outputs stay inside the job's folder (or `--out-dir`) unless the user passes
-//!   `--allow-outside` ([`paths`]); inputs are regular files read no further than they
-//!   may hold, and every allocation is counted against `max_memory` ([`limits`]); a run
-//!   has a total budget of lane-instructions and may have a time limit
-//!   (`max_total_lane_instructions`, `max_seconds`).
+//! - Every file is written through one gate and read through one ([`paths`]): outputs
+//!   stay inside the job's folder (or `--out-dir`) unless the user passes
+//!   `--allow-outside`, and are never written through a link; inputs are regular files
+//!   read no further than they may hold. Every allocation is counted against
+//!   `max_memory` ([`limits`]); a run — dispatch or draw — has a total budget of
+//!   lane-instructions and may have a time limit (`max_total_lane_instructions`,
+//!   `max_seconds`: one `exec::RunBudget`).
 
 pub mod bind;
 pub mod data;
@@ -183,7 +185,7 @@ impl Job {
             path: path.to_path_buf(),
             message,
         };
-        let bytes = limits::read_bounded(path, limits::MAX_JOB_FILE_BYTES, "the largest job file")
+        let bytes = paths::read_input(path, limits::MAX_JOB_FILE_BYTES, "the largest job file")
             .map_err(|m| {
                 io(m.strip_prefix(&format!("{}: ", path.display()))
                     .map(str::to_string)

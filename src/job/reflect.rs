@@ -42,6 +42,11 @@ use crate::pipeline::Bindings;
 use crate::resources::Format;
 use crate::resources::format::ChannelType;
 
+/// The most elements of one declared array a job binds (2^20): the job marks every
+/// element bound or unbound, so a program's count (up to 2^32 − 1 in its text) is
+/// checked first.
+pub const MAX_BOUND_ELEMENTS: u32 = 1 << 20;
+
 /// The bindings a program gets from a job, and what the check warned about.
 #[derive(Debug, Clone)]
 pub struct Fit {
@@ -89,6 +94,18 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
                     continue;
                 }
             }
+        } else if r.count > MAX_BOUND_ELEMENTS {
+            // Each element is bound or marked unbound one by one; the count is the
+            // program's, so it is checked before that loop.
+            problems.push(format!(
+                "{}: the program declares an array of {} elements of {}{}; a job binds arrays of at most {MAX_BOUND_ELEMENTS} (the largest shader-visible descriptor heap D3D12 guarantees holds 1,000,000)",
+                r.binding_name(),
+                r.count,
+                declared(r),
+                quoted_name(r)
+            ));
+            ranges.push(descs);
+            continue;
         } else {
             r.count
         };

@@ -25,7 +25,8 @@ use serde::Serialize;
 
 use super::bind::{self, BoundEntry, BoundJob, DEFAULT_MAX_RESOURCE_BYTES, Register, Storage};
 use super::expect::{self, Expected, Mismatch};
-use super::paths::OutputPolicy;
+use super::limits::MemoryBudget;
+use super::paths::{OutputGate, OutputPolicy};
 use super::reflect::{self, Fit};
 use super::schema::{ExpectEntry, Tolerance};
 use super::{Job, JobError, LoadError, png};
@@ -277,7 +278,12 @@ pub struct Prepared {
     pub options: DispatchOptions,
     /// The expectations, checked against their targets.
     expects: Vec<CheckedExpect>,
-    summary_path: PathBuf,
+    /// The gate the outputs are written through.
+    gate: OutputGate,
+    /// The job's memory: its resources taken, what is left for the outputs' temporaries.
+    memory: MemoryBudget,
+    /// The summary's path and its gate (a `--summary` file's is its own folder).
+    summary: (OutputGate, PathBuf),
 }
 
 /// An `[[expect]]` whose target exists and whose values parse.
@@ -417,7 +423,7 @@ pub(crate) fn load_file(
 
 /// Reads a program file: a regular file of at most `limits::MAX_PROGRAM_BYTES`.
 fn read_program(path: &Path) -> Result<Vec<u8>, JobError> {
-    super::limits::read_bounded(
+    super::paths::read_input(
         path,
         super::limits::MAX_PROGRAM_BYTES,
         "the largest program a job may load",
@@ -438,40 +444,11 @@ fn options_err(message: String) -> JobError {
     }
 }
 
-/// Checks everything that can be checked before a run (see the module doc) and binds the
-/// job's resources.
-pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+/// The limits of a run of `job` with `opts`, for every kind of work (a dispatch, a draw,
+/// the debugger's runs): `[options] max_lane_instructions`, `max_memory`,
+/// `max_total_lane_instructions`, and `max_seconds` or `--max-seconds`.
+pub(crate) fn run_limits(job: &Job, opts: &RunOptions<'_>) -> Result<Limits, JobError> {
     let o = &job.file.options;
-    let groups = match &job.file.dispatch {
-        Some(d) => d.groups,
-        None => {
-            return Err(JobError::Section {
-                section: "[dispatch]",
-                message: "missing: a compute job needs `[dispatch] groups = [x, y, z]`".into(),
-            });
-        }
-    };
-    if groups
-        .iter()
-        .any(|&g| g == 0 || g > MAX_GROUPS_PER_DIMENSION)
-    {
-        return Err(JobError::Section {
-            section: "[dispatch]",
-            message: format!(
-                "`groups` {groups:?}: each count must be from 1 to {MAX_GROUPS_PER_DIMENSION}"
-            ),
-        });
-    }
-    let profile_name = opts.profile.as_deref().or(o.profile.as_deref());
-    let profile = match profile_name {
-        None => Profile::latest(),
-        Some(n) => Profile::by_name(n).ok_or_else(|| {
-            options_err(format!(
-                "unknown profile \"{n}\" (known: {}, latest)",
-                Profile::PRESETS.join(", ")
-            ))
-        })?,
-    };
     let mut limits = Limits::default();
     if let Some(n) = o.max_lane_instructions {
         if n == 0 {
@@ -509,6 +486,44 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
             })?;
         limits.max_wall_time = Some(d);
     }
+    Ok(limits)
+}
+
+/// Checks everything that can be checked before a run (see the module doc) and binds the
+/// job's resources.
+pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+    let o = &job.file.options;
+    let groups = match &job.file.dispatch {
+        Some(d) => d.groups,
+        None => {
+            return Err(JobError::Section {
+                section: "[dispatch]",
+                message: "missing: a compute job needs `[dispatch] groups = [x, y, z]`".into(),
+            });
+        }
+    };
+    if groups
+        .iter()
+        .any(|&g| g == 0 || g > MAX_GROUPS_PER_DIMENSION)
+    {
+        return Err(JobError::Section {
+            section: "[dispatch]",
+            message: format!(
+                "`groups` {groups:?}: each count must be from 1 to {MAX_GROUPS_PER_DIMENSION}"
+            ),
+        });
+    }
+    let profile_name = opts.profile.as_deref().or(o.profile.as_deref());
+    let profile = match profile_name {
+        None => Profile::latest(),
+        Some(n) => Profile::by_name(n).ok_or_else(|| {
+            options_err(format!(
+                "unknown profile \"{n}\" (known: {}, latest)",
+                Profile::PRESETS.join(", ")
+            ))
+        })?,
+    };
+    let limits = run_limits(&job, opts)?;
     let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
     let program = load_program(&job)?;
     let wave_size = opts.wave_size.or(o.wave_size);
@@ -529,12 +544,9 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
         e => wave_err(format!("`wave_size`: {e}")),
     })?;
     let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
-    let policy = OutputPolicy {
-        job_dir: job.dir.clone(),
-        out_dir: opts.out_dir.clone(),
-        allow_outside: opts.allow_outside,
-    };
-    place_outputs(&mut bound, &policy)?;
+    let gate = output_gate(&job, opts);
+    place_outputs(&mut bound, &gate)?;
+    let memory = resource_memory(&bound, resource_limit)?;
     check_outputs(&bound)?;
     let expects = check_expects(&job, &bound)?;
     let fit = reflect::check(&program.shader, &bound)?;
@@ -552,27 +564,7 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
         limits,
         engine,
     };
-    let summary_path = match (&opts.summary, &o.summary) {
-        (Some(p), _) => p.clone(),
-        (None, Some(p)) => policy
-            .place(&job.resolve(p))
-            .map_err(|m| JobError::Section {
-                section: "[options]",
-                message: format!("`summary`: {m}"),
-            })?,
-        (None, None) => {
-            let stem = job
-                .path
-                .file_stem()
-                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
-            policy
-                .place(&job.resolve(&Path::new("out").join(format!("{stem}.summary.json"))))
-                .map_err(|m| JobError::Section {
-                    section: "[options]",
-                    message: format!("the summary: {m}"),
-                })?
-        }
-    };
+    let summary = summary_place(&job, opts, &gate)?;
     Ok(Prepared {
         job,
         program,
@@ -581,13 +573,69 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
         groups,
         options,
         expects,
-        summary_path,
+        gate,
+        memory,
+        summary,
     })
 }
 
-/// Places every output of the job by `policy` (see `job::paths`), refusing those that
-/// would land outside the job's folder or `--out-dir`.
-fn place_outputs(bound: &mut BoundJob, policy: &OutputPolicy) -> Result<(), JobError> {
+/// The output gate of a job run with `opts` (`--out-dir`, `--allow-outside`).
+pub(crate) fn output_gate(job: &Job, opts: &RunOptions<'_>) -> OutputGate {
+    OutputPolicy {
+        job_dir: job.dir.clone(),
+        out_dir: opts.out_dir.clone(),
+        allow_outside: opts.allow_outside,
+    }
+    .gate()
+}
+
+/// Where a job's summary goes, and through which gate: `--summary FILE` (the user's
+/// own folder), else `[options] summary`, else `out/<job stem>.summary.json`, both placed
+/// by the job's gate.
+pub(crate) fn summary_place(
+    job: &Job,
+    opts: &RunOptions<'_>,
+    gate: &OutputGate,
+) -> Result<(OutputGate, PathBuf), JobError> {
+    let section = |m: String| JobError::Section {
+        section: "[options]",
+        message: m,
+    };
+    if let Some(p) = &opts.summary {
+        return OutputGate::user_file(p, "--summary").map_err(|m| JobError::Section {
+            section: "--summary",
+            message: m,
+        });
+    }
+    let placed = match &job.file.options.summary {
+        Some(p) => gate
+            .place(&job.resolve(p))
+            .map_err(|m| section(format!("`summary`: {m}")))?,
+        None => {
+            let stem = job
+                .path
+                .file_stem()
+                .map_or_else(|| "job".into(), |s| s.to_string_lossy().into_owned());
+            gate.place(&job.resolve(&Path::new("out").join(format!("{stem}.summary.json"))))
+                .map_err(|m| section(format!("the summary: {m}")))?
+        }
+    };
+    Ok((gate.clone(), placed))
+}
+
+/// The job's memory budget with its bound resources taken (`bind` counted them already;
+/// what is left bounds the temporaries made after the run).
+pub(crate) fn resource_memory(bound: &BoundJob, limit: u64) -> Result<MemoryBudget, JobError> {
+    let mut memory = MemoryBudget::new(limit);
+    let used: u64 = bound.all().map(|e| e.storage_bytes()).sum();
+    memory.take("the job's resources", used)?;
+    Ok(memory)
+}
+
+/// Places every output of the job through `gate` (see `job::paths`), refusing those
+/// that would land outside the job's folder or `--out-dir`: `output`, `counter_output`
+/// and a texture's `outputs = [{ file }]`.
+pub(crate) fn place_outputs(bound: &mut BoundJob, gate: &OutputGate) -> Result<(), JobError> {
     for list in [
         &mut bound.resources,
         &mut bound.heap,
@@ -599,11 +647,16 @@ fn place_outputs(bound: &mut BoundJob, policy: &OutputPolicy) -> Result<(), JobE
                 ("counter_output", &mut e.counter_output),
             ] {
                 if let Some(p) = slot.as_ref() {
-                    let placed = policy
+                    let placed = gate
                         .place(p)
                         .map_err(|m| JobError::entry(&e.name, format!("`{key}`: {m}")))?;
                     *slot = Some(placed);
                 }
+            }
+            for (i, o) in e.subresource_outputs.iter_mut().enumerate() {
+                o.path = gate
+                    .place(&o.path)
+                    .map_err(|m| JobError::entry(&e.name, format!("`outputs` #{}: {m}", i + 1)))?;
             }
         }
     }
@@ -612,7 +665,7 @@ fn place_outputs(bound: &mut BoundJob, policy: &OutputPolicy) -> Result<(), JobE
 
 /// Refuses outputs that cannot be written (a `.png` of a buffer or of a format PNG
 /// cannot hold).
-fn check_outputs(bound: &BoundJob) -> Result<(), JobError> {
+pub(crate) fn check_outputs(bound: &BoundJob) -> Result<(), JobError> {
     for e in bound.all() {
         let Some(out) = &e.output else { continue };
         if !is_png(out) {
@@ -732,7 +785,7 @@ impl Prepared {
 
     /// Where the summary will be written.
     pub fn summary_path(&self) -> &Path {
-        &self.summary_path
+        &self.summary.1
     }
 
     /// Dispatches, writes outputs and the summary, checks expectations.
@@ -746,36 +799,7 @@ impl Prepared {
             opts.progress,
         )?;
         let elapsed = start.elapsed().as_secs_f64();
-        let mut outputs = Vec::new();
-        for e in self.bound.all() {
-            if let Some(path) = &e.output {
-                let written = match (&e.storage, is_png(path)) {
-                    (Storage::Texture(t), true) => {
-                        let bytes = png::encode(t)
-                            .map_err(|m| JobError::entry(&e.name, format!("`output`: {m}")))?;
-                        write_output(&e.name, path, &bytes)?
-                    }
-                    (Storage::Buffer(m), _) => stream_output(&e.name, path, m)?,
-                    (Storage::Texture(t), _) => stream_output(&e.name, path, t.memory())?,
-                    (Storage::None, _) => write_output(&e.name, path, &[])?,
-                };
-                outputs.push(written);
-            }
-            if let Storage::Texture(t) = &e.storage {
-                for o in &e.subresource_outputs {
-                    let bytes = if is_png(&o.path) {
-                        super::image_io::encode_png(t, o.mip, o.slice)
-                    } else {
-                        super::image_io::subresource_bytes(t, o.mip, o.slice)
-                    }
-                    .map_err(|m| JobError::entry(&e.name, format!("`outputs`: {m}")))?;
-                    outputs.push(write_output(&e.name, &o.path, &bytes)?);
-                }
-            }
-            if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
-                outputs.push(write_output(&e.name, path, &c.get().to_le_bytes())?);
-            }
-        }
+        let outputs = write_entry_outputs(&self.gate, &self.bound, &self.memory)?;
         let expectations = self.check_expectations();
         let summary = Summary {
             job: self.job.path.display().to_string(),
@@ -811,13 +835,17 @@ impl Prepared {
                 .collect(),
         };
         let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
-            path: self.summary_path.clone(),
+            path: self.summary.1.clone(),
             message: e.to_string(),
         })?;
-        write_file(&self.summary_path, format!("{json}\n").as_bytes())?;
+        write_file(
+            &self.summary.0,
+            &self.summary.1,
+            format!("{json}\n").as_bytes(),
+        )?;
         Ok(RunResult {
             summary,
-            summary_path: self.summary_path,
+            summary_path: self.summary.1,
             bound: self.bound,
         })
     }
@@ -842,13 +870,10 @@ impl Prepared {
                     });
                     (1, m.into_iter().collect())
                 }
-                (None, Some(t)) => {
-                    let bytes = t.contents().unwrap_or_default();
-                    (
-                        x.values.len(),
-                        expect::compare(&x.source, &x.values, &bytes),
-                    )
-                }
+                (None, Some(t)) => (
+                    x.values.len(),
+                    expect::compare_memory(&x.source, &x.values, t.memory()),
+                ),
                 (_, None) => (0, Vec::new()),
             };
             let passed = mismatches.is_empty();
@@ -874,13 +899,67 @@ impl Prepared {
     }
 }
 
-/// Writes `bytes` to `path`, creating folders, and describes the file.
+/// Writes the outputs of a job's `[[resource]]` and `[[heap]]` entries through `gate`:
+/// `output` (a buffer's or a texture's whole memory streamed as `.bin`, or mip 0 of a
+/// texture as `.png`), a texture's `outputs = [{ file }]` and `counter_output`. What a
+/// `.png` needs while it is made is counted against `memory` first.
+pub(crate) fn write_entry_outputs(
+    gate: &OutputGate,
+    bound: &BoundJob,
+    memory: &MemoryBudget,
+) -> Result<Vec<OutputSummary>, JobError> {
+    let mut outputs = Vec::new();
+    for e in bound.all() {
+        if let Some(path) = &e.output {
+            let written = match (&e.storage, is_png(path)) {
+                (Storage::Texture(t), true) => {
+                    memory.transient(
+                        &e.name,
+                        super::image_io::png_work_bytes(t.desc(), 0),
+                        "its PNG image while it is made",
+                    )?;
+                    let bytes = png::encode(t)
+                        .map_err(|m| JobError::entry(&e.name, format!("`output`: {m}")))?;
+                    write_output(gate, &e.name, path, &bytes)?
+                }
+                (Storage::Buffer(m), _) => stream_output(gate, &e.name, path, m)?,
+                (Storage::Texture(t), _) => stream_output(gate, &e.name, path, t.memory())?,
+                (Storage::None, _) => write_output(gate, &e.name, path, &[])?,
+            };
+            outputs.push(written);
+        }
+        if let Storage::Texture(t) = &e.storage {
+            for o in &e.subresource_outputs {
+                let work = if is_png(&o.path) {
+                    super::image_io::png_work_bytes(t.desc(), o.mip)
+                } else {
+                    t.desc().subresource_bytes(o.mip)
+                };
+                memory.transient(&e.name, work, "a subresource output while it is made")?;
+                let bytes = if is_png(&o.path) {
+                    super::image_io::encode_png(t, o.mip, o.slice)
+                } else {
+                    super::image_io::subresource_bytes(t, o.mip, o.slice)
+                }
+                .map_err(|m| JobError::entry(&e.name, format!("`outputs`: {m}")))?;
+                outputs.push(write_output(gate, &e.name, &o.path, &bytes)?);
+            }
+        }
+        if let (Some(path), Some(c)) = (&e.counter_output, &e.counter) {
+            outputs.push(write_output(gate, &e.name, path, &c.get().to_le_bytes())?);
+        }
+    }
+    Ok(outputs)
+}
+
+/// Writes `bytes` to `path` through `gate` (see `job::paths`) and describes the file.
 pub(crate) fn write_output(
+    gate: &OutputGate,
     entry: &str,
     path: &Path,
     bytes: &[u8],
 ) -> Result<OutputSummary, JobError> {
-    write_file(path, bytes)?;
+    write_file(gate, path, bytes)?;
     let digest = md5::Md5::digest(bytes);
     Ok(OutputSummary {
         entry: entry.to_string(),
@@ -890,24 +969,17 @@ pub(crate) fn write_output(
     })
 }
 
-/// Writes a memory's bytes to `path` piece by piece (no copy of the whole), creating
-/// folders, and describes the file.
-fn stream_output(
+/// Writes a memory's bytes to `path` through `gate` piece by piece (no copy of the
+/// whole) and describes the file.
+pub(crate) fn stream_output(
+    gate: &OutputGate,
     entry: &str,
     path: &Path,
     memory: &crate::resources::Memory,
 ) -> Result<OutputSummary, JobError> {
-    use std::io::Write as _;
-    let io = |e: std::io::Error| JobError::Io {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
     /// Passes bytes on to the file and to the digest.
     struct Tee<'a> {
-        file: std::io::BufWriter<std::fs::File>,
+        file: &'a mut dyn std::io::Write,
         md5: &'a mut md5::Md5,
     }
     impl std::io::Write for Tee<'_> {
@@ -921,14 +993,17 @@ fn stream_output(
         }
     }
     let mut digest = md5::Md5::new();
-    let file = std::fs::File::create(path).map_err(io)?;
-    let mut tee = Tee {
-        file: std::io::BufWriter::new(file),
-        md5: &mut digest,
-    };
-    memory.write_to(&mut tee).map_err(io)?;
-    tee.flush().map_err(io)?;
-    drop(tee);
+    gate.write_with(path, &mut |w| {
+        digest = md5::Md5::new();
+        memory.write_to(&mut Tee {
+            file: w,
+            md5: &mut digest,
+        })
+    })
+    .map_err(|message| JobError::Io {
+        path: path.to_path_buf(),
+        message: strip_path(path, message),
+    })?;
     Ok(OutputSummary {
         entry: entry.to_string(),
         path: path.display().to_string(),
@@ -941,16 +1016,20 @@ fn stream_output(
     })
 }
 
-/// Writes `bytes` to `path`, creating folders.
-pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), JobError> {
-    let io = |e: std::io::Error| JobError::Io {
+/// Writes `bytes` to `path` through `gate` (see `job::paths`).
+pub(crate) fn write_file(gate: &OutputGate, path: &Path, bytes: &[u8]) -> Result<(), JobError> {
+    gate.write(path, bytes).map_err(|message| JobError::Io {
         path: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
-    std::fs::write(path, bytes).map_err(io)
+        message: strip_path(path, message),
+    })
+}
+
+/// A gate's message without the leading `path: ` (`JobError::Io` adds it).
+fn strip_path(path: &Path, message: String) -> String {
+    message
+        .strip_prefix(&format!("{}: ", path.display()))
+        .map(str::to_string)
+        .unwrap_or(message)
 }
 
 #[cfg(test)]

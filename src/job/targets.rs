@@ -1,115 +1,27 @@
 //! A draw's render targets and depth-stencil buffer: `[[draw.render_target]]` and
-//! `[draw.depth_stencil]` made into textures, cleared or filled, and written out.
+//! `[draw.depth_stencil]` (their keys: `draw`) made into textures, cleared or filled,
+//! bound as the draw's views, and written out.
 //!
-//! # The contract
-//!
-//! ```toml
-//! [[draw.render_target]]
-//! format = "R8G8B8A8_UNORM"       # a render-target format (UNORM, SNORM, sRGB, float, UINT, SINT)
-//! width = 32
-//! height = 32
-//! samples = 1                     # 1, 2, 4, 8 or 16 (the standard sample patterns)
-//! clear = [0, 0, 0, 1]            # the value every sample starts with (the format's own
-//!                                 # numbers: floats for float-like formats, integers for UINT/SINT)
-//! data = { file = "start.bin" }   # or initial texels instead of `clear` (all samples, tightly packed)
-//! output = "out/rt0.png"          # .png for 8-bit UNORM/sRGB formats (a multisampled target
-//!                                 # is resolved first), .bin for any (every sample)
-//! resolve_output = "out/rt0.resolved.bin"  # multisampled targets: the resolved image
-//!
-//! [draw.depth_stencil]
-//! format = "D32_FLOAT"            # D16_UNORM | D24_UNORM_S8_UINT | D32_FLOAT | D32_FLOAT_S8X24_UINT
-//! clear_depth = 1.0
-//! clear_stencil = 0
-//! output = "out/depth.bin"        # the buffer's texels as the format stores them
-//! ```
+//! Owns: the textures, their clear values and initial texels, counting them against the
+//! job's memory limit, and writing a target's `output` and `resolve_output`. Does not
+//! own: the `[draw]` schema and its names (`draw`, which also maps the depth-stencil
+//! state keys onto `DepthStencilDesc`), or running the draw (`draw_run`).
 //!
 //! The depth-stencil buffer takes the render targets' size and sample count (or gives
 //! `width`, `height`, `samples` itself when the draw has no render target).
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::draw::{comparison_named, draw_err, format_named, stencil_op_named};
-use super::schema::DataSpec;
+use super::draw::{
+    DepthStencilEntry, RenderTargetEntry, depth_stencil_desc, draw_err, format_named,
+};
+use super::limits::MemoryBudget;
+use super::paths::OutputGate;
+use super::run::{OutputSummary, stream_output, write_output};
 use super::{JobError, data, png};
 use crate::pipeline::om::{self, TargetClass};
-use crate::pipeline::state::{
-    DepthStencilDesc, DepthStencilOpDesc, DepthStencilView, RenderTargetView,
-};
+use crate::pipeline::state::{DepthStencilDesc, DepthStencilView, RenderTargetView};
 use crate::resources::{Format, Texture, TextureDesc, TextureDim};
-
-/// `[[draw.render_target]]`.
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RenderTargetEntry {
-    /// DXGI format.
-    pub format: String,
-    /// Width.
-    pub width: u32,
-    /// Height.
-    pub height: u32,
-    /// Samples (default 1).
-    pub samples: Option<u32>,
-    /// The starting value of every sample.
-    pub clear: Option<[f64; 4]>,
-    /// Initial texels.
-    pub data: Option<DataSpec>,
-    /// Where to write the target.
-    pub output: Option<PathBuf>,
-    /// Where to write the resolved image of a multisampled target.
-    pub resolve_output: Option<PathBuf>,
-}
-
-/// One face's stencil operations.
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct StencilFaceEntry {
-    /// `StencilFailOp`.
-    pub fail: Option<String>,
-    /// `StencilDepthFailOp`.
-    pub depth_fail: Option<String>,
-    /// `StencilPassOp`.
-    pub pass: Option<String>,
-    /// `StencilFunc`.
-    pub func: Option<String>,
-}
-
-/// `[draw.depth_stencil]`.
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct DepthStencilEntry {
-    /// Depth format.
-    pub format: String,
-    /// Width (only without render targets).
-    pub width: Option<u32>,
-    /// Height (only without render targets).
-    pub height: Option<u32>,
-    /// Samples (only without render targets).
-    pub samples: Option<u32>,
-    /// Starting depth (default 1.0).
-    pub clear_depth: Option<f32>,
-    /// Starting stencil (default 0).
-    pub clear_stencil: Option<u8>,
-    /// `DepthEnable` (default true).
-    pub depth_enable: Option<bool>,
-    /// `DepthFunc` (default `LESS`).
-    pub depth_func: Option<String>,
-    /// `DepthWriteMask` ALL (true, default) or ZERO.
-    pub depth_write: Option<bool>,
-    /// `StencilEnable`.
-    pub stencil_enable: Option<bool>,
-    /// `StencilReadMask`.
-    pub stencil_read_mask: Option<u8>,
-    /// `StencilWriteMask`.
-    pub stencil_write_mask: Option<u8>,
-    /// `FrontFace`.
-    pub front: Option<StencilFaceEntry>,
-    /// `BackFace`.
-    pub back: Option<StencilFaceEntry>,
-    /// Where to write the buffer.
-    pub output: Option<PathBuf>,
-}
 
 /// A bound render target.
 #[derive(Debug, Clone)]
@@ -166,17 +78,32 @@ fn clear_texel(format: Format, clear: [f64; 4]) -> Vec<u8> {
     t
 }
 
+/// Texels written at once by [`fill`].
+const FILL_TEXELS: usize = 4096;
+
+/// Sets every texel of `t` to `texel`, a block of [`FILL_TEXELS`] at a time: the texture
+/// is cleared in place, without a temporary of its size (a cleared 2 GiB target needs
+/// 2 GiB, not 4).
 fn fill(t: &Texture, texel: &[u8]) {
-    let n = t.desc().total_bytes() as usize / texel.len().max(1);
-    t.memory().write_bytes(0, &texel.repeat(n));
+    let total = t.memory().len();
+    let step = texel.len().max(1);
+    let block = texel.repeat(FILL_TEXELS);
+    let mut at = 0u64;
+    while at < total {
+        let n = ((total - at) as usize).min(block.len()) / step * step;
+        if n == 0 {
+            break;
+        }
+        t.memory().write_bytes(at, &block[..n]);
+        at += n as u64;
+    }
 }
 
-/// Makes the render targets (`limit` bytes at most, with `used` already taken).
+/// Makes the render targets, counting each against `memory` (`[options] max_memory`).
 pub fn render_targets(
     entries: &[RenderTargetEntry],
     dir: &Path,
-    used: &mut u64,
-    limit: u64,
+    memory: &mut MemoryBudget,
 ) -> Result<Vec<BoundTarget>, JobError> {
     let mut out = Vec::new();
     for (i, e) in entries.iter().enumerate() {
@@ -198,22 +125,35 @@ pub fn render_targets(
         let desc = texture(format, e.width, e.height, samples);
         desc.validate()
             .map_err(|m| draw_err(&name, format!("{m}")))?;
-        *used = used.saturating_add(desc.total_bytes());
-        if *used > limit {
-            return Err(draw_err(
-                &name,
-                format!(
-                    "needs {} bytes, past the limit of {limit} bytes (`[options] max_memory`)",
-                    desc.total_bytes()
-                ),
-            ));
-        }
+        memory.take(&name, desc.total_bytes())?;
         let t = match (&e.data, e.clear) {
             (Some(_), Some(_)) => return Err(draw_err(&name, "give `clear` or `data`, not both")),
             (Some(d), None) => {
-                let bytes = data::fill(Some(d), dir, desc.total_bytes() as usize)
-                    .map_err(|m| draw_err(&name, m))?;
-                Texture::from_bytes(desc, &bytes).map_err(|m| draw_err(&name, m.to_string()))?
+                let t = Texture::new(desc).map_err(|m| draw_err(&name, m.to_string()))?;
+                if let Some(w) = d.fill_u32 {
+                    t.memory().fill_words(w);
+                } else {
+                    // The listed bytes (read no further than the target holds) are
+                    // counted while they are copied in; no full-size temporary.
+                    let total = desc.total_bytes();
+                    let bytes = data::bytes(d, dir, total).map_err(|m| draw_err(&name, m))?;
+                    memory.transient(
+                        &name,
+                        bytes.len() as u64,
+                        "the bytes its `data` lists, copied in",
+                    )?;
+                    if bytes.len() as u64 > total {
+                        return Err(draw_err(
+                            &name,
+                            format!(
+                                "`data` holds {} bytes but the target has {total}",
+                                bytes.len()
+                            ),
+                        ));
+                    }
+                    t.memory().write_bytes(0, &bytes);
+                }
+                t
             }
             (None, c) => {
                 let t = Texture::new(desc).map_err(|m| draw_err(&name, m.to_string()))?;
@@ -250,32 +190,13 @@ pub fn render_targets(
     Ok(out)
 }
 
-fn face(t: &str, e: &Option<StencilFaceEntry>) -> Result<DepthStencilOpDesc, JobError> {
-    let mut f = DepthStencilOpDesc::default();
-    let Some(e) = e else { return Ok(f) };
-    if let Some(n) = &e.fail {
-        f.stencil_fail_op = stencil_op_named(t, "fail", n)?;
-    }
-    if let Some(n) = &e.depth_fail {
-        f.stencil_depth_fail_op = stencil_op_named(t, "depth_fail", n)?;
-    }
-    if let Some(n) = &e.pass {
-        f.stencil_pass_op = stencil_op_named(t, "pass", n)?;
-    }
-    if let Some(n) = &e.func {
-        f.stencil_func = comparison_named(t, "func", n)?;
-    }
-    Ok(f)
-}
-
 /// Makes the depth-stencil buffer, sized like the render targets (`size`: width, height,
 /// samples of the first target).
 pub fn depth_stencil(
     e: &DepthStencilEntry,
     size: Option<(u32, u32, u32)>,
     dir: &Path,
-    used: &mut u64,
-    limit: u64,
+    memory: &mut MemoryBudget,
 ) -> Result<BoundDepth, JobError> {
     let t = "[draw.depth_stencil]";
     let format = format_named(t, "format", &e.format)?;
@@ -305,16 +226,7 @@ pub fn depth_stencil(
     };
     let desc = texture(format, w, h, n);
     desc.validate().map_err(|m| draw_err(t, format!("{m}")))?;
-    *used = used.saturating_add(desc.total_bytes());
-    if *used > limit {
-        return Err(draw_err(
-            t,
-            format!(
-                "needs {} bytes, past the limit of {limit} bytes",
-                desc.total_bytes()
-            ),
-        ));
-    }
+    memory.take(t, desc.total_bytes())?;
     let tex = Texture::new(desc).map_err(|m| draw_err(t, m.to_string()))?;
     let z = e.clear_depth.unwrap_or(1.0);
     if !(0.0..=1.0).contains(&z) {
@@ -332,25 +244,7 @@ pub fn depth_stencil(
         &mut texel,
     );
     fill(&tex, &texel);
-    let mut desc = DepthStencilDesc {
-        depth_enable: e.depth_enable.unwrap_or(true),
-        depth_write: e.depth_write.unwrap_or(true),
-        stencil_enable: e.stencil_enable.unwrap_or(false),
-        stencil_read_mask: e.stencil_read_mask.unwrap_or(0xff),
-        stencil_write_mask: e.stencil_write_mask.unwrap_or(0xff),
-        front_face: face(t, &e.front)?,
-        back_face: face(t, &e.back)?,
-        ..DepthStencilDesc::default()
-    };
-    if let Some(f) = &e.depth_func {
-        desc.depth_func = comparison_named(t, "depth_func", f)?;
-    }
-    if desc.stencil_enable && !om::has_stencil(format) {
-        return Err(draw_err(
-            t,
-            format!("`stencil_enable`: {format} has no stencil bits"),
-        ));
-    }
+    let desc = depth_stencil_desc(e, format)?;
     if let Some(p) = &e.output
         && is_png(p)
     {
@@ -363,25 +257,68 @@ pub fn depth_stencil(
     })
 }
 
-/// The bytes of a target's output file: a PNG (resolved first when multisampled), or
-/// every sample's texels.
-pub fn target_bytes(t: &Texture, path: &Path) -> Result<Vec<u8>, String> {
-    if is_png(path) {
-        if t.desc().samples > 1 {
-            let r = om::resolve(t).map_err(|e| e.to_string())?;
-            return png::encode(&r);
-        }
-        return png::encode(t);
+/// Writes a render target's `output` (`resolve` false) or `resolve_output` (`resolve`
+/// true) through `gate`: a `.bin` streams every sample's texels (or the resolved image's)
+/// with no copy of the whole; a `.png` holds the image, resolved first when
+/// multisampled. The resolved image and the PNG's temporaries are counted against
+/// `memory` before they are made.
+pub fn write_target(
+    gate: &OutputGate,
+    memory: &MemoryBudget,
+    name: &str,
+    t: &Texture,
+    path: &Path,
+    resolve: bool,
+) -> Result<OutputSummary, JobError> {
+    let key = if resolve { "resolve_output" } else { "output" };
+    let err = |m: String| draw_err(name, format!("`{key}`: {m}"));
+    let png = is_png(path);
+    let d = t.desc();
+    let resolved = if resolve || (png && d.samples > 1) {
+        let one = texture(d.format, d.width, d.height, 1);
+        memory.transient(name, one.total_bytes(), "its resolved image")?;
+        Some(om::resolve(t).map_err(|e| err(e.to_string()))?)
+    } else {
+        None
+    };
+    let src = resolved.as_ref().unwrap_or(t);
+    if png {
+        let held = resolved.as_ref().map_or(0, |r| r.memory().len());
+        memory.transient(
+            name,
+            held.saturating_add(super::image_io::png_work_bytes(src.desc(), 0)),
+            "its PNG image while it is made",
+        )?;
+        let bytes = png::encode(src).map_err(err)?;
+        write_output(gate, name, path, &bytes)
+    } else {
+        stream_output(gate, name, path, src.memory())
     }
-    Ok(t.to_bytes())
 }
 
-/// The bytes of a multisampled target's resolved image (`.png` or `.bin`).
-pub fn resolved_bytes(t: &Texture, path: &Path) -> Result<Vec<u8>, String> {
-    let r = om::resolve(t).map_err(|e| e.to_string())?;
-    if is_png(path) {
-        png::encode(&r)
-    } else {
-        Ok(r.to_bytes())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clear sets every texel, blocks and a last partial block alike, in place: the
+    /// texture's memory is the only copy (issue 30: a full-size temporary of the clear
+    /// texel made a cleared target need twice its size).
+    #[test]
+    fn clears_fill_every_texel_in_place() {
+        for (format, w, h, samples) in [
+            (Format::R32G32B32A32_FLOAT, 67, 65, 1),
+            (Format::R8G8B8A8_UNORM, 4096, 3, 4),
+            (Format::R16_UNORM, 5, 5, 1),
+        ] {
+            let t = Texture::new(texture(format, w, h, samples)).unwrap();
+            let texel = clear_texel(format, [0.25, 0.5, 0.75, 1.0]);
+            fill(&t, &texel);
+            let bytes = t.to_bytes();
+            assert_eq!(bytes.len() % texel.len(), 0);
+            assert!(
+                bytes.chunks_exact(texel.len()).all(|c| c == texel),
+                "{format}"
+            );
+        }
     }
 }

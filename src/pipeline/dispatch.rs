@@ -59,7 +59,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::exec::jit::{Engine, JitReport};
 use crate::exec::{
     DescriptorTable, ExecError, GroupHooks, GroupRunner, GroupStats, Limits, Profile, Program,
-    WaveObserver, WriteSink,
+    RunBudget, WaveObserver, WriteSink,
 };
 use crate::ir::{Shader, Stage};
 use crate::resources::Descriptor;
@@ -283,7 +283,10 @@ pub fn dispatch_with(
         )));
     }
     let tg = shader.thread_group;
-    let per_group = u64::from(tg[0]) * u64::from(tg[1]) * u64::from(tg[2]);
+    // The program's numbers: three of 2^32 − 1 overflow a u64 product.
+    let per_group = u64::from(tg[0])
+        .saturating_mul(u64::from(tg[1]))
+        .saturating_mul(u64::from(tg[2]));
     if per_group == 0 || per_group > u64::from(MAX_THREADS_PER_GROUP) {
         return Err(ExecError::Dispatch(format!(
             "a thread group of {}×{}×{} threads; D3D allows 1 to {MAX_THREADS_PER_GROUP}",
@@ -342,15 +345,12 @@ pub fn dispatch_with(
     )?
     .with_engine(opts.engine);
     let total = u64::from(groups[0]) * u64::from(groups[1]) * u64::from(groups[2]);
-    let least = total.saturating_mul(per_group);
-    if least > opts.limits.max_total_lane_instructions {
-        return Err(ExecError::TooMuchWork {
-            groups: total,
-            threads: per_group,
-            least,
-            limit: opts.limits.max_total_lane_instructions,
-        });
-    }
+    // The run's one budget (`exec::RunBudget`), charged after each group.
+    let budget = RunBudget::new(&opts.limits);
+    budget.check_least(
+        || format!("{total} thread groups of {per_group} threads"),
+        total.saturating_mul(per_group),
+    )?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let requested = if opts.threads == 0 {
         cores
@@ -387,8 +387,6 @@ pub fn dispatch_with(
     if total == 0 {
         return Ok(report);
     }
-    let started = std::time::Instant::now();
-    let executed = AtomicU64::new(0);
 
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
@@ -453,24 +451,9 @@ pub fn dispatch_with(
                 Ok(s) => {
                     stats.lane_instructions += s.lane_instructions;
                     stats.waves += s.waves;
-                    let sum = executed.fetch_add(s.lane_instructions, Ordering::Relaxed)
-                        + s.lane_instructions;
-                    let finished = done.load(Ordering::Relaxed) + 1;
-                    if sum > opts.limits.max_total_lane_instructions {
-                        fail(ExecError::TotalBudget {
-                            limit: opts.limits.max_total_lane_instructions,
-                            executed: sum,
-                            done: finished,
-                            groups: total,
-                        });
-                    } else if let Some(max) = opts.limits.max_wall_time
-                        && started.elapsed() > max
-                    {
-                        fail(ExecError::WallTime {
-                            limit_seconds: max.as_secs_f64(),
-                            done: finished,
-                            groups: total,
-                        });
+                    if let Err(spent) = budget.charge(s.lane_instructions) {
+                        let finished = done.load(Ordering::Relaxed) + 1;
+                        fail(budget.error(spent, finished, total, "thread groups"));
                     }
                 }
                 Err(e) => fail(e),

@@ -5,10 +5,14 @@
 //! threads ([`dispatch`](fn@dispatch)); the draw state in Direct3D 12's vocabulary ([`state`]) and
 //! the pipeline's stages, one module each, as D3D names them — input assembly ([`ia`]),
 //! the vertex stage ([`vs`]), stage linking ([`link`]), clipping ([`clip`]), primitive
-//! setup and binning ([`setup`]), the rasterizer ([`raster`]), attribute interpolation
+//! setup ([`setup`]), the rasterizer ([`raster`]), attribute interpolation
 //! ([`interp`]), the pixel stage ([`ps`]) and the output merger ([`om`]) — run by
-//! [`draw()`]. Does not own: executing waves (`exec`) or resource storage (`resources`).
+//! [`draw()`](fn@draw) ([`draw`](mod@draw): the orchestration), with the screen cut into
+//! tiles that list their primitives ([`bin`]) and run on worker threads (`tile`), and
+//! one wave traceable for the debugger ([`trace`]). Does not own: executing waves
+//! (`exec`) or resource storage (`resources`).
 
+pub mod bin;
 pub mod clip;
 pub mod dispatch;
 pub mod draw;
@@ -20,15 +24,66 @@ pub mod ps;
 pub mod raster;
 pub mod setup;
 pub mod state;
+pub mod tess;
+pub(crate) mod tile;
+pub mod trace;
 pub mod vs;
 
 pub use dispatch::{
     Bindings, DispatchHooks, DispatchOptions, DispatchReport, ObserveWave, ThreadLayout, dispatch,
     dispatch_with,
 };
-pub use draw::{
-    DrawError, DrawField, DrawOptions, DrawReport, DrawState, StageTimes, TraceAt, TraceWave,
-    Traced, draw,
-};
+pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, StageTimes, draw};
 pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;
+pub use trace::{TraceAt, TraceWave, Traced};
+
+/// Programs the pipeline's unit tests draw with.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    /// A full-screen triangle from `SV_VertexID`.
+    pub const FULLSCREEN_VS: &str = "shader vertex
+regs 8
+const r0 = 0x1
+const r1 = 0x2
+const r2 = 0x40800000 ; 4.0
+const r3 = 0x3f800000 ; 1.0
+const r4 = 0x0
+io_words in 4 out 4
+input \"SV_VertexID\" 0 sv vertex_id reg 0 rows 1 mask x uint interp undefined slot 0
+output \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r5, 0
+    and r6, r5, r0
+    utof r6, r6
+    fmul r6, r6, r2
+    fsub r6, r6, r3
+    output 0, r6
+    and r7, r5, r1
+    utof r7, r7
+    fmul r7, r7, r2
+    fsub r7, r7, r3
+    fsub r7, r4, r7
+    output 1, r7
+    output 2, r4
+    output 3, r3
+    return
+";
+
+    /// Writes its pixel's position as the colour: each lane's outputs name its pixel.
+    pub const POSITION_PS: &str = "shader pixel
+regs 4
+const r0 = 0x0
+io_words in 4 out 4
+input \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp noperspective slot 0
+output \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r1, 0
+    input r2, 1
+    output 0, r1
+    output 1, r2
+    output 2, r0
+    output 3, r0
+    return
+";
+}

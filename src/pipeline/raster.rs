@@ -140,6 +140,8 @@ pub fn inner_coverage(prim: &Prim, px: i32, py: i32) -> bool {
 /// and test each quad's box of sample points against every edge first: a box inside all
 /// edges is wholly covered, a box outside one edge wholly uncovered, and only the quads
 /// in between test their samples one by one ([`pixel_coverage`]) — the same masks.
+// The hint lets the tile loop (`tile`, another codegen unit) inline it.
+#[inline]
 pub fn for_each_quad<F: FnMut(QuadCoverage) + ?Sized>(
     prim: &Prim,
     pattern: &Pattern,

@@ -1,9 +1,10 @@
 //! Primitive setup: perspective divide, viewport transform, snapping to 16.8 fixed point,
-//! facing and culling, depth bias, the edge functions and interpolation planes the
-//! rasterizer and pixel stage use, and binning into screen tiles.
+//! facing and culling, depth bias, and the edge functions, bounding box and
+//! interpolation planes the rasterizer and pixel stage use.
 //!
 //! Owns the fixed-point representation and its limits. Does not own: clipping (`clip`),
-//! coverage (`raster`), evaluating attributes (`interp`).
+//! listing primitives in screen tiles (`bin`), coverage (`raster`), evaluating
+//! attributes (`interp`).
 //!
 //! # Fixed point (D3D11.3 §3.2.4 "Fixed Point Integers", §15.? "Rasterization Rules")
 //!
@@ -41,13 +42,6 @@
 //! set up from the biased vertices (§15.10: "added to the z for each vertex before
 //! interpolator setup"). `MaxDepthSlope` is the larger of `|∂z/∂x|` and `|∂z/∂y|` of the
 //! unbiased plane (a constant bias leaves the slopes alone). Points and lines get no bias.
-//!
-//! # Tiles
-//!
-//! The render target is cut into [`TILE_SIZE`]² pixel tiles; each primitive is listed,
-//! in draw order, in every tile its bounding box (clipped to the scissor) touches. Tiles
-//! are rasterized independently, which is what lets them run on any worker with the
-//! same image.
 
 use super::clip::Weights;
 use super::state::{Rect, Viewport};
@@ -57,9 +51,6 @@ pub const SUBPIXEL_BITS: u32 = 8;
 
 /// One pixel in fixed-point units.
 pub const SUBPIXEL: i64 = 1 << SUBPIXEL_BITS;
-
-/// Tile width and height in pixels (even, so quads never straddle tiles).
-pub const TILE_SIZE: u32 = 64;
 
 /// One edge function: a sample `(x, y)` (fixed point) is inside when
 /// `a·x + b·y + c ≥ 0`.
@@ -436,46 +427,6 @@ pub fn line(
     })
 }
 
-/// Primitives listed per tile, in draw order.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Bins {
-    /// Tiles across.
-    pub tiles_x: u32,
-    /// Tiles down.
-    pub tiles_y: u32,
-    /// For each tile (row-major), the indices of the primitives touching it.
-    pub bins: Vec<Vec<u32>>,
-}
-
-impl Bins {
-    /// Empty bins for a `width × height` target.
-    pub fn new(width: u32, height: u32) -> Bins {
-        let tiles_x = width.div_ceil(TILE_SIZE);
-        let tiles_y = height.div_ceil(TILE_SIZE);
-        Bins {
-            tiles_x,
-            tiles_y,
-            bins: vec![Vec::new(); (tiles_x * tiles_y) as usize],
-        }
-    }
-
-    /// Lists primitive `index` in every tile its box touches.
-    pub fn add(&mut self, index: u32, bbox: [i32; 4]) {
-        let t = TILE_SIZE as i32;
-        let tx0 = (bbox[0].max(0) / t) as u32;
-        let ty0 = (bbox[1].max(0) / t) as u32;
-        let tx1 = (((bbox[2] - 1).max(0) / t) as u32).min(self.tiles_x.saturating_sub(1));
-        let ty1 = (((bbox[3] - 1).max(0) / t) as u32).min(self.tiles_y.saturating_sub(1));
-        for ty in ty0..=ty1 {
-            for tx in tx0..=tx1 {
-                if let Some(b) = self.bins.get_mut((ty * self.tiles_x + tx) as usize) {
-                    b.push(index);
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -689,15 +640,5 @@ mod tests {
         .unwrap();
         let bias = 5.0 * 2f32.powi(-24) - 7.0 / 256.0;
         assert_eq!(p.z.at(0.0, 0.0), f64::from(0.0625f32 + bias));
-    }
-
-    #[test]
-    fn bins_cover_the_box() {
-        let mut b = Bins::new(130, 64);
-        assert_eq!((b.tiles_x, b.tiles_y), (3, 1));
-        b.add(7, [60, 0, 70, 10]);
-        assert_eq!(b.bins[0], vec![7]);
-        assert_eq!(b.bins[1], vec![7]);
-        assert!(b.bins[2].is_empty());
     }
 }

@@ -7,6 +7,8 @@
 //! (`Default` is the `CD3DX12_*_DESC(D3D12_DEFAULT)` state). The job file maps onto these;
 //! a Rust caller fills them directly (see [`super::draw`](fn@super::draw)).
 
+use super::dispatch::Bindings;
+use crate::ir::Shader;
 use crate::resources::{ComparisonFunc, Format, Memory, Texture};
 
 /// `D3D12_APPEND_ALIGNED_ELEMENT`: the element starts where the previous element of the
@@ -617,5 +619,173 @@ impl Default for DrawArgs {
             base_vertex: 0,
             start_instance: 0,
         }
+    }
+}
+
+/// The state of one draw: everything a `DrawInstanced` / `DrawIndexedInstanced` call
+/// runs with — programs and their bindings, input layout and buffers, rasterizer, blend
+/// and depth-stencil state, viewport, scissor, targets ([`draw`](fn@super::draw) runs
+/// it). Fields are public: start from [`DrawState::new`] (D3D12's default states) and
+/// set what differs.
+#[derive(Clone)]
+pub struct DrawState<'a> {
+    /// The vertex program.
+    pub vs: &'a Shader,
+    /// The pixel program (`None`: depth and stencil only).
+    pub ps: Option<&'a Shader>,
+    /// The vertex program's resources.
+    pub vs_bindings: &'a Bindings,
+    /// The pixel program's resources.
+    pub ps_bindings: &'a Bindings,
+    /// `D3D12_INPUT_LAYOUT_DESC`.
+    pub input_layout: InputLayout,
+    /// `IASetPrimitiveTopology`.
+    pub topology: PrimitiveTopology,
+    /// `IASetVertexBuffers`, by slot.
+    pub vertex_buffers: Vec<Option<VertexBufferView>>,
+    /// `IASetIndexBuffer` (indexed draws).
+    pub index_buffer: Option<IndexBufferView>,
+    /// `IBStripCutValue`.
+    pub strip_cut: StripCutValue,
+    /// `D3D12_RASTERIZER_DESC`.
+    pub rasterizer: RasterizerDesc,
+    /// `D3D12_BLEND_DESC`.
+    pub blend: BlendDesc,
+    /// `D3D12_DEPTH_STENCIL_DESC`.
+    pub depth_stencil: DepthStencilDesc,
+    /// `RSSetViewports` (one viewport; `None` = the whole target, depth 0 to 1).
+    pub viewport: Option<Viewport>,
+    /// `RSSetScissorRects` (one rectangle; `None` = the whole target).
+    pub scissor: Option<Rect>,
+    /// `SampleMask`.
+    pub sample_mask: u32,
+    /// `OMSetBlendFactor`.
+    pub blend_factor: [f32; 4],
+    /// `OMSetStencilRef`.
+    pub stencil_ref: u8,
+    /// `OMSetRenderTargets`: render targets 0–7.
+    pub render_targets: Vec<Option<RenderTargetView>>,
+    /// The depth-stencil view.
+    pub depth_stencil_view: Option<DepthStencilView>,
+}
+
+impl<'a> DrawState<'a> {
+    /// A draw of `vs` and `ps` with D3D12's default states, a triangle list, no buffers
+    /// and no targets.
+    pub fn new(
+        vs: &'a Shader,
+        ps: Option<&'a Shader>,
+        vs_bindings: &'a Bindings,
+        ps_bindings: &'a Bindings,
+    ) -> DrawState<'a> {
+        DrawState {
+            vs,
+            ps,
+            vs_bindings,
+            ps_bindings,
+            input_layout: InputLayout::default(),
+            topology: PrimitiveTopology::TriangleList,
+            vertex_buffers: Vec::new(),
+            index_buffer: None,
+            strip_cut: StripCutValue::Disabled,
+            rasterizer: RasterizerDesc::default(),
+            blend: BlendDesc::default(),
+            depth_stencil: DepthStencilDesc::default(),
+            viewport: None,
+            scissor: None,
+            sample_mask: u32::MAX,
+            blend_factor: [1.0; 4],
+            stencil_ref: 0,
+            render_targets: Vec::new(),
+            depth_stencil_view: None,
+        }
+    }
+}
+
+/// The owned part of a [`DrawState`] (everything but the programs and their bindings),
+/// for a caller that keeps a draw to run it again (the debugger).
+#[derive(Clone)]
+pub struct FixedState {
+    input_layout: InputLayout,
+    topology: PrimitiveTopology,
+    vertex_buffers: Vec<Option<VertexBufferView>>,
+    index_buffer: Option<IndexBufferView>,
+    strip_cut: StripCutValue,
+    rasterizer: RasterizerDesc,
+    blend: BlendDesc,
+    depth_stencil: DepthStencilDesc,
+    viewport: Option<Viewport>,
+    scissor: Option<Rect>,
+    sample_mask: u32,
+    blend_factor: [f32; 4],
+    stencil_ref: u8,
+    render_targets: Vec<Option<RenderTargetView>>,
+    depth_stencil_view: Option<DepthStencilView>,
+}
+
+impl DrawState<'_> {
+    /// Everything but the programs and bindings.
+    pub fn fixed(&self) -> FixedState {
+        FixedState {
+            input_layout: self.input_layout.clone(),
+            topology: self.topology,
+            vertex_buffers: self.vertex_buffers.clone(),
+            index_buffer: self.index_buffer.clone(),
+            strip_cut: self.strip_cut,
+            rasterizer: self.rasterizer,
+            blend: self.blend,
+            depth_stencil: self.depth_stencil,
+            viewport: self.viewport,
+            scissor: self.scissor,
+            sample_mask: self.sample_mask,
+            blend_factor: self.blend_factor,
+            stencil_ref: self.stencil_ref,
+            render_targets: self.render_targets.clone(),
+            depth_stencil_view: self.depth_stencil_view.clone(),
+        }
+    }
+}
+
+impl FixedState {
+    /// The draw state of `f` with these programs and bindings.
+    pub fn state<'a>(
+        &self,
+        vs: &'a Shader,
+        ps: Option<&'a Shader>,
+        vs_bindings: &'a Bindings,
+        ps_bindings: &'a Bindings,
+    ) -> DrawState<'a> {
+        let f = self.clone();
+        DrawState {
+            vs,
+            ps,
+            vs_bindings,
+            ps_bindings,
+            input_layout: f.input_layout,
+            topology: f.topology,
+            vertex_buffers: f.vertex_buffers,
+            index_buffer: f.index_buffer,
+            strip_cut: f.strip_cut,
+            rasterizer: f.rasterizer,
+            blend: f.blend,
+            depth_stencil: f.depth_stencil,
+            viewport: f.viewport,
+            scissor: f.scissor,
+            sample_mask: f.sample_mask,
+            blend_factor: f.blend_factor,
+            stencil_ref: f.stencil_ref,
+            render_targets: f.render_targets,
+            depth_stencil_view: f.depth_stencil_view,
+        }
+    }
+
+    /// The bound render targets.
+    pub fn render_targets(&self) -> &[Option<RenderTargetView>] {
+        &self.render_targets
+    }
+
+    /// The bound depth-stencil view.
+    pub fn depth_stencil_view(&self) -> Option<&DepthStencilView> {
+        self.depth_stencil_view.as_ref()
     }
 }

@@ -21,12 +21,14 @@
 //! chunks; the outputs do not depend on the worker count.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam::thread;
 
 use super::ia::{self, Element};
 use super::link::VsSource;
 use super::state::VertexBufferView;
+use super::trace::{TraceProgram, Traced};
 use crate::exec::{ExecError, StageProgram, StageRunner, WriteSink};
 
 /// Vertices per chunk handed to one worker.
@@ -79,7 +81,10 @@ pub struct VertexJob<'a> {
 
 /// Shades every vertex of `job`, appending their outputs to `out` in `ids` order, on
 /// `threads` workers, reporting the lanes' memory writes to `writes` (all but the traced
-/// wave's). Returns the lane-instructions executed.
+/// wave's). Each chunk's lane-instructions are charged to the run's budget through
+/// `charge` as it finishes (`exec::RunBudget`: the total and the clock), and the stage
+/// stops at the first refusal. Returns the lane-instructions executed.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn shade(
     program: &StageProgram<'_>,
     job: &VertexJob<'_>,
@@ -87,6 +92,7 @@ pub(crate) fn shade(
     out: &mut VertexOutputs,
     trace: Option<&Trace<'_>>,
     writes: Option<&dyn WriteSink>,
+    charge: &(dyn Fn(u64) -> Result<(), ExecError> + Sync),
 ) -> Result<u64, ExecError> {
     let stride = program.shader().output_words as usize;
     out.stride = stride;
@@ -104,10 +110,14 @@ pub(crate) fn shade(
     let queue = Mutex::new(chunks);
     let errors: Mutex<Vec<(usize, ExecError)>> = Mutex::new(Vec::new());
     let instructions = Mutex::new(0u64);
+    let stop = AtomicBool::new(false);
     let worker = || {
         let mut runner = StageRunner::new(program);
         let mut executed = 0u64;
         loop {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
             let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop();
             let Some((c, dst)) = next else { break };
             let ids = &job.ids[c * CHUNK..(c * CHUNK + CHUNK).min(job.ids.len())];
@@ -117,12 +127,17 @@ pub(crate) fn shade(
                     .filter(|&k| k < ids.len())
                     .map(|k| (t, k))
             });
-            match shade_chunk(&mut runner, job, ids, dst, stride, trace, writes) {
+            match shade_chunk(&mut runner, job, ids, dst, stride, trace, writes)
+                .and_then(|n| charge(n).map(|()| n))
+            {
                 Ok(n) => executed += n,
-                Err(e) => errors
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push((c, e)),
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    errors
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((c, e));
+                }
             }
         }
         *instructions.lock().unwrap_or_else(|p| p.into_inner()) += executed;
@@ -145,10 +160,10 @@ pub(crate) fn shade(
     Ok(instructions.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// The vertex wave a draw traces (`pipeline::draw::TraceWave`): the unique-vertex slot it
+/// The vertex wave a draw traces (`pipeline::TraceWave`): the unique-vertex slot it
 /// holds and the debug program.
 pub(crate) struct Trace<'a> {
-    pub program: &'a super::draw::TraceProgram<'a>,
+    pub program: &'a TraceProgram<'a>,
     pub slot: usize,
 }
 
@@ -191,7 +206,7 @@ fn shade_chunk(
                     }
                 }
                 if traced {
-                    t.program.hook.set(super::draw::Traced {
+                    t.program.hook.set(Traced {
                         wave_size: dw as u32,
                         pixels: Vec::new(),
                         vertices: sub.to_vec(),

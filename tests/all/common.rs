@@ -71,9 +71,90 @@ pub fn tool(env: &str, names: &[&str], skipped: &str) -> Option<std::ffi::OsStri
     None
 }
 
-/// `vkd3d-compiler` (see [`tool`]).
+/// `vkd3d-compiler` (see [`tool`]) when it can do what the tests ask of it (see
+/// [`check_vkd3d_compiler`]). One that cannot is skipped like a missing one, with a line
+/// saying why, when it was found on `PATH`; when `VKD3D_COMPILER` names it, the test
+/// fails with the same words instead.
 pub fn vkd3d_compiler(skipped: &str) -> Option<std::ffi::OsString> {
-    tool("VKD3D_COMPILER", &["vkd3d-compiler"], skipped)
+    let compiler = tool("VKD3D_COMPILER", &["vkd3d-compiler"], skipped)?;
+    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
+    match CHECKED.get_or_init(|| check_vkd3d_compiler(&compiler)) {
+        Ok(()) => Some(compiler),
+        Err(why) if std::env::var_os("VKD3D_COMPILER").is_some() => panic!("{why}"),
+        Err(why) => {
+            eprintln!("{why}: {skipped} skipped");
+            None
+        }
+    }
+}
+
+/// The oldest vkd3d-compiler with what the tests use: `-p` (HLSL for a profile) and the
+/// `d3d-asm` target. The tests and the committed programs are checked with 2.1.
+pub const VKD3D_COMPILER_NEEDED: &str = "1.3 or newer (the tests are checked with 2.1)";
+
+/// Whether `compiler` compiles HLSL for a profile (`-p`) and prints Direct3D assembly
+/// (`-b d3d-asm`), tried on a one-line program; an `Err` names the version found, the
+/// version needed and how to point the tests at another compiler. vkd3d 1.2 (Debian's
+/// `vkd3d-compiler` package) has neither.
+pub fn check_vkd3d_compiler(compiler: &std::ffi::OsStr) -> Result<(), String> {
+    use std::process::Command;
+    let shown = Path::new(compiler).display();
+    let version = Command::new(compiler)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            let text = String::from_utf8_lossy(&o.stdout).into_owned()
+                + &String::from_utf8_lossy(&o.stderr);
+            let at = text.find("version ")?;
+            let v: String = text[at + 8..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            (!v.is_empty()).then_some(v)
+        })
+        .unwrap_or_else(|| "of unknown version".into());
+    let dir = scratch().join(format!("vkd3d-compiler-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let (hlsl, dxbc) = (dir.join("probe.hlsl"), dir.join("probe.cs_5_0.dxbc"));
+    std::fs::write(&hlsl, "[numthreads(1, 1, 1)] void main() {}\n").map_err(|e| e.to_string())?;
+    let ok = |args: &[&std::ffi::OsStr]| {
+        Command::new(compiler)
+            .args(args)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let compiles = ok(&[
+        "-x".as_ref(),
+        "hlsl".as_ref(),
+        "-p".as_ref(),
+        "cs_5_0".as_ref(),
+        "-b".as_ref(),
+        "dxbc-tpf".as_ref(),
+        "-o".as_ref(),
+        dxbc.as_os_str(),
+        hlsl.as_os_str(),
+    ]);
+    let lists = compiles
+        && ok(&[
+            "-x".as_ref(),
+            "dxbc-tpf".as_ref(),
+            "-b".as_ref(),
+            "d3d-asm".as_ref(),
+            dxbc.as_os_str(),
+        ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    if lists {
+        return Ok(());
+    }
+    let missing = if compiles {
+        "the `d3d-asm` target"
+    } else {
+        "`-p` (HLSL profiles)"
+    };
+    Err(format!(
+        "{shown} is vkd3d-compiler {version}, too old for the tests: it lacks {missing}; they need vkd3d-compiler {VKD3D_COMPILER_NEEDED}. Set VKD3D_COMPILER to a newer vkd3d-compiler (Debian's `vkd3d-compiler` package is 1.2)"
+    ))
 }
 
 /// `llvm-dis` of LLVM 14 (see [`tool`]).
@@ -228,4 +309,46 @@ pub fn run_job_both(
         "{tag}: expectations differ between the engines"
     );
     Ok(jit)
+}
+
+/// A vkd3d-compiler as old as Debian's (1.2: no `-p`, no `d3d-asm`) is named as too old,
+/// with its version, the version needed and `VKD3D_COMPILER`, instead of failing a test
+/// with a bare `assertion failed: status.success()`.
+#[test]
+fn an_old_vkd3d_compiler_is_named() {
+    let dir = scratch().join(format!("old-vkd3d-compiler-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fake = dir.join("vkd3d-compiler");
+    // What 1.2 answers: its version, and an error for `-p`.
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'vkd3d shader compiler version 1.2'; exit 0; fi\necho \"invalid option -- 'p'\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A program just written can be "busy" while another test thread forks (Linux's
+    // ETXTBSY), which reads as an unknown version: ask again.
+    let mut why = String::new();
+    for _ in 0..20 {
+        why = check_vkd3d_compiler(fake.as_os_str()).unwrap_err();
+        if !why.contains("unknown version") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    for part in [
+        "vkd3d-compiler 1.2",
+        "too old",
+        "`-p`",
+        VKD3D_COMPILER_NEEDED,
+        "VKD3D_COMPILER",
+    ] {
+        assert!(why.contains(part), "{why:?} does not say {part:?}");
+    }
+    // The compiler the tests use passes the same check.
+    if let Some(c) = std::env::var_os("VKD3D_COMPILER") {
+        check_vkd3d_compiler(&c).unwrap();
+    }
 }

@@ -22,12 +22,13 @@ fn out_dir(what: &str) -> PathBuf {
 fn run_text(name: &str, text: &str, threads: usize) -> Result<DrawResult, JobError> {
     let dir = out_dir(&format!("{name}-{threads}"));
     let examples = common::root().join("examples");
-    // Paths in the job are relative to examples/; outputs go to the test folder.
-    let text = text.replace("\"out/", &format!("\"{}/", dir.display()));
-    let job = Job::from_text(&text, &examples.join(format!("{name}.toml")))?;
+    // Paths in the job are relative to examples/; outputs go to the test folder
+    // (`--out-dir`).
+    let job = Job::from_text(text, &examples.join(format!("{name}.toml")))?;
     let opts = RunOptions {
         threads: Some(threads),
         summary: Some(dir.join("summary.json")),
+        out_dir: Some(dir),
         ..RunOptions::default()
     };
     job::run_draw_job(job, &opts)
@@ -155,11 +156,11 @@ fn draws_are_identical_for_any_thread_count() {
     }
 }
 
-/// The output merger's whole-wave direct path (`TileCtx::merge_direct`: a quad row with
+/// The output merger's whole-wave direct path (`om::tile::OutputMerger::merge_direct`: a quad row with
 /// both pixels live as one 8-byte store, the other live lanes one texel each) writes the
 /// bytes of its lane-by-lane merge, which a draw takes whenever a `MergeObserver` watches
 /// (the unwatched draw also writes its one-sample UNORM8 targets in place, the watched one
-/// through tile copies, `draw::in_place_targets`): every example draw, and the triangle and full-screen examples on odd-sized targets
+/// through tile copies, `om::tile::in_place_targets`): every example draw, and the triangle and full-screen examples on odd-sized targets
 /// (quads cut by the right and bottom edges), at wave sizes 4, 8 and 32, draw the same
 /// targets both ways.
 #[test]
@@ -217,7 +218,7 @@ fn direct_merge_writes_what_the_lane_by_lane_merge_writes() {
 /// A pixel program that reads its own render target (bound to it as a texture too, a
 /// hazard D3D leaves undefined) sees the target as it was before the draw reached the
 /// pixel's tile, as with tile copies: such a target is never written in place
-/// (`draw::in_place_targets`). Two instances of one full-screen triangle each add 0.25
+/// (`om::tile::in_place_targets`). Two instances of one full-screen triangle each add 0.25
 /// to what they read; both read the cleared 64, so every byte becomes 128 (64 / 255 +
 /// 0.25, rounded, D3D11.3 §3.2.3.6), where a target written in place would give the
 /// second instance the first's 128 to read, and 192. Targets of 70 × 40 pixels: two

@@ -1,5 +1,8 @@
 //! DXIL programs of the corpora: module, `dx.op` calls and metadata decode.
 
+use std::ffi::OsStr;
+use std::process::Command;
+
 use dxlane::container::{Container, DxilProgramHeader, FourCc};
 use dxlane::dxil::llvm::Module;
 
@@ -63,6 +66,65 @@ fn every_dx_op_call_decodes() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     eprintln!("{total} dx.op calls decoded");
+}
+
+/// `src/dxil/dxop_table.rs` (the `DxOp` enum and the operation table) is exactly what
+/// `tools/gen-dxop-table.py` prints: regenerated from the rows DXIL.rst gave it (opcode,
+/// name, description, read back from the committed file with `--rows-from`), and, when
+/// `DXIL_RST` names DXIL.rst, from the specification itself. To change the table, change
+/// the script and regenerate:
+/// `python3 tools/gen-dxop-table.py path/to/DXIL.rst > src/dxil/dxop_table.rs`.
+#[test]
+fn dxop_table_is_the_generator_output() {
+    let Some(python) = common::tool(
+        "PYTHON3",
+        &["python3"],
+        "the dx.op table regeneration check",
+    ) else {
+        return;
+    };
+    let root = common::root();
+    let table = root.join("src/dxil/dxop_table.rs");
+    let committed = std::fs::read_to_string(&table).unwrap();
+    let generate = |args: &[&OsStr]| -> String {
+        let out = Command::new(&python)
+            .arg(root.join("tools/gen-dxop-table.py"))
+            .args(args)
+            .output()
+            .expect("run python3");
+        assert!(
+            out.status.success(),
+            "tools/gen-dxop-table.py failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let check = |generated: String, from: &str| {
+        let first = committed
+            .lines()
+            .zip(generated.lines())
+            .position(|(a, b)| a != b)
+            .map_or_else(
+                || "the line count".to_owned(),
+                |i| format!("line {}", i + 1),
+            );
+        assert!(
+            generated == committed,
+            "src/dxil/dxop_table.rs differs from tools/gen-dxop-table.py's output ({from}) at \
+             {first}; regenerate it with \
+             `python3 tools/gen-dxop-table.py path/to/DXIL.rst > src/dxil/dxop_table.rs`"
+        );
+    };
+    check(
+        generate(&[OsStr::new("--rows-from"), table.as_os_str()]),
+        "rows read back",
+    );
+    match std::env::var_os("DXIL_RST") {
+        Some(rst) => check(generate(&[&rst]), "from DXIL_RST"),
+        None => eprintln!(
+            "DXIL_RST unset: the dx.op table is regenerated from its own rows, not from DXIL.rst"
+        ),
+    }
 }
 
 fn metadata(name: &str) -> dxlane::dxil::meta::DxilMetadata {

@@ -3,10 +3,12 @@
 //! `DXLANE_BLESS=1 cargo test` rewrites the snapshots under `tests/snapshots/`; review
 //! the diff before committing it.
 
+mod architecture;
 mod capture;
 mod common;
 mod container;
 mod corpus_jobs;
+mod d3d12_peer;
 mod debug;
 mod draw;
 mod draw_rules;
@@ -18,6 +20,7 @@ mod engines;
 mod exec;
 mod exec_arith_table;
 mod exec_robust;
+mod fuzz_bodies;
 mod gpu;
 mod hostile;
 mod info;
@@ -30,8 +33,10 @@ mod lower_dxil;
 mod lower_dxil_e2e;
 mod lower_dxil_stage;
 mod opt;
+mod path_safety;
 mod raytracing;
 mod sampling_lavapipe;
+mod tessellate;
 mod twins;
 mod untrusted;
 mod vkd3d;

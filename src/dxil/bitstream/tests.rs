@@ -439,3 +439,160 @@ fn reads_across_buffer_refills() {
         u64::from_le_bytes(data[0..8].try_into().unwrap()) >> 3 | (data[8] as u64) << 61
     );
 }
+
+/// Block 8 holding: record 1, block 12 (record 2, block 13 (record 3)), record 4,
+/// block 14 (records 5 and 6).
+fn nested_blocks() -> Vec<u8> {
+    let mut w = W::new();
+    let b8 = w.enter(2, 8, 3);
+    w.unabbrev(3, 1, &[1]);
+    let b12 = w.enter(3, 12, 4);
+    w.unabbrev(4, 2, &[2]);
+    let b13 = w.enter(4, 13, 5);
+    w.unabbrev(5, 3, &[3]);
+    w.end(5, b13);
+    w.end(4, b12);
+    w.unabbrev(3, 4, &[4]);
+    let b14 = w.enter(3, 14, 4);
+    w.unabbrev(4, 5, &[5]);
+    w.unabbrev(4, 6, &[6]);
+    w.end(4, b14);
+    w.end(3, b8);
+    w.bytes()
+}
+
+/// The code of a record entry, or the id of a block entry as `1000 + id`.
+fn code_of(e: &BlockEntry<'_, '_>) -> u32 {
+    match e {
+        BlockEntry::Record(r) => r.code,
+        BlockEntry::Block(b) => 1000 + b.id(),
+    }
+}
+
+#[test]
+fn block_reader_skips_what_its_caller_leaves_unread() {
+    let b = nested_blocks();
+    let mut bs = Bitstream::new(&b).unwrap();
+    let mut top = BlockReader::top(&mut bs);
+    let Some(BlockEntry::Block(mut b8)) = top.next_entry().unwrap() else {
+        panic!("no block at the top level")
+    };
+    assert_eq!((b8.id(), b8.start_bit()), (8, 32));
+    let mut seen = Vec::new();
+    while let Some(e) = b8.next_entry().unwrap() {
+        seen.push(code_of(&e));
+        match e {
+            // Block 12 and the block inside it are left unread.
+            BlockEntry::Block(b12) if b12.id() == 12 => {}
+            // Block 14 is read halfway.
+            BlockEntry::Block(mut b14) => {
+                let r = b14.next_record().unwrap().unwrap();
+                assert_eq!((r.code, r.ops), (5, &[5u64][..]));
+            }
+            BlockEntry::Record(_) => {}
+        }
+    }
+    assert_eq!(seen, [1, 1012, 4, 1014]);
+    // Past the end of block 8 it stays ended; the stream's top level ends next.
+    assert!(b8.next_entry().unwrap().is_none());
+    assert!(top.next_entry().unwrap().is_none());
+    assert!(top.next_entry().unwrap().is_none());
+}
+
+#[test]
+fn block_reader_records_skip_nested_blocks() {
+    let b = nested_blocks();
+    let mut bs = Bitstream::new(&b).unwrap();
+    let mut top = BlockReader::top(&mut bs);
+    let Some(BlockEntry::Block(mut b8)) = top.next_entry().unwrap() else {
+        panic!("no block at the top level")
+    };
+    let left = b8.bits_left().unwrap();
+    let mut codes = Vec::new();
+    while let Some(r) = b8.next_record().unwrap() {
+        codes.push(r.code);
+    }
+    assert_eq!(codes, [1, 4]);
+    // The body starts at bit 96: the magic, the ENTER fields padded to bit 64, the
+    // length word.
+    assert_eq!(left, b8.bit() - 96);
+    assert!(top.next_entry().unwrap().is_none());
+}
+
+#[test]
+fn block_reader_applies_blockinfo_and_never_yields_it() {
+    // As `blockinfo_gives_abbreviations_to_later_blocks`, read through a BlockReader.
+    let mut w = W::new();
+    let bi = w.enter(2, 0, 2);
+    w.unabbrev(2, 1, &[17]);
+    w.fixed(2, 2);
+    w.vbr(2, 5);
+    w.fixed(1, 1);
+    w.vbr(21, 8);
+    w.fixed(0, 1);
+    w.fixed(1, 3);
+    w.vbr(8, 5);
+    w.end(2, bi);
+    let at = w.enter(2, 17, 3);
+    w.fixed(4, 3);
+    w.fixed(200, 8);
+    w.end(3, at);
+    let b = w.bytes();
+    let mut bs = Bitstream::new(&b).unwrap();
+    let mut top = BlockReader::top(&mut bs);
+    let Some(BlockEntry::Block(mut b17)) = top.next_entry().unwrap() else {
+        panic!("BLOCKINFO was yielded")
+    };
+    assert_eq!(b17.id(), 17);
+    let r = b17.next_record().unwrap().unwrap();
+    assert_eq!((r.code, r.ops, r.abbrev), (21, &[200u64][..], Some(4)));
+    assert!(b17.next_record().unwrap().is_none());
+    assert!(top.next_entry().unwrap().is_none());
+}
+
+#[test]
+fn block_reader_yields_a_top_level_record_to_its_caller() {
+    let mut w = W::new();
+    w.unabbrev(2, 7, &[1]);
+    w.align32();
+    let b = w.bytes();
+    let mut bs = Bitstream::new(&b).unwrap();
+    let mut top = BlockReader::top(&mut bs);
+    // The top level yields the record; what a top-level record means is the caller's.
+    assert!(matches!(top.next_entry().unwrap(), Some(BlockEntry::Record(r)) if r.code == 7));
+}
+
+#[test]
+fn tree_refuses_a_top_level_record_where_its_entry_starts() {
+    // LLVM streams hold only blocks at the top level ("Bitstream Format"); the error
+    // names the bit where the entry (here the record's abbreviation id) starts.
+    let mut w = W::new();
+    w.unabbrev(2, 7, &[1]);
+    w.align32();
+    assert_eq!(
+        read_tree(&w.bytes()),
+        Err(BitstreamError::Invalid {
+            bit: 32,
+            what: "record at top level",
+            value: 7,
+        })
+    );
+}
+
+#[test]
+fn tree_holds_nested_blocks_in_stream_order() {
+    let tree = read_tree(&nested_blocks()).unwrap();
+    let [b8] = tree.as_slice() else {
+        panic!("{tree:?}")
+    };
+    let shape: Vec<String> = b8
+        .items
+        .iter()
+        .map(|it| match it {
+            Item::Record(r) => format!("r{}", r.code),
+            Item::Block(b) => format!("b{}:{}", b.id, b.items.len()),
+        })
+        .collect();
+    assert_eq!(shape, ["r1", "b12:2", "r4", "b14:2"]);
+    assert_eq!(b8.bit, 32);
+}

@@ -8,14 +8,10 @@
 
 use std::fmt::Write as _;
 
-use crate::dxil::dxop;
+use crate::dxil::dxop::{self, DxOp};
 use crate::dxil::llvm::{
     Constant, FunctionBody, InstKind, Instruction, Module, Operand, ValueId, ValueKind,
 };
-
-/// The opcode of `AnnotateHandle`, after whose comment dxc decodes the resource
-/// properties.
-const ANNOTATE_HANDLE: u32 = 216;
 
 /// Appends dxc's comment for `inst` to `s`: ` ; line:L col:C` when the instruction has
 /// a location with a non-zero line, then for a call to a `dx.op.*` function whose
@@ -49,7 +45,8 @@ pub fn info_comment(s: &mut String, m: &Module, body: &FunctionBody, inst: &Inst
     if let Some(p) = OP_PARAMS.get(opcode as usize) {
         s.push_str(p);
     }
-    if opcode == ANNOTATE_HANDLE
+    // dxc decodes the resource properties after AnnotateHandle's comment.
+    if info.op == DxOp::AnnotateHandle
         && let Some(Operand::Value(props)) = args.get(2)
         && let Some(words) = props_words(m, body, *props)
     {

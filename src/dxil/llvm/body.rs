@@ -5,7 +5,7 @@
 //! (`id = next − op`, 32-bit wrapping); an operand that refers forward (to a value not
 //! yet defined) is followed by its type. Phi operands are signed relative values.
 
-use super::bitstream::{Bitstream, Entry, Record};
+use super::bitstream::{BlockEntry, BlockReader, Record};
 use super::reader::{Check, Ops, Reader, decode_align, read_records};
 use super::{
     BasicBlock, BinOp, BlockId, CastOp, DebugLoc, FunctionBody, InstKind, Instruction, LlvmError,
@@ -40,14 +40,14 @@ struct Body<'r> {
 
 pub(super) fn read_body(
     r: &mut Reader,
-    bs: &mut Bitstream<'_>,
+    blk: BlockReader<'_, '_>,
     index: u32,
-    bit: u64,
 ) -> Result<FunctionBody, LlvmError> {
+    let bit = blk.start_bit();
     let f =
         r.m.functions
             .get(index as usize)
-            .ok_or(LlvmError::Invalid {
+            .ok_or_else(|| LlvmError::Invalid {
                 bit,
                 block: "FUNCTION",
                 what: "no function".into(),
@@ -114,7 +114,7 @@ pub(super) fn read_body(
             name: None,
         });
     }
-    b.read(bs)?;
+    b.read(blk)?;
     b.finish(bit, args)
 }
 
@@ -268,20 +268,21 @@ impl Body<'_> {
         }
     }
 
-    fn read(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
+    fn read(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
         loop {
-            let bit = bs.bit();
-            let left = bs.bits_left();
-            match bs.next_entry()? {
-                Entry::End => return Ok(()),
-                Entry::Eof => return Err(self.err(bit, "end of stream inside function")),
-                Entry::Enter { id, .. } => match id {
+            // DECLAREBLOCKS is bounded by the bits left before its record.
+            let left = blk.bits_left()?;
+            let Some(entry) = blk.next_entry()? else {
+                return Ok(());
+            };
+            match entry {
+                BlockEntry::Block(b) => match b.id() {
                     block::CONSTANTS => {
                         let base = self.next_id();
                         let mut values = std::mem::take(&mut self.values);
                         let mut checks = std::mem::take(&mut self.checks);
                         let res = self.r.read_constants(
-                            bs,
+                            b,
                             &mut values,
                             base,
                             &mut checks,
@@ -300,21 +301,22 @@ impl Body<'_> {
                         let mut checks = std::mem::take(&mut self.checks);
                         let res =
                             self.r
-                                .read_metadata(bs, &mut md, base, &mut mdc, &mut checks, false);
+                                .read_metadata(b, &mut md, base, &mut mdc, &mut checks, false);
                         self.md = md;
                         self.md_checks = mdc;
                         self.checks = checks;
                         res?;
                     }
-                    block::METADATA_ATTACHMENT => self.read_attachments(bs)?,
-                    block::VALUE_SYMTAB => self.read_vst(bs)?,
+                    block::METADATA_ATTACHMENT => self.read_attachments(b)?,
+                    block::VALUE_SYMTAB => self.read_vst(b)?,
                     block::USELIST => {
-                        let recs = read_records(bs)?;
+                        let recs = read_records(b)?;
                         self.uselists.extend(recs);
                     }
-                    _ => bs.skip_block()?,
+                    // Other blocks are skipped.
+                    _ => {}
                 },
-                Entry::Record(rec) => {
+                BlockEntry::Record(rec) => {
                     self.record(&rec, left)?;
                 }
             }
@@ -1261,17 +1263,8 @@ impl Body<'_> {
 
     /// METADATA_ATTACHMENT: [inst, (kind, node)*] or, with an even count, [(kind, node)*]
     /// for the function itself.
-    fn read_attachments(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
-        loop {
-            let rec = match bs.next_entry()? {
-                Entry::End => return Ok(()),
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => return Err(self.err(bs.bit(), "end of stream")),
-                Entry::Record(r) => r,
-            };
+    fn read_attachments(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
+        while let Some(rec) = blk.next_record()? {
             if rec.code != 11 {
                 continue;
             }
@@ -1307,20 +1300,12 @@ impl Body<'_> {
                 None => self.attachments.extend(pairs),
             }
         }
+        Ok(())
     }
 
     /// VALUE_SYMTAB in a function: ENTRY [value id, name…], BBENTRY [block, name…].
-    fn read_vst(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
-        loop {
-            let rec = match bs.next_entry()? {
-                Entry::End => return Ok(()),
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => return Err(self.err(bs.bit(), "end of stream")),
-                Entry::Record(r) => r,
-            };
+    fn read_vst(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
+        while let Some(rec) = blk.next_record()? {
             let o = Ops::new(&rec, "VALUE_SYMTAB");
             match rec.code {
                 1 => self.names.push((o.u32(0)?, o.string_from(1)?, o.bit)),
@@ -1328,6 +1313,7 @@ impl Body<'_> {
                 _ => {}
             }
         }
+        Ok(())
     }
 
     fn finish(mut self, bit: u64, args: Vec<ValueId>) -> Result<FunctionBody, LlvmError> {

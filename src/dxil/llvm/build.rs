@@ -14,6 +14,7 @@ use super::{
     BasicBlock, BinOp, BlockId as LBlock, CastOp, Constant, Function, FunctionBody, InstKind,
     Instruction, Linkage, Module, Operand, Predicate, Type, TypeId, Value, ValueId, ValueKind,
 };
+use crate::dxil::dxop::DxOp;
 
 /// The first local value id of hand-built bodies (module values stay below it).
 pub const FIRST: u32 = 100_000;
@@ -229,8 +230,8 @@ impl Mb {
         self.push(InstKind::Ret { value: None }, v);
     }
 
-    /// Calls `dx.op.<name>` with opcode `op` and `args`, declaring it on first use.
-    pub fn dx(&mut self, name: &str, op: i64, args: &[ValueId], ret: TypeId) -> ValueId {
+    /// Calls `dx.op.<name>` with the opcode of `op` and `args`, declaring it on first use.
+    pub fn dx(&mut self, name: &str, op: DxOp, args: &[ValueId], ret: TypeId) -> ValueId {
         let i32t = self.int(32);
         let mut params = vec![i32t];
         for a in args {
@@ -241,7 +242,7 @@ impl Mb {
             Some(i) => self.m.functions[i].value,
             None => self.func(&full, ret, params),
         };
-        let opv = self.ci(32, op);
+        let opv = self.ci(32, op.code().into());
         let mut ops = vec![Operand::Value(opv)];
         ops.extend(args.iter().map(|a| Operand::Value(*a)));
         let fn_ty = self.fn_types[&callee];
@@ -334,7 +335,7 @@ impl Mb {
         let i = self.ci(32, id);
         let x = self.ci(32, index);
         let f = self.ci(1, 0);
-        self.dx("createHandle", 57, &[c, i, x, f], h)
+        self.dx("createHandle", DxOp::CreateHandle, &[c, i, x, f], h)
     }
 
     /// `rawBufferStore.i32(h, addr, undef, v, undef, undef, undef, 1, 4)`.
@@ -346,7 +347,7 @@ impl Mb {
         let void = self.void();
         self.dx(
             "rawBufferStore.i32",
-            140,
+            DxOp::RawBufferStore,
             &[h, addr, u, v, u, u, u, mask, align],
             void,
         );

@@ -39,7 +39,7 @@ impl Hasher for FxHasher {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
-use super::bitstream::{Bitstream, Entry, OwnedRecord, Record};
+use super::bitstream::{Bitstream, BlockEntry, BlockReader, OwnedRecord, Record};
 use super::module::{
     Alias, Attribute, AttributeGroup, AttributeList, Function, GlobalVar, Identification, Linkage,
 };
@@ -169,41 +169,28 @@ pub(super) fn read_module(bitcode: &[u8]) -> Result<Module, LlvmError> {
         types_done: false,
     };
     let mut seen_module = false;
-    loop {
-        match bs.next_entry()? {
-            Entry::Eof => break,
-            Entry::Enter {
-                id: block::IDENTIFICATION,
-                ..
-            } => r.read_identification(&mut bs)?,
-            Entry::Enter {
-                id: block::MODULE,
-                bit,
-                ..
-            } => {
+    let mut top = BlockReader::top(&mut bs);
+    while let Some(entry) = top.next_entry()? {
+        match entry {
+            BlockEntry::Block(b) if b.id() == block::IDENTIFICATION => r.read_identification(b)?,
+            BlockEntry::Block(b) if b.id() == block::MODULE => {
                 if seen_module {
                     return Err(LlvmError::Invalid {
-                        bit,
+                        bit: b.start_bit(),
                         block: "top level",
                         what: "second module block".into(),
                     });
                 }
                 seen_module = true;
-                r.read_module_block(&mut bs)?;
+                r.read_module_block(b)?;
             }
-            Entry::Enter { .. } => bs.skip_block()?,
-            Entry::Record(rec) => {
+            // Other blocks are skipped.
+            BlockEntry::Block(_) => {}
+            BlockEntry::Record(rec) => {
                 return Err(LlvmError::Invalid {
                     bit: rec.bit,
                     block: "top level",
                     what: "record outside any block".into(),
-                });
-            }
-            Entry::End => {
-                return Err(LlvmError::Invalid {
-                    bit: bs.bit(),
-                    block: "top level",
-                    what: "END_BLOCK".into(),
                 });
             }
         }
@@ -297,97 +284,82 @@ impl Reader {
         })
     }
 
-    fn read_identification(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
+    fn read_identification(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
         let mut id = Identification::default();
-        loop {
-            match bs.next_entry()? {
-                Entry::End => break,
-                Entry::Enter { .. } => bs.skip_block()?,
-                Entry::Record(rec) => {
-                    let o = Ops::new(&rec, "IDENTIFICATION");
-                    match rec.code {
-                        1 => id.producer = o.string_from(0)?,
-                        2 => id.epoch = Some(o.get(0)?),
-                        _ => {}
-                    }
-                }
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit: bs.bit(),
-                        block: "IDENTIFICATION",
-                        what: "end of stream inside block".into(),
-                    });
-                }
+        while let Some(rec) = blk.next_record()? {
+            let o = Ops::new(&rec, "IDENTIFICATION");
+            match rec.code {
+                1 => id.producer = o.string_from(0)?,
+                2 => id.epoch = Some(o.get(0)?),
+                _ => {}
             }
         }
         self.m.identification = Some(id);
         Ok(())
     }
 
-    fn read_module_block(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
-        loop {
-            let bit = bs.bit();
-            match bs.next_entry()? {
-                Entry::End => break,
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit,
-                        block: "MODULE",
-                        what: "end of stream inside module".into(),
-                    });
+    fn read_module_block(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
+        while let Some(entry) = blk.next_entry()? {
+            let b = match entry {
+                BlockEntry::Record(rec) => {
+                    self.module_record(&rec)?;
+                    continue;
                 }
-                Entry::Enter { id, bit, .. } => match id {
-                    block::TYPE_NEW => self.read_types(bs, bit)?,
-                    block::PARAMATTR_GROUP => self.read_attr_groups(bs)?,
-                    block::PARAMATTR => self.read_attr_lists(bs)?,
-                    block::CONSTANTS => {
-                        let mut values = std::mem::take(&mut self.m.values);
-                        let mut checks = std::mem::take(&mut self.checks);
-                        let r = self.read_constants(bs, &mut values, 0, &mut checks, None);
-                        self.m.values = values;
-                        self.checks = checks;
-                        r?;
-                    }
-                    block::METADATA => {
-                        let mut md = std::mem::take(&mut self.m.metadata);
-                        let mut checks = std::mem::take(&mut self.md_checks);
-                        let mut vchecks = std::mem::take(&mut self.checks);
-                        let r = self.read_metadata(bs, &mut md, 0, &mut checks, &mut vchecks, true);
-                        self.m.metadata = md;
-                        self.md_checks = checks;
-                        self.checks = vchecks;
-                        r?;
-                    }
-                    block::METADATA_KIND => self.read_metadata_kinds(bs)?,
-                    block::VALUE_SYMTAB => self.read_module_vst(bs)?,
-                    block::FUNCTION => {
-                        let index = self.with_body.get(self.next_body).copied().ok_or(
-                            LlvmError::Invalid {
-                                bit,
-                                block: "MODULE",
-                                what: "function block without a function definition".into(),
-                            },
-                        )?;
-                        self.next_body = self.next_body.saturating_add(1);
-                        self.finish_module_values(bit)?;
-                        let body = super::body::read_body(self, bs, index, bit)?;
-                        if let Some(f) = self.m.functions.get_mut(index as usize) {
-                            f.body = Some(body);
+                BlockEntry::Block(b) => b,
+            };
+            let bit = b.start_bit();
+            match b.id() {
+                block::TYPE_NEW => self.read_types(b)?,
+                block::PARAMATTR_GROUP => self.read_attr_groups(b)?,
+                block::PARAMATTR => self.read_attr_lists(b)?,
+                block::CONSTANTS => {
+                    let mut values = std::mem::take(&mut self.m.values);
+                    let mut checks = std::mem::take(&mut self.checks);
+                    let r = self.read_constants(b, &mut values, 0, &mut checks, None);
+                    self.m.values = values;
+                    self.checks = checks;
+                    r?;
+                }
+                block::METADATA => {
+                    let mut md = std::mem::take(&mut self.m.metadata);
+                    let mut checks = std::mem::take(&mut self.md_checks);
+                    let mut vchecks = std::mem::take(&mut self.checks);
+                    let r = self.read_metadata(b, &mut md, 0, &mut checks, &mut vchecks, true);
+                    self.m.metadata = md;
+                    self.md_checks = checks;
+                    self.checks = vchecks;
+                    r?;
+                }
+                block::METADATA_KIND => self.read_metadata_kinds(b)?,
+                block::VALUE_SYMTAB => self.read_module_vst(b)?,
+                block::FUNCTION => {
+                    let index = self.with_body.get(self.next_body).copied().ok_or_else(|| {
+                        LlvmError::Invalid {
+                            bit,
+                            block: "MODULE",
+                            what: "function block without a function definition".into(),
                         }
+                    })?;
+                    self.next_body = self.next_body.saturating_add(1);
+                    self.finish_module_values(bit)?;
+                    let body = super::body::read_body(self, b, index)?;
+                    if let Some(f) = self.m.functions.get_mut(index as usize) {
+                        f.body = Some(body);
                     }
-                    block::USELIST => {
-                        let recs = read_records(bs)?;
-                        self.m.uselists.extend(recs);
-                    }
-                    _ => bs.skip_block()?,
-                },
-                Entry::Record(rec) => self.module_record(&rec)?,
+                }
+                block::USELIST => {
+                    let recs = read_records(b)?;
+                    self.m.uselists.extend(recs);
+                }
+                // Other blocks are skipped.
+                _ => {}
             }
         }
-        self.finish_module_values(bs.bit())?;
+        let end = blk.bit();
+        self.finish_module_values(end)?;
         if self.next_body != self.with_body.len() {
             return Err(LlvmError::Invalid {
-                bit: bs.bit(),
+                bit: end,
                 block: "MODULE",
                 what: format!(
                     "{} functions are defined but {} bodies were given",
@@ -701,8 +673,9 @@ impl Reader {
 
     /// TYPE_BLOCK_ID_NEW (LLVM 3.7 `parseTypeTableBody`). Only named structs (and opaque
     /// ones) may be referred to before their record.
-    fn read_types(&mut self, bs: &mut Bitstream<'_>, block_bit: u64) -> Result<(), LlvmError> {
+    fn read_types(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
         const B: &str = "TYPE_BLOCK";
+        let block_bit = blk.start_bit();
         if self.types_done {
             return Err(LlvmError::Invalid {
                 bit: block_bit,
@@ -715,21 +688,10 @@ impl Reader {
         // Forward references: (referenced index, bit).
         let mut forward: Vec<(u64, u64)> = Vec::new();
         loop {
-            let left = bs.bits_left();
-            let rec = match bs.next_entry()? {
-                Entry::End => break,
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit: bs.bit(),
-                        block: B,
-                        what: "end of stream".into(),
-                    });
-                }
-                Entry::Record(r) => r,
+            // The type count is bounded by the bits left before its record.
+            let left = blk.bits_left()?;
+            let Some(rec) = blk.next_record()? else {
+                break;
             };
             let o = Ops::new(&rec, B);
             let here = self.m.types.len() as u64;
@@ -932,24 +894,9 @@ impl Reader {
     /// PARAMATTR_GROUP_BLOCK: GRP_CODE_ENTRY [grpid, slot, (kind, …)…] with kind 0 an
     /// enum attribute, 1 an integer attribute, 3 a string key, 4 a string key and value
     /// (LLVM 3.7 `parseAttributeGroupBlock`).
-    fn read_attr_groups(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
+    fn read_attr_groups(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
         const B: &str = "PARAMATTR_GROUP";
-        loop {
-            let rec = match bs.next_entry()? {
-                Entry::End => return Ok(()),
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit: bs.bit(),
-                        block: B,
-                        what: "end of stream".into(),
-                    });
-                }
-                Entry::Record(r) => r,
-            };
+        while let Some(rec) = blk.next_record()? {
             if rec.code != 3 {
                 continue;
             }
@@ -989,28 +936,14 @@ impl Reader {
                 .attribute_groups
                 .push(AttributeGroup { id, slot, attrs });
         }
+        Ok(())
     }
 
     /// PARAMATTR_BLOCK: ENTRY [grpid…] (code 2). The pre-3.3 form (code 1) is kept as an
     /// empty list so later indices stay right.
-    fn read_attr_lists(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
+    fn read_attr_lists(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
         const B: &str = "PARAMATTR";
-        loop {
-            let rec = match bs.next_entry()? {
-                Entry::End => return Ok(()),
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit: bs.bit(),
-                        block: B,
-                        what: "end of stream".into(),
-                    });
-                }
-                Entry::Record(r) => r,
-            };
+        while let Some(rec) = blk.next_record()? {
             let o = Ops::new(&rec, B);
             match rec.code {
                 2 => {
@@ -1034,28 +967,14 @@ impl Reader {
                 _ => {}
             }
         }
+        Ok(())
     }
 
     /// VALUE_SYMTAB at module level: ENTRY [valueid, name…], FNENTRY [valueid, offset,
     /// name…].
-    fn read_module_vst(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
+    fn read_module_vst(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
         const B: &str = "VALUE_SYMTAB";
-        loop {
-            let rec = match bs.next_entry()? {
-                Entry::End => return Ok(()),
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit: bs.bit(),
-                        block: B,
-                        what: "end of stream".into(),
-                    });
-                }
-                Entry::Record(r) => r,
-            };
+        while let Some(rec) = blk.next_record()? {
             let o = Ops::new(&rec, B);
             match rec.code {
                 1 => self.names.push((o.u32(0)?, o.string_from(1)?, o.bit)),
@@ -1063,26 +982,12 @@ impl Reader {
                 _ => {}
             }
         }
+        Ok(())
     }
 
-    fn read_metadata_kinds(&mut self, bs: &mut Bitstream<'_>) -> Result<(), LlvmError> {
+    fn read_metadata_kinds(&mut self, mut blk: BlockReader<'_, '_>) -> Result<(), LlvmError> {
         const B: &str = "METADATA_KIND";
-        loop {
-            let rec = match bs.next_entry()? {
-                Entry::End => return Ok(()),
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit: bs.bit(),
-                        block: B,
-                        what: "end of stream".into(),
-                    });
-                }
-                Entry::Record(r) => r,
-            };
+        while let Some(rec) = blk.next_record()? {
             if rec.code == 6 {
                 let o = Ops::new(&rec, B);
                 self.m.metadata_kinds.push(MetadataKind {
@@ -1091,6 +996,7 @@ impl Reader {
                 });
             }
         }
+        Ok(())
     }
 
     /// CONSTANTS_BLOCK (LLVM 3.7 `parseConstants`): each record but SETTYPE defines the
@@ -1098,7 +1004,7 @@ impl Reader {
     /// checked by the caller once every value is known.
     pub fn read_constants(
         &mut self,
-        bs: &mut Bitstream<'_>,
+        mut blk: BlockReader<'_, '_>,
         values: &mut Vec<Value>,
         base: u32,
         checks: &mut Vec<Check>,
@@ -1107,22 +1013,7 @@ impl Reader {
         const B: &str = "CONSTANTS";
         let _ = function;
         let mut cur: Option<TypeId> = None;
-        loop {
-            let rec = match bs.next_entry()? {
-                Entry::End => return Ok(()),
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit: bs.bit(),
-                        block: B,
-                        what: "end of stream".into(),
-                    });
-                }
-                Entry::Record(r) => r,
-            };
+        while let Some(rec) = blk.next_record()? {
             let o = Ops::new(&rec, B);
             if rec.code == 1 {
                 let t = self.type_id(o.get(0)?, o.bit, B)?;
@@ -1384,6 +1275,7 @@ impl Reader {
                 name: None,
             });
         }
+        Ok(())
     }
 
     fn aggregate_element_types(
@@ -1413,7 +1305,7 @@ impl Reader {
     /// debug-info records, names and kinds.
     pub fn read_metadata(
         &mut self,
-        bs: &mut Bitstream<'_>,
+        mut blk: BlockReader<'_, '_>,
         md: &mut Vec<Metadata>,
         base: u32,
         md_checks: &mut Vec<(u32, u64)>,
@@ -1422,31 +1314,7 @@ impl Reader {
     ) -> Result<(), LlvmError> {
         const B: &str = "METADATA";
         let mut pending_name: Option<String> = None;
-        loop {
-            let rec = match bs.next_entry()? {
-                Entry::End => {
-                    if pending_name.is_some() {
-                        return Err(LlvmError::Invalid {
-                            bit: bs.bit(),
-                            block: B,
-                            what: "METADATA_NAME without a named node".into(),
-                        });
-                    }
-                    return Ok(());
-                }
-                Entry::Enter { .. } => {
-                    bs.skip_block()?;
-                    continue;
-                }
-                Entry::Eof => {
-                    return Err(LlvmError::Invalid {
-                        bit: bs.bit(),
-                        block: B,
-                        what: "end of stream".into(),
-                    });
-                }
-                Entry::Record(r) => r,
-            };
+        while let Some(rec) = blk.next_record()? {
             let o = Ops::new(&rec, B);
             if pending_name.is_some() && rec.code != 10 {
                 return Err(o.err("METADATA_NAME not followed by METADATA_NAMED_NODE"));
@@ -1537,6 +1405,14 @@ impl Reader {
             let _ = (base, module_level);
             md.push(entry);
         }
+        if pending_name.is_some() {
+            return Err(LlvmError::Invalid {
+                bit: blk.bit(),
+                block: B,
+                what: "METADATA_NAME without a named node".into(),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -1564,21 +1440,11 @@ fn vid(v: u64) -> ValueId {
     ValueId(u32::try_from(v).unwrap_or(u32::MAX))
 }
 
-/// Reads the records of a block (already entered) as stored, skipping nested blocks.
-pub(super) fn read_records(bs: &mut Bitstream<'_>) -> Result<Vec<OwnedRecord>, LlvmError> {
+/// Reads the records of a block as stored, skipping nested blocks.
+pub(super) fn read_records(mut blk: BlockReader<'_, '_>) -> Result<Vec<OwnedRecord>, LlvmError> {
     let mut out = Vec::new();
-    loop {
-        match bs.next_entry()? {
-            Entry::End => return Ok(out),
-            Entry::Enter { .. } => bs.skip_block()?,
-            Entry::Eof => {
-                return Err(LlvmError::Invalid {
-                    bit: bs.bit(),
-                    block: "USELIST",
-                    what: "end of stream".into(),
-                });
-            }
-            Entry::Record(r) => out.push(r.into()),
-        }
+    while let Some(r) = blk.next_record()? {
+        out.push(r.into());
     }
+    Ok(out)
 }

@@ -13,7 +13,7 @@
 use super::func::{FnLower, Ptr, R, Root, Val, at};
 use super::layout::{self, Leaf};
 use super::resources::{HandleKind, from_properties};
-use crate::dxil::dxop;
+use crate::dxil::dxop::{self, DxOp};
 use crate::dxil::llvm::{
     CastOp, Constant, InstKind, Instruction, RmwOp, Type, TypeId, ValueId, ValueKind,
 };
@@ -197,16 +197,18 @@ impl<'m> FnLower<'m> {
                 else {
                     return Ok(false);
                 };
-                let h = match call.opcode() {
-                    57 | 217 => Some(self.binding_range(&call)?.1),
-                    216 => {
+                let h = match call.op() {
+                    DxOp::CreateHandle | DxOp::CreateHandleFromBinding => {
+                        Some(self.binding_range(&call)?.1)
+                    }
+                    DxOp::AnnotateHandle => {
                         let props = call
                             .arg(1)
                             .ok_or_else(|| self.invalid("annotateHandle without properties"))?;
                         let (w0, w1) = self.properties(props)?;
                         Some(from_properties(w0, w1).map_err(|e| self.unsupported(e))?)
                     }
-                    160 => {
+                    DxOp::CreateHandleForLib => {
                         let a = call.arg(0).ok_or_else(|| self.invalid("missing operand"))?;
                         self.lib_resource(a)?
                             .and_then(|i| self.ranges.get(i))

@@ -22,7 +22,7 @@
 use super::func::{FnLower, R, Val, at};
 use super::layout::Leaf;
 use super::resources::{HandleKind, class_code};
-use crate::dxil::dxop::DxOpCall;
+use crate::dxil::dxop::{DxOp, DxOpCall};
 use crate::dxil::llvm::{Constant, InstKind, Instruction, ValueId};
 use crate::ir::{
     AtomicOp, DerivKind, FClass, FUnOp, ICond, Inst, QuadDir, RangeId, Reg, ResourceKind,
@@ -122,7 +122,7 @@ impl<'m> FnLower<'m> {
     pub fn binding_range(&self, c: &DxOpCall<'m>) -> R<(usize, HandleKind, u32)> {
         // createHandle names (class, range id); createHandleFromBinding a
         // %dx.types.ResBind { lower, upper, space, class }.
-        let (class, id, bind) = if c.opcode() == 57 {
+        let (class, id, bind) = if c.op() == DxOp::CreateHandle {
             (self.ai(c, 0)? as u8, Some(self.ai(c, 1)? as u32), None)
         } else {
             let v = self.a(c, 0)?;
@@ -175,9 +175,20 @@ impl<'m> FnLower<'m> {
     /// compute.
     fn check_stage_of(&self, c: &DxOpCall<'m>) -> R<()> {
         let stage = self.io.stage;
-        let bad = match c.opcode() {
-            93..=96 => stage != Stage::Compute,
-            60 | 61 | 64 | 81 | 83..=86 | 255 => stage == Stage::Vertex,
+        let bad = match c.op() {
+            DxOp::ThreadId
+            | DxOp::GroupId
+            | DxOp::ThreadIdInGroup
+            | DxOp::FlattenedThreadIdInGroup => stage != Stage::Compute,
+            DxOp::Sample
+            | DxOp::SampleBias
+            | DxOp::SampleCmp
+            | DxOp::CalculateLOD
+            | DxOp::DerivCoarseX
+            | DxOp::DerivCoarseY
+            | DxOp::DerivFineX
+            | DxOp::DerivFineY
+            | DxOp::SampleCmpBias => stage == Stage::Vertex,
             _ => false,
         };
         if bad {
@@ -189,18 +200,18 @@ impl<'m> FnLower<'m> {
     /// Lowers one `dx.op` call.
     pub fn dx_op(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction) -> R<()> {
         let res = inst.result;
-        let op = c.opcode();
+        let op = c.op();
         self.check_stage_of(c)?;
         match op {
             // ---- compute system values
-            93..=95 => {
+            DxOp::ThreadId | DxOp::GroupId | DxOp::ThreadIdInGroup => {
                 let axis = self.ai(c, 0)?;
                 if !(0..3).contains(&axis) {
                     return Err(self.invalid(format!("{} of axis {axis}", c.name())));
                 }
                 let sv = match op {
-                    93 => SysVec::ThreadId,
-                    94 => SysVec::GroupId,
+                    DxOp::ThreadId => SysVec::ThreadId,
+                    DxOp::GroupId => SysVec::GroupId,
                     _ => SysVec::GroupThreadId,
                 };
                 let d = self.op2(|dst| Inst::SysValue {
@@ -210,14 +221,14 @@ impl<'m> FnLower<'m> {
                 });
                 self.define(res, Val::Regs(vec![d]));
             }
-            96 => {
+            DxOp::FlattenedThreadIdInGroup => {
                 let d = self.op2(|dst| Inst::GroupIndex { dst });
                 self.define(res, Val::Regs(vec![d]));
             }
             // ---- handles
-            57 | 217 => {
+            DxOp::CreateHandle | DxOp::CreateHandleFromBinding => {
                 let (range, _, lower) = self.binding_range(c)?;
-                let idx_arg = if op == 57 { 2 } else { 1 };
+                let idx_arg = if op == DxOp::CreateHandle { 2 } else { 1 };
                 let iv = self.a(c, idx_arg)?;
                 // The index is the register number (DXIL.rst "Resource handles"); the
                 // IR's is relative to the range.
@@ -237,12 +248,12 @@ impl<'m> FnLower<'m> {
                 let d = self.op2(|dst| Inst::Handle { dst, range, index });
                 self.define(res, Val::Regs(vec![d]));
             }
-            216 => {
+            DxOp::AnnotateHandle => {
                 let h = self.a(c, 0)?;
                 let r = self.regs(h)?;
                 self.define(res, Val::Regs(r));
             }
-            218 => {
+            DxOp::CreateHandleFromHeap => {
                 let index = self.ar(c, 0)?;
                 let sampler = self.ai(c, 1)? & 1 != 0;
                 let s = self.b.shader_mut();
@@ -258,7 +269,7 @@ impl<'m> FnLower<'m> {
                 });
                 self.define(res, Val::Regs(vec![d]));
             }
-            160 => {
+            DxOp::CreateHandleForLib => {
                 let a = self.a(c, 0)?;
                 let Some(Val::Resource(i)) = self.vals.get(&a).cloned() else {
                     return Err(self.unsupported(
@@ -271,10 +282,43 @@ impl<'m> FnLower<'m> {
                 self.define(res, Val::Regs(vec![d]));
             }
             // ---- float unary
-            6..=29 | 83..=86 => self.float_unary(c, res)?,
-            30..=34 => self.bits_unary(c, res)?,
-            35..=40 => self.min_max(c, res)?,
-            41..=43 => {
+            DxOp::FAbs
+            | DxOp::Saturate
+            | DxOp::IsNaN
+            | DxOp::IsInf
+            | DxOp::IsFinite
+            | DxOp::IsNormal
+            | DxOp::Cos
+            | DxOp::Sin
+            | DxOp::Tan
+            | DxOp::Acos
+            | DxOp::Asin
+            | DxOp::Atan
+            | DxOp::Hcos
+            | DxOp::Hsin
+            | DxOp::Htan
+            | DxOp::Exp
+            | DxOp::Frc
+            | DxOp::Log
+            | DxOp::Sqrt
+            | DxOp::Rsqrt
+            | DxOp::Round_ne
+            | DxOp::Round_ni
+            | DxOp::Round_pi
+            | DxOp::Round_z
+            | DxOp::DerivCoarseX
+            | DxOp::DerivCoarseY
+            | DxOp::DerivFineX
+            | DxOp::DerivFineY => self.float_unary(c, res)?,
+            DxOp::Bfrev
+            | DxOp::Countbits
+            | DxOp::FirstbitLo
+            | DxOp::FirstbitHi
+            | DxOp::FirstbitSHi => self.bits_unary(c, res)?,
+            DxOp::FMax | DxOp::FMin | DxOp::IMax | DxOp::IMin | DxOp::UMax | DxOp::UMin => {
+                self.min_max(c, res)?
+            }
+            DxOp::IMul | DxOp::UMul | DxOp::UDiv => {
                 let a = self.ar(c, 0)?;
                 let b = self.ar(c, 1)?;
                 let used = self.used(res, 2);
@@ -287,21 +331,21 @@ impl<'m> FnLower<'m> {
                     // IMul/UMul give { hi, lo } (DXIL.rst "IMul": destHi, destLo), UDiv
                     // { quotient, remainder }.
                     out.push(self.op2(|dst| match (op, i) {
-                        (41, 0) => Inst::IMulHi { dst, a, b },
-                        (42, 0) => Inst::UMulHi { dst, a, b },
-                        (43, 0) => Inst::UDiv { dst, a, b },
-                        (43, _) => Inst::URem { dst, a, b },
+                        (DxOp::IMul, 0) => Inst::IMulHi { dst, a, b },
+                        (DxOp::UMul, 0) => Inst::UMulHi { dst, a, b },
+                        (DxOp::UDiv, 0) => Inst::UDiv { dst, a, b },
+                        (DxOp::UDiv, _) => Inst::URem { dst, a, b },
                         _ => Inst::IMul { dst, a, b },
                     }));
                 }
                 self.define(res, Val::Regs(out));
             }
-            44 | 45 => {
+            DxOp::UAddc | DxOp::USubb => {
                 let a = self.ar(c, 0)?;
                 let b = self.ar(c, 1)?;
                 let s = self.b.temp();
                 let f = self.b.temp();
-                self.emit(if op == 44 {
+                self.emit(if op == DxOp::UAddc {
                     Inst::UAddc {
                         sum: s,
                         carry: f,
@@ -320,8 +364,14 @@ impl<'m> FnLower<'m> {
                 let flag = self.op2(|dst| Inst::INeg { dst, src: f });
                 self.define(res, Val::Regs(vec![s, flag]));
             }
-            46..=52 => self.tertiary(c, inst, res)?,
-            53 => {
+            DxOp::FMad
+            | DxOp::Fma
+            | DxOp::IMad
+            | DxOp::UMad
+            | DxOp::Msad
+            | DxOp::Ibfe
+            | DxOp::Ubfe => self.tertiary(c, inst, res)?,
+            DxOp::Bfi => {
                 let width = self.ar(c, 0)?;
                 let offset = self.ar(c, 1)?;
                 let insert = self.ar(c, 2)?;
@@ -335,9 +385,9 @@ impl<'m> FnLower<'m> {
                 });
                 self.define(res, Val::Regs(vec![d]));
             }
-            54..=56 => self.dot(c, res)?,
+            DxOp::Dot2 | DxOp::Dot3 | DxOp::Dot4 => self.dot(c, res)?,
             // ---- constant buffers
-            58 => {
+            DxOp::CBufferLoad => {
                 let handle = self.ar(c, 0)?;
                 let l = self.leaf(inst.ty)?;
                 let width = self.width(l)?;
@@ -357,18 +407,22 @@ impl<'m> FnLower<'m> {
                 });
                 self.define(res, Val::Regs(vec![d]));
             }
-            59 => self.cbuffer_legacy(c, inst, res)?,
+            DxOp::CBufferLoadLegacy => self.cbuffer_legacy(c, inst, res)?,
             // ---- buffers and textures
-            68 | 139 => self.buffer_load(c, inst, res)?,
-            69 | 140 => self.buffer_store(c)?,
-            66 => self.texture_load(c, inst, res)?,
+            DxOp::BufferLoad | DxOp::RawBufferLoad => self.buffer_load(c, inst, res)?,
+            DxOp::BufferStore | DxOp::RawBufferStore => self.buffer_store(c)?,
+            DxOp::TextureLoad => self.texture_load(c, inst, res)?,
             // TextureStore, and TextureStoreSample (SM 6.7 writable MSAA textures), whose
             // sample index follows the mask.
-            67 | 225 => {
+            DxOp::TextureStore | DxOp::TextureStoreSample => {
                 let handle = self.ar(c, 0)?;
                 let coord = [self.ao(c, 1)?, self.ao(c, 2)?, self.ao(c, 3)?];
                 let mask = (self.ai(c, 8)? & 0xf) as u8;
-                let sample = if op == 225 { self.ao(c, 9)? } else { Reg::NONE };
+                let sample = if op == DxOp::TextureStoreSample {
+                    self.ao(c, 9)?
+                } else {
+                    Reg::NONE
+                };
                 let src = self.store_values(c, 4, mask, self.hkind(c, 0)?, true)?;
                 if mask != 0 {
                     self.emit(Inst::TypedStore {
@@ -380,7 +434,7 @@ impl<'m> FnLower<'m> {
                     });
                 }
             }
-            70 => {
+            DxOp::BufferUpdateCounter => {
                 let handle = self.ar(c, 0)?;
                 let dir = self.ai(c, 1)?;
                 let d = self.op2(|dst| {
@@ -395,14 +449,14 @@ impl<'m> FnLower<'m> {
                 }
                 self.define(res, Val::Regs(vec![d]));
             }
-            71 => {
+            DxOp::CheckAccessFullyMapped => {
                 // Every access here is fully mapped; the status of a load is nonzero.
                 let s = self.ar(c, 0)?;
                 let d = self.ne_zero(s);
                 self.define(res, Val::Regs(vec![d]));
             }
-            72 => self.dimensions(c, res)?,
-            75 => {
+            DxOp::GetDimensions => self.dimensions(c, res)?,
+            DxOp::Texture2DMSGetSamplePosition => {
                 let handle = self.ar(c, 0)?;
                 let index = self.ar(c, 1)?;
                 let x = self.b.temp();
@@ -414,10 +468,18 @@ impl<'m> FnLower<'m> {
                 });
                 self.define(res, Val::Regs(vec![x, y]));
             }
-            78 | 79 => self.resource_atomic(c, res)?,
-            60..=65 | 224 | 254 | 255 => self.sample(c, inst, res)?,
-            73 | 74 => self.gather(c, inst, res)?,
-            81 => {
+            DxOp::AtomicBinOp | DxOp::AtomicCompareExchange => self.resource_atomic(c, res)?,
+            DxOp::Sample
+            | DxOp::SampleBias
+            | DxOp::SampleLevel
+            | DxOp::SampleGrad
+            | DxOp::SampleCmp
+            | DxOp::SampleCmpLevelZero
+            | DxOp::SampleCmpLevel
+            | DxOp::SampleCmpGrad
+            | DxOp::SampleCmpBias => self.sample(c, inst, res)?,
+            DxOp::TextureGather | DxOp::TextureGatherCmp => self.gather(c, inst, res)?,
+            DxOp::CalculateLOD => {
                 let texture = self.ar(c, 0)?;
                 let sampler = self.ar(c, 1)?;
                 let coord = [self.ao(c, 2)?, self.ao(c, 3)?, self.ao(c, 4)?];
@@ -437,7 +499,7 @@ impl<'m> FnLower<'m> {
                 self.define(res, Val::Regs(vec![d]));
             }
             // ---- synchronisation
-            80 => {
+            DxOp::Barrier => {
                 // DXIL BarrierMode: 1 SyncThreadGroup, 2 UAVFenceGlobal,
                 // 4 UAVFenceThreadGroup, 8 TGSMFence.
                 let m = self.ai(c, 0)?;
@@ -447,7 +509,7 @@ impl<'m> FnLower<'m> {
                     device_memory: m & 6 != 0,
                 });
             }
-            244 => {
+            DxOp::BarrierByMemoryType => {
                 // SM 6.8 BarrierByMemoryType(memory types, semantics): memory 1 UAV,
                 // 2 group shared; semantics 1 GroupSync.
                 let mem = self.ai(c, 0)?;
@@ -458,7 +520,7 @@ impl<'m> FnLower<'m> {
                     device_memory: mem & 1 != 0,
                 });
             }
-            245 => {
+            DxOp::BarrierByMemoryHandle => {
                 // SM 6.8 BarrierByMemoryHandle(handle, semantics): a UAV's memory.
                 let sem = self.ai(c, 1)?;
                 self.emit(Inst::Barrier {
@@ -468,7 +530,7 @@ impl<'m> FnLower<'m> {
                 });
             }
             // ---- doubles and conversions
-            101 => {
+            DxOp::MakeDouble => {
                 let lo = self.ar(c, 0)?;
                 let hi = self.ar(c, 1)?;
                 let d = self.b.temp64();
@@ -479,38 +541,68 @@ impl<'m> FnLower<'m> {
                 });
                 self.define(res, Val::Regs(vec![d]));
             }
-            102 => {
+            DxOp::SplitDouble => {
                 let d = self.ar(c, 0)?;
                 self.define(res, Val::Regs(vec![d, d.hi()]));
             }
-            124..=129 => {
+            DxOp::BitcastI16toF16
+            | DxOp::BitcastF16toI16
+            | DxOp::BitcastI32toF32
+            | DxOp::BitcastF32toI32
+            | DxOp::BitcastI64toF64
+            | DxOp::BitcastF64toI64 => {
                 let s = self.ar(c, 0)?;
                 self.define(res, Val::Regs(vec![s]));
             }
-            130..=134 => {
+            DxOp::LegacyF32ToF16
+            | DxOp::LegacyF16ToF32
+            | DxOp::LegacyDoubleToFloat
+            | DxOp::LegacyDoubleToSInt32
+            | DxOp::LegacyDoubleToUInt32 => {
                 let src = self.ar(c, 0)?;
                 let d = self.op2(|dst| match op {
-                    130 => Inst::F32ToF16Legacy { dst, src },
-                    131 => Inst::F16ToF32 { dst, src },
-                    132 => Inst::DToF { dst, src },
-                    133 => Inst::DToI { dst, src },
+                    DxOp::LegacyF32ToF16 => Inst::F32ToF16Legacy { dst, src },
+                    DxOp::LegacyF16ToF32 => Inst::F16ToF32 { dst, src },
+                    DxOp::LegacyDoubleToFloat => Inst::DToF { dst, src },
+                    DxOp::LegacyDoubleToSInt32 => Inst::DToI { dst, src },
                     _ => Inst::DToU { dst, src },
                 });
                 self.define(res, Val::Regs(vec![d]));
             }
-            109 => {
+            DxOp::CycleCounterLegacy => {
                 let d = self.op64(|dst| Inst::CycleCounter { dst });
                 self.define(res, Val::Regs(vec![d, d.hi()]));
             }
-            221 => {
+            DxOp::IsHelperLane => {
                 let d = self.op2(|dst| Inst::IsHelper { dst });
                 self.define(res, Val::Regs(vec![d]));
             }
             // ---- waves and quads
-            110..=123 | 135 | 136 | 165..=167 | 222 => self.wave(c, res)?,
+            DxOp::WaveIsFirstLane
+            | DxOp::WaveGetLaneIndex
+            | DxOp::WaveGetLaneCount
+            | DxOp::WaveAnyTrue
+            | DxOp::WaveAllTrue
+            | DxOp::WaveActiveAllEqual
+            | DxOp::WaveActiveBallot
+            | DxOp::WaveReadLaneAt
+            | DxOp::WaveReadLaneFirst
+            | DxOp::WaveActiveOp
+            | DxOp::WaveActiveBit
+            | DxOp::WavePrefixOp
+            | DxOp::QuadReadLaneAt
+            | DxOp::QuadOp
+            | DxOp::WaveAllBitCount
+            | DxOp::WavePrefixBitCount
+            | DxOp::WaveMatch
+            | DxOp::WaveMultiPrefixOp
+            | DxOp::WaveMultiPrefixBitCount
+            | DxOp::QuadVote => self.wave(c, res)?,
             // ---- packed arithmetic
-            162..=164 => self.dot_packed(c, res)?,
-            219 => {
+            DxOp::Dot2AddHalf | DxOp::Dot4AddI8Packed | DxOp::Dot4AddU8Packed => {
+                self.dot_packed(c, res)?
+            }
+            DxOp::Unpack4x8 => {
                 let signed = self.ai(c, 0)? & 1 != 0;
                 let src = self.ar(c, 1)?;
                 let leaves = self.leaves(inst.ty)?;
@@ -543,13 +635,26 @@ impl<'m> FnLower<'m> {
                 }
                 self.define(res, Val::Regs(out));
             }
-            220 => self.pack(c, res)?,
+            DxOp::Pack4x8 => self.pack(c, res)?,
             // ---- stage inputs and outputs, the pixel pipeline (`stage`)
-            4 | 5 | 76 | 77 | 82 | 87..=92 | 108 | 137 | 138 | 256 | 257 => {
-                self.stage_op(c, inst, res)?
-            }
+            DxOp::LoadInput
+            | DxOp::StoreOutput
+            | DxOp::RenderTargetGetSamplePosition
+            | DxOp::RenderTargetGetSampleCount
+            | DxOp::Discard
+            | DxOp::EvalSnapped
+            | DxOp::EvalSampleIndex
+            | DxOp::EvalCentroid
+            | DxOp::SampleIndex
+            | DxOp::Coverage
+            | DxOp::InnerCoverage
+            | DxOp::PrimitiveID
+            | DxOp::AttributeAtVertex
+            | DxOp::ViewID
+            | DxOp::StartVertexLocation
+            | DxOp::StartInstanceLocation => self.stage_op(c, inst, res)?,
             _ => {
-                return Err(self.unsupported(format!("dx.op {} ({op})", c.name())));
+                return Err(self.unsupported(format!("dx.op {} ({})", c.name(), c.opcode())));
             }
         }
         Ok(())
@@ -557,11 +662,11 @@ impl<'m> FnLower<'m> {
 
     /// Float unary operations and derivatives on half, float and double.
     fn float_unary(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
-        let op = c.opcode();
+        let op = c.op();
         let l = self.al(c, 0)?;
         let x = self.ar(c, 0)?;
         let d = match op {
-            6 => match l {
+            DxOp::FAbs => match l {
                 // FAbs clears the sign, denormals and NaNs included (DXIL.rst "FAbs").
                 Leaf::F32 => self.and_k(x, 0x7fff_ffff),
                 Leaf::F16 => self.and_k(x, 0x7fff),
@@ -578,11 +683,11 @@ impl<'m> FnLower<'m> {
                 }
                 _ => return Err(self.invalid("FAbs of an integer")),
             },
-            8..=11 => {
+            DxOp::IsNaN | DxOp::IsInf | DxOp::IsFinite | DxOp::IsNormal => {
                 let class = match op {
-                    8 => FClass::Nan,
-                    9 => FClass::Inf,
-                    10 => FClass::Finite,
+                    DxOp::IsNaN => FClass::Nan,
+                    DxOp::IsInf => FClass::Inf,
+                    DxOp::IsFinite => FClass::Finite,
                     _ => FClass::Normal,
                 };
                 match l {
@@ -592,7 +697,7 @@ impl<'m> FnLower<'m> {
                     _ => return Err(self.invalid("a float test of an integer")),
                 }
             }
-            7 if l == Leaf::F64 => {
+            DxOp::Saturate if l == Leaf::F64 => {
                 // saturate(x) = min(max(x, 0), 1); max(NaN, 0) = 0 (min/max return the
                 // other operand of a NaN), so NaN gives 0 as the float rule says.
                 let zero = self.b.konst64(0);
@@ -600,35 +705,35 @@ impl<'m> FnLower<'m> {
                 let t = self.op64(|dst| Inst::DMax { dst, a: x, b: zero });
                 self.op64(|dst| Inst::DMin { dst, a: t, b: one })
             }
-            83..=86 => {
+            DxOp::DerivCoarseX | DxOp::DerivCoarseY | DxOp::DerivFineX | DxOp::DerivFineY => {
                 let kind = match op {
-                    83 => DerivKind::CoarseX,
-                    84 => DerivKind::CoarseY,
-                    85 => DerivKind::FineX,
+                    DxOp::DerivCoarseX => DerivKind::CoarseX,
+                    DxOp::DerivCoarseY => DerivKind::CoarseY,
+                    DxOp::DerivFineX => DerivKind::FineX,
                     _ => DerivKind::FineY,
                 };
                 self.in_float(l, x, |src, dst| Inst::Deriv { kind, dst, src })?
             }
             _ => {
                 let f = match op {
-                    7 => FUnOp::Sat,
-                    12 => FUnOp::Cos,
-                    13 => FUnOp::Sin,
-                    14 => FUnOp::Tan,
-                    15 => FUnOp::Acos,
-                    16 => FUnOp::Asin,
-                    17 => FUnOp::Atan,
-                    18 => FUnOp::Cosh,
-                    19 => FUnOp::Sinh,
-                    20 => FUnOp::Tanh,
-                    21 => FUnOp::Exp2,
-                    22 => FUnOp::Frac,
-                    23 => FUnOp::Log2,
-                    24 => FUnOp::Sqrt,
-                    25 => FUnOp::Rsq,
-                    26 => FUnOp::RoundNe,
-                    27 => FUnOp::Floor,
-                    28 => FUnOp::Ceil,
+                    DxOp::Saturate => FUnOp::Sat,
+                    DxOp::Cos => FUnOp::Cos,
+                    DxOp::Sin => FUnOp::Sin,
+                    DxOp::Tan => FUnOp::Tan,
+                    DxOp::Acos => FUnOp::Acos,
+                    DxOp::Asin => FUnOp::Asin,
+                    DxOp::Atan => FUnOp::Atan,
+                    DxOp::Hcos => FUnOp::Cosh,
+                    DxOp::Hsin => FUnOp::Sinh,
+                    DxOp::Htan => FUnOp::Tanh,
+                    DxOp::Exp => FUnOp::Exp2,
+                    DxOp::Frc => FUnOp::Frac,
+                    DxOp::Log => FUnOp::Log2,
+                    DxOp::Sqrt => FUnOp::Sqrt,
+                    DxOp::Rsqrt => FUnOp::Rsq,
+                    DxOp::Round_ne => FUnOp::RoundNe,
+                    DxOp::Round_ni => FUnOp::Floor,
+                    DxOp::Round_pi => FUnOp::Ceil,
                     _ => FUnOp::Trunc,
                 };
                 if l == Leaf::F64 {
@@ -707,29 +812,33 @@ impl<'m> FnLower<'m> {
     /// Bfrev, Countbits, FirstbitLo/Hi/SHi on 16, 32 and 64 bits (see the module doc for
     /// the 16-bit FirstbitHi).
     fn bits_unary(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
-        let op = c.opcode();
+        let op = c.op();
         let l = self.al(c, 0)?;
         let x = self.ar(c, 0)?;
         let d = match (op, l) {
-            (30, Leaf::I32) => self.op2(|dst| Inst::Bfrev { dst, src: x }),
-            (30, Leaf::I64) => self.op64(|dst| Inst::Bfrev64 { dst, src: x }),
-            (30, Leaf::I16) => {
+            (DxOp::Bfrev, Leaf::I32) => self.op2(|dst| Inst::Bfrev { dst, src: x }),
+            (DxOp::Bfrev, Leaf::I64) => self.op64(|dst| Inst::Bfrev64 { dst, src: x }),
+            (DxOp::Bfrev, Leaf::I16) => {
                 let r = self.op2(|dst| Inst::Bfrev { dst, src: x });
                 let s = self.k(16);
                 self.op2(|dst| Inst::UShr { dst, a: r, b: s })
             }
-            (31, Leaf::I64) => self.op2(|dst| Inst::CountBits64 { dst, src: x }),
-            (31, _) => self.op2(|dst| Inst::CountBits { dst, src: x }),
-            (32, Leaf::I64) => self.op2(|dst| Inst::FirstBitLo64 { dst, src: x }),
-            (32, _) => self.op2(|dst| Inst::FirstBitLo { dst, src: x }),
-            (33, Leaf::I64) => self.op2(|dst| Inst::FirstBitHi64 { dst, src: x }),
-            (34, Leaf::I64) => self.op2(|dst| Inst::FirstBitShi64 { dst, src: x }),
-            (33, Leaf::I32) => self.op2(|dst| Inst::FirstBitHi { dst, src: x }),
-            (34, Leaf::I32) => self.op2(|dst| Inst::FirstBitShi { dst, src: x }),
-            (33 | 34, Leaf::I16) => {
-                let src = if op == 34 { self.sext(x, 16) } else { x };
+            (DxOp::Countbits, Leaf::I64) => self.op2(|dst| Inst::CountBits64 { dst, src: x }),
+            (DxOp::Countbits, _) => self.op2(|dst| Inst::CountBits { dst, src: x }),
+            (DxOp::FirstbitLo, Leaf::I64) => self.op2(|dst| Inst::FirstBitLo64 { dst, src: x }),
+            (DxOp::FirstbitLo, _) => self.op2(|dst| Inst::FirstBitLo { dst, src: x }),
+            (DxOp::FirstbitHi, Leaf::I64) => self.op2(|dst| Inst::FirstBitHi64 { dst, src: x }),
+            (DxOp::FirstbitSHi, Leaf::I64) => self.op2(|dst| Inst::FirstBitShi64 { dst, src: x }),
+            (DxOp::FirstbitHi, Leaf::I32) => self.op2(|dst| Inst::FirstBitHi { dst, src: x }),
+            (DxOp::FirstbitSHi, Leaf::I32) => self.op2(|dst| Inst::FirstBitShi { dst, src: x }),
+            (DxOp::FirstbitHi | DxOp::FirstbitSHi, Leaf::I16) => {
+                let src = if op == DxOp::FirstbitSHi {
+                    self.sext(x, 16)
+                } else {
+                    x
+                };
                 let r = self.op2(|dst| {
-                    if op == 33 {
+                    if op == DxOp::FirstbitHi {
                         Inst::FirstBitHi { dst, src }
                     } else {
                         Inst::FirstBitShi { dst, src }
@@ -769,26 +878,26 @@ impl<'m> FnLower<'m> {
 
     /// FMax, FMin, IMax, IMin, UMax, UMin.
     fn min_max(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
-        let op = c.opcode();
+        let op = c.op();
         let l = self.al(c, 0)?;
         let a = self.ar(c, 0)?;
         let b = self.ar(c, 1)?;
         let d = match (op, l) {
-            (35 | 36, Leaf::F64) => self.op64(|dst| {
-                if op == 35 {
+            (DxOp::FMax | DxOp::FMin, Leaf::F64) => self.op64(|dst| {
+                if op == DxOp::FMax {
                     Inst::DMax { dst, a, b }
                 } else {
                     Inst::DMin { dst, a, b }
                 }
             }),
-            (35 | 36, Leaf::F32 | Leaf::F16) => {
+            (DxOp::FMax | DxOp::FMin, Leaf::F32 | Leaf::F16) => {
                 let (x, y) = if l == Leaf::F16 {
                     (self.h2f(a), self.h2f(b))
                 } else {
                     (a, b)
                 };
                 let r = self.op2(|dst| {
-                    if op == 35 {
+                    if op == DxOp::FMax {
                         Inst::FMax { dst, a: x, b: y }
                     } else {
                         Inst::FMin { dst, a: x, b: y }
@@ -796,17 +905,19 @@ impl<'m> FnLower<'m> {
                 });
                 if l == Leaf::F16 { self.f2h(r) } else { r }
             }
-            (37..=40, Leaf::I64) => self.op64(|dst| match op {
-                37 => Inst::I64Max { dst, a, b },
-                38 => Inst::I64Min { dst, a, b },
-                39 => Inst::U64Max { dst, a, b },
-                _ => Inst::U64Min { dst, a, b },
-            }),
-            (37 | 38, Leaf::I16) => {
+            (DxOp::IMax | DxOp::IMin | DxOp::UMax | DxOp::UMin, Leaf::I64) => {
+                self.op64(|dst| match op {
+                    DxOp::IMax => Inst::I64Max { dst, a, b },
+                    DxOp::IMin => Inst::I64Min { dst, a, b },
+                    DxOp::UMax => Inst::U64Max { dst, a, b },
+                    _ => Inst::U64Min { dst, a, b },
+                })
+            }
+            (DxOp::IMax | DxOp::IMin, Leaf::I16) => {
                 let x = self.sext(a, 16);
                 let y = self.sext(b, 16);
                 let r = self.op2(|dst| {
-                    if op == 37 {
+                    if op == DxOp::IMax {
                         Inst::IMax { dst, a: x, b: y }
                     } else {
                         Inst::IMin { dst, a: x, b: y }
@@ -814,12 +925,14 @@ impl<'m> FnLower<'m> {
                 });
                 self.and_k(r, 0xffff)
             }
-            (37..=40, Leaf::I32 | Leaf::I16) => self.op2(|dst| match op {
-                37 => Inst::IMax { dst, a, b },
-                38 => Inst::IMin { dst, a, b },
-                39 => Inst::UMax { dst, a, b },
-                _ => Inst::UMin { dst, a, b },
-            }),
+            (DxOp::IMax | DxOp::IMin | DxOp::UMax | DxOp::UMin, Leaf::I32 | Leaf::I16) => {
+                self.op2(|dst| match op {
+                    DxOp::IMax => Inst::IMax { dst, a, b },
+                    DxOp::IMin => Inst::IMin { dst, a, b },
+                    DxOp::UMax => Inst::UMax { dst, a, b },
+                    _ => Inst::UMin { dst, a, b },
+                })
+            }
             _ => return Err(self.unsupported(format!("dx.op {} on {l:?}", c.name()))),
         };
         self.define(res, Val::Regs(vec![d]));
@@ -828,7 +941,7 @@ impl<'m> FnLower<'m> {
 
     /// FMad, Fma, IMad, UMad, Msad, Ibfe, Ubfe.
     fn tertiary(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction, res: Option<ValueId>) -> R<()> {
-        let op = c.opcode();
+        let op = c.op();
         let l = self.al(c, 0)?;
         let a = self.ar(c, 0)?;
         let b = self.ar(c, 1)?;
@@ -837,8 +950,8 @@ impl<'m> FnLower<'m> {
             .precise_kind
             .is_some_and(|k| inst.attachments.iter().any(|(kind, _)| *kind == k));
         let d = match (op, l) {
-            (46 | 47, Leaf::F64) => self.op64(|dst| Inst::DFma { dst, a, b, c: cc }),
-            (46, Leaf::F32 | Leaf::F16) => {
+            (DxOp::FMad | DxOp::Fma, Leaf::F64) => self.op64(|dst| Inst::DFma { dst, a, b, c: cc }),
+            (DxOp::FMad, Leaf::F32 | Leaf::F16) => {
                 let (x, y, z) = if l == Leaf::F16 {
                     (self.h2f(a), self.h2f(b), self.h2f(cc))
                 } else {
@@ -864,28 +977,28 @@ impl<'m> FnLower<'m> {
                 });
                 if l == Leaf::F16 { self.f2h(r) } else { r }
             }
-            (48 | 49, Leaf::I32) => self.op2(|dst| Inst::IMad { dst, a, b, c: cc }),
-            (48 | 49, Leaf::I16) => {
+            (DxOp::IMad | DxOp::UMad, Leaf::I32) => self.op2(|dst| Inst::IMad { dst, a, b, c: cc }),
+            (DxOp::IMad | DxOp::UMad, Leaf::I16) => {
                 let r = self.op2(|dst| Inst::IMad { dst, a, b, c: cc });
                 self.and_k(r, 0xffff)
             }
-            (48 | 49, Leaf::I64) => {
+            (DxOp::IMad | DxOp::UMad, Leaf::I64) => {
                 let p = self.op64(|dst| Inst::I64Mul { dst, a, b });
                 self.op64(|dst| Inst::I64Add { dst, a: p, b: cc })
             }
-            (50, Leaf::I32) => self.op2(|dst| Inst::Msad {
+            (DxOp::Msad, Leaf::I32) => self.op2(|dst| Inst::Msad {
                 dst,
                 reference: a,
                 src: b,
                 accum: cc,
             }),
-            (51, Leaf::I32) => self.op2(|dst| Inst::IBfe {
+            (DxOp::Ibfe, Leaf::I32) => self.op2(|dst| Inst::IBfe {
                 dst,
                 width: a,
                 offset: b,
                 src: cc,
             }),
-            (52, Leaf::I32) => self.op2(|dst| Inst::UBfe {
+            (DxOp::Ubfe, Leaf::I32) => self.op2(|dst| Inst::UBfe {
                 dst,
                 width: a,
                 offset: b,
@@ -899,9 +1012,9 @@ impl<'m> FnLower<'m> {
 
     /// Dot2/Dot3/Dot4: products rounded one by one, then summed in order.
     fn dot(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
-        let n = match c.opcode() {
-            54 => 2,
-            55 => 3,
+        let n = match c.op() {
+            DxOp::Dot2 => 2,
+            DxOp::Dot3 => 3,
             _ => 4,
         };
         let l = self.al(c, 0)?;
@@ -932,7 +1045,7 @@ impl<'m> FnLower<'m> {
     /// Dot4AddU8Packed (`acc + Σ a_k·b_k` over the four bytes, signed or unsigned).
     fn dot_packed(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
         let acc = self.ar(c, 0)?;
-        let d = if c.opcode() == 162 {
+        let d = if c.op() == DxOp::Dot2AddHalf {
             let mut h = Vec::with_capacity(4);
             for i in 1..5 {
                 let r = self.ar(c, i)?;
@@ -947,7 +1060,7 @@ impl<'m> FnLower<'m> {
             let s = self.op2(|dst| Inst::FAdd { dst, a: p0, b: p1 });
             self.op2(|dst| Inst::FAdd { dst, a: s, b: acc })
         } else {
-            let signed = c.opcode() == 163;
+            let signed = c.op() == DxOp::Dot4AddI8Packed;
             let a = self.ar(c, 1)?;
             let b = self.ar(c, 2)?;
             let eight = self.k(8);
@@ -1196,7 +1309,7 @@ impl<'m> FnLower<'m> {
         inst: &'m Instruction,
         res: Option<ValueId>,
     ) -> R<()> {
-        let raw_op = c.opcode() == 139;
+        let raw_op = c.op() == DxOp::RawBufferLoad;
         let h = self.hkind(c, 0)?;
         let handle = self.ar(c, 0)?;
         let index = self.ar(c, 1)?;
@@ -1402,7 +1515,7 @@ impl<'m> FnLower<'m> {
 
     /// AtomicBinOp and AtomicCompareExchange on UAVs (32 and 64 bits).
     fn resource_atomic(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
-        let cas = c.opcode() == 79;
+        let cas = c.op() == DxOp::AtomicCompareExchange;
         let handle = self.ar(c, 0)?;
         let first = if cas { 1 } else { 2 };
         let coord = [
@@ -1485,7 +1598,7 @@ impl<'m> FnLower<'m> {
     /// Sample, SampleBias, SampleLevel, SampleGrad, SampleCmp, SampleCmpLevelZero,
     /// SampleCmpLevel, SampleCmpGrad, SampleCmpBias (operand orders of DXIL.rst).
     fn sample(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction, res: Option<ValueId>) -> R<()> {
-        let op = c.opcode();
+        let op = c.op();
         let texture = self.ar(c, 0)?;
         let sampler = self.ar(c, 1)?;
         let coord = [
@@ -1505,46 +1618,47 @@ impl<'m> FnLower<'m> {
         let mut ddy = [Reg::NONE; 3];
         let mut clamp = Reg::NONE;
         let mode = match op {
-            60 => {
+            DxOp::Sample => {
                 clamp = self.ao(c, 9)?;
                 SampleMode::Implicit
             }
-            61 => {
+            DxOp::SampleBias => {
                 lod = self.ar(c, 9)?;
                 clamp = self.ao(c, 10)?;
                 SampleMode::Bias
             }
-            62 => {
+            DxOp::SampleLevel => {
                 lod = self.ar(c, 9)?;
                 SampleMode::Level
             }
-            63 => {
+            DxOp::SampleGrad => {
                 ddx = [self.ao(c, 9)?, self.ao(c, 10)?, self.ao(c, 11)?];
                 ddy = [self.ao(c, 12)?, self.ao(c, 13)?, self.ao(c, 14)?];
                 clamp = self.ao(c, 15)?;
                 SampleMode::Grad
             }
-            64 => {
+            DxOp::SampleCmp => {
                 reference = self.ar(c, 9)?;
                 clamp = self.ao(c, 10)?;
                 SampleMode::Cmp
             }
-            65 => {
+            DxOp::SampleCmpLevelZero => {
                 reference = self.ar(c, 9)?;
                 SampleMode::CmpLevelZero
             }
-            224 => {
+            DxOp::SampleCmpLevel => {
                 reference = self.ar(c, 9)?;
                 lod = self.ar(c, 10)?;
                 SampleMode::CmpLevel
             }
-            254 => {
+            DxOp::SampleCmpGrad => {
                 reference = self.ar(c, 9)?;
                 ddx = [self.ao(c, 10)?, self.ao(c, 11)?, self.ao(c, 12)?];
                 ddy = [self.ao(c, 13)?, self.ao(c, 14)?, self.ao(c, 15)?];
                 clamp = self.ao(c, 16)?;
                 SampleMode::CmpGrad
             }
+            // SampleCmpBias
             _ => {
                 reference = self.ar(c, 9)?;
                 lod = self.ar(c, 10)?;
@@ -1605,7 +1719,7 @@ impl<'m> FnLower<'m> {
             .ok()
             .filter(|ch| *ch < 4)
             .ok_or_else(|| self.invalid(format!("gather of channel {channel}")))?;
-        let (mode, reference) = if c.opcode() == 74 {
+        let (mode, reference) = if c.op() == DxOp::TextureGatherCmp {
             (SampleMode::Cmp, self.ar(c, 9)?)
         } else {
             (SampleMode::Implicit, Reg::NONE)
@@ -1653,29 +1767,32 @@ impl<'m> FnLower<'m> {
 
     /// Wave and quad operations.
     fn wave(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
-        let op = c.opcode();
+        let op = c.op();
         let out: Vec<Reg> = match op {
-            110 => vec![self.op2(|dst| Inst::WaveIsFirstLane { dst })],
-            111 => vec![self.op2(|dst| Inst::LaneIndex { dst })],
-            112 => vec![self.op2(|dst| Inst::LaneCount { dst })],
-            113 | 114 | 135 | 136 => {
+            DxOp::WaveIsFirstLane => vec![self.op2(|dst| Inst::WaveIsFirstLane { dst })],
+            DxOp::WaveGetLaneIndex => vec![self.op2(|dst| Inst::LaneIndex { dst })],
+            DxOp::WaveGetLaneCount => vec![self.op2(|dst| Inst::LaneCount { dst })],
+            DxOp::WaveAnyTrue
+            | DxOp::WaveAllTrue
+            | DxOp::WaveAllBitCount
+            | DxOp::WavePrefixBitCount => {
                 let src = self.ar(c, 0)?;
                 vec![self.op2(|dst| match op {
-                    113 => Inst::WaveAnyTrue { dst, src },
-                    114 => Inst::WaveAllTrue { dst, src },
-                    135 => Inst::WaveCountBits { dst, src },
+                    DxOp::WaveAnyTrue => Inst::WaveAnyTrue { dst, src },
+                    DxOp::WaveAllTrue => Inst::WaveAllTrue { dst, src },
+                    DxOp::WaveAllBitCount => Inst::WaveCountBits { dst, src },
                     _ => Inst::WavePrefixCountBits { dst, src },
                 })]
             }
-            115 => {
+            DxOp::WaveActiveAllEqual => {
                 let wide = self.al(c, 0)?.wide();
                 let src = self.ar(c, 0)?;
                 vec![self.op2(|dst| Inst::WaveAllEqual { wide, dst, src })]
             }
-            116 | 165 => {
+            DxOp::WaveActiveBallot | DxOp::WaveMatch => {
                 let src = self.ar(c, 0)?;
                 let dst = [self.b.temp(), self.b.temp(), self.b.temp(), self.b.temp()];
-                self.emit(if op == 116 {
+                self.emit(if op == DxOp::WaveActiveBallot {
                     Inst::WaveBallot { dst, src }
                 } else {
                     let wide = self.al(c, 0)?.wide();
@@ -1683,20 +1800,23 @@ impl<'m> FnLower<'m> {
                 });
                 dst.to_vec()
             }
-            117 | 118 | 122 | 123 => {
+            DxOp::WaveReadLaneAt
+            | DxOp::WaveReadLaneFirst
+            | DxOp::QuadReadLaneAt
+            | DxOp::QuadOp => {
                 let l = self.al(c, 0)?;
                 let wide = l.wide();
                 let src = self.ar(c, 0)?;
                 let dst = self.fresh(l);
                 let inst = match op {
-                    117 => Inst::WaveReadLane {
+                    DxOp::WaveReadLaneAt => Inst::WaveReadLane {
                         wide,
                         dst,
                         src,
                         lane: self.ar(c, 1)?,
                     },
-                    118 => Inst::WaveReadFirst { wide, dst, src },
-                    122 => Inst::QuadReadLane {
+                    DxOp::WaveReadLaneFirst => Inst::WaveReadFirst { wide, dst, src },
+                    DxOp::QuadReadLaneAt => Inst::QuadReadLane {
                         wide,
                         dst,
                         src,
@@ -1718,21 +1838,22 @@ impl<'m> FnLower<'m> {
                 self.emit(inst);
                 vec![dst]
             }
-            119 | 121 | 166 => {
+            DxOp::WaveActiveOp | DxOp::WavePrefixOp | DxOp::WaveMultiPrefixOp => {
                 // WaveOpKind: 0 Sum, 1 Product, 2 Min, 3 Max. WaveMultiPrefixOpKind has its
                 // own order (DXC `DxilConstants.h`): 0 Sum, 1 And, 2 Or, 3 Xor, 4
                 // Product. SignedOpKind 0 signed, 1 unsigned. Operands: value, (four mask
                 // words for MultiPrefix), op, sign.
                 let l = self.al(c, 0)?;
                 let src = self.ar(c, 0)?;
-                let (k, s) = if op == 166 { (5, 6) } else { (1, 2) };
-                let wop = match (op, self.ai(c, k)?) {
-                    (166, 0) => WaveOp::Sum,
-                    (166, 1) => WaveOp::And,
-                    (166, 2) => WaveOp::Or,
-                    (166, 3) => WaveOp::Xor,
-                    (166, 4) => WaveOp::Product,
-                    (166, o) => {
+                let multi = op == DxOp::WaveMultiPrefixOp;
+                let (k, s) = if multi { (5, 6) } else { (1, 2) };
+                let wop = match (multi, self.ai(c, k)?) {
+                    (true, 0) => WaveOp::Sum,
+                    (true, 1) => WaveOp::And,
+                    (true, 2) => WaveOp::Or,
+                    (true, 3) => WaveOp::Xor,
+                    (true, 4) => WaveOp::Product,
+                    (true, o) => {
                         return Err(self.invalid(format!("wave multi-prefix operation {o}")));
                     }
                     (_, 0) => WaveOp::Sum,
@@ -1744,13 +1865,13 @@ impl<'m> FnLower<'m> {
                 let ty = self.wave_ty(c, l, self.ai(c, s)? & 1 != 0)?;
                 let dst = self.fresh(l);
                 let inst = match op {
-                    119 => Inst::WaveReduce {
+                    DxOp::WaveActiveOp => Inst::WaveReduce {
                         op: wop,
                         ty,
                         dst,
                         src,
                     },
-                    121 => Inst::WavePrefix {
+                    DxOp::WavePrefixOp => Inst::WavePrefix {
                         op: wop,
                         ty,
                         dst,
@@ -1772,7 +1893,7 @@ impl<'m> FnLower<'m> {
                 self.emit(inst);
                 vec![dst]
             }
-            120 => {
+            DxOp::WaveActiveBit => {
                 // WaveBitOpKind: 0 And, 1 Or, 2 Xor.
                 let l = self.al(c, 0)?;
                 let src = self.ar(c, 0)?;
@@ -1792,7 +1913,7 @@ impl<'m> FnLower<'m> {
                 });
                 vec![dst]
             }
-            167 => {
+            DxOp::WaveMultiPrefixBitCount => {
                 let src = self.ar(c, 0)?;
                 let mask = [
                     self.ar(c, 1)?,
@@ -1802,8 +1923,8 @@ impl<'m> FnLower<'m> {
                 ];
                 vec![self.op2(|dst| Inst::WaveMultiPrefixCountBits { dst, src, mask })]
             }
+            // QuadVote: QuadVoteOpKind 0 Any, 1 All.
             _ => {
-                // 222 QuadVote: QuadVoteOpKind 0 Any, 1 All.
                 let src = self.ar(c, 0)?;
                 let all = self.ai(c, 1)? & 1 != 0;
                 vec![self.op2(|dst| Inst::QuadVote { all, dst, src })]

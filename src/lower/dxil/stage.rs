@@ -41,7 +41,7 @@ use std::collections::HashMap;
 
 use super::func::{FnLower, R, Val};
 use super::layout::Leaf;
-use crate::dxil::dxop::DxOpCall;
+use crate::dxil::dxop::{DxOp, DxOpCall};
 use crate::dxil::llvm::{Instruction, ValueId};
 use crate::dxil::meta::{SignatureElement, Signatures};
 use crate::ir::io::NO_REGISTER;
@@ -275,9 +275,9 @@ impl<'m> FnLower<'m> {
         inst: &'m Instruction,
         res: Option<ValueId>,
     ) -> R<()> {
-        let op = c.opcode();
+        let op = c.op();
         match op {
-            4 => {
+            DxOp::LoadInput => {
                 self.need_stage(c, &[Stage::Vertex, Stage::Pixel])?;
                 let p = self.place(c, false)?;
                 let l = self.leaf(inst.ty)?;
@@ -285,7 +285,7 @@ impl<'m> FnLower<'m> {
                 let v = self.narrow_in(c, l, word)?;
                 self.define(res, Val::Regs(vec![v]));
             }
-            5 => {
+            DxOp::StoreOutput => {
                 self.need_stage(c, &[Stage::Vertex, Stage::Pixel])?;
                 let p = self.place(c, true)?;
                 let vid = self.a_(c, 3)?;
@@ -309,7 +309,10 @@ impl<'m> FnLower<'m> {
                     }
                 }
             }
-            87..=89 | 137 => {
+            DxOp::EvalSnapped
+            | DxOp::EvalSampleIndex
+            | DxOp::EvalCentroid
+            | DxOp::AttributeAtVertex => {
                 self.need_stage(c, &[Stage::Pixel])?;
                 let p = self.place(c, false)?;
                 let rv = self.a_(c, 1)?;
@@ -319,10 +322,12 @@ impl<'m> FnLower<'m> {
                 };
                 let (at, arg) = match op {
                     // EvalSnapped(…, offsetX, offsetY): sixteenths of a pixel.
-                    87 => (EvalAt::Snapped, [self.reg_arg(c, 3)?, self.reg_arg(c, 4)?]),
+                    DxOp::EvalSnapped => {
+                        (EvalAt::Snapped, [self.reg_arg(c, 3)?, self.reg_arg(c, 4)?])
+                    }
                     // EvalSampleIndex(…, sampleIndex).
-                    88 => (EvalAt::Sample, [self.reg_arg(c, 3)?, Reg::NONE]),
-                    89 => (EvalAt::Centroid, [Reg::NONE; 2]),
+                    DxOp::EvalSampleIndex => (EvalAt::Sample, [self.reg_arg(c, 3)?, Reg::NONE]),
+                    DxOp::EvalCentroid => (EvalAt::Centroid, [Reg::NONE; 2]),
                     // AttributeAtVertex(…, VertexID): an i8 immediate, 0 to 2.
                     _ => (EvalAt::Vertex, [self.reg_arg(c, 3)?, Reg::NONE]),
                 };
@@ -339,18 +344,26 @@ impl<'m> FnLower<'m> {
                 let v = self.narrow_in(c, l, dst)?;
                 self.define(res, Val::Regs(vec![v]));
             }
-            90..=92 | 108 | 138 | 256 | 257 => {
+            DxOp::SampleIndex
+            | DxOp::Coverage
+            | DxOp::InnerCoverage
+            | DxOp::PrimitiveID
+            | DxOp::ViewID
+            | DxOp::StartVertexLocation
+            | DxOp::StartInstanceLocation => {
                 let (sv, name, stages): (_, _, &[Stage]) = match op {
-                    90 => (SysValue::SampleIndex, "SV_SampleIndex", &[Stage::Pixel]),
-                    91 => (SysValue::Coverage, "SV_Coverage", &[Stage::Pixel]),
-                    92 => (SysValue::InnerCoverage, "SV_InnerCoverage", &[Stage::Pixel]),
-                    108 => (SysValue::PrimitiveId, "SV_PrimitiveID", &[Stage::Pixel]),
-                    138 => (
+                    DxOp::SampleIndex => (SysValue::SampleIndex, "SV_SampleIndex", &[Stage::Pixel]),
+                    DxOp::Coverage => (SysValue::Coverage, "SV_Coverage", &[Stage::Pixel]),
+                    DxOp::InnerCoverage => {
+                        (SysValue::InnerCoverage, "SV_InnerCoverage", &[Stage::Pixel])
+                    }
+                    DxOp::PrimitiveID => (SysValue::PrimitiveId, "SV_PrimitiveID", &[Stage::Pixel]),
+                    DxOp::ViewID => (
                         SysValue::ViewId,
                         "SV_ViewID",
                         &[Stage::Vertex, Stage::Pixel],
                     ),
-                    256 => (
+                    DxOp::StartVertexLocation => (
                         SysValue::StartVertexLocation,
                         "SV_StartVertexLocation",
                         &[Stage::Vertex],
@@ -366,7 +379,7 @@ impl<'m> FnLower<'m> {
                 let d = self.op2(|dst| Inst::Input { dst, slot });
                 self.define(res, Val::Regs(vec![d]));
             }
-            76 => {
+            DxOp::RenderTargetGetSamplePosition => {
                 self.need_stage(c, &[Stage::Pixel])?;
                 let index = self.reg_arg(c, 0)?;
                 let x = self.b.temp();
@@ -374,12 +387,12 @@ impl<'m> FnLower<'m> {
                 self.emit(Inst::RasterSamplePos { dst: [x, y], index });
                 self.define(res, Val::Regs(vec![x, y]));
             }
-            77 => {
+            DxOp::RenderTargetGetSampleCount => {
                 self.need_stage(c, &[Stage::Pixel])?;
                 let d = self.op2(|dst| Inst::RasterSampleCount { dst });
                 self.define(res, Val::Regs(vec![d]));
             }
-            82 => {
+            DxOp::Discard => {
                 // D3D's discard demotes: the pixel's outputs and later memory writes are
                 // dropped, but the lane runs on as a helper lane so that the quad's
                 // derivatives stay defined, and IsHelperLane reads true from then on
@@ -391,7 +404,9 @@ impl<'m> FnLower<'m> {
                 let cond = self.reg_arg(c, 0)?;
                 self.emit(Inst::Demote { cond });
             }
-            _ => return Err(self.unsupported(format!("dx.op {} ({op})", c.name()))),
+            _ => {
+                return Err(self.unsupported(format!("dx.op {} ({})", c.name(), c.opcode())));
+            }
         }
         Ok(())
     }

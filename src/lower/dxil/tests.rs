@@ -79,6 +79,7 @@ fn dump_named_program() {
 
 // ---- hand-built modules ---------------------------------------------------------------
 
+use crate::dxil::dxop::DxOp;
 use crate::dxil::llvm::{
     BinOp, BlockId as LBlock, CastOp, Constant, InstKind, MetadataKind, Predicate, Type, TypeId,
     ValueId,
@@ -485,7 +486,7 @@ fn critical_edges_are_split() {
     let (c0, c10, c20) = (mb.ci(32, 0), mb.ci(32, 10), mb.ci(32, 20));
     let b0 = mb.block();
     let h = mb.handle(1, 0, 0);
-    let tid = mb.dx("threadId.i32", 93, &[c0], i32t);
+    let tid = mb.dx("threadId.i32", DxOp::ThreadId, &[c0], i32t);
     let c = mb.icmp(32, tid, c0);
     mb.cond_br(c, LBlock(2), LBlock(1));
     let b1 = mb.block();
@@ -599,7 +600,7 @@ fn gep_offsets_use_the_dxc_vector_layout() {
     let seven = mb.c(f32t, Constant::Float(u64::from(7.0f32.to_bits())));
     mb.block();
     let h = mb.handle(1, 0, 0);
-    let tid = mb.dx("threadId.i32", 93, &[c0], i32t);
+    let tid = mb.dx("threadId.i32", DxOp::ThreadId, &[c0], i32t);
     let a = mb.push(
         InstKind::Alloca {
             allocated: arr,
@@ -679,16 +680,16 @@ fn gep_offsets_use_the_dxc_vector_layout() {
 fn firstbit_counts_from_the_msb_of_the_overload() {
     let mut mb = Mb::new(DL16);
     let i32t = mb.int(32);
-    let cases: Vec<(i64, u32, i64, u32)> = vec![
-        // (opcode, bits, value, expected)
-        (33, 32, 0x1000_0000, 3),
-        (33, 16, 0x0100, 7),
-        (33, 16, 0, u32::MAX),
-        (34, 16, 0xff00u16 as i16 as i64, 8),
-        (34, 16, -1, u32::MAX),
-        (34, 16, 0x0001, 15),
-        (32, 16, 0x0100, 8),
-        (32, 16, 0, u32::MAX),
+    let cases: Vec<(DxOp, u32, i64, u32)> = vec![
+        // (operation, bits, value, expected)
+        (DxOp::FirstbitHi, 32, 0x1000_0000, 3),
+        (DxOp::FirstbitHi, 16, 0x0100, 7),
+        (DxOp::FirstbitHi, 16, 0, u32::MAX),
+        (DxOp::FirstbitSHi, 16, 0xff00u16 as i16 as i64, 8),
+        (DxOp::FirstbitSHi, 16, -1, u32::MAX),
+        (DxOp::FirstbitSHi, 16, 0x0001, 15),
+        (DxOp::FirstbitLo, 16, 0x0100, 8),
+        (DxOp::FirstbitLo, 16, 0, u32::MAX),
     ];
     let vals: Vec<ValueId> = cases.iter().map(|c| mb.ci(c.1, c.2)).collect();
     mb.block();
@@ -720,9 +721,14 @@ fn cbuffer_legacy_rows() {
     mb.block();
     let h = mb.handle(1, 0, 0);
     let cb = mb.handle(2, 0, 0);
-    let tid = mb.dx("threadId.i32", 93, &[c0], i32t);
+    let tid = mb.dx("threadId.i32", DxOp::ThreadId, &[c0], i32t);
     let mut outs = Vec::new();
-    let row = mb.dx("cbufferLoadLegacy.i32", 59, &[cb, c2], r32);
+    let row = mb.dx(
+        "cbufferLoadLegacy.i32",
+        DxOp::CBufferLoadLegacy,
+        &[cb, c2],
+        r32,
+    );
     outs.push(mb.push(
         InstKind::ExtractValue {
             aggregate: row,
@@ -730,7 +736,12 @@ fn cbuffer_legacy_rows() {
         },
         i32t,
     ));
-    let row = mb.dx("cbufferLoadLegacy.i32", 59, &[cb, tid], r32);
+    let row = mb.dx(
+        "cbufferLoadLegacy.i32",
+        DxOp::CBufferLoadLegacy,
+        &[cb, tid],
+        r32,
+    );
     outs.push(mb.push(
         InstKind::ExtractValue {
             aggregate: row,
@@ -738,7 +749,12 @@ fn cbuffer_legacy_rows() {
         },
         i32t,
     ));
-    let row = mb.dx("cbufferLoadLegacy.f16", 59, &[cb, c1], r16);
+    let row = mb.dx(
+        "cbufferLoadLegacy.f16",
+        DxOp::CBufferLoadLegacy,
+        &[cb, c1],
+        r16,
+    );
     let hv = mb.push(
         InstKind::ExtractValue {
             aggregate: row,
@@ -748,7 +764,12 @@ fn cbuffer_legacy_rows() {
     );
     let iv = mb.cast(CastOp::BitCast, hv, i16t);
     outs.push(mb.cast(CastOp::ZExt, iv, i32t));
-    let row = mb.dx("cbufferLoadLegacy.i64", 59, &[cb, c3], r64);
+    let row = mb.dx(
+        "cbufferLoadLegacy.i64",
+        DxOp::CBufferLoadLegacy,
+        &[cb, c3],
+        r64,
+    );
     let w = mb.push(
         InstKind::ExtractValue {
             aggregate: row,
@@ -796,9 +817,9 @@ fn precise_mad_and_dot_order() {
     let c0 = mb.ci(32, 0);
     mb.block();
     let h = mb.handle(1, 0, 0);
-    let a = mb.dx("tertiary.f32", 46, &[x, x, x], f32t);
-    let b = mb.dx("tertiary.f32", 46, &[a, x, x], f32t);
-    let d = mb.dx("dot3.f32", 55, &[a, b, x, x, x, x], f32t);
+    let a = mb.dx("tertiary.f32", DxOp::FMad, &[x, x, x], f32t);
+    let b = mb.dx("tertiary.f32", DxOp::FMad, &[a, x, x], f32t);
+    let d = mb.dx("dot3.f32", DxOp::Dot3, &[a, b, x, x, x, x], f32t);
     let w = mb.cast(CastOp::BitCast, d, i32t);
     mb.store_word(h, c0, w);
     mb.ret();
@@ -836,7 +857,7 @@ fn irreducible_control_flow_is_refused() {
     let i32t = mb.int(32);
     let c0 = mb.ci(32, 0);
     mb.block();
-    let tid = mb.dx("threadId.i32", 93, &[c0], i32t);
+    let tid = mb.dx("threadId.i32", DxOp::ThreadId, &[c0], i32t);
     let c = mb.icmp(32, tid, c0);
     mb.cond_br(c, LBlock(1), LBlock(2));
     mb.block();
@@ -876,7 +897,7 @@ fn pointers_into_two_arrays_are_refused() {
     };
     let x = alloca(&mut mb);
     let y = alloca(&mut mb);
-    let tid = mb.dx("threadId.i32", 93, &[c0], i32t);
+    let tid = mb.dx("threadId.i32", DxOp::ThreadId, &[c0], i32t);
     let c = mb.icmp(32, tid, c0);
     mb.cond_br(c, LBlock(1), LBlock(2));
     let b1 = mb.block();
@@ -950,7 +971,7 @@ fn globals_and_vectors() {
     };
     mb.block();
     let h = mb.handle(1, 0, 0);
-    let tid = mb.dx("threadId.i32", 93, &[c[0]], i32t); // 2
+    let tid = mb.dx("threadId.i32", DxOp::ThreadId, &[c[0]], i32t); // 2
     let mut outs = Vec::new();
     outs.push(mb.load(cgep, i32t)); // 30
     let p = mb.push(
@@ -1284,13 +1305,23 @@ fn pixel_program(body: impl FnOnce(&mut Mb)) -> Result<Shader, LowerError> {
 fn load_input(mb: &mut Mb, ty: TypeId, ov: &str, id: i64, row: ValueId, col: i64) -> ValueId {
     let i32t = mb.int(32);
     let (idv, colv, u) = (mb.ci(32, id), mb.ci(8, col), mb.undef(i32t));
-    mb.dx(&format!("loadInput.{ov}"), 4, &[idv, row, colv, u], ty)
+    mb.dx(
+        &format!("loadInput.{ov}"),
+        DxOp::LoadInput,
+        &[idv, row, colv, u],
+        ty,
+    )
 }
 
 fn store_output(mb: &mut Mb, ov: &str, id: i64, row: i64, col: i64, v: ValueId) {
     let void = mb.void();
     let (idv, rowv, colv) = (mb.ci(32, id), mb.ci(32, row), mb.ci(8, col));
-    mb.dx(&format!("storeOutput.{ov}"), 5, &[idv, rowv, colv, v], void);
+    mb.dx(
+        &format!("storeOutput.{ov}"),
+        DxOp::StoreOutput,
+        &[idv, rowv, colv, v],
+        void,
+    );
 }
 
 /// `LoadInput` of a constant row reads the element's word (`input`), of a run-time row
@@ -1399,13 +1430,33 @@ fn eval_asks_the_pipeline() {
         let (id, col, one) = (mb.ci(32, 1), mb.ci(8, 1), mb.ci(32, 1));
         let zero = mb.ci(32, 0);
         let k = load_input(mb, i32t, "i32", 4, zero, 0);
-        let c = mb.dx("evalCentroid.f32", 89, &[id, one, col], f32t);
-        let si = mb.dx("sampleIndex.i32", 90, &[], i32t);
-        let e = mb.dx("evalSampleIndex.f32", 88, &[id, k, col, si], f32t);
+        let c = mb.dx(
+            "evalCentroid.f32",
+            DxOp::EvalCentroid,
+            &[id, one, col],
+            f32t,
+        );
+        let si = mb.dx("sampleIndex.i32", DxOp::SampleIndex, &[], i32t);
+        let e = mb.dx(
+            "evalSampleIndex.f32",
+            DxOp::EvalSampleIndex,
+            &[id, k, col, si],
+            f32t,
+        );
         let (m8, p7) = (mb.ci(32, -8), mb.ci(32, 7));
-        let sn = mb.dx("evalSnapped.f32", 87, &[id, one, col, m8, p7], f32t);
+        let sn = mb.dx(
+            "evalSnapped.f32",
+            DxOp::EvalSnapped,
+            &[id, one, col, m8, p7],
+            f32t,
+        );
         let v2 = mb.ci(8, 2);
-        let av = mb.dx("attributeAtVertex.f32", 137, &[id, one, col, v2], f32t);
+        let av = mb.dx(
+            "attributeAtVertex.f32",
+            DxOp::AttributeAtVertex,
+            &[id, one, col, v2],
+            f32t,
+        );
         for (c_, v) in [c, e, sn, av].into_iter().enumerate() {
             store_output(mb, "f32", 0, 0, c_ as i64, v);
         }
@@ -1455,13 +1506,23 @@ fn eval_asks_the_pipeline() {
 fn pixel_system_values_and_the_sample_pattern() {
     let s = pixel_program(|mb| {
         let (f32t, i32t) = (mb.t(Type::Float), mb.int(32));
-        let cov = mb.dx("coverage.i32", 91, &[], i32t);
-        let inner = mb.dx("innerCoverage.i32", 92, &[], i32t);
-        let view = mb.dx("viewID.i32", 138, &[], i32t);
-        let si = mb.dx("sampleIndex.i32", 90, &[], i32t);
-        let n = mb.dx("renderTargetGetSampleCount", 77, &[], i32t);
+        let cov = mb.dx("coverage.i32", DxOp::Coverage, &[], i32t);
+        let inner = mb.dx("innerCoverage.i32", DxOp::InnerCoverage, &[], i32t);
+        let view = mb.dx("viewID.i32", DxOp::ViewID, &[], i32t);
+        let si = mb.dx("sampleIndex.i32", DxOp::SampleIndex, &[], i32t);
+        let n = mb.dx(
+            "renderTargetGetSampleCount",
+            DxOp::RenderTargetGetSampleCount,
+            &[],
+            i32t,
+        );
         let pos_t = mb.named("dx.types.SamplePos", vec![f32t, f32t]);
-        let p = mb.dx("renderTargetGetSamplePosition", 76, &[si], pos_t);
+        let p = mb.dx(
+            "renderTargetGetSamplePosition",
+            DxOp::RenderTargetGetSamplePosition,
+            &[si],
+            pos_t,
+        );
         let x = mb.push(
             InstKind::ExtractValue {
                 aggregate: p,
@@ -1547,10 +1608,10 @@ fn discard_demotes_to_a_helper_lane() {
             i1t,
         );
         let void = mb.void();
-        mb.dx("discard", 82, &[c], void);
+        mb.dx("discard", DxOp::Discard, &[c], void);
         let y = mb.bin(BinOp::Mul, x, x, f32t);
-        let d = mb.dx("unary.f32", 85, &[y], f32t); // DerivFineX
-        let h = mb.dx("isHelperLane.i1", 221, &[], i1t);
+        let d = mb.dx("unary.f32", DxOp::DerivFineX, &[y], f32t); // DerivFineX
+        let h = mb.dx("isHelperLane.i1", DxOp::IsHelperLane, &[], i1t);
         let hz = mb.cast(CastOp::ZExt, h, i32t);
         store_output(mb, "f32", 0, 0, 0, d);
         store_output(mb, "i32", 0, 0, 1, hz);
@@ -1605,8 +1666,18 @@ fn start_locations() {
     let mut mb = Mb::new(DL32);
     mb.block();
     let i32t = mb.int(32);
-    let sv = mb.dx("startVertexLocation.i32", 256, &[], i32t);
-    let si = mb.dx("startInstanceLocation.i32", 257, &[], i32t);
+    let sv = mb.dx(
+        "startVertexLocation.i32",
+        DxOp::StartVertexLocation,
+        &[],
+        i32t,
+    );
+    let si = mb.dx(
+        "startInstanceLocation.i32",
+        DxOp::StartInstanceLocation,
+        &[],
+        i32t,
+    );
     store_output(&mut mb, "i32", 0, 0, 0, sv);
     store_output(&mut mb, "i32", 0, 0, 1, si);
     mb.ret();
@@ -1648,7 +1719,7 @@ fn stage_operations_are_checked() {
     let e = msg(vertex(&|mb| {
         let t = mb.ci(1, 1);
         let void = mb.void();
-        mb.dx("discard", 82, &[t], void);
+        mb.dx("discard", DxOp::Discard, &[t], void);
     }));
     assert!(
         e.contains("dx.op Discard in a vertex shader") && e.contains("instruction 0"),
@@ -1657,14 +1728,14 @@ fn stage_operations_are_checked() {
     let e = msg(vertex(&|mb| {
         let f32t = mb.t(Type::Float);
         let one = mb.c(f32t, Constant::Float(u64::from(1.0f32.to_bits())));
-        let d = mb.dx("unary.f32", 83, &[one], f32t);
+        let d = mb.dx("unary.f32", DxOp::DerivCoarseX, &[one], f32t);
         store_output(mb, "f32", 0, 0, 0, d);
     }));
     assert!(e.contains("DerivCoarseX in a vertex shader"), "{e}");
     let e = msg(pixel_program(|mb| {
         let i32t = mb.int(32);
         let z = mb.ci(32, 0);
-        let t = mb.dx("threadId.i32", 93, &[z], i32t);
+        let t = mb.dx("threadId.i32", DxOp::ThreadId, &[z], i32t);
         store_output(mb, "i32", 0, 0, 0, t);
     }));
     assert!(e.contains("ThreadId in a pixel shader"), "{e}");
@@ -1742,7 +1813,7 @@ fn lanes_2_to_8(
     let i32t = mb.int(32);
     mb.block(); // 0
     let h = mb.handle(1, 0, 0);
-    let lane = mb.dx("waveGetLaneIndex", 111, &[], i32t);
+    let lane = mb.dx("waveGetLaneIndex", DxOp::WaveGetLaneIndex, &[], i32t);
     let two = mb.ci(32, 2);
     let active = mb.icmp(35, lane, two); // uge
     let (b1, b2) = (LBlock(1), LBlock(2));
@@ -1796,7 +1867,7 @@ fn wave_multi_prefix_every_kind() {
                 let _ = i8t;
                 outs.push(mb.dx(
                     "waveMultiPrefixOp.i32",
-                    166,
+                    DxOp::WaveMultiPrefixOp,
                     &[v, m0, zero, zero, zero, k, s],
                     i32t,
                 ));
@@ -1809,7 +1880,7 @@ fn wave_multi_prefix_every_kind() {
             let (k, s) = (mb.ci(8, kind), mb.ci(8, 0));
             let r = mb.dx(
                 "waveMultiPrefixOp.f32",
-                166,
+                DxOp::WaveMultiPrefixOp,
                 &[fv, m0, zero, zero, zero, k, s],
                 f32t,
             );
@@ -1821,7 +1892,7 @@ fn wave_multi_prefix_every_kind() {
         let set = mb.icmp(33, bit, zero); // ne
         outs.push(mb.dx(
             "waveMultiPrefixBitCount",
-            167,
+            DxOp::WaveMultiPrefixBitCount,
             &[set, all, zero, zero, zero],
             i32t,
         ));
@@ -1871,7 +1942,7 @@ fn wave_match_every_type() {
         let four = mb.named("dx.types.fouri32", vec![i32t, i32t, i32t, i32t]);
         let mut outs = Vec::new();
         for (ty, v) in vals {
-            let s = mb.dx(&format!("waveMatch.{ty}"), 165, &[v], four);
+            let s = mb.dx(&format!("waveMatch.{ty}"), DxOp::WaveMatch, &[v], four);
             outs.push(mb.push(
                 InstKind::ExtractValue {
                     aggregate: s,
@@ -1913,7 +1984,7 @@ fn pack_and_unpack_16_bit() {
         let mut outs = Vec::new();
         for mode in [1, 0] {
             let md = mb.ci(8, mode);
-            let u = mb.dx("unpack4x8.i16", 219, &[md, packed], four16);
+            let u = mb.dx("unpack4x8.i16", DxOp::Unpack4x8, &[md, packed], four16);
             for k in 0..4 {
                 let e = mb.push(
                     InstKind::ExtractValue {
@@ -1936,7 +2007,7 @@ fn pack_and_unpack_16_bit() {
             let md = mb.ci(8, mode);
             outs.push(mb.dx(
                 "pack4x8.i16",
-                220,
+                DxOp::Pack4x8,
                 &[md, vals[0], vals[1], vals[2], vals[3]],
                 i32t,
             ));
@@ -1986,7 +2057,7 @@ fn legacy_f32_to_f16_runs_as_warp_rounds() {
             .iter()
             .map(|(bits, _)| {
                 let v = mb.c(f32t, Constant::Float(u64::from(*bits)));
-                mb.dx("legacyF32ToF16", 130, &[v], i32t)
+                mb.dx("legacyF32ToF16", DxOp::LegacyF32ToF16, &[v], i32t)
             })
             .collect()
     });

@@ -1,7 +1,11 @@
 //! The output merger: depth and stencil tests, blending, logic operations, write masks
 //! and the conversion of pixel-program outputs to render-target formats — on one tile's
 //! copy of the targets, loaded before the tile is rasterized and stored after (a target
-//! the merge only overwrites is written in place instead, `draw::in_place_targets`).
+//! the merge only overwrites is written in place instead, `tile::in_place_targets`).
+//!
+//! This module holds the rules, texel by texel; [`tile`] applies them to a tile: its
+//! copies of the targets, the early and late depth-stencil tests, and the merges of a
+//! pixel wave's outputs.
 //!
 //! # Rules
 //!
@@ -28,6 +32,8 @@
 //! - **Resolve** ([`resolve`]): a multisampled target's samples averaged in f32 per pixel
 //!   (in linear space for sRGB) and converted back, as `ResolveSubresource` does; integer
 //!   formats take sample 0.
+
+pub(crate) mod tile;
 
 use super::state::{Blend, BlendOp, DepthStencilDesc, DepthStencilOpDesc, RenderTargetBlendDesc};
 use crate::resources::format::{Num, f32_to_half_format, float_to_unorm, linear_to_srgb};

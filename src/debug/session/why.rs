@@ -1,0 +1,299 @@
+//! `why`: the chain of instructions and inputs that produced a value, walked back
+//! def-use from the recorded steps, through the lane's own memory writes, to inputs,
+//! system values, loads and constants.
+
+use std::fmt::Write as _;
+
+use crate::exec::{MemWrite, WriteTarget};
+use crate::ir::Inst;
+
+use super::Debugger;
+use super::resolve::Resolved;
+use crate::debug::DebugError;
+use crate::debug::format::{self, Fmt, Ty};
+use crate::debug::record::{Slot, read_regs};
+use crate::debug::source::{Key, Lang};
+
+/// The most levels `why` walks back.
+pub const MAX_WHY_DEPTH: usize = 64;
+
+/// What `why` has walked through: the source positions on the current chain (to stop at
+/// a loop's earlier iteration) and the writes already shown.
+#[derive(Default)]
+struct WhyState {
+    chain: Vec<Key>,
+    shown: std::collections::HashSet<(Slot, usize)>,
+}
+
+impl Debugger {
+    /// The chain of instructions and inputs that produced a value (def-use backwards,
+    /// through the lane's own memory writes), `depth` levels deep.
+    pub fn why(&self, t: &str, depth: usize) -> Result<String, DebugError> {
+        let depth = depth.clamp(1, MAX_WHY_DEPTH);
+        let time = self.t(self.pos);
+        let slots = match self.resolve_text(t)? {
+            Resolved::Slots(v) => v,
+            Resolved::Constant(v) => {
+                return Ok(v
+                    .iter()
+                    .map(|(n, b)| {
+                        format!(
+                            "{n} = {}: a constant buffer value, set by the job",
+                            format::value_text(*b, Ty::Untyped, Fmt::Natural)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"));
+            }
+            Resolved::Shared(w) => {
+                return Ok(self
+                    .why_memory(
+                        WriteTarget::GroupShared,
+                        w * 4,
+                        4,
+                        time,
+                        0,
+                        depth,
+                        &mut WhyState::default(),
+                    )
+                    .trim_end()
+                    .to_string());
+            }
+            Resolved::Resource {
+                binding,
+                addr,
+                bytes,
+                name,
+            } => {
+                let s = self.why_memory(
+                    WriteTarget::Resource(binding),
+                    addr,
+                    bytes,
+                    time,
+                    0,
+                    depth,
+                    &mut WhyState::default(),
+                );
+                return Ok(format!("{name}:\n{}", s.trim_end()));
+            }
+        };
+        let mut out = String::new();
+        for (name, slot, decl) in slots {
+            self.why_slot(
+                &mut out,
+                &name,
+                slot,
+                decl,
+                time,
+                0,
+                depth,
+                &mut WhyState::default(),
+            );
+        }
+        Ok(out.trim_end().to_string())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn why_slot(
+        &self,
+        out: &mut String,
+        name: &str,
+        slot: Slot,
+        decl: Ty,
+        time: usize,
+        level: usize,
+        depth: usize,
+        seen: &mut WhyState,
+    ) {
+        let pad = "  ".repeat(level);
+        let bits = self.rec.value(slot, time, self.lane);
+        let ty = match slot {
+            Slot::Reg(r) => self.type_of(r, time, decl),
+            Slot::Local(..) => Ty::Untyped,
+            Slot::Input(_) => decl,
+        };
+        let val = format::value_text(bits, ty, Fmt::Natural);
+        let Some(ws) = self.rec.last_lane_write(slot, time, self.lane) else {
+            let what = match (self.target.program.view.lang, slot) {
+                (_, Slot::Input(_)) => "an input of the lane, from the pipeline".to_string(),
+                (Lang::Dxil, _) => "not computed by the lane yet at this point".to_string(),
+                (_, Slot::Local(..)) => "never written by the lane yet (arrays start at 0)".into(),
+                _ => "never written by the lane yet (registers start at 0)".into(),
+            };
+            let _ = writeln!(out, "{pad}{name} = {val}: {what}");
+            return;
+        };
+        let p = self.source_step_of(ws);
+        let key = p.and_then(|p| self.steps[p].key);
+        let title = p.map_or_else(
+            || self.ir_text(self.rec.steps[ws].at),
+            |p| self.step_title(p),
+        );
+        let stepno = p.map_or_else(String::new, |p| format!(" [step {p}]"));
+        if !seen.shown.insert((slot, ws)) {
+            let _ = writeln!(out, "{pad}{name} = {val} ← {title}{stepno} (shown above)");
+            return;
+        }
+        if let Some(k) = key
+            && seen.chain.contains(&k)
+        {
+            let _ = writeln!(
+                out,
+                "{pad}{name} = {val} ← {title}{stepno} (again: an earlier iteration)"
+            );
+            return;
+        }
+        let _ = writeln!(out, "{pad}{name} = {val} ← {title}{stepno}");
+        if level + 1 >= depth {
+            if level + 1 == depth {
+                let _ = writeln!(out, "{pad}  …");
+            }
+            return;
+        }
+        if let Some(k) = key {
+            seen.chain.push(k);
+        }
+        self.why_inputs(out, ws, level + 1, depth, seen, 0);
+        if key.is_some() {
+            seen.chain.pop();
+        }
+    }
+
+    /// The named inputs of the instruction at wave step `ws` (looking through the
+    /// lowering's unnamed scratch registers), and what a load read.
+    fn why_inputs(
+        &self,
+        out: &mut String,
+        ws: usize,
+        level: usize,
+        depth: usize,
+        seen: &mut WhyState,
+        hops: usize,
+    ) {
+        let pad = "  ".repeat(level);
+        let sh = &self.target.program.debug_shader;
+        let inst_index = match (
+            self.target.program.view.lang,
+            self.source_step_of(ws).and_then(|p| self.steps[p].key),
+        ) {
+            (Lang::Dxil, Some(k)) => Some(k.1),
+            _ => None,
+        };
+        if let Some(inst) = self.inst_at(ws) {
+            match inst {
+                Inst::SysValue { .. } | Inst::GroupIndex { .. } => {
+                    let _ = writeln!(out, "{pad}(a system value: the lane's thread id)");
+                    return;
+                }
+                Inst::Input { slot, .. } => {
+                    if let Some((name, ty)) = self.io_name(true, *slot) {
+                        self.why_slot(out, &name, Slot::Input(*slot), ty, ws, level, depth, seen);
+                    }
+                    return;
+                }
+                Inst::CbLoad { .. } => {
+                    let _ = writeln!(out, "{pad}(loaded from a constant buffer the job binds)");
+                }
+                Inst::RawLoad { .. } | Inst::StructLoad { .. } | Inst::TypedLoad { .. } => {
+                    let _ = writeln!(out, "{pad}(loaded from a resource)");
+                }
+                Inst::Sample { .. } | Inst::Gather { .. } => {
+                    let _ = writeln!(out, "{pad}(sampled from a texture)");
+                }
+                Inst::SharedLoad { addr, offset, .. } => {
+                    let a = u64::from(self.rec.value(Slot::Reg(addr.0), ws, self.lane))
+                        + u64::from(*offset);
+                    let _ = writeln!(
+                        out,
+                        "{pad}loaded from gs[{}] (group shared byte {a}):",
+                        a / 4
+                    );
+                    out.push_str(&self.why_memory(
+                        WriteTarget::GroupShared,
+                        a,
+                        4,
+                        ws,
+                        level + 1,
+                        depth,
+                        seen,
+                    ));
+                }
+                _ => {}
+            }
+        }
+        let mut reads = self.regs_read_at(ws);
+        reads.sort_unstable();
+        reads.dedup();
+        for r in reads {
+            if sh.is_const(crate::ir::Reg(r)) {
+                continue;
+            }
+            match self.reg_name(r, inst_index, false) {
+                Some((name, decl)) => {
+                    self.why_slot(out, &name, Slot::Reg(r), decl, ws, level, depth, seen);
+                }
+                None if hops < 8 => {
+                    if let Some(w2) = self.rec.last_lane_write(Slot::Reg(r), ws, self.lane) {
+                        self.why_inputs(out, w2, level, depth, seen, hops + 1);
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn why_memory(
+        &self,
+        target: WriteTarget,
+        addr: u64,
+        bytes: u64,
+        time: usize,
+        level: usize,
+        depth: usize,
+        seen: &mut WhyState,
+    ) -> String {
+        let pad = "  ".repeat(level);
+        let hit = |m: &MemWrite| {
+            m.target == target && m.addr < addr + bytes && m.addr + u64::from(m.bytes) > addr
+        };
+        // The last write before `time`: the wave's own, or another wave's of the group.
+        let mut last: Option<(usize, MemWrite)> = None;
+        for s in 0..time.min(self.rec.steps.len()) {
+            for m in self.rec.step_mem(s) {
+                if hit(m) {
+                    last = Some((s + 1, m.clone()));
+                }
+            }
+        }
+        for o in &self.rec.others {
+            if (o.pos as usize) <= time
+                && hit(&o.write)
+                && last.as_ref().is_none_or(|(p, _)| o.pos as usize >= *p)
+            {
+                last = Some((o.pos as usize, o.write.clone()));
+            }
+        }
+        let Some((pos, m)) = last else {
+            return format!(
+                "{pad}not written by the group before this point (its contents from the job)\n"
+            );
+        };
+        let mut s = format!("{pad}stored by {}\n", self.writer_text(&m));
+        let mine = self.rec.invocations.get(self.lane) == Some(&m.invocation);
+        if mine && level + 1 < depth {
+            let ws = pos.saturating_sub(1);
+            if let Some(inst) = self.inst_at(ws) {
+                let mut srcs = Vec::new();
+                read_regs(inst, &mut srcs);
+                let _ = inst;
+                let mut sub = String::new();
+                self.why_inputs(&mut sub, ws, level + 1, depth, seen, 0);
+                s.push_str(&sub);
+            }
+        } else if !mine {
+            let _ = writeln!(s, "{pad}  (another lane: debug it with --thread or `diff`)");
+        }
+        s
+    }
+}

@@ -1,0 +1,219 @@
+//! Binning: the render target cut into [`TILE_SIZE`]² pixel tiles, and every set-up
+//! primitive listed, in draw order, in each tile its bounding box touches (llvmpipe's
+//! scene).
+//!
+//! Owns: the tile grid, which tiles a box lands in, each tile's list and each tile's
+//! pixels. Does not own: the boxes (`setup` makes them, clipped to the scissor), running
+//! a tile (`tile`), or counting the lists against the draw's memory limit (`draw`).
+//!
+//! Tiles are rasterized independently, which is what lets them run on any worker with
+//! the same image: each owns its pixels, and takes its primitives in draw order.
+
+use super::setup::Prim;
+
+/// Tile width and height in pixels (even, so quads never straddle tiles).
+pub const TILE_SIZE: u32 = 64;
+
+/// Primitives listed per tile, in draw order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bins {
+    /// Tiles across.
+    pub tiles_x: u32,
+    /// Tiles down.
+    pub tiles_y: u32,
+    /// For each tile (row-major), the indices of the primitives touching it.
+    pub bins: Vec<Vec<u32>>,
+    /// The target's width in pixels.
+    width: u32,
+    /// The target's height in pixels.
+    height: u32,
+}
+
+impl Bins {
+    /// Empty bins for a `width × height` target.
+    pub fn new(width: u32, height: u32) -> Bins {
+        let tiles_x = width.div_ceil(TILE_SIZE);
+        let tiles_y = height.div_ceil(TILE_SIZE);
+        Bins {
+            tiles_x,
+            tiles_y,
+            bins: vec![Vec::new(); (tiles_x * tiles_y) as usize],
+            width,
+            height,
+        }
+    }
+
+    /// The tiles a pixel box `[left, top, right, bottom)` touches: the first and last
+    /// tile column and row, inclusive (a box off the target's edges is held to its
+    /// border tiles).
+    pub fn tiles_of(&self, bbox: [i32; 4]) -> ([u32; 2], [u32; 2]) {
+        let t = TILE_SIZE as i32;
+        let tx0 = (bbox[0].max(0) / t) as u32;
+        let ty0 = (bbox[1].max(0) / t) as u32;
+        let tx1 = (((bbox[2] - 1).max(0) / t) as u32).min(self.tiles_x.saturating_sub(1));
+        let ty1 = (((bbox[3] - 1).max(0) / t) as u32).min(self.tiles_y.saturating_sub(1));
+        ([tx0, tx1], [ty0, ty1])
+    }
+
+    /// How many primitives of `prims` each tile's list will hold: what to count and
+    /// reserve before [`Bins::add`] fills the lists.
+    pub fn counts(&self, prims: &[Prim]) -> Vec<u64> {
+        let mut counts = vec![0u64; self.bins.len()];
+        for p in prims {
+            let ([tx0, tx1], [ty0, ty1]) = self.tiles_of(p.bbox);
+            for ty in ty0..=ty1 {
+                for tx in tx0..=tx1 {
+                    if let Some(c) = counts.get_mut((ty * self.tiles_x + tx) as usize) {
+                        *c += 1;
+                    }
+                }
+            }
+        }
+        counts
+    }
+
+    /// Lists primitive `index` in every tile its box touches.
+    pub fn add(&mut self, index: u32, bbox: [i32; 4]) {
+        let ([tx0, tx1], [ty0, ty1]) = self.tiles_of(bbox);
+        for ty in ty0..=ty1 {
+            for tx in tx0..=tx1 {
+                if let Some(b) = self.bins.get_mut((ty * self.tiles_x + tx) as usize) {
+                    b.push(index);
+                }
+            }
+        }
+    }
+
+    /// The pixels of tile `index` (row-major): `[left, top, right, bottom)`, the last
+    /// column and row of tiles cut at the target's edges.
+    pub fn rect(&self, index: u32) -> [i32; 4] {
+        let t = TILE_SIZE as i32;
+        let tx = (index % self.tiles_x.max(1)) as i32;
+        let ty = (index / self.tiles_x.max(1)) as i32;
+        [
+            tx * t,
+            ty * t,
+            ((tx + 1) * t).min(self.width as i32),
+            ((ty + 1) * t).min(self.height as i32),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_cover_the_box() {
+        let mut b = Bins::new(130, 64);
+        assert_eq!((b.tiles_x, b.tiles_y), (3, 1));
+        b.add(7, [60, 0, 70, 10]);
+        assert_eq!(b.bins[0], vec![7]);
+        assert_eq!(b.bins[1], vec![7]);
+        assert!(b.bins[2].is_empty());
+    }
+
+    /// Each tile lists the primitives whose box touches it, in the order they were
+    /// added (draw order), whatever order the tiles are visited in.
+    #[test]
+    fn primitives_land_in_the_tiles_they_touch_in_draw_order() {
+        let mut b = Bins::new(200, 130);
+        assert_eq!((b.tiles_x, b.tiles_y), (4, 3));
+        // A box over tiles (1, 0) and (1, 1); one over the whole target; one in tile
+        // (3, 2) only, the cut corner tile; one over tiles (0, 0) to (1, 0).
+        let boxes = [
+            [64, 10, 120, 70],
+            [0, 0, 200, 130],
+            [192, 128, 200, 130],
+            [10, 10, 65, 20],
+        ];
+        for (i, bb) in boxes.iter().enumerate() {
+            b.add(i as u32, *bb);
+        }
+        let tile = |x: u32, y: u32| &b.bins[(y * b.tiles_x + x) as usize];
+        assert_eq!(tile(0, 0), &vec![1, 3]);
+        assert_eq!(tile(1, 0), &vec![0, 1, 3]);
+        assert_eq!(tile(1, 1), &vec![0, 1]);
+        assert_eq!(tile(2, 0), &vec![1]);
+        assert_eq!(tile(3, 2), &vec![1, 2]);
+        assert_eq!(tile(0, 2), &vec![1]);
+    }
+
+    /// A box's right and bottom edges are exclusive: a box ending on a tile boundary
+    /// does not reach the next tile; one past the target is held to its last tiles,
+    /// one before it to its first.
+    #[test]
+    fn box_edges_are_exclusive_and_held_to_the_target() {
+        let b = Bins::new(128, 128);
+        assert_eq!(b.tiles_of([0, 0, 64, 64]), ([0, 0], [0, 0]));
+        assert_eq!(b.tiles_of([0, 0, 65, 64]), ([0, 1], [0, 0]));
+        assert_eq!(b.tiles_of([-50, -50, 1000, 1000]), ([0, 1], [0, 1]));
+        assert_eq!(b.tiles_of([63, 63, 64, 64]), ([0, 0], [0, 0]));
+    }
+
+    /// The counts are the lengths of the lists [`Bins::add`] then fills.
+    #[test]
+    fn counts_are_the_lists_lengths() {
+        use crate::pipeline::setup::{self, ScreenVertex, SetupState};
+        use crate::pipeline::state::Rect;
+        let st = SetupState {
+            scissor: Rect {
+                left: 0,
+                top: 0,
+                right: 150,
+                bottom: 100,
+            },
+            front_ccw: false,
+            cull_front: false,
+            cull_back: false,
+            depth_bias: 0,
+            depth_bias_clamp: 0.0,
+            slope_scaled_depth_bias: 0.0,
+            depth_float: true,
+            depth_unorm_r: 0.0,
+        };
+        let v = |x: i64, y: i64| ScreenVertex {
+            x: x * 256,
+            y: y * 256,
+            z: 0.5,
+        };
+        let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        // The whole target's half; one inside tile (1, 1); one inside tile (2, 0).
+        let tris = [
+            [v(0, 0), v(150, 0), v(0, 100)],
+            [v(70, 70), v(90, 70), v(70, 90)],
+            [v(130, 10), v(140, 10), v(130, 20)],
+        ];
+        let prims: Vec<Prim> = tris
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| setup::triangle(&st, *t, id, [1.0; 3], [0; 3], i as u32))
+            .collect();
+        assert_eq!(prims.len(), 3);
+        let mut b = Bins::new(150, 100);
+        let counts = b.counts(&prims);
+        for (i, p) in prims.iter().enumerate() {
+            b.add(i as u32, p.bbox);
+        }
+        let lens: Vec<u64> = b.bins.iter().map(|l| l.len() as u64).collect();
+        assert_eq!(counts, lens);
+        assert_eq!(lens, vec![1, 1, 2, 1, 2, 1]);
+    }
+
+    /// Tiles cover the target exactly once: the last column and row are cut at its
+    /// edges.
+    #[test]
+    fn tile_rects_cover_the_target_once() {
+        let b = Bins::new(130, 65);
+        assert_eq!(b.bins.len(), 6);
+        assert_eq!(b.rect(0), [0, 0, 64, 64]);
+        assert_eq!(b.rect(2), [128, 0, 130, 64]);
+        assert_eq!(b.rect(5), [128, 64, 130, 65]);
+        let mut area = 0;
+        for i in 0..b.bins.len() as u32 {
+            let r = b.rect(i);
+            area += (r[2] - r[0]) * (r[3] - r[1]);
+        }
+        assert_eq!(area, 130 * 65);
+    }
+}

@@ -1,0 +1,475 @@
+//! Running the tiles (llvmpipe's rast): worker threads take whole tiles; each tile
+//! rasterizes its primitives in draw order, tests early depth-stencil, packs covered
+//! quads into pixel waves, runs them and merges their outputs into its copy of the
+//! targets.
+//!
+//! Owns: the worker pool over tiles and which tile's error a draw reports, the order in
+//! which a tile's quads fill its waves (primitive order; within a primitive, the
+//! rasterizer's; per-sample quads after their quad in increasing sample order), the
+//! helper lanes of a wave, the stage profile's tile times and charging the run's budget.
+//! Does not own: the tile grid and lists (`bin`), coverage (`raster`), what a lane's
+//! inputs are (`ps`), the depth-stencil tests and merges (`om::tile`), or the traced
+//! batch (`trace`).
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::bin::Bins;
+use super::om::tile::{OutputMerger, TileBuf};
+use super::ps::{PixelObserver, PixelQuad, PixelStage, WaveContext};
+use super::raster;
+use super::state::Rect;
+use super::trace::{TraceAt, TraceProgram};
+use crate::exec::{ExecError, RunBudget, StageProgram, StageRunner, WriteSink};
+
+/// One in this many pixel waves is timed (the first of each run of them on a worker),
+/// and the timed waves' shading and merge times, scaled by waves over timed waves, stand
+/// for all: the stage profile is then an estimate, but the two to three clock reads a
+/// wave would take cost about 3 % of a full-screen draw where each read takes tens of
+/// nanoseconds (a virtual machine's clock).
+pub(crate) const TIMED_WAVES: u64 = 8;
+
+/// What the tiles did, summed over a worker's tiles and then over the workers.
+#[derive(Default)]
+pub(crate) struct TileStats {
+    pub pixels: u64,
+    pub helpers: u64,
+    pub waves: u64,
+    /// Waves timed (one in [`TIMED_WAVES`]).
+    pub timed_waves: u64,
+    pub lane_instructions: u64,
+    /// Lane-instructions not yet charged to the run's budget.
+    uncharged: u64,
+    pub total: f64,
+    /// Shading of the timed waves.
+    pub shading: f64,
+    /// Loading and storing tiles (every tile timed).
+    pub om: f64,
+    /// The merge of the timed waves.
+    pub wave_om: f64,
+}
+
+impl TileStats {
+    fn add(&mut self, o: &TileStats) {
+        self.pixels += o.pixels;
+        self.helpers += o.helpers;
+        self.waves += o.waves;
+        self.timed_waves += o.timed_waves;
+        self.lane_instructions += o.lane_instructions;
+        self.total += o.total;
+        self.shading += o.shading;
+        self.om += o.om;
+        self.wave_om += o.wave_om;
+    }
+}
+
+/// Everything a tile reads, made once per draw.
+pub(crate) struct TileCtx<'a> {
+    /// The pixel stage: primitives, link, pattern.
+    pub stage: &'a PixelStage<'a>,
+    /// The tiles' lists.
+    pub bins: &'a Bins,
+    /// The output merger.
+    pub om: OutputMerger<'a>,
+    /// The pixel program (`None`: depth and stencil only).
+    pub ps: Option<&'a StageProgram<'a>>,
+    /// The pixels a draw may touch.
+    pub scissor: Rect,
+    /// Sees every pixel wave.
+    pub observer: Option<&'a dyn PixelObserver>,
+    /// Hears the memory writes of every wave but the traced one.
+    pub memory: Option<&'a dyn WriteSink>,
+    /// The traced pixel wave's program, when the draw traces one.
+    pub trace: Option<&'a TraceProgram<'a>>,
+    /// The run's budget, charged every [`TIMED_WAVES`] waves and after each tile.
+    pub budget: &'a RunBudget,
+}
+
+impl TileCtx<'_> {
+    /// Runs every tile on up to `threads` workers (each with its own runner), a tile
+    /// at a time from a shared counter; returns what they did, or the error of the
+    /// lowest-numbered failing tile (workers stop taking tiles past one that failed).
+    pub(crate) fn run(&self, threads: usize) -> Result<TileStats, ExecError> {
+        let ntiles = self.bins.bins.len() as u64;
+        let next = AtomicU64::new(0);
+        let stop = AtomicU64::new(u64::MAX);
+        let errors: Mutex<Vec<(u64, ExecError)>> = Mutex::new(Vec::new());
+        let totals: Mutex<TileStats> = Mutex::new(TileStats::default());
+        let worker = || {
+            let mut runner = self.ps.map(StageRunner::new);
+            let mut stats = TileStats::default();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= ntiles || i > stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                if let Err(e) = self.tile(i as u32, runner.as_mut(), &mut stats) {
+                    stop.fetch_min(i, Ordering::Relaxed);
+                    errors
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((i, e));
+                }
+            }
+            totals.lock().unwrap_or_else(|p| p.into_inner()).add(&stats);
+        };
+        let tile_threads = threads.clamp(1, ntiles.clamp(1, 1 << 10) as usize);
+        if tile_threads == 1 {
+            worker();
+        } else {
+            let _ = crossbeam::thread::scope(|sc| {
+                for _ in 0..tile_threads {
+                    sc.spawn(|_| worker());
+                }
+            });
+        }
+        let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(pos) = (0..errors.len()).min_by_key(|&k| errors[k].0) {
+            return Err(errors.swap_remove(pos).1);
+        }
+        Ok(totals.into_inner().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn tile(
+        &self,
+        index: u32,
+        mut runner: Option<&mut StageRunner<'_>>,
+        stats: &mut TileStats,
+    ) -> Result<(), ExecError> {
+        let Some(bin) = self.bins.bins.get(index as usize) else {
+            return Ok(());
+        };
+        if bin.is_empty() {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let rect = self.bins.rect(index);
+        let om_start = Instant::now();
+        let mut tb = self.om.load(rect);
+        stats.om += om_start.elapsed().as_secs_f64();
+        let clip_rect = [
+            rect[0].max(self.scissor.left),
+            rect[1].max(self.scissor.top),
+            rect[2].min(self.scissor.right),
+            rect[3].min(self.scissor.bottom),
+        ];
+        let wave = runner.as_ref().map_or(4, |r| r.wave_size());
+        // The quads waiting for a wave: `wave / 4` of them make one.
+        let wave_quads = (wave / 4).max(1);
+        let mut queue: Vec<PixelQuad> = Vec::with_capacity(wave_quads * 2);
+        let mut seq = 0u32;
+        let pattern = self.stage.pattern;
+        let mut result = Ok(());
+        // Read once, not through the chain of references for every quad.
+        let (early, per_sample, shading) =
+            (self.om.early, self.stage.link.per_sample, self.ps.is_some());
+        // D3D11.3 §16.9.4 (§3.5.4): the samples the output merger may write are the
+        // coverage ANDed with the sample mask; the early test and per-sample shading
+        // look at those only.
+        let sample_mask = self.om.s.sample_mask;
+        for &pi in bin {
+            let Some(prim) = self.stage.prims.get(pi as usize) else {
+                continue;
+            };
+            raster::for_each_quad(prim, pattern, clip_rect, &mut |q| {
+                if result.is_err() {
+                    return;
+                }
+                let mut mask = q.mask;
+                if early {
+                    if let Some(td) = tb.depth.as_mut() {
+                        self.om
+                            .early_test(prim, q.x, q.y, &mut mask, td, rect, per_sample);
+                    }
+                    // The rasterizer gives quads with a covered sample: only the test can
+                    // leave none. (Testing the four words for every quad reads back the
+                    // rasterizer's one store of the mask in pieces, which stalls.)
+                    if mask.iter().all(|&m| m == 0) {
+                        return;
+                    }
+                }
+                if !shading {
+                    return;
+                }
+                let quad = |sample: u32, coverage: [u32; 4]| PixelQuad {
+                    prim: pi,
+                    x: q.x,
+                    y: q.y,
+                    sample,
+                    coverage,
+                };
+                if per_sample {
+                    let union = mask.iter().fold(0, |a, m| a | m) & sample_mask;
+                    let mut bits = union;
+                    while bits != 0 {
+                        let smp = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        queue.push(quad(smp, mask.map(|m| m & (1 << smp))));
+                    }
+                } else {
+                    queue.push(quad(0, mask));
+                }
+                if queue.len() >= wave_quads
+                    && let Some(r) = runner.as_deref_mut()
+                    && let Err(e) =
+                        self.run_queued(r, &mut queue, wave_quads, &mut tb, index, &mut seq, stats)
+                {
+                    result = Err(e);
+                }
+            });
+            result.clone()?;
+        }
+        if !queue.is_empty()
+            && let Some(r) = runner
+        {
+            self.run_wave(r, &queue, &mut tb, index, seq, stats)?;
+        }
+        let om_start = Instant::now();
+        self.om.store(&tb);
+        let end = Instant::now();
+        stats.om += (end - om_start).as_secs_f64();
+        stats.total += (end - start).as_secs_f64();
+        self.charge(stats, Some(end), index + 1)
+    }
+
+    /// Charges the tile's uncharged lane-instructions to the run's budget and, with
+    /// `now`, checks the clock; `done` tiles are finished for the message.
+    fn charge(
+        &self,
+        stats: &mut TileStats,
+        now: Option<Instant>,
+        done: u32,
+    ) -> Result<(), ExecError> {
+        let n = std::mem::take(&mut stats.uncharged);
+        self.budget.charge_at(n, now).map_err(|spent| {
+            self.budget
+                .error(spent, u64::from(done), self.bins.bins.len() as u64, "tiles")
+        })
+    }
+
+    /// Runs the whole waves of `wave_quads` quads at the front of `queue` (without
+    /// copying them out) and drops them from it; `seq` counts the tile's waves. Kept out
+    /// of line: inlined, it made the per-quad receiver that calls it save and restore
+    /// several more registers for every quad.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn run_queued(
+        &self,
+        runner: &mut StageRunner<'_>,
+        queue: &mut Vec<PixelQuad>,
+        wave_quads: usize,
+        tb: &mut TileBuf<'_>,
+        tile: u32,
+        seq: &mut u32,
+        stats: &mut TileStats,
+    ) -> Result<(), ExecError> {
+        let mut done = 0;
+        while queue.len() - done >= wave_quads {
+            let quads = &queue[done..done + wave_quads];
+            self.run_wave(runner, quads, tb, tile, *seq, stats)?;
+            *seq += 1;
+            done += wave_quads;
+        }
+        queue.drain(..done);
+        Ok(())
+    }
+
+    fn run_wave(
+        &self,
+        runner: &mut StageRunner<'_>,
+        quads: &[PixelQuad],
+        tb: &mut TileBuf<'_>,
+        tile: u32,
+        seq: u32,
+        stats: &mut TileStats,
+    ) -> Result<(), ExecError> {
+        self.stage.fill(runner, quads);
+        let n = quads.len() * 4;
+        let all = if n >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
+        // The helpers, and the lanes covering sample 0 of a primitive the draw has (what
+        // a one-sample target's merge writes), in one pass: each 64-lane half built in a
+        // register a quad (four bits) at a time from its last quad down (a shift of a
+        // `u128` by a lane number costs several instructions).
+        let prims = self.stage.prims.len();
+        let (mut helper, mut cover0) = (0u128, 0u128);
+        for (k, half) in quads.chunks(16).take(2).enumerate() {
+            let (mut h, mut c) = (0u64, 0u64);
+            for q in half.iter().rev() {
+                let cov = q.coverage;
+                let nib = |f: fn(u32) -> bool| {
+                    u64::from(f(cov[0]))
+                        | u64::from(f(cov[1])) << 1
+                        | u64::from(f(cov[2])) << 2
+                        | u64::from(f(cov[3])) << 3
+                };
+                h = (h << 4) | nib(|m| m == 0);
+                let c0 = if (q.prim as usize) < prims {
+                    nib(|m| m & 1 != 0)
+                } else {
+                    0
+                };
+                c = (c << 4) | c0;
+            }
+            helper |= u128::from(h) << (64 * k);
+            cover0 |= u128::from(c) << (64 * k);
+        }
+        let ctx = WaveContext {
+            stage: self.stage,
+            quads,
+        };
+        let timed = stats.waves % TIMED_WAVES == 0;
+        let t = timed.then(Instant::now);
+        let traced_out: Vec<u32>;
+        let (run, w, out) = match self.trace.map(|t| (t, t.at)) {
+            Some((
+                tp,
+                TraceAt::Pixel {
+                    tile: ti,
+                    batch,
+                    lane,
+                },
+            )) if ti == tile && batch == seq => {
+                let (run, out) = tp.run_pixels(
+                    self.stage,
+                    quads,
+                    lane as usize,
+                    runner.wave_size(),
+                    self.memory,
+                )?;
+                traced_out = out;
+                (run, runner.wave_size(), &traced_out[..])
+            }
+            _ => {
+                let run = runner.run_writes(all, helper, Some(&ctx), self.memory)?;
+                (run, runner.wave_size(), runner.outputs())
+            }
+        };
+        // One clock read ends the shading and starts the merge (a read costs as much as
+        // merging a few lanes).
+        let t_merge = t.map(|t| {
+            let now = Instant::now();
+            stats.shading += (now - t).as_secs_f64();
+            now
+        });
+        stats.waves += 1;
+        stats.timed_waves += u64::from(timed);
+        stats.lane_instructions += run.lane_instructions;
+        stats.uncharged += run.lane_instructions;
+        if timed {
+            // With the clock read the stage profile already made: no extra read.
+            self.charge(stats, t_merge, tile)?;
+        }
+        stats.helpers += u64::from(helper.count_ones());
+        stats.pixels += (n as u64) - u64::from(helper.count_ones());
+        if let Some(o) = self.observer {
+            o.wave(tile, seq, &PixelQuad::lanes(quads), &run, out);
+        }
+        self.om.merge_wave(
+            quads,
+            all & !helper & !run.killed,
+            run.killed,
+            cover0,
+            out,
+            w,
+            tb,
+        );
+        if let Some(t) = t_merge {
+            stats.wave_om += t.elapsed().as_secs_f64();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crate::exec::WaveRun;
+    use crate::ir::parse_shader;
+    use crate::pipeline::fixtures::{FULLSCREEN_VS, POSITION_PS};
+    use crate::pipeline::{
+        Bindings, CullMode, DrawArgs, DrawOptions, DrawState, PixelLane, PixelObserver,
+        RenderTargetView, draw,
+    };
+    use crate::resources::{Format, Texture, TextureDesc};
+
+    /// Every wave the draw ran: (tile, wave) → lanes.
+    #[derive(Default)]
+    struct Waves(std::sync::Mutex<BTreeMap<(u32, u32), Vec<PixelLane>>>);
+
+    impl PixelObserver for Waves {
+        fn wave(&self, tile: u32, wave: u32, lanes: &[PixelLane], _: &WaveRun, _: &[u32]) {
+            let old = self.0.lock().unwrap().insert((tile, wave), lanes.to_vec());
+            assert!(old.is_none(), "tile {tile} wave {wave} ran twice");
+        }
+    }
+
+    fn waves(threads: usize) -> BTreeMap<(u32, u32), Vec<PixelLane>> {
+        let vs = parse_shader(FULLSCREEN_VS).unwrap();
+        let ps = parse_shader(POSITION_PS).unwrap();
+        let none = Bindings::default();
+        let rt = Texture::new(TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, 150, 70)).unwrap();
+        let mut s = DrawState::new(&vs, Some(&ps), &none, &none);
+        s.render_targets = vec![Some(RenderTargetView { texture: rt })];
+        s.rasterizer.cull_mode = CullMode::None;
+        let args = DrawArgs {
+            vertex_count: 3,
+            ..DrawArgs::default()
+        };
+        let w = Waves::default();
+        let opts = DrawOptions {
+            wave_size: Some(8),
+            threads,
+            observer: Some(&w),
+            ..DrawOptions::default()
+        };
+        draw(&s, &args, &opts).unwrap();
+        w.0.into_inner().unwrap()
+    }
+
+    /// Each tile's waves are numbered from 0 and take its quads in primitive order, and
+    /// within a primitive row by row, left to right; every quad lies in its tile, every
+    /// pixel is shaded once, and the waves are the same on one worker and on three.
+    #[test]
+    fn tiles_fill_waves_with_quads_in_primitive_then_row_order() {
+        let seen = waves(1);
+        assert_eq!(seen, waves(3));
+        let bins = crate::pipeline::bin::Bins::new(150, 70);
+        let mut shaded = vec![0u32; 150 * 70];
+        for tile in 0..bins.bins.len() as u32 {
+            let mine: Vec<_> = seen.range((tile, 0)..(tile + 1, 0)).collect();
+            assert!(!mine.is_empty(), "tile {tile} ran no wave");
+            let [x0, y0, x1, y1] = bins.rect(tile);
+            let mut quads = Vec::new();
+            for (k, ((_, wave), lanes)) in mine.iter().enumerate() {
+                assert_eq!(*wave as usize, k, "tile {tile}: waves numbered in order");
+                assert_eq!(lanes.len() % 4, 0);
+                for q in lanes.chunks(4) {
+                    quads.push((q[0].prim, q[0].y, q[0].x));
+                    for (i, l) in q.iter().enumerate() {
+                        // Lane 4q + k is corner k of its quad.
+                        assert_eq!(
+                            (l.x, l.y),
+                            (q[0].x + (i as u32 & 1), q[0].y + (i as u32 >> 1))
+                        );
+                        let inside = (l.x as i32) < x1 && (l.y as i32) < y1;
+                        if l.coverage != 0 {
+                            assert!(inside && l.x as i32 >= x0 && l.y as i32 >= y0);
+                            shaded[(l.y * 150 + l.x) as usize] += 1;
+                        }
+                    }
+                }
+            }
+            assert!(
+                quads.windows(2).all(|p| p[0] < p[1]),
+                "tile {tile}: quads in (primitive, row, column) order"
+            );
+        }
+        assert!(shaded.iter().all(|&n| n == 1), "every pixel shaded once");
+    }
+}

@@ -1,0 +1,318 @@
+//! Tracing one wave of a draw: the debugger's hook into the pipeline.
+//!
+//! Owns: which wave a draw traces ([`TraceAt`]), the hook that carries the debug program
+//! and its observer into the stages ([`TraceWave`]), what the traced wave did
+//! ([`Traced`]), and how a traced pixel batch is split into waves of the program's own
+//! size. Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
+//! `vs`), the vertex stage's traced batch (`vs`), or the traced loop itself
+//! (`exec::StageRunner::run_traced`).
+//!
+//! A traced batch runs the debug program — the same program lowered without clean-up,
+//! so that each instruction maps to one source instruction — in waves of exactly the
+//! program's wave size, never side by side: a pixel batch is wider than a wave only when
+//! the program never looks across quads, so splitting it changes nothing its lanes
+//! compute. Lane `l` of the batch is lane `l mod W` of its wave `l / W`, the wave holding
+//! the chosen lane goes through the traced loop, and every other wave of the batch
+//! reports its memory writes as a normal wave does.
+
+use std::sync::Mutex;
+
+use super::ps::{PixelLane, PixelQuad, PixelStage, WaveContext};
+use crate::exec::{
+    ExecError, PixelContext, StageProgram, StageRunner, WaveObserver, WaveRun, WriteSink,
+};
+use crate::ir::Shader;
+
+/// Which wave of a draw [`TraceWave`] traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceAt {
+    /// The pixel wave holding lane `lane` of batch `batch` of tile `tile` (as a
+    /// [`PixelObserver`](super::PixelObserver) numbers them: `lane` indexes the batch's
+    /// lanes).
+    Pixel {
+        /// Row-major tile index.
+        tile: u32,
+        /// The batch's number in the tile.
+        batch: u32,
+        /// The lane in the batch.
+        lane: u32,
+    },
+    /// The vertex wave shading vertex `vertex` (`SV_VertexID`) of instance `instance`.
+    Vertex {
+        /// `SV_VertexID`.
+        vertex: u32,
+        /// `SV_InstanceID`.
+        instance: u32,
+    },
+}
+
+/// What the traced wave did, for the debugger to show: its lanes, their output words
+/// (word `i` of lane `l` at `i × W + l`) and the lanes that discarded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Traced {
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// Pixel waves: what each lane stands for (empty for a vertex wave).
+    pub pixels: Vec<PixelLane>,
+    /// Vertex waves: each lane's `SV_VertexID` (empty for a pixel wave).
+    pub vertices: Vec<u32>,
+    /// Output words.
+    pub outputs: Vec<u32>,
+    /// Lanes that executed `discard` or `demote`.
+    pub killed: u128,
+}
+
+/// The debugger's hook: one wave of a draw runs `shader` — the same program lowered for
+/// debugging (unoptimised, so that each instruction maps to one source instruction) —
+/// through exec's traced loop, reporting to `observer`. The batch holding it runs in
+/// waves of exactly the program's wave size (never side by side; a batch is split only
+/// when the program never looks across quads, so its lanes compute what they would
+/// together), so the observer sees the wave WARP would. Every other wave runs as in a
+/// normal draw, and the targets come out the same.
+pub struct TraceWave<'a> {
+    /// The wave.
+    pub at: TraceAt,
+    /// The program it runs (the vertex or pixel program, lowered for debugging).
+    pub shader: &'a Shader,
+    /// Who hears its steps.
+    pub observer: Mutex<&'a mut (dyn WaveObserver + Send)>,
+    /// Filled when the wave has run.
+    pub result: Mutex<Option<Traced>>,
+}
+
+impl<'a> TraceWave<'a> {
+    /// A hook tracing `at` with `shader`, reporting to `observer`.
+    pub fn new(
+        at: TraceAt,
+        shader: &'a Shader,
+        observer: &'a mut (dyn WaveObserver + Send),
+    ) -> TraceWave<'a> {
+        TraceWave {
+            at,
+            shader,
+            observer: Mutex::new(observer),
+            result: Mutex::new(None),
+        }
+    }
+
+    /// What the traced wave did (`None` when the draw never ran it).
+    pub fn take(&self) -> Option<Traced> {
+        self.result.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// What the stages need of a [`TraceWave`], as a trait object (whose lifetime, unlike
+/// the hook's, may shorten to the draw's).
+pub(crate) trait Hook: Sync {
+    fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver));
+    fn set(&self, t: Traced);
+}
+
+impl Hook for TraceWave<'_> {
+    fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver)) {
+        let mut obs = self.observer.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut **obs);
+    }
+    fn set(&self, t: Traced) {
+        *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(t);
+    }
+}
+
+/// The traced wave's program, prepared once per draw.
+pub(crate) struct TraceProgram<'a> {
+    pub hook: &'a (dyn Hook + 'a),
+    pub at: TraceAt,
+    pub program: StageProgram<'a>,
+}
+
+impl TraceProgram<'_> {
+    /// Runs one wave of the debug program on `runner`'s lanes, traced when `traced`
+    /// (else reporting its memory writes to `writes`).
+    pub(crate) fn run(
+        &self,
+        runner: &mut StageRunner<'_>,
+        lanes: u128,
+        helper: u128,
+        pixel: Option<&dyn PixelContext>,
+        traced: bool,
+        writes: Option<&dyn WriteSink>,
+    ) -> Result<WaveRun, ExecError> {
+        if traced {
+            let mut out = None;
+            self.hook.observe(&mut |o| {
+                out = Some(runner.run_traced(lanes, helper, pixel, o));
+            });
+            out.unwrap_or_else(|| runner.run(lanes, helper, pixel))
+        } else {
+            runner.run_writes(lanes, helper, pixel, writes)
+        }
+    }
+
+    /// Runs the pixel batch `quads` (of a runner `batch` lanes wide) with the debug
+    /// program in waves of the program's wave size, the one holding `lane` traced (see
+    /// the module doc), the others reporting their memory writes to `writes`; returns
+    /// what the batch did and its output words laid out as the batch's runner lays them
+    /// out.
+    pub(crate) fn run_pixels(
+        &self,
+        stage: &PixelStage<'_>,
+        quads: &[PixelQuad],
+        lane: usize,
+        batch: usize,
+        writes: Option<&dyn WriteSink>,
+    ) -> Result<(WaveRun, Vec<u32>), ExecError> {
+        let mut runner = StageRunner::new(&self.program);
+        let w = runner.wave_size();
+        let words = self.program.shader().output_words as usize;
+        let mut out = vec![0u32; words * batch];
+        let mut total = WaveRun::default();
+        for (k, sub) in quads.chunks((w / 4).max(1)).enumerate() {
+            stage.fill(&mut runner, sub);
+            let n = sub.len() * 4;
+            let all = if n >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << n) - 1
+            };
+            let lanes = PixelQuad::lanes(sub);
+            let mut helper = 0u128;
+            for (l, p) in lanes.iter().enumerate() {
+                if p.coverage == 0 {
+                    helper |= 1 << l;
+                }
+            }
+            let ctx = WaveContext { stage, quads: sub };
+            let traced = lane / w == k;
+            let run = self.run(&mut runner, all, helper, Some(&ctx), traced, writes)?;
+            let o = runner.outputs();
+            for word in 0..words {
+                for l in 0..n {
+                    if let (Some(d), Some(v)) =
+                        (out.get_mut(word * batch + k * w + l), o.get(word * w + l))
+                    {
+                        *d = *v;
+                    }
+                }
+            }
+            total.lane_instructions += run.lane_instructions;
+            total.killed |= run.killed << (k * w);
+            if traced {
+                self.hook.set(Traced {
+                    wave_size: w as u32,
+                    pixels: lanes,
+                    vertices: Vec::new(),
+                    outputs: o.to_vec(),
+                    killed: run.killed,
+                });
+            }
+        }
+        Ok((total, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{At, MemWrite, WaveRead};
+    use crate::ir::parse_shader;
+    use crate::pipeline::fixtures::{FULLSCREEN_VS as VS, POSITION_PS as PS};
+    use crate::pipeline::{
+        Bindings, CullMode, DrawArgs, DrawOptions, DrawState, PixelObserver, RenderTargetView, draw,
+    };
+    use crate::resources::{Format, Texture, TextureDesc};
+
+    /// Every wave the draw ran, with its tile, batch and lanes.
+    #[derive(Default)]
+    struct Waves(Mutex<Vec<(u32, u32, Vec<PixelLane>)>>);
+
+    impl PixelObserver for Waves {
+        fn wave(&self, tile: u32, wave: u32, lanes: &[PixelLane], _: &WaveRun, _: &[u32]) {
+            self.0.lock().unwrap().push((tile, wave, lanes.to_vec()));
+        }
+    }
+
+    /// Counts the traced wave's steps.
+    #[derive(Default)]
+    struct Steps(usize);
+
+    impl WaveObserver for Steps {
+        fn start(&mut self, _: &dyn WaveRead) {}
+        fn step(&mut self, _: At, _: u128, _: u128, _: &dyn WaveRead, _: &[MemWrite]) {
+            self.0 += 1;
+        }
+        fn others(&mut self, _: &[MemWrite]) {}
+    }
+
+    /// A pixel batch of 128 lanes traced at lane 37 runs in waves of the program's size
+    /// (4): the traced wave is the batch's lanes 36 to 39, with their outputs, and the
+    /// target comes out as a normal draw leaves it.
+    #[test]
+    fn a_traced_pixel_batch_runs_in_waves_of_the_program_size() {
+        let vs = parse_shader(VS).unwrap();
+        let ps = parse_shader(PS).unwrap();
+        let none = Bindings::default();
+        let target =
+            || Texture::new(TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, 16, 16)).unwrap();
+        let rt = target();
+        let mut s = DrawState::new(&vs, Some(&ps), &none, &none);
+        s.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        s.rasterizer.cull_mode = CullMode::None;
+        let args = DrawArgs {
+            vertex_count: 3,
+            ..DrawArgs::default()
+        };
+        let waves = Waves::default();
+        let opts = DrawOptions {
+            wave_size: Some(4),
+            threads: 1,
+            observer: Some(&waves),
+            ..DrawOptions::default()
+        };
+        draw(&s, &args, &opts).unwrap();
+        let normal = rt.to_bytes();
+        let seen = waves.0.into_inner().unwrap();
+        let (tile, batch, lanes) = seen[0].clone();
+        assert_eq!(
+            (tile, batch, lanes.len()),
+            (0, 0, 128),
+            "one batch of 128 lanes"
+        );
+
+        let rt2 = target();
+        s.render_targets = vec![Some(RenderTargetView {
+            texture: rt2.clone(),
+        })];
+        let mut steps = Steps::default();
+        let traced = {
+            let hook = TraceWave::new(
+                TraceAt::Pixel {
+                    tile,
+                    batch,
+                    lane: 37,
+                },
+                &ps,
+                &mut steps,
+            );
+            let opts = DrawOptions {
+                wave_size: Some(4),
+                threads: 1,
+                trace: Some(&hook),
+                ..DrawOptions::default()
+            };
+            draw(&s, &args, &opts).unwrap();
+            hook.take().unwrap()
+        };
+        assert!(steps.0 > 0);
+        assert_eq!(traced.wave_size, 4);
+        assert_eq!(traced.pixels, lanes[36..40]);
+        assert!(traced.vertices.is_empty());
+        for (l, p) in traced.pixels.iter().enumerate() {
+            let x = f32::from_bits(traced.outputs[l]);
+            let y = f32::from_bits(traced.outputs[4 + l]);
+            assert_eq!((x, y), (p.x as f32 + 0.5, p.y as f32 + 0.5));
+        }
+        assert_eq!(rt2.to_bytes(), normal);
+    }
+}
