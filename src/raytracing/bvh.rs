@@ -58,9 +58,9 @@ impl Aabb {
 
     #[inline]
     pub fn grow_point(&mut self, p: [f32; 3]) {
-        for k in 0..3 {
-            self.min[k] = self.min[k].min(p[k]);
-            self.max[k] = self.max[k].max(p[k]);
+        for (k, v) in p.into_iter().enumerate() {
+            self.min[k] = self.min[k].min(v);
+            self.max[k] = self.max[k].max(v);
         }
     }
 
@@ -331,8 +331,9 @@ pub(crate) fn build(boxes: &[Aabb], max_leaf: usize, threads: usize) -> Result<B
         rest = tail;
         at = t.first + t.len;
     }
-    let results: Vec<Mutex<Option<(Vec<Node>, Built)>>> =
-        tasks.iter().map(|_| Mutex::new(None)).collect();
+    // One slot per task: the nodes it built and its summary.
+    type TaskResult = Mutex<Option<(Vec<Node>, Built)>>;
+    let results: Vec<TaskResult> = tasks.iter().map(|_| Mutex::new(None)).collect();
     let workers = if threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {

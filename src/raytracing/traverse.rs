@@ -454,9 +454,7 @@ impl Traversal {
                 }
             };
             while cur.count == 0 {
-                let Some(n) = nodes.get(cur.index as usize) else {
-                    return None;
-                };
+                let n = nodes.get(cur.index as usize)?;
                 self.stats.nodes += 1;
                 let t = hit_node(n, &obj.boxes, self.ray.t_min, self.t_committed);
                 let (near, far) = if t[1] < t[0] { (1, 0) } else { (0, 1) };

@@ -197,7 +197,7 @@ fn incidence(ray: &Ray, v: [[f64; 3]; 3]) -> (f64, f64) {
 /// Whether the ray grazes world triangle `v`: near an edge or vertex, or nearly parallel.
 fn grazes(ray: &Ray, v: [[f64; 3]; 3]) -> bool {
     let (cos, margin) = incidence(ray, v);
-    !(cos.abs() > 1e-3) || margin.abs() < GRAZE
+    cos.is_nan() || cos.abs() <= 1e-3 || margin.abs() < GRAZE
 }
 
 #[test]
