@@ -21,7 +21,8 @@
 //!   conversion").
 //! - Index reads past the index buffer give 0 (robust buffer access). With a strip cut
 //!   value enabled, 0xffff (16-bit) or 0xffffffff (32-bit) ends the current strip; in list
-//!   topologies it drops the incomplete primitive (§8.? "Primitive Topologies", "strip cut").
+//!   topologies it drops the incomplete primitive (§8.10 "Primitive Topologies", §8.12 "Generating Multiple Strips", §8.13 "Partially
+//!   Completed Primitives").
 //! - Strips: triangle `k` of a strip is `(k, k+1, k+2)` for even `k` and `(k, k+2, k+1)` for
 //!   odd `k`, so every triangle keeps the strip's winding and vertex `k` — the leading
 //!   vertex D3D makes the provoking vertex — stays first (§8 "Primitive Topologies"). Adjacency topologies take the primitive's own vertices (0, 2, 4 of
@@ -107,7 +108,8 @@ pub fn resolve_layout(layout: &InputLayout) -> Result<Vec<Element>, LayoutError>
         let slot = e.input_slot as usize;
         let offset = if e.aligned_byte_offset == APPEND_ALIGNED_ELEMENT {
             // Append-aligned elements start at the next multiple of the smaller of the
-            // element size and 4 (D3D11.3 §8.? "D3D11_APPEND_ALIGNED_ELEMENT").
+            // element size and 4 (D3D12's `D3D12_APPEND_ALIGNED_ELEMENT`; the alignment
+            // is D3D11.3 §4.4.6 "Element Alignment").
             let size = e.format.bytes_per_texel();
             let align = size.clamp(1, 4);
             next[slot].div_ceil(align) * align
