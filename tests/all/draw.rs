@@ -574,9 +574,10 @@ fn bad_draws_name_their_field() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("memory"), "{e}");
-    // A vertex buffer slot with no buffer, and an element past the end of its buffer,
-    // read (0, 0, 0, 0) (D3D11.3 §8.19.2 "Addressing Bounds", §8.20; `pipeline::ia`): a
-    // position of w = 0 is clipped away, nothing is drawn, nothing fails.
+    // A vertex buffer slot with no buffer reads (0, 0, 0, 0) (D3D11.3 §8.20), and a
+    // four-component element past the end of its buffer reads (0, 0, 0, 0) too
+    // (§8.19.2 "Addressing Bounds": no component is missing; `pipeline::ia`): a position
+    // of w = 0 is clipped away, nothing is drawn, nothing fails.
     let r = job_with(
         "no buffer",
         PS_RED,
