@@ -114,7 +114,14 @@ pub fn check_vkd3d_compiler(compiler: &std::ffi::OsStr) -> Result<(), String> {
             (!v.is_empty()).then_some(v)
         })
         .unwrap_or_else(|| "of unknown version".into());
-    let dir = scratch().join(format!("vkd3d-compiler-check-{}", std::process::id()));
+    // One folder per call: the test of an old compiler runs this beside the real check in
+    // the same process, and a shared folder would be removed under the other's feet.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch().join(format!(
+        "vkd3d-compiler-check-{}-{call}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let (hlsl, dxbc) = (dir.join("probe.hlsl"), dir.join("probe.cs_5_0.dxbc"));
     std::fs::write(&hlsl, "[numthreads(1, 1, 1)] void main() {}\n").map_err(|e| e.to_string())?;
