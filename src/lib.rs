@@ -21,6 +21,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod batch;
 pub mod capture;
 pub mod cli;
 pub mod container;
