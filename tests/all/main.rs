@@ -4,6 +4,7 @@
 //! the diff before committing it.
 
 mod architecture;
+mod batch;
 mod capture;
 mod common;
 mod container;
