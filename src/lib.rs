@@ -41,3 +41,4 @@ pub mod lower;
 pub mod pipeline;
 pub mod raytracing;
 pub mod resources;
+pub mod shader_test;

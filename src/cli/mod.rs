@@ -6,6 +6,7 @@ mod debug;
 mod disasm;
 mod info;
 mod run;
+mod shader_test;
 mod tessellate;
 
 use std::process::ExitCode;
@@ -63,6 +64,10 @@ pub enum Command {
     /// 0: all pass, 1: some case failed, 2: the run itself failed); `batch merge` joins
     /// shards' reports.
     Batch(batch::BatchArgs),
+    /// Run vkd3d-format shader tests (`.shader_test`) once per shader model, compiling
+    /// with vkd3d-compiler (SM 4–5) and dxc (SM 6) (exit 0: no run failed, 1: a run
+    /// failed, 2: a malformed file).
+    ShaderTest(shader_test::ShaderTestArgs),
     /// Run D3D's fixed-function tessellator on one patch's factors and print its domain
     /// points (with their f32 bits) and primitives (exit 0; 2: a bad command line).
     Tessellate(tessellate::TessellateArgs),
@@ -97,5 +102,6 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Command::Debug(args) => Ok(debug::run(&args)),
         Command::Tessellate(args) => tessellate::run(&args),
         Command::Batch(args) => Ok(batch::run(&args)),
+        Command::ShaderTest(args) => Ok(shader_test::run(&args)),
     }
 }

@@ -37,6 +37,8 @@ mod opt;
 mod path_safety;
 mod raytracing;
 mod sampling_lavapipe;
+mod scale_docs;
+mod shader_test;
 mod tessellate;
 mod twins;
 mod untrusted;
