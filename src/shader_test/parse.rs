@@ -399,6 +399,24 @@ mod tests {
         assert_eq!(parse_model("9"), None);
     }
 
+    proptest::proptest! {
+        /// Untrusted files: any text of section headers, qualifiers and command-like
+        /// words is read or refused with a line, never a panic.
+        #[test]
+        fn any_text_is_read_or_refused(
+            lines in proptest::collection::vec(
+                "(\\[(test|require|pixel shader|srv|uav 1|sampler|dsv|[a-z ]{0,10})( (todo|fail)(\\([a-z0-9<>=&|! .]{0,10}\\))?)?\\]?|(todo|if|fail)?(\\([a-z0-9<>=&|!. ]{0,8}\\)?)? ?(probe|draw|uniform|dispatch|clear|depth|sample mask)? ?[a-z0-9 ().,x-]{0,30})",
+                0..16,
+            )
+        ) {
+            let text = lines.join("\n");
+            match parse(&text, Path::new("p.shader_test")) {
+                Ok(_) => {}
+                Err(e) => proptest::prop_assert!(e.line <= lines.len(), "{e}"),
+            }
+        }
+    }
+
     #[test]
     fn sections_and_errors() {
         let p = Path::new("t.shader_test");

@@ -44,6 +44,10 @@ static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
 /// Bytes read back from one job output, at most.
 const MAX_OUTPUT_BYTES: u64 = 1 << 30;
 
+/// Bytes of one resource, at most: a size or stride in the file cannot make the runner
+/// allocate more than this for it.
+const MAX_RESOURCE_BYTES: usize = 256 << 20;
+
 /// How to run a file.
 #[derive(Debug, Clone, Default)]
 pub struct RunConfig {
@@ -155,6 +159,10 @@ pub enum Command {
     SampleMask(u32),
     /// `probe …`.
     Probe(Probe),
+    /// A command of vkd3d's format that dxlane's runner does not carry out (a patch-list
+    /// draw; a word of a later vkd3d release): the run that reaches it is skipped,
+    /// naming it, rather than the file refused.
+    NotRun(String),
 }
 
 /// Which resource a probe reads.
@@ -279,6 +287,9 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
         }
         ["dispatch", ..] => Err(bad("dispatch takes three group counts")),
         ["draw", "quad"] => Ok(Command::DrawQuad),
+        ["draw", n, "control", "point", "patch", "list", ..] if n.parse::<u32>().is_ok() => {
+            Ok(Command::NotRun(t.to_string()))
+        }
         ["draw", rest @ ..] => {
             let joined = rest.join(" ");
             let (topology, tail) = [
@@ -357,8 +368,11 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
         ["probe", ..] => Ok(Command::Probe(
             parse_probe(t["probe".len()..].trim()).map_err(|e| bad(&e))?,
         )),
+        [word, ..] if word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+            Ok(Command::NotRun(t.to_string()))
+        }
         _ => Err(bad(
-            "unknown command (dispatch, draw, clear, depth, sample mask, uniform, probe)",
+            "not a command (dispatch, draw, clear, depth, sample mask, uniform, probe)",
         )),
     }
 }
@@ -454,7 +468,9 @@ fn parse_probe(text: &str) -> Result<Probe, String> {
             [x, y] => [*x, *y, x.saturating_add(1), y.saturating_add(1)],
             [l, t, r, b] => [*l, *t, *r, *b],
             _ => {
-                return Err("probe position: give (x), (x, y) or (left, top, right, bottom)".into());
+                return Err(
+                    "probe position: give (x), (x, y) or (left, top, right, bottom)".into(),
+                );
             }
         })
     };
@@ -692,6 +708,7 @@ fn parse_resource(
         data: Vec::new(),
     };
     let mut unsupported = None;
+    let mut shape_line = body.first().map_or(0, |(n, _)| *n);
     for (n, line) in body {
         let l = line.trim();
         if let Some(rest) = l.strip_prefix("format ") {
@@ -710,6 +727,7 @@ fn parse_resource(
                 .filter(|l| (1..=16).contains(l))
                 .ok_or_else(|| (*n, format!("levels `{}`: give 1 to 16", rest.trim())))?;
         } else if let Some(rest) = l.strip_prefix("size ") {
+            shape_line = *n;
             let (items, _) = number_list(rest).map_err(|e| (*n, format!("size: {e}")))?;
             let num = |s: &str| {
                 s.parse::<u32>()
@@ -760,6 +778,16 @@ fn parse_resource(
     }
     if let Some(u) = unsupported {
         return Ok(Err(u));
+    }
+    if r.bytes() > MAX_RESOURCE_BYTES {
+        return Err((
+            shape_line,
+            format!(
+                "size: {} bytes, more than the {} MiB a resource may have",
+                r.bytes(),
+                MAX_RESOURCE_BYTES >> 20
+            ),
+        ));
     }
     if class == "vb" {
         r.shape = Shape::Buffer((r.data.len() / 4) as u32);
@@ -1138,7 +1166,12 @@ impl Run<'_> {
         let mut cmd;
         if m >= 60 {
             cmd = Process::new(self.cfg.dxc.as_deref().unwrap_or(Path::new("dxc")));
-            cmd.args(["-T", &profile, "-E", "main", "-Fo"]).arg(&out);
+            // As vkd3d's runner calls dxc: macros expanded and resources given registers
+            // the way fxc does.
+            cmd.args(["-T", &profile, "-E", "main", "-flegacy-macro-expansion"])
+                .arg("-flegacy-resource-reservation")
+                .arg("-Fo")
+                .arg(&out);
             for o in &self.options {
                 match o.as_str() {
                     "row-major" => {
@@ -1180,14 +1213,17 @@ impl Run<'_> {
         }
         let result = cmd.output();
         let (ok, message) = match &result {
-            Ok(o) => (
-                o.status.success() && out.is_file(),
-                String::from_utf8_lossy(&o.stderr)
-                    .lines()
-                    .find(|l| l.contains("error"))
-                    .unwrap_or("")
-                    .to_string(),
-            ),
+            Ok(o) => (o.status.success() && out.is_file(), {
+                // The compiler's first error line (vkd3d-compiler writes `E5017: …`
+                // without the word "error"), else its first line.
+                let err = String::from_utf8_lossy(&o.stderr).into_owned();
+                let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+                lines
+                    .iter()
+                    .find(|l| l.contains("error") || l.contains(": E"))
+                    .or(lines.first())
+                    .map_or_else(|| format!("exit status {}", o.status), |l| l.to_string())
+            }),
             Err(e) => (false, format!("could not start the compiler: {e}")),
         };
         let bytes = if ok { std::fs::read(&out).ok() } else { None };
@@ -1263,6 +1299,11 @@ impl Run<'_> {
             Command::ClearDsv(d) => st.depth_clear = d,
             Command::Depth(f) => st.depth_func = Some(f),
             Command::SampleMask(mask) => st.sample_mask = Some(mask),
+            Command::NotRun(text) => {
+                return Err(format!(
+                    "line {n}: `{text}` is not run by dxlane's shader-test runner"
+                ));
+            }
             Command::Dispatch(groups) => {
                 let r = self.dispatch(st, groups);
                 self.after_job(st, n, todo, r);
@@ -1839,6 +1880,17 @@ mod tests {
             parse_command("depth less equal").unwrap(),
             Command::Depth("LESS_EQUAL".into())
         );
-        assert!(parse_command("jump 3").is_err());
+        // A word the runner does not know is not run (the run is skipped), but a
+        // malformed known command is an error.
+        assert_eq!(
+            parse_command("jump 3").unwrap(),
+            Command::NotRun("jump 3".into())
+        );
+        assert_eq!(
+            parse_command("draw 3 control point patch list 3").unwrap(),
+            Command::NotRun("draw 3 control point patch list 3".into())
+        );
+        assert!(parse_command("draw hexagon list 3").is_err());
+        assert!(parse_command("(3, 4)").is_err());
     }
 }

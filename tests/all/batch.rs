@@ -52,9 +52,7 @@ fn without_timings(report: &str) -> String {
             let mut from = 0;
             while let Some(at) = l[from..].find(key) {
                 let start = from + at + key.len();
-                let stop = l[start..]
-                    .find(|c: char| c == end || c == ',')
-                    .map_or(l.len(), |e| start + e);
+                let stop = l[start..].find([end, ',']).map_or(l.len(), |e| start + e);
                 l.replace_range(start..stop, "T");
                 from = start + 1;
             }

@@ -65,7 +65,7 @@ fn the_kubernetes_manifest_is_an_indexed_job_failing_indexes_on_dxlanes_exit_cod
     let rules = spec["podFailurePolicy"]["rules"].as_sequence().unwrap();
     let fail_index = rules
         .iter()
-        .find(|r| r["action"] == Value::from("FailIndex"))
+        .find(|r| r["action"] == "FailIndex")
         .expect("a FailIndex rule");
     let codes = &fail_index["onExitCodes"];
     assert_eq!(codes["containerName"], Value::from(name));
@@ -83,7 +83,7 @@ fn the_kubernetes_manifest_is_an_indexed_job_failing_indexes_on_dxlanes_exit_cod
     let env = container["env"].as_sequence().unwrap();
     let count = env
         .iter()
-        .find(|e| e["name"] == Value::from("DXLANE_SHARD_COUNT"))
+        .find(|e| e["name"] == "DXLANE_SHARD_COUNT")
         .expect("DXLANE_SHARD_COUNT");
     assert_eq!(count["value"], Value::from(completions.to_string()));
     let args = container["args"][0].as_str().unwrap();

@@ -52,11 +52,15 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// Per model 4.0, 4.1, 5.0, 5.1: `Some((probes passed, todo))` for a pass, `None` for a
+/// skip.
+type PerModel = [Option<(usize, usize)>; 4];
+
 /// (file, per model 4.0, 4.1, 5.0, 5.1: `Some((probes passed, todo))` for a pass, `None`
 /// for a skip). Counted by hand from the files: every probe line that applies to the
 /// model, `if(...)` lines whose condition is false for dxlane left out, the one
 /// deliberately wrong `todo(dxlane)` probe of draw.shader_test counted as todo.
-const EXPECTED: &[(&str, [Option<(usize, usize)>; 4])] = &[
+const EXPECTED: &[(&str, PerModel)] = &[
     // `shader model >= 5.0`: nothing applies to SM 4; 7 probes, then 1 after the second
     // dispatch.
     (
@@ -69,6 +73,12 @@ const EXPECTED: &[(&str, [Option<(usize, usize)>; 4])] = &[
     ("draw.shader_test", [Some((14, 1)); 4]),
     // SM 4.x: the first [require] block (one probe); SM 5.x: the second (one probe).
     ("require.shader_test", [Some((1, 0)); 4]),
+    // 15 probes of the two render targets and the point and line draws; SM 5 adds the
+    // `float64` block's three `rd` probes and one `fail` probe that fails as stated.
+    (
+        "resources.shader_test",
+        [Some((15, 0)), Some((15, 0)), Some((18, 1)), Some((18, 1))],
+    ),
     ("texture.shader_test", [Some((6, 0)); 4]),
 ];
 
@@ -188,6 +198,8 @@ fn compile_expectations_and_requirements() {
     let r = run_source(&dir, &format!("[pixel shader]\n{broken}"), &cfg);
     assert_eq!(r.outcome, Outcome::Fail, "{r:?}");
     assert!(r.failures[0].contains("did not compile"), "{r:?}");
+    // With the compiler's own message.
+    assert!(r.failures[0].contains("nothing_declared"), "{r:?}");
     let r = run_source(&dir, &format!("[pixel shader todo]\n{broken}"), &cfg);
     assert_eq!((r.outcome, r.todo), (Outcome::Pass, 1), "{r:?}");
     // A requirement dxlane's runner does not meet skips the run, naming it and its line.
@@ -195,6 +207,25 @@ fn compile_expectations_and_requirements() {
     assert_eq!(r.outcome, Outcome::Skip, "{r:?}");
     let why = r.skipped.unwrap();
     assert!(why.contains("line 2") && why.contains("rov"), "{why}");
+    // A command word the runner does not carry out (a later vkd3d release's, or a
+    // patch-list draw) skips the run at that line; the probes before it were checked.
+    let r = run_source(
+        &dir,
+        &format!("{RED}probe all rgba (1.0, 0.0, 0.0, 1.0)\nfrobnicate 1 2\n"),
+        &cfg,
+    );
+    assert_eq!((r.outcome, r.probes_passed), (Outcome::Skip, 1), "{r:?}");
+    assert!(r.skipped.unwrap().contains("line 10: `frobnicate 1 2`"));
+    // A size that would need more than the runner allows is refused before allocating,
+    // naming its line.
+    let r = run_source(
+        &dir,
+        &format!("[rtv 0]\nformat r32g32b32a32 float\nsize (2d, 16384, 16384)\n\n{RED}"),
+        &cfg,
+    );
+    assert_eq!(r.outcome, Outcome::Fail, "{r:?}");
+    assert!(r.failures[0].starts_with("line 3: size: "), "{r:?}");
+    assert!(r.failures[0].contains("256 MiB"), "{r:?}");
     // Out of the model range: nothing runs, said so.
     let r = run_source(
         &dir,
