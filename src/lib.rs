@@ -27,6 +27,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod batch;
 pub mod capture;
 pub mod cli;
 pub mod container;
@@ -40,3 +41,4 @@ pub mod lower;
 pub mod pipeline;
 pub mod raytracing;
 pub mod resources;
+pub mod shader_test;

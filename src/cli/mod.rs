@@ -1,10 +1,12 @@
 //! The `dxlane` command line: parses arguments and calls the library; owns nothing.
 
+mod batch;
 mod compare;
 mod debug;
 mod disasm;
 mod info;
 mod run;
+mod shader_test;
 mod tessellate;
 
 use std::process::ExitCode;
@@ -57,6 +59,15 @@ pub enum Command {
     /// step forwards and backwards, breakpoints, `why` (exit 0; 1: a scripted command
     /// failed; 2: the job or lane could not be opened).
     Debug(debug::DebugArgs),
+    /// Run many cases — jobs, job and capture pairs, shader tests — from folders or case
+    /// lists, each as its own process, sharded, cached, with JSONL and JUnit reports (exit
+    /// 0: all pass, 1: some case failed, 2: the run itself failed); `batch merge` joins
+    /// shards' reports.
+    Batch(batch::BatchArgs),
+    /// Run vkd3d-format shader tests (`.shader_test`) once per shader model, compiling
+    /// with vkd3d-compiler (SM 4–5) and dxc (SM 6) (exit 0: no run failed, 1: a run
+    /// failed, 2: a malformed file).
+    ShaderTest(shader_test::ShaderTestArgs),
     /// Run D3D's fixed-function tessellator on one patch's factors and print its domain
     /// points (with their f32 bits) and primitives (exit 0; 2: a bad command line).
     Tessellate(tessellate::TessellateArgs),
@@ -90,5 +101,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Command::Compare(args) => Ok(compare::run(&args)),
         Command::Debug(args) => Ok(debug::run(&args)),
         Command::Tessellate(args) => tessellate::run(&args),
+        Command::Batch(args) => Ok(batch::run(&args)),
+        Command::ShaderTest(args) => Ok(shader_test::run(&args)),
     }
 }

@@ -4,6 +4,7 @@
 //! the diff before committing it.
 
 mod architecture;
+mod batch;
 mod capture;
 mod common;
 mod container;
@@ -36,6 +37,8 @@ mod opt;
 mod path_safety;
 mod raytracing;
 mod sampling_lavapipe;
+mod scale_docs;
+mod shader_test;
 mod tessellate;
 mod twins;
 mod untrusted;
