@@ -139,6 +139,35 @@ const INSPECT: [&str; 14] = [
     "l",
 ];
 
+/// Commands the REPL runs on the session itself (they move the lane or change its
+/// breakpoints); any other text is a place to `print`.
+const COMMANDS: [&str; 24] = [
+    "step",
+    "s",
+    "stepi",
+    "si",
+    "next",
+    "n",
+    "finish",
+    "fin",
+    "continue",
+    "c",
+    "cont",
+    "back",
+    "b",
+    "reverse-step",
+    "rs",
+    "reverse-continue",
+    "rc",
+    "goto",
+    "lane",
+    "break",
+    "br",
+    "watch",
+    "delete",
+    "d",
+];
+
 /// A protocol error, answered as an error response.
 type Failure = String;
 
@@ -769,7 +798,7 @@ impl<'a, W: Write> Server<'a, W> {
             Some(_) => Some(self.lane_arg(&a["frameId"])?),
             None => None,
         };
-        let (result, moved) = if inspect || !repl {
+        let (result, moved) = if inspect || !repl || !COMMANDS.contains(&first) {
             let cmd = if inspect {
                 expr.clone()
             } else {
