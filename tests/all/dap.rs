@@ -594,3 +594,42 @@ fn an_oversized_message_ends_the_session() {
     );
     assert_eq!(c.finish(), 1);
 }
+
+/// `--dap-port 0`: the server listens on a free port of 127.0.0.1 only, says which on
+/// stderr, and serves one client over TCP.
+#[test]
+fn the_server_listens_on_loopback_tcp() {
+    use std::io::BufRead as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args(["debug", "--dap-port", "0"])
+        .current_dir(common::root())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run dxlane debug --dap-port 0");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("dxlane: debug adapter listening on ")
+        .unwrap_or_else(|| panic!("`{line}`"))
+        .to_string();
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    let send = |s: &mut std::net::TcpStream, body: &str| {
+        write!(s, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+    };
+    send(
+        &mut s,
+        r#"{"seq":1,"type":"request","command":"initialize"}"#,
+    );
+    send(
+        &mut s,
+        r#"{"seq":2,"type":"request","command":"disconnect"}"#,
+    );
+    let mut got = String::new();
+    s.read_to_string(&mut got).unwrap();
+    assert!(got.contains(r#""supportsStepBack":true"#), "{got}");
+    assert!(got.contains(r#""command":"disconnect""#), "{got}");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

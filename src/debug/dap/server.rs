@@ -70,7 +70,8 @@ impl HitCondition {
     /// Reads a hit condition (see the module doc of `dap`).
     pub fn parse(t: &str) -> Result<HitCondition, String> {
         let t = t.trim();
-        let ops: [(&str, fn(u64) -> HitCondition); 7] = [
+        type Make = fn(u64) -> HitCondition;
+        let ops: [(&str, Make); 7] = [
             (">=", HitCondition::AtLeast),
             ("<=", HitCondition::AtMost),
             ("==", HitCondition::Equal),
@@ -79,7 +80,7 @@ impl HitCondition {
             ("=", HitCondition::Equal),
             ("%", HitCondition::Every),
         ];
-        let (make, n): (fn(u64) -> HitCondition, &str) = ops
+        let (make, n): (Make, &str) = ops
             .iter()
             .find_map(|(op, f)| t.strip_prefix(op).map(|rest| (*f, rest.trim())))
             .unwrap_or((HitCondition::Equal, t));
@@ -180,6 +181,9 @@ pub struct Server<'a, W: Write> {
     job_name: String,
     lines: Vec<ClientBp>,
     data: Vec<ClientBp>,
+    /// Breakpoints and watches set with REPL commands (`break`, `watch`): kept apart from
+    /// the client's lists, which `setBreakpoints` and `setDataBreakpoints` replace.
+    repl: Vec<ClientBp>,
     /// Stops of each breakpoint on each lane: `(breakpoint, lane)` → positions.
     stops: HashMap<(u32, usize), Vec<(usize, String)>>,
     configured: bool,
@@ -222,6 +226,7 @@ impl<'a, W: Write> Server<'a, W> {
             job_name: String::new(),
             lines: Vec::new(),
             data: Vec::new(),
+            repl: Vec::new(),
             stops: HashMap::new(),
             configured: false,
             done: false,
@@ -288,15 +293,24 @@ impl<'a, W: Write> Server<'a, W> {
 
     fn request(&mut self, req: &Request) {
         let r = match req.command.as_str() {
-            "initialize" => Ok(self.initialize(req)),
+            "initialize" => {
+                self.initialize(req);
+                Ok(())
+            }
             "launch" => self.launch(req),
             "attach" => Err("attach is not supported: `launch` with the job and the lane".into()),
             "configurationDone" => self.configuration_done(req),
             "setBreakpoints" => self.set_breakpoints(req),
-            "setExceptionBreakpoints" => Ok(self.respond(req, json!({ "breakpoints": [] }))),
+            "setExceptionBreakpoints" => {
+                self.respond(req, json!({ "breakpoints": [] }));
+                Ok(())
+            }
             "dataBreakpointInfo" => self.data_breakpoint_info(req),
             "setDataBreakpoints" => self.set_data_breakpoints(req),
-            "threads" => Ok(self.threads(req)),
+            "threads" => {
+                self.threads(req);
+                Ok(())
+            }
             "stackTrace" => self.stack_trace(req),
             "scopes" => self.scopes(req),
             "variables" => self.variables(req),
@@ -718,8 +732,12 @@ impl<'a, W: Write> Server<'a, W> {
     /// `continue` or `reverseContinue`: to the nearest position where a breakpoint whose
     /// hit condition holds stops the lane, or the end (start).
     fn run_to_stop(&mut self, forward: bool) -> Result<(&'static str, String, Vec<u32>), Failure> {
-        let bps: Vec<ClientBp> = self.lines.iter().chain(&self.data).copied().collect();
         let d = self.session.as_ref().ok_or("no lane is open")?;
+        // A REPL `delete` may have removed some.
+        let bps: Vec<ClientBp> = (self.lines.iter().chain(&self.data).chain(&self.repl))
+            .filter(|b| d.breakpoint_text(b.id).is_some())
+            .copied()
+            .collect();
         let (pos, lane) = (d.position(), d.lane());
         let mut best: Option<usize> = None;
         let mut hits: Vec<(usize, u32, String)> = Vec::new();
@@ -738,7 +756,7 @@ impl<'a, W: Write> Server<'a, W> {
             let found = if forward {
                 accepted.clone().find(|(q, _)| *q > pos)
             } else {
-                accepted.clone().filter(|(q, _)| *q < pos).last()
+                accepted.clone().rfind(|(q, _)| *q < pos)
             };
             if let Some((q, why)) = found {
                 hits.push((*q, b.id, why.clone()));
@@ -816,6 +834,15 @@ impl<'a, W: Write> Server<'a, W> {
             let before = (d.lane(), d.position());
             let r = d.execute(&expr).map_err(|e| e.to_string())?;
             let after = (d.lane(), d.position());
+            // `breakpoint N: …`, `watch N: …`: one `continue` and `reverseContinue` stop at.
+            if matches!(first, "break" | "br" | "watch")
+                && let Some(id) = r
+                    .split_once(' ')
+                    .and_then(|(_, rest)| rest.split_once(':'))
+                    .and_then(|(n, _)| n.parse::<u32>().ok())
+            {
+                self.repl.push(ClientBp { id, hit: None });
+            }
             // Breakpoints may have changed under the cached hit positions.
             self.stops.clear();
             (r, before != after)
