@@ -689,4 +689,4 @@ pub fn same_file(a: &str, b: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
