@@ -38,7 +38,6 @@ mod code {
     pub const FILE: u32 = 16;
     pub const DERIVED_TYPE: u32 = 17;
     pub const COMPOSITE_TYPE: u32 = 18;
-    pub const COMPILE_UNIT: u32 = 20;
     pub const SUBPROGRAM: u32 = 21;
     pub const LEXICAL_BLOCK: u32 = 22;
     pub const LEXICAL_BLOCK_FILE: u32 = 23;
@@ -384,10 +383,16 @@ impl<'m> Reader<'m> {
                     let at = base
                         .checked_add(off)
                         .ok_or_else(|| format!("{id}: member offset overflows"))?;
-                    self.leaves(under, at, &format!("{path}.{name}"), depth + 1, out)
+                    self.leaves(
+                        under,
+                        at,
+                        &format!("{path}.{name}"),
+                        depth.saturating_add(1),
+                        out,
+                    )
                 } else {
                     // typedef, const, volatile, …: the type below.
-                    self.leaves(under, base, path, depth + 1, out)
+                    self.leaves(under, base, path, depth.saturating_add(1), out)
                 }
             }
             code::COMPOSITE_TYPE => {
@@ -418,20 +423,26 @@ impl<'m> Reader<'m> {
                         .try_fold(1u64, |a, &c| a.checked_mul(c))
                         .filter(|&n| n > 0 && n <= MAX_LEAVES as u64)
                         .ok_or_else(|| format!("{id}: array dimensions {counts:?}"))?;
-                    let stride = total / n;
+                    let stride = total.checked_div(n).unwrap_or(0);
                     for k in 0..n {
                         // Row-major indices, as HLSL and DWARF order them.
                         let mut rest = k;
                         let mut idx = vec![0; counts.len()];
-                        for (d, &c) in counts.iter().enumerate().rev() {
-                            idx[d] = rest % c;
-                            rest /= c;
+                        for (slot, &c) in idx.iter_mut().zip(&counts).rev() {
+                            *slot = rest.checked_rem(c).unwrap_or(0);
+                            rest = rest.checked_div(c).unwrap_or(0);
                         }
                         let p: String = idx.iter().map(|i| format!("[{i}]")).collect();
                         let at = base
                             .checked_add(k.saturating_mul(stride))
                             .ok_or_else(|| format!("{id}: element offset overflows"))?;
-                        self.leaves(under, at, &format!("{path}{p}"), depth + 1, out)?;
+                        self.leaves(
+                            under,
+                            at,
+                            &format!("{path}{p}"),
+                            depth.saturating_add(1),
+                            out,
+                        )?;
                     }
                     Ok(())
                 } else {
@@ -439,7 +450,7 @@ impl<'m> Reader<'m> {
                     for e in elements.into_iter().flatten() {
                         match self.debug(e)? {
                             (code::DERIVED_TYPE, o) if Self::op(o, 1, e)? == dw::TAG_MEMBER => {
-                                self.leaves(Some(e), base, path, depth + 1, out)?;
+                                self.leaves(Some(e), base, path, depth.saturating_add(1), out)?;
                             }
                             // Methods, template parameters, inheritance: hold no bits.
                             _ => {}
@@ -484,11 +495,14 @@ impl<'m> Reader<'m> {
         while let Some(&op) = ops.get(i) {
             match op {
                 dw::OP_BIT_PIECE => {
-                    piece = Some((Self::op(ops, i + 1, id)?, Self::op(ops, i + 2, id)?));
-                    i += 3;
+                    piece = Some((
+                        Self::op(ops, i.saturating_add(1), id)?,
+                        Self::op(ops, i.saturating_add(2), id)?,
+                    ));
+                    i = i.saturating_add(3);
                 }
-                dw::OP_PLUS => i += 2,
-                dw::OP_DEREF => i += 1,
+                dw::OP_PLUS => i = i.saturating_add(2),
+                dw::OP_DEREF => i = i.saturating_add(1),
                 _ => {
                     return Err(format!(
                         "{id}: DWARF operation {op:#x} is not one DIExpression has"
@@ -599,9 +613,10 @@ impl DebugInfo {
                 let variable = match vars.get(&var) {
                     Some(&i) => i,
                     None => {
+                        let i = d.variables.len();
                         d.variables.push(r.variable(var).map_err(at)?);
-                        vars.insert(var, d.variables.len() - 1);
-                        d.variables.len() - 1
+                        vars.insert(var, i);
+                        i
                     }
                 };
                 let piece = r.piece(expr).map_err(at)?;
@@ -670,7 +685,7 @@ impl DebugInfo {
                         let end = off.saturating_add(size);
                         let covers =
                             leaf.offset >= off && leaf.offset.saturating_add(leaf.size) <= end;
-                        covers.then(|| done(b).map(|p| (p, b, leaf.offset - off)))?
+                        covers.then(|| done(b).map(|p| (p, b, leaf.offset.saturating_sub(off))))?
                     })
                     .max_by_key(|(p, b, _)| (*p, b.inst));
                 let v = best.map_or(LeafValue::OptimisedOut, |(_, b, bit)| {

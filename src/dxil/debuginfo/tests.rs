@@ -2,7 +2,12 @@
 //! builder from LLVM 3.7's record layouts (no corpus program carries debug info), and
 //! read back by hand.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation
+)]
 
 use super::*;
 use crate::dxil::dxop::DxOp;
@@ -68,7 +73,7 @@ pub fn module(bad: bool) -> (Module, Ids) {
     let cu_producer = s(&mut mb, "dxcoob 1.8");
     let _cu = di(
         &mut mb,
-        code::COMPILE_UNIT,
+        20, // COMPILE_UNIT
         vec![1, 5, f, cu_producer, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0],
     );
     let sub = |mb: &mut Mb, n: &str, line: u64| {
@@ -441,7 +446,7 @@ fn malformed_debug_info_is_an_error() {
         DebugInfo::read(&m)
             .unwrap()
             .unwrap()
-            .variable(&"p".to_string())
+            .variable("p")
             .is_some()
     );
     let _ = (ids.p, ids.s, ids.v, ids.a);
