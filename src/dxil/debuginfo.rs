@@ -639,7 +639,7 @@ impl DebugInfo {
     }
 
     /// The instructions of `function` whose innermost location is `file:line` (the file
-    /// matched by its full name or its last path component).
+    /// matched by [`same_file`]).
     pub fn instructions_at(&self, function: usize, file: &str, line: u32) -> Vec<u32> {
         let mut v: Vec<u32> = self
             .frames
@@ -656,7 +656,7 @@ impl DebugInfo {
         v
     }
 
-    /// The variables visible by name: those bound in `function`, parameters and locals.
+    /// The first variable (parameter or local, of any function) of this name.
     pub fn variable(&self, name: &str) -> Option<usize> {
         self.variables.iter().position(|v| v.name == name)
     }
@@ -697,10 +697,11 @@ impl DebugInfo {
     }
 }
 
-/// Two file names name the same file: equal, or one is the other's last component.
+/// Two file names name the same file: their last path components (after `/` or `\`)
+/// are equal, ignoring ASCII case (dxc keeps the name as given, often a Windows path).
 pub fn same_file(a: &str, b: &str) -> bool {
     let last = |s: &str| s.rsplit(['/', '\\']).next().unwrap_or(s).to_string();
-    a == b || last(a) == b || last(b) == a || last(a).eq_ignore_ascii_case(&last(b))
+    last(a).eq_ignore_ascii_case(&last(b))
 }
 
 #[cfg(test)]
