@@ -658,3 +658,78 @@ pub fn draw_state(data: &[u8]) -> bool {
     };
     draw(&s, &args, &opts).is_ok()
 }
+
+// ------------------------------------------------------------------ debug adapter
+
+/// The program every [`dap_stream`] launch opens: a compute program in the IR's text
+/// form, four lanes, a few steps.
+pub const DAP_PROGRAM: &str = "shader compute
+group [4 1 1]
+const r0 = 1
+const r1 = 3
+block0:
+    sysval thread_id, 0, r2
+    iadd r3, r2, r0
+    imul r3, r3, r1
+    iadd r3, r3, r2
+    return
+";
+
+/// The requests of a whole session over [`DAP_PROGRAM`], in order: the seeds of
+/// [`dap_stream`] (framed by [`dap_frame`]).
+pub const DAP_REQUESTS: &[&str] = &[
+    r#"{"seq":1,"type":"request","command":"initialize","arguments":{"adapterID":"x"}}"#,
+    r#"{"seq":2,"type":"request","command":"launch","arguments":{"job":"j.toml","thread":"2,0,0"}}"#,
+    r#"{"seq":3,"type":"request","command":"setBreakpoints","arguments":{"source":{"sourceReference":1},"breakpoints":[{"line":6,"condition":"r3 > 1","hitCondition":">= 1"}]}}"#,
+    r#"{"seq":4,"type":"request","command":"configurationDone"}"#,
+    r#"{"seq":5,"type":"request","command":"continue","arguments":{"threadId":3}}"#,
+    r#"{"seq":6,"type":"request","command":"stackTrace","arguments":{"threadId":2}}"#,
+    r#"{"seq":7,"type":"request","command":"scopes","arguments":{"frameId":3}}"#,
+    r#"{"seq":8,"type":"request","command":"variables","arguments":{"variablesReference":17}}"#,
+    r#"{"seq":9,"type":"request","command":"stepBack","arguments":{"threadId":3}}"#,
+    r#"{"seq":10,"type":"request","command":"evaluate","arguments":{"expression":"why r3 2","context":"repl"}}"#,
+    r#"{"seq":11,"type":"request","command":"setDataBreakpoints","arguments":{"breakpoints":[{"dataId":"r3","hitCondition":"% 2"}]}}"#,
+    r#"{"seq":12,"type":"request","command":"reverseContinue","arguments":{"threadId":1}}"#,
+    r#"{"seq":13,"type":"request","command":"source","arguments":{"sourceReference":1}}"#,
+    r#"{"seq":14,"type":"request","command":"disconnect"}"#,
+];
+
+/// Message bodies framed as the Debug Adapter Protocol frames them.
+pub fn dap_frame<B: AsRef<[u8]>>(bodies: &[B]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for b in bodies {
+        let b = b.as_ref();
+        out.extend(format!("Content-Length: {}\r\n\r\n", b.len()).into_bytes());
+        out.extend_from_slice(b);
+    }
+    out
+}
+
+/// The fuzzer's bytes as the input stream of a Debug Adapter Protocol session
+/// (`dxlane debug --dap`): framed or not, any requests in any order. A `launch` opens a
+/// session on [`DAP_PROGRAM`] (its `thread` argument picks the lane); the responses go
+/// nowhere. The server must answer or refuse each message and return. Never panics.
+pub fn dap_stream(data: &[u8]) {
+    use dxlane::debug::{DebugOptions, Debugger, LaneSelect, Program, Target, dap};
+    use dxlane::pipeline::{Bindings, DispatchOptions};
+
+    let launch = Box::new(|a: &dap::LaunchArgs| {
+        let shader = dxlane::ir::parse_shader(DAP_PROGRAM).map_err(|e| e.to_string())?;
+        let target = Target::new(
+            Program::from_ir(shader),
+            Bindings::default(),
+            [1, 1, 1],
+            DispatchOptions {
+                threads: 1,
+                ..DispatchOptions::default()
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let xyz = dxlane::debug::session_parse_xyz(a.thread.as_deref().unwrap_or("0,0,0"))
+            .map_err(|e| e.to_string())?;
+        Debugger::open(target, LaneSelect::Thread(xyz), DebugOptions::default())
+            .map_err(|e| e.to_string())
+    });
+    let mut input = std::io::Cursor::new(data);
+    let _ = dap::serve(&mut input, std::io::sink(), launch);
+}

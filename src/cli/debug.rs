@@ -16,8 +16,17 @@ use crate::job::{Job, RunOptions};
 /// `dxlane debug`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DebugArgs {
-    /// The job file (TOML).
-    pub job: PathBuf,
+    /// The job file (TOML); with --dap or --dap-port the client's `launch` names it.
+    #[arg(required_unless_present_any = ["dap", "dap_port"])]
+    pub job: Option<PathBuf>,
+    /// Serve the Debug Adapter Protocol on stdin and stdout instead of a prompt: the
+    /// client's `launch` request names the job and the lane (docs/debugger.md).
+    #[arg(long, conflicts_with = "dap_port")]
+    pub dap: bool,
+    /// Serve the Debug Adapter Protocol to one client connecting to this TCP port on
+    /// 127.0.0.1 (0: any free port, printed on stderr).
+    #[arg(long, value_name = "PORT")]
+    pub dap_port: Option<u16>,
     /// The lane by SV_DispatchThreadID: `x,y,z`.
     #[arg(long, value_name = "X,Y,Z", conflicts_with_all = ["group", "group_thread"])]
     pub thread: Option<String>,
@@ -87,11 +96,86 @@ pub fn split_commands(text: &str) -> Vec<String> {
 
 /// Runs `dxlane debug` and returns the exit status.
 pub fn run(args: &DebugArgs) -> ExitCode {
+    if args.dap || args.dap_port.is_some() {
+        return dap(args);
+    }
     match open(args) {
         Ok(mut d) => session(args, &mut d),
         Err(e) => {
-            eprintln!("dxlane: {}: {e}", args.job.display());
+            let job = args.job.as_deref().unwrap_or(std::path::Path::new(""));
+            eprintln!("dxlane: {}: {e}", job.display());
             ExitCode::from(2)
+        }
+    }
+}
+
+/// The `launch` request's job and lane as `dxlane debug`'s flags, over the command
+/// line's own settings.
+fn launch_args(base: &DebugArgs, l: &debug::dap::LaunchArgs) -> DebugArgs {
+    DebugArgs {
+        job: Some(l.job.clone()),
+        thread: l.thread.clone(),
+        group: l.group.clone(),
+        group_thread: l.group_thread.clone(),
+        pixel: l.pixel.clone(),
+        sample: l.sample,
+        prim: l.prim,
+        vertex: l.vertex,
+        instance: l.instance,
+        threads: l.threads.or(base.threads),
+        wave_size: l.wave_size.or(base.wave_size),
+        profile: l.profile.clone().or_else(|| base.profile.clone()),
+        max_record_mib: l.max_record_mib.or(base.max_record_mib),
+        max_seconds: l.max_seconds.or(base.max_seconds),
+        ..base.clone()
+    }
+}
+
+/// `--dap` / `--dap-port`: one client, then exit (status 1 when the stream broke).
+fn dap(args: &DebugArgs) -> ExitCode {
+    let launcher = Box::new(|l: &debug::dap::LaunchArgs| {
+        let a = launch_args(args, l);
+        if (a.group.is_some()) != (a.group_thread.is_some()) {
+            return Err("give `group` and `groupThread` together".to_string());
+        }
+        open(&a)
+    });
+    let served = match args.dap_port {
+        None => {
+            let stdin = std::io::stdin();
+            debug::dap::serve(&mut stdin.lock(), std::io::stdout().lock(), launcher)
+        }
+        Some(port) => {
+            // Loopback only: the protocol has no authentication.
+            let listener = match std::net::TcpListener::bind(("127.0.0.1", port)) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("dxlane: cannot listen on 127.0.0.1:{port}: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            if let Ok(a) = listener.local_addr() {
+                eprintln!("dxlane: debug adapter listening on {a}");
+            }
+            let stream = match listener.accept() {
+                Ok((s, _)) => s,
+                Err(e) => {
+                    eprintln!("dxlane: no client connected: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let Ok(write) = stream.try_clone() else {
+                eprintln!("dxlane: cannot use the connection");
+                return ExitCode::from(2);
+            };
+            debug::dap::serve(&mut std::io::BufReader::new(stream), write, launcher)
+        }
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("dxlane: debug adapter: {e}");
+            ExitCode::from(1)
         }
     }
 }
@@ -131,7 +215,10 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
             }
         },
     };
-    let job = Job::load(&args.job).map_err(|e| e.to_string())?;
+    let Some(path) = args.job.as_deref() else {
+        return Err("give the job file".into());
+    };
+    let job = Job::load(path).map_err(|e| e.to_string())?;
     let opts = RunOptions {
         threads: args.threads,
         wave_size: args.wave_size,

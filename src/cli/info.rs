@@ -54,8 +54,74 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode, Box<dyn std::error::Erro
     } else {
         print!("{}", render_text(&name, &info));
         print!("{}", render_entry_attributes(&bytes));
+        print!("{}", render_debug_info(&bytes));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Which debug info the program carries, one line: DXIL debug metadata (in the `ILDB`
+/// debug module dxc writes with `-Zi`, or in the `DXIL` part) with its sources, a DXBC
+/// `SDBG` part, an `SPDB` part (a PDB), or none. Debug metadata the debugger cannot read
+/// is named with what is wrong: the debugger then steps the listing.
+pub fn render_debug_info(bytes: &[u8]) -> String {
+    use crate::container::{Container, DxilProgramHeader, FourCc};
+    let Ok(c) = Container::parse(bytes) else {
+        return String::new();
+    };
+    let mut found = Vec::new();
+    for tag in [FourCc::ILDB, FourCc::DXIL] {
+        let Some(part) = c.part(tag) else { continue };
+        let Ok((_, bitcode)) = DxilProgramHeader::parse(part) else {
+            continue;
+        };
+        let Ok(m) = crate::dxil::llvm::Module::parse(bitcode) else {
+            continue;
+        };
+        found.extend(describe_dxil_debug_info(&m, tag));
+    }
+    for (tag, what) in [
+        (FourCc(*b"SDBG"), "a DXBC SDBG part"),
+        (FourCc(*b"SPDB"), "an SPDB part (a PDB)"),
+    ] {
+        if c.part(tag).is_some() {
+            found.push(what.to_string());
+        }
+    }
+    if found.is_empty() {
+        found.push("none".into());
+    }
+    format!("\nDebug info: {}\n", found.join("; "))
+}
+
+/// The debug metadata of a DXIL module (read from part `tag`), or `None` without any.
+fn describe_dxil_debug_info(
+    m: &crate::dxil::llvm::Module,
+    tag: crate::container::FourCc,
+) -> Option<String> {
+    use crate::dxil::debuginfo::{self, DebugInfo, DebugInfoKind};
+    if debuginfo::kind(m) == DebugInfoKind::None {
+        return None;
+    }
+    Some(match DebugInfo::read(m) {
+        Ok(Some(d)) => {
+            let main = d
+                .main_file
+                .as_deref()
+                .map(|f| format!(", main file {}", clean(f)))
+                .unwrap_or_default();
+            format!(
+                "DXIL debug metadata in {tag} ({} source files{main}, {} located instructions, {} variables)",
+                d.sources.len(),
+                d.frames.len(),
+                d.variables.len()
+            )
+        }
+        Ok(None) => format!("DXIL debug metadata in {tag}"),
+        Err(e) => format!(
+            "DXIL debug metadata in {tag}, malformed ({}): the debugger steps the listing",
+            clean(&e)
+        ),
+    })
 }
 
 /// What a DXIL module's entry points state that no part restates in full: the SM 6.8
@@ -1032,5 +1098,32 @@ fn rdat_section(out: &mut String, tag: &str, r: &Rdat) {
                 let _ = writeln!(out, "      further words: {}", w.join(" "));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod debug_info_tests {
+    use super::*;
+    use crate::container::FourCc;
+    use crate::dxil::debuginfo::tests::module;
+
+    /// `dxlane info` names the debug info a module carries, and says when it is
+    /// malformed rather than failing.
+    #[test]
+    fn debug_info_is_described() {
+        let (m, _) = module(false);
+        assert_eq!(
+            describe_dxil_debug_info(&m, FourCc::ILDB).as_deref(),
+            Some(
+                "DXIL debug metadata in ILDB (1 source files, main file shader.hlsl, 12 located instructions, 4 variables)"
+            )
+        );
+        let (bad, _) = module(true);
+        let t = describe_dxil_debug_info(&bad, FourCc::ILDB).unwrap();
+        assert!(
+            t.contains("malformed") && t.contains("steps the listing"),
+            "{t}"
+        );
+        assert_eq!(render_debug_info(b"not a container"), "");
     }
 }

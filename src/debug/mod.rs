@@ -54,6 +54,7 @@
 //! stopped. Conditions nest at most [`expr::MAX_DEPTH`] deep; `why` walks back at most
 //! [`MAX_WHY_DEPTH`] levels.
 
+pub mod dap;
 pub mod expr;
 pub mod format;
 pub mod record;
@@ -63,7 +64,8 @@ pub mod target;
 mod session;
 
 pub use session::{
-    Breakpoint, Debugger, MAX_WHY_DEPTH, StepDetail, ValueLine, parse_xyz as session_parse_xyz,
+    Breakpoint, Debugger, MAX_SCOPE_VALUES, MAX_WHY_DEPTH, Scope, ScopeValue, StepDetail,
+    ValueLine, parse_xyz as session_parse_xyz,
 };
 pub use target::{LanePlace, LaneSelect, Program, Run, Target, from_draw_job, from_job};
 

@@ -242,7 +242,7 @@ impl Debugger {
 
     /// A listing line (`17`) or an instruction index (`#15`); an error when no
     /// instruction is there.
-    fn parse_line(&self, t: &str) -> Result<u32, DebugError> {
+    pub(super) fn parse_line(&self, t: &str) -> Result<u32, DebugError> {
         let view = &self.target.program.view;
         if let Some(i) = t.strip_prefix('#') {
             let i = i

@@ -34,12 +34,14 @@ mod command;
 mod diff;
 mod inspect;
 mod resolve;
+mod scopes;
 mod step;
 mod why;
 
 pub use breakpoint::Breakpoint;
 pub use command::parse_xyz;
 pub use inspect::{StepDetail, ValueLine};
+pub use scopes::{MAX_SCOPE_VALUES, Scope, ScopeValue};
 pub use why::MAX_WHY_DEPTH;
 
 /// One source step of the lane: a run of its IR steps (indices into `lane_steps`).

@@ -19,6 +19,10 @@ use crate::dxil::dxop::DxOp;
 /// The first local value id of hand-built bodies (module values stay below it).
 pub const FIRST: u32 = 100_000;
 
+/// The first function-local metadata id of hand-built bodies (module metadata stays
+/// below it).
+pub const FIRST_MD: u32 = 50_000;
+
 /// Builds a module with one entry function `main`, instruction by instruction.
 pub struct Mb {
     pub m: Module,
@@ -26,6 +30,7 @@ pub struct Mb {
     vals: Vec<Value>,
     blocks: Vec<BasicBlock>,
     fn_types: std::collections::HashMap<ValueId, TypeId>,
+    local_md: Vec<super::Metadata>,
 }
 
 impl Mb {
@@ -39,6 +44,7 @@ impl Mb {
             vals: Vec::new(),
             blocks: Vec::new(),
             fn_types: Default::default(),
+            local_md: Vec::new(),
         }
     }
 
@@ -261,6 +267,45 @@ impl Mb {
         )
     }
 
+    /// Adds module-level metadata.
+    pub fn md(&mut self, x: super::Metadata) -> super::MdId {
+        self.m.metadata.push(x);
+        super::MdId(self.m.metadata.len() as u32 - 1)
+    }
+
+    /// Adds function-local metadata (a local value wrapped as metadata).
+    pub fn local_md(&mut self, x: super::Metadata) -> super::MdId {
+        self.local_md.push(x);
+        super::MdId(FIRST_MD + self.local_md.len() as u32 - 1)
+    }
+
+    /// Gives the last instruction a source location.
+    pub fn at(&mut self, loc: super::DebugLoc) {
+        self.insts.last_mut().unwrap().debug_loc = Some(loc);
+    }
+
+    /// Calls the function `name` (declaring it on first use) with `args`.
+    pub fn call(&mut self, name: &str, ret: TypeId, params: Vec<TypeId>, args: Vec<Operand>) {
+        let callee = match self.m.functions.iter().position(|f| f.name == name) {
+            Some(i) => self.m.functions[i].value,
+            None => self.func(name, ret, params),
+        };
+        let fn_ty = self.fn_types[&callee];
+        self.push(
+            InstKind::Call {
+                callee,
+                fn_ty,
+                args,
+                attributes: 0,
+                calling_conv: 0,
+                tail: 0,
+                flags: 0,
+                explicit_type: true,
+            },
+            ret,
+        );
+    }
+
     /// Declares a global variable of `ty` in address space `space`.
     pub fn global(&mut self, name: &str, ty: TypeId, space: u32, init: Option<ValueId>) -> ValueId {
         let ptr_ty = self.t(Type::Pointer {
@@ -369,8 +414,8 @@ impl Mb {
             args: Vec::new(),
             blocks: self.blocks,
             instructions: self.insts,
-            first_metadata: 0,
-            metadata: Vec::new(),
+            first_metadata: FIRST_MD,
+            metadata: self.local_md,
             attachments: Vec::new(),
             uselists: Vec::new(),
             bit: 0,
