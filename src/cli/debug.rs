@@ -137,15 +137,11 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
         wave_size: args.wave_size,
         profile: args.profile.clone(),
         max_seconds: args.max_seconds,
+        default_engine: super::default_engine(),
         ..RunOptions::default()
     };
-    let target = if job.file.draw.is_some() {
-        let prepared = crate::job::draw_run::prepare_draw(job, &opts).map_err(|e| e.to_string())?;
-        debug::from_draw_job(prepared).map_err(|e| e.to_string())?
-    } else {
-        let prepared = crate::job::run::prepare(job, &opts).map_err(|e| e.to_string())?;
-        debug::from_job(&prepared).map_err(|e| e.to_string())?
-    };
+    let prepared = crate::job::prepare(job, &opts).map_err(|e| e.to_string())?;
+    let target = debug::from_job(&prepared).map_err(|e| e.to_string())?;
     let mut options = DebugOptions::default();
     if let Some(m) = args.max_record_mib {
         options.max_record_bytes = m.saturating_mul(1 << 20);

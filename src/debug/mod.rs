@@ -65,7 +65,9 @@ mod session;
 pub use session::{
     Breakpoint, Debugger, MAX_WHY_DEPTH, StepDetail, ValueLine, parse_xyz as session_parse_xyz,
 };
-pub use target::{LanePlace, LaneSelect, Program, Run, Target, from_draw_job, from_job};
+pub use target::{
+    LanePlace, LaneSelect, Program, ProgramFile, Run, Target, from_job, from_work,
+};
 
 /// Why a session could not open or a command failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -44,6 +44,7 @@ pub mod image_io;
 pub mod limits;
 pub mod paths;
 mod png;
+pub mod prepare;
 pub mod reflect;
 pub mod run;
 pub mod schema;
@@ -53,6 +54,7 @@ use std::path::{Path, PathBuf};
 
 pub use bind::{BoundEntry, BoundJob, EntryKind, EntryRef, Register, Table};
 pub use draw_run::{DrawResult, DrawSummary, run_draw_job};
+pub use prepare::{Finished, Prepared, prepare};
 pub use run::{RunOptions, RunResult, Summary, run_job};
 pub use schema::JobFile;
 

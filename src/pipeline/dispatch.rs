@@ -58,9 +58,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::exec::jit::{Engine, JitReport};
 use crate::exec::{
-    DescriptorTable, ExecError, GroupHooks, GroupRunner, GroupStats, Limits, Profile, Program,
+    DescriptorTable, ExecError, GroupHooks, GroupRunner, GroupStats, Program,
     RunBudget, WaveObserver, WriteSink,
 };
+use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use crate::ir::{Shader, Stage};
 use crate::resources::Descriptor;
 
@@ -70,13 +71,7 @@ pub const MAX_GROUPS_PER_DIMENSION: u32 = 65535;
 /// The most threads in a group (D3D12_CS_THREAD_GROUP_MAX_THREADS_PER_GROUP).
 pub const MAX_THREADS_PER_GROUP: u32 = 1024;
 
-/// WARP's default wave size.
-pub const DEFAULT_WAVE_SIZE: u32 = 8;
-
-/// How many threads of a group run side by side when the shader never looks across
-/// lanes (see the module doc). 32 measured fastest on the Mandelbrot benchmark: wider
-/// batches lose more to lanes that finish early.
-pub const MAX_BATCH_LANES: u32 = 32;
+pub use super::plan::{DEFAULT_WAVE_SIZE, MAX_BATCH_LANES};
 
 /// What the shader's resources are bound to.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -87,35 +82,6 @@ pub struct Bindings {
     pub resource_heap: Vec<Descriptor>,
     /// SM 6.6 `SamplerDescriptorHeap`.
     pub sampler_heap: Vec<Descriptor>,
-}
-
-/// How to run a dispatch. The default: wave size 8, all cores, the newest WARP profile,
-/// default limits.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DispatchOptions {
-    /// Lanes per wave (4 … 128, a power of two); `None` = WARP's 8. A shader's
-    /// `[WaveSize]` takes precedence.
-    pub wave_size: Option<u32>,
-    /// Worker threads; 0 = all cores.
-    pub threads: usize,
-    /// WARP version rules.
-    pub profile: Profile,
-    /// Instruction and memory limits.
-    pub limits: Limits,
-    /// Which engine runs the shader (default: [`Engine::from_env`]).
-    pub engine: Engine,
-}
-
-impl Default for DispatchOptions {
-    fn default() -> Self {
-        DispatchOptions {
-            wave_size: None,
-            threads: 0,
-            profile: Profile::default(),
-            limits: Limits::default(),
-            engine: Engine::from_env(),
-        }
-    }
 }
 
 /// How threads were placed in lanes.
@@ -155,37 +121,10 @@ pub struct DispatchReport {
     pub jit: Option<JitReport>,
 }
 
-/// The wave size a dispatch uses (see the module doc).
+/// The wave size a dispatch uses (see the module doc; the rule is
+/// [`ProgramWaveSize::choose`]).
 pub fn choose_wave_size(shader: &Shader, option: Option<u32>) -> Result<u32, ExecError> {
-    let size = match shader.wave_size {
-        Some(req) => {
-            if req.min > req.max {
-                return Err(ExecError::WaveSize {
-                    size: req.min,
-                    message: format!(
-                        "the shader's [WaveSize] range {}..{} is empty",
-                        req.min, req.max
-                    ),
-                });
-            }
-            if req.preferred != 0 && (req.min..=req.max).contains(&req.preferred) {
-                req.preferred
-            } else {
-                match option {
-                    Some(o) if (req.min..=req.max).contains(&o) => o,
-                    _ => DEFAULT_WAVE_SIZE.clamp(req.min, req.max),
-                }
-            }
-        }
-        None => option.unwrap_or(DEFAULT_WAVE_SIZE),
-    };
-    if !(4..=128).contains(&size) || !size.is_power_of_two() {
-        return Err(ExecError::WaveSize {
-            size,
-            message: "not a power of two from 4 to 128".into(),
-        });
-    }
-    Ok(size)
+    ProgramWaveSize::choose(shader, option).map(ProgramWaveSize::get)
 }
 
 /// The `SV_GroupThreadID` of each lane slot of a group of `tg` threads (see the module
@@ -249,7 +188,7 @@ pub fn dispatch(
     shader: &Shader,
     bindings: &Bindings,
     groups: [u32; 3],
-    opts: &DispatchOptions,
+    opts: &Plan,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<DispatchReport, ExecError> {
     dispatch_with(
@@ -267,7 +206,7 @@ pub fn dispatch_with(
     shader: &Shader,
     bindings: &Bindings,
     groups: [u32; 3],
-    opts: &DispatchOptions,
+    opts: &Plan,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     hooks: DispatchHooks<'_>,
 ) -> Result<DispatchReport, ExecError> {
@@ -301,13 +240,14 @@ pub fn dispatch_with(
         &bindings.sampler_heap,
     )?;
     let (layout, layout_kind) = thread_layout(tg);
-    let batch_lanes = if crate::exec::shader_crosses_lanes(shader) {
-        wave_size
-    } else {
-        (per_group as u32)
-            .next_power_of_two()
-            .clamp(wave_size, MAX_BATCH_LANES.max(wave_size))
-    };
+    let batch_lanes = BatchLanes::choose(
+        shader,
+        ProgramWaveSize::choose(shader, opts.wave_size)?,
+        BatchKind::Compute {
+            group_threads: per_group as u32,
+        },
+    )
+    .get();
     let observed_program = match &hooks.observe {
         Some(o) => {
             if o.shader.thread_group != tg || o.shader.resources != shader.resources {
@@ -595,7 +535,7 @@ mod batch_tests {
             resource_heap: vec![],
             sampler_heap: vec![],
         };
-        let r = dispatch(&s, &b, [1, 1, 1], &DispatchOptions::default(), None).unwrap();
+        let r = dispatch(&s, &b, [1, 1, 1], &Plan::default(), None).unwrap();
         (r, m.to_bytes())
     }
 

@@ -20,6 +20,7 @@ pub mod ia;
 pub mod interp;
 pub mod link;
 pub mod om;
+pub mod plan;
 pub mod ps;
 pub mod raster;
 pub mod setup;
@@ -28,15 +29,19 @@ pub mod tess;
 pub(crate) mod tile;
 pub mod trace;
 pub mod vs;
+pub mod work;
 
 pub use dispatch::{
-    Bindings, DispatchHooks, DispatchOptions, DispatchReport, ObserveWave, ThreadLayout, dispatch,
-    dispatch_with,
+    Bindings, DispatchHooks, DispatchReport, ObserveWave, ThreadLayout, dispatch, dispatch_with,
 };
+pub use plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, StageTimes, draw};
 pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;
 pub use trace::{TraceAt, TraceWave, Traced};
+pub use work::{
+    DispatchWork, DrawWork, Hooks, LanePlace, LaneSelect, LocateError, Work, WorkReport,
+};
 
 /// Programs the pipeline's unit tests draw with.
 #[cfg(test)]

@@ -12,7 +12,7 @@ use super::*;
 use crate::container::Part;
 use crate::dxbc::token::encode::{mask, opcode, operand, select1, swizzle};
 use crate::ir::{ResourceClass, ResourceKind, Shader};
-use crate::pipeline::{Bindings, DispatchOptions, dispatch};
+use crate::pipeline::{Bindings, Plan, dispatch};
 use crate::resources::{
     BufferKind, BufferView, Counter, Descriptor, Format, Memory, Texture, TextureDesc, TextureDim,
     TextureView, ViewClass,
@@ -205,7 +205,7 @@ impl Asm {
             &shader,
             &bindings,
             [1, 1, 1],
-            &DispatchOptions::default(),
+            &Plan::default(),
             None,
         )
         .unwrap();
@@ -1048,7 +1048,7 @@ fn shader_model_5_1_ranges() {
         &shader,
         &bindings,
         [1, 1, 1],
-        &DispatchOptions::default(),
+        &Plan::default(),
         None,
     )
     .unwrap();
