@@ -19,8 +19,8 @@
 //! - Elements of a texture are its texels (the capture's `format` may name another
 //!   format of the same size to read them as). A buffer's are 4-byte words (`R32_UINT`)
 //!   unless its `format` says otherwise, or its typed view's format.
-//! - A draw job (one with `[draw]`) is drawn through `job::draw_run::prepare_draw` and
-//!   `PreparedDraw::draw`, writing none of its outputs: `render_target = N` entries
+//! - A job's work (`job::prepare`: a dispatch or a draw) runs through
+//!   `Prepared::run`, writing none of its outputs. For a draw, `render_target = N` entries
 //!   compare `[[draw.render_target]]` #N+1 (every sample plane, or with `resolved` the
 //!   resolve `pipeline::om::resolve` makes), `depth` the depth-stencil buffer, `reg`
 //!   entries its `[[resource]]` entries. The write-tracking draw runs with a

@@ -121,12 +121,6 @@ pub struct DispatchReport {
     pub jit: Option<JitReport>,
 }
 
-/// The wave size a dispatch uses (see the module doc; the rule is
-/// [`ProgramWaveSize::choose`]).
-pub fn choose_wave_size(shader: &Shader, option: Option<u32>) -> Result<u32, ExecError> {
-    ProgramWaveSize::choose(shader, option).map(ProgramWaveSize::get)
-}
-
 /// The `SV_GroupThreadID` of each lane slot of a group of `tg` threads (see the module
 /// doc), and which layout applies.
 pub fn thread_layout(tg: [u32; 3]) -> (Vec<[u32; 3]>, ThreadLayout) {
@@ -232,7 +226,7 @@ pub fn dispatch_with(
             tg[0], tg[1], tg[2]
         )));
     }
-    let wave_size = choose_wave_size(shader, opts.wave_size)?;
+    let wave_size = ProgramWaveSize::choose(shader, opts.wave_size)?.get();
     let table = DescriptorTable::new(
         shader,
         &bindings.ranges,
@@ -477,10 +471,14 @@ mod tests {
         assert_eq!(k, ThreadLayout::Linear);
     }
 
+    fn choose_wave_size(s: &Shader, o: Option<u32>) -> Result<u32, ExecError> {
+        ProgramWaveSize::choose(s, o).map(ProgramWaveSize::get)
+    }
+
     #[test]
     fn wave_size_choice() {
         let mut s = Shader::new(Stage::Compute);
-        assert_eq!(choose_wave_size(&s, None).unwrap(), 8);
+        assert_eq!(ProgramWaveSize::choose(&s, None).unwrap().get(), 8);
         assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
         assert!(choose_wave_size(&s, Some(12)).is_err());
         assert!(choose_wave_size(&s, Some(256)).is_err());
@@ -496,7 +494,7 @@ mod tests {
             preferred: 0,
         });
         assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
-        assert_eq!(choose_wave_size(&s, None).unwrap(), 16);
+        assert_eq!(ProgramWaveSize::choose(&s, None).unwrap().get(), 16);
         s.wave_size = Some(WaveSizeReq {
             min: 16,
             max: 64,
@@ -510,7 +508,7 @@ mod tests {
             preferred: 64,
         });
         assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
-        assert_eq!(choose_wave_size(&s, None).unwrap(), 16);
+        assert_eq!(ProgramWaveSize::choose(&s, None).unwrap().get(), 16);
     }
 }
 

@@ -27,6 +27,7 @@ mod info;
 mod info_check;
 mod jit;
 mod job;
+mod lane_lookup;
 mod lower_dxbc;
 mod lower_dxbc_stage;
 mod lower_dxil;
