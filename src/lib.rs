@@ -5,15 +5,21 @@
 //!
 //! ```text
 //! bytes ─► container ─┬─► dxbc::Program ──► lower::dxbc ─┐
-//!                     ├─► dxil::Module  ──► lower::dxil ─┼─► ir::Shader ─► exec (waves of lanes)
-//!                     └─► signatures, RDEF, PSV0, SFI0 ──┘
-//!               job file ─► resources ─► pipeline (compute dispatch) ─► outputs
+//!                     ├─► dxil::Module  ──► lower::dxil ─┼─► ir::Shader ─► exec (waves of lanes:
+//!                     └─► signatures, RDEF, PSV0, SFI0 ──┘         interpreter, or native code via exec::jit)
+//! job file ─► job ─► resources ─► pipeline ─► outputs
+//!                                 ├─ dispatch (compute)
+//!                                 ├─ draw: ia → vs → link → clip → setup → bin → tile (raster, interp, ps, om)
+//!                                 └─ tess (the fixed-function tessellator)
+//! capture (compare, record) and debug (one wave, stepped) use the same run; cli calls them.
 //! ```
 //!
 //! Dependencies point one way: [`container`] ← [`dxbc`], [`dxil`] ← [`lower`] → [`ir`] ←
-//! [`exec`] ← [`pipeline`] ← [`job`] ← [`cli`]. The decoders know nothing of execution;
+//! [`exec`] ← [`pipeline`] ← [`job`] ← [`capture`], [`debug`] ← [`cli`]; [`exec`] also uses
+//! [`resources`], and [`raytracing`] is a leaf. The decoders know nothing of execution;
 //! [`exec`] knows nothing of DXBC or DXIL; only [`lower`] knows both sides. [`ir`],
-//! [`container`] and [`resources`] are leaves.
+//! [`container`], [`resources`] and [`raytracing`] are leaves. `docs/architecture.md` holds
+//! the table of who may import whom, and a test holds the code to it.
 //!
 //! Every decoder treats its input as untrusted: it returns an error naming the part and
 //! the byte, token or bit offset, never panics, and never allocates from an unchecked

@@ -248,7 +248,7 @@ impl Explanation {
         let mut o = format!(
             "explain   reran the job {runs} {} against {} differing components under {}\n",
             if runs == 1 { "time" } else { "times" },
-            super::report::thousands(self.differing),
+            super::figures::thousands(self.differing),
             self.base
         );
         let width = self
@@ -263,14 +263,14 @@ impl Explanation {
             let outcome = if v.matches {
                 format!(
                     "matches ({} fixed, none broken)",
-                    super::report::thousands(v.fixed)
+                    super::figures::thousands(v.fixed)
                 )
             } else {
                 format!(
                     "{} fixed, {} still differ, {} broken",
-                    super::report::thousands(v.fixed),
-                    super::report::thousands(v.still_differ),
-                    super::report::thousands(v.broken)
+                    super::figures::thousands(v.fixed),
+                    super::figures::thousands(v.still_differ),
+                    super::figures::thousands(v.broken)
                 )
             };
             o.push_str(&format!("  {:<width$}  {outcome}\n", v.name));
@@ -451,9 +451,9 @@ fn verdict(
         Some(v) => format!(
             "no profile or single rule makes the capture match; closest: {} fixes {} of {} ({} broken)",
             v.name,
-            super::report::thousands(v.fixed),
-            super::report::thousands(v.fixed + v.still_differ),
-            super::report::thousands(v.broken)
+            super::figures::thousands(v.fixed),
+            super::figures::thousands(v.fixed + v.still_differ),
+            super::figures::thousands(v.broken)
         ),
         None if variants.is_empty() => {
             "no profile-dependent rule reaches this program: the differences are not a WARP version's; open a lane in the debugger".into()

@@ -25,6 +25,7 @@ pub mod compare;
 pub mod diff_image;
 pub mod element;
 pub mod explain;
+pub mod figures;
 pub mod layout;
 pub mod manifest;
 pub mod record;

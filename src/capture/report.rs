@@ -12,6 +12,7 @@ use super::compare::{Bitset, Histogram, Largest, Mismatch, ResourceDiff};
 use super::diff_image::Images;
 use super::element::NanRule;
 use super::explain::Explanation;
+pub use super::figures::{short, thousands};
 use super::manifest::{CaptureEntry, Device};
 use crate::resources::Format;
 
@@ -134,30 +135,6 @@ pub struct Report {
     pub explain: Option<Explanation>,
     /// Anything else worth knowing, one line each.
     pub notes: Vec<String>,
-}
-
-/// Groups digits in threes: `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// An absolute difference in few digits: `5.96e-8`, `0.25`.
-pub fn short(x: f64) -> String {
-    if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e6) {
-        format!("{x:.3e}")
-    } else {
-        let s = format!("{x:.6}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        s.to_string()
-    }
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {

@@ -6,7 +6,7 @@
 //! vertex's attributes are the same weights applied to the originals'). Does not own:
 //! the perspective divide, viewport and snapping (`setup`).
 //!
-//! # Rules (D3D11.3 §15.4 "Clipping", §15.5 "Clip distances")
+//! # Rules (D3D11.3 §15.4 "Clipping", §15.4.1 "Clip Distances", §15.4.2 "Cull Distances")
 //!
 //! - The view volume is `0 < w`, `−w ≤ x ≤ w`, `−w ≤ y ≤ w`, and `0 ≤ z ≤ w` when depth
 //!   clip is enabled. x and y are clipped **at the viewport, with no guard band**: §15.4
@@ -334,7 +334,7 @@ mod tests {
         }
     }
 
-    /// D3D11.3 §15.5: clip distances cut where they are negative; cull distances drop the
+    /// D3D11.3 §15.4.1, §15.4.2: clip distances cut where they are negative; cull distances drop the
     /// primitive only when one component is negative at every vertex.
     #[test]
     fn clip_and_cull_distances() {

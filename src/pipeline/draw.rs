@@ -362,7 +362,8 @@ pub fn field_name(f: DrawField) -> String {
 
 /// Refuses pixel outputs a target cannot take: float outputs need a float, UNORM, SNORM
 /// or sRGB target; `uint` and `sint` outputs a target of the same integer kind (D3D11.3
-/// §17.? leaves mismatches undefined; we refuse them).
+/// §7.6 "Shader Output Type Interpretation": the target's format decides how the output
+/// bits are read, and no section defines a mismatch; we refuse them).
 /// Refuses a pixel output whose type a target cannot take. An integer output into a
 /// float, UNORM or SNORM target, or a float output into an integer target, is taken
 /// only when every channel of the target is 32 bits wide: D3D12 (WARP included) then

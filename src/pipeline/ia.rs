@@ -14,14 +14,19 @@
 //!   `k` (step rate `n`) at `(StartInstanceLocation + k / n) × stride + offset` (§8.4.1).
 //! - `SV_VertexID` is `i` (non-indexed) or the index value (indexed), `SV_InstanceID` is
 //!   `k`: neither includes the start locations or the base vertex (§8.4.2, §8.16).
-//! - An element that does not lie wholly inside its buffer, or whose slot has no buffer,
-//!   reads 0 in all four components (§8.? out-of-bounds vertex fetch; our choice where the
-//!   specification lets an implementation return the format's defaults instead is zeros).
-//!   Otherwise missing components take (0, 0, 0, 1) (§8.? "Input Assembler format
-//!   conversion").
+//! - An element that does not lie wholly inside its bound buffer (past its end, or before
+//!   its start) reads 0 in the components its format has and the defaults in those it
+//!   lacks — (0, 0, 0, 1) typed by the format (D3D11.3 §8.19.2 "Addressing Bounds",
+//!   §19.1.3.3): an out-of-bounds `R32G32B32_FLOAT` element reads (0, 0, 0, 1.0). An element
+//!   some of whose bytes lie inside is out of bounds as a whole: the specification does not
+//!   say, and this is what Vulkan's `robustBufferAccess2`, which D3D12 layers rely on,
+//!   does. A slot with no buffer bound reads 0 in all four components, defaults not
+//!   applied (§8.20 "Input Assembler Data Conversion During Fetching"). In bounds, missing
+//!   components take the same defaults (§19.1.3.3).
 //! - Index reads past the index buffer give 0 (robust buffer access). With a strip cut
 //!   value enabled, 0xffff (16-bit) or 0xffffffff (32-bit) ends the current strip; in list
-//!   topologies it drops the incomplete primitive (§8.? "Primitive Topologies", "strip cut").
+//!   topologies it drops the incomplete primitive (§8.10 "Primitive Topologies", §8.12 "Generating Multiple Strips", §8.13 "Partially
+//!   Completed Primitives").
 //! - Strips: triangle `k` of a strip is `(k, k+1, k+2)` for even `k` and `(k, k+2, k+1)` for
 //!   odd `k`, so every triangle keeps the strip's winding and vertex `k` — the leading
 //!   vertex D3D makes the provoking vertex — stays first (§8 "Primitive Topologies"). Adjacency topologies take the primitive's own vertices (0, 2, 4 of
@@ -107,7 +112,8 @@ pub fn resolve_layout(layout: &InputLayout) -> Result<Vec<Element>, LayoutError>
         let slot = e.input_slot as usize;
         let offset = if e.aligned_byte_offset == APPEND_ALIGNED_ELEMENT {
             // Append-aligned elements start at the next multiple of the smaller of the
-            // element size and 4 (D3D11.3 §8.? "D3D11_APPEND_ALIGNED_ELEMENT").
+            // element size and 4 (D3D12's `D3D12_APPEND_ALIGNED_ELEMENT`; the alignment
+            // is D3D11.3 §4.4.6 "Element Alignment").
             let size = e.format.bytes_per_texel();
             let align = size.clamp(1, 4);
             next[slot].div_ceil(align) * align
@@ -147,22 +153,23 @@ pub fn resolve_layout(layout: &InputLayout) -> Result<Vec<Element>, LayoutError>
 /// location or base vertex) as four 32-bit values (see the module doc).
 pub fn fetch(e: &Element, buffers: &[Option<VertexBufferView>], index: i64) -> [u32; 4] {
     let Some(Some(vb)) = buffers.get(e.slot as usize) else {
+        // §8.20: an unbound slot reads zeros, without the format's defaults.
         return [0; 4];
     };
-    if index < 0 {
-        return [0; 4];
-    }
-    let size = e.format.bytes_per_texel();
-    let Some(addr) = (index as u64)
-        .checked_mul(u64::from(vb.stride))
-        .and_then(|a| a.checked_add(u64::from(e.offset)))
-    else {
-        return [0; 4];
-    };
+    let size = e.format.bytes_per_texel() as usize;
     let mut bytes = [0u8; 16];
-    let b = &mut bytes[..size as usize];
-    if !vb.data.read_bytes(addr, b) {
+    let Some(b) = bytes.get_mut(..size) else {
         return [0; 4];
+    };
+    let addr = u64::try_from(index).ok().and_then(|i| {
+        i.checked_mul(u64::from(vb.stride))
+            .and_then(|a| a.checked_add(u64::from(e.offset)))
+    });
+    let in_bounds = addr.is_some_and(|a| vb.data.read_bytes(a, b));
+    if !in_bounds {
+        // §8.19.2: out of bounds, the present components read 0 and the missing ones
+        // their defaults — exactly what decoding zero bytes gives.
+        b.fill(0);
     }
     e.format.decode(b)
 }
@@ -449,7 +456,8 @@ mod tests {
         );
     }
 
-    /// Elements past the buffer read zeros; present ones default missing components.
+    /// D3D11.3 §8.19.2, §8.20, §19.1.3.3: elements out of bounds read 0 in their format's
+    /// components and the defaults in the others; an unbound slot reads zeros only.
     #[test]
     fn fetch_is_robust() {
         let data = Memory::from_bytes(&[0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]).unwrap();
@@ -466,9 +474,24 @@ mod tests {
             fetch(&e, &vb, 1),
             [2.0f32.to_bits(), 0, 0, 1.0f32.to_bits()]
         );
-        assert_eq!(fetch(&e, &vb, 2), [0; 4]);
-        assert_eq!(fetch(&e, &vb, -1), [0; 4]);
+        let out_of_bounds = [0, 0, 0, 1.0f32.to_bits()];
+        assert_eq!(fetch(&e, &vb, 2), out_of_bounds);
+        assert_eq!(fetch(&e, &vb, -1), out_of_bounds);
         assert_eq!(fetch(&e, &[], 0), [0; 4]);
+        assert_eq!(fetch(&e, &[None], 0), [0; 4]);
+        // An element straddling the end is out of bounds as a whole.
+        let wide = Element {
+            format: Format::R32G32_FLOAT,
+            offset: 4,
+            ..e.clone()
+        };
+        assert_eq!(fetch(&wide, &vb, 0), out_of_bounds);
+        // Integer formats take 1 as the integer 1 (§19.1.3.3).
+        let int = Element {
+            format: Format::R16G16_UINT,
+            ..e.clone()
+        };
+        assert_eq!(fetch(&int, &vb, 5), [0, 0, 0, 1]);
         let ib = IndexBufferView {
             data: Memory::from_bytes(&[5, 0, 0xff, 0xff]).unwrap(),
             format: IndexFormat::U16,

@@ -1,7 +1,7 @@
 //! Attribute interpolation: where in a pixel an input is evaluated, and the weights of the
 //! primitive's vertices there.
 //!
-//! # Rules (D3D11.3 §16.? "Interpolation Modes", §3.5.? "Attribute interpolation")
+//! # Rules (D3D11.3 §16.4 "Rasterizer / Pixel Shader Attribute Interpolation Modes", §3.5.5 "Centroid Sampling of Attributes")
 //!
 //! - `linear` (perspective-correct): the screen-space weights `σᵢ` of the original
 //!   vertices divided by their clip w and renormalised, `Wᵢ = (σᵢ/wᵢ) / Σₖ (σₖ/wₖ)`.
@@ -13,7 +13,7 @@
 //!   (the pixel stage runs per sample); `centroid`: the centre when every sample is
 //!   covered, otherwise the covered sample of lowest index — the standard patterns list
 //!   samples by increasing distance from the centre, so that is the covered sample closest
-//!   to it (D3D11.3 §3.5.?).
+//!   to it (D3D11.3 §3.5.5 "Centroid Sampling of Attributes").
 //! - `eval_snapped`: the centre moved by signed 4-bit sixteenths of a pixel;
 //!   `eval_sample_index` with an index past the pattern: the centre.
 //! - `SV_Position`: x, y the location; z the depth plane there (bias included, clamped to

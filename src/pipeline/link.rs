@@ -9,7 +9,7 @@
 //!   input-layout element with the same semantic name (any case) and index; an element of
 //!   several rows needs one per row (semantic index + row). The element's format decides
 //!   the bits the program reads (`ia`).
-//! - **Vertex stage → pixel stage** (D3D11.3 §4.3.? "Stage linking"; D3D12 signature
+//! - **Vertex stage → pixel stage** (D3D11.3 §4.4.3.2 "Stage-to-Stage Interface"; D3D12 signature
 //!   rules): stages link by signature register. For each register and component a pixel
 //!   input reads, the vertex program must write that register and component, with the
 //!   same semantic name and index there and the same component type; the pixel input's
@@ -104,7 +104,7 @@ pub struct Linked {
     /// all have one of them < 0 is culled).
     pub cull_distances: Vec<u32>,
     /// Whether the pixel program reads `SV_SampleIndex` or has `sample` inputs, which
-    /// runs it once per covered sample (D3D11.3 §16.? "sample-frequency execution").
+    /// runs it once per covered sample (D3D11.3 §3.5.4.1 "Sample-Frequency Execution and Rasterization", §16.2).
     pub per_sample: bool,
 }
 

@@ -585,8 +585,8 @@ impl PixelContext for WaveContext<'_> {
     }
 }
 
-/// Whether the depth-stencil test may run before the pixel program (D3D11.3 §17.?
-/// "Early depth/stencil"): always with `[earlydepthstencil]`; otherwise only when the
+/// Whether the depth-stencil test may run before the pixel program (D3D11.3 §16.12
+/// "Pixel Shader Execution Control: Force Early/Late Depth/Stencil Test", §16.12.2): always with `[earlydepthstencil]`; otherwise only when the
 /// program cannot change what the test would see — no depth, coverage or stencil-reference
 /// output, no `discard`/`demote`, no UAV (whose writes must not happen for pixels that
 /// fail) — and alpha-to-coverage is off.

@@ -4,7 +4,7 @@
 //!
 //! # Rules
 //!
-//! - **Sample positions** (D3D11.3 §15.? "Multisample sample positions",
+//! - **Sample positions** (D3D11.3 §19.2.4 "Specification of Sample Positions",
 //!   `D3D11_STANDARD_MULTISAMPLE_PATTERN`): pixel centres at .5, each sample offset by the
 //!   standard pattern for 1, 2, 4, 8 or 16 samples in 1/16 pixel
 //!   (`resources::texture::standard_sample_position`). Triangles and points are sampled at
@@ -13,7 +13,7 @@
 //!   top-left rule is folded into the edges by `setup`).
 //! - **Points**: the half-open 1×1 square around the point (two triangles under the
 //!   top-left rule).
-//! - **Aliased lines** (D3D11.3 §15.? "Aliased Line Rasterization Rules", the diamond
+//! - **Aliased lines** (D3D11.3 §3.4.3 "Aliased Line Rasterization Rules", the diamond
 //!   test): each pixel has a diamond `|x − cx| + |y − cy| ≤ ½` around its centre. For an
 //!   x-major line (`|dx| ≥ |dy|`) the diamond includes its lower-left and lower-right
 //!   edges and bottom corner and excludes the upper edges and the top, left and right

@@ -6,7 +6,7 @@
 //! listing primitives in screen tiles (`bin`), coverage (`raster`), evaluating
 //! attributes (`interp`).
 //!
-//! # Fixed point (D3D11.3 §3.2.4 "Fixed Point Integers", §15.? "Rasterization Rules")
+//! # Fixed point (D3D11.3 §3.2.4 "Fixed Point Integers", §3.4.1 "Coordinate Snapping", §15.16 "Rasterizer Precision")
 //!
 //! Screen positions are snapped to [`SUBPIXEL_BITS`] = 8 fractional bits (1/256 pixel),
 //! rounding to nearest even. `clip` keeps every vertex within ±2^19 pixels, so a
@@ -16,7 +16,7 @@
 //! Sample points are pixel centres (`+ 128`, pixel centres at .5) plus the standard
 //! pattern's offsets in 1/16 pixel (`× 16`): exact in the same units.
 //!
-//! # The top-left rule (D3D11.3 §15.? "Triangle Rasterization Rules")
+//! # The top-left rule (D3D11.3 §3.4.2 "Triangle Rasterization Rules", §3.4.2.1 "Top-Left Rule")
 //!
 //! A sample exactly on an edge is inside only if the edge is a *top* edge (exactly
 //! horizontal, with the triangle below it) or a *left* edge (not horizontal, with the
@@ -30,7 +30,8 @@
 //!
 //! The signed area of the snapped triangle decides facing: positive (clockwise on screen)
 //! is front unless `FrontCounterClockwise`. Zero-area triangles are not drawn (D3D11.3
-//! §15.? "degenerate triangles").
+//! §15.11.1 "Degenerate Behavior" makes them back-facing, and by §3.4.2 no sample lies
+//! inside one).
 //!
 //! # Depth bias (D3D11.3 §15.10 "Depth Bias")
 //!
@@ -160,7 +161,7 @@ pub struct ScreenVertex {
 /// Largest magnitude a snapped coordinate may have (see the module doc).
 pub const MAX_FIXED: i64 = 1 << 27;
 
-/// The viewport transform and snap of clip-space `p` (D3D11.3 §15.? "Viewport"): `x/w` and
+/// The viewport transform and snap of clip-space `p` (D3D11.3 §15.6 "Viewport"): `x/w` and
 /// `y/w` scaled and offset into the viewport (y down), `z/w` into its depth range, all in
 /// f32, then x and y rounded to nearest even at 1/256 pixel. `None` when the result is not
 /// finite or past the fixed-point range.
@@ -333,7 +334,7 @@ pub fn triangle(
     })
 }
 
-/// Sets up a point: the 1×1 square centred on it (D3D11.3 §15.? "Point Rasterization
+/// Sets up a point: the 1×1 square centred on it (D3D11.3 §3.4.6 "Point Rasterization
 /// Rules"), every attribute the vertex's own.
 pub fn point(s: &SetupState, v: ScreenVertex, inv_w: f64, vert: u32, id: u32) -> Option<Prim> {
     let h = SUBPIXEL / 2;

@@ -340,7 +340,7 @@ impl LogicOp {
         ("OR_INVERTED", LogicOp::OrInverted),
     ];
 
-    /// The operation on 32-bit values (D3D11.3 §17.? "Logic ops", the OpenGL table).
+    /// The operation on 32-bit values (D3D11.3 §17.7 "Logic Ops"; the operations listed in §17.1 "Blend State", as OpenGL's table).
     pub fn apply(self, s: u32, d: u32) -> u32 {
         match self {
             LogicOp::Clear => 0,

@@ -8,7 +8,7 @@
 //! # Post-transform reuse
 //!
 //! An indexed draw shades each distinct index value once per instance, as a post-transform
-//! vertex cache would (D3D11.3 §8.? lets an implementation reuse a vertex's outputs for
+//! vertex cache would (D3D11.3 §9.2 "Vertex Shader Invocation" lets an implementation reuse a vertex's outputs for
 //! repeated indices, because a vertex program's outputs depend only on its inputs). The
 //! outputs of vertex `slot` of instance `k` are words
 //! `((k × vertices) + slot) × output_words …` of [`VertexOutputs::words`].

@@ -1160,7 +1160,7 @@ enum Rule {
     /// to a pixel the draw leaves uncovered (a silhouette, where edge-on triangles have
     /// unbounded gradients) any difference, on at most 1 sample in 1000.
     UnsnappedSetup,
-    /// Attribute interpolation and blending arithmetic: D3D11.3 §16.? and §17.? leave
+    /// Attribute interpolation and blending arithmetic: D3D11.3 §15.16.2 "Attribute Interpolator Precision" and §17.5 "Blending Precision" leave
     /// the order of the float operations to the implementation; a colour then rounds to
     /// the neighbouring code when it lies within a few ulps of a rounding boundary:
     /// 1 code for UNORM8; 2 ulps or 2^-11 for 16-bit float channels; 2^8 ulps, or 2^-14
@@ -1168,7 +1168,7 @@ enum Rule {
     /// for blends that square a colour or cancel: a SUBTRACT of nearly equal terms
     /// leaves few significant bits).
     Interpolation,
-    /// Depth interpolation: D3D11.3 §15.? evaluates the depth plane in float without
+    /// Depth interpolation: D3D11.3 §15.16.2 and §16.3.1 evaluate the depth plane in float without
     /// fixing the order of the operations; from the same (snapped) vertices depth within
     /// 16 units in the last place of the plane's largest term (the viewport's largest
     /// depth, the value, or the slopes of the triangle left at the sample times the
@@ -1176,20 +1176,21 @@ enum Rule {
     /// stencil equal.
     DepthInterpolation,
     /// The peer writes samples of pixels one pixel outside the scissor rectangle's left
-    /// and top edges on multisampled targets (lavapipe); D3D11.3 §15.? "Scissor Test"
+    /// and top edges on multisampled targets (lavapipe); D3D11.3 §15.7 "Scissor Test"
     /// discards every pixel outside the rectangle. Only samples dxlane left untouched,
     /// just outside the rectangle.
     ScissorMsaa,
     /// The peer blends UNORM8 targets in 8-bit fixed point (lavapipe's llvmpipe blend
-    /// path); D3D11.3 §17.? asks for blending at float precision at least as fine as
+    /// path); D3D11.3 §17.5 "Blending Precision" asks for blending at float precision at least as fine as
     /// the target's: 2 codes.
     Unorm8Blend,
-    /// The peer doubles the constant depth bias of UNORM depth formats (D3D11.3 §15.?
-    /// "Depth Bias": `DepthBias × r` with `r = 1/2^n` for an n-bit UNORM buffer); depth
+    /// The peer doubles the constant depth bias of UNORM depth formats (D3D11.3 §15.10
+    /// "Depth Bias": `DepthBias × r` with `r` the smallest value above 0 the format holds,
+    /// `1/(2^n − 1)` for an n-bit UNORM buffer); depth
     /// may differ, and with it the tests that read it.
     UnormDepthBiasDoubled,
-    /// `ResolveSubresource` averages a texel's samples (D3D12; D3D11.3 §? "resolve" for
-    /// the average) without fixing the arithmetic: the peer's average of the same
+    /// `ResolveSubresource` averages a texel's samples (D3D12; D3D11.3 §5.6.6 "Multisample Resolve", and
+    /// §19.2.4 for the average over a standard pattern) without fixing the arithmetic: the peer's average of the same
     /// samples within 1 code of dxlane's (`pipeline::om::resolve`).
     ResolveRounding,
     /// A triangle reaching outside the viewport: dxlane clips x and y at the viewport

@@ -581,9 +581,10 @@ fn bad_draws_name_their_field() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("memory"), "{e}");
-    // A vertex buffer slot with no buffer, and an element past the end of its buffer,
-    // read (0, 0, 0, 0) (D3D11.3 §8.? out-of-bounds vertex fetch; `pipeline::ia`): a
-    // position of w = 0 is clipped away, nothing is drawn, nothing fails.
+    // A vertex buffer slot with no buffer reads (0, 0, 0, 0) (D3D11.3 §8.20), and a
+    // four-component element past the end of its buffer reads (0, 0, 0, 0) too
+    // (§8.19.2 "Addressing Bounds": no component is missing; `pipeline::ia`): a position
+    // of w = 0 is clipped away, nothing is drawn, nothing fails.
     let r = job_with(
         "no buffer",
         PS_RED,
@@ -625,8 +626,8 @@ fn bad_draws_name_their_field() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("[[draw.input_element]] #1"), "{e}");
-    // A degenerate (zero-area) triangle covers nothing (D3D11.3 §15.? degenerate
-    // triangles are culled).
+    // A degenerate (zero-area) triangle covers nothing (D3D11.3 §15.11.1 "Degenerate
+    // Behavior", §3.4.2).
     let flat = positions(&[
         [-1.0, 1.0, 0.5, 1.0],
         [0.0, 0.0, 0.5, 1.0],

@@ -9,7 +9,7 @@
 //!
 //! # Rules
 //!
-//! - **Depth** (D3D11.3 §17.? "Depth/Stencil"): the incoming depth (clamped to the
+//! - **Depth** (D3D11.3 §17.8 "Depth/Stencil State", §17.10 "Depth Clamp", §17.11 "Depth Comparison"): the incoming depth (clamped to the
 //!   viewport's depth range) is converted to the buffer's format — UNORM by
 //!   `resources::format::float_to_unorm` (D16_UNORM, D24_UNORM_S8_UINT), f32 as it is
 //!   (D32_FLOAT, D32_FLOAT_S8X24_UINT) — and compared with the stored value by the depth
@@ -19,7 +19,7 @@
 //!   face's operations (points and lines are front faces): the stencil-fail operation when
 //!   it fails, the depth-fail operation when it passes and depth fails, the pass operation
 //!   when both pass; the result is written through the write mask.
-//! - **Blending** (D3D11.3 §17.? "Blending"): per target, `src · sf OP dst · df` for colour
+//! - **Blending** (D3D11.3 §17.1 "Blend State", §17.5 "Blending Precision"): per target, `src · sf OP dst · df` for colour
 //!   and alpha separately, in f32. For UNORM (and sRGB) targets the source colours and
 //!   the blend factor are clamped to [0, 1], for SNORM to [−1, 1]; float targets take them
 //!   as they are. sRGB targets blend in linear space (the destination is decoded, the
