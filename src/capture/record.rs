@@ -141,6 +141,11 @@ pub fn record(job: &Job, result: &Finished, dir: &Path) -> Result<Recorded, Capt
             };
             (&r.bound, items, run)
         }
+        Finished::List(_) => {
+            return Err(CaptureError::OtherJob(
+                "`--record` writes captures of one dispatch or one draw; a command list's resources are its outputs (`output = …` on each [[resource]])".into(),
+            ));
+        }
     };
     items.extend(
         bound

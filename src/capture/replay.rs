@@ -50,9 +50,9 @@ use crate::ir::Shader;
 use crate::job::bind::{BoundEntry, BoundJob, Storage};
 use crate::job::limits::MemoryBudget;
 use crate::job::paths::{OutputGate, OutputPolicy};
-use crate::job::{Prepared, prepare};
 use crate::job::schema::Tolerance;
 use crate::job::{Job, RunOptions, paths};
+use crate::job::{Prepared, prepare};
 use crate::pipeline::{Hooks, MergeTarget, Work, WorkReport, om};
 use crate::resources::{BufferKind, Descriptor, Format};
 
@@ -488,6 +488,22 @@ impl Prepped {
                 }
                 s
             }
+            // A list: its first program, with every other program's instructions.
+            Work::List(commands) => {
+                let mut shaders = commands.iter().filter_map(|c| match c {
+                    crate::pipeline::Command::Work(Work::Dispatch(d)) => Some(&d.shader),
+                    crate::pipeline::Command::Work(Work::Draw(d)) => d.ps.as_ref().or(Some(&d.vs)),
+                    _ => None,
+                });
+                let mut s = shaders
+                    .next()
+                    .cloned()
+                    .unwrap_or_else(|| Shader::new(crate::ir::Stage::Compute));
+                for o in shaders {
+                    s.insts.extend(o.insts.iter().cloned());
+                }
+                s
+            }
         }
     }
     /// The resource an entry names, and how it is compared.
@@ -606,7 +622,7 @@ impl Runner {
         };
         let per_sample = match p.0.run(None, hooks)? {
             WorkReport::Draw(r) => r.per_sample,
-            WorkReport::Dispatch(_) => false,
+            WorkReport::Dispatch(_) | WorkReport::List(_) => false,
         };
         let out = wants
             .iter()

@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::exec::jit::Engine;
 use crate::job::run::{self, ExpectSummary};
-use crate::job::{DrawResult, Finished, Job, JobError, RunOptions, RunResult};
+use crate::job::{DrawResult, Finished, Job, JobError, ListResult, RunOptions, RunResult};
 
 fn parse_engine(s: &str) -> Result<Engine, String> {
     s.parse()
@@ -91,7 +91,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
 fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
     let job = Job::load(&args.job)?;
     // The bar counts a dispatch's thread groups; a draw shows none.
-    let show_bar = !args.quiet && std::io::stderr().is_terminal() && job.file.draw.is_none();
+    let show_bar = !args.quiet
+        && std::io::stderr().is_terminal()
+        && job.file.draw.is_none()
+        && job.file.commands.is_empty();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     if let Ok(style) = ProgressStyle::with_template(
         "{bar:40} {percent:>3}% of the thread groups ({pos}/{len}), {elapsed} (eta {eta})",
@@ -145,16 +148,61 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
             print_result(result, args.quiet);
         }
         Finished::Draw(r) => print_draw(r, args),
+        Finished::List(r) => print_list(r, args),
     }
     if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
         && !recorded(args, crate::capture::record::record(job, &finished, dir))
     {
         return Ok(2);
     }
-    if let Finished::Draw(r) = &finished {
-        print_expectations(&r.summary.expectations, args.quiet);
+    match &finished {
+        Finished::Draw(r) => print_expectations(&r.summary.expectations, args.quiet),
+        Finished::List(r) => print_expectations(&r.summary.expectations, args.quiet),
+        Finished::Dispatch(_) => {}
     }
     Ok(finished.exit_code())
+}
+
+/// A command list's lines: one per command (its event number, type, lane-instructions,
+/// pixels and time), then the outputs.
+fn print_list(r: &ListResult, args: &RunArgs) {
+    let s = &r.summary;
+    for w in &s.warnings {
+        eprintln!("dxlane: warning: {}: {w}", args.job.display());
+    }
+    if args.quiet {
+        return;
+    }
+    println!("profile       {}", s.profile);
+    println!("engine        {}", s.engine);
+    for c in &s.commands {
+        let runs = if c.runs > 1 {
+            format!(", {} runs", c.runs)
+        } else {
+            String::new()
+        };
+        let pixels = if c.pixels_shaded > 0 {
+            format!(", {} pixels shaded", thousands(c.pixels_shaded))
+        } else {
+            String::new()
+        };
+        println!(
+            "event {:<7} {} ({} lane-instructions{runs}{pixels}, {:.3} s)",
+            c.event,
+            c.kind,
+            thousands(c.lane_instructions),
+            c.seconds
+        );
+    }
+    println!(
+        "executed      {} lane-instructions in {:.3} s",
+        thousands(s.lane_instructions),
+        s.elapsed_seconds
+    );
+    for o in &s.outputs {
+        println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
+    }
+    println!("summary       {}", display(&r.summary_path));
 }
 
 fn print_draw(r: &DrawResult, args: &RunArgs) {

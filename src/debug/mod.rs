@@ -66,7 +66,7 @@ pub use session::{
     Breakpoint, Debugger, MAX_WHY_DEPTH, StepDetail, ValueLine, parse_xyz as session_parse_xyz,
 };
 pub use target::{
-    LanePlace, LaneSelect, Program, ProgramFile, Run, Target, from_job, from_work,
+    LanePlace, LaneSelect, Program, ProgramFile, Run, Target, from_job, from_job_event, from_work,
 };
 
 /// Why a session could not open or a command failed.

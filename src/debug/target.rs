@@ -9,11 +9,11 @@
 use crate::exec::{ExecError, WriteSink};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
-pub use crate::pipeline::{LanePlace, LaneSelect};
 use crate::pipeline::{
     Bindings, DispatchWork, DrawError, Hooks, ObserveWave, Plan, ProgramWaveSize, TraceAt,
     TraceWave, Traced, Work,
 };
+pub use crate::pipeline::{LanePlace, LaneSelect};
 use crate::resources::{Counter, Descriptor, Memory};
 use std::sync::Arc;
 
@@ -213,7 +213,7 @@ impl Target {
     pub fn groups(&self) -> [u32; 3] {
         match &*self.work {
             Work::Dispatch(d) => d.groups,
-            Work::Draw(_) => [0; 3],
+            Work::Draw(_) | Work::List(_) => [0; 3],
         }
     }
 
@@ -256,7 +256,7 @@ impl Target {
     pub fn target_size(&self) -> (u32, u32, u32) {
         match &*self.work {
             Work::Draw(d) => d.target_size(),
-            Work::Dispatch(_) => (0, 0, 0),
+            Work::Dispatch(_) | Work::List(_) => (0, 0, 0),
         }
     }
 
@@ -441,6 +441,9 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
         }
     };
     match work {
+        Work::List(_) => Err(DebugError::Lane(
+            "a command list: choose the event to debug (`from_job_event`)".into(),
+        )),
         Work::Dispatch(d) => {
             let program = load(&d.shader, programs.first())?;
             Target::new(program, d.bindings, d.groups, plan)
@@ -477,6 +480,66 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
             })
         }
     }
+}
+
+/// The target of event `event` (`[[command]] #event`, 1-based, as RenderDoc numbers
+/// events) of a prepared command-list job: the commands before it are run first, so
+/// the event's lanes see every write they made, and the debugger's runs start from that
+/// state. A job of one dispatch or draw takes no event (`None`).
+pub fn from_job_event(
+    p: &crate::job::Prepared,
+    event: Option<usize>,
+) -> Result<Target, DebugError> {
+    let Work::List(commands) = &p.work else {
+        return match event {
+            None => from_job(p),
+            Some(_) => Err(DebugError::Lane(
+                "--event selects a command of a [[command]] list; this job runs one dispatch or draw".into(),
+            )),
+        };
+    };
+    let Some(n) = event else {
+        return Err(DebugError::Lane(format!(
+            "the job is a list of {} commands: choose the dispatch to debug with --event N (1 to {})",
+            commands.len(),
+            commands.len()
+        )));
+    };
+    let Some(cmd) = n.checked_sub(1).and_then(|i| commands.get(i)) else {
+        return Err(DebugError::Lane(format!(
+            "--event {n}: the list has events 1 to {}",
+            commands.len()
+        )));
+    };
+    let Some(work) = cmd.work() else {
+        return Err(DebugError::Lane(format!(
+            "--event {n} is a {} command, which runs no program: choose a dispatch",
+            cmd.name()
+        )));
+    };
+    // The programs are listed in command order, one per command that runs one.
+    let before = commands[..n - 1]
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                crate::pipeline::Command::Work(_) | crate::pipeline::Command::ExecuteIndirect(_)
+            )
+        })
+        .count();
+    let files: Vec<ProgramFile> = p
+        .programs
+        .iter()
+        .skip(before)
+        .map(|i| ProgramFile {
+            path: i.path.clone(),
+            is_ir: i.container == "IR",
+            entry: Some(i.entry.clone()),
+        })
+        .collect();
+    crate::pipeline::run_list(&commands[..n - 1], &p.plan, None)
+        .map_err(|e| DebugError::Lane(format!("the commands before event {n} fail: {e}")))?;
+    from_work(work.clone(), p.plan.clone(), &files)
 }
 
 /// The target of a prepared job (`job::prepare`, a dispatch or a draw): its work and

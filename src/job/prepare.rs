@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use serde::Serialize;
+
 use super::bind::{self, BoundEntry, BoundJob, Register, Storage};
 use super::draw::DrawSection;
 use super::draw_run::{DrawResult, DrawSummary, draw_error};
@@ -18,8 +20,8 @@ use super::expect::{self, Expected, Mismatch};
 use super::limits::MemoryBudget;
 use super::paths::OutputGate;
 use super::run::{
-    ExpectResult, ExpectSummary, JitSummary, MAX_REPORTED_MISMATCHES, ProgramInfo, RunOptions,
-    RunResult, Summary, stream_output, write_entry_outputs, write_file,
+    ExpectResult, ExpectSummary, JitSummary, MAX_REPORTED_MISMATCHES, OutputSummary, ProgramInfo,
+    RunOptions, RunResult, Summary, stream_output, write_entry_outputs, write_file,
 };
 use super::schema::{ExpectEntry, Tolerance};
 use super::targets::{self, BoundDepth, BoundTarget};
@@ -59,6 +61,21 @@ pub struct Prepared {
 /// Reads nothing more: checks and binds `job` as a dispatch (`[dispatch]`) or a draw
 /// (`[draw]`), building its work value once.
 pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+    if !job.file.commands.is_empty() {
+        return super::list::prepare_list(job, opts);
+    }
+    if let Some((i, e)) = job
+        .file
+        .resources
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.reg.is_none() && e.name.is_some())
+    {
+        return Err(JobError::entry(
+            bind::resource_entry_name(i, e),
+            "missing `reg`: a resource without a register is bound by a [[command]] list's commands, and this job has none",
+        ));
+    }
     if job.file.draw.is_some() {
         super::draw_run::prepare_draw(job, opts)
     } else {
@@ -73,6 +90,62 @@ pub enum Finished {
     Dispatch(RunResult),
     /// A draw's result.
     Draw(Box<DrawResult>),
+    /// A command list's result.
+    List(Box<ListResult>),
+}
+
+/// What a command-list job did: the JSON summary's contents.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ListSummary {
+    /// The job file.
+    pub job: String,
+    /// The programs of the list's commands, in command order.
+    pub programs: Vec<ProgramInfo>,
+    /// The WARP profile.
+    pub profile: String,
+    /// The engine.
+    pub engine: String,
+    /// One line per command.
+    pub commands: Vec<CommandSummary>,
+    /// Lane-instructions of the whole list.
+    pub lane_instructions: u64,
+    /// Seconds the list took (wall clock).
+    pub elapsed_seconds: f64,
+    /// Output files written.
+    pub outputs: Vec<OutputSummary>,
+    /// Expectation results.
+    pub expectations: ExpectSummary,
+    /// Warnings of the reflection checks.
+    pub warnings: Vec<String>,
+}
+
+/// What one command of a list did.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CommandSummary {
+    /// The command's number (`[[command]] #N`, the event number `debug --event` takes).
+    pub event: usize,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Dispatches and draws it ran (an `execute_indirect`: one per record run).
+    pub runs: usize,
+    /// Lane-instructions.
+    pub lane_instructions: u64,
+    /// Pixels its draws shaded.
+    pub pixels_shaded: u64,
+    /// Seconds (wall clock).
+    pub seconds: f64,
+}
+
+/// A finished command-list job.
+#[derive(Debug, Clone)]
+pub struct ListResult {
+    /// The summary (also written as JSON).
+    pub summary: ListSummary,
+    /// Where the summary was written.
+    pub summary_path: PathBuf,
+    /// The job's named resources after the list.
+    pub bound: BoundJob,
 }
 
 impl Finished {
@@ -81,6 +154,7 @@ impl Finished {
         match self {
             Finished::Dispatch(r) => r.exit_code(),
             Finished::Draw(r) => r.exit_code(),
+            Finished::List(r) => u8::from(r.summary.expectations.failed != 0),
         }
     }
 }
@@ -105,7 +179,7 @@ impl Prepared {
     pub fn draw_work(&self) -> Option<&DrawWork> {
         match &self.work {
             Work::Draw(d) => Some(d),
-            Work::Dispatch(_) => None,
+            Work::Dispatch(_) | Work::List(_) => None,
         }
     }
 
@@ -166,7 +240,12 @@ impl Prepared {
             )?);
         }
         outputs.extend(write_entry_outputs(&self.gate, &self.bound, &self.memory)?);
-        let expectations = run_expects(&self.expects, &self.bound, &self.targets, self.depth.as_ref());
+        let expectations = run_expects(
+            &self.expects,
+            &self.bound,
+            &self.targets,
+            self.depth.as_ref(),
+        );
         let job = self.job.path.display().to_string();
         let (json, finished) = match (report, &self.work) {
             (WorkReport::Dispatch(report), Work::Dispatch(d)) => {
@@ -195,12 +274,7 @@ impl Prepared {
                     jit: report.jit.as_ref().map(JitSummary::from),
                     outputs,
                     expectations,
-                    warnings: self
-                        .warnings
-                        .iter()
-                        .chain(&report.notes)
-                        .cloned()
-                        .collect(),
+                    warnings: self.warnings.iter().chain(&report.notes).cloned().collect(),
                 };
                 let json = serde_json::to_string_pretty(&summary);
                 (
@@ -236,17 +310,57 @@ impl Prepared {
                     })),
                 )
             }
-            (WorkReport::Dispatch(_), Work::Draw(_)) => {
-                return Err(draw_error(DrawError::Exec(crate::exec::ExecError::Dispatch(
-                    "a draw reported as a dispatch".into(),
-                ))));
+            (WorkReport::List(report), _) => {
+                let commands: Vec<CommandSummary> = report
+                    .commands
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| CommandSummary {
+                        event: i + 1,
+                        kind: c.command.to_string(),
+                        runs: c.runs.len(),
+                        lane_instructions: c.lane_instructions(),
+                        pixels_shaded: c.pixels_shaded(),
+                        seconds: c.seconds,
+                    })
+                    .collect();
+                let summary = ListSummary {
+                    job,
+                    programs: self.programs,
+                    profile: self.plan.profile.name.clone(),
+                    engine: self.plan.engine.to_string(),
+                    lane_instructions: commands.iter().map(|c| c.lane_instructions).sum(),
+                    commands,
+                    elapsed_seconds: elapsed,
+                    outputs,
+                    expectations,
+                    warnings: self.warnings,
+                };
+                let json = serde_json::to_string_pretty(&summary);
+                (
+                    json,
+                    Finished::List(Box::new(ListResult {
+                        summary,
+                        summary_path: self.summary.1.clone(),
+                        bound: self.bound,
+                    })),
+                )
+            }
+            (WorkReport::Dispatch(_), _) => {
+                return Err(draw_error(DrawError::Exec(
+                    crate::exec::ExecError::Dispatch("a draw reported as a dispatch".into()),
+                )));
             }
         };
         let json = json.map_err(|e| JobError::Io {
             path: self.summary.1.clone(),
             message: e.to_string(),
         })?;
-        write_file(&self.summary.0, &self.summary.1, format!("{json}\n").as_bytes())?;
+        write_file(
+            &self.summary.0,
+            &self.summary.1,
+            format!("{json}\n").as_bytes(),
+        )?;
         Ok(finished)
     }
 }
@@ -296,12 +410,74 @@ pub(crate) fn check_expects(
 ) -> Result<Vec<Checked>, JobError> {
     let mut out = Vec::new();
     for (i, x) in job.file.expects.iter().enumerate() {
-        out.push(match draw {
-            None => check_dispatch_expect(i, x, bound)?,
-            Some(d) => check_draw_expect(i, x, bound, d)?,
+        out.push(match (&x.resource, draw) {
+            (Some(name), _) => check_named_expect(i, x, name, job, bound)?,
+            (None, None) => check_dispatch_expect(i, x, bound)?,
+            (None, Some(d)) => check_draw_expect(i, x, bound, d)?,
         });
     }
     Ok(out)
+}
+
+/// An expectation naming a resource (`resource = "name"`): its contents, or its counter.
+fn check_named_expect(
+    i: usize,
+    x: &ExpectEntry,
+    name: &str,
+    job: &Job,
+    bound: &BoundJob,
+) -> Result<Checked, JobError> {
+    let entry = format!("[[expect]] #{} (\"{name}\")", i + 1);
+    let err = |m: String| JobError::entry(&entry, m);
+    if x.reg.is_some() || x.heap.is_some() || x.render_target.is_some() || x.depth_stencil.is_some()
+    {
+        return Err(err(
+            "give one of `resource`, `reg`, `heap`, `render_target` or `depth_stencil`".into(),
+        ));
+    }
+    let index = job
+        .file
+        .resources
+        .iter()
+        .position(|e| e.name.as_deref() == Some(name))
+        .ok_or_else(|| err(format!("`resource`: no [[resource]] is named \"{name}\"")))?;
+    let target = bound
+        .resources
+        .get(index)
+        .ok_or_else(|| err(format!("`resource`: \"{name}\" is not bound")))?;
+    let values = expect::expected_values(x).map_err(&err)?;
+    if x.tolerance != Tolerance::Exact && x.f32.is_none() {
+        return Err(err("`tolerance` applies to `f32` values only".into()));
+    }
+    let table = bind::Table::Resource;
+    let (target_name, target) = match x.counter {
+        Some(want) => {
+            if target.counter.is_none() {
+                return Err(err(format!(
+                    "`counter`: \"{name}\" has no counter (give it `counter = 0`)"
+                )));
+            }
+            (
+                format!("\"{name}\" counter"),
+                ExpectTarget::Counter { table, index, want },
+            )
+        }
+        None => {
+            if target.storage == Storage::None {
+                return Err(err(format!(
+                    "\"{name}\" has no contents to compare (a sampler or a null descriptor)"
+                )));
+            }
+            (format!("\"{name}\""), ExpectTarget::Entry { table, index })
+        }
+    };
+    Ok(Checked {
+        entry,
+        target_name,
+        target,
+        values,
+        source: x.clone(),
+    })
 }
 
 fn check_dispatch_expect(i: usize, x: &ExpectEntry, bound: &BoundJob) -> Result<Checked, JobError> {
@@ -416,7 +592,10 @@ fn check_draw_expect(
                     dsec.render_target.len()
                 )));
             }
-            (ExpectTarget::Color(t as usize), format!("render target {t}"))
+            (
+                ExpectTarget::Color(t as usize),
+                format!("render target {t}"),
+            )
         }
         (None, None, Some(true)) => {
             if dsec.depth_stencil.is_none() {
@@ -460,7 +639,8 @@ fn run_expects(
         bind::Table::Heap => bound.heap.get(index),
         bind::Table::SamplerHeap => bound.sampler_heap.get(index),
     };
-    let memory_of = |m: Option<&Memory>, x: &Checked| expect::compare_memory(&x.source, &x.values, m);
+    let memory_of =
+        |m: Option<&Memory>, x: &Checked| expect::compare_memory(&x.source, &x.values, m);
     let mut s = ExpectSummary::default();
     for x in xs {
         let (values, mismatches): (usize, Vec<Mismatch>) = match x.target {

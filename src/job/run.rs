@@ -270,7 +270,7 @@ pub fn run_job(path: &Path, opts: &RunOptions<'_>) -> Result<RunResult, JobError
     let job = Job::load(path)?;
     match prepare_dispatch(job, opts)?.execute(opts)? {
         Finished::Dispatch(r) => Ok(r),
-        Finished::Draw(_) => Err(JobError::Section {
+        Finished::Draw(_) | Finished::List(_) => Err(JobError::Section {
             section: "[dispatch]",
             message: "missing: a compute job needs `[dispatch] groups = [x, y, z]`".into(),
         }),

@@ -56,12 +56,12 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use crate::exec::jit::{Engine, JitReport};
 use crate::exec::{
-    DescriptorTable, ExecError, GroupHooks, GroupRunner, GroupStats, Program,
-    RunBudget, WaveObserver, WriteSink,
+    DescriptorTable, ExecError, GroupHooks, GroupRunner, GroupStats, Program, RunBudget,
+    WaveObserver, WriteSink,
 };
-use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use crate::ir::{Shader, Stage};
 use crate::resources::Descriptor;
 
@@ -158,6 +158,9 @@ pub struct DispatchHooks<'a> {
     pub writes: Option<&'a dyn WriteSink>,
     /// One wave of one group, traced.
     pub observe: Option<ObserveWave<'a>>,
+    /// The budget to charge (a command list's, shared by its commands); `None`: the
+    /// dispatch's own, from `Plan::limits`.
+    pub budget: Option<&'a RunBudget>,
 }
 
 /// The wave a dispatch traces. Its group runs `shader` — the same program, lowered for
@@ -280,7 +283,14 @@ pub fn dispatch_with(
     .with_engine(opts.engine);
     let total = u64::from(groups[0]) * u64::from(groups[1]) * u64::from(groups[2]);
     // The run's one budget (`exec::RunBudget`), charged after each group.
-    let budget = RunBudget::new(&opts.limits);
+    let own;
+    let budget = match hooks.budget {
+        Some(b) => b,
+        None => {
+            own = RunBudget::new(&opts.limits);
+            &own
+        }
+    };
     budget.check_least(
         || format!("{total} thread groups of {per_group} threads"),
         total.saturating_mul(per_group),

@@ -403,11 +403,7 @@ fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
 }
 
 /// The wave size and batch of `shader` running as `kind` under `plan`.
-fn choose_wave(
-    plan: &Plan,
-    shader: &Shader,
-    kind: BatchKind,
-) -> Result<(u32, u32), DrawError> {
+fn choose_wave(plan: &Plan, shader: &Shader, kind: BatchKind) -> Result<(u32, u32), DrawError> {
     let wave = ProgramWaveSize::choose(shader, plan.wave_size)?;
     Ok((wave.get(), BatchLanes::choose(shader, wave, kind).get()))
 }
@@ -594,9 +590,14 @@ pub fn draw_charged(
         &s.vs_bindings.resource_heap,
         &s.vs_bindings.sampler_heap,
     )?;
-    let vs_program =
-        StageProgram::new(s.vs, vs_table, opts.plan.profile.clone(), opts.plan.limits, vs_batch)?
-            .with_engine(opts.plan.engine);
+    let vs_program = StageProgram::new(
+        s.vs,
+        vs_table,
+        opts.plan.profile.clone(),
+        opts.plan.limits,
+        vs_batch,
+    )?
+    .with_engine(opts.plan.engine);
     let mut ps_wave = vs_wave;
     let ps_program = match s.ps {
         Some(ps) => {
@@ -609,8 +610,14 @@ pub fn draw_charged(
                 &s.ps_bindings.sampler_heap,
             )?;
             Some(
-                StageProgram::new(ps, table, opts.plan.profile.clone(), opts.plan.limits, batch)?
-                    .with_engine(opts.plan.engine),
+                StageProgram::new(
+                    ps,
+                    table,
+                    opts.plan.profile.clone(),
+                    opts.plan.limits,
+                    batch,
+                )?
+                .with_engine(opts.plan.engine),
             )
         }
         None => None,

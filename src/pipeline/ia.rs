@@ -194,7 +194,9 @@ pub fn read_index(ib: &IndexBufferView, i: u64) -> u32 {
 pub fn extend_index_stream(ib: Option<&IndexBufferView>, args: &DrawArgs, out: &mut Vec<u32>) {
     let count = u64::from(args.vertex_count);
     match ib {
-        Some(ib) => out.extend((0..count).map(|p| read_index(ib, u64::from(args.start_vertex) + p))),
+        Some(ib) => {
+            out.extend((0..count).map(|p| read_index(ib, u64::from(args.start_vertex) + p)))
+        }
         None => out.extend(0..args.vertex_count),
     }
 }

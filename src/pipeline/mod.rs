@@ -9,11 +9,14 @@
 //! ([`interp`]), the pixel stage ([`ps`]) and the output merger ([`om`]) — run by
 //! [`draw()`](fn@draw) ([`draw`](mod@draw): the orchestration), with the screen cut into
 //! tiles that list their primitives ([`bin`]) and run on worker threads (`tile`), and
-//! one wave traceable for the debugger ([`trace`]). Does not own: executing waves
+//! one wave traceable for the debugger ([`trace`]); the work value and its plan
+//! ([`work`], [`plan`]) and command lists of dispatches, draws, clears and copies
+//! ([`commands`]). Does not own: executing waves
 //! (`exec`) or resource storage (`resources`).
 
 pub mod bin;
 pub mod clip;
+pub mod commands;
 pub mod dispatch;
 pub mod draw;
 pub mod ia;
@@ -31,11 +34,12 @@ pub mod trace;
 pub mod vs;
 pub mod work;
 
+pub use commands::{Command, CommandReport, ListReport, run_list};
 pub use dispatch::{
     Bindings, DispatchHooks, DispatchReport, ObserveWave, ThreadLayout, dispatch, dispatch_with,
 };
-pub use plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, StageTimes, draw};
+pub use plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;
 pub use trace::{TraceAt, TraceWave, Traced};

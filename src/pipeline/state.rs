@@ -788,4 +788,9 @@ impl FixedState {
     pub fn depth_stencil_view(&self) -> Option<&DepthStencilView> {
         self.depth_stencil_view.as_ref()
     }
+
+    /// The bound index buffer (an indexed draw's).
+    pub fn index_buffer(&self) -> Option<&IndexBufferView> {
+        self.index_buffer.as_ref()
+    }
 }

@@ -13,15 +13,16 @@
 
 use std::sync::Mutex;
 
+use super::commands::{Command, ListReport, run_list};
 use super::dispatch::{
     Bindings, DispatchHooks, DispatchReport, ObserveWave, dispatch_with, thread_layout,
 };
-use super::draw::{DrawError, DrawOptions, DrawReport, draw};
+use super::draw::{DrawError, DrawOptions, DrawReport, draw, draw_charged};
 use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use super::ps::{MergeObserver, PixelLane, PixelObserver};
 use super::state::{DrawArgs, DrawState, FixedState, StripCutValue};
 use super::trace::{TraceAt, TraceWave};
-use crate::exec::WriteSink;
+use crate::exec::{RunBudget, WriteSink};
 use crate::ir::Shader;
 
 /// One unit of work and everything it needs but the plan.
@@ -31,6 +32,9 @@ pub enum Work {
     Dispatch(DispatchWork),
     /// A draw through the graphics pipeline.
     Draw(Box<DrawWork>),
+    /// A command list: dispatches, draws, clears and copies in order, over shared
+    /// resources (`commands`).
+    List(Vec<Command>),
 }
 
 /// A dispatch: `Dispatch(x, y, z)` of one compute program.
@@ -65,8 +69,17 @@ pub struct DrawWork {
 impl DrawWork {
     /// The draw state.
     pub fn state(&self) -> DrawState<'_> {
-        self.fixed
-            .state(&self.vs, self.ps.as_ref(), &self.vs_bindings, &self.ps_bindings)
+        self.fixed.state(
+            &self.vs,
+            self.ps.as_ref(),
+            &self.vs_bindings,
+            &self.ps_bindings,
+        )
+    }
+
+    /// Whether the draw is `DrawIndexedInstanced` (it has an index buffer).
+    pub fn indexed(&self) -> bool {
+        self.fixed.index_buffer().is_some()
     }
 
     /// Width, height and samples per pixel of the targets (the first render target, else
@@ -100,6 +113,9 @@ pub struct Hooks<'a> {
     pub trace: Option<&'a TraceWave<'a>>,
     /// Dispatch: called with (groups done, groups in all) from the worker threads.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// The budget to charge; `None`: the work's own, from `Plan::limits`. A command list
+    /// charges one budget for all its commands.
+    pub budget: Option<&'a RunBudget>,
 }
 
 /// What a run did.
@@ -109,6 +125,8 @@ pub enum WorkReport {
     Dispatch(DispatchReport),
     /// A draw's report.
     Draw(Box<DrawReport>),
+    /// A command list's: one per command.
+    List(ListReport),
 }
 
 /// Which lane to find.
@@ -179,6 +197,7 @@ impl Work {
                 DispatchHooks {
                     writes: hooks.writes,
                     observe: hooks.observe,
+                    budget: hooks.budget,
                 },
             )
             .map(WorkReport::Dispatch)
@@ -191,8 +210,13 @@ impl Work {
                     trace: hooks.trace,
                     memory: hooks.writes,
                 };
-                draw(&d.state(), &d.args, &opts).map(|r| WorkReport::Draw(Box::new(r)))
+                let r = match hooks.budget {
+                    Some(b) => draw_charged(&d.state(), &d.args, &opts, b),
+                    None => draw(&d.state(), &d.args, &opts),
+                };
+                r.map(|r| WorkReport::Draw(Box::new(r)))
             }
+            Work::List(commands) => run_list(commands, plan, hooks.budget).map(WorkReport::List),
         }
     }
 
@@ -227,19 +251,17 @@ impl Work {
         match self {
             Work::Dispatch(d) => locate_thread(d, plan, sel),
             Work::Draw(d) => match sel {
-                LaneSelect::Vertex { vertex, instance } => {
-                    locate_vertex(d, plan, vertex, instance)
+                LaneSelect::Vertex { vertex, instance } => locate_vertex(d, plan, vertex, instance),
+                LaneSelect::Pixel { x, y, sample, prim } => {
+                    locate_pixel(d, plan, x, y, sample, prim)
                 }
-                LaneSelect::Pixel {
-                    x,
-                    y,
-                    sample,
-                    prim,
-                } => locate_pixel(d, plan, x, y, sample, prim),
                 _ => Err(LocateError(
                     "a draw has pixels and vertices, not threads".into(),
                 )),
             },
+            Work::List(_) => Err(LocateError(
+                "a command list: choose one of its draws or dispatches to find a lane in".into(),
+            )),
         }
     }
 }

@@ -13,7 +13,7 @@ use dxlane::job::Prepared;
 use dxlane::job::draw_run::prepare_draw;
 use dxlane::job::{Job, RunOptions};
 use dxlane::pipeline::{
-    DispatchHooks, Plan, ObserveWave, PixelLane, PixelObserver, dispatch_with, ia,
+    DispatchHooks, ObserveWave, PixelLane, PixelObserver, Plan, dispatch_with, ia,
 };
 use dxlane::resources::{Descriptor, Memory};
 
@@ -423,6 +423,7 @@ fn records_restore_every_register() {
                         shader: &s,
                         observer: obs,
                     }),
+                    budget: None,
                 },
             );
         };
@@ -673,7 +674,8 @@ fn draw_memories(p: &Prepared) -> Vec<(String, Memory)> {
 
 fn prepared_draw(path: &Path) -> Prepared {
     let job = Job::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    prepare_draw(job, &crate::common::run_options()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    prepare_draw(job, &crate::common::run_options())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The samples the pixel program's lanes stood for: (x, y, sample), in raster order.
