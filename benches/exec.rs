@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
 use dxlane::ir::{Shader, parse_shader, validate};
-use dxlane::pipeline::{Bindings, Plan, DispatchReport, dispatch};
+use dxlane::pipeline::{Bindings, DispatchReport, Plan, dispatch};
 use dxlane::resources::{BufferKind, BufferView, Descriptor, Memory};
 
 const SIZE: u32 = 1024;

@@ -648,11 +648,11 @@ pub fn draw_state(data: &[u8]) -> bool {
         plan: dxlane::pipeline::Plan {
             threads: 1,
             limits: Limits {
-            max_lane_instructions: 1 << 12,
-            max_memory_bytes: 16 << 20,
-            max_total_lane_instructions: 1 << 20,
-            max_wall_time: Some(std::time::Duration::from_millis(500)),
-        },
+                max_lane_instructions: 1 << 12,
+                max_memory_bytes: 16 << 20,
+                max_total_lane_instructions: 1 << 20,
+                max_wall_time: Some(std::time::Duration::from_millis(500)),
+            },
             ..dxlane::pipeline::Plan::default()
         },
         ..DrawOptions::default()

@@ -462,10 +462,15 @@ fn explain_finds_fp16_and_denormal_rules() {
         let result = prepared.execute(&opts).unwrap();
         let cap = d.join(format!("cap{i}"));
         capture::record::record(&job, &result, &cap).unwrap();
-        let report = capture::compare_job(&job_path, &cap, &CompareOptions {
+        let report = capture::compare_job(
+            &job_path,
+            &cap,
+            &CompareOptions {
                 default_engine: crate::common::engine(),
                 ..CompareOptions::default()
-            }).unwrap();
+            },
+        )
+        .unwrap();
         assert_eq!(report.exit_code(), 1, "{rule}");
         let e = report.explain.as_ref().unwrap();
         assert_eq!(e.matches, vec![rule.to_string()], "{rule}");

@@ -91,8 +91,12 @@ fn corpus_sampling_jobs() {
             (e, Some(t))
         } else {
             // Both engines, outputs compared byte for byte.
-            let r = common::run_job_both(&path, &format!("corpus/{name}"), crate::common::run_options())
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let r = common::run_job_both(
+                &path,
+                &format!("corpus/{name}"),
+                crate::common::run_options(),
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
             (r.summary.expectations, None)
         };
         let lines = expectations.results.len();

@@ -202,8 +202,7 @@ fn direct_merge_writes_what_the_lane_by_lane_merge_writes() {
                     merges: watch,
                     ..dxlane::pipeline::Hooks::default()
                 };
-                p.run(None, hooks)
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                p.run(None, hooks).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let mut m: Vec<Vec<u8>> = p
                     .targets
                     .iter()
@@ -848,9 +847,9 @@ fn corpus_pixel_programs_render() {
             plan: dxlane::pipeline::Plan {
                 threads: 1,
                 limits: dxlane::exec::Limits {
-                max_lane_instructions: 200_000,
-                ..Default::default()
-            },
+                    max_lane_instructions: 200_000,
+                    ..Default::default()
+                },
                 ..crate::common::plan()
             },
             ..crate::common::draw_options()

@@ -3,7 +3,7 @@
 
 use dxlane::exec::{ExecError, Invocation, Limits, Profile};
 use dxlane::ir::{Shader, parse_shader, validate};
-use dxlane::pipeline::{Bindings, Plan, DispatchReport, ThreadLayout, dispatch};
+use dxlane::pipeline::{Bindings, DispatchReport, Plan, ThreadLayout, dispatch};
 use dxlane::resources::{
     BufferKind, BufferView, Counter, Descriptor, Filter, Format, Memory, SamplerDesc, Texture,
     TextureDesc, TextureDim, TextureView, ViewClass,

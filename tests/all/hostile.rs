@@ -815,14 +815,7 @@ fn huge_declared_arrays_are_refused_or_left_null() {
         ranges: vec![vec![buffer(&[1, 2, 3, 4])], vec![out.clone()]],
         ..Bindings::default()
     };
-    dispatch(
-        &shader,
-        &bindings,
-        [1, 1, 1],
-        &crate::common::plan(),
-        None,
-    )
-    .unwrap();
+    dispatch(&shader, &bindings, [1, 1, 1], &crate::common::plan(), None).unwrap();
     let words: Vec<u32> = memory
         .to_bytes()
         .chunks(4)

@@ -554,15 +554,12 @@ size = 4
 "#;
     let path = job_file("reflection_right", &right);
     let job = Job::load(&path).unwrap();
-    let prepared = job::prepare(job, &crate::common::run_options()).unwrap_or_else(|e| panic!("{e}"));
+    let prepared =
+        job::prepare(job, &crate::common::run_options()).unwrap_or_else(|e| panic!("{e}"));
     let dxlane::pipeline::Work::Dispatch(work) = &prepared.work else {
         panic!("a compute job prepares a dispatch");
     };
-    assert_eq!(
-        work.bindings.ranges[6].len(),
-        2,
-        "t3 and t4 of t3.."
-    );
+    assert_eq!(work.bindings.ranges[6].len(), 2, "t3 and t4 of t3..");
     assert_eq!(work.bindings.ranges[5].len(), 3, "u2..u4");
     let warnings = prepared.warnings().join("\n") + "\n";
     common::assert_snapshot("errors/job_warnings.txt", &warnings);

@@ -132,11 +132,7 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
             Work::Dispatch(d) => {
                 let tg = d.shader.thread_group;
                 let g = d.groups;
-                let last = [
-                    g[0] * tg[0] - 1,
-                    g[1] * tg[1] - 1,
-                    g[2] * tg[2] - 1,
-                ];
+                let last = [g[0] * tg[0] - 1, g[1] * tg[1] - 1, g[2] * tg[2] - 1];
                 let picks = [
                     [0, 0, 0],
                     [1.min(last[0]), 1.min(last[1]), 0],
@@ -162,10 +158,9 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
                 let st = d.state();
                 let mut ids: Vec<u32> = (0..d.args.vertex_count)
                     .map(|k| match &st.index_buffer {
-                        Some(ib) => dxlane::pipeline::ia::read_index(
-                            ib,
-                            u64::from(d.args.start_vertex + k),
-                        ),
+                        Some(ib) => {
+                            dxlane::pipeline::ia::read_index(ib, u64::from(d.args.start_vertex + k))
+                        }
                         None => k,
                     })
                     .collect();
@@ -180,7 +175,11 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
                             Invocation::Vertex {
                                 vertex: v,
                                 instance: i,
-                            } => assert_eq!((v, i), (vertex, instance), "{show}: {sel:?} at {place:?}"),
+                            } => assert_eq!(
+                                (v, i),
+                                (vertex, instance),
+                                "{show}: {sel:?} at {place:?}"
+                            ),
                             other => panic!("{show}: {sel:?}: a {other:?} lane"),
                         }
                         assert_eq!(width, place.wave_size as usize, "{show}: {sel:?}");
@@ -247,7 +246,10 @@ fn lanes_outside_the_work_are_refused_with_its_extent() {
         )
         .unwrap_err();
     assert!(e.0.contains("past the draw"), "{e}");
-    let e = p.work.locate(&p.plan, LaneSelect::Thread([0; 3])).unwrap_err();
+    let e = p
+        .work
+        .locate(&p.plan, LaneSelect::Thread([0; 3]))
+        .unwrap_err();
     assert!(e.0.contains("pixels and vertices"), "{e}");
     let p = prepare(&common::root().join("examples/mandelbrot.toml"));
     let e = p

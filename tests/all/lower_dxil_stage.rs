@@ -931,9 +931,7 @@ fn targets(s: &Shader, cb: &[u32], t: [f32; 2]) -> Vec<Vec<u32>> {
 /// target holds the same.
 fn drawn(s: &Shader, ranges: Vec<Vec<Descriptor>>, inputs: &Lane) -> Vec<Vec<u32>> {
     use dxlane::ir::ComponentType;
-    use dxlane::pipeline::{
-        Bindings, CullMode, DrawArgs, DrawState, RenderTargetView, draw,
-    };
+    use dxlane::pipeline::{Bindings, CullMode, DrawArgs, DrawState, RenderTargetView, draw};
     let elements: Vec<&IoElement> = s
         .inputs
         .iter()
