@@ -50,7 +50,7 @@ pub const MAX_COMMANDS: usize = 65_536;
 pub struct CommandEntry {
     /// `dispatch`, `clear_render_target`, `clear_depth_stencil`,
     /// `clear_unordered_access`, `copy_resource`, `copy_buffer_region`,
-    /// `copy_texture_region`, `execute_indirect`.
+    /// `copy_texture_region`, `resolve_subresource`, `execute_indirect`.
     #[serde(rename = "type")]
     pub kind: String,
     /// The compute program (`dispatch`, `execute_indirect` of dispatches), relative to
@@ -79,9 +79,9 @@ pub struct CommandEntry {
     pub uint: Option<[u32; 4]>,
     /// `clear_unordered_access`: `ClearUnorderedAccessViewFloat`'s values.
     pub float: Option<[FloatValue; 4]>,
-    /// Copies: the destination resource.
+    /// Copies and resolves: the destination resource.
     pub dst: Option<String>,
-    /// Copies: the source resource.
+    /// Copies and resolves: the source resource.
     pub src: Option<String>,
     /// `copy_buffer_region`: the first destination byte.
     pub dst_offset: Option<u64>,
@@ -91,13 +91,13 @@ pub struct CommandEntry {
     pub bytes: Option<u64>,
     /// `copy_texture_region`: destination mip.
     pub dst_mip: Option<u32>,
-    /// `copy_texture_region`: destination array slice.
+    /// `copy_texture_region`, `resolve_subresource`: destination array slice.
     pub dst_slice: Option<u32>,
     /// `copy_texture_region`: destination `[x, y, z]` (`DstX`, `DstY`, `DstZ`).
     pub dst_at: Option<[u32; 3]>,
     /// `copy_texture_region`: source mip.
     pub src_mip: Option<u32>,
-    /// `copy_texture_region`: source array slice.
+    /// `copy_texture_region`, `resolve_subresource`: source array slice.
     pub src_slice: Option<u32>,
     /// `copy_texture_region`: the source box, `[left, top, front, right, bottom, back]`
     /// (`D3D12_BOX`; default the whole subresource).
@@ -213,6 +213,7 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "src_slice",
             "src_box",
         ],
+        "resolve_subresource" => &["dst", "dst_slice", "src", "src_slice"],
         "execute_indirect" => &[
             "signature",
             "cs",
@@ -237,6 +238,7 @@ const KINDS: &[&str] = &[
     "copy_resource",
     "copy_buffer_region",
     "copy_texture_region",
+    "resolve_subresource",
     "execute_indirect",
 ];
 
@@ -613,6 +615,7 @@ impl Ctx<'_> {
             }
             "copy_texture_region" => self.copy_texture_region(e).map_err(&err)?,
             "execute_indirect" => self.execute_indirect(&name, e)?,
+            "resolve_subresource" => self.resolve(e).map_err(&err)?,
             _ => unreachable!("keys_of knows every kind"),
         })
     }
@@ -714,7 +717,7 @@ impl Ctx<'_> {
                     ds[2]
                 ));
             }
-            if k < 2 && block > 1 && (b[k] % block != 0 || at[k] % block != 0) {
+            if k < 2 && block > 1 && (!b[k].is_multiple_of(block) || !at[k].is_multiple_of(block)) {
                 return Err(format!(
                     "`src_box` / `dst_at`: a block-compressed copy starts on a {block}-texel block"
                 ));
@@ -738,6 +741,51 @@ impl Ctx<'_> {
             src_slice,
             src_box: b,
         })))
+    }
+
+    /// `ResolveSubresource` (D3D12's requirements: a multisampled source, a
+    /// single-sampled destination of the same size and format, a format with
+    /// `D3D12_FORMAT_SUPPORT1_MULTISAMPLE_RESOLVE` — not integer, not depth).
+    fn resolve(&self, e: &CommandEntry) -> Result<Command, String> {
+        let d = e.dst.as_ref().ok_or("missing `dst`")?;
+        let s = e.src.as_ref().ok_or("missing `src`")?;
+        let dst = self.texture("dst", d)?;
+        let src = self.texture("src", s)?;
+        let (a, b) = (*dst.desc(), *src.desc());
+        if b.samples < 2 {
+            return Err(format!("`src`: \"{s}\" is not multisampled"));
+        }
+        if a.samples != 1 {
+            return Err(format!(
+                "`dst`: \"{d}\" has {} samples; a resolve writes a single-sampled texture",
+                a.samples
+            ));
+        }
+        if (a.width, a.height) != (b.width, b.height) || a.format != b.format {
+            return Err(format!(
+                "\"{d}\" ({} × {}, {}) and \"{s}\" ({} × {}, {}) differ: a resolve needs one size and one format",
+                a.width, a.height, a.format, b.width, b.height, b.format
+            ));
+        }
+        if b.format.is_depth()
+            || crate::pipeline::om::target_class(b.format)
+                .is_none_or(|c| c == crate::pipeline::om::TargetClass::Integer)
+        {
+            return Err(format!(
+                "`src`: {} cannot be resolved (integer and depth formats have no average)",
+                b.format
+            ));
+        }
+        let (_, dst_slice) = Self::subresource(&dst, None, e.dst_slice)
+            .map_err(|m| m.replace("`slice`", "`dst_slice`"))?;
+        let (_, src_slice) = Self::subresource(&src, None, e.src_slice)
+            .map_err(|m| m.replace("`slice`", "`src_slice`"))?;
+        Ok(Command::ResolveSubresource {
+            dst,
+            dst_slice,
+            src,
+            src_slice,
+        })
     }
 
     fn execute_indirect(&mut self, name: &str, e: &CommandEntry) -> Result<Command, JobError> {
@@ -765,13 +813,13 @@ impl Ctx<'_> {
             .max_command_count
             .ok_or_else(|| err("missing `max_command_count`".into()))?;
         let stride = e.stride.unwrap_or(size);
-        if stride < size || stride % 4 != 0 {
+        if stride < size || !stride.is_multiple_of(4) {
             return Err(err(format!(
                 "`stride` {stride}: a record of these arguments takes {size} bytes; the stride is at least that and a multiple of 4"
             )));
         }
         let offset = e.argument_offset.unwrap_or(0);
-        if offset % 4 != 0 {
+        if !offset.is_multiple_of(4) {
             return Err(err(format!(
                 "`argument_offset` {offset}: not a multiple of 4"
             )));
@@ -794,7 +842,7 @@ impl Ctx<'_> {
             Some(c) => {
                 let (_, m) = self.buffer("count_buffer", c).map_err(&err)?;
                 let at = e.count_offset.unwrap_or(0);
-                if at % 4 != 0 || at.saturating_add(4) > m.len() {
+                if !at.is_multiple_of(4) || at.saturating_add(4) > m.len() {
                     return Err(err(format!(
                         "`count_offset` {at}: the count is a 32-bit word inside \"{c}\" ({} bytes), at a multiple of 4",
                         m.len()

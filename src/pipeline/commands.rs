@@ -46,6 +46,10 @@
 //!   §18.6.4: "if any of the dispatch counts is 0, the dispatch is a no-op"); a count past
 //!   `D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION` (65,535) is an error naming the
 //!   command and the argument.
+//! - **`ResolveSubresource`** averages each texel's samples (`om::resolve_into` states
+//!   the rule); the source is multisampled, the destination single-sampled, both of one
+//!   size and format, and the format one D3D12 can resolve (float, UNORM, SNORM, sRGB:
+//!   not integer or depth), checked before the list runs.
 
 use std::time::Instant;
 
@@ -151,6 +155,18 @@ pub enum Command {
     CopyTextureRegion(Box<TextureCopy>),
     /// `ExecuteIndirect` of dispatches, draws or indexed draws.
     ExecuteIndirect(Box<Indirect>),
+    /// `ResolveSubresource`: mip 0 of slice `src_slice` of a multisampled texture,
+    /// averaged into slice `dst_slice` of a single-sampled one (`om::resolve_into`).
+    ResolveSubresource {
+        /// Destination (single-sampled).
+        dst: Texture,
+        /// Destination array slice.
+        dst_slice: u32,
+        /// Source (multisampled).
+        src: Texture,
+        /// Source array slice.
+        src_slice: u32,
+    },
 }
 
 /// A `CopyTextureRegion` between subresources: the box `src_box` (`[left, top, front]`
@@ -346,6 +362,7 @@ impl Command {
             Command::CopyBufferRegion { .. } => "copy_buffer_region",
             Command::CopyTextureRegion(_) => "copy_texture_region",
             Command::ExecuteIndirect(_) => "execute_indirect",
+            Command::ResolveSubresource { .. } => "resolve_subresource",
         }
     }
 
@@ -436,6 +453,12 @@ impl Command {
             } => copy(dst, *dst_offset, src, *src_offset, *bytes),
             Command::CopyTextureRegion(c) => copy_texture_region(c),
             Command::ExecuteIndirect(x) => runs = execute_indirect(x, plan, budget, hooks)?,
+            Command::ResolveSubresource {
+                dst,
+                dst_slice,
+                src,
+                src_slice,
+            } => om::resolve_into(src, *src_slice, dst, *dst_slice),
         }
         budget
             .check()
@@ -700,6 +723,28 @@ mod tests {
             w,
             [0, 0xdead_beef, 0xdead_beef, 0xdead_beef, 0xdead_beef, 0]
         );
+    }
+
+    /// ResolveSubresource averages samples: UNORM 255 and 0 over 4 samples (two each)
+    /// give 127.5, rounded to 128 by the UNORM rule.
+    #[test]
+    fn resolve_averages_samples() {
+        let ms = tex(Format::R8G8B8A8_UNORM, 2, 1, 4);
+        for s in 0..4u32 {
+            let v = if s < 2 { 255 } else { 0 };
+            for x in 0..2 {
+                let a = ms.texel_addr(0, 0, [x, 0, 0], s).unwrap();
+                ms.memory().write_bytes(a, &[v, 0, 255, 255]);
+            }
+        }
+        let one = tex(Format::R8G8B8A8_UNORM, 2, 1, 1);
+        run(&Command::ResolveSubresource {
+            dst: one.clone(),
+            dst_slice: 0,
+            src: ms,
+            src_slice: 0,
+        });
+        assert_eq!(one.to_bytes(), [128, 0, 255, 255, 128, 0, 255, 255]);
     }
 
     /// CopyBufferRegion moves exactly the bytes asked; CopyTextureRegion a box.

@@ -221,6 +221,8 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
                     pixels += 1;
                 }
             }
+            // Command lists live in examples/lists/; their events are tested there.
+            Work::List(_) => panic!("{show}: a command list among the single-work examples"),
         }
     }
     // Every example was looked at: the compute examples' threads, the draw examples'

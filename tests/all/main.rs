@@ -5,6 +5,7 @@
 
 mod architecture;
 mod capture;
+mod command_list;
 mod common;
 mod container;
 mod corpus_jobs;
