@@ -416,14 +416,14 @@ impl Ctx<'_> {
             return Err(format!(
                 "`mip` {mip}: the resource has {} mip(s) (0 to {})",
                 d.mips,
-                d.mips - 1
+                d.mips.saturating_sub(1)
             ));
         }
         if slice >= d.array_size() {
             return Err(format!(
                 "`slice` {slice}: the resource has {} array slice(s) (0 to {})",
                 d.array_size(),
-                d.array_size() - 1
+                d.array_size().saturating_sub(1)
             ));
         }
         Ok((mip, slice))
@@ -616,7 +616,7 @@ impl Ctx<'_> {
             "copy_texture_region" => self.copy_texture_region(e).map_err(&err)?,
             "execute_indirect" => self.execute_indirect(&name, e)?,
             "resolve_subresource" => self.resolve(e).map_err(&err)?,
-            _ => unreachable!("keys_of knows every kind"),
+            other => return Err(err(format!("unknown `type` \"{other}\""))),
         })
     }
 
@@ -717,7 +717,7 @@ impl Ctx<'_> {
                     ds[2]
                 ));
             }
-            if k < 2 && block > 1 && (!b[k].is_multiple_of(block) || !at[k].is_multiple_of(block)) {
+            if k < 2 && block > 1 && (b[k] % block != 0 || at[k] % block != 0) {
                 return Err(format!(
                     "`src_box` / `dst_at`: a block-compressed copy starts on a {block}-texel block"
                 ));
@@ -813,13 +813,13 @@ impl Ctx<'_> {
             .max_command_count
             .ok_or_else(|| err("missing `max_command_count`".into()))?;
         let stride = e.stride.unwrap_or(size);
-        if stride < size || !stride.is_multiple_of(4) {
+        if stride < size || stride % 4 != 0 {
             return Err(err(format!(
                 "`stride` {stride}: a record of these arguments takes {size} bytes; the stride is at least that and a multiple of 4"
             )));
         }
         let offset = e.argument_offset.unwrap_or(0);
-        if !offset.is_multiple_of(4) {
+        if offset % 4 != 0 {
             return Err(err(format!(
                 "`argument_offset` {offset}: not a multiple of 4"
             )));
@@ -842,7 +842,7 @@ impl Ctx<'_> {
             Some(c) => {
                 let (_, m) = self.buffer("count_buffer", c).map_err(&err)?;
                 let at = e.count_offset.unwrap_or(0);
-                if !at.is_multiple_of(4) || at.saturating_add(4) > m.len() {
+                if at % 4 != 0 || at.saturating_add(4) > m.len() {
                     return Err(err(format!(
                         "`count_offset` {at}: the count is a 32-bit word inside \"{c}\" ({} bytes), at a multiple of 4",
                         m.len()

@@ -67,6 +67,9 @@ pub const MAX_GROUPS_PER_DIMENSION: u32 = 65_535;
 
 /// One command of a list.
 #[derive(Debug, Clone)]
+// A dispatch's work is held inline: a list holds at most a few thousand commands, and
+// boxing would cost an allocation per command to save a few hundred bytes each.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// `Dispatch` or `DrawInstanced` / `DrawIndexedInstanced`, with their state.
     Work(Work),
@@ -195,6 +198,8 @@ pub struct TextureCopy {
 
 /// What an `ExecuteIndirect` runs for each argument record.
 #[derive(Debug, Clone)]
+// One per `ExecuteIndirect` command; held inline as `Command::Work` holds its work.
+#[allow(clippy::large_enum_variant)]
 pub enum IndirectWork {
     /// `D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH`: the work's `groups` are replaced.
     Dispatch(DispatchWork),

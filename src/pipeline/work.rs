@@ -27,6 +27,8 @@ use crate::ir::Shader;
 
 /// One unit of work and everything it needs but the plan.
 #[derive(Debug, Clone)]
+// One value per job, moved, never stored in bulk: the dispatch stays inline.
+#[allow(clippy::large_enum_variant)]
 pub enum Work {
     /// A compute dispatch.
     Dispatch(DispatchWork),
@@ -120,6 +122,8 @@ pub struct Hooks<'a> {
 
 /// What a run did.
 #[derive(Debug, Clone)]
+// One report per run or per command: the dispatch's report stays inline.
+#[allow(clippy::large_enum_variant)]
 pub enum WorkReport {
     /// A dispatch's report.
     Dispatch(DispatchReport),
