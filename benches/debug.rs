@@ -38,7 +38,7 @@ fn main() {
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or(0);
-    let p = dxlane::job::run::prepare(
+    let p = dxlane::job::prepare(
         job,
         &RunOptions {
             threads: Some(threads),
@@ -49,7 +49,7 @@ fn main() {
     let target = debug::from_job(&p).unwrap();
     println!(
         "mandelbrot 1024 × 1024, {} worker threads (0 = all cores)",
-        target.options.threads
+        target.plan.threads
     );
 
     let mut normal = Vec::new();
@@ -102,8 +102,8 @@ fn main() {
     let program = Program::new(
         shader,
         table,
-        target.options.profile.clone(),
-        target.options.limits,
+        target.plan.profile.clone(),
+        target.plan.limits,
         8,
         layout,
     )
@@ -154,7 +154,7 @@ fn draw_case(root: &std::path::Path, threads: usize) {
         },
     )
     .unwrap();
-    let target = debug::from_draw_job(p).unwrap();
+    let target = debug::from_job(&p).unwrap();
     println!("fullscreen 128 × 128 draw, {threads} worker threads (0 = all cores)");
     let mut normal = Vec::new();
     for _ in 0..RUNS {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
 use dxlane::ir::{Shader, parse_shader, validate};
-use dxlane::pipeline::{Bindings, DispatchOptions, DispatchReport, dispatch};
+use dxlane::pipeline::{Bindings, DispatchReport, Plan, dispatch};
 use dxlane::resources::{BufferKind, BufferView, Descriptor, Memory};
 
 const SIZE: u32 = 1024;
@@ -86,9 +86,9 @@ fn bindings() -> (Bindings, Memory) {
 }
 
 fn run(s: &Shader, b: &Bindings, threads: usize) -> DispatchReport {
-    let o = DispatchOptions {
+    let o = Plan {
         threads,
-        ..DispatchOptions::default()
+        ..Plan::default()
     };
     dispatch(s, b, [SIZE / 8, SIZE / 8, 1], &o, None).expect("dispatch")
 }

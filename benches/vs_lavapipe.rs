@@ -40,7 +40,7 @@ use std::time::Instant;
 use dxlane::exec::jit::Engine;
 use dxlane::ir::parse_shader;
 use dxlane::lower::{self, LoadOptions};
-use dxlane::pipeline::DispatchOptions;
+use dxlane::pipeline::Plan;
 use dxlane::pipeline::{
     Bindings, CullMode, DepthStencilView, DrawArgs, DrawOptions, DrawReport, DrawState,
     InputElementDesc, InputLayout, RenderTargetView, VertexBufferView, dispatch, draw,
@@ -127,10 +127,10 @@ fn dxlane_runs(threads: usize, engine: Engine) -> Measured {
         resource_heap: Vec::new(),
         sampler_heap: Vec::new(),
     };
-    let opts = DispatchOptions {
+    let opts = Plan {
         threads,
         engine,
-        ..DispatchOptions::default()
+        ..dxlane::pipeline::Plan::default()
     };
     let mut times = Vec::new();
     let mut compile = Vec::new();
@@ -489,8 +489,11 @@ fn dxlane_fullscreen(threads: usize, engine: Engine) -> DrawRun {
         ..DrawArgs::default()
     };
     let opts = DrawOptions {
-        threads,
-        engine,
+        plan: dxlane::pipeline::Plan {
+            threads,
+            engine,
+            ..dxlane::pipeline::Plan::default()
+        },
         ..DrawOptions::default()
     };
     let mut times = Vec::new();
@@ -570,8 +573,11 @@ fn dxlane_triangles(threads: usize, engine: Engine, verts: &[f32]) -> DrawRun {
             ..DrawArgs::default()
         };
         let opts = DrawOptions {
-            threads,
-            engine,
+            plan: dxlane::pipeline::Plan {
+                threads,
+                engine,
+                ..dxlane::pipeline::Plan::default()
+            },
             ..DrawOptions::default()
         };
         let t = Instant::now();

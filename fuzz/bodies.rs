@@ -136,9 +136,7 @@ pub fn job_file(dir: &Path, data: &[u8]) {
         out_dir: Some(dir.join("out-dir")),
         ..RunOptions::default()
     };
-    if job.file.draw.is_some() {
-        let _ = dxlane::job::run_draw_job(job, &opts);
-    } else if let Ok(p) = dxlane::job::run::prepare(job, &opts) {
+    if let Ok(p) = dxlane::job::prepare(job, &opts) {
         let _ = p.execute(&opts);
     }
 }
@@ -189,7 +187,7 @@ pub const INTERPRETER_SEEDS: &[&str] = &[
 pub fn interpreter(data: &[u8]) {
     use dxlane::exec::Limits;
     use dxlane::ir::{ResourceKind, Stage, parse_shader, validate};
-    use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+    use dxlane::pipeline::{Bindings, Plan, dispatch};
     use dxlane::resources::{
         BufferKind, BufferView, Descriptor, Format, Memory, SamplerDesc, Texture, TextureDesc,
         TextureView, ViewClass,
@@ -253,7 +251,7 @@ pub fn interpreter(data: &[u8]) {
             .collect(),
         ..Bindings::default()
     };
-    let opts = DispatchOptions {
+    let opts = Plan {
         wave_size: Some([4u32, 8, 16, 32, 64, 128][usize::from(knobs & 7) % 6]),
         threads: 1,
         limits: Limits {
@@ -262,7 +260,7 @@ pub fn interpreter(data: &[u8]) {
             max_total_lane_instructions: 1 << 20,
             max_wall_time: Some(std::time::Duration::from_millis(500)),
         },
-        ..DispatchOptions::default()
+        ..dxlane::pipeline::Plan::default()
     };
     let groups = [1 + u32::from(knobs >> 6), 1, 1];
     let _ = dispatch(&shader, &bindings, groups, &opts, None);
@@ -647,12 +645,15 @@ pub fn draw_state(data: &[u8]) -> bool {
         start_instance: if b.u8() % 8 == 0 { b.u32() } else { 0 },
     };
     let opts = DrawOptions {
-        threads: 1,
-        limits: Limits {
-            max_lane_instructions: 1 << 12,
-            max_memory_bytes: 16 << 20,
-            max_total_lane_instructions: 1 << 20,
-            max_wall_time: Some(std::time::Duration::from_millis(500)),
+        plan: dxlane::pipeline::Plan {
+            threads: 1,
+            limits: Limits {
+                max_lane_instructions: 1 << 12,
+                max_memory_bytes: 16 << 20,
+                max_total_lane_instructions: 1 << 20,
+                max_wall_time: Some(std::time::Duration::from_millis(500)),
+            },
+            ..dxlane::pipeline::Plan::default()
         },
         ..DrawOptions::default()
     };

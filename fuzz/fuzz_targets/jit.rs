@@ -6,7 +6,7 @@
 
 use dxlane::exec::jit::Engine;
 use dxlane::ir::{parse_shader, validate};
-use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+use dxlane::pipeline::{Bindings, Plan, dispatch};
 use dxlane::resources::{BufferKind, BufferView, Descriptor, Memory};
 
 const OPS2: &[&str] = &[
@@ -118,11 +118,11 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             }]],
             ..Bindings::default()
         };
-        let o = DispatchOptions {
+        let o = Plan {
             wave_size: Some(wave),
             threads: 1,
             engine,
-            ..DispatchOptions::default()
+            ..Plan::default()
         };
         let r = dispatch(&shader, &bindings, [1, 1, 1], &o, None);
         outs.push((r.map(|_| ()).map_err(|e| e.to_string()), words(&m)));

@@ -1,7 +1,7 @@
 //! `dxlane run --record DIR`: a capture folder of a run's own outputs.
 //!
 //! Owns: choosing what to record — every UAV (bound at a `u` register or a `uav` heap
-//! slot) and every other entry with an `output`; for a draw job ([`record_draw`]) also
+//! slot) and every other entry with an `output`; for a draw job also
 //! every render target (`rt<N>.bin`: every sample plane of a multisampled one, sample
 //! after sample, as dxlane holds it — lossless, so a later compare can name the sample
 //! that moved) and the depth-stencil buffer (`depth.bin`) — writing each resource's bytes in
@@ -28,7 +28,7 @@ use super::replay::md5_of_file;
 use crate::ir::ResourceClass;
 use crate::job::bind::{BoundEntry, Storage, Table};
 use crate::job::paths::OutputGate;
-use crate::job::{DrawResult, Job, RunResult};
+use crate::job::{Finished, Job};
 use crate::resources::Memory;
 
 /// What a recording wrote.
@@ -97,57 +97,61 @@ fn toml_string(s: &str) -> String {
     o
 }
 
-/// Writes a capture of `result` (a run of `job`) into `dir` (see the module doc).
-pub fn record(job: &Job, result: &RunResult, dir: &Path) -> Result<Recorded, CaptureError> {
-    let s = &result.summary;
-    let items = result
-        .bound
-        .all()
-        .filter_map(|e| Some((recorded_target(job, e)?, e.memory()?.clone())))
-        .collect();
-    let run = Run {
-        program: PathBuf::from(&s.program.path),
-        profile: s.profile.clone(),
-        wave_size: s.wave_size,
-        threads: s.threads,
-        what: "outputs",
+/// Writes a capture of `result` (a run of `job`, a dispatch or a draw) into `dir` (see
+/// the module doc): a draw's render targets and depth-stencil buffer, then the UAVs and
+/// `output` resources.
+pub fn record(job: &Job, result: &Finished, dir: &Path) -> Result<Recorded, CaptureError> {
+    let (bound, mut items, run) = match result {
+        Finished::Dispatch(r) => {
+            let s = &r.summary;
+            let run = Run {
+                program: PathBuf::from(&s.program.path),
+                profile: s.profile.clone(),
+                wave_size: s.wave_size,
+                threads: s.threads,
+                what: "outputs",
+            };
+            (&r.bound, Vec::new(), run)
+        }
+        Finished::Draw(r) => {
+            let s = &r.summary;
+            let mut items: Vec<(Target, Memory)> = r
+                .targets
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    (
+                        Target::RenderTarget(i as u32),
+                        t.view.texture.memory().clone(),
+                    )
+                })
+                .collect();
+            if let Some(d) = &r.depth {
+                items.push((Target::DepthStencil, d.view.texture.memory().clone()));
+            }
+            // `program_md5` names the pixel program (the vertex program when there is
+            // none).
+            let program = s.ps.as_ref().unwrap_or(&s.vs);
+            let run = Run {
+                program: PathBuf::from(&program.path),
+                profile: s.draw.profile.clone(),
+                wave_size: s.draw.wave_size,
+                threads: s.draw.threads,
+                what: "render targets, depth and outputs",
+            };
+            (&r.bound, items, run)
+        }
+        Finished::List(_) => {
+            return Err(CaptureError::OtherJob(
+                "`--record` writes captures of one dispatch or one draw; a command list's resources are its outputs (`output = …` on each [[resource]])".into(),
+            ));
+        }
     };
-    write_capture(job, &run, items, dir)
-}
-
-/// Writes a capture of a draw job's `result` into `dir`: its render targets, its
-/// depth-stencil buffer, and its UAVs and `output` resources (see the module doc).
-pub fn record_draw(job: &Job, result: &DrawResult, dir: &Path) -> Result<Recorded, CaptureError> {
-    let s = &result.summary;
-    let mut items: Vec<(Target, Memory)> = result
-        .targets
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            (
-                Target::RenderTarget(i as u32),
-                t.view.texture.memory().clone(),
-            )
-        })
-        .collect();
-    if let Some(d) = &result.depth {
-        items.push((Target::DepthStencil, d.view.texture.memory().clone()));
-    }
     items.extend(
-        result
-            .bound
+        bound
             .all()
             .filter_map(|e| Some((recorded_target(job, e)?, e.memory()?.clone()))),
     );
-    // `program_md5` names the pixel program (the vertex program when there is none).
-    let program = s.ps.as_ref().unwrap_or(&s.vs);
-    let run = Run {
-        program: PathBuf::from(&program.path),
-        profile: s.draw.profile.clone(),
-        wave_size: s.draw.wave_size,
-        threads: s.draw.threads,
-        what: "render targets, depth and outputs",
-    };
     write_capture(job, &run, items, dir)
 }
 

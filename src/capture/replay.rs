@@ -19,8 +19,8 @@
 //! - Elements of a texture are its texels (the capture's `format` may name another
 //!   format of the same size to read them as). A buffer's are 4-byte words (`R32_UINT`)
 //!   unless its `format` says otherwise, or its typed view's format.
-//! - A draw job (one with `[draw]`) is drawn through `job::draw_run::prepare_draw` and
-//!   `PreparedDraw::draw`, writing none of its outputs: `render_target = N` entries
+//! - A job's work (`job::prepare`: a dispatch or a draw) runs through
+//!   `Prepared::run`, writing none of its outputs. For a draw, `render_target = N` entries
 //!   compare `[[draw.render_target]]` #N+1 (every sample plane, or with `resolved` the
 //!   resolve `pipeline::om::resolve` makes), `depth` the depth-stencil buffer, `reg`
 //!   entries its `[[resource]]` entries. The write-tracking draw runs with a
@@ -48,13 +48,12 @@ use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
 use crate::ir::Shader;
 use crate::job::bind::{BoundEntry, BoundJob, Storage};
-use crate::job::draw_run::{PreparedDraw, prepare_draw};
 use crate::job::limits::MemoryBudget;
 use crate::job::paths::{OutputGate, OutputPolicy};
-use crate::job::run::{Prepared, prepare};
 use crate::job::schema::Tolerance;
 use crate::job::{Job, RunOptions, paths};
-use crate::pipeline::{DispatchHooks, MergeTarget, dispatch_with, om};
+use crate::job::{Prepared, prepare};
+use crate::pipeline::{Hooks, MergeTarget, Work, WorkReport, om};
 use crate::resources::{BufferKind, Descriptor, Format};
 
 /// Mismatches listed per resource unless `--mismatches` says otherwise.
@@ -88,6 +87,9 @@ pub struct CompareOptions {
     pub no_explain: bool,
     /// Compare even when the capture names another job.
     pub any_job: bool,
+    /// The engine when neither the job nor `--engine` names one (the command line's
+    /// choice from the environment).
+    pub default_engine: crate::exec::jit::Engine,
 }
 
 /// One captured resource, read and matched with the job.
@@ -156,6 +158,7 @@ pub fn compare_job(
         threads: opts.threads,
         wave_size: opts.wave_size,
         profile_name: choice.name.clone(),
+        default_engine: opts.default_engine,
     };
     let prepared = runner.prepare(None)?;
     let mut notes: Vec<String> = prepared
@@ -427,13 +430,11 @@ struct Runner {
     threads: Option<usize>,
     wave_size: Option<u32>,
     profile_name: String,
+    default_engine: crate::exec::jit::Engine,
 }
 
-/// A job ready to run: a dispatch or a draw.
-enum Prepped {
-    Compute(Box<Prepared>),
-    Draw(Box<PreparedDraw>),
-}
+/// A job ready to run: its work, plan and resources.
+struct Prepped(Box<Prepared>);
 
 /// Which writes a run tracks.
 enum Tracking<'a> {
@@ -446,52 +447,30 @@ enum Tracking<'a> {
 
 impl Prepped {
     fn is_draw(&self) -> bool {
-        matches!(self, Prepped::Draw(_))
+        self.0.is_draw()
     }
 
     fn bound(&self) -> &BoundJob {
-        match self {
-            Prepped::Compute(p) => &p.bound,
-            Prepped::Draw(d) => &d.bound,
-        }
+        &self.0.bound
     }
 
     fn warnings(&self) -> Vec<String> {
-        match self {
-            Prepped::Compute(p) => p.warnings().to_vec(),
-            Prepped::Draw(d) => d.warnings.clone(),
-        }
+        self.0.warnings().to_vec()
     }
 
     /// Bytes of the job's resources and a draw's targets and depth buffer.
     fn storage_bytes(&self) -> u64 {
-        let bound: u64 = self.bound().all().map(|e| e.storage_bytes()).sum();
-        let targets: u64 = match self {
-            Prepped::Compute(_) => 0,
-            Prepped::Draw(d) => d
-                .targets
-                .iter()
-                .map(|t| t.view.texture.memory().len())
-                .chain(d.depth.iter().map(|dd| dd.view.texture.memory().len()))
-                .sum(),
-        };
-        bound.saturating_add(targets)
+        self.0.storage_bytes()
     }
 
     /// The program `program_md5` names: a dispatch's program; a draw's pixel program, or
     /// its vertex program when it has none.
     fn program_path(&self) -> PathBuf {
-        match self {
-            Prepped::Compute(p) => PathBuf::from(&p.program.info.path),
-            Prepped::Draw(d) => PathBuf::from(&d.ps.as_ref().unwrap_or(&d.vs).1.path),
-        }
+        PathBuf::from(self.0.programs.last().map_or("", |p| p.path.as_str()))
     }
 
     fn profile(&self) -> Profile {
-        match self {
-            Prepped::Compute(p) => p.options.profile.clone(),
-            Prepped::Draw(d) => d.profile.clone(),
-        }
+        self.0.plan.profile.clone()
     }
 
     /// The program explain asks which rules it reaches. A draw's two programs count as
@@ -499,19 +478,34 @@ impl Prepped {
     /// such as the fp32 denormal mode) with the vertex program's instructions added, so
     /// a rule either program reaches is tried.
     fn explain_shader(&self) -> Shader {
-        match self {
-            Prepped::Compute(p) => p.program.shader.clone(),
-            Prepped::Draw(d) => {
-                let (vs, ps) = (&d.vs.0, d.ps.as_ref().map(|p| &p.0));
+        match &self.0.work {
+            Work::Dispatch(d) => d.shader.clone(),
+            Work::Draw(d) => {
+                let (vs, ps) = (&d.vs, d.ps.as_ref());
                 let mut s = ps.unwrap_or(vs).clone();
                 if ps.is_some() {
                     s.insts.extend(vs.insts.iter().cloned());
                 }
                 s
             }
+            // A list: its first program, with every other program's instructions.
+            Work::List(commands) => {
+                let mut shaders = commands.iter().filter_map(|c| match c {
+                    crate::pipeline::Command::Work(Work::Dispatch(d)) => Some(&d.shader),
+                    crate::pipeline::Command::Work(Work::Draw(d)) => d.ps.as_ref().or(Some(&d.vs)),
+                    _ => None,
+                });
+                let mut s = shaders
+                    .next()
+                    .cloned()
+                    .unwrap_or_else(|| Shader::new(crate::ir::Stage::Compute));
+                for o in shaders {
+                    s.insts.extend(o.insts.iter().cloned());
+                }
+                s
+            }
         }
     }
-
     /// The resource an entry names, and how it is compared.
     fn find(&self, t: &Target, resolved: bool) -> Result<Found, String> {
         let texture = |tex: &crate::resources::Texture, what: &str| {
@@ -540,8 +534,9 @@ impl Prepped {
                 storage_bytes: tex.memory().len(),
             })
         };
-        match (self, t) {
-            (Prepped::Draw(d), Target::RenderTarget(i)) => {
+        let d = &*self.0;
+        match (self.is_draw(), t) {
+            (true, Target::RenderTarget(i)) => {
                 let rt = d.targets.get(*i as usize).ok_or_else(|| {
                     format!(
                         "`render_target` {i}: the draw has {} render target{} ([[draw.render_target]] entries)",
@@ -551,7 +546,7 @@ impl Prepped {
                 })?;
                 texture(&rt.view.texture, "render target")
             }
-            (Prepped::Draw(d), Target::DepthStencil) => {
+            (true, Target::DepthStencil) => {
                 if resolved {
                     return Err("`resolved` goes with render targets".into());
                 }
@@ -576,9 +571,10 @@ impl Prepped {
 
     /// The bytes of a wanted resource after a run.
     fn contents(&self, w: &Want) -> Option<Vec<u8>> {
-        let tex = match (self, w.target) {
-            (Prepped::Draw(d), Target::RenderTarget(i)) => &d.targets.get(i as usize)?.view.texture,
-            (Prepped::Draw(d), Target::DepthStencil) => &d.depth.as_ref()?.view.texture,
+        let d = &*self.0;
+        let tex = match (self.is_draw(), w.target) {
+            (true, Target::RenderTarget(i)) => &d.targets.get(i as usize)?.view.texture,
+            (true, Target::DepthStencil) => &d.depth.as_ref()?.view.texture,
             _ => return find_entry(self.bound(), &w.target).ok()?.contents(),
         };
         if w.resolved {
@@ -595,20 +591,14 @@ impl Runner {
             threads: self.threads,
             wave_size: self.wave_size,
             profile: Some(self.profile_name.clone()),
+            default_engine: self.default_engine,
             ..RunOptions::default()
         };
-        if self.job.file.draw.is_some() {
-            let mut d = prepare_draw(self.job.clone(), &opts)?;
-            if let Some(profile) = profile {
-                d.profile = profile;
-            }
-            return Ok(Prepped::Draw(Box::new(d)));
-        }
         let mut p = prepare(self.job.clone(), &opts)?;
         if let Some(profile) = profile {
-            p.options.profile = profile;
+            p.plan.profile = profile;
         }
-        Ok(Prepped::Compute(Box::new(p)))
+        Ok(Prepped(Box::new(p)))
     }
 
     /// Runs `p` (writing none of the job's outputs) and returns the bytes of each
@@ -619,34 +609,21 @@ impl Runner {
         wants: &[Want],
         tracking: Tracking<'_>,
     ) -> Result<(Vec<Vec<u8>>, bool), CaptureError> {
-        let mut per_sample = false;
-        match &p {
-            Prepped::Compute(c) => {
-                let hooks = DispatchHooks {
-                    writes: match tracking {
-                        Tracking::Resources(w) => Some(w.sink()),
-                        _ => None,
-                    },
-                    observe: None,
-                };
-                dispatch_with(
-                    &c.program.shader,
-                    &c.fit.bindings,
-                    c.groups,
-                    &c.options,
-                    None,
-                    hooks,
-                )
-                .map_err(crate::job::JobError::from)?;
-            }
-            Prepped::Draw(d) => {
-                let writes: Option<&dyn crate::pipeline::MergeObserver> = match tracking {
-                    Tracking::Pixels(w) => Some(w),
-                    _ => None,
-                };
-                per_sample = d.draw(None, None, writes)?.per_sample;
-            }
-        }
+        let hooks = match tracking {
+            Tracking::None => Hooks::default(),
+            Tracking::Resources(w) => Hooks {
+                writes: Some(w.sink()),
+                ..Hooks::default()
+            },
+            Tracking::Pixels(w) => Hooks {
+                merges: Some(w),
+                ..Hooks::default()
+            },
+        };
+        let per_sample = match p.0.run(None, hooks)? {
+            WorkReport::Draw(r) => r.per_sample,
+            WorkReport::Dispatch(_) | WorkReport::List(_) => false,
+        };
         let out = wants
             .iter()
             .map(|w| {

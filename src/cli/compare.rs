@@ -65,6 +65,7 @@ fn options(a: &CompareArgs) -> Result<CompareOptions, String> {
         no_images: a.no_images,
         no_explain: a.no_explain,
         any_job: a.any_job,
+        default_engine: super::default_engine(),
         ..CompareOptions::default()
     };
     let bad = |s: &str| {

@@ -36,6 +36,10 @@ pub struct DebugArgs {
     /// The lane's SV_GroupThreadID (with --group).
     #[arg(long, value_name = "X,Y,Z", requires = "group")]
     pub group_thread: Option<String>,
+    /// Command-list jobs: the event (`[[command]] #N`, from 1) whose lane to debug; the
+    /// commands before it run first.
+    #[arg(long, value_name = "N")]
+    pub event: Option<usize>,
     /// Draw jobs: the pixel-program lane that shaded pixel `x,y`.
     #[arg(long, value_name = "X,Y", conflicts_with_all = ["thread", "group", "vertex"])]
     pub pixel: Option<String>,
@@ -224,15 +228,11 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
         wave_size: args.wave_size,
         profile: args.profile.clone(),
         max_seconds: args.max_seconds,
+        default_engine: super::default_engine(),
         ..RunOptions::default()
     };
-    let target = if job.file.draw.is_some() {
-        let prepared = crate::job::draw_run::prepare_draw(job, &opts).map_err(|e| e.to_string())?;
-        debug::from_draw_job(prepared).map_err(|e| e.to_string())?
-    } else {
-        let prepared = crate::job::run::prepare(job, &opts).map_err(|e| e.to_string())?;
-        debug::from_job(&prepared).map_err(|e| e.to_string())?
-    };
+    let prepared = crate::job::prepare(job, &opts).map_err(|e| e.to_string())?;
+    let target = debug::from_job_event(&prepared, args.event).map_err(|e| e.to_string())?;
     let mut options = DebugOptions::default();
     if let Some(m) = args.max_record_mib {
         options.max_record_bytes = m.saturating_mul(1 << 20);

@@ -105,3 +105,15 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Command::ShaderTest(args) => Ok(shader_test::run(&args)),
     }
 }
+
+/// The engine when neither `--engine` nor the job's `[options] engine` names one: the
+/// one `DXLANE_ENGINE` names (`jit` or `interp`), else the native engine. The only place
+/// the environment chooses an engine; the library is handed the choice. This is how the
+/// whole test suite runs under each engine (see `docs/testing.md`); a value that names no
+/// engine is ignored.
+pub(crate) fn default_engine() -> crate::exec::jit::Engine {
+    std::env::var("DXLANE_ENGINE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_default()
+}

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::exec::jit::Engine;
-use crate::job::{Job, JobError, RunOptions, RunResult, run};
+use crate::job::run::{self, ExpectSummary};
+use crate::job::{DrawResult, Finished, Job, JobError, ListResult, RunOptions, RunResult};
 
 fn parse_engine(s: &str) -> Result<Engine, String> {
     s.parse()
@@ -89,10 +90,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
     let job = Job::load(&args.job)?;
-    if job.file.draw.is_some() {
-        return run_draw(job, args);
-    }
-    let show_bar = !args.quiet && std::io::stderr().is_terminal();
+    // The bar counts a dispatch's thread groups; a draw shows none.
+    let show_bar = !args.quiet
+        && std::io::stderr().is_terminal()
+        && job.file.draw.is_none()
+        && job.file.commands.is_empty();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     if let Ok(style) = ProgressStyle::with_template(
         "{bar:40} {percent:>3}% of the thread groups ({pos}/{len}), {elapsed} (eta {eta})",
@@ -120,110 +122,155 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         allow_outside: args.allow_outside,
         max_seconds: args.max_seconds,
         engine: args.engine,
+        default_engine: super::default_engine(),
         progress: Some(&progress),
     };
     let recorded_job = args.record.as_ref().map(|_| job.clone());
-    let prepared = run::prepare(job, &opts)?;
+    let prepared = crate::job::prepare(job, &opts)?;
+    let draw = prepared.is_draw();
     let before = prepared.warnings().len();
-    for w in prepared.warnings() {
-        eprintln!("dxlane: warning: {}: {w}", args.job.display());
+    // A dispatch's warnings are printed before it runs (it may run long); a draw's with
+    // its summary.
+    if !draw {
+        for w in prepared.warnings() {
+            eprintln!("dxlane: warning: {}: {w}", args.job.display());
+        }
     }
     let result = prepared.execute(&opts);
     bar.finish_and_clear();
-    let result = result?;
-    // The run's own notes (fewer workers than asked).
-    for w in result.summary.warnings.iter().skip(before) {
-        eprintln!("dxlane: note: {}: {w}", args.job.display());
+    let finished = result?;
+    match &finished {
+        Finished::Dispatch(result) => {
+            // The run's own notes (fewer workers than asked).
+            for w in result.summary.warnings.iter().skip(before) {
+                eprintln!("dxlane: note: {}: {w}", args.job.display());
+            }
+            print_result(result, args.quiet);
+        }
+        Finished::Draw(r) => print_draw(r, args),
+        Finished::List(r) => print_list(r, args),
     }
-    print_result(&result, args.quiet);
     if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
-        && !recorded(args, crate::capture::record::record(job, &result, dir))
+        && !recorded(args, crate::capture::record::record(job, &finished, dir))
     {
         return Ok(2);
     }
-    Ok(result.exit_code())
+    match &finished {
+        Finished::Draw(r) => print_expectations(&r.summary.expectations, args.quiet),
+        Finished::List(r) => print_expectations(&r.summary.expectations, args.quiet),
+        Finished::Dispatch(_) => {}
+    }
+    Ok(finished.exit_code())
 }
 
-fn run_draw(job: Job, args: &RunArgs) -> Result<u8, JobError> {
-    let opts = RunOptions {
-        threads: args.threads,
-        wave_size: args.wave_size,
-        profile: args.profile.clone(),
-        summary: args.summary.clone(),
-        out_dir: args.out_dir.clone(),
-        allow_outside: args.allow_outside,
-        max_seconds: args.max_seconds,
-        engine: args.engine,
-        progress: None,
-    };
-    let recorded_job = args.record.as_ref().map(|_| job.clone());
-    let r = crate::job::run_draw_job(job, &opts)?;
+/// A command list's lines: one per command (its event number, type, lane-instructions,
+/// pixels and time), then the outputs.
+fn print_list(r: &ListResult, args: &RunArgs) {
     let s = &r.summary;
     for w in &s.warnings {
         eprintln!("dxlane: warning: {}: {w}", args.job.display());
     }
-    if !args.quiet {
-        println!(
-            "vs            {} ({}, entry {})",
-            s.vs.path, s.vs.container, s.vs.entry
-        );
-        if let Some(p) = &s.ps {
-            println!(
-                "ps            {} ({}, entry {})",
-                p.path, p.container, p.entry
-            );
-        }
-        let d = &s.draw;
-        println!("profile       {}", d.profile);
-        println!(
-            "draw          {} vertices shaded, {} primitives ({} rasterized), {} samples per pixel{}{}",
-            thousands(d.vertices_shaded),
-            thousands(d.primitives),
-            thousands(d.primitives_rasterized),
-            d.samples,
-            if d.per_sample {
-                ", pixel program per sample"
-            } else {
-                ""
-            },
-            if d.early_depth_stencil {
-                ", early depth"
-            } else {
-                ""
-            }
-        );
-        println!(
-            "pixels        {} shaded, {} helper lanes, {} waves of {} lanes",
-            thousands(d.pixels_shaded),
-            thousands(d.helper_lanes),
-            thousands(d.pixel_waves),
-            d.wave_size
-        );
-        let plural = if d.threads == 1 { "" } else { "s" };
-        println!("threads       {} worker{plural}", d.threads);
-        if d.jit.is_empty() {
-            println!("engine        {}", d.engine);
-        }
-        for line in &d.jit {
-            println!("engine        {line}");
-        }
-        println!(
-            "executed      {} vertex and {} pixel lane-instructions in {:.3} s",
-            thousands(d.vs_lane_instructions),
-            thousands(d.ps_lane_instructions),
-            s.elapsed_seconds
-        );
-        for o in &s.outputs {
-            println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
-        }
-        println!("summary       {}", display(&r.summary_path));
+    if args.quiet {
+        return;
     }
-    if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
-        && !recorded(args, crate::capture::record::record_draw(job, &r, dir))
-    {
-        return Ok(2);
+    println!("profile       {}", s.profile);
+    println!("engine        {}", s.engine);
+    for c in &s.commands {
+        let runs = if c.runs > 1 {
+            format!(", {} runs", c.runs)
+        } else {
+            String::new()
+        };
+        let pixels = if c.pixels_shaded > 0 {
+            format!(", {} pixels shaded", thousands(c.pixels_shaded))
+        } else {
+            String::new()
+        };
+        println!(
+            "event {:<7} {} ({} lane-instructions{runs}{pixels}, {:.3} s)",
+            c.event,
+            c.kind,
+            thousands(c.lane_instructions),
+            c.seconds
+        );
     }
-    let e = &s.expectations;
+    println!(
+        "executed      {} lane-instructions in {:.3} s",
+        thousands(s.lane_instructions),
+        s.elapsed_seconds
+    );
+    for o in &s.outputs {
+        println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
+    }
+    println!("summary       {}", display(&r.summary_path));
+}
+
+fn print_draw(r: &DrawResult, args: &RunArgs) {
+    let s = &r.summary;
+    for w in &s.warnings {
+        eprintln!("dxlane: warning: {}: {w}", args.job.display());
+    }
+    if args.quiet {
+        return;
+    }
+    println!(
+        "vs            {} ({}, entry {})",
+        s.vs.path, s.vs.container, s.vs.entry
+    );
+    if let Some(p) = &s.ps {
+        println!(
+            "ps            {} ({}, entry {})",
+            p.path, p.container, p.entry
+        );
+    }
+    let d = &s.draw;
+    println!("profile       {}", d.profile);
+    println!(
+        "draw          {} vertices shaded, {} primitives ({} rasterized), {} samples per pixel{}{}",
+        thousands(d.vertices_shaded),
+        thousands(d.primitives),
+        thousands(d.primitives_rasterized),
+        d.samples,
+        if d.per_sample {
+            ", pixel program per sample"
+        } else {
+            ""
+        },
+        if d.early_depth_stencil {
+            ", early depth"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "pixels        {} shaded, {} helper lanes, {} waves of {} lanes",
+        thousands(d.pixels_shaded),
+        thousands(d.helper_lanes),
+        thousands(d.pixel_waves),
+        d.wave_size
+    );
+    let plural = if d.threads == 1 { "" } else { "s" };
+    println!("threads       {} worker{plural}", d.threads);
+    if d.jit.is_empty() {
+        println!("engine        {}", d.engine);
+    }
+    for line in &d.jit {
+        println!("engine        {line}");
+    }
+    println!(
+        "executed      {} vertex and {} pixel lane-instructions in {:.3} s",
+        thousands(d.vs_lane_instructions),
+        thousands(d.ps_lane_instructions),
+        s.elapsed_seconds
+    );
+    for o in &s.outputs {
+        println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
+    }
+    println!("summary       {}", display(&r.summary_path));
+}
+
+/// A draw's failed expectations and its count line (printed after `--record`'s line).
+fn print_expectations(e: &ExpectSummary, quiet: bool) {
     for x in e.results.iter().filter(|x| !x.passed) {
         println!(
             "FAIL {}: {} of {} values differ",
@@ -233,10 +280,9 @@ fn run_draw(job: Job, args: &RunArgs) -> Result<u8, JobError> {
             println!("  {line}");
         }
     }
-    if !e.results.is_empty() && (!args.quiet || e.failed > 0) {
+    if !e.results.is_empty() && (!quiet || e.failed > 0) {
         println!("expectations  {} passed, {} failed", e.passed, e.failed);
     }
-    Ok(r.exit_code())
 }
 
 /// Groups digits in threes: `1234567` → `1,234,567`.

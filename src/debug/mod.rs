@@ -67,7 +67,9 @@ pub use session::{
     Breakpoint, Debugger, MAX_SCOPE_VALUES, MAX_WHY_DEPTH, Scope, ScopeValue, StepDetail,
     ValueLine, parse_xyz as session_parse_xyz,
 };
-pub use target::{LanePlace, LaneSelect, Program, Run, Target, from_draw_job, from_job};
+pub use target::{
+    LanePlace, LaneSelect, Program, ProgramFile, Run, Target, from_job, from_job_event, from_work,
+};
 
 /// Why a session could not open or a command failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

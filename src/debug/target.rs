@@ -2,19 +2,20 @@
 //! observed group or wave), its listing, the resources it is bound to, the dispatch or
 //! draw, and how to run it again from the same starting contents.
 //!
-//! A draw target ([`from_draw_job`]) holds both programs; a session on a vertex lane
+//! A draw target ([`from_work`]) holds both programs; a session on a vertex lane
 //! debugs the vertex program ([`Target::for_lane`]), one on a pixel lane the pixel
 //! program. Its writable contents include the render targets and the depth buffer.
 
 use crate::exec::{ExecError, WriteSink};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
-use crate::pipeline::dispatch::{choose_wave_size, thread_layout};
-use crate::pipeline::draw::{BATCH_LANES, crosses_quads};
-use crate::pipeline::{Bindings, DispatchHooks, DispatchOptions, ObserveWave, dispatch_with};
-use crate::pipeline::{DrawError, PixelLane, PixelObserver, TraceAt, TraceWave, Traced};
+use crate::pipeline::{
+    Bindings, DispatchWork, DrawError, Hooks, ObserveWave, Plan, ProgramWaveSize, TraceAt,
+    TraceWave, Traced, Work,
+};
+pub use crate::pipeline::{LanePlace, LaneSelect};
 use crate::resources::{Counter, Descriptor, Memory};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::DebugError;
 use super::record::{Record, Recorder};
@@ -126,85 +127,6 @@ impl Snapshot {
     }
 }
 
-/// A dispatch to debug: the program, its bindings, the groups and the options.
-#[derive(Debug, Clone)]
-pub struct Target {
-    /// The program.
-    pub program: Program,
-    /// What its resources are bound to.
-    pub bindings: Bindings,
-    /// Thread groups.
-    pub groups: [u32; 3],
-    /// Dispatch options (wave size, workers, profile, limits).
-    pub options: DispatchOptions,
-    start: Snapshot,
-    draw: Option<Arc<DrawTarget>>,
-}
-
-/// A draw to debug: the prepared job and both programs.
-struct DrawTarget {
-    prepared: crate::job::draw_run::PreparedDraw,
-    vs: Program,
-    ps: Option<Program>,
-}
-
-impl std::fmt::Debug for DrawTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DrawTarget")
-            .field("job", &self.prepared.job.path)
-            .field("args", &self.prepared.args)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Which lane to observe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LaneSelect {
-    /// A compute thread by `SV_DispatchThreadID`.
-    Thread([u32; 3]),
-    /// A compute thread by `SV_GroupID` and `SV_GroupThreadID`.
-    GroupThread {
-        /// The group.
-        group: [u32; 3],
-        /// The thread in it.
-        thread: [u32; 3],
-    },
-    /// The pixel-program lane that shaded sample `sample` of pixel (`x`, `y`) for the
-    /// `prim`-th primitive covering it, in draw order (0: the first).
-    Pixel {
-        /// Pixel x.
-        x: u32,
-        /// Pixel y.
-        y: u32,
-        /// The sample (0 without MSAA).
-        sample: u32,
-        /// Which of the primitives covering the sample.
-        prim: u32,
-    },
-    /// The vertex-program lane of `SV_VertexID` `vertex` of instance `instance`.
-    Vertex {
-        /// `SV_VertexID` (the index value of an indexed draw).
-        vertex: u32,
-        /// `SV_InstanceID`.
-        instance: u32,
-    },
-}
-
-/// Where a lane runs: its group, its wave in the group and its lane in the wave.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LanePlace {
-    /// `SV_GroupID`.
-    pub group: [u32; 3],
-    /// Wave index in the group.
-    pub wave: usize,
-    /// Lane in the wave.
-    pub lane: usize,
-    /// Lanes per wave.
-    pub wave_size: u32,
-    /// Draws: the wave the pipeline traces.
-    pub draw: Option<TraceAt>,
-}
-
 /// What one run of the target with an observed wave gave.
 pub struct Run {
     /// The observed wave's record.
@@ -227,40 +149,38 @@ fn draw_fault(e: DrawError) -> ExecError {
     }
 }
 
-/// Finds the pixel lanes standing for a pixel and sample.
-struct Locate {
-    x: u32,
-    y: u32,
-    sample: u32,
-    per_sample: bool,
-    found: Mutex<Vec<(u32, u32, u32, u32)>>,
+/// The work to debug, its plan, and the program a session on one of its lanes steps
+/// through.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The program the session debugs: a dispatch's program; a draw's pixel program (its
+    /// vertex program on a vertex lane, [`Target::for_lane`]).
+    pub program: Program,
+    /// What that program's resources are bound to.
+    pub bindings: Bindings,
+    /// What runs.
+    pub work: Arc<Work>,
+    /// How it runs.
+    pub plan: Plan,
+    start: Snapshot,
+    /// A draw's two programs, for [`Target::for_lane`].
+    stages: Option<Arc<DrawPrograms>>,
 }
 
-impl PixelObserver for Locate {
-    fn wave(&self, tile: u32, wave: u32, lanes: &[PixelLane], _: &crate::exec::WaveRun, _: &[u32]) {
-        for (l, p) in lanes.iter().enumerate() {
-            let covers = if self.per_sample {
-                p.sample == self.sample && p.coverage != 0
-            } else {
-                p.coverage & (1u32 << (self.sample & 31)) != 0
-            };
-            if p.x == self.x && p.y == self.y && covers {
-                self.found
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((p.prim, tile, wave, l as u32));
-            }
-        }
-    }
+/// A draw's programs, reloaded for debugging.
+#[derive(Debug)]
+struct DrawPrograms {
+    vs: Program,
+    ps: Option<Program>,
 }
 
 impl Target {
-    /// A target; the bindings' current contents are the start of every run.
+    /// A dispatch target; the bindings' current contents are the start of every run.
     pub fn new(
         program: Program,
         bindings: Bindings,
         groups: [u32; 3],
-        options: DispatchOptions,
+        plan: Plan,
     ) -> Result<Target, DebugError> {
         if program.shader.stage != Stage::Compute {
             return Err(DebugError::Lane(format!(
@@ -269,19 +189,32 @@ impl Target {
             )));
         }
         let start = Snapshot::take(&bindings);
+        let work = Work::Dispatch(DispatchWork {
+            shader: program.shader.clone(),
+            bindings: bindings.clone(),
+            groups,
+        });
         Ok(Target {
             program,
             bindings,
-            groups,
-            options,
+            work: Arc::new(work),
+            plan,
             start,
-            draw: None,
+            stages: None,
         })
     }
 
     /// Whether the target is a draw.
     pub fn is_draw(&self) -> bool {
-        self.draw.is_some()
+        matches!(*self.work, Work::Draw(_))
+    }
+
+    /// A dispatch's thread groups (zeros for a draw).
+    pub fn groups(&self) -> [u32; 3] {
+        match &*self.work {
+            Work::Dispatch(d) => d.groups,
+            Work::Draw(_) | Work::List(_) => [0; 3],
+        }
     }
 
     /// The target as a session on `sel` debugs it: for a vertex lane of a draw, the
@@ -290,7 +223,7 @@ impl Target {
     pub fn for_lane(&self, sel: LaneSelect) -> Result<Target, DebugError> {
         let pixel = matches!(sel, LaneSelect::Pixel { .. });
         let vertex = matches!(sel, LaneSelect::Vertex { .. });
-        let Some(d) = &self.draw else {
+        let (Some(st), Work::Draw(d)) = (&self.stages, &*self.work) else {
             if pixel || vertex {
                 return Err(DebugError::Lane(
                     "a compute job has threads, not pixels or vertices: give --thread x,y,z or --group x,y,z --group-thread x,y,z".into(),
@@ -305,192 +238,34 @@ impl Target {
         }
         let mut t = self.clone();
         if vertex {
-            t.program = d.vs.clone();
-            t.bindings = d.prepared.vs_bindings.clone();
+            t.program = st.vs.clone();
+            t.bindings = d.vs_bindings.clone();
         } else {
-            let Some(ps) = &d.ps else {
+            let Some(ps) = &st.ps else {
                 return Err(DebugError::Lane(
                     "the draw has no pixel program: debug a vertex with --vertex n".into(),
                 ));
             };
             t.program = ps.clone();
-            t.bindings = d.prepared.ps_bindings.clone();
+            t.bindings = d.ps_bindings.clone();
         }
         Ok(t)
     }
 
-    fn draw_place(&self, d: &DrawTarget, sel: LaneSelect) -> Result<LanePlace, DebugError> {
-        let p = &d.prepared;
-        match sel {
-            LaneSelect::Pixel { x, y, sample, prim } => {
-                let Some(ps) = &d.ps else {
-                    return Err(DebugError::Lane("the draw has no pixel program".into()));
-                };
-                let (w, h, n) = self.target_size();
-                if x >= w || y >= h {
-                    return Err(DebugError::Lane(format!(
-                        "pixel ({x}, {y}) is outside the {w} × {h} render target: pixels (0, 0) to ({}, {})",
-                        w.saturating_sub(1),
-                        h.saturating_sub(1)
-                    )));
-                }
-                if sample >= n {
-                    return Err(DebugError::Lane(format!(
-                        "sample {sample}: the render target has {n} sample(s) a pixel (0 to {})",
-                        n - 1
-                    )));
-                }
-                let wave = choose_wave_size(&ps.shader, p.wave_size)
-                    .map_err(|e| DebugError::Lane(e.to_string()))?;
-                let batch = if crosses_quads(&ps.shader) {
-                    wave
-                } else {
-                    BATCH_LANES.max(wave)
-                };
-                let per_sample = crate::pipeline::link::link(
-                    &crate::pipeline::ia::resolve_layout(
-                        &p.fixed
-                            .state(
-                                &d.vs.shader,
-                                Some(&ps.shader),
-                                &p.vs_bindings,
-                                &p.ps_bindings,
-                            )
-                            .input_layout,
-                    )
-                    .map_err(|e| DebugError::Lane(e.message))?,
-                    &d.vs.shader,
-                    Some(&ps.shader),
-                )
-                .map(|l| l.per_sample)
-                .map_err(|e| DebugError::Lane(e.to_string()))?;
-                let loc = Locate {
-                    x,
-                    y,
-                    sample,
-                    per_sample,
-                    found: Mutex::new(Vec::new()),
-                };
-                self.start.restore();
-                let mut o = p.options();
-                o.observer = Some(&loc);
-                let r = crate::pipeline::draw(&p.state(), &p.args, &o);
-                drop(o);
-                self.start.restore();
-                if let Err(e) = r {
-                    return Err(DebugError::Lane(format!(
-                        "the draw fails before the lane can be found: {e}"
-                    )));
-                }
-                let mut found = loc.found.into_inner().unwrap_or_else(|e| e.into_inner());
-                found.sort_unstable();
-                let s_text = if n > 1 {
-                    format!(", sample {sample},")
-                } else {
-                    String::new()
-                };
-                let Some(&(_, tile, b, l)) = found.get(prim as usize) else {
-                    return Err(DebugError::Lane(if found.is_empty() {
-                        format!(
-                            "pixel ({x}, {y}){s_text} is covered by no primitive of the draw: no pixel-program lane shaded it"
-                        )
-                    } else {
-                        format!(
-                            "pixel ({x}, {y}){s_text} is covered by {} primitive(s); --prim takes 0 to {}",
-                            found.len(),
-                            found.len() - 1
-                        )
-                    }));
-                };
-                let per_batch = (batch / wave) as usize;
-                Ok(LanePlace {
-                    group: [0; 3],
-                    wave: b as usize * per_batch + (l / wave) as usize,
-                    lane: (l % wave) as usize,
-                    wave_size: wave,
-                    draw: Some(TraceAt::Pixel {
-                        tile,
-                        batch: b,
-                        lane: l,
-                    }),
-                })
-            }
-            LaneSelect::Vertex { vertex, instance } => {
-                let a = &p.args;
-                if instance >= a.instance_count {
-                    return Err(DebugError::Lane(format!(
-                        "instance {instance}: the draw has {} instance(s) (0 to {})",
-                        a.instance_count,
-                        a.instance_count.saturating_sub(1)
-                    )));
-                }
-                let st = p.state();
-                let count = u64::from(a.vertex_count);
-                let mut ids: Vec<u32> = match &st.index_buffer {
-                    Some(ib) => (0..count)
-                        .map(|k| crate::pipeline::ia::read_index(ib, u64::from(a.start_vertex) + k))
-                        .collect(),
-                    None => (0..a.vertex_count).collect(),
-                };
-                if let (Some(ib), crate::pipeline::StripCutValue::Enabled) =
-                    (&st.index_buffer, st.strip_cut)
-                {
-                    let cut = crate::pipeline::ia::cut_value(ib.format);
-                    ids.retain(|&i| i != cut);
-                }
-                ids.sort_unstable();
-                ids.dedup();
-                let slot = ids.binary_search(&vertex).map_err(|_| {
-                    DebugError::Lane(match (&st.index_buffer, ids.first(), ids.last()) {
-                        (None, _, _) => format!(
-                            "vertex {vertex} is past the draw: it shades vertices 0 to {}",
-                            a.vertex_count.saturating_sub(1)
-                        ),
-                        (Some(_), Some(lo), Some(hi)) => format!(
-                            "vertex {vertex} is not drawn: the index buffer names {} distinct vertices, {lo} to {hi}",
-                            ids.len()
-                        ),
-                        _ => "the draw shades no vertex".to_string(),
-                    })
-                })?;
-                let wave = choose_wave_size(&d.vs.shader, p.wave_size)
-                    .map_err(|e| DebugError::Lane(e.to_string()))?;
-                Ok(LanePlace {
-                    group: [0; 3],
-                    wave: slot / wave as usize,
-                    lane: slot % wave as usize,
-                    wave_size: wave,
-                    draw: Some(TraceAt::Vertex { vertex, instance }),
-                })
-            }
-            _ => Err(DebugError::Lane(
-                "a draw job has pixels and vertices, not threads".into(),
-            )),
-        }
-    }
-
     /// Width, height and samples of the draw's targets (0s for a dispatch).
     pub fn target_size(&self) -> (u32, u32, u32) {
-        let Some(d) = &self.draw else {
-            return (0, 0, 0);
-        };
-        let f = &d.prepared.fixed;
-        let t = f
-            .render_targets()
-            .iter()
-            .flatten()
-            .map(|r| r.texture.desc())
-            .next()
-            .or_else(|| f.depth_stencil_view().map(|v| v.texture.desc()));
-        t.map_or((0, 0, 0), |d| (d.width, d.height, d.samples))
+        match &*self.work {
+            Work::Draw(d) => d.target_size(),
+            Work::Dispatch(_) | Work::List(_) => (0, 0, 0),
+        }
     }
 
     /// The targets' values at pixel (x, y), sample `s`, one line each.
     fn pixel_values(&self, x: u32, y: u32, s: u32) -> Vec<String> {
-        let Some(d) = &self.draw else {
+        let Work::Draw(d) = &*self.work else {
             return Vec::new();
         };
-        let f = &d.prepared.fixed;
+        let f = &d.fixed;
         let mut out = Vec::new();
         let mut one = |name: String, t: &crate::resources::Texture| {
             let fmt = t.desc().format;
@@ -520,104 +295,53 @@ impl Target {
         out
     }
 
-    /// Lanes per wave of a run.
+    /// Lanes per wave of a run of the debugged program.
     pub fn wave_size(&self) -> Result<u32, DebugError> {
-        choose_wave_size(&self.program.shader, self.options.wave_size)
+        self.plan
+            .wave_size_of(&self.program.shader)
+            .map(ProgramWaveSize::get)
             .map_err(|e| DebugError::Lane(e.to_string()))
     }
 
-    /// Where the selected lane runs; an error naming the dispatch's extent when it does
-    /// not exist.
+    /// Where the selected lane runs (the pipeline's lookup, `Work::locate`); an error
+    /// naming the work's extent when it does not exist. Finding a pixel lane draws once;
+    /// the starting contents are restored after it.
     pub fn place(&self, sel: LaneSelect) -> Result<LanePlace, DebugError> {
-        if let Some(d) = &self.draw {
-            return self.draw_place(d, sel);
+        let pixel = matches!(sel, LaneSelect::Pixel { .. });
+        if pixel {
+            self.start.restore();
         }
-        let tg = self.program.shader.thread_group;
-        let g = self.groups;
-        let (group, thread) = match sel {
-            LaneSelect::Thread(t) => {
-                for k in 0..3 {
-                    if u64::from(t[k]) >= u64::from(g[k]) * u64::from(tg[k]) {
-                        return Err(DebugError::Lane(format!(
-                            "thread ({}, {}, {}) is outside the dispatch: {} × {} × {} groups of {} × {} × {} threads make threads (0, 0, 0) to ({}, {}, {})",
-                            t[0],
-                            t[1],
-                            t[2],
-                            g[0],
-                            g[1],
-                            g[2],
-                            tg[0],
-                            tg[1],
-                            tg[2],
-                            u64::from(g[0]) * u64::from(tg[0]) - 1,
-                            u64::from(g[1]) * u64::from(tg[1]) - 1,
-                            u64::from(g[2]) * u64::from(tg[2]) - 1
-                        )));
-                    }
-                }
-                (
-                    [t[0] / tg[0], t[1] / tg[1], t[2] / tg[2]],
-                    [t[0] % tg[0], t[1] % tg[1], t[2] % tg[2]],
-                )
-            }
-            LaneSelect::Pixel { .. } | LaneSelect::Vertex { .. } => {
-                return Err(DebugError::Lane(
-                    "a compute job has threads, not pixels or vertices".into(),
-                ));
-            }
-            LaneSelect::GroupThread { group, thread } => {
-                if (0..3).any(|k| group[k] >= g[k]) {
-                    return Err(DebugError::Lane(format!(
-                        "group ({}, {}, {}) is outside the dispatch of {} × {} × {} groups",
-                        group[0], group[1], group[2], g[0], g[1], g[2]
-                    )));
-                }
-                if (0..3).any(|k| thread[k] >= tg[k]) {
-                    return Err(DebugError::Lane(format!(
-                        "group thread ({}, {}, {}) is outside the thread group of {} × {} × {}",
-                        thread[0], thread[1], thread[2], tg[0], tg[1], tg[2]
-                    )));
-                }
-                (group, thread)
-            }
-        };
-        let w = self.wave_size()?;
-        let (layout, _) = thread_layout(tg);
-        let slot = layout
-            .iter()
-            .position(|x| *x == thread)
-            .ok_or_else(|| DebugError::Lane("the thread has no lane slot".into()))?;
-        Ok(LanePlace {
-            group,
-            wave: slot / w as usize,
-            lane: slot % w as usize,
-            wave_size: w,
-            draw: None,
-        })
+        let r = self.work.locate(&self.plan, sel);
+        if pixel {
+            self.start.restore();
+        }
+        r.map_err(|e| DebugError::Lane(e.0))
     }
 
-    /// Runs the whole dispatch from the start, observing wave `wave` of group `group`
-    /// (keeping at most `limit_bytes` of record) and reporting every write to `writes`.
-    /// Draws: the traced wave is `place.draw`, and `writes` hears the writes of every
-    /// other vertex and pixel wave (`DrawOptions::memory`: on one worker thread, in the
-    /// order they happen).
+    /// Runs the whole work from the start, observing the wave at `place` (keeping at
+    /// most `limit_bytes` of record) and reporting every write to `writes`. Draws: the
+    /// traced wave is `place.draw`, and `writes` hears the writes of every other vertex
+    /// and pixel wave (`DrawOptions::memory`: on one worker thread, in the order they
+    /// happen).
     pub fn run(
         &self,
         place: &LanePlace,
         limit_bytes: usize,
         writes: Option<&dyn WriteSink>,
     ) -> Run {
-        let (group, wave) = (place.group, place.wave);
         self.start.restore();
-        if let (Some(d), Some(at)) = (&self.draw, place.draw) {
-            let p = &d.prepared;
-            let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
+        let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
+        if let Some(at) = place.draw {
             let (r, traced) = {
                 let hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
-                let mut o = p.options();
-                o.trace = Some(&hook);
-                o.memory = writes;
-                let r = crate::pipeline::draw(&p.state(), &p.args, &o);
+                let r = self.work.run(
+                    &self.plan,
+                    Hooks {
+                        trace: Some(&hook),
+                        writes,
+                        ..Hooks::default()
+                    },
+                );
                 (r, hook.take())
             };
             let pixel = match (&traced, at) {
@@ -648,48 +372,35 @@ impl Target {
                 pixel,
             };
         }
-        let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
-        let result = dispatch_with(
-            &self.program.shader,
-            &self.bindings,
-            self.groups,
-            &self.options,
-            None,
-            DispatchHooks {
+        let result = self.work.run(
+            &self.plan,
+            Hooks {
                 writes,
                 observe: Some(ObserveWave {
-                    group,
-                    wave,
+                    group: place.group,
+                    wave: place.wave,
                     shader: &self.program.debug_shader,
                     observer: &mut rec,
                 }),
+                ..Hooks::default()
             },
         );
         Run {
             record: rec.finish(),
-            fault: result.err(),
+            fault: result.err().map(draw_fault),
             outputs: self.start.contents(),
             traced: None,
             pixel: Vec::new(),
         }
     }
 
-    /// Runs the dispatch from the start as a normal run does (nothing observed) and
-    /// returns the writable resources' contents.
+    /// Runs the work from the start as a normal run does (nothing observed) and returns
+    /// the writable resources' contents.
     pub fn run_normal(&self) -> Result<Vec<Vec<u8>>, ExecError> {
         self.start.restore();
-        if let Some(d) = &self.draw {
-            let p = &d.prepared;
-            crate::pipeline::draw(&p.state(), &p.args, &p.options()).map_err(draw_fault)?;
-            return Ok(self.start.contents());
-        }
-        crate::pipeline::dispatch(
-            &self.program.shader,
-            &self.bindings,
-            self.groups,
-            &self.options,
-            None,
-        )?;
+        self.work
+            .run(&self.plan, Hooks::default())
+            .map_err(draw_fault)?;
         Ok(self.start.contents())
     }
 }
@@ -704,69 +415,144 @@ fn read_program(path: &str) -> Result<Vec<u8>, DebugError> {
     .map_err(DebugError::Load)
 }
 
-/// The target of a prepared job (`job::run::prepare`): its program (reloaded for debugging),
-/// its bound resources, groups and options.
-pub fn from_job(p: &crate::job::run::Prepared) -> Result<Target, DebugError> {
-    let info = &p.program.info;
-    let program = if info.container == "IR" {
-        Program::from_ir(p.program.shader.clone())
-    } else {
-        let bytes = read_program(&info.path)?;
-        Program::from_container(&bytes, p.job.file.program.entry.clone())?
-    };
-    Target::new(program, p.fit.bindings.clone(), p.groups, p.options.clone())
+/// Where a program a target debugs came from, to load it again unoptimised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramFile {
+    /// The file.
+    pub path: String,
+    /// Whether it is the IR's text form (which runs as written: it is its own source).
+    pub is_ir: bool,
+    /// The entry point to load.
+    pub entry: Option<String>,
 }
 
-/// The target of a prepared draw job (`job::draw_run::prepare_draw`): both programs
-/// (reloaded for debugging), their bindings, the draw state and arguments; its writable
-/// contents are the UAVs, the render targets and the depth buffer.
-pub fn from_draw_job(p: crate::job::draw_run::PreparedDraw) -> Result<Target, DebugError> {
-    let load = |s: &Shader, info: &crate::job::run::ProgramInfo| -> Result<Program, DebugError> {
-        if info.container == "IR" {
-            Ok(Program::from_ir(s.clone()))
-        } else {
-            let bytes = read_program(&info.path)?;
-            Program::from_container(&bytes, p.job.file.program.entry.clone())
+/// The target of a unit of work and its plan, with its programs reloaded for debugging
+/// from `programs`, the files in the work's order (a dispatch's program; a draw's vertex
+/// program, then its pixel program). Its writable contents are the UAVs, and a draw's
+/// render targets and depth buffer.
+pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Target, DebugError> {
+    let load = |s: &Shader, f: Option<&ProgramFile>| -> Result<Program, DebugError> {
+        match f {
+            Some(f) if !f.is_ir => {
+                let bytes = read_program(&f.path)?;
+                Program::from_container(&bytes, f.entry.clone())
+            }
+            _ => Ok(Program::from_ir(s.clone())),
         }
     };
-    let vs = load(&p.vs.0, &p.vs.1)?;
-    let ps = match &p.ps {
-        Some((s, i)) => Some(load(s, i)?),
-        None => None,
-    };
-    let mut start = Snapshot::take(&p.vs_bindings);
-    for (m, b) in Snapshot::take(&p.ps_bindings).memories {
-        if !start.memories.iter().any(|(x, _)| *x == m) {
-            start.memories.push((m, b));
+    match work {
+        Work::List(_) => Err(DebugError::Lane(
+            "a command list: choose the event to debug (`from_job_event`)".into(),
+        )),
+        Work::Dispatch(d) => {
+            let program = load(&d.shader, programs.first())?;
+            Target::new(program, d.bindings, d.groups, plan)
+        }
+        Work::Draw(d) => {
+            let vs = load(&d.vs, programs.first())?;
+            let ps = match &d.ps {
+                Some(s) => Some(load(s, programs.get(1))?),
+                None => None,
+            };
+            let mut start = Snapshot::take(&d.vs_bindings);
+            for (m, b) in Snapshot::take(&d.ps_bindings).memories {
+                if !start.memories.iter().any(|(x, _)| *x == m) {
+                    start.memories.push((m, b));
+                }
+            }
+            for rt in d.fixed.render_targets().iter().flatten() {
+                start.add_memory(rt.texture.memory());
+            }
+            if let Some(ds) = d.fixed.depth_stencil_view() {
+                start.add_memory(ds.texture.memory());
+            }
+            let (program, bindings) = match &ps {
+                Some(ps) => (ps.clone(), d.ps_bindings.clone()),
+                None => (vs.clone(), d.vs_bindings.clone()),
+            };
+            Ok(Target {
+                program,
+                bindings,
+                work: Arc::new(Work::Draw(d)),
+                plan,
+                start,
+                stages: Some(Arc::new(DrawPrograms { vs, ps })),
+            })
         }
     }
-    for rt in p.fixed.render_targets().iter().flatten() {
-        start.add_memory(rt.texture.memory());
-    }
-    if let Some(ds) = p.fixed.depth_stencil_view() {
-        start.add_memory(ds.texture.memory());
-    }
-    let (program, bindings) = match &ps {
-        Some(ps) => (ps.clone(), p.ps_bindings.clone()),
-        None => (vs.clone(), p.vs_bindings.clone()),
+}
+
+/// The target of event `event` (`[[command]] #event`, 1-based, as RenderDoc numbers
+/// events) of a prepared command-list job: the commands before it are run first, so
+/// the event's lanes see every write they made, and the debugger's runs start from that
+/// state. A job of one dispatch or draw takes no event (`None`).
+pub fn from_job_event(
+    p: &crate::job::Prepared,
+    event: Option<usize>,
+) -> Result<Target, DebugError> {
+    let Work::List(commands) = &p.work else {
+        return match event {
+            None => from_job(p),
+            Some(_) => Err(DebugError::Lane(
+                "--event selects a command of a [[command]] list; this job runs one dispatch or draw".into(),
+            )),
+        };
     };
-    let options = DispatchOptions {
-        wave_size: p.wave_size,
-        threads: p.threads,
-        profile: p.profile.clone(),
-        limits: p.limits,
-        engine: p.engine,
+    let Some(n) = event else {
+        return Err(DebugError::Lane(format!(
+            "the job is a list of {} commands: choose the dispatch to debug with --event N (1 to {})",
+            commands.len(),
+            commands.len()
+        )));
     };
-    Ok(Target {
-        program,
-        bindings,
-        groups: [1, 1, 1],
-        options,
-        start,
-        draw: Some(Arc::new(DrawTarget {
-            prepared: p,
-            vs,
-            ps,
-        })),
-    })
+    let Some(cmd) = n.checked_sub(1).and_then(|i| commands.get(i)) else {
+        return Err(DebugError::Lane(format!(
+            "--event {n}: the list has events 1 to {}",
+            commands.len()
+        )));
+    };
+    let Some(work) = cmd.work() else {
+        return Err(DebugError::Lane(format!(
+            "--event {n} is a {} command, which runs no program: choose a dispatch",
+            cmd.name()
+        )));
+    };
+    // The programs are listed in command order, one per command that runs one.
+    let before = commands[..n - 1]
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                crate::pipeline::Command::Work(_) | crate::pipeline::Command::ExecuteIndirect(_)
+            )
+        })
+        .count();
+    let files: Vec<ProgramFile> = p
+        .programs
+        .iter()
+        .skip(before)
+        .map(|i| ProgramFile {
+            path: i.path.clone(),
+            is_ir: i.container == "IR",
+            entry: Some(i.entry.clone()),
+        })
+        .collect();
+    crate::pipeline::run_list(&commands[..n - 1], &p.plan, None)
+        .map_err(|e| DebugError::Lane(format!("the commands before event {n} fail: {e}")))?;
+    from_work(work.clone(), p.plan.clone(), &files)
+}
+
+/// The target of a prepared job (`job::prepare`, a dispatch or a draw): its work and
+/// plan, and its programs reloaded from the files it names.
+pub fn from_job(p: &crate::job::Prepared) -> Result<Target, DebugError> {
+    let files: Vec<ProgramFile> = p
+        .programs
+        .iter()
+        .map(|i| ProgramFile {
+            path: i.path.clone(),
+            is_ir: i.container == "IR",
+            entry: Some(i.entry.clone()),
+        })
+        .collect();
+    from_work(p.work.clone(), p.plan.clone(), &files)
 }

@@ -77,9 +77,9 @@ pub struct StageProgram<'a> {
 }
 
 impl<'a> StageProgram<'a> {
-    /// Prepares `shader` (a vertex or pixel shader) to run in waves of `wave_size` lanes,
-    /// with the engine `Engine::from_env` names (the native engine unless
-    /// `DXLANE_ENGINE=interp`); [`with_engine`](Self::with_engine) chooses another.
+    /// Prepares `shader` (a vertex or pixel shader) to run in waves of `wave_size` lanes
+    /// in the interpreter; [`with_engine`](Self::with_engine) chooses the engine (the
+    /// caller's plan says which: nothing here reads the environment).
     pub fn new(
         shader: &'a Shader,
         table: DescriptorTable,
@@ -117,16 +117,15 @@ impl<'a> StageProgram<'a> {
                 .filter(|&(_, &fresh)| !fresh)
                 .map(|(r, _)| r as u32)
                 .collect(),
-        }
-        .with_engine(Engine::from_env()))
+        })
     }
 
     /// Chooses the engine (see `exec::Program::with_engine`). Quad operations, helper
     /// lanes and derivatives always run in the interpreter; only arithmetic between them
     /// is compiled.
     pub fn with_engine(mut self, engine: Engine) -> StageProgram<'a> {
-        // `new` compiled for the environment's engine; only a different choice compiles
-        // (or drops) again.
+        // `new` starts in the interpreter; only a different choice compiles (or drops)
+        // again.
         if engine != self.engine {
             self.engine = engine;
             self.jit = jit::compile_for(engine, self.shader, self.jit_key());

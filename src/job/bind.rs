@@ -356,7 +356,10 @@ pub fn resource_entry_name(index: usize, e: &ResourceEntry) -> String {
     match (&e.reg, e.space) {
         (Some(r), Some(s)) if s != 0 => format!("[[resource]] #{} ({r}, space{s})", index + 1),
         (Some(r), _) => format!("[[resource]] #{} ({r})", index + 1),
-        (None, _) => format!("[[resource]] #{}", index + 1),
+        (None, _) => match &e.name {
+            Some(n) => format!("[[resource]] #{} (\"{n}\")", index + 1),
+            None => format!("[[resource]] #{}", index + 1),
+        },
     }
 }
 
@@ -385,7 +388,11 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
             index: i,
         };
         let b = bind_entry(e, at, &name, dir, &mut budget)?;
-        if let Some(prev) = out.resources.iter().find(|p| p.reg == b.reg) {
+        if let Some(prev) = out
+            .resources
+            .iter()
+            .find(|p| b.reg.is_some() && p.reg == b.reg)
+        {
             return Err(JobError::entry(
                 &name,
                 format!(
@@ -587,19 +594,38 @@ fn bind_entry(
                     "`descriptor` belongs to [[heap]] entries; a [[resource]] says `reg`".into(),
                 ));
             }
-            let Some(r) = &e.reg else {
-                return Err(err(
-                    "missing `reg` (the register: \"t0\", \"u1\", \"b0\", \"s0\")".into(),
-                ));
-            };
-            let reg = Register::parse(r, e.space.unwrap_or(0)).ok_or_else(|| {
-                err(format!(
-                    "`reg` \"{r}\" is not a register (t, u, b or s and a number: \"u0\")"
-                ))
-            })?;
-            (Some(reg.class), Some(reg))
+            match &e.reg {
+                Some(r) => {
+                    let reg = Register::parse(r, e.space.unwrap_or(0)).ok_or_else(|| {
+                        err(format!(
+                            "`reg` \"{r}\" is not a register (t, u, b or s and a number: \"u0\")"
+                        ))
+                    })?;
+                    (Some(reg.class), Some(reg))
+                }
+                // A command list's named resource: the commands that use it bind it.
+                None if e.name.is_some() => {
+                    if e.space.is_some() {
+                        return Err(err(
+                            "`space` goes with `reg`; a named resource is bound by the commands that use it".into(),
+                        ));
+                    }
+                    (None, None)
+                }
+                None => {
+                    return Err(err(
+                        "missing `reg` (the register: \"t0\", \"u1\", \"b0\", \"s0\")".into(),
+                    ));
+                }
+            }
         }
         _ => {
+            if e.name.is_some() {
+                return Err(err(
+                    "`name` belongs to [[resource]] entries (a command list's named resources)"
+                        .into(),
+                ));
+            }
             if e.reg.is_some() || e.space.is_some() {
                 let key = if e.reg.is_some() { "reg" } else { "space" };
                 return Err(err(format!(
@@ -669,7 +695,8 @@ fn bind_entry(
         };
         return Err(err(how));
     }
-    if e.counter.is_some() && class != Some(ResourceClass::Uav) {
+    let named = at.table == Table::Resource && reg.is_none();
+    if e.counter.is_some() && class != Some(ResourceClass::Uav) && !named {
         return Err(err(
             "`counter` needs a UAV (a `u` register, or descriptor = \"uav\")".into(),
         ));
@@ -1261,7 +1288,7 @@ fn texture_view(e: &ResourceEntry, texture: &Texture) -> Result<TextureView, Str
 }
 
 /// Refuses a format D3D12 cannot give a typed UAV (`Format::typed_uav`).
-fn check_uav_format(format: Format) -> Result<(), String> {
+pub(crate) fn check_uav_format(format: Format) -> Result<(), String> {
     if format.typed_uav().is_some() {
         return Ok(());
     }

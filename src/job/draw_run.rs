@@ -18,29 +18,23 @@
 //! pipeline, the outputs with their MD5, the expectations and the warnings.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use serde::Serialize;
 
-use super::bind::{self, BoundJob, DEFAULT_MAX_RESOURCE_BYTES, Register};
-use super::draw::{self as d, DrawSection, draw_err};
-use super::expect::{self, Mismatch};
+use super::bind::{self, BoundJob, DEFAULT_MAX_RESOURCE_BYTES};
+use super::draw::{self as d, draw_err};
 use super::limits::MemoryBudget;
-use super::paths::OutputGate;
+use super::prepare::{Finished, Prepared, check_expects};
 use super::run::{
-    ExpectResult, ExpectSummary, MAX_REPORTED_MISMATCHES, OutputSummary, ProgramInfo, RunOptions,
-    check_outputs, load_file, output_gate, place_outputs, resource_memory, run_limits,
-    stream_output, summary_place, write_entry_outputs, write_file,
+    ExpectSummary, OutputSummary, ProgramInfo, RunOptions, check_outputs, load_file, output_gate,
+    place_outputs, resolve_plan, resource_memory, summary_place,
 };
 use super::targets::{self, BoundDepth, BoundTarget};
 use super::{Job, JobError, data, reflect};
-use crate::exec::jit::Engine;
-use crate::exec::{Limits, Profile};
 use crate::ir::{Shader, Stage};
 use crate::pipeline::state::*;
 use crate::pipeline::{
-    Bindings, DrawError, DrawField, DrawOptions, DrawReport, DrawState, FixedState, StageTimes,
-    draw,
+    Bindings, DrawError, DrawField, DrawReport, DrawState, DrawWork, StageTimes, Work,
 };
 use crate::resources::Memory;
 
@@ -131,7 +125,7 @@ fn field_entry(f: DrawField) -> String {
     }
 }
 
-fn draw_error(e: DrawError) -> JobError {
+pub(crate) fn draw_error(e: DrawError) -> JobError {
     match e {
         DrawError::State { field, message } => JobError::Entry {
             entry: field_entry(field),
@@ -163,176 +157,19 @@ fn merge_warnings(vs: Vec<String>, ps: Option<Vec<String>>) -> Vec<String> {
     out
 }
 
-/// A draw job read, checked and bound, ready to draw (the debugger draws it again and
-/// again from the same start).
-pub struct PreparedDraw {
-    /// The job.
-    pub job: Job,
-    /// The vertex program and its file.
-    pub vs: (Shader, ProgramInfo),
-    /// The pixel program and its file.
-    pub ps: Option<(Shader, ProgramInfo)>,
-    /// The vertex program's bindings.
-    pub vs_bindings: Bindings,
-    /// The pixel program's bindings.
-    pub ps_bindings: Bindings,
-    /// The job's resources.
-    pub bound: BoundJob,
-    /// The render targets.
-    pub targets: Vec<BoundTarget>,
-    /// The depth-stencil buffer.
-    pub depth: Option<BoundDepth>,
-    /// Everything of the draw state but the programs.
-    pub fixed: FixedState,
-    /// The draw's arguments.
-    pub args: DrawArgs,
-    /// Lanes per wave (`None`: WARP's).
-    pub wave_size: Option<u32>,
-    /// Worker threads (0: all cores).
-    pub threads: usize,
-    /// The WARP profile.
-    pub profile: Profile,
-    /// The limits.
-    pub limits: Limits,
-    /// The engine (`[options] engine`, `--engine`).
-    pub engine: Engine,
-    /// The reflection check's warnings.
-    pub warnings: Vec<String>,
-    expects: Vec<Checked>,
-    /// The gate the outputs are written through.
-    gate: OutputGate,
-    /// The summary's path and its gate.
-    summary: (OutputGate, PathBuf),
-    /// The job's memory: resources, buffers and targets taken.
-    memory: MemoryBudget,
-}
-
-impl PreparedDraw {
-    /// The draw state.
-    pub fn state(&self) -> DrawState<'_> {
-        self.fixed.state(
-            &self.vs.0,
-            self.ps.as_ref().map(|(s, _)| s),
-            &self.vs_bindings,
-            &self.ps_bindings,
-        )
-    }
-
-    /// The draw options (nothing observed).
-    pub fn options<'a>(&self) -> DrawOptions<'a> {
-        DrawOptions {
-            wave_size: self.wave_size,
-            threads: self.threads,
-            profile: self.profile.clone(),
-            limits: self.limits,
-            observer: None,
-            writes: None,
-            trace: None,
-            memory: None,
-            engine: self.engine,
-        }
-    }
-
-    /// Draws once into the prepared targets and resources, under `profile` (the
-    /// prepared one when `None`), with the given observers. Writes no files (what
-    /// `dxlane compare` runs, as often as it needs).
-    pub fn draw(
-        &self,
-        profile: Option<&Profile>,
-        observer: Option<&dyn crate::pipeline::PixelObserver>,
-        writes: Option<&dyn crate::pipeline::MergeObserver>,
-    ) -> Result<DrawReport, JobError> {
-        let mut dopts = self.options();
-        if let Some(p) = profile {
-            dopts.profile = p.clone();
-        }
-        dopts.observer = observer;
-        dopts.writes = writes;
-        draw(&self.state(), &self.args, &dopts).map_err(draw_error)
-    }
-}
-
 /// Reads, checks and runs a draw job (see the module doc).
 pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobError> {
-    let p = prepare_draw(job, opts)?;
-    let start = Instant::now();
-    let report = draw(&p.state(), &p.args, &p.options()).map_err(draw_error)?;
-    let elapsed = start.elapsed().as_secs_f64();
-    let PreparedDraw {
-        job,
-        vs,
-        ps,
-        bound,
-        targets: rts,
-        depth,
-        warnings,
-        expects,
-        gate,
-        summary: (summary_gate, summary_path),
-        memory,
-        ..
-    } = p;
-    let mut outputs = Vec::new();
-    for t in &rts {
-        if let Some(p) = &t.output {
-            outputs.push(targets::write_target(
-                &gate,
-                &memory,
-                &t.name,
-                &t.view.texture,
-                p,
-                false,
-            )?);
-        }
-        if let Some(p) = &t.resolve_output {
-            outputs.push(targets::write_target(
-                &gate,
-                &memory,
-                &t.name,
-                &t.view.texture,
-                p,
-                true,
-            )?);
-        }
+    match prepare_draw(job, opts)?.execute(opts)? {
+        Finished::Draw(r) => Ok(*r),
+        Finished::Dispatch(_) | Finished::List(_) => Err(JobError::Section {
+            section: "[draw]",
+            message: "missing".into(),
+        }),
     }
-    if let Some(dd) = &depth
-        && let Some(p) = &dd.output
-    {
-        outputs.push(stream_output(
-            &gate,
-            "[draw.depth_stencil]",
-            p,
-            dd.view.texture.memory(),
-        )?);
-    }
-    outputs.extend(write_entry_outputs(&gate, &bound, &memory)?);
-    let expectations = run_expects(&expects, &rts, depth.as_ref(), &bound);
-    let summary = DrawSummary {
-        job: job.path.display().to_string(),
-        vs: vs.1,
-        ps: ps.as_ref().map(|(_, i)| i.clone()),
-        draw: report,
-        elapsed_seconds: elapsed,
-        outputs,
-        expectations,
-        warnings,
-    };
-    let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
-        path: summary_path.clone(),
-        message: e.to_string(),
-    })?;
-    write_file(&summary_gate, &summary_path, format!("{json}\n").as_bytes())?;
-    Ok(DrawResult {
-        summary,
-        summary_path,
-        targets: rts,
-        depth,
-        bound,
-    })
 }
 
 /// Reads, checks and binds a draw job (see the module doc).
-pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, JobError> {
+pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     let Some(dsec) = job.file.draw.clone() else {
         return Err(JobError::Section {
             section: "[draw]",
@@ -359,17 +196,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
         });
     };
     let o = &job.file.options;
-    let profile = match opts.profile.as_deref().or(o.profile.as_deref()) {
-        None => Profile::latest(),
-        Some(n) => Profile::by_name(n).ok_or_else(|| JobError::Section {
-            section: "[options]",
-            message: format!(
-                "unknown profile \"{n}\" (known: {}, latest)",
-                Profile::PRESETS.join(", ")
-            ),
-        })?,
-    };
-    let mut limits = run_limits(&job, opts)?;
+    let mut plan = resolve_plan(&job, opts)?;
     let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
     let (vs, vs_info) = program(&job, "vs", vs_path, Stage::Vertex)?;
     let ps = match &p.ps {
@@ -483,7 +310,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
     };
     // The draw's own memory (vertex outputs, primitives, bins, tiles) is what the job's
     // `max_memory` leaves once its resources, buffers and targets are held.
-    limits.max_memory_bytes = limits.max_memory_bytes.min(memory.left());
+    plan.limits.max_memory_bytes = plan.limits.max_memory_bytes.min(memory.left());
     let summary = summary_place(&job, opts, &gate)?;
     let args = d::args(&dsec)?;
     let empty = Bindings::default();
@@ -517,156 +344,37 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
     } else {
         state.depth_stencil.depth_enable = false;
     }
-    let expects = check_expects(&job, &dsec, &bound)?;
+    let expects = check_expects(&job, &bound, Some(&dsec))?;
     let fixed = state.fixed();
     drop(state);
-    let wave_size = opts.wave_size.or(o.wave_size);
-    let threads = opts.threads.or(o.threads).unwrap_or(0);
-    let engine = match (opts.engine, &o.engine) {
-        (Some(e), _) => e,
-        (None, Some(name)) => name.parse().map_err(|m: String| JobError::Section {
-            section: "[options]",
-            message: format!("`engine`: {m}"),
-        })?,
-        (None, None) => Engine::from_env(),
-    };
     let vs_bindings = vs_fit.bindings;
     let ps_bindings = ps_fit.map(|f| f.bindings).unwrap_or_default();
-    Ok(PreparedDraw {
-        job,
-        vs: (vs, vs_info),
-        ps,
-        vs_bindings,
-        ps_bindings,
+    let mut programs = vec![vs_info];
+    let ps = ps.map(|(s, info)| {
+        programs.push(info);
+        s
+    });
+    Ok(Prepared {
+        work: Work::Draw(Box::new(DrawWork {
+            vs,
+            ps,
+            vs_bindings,
+            ps_bindings,
+            fixed,
+            args,
+        })),
+        plan,
+        programs,
         bound,
         targets: rts,
         depth,
-        fixed,
-        args,
-        wave_size,
-        threads,
-        profile,
-        limits,
-        engine,
         warnings,
         expects,
         gate,
-        summary,
         memory,
+        summary,
+        job,
     })
-}
-
-/// Where an expectation looks.
-#[derive(Debug)]
-enum Target {
-    Reg(usize),
-    Color(usize),
-    Depth,
-}
-
-#[derive(Debug)]
-struct Checked {
-    entry: String,
-    target_name: String,
-    target: Target,
-    values: Vec<expect::Expected>,
-    source: super::schema::ExpectEntry,
-}
-
-fn check_expects(
-    job: &Job,
-    dsec: &DrawSection,
-    bound: &BoundJob,
-) -> Result<Vec<Checked>, JobError> {
-    let mut out = Vec::new();
-    for (i, x) in job.file.expects.iter().enumerate() {
-        let entry = format!("[[expect]] #{}", i + 1);
-        let err = |m: String| JobError::entry(&entry, m);
-        let (target, target_name) = match (&x.reg, x.render_target, x.depth_stencil) {
-            (Some(r), None, None) => {
-                let reg = Register::parse(r, x.space)
-                    .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register")))?;
-                let pos = bound
-                    .resources
-                    .iter()
-                    .position(|e| e.reg == Some(reg))
-                    .ok_or_else(|| err(format!("`reg`: the job binds nothing at {reg}")))?;
-                (Target::Reg(pos), reg.to_string())
-            }
-            (None, Some(t), None) => {
-                if t as usize >= dsec.render_target.len() {
-                    return Err(err(format!(
-                        "`render_target` {t}: the draw has {} render targets",
-                        dsec.render_target.len()
-                    )));
-                }
-                (Target::Color(t as usize), format!("render target {t}"))
-            }
-            (None, None, Some(true)) => {
-                if dsec.depth_stencil.is_none() {
-                    return Err(err(
-                        "`depth_stencil`: the draw has no [draw.depth_stencil]".into()
-                    ));
-                }
-                (Target::Depth, "depth-stencil".into())
-            }
-            _ => {
-                return Err(err(
-                    "give exactly one of `reg`, `render_target` or `depth_stencil = true`".into(),
-                ));
-            }
-        };
-        if x.counter.is_some() || x.heap.is_some() {
-            return Err(err(
-                "`counter` and `heap` expectations are for compute jobs".into(),
-            ));
-        }
-        let values = expect::expected_values(x).map_err(&err)?;
-        out.push(Checked {
-            entry,
-            target_name,
-            target,
-            values,
-            source: x.clone(),
-        });
-    }
-    Ok(out)
-}
-
-fn run_expects(
-    xs: &[Checked],
-    rts: &[BoundTarget],
-    depth: Option<&BoundDepth>,
-    bound: &BoundJob,
-) -> ExpectSummary {
-    let mut s = ExpectSummary::default();
-    for x in xs {
-        // Read in place: no copy of a target to check a few of its bytes.
-        let memory = match x.target {
-            Target::Reg(i) => bound.resources.get(i).and_then(|e| e.memory()),
-            Target::Color(i) => rts.get(i).map(|t| t.view.texture.memory()),
-            Target::Depth => depth.map(|dd| dd.view.texture.memory()),
-        };
-        let mismatches: Vec<Mismatch> = expect::compare_memory(&x.source, &x.values, memory);
-        let passed = mismatches.is_empty();
-        if passed {
-            s.passed += 1;
-        } else {
-            s.failed += 1;
-        }
-        s.results.push(ExpectResult {
-            entry: x.entry.clone(),
-            target: x.target_name.clone(),
-            values: x.values.len(),
-            passed,
-            mismatch_count: mismatches.len(),
-            mismatches: mismatches
-                .into_iter()
-                .take(MAX_REPORTED_MISMATCHES)
-                .collect(),
-        });
-    }
-    s
 }
 
 fn buffer_bytes(

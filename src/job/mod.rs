@@ -42,8 +42,10 @@ pub mod draw_run;
 pub mod expect;
 pub mod image_io;
 pub mod limits;
+pub mod list;
 pub mod paths;
 mod png;
+pub mod prepare;
 pub mod reflect;
 pub mod run;
 pub mod schema;
@@ -53,6 +55,7 @@ use std::path::{Path, PathBuf};
 
 pub use bind::{BoundEntry, BoundJob, EntryKind, EntryRef, Register, Table};
 pub use draw_run::{DrawResult, DrawSummary, run_draw_job};
+pub use prepare::{CommandSummary, Finished, ListResult, ListSummary, Prepared, prepare};
 pub use run::{RunOptions, RunResult, Summary, run_job};
 pub use schema::JobFile;
 

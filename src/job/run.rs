@@ -18,25 +18,24 @@
 //! result, and the warnings.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use md5::Digest;
 use serde::Serialize;
 
-use super::bind::{self, BoundEntry, BoundJob, DEFAULT_MAX_RESOURCE_BYTES, Register, Storage};
-use super::expect::{self, Expected, Mismatch};
+use super::bind::{self, BoundJob, DEFAULT_MAX_RESOURCE_BYTES, Storage};
+use super::expect::Mismatch;
 use super::limits::MemoryBudget;
 use super::paths::{OutputGate, OutputPolicy};
-use super::reflect::{self, Fit};
-use super::schema::{ExpectEntry, Tolerance};
+use super::prepare::{Finished, Prepared, check_expects};
+use super::reflect;
 use super::{Job, JobError, LoadError, png};
 use crate::container::{Container, ProgramHeader, ProgramKind};
 use crate::exec::jit::{Engine, JitReport};
 use crate::exec::{ExecError, Limits, Profile};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
-use crate::pipeline::dispatch::{MAX_GROUPS_PER_DIMENSION, choose_wave_size};
-use crate::pipeline::{DispatchOptions, ThreadLayout, dispatch};
+use crate::pipeline::dispatch::MAX_GROUPS_PER_DIMENSION;
+use crate::pipeline::{DispatchWork, Plan, Work};
 
 /// The most mismatches of one `[[expect]]` kept in a summary (the count is always
 /// exact).
@@ -61,6 +60,9 @@ pub struct RunOptions<'a> {
     pub max_seconds: Option<f64>,
     /// The engine; overrides `[options] engine`.
     pub engine: Option<Engine>,
+    /// The engine when neither `engine` nor `[options] engine` names one. The library
+    /// reads no environment: the command line fills this from `DXLANE_ENGINE`.
+    pub default_engine: Engine,
     /// Called with (groups done, groups in all) from the worker threads.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
 }
@@ -261,47 +263,18 @@ impl RunResult {
     }
 }
 
-/// A job ready to run: program loaded, resources bound and checked.
-#[derive(Debug)]
-pub struct Prepared {
-    /// The job.
-    pub job: Job,
-    /// The program.
-    pub program: LoadedProgram,
-    /// The job's resources.
-    pub bound: BoundJob,
-    /// The bindings and the check's warnings.
-    pub fit: Fit,
-    /// Thread groups.
-    pub groups: [u32; 3],
-    /// Dispatch options.
-    pub options: DispatchOptions,
-    /// The expectations, checked against their targets.
-    expects: Vec<CheckedExpect>,
-    /// The gate the outputs are written through.
-    gate: OutputGate,
-    /// The job's memory: its resources taken, what is left for the outputs' temporaries.
-    memory: MemoryBudget,
-    /// The summary's path and its gate (a `--summary` file's is its own folder).
-    summary: (OutputGate, PathBuf),
-}
-
-/// An `[[expect]]` whose target exists and whose values parse.
-#[derive(Debug)]
-struct CheckedExpect {
-    entry: String,
-    target: String,
-    table: bind::Table,
-    index: usize,
-    counter: Option<u32>,
-    values: Vec<Expected>,
-    source: ExpectEntry,
-}
-
 /// Reads, checks and runs the job at `path` (see the module doc).
+/// A compute job; a draw job is an error naming the missing `[dispatch]`, as before it
+/// is run (`prepare` and [`Prepared::execute`] run either kind).
 pub fn run_job(path: &Path, opts: &RunOptions<'_>) -> Result<RunResult, JobError> {
     let job = Job::load(path)?;
-    prepare(job, opts)?.execute(opts)
+    match prepare_dispatch(job, opts)?.execute(opts)? {
+        Finished::Dispatch(r) => Ok(r),
+        Finished::Draw(_) | Finished::List(_) => Err(JobError::Section {
+            section: "[dispatch]",
+            message: "missing: a compute job needs `[dispatch] groups = [x, y, z]`".into(),
+        }),
+    }
 }
 
 /// Loads the job's program (`[program] cs`, relative to the job file): a DXBC
@@ -489,9 +462,41 @@ pub(crate) fn run_limits(job: &Job, opts: &RunOptions<'_>) -> Result<Limits, Job
     Ok(limits)
 }
 
-/// Checks everything that can be checked before a run (see the module doc) and binds the
-/// job's resources.
-pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+/// The plan of a run of `job` with `opts`: the profile (`--profile`, `[options] profile`,
+/// else the newest), the limits ([`run_limits`]), the engine (`--engine`, `[options]
+/// engine`, else `opts.default_engine`), worker threads and the wave size asked for.
+/// Resolved once, for every kind of work.
+pub(crate) fn resolve_plan(job: &Job, opts: &RunOptions<'_>) -> Result<Plan, JobError> {
+    let o = &job.file.options;
+    let profile = match opts.profile.as_deref().or(o.profile.as_deref()) {
+        None => Profile::latest(),
+        Some(n) => Profile::by_name(n).ok_or_else(|| {
+            options_err(format!(
+                "unknown profile \"{n}\" (known: {}, latest)",
+                Profile::PRESETS.join(", ")
+            ))
+        })?,
+    };
+    let limits = run_limits(job, opts)?;
+    let engine = match (opts.engine, &o.engine) {
+        (Some(e), _) => e,
+        (None, Some(name)) => name
+            .parse()
+            .map_err(|m: String| options_err(format!("`engine`: {m}")))?,
+        (None, None) => opts.default_engine,
+    };
+    Ok(Plan {
+        wave_size: opts.wave_size.or(o.wave_size),
+        threads: opts.threads.or(o.threads).unwrap_or(0),
+        profile,
+        limits,
+        engine,
+    })
+}
+
+/// Checks everything that can be checked before a dispatch (see the module doc), binds
+/// the job's resources and builds its work.
+pub(crate) fn prepare_dispatch(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     let o = &job.file.options;
     let groups = match &job.file.dispatch {
         Some(d) => d.groups,
@@ -513,20 +518,9 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
             ),
         });
     }
-    let profile_name = opts.profile.as_deref().or(o.profile.as_deref());
-    let profile = match profile_name {
-        None => Profile::latest(),
-        Some(n) => Profile::by_name(n).ok_or_else(|| {
-            options_err(format!(
-                "unknown profile \"{n}\" (known: {}, latest)",
-                Profile::PRESETS.join(", ")
-            ))
-        })?,
-    };
-    let limits = run_limits(&job, opts)?;
+    let plan = resolve_plan(&job, opts)?;
     let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
     let program = load_program(&job)?;
-    let wave_size = opts.wave_size.or(o.wave_size);
     // Say where the value came from: the command line's flag wins over the job.
     let wave_err = |m: String| match opts.wave_size {
         Some(w) => JobError::Section {
@@ -535,11 +529,8 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
         },
         None => options_err(m),
     };
-    choose_wave_size(&program.shader, wave_size).map_err(|e| match e {
-        ExecError::WaveSize { size, message } if opts.wave_size.is_some() => {
-            let _ = size;
-            wave_err(message)
-        }
+    plan.wave_size_of(&program.shader).map_err(|e| match e {
+        ExecError::WaveSize { message, .. } if opts.wave_size.is_some() => wave_err(message),
         ExecError::WaveSize { size, message } => wave_err(format!("`wave_size` {size}: {message}")),
         e => wave_err(format!("`wave_size`: {e}")),
     })?;
@@ -548,34 +539,27 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     place_outputs(&mut bound, &gate)?;
     let memory = resource_memory(&bound, resource_limit)?;
     check_outputs(&bound)?;
-    let expects = check_expects(&job, &bound)?;
+    let expects = check_expects(&job, &bound, None)?;
     let fit = reflect::check(&program.shader, &bound)?;
-    let engine = match (opts.engine, &o.engine) {
-        (Some(e), _) => e,
-        (None, Some(name)) => name
-            .parse()
-            .map_err(|m: String| options_err(format!("`engine`: {m}")))?,
-        (None, None) => Engine::from_env(),
-    };
-    let options = DispatchOptions {
-        wave_size,
-        threads: opts.threads.or(o.threads).unwrap_or(0),
-        profile,
-        limits,
-        engine,
-    };
     let summary = summary_place(&job, opts, &gate)?;
+    let LoadedProgram { shader, info } = program;
     Ok(Prepared {
-        job,
-        program,
+        work: Work::Dispatch(DispatchWork {
+            shader,
+            bindings: fit.bindings,
+            groups,
+        }),
+        plan,
+        programs: vec![info],
         bound,
-        fit,
-        groups,
-        options,
+        targets: Vec::new(),
+        depth: None,
+        warnings: fit.warnings,
         expects,
         gate,
         memory,
         summary,
+        job,
     })
 }
 
@@ -695,208 +679,6 @@ pub(crate) fn check_outputs(bound: &BoundJob) -> Result<(), JobError> {
 
 fn is_png(p: &Path) -> bool {
     p.extension().is_some_and(|x| x.eq_ignore_ascii_case("png"))
-}
-
-/// Finds every expectation's target and parses its values.
-fn check_expects(job: &Job, bound: &BoundJob) -> Result<Vec<CheckedExpect>, JobError> {
-    let mut out = Vec::new();
-    for (i, x) in job.file.expects.iter().enumerate() {
-        let label = match (&x.reg, x.heap) {
-            (Some(r), _) if x.space != 0 => format!("{r}, space{}", x.space),
-            (Some(r), _) => r.clone(),
-            (None, Some(h)) => format!("heap[{h}]"),
-            (None, None) => String::new(),
-        };
-        let entry = if label.is_empty() {
-            format!("[[expect]] #{}", i + 1)
-        } else {
-            format!("[[expect]] #{} ({label})", i + 1)
-        };
-        let err = |m: String| JobError::entry(&entry, m);
-        let target: &BoundEntry = match (&x.reg, x.heap) {
-            (Some(r), None) => {
-                let reg = Register::parse(r, x.space)
-                    .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register (\"u0\")")))?;
-                bound
-                    .at_register(reg)
-                    .ok_or_else(|| err(format!("`reg`: the job binds nothing at {reg}")))?
-            }
-            (None, Some(h)) => bound.heap.get(h as usize).ok_or_else(|| {
-                err(format!(
-                    "`heap` {h}: the job has {} [[heap]] entries",
-                    bound.heap.len()
-                ))
-            })?,
-            _ => {
-                return Err(err(
-                    "give exactly one of `reg` (with `space`) or `heap`".into()
-                ));
-            }
-        };
-        let values = expect::expected_values(x).map_err(&err)?;
-        if x.tolerance != Tolerance::Exact && x.f32.is_none() {
-            return Err(err("`tolerance` applies to `f32` values only".into()));
-        }
-        let target_name = match (&target.reg, x.heap) {
-            (Some(r), _) => r.to_string(),
-            (None, Some(h)) => format!("heap[{h}]"),
-            _ => target.name.clone(),
-        };
-        if x.counter.is_some() {
-            if target.counter.is_none() {
-                return Err(err(format!(
-                    "`counter`: {} has no counter (give it `counter = 0`)",
-                    target.name
-                )));
-            }
-            if x.offset != 0 {
-                return Err(err(
-                    "`offset` does not apply to a `counter` expectation".into()
-                ));
-            }
-        } else if target.storage == Storage::None {
-            return Err(err(format!(
-                "{} has no contents to compare (a sampler or a null descriptor)",
-                target.name
-            )));
-        }
-        out.push(CheckedExpect {
-            entry,
-            target: if x.counter.is_some() {
-                format!("{target_name} counter")
-            } else {
-                target_name
-            },
-            table: target.at.table,
-            index: target.at.index,
-            counter: x.counter,
-            values,
-            source: x.clone(),
-        });
-    }
-    Ok(out)
-}
-
-impl Prepared {
-    /// The reflection check's warnings.
-    pub fn warnings(&self) -> &[String] {
-        &self.fit.warnings
-    }
-
-    /// Where the summary will be written.
-    pub fn summary_path(&self) -> &Path {
-        &self.summary.1
-    }
-
-    /// Dispatches, writes outputs and the summary, checks expectations.
-    pub fn execute(self, opts: &RunOptions<'_>) -> Result<RunResult, JobError> {
-        let start = Instant::now();
-        let report = dispatch(
-            &self.program.shader,
-            &self.fit.bindings,
-            self.groups,
-            &self.options,
-            opts.progress,
-        )?;
-        let elapsed = start.elapsed().as_secs_f64();
-        let outputs = write_entry_outputs(&self.gate, &self.bound, &self.memory)?;
-        let expectations = self.check_expectations();
-        let summary = Summary {
-            job: self.job.path.display().to_string(),
-            program: self.program.info.clone(),
-            profile: report.profile.clone(),
-            wave_size: report.wave_size,
-            batch_lanes: report.batch_lanes,
-            threads: report.threads,
-            thread_layout: match report.layout {
-                ThreadLayout::Quads => "quads".into(),
-                ThreadLayout::Linear => "linear".into(),
-            },
-            thread_group: self.program.shader.thread_group,
-            groups: self.groups,
-            waves: report.waves,
-            lane_instructions: report.lane_instructions,
-            elapsed_seconds: elapsed,
-            lane_instructions_per_second: if elapsed > 0.0 {
-                report.lane_instructions as f64 / elapsed
-            } else {
-                0.0
-            },
-            engine: report.engine.to_string(),
-            jit: report.jit.as_ref().map(JitSummary::from),
-            outputs,
-            expectations,
-            warnings: self
-                .fit
-                .warnings
-                .iter()
-                .chain(&report.notes)
-                .cloned()
-                .collect(),
-        };
-        let json = serde_json::to_string_pretty(&summary).map_err(|e| JobError::Io {
-            path: self.summary.1.clone(),
-            message: e.to_string(),
-        })?;
-        write_file(
-            &self.summary.0,
-            &self.summary.1,
-            format!("{json}\n").as_bytes(),
-        )?;
-        Ok(RunResult {
-            summary,
-            summary_path: self.summary.1,
-            bound: self.bound,
-        })
-    }
-
-    fn check_expectations(&self) -> ExpectSummary {
-        let mut s = ExpectSummary::default();
-        for x in &self.expects {
-            let target = match x.table {
-                bind::Table::Resource => self.bound.resources.get(x.index),
-                bind::Table::Heap => self.bound.heap.get(x.index),
-                bind::Table::SamplerHeap => self.bound.sampler_heap.get(x.index),
-            };
-            let (values, mismatches) = match (x.counter, target) {
-                (Some(want), Some(t)) => {
-                    let got = t.counter.as_ref().map_or(0, |c| c.get());
-                    let m = (got != want).then(|| Mismatch {
-                        element: 0,
-                        offset: 0,
-                        expected: want.to_string(),
-                        got: got.to_string(),
-                        ulp: None,
-                    });
-                    (1, m.into_iter().collect())
-                }
-                (None, Some(t)) => (
-                    x.values.len(),
-                    expect::compare_memory(&x.source, &x.values, t.memory()),
-                ),
-                (_, None) => (0, Vec::new()),
-            };
-            let passed = mismatches.is_empty();
-            if passed {
-                s.passed += 1;
-            } else {
-                s.failed += 1;
-            }
-            let mismatch_count = mismatches.len();
-            s.results.push(ExpectResult {
-                entry: x.entry.clone(),
-                target: x.target.clone(),
-                values,
-                passed,
-                mismatch_count,
-                mismatches: mismatches
-                    .into_iter()
-                    .take(MAX_REPORTED_MISMATCHES)
-                    .collect(),
-            });
-        }
-        s
-    }
 }
 
 /// Writes the outputs of a job's `[[resource]]` and `[[heap]]` entries through `gate`:

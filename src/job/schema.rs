@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct JobFile {
-    /// The program(s) to run.
+    /// The program(s) to run (a command list names them per command instead).
+    #[serde(default)]
     pub program: ProgramSection,
     /// A compute dispatch.
     pub dispatch: Option<DispatchSection>,
@@ -32,6 +33,9 @@ pub struct JobFile {
     /// Expected output values.
     #[serde(default, rename = "expect")]
     pub expects: Vec<ExpectEntry>,
+    /// A command list (`[[command]]`, in order): see `job::list`.
+    #[serde(default, rename = "command")]
+    pub commands: Vec<super::list::CommandEntry>,
 }
 
 /// `[program]`: paths are relative to the job file.
@@ -226,6 +230,10 @@ impl FloatValue {
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ResourceEntry {
+    /// The resource's name, by which a command list's commands, bindings and
+    /// expectations refer to it (`[[resource]]` only; a named resource of a command list
+    /// has no `reg`).
+    pub name: Option<String>,
     /// `t3`, `u0`, `b1`, `s0` (`[[resource]]` only).
     pub reg: Option<String>,
     /// Register space (`[[resource]]` only; default 0).
@@ -354,6 +362,9 @@ pub struct ExpectEntry {
     pub render_target: Option<u32>,
     /// A draw's depth-stencil buffer instead of a register.
     pub depth_stencil: Option<bool>,
+    /// A command list's named resource (`[[resource]] name`) instead of a register: its
+    /// contents after the list.
+    pub resource: Option<String>,
     /// Byte offset of the first value within the resource.
     #[serde(default)]
     pub offset: u64,

@@ -56,10 +56,11 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use crate::exec::jit::{Engine, JitReport};
 use crate::exec::{
-    DescriptorTable, ExecError, GroupHooks, GroupRunner, GroupStats, Limits, Profile, Program,
-    RunBudget, WaveObserver, WriteSink,
+    DescriptorTable, ExecError, GroupHooks, GroupRunner, GroupStats, Program, RunBudget,
+    WaveObserver, WriteSink,
 };
 use crate::ir::{Shader, Stage};
 use crate::resources::Descriptor;
@@ -70,13 +71,7 @@ pub const MAX_GROUPS_PER_DIMENSION: u32 = 65535;
 /// The most threads in a group (D3D12_CS_THREAD_GROUP_MAX_THREADS_PER_GROUP).
 pub const MAX_THREADS_PER_GROUP: u32 = 1024;
 
-/// WARP's default wave size.
-pub const DEFAULT_WAVE_SIZE: u32 = 8;
-
-/// How many threads of a group run side by side when the shader never looks across
-/// lanes (see the module doc). 32 measured fastest on the Mandelbrot benchmark: wider
-/// batches lose more to lanes that finish early.
-pub const MAX_BATCH_LANES: u32 = 32;
+pub use super::plan::{DEFAULT_WAVE_SIZE, MAX_BATCH_LANES};
 
 /// What the shader's resources are bound to.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -87,35 +82,6 @@ pub struct Bindings {
     pub resource_heap: Vec<Descriptor>,
     /// SM 6.6 `SamplerDescriptorHeap`.
     pub sampler_heap: Vec<Descriptor>,
-}
-
-/// How to run a dispatch. The default: wave size 8, all cores, the newest WARP profile,
-/// default limits.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DispatchOptions {
-    /// Lanes per wave (4 … 128, a power of two); `None` = WARP's 8. A shader's
-    /// `[WaveSize]` takes precedence.
-    pub wave_size: Option<u32>,
-    /// Worker threads; 0 = all cores.
-    pub threads: usize,
-    /// WARP version rules.
-    pub profile: Profile,
-    /// Instruction and memory limits.
-    pub limits: Limits,
-    /// Which engine runs the shader (default: [`Engine::from_env`]).
-    pub engine: Engine,
-}
-
-impl Default for DispatchOptions {
-    fn default() -> Self {
-        DispatchOptions {
-            wave_size: None,
-            threads: 0,
-            profile: Profile::default(),
-            limits: Limits::default(),
-            engine: Engine::from_env(),
-        }
-    }
 }
 
 /// How threads were placed in lanes.
@@ -155,39 +121,6 @@ pub struct DispatchReport {
     pub jit: Option<JitReport>,
 }
 
-/// The wave size a dispatch uses (see the module doc).
-pub fn choose_wave_size(shader: &Shader, option: Option<u32>) -> Result<u32, ExecError> {
-    let size = match shader.wave_size {
-        Some(req) => {
-            if req.min > req.max {
-                return Err(ExecError::WaveSize {
-                    size: req.min,
-                    message: format!(
-                        "the shader's [WaveSize] range {}..{} is empty",
-                        req.min, req.max
-                    ),
-                });
-            }
-            if req.preferred != 0 && (req.min..=req.max).contains(&req.preferred) {
-                req.preferred
-            } else {
-                match option {
-                    Some(o) if (req.min..=req.max).contains(&o) => o,
-                    _ => DEFAULT_WAVE_SIZE.clamp(req.min, req.max),
-                }
-            }
-        }
-        None => option.unwrap_or(DEFAULT_WAVE_SIZE),
-    };
-    if !(4..=128).contains(&size) || !size.is_power_of_two() {
-        return Err(ExecError::WaveSize {
-            size,
-            message: "not a power of two from 4 to 128".into(),
-        });
-    }
-    Ok(size)
-}
-
 /// The `SV_GroupThreadID` of each lane slot of a group of `tg` threads (see the module
 /// doc), and which layout applies.
 pub fn thread_layout(tg: [u32; 3]) -> (Vec<[u32; 3]>, ThreadLayout) {
@@ -225,6 +158,9 @@ pub struct DispatchHooks<'a> {
     pub writes: Option<&'a dyn WriteSink>,
     /// One wave of one group, traced.
     pub observe: Option<ObserveWave<'a>>,
+    /// The budget to charge (a command list's, shared by its commands); `None`: the
+    /// dispatch's own, from `Plan::limits`.
+    pub budget: Option<&'a RunBudget>,
 }
 
 /// The wave a dispatch traces. Its group runs `shader` — the same program, lowered for
@@ -249,7 +185,7 @@ pub fn dispatch(
     shader: &Shader,
     bindings: &Bindings,
     groups: [u32; 3],
-    opts: &DispatchOptions,
+    opts: &Plan,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<DispatchReport, ExecError> {
     dispatch_with(
@@ -267,7 +203,7 @@ pub fn dispatch_with(
     shader: &Shader,
     bindings: &Bindings,
     groups: [u32; 3],
-    opts: &DispatchOptions,
+    opts: &Plan,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     hooks: DispatchHooks<'_>,
 ) -> Result<DispatchReport, ExecError> {
@@ -293,7 +229,7 @@ pub fn dispatch_with(
             tg[0], tg[1], tg[2]
         )));
     }
-    let wave_size = choose_wave_size(shader, opts.wave_size)?;
+    let wave_size = ProgramWaveSize::choose(shader, opts.wave_size)?.get();
     let table = DescriptorTable::new(
         shader,
         &bindings.ranges,
@@ -301,13 +237,14 @@ pub fn dispatch_with(
         &bindings.sampler_heap,
     )?;
     let (layout, layout_kind) = thread_layout(tg);
-    let batch_lanes = if crate::exec::shader_crosses_lanes(shader) {
-        wave_size
-    } else {
-        (per_group as u32)
-            .next_power_of_two()
-            .clamp(wave_size, MAX_BATCH_LANES.max(wave_size))
-    };
+    let batch_lanes = BatchLanes::choose(
+        shader,
+        ProgramWaveSize::choose(shader, opts.wave_size)?,
+        BatchKind::Compute {
+            group_threads: per_group as u32,
+        },
+    )
+    .get();
     let observed_program = match &hooks.observe {
         Some(o) => {
             if o.shader.thread_group != tg || o.shader.resources != shader.resources {
@@ -346,7 +283,14 @@ pub fn dispatch_with(
     .with_engine(opts.engine);
     let total = u64::from(groups[0]) * u64::from(groups[1]) * u64::from(groups[2]);
     // The run's one budget (`exec::RunBudget`), charged after each group.
-    let budget = RunBudget::new(&opts.limits);
+    let own;
+    let budget = match hooks.budget {
+        Some(b) => b,
+        None => {
+            own = RunBudget::new(&opts.limits);
+            &own
+        }
+    };
     budget.check_least(
         || format!("{total} thread groups of {per_group} threads"),
         total.saturating_mul(per_group),
@@ -537,10 +481,14 @@ mod tests {
         assert_eq!(k, ThreadLayout::Linear);
     }
 
+    fn choose_wave_size(s: &Shader, o: Option<u32>) -> Result<u32, ExecError> {
+        ProgramWaveSize::choose(s, o).map(ProgramWaveSize::get)
+    }
+
     #[test]
     fn wave_size_choice() {
         let mut s = Shader::new(Stage::Compute);
-        assert_eq!(choose_wave_size(&s, None).unwrap(), 8);
+        assert_eq!(ProgramWaveSize::choose(&s, None).unwrap().get(), 8);
         assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
         assert!(choose_wave_size(&s, Some(12)).is_err());
         assert!(choose_wave_size(&s, Some(256)).is_err());
@@ -556,7 +504,7 @@ mod tests {
             preferred: 0,
         });
         assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
-        assert_eq!(choose_wave_size(&s, None).unwrap(), 16);
+        assert_eq!(ProgramWaveSize::choose(&s, None).unwrap().get(), 16);
         s.wave_size = Some(WaveSizeReq {
             min: 16,
             max: 64,
@@ -570,7 +518,7 @@ mod tests {
             preferred: 64,
         });
         assert_eq!(choose_wave_size(&s, Some(32)).unwrap(), 32);
-        assert_eq!(choose_wave_size(&s, None).unwrap(), 16);
+        assert_eq!(ProgramWaveSize::choose(&s, None).unwrap().get(), 16);
     }
 }
 
@@ -595,7 +543,7 @@ mod batch_tests {
             resource_heap: vec![],
             sampler_heap: vec![],
         };
-        let r = dispatch(&s, &b, [1, 1, 1], &DispatchOptions::default(), None).unwrap();
+        let r = dispatch(&s, &b, [1, 1, 1], &Plan::default(), None).unwrap();
         (r, m.to_bytes())
     }
 

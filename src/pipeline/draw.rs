@@ -93,6 +93,7 @@ use super::ia::{self, Element, PrimKind};
 use super::link::{self, LinkError, Linked};
 use super::om::tile::OutputMerger;
 use super::om::{self, TargetClass};
+use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use super::ps::{self, MergeObserver, PixelObserver, PixelStage, PsOutputs};
 use super::raster::Pattern;
 use super::setup::{self, Prim, SetupState};
@@ -101,9 +102,7 @@ use super::tile::TileCtx;
 use super::trace::{Hook, TraceProgram};
 use super::vs::{self, VertexJob, VertexOutputs};
 use crate::exec::jit::Engine;
-use crate::exec::{
-    DescriptorTable, ExecError, Limits, Profile, RunBudget, StageProgram, WriteSink,
-};
+use crate::exec::{DescriptorTable, ExecError, RunBudget, StageProgram, WriteSink};
 use crate::ir::{ComponentType, Shader};
 use crate::resources::Format;
 
@@ -111,25 +110,13 @@ use crate::resources::Format;
 pub use super::state::{DrawState, FixedState};
 pub use super::trace::{TraceAt, TraceWave, Traced};
 
-/// Lanes side by side for programs that never look across lanes (vertex) or across quads
-/// (pixel). Wider than `dispatch::MAX_BATCH_LANES`: a draw's batch carries fixed costs a
-/// dispatch's does not (the handles and sampler sites made again, the clock reads of the
-/// stage profile, the stage inputs' bookkeeping), and the full-screen and triangle
-/// benchmarks ran about a fifth faster with 128 lanes than with 32 (64 lay between).
-pub const BATCH_LANES: u32 = 128;
-
-/// How to run a draw.
-#[derive(Clone)]
+/// How to run a draw: the plan, and who watches.
+#[derive(Clone, Default)]
 pub struct DrawOptions<'a> {
-    /// Lanes per wave (4 … 128, a power of two); `None` = WARP's 8.
-    pub wave_size: Option<u32>,
-    /// Worker threads; 0 = all cores.
-    pub threads: usize,
-    /// WARP version rules.
-    pub profile: Profile,
-    /// Instruction and memory limits (the instruction budget applies to every vertex and
-    /// pixel lane).
-    pub limits: Limits,
+    /// Wave size, worker threads, profile, limits (the instruction budget applies to every
+    /// vertex and pixel lane) and the engine of the vertex and pixel programs (a traced
+    /// wave always runs in the interpreter).
+    pub plan: Plan,
     /// Sees every pixel wave.
     pub observer: Option<&'a dyn PixelObserver>,
     /// Sees every sample the output merger writes (write tracking).
@@ -143,25 +130,14 @@ pub struct DrawOptions<'a> {
     /// waves first, then the tiles in row-major order, each tile's waves in the order
     /// they ran. `None` (a normal draw) costs one branch per store instruction.
     pub memory: Option<&'a dyn WriteSink>,
-    /// The engine of the vertex and pixel programs (a traced wave always runs in the
-    /// interpreter).
-    pub engine: Engine,
 }
 
-impl Default for DrawOptions<'_> {
-    /// WARP's wave size, all cores, the latest profile, default limits, nothing
-    /// observed, and the engine `DXLANE_ENGINE` names (the native one when unset).
-    fn default() -> Self {
+impl<'a> DrawOptions<'a> {
+    /// A draw under `plan` with nothing observed.
+    pub fn new(plan: Plan) -> DrawOptions<'a> {
         DrawOptions {
-            wave_size: None,
-            threads: 0,
-            profile: Profile::default(),
-            limits: Limits::default(),
-            observer: None,
-            writes: None,
-            trace: None,
-            memory: None,
-            engine: Engine::from_env(),
+            plan,
+            ..DrawOptions::default()
         }
     }
 }
@@ -426,25 +402,10 @@ fn check_outputs(ps: &Shader, t: &Targets) -> Result<(), DrawError> {
     Ok(())
 }
 
-/// Whether an instruction of `s` reads lanes outside its quad, or the wave's shape (the
-/// instruction table's `lanes` column says `wave`): only then must a pixel wave hold
-/// just the lanes of one wave, instead of a batch of whole quads.
-pub(crate) fn crosses_quads(s: &Shader) -> bool {
-    s.insts.iter().any(|i| i.lanes() == crate::ir::Lanes::Wave)
-}
-
-fn choose_wave(
-    opt: Option<u32>,
-    shader: &Shader,
-    independent: bool,
-) -> Result<(u32, u32), DrawError> {
-    let wave = super::dispatch::choose_wave_size(shader, opt)?;
-    let batch = if independent {
-        BATCH_LANES.max(wave)
-    } else {
-        wave
-    };
-    Ok((wave, batch))
+/// The wave size and batch of `shader` running as `kind` under `plan`.
+fn choose_wave(plan: &Plan, shader: &Shader, kind: BatchKind) -> Result<(u32, u32), DrawError> {
+    let wave = ProgramWaveSize::choose(shader, plan.wave_size)?;
+    Ok((wave.get(), BatchLanes::choose(shader, wave, kind).get()))
 }
 
 /// The pixels a draw may touch: the target ∩ the viewport (by pixel centre) ∩ the
@@ -474,13 +435,13 @@ fn bytes_of<T>(n: u64) -> u64 {
 }
 
 /// Runs one draw (see the module doc), charging a budget of its own made from
-/// `opts.limits` (see [`draw_charged`]).
+/// `opts.plan.limits` (see [`draw_charged`]).
 pub fn draw(
     s: &DrawState<'_>,
     args: &DrawArgs,
     opts: &DrawOptions<'_>,
 ) -> Result<DrawReport, DrawError> {
-    draw_charged(s, args, opts, &RunBudget::new(&opts.limits))
+    draw_charged(s, args, opts, &RunBudget::new(&opts.plan.limits))
 }
 
 /// The most primitives `count` stream positions of `topology` assemble (strip cuts only
@@ -621,24 +582,26 @@ pub fn draw_charged(
     let scissor = effective_scissor(&targets, &viewport, s.scissor);
 
     // Programs.
-    let (vs_wave, vs_batch) = choose_wave(
-        opts.wave_size,
-        s.vs,
-        !crate::exec::shader_crosses_lanes(s.vs),
-    )?;
+    let plan = &opts.plan;
+    let (vs_wave, vs_batch) = choose_wave(plan, s.vs, BatchKind::Vertex)?;
     let vs_table = DescriptorTable::new(
         s.vs,
         &s.vs_bindings.ranges,
         &s.vs_bindings.resource_heap,
         &s.vs_bindings.sampler_heap,
     )?;
-    let vs_program =
-        StageProgram::new(s.vs, vs_table, opts.profile.clone(), opts.limits, vs_batch)?
-            .with_engine(opts.engine);
+    let vs_program = StageProgram::new(
+        s.vs,
+        vs_table,
+        opts.plan.profile.clone(),
+        opts.plan.limits,
+        vs_batch,
+    )?
+    .with_engine(opts.plan.engine);
     let mut ps_wave = vs_wave;
     let ps_program = match s.ps {
         Some(ps) => {
-            let (wave, batch) = choose_wave(opts.wave_size, ps, !crosses_quads(ps))?;
+            let (wave, batch) = choose_wave(plan, ps, BatchKind::Pixel)?;
             ps_wave = wave;
             let table = DescriptorTable::new(
                 ps,
@@ -647,8 +610,14 @@ pub fn draw_charged(
                 &s.ps_bindings.sampler_heap,
             )?;
             Some(
-                StageProgram::new(ps, table, opts.profile.clone(), opts.limits, batch)?
-                    .with_engine(opts.engine),
+                StageProgram::new(
+                    ps,
+                    table,
+                    opts.plan.profile.clone(),
+                    opts.plan.limits,
+                    batch,
+                )?
+                .with_engine(opts.plan.engine),
             )
         }
         None => None,
@@ -663,10 +632,10 @@ pub fn draw_charged(
     // A write sink hears the writes in one order only on one worker (see `memory`).
     let threads = if opts.memory.is_some() {
         1
-    } else if opts.threads == 0 {
+    } else if opts.plan.threads == 0 {
         cores
     } else {
-        opts.threads
+        opts.plan.threads
     }
     .clamp(1, 1 << 10);
 
@@ -676,14 +645,14 @@ pub fn draw_charged(
         samples: targets.samples,
         per_sample: linked.per_sample,
         early_depth_stencil: early,
-        profile: opts.profile.name().to_string(),
-        engine: opts.engine.to_string(),
+        profile: opts.plan.profile.name().to_string(),
+        engine: opts.plan.engine.to_string(),
         ..DrawReport::default()
     };
 
     // Memory: every (instance, vertex) keeps its outputs until the tiles are done, and
     // every primitive its setup. All of it is counted before it is allocated.
-    let limit = opts.limits.max_memory_bytes;
+    let limit = opts.plan.limits.max_memory_bytes;
     let mut memory = DrawMemory { used: 0, limit };
     let count = u64::from(args.vertex_count);
     let instances = u64::from(args.instance_count);
@@ -706,19 +675,12 @@ pub fn draw_charged(
     };
     let mut ids: Vec<u32> = Vec::new();
     DrawMemory::reserve("the draw's index stream", &mut ids, count as usize)?;
-    match &s.index_buffer {
-        Some(ib) => {
-            ids.extend((0..count).map(|p| ia::read_index(ib, u64::from(args.start_vertex) + p)))
-        }
-        None => ids.extend(0..args.vertex_count),
-    }
+    ia::extend_index_stream(s.index_buffer.as_ref(), args, &mut ids);
     let is_cut = |p: u32| cut.is_some_and(|c| ids.get(p as usize) == Some(&c));
     // Distinct ids, in increasing order (cut values are not vertices).
     let mut unique: Vec<u32> = Vec::new();
     DrawMemory::reserve("the draw's distinct vertices", &mut unique, ids.len())?;
-    unique.extend(ids.iter().copied().filter(|&i| Some(i) != cut));
-    unique.sort_unstable();
-    unique.dedup();
+    ia::distinct_vertices(&ids, cut, &mut unique);
     let slot_of = |id: u32| -> u32 { unique.binary_search(&id).map_or(0, |k| k as u32) };
     // Work: every distinct vertex of every instance runs at least one instruction.
     budget.check_least(
@@ -1004,7 +966,7 @@ fn trace_program<'a>(
     Ok(TraceProgram {
         hook: h,
         at,
-        program: StageProgram::new(t, table, opts.profile.clone(), opts.limits, wave)?
+        program: StageProgram::new(t, table, opts.plan.profile.clone(), opts.plan.limits, wave)?
             .with_engine(Engine::Interp),
     })
 }

@@ -35,7 +35,7 @@
 use std::fmt;
 
 use super::state::{
-    APPEND_ALIGNED_ELEMENT, IndexBufferView, IndexFormat, InputLayout, PrimitiveTopology,
+    APPEND_ALIGNED_ELEMENT, DrawArgs, IndexBufferView, IndexFormat, InputLayout, PrimitiveTopology,
     VERTEX_INPUT_SLOTS, VertexBufferView,
 };
 use crate::resources::Format;
@@ -186,6 +186,30 @@ pub fn read_index(ib: &IndexBufferView, i: u64) -> u32 {
             .and_then(|a| ib.data.load_u32(a))
             .unwrap_or(0),
     }
+}
+
+/// The draw's index stream, appended to `out`: stream position `p` → `SV_VertexID` (the
+/// index at `start_vertex + p` of an indexed draw, else `p`), `vertex_count` of them. The
+/// caller reserves `out` against its memory limit.
+pub fn extend_index_stream(ib: Option<&IndexBufferView>, args: &DrawArgs, out: &mut Vec<u32>) {
+    let count = u64::from(args.vertex_count);
+    match ib {
+        Some(ib) => {
+            out.extend((0..count).map(|p| read_index(ib, u64::from(args.start_vertex) + p)))
+        }
+        None => out.extend(0..args.vertex_count),
+    }
+}
+
+/// The vertices the vertex stage shades, into `out` (cleared first; the caller reserves
+/// it): the distinct ids of the index stream `ids` in increasing order, strip cuts
+/// (`cut`) left out. A vertex's lane slot in the stage is its position here, in every
+/// instance.
+pub fn distinct_vertices(ids: &[u32], cut: Option<u32>, out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(ids.iter().copied().filter(|&i| Some(i) != cut));
+    out.sort_unstable();
+    out.dedup();
 }
 
 /// The strip cut value of an index format.

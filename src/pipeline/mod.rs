@@ -9,17 +9,21 @@
 //! ([`interp`]), the pixel stage ([`ps`]) and the output merger ([`om`]) — run by
 //! [`draw()`](fn@draw) ([`draw`](mod@draw): the orchestration), with the screen cut into
 //! tiles that list their primitives ([`bin`]) and run on worker threads (`tile`), and
-//! one wave traceable for the debugger ([`trace`]). Does not own: executing waves
+//! one wave traceable for the debugger ([`trace`]); the work value and its plan
+//! ([`work`], [`plan`]) and command lists of dispatches, draws, clears and copies
+//! ([`commands`]). Does not own: executing waves
 //! (`exec`) or resource storage (`resources`).
 
 pub mod bin;
 pub mod clip;
+pub mod commands;
 pub mod dispatch;
 pub mod draw;
 pub mod ia;
 pub mod interp;
 pub mod link;
 pub mod om;
+pub mod plan;
 pub mod ps;
 pub mod raster;
 pub mod setup;
@@ -28,15 +32,20 @@ pub mod tess;
 pub(crate) mod tile;
 pub mod trace;
 pub mod vs;
+pub mod work;
 
+pub use commands::{Command, CommandReport, ListReport, run_list};
 pub use dispatch::{
-    Bindings, DispatchHooks, DispatchOptions, DispatchReport, ObserveWave, ThreadLayout, dispatch,
-    dispatch_with,
+    Bindings, DispatchHooks, DispatchReport, ObserveWave, ThreadLayout, dispatch, dispatch_with,
 };
 pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, StageTimes, draw};
+pub use plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;
 pub use trace::{TraceAt, TraceWave, Traced};
+pub use work::{
+    DispatchWork, DrawWork, Hooks, LanePlace, LaneSelect, LocateError, Work, WorkReport,
+};
 
 /// Programs the pipeline's unit tests draw with.
 #[cfg(test)]

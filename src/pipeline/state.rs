@@ -704,7 +704,7 @@ impl<'a> DrawState<'a> {
 
 /// The owned part of a [`DrawState`] (everything but the programs and their bindings),
 /// for a caller that keeps a draw to run it again (the debugger).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct FixedState {
     input_layout: InputLayout,
     topology: PrimitiveTopology,
@@ -787,5 +787,10 @@ impl FixedState {
     /// The bound depth-stencil view.
     pub fn depth_stencil_view(&self) -> Option<&DepthStencilView> {
         self.depth_stencil_view.as_ref()
+    }
+
+    /// The bound index buffer (an indexed draw's).
+    pub fn index_buffer(&self) -> Option<&IndexBufferView> {
+        self.index_buffer.as_ref()
     }
 }

@@ -423,8 +423,11 @@ mod tests {
         };
         let w = Waves::default();
         let opts = DrawOptions {
-            wave_size: Some(8),
-            threads,
+            plan: crate::pipeline::Plan {
+                wave_size: Some(8),
+                threads,
+                ..crate::pipeline::Plan::default()
+            },
             observer: Some(&w),
             ..DrawOptions::default()
         };

@@ -265,8 +265,11 @@ mod tests {
         };
         let waves = Waves::default();
         let opts = DrawOptions {
-            wave_size: Some(4),
-            threads: 1,
+            plan: crate::pipeline::Plan {
+                wave_size: Some(4),
+                threads: 1,
+                ..crate::pipeline::Plan::default()
+            },
             observer: Some(&waves),
             ..DrawOptions::default()
         };
@@ -296,8 +299,11 @@ mod tests {
                 &mut steps,
             );
             let opts = DrawOptions {
-                wave_size: Some(4),
-                threads: 1,
+                plan: crate::pipeline::Plan {
+                    wave_size: Some(4),
+                    threads: 1,
+                    ..crate::pipeline::Plan::default()
+                },
                 trace: Some(&hook),
                 ..DrawOptions::default()
             };

@@ -455,14 +455,22 @@ fn explain_finds_fp16_and_denormal_rules() {
         let job = Job::load(&job_path).unwrap();
         let opts = RunOptions {
             threads: Some(1),
-            ..RunOptions::default()
+            ..crate::common::run_options()
         };
-        let mut prepared = dxlane::job::run::prepare(job.clone(), &opts).unwrap();
-        prepared.options.profile = profile;
+        let mut prepared = dxlane::job::prepare(job.clone(), &opts).unwrap();
+        prepared.plan.profile = profile;
         let result = prepared.execute(&opts).unwrap();
         let cap = d.join(format!("cap{i}"));
         capture::record::record(&job, &result, &cap).unwrap();
-        let report = capture::compare_job(&job_path, &cap, &CompareOptions::default()).unwrap();
+        let report = capture::compare_job(
+            &job_path,
+            &cap,
+            &CompareOptions {
+                default_engine: crate::common::engine(),
+                ..CompareOptions::default()
+            },
+        )
+        .unwrap();
         assert_eq!(report.exit_code(), 1, "{rule}");
         let e = report.explain.as_ref().unwrap();
         assert_eq!(e.matches, vec![rule.to_string()], "{rule}");
@@ -853,6 +861,7 @@ fn mutated_manifests_are_refused_or_compared_never_panic() {
         no_explain: true,
         no_images: true,
         threads: Some(1),
+        default_engine: crate::common::engine(),
         ..CompareOptions::default()
     };
     let job = d.join("grid.toml");

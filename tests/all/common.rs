@@ -288,6 +288,7 @@ pub fn run_job_both(
             profile: opts.profile.clone(),
             allow_outside: opts.allow_outside,
             max_seconds: opts.max_seconds,
+            default_engine: engine,
             progress: None,
         };
         results.push(dxlane::job::run_job(path, &o)?);
@@ -358,4 +359,35 @@ fn an_old_vkd3d_compiler_is_named() {
     if let Some(c) = std::env::var_os("VKD3D_COMPILER") {
         check_vkd3d_compiler(&c).unwrap();
     }
+}
+
+/// The engine the suite runs under: `DXLANE_ENGINE` (`jit` or `interp`), else the native
+/// engine. The library reads no environment; the tests, like the command line, choose
+/// and pass the engine down (see `tests/all/engines.rs`).
+pub fn engine() -> dxlane::exec::jit::Engine {
+    std::env::var("DXLANE_ENGINE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_default()
+}
+
+/// Run options with nothing overridden but the suite's engine as the default.
+pub fn run_options() -> dxlane::job::RunOptions<'static> {
+    dxlane::job::RunOptions {
+        default_engine: engine(),
+        ..dxlane::job::RunOptions::default()
+    }
+}
+
+/// The default plan under the suite's engine.
+pub fn plan() -> dxlane::pipeline::Plan {
+    dxlane::pipeline::Plan {
+        engine: engine(),
+        ..dxlane::pipeline::Plan::default()
+    }
+}
+
+/// Draw options with the default plan under the suite's engine, nothing observed.
+pub fn draw_options() -> dxlane::pipeline::DrawOptions<'static> {
+    dxlane::pipeline::DrawOptions::new(plan())
 }

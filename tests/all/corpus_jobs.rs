@@ -71,7 +71,7 @@ fn corpus_sampling_jobs() {
                 let job = Job::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let opts = RunOptions {
                     engine: Some(engine),
-                    ..RunOptions::default()
+                    ..crate::common::run_options()
                 };
                 let r = job::run_draw_job(job, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let t: Vec<Vec<u8>> = r
@@ -91,8 +91,12 @@ fn corpus_sampling_jobs() {
             (e, Some(t))
         } else {
             // Both engines, outputs compared byte for byte.
-            let r = common::run_job_both(&path, &format!("corpus/{name}"), RunOptions::default())
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let r = common::run_job_both(
+                &path,
+                &format!("corpus/{name}"),
+                crate::common::run_options(),
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
             (r.summary.expectations, None)
         };
         let lines = expectations.results.len();
@@ -161,7 +165,7 @@ fn corpus_programs_without_jobs_are_known() {
             ),
         )
         .unwrap();
-        let e = run_job(&path, &RunOptions::default())
+        let e = run_job(&path, &crate::common::run_options())
             .err()
             .unwrap_or_else(|| {
                 panic!("{case} now runs as a compute job: give it a job and remove its line")

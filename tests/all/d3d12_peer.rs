@@ -1369,21 +1369,22 @@ type BothSides = Vec<(Target, Vec<u8>, Vec<u8>)>;
 /// with both sides' bytes, or `None` when the test skips.
 fn draw_job_on_both(test: &str, exe: &Path, job: &Path, tag: &str) -> Option<(Plan, BothSides)> {
     let job = Job::load(job).unwrap_or_else(|e| panic!("{}: {e}", job.display()));
-    let p = prepare_draw(job, &RunOptions::default()).unwrap();
-    let state = p.state();
+    let p = prepare_draw(job, &crate::common::run_options()).unwrap();
+    let work = p.draw_work().unwrap();
+    let state = work.state();
     let mut plan = Plan::new(tag);
     plan.resolve = true;
     let input = DrawInput {
         state: &state,
-        vs: PathBuf::from(&p.vs.1.path),
-        ps: p.ps.as_ref().map(|(_, i)| PathBuf::from(&i.path)),
-        args: p.args,
+        vs: PathBuf::from(&p.programs[0].path),
+        ps: p.programs.get(1).map(|i| PathBuf::from(&i.path)),
+        args: work.args,
         resources: &p.bound.resources,
     };
     let targets = write_draw(&mut plan, &input).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let path = plan.finish();
     run_plan(test, exe, &path)?;
-    p.draw(None, None, None).unwrap();
+    p.run(None, dxlane::pipeline::Hooks::default()).unwrap();
     let results = targets
         .into_iter()
         .map(|t| {
@@ -2112,8 +2113,11 @@ fn judge_case(plan: &Plan, w: &Written) -> CaseOutcome {
         &s,
         &case_args(c),
         &DrawOptions {
-            threads: 1,
-            ..DrawOptions::default()
+            plan: dxlane::pipeline::Plan {
+                threads: 1,
+                ..crate::common::plan()
+            },
+            ..crate::common::draw_options()
         },
     )
     .unwrap_or_else(|e| panic!("seed {}: dxlane: {e}", c.seed));
@@ -2377,7 +2381,7 @@ fn compute_example_matches_the_peer_byte_for_byte() {
             out_dir: Some(out.clone()),
             summary: Some(out.join("summary.json")),
             threads: Some(2),
-            ..RunOptions::default()
+            ..crate::common::run_options()
         },
     )
     .unwrap();

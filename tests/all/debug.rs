@@ -9,10 +9,11 @@ use std::process::Command;
 use dxlane::debug::record::{Record, Recorder, Slot};
 use dxlane::debug::{self, DebugOptions, Debugger, LaneSelect};
 use dxlane::exec::{At, MemWrite, WaveObserver, WaveRead, WaveRun, WriteSink, WriteTarget};
-use dxlane::job::draw_run::{PreparedDraw, prepare_draw};
+use dxlane::job::Prepared;
+use dxlane::job::draw_run::prepare_draw;
 use dxlane::job::{Job, RunOptions};
 use dxlane::pipeline::{
-    DispatchHooks, DispatchOptions, ObserveWave, PixelLane, PixelObserver, dispatch_with, ia,
+    DispatchHooks, ObserveWave, PixelLane, PixelObserver, Plan, dispatch_with, ia,
 };
 use dxlane::resources::{Descriptor, Memory};
 
@@ -266,13 +267,13 @@ fn dxil_compute_basic_session() {
     common::assert_snapshot("debug/dxil_compute_basic.txt", &text);
 }
 
-fn prepared(path: &Path, threads: usize) -> dxlane::job::run::Prepared {
+fn prepared(path: &Path, threads: usize) -> dxlane::job::Prepared {
     let job = Job::load(path).unwrap();
-    dxlane::job::run::prepare(
+    dxlane::job::prepare(
         job,
         &RunOptions {
             threads: Some(threads),
-            ..RunOptions::default()
+            ..crate::common::run_options()
         },
     )
     .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -299,7 +300,7 @@ fn debugged_runs_equal_normal_runs() {
         let target = debug::from_job(&p).unwrap();
         let normal = target.run_normal().unwrap();
         let tg = target.program.shader.thread_group;
-        let g = target.groups;
+        let g = target.groups();
         let last = [g[0] * tg[0] - 1, g[1] * tg[1] - 1, g[2] * tg[2] - 1];
         for lane in [[0, 0, 0], last, [last[0] / 2, last[1] / 2, 0]] {
             let d = Debugger::open(
@@ -394,14 +395,14 @@ fn records_restore_every_register() {
         let text = program(&mut g, tg);
         let s = crate::exec::shader(&text);
         let wave_size = [4u32, 8, 16][g.below(3)];
-        let o = DispatchOptions {
+        let o = Plan {
             wave_size: Some(wave_size),
             threads: 1,
             limits: dxlane::exec::Limits {
                 max_lane_instructions: 3_000,
                 ..Default::default()
             },
-            ..DispatchOptions::default()
+            ..crate::common::plan()
         };
         let per_group = (tg[0] * tg[1]) as usize;
         let wave = g.below(per_group.div_ceil(wave_size as usize));
@@ -422,6 +423,7 @@ fn records_restore_every_register() {
                         shader: &s,
                         observer: obs,
                     }),
+                    budget: None,
                 },
             );
         };
@@ -641,14 +643,15 @@ fn draw_bad_input() {
 
 /// Every memory a prepared draw can write, by name: both stages' resources (UAVs; the
 /// read-only ones never change), the render targets and the depth-stencil buffer.
-fn draw_memories(p: &PreparedDraw) -> Vec<(String, Memory)> {
+fn draw_memories(p: &Prepared) -> Vec<(String, Memory)> {
+    let w = p.draw_work().unwrap();
     let mut out: Vec<(String, Memory)> = Vec::new();
     let mut add = |name: String, m: &Memory| {
         if !out.iter().any(|(_, x)| x == m) {
             out.push((name, m.clone()));
         }
     };
-    for (stage, b) in [("vs", &p.vs_bindings), ("ps", &p.ps_bindings)] {
+    for (stage, b) in [("vs", &w.vs_bindings), ("ps", &w.ps_bindings)] {
         for (r, range) in b.ranges.iter().enumerate() {
             for (k, d) in range.iter().enumerate() {
                 let name = format!("{stage} range {r} element {k}");
@@ -669,9 +672,10 @@ fn draw_memories(p: &PreparedDraw) -> Vec<(String, Memory)> {
     out
 }
 
-fn prepared_draw(path: &Path) -> PreparedDraw {
+fn prepared_draw(path: &Path) -> Prepared {
     let job = Job::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    prepare_draw(job, &RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    prepare_draw(job, &crate::common::run_options())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The samples the pixel program's lanes stood for: (x, y, sample), in raster order.
@@ -713,7 +717,7 @@ fn debugged_draws_equal_normal_draws() {
         let show = path.display();
         let normal = prepared_draw(path);
         normal
-            .draw(None, None, None)
+            .run(None, dxlane::pipeline::Hooks::default())
             .unwrap_or_else(|e| panic!("{show}: {e}"));
         let want: Vec<(String, Vec<u8>)> = draw_memories(&normal)
             .into_iter()
@@ -722,7 +726,13 @@ fn debugged_draws_equal_normal_draws() {
 
         let covered = Covered(std::sync::Mutex::new(Vec::new()));
         prepared_draw(path)
-            .draw(None, Some(&covered), None)
+            .run(
+                None,
+                dxlane::pipeline::Hooks {
+                    pixels: Some(&covered),
+                    ..dxlane::pipeline::Hooks::default()
+                },
+            )
             .unwrap_or_else(|e| panic!("{show}: {e}"));
         let mut covered = covered.0.into_inner().unwrap();
         covered.sort_unstable();
@@ -738,8 +748,9 @@ fn debugged_draws_equal_normal_draws() {
         };
 
         let p = prepared_draw(path);
-        let args = p.args;
-        let vertex = match &p.state().index_buffer {
+        let w = p.draw_work().unwrap();
+        let args = w.args;
+        let vertex = match &w.state().index_buffer {
             Some(ib) => ia::read_index(ib, u64::from(args.start_vertex + args.vertex_count / 2)),
             None => args.vertex_count / 2,
         };
@@ -753,7 +764,7 @@ fn debugged_draws_equal_normal_draws() {
         for lane in lanes {
             let p = prepared_draw(path);
             let memories = draw_memories(&p);
-            let target = debug::from_draw_job(p).unwrap();
+            let target = debug::from_job(&p).unwrap();
             let mut d = Debugger::open(target, lane, DebugOptions::default())
                 .unwrap_or_else(|e| panic!("{show}: {lane:?}: {e}"));
             assert!(d.fault().is_none(), "{show}: {lane:?}");
@@ -880,7 +891,7 @@ fn draws_report_uav_writes_in_one_order() {
     }
     let path = common::root().join("tests/jobs/debug/uav_pixels.toml");
     let plain = prepared_draw(&path);
-    plain.draw(None, None, None).unwrap();
+    plain.run(None, dxlane::pipeline::Hooks::default()).unwrap();
     let want: Vec<Vec<u8>> = draw_memories(&plain)
         .iter()
         .map(|(_, m)| m.to_bytes())
@@ -888,10 +899,16 @@ fn draws_report_uav_writes_in_one_order() {
     let heard = || {
         let p = prepared_draw(&path);
         let log = Log(std::sync::Mutex::new(Vec::new()));
-        let mut o = p.options();
-        o.threads = 0;
-        o.memory = Some(&log);
-        dxlane::pipeline::draw(&p.state(), &p.args, &o).unwrap();
+        let mut plan = p.plan.clone();
+        plan.threads = 0;
+        p.run(
+            Some(&plan),
+            dxlane::pipeline::Hooks {
+                writes: Some(&log),
+                ..dxlane::pipeline::Hooks::default()
+            },
+        )
+        .unwrap();
         let got: Vec<Vec<u8>> = draw_memories(&p)
             .iter()
             .map(|(_, m)| m.to_bytes())

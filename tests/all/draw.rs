@@ -29,7 +29,7 @@ fn run_text(name: &str, text: &str, threads: usize) -> Result<DrawResult, JobErr
         threads: Some(threads),
         summary: Some(dir.join("summary.json")),
         out_dir: Some(dir),
-        ..RunOptions::default()
+        ..crate::common::run_options()
     };
     job::run_draw_job(job, &opts)
 }
@@ -194,12 +194,15 @@ fn direct_merge_writes_what_the_lane_by_lane_merge_writes() {
             let targets = |watch: Option<&dyn MergeObserver>| {
                 let path = common::root().join(format!("examples/{name}.toml"));
                 let job = Job::from_text(text, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
-                let mut p = prepare_draw(job, &RunOptions::default())
+                let mut p = prepare_draw(job, &crate::common::run_options())
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
-                p.wave_size = Some(wave);
-                p.threads = 1;
-                p.draw(None, None, watch)
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                p.plan.wave_size = Some(wave);
+                p.plan.threads = 1;
+                let hooks = dxlane::pipeline::Hooks {
+                    merges: watch,
+                    ..dxlane::pipeline::Hooks::default()
+                };
+                p.run(None, hooks).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let mut m: Vec<Vec<u8>> = p
                     .targets
                     .iter()
@@ -282,8 +285,11 @@ block0:
             ..DrawArgs::default()
         };
         let opts = DrawOptions {
-            threads,
-            ..DrawOptions::default()
+            plan: dxlane::pipeline::Plan {
+                threads,
+                ..crate::common::plan()
+            },
+            ..crate::common::draw_options()
         };
         let r = draw(&st, &args, &opts).unwrap();
         assert_eq!(r.pixels_shaded, 2 * u64::from(w * h));
@@ -333,7 +339,7 @@ fn job_with_vs(name: &str, vs: &str, ps: &str, rest: &str) -> Result<DrawResult,
         job,
         &RunOptions {
             threads: Some(2),
-            ..RunOptions::default()
+            ..crate::common::run_options()
         },
     )
 }
@@ -838,12 +844,15 @@ fn corpus_pixel_programs_render() {
             });
         }
         let opts = DrawOptions {
-            threads: 1,
-            limits: dxlane::exec::Limits {
-                max_lane_instructions: 200_000,
-                ..Default::default()
+            plan: dxlane::pipeline::Plan {
+                threads: 1,
+                limits: dxlane::exec::Limits {
+                    max_lane_instructions: 200_000,
+                    ..Default::default()
+                },
+                ..crate::common::plan()
             },
-            ..DrawOptions::default()
+            ..crate::common::draw_options()
         };
         match draw(
             &st,
@@ -1003,8 +1012,11 @@ fn pixel_program_families_draw_their_expected_values() {
                     ..DrawArgs::default()
                 },
                 &DrawOptions {
-                    threads: 1,
-                    ..DrawOptions::default()
+                    plan: dxlane::pipeline::Plan {
+                        threads: 1,
+                        ..crate::common::plan()
+                    },
+                    ..crate::common::draw_options()
                 },
             ) {
                 failures.push(format!("{stem}.{profile}: {e}"));

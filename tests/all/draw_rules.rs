@@ -54,7 +54,7 @@ fn run(name: &str, ps: &str, rest: &str) -> DrawResult {
         job,
         &RunOptions {
             threads: Some(2),
-            ..RunOptions::default()
+            ..crate::common::run_options()
         },
     )
     .unwrap()

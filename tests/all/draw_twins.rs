@@ -90,8 +90,11 @@ fn draw_bytes(
     st.depth_stencil.front_face.stencil_pass_op = StencilOp::Replace;
     st.depth_stencil.back_face.stencil_pass_op = StencilOp::Replace;
     let opts = DrawOptions {
-        threads: 1,
-        ..DrawOptions::default()
+        plan: dxlane::pipeline::Plan {
+            threads: 1,
+            ..crate::common::plan()
+        },
+        ..crate::common::draw_options()
     };
     draw(
         &st,

@@ -3,7 +3,7 @@
 
 use dxlane::exec::{ExecError, Invocation, Limits, Profile};
 use dxlane::ir::{Shader, parse_shader, validate};
-use dxlane::pipeline::{Bindings, DispatchOptions, DispatchReport, ThreadLayout, dispatch};
+use dxlane::pipeline::{Bindings, DispatchReport, Plan, ThreadLayout, dispatch};
 use dxlane::resources::{
     BufferKind, BufferView, Counter, Descriptor, Filter, Format, Memory, SamplerDesc, Texture,
     TextureDesc, TextureDim, TextureView, ViewClass,
@@ -47,11 +47,11 @@ pub fn words(m: &Memory) -> Vec<u32> {
 }
 
 /// Options with a wave size and worker count.
-pub fn opts(wave: u32, threads: usize) -> DispatchOptions {
-    DispatchOptions {
+pub fn opts(wave: u32, threads: usize) -> Plan {
+    Plan {
         wave_size: Some(wave),
         threads,
-        ..DispatchOptions::default()
+        ..crate::common::plan()
     }
 }
 
@@ -60,7 +60,7 @@ pub fn run(
     s: &Shader,
     ranges: Vec<Descriptor>,
     groups: [u32; 3],
-    o: &DispatchOptions,
+    o: &Plan,
 ) -> Result<DispatchReport, ExecError> {
     let b = Bindings {
         ranges: ranges.into_iter().map(|d| vec![d]).collect(),
@@ -74,7 +74,7 @@ const OUT: &str =
 
 /// Runs a program that writes one word per thread to `out[SV_DispatchThreadID.x]` and
 /// returns the words.
-fn outputs(text: &str, n: usize, groups: [u32; 3], o: &DispatchOptions) -> Vec<u32> {
+fn outputs(text: &str, n: usize, groups: [u32; 3], o: &Plan) -> Vec<u32> {
     let s = shader(text);
     let (m, d) = structured(&vec![0; n], 4);
     run(&s, vec![d], groups, o).unwrap_or_else(|e| panic!("{e}"));
@@ -400,7 +400,7 @@ block1:
     jump block1
 ";
     let s = shader(text);
-    let o = DispatchOptions {
+    let o = Plan {
         limits: Limits {
             max_lane_instructions: 1001,
             ..Limits::default()
@@ -425,7 +425,7 @@ block1:
     assert!(msg.contains("group (0, 0, 0), thread (0, 0, 0)"), "{msg}");
     assert!(msg.contains("iadd r1, r1, r0"), "{msg}");
     // With four workers the reported error is still group 0's.
-    let e4 = run(&s, vec![], [8, 1, 1], &DispatchOptions { threads: 4, ..o }).unwrap_err();
+    let e4 = run(&s, vec![], [8, 1, 1], &Plan { threads: 4, ..o }).unwrap_err();
     assert_eq!(e4, e);
 }
 
@@ -653,7 +653,7 @@ block2:
     return
 "
     );
-    let o13 = DispatchOptions {
+    let o13 = Plan {
         profile: Profile::by_name("warp-1.0.13").unwrap(),
         ..opts(8, 1)
     };
@@ -1021,7 +1021,7 @@ fn malformed_dispatches_are_refused() {
 #[test]
 fn memory_budget() {
     let s = shader("shader compute\ngroup [1024 1 1]\nregs 1000\nblock0:\n    return\n");
-    let o = DispatchOptions {
+    let o = Plan {
         limits: Limits {
             max_memory_bytes: 1 << 20,
             ..Limits::default()

@@ -10,7 +10,7 @@
 //! (16-bit integer arithmetic) are left to the lowering tests.
 
 use dxlane::exec::jit::Engine;
-use dxlane::pipeline::DispatchOptions;
+use dxlane::pipeline::Plan;
 use dxlane::resources::format::{Rounding, f32_to_small_magnitude, small_float_to_f32};
 
 use super::exec::{opts, run, shader, structured, words};
@@ -188,7 +188,7 @@ fn check(r: &Row<'_>) -> usize {
     let mut outs = Vec::new();
     for engine in [Engine::Interp, Engine::Jit] {
         let (m, d) = structured(&io, 16);
-        let o = DispatchOptions {
+        let o = Plan {
             engine,
             ..opts(8, 1)
         };

@@ -6,7 +6,7 @@
 //! (printed in the panic message).
 
 use dxlane::exec::{ExecError, Limits};
-use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+use dxlane::pipeline::{Bindings, Plan, dispatch};
 use dxlane::resources::{
     BufferKind, BufferView, Counter, Descriptor, Format, Memory, SamplerDesc, Texture, TextureDesc,
     TextureDim, TextureView,
@@ -669,14 +669,14 @@ fn random_programs_never_panic() {
         ];
         let text = program(&mut g, tg);
         let s = shader(&text);
-        let o = DispatchOptions {
+        let o = Plan {
             wave_size: Some([4, 8, 16, 32, 64, 128][g.below(6)]),
             threads: 1 + g.below(2),
             limits: Limits {
                 max_lane_instructions: 5_000,
                 ..Limits::default()
             },
-            ..DispatchOptions::default()
+            ..crate::common::plan()
         };
         let r = std::panic::catch_unwind(|| dispatch(&s, &b, [2, 1, 1], &o, None));
         match r {

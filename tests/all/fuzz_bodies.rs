@@ -287,13 +287,13 @@ proptest! {
 fn the_seeds_run() {
     let d = dir("seeds");
     let job = dxlane::job::Job::from_text(bodies::COMPUTE_SEED, &d.join("job.toml")).unwrap();
-    let r = dxlane::job::run::prepare(job, &dxlane::job::RunOptions::default())
+    let r = dxlane::job::prepare(job, &crate::common::run_options())
         .unwrap()
-        .execute(&dxlane::job::RunOptions::default())
+        .execute(&crate::common::run_options())
         .unwrap();
-    assert!(r.passed());
+    assert_eq!(r.exit_code(), 0);
     let job = dxlane::job::Job::from_text(bodies::DRAW_SEED, &d.join("draw.toml")).unwrap();
-    let r = dxlane::job::run_draw_job(job, &dxlane::job::RunOptions::default()).unwrap();
+    let r = dxlane::job::run_draw_job(job, &crate::common::run_options()).unwrap();
     assert_eq!(r.exit_code(), 0, "{:?}", r.summary.expectations);
     std::fs::write(d.join("cap/capture.toml"), bodies::MANIFEST_SEED).unwrap();
     let report = dxlane::capture::compare_job(

@@ -79,7 +79,7 @@ fn absurd_thread_counts_are_capped() {
         "output = \"out/u0.bin\"",
         "threads = 65536",
     );
-    let r = run_job(&path, &RunOptions::default()).unwrap();
+    let r = run_job(&path, &crate::common::run_options()).unwrap();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     assert!(r.summary.threads <= cores.min(2), "{}", r.summary.threads);
     assert!(
@@ -101,7 +101,7 @@ fn endless_dispatches_are_refused_up_front() {
     let dir = workdir("endless");
     let path = job(&dir, "[65535, 65535, 65535]", "size = 32", "", "");
     let start = Instant::now();
-    let e = error(&path, &RunOptions::default());
+    let e = error(&path, &crate::common::run_options());
     assert!(
         e.contains("more than the run's budget") && e.contains("max_total_lane_instructions"),
         "{e}"
@@ -121,7 +121,7 @@ fn total_budget_and_time_limit_stop_the_run() {
         "",
         "max_total_lane_instructions = 20000\nthreads = 1",
     );
-    let e = error(&path, &RunOptions::default());
+    let e = error(&path, &crate::common::run_options());
     assert!(
         e.contains("budget of 20000 lane-instructions is exhausted after")
             && e.contains("of 4096 thread groups"),
@@ -130,14 +130,14 @@ fn total_budget_and_time_limit_stop_the_run() {
     let path = job(&dir, "[65535, 64, 1]", "size = 32", "", "threads = 1");
     let opts = RunOptions {
         max_seconds: Some(0.05),
-        ..RunOptions::default()
+        ..crate::common::run_options()
     };
     let start = Instant::now();
     let e = error(&path, &opts);
     assert!(e.contains("time limit of 0.05 s is reached after"), "{e}");
     assert!(start.elapsed() < Duration::from_secs(60));
     let path = job(&dir, "[1, 1, 1]", "size = 32", "", "max_seconds = -1");
-    assert!(error(&path, &RunOptions::default()).contains("positive number of seconds"));
+    assert!(error(&path, &crate::common::run_options()).contains("positive number of seconds"));
 }
 
 /// `file = "/dev/zero"` (an endless device) and a file longer than its buffer are
@@ -147,7 +147,7 @@ fn endless_and_huge_inputs_are_refused() {
     let dir = workdir("inputs");
     let path = job(&dir, "[1, 1, 1]", "data = { file = \"/dev/zero\" }", "", "");
     let start = Instant::now();
-    let e = error(&path, &RunOptions::default());
+    let e = error(&path, &crate::common::run_options());
     assert!(
         e.contains("/dev/zero") && e.contains("not a regular file"),
         "{e}"
@@ -161,7 +161,7 @@ fn endless_and_huge_inputs_are_refused() {
         "",
         "",
     );
-    let e = error(&path, &RunOptions::default());
+    let e = error(&path, &crate::common::run_options());
     assert!(e.contains("65536 bytes, more than 64"), "{e}");
     // A folder as a program.
     std::fs::create_dir_all(dir.join("adir")).unwrap();
@@ -169,7 +169,7 @@ fn endless_and_huge_inputs_are_refused() {
         .unwrap()
         .replace("double.ir", "adir");
     std::fs::write(dir.join("job.toml"), text).unwrap();
-    let e = error(&dir.join("job.toml"), &RunOptions::default());
+    let e = error(&dir.join("job.toml"), &crate::common::run_options());
     assert!(e.contains("a folder"), "{e}");
 }
 
@@ -186,7 +186,7 @@ fn copies_count_against_the_memory_budget() {
         "",
         "max_memory = 1100",
     );
-    let e = error(&path, &RunOptions::default());
+    let e = error(&path, &crate::common::run_options());
     assert!(
         e.contains("[[resource]] #1 (t0)") && e.contains("copied in") && e.contains("1100"),
         "{e}"
@@ -199,7 +199,7 @@ fn copies_count_against_the_memory_budget() {
         "",
         "max_memory = 1100",
     );
-    run_job(&path, &RunOptions::default()).unwrap();
+    run_job(&path, &crate::common::run_options()).unwrap();
 }
 
 /// Outputs that would land outside the job's folder are refused (absolute, `..`), with
@@ -216,7 +216,7 @@ fn outputs_stay_inside_the_job_folder() {
         "output = \"a/../../outputs-victim.bin\"".to_string(),
     ] {
         let path = job(&dir, "[1, 1, 1]", "size = 32", &bad, "");
-        let e = error(&path, &RunOptions::default());
+        let e = error(&path, &crate::common::run_options());
         assert!(
             e.contains("is outside the job's folder") && e.contains("--allow-outside"),
             "{bad}: {e}"
@@ -230,11 +230,11 @@ fn outputs_stay_inside_the_job_folder() {
         "output = \"../outputs-victim.bin\"",
         "summary = \"../victim.json\"",
     );
-    let e = error(&path, &RunOptions::default());
+    let e = error(&path, &crate::common::run_options());
     assert!(e.contains("outside"), "{e}");
     let opts = RunOptions {
         allow_outside: true,
-        ..RunOptions::default()
+        ..crate::common::run_options()
     };
     run_job(&path, &opts).unwrap();
     assert!(outside.exists());
@@ -273,7 +273,7 @@ fn flag_errors_name_the_flag() {
     let path = job(&dir, "[1, 1, 1]", "size = 32", "", "");
     let opts = RunOptions {
         wave_size: Some(3),
-        ..RunOptions::default()
+        ..crate::common::run_options()
     };
     let e = error(&path, &opts);
     assert!(e.starts_with("--wave-size: 3: "), "{e}");
@@ -392,7 +392,7 @@ fn draw_and_subresource_outputs_stay_inside_the_job_folder() {
         "output = \"../gate-victim.png\"",
         "",
     );
-    let e = draw_error(&path, &RunOptions::default());
+    let e = draw_error(&path, &crate::common::run_options());
     assert!(
         e.contains("[[draw.render_target]] #1") && e.contains("outside the job's folder"),
         "{e}"
@@ -408,7 +408,7 @@ fn draw_and_subresource_outputs_stay_inside_the_job_folder() {
         [[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\n\
         outputs = [{ file = \"../gate-victim.png\" }]\n";
     std::fs::write(dir.join("tex.toml"), text).unwrap();
-    let e = error(&dir.join("tex.toml"), &RunOptions::default());
+    let e = error(&dir.join("tex.toml"), &crate::common::run_options());
     assert!(e.contains("`outputs` #1") && e.contains("outside"), "{e}");
     assert!(!victim.exists());
 }
@@ -467,7 +467,7 @@ fn draws_charge_the_run_budgets() {
         "",
         "max_total_lane_instructions = 100000\nthreads = 1",
     );
-    let e = draw_error(&path, &RunOptions::default());
+    let e = draw_error(&path, &crate::common::run_options());
     assert!(
         e.contains("budget of 100000 lane-instructions is exhausted after") && e.contains("tiles"),
         "{e}"
@@ -480,7 +480,7 @@ fn draws_charge_the_run_budgets() {
         "",
         "max_total_lane_instructions = 40000\nthreads = 1",
     );
-    let e = draw_error(&path, &RunOptions::default());
+    let e = draw_error(&path, &crate::common::run_options());
     assert!(
         e.contains("exhausted after 0 of 10 instances of the vertex stage"),
         "{e}"
@@ -493,7 +493,7 @@ fn draws_charge_the_run_budgets() {
         "",
         "max_total_lane_instructions = 1000",
     );
-    let e = draw_error(&path, &RunOptions::default());
+    let e = draw_error(&path, &crate::common::run_options());
     assert!(
         e.contains("3000 vertices × 10 instances run at least 30000 lane-instructions"),
         "{e}"
@@ -508,7 +508,7 @@ fn draws_charge_the_run_budgets() {
     );
     let opts = RunOptions {
         max_seconds: Some(0.2),
-        ..RunOptions::default()
+        ..crate::common::run_options()
     };
     let e = draw_error(&path, &opts);
     assert!(e.contains("time limit of 0.2 s is reached after"), "{e}");
@@ -519,7 +519,7 @@ fn draws_charge_the_run_budgets() {
         "",
         "threads = 1\nmax_seconds = 0.2",
     );
-    let e = draw_error(&path, &RunOptions::default());
+    let e = draw_error(&path, &crate::common::run_options());
     assert!(e.contains("time limit of 0.2 s is reached after"), "{e}");
     // The debugger's runs: finding the pixel's lane draws the job, and stops the same.
     let path = draw_job(
@@ -555,13 +555,13 @@ fn draw_sizes_are_checked_before_work_starts() {
     );
     let r = dxlane::job::run_draw_job(
         dxlane::job::Job::load(&path).unwrap(),
-        &RunOptions::default(),
+        &crate::common::run_options(),
     )
     .unwrap();
     assert_eq!(r.summary.draw.vertices_shaded, 0);
     assert_eq!(r.summary.draw.vs_lane_instructions, 0);
     let path = draw_job(&dir, "vertex_count = 30000000", 8, "", "");
-    let e = draw_error(&path, &RunOptions::default());
+    let e = draw_error(&path, &crate::common::run_options());
     assert!(
         e.contains("the draw's primitives (as many as its vertices can assemble)")
             && e.contains("more than the limit"),
@@ -767,7 +767,7 @@ fn debugger_counts_stop_at_the_end_of_the_lane() {
 #[test]
 fn huge_declared_arrays_are_refused_or_left_null() {
     use dxlane::ir::parse_shader;
-    use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+    use dxlane::pipeline::{Bindings, dispatch};
     use dxlane::resources::{BufferKind, BufferView, Descriptor, Memory};
 
     let dir = workdir("huge_array");
@@ -786,7 +786,7 @@ fn huge_declared_arrays_are_refused_or_left_null() {
         "output = \"out/u0.bin\"",
         "",
     );
-    let e = error(&path, &RunOptions::default());
+    let e = error(&path, &crate::common::run_options());
     assert!(
         e.contains("u0") && e.contains("1000000000 elements") && e.contains("at most 1048576"),
         "{e}"
@@ -815,14 +815,7 @@ fn huge_declared_arrays_are_refused_or_left_null() {
         ranges: vec![vec![buffer(&[1, 2, 3, 4])], vec![out.clone()]],
         ..Bindings::default()
     };
-    dispatch(
-        &shader,
-        &bindings,
-        [1, 1, 1],
-        &DispatchOptions::default(),
-        None,
-    )
-    .unwrap();
+    dispatch(&shader, &bindings, [1, 1, 1], &crate::common::plan(), None).unwrap();
     let words: Vec<u32> = memory
         .to_bytes()
         .chunks(4)
@@ -836,7 +829,7 @@ fn huge_declared_arrays_are_refused_or_left_null() {
 #[test]
 fn an_absurd_thread_group_is_an_error() {
     use dxlane::ir::parse_shader;
-    use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+    use dxlane::pipeline::{Bindings, dispatch};
     let shader = parse_shader(
         "shader compute\ngroup [4294967295 4294967295 4294967295]\nregs 1\nblock0:\n    return\n",
     )
@@ -845,7 +838,7 @@ fn an_absurd_thread_group_is_an_error() {
         &shader,
         &Bindings::default(),
         [1, 1, 1],
-        &DispatchOptions::default(),
+        &crate::common::plan(),
         None,
     )
     .unwrap_err()

@@ -7,7 +7,7 @@
 
 use dxlane::exec::Profile;
 use dxlane::exec::jit::Engine;
-use dxlane::pipeline::DispatchOptions;
+use dxlane::pipeline::Plan;
 use proptest::prelude::*;
 
 use super::exec::{run, shader, structured, words};
@@ -490,7 +490,7 @@ fn outputs(
     let s = shader(text);
     let (_, din) = structured(input, (NWORK * 4) as u32);
     let (m, dout) = structured(&vec![0; input.len()], (NWORK * 4) as u32);
-    let mut o = DispatchOptions {
+    let mut o = Plan {
         wave_size: Some(wave),
         threads: 1,
         profile: if old_profile {
@@ -499,7 +499,7 @@ fn outputs(
             Profile::latest()
         },
         engine,
-        ..DispatchOptions::default()
+        ..crate::common::plan()
     };
     o.limits.max_lane_instructions = limit;
     let r = run(&s, vec![din, dout], [2, 1, 1], &o)?;
@@ -572,11 +572,11 @@ fn both(text: &str, limit: u64) -> Vec<Result<(Vec<u32>, u64), dxlane::exec::Exe
         let mut res = Vec::new();
         for engine in [Engine::Interp, Engine::Jit] {
             let (m, d) = structured(&[0; 256], 4);
-            let mut o = DispatchOptions {
+            let mut o = Plan {
                 wave_size: Some(wave),
                 threads: 1,
                 engine,
-                ..DispatchOptions::default()
+                ..crate::common::plan()
             };
             o.limits.max_lane_instructions = limit;
             res.push(run(&s, vec![d], [1, 1, 1], &o).map(|r| (words(&m), r.lane_instructions)));
@@ -753,11 +753,11 @@ fn compiled_code_is_reused_for_an_equal_shader() {
     let runs: Vec<_> = (0..2)
         .map(|_| {
             let (m, out) = structured(&[0u32; 8], 4);
-            let o = DispatchOptions {
+            let o = Plan {
                 wave_size: Some(8),
                 threads: 1,
                 engine: Engine::Jit,
-                ..DispatchOptions::default()
+                ..crate::common::plan()
             };
             let r = run(&s, vec![out], [1, 1, 1], &o).unwrap_or_else(|e| panic!("{e}"));
             (r.jit.expect("a report"), words(&m))
@@ -783,7 +783,7 @@ fn generated_programs_run_native_regions() {
         let s = shader(&text);
         let (_, din) = structured(&input, (NWORK * 4) as u32);
         let (_, dout) = structured(&vec![0; input.len()], (NWORK * 4) as u32);
-        let o = DispatchOptions {
+        let o = Plan {
             wave_size: Some(8),
             threads: 1,
             profile: if old {
@@ -792,7 +792,7 @@ fn generated_programs_run_native_regions() {
                 Profile::latest()
             },
             engine: Engine::Jit,
-            ..DispatchOptions::default()
+            ..crate::common::plan()
         };
         let r = run(&s, vec![din, dout], [2, 1, 1], &o).unwrap_or_else(|e| panic!("{e}"));
         let j = r.jit.expect("a report");
@@ -1064,7 +1064,7 @@ fn engines_disagree(bodies: &[String], consts: [u32; 3], input: &[u32]) -> Vec<S
                 for engine in [Engine::Interp, Engine::Jit] {
                     let (_, din) = structured(&padded, 16);
                     let (m, dout) = structured(&vec![0; padded.len()], 16);
-                    let o = DispatchOptions {
+                    let o = Plan {
                         wave_size: Some(8),
                         threads: 1,
                         profile: if old {
@@ -1073,7 +1073,7 @@ fn engines_disagree(bodies: &[String], consts: [u32; 3], input: &[u32]) -> Vec<S
                             Profile::latest()
                         },
                         engine,
-                        ..DispatchOptions::default()
+                        ..crate::common::plan()
                     };
                     run(&s, vec![din, dout], [groups, 1, 1], &o).unwrap_or_else(|e| panic!("{e}"));
                     res.push(words(&m));
@@ -1109,7 +1109,7 @@ fn job_engine_option() {
     };
     let path = dir.join("job.toml");
     std::fs::write(&path, job("fast")).unwrap();
-    let e = dxlane::job::run_job(&path, &dxlane::job::RunOptions::default()).unwrap_err();
+    let e = dxlane::job::run_job(&path, &crate::common::run_options()).unwrap_err();
     let text = e.to_string();
     assert!(
         text.contains("unknown engine \"fast\" (known: jit, interp)"),
@@ -1117,7 +1117,7 @@ fn job_engine_option() {
     );
     for name in ["interp", "jit"] {
         std::fs::write(&path, job(name)).unwrap();
-        let r = dxlane::job::run_job(&path, &dxlane::job::RunOptions::default()).unwrap();
+        let r = dxlane::job::run_job(&path, &crate::common::run_options()).unwrap();
         assert_eq!(r.summary.engine, name);
         match (name, &r.summary.jit) {
             ("interp", None) => {}
@@ -1158,7 +1158,7 @@ fn draw_job_engine_option() {
     let run = |text: String| {
         std::fs::write(&path, text).unwrap();
         let job = dxlane::job::Job::load(&path).unwrap();
-        dxlane::job::run_draw_job(job, &dxlane::job::RunOptions::default())
+        dxlane::job::run_draw_job(job, &crate::common::run_options())
     };
     let text = match run(job("fast")) {
         Ok(_) => panic!("an unknown engine was accepted"),

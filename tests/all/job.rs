@@ -54,7 +54,7 @@ fn job_file(name: &str, text: &str) -> PathBuf {
 }
 
 fn run(path: &Path) -> Result<RunResult, JobError> {
-    run_job(path, &RunOptions::default())
+    run_job(path, &crate::common::run_options())
 }
 
 /// The error of running `text`, with the folder it ran in written as `<dir>`.
@@ -554,16 +554,19 @@ size = 4
 "#;
     let path = job_file("reflection_right", &right);
     let job = Job::load(&path).unwrap();
-    let prepared = job::run::prepare(job, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        prepared.fit.bindings.ranges[6].len(),
-        2,
-        "t3 and t4 of t3.."
-    );
-    assert_eq!(prepared.fit.bindings.ranges[5].len(), 3, "u2..u4");
+    let prepared =
+        job::prepare(job, &crate::common::run_options()).unwrap_or_else(|e| panic!("{e}"));
+    let dxlane::pipeline::Work::Dispatch(work) = &prepared.work else {
+        panic!("a compute job prepares a dispatch");
+    };
+    assert_eq!(work.bindings.ranges[6].len(), 2, "t3 and t4 of t3..");
+    assert_eq!(work.bindings.ranges[5].len(), 3, "u2..u4");
     let warnings = prepared.warnings().join("\n") + "\n";
     common::assert_snapshot("errors/job_warnings.txt", &warnings);
-    let r = prepared.execute(&RunOptions::default()).unwrap();
+    let r = prepared.execute(&crate::common::run_options()).unwrap();
+    let dxlane::job::Finished::Dispatch(r) = r else {
+        panic!("a compute job finishes a dispatch");
+    };
     assert_eq!(r.summary.warnings.len(), 4);
 }
 
@@ -620,7 +623,7 @@ fn job_outputs_and_summary() {
         threads: Some(1),
         wave_size: Some(16),
         profile: Some("warp-1.0.13".into()),
-        ..RunOptions::default()
+        ..crate::common::run_options()
     };
     let r = run_job(&path, &opts).unwrap();
     assert_eq!(r.summary_path, elsewhere);
@@ -835,7 +838,7 @@ fn job_outputs_do_not_depend_on_worker_count() {
                     &path,
                     &RunOptions {
                         threads: Some(threads),
-                        ..RunOptions::default()
+                        ..crate::common::run_options()
                     },
                 )
                 .unwrap_or_else(|e| panic!("{program}: {e}"));
@@ -931,7 +934,7 @@ fn job_examples_run() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let opts = RunOptions {
             summary: Some(summaries.join(format!("{name}.json"))),
-            ..RunOptions::default()
+            ..crate::common::run_options()
         };
         // Both engines, outputs compared byte for byte.
         match common::run_job_both(path, &format!("examples/{name}"), opts) {

@@ -225,7 +225,7 @@ pub mod run {
     use std::path::Path;
 
     use dxlane::ir::{ResourceClass, Shader};
-    use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+    use dxlane::pipeline::{Bindings, dispatch};
     use dxlane::resources::{
         AddressMode, BufferKind, BufferView, Descriptor, Filter, Format, Memory, SamplerDesc,
         Texture, TextureDesc, TextureDim, TextureView, ViewClass,
@@ -492,7 +492,7 @@ pub mod run {
             shader,
             &bindings,
             setup.groups,
-            &DispatchOptions::default(),
+            &crate::common::plan(),
             None,
         ) {
             return vec![format!("{name}: dispatch failed: {e}")];

@@ -190,7 +190,8 @@ fn check(name: &str, shader: &Shader, setup: &Setup) -> Vec<String> {
     let (ranges, _) = run::bind(shader, &setup.resources);
     let table = DescriptorTable::new(shader, &ranges, &[], &[]).unwrap();
     let program = StageProgram::new(shader, table, Profile::default(), Limits::default(), 8)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .with_engine(crate::common::engine());
     let mut r = StageRunner::new(&program);
     // Lane → (pixel or vertex, helper).
     let lanes: Vec<((u32, u32), bool)> = match (setup.quad, setup.vertices) {
@@ -491,7 +492,9 @@ fn passthrough_vertex_program() {
     for name in ["vs_passthrough.vs_5_0.dxbc", "vs_passthrough.vs_4_0.dxbc"] {
         let s = shader(name);
         let table = DescriptorTable::new(&s, &[], &[], &[]).unwrap();
-        let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 8).unwrap();
+        let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 8)
+            .unwrap()
+            .with_engine(crate::common::engine());
         let mut r = StageRunner::new(&p);
         let (pos, uv, color) = (
             el(&s.inputs, "POSITION", 0),
@@ -567,7 +570,9 @@ fn pixel_program_with_system_values_and_depth_and_coverage_outputs() {
     let mask = el(&s.outputs, "SV_Coverage", 0);
     assert_eq!((depth.sv, mask.sv), (SysValue::Depth, SysValue::Coverage));
     let table = DescriptorTable::new(&s, &[], &[], &[]).unwrap();
-    let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 4).unwrap();
+    let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 4)
+        .unwrap()
+        .with_engine(crate::common::engine());
     let mut r = StageRunner::new(&p);
     let f = |v: f32| v.to_bits();
     for l in 0..4usize {

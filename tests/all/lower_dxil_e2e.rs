@@ -9,7 +9,7 @@
 use dxlane::ir::Shader;
 use dxlane::lower::{self, LoadOptions};
 use dxlane::pipeline::dispatch::thread_layout;
-use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+use dxlane::pipeline::{Bindings, Plan, dispatch};
 use dxlane::resources::{
     BufferKind, BufferView, Counter, Descriptor, Filter, Format, Memory, SamplerDesc, Texture,
     TextureDesc, TextureDim, TextureView,
@@ -127,10 +127,10 @@ fn run(s: &Shader, ranges: Vec<Descriptor>, groups: [u32; 3], wave: u32) {
 }
 
 fn run_bound(s: &Shader, b: Bindings, groups: [u32; 3], wave: u32) {
-    let o = DispatchOptions {
+    let o = Plan {
         wave_size: Some(wave),
         threads: 1,
-        ..DispatchOptions::default()
+        ..crate::common::plan()
     };
     dispatch(s, &b, groups, &o, None).unwrap_or_else(|e| panic!("{e}\n{s}"));
 }

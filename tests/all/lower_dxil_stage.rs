@@ -177,7 +177,8 @@ fn run(
     let table = dxlane::exec::DescriptorTable::new(s, &ranges, &[], &[])
         .unwrap_or_else(|e| panic!("{e}\n{s}"));
     let p = StageProgram::new(s, table, Profile::default(), Limits::default(), wave as u32)
-        .unwrap_or_else(|e| panic!("{e}\n{s}"));
+        .unwrap_or_else(|e| panic!("{e}\n{s}"))
+        .with_engine(crate::common::engine());
     let mut r = StageRunner::new(&p);
     r.inputs_mut().fill(0);
     for (l, lane) in lanes.iter().enumerate() {
@@ -930,9 +931,7 @@ fn targets(s: &Shader, cb: &[u32], t: [f32; 2]) -> Vec<Vec<u32>> {
 /// target holds the same.
 fn drawn(s: &Shader, ranges: Vec<Vec<Descriptor>>, inputs: &Lane) -> Vec<Vec<u32>> {
     use dxlane::ir::ComponentType;
-    use dxlane::pipeline::{
-        Bindings, CullMode, DrawArgs, DrawOptions, DrawState, RenderTargetView, draw,
-    };
+    use dxlane::pipeline::{Bindings, CullMode, DrawArgs, DrawState, RenderTargetView, draw};
     let elements: Vec<&IoElement> = s
         .inputs
         .iter()
@@ -1021,7 +1020,7 @@ fn drawn(s: &Shader, ranges: Vec<Vec<Descriptor>>, inputs: &Lane) -> Vec<Vec<u32
         vertex_count: 3,
         ..DrawArgs::default()
     };
-    draw(&st, &args, &DrawOptions::default()).unwrap_or_else(|e| panic!("{e}\n{s}"));
+    draw(&st, &args, &crate::common::draw_options()).unwrap_or_else(|e| panic!("{e}\n{s}"));
     let mut out = Vec::new();
     for (t, rt) in targets.iter().zip(&st.render_targets) {
         let (Some((_, e)), Some(rt)) = (t, rt) else {

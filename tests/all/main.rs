@@ -6,6 +6,7 @@
 mod architecture;
 mod batch;
 mod capture;
+mod command_list;
 mod common;
 mod container;
 mod corpus_jobs;
@@ -30,6 +31,7 @@ mod info;
 mod info_check;
 mod jit;
 mod job;
+mod lane_lookup;
 mod lower_dxbc;
 mod lower_dxbc_stage;
 mod lower_dxil;

@@ -174,7 +174,7 @@ fn compute_writers_stay_inside_the_job_folder() {
                 p.plant(&p.job);
             }
             std::fs::write(&path, compute_job(&outputs, &options)).unwrap();
-            let r = run_job(&path, &RunOptions::default());
+            let r = run_job(&path, &crate::common::run_options());
             match refusal {
                 Some(words) => {
                     let e = r.err().unwrap_or_else(|| panic!("{case}: ran")).to_string();
@@ -195,7 +195,7 @@ fn compute_writers_stay_inside_the_job_folder() {
     let _ = std::fs::remove_dir_all(p.job.join("out"));
     std::os::unix::fs::symlink(&p.victim, p.job.join("out")).unwrap();
     std::fs::write(&path, compute_job("", "")).unwrap();
-    let e = run_job(&path, &RunOptions::default())
+    let e = run_job(&path, &crate::common::run_options())
         .unwrap_err()
         .to_string();
     assert!(
@@ -230,7 +230,7 @@ fn draw_writers_stay_inside_the_job_folder() {
                 p.plant(&p.job);
             }
             std::fs::write(&path, &text).unwrap();
-            let r = run_draw_job(Job::load(&path).unwrap(), &RunOptions::default());
+            let r = run_draw_job(Job::load(&path).unwrap(), &crate::common::run_options());
             match refusal {
                 Some(words) => {
                     let e = r
@@ -266,7 +266,7 @@ fn draw_writers_stay_inside_the_job_folder() {
     .unwrap();
     let opts = RunOptions {
         out_dir: Some(elsewhere.clone()),
-        ..RunOptions::default()
+        ..crate::common::run_options()
     };
     let r = run_draw_job(Job::load(&path).unwrap(), &opts).unwrap();
     for f in [
@@ -304,19 +304,20 @@ fn compare_record_and_trace_never_write_through_links() {
     )
     .unwrap();
     let job = Job::load(&path).unwrap();
-    let result = run_draw_job(job.clone(), &RunOptions::default()).unwrap();
+    let result = run_draw_job(job.clone(), &crate::common::run_options()).unwrap();
+    let finished = dxlane::job::Finished::Draw(Box::new(result.clone()));
     // --record: its files through the gate.
     let cap = p.job.join("cap");
     p.plant(&cap);
     std::os::unix::fs::symlink(p.victim.join("keep.bin"), cap.join("rt0.bin")).unwrap();
-    let e = dxlane::capture::record::record_draw(&job, &result, &cap)
+    let e = dxlane::capture::record::record(&job, &finished, &cap)
         .unwrap_err()
         .to_string();
     assert!(e.contains("symbolic link"), "{e}");
     p.untouched("--record onto a link");
     std::fs::remove_file(cap.join("rt0.bin")).unwrap();
     std::fs::hard_link(p.victim.join("keep.bin"), cap.join("capture.toml")).unwrap();
-    dxlane::capture::record::record_draw(&job, &result, &cap).unwrap();
+    dxlane::capture::record::record(&job, &finished, &cap).unwrap();
     p.untouched("--record onto a hard link");
     assert!(
         std::fs::read_to_string(cap.join("capture.toml"))

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use dxlane::ir::{ComponentType, ResourceClass, ResourceKind, Shader};
 use dxlane::lower::{self, LoadOptions};
-use dxlane::pipeline::{Bindings, DispatchOptions, dispatch};
+use dxlane::pipeline::{Bindings, Plan, dispatch};
 use dxlane::resources::{
     BufferKind, BufferView, Counter, Descriptor, Format, Memory, SamplerDesc, Texture, TextureDesc,
     TextureDim, TextureView,
@@ -216,9 +216,9 @@ fn run_pair(dxbc: &Path, dxil: &Path) -> Result<usize, String> {
     let a = load(dxbc).map_err(|e| format!("DXBC: {e}"))?;
     let b = load(dxil).map_err(|e| format!("DXIL: {e}"))?;
     let (ba, bb, uavs) = bind_twins(&a, &b)?;
-    let opts = DispatchOptions {
+    let opts = Plan {
         threads: 1,
-        ..DispatchOptions::default()
+        ..crate::common::plan()
     };
     let groups = [2, 2, 1];
     let ra = dispatch(&a, &ba, groups, &opts, None).map_err(|e| format!("DXBC run: {e}"))?;

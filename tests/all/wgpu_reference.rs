@@ -267,8 +267,11 @@ fn dxlane_draw(
         &s,
         &args,
         &DrawOptions {
-            threads: 2,
-            ..DrawOptions::default()
+            plan: dxlane::pipeline::Plan {
+                threads: 2,
+                ..crate::common::plan()
+            },
+            ..crate::common::draw_options()
         },
     )
     .unwrap();
@@ -587,6 +590,6 @@ fn dxlane_blend_draw(verts: &[f32], n: u32, alpha_blend: bool, clear: [f32; 4]) 
         vertex_count: n,
         ..DrawArgs::default()
     };
-    draw(&s, &args, &DrawOptions::default()).unwrap();
+    draw(&s, &args, &crate::common::draw_options()).unwrap();
     rt.to_bytes()
 }

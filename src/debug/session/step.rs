@@ -23,7 +23,7 @@ impl Debugger {
         started: &std::time::Instant,
         what: &str,
     ) -> Result<(), DebugError> {
-        match self.target.options.limits.max_wall_time {
+        match self.target.plan.limits.max_wall_time {
             Some(max) if started.elapsed() > max => Err(DebugError::Command(format!(
                 "`{what}` stopped at step {} of {}: the time limit of {} s (`max_seconds`) is reached",
                 self.pos,

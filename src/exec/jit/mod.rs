@@ -91,16 +91,6 @@ pub enum Engine {
 impl Engine {
     /// The names `--engine` and `[options] engine` accept.
     pub const NAMES: &'static [&'static str] = &["jit", "interp"];
-
-    /// The engine named by the environment variable `DXLANE_ENGINE` (`jit` or `interp`),
-    /// else the default. This is how the whole test suite runs under each engine (see
-    /// `docs/testing.md`); a value that names no engine is ignored.
-    pub fn from_env() -> Engine {
-        std::env::var("DXLANE_ENGINE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_default()
-    }
 }
 
 impl fmt::Display for Engine {

@@ -12,7 +12,7 @@ use super::*;
 use crate::container::Part;
 use crate::dxbc::token::encode::{mask, opcode, operand, select1, swizzle};
 use crate::ir::{ResourceClass, ResourceKind, Shader};
-use crate::pipeline::{Bindings, DispatchOptions, dispatch};
+use crate::pipeline::{Bindings, Plan, dispatch};
 use crate::resources::{
     BufferKind, BufferView, Counter, Descriptor, Format, Memory, Texture, TextureDesc, TextureDim,
     TextureView, ViewClass,
@@ -201,14 +201,7 @@ impl Asm {
             };
             bindings.ranges.push(vec![d]);
         }
-        dispatch(
-            &shader,
-            &bindings,
-            [1, 1, 1],
-            &DispatchOptions::default(),
-            None,
-        )
-        .unwrap();
+        dispatch(&shader, &bindings, [1, 1, 1], &Plan::default(), None).unwrap();
         out.to_bytes()
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -1044,14 +1037,7 @@ fn shader_model_5_1_ranges() {
         ],
         ..Bindings::default()
     };
-    dispatch(
-        &shader,
-        &bindings,
-        [1, 1, 1],
-        &DispatchOptions::default(),
-        None,
-    )
-    .unwrap();
+    dispatch(&shader, &bindings, [1, 1, 1], &Plan::default(), None).unwrap();
     let word = |m: &Memory| m.load_u32(0).unwrap();
     assert_eq!(mems.iter().map(word).collect::<Vec<_>>(), vec![7, 1, 2, 3]);
 }

@@ -1773,7 +1773,7 @@ fn stage_operations_are_checked() {
 /// Lowers a hand-built module (u0 raw, see [`lower_test`]) as a group of 8 threads and
 /// dispatches it on the interpreter with waves of 8; returns u0's words.
 fn dispatch8(m: &Module, fi: usize, words_out: usize) -> Vec<u32> {
-    use crate::pipeline::{Bindings, DispatchOptions, dispatch};
+    use crate::pipeline::{Bindings, Plan, dispatch};
     use crate::resources::{BufferKind, BufferView, Descriptor, Memory};
     let mut s = lower_test(m, fi).unwrap();
     s.thread_group = [8, 1, 1];
@@ -1793,10 +1793,10 @@ fn dispatch8(m: &Module, fi: usize, words_out: usize) -> Vec<u32> {
         ],
         ..Bindings::default()
     };
-    let o = DispatchOptions {
+    let o = Plan {
         wave_size: Some(8),
         threads: 1,
-        ..DispatchOptions::default()
+        ..Plan::default()
     };
     dispatch(&s, &b, [1, 1, 1], &o, None).unwrap_or_else(|e| panic!("{e}\n{s}"));
     words(&out.to_bytes())

@@ -581,18 +581,33 @@ pub fn resolve(t: &Texture) -> Result<Texture, crate::resources::ResourceError> 
     let d = *t.desc();
     let desc = TextureDesc::tex2d(d.format, d.width, d.height);
     let out = Texture::new(desc)?;
+    resolve_into(t, 0, &out, 0);
+    Ok(out)
+}
+
+/// Resolves array slice `src_slice` of the multisampled `src` into slice `dst_slice` of
+/// the single-sampled `dst` (mip 0 of both, one size and format): each texel is the
+/// average of its samples, decoded to floats (sRGB to linear), summed in f64 and encoded
+/// again by the format's rule (UNORM, SNORM, sRGB rounding) — `ResolveSubresource`'s
+/// average, which D3D leaves to the implementation ("the algorithm … depends on the
+/// implementation", D3D10 DDI `ResourceResolveSubresource`). Integer and depth formats
+/// have no average: they keep sample 0 (a resolve command refuses them, as D3D12 does
+/// for formats without `D3D12_FORMAT_SUPPORT1_MULTISAMPLE_RESOLVE`).
+pub fn resolve_into(src: &Texture, src_slice: u32, dst: &Texture, dst_slice: u32) {
+    let d = *src.desc();
     let texel = d.format.bytes_per_texel() as usize;
     let integer = target_class(d.format) == Some(TargetClass::Integer) || d.format.is_depth();
     let mut buf = vec![0u8; texel];
+    let mut o = vec![0u8; texel];
     for y in 0..d.height {
         for x in 0..d.width {
             let mut sum = [0f64; 4];
             let mut first = [0u32; 4];
             for s in 0..d.samples {
-                let Some(a) = t.texel_addr(0, 0, [x, y, 0], s) else {
+                let Some(a) = src.texel_addr(0, src_slice, [x, y, 0], s) else {
                     continue;
                 };
-                t.memory().read_bytes(a, &mut buf);
+                src.memory().read_bytes(a, &mut buf);
                 let v = d.format.decode(&buf);
                 if s == 0 {
                     first = v;
@@ -606,14 +621,13 @@ pub fn resolve(t: &Texture) -> Result<Texture, crate::resources::ResourceError> 
             } else {
                 sum.map(|v| ((v / f64::from(d.samples)) as f32).to_bits())
             };
-            let mut o = vec![0u8; texel];
+            o.fill(0);
             d.format.encode(value, 0xf, &mut o);
-            if let Some(a) = out.texel_addr(0, 0, [x, y, 0], 0) {
-                out.memory().write_bytes(a, &o);
+            if let Some(a) = dst.texel_addr(0, dst_slice, [x, y, 0], 0) {
+                dst.memory().write_bytes(a, &o);
             }
         }
     }
-    Ok(out)
 }
 
 #[cfg(test)]

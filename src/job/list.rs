@@ -1,0 +1,1021 @@
+//! Command-list jobs: named resources declared once and an ordered `[[command]]` list in
+//! D3D12's vocabulary, made into `pipeline::commands` commands with every field checked
+//! before anything runs.
+//!
+//! Owns the `[[command]]` schema ([`CommandEntry`], [`BindEntry`]), resolving resource
+//! names, and the checks D3D12 (or its debug layer) makes on each command's arguments:
+//! views inside their resource, copy regions inside both resources and between formats
+//! of one copy group, argument buffers large enough for `max_command_count` records.
+//! Every error names the command (`[[command]] #N (type)`, 1-based) and the field. Does
+//! not own running the list (`pipeline::commands`) or binding a resource's storage
+//! (`bind`).
+//!
+//! A list job's `[[resource]]` entries carry a `name` and no `reg`: each is one D3D12
+//! resource (a buffer or a texture — render targets and depth buffers are textures in a
+//! render-target or depth format). A command binds it at a register for its programs
+//! (`bind = [{ reg = "u0", resource = "counts" }]`) with the view the entry declares.
+//! A binding may instead carry its own constant data (`{ reg = "b0", u32 = [..] }`): a
+//! constant buffer for that command only, as root constants are. `[[expect]]` and
+//! outputs name resources and see them after the whole list.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::bind::{self, BoundEntry, BoundJob, EntryKind, Register, Storage};
+use super::limits::MemoryBudget;
+use super::prepare::{Prepared, check_expects};
+use super::run::{
+    ProgramInfo, RunOptions, check_outputs, load_file, output_gate, place_outputs, resolve_plan,
+    resource_memory, summary_place,
+};
+use super::schema::FloatValue;
+use super::{Job, JobError, reflect};
+use crate::ir::{ResourceClass, Stage};
+use crate::pipeline::commands::{
+    Command, Indirect, IndirectWork, MAX_GROUPS_PER_DIMENSION, TextureCopy,
+};
+use crate::pipeline::{DispatchWork, Work};
+use crate::resources::{Descriptor, Format, Memory, Texture};
+
+/// The most commands a list may hold.
+pub const MAX_COMMANDS: usize = 65_536;
+
+/// One `[[command]]`. One struct serves every command type (serde cannot refuse unknown
+/// keys of a flattened part); which keys each type takes is checked when the list is
+/// made, naming the key.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CommandEntry {
+    /// `dispatch`, `clear_render_target`, `clear_depth_stencil`,
+    /// `clear_unordered_access`, `copy_resource`, `copy_buffer_region`,
+    /// `copy_texture_region`, `resolve_subresource`, `execute_indirect`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The compute program (`dispatch`, `execute_indirect` of dispatches), relative to
+    /// the job file.
+    pub cs: Option<PathBuf>,
+    /// The entry point (libraries, several entry points).
+    pub entry: Option<String>,
+    /// `Dispatch(x, y, z)`.
+    pub groups: Option<[u32; 3]>,
+    /// The programs' bindings: register → named resource, or constant data.
+    #[serde(default)]
+    pub bind: Vec<BindEntry>,
+    /// The resource a clear writes.
+    pub resource: Option<String>,
+    /// The mip of a clear's view.
+    pub mip: Option<u32>,
+    /// The array slice of a clear's view.
+    pub slice: Option<u32>,
+    /// `clear_render_target`: RGBA.
+    pub color: Option<[FloatValue; 4]>,
+    /// `clear_depth_stencil`: the depth (`D3D12_CLEAR_FLAG_DEPTH`).
+    pub depth: Option<FloatValue>,
+    /// `clear_depth_stencil`: the stencil (`D3D12_CLEAR_FLAG_STENCIL`).
+    pub stencil: Option<u8>,
+    /// `clear_unordered_access`: `ClearUnorderedAccessViewUint`'s values.
+    pub uint: Option<[u32; 4]>,
+    /// `clear_unordered_access`: `ClearUnorderedAccessViewFloat`'s values.
+    pub float: Option<[FloatValue; 4]>,
+    /// Copies and resolves: the destination resource.
+    pub dst: Option<String>,
+    /// Copies and resolves: the source resource.
+    pub src: Option<String>,
+    /// `copy_buffer_region`: the first destination byte.
+    pub dst_offset: Option<u64>,
+    /// `copy_buffer_region`: the first source byte.
+    pub src_offset: Option<u64>,
+    /// `copy_buffer_region`: bytes.
+    pub bytes: Option<u64>,
+    /// `copy_texture_region`: destination mip.
+    pub dst_mip: Option<u32>,
+    /// `copy_texture_region`, `resolve_subresource`: destination array slice.
+    pub dst_slice: Option<u32>,
+    /// `copy_texture_region`: destination `[x, y, z]` (`DstX`, `DstY`, `DstZ`).
+    pub dst_at: Option<[u32; 3]>,
+    /// `copy_texture_region`: source mip.
+    pub src_mip: Option<u32>,
+    /// `copy_texture_region`, `resolve_subresource`: source array slice.
+    pub src_slice: Option<u32>,
+    /// `copy_texture_region`: the source box, `[left, top, front, right, bottom, back]`
+    /// (`D3D12_BOX`; default the whole subresource).
+    pub src_box: Option<[u32; 6]>,
+    /// `execute_indirect`: what each record runs — `dispatch` (the only one so far).
+    pub signature: Option<String>,
+    /// `execute_indirect`: the argument buffer.
+    pub arguments: Option<String>,
+    /// `execute_indirect`: `ArgumentBufferOffset`.
+    pub argument_offset: Option<u64>,
+    /// `execute_indirect`: the command signature's `ByteStride` (default: the record's
+    /// size).
+    pub stride: Option<u64>,
+    /// `execute_indirect`: `MaxCommandCount`.
+    pub max_command_count: Option<u32>,
+    /// `execute_indirect`: the count buffer.
+    pub count_buffer: Option<String>,
+    /// `execute_indirect`: `CountBufferOffset`.
+    pub count_offset: Option<u64>,
+}
+
+/// One binding of a command: a register and a named resource, or constant data.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BindEntry {
+    /// `t0`, `u1`, `b0`, `s0`.
+    pub reg: String,
+    /// The register space (default 0).
+    #[serde(default)]
+    pub space: u32,
+    /// The named resource bound there, with the view its entry declares.
+    pub resource: Option<String>,
+    /// Constant data for this command only (a `b` register): 32-bit words.
+    pub u32: Option<Vec<u32>>,
+    /// Constant data for this command only: floats.
+    pub f32: Option<Vec<FloatValue>>,
+}
+
+/// Everything a command's fields are checked against.
+struct Ctx<'a> {
+    job: &'a Job,
+    bound: &'a BoundJob,
+    names: HashMap<&'a str, usize>,
+    memory: &'a mut MemoryBudget,
+    programs: Vec<ProgramInfo>,
+    warnings: Vec<String>,
+}
+
+/// Where a command's error is: `[[command]] #3 (copy_buffer_region)`.
+fn command_name(i: usize, e: &CommandEntry) -> String {
+    format!("[[command]] #{} ({})", i + 1, e.kind)
+}
+
+/// The keys of a command that are set, besides `type`.
+fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
+    let mut k = Vec::new();
+    macro_rules! has {
+        ($($f:ident),*) => { $( if e.$f.is_some() { k.push(stringify!($f)); } )* };
+    }
+    has!(
+        cs,
+        entry,
+        groups,
+        resource,
+        mip,
+        slice,
+        color,
+        depth,
+        stencil,
+        uint,
+        float,
+        dst,
+        src,
+        dst_offset,
+        src_offset,
+        bytes,
+        dst_mip,
+        dst_slice,
+        dst_at,
+        src_mip,
+        src_slice,
+        src_box,
+        signature,
+        arguments,
+        argument_offset,
+        stride,
+        max_command_count,
+        count_buffer,
+        count_offset
+    );
+    if !e.bind.is_empty() {
+        k.push("bind");
+    }
+    k
+}
+
+/// The keys each command type takes.
+fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "dispatch" => &["cs", "entry", "groups", "bind"],
+        "clear_render_target" => &["resource", "mip", "slice", "color"],
+        "clear_depth_stencil" => &["resource", "mip", "slice", "depth", "stencil"],
+        "clear_unordered_access" => &["resource", "mip", "slice", "uint", "float"],
+        "copy_resource" => &["dst", "src"],
+        "copy_buffer_region" => &["dst", "src", "dst_offset", "src_offset", "bytes"],
+        "copy_texture_region" => &[
+            "dst",
+            "src",
+            "dst_mip",
+            "dst_slice",
+            "dst_at",
+            "src_mip",
+            "src_slice",
+            "src_box",
+        ],
+        "resolve_subresource" => &["dst", "dst_slice", "src", "src_slice"],
+        "execute_indirect" => &[
+            "signature",
+            "cs",
+            "entry",
+            "bind",
+            "arguments",
+            "argument_offset",
+            "stride",
+            "max_command_count",
+            "count_buffer",
+            "count_offset",
+        ],
+        _ => return None,
+    })
+}
+
+const KINDS: &[&str] = &[
+    "dispatch",
+    "clear_render_target",
+    "clear_depth_stencil",
+    "clear_unordered_access",
+    "copy_resource",
+    "copy_buffer_region",
+    "copy_texture_region",
+    "resolve_subresource",
+    "execute_indirect",
+];
+
+impl Ctx<'_> {
+    /// The named resource `name`, for field `key`.
+    fn named(&self, key: &str, name: &str) -> Result<&BoundEntry, String> {
+        let i = self.names.get(name).ok_or_else(|| {
+            let mut known: Vec<&str> = self.names.keys().copied().collect();
+            known.sort_unstable();
+            format!(
+                "`{key}`: no resource is named \"{name}\" (the job names: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )
+        })?;
+        self.bound
+            .resources
+            .get(*i)
+            .ok_or_else(|| format!("`{key}`: \"{name}\" is not bound"))
+    }
+
+    fn buffer(&self, key: &str, name: &str) -> Result<(&BoundEntry, Memory), String> {
+        let e = self.named(key, name)?;
+        match &e.storage {
+            Storage::Buffer(m) => Ok((e, m.clone())),
+            _ => Err(format!("`{key}`: \"{name}\" is not a buffer")),
+        }
+    }
+
+    fn texture(&self, key: &str, name: &str) -> Result<Texture, String> {
+        match &self.named(key, name)?.storage {
+            Storage::Texture(t) => Ok(t.clone()),
+            _ => Err(format!("`{key}`: \"{name}\" is not a texture")),
+        }
+    }
+
+    /// Loads a compute program for a command.
+    fn compute_program(&mut self, e: &CommandEntry) -> Result<crate::ir::Shader, String> {
+        let Some(p) = &e.cs else {
+            return Err(
+                "missing `cs` (the compute program's file, relative to the job file)".into(),
+            );
+        };
+        let path = self.job.resolve(p);
+        let (shader, container, shader_model) =
+            load_file(&path, e.entry.as_ref()).map_err(|x| x.to_string())?;
+        if shader.stage != Stage::Compute {
+            return Err(format!(
+                "`cs`: {} is a {} program, not a compute program",
+                path.display(),
+                shader.stage
+            ));
+        }
+        self.programs.push(ProgramInfo {
+            path: path.display().to_string(),
+            container,
+            shader_model,
+            stage: shader.stage.to_string(),
+            entry: shader.entry.clone(),
+        });
+        Ok(shader)
+    }
+
+    /// The command's bindings as a job of their own, checked against `shader`.
+    fn bindings(
+        &mut self,
+        name: &str,
+        e: &CommandEntry,
+        shader: &crate::ir::Shader,
+    ) -> Result<crate::pipeline::Bindings, JobError> {
+        let mut own = BoundJob {
+            resources: Vec::new(),
+            heap: self.bound.heap.clone(),
+            sampler_heap: self.bound.sampler_heap.clone(),
+        };
+        for (k, b) in e.bind.iter().enumerate() {
+            let err = |m: String| JobError::entry(name, format!("`bind` #{}: {m}", k + 1));
+            let reg = Register::parse(&b.reg, b.space).ok_or_else(|| {
+                err(format!(
+                    "`reg` \"{}\" is not a register (t, u, b or s and a number: \"u0\")",
+                    b.reg
+                ))
+            })?;
+            if let Some(prev) = own.resources.iter().position(|p| p.reg == Some(reg)) {
+                return Err(err(format!(
+                    "{reg} is already bound by `bind` #{}",
+                    prev + 1
+                )));
+            }
+            let entry = match (&b.resource, &b.u32, &b.f32) {
+                (Some(r), None, None) => {
+                    let named = self.named("resource", r).map_err(&err)?;
+                    if !named.kind.fits_class(reg.class) {
+                        return Err(err(format!(
+                            "\"{r}\" is a {}, which {reg} cannot hold",
+                            named.kind.name()
+                        )));
+                    }
+                    if reg.class == ResourceClass::Uav
+                        && let EntryKind::TypedBuffer { format } | EntryKind::Texture { format, .. } =
+                            named.kind
+                    {
+                        bind::check_uav_format(format).map_err(&err)?;
+                    }
+                    BoundEntry {
+                        reg: Some(reg),
+                        name: format!("{name} `bind` #{} ({reg} = \"{r}\")", k + 1),
+                        ..named.clone()
+                    }
+                }
+                (None, Some(_), None) | (None, None, Some(_)) => {
+                    if reg.class != ResourceClass::Cbv {
+                        return Err(err(format!(
+                            "constant data binds at a `b` register, not {reg}"
+                        )));
+                    }
+                    let bytes: Vec<u8> = match (&b.u32, &b.f32) {
+                        (Some(w), _) => w.iter().flat_map(|v| v.to_le_bytes()).collect(),
+                        (_, Some(f)) => f.iter().flat_map(|v| v.bits().to_le_bytes()).collect(),
+                        _ => Vec::new(),
+                    };
+                    // Constant buffers are read in 16-byte rows: pad the last one.
+                    let size = (bytes.len() as u64).div_ceil(16).max(1) * 16;
+                    self.memory.take(name, size)?;
+                    let m = Memory::zeroed(size).map_err(|x| err(x.to_string()))?;
+                    m.write_bytes(0, &bytes);
+                    BoundEntry {
+                        at: bind::EntryRef {
+                            table: bind::Table::Resource,
+                            index: usize::MAX,
+                        },
+                        name: format!("{name} `bind` #{} ({reg})", k + 1),
+                        reg: Some(reg),
+                        kind: EntryKind::ConstantBuffer,
+                        null: false,
+                        descriptor: Descriptor::ConstantBuffer {
+                            memory: m.clone(),
+                            offset: 0,
+                            size,
+                        },
+                        storage: Storage::Buffer(m),
+                        counter: None,
+                        output: None,
+                        counter_output: None,
+                        subresource_outputs: Vec::new(),
+                    }
+                }
+                _ => {
+                    return Err(err(
+                        "give exactly one of `resource` (a named resource), `u32` or `f32` (constant data)".into(),
+                    ));
+                }
+            };
+            own.resources.push(entry);
+        }
+        let fit = reflect::check(shader, &own)
+            .map_err(|x| JobError::entry(name, format!("the bindings: {x}")))?;
+        self.warnings
+            .extend(fit.warnings.into_iter().map(|w| format!("{name}: {w}")));
+        Ok(fit.bindings)
+    }
+
+    /// The subresource (`mip`, `slice`) of `t`, checked.
+    fn subresource(
+        t: &Texture,
+        mip: Option<u32>,
+        slice: Option<u32>,
+    ) -> Result<(u32, u32), String> {
+        let d = t.desc();
+        let (mip, slice) = (mip.unwrap_or(0), slice.unwrap_or(0));
+        if mip >= d.mips {
+            return Err(format!(
+                "`mip` {mip}: the resource has {} mip(s) (0 to {})",
+                d.mips,
+                d.mips.saturating_sub(1)
+            ));
+        }
+        if slice >= d.array_size() {
+            return Err(format!(
+                "`slice` {slice}: the resource has {} array slice(s) (0 to {})",
+                d.array_size(),
+                d.array_size().saturating_sub(1)
+            ));
+        }
+        Ok((mip, slice))
+    }
+
+    /// Makes command `i`.
+    fn command(&mut self, i: usize, e: &CommandEntry) -> Result<Command, JobError> {
+        let name = command_name(i, e);
+        let err = |m: String| JobError::entry(&name, m);
+        let Some(keys) = keys_of(&e.kind) else {
+            return Err(err(format!(
+                "unknown `type` \"{}\" (known: {})",
+                e.kind,
+                KINDS.join(", ")
+            )));
+        };
+        if let Some(k) = present_keys(e).into_iter().find(|k| !keys.contains(k)) {
+            return Err(err(format!("`{k}` does not apply to a {} command", e.kind)));
+        }
+        let need = |key: &str, v: Option<&String>| -> Result<String, JobError> {
+            v.cloned()
+                .ok_or_else(|| JobError::entry(&name, format!("missing `{key}`")))
+        };
+        Ok(match e.kind.as_str() {
+            "dispatch" => {
+                let groups = e
+                    .groups
+                    .ok_or_else(|| err("missing `groups` (thread groups in x, y, z)".into()))?;
+                if let Some(k) = groups
+                    .iter()
+                    .position(|g| *g == 0 || *g > MAX_GROUPS_PER_DIMENSION)
+                {
+                    return Err(err(format!(
+                        "`groups` {groups:?}: the {} count must be from 1 to {MAX_GROUPS_PER_DIMENSION}",
+                        ["x", "y", "z"][k]
+                    )));
+                }
+                let shader = self.compute_program(e).map_err(&err)?;
+                let bindings = self.bindings(&name, e, &shader)?;
+                Command::Work(Work::Dispatch(DispatchWork {
+                    shader,
+                    bindings,
+                    groups,
+                }))
+            }
+            "clear_render_target" => {
+                let r = need("resource", e.resource.as_ref())?;
+                let texture = self.texture("resource", &r).map_err(&err)?;
+                let f = texture.desc().format;
+                if crate::pipeline::om::target_class(f).is_none() {
+                    return Err(err(format!(
+                        "`resource`: \"{r}\" has format {f}, which no render target can have"
+                    )));
+                }
+                let (mip, slice) = Self::subresource(&texture, e.mip, e.slice).map_err(&err)?;
+                let color = e
+                    .color
+                    .ok_or_else(|| err("missing `color` (RGBA)".into()))?
+                    .map(|c| f32::from_bits(c.bits()));
+                Command::ClearRenderTarget {
+                    texture,
+                    mip,
+                    slice,
+                    color,
+                }
+            }
+            "clear_depth_stencil" => {
+                let r = need("resource", e.resource.as_ref())?;
+                let texture = self.texture("resource", &r).map_err(&err)?;
+                let f = texture.desc().format;
+                if crate::pipeline::om::depth_kind(f).is_none() {
+                    return Err(err(format!(
+                        "`resource`: \"{r}\" has format {f}, not a depth format"
+                    )));
+                }
+                if e.depth.is_none() && e.stencil.is_none() {
+                    return Err(err(
+                        "give `depth`, `stencil` or both (D3D12_CLEAR_FLAG_DEPTH / _STENCIL)"
+                            .into(),
+                    ));
+                }
+                let (mip, slice) = Self::subresource(&texture, e.mip, e.slice).map_err(&err)?;
+                Command::ClearDepthStencil {
+                    texture,
+                    mip,
+                    slice,
+                    depth: e.depth.map(|d| f32::from_bits(d.bits())),
+                    stencil: e.stencil,
+                }
+            }
+            "clear_unordered_access" => self.clear_uav(e).map_err(&err)?,
+            "copy_resource" => {
+                let (d, s) = (need("dst", e.dst.as_ref())?, need("src", e.src.as_ref())?);
+                let (de, se) = (
+                    self.named("dst", &d).map_err(&err)?,
+                    self.named("src", &s).map_err(&err)?,
+                );
+                if d == s {
+                    return Err(err(
+                        "`dst` and `src` are one resource (CopyResource needs two)".into(),
+                    ));
+                }
+                let (Some(dm), Some(sm)) = (de.memory(), se.memory()) else {
+                    return Err(err("`dst` and `src` need storage".into()));
+                };
+                match (&de.storage, &se.storage) {
+                    (Storage::Texture(dt), Storage::Texture(st)) => {
+                        let (a, b) = (dt.desc(), st.desc());
+                        if (
+                            a.dim,
+                            a.width,
+                            a.height,
+                            a.depth_or_array_size,
+                            a.mips,
+                            a.samples,
+                        ) != (
+                            b.dim,
+                            b.width,
+                            b.height,
+                            b.depth_or_array_size,
+                            b.mips,
+                            b.samples,
+                        ) {
+                            return Err(err(format!(
+                                "CopyResource needs resources of one shape: \"{d}\" is {}×{}×{} with {} mip(s), \"{s}\" {}×{}×{} with {} mip(s)",
+                                a.width,
+                                a.height,
+                                a.depth_or_array_size,
+                                a.mips,
+                                b.width,
+                                b.height,
+                                b.depth_or_array_size,
+                                b.mips
+                            )));
+                        }
+                        copy_compatible(a.format, b.format).map_err(&err)?;
+                    }
+                    (Storage::Buffer(_), Storage::Buffer(_)) => {
+                        if dm.len() != sm.len() {
+                            return Err(err(format!(
+                                "CopyResource needs buffers of one size: \"{d}\" has {} bytes, \"{s}\" {}",
+                                dm.len(),
+                                sm.len()
+                            )));
+                        }
+                    }
+                    _ => {
+                        return Err(err(
+                            "CopyResource copies a buffer to a buffer or a texture to a texture"
+                                .into(),
+                        ));
+                    }
+                }
+                Command::CopyResource {
+                    dst: dm.clone(),
+                    src: sm.clone(),
+                }
+            }
+            "copy_buffer_region" => {
+                let (d, s) = (need("dst", e.dst.as_ref())?, need("src", e.src.as_ref())?);
+                let (_, dst) = self.buffer("dst", &d).map_err(&err)?;
+                let (_, src) = self.buffer("src", &s).map_err(&err)?;
+                let bytes = e.bytes.ok_or_else(|| err("missing `bytes`".into()))?;
+                let (so, dof) = (e.src_offset.unwrap_or(0), e.dst_offset.unwrap_or(0));
+                for (key, at, m, n) in [("src_offset", so, &src, &s), ("dst_offset", dof, &dst, &d)]
+                {
+                    if at.checked_add(bytes).is_none_or(|end| end > m.len()) {
+                        return Err(err(format!(
+                            "`{key}` {at} + `bytes` {bytes} is past the end of \"{n}\" ({} bytes)",
+                            m.len()
+                        )));
+                    }
+                }
+                // D3D12 leaves overlapping regions of one buffer undefined: refuse them.
+                if d == s && so < dof + bytes && dof < so + bytes {
+                    return Err(err(format!(
+                        "the source bytes {so}..{} and destination bytes {dof}..{} of \"{d}\" overlap",
+                        so + bytes,
+                        dof + bytes
+                    )));
+                }
+                Command::CopyBufferRegion {
+                    dst,
+                    dst_offset: dof,
+                    src,
+                    src_offset: so,
+                    bytes,
+                }
+            }
+            "copy_texture_region" => self.copy_texture_region(e).map_err(&err)?,
+            "execute_indirect" => self.execute_indirect(&name, e)?,
+            "resolve_subresource" => self.resolve(e).map_err(&err)?,
+            other => return Err(err(format!("unknown `type` \"{other}\""))),
+        })
+    }
+
+    fn clear_uav(&self, e: &CommandEntry) -> Result<Command, String> {
+        let r = e.resource.as_ref().ok_or("missing `resource`")?;
+        let value = match (e.uint, e.float) {
+            (Some(u), None) => (u, false),
+            (None, Some(f)) => (f.map(|v| v.bits()), true),
+            _ => return Err("give exactly one of `uint` or `float` (four values)".into()),
+        };
+        let entry = self.named("resource", r)?;
+        match (&entry.descriptor, &entry.storage) {
+            (_, Storage::Texture(t)) => {
+                let (mip, slice) = Self::subresource(t, e.mip, e.slice)?;
+                let f = t.desc().format;
+                bind::check_uav_format(f).map_err(|m| format!("`resource` \"{r}\": {m}"))?;
+                Ok(Command::ClearTexture {
+                    texture: t.clone(),
+                    mip,
+                    slice,
+                    value: uav_values(f, value.0, value.1),
+                })
+            }
+            (Descriptor::Buffer { view, .. }, Storage::Buffer(m)) => {
+                if e.mip.is_some() || e.slice.is_some() {
+                    return Err(format!("`mip` and `slice`: \"{r}\" is a buffer"));
+                }
+                match entry.kind {
+                    EntryKind::TypedBuffer { format } => {
+                        let n = u64::from(format.bytes_per_texel());
+                        Ok(Command::ClearTypedBuffer {
+                            memory: m.clone(),
+                            format,
+                            first: view.byte_offset() / n,
+                            count: view.byte_len() / n,
+                            value: uav_values(format, value.0, value.1),
+                        })
+                    }
+                    _ => Ok(Command::ClearBufferWords {
+                        memory: m.clone(),
+                        first: view.byte_offset() / 4,
+                        count: view.byte_len() / 4,
+                        value: value.0[0],
+                    }),
+                }
+            }
+            _ => Err(format!(
+                "`resource`: \"{r}\" is a {}, not a buffer or texture an unordered-access view can clear",
+                entry.kind.name()
+            )),
+        }
+    }
+
+    fn copy_texture_region(&self, e: &CommandEntry) -> Result<Command, String> {
+        let d = e.dst.as_ref().ok_or("missing `dst`")?;
+        let s = e.src.as_ref().ok_or("missing `src`")?;
+        let dst = self.texture("dst", d)?;
+        let src = self.texture("src", s)?;
+        copy_compatible(dst.desc().format, src.desc().format)?;
+        if dst.desc().samples != src.desc().samples {
+            return Err(format!(
+                "\"{d}\" has {} sample(s) and \"{s}\" {}: a copy keeps samples",
+                dst.desc().samples,
+                src.desc().samples
+            ));
+        }
+        let (src_mip, src_slice) =
+            Self::subresource(&src, e.src_mip, e.src_slice).map_err(|m| {
+                m.replace("`mip`", "`src_mip`")
+                    .replace("`slice`", "`src_slice`")
+            })?;
+        let (dst_mip, dst_slice) =
+            Self::subresource(&dst, e.dst_mip, e.dst_slice).map_err(|m| {
+                m.replace("`mip`", "`dst_mip`")
+                    .replace("`slice`", "`dst_slice`")
+            })?;
+        let ss = src.desc().mip_size(src_mip);
+        let ds = dst.desc().mip_size(dst_mip);
+        let b = e.src_box.unwrap_or([0, 0, 0, ss[0], ss[1], ss[2]]);
+        let at = e.dst_at.unwrap_or([0; 3]);
+        let block = src.desc().format.block_size().max(1);
+        for k in 0..3 {
+            if b[k] >= b[k + 3] || b[k + 3] > ss[k] {
+                return Err(format!(
+                    "`src_box` {b:?}: the box must be non-empty and inside mip {src_mip} of \"{s}\" ({}×{}×{})",
+                    ss[0], ss[1], ss[2]
+                ));
+            }
+            let n = b[k + 3] - b[k];
+            if u64::from(at[k]) + u64::from(n) > u64::from(ds[k]) {
+                return Err(format!(
+                    "`dst_at` {at:?}: the {}×{}×{} box does not fit mip {dst_mip} of \"{d}\" ({}×{}×{})",
+                    b[3] - b[0],
+                    b[4] - b[1],
+                    b[5] - b[2],
+                    ds[0],
+                    ds[1],
+                    ds[2]
+                ));
+            }
+            if k < 2 && block > 1 && (b[k] % block != 0 || at[k] % block != 0) {
+                return Err(format!(
+                    "`src_box` / `dst_at`: a block-compressed copy starts on a {block}-texel block"
+                ));
+            }
+        }
+        if dst.memory() == src.memory()
+            && (src_mip, src_slice) == (dst_mip, dst_slice)
+            && (0..3).all(|k| at[k] < b[k + 3] && b[k] < at[k] + (b[k + 3] - b[k]))
+        {
+            return Err(format!(
+                "the source box and the destination region of \"{d}\" overlap"
+            ));
+        }
+        Ok(Command::CopyTextureRegion(Box::new(TextureCopy {
+            dst,
+            dst_mip,
+            dst_slice,
+            dst_at: at,
+            src,
+            src_mip,
+            src_slice,
+            src_box: b,
+        })))
+    }
+
+    /// `ResolveSubresource` (D3D12's requirements: a multisampled source, a
+    /// single-sampled destination of the same size and format, a format with
+    /// `D3D12_FORMAT_SUPPORT1_MULTISAMPLE_RESOLVE` — not integer, not depth).
+    fn resolve(&self, e: &CommandEntry) -> Result<Command, String> {
+        let d = e.dst.as_ref().ok_or("missing `dst`")?;
+        let s = e.src.as_ref().ok_or("missing `src`")?;
+        let dst = self.texture("dst", d)?;
+        let src = self.texture("src", s)?;
+        let (a, b) = (*dst.desc(), *src.desc());
+        if b.samples < 2 {
+            return Err(format!("`src`: \"{s}\" is not multisampled"));
+        }
+        if a.samples != 1 {
+            return Err(format!(
+                "`dst`: \"{d}\" has {} samples; a resolve writes a single-sampled texture",
+                a.samples
+            ));
+        }
+        if (a.width, a.height) != (b.width, b.height) || a.format != b.format {
+            return Err(format!(
+                "\"{d}\" ({} × {}, {}) and \"{s}\" ({} × {}, {}) differ: a resolve needs one size and one format",
+                a.width, a.height, a.format, b.width, b.height, b.format
+            ));
+        }
+        if b.format.is_depth()
+            || crate::pipeline::om::target_class(b.format)
+                .is_none_or(|c| c == crate::pipeline::om::TargetClass::Integer)
+        {
+            return Err(format!(
+                "`src`: {} cannot be resolved (integer and depth formats have no average)",
+                b.format
+            ));
+        }
+        let (_, dst_slice) = Self::subresource(&dst, None, e.dst_slice)
+            .map_err(|m| m.replace("`slice`", "`dst_slice`"))?;
+        let (_, src_slice) = Self::subresource(&src, None, e.src_slice)
+            .map_err(|m| m.replace("`slice`", "`src_slice`"))?;
+        Ok(Command::ResolveSubresource {
+            dst,
+            dst_slice,
+            src,
+            src_slice,
+        })
+    }
+
+    fn execute_indirect(&mut self, name: &str, e: &CommandEntry) -> Result<Command, JobError> {
+        let err = |m: String| JobError::entry(name, m);
+        let sig = e.signature.as_deref().unwrap_or("dispatch");
+        if sig != "dispatch" {
+            return Err(err(format!(
+                "`signature` \"{sig}\": indirect dispatches (\"dispatch\") are what a list runs so far"
+            )));
+        }
+        let shader = self.compute_program(e).map_err(&err)?;
+        let bindings = self.bindings(name, e, &shader)?;
+        let work = IndirectWork::Dispatch(DispatchWork {
+            shader,
+            bindings,
+            groups: [0; 3],
+        });
+        let size = work.argument_bytes();
+        let a = e
+            .arguments
+            .as_ref()
+            .ok_or_else(|| err("missing `arguments` (the argument buffer)".into()))?;
+        let (_, arguments) = self.buffer("arguments", a).map_err(&err)?;
+        let max = e
+            .max_command_count
+            .ok_or_else(|| err("missing `max_command_count`".into()))?;
+        let stride = e.stride.unwrap_or(size);
+        if stride < size || stride % 4 != 0 {
+            return Err(err(format!(
+                "`stride` {stride}: a record of these arguments takes {size} bytes; the stride is at least that and a multiple of 4"
+            )));
+        }
+        let offset = e.argument_offset.unwrap_or(0);
+        if offset % 4 != 0 {
+            return Err(err(format!(
+                "`argument_offset` {offset}: not a multiple of 4"
+            )));
+        }
+        // The debug layer's rule: the buffer holds `MaxCommandCount` records.
+        let need = if max == 0 {
+            offset
+        } else {
+            offset
+                .saturating_add(u64::from(max - 1).saturating_mul(stride))
+                .saturating_add(size)
+        };
+        if need > arguments.len() {
+            return Err(err(format!(
+                "`arguments`: \"{a}\" has {} bytes; {max} record(s) of {size} bytes at a stride of {stride} from byte {offset} need {need}",
+                arguments.len()
+            )));
+        }
+        let count = match &e.count_buffer {
+            Some(c) => {
+                let (_, m) = self.buffer("count_buffer", c).map_err(&err)?;
+                let at = e.count_offset.unwrap_or(0);
+                if at % 4 != 0 || at.saturating_add(4) > m.len() {
+                    return Err(err(format!(
+                        "`count_offset` {at}: the count is a 32-bit word inside \"{c}\" ({} bytes), at a multiple of 4",
+                        m.len()
+                    )));
+                }
+                Some((m, at))
+            }
+            None => {
+                if e.count_offset.is_some() {
+                    return Err(err("`count_offset` needs `count_buffer`".into()));
+                }
+                None
+            }
+        };
+        Ok(Command::ExecuteIndirect(Box::new(Indirect {
+            work,
+            arguments,
+            offset,
+            stride,
+            max_count: max,
+            count,
+        })))
+    }
+}
+
+/// A UAV clear's four values for `format`: `ClearUnorderedAccessViewUint` writes the
+/// integers (into a float or normalized format: their bits), `…Float` the floats (into
+/// an integer format: converted to integers, D3D12's rule for float clears of integer
+/// views).
+fn uav_values(format: Format, v: [u32; 4], float: bool) -> [u32; 4] {
+    let integer = matches!(
+        format.channel_type(),
+        crate::resources::ChannelType::UInt | crate::resources::ChannelType::SInt
+    );
+    if float && integer {
+        let signed = format.channel_type() == crate::resources::ChannelType::SInt;
+        v.map(|b| {
+            let f = f32::from_bits(b);
+            if signed { f as i32 as u32 } else { f as u32 }
+        })
+    } else {
+        v
+    }
+}
+
+/// The typeless group of `f` by DXGI's naming (`R8G8B8A8_UNORM_SRGB` → `R8G8B8A8`), with
+/// the depth formats in the group of the colour formats they share bits with
+/// (`D32_FLOAT` → `R32`, as `R32_TYPELESS` holds both).
+fn type_group(f: Format) -> &'static str {
+    let n = f.name();
+    match n {
+        "D32_FLOAT" => "R32",
+        "D16_UNORM" => "R16",
+        "D24_UNORM_S8_UINT" | "R24_UNORM_X8_TYPELESS" | "X24_TYPELESS_G8_UINT" => "R24G8",
+        "D32_FLOAT_S8X24_UINT" | "R32_FLOAT_X8X24_TYPELESS" | "X32_TYPELESS_G8X24_UINT" => {
+            "R32G8X24"
+        }
+        _ => n.split('_').next().unwrap_or(n),
+    }
+}
+
+/// Whether a copy may go between `a` and `b`: D3D12's `CopyResource` and
+/// `CopyTextureRegion` need "identical formats or at least from the same type group"
+/// (the formats one typeless format can be cast to).
+fn copy_compatible(a: Format, b: Format) -> Result<(), String> {
+    if a == b || (type_group(a) == type_group(b) && a.bytes_per_texel() == b.bytes_per_texel()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "formats {a} and {b} are not copy-compatible (a copy needs one format, or two of one typeless group)"
+        ))
+    }
+}
+
+/// Reads, checks and binds a command-list job (see the module doc).
+pub(crate) fn prepare_list(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+    let section = |section: &'static str, m: &str| JobError::Section {
+        section,
+        message: m.into(),
+    };
+    if job.file.dispatch.is_some() {
+        return Err(section(
+            "[dispatch]",
+            "a job has `[dispatch]`, `[draw]` or a [[command]] list; make the dispatch a `type = \"dispatch\"` command",
+        ));
+    }
+    if job.file.draw.is_some() {
+        return Err(section(
+            "[draw]",
+            "a job has `[dispatch]`, `[draw]` or a [[command]] list, not both",
+        ));
+    }
+    let p = &job.file.program;
+    if p.cs.is_some() || p.vs.is_some() || p.ps.is_some() || p.entry.is_some() {
+        return Err(section(
+            "[program]",
+            "a command list names each command's programs in the command (`cs = …`)",
+        ));
+    }
+    if job.file.commands.len() > MAX_COMMANDS {
+        return Err(section(
+            "[[command]]",
+            &format!(
+                "{} commands: a list holds at most {MAX_COMMANDS}",
+                job.file.commands.len()
+            ),
+        ));
+    }
+    let mut plan = resolve_plan(&job, opts)?;
+    let resource_limit = job
+        .file
+        .options
+        .max_memory
+        .unwrap_or(bind::DEFAULT_MAX_RESOURCE_BYTES);
+    let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    let mut names = HashMap::new();
+    for (i, (e, b)) in job.file.resources.iter().zip(&bound.resources).enumerate() {
+        let Some(n) = &e.name else {
+            return Err(JobError::entry(
+                &b.name,
+                "in a command list every [[resource]] has a `name`, by which commands bind it",
+            ));
+        };
+        if e.reg.is_some() {
+            return Err(JobError::entry(
+                &b.name,
+                "`reg`: a command list's resources are bound by its commands (`bind = [{ reg = \"u0\", resource = \"…\" }]`)",
+            ));
+        }
+        if let Some(prev) = names.insert(n.as_str(), i) {
+            return Err(JobError::entry(
+                &b.name,
+                format!(
+                    "`name` \"{n}\" is also the name of [[resource]] #{}",
+                    prev + 1
+                ),
+            ));
+        }
+    }
+    let gate = output_gate(&job, opts);
+    place_outputs(&mut bound, &gate)?;
+    let mut memory = resource_memory(&bound, resource_limit)?;
+    check_outputs(&bound)?;
+    let expects = check_expects(&job, &bound, None)?;
+    let mut ctx = Ctx {
+        job: &job,
+        bound: &bound,
+        names,
+        memory: &mut memory,
+        programs: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut commands = Vec::with_capacity(job.file.commands.len());
+    for (i, e) in job.file.commands.iter().enumerate() {
+        commands.push(ctx.command(i, e)?);
+    }
+    let Ctx {
+        programs, warnings, ..
+    } = ctx;
+    plan.limits.max_memory_bytes = plan.limits.max_memory_bytes.min(memory.left());
+    let summary = summary_place(&job, opts, &gate)?;
+    Ok(Prepared {
+        work: Work::List(commands),
+        plan,
+        programs,
+        bound,
+        targets: Vec::new(),
+        depth: None,
+        warnings,
+        expects,
+        gate,
+        memory,
+        summary,
+        job,
+    })
+}

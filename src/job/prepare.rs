@@ -1,0 +1,695 @@
+//! A job made ready: its work value (`pipeline::Work`), its plan, its resources and
+//! targets, its outputs and its checked expectations — built once, whatever the kind of
+//! work, and run once ([`Prepared::execute`]) or as often as a caller needs
+//! ([`Prepared::run`]: the debugger, `compare`).
+//!
+//! Owns: choosing the kind of work from the job's sections ([`prepare`]), the
+//! expectations (`[[expect]]`: found, parsed and checked against their targets before
+//! the run, compared after it) and the finished run ([`Finished`]). The per-kind
+//! preparation is in `run` (a dispatch) and `draw_run` (a draw).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::bind::{self, BoundEntry, BoundJob, Register, Storage};
+use super::draw::DrawSection;
+use super::draw_run::{DrawResult, DrawSummary, draw_error};
+use super::expect::{self, Expected, Mismatch};
+use super::limits::MemoryBudget;
+use super::paths::OutputGate;
+use super::run::{
+    ExpectResult, ExpectSummary, JitSummary, MAX_REPORTED_MISMATCHES, OutputSummary, ProgramInfo,
+    RunOptions, RunResult, Summary, stream_output, write_entry_outputs, write_file,
+};
+use super::schema::{ExpectEntry, Tolerance};
+use super::targets::{self, BoundDepth, BoundTarget};
+use super::{Job, JobError};
+use crate::pipeline::{DrawError, DrawWork, Hooks, Plan, ThreadLayout, Work, WorkReport};
+use crate::resources::Memory;
+
+/// A job read, checked and bound, ready to run (see the module doc).
+#[derive(Debug)]
+pub struct Prepared {
+    /// The job.
+    pub job: Job,
+    /// What runs: the programs, their bindings, the dispatch or the draw.
+    pub work: Work,
+    /// How it runs: wave size, workers, profile, limits, engine.
+    pub plan: Plan,
+    /// The programs' files: a dispatch's compute program; a draw's vertex program, then
+    /// its pixel program.
+    pub programs: Vec<ProgramInfo>,
+    /// The job's `[[resource]]` and `[[heap]]` entries.
+    pub bound: BoundJob,
+    /// A draw's render targets.
+    pub targets: Vec<BoundTarget>,
+    /// A draw's depth-stencil buffer.
+    pub depth: Option<BoundDepth>,
+    /// The reflection check's warnings.
+    pub warnings: Vec<String>,
+    pub(crate) expects: Vec<Checked>,
+    /// The gate the outputs are written through.
+    pub(crate) gate: OutputGate,
+    /// The job's memory: its resources (and a draw's buffers and targets) taken.
+    pub(crate) memory: MemoryBudget,
+    /// The summary's path and its gate (a `--summary` file's is its own folder).
+    pub(crate) summary: (OutputGate, PathBuf),
+}
+
+/// Reads nothing more: checks and binds `job` as a dispatch (`[dispatch]`) or a draw
+/// (`[draw]`), building its work value once.
+pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+    if !job.file.commands.is_empty() {
+        return super::list::prepare_list(job, opts);
+    }
+    if let Some((i, e)) = job
+        .file
+        .resources
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.reg.is_none() && e.name.is_some())
+    {
+        return Err(JobError::entry(
+            bind::resource_entry_name(i, e),
+            "missing `reg`: a resource without a register is bound by a [[command]] list's commands, and this job has none",
+        ));
+    }
+    if job.file.draw.is_some() {
+        super::draw_run::prepare_draw(job, opts)
+    } else {
+        super::run::prepare_dispatch(job, opts)
+    }
+}
+
+/// A finished run of either kind.
+#[derive(Debug, Clone)]
+// One value per run, moved once: boxing the dispatch's result saves nothing worth an allocation.
+#[allow(clippy::large_enum_variant)]
+pub enum Finished {
+    /// A dispatch's result.
+    Dispatch(RunResult),
+    /// A draw's result.
+    Draw(Box<DrawResult>),
+    /// A command list's result.
+    List(Box<ListResult>),
+}
+
+/// What a command-list job did: the JSON summary's contents.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ListSummary {
+    /// The job file.
+    pub job: String,
+    /// The programs of the list's commands, in command order.
+    pub programs: Vec<ProgramInfo>,
+    /// The WARP profile.
+    pub profile: String,
+    /// The engine.
+    pub engine: String,
+    /// One line per command.
+    pub commands: Vec<CommandSummary>,
+    /// Lane-instructions of the whole list.
+    pub lane_instructions: u64,
+    /// Seconds the list took (wall clock).
+    pub elapsed_seconds: f64,
+    /// Output files written.
+    pub outputs: Vec<OutputSummary>,
+    /// Expectation results.
+    pub expectations: ExpectSummary,
+    /// Warnings of the reflection checks.
+    pub warnings: Vec<String>,
+}
+
+/// What one command of a list did.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CommandSummary {
+    /// The command's number (`[[command]] #N`, the event number `debug --event` takes).
+    pub event: usize,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Dispatches and draws it ran (an `execute_indirect`: one per record run).
+    pub runs: usize,
+    /// Lane-instructions.
+    pub lane_instructions: u64,
+    /// Pixels its draws shaded.
+    pub pixels_shaded: u64,
+    /// Seconds (wall clock).
+    pub seconds: f64,
+}
+
+/// A finished command-list job.
+#[derive(Debug, Clone)]
+pub struct ListResult {
+    /// The summary (also written as JSON).
+    pub summary: ListSummary,
+    /// Where the summary was written.
+    pub summary_path: PathBuf,
+    /// The job's named resources after the list.
+    pub bound: BoundJob,
+}
+
+impl Finished {
+    /// 0 when every expectation holds, 1 when any fails.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Finished::Dispatch(r) => r.exit_code(),
+            Finished::Draw(r) => r.exit_code(),
+            Finished::List(r) => u8::from(r.summary.expectations.failed != 0),
+        }
+    }
+}
+
+impl Prepared {
+    /// The reflection check's warnings.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Where the summary will be written.
+    pub fn summary_path(&self) -> &Path {
+        &self.summary.1
+    }
+
+    /// Whether the work is a draw.
+    pub fn is_draw(&self) -> bool {
+        matches!(self.work, Work::Draw(_))
+    }
+
+    /// The draw, when the work is one.
+    pub fn draw_work(&self) -> Option<&DrawWork> {
+        match &self.work {
+            Work::Draw(d) => Some(d),
+            Work::Dispatch(_) | Work::List(_) => None,
+        }
+    }
+
+    /// Bytes of the job's resources and a draw's targets and depth buffer.
+    pub fn storage_bytes(&self) -> u64 {
+        let bound: u64 = self.bound.all().map(|e| e.storage_bytes()).sum();
+        let targets: u64 = self
+            .targets
+            .iter()
+            .map(|t| t.view.texture.memory().len())
+            .chain(self.depth.iter().map(|d| d.view.texture.memory().len()))
+            .sum();
+        bound.saturating_add(targets)
+    }
+
+    /// Runs the work once under `plan` (the prepared plan when `None`), reporting to
+    /// `hooks`, writing no files.
+    pub fn run(&self, plan: Option<&Plan>, hooks: Hooks<'_>) -> Result<WorkReport, JobError> {
+        self.work
+            .run(plan.unwrap_or(&self.plan), hooks)
+            .map_err(draw_error)
+    }
+
+    /// Runs, writes the outputs and the summary, checks the expectations.
+    pub fn execute(self, opts: &RunOptions<'_>) -> Result<Finished, JobError> {
+        let start = Instant::now();
+        let report = self.run(
+            None,
+            Hooks {
+                progress: opts.progress,
+                ..Hooks::default()
+            },
+        )?;
+        let elapsed = start.elapsed().as_secs_f64();
+        let mut outputs = Vec::new();
+        for t in &self.targets {
+            for (path, resolved) in [(&t.output, false), (&t.resolve_output, true)] {
+                if let Some(p) = path {
+                    outputs.push(targets::write_target(
+                        &self.gate,
+                        &self.memory,
+                        &t.name,
+                        &t.view.texture,
+                        p,
+                        resolved,
+                    )?);
+                }
+            }
+        }
+        if let Some(dd) = &self.depth
+            && let Some(p) = &dd.output
+        {
+            outputs.push(stream_output(
+                &self.gate,
+                "[draw.depth_stencil]",
+                p,
+                dd.view.texture.memory(),
+            )?);
+        }
+        outputs.extend(write_entry_outputs(&self.gate, &self.bound, &self.memory)?);
+        let expectations = run_expects(
+            &self.expects,
+            &self.bound,
+            &self.targets,
+            self.depth.as_ref(),
+        );
+        let job = self.job.path.display().to_string();
+        let (json, finished) = match (report, &self.work) {
+            (WorkReport::Dispatch(report), Work::Dispatch(d)) => {
+                let summary = Summary {
+                    job,
+                    program: self.programs.first().cloned().ok_or_else(no_program)?,
+                    profile: report.profile.clone(),
+                    wave_size: report.wave_size,
+                    batch_lanes: report.batch_lanes,
+                    threads: report.threads,
+                    thread_layout: match report.layout {
+                        ThreadLayout::Quads => "quads".into(),
+                        ThreadLayout::Linear => "linear".into(),
+                    },
+                    thread_group: d.shader.thread_group,
+                    groups: d.groups,
+                    waves: report.waves,
+                    lane_instructions: report.lane_instructions,
+                    elapsed_seconds: elapsed,
+                    lane_instructions_per_second: if elapsed > 0.0 {
+                        report.lane_instructions as f64 / elapsed
+                    } else {
+                        0.0
+                    },
+                    engine: report.engine.to_string(),
+                    jit: report.jit.as_ref().map(JitSummary::from),
+                    outputs,
+                    expectations,
+                    warnings: self.warnings.iter().chain(&report.notes).cloned().collect(),
+                };
+                let json = serde_json::to_string_pretty(&summary);
+                (
+                    json,
+                    Finished::Dispatch(RunResult {
+                        summary,
+                        summary_path: self.summary.1.clone(),
+                        bound: self.bound,
+                    }),
+                )
+            }
+            (WorkReport::Draw(report), _) => {
+                let mut programs = self.programs.into_iter();
+                let summary = DrawSummary {
+                    job,
+                    vs: programs.next().ok_or_else(no_program)?,
+                    ps: programs.next(),
+                    draw: *report,
+                    elapsed_seconds: elapsed,
+                    outputs,
+                    expectations,
+                    warnings: self.warnings,
+                };
+                let json = serde_json::to_string_pretty(&summary);
+                (
+                    json,
+                    Finished::Draw(Box::new(DrawResult {
+                        summary,
+                        summary_path: self.summary.1.clone(),
+                        targets: self.targets,
+                        depth: self.depth,
+                        bound: self.bound,
+                    })),
+                )
+            }
+            (WorkReport::List(report), _) => {
+                let commands: Vec<CommandSummary> = report
+                    .commands
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| CommandSummary {
+                        event: i + 1,
+                        kind: c.command.to_string(),
+                        runs: c.runs.len(),
+                        lane_instructions: c.lane_instructions(),
+                        pixels_shaded: c.pixels_shaded(),
+                        seconds: c.seconds,
+                    })
+                    .collect();
+                let summary = ListSummary {
+                    job,
+                    programs: self.programs,
+                    profile: self.plan.profile.name.clone(),
+                    engine: self.plan.engine.to_string(),
+                    lane_instructions: commands.iter().map(|c| c.lane_instructions).sum(),
+                    commands,
+                    elapsed_seconds: elapsed,
+                    outputs,
+                    expectations,
+                    warnings: self.warnings,
+                };
+                let json = serde_json::to_string_pretty(&summary);
+                (
+                    json,
+                    Finished::List(Box::new(ListResult {
+                        summary,
+                        summary_path: self.summary.1.clone(),
+                        bound: self.bound,
+                    })),
+                )
+            }
+            (WorkReport::Dispatch(_), _) => {
+                return Err(draw_error(DrawError::Exec(
+                    crate::exec::ExecError::Dispatch("a draw reported as a dispatch".into()),
+                )));
+            }
+        };
+        let json = json.map_err(|e| JobError::Io {
+            path: self.summary.1.clone(),
+            message: e.to_string(),
+        })?;
+        write_file(
+            &self.summary.0,
+            &self.summary.1,
+            format!("{json}\n").as_bytes(),
+        )?;
+        Ok(finished)
+    }
+}
+
+fn no_program() -> JobError {
+    JobError::Section {
+        section: "[program]",
+        message: "no program was loaded".into(),
+    }
+}
+
+/// Where an expectation looks.
+#[derive(Debug)]
+pub(crate) enum ExpectTarget {
+    /// A bound entry's memory.
+    Entry { table: bind::Table, index: usize },
+    /// A bound entry's counter, expected to hold the value.
+    Counter {
+        table: bind::Table,
+        index: usize,
+        want: u32,
+    },
+    /// A draw's render target.
+    Color(usize),
+    /// A draw's depth-stencil buffer.
+    Depth,
+}
+
+/// An `[[expect]]` whose target exists and whose values parse.
+#[derive(Debug)]
+pub(crate) struct Checked {
+    entry: String,
+    target_name: String,
+    target: ExpectTarget,
+    values: Vec<Expected>,
+    source: ExpectEntry,
+}
+
+/// Finds every expectation's target and parses its values. A dispatch's expectations
+/// name a register (`reg`, `space`) or a heap slot (`heap`), or a counter; a draw's name
+/// a register, a render target (`render_target = N`) or the depth buffer
+/// (`depth_stencil = true`).
+pub(crate) fn check_expects(
+    job: &Job,
+    bound: &BoundJob,
+    draw: Option<&DrawSection>,
+) -> Result<Vec<Checked>, JobError> {
+    let mut out = Vec::new();
+    for (i, x) in job.file.expects.iter().enumerate() {
+        out.push(match (&x.resource, draw) {
+            (Some(name), _) => check_named_expect(i, x, name, job, bound)?,
+            (None, None) => check_dispatch_expect(i, x, bound)?,
+            (None, Some(d)) => check_draw_expect(i, x, bound, d)?,
+        });
+    }
+    Ok(out)
+}
+
+/// An expectation naming a resource (`resource = "name"`): its contents, or its counter.
+fn check_named_expect(
+    i: usize,
+    x: &ExpectEntry,
+    name: &str,
+    job: &Job,
+    bound: &BoundJob,
+) -> Result<Checked, JobError> {
+    let entry = format!("[[expect]] #{} (\"{name}\")", i + 1);
+    let err = |m: String| JobError::entry(&entry, m);
+    if x.reg.is_some() || x.heap.is_some() || x.render_target.is_some() || x.depth_stencil.is_some()
+    {
+        return Err(err(
+            "give one of `resource`, `reg`, `heap`, `render_target` or `depth_stencil`".into(),
+        ));
+    }
+    let index = job
+        .file
+        .resources
+        .iter()
+        .position(|e| e.name.as_deref() == Some(name))
+        .ok_or_else(|| err(format!("`resource`: no [[resource]] is named \"{name}\"")))?;
+    let target = bound
+        .resources
+        .get(index)
+        .ok_or_else(|| err(format!("`resource`: \"{name}\" is not bound")))?;
+    let values = expect::expected_values(x).map_err(&err)?;
+    if x.tolerance != Tolerance::Exact && x.f32.is_none() {
+        return Err(err("`tolerance` applies to `f32` values only".into()));
+    }
+    let table = bind::Table::Resource;
+    let (target_name, target) = match x.counter {
+        Some(want) => {
+            if target.counter.is_none() {
+                return Err(err(format!(
+                    "`counter`: \"{name}\" has no counter (give it `counter = 0`)"
+                )));
+            }
+            (
+                format!("\"{name}\" counter"),
+                ExpectTarget::Counter { table, index, want },
+            )
+        }
+        None => {
+            if target.storage == Storage::None {
+                return Err(err(format!(
+                    "\"{name}\" has no contents to compare (a sampler or a null descriptor)"
+                )));
+            }
+            (format!("\"{name}\""), ExpectTarget::Entry { table, index })
+        }
+    };
+    Ok(Checked {
+        entry,
+        target_name,
+        target,
+        values,
+        source: x.clone(),
+    })
+}
+
+fn check_dispatch_expect(i: usize, x: &ExpectEntry, bound: &BoundJob) -> Result<Checked, JobError> {
+    let label = match (&x.reg, x.heap) {
+        (Some(r), _) if x.space != 0 => format!("{r}, space{}", x.space),
+        (Some(r), _) => r.clone(),
+        (None, Some(h)) => format!("heap[{h}]"),
+        (None, None) => String::new(),
+    };
+    let entry = if label.is_empty() {
+        format!("[[expect]] #{}", i + 1)
+    } else {
+        format!("[[expect]] #{} ({label})", i + 1)
+    };
+    let err = |m: String| JobError::entry(&entry, m);
+    let target: &BoundEntry = match (&x.reg, x.heap) {
+        (Some(r), None) => {
+            let reg = Register::parse(r, x.space)
+                .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register (\"u0\")")))?;
+            bound
+                .at_register(reg)
+                .ok_or_else(|| err(format!("`reg`: the job binds nothing at {reg}")))?
+        }
+        (None, Some(h)) => bound.heap.get(h as usize).ok_or_else(|| {
+            err(format!(
+                "`heap` {h}: the job has {} [[heap]] entries",
+                bound.heap.len()
+            ))
+        })?,
+        _ => {
+            return Err(err(
+                "give exactly one of `reg` (with `space`) or `heap`".into()
+            ));
+        }
+    };
+    let values = expect::expected_values(x).map_err(&err)?;
+    if x.tolerance != Tolerance::Exact && x.f32.is_none() {
+        return Err(err("`tolerance` applies to `f32` values only".into()));
+    }
+    let target_name = match (&target.reg, x.heap) {
+        (Some(r), _) => r.to_string(),
+        (None, Some(h)) => format!("heap[{h}]"),
+        _ => target.name.clone(),
+    };
+    let (table, index) = (target.at.table, target.at.index);
+    let (target_name, target) = match x.counter {
+        Some(want) => {
+            if target.counter.is_none() {
+                return Err(err(format!(
+                    "`counter`: {} has no counter (give it `counter = 0`)",
+                    target.name
+                )));
+            }
+            if x.offset != 0 {
+                return Err(err(
+                    "`offset` does not apply to a `counter` expectation".into()
+                ));
+            }
+            (
+                format!("{target_name} counter"),
+                ExpectTarget::Counter { table, index, want },
+            )
+        }
+        None => {
+            if target.storage == Storage::None {
+                return Err(err(format!(
+                    "{} has no contents to compare (a sampler or a null descriptor)",
+                    target.name
+                )));
+            }
+            (target_name, ExpectTarget::Entry { table, index })
+        }
+    };
+    Ok(Checked {
+        entry,
+        target_name,
+        target,
+        values,
+        source: x.clone(),
+    })
+}
+
+fn check_draw_expect(
+    i: usize,
+    x: &ExpectEntry,
+    bound: &BoundJob,
+    dsec: &DrawSection,
+) -> Result<Checked, JobError> {
+    let entry = format!("[[expect]] #{}", i + 1);
+    let err = |m: String| JobError::entry(&entry, m);
+    let (target, target_name) = match (&x.reg, x.render_target, x.depth_stencil) {
+        (Some(r), None, None) => {
+            let reg = Register::parse(r, x.space)
+                .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register")))?;
+            let index = bound
+                .resources
+                .iter()
+                .position(|e| e.reg == Some(reg))
+                .ok_or_else(|| err(format!("`reg`: the job binds nothing at {reg}")))?;
+            (
+                ExpectTarget::Entry {
+                    table: bind::Table::Resource,
+                    index,
+                },
+                reg.to_string(),
+            )
+        }
+        (None, Some(t), None) => {
+            if t as usize >= dsec.render_target.len() {
+                return Err(err(format!(
+                    "`render_target` {t}: the draw has {} render targets",
+                    dsec.render_target.len()
+                )));
+            }
+            (
+                ExpectTarget::Color(t as usize),
+                format!("render target {t}"),
+            )
+        }
+        (None, None, Some(true)) => {
+            if dsec.depth_stencil.is_none() {
+                return Err(err(
+                    "`depth_stencil`: the draw has no [draw.depth_stencil]".into()
+                ));
+            }
+            (ExpectTarget::Depth, "depth-stencil".into())
+        }
+        _ => {
+            return Err(err(
+                "give exactly one of `reg`, `render_target` or `depth_stencil = true`".into(),
+            ));
+        }
+    };
+    if x.counter.is_some() || x.heap.is_some() {
+        return Err(err(
+            "`counter` and `heap` expectations are for compute jobs".into(),
+        ));
+    }
+    let values = expect::expected_values(x).map_err(&err)?;
+    Ok(Checked {
+        entry,
+        target_name,
+        target,
+        values,
+        source: x.clone(),
+    })
+}
+
+/// Compares every expectation with what the run left, reading in place (no copy of a
+/// target to check a few of its bytes).
+fn run_expects(
+    xs: &[Checked],
+    bound: &BoundJob,
+    rts: &[BoundTarget],
+    depth: Option<&BoundDepth>,
+) -> ExpectSummary {
+    let entry = |table: bind::Table, index: usize| match table {
+        bind::Table::Resource => bound.resources.get(index),
+        bind::Table::Heap => bound.heap.get(index),
+        bind::Table::SamplerHeap => bound.sampler_heap.get(index),
+    };
+    let memory_of =
+        |m: Option<&Memory>, x: &Checked| expect::compare_memory(&x.source, &x.values, m);
+    let mut s = ExpectSummary::default();
+    for x in xs {
+        let (values, mismatches): (usize, Vec<Mismatch>) = match x.target {
+            ExpectTarget::Counter { table, index, want } => match entry(table, index) {
+                Some(t) => {
+                    let got = t.counter.as_ref().map_or(0, |c| c.get());
+                    let m = (got != want).then(|| Mismatch {
+                        element: 0,
+                        offset: 0,
+                        expected: want.to_string(),
+                        got: got.to_string(),
+                        ulp: None,
+                    });
+                    (1, m.into_iter().collect())
+                }
+                None => (0, Vec::new()),
+            },
+            ExpectTarget::Entry { table, index } => match entry(table, index) {
+                Some(t) => (x.values.len(), memory_of(t.memory(), x)),
+                None => (0, Vec::new()),
+            },
+            ExpectTarget::Color(i) => (
+                x.values.len(),
+                memory_of(rts.get(i).map(|t| t.view.texture.memory()), x),
+            ),
+            ExpectTarget::Depth => (
+                x.values.len(),
+                memory_of(depth.map(|d| d.view.texture.memory()), x),
+            ),
+        };
+        let passed = mismatches.is_empty();
+        if passed {
+            s.passed += 1;
+        } else {
+            s.failed += 1;
+        }
+        s.results.push(ExpectResult {
+            entry: x.entry.clone(),
+            target: x.target_name.clone(),
+            values,
+            passed,
+            mismatch_count: mismatches.len(),
+            mismatches: mismatches
+                .into_iter()
+                .take(MAX_REPORTED_MISMATCHES)
+                .collect(),
+        });
+    }
+    s
+}

@@ -1,0 +1,787 @@
+//! Command lists: an ordered list of D3D12 commands — dispatches, draws, clears, copies
+//! and indirect executions — run as one list on one queue over shared resources.
+//!
+//! Owns the commands that are not a dispatch or a draw (clears, copies,
+//! `ExecuteIndirect`), with the D3D12 rule each follows, and running a list in order.
+//! Does not own: the dispatch and the draw themselves (`dispatch`, `draw`), resource
+//! storage (`resources`), or the job file's vocabulary for naming resources and checking
+//! a command's fields before the list runs (`job`).
+//!
+//! # Rules
+//!
+//! - **Order implies state transitions.** D3D12 makes an application place resource
+//!   barriers between a write and a later read ("Using Resource Barriers to Synchronize
+//!   Resource States in Direct3D 12"); a list here has its barriers implied by order, so
+//!   every command sees every write of the commands before it, UAV writes included (the
+//!   UAV barrier D3D12 asks for between two dispatches writing one UAV is implied too).
+//!   Commands share storage: a draw writes the render target's own memory, so N draws
+//!   into one target never copy it.
+//! - **One budget.** The list's lane-instructions and its time limit are one
+//!   `exec::RunBudget` (`Plan::limits`), charged by every command's lanes; a clear or a
+//!   copy checks the clock.
+//! - **Clears** write every texel and every sample of one subresource.
+//!   `ClearRenderTargetView` converts the colour to the view's format as a pixel
+//!   program's output is converted (float bits for float, UNORM, SNORM and sRGB formats;
+//!   integer formats take the value converted to an integer, saturated to the 32-bit
+//!   range, then narrowed by the format). `ClearDepthStencilView` writes the depth, the
+//!   stencil or both (`D3D12_CLEAR_FLAG_DEPTH` / `…_STENCIL`), the depth clamped to
+//!   [0, 1] and stored as the depth buffer stores depth. `ClearUnorderedAccessViewUint`
+//!   / `…Float` on a buffer viewed without a format (raw or structured) write the first
+//!   value to every 32-bit word of the view (D3D12: "the first component is written to
+//!   each DWORD" of a raw view); on a typed view or a texture, the four values are
+//!   encoded in the view's format (`Uint`: as integers; `Float`: as floats).
+//! - **Copies** move bytes unchanged. `CopyResource` copies every byte of the source to
+//!   the destination (the same size and a copy-compatible format, checked by the caller);
+//!   `CopyBufferRegion` copies `bytes` bytes between offsets; `CopyTextureRegion` copies
+//!   a box of texels (whole blocks of a block-compressed format) of one subresource to a
+//!   point of another. Regions are checked before the list runs.
+//! - **`ExecuteIndirect`** reads its arguments when it runs, so a compute program earlier
+//!   in the list can write them. The count is `MaxCommandCount`, or with a count buffer
+//!   the smaller of it and the count buffer's 32-bit value (the method's documented
+//!   pseudo-code); arguments follow one another at the command signature's byte stride:
+//!   `D3D12_DISPATCH_ARGUMENTS` (three group counts), `D3D12_DRAW_ARGUMENTS` (vertex
+//!   count, instance count, start vertex, start instance),
+//!   `D3D12_DRAW_INDEXED_ARGUMENTS` (index count, instance count, start index, base
+//!   vertex, start instance). A dispatch with a zero group count runs nothing (D3D11.3
+//!   §18.6.4: "if any of the dispatch counts is 0, the dispatch is a no-op"); a count past
+//!   `D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION` (65,535) is an error naming the
+//!   command and the argument.
+//! - **`ResolveSubresource`** averages each texel's samples (`om::resolve_into` states
+//!   the rule); the source is multisampled, the destination single-sampled, both of one
+//!   size and format, and the format one D3D12 can resolve (float, UNORM, SNORM, sRGB:
+//!   not integer or depth), checked before the list runs.
+
+use std::time::Instant;
+
+use super::dispatch::{DispatchHooks, dispatch_with};
+use super::draw::{DrawError, DrawOptions, draw_charged};
+use super::om;
+use super::plan::Plan;
+use super::state::DrawArgs;
+use super::work::{DispatchWork, DrawWork, Hooks, Work, WorkReport};
+use crate::exec::{ExecError, RunBudget};
+use crate::resources::{ChannelType, Format, Memory, Texture};
+
+/// D3D12's largest thread-group count per dimension.
+pub const MAX_GROUPS_PER_DIMENSION: u32 = 65_535;
+
+/// One command of a list.
+#[derive(Debug, Clone)]
+// A dispatch's work is held inline: a list holds at most a few thousand commands, and
+// boxing would cost an allocation per command to save a few hundred bytes each.
+#[allow(clippy::large_enum_variant)]
+pub enum Command {
+    /// `Dispatch` or `DrawInstanced` / `DrawIndexedInstanced`, with their state.
+    Work(Work),
+    /// `ClearRenderTargetView` of subresource (`mip`, `slice`).
+    ClearRenderTarget {
+        /// The resource.
+        texture: Texture,
+        /// The mip.
+        mip: u32,
+        /// The array slice.
+        slice: u32,
+        /// RGBA.
+        color: [f32; 4],
+    },
+    /// `ClearDepthStencilView` of the depth buffer's subresource (`mip`, `slice`).
+    ClearDepthStencil {
+        /// The resource.
+        texture: Texture,
+        /// The mip.
+        mip: u32,
+        /// The array slice.
+        slice: u32,
+        /// `D3D12_CLEAR_FLAG_DEPTH`: the depth.
+        depth: Option<f32>,
+        /// `D3D12_CLEAR_FLAG_STENCIL`: the stencil.
+        stencil: Option<u8>,
+    },
+    /// `ClearUnorderedAccessViewUint` / `…Float` of a buffer view without a format:
+    /// `count` words from word `first`, each `value`.
+    ClearBufferWords {
+        /// The buffer.
+        memory: Memory,
+        /// The first word.
+        first: u64,
+        /// Words.
+        count: u64,
+        /// The value (a float's bits for `…Float`).
+        value: u32,
+    },
+    /// `ClearUnorderedAccessViewUint` / `…Float` of a typed buffer view: `count`
+    /// elements of `format` from element `first`.
+    ClearTypedBuffer {
+        /// The buffer.
+        memory: Memory,
+        /// The view's format.
+        format: Format,
+        /// The first element.
+        first: u64,
+        /// Elements.
+        count: u64,
+        /// The four values as the format's encoder takes them: integers, or float bits.
+        value: [u32; 4],
+    },
+    /// `ClearUnorderedAccessViewUint` / `…Float` of a texture's subresource.
+    ClearTexture {
+        /// The resource.
+        texture: Texture,
+        /// The mip.
+        mip: u32,
+        /// The array slice.
+        slice: u32,
+        /// The four values as the format's encoder takes them: integers, or float bits.
+        value: [u32; 4],
+    },
+    /// `CopyResource`: every byte of `src` to `dst` (the same size).
+    CopyResource {
+        /// Destination.
+        dst: Memory,
+        /// Source.
+        src: Memory,
+    },
+    /// `CopyBufferRegion`.
+    CopyBufferRegion {
+        /// Destination.
+        dst: Memory,
+        /// First destination byte.
+        dst_offset: u64,
+        /// Source.
+        src: Memory,
+        /// First source byte.
+        src_offset: u64,
+        /// Bytes.
+        bytes: u64,
+    },
+    /// `CopyTextureRegion` between two subresources of textures of one texel size.
+    CopyTextureRegion(Box<TextureCopy>),
+    /// `ExecuteIndirect` of dispatches, draws or indexed draws.
+    ExecuteIndirect(Box<Indirect>),
+    /// `ResolveSubresource`: mip 0 of slice `src_slice` of a multisampled texture,
+    /// averaged into slice `dst_slice` of a single-sampled one (`om::resolve_into`).
+    ResolveSubresource {
+        /// Destination (single-sampled).
+        dst: Texture,
+        /// Destination array slice.
+        dst_slice: u32,
+        /// Source (multisampled).
+        src: Texture,
+        /// Source array slice.
+        src_slice: u32,
+    },
+}
+
+/// A `CopyTextureRegion` between subresources: the box `src_box` (`[left, top, front]`
+/// to `[right, bottom, back]`, exclusive) of (`src_mip`, `src_slice`) to `dst_at` of
+/// (`dst_mip`, `dst_slice`). Checked before the list runs: both textures have one texel
+/// size and the box fits both.
+#[derive(Debug, Clone)]
+pub struct TextureCopy {
+    /// Destination.
+    pub dst: Texture,
+    /// Destination mip.
+    pub dst_mip: u32,
+    /// Destination array slice.
+    pub dst_slice: u32,
+    /// Destination `[x, y, z]`.
+    pub dst_at: [u32; 3],
+    /// Source.
+    pub src: Texture,
+    /// Source mip.
+    pub src_mip: u32,
+    /// Source array slice.
+    pub src_slice: u32,
+    /// Source box: `[left, top, front, right, bottom, back]`.
+    pub src_box: [u32; 6],
+}
+
+/// What an `ExecuteIndirect` runs for each argument record.
+#[derive(Debug, Clone)]
+// One per `ExecuteIndirect` command; held inline as `Command::Work` holds its work.
+#[allow(clippy::large_enum_variant)]
+pub enum IndirectWork {
+    /// `D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH`: the work's `groups` are replaced.
+    Dispatch(DispatchWork),
+    /// `D3D12_INDIRECT_ARGUMENT_TYPE_DRAW`: the work's `args` are replaced.
+    Draw(Box<DrawWork>),
+    /// `D3D12_INDIRECT_ARGUMENT_TYPE_DRAW_INDEXED`: the work's `args` are replaced.
+    DrawIndexed(Box<DrawWork>),
+}
+
+impl IndirectWork {
+    /// Bytes of one argument record.
+    pub fn argument_bytes(&self) -> u64 {
+        match self {
+            IndirectWork::Dispatch(_) => 12,
+            IndirectWork::Draw(_) => 16,
+            IndirectWork::DrawIndexed(_) => 20,
+        }
+    }
+}
+
+/// An `ExecuteIndirect`.
+#[derive(Debug, Clone)]
+pub struct Indirect {
+    /// The work each record runs.
+    pub work: IndirectWork,
+    /// The argument buffer.
+    pub arguments: Memory,
+    /// `ArgumentBufferOffset`.
+    pub offset: u64,
+    /// The command signature's `ByteStride`.
+    pub stride: u64,
+    /// `MaxCommandCount`.
+    pub max_count: u32,
+    /// The count buffer and `CountBufferOffset`.
+    pub count: Option<(Memory, u64)>,
+}
+
+/// What one command did.
+#[derive(Debug, Clone)]
+pub struct CommandReport {
+    /// The command's name as a job file spells it.
+    pub command: &'static str,
+    /// The dispatches and draws it ran (an `ExecuteIndirect`: one per record run).
+    pub runs: Vec<WorkReport>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl CommandReport {
+    /// Lane-instructions of every dispatch and draw the command ran.
+    pub fn lane_instructions(&self) -> u64 {
+        self.runs
+            .iter()
+            .map(|r| match r {
+                WorkReport::Dispatch(d) => d.lane_instructions,
+                WorkReport::Draw(d) => d.vs_lane_instructions + d.ps_lane_instructions,
+                WorkReport::List(l) => l.commands.iter().map(|c| c.lane_instructions()).sum(),
+            })
+            .sum()
+    }
+
+    /// Pixels shaded by the command's draws.
+    pub fn pixels_shaded(&self) -> u64 {
+        self.runs
+            .iter()
+            .map(|r| match r {
+                WorkReport::Draw(d) => d.pixels_shaded,
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
+/// What running a list did: one report per command, in order.
+#[derive(Debug, Clone, Default)]
+pub struct ListReport {
+    /// Per command.
+    pub commands: Vec<CommandReport>,
+}
+
+/// Bytes a copy moves at a time: no copy of a whole resource is held.
+const COPY_CHUNK: u64 = 1 << 20;
+
+/// Copies `bytes` bytes of `src` from `so` to `dst` at `d`, a chunk at a time.
+fn copy(dst: &Memory, d: u64, src: &Memory, so: u64, bytes: u64) {
+    let mut buf = vec![0u8; bytes.min(COPY_CHUNK) as usize];
+    let mut done = 0;
+    while done < bytes {
+        let n = (bytes - done).min(COPY_CHUNK) as usize;
+        let b = &mut buf[..n];
+        src.read_bytes(so + done, b);
+        dst.write_bytes(d + done, b);
+        done += n as u64;
+    }
+}
+
+/// Writes `texel` to every texel and sample of subresource (`mip`, `slice`) of `t`.
+fn fill_subresource(t: &Texture, mip: u32, slice: u32, texel: &[u8]) {
+    let d = *t.desc();
+    let [w, h, depth] = d.mip_size(mip);
+    for s in 0..d.samples.max(1) {
+        for z in 0..depth {
+            for y in 0..h {
+                for x in 0..w {
+                    if let Some(a) = t.texel_addr(mip, slice, [x, y, z], s) {
+                        t.memory().write_bytes(a, texel);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The four values a `ClearRenderTargetView` of `format` encodes: float bits for every
+/// format but the integer ones, which take each value as an integer saturated to the
+/// 32-bit range of its sign (the format's encoder then narrows it).
+pub fn clear_color_values(format: Format, color: [f32; 4]) -> [u32; 4] {
+    let integer = om::target_class(format) == Some(om::TargetClass::Integer);
+    let signed = format.channel_type() == ChannelType::SInt;
+    color.map(|c| {
+        if !integer {
+            c.to_bits()
+        } else if signed {
+            // `as` saturates and takes NaN to 0.
+            c as i32 as u32
+        } else {
+            c as u32
+        }
+    })
+}
+
+/// The bytes of one texel of `format` holding `color` as a render-target clear writes it.
+pub fn clear_color_texel(format: Format, color: [f32; 4]) -> Vec<u8> {
+    let mut t = vec![0u8; format.bytes_per_texel() as usize];
+    format.encode(clear_color_values(format, color), 0xf, &mut t);
+    t
+}
+
+/// Reads the little-endian word at byte `at` of `m` (0 past its end, as the caller has
+/// checked the range).
+fn word(m: &Memory, at: u64) -> u32 {
+    let mut b = [0u8; 4];
+    m.read_bytes(at, &mut b);
+    u32::from_le_bytes(b)
+}
+
+fn list_err(m: String) -> DrawError {
+    DrawError::Exec(ExecError::Dispatch(m))
+}
+
+impl Command {
+    /// The command's D3D12 name, as a job file spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Work(Work::Dispatch(_)) => "dispatch",
+            Command::Work(Work::Draw(d)) if d.indexed() => "draw_indexed",
+            Command::Work(Work::Draw(_)) => "draw",
+            Command::Work(Work::List(_)) => "command list",
+            Command::ClearRenderTarget { .. } => "clear_render_target",
+            Command::ClearDepthStencil { .. } => "clear_depth_stencil",
+            Command::ClearBufferWords { .. }
+            | Command::ClearTypedBuffer { .. }
+            | Command::ClearTexture { .. } => "clear_unordered_access",
+            Command::CopyResource { .. } => "copy_resource",
+            Command::CopyBufferRegion { .. } => "copy_buffer_region",
+            Command::CopyTextureRegion(_) => "copy_texture_region",
+            Command::ExecuteIndirect(_) => "execute_indirect",
+            Command::ResolveSubresource { .. } => "resolve_subresource",
+        }
+    }
+
+    /// The dispatch or draw the command is, when it is one.
+    pub fn work(&self) -> Option<&Work> {
+        match self {
+            Command::Work(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// Runs the command under `plan`, charging `budget`; `hooks` watch a dispatch or a
+    /// draw.
+    pub fn run<'a>(
+        &self,
+        plan: &Plan,
+        budget: &'a RunBudget,
+        hooks: Hooks<'a>,
+    ) -> Result<Vec<WorkReport>, DrawError> {
+        let mut runs = Vec::new();
+        match self {
+            Command::Work(w) => {
+                let hooks = Hooks {
+                    budget: Some(budget),
+                    ..hooks
+                };
+                runs.push(w.run(plan, hooks)?);
+            }
+            Command::ClearRenderTarget {
+                texture,
+                mip,
+                slice,
+                color,
+            } => {
+                let texel = clear_color_texel(texture.desc().format, *color);
+                fill_subresource(texture, *mip, *slice, &texel);
+            }
+            Command::ClearDepthStencil {
+                texture,
+                mip,
+                slice,
+                depth,
+                stencil,
+            } => clear_depth_stencil(texture, *mip, *slice, *depth, *stencil),
+            Command::ClearBufferWords {
+                memory,
+                first,
+                count,
+                value,
+            } => {
+                let bytes = value.to_le_bytes();
+                for i in 0..*count {
+                    memory.write_bytes((first + i) * 4, &bytes);
+                }
+            }
+            Command::ClearTypedBuffer {
+                memory,
+                format,
+                first,
+                count,
+                value,
+            } => {
+                let n = u64::from(format.bytes_per_texel());
+                let mut texel = vec![0u8; n as usize];
+                format.encode(*value, 0xf, &mut texel);
+                for i in 0..*count {
+                    memory.write_bytes((first + i) * n, &texel);
+                }
+            }
+            Command::ClearTexture {
+                texture,
+                mip,
+                slice,
+                value,
+            } => {
+                let format = texture.desc().format;
+                let mut texel = vec![0u8; format.bytes_per_texel() as usize];
+                format.encode(*value, 0xf, &mut texel);
+                fill_subresource(texture, *mip, *slice, &texel);
+            }
+            Command::CopyResource { dst, src } => copy(dst, 0, src, 0, src.len().min(dst.len())),
+            Command::CopyBufferRegion {
+                dst,
+                dst_offset,
+                src,
+                src_offset,
+                bytes,
+            } => copy(dst, *dst_offset, src, *src_offset, *bytes),
+            Command::CopyTextureRegion(c) => copy_texture_region(c),
+            Command::ExecuteIndirect(x) => runs = execute_indirect(x, plan, budget, hooks)?,
+            Command::ResolveSubresource {
+                dst,
+                dst_slice,
+                src,
+                src_slice,
+            } => om::resolve_into(src, *src_slice, dst, *dst_slice),
+        }
+        budget
+            .check()
+            .map_err(|spent| DrawError::Exec(budget.error(spent, 0, 0, "commands")))?;
+        Ok(runs)
+    }
+}
+
+/// `ClearDepthStencilView`: each texel keeps what the flags leave alone.
+fn clear_depth_stencil(t: &Texture, mip: u32, slice: u32, depth: Option<f32>, stencil: Option<u8>) {
+    let format = t.desc().format;
+    let kind = om::depth_kind(format).unwrap_or(om::DepthKind::Float);
+    let d = *t.desc();
+    let mut texel = vec![0u8; format.bytes_per_texel() as usize];
+    let [w, h, _] = d.mip_size(mip);
+    for s in 0..d.samples.max(1) {
+        for y in 0..h {
+            for x in 0..w {
+                let Some(a) = t.texel_addr(mip, slice, [x, y, 0], s) else {
+                    continue;
+                };
+                t.memory().read_bytes(a, &mut texel);
+                let (old_d, old_s) = om::TileDepth::decode(format, &texel);
+                // NaN clamps to 0 (`f32::clamp` keeps NaN: handle it first).
+                let z = depth.map_or(old_d, |z| {
+                    let z = if z.is_nan() { 0.0 } else { z.clamp(0.0, 1.0) };
+                    om::depth_code(kind, z)
+                });
+                om::TileDepth::encode(format, z, stencil.unwrap_or(old_s), &mut texel);
+                t.memory().write_bytes(a, &texel);
+            }
+        }
+    }
+}
+
+/// `CopyTextureRegion`, a row of texels (or of blocks) at a time.
+fn copy_texture_region(c: &TextureCopy) {
+    let f = c.src.desc().format;
+    let block = f.block_size().max(1);
+    let texel = u64::from(f.bytes_per_texel());
+    let [l, t, fr, r, b, bk] = c.src_box;
+    let row_texels = r.saturating_sub(l).div_ceil(block);
+    let mut row = vec![0u8; (u64::from(row_texels) * texel) as usize];
+    let samples = c.src.desc().samples.max(1);
+    for s in 0..samples {
+        for z in fr..bk {
+            let mut y = t;
+            while y < b {
+                let dz = c.dst_at[2] + (z - fr);
+                let dy = c.dst_at[1] + (y - t);
+                if let (Some(sa), Some(da)) = (
+                    c.src.texel_addr(c.src_mip, c.src_slice, [l, y, z], s),
+                    c.dst
+                        .texel_addr(c.dst_mip, c.dst_slice, [c.dst_at[0], dy, dz], s),
+                ) {
+                    // Rows are contiguous within a subresource.
+                    c.src.memory().read_bytes(sa, &mut row);
+                    c.dst.memory().write_bytes(da, &row);
+                }
+                y += block;
+            }
+        }
+    }
+}
+
+/// Runs every record of an `ExecuteIndirect` (see the module doc).
+fn execute_indirect<'a>(
+    x: &Indirect,
+    plan: &Plan,
+    budget: &'a RunBudget,
+    hooks: Hooks<'a>,
+) -> Result<Vec<WorkReport>, DrawError> {
+    let count = match &x.count {
+        Some((m, at)) => word(m, *at).min(x.max_count),
+        None => x.max_count,
+    };
+    let size = x.work.argument_bytes();
+    let mut runs = Vec::new();
+    for i in 0..u64::from(count) {
+        let at = x.offset + i * x.stride;
+        // Checked when the list was made for `max_count` records; kept as a guard.
+        if at + size > x.arguments.len() {
+            return Err(list_err(format!(
+                "record {i}: the argument buffer's {} bytes end before byte {}",
+                x.arguments.len(),
+                at + size
+            )));
+        }
+        let a = |k: u64| word(&x.arguments, at + 4 * k);
+        match &x.work {
+            IndirectWork::Dispatch(d) => {
+                let groups = [a(0), a(1), a(2)];
+                if groups.contains(&0) {
+                    continue;
+                }
+                if let Some(k) = groups.iter().position(|g| *g > MAX_GROUPS_PER_DIMENSION) {
+                    return Err(list_err(format!(
+                        "record {i}: ThreadGroupCount{} {} is past D3D12's {MAX_GROUPS_PER_DIMENSION}",
+                        ["X", "Y", "Z"][k],
+                        groups[k]
+                    )));
+                }
+                let r = dispatch_with(
+                    &d.shader,
+                    &d.bindings,
+                    groups,
+                    plan,
+                    hooks.progress,
+                    DispatchHooks {
+                        writes: hooks.writes,
+                        observe: None,
+                        budget: Some(budget),
+                    },
+                )
+                .map_err(DrawError::Exec)?;
+                runs.push(WorkReport::Dispatch(r));
+            }
+            IndirectWork::Draw(d) | IndirectWork::DrawIndexed(d) => {
+                let args = match &x.work {
+                    IndirectWork::Draw(_) => DrawArgs {
+                        vertex_count: a(0),
+                        instance_count: a(1),
+                        start_vertex: a(2),
+                        base_vertex: 0,
+                        start_instance: a(3),
+                    },
+                    _ => DrawArgs {
+                        vertex_count: a(0),
+                        instance_count: a(1),
+                        start_vertex: a(2),
+                        base_vertex: a(3) as i32,
+                        start_instance: a(4),
+                    },
+                };
+                let opts = DrawOptions {
+                    plan: plan.clone(),
+                    observer: hooks.pixels,
+                    writes: hooks.merges,
+                    trace: None,
+                    memory: hooks.writes,
+                };
+                let r = draw_charged(&d.state(), &args, &opts, budget)?;
+                runs.push(WorkReport::Draw(Box::new(r)));
+            }
+        }
+    }
+    Ok(runs)
+}
+
+/// Runs `commands` in order under `plan`, every command charging one budget; stops at the
+/// first failure, naming the command (`[[command]] #N`, 1-based, and its kind).
+pub fn run_list(
+    commands: &[Command],
+    plan: &Plan,
+    budget: Option<&RunBudget>,
+) -> Result<ListReport, DrawError> {
+    let own;
+    let budget = match budget {
+        Some(b) => b,
+        None => {
+            own = RunBudget::new(&plan.limits);
+            &own
+        }
+    };
+    let mut report = ListReport::default();
+    for (i, c) in commands.iter().enumerate() {
+        let t0 = Instant::now();
+        let runs = c
+            .run(plan, budget, Hooks::default())
+            .map_err(|e| command_error(i, c, e))?;
+        report.commands.push(CommandReport {
+            command: c.name(),
+            runs,
+            seconds: t0.elapsed().as_secs_f64(),
+        });
+    }
+    Ok(report)
+}
+
+/// `e` as the failure of command `i` (0-based) of a list.
+pub fn command_error(i: usize, c: &Command, e: DrawError) -> DrawError {
+    match e {
+        DrawError::Exec(x) => list_err(format!("[[command]] #{} ({}): {x}", i + 1, c.name())),
+        other => list_err(format!("[[command]] #{} ({}): {other}", i + 1, c.name())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::{TextureDesc, TextureDim};
+
+    fn tex(format: Format, w: u32, h: u32, samples: u32) -> Texture {
+        let mut d = TextureDesc::tex2d(format, w, h);
+        d.samples = samples;
+        if samples > 1 {
+            d.dim = TextureDim::Tex2DMS;
+        }
+        Texture::new(d).unwrap()
+    }
+
+    fn run(c: &Command) -> Vec<WorkReport> {
+        c.run(
+            &Plan::default(),
+            &RunBudget::new(&Plan::default().limits),
+            Hooks::default(),
+        )
+        .unwrap()
+    }
+
+    /// ClearRenderTargetView writes every sample; UNORM takes the colour as a pixel
+    /// output is converted (round to nearest), integer formats take integers.
+    #[test]
+    fn clear_render_target_converts_like_a_pixel_output() {
+        let t = tex(Format::R8G8B8A8_UNORM, 3, 2, 4);
+        run(&Command::ClearRenderTarget {
+            texture: t.clone(),
+            mip: 0,
+            slice: 0,
+            color: [1.0, 0.5, 0.0, 2.0],
+        });
+        let b = t.to_bytes();
+        assert_eq!(b.len(), 3 * 2 * 4 * 4);
+        assert!(b.chunks(4).all(|c| c == [255, 128, 0, 255]), "{b:?}");
+        let u = clear_color_values(Format::R32G32B32A32_SINT, [-3.7, 1e20, f32::NAN, 5.0]);
+        assert_eq!(u, [-3i32 as u32, i32::MAX as u32, 0, 5]);
+    }
+
+    /// ClearDepthStencilView with only the stencil flag leaves depth; depth is clamped
+    /// to [0, 1].
+    #[test]
+    fn clear_depth_stencil_follows_its_flags() {
+        let t = tex(Format::D32_FLOAT_S8X24_UINT, 2, 2, 1);
+        let clear = |depth, stencil| {
+            run(&Command::ClearDepthStencil {
+                texture: t.clone(),
+                mip: 0,
+                slice: 0,
+                depth,
+                stencil,
+            })
+        };
+        clear(Some(2.0), Some(7));
+        clear(None, Some(9));
+        let b = t.to_bytes();
+        let (d, s) = om::TileDepth::decode(Format::D32_FLOAT_S8X24_UINT, &b[..8]);
+        assert_eq!((f32::from_bits(d), s), (1.0, 9));
+    }
+
+    /// ClearUnorderedAccessViewUint on a raw view writes the first value to each word.
+    #[test]
+    fn clear_uav_on_a_raw_buffer_writes_words() {
+        let m = Memory::zeroed(24).unwrap();
+        run(&Command::ClearBufferWords {
+            memory: m.clone(),
+            first: 1,
+            count: 4,
+            value: 0xdead_beef,
+        });
+        let w: Vec<u32> = (0..6).map(|i| word(&m, i * 4)).collect();
+        assert_eq!(
+            w,
+            [0, 0xdead_beef, 0xdead_beef, 0xdead_beef, 0xdead_beef, 0]
+        );
+    }
+
+    /// ResolveSubresource averages samples: UNORM 255 and 0 over 4 samples (two each)
+    /// give 127.5, rounded to 128 by the UNORM rule.
+    #[test]
+    fn resolve_averages_samples() {
+        let ms = tex(Format::R8G8B8A8_UNORM, 2, 1, 4);
+        for s in 0..4u32 {
+            let v = if s < 2 { 255 } else { 0 };
+            for x in 0..2 {
+                let a = ms.texel_addr(0, 0, [x, 0, 0], s).unwrap();
+                ms.memory().write_bytes(a, &[v, 0, 255, 255]);
+            }
+        }
+        let one = tex(Format::R8G8B8A8_UNORM, 2, 1, 1);
+        run(&Command::ResolveSubresource {
+            dst: one.clone(),
+            dst_slice: 0,
+            src: ms,
+            src_slice: 0,
+        });
+        assert_eq!(one.to_bytes(), [128, 0, 255, 255, 128, 0, 255, 255]);
+    }
+
+    /// CopyBufferRegion moves exactly the bytes asked; CopyTextureRegion a box.
+    #[test]
+    fn copies_move_bytes_unchanged() {
+        let a = Memory::from_bytes(&[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        let b = Memory::zeroed(8).unwrap();
+        run(&Command::CopyBufferRegion {
+            dst: b.clone(),
+            dst_offset: 2,
+            src: a.clone(),
+            src_offset: 5,
+            bytes: 3,
+        });
+        assert_eq!(b.to_bytes(), [0, 0, 6, 7, 8, 0, 0, 0]);
+
+        let s = tex(Format::R32_UINT, 4, 4, 1);
+        let bytes: Vec<u8> = (0u32..16).flat_map(|v| v.to_le_bytes()).collect();
+        s.memory().write_bytes(0, &bytes);
+        let d = tex(Format::R32_UINT, 4, 4, 1);
+        run(&Command::CopyTextureRegion(Box::new(TextureCopy {
+            dst: d.clone(),
+            dst_mip: 0,
+            dst_slice: 0,
+            dst_at: [0, 2, 0],
+            src: s,
+            src_mip: 0,
+            src_slice: 0,
+            src_box: [1, 0, 0, 3, 2, 1],
+        })));
+        let got: Vec<u32> = (0..16).map(|i| word(d.memory(), i * 4)).collect();
+        // Rows 0..2, columns 1..3 of the source land at rows 2..4, columns 0..2.
+        assert_eq!(got, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 5, 6, 0, 0]);
+    }
+}

@@ -1,0 +1,516 @@
+//! What runs: one value for a unit of GPU work — a compute dispatch or a draw — that every
+//! floor above the pipeline takes (the job file builds it, the debugger and capture
+//! comparison run it), with its [`Plan`] beside it; and where a lane of it lands.
+//!
+//! Owns: [`Work`] and running it ([`Work::run`]), and the lane lookup
+//! ([`Work::locate`]): which wave, and which lane of it, a compute thread, a vertex or a
+//! pixel sample runs in, by the same rules the pipeline batches by (`dispatch`'s thread
+//! layout, the vertex stage's distinct vertices, the tiles' pixel batches, the widths of
+//! `plan`). Does not own: the stages themselves, or the job file (`job`).
+//!
+//! A command list, a ray dispatch and a mesh dispatch are further variants of [`Work`]
+//! as they arrive; each brings its own run and its own lookup.
+
+use std::sync::Mutex;
+
+use super::commands::{Command, ListReport, run_list};
+use super::dispatch::{
+    Bindings, DispatchHooks, DispatchReport, ObserveWave, dispatch_with, thread_layout,
+};
+use super::draw::{DrawError, DrawOptions, DrawReport, draw, draw_charged};
+use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
+use super::ps::{MergeObserver, PixelLane, PixelObserver};
+use super::state::{DrawArgs, DrawState, FixedState, StripCutValue};
+use super::trace::{TraceAt, TraceWave};
+use crate::exec::{RunBudget, WriteSink};
+use crate::ir::Shader;
+
+/// One unit of work and everything it needs but the plan.
+#[derive(Debug, Clone)]
+// One value per job, moved, never stored in bulk: the dispatch stays inline.
+#[allow(clippy::large_enum_variant)]
+pub enum Work {
+    /// A compute dispatch.
+    Dispatch(DispatchWork),
+    /// A draw through the graphics pipeline.
+    Draw(Box<DrawWork>),
+    /// A command list: dispatches, draws, clears and copies in order, over shared
+    /// resources (`commands`).
+    List(Vec<Command>),
+}
+
+/// A dispatch: `Dispatch(x, y, z)` of one compute program.
+#[derive(Debug, Clone)]
+pub struct DispatchWork {
+    /// The compute program.
+    pub shader: Shader,
+    /// What its resources are bound to.
+    pub bindings: Bindings,
+    /// Thread groups.
+    pub groups: [u32; 3],
+}
+
+/// A draw: the programs, their bindings (a register can name different resources in the
+/// two programs), the fixed state and the arguments.
+#[derive(Debug, Clone)]
+pub struct DrawWork {
+    /// The vertex program.
+    pub vs: Shader,
+    /// The pixel program (`None`: depth and stencil only).
+    pub ps: Option<Shader>,
+    /// The vertex program's bindings.
+    pub vs_bindings: Bindings,
+    /// The pixel program's bindings.
+    pub ps_bindings: Bindings,
+    /// Everything of the draw state but the programs.
+    pub fixed: FixedState,
+    /// `DrawInstanced` / `DrawIndexedInstanced` arguments.
+    pub args: DrawArgs,
+}
+
+impl DrawWork {
+    /// The draw state.
+    pub fn state(&self) -> DrawState<'_> {
+        self.fixed.state(
+            &self.vs,
+            self.ps.as_ref(),
+            &self.vs_bindings,
+            &self.ps_bindings,
+        )
+    }
+
+    /// Whether the draw is `DrawIndexedInstanced` (it has an index buffer).
+    pub fn indexed(&self) -> bool {
+        self.fixed.index_buffer().is_some()
+    }
+
+    /// Width, height and samples per pixel of the targets (the first render target, else
+    /// the depth buffer); zeros without either.
+    pub fn target_size(&self) -> (u32, u32, u32) {
+        let f = &self.fixed;
+        f.render_targets()
+            .iter()
+            .flatten()
+            .map(|r| r.texture.desc())
+            .next()
+            .or_else(|| f.depth_stencil_view().map(|v| v.texture.desc()))
+            .map_or((0, 0, 0), |d| (d.width, d.height, d.samples))
+    }
+}
+
+/// Who watches a run. Each field applies to the kinds of work named; the default
+/// watches nothing.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// Dispatch: every lane's memory writes. Draw: every write of the vertex and pixel
+    /// lanes but a traced wave's (`DrawOptions::memory`).
+    pub writes: Option<&'a dyn WriteSink>,
+    /// Dispatch: one wave of one group, traced.
+    pub observe: Option<ObserveWave<'a>>,
+    /// Draw: every pixel wave.
+    pub pixels: Option<&'a dyn PixelObserver>,
+    /// Draw: every sample the output merger writes.
+    pub merges: Option<&'a dyn MergeObserver>,
+    /// Draw: one wave run traced.
+    pub trace: Option<&'a TraceWave<'a>>,
+    /// Dispatch: called with (groups done, groups in all) from the worker threads.
+    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// The budget to charge; `None`: the work's own, from `Plan::limits`. A command list
+    /// charges one budget for all its commands.
+    pub budget: Option<&'a RunBudget>,
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+// One report per run or per command: the dispatch's report stays inline.
+#[allow(clippy::large_enum_variant)]
+pub enum WorkReport {
+    /// A dispatch's report.
+    Dispatch(DispatchReport),
+    /// A draw's report.
+    Draw(Box<DrawReport>),
+    /// A command list's: one per command.
+    List(ListReport),
+}
+
+/// Which lane to find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneSelect {
+    /// A compute thread by `SV_DispatchThreadID`.
+    Thread([u32; 3]),
+    /// A compute thread by `SV_GroupID` and `SV_GroupThreadID`.
+    GroupThread {
+        /// The group.
+        group: [u32; 3],
+        /// The thread in it.
+        thread: [u32; 3],
+    },
+    /// The pixel-program lane that shaded sample `sample` of pixel (`x`, `y`) for the
+    /// `prim`-th primitive covering it, in draw order (0: the first).
+    Pixel {
+        /// Pixel x.
+        x: u32,
+        /// Pixel y.
+        y: u32,
+        /// The sample (0 without MSAA).
+        sample: u32,
+        /// Which of the primitives covering the sample.
+        prim: u32,
+    },
+    /// The vertex-program lane of `SV_VertexID` `vertex` of instance `instance`.
+    Vertex {
+        /// `SV_VertexID` (the index value of an indexed draw).
+        vertex: u32,
+        /// `SV_InstanceID`.
+        instance: u32,
+    },
+}
+
+/// Where a lane runs: its group, its wave (of the program's wave size) and its lane in
+/// the wave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LanePlace {
+    /// `SV_GroupID` (zeros for a draw).
+    pub group: [u32; 3],
+    /// Wave index in the group (a draw: in the lane's vertex list or pixel batch's tile).
+    pub wave: usize,
+    /// Lane in the wave.
+    pub lane: usize,
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// Draws: the wave to trace (`TraceWave`).
+    pub draw: Option<TraceAt>,
+}
+
+/// Why a lane could not be found: the selection is outside the work, or the work fails
+/// before the lane runs. The text names what was asked and the extent there is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LocateError(pub String);
+
+impl Work {
+    /// Runs the work under `plan`, reporting to `hooks`.
+    pub fn run(&self, plan: &Plan, hooks: Hooks<'_>) -> Result<WorkReport, DrawError> {
+        match self {
+            Work::Dispatch(d) => dispatch_with(
+                &d.shader,
+                &d.bindings,
+                d.groups,
+                plan,
+                hooks.progress,
+                DispatchHooks {
+                    writes: hooks.writes,
+                    observe: hooks.observe,
+                    budget: hooks.budget,
+                },
+            )
+            .map(WorkReport::Dispatch)
+            .map_err(DrawError::Exec),
+            Work::Draw(d) => {
+                let opts = DrawOptions {
+                    plan: plan.clone(),
+                    observer: hooks.pixels,
+                    writes: hooks.merges,
+                    trace: hooks.trace,
+                    memory: hooks.writes,
+                };
+                let r = match hooks.budget {
+                    Some(b) => draw_charged(&d.state(), &d.args, &opts, b),
+                    None => draw(&d.state(), &d.args, &opts),
+                };
+                r.map(|r| WorkReport::Draw(Box::new(r)))
+            }
+            Work::List(commands) => run_list(commands, plan, hooks.budget).map(WorkReport::List),
+        }
+    }
+
+    /// The program a lane selection runs: a dispatch's program; a draw's vertex program
+    /// for a vertex, its pixel program for a pixel. `None` when the selection does not
+    /// fit the kind of work, or the draw has no pixel program.
+    pub fn program_for(&self, sel: LaneSelect) -> Option<&Shader> {
+        match (self, sel) {
+            (Work::Dispatch(d), LaneSelect::Thread(_) | LaneSelect::GroupThread { .. }) => {
+                Some(&d.shader)
+            }
+            (Work::Draw(d), LaneSelect::Vertex { .. }) => Some(&d.vs),
+            (Work::Draw(d), LaneSelect::Pixel { .. }) => d.ps.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Where the selected lane runs under `plan`, in waves of its program's wave size.
+    ///
+    /// - A compute thread: its group, and its slot in the group's thread layout
+    ///   (`dispatch::thread_layout`) cut into waves.
+    /// - A vertex: its slot among the draw's distinct vertices in increasing order (what
+    ///   the vertex stage shades: `ia::distinct_vertices`) cut into waves; the same slot
+    ///   in every instance.
+    /// - A pixel sample: the pixel batch of the tile that shaded it for the `prim`-th
+    ///   covering primitive, found by drawing once with a pixel observer (which batch a
+    ///   pixel lands in follows from rasterization, early depth and the tiles' order,
+    ///   which only the draw knows); the batch is then cut into waves by
+    ///   [`BatchLanes`]. That draw writes the targets and resources as a draw does: a
+    ///   caller that needs the starting contents restores them.
+    pub fn locate(&self, plan: &Plan, sel: LaneSelect) -> Result<LanePlace, LocateError> {
+        match self {
+            Work::Dispatch(d) => locate_thread(d, plan, sel),
+            Work::Draw(d) => match sel {
+                LaneSelect::Vertex { vertex, instance } => locate_vertex(d, plan, vertex, instance),
+                LaneSelect::Pixel { x, y, sample, prim } => {
+                    locate_pixel(d, plan, x, y, sample, prim)
+                }
+                _ => Err(LocateError(
+                    "a draw has pixels and vertices, not threads".into(),
+                )),
+            },
+            Work::List(_) => Err(LocateError(
+                "a command list: choose one of its draws or dispatches to find a lane in".into(),
+            )),
+        }
+    }
+}
+
+fn lane_err(e: impl ToString) -> LocateError {
+    LocateError(e.to_string())
+}
+
+fn locate_thread(d: &DispatchWork, plan: &Plan, sel: LaneSelect) -> Result<LanePlace, LocateError> {
+    let tg = d.shader.thread_group;
+    let g = d.groups;
+    let (group, thread) = match sel {
+        LaneSelect::Thread(t) => {
+            if (0..3).any(|k| u64::from(t[k]) >= u64::from(g[k]) * u64::from(tg[k])) {
+                let last = |k: usize| (u64::from(g[k]) * u64::from(tg[k])).saturating_sub(1);
+                return Err(LocateError(format!(
+                    "thread ({}, {}, {}) is outside the dispatch: {} × {} × {} groups of {} × {} × {} threads make threads (0, 0, 0) to ({}, {}, {})",
+                    t[0],
+                    t[1],
+                    t[2],
+                    g[0],
+                    g[1],
+                    g[2],
+                    tg[0],
+                    tg[1],
+                    tg[2],
+                    last(0),
+                    last(1),
+                    last(2)
+                )));
+            }
+            (
+                [t[0] / tg[0], t[1] / tg[1], t[2] / tg[2]],
+                [t[0] % tg[0], t[1] % tg[1], t[2] % tg[2]],
+            )
+        }
+        LaneSelect::GroupThread { group, thread } => {
+            if (0..3).any(|k| group[k] >= g[k]) {
+                return Err(LocateError(format!(
+                    "group ({}, {}, {}) is outside the dispatch of {} × {} × {} groups",
+                    group[0], group[1], group[2], g[0], g[1], g[2]
+                )));
+            }
+            if (0..3).any(|k| thread[k] >= tg[k]) {
+                return Err(LocateError(format!(
+                    "group thread ({}, {}, {}) is outside the thread group of {} × {} × {}",
+                    thread[0], thread[1], thread[2], tg[0], tg[1], tg[2]
+                )));
+            }
+            (group, thread)
+        }
+        LaneSelect::Pixel { .. } | LaneSelect::Vertex { .. } => {
+            return Err(LocateError(
+                "a compute job has threads, not pixels or vertices".into(),
+            ));
+        }
+    };
+    let w = plan.wave_size_of(&d.shader).map_err(lane_err)?.get();
+    let (layout, _) = thread_layout(tg);
+    let slot = layout
+        .iter()
+        .position(|x| *x == thread)
+        .ok_or_else(|| LocateError("the thread has no lane slot".into()))?;
+    Ok(LanePlace {
+        group,
+        wave: slot / w as usize,
+        lane: slot % w as usize,
+        wave_size: w,
+        draw: None,
+    })
+}
+
+fn locate_vertex(
+    d: &DrawWork,
+    plan: &Plan,
+    vertex: u32,
+    instance: u32,
+) -> Result<LanePlace, LocateError> {
+    let a = &d.args;
+    if instance >= a.instance_count {
+        return Err(LocateError(format!(
+            "instance {instance}: the draw has {} instance(s) (0 to {})",
+            a.instance_count,
+            a.instance_count.saturating_sub(1)
+        )));
+    }
+    let st = d.state();
+    let cut = match (&st.index_buffer, st.strip_cut) {
+        (Some(ib), StripCutValue::Enabled) => Some(super::ia::cut_value(ib.format)),
+        _ => None,
+    };
+    // The index stream is held twice over (ids and distinct ids), as the draw holds it.
+    if u64::from(a.vertex_count).saturating_mul(8) > plan.limits.max_memory_bytes {
+        return Err(LocateError(format!(
+            "the draw's {} vertices need more than the memory limit of {} bytes to list",
+            a.vertex_count, plan.limits.max_memory_bytes
+        )));
+    }
+    let mut ids = Vec::new();
+    super::ia::extend_index_stream(st.index_buffer.as_ref(), a, &mut ids);
+    let mut unique = Vec::new();
+    super::ia::distinct_vertices(&ids, cut, &mut unique);
+    let slot = unique.binary_search(&vertex).map_err(|_| {
+        LocateError(match (&st.index_buffer, unique.first(), unique.last()) {
+            (None, _, _) => format!(
+                "vertex {vertex} is past the draw: it shades vertices 0 to {}",
+                a.vertex_count.saturating_sub(1)
+            ),
+            (Some(_), Some(lo), Some(hi)) => format!(
+                "vertex {vertex} is not drawn: the index buffer names {} distinct vertices, {lo} to {hi}",
+                unique.len()
+            ),
+            _ => "the draw shades no vertex".to_string(),
+        })
+    })?;
+    let wave = plan.wave_size_of(&d.vs).map_err(lane_err)?.get();
+    Ok(LanePlace {
+        group: [0; 3],
+        wave: slot / wave as usize,
+        lane: slot % wave as usize,
+        wave_size: wave,
+        draw: Some(TraceAt::Vertex { vertex, instance }),
+    })
+}
+
+/// Finds the pixel lanes standing for a pixel and sample.
+struct Locate {
+    x: u32,
+    y: u32,
+    sample: u32,
+    per_sample: bool,
+    found: Mutex<Vec<(u32, u32, u32, u32)>>,
+}
+
+impl PixelObserver for Locate {
+    fn wave(&self, tile: u32, wave: u32, lanes: &[PixelLane], _: &crate::exec::WaveRun, _: &[u32]) {
+        for (l, p) in lanes.iter().enumerate() {
+            let covers = if self.per_sample {
+                p.sample == self.sample && p.coverage != 0
+            } else {
+                p.coverage & (1u32 << (self.sample & 31)) != 0
+            };
+            if p.x == self.x && p.y == self.y && covers {
+                self.found
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((p.prim, tile, wave, l as u32));
+            }
+        }
+    }
+}
+
+fn locate_pixel(
+    d: &DrawWork,
+    plan: &Plan,
+    x: u32,
+    y: u32,
+    sample: u32,
+    prim: u32,
+) -> Result<LanePlace, LocateError> {
+    let Some(ps) = &d.ps else {
+        return Err(LocateError(
+            "the draw has no pixel program: debug a vertex lane (--vertex n)".into(),
+        ));
+    };
+    let (w, h, n) = d.target_size();
+    if x >= w || y >= h {
+        return Err(LocateError(format!(
+            "pixel ({x}, {y}) is outside the {w} × {h} render target: pixels (0, 0) to ({}, {})",
+            w.saturating_sub(1),
+            h.saturating_sub(1)
+        )));
+    }
+    if sample >= n {
+        return Err(LocateError(format!(
+            "sample {sample}: the render target has {n} sample(s) a pixel (0 to {})",
+            n.saturating_sub(1)
+        )));
+    }
+    let wave = plan.wave_size_of(ps).map_err(lane_err)?;
+    let batch = BatchLanes::choose(ps, wave, BatchKind::Pixel);
+    let st = d.state();
+    let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
+    let per_sample = super::link::link(&layout, &d.vs, Some(ps))
+        .map(|l| l.per_sample)
+        .map_err(lane_err)?;
+    let loc = Locate {
+        x,
+        y,
+        sample,
+        per_sample,
+        found: Mutex::new(Vec::new()),
+    };
+    let opts = DrawOptions {
+        plan: plan.clone(),
+        observer: Some(&loc),
+        ..DrawOptions::default()
+    };
+    if let Err(e) = draw(&st, &d.args, &opts) {
+        return Err(LocateError(format!(
+            "the draw fails before the lane can be found: {e}"
+        )));
+    }
+    let mut found = loc.found.into_inner().unwrap_or_else(|e| e.into_inner());
+    found.sort_unstable();
+    let s_text = if n > 1 {
+        format!(", sample {sample},")
+    } else {
+        String::new()
+    };
+    let Some(&(_, tile, b, l)) = found.get(prim as usize) else {
+        return Err(LocateError(if found.is_empty() {
+            format!(
+                "pixel ({x}, {y}){s_text} is covered by no primitive of the draw: no pixel-program lane shaded it"
+            )
+        } else {
+            format!(
+                "pixel ({x}, {y}){s_text} is covered by {} primitive(s); --prim takes 0 to {}",
+                found.len(),
+                found.len() - 1
+            )
+        }));
+    };
+    Ok(pixel_place(wave, batch, tile, b, l))
+}
+
+/// Lane `lane` of batch `batch` of tile `tile`, in waves of `wave`: a batch of
+/// [`BatchLanes`] holds `batch / wave` waves, back to back.
+fn pixel_place(
+    wave: ProgramWaveSize,
+    batch: BatchLanes,
+    tile: u32,
+    b: u32,
+    lane: u32,
+) -> LanePlace {
+    let w = wave.get();
+    LanePlace {
+        group: [0; 3],
+        wave: b as usize * batch.waves(wave) as usize + (lane / w) as usize,
+        lane: (lane % w) as usize,
+        wave_size: w,
+        draw: Some(TraceAt::Pixel {
+            tile,
+            batch: b,
+            lane,
+        }),
+    }
+}
