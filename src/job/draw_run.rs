@@ -172,6 +172,10 @@ pub struct PreparedDraw {
     pub vs: (Shader, ProgramInfo),
     /// The pixel program and its file.
     pub ps: Option<(Shader, ProgramInfo)>,
+    /// The geometry program and its file.
+    pub gs: Option<(Shader, ProgramInfo)>,
+    /// The geometry program's bindings.
+    pub gs_bindings: Bindings,
     /// The vertex program's bindings.
     pub vs_bindings: Bindings,
     /// The pixel program's bindings.
@@ -210,12 +214,14 @@ pub struct PreparedDraw {
 impl PreparedDraw {
     /// The draw state.
     pub fn state(&self) -> DrawState<'_> {
-        self.fixed.state(
+        let mut s = self.fixed.state(
             &self.vs.0,
             self.ps.as_ref().map(|(s, _)| s),
             &self.vs_bindings,
             &self.ps_bindings,
-        )
+        );
+        s.gs = self.gs.as_ref().map(|(g, _)| (g, &self.gs_bindings));
+        s
     }
 
     /// The draw options (nothing observed).
@@ -376,6 +382,10 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
         Some(path) => Some(program(&job, "ps", path, Stage::Pixel)?),
         None => None,
     };
+    let gs = match &p.gs {
+        Some(path) => Some(program(&job, "gs", path, Stage::Geometry)?),
+        None => None,
+    };
     let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
     let gate = output_gate(&job, opts);
     place_outputs(&mut bound, &gate)?;
@@ -386,10 +396,18 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
         Some((s, _)) => Some(reflect::check(s, &bound)?),
         None => None,
     };
-    let warnings = merge_warnings(
+    let gs_fit = match &gs {
+        Some((s, _)) => Some(reflect::check(s, &bound)?),
+        None => None,
+    };
+    let mut warnings = merge_warnings(
         vs_fit.warnings.clone(),
         ps_fit.as_ref().map(|f| f.warnings.clone()),
     );
+    if let Some(g) = &gs_fit {
+        // A binding only the geometry program uses is used.
+        warnings.retain(|w| !w.contains("this binding is not used") || g.warnings.contains(w));
+    }
 
     // Buffers.
     let mut vertex_buffers: Vec<Option<VertexBufferView>> = Vec::new();
@@ -532,10 +550,13 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<PreparedDraw, Job
     };
     let vs_bindings = vs_fit.bindings;
     let ps_bindings = ps_fit.map(|f| f.bindings).unwrap_or_default();
+    let gs_bindings = gs_fit.map(|f| f.bindings).unwrap_or_default();
     Ok(PreparedDraw {
         job,
         vs: (vs, vs_info),
         ps,
+        gs,
+        gs_bindings,
         vs_bindings,
         ps_bindings,
         bound,

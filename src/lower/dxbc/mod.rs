@@ -154,11 +154,13 @@ pub fn lower_container(
     };
     let (inputs, outputs) = if matches!(
         program.version.kind,
-        ProgramKind::Vertex | ProgramKind::Pixel
+        ProgramKind::Vertex | ProgramKind::Pixel | ProgramKind::Geometry
     ) {
         (
             signature(&[FourCc::ISG1, FourCc::ISGN])?,
-            signature(&[FourCc::OSG1, FourCc::OSGN])?,
+            // A geometry program of several streams has `OSG5` (its elements carry their
+            // stream; the rasterized stream 0's are the outputs).
+            signature(&[FourCc::OSG1, FourCc::OSG5, FourCc::OSGN])?,
         )
     } else {
         (None, None)
