@@ -235,6 +235,111 @@ pub(crate) fn shade(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::{DescriptorTable, Limits, Profile};
+    use crate::ir::parse_shader;
+
+    /// A geometry program reading triangles (one word `A` per vertex), with
+    /// `SV_PrimitiveID` at word 12 and `SV_GSInstanceID` at word 16; it writes position
+    /// x = `A` of the vertex it emits and `ID` = (primitive, instance). `body` follows.
+    fn program(output: &str, max: u32, instances: u32, body: &str) -> Shader {
+        parse_shader(&format!(
+            "shader geometry\nregs 8\nconst r0 = 0x0\nio_words in 20 out 8\n\
+input \"A\" 0 sv none reg 0 rows 1 mask x float interp undefined slot 0\n\
+input \"SV_PrimitiveID\" 0 sv primitive_id reg none rows 1 mask x uint interp undefined slot 12\n\
+input \"SV_GSInstanceID\" 0 sv gs_instance_id reg none rows 1 mask x uint interp undefined slot 16\n\
+output \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0\n\
+output \"ID\" 0 sv none reg 1 rows 1 mask xy uint interp undefined slot 4\n\
+geometry input triangle output {output} max_vertices {max} instances {instances} vertex_words 4\n\
+block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n    input r5, 8\n\
+    output 4, r1\n    output 5, r2\n{body}    return\n"
+        ))
+        .unwrap()
+    }
+
+    /// Runs `gs` over primitives 7 (vertices 0, 1, 2) and 8 (vertices 3, 4, 5), whose
+    /// `A` words are 10 × the vertex; returns the output vertices and primitives.
+    fn run(gs: &Shader) -> (VertexOutputs, Vec<GsOut>) {
+        let table = DescriptorTable::new(gs, &[], &[], &[]).unwrap();
+        let p = StageProgram::new(gs, table, Profile::default(), Limits::default(), 8).unwrap();
+        let vertices = VertexOutputs {
+            words: (0..6u32).flat_map(|v| [v * 10, 0, 0, 0]).collect(),
+            stride: 4,
+        };
+        let prims = [
+            GsPrimitive {
+                vertices: [0, 1, 2, 0, 0, 0],
+                id: 7,
+            },
+            GsPrimitive {
+                vertices: [3, 4, 5, 0, 0, 0],
+                id: 8,
+            },
+        ];
+        let job = GsJob {
+            prims: &prims,
+            vertices: &vertices,
+            sources: &[Some(0), None, None, None],
+        };
+        let (mut out, mut list) = (VertexOutputs::default(), Vec::new());
+        shade(&p, &job, &mut out, &mut list, &|_| Ok(())).unwrap();
+        (out, list)
+    }
+
+    /// D3D11.3 §13: an invocation per primitive and instance, `SV_PrimitiveID` and
+    /// `SV_GSInstanceID` their numbers; primitives leave in input order, instance by
+    /// instance; a fifth emit past `maxvertexcount(4)` is dropped, and the four
+    /// vertices' strip makes two triangles, the odd one reordered to keep the winding.
+    #[test]
+    fn invocations_in_order_with_ids_and_the_excess_dropped() {
+        let emit = |r: &str| format!("    output 0, {r}\n    emit 0\n");
+        let body = [emit("r3"), emit("r4"), emit("r5"), emit("r3"), emit("r4")].concat();
+        let (out, prims) = run(&program("trianglestrip", 4, 2, &body));
+        assert_eq!(out.words.len(), 4 * 4 * 8, "16 vertices: the fifth emits dropped");
+        assert_eq!(prims.len(), 8);
+        let ids: Vec<(u32, u32)> = prims
+            .iter()
+            .map(|p| (out.word(p.v[0], 4), out.word(p.v[0], 5)))
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                (7, 0),
+                (7, 0),
+                (7, 1),
+                (7, 1),
+                (8, 0),
+                (8, 0),
+                (8, 1),
+                (8, 1)
+            ]
+        );
+        assert!(prims.iter().all(|p| p.id == 7 || p.id == 8));
+        let xs = |p: &GsOut| p.v.map(|v| out.word(v, 0));
+        assert_eq!(xs(&prims[0]), [0, 10, 20]);
+        assert_eq!(xs(&prims[1]), [10, 0, 20], "odd: (k, k+2, k+1)");
+        assert_eq!(xs(&prims[4]), [30, 40, 50]);
+    }
+
+    /// A cut ends the strip: two vertices, a cut, three vertices make one line then two
+    /// (line strip), one triangle (triangle strip), five points (point list); vertices
+    /// of stream 1 are not rasterized.
+    #[test]
+    fn cuts_restart_strips_and_only_stream_0_is_rasterized() {
+        let emit = |r: &str| format!("    output 0, {r}\n    emit 0\n");
+        let body = [
+            emit("r3"),
+            emit("r4"),
+            "    cut 0\n    emit 1\n".to_string(),
+            emit("r3"),
+            emit("r4"),
+            emit("r5"),
+        ]
+        .concat();
+        let count = |o: &str| run(&program(o, 8, 1, &body)).1.len();
+        assert_eq!(count("linestrip"), 2 * 3);
+        assert_eq!(count("trianglestrip"), 2);
+        assert_eq!(count("pointlist"), 2 * 5);
+    }
 
     fn strip(kind: PrimKind, n: u32) -> Vec<[u32; 3]> {
         let mut out = Vec::new();

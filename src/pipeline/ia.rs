@@ -438,6 +438,40 @@ mod tests {
         assert_eq!(prims(T::LineStripAdj, 5, &[]), vec![[1, 2, 2], [2, 3, 3]]);
     }
 
+    fn gs_prims(t: PrimitiveTopology, n: u32) -> Vec<Vec<u32>> {
+        let mut v = Vec::new();
+        assemble(t, n, &|_| false, &mut |p| {
+            v.push(p.gs[..gs_vertices(t)].to_vec());
+            true
+        });
+        v
+    }
+
+    /// What a geometry program reads (module doc: D3D11.3 §8 and the leading-vertex
+    /// rule): lists and line strips with adjacency in stream order; triangle strips with
+    /// adjacency leading vertex first, each edge followed by its neighbour, the first
+    /// triangle's previous neighbour 1 and the last's next 2k+5.
+    #[test]
+    fn adjacency_reaches_the_geometry_program_in_d3d_order() {
+        use PrimitiveTopology as T;
+        assert_eq!(gs_prims(T::TriangleListAdj, 6), vec![vec![0, 1, 2, 3, 4, 5]]);
+        assert_eq!(gs_prims(T::LineListAdj, 8), vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+        assert_eq!(
+            gs_prims(T::LineStripAdj, 5),
+            vec![vec![0, 1, 2, 3], vec![1, 2, 3, 4]]
+        );
+        assert_eq!(gs_prims(T::TriangleStripAdj, 6), vec![vec![0, 1, 2, 5, 4, 3]]);
+        assert_eq!(
+            gs_prims(T::TriangleStripAdj, 10),
+            vec![
+                vec![0, 1, 2, 6, 4, 3],
+                vec![2, 5, 6, 8, 4, 0],
+                vec![4, 2, 6, 9, 8, 7]
+            ]
+        );
+        assert_eq!(gs_prims(T::TriangleStrip, 4), vec![vec![0, 1, 2], vec![1, 3, 2]]);
+    }
+
     /// A strip cut restarts the strip (and its winding parity); in a list it drops the
     /// incomplete primitive.
     #[test]
