@@ -729,6 +729,11 @@ pub fn from_draw_job(p: crate::job::draw_run::PreparedDraw) -> Result<Target, De
             Program::from_container(&bytes, p.job.file.program.entry.clone())
         }
     };
+    if p.gs.is_some() {
+        return Err(DebugError::Load(
+            "a draw with a geometry program: the debugger selects vertex and pixel lanes of draws without one".into(),
+        ));
+    }
     let vs = load(&p.vs.0, &p.vs.1)?;
     let ps = match &p.ps {
         Some((s, i)) => Some(load(s, i)?),

@@ -294,7 +294,11 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
         let emit = |r: &str| format!("    output 0, {r}\n    emit 0\n");
         let body = [emit("r3"), emit("r4"), emit("r5"), emit("r3"), emit("r4")].concat();
         let (out, prims) = run(&program("trianglestrip", 4, 2, &body));
-        assert_eq!(out.words.len(), 4 * 4 * 8, "16 vertices: the fifth emits dropped");
+        assert_eq!(
+            out.words.len(),
+            4 * 4 * 8,
+            "16 vertices: the fifth emits dropped"
+        );
         assert_eq!(prims.len(), 8);
         let ids: Vec<(u32, u32)> = prims
             .iter()

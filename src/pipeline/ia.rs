@@ -454,13 +454,22 @@ mod tests {
     #[test]
     fn adjacency_reaches_the_geometry_program_in_d3d_order() {
         use PrimitiveTopology as T;
-        assert_eq!(gs_prims(T::TriangleListAdj, 6), vec![vec![0, 1, 2, 3, 4, 5]]);
-        assert_eq!(gs_prims(T::LineListAdj, 8), vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+        assert_eq!(
+            gs_prims(T::TriangleListAdj, 6),
+            vec![vec![0, 1, 2, 3, 4, 5]]
+        );
+        assert_eq!(
+            gs_prims(T::LineListAdj, 8),
+            vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]
+        );
         assert_eq!(
             gs_prims(T::LineStripAdj, 5),
             vec![vec![0, 1, 2, 3], vec![1, 2, 3, 4]]
         );
-        assert_eq!(gs_prims(T::TriangleStripAdj, 6), vec![vec![0, 1, 2, 5, 4, 3]]);
+        assert_eq!(
+            gs_prims(T::TriangleStripAdj, 6),
+            vec![vec![0, 1, 2, 5, 4, 3]]
+        );
         assert_eq!(
             gs_prims(T::TriangleStripAdj, 10),
             vec![
@@ -469,7 +478,10 @@ mod tests {
                 vec![4, 2, 6, 9, 8, 7]
             ]
         );
-        assert_eq!(gs_prims(T::TriangleStrip, 4), vec![vec![0, 1, 2], vec![1, 3, 2]]);
+        assert_eq!(
+            gs_prims(T::TriangleStrip, 4),
+            vec![vec![0, 1, 2], vec![1, 3, 2]]
+        );
     }
 
     /// A strip cut restarts the strip (and its winding parity); in a list it drops the

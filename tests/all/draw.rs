@@ -1123,7 +1123,10 @@ fn geometry_stage_bad_input_is_refused_by_name() {
             "gs = \"../shaders/geometry_sprites.ps_4_0.dxbc\"",
         ),
     );
-    assert!(e.contains("is a pixel program, but `gs` needs a geometry program"), "{e}");
+    assert!(
+        e.contains("is a pixel program, but `gs` needs a geometry program"),
+        "{e}"
+    );
     let e = err(
         "gs-link",
         text.replace(
@@ -1144,12 +1147,7 @@ fn geometry_stage_bad_input_is_refused_by_name() {
 #[test]
 fn geometry_sprites_gs_5_0_draws_as_gs_4_0() {
     let text = std::fs::read_to_string(common::root().join("examples/sprites.toml")).unwrap();
-    let r = run_text(
-        "sprites-gs5",
-        &text.replace("gs_4_0", "gs_5_0"),
-        1,
-    )
-    .unwrap();
+    let r = run_text("sprites-gs5", &text.replace("gs_4_0", "gs_5_0"), 1).unwrap();
     assert_eq!(r.summary.expectations.failed, 0);
     let png = r
         .summary
