@@ -395,10 +395,13 @@ impl Format {
     /// letter case are accepted).
     pub fn from_name(name: &str) -> Option<Format> {
         let n = name.trim();
-        let n = if n.len() > 12 && n[..12].eq_ignore_ascii_case("DXGI_FORMAT_") {
-            &n[12..]
-        } else {
-            n
+        // `get`, not slicing: a name with a multi-byte character across byte 12 is
+        // simply not a format (slicing there panicked on mutated job files).
+        let n = match (n.get(..12), n.get(12..)) {
+            (Some(p), Some(rest)) if !rest.is_empty() && p.eq_ignore_ascii_case("DXGI_FORMAT_") => {
+                rest
+            }
+            _ => n,
         };
         Format::ALL
             .iter()
