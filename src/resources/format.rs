@@ -1578,3 +1578,20 @@ pub(crate) mod tests {
         assert_eq!(b, [0x81, 0x7f, 64, (-64i8) as u8]);
     }
 }
+
+#[cfg(test)]
+mod name_tests {
+    use super::Format;
+
+    /// A job file's format name is untrusted text: one whose byte 12 falls inside a
+    /// multi-byte character is no format, not a panic; the `DXGI_FORMAT_` prefix and
+    /// any letter case are still accepted.
+    #[test]
+    fn from_name_takes_any_text() {
+        assert_eq!(Format::from_name("DXGI_FORMAT\u{e9}R8"), None);
+        assert_eq!(
+            Format::from_name("dxgi_format_r8g8b8a8_unorm"),
+            Some(Format::R8G8B8A8_UNORM)
+        );
+    }
+}
