@@ -712,7 +712,7 @@ pub fn dap_frame<B: AsRef<[u8]>>(bodies: &[B]) -> Vec<u8> {
 /// nowhere. The server must answer or refuse each message and return. Never panics.
 pub fn dap_stream(data: &[u8]) {
     use dxlane::debug::{DebugOptions, Debugger, LaneSelect, Program, Target, dap};
-    use dxlane::pipeline::{Bindings, DispatchOptions};
+    use dxlane::pipeline::{Bindings, Plan};
 
     let launch = Box::new(|a: &dap::LaunchArgs| {
         let shader = dxlane::ir::parse_shader(DAP_PROGRAM).map_err(|e| e.to_string())?;
@@ -720,9 +720,9 @@ pub fn dap_stream(data: &[u8]) {
             Program::from_ir(shader),
             Bindings::default(),
             [1, 1, 1],
-            DispatchOptions {
+            Plan {
                 threads: 1,
-                ..DispatchOptions::default()
+                ..Plan::default()
             },
         )
         .map_err(|e| e.to_string())?;

@@ -449,6 +449,11 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
             Target::new(program, d.bindings, d.groups, plan)
         }
         Work::Draw(d) => {
+            if d.gs.is_some() {
+                return Err(DebugError::Load(
+                    "a draw with a geometry program: the debugger selects vertex and pixel lanes of draws without one".into(),
+                ));
+            }
             let vs = load(&d.vs, programs.first())?;
             let ps = match &d.ps {
                 Some(s) => Some(load(s, programs.get(1))?),

@@ -936,6 +936,18 @@ fn step<const W: usize>(
                 out[l] = (v[l] & ex.sel[l]) | (out[l] & !ex.sel[l]);
             }
         }
+        Inst::Emit { stream } => {
+            // The output words are left as they are: the emit reference page makes them
+            // undefined after an emit, and keeping them is what costs nothing.
+            for l in lanes(ex.mask) {
+                w.emits.vertex(l, *stream, &w.outputs);
+            }
+        }
+        Inst::Cut { stream } => {
+            for l in lanes(ex.mask) {
+                w.emits.cut(l, *stream);
+            }
+        }
         Inst::OutputIndexed {
             slot,
             index,

@@ -81,6 +81,7 @@ pub use observe::{
 pub use profile::{F16Rule, Fp32Denormals, Profile};
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
+pub use wave::EmitRecord;
 
 use crate::ir::{Inst, Lanes, Shader};
 

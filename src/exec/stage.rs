@@ -32,7 +32,7 @@ use super::jit::{self, Engine, JitReport, JitShader};
 use super::observe::{WaveObserver, WriteSink, reader};
 use super::profile::Profile;
 use super::resource::DescriptorTable;
-use super::wave::{Exec, Wave, WaveState};
+use super::wave::{EmitRecord, Exec, Wave, WaveState};
 
 /// What a pixel wave asks of the pipeline: attribute evaluation away from where the
 /// input's mode puts it, and the render target's sample pattern.
@@ -88,9 +88,9 @@ impl<'a> StageProgram<'a> {
         wave_size: u32,
     ) -> Result<StageProgram<'a>, ExecError> {
         validate(shader)?;
-        if !matches!(shader.stage, Stage::Vertex | Stage::Pixel) {
+        if !matches!(shader.stage, Stage::Vertex | Stage::Pixel | Stage::Geometry) {
             return Err(ExecError::Dispatch(format!(
-                "a {} shader does not run as a vertex or pixel stage",
+                "a {} shader does not run as a vertex, geometry or pixel stage",
                 shader.stage
             )));
         }
@@ -316,6 +316,7 @@ impl<const W: usize> StageWave<W> {
         }
         w.helper = helper & lanes;
         w.outputs.fill(0);
+        w.emits.cap = s.geometry.map_or(0, |g| g.max_vertices);
         if let Some(o) = obs.as_deref_mut() {
             o.start(&reader(w, &cx));
         }
@@ -392,6 +393,12 @@ impl<'p> StageRunner<'p> {
     /// The output words of the last run, laid out as the inputs.
     pub fn outputs(&self) -> &[u32] {
         each!(&self.inner, w => &w.wave.outputs)
+    }
+
+    /// What a geometry wave's lanes emitted in the last run: the records in order, and
+    /// the output words of the vertex records, `output_words` per vertex.
+    pub fn emitted(&self) -> (&[EmitRecord], &[u32]) {
+        each!(&self.inner, w => (&w.wave.emits.records, &w.wave.emits.words))
     }
 
     /// Sets lane `l`'s invocation ids (vertex: index, instance, 0; pixel: x, y, sample),

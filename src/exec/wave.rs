@@ -393,6 +393,93 @@ pub enum WaveState {
     Done,
 }
 
+/// One record of a geometry lane's emission (`emit` or `cut`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmitRecord {
+    /// The lane.
+    pub lane: u8,
+    /// The stream (0 … 3).
+    pub stream: u8,
+    /// A strip cut rather than a vertex.
+    pub cut: bool,
+}
+
+/// What a geometry wave's lanes emitted: vertices (with a copy of their output words)
+/// and strip cuts, bounded per lane by the program's `max_vertices`; a cut is recorded
+/// only after a vertex of its stream, so the records never outnumber twice the vertices.
+#[derive(Debug, Clone)]
+pub struct Emits<const W: usize> {
+    /// Vertices and cuts, in the order they happened.
+    pub records: Vec<EmitRecord>,
+    /// The output words of each emitted vertex, one vertex after another, in the order of
+    /// the vertex records.
+    pub words: Vec<u32>,
+    /// Vertices each lane emitted.
+    pub counts: [u32; W],
+    /// Per lane, the streams with a vertex since their last cut.
+    pub open: [u8; W],
+    /// The most vertices a lane may emit; the rest are dropped.
+    pub cap: u32,
+}
+
+impl<const W: usize> Default for Emits<W> {
+    fn default() -> Self {
+        Emits {
+            records: Vec::new(),
+            words: Vec::new(),
+            counts: [0; W],
+            open: [0; W],
+            cap: 0,
+        }
+    }
+}
+
+impl<const W: usize> Emits<W> {
+    /// Forgets every record (the cap stays).
+    pub fn clear(&mut self) {
+        self.records.clear();
+        self.words.clear();
+        self.counts = [0; W];
+        self.open = [0; W];
+    }
+
+    /// Lane `l` emits a vertex on `stream` whose output words are `outputs[k·W + l]`;
+    /// past the cap it is dropped (D3D drops a geometry invocation's excess vertices).
+    pub fn vertex(&mut self, l: usize, stream: u32, outputs: &[u32]) {
+        let Some(n) = self.counts.get_mut(l) else {
+            return;
+        };
+        if *n >= self.cap {
+            return;
+        }
+        *n += 1;
+        self.open[l] |= 1 << (stream & 3);
+        self.records.push(EmitRecord {
+            lane: l as u8,
+            stream: (stream & 3) as u8,
+            cut: false,
+        });
+        self.words.extend(outputs.iter().skip(l).step_by(W));
+    }
+
+    /// Lane `l` ends its strip on `stream` (nothing when no vertex is open there).
+    pub fn cut(&mut self, l: usize, stream: u32) {
+        let bit = 1u8 << (stream & 3);
+        let Some(open) = self.open.get_mut(l) else {
+            return;
+        };
+        if *open & bit == 0 {
+            return;
+        }
+        *open &= !bit;
+        self.records.push(EmitRecord {
+            lane: l as u8,
+            stream: (stream & 3) as u8,
+            cut: true,
+        });
+    }
+}
+
 /// One wave: registers, masks, scheduling state, per-lane system values.
 pub struct Wave<const W: usize> {
     /// Registers: one `[u32; W]` per register (constants broadcast once).
@@ -436,6 +523,9 @@ pub struct Wave<const W: usize> {
     pub outputs: Vec<u32>,
     /// Lanes ended by `discard` since the last reset.
     pub killed: u128,
+    /// Geometry stages: what the lanes emitted since the last reset, in the order they
+    /// emitted it (each lane's own records in its program order).
+    pub emits: Emits<W>,
     /// A value per lane the pipeline chooses (which pixel a lane shades), handed back to it
     /// when the shader asks for something only the pipeline knows (`eval`).
     pub tags: [u32; W],
@@ -476,6 +566,7 @@ impl<const W: usize> Wave<W> {
             inputs: Vec::new(),
             outputs: Vec::new(),
             killed: 0,
+            emits: Emits::default(),
             tags: std::array::from_fn(|l| l as u32),
             state: WaveState::Done,
             sample_scratch: None,
@@ -524,6 +615,7 @@ impl<const W: usize> Wave<W> {
         self.live = lanes;
         self.helper = 0;
         self.killed = 0;
+        self.emits.clear();
         self.ex.set(lanes);
         // Lanes that exist start at block 0 (`next` 0), the others are done (`!0`).
         for (n, s) in self.next.iter_mut().zip(&self.ex.sel) {

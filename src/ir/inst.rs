@@ -1376,6 +1376,19 @@ instructions! {
     RasterSamplePos "raster_sample_pos" { dst: [Reg; 2] = W, index: Reg = R }
         [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
+    /// Geometry stage: appends one vertex to stream `stream` of the lane — a copy of its
+    /// output words as they are now — unless the lane has already emitted the program's
+    /// `max_vertices` (D3D drops the excess). The output words keep their values
+    /// (the `emit` reference page makes them undefined after an emit; see `exec::stage`). DXBC
+    /// `emit`, `emit_stream`, the emit of `emit_then_cut(_stream)`; dx.op `EmitStream`.
+    Emit "emit" { stream: u32 = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// Geometry stage: ends the lane's current strip on stream `stream` (the next
+    /// vertex starts a new one). DXBC `cut`, `cut_stream`, the cut of
+    /// `emit_then_cut(_stream)`; dx.op `CutStream`.
+    Cut "cut" { stream: u32 = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+
     // ---- synchronisation and lane control ------------------------------------------------
     /// Memory barrier; with `group_sync`, every wave of the thread group reaches it before
     /// any passes it. DXBC `sync`, dx.op `Barrier`.

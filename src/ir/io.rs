@@ -50,6 +50,73 @@ use super::operand::word_enum;
 use super::shader::ComponentType;
 
 word_enum!(
+    /// The primitive a geometry program reads (DXBC `dcl_inputprimitive`, DXIL's
+    /// geometry state `InputPrimitive`).
+    GsInput {
+        /// One vertex.
+        Point = "point",
+        /// Two vertices.
+        Line = "line",
+        /// Three vertices.
+        Triangle = "triangle",
+        /// A line with its two neighbours: four vertices, the line is vertices 1 and 2.
+        LineAdj = "lineadj",
+        /// A triangle with its three neighbours: six vertices, the triangle is 0, 2, 4.
+        TriangleAdj = "triangleadj",
+    }
+);
+
+impl GsInput {
+    /// Vertices per input primitive.
+    pub fn vertices(self) -> u32 {
+        match self {
+            GsInput::Point => 1,
+            GsInput::Line => 2,
+            GsInput::Triangle => 3,
+            GsInput::LineAdj => 4,
+            GsInput::TriangleAdj => 6,
+        }
+    }
+}
+
+word_enum!(
+    /// What a geometry program's emitted vertices make (DXBC `dcl_outputtopology`, DXIL's
+    /// `StreamPrimitiveTopology`).
+    GsOutput {
+        /// Each vertex is a point.
+        PointList = "pointlist",
+        /// Each vertex after the first of a strip makes a line with the one before.
+        LineStrip = "linestrip",
+        /// Each vertex after the second of a strip makes a triangle with the two before.
+        TriangleStrip = "trianglestrip",
+    }
+);
+
+/// A geometry program's fixed state: what it reads, what it emits and how many times it
+/// runs per primitive.
+///
+/// The input words of a geometry lane hold the input primitive's vertices one after
+/// another, `vertex_words` words each (vertex `v`'s element at register `n` at word
+/// `v·vertex_words + 4·n`), then the registerless inputs (`SV_PrimitiveID`,
+/// `SV_GSInstanceID`) at the slots their elements give. The input elements describe one
+/// vertex (their `slot` is within vertex 0) plus the registerless ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GeometryState {
+    /// The input primitive.
+    pub input: GsInput,
+    /// The output topology (every stream shares it).
+    pub output: GsOutput,
+    /// `[maxvertexcount(n)]`: the most vertices one invocation emits, over all streams;
+    /// emits past it are dropped (D3D11.3 §13 "Geometry Shader Stage";
+    /// `dcl_maxOutputVertexCount`'s reference page).
+    pub max_vertices: u32,
+    /// `[instance(n)]`: invocations per input primitive (1 … 32).
+    pub instances: u32,
+    /// Input words per input vertex.
+    pub vertex_words: u32,
+}
+
+word_enum!(
     /// The system value an element carries (D3D_NAME), or [`SysValue::None`] for an
     /// arbitrary semantic (`TEXCOORD0`, `COLOR`).
     SysValue {
@@ -104,6 +171,9 @@ word_enum!(
         /// `SV_StartInstanceLocation` (SM 6.8 vertex input): the draw's
         /// `StartInstanceLocation`.
         StartInstanceLocation = "start_instance_location",
+        /// `SV_GSInstanceID` (geometry input): which of the `[instance(n)]` invocations
+        /// of its primitive the lane is.
+        GsInstanceId = "gs_instance_id",
     }
 );
 

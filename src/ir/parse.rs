@@ -6,7 +6,9 @@
 
 use super::ids::{BlockId, Reg};
 use super::inst::Inst;
-use super::io::{Interp, IoElement, NO_REGISTER, SysValue, parse_mask};
+use super::io::{
+    GeometryState, GsInput, GsOutput, Interp, IoElement, NO_REGISTER, SysValue, parse_mask,
+};
 use super::operand::Operand;
 use super::shader::{
     Block, ComponentType, ConstArray, DenormMode, LocalArray, ResourceClass, ResourceKind,
@@ -470,6 +472,25 @@ pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
             "input" => shader.inputs.push(parse_io(&mut t)?),
             "output" => shader.outputs.push(parse_io(&mut t)?),
             "early_depth_stencil" => shader.early_depth_stencil = true,
+            "geometry" => {
+                t.expect("input")?;
+                let input = GsInput::parse(&mut t)?;
+                t.expect("output")?;
+                let output = GsOutput::parse(&mut t)?;
+                t.expect("max_vertices")?;
+                let max_vertices = t.number()?;
+                t.expect("instances")?;
+                let instances = t.number()?;
+                t.expect("vertex_words")?;
+                let vertex_words = t.number()?;
+                shader.geometry = Some(GeometryState {
+                    input,
+                    output,
+                    max_vertices,
+                    instances,
+                    vertex_words,
+                });
+            }
             _ => return Err(t.error(format!("unknown header line `{w}`"))),
         }
         t.end()?;

@@ -148,6 +148,13 @@ fn print(s: &Shader, f: &mut fmt::Formatter<'_>, locs: bool) -> fmt::Result {
     if s.early_depth_stencil {
         writeln!(f, "early_depth_stencil")?;
     }
+    if let Some(g) = s.geometry {
+        writeln!(
+            f,
+            "geometry input {} output {} max_vertices {} instances {} vertex_words {}",
+            g.input, g.output, g.max_vertices, g.instances, g.vertex_words
+        )?;
+    }
     for (b, block) in s.blocks.iter().enumerate() {
         writeln!(f, "{}:", BlockId(b as u32))?;
         for i in block.start..block.end {

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::ids::{BlockId, ConstId, InstId, LocalId, Reg};
 use super::inst::Inst;
-use super::io::{IoElement, SysValue};
+use super::io::{GeometryState, IoElement, SysValue};
 use super::operand::word_enum;
 
 word_enum!(
@@ -482,6 +482,9 @@ pub struct Shader {
     /// Pixel shaders: `[earlydepthstencil]` (depth and stencil tests run before the
     /// shader even when it has side effects).
     pub early_depth_stencil: bool,
+    /// Geometry programs: the input primitive, output topology, vertex and instance
+    /// counts; `None` in every other stage.
+    pub geometry: Option<GeometryState>,
     /// The blocks; block 0 is the entry. Ordered so that waves reconverge (see `ir::cfg`).
     pub blocks: Vec<Block>,
     /// All instructions; each block owns a contiguous run.
@@ -521,6 +524,7 @@ impl Shader {
             input_words: 0,
             output_words: 0,
             early_depth_stencil: false,
+            geometry: None,
             blocks: vec![Block {
                 start: 0,
                 end: 0,

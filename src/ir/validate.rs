@@ -25,6 +25,10 @@
 //!    non-empty; every `input`/`output` word (all `rows` of an indexed one) is below the
 //!    stage's word count; `eval` only in pixel shaders, and only on input words;
 //!    compute shaders have no inputs or outputs.
+//! 9. **Geometry.** `emit` and `cut` only in geometry shaders with their
+//!    [`GeometryState`](crate::ir::GeometryState), on streams 0 … 3; the state only in
+//!    geometry shaders, its input vertices' words within `input_words`, `max_vertices`
+//!    ≤ 1024 and 1 ≤ `instances` ≤ 32 (D3D11's limits).
 
 use super::cfg::{self, Cfg, CfgError};
 use super::ids::{BlockId, InstId, Reg};
@@ -89,6 +93,7 @@ pub fn validate(s: &Shader) -> Result<(), ValidateError> {
         }
     }
     io(s)?;
+    check_geometry(s).map_err(ValidateError::Layout)?;
     for (i, inst) in s.insts.iter().enumerate() {
         check_inst(s, inst).map_err(|message| ValidateError::Inst {
             inst: InstId(i as u32),
@@ -159,6 +164,46 @@ fn io(s: &Shader) -> Result<(), ValidateError> {
 }
 
 /// Whether words `slot`, `slot + 4`, … (`rows` of them) are all below `words`.
+/// Output streams of a geometry shader (`D3D11_SO_STREAM_COUNT`).
+pub const MAX_STREAMS: u32 = 4;
+/// The most vertices one geometry invocation may emit
+/// (`D3D11_GS_MAX_OUTPUT_VERTEX_COUNT_ACROSS_INSTANCES`).
+pub const MAX_GS_VERTICES: u32 = 1024;
+/// The most `[instance(n)]` invocations per primitive (`D3D11_GS_MAX_INSTANCE_COUNT`).
+pub const MAX_GS_INSTANCES: u32 = 32;
+
+/// Invariant 9: the geometry state fits its stage and its words.
+fn check_geometry(s: &Shader) -> Result<(), String> {
+    let Some(g) = s.geometry else {
+        return Ok(());
+    };
+    if s.stage != Stage::Geometry {
+        return Err(format!("geometry state in a {} shader", s.stage));
+    }
+    if g.max_vertices > MAX_GS_VERTICES {
+        return Err(format!(
+            "max_vertices {}: at most {MAX_GS_VERTICES}",
+            g.max_vertices
+        ));
+    }
+    if !(1..=MAX_GS_INSTANCES).contains(&g.instances) {
+        return Err(format!(
+            "instances {}: 1 to {MAX_GS_INSTANCES}",
+            g.instances
+        ));
+    }
+    let words = u64::from(g.vertex_words) * u64::from(g.input.vertices());
+    if words > u64::from(s.input_words) {
+        return Err(format!(
+            "{} input vertices of {} words exceed the {} input words",
+            g.input.vertices(),
+            g.vertex_words,
+            s.input_words
+        ));
+    }
+    Ok(())
+}
+
 fn words_fit(slot: u32, rows: u32, words: u32) -> bool {
     rows >= 1 && u64::from(slot) + 4 * (u64::from(rows) - 1) < u64::from(words)
 }
@@ -357,6 +402,16 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
                 "output words {slot} + 4 × {rows} rows of {}",
                 s.output_words
             ));
+        }
+        Inst::Emit { stream } | Inst::Cut { stream } => {
+            if s.stage != Stage::Geometry || s.geometry.is_none() {
+                return Err("emit or cut outside a geometry shader with its state".into());
+            }
+            if *stream >= MAX_STREAMS {
+                return Err(format!(
+                    "stream {stream}: a geometry shader has {MAX_STREAMS}"
+                ));
+            }
         }
         Inst::Eval { slot, rows, .. } => {
             if s.stage != Stage::Pixel {

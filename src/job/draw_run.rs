@@ -203,6 +203,10 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         Some(path) => Some(program(&job, "ps", path, Stage::Pixel)?),
         None => None,
     };
+    let gs = match &p.gs {
+        Some(path) => Some(program(&job, "gs", path, Stage::Geometry)?),
+        None => None,
+    };
     let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
     let gate = output_gate(&job, opts);
     place_outputs(&mut bound, &gate)?;
@@ -213,10 +217,18 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         Some((s, _)) => Some(reflect::check(s, &bound)?),
         None => None,
     };
-    let warnings = merge_warnings(
+    let gs_fit = match &gs {
+        Some((s, _)) => Some(reflect::check(s, &bound)?),
+        None => None,
+    };
+    let mut warnings = merge_warnings(
         vs_fit.warnings.clone(),
         ps_fit.as_ref().map(|f| f.warnings.clone()),
     );
+    if let Some(g) = &gs_fit {
+        // A binding only the geometry program uses is used.
+        warnings.retain(|w| !w.contains("this binding is not used") || g.warnings.contains(w));
+    }
 
     // Buffers.
     let mut vertex_buffers: Vec<Option<VertexBufferView>> = Vec::new();
@@ -349,10 +361,16 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     drop(state);
     let vs_bindings = vs_fit.bindings;
     let ps_bindings = ps_fit.map(|f| f.bindings).unwrap_or_default();
+    let gs_bindings = gs_fit.map(|f| f.bindings).unwrap_or_default();
+    // The programs' files in the work's order: vertex, pixel, then geometry.
     let mut programs = vec![vs_info];
     let ps = ps.map(|(s, info)| {
         programs.push(info);
         s
+    });
+    let gs = gs.map(|(s, info)| {
+        programs.push(info);
+        (s, gs_bindings)
     });
     Ok(Prepared {
         work: Work::Draw(Box::new(DrawWork {
@@ -360,6 +378,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
             ps,
             vs_bindings,
             ps_bindings,
+            gs,
             fixed,
             args,
         })),

@@ -48,6 +48,8 @@ pub struct ProgramSection {
     pub vs: Option<PathBuf>,
     /// Pixel program (draws).
     pub ps: Option<PathBuf>,
+    /// Geometry program (draws): between the vertex program and the rasterizer.
+    pub gs: Option<PathBuf>,
     /// Entry point name (libraries, several entry points).
     pub entry: Option<String>,
 }

@@ -331,7 +331,8 @@ fn names(e: &[&EntryPoint]) -> String {
 pub fn stage_refusal(kind: &str) -> String {
     let rt = "(ray tracing is not implemented)";
     match kind {
-        "gs" => "geometry shader stage (the pipeline has no geometry stage)".into(),
+        "gs" => "geometry shader stage (DXIL geometry programs are not lowered yet; DXBC ones are)"
+            .into(),
         "hs" => "hull shader stage (the pipeline has no tessellation stages)".into(),
         "ds" => "domain shader stage (the pipeline has no tessellation stages)".into(),
         "ms" => "mesh shader stage (the pipeline has no mesh stages)".into(),

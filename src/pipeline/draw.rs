@@ -89,6 +89,7 @@ use std::time::Instant;
 
 use super::bin::Bins;
 use super::clip::{self, ClipSetup, Clipped, Weights};
+use super::gs;
 use super::ia::{self, Element, PrimKind};
 use super::link::{self, LinkError, Linked};
 use super::om::tile::OutputMerger;
@@ -179,6 +180,9 @@ pub struct DrawReport {
     pub vs_lane_instructions: u64,
     /// Lane-instructions of the pixel stage.
     pub ps_lane_instructions: u64,
+    /// Lane-instructions of the geometry stage (0 without a geometry program).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gs_lane_instructions: u64,
     /// Lanes per wave.
     pub wave_size: u32,
     /// Worker threads.
@@ -553,7 +557,10 @@ pub fn draw_charged(
             field: DrawField::InputElement(e.element),
             message: e.message,
         })?;
-    let linked = link::link(&layout, s.vs, s.ps)?;
+    if let Some((gs, _)) = s.gs {
+        check_gs_topology(gs, s.topology)?;
+    }
+    let linked = link::link_with(&layout, s.vs, s.gs.map(|g| g.0), s.ps)?;
     let viewport = s
         .viewport
         .unwrap_or(Viewport::full(targets.width, targets.height));
@@ -598,6 +605,23 @@ pub fn draw_charged(
         vs_batch,
     )?
     .with_engine(opts.plan.engine);
+    // The geometry program runs its lanes one wave at a time (`gs`).
+    let gs_program = match s.gs {
+        Some((gs, bindings)) => {
+            let (wave, _) = choose_wave(plan, gs, BatchKind::Vertex)?;
+            let table = DescriptorTable::new(
+                gs,
+                &bindings.ranges,
+                &bindings.resource_heap,
+                &bindings.sampler_heap,
+            )?;
+            Some(
+                StageProgram::new(gs, table, plan.profile.clone(), plan.limits, wave)?
+                    .with_engine(plan.engine),
+            )
+        }
+        None => None,
+    };
     let mut ps_wave = vs_wave;
     let ps_program = match s.ps {
         Some(ps) => {
@@ -658,7 +682,27 @@ pub fn draw_charged(
     let instances = u64::from(args.instance_count);
     // The primitives first: their count follows from the arguments alone, so a draw
     // too large for the limit is refused before anything is allocated or read.
-    let most_prims = most_primitives(s.topology, count).saturating_mul(instances);
+    let assembled = most_primitives(s.topology, count).saturating_mul(instances);
+    // With a geometry program, each of its invocations makes at most one primitive per
+    // vertex it may emit, and keeps those vertices' outputs.
+    let gs_state =
+        s.gs.and_then(|(g, _)| g.geometry.map(|st| (st, g.output_words)));
+    let most_prims = match gs_state {
+        Some((g, words)) => {
+            memory.take(
+                "the geometry stage's input primitives",
+                bytes_of::<gs::GsPrimitive>(assembled),
+            )?;
+            memory.take(
+                "the geometry stage's emitted vertices (input primitives × instances × maxvertexcount)",
+                gs::most_output_bytes(&g, words, assembled),
+            )?;
+            assembled
+                .saturating_mul(u64::from(g.instances))
+                .saturating_mul(u64::from(g.max_vertices))
+        }
+        None => assembled,
+    };
     memory.take(
         "the draw's primitives (as many as its vertices can assemble)",
         bytes_of::<Prim>(most_prims),
@@ -709,7 +753,13 @@ pub fn draw_charged(
         output_words as usize,
     )?;
     let mut prims: Vec<Prim> = Vec::new();
-    let kind = ia::prim_kind(s.topology);
+    let mut gs_out = VertexOutputs::default();
+    let mut gs_in: Vec<gs::GsPrimitive> = Vec::new();
+    let mut gs_prims: Vec<gs::GsOut> = Vec::new();
+    let kind = match gs_state {
+        Some((g, _)) => gs::out_kind(g.output),
+        None => ia::prim_kind(s.topology),
+    };
     let clip_setup = ClipSetup::new(
         viewport.top_left_x,
         viewport.top_left_y,
@@ -798,6 +848,63 @@ pub fn draw_charged(
         let vertex =
             |p: u32| -> u32 { base as u32 + slot_of(ids.get(p as usize).copied().unwrap_or(0)) };
         let mut failed = false;
+        if let Some(gsp) = &gs_program {
+            // The geometry stage between assembly and clipping (`gs`).
+            gs_in.clear();
+            ia::assemble(s.topology, args.vertex_count, &is_cut, &mut |p| {
+                report.primitives += 1;
+                gs_in.push(gs::GsPrimitive {
+                    vertices: p.gs.map(vertex),
+                    id: p.id,
+                });
+                true
+            });
+            gs_prims.clear();
+            let job = gs::GsJob {
+                prims: &gs_in,
+                vertices: &outputs,
+                sources: &linked.gs_inputs,
+            };
+            report.gs_lane_instructions +=
+                gs::shade(gsp, &job, &mut gs_out, &mut gs_prims, &|n| {
+                    budget.charge(n).map_err(|spent| {
+                        budget.error(
+                            spent,
+                            u64::from(instance),
+                            instances,
+                            "instances of the geometry stage",
+                        )
+                    })
+                })?;
+            for p in &gs_prims {
+                if prims.try_reserve(8).is_err() {
+                    refused = true;
+                    break;
+                }
+                let before = prims.len();
+                setup_primitive(
+                    &setup_state,
+                    &clip_setup,
+                    &viewport,
+                    &linked,
+                    &gs_out,
+                    kind,
+                    p.v,
+                    p.id,
+                    &mut prims,
+                );
+                report.primitives_rasterized += (prims.len() - before) as u64;
+                if prims.len() as u64 > max_prims {
+                    failed = true;
+                    break;
+                }
+            }
+            if failed || refused {
+                prim_overflow = true;
+                break;
+            }
+            continue;
+        }
         ia::assemble(s.topology, args.vertex_count, &is_cut, &mut |p| {
             report.primitives += 1;
             let verts = p.v.map(vertex);
@@ -861,7 +968,11 @@ pub fn draw_charged(
     let stage = PixelStage {
         link: &linked,
         prims: &prims,
-        vertices: &outputs,
+        vertices: if gs_program.is_some() {
+            &gs_out
+        } else {
+            &outputs
+        },
         pattern: &pattern,
         depth_range: (viewport.min_depth, viewport.max_depth),
     };
@@ -896,6 +1007,7 @@ pub fn draw_charged(
     // After the draw, so that the reports count what the region code ran.
     for (stage, r) in [
         ("vs", vs_program.jit_report()),
+        ("gs", gs_program.as_ref().and_then(|p| p.jit_report())),
         ("ps", ps_program.as_ref().and_then(|p| p.jit_report())),
     ] {
         if let Some(r) = r {
@@ -904,6 +1016,43 @@ pub fn draw_charged(
         }
     }
     Ok(report)
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The geometry program's input primitive must be what the topology assembles: D3D
+/// validates that the input assembler's topology matches the geometry shader's input
+/// primitive (D3D11.3 §13 "Geometry Shader Stage"; D3D12 refuses the draw). A mismatch is
+/// an error naming both.
+fn check_gs_topology(gs: &Shader, t: PrimitiveTopology) -> Result<(), DrawError> {
+    use crate::ir::GsInput as G;
+    use PrimitiveTopology as T;
+    let Some(g) = gs.geometry else {
+        return Err(state_err(
+            DrawField::Programs,
+            format!("the geometry program is a {} program", gs.stage),
+        ));
+    };
+    let wanted = match t {
+        T::PointList => G::Point,
+        T::LineList | T::LineStrip => G::Line,
+        T::TriangleList | T::TriangleStrip => G::Triangle,
+        T::LineListAdj | T::LineStripAdj => G::LineAdj,
+        T::TriangleListAdj | T::TriangleStripAdj => G::TriangleAdj,
+    };
+    if g.input != wanted {
+        return Err(state_err(
+            DrawField::Programs,
+            format!(
+                "the topology {} assembles {wanted} primitives, but the geometry program reads {} (dcl_inputprimitive): they must match",
+                t.name(),
+                g.input
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Lists every primitive in the tiles it touches (`bin`), counting the lists against

@@ -29,8 +29,19 @@
 //!   Completed Primitives").
 //! - Strips: triangle `k` of a strip is `(k, k+1, k+2)` for even `k` and `(k, k+2, k+1)` for
 //!   odd `k`, so every triangle keeps the strip's winding and vertex `k` — the leading
-//!   vertex D3D makes the provoking vertex — stays first (§8 "Primitive Topologies"). Adjacency topologies take the primitive's own vertices (0, 2, 4 of
-//!   six; 1, 2 of four) and ignore the rest until a geometry stage exists.
+//!   vertex D3D makes the provoking vertex — stays first (§8 "Primitive Topologies"). Adjacency topologies rasterize the primitive's own vertices (0, 2, 4 of
+//!   six; 1, 2 of four); a geometry program reads all of them ([`Primitive::gs`]).
+//! - **What a geometry program reads** (D3D11.3 §8 "Primitive Topologies", and the
+//!   "leading vertex" rule of Microsoft's *Primitive Topologies* page: the leading
+//!   vertices of a triangle strip with adjacency are 0, 2, 4, …). Lists and line strips
+//!   with adjacency give their vertices in stream order (a line with adjacency is
+//!   `a, b, c, d`, the line `b–c`). Triangle `k` of a strip with adjacency, whose own
+//!   vertices are `2k, 2k+2, 2k+4`, reads them leading vertex first with each edge's
+//!   neighbour after the edge's first vertex: even `k`
+//!   `2k, p, 2k+2, n, 2k+4, 2k+3`, odd `k` `2k, 2k+3, 2k+4, n, 2k+2, p` — `p` the
+//!   previous triangle's far vertex `2k−2` (`1` for the first triangle), `n` the next
+//!   one's `2k+6` (`2k+5` for the last: a strip's triangle is emitted once the next
+//!   triangle, a cut or the end of the stream says whether it is the last).
 
 use std::fmt;
 
@@ -261,6 +272,21 @@ pub struct Primitive {
     /// `SV_PrimitiveID`: the primitive's number within its instance, counting every
     /// primitive the topology makes (culled or not).
     pub id: u32,
+    /// Stream positions of the vertices a geometry program reads, adjacency included, in
+    /// its order (see the module doc); the first [`gs_vertices`] of the topology are used.
+    pub gs: [u32; 6],
+}
+
+/// Vertices per primitive a geometry program reads for `t`.
+pub fn gs_vertices(t: PrimitiveTopology) -> usize {
+    use PrimitiveTopology as T;
+    match t {
+        T::PointList => 1,
+        T::LineList | T::LineStrip => 2,
+        T::TriangleList | T::TriangleStrip => 3,
+        T::LineListAdj | T::LineStripAdj => 4,
+        T::TriangleListAdj | T::TriangleStripAdj => 6,
+    }
 }
 
 /// Assembles the primitives of `count` stream positions. `is_cut(p)` says whether
@@ -275,15 +301,35 @@ pub fn assemble(
 ) {
     use PrimitiveTopology as T;
     let mut id = 0u32;
-    let mut emit = |v: [u32; 3]| {
-        let p = Primitive { v, id };
+    let mut emit = |v: [u32; 3], gs: [u32; 6]| {
+        let p = Primitive { v, id, gs };
         id = id.wrapping_add(1);
         out(p)
     };
+    // A triangle strip with adjacency emits triangle `k` only once it knows whether it
+    // is the strip's last: when the next one is complete, or at a cut or the end.
+    let strip_adj = |run: &[u32], k: usize, last: bool| -> ([u32; 3], [u32; 6]) {
+        let at = |i: usize| run.get(i).copied().unwrap_or(0);
+        let (a, b, c) = (at(2 * k), at(2 * k + 2), at(2 * k + 4));
+        let prev = if k == 0 { at(1) } else { at(2 * k - 2) };
+        let next = if last { at(2 * k + 5) } else { at(2 * k + 6) };
+        if k % 2 == 0 {
+            ([a, b, c], [a, prev, b, next, c, at(2 * k + 3)])
+        } else {
+            ([a, c, b], [a, at(2 * k + 3), c, next, b, prev])
+        }
+    };
     // Restartable runs of positions: `run` holds the positions since the last cut.
     let mut run: Vec<u32> = Vec::new();
+    let mut pending: Option<usize> = None;
     for p in 0..count {
         if is_cut(p) {
+            if let Some(k) = pending.take() {
+                let (v, gs) = strip_adj(&run, k, true);
+                if !emit(v, gs) {
+                    return;
+                }
+            }
             run.clear();
             continue;
         }
@@ -291,32 +337,41 @@ pub fn assemble(
         let n = run.len();
         let keep_going = match topology {
             T::PointList => {
-                let r = emit([p, p, p]);
+                let r = emit([p, p, p], [p; 6]);
                 run.clear();
                 r
             }
             T::LineList if n == 2 => {
-                let r = emit([run[0], run[1], run[1]]);
+                let r = emit([run[0], run[1], run[1]], [run[0], run[1], 0, 0, 0, 0]);
                 run.clear();
                 r
             }
             T::LineListAdj if n == 4 => {
-                let r = emit([run[1], run[2], run[2]]);
+                let r = emit(
+                    [run[1], run[2], run[2]],
+                    [run[0], run[1], run[2], run[3], 0, 0],
+                );
                 run.clear();
                 r
             }
             T::TriangleList if n == 3 => {
-                let r = emit([run[0], run[1], run[2]]);
+                let r = emit([run[0], run[1], run[2]], [run[0], run[1], run[2], 0, 0, 0]);
                 run.clear();
                 r
             }
             T::TriangleListAdj if n == 6 => {
-                let r = emit([run[0], run[2], run[4]]);
+                let r = emit(
+                    [run[0], run[2], run[4]],
+                    [run[0], run[1], run[2], run[3], run[4], run[5]],
+                );
                 run.clear();
                 r
             }
             T::LineStrip if n >= 2 => {
-                let r = emit([run[n - 2], run[n - 1], run[n - 1]]);
+                let r = emit(
+                    [run[n - 2], run[n - 1], run[n - 1]],
+                    [run[n - 2], run[n - 1], 0, 0, 0, 0],
+                );
                 // Keep only the last vertex: the strip continues from it.
                 let last = run[n - 1];
                 run.clear();
@@ -325,7 +380,10 @@ pub fn assemble(
             }
             T::LineStripAdj if n >= 4 => {
                 // Vertices a, b, c, d: the line b–c; then slide by one.
-                let r = emit([run[n - 3], run[n - 2], run[n - 2]]);
+                let r = emit(
+                    [run[n - 3], run[n - 2], run[n - 2]],
+                    [run[n - 4], run[n - 3], run[n - 2], run[n - 1], 0, 0],
+                );
                 run.remove(0);
                 r
             }
@@ -335,27 +393,32 @@ pub fn assemble(
                 let k = n - 3;
                 let (a, b, c) = (run[n - 3], run[n - 2], run[n - 1]);
                 if k % 2 == 0 {
-                    emit([a, b, c])
+                    emit([a, b, c], [a, b, c, 0, 0, 0])
                 } else {
-                    emit([a, c, b])
+                    emit([a, c, b], [a, c, b, 0, 0, 0])
                 }
             }
             T::TriangleStripAdj if n >= 6 && n % 2 == 0 => {
                 // Vertices 0, 2, 4, … are the strip; triangle k uses strip vertices k,
                 // k+1, k+2 (positions 2k, 2k+2, 2k+4), odd ones reordered like strips.
-                let k = (n - 6) / 2;
-                let (a, b, c) = (run[2 * k], run[2 * k + 2], run[2 * k + 4]);
-                if k % 2 == 0 {
-                    emit([a, b, c])
-                } else {
-                    emit([a, c, b])
+                // Triangle k − 1 is now known not to be the last.
+                let mut r = true;
+                if let Some(k) = pending.take() {
+                    let (v, gs) = strip_adj(&run, k, false);
+                    r = emit(v, gs);
                 }
+                pending = Some((n - 6) / 2);
+                r
             }
             _ => true,
         };
         if !keep_going {
             return;
         }
+    }
+    if let Some(k) = pending {
+        let (v, gs) = strip_adj(&run, k, true);
+        emit(v, gs);
     }
 }
 
@@ -397,6 +460,52 @@ mod tests {
             vec![[0, 2, 4], [2, 6, 4]]
         );
         assert_eq!(prims(T::LineStripAdj, 5, &[]), vec![[1, 2, 2], [2, 3, 3]]);
+    }
+
+    fn gs_prims(t: PrimitiveTopology, n: u32) -> Vec<Vec<u32>> {
+        let mut v = Vec::new();
+        assemble(t, n, &|_| false, &mut |p| {
+            v.push(p.gs[..gs_vertices(t)].to_vec());
+            true
+        });
+        v
+    }
+
+    /// What a geometry program reads (module doc: D3D11.3 §8 and the leading-vertex
+    /// rule): lists and line strips with adjacency in stream order; triangle strips with
+    /// adjacency leading vertex first, each edge followed by its neighbour, the first
+    /// triangle's previous neighbour 1 and the last's next 2k+5.
+    #[test]
+    fn adjacency_reaches_the_geometry_program_in_d3d_order() {
+        use PrimitiveTopology as T;
+        assert_eq!(
+            gs_prims(T::TriangleListAdj, 6),
+            vec![vec![0, 1, 2, 3, 4, 5]]
+        );
+        assert_eq!(
+            gs_prims(T::LineListAdj, 8),
+            vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]
+        );
+        assert_eq!(
+            gs_prims(T::LineStripAdj, 5),
+            vec![vec![0, 1, 2, 3], vec![1, 2, 3, 4]]
+        );
+        assert_eq!(
+            gs_prims(T::TriangleStripAdj, 6),
+            vec![vec![0, 1, 2, 5, 4, 3]]
+        );
+        assert_eq!(
+            gs_prims(T::TriangleStripAdj, 10),
+            vec![
+                vec![0, 1, 2, 6, 4, 3],
+                vec![2, 5, 6, 8, 4, 0],
+                vec![4, 2, 6, 9, 8, 7]
+            ]
+        );
+        assert_eq!(
+            gs_prims(T::TriangleStrip, 4),
+            vec![vec![0, 1, 2], vec![1, 3, 2]]
+        );
     }
 
     /// A strip cut restarts the strip (and its winding parity); in a list it drops the

@@ -94,9 +94,15 @@ pub enum PsSource {
 pub struct Linked {
     /// One entry per vertex-program input word.
     pub vs_inputs: Vec<VsSource>,
+    /// With a geometry program: per input word of one of its input vertices, the vertex
+    /// output word that feeds it (`None`: nothing, it reads 0). Its registerless inputs
+    /// (`SV_PrimitiveID`, `SV_GSInstanceID`) are the geometry stage's own.
+    pub gs_inputs: Vec<Option<u32>>,
     /// One entry per pixel-program input word (empty without a pixel program).
     pub ps_inputs: Vec<PsSource>,
-    /// The vertex output words of `SV_Position` x, y, z, w.
+    /// The output words of `SV_Position` x, y, z, w of the stage before the rasterizer
+    /// (the geometry program when there is one, else the vertex program; so for the
+    /// fields below).
     pub position: [u32; 4],
     /// Vertex output words of `SV_ClipDistance` components (each clips where it is < 0).
     pub clip_distances: Vec<u32>,
@@ -129,6 +135,27 @@ fn same_semantic(a: &str, b: &str) -> bool {
 /// Links the input layout with the vertex program, and the vertex program with the pixel
 /// program (see the module doc).
 pub fn link(layout: &[Element], vs: &Shader, ps: Option<&Shader>) -> Result<Linked, LinkError> {
+    link_with(layout, vs, None, ps)
+}
+
+/// The stage before the rasterizer, as messages name it.
+fn stage_name(s: &Shader) -> &'static str {
+    if s.stage == crate::ir::Stage::Geometry {
+        "the geometry program"
+    } else {
+        "the vertex program"
+    }
+}
+
+/// Links the input layout with the vertex program, the vertex program with the
+/// geometry program when there is one, and the last of them with the pixel program (see
+/// the module doc).
+pub fn link_with(
+    layout: &[Element],
+    vs: &Shader,
+    gs: Option<&Shader>,
+    ps: Option<&Shader>,
+) -> Result<Linked, LinkError> {
     let mut vs_inputs = vec![VsSource::Zero; vs.input_words as usize];
     for e in &vs.inputs {
         for r in 0..e.rows {
@@ -165,14 +192,21 @@ pub fn link(layout: &[Element], vs: &Shader, ps: Option<&Shader>) -> Result<Link
         }
     }
 
+    let gs_inputs = match gs {
+        Some(g) => geometry_inputs(vs, g)?,
+        None => Vec::new(),
+    };
+    // The stage whose outputs the rasterizer reads.
+    let vs = gs.unwrap_or(vs);
+    let up = stage_name(vs);
     let pos = vs
         .outputs
         .iter()
         .find(|o| o.sv == SysValue::Position)
-        .ok_or_else(|| LinkError("the vertex program does not write SV_Position".into()))?;
+        .ok_or_else(|| LinkError(format!("{up} does not write SV_Position")))?;
     if pos.mask != 0xf {
         return Err(LinkError(format!(
-            "the vertex program writes SV_Position.{} but the rasterizer needs all of xyzw",
+            "{up} writes SV_Position.{} but the rasterizer needs all of xyzw",
             crate::ir::io::mask_letters(pos.mask)
         )));
     }
@@ -221,6 +255,7 @@ pub fn link(layout: &[Element], vs: &Shader, ps: Option<&Shader>) -> Result<Link
     }
     Ok(Linked {
         vs_inputs,
+        gs_inputs,
         ps_inputs,
         position,
         clip_distances,
@@ -230,6 +265,7 @@ pub fn link(layout: &[Element], vs: &Shader, ps: Option<&Shader>) -> Result<Link
 }
 
 fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, LinkError> {
+    let up = stage_name(vs);
     match e.sv {
         SysValue::Position => {
             return Ok(PsSource::Position {
@@ -273,14 +309,14 @@ fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, Lin
         });
         return Err(LinkError(match partial {
             Some(o) => format!(
-                "the pixel program reads {}.{} but the vertex program writes only {}.{} at register {reg}",
+                "the pixel program reads {}.{} but {up} writes only {}.{} at register {reg}",
                 name(e),
                 crate::ir::io::mask_letters(e.mask),
                 o.semantic_name(),
                 crate::ir::io::mask_letters(o.mask)
             ),
             None => format!(
-                "the pixel program reads {}, but the vertex program writes nothing at register {reg}",
+                "the pixel program reads {}, but {up} writes nothing at register {reg}",
                 name(e)
             ),
         }));
@@ -288,7 +324,7 @@ fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, Lin
     let orow = reg - o.register;
     if !same_semantic(&o.semantic, &e.semantic) || o.semantic_index + orow != e.semantic_index + r {
         return Err(LinkError(format!(
-            "register {reg}: the pixel program reads {}{} but the vertex program writes {}{} there",
+            "register {reg}: the pixel program reads {}{} but {up} writes {}{} there",
             e.semantic,
             e.semantic_index + r,
             o.semantic,
@@ -297,7 +333,7 @@ fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, Lin
     }
     if o.component != e.component {
         return Err(LinkError(format!(
-            "register {reg} ({}): the vertex program writes {} but the pixel program reads {}",
+            "register {reg} ({}): {up} writes {} but the pixel program reads {}",
             e.semantic_name(),
             o.component,
             e.component
@@ -315,6 +351,59 @@ fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, Lin
         word: o.word(orow, c),
         interp,
     })
+}
+
+/// Vertex outputs → the inputs of one geometry input vertex, by register, component,
+/// semantic and type as for the pixel stage (D3D11.3 §4.4.3.2); the registerless inputs
+/// (`SV_PrimitiveID`, `SV_GSInstanceID`) are left to the geometry stage.
+fn geometry_inputs(vs: &Shader, gs: &Shader) -> Result<Vec<Option<u32>>, LinkError> {
+    let per_vertex = gs.geometry.map_or(gs.input_words, |g| g.vertex_words);
+    let mut out = vec![None; per_vertex as usize];
+    for e in gs.inputs.iter().filter(|e| e.register != NO_REGISTER) {
+        for r in 0..e.rows {
+            let reg = e.register + r;
+            for c in 0..4u32 {
+                if e.mask & (1 << c) == 0 {
+                    continue;
+                }
+                let Some(o) = vs.outputs.iter().find(|o| {
+                    o.register != NO_REGISTER
+                        && (o.register..o.register + o.rows).contains(&reg)
+                        && o.mask & (1 << c) != 0
+                }) else {
+                    return Err(LinkError(format!(
+                        "the geometry program reads {}.{} at register {reg}, but the vertex program writes nothing there",
+                        name(e),
+                        crate::ir::io::mask_letters(1 << c)
+                    )));
+                };
+                let orow = reg - o.register;
+                if !same_semantic(&o.semantic, &e.semantic)
+                    || o.semantic_index + orow != e.semantic_index + r
+                {
+                    return Err(LinkError(format!(
+                        "register {reg}: the geometry program reads {}{} but the vertex program writes {}{} there",
+                        e.semantic,
+                        e.semantic_index + r,
+                        o.semantic,
+                        o.semantic_index + orow
+                    )));
+                }
+                if o.component != e.component {
+                    return Err(LinkError(format!(
+                        "register {reg} ({}): the vertex program writes {} but the geometry program reads {}",
+                        e.semantic_name(),
+                        o.component,
+                        e.component
+                    )));
+                }
+                if let Some(slot) = out.get_mut(e.word(r, c) as usize) {
+                    *slot = Some(o.word(orow, c));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -662,6 +662,7 @@ mod tests {
         let words = sources.len();
         let link = Linked {
             vs_inputs: Vec::new(),
+            gs_inputs: Vec::new(),
             ps_inputs: sources,
             position: [0, 1, 2, 3],
             clip_distances: Vec::new(),

@@ -633,6 +633,9 @@ pub struct DrawState<'a> {
     pub vs: &'a Shader,
     /// The pixel program (`None`: depth and stencil only).
     pub ps: Option<&'a Shader>,
+    /// The geometry program and its resources (`None`: the vertex program's outputs go
+    /// to the rasterizer).
+    pub gs: Option<(&'a Shader, &'a Bindings)>,
     /// The vertex program's resources.
     pub vs_bindings: &'a Bindings,
     /// The pixel program's resources.
@@ -681,6 +684,7 @@ impl<'a> DrawState<'a> {
         DrawState {
             vs,
             ps,
+            gs: None,
             vs_bindings,
             ps_bindings,
             input_layout: InputLayout::default(),
@@ -759,6 +763,7 @@ impl FixedState {
         DrawState {
             vs,
             ps,
+            gs: None,
             vs_bindings,
             ps_bindings,
             input_layout: f.input_layout,

@@ -62,6 +62,8 @@ pub struct DrawWork {
     pub vs_bindings: Bindings,
     /// The pixel program's bindings.
     pub ps_bindings: Bindings,
+    /// The geometry program and its bindings (`None`: vertices go straight to clipping).
+    pub gs: Option<(Shader, Bindings)>,
     /// Everything of the draw state but the programs.
     pub fixed: FixedState,
     /// `DrawInstanced` / `DrawIndexedInstanced` arguments.
@@ -71,12 +73,14 @@ pub struct DrawWork {
 impl DrawWork {
     /// The draw state.
     pub fn state(&self) -> DrawState<'_> {
-        self.fixed.state(
+        let mut s = self.fixed.state(
             &self.vs,
             self.ps.as_ref(),
             &self.vs_bindings,
             &self.ps_bindings,
-        )
+        );
+        s.gs = self.gs.as_ref().map(|(g, b)| (g, b));
+        s
     }
 
     /// Whether the draw is `DrawIndexedInstanced` (it has an index buffer).
@@ -254,6 +258,12 @@ impl Work {
     pub fn locate(&self, plan: &Plan, sel: LaneSelect) -> Result<LanePlace, LocateError> {
         match self {
             Work::Dispatch(d) => locate_thread(d, plan, sel),
+            // The geometry stage's lanes, and the pixels of the primitives it emits, are
+            // not placed here yet: refused rather than answered from the vertex-to-pixel
+            // linkage, which a geometry program replaces.
+            Work::Draw(d) if d.gs.is_some() => Err(LocateError(
+                "a draw with a geometry program: its lanes are not located yet".into(),
+            )),
             Work::Draw(d) => match sel {
                 LaneSelect::Vertex { vertex, instance } => locate_vertex(d, plan, vertex, instance),
                 LaneSelect::Pixel { x, y, sample, prim } => {

@@ -395,10 +395,13 @@ impl Format {
     /// letter case are accepted).
     pub fn from_name(name: &str) -> Option<Format> {
         let n = name.trim();
-        let n = if n.len() > 12 && n[..12].eq_ignore_ascii_case("DXGI_FORMAT_") {
-            &n[12..]
-        } else {
-            n
+        // `get`, not slicing: a name with a multi-byte character across byte 12 is
+        // simply not a format (slicing there panicked on mutated job files).
+        let n = match (n.get(..12), n.get(12..)) {
+            (Some(p), Some(rest)) if !rest.is_empty() && p.eq_ignore_ascii_case("DXGI_FORMAT_") => {
+                rest
+            }
+            _ => n,
         };
         Format::ALL
             .iter()
@@ -1573,5 +1576,22 @@ pub(crate) mod tests {
             &mut b,
         );
         assert_eq!(b, [0x81, 0x7f, 64, (-64i8) as u8]);
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::Format;
+
+    /// A job file's format name is untrusted text: one whose byte 12 falls inside a
+    /// multi-byte character is no format, not a panic; the `DXGI_FORMAT_` prefix and
+    /// any letter case are still accepted.
+    #[test]
+    fn from_name_takes_any_text() {
+        assert_eq!(Format::from_name("DXGI_FORMAT\u{e9}R8"), None);
+        assert_eq!(
+            Format::from_name("dxgi_format_r8g8b8a8_unorm"),
+            Some(Format::R8G8B8A8_UNORM)
+        );
     }
 }

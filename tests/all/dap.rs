@@ -355,7 +355,7 @@ fn hit_conditions_count_from_the_lanes_first_step() {
     let job = "examples/mandelbrot.toml";
     let target = {
         let j = dxlane::job::Job::load(&common::root().join(job)).unwrap();
-        let p = dxlane::job::run::prepare(j, &dxlane::job::RunOptions::default()).unwrap();
+        let p = dxlane::job::prepare(j, &dxlane::job::RunOptions::default()).unwrap();
         dxlane::debug::from_job(&p).unwrap()
     };
     let mut d = dxlane::debug::Debugger::open(

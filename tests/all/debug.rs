@@ -613,6 +613,7 @@ fn draw_bad_input() {
         &["debug", "examples/triangle.toml", "--thread", "0,0,0"][..],
         &["debug", "examples/mandelbrot.toml", "--pixel", "1,1"][..],
         &["debug", "examples/mandelbrot.toml", "--vertex", "0"][..],
+        &["debug", "examples/sprites.toml", "--pixel", "64,64"][..],
     ] {
         let (t, c) = session(args);
         assert_eq!(c, 2, "{t}");
@@ -707,6 +708,9 @@ fn debugged_draws_equal_normal_draws() {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml") && is_draw(p))
+        // The debugger does not select geometry lanes yet and refuses such draws
+        // (`debug::draw_bad_input`).
+        .filter(|p| !std::fs::read_to_string(p).unwrap().contains("\ngs = "))
         .collect();
     jobs.sort();
     assert!(jobs.len() >= 5, "{jobs:?}");

@@ -1107,3 +1107,65 @@ fn ir_twins_draw_the_examples_images() {
         }
     }
 }
+
+/// The geometry stage's bad input, each an error naming what is wrong: a topology that
+/// does not assemble the geometry program's input primitive (D3D requires them to
+/// match), a pixel program in the `gs` field, a vertex program whose outputs the
+/// geometry program cannot link with, and more emitted vertices than the memory limit
+/// holds (refused before anything is allocated).
+#[test]
+fn geometry_stage_bad_input_is_refused_by_name() {
+    let text = std::fs::read_to_string(common::root().join("examples/sprites.toml")).unwrap();
+    let err = |name: &str, t: String| match run_text(name, &t, 1) {
+        Ok(_) => panic!("{name}: drew"),
+        Err(e) => e.to_string(),
+    };
+    let e = err(
+        "gs-topology",
+        text.replace("topology = \"point_list\"", "topology = \"triangle_list\""),
+    );
+    assert!(
+        e.contains("[program]") && e.contains("triangle") && e.contains("reads point"),
+        "{e}"
+    );
+    let e = err(
+        "gs-stage",
+        text.replace(
+            "gs = \"../shaders/geometry_sprites.gs_4_0.dxbc\"",
+            "gs = \"../shaders/geometry_sprites.ps_4_0.dxbc\"",
+        ),
+    );
+    assert!(
+        e.contains("is a pixel program, but `gs` needs a geometry program"),
+        "{e}"
+    );
+    let e = err(
+        "gs-link",
+        text.replace(
+            "vs = \"../shaders/geometry_sprites.vs_4_0.dxbc\"",
+            "vs = \"../shaders/draw_color.vs_5_0.dxbc\"",
+        ),
+    );
+    assert!(e.contains("the geometry program reads PSIZE"), "{e}");
+    let e = err(
+        "gs-budget",
+        text.replace("vertex_count = 6", "vertex_count = 1000000000"),
+    );
+    assert!(e.contains("the geometry stage's"), "{e}");
+}
+
+/// The geometry stage's example renders the same picture from the `gs_5_0` program as
+/// from the `gs_4_0` one.
+#[test]
+fn geometry_sprites_gs_5_0_draws_as_gs_4_0() {
+    let text = std::fs::read_to_string(common::root().join("examples/sprites.toml")).unwrap();
+    let r = run_text("sprites-gs5", &text.replace("gs_4_0", "gs_5_0"), 1).unwrap();
+    assert_eq!(r.summary.expectations.failed, 0);
+    let png = r
+        .summary
+        .outputs
+        .iter()
+        .find(|o| o.path.ends_with(".png"))
+        .unwrap();
+    assert_eq!(compare_golden(Path::new(&png.path), "sprites.png"), None);
+}

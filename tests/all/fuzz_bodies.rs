@@ -320,7 +320,7 @@ fn the_dap_seed_session_runs() {
             dxlane::debug::Program::from_ir(shader),
             dxlane::pipeline::Bindings::default(),
             [1, 1, 1],
-            dxlane::pipeline::DispatchOptions::default(),
+            dxlane::pipeline::Plan::default(),
         )
         .unwrap();
         dxlane::debug::Debugger::open(

@@ -153,6 +153,22 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
                     threads += 1;
                 }
             }
+            Work::Draw(d) if d.gs.is_some() => {
+                // A draw with a geometry program is refused by the lookup (and by the
+                // debugger) until the geometry stage's lanes are placed; it must say so,
+                // not answer from the vertex-to-pixel linkage.
+                let e = p
+                    .work
+                    .locate(
+                        &p.plan,
+                        LaneSelect::Vertex {
+                            vertex: 0,
+                            instance: 0,
+                        },
+                    )
+                    .unwrap_err();
+                assert!(e.to_string().contains("geometry program"), "{show}: {e}");
+            }
             Work::Draw(d) => {
                 // Vertices: the first, the last and some between of the distinct ones.
                 let st = d.state();

@@ -190,6 +190,8 @@ pub fn native(inst: &Inst) -> Native {
         | Inst::InputIndexed { .. }
         | Inst::Output { .. }
         | Inst::OutputIndexed { .. }
+        | Inst::Emit { .. }
+        | Inst::Cut { .. }
         | Inst::Eval { .. }
         | Inst::RasterSampleCount { .. }
         | Inst::RasterSamplePos { .. }

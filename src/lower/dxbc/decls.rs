@@ -1,6 +1,8 @@
 //! Declarations → the shader header: thread group, resource ranges, indexable
 //! temporaries, the immediate constant buffer, group shared memory regions, a vertex or
-//! pixel program's inputs and outputs (laid out by [`super::io`]), global flags, and the
+//! pixel program's inputs and outputs (laid out by [`super::io`]), a geometry program's
+//! state (`dcl_inputprimitive`, `dcl_outputtopology`, `dcl_maxout`, `dcl_gsinstances`,
+//! `dcl_stream`), global flags, and the
 //! entry block's compute inputs and resource handles.
 
 use std::collections::{BTreeSet, HashMap};
@@ -10,12 +12,15 @@ use super::{Lowerer, Reflection};
 use crate::container::rdef::{InputType, Rdef};
 use crate::dxbc::{
     BindingRange, Components, Declaration, GlobalFlags, Index, InstructionKind, Interpolation,
-    Opcode, Operand, Program, ResourceDimension, ReturnType, SamplerMode, SystemName,
+    Opcode, Operand, Primitive, PrimitiveTopology, Program, ResourceDimension, ReturnType,
+    SamplerMode, SystemName,
 };
 use crate::dxbc::{CustomData, RegisterType};
+use crate::ir::validate::{MAX_GS_INSTANCES, MAX_GS_VERTICES};
 use crate::ir::{
-    Builder, ComponentType, ConstArray, ConstId, DenormMode, Inst, LocalArray, LocalId, RangeId,
-    Reg, ResourceClass, ResourceKind, ResourceRange, SourceLoc, Stage, SysVec,
+    Builder, ComponentType, ConstArray, ConstId, DenormMode, GeometryState, GsInput, GsOutput,
+    Inst, LocalArray, LocalId, RangeId, Reg, ResourceClass, ResourceKind, ResourceRange, SourceLoc,
+    Stage, SysVec,
 };
 use crate::lower::LowerError;
 
@@ -99,6 +104,23 @@ pub(super) struct Decls {
     pub index_ranges: Vec<IndexRange>,
     /// Vertex and pixel programs: where the inputs and outputs live.
     pub io: IoLayout,
+    /// Geometry programs: the state their declarations give.
+    pub gs: GsDecls,
+}
+
+/// What a geometry program's declarations say.
+#[derive(Debug, Default)]
+pub(super) struct GsDecls {
+    /// `dcl_inputprimitive` and where it was declared.
+    pub input: Option<(Primitive, usize)>,
+    /// `dcl_outputtopology` and where.
+    pub output: Option<(PrimitiveTopology, usize)>,
+    /// `dcl_maxout` and where.
+    pub max: Option<(u32, usize)>,
+    /// `dcl_gsinstances` and where (1 without one).
+    pub instances: Option<(u32, usize)>,
+    /// Vertices per input primitive (1 outside geometry programs).
+    pub vertices: u32,
 }
 
 impl Decls {
@@ -117,8 +139,85 @@ impl Decls {
             io_decls: Vec::new(),
             index_ranges: Vec::new(),
             io: IoLayout::default(),
+            gs: GsDecls {
+                vertices: 1,
+                ..GsDecls::default()
+            },
         }
     }
+}
+
+/// A geometry program's [`GeometryState`] from its declarations: D3D requires the input
+/// primitive, the output topology (point list, line strip or triangle strip: what HLSL's
+/// `PointStream`, `LineStream`, `TriangleStream` declare) and `dcl_maxout`, which is at
+/// most 1024 (`D3D11_GS_MAX_OUTPUT_VERTEX_COUNT_ACROSS_INSTANCES`); `dcl_gsinstances`
+/// is 1 … 32 (`D3D11_GS_MAX_INSTANCE_COUNT`), 1 when absent.
+fn geometry_state(p: &Program, d: &Decls) -> Result<GeometryState, LowerError> {
+    let missing = |what: &str| LowerError::Invalid {
+        message: format!("a geometry program without {what}"),
+        location: "the program's declarations".into(),
+    };
+    let (prim, at) = d.gs.input.ok_or_else(|| missing("dcl_inputprimitive"))?;
+    let input = match prim {
+        Primitive::Point => GsInput::Point,
+        Primitive::Line => GsInput::Line,
+        Primitive::Triangle => GsInput::Triangle,
+        Primitive::LineAdj => GsInput::LineAdj,
+        Primitive::TriangleAdj => GsInput::TriangleAdj,
+        other => {
+            return Err(invalid_at(
+                p,
+                at,
+                format!(
+                    "dcl_inputprimitive {other:?}: a geometry program reads points, lines or triangles (with or without adjacency)"
+                ),
+            ));
+        }
+    };
+    let (topo, at) = d.gs.output.ok_or_else(|| missing("dcl_outputtopology"))?;
+    let output = match topo {
+        PrimitiveTopology::PointList => GsOutput::PointList,
+        PrimitiveTopology::LineStrip => GsOutput::LineStrip,
+        PrimitiveTopology::TriangleStrip => GsOutput::TriangleStrip,
+        other => {
+            return Err(invalid_at(
+                p,
+                at,
+                format!(
+                    "dcl_outputtopology {}: a geometry program emits a point list, a line strip or a triangle strip",
+                    other.fxc_name()
+                ),
+            ));
+        }
+    };
+    let (max_vertices, at) = d.gs.max.ok_or_else(|| missing("dcl_maxout"))?;
+    if max_vertices > MAX_GS_VERTICES {
+        return Err(invalid_at(
+            p,
+            at,
+            format!("dcl_maxout {max_vertices}: at most {MAX_GS_VERTICES} vertices"),
+        ));
+    }
+    let instances = match d.gs.instances {
+        None => 1,
+        Some((n, at)) => {
+            if !(1..=MAX_GS_INSTANCES).contains(&n) {
+                return Err(invalid_at(
+                    p,
+                    at,
+                    format!("dcl_gsinstances {n}: 1 to {MAX_GS_INSTANCES} instances"),
+                ));
+            }
+            n
+        }
+    };
+    Ok(GeometryState {
+        input,
+        output,
+        max_vertices,
+        instances,
+        vertex_words: d.io.input_regs.saturating_mul(4),
+    })
 }
 
 fn loc_of(p: &Program, i: usize) -> SourceLoc {
@@ -606,6 +705,17 @@ impl Decls {
                     let size = stride.checked_mul(*count).unwrap_or(u32::MAX);
                     d.add_tgsm(p, i, b, register, size, *stride, *count)?;
                 }
+                D::GsInputPrimitive(prim) if stage == Stage::Geometry => {
+                    d.gs.input = Some((*prim, i));
+                    d.gs.vertices = prim.vertex_count().max(1);
+                }
+                D::GsOutputTopology(t) if stage == Stage::Geometry => d.gs.output = Some((*t, i)),
+                D::MaxOutputVertexCount(n) if stage == Stage::Geometry => d.gs.max = Some((*n, i)),
+                D::GsInstanceCount(n) if stage == Stage::Geometry => {
+                    d.gs.instances = Some((*n, i));
+                }
+                // Streams need no state: `emit_stream m#` names its own.
+                D::Stream { .. } if stage == Stage::Geometry => {}
                 D::FunctionBody(_) | D::FunctionTable { .. } | D::Interface(_) => {
                     return Err(err_at(
                         p,
@@ -640,8 +750,13 @@ impl Decls {
                 specials: &specials,
                 inputs: refl.inputs,
                 outputs: refl.outputs,
+                vertices: d.gs.vertices,
             };
             d.io = io::layout(&src, b)?;
+            if stage == Stage::Geometry {
+                let g = geometry_state(p, &d)?;
+                b.shader_mut().geometry = Some(g);
+            }
         }
         Ok(d)
     }
@@ -662,7 +777,21 @@ impl Decls {
         } else {
             RegisterType::Input
         };
-        let number = if r == expected {
+        let number = if r == expected && !output && self.stage == Stage::Geometry {
+            // `v[vertices][register]`: the register is the second index.
+            Some(
+                register
+                    .index(1)
+                    .and_then(crate::dxbc::Index::immediate)
+                    .ok_or_else(|| {
+                        invalid_at(
+                            p,
+                            i,
+                            "a geometry input declaration without v[vertices][register]".into(),
+                        )
+                    })?,
+            )
+        } else if r == expected {
             Some(register.register_number().ok_or_else(|| {
                 invalid_at(
                     p,
@@ -670,7 +799,7 @@ impl Decls {
                     format!("an {} declaration without a register number", r.name()),
                 )
             })?)
-        } else if io::special_side(r) == Some(output) && self.stage == Stage::Pixel {
+        } else if io::special_side(r) == Some(output) && io::special_in(self.stage, r) {
             None
         } else {
             return Err(err_at(
@@ -708,10 +837,10 @@ impl Decls {
             .filter(|d| d.number.is_none())
             .map(|d| d.register)
             .collect();
-        if self.stage == Stage::Pixel {
+        if matches!(self.stage, Stage::Pixel | Stage::Geometry) {
             for (_, e) in p.executables() {
                 for op in e.operands(p) {
-                    if io::special_side(op.register).is_some() {
+                    if io::special_in(self.stage, op.register) {
                         out.insert(op.register);
                     }
                 }

@@ -109,11 +109,12 @@ pub(super) struct IoLayout {
     pub ranges: Vec<IndexRange>,
 }
 
-/// Whether `r` is a registerless pixel input or output, and which side.
+/// Whether `r` is a registerless input or output, and which side.
 pub(super) fn special_side(r: RegisterType) -> Option<bool> {
     use RegisterType as R;
     match r {
         R::InputCoverageMask | R::InnerCoverage => Some(false),
+        R::InputPrimitiveId | R::InputGsInstanceId => Some(false),
         R::OutputDepth
         | R::OutputDepthGreaterEqual
         | R::OutputDepthLessEqual
@@ -123,10 +124,23 @@ pub(super) fn special_side(r: RegisterType) -> Option<bool> {
     }
 }
 
+/// Whether a program of `stage` has the registerless input or output `r`: the coverage
+/// and depth registers are a pixel program's, `vPrim` and `vGSInstanceID` a geometry
+/// program's.
+pub(super) fn special_in(stage: Stage, r: RegisterType) -> bool {
+    use RegisterType as R;
+    match r {
+        R::InputPrimitiveId | R::InputGsInstanceId => stage == Stage::Geometry,
+        _ => stage == Stage::Pixel && special_side(r).is_some(),
+    }
+}
+
 /// The order registerless elements take after the registers (see the module doc).
 fn special_rank(r: RegisterType) -> u8 {
     use RegisterType as R;
     match r {
+        R::InputPrimitiveId => 0,
+        R::InputGsInstanceId => 1,
         R::InputCoverageMask
         | R::OutputDepth
         | R::OutputDepthGreaterEqual
@@ -159,6 +173,12 @@ fn special_element(r: RegisterType) -> (&'static str, SysValue, ComponentType) {
             ComponentType::Float,
         ),
         R::OutputStencilRef => ("SV_StencilRef", SysValue::StencilRef, ComponentType::UInt),
+        R::InputPrimitiveId => ("SV_PrimitiveID", SysValue::PrimitiveId, ComponentType::UInt),
+        R::InputGsInstanceId => (
+            "SV_GSInstanceID",
+            SysValue::GsInstanceId,
+            ComponentType::UInt,
+        ),
         _ => ("SV_Depth", SysValue::Depth, ComponentType::Float),
     }
 }
@@ -242,6 +262,7 @@ fn sv_semantic(sv: SysValue) -> &'static str {
         SysValue::CullPrimitive => "SV_CullPrimitive",
         SysValue::StartVertexLocation => "SV_StartVertexLocation",
         SysValue::StartInstanceLocation => "SV_StartInstanceLocation",
+        SysValue::GsInstanceId => "SV_GSInstanceID",
     }
 }
 
@@ -261,7 +282,8 @@ fn sv_component(sv: SysValue) -> ComponentType {
         | SysValue::ViewportArrayIndex
         | SysValue::ViewId
         | SysValue::ShadingRate
-        | SysValue::CullPrimitive => ComponentType::UInt,
+        | SysValue::CullPrimitive
+        | SysValue::GsInstanceId => ComponentType::UInt,
         _ => ComponentType::Float,
     }
 }
@@ -314,6 +336,9 @@ pub(super) struct IoSource<'a> {
     pub inputs: Option<&'a Signature>,
     /// The output signature (`OSGN`/`OSG1`).
     pub outputs: Option<&'a Signature>,
+    /// Vertices per input primitive (a geometry program's `dcl_inputprimitive`; 1 in
+    /// other stages): the input registers repeat once per vertex.
+    pub vertices: u32,
 }
 
 /// Builds the element tables and word counts of a vertex or pixel program into the
@@ -460,7 +485,7 @@ fn side(
     }
     elems.sort_by_key(|e| (e.register, e.mask.trailing_zeros()));
 
-    // Registerless elements, after the registers.
+    // Registerless elements, after the registers (of every input vertex).
     let mut specials: Vec<RegisterType> = src
         .specials
         .iter()
@@ -468,7 +493,8 @@ fn side(
         .filter(|r| special_side(*r) == Some(output))
         .collect();
     specials.sort_by_key(|r| special_rank(*r));
-    let base = regs.saturating_mul(4);
+    let per_vertex = if output { 1 } else { src.vertices.max(1) };
+    let base = regs.saturating_mul(4).saturating_mul(per_vertex);
     let mut words = base;
     for r in specials {
         let (name, sv, component) = special_element(r);
@@ -542,26 +568,54 @@ impl Lowerer<'_> {
         output: bool,
     ) -> Result<(u32, Option<Reg>, u32), LowerError> {
         let letter = if output { 'o' } else { 'v' };
-        if op.index_count != 1 {
-            return Err(self.invalid(format!(
-                "a {letter}# operand with {} indices",
-                op.index_count
-            )));
-        }
         let regs = if output {
             self.d.io.output_regs
         } else {
             self.d.io.input_regs
         };
+        // A geometry program's inputs are `v[vertex][register]`: the vertex picks a copy
+        // of the register file (`GeometryState`'s layout).
+        let (pos, base) = if !output && self.d.stage == Stage::Geometry {
+            if op.index_count != 2 {
+                return Err(self.invalid(format!(
+                    "a geometry input operand with {} indices (v[vertex][register] has 2)",
+                    op.index_count
+                )));
+            }
+            let vertex = match op.index(0) {
+                Some(Index::Immediate(v)) => *v,
+                Some(Index::Relative { .. }) => {
+                    return Err(
+                        self.unsupported("a geometry input vertex chosen at run time".into())
+                    );
+                }
+                None => return Err(self.invalid("v[…][…] without its vertex".into())),
+            };
+            if vertex >= self.d.gs.vertices {
+                return Err(self.invalid(format!(
+                    "v[{vertex}][…]: the input primitive has {} vertices",
+                    self.d.gs.vertices
+                )));
+            }
+            (1, vertex.saturating_mul(regs).saturating_mul(4))
+        } else {
+            if op.index_count != 1 {
+                return Err(self.invalid(format!(
+                    "a {letter}# operand with {} indices",
+                    op.index_count
+                )));
+            }
+            (0, 0)
+        };
         let idx = *op
-            .index(0)
+            .index(pos)
             .ok_or_else(|| self.invalid(format!("a {letter}# operand without its register")))?;
         match idx {
             Index::Immediate(n) => {
                 if n >= regs {
                     return Err(self.invalid(format!("{letter}{n} is not declared")));
                 }
-                Ok((n.saturating_mul(4), None, 1))
+                Ok((n.saturating_mul(4).saturating_add(base), None, 1))
             }
             Index::Relative { offset, register } => {
                 let (first, count) = self
@@ -590,7 +644,11 @@ impl Lowerer<'_> {
                     self.emit(Inst::IAdd { dst: t, a: r, b: k });
                     t
                 };
-                Ok((first.saturating_mul(4), Some(row), count))
+                Ok((
+                    first.saturating_mul(4).saturating_add(base),
+                    Some(row),
+                    count,
+                ))
             }
         }
     }

@@ -154,11 +154,13 @@ pub fn lower_container(
     };
     let (inputs, outputs) = if matches!(
         program.version.kind,
-        ProgramKind::Vertex | ProgramKind::Pixel
+        ProgramKind::Vertex | ProgramKind::Pixel | ProgramKind::Geometry
     ) {
         (
             signature(&[FourCc::ISG1, FourCc::ISGN])?,
-            signature(&[FourCc::OSG1, FourCc::OSGN])?,
+            // A geometry program of several streams has `OSG5` (its elements carry their
+            // stream; the rasterized stream 0's are the outputs).
+            signature(&[FourCc::OSG1, FourCc::OSG5, FourCc::OSGN])?,
         )
     } else {
         (None, None)
@@ -200,10 +202,11 @@ pub fn lower_reflected(
         ProgramKind::Compute => Stage::Compute,
         ProgramKind::Vertex => Stage::Vertex,
         ProgramKind::Pixel => Stage::Pixel,
+        ProgramKind::Geometry => Stage::Geometry,
         _ => {
             return Err(LowerError::Unsupported {
                 what: format!(
-                    "{} shader stage (only compute, vertex and pixel programs are lowered)",
+                    "{} shader stage (only compute, vertex, geometry and pixel programs are lowered)",
                     kind.name()
                 ),
                 location: "the program's version token".into(),
@@ -448,6 +451,16 @@ impl<'p> Lowerer<'p> {
             | O::Label => self.flow(index, e),
             O::Nop => Ok(()),
             O::Sync => self.sync(e),
+            O::Emit
+            | O::Cut
+            | O::EmitThenCut
+            | O::EmitStream
+            | O::CutStream
+            | O::EmitThenCutStream
+                if self.d.stage == Stage::Geometry =>
+            {
+                self.emission(e)
+            }
             op if pixel::handles(op) && self.d.stage == Stage::Pixel => self.pixel(e),
             op => {
                 let quads = self.d.stage == Stage::Pixel || !memory::implicit_lod(op);
@@ -460,6 +473,47 @@ impl<'p> Lowerer<'p> {
                 }
             }
         }
+    }
+
+    /// `emit`, `cut`, `emit_then_cut` and their `_stream m#` forms: one `emit` and/or `cut`
+    /// of the stream (0 without an operand).
+    fn emission(&mut self, e: &Executable) -> Result<(), LowerError> {
+        use Opcode as O;
+        let stream = match e.opcode {
+            O::EmitStream | O::CutStream | O::EmitThenCutStream => {
+                let op = e
+                    .operands(self.p)
+                    .first()
+                    .filter(|o| o.register == RegisterType::Stream)
+                    .ok_or_else(|| {
+                        self.invalid(format!("{} without its m# stream", e.opcode.mnemonic()))
+                    })?;
+                let m = op
+                    .register_number()
+                    .ok_or_else(|| self.invalid("a stream operand without its number".into()))?;
+                if m >= crate::ir::validate::MAX_STREAMS {
+                    return Err(self.invalid(format!(
+                        "stream m{m}: a geometry program has {} streams",
+                        crate::ir::validate::MAX_STREAMS
+                    )));
+                }
+                m
+            }
+            _ => 0,
+        };
+        if matches!(
+            e.opcode,
+            O::Emit | O::EmitThenCut | O::EmitStream | O::EmitThenCutStream
+        ) {
+            self.emit(Inst::Emit { stream });
+        }
+        if matches!(
+            e.opcode,
+            O::Cut | O::EmitThenCut | O::CutStream | O::EmitThenCutStream
+        ) {
+            self.emit(Inst::Cut { stream });
+        }
+        Ok(())
     }
 
     /// `sync[_uglobal|_ugroup][_g][_t]`: a barrier. `_t` synchronises the group's

@@ -398,7 +398,12 @@ impl Lowerer<'_> {
                 Ok(Raw::Regs([regs[0], regs[1], regs[2], w]))
             }
             R::Input if self.d.stage != Stage::Compute => Ok(Raw::Regs(self.read_input(op, need)?)),
-            R::InputCoverageMask | R::InnerCoverage if self.d.stage == Stage::Pixel => {
+            R::InputCoverageMask
+            | R::InnerCoverage
+            | R::InputPrimitiveId
+            | R::InputGsInstanceId
+                if super::io::special_in(self.d.stage, op.register) =>
+            {
                 // One-component registers: x holds the value; other components read 0.
                 let slot = self.special_word(op.register)?;
                 let t = self.temp();

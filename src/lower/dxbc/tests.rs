@@ -685,11 +685,11 @@ fn refusals_name_the_opcode_and_its_location() {
         }
     }
     let mut a = Asm::new(1);
-    a.version = 0x0002_0050;
+    a.version = 0x0003_0050;
     let e = a.lower().unwrap_err();
     assert!(
         e.to_string().contains(
-            "geometry shader stage (only compute, vertex and pixel programs are lowered)"
+            "hull shader stage (only compute, vertex, geometry and pixel programs are lowered)"
         ),
         "{e}"
     );

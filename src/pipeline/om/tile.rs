@@ -789,6 +789,7 @@ mod tests {
     fn linked() -> Linked {
         Linked {
             vs_inputs: Vec::new(),
+            gs_inputs: Vec::new(),
             ps_inputs: Vec::new(),
             position: [0, 1, 2, 3],
             clip_distances: Vec::new(),

@@ -630,19 +630,21 @@ fn stage_refusals() {
         e.contains("input register input thread id in a pixel program"),
         "{e}"
     );
-    for (version, kind) in [
-        (0x0002_0050, "geometry"),
-        (0x0003_0050, "hull"),
-        (0x0004_0050, "domain"),
-    ] {
+    for (version, kind) in [(0x0003_0050, "hull"), (0x0004_0050, "domain")] {
         let e = stage(version).lower().unwrap_err().to_string();
         assert!(
             e.contains(&format!(
-                "{kind} shader stage (only compute, vertex and pixel programs are lowered)"
+                "{kind} shader stage (only compute, vertex, geometry and pixel programs are lowered)"
             )),
             "{e}"
         );
     }
+    // A geometry program lowers, but D3D requires its state declarations.
+    let e = stage(0x0002_0050).lower().unwrap_err().to_string();
+    assert!(
+        e.contains("a geometry program without dcl_inputprimitive"),
+        "{e}"
+    );
 }
 
 /// Register numbers past D3D11's counts (32 inputs, 8 pixel outputs) are refused before
