@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::element::{Component, DiffKind, Difference, NanRule, accepts, difference};
 use super::layout::{BufferShape, Layout, Plane, Shape};
-use crate::job::schema::Tolerance;
+use crate::resources::format::Tolerance;
 
 /// Where an element is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -230,7 +230,7 @@ mod tests {
     use super::super::element::{Naming, NanRule, components};
     use super::super::layout::{LayoutSpec, Shape};
     use super::*;
-    use crate::job::schema::Tolerance;
+    use crate::resources::format::Tolerance;
     use crate::resources::{Format, TextureDesc};
 
     #[test]

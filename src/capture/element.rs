@@ -34,8 +34,8 @@
 use serde::Serialize;
 
 use crate::job::expect::ulp_distance;
-use crate::job::schema::Tolerance;
 use crate::resources::Format;
+use crate::resources::format::Tolerance;
 use crate::resources::format::{
     Layout as TexelLayout, Num, shared_exp_to_rgb, small_float_to_f32, snorm_to_float,
     srgb_to_linear, unorm_to_float,

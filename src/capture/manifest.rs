@@ -37,9 +37,9 @@ use serde::Deserialize;
 use super::CaptureError;
 use super::element::NanRule;
 use super::layout::{LayoutSpec, Packing, Target};
-use crate::job::schema::Tolerance;
 use crate::job::{Register, paths};
 use crate::resources::Format;
+use crate::resources::format::Tolerance;
 
 /// The most bytes of a `capture.toml` read.
 pub const MAX_MANIFEST_BYTES: u64 = 1 << 20;

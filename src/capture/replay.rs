@@ -50,10 +50,10 @@ use crate::ir::Shader;
 use crate::job::bind::{BoundEntry, BoundJob, Storage};
 use crate::job::limits::MemoryBudget;
 use crate::job::paths::{OutputGate, OutputPolicy};
-use crate::job::schema::Tolerance;
 use crate::job::{Job, RunOptions, paths};
 use crate::job::{Prepared, prepare};
 use crate::pipeline::{Hooks, MergeTarget, Work, WorkReport, om};
+use crate::resources::format::Tolerance;
 use crate::resources::{BufferKind, Descriptor, Format};
 
 /// Mismatches listed per resource unless `--mismatches` says otherwise.

@@ -335,18 +335,9 @@ fn sampler_kind() -> String {
     "sampler".into()
 }
 
-/// How an expected value may differ from the actual one.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Tolerance {
-    /// Bit-exact (floats: `-0` ≠ `0`, and NaN matches any NaN only when spelled "NaN").
-    #[default]
-    Exact,
-    /// Floats within this many units in the last place.
-    Ulp(u32),
-    /// Floats within this absolute difference.
-    Abs(f64),
-}
+/// How an expected value may differ from the actual one: a value comparison's rule, kept
+/// with the formats so that `capture` compares by it without reading the job file's types.
+pub use crate::resources::format::Tolerance;
 
 /// One `[[expect]]`: values expected in an output after the run.
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]

@@ -1595,3 +1595,17 @@ mod name_tests {
         );
     }
 }
+
+/// How an expected value may differ from the actual one (a job's `[[expect]]`, a
+/// capture's comparison).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Tolerance {
+    /// Bit-exact (floats: `-0` ≠ `0`, and NaN matches any NaN only when spelled "NaN").
+    #[default]
+    Exact,
+    /// Floats within this many units in the last place.
+    Ulp(u32),
+    /// Floats within this absolute difference.
+    Abs(f64),
+}
