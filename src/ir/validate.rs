@@ -28,7 +28,8 @@
 //! 9. **Geometry.** `emit` and `cut` only in geometry shaders with their
 //!    [`GeometryState`](crate::ir::GeometryState), on streams 0 … 3; the state only in
 //!    geometry shaders, its input vertices' words within `input_words`, `max_vertices`
-//!    ≤ 1024 and 1 ≤ `instances` ≤ 32 (D3D11's limits).
+//!    ≤ 1024, 1 ≤ `instances` ≤ 32, and `max_vertices × instances` ≤ 1024 (D3D11's
+//!    limits; the last from `dcl_gsinstances`).
 
 use super::cfg::{self, Cfg, CfgError};
 use super::ids::{BlockId, InstId, Reg};
@@ -190,6 +191,15 @@ fn check_geometry(s: &Shader) -> Result<(), String> {
         return Err(format!(
             "instances {}: 1 to {MAX_GS_INSTANCES}",
             g.instances
+        ));
+    }
+    // `dcl_gsinstances`' reference page: the instance count times the per-instance
+    // `dcl_maxOutputVertexCount` is at most 1024, so instancing spreads one budget of
+    // vertices over the instances rather than multiplying it.
+    if u64::from(g.max_vertices) * u64::from(g.instances) > u64::from(MAX_GS_VERTICES) {
+        return Err(format!(
+            "max_vertices {} × instances {}: at most {MAX_GS_VERTICES} across the instances",
+            g.max_vertices, g.instances
         ));
     }
     let words = u64::from(g.vertex_words) * u64::from(g.input.vertices());
@@ -536,6 +546,26 @@ mod tests {
         );
         check("shader compute\nregs 2\nconst r0 = 1\nblock0:\n    mov r1048575, r0\n    return\n")
             .unwrap();
+    }
+
+    /// `dcl_gsinstances` (its reference page): `instances × max_vertices ≤ 1024`; 32
+    /// instances of 32 vertices is the most, 32 of 33 is refused, and so is 2 × 1024.
+    #[test]
+    fn geometry_instances_share_the_vertex_budget() {
+        let gs = |max: u32, instances: u32| {
+            format!(
+                "shader geometry\nregs 2\nio_words in 4 out 4\n\
+output \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0\n\
+geometry input point output pointlist max_vertices {max} instances {instances} vertex_words 4\n\
+block0:\n    return\n"
+            )
+        };
+        check(&gs(32, 32)).unwrap();
+        check(&gs(1024, 1)).unwrap();
+        for (max, instances) in [(33, 32), (1024, 2)] {
+            let e = check(&gs(max, instances)).unwrap_err();
+            assert!(e.to_string().contains("across the instances"), "{e}");
+        }
     }
 
     #[test]
