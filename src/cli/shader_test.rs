@@ -102,17 +102,17 @@ fn run_one(file: &Path, cfg: &RunConfig) -> Result<(usize, usize, usize), String
             Outcome::Pass => {
                 counts.0 += 1;
                 println!(
-                    "{}: sm {m}: pass ({} probes{todo})",
+                    "{}: sm {m}: pass ({}{todo})",
                     file.display(),
-                    r.probes_passed
+                    probes(r.probes_passed)
                 );
             }
             Outcome::Fail => {
                 counts.1 += 1;
                 println!(
-                    "{}: sm {m}: fail ({} probes passed{todo})",
+                    "{}: sm {m}: fail ({} passed{todo})",
                     file.display(),
-                    r.probes_passed
+                    probes(r.probes_passed)
                 );
                 for f in &r.failures {
                     println!("  {f}");
@@ -132,4 +132,13 @@ fn run_one(file: &Path, cfg: &RunConfig) -> Result<(usize, usize, usize), String
         }
     }
     Ok(counts)
+}
+
+/// "1 probe", "3 probes".
+fn probes(n: usize) -> String {
+    if n == 1 {
+        "1 probe".into()
+    } else {
+        format!("{n} probes")
+    }
 }
