@@ -47,6 +47,9 @@ pub struct DrawSummary {
     pub vs: ProgramInfo,
     /// The pixel program.
     pub ps: Option<ProgramInfo>,
+    /// The geometry program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gs: Option<ProgramInfo>,
     /// The draw's report: counts, stages' lane-instructions, times.
     pub draw: DrawReport,
     /// Seconds the draw took (wall clock).

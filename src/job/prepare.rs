@@ -288,12 +288,19 @@ impl Prepared {
                     }),
                 )
             }
-            (WorkReport::Draw(report), _) => {
+            (WorkReport::Draw(report), work) => {
+                // The files are in the work's order: vertex, then pixel and geometry
+                // when the draw has them.
+                let (has_ps, has_gs) = match work {
+                    Work::Draw(d) => (d.ps.is_some(), d.gs.is_some()),
+                    _ => (false, false),
+                };
                 let mut programs = self.programs.into_iter();
                 let summary = DrawSummary {
                     job,
                     vs: programs.next().ok_or_else(no_program)?,
-                    ps: programs.next(),
+                    ps: if has_ps { programs.next() } else { None },
+                    gs: if has_gs { programs.next() } else { None },
                     draw: *report,
                     elapsed_seconds: elapsed,
                     outputs,

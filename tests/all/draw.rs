@@ -1169,3 +1169,18 @@ fn geometry_sprites_gs_5_0_draws_as_gs_4_0() {
         .unwrap();
     assert_eq!(compare_golden(Path::new(&png.path), "sprites.png"), None);
 }
+
+/// The summary names each program in its own field: a draw with a geometry program and
+/// no pixel program reports the geometry program as `gs`, not as the pixel program.
+#[test]
+fn the_summary_names_the_geometry_program() {
+    let text = std::fs::read_to_string(common::root().join("examples/sprites.toml")).unwrap();
+    let r = run_text("sprites-summary", &text, 1).unwrap();
+    assert!(r.summary.ps.as_ref().unwrap().path.contains("ps_4_0"));
+    assert!(r.summary.gs.as_ref().unwrap().path.contains("gs_4_0"));
+    let no_ps = text.replace("ps = \"../shaders/geometry_sprites.ps_4_0.dxbc\"\n", "");
+    assert_ne!(no_ps, text);
+    let r = run_text("sprites-summary-no-ps", &no_ps, 1).unwrap();
+    assert!(r.summary.ps.is_none(), "{:?}", r.summary.ps);
+    assert!(r.summary.gs.as_ref().unwrap().path.contains("gs_4_0"));
+}
