@@ -348,28 +348,13 @@ impl Debugger {
 
     /// Every register and value the lane has written so far.
     pub fn regs(&self) -> String {
-        let time = self.t(self.pos);
-        let view = &self.target.program.view;
         let mut out = Vec::new();
-        for v in &view.vars {
-            let mut parts = Vec::new();
-            for (c, r) in v.regs.iter().enumerate() {
-                if *r == u32::MAX
-                    || self
-                        .rec
-                        .last_lane_write(Slot::Reg(*r), time, self.lane)
-                        .is_none()
-                {
-                    continue;
-                }
-                let bits = self.rec.value(Slot::Reg(*r), time, self.lane);
-                let ty = self.type_of(*r, time, v.ty.get(c).copied().unwrap_or(Ty::Untyped));
-                parts.push(format!(
-                    "{} = {}",
-                    v.component_name(c),
-                    format::value_text(bits, ty, Fmt::Natural)
-                ));
-            }
+        for v in &self.target.program.view.vars {
+            let parts: Vec<String> = self
+                .written_components(v)
+                .into_iter()
+                .map(|(c, text)| format!("{} = {text}", v.component_name(c)))
+                .collect();
             if !parts.is_empty() {
                 out.push(parts.join(", "));
             }
@@ -379,6 +364,27 @@ impl Debugger {
         } else {
             out.join("\n")
         }
+    }
+
+    /// The components of `v` the lane has written by now, each with its value as `print`
+    /// shows it.
+    pub(super) fn written_components(&self, v: &crate::debug::source::Var) -> Vec<(usize, String)> {
+        let time = self.t(self.pos);
+        let mut out = Vec::new();
+        for (c, r) in v.regs.iter().enumerate() {
+            if *r == u32::MAX
+                || self
+                    .rec
+                    .last_lane_write(Slot::Reg(*r), time, self.lane)
+                    .is_none()
+            {
+                continue;
+            }
+            let bits = self.rec.value(Slot::Reg(*r), time, self.lane);
+            let ty = self.type_of(*r, time, v.ty.get(c).copied().unwrap_or(Ty::Untyped));
+            out.push((c, format::value_text(bits, ty, Fmt::Natural)));
+        }
+        out
     }
 
     /// The lane's inputs by signature element, as the pipeline gave them (interpolated

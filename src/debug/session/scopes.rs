@@ -10,7 +10,6 @@ use super::{Debugger, inv_text, lane_bit};
 use crate::debug::DebugError;
 use crate::debug::expr;
 use crate::debug::format::{self, Fmt, Ty};
-use crate::debug::record::Slot;
 use crate::exec::WriteTarget;
 use crate::ir::ResourceClass;
 use crate::resources::Descriptor;
@@ -135,23 +134,11 @@ impl Debugger {
 
     /// Registers and values the lane has written, one entry per program value.
     fn written_values(&self) -> Vec<ScopeValue> {
-        let time = self.t(self.pos);
         let view = &self.target.program.view;
         let mut out = Vec::new();
         for v in &view.vars {
             let mut parts = Vec::new();
-            for (c, r) in v.regs.iter().enumerate() {
-                if *r == u32::MAX
-                    || self
-                        .rec
-                        .last_lane_write(Slot::Reg(*r), time, self.lane)
-                        .is_none()
-                {
-                    continue;
-                }
-                let bits = self.rec.value(Slot::Reg(*r), time, self.lane);
-                let ty = self.type_of(*r, time, v.ty.get(c).copied().unwrap_or(Ty::Untyped));
-                let text = format::value_text(bits, ty, Fmt::Natural);
+            for (c, text) in self.written_components(v) {
                 let comp = v.component_name(c);
                 // A one-component value shows bare; a vector names each component
                 // (`x = …`), as `print r1` does.
