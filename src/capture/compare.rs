@@ -10,7 +10,8 @@
 use serde::Serialize;
 
 use super::element::{Component, DiffKind, Difference, NanRule, accepts, difference};
-use super::layout::{BufferShape, Layout, Plane, Shape};
+use super::layout::{Layout, Plane, Shape};
+use crate::job::BufferRead;
 use crate::resources::format::Tolerance;
 
 /// Where an element is.
@@ -309,8 +310,8 @@ impl Subject<'_> {
             ) => {
                 let step = u64::from(self.element_bytes.max(1));
                 let per = match shape {
-                    BufferShape::Structured { stride } => Some(u64::from(*stride)),
-                    BufferShape::Typed { format } => Some(u64::from(format.bytes_per_texel())),
+                    BufferRead::Structured { stride } => Some(u64::from(*stride)),
+                    BufferRead::Typed { format } => Some(u64::from(format.bytes_per_texel())),
                     _ => None,
                 };
                 let mut a = *offset;
@@ -495,7 +496,7 @@ mod tests {
     fn buffer_mismatches_are_located_counted_and_bucketed() {
         let shape = Shape::Buffer {
             bytes: 32,
-            shape: BufferShape::Structured { stride: 8 },
+            shape: BufferRead::Structured { stride: 8 },
             view_offset: 0,
         };
         let layout = Layout::plan(&shape, &LayoutSpec::default()).unwrap();

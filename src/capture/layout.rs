@@ -1,7 +1,7 @@
 //! A capture's resource layout: which part of a resource a capture file holds, and where
 //! each of its bytes lies in the file, as a Direct3D 12 readback lays it out.
 //!
-//! Owns: the resource a capture entry names ([`Target`]), the shape of its memory in
+//! Owns: the shape of its memory in
 //! dxlane ([`Shape`]), the placed footprints of its subresources in the file
 //! ([`Layout::plan`]), and moving bytes between a capture file and dxlane's packing
 //! ([`Layout::unpack`], [`Layout::pack`]). Does not own: reading the files (`super`) or
@@ -33,10 +33,8 @@
 //! - Buffers are bytes: an entry holds `bytes` bytes of the resource from byte `offset`
 //!   (default: all of it), starting at `file_offset` in the file.
 
-use std::fmt;
-
-use crate::job::Register;
-use crate::resources::{Format, TextureDesc};
+use crate::job::BufferRead;
+use crate::resources::TextureDesc;
 
 /// `D3D12_TEXTURE_DATA_PITCH_ALIGNMENT`: readback rows are padded to this many bytes.
 pub const ROW_PITCH_ALIGNMENT: u64 = 256;
@@ -44,71 +42,6 @@ pub const ROW_PITCH_ALIGNMENT: u64 = 256;
 /// `D3D12_TEXTURE_DATA_PLACEMENT_ALIGNMENT`: each subresource of a readback starts at a
 /// multiple of this many bytes.
 pub const PLACEMENT_ALIGNMENT: u64 = 512;
-
-/// The resource a capture entry holds, by where the job binds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// A `[[resource]]` bound at a register (`u0`, `t1, space2`).
-    Register(Register),
-    /// Slot `i` of the SM 6.6 resource descriptor heap (`[[heap]]` entry `i`).
-    Heap(u32),
-    /// Render target `i` of a draw (`[[draw.render_target]]` entry `i`).
-    RenderTarget(u32),
-    /// The draw's depth-stencil buffer (`[draw.depth_stencil]`).
-    DepthStencil,
-}
-
-impl fmt::Display for Target {
-    /// `u0`, `t1, space2`, `heap[3]`, `rt0`, `depth`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Target::Register(r) => write!(f, "{r}"),
-            Target::Heap(i) => write!(f, "heap[{i}]"),
-            Target::RenderTarget(i) => write!(f, "rt{i}"),
-            Target::DepthStencil => f.write_str("depth"),
-        }
-    }
-}
-
-impl Target {
-    /// A file name stem for the target: `u0`, `t1-space2`, `heap3`, `rt0`, `depth`.
-    pub fn file_stem(&self) -> String {
-        match self {
-            Target::Register(r) if r.space != 0 => {
-                format!("{}{}-space{}", r.class.letter(), r.index, r.space)
-            }
-            Target::Register(r) => format!("{}{}", r.class.letter(), r.index),
-            Target::Heap(i) => format!("heap{i}"),
-            Target::RenderTarget(i) => format!("rt{i}"),
-            Target::DepthStencil => "depth".into(),
-        }
-    }
-
-    /// Whether the target is a render target or depth-stencil buffer (its writers are
-    /// pixels, its layout a texture's).
-    pub fn is_draw_output(&self) -> bool {
-        matches!(self, Target::RenderTarget(_) | Target::DepthStencil)
-    }
-}
-
-/// How a buffer's elements are read, as the job binds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BufferShape {
-    /// Byte-address buffer (4-byte words).
-    Raw,
-    /// Structured buffer of `stride`-byte elements.
-    Structured {
-        /// Element size in bytes.
-        stride: u32,
-    },
-    /// Typed buffer of `format` texels.
-    Typed {
-        /// Element format.
-        format: Format,
-    },
-    /// Constant buffer.
-    Constant,
-}
 
 /// The shape of a resource's memory in dxlane.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -118,7 +51,7 @@ pub enum Shape {
         /// Bytes of memory.
         bytes: u64,
         /// How its view reads it.
-        shape: BufferShape,
+        shape: BufferRead,
         /// First byte of the view (element indices count from here).
         view_offset: u64,
     },
@@ -583,7 +516,7 @@ fn zeroed(n: usize) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::{Texture, TextureDim};
+    use crate::resources::{Format, Texture, TextureDim};
 
     fn tex(format: Format, w: u32, h: u32, mips: u32, slices: u32) -> TextureDesc {
         TextureDesc {
@@ -716,7 +649,7 @@ mod tests {
         );
         let b = Shape::Buffer {
             bytes: 64,
-            shape: BufferShape::Raw,
+            shape: BufferRead::Raw,
             view_offset: 0,
         };
         assert!(

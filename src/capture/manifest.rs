@@ -36,7 +36,8 @@ use serde::Deserialize;
 
 use super::CaptureError;
 use super::element::NanRule;
-use super::layout::{LayoutSpec, Packing, Target};
+use super::layout::{LayoutSpec, Packing};
+use crate::job::ResourceAt;
 use crate::job::{Register, paths};
 use crate::resources::Format;
 use crate::resources::format::Tolerance;
@@ -159,7 +160,7 @@ pub struct CaptureEntry {
     /// The entry's name in messages: `[[resource]] #2 (u0)`.
     pub name: String,
     /// The resource.
-    pub target: Target,
+    pub target: ResourceAt,
     /// The file, as the manifest spells it.
     pub file: PathBuf,
     /// The file's path (the folder joined with it).
@@ -314,18 +315,18 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
         (Some(r), ..) => {
             let reg = Register::parse(r, e.space.unwrap_or(0))
                 .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register (\"u0\", \"t3\")")))?;
-            Target::Register(reg)
+            ResourceAt::Register(reg)
         }
-        (None, Some(h), _) => Target::Heap(h),
+        (None, Some(h), _) => ResourceAt::Heap(h),
         (None, None, Some(t)) => {
             if t >= 8 {
                 return Err(err(format!(
                     "`render_target` {t}: D3D12 has render targets 0 to 7"
                 )));
             }
-            Target::RenderTarget(t)
+            ResourceAt::RenderTarget(t)
         }
-        _ => Target::DepthStencil,
+        _ => ResourceAt::DepthStencil,
     };
     // The file must stay inside the capture folder: a manifest from elsewhere cannot make
     // compare read the user's other files.
@@ -449,7 +450,7 @@ layout = "d3d12"
         assert_eq!(c.entries[0].target.to_string(), "u1, space2");
         assert_eq!(c.entries[0].formats.as_ref().unwrap().len(), 2);
         assert_eq!(c.entries[0].tolerance, Some(Tolerance::Ulp(2)));
-        assert_eq!(c.entries[1].target, Target::RenderTarget(0));
+        assert_eq!(c.entries[1].target, ResourceAt::RenderTarget(0));
         assert_eq!(c.entries[1].layout.packing, Packing::D3d12);
         assert_eq!(c.entries[1].path, Path::new("cap/sub/rt0.bin"));
     }

@@ -35,7 +35,7 @@ pub mod writers;
 
 use std::path::PathBuf;
 
-pub use layout::Target;
+pub use crate::job::ResourceAt;
 pub use manifest::{Capture, CaptureEntry, Device};
 pub use replay::{CompareOptions, compare_job};
 pub use report::Report;

@@ -1,10 +1,11 @@
 //! `dxlane run --record DIR`: a capture folder of a run's own outputs.
 //!
-//! Owns: choosing what to record — every UAV (bound at a `u` register or a `uav` heap
-//! slot) and every other entry with an `output`; for a draw job also
+//! Owns: recording what the job's resource table says a run writes or names as an
+//! output (`job::table`'s `written`: every UAV, bound at a `u` register or a `uav` heap
+//! slot, and every other entry with an `output`; for a draw job also
 //! every render target (`rt<N>.bin`: every sample plane of a multisampled one, sample
 //! after sample, as dxlane holds it — lossless, so a later compare can name the sample
-//! that moved) and the depth-stencil buffer (`depth.bin`) — writing each resource's bytes in
+//! that moved) and the depth-stencil buffer (`depth.bin`)) — writing each resource's bytes in
 //! dxlane's packing (`layout = "tight"`, the `.bin` form `dxlane run` writes) as
 //! `<target>.bin`, and a `capture.toml` naming the job, the program's MD5 and, as the
 //! device, dxlane with the profile it ran. Comparing that folder with the same job
@@ -23,12 +24,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::CaptureError;
-use super::layout::Target;
 use super::replay::md5_of_file;
-use crate::ir::ResourceClass;
-use crate::job::bind::{BoundEntry, Storage, Table};
 use crate::job::paths::OutputGate;
-use crate::job::{Finished, Job};
+use crate::job::{Finished, Job, ResourceAt};
 use crate::resources::Memory;
 
 /// What a recording wrote.
@@ -38,29 +36,6 @@ pub struct Recorded {
     pub manifest: PathBuf,
     /// The resource files, in manifest order.
     pub files: Vec<PathBuf>,
-}
-
-/// The target of a bound entry, when it is one to record.
-fn recorded_target(job: &Job, e: &BoundEntry) -> Option<Target> {
-    if e.storage == Storage::None || e.null {
-        return None;
-    }
-    let target = match (e.at.table, e.reg) {
-        (Table::Resource, Some(r)) => Target::Register(r),
-        (Table::Heap, _) => Target::Heap(e.at.index as u32),
-        _ => return None,
-    };
-    let uav = match target {
-        Target::Register(r) => r.class == ResourceClass::Uav,
-        Target::Heap(i) => job
-            .file
-            .heap
-            .get(i as usize)
-            .and_then(|h| h.descriptor.as_deref())
-            .is_some_and(|d| d.eq_ignore_ascii_case("uav")),
-        _ => false,
-    };
-    (uav || e.output.is_some()).then_some(target)
 }
 
 /// The files the job reads.
@@ -101,45 +76,29 @@ fn toml_string(s: &str) -> String {
 /// the module doc): a draw's render targets and depth-stencil buffer, then the UAVs and
 /// `output` resources.
 pub fn record(job: &Job, result: &Finished, dir: &Path) -> Result<Recorded, CaptureError> {
-    let (bound, mut items, run) = match result {
+    let run = match result {
         Finished::Dispatch(r) => {
             let s = &r.summary;
-            let run = Run {
+            Run {
                 program: PathBuf::from(&s.program.path),
                 profile: s.profile.clone(),
                 wave_size: s.wave_size,
                 threads: s.threads,
                 what: "outputs",
-            };
-            (&r.bound, Vec::new(), run)
+            }
         }
         Finished::Draw(r) => {
             let s = &r.summary;
-            let mut items: Vec<(Target, Memory)> = r
-                .targets
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    (
-                        Target::RenderTarget(i as u32),
-                        t.view.texture.memory().clone(),
-                    )
-                })
-                .collect();
-            if let Some(d) = &r.depth {
-                items.push((Target::DepthStencil, d.view.texture.memory().clone()));
-            }
             // `program_md5` names the pixel program (the vertex program when there is
             // none).
             let program = s.ps.as_ref().unwrap_or(&s.vs);
-            let run = Run {
+            Run {
                 program: PathBuf::from(&program.path),
                 profile: s.draw.profile.clone(),
                 wave_size: s.draw.wave_size,
                 threads: s.draw.threads,
                 what: "render targets, depth and outputs",
-            };
-            (&r.bound, items, run)
+            }
         }
         Finished::List(_) => {
             return Err(CaptureError::OtherJob(
@@ -147,11 +106,7 @@ pub fn record(job: &Job, result: &Finished, dir: &Path) -> Result<Recorded, Capt
             ));
         }
     };
-    items.extend(
-        bound
-            .all()
-            .filter_map(|e| Some((recorded_target(job, e)?, e.memory()?.clone()))),
-    );
+    let items = result.written(&job.file).unwrap_or_default();
     write_capture(job, &run, items, dir)
 }
 
@@ -167,7 +122,7 @@ struct Run {
 fn write_capture(
     job: &Job,
     run: &Run,
-    items: Vec<(Target, Memory)>,
+    items: Vec<(ResourceAt, Memory)>,
     dir: &Path,
 ) -> Result<Recorded, CaptureError> {
     // Every file goes through the output gate (`job::paths`): inside `dir`, no link
@@ -221,19 +176,19 @@ fn write_capture(
             .map_err(CaptureError::Output)?;
         let _ = writeln!(manifest, "\n[[resource]]");
         match target {
-            Target::Register(r) => {
+            ResourceAt::Register(r) => {
                 let _ = writeln!(manifest, "reg = \"{}{}\"", r.class.letter(), r.index);
                 if r.space != 0 {
                     let _ = writeln!(manifest, "space = {}", r.space);
                 }
             }
-            Target::Heap(i) => {
+            ResourceAt::Heap(i) => {
                 let _ = writeln!(manifest, "heap = {i}");
             }
-            Target::RenderTarget(i) => {
+            ResourceAt::RenderTarget(i) => {
                 let _ = writeln!(manifest, "render_target = {i}");
             }
-            Target::DepthStencil => {
+            ResourceAt::DepthStencil => {
                 let _ = writeln!(manifest, "depth = true");
             }
         }

@@ -40,21 +40,21 @@ use md5::Digest;
 
 use super::compare::{Bitset, ResourceDiff, Subject, compare};
 use super::element::{Naming, NanRule, components, element_bytes, tolerance_words};
-use super::layout::{BufferShape, Layout, Shape, Target};
+use super::layout::{Layout, Shape};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
 use super::writers::{PixelWriters, Writers, bindings_of};
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
 use crate::ir::Shader;
-use crate::job::bind::{BoundEntry, BoundJob, Storage};
 use crate::job::limits::MemoryBudget;
 use crate::job::paths::{OutputGate, OutputPolicy};
+use crate::job::{BufferRead, ResourceAt, ResourceData};
 use crate::job::{Job, RunOptions, paths};
 use crate::job::{Prepared, prepare};
 use crate::pipeline::{Hooks, MergeTarget, Work, WorkReport, om};
+use crate::resources::Format;
 use crate::resources::format::Tolerance;
-use crate::resources::{BufferKind, Descriptor, Format};
 
 /// Mismatches listed per resource unless `--mismatches` says otherwise.
 pub const DEFAULT_MISMATCHES: usize = 10;
@@ -109,7 +109,7 @@ struct Captured {
 /// What a capture entry is compared with: a target and whether it is resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Want {
-    target: Target,
+    target: ResourceAt,
     resolved: bool,
 }
 
@@ -237,8 +237,8 @@ pub fn compare_job(
             let mut watch = Vec::new();
             for (w, d) in wants.iter().zip(&diffs) {
                 let target = match w.target {
-                    Target::RenderTarget(t) => MergeTarget::Color(t),
-                    Target::DepthStencil => MergeTarget::DepthStencil,
+                    ResourceAt::RenderTarget(t) => MergeTarget::Color(t),
+                    ResourceAt::DepthStencil => MergeTarget::DepthStencil,
                     _ => continue,
                 };
                 for m in &d.mismatches {
@@ -261,8 +261,8 @@ pub fn compare_job(
             }
             for (i, d) in diffs.iter_mut().enumerate() {
                 let target = match wants[i].target {
-                    Target::RenderTarget(t) => MergeTarget::Color(t),
-                    Target::DepthStencil => MergeTarget::DepthStencil,
+                    ResourceAt::RenderTarget(t) => MergeTarget::Color(t),
+                    ResourceAt::DepthStencil => MergeTarget::DepthStencil,
                     _ => {
                         untracked[i] = d.differing_components > 0;
                         continue;
@@ -450,10 +450,6 @@ impl Prepped {
         self.0.is_draw()
     }
 
-    fn bound(&self) -> &BoundJob {
-        &self.0.bound
-    }
-
     fn warnings(&self) -> Vec<String> {
         self.0.warnings().to_vec()
     }
@@ -507,80 +503,69 @@ impl Prepped {
         }
     }
     /// The resource an entry names, and how it is compared.
-    fn find(&self, t: &Target, resolved: bool) -> Result<Found, String> {
-        let texture = |tex: &crate::resources::Texture, what: &str| {
-            let d = *tex.desc();
+    fn find(&self, t: &ResourceAt, resolved: bool) -> Result<Found, String> {
+        let r = self.0.resource(*t)?;
+        let tex = match r.data {
+            ResourceData::Texture(tex) => tex,
+            ResourceData::Buffer {
+                memory,
+                read,
+                view_offset,
+            } => {
+                if resolved {
+                    return Err("`resolved` goes with render targets".into());
+                }
+                return Ok(Found {
+                    shape: Shape::Buffer {
+                        bytes: memory.len(),
+                        shape: read,
+                        view_offset,
+                    },
+                    kind: r.kind,
+                    storage_bytes: memory.len(),
+                });
+            }
+        };
+        let d = *tex.desc();
+        if resolved {
+            if !matches!(t, ResourceAt::RenderTarget(_)) {
+                return Err("`resolved` goes with render targets".into());
+            }
+            if d.samples <= 1 {
+                return Err(format!(
+                    "`resolved`: {t} has one sample; there is nothing to resolve (drop `resolved`)"
+                ));
+            }
+            let rd = crate::resources::TextureDesc::tex2d(d.format, d.width, d.height);
+            return Ok(Found {
+                shape: Shape::Texture(rd),
+                kind: format!("{}, {} samples resolved, {}", r.kind, d.samples, d.format),
+                storage_bytes: rd.total_bytes(),
+            });
+        }
+        let kind = if t.is_draw_output() {
             let samples = if d.samples > 1 {
                 format!(", {} samples", d.samples)
             } else {
                 String::new()
             };
-            if resolved {
-                if d.samples <= 1 {
-                    return Err(format!(
-                        "`resolved`: {t} has one sample; there is nothing to resolve (drop `resolved`)"
-                    ));
-                }
-                let r = crate::resources::TextureDesc::tex2d(d.format, d.width, d.height);
-                return Ok(Found {
-                    shape: Shape::Texture(r),
-                    kind: format!("{what}, {} samples resolved, {}", d.samples, d.format),
-                    storage_bytes: r.total_bytes(),
-                });
-            }
-            Ok(Found {
-                shape: Shape::Texture(d),
-                kind: format!("{what}{samples}, {}", d.format),
-                storage_bytes: tex.memory().len(),
-            })
+            format!("{}{samples}, {}", r.kind, d.format)
+        } else {
+            r.kind
         };
-        let d = &*self.0;
-        match (self.is_draw(), t) {
-            (true, Target::RenderTarget(i)) => {
-                let rt = d.targets.get(*i as usize).ok_or_else(|| {
-                    format!(
-                        "`render_target` {i}: the draw has {} render target{} ([[draw.render_target]] entries)",
-                        d.targets.len(),
-                        if d.targets.len() == 1 { "" } else { "s" }
-                    )
-                })?;
-                texture(&rt.view.texture, "render target")
-            }
-            (true, Target::DepthStencil) => {
-                if resolved {
-                    return Err("`resolved` goes with render targets".into());
-                }
-                let dd = d
-                    .depth
-                    .as_ref()
-                    .ok_or("`depth`: the draw has no [draw.depth_stencil]")?;
-                texture(&dd.view.texture, "depth-stencil")
-            }
-            _ => {
-                let be = find_entry(self.bound(), t)?;
-                let shape = shape_of(be)
-                    .ok_or_else(|| format!("{} has no contents to compare", be.name))?;
-                Ok(Found {
-                    shape,
-                    kind: be.kind.describe(),
-                    storage_bytes: be.storage_bytes(),
-                })
-            }
-        }
+        Ok(Found {
+            shape: Shape::Texture(d),
+            kind,
+            storage_bytes: tex.memory().len(),
+        })
     }
 
     /// The bytes of a wanted resource after a run.
     fn contents(&self, w: &Want) -> Option<Vec<u8>> {
-        let d = &*self.0;
-        let tex = match (self.is_draw(), w.target) {
-            (true, Target::RenderTarget(i)) => &d.targets.get(i as usize)?.view.texture,
-            (true, Target::DepthStencil) => &d.depth.as_ref()?.view.texture,
-            _ => return find_entry(self.bound(), &w.target).ok()?.contents(),
-        };
-        if w.resolved {
-            om::resolve(tex).ok().map(|r| r.to_bytes())
-        } else {
-            Some(tex.to_bytes())
+        let r = self.0.resource(w.target).ok()?;
+        match r.data {
+            ResourceData::Texture(tex) if w.resolved => om::resolve(tex).ok().map(|r| r.to_bytes()),
+            _ => Some(r.contents()),
         }
     }
 }
@@ -636,53 +621,6 @@ impl Runner {
     }
 }
 
-fn find_entry<'a>(bound: &'a BoundJob, t: &Target) -> Result<&'a BoundEntry, String> {
-    let e = match t {
-        Target::Register(r) => bound
-            .at_register(*r)
-            .ok_or_else(|| format!("the job binds nothing at {r}"))?,
-        Target::Heap(i) => bound.heap.get(*i as usize).ok_or_else(|| {
-            format!(
-                "`heap` {i}: the job has {} [[heap]] entries",
-                bound.heap.len()
-            )
-        })?,
-        Target::RenderTarget(_) | Target::DepthStencil => {
-            return Err(format!(
-                "{t}: render targets and depth belong to draw jobs; this job is a compute dispatch"
-            ));
-        }
-    };
-    if e.storage == Storage::None {
-        return Err(format!(
-            "{} has no contents to compare (a sampler or a null descriptor)",
-            e.name
-        ));
-    }
-    Ok(e)
-}
-
-fn shape_of(e: &BoundEntry) -> Option<Shape> {
-    match (&e.storage, &e.descriptor) {
-        (Storage::Texture(t), _) => Some(Shape::Texture(*t.desc())),
-        (Storage::Buffer(m), Descriptor::Buffer { view, .. }) => Some(Shape::Buffer {
-            bytes: m.len(),
-            shape: match view.kind {
-                BufferKind::Raw => BufferShape::Raw,
-                BufferKind::Structured { stride } => BufferShape::Structured { stride },
-                BufferKind::Typed { format } => BufferShape::Typed { format },
-            },
-            view_offset: view.byte_offset(),
-        }),
-        (Storage::Buffer(m), Descriptor::ConstantBuffer { offset, .. }) => Some(Shape::Buffer {
-            bytes: m.len(),
-            shape: BufferShape::Constant,
-            view_offset: *offset,
-        }),
-        _ => None,
-    }
-}
-
 fn read_entry(
     dir: &Path,
     e: &CaptureEntry,
@@ -711,7 +649,7 @@ fn read_entry(
         (Shape::Buffer { shape: s, .. }, f) => {
             let f = match (f, s) {
                 (Some(f), _) => f.clone(),
-                (None, BufferShape::Typed { format }) => vec![*format],
+                (None, BufferRead::Typed { format }) => vec![*format],
                 (None, _) => vec![Format::R32_UINT],
             };
             (f, Naming::Vector)
@@ -726,7 +664,7 @@ fn read_entry(
     if let (Shape::Buffer { shape: s, .. }, Layout::Buffer { bytes, offset, .. }) =
         (&shape, &layout)
     {
-        if let BufferShape::Structured { stride } = s
+        if let BufferRead::Structured { stride } = s
             && (eb > *stride || stride % eb != 0)
         {
             return Err(err(format!(

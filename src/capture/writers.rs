@@ -20,16 +20,16 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use super::layout::Target;
 use crate::exec::{Binding, Invocation, WriteSink, WriterMap};
 use crate::ir::{ResourceRange, Shader};
+use crate::job::ResourceAt;
 use crate::pipeline::{MergeObserver, MergeTarget, PixelLane};
 
 /// The descriptors of `shader` through which a run writes the resource at `target`: the
 /// element of each declared range that covers its register, or its heap slot.
-pub fn bindings_of(shader: &Shader, target: &Target) -> Vec<Binding> {
+pub fn bindings_of(shader: &Shader, target: &ResourceAt) -> Vec<Binding> {
     match target {
-        Target::Register(reg) => shader
+        ResourceAt::Register(reg) => shader
             .resources
             .iter()
             .enumerate()
@@ -45,10 +45,10 @@ pub fn bindings_of(shader: &Shader, target: &Target) -> Vec<Binding> {
                 element: reg.index - r.lower,
             })
             .collect(),
-        Target::Heap(i) => vec![Binding::ResourceHeap(*i)],
+        ResourceAt::Heap(i) => vec![Binding::ResourceHeap(*i)],
         // Render targets and depth are written by the output merger, not through a
         // descriptor (see the draw's pixel attribution).
-        Target::RenderTarget(_) | Target::DepthStencil => Vec::new(),
+        ResourceAt::RenderTarget(_) | ResourceAt::DepthStencil => Vec::new(),
     }
 }
 
@@ -324,7 +324,7 @@ mod tests {
         let s = parse_shader(text).unwrap();
         assert_eq!(s.resources[0].kind, ResourceKind::RawBuffer);
         let reg = |i| {
-            Target::Register(Register {
+            ResourceAt::Register(Register {
                 class: ResourceClass::Uav,
                 index: i,
                 space: 0,
@@ -339,7 +339,7 @@ mod tests {
         );
         assert!(bindings_of(&s, &reg(6)).is_empty());
         assert_eq!(
-            bindings_of(&s, &Target::Heap(5)),
+            bindings_of(&s, &ResourceAt::Heap(5)),
             vec![Binding::ResourceHeap(5)]
         );
 

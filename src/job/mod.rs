@@ -49,6 +49,7 @@ pub mod prepare;
 pub mod reflect;
 pub mod run;
 pub mod schema;
+pub mod table;
 pub mod targets;
 
 use std::path::{Path, PathBuf};
@@ -58,6 +59,7 @@ pub use draw_run::{DrawResult, DrawSummary, run_draw_job};
 pub use prepare::{CommandSummary, Finished, ListResult, ListSummary, Prepared, prepare};
 pub use run::{RunOptions, RunResult, Summary, run_job};
 pub use schema::JobFile;
+pub use table::{BufferRead, ResourceAt, ResourceData, ResourceRef};
 
 use crate::exec::ExecError;
 use crate::lower::LowerError;
