@@ -1,4 +1,4 @@
-//! The bodies of the job-file, capture-manifest, interpreter and draw-state fuzz targets
+//! The bodies of the job-file, capture-manifest, offload-pipeline, interpreter and draw-state fuzz targets
 //! as plain functions.
 //!
 //! The cargo-fuzz targets `job_file`, `capture_manifest`, `interpreter` and `draw_state`
@@ -87,6 +87,42 @@ tolerance = { ulp = 1 }
 nan = "any"
 "#;
 
+/// An offload test suite pipeline for `double.ir`, a seed for [`offload_pipeline`].
+pub const OFFLOAD_SEED: &str = "---
+Shaders:
+  - Stage: Compute
+    Entry: main
+Buffers:
+  - Name: In
+    Format: UInt32
+    Data: [ 0, 1, 2, 3, 4, 5, 6, 7 ]
+  - Name: Out
+    Format: UInt32
+    FillSize: 32
+  - Name: Want
+    Format: UInt32
+    Data: [ 1, 3, 5, 7, 9, 11, 13, 15 ]
+Results:
+  - Result: Double
+    Rule: BufferExact
+    Actual: Out
+    Expected: Want
+DescriptorSets:
+  - Resources:
+    - Name: In
+      Kind: StructuredBuffer
+      DirectXBinding:
+        Register: 0
+        Space: 0
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding:
+        Register: 0
+        Space: 0
+DispatchParameters:
+  DispatchGroupCount: [2, 1, 1]
+";
+
 /// The most memory a fuzzed job may ask for (its `max_memory` is lowered to this).
 pub const MAX_MEMORY: u64 = 16 << 20;
 
@@ -139,6 +175,19 @@ pub fn job_file(dir: &Path, data: &[u8]) {
     if let Ok(p) = dxlane::job::prepare(job, &opts) {
         let _ = p.execute(&opts);
     }
+}
+
+/// An offload pipeline made of the fuzzer's bytes, read and run on `double.ir` with one
+/// worker and a time limit (`dxlane offload`'s library half). Writes no file. Never
+/// panics.
+pub fn offload_pipeline(dir: &Path, data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let opts = dxlane::offload::OffloadOptions {
+        threads: Some(1),
+        max_seconds: Some(0.5),
+        ..Default::default()
+    };
+    let _ = dxlane::offload::run(&dir.join("p.yaml"), &text, &[dir.join("double.ir")], &opts);
 }
 
 /// A capture manifest made of the fuzzer's bytes: parsed on its own, then written into a

@@ -38,6 +38,7 @@ pub mod exec;
 pub mod ir;
 pub mod job;
 pub mod lower;
+pub mod offload;
 pub mod pipeline;
 pub mod raytracing;
 pub mod resources;

@@ -5,6 +5,7 @@ mod compare;
 mod debug;
 mod disasm;
 mod info;
+mod offload;
 mod run;
 mod shader_test;
 mod tessellate;
@@ -68,6 +69,10 @@ pub enum Command {
     /// with vkd3d-compiler (SM 4–5) and dxc (SM 6) (exit 0: no run failed, 1: a run
     /// failed, 2: a malformed file).
     ShaderTest(shader_test::ShaderTestArgs),
+    /// Run an offload test suite pipeline (PIPELINE.yaml SHADER…) as the suite's
+    /// `offloader` does, with dxlane as the device; `--api-query` describes the device
+    /// (exit 0: every result rule holds; 1: a rule failed or an error, as `offloader`).
+    Offload(offload::OffloadArgs),
     /// Run D3D's fixed-function tessellator on one patch's factors and print its domain
     /// points (with their f32 bits) and primitives (exit 0; 2: a bad command line).
     Tessellate(tessellate::TessellateArgs),
@@ -103,6 +108,7 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Command::Tessellate(args) => tessellate::run(&args),
         Command::Batch(args) => Ok(batch::run(&args)),
         Command::ShaderTest(args) => Ok(shader_test::run(&args)),
+        Command::Offload(args) => Ok(offload::run_cli(&args)),
     }
 }
 

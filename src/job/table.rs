@@ -104,6 +104,8 @@ pub struct ResourceRef<'a> {
     pub kind: String,
     /// Its storage.
     pub data: ResourceData<'a>,
+    /// Its UAV counter's value, when it has one.
+    pub counter: Option<u32>,
 }
 
 impl ResourceRef<'_> {
@@ -172,6 +174,7 @@ fn find<'a>(
             return Ok(ResourceRef {
                 kind: "render target".into(),
                 data: ResourceData::Texture(&rt.view.texture),
+                counter: None,
             });
         }
         (true, ResourceAt::DepthStencil) => {
@@ -179,6 +182,7 @@ fn find<'a>(
             return Ok(ResourceRef {
                 kind: "depth-stencil".into(),
                 data: ResourceData::Texture(&d.view.texture),
+                counter: None,
             });
         }
         (false, ResourceAt::RenderTarget(_) | ResourceAt::DepthStencil) => {
@@ -209,6 +213,7 @@ fn find<'a>(
     Ok(ResourceRef {
         kind: e.kind.describe(),
         data,
+        counter: e.counter.as_ref().map(|c| c.get()),
     })
 }
 

@@ -223,6 +223,14 @@ proptest! {
         nothing_escaped(d);
     }
 
+    /// Mutated offload pipelines: refused with a named error, or run.
+    #[test]
+    fn mutated_offload_pipelines_are_refused_or_run(ms in proptest::collection::vec(mutation(), 1..6)) {
+        let d = job_dir();
+        bodies::offload_pipeline(d, &apply(bodies::OFFLOAD_SEED, &ms));
+        nothing_escaped(d);
+    }
+
     /// Mutated draw jobs: refused or drawn, within their budgets.
     #[test]
     fn mutated_draw_jobs_are_refused_or_drawn(ms in proptest::collection::vec(mutation(), 1..6)) {

@@ -1,0 +1,443 @@
+//! `dxlane offload`: the offload test suite's pipelines (`tests/offload/*.test`, in the
+//! suite's own format) run through the command as the suite's lit would run them, their
+//! output checked by their `CHECK:` lines; then bad pipelines and command lines, each an
+//! error naming the file, line or option and exit status 1 (as `offloader`), never a
+//! panic; and `--api-query`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common;
+
+fn dxlane() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dxlane"))
+}
+
+/// A test file split as `split-file` splits it: `#--- name` or `//--- name` opens a
+/// file, `#--- end` closes the last; the rest is the lit part.
+fn split(text: &str) -> (Vec<(String, String)>, String) {
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut lit = String::new();
+    let mut current: Option<usize> = None;
+    for line in text.lines() {
+        let marker = line
+            .strip_prefix("#--- ")
+            .or_else(|| line.strip_prefix("//--- "));
+        match marker {
+            Some("end") => current = None,
+            Some(name) => {
+                files.push((name.trim().to_string(), String::new()));
+                current = Some(files.len() - 1);
+            }
+            None => match current {
+                Some(i) => {
+                    files[i].1.push_str(line);
+                    files[i].1.push('\n');
+                }
+                None => {
+                    lit.push_str(line);
+                    lit.push('\n');
+                }
+            },
+        }
+    }
+    (files, lit)
+}
+
+/// FileCheck's `CHECK:` and `CHECK-NEXT:` on `output`: each pattern, its whitespace
+/// runs matching any run of whitespace, found after the end of the previous match (on
+/// the same line or later; `CHECK-NEXT` on the line after the previous match's).
+fn file_check(output: &str, lit: &str) -> Result<(), String> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text: String = output.lines().map(|l| norm(l) + "\n").collect();
+    let mut cursor = 0usize;
+    for l in lit.lines() {
+        let l = l.trim_start_matches('#').trim();
+        let (next, pat) = if let Some(p) = l.strip_prefix("CHECK-NEXT:") {
+            (true, p)
+        } else if let Some(p) = l.strip_prefix("CHECK:") {
+            (false, p)
+        } else {
+            continue;
+        };
+        let pat = norm(pat);
+        let from = if next {
+            match text[cursor..].find('\n') {
+                Some(i) => cursor + i + 1,
+                None => return Err(format!("CHECK-NEXT: `{pat}`: no next line")),
+            }
+        } else {
+            cursor
+        };
+        let Some(i) = text[from..].find(&pat) else {
+            return Err(format!("CHECK: `{pat}` not found after byte {from}"));
+        };
+        if next && text[from..from + i].contains('\n') {
+            return Err(format!("CHECK-NEXT: `{pat}` is not on the next line"));
+        }
+        cursor = from + i + pat.len();
+    }
+    Ok(())
+}
+
+struct Case {
+    files: Vec<(String, String)>,
+    lit: String,
+}
+
+fn load(path: &Path) -> Case {
+    let (files, lit) = split(&std::fs::read_to_string(path).unwrap());
+    Case { files, lit }
+}
+
+/// Runs one test file: writes its files, compiles each HLSL file for the `-T` of its
+/// `%dxc_target` line, runs `dxlane offload` as its `%offloader` line says.
+fn run_case(name: &str, compiler: &std::ffi::OsStr) -> Result<(), String> {
+    let case = load(&common::root().join("tests/offload").join(name));
+    let dir = common::scratch().join("offload").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (n, text) in &case.files {
+        std::fs::write(dir.join(n), text).unwrap();
+    }
+    let run_lines: Vec<&str> = case
+        .lit
+        .lines()
+        .filter_map(|l| l.trim_start_matches('#').trim().strip_prefix("RUN:"))
+        .map(str::trim)
+        .collect();
+    let compile = run_lines
+        .iter()
+        .find(|l| l.starts_with("%dxc_target"))
+        .ok_or("no %dxc_target line")?;
+    let words: Vec<&str> = compile.split_whitespace().collect();
+    let profile = words
+        .windows(2)
+        .find(|w| w[0] == "-T")
+        .map(|w| w[1])
+        .ok_or("no -T")?;
+    let source = words
+        .iter()
+        .find(|w| w.ends_with(".hlsl"))
+        .and_then(|w| w.rsplit('/').next())
+        .ok_or("no source")?;
+    let program = dir.join("program.dxbc");
+    let out = Command::new(compiler)
+        .args(["-p", profile, "-o"])
+        .arg(&program)
+        .arg(dir.join(source))
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(format!("compile: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let offload = run_lines
+        .iter()
+        .find(|l| l.contains("%offloader"))
+        .ok_or("no %offloader line")?;
+    let expect_failure = offload.starts_with("not ");
+    let pipeline = offload
+        .split_whitespace()
+        .find(|w| w.ends_with(".yaml"))
+        .and_then(|w| w.rsplit('/').next())
+        .ok_or("no pipeline")?;
+    let out = dxlane()
+        .arg("offload")
+        .arg(dir.join(pipeline))
+        .arg(&program)
+        .args(["--threads", "2"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out.status.code();
+    if expect_failure != (code == Some(1)) || !(code == Some(0) || code == Some(1)) {
+        return Err(format!(
+            "exit {code:?} (expected {}):\n{stdout}\n{stderr}",
+            if expect_failure { 1 } else { 0 }
+        ));
+    }
+    let checked = if offload.contains("2>&1") {
+        stdout.clone() + &stderr
+    } else {
+        stdout.clone()
+    };
+    file_check(&checked, &case.lit).map_err(|e| format!("{e}\n--- output:\n{checked}"))
+}
+
+/// Every test file in `tests/offload` runs and matches its `CHECK:` lines.
+#[test]
+fn offload_suite_files_pass() {
+    let Some(compiler) = common::vkd3d_compiler("the offload pipelines") else {
+        return;
+    };
+    let mut names: Vec<String> = std::fs::read_dir(common::root().join("tests/offload"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".test"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6, "{names:?}");
+    let failures: Vec<String> = names
+        .iter()
+        .filter_map(|n| run_case(n, &compiler).err().map(|e| format!("{n}: {e}")))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The checker itself: a pattern that is not there fails, `CHECK-NEXT` wants the next
+/// line.
+#[test]
+fn the_checker_can_fail() {
+    let out = "a: 1\nb:   2\nc: 3\n";
+    assert!(file_check(out, "# CHECK: a: 1\n# CHECK-NEXT: b: 2\n").is_ok());
+    assert!(file_check(out, "# CHECK: a: 1\n# CHECK-NEXT: c: 3\n").is_err());
+    assert!(file_check(out, "# CHECK: c: 3\n# CHECK: a: 1\n").is_err());
+    assert!(file_check(out, "# CHECK: d\n").is_err());
+}
+
+fn pipeline_dir(name: &str) -> PathBuf {
+    let d = common::scratch().join("offload-bad").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::copy(
+        common::root().join("tests/jobs/double.ir"),
+        d.join("double.ir"),
+    )
+    .unwrap();
+    d
+}
+
+/// A pipeline for `tests/jobs/double.ir` (u0[i] = 2 t0[i] + 1, 8 threads).
+const DOUBLE: &str = "---
+Shaders:
+  - Stage: Compute
+    Entry: main
+Buffers:
+  - Name: In
+    Format: UInt32
+    Data: [ 0, 1, 2, 3, 4, 5, 6, 7 ]
+  - Name: Out
+    Format: UInt32
+    FillSize: 32
+  - Name: Want
+    Format: UInt32
+    Data: [ 1, 3, 5, 7, 9, 11, 13, 15 ]
+Results:
+  - Result: Double
+    Rule: BufferExact
+    Actual: Out
+    Expected: Want
+DescriptorSets:
+  - Resources:
+    - Name: In
+      Kind: StructuredBuffer
+      DirectXBinding:
+        Register: 0
+        Space: 0
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding:
+        Register: 0
+        Space: 0
+DispatchParameters:
+  DispatchGroupCount: [2, 1, 1]
+";
+
+fn offload(dir: &Path, yaml: &str, extra: &[&str]) -> (Option<i32>, String, String) {
+    std::fs::write(dir.join("p.yaml"), yaml).unwrap();
+    let out = dxlane()
+        .arg("offload")
+        .arg(dir.join("p.yaml"))
+        .arg(dir.join("double.ir"))
+        .args(["-api", "dx"])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The seed runs and its rule holds; each broken copy is refused with exit status 1 and
+/// a message naming the line or field (`offloader`'s exit status for every error).
+#[test]
+fn bad_pipelines_are_named_errors() {
+    let d = pipeline_dir("bad");
+    let (code, out, err) = offload(&d, DOUBLE, &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("Data:            [ 1, 3, 5, 7, 9, 11, 13, 15 ]"),
+        "{out}"
+    );
+    let cases: [(&str, &str, &str); 9] = [
+        (
+            "Format: UInt32\n    FillSize",
+            "Format: UInt33\n    FillSize",
+            "p.yaml:",
+        ),
+        ("DescriptorSets:", "DescriptorSet:", "DescriptorSet"),
+        (
+            "Name: Want\n",
+            "Name: Want\n    Bogus: 1\n",
+            "p.yaml:13: Buffers[2]: unknown field `Bogus`",
+        ),
+        (
+            "Actual: Out",
+            "Actual: Nothing",
+            "`Actual` buffer `Nothing` not found",
+        ),
+        ("Kind: StructuredBuffer", "Kind: Texture9D", "Texture9D"),
+        (
+            "Data: [ 0, 1, 2, 3, 4, 5, 6, 7 ]",
+            "Data: [ 0, 1, -2 ]",
+            "Data[2]",
+        ),
+        ("FillSize: 32", "FillSize: 9999999999999", "most a buffer"),
+        (
+            "Register: 0\n        Space: 0\n    - Name: Out",
+            "Register: 0\n        Space: 0\n    - Name: Missing",
+            "`Missing`: no buffer",
+        ),
+        (
+            "Rule: BufferExact",
+            "Rule: BufferFloatULP\n    ULPT: 1",
+            "Float16, Float32 or Float64",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(DOUBLE.contains(from), "{from}");
+        let (code, out, err) = offload(&d, &DOUBLE.replacen(from, to, 1), &[]);
+        assert_eq!(code, Some(1), "{to}: {out}{err}");
+        assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
+        assert!(err.starts_with("dxlane offload: error: "), "{err}");
+    }
+    // Two shaders named, one given; an API dxlane does not run; an unknown option.
+    let two = DOUBLE.replacen(
+        "Shaders:\n",
+        "Shaders:\n  - Stage: Compute\n    Entry: other\n",
+        1,
+    );
+    let (code, _, err) = offload(&d, &two, &[]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("expects 2 shader(s), 1 provided"), "{err}");
+    let (code, _, err) = offload(&d, DOUBLE, &["-api", "vk"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("Direct3D programs only"), "{err}");
+    let (code, _, err) = offload(&d, DOUBLE, &["-frobnicate"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("frobnicate"), "{err}");
+}
+
+/// `-r NAME -o FILE` writes the buffer as a PNG of its `OutputProps` size; `-quiet`
+/// prints nothing.
+#[test]
+fn image_and_quiet_outputs() {
+    let d = pipeline_dir("image");
+    let yaml = DOUBLE.replacen(
+        "    FillSize: 32\n",
+        "    FillSize: 32\n    OutputProps:\n      Height: 2\n      Width: 4\n      Depth: 1\n",
+        1,
+    );
+    let png = d.join("out.png");
+    let (code, out, err) = offload(&d, &yaml, &["-r", "Out", "-o", png.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let img = image::open(&png).unwrap().to_luma8();
+    assert_eq!(img.dimensions(), (4, 2));
+    // Out = 1, 3, …, 15: integers clamped to 0..255 as grey levels.
+    assert_eq!(img.get_pixel(3, 1).0, [15]);
+    let (code, out, _) = offload(&d, DOUBLE, &["-quiet"]);
+    assert_eq!(code, Some(0));
+    assert!(!out.contains("Buffers"), "{out}");
+}
+
+/// `--api-query` prints a device list the suite's lit configuration reads (`yaml`):
+/// DirectX, dxlane and its profile, the features lit turns into `Int16`, `Half`,
+/// `Double`, `Int64`.
+#[test]
+fn api_query_describes_dxlane() {
+    let out = dxlane()
+        .args(["offload", "--api-query", "--as-warp"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let d = &v["Devices"][0];
+    assert_eq!(d["API"].as_str(), Some("DirectX"));
+    let desc = d["Description"].as_str().unwrap();
+    assert!(
+        desc.contains("dxlane") && desc.contains("warp-1.0"),
+        "{desc}"
+    );
+    assert!(desc.contains("Microsoft Basic Render Driver"), "{desc}");
+    for f in [
+        "Native16BitShaderOpsSupported",
+        "DoublePrecisionFloatShaderOps",
+        "Int64ShaderOps",
+    ] {
+        assert_eq!(d["Features"][f].as_bool(), Some(true), "{f}");
+    }
+}
+
+/// A UAV with `HasCounter` starts its counter at 0 and prints it back as `Counter:`
+/// (the suite's `setCounters`); `HasCounter` on a view that has no counter is refused.
+#[test]
+fn counters_are_read_back() {
+    let d = pipeline_dir("counter");
+    std::fs::copy(
+        common::root().join("tests/offload/counter.ir"),
+        d.join("counter.ir"),
+    )
+    .unwrap();
+    let yaml = "---
+Shaders:
+  - Stage: Compute
+    Entry: main
+Buffers:
+  - Name: Log
+    Format: UInt32
+    ZeroInitSize: 16
+DescriptorSets:
+  - Resources:
+    - Name: Log
+      Kind: RWStructuredBuffer
+      HasCounter: true
+      DirectXBinding:
+        Register: 1
+        Space: 0
+";
+    std::fs::write(d.join("p.yaml"), yaml).unwrap();
+    let run = |yaml: &str| {
+        std::fs::write(d.join("p.yaml"), yaml).unwrap();
+        dxlane()
+            .arg("offload")
+            .arg(d.join("p.yaml"))
+            .arg(d.join("counter.ir"))
+            .args(["-api", "dx"])
+            .output()
+            .unwrap()
+    };
+    let out = run(yaml);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        file_check(
+            &text,
+            "# CHECK: Name: Log\n# CHECK-NEXT: Format: UInt32\n# CHECK-NEXT: Counter: 4\n"
+        )
+        .is_ok(),
+        "{text}"
+    );
+    let out = run(&yaml.replace("RWStructuredBuffer", "RWByteAddressBuffer"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`HasCounter` goes with RWStructuredBuffer")
+    );
+}
