@@ -43,13 +43,16 @@ use crate::resources::Memory;
 pub struct DrawSummary {
     /// The job file.
     pub job: String,
-    /// The vertex program.
+    /// The vertex program (in a mesh draw, the mesh program: its `stage` says which).
     pub vs: ProgramInfo,
     /// The pixel program.
     pub ps: Option<ProgramInfo>,
     /// The geometry program.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gs: Option<ProgramInfo>,
+    /// A mesh draw's amplification program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amplification: Option<ProgramInfo>,
     /// The draw's report: counts, stages' lane-instructions, times.
     pub draw: DrawReport,
     /// Seconds the draw took (wall clock).

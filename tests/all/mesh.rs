@@ -473,6 +473,35 @@ fn job_error(name: &str, text: &str) -> Option<String> {
     Some(r.err().unwrap_or_else(|| panic!("{name} ran")))
 }
 
+/// A mesh draw's summary names the mesh program (as the stage before the rasterizer)
+/// and counts its groups and lane-instructions.
+#[test]
+fn a_mesh_job_reports_its_stages() {
+    let Some(corpus) = crate::common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))
+    else {
+        eprintln!("SKIPPED mesh::a_mesh_job_reports_its_stages: no corpora");
+        return;
+    };
+    let dir = crate::common::scratch().join("mesh_jobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("summary.toml");
+    let text = format!(
+        "[program]\nms = \"{}\"\n[draw]\ndispatch_mesh = [2, 1, 1]\n{TARGET}",
+        corpus.join("mesh.dxil").display()
+    );
+    std::fs::write(&path, text).unwrap();
+    let job = dxlane::job::Job::load(&path).unwrap();
+    let r = dxlane::job::run_draw_job(job, &crate::common::run_options()).unwrap();
+    assert_eq!(r.summary.vs.stage, "mesh");
+    assert!(r.summary.amplification.is_none());
+    assert_eq!(r.summary.draw.mesh_groups, 2);
+    assert_eq!(r.summary.draw.primitives, 4);
+    // 32 threads per group, each running at least its entry block.
+    assert!(r.summary.draw.ms_lane_instructions >= 64);
+}
+
 const TARGET: &str = "[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\n\
 [[resource]]\nreg = \"b0\"\nkind = \"cbuffer\"\ndata = { f32 = [1.0, 0.0, 0.0, 0.0] }\n";
 
