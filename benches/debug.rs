@@ -123,6 +123,7 @@ fn main() {
             GroupHooks {
                 writes: None,
                 observe: Some((1, &mut rec)),
+                shared_init: &[],
             },
         )
         .unwrap();

@@ -139,7 +139,19 @@ impl<'a> Program<'a> {
         let locals: u64 = self.shader.locals.iter().map(|x| u64::from(x.bytes)).sum();
         let per_wave = (self.shader.num_regs as u64) * u64::from(self.wave_size) * 4
             + locals.div_ceil(4) * 4 * u64::from(self.wave_size);
-        per_wave * self.waves_per_group() as u64 + u64::from(self.shader.groupshared_bytes)
+        per_wave * self.waves_per_group() as u64 + 4 * self.group_words() as u64
+    }
+
+    /// Words of a group's memory: its group shared memory and, for a mesh or
+    /// amplification program, the bookkeeping and output arrays after it
+    /// ([`crate::ir::MeshRegion`]).
+    pub fn group_words(&self) -> usize {
+        let s = self.shader;
+        let shared = (s.groupshared_bytes as usize).div_ceil(4);
+        match s.mesh {
+            Some(m) => m.region(shared, self.layout.len(), s.output_words).end,
+            None => shared,
+        }
     }
 }
 
@@ -183,7 +195,7 @@ impl<const W: usize> Group<W> {
         Group {
             waves,
             lanes: masks,
-            shared: vec![0; (s.groupshared_bytes as usize).div_ceil(4)],
+            shared: vec![0; p.group_words()],
         }
     }
 
@@ -224,6 +236,10 @@ impl<const W: usize> Group<W> {
             w.reset(s.consts.len(), lanes, entry);
         }
         self.shared.fill(0);
+        // A mesh group's payload: the first words of its shared memory.
+        for (d, v) in self.shared.iter_mut().zip(hooks.shared_init) {
+            *d = *v;
+        }
         if let Some((t, obs)) = &mut observe
             && let Some(w) = self.waves.get(*t)
         {
@@ -282,6 +298,9 @@ pub struct GroupHooks<'a> {
     pub writes: Option<&'a dyn WriteSink>,
     /// The wave (index in the group: lane slots `i × wave size …`) to trace, and who hears it.
     pub observe: Option<(usize, &'a mut dyn WaveObserver)>,
+    /// Words the group's shared memory starts with (a mesh group's payload); the rest
+    /// starts zeroed.
+    pub shared_init: &'a [u32],
 }
 
 /// Runs thread groups of one [`Program`], one at a time; each worker thread has its own.
@@ -323,6 +342,19 @@ impl<'p> GroupRunner<'p> {
             Inner::W32(g) => g.run(p, group_id, hooks),
             Inner::W64(g) => g.run(p, group_id, hooks),
             Inner::W128(g) => g.run(p, group_id, hooks),
+        }
+    }
+
+    /// The last group's memory as it ended: group shared memory, then for a mesh or
+    /// amplification program its region ([`crate::ir::MeshRegion`]).
+    pub fn group_memory(&self) -> &[u32] {
+        match &self.inner {
+            Inner::W4(g) => &g.shared,
+            Inner::W8(g) => &g.shared,
+            Inner::W16(g) => &g.shared,
+            Inner::W32(g) => &g.shared,
+            Inner::W64(g) => &g.shared,
+            Inner::W128(g) => &g.shared,
         }
     }
 }

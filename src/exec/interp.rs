@@ -19,7 +19,7 @@ use super::wave::{
     Wave, WaveState, bin, bin64, cmp64, get64, lanes, narrow, quad, shift64, tri, tri64, un, un64,
     widen,
 };
-use super::{Ctx, arith, bits, control, convert, float, memory, resource, sample, wave_ops};
+use super::{Ctx, arith, bits, control, convert, float, memory, mesh, resource, sample, wave_ops};
 use crate::exec::budget::At;
 use crate::ir::{BlockId, InstId};
 
@@ -1014,6 +1014,31 @@ fn step<const W: usize>(
                     ex.store(regs, *d, v);
                 }
             }
+        }
+
+        // ---- mesh and amplification ----
+        Inst::MeshCounts {
+            vertices,
+            primitives,
+        } => mesh::counts(w, cx, shared, *vertices, *primitives),
+        Inst::MeshIndices { prim, v } => mesh::indices(w, cx, shared, *prim, v),
+        Inst::MeshVertexOut {
+            slot,
+            row,
+            rows,
+            vertex,
+            src,
+        } => mesh::output(w, cx, shared, true, *slot, (*row, *rows), *vertex, *src),
+        Inst::MeshPrimOut {
+            slot,
+            row,
+            rows,
+            prim,
+            src,
+        } => mesh::output(w, cx, shared, false, *slot, (*row, *rows), *prim, *src),
+        Inst::DispatchMesh { groups, payload } => {
+            mesh::dispatch(w, cx, shared, groups, *payload);
+            return Step::Barrier;
         }
 
         // ---- synchronisation and lane control ----

@@ -64,6 +64,7 @@ mod group;
 mod interp;
 pub mod jit;
 mod memory;
+mod mesh;
 pub mod observe;
 pub mod profile;
 mod resource;

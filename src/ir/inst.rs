@@ -1389,6 +1389,38 @@ instructions! {
     Cut "cut" { stream: u32 = N }
         [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
+    /// Mesh stage: `SetMeshOutputCounts(vertices, primitives)`. The group's counts are
+    /// the first active lane's of the first wave to call it (the mesh shader spec,
+    /// "SetMeshOutputCounts": "only the input values from the first active thread are
+    /// used"); every active lane is marked as having called it. Counts above the declared
+    /// maxima and a lane's second call are recorded as the group's fault (see
+    /// [`MeshRegion`](crate::ir::MeshRegion)). dx.op `SetMeshOutputCounts`.
+    MeshCounts "mesh_counts" { vertices: Reg = R, primitives: Reg = R }
+        [effects: yes, lanes: wave, result: bits, rules: [], handles: [], pairs: none],
+    /// Mesh stage: `indices[prim] = (v[0], v[1], v[2])` (`v[2]` is `_` for lines). A
+    /// lane that has not called `mesh_counts`, or a `prim` not below the primitive
+    /// count, records the group's fault instead. dx.op `EmitIndices`.
+    MeshIndices "mesh_indices" { prim: Reg = R, v: [Reg; 3] = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// Mesh stage: word `slot + 4·row` of vertex `vertex` `= src` (`row` `_` is 0; a row
+    /// not below `rows` writes nothing). Faults as [`Inst::MeshIndices`], against the
+    /// vertex count. dx.op `StoreVertexOutput`.
+    MeshVertexOut "mesh_vertex_out" { slot: u32 = N, row: Reg = R, rows: u32 = N, vertex: Reg = R, src: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// Mesh stage: word `slot + 4·row` of primitive `prim`'s per-primitive outputs
+    /// `= src`, as [`Inst::MeshVertexOut`]. dx.op `StorePrimitiveOutput`.
+    MeshPrimOut "mesh_primitive_out" { slot: u32 = N, row: Reg = R, rows: u32 = N, prim: Reg = R, src: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// Amplification stage: `DispatchMesh(groups[0], groups[1], groups[2], payload)`,
+    /// the payload being the shared memory at byte `payload`. The first active lane of
+    /// the first wave to call it gives the counts (the spec's "DispatchMesh intrinsic":
+    /// arguments are read from the first thread); every caller is counted, and the wave
+    /// then waits as at a group barrier (the call "implies a
+    /// GroupMemoryBarrierWithGroupSync()"). The pipeline reads the payload when the
+    /// group has ended. dx.op `DispatchMesh`.
+    DispatchMesh "dispatch_mesh" { groups: [Reg; 3] = R, payload: u32 = N }
+        [effects: yes, lanes: wave, result: bits, rules: [], handles: [], pairs: none],
+
     // ---- synchronisation and lane control ------------------------------------------------
     /// Memory barrier; with `group_sync`, every wave of the thread group reaches it before
     /// any passes it. DXBC `sync`, dx.op `Barrier`.

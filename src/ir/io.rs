@@ -117,6 +117,147 @@ pub struct GeometryState {
 }
 
 word_enum!(
+    /// What a mesh program's index outputs make (DXIL mesh state `OutputTopology`:
+    /// 1 line, 2 triangle; HLSL `[outputtopology("line" | "triangle")]`, the only two
+    /// the mesh shader spec allows, "outputtopology").
+    MeshTopology {
+        /// Each primitive is a line of two vertex indices.
+        Line = "line",
+        /// Each primitive is a triangle of three vertex indices.
+        Triangle = "triangle",
+    }
+);
+
+impl MeshTopology {
+    /// Vertex indices per primitive.
+    pub fn indices(self) -> u32 {
+        match self {
+            MeshTopology::Line => 2,
+            MeshTopology::Triangle => 3,
+        }
+    }
+}
+
+/// A mesh or amplification program's fixed state (DXIL's mesh state, tag 9, and
+/// amplification state, tag 10).
+///
+/// A mesh program writes its outputs into group-wide arrays rather than per-lane words:
+/// `max_vertices` vertices of the shader's `output_words` words each (laid out as any
+/// stage's outputs, `ir::io`'s words), `max_primitives` primitives of `primitive_words`
+/// words (the `primitive_outputs` elements) and `max_primitives` index tuples. Those
+/// arrays live in the thread group's memory after its group shared memory
+/// ([`MeshRegion`]), so they belong to the group as the spec's "shared output arrays"
+/// do, and every wave of the group writes the same ones.
+///
+/// The payload an amplification group passes to the mesh groups it launches is
+/// `payload_bytes` bytes of the amplification group's shared memory, and the first
+/// `payload_bytes` bytes of each mesh group's shared memory (filled before the group
+/// runs), both laid out by the module's data layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshState {
+    /// The output topology (mesh programs; amplification programs: `Triangle`, unused).
+    pub topology: MeshTopology,
+    /// The size of the `vertices` array: the most vertices a group outputs (at most 256).
+    pub max_vertices: u32,
+    /// The size of the `indices` and `primitives` arrays (at most 256).
+    pub max_primitives: u32,
+    /// Bytes of the payload (at most 16 KiB).
+    pub payload_bytes: u32,
+    /// Words per primitive of the per-primitive outputs.
+    pub primitive_words: u32,
+}
+
+/// The most vertices a mesh program may declare (mesh shader spec, "Amplification shader
+/// and Mesh shader": max output verts 256).
+pub const MAX_MESH_VERTICES: u32 = 256;
+/// The most primitives a mesh program may declare (same table: max output prims 256).
+pub const MAX_MESH_PRIMITIVES: u32 = 256;
+/// The most bytes of an amplification program's payload (same section: "must not exceed
+/// 16k bytes per instance").
+pub const MAX_MESH_PAYLOAD_BYTES: u32 = 16 * 1024;
+
+/// Where a mesh or amplification group's bookkeeping and output arrays sit in its
+/// memory, in words after its group shared memory (see [`MeshState`]).
+///
+/// The status words: 0 whether `SetMeshOutputCounts` ran, 1 and 2 its vertex and
+/// primitive counts, 3 the first broken rule ([`MeshFault`] code, 0 for none), 4 the
+/// value that broke it, 5 the flat thread index that broke it, 6 how many threads called
+/// `DispatchMesh`, 7 to 9 its group counts, 10 the payload's byte offset. Then one word per
+/// thread (whether it called `SetMeshOutputCounts`), the index tuples (three words per
+/// primitive), the vertices and the primitives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshRegion {
+    /// The first word (the group shared memory's word count).
+    pub base: usize,
+    /// The first per-thread word.
+    pub called: usize,
+    /// The first index word.
+    pub indices: usize,
+    /// The first vertex word.
+    pub vertices: usize,
+    /// The first primitive word.
+    pub primitives: usize,
+    /// One past the last word.
+    pub end: usize,
+}
+
+/// Status words of a [`MeshRegion`].
+pub const MESH_STATUS_WORDS: usize = 11;
+
+/// A broken mesh or amplification rule a group recorded (the status word 3 of its
+/// [`MeshRegion`]); the pipeline turns it into an error naming the group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeshFault {
+    /// `SetMeshOutputCounts` with more vertices than the program declares.
+    VerticesOverMax = 1,
+    /// `SetMeshOutputCounts` with more primitives than the program declares.
+    PrimitivesOverMax = 2,
+    /// A thread called `SetMeshOutputCounts` a second time.
+    CountsTwice = 3,
+    /// An output write by a thread that had not called `SetMeshOutputCounts`.
+    WriteBeforeCounts = 4,
+    /// A vertex output write at a vertex index not below the vertex count.
+    VertexIndex = 5,
+    /// A primitive output or index write at a primitive index not below the count.
+    PrimitiveIndex = 6,
+}
+
+impl MeshFault {
+    /// The fault of a status code.
+    pub fn from_code(code: u32) -> Option<MeshFault> {
+        Some(match code {
+            1 => MeshFault::VerticesOverMax,
+            2 => MeshFault::PrimitivesOverMax,
+            3 => MeshFault::CountsTwice,
+            4 => MeshFault::WriteBeforeCounts,
+            5 => MeshFault::VertexIndex,
+            6 => MeshFault::PrimitiveIndex,
+            _ => return None,
+        })
+    }
+}
+
+impl MeshState {
+    /// The region of a group of `threads` threads whose group shared memory is
+    /// `shared_words` words and whose vertices are `vertex_words` words each.
+    pub fn region(&self, shared_words: usize, threads: usize, vertex_words: u32) -> MeshRegion {
+        let called = shared_words + MESH_STATUS_WORDS;
+        let indices = called + threads;
+        let vertices = indices + 3 * self.max_primitives as usize;
+        let primitives = vertices + self.max_vertices as usize * vertex_words as usize;
+        let end = primitives + self.max_primitives as usize * self.primitive_words as usize;
+        MeshRegion {
+            base: shared_words,
+            called,
+            indices,
+            vertices,
+            primitives,
+            end,
+        }
+    }
+}
+
+word_enum!(
     /// The system value an element carries (D3D_NAME), or [`SysValue::None`] for an
     /// arbitrary semantic (`TEXCOORD0`, `COLOR`).
     SysValue {

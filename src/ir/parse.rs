@@ -7,7 +7,8 @@
 use super::ids::{BlockId, Reg};
 use super::inst::Inst;
 use super::io::{
-    GeometryState, GsInput, GsOutput, Interp, IoElement, NO_REGISTER, SysValue, parse_mask,
+    GeometryState, GsInput, GsOutput, Interp, IoElement, MeshState, MeshTopology, NO_REGISTER,
+    SysValue, parse_mask,
 };
 use super::operand::Operand;
 use super::shader::{
@@ -489,6 +490,26 @@ pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
                     max_vertices,
                     instances,
                     vertex_words,
+                });
+            }
+            "primitive_output" => shader.primitive_outputs.push(parse_io(&mut t)?),
+            "mesh" => {
+                t.expect("topology")?;
+                let topology = MeshTopology::parse(&mut t)?;
+                t.expect("max_vertices")?;
+                let max_vertices = t.number()?;
+                t.expect("max_primitives")?;
+                let max_primitives = t.number()?;
+                t.expect("payload_bytes")?;
+                let payload_bytes = t.number()?;
+                t.expect("primitive_words")?;
+                let primitive_words = t.number()?;
+                shader.mesh = Some(MeshState {
+                    topology,
+                    max_vertices,
+                    max_primitives,
+                    payload_bytes,
+                    primitive_words,
                 });
             }
             _ => return Err(t.error(format!("unknown header line `{w}`"))),

@@ -155,6 +155,16 @@ fn print(s: &Shader, f: &mut fmt::Formatter<'_>, locs: bool) -> fmt::Result {
             g.input, g.output, g.max_vertices, g.instances, g.vertex_words
         )?;
     }
+    if let Some(m) = s.mesh {
+        writeln!(
+            f,
+            "mesh topology {} max_vertices {} max_primitives {} payload_bytes {} primitive_words {}",
+            m.topology, m.max_vertices, m.max_primitives, m.payload_bytes, m.primitive_words
+        )?;
+    }
+    for e in &s.primitive_outputs {
+        writeln!(f, "primitive_output {e}")?;
+    }
     for (b, block) in s.blocks.iter().enumerate() {
         writeln!(f, "{}:", BlockId(b as u32))?;
         for i in block.start..block.end {

@@ -30,6 +30,13 @@
 //!    geometry shaders, its input vertices' words within `input_words`, `max_vertices`
 //!    ≤ 1024, 1 ≤ `instances` ≤ 32, and `max_vertices × instances` ≤ 1024 (D3D11's
 //!    limits; the last from `dcl_gsinstances`).
+//! 10. **Mesh and amplification.** The [`MeshState`](crate::ir::MeshState) only in mesh
+//!     and amplification shaders, which have it, with at most 256 vertices and 256
+//!     primitives and a payload of at most 16 KiB (the mesh shader spec's limits); the
+//!     output instructions (`mesh_counts`, `mesh_indices`, `mesh_vertex_out`,
+//!     `mesh_primitive_out`) only in mesh shaders, their words below `output_words` or
+//!     `primitive_words`; `dispatch_mesh` only in amplification shaders, its payload
+//!     inside group shared memory.
 
 use super::cfg::{self, Cfg, CfgError};
 use super::ids::{BlockId, InstId, Reg};
@@ -95,6 +102,7 @@ pub fn validate(s: &Shader) -> Result<(), ValidateError> {
     }
     io(s)?;
     check_geometry(s).map_err(ValidateError::Layout)?;
+    check_mesh(s).map_err(ValidateError::Layout)?;
     for (i, inst) in s.insts.iter().enumerate() {
         check_inst(s, inst).map_err(|message| ValidateError::Inst {
             inst: InstId(i as u32),
@@ -138,9 +146,11 @@ fn io(s: &Shader) -> Result<(), ValidateError> {
             "a compute shader has no stage inputs or outputs".into(),
         ));
     }
+    let prim_words = s.mesh.map_or(0, |m| m.primitive_words);
     for (what, elems, words) in [
         ("input", &s.inputs, s.input_words),
         ("output", &s.outputs, s.output_words),
+        ("primitive output", &s.primitive_outputs, prim_words),
     ] {
         for (i, e) in elems.iter().enumerate() {
             // The highest word the element uses: its last row's highest component.
@@ -172,6 +182,34 @@ pub const MAX_STREAMS: u32 = 4;
 pub const MAX_GS_VERTICES: u32 = 1024;
 /// The most `[instance(n)]` invocations per primitive (`D3D11_GS_MAX_INSTANCE_COUNT`).
 pub const MAX_GS_INSTANCES: u32 = 32;
+
+/// Invariant 10: the mesh state fits its stage.
+fn check_mesh(s: &Shader) -> Result<(), String> {
+    use super::io::{MAX_MESH_PAYLOAD_BYTES, MAX_MESH_PRIMITIVES, MAX_MESH_VERTICES};
+    let ms = matches!(s.stage, Stage::Mesh | Stage::Amplification);
+    let Some(m) = s.mesh else {
+        return match ms {
+            true => Err(format!("a {} shader without its mesh state", s.stage)),
+            false => Ok(()),
+        };
+    };
+    if !ms {
+        return Err(format!("mesh state in a {} shader", s.stage));
+    }
+    if m.max_vertices > MAX_MESH_VERTICES || m.max_primitives > MAX_MESH_PRIMITIVES {
+        return Err(format!(
+            "{} vertices and {} primitives: at most {MAX_MESH_VERTICES} and {MAX_MESH_PRIMITIVES}",
+            m.max_vertices, m.max_primitives
+        ));
+    }
+    if m.payload_bytes > MAX_MESH_PAYLOAD_BYTES {
+        return Err(format!(
+            "a payload of {} bytes: at most {MAX_MESH_PAYLOAD_BYTES}",
+            m.payload_bytes
+        ));
+    }
+    Ok(())
+}
 
 /// Invariant 9: the geometry state fits its stage and its words.
 fn check_geometry(s: &Shader) -> Result<(), String> {
@@ -420,6 +458,33 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
             if *stream >= MAX_STREAMS {
                 return Err(format!(
                     "stream {stream}: a geometry shader has {MAX_STREAMS}"
+                ));
+            }
+        }
+        Inst::MeshCounts { .. } | Inst::MeshIndices { .. } if s.stage != Stage::Mesh => {
+            return Err("a mesh output outside a mesh shader".into());
+        }
+        Inst::MeshVertexOut { slot, rows, .. } | Inst::MeshPrimOut { slot, rows, .. } => {
+            let words = match (inst, s.mesh) {
+                (_, None) => return Err("a mesh output outside a mesh shader".into()),
+                (Inst::MeshVertexOut { .. }, _) => s.output_words,
+                (_, Some(m)) => m.primitive_words,
+            };
+            if s.stage != Stage::Mesh {
+                return Err("a mesh output outside a mesh shader".into());
+            }
+            if !words_fit(*slot, *rows, words) {
+                return Err(format!("output words {slot} + 4 × {rows} rows of {words}"));
+            }
+        }
+        Inst::DispatchMesh { payload, .. } => {
+            let Some(m) = s.mesh.filter(|_| s.stage == Stage::Amplification) else {
+                return Err("dispatch_mesh outside an amplification shader".into());
+            };
+            if u64::from(*payload) + u64::from(m.payload_bytes) > u64::from(s.groupshared_bytes) {
+                return Err(format!(
+                    "a payload of {} bytes at byte {payload} of {} bytes of group shared memory",
+                    m.payload_bytes, s.groupshared_bytes
                 ));
             }
         }

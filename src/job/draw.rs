@@ -26,6 +26,8 @@
 //! alpha_to_coverage = false
 //! independent_blend = false       # false: [[draw.blend]] #1 applies to every target
 //! strip_cut = false               # 0xffff / 0xffffffff restart strips
+//! dispatch_mesh = [1, 1, 1]       # a mesh draw instead: DispatchMesh's thread groups, with
+//!                                 # [program] ms (and as); no input-assembler keys then
 //!
 //! [[draw.vertex_buffer]]          # slot, stride, offset (bytes skipped), data
 //! [[draw.input_element]]          # semantic, index, format, slot, offset ("append"), instance_step
@@ -89,6 +91,9 @@ pub struct DrawSection {
     pub topology: Option<String>,
     /// Vertices per instance (non-indexed draws).
     pub vertex_count: Option<u32>,
+    /// A mesh draw: `DispatchMesh(x, y, z)` thread groups of the amplification program
+    /// (`[program] as`) when there is one, else of the mesh program (`[program] ms`).
+    pub dispatch_mesh: Option<[u32; 3]>,
     /// Indices per instance (indexed draws).
     pub index_count: Option<u32>,
     /// Instances (default 1).

@@ -34,7 +34,7 @@ use super::{Job, JobError, data, reflect};
 use crate::ir::{Shader, Stage};
 use crate::pipeline::state::*;
 use crate::pipeline::{
-    Bindings, DrawError, DrawField, DrawReport, DrawState, DrawWork, StageTimes, Work,
+    Bindings, DrawError, DrawField, DrawReport, DrawState, DrawWork, MeshWork, StageTimes, Work,
 };
 use crate::resources::Memory;
 
@@ -43,13 +43,16 @@ use crate::resources::Memory;
 pub struct DrawSummary {
     /// The job file.
     pub job: String,
-    /// The vertex program.
+    /// The vertex program (in a mesh draw, the mesh program: its `stage` says which).
     pub vs: ProgramInfo,
     /// The pixel program.
     pub ps: Option<ProgramInfo>,
     /// The geometry program.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gs: Option<ProgramInfo>,
+    /// A mesh draw's amplification program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amplification: Option<ProgramInfo>,
     /// The draw's report: counts, stages' lane-instructions, times.
     pub draw: DrawReport,
     /// Seconds the draw took (wall clock).
@@ -86,6 +89,61 @@ impl DrawResult {
             1
         }
     }
+}
+
+/// Checks a mesh draw's `[program]` and `[draw]` keys: a mesh program, no vertex or
+/// geometry program and no input assembler state (the mesh shader spec's
+/// "CreatePipelineState": IA disabled, no VS, GS, HS or DS), and a grid within
+/// `DispatchMesh`'s limits.
+fn check_mesh_draw(
+    p: &super::schema::ProgramSection,
+    d: &d::DrawSection,
+    groups: [u32; 3],
+) -> Result<(), JobError> {
+    let program = |message: &str| JobError::Section {
+        section: "[program]",
+        message: message.into(),
+    };
+    if p.ms.is_none() {
+        return Err(program(
+            "a mesh draw (`draw.dispatch_mesh`) needs `ms` (the mesh program's file, relative to the job file)",
+        ));
+    }
+    if p.vs.is_some() {
+        return Err(program(
+            "a mesh draw (`draw.dispatch_mesh`) has no vertex stage: give `ms` (and optionally `as`), not `vs`",
+        ));
+    }
+    if p.gs.is_some() {
+        return Err(program(
+            "a mesh draw (`draw.dispatch_mesh`) has no geometry stage: remove `gs`",
+        ));
+    }
+    let ia = [
+        ("vertex_count", d.vertex_count.is_some()),
+        ("index_count", d.index_count.is_some()),
+        ("instance_count", d.instance_count.is_some()),
+        ("topology", d.topology.is_some()),
+        ("index_buffer", d.index_buffer.is_some()),
+        ("vertex_buffer", !d.vertex_buffer.is_empty()),
+        ("input_element", !d.input_element.is_empty()),
+    ];
+    if let Some((key, _)) = ia.iter().find(|(_, set)| *set) {
+        return Err(draw_err(
+            "[draw]",
+            format!(
+                "`{key}` with `dispatch_mesh`: a mesh draw has no input assembler (its programs make the primitives)"
+            ),
+        ));
+    }
+    let who = if p.amplification.is_some() {
+        "`draw.dispatch_mesh` (amplification groups)"
+    } else {
+        "`draw.dispatch_mesh` (mesh groups)"
+    };
+    crate::pipeline::amplification::check_grid(groups, who)
+        .map_err(|e| draw_err("[draw]", e.to_string()))?;
+    Ok(())
 }
 
 fn program(
@@ -192,16 +250,35 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
             message: "a draw runs `vs` and `ps`, not `cs`".into(),
         });
     }
-    let Some(vs_path) = &p.vs else {
+    let mesh_groups = dsec.dispatch_mesh;
+    if let Some(groups) = mesh_groups {
+        check_mesh_draw(p, &dsec, groups)?;
+    } else if p.ms.is_some() || p.amplification.is_some() {
         return Err(JobError::Section {
             section: "[program]",
-            message: "missing `vs` (the vertex program's file, relative to the job file)".into(),
+            message: "`ms` and `as` run in a mesh draw: give `draw.dispatch_mesh = [x, y, z]`"
+                .into(),
         });
+    }
+    let (vs_key, vs_stage, vs_path) = match (&p.vs, &p.ms) {
+        (_, Some(ms)) if mesh_groups.is_some() => ("ms", Stage::Mesh, ms),
+        (Some(vs), _) => ("vs", Stage::Vertex, vs),
+        _ => {
+            return Err(JobError::Section {
+                section: "[program]",
+                message: "missing `vs` (the vertex program's file, relative to the job file)"
+                    .into(),
+            });
+        }
     };
     let o = &job.file.options;
     let mut plan = resolve_plan(&job, opts)?;
     let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
-    let (vs, vs_info) = program(&job, "vs", vs_path, Stage::Vertex)?;
+    let (vs, vs_info) = program(&job, vs_key, vs_path, vs_stage)?;
+    let amplification = match &p.amplification {
+        Some(path) => Some(program(&job, "as", path, Stage::Amplification)?),
+        None => None,
+    };
     let ps = match &p.ps {
         Some(path) => Some(program(&job, "ps", path, Stage::Pixel)?),
         None => None,
@@ -224,12 +301,16 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         Some((s, _)) => Some(reflect::check(s, &bound)?),
         None => None,
     };
+    let as_fit = match &amplification {
+        Some((s, _)) => Some(reflect::check(s, &bound)?),
+        None => None,
+    };
     let mut warnings = merge_warnings(
         vs_fit.warnings.clone(),
         ps_fit.as_ref().map(|f| f.warnings.clone()),
     );
-    if let Some(g) = &gs_fit {
-        // A binding only the geometry program uses is used.
+    for g in gs_fit.iter().chain(&as_fit) {
+        // A binding only the geometry (or amplification) program uses is used.
         warnings.retain(|w| !w.contains("this binding is not used") || g.warnings.contains(w));
     }
 
@@ -327,7 +408,15 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     // `max_memory` leaves once its resources, buffers and targets are held.
     plan.limits.max_memory_bytes = plan.limits.max_memory_bytes.min(memory.left());
     let summary = summary_place(&job, opts, &gate)?;
-    let args = d::args(&dsec)?;
+    let args = match mesh_groups {
+        // A mesh draw assembles no vertices (`pipeline::ms` makes its primitives).
+        Some(_) => DrawArgs {
+            vertex_count: 0,
+            instance_count: 1,
+            ..DrawArgs::default()
+        },
+        None => d::args(&dsec)?,
+    };
     let empty = Bindings::default();
     let ps_bindings = ps_fit.as_ref().map_or(&empty, |f| &f.bindings);
     let mut state = DrawState::new(
@@ -375,6 +464,16 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         programs.push(info);
         (s, gs_bindings)
     });
+    let mesh = mesh_groups.map(|groups| {
+        let amplification = amplification.map(|(s, info)| {
+            programs.push(info);
+            (s, as_fit.map(|f| f.bindings).unwrap_or_default())
+        });
+        MeshWork {
+            amplification,
+            groups,
+        }
+    });
     Ok(Prepared {
         work: Work::Draw(Box::new(DrawWork {
             vs,
@@ -384,6 +483,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
             gs,
             fixed,
             args,
+            mesh,
         })),
         plan,
         programs,

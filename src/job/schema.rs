@@ -50,6 +50,11 @@ pub struct ProgramSection {
     pub ps: Option<PathBuf>,
     /// Geometry program (draws): between the vertex program and the rasterizer.
     pub gs: Option<PathBuf>,
+    /// Mesh program (mesh draws, `draw.dispatch_mesh`): replaces the vertex stage.
+    pub ms: Option<PathBuf>,
+    /// Amplification program (mesh draws, optional): launches the mesh groups.
+    #[serde(rename = "as")]
+    pub amplification: Option<PathBuf>,
     /// Entry point name (libraries, several entry points).
     pub entry: Option<String>,
 }

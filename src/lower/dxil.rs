@@ -1,15 +1,16 @@
 //! DXIL (Shader Model 6) → IR.
 //!
-//! Owns: lowering the entry function of a compute, vertex or pixel program (`cs_6_x`,
-//! `vs_6_x`, `ps_6_x`, or a library entry of those kinds) to an
+//! Owns: lowering the entry function of a compute, vertex, pixel, mesh or amplification
+//! program (`cs_6_x`, `vs_6_x`, `ps_6_x`, `ms_6_x`, `as_6_x`, or a library entry of those
+//! kinds) to an
 //! [`ir::Shader`](crate::ir::Shader): the header (stage, thread group, `[WaveSize]`,
 //! fp32 denormal mode, `[earlydepthstencil]`, resource ranges, heap use), the vertex and
 //! pixel signatures as input and output words (`stage`), SSA values as registers,
 //! LLVM's instructions, control flow with phis as parallel copies on edges, memory
 //! (allocas, group shared and constant globals) and every `dx.op` operation those
 //! stages can use. Everything else is refused at load time with
-//! [`LowerError::Unsupported`] naming it and where it is; geometry, hull, domain, mesh,
-//! amplification, ray-tracing and node programs are refused with the stage's name.
+//! [`LowerError::Unsupported`] naming it and where it is; geometry, hull, domain,
+//! ray-tracing and node programs are refused with the stage's name.
 //!
 //! Does not own: decoding (see [`crate::dxil`]), the IR's layout and validation (the
 //! [`Builder`]), or what instructions do (`exec`).
@@ -17,7 +18,8 @@
 //! The pieces: `layout` (type sizes and leaves), `resources` (ranges and handle kinds),
 //! `func` (values, core instructions, control flow), `memory` (pointers and memory
 //! analysis), `ops` (`dx.op` calls), `stage` (signatures, stage inputs and outputs, the
-//! pixel pipeline's operations), `copies` (parallel copies).
+//! pixel pipeline's operations), `mesh` (mesh and amplification state and operations),
+//! `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
 //! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
@@ -72,6 +74,7 @@ mod copies;
 mod func;
 mod layout;
 mod memory;
+mod mesh;
 mod ops;
 mod resources;
 mod stage;
@@ -146,6 +149,8 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         "cs" => Stage::Compute,
         "vs" => Stage::Vertex,
         "ps" => Stage::Pixel,
+        "ms" => Stage::Mesh,
+        "as" => Stage::Amplification,
         other => {
             return Err(LowerError::Unsupported {
                 what: stage_refusal(other),
@@ -180,10 +185,10 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         let s = b.shader_mut();
         s.entry = entry.name.clone();
         s.thread_group = match (stage, entry.num_threads()) {
-            (Stage::Compute, Some(n)) => n,
-            (Stage::Compute, None) => {
+            (Stage::Compute | Stage::Mesh | Stage::Amplification, Some(n)) => n,
+            (Stage::Compute | Stage::Mesh | Stage::Amplification, None) => {
                 return Err(LowerError::Invalid {
-                    message: "a compute program without [numthreads]".into(),
+                    message: format!("a {stage} program without [numthreads]"),
                     location,
                 });
             }
@@ -197,10 +202,21 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         };
         s.early_depth_stencil = stage == Stage::Pixel && early_depth_stencil(entry);
     }
-    let io = if stage == Stage::Compute {
-        stage::Io::compute()
-    } else {
-        stage::Io::lay_out(stage, entry.signatures.as_ref(), b.shader_mut())?
+    let io = match stage {
+        Stage::Compute => stage::Io::compute(),
+        Stage::Mesh | Stage::Amplification => {
+            let m = mesh::state(stage, entry, &location)?;
+            let s = b.shader_mut();
+            s.mesh = Some(m);
+            if stage == Stage::Mesh {
+                // The payload is the first bytes of group shared memory (`mesh`).
+                s.groupshared_bytes = m.payload_bytes.div_ceil(4) * 4;
+                stage::Io::lay_out_mesh(entry.signatures.as_ref(), s)?
+            } else {
+                stage::Io::no_signatures(stage)
+            }
+        }
+        _ => stage::Io::lay_out(stage, entry.signatures.as_ref(), b.shader_mut())?,
     };
     let mut ranges = Vec::new();
     if let Some(res) = entry.resources.as_ref().or(md.resources.as_ref()) {
@@ -281,7 +297,9 @@ fn lower_entry(
         io,
     };
     let s = lower_function(fl)?;
-    if stage != Stage::Compute && s.groupshared_bytes > 0 {
+    if !matches!(stage, Stage::Compute | Stage::Mesh | Stage::Amplification)
+        && s.groupshared_bytes > 0
+    {
         return Err(LowerError::Invalid {
             message: format!("group shared memory in a {stage} shader"),
             location: format!("function @{}", f.name),
@@ -335,8 +353,6 @@ pub fn stage_refusal(kind: &str) -> String {
             .into(),
         "hs" => "hull shader stage (the pipeline has no tessellation stages)".into(),
         "ds" => "domain shader stage (the pipeline has no tessellation stages)".into(),
-        "ms" => "mesh shader stage (the pipeline has no mesh stages)".into(),
-        "as" => "amplification shader stage (the pipeline has no mesh stages)".into(),
         "raygeneration" => format!("ray generation shader stage {rt}"),
         "intersection" => format!("intersection shader stage {rt}"),
         "anyhit" => format!("any hit shader stage {rt}"),

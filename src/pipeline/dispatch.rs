@@ -380,13 +380,21 @@ pub fn dispatch_with(
                     let observe = slot
                         .as_mut()
                         .map(|o| (wave, &mut **o as &mut dyn WaveObserver));
-                    r.run_with(id, GroupHooks { writes, observe })
+                    r.run_with(
+                        id,
+                        GroupHooks {
+                            writes,
+                            observe,
+                            shared_init: &[],
+                        },
+                    )
                 }
                 _ if writes.is_some() => runner.run_with(
                     id,
                     GroupHooks {
                         writes,
                         observe: None,
+                        shared_init: &[],
                     },
                 ),
                 _ => runner.run(id),

@@ -92,6 +92,7 @@ use super::clip::{self, ClipSetup, Clipped, Weights};
 use super::gs;
 use super::ia::{self, Element, PrimKind};
 use super::link::{self, LinkError, Linked};
+use super::ms;
 use super::om::tile::OutputMerger;
 use super::om::{self, TargetClass};
 use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
@@ -104,7 +105,7 @@ use super::trace::{Hook, TraceProgram};
 use super::vs::{self, VertexJob, VertexOutputs};
 use crate::exec::jit::Engine;
 use crate::exec::{DescriptorTable, ExecError, RunBudget, StageProgram, WriteSink};
-use crate::ir::{ComponentType, Shader};
+use crate::ir::{ComponentType, MeshTopology, Shader};
 use crate::resources::Format;
 
 // The paths these types had when they were defined here.
@@ -183,6 +184,22 @@ pub struct DrawReport {
     /// Lane-instructions of the geometry stage (0 without a geometry program).
     #[serde(skip_serializing_if = "is_zero")]
     pub gs_lane_instructions: u64,
+    /// Mesh draws: amplification groups run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub amplification_groups: u64,
+    /// Mesh draws: lane-instructions of the amplification stage.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub as_lane_instructions: u64,
+    /// Mesh draws: mesh groups run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub mesh_groups: u64,
+    /// Mesh draws: lane-instructions of the mesh stage.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ms_lane_instructions: u64,
+    /// Mesh draws: primitives culled by `SV_CullPrimitive` or dropped for a vertex index
+    /// past the group's vertex count.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub mesh_primitives_discarded: u64,
     /// Lanes per wave.
     pub wave_size: u32,
     /// Worker threads.
@@ -558,9 +575,18 @@ pub fn draw_charged(
             message: e.message,
         })?;
     if let Some((gs, _)) = s.gs {
+        if s.mesh.is_some() {
+            return Err(state_err(
+                DrawField::Programs,
+                "a mesh draw has no geometry stage (mesh shader spec, \"CreatePipelineState\": no VS, GS, HS or DS)",
+            ));
+        }
         check_gs_topology(gs, s.topology)?;
     }
-    let linked = link::link_with(&layout, s.vs, s.gs.map(|g| g.0), s.ps)?;
+    let linked = match &s.mesh {
+        Some(m) => ms::link(m.ms.0, s.ps)?,
+        None => link::link_with(&layout, s.vs, s.gs.map(|g| g.0), s.ps)?,
+    };
     let viewport = s
         .viewport
         .unwrap_or(Viewport::full(targets.width, targets.height));
@@ -597,14 +623,20 @@ pub fn draw_charged(
         &s.vs_bindings.resource_heap,
         &s.vs_bindings.sampler_heap,
     )?;
-    let vs_program = StageProgram::new(
-        s.vs,
-        vs_table,
-        opts.plan.profile.clone(),
-        opts.plan.limits,
-        vs_batch,
-    )?
-    .with_engine(opts.plan.engine);
+    // A mesh draw runs no vertex program (`ms`).
+    let vs_program = match s.mesh {
+        Some(_) => None,
+        None => Some(
+            StageProgram::new(
+                s.vs,
+                vs_table,
+                opts.plan.profile.clone(),
+                opts.plan.limits,
+                vs_batch,
+            )?
+            .with_engine(opts.plan.engine),
+        ),
+    };
     // The geometry program runs its lanes one wave at a time (`gs`).
     let gs_program = match s.gs {
         Some((gs, bindings)) => {
@@ -756,9 +788,10 @@ pub fn draw_charged(
     let mut gs_out = VertexOutputs::default();
     let mut gs_in: Vec<gs::GsPrimitive> = Vec::new();
     let mut gs_prims: Vec<gs::GsOut> = Vec::new();
-    let kind = match gs_state {
-        Some((g, _)) => gs::out_kind(g.output),
-        None => ia::prim_kind(s.topology),
+    let kind = match (&s.mesh, gs_state) {
+        (Some(m), _) => ms::prim_kind(m.ms.0.mesh.map_or(MeshTopology::Triangle, |x| x.topology)),
+        (None, Some((g, _))) => gs::out_kind(g.output),
+        (None, None) => ia::prim_kind(s.topology),
     };
     let clip_setup = ClipSetup::new(
         viewport.top_left_x,
@@ -794,7 +827,56 @@ pub fn draw_charged(
         most_prims.saturating_add((limit - memory.used) / std::mem::size_of::<Prim>() as u64);
     let mut prim_overflow = false;
     let mut refused = false;
+    // A mesh draw: the amplification and mesh groups make the primitives (`ms`).
+    let mut mesh_out = VertexOutputs::default();
+    if let Some(m) = &s.mesh {
+        let mut mesh_prims = Vec::new();
+        let st = ms::shade(
+            m,
+            plan,
+            budget,
+            &mut |what, bytes| memory.take(what, bytes),
+            &mut mesh_out,
+            &mut mesh_prims,
+        )?;
+        report.amplification_groups = st.amplification_groups;
+        report.as_lane_instructions = st.amplification_lane_instructions;
+        report.mesh_groups = st.mesh_groups;
+        report.ms_lane_instructions = st.mesh_lane_instructions;
+        report.mesh_primitives_discarded = st.culled + st.dropped;
+        report.primitives = st.primitives;
+        memory.take(
+            "the mesh stage's primitives",
+            bytes_of::<Prim>(mesh_prims.len() as u64),
+        )?;
+        for p in &mesh_prims {
+            if prims.try_reserve(8).is_err() {
+                refused = true;
+                break;
+            }
+            let before = prims.len();
+            setup_primitive(
+                &setup_state,
+                &clip_setup,
+                &viewport,
+                &linked,
+                &mesh_out,
+                kind,
+                p.v,
+                p.id,
+                &mut prims,
+            );
+            report.primitives_rasterized += (prims.len() - before) as u64;
+            if prims.len() as u64 > max_prims.saturating_add(mesh_prims.len() as u64) {
+                prim_overflow = true;
+                break;
+            }
+        }
+    }
     for instance in 0..shaded_instances {
+        let Some(vs_program) = vs_program.as_ref() else {
+            break;
+        };
         budget.check().map_err(|spent| {
             budget.error(
                 spent,
@@ -827,7 +909,7 @@ pub fn draw_charged(
             _ => None,
         };
         report.vs_lane_instructions += vs::shade(
-            &vs_program,
+            vs_program,
             &job,
             threads,
             &mut outputs,
@@ -968,7 +1050,9 @@ pub fn draw_charged(
     let stage = PixelStage {
         link: &linked,
         prims: &prims,
-        vertices: if gs_program.is_some() {
+        vertices: if s.mesh.is_some() {
+            &mesh_out
+        } else if gs_program.is_some() {
             &gs_out
         } else {
             &outputs
@@ -1006,7 +1090,7 @@ pub fn draw_charged(
     report.times.output_merger = om;
     // After the draw, so that the reports count what the region code ran.
     for (stage, r) in [
-        ("vs", vs_program.jit_report()),
+        ("vs", vs_program.as_ref().and_then(|p| p.jit_report())),
         ("gs", gs_program.as_ref().and_then(|p| p.jit_report())),
         ("ps", ps_program.as_ref().and_then(|p| p.jit_report())),
     ] {

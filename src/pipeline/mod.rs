@@ -4,7 +4,8 @@
 //! Owns: how a dispatch's threads are laid out in waves and quads and spread over worker
 //! threads ([`dispatch`](fn@dispatch)); the draw state in Direct3D 12's vocabulary ([`state`]) and
 //! the pipeline's stages, one module each, as D3D names them — input assembly ([`ia`]),
-//! the vertex stage ([`vs`]), the geometry stage ([`gs`]), stage linking ([`link`]), clipping ([`clip`]), primitive
+//! the vertex stage ([`vs`]), the geometry stage ([`gs`]), the amplification and mesh
+//! stages ([`amplification`], [`ms`]), stage linking ([`link`]), clipping ([`clip`]), primitive
 //! setup ([`setup`]), the rasterizer ([`raster`]), attribute interpolation
 //! ([`interp`]), the pixel stage ([`ps`]) and the output merger ([`om`]) — run by
 //! [`draw()`](fn@draw) ([`draw`](mod@draw): the orchestration), with the screen cut into
@@ -14,6 +15,7 @@
 //! ([`commands`]). Does not own: executing waves
 //! (`exec`) or resource storage (`resources`).
 
+pub mod amplification;
 pub mod bin;
 pub mod clip;
 pub mod commands;
@@ -23,6 +25,7 @@ pub mod gs;
 pub mod ia;
 pub mod interp;
 pub mod link;
+pub mod ms;
 pub mod om;
 pub mod plan;
 pub mod ps;
@@ -45,7 +48,7 @@ pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;
 pub use trace::{TraceAt, TraceWave, Traced};
 pub use work::{
-    DispatchWork, DrawWork, Hooks, LanePlace, LaneSelect, LocateError, Work, WorkReport,
+    DispatchWork, DrawWork, Hooks, LanePlace, LaneSelect, LocateError, MeshWork, Work, WorkReport,
 };
 
 /// Programs the pipeline's unit tests draw with.

@@ -629,8 +629,13 @@ impl Default for DrawArgs {
 /// set what differs.
 #[derive(Clone)]
 pub struct DrawState<'a> {
-    /// The vertex program.
+    /// The vertex program; in a mesh draw ([`DrawState::mesh`]) it is not run, and is
+    /// the mesh program by convention.
     pub vs: &'a Shader,
+    /// A mesh draw (`DispatchMesh` with a mesh pipeline): the mesh and amplification
+    /// programs and the grid, which replace the input assembler and the vertex and
+    /// geometry stages (`None`: a vertex-pipeline draw).
+    pub mesh: Option<super::ms::MeshDraw<'a>>,
     /// The pixel program (`None`: depth and stencil only).
     pub ps: Option<&'a Shader>,
     /// The geometry program and its resources (`None`: the vertex program's outputs go
@@ -683,6 +688,7 @@ impl<'a> DrawState<'a> {
     ) -> DrawState<'a> {
         DrawState {
             vs,
+            mesh: None,
             ps,
             gs: None,
             vs_bindings,
@@ -762,6 +768,7 @@ impl FixedState {
         let f = self.clone();
         DrawState {
             vs,
+            mesh: None,
             ps,
             gs: None,
             vs_bindings,

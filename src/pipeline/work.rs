@@ -68,6 +68,18 @@ pub struct DrawWork {
     pub fixed: FixedState,
     /// `DrawInstanced` / `DrawIndexedInstanced` arguments.
     pub args: DrawArgs,
+    /// A mesh draw: `vs` is then the mesh program and `vs_bindings` its bindings (see
+    /// [`DrawState::mesh`]).
+    pub mesh: Option<MeshWork>,
+}
+
+/// The mesh part of a [`DrawWork`]: the amplification program and the grid.
+#[derive(Debug, Clone)]
+pub struct MeshWork {
+    /// The amplification program and its bindings, when the pipeline has one.
+    pub amplification: Option<(Shader, Bindings)>,
+    /// `DispatchMesh`'s thread groups.
+    pub groups: [u32; 3],
 }
 
 impl DrawWork {
@@ -80,6 +92,11 @@ impl DrawWork {
             &self.ps_bindings,
         );
         s.gs = self.gs.as_ref().map(|(g, b)| (g, b));
+        s.mesh = self.mesh.as_ref().map(|m| super::ms::MeshDraw {
+            ms: (&self.vs, &self.vs_bindings),
+            amplification: m.amplification.as_ref().map(|(a, b)| (a, b)),
+            groups: m.groups,
+        });
         s
     }
 

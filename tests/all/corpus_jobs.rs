@@ -32,6 +32,14 @@ fn staged(name: &str, root: &Path) -> PathBuf {
             common::root().join("tests/jobs/corpus").display()
         ),
     );
+    // Programs written for the jobs (`"./name"`) sit beside them too.
+    let text = text.replace(
+        "= \"./",
+        &format!(
+            "= \"{}/",
+            common::root().join("tests/jobs/corpus").display()
+        ),
+    );
     let dir = common::scratch()
         .join("corpus_jobs")
         .join(name.trim_end_matches(".toml"));
@@ -121,6 +129,7 @@ fn corpus_sampling_jobs() {
     for twins in [
         &["sampling_dxbc", "sampling_dxil", "sampling_dxil66"][..],
         &["textures_dxil", "textures_dxil66"],
+        &["mesh_dxil", "mesh_dxil66", "mesh_dxil_od"],
     ] {
         let first = &drawn[twins[0]];
         for other in &twins[1..] {

@@ -1,5 +1,5 @@
-//! DXIL programs lowered to the IR: every corpus compute, vertex and pixel program lowers
-//! (and its shader validates) or is refused naming what it lacks; other stages are
+//! DXIL programs lowered to the IR: every corpus compute, vertex, pixel, mesh and
+//! amplification program lowers (and its shader validates) or is refused naming what it lacks; other stages are
 //! refused by name.
 //!
 //! Known refusals are data (`tests/expectations/lower_dxil.txt`, `case,Fail  # why`):
@@ -58,7 +58,7 @@ fn load_unoptimized(path: &Path) -> Result<dxlane::ir::Shader, LowerError> {
 }
 
 /// The stages the lowering takes.
-const LOWERED: &[&str] = &["cs", "vs", "ps"];
+const LOWERED: &[&str] = &["cs", "vs", "ps", "ms", "as"];
 
 /// Lowers every corpus program of the shader-model kinds `kinds`, checking each against
 /// the expectations; returns how many lowered and were refused.
@@ -130,6 +130,23 @@ fn every_vertex_and_pixel_program_lowers_or_is_refused_by_name() {
     assert!(lowered >= 60, "{lowered} lowered");
 }
 
+/// Every corpus mesh and amplification program (`ms_6_x`, `as_6_x`) lowers with its
+/// mesh state and signatures, and validates.
+#[test]
+fn every_mesh_and_amplification_program_lowers() {
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
+    let (lowered, refused) = lower_all(&["ms", "as"], "mesh and amplification");
+    // dxil-reader's mesh.dxil, mesh.66.dxil, mesh.od.dxil and amplify.as.dxil, and
+    // dxcontainer's meshderiv.dxil (0.4.0).
+    assert_eq!(
+        (lowered, refused),
+        (5, 0),
+        "mesh and amplification programs"
+    );
+}
+
 #[test]
 fn other_stages_are_refused_with_their_name() {
     if common::corpora().is_empty() {
@@ -171,6 +188,7 @@ fn other_stages_are_refused_with_their_name() {
 
 /// Small programs whose IR is kept as a snapshot (`tests/snapshots/ir/dxil/`).
 const SNAPSHOTS: &[&str] = &[
+    "dxil-reader/amplify.as.dxil",
     "dxil-reader/barrier.cs.dxil",
     "dxil-reader/buffer_arrays.66.dxil",
     "dxil-reader/compute_basic.dxil",
@@ -180,6 +198,7 @@ const SNAPSHOTS: &[&str] = &[
     "dxil-reader/heap.dxil",
     "dxil-reader/image_atomics.dxil",
     "dxil-reader/lane_2d.dxil",
+    "dxil-reader/mesh.dxil",
     "dxil-reader/pixel_ops.dxil",
     "dxil-reader/uav_counter.dxil",
     "dxil-reader/vertex.dxil",

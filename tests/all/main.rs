@@ -37,6 +37,7 @@ mod lower_dxbc_stage;
 mod lower_dxil;
 mod lower_dxil_e2e;
 mod lower_dxil_stage;
+mod mesh;
 mod offload;
 mod opt;
 mod path_safety;

@@ -192,6 +192,11 @@ pub fn native(inst: &Inst) -> Native {
         | Inst::OutputIndexed { .. }
         | Inst::Emit { .. }
         | Inst::Cut { .. }
+        | Inst::MeshCounts { .. }
+        | Inst::MeshIndices { .. }
+        | Inst::MeshVertexOut { .. }
+        | Inst::MeshPrimOut { .. }
+        | Inst::DispatchMesh { .. }
         | Inst::Eval { .. }
         | Inst::RasterSampleCount { .. }
         | Inst::RasterSamplePos { .. }

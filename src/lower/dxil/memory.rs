@@ -197,6 +197,10 @@ impl<'m> FnLower<'m> {
                 else {
                     return Ok(false);
                 };
+                if call.op() == DxOp::GetMeshPayload {
+                    // The payload is group shared memory (`mesh`).
+                    return self.set_root(res, Some(Root::Shared));
+                }
                 let h = match call.op() {
                     DxOp::CreateHandle | DxOp::CreateHandleFromBinding => {
                         Some(self.binding_range(&call)?.1)

@@ -179,7 +179,9 @@ impl<'m> FnLower<'m> {
             DxOp::ThreadId
             | DxOp::GroupId
             | DxOp::ThreadIdInGroup
-            | DxOp::FlattenedThreadIdInGroup => stage != Stage::Compute,
+            | DxOp::FlattenedThreadIdInGroup => {
+                !matches!(stage, Stage::Compute | Stage::Mesh | Stage::Amplification)
+            }
             DxOp::Sample
             | DxOp::SampleBias
             | DxOp::SampleCmp
@@ -653,6 +655,13 @@ impl<'m> FnLower<'m> {
             | DxOp::ViewID
             | DxOp::StartVertexLocation
             | DxOp::StartInstanceLocation => self.stage_op(c, inst, res)?,
+            // ---- mesh and amplification programs (`mesh`)
+            DxOp::SetMeshOutputCounts
+            | DxOp::EmitIndices
+            | DxOp::StoreVertexOutput
+            | DxOp::StorePrimitiveOutput
+            | DxOp::GetMeshPayload
+            | DxOp::DispatchMesh => self.mesh_op(c, inst, res)?,
             _ => {
                 return Err(self.unsupported(format!("dx.op {} ({})", c.name(), c.opcode())));
             }

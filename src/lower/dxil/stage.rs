@@ -66,16 +66,54 @@ pub struct Io {
     inputs: HashMap<u32, usize>,
     /// Output element id → index in the shader's `outputs`.
     outputs: HashMap<u32, usize>,
+    /// Mesh programs: primitive output element id → index in `primitive_outputs`.
+    prims: HashMap<u32, usize>,
 }
 
 impl Io {
     /// A compute function: no signatures.
     pub fn compute() -> Io {
+        Io::no_signatures(Stage::Compute)
+    }
+
+    /// A stage without signatures (compute, amplification).
+    pub fn no_signatures(stage: Stage) -> Io {
         Io {
-            stage: Stage::Compute,
+            stage,
             inputs: HashMap::new(),
             outputs: HashMap::new(),
+            prims: HashMap::new(),
         }
+    }
+
+    /// Lays out a mesh entry's vertex outputs (its output signature) into `s.outputs`
+    /// and its per-primitive outputs (the signature's third list, where DXIL keeps them)
+    /// into `s.primitive_outputs`, each with words of its own; `s.mesh` must be set. A
+    /// mesh program has no input signature (its inputs are thread ids and the payload).
+    pub fn lay_out_mesh(sigs: Option<&Signatures>, s: &mut Shader) -> R<Io> {
+        let empty = Signatures::default();
+        let sigs = sigs.unwrap_or(&empty);
+        if let Some(e) = sigs.inputs.first() {
+            return Err(LowerError::Invalid {
+                message: format!("a mesh program with an input signature ({})", e.name),
+                location: "entry point signatures".into(),
+            });
+        }
+        let (outputs, ids_out, words_out) = lay_out_list(&sigs.outputs, "vertex output", false)?;
+        let (prims, ids_prim, words_prim) =
+            lay_out_list(&sigs.patch_constants, "primitive output", false)?;
+        s.outputs = outputs;
+        s.output_words = words_out;
+        s.primitive_outputs = prims;
+        if let Some(m) = s.mesh.as_mut() {
+            m.primitive_words = words_prim;
+        }
+        Ok(Io {
+            stage: Stage::Mesh,
+            inputs: HashMap::new(),
+            outputs: ids_out,
+            prims: ids_prim,
+        })
     }
 
     /// Lays out the signatures of a vertex or pixel entry into `s.inputs`/`s.outputs`
@@ -100,6 +138,7 @@ impl Io {
             stage,
             inputs: ids_in,
             outputs: ids_out,
+            prims: HashMap::new(),
         })
     }
 }
@@ -471,6 +510,67 @@ impl<'m> FnLower<'m> {
             rows: e.rows,
             component: e.component,
         })
+    }
+
+    /// Where a mesh output operation's element is (operand 0: a vertex output element
+    /// when `vertex`, else a primitive output element; operand 2 its column): the word of
+    /// row 0 and the column, its rows and its component type.
+    pub(super) fn mesh_place(
+        &self,
+        c: &DxOpCall<'m>,
+        vertex: bool,
+    ) -> R<(u32, u32, ComponentType)> {
+        let what = if vertex {
+            "vertex output"
+        } else {
+            "primitive output"
+        };
+        let id = self.const_arg(c, 0)?;
+        let s = self.b.shader();
+        let (map, list) = if vertex {
+            (&self.io.outputs, &s.outputs)
+        } else {
+            (&self.io.prims, &s.primitive_outputs)
+        };
+        let e = u32::try_from(id)
+            .ok()
+            .and_then(|id| map.get(&id))
+            .and_then(|&i| list.get(i))
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "{} of {what} element {id}, which the signature does not declare",
+                    c.name()
+                ))
+            })?;
+        let col = self.const_arg(c, 2)?;
+        let cols = e.mask.count_ones();
+        let col = u32::try_from(col)
+            .ok()
+            .filter(|&k| k < cols)
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "{} of column {col} of {what} element {id} ({}), which has {cols}",
+                    c.name(),
+                    e.semantic_name()
+                ))
+            })?;
+        Ok((e.slot + e.mask.trailing_zeros() + col, e.rows, e.component))
+    }
+
+    /// [`Self::row_of`] for the mesh operations.
+    pub(super) fn const_row(&self, c: &DxOpCall<'m>, v: ValueId, rows: u32) -> R<Option<u32>> {
+        self.row_of(c, v, rows)
+    }
+
+    /// [`Self::widen_out`] for the mesh operations.
+    pub(super) fn widen_word(
+        &mut self,
+        c: &DxOpCall<'m>,
+        l: Leaf,
+        v: Reg,
+        ty: ComponentType,
+    ) -> R<Reg> {
+        self.widen_out(c, l, v, ty)
     }
 
     /// A constant integer argument.

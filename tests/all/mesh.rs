@@ -1,0 +1,562 @@
+//! Mesh draws: mesh and amplification programs (written in the IR's text form, so each
+//! rule gets exactly the program it needs) drawn through `pipeline::draw` with a mesh
+//! state. Each test names the rule of DirectX-Specs' "Mesh Shader" document it checks.
+
+use dxlane::ir::{Shader, parse_shader};
+use dxlane::pipeline::ms::MeshDraw;
+use dxlane::pipeline::{Bindings, CullMode, DrawArgs, DrawOptions, DrawState, RenderTargetView};
+use dxlane::pipeline::{DrawReport, draw};
+use dxlane::resources::{Format, Texture, TextureDesc};
+
+/// What a test's mesh program does differently from the plain one.
+#[derive(Clone, Copy)]
+struct Ms {
+    /// `SetMeshOutputCounts` arguments.
+    counts: (u32, u32),
+    /// Primitive 1's vertex indices.
+    prim1: [u32; 3],
+    /// Primitive 1's `SV_CullPrimitive`.
+    cull1: bool,
+    /// Calls `SetMeshOutputCounts` twice.
+    twice: bool,
+    /// Writes an output before `SetMeshOutputCounts`.
+    early_write: bool,
+    /// Reads a 4-byte payload into primitive colours' blue channel.
+    payload: bool,
+    /// Only thread 0 calls `SetMeshOutputCounts`, and nothing is written.
+    divergent: bool,
+}
+
+const PLAIN: Ms = Ms {
+    counts: (4, 2),
+    prim1: [2, 1, 3],
+    cull1: false,
+    twice: false,
+    early_write: false,
+    payload: false,
+    divergent: false,
+};
+
+/// A group of 4 threads making a full-screen quad: thread t writes vertex t at
+/// (2·(t & 1) − 1, 2·(t >> 1) − 1), threads 0 and 1 write primitive t's colour
+/// (1 − t, t, payload or 0, 1); primitive 0 is (0, 1, 2), primitive 1 `prim1`.
+fn mesh_program(o: Ms) -> Shader {
+    let payload_bytes = if o.payload { 4 } else { 0 };
+    let blue = if o.payload {
+        "shared_load b32, 1, [r23 _ _ _], r0, 0"
+    } else {
+        "mov r23, r0"
+    };
+    let early = if o.early_write {
+        "mesh_vertex_out 0, _, 1, r12, r0"
+    } else {
+        ""
+    };
+    let twice = if o.twice { "mesh_counts r6, r7" } else { "" };
+    let body = if o.divergent {
+        "    icmp eq, r13, r12, r0
+    branch r13, block1, block2
+block1:
+    mesh_counts r6, r7
+    jump block2
+block2:
+    return
+"
+        .to_string()
+    } else {
+        format!(
+            "    {early}
+    mesh_counts r6, r7
+    {twice}
+    and r14, r12, r1
+    utof r15, r14
+    fmul r15, r15, r5
+    fsub r15, r15, r4
+    ushr r16, r12, r1
+    utof r17, r16
+    fmul r17, r17, r5
+    fsub r17, r17, r4
+    mesh_vertex_out 0, _, 1, r12, r15
+    mesh_vertex_out 1, _, 1, r12, r17
+    mesh_vertex_out 2, _, 1, r12, r0
+    mesh_vertex_out 3, _, 1, r12, r4
+    icmp ult, r18, r12, r2
+    branch r18, block1, block4
+block1:
+    utof r19, r12
+    fsub r20, r4, r19
+    {blue}
+    mesh_primitive_out 0, _, 1, r12, r20
+    mesh_primitive_out 1, _, 1, r12, r19
+    mesh_primitive_out 2, _, 1, r12, r23
+    mesh_primitive_out 3, _, 1, r12, r4
+    icmp eq, r21, r12, r0
+    select r22, r21, r0, r11
+    mesh_primitive_out 4, _, 1, r12, r22
+    branch r21, block2, block3
+block2:
+    mesh_indices r0, [r0 r1 r2]
+    jump block4
+block3:
+    mesh_indices r1, [r8 r9 r10]
+    jump block4
+block4:
+    return
+"
+        )
+    };
+    let text = format!(
+        "shader mesh
+group [4 1 1]
+regs 24
+const r0 = 0x0
+const r1 = 0x1
+const r2 = 0x2
+const r3 = 0x3
+const r4 = 0x3f800000
+const r5 = 0x40000000
+const r6 = {nv}
+const r7 = {np}
+const r8 = {i0}
+const r9 = {i1}
+const r10 = {i2}
+const r11 = {cull}
+groupshared {payload_bytes}
+io_words in 0 out 4
+output \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0
+primitive_output \"PRIMCOLOR\" 0 sv none reg 1 rows 1 mask xyzw float interp undefined slot 0
+primitive_output \"SV_CullPrimitive\" 0 sv cull_primitive reg none rows 1 mask x uint interp undefined slot 4
+mesh topology triangle max_vertices 4 max_primitives 2 payload_bytes {payload_bytes} primitive_words 8
+block0:
+    group_index r12
+{body}",
+        nv = o.counts.0,
+        np = o.counts.1,
+        i0 = o.prim1[0],
+        i1 = o.prim1[1],
+        i2 = o.prim1[2],
+        cull = if o.cull1 { 0xffff_ffffu32 } else { 0 },
+    );
+    // The options that add nothing leave blank lines.
+    let text: String = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Threads 0 and 1 of a 2-thread amplification group store `blue` as the payload and
+/// call `DispatchMesh(groups)` (only thread 0 when `divergent`, nobody when `!call`).
+fn amplification_program(groups: [u32; 3], blue: f32, call: bool, divergent: bool) -> Shader {
+    let dispatch = match (call, divergent) {
+        (false, _) => "    return\n".to_string(),
+        (true, false) => "    dispatch_mesh [r3 r4 r5], 0\n    return\n".to_string(),
+        (true, true) => "    icmp eq, r7, r6, r0
+    branch r7, block1, block2
+block1:
+    dispatch_mesh [r3 r4 r5], 0
+    jump block2
+block2:
+    return
+"
+        .to_string(),
+    };
+    let text = format!(
+        "shader amplification
+group [2 1 1]
+regs 8
+const r0 = 0x0
+const r1 = 0x1
+const r2 = {blue:#x}
+const r3 = {gx}
+const r4 = {gy}
+const r5 = {gz}
+groupshared 4
+mesh topology triangle max_vertices 0 max_primitives 0 payload_bytes 4 primitive_words 0
+block0:
+    group_index r6
+    shared_store b32, 1, r0, 0, [r2 _ _ _]
+{dispatch}",
+        blue = blue.to_bits(),
+        gx = groups[0],
+        gy = groups[1],
+        gz = groups[2],
+    );
+    parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Writes its per-primitive `PRIMCOLOR` (at register 0: linked by semantic, not by the
+/// mesh program's register 1).
+const PS: &str = "shader pixel
+regs 4
+io_words in 4 out 4
+input \"PRIMCOLOR\" 0 sv none reg 0 rows 1 mask xyzw float interp constant slot 0
+output \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r0, 0
+    input r1, 1
+    input r2, 2
+    input r3, 3
+    output 0, r0
+    output 1, r1
+    output 2, r2
+    output 3, r3
+    return
+";
+
+/// Draws `ms` (after `amp` when given) over `groups` into a 4×4 RGBA8 target.
+fn run(
+    ms: &Shader,
+    amp: Option<&Shader>,
+    groups: [u32; 3],
+) -> Result<(DrawReport, Vec<u8>), String> {
+    let ps = parse_shader(PS).unwrap();
+    let none = Bindings::default();
+    let rt = Texture::new(TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4)).unwrap();
+    let mut state = DrawState::new(ms, Some(&ps), &none, &none);
+    state.mesh = Some(MeshDraw {
+        ms: (ms, &none),
+        amplification: amp.map(|a| (a, &none)),
+        groups,
+    });
+    state.render_targets = vec![Some(RenderTargetView {
+        texture: rt.clone(),
+    })];
+    state.rasterizer.cull_mode = CullMode::None;
+    let r =
+        draw(&state, &DrawArgs::default(), &DrawOptions::default()).map_err(|e| e.to_string())?;
+    Ok((r, rt.to_bytes()))
+}
+
+fn pixel(img: &[u8], x: usize, y: usize) -> [u8; 4] {
+    let i = (y * 4 + x) * 4;
+    [img[i], img[i + 1], img[i + 2], img[i + 3]]
+}
+
+/// "Shared Output Arrays", "Vertex Indices", "Primitive Attributes": the group's index
+/// tuples make the primitives, each coloured by its per-primitive attribute, which the
+/// pixel program reads by semantic ("Signature Linkage").
+#[test]
+fn a_mesh_group_draws_its_primitives_with_their_attributes() {
+    let (r, img) = run(&mesh_program(PLAIN), None, [1, 1, 1]).unwrap();
+    assert_eq!((r.mesh_groups, r.primitives), (1, 2));
+    assert!(r.ms_lane_instructions > 0);
+    // Primitive 0 is the lower-left half (red), primitive 1 the upper-right (green).
+    assert_eq!(pixel(&img, 0, 3), [255, 0, 0, 255]);
+    assert_eq!(pixel(&img, 3, 0), [0, 255, 0, 255]);
+}
+
+/// "SV_CullPrimitive": a primitive whose flag is set is not drawn.
+#[test]
+fn cull_primitive_removes_the_primitive() {
+    let ms = mesh_program(Ms {
+        cull1: true,
+        ..PLAIN
+    });
+    let (r, img) = run(&ms, None, [1, 1, 1]).unwrap();
+    assert_eq!(r.mesh_primitives_discarded, 1);
+    assert_eq!(pixel(&img, 0, 3), [255, 0, 0, 255]);
+    assert_eq!(pixel(&img, 3, 0), [0, 0, 0, 0]);
+}
+
+/// "Rendering of the mesh" (rules A) and the issue's rule: a primitive with a vertex
+/// index not below the vertex count is dropped, the others drawn.
+#[test]
+fn a_primitive_indexing_past_the_vertex_count_is_dropped() {
+    let ms = mesh_program(Ms {
+        prim1: [2, 1, 4],
+        ..PLAIN
+    });
+    let (r, img) = run(&ms, None, [1, 1, 1]).unwrap();
+    assert_eq!(r.mesh_primitives_discarded, 1);
+    assert_eq!(pixel(&img, 3, 0), [0, 0, 0, 0]);
+    assert_eq!(pixel(&img, 0, 3), [255, 0, 0, 255]);
+}
+
+/// "DispatchMesh API": a grid of zero groups runs nothing and draws nothing.
+#[test]
+fn zero_groups_draw_nothing() {
+    let (r, img) = run(&mesh_program(PLAIN), None, [0, 1, 1]).unwrap();
+    assert_eq!(r.mesh_groups, 0);
+    assert!(img.iter().all(|&b| b == 0));
+}
+
+/// "SetMeshOutputCounts", undefined behaviour 2 and 3: counts above the declared array
+/// sizes are refused, naming the program, group, thread and value.
+#[test]
+fn counts_above_the_maxima_are_refused() {
+    let e = run(
+        &mesh_program(Ms {
+            counts: (5, 2),
+            ..PLAIN
+        }),
+        None,
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(e.contains("group (0, 0, 0)"), "{e}");
+    assert!(e.contains("SetMeshOutputCounts(5, …)"), "{e}");
+    assert!(e.contains("the 4 the program declares"), "{e}");
+    let e = run(
+        &mesh_program(Ms {
+            counts: (4, 3),
+            ..PLAIN
+        }),
+        None,
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(e.contains("SetMeshOutputCounts(…, 3)"), "{e}");
+}
+
+/// "SetMeshOutputCounts" restrictions 1, 2 and 4: once per thread, before any output
+/// write, and writes below the counts.
+#[test]
+fn counts_misuse_is_refused() {
+    let e = run(
+        &mesh_program(Ms {
+            twice: true,
+            ..PLAIN
+        }),
+        None,
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(e.contains("a second time"), "{e}");
+    let e = run(
+        &mesh_program(Ms {
+            early_write: true,
+            ..PLAIN
+        }),
+        None,
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(e.contains("before calling SetMeshOutputCounts"), "{e}");
+    assert!(e.contains("thread (0, 0, 0)"), "{e}");
+    let e = run(
+        &mesh_program(Ms {
+            counts: (3, 2),
+            ..PLAIN
+        }),
+        None,
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("wrote vertex 3, not below the vertex count 3"),
+        "{e}"
+    );
+    let e = run(
+        &mesh_program(Ms {
+            divergent: true,
+            ..PLAIN
+        }),
+        None,
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("1 of its 4 threads called SetMeshOutputCounts"),
+        "{e}"
+    );
+}
+
+/// "DispatchMesh API": each count below 64k, their product at most 2^22.
+#[test]
+fn grids_past_the_limits_are_refused() {
+    let ms = mesh_program(PLAIN);
+    let e = run(&ms, None, [65_536, 1, 1]).unwrap_err();
+    assert!(e.contains("at most 65535"), "{e}");
+    let e = run(&ms, None, [4096, 2048, 1]).unwrap_err();
+    assert!(e.contains("2^22"), "{e}");
+}
+
+/// "Rasterization order": without an amplification program the groups run in x, then
+/// y, then z order, each drawing over the one before: the last group's colour wins.
+#[test]
+fn groups_run_in_order() {
+    let (r, _) = run(&mesh_program(PLAIN), None, [2, 2, 2]).unwrap();
+    assert_eq!(r.mesh_groups, 8);
+    assert_eq!(r.primitives, 16);
+}
+
+/// "DispatchMesh intrinsic", "Mesh Payload": an amplification group launches its mesh
+/// grid and passes its payload, laid out as the programs' memory lays it out.
+#[test]
+fn an_amplification_group_launches_mesh_groups_with_its_payload() {
+    let ms = mesh_program(Ms {
+        payload: true,
+        ..PLAIN
+    });
+    let amp = amplification_program([3, 1, 1], 1.0, true, false);
+    let (r, img) = run(&ms, Some(&amp), [2, 1, 1]).unwrap();
+    assert_eq!(r.amplification_groups, 2);
+    assert_eq!(r.mesh_groups, 6);
+    assert!(r.as_lane_instructions > 0);
+    assert_eq!(pixel(&img, 0, 3), [255, 0, 255, 255]);
+    assert_eq!(pixel(&img, 3, 0), [0, 255, 255, 255]);
+}
+
+/// "DispatchMesh intrinsic": exactly once per group, not from divergent flow control;
+/// the launched grid within the API's limits; "Mesh Payload": the two programs' payload
+/// sizes match.
+#[test]
+fn amplification_rules_are_enforced() {
+    let ms = mesh_program(Ms {
+        payload: true,
+        ..PLAIN
+    });
+    let e = run(
+        &ms,
+        Some(&amplification_program([1, 1, 1], 1.0, false, false)),
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(e.contains("without calling DispatchMesh"), "{e}");
+    assert!(e.contains("group (0, 0, 0)"), "{e}");
+    let e = run(
+        &ms,
+        Some(&amplification_program([1, 1, 1], 1.0, true, true)),
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(e.contains("1 of its 2 threads called DispatchMesh"), "{e}");
+    let e = run(
+        &ms,
+        Some(&amplification_program([70_000, 1, 1], 1.0, true, false)),
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(e.contains("at most 65535"), "{e}");
+    let e = run(
+        &mesh_program(PLAIN),
+        Some(&amplification_program([1, 1, 1], 1.0, true, false)),
+        [1, 1, 1],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("payload is 4 bytes but the mesh program's is 0"),
+        "{e}"
+    );
+}
+
+/// Runs the job `text` (its `$MESH` and `$AMP` standing for the corpus mesh and
+/// amplification programs, `$PS` for `tests/jobs/corpus/mesh.ps.ir`); the error's text.
+fn job_error(name: &str, text: &str) -> Option<String> {
+    let corpus = crate::common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))?
+        .clone();
+    let text = text
+        .replace("$MESH", &corpus.join("mesh.dxil").display().to_string())
+        .replace(
+            "$AMP",
+            &corpus.join("amplify.as.dxil").display().to_string(),
+        )
+        .replace(
+            "$PS",
+            &crate::common::root()
+                .join("tests/jobs/corpus/mesh.ps.ir")
+                .display()
+                .to_string(),
+        );
+    let dir = crate::common::scratch().join("mesh_jobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    let job = dxlane::job::Job::load(&path).map_err(|e| e.to_string());
+    let r = job.and_then(|j| {
+        dxlane::job::run_draw_job(j, &crate::common::run_options()).map_err(|e| e.to_string())
+    });
+    Some(r.err().unwrap_or_else(|| panic!("{name} ran")))
+}
+
+/// A mesh draw's summary names the mesh program (as the stage before the rasterizer)
+/// and counts its groups and lane-instructions.
+#[test]
+fn a_mesh_job_reports_its_stages() {
+    let Some(corpus) = crate::common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))
+    else {
+        eprintln!("SKIPPED mesh::a_mesh_job_reports_its_stages: no corpora");
+        return;
+    };
+    let dir = crate::common::scratch().join("mesh_jobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("summary.toml");
+    let text = format!(
+        "[program]\nms = \"{}\"\n[draw]\ndispatch_mesh = [2, 1, 1]\n{TARGET}",
+        corpus.join("mesh.dxil").display()
+    );
+    std::fs::write(&path, text).unwrap();
+    let job = dxlane::job::Job::load(&path).unwrap();
+    let r = dxlane::job::run_draw_job(job, &crate::common::run_options()).unwrap();
+    assert_eq!(r.summary.vs.stage, "mesh");
+    assert!(r.summary.amplification.is_none());
+    assert_eq!(r.summary.draw.mesh_groups, 2);
+    assert_eq!(r.summary.draw.primitives, 4);
+    // 32 threads per group, each running at least its entry block.
+    assert!(r.summary.draw.ms_lane_instructions >= 64);
+}
+
+const TARGET: &str = "[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\n\
+[[resource]]\nreg = \"b0\"\nkind = \"cbuffer\"\ndata = { f32 = [1.0, 0.0, 0.0, 0.0] }\n";
+
+/// The job file's mesh draw: `draw.dispatch_mesh` with `[program] ms` (and `as`),
+/// refusing what a mesh pipeline cannot have (mesh shader spec, "CreatePipelineState":
+/// IA disabled, no VS/GS) and grids past "DispatchMesh API"'s limits, each naming the key.
+#[test]
+fn mesh_jobs_refuse_bad_input_by_name() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "no_ms",
+            "[program]\nps = \"$PS\"\n[draw]\ndispatch_mesh = [1, 1, 1]\n",
+            "needs `ms`",
+        ),
+        (
+            "with_vs",
+            "[program]\nms = \"$MESH\"\nvs = \"$MESH\"\n[draw]\ndispatch_mesh = [1, 1, 1]\n",
+            "not `vs`",
+        ),
+        (
+            "ms_without_dispatch",
+            "[program]\nms = \"$MESH\"\n[draw]\nvertex_count = 3\n",
+            "give `draw.dispatch_mesh",
+        ),
+        (
+            "vertex_count",
+            "[program]\nms = \"$MESH\"\n[draw]\ndispatch_mesh = [1, 1, 1]\nvertex_count = 3\n",
+            "`vertex_count` with `dispatch_mesh`",
+        ),
+        (
+            "too_many",
+            "[program]\nms = \"$MESH\"\n[draw]\ndispatch_mesh = [65536, 1, 1]\n",
+            "at most 65535",
+        ),
+        (
+            "too_many_in_all",
+            "[program]\nms = \"$MESH\"\nas = \"$AMP\"\n[draw]\ndispatch_mesh = [4096, 4096, 1]\n",
+            "2^22",
+        ),
+        (
+            "as_is_ms",
+            "[program]\nms = \"$MESH\"\nas = \"$MESH\"\n[draw]\ndispatch_mesh = [1, 1, 1]\n",
+            "but `as` needs",
+        ),
+        (
+            "payload_mismatch",
+            "[program]\nms = \"$MESH\"\nas = \"$AMP\"\nps = \"$PS\"\n[draw]\ndispatch_mesh = [1, 1, 1]\n",
+            "payload is 20 bytes but the mesh program's is 0",
+        ),
+    ];
+    for (name, head, want) in cases {
+        let Some(e) = job_error(name, &format!("{head}{TARGET}")) else {
+            eprintln!("SKIPPED mesh::mesh_jobs_refuse_bad_input_by_name: no corpora");
+            return;
+        };
+        assert!(e.contains(want), "{name}: {e}");
+    }
+}
