@@ -76,7 +76,10 @@ pub use inst::{
     AtomicOp, DerivKind, FClass, FCond, FUnOp, ICond, Inst, QuadDir, SampleArgs, SampleMode,
     SysVec, WaveOp, WaveTy, Width,
 };
-pub use io::{EvalAt, GeometryState, GsInput, GsOutput, Interp, IoElement, SysValue};
+pub use io::{
+    DomainState, EvalAt, GeometryState, GsInput, GsOutput, HullState, Interp, IoElement, SysValue,
+    TessDomain, TessOutput, TessPartitioning, hull_phase,
+};
 pub use operand::Role;
 pub use parse::{ParseError, parse_shader};
 pub use print::WithLocs;

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::ids::{BlockId, ConstId, InstId, LocalId, Reg};
 use super::inst::Inst;
-use super::io::{GeometryState, IoElement, SysValue};
+use super::io::{DomainState, GeometryState, HullState, IoElement, SysValue};
 use super::operand::word_enum;
 
 word_enum!(
@@ -485,6 +485,12 @@ pub struct Shader {
     /// Geometry programs: the input primitive, output topology, vertex and instance
     /// counts; `None` in every other stage.
     pub geometry: Option<GeometryState>,
+    /// Hull programs: the tessellator state and where each phase's values live; `None`
+    /// in every other stage.
+    pub hull: Option<HullState>,
+    /// Domain programs: the domain and where the patch's values live; `None` in every
+    /// other stage.
+    pub domain: Option<DomainState>,
     /// The blocks; block 0 is the entry. Ordered so that waves reconverge (see `ir::cfg`).
     pub blocks: Vec<Block>,
     /// All instructions; each block owns a contiguous run.
@@ -525,6 +531,8 @@ impl Shader {
             output_words: 0,
             early_depth_stencil: false,
             geometry: None,
+            hull: None,
+            domain: None,
             blocks: vec![Block {
                 start: 0,
                 end: 0,

@@ -289,11 +289,11 @@ impl Prepared {
                 )
             }
             (WorkReport::Draw(report), work) => {
-                // The files are in the work's order: vertex, then pixel and geometry
-                // when the draw has them.
-                let (has_ps, has_gs) = match work {
-                    Work::Draw(d) => (d.ps.is_some(), d.gs.is_some()),
-                    _ => (false, false),
+                // The files are in the work's order: vertex, then pixel, geometry, hull
+                // and domain when the draw has them.
+                let (has_ps, has_gs, has_tess) = match work {
+                    Work::Draw(d) => (d.ps.is_some(), d.gs.is_some(), d.hs.is_some()),
+                    _ => (false, false, false),
                 };
                 let mut programs = self.programs.into_iter();
                 let summary = DrawSummary {
@@ -301,6 +301,8 @@ impl Prepared {
                     vs: programs.next().ok_or_else(no_program)?,
                     ps: if has_ps { programs.next() } else { None },
                     gs: if has_gs { programs.next() } else { None },
+                    hs: if has_tess { programs.next() } else { None },
+                    ds: if has_tess { programs.next() } else { None },
                     draw: *report,
                     elapsed_seconds: elapsed,
                     outputs,

@@ -50,6 +50,12 @@ pub struct ProgramSection {
     pub ps: Option<PathBuf>,
     /// Geometry program (draws): between the vertex program and the rasterizer.
     pub gs: Option<PathBuf>,
+    /// Hull program (draws): reads the patches of a `n_control_point_patchlist`
+    /// topology; needs `ds`.
+    pub hs: Option<PathBuf>,
+    /// Domain program (draws): runs on the points the tessellator makes of each patch;
+    /// needs `hs`.
+    pub ds: Option<PathBuf>,
     /// Entry point name (libraries, several entry points).
     pub entry: Option<String>,
 }
