@@ -285,6 +285,10 @@ impl Lowerer<'_> {
             return Err(self.invalid("a hull program without its state".into()));
         };
         let all = phases(p, self.labels_start);
+        // The phase branch carries the first phase marker's location, the join phases'
+        // copy of the fork results the first join marker's.
+        let marker = |ph: &Phase| ph.start.saturating_sub(1);
+        self.set_loc_of(all.first().map_or(0, marker));
         let phase = self.b.temp();
         self.b.emit(Inst::Input {
             dst: phase,
@@ -335,6 +339,9 @@ impl Lowerer<'_> {
         self.jump_if_open(end);
 
         self.b.switch_to(join);
+        if let Some(first) = all.iter().find(|ph| ph.kind == HullPhase::Join) {
+            self.set_loc_of(marker(first));
+        }
         // The fork results become the join's outputs before any join phase writes.
         let pc_words = self
             .b
