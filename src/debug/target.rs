@@ -454,6 +454,11 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
                     "a draw with a geometry program: the debugger selects vertex and pixel lanes of draws without one".into(),
                 ));
             }
+            if d.hs.is_some() || d.ds.is_some() {
+                return Err(DebugError::Load(
+                    "a draw with hull and domain programs: the debugger selects vertex and pixel lanes of draws without them".into(),
+                ));
+            }
             let vs = load(&d.vs, programs.first())?;
             let ps = match &d.ps {
                 Some(s) => Some(load(s, programs.get(1))?),

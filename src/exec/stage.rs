@@ -88,9 +88,12 @@ impl<'a> StageProgram<'a> {
         wave_size: u32,
     ) -> Result<StageProgram<'a>, ExecError> {
         validate(shader)?;
-        if !matches!(shader.stage, Stage::Vertex | Stage::Pixel | Stage::Geometry) {
+        if !matches!(
+            shader.stage,
+            Stage::Vertex | Stage::Pixel | Stage::Geometry | Stage::Hull | Stage::Domain
+        ) {
             return Err(ExecError::Dispatch(format!(
-                "a {} shader does not run as a vertex, geometry or pixel stage",
+                "a {} shader does not run as a vertex, hull, domain, geometry or pixel stage",
                 shader.stage
             )));
         }

@@ -258,6 +258,127 @@ impl MeshState {
 }
 
 word_enum!(
+    /// A tessellated patch's parameter space (DXBC `dcl_tessellator_domain`, HLSL
+    /// `[domain]`).
+    TessDomain {
+        /// A triangle, barycentric (u, v, w).
+        Tri = "tri",
+        /// The unit square (u, v).
+        Quad = "quad",
+        /// Lines of constant v over the unit square.
+        Isoline = "isoline",
+    }
+);
+
+word_enum!(
+    /// How the tessellator turns factors into segments (`dcl_tessellator_partitioning`).
+    TessPartitioning {
+        /// Factors rounded up to integers.
+        Integer = "integer",
+        /// Powers of two (to the tessellator, integer: D3D11.3 §11.7.7.1).
+        Pow2 = "pow2",
+        /// Odd segment counts with smooth transitions.
+        FractionalOdd = "fractional_odd",
+        /// Even segment counts with smooth transitions.
+        FractionalEven = "fractional_even",
+    }
+);
+
+word_enum!(
+    /// What the tessellator emits (`dcl_tessellator_output_primitive`).
+    TessOutput {
+        /// Points.
+        Point = "point",
+        /// Lines (isoline domain).
+        Line = "line",
+        /// Clockwise triangles.
+        TriangleCw = "triangle_cw",
+        /// Counter-clockwise triangles.
+        TriangleCcw = "triangle_ccw",
+    }
+);
+
+/// Which part of a hull program a lane runs: the value of its phase word
+/// ([`HullState::phase_word`]).
+pub mod hull_phase {
+    /// The control-point phase: one lane per output control point.
+    pub const CONTROL_POINT: u32 = 0;
+    /// Every fork phase, instance after instance: one lane per patch.
+    pub const FORK: u32 = 1;
+    /// Every join phase, instance after instance: one lane per patch, after the forks.
+    pub const JOIN: u32 = 2;
+}
+
+/// A hull program's fixed state and where its phases' values live.
+///
+/// One IR shader holds the whole program; a lane runs one part of it, chosen by its
+/// phase word ([`hull_phase`]). Input words: the input control points, `point_words`
+/// each (control point `k`'s register `n` at word `k·point_words + 4·n`), the
+/// registerless inputs (`SV_PrimitiveID`, `SV_OutputControlPointID`) at their elements'
+/// slots, then the output control points the patch-constant phases read (`vocp`:
+/// control point `k` at `ocp_word + k·output_point_words`), then the patch constants the
+/// join phases read (`vpc`, at `vpc_word`, laid out as the outputs from
+/// `output_point_words`), then the phase word. Output words: one output control point
+/// (`o#` of the control-point phase, words `0 … output_point_words − 1`), then the patch
+/// constants (`o#` of the fork and join phases, register `n` at
+/// `output_point_words + 4·n`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HullState {
+    /// The domain.
+    pub domain: TessDomain,
+    /// The partitioning.
+    pub partitioning: TessPartitioning,
+    /// The tessellator's output primitive.
+    pub output: TessOutput,
+    /// `dcl_input_control_point_count` (1 … 32).
+    pub input_points: u32,
+    /// `dcl_output_control_point_count` (0 … 32).
+    pub output_points: u32,
+    /// `dcl_hs_max_tessfactor` (64 when absent): a hint the compiler's own factor code
+    /// already applies; the tessellator clamps to 64 whatever it says.
+    pub max_factor: f32,
+    /// Input words per input control point.
+    pub point_words: u32,
+    /// Output words of one output control point; the patch constants follow them.
+    pub output_point_words: u32,
+    /// The input word of output control point 0 (`vocp`).
+    pub ocp_word: u32,
+    /// The input word of patch constant register 0 (`vpc`, join phases).
+    pub vpc_word: u32,
+    /// The input word holding the lane's phase.
+    pub phase_word: u32,
+    /// Whether the program has join phases (the patch-constant work runs in two passes).
+    pub join: bool,
+    /// No control-point phase: output control point `k` is input control point `k`.
+    pub pass_through: bool,
+    /// Output words of the final factors: `SV_TessFactor` 0 … 3 (tri: edges U=0, V=0,
+    /// W=0; quad: U=0, V=0, U=1, V=1; isoline: line density, line detail) then
+    /// `SV_InsideTessFactor` 0 and 1; [`NO_REGISTER`] where the program writes none.
+    pub factor_words: [u32; 6],
+}
+
+/// A domain program's fixed state.
+///
+/// Input words: the patch's control points (the hull's output control points),
+/// `point_words` each as a hull's input control points, then the registerless inputs
+/// (`SV_PrimitiveID`) at their elements' slots, then the patch constants from
+/// `patch_word` (register `n` at `patch_word + 4·n`), then `SV_DomainLocation` (u, v, w)
+/// at `location_word`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DomainState {
+    /// The domain (must be the hull program's).
+    pub domain: TessDomain,
+    /// `dcl_input_control_point_count`: control points the program reads.
+    pub input_points: u32,
+    /// Input words per control point.
+    pub point_words: u32,
+    /// The input word of patch constant register 0.
+    pub patch_word: u32,
+    /// The input word of `SV_DomainLocation`'s u (v and w follow).
+    pub location_word: u32,
+}
+
+word_enum!(
     /// The system value an element carries (D3D_NAME), or [`SysValue::None`] for an
     /// arbitrary semantic (`TEXCOORD0`, `COLOR`).
     SysValue {
@@ -315,6 +436,15 @@ word_enum!(
         /// `SV_GSInstanceID` (geometry input): which of the `[instance(n)]` invocations
         /// of its primitive the lane is.
         GsInstanceId = "gs_instance_id",
+        /// `SV_OutputControlPointID` (hull control-point phase): which output control
+        /// point the lane computes.
+        OutputControlPointId = "output_control_point_id",
+        /// `SV_DomainLocation` (domain input): the point's (u, v) or (u, v, w).
+        DomainLocation = "domain_location",
+        /// `SV_TessFactor` (hull patch-constant output, domain input): an edge factor.
+        TessFactor = "tess_factor",
+        /// `SV_InsideTessFactor`: an inside factor.
+        InsideTessFactor = "inside_tess_factor",
     }
 );
 

@@ -77,8 +77,9 @@ pub use inst::{
     SysVec, WaveOp, WaveTy, Width,
 };
 pub use io::{
-    EvalAt, GeometryState, GsInput, GsOutput, Interp, IoElement, MESH_STATUS_WORDS, MeshFault,
-    MeshRegion, MeshState, MeshTopology, SysValue,
+    DomainState, EvalAt, GeometryState, GsInput, GsOutput, HullState, Interp, IoElement,
+    MESH_STATUS_WORDS, MeshFault, MeshRegion, MeshState, MeshTopology, SysValue, TessDomain,
+    TessOutput, TessPartitioning, hull_phase,
 };
 pub use operand::Role;
 pub use parse::{ParseError, parse_shader};

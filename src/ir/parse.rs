@@ -7,8 +7,8 @@
 use super::ids::{BlockId, Reg};
 use super::inst::Inst;
 use super::io::{
-    GeometryState, GsInput, GsOutput, Interp, IoElement, MeshState, MeshTopology, NO_REGISTER,
-    SysValue, parse_mask,
+    DomainState, GeometryState, GsInput, GsOutput, HullState, Interp, IoElement, MeshState,
+    MeshTopology, NO_REGISTER, SysValue, TessDomain, TessOutput, TessPartitioning, parse_mask,
 };
 use super::operand::Operand;
 use super::shader::{
@@ -278,6 +278,64 @@ fn parse_io(t: &mut Tokens<'_>) -> Result<IoElement, ParseError> {
     })
 }
 
+/// The rest of a `hull …` header line (see the printer for its order).
+fn parse_hull(t: &mut Tokens<'_>) -> Result<HullState, ParseError> {
+    t.expect("domain")?;
+    let domain = TessDomain::parse(t)?;
+    t.expect("partitioning")?;
+    let partitioning = TessPartitioning::parse(t)?;
+    t.expect("output")?;
+    let output = TessOutput::parse(t)?;
+    let n = |t: &mut Tokens<'_>, key: &str| -> Result<u32, ParseError> {
+        t.expect(key)?;
+        t.number()
+    };
+    let input_points = n(t, "input_points")?;
+    let output_points = n(t, "output_points")?;
+    t.expect("max_factor")?;
+    let w = t.word()?;
+    let max_factor: f32 = w
+        .parse()
+        .map_err(|_| t.error(format!("`{w}` is not a number")))?;
+    let point_words = n(t, "point_words")?;
+    let output_point_words = n(t, "output_point_words")?;
+    let ocp_word = n(t, "ocp_word")?;
+    let vpc_word = n(t, "vpc_word")?;
+    let phase_word = n(t, "phase_word")?;
+    let join = n(t, "join")? != 0;
+    let pass_through = n(t, "pass_through")? != 0;
+    t.expect("factor_words")?;
+    let list = t.word()?;
+    let mut factor_words = [NO_REGISTER; 6];
+    let parts: Vec<&str> = list.split(',').collect();
+    if parts.len() != 6 {
+        return Err(t.error("factor_words lists six words"));
+    }
+    for (slot, p) in factor_words.iter_mut().zip(parts) {
+        if p != "none" {
+            *slot = p
+                .parse()
+                .map_err(|_| t.error(format!("`{p}` is not a word number")))?;
+        }
+    }
+    Ok(HullState {
+        domain,
+        partitioning,
+        output,
+        input_points,
+        output_points,
+        max_factor,
+        point_words,
+        output_point_words,
+        ocp_word,
+        vpc_word,
+        phase_word,
+        join,
+        pass_through,
+        factor_words,
+    })
+}
+
 /// Parses a shader from its text form. The result is not validated; call
 /// [`crate::ir::validate`](fn@crate::ir::validate).
 pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
@@ -473,6 +531,26 @@ pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
             "input" => shader.inputs.push(parse_io(&mut t)?),
             "output" => shader.outputs.push(parse_io(&mut t)?),
             "early_depth_stencil" => shader.early_depth_stencil = true,
+            "hull" => shader.hull = Some(parse_hull(&mut t)?),
+            "domain" => {
+                t.expect("domain")?;
+                let domain = TessDomain::parse(&mut t)?;
+                t.expect("input_points")?;
+                let input_points = t.number()?;
+                t.expect("point_words")?;
+                let point_words = t.number()?;
+                t.expect("patch_word")?;
+                let patch_word = t.number()?;
+                t.expect("location_word")?;
+                let location_word = t.number()?;
+                shader.domain = Some(DomainState {
+                    domain,
+                    input_points,
+                    point_words,
+                    patch_word,
+                    location_word,
+                });
+            }
             "geometry" => {
                 t.expect("input")?;
                 let input = GsInput::parse(&mut t)?;

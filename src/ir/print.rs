@@ -17,6 +17,7 @@
 use std::fmt;
 
 use super::ids::{BlockId, LocalId, Reg};
+use super::io::NO_REGISTER;
 use super::shader::{ResourceRange, Shader, SourceLoc, Terminator};
 
 impl fmt::Display for Terminator {
@@ -164,6 +165,41 @@ fn print(s: &Shader, f: &mut fmt::Formatter<'_>, locs: bool) -> fmt::Result {
     }
     for e in &s.primitive_outputs {
         writeln!(f, "primitive_output {e}")?;
+    }
+    if let Some(h) = s.hull {
+        writeln!(
+            f,
+            "hull domain {} partitioning {} output {} input_points {} output_points {} max_factor {} point_words {} output_point_words {} ocp_word {} vpc_word {} phase_word {} join {} pass_through {} factor_words {}",
+            h.domain,
+            h.partitioning,
+            h.output,
+            h.input_points,
+            h.output_points,
+            h.max_factor,
+            h.point_words,
+            h.output_point_words,
+            h.ocp_word,
+            h.vpc_word,
+            h.phase_word,
+            u8::from(h.join),
+            u8::from(h.pass_through),
+            h.factor_words
+                .iter()
+                .map(|w| if *w == NO_REGISTER {
+                    "none".to_string()
+                } else {
+                    w.to_string()
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        )?;
+    }
+    if let Some(d) = s.domain {
+        writeln!(
+            f,
+            "domain domain {} input_points {} point_words {} patch_word {} location_word {}",
+            d.domain, d.input_points, d.point_words, d.patch_word, d.location_word
+        )?;
     }
     for (b, block) in s.blocks.iter().enumerate() {
         writeln!(f, "{}:", BlockId(b as u32))?;

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::ids::{BlockId, ConstId, InstId, LocalId, Reg};
 use super::inst::Inst;
-use super::io::{GeometryState, IoElement, MeshState, SysValue};
+use super::io::{DomainState, GeometryState, HullState, IoElement, MeshState, SysValue};
 use super::operand::word_enum;
 
 word_enum!(
@@ -491,6 +491,12 @@ pub struct Shader {
     /// Mesh programs: the per-primitive output elements (words per primitive in
     /// [`MeshState::primitive_words`]); empty in every other stage.
     pub primitive_outputs: Vec<IoElement>,
+    /// Hull programs: the tessellator state and where each phase's values live; `None`
+    /// in every other stage.
+    pub hull: Option<HullState>,
+    /// Domain programs: the domain and where the patch's values live; `None` in every
+    /// other stage.
+    pub domain: Option<DomainState>,
     /// The blocks; block 0 is the entry. Ordered so that waves reconverge (see `ir::cfg`).
     pub blocks: Vec<Block>,
     /// All instructions; each block owns a contiguous run.
@@ -533,6 +539,8 @@ impl Shader {
             geometry: None,
             mesh: None,
             primitive_outputs: Vec::new(),
+            hull: None,
+            domain: None,
             blocks: vec![Block {
                 start: 0,
                 end: 0,

@@ -41,6 +41,7 @@
 use super::cfg::{self, Cfg, CfgError};
 use super::ids::{BlockId, InstId, Reg};
 use super::inst::{Inst, WaveOp, WaveTy, Width};
+use super::io::NO_REGISTER;
 use super::operand::Role;
 use super::shader::{Shader, SourceLoc, Stage, Terminator};
 
@@ -103,6 +104,7 @@ pub fn validate(s: &Shader) -> Result<(), ValidateError> {
     io(s)?;
     check_geometry(s).map_err(ValidateError::Layout)?;
     check_mesh(s).map_err(ValidateError::Layout)?;
+    check_tessellation(s).map_err(ValidateError::Layout)?;
     for (i, inst) in s.insts.iter().enumerate() {
         check_inst(s, inst).map_err(|message| ValidateError::Inst {
             inst: InstId(i as u32),
@@ -207,6 +209,84 @@ fn check_mesh(s: &Shader) -> Result<(), String> {
             "a payload of {} bytes: at most {MAX_MESH_PAYLOAD_BYTES}",
             m.payload_bytes
         ));
+    }
+    Ok(())
+}
+
+/// The most control points a patch has (`D3D11_IA_PATCH_MAX_CONTROL_POINT_COUNT`).
+pub const MAX_CONTROL_POINTS: u32 = 32;
+
+/// Invariant 11: the hull and domain states fit their stages and their words.
+fn check_tessellation(s: &Shader) -> Result<(), String> {
+    let fits = |what: &str, start: u32, words: u64, total: u32| -> Result<(), String> {
+        if u64::from(start).saturating_add(words) > u64::from(total) {
+            return Err(format!(
+                "{what} (words {start} + {words}) past the {total} words"
+            ));
+        }
+        Ok(())
+    };
+    if let Some(h) = s.hull {
+        if s.stage != Stage::Hull {
+            return Err(format!("hull state in a {} shader", s.stage));
+        }
+        if !(1..=MAX_CONTROL_POINTS).contains(&h.input_points)
+            || h.output_points > MAX_CONTROL_POINTS
+        {
+            return Err(format!(
+                "{} input and {} output control points: 1 … {MAX_CONTROL_POINTS} and 0 … {MAX_CONTROL_POINTS}",
+                h.input_points, h.output_points
+            ));
+        }
+        let n = s.input_words;
+        fits(
+            "the input control points",
+            0,
+            u64::from(h.point_words) * u64::from(h.input_points),
+            n,
+        )?;
+        fits(
+            "the output control points (vocp)",
+            h.ocp_word,
+            u64::from(h.output_point_words) * u64::from(h.output_points),
+            n,
+        )?;
+        fits(
+            "the patch constants (vpc)",
+            h.vpc_word,
+            u64::from(s.output_words.saturating_sub(h.output_point_words)),
+            n,
+        )?;
+        fits("the phase word", h.phase_word, 1, n)?;
+        fits(
+            "the output control point",
+            0,
+            u64::from(h.output_point_words),
+            s.output_words,
+        )?;
+        for w in h.factor_words.iter().filter(|w| **w != NO_REGISTER) {
+            fits("a tessellation factor", *w, 1, s.output_words)?;
+        }
+    }
+    if let Some(d) = s.domain {
+        if s.stage != Stage::Domain {
+            return Err(format!("domain state in a {} shader", s.stage));
+        }
+        if !(1..=MAX_CONTROL_POINTS).contains(&d.input_points) {
+            return Err(format!(
+                "{} control points: 1 … {MAX_CONTROL_POINTS}",
+                d.input_points
+            ));
+        }
+        let n = s.input_words;
+        fits(
+            "the control points",
+            0,
+            u64::from(d.point_words) * u64::from(d.input_points),
+            n,
+        )?;
+        fits("the patch constants", d.patch_word, 0, n)?;
+        fits("the domain location", d.location_word, 3, n)?;
     }
     Ok(())
 }

@@ -450,6 +450,7 @@ pub fn topology(d: &DrawSection) -> Result<PrimitiveTopology, JobError> {
                         .map(|(k, _)| *k)
                         .collect::<Vec<_>>()
                         .join(", ")
+                        + ", n_control_point_patchlist (n = 1 … 32)"
                 ),
             )
         }),

@@ -53,6 +53,12 @@ pub struct DrawSummary {
     /// A mesh draw's amplification program.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub amplification: Option<ProgramInfo>,
+    /// The hull program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hs: Option<ProgramInfo>,
+    /// The domain program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ds: Option<ProgramInfo>,
     /// The draw's report: counts, stages' lane-instructions, times.
     pub draw: DrawReport,
     /// Seconds the draw took (wall clock).
@@ -287,6 +293,30 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         Some(path) => Some(program(&job, "gs", path, Stage::Geometry)?),
         None => None,
     };
+    let hs = match &p.hs {
+        Some(path) => Some(program(&job, "hs", path, Stage::Hull)?),
+        None => None,
+    };
+    let ds = match &p.ds {
+        Some(path) => Some(program(&job, "ds", path, Stage::Domain)?),
+        None => None,
+    };
+    // D3D runs the tessellator only between a hull and a domain program.
+    match (&hs, &ds) {
+        (Some(_), None) => {
+            return Err(JobError::Section {
+                section: "[program]",
+                message: "`hs` without `ds`: a hull program's patches reach the rasterizer only through a domain program".into(),
+            });
+        }
+        (None, Some(_)) => {
+            return Err(JobError::Section {
+                section: "[program]",
+                message: "`ds` without `hs`: a domain program runs on the points the tessellator makes of a hull program's patches".into(),
+            });
+        }
+        _ => {}
+    }
     let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
     let gate = output_gate(&job, opts);
     place_outputs(&mut bound, &gate)?;
@@ -301,6 +331,14 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         Some((s, _)) => Some(reflect::check(s, &bound)?),
         None => None,
     };
+    let hs_fit = match &hs {
+        Some((s, _)) => Some(reflect::check(s, &bound)?),
+        None => None,
+    };
+    let ds_fit = match &ds {
+        Some((s, _)) => Some(reflect::check(s, &bound)?),
+        None => None,
+    };
     let as_fit = match &amplification {
         Some((s, _)) => Some(reflect::check(s, &bound)?),
         None => None,
@@ -309,8 +347,8 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         vs_fit.warnings.clone(),
         ps_fit.as_ref().map(|f| f.warnings.clone()),
     );
-    for g in gs_fit.iter().chain(&as_fit) {
-        // A binding only the geometry (or amplification) program uses is used.
+    for g in [&gs_fit, &hs_fit, &ds_fit, &as_fit].into_iter().flatten() {
+        // A binding only the geometry, hull, domain or amplification program uses is used.
         warnings.retain(|w| !w.contains("this binding is not used") || g.warnings.contains(w));
     }
 
@@ -464,6 +502,14 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         programs.push(info);
         (s, gs_bindings)
     });
+    let hs = hs.map(|(s, info)| {
+        programs.push(info);
+        (s, hs_fit.map(|f| f.bindings).unwrap_or_default())
+    });
+    let ds = ds.map(|(s, info)| {
+        programs.push(info);
+        (s, ds_fit.map(|f| f.bindings).unwrap_or_default())
+    });
     let mesh = mesh_groups.map(|groups| {
         let amplification = amplification.map(|(s, info)| {
             programs.push(info);
@@ -481,6 +527,8 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
             vs_bindings,
             ps_bindings,
             gs,
+            hs,
+            ds,
             fixed,
             args,
             mesh,

@@ -290,14 +290,15 @@ impl Prepared {
             }
             (WorkReport::Draw(report), work) => {
                 // The files are in the work's order: vertex (or mesh), then pixel,
-                // geometry and amplification when the draw has them.
-                let (has_ps, has_gs, has_as) = match work {
+                // geometry, hull and domain, and amplification when the draw has them.
+                let (has_ps, has_gs, has_tess, has_as) = match work {
                     Work::Draw(d) => (
                         d.ps.is_some(),
                         d.gs.is_some(),
+                        d.hs.is_some(),
                         d.mesh.as_ref().is_some_and(|m| m.amplification.is_some()),
                     ),
-                    _ => (false, false, false),
+                    _ => (false, false, false, false),
                 };
                 let mut programs = self.programs.into_iter();
                 let summary = DrawSummary {
@@ -305,6 +306,8 @@ impl Prepared {
                     vs: programs.next().ok_or_else(no_program)?,
                     ps: if has_ps { programs.next() } else { None },
                     gs: if has_gs { programs.next() } else { None },
+                    hs: if has_tess { programs.next() } else { None },
+                    ds: if has_tess { programs.next() } else { None },
                     amplification: if has_as { programs.next() } else { None },
                     draw: *report,
                     elapsed_seconds: elapsed,

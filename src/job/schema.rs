@@ -55,6 +55,12 @@ pub struct ProgramSection {
     /// Amplification program (mesh draws, optional): launches the mesh groups.
     #[serde(rename = "as")]
     pub amplification: Option<PathBuf>,
+    /// Hull program (draws): reads the patches of a `n_control_point_patchlist`
+    /// topology; needs `ds`.
+    pub hs: Option<PathBuf>,
+    /// Domain program (draws): runs on the points the tessellator makes of each patch;
+    /// needs `hs`.
+    pub ds: Option<PathBuf>,
     /// Entry point name (libraries, several entry points).
     pub entry: Option<String>,
 }

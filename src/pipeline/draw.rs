@@ -90,6 +90,7 @@ use std::time::Instant;
 use super::bin::Bins;
 use super::clip::{self, ClipSetup, Clipped, Weights};
 use super::gs;
+use super::hs::{self, HullOutputs};
 use super::ia::{self, Element, PrimKind};
 use super::link::{self, LinkError, Linked};
 use super::ms;
@@ -100,9 +101,11 @@ use super::ps::{self, MergeObserver, PixelObserver, PixelStage, PsOutputs};
 use super::raster::Pattern;
 use super::setup::{self, Prim, SetupState};
 use super::state::*;
+use super::tess::{self, TessBudget, TessFactors, TessellatorDesc};
 use super::tile::TileCtx;
 use super::trace::{Hook, TraceProgram};
 use super::vs::{self, VertexJob, VertexOutputs};
+use super::{ds, link::TessLinks};
 use crate::exec::jit::Engine;
 use crate::exec::{DescriptorTable, ExecError, RunBudget, StageProgram, WriteSink};
 use crate::ir::{ComponentType, MeshTopology, Shader};
@@ -200,6 +203,18 @@ pub struct DrawReport {
     /// past the group's vertex count.
     #[serde(skip_serializing_if = "is_zero")]
     pub mesh_primitives_discarded: u64,
+    /// Lane-instructions of the hull stage (0 without tessellation).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hs_lane_instructions: u64,
+    /// Lane-instructions of the domain stage.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ds_lane_instructions: u64,
+    /// Patches the tessellator culled (a factor ≤ 0 or NaN).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub patches_culled: u64,
+    /// Domain points the tessellator generated (domain-program invocations).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub domain_points: u64,
     /// Lanes per wave.
     pub wave_size: u32,
     /// Worker threads.
@@ -479,6 +494,7 @@ fn most_primitives(topology: PrimitiveTopology, count: u64) -> u64 {
         T::LineStripAdj => count.saturating_sub(3),
         T::TriangleListAdj => count / 6,
         T::TriangleStripAdj => count.saturating_sub(4) / 2,
+        T::PatchList(n) => count / u64::from(n.max(1)),
     }
 }
 
@@ -574,6 +590,7 @@ pub fn draw_charged(
             field: DrawField::InputElement(e.element),
             message: e.message,
         })?;
+    let tess_links = check_tessellation(s)?;
     if let Some((gs, _)) = s.gs {
         if s.mesh.is_some() {
             return Err(state_err(
@@ -581,11 +598,23 @@ pub fn draw_charged(
                 "a mesh draw has no geometry stage (mesh shader spec, \"CreatePipelineState\": no VS, GS, HS or DS)",
             ));
         }
+        if tess_links.is_some() {
+            return Err(state_err(
+                DrawField::Programs,
+                "a geometry program after hull and domain programs is not supported yet",
+            ));
+        }
         check_gs_topology(gs, s.topology)?;
+    }
+    if s.mesh.is_some() && tess_links.is_some() {
+        return Err(state_err(
+            DrawField::Programs,
+            "a mesh draw has no tessellation stages (mesh shader spec, \"CreatePipelineState\": no VS, GS, HS or DS)",
+        ));
     }
     let linked = match &s.mesh {
         Some(m) => ms::link(m.ms.0, s.ps)?,
-        None => link::link_with(&layout, s.vs, s.gs.map(|g| g.0), s.ps)?,
+        None => link::link_stages(&layout, s.vs, s.ds.map(|d| d.0), s.gs.map(|g| g.0), s.ps)?,
     };
     let viewport = s
         .viewport
@@ -639,20 +668,15 @@ pub fn draw_charged(
     };
     // The geometry program runs its lanes one wave at a time (`gs`).
     let gs_program = match s.gs {
-        Some((gs, bindings)) => {
-            let (wave, _) = choose_wave(plan, gs, BatchKind::Vertex)?;
-            let table = DescriptorTable::new(
-                gs,
-                &bindings.ranges,
-                &bindings.resource_heap,
-                &bindings.sampler_heap,
-            )?;
-            Some(
-                StageProgram::new(gs, table, plan.profile.clone(), plan.limits, wave)?
-                    .with_engine(plan.engine),
-            )
-        }
+        Some((gs, bindings)) => Some(bound_program(plan, gs, bindings)?),
         None => None,
+    };
+    // The hull and domain programs likewise run one wave at a time (`hs`, `ds`).
+    let tess_programs = match (s.hs, s.ds, &tess_links) {
+        (Some((h, hb)), Some((d, db)), Some(_)) => {
+            Some((bound_program(plan, h, hb)?, bound_program(plan, d, db)?))
+        }
+        _ => None,
     };
     let mut ps_wave = vs_wave;
     let ps_program = match s.ps {
@@ -719,6 +743,25 @@ pub fn draw_charged(
     // vertex it may emit, and keeps those vertices' outputs.
     let gs_state =
         s.gs.and_then(|(g, _)| g.geometry.map(|st| (st, g.output_words)));
+    // With tessellation the primitives are counted as the tessellator makes them: the
+    // hull stage's outputs are counted here, the domain points against a budget below.
+    let assembled = if tess_programs.is_some() {
+        0
+    } else {
+        assembled
+    };
+    if let Some((hp, _)) = &tess_programs {
+        let h = hs::state(hp.shader())?;
+        let pc_words = hp
+            .shader()
+            .output_words
+            .saturating_sub(h.output_point_words);
+        let patches = most_primitives(s.topology, count).saturating_mul(instances);
+        memory.take(
+            "the hull stage's output control points and patch constants",
+            hs::output_bytes(&h, pc_words, patches),
+        )?;
+    }
     let most_prims = match gs_state {
         Some((g, words)) => {
             memory.take(
@@ -788,10 +831,23 @@ pub fn draw_charged(
     let mut gs_out = VertexOutputs::default();
     let mut gs_in: Vec<gs::GsPrimitive> = Vec::new();
     let mut gs_prims: Vec<gs::GsOut> = Vec::new();
-    let kind = match (&s.mesh, gs_state) {
-        (Some(m), _) => ms::prim_kind(m.ms.0.mesh.map_or(MeshTopology::Triangle, |x| x.topology)),
-        (None, Some((g, _))) => gs::out_kind(g.output),
-        (None, None) => ia::prim_kind(s.topology),
+    let mut hull_out = HullOutputs::default();
+    let mut ds_out = VertexOutputs::default();
+    let mut patch_points: Vec<u32> = Vec::new();
+    let mut patch_ids: Vec<u32> = Vec::new();
+    let tess_desc = match &tess_programs {
+        Some((hp, _)) => Some(tessellator_desc(&hs::state(hp.shader())?)),
+        None => None,
+    };
+    let kind = match (&s.mesh, gs_state, tess_desc) {
+        (Some(m), _, _) => ms::prim_kind(m.ms.0.mesh.map_or(MeshTopology::Triangle, |x| x.topology)),
+        (None, Some((g, _)), _) => gs::out_kind(g.output),
+        (None, None, Some(t)) => match t.output_primitive {
+            tess::OutputPrimitive::Point => PrimKind::Point,
+            tess::OutputPrimitive::Line => PrimKind::Line,
+            _ => PrimKind::Triangle,
+        },
+        (None, None, None) => ia::prim_kind(s.topology),
     };
     let clip_setup = ClipSetup::new(
         viewport.top_left_x,
@@ -873,6 +929,16 @@ pub fn draw_charged(
             }
         }
     }
+    // Domain points and indices the draw's memory can hold, charged patch by patch
+    // before each is generated (`tess::TessBudget`).
+    let mut tess_budget = {
+        let left = limit.saturating_sub(memory.used);
+        let ds_words = s.ds.map_or(0, |d| u64::from(d.0.output_words));
+        TessBudget::new(
+            left / ds_words.saturating_mul(4).saturating_add(8),
+            left / (std::mem::size_of::<Prim>() as u64),
+        )
+    };
     for instance in 0..shaded_instances {
         let Some(vs_program) = vs_program.as_ref() else {
             break;
@@ -930,6 +996,119 @@ pub fn draw_charged(
         let vertex =
             |p: u32| -> u32 { base as u32 + slot_of(ids.get(p as usize).copied().unwrap_or(0)) };
         let mut failed = false;
+        if let (Some((hsp, dsp)), Some(links), Some(desc)) =
+            (&tess_programs, &tess_links, tess_desc)
+        {
+            // The hull stage, the tessellator and the domain stage between the vertex
+            // stage and clipping (`hs`, `tess`, `ds`).
+            let n = match s.topology {
+                PrimitiveTopology::PatchList(n) => u32::from(n),
+                _ => 0,
+            };
+            patch_points.clear();
+            patch_ids.clear();
+            ia::patches(n, args.vertex_count, &is_cut, &mut |pos, id| {
+                report.primitives += 1;
+                patch_points.extend(pos.iter().map(|&p| vertex(p)));
+                patch_ids.push(id);
+                true
+            });
+            let charge = |stage: &'static str| {
+                move |n: u64| {
+                    budget
+                        .charge(n)
+                        .map_err(|spent| budget.error(spent, u64::from(instance), instances, stage))
+                }
+            };
+            let job = hs::HullJob {
+                points: &patch_points,
+                ids: &patch_ids,
+                vertices: &outputs,
+                sources: &links.hull_points,
+            };
+            report.hs_lane_instructions += hs::shade(
+                hsp,
+                &job,
+                &mut hull_out,
+                &charge("instances of the hull stage"),
+            )?;
+            let h = hs::state(hsp.shader())?;
+            ds_out.words.clear();
+            for (p, &id) in patch_ids.iter().enumerate() {
+                let (edges, inside) = hs::factors(&h, &hull_out, p as u32);
+                let t = tess::tessellate_within(
+                    &desc,
+                    &TessFactors { edges, inside },
+                    &mut tess_budget,
+                )
+                .map_err(|e| {
+                    state_err(
+                        DrawField::Args,
+                        format!("the tessellator, patch {id} of instance {instance}: {e}"),
+                    )
+                })?;
+                if t.outcome == tess::Outcome::Culled {
+                    report.patches_culled += 1;
+                    continue;
+                }
+                report.domain_points += t.points.len() as u64;
+                let first =
+                    (ds_out.words.len() / (dsp.shader().output_words.max(1) as usize)) as u32;
+                let job = ds::DomainJob {
+                    hull: &hull_out,
+                    patch: p as u32,
+                    id,
+                    points_per_patch: h.output_points,
+                    points: &t.points,
+                    point_sources: &links.domain_points,
+                    patch_sources: &links.domain_patch,
+                };
+                report.ds_lane_instructions += ds::shade(
+                    dsp,
+                    &job,
+                    &mut ds_out,
+                    &charge("instances of the domain stage"),
+                )?;
+                let per = t.topology.vertices_per_primitive();
+                for ix in t.indices.chunks_exact(per) {
+                    let at = |k: usize| first + ix.get(k).copied().unwrap_or(0);
+                    let v = match per {
+                        1 => [at(0); 3],
+                        2 => [at(0), at(1), at(1)],
+                        _ => [at(0), at(1), at(2)],
+                    };
+                    if prims.try_reserve(8).is_err() {
+                        refused = true;
+                        break;
+                    }
+                    let before = prims.len();
+                    setup_primitive(
+                        &setup_state,
+                        &clip_setup,
+                        &viewport,
+                        &linked,
+                        &ds_out,
+                        kind,
+                        v,
+                        id,
+                        &mut prims,
+                    );
+                    report.primitives_rasterized += (prims.len() - before) as u64;
+                    if prims.len() as u64 > max_prims {
+                        failed = true;
+                        break;
+                    }
+                }
+                if failed || refused {
+                    break;
+                }
+            }
+            if failed || refused {
+                prim_overflow = true;
+                break;
+            }
+            continue;
+        }
         if let Some(gsp) = &gs_program {
             // The geometry stage between assembly and clipping (`gs`).
             gs_in.clear();
@@ -1054,6 +1233,8 @@ pub fn draw_charged(
             &mesh_out
         } else if gs_program.is_some() {
             &gs_out
+        } else if tess_programs.is_some() {
+            &ds_out
         } else {
             &outputs
         },
@@ -1092,6 +1273,8 @@ pub fn draw_charged(
     for (stage, r) in [
         ("vs", vs_program.as_ref().and_then(|p| p.jit_report())),
         ("gs", gs_program.as_ref().and_then(|p| p.jit_report())),
+        ("hs", tess_programs.as_ref().and_then(|p| p.0.jit_report())),
+        ("ds", tess_programs.as_ref().and_then(|p| p.1.jit_report())),
         ("ps", ps_program.as_ref().and_then(|p| p.jit_report())),
     ] {
         if let Some(r) = r {
@@ -1104,6 +1287,107 @@ pub fn draw_charged(
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// A program the draw runs one wave at a time (the geometry, hull and domain stages),
+/// with its resources.
+fn bound_program<'a>(
+    plan: &Plan,
+    shader: &'a Shader,
+    bindings: &super::Bindings,
+) -> Result<StageProgram<'a>, DrawError> {
+    let (wave, _) = choose_wave(plan, shader, BatchKind::Vertex)?;
+    let table = DescriptorTable::new(
+        shader,
+        &bindings.ranges,
+        &bindings.resource_heap,
+        &bindings.sampler_heap,
+    )?;
+    Ok(
+        StageProgram::new(shader, table, plan.profile.clone(), plan.limits, wave)?
+            .with_engine(plan.engine),
+    )
+}
+
+/// The tessellator's state from the hull program's declarations.
+fn tessellator_desc(h: &crate::ir::HullState) -> TessellatorDesc {
+    use crate::ir::{TessDomain as D, TessOutput as O, TessPartitioning as P};
+    TessellatorDesc {
+        domain: match h.domain {
+            D::Tri => tess::Domain::Tri,
+            D::Quad => tess::Domain::Quad,
+            D::Isoline => tess::Domain::Isoline,
+        },
+        partitioning: match h.partitioning {
+            P::Integer => tess::Partitioning::Integer,
+            P::Pow2 => tess::Partitioning::Pow2,
+            P::FractionalOdd => tess::Partitioning::FractionalOdd,
+            P::FractionalEven => tess::Partitioning::FractionalEven,
+        },
+        output_primitive: match h.output {
+            O::Point => tess::OutputPrimitive::Point,
+            O::Line => tess::OutputPrimitive::Line,
+            O::TriangleCw => tess::OutputPrimitive::TriangleCw,
+            O::TriangleCcw => tess::OutputPrimitive::TriangleCcw,
+        },
+    }
+}
+
+/// The tessellation stages' checks (D3D11.3 §10 "Hull Shader Stage", §8 "Primitive
+/// Topologies"; D3D12 refuses such a pipeline or draw): a hull program comes with a
+/// domain program and the other way round; with them the topology is a patch list of as
+/// many control points as the hull program reads, and without them no patch list is
+/// drawn; the domains agree and the stages link (`link::link_tessellation`). Every error
+/// names the programs and the field.
+fn check_tessellation(s: &DrawState<'_>) -> Result<Option<TessLinks>, DrawError> {
+    let (hs, ds) = match (s.hs, s.ds) {
+        (None, None) => {
+            if let PrimitiveTopology::PatchList(_) = s.topology {
+                return Err(state_err(
+                    DrawField::Programs,
+                    format!(
+                        "the topology {} makes patches, which only a hull program reads: the draw has none",
+                        s.topology.name()
+                    ),
+                ));
+            }
+            return Ok(None);
+        }
+        (Some(_), None) => {
+            return Err(state_err(
+                DrawField::Programs,
+                "a hull program without a domain program",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(state_err(
+                DrawField::Programs,
+                "a domain program without a hull program",
+            ));
+        }
+        (Some((h, _)), Some((d, _))) => (h, d),
+    };
+    let Some(state) = hs.hull else {
+        return Err(state_err(
+            DrawField::Programs,
+            format!("the hull program is a {} program", hs.stage),
+        ));
+    };
+    match s.topology {
+        PrimitiveTopology::PatchList(n) if u32::from(n) == state.input_points => {}
+        t => {
+            return Err(state_err(
+                DrawField::Programs,
+                format!(
+                    "the hull program reads patches of {} control points (dcl_input_control_point_count), so the topology must be {}_control_point_patchlist, not {}",
+                    state.input_points,
+                    state.input_points,
+                    t.name()
+                ),
+            ));
+        }
+    }
+    Ok(Some(link::link_tessellation(s.vs, hs, ds)?))
 }
 
 /// The geometry program's input primitive must be what the topology assembles: D3D
@@ -1125,6 +1409,15 @@ fn check_gs_topology(gs: &Shader, t: PrimitiveTopology) -> Result<(), DrawError>
         T::TriangleList | T::TriangleStrip => G::Triangle,
         T::LineListAdj | T::LineStripAdj => G::LineAdj,
         T::TriangleListAdj | T::TriangleStripAdj => G::TriangleAdj,
+        T::PatchList(_) => {
+            return Err(state_err(
+                DrawField::Programs,
+                format!(
+                    "the topology {} makes patches, which only a hull program reads",
+                    t.name()
+                ),
+            ));
+        }
     };
     if g.input != wanted {
         return Err(state_err(

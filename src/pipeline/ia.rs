@@ -257,7 +257,7 @@ impl PrimKind {
 pub fn prim_kind(t: PrimitiveTopology) -> PrimKind {
     use PrimitiveTopology as T;
     match t {
-        T::PointList => PrimKind::Point,
+        T::PointList | T::PatchList(_) => PrimKind::Point,
         T::LineList | T::LineStrip | T::LineListAdj | T::LineStripAdj => PrimKind::Line,
         _ => PrimKind::Triangle,
     }
@@ -286,6 +286,40 @@ pub fn gs_vertices(t: PrimitiveTopology) -> usize {
         T::TriangleList | T::TriangleStrip => 3,
         T::LineListAdj | T::LineStripAdj => 4,
         T::TriangleListAdj | T::TriangleStripAdj => 6,
+        T::PatchList(_) => 0,
+    }
+}
+
+/// Assembles the patches of `count` stream positions of an `n`-control-point patch list,
+/// as [`assemble`] assembles the other lists: every `n` positions make a patch, a strip
+/// cut value drops the partial patch before it, a trailing partial patch is dropped, and
+/// patch `k` of the draw instance has `SV_PrimitiveID` k. Calls `out` with each patch's
+/// positions (in `points`, cleared first) and id; stops early when `out` returns false.
+pub fn patches(
+    n: u32,
+    count: u32,
+    is_cut: &dyn Fn(u32) -> bool,
+    out: &mut dyn FnMut(&[u32], u32) -> bool,
+) {
+    let n = n as usize;
+    if n == 0 {
+        return;
+    }
+    let mut run: Vec<u32> = Vec::with_capacity(n);
+    let mut id = 0u32;
+    for p in 0..count {
+        if is_cut(p) {
+            run.clear();
+            continue;
+        }
+        run.push(p);
+        if run.len() == n {
+            if !out(&run, id) {
+                return;
+            }
+            id = id.wrapping_add(1);
+            run.clear();
+        }
     }
 }
 
@@ -610,5 +644,42 @@ mod tests {
         assert_eq!(read_index(&ib, 0), 5);
         assert_eq!(read_index(&ib, 1), cut_value(IndexFormat::U16));
         assert_eq!(read_index(&ib, 2), 0);
+    }
+
+    /// D3D11.3 §8 (patch-list topologies): every n positions make a patch, numbered in
+    /// order; a cut drops the partial patch before it and a trailing partial patch is
+    /// dropped; the job-file names are `n_control_point_patchlist`, n = 1 … 32.
+    #[test]
+    fn patch_lists_assemble_every_n_positions() {
+        let collect = |n: u32, count: u32, cuts: &[u32]| {
+            let mut out = Vec::new();
+            patches(n, count, &|p| cuts.contains(&p), &mut |pos, id| {
+                out.push((pos.to_vec(), id));
+                true
+            });
+            out
+        };
+        assert_eq!(
+            collect(3, 8, &[]),
+            vec![(vec![0, 1, 2], 0), (vec![3, 4, 5], 1)]
+        );
+        assert_eq!(collect(2, 7, &[1]), vec![(vec![2, 3], 0), (vec![4, 5], 1)]);
+        assert!(collect(0, 8, &[]).is_empty());
+        assert_eq!(
+            PrimitiveTopology::from_name("4_control_point_patchlist"),
+            Some(PrimitiveTopology::PatchList(4))
+        );
+        assert_eq!(
+            PrimitiveTopology::from_name("D3D_PRIMITIVE_TOPOLOGY_32_CONTROL_POINT_PATCHLIST"),
+            Some(PrimitiveTopology::PatchList(32))
+        );
+        assert_eq!(
+            PrimitiveTopology::from_name("33_control_point_patchlist"),
+            None
+        );
+        assert_eq!(
+            PrimitiveTopology::PatchList(7).name(),
+            "7_control_point_patchlist"
+        );
     }
 }

@@ -140,10 +140,10 @@ pub fn link(layout: &[Element], vs: &Shader, ps: Option<&Shader>) -> Result<Link
 
 /// The stage before the rasterizer, as messages name it.
 fn stage_name(s: &Shader) -> &'static str {
-    if s.stage == crate::ir::Stage::Geometry {
-        "the geometry program"
-    } else {
-        "the vertex program"
+    match s.stage {
+        crate::ir::Stage::Geometry => "the geometry program",
+        crate::ir::Stage::Domain => "the domain program",
+        _ => "the vertex program",
     }
 }
 
@@ -153,6 +153,19 @@ fn stage_name(s: &Shader) -> &'static str {
 pub fn link_with(
     layout: &[Element],
     vs: &Shader,
+    gs: Option<&Shader>,
+    ps: Option<&Shader>,
+) -> Result<Linked, LinkError> {
+    link_stages(layout, vs, None, gs, ps)
+}
+
+/// As [`link_with`], with a domain program (`ds`) in place of the vertex program as the
+/// stage that feeds the geometry program or the rasterizer; the tessellation stages' own
+/// links are [`link_tessellation`]'s.
+pub fn link_stages(
+    layout: &[Element],
+    vs: &Shader,
+    ds: Option<&Shader>,
     gs: Option<&Shader>,
     ps: Option<&Shader>,
 ) -> Result<Linked, LinkError> {
@@ -193,11 +206,11 @@ pub fn link_with(
     }
 
     let gs_inputs = match gs {
-        Some(g) => geometry_inputs(vs, g)?,
+        Some(g) => geometry_inputs(ds.unwrap_or(vs), g)?,
         None => Vec::new(),
     };
     // The stage whose outputs the rasterizer reads.
-    let vs = gs.unwrap_or(vs);
+    let vs = gs.or(ds).unwrap_or(vs);
     let up = stage_name(vs);
     let pos = vs
         .outputs
@@ -356,25 +369,64 @@ fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, Lin
 /// Vertex outputs → the inputs of one geometry input vertex, by register, component,
 /// semantic and type as for the pixel stage (D3D11.3 §4.4.3.2); the registerless inputs
 /// (`SV_PrimitiveID`, `SV_GSInstanceID`) are left to the geometry stage.
-fn geometry_inputs(vs: &Shader, gs: &Shader) -> Result<Vec<Option<u32>>, LinkError> {
+fn geometry_inputs(up: &Shader, gs: &Shader) -> Result<Vec<Option<u32>>, LinkError> {
     let per_vertex = gs.geometry.map_or(gs.input_words, |g| g.vertex_words);
-    let mut out = vec![None; per_vertex as usize];
-    for e in gs.inputs.iter().filter(|e| e.register != NO_REGISTER) {
+    let all = |_: &IoElement| true;
+    sources(
+        File::new(stage_name(up), &up.outputs, 0, all),
+        File::new("the geometry program", &gs.inputs, 0, all),
+        per_vertex,
+    )
+}
+
+/// One register file of a stage's elements, for [`sources`]: the stage's name as
+/// messages give it, its elements in the file, and the word of the file's register 0.
+struct File<'a> {
+    name: &'a str,
+    elems: Vec<&'a IoElement>,
+    base: u32,
+}
+
+impl<'a> File<'a> {
+    fn new(
+        name: &'a str,
+        elems: &'a [IoElement],
+        base: u32,
+        keep: impl Fn(&IoElement) -> bool,
+    ) -> File<'a> {
+        File {
+            name,
+            elems: elems
+                .iter()
+                .filter(|e| e.register != NO_REGISTER && keep(e))
+                .collect(),
+            base,
+        }
+    }
+}
+
+/// The words of `up`'s file that feed each of `words` words of `down`'s (relative to
+/// their bases; `None`: nothing, it reads 0): D3D links stages by register and component,
+/// and requires each read register to be written with the same semantic and type
+/// (D3D11.3 §4.4.3.2), so a mismatch is an error naming both programs.
+fn sources(up: File<'_>, down: File<'_>, words: u32) -> Result<Vec<Option<u32>>, LinkError> {
+    let mut out = vec![None; words as usize];
+    for e in &down.elems {
         for r in 0..e.rows {
             let reg = e.register + r;
             for c in 0..4u32 {
                 if e.mask & (1 << c) == 0 {
                     continue;
                 }
-                let Some(o) = vs.outputs.iter().find(|o| {
-                    o.register != NO_REGISTER
-                        && (o.register..o.register + o.rows).contains(&reg)
-                        && o.mask & (1 << c) != 0
+                let Some(o) = up.elems.iter().find(|o| {
+                    (o.register..o.register + o.rows).contains(&reg) && o.mask & (1 << c) != 0
                 }) else {
                     return Err(LinkError(format!(
-                        "the geometry program reads {}.{} at register {reg}, but the vertex program writes nothing there",
+                        "{} reads {}.{} at register {reg}, but {} writes nothing there",
+                        down.name,
                         name(e),
-                        crate::ir::io::mask_letters(1 << c)
+                        crate::ir::io::mask_letters(1 << c),
+                        up.name
                     )));
                 };
                 let orow = reg - o.register;
@@ -382,28 +434,107 @@ fn geometry_inputs(vs: &Shader, gs: &Shader) -> Result<Vec<Option<u32>>, LinkErr
                     || o.semantic_index + orow != e.semantic_index + r
                 {
                     return Err(LinkError(format!(
-                        "register {reg}: the geometry program reads {}{} but the vertex program writes {}{} there",
+                        "register {reg}: {} reads {}{} but {} writes {}{} there",
+                        down.name,
                         e.semantic,
                         e.semantic_index + r,
+                        up.name,
                         o.semantic,
                         o.semantic_index + orow
                     )));
                 }
                 if o.component != e.component {
                     return Err(LinkError(format!(
-                        "register {reg} ({}): the vertex program writes {} but the geometry program reads {}",
+                        "register {reg} ({}): {} writes {} but {} reads {}",
                         e.semantic_name(),
+                        up.name,
                         o.component,
+                        down.name,
                         e.component
                     )));
                 }
-                if let Some(slot) = out.get_mut(e.word(r, c) as usize) {
-                    *slot = Some(o.word(orow, c));
+                let at = e.word(r, c).wrapping_sub(down.base);
+                if let Some(slot) = out.get_mut(at as usize) {
+                    *slot = Some(o.word(orow, c).wrapping_sub(up.base));
                 }
             }
         }
     }
     Ok(out)
+}
+
+/// How the tessellation stages read what the stages before them wrote.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TessLinks {
+    /// Per input word of one hull input control point, the vertex output word feeding it.
+    pub hull_points: Vec<Option<u32>>,
+    /// Per input word of one domain control point, the hull output word (within one
+    /// output control point) feeding it.
+    pub domain_points: Vec<Option<u32>>,
+    /// Per domain patch-constant input word (from its `patch_word`), the hull
+    /// patch-constant word (from its `output_point_words`) feeding it.
+    pub domain_patch: Vec<Option<u32>>,
+}
+
+/// Links the vertex program with the hull program's input control points, and the hull
+/// program's output control points and patch constants with the domain program's (see
+/// [`TessLinks`]); the domain must be the hull's (D3D11.3 §10.10 "Domain Shader": the
+/// stages must agree on it).
+pub fn link_tessellation(vs: &Shader, hs: &Shader, ds: &Shader) -> Result<TessLinks, LinkError> {
+    let (Some(h), Some(d)) = (hs.hull, ds.domain) else {
+        return Err(LinkError(format!(
+            "the hull program is a {} program and the domain program a {} program",
+            hs.stage, ds.stage
+        )));
+    };
+    if h.domain != d.domain {
+        return Err(LinkError(format!(
+            "the hull program's domain is {} but the domain program's is {} (dcl_tessellator_domain): they must match",
+            h.domain, d.domain
+        )));
+    }
+    if d.input_points != h.output_points {
+        return Err(LinkError(format!(
+            "the domain program reads {} control points but the hull program outputs {} (dcl_input_control_point_count, dcl_output_control_point_count): they must match",
+            d.input_points, h.output_points
+        )));
+    }
+    let all = |_: &IoElement| true;
+    let hull_points = sources(
+        File::new("the vertex program", &vs.outputs, 0, all),
+        File::new("the hull program", &hs.inputs, 0, all),
+        h.point_words,
+    )?;
+    let opw = h.output_point_words;
+    let domain_points = sources(
+        File::new("the hull program's control points", &hs.outputs, 0, |e| {
+            e.slot < opw
+        }),
+        File::new("the domain program", &ds.inputs, 0, |e| {
+            e.slot < d.patch_word
+        }),
+        d.point_words,
+    )?;
+    let domain_patch = sources(
+        File::new(
+            "the hull program's patch constants",
+            &hs.outputs,
+            opw,
+            |e| e.slot >= opw,
+        ),
+        File::new(
+            "the domain program's patch constants",
+            &ds.inputs,
+            d.patch_word,
+            |e| e.slot >= d.patch_word && e.slot < d.location_word,
+        ),
+        d.location_word.saturating_sub(d.patch_word),
+    )?;
+    Ok(TessLinks {
+        hull_points,
+        domain_points,
+        domain_patch,
+    })
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 //! Owns: how a dispatch's threads are laid out in waves and quads and spread over worker
 //! threads ([`dispatch`](fn@dispatch)); the draw state in Direct3D 12's vocabulary ([`state`]) and
 //! the pipeline's stages, one module each, as D3D names them — input assembly ([`ia`]),
-//! the vertex stage ([`vs`]), the geometry stage ([`gs`]), the amplification and mesh
-//! stages ([`amplification`], [`ms`]), stage linking ([`link`]), clipping ([`clip`]), primitive
+//! the vertex stage ([`vs`]), the hull stage ([`hs`]), the domain stage ([`ds`]), the
+//! geometry stage ([`gs`]), the amplification and mesh stages ([`amplification`], [`ms`]),
+//! stage linking ([`link`]), clipping ([`clip`]), primitive
 //! setup ([`setup`]), the rasterizer ([`raster`]), attribute interpolation
 //! ([`interp`]), the pixel stage ([`ps`]) and the output merger ([`om`]) — run by
 //! [`draw()`](fn@draw) ([`draw`](mod@draw): the orchestration), with the screen cut into
@@ -21,7 +22,9 @@ pub mod clip;
 pub mod commands;
 pub mod dispatch;
 pub mod draw;
+pub mod ds;
 pub mod gs;
+pub mod hs;
 pub mod ia;
 pub mod interp;
 pub mod link;

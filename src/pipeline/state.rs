@@ -58,7 +58,7 @@ pub enum PrimitiveTopology {
     TriangleList,
     /// `D3D_PRIMITIVE_TOPOLOGY_TRIANGLESTRIP`.
     TriangleStrip,
-    /// `D3D_PRIMITIVE_TOPOLOGY_LINELIST_ADJ` (adjacent vertices ignored: no geometry stage).
+    /// `D3D_PRIMITIVE_TOPOLOGY_LINELIST_ADJ`.
     LineListAdj,
     /// `D3D_PRIMITIVE_TOPOLOGY_LINESTRIP_ADJ`.
     LineStripAdj,
@@ -66,7 +66,46 @@ pub enum PrimitiveTopology {
     TriangleListAdj,
     /// `D3D_PRIMITIVE_TOPOLOGY_TRIANGLESTRIP_ADJ`.
     TriangleStripAdj,
+    /// `D3D_PRIMITIVE_TOPOLOGY_n_CONTROL_POINT_PATCHLIST` (n = 1 … 32): patches of n
+    /// control points for a hull program.
+    PatchList(u8),
 }
+
+/// The job-file names of the patch-list topologies, `n_control_point_patchlist`, by n − 1.
+const PATCH_NAMES: [&str; 32] = [
+    "1_control_point_patchlist",
+    "2_control_point_patchlist",
+    "3_control_point_patchlist",
+    "4_control_point_patchlist",
+    "5_control_point_patchlist",
+    "6_control_point_patchlist",
+    "7_control_point_patchlist",
+    "8_control_point_patchlist",
+    "9_control_point_patchlist",
+    "10_control_point_patchlist",
+    "11_control_point_patchlist",
+    "12_control_point_patchlist",
+    "13_control_point_patchlist",
+    "14_control_point_patchlist",
+    "15_control_point_patchlist",
+    "16_control_point_patchlist",
+    "17_control_point_patchlist",
+    "18_control_point_patchlist",
+    "19_control_point_patchlist",
+    "20_control_point_patchlist",
+    "21_control_point_patchlist",
+    "22_control_point_patchlist",
+    "23_control_point_patchlist",
+    "24_control_point_patchlist",
+    "25_control_point_patchlist",
+    "26_control_point_patchlist",
+    "27_control_point_patchlist",
+    "28_control_point_patchlist",
+    "29_control_point_patchlist",
+    "30_control_point_patchlist",
+    "31_control_point_patchlist",
+    "32_control_point_patchlist",
+];
 
 impl PrimitiveTopology {
     /// Every topology with its job-file name (the `D3D_PRIMITIVE_TOPOLOGY_` suffix in
@@ -89,6 +128,9 @@ impl PrimitiveTopology {
         let n = name.trim().to_ascii_lowercase();
         let n = n.strip_prefix("d3d_primitive_topology_").unwrap_or(&n);
         let squash = |s: &str| s.replace('_', "");
+        if let Some(k) = PATCH_NAMES.iter().position(|p| squash(p) == squash(n)) {
+            return u8::try_from(k + 1).ok().map(PrimitiveTopology::PatchList);
+        }
         Self::NAMES
             .iter()
             .find(|(k, _)| squash(k) == squash(n))
@@ -97,6 +139,12 @@ impl PrimitiveTopology {
 
     /// The job-file name.
     pub fn name(self) -> &'static str {
+        if let PrimitiveTopology::PatchList(n) = self {
+            return PATCH_NAMES
+                .get(usize::from(n).wrapping_sub(1))
+                .copied()
+                .unwrap_or("?");
+        }
         Self::NAMES
             .iter()
             .find(|(_, t)| *t == self)
@@ -641,6 +689,10 @@ pub struct DrawState<'a> {
     /// The geometry program and its resources (`None`: the vertex program's outputs go
     /// to the rasterizer).
     pub gs: Option<(&'a Shader, &'a Bindings)>,
+    /// The hull program and its resources (`None`: no tessellation).
+    pub hs: Option<(&'a Shader, &'a Bindings)>,
+    /// The domain program and its resources (with a hull program).
+    pub ds: Option<(&'a Shader, &'a Bindings)>,
     /// The vertex program's resources.
     pub vs_bindings: &'a Bindings,
     /// The pixel program's resources.
@@ -691,6 +743,8 @@ impl<'a> DrawState<'a> {
             mesh: None,
             ps,
             gs: None,
+            hs: None,
+            ds: None,
             vs_bindings,
             ps_bindings,
             input_layout: InputLayout::default(),
@@ -771,6 +825,8 @@ impl FixedState {
             mesh: None,
             ps,
             gs: None,
+            hs: None,
+            ds: None,
             vs_bindings,
             ps_bindings,
             input_layout: f.input_layout,

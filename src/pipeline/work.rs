@@ -64,6 +64,10 @@ pub struct DrawWork {
     pub ps_bindings: Bindings,
     /// The geometry program and its bindings (`None`: vertices go straight to clipping).
     pub gs: Option<(Shader, Bindings)>,
+    /// The hull program and its bindings (`None`: no tessellation).
+    pub hs: Option<(Shader, Bindings)>,
+    /// The domain program and its bindings (with a hull program).
+    pub ds: Option<(Shader, Bindings)>,
     /// Everything of the draw state but the programs.
     pub fixed: FixedState,
     /// `DrawInstanced` / `DrawIndexedInstanced` arguments.
@@ -97,6 +101,8 @@ impl DrawWork {
             amplification: m.amplification.as_ref().map(|(a, b)| (a, b)),
             groups: m.groups,
         });
+        s.hs = self.hs.as_ref().map(|(g, b)| (g, b));
+        s.ds = self.ds.as_ref().map(|(g, b)| (g, b));
         s
     }
 
@@ -280,6 +286,9 @@ impl Work {
             // linkage, which a geometry program replaces.
             Work::Draw(d) if d.gs.is_some() => Err(LocateError(
                 "a draw with a geometry program: its lanes are not located yet".into(),
+            )),
+            Work::Draw(d) if d.hs.is_some() || d.ds.is_some() => Err(LocateError(
+                "a draw with hull and domain programs: their lanes are not located yet".into(),
             )),
             Work::Draw(d) => match sel {
                 LaneSelect::Vertex { vertex, instance } => locate_vertex(d, plan, vertex, instance),

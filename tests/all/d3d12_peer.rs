@@ -1419,6 +1419,9 @@ fn examples_match_the_peer() {
         // draw with a geometry program (`sprites`) is checked by its golden and by hand
         // (`draw::geometry_*`), not here.
         .filter(|p| !std::fs::read_to_string(p).unwrap().contains("\ngs = "))
+        // Nor tessellated draws (`tessellation`): checked by their golden and by
+        // `tessellation::*`.
+        .filter(|p| !std::fs::read_to_string(p).unwrap().contains("\nhs = "))
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
     found.sort();

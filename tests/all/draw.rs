@@ -19,7 +19,7 @@ fn out_dir(what: &str) -> PathBuf {
 
 /// Runs a job file's text as if it were `examples/NAME.toml`, its outputs and summary
 /// under the test's own folder.
-fn run_text(name: &str, text: &str, threads: usize) -> Result<DrawResult, JobError> {
+pub(crate) fn run_text(name: &str, text: &str, threads: usize) -> Result<DrawResult, JobError> {
     let dir = out_dir(&format!("{name}-{threads}"));
     let examples = common::root().join("examples");
     // Paths in the job are relative to examples/; outputs go to the test folder

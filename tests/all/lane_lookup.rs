@@ -169,6 +169,23 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
                     .unwrap_err();
                 assert!(e.to_string().contains("geometry program"), "{show}: {e}");
             }
+            Work::Draw(d) if d.hs.is_some() => {
+                // Likewise a draw with hull and domain programs (`tessellation`).
+                let e = p
+                    .work
+                    .locate(
+                        &p.plan,
+                        LaneSelect::Vertex {
+                            vertex: 0,
+                            instance: 0,
+                        },
+                    )
+                    .unwrap_err();
+                assert!(
+                    e.to_string().contains("hull and domain programs"),
+                    "{show}: {e}"
+                );
+            }
             Work::Draw(d) => {
                 // Vertices: the first, the last and some between of the distinct ones.
                 let st = d.state();

@@ -46,6 +46,7 @@ mod sampling_lavapipe;
 mod scale_docs;
 mod shader_test;
 mod tessellate;
+mod tessellation_stages;
 mod twins;
 mod untrusted;
 mod vkd3d;

@@ -7,13 +7,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::io::{self, IndexRange, IoDecl, IoLayout, IoSource};
+use super::io::{self, IndexRange, IoDecl, IoLayout, IoSource, PatchWords};
 use super::{Lowerer, Reflection};
 use crate::container::rdef::{InputType, Rdef};
 use crate::dxbc::{
-    BindingRange, Components, Declaration, GlobalFlags, Index, InstructionKind, Interpolation,
-    Opcode, Operand, Primitive, PrimitiveTopology, Program, ResourceDimension, ReturnType,
-    SamplerMode, SystemName,
+    BindingRange, Components, Declaration, GlobalFlags, HullPhase, Index, InstructionKind,
+    Interpolation, Opcode, Operand, Primitive, PrimitiveTopology, Program, ResourceDimension,
+    ReturnType, SamplerMode, SystemName, TessDomain, TessOutputPrimitive, TessPartitioning,
 };
 use crate::dxbc::{CustomData, RegisterType};
 use crate::ir::validate::{MAX_GS_INSTANCES, MAX_GS_VERTICES};
@@ -106,6 +106,29 @@ pub(super) struct Decls {
     pub io: IoLayout,
     /// Geometry programs: the state their declarations give.
     pub gs: GsDecls,
+    /// Hull and domain programs: the state their declarations give.
+    pub tess: TessDecls,
+}
+
+/// What a hull or domain program's declarations say.
+#[derive(Debug, Default)]
+pub(super) struct TessDecls {
+    /// The hull phase the declarations being read belong to.
+    pub phase: Option<HullPhase>,
+    /// `dcl_tessellator_domain` and where.
+    pub domain: Option<(TessDomain, usize)>,
+    /// `dcl_tessellator_partitioning` and where.
+    pub partitioning: Option<(TessPartitioning, usize)>,
+    /// `dcl_tessellator_output_primitive` and where.
+    pub output: Option<(TessOutputPrimitive, usize)>,
+    /// `dcl_input_control_point_count` and where.
+    pub points_in: Option<(u32, usize)>,
+    /// `dcl_output_control_point_count` and where.
+    pub points_out: Option<(u32, usize)>,
+    /// `dcl_hs_max_tessfactor`.
+    pub max_factor: Option<f32>,
+    /// Where the layout put the words only these stages have.
+    pub words: PatchWords,
 }
 
 /// What a geometry program's declarations say.
@@ -143,6 +166,7 @@ impl Decls {
                 vertices: 1,
                 ..GsDecls::default()
             },
+            tess: TessDecls::default(),
         }
     }
 }
@@ -383,8 +407,16 @@ impl Decls {
                     d.icb = Some((id, elements, words));
                     continue;
                 }
+                InstructionKind::HullPhase(phase) if stage == Stage::Hull => {
+                    d.tess.phase = Some(*phase);
+                    continue;
+                }
                 InstructionKind::HullPhase(_) => {
-                    return Err(err_at(p, i, "hull shader phase".into()));
+                    return Err(invalid_at(
+                        p,
+                        i,
+                        format!("a hull shader phase in a {stage} program"),
+                    ));
                 }
                 _ => continue,
             };
@@ -401,9 +433,17 @@ impl Decls {
                     }
                 }
                 D::IndexRange { register, count } if !compute => {
+                    let patch = register.register == RegisterType::InputPatchConstant
+                        || (register.register == RegisterType::Output
+                            && matches!(d.tess.phase, Some(HullPhase::Fork | HullPhase::Join)));
                     let output = match register.register {
                         RegisterType::Input => false,
                         RegisterType::Output => true,
+                        RegisterType::InputPatchConstant
+                            if matches!(stage, Stage::Hull | Stage::Domain) =>
+                        {
+                            false
+                        }
                         other => {
                             return Err(invalid_at(
                                 p,
@@ -419,6 +459,7 @@ impl Decls {
                         output,
                         first,
                         count: *count,
+                        patch,
                     });
                 }
                 D::IndexRange { .. } => {}
@@ -714,6 +755,25 @@ impl Decls {
                 D::GsInstanceCount(n) if stage == Stage::Geometry => {
                     d.gs.instances = Some((*n, i));
                 }
+                D::InputControlPointCount(n) if matches!(stage, Stage::Hull | Stage::Domain) => {
+                    d.tess.points_in = Some((*n, i));
+                }
+                D::OutputControlPointCount(n) if stage == Stage::Hull => {
+                    d.tess.points_out = Some((*n, i));
+                }
+                D::TessDomain(t) if matches!(stage, Stage::Hull | Stage::Domain) => {
+                    d.tess.domain = Some((*t, i));
+                }
+                D::TessPartitioning(t) if stage == Stage::Hull => {
+                    d.tess.partitioning = Some((*t, i));
+                }
+                D::TessOutputPrimitive(t) if stage == Stage::Hull => {
+                    d.tess.output = Some((*t, i));
+                }
+                D::HsMaxTessFactor(f) if stage == Stage::Hull => d.tess.max_factor = Some(*f),
+                // The phases' instance counts are read with the phases (`hull`).
+                D::HsForkPhaseInstanceCount(_) | D::HsJoinPhaseInstanceCount(_)
+                    if stage == Stage::Hull => {}
                 // Streams need no state: `emit_stream m#` names its own.
                 D::Stream { .. } if stage == Stage::Geometry => {}
                 D::FunctionBody(_) | D::FunctionTable { .. } | D::Interface(_) => {
@@ -752,7 +812,19 @@ impl Decls {
                 outputs: refl.outputs,
                 vertices: d.gs.vertices,
             };
-            d.io = io::layout(&src, b)?;
+            if matches!(stage, Stage::Hull | Stage::Domain) {
+                let src = IoSource {
+                    vertices: d.tess.points_in.map_or(1, |(n, _)| n.max(1)),
+                    ..src
+                };
+                let points_out = d.tess.points_out.map_or(0, |(n, _)| n);
+                let (io, words) = io::patch_layout(&src, refl.patch, points_out, b)?;
+                d.io = io;
+                d.tess.words = words;
+                super::hull::state(p, &d, b)?;
+            } else {
+                d.io = io::layout(&src, b)?;
+            }
             if stage == Stage::Geometry {
                 let g = geometry_state(p, &d)?;
                 b.shader_mut().geometry = Some(g);
@@ -772,6 +844,9 @@ impl Decls {
         interp: Option<Interpolation>,
     ) -> Result<(), LowerError> {
         let r = register.register;
+        if matches!(self.stage, Stage::Hull | Stage::Domain) {
+            return self.patch_decl(p, i, register, output, sv);
+        }
         let expected = if output {
             RegisterType::Output
         } else {
@@ -825,6 +900,90 @@ impl Decls {
             sv,
             interp,
             at: i,
+            patch: false,
+        });
+        Ok(())
+    }
+
+    /// Records a hull or domain program's input or output declaration: `v[k][n]` and
+    /// `vicp[k][n]` declare control-point register `n`; `vpc#` and the `o#` of a fork or
+    /// join phase are patch constants; `vOutputControlPointID` and `vPrim` are
+    /// registerless inputs; `vocp`, `vDomain`, `vForkInstanceID` and `vJoinInstanceID`
+    /// need no element (their words are the layout's, or the lowering's constants).
+    fn patch_decl(
+        &mut self,
+        p: &Program,
+        i: usize,
+        register: &Operand,
+        output: bool,
+        sv: Option<SystemName>,
+    ) -> Result<(), LowerError> {
+        use RegisterType as R;
+        let r = register.register;
+        let fork_or_join = matches!(self.tess.phase, Some(HullPhase::Fork | HullPhase::Join));
+        let (number, patch) = match (r, output) {
+            (R::InputForkInstanceId | R::InputJoinInstanceId | R::OutputControlPoint, false)
+                if self.stage == Stage::Hull =>
+            {
+                return Ok(());
+            }
+            (R::InputDomainPoint, false) if self.stage == Stage::Domain => return Ok(()),
+            (R::Input | R::InputControlPoint, false) => (
+                Some(
+                    register
+                        .index(1)
+                        .and_then(crate::dxbc::Index::immediate)
+                        .ok_or_else(|| {
+                            invalid_at(
+                                p,
+                                i,
+                                format!(
+                                    "a control-point input declaration ({}) without [points][register]",
+                                    r.name()
+                                ),
+                            )
+                        })?,
+                ),
+                false,
+            ),
+            (R::InputPatchConstant, false) => (register.register_number(), true),
+            (R::Output, true) => (register.register_number(), fork_or_join),
+            (r, _) if io::special_side(r) == Some(output) && io::special_in(self.stage, r) => {
+                (None, false)
+            }
+            (r, _) => {
+                return Err(err_at(
+                    p,
+                    i,
+                    format!(
+                        "{} register {} in a {} program",
+                        if output { "output" } else { "input" },
+                        r.name(),
+                        self.stage
+                    ),
+                ));
+            }
+        };
+        if number.is_none() && matches!(r, R::Output | R::InputPatchConstant) {
+            return Err(invalid_at(
+                p,
+                i,
+                format!("an {} declaration without a register number", r.name()),
+            ));
+        }
+        let mask = match register.components {
+            Components::Mask(m) => m.0 & 0xf,
+            _ => 1,
+        };
+        self.io_decls.push(IoDecl {
+            output,
+            register: r,
+            number,
+            mask,
+            sv,
+            interp: None,
+            at: i,
+            patch,
         });
         Ok(())
     }
@@ -837,7 +996,10 @@ impl Decls {
             .filter(|d| d.number.is_none())
             .map(|d| d.register)
             .collect();
-        if matches!(self.stage, Stage::Pixel | Stage::Geometry) {
+        if matches!(
+            self.stage,
+            Stage::Pixel | Stage::Geometry | Stage::Hull | Stage::Domain
+        ) {
             for (_, e) in p.executables() {
                 for op in e.operands(p) {
                     if io::special_in(self.stage, op.register) {

@@ -221,7 +221,7 @@ impl Lowerer<'_> {
     }
 
     /// Jumps to `target` unless the current block already ended (after `break`, `ret`).
-    fn jump_if_open(&mut self, target: BlockId) {
+    pub(super) fn jump_if_open(&mut self, target: BlockId) {
         if self.open() {
             self.b.terminate(Terminator::Jump(target));
         }

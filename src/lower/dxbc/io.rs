@@ -83,6 +83,9 @@ pub(super) struct IoDecl {
     pub interp: Option<Interpolation>,
     /// The declaration's instruction index.
     pub at: usize,
+    /// A patch constant (`vpc#`, or `o#` of a hull fork or join phase) rather than a
+    /// register of the stage's main file.
+    pub patch: bool,
 }
 
 /// A `dcl_indexrange`: registers `first … first + count - 1` may be indexed at run time.
@@ -94,6 +97,8 @@ pub(super) struct IndexRange {
     pub first: u32,
     /// How many registers.
     pub count: u32,
+    /// Patch-constant registers (`vpc#`, `o#` of a fork or join phase).
+    pub patch: bool,
 }
 
 /// Where the stage's registers live in its words.
@@ -107,6 +112,19 @@ pub(super) struct IoLayout {
     pub special: HashMap<RegisterType, u32>,
     /// The declared index ranges.
     pub ranges: Vec<IndexRange>,
+    /// Hull and domain programs: patch-constant registers (a hull's fork and join
+    /// outputs, a domain's or join phase's `vpc#`).
+    pub patch_regs: u32,
+    /// The output word (hull) or input word (domain) of patch-constant register 0.
+    pub patch_base: u32,
+    /// A hull's join phases: the input word of `vpc0`.
+    pub vpc_base: u32,
+    /// A hull's input word of output control point 0 (`vocp`).
+    pub ocp_base: u32,
+    /// Control points the `v[k][n]`/`vicp[k][n]` reads may name.
+    pub points_in: u32,
+    /// Output control points `vocp[k][n]` may name.
+    pub points_out: u32,
 }
 
 /// Whether `r` is a registerless input or output, and which side.
@@ -114,7 +132,7 @@ pub(super) fn special_side(r: RegisterType) -> Option<bool> {
     use RegisterType as R;
     match r {
         R::InputCoverageMask | R::InnerCoverage => Some(false),
-        R::InputPrimitiveId | R::InputGsInstanceId => Some(false),
+        R::InputPrimitiveId | R::InputGsInstanceId | R::OutputControlPointId => Some(false),
         R::OutputDepth
         | R::OutputDepthGreaterEqual
         | R::OutputDepthLessEqual
@@ -130,7 +148,9 @@ pub(super) fn special_side(r: RegisterType) -> Option<bool> {
 pub(super) fn special_in(stage: Stage, r: RegisterType) -> bool {
     use RegisterType as R;
     match r {
-        R::InputPrimitiveId | R::InputGsInstanceId => stage == Stage::Geometry,
+        R::InputGsInstanceId => stage == Stage::Geometry,
+        R::InputPrimitiveId => matches!(stage, Stage::Geometry | Stage::Hull | Stage::Domain),
+        R::OutputControlPointId => stage == Stage::Hull,
         _ => stage == Stage::Pixel && special_side(r).is_some(),
     }
 }
@@ -140,7 +160,7 @@ fn special_rank(r: RegisterType) -> u8 {
     use RegisterType as R;
     match r {
         R::InputPrimitiveId => 0,
-        R::InputGsInstanceId => 1,
+        R::InputGsInstanceId | R::OutputControlPointId => 1,
         R::InputCoverageMask
         | R::OutputDepth
         | R::OutputDepthGreaterEqual
@@ -179,6 +199,11 @@ fn special_element(r: RegisterType) -> (&'static str, SysValue, ComponentType) {
             SysValue::GsInstanceId,
             ComponentType::UInt,
         ),
+        R::OutputControlPointId => (
+            "SV_OutputControlPointID",
+            SysValue::OutputControlPointId,
+            ComponentType::UInt,
+        ),
         _ => ("SV_Depth", SysValue::Depth, ComponentType::Float),
     }
 }
@@ -202,12 +227,22 @@ fn sv_of_name(n: SystemName) -> Option<SysValue> {
         N::Barycentrics => SysValue::Barycentrics,
         N::ShadingRate => SysValue::ShadingRate,
         N::CullPrimitive => SysValue::CullPrimitive,
-        _ => return None,
+        N::FinalQuadUEq0EdgeTessFactor
+        | N::FinalQuadVEq0EdgeTessFactor
+        | N::FinalQuadUEq1EdgeTessFactor
+        | N::FinalQuadVEq1EdgeTessFactor
+        | N::FinalTriUEq0EdgeTessFactor
+        | N::FinalTriVEq0EdgeTessFactor
+        | N::FinalTriWEq0EdgeTessFactor
+        | N::FinalLineDetailTessFactor
+        | N::FinalLineDensityTessFactor => SysValue::TessFactor,
+        N::FinalQuadUInsideTessFactor
+        | N::FinalQuadVInsideTessFactor
+        | N::FinalTriInsideTessFactor => SysValue::InsideTessFactor,
     })
 }
 
-/// The system value of a signature element's `D3D_NAME` (tessellation factors and
-/// unknown codes carry none here).
+/// The system value of a signature element's `D3D_NAME` (unknown codes carry none).
 fn sv_of_signature(v: SystemValue) -> SysValue {
     use SystemValue as V;
     match v {
@@ -231,6 +266,11 @@ fn sv_of_signature(v: SystemValue) -> SysValue {
         V::DepthLessEqual => SysValue::DepthLessEqual,
         V::StencilRef => SysValue::StencilRef,
         V::InnerCoverage => SysValue::InnerCoverage,
+        V::FinalQuadEdgeTessFactor
+        | V::FinalTriEdgeTessFactor
+        | V::FinalLineDetailTessFactor
+        | V::FinalLineDensityTessFactor => SysValue::TessFactor,
+        V::FinalQuadInsideTessFactor | V::FinalTriInsideTessFactor => SysValue::InsideTessFactor,
         _ => SysValue::None,
     }
 }
@@ -263,6 +303,10 @@ fn sv_semantic(sv: SysValue) -> &'static str {
         SysValue::StartVertexLocation => "SV_StartVertexLocation",
         SysValue::StartInstanceLocation => "SV_StartInstanceLocation",
         SysValue::GsInstanceId => "SV_GSInstanceID",
+        SysValue::OutputControlPointId => "SV_OutputControlPointID",
+        SysValue::DomainLocation => "SV_DomainLocation",
+        SysValue::TessFactor => "SV_TessFactor",
+        SysValue::InsideTessFactor => "SV_InsideTessFactor",
     }
 }
 
@@ -283,7 +327,8 @@ fn sv_component(sv: SysValue) -> ComponentType {
         | SysValue::ViewId
         | SysValue::ShadingRate
         | SysValue::CullPrimitive
-        | SysValue::GsInstanceId => ComponentType::UInt,
+        | SysValue::GsInstanceId
+        | SysValue::OutputControlPointId => ComponentType::UInt,
         _ => ComponentType::Float,
     }
 }
@@ -321,6 +366,7 @@ fn decl_loc(p: &Program, i: usize) -> String {
 }
 
 /// What [`layout`] reads.
+#[derive(Clone, Copy)]
 pub(super) struct IoSource<'a> {
     /// The program.
     pub p: &'a Program,
@@ -685,4 +731,110 @@ impl Lowerer<'_> {
         }
         Ok(dst)
     }
+}
+
+/// Where a hull or domain program's words went besides what [`IoLayout`] keeps: the
+/// values of its [`HullState`](crate::ir::HullState) or
+/// [`DomainState`](crate::ir::DomainState) layout fields.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct PatchWords {
+    /// Input words per input control point.
+    pub point_words: u32,
+    /// Output words per output control point (hull).
+    pub output_point_words: u32,
+    /// The hull's phase word.
+    pub phase_word: u32,
+    /// The domain's `SV_DomainLocation` word.
+    pub location_word: u32,
+}
+
+/// The element tables and words of a hull or domain program: the main register files as
+/// [`layout`] lays them out (control points repeated `points_in` times), then the
+/// patch-constant file (`patch`: the `PCSG` part) — after a hull's output control point,
+/// after a domain's inputs — and the words only these stages have (see
+/// [`HullState`](crate::ir::HullState) and [`DomainState`](crate::ir::DomainState) for the
+/// order).
+pub(super) fn patch_layout(
+    src: &IoSource<'_>,
+    patch: Option<&Signature>,
+    points_out: u32,
+    b: &mut Builder,
+) -> Result<(IoLayout, PatchWords), LowerError> {
+    let hull = src.stage == Stage::Hull;
+    let main_decls: Vec<IoDecl> = src.decls.iter().filter(|d| !d.patch).cloned().collect();
+    let patch_decls: Vec<IoDecl> = src.decls.iter().filter(|d| d.patch).cloned().collect();
+    let main_ranges: Vec<IndexRange> = src.ranges.iter().filter(|r| !r.patch).copied().collect();
+    let patch_ranges: Vec<IndexRange> = src.ranges.iter().filter(|r| r.patch).copied().collect();
+    let none = BTreeSet::new();
+    let main = IoSource {
+        decls: &main_decls,
+        ranges: &main_ranges,
+        ..*src
+    };
+    let pc = IoSource {
+        p: src.p,
+        stage: src.stage,
+        decls: &patch_decls,
+        ranges: &patch_ranges,
+        specials: &none,
+        inputs: if hull { None } else { patch },
+        outputs: if hull { patch } else { None },
+        vertices: 1,
+    };
+    let mut io = IoLayout {
+        ranges: src.ranges.to_vec(),
+        points_in: src.vertices,
+        points_out,
+        ..IoLayout::default()
+    };
+    let (mut inputs, input_regs, in_words) = side(&main, false, &mut io.special)?;
+    let (mut outputs, output_regs, out_words) = side(&main, true, &mut io.special)?;
+    let (mut pc_elems, pc_regs, pc_words) = side(&pc, hull, &mut io.special)?;
+    io.input_regs = input_regs;
+    io.output_regs = output_regs;
+    io.patch_regs = pc_regs;
+    let mut words = PatchWords {
+        point_words: input_regs.saturating_mul(4),
+        ..PatchWords::default()
+    };
+    let (input_words, output_words) = if hull {
+        words.output_point_words = out_words;
+        io.patch_base = out_words;
+        io.ocp_base = in_words;
+        io.vpc_base = in_words.saturating_add(points_out.saturating_mul(out_words));
+        words.phase_word = io.vpc_base.saturating_add(pc_words);
+        for e in &mut pc_elems {
+            e.slot = e.slot.saturating_add(out_words);
+        }
+        outputs.append(&mut pc_elems);
+        (
+            words.phase_word.saturating_add(1),
+            out_words.saturating_add(pc_words),
+        )
+    } else {
+        io.patch_base = in_words;
+        for e in &mut pc_elems {
+            e.slot = e.slot.saturating_add(in_words);
+        }
+        inputs.append(&mut pc_elems);
+        words.location_word = in_words.saturating_add(pc_words);
+        inputs.push(IoElement {
+            semantic: "SV_DomainLocation".into(),
+            semantic_index: 0,
+            sv: SysValue::DomainLocation,
+            register: NO_REGISTER,
+            rows: 1,
+            mask: 0x7,
+            component: ComponentType::Float,
+            interp: Interp::Undefined,
+            slot: words.location_word,
+        });
+        (words.location_word.saturating_add(4), out_words)
+    };
+    let s = b.shader_mut();
+    s.inputs = inputs;
+    s.outputs = outputs;
+    s.input_words = input_words;
+    s.output_words = output_words;
+    Ok((io, words))
 }

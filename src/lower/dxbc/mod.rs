@@ -1,4 +1,5 @@
-//! DXBC (Shader Model 4.0–5.1) compute, vertex and pixel programs → IR.
+//! DXBC (Shader Model 4.0–5.1) compute, vertex, hull, domain, geometry and pixel
+//! programs → IR.
 //!
 //! Owns: turning a decoded [`Program`] (`cs_4_0` … `cs_5_1`, `vs_4_0` … `vs_5_1`,
 //! `ps_4_0` … `ps_5_1`, and the `4_0_level_9_x` variants, which are `vs_4_0`/`ps_4_0`
@@ -7,8 +8,10 @@
 //! declarations joined with the container's signatures: see `io`), every executable
 //! instruction of its stage, structured control flow, inlined subroutines and the source
 //! map. Does not own: decoding tokens (see [`crate::dxbc`]), what an IR instruction
-//! computes (see [`crate::ir`] and `exec`), or how the pipeline feeds a stage. Geometry,
-//! hull and domain programs are refused by their stage.
+//! computes (see [`crate::ir`] and `exec`), or how the pipeline feeds a stage. A hull
+//! program's phases become one shader whose lanes choose a phase (`hull`'s module doc
+//! says how); a domain program reads its control points, patch constants and
+//! `vDomain` from input words laid out by `io::patch_layout`.
 //!
 //! # How a program maps onto the IR
 //!
@@ -91,6 +94,7 @@
 mod alu;
 mod decls;
 mod flow;
+mod hull;
 mod io;
 mod memory;
 mod operands;
@@ -131,6 +135,9 @@ pub struct Reflection<'a> {
     pub inputs: Option<&'a Signature>,
     /// The output signature.
     pub outputs: Option<&'a Signature>,
+    /// The patch-constant signature (`PCSG`: a hull program's patch-constant outputs, a
+    /// domain program's patch-constant inputs).
+    pub patch: Option<&'a Signature>,
 }
 
 /// Lowers the `SHDR`/`SHEX` program of a container; resource names come from its `RDEF`
@@ -154,7 +161,11 @@ pub fn lower_container(
     };
     let (inputs, outputs) = if matches!(
         program.version.kind,
-        ProgramKind::Vertex | ProgramKind::Pixel | ProgramKind::Geometry
+        ProgramKind::Vertex
+            | ProgramKind::Pixel
+            | ProgramKind::Geometry
+            | ProgramKind::Hull
+            | ProgramKind::Domain
     ) {
         (
             signature(&[FourCc::ISG1, FourCc::ISGN])?,
@@ -165,10 +176,19 @@ pub fn lower_container(
     } else {
         (None, None)
     };
+    let patch = if matches!(
+        program.version.kind,
+        ProgramKind::Hull | ProgramKind::Domain
+    ) {
+        signature(&[FourCc::PSG1, FourCc::PCSG])?
+    } else {
+        None
+    };
     let refl = Reflection {
         rdef: rdef.as_ref(),
         inputs: inputs.as_ref(),
         outputs: outputs.as_ref(),
+        patch: patch.as_ref(),
     };
     lower_reflected(&program, &refl, opts)
 }
@@ -203,10 +223,12 @@ pub fn lower_reflected(
         ProgramKind::Vertex => Stage::Vertex,
         ProgramKind::Pixel => Stage::Pixel,
         ProgramKind::Geometry => Stage::Geometry,
+        ProgramKind::Hull => Stage::Hull,
+        ProgramKind::Domain => Stage::Domain,
         _ => {
             return Err(LowerError::Unsupported {
                 what: format!(
-                    "{} shader stage (only compute, vertex, geometry and pixel programs are lowered)",
+                    "{} shader stage (only compute, vertex, hull, domain, geometry and pixel programs are lowered)",
                     kind.name()
                 ),
                 location: "the program's version token".into(),
@@ -218,9 +240,13 @@ pub fn lower_reflected(
         l.b.shader_mut().entry.clone_from(entry);
     }
     l.prologue()?;
-    let main_end = l.labels_start;
-    l.lower_range(0, main_end)?;
-    l.end_of_main()?;
+    if stage == Stage::Hull {
+        l.lower_hull()?;
+    } else {
+        let main_end = l.labels_start;
+        l.lower_range(0, main_end)?;
+        l.end_of_main()?;
+    }
     Ok(l.b.finish()?)
 }
 
@@ -269,6 +295,10 @@ pub(crate) struct Lowerer<'p> {
     scratch_chunks: Vec<Reg>,
     scratch_chunk: usize,
     scratch_used: u32,
+    /// A hull program: the phase being lowered (`hull`).
+    hull_phase: Option<crate::dxbc::HullPhase>,
+    /// The constant holding the fork or join instance being lowered.
+    phase_instance: Option<Reg>,
 }
 
 impl<'p> Lowerer<'p> {
@@ -295,6 +325,8 @@ impl<'p> Lowerer<'p> {
             scratch_chunks: Vec::new(),
             scratch_chunk: 0,
             scratch_used: 0,
+            hull_phase: None,
+            phase_instance: None,
         };
         l.scan_structure()?;
         Ok(l)

@@ -397,6 +397,7 @@ impl Lowerer<'_> {
                 };
                 Ok(Raw::Regs([regs[0], regs[1], regs[2], w]))
             }
+            r if self.is_patch_operand(r) => Ok(Raw::Regs(self.patch_read(op, need)?)),
             R::Input if self.d.stage != Stage::Compute => Ok(Raw::Regs(self.read_input(op, need)?)),
             R::InputCoverageMask
             | R::InnerCoverage
@@ -564,6 +565,11 @@ impl Lowerer<'_> {
                 let (addr, offset) = self.element_addr(idx, local.elements);
                 d.regs = self.load_regs(mask);
                 d.store = Some(Store::Local(local.id, addr, offset));
+            }
+            RegisterType::Output if matches!(self.d.stage, Stage::Hull | Stage::Domain) => {
+                let (slot, row, rows) = self.patch_row(op, true)?;
+                d.regs = self.load_regs(mask);
+                d.store = Some(Store::Output { slot, row, rows });
             }
             RegisterType::Output if self.d.stage != Stage::Compute => {
                 let (slot, row, rows) = self.io_row(op, true)?;

@@ -630,12 +630,11 @@ fn stage_refusals() {
         e.contains("input register input thread id in a pixel program"),
         "{e}"
     );
+    // Hull and domain programs lower, but D3D requires their tessellator domain.
     for (version, kind) in [(0x0003_0050, "hull"), (0x0004_0050, "domain")] {
         let e = stage(version).lower().unwrap_err().to_string();
         assert!(
-            e.contains(&format!(
-                "{kind} shader stage (only compute, vertex, geometry and pixel programs are lowered)"
-            )),
+            e.contains(&format!("a {kind} program without dcl_tessellator_domain")),
             "{e}"
         );
     }
@@ -770,6 +769,7 @@ fn signatures_name_the_elements() {
         rdef: None,
         inputs: Some(&inputs),
         outputs: Some(&outputs),
+        patch: None,
     };
     let s = lower_reflected(&a.program(), &refl, &LoadOptions::default()).unwrap();
     let pos = el(&s.inputs, "SV_POSITION", 0);
@@ -818,4 +818,70 @@ fn signatures_name_the_elements() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("signature element X0 at register 40"), "{e}");
+}
+
+/// D3D11.3 §10 "Hull Shader Stage": fork phases run `dcl_hs_fork_phase_instance_count`
+/// instances with `vForkInstanceID` 0 … n − 1, and join phases run after them, reading
+/// the fork results through `vpc` with `vJoinInstanceID` 0 … n − 1; outputs the join
+/// phases do not write keep the fork results. Here two fork instances write
+/// `o[vForkInstanceID].x = vForkInstanceID` and two join instances
+/// `o[vJoinInstanceID + 2].x = vpc1.x + vJoinInstanceID`: patch constants 0, 1, 1, 2.
+#[test]
+fn hull_fork_and_join_instances() {
+    const FORK_ID: u8 = 23;
+    const JOIN_ID: u8 = 24;
+    const VPC: u8 = 27;
+    let rel = |ty: u8, first: u32| -> Vec<u32> {
+        vec![
+            operand(OUTPUT, 2, mask(1), 1, [3, 0, 0]),
+            first,
+            operand(ty, 1, 0, 0, [0; 3]),
+        ]
+    };
+    let mut a = stage(0x0003_0050);
+    a.op(Opcode::HsDecls, 0, &[])
+        .op(Opcode::DclInputControlPointCount, 1 << 11, &[])
+        .op(Opcode::DclOutputControlPointCount, 1 << 11, &[])
+        .op(Opcode::DclTessDomain, 1 << 11, &[])
+        .op(Opcode::DclTessPartitioning, 1 << 11, &[])
+        .op(Opcode::DclTessOutputPrimitive, 2 << 11, &[])
+        .op(Opcode::HsForkPhase, 0, &[])
+        .op(Opcode::DclHsForkPhaseInstanceCount, 0, &[&[2]])
+        .op(Opcode::DclInput, 0, &[&one(FORK_ID)])
+        .op(Opcode::DclOutput, 0, &[&io(OUTPUT, 0, "x")])
+        .op(Opcode::DclOutput, 0, &[&io(OUTPUT, 1, "x")])
+        .op(Opcode::DclIndexRange, 0, &[&io(OUTPUT, 0, "x"), &[2]])
+        .op(Opcode::Mov, 0, &[&rel(FORK_ID, 0), &one(FORK_ID)])
+        .op(Opcode::Ret, 0, &[])
+        .op(Opcode::HsJoinPhase, 0, &[])
+        .op(Opcode::DclHsJoinPhaseInstanceCount, 0, &[&[2]])
+        .op(Opcode::DclInput, 0, &[&one(JOIN_ID)])
+        .op(Opcode::DclInput, 0, &[&io(VPC, 1, "x")])
+        .op(Opcode::DclOutput, 0, &[&io(OUTPUT, 2, "x")])
+        .op(Opcode::DclOutput, 0, &[&io(OUTPUT, 3, "x")])
+        .op(Opcode::DclIndexRange, 0, &[&io(OUTPUT, 2, "x"), &[2]])
+        .op(
+            Opcode::Iadd,
+            0,
+            &[&rel(JOIN_ID, 2), &src(VPC, 1, "x"), &one(JOIN_ID)],
+        )
+        .op(Opcode::Ret, 0, &[]);
+    let s = a.lower().unwrap();
+    let h = s.hull.unwrap();
+    assert!(h.join && h.pass_through);
+    let table = DescriptorTable::new(&s, &[], &[], &[]).unwrap();
+    let p = StageProgram::new(&s, table, Profile::default(), Limits::default(), 8).unwrap();
+    let vertices = crate::pipeline::vs::VertexOutputs::default();
+    let job = crate::pipeline::hs::HullJob {
+        points: &[0, 0],
+        ids: &[0, 1],
+        vertices: &vertices,
+        sources: &[],
+    };
+    let mut out = crate::pipeline::hs::HullOutputs::default();
+    crate::pipeline::hs::shade(&p, &job, &mut out, &|_| Ok(())).unwrap();
+    for patch in 0..2 {
+        let got: Vec<u32> = (0..4).map(|r| out.constants.word(patch, 4 * r)).collect();
+        assert_eq!(got, vec![0, 1, 1, 2], "patch {patch}");
+    }
 }

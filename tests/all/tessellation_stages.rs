@@ -1,0 +1,301 @@
+//! The hull and domain stages: DXBC hull programs' phases run through `pipeline::hs`
+//! (control-point phase, fork instances, pass-through), draws through hull program,
+//! tessellator and domain program, patch culling, and bad input refused by name.
+
+use dxlane::exec::{DescriptorTable, Limits, Profile, StageProgram};
+use dxlane::ir::Shader;
+use dxlane::lower::{self, LoadOptions};
+use dxlane::pipeline::hs::{self, HullJob, HullOutputs};
+use dxlane::pipeline::vs::VertexOutputs;
+
+use super::common;
+use super::draw::run_text;
+
+/// The lowered program of a corpus or `shaders/` file by its display name.
+fn program(name: &str) -> Shader {
+    let path = common::dxbc_programs()
+        .into_iter()
+        .find(|p| common::display_name(p) == name)
+        .unwrap_or_else(|| panic!("{name} is missing"));
+    let bytes = std::fs::read(&path).unwrap();
+    lower::load(&bytes, &LoadOptions::default()).unwrap().shader
+}
+
+/// Runs hull program `s` over `patches` patches of 3 control points: vertex `v`'s word
+/// `k` (of `words`) is the float `10·k + v`.
+fn run_hull(s: &Shader, patches: u32, words: usize) -> (HullOutputs, VertexOutputs) {
+    let table = DescriptorTable::new(s, &[], &[], &[]).unwrap();
+    let p = StageProgram::new(s, table, Profile::default(), Limits::default(), 8).unwrap();
+    let n = patches * 3;
+    let vertices = VertexOutputs {
+        words: (0..n)
+            .flat_map(|v| (0..words).map(move |k| (10.0 * k as f32 + v as f32).to_bits()))
+            .collect(),
+        stride: words,
+    };
+    let points: Vec<u32> = (0..n).collect();
+    let ids: Vec<u32> = (0..patches).collect();
+    let sources: Vec<Option<u32>> = (0..words as u32).map(Some).collect();
+    let job = HullJob {
+        points: &points,
+        ids: &ids,
+        vertices: &vertices,
+        sources: &sources,
+    };
+    let mut out = HullOutputs::default();
+    hs::shade(&p, &job, &mut out, &|_| Ok(())).unwrap();
+    (out, vertices)
+}
+
+fn f(bits: u32) -> f32 {
+    f32::from_bits(bits)
+}
+
+/// D3D11.3 §10 "Hull Shader Stage": the control-point phase runs once per output control
+/// point with `SV_OutputControlPointID` (here reading `v[vOutputControlPointID][0]`, a
+/// control point chosen at run time); a fork phase of `dcl_hs_fork_phase_instance_count
+/// 3` runs three instances with `vForkInstanceID` 0, 1, 2 (here each writes
+/// `icb[i].y` to its own edge factor); the other fork phases read the input control
+/// points and `SV_PrimitiveID`.
+#[test]
+fn hull_phases_control_points_and_fork_instances() {
+    let s = program("dxbc-reader/hull_phases.hs.dxbc");
+    let h = s.hull.expect("hull state");
+    assert_eq!((h.input_points, h.output_points), (3, 3));
+    assert!(!h.pass_through && !h.join);
+    let (out, _) = run_hull(&s, 2, 4);
+    for p in 0..2u32 {
+        // o0 = (id, id / 2, 0.25, 0) + v[id][0], v = 3p + id.
+        for k in 0..3u32 {
+            let v = (3 * p + k) as f32;
+            let cp = 3 * p + k;
+            let got: Vec<f32> = (0..4).map(|c| f(out.points.word(cp, c))).collect();
+            assert_eq!(
+                got,
+                vec![k as f32 + v, k as f32 * 0.5 + 10.0 + v, 20.25 + v, 30.0 + v],
+                "patch {p}, control point {k}"
+            );
+        }
+        let (edges, inside) = hs::factors(&h, &out, p);
+        assert_eq!(
+            edges,
+            [2.0, 3.0, 4.0, 0.0],
+            "fork instances 0, 1, 2: icb[i].y"
+        );
+        assert_eq!(inside, [5.0, 0.0]);
+        // o4.x = vicp[2][0].x + vicp[0][0].x + vPrim; o4.w from the w components.
+        let base = (3 * p) as f32;
+        assert_eq!(f(out.constants.word(p, 16)), 2.0 * base + 2.0 + p as f32);
+        assert_eq!(f(out.constants.word(p, 19)), 2.0 * (30.0 + base) + 2.0);
+    }
+}
+
+/// A hull program without a control-point phase passes its input control points
+/// through (output control point k is input control point k), and its fork phases run.
+#[test]
+fn hull_without_control_point_phase_passes_control_points_through() {
+    let s = program("dxbc-reader/min16_patch.hs.dxbc");
+    let h = s.hull.expect("hull state");
+    assert!(h.pass_through);
+    let words = h.point_words as usize;
+    assert_eq!(h.output_point_words as usize, words);
+    let (out, vertices) = run_hull(&s, 2, words);
+    assert_eq!(out.points.words, vertices.words);
+    let (edges, inside) = hs::factors(&h, &out, 1);
+    assert_eq!((edges, inside), ([2.0, 2.0, 2.0, 0.0], [2.0, 0.0]));
+    // o4 = (vicp[0][1].xyz, 1): control point 0 of patch 1 is vertex 3.
+    let o4: Vec<f32> = (16..20).map(|w| f(out.constants.word(1, w))).collect();
+    assert_eq!(o4, vec![43.0, 53.0, 63.0, 1.0]);
+}
+
+/// Every hull and domain program of the corpora and `shaders/` lowers and validates.
+#[test]
+fn every_hull_and_domain_program_lowers() {
+    let (mut hulls, mut domains) = (0, 0);
+    for f in common::dxbc_programs() {
+        let name = common::display_name(&f);
+        let bytes = std::fs::read(&f).unwrap();
+        let kind = dxlane::dxbc::Program::from_bytes(&bytes)
+            .unwrap()
+            .version
+            .kind;
+        if !matches!(
+            kind,
+            dxlane::container::ProgramKind::Hull | dxlane::container::ProgramKind::Domain
+        ) {
+            continue;
+        }
+        let s = lower::load(&bytes, &LoadOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .shader;
+        dxlane::ir::validate(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if s.hull.is_some() {
+            hulls += 1;
+        } else {
+            assert!(s.domain.is_some(), "{name}: no domain state");
+            domains += 1;
+        }
+    }
+    assert!(hulls >= 7 && domains >= 6, "{hulls} hull, {domains} domain");
+}
+
+fn example() -> String {
+    std::fs::read_to_string(common::root().join("examples/tessellation.toml")).unwrap()
+}
+
+fn err(name: &str, t: &str) -> String {
+    match run_text(name, t, 1) {
+        Ok(_) => panic!("{name}: drew"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Bad input, each an error naming what is wrong and where: a hull program without a
+/// domain program and the other way round, a topology that is not a patch list (or a
+/// patch list without a hull program), a patch list of another size than the hull
+/// program's input control points (D3D12 refuses all of these), a domain program of
+/// another domain than the hull program's.
+#[test]
+fn tessellation_bad_input_is_refused_by_name() {
+    let text = example();
+    let ds_line = "ds = \"../shaders/tessellation_patch.ds_5_0.dxbc\"\n";
+    let hs_line = "hs = \"../shaders/tessellation_patch.hs_5_0.dxbc\"\n";
+    let e = err("tess-no-ds", &text.replace(ds_line, ""));
+    assert!(
+        e.contains("[program]") && e.contains("`hs` without `ds`"),
+        "{e}"
+    );
+    let e = err("tess-no-hs", &text.replace(hs_line, ""));
+    assert!(
+        e.contains("[program]") && e.contains("`ds` without `hs`"),
+        "{e}"
+    );
+    let e = err(
+        "tess-topology",
+        &text.replace("\"4_control_point_patchlist\"", "\"triangle_list\""),
+    );
+    assert!(
+        e.contains("4_control_point_patchlist, not triangle_list"),
+        "{e}"
+    );
+    let e = err(
+        "tess-count",
+        &text.replace(
+            "\"4_control_point_patchlist\"",
+            "\"3_control_point_patchlist\"",
+        ),
+    );
+    assert!(
+        e.contains("patches of 4 control points") && e.contains("not 3_control_point_patchlist"),
+        "{e}"
+    );
+    let e = err(
+        "tess-no-stages",
+        &text.replace(ds_line, "").replace(hs_line, ""),
+    );
+    assert!(
+        e.contains("makes patches, which only a hull program reads"),
+        "{e}"
+    );
+    // The tri domain program reads a constant buffer: bind one, so that the domains
+    // are what is refused.
+    let e = err(
+        "tess-domain",
+        &(text.replace(ds_line, "ds = \"../shaders/tessellation.ds_5_0.dxbc\"\n")
+            + "\n[[resource]]\nreg = \"b0\"\nkind = \"cbuffer\"\nsize = 80\n"),
+    );
+    assert!(
+        e.contains("domain is quad but the domain program's is tri"),
+        "{e}"
+    );
+}
+
+/// A draw of `n` triangle patches through `shaders/tessellation.hlsl`, whose edge
+/// factors are the constant `factor`, `2·factor` and `factor + (id & 3)`.
+fn tri_patches(n: usize, factor: &str, max_memory: Option<u64>) -> String {
+    let verts: Vec<String> = (0..n * 3)
+        .map(|i| {
+            let x = (i % 3) as f32 * 0.3 - 0.5;
+            let y = (i / 3 % 5) as f32 * 0.1 - 0.5 + if i % 3 == 2 { 0.3 } else { 0.0 };
+            format!("{x}, {y}, 0.0, 1.0, 0.0, 0.0")
+        })
+        .collect();
+    let options = max_memory.map_or(String::new(), |m| {
+        format!("[options]\nmax_memory = {m}\n\n")
+    });
+    format!(
+        r#"{options}[program]
+vs = "../shaders/tessellation.vs_5_0.dxbc"
+hs = "../shaders/tessellation.hs_5_0.dxbc"
+ds = "../shaders/tessellation.ds_5_0.dxbc"
+
+[draw]
+topology = "3_control_point_patchlist"
+vertex_count = {count}
+
+[[draw.vertex_buffer]]
+slot = 0
+stride = 24
+data = {{ f32 = [{verts}] }}
+
+[[draw.input_element]]
+semantic = "POSITION"
+format = "R32G32B32A32_FLOAT"
+
+[[draw.input_element]]
+semantic = "TEXCOORD"
+format = "R32G32_FLOAT"
+
+[draw.rasterizer]
+cull = "NONE"
+
+[[draw.render_target]]
+format = "R8G8B8A8_UNORM"
+width = 32
+height = 32
+output = "out/tess-cull.png"
+
+[[resource]]
+reg = "b0"
+kind = "cbuffer"
+size = 80
+data = {{ f32 = [1, 0, 0, 0,  0, 1, 0, 0,  0, 0, 1, 0,  0, 0, 0, 1,  {factor}, 0, 0, 0] }}
+"#,
+        count = n * 3,
+        verts = verts.join(", ")
+    )
+}
+
+/// D3D11.3 §11.7.12: a patch with an edge factor ≤ 0 or NaN is culled — nothing of it
+/// reaches the domain program; with factor 1 each patch's factors are 1, 2 and
+/// 1 + (id & 3) (fractional_odd), every patch is tessellated and drawn.
+#[test]
+fn patches_with_a_factor_at_or_below_zero_or_nan_are_culled() {
+    for (factor, culled) in [("0", 4), ("-1", 4), ("\"NaN\"", 4), ("1", 0)] {
+        let r = run_text("tess-cull", &tri_patches(4, factor, None), 1)
+            .unwrap_or_else(|e| panic!("factor {factor}: {e}"));
+        let d = &r.summary.draw;
+        assert_eq!(d.primitives, 4, "factor {factor}: patches assembled");
+        assert_eq!(d.patches_culled, culled, "factor {factor}");
+        if culled == 4 {
+            assert_eq!((d.domain_points, d.primitives_rasterized), (0, 0));
+            assert_eq!(d.ds_lane_instructions, 0, "factor {factor}");
+        } else {
+            assert!(
+                d.domain_points > 4 * 3 && d.primitives_rasterized > 4,
+                "{d:?}"
+            );
+        }
+    }
+}
+
+/// The budgets cover tessellation amplification: factor 64 on many patches ends in the
+/// tessellator's budget error, naming the patch, not in exhausted memory.
+#[test]
+fn tessellation_amplification_hits_the_budget_cleanly() {
+    let e = err("tess-budget", &tri_patches(400, "64", Some(8 << 20)));
+    assert!(
+        e.contains("tessellation budget exhausted") && e.contains("patch"),
+        "{e}"
+    );
+}
