@@ -66,6 +66,7 @@ pub mod jit;
 mod memory;
 pub mod observe;
 pub mod profile;
+mod ray_query;
 mod resource;
 mod sample;
 pub mod stage;

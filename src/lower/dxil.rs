@@ -73,6 +73,7 @@ mod func;
 mod layout;
 mod memory;
 mod ops;
+mod ray_query;
 mod resources;
 mod stage;
 #[cfg(test)]
