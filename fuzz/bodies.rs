@@ -289,6 +289,10 @@ pub fn interpreter(data: &[u8]) {
             },
             ResourceKind::Sampler { .. } => Descriptor::Sampler(SamplerDesc::default()),
             ResourceKind::StructuredBuffer { .. } => Descriptor::Null(ViewClass::Buffer),
+            // A null structure: ray queries through it run and miss.
+            ResourceKind::AccelerationStructure => {
+                Descriptor::Null(ViewClass::AccelerationStructure)
+            }
             _ => Descriptor::Null(ViewClass::Texture),
         }
     };

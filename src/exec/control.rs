@@ -74,6 +74,49 @@ pub fn charge<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, b: usize) -> Result
     })
 }
 
+/// Charges work done inside instruction `pc` beyond the instruction itself (a ray
+/// query's traversal): `costs[l]` lane-instructions to each lane. The wave's count grows
+/// by the largest cost and every other live lane is idle for the difference, so each
+/// lane's own count grows by exactly its cost; a lane past the budget is reported at
+/// `pc`.
+pub fn charge_lanes<const W: usize>(
+    w: &mut Wave<W>,
+    cx: &Ctx<'_>,
+    costs: &[u64; W],
+    pc: usize,
+) -> Result<(), ExecError> {
+    let max = costs.iter().copied().max().unwrap_or(0);
+    if max == 0 {
+        return Ok(());
+    }
+    for l in lanes(w.live) {
+        w.idle[l] += max - costs[l];
+    }
+    w.steps = w.steps.saturating_add(max);
+    w.executed = w
+        .executed
+        .saturating_add(costs.iter().fold(0u64, |a, &c| a.saturating_add(c)));
+    if w.steps <= cx.limit {
+        return Ok(());
+    }
+    let mut worst: Option<usize> = None;
+    for l in lanes(w.ex.mask) {
+        if w.count(l) > cx.limit && worst.is_none_or(|k| w.count(l) > w.count(k)) {
+            worst = Some(l);
+        }
+    }
+    let Some(worst) = worst else {
+        return Ok(());
+    };
+    Err(ExecError::Budget {
+        lane: invocation(w, cx, worst),
+        at: At::Inst(InstId(pc as u32)),
+        text: cx.shader.insts[pc].to_string(),
+        loc: cx.shader.locs.get(pc).copied().unwrap_or_default(),
+        limit: cx.limit,
+    })
+}
+
 /// The invocation lane `l` runs. Compute lanes hold their `SV_GroupThreadID` in `gtid`;
 /// the pipeline puts a vertex's index and instance, or a pixel's x, y and sample, there —
 /// or, for a pixel, answers them through the run's `PixelContext` from the lane's tag.

@@ -19,7 +19,9 @@ use super::wave::{
     Wave, WaveState, bin, bin64, cmp64, get64, lanes, narrow, quad, shift64, tri, tri64, un, un64,
     widen,
 };
-use super::{Ctx, arith, bits, control, convert, float, memory, mesh, resource, sample, wave_ops};
+use super::{
+    Ctx, arith, bits, control, convert, float, memory, mesh, ray_query, resource, sample, wave_ops,
+};
 use crate::exec::budget::At;
 use crate::ir::{BlockId, InstId};
 
@@ -40,6 +42,8 @@ enum Step {
     Barrier,
     /// No lane is active any more (all discarded): schedule other lanes.
     Empty,
+    /// The instruction's own work passed the budget (a ray query's traversal).
+    Fail(Box<ExecError>),
 }
 
 /// Runs the wave until it finishes or reaches a group barrier.
@@ -104,6 +108,7 @@ pub fn run<const W: usize>(
                     emptied = true;
                     break;
                 }
+                Step::Fail(e) => return Err(*e),
             }
         }
         if emptied {
@@ -186,6 +191,7 @@ pub fn run_traced<const W: usize>(
                     emptied = true;
                     break;
                 }
+                Step::Fail(e) => return Err(*e),
             }
         }
         if emptied {
@@ -692,6 +698,37 @@ fn step<const W: usize>(
             dst,
             index,
         } => resource::heap_handle(w, cx, *dst, *sampler, *index),
+        // ---- inline ray queries ----
+        Inst::RayQueryAlloc { slot, flags, dst } => ray_query::alloc(w, *slot, *flags, *dst),
+        Inst::RayQueryTrace {
+            query,
+            accel,
+            flags,
+            mask,
+            ray,
+        } => ray_query::trace(
+            w,
+            cx,
+            &ray_query::TraceArgs {
+                query: *query,
+                accel: *accel,
+                flags: *flags,
+                mask: *mask,
+                ray: **ray,
+            },
+        ),
+        Inst::RayQueryProceed { dst, query } => {
+            if let Err(e) = ray_query::proceed(w, cx, *dst, *query, at) {
+                return Step::Fail(Box::new(e));
+            }
+        }
+        Inst::RayQueryControl { op, query, t } => ray_query::control(w, *op, *query, *t),
+        Inst::RayQueryGet {
+            value,
+            index,
+            dst,
+            query,
+        } => ray_query::get(w, *value, *index, *dst, *query),
         Inst::RawLoad {
             width,
             mask,

@@ -67,6 +67,7 @@ mod memory;
 mod mesh;
 pub mod observe;
 pub mod profile;
+mod ray_query;
 mod resource;
 mod sample;
 pub mod stage;

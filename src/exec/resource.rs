@@ -53,6 +53,9 @@ fn null_of(class: ViewClass) -> u32 {
         ViewClass::Texture => NULL_TEXTURE,
         ViewClass::ConstantBuffer => NULL_CB,
         ViewClass::Sampler => NULL_SAMPLER,
+        // A null acceleration structure behaves as any null descriptor: a ray query
+        // through it sees no structure and misses.
+        ViewClass::AccelerationStructure => NULL_BUFFER,
     }
 }
 
@@ -61,6 +64,7 @@ fn range_class(r: &ResourceRange) -> ViewClass {
     match r.kind {
         ResourceKind::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
         ResourceKind::Sampler { .. } => ViewClass::Sampler,
+        ResourceKind::AccelerationStructure => ViewClass::AccelerationStructure,
         k if k.is_texture() => ViewClass::Texture,
         _ => match r.class {
             ResourceClass::Cbv => ViewClass::ConstantBuffer,
@@ -88,9 +92,6 @@ fn texture_dim(k: ResourceKind) -> Option<TextureDim> {
 /// Whether descriptor `d` may be bound to range `r`; the reason when not.
 fn check_fit(r: &ResourceRange, d: &Descriptor) -> Result<(), String> {
     let want = range_class(r);
-    if r.kind == ResourceKind::AccelerationStructure {
-        return Ok(());
-    }
     if d.class() != want {
         return Err(format!(
             "declared {} but bound to a {} descriptor",

@@ -534,6 +534,9 @@ pub struct Wave<const W: usize> {
     /// The sampling passes' per-lane arrays, made at the wave's first sample and kept
     /// (`SamplerSite::sample_lanes`).
     pub sample_scratch: Option<Box<LaneScratch<W>>>,
+    /// Inline ray queries: slot `s` of lane `l` at `s * W + l`, made by the slot's
+    /// `rq_alloc` (`exec::ray_query`); empty until a program allocates one.
+    pub ray_queries: Vec<Option<Box<super::ray_query::LaneQuery>>>,
 }
 
 impl<const W: usize> Wave<W> {
@@ -570,6 +573,7 @@ impl<const W: usize> Wave<W> {
             tags: std::array::from_fn(|l| l as u32),
             state: WaveState::Done,
             sample_scratch: None,
+            ray_queries: Vec::new(),
         }
     }
 
@@ -611,6 +615,8 @@ impl<const W: usize> Wave<W> {
         for a in &mut self.locals {
             a.fill([0; W]);
         }
+        // A new invocation has allocated no query yet.
+        self.ray_queries.clear();
         self.lanes = lanes;
         self.live = lanes;
         self.helper = 0;

@@ -353,6 +353,113 @@ impl SampleMode {
     }
 }
 
+word_enum!(
+    /// What `rq_control` does to a ray query.
+    RayQueryOp {
+        /// `Abort()`: the query ends; `Proceed()` returns false from now on.
+        Abort = "abort",
+        /// `CommitNonOpaqueTriangleHit()`: the candidate triangle becomes the committed hit.
+        CommitTriangle = "commit_triangle",
+        /// `CommitProceduralPrimitiveHit(t)`: the candidate procedural primitive is
+        /// committed at `t`.
+        CommitProcedural = "commit_procedural",
+    }
+);
+
+word_enum!(
+    /// A value of a ray query's state that `rq_get` reads (HLSL's `RayQuery` methods).
+    RayQueryValue {
+        /// `CommittedStatus()` (`COMMITTED_STATUS`).
+        CommittedStatus = "committed_status",
+        /// `CandidateType()` (`CANDIDATE_TYPE`).
+        CandidateType = "candidate_type",
+        /// `CandidateObjectToWorld3x4()`.
+        CandidateObjectToWorld = "candidate_object_to_world",
+        /// `CandidateWorldToObject3x4()`.
+        CandidateWorldToObject = "candidate_world_to_object",
+        /// `CommittedObjectToWorld3x4()`.
+        CommittedObjectToWorld = "committed_object_to_world",
+        /// `CommittedWorldToObject3x4()`.
+        CommittedWorldToObject = "committed_world_to_object",
+        /// `CandidateProceduralPrimitiveNonOpaque()` (boolean).
+        CandidateProceduralNonOpaque = "candidate_procedural_non_opaque",
+        /// `CandidateTriangleFrontFace()` (boolean).
+        CandidateFrontFace = "candidate_front_face",
+        /// `CommittedTriangleFrontFace()` (boolean).
+        CommittedFrontFace = "committed_front_face",
+        /// `CandidateTriangleBarycentrics()` (x, y).
+        CandidateBarycentrics = "candidate_barycentrics",
+        /// `CommittedTriangleBarycentrics()` (x, y).
+        CommittedBarycentrics = "committed_barycentrics",
+        /// `RayFlags()`.
+        RayFlags = "ray_flags",
+        /// `WorldRayOrigin()`.
+        WorldRayOrigin = "world_ray_origin",
+        /// `WorldRayDirection()`.
+        WorldRayDirection = "world_ray_direction",
+        /// `RayTMin()`.
+        RayTMin = "ray_t_min",
+        /// `CandidateTriangleRayT()`.
+        CandidateRayT = "candidate_ray_t",
+        /// `CommittedRayT()`.
+        CommittedRayT = "committed_ray_t",
+        /// `CandidateInstanceIndex()`.
+        CandidateInstanceIndex = "candidate_instance_index",
+        /// `CandidateInstanceID()`.
+        CandidateInstanceId = "candidate_instance_id",
+        /// `CandidateGeometryIndex()`.
+        CandidateGeometryIndex = "candidate_geometry_index",
+        /// `CandidatePrimitiveIndex()`.
+        CandidatePrimitiveIndex = "candidate_primitive_index",
+        /// `CandidateObjectRayOrigin()`.
+        CandidateObjectRayOrigin = "candidate_object_ray_origin",
+        /// `CandidateObjectRayDirection()`.
+        CandidateObjectRayDirection = "candidate_object_ray_direction",
+        /// `CommittedInstanceIndex()`.
+        CommittedInstanceIndex = "committed_instance_index",
+        /// `CommittedInstanceID()`.
+        CommittedInstanceId = "committed_instance_id",
+        /// `CommittedGeometryIndex()`.
+        CommittedGeometryIndex = "committed_geometry_index",
+        /// `CommittedPrimitiveIndex()`.
+        CommittedPrimitiveIndex = "committed_primitive_index",
+        /// `CommittedObjectRayOrigin()`.
+        CommittedObjectRayOrigin = "committed_object_ray_origin",
+        /// `CommittedObjectRayDirection()`.
+        CommittedObjectRayDirection = "committed_object_ray_direction",
+        /// `CandidateInstanceContributionToHitGroupIndex()`.
+        CandidateContribution = "candidate_contribution",
+        /// `CommittedInstanceContributionToHitGroupIndex()`.
+        CommittedContribution = "committed_contribution",
+    }
+);
+
+/// The most `rq_alloc` slots a program may have (`ir::validate` checks it): each is one
+/// query per lane while the program runs.
+pub const MAX_RAY_QUERY_SLOTS: u32 = 256;
+
+impl RayQueryValue {
+    /// How many components the value has: 12 for a 3×4 matrix, 3 for a vector, 2 for
+    /// barycentrics, 1 for a scalar (`rq_get`'s `index` is below it).
+    pub fn components(self) -> u8 {
+        use RayQueryValue as V;
+        match self {
+            V::CandidateObjectToWorld
+            | V::CandidateWorldToObject
+            | V::CommittedObjectToWorld
+            | V::CommittedWorldToObject => 12,
+            V::CandidateBarycentrics | V::CommittedBarycentrics => 2,
+            V::WorldRayOrigin
+            | V::WorldRayDirection
+            | V::CandidateObjectRayOrigin
+            | V::CandidateObjectRayDirection
+            | V::CommittedObjectRayOrigin
+            | V::CommittedObjectRayDirection => 3,
+            _ => 1,
+        }
+    }
+}
+
 /// The operands of a sample or gather instruction, boxed to keep [`Inst`] small.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SampleArgs {
@@ -1203,6 +1310,39 @@ instructions! {
     /// `dst = handle of entry `index` of the resource (or, with `sampler`, sampler)
     /// descriptor heap` (SM 6.6 `ResourceDescriptorHeap[i]`); past the heap: null.
     HeapHandle "heap_handle" { sampler: bool = N, dst: Reg = W, index: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+
+    // ---- inline ray queries (SM 6.5 `RayQuery<flags>`; `exec::ray_query`) -------------------
+    /// `dst = slot`, and the lane's query in `slot` becomes a new query whose template
+    /// ray flags are `flags` (dx.op `AllocateRayQuery`). Each allocation site has its own
+    /// slot, so a query object is the value that names its slot; running the site again
+    /// starts a new query there.
+    RayQueryAlloc "rq_alloc" { slot: u32 = N, flags: u32 = N, dst: Reg = W }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [], pairs: none],
+    /// `TraceRayInline`: the query named by `query` starts tracing the ray `ray` (f32
+    /// origin x, y, z, `TMin`, direction x, y, z, `TMax`: `RayDesc`'s order; boxed to
+    /// keep `Inst` small) with ray flags `flags | template flags` and instance inclusion
+    /// mask `mask` through the top-level structure behind handle `accel` (another kind
+    /// of descriptor, or a null one: no structure, every ray misses). dx.op
+    /// `RayQuery_TraceRayInline`.
+    RayQueryTrace "rq_trace" { query: Reg = R, accel: Reg = R, flags: Reg = R, mask: Reg = R, ray: Box<[Reg; 8]> = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*accel], pairs: none],
+    /// `dst = Proceed()` of the query named by `query` (boolean): traverses to the next
+    /// candidate the program decides on, or to the end. The nodes and primitives visited
+    /// are charged to the lane's budget. dx.op `RayQuery_Proceed`.
+    RayQueryProceed "rq_proceed" { dst: Reg = W, query: Reg = R }
+        [effects: yes, lanes: own, result: bool, rules: [], handles: [], pairs: none],
+    /// `Abort()`, `CommitNonOpaqueTriangleHit()` or `CommitProceduralPrimitiveHit(f32(t))`
+    /// on the query named by `query` (`t` is `_` except for the last). dx.ops
+    /// `RayQuery_Abort`, `RayQuery_CommitNonOpaqueTriangleHit`,
+    /// `RayQuery_CommitProceduralPrimitiveHit`.
+    RayQueryControl "rq_control" { op: RayQueryOp = N, query: Reg = R, t: Reg = R }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// `dst = ` component `index` of the query's `value` (vectors: x, y, z; 3×4 matrices:
+    /// `row * 4 + column`); booleans as 0 / `0xffff_ffff`; 0 when the query has no
+    /// candidate or committed hit to answer from. dx.ops `RayQuery_StateScalar`,
+    /// `RayQuery_StateVector`, `RayQuery_StateMatrix` (opcodes 184–215).
+    RayQueryGet "rq_get" { value: RayQueryValue = N, index: u8 = N, dst: Reg = W, query: Reg = R }
         [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- buffers ------------------------------------------------------------------------------

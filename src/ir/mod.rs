@@ -73,8 +73,8 @@ pub mod validate;
 pub use builder::{BuildError, Builder};
 pub use ids::{BlockId, ConstId, InstId, LocalId, RangeId, Reg};
 pub use inst::{
-    AtomicOp, DerivKind, FClass, FCond, FUnOp, ICond, Inst, QuadDir, SampleArgs, SampleMode,
-    SysVec, WaveOp, WaveTy, Width,
+    AtomicOp, DerivKind, FClass, FCond, FUnOp, ICond, Inst, MAX_RAY_QUERY_SLOTS, QuadDir,
+    RayQueryOp, RayQueryValue, SampleArgs, SampleMode, SysVec, WaveOp, WaveTy, Width,
 };
 pub use io::{
     DomainState, EvalAt, GeometryState, GsInput, GsOutput, HullState, Interp, IoElement,

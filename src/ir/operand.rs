@@ -118,6 +118,23 @@ impl<const N: usize> Operand for [Reg; N] {
     }
 }
 
+/// A boxed register list (an instruction with many register operands keeps `Inst` small
+/// by boxing them: `rq_trace`'s ray); spelled as the list is.
+impl<const N: usize> Operand for Box<[Reg; N]> {
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).print(f)
+    }
+    fn parse(t: &mut Tokens<'_>) -> Result<Self, ParseError> {
+        Ok(Box::new(<[Reg; N]>::parse(t)?))
+    }
+    fn visit(&self, role: Role, v: &mut dyn FnMut(Role, Reg)) {
+        (**self).visit(role, v)
+    }
+    fn visit_mut(&mut self, role: Role, v: &mut dyn FnMut(Role, &mut Reg)) {
+        (**self).visit_mut(role, v)
+    }
+}
+
 macro_rules! int_operand {
     ($($t:ty),*) => {$(
         impl Operand for $t {

@@ -155,6 +155,13 @@ impl<const N: usize> Example for [Reg; N] {
 }
 
 #[cfg(test)]
+impl<const N: usize> Example for Box<[Reg; N]> {
+    fn example(next: &mut u32) -> Self {
+        Box::new(<[Reg; N]>::example(next))
+    }
+}
+
+#[cfg(test)]
 impl Example for bool {
     fn example(_: &mut u32) -> Self {
         false

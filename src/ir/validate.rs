@@ -503,6 +503,18 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
         Inst::Handle { range, .. } if range.index() >= s.resources.len() => {
             return Err(format!("{range} does not exist"));
         }
+        Inst::RayQueryAlloc { slot, .. } if *slot >= super::MAX_RAY_QUERY_SLOTS => {
+            return Err(format!(
+                "ray query slot {slot} is not below {}",
+                super::MAX_RAY_QUERY_SLOTS
+            ));
+        }
+        Inst::RayQueryGet { value, index, .. } if *index >= value.components() => {
+            return Err(format!(
+                "component {index} of {value}, which has {}",
+                value.components()
+            ));
+        }
         Inst::HeapHandle { sampler, .. } => {
             let declared = if *sampler {
                 s.uses_sampler_heap

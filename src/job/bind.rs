@@ -158,6 +158,9 @@ pub enum EntryKind {
     },
     /// `none`: an empty heap slot.
     None,
+    /// `acceleration_structure`: a top-level `[[acceleration_structure]]`, viewed by an
+    /// SRV (`D3D12_SRV_DIMENSION_RAYTRACING_ACCELERATION_STRUCTURE`).
+    AccelerationStructure,
 }
 
 /// Every `kind` name, in the order the job file documents them.
@@ -176,6 +179,7 @@ pub const KIND_NAMES: &[&str] = &[
     "texturecube",
     "texturecubearray",
     "sampler",
+    "acceleration_structure",
     "none",
 ];
 
@@ -190,6 +194,7 @@ impl EntryKind {
             EntryKind::Texture { dim, .. } => dim.name(),
             EntryKind::Sampler { .. } => "sampler",
             EntryKind::None => "none",
+            EntryKind::AccelerationStructure => "acceleration_structure",
         }
     }
 
@@ -217,6 +222,7 @@ impl EntryKind {
             EntryKind::ConstantBuffer => ViewClass::ConstantBuffer,
             EntryKind::Texture { .. } => ViewClass::Texture,
             EntryKind::Sampler { .. } => ViewClass::Sampler,
+            EntryKind::AccelerationStructure => ViewClass::AccelerationStructure,
         }
     }
 
@@ -234,6 +240,8 @@ impl EntryKind {
             EntryKind::ConstantBuffer => class == ResourceClass::Cbv,
             EntryKind::Sampler { .. } => class == ResourceClass::Sampler,
             EntryKind::None => true,
+            // DXR: an acceleration structure is read through an SRV only.
+            EntryKind::AccelerationStructure => class == ResourceClass::Srv,
         }
     }
 }
@@ -381,13 +389,14 @@ pub fn heap_entry_name(table: Table, index: usize) -> String {
 pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob, JobError> {
     let mut out = BoundJob::default();
     let mut budget = Budget::new(memory_limit);
+    let accel = super::accel::build(job, dir, &mut budget)?;
     for (i, e) in job.resources.iter().enumerate() {
         let name = resource_entry_name(i, e);
         let at = EntryRef {
             table: Table::Resource,
             index: i,
         };
-        let b = bind_entry(e, at, &name, dir, &mut budget)?;
+        let b = bind_entry(e, at, &name, dir, &mut budget, &accel)?;
         if let Some(prev) = out
             .resources
             .iter()
@@ -410,7 +419,8 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
             table: Table::Heap,
             index: i,
         };
-        out.heap.push(bind_entry(e, at, &name, dir, &mut budget)?);
+        out.heap
+            .push(bind_entry(e, at, &name, dir, &mut budget, &accel)?);
     }
     for (i, s) in job.sampler_heap.iter().enumerate() {
         let name = heap_entry_name(Table::SamplerHeap, i);
@@ -459,7 +469,8 @@ fn present_keys(e: &ResourceEntry) -> Vec<&'static str> {
         outputs,
         view_format,
         view_mips,
-        view_slices
+        view_slices,
+        acceleration_structure
     );
     k
 }
@@ -486,6 +497,7 @@ fn key_applies(kind: &str, dim: Option<TextureDim>, key: &str) -> bool {
         "typed_buffer" => BUFFER_KEYS.contains(&key) || key == "format",
         "cbuffer" => matches!(key, "size" | "data" | "output"),
         "sampler" => SAMPLER_KEYS.contains(&key),
+        "acceleration_structure" => key == "acceleration_structure",
         "none" => false,
         _ => {
             let Some(dim) = dim else { return false };
@@ -584,6 +596,7 @@ fn bind_entry(
     name: &str,
     dir: &Path,
     budget: &mut Budget,
+    accel: &super::accel::Built,
 ) -> Result<BoundEntry, JobError> {
     let err = |m: String| JobError::entry(name, m);
     // Where the entry sits: a register or a heap slot.
@@ -768,6 +781,14 @@ fn bind_entry(
             bound.descriptor =
                 Descriptor::Sampler(sampler_desc(&SamplerKeys::of(e)).map_err(&err)?);
         }
+        EntryKind::AccelerationStructure => {
+            let n = e.acceleration_structure.as_deref().ok_or_else(|| {
+                err("missing `acceleration_structure` (the name of a top-level [[acceleration_structure]])".into())
+            })?;
+            bound.descriptor = Descriptor::AccelerationStructure(
+                crate::resources::AccelerationStructure(accel.top(n).map_err(&err)?),
+            );
+        }
         EntryKind::None => {}
     }
     Ok(bound)
@@ -788,6 +809,7 @@ fn needed_descriptor(kind: &EntryKind) -> &'static str {
     match kind {
         EntryKind::ConstantBuffer => "\"cbv\"",
         EntryKind::Texture { dim, .. } if dim.is_cube() => "\"srv\"",
+        EntryKind::AccelerationStructure => "\"srv\"",
         _ => "\"srv\" or \"uav\"",
     }
 }
@@ -798,6 +820,7 @@ fn needed_register(kind: &EntryKind) -> &'static str {
         EntryKind::ConstantBuffer => "a `b` register",
         EntryKind::Sampler { .. } => "an `s` register",
         EntryKind::Texture { dim, .. } if dim.is_cube() => "a `t` register",
+        EntryKind::AccelerationStructure => "a `t` register",
         _ => "a `t` or `u` register",
     }
 }
@@ -816,6 +839,7 @@ fn applies_hint(key: &str) -> &'static str {
         "array_size" => " (it is for texture arrays and texturecubearray)",
         "samples" => " (it is for texture2dms and texture2dmsarray)",
         "data" | "output" => " (it is for buffers and textures)",
+        "acceleration_structure" => " (it is for kind \"acceleration_structure\")",
         _ => " (it is for samplers)",
     }
 }
@@ -861,6 +885,7 @@ fn parse_kind(
             EntryKind::Sampler { comparison }
         }
         "none" => EntryKind::None,
+        "acceleration_structure" => EntryKind::AccelerationStructure,
         _ => {
             let dim = dim.ok_or_else(|| format!("unknown kind \"{kind_name}\""))?;
             let format = if e.null && e.format.is_none() {

@@ -35,6 +35,7 @@
 //!   lane-instructions and may have a time limit (`max_total_lane_instructions`,
 //!   `max_seconds`: one `exec::RunBudget`).
 
+pub mod accel;
 pub mod bind;
 pub mod data;
 pub mod draw;

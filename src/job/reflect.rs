@@ -26,7 +26,8 @@
 //!   declaration of another of the three, with a warning, its bits read and written as
 //!   they are (as D3D12 does);
 //! - a UAV whose counter the program uses, bound without `counter`;
-//! - an acceleration structure (jobs cannot bind one yet).
+//! - an acceleration structure bound to anything but an `acceleration_structure` entry
+//!   (and such an entry at a range of another kind).
 //!
 //! Warnings (printed, the run goes on): a binding the program does not declare; a
 //! counter the program does not use; a constant buffer smaller than declared (reads past
@@ -64,15 +65,6 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
     let mut ranges = Vec::with_capacity(shader.resources.len());
     for r in &shader.resources {
         let mut descs = Vec::new();
-        if r.kind == ResourceKind::AccelerationStructure {
-            problems.push(format!(
-                "{}: the program declares an acceleration_structure{}; jobs cannot bind one yet",
-                r.binding_name(),
-                quoted_name(r)
-            ));
-            ranges.push(descs);
-            continue;
-        }
         let count = if r.count == ResourceRange::UNBOUNDED {
             let highest = job
                 .resources
@@ -217,6 +209,7 @@ fn view_class(r: &ResourceRange) -> crate::resources::ViewClass {
     match r.kind {
         ResourceKind::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
         ResourceKind::Sampler { .. } => ViewClass::Sampler,
+        ResourceKind::AccelerationStructure => ViewClass::AccelerationStructure,
         k if k.is_texture() => ViewClass::Texture,
         _ => ViewClass::Buffer,
     }
@@ -337,7 +330,8 @@ fn fits(
         | (ResourceKind::StructuredBuffer { .. }, EntryKind::StructuredBuffer { .. })
         | (ResourceKind::TypedBuffer, EntryKind::TypedBuffer { .. })
         | (ResourceKind::ConstantBuffer { .. }, EntryKind::ConstantBuffer)
-        | (ResourceKind::Sampler { .. }, EntryKind::Sampler { .. }) => true,
+        | (ResourceKind::Sampler { .. }, EntryKind::Sampler { .. })
+        | (ResourceKind::AccelerationStructure, EntryKind::AccelerationStructure) => true,
         (k, EntryKind::Texture { dim, .. }) => k.is_texture() && k.job_name() == dim.name(),
         _ => false,
     };

@@ -36,6 +36,87 @@ pub struct JobFile {
     /// A command list (`[[command]]`, in order): see `job::list`.
     #[serde(default, rename = "command")]
     pub commands: Vec<super::list::CommandEntry>,
+    /// Ray tracing acceleration structures, bottom- and top-level, by name: see
+    /// `job::accel`. A `[[resource]]` of kind `acceleration_structure` binds a top-level one.
+    #[serde(default, rename = "acceleration_structure")]
+    pub acceleration_structures: Vec<AccelEntry>,
+}
+
+/// One `[[acceleration_structure]]`: a bottom-level structure of `[[…geometry]]`
+/// entries or a top-level one of `[[…instance]]` entries (D3D12's build inputs).
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AccelEntry {
+    /// The name instances and `[[resource]]` entries refer to it by.
+    pub name: String,
+    /// `bottom` or `top`.
+    pub level: String,
+    /// Bottom level: its geometries, in `GeometryIndex()` order.
+    #[serde(default, rename = "geometry")]
+    pub geometries: Vec<GeometryEntry>,
+    /// Top level: its instances, in `InstanceIndex()` order.
+    #[serde(default, rename = "instance")]
+    pub instances: Vec<InstanceEntry>,
+}
+
+/// One geometry of a bottom-level structure (`D3D12_RAYTRACING_GEOMETRY_DESC`).
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryEntry {
+    /// `triangles` or `aabbs`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Triangles: the vertex positions' bytes (`{ f32 = [...] }`, `{ file = ... }`, …).
+    pub vertices: Option<DataSpec>,
+    /// Triangles: the positions' format (DXGI name; default `R32G32B32_FLOAT`).
+    pub vertex_format: Option<String>,
+    /// Triangles: bytes from one vertex to the next (default: the format's size).
+    pub vertex_stride: Option<u64>,
+    /// Triangles: vertices read (default: as many as the bytes hold).
+    pub vertex_count: Option<u32>,
+    /// Triangles: the index buffer's bytes (none: every three vertices are a triangle).
+    pub indices: Option<DataSpec>,
+    /// Triangles: `R16_UINT` or `R32_UINT` (default `R32_UINT`).
+    pub index_format: Option<String>,
+    /// Triangles: indices read (default: as many as the bytes hold).
+    pub index_count: Option<u32>,
+    /// Triangles: a 3×4 row-major transform applied to the vertices during the build.
+    pub transform: Option<Vec<FloatValue>>,
+    /// AABBs: six floats each (min x, y, z, max x, y, z).
+    pub aabbs: Option<DataSpec>,
+    /// AABBs: how many (default: as many as the bytes hold at `aabb_stride`).
+    pub aabb_count: Option<u64>,
+    /// AABBs: bytes from one to the next (default 24).
+    pub aabb_stride: Option<u64>,
+    /// `D3D12_RAYTRACING_GEOMETRY_FLAG_OPAQUE`.
+    #[serde(default)]
+    pub opaque: bool,
+    /// `D3D12_RAYTRACING_GEOMETRY_FLAG_NO_DUPLICATE_ANYHIT_INVOCATION`.
+    #[serde(default)]
+    pub no_duplicate_any_hit: bool,
+}
+
+/// One instance of a top-level structure (`D3D12_RAYTRACING_INSTANCE_DESC`).
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceEntry {
+    /// The bottom-level structure's name; none: a NULL address (an inactive instance).
+    pub blas: Option<String>,
+    /// A 3×4 row-major object-to-world transform (default: the identity).
+    pub transform: Option<Vec<FloatValue>>,
+    /// `InstanceID()` (24 bits).
+    #[serde(default)]
+    pub id: u32,
+    /// `InstanceMask` (8 bits; default 0xff).
+    pub mask: Option<u32>,
+    /// `InstanceContributionToHitGroupIndex` (24 bits).
+    #[serde(default)]
+    pub contribution: u32,
+    /// `D3D12_RAYTRACING_INSTANCE_FLAGS` names without the prefix, lower case:
+    /// `triangle_cull_disable`, `triangle_front_counterclockwise`, `force_opaque`,
+    /// `force_non_opaque`.
+    #[serde(default)]
+    pub flags: Vec<String>,
 }
 
 /// `[program]`: paths are relative to the job file.
@@ -315,6 +396,9 @@ pub struct ResourceEntry {
     pub min_lod: Option<f32>,
     /// Sampler maximum LOD.
     pub max_lod: Option<f32>,
+    /// `acceleration_structure`: the name of the top-level `[[acceleration_structure]]`
+    /// the SRV views.
+    pub acceleration_structure: Option<String>,
 }
 
 /// One `[[sampler_heap]]` entry (`SamplerDescriptorHeap[i]`): sampler keys only.

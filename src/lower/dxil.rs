@@ -76,6 +76,7 @@ mod layout;
 mod memory;
 mod mesh;
 mod ops;
+mod ray_query;
 mod resources;
 mod stage;
 #[cfg(test)]

@@ -740,7 +740,7 @@ impl ResourceKind {
             }
             "AccelerationStructure" => {
                 return Err(
-                    "`Kind: AccelerationStructure`: dxlane's programs cannot bind an acceleration structure yet"
+                    "`Kind: AccelerationStructure`: `dxlane offload` does not build the pipeline's `AccelerationStructures` yet (job files can: `[[acceleration_structure]]`)"
                         .into(),
                 );
             }

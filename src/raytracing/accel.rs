@@ -288,7 +288,8 @@ impl IndexFormat {
             .find(|f| f.dxgi() == v)
     }
 
-    fn size(self) -> usize {
+    /// Bytes per index (0 without an index buffer).
+    pub fn size(self) -> usize {
         match self {
             Self::None => 0,
             Self::R16_UINT => 2,

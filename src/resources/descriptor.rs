@@ -1,5 +1,9 @@
 //! Descriptors: what a shader's resource binding (or descriptor-heap slot) refers to.
 
+use std::sync::Arc;
+
+use crate::raytracing::TopLevel;
+
 use super::buffer::{BufferView, Counter};
 use super::memory::Memory;
 use super::sampler::SamplerDesc;
@@ -16,6 +20,9 @@ pub enum ViewClass {
     ConstantBuffer,
     /// A sampler.
     Sampler,
+    /// A ray tracing acceleration structure (an SRV of
+    /// `D3D12_SRV_DIMENSION_RAYTRACING_ACCELERATION_STRUCTURE`).
+    AccelerationStructure,
 }
 
 impl ViewClass {
@@ -26,6 +33,7 @@ impl ViewClass {
             ViewClass::Texture => "texture",
             ViewClass::ConstantBuffer => "constant buffer",
             ViewClass::Sampler => "sampler",
+            ViewClass::AccelerationStructure => "acceleration structure",
         }
     }
 }
@@ -60,6 +68,32 @@ pub enum Descriptor {
     },
     /// A sampler.
     Sampler(SamplerDesc),
+    /// A top-level acceleration structure, shared by every descriptor that views it (the
+    /// built structure is immutable, so sharing it is the same as D3D12's GPU address).
+    AccelerationStructure(AccelerationStructure),
+}
+
+/// A built top-level acceleration structure as a descriptor views it: shared, immutable
+/// (D3D12 reads a structure through its GPU address; sharing the built value is the same
+/// thing). Two are equal when they are the same structure.
+#[derive(Clone)]
+pub struct AccelerationStructure(pub Arc<TopLevel>);
+
+impl PartialEq for AccelerationStructure {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for AccelerationStructure {
+    // The hierarchy itself is large and says nothing a message needs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "AccelerationStructure({} instances)",
+            self.0.instances().len()
+        )
+    }
 }
 
 impl Descriptor {
@@ -71,6 +105,7 @@ impl Descriptor {
             Descriptor::Texture(_) => ViewClass::Texture,
             Descriptor::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
             Descriptor::Sampler(_) => ViewClass::Sampler,
+            Descriptor::AccelerationStructure(_) => ViewClass::AccelerationStructure,
         }
     }
 

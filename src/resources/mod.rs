@@ -27,7 +27,7 @@ pub mod texture;
 pub(crate) mod wide;
 
 pub use buffer::{BufferKind, BufferView, Counter};
-pub use descriptor::{Descriptor, ViewClass};
+pub use descriptor::{AccelerationStructure, Descriptor, ViewClass};
 pub use format::{ChannelType, Format, UavLoad};
 pub use memory::{MAX_MEMORY_BYTES, Memory, RmwOp};
 pub use sample::{Lod, SampleInput};

@@ -1,5 +1,6 @@
-//! The corpus programs that sample or load textures, run in the jobs of
-//! `tests/jobs/corpus/` with the expectations worked out in each job's header: compute
+//! The corpus programs that sample or load textures or trace inline ray queries, run in
+//! the jobs of `tests/jobs/corpus/` with the expectations worked out in each job's
+//! header (ray queries over `[[acceleration_structure]]` scenes): compute
 //! programs in `[dispatch]` jobs, pixel programs in `[draw]` jobs (with the vertex
 //! programs `tests/jobs/corpus/*.vs.ir` written for them). DXBC and DXIL twins of one
 //! pixel program draw identical targets. Programs that cannot run in a job yet would be

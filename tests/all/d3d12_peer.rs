@@ -705,6 +705,12 @@ fn resource_bindings(
                     e.kind.name()
                 ));
             }
+            Descriptor::AccelerationStructure(_) => {
+                return Err(format!(
+                    "{}: acceleration structures are not written to plans yet",
+                    e.name
+                ));
+            }
         }
     }
     Ok((lines, names))

@@ -23,6 +23,7 @@ mod dxil_listing;
 mod engines;
 mod exec;
 mod exec_arith_table;
+mod exec_rayquery;
 mod exec_robust;
 mod fuzz_bodies;
 mod gpu;

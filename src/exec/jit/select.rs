@@ -217,6 +217,11 @@ pub fn native(inst: &Inst) -> Native {
         | Inst::SharedCmpXchg64 { .. }
         | Inst::Handle { .. }
         | Inst::HeapHandle { .. }
+        | Inst::RayQueryAlloc { .. }
+        | Inst::RayQueryTrace { .. }
+        | Inst::RayQueryProceed { .. }
+        | Inst::RayQueryControl { .. }
+        | Inst::RayQueryGet { .. }
         | Inst::RawLoad { .. }
         | Inst::RawStore { .. }
         | Inst::StructLoad { .. }

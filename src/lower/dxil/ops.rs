@@ -45,13 +45,13 @@ struct ResRet {
 
 impl<'m> FnLower<'m> {
     /// Argument `i` (after the opcode) of a call.
-    fn a(&self, c: &DxOpCall<'m>, i: usize) -> R<ValueId> {
+    pub(super) fn a(&self, c: &DxOpCall<'m>, i: usize) -> R<ValueId> {
         c.arg(i)
             .ok_or_else(|| self.invalid(format!("{} has no operand {i}", c.name())))
     }
 
     /// A constant integer argument.
-    fn ai(&self, c: &DxOpCall<'m>, i: usize) -> R<i64> {
+    pub(super) fn ai(&self, c: &DxOpCall<'m>, i: usize) -> R<i64> {
         let v = self.a(c, i)?;
         self.const_int(v).ok_or_else(|| {
             self.unsupported(format!(
@@ -62,7 +62,7 @@ impl<'m> FnLower<'m> {
     }
 
     /// The register of a scalar argument.
-    fn ar(&mut self, c: &DxOpCall<'m>, i: usize) -> R<Reg> {
+    pub(super) fn ar(&mut self, c: &DxOpCall<'m>, i: usize) -> R<Reg> {
         let v = self.a(c, i)?;
         self.reg(v)
     }
@@ -80,7 +80,7 @@ impl<'m> FnLower<'m> {
     }
 
     /// What a handle argument names.
-    fn hkind(&self, c: &DxOpCall<'m>, i: usize) -> R<HandleKind> {
+    pub(super) fn hkind(&self, c: &DxOpCall<'m>, i: usize) -> R<HandleKind> {
         let v = self.a(c, i)?;
         self.handles.get(&v).copied().ok_or_else(|| {
             self.unsupported(format!(
@@ -662,6 +662,46 @@ impl<'m> FnLower<'m> {
             | DxOp::StorePrimitiveOutput
             | DxOp::GetMeshPayload
             | DxOp::DispatchMesh => self.mesh_op(c, inst, res)?,
+            // ---- inline ray queries (`ray_query`)
+            DxOp::AllocateRayQuery
+            | DxOp::RayQuery_TraceRayInline
+            | DxOp::RayQuery_Proceed
+            | DxOp::RayQuery_Abort
+            | DxOp::RayQuery_CommitNonOpaqueTriangleHit
+            | DxOp::RayQuery_CommitProceduralPrimitiveHit
+            | DxOp::RayQuery_CommittedStatus
+            | DxOp::RayQuery_CandidateType
+            | DxOp::RayQuery_CandidateObjectToWorld3x4
+            | DxOp::RayQuery_CandidateWorldToObject3x4
+            | DxOp::RayQuery_CommittedObjectToWorld3x4
+            | DxOp::RayQuery_CommittedWorldToObject3x4
+            | DxOp::RayQuery_CandidateProceduralPrimitiveNonOpaque
+            | DxOp::RayQuery_CandidateTriangleFrontFace
+            | DxOp::RayQuery_CommittedTriangleFrontFace
+            | DxOp::RayQuery_CandidateTriangleBarycentrics
+            | DxOp::RayQuery_CommittedTriangleBarycentrics
+            | DxOp::RayQuery_RayFlags
+            | DxOp::RayQuery_WorldRayOrigin
+            | DxOp::RayQuery_WorldRayDirection
+            | DxOp::RayQuery_RayTMin
+            | DxOp::RayQuery_CandidateTriangleRayT
+            | DxOp::RayQuery_CommittedRayT
+            | DxOp::RayQuery_CandidateInstanceIndex
+            | DxOp::RayQuery_CandidateInstanceID
+            | DxOp::RayQuery_CandidateGeometryIndex
+            | DxOp::RayQuery_CandidatePrimitiveIndex
+            | DxOp::RayQuery_CandidateObjectRayOrigin
+            | DxOp::RayQuery_CandidateObjectRayDirection
+            | DxOp::RayQuery_CommittedInstanceIndex
+            | DxOp::RayQuery_CommittedInstanceID
+            | DxOp::RayQuery_CommittedGeometryIndex
+            | DxOp::RayQuery_CommittedPrimitiveIndex
+            | DxOp::RayQuery_CommittedObjectRayOrigin
+            | DxOp::RayQuery_CommittedObjectRayDirection
+            | DxOp::RayQuery_CandidateInstanceContributionToHitGroupIndex
+            | DxOp::RayQuery_CommittedInstanceContributionToHitGroupIndex => {
+                self.ray_query(c, res)?
+            }
             _ => {
                 return Err(self.unsupported(format!("dx.op {} ({})", c.name(), c.opcode())));
             }
