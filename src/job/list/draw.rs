@@ -285,12 +285,16 @@ impl Ctx<'_> {
                 "{label} \"{r}\": `slices` [{first}, {count}] (first, count) is outside the texture's {n} array slice(s)"
             ));
         }
-        if mip != 0 || first != 0 || count != 1 {
-            return Err(format!(
-                "{label} \"{r}\": a view of mip {mip}, slices [{first}, {count}]: draws render to mip 0 of slice 0 so far"
-            ));
-        }
-        Ok((t, ([mip, 1], [first, count])))
+        // A primitive renders to slice SV_RenderTargetArrayIndex of the view, and to the
+        // view's first slice when no program writes the index or its value is out of
+        // the view's range (D3D's rule for the index; the D3D12 reference of
+        // `D3D12_VIEW_INSTANCE_LOCATION` states it: "the effective index becomes 0").
+        // The draw binds that first slice; `draw` refuses a view of several slices when
+        // a program writes the index.
+        let sub = t.subresource(mip, first).ok_or_else(|| {
+            format!("{label} \"{r}\": mip {mip} of slice {first} is not a subresource")
+        })?;
+        Ok((sub, ([mip, 1], [first, count])))
     }
 
     /// Makes the draw of command `name` (`indexed`: `DrawIndexedInstanced`); `args`:
@@ -338,6 +342,34 @@ impl Ctx<'_> {
         }
         self.warnings
             .extend(warnings.into_iter().map(|w| format!("{name}: {w}")));
+
+        // SV_RenderTargetArrayIndex from the last stage before the rasterizer picks a
+        // slice per primitive: with a view of one slice every value lands in it (out of
+        // range: slice 0 of the view), with several the pipeline would have to route
+        // primitives between slices, which it does not yet.
+        let last = gs.as_ref().unwrap_or(&vs);
+        let writes_index = last
+            .outputs
+            .iter()
+            .any(|o| o.sv == crate::ir::SysValue::RenderTargetArrayIndex);
+        if writes_index {
+            let views = e
+                .render_targets
+                .iter()
+                .flatten()
+                .map(|v| ("render_targets", v.slices))
+                .chain(e.depth_stencil.iter().map(|v| ("depth_stencil", v.slices)));
+            for (key, slices) in views {
+                if let Some([first, count]) = slices
+                    && count > 1
+                {
+                    return Err(err(format!(
+                        "`{key}` `slices` [{first}, {count}]: the {} program writes SV_RenderTargetArrayIndex, and a draw routes primitives to one slice of a view so far: give views of one slice",
+                        last.stage
+                    )));
+                }
+            }
+        }
 
         let section = state_section(e);
         let re = |x: JobError| readdress(name, x);
