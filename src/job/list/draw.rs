@@ -185,13 +185,14 @@ fn readdress(name: &str, e: JobError) -> JobError {
         JobError::Entry { entry, message } => {
             let key = entry
                 .strip_prefix("[[draw.")
-                .map(|r| r.replacen("]]", "", 1))
+                .and_then(|r| r.split_once("]]"))
+                .map(|(k, rest)| format!("{k}`{rest}"))
                 .or_else(|| {
                     entry
                         .strip_prefix("[draw.")
-                        .map(|r| r.trim_end_matches(']').to_string())
+                        .map(|r| format!("{}`", r.trim_end_matches(']')))
                 })
-                .map(|k| format!(" `{k}`"))
+                .map(|k| format!(" `{k}"))
                 .unwrap_or_default();
             JobError::entry(format!("{name}{key}"), message)
         }
