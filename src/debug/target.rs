@@ -510,7 +510,7 @@ pub fn from_job_event(
     };
     let Some(n) = event else {
         return Err(DebugError::Lane(format!(
-            "the job is a list of {} commands: choose the dispatch to debug with --event N (1 to {})",
+            "the job is a list of {} commands: choose the dispatch or draw to debug with --event N (1 to {})",
             commands.len(),
             commands.len()
         )));
@@ -523,20 +523,15 @@ pub fn from_job_event(
     };
     let Some(work) = cmd.work() else {
         return Err(DebugError::Lane(format!(
-            "--event {n} is a {} command, which runs no program: choose a dispatch",
+            "--event {n} is a {} command, which runs no program: choose a dispatch or a draw",
             cmd.name()
         )));
     };
     // The programs are listed in command order, one per command that runs one.
-    let before = commands[..n - 1]
+    let before: usize = commands[..n - 1]
         .iter()
-        .filter(|c| {
-            matches!(
-                c,
-                crate::pipeline::Command::Work(_) | crate::pipeline::Command::ExecuteIndirect(_)
-            )
-        })
-        .count();
+        .map(crate::pipeline::Command::program_count)
+        .sum();
     let files: Vec<ProgramFile> = p
         .programs
         .iter()

@@ -208,7 +208,7 @@ pub(crate) fn draw_error(e: DrawError) -> JobError {
 
 /// Merges the two programs' reflection warnings: a binding is "not used" only when
 /// neither program declares it.
-fn merge_warnings(vs: Vec<String>, ps: Option<Vec<String>>) -> Vec<String> {
+pub(crate) fn merge_warnings(vs: Vec<String>, ps: Option<Vec<String>>) -> Vec<String> {
     let Some(ps) = ps else { return vs };
     let unused = |w: &String| w.contains("this binding is not used");
     let mut out: Vec<String> = vs

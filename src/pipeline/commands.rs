@@ -371,6 +371,23 @@ impl Command {
         }
     }
 
+    /// The programs the command runs, counted as a job lists their files: a dispatch's
+    /// compute program; a draw's vertex program, then its pixel and geometry programs
+    /// when it has them; an `ExecuteIndirect`'s, by what each record runs.
+    pub fn program_count(&self) -> usize {
+        let draw = |d: &DrawWork| 1 + usize::from(d.ps.is_some()) + usize::from(d.gs.is_some());
+        match self {
+            Command::Work(Work::Dispatch(_)) => 1,
+            Command::Work(Work::Draw(d)) => draw(d),
+            Command::Work(Work::List(l)) => l.iter().map(Command::program_count).sum(),
+            Command::ExecuteIndirect(x) => match &x.work {
+                IndirectWork::Dispatch(_) => 1,
+                IndirectWork::Draw(d) | IndirectWork::DrawIndexed(d) => draw(d),
+            },
+            _ => 0,
+        }
+    }
+
     /// The dispatch or draw the command is, when it is one.
     pub fn work(&self) -> Option<&Work> {
         match self {

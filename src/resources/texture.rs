@@ -319,6 +319,34 @@ impl Texture {
         &self.memory
     }
 
+    /// Subresource (`mip`, `slice`) of a 2D texture (single or multisampled, an array or
+    /// not) as a texture of its own: one mip of one slice, the mip's size, sharing this
+    /// texture's memory — what a render-target or depth-stencil view of one
+    /// subresource (`MipSlice`, `FirstArraySlice`) lets a draw write. Its texel
+    /// addresses are addresses in the whole memory, so writes land in the subresource.
+    /// `None` for another shape or a subresource outside the texture.
+    pub fn subresource(&self, mip: u32, slice: u32) -> Option<Texture> {
+        let dim = match self.desc.dim {
+            TextureDim::Tex2D | TextureDim::Tex2DArray => TextureDim::Tex2D,
+            TextureDim::Tex2DMS | TextureDim::Tex2DMSArray => TextureDim::Tex2DMS,
+            _ => return None,
+        };
+        let at = self.subresource_offset(mip, slice)?;
+        let [width, height, _] = self.desc.mip_size(mip);
+        Some(Texture {
+            desc: TextureDesc {
+                dim,
+                width,
+                height,
+                depth_or_array_size: 1,
+                mips: 1,
+                ..self.desc
+            },
+            memory: self.memory.clone(),
+            offsets: Arc::from([at].as_slice()),
+        })
+    }
+
     /// A copy of all bytes, in subresource order.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.memory.to_bytes()
@@ -699,6 +727,27 @@ mod tests {
         assert_eq!(t.texel_addr(1, 0, [2, 0, 0], 0), None);
         assert_eq!(t.texel_addr(2, 0, [0, 0, 0], 0), None);
         assert_eq!(t.texel_addr(0, 2, [0, 0, 0], 0), None);
+    }
+
+    /// A subresource as a texture of its own addresses the parent's texels: mip 1 of
+    /// slice 1 of a 4 × 2 array with 2 mips is 2 × 1 texels from byte (8 + 2 + 8) × 4.
+    #[test]
+    fn subresource_aliases_its_parent() {
+        let t = Texture::new(desc(TextureDim::Tex2DArray, 4, 2, 2, 2)).unwrap();
+        let s = t.subresource(1, 1).unwrap();
+        assert_eq!((s.desc().width, s.desc().height, s.desc().mips), (2, 1, 1));
+        assert_eq!(s.desc().dim, TextureDim::Tex2D);
+        assert_eq!(
+            s.texel_addr(0, 0, [1, 0, 0], 0),
+            t.texel_addr(1, 1, [1, 0, 0], 0)
+        );
+        assert_eq!(s.texel_addr(0, 0, [2, 0, 0], 0), None);
+        s.memory()
+            .write_bytes(s.texel_addr(0, 0, [1, 0, 0], 0).unwrap(), &[7, 0, 0, 0]);
+        assert_eq!(t.to_bytes()[19 * 4], 7);
+        assert!(t.subresource(2, 0).is_none() && t.subresource(0, 2).is_none());
+        let v = Texture::new(desc(TextureDim::Tex3D, 4, 4, 4, 1)).unwrap();
+        assert!(v.subresource(0, 0).is_none());
     }
 
     #[test]

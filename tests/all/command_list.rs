@@ -96,6 +96,42 @@ fn list_examples_hold_their_expectations() {
     }
 }
 
+/// Every picture an example list writes matches its golden in `goldens/`, bit for bit
+/// (`DXLANE_BLESS=1` rewrites them, as for the draw examples).
+#[test]
+fn list_example_pictures_match_goldens() {
+    let dir = common::root().join("examples/lists");
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for name in ["shadow", "render_target_array"] {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.toml")))
+            .unwrap()
+            .replace("../../shaders", "SHADERS");
+        let path = job(&format!("golden_{name}"), &text);
+        let Finished::List(r) = run(&path).unwrap() else {
+            panic!("{name}: not a list")
+        };
+        for o in r
+            .summary
+            .outputs
+            .iter()
+            .filter(|o| o.path.ends_with(".png"))
+        {
+            let file = Path::new(&o.path)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            compared += 1;
+            if let Some(m) = crate::draw::compare_golden(Path::new(&o.path), &file) {
+                failures.push(m);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(compared >= 2, "compared {compared} pictures");
+}
+
 /// ExecuteIndirect reads its arguments when it runs: a dispatch earlier in the list
 /// wrote them (D3D12 resource state model: order implies the barrier). With a count
 /// buffer, the count is min(count, MaxCommandCount) (the ExecuteIndirect pseudo-code):
@@ -407,4 +443,613 @@ fn debug_selects_an_event_of_the_list() {
         out.iter().any(|m| m == &block_sums.contents().unwrap()),
         "the event's run differs from the list's"
     );
+}
+
+/// Two triangles for `draw_color` (float2 position, float4 colour): a red one on the
+/// left of a 16 × 16 target, a green one on the right.
+const TRIANGLES: &str = r#"
+[[resource]]
+name = "verts"
+kind = "raw_buffer"
+size = 144
+data = { f32 = [
+    -1, -1, 1, 0, 0, 1,   -1, 1, 1, 0, 0, 1,   -0.1, 0, 1, 0, 0, 1,
+    1, -1, 0, 1, 0, 1,    1, 1, 0, 1, 0, 1,    0.1, 0, 0, 1, 0, 1,
+] }
+
+[[resource]]
+name = "color"
+kind = "texture2d"
+format = "R8G8B8A8_UNORM"
+width = 16
+height = 16
+data = { fill_u32 = 0xff332211 }
+"#;
+
+/// A `draw_color` draw's state: the vertex buffer, layout and target of `TRIANGLES`.
+const DRAW_COLOR: &str = r#"vs = "SHADERS/draw_color.vs_5_0.dxbc"
+ps = "SHADERS/draw_color.ps_5_0.dxbc"
+vertex_buffers = [{ slot = 0, resource = "verts", stride = 24 }]
+input_element = [
+    { semantic = "POSITION", format = "R32G32_FLOAT" },
+    { semantic = "COLOR", format = "R32G32B32A32_FLOAT" },
+]
+render_targets = [{ resource = "color" }]
+rasterizer = { cull = "NONE" }
+"#;
+
+/// The 4 bytes of pixel (`x`, `y`) of a 16-wide RGBA8 named resource.
+fn pixel(r: &dxlane::job::ListResult, name: &str, x: usize, y: usize) -> Vec<u8> {
+    let e = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains(&format!("\"{name}\"")) || e.name.contains(name))
+        .unwrap();
+    let b = e.contents().unwrap();
+    let at = 4 * (16 * y + x);
+    b[at..at + 4].to_vec()
+}
+
+fn list(name: &str, text: &str) -> Box<dxlane::job::ListResult> {
+    match run(&job(name, text)) {
+        Ok(Finished::List(r)) => {
+            assert_eq!(r.summary.expectations.failed, 0, "{name}: {:?}", r.summary);
+            r
+        }
+        Ok(_) => panic!("{name}: not a list"),
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+/// Draws in a row accumulate: each loads the target the commands before it left (D3D12
+/// render targets keep their contents between draws; only a clear command clears), so
+/// the second triangle joins the first and the starting contents stay where neither
+/// draws.
+#[test]
+fn draws_in_a_row_accumulate_into_their_targets() {
+    let text = format!(
+        "{TRIANGLES}
+[[command]]
+type = \"draw\"
+vertex_count = 3
+{DRAW_COLOR}
+[[command]]
+type = \"draw\"
+vertex_count = 3
+start_vertex = 3
+{DRAW_COLOR}"
+    );
+    let r = list("accumulate", &text);
+    assert_eq!(pixel(&r, "color", 2, 8), [255, 0, 0, 255]);
+    assert_eq!(pixel(&r, "color", 13, 8), [0, 255, 0, 255]);
+    assert_eq!(pixel(&r, "color", 8, 0), [0x11, 0x22, 0x33, 0xff]);
+    assert_eq!(r.summary.commands.len(), 2);
+    assert!(r.summary.commands.iter().all(|c| c.pixels_shaded > 0));
+    // A clear between them leaves only the second.
+    let cleared = format!(
+        "{TRIANGLES}
+[[command]]
+type = \"draw\"
+vertex_count = 3
+{DRAW_COLOR}
+[[command]]
+type = \"clear_render_target\"
+resource = \"color\"
+color = [0, 0, 1, 1]
+[[command]]
+type = \"draw\"
+vertex_count = 3
+start_vertex = 3
+{DRAW_COLOR}"
+    );
+    let r = list("accumulate_cleared", &cleared);
+    assert_eq!(pixel(&r, "color", 2, 8), [0, 0, 255, 255]);
+    assert_eq!(pixel(&r, "color", 13, 8), [0, 255, 0, 255]);
+}
+
+/// The shadow example's text with its programs found from a test folder.
+fn shadow_text() -> String {
+    std::fs::read_to_string(common::root().join("examples/lists/shadow.toml"))
+        .unwrap()
+        .replace("../../shaders", "SHADERS")
+}
+
+/// A depth buffer written by one draw is tested against by the next (D3D11.3 §17.11:
+/// the depth test reads the buffer's current contents): the ground drawn after the
+/// square keeps the square's nearer depth under it and writes its own elsewhere.
+#[test]
+fn a_draw_tests_depth_written_by_the_draw_before() {
+    let text = shadow_text();
+    // Keep the light pass only, split in two draws: the square (vertices 6..12) first.
+    let head = text
+        .split("[[command]]\ntype = \"clear_render_target\"")
+        .next()
+        .unwrap();
+    let head = head.replace("vertex_count = 12", "vertex_count = 6\nstart_vertex = 6");
+    let ground = text
+        .split("[[command]]                     # the light's view")
+        .nth(1)
+        .unwrap()
+        .split("[[command]]\ntype = \"clear_render_target\"")
+        .next()
+        .unwrap()
+        .replace("vertex_count = 12", "vertex_count = 6");
+    // `ground` starts inside the split comment: open a new comment for it.
+    let full = format!("{head}[[command]] #{ground}");
+    let Finished::List(r) = run(&job("depth_across_draws", &full)).unwrap() else {
+        panic!("not a list")
+    };
+    assert_eq!(r.summary.commands.len(), 3);
+    let shadow = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains("shadow"))
+        .unwrap()
+        .contents()
+        .unwrap();
+    let depth = |x: usize, y: usize| {
+        let at = 4 * (128 * y + x);
+        f32::from_le_bytes(shadow[at..at + 4].try_into().unwrap())
+    };
+    assert_eq!(depth(48, 64), 0.25, "under the square");
+    assert_eq!(depth(100, 20), 0.5, "the ground");
+}
+
+/// A texture written as a depth buffer by command 2 is sampled by command 4, and the
+/// picture has its shadow (the example's expectations); the lighting pass may also
+/// bind the shadow map as its own read-only depth view while sampling it (D3D12's
+/// DEPTH_READ state combines with PIXEL_SHADER_RESOURCE), but not as a writable one.
+#[test]
+fn a_read_only_depth_view_may_be_sampled_by_its_draw() {
+    let text = shadow_text();
+    let writable = text.replace(
+        "depth_stencil = { resource = \"depth\" }",
+        "depth_stencil = { resource = \"shadow\" }",
+    );
+    let e = error_of("depth_hazard", &writable);
+    for w in [
+        "[[command]] #4 (draw)",
+        "`bind` #1 (t0 = \"shadow\")",
+        "`depth_stencil`",
+        "read_only",
+    ] {
+        assert!(e.contains(w), "`{w}` not in: {e}");
+    }
+    let read_only = text.replace(
+        "depth_stencil = { resource = \"depth\" }",
+        "depth_stencil = { resource = \"shadow\", read_only = true, depth_func = \"ALWAYS\" }",
+    );
+    let Finished::List(r) = run(&job("depth_read_only", &read_only)).unwrap() else {
+        panic!("not a list")
+    };
+    // The read-only view wrote nothing: the light's depth is what pass 1 left.
+    assert_eq!(
+        r.summary.expectations.failed, 0,
+        "{:?}",
+        r.summary.expectations
+    );
+}
+
+/// Bad draw commands are errors naming the command and the key: unknown resources, a
+/// depth format as a render target, targets of different sample counts, a resource
+/// bound as a render target and a shader resource of one draw (D3D12's hazard), views
+/// outside their texture, arguments missing or of the other kind of draw.
+#[test]
+fn bad_draw_commands_name_the_command_and_key() {
+    let draw = |extra: &str, state: &str| {
+        format!(
+            "{TRIANGLES}
+[[resource]]
+name = \"ms\"
+kind = \"texture2dms\"
+format = \"R8G8B8A8_UNORM\"
+width = 16
+height = 16
+samples = 4
+
+[[resource]]
+name = \"d\"
+kind = \"texture2d\"
+format = \"D32_FLOAT\"
+width = 16
+height = 16
+
+[[command]]
+type = \"draw\"
+{extra}
+{state}"
+        )
+    };
+    let base = DRAW_COLOR.to_string();
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        (
+            "rt_unknown",
+            draw(
+                "vertex_count = 3",
+                &base.replace("resource = \"color\" }", "resource = \"colour\" }"),
+            ),
+            &["[[command]] #1 (draw)", "no resource is named \"colour\""],
+        ),
+        (
+            "rt_depth_format",
+            draw(
+                "vertex_count = 3",
+                &base.replace("resource = \"color\" }", "resource = \"d\" }"),
+            ),
+            &[
+                "#1 (draw)",
+                "`render_targets` #1 \"d\"",
+                "D32_FLOAT is not a render-target format",
+                "depth_stencil",
+            ],
+        ),
+        (
+            "samples",
+            draw(
+                "vertex_count = 3",
+                &base.replace(
+                    "[{ resource = \"color\" }]",
+                    "[{ resource = \"color\" }, { resource = \"ms\" }]",
+                ),
+            ),
+            &[
+                "#1 (draw)",
+                "`render_targets` #2 \"ms\"",
+                "4 sample(s)",
+                "one size and sample count",
+            ],
+        ),
+        (
+            "hazard",
+            draw(
+                "vertex_count = 3\nbind = [{ reg = \"t0\", resource = \"color\" }]",
+                &base,
+            ),
+            &[
+                "#1 (draw)",
+                "`bind` #1 (t0 = \"color\")",
+                "`render_targets` #1",
+                "both bind \"color\"",
+            ],
+        ),
+        (
+            "mip_outside",
+            draw(
+                "vertex_count = 3",
+                &base.replace("resource = \"color\" }", "resource = \"color\", mip = 1 }"),
+            ),
+            &["#1 (draw)", "`render_targets` #1", "`mip` 1", "1 mip(s)"],
+        ),
+        (
+            "slices_outside",
+            draw(
+                "vertex_count = 3",
+                &base.replace(
+                    "resource = \"color\" }",
+                    "resource = \"color\", slices = [1, 1] }",
+                ),
+            ),
+            &["#1 (draw)", "`slices` [1, 1]", "1 array slice(s)"],
+        ),
+        (
+            "no_count",
+            draw("", &base),
+            &["#1 (draw)", "missing `vertex_count`"],
+        ),
+        (
+            "index_count_on_draw",
+            draw("index_count = 3", &base),
+            &["#1 (draw)", "`index_count` does not apply to a draw"],
+        ),
+        (
+            "index_buffer_on_draw",
+            draw(
+                "vertex_count = 3\nindex_buffer = { resource = \"verts\", format = \"R16_UINT\" }",
+                &base,
+            ),
+            &["#1 (draw)", "`index_buffer`", "draw_indexed"],
+        ),
+        (
+            "vb_not_buffer",
+            draw(
+                "vertex_count = 3",
+                &base.replace(
+                    "resource = \"verts\", stride",
+                    "resource = \"color\", stride",
+                ),
+            ),
+            &["#1 (draw)", "`vertex_buffers` #1 (slot 0)", "not a buffer"],
+        ),
+        (
+            "rasterizer_name",
+            draw(
+                "vertex_count = 3",
+                &base.replace("cull = \"NONE\"", "cull = \"SIDEWAYS\""),
+            ),
+            &["[[command]] #1 (draw) `rasterizer`", "`cull`", "SIDEWAYS"],
+        ),
+        (
+            "no_targets",
+            draw(
+                "vertex_count = 3",
+                &base.replace("render_targets = [{ resource = \"color\" }]", ""),
+            ),
+            &["#1 (draw)", "needs `render_targets` or a `depth_stencil`"],
+        ),
+        (
+            "depth_as_rt_format",
+            draw(
+                "vertex_count = 3",
+                &format!("{base}depth_stencil = {{ resource = \"color\" }}"),
+            ),
+            &[
+                "#1 (draw)",
+                "`depth_stencil` \"color\"",
+                "not a depth format",
+            ],
+        ),
+        (
+            "vs_is_pixel",
+            draw(
+                "vertex_count = 3",
+                &base.replace("draw_color.vs_5_0", "draw_color.ps_5_0"),
+            ),
+            &["#1 (draw)", "`vs`", "not a vertex program"],
+        ),
+    ];
+    for (name, text, wants) in &cases {
+        let e = error_of(name, text);
+        for w in *wants {
+            assert!(e.contains(w), "{name}: `{w}` not in: {e}");
+        }
+    }
+}
+
+/// `execute_indirect` of draws reads `D3D12_DRAW_ARGUMENTS` (vertex count, instance
+/// count, start vertex, start instance) and `D3D12_DRAW_INDEXED_ARGUMENTS` (index
+/// count, instance count, start index, base vertex, start instance) when it runs; the
+/// count is min(count buffer, MaxCommandCount); a record whose vertices lie past the
+/// vertex buffer reads zeros (D3D11.3 §8.19.2: out-of-bounds fetches return 0) and
+/// draws a point-sized nothing rather than failing.
+#[test]
+fn execute_indirect_draws_read_their_arguments() {
+    let indirect = |sig: &str, args: &str, count: u32, extra: &str| {
+        format!(
+            "{TRIANGLES}
+[[resource]]
+name = \"args\"
+kind = \"raw_buffer\"
+size = 40
+data = {{ u32 = [{args}] }}
+
+[[resource]]
+name = \"count\"
+kind = \"raw_buffer\"
+size = 4
+data = {{ u32 = [{count}] }}
+
+[[resource]]
+name = \"indices\"
+kind = \"raw_buffer\"
+size = 12
+data = {{ u32 = [3, 4, 5] }}
+
+[[command]]
+type = \"execute_indirect\"
+signature = \"{sig}\"
+arguments = \"args\"
+max_command_count = 2
+count_buffer = \"count\"
+{extra}
+{DRAW_COLOR}"
+        )
+    };
+    let clear = [0x11, 0x22, 0x33, 0xff];
+    // Two records, both run: the red and the green triangle.
+    let r = list(
+        "indirect_draw",
+        &indirect("draw", "3, 1, 0, 0, 3, 1, 3, 0", 2, ""),
+    );
+    assert_eq!(pixel(&r, "color", 2, 8), [255, 0, 0, 255]);
+    assert_eq!(pixel(&r, "color", 13, 8), [0, 255, 0, 255]);
+    assert_eq!(r.summary.commands[0].runs, 2);
+    // The count buffer says 1: only the first record.
+    let r = list(
+        "indirect_count",
+        &indirect("draw", "3, 1, 0, 0, 3, 1, 3, 0", 1, ""),
+    );
+    assert_eq!(pixel(&r, "color", 13, 8), clear);
+    // A count past MaxCommandCount is clamped to it.
+    let r = list(
+        "indirect_clamp",
+        &indirect("draw", "3, 1, 3, 0, 3, 1, 0, 0", 7, ""),
+    );
+    assert_eq!(r.summary.commands[0].runs, 2);
+    // Start vertex 1000: every fetch is past the buffer, reads zeros, covers nothing.
+    let r = list(
+        "indirect_oob",
+        &indirect("draw", "3, 1, 1000, 0, 0, 0, 0, 0", 1, ""),
+    );
+    assert_eq!(pixel(&r, "color", 2, 8), clear);
+    assert_eq!(r.summary.commands[0].pixels_shaded, 0);
+    // Indexed: indices 3, 4, 5 with base vertex -3 are vertices 0, 1, 2 (red).
+    let ib = "index_buffer = { resource = \"indices\", format = \"R32_UINT\" }";
+    let r = list(
+        "indirect_indexed",
+        &indirect(
+            "draw_indexed",
+            "3, 1, 0, 4294967293, 0, 0, 0, 0, 0, 0",
+            1,
+            ib,
+        ),
+    );
+    assert_eq!(pixel(&r, "color", 2, 8), [255, 0, 0, 255]);
+    assert_eq!(pixel(&r, "color", 13, 8), clear);
+    // The argument buffer must hold MaxCommandCount records: 2 × 20 bytes from byte 4.
+    let e = error_of(
+        "indirect_small",
+        &indirect(
+            "draw_indexed",
+            "0",
+            1,
+            &format!("{ib}\nargument_offset = 4"),
+        ),
+    );
+    assert!(
+        e.contains("[[command]] #1 (execute_indirect)")
+            && e.contains("`arguments`")
+            && e.contains("need 44"),
+        "{e}"
+    );
+    // The count is a word inside its buffer.
+    let e = error_of(
+        "indirect_count_end",
+        &indirect("draw", "0", 1, "count_offset = 4"),
+    );
+    assert!(e.contains("`count_offset` 4"), "{e}");
+    // A dispatch's key on an indirect draw, and a draw's on an indirect dispatch.
+    let e = error_of(
+        "indirect_cs",
+        &indirect("draw", "0", 1, "cs = \"SHADERS/indirect_fill.cs_5_0.dxbc\""),
+    );
+    assert!(e.contains("`cs`") && e.contains("\"draw\""), "{e}");
+    let e = error_of("indirect_sig", &indirect("mesh", "0", 1, ""));
+    assert!(e.contains("`signature` \"mesh\""), "{e}");
+}
+
+/// `debug --event N` on a draw event selects a pixel or a vertex lane of that draw,
+/// after the commands before it ran (`Work::locate` on the event's work): the shadow
+/// example's pixel (40, 64) in event 4 is shaded by its lighting pass.
+#[test]
+fn debug_selects_a_lane_of_a_draw_event() {
+    let path = common::root().join("examples/lists/shadow.toml");
+    let opts = common::run_options();
+    let p = prepare(Job::load(&path).unwrap(), &opts).unwrap();
+    let t = debug::from_job_event(&p, Some(4)).unwrap();
+    let place = t
+        .place(LaneSelect::Pixel {
+            x: 40,
+            y: 64,
+            sample: 0,
+            prim: 0,
+        })
+        .unwrap();
+    assert!(place.draw.is_some(), "{place:?}");
+    let e = t
+        .place(LaneSelect::Pixel {
+            x: 1,
+            y: 1,
+            sample: 0,
+            prim: 0,
+        })
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("covered by no primitive"), "{e}");
+    // Event 2 has no pixel program: its vertex lanes are there.
+    let t = debug::from_job_event(&p, Some(2)).unwrap();
+    let v = t
+        .place(LaneSelect::Vertex {
+            vertex: 7,
+            instance: 0,
+        })
+        .unwrap();
+    assert_eq!(v.lane, 7 % v.wave_size as usize);
+}
+
+/// A render-target view of one mip and one array slice (`MipSlice`,
+/// `FirstArraySlice`) renders into that subresource only, at the mip's size: the
+/// triangles cover mip 1 (8 × 8) of slice 1, and mip 0 of slice 1 and mip 1 of slice 0
+/// keep their starting texels.
+#[test]
+fn a_view_renders_into_its_mip_and_slice() {
+    let text = format!(
+        "{TRIANGLES}
+[[resource]]
+name = \"mipped\"
+kind = \"texture2darray\"
+format = \"R8G8B8A8_UNORM\"
+width = 16
+height = 16
+mips = 2
+array_size = 2
+data = {{ fill_u32 = 0xff332211 }}
+
+[[command]]
+type = \"draw\"
+vertex_count = 6
+{}",
+        DRAW_COLOR.replace(
+            "resource = \"color\" }",
+            "resource = \"mipped\", mip = 1, slices = [1, 1] }"
+        )
+    );
+    let r = list("mip_view", &text);
+    let m = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains("mipped"))
+        .unwrap()
+        .contents()
+        .unwrap();
+    // D3D12 subresource order: slice 0 (mip 0: 256 texels, mip 1: 64), then slice 1.
+    let texel = |slice: usize, mip: usize, x: usize, y: usize| {
+        let base = slice * (256 + 64) + if mip == 1 { 256 } else { 0 };
+        let w = if mip == 1 { 8 } else { 16 };
+        let at = 4 * (base + w * y + x);
+        m[at..at + 4].to_vec()
+    };
+    let clear = [0x11, 0x22, 0x33, 0xff];
+    assert_eq!(
+        texel(1, 1, 1, 4),
+        [255, 0, 0, 255],
+        "left of mip 1, slice 1"
+    );
+    assert_eq!(
+        texel(1, 1, 6, 4),
+        [0, 255, 0, 255],
+        "right of mip 1, slice 1"
+    );
+    assert_eq!(texel(1, 0, 2, 8), clear, "mip 0 of slice 1");
+    assert_eq!(texel(0, 1, 1, 4), clear, "mip 1 of slice 0");
+    assert_eq!(texel(0, 0, 2, 8), clear, "mip 0 of slice 0");
+}
+
+/// With a view of several slices, SV_RenderTargetArrayIndex would route each primitive
+/// to its slice; the pipeline renders to one slice of a view, so such a draw is
+/// refused naming the view and the program rather than drawn into the wrong slice.
+#[test]
+fn a_view_of_several_slices_with_an_array_index_is_refused() {
+    let text = format!(
+        "{TRIANGLES}
+[[resource]]
+name = \"layers\"
+kind = \"texture2darray\"
+format = \"R8G8B8A8_UNORM\"
+width = 16
+height = 16
+array_size = 2
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+gs = \"SHADERS/geometry.gs_5_0.dxbc\"
+bind = [{{ reg = \"b0\", f32 = [0, 0, 0, 0] }}]
+{}",
+        DRAW_COLOR.replace(
+            "resource = \"color\" }",
+            "resource = \"layers\", slices = [0, 2] }"
+        )
+    );
+    let e = error_of("array_index", &text);
+    for w in [
+        "[[command]] #1 (draw)",
+        "`render_targets` `slices` [0, 2]",
+        "geometry program writes SV_RenderTargetArrayIndex",
+    ] {
+        assert!(e.contains(w), "`{w}` not in: {e}");
+    }
 }

@@ -52,7 +52,7 @@ fn bless() -> bool {
 
 /// Compares `actual` (a PNG) with `goldens/NAME`; returns a message when they differ,
 /// after writing the diff image next to `actual`.
-fn compare_golden(actual: &Path, name: &str) -> Option<String> {
+pub(crate) fn compare_golden(actual: &Path, name: &str) -> Option<String> {
     let golden = common::root().join("goldens").join(name);
     if bless() {
         std::fs::create_dir_all(golden.parent().unwrap()).unwrap();

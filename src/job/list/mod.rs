@@ -102,7 +102,7 @@ pub struct CommandEntry {
     /// `copy_texture_region`: the source box, `[left, top, front, right, bottom, back]`
     /// (`D3D12_BOX`; default the whole subresource).
     pub src_box: Option<[u32; 6]>,
-    /// `execute_indirect`: what each record runs — `dispatch` (the only one so far).
+    /// `execute_indirect`: what each record runs — `dispatch`, `draw` or `draw_indexed`.
     pub signature: Option<String>,
     /// `execute_indirect`: the argument buffer.
     pub arguments: Option<String>,
@@ -117,6 +117,58 @@ pub struct CommandEntry {
     pub count_buffer: Option<String>,
     /// `execute_indirect`: `CountBufferOffset`.
     pub count_offset: Option<u64>,
+    /// Draws: the vertex program.
+    pub vs: Option<PathBuf>,
+    /// Draws: the pixel program (none: depth and stencil only).
+    pub ps: Option<PathBuf>,
+    /// Draws: the geometry program.
+    pub gs: Option<PathBuf>,
+    /// `draw`: vertices per instance.
+    pub vertex_count: Option<u32>,
+    /// `draw_indexed`: indices per instance.
+    pub index_count: Option<u32>,
+    /// Draws: instances (default 1).
+    pub instance_count: Option<u32>,
+    /// `draw`: `StartVertexLocation`.
+    pub start_vertex: Option<u32>,
+    /// `draw_indexed`: `StartIndexLocation`.
+    pub start_index: Option<u32>,
+    /// `draw_indexed`: `BaseVertexLocation`.
+    pub base_vertex: Option<i32>,
+    /// Draws: `StartInstanceLocation`.
+    pub start_instance: Option<u32>,
+    /// Draws: `D3D_PRIMITIVE_TOPOLOGY` name (default `triangle_list`).
+    pub topology: Option<String>,
+    /// Draws: `IASetVertexBuffers`, named buffers by slot.
+    pub vertex_buffers: Option<Vec<draw::VertexBufferBinding>>,
+    /// Draws: `IASetIndexBuffer`, a named buffer.
+    pub index_buffer: Option<draw::IndexBufferBinding>,
+    /// Draws: the input layout, as `[[draw.input_element]]`.
+    pub input_element: Option<Vec<super::draw::InputElementEntry>>,
+    /// Draws: `OMSetRenderTargets`, render-target views of named textures.
+    pub render_targets: Option<Vec<draw::TargetView>>,
+    /// Draws: the depth-stencil view of a named texture, and the depth-stencil state.
+    pub depth_stencil: Option<draw::DepthView>,
+    /// Draws: the rasterizer state, as `[draw.rasterizer]`.
+    pub rasterizer: Option<super::draw::RasterizerEntry>,
+    /// Draws: the blend state per target, as `[[draw.blend]]`.
+    pub blend: Option<Vec<super::draw::BlendEntry>>,
+    /// Draws: x, y, width, height, min depth, max depth.
+    pub viewport: Option<[f32; 6]>,
+    /// Draws: left, top, right, bottom.
+    pub scissor: Option<[i32; 4]>,
+    /// Draws: `SampleMask`.
+    pub sample_mask: Option<u32>,
+    /// Draws: `OMSetBlendFactor`.
+    pub blend_factor: Option<[f32; 4]>,
+    /// Draws: `OMSetStencilRef`.
+    pub stencil_ref: Option<u8>,
+    /// Draws: `AlphaToCoverageEnable`.
+    pub alpha_to_coverage: Option<bool>,
+    /// Draws: `IndependentBlendEnable`.
+    pub independent_blend: Option<bool>,
+    /// Draws: `IBStripCutValue` enabled.
+    pub strip_cut: Option<bool>,
 }
 
 /// One binding of a command: a register and a named resource, or constant data.
@@ -135,6 +187,8 @@ pub struct BindEntry {
     /// Constant data for this command only: floats.
     pub f32: Option<Vec<FloatValue>>,
 }
+
+mod draw;
 
 /// Everything a command's fields are checked against.
 struct Ctx<'a> {
@@ -186,7 +240,33 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         stride,
         max_command_count,
         count_buffer,
-        count_offset
+        count_offset,
+        vs,
+        ps,
+        gs,
+        vertex_count,
+        index_count,
+        instance_count,
+        start_vertex,
+        start_index,
+        base_vertex,
+        start_instance,
+        topology,
+        vertex_buffers,
+        index_buffer,
+        input_element,
+        render_targets,
+        depth_stencil,
+        rasterizer,
+        blend,
+        viewport,
+        scissor,
+        sample_mask,
+        blend_factor,
+        stencil_ref,
+        alpha_to_coverage,
+        independent_blend,
+        strip_cut
     );
     if !e.bind.is_empty() {
         k.push("bind");
@@ -214,18 +294,9 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "src_box",
         ],
         "resolve_subresource" => &["dst", "dst_slice", "src", "src_slice"],
-        "execute_indirect" => &[
-            "signature",
-            "cs",
-            "entry",
-            "bind",
-            "arguments",
-            "argument_offset",
-            "stride",
-            "max_command_count",
-            "count_buffer",
-            "count_offset",
-        ],
+        "draw" => draw::DRAW_KEYS,
+        "draw_indexed" => draw::DRAW_INDEXED_KEYS,
+        "execute_indirect" => draw::INDIRECT_KEYS,
         _ => return None,
     })
 }
@@ -240,6 +311,8 @@ const KINDS: &[&str] = &[
     "copy_texture_region",
     "resolve_subresource",
     "execute_indirect",
+    "draw",
+    "draw_indexed",
 ];
 
 impl Ctx<'_> {
@@ -285,12 +358,24 @@ impl Ctx<'_> {
                 "missing `cs` (the compute program's file, relative to the job file)".into(),
             );
         };
+        self.program(e, "cs", p, Stage::Compute)
+    }
+
+    /// Loads the program at `p` (relative to the job file) for key `key`, which needs a
+    /// `stage` program, and lists its file in the summary.
+    fn program(
+        &mut self,
+        e: &CommandEntry,
+        key: &str,
+        p: &std::path::Path,
+        stage: Stage,
+    ) -> Result<crate::ir::Shader, String> {
         let path = self.job.resolve(p);
         let (shader, container, shader_model) =
             load_file(&path, e.entry.as_ref()).map_err(|x| x.to_string())?;
-        if shader.stage != Stage::Compute {
+        if shader.stage != stage {
             return Err(format!(
-                "`cs`: {} is a {} program, not a compute program",
+                "`{key}`: {} is a {} program, not a {stage} program",
                 path.display(),
                 shader.stage
             ));
@@ -312,6 +397,17 @@ impl Ctx<'_> {
         e: &CommandEntry,
         shader: &crate::ir::Shader,
     ) -> Result<crate::pipeline::Bindings, JobError> {
+        let own = self.bound_of(name, e)?;
+        let fit = reflect::check(shader, &own)
+            .map_err(|x| JobError::entry(name, format!("the bindings: {x}")))?;
+        self.warnings
+            .extend(fit.warnings.into_iter().map(|w| format!("{name}: {w}")));
+        Ok(fit.bindings)
+    }
+
+    /// The command's bindings (`bind`) as a job of their own: each named resource with
+    /// the view its entry declares, each piece of constant data a buffer of its own.
+    fn bound_of(&mut self, name: &str, e: &CommandEntry) -> Result<BoundJob, JobError> {
         let mut own = BoundJob {
             resources: Vec::new(),
             heap: self.bound.heap.clone(),
@@ -397,11 +493,7 @@ impl Ctx<'_> {
             };
             own.resources.push(entry);
         }
-        let fit = reflect::check(shader, &own)
-            .map_err(|x| JobError::entry(name, format!("the bindings: {x}")))?;
-        self.warnings
-            .extend(fit.warnings.into_iter().map(|w| format!("{name}: {w}")));
-        Ok(fit.bindings)
+        Ok(own)
     }
 
     /// The subresource (`mip`, `slice`) of `t`, checked.
@@ -615,6 +707,10 @@ impl Ctx<'_> {
             }
             "copy_texture_region" => self.copy_texture_region(e).map_err(&err)?,
             "execute_indirect" => self.execute_indirect(&name, e)?,
+            "draw" | "draw_indexed" => {
+                let work = self.draw(&name, e, e.kind == "draw_indexed", true)?;
+                Command::Work(Work::Draw(Box::new(work)))
+            }
             "resolve_subresource" => self.resolve(e).map_err(&err)?,
             other => return Err(err(format!("unknown `type` \"{other}\""))),
         })
@@ -791,18 +887,42 @@ impl Ctx<'_> {
     fn execute_indirect(&mut self, name: &str, e: &CommandEntry) -> Result<Command, JobError> {
         let err = |m: String| JobError::entry(name, m);
         let sig = e.signature.as_deref().unwrap_or("dispatch");
-        if sig != "dispatch" {
-            return Err(err(format!(
-                "`signature` \"{sig}\": indirect dispatches (\"dispatch\") are what a list runs so far"
-            )));
-        }
-        let shader = self.compute_program(e).map_err(&err)?;
-        let bindings = self.bindings(name, e, &shader)?;
-        let work = IndirectWork::Dispatch(DispatchWork {
-            shader,
-            bindings,
-            groups: [0; 3],
-        });
+        let present = present_keys(e);
+        let work = match sig {
+            "dispatch" => {
+                if let Some(k) = present.iter().find(|k| draw::DRAW_STATE_ONLY.contains(k)) {
+                    return Err(err(format!(
+                        "`{k}` is a draw's: `signature = \"dispatch\"` runs a compute program"
+                    )));
+                }
+                let shader = self.compute_program(e).map_err(&err)?;
+                let bindings = self.bindings(name, e, &shader)?;
+                IndirectWork::Dispatch(DispatchWork {
+                    shader,
+                    bindings,
+                    groups: [0; 3],
+                })
+            }
+            "draw" | "draw_indexed" => {
+                if e.cs.is_some() {
+                    return Err(err(format!(
+                        "`cs`: `signature = \"{sig}\"` runs `vs` and `ps`"
+                    )));
+                }
+                let indexed = sig == "draw_indexed";
+                let work = Box::new(self.draw(name, e, indexed, false)?);
+                if indexed {
+                    IndirectWork::DrawIndexed(work)
+                } else {
+                    IndirectWork::Draw(work)
+                }
+            }
+            other => {
+                return Err(err(format!(
+                    "`signature` \"{other}\": one of \"dispatch\" (D3D12_DISPATCH_ARGUMENTS), \"draw\" (D3D12_DRAW_ARGUMENTS) or \"draw_indexed\" (D3D12_DRAW_INDEXED_ARGUMENTS)"
+                )));
+            }
+        };
         let size = work.argument_bytes();
         let a = e
             .arguments

@@ -1,0 +1,757 @@
+//! Draws in a command list: `draw` (`DrawInstanced`), `draw_indexed`
+//! (`DrawIndexedInstanced`) and the draw state of an `execute_indirect` of draws, made
+//! from a `[[command]]` whose buffers and targets are named resources.
+//!
+//! Owns the keys a draw command adds to `[[command]]` (vertex and index buffers, render
+//! targets and the depth-stencil view as named resources with their views) and the
+//! checks D3D12 makes when they are bound together: formats a render target or a depth
+//! buffer can have, one size and sample count for every target, and the hazard of one
+//! resource bound as a target and as a shader resource of the same draw. The pipeline
+//! state keys (`topology`, `rasterizer`, `blend`, `input_element`, `viewport`,
+//! `scissor`, the depth-stencil state, …) are `[draw]`'s, read by `job::draw` as a
+//! single-draw job reads them. Does not own running the draw (`pipeline::draw`).
+//!
+//! ```toml
+//! [[command]]
+//! type = "draw_indexed"           # or "draw" (vertex_count, start_vertex)
+//! vs = "scene.vs_5_0.dxbc"
+//! ps = "scene.ps_5_0.dxbc"        # optional (none: depth and stencil only); gs = … too
+//! index_count = 36
+//! instance_count = 1              # start_index, base_vertex, start_instance
+//! vertex_buffers = [{ slot = 0, resource = "vertices", stride = 24 }]
+//! index_buffer = { resource = "indices", format = "R16_UINT" }
+//! input_element = [{ semantic = "POSITION", format = "R32G32B32_FLOAT" }]
+//! render_targets = [{ resource = "color" }]
+//! depth_stencil = { resource = "depth", depth_func = "LESS" }   # + read_only, stencil keys
+//! rasterizer = { cull = "BACK" }
+//! bind = [{ reg = "t0", resource = "shadow" }, { reg = "b0", f32 = [ … ] }]
+//! ```
+//!
+//! A draw loads its targets (the contents the commands before it left) and writes them
+//! in place: draws in a row accumulate, and a clear is a command of its own. The
+//! bindings are visible to every program of the draw (a root signature with
+//! `D3D12_SHADER_VISIBILITY_ALL`) and checked against each.
+
+use serde::{Deserialize, Serialize};
+
+use super::{CommandEntry, Ctx};
+use crate::ir::{ResourceClass, Stage};
+use crate::job::JobError;
+use crate::job::bind::{Register, Storage};
+use crate::job::draw::{self as d, DepthStencilEntry, DrawSection, StencilFaceEntry};
+use crate::pipeline::om;
+use crate::pipeline::state::*;
+use crate::pipeline::{Bindings, DrawWork};
+use crate::resources::{Memory, Texture, TextureDim};
+
+/// The keys every draw command takes, besides its arguments.
+macro_rules! state_keys {
+    ($($k:literal),*) => {
+        &[
+            "vs", "ps", "gs", "entry", "bind", "topology", "vertex_buffers", "index_buffer",
+            "input_element", "render_targets", "depth_stencil", "rasterizer", "blend",
+            "viewport", "scissor", "sample_mask", "blend_factor", "stencil_ref",
+            "alpha_to_coverage", "independent_blend", "strip_cut", $($k),*
+        ]
+    };
+}
+
+/// The keys of a `draw`.
+pub(super) const DRAW_KEYS: &[&str] = state_keys!(
+    "vertex_count",
+    "instance_count",
+    "start_vertex",
+    "start_instance"
+);
+
+/// The keys of a `draw_indexed`.
+pub(super) const DRAW_INDEXED_KEYS: &[&str] = state_keys!(
+    "index_count",
+    "instance_count",
+    "start_index",
+    "base_vertex",
+    "start_instance"
+);
+
+/// The keys of an `execute_indirect`: a dispatch's or a draw's state (which of them
+/// apply is checked by signature), and the argument buffer's.
+pub(super) const INDIRECT_KEYS: &[&str] = state_keys!(
+    "signature",
+    "cs",
+    "arguments",
+    "argument_offset",
+    "stride",
+    "max_command_count",
+    "count_buffer",
+    "count_offset"
+);
+
+/// The draw-state keys an indirect dispatch does not take.
+pub(super) const DRAW_STATE_ONLY: &[&str] = &[
+    "vs",
+    "ps",
+    "gs",
+    "topology",
+    "vertex_buffers",
+    "index_buffer",
+    "input_element",
+    "render_targets",
+    "depth_stencil",
+    "rasterizer",
+    "blend",
+    "viewport",
+    "scissor",
+    "sample_mask",
+    "blend_factor",
+    "stencil_ref",
+    "alpha_to_coverage",
+    "independent_blend",
+    "strip_cut",
+];
+
+/// One vertex buffer view: a named buffer at a slot (`D3D12_VERTEX_BUFFER_VIEW`; the
+/// view spans the whole buffer).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VertexBufferBinding {
+    /// The input slot (0–31).
+    pub slot: u32,
+    /// The named buffer.
+    pub resource: String,
+    /// Bytes between vertices (`StrideInBytes`).
+    pub stride: u32,
+}
+
+/// The index buffer view: a named buffer (`D3D12_INDEX_BUFFER_VIEW`; the view spans the
+/// whole buffer).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexBufferBinding {
+    /// The named buffer.
+    pub resource: String,
+    /// `R16_UINT` or `R32_UINT`.
+    pub format: String,
+}
+
+/// A render-target view of a named texture.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetView {
+    /// The named texture.
+    pub resource: String,
+    /// The view's mip (`MipSlice`; default 0).
+    pub mip: Option<u32>,
+    /// The view's array slices, `[first, count]` (`FirstArraySlice`, `ArraySize`;
+    /// default `[0, 1]`).
+    pub slices: Option<[u32; 2]>,
+}
+
+/// The depth-stencil view of a named texture and the `D3D12_DEPTH_STENCIL_DESC` keys of
+/// `[draw.depth_stencil]`.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DepthView {
+    /// The named texture (a depth format).
+    pub resource: String,
+    /// The view's mip (default 0).
+    pub mip: Option<u32>,
+    /// The view's array slices, `[first, count]` (default `[0, 1]`).
+    pub slices: Option<[u32; 2]>,
+    /// A read-only view (`D3D12_DSV_FLAG_READ_ONLY_DEPTH` and `…_STENCIL`): the draw
+    /// writes neither, and the texture may be sampled by the same draw.
+    pub read_only: Option<bool>,
+    /// `DepthEnable` (default true).
+    pub depth_enable: Option<bool>,
+    /// `DepthFunc` (default `LESS`).
+    pub depth_func: Option<String>,
+    /// `DepthWriteMask` ALL (true, default) or ZERO.
+    pub depth_write: Option<bool>,
+    /// `StencilEnable`.
+    pub stencil_enable: Option<bool>,
+    /// `StencilReadMask`.
+    pub stencil_read_mask: Option<u8>,
+    /// `StencilWriteMask`.
+    pub stencil_write_mask: Option<u8>,
+    /// `FrontFace`.
+    pub front: Option<StencilFaceEntry>,
+    /// `BackFace`.
+    pub back: Option<StencilFaceEntry>,
+}
+
+/// A `[draw]` error re-addressed to the command: `[draw.rasterizer]` becomes the
+/// command's `rasterizer` key, `[[draw.blend]] #2` its `blend` #2.
+fn readdress(name: &str, e: JobError) -> JobError {
+    match e {
+        JobError::Entry { entry, message } => {
+            let key = entry
+                .strip_prefix("[[draw.")
+                .and_then(|r| r.split_once("]]"))
+                .map(|(k, rest)| format!("{k}`{rest}"))
+                .or_else(|| {
+                    entry
+                        .strip_prefix("[draw.")
+                        .map(|r| format!("{}`", r.trim_end_matches(']')))
+                })
+                .map(|k| format!(" `{k}"))
+                .unwrap_or_default();
+            JobError::entry(format!("{name}{key}"), message)
+        }
+        other => other,
+    }
+}
+
+/// The `[draw]` section holding the command's pipeline-state keys, for `job::draw` to
+/// read.
+fn state_section(e: &CommandEntry) -> DrawSection {
+    DrawSection {
+        topology: e.topology.clone(),
+        viewport: e.viewport,
+        scissor: e.scissor,
+        sample_mask: e.sample_mask,
+        blend_factor: e.blend_factor,
+        stencil_ref: e.stencil_ref,
+        alpha_to_coverage: e.alpha_to_coverage,
+        independent_blend: e.independent_blend,
+        strip_cut: e.strip_cut,
+        input_element: e.input_element.clone().unwrap_or_default(),
+        rasterizer: e.rasterizer.clone(),
+        blend: e.blend.clone().unwrap_or_default(),
+        ..DrawSection::default()
+    }
+}
+
+/// Subresources of a view: mips `[first, count]` × slices `[first, count]`.
+type Span = ([u32; 2], [u32; 2]);
+
+/// A view's resource name and subresources.
+type NamedSpan = (String, Span);
+
+/// A checked depth-stencil view: the texture, the state, the resource's name, whether
+/// the view is read-only and the subresources it covers.
+struct BoundDepthView {
+    texture: Texture,
+    desc: DepthStencilDesc,
+    resource: String,
+    read_only: bool,
+    span: Span,
+}
+
+fn overlaps(a: Span, b: Span) -> bool {
+    let cross = |x: [u32; 2], y: [u32; 2]| {
+        u64::from(x[0]) < u64::from(y[0]) + u64::from(y[1])
+            && u64::from(y[0]) < u64::from(x[0]) + u64::from(x[1])
+    };
+    cross(a.0, b.0) && cross(a.1, b.1)
+}
+
+impl Ctx<'_> {
+    /// The texture view (`mip`, `slices`) of named texture `r` for key `key`, checked:
+    /// a 2D texture (single or multisampled, an array or not) and a subresource inside
+    /// it. Views of one subresource are what the pipeline renders to.
+    fn target_texture(
+        &self,
+        label: &str,
+        r: &str,
+        mip: Option<u32>,
+        slices: Option<[u32; 2]>,
+    ) -> Result<(Texture, Span), String> {
+        let t = self
+            .texture("resource", r)
+            .map_err(|m| format!("{label}: {m}"))?;
+        let desc = *t.desc();
+        if !matches!(
+            desc.dim,
+            TextureDim::Tex2D
+                | TextureDim::Tex2DArray
+                | TextureDim::Tex2DMS
+                | TextureDim::Tex2DMSArray
+        ) {
+            return Err(format!(
+                "{label}: \"{r}\" is a {}; a draw renders to 2D textures",
+                desc.dim.name()
+            ));
+        }
+        let mip = mip.unwrap_or(0);
+        if mip >= desc.mips {
+            return Err(format!(
+                "{label} \"{r}\": `mip` {mip} is outside the texture's {} mip(s) (0 to {})",
+                desc.mips,
+                desc.mips.saturating_sub(1)
+            ));
+        }
+        let [first, count] = slices.unwrap_or([0, 1]);
+        let n = desc.array_size();
+        if count == 0 || u64::from(first) + u64::from(count) > u64::from(n) {
+            return Err(format!(
+                "{label} \"{r}\": `slices` [{first}, {count}] (first, count) is outside the texture's {n} array slice(s)"
+            ));
+        }
+        // A primitive renders to slice SV_RenderTargetArrayIndex of the view, and to the
+        // view's first slice when no program writes the index or its value is out of
+        // the view's range (D3D's rule for the index; the D3D12 reference of
+        // `D3D12_VIEW_INSTANCE_LOCATION` states it: "the effective index becomes 0").
+        // The draw binds that first slice; `draw` refuses a view of several slices when
+        // a program writes the index.
+        let sub = t.subresource(mip, first).ok_or_else(|| {
+            format!("{label} \"{r}\": mip {mip} of slice {first} is not a subresource")
+        })?;
+        Ok((sub, ([mip, 1], [first, count])))
+    }
+
+    /// Makes the draw of command `name` (`indexed`: `DrawIndexedInstanced`); `args`:
+    /// whether the command gives its arguments (an indirect draw's come from its
+    /// argument buffer).
+    pub(super) fn draw(
+        &mut self,
+        name: &str,
+        e: &CommandEntry,
+        indexed: bool,
+        args: bool,
+    ) -> Result<DrawWork, JobError> {
+        let err = |m: String| JobError::entry(name, m);
+        let vs_path = e.vs.as_ref().ok_or_else(|| {
+            err("missing `vs` (the vertex program's file, relative to the job file)".into())
+        })?;
+        let vs = self
+            .program(e, "vs", vs_path, Stage::Vertex)
+            .map_err(&err)?;
+        let ps = match &e.ps {
+            Some(p) => Some(self.program(e, "ps", p, Stage::Pixel).map_err(&err)?),
+            None => None,
+        };
+        let gs = match &e.gs {
+            Some(p) => Some(self.program(e, "gs", p, Stage::Geometry).map_err(&err)?),
+            None => None,
+        };
+
+        // Bindings, visible to every program: each is checked against each, and a
+        // binding is "not used" only when no program declares it.
+        let own = self.bound_of(name, e)?;
+        let check = |s: &crate::ir::Shader| {
+            crate::job::reflect::check(s, &own)
+                .map_err(|x| JobError::entry(name, format!("the bindings: {x}")))
+        };
+        let vs_fit = check(&vs)?;
+        let ps_fit = ps.as_ref().map(check).transpose()?;
+        let gs_fit = gs.as_ref().map(check).transpose()?;
+        let mut warnings = crate::job::draw_run::merge_warnings(
+            vs_fit.warnings,
+            ps_fit.as_ref().map(|f| f.warnings.clone()),
+        );
+        if let Some(g) = &gs_fit {
+            warnings.retain(|w| !w.contains("this binding is not used") || g.warnings.contains(w));
+        }
+        self.warnings
+            .extend(warnings.into_iter().map(|w| format!("{name}: {w}")));
+
+        // SV_RenderTargetArrayIndex from the last stage before the rasterizer picks a
+        // slice per primitive: with a view of one slice every value lands in it (out of
+        // range: slice 0 of the view), with several the pipeline would have to route
+        // primitives between slices, which it does not yet.
+        let last = gs.as_ref().unwrap_or(&vs);
+        let writes_index = last
+            .outputs
+            .iter()
+            .any(|o| o.sv == crate::ir::SysValue::RenderTargetArrayIndex);
+        if writes_index {
+            let views = e
+                .render_targets
+                .iter()
+                .flatten()
+                .map(|v| ("render_targets", v.slices))
+                .chain(e.depth_stencil.iter().map(|v| ("depth_stencil", v.slices)));
+            for (key, slices) in views {
+                if let Some([first, count]) = slices
+                    && count > 1
+                {
+                    return Err(err(format!(
+                        "`{key}` `slices` [{first}, {count}]: the {} program writes SV_RenderTargetArrayIndex, and a draw routes primitives to one slice of a view so far: give views of one slice",
+                        last.stage
+                    )));
+                }
+            }
+        }
+
+        let section = state_section(e);
+        let re = |x: JobError| readdress(name, x);
+        let draw_args = if args {
+            Some(self.args(e, indexed).map_err(&err)?)
+        } else {
+            None
+        };
+        let vertex_buffers = self.vertex_buffers(e).map_err(&err)?;
+        let index_buffer = self.index_buffer(e, indexed).map_err(&err)?;
+        let (render_targets, rt_spans) = self.render_targets(e).map_err(&err)?;
+        let depth = self.depth_view(e).map_err(&err)?;
+        self.check_sizes(e, &render_targets, depth.as_ref().map(|x| &x.texture))
+            .map_err(&err)?;
+        self.hazards(e, &rt_spans, depth.as_ref()).map_err(&err)?;
+
+        let empty = Bindings::default();
+        let ps_bindings = ps_fit.as_ref().map_or(&empty, |f| &f.bindings);
+        let mut state = DrawState::new(&vs, ps.as_ref(), &vs_fit.bindings, ps_bindings);
+        state.input_layout = d::input_layout(&section).map_err(re)?;
+        state.topology = d::topology(&section).map_err(re)?;
+        state.vertex_buffers = vertex_buffers;
+        state.index_buffer = index_buffer;
+        state.strip_cut = if section.strip_cut.unwrap_or(false) {
+            StripCutValue::Enabled
+        } else {
+            StripCutValue::Disabled
+        };
+        state.rasterizer = d::rasterizer(&section).map_err(re)?;
+        state.blend = d::blend(&section).map_err(re)?;
+        state.viewport = d::viewport(&section).map_err(re)?;
+        state.scissor = d::scissor(&section).map_err(re)?;
+        state.sample_mask = section.sample_mask.unwrap_or(u32::MAX);
+        state.blend_factor = section.blend_factor.unwrap_or([1.0; 4]);
+        state.stencil_ref = section.stencil_ref.unwrap_or(0);
+        state.render_targets = render_targets
+            .into_iter()
+            .map(|texture| Some(RenderTargetView { texture }))
+            .collect();
+        match depth {
+            Some(dv) => {
+                state.depth_stencil_view = Some(DepthStencilView {
+                    texture: dv.texture,
+                });
+                state.depth_stencil = dv.desc;
+            }
+            None => state.depth_stencil.depth_enable = false,
+        }
+        let fixed = state.fixed();
+        drop(state);
+        Ok(DrawWork {
+            vs,
+            ps,
+            vs_bindings: vs_fit.bindings,
+            ps_bindings: ps_fit.map(|f| f.bindings).unwrap_or_default(),
+            gs: gs.map(|g| (g, gs_fit.map(|f| f.bindings).unwrap_or_default())),
+            // A list's draws name vertex, pixel and geometry programs; tessellated and
+            // mesh draws are single-draw jobs for now.
+            hs: None,
+            ds: None,
+            fixed,
+            args: draw_args.unwrap_or_default(),
+            mesh: None,
+        })
+    }
+
+    /// `DrawInstanced` / `DrawIndexedInstanced`'s arguments.
+    fn args(&self, e: &CommandEntry, indexed: bool) -> Result<DrawArgs, String> {
+        let count = if indexed {
+            e.index_count
+                .ok_or("missing `index_count` (indices per instance)")?
+        } else {
+            e.vertex_count
+                .ok_or("missing `vertex_count` (vertices per instance)")?
+        };
+        Ok(DrawArgs {
+            vertex_count: count,
+            instance_count: e.instance_count.unwrap_or(1),
+            start_vertex: if indexed {
+                e.start_index
+            } else {
+                e.start_vertex
+            }
+            .unwrap_or(0),
+            base_vertex: e.base_vertex.unwrap_or(0),
+            start_instance: e.start_instance.unwrap_or(0),
+        })
+    }
+
+    fn vertex_buffers(&self, e: &CommandEntry) -> Result<Vec<Option<VertexBufferView>>, String> {
+        let mut out: Vec<Option<VertexBufferView>> = Vec::new();
+        for (i, v) in e.vertex_buffers.iter().flatten().enumerate() {
+            let at = format!("`vertex_buffers` #{} (slot {})", i + 1, v.slot);
+            if v.slot >= VERTEX_INPUT_SLOTS {
+                return Err(format!(
+                    "{at}: D3D has slots 0 to {}",
+                    VERTEX_INPUT_SLOTS - 1
+                ));
+            }
+            if v.stride > crate::pipeline::ia::MAX_STRIDE {
+                return Err(format!(
+                    "{at}: `stride` {} is past D3D's {}",
+                    v.stride,
+                    crate::pipeline::ia::MAX_STRIDE
+                ));
+            }
+            let (_, data) = self
+                .buffer("resource", &v.resource)
+                .map_err(|m| format!("{at}: {m}"))?;
+            let slot = v.slot as usize;
+            if out.len() <= slot {
+                out.resize(slot + 1, None);
+            }
+            if out[slot].is_some() {
+                return Err(format!("{at}: slot {} is already bound", v.slot));
+            }
+            out[slot] = Some(VertexBufferView {
+                data,
+                stride: v.stride,
+            });
+        }
+        Ok(out)
+    }
+
+    fn index_buffer(
+        &self,
+        e: &CommandEntry,
+        indexed: bool,
+    ) -> Result<Option<IndexBufferView>, String> {
+        let Some(ib) = &e.index_buffer else {
+            return if indexed {
+                Err("missing `index_buffer` (a draw_indexed reads its indices from one)".into())
+            } else {
+                Ok(None)
+            };
+        };
+        if !indexed {
+            return Err("`index_buffer`: a draw reads no indices (use draw_indexed)".into());
+        }
+        let format = match ib
+            .format
+            .to_ascii_uppercase()
+            .trim_start_matches("DXGI_FORMAT_")
+        {
+            "R16_UINT" => IndexFormat::U16,
+            "R32_UINT" => IndexFormat::U32,
+            other => {
+                return Err(format!(
+                    "`index_buffer` `format` \"{other}\": give R16_UINT or R32_UINT"
+                ));
+            }
+        };
+        let (_, data): (_, Memory) = self
+            .buffer("index_buffer", &ib.resource)
+            .map_err(|m| format!("`index_buffer`: {m}"))?;
+        Ok(Some(IndexBufferView { data, format }))
+    }
+
+    /// The render targets: textures in render-target formats.
+    fn render_targets(&self, e: &CommandEntry) -> Result<(Vec<Texture>, Vec<NamedSpan>), String> {
+        let views = e.render_targets.as_deref().unwrap_or(&[]);
+        if views.len() > RENDER_TARGETS {
+            return Err(format!(
+                "`render_targets`: {} views; D3D binds at most {RENDER_TARGETS}",
+                views.len()
+            ));
+        }
+        let mut out = Vec::new();
+        let mut spans = Vec::new();
+        for (i, v) in views.iter().enumerate() {
+            let label = format!("`render_targets` #{}", i + 1);
+            let (t, span) = self.target_texture(&label, &v.resource, v.mip, v.slices)?;
+            let f = t.desc().format;
+            if om::target_class(f).is_none() {
+                let hint = if om::depth_kind(f).is_some() {
+                    " (a depth format: bind it as `depth_stencil`)"
+                } else {
+                    ""
+                };
+                return Err(format!(
+                    "`render_targets` #{} \"{}\": {f} is not a render-target format{hint}",
+                    i + 1,
+                    v.resource
+                ));
+            }
+            out.push(t);
+            spans.push((v.resource.clone(), span));
+        }
+        Ok((out, spans))
+    }
+
+    /// The depth-stencil view and its state.
+    fn depth_view(&self, e: &CommandEntry) -> Result<Option<BoundDepthView>, String> {
+        let Some(v) = &e.depth_stencil else {
+            return Ok(None);
+        };
+        let (t, span) = self.target_texture("`depth_stencil`", &v.resource, v.mip, v.slices)?;
+        let f = t.desc().format;
+        if om::depth_kind(f).is_none() {
+            return Err(format!(
+                "`depth_stencil` \"{}\": {f} is not a depth format (D16_UNORM, D24_UNORM_S8_UINT, D32_FLOAT, D32_FLOAT_S8X24_UINT)",
+                v.resource
+            ));
+        }
+        let entry = DepthStencilEntry {
+            format: f.name().to_string(),
+            depth_enable: v.depth_enable,
+            depth_func: v.depth_func.clone(),
+            depth_write: v.depth_write,
+            stencil_enable: v.stencil_enable,
+            stencil_read_mask: v.stencil_read_mask,
+            stencil_write_mask: v.stencil_write_mask,
+            front: v.front.clone(),
+            back: v.back.clone(),
+            ..DepthStencilEntry::default()
+        };
+        let mut desc = d::depth_stencil_desc(&entry, f).map_err(|x| match x {
+            JobError::Entry { message, .. } => format!("`depth_stencil`: {message}"),
+            other => other.to_string(),
+        })?;
+        let read_only = v.read_only.unwrap_or(false);
+        if read_only {
+            if v.depth_write == Some(true) {
+                return Err(
+                    "`depth_stencil`: `depth_write = true` with `read_only`: a read-only view writes no depth"
+                        .into(),
+                );
+            }
+            // D3D12_DSV_FLAG_READ_ONLY_DEPTH / _STENCIL: the view's writes are dropped.
+            desc.depth_write = false;
+            desc.stencil_write_mask = 0;
+        }
+        Ok(Some(BoundDepthView {
+            texture: t,
+            desc,
+            resource: v.resource.clone(),
+            read_only,
+            span,
+        }))
+    }
+
+    /// Every target of a draw has one size and one sample count (D3D12's
+    /// `OMSetRenderTargets` rule; the size is of the view's mip).
+    fn check_sizes(
+        &self,
+        e: &CommandEntry,
+        rts: &[Texture],
+        depth: Option<&Texture>,
+    ) -> Result<(), String> {
+        let views = e.render_targets.as_deref().unwrap_or(&[]);
+        let mut first: Option<(u32, u32, u32, String)> = None;
+        let named = rts
+            .iter()
+            .zip(views)
+            .enumerate()
+            .map(|(i, (t, v))| (t, format!("`render_targets` #{} \"{}\"", i + 1, v.resource)))
+            .chain(
+                depth
+                    .zip(e.depth_stencil.as_ref())
+                    .map(|(t, v)| (t, format!("`depth_stencil` \"{}\"", v.resource))),
+            );
+        for (t, label) in named {
+            let d = t.desc();
+            let here = (d.width, d.height, d.samples);
+            match &first {
+                None => first = Some((here.0, here.1, here.2, label)),
+                Some((w, h, n, l)) if (*w, *h, *n) != here => {
+                    return Err(format!(
+                        "{label} is {}×{} with {} sample(s), but {l} is {w}×{h} with {n}: every target of a draw has one size and sample count",
+                        here.0, here.1, here.2
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if first.is_none() {
+            return Err("a draw needs `render_targets` or a `depth_stencil` view".into());
+        }
+        Ok(())
+    }
+
+    /// D3D12's hazard rule: a subresource a draw writes as a render target or through a
+    /// writable depth view cannot also be read or written through a shader view of the
+    /// same draw (its state would be both RENDER_TARGET / DEPTH_WRITE and
+    /// PIXEL_SHADER_RESOURCE / UNORDERED_ACCESS). A read-only depth view is in
+    /// DEPTH_READ, which may be combined with the shader-resource states: the texture
+    /// can be sampled while it is tested against.
+    fn hazards(
+        &self,
+        e: &CommandEntry,
+        rts: &[NamedSpan],
+        depth: Option<&BoundDepthView>,
+    ) -> Result<(), String> {
+        for (k, b) in e.bind.iter().enumerate() {
+            let Some(r) = &b.resource else { continue };
+            let Some(reg) = Register::parse(&b.reg, b.space) else {
+                continue;
+            };
+            if !matches!(reg.class, ResourceClass::Srv | ResourceClass::Uav) {
+                continue;
+            }
+            let Some(&index) = self.names.get(r.as_str()) else {
+                continue;
+            };
+            let Some(entry) = self.job.file.resources.get(index) else {
+                continue;
+            };
+            if !matches!(
+                self.bound.resources.get(index).map(|x| &x.storage),
+                Some(Storage::Texture(_))
+            ) {
+                continue;
+            }
+            // The shader view's subresources (the entry's view; default all).
+            let all = u32::MAX / 2;
+            let span = (
+                entry.view_mips.unwrap_or([0, all]),
+                entry.view_slices.unwrap_or([0, all]),
+            );
+            let bind = format!("`bind` #{} ({reg} = \"{r}\")", k + 1);
+            for (j, (name, rt)) in rts.iter().enumerate() {
+                if name == r && overlaps(span, *rt) {
+                    return Err(format!(
+                        "{bind} and `render_targets` #{} both bind \"{r}\": a subresource cannot be a render target and a shader's {} in one draw (D3D12 resource states)",
+                        j + 1,
+                        if reg.class == ResourceClass::Srv {
+                            "shader resource"
+                        } else {
+                            "unordered-access view"
+                        }
+                    ));
+                }
+            }
+            if let Some(dv) = depth
+                && dv.resource == *r
+                && overlaps(span, dv.span)
+                && (!dv.read_only || reg.class == ResourceClass::Uav)
+            {
+                return Err(format!(
+                    "{bind} and `depth_stencil` both bind \"{r}\": a depth buffer the draw writes cannot be read by its programs (give the depth view `read_only = true`)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `[draw]`'s table names become the command's keys.
+    #[test]
+    fn state_errors_name_the_command_and_key() {
+        let e = readdress(
+            "[[command]] #2 (draw)",
+            JobError::entry("[draw.rasterizer]", "`cull`: unknown name"),
+        );
+        assert_eq!(
+            e.to_string(),
+            JobError::entry("[[command]] #2 (draw) `rasterizer`", "`cull`: unknown name")
+                .to_string()
+        );
+        let e = readdress(
+            "[[command]] #1 (draw)",
+            JobError::entry("[[draw.blend]] #2", "`src`: unknown"),
+        );
+        assert!(e.to_string().contains("(draw) `blend` #2"), "{e}");
+        let e = readdress(
+            "[[command]] #1 (draw)",
+            JobError::entry("[draw]", "`viewport`"),
+        );
+        assert!(e.to_string().starts_with("[[command]] #1 (draw)"), "{e}");
+    }
+
+    /// Two views overlap when both their mip and their slice ranges do.
+    #[test]
+    fn view_overlap_is_by_mip_and_slice() {
+        assert!(overlaps(([0, 1], [0, 1]), ([0, 5], [0, 9])));
+        assert!(!overlaps(([1, 1], [0, 1]), ([0, 1], [0, 1])));
+        assert!(!overlaps(([0, 1], [2, 2]), ([0, 1], [4, 1])));
+        assert!(overlaps(([0, 1], [2, 3]), ([0, 1], [4, 1])));
+    }
+}
