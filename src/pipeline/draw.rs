@@ -840,7 +840,9 @@ pub fn draw_charged(
         None => None,
     };
     let kind = match (&s.mesh, gs_state, tess_desc) {
-        (Some(m), _, _) => ms::prim_kind(m.ms.0.mesh.map_or(MeshTopology::Triangle, |x| x.topology)),
+        (Some(m), _, _) => {
+            ms::prim_kind(m.ms.0.mesh.map_or(MeshTopology::Triangle, |x| x.topology))
+        }
         (None, Some((g, _)), _) => gs::out_kind(g.output),
         (None, None, Some(t)) => match t.output_primitive {
             tess::OutputPrimitive::Point => PrimKind::Point,
