@@ -125,6 +125,11 @@ fn check_mesh_draw(
             "a mesh draw (`draw.dispatch_mesh`) has no geometry stage: remove `gs`",
         ));
     }
+    if p.hs.is_some() || p.ds.is_some() {
+        return Err(program(
+            "a mesh draw (`draw.dispatch_mesh`) has no tessellation stages: remove `hs` and `ds`",
+        ));
+    }
     let ia = [
         ("vertex_count", d.vertex_count.is_some()),
         ("index_count", d.index_count.is_some()),

@@ -507,7 +507,7 @@ const TARGET: &str = "[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth
 
 /// The job file's mesh draw: `draw.dispatch_mesh` with `[program] ms` (and `as`),
 /// refusing what a mesh pipeline cannot have (mesh shader spec, "CreatePipelineState":
-/// IA disabled, no VS/GS) and grids past "DispatchMesh API"'s limits, each naming the key.
+/// IA disabled, no VS/GS/HS/DS) and grids past "DispatchMesh API"'s limits, each naming the key.
 #[test]
 fn mesh_jobs_refuse_bad_input_by_name() {
     let cases: &[(&str, &str, &str)] = &[
@@ -520,6 +520,11 @@ fn mesh_jobs_refuse_bad_input_by_name() {
             "with_vs",
             "[program]\nms = \"$MESH\"\nvs = \"$MESH\"\n[draw]\ndispatch_mesh = [1, 1, 1]\n",
             "not `vs`",
+        ),
+        (
+            "with_hs_ds",
+            "[program]\nms = \"$MESH\"\nhs = \"$MESH\"\nds = \"$MESH\"\n[draw]\ndispatch_mesh = [1, 1, 1]\n",
+            "no tessellation stages",
         ),
         (
             "ms_without_dispatch",
