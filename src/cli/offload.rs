@@ -14,7 +14,9 @@
 //! 1 otherwise (a failed rule, printed as `Test failed: NAME` with both buffers, or an
 //! error, printed as `dxlane offload: error: FILE:LINE: message`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use crate::job::paths::OutputGate;
 use std::process::ExitCode;
 
 use crate::offload::device::{self, Identity};
@@ -184,7 +186,8 @@ fn run_inner(args: &OffloadArgs) -> Result<ExitCode, String> {
     if out == "-" {
         print!("{}", outcome.yaml);
     } else {
-        std::fs::write(out, &outcome.yaml).map_err(|e| format!("{out}: {e}"))?;
+        let (gate, placed) = OutputGate::user_file(Path::new(out), "-o")?;
+        gate.write(&placed, outcome.yaml.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -241,8 +244,12 @@ fn write_png(b: &ReadBack, out: &str) -> Result<(), String> {
         3 => image::ExtendedColorType::Rgb8,
         _ => image::ExtendedColorType::Rgba8,
     };
-    image::save_buffer_with_format(out, &px, w, h, color, image::ImageFormat::Png)
-        .map_err(|e| format!("{out}: {e}"))
+    let mut png = std::io::Cursor::new(Vec::new());
+    image::write_buffer_with_format(&mut png, &px, w, h, color, image::ImageFormat::Png)
+        .map_err(|e| format!("{out}: {e}"))?;
+    // The user named the file: it is replaced, never written through (`job::paths`).
+    let (gate, placed) = OutputGate::user_file(Path::new(out), "-o")?;
+    gate.write(&placed, png.get_ref())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! error or a bounded run.
 
 #[path = "../../fuzz/bodies.rs"]
-mod bodies;
+pub(crate) mod bodies;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -208,41 +208,9 @@ fn pipeline_dir(name: &str) -> PathBuf {
     d
 }
 
-/// A pipeline for `tests/jobs/double.ir` (u0[i] = 2 t0[i] + 1, 8 threads).
-const DOUBLE: &str = "---
-Shaders:
-  - Stage: Compute
-    Entry: main
-Buffers:
-  - Name: In
-    Format: UInt32
-    Data: [ 0, 1, 2, 3, 4, 5, 6, 7 ]
-  - Name: Out
-    Format: UInt32
-    FillSize: 32
-  - Name: Want
-    Format: UInt32
-    Data: [ 1, 3, 5, 7, 9, 11, 13, 15 ]
-Results:
-  - Result: Double
-    Rule: BufferExact
-    Actual: Out
-    Expected: Want
-DescriptorSets:
-  - Resources:
-    - Name: In
-      Kind: StructuredBuffer
-      DirectXBinding:
-        Register: 0
-        Space: 0
-    - Name: Out
-      Kind: RWStructuredBuffer
-      DirectXBinding:
-        Register: 0
-        Space: 0
-DispatchParameters:
-  DispatchGroupCount: [2, 1, 1]
-";
+/// A pipeline for `tests/jobs/double.ir` (u0[i] = 2 t0[i] + 1, 8 threads): the fuzz
+/// targets' seed.
+const DOUBLE: &str = crate::fuzz_bodies::bodies::OFFLOAD_SEED;
 
 fn offload(dir: &Path, yaml: &str, extra: &[&str]) -> (Option<i32>, String, String) {
     std::fs::write(dir.join("p.yaml"), yaml).unwrap();
