@@ -295,7 +295,7 @@ pub fn dispatch_with(
         || format!("{total} thread groups of {per_group} threads"),
         total.saturating_mul(per_group),
     )?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = super::plan::cores();
     let requested = if opts.threads == 0 {
         cores
     } else {

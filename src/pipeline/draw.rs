@@ -708,7 +708,7 @@ pub fn draw_charged(
     };
     let early =
         s.ps.is_none_or(|ps| ps::early_depth_allowed(ps, s.blend.alpha_to_coverage_enable));
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = super::plan::cores();
     // A write sink hears the writes in one order only on one worker (see `memory`).
     let threads = if opts.memory.is_some() {
         1

@@ -197,8 +197,16 @@ struct Ctx<'a> {
     names: HashMap<&'a str, usize>,
     memory: &'a mut MemoryBudget,
     programs: Vec<ProgramInfo>,
+    /// Programs already read and lowered, by file and entry: a list names the same
+    /// files in many commands, and lowering is deterministic, so each file is read and
+    /// lowered once (1,000 draws of one program pair spent a fifth of their time
+    /// lowering the same two files again).
+    loaded: HashMap<(std::path::PathBuf, Option<String>), Loaded>,
     warnings: Vec<String>,
 }
+
+/// A lowered program with its container kind and shader model, as `load_file` gives it.
+type Loaded = (crate::ir::Shader, String, Option<String>);
 
 /// Where a command's error is: `[[command]] #3 (copy_buffer_region)`.
 fn command_name(i: usize, e: &CommandEntry) -> String {
@@ -371,8 +379,15 @@ impl Ctx<'_> {
         stage: Stage,
     ) -> Result<crate::ir::Shader, String> {
         let path = self.job.resolve(p);
-        let (shader, container, shader_model) =
-            load_file(&path, e.entry.as_ref()).map_err(|x| x.to_string())?;
+        let cache_key = (path.clone(), e.entry.clone());
+        let (shader, container, shader_model) = match self.loaded.get(&cache_key) {
+            Some(loaded) => loaded.clone(),
+            None => {
+                let loaded = load_file(&path, e.entry.as_ref()).map_err(|x| x.to_string())?;
+                self.loaded.insert(cache_key, loaded.clone());
+                loaded
+            }
+        };
         if shader.stage != stage {
             return Err(format!(
                 "`{key}`: {} is a {} program, not a {stage} program",
@@ -1113,6 +1128,7 @@ pub(crate) fn prepare_list(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
         names,
         memory: &mut memory,
         programs: Vec::new(),
+        loaded: HashMap::new(),
         warnings: Vec::new(),
     };
     let mut commands = Vec::with_capacity(job.file.commands.len());
