@@ -1,16 +1,16 @@
 //! DXIL (Shader Model 6) → IR.
 //!
-//! Owns: lowering the entry function of a compute, vertex, pixel, mesh or amplification
-//! program (`cs_6_x`, `vs_6_x`, `ps_6_x`, `ms_6_x`, `as_6_x`, or a library entry of those
-//! kinds) to an
+//! Owns: lowering the entry function of a compute, vertex, pixel, geometry, mesh or
+//! amplification program (`cs_6_x`, `vs_6_x`, `ps_6_x`, `gs_6_x`, `ms_6_x`, `as_6_x`, or a
+//! library entry of those kinds) to an
 //! [`ir::Shader`](crate::ir::Shader): the header (stage, thread group, `[WaveSize]`,
 //! fp32 denormal mode, `[earlydepthstencil]`, resource ranges, heap use), the vertex and
 //! pixel signatures as input and output words (`stage`), SSA values as registers,
 //! LLVM's instructions, control flow with phis as parallel copies on edges, memory
 //! (allocas, group shared and constant globals) and every `dx.op` operation those
 //! stages can use. Everything else is refused at load time with
-//! [`LowerError::Unsupported`] naming it and where it is; geometry, hull, domain,
-//! ray-tracing and node programs are refused with the stage's name.
+//! [`LowerError::Unsupported`] naming it and where it is; hull, domain, ray-tracing and
+//! node programs are refused with the stage's name.
 //!
 //! Does not own: decoding (see [`crate::dxil`]), the IR's layout and validation (the
 //! [`Builder`]), or what instructions do (`exec`).
@@ -18,7 +18,8 @@
 //! The pieces: `layout` (type sizes and leaves), `resources` (ranges and handle kinds),
 //! `func` (values, core instructions, control flow), `memory` (pointers and memory
 //! analysis), `ops` (`dx.op` calls), `stage` (signatures, stage inputs and outputs, the
-//! pixel pipeline's operations), `mesh` (mesh and amplification state and operations),
+//! pixel pipeline's operations), `geometry` (geometry state, PSV0's geometry words,
+//! stream operations), `mesh` (mesh and amplification state and operations),
 //! `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
@@ -72,6 +73,7 @@
 
 mod copies;
 mod func;
+mod geometry;
 mod layout;
 mod memory;
 mod mesh;
@@ -85,6 +87,7 @@ mod tests;
 use std::collections::HashMap;
 
 use super::{LoadOptions, LowerError};
+use crate::container::psv0::Psv0;
 use crate::container::{Container, ContainerError, DxilProgramHeader, FourCc};
 use crate::dxil::llvm::{self, Module};
 use crate::dxil::meta::{DxilMetadata, EntryPoint, Property};
@@ -103,11 +106,26 @@ pub fn lower_container(
         .ok_or(ContainerError::MissingPart(FourCc::DXIL))?;
     let (_, bitcode) = DxilProgramHeader::parse(part)?;
     let m = Module::parse(bitcode).map_err(|e| LowerError::Decode(format!("DXIL module: {e}")))?;
-    lower_module(&m, opts)
+    // The pipeline state words the runtime reads, to cross-check the metadata against
+    // (an unreadable PSV0 is `info --check`'s to report, not the lowering's).
+    let psv = container
+        .part(FourCc(*b"PSV0"))
+        .and_then(|p| Psv0::parse(p, None).ok());
+    lower_module_with(&m, opts, psv.as_ref())
 }
 
 /// Lowers the entry point of a decoded module.
 pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError> {
+    lower_module_with(m, opts, None)
+}
+
+/// [`lower_module`], checking the stage's words of the container's PSV0 (`psv`) where
+/// the lowering reads the same state from the metadata (geometry programs).
+fn lower_module_with(
+    m: &Module,
+    opts: &LoadOptions,
+    psv: Option<&Psv0>,
+) -> Result<Shader, LowerError> {
     let md =
         DxilMetadata::read(m).map_err(|e| LowerError::Decode(format!("DXIL metadata: {e}")))?;
     let kind = md
@@ -152,6 +170,7 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         "ps" => Stage::Pixel,
         "ms" => Stage::Mesh,
         "as" => Stage::Amplification,
+        "gs" => Stage::Geometry,
         other => {
             return Err(LowerError::Unsupported {
                 what: stage_refusal(other),
@@ -216,6 +235,15 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
             } else {
                 stage::Io::no_signatures(stage)
             }
+        }
+        Stage::Geometry => {
+            let (g, mask) = geometry::state(entry, &location)?;
+            if let Some(psv) = psv {
+                geometry::check_psv0(psv, &g, mask, &location)?;
+            }
+            let s = b.shader_mut();
+            s.geometry = Some(g);
+            stage::Io::lay_out_geometry(entry.signatures.as_ref(), s, mask)?
         }
         _ => stage::Io::lay_out(stage, entry.signatures.as_ref(), b.shader_mut())?,
     };
@@ -350,8 +378,7 @@ fn names(e: &[&EntryPoint]) -> String {
 pub fn stage_refusal(kind: &str) -> String {
     let rt = "(ray tracing is not implemented)";
     match kind {
-        "gs" => "geometry shader stage (DXIL geometry programs are not lowered yet; DXBC ones are)"
-            .into(),
+        "gs" => "geometry shader stage".into(),
         "hs" => "hull shader stage (the pipeline has no tessellation stages)".into(),
         "ds" => "domain shader stage (the pipeline has no tessellation stages)".into(),
         "raygeneration" => format!("ray generation shader stage {rt}"),

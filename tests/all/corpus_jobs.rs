@@ -131,6 +131,7 @@ fn corpus_sampling_jobs() {
         &["sampling_dxbc", "sampling_dxil", "sampling_dxil66"][..],
         &["textures_dxil", "textures_dxil66"],
         &["mesh_dxil", "mesh_dxil66", "mesh_dxil_od"],
+        &["geometry_dxil", "geometry_dxil66", "geometry_dxil_od"],
     ] {
         let first = &drawn[twins[0]];
         for other in &twins[1..] {

@@ -68,6 +68,12 @@ pub struct Io {
     outputs: HashMap<u32, usize>,
     /// Mesh programs: primitive output element id → index in `primitive_outputs`.
     prims: HashMap<u32, usize>,
+    /// Geometry programs: the input primitive's vertices (1 in other stages).
+    pub vertices: u32,
+    /// Geometry programs: input rows of one input vertex (its words / 4).
+    pub vertex_rows: u32,
+    /// Geometry programs: the output streams the state declares active (bit n: stream n).
+    pub stream_mask: u32,
 }
 
 impl Io {
@@ -83,6 +89,9 @@ impl Io {
             inputs: HashMap::new(),
             outputs: HashMap::new(),
             prims: HashMap::new(),
+            vertices: 1,
+            vertex_rows: 0,
+            stream_mask: 0,
         }
     }
 
@@ -113,6 +122,9 @@ impl Io {
             inputs: HashMap::new(),
             outputs: ids_out,
             prims: ids_prim,
+            vertices: 1,
+            vertex_rows: 0,
+            stream_mask: 0,
         })
     }
 
@@ -139,6 +151,122 @@ impl Io {
             inputs: ids_in,
             outputs: ids_out,
             prims: HashMap::new(),
+            vertices: 1,
+            vertex_rows: 0,
+            stream_mask: 0,
+        })
+    }
+
+    /// Lays out a geometry entry's signatures (`s.geometry` must be set; its
+    /// `vertex_words` is filled in here; `stream_mask` is the state's active streams).
+    ///
+    /// Inputs: the packed elements describe one input vertex (rows `0 … vertex_rows`),
+    /// and the primitive's vertices follow each other, vertex `v`'s copy at
+    /// `v · vertex_words` (the IR's [`GeometryState`](crate::ir::GeometryState) layout,
+    /// the one the DXBC lowering gives `v[vertex][register]`); the unpacked inputs
+    /// (`SV_PrimitiveID`, DXIL.rst "GSIn": read through `PrimitiveID`, listed for
+    /// information) come after the last vertex.
+    ///
+    /// Outputs: DXIL packs each stream's elements on its own (DXIL.rst "Signature
+    /// element record": the stream tag; stream 1's rows start again at 0). Stream 0's
+    /// elements keep their registers, which the rasterizer and pixel program link by;
+    /// the elements of streams 1 … 3 get words of their own after stream 0's and no
+    /// register (only stream 0 is rasterized, and there is no stream output stage to
+    /// read them), so a store to one never overwrites a stream-0 value.
+    pub fn lay_out_geometry(sigs: Option<&Signatures>, s: &mut Shader, stream_mask: u32) -> R<Io> {
+        let empty = Signatures::default();
+        let sigs = sigs.unwrap_or(&empty);
+        let Some(mut g) = s.geometry else {
+            return Err(LowerError::Invalid {
+                message: "a geometry program without its state".into(),
+                location: "entry point signatures".into(),
+            });
+        };
+        if !sigs.patch_constants.is_empty() {
+            return Err(LowerError::Invalid {
+                message: "a geometry shader with a patch-constant signature".into(),
+                location: "entry point signatures".into(),
+            });
+        }
+        let (mut inputs, ids_in, words_in) = lay_out_list(&sigs.inputs, "input", false)?;
+        // One vertex's words: up to the end of the last packed row.
+        let vertex_words = inputs
+            .iter()
+            .filter(|e| e.register != NO_REGISTER)
+            .map(|e| e.slot.saturating_add(4 * e.rows))
+            .max()
+            .unwrap_or(0);
+        let vertices = g.input.vertices();
+        let extra = vertex_words
+            .checked_mul(vertices - 1)
+            .ok_or_else(|| LowerError::Invalid {
+                message: "the input vertices' words overflow".into(),
+                location: "input signature".into(),
+            })?;
+        for e in inputs.iter_mut().filter(|e| e.register == NO_REGISTER) {
+            e.slot = e.slot.saturating_add(extra);
+        }
+        // Outputs, stream by stream (stream 0 first, whatever the signature's order).
+        let stream_of = |e: &SignatureElement| e.stream.unwrap_or(0);
+        let mut outputs = Vec::new();
+        let mut ids_out = HashMap::new();
+        let mut words_out = 0u32;
+        for stream in 0..4u32 {
+            let elems: Vec<SignatureElement> = sigs
+                .outputs
+                .iter()
+                .filter(|e| stream_of(e) == stream)
+                .cloned()
+                .collect();
+            if elems.is_empty() {
+                continue;
+            }
+            if stream_mask & (1 << stream) == 0 {
+                return Err(LowerError::Invalid {
+                    message: format!(
+                        "output element {} on stream {stream}, which the geometry state's stream mask {stream_mask:#x} leaves inactive",
+                        elems.first().map_or("", |e| e.name.as_str())
+                    ),
+                    location: "output signature".into(),
+                });
+            }
+            let (mut list, ids, words) = lay_out_list(&elems, "output", false)?;
+            for e in &mut list {
+                e.slot = e.slot.saturating_add(words_out);
+                if stream != 0 {
+                    e.register = NO_REGISTER;
+                }
+            }
+            for (id, i) in ids {
+                ids_out.insert(id, i + outputs.len());
+            }
+            outputs.extend(list);
+            words_out = words_out.saturating_add(words);
+        }
+        if let Some(e) = sigs.outputs.iter().find(|e| stream_of(e) > 3) {
+            return Err(LowerError::Invalid {
+                message: format!(
+                    "output element {} on stream {}: a geometry program has streams 0 to 3",
+                    e.name,
+                    stream_of(e)
+                ),
+                location: "output signature".into(),
+            });
+        }
+        g.vertex_words = vertex_words;
+        s.geometry = Some(g);
+        s.inputs = inputs;
+        s.input_words = words_in.saturating_add(extra);
+        s.outputs = outputs;
+        s.output_words = words_out;
+        Ok(Io {
+            stage: Stage::Geometry,
+            inputs: ids_in,
+            outputs: ids_out,
+            prims: HashMap::new(),
+            vertices,
+            vertex_rows: vertex_words / 4,
+            stream_mask,
         })
     }
 }
@@ -317,15 +445,19 @@ impl<'m> FnLower<'m> {
         let op = c.op();
         match op {
             DxOp::LoadInput => {
-                self.need_stage(c, &[Stage::Vertex, Stage::Pixel])?;
+                self.need_stage(c, &[Stage::Vertex, Stage::Pixel, Stage::Geometry])?;
                 let p = self.place(c, false)?;
                 let l = self.leaf(inst.ty)?;
-                let word = self.read_word(c, &p)?;
+                let word = if self.io.stage == Stage::Geometry {
+                    self.read_vertex_word(c, &p)?
+                } else {
+                    self.read_word(c, &p)?
+                };
                 let v = self.narrow_in(c, l, word)?;
                 self.define(res, Val::Regs(vec![v]));
             }
             DxOp::StoreOutput => {
-                self.need_stage(c, &[Stage::Vertex, Stage::Pixel])?;
+                self.need_stage(c, &[Stage::Vertex, Stage::Pixel, Stage::Geometry])?;
                 let p = self.place(c, true)?;
                 let vid = self.a_(c, 3)?;
                 let l = self.leaf(self.ty(vid)?)?;
@@ -396,7 +528,11 @@ impl<'m> FnLower<'m> {
                     DxOp::InnerCoverage => {
                         (SysValue::InnerCoverage, "SV_InnerCoverage", &[Stage::Pixel])
                     }
-                    DxOp::PrimitiveID => (SysValue::PrimitiveId, "SV_PrimitiveID", &[Stage::Pixel]),
+                    DxOp::PrimitiveID => (
+                        SysValue::PrimitiveId,
+                        "SV_PrimitiveID",
+                        &[Stage::Pixel, Stage::Geometry],
+                    ),
                     DxOp::ViewID => (
                         SysValue::ViewId,
                         "SV_ViewID",
@@ -627,6 +763,65 @@ impl<'m> FnLower<'m> {
         })
     }
 
+    /// Reads the word a geometry program's `LoadInput` names: operand 3 is the input
+    /// vertex (DXIL.rst, `LoadInput`'s `vertexID`: "the vertex index for GS"), whose copy
+    /// of the element starts `vertex · vertex_words` words on (`Io::lay_out_geometry`). A
+    /// vertex or row chosen at run time reads through `input_indexed` over every row of
+    /// every vertex from the element on, so an index past the primitive reads 0.
+    fn read_vertex_word(&mut self, c: &DxOpCall<'m>, p: &Place) -> R<Reg> {
+        let rv = self.a_(c, 1)?;
+        let vv = self.a_(c, 3)?;
+        let (vertices, vrows) = (self.io.vertices, self.io.vertex_rows);
+        if p.word >= vrows.saturating_mul(4) {
+            return Err(self.invalid(format!(
+                "{} of an input element outside the input vertex",
+                c.name()
+            )));
+        }
+        let row = self.row_of(c, rv, p.rows)?;
+        let vertex = if self.is_undef(vv) {
+            Some(0)
+        } else {
+            match self.const_int(vv) {
+                None => None,
+                Some(v) => Some(u32::try_from(v).ok().filter(|&v| v < vertices).ok_or_else(
+                    || {
+                        self.invalid(format!(
+                            "{} of input vertex {v} of a primitive of {vertices}",
+                            c.name()
+                        ))
+                    },
+                )?),
+            }
+        };
+        if let (Some(row), Some(vertex)) = (row, vertex) {
+            let slot = p.word + 4 * (vertex * vrows + row);
+            return Ok(self.op2(|dst| Inst::Input { dst, slot }));
+        }
+        // Row `vertex · vertex_rows + row` from the element's first word.
+        let vr = match vertex {
+            Some(v) => self.k(v * vrows),
+            None => {
+                let v = self.reg(vv)?;
+                let k = self.k(vrows);
+                self.op2(|dst| Inst::IMul { dst, a: v, b: k })
+            }
+        };
+        let rr = match row {
+            Some(r) => self.k(r),
+            None => self.reg(rv)?,
+        };
+        let index = self.op2(|dst| Inst::IAdd { dst, a: vr, b: rr });
+        let rows = (vertices * vrows).saturating_sub(p.word / 4);
+        let slot = p.word;
+        Ok(self.op2(|dst| Inst::InputIndexed {
+            dst,
+            slot,
+            index,
+            rows,
+        }))
+    }
+
     /// A word as the value of a load's overload (see "Values in words").
     fn narrow_in(&mut self, c: &DxOpCall<'m>, l: Leaf, word: Reg) -> R<Reg> {
         Ok(match l {
@@ -653,7 +848,7 @@ impl<'m> FnLower<'m> {
     /// own: its signature element's (`SV_SampleIndex` is listed, unpacked), or a row made
     /// for it after the others (values `NotInSig`: `SV_Coverage`, `SV_InnerCoverage`,
     /// `SV_ViewID`, the start locations).
-    fn sys_input(&mut self, sv: SysValue, name: &str) -> R<u32> {
+    pub(super) fn sys_input(&mut self, sv: SysValue, name: &str) -> R<u32> {
         let s = self.b.shader_mut();
         if let Some(e) = s.inputs.iter().find(|e| e.sv == sv) {
             return Ok(e.slot + e.mask.trailing_zeros());
