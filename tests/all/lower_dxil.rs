@@ -1,5 +1,5 @@
-//! DXIL programs lowered to the IR: every corpus compute, vertex, pixel, geometry, mesh
-//! and amplification program lowers (and its shader validates) or is refused naming what
+//! DXIL programs lowered to the IR: every corpus compute, vertex, pixel, geometry, hull,
+//! domain, mesh and amplification program lowers (and its shader validates) or is refused naming what
 //! it lacks; other stages are refused by name.
 //!
 //! Known refusals are data (`tests/expectations/lower_dxil.txt`, `case,Fail  # why`):
@@ -58,7 +58,7 @@ fn load_unoptimized(path: &Path) -> Result<dxlane::ir::Shader, LowerError> {
 }
 
 /// The stages the lowering takes.
-const LOWERED: &[&str] = &["cs", "vs", "ps", "gs", "ms", "as"];
+const LOWERED: &[&str] = &["cs", "vs", "ps", "gs", "hs", "ds", "ms", "as"];
 
 /// Lowers every corpus program of the shader-model kinds `kinds`, checking each against
 /// the expectations; returns how many lowered and were refused.
@@ -208,6 +208,83 @@ fn every_geometry_program_lowers_with_its_state() {
     assert!(tag.slot >= 8, "{}", tag.slot);
     let uv = s.outputs.iter().find(|e| e.semantic == "TEXCOORD").unwrap();
     assert_eq!((uv.register, uv.slot), (1, 4));
+}
+
+/// Every corpus hull and domain program (`hs_6_x`, `ds_6_x`: dxil-reader's
+/// tessellation.hs, .hs.od, .ds, .ds.od) lowers and validates, with the states of its
+/// metadata (DXIL.rst "Hull Shader", "Domain Shader") laid out as the IR's `HullState` /
+/// `DomainState`: the hull program's two functions behind the phase word (control-point
+/// phase: the entry function; fork phase: the patch-constant function; no join), the
+/// final factors found by the patch-constant signature's semantic kinds.
+#[test]
+fn every_hull_and_domain_program_lowers_with_its_state() {
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
+    let (lowered, refused) = lower_all(&["hs", "ds"], "hull and domain");
+    assert_eq!((lowered, refused), (4, 0), "hull and domain programs");
+    let root = common::corpora()
+        .iter()
+        .find(|p| p.ends_with("dxil-reader"))
+        .cloned()
+        .expect("dxil-reader corpus");
+    use dxlane::ir::io::NO_REGISTER;
+    use dxlane::ir::{Inst, SysValue, TessDomain, TessOutput, TessPartitioning};
+    for name in ["tessellation.hs.dxil", "tessellation.hs.od.dxil"] {
+        let s = load(&root.join(name)).unwrap();
+        let h = s.hull.expect("hull state");
+        assert_eq!(
+            (h.domain, h.partitioning, h.output),
+            (
+                TessDomain::Tri,
+                TessPartitioning::Integer,
+                TessOutput::TriangleCw
+            ),
+            "{name}"
+        );
+        assert_eq!(
+            (h.input_points, h.output_points, h.max_factor),
+            (3, 3, 16.0)
+        );
+        assert!(!h.join && !h.pass_through, "{name}");
+        // CTRL_POSITION and CTRL_COLOR: two rows per control point, in and out.
+        assert_eq!((h.point_words, h.output_point_words), (8, 8), "{name}");
+        // SV_TessFactor: 3 rows in column w from row 0; SV_InsideTessFactor row 3,
+        // column x; the patch constants follow the 8 control-point words.
+        assert_eq!(
+            h.factor_words,
+            [11, 15, 19, NO_REGISTER, 20, NO_REGISTER],
+            "{name}"
+        );
+        assert!(
+            s.input_sv(SysValue::OutputControlPointId).is_some(),
+            "{name}"
+        );
+        assert!(s.input_sv(SysValue::PrimitiveId).is_some(), "{name}");
+        // The phase word is read once, at the branch between the two functions.
+        let phase_reads = s
+            .insts
+            .iter()
+            .filter(|i| matches!(i, Inst::Input { slot, .. } if *slot == h.phase_word))
+            .count();
+        assert_eq!(phase_reads, 1, "{name}");
+    }
+    for name in ["tessellation.ds.dxil", "tessellation.ds.od.dxil"] {
+        let s = load(&root.join(name)).unwrap();
+        let d = s.domain.expect("domain state");
+        assert_eq!(
+            (d.domain, d.input_points, d.point_words),
+            (TessDomain::Tri, 3, 8)
+        );
+        // The patch constants (4 rows) after the 3 control points, then the location.
+        assert_eq!((d.patch_word, d.location_word), (24, 40), "{name}");
+        assert!(
+            s.inputs
+                .iter()
+                .any(|e| e.sv == SysValue::InsideTessFactor && e.slot == 24 + 12),
+            "{name}"
+        );
+    }
 }
 
 /// A geometry program whose PSV0 words (the runtime's description of the pipeline

@@ -63,11 +63,16 @@ pub struct Io {
     /// The stage.
     pub stage: Stage,
     /// Input element id → index in the shader's `inputs`.
-    inputs: HashMap<u32, usize>,
+    pub(super) inputs: HashMap<u32, usize>,
     /// Output element id → index in the shader's `outputs`.
-    outputs: HashMap<u32, usize>,
+    pub(super) outputs: HashMap<u32, usize>,
     /// Mesh programs: primitive output element id → index in `primitive_outputs`.
     prims: HashMap<u32, usize>,
+    /// Hull and domain programs: patch-constant element id → index in the shader's
+    /// `outputs` (hull) or `inputs` (domain).
+    pub(super) patch: HashMap<u32, usize>,
+    /// Hull programs: whether the function being lowered is the patch-constant function.
+    pub(super) patch_phase: bool,
     /// Geometry programs: the input primitive's vertices (1 in other stages).
     pub vertices: u32,
     /// Geometry programs: input rows of one input vertex (its words / 4).
@@ -89,6 +94,8 @@ impl Io {
             inputs: HashMap::new(),
             outputs: HashMap::new(),
             prims: HashMap::new(),
+            patch: HashMap::new(),
+            patch_phase: false,
             vertices: 1,
             vertex_rows: 0,
             stream_mask: 0,
@@ -122,6 +129,8 @@ impl Io {
             inputs: HashMap::new(),
             outputs: ids_out,
             prims: ids_prim,
+            patch: HashMap::new(),
+            patch_phase: false,
             vertices: 1,
             vertex_rows: 0,
             stream_mask: 0,
@@ -151,6 +160,8 @@ impl Io {
             inputs: ids_in,
             outputs: ids_out,
             prims: HashMap::new(),
+            patch: HashMap::new(),
+            patch_phase: false,
             vertices: 1,
             vertex_rows: 0,
             stream_mask: 0,
@@ -264,6 +275,8 @@ impl Io {
             inputs: ids_in,
             outputs: ids_out,
             prims: HashMap::new(),
+            patch: HashMap::new(),
+            patch_phase: false,
             vertices,
             vertex_rows: vertex_words / 4,
             stream_mask,
@@ -276,6 +289,25 @@ fn lay_out_list(
     elems: &[SignatureElement],
     what: &str,
     pixel_input: bool,
+) -> R<(Vec<IoElement>, HashMap<u32, usize>, u32)> {
+    lay_out_with(elems, what, pixel_input, sys_value)
+}
+
+/// [`lay_out_list`] for a signature that is not a pixel program's input, with the
+/// system values `sv_of` allows (hull and domain signatures: [`sys_value_tess`]).
+pub(super) fn lay_out_elements(
+    elems: &[SignatureElement],
+    what: &str,
+    sv_of: fn(u32) -> Option<SysValue>,
+) -> R<(Vec<IoElement>, HashMap<u32, usize>, u32)> {
+    lay_out_with(elems, what, false, sv_of)
+}
+
+fn lay_out_with(
+    elems: &[SignatureElement],
+    what: &str,
+    pixel_input: bool,
+    sv_of: fn(u32) -> Option<SysValue>,
 ) -> R<(Vec<IoElement>, HashMap<u32, usize>, u32)> {
     let bad = |i: usize, e: &SignatureElement, message: String| LowerError::Invalid {
         message,
@@ -309,7 +341,7 @@ fn lay_out_list(
     let mut out = Vec::with_capacity(elems.len());
     let mut ids = HashMap::with_capacity(elems.len());
     for (i, e) in elems.iter().enumerate() {
-        let sv = sys_value(e.semantic_kind).ok_or_else(|| LowerError::Unsupported {
+        let sv = sv_of(e.semantic_kind).ok_or_else(|| LowerError::Unsupported {
             what: format!(
                 "semantic kind {} ({}) in a vertex or pixel signature",
                 e.semantic_kind, e.name
@@ -395,6 +427,19 @@ pub fn sys_value(kind: u32) -> Option<SysValue> {
     })
 }
 
+/// [`sys_value`] with the kinds only hull and domain signatures hold (DXIL.rst's
+/// semantic kinds 8 `OutputControlPointID`, 9 `DomainLocation`, 25 `TessFactor`,
+/// 26 `InsideTessFactor`).
+pub fn sys_value_tess(kind: u32) -> Option<SysValue> {
+    Some(match kind {
+        8 => SysValue::OutputControlPointId,
+        9 => SysValue::DomainLocation,
+        25 => SysValue::TessFactor,
+        26 => SysValue::InsideTessFactor,
+        k => return sys_value(k),
+    })
+}
+
 /// How an element's words are read, from its DXIL `ComponentType` (1 i1, 2 i16, 3 u16,
 /// 4 i32, 5 u32, 8 f16, 9 f32, 11–14 the 16- and 32-bit SNORM/UNORM floats). 64-bit
 /// types are not signature types (D3D12 interstage values are 32-bit).
@@ -445,10 +490,20 @@ impl<'m> FnLower<'m> {
         let op = c.op();
         match op {
             DxOp::LoadInput => {
-                self.need_stage(c, &[Stage::Vertex, Stage::Pixel, Stage::Geometry])?;
+                self.need_stage(
+                    c,
+                    &[
+                        Stage::Vertex,
+                        Stage::Pixel,
+                        Stage::Geometry,
+                        Stage::Hull,
+                        Stage::Domain,
+                    ],
+                )?;
                 let p = self.place(c, false)?;
                 let l = self.leaf(inst.ty)?;
-                let word = if self.io.stage == Stage::Geometry {
+                let word = if matches!(self.io.stage, Stage::Geometry | Stage::Hull | Stage::Domain)
+                {
                     self.read_vertex_word(c, &p)?
                 } else {
                     self.read_word(c, &p)?
@@ -457,7 +512,22 @@ impl<'m> FnLower<'m> {
                 self.define(res, Val::Regs(vec![v]));
             }
             DxOp::StoreOutput => {
-                self.need_stage(c, &[Stage::Vertex, Stage::Pixel, Stage::Geometry])?;
+                self.need_stage(
+                    c,
+                    &[
+                        Stage::Vertex,
+                        Stage::Pixel,
+                        Stage::Geometry,
+                        Stage::Hull,
+                        Stage::Domain,
+                    ],
+                )?;
+                if self.io.patch_phase {
+                    return Err(self.invalid(format!(
+                        "dx.op {} in a hull program's patch-constant function (it writes StorePatchConstant)",
+                        c.name()
+                    )));
+                }
                 let p = self.place(c, true)?;
                 let vid = self.a_(c, 3)?;
                 let l = self.leaf(self.ty(vid)?)?;
@@ -531,7 +601,7 @@ impl<'m> FnLower<'m> {
                     DxOp::PrimitiveID => (
                         SysValue::PrimitiveId,
                         "SV_PrimitiveID",
-                        &[Stage::Pixel, Stage::Geometry],
+                        &[Stage::Pixel, Stage::Geometry, Stage::Hull, Stage::Domain],
                     ),
                     DxOp::ViewID => (
                         SysValue::ViewId,
@@ -693,6 +763,65 @@ impl<'m> FnLower<'m> {
         Ok((e.slot + e.mask.trailing_zeros() + col, e.rows, e.component))
     }
 
+    /// Where a hull or domain operation's element is (operand 0; operand 2 its
+    /// column): a patch-constant element when `patch`, else an output (`output`) or
+    /// input element; its word of row 0 and the column, rows and component type.
+    pub(super) fn element_at(
+        &self,
+        c: &DxOpCall<'m>,
+        patch: bool,
+        output: bool,
+    ) -> R<(u32, u32, ComponentType)> {
+        let what = match (patch, output) {
+            (true, _) => "patch constant",
+            (false, true) => "output",
+            (false, false) => "input",
+        };
+        let id = self.const_arg(c, 0)?;
+        let s = self.b.shader();
+        let map = if patch {
+            &self.io.patch
+        } else if output {
+            &self.io.outputs
+        } else {
+            &self.io.inputs
+        };
+        let list = if output { &s.outputs } else { &s.inputs };
+        let e = u32::try_from(id)
+            .ok()
+            .and_then(|id| map.get(&id))
+            .and_then(|&i| list.get(i))
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "{} of {what} element {id}, which the signature does not declare",
+                    c.name()
+                ))
+            })?;
+        let col = self.const_arg(c, 2)?;
+        let cols = e.mask.count_ones();
+        let col = u32::try_from(col)
+            .ok()
+            .filter(|&k| k < cols)
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "{} of column {col} of {what} element {id} ({}), which has {cols}",
+                    c.name(),
+                    e.semantic_name()
+                ))
+            })?;
+        Ok((e.slot + e.mask.trailing_zeros() + col, e.rows, e.component))
+    }
+
+    /// Argument `i` of a call, or an error naming the operation.
+    pub(super) fn arg_of(&self, c: &DxOpCall<'m>, i: usize) -> R<ValueId> {
+        self.a_(c, i)
+    }
+
+    /// [`Self::narrow_in`] for the hull and domain operations.
+    pub(super) fn narrow_word(&mut self, c: &DxOpCall<'m>, l: Leaf, word: Reg) -> R<Reg> {
+        self.narrow_in(c, l, word)
+    }
+
     /// [`Self::row_of`] for the mesh operations.
     pub(super) fn const_row(&self, c: &DxOpCall<'m>, v: ValueId, rows: u32) -> R<Option<u32>> {
         self.row_of(c, v, rows)
@@ -769,9 +898,31 @@ impl<'m> FnLower<'m> {
     /// vertex or row chosen at run time reads through `input_indexed` over every row of
     /// every vertex from the element on, so an index past the primitive reads 0.
     fn read_vertex_word(&mut self, c: &DxOpCall<'m>, p: &Place) -> R<Reg> {
+        let (vertices, vrows) = (self.io.vertices, self.io.vertex_rows);
+        self.read_point_word(c, 0, p.word, p.rows, vertices, vrows)
+    }
+
+    /// Reads word `word` (row 0 of an element of `rows` rows, relative to `base`) of
+    /// one of `vertices` copies `vrows` rows apart from `base` on: the copy is operand
+    /// 3, the row operand 1 (`LoadInput`, `LoadOutputControlPoint`). Constants read one
+    /// word; a copy or row chosen at run time reads through `input_indexed`, 0 past the
+    /// last copy.
+    pub(super) fn read_point_word(
+        &mut self,
+        c: &DxOpCall<'m>,
+        base: u32,
+        word: u32,
+        rows: u32,
+        vertices: u32,
+        vrows: u32,
+    ) -> R<Reg> {
+        let p = Place {
+            word,
+            rows,
+            component: ComponentType::Float,
+        };
         let rv = self.a_(c, 1)?;
         let vv = self.a_(c, 3)?;
-        let (vertices, vrows) = (self.io.vertices, self.io.vertex_rows);
         if p.word >= vrows.saturating_mul(4) {
             return Err(self.invalid(format!(
                 "{} of an input element outside the input vertex",
@@ -795,7 +946,7 @@ impl<'m> FnLower<'m> {
             }
         };
         if let (Some(row), Some(vertex)) = (row, vertex) {
-            let slot = p.word + 4 * (vertex * vrows + row);
+            let slot = base + p.word + 4 * (vertex * vrows + row);
             return Ok(self.op2(|dst| Inst::Input { dst, slot }));
         }
         // Row `vertex · vertex_rows + row` from the element's first word.
@@ -813,7 +964,7 @@ impl<'m> FnLower<'m> {
         };
         let index = self.op2(|dst| Inst::IAdd { dst, a: vr, b: rr });
         let rows = (vertices * vrows).saturating_sub(p.word / 4);
-        let slot = p.word;
+        let slot = base + p.word;
         Ok(self.op2(|dst| Inst::InputIndexed {
             dst,
             slot,
