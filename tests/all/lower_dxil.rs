@@ -308,9 +308,9 @@ fn geometry_psv0_words_are_cross_checked() {
     // The runtime info follows its u32 size; its first word is the input primitive.
     assert_eq!(&bytes[at + 4..at + 8], &3u32.to_le_bytes(), "triangle");
     bytes[at + 4..at + 8].copy_from_slice(&2u32.to_le_bytes());
-    let e = lower::load(&bytes, &LoadOptions::default())
-        .err()
-        .expect("refused");
+    let Err(e) = lower::load(&bytes, &LoadOptions::default()) else {
+        panic!("a PSV0 that disagrees with the metadata is refused");
+    };
     let m = e.to_string();
     assert!(
         m.contains("input primitive is 3 but PSV0's is 2") && m.contains("entry point main"),

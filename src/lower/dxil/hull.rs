@@ -240,12 +240,13 @@ pub fn domain_state(e: &EntryPoint, location: &str) -> Result<(TessDomain, u32),
     Ok((domain, points))
 }
 
+/// An input patch's layout: its elements, element id → index, words per control point,
+/// words in all.
+type PatchLayout = (Vec<crate::ir::IoElement>, HashMap<u32, usize>, u32, u32);
+
 /// The input patch's layout: the input elements with the unpacked ones moved past the
-/// last control point; returns (elements, ids, words per control point, words in all).
-fn lay_out_patch(
-    sigs: &Signatures,
-    points: u32,
-) -> R<(Vec<crate::ir::IoElement>, HashMap<u32, usize>, u32, u32)> {
+/// last control point.
+fn lay_out_patch(sigs: &Signatures, points: u32) -> R<PatchLayout> {
     let (mut inputs, ids, words) = lay_out_elements(&sigs.inputs, "input", sys_value_tess)?;
     let point_words = inputs
         .iter()
