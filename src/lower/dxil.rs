@@ -1,16 +1,17 @@
 //! DXIL (Shader Model 6) → IR.
 //!
-//! Owns: lowering the entry function of a compute, vertex, pixel, mesh or amplification
-//! program (`cs_6_x`, `vs_6_x`, `ps_6_x`, `ms_6_x`, `as_6_x`, or a library entry of those
-//! kinds) to an
+//! Owns: lowering the entry function of a compute, vertex, pixel, geometry, domain, mesh
+//! or amplification program (`cs_6_x`, `vs_6_x`, `ps_6_x`, `gs_6_x`, `ds_6_x`, `ms_6_x`,
+//! `as_6_x`, or a library entry of those kinds), or the two functions of a hull program
+//! (`hs_6_x`), to an
 //! [`ir::Shader`](crate::ir::Shader): the header (stage, thread group, `[WaveSize]`,
 //! fp32 denormal mode, `[earlydepthstencil]`, resource ranges, heap use), the vertex and
 //! pixel signatures as input and output words (`stage`), SSA values as registers,
 //! LLVM's instructions, control flow with phis as parallel copies on edges, memory
 //! (allocas, group shared and constant globals) and every `dx.op` operation those
 //! stages can use. Everything else is refused at load time with
-//! [`LowerError::Unsupported`] naming it and where it is; geometry, hull, domain,
-//! ray-tracing and node programs are refused with the stage's name.
+//! [`LowerError::Unsupported`] naming it and where it is; ray-tracing and node programs
+//! are refused with the stage's name.
 //!
 //! Does not own: decoding (see [`crate::dxil`]), the IR's layout and validation (the
 //! [`Builder`]), or what instructions do (`exec`).
@@ -18,7 +19,10 @@
 //! The pieces: `layout` (type sizes and leaves), `resources` (ranges and handle kinds),
 //! `func` (values, core instructions, control flow), `memory` (pointers and memory
 //! analysis), `ops` (`dx.op` calls), `stage` (signatures, stage inputs and outputs, the
-//! pixel pipeline's operations), `mesh` (mesh and amplification state and operations),
+//! pixel pipeline's operations), `geometry` (geometry state, PSV0's geometry words,
+//! stream operations), `hull` (hull and domain states, their words and operations; a
+//! hull program's two functions behind the phase word), `mesh` (mesh and amplification
+//! state and operations),
 //! `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
@@ -72,6 +76,8 @@
 
 mod copies;
 mod func;
+mod geometry;
+mod hull;
 mod layout;
 mod memory;
 mod mesh;
@@ -85,6 +91,7 @@ mod tests;
 use std::collections::HashMap;
 
 use super::{LoadOptions, LowerError};
+use crate::container::psv0::Psv0;
 use crate::container::{Container, ContainerError, DxilProgramHeader, FourCc};
 use crate::dxil::llvm::{self, Module};
 use crate::dxil::meta::{DxilMetadata, EntryPoint, Property};
@@ -103,11 +110,26 @@ pub fn lower_container(
         .ok_or(ContainerError::MissingPart(FourCc::DXIL))?;
     let (_, bitcode) = DxilProgramHeader::parse(part)?;
     let m = Module::parse(bitcode).map_err(|e| LowerError::Decode(format!("DXIL module: {e}")))?;
-    lower_module(&m, opts)
+    // The pipeline state words the runtime reads, to cross-check the metadata against
+    // (an unreadable PSV0 is `info --check`'s to report, not the lowering's).
+    let psv = container
+        .part(FourCc(*b"PSV0"))
+        .and_then(|p| Psv0::parse(p, None).ok());
+    lower_module_with(&m, opts, psv.as_ref())
 }
 
 /// Lowers the entry point of a decoded module.
 pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError> {
+    lower_module_with(m, opts, None)
+}
+
+/// [`lower_module`], checking the stage's words of the container's PSV0 (`psv`) where
+/// the lowering reads the same state from the metadata (geometry programs).
+fn lower_module_with(
+    m: &Module,
+    opts: &LoadOptions,
+    psv: Option<&Psv0>,
+) -> Result<Shader, LowerError> {
     let md =
         DxilMetadata::read(m).map_err(|e| LowerError::Decode(format!("DXIL metadata: {e}")))?;
     let kind = md
@@ -152,6 +174,9 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         "ps" => Stage::Pixel,
         "ms" => Stage::Mesh,
         "as" => Stage::Amplification,
+        "gs" => Stage::Geometry,
+        "hs" => Stage::Hull,
+        "ds" => Stage::Domain,
         other => {
             return Err(LowerError::Unsupported {
                 what: stage_refusal(other),
@@ -203,6 +228,7 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         };
         s.early_depth_stencil = stage == Stage::Pixel && early_depth_stencil(entry);
     }
+    let mut hull_fn = None;
     let io = match stage {
         Stage::Compute => stage::Io::compute(),
         Stage::Mesh | Stage::Amplification => {
@@ -216,6 +242,34 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
             } else {
                 stage::Io::no_signatures(stage)
             }
+        }
+        Stage::Geometry => {
+            let (g, mask) = geometry::state(entry, &location)?;
+            if let Some(psv) = psv {
+                geometry::check_psv0(psv, &g, mask, &location)?;
+            }
+            let s = b.shader_mut();
+            s.geometry = Some(g);
+            stage::Io::lay_out_geometry(entry.signatures.as_ref(), s, mask)?
+        }
+        Stage::Hull => {
+            let h = hull::hull_state(m, entry, &location)?;
+            let pc = m
+                .functions
+                .iter()
+                .position(|f| f.name == h.patch_function)
+                .ok_or_else(|| {
+                    LowerError::Entry(format!(
+                        "patch-constant function @{} does not exist",
+                        h.patch_function
+                    ))
+                })?;
+            hull_fn = Some(pc);
+            stage::Io::lay_out_hull(entry.signatures.as_ref(), b.shader_mut(), &h)?
+        }
+        Stage::Domain => {
+            let (d, n) = hull::domain_state(entry, &location)?;
+            stage::Io::lay_out_domain(entry.signatures.as_ref(), b.shader_mut(), d, n)?
         }
         _ => stage::Io::lay_out(stage, entry.signatures.as_ref(), b.shader_mut())?,
     };
@@ -237,7 +291,10 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
             ranges.push(info);
         }
     }
-    lower_entry(m, fi, b, ranges, io)
+    match hull_fn {
+        Some(pc) => lower_hull(m, fi, pc, b, ranges, io),
+        None => lower_entry(m, fi, b, ranges, io),
+    }
 }
 
 /// The DXIL shader flag (entry-point property 0) of `[earlydepthstencil]`:
@@ -276,7 +333,97 @@ fn lower_entry(
         });
     }
     let stage = io.stage;
-    let fl = FnLower {
+    let fl = fn_lower(m, fi, b, ranges, io)?;
+    let s = lower_function(fl)?;
+    if !matches!(stage, Stage::Compute | Stage::Mesh | Stage::Amplification)
+        && s.groupshared_bytes > 0
+    {
+        return Err(LowerError::Invalid {
+            message: format!("group shared memory in a {stage} shader"),
+            location: format!("function @{}", f.name),
+        });
+    }
+    Ok(s)
+}
+
+/// Lowers a hull program (`hull` module doc): block 0 reads the phase word and branches
+/// to the entry function (`cp_fi`, the control-point phase) or to the patch-constant
+/// function (`pc_fi`, the fork phase), each lowered into blocks of its own.
+fn lower_hull(
+    m: &Module,
+    cp_fi: usize,
+    pc_fi: usize,
+    mut b: Builder,
+    ranges: Vec<resources::Range>,
+    io: stage::Io,
+) -> Result<Shader, LowerError> {
+    let Some(h) = b.shader().hull else {
+        return Err(LowerError::Invalid {
+            message: "a hull program without its hull state".into(),
+            location: "the entry point".into(),
+        });
+    };
+    let phase = b.temp();
+    b.emit(crate::ir::Inst::Input {
+        dst: phase,
+        slot: h.phase_word,
+    });
+    let k = b.konst(crate::ir::hull_phase::CONTROL_POINT);
+    let is_cp = b.temp();
+    b.emit(crate::ir::Inst::ICmp {
+        cond: crate::ir::ICond::Eq,
+        dst: is_cp,
+        a: phase,
+        b: k,
+    });
+    let cp = b.new_block();
+    let pc = b.new_block();
+    b.terminate(crate::ir::Terminator::Branch {
+        cond: is_cp,
+        then_: cp,
+        else_: pc,
+    });
+    let mut fl = fn_lower(m, cp_fi, b, ranges.clone(), io.clone())?;
+    lower_body(&mut fl, cp)?;
+    let b = fl.b;
+    let mut io = io;
+    io.patch_phase = true;
+    let mut fl = fn_lower(m, pc_fi, b, ranges, io)?;
+    lower_body(&mut fl, pc)?;
+    let s = finish(fl)?;
+    if s.groupshared_bytes > 0 {
+        return Err(LowerError::Invalid {
+            message: "group shared memory in a hull shader".into(),
+            location: "the hull program's functions".into(),
+        });
+    }
+    Ok(s)
+}
+
+/// The lowering state of function `fi` (an entry point's or a hull program's
+/// patch-constant function: a body without parameters) into builder `b`.
+fn fn_lower<'m>(
+    m: &'m Module,
+    fi: usize,
+    b: Builder,
+    ranges: Vec<resources::Range>,
+    io: stage::Io,
+) -> Result<FnLower<'m>, LowerError> {
+    let f = m
+        .functions
+        .get(fi)
+        .ok_or_else(|| LowerError::Entry(format!("function {fi} does not exist")))?;
+    let body = f
+        .body
+        .as_ref()
+        .ok_or_else(|| LowerError::Entry(format!("function @{} has no body", f.name)))?;
+    if !body.args.is_empty() {
+        return Err(LowerError::Unsupported {
+            what: "an entry function with parameters".into(),
+            location: format!("function @{}", f.name),
+        });
+    }
+    Ok(FnLower {
         m,
         body,
         fi: u32::try_from(fi).unwrap_or(u32::MAX),
@@ -296,17 +443,7 @@ fn lower_entry(
         inst: 0,
         precise_kind: m.metadata_kind("dx.precise"),
         io,
-    };
-    let s = lower_function(fl)?;
-    if !matches!(stage, Stage::Compute | Stage::Mesh | Stage::Amplification)
-        && s.groupshared_bytes > 0
-    {
-        return Err(LowerError::Invalid {
-            message: format!("group shared memory in a {stage} shader"),
-            location: format!("function @{}", f.name),
-        });
-    }
-    Ok(s)
+    })
 }
 
 /// The entry point to lower: the one named, or the only one with a function.
@@ -350,8 +487,7 @@ fn names(e: &[&EntryPoint]) -> String {
 pub fn stage_refusal(kind: &str) -> String {
     let rt = "(ray tracing is not implemented)";
     match kind {
-        "gs" => "geometry shader stage (DXIL geometry programs are not lowered yet; DXBC ones are)"
-            .into(),
+        "gs" => "geometry shader stage".into(),
         "hs" => "hull shader stage (the pipeline has no tessellation stages)".into(),
         "ds" => "domain shader stage (the pipeline has no tessellation stages)".into(),
         "raygeneration" => format!("ray generation shader stage {rt}"),
@@ -378,6 +514,14 @@ fn wave_size(e: &EntryPoint) -> Option<WaveSizeReq> {
 
 /// Lowers the entry function's body and finishes the shader.
 fn lower_function(mut fl: FnLower<'_>) -> Result<Shader, LowerError> {
+    lower_body(&mut fl, crate::ir::BlockId(0))?;
+    finish(fl)
+}
+
+/// Lowers the function's body into the builder, its LLVM entry block at IR block
+/// `entry` (block 0 for an entry point; a hull program's two functions each start at a
+/// block of their own behind the phase branch).
+fn lower_body(fl: &mut FnLower<'_>, entry: crate::ir::BlockId) -> Result<(), LowerError> {
     let body = fl.body;
     let n = body.blocks.len();
     if n == 0 {
@@ -467,7 +611,7 @@ fn lower_function(mut fl: FnLower<'_>) -> Result<Shader, LowerError> {
         }
     }
     // One IR block per LLVM block; LLVM's entry is the IR's block 0.
-    fl.blocks.push(crate::ir::BlockId(0));
+    fl.blocks.push(entry);
     for _ in 1..n {
         let b = fl.b.new_block();
         fl.blocks.push(b);
@@ -476,7 +620,7 @@ fn lower_function(mut fl: FnLower<'_>) -> Result<Shader, LowerError> {
     fl.allocate_phis()?;
 
     // Global initialisers run first.
-    fl.b.switch_to(crate::ir::BlockId(0));
+    fl.b.switch_to(entry);
     fl.b.set_loc(crate::ir::SourceLoc::None);
     for i in std::mem::take(&mut fl.global_inits) {
         fl.emit(i);
@@ -531,6 +675,11 @@ fn lower_function(mut fl: FnLower<'_>) -> Result<Shader, LowerError> {
             regs,
         );
     }
+    Ok(())
+}
+
+/// Finishes the shader the lowered functions built.
+fn finish(fl: FnLower<'_>) -> Result<Shader, LowerError> {
     let loc = format!("dxil function {} (@{})", fl.fi, fl.fname);
     fl.b.finish().map_err(|e| match e {
         crate::ir::BuildError::Cfg(c) => LowerError::Unsupported {

@@ -24,14 +24,23 @@ fn corpora_root() -> Option<PathBuf> {
 fn staged(name: &str, root: &Path) -> PathBuf {
     let text = std::fs::read_to_string(common::root().join("tests/jobs/corpus").join(name))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
+    // The vertex programs of draw jobs sit beside the jobs, unless they come from the
+    // corpora.
+    let text = text.replace("vs = \"../../../target/corpora", "vs = \"@CORPUS_VS@");
     let text = text.replace("../../../target/corpora", &root.display().to_string());
-    // The vertex programs of draw jobs sit beside the jobs.
     let text = text.replace(
         "vs = \"",
         &format!(
             "vs = \"{}/",
             common::root().join("tests/jobs/corpus").display()
         ),
+    );
+    let text = text.replace(
+        &format!(
+            "{}/@CORPUS_VS@",
+            common::root().join("tests/jobs/corpus").display()
+        ),
+        &root.display().to_string(),
     );
     // Programs written for the jobs (`"./name"`) sit beside them too.
     let text = text.replace(
@@ -131,6 +140,12 @@ fn corpus_sampling_jobs() {
         &["sampling_dxbc", "sampling_dxil", "sampling_dxil66"][..],
         &["textures_dxil", "textures_dxil66"],
         &["mesh_dxil", "mesh_dxil66", "mesh_dxil_od"],
+        &["geometry_dxil", "geometry_dxil66", "geometry_dxil_od"],
+        &[
+            "tessellation_dxil",
+            "tessellation_dxil_od",
+            "tessellation_dxbc",
+        ],
     ] {
         let first = &drawn[twins[0]];
         for other in &twins[1..] {

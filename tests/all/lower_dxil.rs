@@ -1,6 +1,6 @@
-//! DXIL programs lowered to the IR: every corpus compute, vertex, pixel, mesh and
-//! amplification program lowers (and its shader validates) or is refused naming what it lacks; other stages are
-//! refused by name.
+//! DXIL programs lowered to the IR: every corpus compute, vertex, pixel, geometry, hull,
+//! domain, mesh and amplification program lowers (and its shader validates) or is refused naming what
+//! it lacks; other stages are refused by name.
 //!
 //! Known refusals are data (`tests/expectations/lower_dxil.txt`, `case,Fail  # why`):
 //! a program that starts lowering shows up as an unexpected pass, one that stops as a
@@ -58,7 +58,7 @@ fn load_unoptimized(path: &Path) -> Result<dxlane::ir::Shader, LowerError> {
 }
 
 /// The stages the lowering takes.
-const LOWERED: &[&str] = &["cs", "vs", "ps", "ms", "as"];
+const LOWERED: &[&str] = &["cs", "vs", "ps", "gs", "hs", "ds", "ms", "as"];
 
 /// Lowers every corpus program of the shader-model kinds `kinds`, checking each against
 /// the expectations; returns how many lowered and were refused.
@@ -147,6 +147,177 @@ fn every_mesh_and_amplification_program_lowers() {
     );
 }
 
+/// Every corpus geometry program (`gs_6_x`) lowers with its state read from the
+/// metadata (DXIL.rst "Geometry Shader"; dxc's operand order) and validates: dxil-reader's
+/// geometry.dxil, geometry.66.dxil, geometry.od.dxil ([instance(2)], maxvertexcount 6,
+/// a triangle in, triangle strips out) and streams.gs.dxil (two point streams).
+#[test]
+fn every_geometry_program_lowers_with_its_state() {
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
+    let (lowered, refused) = lower_all(&["gs"], "geometry");
+    assert_eq!((lowered, refused), (4, 0), "geometry programs");
+    let root = common::corpora()
+        .iter()
+        .find(|p| p.ends_with("dxil-reader"))
+        .cloned()
+        .expect("dxil-reader corpus");
+    use dxlane::ir::{GsInput, GsOutput, Inst, SysValue};
+    for name in ["geometry.dxil", "geometry.66.dxil", "geometry.od.dxil"] {
+        let s = load(&root.join(name)).unwrap();
+        let g = s.geometry.expect("geometry state");
+        assert_eq!(
+            (g.input, g.output, g.max_vertices, g.instances),
+            (GsInput::Triangle, GsOutput::TriangleStrip, 6, 2),
+            "{name}"
+        );
+        // One input vertex: SV_Position (row 0) and TEXCOORD0 (row 1); the three
+        // vertices follow each other, SV_PrimitiveID after them.
+        assert_eq!(g.vertex_words, 8, "{name}");
+        let prim = s.input_sv(SysValue::PrimitiveId).expect("SV_PrimitiveID");
+        assert!(prim.slot >= 3 * 8, "{name}: {}", prim.slot);
+        assert!(s.input_sv(SysValue::GsInstanceId).is_some(), "{name}");
+        let emits = s
+            .insts
+            .iter()
+            .filter(|i| matches!(i, Inst::Emit { stream: 0 }))
+            .count();
+        let cuts = s
+            .insts
+            .iter()
+            .filter(|i| matches!(i, Inst::Cut { stream: 0 }))
+            .count();
+        assert!(
+            emits >= 2 && cuts >= 1,
+            "{name}: {emits} emits, {cuts} cuts"
+        );
+    }
+    let s = load(&root.join("streams.gs.dxil")).unwrap();
+    let g = s.geometry.unwrap();
+    assert_eq!((g.output, g.max_vertices), (GsOutput::PointList, 3));
+    assert!(
+        s.insts
+            .iter()
+            .any(|i| matches!(i, Inst::Emit { stream: 1 }))
+    );
+    // Stream 1's elements are packed from row 0 again: they get words of their own,
+    // after stream 0's, and no register to link by.
+    let tag = s.outputs.iter().find(|e| e.semantic == "TAG").unwrap();
+    assert_eq!(tag.register, dxlane::ir::io::NO_REGISTER);
+    assert!(tag.slot >= 8, "{}", tag.slot);
+    let uv = s.outputs.iter().find(|e| e.semantic == "TEXCOORD").unwrap();
+    assert_eq!((uv.register, uv.slot), (1, 4));
+}
+
+/// Every corpus hull and domain program (`hs_6_x`, `ds_6_x`: dxil-reader's
+/// tessellation.hs, .hs.od, .ds, .ds.od) lowers and validates, with the states of its
+/// metadata (DXIL.rst "Hull Shader", "Domain Shader") laid out as the IR's `HullState` /
+/// `DomainState`: the hull program's two functions behind the phase word (control-point
+/// phase: the entry function; fork phase: the patch-constant function; no join), the
+/// final factors found by the patch-constant signature's semantic kinds.
+#[test]
+fn every_hull_and_domain_program_lowers_with_its_state() {
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
+    let (lowered, refused) = lower_all(&["hs", "ds"], "hull and domain");
+    assert_eq!((lowered, refused), (4, 0), "hull and domain programs");
+    let root = common::corpora()
+        .iter()
+        .find(|p| p.ends_with("dxil-reader"))
+        .cloned()
+        .expect("dxil-reader corpus");
+    use dxlane::ir::io::NO_REGISTER;
+    use dxlane::ir::{Inst, SysValue, TessDomain, TessOutput, TessPartitioning};
+    for name in ["tessellation.hs.dxil", "tessellation.hs.od.dxil"] {
+        let s = load(&root.join(name)).unwrap();
+        let h = s.hull.expect("hull state");
+        assert_eq!(
+            (h.domain, h.partitioning, h.output),
+            (
+                TessDomain::Tri,
+                TessPartitioning::Integer,
+                TessOutput::TriangleCw
+            ),
+            "{name}"
+        );
+        assert_eq!(
+            (h.input_points, h.output_points, h.max_factor),
+            (3, 3, 16.0)
+        );
+        assert!(!h.join && !h.pass_through, "{name}");
+        // CTRL_POSITION and CTRL_COLOR: two rows per control point, in and out.
+        assert_eq!((h.point_words, h.output_point_words), (8, 8), "{name}");
+        // SV_TessFactor: 3 rows in column w from row 0; SV_InsideTessFactor row 3,
+        // column x; the patch constants follow the 8 control-point words.
+        assert_eq!(
+            h.factor_words,
+            [11, 15, 19, NO_REGISTER, 20, NO_REGISTER],
+            "{name}"
+        );
+        assert!(
+            s.input_sv(SysValue::OutputControlPointId).is_some(),
+            "{name}"
+        );
+        assert!(s.input_sv(SysValue::PrimitiveId).is_some(), "{name}");
+        // The phase word is read once, at the branch between the two functions.
+        let phase_reads = s
+            .insts
+            .iter()
+            .filter(|i| matches!(i, Inst::Input { slot, .. } if *slot == h.phase_word))
+            .count();
+        assert_eq!(phase_reads, 1, "{name}");
+    }
+    for name in ["tessellation.ds.dxil", "tessellation.ds.od.dxil"] {
+        let s = load(&root.join(name)).unwrap();
+        let d = s.domain.expect("domain state");
+        assert_eq!(
+            (d.domain, d.input_points, d.point_words),
+            (TessDomain::Tri, 3, 8)
+        );
+        // The patch constants (4 rows) after the 3 control points, then the location.
+        assert_eq!((d.patch_word, d.location_word), (24, 40), "{name}");
+        assert!(
+            s.inputs
+                .iter()
+                .any(|e| e.sv == SysValue::InsideTessFactor && e.slot == 24 + 12),
+            "{name}"
+        );
+    }
+}
+
+/// A geometry program whose PSV0 words (the runtime's description of the pipeline
+/// state, DXC `SetShaderProps`) disagree with its metadata is refused, naming the field
+/// and both values.
+#[test]
+fn geometry_psv0_words_are_cross_checked() {
+    let Some(root) = common::corpora()
+        .iter()
+        .find(|p| p.ends_with("dxil-reader"))
+        .cloned()
+    else {
+        return; // the DXIL programs all come from the corpora
+    };
+    let mut bytes = std::fs::read(root.join("geometry.dxil")).unwrap();
+    let at = {
+        let c = Container::parse(&bytes).unwrap();
+        let p = c.part(FourCc(*b"PSV0")).expect("PSV0");
+        p.data.as_ptr() as usize - bytes.as_ptr() as usize
+    };
+    // The runtime info follows its u32 size; its first word is the input primitive.
+    assert_eq!(&bytes[at + 4..at + 8], &3u32.to_le_bytes(), "triangle");
+    bytes[at + 4..at + 8].copy_from_slice(&2u32.to_le_bytes());
+    let Err(e) = lower::load(&bytes, &LoadOptions::default()) else {
+        panic!("a PSV0 that disagrees with the metadata is refused");
+    };
+    let m = e.to_string();
+    assert!(
+        m.contains("input primitive is 3 but PSV0's is 2") && m.contains("entry point main"),
+        "{m}"
+    );
+}
+
 #[test]
 fn other_stages_are_refused_with_their_name() {
     if common::corpora().is_empty() {
@@ -167,13 +338,6 @@ fn other_stages_are_refused_with_their_name() {
                     what.contains("stage") || what.contains("shader kind"),
                     "{name} ({kind}): {what}"
                 );
-                if kind == "gs" {
-                    assert_eq!(
-                        what,
-                        "geometry shader stage (DXIL geometry programs are not lowered yet; DXBC ones are)",
-                        "{name}"
-                    );
-                }
             }
             Err(LowerError::Entry(e)) if kind == "lib" => {
                 // Libraries with several entry points need one named.

@@ -655,6 +655,16 @@ impl<'m> FnLower<'m> {
             | DxOp::ViewID
             | DxOp::StartVertexLocation
             | DxOp::StartInstanceLocation => self.stage_op(c, inst, res)?,
+            // ---- hull and domain programs (`hull`)
+            DxOp::OutputControlPointID
+            | DxOp::DomainLocation
+            | DxOp::LoadOutputControlPoint
+            | DxOp::LoadPatchConstant
+            | DxOp::StorePatchConstant => self.tess_op(c, inst, res)?,
+            // ---- geometry programs (`geometry`)
+            DxOp::EmitStream | DxOp::CutStream | DxOp::EmitThenCutStream | DxOp::GSInstanceID => {
+                self.geometry_op(c, res)?
+            }
             // ---- mesh and amplification programs (`mesh`)
             DxOp::SetMeshOutputCounts
             | DxOp::EmitIndices

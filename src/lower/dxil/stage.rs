@@ -63,11 +63,22 @@ pub struct Io {
     /// The stage.
     pub stage: Stage,
     /// Input element id → index in the shader's `inputs`.
-    inputs: HashMap<u32, usize>,
+    pub(super) inputs: HashMap<u32, usize>,
     /// Output element id → index in the shader's `outputs`.
-    outputs: HashMap<u32, usize>,
+    pub(super) outputs: HashMap<u32, usize>,
     /// Mesh programs: primitive output element id → index in `primitive_outputs`.
     prims: HashMap<u32, usize>,
+    /// Hull and domain programs: patch-constant element id → index in the shader's
+    /// `outputs` (hull) or `inputs` (domain).
+    pub(super) patch: HashMap<u32, usize>,
+    /// Hull programs: whether the function being lowered is the patch-constant function.
+    pub(super) patch_phase: bool,
+    /// Geometry programs: the input primitive's vertices (1 in other stages).
+    pub vertices: u32,
+    /// Geometry programs: input rows of one input vertex (its words / 4).
+    pub vertex_rows: u32,
+    /// Geometry programs: the output streams the state declares active (bit n: stream n).
+    pub stream_mask: u32,
 }
 
 impl Io {
@@ -83,6 +94,11 @@ impl Io {
             inputs: HashMap::new(),
             outputs: HashMap::new(),
             prims: HashMap::new(),
+            patch: HashMap::new(),
+            patch_phase: false,
+            vertices: 1,
+            vertex_rows: 0,
+            stream_mask: 0,
         }
     }
 
@@ -113,6 +129,11 @@ impl Io {
             inputs: HashMap::new(),
             outputs: ids_out,
             prims: ids_prim,
+            patch: HashMap::new(),
+            patch_phase: false,
+            vertices: 1,
+            vertex_rows: 0,
+            stream_mask: 0,
         })
     }
 
@@ -139,6 +160,126 @@ impl Io {
             inputs: ids_in,
             outputs: ids_out,
             prims: HashMap::new(),
+            patch: HashMap::new(),
+            patch_phase: false,
+            vertices: 1,
+            vertex_rows: 0,
+            stream_mask: 0,
+        })
+    }
+
+    /// Lays out a geometry entry's signatures (`s.geometry` must be set; its
+    /// `vertex_words` is filled in here; `stream_mask` is the state's active streams).
+    ///
+    /// Inputs: the packed elements describe one input vertex (rows `0 … vertex_rows`),
+    /// and the primitive's vertices follow each other, vertex `v`'s copy at
+    /// `v · vertex_words` (the IR's [`GeometryState`](crate::ir::GeometryState) layout,
+    /// the one the DXBC lowering gives `v[vertex][register]`); the unpacked inputs
+    /// (`SV_PrimitiveID`, DXIL.rst "GSIn": read through `PrimitiveID`, listed for
+    /// information) come after the last vertex.
+    ///
+    /// Outputs: DXIL packs each stream's elements on its own (DXIL.rst "Signature
+    /// element record": the stream tag; stream 1's rows start again at 0). Stream 0's
+    /// elements keep their registers, which the rasterizer and pixel program link by;
+    /// the elements of streams 1 … 3 get words of their own after stream 0's and no
+    /// register (only stream 0 is rasterized, and there is no stream output stage to
+    /// read them), so a store to one never overwrites a stream-0 value.
+    pub fn lay_out_geometry(sigs: Option<&Signatures>, s: &mut Shader, stream_mask: u32) -> R<Io> {
+        let empty = Signatures::default();
+        let sigs = sigs.unwrap_or(&empty);
+        let Some(mut g) = s.geometry else {
+            return Err(LowerError::Invalid {
+                message: "a geometry program without its state".into(),
+                location: "entry point signatures".into(),
+            });
+        };
+        if !sigs.patch_constants.is_empty() {
+            return Err(LowerError::Invalid {
+                message: "a geometry shader with a patch-constant signature".into(),
+                location: "entry point signatures".into(),
+            });
+        }
+        let (mut inputs, ids_in, words_in) = lay_out_list(&sigs.inputs, "input", false)?;
+        // One vertex's words: up to the end of the last packed row.
+        let vertex_words = inputs
+            .iter()
+            .filter(|e| e.register != NO_REGISTER)
+            .map(|e| e.slot.saturating_add(4 * e.rows))
+            .max()
+            .unwrap_or(0);
+        let vertices = g.input.vertices();
+        let extra = vertex_words
+            .checked_mul(vertices - 1)
+            .ok_or_else(|| LowerError::Invalid {
+                message: "the input vertices' words overflow".into(),
+                location: "input signature".into(),
+            })?;
+        for e in inputs.iter_mut().filter(|e| e.register == NO_REGISTER) {
+            e.slot = e.slot.saturating_add(extra);
+        }
+        // Outputs, stream by stream (stream 0 first, whatever the signature's order).
+        let stream_of = |e: &SignatureElement| e.stream.unwrap_or(0);
+        let mut outputs = Vec::new();
+        let mut ids_out = HashMap::new();
+        let mut words_out = 0u32;
+        for stream in 0..4u32 {
+            let elems: Vec<SignatureElement> = sigs
+                .outputs
+                .iter()
+                .filter(|e| stream_of(e) == stream)
+                .cloned()
+                .collect();
+            if elems.is_empty() {
+                continue;
+            }
+            if stream_mask & (1 << stream) == 0 {
+                return Err(LowerError::Invalid {
+                    message: format!(
+                        "output element {} on stream {stream}, which the geometry state's stream mask {stream_mask:#x} leaves inactive",
+                        elems.first().map_or("", |e| e.name.as_str())
+                    ),
+                    location: "output signature".into(),
+                });
+            }
+            let (mut list, ids, words) = lay_out_list(&elems, "output", false)?;
+            for e in &mut list {
+                e.slot = e.slot.saturating_add(words_out);
+                if stream != 0 {
+                    e.register = NO_REGISTER;
+                }
+            }
+            for (id, i) in ids {
+                ids_out.insert(id, i + outputs.len());
+            }
+            outputs.extend(list);
+            words_out = words_out.saturating_add(words);
+        }
+        if let Some(e) = sigs.outputs.iter().find(|e| stream_of(e) > 3) {
+            return Err(LowerError::Invalid {
+                message: format!(
+                    "output element {} on stream {}: a geometry program has streams 0 to 3",
+                    e.name,
+                    stream_of(e)
+                ),
+                location: "output signature".into(),
+            });
+        }
+        g.vertex_words = vertex_words;
+        s.geometry = Some(g);
+        s.inputs = inputs;
+        s.input_words = words_in.saturating_add(extra);
+        s.outputs = outputs;
+        s.output_words = words_out;
+        Ok(Io {
+            stage: Stage::Geometry,
+            inputs: ids_in,
+            outputs: ids_out,
+            prims: HashMap::new(),
+            patch: HashMap::new(),
+            patch_phase: false,
+            vertices,
+            vertex_rows: vertex_words / 4,
+            stream_mask,
         })
     }
 }
@@ -148,6 +289,25 @@ fn lay_out_list(
     elems: &[SignatureElement],
     what: &str,
     pixel_input: bool,
+) -> R<(Vec<IoElement>, HashMap<u32, usize>, u32)> {
+    lay_out_with(elems, what, pixel_input, sys_value)
+}
+
+/// [`lay_out_list`] for a signature that is not a pixel program's input, with the
+/// system values `sv_of` allows (hull and domain signatures: [`sys_value_tess`]).
+pub(super) fn lay_out_elements(
+    elems: &[SignatureElement],
+    what: &str,
+    sv_of: fn(u32) -> Option<SysValue>,
+) -> R<(Vec<IoElement>, HashMap<u32, usize>, u32)> {
+    lay_out_with(elems, what, false, sv_of)
+}
+
+fn lay_out_with(
+    elems: &[SignatureElement],
+    what: &str,
+    pixel_input: bool,
+    sv_of: fn(u32) -> Option<SysValue>,
 ) -> R<(Vec<IoElement>, HashMap<u32, usize>, u32)> {
     let bad = |i: usize, e: &SignatureElement, message: String| LowerError::Invalid {
         message,
@@ -181,7 +341,7 @@ fn lay_out_list(
     let mut out = Vec::with_capacity(elems.len());
     let mut ids = HashMap::with_capacity(elems.len());
     for (i, e) in elems.iter().enumerate() {
-        let sv = sys_value(e.semantic_kind).ok_or_else(|| LowerError::Unsupported {
+        let sv = sv_of(e.semantic_kind).ok_or_else(|| LowerError::Unsupported {
             what: format!(
                 "semantic kind {} ({}) in a vertex or pixel signature",
                 e.semantic_kind, e.name
@@ -267,6 +427,19 @@ pub fn sys_value(kind: u32) -> Option<SysValue> {
     })
 }
 
+/// [`sys_value`] with the kinds only hull and domain signatures hold (DXIL.rst's
+/// semantic kinds 8 `OutputControlPointID`, 9 `DomainLocation`, 25 `TessFactor`,
+/// 26 `InsideTessFactor`).
+pub fn sys_value_tess(kind: u32) -> Option<SysValue> {
+    Some(match kind {
+        8 => SysValue::OutputControlPointId,
+        9 => SysValue::DomainLocation,
+        25 => SysValue::TessFactor,
+        26 => SysValue::InsideTessFactor,
+        k => return sys_value(k),
+    })
+}
+
 /// How an element's words are read, from its DXIL `ComponentType` (1 i1, 2 i16, 3 u16,
 /// 4 i32, 5 u32, 8 f16, 9 f32, 11–14 the 16- and 32-bit SNORM/UNORM floats). 64-bit
 /// types are not signature types (D3D12 interstage values are 32-bit).
@@ -317,15 +490,44 @@ impl<'m> FnLower<'m> {
         let op = c.op();
         match op {
             DxOp::LoadInput => {
-                self.need_stage(c, &[Stage::Vertex, Stage::Pixel])?;
+                self.need_stage(
+                    c,
+                    &[
+                        Stage::Vertex,
+                        Stage::Pixel,
+                        Stage::Geometry,
+                        Stage::Hull,
+                        Stage::Domain,
+                    ],
+                )?;
                 let p = self.place(c, false)?;
                 let l = self.leaf(inst.ty)?;
-                let word = self.read_word(c, &p)?;
+                let word = if matches!(self.io.stage, Stage::Geometry | Stage::Hull | Stage::Domain)
+                {
+                    self.read_vertex_word(c, &p)?
+                } else {
+                    self.read_word(c, &p)?
+                };
                 let v = self.narrow_in(c, l, word)?;
                 self.define(res, Val::Regs(vec![v]));
             }
             DxOp::StoreOutput => {
-                self.need_stage(c, &[Stage::Vertex, Stage::Pixel])?;
+                self.need_stage(
+                    c,
+                    &[
+                        Stage::Vertex,
+                        Stage::Pixel,
+                        Stage::Geometry,
+                        Stage::Hull,
+                        Stage::Domain,
+                    ],
+                )?;
+                if self.io.patch_phase {
+                    return Err(self.invalid(format!(
+                        "dx.op {} in a hull program's patch-constant function (it writes StorePatchConstant)",
+                        c.name()
+                    )));
+                }
                 let p = self.place(c, true)?;
                 let vid = self.a_(c, 3)?;
                 let l = self.leaf(self.ty(vid)?)?;
@@ -396,7 +598,11 @@ impl<'m> FnLower<'m> {
                     DxOp::InnerCoverage => {
                         (SysValue::InnerCoverage, "SV_InnerCoverage", &[Stage::Pixel])
                     }
-                    DxOp::PrimitiveID => (SysValue::PrimitiveId, "SV_PrimitiveID", &[Stage::Pixel]),
+                    DxOp::PrimitiveID => (
+                        SysValue::PrimitiveId,
+                        "SV_PrimitiveID",
+                        &[Stage::Pixel, Stage::Geometry, Stage::Hull, Stage::Domain],
+                    ),
                     DxOp::ViewID => (
                         SysValue::ViewId,
                         "SV_ViewID",
@@ -557,6 +763,65 @@ impl<'m> FnLower<'m> {
         Ok((e.slot + e.mask.trailing_zeros() + col, e.rows, e.component))
     }
 
+    /// Where a hull or domain operation's element is (operand 0; operand 2 its
+    /// column): a patch-constant element when `patch`, else an output (`output`) or
+    /// input element; its word of row 0 and the column, rows and component type.
+    pub(super) fn element_at(
+        &self,
+        c: &DxOpCall<'m>,
+        patch: bool,
+        output: bool,
+    ) -> R<(u32, u32, ComponentType)> {
+        let what = match (patch, output) {
+            (true, _) => "patch constant",
+            (false, true) => "output",
+            (false, false) => "input",
+        };
+        let id = self.const_arg(c, 0)?;
+        let s = self.b.shader();
+        let map = if patch {
+            &self.io.patch
+        } else if output {
+            &self.io.outputs
+        } else {
+            &self.io.inputs
+        };
+        let list = if output { &s.outputs } else { &s.inputs };
+        let e = u32::try_from(id)
+            .ok()
+            .and_then(|id| map.get(&id))
+            .and_then(|&i| list.get(i))
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "{} of {what} element {id}, which the signature does not declare",
+                    c.name()
+                ))
+            })?;
+        let col = self.const_arg(c, 2)?;
+        let cols = e.mask.count_ones();
+        let col = u32::try_from(col)
+            .ok()
+            .filter(|&k| k < cols)
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "{} of column {col} of {what} element {id} ({}), which has {cols}",
+                    c.name(),
+                    e.semantic_name()
+                ))
+            })?;
+        Ok((e.slot + e.mask.trailing_zeros() + col, e.rows, e.component))
+    }
+
+    /// Argument `i` of a call, or an error naming the operation.
+    pub(super) fn arg_of(&self, c: &DxOpCall<'m>, i: usize) -> R<ValueId> {
+        self.a_(c, i)
+    }
+
+    /// [`Self::narrow_in`] for the hull and domain operations.
+    pub(super) fn narrow_word(&mut self, c: &DxOpCall<'m>, l: Leaf, word: Reg) -> R<Reg> {
+        self.narrow_in(c, l, word)
+    }
+
     /// [`Self::row_of`] for the mesh operations.
     pub(super) fn const_row(&self, c: &DxOpCall<'m>, v: ValueId, rows: u32) -> R<Option<u32>> {
         self.row_of(c, v, rows)
@@ -627,6 +892,87 @@ impl<'m> FnLower<'m> {
         })
     }
 
+    /// Reads the word a geometry program's `LoadInput` names: operand 3 is the input
+    /// vertex (DXIL.rst, `LoadInput`'s `vertexID`: "the vertex index for GS"), whose copy
+    /// of the element starts `vertex · vertex_words` words on (`Io::lay_out_geometry`). A
+    /// vertex or row chosen at run time reads through `input_indexed` over every row of
+    /// every vertex from the element on, so an index past the primitive reads 0.
+    fn read_vertex_word(&mut self, c: &DxOpCall<'m>, p: &Place) -> R<Reg> {
+        let (vertices, vrows) = (self.io.vertices, self.io.vertex_rows);
+        self.read_point_word(c, 0, p.word, p.rows, vertices, vrows)
+    }
+
+    /// Reads word `word` (row 0 of an element of `rows` rows, relative to `base`) of
+    /// one of `vertices` copies `vrows` rows apart from `base` on: the copy is operand
+    /// 3, the row operand 1 (`LoadInput`, `LoadOutputControlPoint`). Constants read one
+    /// word; a copy or row chosen at run time reads through `input_indexed`, 0 past the
+    /// last copy.
+    pub(super) fn read_point_word(
+        &mut self,
+        c: &DxOpCall<'m>,
+        base: u32,
+        word: u32,
+        rows: u32,
+        vertices: u32,
+        vrows: u32,
+    ) -> R<Reg> {
+        let p = Place {
+            word,
+            rows,
+            component: ComponentType::Float,
+        };
+        let rv = self.a_(c, 1)?;
+        let vv = self.a_(c, 3)?;
+        if p.word >= vrows.saturating_mul(4) {
+            return Err(self.invalid(format!(
+                "{} of an input element outside the input vertex",
+                c.name()
+            )));
+        }
+        let row = self.row_of(c, rv, p.rows)?;
+        let vertex = if self.is_undef(vv) {
+            Some(0)
+        } else {
+            match self.const_int(vv) {
+                None => None,
+                Some(v) => Some(u32::try_from(v).ok().filter(|&v| v < vertices).ok_or_else(
+                    || {
+                        self.invalid(format!(
+                            "{} of input vertex {v} of a primitive of {vertices}",
+                            c.name()
+                        ))
+                    },
+                )?),
+            }
+        };
+        if let (Some(row), Some(vertex)) = (row, vertex) {
+            let slot = base + p.word + 4 * (vertex * vrows + row);
+            return Ok(self.op2(|dst| Inst::Input { dst, slot }));
+        }
+        // Row `vertex · vertex_rows + row` from the element's first word.
+        let vr = match vertex {
+            Some(v) => self.k(v * vrows),
+            None => {
+                let v = self.reg(vv)?;
+                let k = self.k(vrows);
+                self.op2(|dst| Inst::IMul { dst, a: v, b: k })
+            }
+        };
+        let rr = match row {
+            Some(r) => self.k(r),
+            None => self.reg(rv)?,
+        };
+        let index = self.op2(|dst| Inst::IAdd { dst, a: vr, b: rr });
+        let rows = (vertices * vrows).saturating_sub(p.word / 4);
+        let slot = base + p.word;
+        Ok(self.op2(|dst| Inst::InputIndexed {
+            dst,
+            slot,
+            index,
+            rows,
+        }))
+    }
+
     /// A word as the value of a load's overload (see "Values in words").
     fn narrow_in(&mut self, c: &DxOpCall<'m>, l: Leaf, word: Reg) -> R<Reg> {
         Ok(match l {
@@ -653,7 +999,7 @@ impl<'m> FnLower<'m> {
     /// own: its signature element's (`SV_SampleIndex` is listed, unpacked), or a row made
     /// for it after the others (values `NotInSig`: `SV_Coverage`, `SV_InnerCoverage`,
     /// `SV_ViewID`, the start locations).
-    fn sys_input(&mut self, sv: SysValue, name: &str) -> R<u32> {
+    pub(super) fn sys_input(&mut self, sv: SysValue, name: &str) -> R<u32> {
         let s = self.b.shader_mut();
         if let Some(e) = s.inputs.iter().find(|e| e.sv == sv) {
             return Ok(e.slot + e.mask.trailing_zeros());
