@@ -484,7 +484,12 @@ pub fn draw_state(data: &[u8]) -> bool {
     s.vertex_buffers = vec![
         Memory::from_bytes(&vb)
             .ok()
-            .map(|data| VertexBufferView { data, stride }),
+            .map(|data| VertexBufferView {
+                data,
+                stride,
+                offset: 0,
+                size: None,
+            }),
     ];
     let indexed = b.chance();
     if indexed {
@@ -504,7 +509,12 @@ pub fn draw_state(data: &[u8]) -> bool {
         }
         s.index_buffer = Memory::from_bytes(&ib)
             .ok()
-            .map(|data| IndexBufferView { data, format });
+            .map(|data| IndexBufferView {
+                data,
+                format,
+                offset: 0,
+                size: None,
+            });
         s.strip_cut = b.pick(&[StripCutValue::Disabled, StripCutValue::Enabled]);
     }
 
@@ -629,23 +639,23 @@ pub fn draw_state(data: &[u8]) -> bool {
 
     let (w, h) = (1 + u32::from(b.u8() % 24), 1 + u32::from(b.u8() % 24));
     if b.u8() % 4 == 0 {
-        s.viewport = Some(Viewport {
+        s.viewports = vec![Viewport {
             top_left_x: b.coord(),
             top_left_y: b.coord(),
             width: b.coord(),
             height: b.coord(),
             min_depth: b.coord(),
             max_depth: b.coord(),
-        });
+        }];
     }
     if b.chance() {
         let mut c = || i32::from(b.u8() as i8);
-        s.scissor = Some(Rect {
+        s.scissors = vec![Rect {
             left: c(),
             top: c(),
             right: c(),
             bottom: c(),
-        });
+        }];
     }
     s.sample_mask = if b.chance() { b.u32() } else { u32::MAX };
     s.blend_factor = [b.coord(), b.coord(), b.coord(), b.coord()];
