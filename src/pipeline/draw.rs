@@ -1916,3 +1916,85 @@ fn setup_in_viewport(
 pub fn is_target_format(f: Format) -> bool {
     om::target_class(f).is_some()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::setup::{Plane, Shape};
+
+    fn prim(slice: u32) -> Prim {
+        Prim {
+            shape: Shape::Square {
+                x0: 0,
+                y0: 0,
+                x1: 256,
+                y1: 256,
+            },
+            bbox: [0, 0, 1, 1],
+            sigma: [Plane::default(); 3],
+            inv_w: [1.0; 3],
+            z: Plane::default(),
+            verts: [0; 3],
+            id: 0,
+            front: true,
+            viewport: 0,
+            slice,
+        }
+    }
+
+    fn passes(slices: &[u32], views: &[(u32, bool)]) -> Vec<(u32, Option<Vec<u32>>)> {
+        let prims: Vec<Prim> = slices.iter().map(|&k| prim(k)).collect();
+        let mut memory = DrawMemory {
+            used: 0,
+            limit: u64::MAX,
+        };
+        slice_passes(&prims, views, &mut memory).unwrap()
+    }
+
+    /// Every slice of every view takes its primitives in draw order (D3D11.3 §4.1.5:
+    /// rendering in submission order): a primitive joins the latest pass of its slice
+    /// unless a later pass writes a slice it writes too. Views of three slices: slices
+    /// are disjoint, one pass each in draw order. With a second view of one slice,
+    /// indices 0 and 1 both write that view's slice 0, so the order between them is
+    /// kept with a new pass each time the index changes.
+    #[test]
+    fn slice_passes_keep_draw_order_per_slice() {
+        assert_eq!(passes(&[0, 0, 0], &[(3, true)]), vec![(0, None)]);
+        assert_eq!(
+            passes(&[0, 1, 0, 2, 1], &[(3, true)]),
+            vec![
+                (0, Some(vec![0, 2])),
+                (1, Some(vec![1, 4])),
+                (2, Some(vec![3]))
+            ]
+        );
+        assert_eq!(
+            passes(&[0, 1, 0, 1], &[(3, true), (1, false)]),
+            vec![
+                (0, Some(vec![0])),
+                (1, Some(vec![1])),
+                (0, Some(vec![2])),
+                (1, Some(vec![3]))
+            ]
+        );
+        // Slices 1 and 2 of a three-slice view with a two-slice one: index 2 writes the
+        // small view's slice 0, as index 0 does, but not index 1's slice 1.
+        assert_eq!(
+            passes(&[1, 2, 1, 0], &[(3, true), (2, true)]),
+            vec![
+                (1, Some(vec![0, 2])),
+                (2, Some(vec![1])),
+                (0, Some(vec![3]))
+            ]
+        );
+    }
+
+    /// D3D12's `D3D12_VIEW_INSTANCE_LOCATION` rule, per view: an index at or past a
+    /// view's slice count writes its first slice.
+    #[test]
+    fn an_index_past_a_view_writes_its_first_slice() {
+        assert_eq!(view_slice(2, 3), 2);
+        assert_eq!(view_slice(3, 3), 0);
+        assert_eq!(view_slice(u32::MAX, 1), 0);
+    }
+}

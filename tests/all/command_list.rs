@@ -1150,6 +1150,98 @@ bind = [{{ reg = \"b0\", u32 = [{route}, 0, 0, 0] }}]
     assert_eq!(layer_pixel(&r, 1, 13, 8), CLEAR);
 }
 
+/// D3D12's `D3D12_TEX3D_RTV` (`FirstWSlice`, `WSize`): a view of W slices 1 and 2 of a
+/// 3D texture takes primitives by `SV_RenderTargetArrayIndex` as an array view does —
+/// copies 0 and 1 to W slices 1 and 2, copy 2 (past the view) to W slice 1 — and W slice
+/// 0 is not written.
+#[test]
+fn a_view_of_3d_slices_takes_primitives_by_array_index() {
+    let text = format!(
+        "{TRIANGLES}
+[[resource]]
+name = \"layers\"
+kind = \"texture3d\"
+format = \"R8G8B8A8_UNORM\"
+width = 16
+height = 16
+depth = 3
+data = {{ fill_u32 = 0xff332211 }}
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+gs = \"SHADERS/layers.gs_5_0.dxbc\"
+bind = [{{ reg = \"b0\", u32 = [0, 0, 0, 0] }}]
+{}",
+        DRAW_COLOR.replace(
+            "resource = \"color\" }",
+            "resource = \"layers\", slices = [1, 2] }"
+        )
+    );
+    let r = list("slices_3d", &text);
+    assert_eq!(layer_pixel(&r, 0, 2, 8), CLEAR, "W slice 0");
+    assert_eq!(layer_pixel(&r, 1, 2, 8), RED, "W slice 1");
+    assert_eq!(layer_pixel(&r, 2, 2, 8), RED, "W slice 2");
+    assert_eq!(layer_pixel(&r, 1, 13, 8), CLEAR);
+    // W slices past the mip's depth are refused, naming the key.
+    let e = error_of(
+        "slices_3d_outside",
+        &text.replace("slices = [1, 2]", "slices = [2, 2]"),
+    );
+    assert!(e.contains("`slices` [2, 2]") && e.contains("3 W slice(s)"), "{e}");
+}
+
+/// The depth-stencil view routes with the render targets (D3D11.3 §17 "Output Merger":
+/// `SV_RenderTargetArrayIndex` indexes every bound view): the vertex program sends the
+/// red triangle to slice 0 and the green one to slice 1 of both a colour and a depth
+/// array, and each depth slice holds only its own triangle's depth (0) where it drew.
+#[test]
+fn the_depth_view_takes_the_same_slice_as_the_targets() {
+    let text = format!(
+        "{TRIANGLES}{}
+[[resource]]
+name = \"depth\"
+kind = \"texture2darray\"
+format = \"D32_FLOAT\"
+width = 16
+height = 16
+array_size = 2
+data = {{ fill_u32 = 0x3f800000 }}
+
+[[command]]
+type = \"draw\"
+vertex_count = 6
+bind = [{{ reg = \"b0\", u32 = [0, 0, 0, 0] }}]
+depth_stencil = {{ resource = \"depth\", slices = [0, 2] }}
+{}",
+        layers(2),
+        DRAW_COLOR
+            .replace("draw_color.vs_5_0", "layers.vs_5_0")
+            .replace(
+                "resource = \"color\" }",
+                "resource = \"layers\", slices = [0, 2] }"
+            )
+    );
+    let r = list("depth_slices", &text);
+    let e = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains("\"depth\""))
+        .unwrap();
+    let b = e.contents().unwrap();
+    let depth = |slice: usize, x: usize, y: usize| {
+        let at = 4 * (256 * slice + 16 * y + x);
+        f32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+    };
+    assert_eq!(depth(0, 2, 8), 0.0, "slice 0 under the red triangle");
+    assert_eq!(depth(0, 13, 8), 1.0, "slice 0 where only slice 1 drew");
+    assert_eq!(depth(1, 13, 8), 0.0, "slice 1 under the green triangle");
+    assert_eq!(depth(1, 2, 8), 1.0);
+    assert_eq!(layer_pixel(&r, 0, 2, 8), RED);
+    assert_eq!(layer_pixel(&r, 1, 13, 8), GREEN);
+}
+
 /// Pixel (`x`, `y`) of the 48 × 16 RGBA8 `wide` target.
 fn wide_pixel(r: &dxlane::job::ListResult, x: usize, y: usize) -> Vec<u8> {
     let e = r
