@@ -481,16 +481,12 @@ pub fn draw_state(data: &[u8]) -> bool {
         // A buffer cut short, mid-vertex.
         vb.truncate(usize::from(b.u8()) % (vb.len() + 1));
     }
-    s.vertex_buffers = vec![
-        Memory::from_bytes(&vb)
-            .ok()
-            .map(|data| VertexBufferView {
-                data,
-                stride,
-                offset: 0,
-                size: None,
-            }),
-    ];
+    s.vertex_buffers = vec![Memory::from_bytes(&vb).ok().map(|data| VertexBufferView {
+        data,
+        stride,
+        offset: 0,
+        size: None,
+    })];
     let indexed = b.chance();
     if indexed {
         let format = b.pick(&[IndexFormat::U16, IndexFormat::U32]);
@@ -507,14 +503,12 @@ pub fn draw_state(data: &[u8]) -> bool {
                 IndexFormat::U32 => ib.extend_from_slice(&i.to_le_bytes()),
             }
         }
-        s.index_buffer = Memory::from_bytes(&ib)
-            .ok()
-            .map(|data| IndexBufferView {
-                data,
-                format,
-                offset: 0,
-                size: None,
-            });
+        s.index_buffer = Memory::from_bytes(&ib).ok().map(|data| IndexBufferView {
+            data,
+            format,
+            offset: 0,
+            size: None,
+        });
         s.strip_cut = b.pick(&[StripCutValue::Disabled, StripCutValue::Enabled]);
     }
 

@@ -631,7 +631,9 @@ pub fn blend(d: &DrawSection) -> Result<BlendDesc, JobError> {
 /// The viewport, if given; refused when not finite, with a width or height ≤ 0, or depths
 /// outside [0, 1].
 pub fn viewport(d: &DrawSection) -> Result<Option<Viewport>, JobError> {
-    d.viewport.map(|v| one_viewport("`viewport`", v)).transpose()
+    d.viewport
+        .map(|v| one_viewport("`viewport`", v))
+        .transpose()
 }
 
 /// `D3D12_VIEWPORT_BOUNDS_MIN` and `_MAX`: where a viewport may lie.
@@ -714,9 +716,7 @@ fn one_scissor(key: &str, [l, t, r, b]: [i32; 4]) -> Result<Rect, JobError> {
     if r < l || b < t {
         return Err(draw_err(
             "[draw]",
-            format!(
-                "{key} [{l}, {t}, {r}, {b}]: right and bottom must not be below left and top"
-            ),
+            format!("{key} [{l}, {t}, {r}, {b}]: right and bottom must not be below left and top"),
         ));
     }
     Ok(Rect {

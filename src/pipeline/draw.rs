@@ -906,15 +906,7 @@ pub fn draw_charged(
                 break;
             }
             let before = prims.len();
-            setup_primitive(
-                &route,
-                &linked,
-                &mesh_out,
-                kind,
-                p.v,
-                p.id,
-                &mut prims,
-            );
+            setup_primitive(&route, &linked, &mesh_out, kind, p.v, p.id, &mut prims);
             report.primitives_rasterized += (prims.len() - before) as u64;
             if prims.len() as u64 > max_prims.saturating_add(mesh_prims.len() as u64) {
                 prim_overflow = true;
@@ -1075,15 +1067,7 @@ pub fn draw_charged(
                         break;
                     }
                     let before = prims.len();
-                    setup_primitive(
-                        &route,
-                        &linked,
-                        &ds_out,
-                        kind,
-                        v,
-                        id,
-                        &mut prims,
-                    );
+                    setup_primitive(&route, &linked, &ds_out, kind, v, id, &mut prims);
                     report.primitives_rasterized += (prims.len() - before) as u64;
                     if prims.len() as u64 > max_prims {
                         failed = true;
@@ -1134,15 +1118,7 @@ pub fn draw_charged(
                     break;
                 }
                 let before = prims.len();
-                setup_primitive(
-                    &route,
-                    &linked,
-                    &gs_out,
-                    kind,
-                    p.v,
-                    p.id,
-                    &mut prims,
-                );
+                setup_primitive(&route, &linked, &gs_out, kind, p.v, p.id, &mut prims);
                 report.primitives_rasterized += (prims.len() - before) as u64;
                 if prims.len() as u64 > max_prims {
                     failed = true;
@@ -1164,15 +1140,7 @@ pub fn draw_charged(
                 return false;
             }
             let before = prims.len();
-            setup_primitive(
-                &route,
-                &linked,
-                &outputs,
-                kind,
-                verts,
-                p.id,
-                &mut prims,
-            );
+            setup_primitive(&route, &linked, &outputs, kind, verts, p.id, &mut prims);
             report.primitives_rasterized += (prims.len() - before) as u64;
             if prims.len() as u64 > max_prims {
                 failed = true;

@@ -689,7 +689,11 @@ mod tests {
         let vb = view(8, Some(12));
         assert_eq!(fetch(&e, &vb, 0), x(3.0));
         assert_eq!(fetch(&e, &vb, 2), x(5.0), "the last element of the view");
-        assert_eq!(fetch(&e, &vb, 3), out, "one past the view, inside the buffer");
+        assert_eq!(
+            fetch(&e, &vb, 3),
+            out,
+            "one past the view, inside the buffer"
+        );
         // Without a size the view runs to the buffer's end.
         let vb = view(8, None);
         assert_eq!(fetch(&e, &vb, 3), x(6.0));

@@ -362,7 +362,9 @@ impl Texture {
         }
         let [width, height, depth] = self.desc.mip_size(mip);
         let (offsets, ms) = match self.desc.dim {
-            TextureDim::Tex2D | TextureDim::Tex2DArray | TextureDim::Tex2DMS
+            TextureDim::Tex2D
+            | TextureDim::Tex2DArray
+            | TextureDim::Tex2DMS
             | TextureDim::Tex2DMSArray => {
                 if end > self.desc.array_size() {
                     return None;
@@ -797,14 +799,20 @@ mod tests {
         let t = Texture::new(desc(TextureDim::Tex2DArray, 4, 2, 3, 2)).unwrap();
         let v = t.target_view(1, 1, 2).unwrap();
         assert_eq!(v.desc().dim, TextureDim::Tex2DArray);
-        assert_eq!((v.desc().width, v.desc().height, v.desc().array_size()), (2, 1, 2));
+        assert_eq!(
+            (v.desc().width, v.desc().height, v.desc().array_size()),
+            (2, 1, 2)
+        );
         for k in 0..2 {
             assert_eq!(
                 v.subresource(0, k).unwrap().texel_addr(0, 0, [1, 0, 0], 0),
                 t.texel_addr(1, 1 + k, [1, 0, 0], 0)
             );
         }
-        assert_eq!(t.target_view(0, 2, 1).unwrap().desc().dim, TextureDim::Tex2D);
+        assert_eq!(
+            t.target_view(0, 2, 1).unwrap().desc().dim,
+            TextureDim::Tex2D
+        );
         assert!(t.target_view(0, 2, 2).is_none());
         assert!(t.target_view(2, 0, 1).is_none());
         assert!(t.target_view(0, 0, 0).is_none());

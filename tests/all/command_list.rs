@@ -1077,7 +1077,11 @@ bind = [{{ reg = \"b0\", u32 = [0, 0, 0, 0] }}]
     for slice in 0..3 {
         assert_eq!(layer_pixel(&r, slice, 2, 8), RED, "slice {slice}, left");
         assert_eq!(layer_pixel(&r, slice, 13, 8), GREEN, "slice {slice}, right");
-        assert_eq!(layer_pixel(&r, slice, 8, 1), CLEAR, "slice {slice}, between");
+        assert_eq!(
+            layer_pixel(&r, slice, 8, 1),
+            CLEAR,
+            "slice {slice}, between"
+        );
     }
     assert_eq!(layer_pixel(&r, 3, 2, 8), CLEAR, "outside the view");
     assert_eq!(layer_pixel(&r, 3, 13, 8), CLEAR, "outside the view");
@@ -1144,7 +1148,11 @@ bind = [{{ reg = \"b0\", u32 = [{route}, 0, 0, 0] }}]
     let r = list("vs_slices_out_of_range", &draw(2));
     assert_eq!(layer_pixel(&r, 2, 2, 8), RED, "index 2");
     assert_eq!(layer_pixel(&r, 2, 13, 8), CLEAR);
-    assert_eq!(layer_pixel(&r, 0, 13, 8), GREEN, "index 3, out of range: slice 0");
+    assert_eq!(
+        layer_pixel(&r, 0, 13, 8),
+        GREEN,
+        "index 3, out of range: slice 0"
+    );
     assert_eq!(layer_pixel(&r, 0, 2, 8), CLEAR);
     assert_eq!(layer_pixel(&r, 1, 2, 8), CLEAR);
     assert_eq!(layer_pixel(&r, 1, 13, 8), CLEAR);
@@ -1188,7 +1196,10 @@ bind = [{{ reg = \"b0\", u32 = [0, 0, 0, 0] }}]
         "slices_3d_outside",
         &text.replace("slices = [1, 2]", "slices = [2, 2]"),
     );
-    assert!(e.contains("`slices` [2, 2]") && e.contains("3 W slice(s)"), "{e}");
+    assert!(
+        e.contains("`slices` [2, 2]") && e.contains("3 W slice(s)"),
+        "{e}"
+    );
 }
 
 /// The depth-stencil view routes with the render targets (D3D11.3 §17 "Output Merger":
@@ -1290,15 +1301,31 @@ viewports = {viewports}
     for v in 0..3 {
         assert_eq!(wide_pixel(&r, 16 * v + 2, 8), RED, "viewport {v}, left");
         assert_eq!(wide_pixel(&r, 16 * v + 13, 8), GREEN, "viewport {v}, right");
-        assert_eq!(wide_pixel(&r, 16 * v + 8, 1), CLEAR, "viewport {v}, between");
+        assert_eq!(
+            wide_pixel(&r, 16 * v + 8, 1),
+            CLEAR,
+            "viewport {v}, between"
+        );
     }
     // Scissor rectangle 1 keeps the top half of viewport 1 only; the others the whole.
     let scissors = "scissors = [[0, 0, 48, 16], [16, 0, 32, 8], [0, 0, 48, 16]]";
     let r = list("viewports_scissors", &draw(0, three, scissors));
     assert_eq!(wide_pixel(&r, 18, 4), RED, "viewport 1, inside its scissor");
-    assert_eq!(wide_pixel(&r, 18, 12), CLEAR, "viewport 1, below its scissor");
-    assert_eq!(wide_pixel(&r, 2, 12), RED, "viewport 0's scissor is the whole");
-    assert_eq!(wide_pixel(&r, 34, 12), RED, "viewport 2's scissor is the whole");
+    assert_eq!(
+        wide_pixel(&r, 18, 12),
+        CLEAR,
+        "viewport 1, below its scissor"
+    );
+    assert_eq!(
+        wide_pixel(&r, 2, 12),
+        RED,
+        "viewport 0's scissor is the whole"
+    );
+    assert_eq!(
+        wide_pixel(&r, 34, 12),
+        RED,
+        "viewport 2's scissor is the whole"
+    );
     // Two viewports: copy 2 names viewport 2, out of range, so viewport 0.
     let two = "[[0, 0, 16, 16, 0, 1], [16, 0, 16, 16, 0, 1]]";
     let r = list("viewports_out_of_range", &draw(0, two, ""));
@@ -1393,14 +1420,22 @@ vertex_count = 3
     let r = list("vb_view_edge", &draw(&view(72)));
     assert_eq!(pixel(&r, "color", 13, 8), GREEN);
     assert_eq!(pixel(&r, "color", 8, 8), CLEAR, "the apex at 0.1");
-    assert_eq!(pixel(&r, "color", 2, 8), CLEAR, "the red triangle is not in the view");
+    assert_eq!(
+        pixel(&r, "color", 2, 8),
+        CLEAR,
+        "the red triangle is not in the view"
+    );
     let r = list("vb_view_one_past", &draw(&view(71)));
     let p = pixel(&r, "color", 13, 8);
     assert!(
         p[0] == 0 && p[2] == 0 && p[1] > 0 && p[1] < 255,
         "(13, 8) darker green, towards the black apex: {p:?}"
     );
-    assert_eq!(pixel(&r, "color", 8, 8), CLEAR, "the apex's position is inside");
+    assert_eq!(
+        pixel(&r, "color", 8, 8),
+        CLEAR,
+        "the apex's position is inside"
+    );
     // Offsets and sizes outside the buffer are refused, naming the key.
     for (i, (offset, size)) in [(145, None), (72, Some(73))].into_iter().enumerate() {
         let size = size.map(|n| format!(", size = {n}")).unwrap_or_default();
