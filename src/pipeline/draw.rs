@@ -1656,8 +1656,11 @@ fn slice_state<'a>(s: &DrawState<'a>, k: u32) -> DrawState<'a> {
     out
 }
 
-/// The passes the tiles run: each a slice index and its primitives in draw order (`None`:
-/// every primitive). Passes write disjoint slices or run in the order D3D's needs: a
+/// One pass of the tiles: a slice index and its primitives in draw order (`None`: every
+/// primitive).
+type SlicePass = (u32, Option<Vec<u32>>);
+
+/// The passes the tiles run ([`SlicePass`]). Passes write disjoint slices or run in the order D3D's needs: a
 /// primitive joins the latest pass of its slice unless a pass after that one writes
 /// some view's slice it writes too (a view with fewer slices sends both indices to its
 /// first slice), in which case it starts a new pass — so every slice of every view sees
@@ -1666,7 +1669,7 @@ fn slice_passes(
     prims: &[Prim],
     views: &[(u32, bool)],
     memory: &mut DrawMemory,
-) -> Result<Vec<(u32, Option<Vec<u32>>)>, DrawError> {
+) -> Result<Vec<SlicePass>, DrawError> {
     if prims.iter().all(|p| p.slice == 0) {
         return Ok(vec![(0, None)]);
     }
@@ -1910,7 +1913,7 @@ mod tests {
         }
     }
 
-    fn passes(slices: &[u32], views: &[(u32, bool)]) -> Vec<(u32, Option<Vec<u32>>)> {
+    fn passes(slices: &[u32], views: &[(u32, bool)]) -> Vec<SlicePass> {
         let prims: Vec<Prim> = slices.iter().map(|&k| prim(k)).collect();
         let mut memory = DrawMemory {
             used: 0,
