@@ -316,21 +316,20 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
                      field: DrawField|
      -> Result<(), DrawError> {
         use crate::resources::TextureDim;
-        // A 2D array is a view of several slices (`Texture::target_view`).
+        // A 2D array is a view of several slices (`Texture::target_view`); the draw
+        // renders to mip 0 of each.
         if !matches!(
             d.dim,
             TextureDim::Tex2D
                 | TextureDim::Tex2DMS
                 | TextureDim::Tex2DArray
                 | TextureDim::Tex2DMSArray
-        ) || d.mips != 1
-        {
+        ) {
             return Err(state_err(
                 field,
                 format!(
-                    "a {} of {} mip(s) cannot be a target; give a 2D texture or array of one mip (a view)",
-                    d.dim.name(),
-                    d.mips
+                    "a {} cannot be a target; give a 2D texture or array",
+                    d.dim.name()
                 ),
             ));
         }
