@@ -562,6 +562,8 @@ fn dxlane_triangles(threads: usize, engine: Engine, verts: &[f32]) -> DrawRun {
         st.vertex_buffers = vec![Some(VertexBufferView {
             data: Memory::from_bytes(&bytes).expect("vb"),
             stride: 12,
+            offset: 0,
+            size: None,
         })];
         st.rasterizer.cull_mode = CullMode::None;
         st.render_targets = vec![Some(RenderTargetView {

@@ -481,11 +481,19 @@ pub fn draw_state(data: &[u8]) -> bool {
         // A buffer cut short, mid-vertex.
         vb.truncate(usize::from(b.u8()) % (vb.len() + 1));
     }
-    s.vertex_buffers = vec![
-        Memory::from_bytes(&vb)
-            .ok()
-            .map(|data| VertexBufferView { data, stride }),
-    ];
+    // A view from any offset, of any size or to the buffer's end (past it included).
+    let (offset, size) = if b.u8() % 4 == 0 {
+        let size = b.chance().then(|| u64::from(b.u8()));
+        (u64::from(b.u8() % 40), size)
+    } else {
+        (0, None)
+    };
+    s.vertex_buffers = vec![Memory::from_bytes(&vb).ok().map(|data| VertexBufferView {
+        data,
+        stride,
+        offset,
+        size,
+    })];
     let indexed = b.chance();
     if indexed {
         let format = b.pick(&[IndexFormat::U16, IndexFormat::U32]);
@@ -502,9 +510,12 @@ pub fn draw_state(data: &[u8]) -> bool {
                 IndexFormat::U32 => ib.extend_from_slice(&i.to_le_bytes()),
             }
         }
-        s.index_buffer = Memory::from_bytes(&ib)
-            .ok()
-            .map(|data| IndexBufferView { data, format });
+        s.index_buffer = Memory::from_bytes(&ib).ok().map(|data| IndexBufferView {
+            data,
+            format,
+            offset: 0,
+            size: None,
+        });
         s.strip_cut = b.pick(&[StripCutValue::Disabled, StripCutValue::Enabled]);
     }
 
@@ -629,23 +640,34 @@ pub fn draw_state(data: &[u8]) -> bool {
 
     let (w, h) = (1 + u32::from(b.u8() % 24), 1 + u32::from(b.u8() % 24));
     if b.u8() % 4 == 0 {
-        s.viewport = Some(Viewport {
-            top_left_x: b.coord(),
-            top_left_y: b.coord(),
-            width: b.coord(),
-            height: b.coord(),
-            min_depth: b.coord(),
-            max_depth: b.coord(),
-        });
+        // One viewport mostly, sometimes several, now and then past D3D12's 16.
+        let n = match b.u8() % 8 {
+            0 => 17,
+            1 | 2 => 2,
+            _ => 1,
+        };
+        for _ in 0..n {
+            s.viewports.push(Viewport {
+                top_left_x: b.coord(),
+                top_left_y: b.coord(),
+                width: b.coord(),
+                height: b.coord(),
+                min_depth: b.coord(),
+                max_depth: b.coord(),
+            });
+        }
     }
     if b.chance() {
-        let mut c = || i32::from(b.u8() as i8);
-        s.scissor = Some(Rect {
-            left: c(),
-            top: c(),
-            right: c(),
-            bottom: c(),
-        });
+        let n = 1 + usize::from(b.u8() % 2);
+        for _ in 0..n {
+            let mut c = || i32::from(b.u8() as i8);
+            s.scissors.push(Rect {
+                left: c(),
+                top: c(),
+                right: c(),
+                bottom: c(),
+            });
+        }
     }
     s.sample_mask = if b.chance() { b.u32() } else { u32::MAX };
     s.blend_factor = [b.coord(), b.coord(), b.coord(), b.coord()];

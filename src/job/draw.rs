@@ -20,6 +20,10 @@
 //! start_instance = 0
 //! viewport = [0, 0, 32, 32, 0, 1] # x, y, width, height, min depth, max depth
 //! scissor = [0, 0, 32, 32]        # left, top, right, bottom (default: the whole target)
+//! # or several, chosen per primitive by SV_ViewportArrayIndex (up to 16; scissor i goes
+//! # with viewport i, one per viewport when given):
+//! # viewports = [[0, 0, 16, 32, 0, 1], [16, 0, 16, 32, 0, 1]]
+//! # scissors = [[0, 0, 16, 32], [16, 0, 32, 16]]
 //! sample_mask = 0xffffffff
 //! blend_factor = [1, 1, 1, 1]
 //! stencil_ref = 0
@@ -110,6 +114,12 @@ pub struct DrawSection {
     pub viewport: Option<[f32; 6]>,
     /// left, top, right, bottom.
     pub scissor: Option<[i32; 4]>,
+    /// Several viewports (`RSSetViewports`, up to 16), each as `viewport`;
+    /// `SV_ViewportArrayIndex` picks one per primitive. Not with `viewport`.
+    pub viewports: Option<Vec<[f32; 6]>>,
+    /// Several scissor rectangles (`RSSetScissorRects`), each as `scissor`; rectangle
+    /// `i` goes with viewport `i`. Not with `scissor`.
+    pub scissors: Option<Vec<[i32; 4]>>,
     /// `SampleMask`.
     pub sample_mask: Option<u32>,
     /// `OMSetBlendFactor`.
@@ -621,51 +631,128 @@ pub fn blend(d: &DrawSection) -> Result<BlendDesc, JobError> {
 /// The viewport, if given; refused when not finite, with a width or height ≤ 0, or depths
 /// outside [0, 1].
 pub fn viewport(d: &DrawSection) -> Result<Option<Viewport>, JobError> {
-    let Some(v) = d.viewport else { return Ok(None) };
+    d.viewport
+        .map(|v| one_viewport("`viewport`", v))
+        .transpose()
+}
+
+/// `D3D12_VIEWPORT_BOUNDS_MIN` and `_MAX`: where a viewport may lie.
+const VIEWPORT_BOUNDS: (f32, f32) = (-32768.0, 32767.0);
+
+/// One viewport `[x, y, width, height, min depth, max depth]` of key `key`: finite, width
+/// and height > 0, within D3D12's viewport bounds (`TopLeftX ≥ -32768`,
+/// `TopLeftX + Width ≤ 32767`, the same in y), depths in [0, 1] (`D3D12_VIEWPORT`;
+/// min depth above max depth is allowed, as D3D12 allows it).
+fn one_viewport(key: &str, v: [f32; 6]) -> Result<Viewport, JobError> {
     let [x, y, w, h, near, far] = v;
     if v.iter().any(|c| !c.is_finite()) || w <= 0.0 || h <= 0.0 {
         return Err(draw_err(
             "[draw]",
             format!(
-                "`viewport` {v:?}: x, y, width, height, min depth, max depth must be finite, with width and height > 0"
+                "{key} {v:?}: x, y, width, height, min depth, max depth must be finite, with width and height > 0"
+            ),
+        ));
+    }
+    let (lo, hi) = VIEWPORT_BOUNDS;
+    if x < lo || y < lo || x + w > hi || y + h > hi {
+        return Err(draw_err(
+            "[draw]",
+            format!(
+                "{key} {v:?}: a viewport lies within D3D12's bounds, x and y ≥ {lo}, x + width and y + height ≤ {hi} (D3D12_VIEWPORT_BOUNDS_MIN, _MAX)"
             ),
         ));
     }
     if !(0.0..=1.0).contains(&near) || !(0.0..=1.0).contains(&far) {
         return Err(draw_err(
             "[draw]",
-            format!("`viewport`: min depth {near} and max depth {far} must lie in [0, 1]"),
+            format!("{key}: min depth {near} and max depth {far} must lie in [0, 1]"),
         ));
     }
-    Ok(Some(Viewport {
+    Ok(Viewport {
         top_left_x: x,
         top_left_y: y,
         width: w,
         height: h,
         min_depth: near,
         max_depth: far,
-    }))
+    })
+}
+
+/// The viewports: `viewports` (1 to 16), or `viewport` as the only one, or none (the
+/// pipeline's one over the whole target). Both keys together are refused.
+pub fn viewports(d: &DrawSection) -> Result<Vec<Viewport>, JobError> {
+    let Some(list) = &d.viewports else {
+        return Ok(viewport(d)?.into_iter().collect());
+    };
+    if d.viewport.is_some() {
+        return Err(draw_err(
+            "[draw]",
+            "`viewport` and `viewports` both given: `viewports` lists them all (its first is viewport 0)",
+        ));
+    }
+    if list.is_empty() || list.len() > VIEWPORTS {
+        return Err(draw_err(
+            "[draw]",
+            format!(
+                "`viewports` has {} entries: D3D12 binds 1 to {VIEWPORTS} (D3D12_VIEWPORT_AND_SCISSORRECT_OBJECT_COUNT_PER_PIPELINE)",
+                list.len()
+            ),
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, &v)| one_viewport(&format!("`viewports` #{}", i + 1), v))
+        .collect()
 }
 
 /// The scissor rectangle, if given.
 pub fn scissor(d: &DrawSection) -> Result<Option<Rect>, JobError> {
-    let Some([l, t, r, b]) = d.scissor else {
-        return Ok(None);
-    };
+    d.scissor.map(|r| one_scissor("`scissor`", r)).transpose()
+}
+
+/// One rectangle `[left, top, right, bottom]` of key `key`: right and bottom not below
+/// left and top (`D3D12_RECT`; an empty rectangle is allowed and draws nothing).
+fn one_scissor(key: &str, [l, t, r, b]: [i32; 4]) -> Result<Rect, JobError> {
     if r < l || b < t {
         return Err(draw_err(
             "[draw]",
-            format!(
-                "`scissor` [{l}, {t}, {r}, {b}]: right and bottom must not be below left and top"
-            ),
+            format!("{key} [{l}, {t}, {r}, {b}]: right and bottom must not be below left and top"),
         ));
     }
-    Ok(Some(Rect {
+    Ok(Rect {
         left: l,
         top: t,
         right: r,
         bottom: b,
-    }))
+    })
+}
+
+/// The scissor rectangles: `scissors` (1 to 16, at least one per viewport), or
+/// `scissor` as the only one, or none (no scissor). Both keys together are refused.
+pub fn scissors(d: &DrawSection) -> Result<Vec<Rect>, JobError> {
+    let Some(list) = &d.scissors else {
+        return Ok(scissor(d)?.into_iter().collect());
+    };
+    if d.scissor.is_some() {
+        return Err(draw_err(
+            "[draw]",
+            "`scissor` and `scissors` both given: `scissors` lists them all (its first goes with viewport 0)",
+        ));
+    }
+    let viewports = d.viewports.as_ref().map_or(1, Vec::len);
+    if list.len() > VIEWPORTS || list.len() < viewports {
+        return Err(draw_err(
+            "[draw]",
+            format!(
+                "`scissors` has {} entries for {viewports} viewport(s): rectangle i goes with viewport i, so give one per viewport, at most {VIEWPORTS}",
+                list.len()
+            ),
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, &r)| one_scissor(&format!("`scissors` #{}", i + 1), r))
+        .collect()
 }
 
 /// The draw arguments, and whether the draw is indexed.

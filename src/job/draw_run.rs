@@ -392,6 +392,8 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         vertex_buffers[slot] = Some(VertexBufferView {
             data,
             stride: v.stride,
+            offset: 0,
+            size: None,
         });
     }
     let index_buffer = match &dsec.index_buffer {
@@ -412,7 +414,12 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
                 }
             };
             let data = buffer_bytes(name, &ib.data, ib.offset, &job.dir, &mut memory)?;
-            Some(IndexBufferView { data, format })
+            Some(IndexBufferView {
+                data,
+                format,
+                offset: 0,
+                size: None,
+            })
         }
         None => None,
     };
@@ -479,8 +486,8 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     };
     state.rasterizer = d::rasterizer(&dsec)?;
     state.blend = d::blend(&dsec)?;
-    state.viewport = d::viewport(&dsec)?;
-    state.scissor = d::scissor(&dsec)?;
+    state.viewports = d::viewports(&dsec)?;
+    state.scissors = d::scissors(&dsec)?;
     state.sample_mask = dsec.sample_mask.unwrap_or(u32::MAX);
     state.blend_factor = dsec.blend_factor.unwrap_or([1.0; 4]);
     state.stencil_ref = dsec.stencil_ref.unwrap_or(0);

@@ -57,7 +57,7 @@ impl Bins {
 
     /// How many primitives of `prims` each tile's list will hold: what to count and
     /// reserve before [`Bins::add`] fills the lists.
-    pub fn counts(&self, prims: &[Prim]) -> Vec<u64> {
+    pub fn counts<'p>(&self, prims: impl IntoIterator<Item = &'p Prim>) -> Vec<u64> {
         let mut counts = vec![0u64; self.bins.len()];
         for p in prims {
             let ([tx0, tx1], [ty0, ty1]) = self.tiles_of(p.bbox);

@@ -102,13 +102,13 @@ use super::raster::Pattern;
 use super::setup::{self, Prim, SetupState};
 use super::state::*;
 use super::tess::{self, TessBudget, TessFactors, TessellatorDesc};
-use super::tile::TileCtx;
+use super::tile::{TileCtx, TileStats};
 use super::trace::{Hook, TraceProgram};
 use super::vs::{self, VertexJob, VertexOutputs};
 use super::{ds, link::TessLinks};
 use crate::exec::jit::Engine;
 use crate::exec::{DescriptorTable, ExecError, RunBudget, StageProgram, WriteSink};
-use crate::ir::{ComponentType, MeshTopology, Shader};
+use crate::ir::{ComponentType, MeshTopology, Shader, SysValue};
 use crate::resources::Format;
 
 // The paths these types had when they were defined here.
@@ -295,6 +295,8 @@ struct Targets {
     samples: u32,
     /// Per target: its class, and whether every channel is 32 bits wide.
     classes: Vec<Option<(TargetClass, bool)>>,
+    /// The most array slices of any view (1 when every view is of one slice).
+    slices: u32,
 }
 
 fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
@@ -309,16 +311,29 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
     }
     let mut size: Option<(u32, u32, u32, DrawField)> = None;
     let mut classes = Vec::new();
+    let mut slices = 1u32;
     let mut check = |d: &crate::resources::TextureDesc,
                      field: DrawField|
      -> Result<(), DrawError> {
         use crate::resources::TextureDim;
-        if !matches!(d.dim, TextureDim::Tex2D | TextureDim::Tex2DMS) {
+        // A 2D array is a view of several slices (`Texture::target_view`); the draw
+        // renders to mip 0 of each.
+        if !matches!(
+            d.dim,
+            TextureDim::Tex2D
+                | TextureDim::Tex2DMS
+                | TextureDim::Tex2DArray
+                | TextureDim::Tex2DMSArray
+        ) {
             return Err(state_err(
                 field,
-                format!("a {} cannot be a target; give a 2D texture", d.dim.name()),
+                format!(
+                    "a {} cannot be a target; give a 2D texture or array",
+                    d.dim.name()
+                ),
             ));
         }
+        slices = slices.max(d.array_size());
         match size {
             None => size = Some((d.width, d.height, d.samples, field)),
             Some((w, h, n, _)) if (w, h, n) == (d.width, d.height, d.samples) => {}
@@ -377,6 +392,7 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
         height,
         samples,
         classes,
+        slices,
     })
 }
 
@@ -526,6 +542,11 @@ impl DrawMemory {
         Ok(())
     }
 
+    /// Gives back `bytes` counted before, whose storage is freed.
+    fn give(&mut self, bytes: u64) {
+        self.used = self.used.saturating_sub(bytes);
+    }
+
     /// Reserves room for `n` more elements of `v` for `what` (already counted).
     fn reserve<T>(what: &str, v: &mut Vec<T>, n: usize) -> Result<(), DrawError> {
         v.try_reserve_exact(n).map_err(|_| {
@@ -616,32 +637,25 @@ pub fn draw_charged(
         Some(m) => ms::link(m.ms.0, s.ps)?,
         None => link::link_stages(&layout, s.vs, s.ds.map(|d| d.0), s.gs.map(|g| g.0), s.ps)?,
     };
-    let viewport = s
-        .viewport
-        .unwrap_or(Viewport::full(targets.width, targets.height));
-    let vp_ok = [
-        viewport.top_left_x,
-        viewport.top_left_y,
-        viewport.width,
-        viewport.height,
-        viewport.min_depth,
-        viewport.max_depth,
-    ]
-    .iter()
-    .all(|v| v.is_finite());
-    if !vp_ok || viewport.width < 0.0 || viewport.height < 0.0 {
-        return Err(state_err(
-            DrawField::Viewport,
-            "every viewport value must be finite, and width and height ≥ 0",
-        ));
-    }
-    if !(0.0..=1.0).contains(&viewport.min_depth) || !(0.0..=1.0).contains(&viewport.max_depth) {
-        return Err(state_err(
-            DrawField::Viewport,
-            "min and max depth must lie in [0, 1]",
-        ));
-    }
-    let scissor = effective_scissor(&targets, &viewport, s.scissor);
+    let viewports = check_viewports(s, &targets)?;
+    // The pixels any primitive may touch: the union of every viewport's (each
+    // primitive's box is already within its own viewport's rectangle).
+    let scissor = viewports
+        .iter()
+        .map(|v| v.setup.scissor)
+        .filter(|r| r.left < r.right && r.top < r.bottom)
+        .reduce(|a, b| Rect {
+            left: a.left.min(b.left),
+            top: a.top.min(b.top),
+            right: a.right.max(b.right),
+            bottom: a.bottom.max(b.bottom),
+        })
+        .unwrap_or(Rect {
+            left: 0,
+            top: 0,
+            right: 0,
+            bottom: 0,
+        });
 
     // Programs.
     let plan = &opts.plan;
@@ -851,33 +865,11 @@ pub fn draw_charged(
         },
         (None, None, None) => ia::prim_kind(s.topology),
     };
-    let clip_setup = ClipSetup::new(
-        viewport.top_left_x,
-        viewport.top_left_y,
-        viewport.width,
-        viewport.height,
-        s.rasterizer.depth_clip_enable,
-    );
-    let ds_format = s
-        .depth_stencil_view
-        .as_ref()
-        .map(|d| d.texture.desc().format);
-    let setup_state = SetupState {
-        scissor,
-        front_ccw: s.rasterizer.front_counter_clockwise,
-        cull_front: s.rasterizer.cull_mode == CullMode::Front,
-        cull_back: s.rasterizer.cull_mode == CullMode::Back,
-        depth_bias: s.rasterizer.depth_bias,
-        depth_bias_clamp: s.rasterizer.depth_bias_clamp,
-        slope_scaled_depth_bias: s.rasterizer.slope_scaled_depth_bias,
-        depth_float: matches!(
-            ds_format.and_then(om::depth_kind),
-            Some(om::DepthKind::Float)
-        ),
-        depth_unorm_r: match ds_format.and_then(om::depth_kind) {
-            Some(om::DepthKind::Unorm(b)) => 1.0 / ((1u64 << b) - 1) as f32,
-            _ => 1.0 / 16_777_215.0,
-        },
+    let route = Route {
+        views: &viewports,
+        viewport_word: routing_word(last_stage(s), SysValue::ViewportArrayIndex),
+        slice_word: routing_word(last_stage(s), SysValue::RenderTargetArrayIndex),
+        slices: targets.slices,
     };
     // Clipping may split a primitive: those past the count above are counted as they
     // come.
@@ -913,17 +905,7 @@ pub fn draw_charged(
                 break;
             }
             let before = prims.len();
-            setup_primitive(
-                &setup_state,
-                &clip_setup,
-                &viewport,
-                &linked,
-                &mesh_out,
-                kind,
-                p.v,
-                p.id,
-                &mut prims,
-            );
+            setup_primitive(&route, &linked, &mesh_out, kind, p.v, p.id, &mut prims);
             report.primitives_rasterized += (prims.len() - before) as u64;
             if prims.len() as u64 > max_prims.saturating_add(mesh_prims.len() as u64) {
                 prim_overflow = true;
@@ -1084,17 +1066,7 @@ pub fn draw_charged(
                         break;
                     }
                     let before = prims.len();
-                    setup_primitive(
-                        &setup_state,
-                        &clip_setup,
-                        &viewport,
-                        &linked,
-                        &ds_out,
-                        kind,
-                        v,
-                        id,
-                        &mut prims,
-                    );
+                    setup_primitive(&route, &linked, &ds_out, kind, v, id, &mut prims);
                     report.primitives_rasterized += (prims.len() - before) as u64;
                     if prims.len() as u64 > max_prims {
                         failed = true;
@@ -1145,17 +1117,7 @@ pub fn draw_charged(
                     break;
                 }
                 let before = prims.len();
-                setup_primitive(
-                    &setup_state,
-                    &clip_setup,
-                    &viewport,
-                    &linked,
-                    &gs_out,
-                    kind,
-                    p.v,
-                    p.id,
-                    &mut prims,
-                );
+                setup_primitive(&route, &linked, &gs_out, kind, p.v, p.id, &mut prims);
                 report.primitives_rasterized += (prims.len() - before) as u64;
                 if prims.len() as u64 > max_prims {
                     failed = true;
@@ -1177,17 +1139,7 @@ pub fn draw_charged(
                 return false;
             }
             let before = prims.len();
-            setup_primitive(
-                &setup_state,
-                &clip_setup,
-                &viewport,
-                &linked,
-                &outputs,
-                kind,
-                verts,
-                p.id,
-                &mut prims,
-            );
+            setup_primitive(&route, &linked, &outputs, kind, verts, p.id, &mut prims);
             report.primitives_rasterized += (prims.len() - before) as u64;
             if prims.len() as u64 > max_prims {
                 failed = true;
@@ -1222,12 +1174,26 @@ pub fn draw_charged(
         ));
     }
     let t1 = Instant::now();
-    let bins = bin_primitives(&prims, &targets, &mut memory)?;
-    let t2 = Instant::now();
     report.times.setup = (t1 - t0).as_secs_f64();
-    report.times.binning = (t2 - t1).as_secs_f64();
+    // Primitives routed to other slices than the first run in passes, one per slice
+    // (`slice_passes`); a draw without views of several slices has one pass.
+    let views = view_slices(s);
+    let passes = slice_passes(&prims, &views, &mut memory)?;
+    let traced = trace
+        .as_ref()
+        .filter(|t| matches!(t.at, TraceAt::Pixel { .. }));
+    if traced.is_some() && passes.len() > 1 {
+        return Err(state_err(
+            DrawField::Programs,
+            "a pixel wave to trace in a draw that routes primitives to several render-target slices: the debugger does not trace such draws yet",
+        ));
+    }
 
     let ps_out = s.ps.map(PsOutputs::of).unwrap_or_default();
+    let depth_ranges: Vec<(f32, f32)> = viewports
+        .iter()
+        .map(|v| (v.viewport.min_depth, v.viewport.max_depth))
+        .collect();
     let stage = PixelStage {
         link: &linked,
         prims: &prims,
@@ -1241,22 +1207,44 @@ pub fn draw_charged(
             &outputs
         },
         pattern: &pattern,
-        depth_range: (viewport.min_depth, viewport.max_depth),
+        depth_ranges: &depth_ranges,
     };
-    let ctx = TileCtx {
-        stage: &stage,
-        bins: &bins,
-        om: OutputMerger::new(s, &stage, targets.samples, early, ps_out, opts.writes),
-        ps: ps_program.as_ref(),
-        scissor,
-        observer: opts.observer,
-        memory: opts.memory,
-        trace: trace
-            .as_ref()
-            .filter(|t| matches!(t.at, TraceAt::Pixel { .. })),
-        budget,
-    };
-    let st = ctx.run(threads)?;
+    let mut st = TileStats::default();
+    let mut binning = 0.0;
+    for (slice, members) in &passes {
+        let tb = Instant::now();
+        let (bins, bin_bytes) = match members {
+            None => bin_primitives(prims.iter().enumerate(), &targets, &mut memory)?,
+            Some(m) => bin_primitives(
+                m.iter()
+                    .filter_map(|&i| prims.get(i as usize).map(|p| (i as usize, p))),
+                &targets,
+                &mut memory,
+            )?,
+        };
+        binning += tb.elapsed().as_secs_f64();
+        let sliced;
+        let state = if views.iter().any(|v| v.1) {
+            sliced = slice_state(s, *slice);
+            &sliced
+        } else {
+            s
+        };
+        let ctx = TileCtx {
+            stage: &stage,
+            bins: &bins,
+            om: OutputMerger::new(state, &stage, targets.samples, early, ps_out, opts.writes),
+            ps: ps_program.as_ref(),
+            scissor,
+            observer: opts.observer,
+            memory: opts.memory,
+            trace: traced,
+            budget,
+        };
+        st.add(&ctx.run(threads)?);
+        memory.give(bin_bytes);
+    }
+    report.times.binning = binning;
     report.pixels_shaded = st.pixels;
     report.helper_lanes = st.helpers;
     report.pixel_waves = st.waves;
@@ -1434,24 +1422,284 @@ fn check_gs_topology(gs: &Shader, t: PrimitiveTopology) -> Result<(), DrawError>
     Ok(())
 }
 
-/// Lists every primitive in the tiles it touches (`bin`), counting the lists against
-/// `memory` and reserving each exactly (fallibly) before any is filled.
-fn bin_primitives(
-    prims: &[Prim],
+/// Lists the primitives `members` (index and primitive, in draw order) in the tiles they
+/// touch (`bin`), counting the lists against `memory` and reserving each exactly
+/// (fallibly) before any is filled; returns the bins and the bytes counted, which the
+/// caller gives back when the bins are dropped.
+fn bin_primitives<'p>(
+    members: impl Iterator<Item = (usize, &'p Prim)> + Clone,
     targets: &Targets,
     memory: &mut DrawMemory,
-) -> Result<Bins, DrawError> {
+) -> Result<(Bins, u64), DrawError> {
     let mut bins = Bins::new(targets.width, targets.height);
-    let counts = bins.counts(prims);
+    let counts = bins.counts(members.clone().map(|(_, p)| p));
     let entries: u64 = counts.iter().sum();
-    memory.take("the tiles' primitive lists", bytes_of::<u32>(entries))?;
+    let bytes = bytes_of::<u32>(entries);
+    memory.take("the tiles' primitive lists", bytes)?;
     for (b, &n) in bins.bins.iter_mut().zip(&counts) {
         DrawMemory::reserve("the tiles' primitive lists", b, n as usize)?;
     }
-    for (i, p) in prims.iter().enumerate() {
+    for (i, p) in members {
         bins.add(i as u32, p.bbox);
     }
-    Ok(bins)
+    Ok((bins, bytes))
+}
+
+/// One viewport of the draw, with its scissor rectangle, ready for clipping and setup.
+struct ViewportSetup {
+    viewport: Viewport,
+    clip: ClipSetup,
+    setup: SetupState,
+}
+
+/// Checks the viewports and scissor rectangles (`RSSetViewports`, `RSSetScissorRects`)
+/// and makes each viewport's clipping and setup state. At most [`VIEWPORTS`] of each
+/// (D3D12's `D3D12_VIEWPORT_AND_SCISSORRECT_OBJECT_COUNT_PER_PIPELINE`); every value
+/// finite, widths and heights ≥ 0, depths in [0, 1] (the `D3D12_VIEWPORT` ranges;
+/// `MinDepth > MaxDepth` is allowed, as D3D12 allows it). Rectangle `i` goes with
+/// viewport `i` (D3D11.3 §15.7 "Scissor Test": the scissor rectangle is chosen by the
+/// same index as the viewport), so scissor rectangles, when given, cover every viewport:
+/// fewer is an error naming both counts (D3D12 would scissor the others with undefined
+/// rectangles). No viewports: one over the whole target.
+fn check_viewports(s: &DrawState<'_>, t: &Targets) -> Result<Vec<ViewportSetup>, DrawError> {
+    if s.viewports.len() > VIEWPORTS {
+        return Err(state_err(
+            DrawField::Viewport,
+            format!(
+                "{} viewports; D3D12 binds at most {VIEWPORTS} (D3D12_VIEWPORT_AND_SCISSORRECT_OBJECT_COUNT_PER_PIPELINE)",
+                s.viewports.len()
+            ),
+        ));
+    }
+    if s.scissors.len() > VIEWPORTS {
+        return Err(state_err(
+            DrawField::Scissor,
+            format!(
+                "{} scissor rectangles; D3D12 binds at most {VIEWPORTS} (D3D12_VIEWPORT_AND_SCISSORRECT_OBJECT_COUNT_PER_PIPELINE)",
+                s.scissors.len()
+            ),
+        ));
+    }
+    let list = if s.viewports.is_empty() {
+        vec![Viewport::full(t.width, t.height)]
+    } else {
+        s.viewports.clone()
+    };
+    if !s.scissors.is_empty() && s.scissors.len() < list.len() {
+        return Err(state_err(
+            DrawField::Scissor,
+            format!(
+                "{} scissor rectangle(s) for {} viewports: rectangle i goes with viewport i, so give one per viewport",
+                s.scissors.len(),
+                list.len()
+            ),
+        ));
+    }
+    let many = list.len() > 1;
+    let ds_format = s
+        .depth_stencil_view
+        .as_ref()
+        .map(|d| d.texture.desc().format);
+    let mut out = Vec::with_capacity(list.len());
+    for (i, viewport) in list.into_iter().enumerate() {
+        let which = if many {
+            format!("viewport {i}: ")
+        } else {
+            String::new()
+        };
+        let vp_ok = [
+            viewport.top_left_x,
+            viewport.top_left_y,
+            viewport.width,
+            viewport.height,
+            viewport.min_depth,
+            viewport.max_depth,
+        ]
+        .iter()
+        .all(|v| v.is_finite());
+        if !vp_ok || viewport.width < 0.0 || viewport.height < 0.0 {
+            return Err(state_err(
+                DrawField::Viewport,
+                format!("{which}every viewport value must be finite, and width and height ≥ 0"),
+            ));
+        }
+        if !(0.0..=1.0).contains(&viewport.min_depth) || !(0.0..=1.0).contains(&viewport.max_depth)
+        {
+            return Err(state_err(
+                DrawField::Viewport,
+                format!("{which}min and max depth must lie in [0, 1]"),
+            ));
+        }
+        let scissor = effective_scissor(t, &viewport, s.scissors.get(i).copied());
+        out.push(ViewportSetup {
+            viewport,
+            clip: ClipSetup::new(
+                viewport.top_left_x,
+                viewport.top_left_y,
+                viewport.width,
+                viewport.height,
+                s.rasterizer.depth_clip_enable,
+            ),
+            setup: SetupState {
+                scissor,
+                front_ccw: s.rasterizer.front_counter_clockwise,
+                cull_front: s.rasterizer.cull_mode == CullMode::Front,
+                cull_back: s.rasterizer.cull_mode == CullMode::Back,
+                depth_bias: s.rasterizer.depth_bias,
+                depth_bias_clamp: s.rasterizer.depth_bias_clamp,
+                slope_scaled_depth_bias: s.rasterizer.slope_scaled_depth_bias,
+                depth_float: matches!(
+                    ds_format.and_then(om::depth_kind),
+                    Some(om::DepthKind::Float)
+                ),
+                depth_unorm_r: match ds_format.and_then(om::depth_kind) {
+                    Some(om::DepthKind::Unorm(b)) => 1.0 / ((1u64 << b) - 1) as f32,
+                    _ => 1.0 / 16_777_215.0,
+                },
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// The program whose outputs the rasterizer reads: the mesh, geometry or domain
+/// program when the draw has one, else the vertex program.
+fn last_stage<'a>(s: &DrawState<'a>) -> &'a Shader {
+    match (&s.mesh, s.gs, s.ds) {
+        (Some(m), _, _) => m.ms.0,
+        (None, Some((g, _)), _) => g,
+        (None, None, Some((d, _))) => d,
+        (None, None, None) => s.vs,
+    }
+}
+
+/// The output word holding system value `sv` (`SV_ViewportArrayIndex`,
+/// `SV_RenderTargetArrayIndex`) in the records the rasterizer reads of `last`: a vertex
+/// output, or for a mesh program a per-primitive output (after the vertex words of each
+/// record, `ms::record_words`). `None` when the program does not write it.
+fn routing_word(last: &Shader, sv: SysValue) -> Option<u32> {
+    let word = |o: &crate::ir::IoElement| o.word(0, o.mask.trailing_zeros().min(3));
+    if last.mesh.is_some() {
+        return last
+            .primitive_outputs
+            .iter()
+            .find(|o| o.sv == sv)
+            .map(|o| last.output_words + word(o));
+    }
+    last.outputs.iter().find(|o| o.sv == sv).map(word)
+}
+
+/// Where each primitive goes (D3D11.3 §15.6 "Viewport" and §15.7 "Scissor Test" for
+/// `SV_ViewportArrayIndex`, §17 "Output Merger" render-target arrays for
+/// `SV_RenderTargetArrayIndex`; the D3D12 reference of `D3D12_VIEW_INSTANCE_LOCATION`):
+/// both are read from the primitive's leading vertex (its provoking vertex, the one
+/// `nointerpolation` attributes take), from whichever stage feeds the rasterizer —
+/// geometry, domain, mesh (per primitive) or vertex program (D3D12's
+/// `VPAndRTArrayIndexFromAnyShaderFeedingRasterizerSupportedWithoutGSEmulation`, which
+/// WARP reports). A value out of range — a viewport index at or past the number of
+/// viewports, a slice index at or past every view's slice count — selects 0, "the
+/// effective index becomes 0"; a program that writes neither sends everything to viewport 0
+/// and slice 0.
+struct Route<'a> {
+    views: &'a [ViewportSetup],
+    viewport_word: Option<u32>,
+    slice_word: Option<u32>,
+    /// The most slices of any bound view.
+    slices: u32,
+}
+
+impl Route<'_> {
+    /// The viewport and slice of a primitive whose leading vertex is `lead`.
+    fn of(&self, vo: &VertexOutputs, lead: u32) -> (usize, u32) {
+        let vp = self.viewport_word.map_or(0, |w| vo.word(lead, w) as usize);
+        let vp = if vp < self.views.len() { vp } else { 0 };
+        let slice = self.slice_word.map_or(0, |w| vo.word(lead, w));
+        let slice = if slice < self.slices { slice } else { 0 };
+        (vp, slice)
+    }
+}
+
+/// Per bound view (render targets, then the depth-stencil view): its slice count and
+/// whether it is an array (`Texture::target_view`), which the output merger takes a
+/// slice of.
+fn view_slices(s: &DrawState<'_>) -> Vec<(u32, bool)> {
+    s.render_targets
+        .iter()
+        .flatten()
+        .map(|v| &v.texture)
+        .chain(s.depth_stencil_view.iter().map(|d| &d.texture))
+        .map(|t| (t.desc().array_size(), t.desc().dim.is_array()))
+        .collect()
+}
+
+/// The slice of a view of `n` slices that slice index `k` writes: `k`, or the view's
+/// first slice when `k` is past its end (the out-of-range rule of [`Route`], per view).
+fn view_slice(k: u32, n: u32) -> u32 {
+    if k < n { k } else { 0 }
+}
+
+/// The draw's state with each view narrowed to the slice index `k` writes
+/// (`view_slice`): what one pass's output merger writes.
+fn slice_state<'a>(s: &DrawState<'a>, k: u32) -> DrawState<'a> {
+    let pick = |t: &crate::resources::Texture| {
+        t.subresource(0, view_slice(k, t.desc().array_size()))
+            .unwrap_or_else(|| t.clone())
+    };
+    let mut out = s.clone();
+    for rt in out.render_targets.iter_mut().flatten() {
+        rt.texture = pick(&rt.texture);
+    }
+    if let Some(d) = out.depth_stencil_view.as_mut() {
+        d.texture = pick(&d.texture);
+    }
+    out
+}
+
+/// One pass of the tiles: a slice index and its primitives in draw order (`None`: every
+/// primitive).
+type SlicePass = (u32, Option<Vec<u32>>);
+
+/// The passes the tiles run ([`SlicePass`]). Passes write disjoint slices or run in the order D3D's needs: a
+/// primitive joins the latest pass of its slice unless a pass after that one writes
+/// some view's slice it writes too (a view with fewer slices sends both indices to its
+/// first slice), in which case it starts a new pass — so every slice of every view sees
+/// its primitives in draw order. With no primitive past slice 0, one pass.
+fn slice_passes(
+    prims: &[Prim],
+    views: &[(u32, bool)],
+    memory: &mut DrawMemory,
+) -> Result<Vec<SlicePass>, DrawError> {
+    if prims.iter().all(|p| p.slice == 0) {
+        return Ok(vec![(0, None)]);
+    }
+    memory.take(
+        "the render-target slices' primitive lists",
+        bytes_of::<u32>(prims.len() as u64),
+    )?;
+    let clash = |a: u32, b: u32| {
+        a != b
+            && views
+                .iter()
+                .any(|&(n, _)| view_slice(a, n) == view_slice(b, n))
+    };
+    let mut passes: Vec<(u32, Vec<u32>)> = Vec::new();
+    for (i, p) in prims.iter().enumerate() {
+        let mut at = None;
+        for (j, (k, _)) in passes.iter().enumerate().rev() {
+            if *k == p.slice {
+                at = Some(j);
+                break;
+            }
+            if clash(*k, p.slice) {
+                break;
+            }
+        }
+        match at.and_then(|j| passes.get_mut(j)) {
+            Some((_, m)) => m.push(i as u32),
+            None => passes.push((p.slice, vec![i as u32])),
+        }
+    }
+    Ok(passes.into_iter().map(|(k, m)| (k, Some(m))).collect())
 }
 
 /// Prepares the hook's program: the traced stage's bindings, wave size, profile and limits.
@@ -1499,9 +1747,34 @@ fn trace_program<'a>(
     })
 }
 
-/// Clips and sets up one assembled primitive, appending what survives to `prims`.
+/// Clips and sets up one assembled primitive in the viewport its leading vertex selects
+/// (`Route`), appending what survives to `prims` with its viewport and slice.
 #[allow(clippy::too_many_arguments)]
 fn setup_primitive(
+    route: &Route<'_>,
+    link: &Linked,
+    vo: &VertexOutputs,
+    kind: PrimKind,
+    verts: [u32; 3],
+    id: u32,
+    prims: &mut Vec<Prim>,
+) {
+    let (which, slice) = route.of(vo, verts[0]);
+    let Some(view) = route.views.get(which) else {
+        return;
+    };
+    let (st, cs, vp) = (&view.setup, &view.clip, &view.viewport);
+    let first = prims.len();
+    setup_in_viewport(st, cs, vp, link, vo, kind, verts, id, prims);
+    for p in prims.iter_mut().skip(first) {
+        p.viewport = which as u32;
+        p.slice = slice;
+    }
+}
+
+/// Clips and sets up one assembled primitive in one viewport.
+#[allow(clippy::too_many_arguments)]
+fn setup_in_viewport(
     st: &SetupState,
     cs: &ClipSetup,
     vp: &Viewport,
@@ -1612,4 +1885,86 @@ fn setup_primitive(
 /// The format check a job front end makes before binding a texture as a target.
 pub fn is_target_format(f: Format) -> bool {
     om::target_class(f).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::setup::{Plane, Shape};
+
+    fn prim(slice: u32) -> Prim {
+        Prim {
+            shape: Shape::Square {
+                x0: 0,
+                y0: 0,
+                x1: 256,
+                y1: 256,
+            },
+            bbox: [0, 0, 1, 1],
+            sigma: [Plane::default(); 3],
+            inv_w: [1.0; 3],
+            z: Plane::default(),
+            verts: [0; 3],
+            id: 0,
+            front: true,
+            viewport: 0,
+            slice,
+        }
+    }
+
+    fn passes(slices: &[u32], views: &[(u32, bool)]) -> Vec<SlicePass> {
+        let prims: Vec<Prim> = slices.iter().map(|&k| prim(k)).collect();
+        let mut memory = DrawMemory {
+            used: 0,
+            limit: u64::MAX,
+        };
+        slice_passes(&prims, views, &mut memory).unwrap()
+    }
+
+    /// Every slice of every view takes its primitives in draw order (D3D11.3 §4.1.5:
+    /// rendering in submission order): a primitive joins the latest pass of its slice
+    /// unless a later pass writes a slice it writes too. Views of three slices: slices
+    /// are disjoint, one pass each in draw order. With a second view of one slice,
+    /// indices 0 and 1 both write that view's slice 0, so the order between them is
+    /// kept with a new pass each time the index changes.
+    #[test]
+    fn slice_passes_keep_draw_order_per_slice() {
+        assert_eq!(passes(&[0, 0, 0], &[(3, true)]), vec![(0, None)]);
+        assert_eq!(
+            passes(&[0, 1, 0, 2, 1], &[(3, true)]),
+            vec![
+                (0, Some(vec![0, 2])),
+                (1, Some(vec![1, 4])),
+                (2, Some(vec![3]))
+            ]
+        );
+        assert_eq!(
+            passes(&[0, 1, 0, 1], &[(3, true), (1, false)]),
+            vec![
+                (0, Some(vec![0])),
+                (1, Some(vec![1])),
+                (0, Some(vec![2])),
+                (1, Some(vec![3]))
+            ]
+        );
+        // Slices 1 and 2 of a three-slice view with a two-slice one: index 2 writes the
+        // small view's slice 0, as index 0 does, but not index 1's slice 1.
+        assert_eq!(
+            passes(&[1, 2, 1, 0], &[(3, true), (2, true)]),
+            vec![
+                (1, Some(vec![0, 2])),
+                (2, Some(vec![1])),
+                (0, Some(vec![3]))
+            ]
+        );
+    }
+
+    /// D3D12's `D3D12_VIEW_INSTANCE_LOCATION` rule, per view: an index at or past a
+    /// view's slice count writes its first slice.
+    #[test]
+    fn an_index_past_a_view_writes_its_first_slice() {
+        assert_eq!(view_slice(2, 3), 2);
+        assert_eq!(view_slice(3, 3), 0);
+        assert_eq!(view_slice(u32::MAX, 1), 0);
+    }
 }

@@ -23,6 +23,9 @@
 //!   does. A slot with no buffer bound reads 0 in all four components, defaults not
 //!   applied (§8.20 "Input Assembler Data Conversion During Fetching"). In bounds, missing
 //!   components take the same defaults (§19.1.3.3).
+//! - A buffer view (`BufferLocation`, `SizeInBytes`) bounds its reads: an element or an
+//!   index that does not lie wholly inside the view is out of bounds even when the
+//!   buffer goes on past the view's end, as D3D11.3 §8.19.2 bounds fetches by the view.
 //! - Index reads past the index buffer give 0 (robust buffer access). With a strip cut
 //!   value enabled, 0xffff (16-bit) or 0xffffffff (32-bit) ends the current strip; in list
 //!   topologies it drops the incomplete primitive (§8.10 "Primitive Topologies", §8.12 "Generating Multiple Strips", §8.13 "Partially
@@ -47,7 +50,7 @@ use std::fmt;
 
 use super::state::{
     APPEND_ALIGNED_ELEMENT, DrawArgs, IndexBufferView, IndexFormat, InputLayout, PrimitiveTopology,
-    VERTEX_INPUT_SLOTS, VertexBufferView,
+    VERTEX_INPUT_SLOTS, VertexBufferView, read_view,
 };
 use crate::resources::Format;
 
@@ -176,7 +179,7 @@ pub fn fetch(e: &Element, buffers: &[Option<VertexBufferView>], index: i64) -> [
         i.checked_mul(u64::from(vb.stride))
             .and_then(|a| a.checked_add(u64::from(e.offset)))
     });
-    let in_bounds = addr.is_some_and(|a| vb.data.read_bytes(a, b));
+    let in_bounds = addr.is_some_and(|a| read_view(&vb.data, vb.offset, vb.size, a, b));
     if !in_bounds {
         // §8.19.2: out of bounds, the present components read 0 and the missing ones
         // their defaults — exactly what decoding zero bytes gives.
@@ -185,18 +188,22 @@ pub fn fetch(e: &Element, buffers: &[Option<VertexBufferView>], index: i64) -> [
     e.format.decode(b)
 }
 
-/// The index buffer's `i`-th index (0 past its end).
+/// The index buffer view's `i`-th index (0 past the view's end or the buffer's: see the
+/// module doc).
 pub fn read_index(ib: &IndexBufferView, i: u64) -> u32 {
-    match ib.format {
-        IndexFormat::U16 => i
-            .checked_mul(2)
-            .and_then(|a| ib.data.load_u16(a))
-            .map_or(0, u32::from),
-        IndexFormat::U32 => i
-            .checked_mul(4)
-            .and_then(|a| ib.data.load_u32(a))
-            .unwrap_or(0),
+    let mut b = [0u8; 4];
+    let n = match ib.format {
+        IndexFormat::U16 => 2,
+        IndexFormat::U32 => 4,
+    };
+    let bytes = &mut b[..n];
+    let read = i
+        .checked_mul(n as u64)
+        .is_some_and(|a| read_view(&ib.data, ib.offset, ib.size, a, bytes));
+    if !read {
+        return 0;
     }
+    u32::from_le_bytes(b)
 }
 
 /// The draw's index stream, appended to `out`: stream position `p` → `SV_VertexID` (the
@@ -606,7 +613,12 @@ mod tests {
     #[test]
     fn fetch_is_robust() {
         let data = Memory::from_bytes(&[0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]).unwrap();
-        let vb = vec![Some(VertexBufferView { data, stride: 4 })];
+        let vb = vec![Some(VertexBufferView {
+            data,
+            stride: 4,
+            offset: 0,
+            size: None,
+        })];
         let e = Element {
             semantic: "X".into(),
             semantic_index: 0,
@@ -640,10 +652,71 @@ mod tests {
         let ib = IndexBufferView {
             data: Memory::from_bytes(&[5, 0, 0xff, 0xff]).unwrap(),
             format: IndexFormat::U16,
+            offset: 0,
+            size: None,
         };
         assert_eq!(read_index(&ib, 0), 5);
         assert_eq!(read_index(&ib, 1), cut_value(IndexFormat::U16));
         assert_eq!(read_index(&ib, 2), 0);
+    }
+
+    /// D3D11.3 §8.19.2: a view with a byte offset and a size bounds the fetch by the
+    /// view, not the buffer: the last element inside the view reads, one past it does
+    /// not even though the buffer holds it; indices likewise (read 0).
+    #[test]
+    fn views_bound_fetches_by_their_offset_and_size() {
+        let words: Vec<u8> = (1..=6u32).flat_map(|v| (v as f32).to_le_bytes()).collect();
+        let data = Memory::from_bytes(&words).unwrap();
+        let view = |offset, size| {
+            vec![Some(VertexBufferView {
+                data: data.clone(),
+                stride: 4,
+                offset,
+                size,
+            })]
+        };
+        let e = Element {
+            semantic: "X".into(),
+            semantic_index: 0,
+            format: Format::R32_FLOAT,
+            slot: 0,
+            offset: 0,
+            step_rate: 0,
+        };
+        let x = |v: f32| [v.to_bits(), 0, 0, 1.0f32.to_bits()];
+        let out = [0, 0, 0, 1.0f32.to_bits()];
+        // 8 bytes in, 12 bytes long: values 3, 4, 5.
+        let vb = view(8, Some(12));
+        assert_eq!(fetch(&e, &vb, 0), x(3.0));
+        assert_eq!(fetch(&e, &vb, 2), x(5.0), "the last element of the view");
+        assert_eq!(
+            fetch(&e, &vb, 3),
+            out,
+            "one past the view, inside the buffer"
+        );
+        // Without a size the view runs to the buffer's end.
+        let vb = view(8, None);
+        assert_eq!(fetch(&e, &vb, 3), x(6.0));
+        assert_eq!(fetch(&e, &vb, 4), out);
+        // A view starting past the buffer reads nothing.
+        assert_eq!(fetch(&e, &view(24, Some(4)), 0), out);
+        let ib = IndexBufferView {
+            data: Memory::from_bytes(&[9, 0, 7, 0, 5, 0, 3, 0]).unwrap(),
+            format: IndexFormat::U16,
+            offset: 2,
+            size: Some(4),
+        };
+        assert_eq!(read_index(&ib, 0), 7);
+        assert_eq!(read_index(&ib, 1), 5, "the last index of the view");
+        assert_eq!(read_index(&ib, 2), 0, "one past the view reads 0");
+        let ib32 = IndexBufferView {
+            format: IndexFormat::U32,
+            offset: 4,
+            size: None,
+            ..ib.clone()
+        };
+        assert_eq!(read_index(&ib32, 0), 3 << 16 | 5);
+        assert_eq!(read_index(&ib32, 1), 0);
     }
 
     /// D3D11.3 §8 (patch-list topologies): every n positions make a patch, numbered in

@@ -123,6 +123,8 @@ mod tests {
             verts: [0, 1, 2],
             id: 0,
             front: true,
+            viewport: 0,
+            slice: 0,
         }
     }
 

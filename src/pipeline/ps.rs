@@ -187,15 +187,26 @@ pub struct PixelStage<'a> {
     pub vertices: &'a VertexOutputs,
     /// The render targets' sample pattern.
     pub pattern: &'a Pattern,
-    /// Viewport depth range `(min, max)` depth values are clamped to.
-    pub depth_range: (f32, f32),
+    /// Each viewport's depth range `(min, max)`, by [`Prim::viewport`]: what depth values
+    /// are clamped to.
+    pub depth_ranges: &'a [(f32, f32)],
 }
 
 impl PixelStage<'_> {
+    /// The depth range of `prim`'s viewport (D3D11.3 §15.6: depth is clamped to the
+    /// range of the viewport the primitive was set up in); `(0, 1)` for a viewport
+    /// outside the list, which setup never makes.
+    pub fn depth_range(&self, prim: &Prim) -> (f32, f32) {
+        self.depth_ranges
+            .get(prim.viewport as usize)
+            .copied()
+            .unwrap_or((0.0, 1.0))
+    }
+
     /// The depth plane at `at`, clamped to the viewport's range: what the depth test
     /// compares and stores.
     pub fn depth_at(&self, prim: &Prim, at: Location) -> f32 {
-        clamp_depth(position_z(prim, at), self.depth_range)
+        clamp_depth(position_z(prim, at), self.depth_range(prim))
     }
 
     fn location(&self, lane: &PixelLane, interp: Interp) -> Location {
@@ -727,7 +738,7 @@ mod tests {
             prims: &prims,
             vertices: &vertices,
             pattern: &pattern,
-            depth_range: (0.2, 0.8),
+            depth_ranges: &[(0.2, 0.8)],
         };
         let quad = |prim, x, y, sample, coverage| PixelQuad {
             prim,

@@ -145,6 +145,12 @@ pub struct Prim {
     pub id: u32,
     /// Front-facing (points and lines always are).
     pub front: bool,
+    /// The viewport (and scissor rectangle) it was set up in: its
+    /// `SV_ViewportArrayIndex`, 0 when out of range (`draw`).
+    pub viewport: u32,
+    /// The render-target array slice it renders to: its `SV_RenderTargetArrayIndex`, 0
+    /// when out of range of every view (`draw`).
+    pub slice: u32,
 }
 
 /// A vertex after the perspective divide and viewport transform.
@@ -331,6 +337,8 @@ pub fn triangle(
         verts,
         id,
         front,
+        viewport: 0,
+        slice: 0,
     })
 }
 
@@ -349,6 +357,8 @@ pub fn point(s: &SetupState, v: ScreenVertex, inv_w: f64, vert: u32, id: u32) ->
         verts: [vert; 3],
         id,
         front: true,
+        viewport: 0,
+        slice: 0,
     })
 }
 
@@ -425,6 +435,8 @@ pub fn line(
         verts,
         id,
         front: true,
+        viewport: 0,
+        slice: 0,
     })
 }
 

@@ -21,6 +21,10 @@ pub const VERTEX_INPUT_SLOTS: u32 = 32;
 /// The number of simultaneous render targets (`D3D12_SIMULTANEOUS_RENDER_TARGET_COUNT`).
 pub const RENDER_TARGETS: usize = 8;
 
+/// The most viewports and scissor rectangles a draw binds
+/// (`D3D12_VIEWPORT_AND_SCISSORRECT_OBJECT_COUNT_PER_PIPELINE`).
+pub const VIEWPORTS: usize = 16;
+
 /// `D3D12_INPUT_ELEMENT_DESC`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputElementDesc {
@@ -174,20 +178,50 @@ pub enum StripCutValue {
 /// `D3D12_VERTEX_BUFFER_VIEW`: the bytes of one slot and the stride between vertices.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VertexBufferView {
-    /// The buffer's bytes from the view's start (`BufferLocation`); reads past its end
-    /// give zeros.
+    /// The buffer's bytes; the view starts `offset` bytes in. Reads past the view's end
+    /// (or the buffer's) are out of bounds (`ia::fetch`).
     pub data: Memory,
     /// Bytes from one vertex (or instance) to the next.
     pub stride: u32,
+    /// Where the view starts in `data` (`BufferLocation` less the buffer's address).
+    pub offset: u64,
+    /// `SizeInBytes` (`None`: to the end of `data`).
+    pub size: Option<u64>,
 }
 
 /// `D3D12_INDEX_BUFFER_VIEW`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexBufferView {
-    /// The indices' bytes; an index past the end reads 0.
+    /// The indices' bytes; the view starts `offset` bytes in, and an index past the
+    /// view's end (or the buffer's) reads 0.
     pub data: Memory,
     /// 16- or 32-bit indices.
     pub format: IndexFormat,
+    /// Where the view starts in `data` (`BufferLocation` less the buffer's address).
+    pub offset: u64,
+    /// `SizeInBytes` (`None`: to the end of `data`).
+    pub size: Option<u64>,
+}
+
+/// Reads `out.len()` bytes at `addr` of a buffer view of `data` starting at `offset`
+/// and `size` bytes long (`None`: to the end of `data`): `false`, and nothing read, when
+/// any byte lies past the view or the buffer.
+pub(crate) fn read_view(
+    data: &Memory,
+    offset: u64,
+    size: Option<u64>,
+    addr: u64,
+    out: &mut [u8],
+) -> bool {
+    let Some(end) = addr.checked_add(out.len() as u64) else {
+        return false;
+    };
+    if size.is_some_and(|s| end > s) {
+        return false;
+    }
+    offset
+        .checked_add(addr)
+        .is_some_and(|a| data.read_bytes(a, out))
 }
 
 /// `D3D12_FILL_MODE`.
@@ -628,14 +662,18 @@ pub struct Rect {
     pub bottom: i32,
 }
 
-/// One render target view: mip 0, slice 0 of a 2D (or 2D multisampled) texture.
+/// One render target view: a 2D (or 2D multisampled) texture of one mip and one slice,
+/// or a 2D array (multisampled or not) of one mip whose slices are the view's
+/// (`Texture::target_view` makes one from an array's slices or a 3D texture's W slices):
+/// `SV_RenderTargetArrayIndex` picks the slice of each primitive (`draw`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderTargetView {
     /// The texture written.
     pub texture: Texture,
 }
 
-/// A depth-stencil view: mip 0, slice 0 of a texture in a depth format.
+/// A depth-stencil view: a texture in a depth format of one mip and one slice, or a 2D
+/// array of one mip whose slices are the view's, as for [`RenderTargetView`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DepthStencilView {
     /// The texture (D16_UNORM, D24_UNORM_S8_UINT, D32_FLOAT or D32_FLOAT_S8X24_UINT).
@@ -713,10 +751,12 @@ pub struct DrawState<'a> {
     pub blend: BlendDesc,
     /// `D3D12_DEPTH_STENCIL_DESC`.
     pub depth_stencil: DepthStencilDesc,
-    /// `RSSetViewports` (one viewport; `None` = the whole target, depth 0 to 1).
-    pub viewport: Option<Viewport>,
-    /// `RSSetScissorRects` (one rectangle; `None` = the whole target).
-    pub scissor: Option<Rect>,
+    /// `RSSetViewports`: up to [`VIEWPORTS`]; `SV_ViewportArrayIndex` picks one per
+    /// primitive (empty = one viewport over the whole target, depth 0 to 1).
+    pub viewports: Vec<Viewport>,
+    /// `RSSetScissorRects`: rectangle `i` goes with viewport `i` (empty = no scissor,
+    /// the whole target for every viewport).
+    pub scissors: Vec<Rect>,
     /// `SampleMask`.
     pub sample_mask: u32,
     /// `OMSetBlendFactor`.
@@ -755,8 +795,8 @@ impl<'a> DrawState<'a> {
             rasterizer: RasterizerDesc::default(),
             blend: BlendDesc::default(),
             depth_stencil: DepthStencilDesc::default(),
-            viewport: None,
-            scissor: None,
+            viewports: Vec::new(),
+            scissors: Vec::new(),
             sample_mask: u32::MAX,
             blend_factor: [1.0; 4],
             stencil_ref: 0,
@@ -778,8 +818,8 @@ pub struct FixedState {
     rasterizer: RasterizerDesc,
     blend: BlendDesc,
     depth_stencil: DepthStencilDesc,
-    viewport: Option<Viewport>,
-    scissor: Option<Rect>,
+    viewports: Vec<Viewport>,
+    scissors: Vec<Rect>,
     sample_mask: u32,
     blend_factor: [f32; 4],
     stencil_ref: u8,
@@ -799,8 +839,8 @@ impl DrawState<'_> {
             rasterizer: self.rasterizer,
             blend: self.blend,
             depth_stencil: self.depth_stencil,
-            viewport: self.viewport,
-            scissor: self.scissor,
+            viewports: self.viewports.clone(),
+            scissors: self.scissors.clone(),
             sample_mask: self.sample_mask,
             blend_factor: self.blend_factor,
             stencil_ref: self.stencil_ref,
@@ -837,8 +877,8 @@ impl FixedState {
             rasterizer: f.rasterizer,
             blend: f.blend,
             depth_stencil: f.depth_stencil,
-            viewport: f.viewport,
-            scissor: f.scissor,
+            viewports: f.viewports,
+            scissors: f.scissors,
             sample_mask: f.sample_mask,
             blend_factor: f.blend_factor,
             stencil_ref: f.stencil_ref,

@@ -51,7 +51,8 @@ pub(crate) struct TileStats {
 }
 
 impl TileStats {
-    fn add(&mut self, o: &TileStats) {
+    /// Adds `o`'s counts and times to these.
+    pub(crate) fn add(&mut self, o: &TileStats) {
         self.pixels += o.pixels;
         self.helpers += o.helpers;
         self.waves += o.waves;

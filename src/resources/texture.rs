@@ -347,6 +347,68 @@ impl Texture {
         })
     }
 
+    /// Slices `first .. first + count` of mip `mip` as one texture of their own, sharing
+    /// this texture's memory: what a render-target or depth-stencil view of several
+    /// slices lets a draw write. Of a 2D texture or array (multisampled or not) the
+    /// slices are array slices; of a 3D texture they are the mip's W slices
+    /// (`FirstWSlice`, `WSize`), each a plane of the mip. One slice gives a 2D (or 2D
+    /// multisampled) texture, as [`Texture::subresource`]; more give a 2D array whose
+    /// slice `k` is slice `first + k`. `None` for another shape, an empty range or one
+    /// outside the texture.
+    pub fn target_view(&self, mip: u32, first: u32, count: u32) -> Option<Texture> {
+        let end = first.checked_add(count)?;
+        if count == 0 || mip >= self.desc.mips {
+            return None;
+        }
+        let [width, height, depth] = self.desc.mip_size(mip);
+        let (offsets, ms) = match self.desc.dim {
+            TextureDim::Tex2D
+            | TextureDim::Tex2DArray
+            | TextureDim::Tex2DMS
+            | TextureDim::Tex2DMSArray => {
+                if end > self.desc.array_size() {
+                    return None;
+                }
+                let offsets = (first..end)
+                    .map(|k| self.subresource_offset(mip, k))
+                    .collect::<Option<Vec<u64>>>()?;
+                (offsets, self.desc.dim.is_multisampled())
+            }
+            TextureDim::Tex3D if !self.desc.format.is_block_compressed() => {
+                if end > depth {
+                    return None;
+                }
+                let base = self.subresource_offset(mip, 0)?;
+                let plane = u64::from(width)
+                    * u64::from(height)
+                    * u64::from(self.desc.format.bytes_per_texel());
+                let offsets = (first..end)
+                    .map(|w| base + u64::from(w) * plane)
+                    .collect::<Vec<u64>>();
+                (offsets, false)
+            }
+            _ => return None,
+        };
+        let dim = match (count > 1, ms) {
+            (false, false) => TextureDim::Tex2D,
+            (false, true) => TextureDim::Tex2DMS,
+            (true, false) => TextureDim::Tex2DArray,
+            (true, true) => TextureDim::Tex2DMSArray,
+        };
+        Some(Texture {
+            desc: TextureDesc {
+                dim,
+                width,
+                height,
+                depth_or_array_size: count,
+                mips: 1,
+                ..self.desc
+            },
+            memory: self.memory.clone(),
+            offsets: Arc::from(offsets.as_slice()),
+        })
+    }
+
     /// A copy of all bytes, in subresource order.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.memory.to_bytes()
@@ -727,6 +789,42 @@ mod tests {
         assert_eq!(t.texel_addr(1, 0, [2, 0, 0], 0), None);
         assert_eq!(t.texel_addr(2, 0, [0, 0, 0], 0), None);
         assert_eq!(t.texel_addr(0, 2, [0, 0, 0], 0), None);
+    }
+
+    /// A target view of several slices: slice `k` of the view is slice `first + k` of a
+    /// 2D array's mip, or W slice `first + k` of a 3D texture's mip (D3D12's
+    /// `D3D12_TEX2D_ARRAY_RTV` and `D3D12_TEX3D_RTV`); ranges outside are refused.
+    #[test]
+    fn target_views_address_their_slices() {
+        let t = Texture::new(desc(TextureDim::Tex2DArray, 4, 2, 3, 2)).unwrap();
+        let v = t.target_view(1, 1, 2).unwrap();
+        assert_eq!(v.desc().dim, TextureDim::Tex2DArray);
+        assert_eq!(
+            (v.desc().width, v.desc().height, v.desc().array_size()),
+            (2, 1, 2)
+        );
+        for k in 0..2 {
+            assert_eq!(
+                v.subresource(0, k).unwrap().texel_addr(0, 0, [1, 0, 0], 0),
+                t.texel_addr(1, 1 + k, [1, 0, 0], 0)
+            );
+        }
+        assert_eq!(
+            t.target_view(0, 2, 1).unwrap().desc().dim,
+            TextureDim::Tex2D
+        );
+        assert!(t.target_view(0, 2, 2).is_none());
+        assert!(t.target_view(2, 0, 1).is_none());
+        assert!(t.target_view(0, 0, 0).is_none());
+        // A 3D texture 4 × 2 × 4, mip 1 is 2 × 1 × 2: its W slice 1 is the second plane.
+        let t3 = Texture::new(desc(TextureDim::Tex3D, 4, 2, 4, 2)).unwrap();
+        let v = t3.target_view(1, 0, 2).unwrap();
+        assert_eq!(v.desc().array_size(), 2);
+        assert_eq!(
+            v.subresource(0, 1).unwrap().texel_addr(0, 0, [1, 0, 0], 0),
+            t3.texel_addr(1, 0, [1, 0, 1], 0)
+        );
+        assert!(t3.target_view(1, 1, 2).is_none(), "mip 1 has 2 W slices");
     }
 
     /// A subresource as a texture of its own addresses the parent's texels: mip 1 of

@@ -1018,38 +1018,461 @@ vertex_count = 6
     assert_eq!(texel(0, 0, 2, 8), clear, "mip 0 of slice 0");
 }
 
-/// With a view of several slices, SV_RenderTargetArrayIndex would route each primitive
-/// to its slice; the pipeline renders to one slice of a view, so such a draw is
-/// refused naming the view and the program rather than drawn into the wrong slice.
-#[test]
-fn a_view_of_several_slices_with_an_array_index_is_refused() {
-    let text = format!(
-        "{TRIANGLES}
+/// A `layers` resource: a 16 × 16 RGBA8 array of `n` slices holding 0xff332211.
+fn layers(n: u32) -> String {
+    format!(
+        "
 [[resource]]
 name = \"layers\"
 kind = \"texture2darray\"
 format = \"R8G8B8A8_UNORM\"
 width = 16
 height = 16
-array_size = 2
+array_size = {n}
+data = {{ fill_u32 = 0xff332211 }}
+"
+    )
+}
+
+/// The 4 bytes of pixel (`x`, `y`) of slice `slice` of the 16 × 16 RGBA8 `layers`.
+fn layer_pixel(r: &dxlane::job::ListResult, slice: usize, x: usize, y: usize) -> Vec<u8> {
+    let e = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains("\"layers\""))
+        .unwrap();
+    let b = e.contents().unwrap();
+    let at = 4 * (256 * slice + 16 * y + x);
+    b[at..at + 4].to_vec()
+}
+
+const RED: [u8; 4] = [255, 0, 0, 255];
+const GREEN: [u8; 4] = [0, 255, 0, 255];
+const CLEAR: [u8; 4] = [0x11, 0x22, 0x33, 0xff];
+
+/// D3D11.3 §13 (the geometry shader's `SV_RenderTargetArrayIndex` output) and the
+/// D3D12 reference of `D3D12_VIEW_INSTANCE_LOCATION`: each primitive renders to the
+/// slice of the view its leading vertex names, in one draw. `shaders/layers.hlsl`'s
+/// geometry program emits every input triangle three times, copy k to slice k + route.x:
+/// both triangles reach each of the view's three slices, and the texture's fourth slice,
+/// outside the view, stays as it was.
+#[test]
+fn a_geometry_program_sends_a_triangle_to_each_slice_of_the_view() {
+    let text = format!(
+        "{TRIANGLES}{}
+[[command]]
+type = \"draw\"
+vertex_count = 6
+gs = \"SHADERS/layers.gs_5_0.dxbc\"
+bind = [{{ reg = \"b0\", u32 = [0, 0, 0, 0] }}]
+{}",
+        layers(4),
+        DRAW_COLOR.replace(
+            "resource = \"color\" }",
+            "resource = \"layers\", slices = [0, 3] }"
+        )
+    );
+    let r = list("gs_slices", &text);
+    for slice in 0..3 {
+        assert_eq!(layer_pixel(&r, slice, 2, 8), RED, "slice {slice}, left");
+        assert_eq!(layer_pixel(&r, slice, 13, 8), GREEN, "slice {slice}, right");
+        assert_eq!(
+            layer_pixel(&r, slice, 8, 1),
+            CLEAR,
+            "slice {slice}, between"
+        );
+    }
+    assert_eq!(layer_pixel(&r, 3, 2, 8), CLEAR, "outside the view");
+    assert_eq!(layer_pixel(&r, 3, 13, 8), CLEAR, "outside the view");
+}
+
+/// Out of range (the D3D12 reference of `D3D12_VIEW_INSTANCE_LOCATION`: "the effective
+/// index becomes 0"): with route.x = 1 the copies name slices 1, 2 and 3 of a view of
+/// texture slices 1 and 2; index 1 is texture slice 2, indices 2 and 3 are past the view
+/// and land in its first slice, texture slice 1. Texture slice 0 is not in the view and
+/// is not written.
+#[test]
+fn an_array_index_past_the_view_renders_to_its_first_slice() {
+    let text = format!(
+        "{TRIANGLES}{}
+[[command]]
+type = \"draw\"
+vertex_count = 3
+gs = \"SHADERS/layers.gs_5_0.dxbc\"
+bind = [{{ reg = \"b0\", u32 = [1, 0, 0, 0] }}]
+{}",
+        layers(3),
+        DRAW_COLOR.replace(
+            "resource = \"color\" }",
+            "resource = \"layers\", slices = [1, 2] }"
+        )
+    );
+    let r = list("gs_slices_out_of_range", &text);
+    assert_eq!(layer_pixel(&r, 0, 2, 8), CLEAR, "texture slice 0");
+    assert_eq!(layer_pixel(&r, 1, 2, 8), RED, "view slice 0 (indices 2, 3)");
+    assert_eq!(layer_pixel(&r, 2, 2, 8), RED, "view slice 1 (index 1)");
+}
+
+/// D3D12's `VPAndRTArrayIndexFromAnyShaderFeedingRasterizerSupportedWithoutGSEmulation`
+/// (WARP supports it): a vertex program feeding the rasterizer routes too, each
+/// primitive by its leading vertex. `layers.hlsl`'s vertex program names slice
+/// `SV_VertexID / 3 + route.x`: the red triangle goes to slice 0 and the green one to
+/// slice 1; with route.x = 2 the red one goes to slice 2 and the green one's index 3 is
+/// out of range, so slice 0.
+#[test]
+fn a_vertex_program_routes_primitives_between_slices() {
+    let draw = |route: u32| {
+        format!(
+            "{TRIANGLES}{}
+[[command]]
+type = \"draw\"
+vertex_count = 6
+bind = [{{ reg = \"b0\", u32 = [{route}, 0, 0, 0] }}]
+{}",
+            layers(3),
+            DRAW_COLOR
+                .replace("draw_color.vs_5_0", "layers.vs_5_0")
+                .replace(
+                    "resource = \"color\" }",
+                    "resource = \"layers\", slices = [0, 3] }"
+                )
+        )
+    };
+    let r = list("vs_slices", &draw(0));
+    assert_eq!(layer_pixel(&r, 0, 2, 8), RED);
+    assert_eq!(layer_pixel(&r, 0, 13, 8), CLEAR);
+    assert_eq!(layer_pixel(&r, 1, 2, 8), CLEAR);
+    assert_eq!(layer_pixel(&r, 1, 13, 8), GREEN);
+    assert_eq!(layer_pixel(&r, 2, 2, 8), CLEAR);
+    let r = list("vs_slices_out_of_range", &draw(2));
+    assert_eq!(layer_pixel(&r, 2, 2, 8), RED, "index 2");
+    assert_eq!(layer_pixel(&r, 2, 13, 8), CLEAR);
+    assert_eq!(
+        layer_pixel(&r, 0, 13, 8),
+        GREEN,
+        "index 3, out of range: slice 0"
+    );
+    assert_eq!(layer_pixel(&r, 0, 2, 8), CLEAR);
+    assert_eq!(layer_pixel(&r, 1, 2, 8), CLEAR);
+    assert_eq!(layer_pixel(&r, 1, 13, 8), CLEAR);
+}
+
+/// D3D12's `D3D12_TEX3D_RTV` (`FirstWSlice`, `WSize`): a view of W slices 1 and 2 of a
+/// 3D texture takes primitives by `SV_RenderTargetArrayIndex` as an array view does —
+/// copies 0 and 1 to W slices 1 and 2, copy 2 (past the view) to W slice 1 — and W slice
+/// 0 is not written.
+#[test]
+fn a_view_of_3d_slices_takes_primitives_by_array_index() {
+    let text = format!(
+        "{TRIANGLES}
+[[resource]]
+name = \"layers\"
+kind = \"texture3d\"
+format = \"R8G8B8A8_UNORM\"
+width = 16
+height = 16
+depth = 3
+data = {{ fill_u32 = 0xff332211 }}
 
 [[command]]
 type = \"draw\"
 vertex_count = 3
-gs = \"SHADERS/geometry.gs_5_0.dxbc\"
-bind = [{{ reg = \"b0\", f32 = [0, 0, 0, 0] }}]
+gs = \"SHADERS/layers.gs_5_0.dxbc\"
+bind = [{{ reg = \"b0\", u32 = [0, 0, 0, 0] }}]
 {}",
         DRAW_COLOR.replace(
             "resource = \"color\" }",
-            "resource = \"layers\", slices = [0, 2] }"
+            "resource = \"layers\", slices = [1, 2] }"
         )
     );
-    let e = error_of("array_index", &text);
-    for w in [
-        "[[command]] #1 (draw)",
-        "`render_targets` `slices` [0, 2]",
-        "geometry program writes SV_RenderTargetArrayIndex",
-    ] {
-        assert!(e.contains(w), "`{w}` not in: {e}");
+    let r = list("slices_3d", &text);
+    assert_eq!(layer_pixel(&r, 0, 2, 8), CLEAR, "W slice 0");
+    assert_eq!(layer_pixel(&r, 1, 2, 8), RED, "W slice 1");
+    assert_eq!(layer_pixel(&r, 2, 2, 8), RED, "W slice 2");
+    assert_eq!(layer_pixel(&r, 1, 13, 8), CLEAR);
+    // W slices past the mip's depth are refused, naming the key.
+    let e = error_of(
+        "slices_3d_outside",
+        &text.replace("slices = [1, 2]", "slices = [2, 2]"),
+    );
+    assert!(
+        e.contains("`slices` [2, 2]") && e.contains("3 W slice(s)"),
+        "{e}"
+    );
+}
+
+/// The depth-stencil view routes with the render targets (D3D11.3 §17 "Output Merger":
+/// `SV_RenderTargetArrayIndex` indexes every bound view): the vertex program sends the
+/// red triangle to slice 0 and the green one to slice 1 of both a colour and a depth
+/// array, and each depth slice holds only its own triangle's depth (0) where it drew.
+#[test]
+fn the_depth_view_takes_the_same_slice_as_the_targets() {
+    let text = format!(
+        "{TRIANGLES}{}
+[[resource]]
+name = \"depth\"
+kind = \"texture2darray\"
+format = \"D32_FLOAT\"
+width = 16
+height = 16
+array_size = 2
+data = {{ fill_u32 = 0x3f800000 }}
+
+[[command]]
+type = \"draw\"
+vertex_count = 6
+bind = [{{ reg = \"b0\", u32 = [0, 0, 0, 0] }}]
+depth_stencil = {{ resource = \"depth\", slices = [0, 2] }}
+{}",
+        layers(2),
+        DRAW_COLOR
+            .replace("draw_color.vs_5_0", "layers.vs_5_0")
+            .replace(
+                "resource = \"color\" }",
+                "resource = \"layers\", slices = [0, 2] }"
+            )
+    );
+    let r = list("depth_slices", &text);
+    let e = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains("\"depth\""))
+        .unwrap();
+    let b = e.contents().unwrap();
+    let depth = |slice: usize, x: usize, y: usize| {
+        let at = 4 * (256 * slice + 16 * y + x);
+        f32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+    };
+    assert_eq!(depth(0, 2, 8), 0.0, "slice 0 under the red triangle");
+    assert_eq!(depth(0, 13, 8), 1.0, "slice 0 where only slice 1 drew");
+    assert_eq!(depth(1, 13, 8), 0.0, "slice 1 under the green triangle");
+    assert_eq!(depth(1, 2, 8), 1.0);
+    assert_eq!(layer_pixel(&r, 0, 2, 8), RED);
+    assert_eq!(layer_pixel(&r, 1, 13, 8), GREEN);
+}
+
+/// Pixel (`x`, `y`) of the 48 × 16 RGBA8 `wide` target.
+fn wide_pixel(r: &dxlane::job::ListResult, x: usize, y: usize) -> Vec<u8> {
+    let e = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains("\"wide\""))
+        .unwrap();
+    let b = e.contents().unwrap();
+    let at = 4 * (48 * y + x);
+    b[at..at + 4].to_vec()
+}
+
+/// D3D11.3 §15.6 "Viewport" and §15.7 "Scissor Test" (RSSetViewports,
+/// RSSetScissorRects): `SV_ViewportArrayIndex` of a primitive's leading vertex chooses
+/// its viewport and the scissor rectangle of the same index; an index at or past the
+/// number of viewports chooses viewport 0. Three 16 × 16 viewports side by side on a
+/// 48 × 16 target; `layers.hlsl`'s geometry program sends copy k of each triangle to
+/// viewport k + route.y.
+#[test]
+fn the_viewport_index_chooses_each_primitives_viewport_and_scissor() {
+    let draw = |route_y: u32, viewports: &str, scissors: &str| {
+        format!(
+            "{TRIANGLES}
+[[resource]]
+name = \"wide\"
+kind = \"texture2d\"
+format = \"R8G8B8A8_UNORM\"
+width = 48
+height = 16
+data = {{ fill_u32 = 0xff332211 }}
+
+[[command]]
+type = \"draw\"
+vertex_count = 6
+gs = \"SHADERS/layers.gs_5_0.dxbc\"
+bind = [{{ reg = \"b0\", u32 = [0, {route_y}, 0, 0] }}]
+viewports = {viewports}
+{scissors}
+{}",
+            DRAW_COLOR.replace("resource = \"color\" }", "resource = \"wide\" }")
+        )
+    };
+    let three = "[[0, 0, 16, 16, 0, 1], [16, 0, 16, 16, 0, 1], [32, 0, 16, 16, 0, 1]]";
+    let r = list("viewports", &draw(0, three, ""));
+    for v in 0..3 {
+        assert_eq!(wide_pixel(&r, 16 * v + 2, 8), RED, "viewport {v}, left");
+        assert_eq!(wide_pixel(&r, 16 * v + 13, 8), GREEN, "viewport {v}, right");
+        assert_eq!(
+            wide_pixel(&r, 16 * v + 8, 1),
+            CLEAR,
+            "viewport {v}, between"
+        );
     }
+    // Scissor rectangle 1 keeps the top half of viewport 1 only; the others the whole.
+    let scissors = "scissors = [[0, 0, 48, 16], [16, 0, 32, 8], [0, 0, 48, 16]]";
+    let r = list("viewports_scissors", &draw(0, three, scissors));
+    assert_eq!(wide_pixel(&r, 18, 4), RED, "viewport 1, inside its scissor");
+    assert_eq!(
+        wide_pixel(&r, 18, 12),
+        CLEAR,
+        "viewport 1, below its scissor"
+    );
+    assert_eq!(
+        wide_pixel(&r, 2, 12),
+        RED,
+        "viewport 0's scissor is the whole"
+    );
+    assert_eq!(
+        wide_pixel(&r, 34, 12),
+        RED,
+        "viewport 2's scissor is the whole"
+    );
+    // Two viewports: copy 2 names viewport 2, out of range, so viewport 0.
+    let two = "[[0, 0, 16, 16, 0, 1], [16, 0, 16, 16, 0, 1]]";
+    let r = list("viewports_out_of_range", &draw(0, two, ""));
+    assert_eq!(wide_pixel(&r, 2, 8), RED);
+    assert_eq!(wide_pixel(&r, 18, 8), RED);
+    assert_eq!(wide_pixel(&r, 34, 8), CLEAR, "no third viewport");
+    // route.y = 1: copies name viewports 1, 2 and 3; 3 is out of range (viewport 0).
+    let r = list("viewports_shifted", &draw(1, three, ""));
+    for v in 0..3 {
+        assert_eq!(wide_pixel(&r, 16 * v + 2, 8), RED, "viewport {v}");
+    }
+}
+
+/// The viewport and scissor keys refuse what D3D12 refuses, naming the key: more than
+/// 16 viewports (`D3D12_VIEWPORT_AND_SCISSORRECT_OBJECT_COUNT_PER_PIPELINE`), negative
+/// sizes, depths outside [0, 1], a viewport past `D3D12_VIEWPORT_BOUNDS_MAX`, fewer
+/// scissor rectangles than viewports, and a key given both ways.
+#[test]
+fn bad_viewport_and_scissor_arrays_are_refused_by_name() {
+    let vp = "[0, 0, 16, 16, 0, 1]";
+    let seventeen = format!("viewports = [{}]", vec![vp; 17].join(", "));
+    let cases: Vec<(String, &str)> = vec![
+        (seventeen, "`viewports` has 17 entries"),
+        (
+            "viewports = [[0, 0, 16, 16, 0, 1], [0, 0, -4, 16, 0, 1]]".into(),
+            "`viewports` #2",
+        ),
+        (
+            "viewports = [[0, 0, 16, 16, 0, 1.5]]".into(),
+            "must lie in [0, 1]",
+        ),
+        (
+            "viewports = [[32760, 0, 16, 16, 0, 1]]".into(),
+            "D3D12_VIEWPORT_BOUNDS_MIN, _MAX",
+        ),
+        (
+            "viewports = [[0, 0, 8, 8, 0, 1], [8, 0, 8, 8, 0, 1]]\nscissors = [[0, 0, 8, 8]]"
+                .into(),
+            "`scissors` has 1 entries for 2 viewport(s)",
+        ),
+        (
+            format!("viewport = {vp}\nviewports = [{vp}]"),
+            "`viewport` and `viewports` both given",
+        ),
+        (
+            "scissors = [[0, 0, 8, 8], [8, 8, 4, 4]]".into(),
+            "`scissors` #2 [8, 8, 4, 4]",
+        ),
+    ];
+    for (i, (keys, wanted)) in cases.iter().enumerate() {
+        let text = format!(
+            "{TRIANGLES}
+[[command]]
+type = \"draw\"
+vertex_count = 3
+{keys}
+{DRAW_COLOR}"
+        );
+        let e = error_of(&format!("bad_viewports_{i}"), &text);
+        assert!(e.contains(wanted), "`{wanted}` not in: {e}");
+        assert!(e.contains("[[command]] #1 (draw)"), "{e}");
+    }
+}
+
+/// D3D11.3 §8.19.2: a vertex buffer view (`BufferLocation`, `SizeInBytes`) bounds the
+/// fetch by the view. The view of `verts` from byte 72 is the green triangle; 72 bytes
+/// long it holds all three vertices, all green; 71 bytes long the last vertex's colour
+/// element straddles the view's end and reads (0, 0, 0, 1) (its position, inside, still
+/// reads), so the triangle shades from green to black at its apex. Index
+/// buffer views likewise: indices 3, 4, 5 from byte 6; 4 bytes long the third index is
+/// past the view and reads 0, the red triangle's first vertex (−1, −1).
+#[test]
+fn buffer_views_with_offsets_bound_their_fetches() {
+    let draw = |buffers: &str| {
+        format!(
+            "{TRIANGLES}
+[[command]]
+type = \"draw\"
+vertex_count = 3
+{}",
+            DRAW_COLOR.replace(
+                "vertex_buffers = [{ slot = 0, resource = \"verts\", stride = 24 }]",
+                buffers
+            )
+        )
+    };
+    let view = |size: u32| {
+        format!(
+            "vertex_buffers = [{{ slot = 0, resource = \"verts\", stride = 24, offset = 72, size = {size} }}]"
+        )
+    };
+    let r = list("vb_view_edge", &draw(&view(72)));
+    assert_eq!(pixel(&r, "color", 13, 8), GREEN);
+    assert_eq!(pixel(&r, "color", 8, 8), CLEAR, "the apex at 0.1");
+    assert_eq!(
+        pixel(&r, "color", 2, 8),
+        CLEAR,
+        "the red triangle is not in the view"
+    );
+    let r = list("vb_view_one_past", &draw(&view(71)));
+    let p = pixel(&r, "color", 13, 8);
+    assert!(
+        p[0] == 0 && p[2] == 0 && p[1] > 0 && p[1] < 255,
+        "(13, 8) darker green, towards the black apex: {p:?}"
+    );
+    assert_eq!(
+        pixel(&r, "color", 8, 8),
+        CLEAR,
+        "the apex's position is inside"
+    );
+    // Offsets and sizes outside the buffer are refused, naming the key.
+    for (i, (offset, size)) in [(145, None), (72, Some(73))].into_iter().enumerate() {
+        let size = size.map(|n| format!(", size = {n}")).unwrap_or_default();
+        let e = error_of(
+            &format!("vb_view_outside_{i}"),
+            &draw(&format!(
+                "vertex_buffers = [{{ slot = 0, resource = \"verts\", stride = 24, offset = {offset}{size} }}]"
+            )),
+        );
+        assert!(
+            e.contains("`vertex_buffers` #1") && e.contains("outside the buffer's 144 bytes"),
+            "{e}"
+        );
+    }
+    let indexed = |size: u32| {
+        format!(
+            "{TRIANGLES}
+[[resource]]
+name = \"indices\"
+kind = \"raw_buffer\"
+size = 12
+data = {{ u32 = [65536, 196610, 327684] }}
+
+[[command]]
+type = \"draw_indexed\"
+index_count = 3
+index_buffer = {{ resource = \"indices\", format = \"R16_UINT\", offset = 6, size = {size} }}
+{DRAW_COLOR}"
+        )
+    };
+    let r = list("ib_view_edge", &indexed(6));
+    assert_eq!(pixel(&r, "color", 13, 8), GREEN);
+    assert_eq!(pixel(&r, "color", 8, 14), CLEAR);
+    let r = list("ib_view_one_past", &indexed(4));
+    assert_ne!(
+        pixel(&r, "color", 8, 14),
+        CLEAR,
+        "the third index reads 0: vertex (−1, −1) widens the triangle"
+    );
 }

@@ -998,7 +998,7 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
     plan.line(format!("set_pipeline {pso}"));
     let depth = dsv.map(|d| format!(" depth={d}")).unwrap_or_default();
     plan.line(format!("set_render_targets {}{depth}", rtvs.join(" ")));
-    let vp = s.viewport.unwrap_or(Viewport::full(w, h));
+    let vp = s.viewports.first().copied().unwrap_or(Viewport::full(w, h));
     plan.line(format!(
         "set_viewports {},{},{},{},{},{}",
         f(vp.top_left_x),
@@ -1008,7 +1008,7 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
         f(vp.min_depth),
         f(vp.max_depth)
     ));
-    let sc = s.scissor.unwrap_or(Rect {
+    let sc = s.scissors.first().copied().unwrap_or(Rect {
         left: 0,
         top: 0,
         right: w as i32,
@@ -1997,12 +1997,14 @@ fn case_state<'a>(
     s.vertex_buffers = vec![Some(VertexBufferView {
         data: Memory::from_bytes(&c.vertices).unwrap(),
         stride: STRIDE,
+        offset: 0,
+        size: None,
     })];
     s.rasterizer = c.rasterizer;
     s.blend = c.blend;
     s.depth_stencil = c.depth_stencil;
-    s.viewport = Some(c.viewport);
-    s.scissor = c.scissor;
+    s.viewports = vec![c.viewport];
+    s.scissors = c.scissor.into_iter().collect();
     s.sample_mask = c.sample_mask;
     s.blend_factor = c.blend_factor;
     s.stencil_ref = c.stencil_ref;

@@ -987,12 +987,12 @@ fn pixel_program_families_draw_their_expected_values() {
                         .collect()
                 })
                 .unwrap_or_else(|| vec![2, 4]);
-            st.scissor = Some(dxlane::pipeline::Rect {
+            st.scissors = vec![dxlane::pipeline::Rect {
                 left: quad[0],
                 top: quad[1],
                 right: quad[0] + 2,
                 bottom: quad[1] + 2,
-            });
+            }];
             let mut rts = vec![None; 8];
             for e in ps.outputs.iter().filter(|e| e.sv == SysValue::Target) {
                 let f = match e.component {

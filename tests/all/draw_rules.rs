@@ -1,8 +1,9 @@
 //! The draw rules of D3D11.3 that a one-unit, one-ulp or few-sample slip would break, each
 //! through a whole draw job with values worked out by hand: UNORM depth rounding, the
 //! sample mask in the early depth-stencil test and per-sample shading, depth bias per
-//! vertex, `SV_Position.z` unclamped in the pixel program, and x/y clipping at the
-//! viewport with the clipped vertices snapped.
+//! vertex, `SV_Position.z` unclamped in the pixel program, x/y clipping at the
+//! viewport with the clipped vertices snapped, and the first of several viewports when no
+//! program names one.
 
 use dxlane::job::{self, DrawResult, Job, RunOptions};
 use dxlane::resources::Texture;
@@ -408,4 +409,34 @@ fn pixels_on_a_clipped_edge_follow_the_top_left_rule() {
         .flat_map(|y| (4..=35).map(move |x| (x, y)))
         .collect();
     assert_eq!(got, want);
+}
+
+/// `[draw] viewports` and `scissors` (RSSetViewports, RSSetScissorRects; D3D11 reference
+/// of `RSSetViewports`: without `SV_ViewportArrayIndex` the first viewport is used, with
+/// the scissor rectangle of the same index, D3D11.3 §15.7): a vertex program that writes
+/// no index draws in viewport 0 only — its rectangle, its depth range and scissor 0 —
+/// and a single-draw job reads both keys as a list's draw does.
+#[test]
+fn without_a_viewport_index_the_first_viewport_and_scissor_apply() {
+    let r = run(
+        "viewports",
+        PS_RED,
+        &format!(
+            "{}[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 8\nheight = 4\n[draw.depth_stencil]\nformat = \"D32_FLOAT\"\nclear_depth = 1.0\n",
+            draw(
+                &full(0.5),
+                "viewports = [[0, 0, 4, 4, 0.25, 0.375], [4, 0, 4, 4, 0, 1]]\nscissors = [[0, 0, 3, 4], [0, 0, 8, 4]]"
+            )
+        ),
+    );
+    let drawn: Vec<(u32, u32)> = (0..4).flat_map(|y| (0..3).map(move |x| (x, y))).collect();
+    assert_eq!(red(&r, 8, 4), drawn, "viewport 0 cut by scissor 0");
+    let d = &r.depth.as_ref().unwrap().view.texture;
+    // z = 0.5 in viewport 0's range [0.25, 0.375]: 0.3125.
+    assert_eq!(f32::from_bits(word(d, 1, 1, 0)), 0.3125);
+    assert_eq!(
+        f32::from_bits(word(d, 5, 1, 0)),
+        1.0,
+        "viewport 1 is not used"
+    );
 }

@@ -41,6 +41,12 @@ const PLAIN: Ms = Ms {
 /// (2·(t & 1) − 1, 2·(t >> 1) − 1), threads 0 and 1 write primitive t's colour
 /// (1 − t, t, payload or 0, 1); primitive 0 is (0, 1, 2), primitive 1 `prim1`.
 fn mesh_program(o: Ms) -> Shader {
+    let text = mesh_text(o);
+    parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// [`mesh_program`]'s text.
+fn mesh_text(o: Ms) -> String {
     let payload_bytes = if o.payload { 4 } else { 0 };
     let blue = if o.payload {
         "shared_load b32, 1, [r23 _ _ _], r0, 0"
@@ -138,12 +144,10 @@ block0:
         cull = if o.cull1 { 0xffff_ffffu32 } else { 0 },
     );
     // The options that add nothing leave blank lines.
-    let text: String = text
-        .lines()
+    text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| format!("{l}\n"))
-        .collect();
-    parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+        .collect()
 }
 
 /// Threads 0 and 1 of a 2-thread amplification group store `blue` as the payload and
@@ -227,6 +231,58 @@ fn run(
     let r =
         draw(&state, &DrawArgs::default(), &DrawOptions::default()).map_err(|e| e.to_string())?;
     Ok((r, rt.to_bytes()))
+}
+
+/// "Primitive Attributes" (`SV_RenderTargetArrayIndex` is a per-primitive output of a
+/// mesh program) and D3D12's out-of-range rule (`D3D12_VIEW_INSTANCE_LOCATION`: the
+/// effective index becomes 0): the plain program with its per-primitive word 4 declared
+/// `SV_RenderTargetArrayIndex` (thread 0 writes 0, thread 1 `value`) draws primitive 0
+/// into slice 0 and primitive 1 into slice `value` of a two-slice view, or slice 0 when
+/// `value` is past it.
+#[test]
+fn a_per_primitive_array_index_routes_mesh_primitives_between_slices() {
+    let program = |value: u32| {
+        let text = mesh_text(Ms {
+            cull1: true,
+            ..PLAIN
+        })
+        .replace(
+            "primitive_output \"SV_CullPrimitive\" 0 sv cull_primitive",
+            "primitive_output \"SV_RenderTargetArrayIndex\" 0 sv render_target_array_index",
+        )
+        .replace("const r11 = 4294967295", &format!("const r11 = {value}"));
+        parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    let draw_into_slices = |ms: &Shader| {
+        let ps = parse_shader(PS).unwrap();
+        let none = Bindings::default();
+        let mut desc = TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4);
+        desc.dim = dxlane::resources::TextureDim::Tex2DArray;
+        desc.depth_or_array_size = 2;
+        let rt = Texture::new(desc).unwrap();
+        let mut state = DrawState::new(ms, Some(&ps), &none, &none);
+        state.mesh = Some(MeshDraw {
+            ms: (ms, &none),
+            amplification: None,
+            groups: [1, 1, 1],
+        });
+        state.render_targets = vec![Some(RenderTargetView {
+            texture: rt.target_view(0, 0, 2).unwrap(),
+        })];
+        state.rasterizer.cull_mode = CullMode::None;
+        draw(&state, &DrawArgs::default(), &DrawOptions::default()).unwrap();
+        let bytes = rt.to_bytes();
+        (bytes[..64].to_vec(), bytes[64..].to_vec())
+    };
+    let (s0, s1) = draw_into_slices(&program(1));
+    assert_eq!(pixel(&s0, 0, 3), [255, 0, 0, 255], "primitive 0 in slice 0");
+    assert_eq!(pixel(&s0, 3, 0), [0, 0, 0, 0], "primitive 1 not in slice 0");
+    assert_eq!(pixel(&s1, 3, 0), [0, 255, 0, 255], "primitive 1 in slice 1");
+    assert_eq!(pixel(&s1, 0, 3), [0, 0, 0, 0]);
+    let (s0, s1) = draw_into_slices(&program(5));
+    assert_eq!(pixel(&s0, 0, 3), [255, 0, 0, 255]);
+    assert_eq!(pixel(&s0, 3, 0), [0, 255, 0, 255], "index 5: slice 0");
+    assert!(s1.iter().all(|&b| b == 0), "slice 1 untouched");
 }
 
 fn pixel(img: &[u8], x: usize, y: usize) -> [u8; 4] {

@@ -246,6 +246,8 @@ fn dxlane_draw(
     s.vertex_buffers = vec![Some(VertexBufferView {
         data: Memory::from_bytes(&bytes).unwrap(),
         stride: 24,
+        offset: 0,
+        size: None,
     })];
     s.rasterizer.cull_mode = CullMode::None;
     if additive {
@@ -575,6 +577,8 @@ fn dxlane_blend_draw(verts: &[f32], n: u32, alpha_blend: bool, clear: [f32; 4]) 
     s.vertex_buffers = vec![Some(VertexBufferView {
         data: Memory::from_bytes(&bytes).unwrap(),
         stride: 24,
+        offset: 0,
+        size: None,
     })];
     s.rasterizer.cull_mode = CullMode::None;
     let b = &mut s.blend.render_target[0];

@@ -18,17 +18,19 @@
 //! ps = "scene.ps_5_0.dxbc"        # optional (none: depth and stencil only); gs = … too
 //! index_count = 36
 //! instance_count = 1              # start_index, base_vertex, start_instance
-//! vertex_buffers = [{ slot = 0, resource = "vertices", stride = 24 }]
-//! index_buffer = { resource = "indices", format = "R16_UINT" }
+//! vertex_buffers = [{ slot = 0, resource = "vertices", stride = 24 }]   # + offset, size
+//! index_buffer = { resource = "indices", format = "R16_UINT" }         # + offset, size
 //! input_element = [{ semantic = "POSITION", format = "R32G32B32_FLOAT" }]
-//! render_targets = [{ resource = "color" }]
+//! render_targets = [{ resource = "color" }]   # + mip, slices = [first, count]
 //! depth_stencil = { resource = "depth", depth_func = "LESS" }   # + read_only, stencil keys
 //! rasterizer = { cull = "BACK" }
 //! bind = [{ reg = "t0", resource = "shadow" }, { reg = "b0", f32 = [ … ] }]
 //! ```
 //!
 //! A draw loads its targets (the contents the commands before it left) and writes them
-//! in place: draws in a row accumulate, and a clear is a command of its own. The
+//! in place: draws in a row accumulate, and a clear is a command of its own. A view of
+//! several slices (of a 2D array, or W slices of a 3D texture) takes each primitive in
+//! the slice its `SV_RenderTargetArrayIndex` names (`pipeline::draw`). The
 //! bindings are visible to every program of the draw (a root signature with
 //! `D3D12_SHADER_VISIBILITY_ALL`) and checked against each.
 
@@ -50,8 +52,8 @@ macro_rules! state_keys {
         &[
             "vs", "ps", "gs", "entry", "bind", "topology", "vertex_buffers", "index_buffer",
             "input_element", "render_targets", "depth_stencil", "rasterizer", "blend",
-            "viewport", "scissor", "sample_mask", "blend_factor", "stencil_ref",
-            "alpha_to_coverage", "independent_blend", "strip_cut", $($k),*
+            "viewport", "scissor", "viewports", "scissors", "sample_mask", "blend_factor",
+            "stencil_ref", "alpha_to_coverage", "independent_blend", "strip_cut", $($k),*
         ]
     };
 }
@@ -101,6 +103,8 @@ pub(super) const DRAW_STATE_ONLY: &[&str] = &[
     "blend",
     "viewport",
     "scissor",
+    "viewports",
+    "scissors",
     "sample_mask",
     "blend_factor",
     "stencil_ref",
@@ -109,8 +113,8 @@ pub(super) const DRAW_STATE_ONLY: &[&str] = &[
     "strip_cut",
 ];
 
-/// One vertex buffer view: a named buffer at a slot (`D3D12_VERTEX_BUFFER_VIEW`; the
-/// view spans the whole buffer).
+/// One vertex buffer view: a named buffer at a slot (`D3D12_VERTEX_BUFFER_VIEW`): from
+/// byte `offset` of the buffer, `size` bytes (default: to the buffer's end).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct VertexBufferBinding {
@@ -120,10 +124,15 @@ pub struct VertexBufferBinding {
     pub resource: String,
     /// Bytes between vertices (`StrideInBytes`).
     pub stride: u32,
+    /// Where the view starts in the buffer (`BufferLocation` less the buffer's
+    /// address; default 0).
+    pub offset: Option<u64>,
+    /// `SizeInBytes` (default: the rest of the buffer).
+    pub size: Option<u64>,
 }
 
-/// The index buffer view: a named buffer (`D3D12_INDEX_BUFFER_VIEW`; the view spans the
-/// whole buffer).
+/// The index buffer view: a named buffer (`D3D12_INDEX_BUFFER_VIEW`): from byte
+/// `offset`, `size` bytes (default: to the buffer's end).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct IndexBufferBinding {
@@ -131,6 +140,31 @@ pub struct IndexBufferBinding {
     pub resource: String,
     /// `R16_UINT` or `R32_UINT`.
     pub format: String,
+    /// Where the view starts in the buffer (default 0).
+    pub offset: Option<u64>,
+    /// `SizeInBytes` (default: the rest of the buffer).
+    pub size: Option<u64>,
+}
+
+/// Checks a buffer view of `offset` and `size` bytes (`None`: the rest) over a buffer of
+/// `len` bytes: the view lies within the buffer (D3D12 creates no view past its
+/// resource's end). Reads past the view's end are out of bounds however far the buffer
+/// goes on (`ia::fetch`).
+fn buffer_view(
+    at: &str,
+    offset: Option<u64>,
+    size: Option<u64>,
+    len: u64,
+) -> Result<(u64, Option<u64>), String> {
+    let offset = offset.unwrap_or(0);
+    let end = offset.checked_add(size.unwrap_or(0));
+    if offset > len || end.is_none_or(|e| e > len) {
+        return Err(format!(
+            "{at}: `offset` {offset}{} is outside the buffer's {len} bytes",
+            size.map(|n| format!(" and `size` {n}")).unwrap_or_default()
+        ));
+    }
+    Ok((offset, size))
 }
 
 /// A render-target view of a named texture.
@@ -207,6 +241,8 @@ fn state_section(e: &CommandEntry) -> DrawSection {
         topology: e.topology.clone(),
         viewport: e.viewport,
         scissor: e.scissor,
+        viewports: e.viewports.clone(),
+        scissors: e.scissors.clone(),
         sample_mask: e.sample_mask,
         blend_factor: e.blend_factor,
         stencil_ref: e.stencil_ref,
@@ -246,8 +282,8 @@ fn overlaps(a: Span, b: Span) -> bool {
 
 impl Ctx<'_> {
     /// The texture view (`mip`, `slices`) of named texture `r` for key `key`, checked:
-    /// a 2D texture (single or multisampled, an array or not) and a subresource inside
-    /// it. Views of one subresource are what the pipeline renders to.
+    /// a 2D texture (single or multisampled, an array or not) and slices inside it, or
+    /// W slices of a 3D texture's mip (`Texture::target_view`).
     fn target_texture(
         &self,
         label: &str,
@@ -259,15 +295,18 @@ impl Ctx<'_> {
             .texture("resource", r)
             .map_err(|m| format!("{label}: {m}"))?;
         let desc = *t.desc();
-        if !matches!(
-            desc.dim,
-            TextureDim::Tex2D
-                | TextureDim::Tex2DArray
-                | TextureDim::Tex2DMS
-                | TextureDim::Tex2DMSArray
-        ) {
+        let is3d = desc.dim == TextureDim::Tex3D;
+        if !is3d
+            && !matches!(
+                desc.dim,
+                TextureDim::Tex2D
+                    | TextureDim::Tex2DArray
+                    | TextureDim::Tex2DMS
+                    | TextureDim::Tex2DMSArray
+            )
+        {
             return Err(format!(
-                "{label}: \"{r}\" is a {}; a draw renders to 2D textures",
+                "{label}: \"{r}\" is a {}; a draw renders to 2D textures, 2D arrays and 3D textures' slices",
                 desc.dim.name()
             ));
         }
@@ -279,23 +318,31 @@ impl Ctx<'_> {
                 desc.mips.saturating_sub(1)
             ));
         }
+        // A 3D texture's view takes W slices of its mip (`FirstWSlice`, `WSize`).
+        let (n, what) = if is3d {
+            (desc.mip_size(mip)[2], "W slice(s) at this mip")
+        } else {
+            (desc.array_size(), "array slice(s)")
+        };
         let [first, count] = slices.unwrap_or([0, 1]);
-        let n = desc.array_size();
         if count == 0 || u64::from(first) + u64::from(count) > u64::from(n) {
             return Err(format!(
-                "{label} \"{r}\": `slices` [{first}, {count}] (first, count) is outside the texture's {n} array slice(s)"
+                "{label} \"{r}\": `slices` [{first}, {count}] (first, count) is outside the texture's {n} {what}"
             ));
         }
         // A primitive renders to slice SV_RenderTargetArrayIndex of the view, and to the
         // view's first slice when no program writes the index or its value is out of
-        // the view's range (D3D's rule for the index; the D3D12 reference of
-        // `D3D12_VIEW_INSTANCE_LOCATION` states it: "the effective index becomes 0").
-        // The draw binds that first slice; `draw` refuses a view of several slices when
-        // a program writes the index.
-        let sub = t.subresource(mip, first).ok_or_else(|| {
-            format!("{label} \"{r}\": mip {mip} of slice {first} is not a subresource")
+        // the view's range (`pipeline::draw`'s routing).
+        let sub = t.target_view(mip, first, count).ok_or_else(|| {
+            format!("{label} \"{r}\": mip {mip}, slices [{first}, {count}] are not a view of it")
         })?;
-        Ok((sub, ([mip, 1], [first, count])))
+        // The span: 3D slices are all of the one subresource of the mip.
+        let span = if is3d {
+            ([mip, 1], [0, 1])
+        } else {
+            ([mip, 1], [first, count])
+        };
+        Ok((sub, span))
     }
 
     /// Makes the draw of command `name` (`indexed`: `DrawIndexedInstanced`); `args`:
@@ -344,34 +391,6 @@ impl Ctx<'_> {
         self.warnings
             .extend(warnings.into_iter().map(|w| format!("{name}: {w}")));
 
-        // SV_RenderTargetArrayIndex from the last stage before the rasterizer picks a
-        // slice per primitive: with a view of one slice every value lands in it (out of
-        // range: slice 0 of the view), with several the pipeline would have to route
-        // primitives between slices, which it does not yet.
-        let last = gs.as_ref().unwrap_or(&vs);
-        let writes_index = last
-            .outputs
-            .iter()
-            .any(|o| o.sv == crate::ir::SysValue::RenderTargetArrayIndex);
-        if writes_index {
-            let views = e
-                .render_targets
-                .iter()
-                .flatten()
-                .map(|v| ("render_targets", v.slices))
-                .chain(e.depth_stencil.iter().map(|v| ("depth_stencil", v.slices)));
-            for (key, slices) in views {
-                if let Some([first, count]) = slices
-                    && count > 1
-                {
-                    return Err(err(format!(
-                        "`{key}` `slices` [{first}, {count}]: the {} program writes SV_RenderTargetArrayIndex, and a draw routes primitives to one slice of a view so far: give views of one slice",
-                        last.stage
-                    )));
-                }
-            }
-        }
-
         let section = state_section(e);
         let re = |x: JobError| readdress(name, x);
         let draw_args = if args {
@@ -401,8 +420,8 @@ impl Ctx<'_> {
         };
         state.rasterizer = d::rasterizer(&section).map_err(re)?;
         state.blend = d::blend(&section).map_err(re)?;
-        state.viewport = d::viewport(&section).map_err(re)?;
-        state.scissor = d::scissor(&section).map_err(re)?;
+        state.viewports = d::viewports(&section).map_err(re)?;
+        state.scissors = d::scissors(&section).map_err(re)?;
         state.sample_mask = section.sample_mask.unwrap_or(u32::MAX);
         state.blend_factor = section.blend_factor.unwrap_or([1.0; 4]);
         state.stencil_ref = section.stencil_ref.unwrap_or(0);
@@ -480,6 +499,7 @@ impl Ctx<'_> {
             let (_, data) = self
                 .buffer("resource", &v.resource)
                 .map_err(|m| format!("{at}: {m}"))?;
+            let (offset, size) = buffer_view(&at, v.offset, v.size, data.len())?;
             let slot = v.slot as usize;
             if out.len() <= slot {
                 out.resize(slot + 1, None);
@@ -490,6 +510,8 @@ impl Ctx<'_> {
             out[slot] = Some(VertexBufferView {
                 data,
                 stride: v.stride,
+                offset,
+                size,
             });
         }
         Ok(out)
@@ -526,7 +548,13 @@ impl Ctx<'_> {
         let (_, data): (_, Memory) = self
             .buffer("index_buffer", &ib.resource)
             .map_err(|m| format!("`index_buffer`: {m}"))?;
-        Ok(Some(IndexBufferView { data, format }))
+        let (offset, size) = buffer_view("`index_buffer`", ib.offset, ib.size, data.len())?;
+        Ok(Some(IndexBufferView {
+            data,
+            format,
+            offset,
+            size,
+        }))
     }
 
     /// The render targets: textures in render-target formats.

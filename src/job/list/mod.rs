@@ -157,6 +157,10 @@ pub struct CommandEntry {
     pub viewport: Option<[f32; 6]>,
     /// Draws: left, top, right, bottom.
     pub scissor: Option<[i32; 4]>,
+    /// Draws: several viewports (`RSSetViewports`), each as `viewport`.
+    pub viewports: Option<Vec<[f32; 6]>>,
+    /// Draws: several scissor rectangles (`RSSetScissorRects`), each as `scissor`.
+    pub scissors: Option<Vec<[i32; 4]>>,
     /// Draws: `SampleMask`.
     pub sample_mask: Option<u32>,
     /// Draws: `OMSetBlendFactor`.
@@ -269,6 +273,8 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         blend,
         viewport,
         scissor,
+        viewports,
+        scissors,
         sample_mask,
         blend_factor,
         stencil_ref,

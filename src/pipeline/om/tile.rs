@@ -534,7 +534,7 @@ impl<'a> OutputMerger<'a> {
                     ps::DepthOut::GreaterEqual => crate::exec::float::max_f32(z, raster_z),
                     ps::DepthOut::LessEqual => crate::exec::float::min_f32(z, raster_z),
                 };
-                ps::clamp_depth(z, self.stage.depth_range)
+                ps::clamp_depth(z, self.stage.depth_range(prim))
             });
             if let Some(td) = tb.depth.as_mut() {
                 let mut bits = cov;
@@ -851,7 +851,7 @@ mod tests {
             prims: &[],
             vertices: &vertices,
             pattern: &pattern,
-            depth_range: (0.0, 1.0),
+            depth_ranges: &[(0.0, 1.0)],
         };
         let m = OutputMerger::new(&s, &stage, n, true, PsOutputs::of(&ps), None);
         assert_eq!(m.in_place, [false; 8], "several samples: tile copies");
@@ -895,7 +895,7 @@ mod tests {
             prims: &[],
             vertices: &vertices,
             pattern: &pattern,
-            depth_range: (0.0, 1.0),
+            depth_ranges: &[(0.0, 1.0)],
         };
         let ps_out = PsOutputs::of(&ps);
         let rt = |f: Format| texture(f, 8, 8, 1, 4);
