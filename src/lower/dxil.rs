@@ -2,15 +2,16 @@
 //!
 //! Owns: lowering the entry function of a compute, vertex, pixel, mesh or amplification
 //! program (`cs_6_x`, `vs_6_x`, `ps_6_x`, `ms_6_x`, `as_6_x`, or a library entry of those
-//! kinds) to an
+//! kinds), or a library's ray-tracing export (`rays`: chosen by its export name, the
+//! MSVC-mangled symbol's first component — [`export_name`]) to an
 //! [`ir::Shader`](crate::ir::Shader): the header (stage, thread group, `[WaveSize]`,
 //! fp32 denormal mode, `[earlydepthstencil]`, resource ranges, heap use), the vertex and
 //! pixel signatures as input and output words (`stage`), SSA values as registers,
 //! LLVM's instructions, control flow with phis as parallel copies on edges, memory
 //! (allocas, group shared and constant globals) and every `dx.op` operation those
 //! stages can use. Everything else is refused at load time with
-//! [`LowerError::Unsupported`] naming it and where it is; geometry, hull, domain,
-//! ray-tracing and node programs are refused with the stage's name.
+//! [`LowerError::Unsupported`] naming it and where it is; geometry, hull, domain and
+//! node programs are refused with the stage's name.
 //!
 //! Does not own: decoding (see [`crate::dxil`]), the IR's layout and validation (the
 //! [`Builder`]), or what instructions do (`exec`).
@@ -19,7 +20,8 @@
 //! `func` (values, core instructions, control flow), `memory` (pointers and memory
 //! analysis), `ops` (`dx.op` calls), `stage` (signatures, stage inputs and outputs, the
 //! pixel pipeline's operations), `mesh` (mesh and amplification state and operations),
-//! `copies` (parallel copies).
+//! `ray_query` (inline ray queries), `rays` (ray-tracing programs' parameters and DXR
+//! operations), `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
 //! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
@@ -77,6 +79,7 @@ mod memory;
 mod mesh;
 mod ops;
 mod ray_query;
+mod rays;
 mod resources;
 mod stage;
 #[cfg(test)]
@@ -152,6 +155,12 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
         "ps" => Stage::Pixel,
         "ms" => Stage::Mesh,
         "as" => Stage::Amplification,
+        "raygeneration" => Stage::RayGeneration,
+        "intersection" => Stage::Intersection,
+        "anyhit" => Stage::AnyHit,
+        "closesthit" => Stage::ClosestHit,
+        "miss" => Stage::Miss,
+        "callable" => Stage::Callable,
         other => {
             return Err(LowerError::Unsupported {
                 what: stage_refusal(other),
@@ -184,7 +193,11 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
     let mut b = Builder::new(stage);
     {
         let s = b.shader_mut();
-        s.entry = entry.name.clone();
+        s.entry = if stage.is_ray_tracing() {
+            export_name(&entry.name).to_owned()
+        } else {
+            entry.name.clone()
+        };
         s.thread_group = match (stage, entry.num_threads()) {
             (Stage::Compute | Stage::Mesh | Stage::Amplification, Some(n)) => n,
             (Stage::Compute | Stage::Mesh | Stage::Amplification, None) => {
@@ -237,7 +250,12 @@ pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError
             ranges.push(info);
         }
     }
-    lower_entry(m, fi, b, ranges, io)
+    let declared = if stage.is_ray_tracing() {
+        Some(rays::Declared::of(entry))
+    } else {
+        None
+    };
+    lower_entry(m, fi, b, ranges, io, declared)
 }
 
 /// The DXIL shader flag (entry-point property 0) of `[earlydepthstencil]`:
@@ -254,12 +272,16 @@ fn early_depth_stencil(e: &EntryPoint) -> bool {
 /// Lowers function `fi` of a module as the entry point into `b`, whose header the caller
 /// has filled (and for a vertex or pixel entry its signature elements, laid out in `io`),
 /// with the resource ranges `ranges` (parallel to the header's).
+///
+/// A ray-tracing entry (`declared`: its sizes from the metadata) takes its payload,
+/// parameter and attributes as pointer arguments (`rays`); other entries take none.
 fn lower_entry(
     m: &Module,
     fi: usize,
     b: Builder,
     ranges: Vec<resources::Range>,
     io: stage::Io,
+    declared: Option<rays::Declared>,
 ) -> Result<Shader, LowerError> {
     let f = m
         .functions
@@ -269,7 +291,7 @@ fn lower_entry(
         .body
         .as_ref()
         .ok_or_else(|| LowerError::Entry(format!("entry function @{} has no body", f.name)))?;
-    if !body.args.is_empty() {
+    if declared.is_none() && !body.args.is_empty() {
         return Err(LowerError::Unsupported {
             what: "an entry function with parameters".into(),
             location: format!("function @{}", f.name),
@@ -297,6 +319,10 @@ fn lower_entry(
         precise_kind: m.metadata_kind("dx.precise"),
         io,
     };
+    let mut fl = fl;
+    if let Some(d) = declared {
+        fl.ray_arguments(&d)?;
+    }
     let s = lower_function(fl)?;
     if !matches!(stage, Stage::Compute | Stage::Mesh | Stage::Amplification)
         && s.groupshared_bytes > 0
@@ -320,7 +346,11 @@ fn pick_entry<'a>(md: &'a DxilMetadata, opts: &LoadOptions) -> Result<&'a EntryP
         Some(name) => with_fn
             .iter()
             .copied()
-            .find(|e| &e.name == name || e.function_name.as_deref() == Some(name))
+            .find(|e| {
+                &e.name == name
+                    || e.function_name.as_deref() == Some(name)
+                    || export_name(&e.name) == name
+            })
             .ok_or_else(|| {
                 LowerError::Entry(format!(
                     "no entry point {name} (the program has {})",
@@ -338,28 +368,32 @@ fn pick_entry<'a>(md: &'a DxilMetadata, opts: &LoadOptions) -> Result<&'a EntryP
     }
 }
 
+/// The name a library exports a function under: dxc names a library's entry points by
+/// their MSVC-mangled symbol (`\u{1}?raygen@@YAXXZ`), whose first name component is the
+/// HLSL function's name (`raygen`), the name a state object's `D3D12_EXPORT_DESC` and
+/// a job file use. Names that are not mangled are their own export name.
+pub fn export_name(symbol: &str) -> &str {
+    let s = symbol.strip_prefix('\u{1}').unwrap_or(symbol);
+    match s.strip_prefix('?') {
+        Some(rest) => rest.split('@').next().unwrap_or(rest),
+        None => s,
+    }
+}
+
 fn names(e: &[&EntryPoint]) -> String {
     e.iter()
-        .map(|e| e.name.as_str())
+        .map(|e| export_name(&e.name))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// The refusal for a stage the lowering does not take (anything but compute, vertex
-/// and pixel), naming it.
+/// The refusal for a stage the lowering does not take, naming it.
 pub fn stage_refusal(kind: &str) -> String {
-    let rt = "(ray tracing is not implemented)";
     match kind {
         "gs" => "geometry shader stage (DXIL geometry programs are not lowered yet; DXBC ones are)"
             .into(),
         "hs" => "hull shader stage (the pipeline has no tessellation stages)".into(),
         "ds" => "domain shader stage (the pipeline has no tessellation stages)".into(),
-        "raygeneration" => format!("ray generation shader stage {rt}"),
-        "intersection" => format!("intersection shader stage {rt}"),
-        "anyhit" => format!("any hit shader stage {rt}"),
-        "closesthit" => format!("closest hit shader stage {rt}"),
-        "miss" => format!("miss shader stage {rt}"),
-        "callable" => format!("callable shader stage {rt}"),
         "node" => "work graph node shader stage (work graphs are not implemented)".into(),
         other => format!("shader kind {other:?}"),
     }
