@@ -228,6 +228,7 @@ impl<const W: usize> Group<W> {
             group_id,
             shared_bytes: u64::from(s.groupshared_bytes),
             pixel: None,
+            rays: None,
             writes,
             jit: p.jit.as_deref(),
         };

@@ -20,7 +20,8 @@ use super::wave::{
     widen,
 };
 use super::{
-    Ctx, arith, bits, control, convert, float, memory, mesh, ray_query, resource, sample, wave_ops,
+    Ctx, arith, bits, control, convert, float, memory, mesh, ray_query, rays, resource, sample,
+    wave_ops,
 };
 use crate::exec::budget::At;
 use crate::ir::{BlockId, InstId};
@@ -143,6 +144,7 @@ pub fn run_traced<const W: usize>(
         group_id: cx.group_id,
         shared_bytes: cx.shared_bytes,
         pixel: cx.pixel,
+        rays: cx.rays,
         writes: Some(&collect),
         // The traced wave is the interpreter's alone: each instruction is observed.
         jit: None,
@@ -698,6 +700,64 @@ fn step<const W: usize>(
             dst,
             index,
         } => resource::heap_handle(w, cx, *dst, *sampler, *index),
+        // ---- DXR ray-tracing programs ----
+        Inst::RayGet { value, index, dst } => {
+            if let Err(e) = rays::get(w, cx, *value, *index, *dst) {
+                return Step::Fail(Box::new(e));
+            }
+        }
+        Inst::RayTrace {
+            accel,
+            args,
+            payload,
+            addr,
+            offset,
+            bytes,
+        } => {
+            let a = rays::TraceArgs {
+                accel: *accel,
+                args,
+                payload: (*payload, *addr, *offset, *bytes),
+            };
+            if let Err(e) = rays::trace(w, cx, &a, at) {
+                return Step::Fail(Box::new(e));
+            }
+        }
+        Inst::RayCall {
+            index,
+            param,
+            addr,
+            offset,
+            bytes,
+        } => {
+            if let Err(e) = rays::call(w, cx, *index, (*param, *addr, *offset, *bytes), at) {
+                return Step::Fail(Box::new(e));
+            }
+        }
+        Inst::RayReportHit {
+            dst,
+            t,
+            kind,
+            attrs,
+            addr,
+            offset,
+            bytes,
+        } => {
+            let a = rays::ReportArgs {
+                dst: *dst,
+                t: *t,
+                kind: *kind,
+                attrs: (*attrs, *addr, *offset, *bytes),
+            };
+            if let Err(e) = rays::report_hit(w, cx, &a, at) {
+                return Step::Fail(Box::new(e));
+            }
+        }
+        Inst::RayHitEnd { op } => match rays::hit_end(w, cx, *op) {
+            Ok(true) => {}
+            Ok(false) => return Step::Empty,
+            Err(e) => return Step::Fail(Box::new(e)),
+        },
         // ---- inline ray queries ----
         Inst::RayQueryAlloc { slot, flags, dst } => ray_query::alloc(w, *slot, *flags, *dst),
         Inst::RayQueryTrace {

@@ -68,6 +68,7 @@ mod mesh;
 pub mod observe;
 pub mod profile;
 mod ray_query;
+mod rays;
 mod resource;
 mod sample;
 pub mod stage;
@@ -81,6 +82,7 @@ pub use observe::{
     Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,
 };
 pub use profile::{F16Rule, Fp32Denormals, Profile};
+pub use rays::RayContext;
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
 pub use wave::EmitRecord;
@@ -119,6 +121,9 @@ pub(crate) struct Ctx<'a> {
     pub shared_bytes: u64,
     /// Pixel stages: what the pipeline answers about the lanes' pixels.
     pub pixel: Option<&'a dyn PixelContext>,
+    /// Ray-tracing stages: what the pipeline answers about the lanes' rays and runs for
+    /// them (`rays`).
+    pub rays: Option<&'a dyn RayContext>,
     /// Native code for the shader's arithmetic, when the run uses the native engine.
     pub jit: Option<&'a jit::JitShader>,
     /// Where memory writes are reported, when someone observes them (`observe`).

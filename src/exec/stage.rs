@@ -23,7 +23,7 @@
 
 use std::sync::Arc;
 
-use crate::ir::{EvalAt, Shader, Stage, validate};
+use crate::ir::{EvalAt, LocalId, Shader, Stage, validate};
 
 use super::Ctx;
 use super::budget::{ExecError, Limits};
@@ -31,6 +31,7 @@ use super::interp::{Outcome, run, run_traced};
 use super::jit::{self, Engine, JitReport, JitShader};
 use super::observe::{WaveObserver, WriteSink, reader};
 use super::profile::Profile;
+use super::rays::RayContext;
 use super::resource::DescriptorTable;
 use super::wave::{EmitRecord, Exec, Wave, WaveState};
 
@@ -91,9 +92,10 @@ impl<'a> StageProgram<'a> {
         if !matches!(
             shader.stage,
             Stage::Vertex | Stage::Pixel | Stage::Geometry | Stage::Hull | Stage::Domain
-        ) {
+        ) && !shader.stage.is_ray_tracing()
+        {
             return Err(ExecError::Dispatch(format!(
-                "a {} shader does not run as a vertex, hull, domain, geometry or pixel stage",
+                "a {} shader does not run as a vertex, hull, domain, geometry, pixel or ray-tracing stage",
                 shader.stage
             )));
         }
@@ -272,6 +274,9 @@ fn fresh_registers(s: &Shader) -> Vec<bool> {
     fresh
 }
 
+/// Per-lane array words a ray-tracing lane starts with: lane, array, words.
+type LanePresets = [(usize, LocalId, Vec<u32>)];
+
 struct StageWave<const W: usize> {
     wave: Wave<W>,
 }
@@ -286,12 +291,16 @@ impl<const W: usize> StageWave<W> {
         }
     }
 
+    // One private entry behind the runner's public `run*` methods, each passing what it
+    // has; grouping the optional contexts would only move the list.
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &mut self,
         p: &StageProgram<'_>,
         lanes: u128,
         helper: u128,
         pixel: Option<&dyn PixelContext>,
+        rays: Option<(&dyn RayContext, &LanePresets)>,
         writes: Option<&dyn WriteSink>,
         mut obs: Option<&mut dyn WaveObserver>,
     ) -> Result<WaveRun, ExecError> {
@@ -305,6 +314,7 @@ impl<const W: usize> StageWave<W> {
             group_id: [0; 3],
             shared_bytes: 0,
             pixel,
+            rays: rays.map(|r| r.0),
             writes,
             jit: p.jit.as_deref(),
         };
@@ -319,6 +329,16 @@ impl<const W: usize> StageWave<W> {
         }
         w.helper = helper & lanes;
         w.outputs.fill(0);
+        // A ray-tracing lane's payload, parameter or attributes, after the reset.
+        for (l, x, data) in rays.map_or(&[][..], |r| r.1) {
+            if let Some(arr) = w.locals.get_mut(x.index()) {
+                for (slot, v) in arr.iter_mut().zip(data) {
+                    if let Some(s) = slot.get_mut(*l) {
+                        *s = *v;
+                    }
+                }
+            }
+        }
         w.emits.cap = s.geometry.map_or(0, |g| g.max_vertices);
         if let Some(o) = obs.as_deref_mut() {
             o.start(&reader(w, &cx));
@@ -366,6 +386,8 @@ macro_rules! each {
 pub struct StageRunner<'p> {
     program: &'p StageProgram<'p>,
     inner: Inner,
+    /// Per-lane array words a ray-tracing run starts with (`set_local_words`).
+    presets: Vec<(usize, LocalId, Vec<u32>)>,
 }
 
 impl<'p> StageRunner<'p> {
@@ -379,7 +401,11 @@ impl<'p> StageRunner<'p> {
             64 => Inner::W64(Box::new(StageWave::new(program))),
             _ => Inner::W128(Box::new(StageWave::new(program))),
         };
-        StageRunner { program, inner }
+        StageRunner {
+            program,
+            inner,
+            presets: Vec::new(),
+        }
     }
 
     /// Lanes per wave.
@@ -449,7 +475,7 @@ impl<'p> StageRunner<'p> {
         writes: Option<&dyn WriteSink>,
     ) -> Result<WaveRun, ExecError> {
         let p = self.program;
-        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, writes, None))
+        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, None, writes, None))
     }
 
     /// [`StageRunner::run`] through exec's traced loop, reporting every step of the wave
@@ -463,7 +489,38 @@ impl<'p> StageRunner<'p> {
         obs: &mut dyn WaveObserver,
     ) -> Result<WaveRun, ExecError> {
         let p = self.program;
-        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, None, Some(&mut *obs)))
+        each!(&mut self.inner, w => w.run(p, lanes, helper, pixel, None, None, Some(&mut *obs)))
+    }
+}
+
+impl StageRunner<'_> {
+    /// Runs a ray-tracing program's wave to the end (lanes in `lanes`), `rays` answering
+    /// its system values and running what it traces and calls.
+    pub fn run_rays(&mut self, lanes: u128, rays: &dyn RayContext) -> Result<WaveRun, ExecError> {
+        let p = self.program;
+        let presets = std::mem::take(&mut self.presets);
+        let r = each!(&mut self.inner, w => w.run(p, lanes, 0, None, Some((rays, &presets)), None, None));
+        self.presets = presets;
+        self.presets.clear();
+        r
+    }
+
+    /// Lane `l`'s first `words` words of per-lane array `x` (a ray-tracing program's
+    /// payload or attributes after a run; 0 past the array).
+    pub fn local_words(&self, l: usize, x: LocalId, words: usize) -> Vec<u32> {
+        each!(&self.inner, w => {
+            let arr = w.wave.locals.get(x.index());
+            (0..words)
+                .map(|k| arr.and_then(|a| a.get(k)).and_then(|v| v.get(l)).copied().unwrap_or(0))
+                .collect()
+        })
+    }
+
+    /// Sets lane `l`'s first words of per-lane array `x` to `data` for the next
+    /// [`run_rays`](Self::run_rays) (which zeroes every array first; words past the
+    /// array are dropped).
+    pub fn set_local_words(&mut self, l: usize, x: LocalId, data: &[u32]) {
+        self.presets.push((l, x, data.to_vec()));
     }
 }
 

@@ -434,6 +434,106 @@ word_enum!(
     }
 );
 
+word_enum!(
+    /// How an any-hit program ends early (`rt_hit_end`).
+    RayHitOp {
+        /// `IgnoreHit()`: the candidate hit is not committed; traversal goes on.
+        Ignore = "ignore",
+        /// `AcceptHitAndEndSearch()`: the hit is committed and traversal ends.
+        AcceptAndEnd = "accept_and_end",
+    }
+);
+
+word_enum!(
+    /// A system value of a ray-tracing program that `rt_get` reads (DXR spec "System
+    /// value intrinsics"; dx.ops 141–154, 161, 213).
+    RaySystemValue {
+        /// `DispatchRaysIndex()` (x, y, z).
+        DispatchRaysIndex = "dispatch_rays_index",
+        /// `DispatchRaysDimensions()` (x, y, z).
+        DispatchRaysDimensions = "dispatch_rays_dimensions",
+        /// `WorldRayOrigin()`.
+        WorldRayOrigin = "world_ray_origin",
+        /// `WorldRayDirection()`.
+        WorldRayDirection = "world_ray_direction",
+        /// `ObjectRayOrigin()`.
+        ObjectRayOrigin = "object_ray_origin",
+        /// `ObjectRayDirection()`.
+        ObjectRayDirection = "object_ray_direction",
+        /// `ObjectToWorld3x4()` (row · 4 + column; HLSL's 4×3 form is its transpose).
+        ObjectToWorld = "object_to_world",
+        /// `WorldToObject3x4()`.
+        WorldToObject = "world_to_object",
+        /// `RayTMin()`.
+        RayTMin = "ray_t_min",
+        /// `RayTCurrent()`: the closest committed `t` so far (intersection and any-hit),
+        /// the hit's `t` (closest-hit), `TMax` (miss).
+        RayTCurrent = "ray_t_current",
+        /// `RayFlags()`: the flags `TraceRay` was given.
+        RayFlags = "ray_flags",
+        /// `InstanceIndex()`.
+        InstanceIndex = "instance_index",
+        /// `InstanceID()`.
+        InstanceId = "instance_id",
+        /// `PrimitiveIndex()`.
+        PrimitiveIndex = "primitive_index",
+        /// `GeometryIndex()`.
+        GeometryIndex = "geometry_index",
+        /// `HitKind()`.
+        HitKind = "hit_kind",
+    }
+);
+
+impl RaySystemValue {
+    /// How many components the value has: 12 for a 3×4 matrix, 3 for a vector, 1 for a
+    /// scalar (`rt_get`'s `index` is below it).
+    pub fn components(self) -> u8 {
+        use RaySystemValue as V;
+        match self {
+            V::ObjectToWorld | V::WorldToObject => 12,
+            V::DispatchRaysIndex
+            | V::DispatchRaysDimensions
+            | V::WorldRayOrigin
+            | V::WorldRayDirection
+            | V::ObjectRayOrigin
+            | V::ObjectRayDirection => 3,
+            _ => 1,
+        }
+    }
+
+    /// Whether a program of `stage` may read the value (DXR spec "System value
+    /// intrinsics", its table of shader types per intrinsic).
+    pub fn available_in(self, stage: super::Stage) -> bool {
+        use super::Stage as S;
+        use RaySystemValue as V;
+        match self {
+            V::DispatchRaysIndex | V::DispatchRaysDimensions => stage.is_ray_tracing(),
+            V::WorldRayOrigin
+            | V::WorldRayDirection
+            | V::RayTMin
+            | V::RayTCurrent
+            | V::RayFlags => {
+                matches!(stage, S::Intersection | S::AnyHit | S::ClosestHit | S::Miss)
+            }
+            V::ObjectRayOrigin
+            | V::ObjectRayDirection
+            | V::ObjectToWorld
+            | V::WorldToObject
+            | V::InstanceIndex
+            | V::InstanceId
+            | V::PrimitiveIndex
+            | V::GeometryIndex => matches!(stage, S::Intersection | S::AnyHit | S::ClosestHit),
+            V::HitKind => matches!(stage, S::AnyHit | S::ClosestHit),
+        }
+    }
+}
+
+/// The operands of `TraceRay` after the structure, in dx.op order: ray flags, instance
+/// inclusion mask, `RayContributionToHitGroupIndex`,
+/// `MultiplierForGeometryContributionToHitGroupIndex`, `MissShaderIndex`, then the
+/// `RayDesc`: origin x, y, z, `TMin`, direction x, y, z, `TMax`.
+pub const TRACE_RAY_ARGS: usize = 13;
+
 /// The most `rq_alloc` slots a program may have (`ir::validate` checks it): each is one
 /// query per lane while the program runs.
 pub const MAX_RAY_QUERY_SLOTS: u32 = 256;
@@ -1311,6 +1411,37 @@ instructions! {
     /// descriptor heap` (SM 6.6 `ResourceDescriptorHeap[i]`); past the heap: null.
     HeapHandle "heap_handle" { sampler: bool = N, dst: Reg = W, index: Reg = R }
         [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+
+    // ---- DXR ray-tracing programs (`pipeline::rays` answers them) ---------------------------
+    /// `dst = value[index]` for the lane's ray, hit or dispatch: a system value of a
+    /// ray-tracing program (a vector's component, a 3×4 matrix's `row · 4 + column`).
+    /// dx.ops `DispatchRaysIndex`, `DispatchRaysDimensions`, `WorldRayOrigin`,
+    /// `WorldRayDirection`, `ObjectRayOrigin`, `ObjectRayDirection`, `ObjectToWorld`,
+    /// `WorldToObject`, `RayTMin`, `RayTCurrent`, `RayFlags`, `InstanceIndex`,
+    /// `InstanceID`, `PrimitiveIndex`, `GeometryIndex`, `HitKind`.
+    RayGet "rt_get" { value: RaySystemValue = N, index: u8 = N, dst: Reg = W }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// Traces the lane's ray `args` (see [`TRACE_RAY_ARGS`]) through the structure
+    /// `accel` and runs the hit group's and miss programs the shader table selects, each
+    /// reading and writing the payload: the `bytes` bytes of per-lane array `payload`
+    /// at `addr + offset`, copied to the invoked programs and back. dx.op `TraceRay`.
+    RayTrace "rt_trace" { accel: Reg = R, args: Box<[Reg; TRACE_RAY_ARGS]> = R, payload: LocalId = N, addr: Reg = R, offset: u32 = N, bytes: u32 = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [*accel], pairs: none],
+    /// Runs callable program `index` of the shader table with the parameter at
+    /// `addr + offset` of per-lane array `param` (`bytes` bytes, copied in and back).
+    /// dx.op `CallShader`.
+    RayCall "rt_call" { index: Reg = R, param: LocalId = N, addr: Reg = R, offset: u32 = N, bytes: u32 = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// `dst = whether the hit at t with hit kind kind was accepted`: reports a
+    /// procedural hit with the `bytes` bytes of attributes at `addr + offset` of per-lane
+    /// array `attrs`, running the any-hit program when the hit is in range and not
+    /// opaque. dx.op `ReportHit`.
+    RayReportHit "rt_report_hit" { dst: Reg = W, t: Reg = R, kind: Reg = R, attrs: LocalId = N, addr: Reg = R, offset: u32 = N, bytes: u32 = N }
+        [effects: yes, lanes: own, result: bool, rules: [], handles: [], pairs: none],
+    /// Ends the any-hit program's lane with the decision `op` (the lane runs no further
+    /// instruction). dx.ops `IgnoreHit`, `AcceptHitAndEndSearch`.
+    RayHitEnd "rt_hit_end" { op: RayHitOp = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- inline ray queries (SM 6.5 `RayQuery<flags>`; `exec::ray_query`) -------------------
     /// `dst = slot`, and the lane's query in `slot` becomes a new query whose template

@@ -46,6 +46,7 @@
 
 use std::fmt;
 
+use super::ids::LocalId;
 use super::operand::word_enum;
 use super::shader::ComponentType;
 
@@ -166,6 +167,28 @@ pub struct MeshState {
     /// Words per primitive of the per-primitive outputs.
     pub primitive_words: u32,
 }
+
+/// The memory a ray-tracing program shares with the program that invoked it (DXR spec
+/// "Shader parameters"): the ray payload of an any-hit, closest-hit or miss program (the
+/// parameter of a callable program), and the hit attributes of an any-hit or closest-hit
+/// program. Each is one of the shader's per-lane arrays, laid out by the module's data
+/// layout; the pipeline writes it before the lane runs and reads the payload back after
+/// it returns (`inout`). Ray generation and intersection programs have neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RayState {
+    /// The payload or callable parameter's array and its size in bytes.
+    pub payload: Option<(LocalId, u32)>,
+    /// The attributes' array and its size in bytes.
+    pub attributes: Option<(LocalId, u32)>,
+}
+
+/// The most bytes of a ray payload, a callable parameter or hit attributes the lowering
+/// takes. D3D12 bounds attributes by `D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES` (32);
+/// payloads have no API bound, so this is dxlane's.
+pub const MAX_RAY_PAYLOAD_BYTES: u32 = 16 * 1024;
+
+/// `D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES`: the largest hit attributes.
+pub const MAX_RAY_ATTRIBUTE_BYTES: u32 = 32;
 
 /// The most vertices a mesh program may declare (mesh shader spec, "Amplification shader
 /// and Mesh shader": max output verts 256).

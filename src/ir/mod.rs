@@ -73,13 +73,15 @@ pub mod validate;
 pub use builder::{BuildError, Builder};
 pub use ids::{BlockId, ConstId, InstId, LocalId, RangeId, Reg};
 pub use inst::{
-    AtomicOp, DerivKind, FClass, FCond, FUnOp, ICond, Inst, MAX_RAY_QUERY_SLOTS, QuadDir,
-    RayQueryOp, RayQueryValue, SampleArgs, SampleMode, SysVec, WaveOp, WaveTy, Width,
+    AtomicOp, DerivKind, FClass, FCond, FUnOp, ICond, Inst, MAX_RAY_QUERY_SLOTS, QuadDir, RayHitOp,
+    RayQueryOp, RayQueryValue, RaySystemValue, SampleArgs, SampleMode, SysVec, TRACE_RAY_ARGS,
+    WaveOp, WaveTy, Width,
 };
 pub use io::{
     DomainState, EvalAt, GeometryState, GsInput, GsOutput, HullState, Interp, IoElement,
-    MESH_STATUS_WORDS, MeshFault, MeshRegion, MeshState, MeshTopology, SysValue, TessDomain,
-    TessOutput, TessPartitioning, hull_phase,
+    MAX_RAY_ATTRIBUTE_BYTES, MAX_RAY_PAYLOAD_BYTES, MESH_STATUS_WORDS, MeshFault, MeshRegion,
+    MeshState, MeshTopology, RayState, SysValue, TessDomain, TessOutput, TessPartitioning,
+    hull_phase,
 };
 pub use operand::Role;
 pub use parse::{ParseError, parse_shader};

@@ -8,7 +8,8 @@ use super::ids::{BlockId, Reg};
 use super::inst::Inst;
 use super::io::{
     DomainState, GeometryState, GsInput, GsOutput, HullState, Interp, IoElement, MeshState,
-    MeshTopology, NO_REGISTER, SysValue, TessDomain, TessOutput, TessPartitioning, parse_mask,
+    MeshTopology, NO_REGISTER, RayState, SysValue, TessDomain, TessOutput, TessPartitioning,
+    parse_mask,
 };
 use super::operand::Operand;
 use super::shader::{
@@ -589,6 +590,28 @@ pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
                     payload_bytes,
                     primitive_words,
                 });
+            }
+            "ray" => {
+                let mut r = RayState {
+                    payload: None,
+                    attributes: None,
+                };
+                while let Some(which) = t.peek() {
+                    t.word()?;
+                    let x = crate::ir::LocalId::parse(&mut t)?;
+                    t.expect("bytes")?;
+                    let bytes = t.number()?;
+                    match which {
+                        "payload" => r.payload = Some((x, bytes)),
+                        "attributes" => r.attributes = Some((x, bytes)),
+                        other => {
+                            return Err(t.error(format!(
+                                "`{other}` where `payload` or `attributes` belongs"
+                            )));
+                        }
+                    }
+                }
+                shader.ray = Some(r);
             }
             _ => return Err(t.error(format!("unknown header line `{w}`"))),
         }

@@ -163,6 +163,16 @@ fn print(s: &Shader, f: &mut fmt::Formatter<'_>, locs: bool) -> fmt::Result {
             m.topology, m.max_vertices, m.max_primitives, m.payload_bytes, m.primitive_words
         )?;
     }
+    if let Some(r) = s.ray {
+        f.write_str("ray")?;
+        if let Some((x, bytes)) = r.payload {
+            write!(f, " payload {x} bytes {bytes}")?;
+        }
+        if let Some((x, bytes)) = r.attributes {
+            write!(f, " attributes {x} bytes {bytes}")?;
+        }
+        writeln!(f)?;
+    }
     for e in &s.primitive_outputs {
         writeln!(f, "primitive_output {e}")?;
     }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::ids::{BlockId, ConstId, InstId, LocalId, Reg};
 use super::inst::Inst;
-use super::io::{DomainState, GeometryState, HullState, IoElement, MeshState, SysValue};
+use super::io::{DomainState, GeometryState, HullState, IoElement, MeshState, RayState, SysValue};
 use super::operand::word_enum;
 
 word_enum!(
@@ -26,8 +26,36 @@ word_enum!(
         Mesh = "mesh",
         /// Amplification.
         Amplification = "amplification",
+        /// DXR ray generation (`[shader("raygeneration")]`).
+        RayGeneration = "raygeneration",
+        /// DXR intersection.
+        Intersection = "intersection",
+        /// DXR any hit.
+        AnyHit = "anyhit",
+        /// DXR closest hit.
+        ClosestHit = "closesthit",
+        /// DXR miss.
+        Miss = "miss",
+        /// DXR callable.
+        Callable = "callable",
     }
 );
+
+impl Stage {
+    /// Whether the stage is one of DXR's ray-tracing stages, which run only inside
+    /// `DispatchRays` (their programs read [`RayState`](super::RayState)'s memory).
+    pub fn is_ray_tracing(self) -> bool {
+        matches!(
+            self,
+            Stage::RayGeneration
+                | Stage::Intersection
+                | Stage::AnyHit
+                | Stage::ClosestHit
+                | Stage::Miss
+                | Stage::Callable
+        )
+    }
+}
 
 word_enum!(
     /// How 32-bit float arithmetic treats denormal values (DXIL `fp32-denorm-mode`;
@@ -488,6 +516,9 @@ pub struct Shader {
     /// Mesh and amplification programs: the output arrays' sizes, topology and payload;
     /// `None` in every other stage.
     pub mesh: Option<MeshState>,
+    /// Ray-tracing stages: where the payload (or callable parameter) and the hit
+    /// attributes live.
+    pub ray: Option<RayState>,
     /// Mesh programs: the per-primitive output elements (words per primitive in
     /// [`MeshState::primitive_words`]); empty in every other stage.
     pub primitive_outputs: Vec<IoElement>,
@@ -538,6 +569,7 @@ impl Shader {
             early_depth_stencil: false,
             geometry: None,
             mesh: None,
+            ray: None,
             primitive_outputs: Vec::new(),
             hull: None,
             domain: None,

@@ -37,6 +37,13 @@
 //!     `mesh_primitive_out`) only in mesh shaders, their words below `output_words` or
 //!     `primitive_words`; `dispatch_mesh` only in amplification shaders, its payload
 //!     inside group shared memory.
+//! 11. **Ray tracing.** The [`RayState`](crate::ir::RayState) in exactly the ray-tracing
+//!     stages, its payload (any-hit, closest-hit, miss, callable) and attributes
+//!     (any-hit, closest-hit; at most 32 bytes) in arrays that hold them; `rt_get` only
+//!     of a value the stage may read and a component it has; `rt_trace` in ray
+//!     generation, closest-hit and miss, `rt_call` there and in callable programs,
+//!     `rt_report_hit` in intersection and `rt_hit_end` in any-hit programs (DXR spec,
+//!     each intrinsic's "can be called from"); copied memory at most 16 KiB.
 
 use super::cfg::{self, Cfg, CfgError};
 use super::ids::{BlockId, InstId, Reg};
@@ -105,6 +112,7 @@ pub fn validate(s: &Shader) -> Result<(), ValidateError> {
     check_geometry(s).map_err(ValidateError::Layout)?;
     check_mesh(s).map_err(ValidateError::Layout)?;
     check_tessellation(s).map_err(ValidateError::Layout)?;
+    check_ray(s).map_err(ValidateError::Layout)?;
     for (i, inst) in s.insts.iter().enumerate() {
         check_inst(s, inst).map_err(|message| ValidateError::Inst {
             inst: InstId(i as u32),
@@ -411,6 +419,76 @@ fn masked(mask: u8, regs: &[Reg; 4]) -> Result<(), String> {
     Ok(())
 }
 
+/// "a miss", "an intersection": the stage with its article, for messages.
+fn a_stage(stage: Stage) -> String {
+    let name = stage.to_string();
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
+}
+
+/// The size of memory a ray-tracing operation copies: at most
+/// [`MAX_RAY_PAYLOAD_BYTES`](super::MAX_RAY_PAYLOAD_BYTES).
+fn ray_memory(bytes: u32) -> Result<(), String> {
+    if bytes > super::MAX_RAY_PAYLOAD_BYTES {
+        return Err(format!(
+            "{bytes} bytes of payload (at most {})",
+            super::MAX_RAY_PAYLOAD_BYTES
+        ));
+    }
+    Ok(())
+}
+
+/// Invariant 11: the ray state only in ray-tracing stages (which have it), its arrays
+/// existing and at least as large as the bytes they hold; a payload only in any-hit,
+/// closest-hit, miss and callable programs, attributes only in any-hit and closest-hit.
+fn check_ray(s: &Shader) -> Result<(), String> {
+    let Some(r) = s.ray else {
+        if s.stage.is_ray_tracing() {
+            return Err(format!("{} shader without its ray state", a_stage(s.stage)));
+        }
+        return Ok(());
+    };
+    if !s.stage.is_ray_tracing() {
+        return Err(format!("ray state in {} shader", a_stage(s.stage)));
+    }
+    let fits = |(x, bytes): (super::LocalId, u32), what: &str| match s.locals.get(x.index()) {
+        Some(a) if a.bytes >= bytes => Ok(()),
+        Some(a) => Err(format!(
+            "{what} of {bytes} bytes in {x} of {} bytes",
+            a.bytes
+        )),
+        None => Err(format!("{what} in {x}, which does not exist")),
+    };
+    if let Some(p) = r.payload {
+        if !matches!(
+            s.stage,
+            Stage::AnyHit | Stage::ClosestHit | Stage::Miss | Stage::Callable
+        ) {
+            return Err(format!("a payload in {} shader", a_stage(s.stage)));
+        }
+        fits(p, "the payload")?;
+        ray_memory(p.1)?;
+    }
+    if let Some(a) = r.attributes {
+        if !matches!(s.stage, Stage::AnyHit | Stage::ClosestHit) {
+            return Err(format!("attributes in {} shader", a_stage(s.stage)));
+        }
+        fits(a, "the attributes")?;
+        if a.1 > super::MAX_RAY_ATTRIBUTE_BYTES {
+            return Err(format!(
+                "{} bytes of attributes (at most {})",
+                a.1,
+                super::MAX_RAY_ATTRIBUTE_BYTES
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
     let mut err = Ok(());
     inst.visit_regs(&mut |role, r| {
@@ -514,6 +592,56 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
                 "component {index} of {value}, which has {}",
                 value.components()
             ));
+        }
+        Inst::RayGet { value, index, .. } => {
+            if *index >= value.components() {
+                return Err(format!(
+                    "component {index} of {value}, which has {}",
+                    value.components()
+                ));
+            }
+            if !value.available_in(s.stage) {
+                return Err(format!("{value} in {} shader", a_stage(s.stage)));
+            }
+        }
+        Inst::RayTrace { payload, bytes, .. } => {
+            local(*payload)?;
+            ray_memory(*bytes)?;
+            // DXR spec "TraceRay": callable from ray generation, closest-hit and miss.
+            if !matches!(
+                s.stage,
+                Stage::RayGeneration | Stage::ClosestHit | Stage::Miss
+            ) {
+                return Err(format!("TraceRay in {} shader", a_stage(s.stage)));
+            }
+        }
+        Inst::RayCall { param, bytes, .. } => {
+            local(*param)?;
+            ray_memory(*bytes)?;
+            // DXR spec "CallShader": ray generation, closest-hit, miss and callable.
+            if !matches!(
+                s.stage,
+                Stage::RayGeneration | Stage::ClosestHit | Stage::Miss | Stage::Callable
+            ) {
+                return Err(format!("CallShader in {} shader", a_stage(s.stage)));
+            }
+        }
+        Inst::RayReportHit { attrs, bytes, .. } => {
+            local(*attrs)?;
+            if *bytes > super::MAX_RAY_ATTRIBUTE_BYTES {
+                return Err(format!(
+                    "{bytes} bytes of attributes (at most {})",
+                    super::MAX_RAY_ATTRIBUTE_BYTES
+                ));
+            }
+            // DXR spec "ReportHit": intersection programs only.
+            if s.stage != Stage::Intersection {
+                return Err(format!("ReportHit in {} shader", a_stage(s.stage)));
+            }
+        }
+        Inst::RayHitEnd { op, .. } if s.stage != Stage::AnyHit => {
+            // DXR spec "IgnoreHit", "AcceptHitAndEndSearch": any-hit programs only.
+            return Err(format!("{op} in {} shader", a_stage(s.stage)));
         }
         Inst::HeapHandle { sampler, .. } => {
             let declared = if *sampler {
@@ -723,6 +851,109 @@ block0:\n    return\n"
             let e = check(&gs(max, instances)).unwrap_err();
             assert!(e.to_string().contains("across the instances"), "{e}");
         }
+    }
+
+    /// Invariant 11. DXR spec "Shader parameters": any-hit and closest-hit take a
+    /// payload and attributes, miss a payload, callable a parameter, ray generation and
+    /// intersection nothing; "System value intrinsics": `HitKind()` only in any-hit and
+    /// closest-hit; "ReportHit": intersection only; "TraceRay": ray generation, closest
+    /// hit and miss; "IgnoreHit": any-hit only; attributes at most 32 bytes
+    /// (`D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES`).
+    #[test]
+    fn ray_tracing_rules() {
+        let prog = |stage: &str, ray: &str, body: &str| {
+            format!(
+                "shader {stage}\nregs 4\nconst r0 = 0\nlocal x0 20 \"payload\"\nlocal x1 8 \"attributes\"\n{ray}\nblock0:\n{body}    return\n"
+            )
+        };
+        let ok = |stage: &str, ray: &str, body: &str| {
+            check(&prog(stage, ray, body)).unwrap_or_else(|e| panic!("{stage}: {e}"))
+        };
+        let bad = |stage: &str, ray: &str, body: &str, want: &str| {
+            let e = check(&prog(stage, ray, body)).unwrap_err().to_string();
+            assert!(e.contains(want), "{stage} {ray} {body}: {e}");
+        };
+        let both = "ray payload x0 bytes 20 attributes x1 bytes 8";
+        ok("closesthit", both, "    rt_get hit_kind, 0, r1\n");
+        ok("anyhit", both, "    rt_hit_end ignore\n");
+        ok(
+            "miss",
+            "ray payload x0 bytes 20",
+            "    rt_get world_ray_direction, 2, r1\n",
+        );
+        ok(
+            "raygeneration",
+            "ray",
+            "    rt_get dispatch_rays_index, 1, r1\n",
+        );
+        ok(
+            "intersection",
+            "ray",
+            "    rt_report_hit r1, r0, r0, x1, r0, 0, 8\n",
+        );
+        bad(
+            "miss",
+            "ray payload x0 bytes 20",
+            "    rt_get hit_kind, 0, r1\n",
+            "hit_kind in a miss",
+        );
+        bad(
+            "raygeneration",
+            "ray",
+            "    rt_get ray_t_current, 0, r1\n",
+            "ray_t_current in a raygeneration",
+        );
+        bad(
+            "closesthit",
+            both,
+            "    rt_get world_ray_origin, 3, r1\n",
+            "component 3",
+        );
+        bad(
+            "closesthit",
+            both,
+            "    rt_report_hit r1, r0, r0, x1, r0, 0, 8\n",
+            "ReportHit in a closesthit",
+        );
+        bad(
+            "miss",
+            "ray payload x0 bytes 20",
+            "    rt_hit_end ignore\n",
+            "ignore in a miss",
+        );
+        bad(
+            "intersection",
+            "ray",
+            "    rt_call r0, x0, r0, 0, 4\n",
+            "CallShader in an intersection",
+        );
+        bad(
+            "raygeneration",
+            "ray payload x0 bytes 20",
+            "",
+            "a payload in a raygeneration",
+        );
+        bad(
+            "miss",
+            "ray payload x0 bytes 20 attributes x1 bytes 8",
+            "",
+            "attributes in a miss",
+        );
+        bad(
+            "closesthit",
+            "ray payload x0 bytes 24 attributes x1 bytes 8",
+            "",
+            "24 bytes in x0 of 20",
+        );
+        bad("compute", "ray", "", "ray state in a compute");
+        let e = check("shader miss\nregs 1\nblock0:\n    return\n").unwrap_err();
+        assert!(e.to_string().contains("without its ray state"), "{e}");
+        // Attributes past D3D's 32 bytes.
+        let e = check(
+            "shader closesthit\nregs 1\nlocal x0 4 \"p\"\nlocal x1 36 \"a\"\nray payload x0 bytes 4 attributes x1 bytes 36\nblock0:\n    return\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("at most 32"), "{e}");
     }
 
     #[test]

@@ -2,16 +2,17 @@
 //!
 //! Owns: lowering the entry function of a compute, vertex, pixel, geometry, domain, mesh
 //! or amplification program (`cs_6_x`, `vs_6_x`, `ps_6_x`, `gs_6_x`, `ds_6_x`, `ms_6_x`,
-//! `as_6_x`, or a library entry of those kinds), or the two functions of a hull program
-//! (`hs_6_x`), to an
+//! `as_6_x`, or a library entry of those kinds), the two functions of a hull program
+//! (`hs_6_x`), or a library's ray-tracing export (`rays`: chosen by its export name, the
+//! MSVC-mangled symbol's first component — [`export_name`]) to an
 //! [`ir::Shader`](crate::ir::Shader): the header (stage, thread group, `[WaveSize]`,
 //! fp32 denormal mode, `[earlydepthstencil]`, resource ranges, heap use), the vertex and
 //! pixel signatures as input and output words (`stage`), SSA values as registers,
 //! LLVM's instructions, control flow with phis as parallel copies on edges, memory
 //! (allocas, group shared and constant globals) and every `dx.op` operation those
 //! stages can use. Everything else is refused at load time with
-//! [`LowerError::Unsupported`] naming it and where it is; ray-tracing and node programs
-//! are refused with the stage's name.
+//! [`LowerError::Unsupported`] naming it and where it is; node programs are refused
+//! with the stage's name.
 //!
 //! Does not own: decoding (see [`crate::dxil`]), the IR's layout and validation (the
 //! [`Builder`]), or what instructions do (`exec`).
@@ -22,8 +23,8 @@
 //! pixel pipeline's operations), `geometry` (geometry state, PSV0's geometry words,
 //! stream operations), `hull` (hull and domain states, their words and operations; a
 //! hull program's two functions behind the phase word), `mesh` (mesh and amplification
-//! state and operations),
-//! `copies` (parallel copies).
+//! state and operations), `ray_query` (inline ray queries), `rays` (ray-tracing
+//! programs' parameters and DXR operations), `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
 //! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
@@ -83,6 +84,7 @@ mod memory;
 mod mesh;
 mod ops;
 mod ray_query;
+mod rays;
 mod resources;
 mod stage;
 #[cfg(test)]
@@ -177,6 +179,12 @@ fn lower_module_with(
         "gs" => Stage::Geometry,
         "hs" => Stage::Hull,
         "ds" => Stage::Domain,
+        "raygeneration" => Stage::RayGeneration,
+        "intersection" => Stage::Intersection,
+        "anyhit" => Stage::AnyHit,
+        "closesthit" => Stage::ClosestHit,
+        "miss" => Stage::Miss,
+        "callable" => Stage::Callable,
         other => {
             return Err(LowerError::Unsupported {
                 what: stage_refusal(other),
@@ -209,7 +217,11 @@ fn lower_module_with(
     let mut b = Builder::new(stage);
     {
         let s = b.shader_mut();
-        s.entry = entry.name.clone();
+        s.entry = if stage.is_ray_tracing() {
+            export_name(&entry.name).to_owned()
+        } else {
+            entry.name.clone()
+        };
         s.thread_group = match (stage, entry.num_threads()) {
             (Stage::Compute | Stage::Mesh | Stage::Amplification, Some(n)) => n,
             (Stage::Compute | Stage::Mesh | Stage::Amplification, None) => {
@@ -291,9 +303,14 @@ fn lower_module_with(
             ranges.push(info);
         }
     }
+    let declared = if stage.is_ray_tracing() {
+        Some(rays::Declared::of(entry))
+    } else {
+        None
+    };
     match hull_fn {
         Some(pc) => lower_hull(m, fi, pc, b, ranges, io),
-        None => lower_entry(m, fi, b, ranges, io),
+        None => lower_entry(m, fi, b, ranges, io, declared),
     }
 }
 
@@ -311,12 +328,16 @@ fn early_depth_stencil(e: &EntryPoint) -> bool {
 /// Lowers function `fi` of a module as the entry point into `b`, whose header the caller
 /// has filled (and for a vertex or pixel entry its signature elements, laid out in `io`),
 /// with the resource ranges `ranges` (parallel to the header's).
+///
+/// A ray-tracing entry (`declared`: its sizes from the metadata) takes its payload,
+/// parameter and attributes as pointer arguments (`rays`); other entries take none.
 fn lower_entry(
     m: &Module,
     fi: usize,
     b: Builder,
     ranges: Vec<resources::Range>,
     io: stage::Io,
+    declared: Option<rays::Declared>,
 ) -> Result<Shader, LowerError> {
     let f = m
         .functions
@@ -326,14 +347,17 @@ fn lower_entry(
         .body
         .as_ref()
         .ok_or_else(|| LowerError::Entry(format!("entry function @{} has no body", f.name)))?;
-    if !body.args.is_empty() {
+    if declared.is_none() && !body.args.is_empty() {
         return Err(LowerError::Unsupported {
             what: "an entry function with parameters".into(),
             location: format!("function @{}", f.name),
         });
     }
     let stage = io.stage;
-    let fl = fn_lower(m, fi, b, ranges, io)?;
+    let mut fl = fn_lower(m, fi, b, ranges, io)?;
+    if let Some(d) = declared {
+        fl.ray_arguments(&d)?;
+    }
     let s = lower_function(fl)?;
     if !matches!(stage, Stage::Compute | Stage::Mesh | Stage::Amplification)
         && s.groupshared_bytes > 0
@@ -417,7 +441,9 @@ fn fn_lower<'m>(
         .body
         .as_ref()
         .ok_or_else(|| LowerError::Entry(format!("function @{} has no body", f.name)))?;
-    if !body.args.is_empty() {
+    // A ray-tracing export takes its payload, attributes or parameter as arguments;
+    // `lower_entry` has checked them against what the entry declares.
+    if !io.stage.is_ray_tracing() && !body.args.is_empty() {
         return Err(LowerError::Unsupported {
             what: "an entry function with parameters".into(),
             location: format!("function @{}", f.name),
@@ -457,7 +483,11 @@ fn pick_entry<'a>(md: &'a DxilMetadata, opts: &LoadOptions) -> Result<&'a EntryP
         Some(name) => with_fn
             .iter()
             .copied()
-            .find(|e| &e.name == name || e.function_name.as_deref() == Some(name))
+            .find(|e| {
+                &e.name == name
+                    || e.function_name.as_deref() == Some(name)
+                    || export_name(&e.name) == name
+            })
             .ok_or_else(|| {
                 LowerError::Entry(format!(
                     "no entry point {name} (the program has {})",
@@ -475,27 +505,31 @@ fn pick_entry<'a>(md: &'a DxilMetadata, opts: &LoadOptions) -> Result<&'a EntryP
     }
 }
 
+/// The name a library exports a function under: dxc names a library's entry points by
+/// their MSVC-mangled symbol (`\u{1}?raygen@@YAXXZ`), whose first name component is the
+/// HLSL function's name (`raygen`), the name a state object's `D3D12_EXPORT_DESC` and
+/// a job file use. Names that are not mangled are their own export name.
+pub fn export_name(symbol: &str) -> &str {
+    let s = symbol.strip_prefix('\u{1}').unwrap_or(symbol);
+    match s.strip_prefix('?') {
+        Some(rest) => rest.split('@').next().unwrap_or(rest),
+        None => s,
+    }
+}
+
 fn names(e: &[&EntryPoint]) -> String {
     e.iter()
-        .map(|e| e.name.as_str())
+        .map(|e| export_name(&e.name))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// The refusal for a stage the lowering does not take (anything but compute, vertex
-/// and pixel), naming it.
+/// The refusal for a stage the lowering does not take, naming it.
 pub fn stage_refusal(kind: &str) -> String {
-    let rt = "(ray tracing is not implemented)";
     match kind {
         "gs" => "geometry shader stage".into(),
         "hs" => "hull shader stage (the pipeline has no tessellation stages)".into(),
         "ds" => "domain shader stage (the pipeline has no tessellation stages)".into(),
-        "raygeneration" => format!("ray generation shader stage {rt}"),
-        "intersection" => format!("intersection shader stage {rt}"),
-        "anyhit" => format!("any hit shader stage {rt}"),
-        "closesthit" => format!("closest hit shader stage {rt}"),
-        "miss" => format!("miss shader stage {rt}"),
-        "callable" => format!("callable shader stage {rt}"),
         "node" => "work graph node shader stage (work graphs are not implemented)".into(),
         other => format!("shader kind {other:?}"),
     }

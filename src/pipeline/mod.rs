@@ -13,7 +13,8 @@
 //! tiles that list their primitives ([`bin`]) and run on worker threads (`tile`), and
 //! one wave traceable for the debugger ([`trace`]); the work value and its plan
 //! ([`work`], [`plan`]) and command lists of dispatches, draws, clears and copies
-//! ([`commands`]). Does not own: executing waves
+//! ([`commands`]); `DispatchRays` over ray-tracing programs and their shader table
+//! ([`rays`]). Does not own: executing waves
 //! (`exec`) or resource storage (`resources`).
 
 pub mod amplification;
@@ -33,6 +34,7 @@ pub mod om;
 pub mod plan;
 pub mod ps;
 pub mod raster;
+pub mod rays;
 pub mod setup;
 pub mod state;
 pub mod tess;

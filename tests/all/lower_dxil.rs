@@ -1,6 +1,7 @@
 //! DXIL programs lowered to the IR: every corpus compute, vertex, pixel, geometry, hull,
-//! domain, mesh and amplification program lowers (and its shader validates) or is refused naming what
-//! it lacks; other stages are refused by name.
+//! domain, mesh and amplification program and every ray-tracing library export lowers
+//! (and its shader validates) or is refused naming what it lacks; other stages are
+//! refused by name.
 //!
 //! Known refusals are data (`tests/expectations/lower_dxil.txt`, `case,Fail  # why`):
 //! a program that starts lowering shows up as an unexpected pass, one that stops as a
@@ -343,11 +344,167 @@ fn other_stages_are_refused_with_their_name() {
                 // Libraries with several entry points need one named.
                 assert!(e.contains("several entry points"), "{name}: {e}");
             }
+            // A library of one ray-tracing export lowers (`ray_tracing_exports_lower`).
+            Ok(s) if kind == "lib" && s.stage.is_ray_tracing() => {}
             Err(e) => panic!("{name} ({kind}): {e}"),
             Ok(_) => panic!("{name} ({kind}) lowered"),
         }
     }
     assert!(seen > 0);
+}
+
+/// The exports of a library and their kinds (entry-point tag 8, DXIL `ShaderKind`).
+fn exports(bytes: &[u8]) -> Vec<(String, u32)> {
+    let c = Container::parse(bytes).expect("container");
+    let part = c.part(FourCc::DXIL).expect("DXIL part");
+    let (_, bc) = DxilProgramHeader::parse(part).expect("program header");
+    let m = Module::parse(bc).expect("module");
+    let md = DxilMetadata::read(&m).expect("metadata");
+    md.entry_points
+        .iter()
+        .filter(|e| e.function.is_some())
+        .map(|e| {
+            let kind = e
+                .properties
+                .iter()
+                .find_map(|(_, p)| match p {
+                    dxlane::dxil::meta::Property::ShaderKind(k) => Some(*k),
+                    _ => None,
+                })
+                .unwrap_or(u32::MAX);
+            (dxlane::lower::dxil::export_name(&e.name).to_owned(), kind)
+        })
+        .collect()
+}
+
+/// Every ray-tracing export of the corpora's libraries (`ray_tracing.*` one export each,
+/// both builds; `ray_subobjects` whole and one export at a time) lowers when named by its
+/// export name, validates, and has the stage its `[shader(...)]` kind gives and the
+/// payload, parameter and attribute memory the DXR spec's "Shader parameters" give it,
+/// sized by the data layout as the entry declares (tags 6 and 7).
+#[test]
+fn ray_tracing_exports_lower() {
+    use dxlane::ir::Stage;
+    if common::corpora().is_empty() {
+        return; // the DXIL programs all come from the corpora
+    }
+    let mut lowered = 0;
+    for f in common::dxil_programs() {
+        let name = common::display_name(&f);
+        let file = name.rsplit('/').next().unwrap_or(&name);
+        if !(file.starts_with("ray_tracing.") || file.starts_with("ray_subobjects")) {
+            continue;
+        }
+        let bytes = std::fs::read(&f).unwrap();
+        assert_eq!(kind_of(&bytes), "lib", "{name}");
+        let list = exports(&bytes);
+        assert!(!list.is_empty(), "{name} has no export");
+        for (export, kind) in list {
+            let opts = LoadOptions {
+                entry: Some(export.clone()),
+                ..LoadOptions::default()
+            };
+            let s = lower::load(&bytes, &opts)
+                .unwrap_or_else(|e| panic!("{name} {export}: {e}"))
+                .shader;
+            dxlane::ir::validate(&s).unwrap_or_else(|e| panic!("{name} {export}: {e}"));
+            assert_eq!(s.entry, export, "{name}");
+            // DXIL ShaderKind: 7 ray generation, 8 intersection, 9 any hit, 10 closest
+            // hit, 11 miss, 12 callable.
+            let stage = match kind {
+                7 => Stage::RayGeneration,
+                8 => Stage::Intersection,
+                9 => Stage::AnyHit,
+                10 => Stage::ClosestHit,
+                11 => Stage::Miss,
+                12 => Stage::Callable,
+                k => panic!("{name} {export}: kind {k}"),
+            };
+            assert_eq!(s.stage, stage, "{name} {export}");
+            let r = s.ray.expect("ray state");
+            let bytes_of = |p: Option<(dxlane::ir::LocalId, u32)>| p.map(|(_, b)| b);
+            // ray_tracing.hlsl's Payload is { float; uint; float3 } (20 bytes), its
+            // Parameter { float }; ray_subobjects.hlsl's Payload { float; uint }.
+            let payload = if file.starts_with("ray_subobjects") {
+                8
+            } else {
+                20
+            };
+            let (want_payload, want_attrs) = match stage {
+                Stage::AnyHit | Stage::ClosestHit => (Some(payload), Some(8)),
+                Stage::Miss => (Some(payload), None),
+                Stage::Callable => (Some(4), None),
+                _ => (None, None),
+            };
+            assert_eq!(bytes_of(r.payload), want_payload, "{name} {export}");
+            assert_eq!(bytes_of(r.attributes), want_attrs, "{name} {export}");
+            // Each DXR operation the source uses is there.
+            let text = s.to_string();
+            let want: &[&str] = match (file.starts_with("ray_tracing"), stage) {
+                (true, Stage::RayGeneration) => &[
+                    "rt_get dispatch_rays_index",
+                    "rt_get dispatch_rays_dimensions",
+                    "rt_trace",
+                    "rt_call",
+                ],
+                (true, Stage::Miss) => {
+                    &["rt_get world_ray_direction", "rt_get dispatch_rays_index"]
+                }
+                (true, Stage::ClosestHit) => &[
+                    "rt_get ray_t_current",
+                    "rt_get ray_t_min",
+                    "rt_get instance_id",
+                    "rt_get instance_index",
+                    "rt_get primitive_index",
+                    "rt_get geometry_index",
+                    "rt_get hit_kind",
+                    "rt_get ray_flags",
+                    "rt_get world_ray_origin",
+                    "rt_get object_ray_origin",
+                    "rt_get object_ray_direction",
+                    "rt_get object_to_world, 4,",
+                    "rt_get world_to_object, 8,",
+                ],
+                (true, Stage::AnyHit) => &["rt_hit_end ignore", "rt_hit_end accept_and_end"],
+                (_, Stage::Intersection) => &["rt_get ray_t_current", "rt_report_hit"],
+                _ => &[],
+            };
+            for w in want {
+                assert!(text.contains(w), "{name} {export}: no `{w}` in\n{text}");
+            }
+            lowered += 1;
+        }
+    }
+    // ray_tracing: 6 exports in two builds, and the space-3 closest hit; ray_subobjects:
+    // the whole library's 4 exports and the 4 one-export libraries.
+    assert_eq!(lowered, 21, "ray-tracing exports lowered");
+}
+
+/// A library export that does not exist is refused naming the exports there are.
+#[test]
+fn a_missing_export_is_refused_with_the_exports() {
+    let Some(f) = common::dxil_programs()
+        .into_iter()
+        .find(|f| common::display_name(f) == "dxil-reader/ray_subobjects.dxil")
+    else {
+        assert!(
+            common::corpora().is_empty(),
+            "ray_subobjects.dxil is missing"
+        );
+        return;
+    };
+    let bytes = std::fs::read(&f).unwrap();
+    let opts = LoadOptions {
+        entry: Some("closest".into()),
+        ..LoadOptions::default()
+    };
+    match lower::load(&bytes, &opts) {
+        Err(LowerError::Entry(e)) => assert_eq!(
+            e,
+            "no entry point closest (the program has any_hit, closest_hit, intersection, miss)"
+        ),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// Small programs whose IR is kept as a snapshot (`tests/snapshots/ir/dxil/`).
@@ -364,6 +521,12 @@ const SNAPSHOTS: &[&str] = &[
     "dxil-reader/lane_2d.dxil",
     "dxil-reader/mesh.dxil",
     "dxil-reader/pixel_ops.dxil",
+    "dxil-reader/ray_tracing.any_hit.dxil",
+    "dxil-reader/ray_tracing.callable.dxil",
+    "dxil-reader/ray_tracing.closest_hit.dxil",
+    "dxil-reader/ray_tracing.intersection.dxil",
+    "dxil-reader/ray_tracing.miss.dxil",
+    "dxil-reader/ray_tracing.raygen.dxil",
     "dxil-reader/uav_counter.dxil",
     "dxil-reader/vertex.dxil",
     "dxil-reader/wave_size.cs.dxil",

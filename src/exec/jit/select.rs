@@ -217,6 +217,11 @@ pub fn native(inst: &Inst) -> Native {
         | Inst::SharedCmpXchg64 { .. }
         | Inst::Handle { .. }
         | Inst::HeapHandle { .. }
+        | Inst::RayGet { .. }
+        | Inst::RayTrace { .. }
+        | Inst::RayCall { .. }
+        | Inst::RayReportHit { .. }
+        | Inst::RayHitEnd { .. }
         | Inst::RayQueryAlloc { .. }
         | Inst::RayQueryTrace { .. }
         | Inst::RayQueryProceed { .. }

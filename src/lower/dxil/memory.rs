@@ -324,7 +324,27 @@ impl<'m> FnLower<'m> {
             .get(*gi as usize)
             .ok_or_else(|| self.invalid(format!("global {gi} does not exist")))?;
         let name = g.name.trim_start_matches('\u{1}').to_owned();
-        let ptr = if let Some(i) = self.ranges.iter().position(|r| r.symbol == Some(v)) {
+        // A resource record names its global directly or through a constant bitcast to
+        // the resource's type (dxc's libraries do the latter).
+        let m = self.m;
+        let global_of = |sym: ValueId| {
+            let mut x = sym;
+            for _ in 0..4 {
+                match m.values.get(x.index()).map(|y| &y.kind) {
+                    Some(ValueKind::Constant(Constant::Cast {
+                        op: CastOp::BitCast | CastOp::AddrSpaceCast,
+                        value,
+                    })) => x = *value,
+                    _ => break,
+                }
+            }
+            x
+        };
+        let ptr = if let Some(i) = self
+            .ranges
+            .iter()
+            .position(|r| r.symbol.map(global_of) == Some(v))
+        {
             Ptr {
                 root: Root::Resource(i),
                 reg: None,

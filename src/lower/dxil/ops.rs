@@ -273,6 +273,14 @@ impl<'m> FnLower<'m> {
             }
             DxOp::CreateHandleForLib => {
                 let a = self.a(c, 0)?;
+                // SM 6.6 libraries declare their resource globals as `%dx.types.Handle`:
+                // the load already made the handle, which this passes on.
+                if let Some(Val::Regs(r)) = self.vals.get(&a).cloned()
+                    && r.len() == 1
+                {
+                    self.define(res, Val::Regs(r));
+                    return Ok(());
+                }
                 let Some(Val::Resource(i)) = self.vals.get(&a).cloned() else {
                     return Err(self.unsupported(
                         "createHandleForLib of a value that is not a loaded resource global",
@@ -672,6 +680,28 @@ impl<'m> FnLower<'m> {
             | DxOp::StorePrimitiveOutput
             | DxOp::GetMeshPayload
             | DxOp::DispatchMesh => self.mesh_op(c, inst, res)?,
+            // ---- DXR ray-tracing programs (`rays`)
+            DxOp::DispatchRaysIndex
+            | DxOp::DispatchRaysDimensions
+            | DxOp::WorldRayOrigin
+            | DxOp::WorldRayDirection
+            | DxOp::ObjectRayOrigin
+            | DxOp::ObjectRayDirection
+            | DxOp::ObjectToWorld
+            | DxOp::WorldToObject
+            | DxOp::RayTMin
+            | DxOp::RayTCurrent
+            | DxOp::RayFlags
+            | DxOp::InstanceIndex
+            | DxOp::InstanceID
+            | DxOp::PrimitiveIndex
+            | DxOp::GeometryIndex
+            | DxOp::HitKind
+            | DxOp::TraceRay
+            | DxOp::CallShader
+            | DxOp::ReportHit
+            | DxOp::IgnoreHit
+            | DxOp::AcceptHitAndEndSearch => self.ray_op(c, res)?,
             // ---- inline ray queries (`ray_query`)
             DxOp::AllocateRayQuery
             | DxOp::RayQuery_TraceRayInline

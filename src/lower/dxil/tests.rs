@@ -131,7 +131,7 @@ fn lower_test(m: &Module, fi: usize) -> Result<Shader, LowerError> {
             },
         });
     }
-    lower_entry(m, fi, b, ranges, stage::Io::compute())
+    lower_entry(m, fi, b, ranges, stage::Io::compute(), None)
 }
 
 // ---- a one-lane evaluator --------------------------------------------------------------
@@ -1108,7 +1108,7 @@ fn lower_stage(
     let mut b = Builder::new(stage);
     b.shader_mut().thread_group = [0; 3];
     let io = stage::Io::lay_out(stage, Some(sigs), b.shader_mut())?;
-    let s = lower_entry(m, fi, b, Vec::new(), io)?;
+    let s = lower_entry(m, fi, b, Vec::new(), io, None)?;
     crate::ir::validate(&s).unwrap_or_else(|e| panic!("{e}\n{s}"));
     Ok(s)
 }
@@ -2281,7 +2281,7 @@ fn ray_query_module_matches_the_traversal() {
                 },
             });
         }
-        let mut s = lower_entry(&m, fi, b, ranges, stage::Io::compute()).unwrap();
+        let mut s = lower_entry(&m, fi, b, ranges, stage::Io::compute(), None).unwrap();
         s.thread_group = [8, 1, 1];
         crate::ir::validate(&s).unwrap();
         let out = Memory::zeroed(4 * 48).unwrap();

@@ -1,0 +1,555 @@
+//! `DispatchRays`: the DXR ray-tracing pipeline over prepared ray-tracing programs, its
+//! shader table as lists of programs, and the recursion of `TraceRay` and `CallShader`.
+//!
+//! Owns: one ray-generation lane per index of the launch in D3D's order (x fastest, then
+//! y, then z), in waves of the ray-generation program's wave size; what each lane's
+//! `TraceRay` runs — the traversal (`raytracing::Tracer`) with the hit group's any-hit
+//! and intersection programs, then its closest-hit program or the miss program — chosen
+//! by the shader-table rule (DXR spec "Addressing calculations within shader tables"):
+//! hit group `RayContributionToHitGroupIndex + MultiplierForGeometryContributionToHitGroupIndex
+//! × GeometryIndex() + InstanceContributionToHitGroupIndex`, miss `MissShaderIndex`,
+//! callable `ShaderIndex`; the payload, parameter and attributes copied in and out;
+//! every system value the invoked programs read; recursion limits; and the work charged.
+//! Does not own: traversal and its rules (`raytracing`), running a wave (`exec`), the
+//! job file (`job`).
+//!
+//! # How nested programs run
+//!
+//! Every program a `TraceRay` or `CallShader` invokes runs at once, inside the calling
+//! lane's instruction, as a wave of its own with one live lane, and returns before the
+//! caller's next lane is served. Lanes of a wave are served in lane order. The results
+//! are therefore deterministic and independent of wave sizes, and a lane's nested
+//! programs see exactly the payload its own program wrote. Ray generation runs on the
+//! calling thread, one wave after another.
+//!
+//! # Choices where D3D leaves things undefined
+//!
+//! - **Recursion.** `TraceRay` from a program at depth `max_recursion_depth` (ray
+//!   generation is depth 0) is an error naming the lane and the depth; D3D12 says the
+//!   result is undefined (DXR spec "Ray recursion limit"). `CallShader` does not count
+//!   towards it (the spec limits `TraceRay` only); callable programs may nest
+//!   [`MAX_CALL_DEPTH`] deep, past which it is an error too.
+//! - **Indices past a table.** A hit group, miss or callable index past its list is an
+//!   error naming the lane and the index (DXR spec "Out of bounds shader table
+//!   indexing": undefined behaviour).
+//! - **A hit group without a closest-hit or any-hit program** runs nothing there
+//!   (`D3D12_HIT_GROUP_DESC`: each program is optional).
+//! - **Payload sizes** are checked by the caller (the job file); at run time the words
+//!   the callee's payload has are copied in and the same words back.
+
+use std::cell::{Cell, RefCell};
+
+use crate::exec::{ExecError, RayContext, RunBudget, StageProgram, StageRunner};
+use crate::ir::{RayHitOp, RaySystemValue, TRACE_RAY_ARGS};
+use crate::raytracing::{
+    AnyHitDecision, Hit, HitReporter, PrimitiveKind, Ray, RayFlags, ReportHitOutcome, TopLevel,
+    TraceRayDesc, Tracer,
+};
+
+/// The deepest `TraceRay` recursion a pipeline may declare
+/// (`D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH`).
+pub const MAX_RECURSION_DEPTH: u32 = 31;
+
+/// How deep callable programs may nest (dxlane's bound; D3D sizes the stack instead).
+pub const MAX_CALL_DEPTH: u32 = 16;
+
+/// A hit group: indices into [`RayPipeline::programs`] (DXR spec "Hit groups").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HitGroup {
+    /// Its name (errors).
+    pub name: String,
+    /// The closest-hit program.
+    pub closest_hit: Option<usize>,
+    /// The any-hit program.
+    pub any_hit: Option<usize>,
+    /// The intersection program (procedural hit groups).
+    pub intersection: Option<usize>,
+}
+
+/// A ray-tracing pipeline state and its shader table, in the order of the table's
+/// records: programs by index into `programs`.
+pub struct RayPipeline<'a> {
+    /// Every program, prepared.
+    pub programs: Vec<StageProgram<'a>>,
+    /// The ray-generation program.
+    pub raygen: usize,
+    /// The miss table.
+    pub miss: Vec<usize>,
+    /// The hit-group table.
+    pub hit_groups: Vec<HitGroup>,
+    /// The callable table.
+    pub callable: Vec<usize>,
+    /// `D3D12_RAYTRACING_PIPELINE_CONFIG::MaxTraceRecursionDepth`.
+    pub max_recursion_depth: u32,
+}
+
+/// What a `DispatchRays` did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RaysReport {
+    /// Ray-generation lanes.
+    pub lanes: u64,
+    /// Lane-instructions, nested programs and traversal included.
+    pub lane_instructions: u64,
+    /// `TraceRay` calls.
+    pub rays: u64,
+    /// Nodes, instances and primitives the traversals visited.
+    pub traversal: u64,
+}
+
+/// Runs `DispatchRays(width, height, depth)`.
+pub fn dispatch_rays(
+    p: &RayPipeline<'_>,
+    dims: [u32; 3],
+    budget: &RunBudget,
+) -> Result<RaysReport, ExecError> {
+    if p.max_recursion_depth > MAX_RECURSION_DEPTH {
+        return Err(ExecError::Dispatch(format!(
+            "max_recursion_depth {} is past D3D12's {MAX_RECURSION_DEPTH}",
+            p.max_recursion_depth
+        )));
+    }
+    let raygen = p
+        .programs
+        .get(p.raygen)
+        .ok_or_else(|| ExecError::Dispatch("no ray-generation program".into()))?;
+    let total = u64::from(dims[0]) * u64::from(dims[1]) * u64::from(dims[2]);
+    let mut report = RaysReport::default();
+    let counters = Counters::default();
+    let mut runner = StageRunner::new(raygen);
+    let w = runner.wave_size() as u64;
+    let mut next = 0u64;
+    while next < total {
+        let n = (total - next).min(w);
+        for l in 0..n {
+            runner.set_tag(l as usize, u32::try_from(next + l).unwrap_or(u32::MAX));
+        }
+        let frame = Frame {
+            p,
+            dims,
+            counters: &counters,
+            depth: 0,
+            calls: 0,
+            index: None,
+            ray: None,
+            hit: None,
+            kind: Kind::Plain,
+        };
+        let lanes = if n >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
+        let run = runner.run_rays(lanes, &frame)?;
+        report.lane_instructions = report
+            .lane_instructions
+            .saturating_add(run.lane_instructions);
+        budget
+            .charge(run.lane_instructions)
+            .map_err(|s| budget.error(s, next, total, "ray-generation lanes"))?;
+        next += n;
+    }
+    report.lanes = total;
+    report.rays = counters.rays.get();
+    report.traversal = counters.traversal.get();
+    Ok(report)
+}
+
+#[derive(Default)]
+struct Counters {
+    rays: Cell<u64>,
+    traversal: Cell<u64>,
+}
+
+/// The ray a nested program runs for.
+#[derive(Clone, Copy)]
+struct RayInfo {
+    ray: Ray,
+    flags: u32,
+}
+
+/// What is special about a frame's program.
+enum Kind<'r> {
+    /// Ray generation, closest-hit, miss, callable.
+    Plain,
+    /// An any-hit program: its decision.
+    AnyHit(Cell<Option<RayHitOp>>),
+    /// An intersection program: where its hits go.
+    Intersection(RefCell<&'r mut dyn Reports>),
+}
+
+/// `ReportHit`'s target (a `HitReporter` with the attributes as words).
+trait Reports {
+    fn report(&mut self, t: f32, kind: u32, attributes: Vec<u32>) -> ReportHitOutcome;
+    fn t_current(&self) -> f32;
+}
+
+impl Reports for HitReporter<'_, Vec<u32>> {
+    fn report(&mut self, t: f32, kind: u32, attributes: Vec<u32>) -> ReportHitOutcome {
+        self.report_hit(t, kind, attributes)
+    }
+    fn t_current(&self) -> f32 {
+        HitReporter::t_current(self)
+    }
+}
+
+/// One running program's view: the launch, its lane's ray and hit.
+struct Frame<'p, 'r> {
+    p: &'p RayPipeline<'p>,
+    dims: [u32; 3],
+    counters: &'r Counters,
+    /// `TraceRay` depth of this program (ray generation 0).
+    depth: u32,
+    /// Callable nesting.
+    calls: u32,
+    /// The launch index of a nested program's single lane; ray generation lanes' is
+    /// their tag.
+    index: Option<[u32; 3]>,
+    ray: Option<RayInfo>,
+    hit: Option<Hit>,
+    kind: Kind<'r>,
+}
+
+impl Frame<'_, '_> {
+    fn index_of(&self, tag: u32) -> [u32; 3] {
+        self.index.unwrap_or_else(|| {
+            let [w, h, _] = self.dims;
+            let (w, h) = (w.max(1), h.max(1));
+            [tag % w, (tag / w) % h, tag / (w * h)]
+        })
+    }
+
+    fn lane(&self, tag: u32) -> String {
+        let [x, y, z] = self.index_of(tag);
+        format!("ray ({x}, {y}, {z})")
+    }
+
+    /// Runs program `i` for one lane with `payload` (and `attributes`) in its memory,
+    /// writing the payload back; returns the lane-instructions.
+    fn run(
+        &self,
+        tag: u32,
+        i: usize,
+        child: &Frame<'_, '_>,
+        payload: &mut [u32],
+        attributes: Option<&[u32]>,
+    ) -> Result<u64, ExecError> {
+        let prog =
+            self.p.programs.get(i).ok_or_else(|| {
+                ExecError::Dispatch(format!("{}: no program {i}", self.lane(tag)))
+            })?;
+        let mut r = StageRunner::new(prog);
+        r.set_tag(0, 0);
+        let state = prog.shader().ray;
+        let pay = state.and_then(|s| s.payload);
+        if let Some((x, _)) = pay {
+            r.set_local_words(0, x, payload);
+        }
+        if let (Some((x, _)), Some(a)) = (state.and_then(|s| s.attributes), attributes) {
+            r.set_local_words(0, x, a);
+        }
+        let run = r.run_rays(1, child)?;
+        if let Some((x, bytes)) = pay {
+            let words = (bytes.div_ceil(4) as usize).min(payload.len());
+            let out = r.local_words(0, x, words);
+            payload[..words].copy_from_slice(&out);
+        }
+        Ok(run.lane_instructions)
+    }
+
+    fn child<'c>(
+        &'c self,
+        tag: u32,
+        depth: u32,
+        calls: u32,
+        ray: Option<RayInfo>,
+        hit: Option<Hit>,
+        kind: Kind<'c>,
+    ) -> Frame<'c, 'c> {
+        Frame {
+            p: self.p,
+            dims: self.dims,
+            counters: self.counters,
+            depth,
+            calls,
+            index: Some(self.index_of(tag)),
+            ray,
+            hit,
+            kind,
+        }
+    }
+}
+
+/// A triangle hit's attributes: its barycentrics (`BuiltInTriangleIntersectionAttributes`).
+fn triangle_attributes(h: &Hit) -> Vec<u32> {
+    vec![h.barycentrics[0].to_bits(), h.barycentrics[1].to_bits()]
+}
+
+impl RayContext for Frame<'_, '_> {
+    fn get(&self, tag: u32, value: RaySystemValue, index: u8) -> u32 {
+        use RaySystemValue as V;
+        let i = usize::from(index);
+        let f = |x: f32| x.to_bits();
+        let ray = self.ray;
+        let hit = self.hit.as_ref();
+        match value {
+            V::DispatchRaysIndex => self.index_of(tag).get(i).copied().unwrap_or(0),
+            V::DispatchRaysDimensions => self.dims.get(i).copied().unwrap_or(0),
+            V::WorldRayOrigin => ray.and_then(|r| r.ray.origin.get(i).copied()).map_or(0, f),
+            V::WorldRayDirection => ray
+                .and_then(|r| r.ray.direction.get(i).copied())
+                .map_or(0, f),
+            V::RayTMin => ray.map_or(0, |r| f(r.ray.t_min)),
+            V::RayFlags => ray.map_or(0, |r| r.flags),
+            V::RayTCurrent => match (&self.kind, hit) {
+                (Kind::Intersection(rep), _) => f(rep.borrow().t_current()),
+                (_, Some(h)) => f(h.t),
+                // Miss: TMax (DXR spec "RayTCurrent").
+                (_, None) => ray.map_or(0, |r| f(r.ray.t_max)),
+            },
+            V::ObjectRayOrigin => hit
+                .and_then(|h| h.object_ray_origin.get(i).copied())
+                .map_or(0, f),
+            V::ObjectRayDirection => hit
+                .and_then(|h| h.object_ray_direction.get(i).copied())
+                .map_or(0, f),
+            V::ObjectToWorld => hit
+                .and_then(|h| h.object_to_world.0.get(i).copied())
+                .map_or(0, f),
+            V::WorldToObject => hit
+                .and_then(|h| h.world_to_object.0.get(i).copied())
+                .map_or(0, f),
+            V::InstanceIndex => hit.map_or(0, |h| h.instance_index),
+            V::InstanceId => hit.map_or(0, |h| h.instance_id),
+            V::PrimitiveIndex => hit.map_or(0, |h| h.primitive_index),
+            V::GeometryIndex => hit.map_or(0, |h| h.geometry_index),
+            V::HitKind => hit.map_or(0, |h| h.hit_kind),
+        }
+    }
+
+    fn trace(
+        &self,
+        tag: u32,
+        accel: Option<std::sync::Arc<TopLevel>>,
+        args: &[u32; TRACE_RAY_ARGS],
+        payload: &mut [u32],
+    ) -> Result<u64, ExecError> {
+        let depth = self.depth + 1;
+        if depth > self.p.max_recursion_depth {
+            return Err(ExecError::Dispatch(format!(
+                "{}: TraceRay at recursion depth {depth} passes the pipeline's max_recursion_depth {} (D3D12 leaves this undefined; dxlane stops)",
+                self.lane(tag),
+                self.p.max_recursion_depth
+            )));
+        }
+        let fl = |k: usize| f32::from_bits(args[k]);
+        let info = RayInfo {
+            ray: Ray {
+                origin: [fl(5), fl(6), fl(7)],
+                t_min: fl(8),
+                direction: [fl(9), fl(10), fl(11)],
+                t_max: fl(12),
+            },
+            flags: args[0],
+        };
+        let desc = TraceRayDesc {
+            flags: RayFlags(args[0]),
+            pipeline_flags: RayFlags(0),
+            instance_inclusion_mask: args[1],
+            ray: info.ray,
+        };
+        // DXR spec "TraceRay": only the bottom 4 bits of RayContributionToHitGroupIndex
+        // and MultiplierForGeometryContributionToHitGroupIndex, and the bottom 16 bits
+        // of MissShaderIndex, are used.
+        let (contribution, multiplier, miss) = (args[2] & 0xf, args[3] & 0xf, args[4] & 0xffff);
+        let group_of = |h: &Hit| -> Result<&HitGroup, ExecError> {
+            // DXR spec "Hit group table indexing".
+            let i = u64::from(contribution)
+                + u64::from(multiplier) * u64::from(h.geometry_index)
+                + u64::from(h.instance_contribution_to_hit_group_index);
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| self.p.hit_groups.get(i))
+                .ok_or_else(|| {
+                    ExecError::Dispatch(format!(
+                        "{}: hit group index {i} is past the hit-group table of {} (instance {}, geometry {})",
+                        self.lane(tag),
+                        self.p.hit_groups.len(),
+                        h.instance_index,
+                        h.geometry_index
+                    ))
+                })
+        };
+        let shared = RefCell::new(payload.to_vec());
+        let error: RefCell<Option<ExecError>> = RefCell::new(None);
+        let work = Cell::new(0u64);
+        let mut any_hit = |h: &Hit, attrs: Option<&Vec<u32>>| -> AnyHitDecision {
+            if error.borrow().is_some() {
+                return AnyHitDecision::AcceptAndEndSearch;
+            }
+            let g = match group_of(h) {
+                Ok(g) => g,
+                Err(e) => {
+                    *error.borrow_mut() = Some(e);
+                    return AnyHitDecision::AcceptAndEndSearch;
+                }
+            };
+            let Some(prog) = g.any_hit else {
+                return AnyHitDecision::Accept;
+            };
+            let a = attrs.cloned().unwrap_or_else(|| triangle_attributes(h));
+            let child = self.child(
+                tag,
+                depth,
+                self.calls,
+                Some(info),
+                Some(*h),
+                Kind::AnyHit(Cell::new(None)),
+            );
+            let mut p = shared.borrow().clone();
+            let r = self.run(tag, prog, &child, &mut p, Some(&a));
+            let decision = match &child.kind {
+                Kind::AnyHit(d) => d.get(),
+                _ => None,
+            };
+            match r {
+                Ok(n) => {
+                    work.set(work.get().saturating_add(n));
+                    // DXR spec "Any hit shaders": payload changes stay, also when the
+                    // hit is ignored.
+                    *shared.borrow_mut() = p;
+                    match decision {
+                        Some(RayHitOp::Ignore) => AnyHitDecision::Ignore,
+                        Some(RayHitOp::AcceptAndEnd) => AnyHitDecision::AcceptAndEndSearch,
+                        None => AnyHitDecision::Accept,
+                    }
+                }
+                Err(e) => {
+                    *error.borrow_mut() = Some(e);
+                    AnyHitDecision::AcceptAndEndSearch
+                }
+            }
+        };
+        let mut intersection = |c: &Hit, rep: &mut HitReporter<'_, Vec<u32>>| {
+            if error.borrow().is_some() {
+                return;
+            }
+            let g = match group_of(c) {
+                Ok(g) => g,
+                Err(e) => {
+                    *error.borrow_mut() = Some(e);
+                    return;
+                }
+            };
+            let Some(prog) = g.intersection else {
+                return;
+            };
+            let sink: &mut dyn Reports = rep;
+            let child = self.child(
+                tag,
+                depth,
+                self.calls,
+                Some(info),
+                Some(*c),
+                Kind::Intersection(RefCell::new(sink)),
+            );
+            let mut none = Vec::new();
+            match self.run(tag, prog, &child, &mut none, None) {
+                Ok(n) => work.set(work.get().saturating_add(n)),
+                Err(e) => *error.borrow_mut() = Some(e),
+            }
+        };
+        let mut tracer = Tracer::new();
+        let result = tracer.trace_ray(accel.as_deref(), &desc, &mut any_hit, &mut intersection);
+        if let Some(e) = error.into_inner() {
+            return Err(e);
+        }
+        let s = result.stats;
+        let traversal = s
+            .nodes
+            .saturating_add(s.primitives)
+            .saturating_add(s.instances);
+        self.counters.rays.set(self.counters.rays.get() + 1);
+        self.counters
+            .traversal
+            .set(self.counters.traversal.get().saturating_add(traversal));
+        let mut total = work.get().saturating_add(traversal);
+        let mut p = shared.into_inner();
+        match result.committed {
+            Some(h) => {
+                if result.run_closest_hit
+                    && let Some(prog) = group_of(&h)?.closest_hit
+                {
+                    let a = match h.kind {
+                        PrimitiveKind::Triangle => triangle_attributes(&h),
+                        PrimitiveKind::Procedural => result.attributes.clone().unwrap_or_default(),
+                    };
+                    let child =
+                        self.child(tag, depth, self.calls, Some(info), Some(h), Kind::Plain);
+                    total = total.saturating_add(self.run(tag, prog, &child, &mut p, Some(&a))?);
+                }
+            }
+            None => {
+                let prog = self.p.miss.get(miss as usize).copied().ok_or_else(|| {
+                    ExecError::Dispatch(format!(
+                        "{}: miss shader index {miss} is past the miss table of {}",
+                        self.lane(tag),
+                        self.p.miss.len()
+                    ))
+                })?;
+                let child = self.child(tag, depth, self.calls, Some(info), None, Kind::Plain);
+                total = total.saturating_add(self.run(tag, prog, &child, &mut p, None)?);
+            }
+        }
+        payload.copy_from_slice(&p);
+        Ok(total)
+    }
+
+    fn call(&self, tag: u32, index: u32, parameter: &mut [u32]) -> Result<u64, ExecError> {
+        let calls = self.calls + 1;
+        if calls > MAX_CALL_DEPTH {
+            return Err(ExecError::Dispatch(format!(
+                "{}: CallShader nested {calls} deep (dxlane runs at most {MAX_CALL_DEPTH})",
+                self.lane(tag)
+            )));
+        }
+        let prog = self
+            .p
+            .callable
+            .get(index as usize)
+            .copied()
+            .ok_or_else(|| {
+                ExecError::Dispatch(format!(
+                    "{}: callable shader index {index} is past the callable table of {}",
+                    self.lane(tag),
+                    self.p.callable.len()
+                ))
+            })?;
+        // A callable program sees no ray (DXR spec "Callable shaders": only the launch's
+        // system values).
+        let child = self.child(tag, self.depth, calls, None, None, Kind::Plain);
+        self.run(tag, prog, &child, parameter, None)
+    }
+
+    fn report_hit(
+        &self,
+        tag: u32,
+        t: f32,
+        kind: u32,
+        attributes: &[u32],
+    ) -> Result<(bool, u64), ExecError> {
+        let Kind::Intersection(rep) = &self.kind else {
+            return Err(ExecError::Dispatch(format!(
+                "{}: ReportHit outside an intersection program",
+                self.lane(tag)
+            )));
+        };
+        let out = rep.borrow_mut().report(t, kind, attributes.to_vec());
+        Ok((out != ReportHitOutcome::Rejected, 0))
+    }
+
+    fn hit_end(&self, _tag: u32, op: RayHitOp) {
+        if let Kind::AnyHit(d) = &self.kind {
+            d.set(Some(op));
+        }
+    }
+}

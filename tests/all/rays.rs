@@ -1,0 +1,372 @@
+//! `DispatchRays` (`pipeline::rays`) over dxil-reader's `ray_tracing.hlsl` library
+//! exports, one export per container: ray generation, miss, closest-hit, callable,
+//! any-hit and intersection programs over small scenes, each value worked out by hand from
+//! the HLSL and the DXR functional spec (sections named), under both engines; the
+//! shader-table and recursion refusals.
+
+use std::sync::Arc;
+
+use dxlane::exec::jit::Engine;
+use dxlane::exec::{DescriptorTable, Limits, Profile, RunBudget, StageProgram};
+use dxlane::ir::Shader;
+use dxlane::lower::{self, LoadOptions};
+use dxlane::pipeline::rays::{HitGroup, RayPipeline, dispatch_rays};
+use dxlane::raytracing::{
+    AabbsDesc, BottomLevel, BuildOptions, Geometry, GeometryDesc, GeometryFlags, IndexFormat,
+    InstanceDesc, InstanceFlags, TopLevel, Transform3x4, TrianglesDesc, VertexFormat,
+};
+use dxlane::resources::{
+    AccelerationStructure, Descriptor, Format, Texture, TextureDesc, TextureView,
+};
+
+use crate::common;
+
+/// `ray_tracing.<name>.dxil`'s one export, lowered.
+fn program(name: &str) -> Option<Shader> {
+    let want = format!("dxil-reader/ray_tracing.{name}.dxil");
+    let f = common::dxil_programs()
+        .into_iter()
+        .find(|f| common::display_name(f) == want)?;
+    let bytes = std::fs::read(&f).unwrap();
+    Some(lower::load(&bytes, &LoadOptions::default()).unwrap().shader)
+}
+
+/// One triangle (0,0,0) (1,0,0) (0,1,0) under an instance moved to z = 5, ID 3.
+fn triangle_scene(flags: GeometryFlags) -> Arc<TopLevel> {
+    let v: Vec<u8> = [0f32, 0., 0., 1., 0., 0., 0., 1., 0.]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let i: Vec<u8> = [0u32, 1, 2].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let blas = BottomLevel::build(
+        &[GeometryDesc {
+            flags,
+            geometry: Geometry::Triangles(TrianglesDesc {
+                transform: None,
+                index_format: IndexFormat::R32_UINT,
+                index_count: 3,
+                indices: &i,
+                vertex_format: VertexFormat::R32G32B32_FLOAT,
+                vertex_count: 3,
+                vertices: &v,
+                vertex_stride: 12,
+            }),
+        }],
+        &BuildOptions::default(),
+    )
+    .unwrap();
+    let mut t = Transform3x4::IDENTITY;
+    t.0[11] = 5.0;
+    instance(blas, t)
+}
+
+fn instance(blas: BottomLevel, t: Transform3x4) -> Arc<TopLevel> {
+    Arc::new(
+        TopLevel::build(
+            &[InstanceDesc {
+                transform: t,
+                instance_id: 3,
+                instance_mask: 0xff,
+                contribution_to_hit_group_index: 0,
+                flags: InstanceFlags::NONE,
+                blas: Some(Arc::new(blas)),
+            }],
+            &BuildOptions::default(),
+        )
+        .unwrap(),
+    )
+}
+
+/// One opaque AABB [-1, 1] × [-1, 1] × [1, 2] under an instance moved by (0.5, 0.5, 0),
+/// so the 1×1 launch's ray from (0.5, 0.5, 0) starts at the object-space origin.
+fn box_scene() -> Arc<TopLevel> {
+    let b: Vec<u8> = [-1f32, -1., 1., 1., 1., 2.]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let blas = BottomLevel::build(
+        &[GeometryDesc {
+            flags: GeometryFlags::OPAQUE,
+            geometry: Geometry::Aabbs(AabbsDesc {
+                count: 1,
+                aabbs: &b,
+                stride: 24,
+            }),
+        }],
+        &BuildOptions::default(),
+    )
+    .unwrap();
+    let mut t = Transform3x4::IDENTITY;
+    t.0[3] = 0.5;
+    t.0[7] = 0.5;
+    instance(blas, t)
+}
+
+/// The programs: 0 raygen, 1 miss, 2 closest hit, 3 callable, 4 any hit, 5 intersection.
+struct Programs {
+    shaders: Vec<Shader>,
+}
+
+impl Programs {
+    fn load() -> Option<Programs> {
+        let mut shaders = Vec::new();
+        for n in [
+            "raygen",
+            "miss",
+            "closest_hit",
+            "callable",
+            "any_hit",
+            "intersection",
+        ] {
+            shaders.push(program(n)?);
+        }
+        Some(Programs { shaders })
+    }
+
+    /// Runs `DispatchRays(w, h, 1)` with `groups` as the hit-group table, one miss and
+    /// one callable program, `depth` as the recursion limit; returns the output
+    /// texture's texels (4 floats each) or the error.
+    fn run(
+        &self,
+        scene: &Arc<TopLevel>,
+        [w, h]: [u32; 2],
+        groups: Vec<HitGroup>,
+        miss: Vec<usize>,
+        depth: u32,
+        engine: Engine,
+    ) -> Result<Vec<[f32; 4]>, String> {
+        let tex = Texture::new(TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, w, h)).unwrap();
+        let mut programs = Vec::new();
+        for (i, s) in self.shaders.iter().enumerate() {
+            // The ray generation program binds t0 (the scene) and u0 (the output); the
+            // others bind nothing.
+            let ranges = if i == 0 {
+                let mut r = vec![Vec::new(); s.resources.len()];
+                for (k, range) in s.resources.iter().enumerate() {
+                    r[k] = vec![
+                        if range.kind == dxlane::ir::ResourceKind::AccelerationStructure {
+                            Descriptor::AccelerationStructure(AccelerationStructure(scene.clone()))
+                        } else {
+                            Descriptor::Texture(TextureView::whole(tex.clone()))
+                        },
+                    ];
+                }
+                r
+            } else {
+                Vec::new()
+            };
+            let table = DescriptorTable::new(s, &ranges, &[], &[]).map_err(|e| e.to_string())?;
+            let p = StageProgram::new(s, table, Profile::latest(), Limits::default(), 4)
+                .map_err(|e| e.to_string())?
+                .with_engine(engine);
+            programs.push(p);
+        }
+        let pipeline = RayPipeline {
+            programs,
+            raygen: 0,
+            miss,
+            hit_groups: groups,
+            callable: vec![3],
+            max_recursion_depth: depth,
+        };
+        let budget = RunBudget::new(&Limits::default());
+        let report = dispatch_rays(&pipeline, [w, h, 1], &budget).map_err(|e| e.to_string())?;
+        assert_eq!(report.lanes, u64::from(w * h));
+        assert_eq!(report.rays, u64::from(w * h), "one TraceRay per lane");
+        assert!(report.lane_instructions > 0 && report.traversal > 0);
+        let bytes = tex.memory().to_bytes();
+        Ok(bytes
+            .chunks_exact(16)
+            .map(|c| {
+                let f = |k: usize| f32::from_le_bytes(c[4 * k..4 * k + 4].try_into().unwrap());
+                [f(0), f(1), f(2), f(3)]
+            })
+            .collect())
+    }
+}
+
+fn close(got: [f32; 4], want: [f32; 4], what: &str) {
+    for k in 0..4 {
+        let tol = 1e-5 * want[k].abs().max(1.0);
+        assert!(
+            (got[k] - want[k]).abs() <= tol
+                && got[k].is_sign_negative() == want[k].is_sign_negative(),
+            "{what}: component {k}: got {got:?}, want {want:?}"
+        );
+    }
+}
+
+/// What a miss writes (raygen after `miss`): the payload's colour is
+/// (0.1, 0.2, 0.3) × WorldRayDirection() = (0, 0, 0.3), its distance stays -1; the
+/// callable program doubles the parameter (the distance) to -2; the texel is
+/// (colour × -2, distance). 0 × -2 is -0 (IEEE 754).
+fn missed() -> [f32; 4] {
+    [-0.0, -0.0, 0.3f32 * -2.0, -1.0]
+}
+
+/// What the closest-hit program gives for the triangle scene's hit at (x, 0.5, 5) from
+/// (x, 0.5, 0) along +z, through the ray-generation program. DXR spec sections:
+/// "RayTCurrent" (t = 5), "RayTMin" (0.001); "Intersection attributes structure"
+/// (barycentrics weigh vertices 1 and 2: (x, 0.5)); "WorldRayOrigin" (x, 0.5, 0);
+/// "ObjectRayOrigin" (x, 0.5, -5) and "ObjectRayDirection" (0, 0, 1) through the
+/// instance's inverse; "ObjectToWorld3x4" row 1 (0, 1, 0, 0) and "WorldToObject3x4"
+/// row 2 (0, 0, 1, -5), their first three columns. The colour sums, in the program's
+/// order: x = x + x + x + 0 + 0 + 0, y = 0.5 + 0.5 + 0.5 + 0 + 1 + 0,
+/// z = (1 - x - 0.5) + 0 - 5 + 1 + 0 + 1. The distance is 5 + 0.001; the callable
+/// program doubles it; the texel is (colour × 2d, d).
+fn hit(x: f32) -> [f32; 4] {
+    let d = 5.0f32 + 0.001f32;
+    let v = d * 2.0;
+    [3.0 * x * v, 2.5 * v, (0.5 - x - 3.0) * v, d]
+}
+
+/// A 4 × 1 launch over the opaque triangle: rays from x = 0.125 and 0.375 (y = 0.5)
+/// hit, x = 0.625 and 0.875 pass beside it. DXR spec "Addressing calculations within
+/// shader tables": hit group 0 + 1 × GeometryIndex() 0 + the instance's contribution 0
+/// is group 0; MissShaderIndex 0 is miss record 0; CallShader(0) callable record 0.
+#[test]
+fn raygen_miss_closest_hit_and_callable() {
+    let Some(p) = Programs::load() else {
+        assert!(
+            common::corpora().is_empty(),
+            "ray_tracing programs are missing"
+        );
+        return;
+    };
+    let groups = vec![HitGroup {
+        name: "triangles".into(),
+        closest_hit: Some(2),
+        any_hit: None,
+        intersection: None,
+    }];
+    let scene = triangle_scene(GeometryFlags::OPAQUE);
+    for engine in [Engine::Interp, Engine::Jit] {
+        let t = p
+            .run(&scene, [4, 1], groups.clone(), vec![1], 1, engine)
+            .unwrap();
+        close(t[0], hit(0.125), "ray (0, 0)");
+        close(t[1], hit(0.375), "ray (1, 0)");
+        close(t[2], missed(), "ray (2, 0)");
+        close(t[3], missed(), "ray (3, 0)");
+    }
+}
+
+/// The same launch over the triangle made non-opaque, with the any-hit program in its
+/// hit group: at x = 0.125 the first barycentric is below 0.25, so the program calls
+/// `IgnoreHit()` and the ray misses (DXR spec "IgnoreHit": the hit is not committed);
+/// at x = 0.375 it returns and the hit is committed ("Any hit shaders"), so the
+/// closest-hit program runs as before.
+#[test]
+fn any_hit_ignores_and_accepts() {
+    let Some(p) = Programs::load() else {
+        assert!(
+            common::corpora().is_empty(),
+            "ray_tracing programs are missing"
+        );
+        return;
+    };
+    let groups = vec![HitGroup {
+        name: "alpha".into(),
+        closest_hit: Some(2),
+        any_hit: Some(4),
+        intersection: None,
+    }];
+    let scene = triangle_scene(GeometryFlags::NONE);
+    for engine in [Engine::Interp, Engine::Jit] {
+        let t = p
+            .run(&scene, [4, 1], groups.clone(), vec![1], 1, engine)
+            .unwrap();
+        close(t[0], missed(), "ray (0, 0): ignored");
+        close(t[1], hit(0.375), "ray (1, 0): accepted");
+        close(t[2], missed(), "ray (2, 0)");
+        close(t[3], missed(), "ray (3, 0)");
+    }
+}
+
+/// A 1 × 1 launch (ray from (0.5, 0.5, 0) along +z, TMax 1000) into a procedural AABB
+/// whose instance puts the ray's object-space origin at (0, 0, 0). The intersection
+/// program reports t = RayTCurrent() + length(ObjectRayOrigin()) = 1000 + 0 with hit
+/// kind 1 and attributes (0.5, 0.5): RayTCurrent() in an intersection program is TMax
+/// while nothing is committed, and a procedural hit at exactly TMax is accepted
+/// ("Ray extents": TMin <= t <= TMax for procedural primitives). The closest-hit
+/// program then sees t = 1000 and the reported attributes: colour
+/// x = 0.5 + 0.5 + 0 + 0 + 0 + 0, y = 0.5 + 0.5 + 0 + 0 + 1 + 0,
+/// z = (1 - 0.5 - 0.5) + 0 + 0 + 1 + 0 + 1; distance 1000 + 0.001, doubled by the
+/// callable program.
+#[test]
+fn intersection_reports_a_procedural_hit() {
+    let Some(p) = Programs::load() else {
+        assert!(
+            common::corpora().is_empty(),
+            "ray_tracing programs are missing"
+        );
+        return;
+    };
+    let groups = vec![HitGroup {
+        name: "sphere".into(),
+        closest_hit: Some(2),
+        any_hit: None,
+        intersection: Some(5),
+    }];
+    let scene = box_scene();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let t = p
+            .run(&scene, [1, 1], groups.clone(), vec![1], 1, engine)
+            .unwrap();
+        let d = 1000.0f32 + 0.001f32;
+        let v = d * 2.0;
+        close(t[0], [v, 2.0 * v, 2.0 * v, d], "ray (0, 0)");
+    }
+}
+
+/// Refusals (D3D leaves them undefined; `pipeline::rays` documents the choice): a
+/// `TraceRay` past the pipeline's recursion limit names the lane and the depth (DXR spec
+/// "Ray recursion limit"); a hit group index past the table and a miss index past the
+/// table name the lane and the index ("Addressing calculations within shader tables").
+#[test]
+fn recursion_and_table_refusals() {
+    let Some(p) = Programs::load() else {
+        assert!(
+            common::corpora().is_empty(),
+            "ray_tracing programs are missing"
+        );
+        return;
+    };
+    let scene = triangle_scene(GeometryFlags::OPAQUE);
+    let group = || {
+        vec![HitGroup {
+            name: "triangles".into(),
+            closest_hit: Some(2),
+            any_hit: None,
+            intersection: None,
+        }]
+    };
+    let e = p
+        .run(&scene, [4, 1], group(), vec![1], 0, Engine::Interp)
+        .unwrap_err();
+    assert!(
+        e.contains("ray (0, 0, 0): TraceRay at recursion depth 1 passes the pipeline's max_recursion_depth 0"),
+        "{e}"
+    );
+    let e = p
+        .run(&scene, [4, 1], Vec::new(), vec![1], 1, Engine::Interp)
+        .unwrap_err();
+    assert!(
+        e.contains("ray (0, 0, 0): hit group index 0 is past the hit-group table of 0"),
+        "{e}"
+    );
+    let e = p
+        .run(&scene, [4, 1], group(), Vec::new(), 1, Engine::Interp)
+        .unwrap_err();
+    assert!(
+        e.contains("ray (2, 0, 0): miss shader index 0 is past the miss table of 0"),
+        "{e}"
+    );
+    let e = p
+        .run(&scene, [4, 1], group(), vec![1], 32, Engine::Interp)
+        .unwrap_err();
+    assert!(
+        e.contains("max_recursion_depth 32 is past D3D12's 31"),
+        "{e}"
+    );
+}
