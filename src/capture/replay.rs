@@ -43,7 +43,7 @@ use super::element::{Naming, NanRule, components, element_bytes, tolerance_words
 use super::layout::{Layout, Shape};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
-use super::writers::{PixelWriters, Writers, bindings_of};
+use super::writers::{PixelWriterReport, PixelWriters, Writers, bindings_of};
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
 use crate::ir::Shader;

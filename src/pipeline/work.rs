@@ -265,6 +265,37 @@ impl Work {
         }
     }
 
+    /// The selection ([`LaneSelect::Pixel`]) that names pixel lane `lane` for sample
+    /// `sample` of its pixel: which of the primitives covering that sample, in draw
+    /// order, the lane's primitive is — the rank [`Work::locate`] takes. Draws once, as
+    /// `locate` does (a caller that needs the starting contents restores them).
+    pub fn pixel_select(
+        &self,
+        plan: &Plan,
+        lane: &PixelLane,
+        sample: u32,
+    ) -> Result<LaneSelect, LocateError> {
+        let Work::Draw(d) = self else {
+            return Err(LocateError("only a draw has pixel lanes".into()));
+        };
+        let found = covering(d, plan, lane.x, lane.y, sample)?;
+        let rank = found
+            .iter()
+            .position(|f| f.0 == lane.prim)
+            .ok_or_else(|| {
+                LocateError(format!(
+                    "pixel ({}, {}) sample {sample}: primitive {} does not cover it",
+                    lane.x, lane.y, lane.prim
+                ))
+            })?;
+        Ok(LaneSelect::Pixel {
+            x: lane.x,
+            y: lane.y,
+            sample,
+            prim: rank as u32,
+        })
+    }
+
     /// Where the selected lane runs under `plan`, in waves of its program's wave size.
     ///
     /// - A compute thread: its group, and its slot in the group's thread layout
@@ -483,9 +514,40 @@ fn locate_pixel(
     }
     let wave = plan.wave_size_of(ps).map_err(lane_err)?;
     let batch = BatchLanes::choose(ps, wave, BatchKind::Pixel);
+    let found = covering(d, plan, x, y, sample)?;
+    let s_text = if n > 1 {
+        format!(", sample {sample},")
+    } else {
+        String::new()
+    };
+    let Some(&(_, tile, b, l)) = found.get(prim as usize) else {
+        return Err(LocateError(if found.is_empty() {
+            format!(
+                "pixel ({x}, {y}){s_text} is covered by no primitive of the draw: no pixel-program lane shaded it"
+            )
+        } else {
+            format!(
+                "pixel ({x}, {y}){s_text} is covered by {} primitive(s); --prim takes 0 to {}",
+                found.len(),
+                found.len() - 1
+            )
+        }));
+    };
+    Ok(pixel_place(wave, batch, tile, b, l))
+}
+
+/// The pixel lanes standing for sample `sample` of pixel (x, y), found by drawing once
+/// with a pixel observer: (primitive, tile, batch, lane), in draw order.
+fn covering(
+    d: &DrawWork,
+    plan: &Plan,
+    x: u32,
+    y: u32,
+    sample: u32,
+) -> Result<Vec<(u32, u32, u32, u32)>, LocateError> {
     let st = d.state();
     let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
-    let per_sample = super::link::link(&layout, &d.vs, Some(ps))
+    let per_sample = super::link::link(&layout, &d.vs, d.ps.as_ref())
         .map(|l| l.per_sample)
         .map_err(lane_err)?;
     let loc = Locate {
@@ -507,25 +569,7 @@ fn locate_pixel(
     }
     let mut found = loc.found.into_inner().unwrap_or_else(|e| e.into_inner());
     found.sort_unstable();
-    let s_text = if n > 1 {
-        format!(", sample {sample},")
-    } else {
-        String::new()
-    };
-    let Some(&(_, tile, b, l)) = found.get(prim as usize) else {
-        return Err(LocateError(if found.is_empty() {
-            format!(
-                "pixel ({x}, {y}){s_text} is covered by no primitive of the draw: no pixel-program lane shaded it"
-            )
-        } else {
-            format!(
-                "pixel ({x}, {y}){s_text} is covered by {} primitive(s); --prim takes 0 to {}",
-                found.len(),
-                found.len() - 1
-            )
-        }));
-    };
-    Ok(pixel_place(wave, batch, tile, b, l))
+    Ok(found)
 }
 
 /// Lane `lane` of batch `batch` of tile `tile`, in waves of `wave`: a batch of
