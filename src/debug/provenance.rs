@@ -424,8 +424,8 @@ fn words(addr: u64, bytes: u64) -> Vec<u64> {
 
 fn source_of(shader: &crate::ir::Shader, inst: u32) -> String {
     match shader.locs.get(inst as usize).map(ToString::to_string) {
-        Some(s) if s != "-" => format!("instruction #{inst} of the program ({s})"),
-        _ => format!("instruction #{inst} of the program"),
+        Some(s) if s != "-" => format!("instruction #{inst} ({s})"),
+        _ => format!("instruction #{inst}"),
     }
 }
 
@@ -507,7 +507,7 @@ pub fn find(
             pl.origin
         ))
     };
-    let base = |lane, writer, flags, by, writes, contested, addr, bytes| Provenance {
+    let base = |lane, writer, flags, by, writes, contested, addr, bytes, value| Provenance {
         at: pl.at,
         what: pl.what.clone(),
         lane,
@@ -518,7 +518,7 @@ pub fn find(
         contested,
         addr,
         bytes,
-        value: read(&pl.memory, pl.addr, pl.bytes),
+        value,
         merged: pl.merge.is_some(),
     };
     match &*target.work {
@@ -532,6 +532,7 @@ pub fn find(
                 writes: Some(&map),
                 ..Hooks::default()
             })?;
+            let value = read(&pl.memory, pl.addr, pl.bytes);
             let last = words(pl.addr, pl.bytes)
                 .into_iter()
                 .flat_map(|a| bindings.iter().filter_map(move |b| Some((a, *b))))
@@ -553,11 +554,12 @@ pub fn find(
                 },
                 writer,
                 flags,
-                source_of(&d.shader, w.inst.0),
+                format!("the program's {}", source_of(&d.shader, w.inst.0)),
                 w.writes,
                 w.contested,
                 addr,
                 4,
+                value,
             ))
         }
         Work::Draw(d) => {
@@ -567,7 +569,9 @@ pub fn find(
                     merges: Some(&px),
                     ..Hooks::default()
                 })?;
-                let Some((lane, writes)) = px.last(key) else {
+                // Read before the rank's draw restores the starting contents.
+                let value = read(&pl.memory, pl.addr, pl.bytes);
+                let Some((lane, writes)) = px.last_setup(key) else {
                     return Err(unwritten(" (no primitive's sample passed the tests there)"));
                 };
                 if d.ps.is_none() {
@@ -588,7 +592,7 @@ pub fn find(
                     }
                 };
                 return Ok(base(
-                    sel, writer, flags, by, writes, false, pl.addr, pl.bytes,
+                    sel, writer, flags, by, writes, false, pl.addr, pl.bytes, value,
                 ));
             }
             let vs_b = bindings_of(&d.vs, &pl.at);
@@ -607,6 +611,7 @@ pub fn find(
                 pixels: Some(&sw),
                 ..Hooks::default()
             })?;
+            let value = read(&pl.memory, pl.addr, pl.bytes);
             let last = |vertex: bool, bs: &[crate::exec::Binding]| {
                 ws.iter()
                     .flat_map(|a| bs.iter().map(move |b| (*a, *b)))
@@ -632,6 +637,7 @@ pub fn find(
                     w.word.contested,
                     addr,
                     4,
+                    value,
                 ));
             }
             if let Some((addr, w)) = last(true, &vs_b) {
@@ -649,6 +655,7 @@ pub fn find(
                     w.word.contested,
                     addr,
                     4,
+                    value,
                 ));
             }
             Err(unwritten(""))
@@ -660,7 +667,8 @@ pub fn find(
 }
 
 /// Opens a session on the lane that last wrote `sel` in event `event` of `p` (`None`:
-/// the job's one dispatch or draw), standing just after the lane's store (a target's
+/// the job's one dispatch or draw), run from the prepared job's resources as they are
+/// (a job prepared afresh: the runs change them, UAV counters included), standing just after the lane's store (a target's
 /// texel: at the lane's end, after its outputs), with the lookup's line as its first
 /// note. The session runs on one worker thread, as the lookup did.
 pub fn open(
@@ -688,9 +696,12 @@ pub fn open(
         let bindings: Vec<Binding> = bindings_of(&d.target().program.debug_shader, &found.at);
         match d.last_memory_write(&bindings, found.addr, found.bytes) {
             Some((step, _)) => {
+                let det = d.detail(step);
                 d.goto(step + 1);
+                let at = det.line.map_or_else(String::new, |l| format!("line {l}: "));
                 line.push_str(&format!(
-                    "; the session stands after that store (step {step})"
+                    "; the session stands after that store ({at}{}, step {step})",
+                    det.text.trim()
                 ));
             }
             None => line.push_str("; the lane's record holds no such store (see the notes)"),

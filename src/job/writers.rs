@@ -59,20 +59,33 @@ pub type SampleKey = (MergeTarget, u32, u32, u32);
 #[derive(Default)]
 pub struct PixelWriters {
     watch: HashSet<SampleKey>,
-    map: Mutex<HashMap<SampleKey, (PixelLane, u32)>>,
+    map: Mutex<HashMap<SampleKey, (PixelLane, u32, u32)>>,
 }
 
 impl MergeObserver for PixelWriters {
     fn write(&self, target: MergeTarget, x: u32, y: u32, sample: u32, lane: &PixelLane) {
+        self.write_setup(target, x, y, sample, lane, lane.prim);
+    }
+
+    fn write_setup(
+        &self,
+        target: MergeTarget,
+        x: u32,
+        y: u32,
+        sample: u32,
+        lane: &PixelLane,
+        setup: u32,
+    ) {
         let key = (target, x, y, sample);
         if !self.watch.contains(&key) {
             return;
         }
         // A poisoned lock only means another worker panicked; the map is still whole.
         let mut m = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        let e = m.entry(key).or_insert((*lane, 0));
+        let e = m.entry(key).or_insert((*lane, 0, setup));
         e.0 = *lane;
         e.1 = e.1.saturating_add(1);
+        e.2 = setup;
     }
 }
 
@@ -85,14 +98,37 @@ impl PixelWriters {
         }
     }
 
-    /// The lane whose output-merger write to `key` came last, and how many writes the
-    /// sample had; `None` when the merger never wrote it.
+    /// The lane whose output-merger write to `key` came last (its `prim` the draw's
+    /// primitive), and how many writes the sample had; `None` when the merger never
+    /// wrote it.
     pub fn last(&self, key: SampleKey) -> Option<(PixelLane, u32)> {
+        self.last_setup(key).map(|(l, n)| {
+            (
+                PixelLane {
+                    prim: self.drawn(key).unwrap_or(l.prim),
+                    ..l
+                },
+                n,
+            )
+        })
+    }
+
+    /// [`PixelWriters::last`] with the lane's `prim` the set-up primitive it ran for (as
+    /// the pixel observers' lanes and `Work::pixel_select` count them).
+    pub fn last_setup(&self, key: SampleKey) -> Option<(PixelLane, u32)> {
         self.map
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&key)
-            .copied()
+            .map(|(l, n, setup)| (PixelLane { prim: *setup, ..*l }, *n))
+    }
+
+    fn drawn(&self, key: SampleKey) -> Option<u32> {
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .map(|(l, _, _)| l.prim)
     }
 }
 
