@@ -306,12 +306,13 @@ fn later_primitives_win_unless_their_depth_test_fails() {
     assert!(found.flags.ends_with("--prim 1"), "{}", found.flags);
     check_lane_stored(&p, &d, &found, "overdraw (8, 8)");
     // Outside the second triangle the first one wrote.
+    let p = prepared(&job("overdraw.toml"));
     let (_, corner) = provenance::open(&p, None, &texel("rt0", 0, 0), DebugOptions::default()).unwrap();
     assert_eq!(corner.lane, LaneSelect::Pixel { x: 0, y: 0, sample: 0, prim: 0 });
     assert_eq!(corner.value, [255, 0, 0, 255]);
 
-    let p = prepared(&job("overdraw_depth.toml"));
     for name in ["rt0", "depth"] {
+        let p = prepared(&job("overdraw_depth.toml"));
         let (d, found) =
             provenance::open(&p, None, &texel(name, 8, 8), DebugOptions::default()).unwrap();
         assert_eq!(
@@ -321,6 +322,7 @@ fn later_primitives_win_unless_their_depth_test_fails() {
         );
         check_lane_stored(&p, &d, &found, name);
     }
+    let p = prepared(&job("overdraw_depth.toml"));
     let (_, found) = provenance::open(&p, None, &texel("rt0", 8, 8), DebugOptions::default()).unwrap();
     assert_eq!(found.value, [255, 0, 0, 255], "red: the green triangle failed the test");
 }
@@ -331,22 +333,27 @@ fn later_primitives_win_unless_their_depth_test_fails() {
 /// not exist).
 #[test]
 fn a_blended_texel_leads_to_the_last_primitive_covering_it() {
-    let p = prepared(&common::root().join("examples/blend.toml"));
-    let target = dxlane::debug::from_job(&p).unwrap();
+    let path = common::root().join("examples/blend.toml");
     let mut several = 0;
-    for (x, y) in [(64, 64), (40, 50), (90, 70), (64, 30)] {
-        let (_, found) =
+    // Three, two and one triangles over these pixels.
+    for ((x, y), want) in [((64, 64), 2), ((55, 55), 1), ((50, 70), 1), ((70, 50), 0)] {
+        let p = prepared(&path);
+        let (d, found) =
             provenance::open(&p, None, &texel("rt0", x, y), DebugOptions::default()).unwrap();
+        check_lane_stored(&p, &d, &found, &format!("({x}, {y})"));
+        let p = prepared(&path);
+        let target = dxlane::debug::from_job(&p).unwrap();
         let LaneSelect::Pixel { prim, .. } = found.lane else {
             panic!("a pixel lane");
         };
+        assert_eq!(prim, want, "({x}, {y})");
         several += usize::from(prim > 0);
         let later = LaneSelect::Pixel { x, y, sample: 0, prim: prim + 1 };
         let e = target.place(later).unwrap_err().to_string();
         assert!(e.contains("--prim takes 0 to"), "({x}, {y}): {e}");
         assert!(found.by.contains("blend"), "{}", found.by);
     }
-    assert!(several >= 1, "no sampled pixel is covered twice");
+    assert_eq!(several, 3);
 }
 
 /// Many threads store to one word: the last in the run's order wrote it — on one worker
@@ -371,6 +378,7 @@ fn the_last_of_many_threads_writing_a_word_is_named() {
     let why = d.execute("why u0[0]").unwrap();
     assert!(why.contains("127"), "{why}");
     for (name, i) in [("u0", 5u32), ("cells", 100)] {
+        let p = prepared(&job("last_thread.toml"));
         let (d, found) =
             provenance::open(&p, None, &el(&format!("{name}[{}]", i + 1)), DebugOptions::default()).unwrap();
         assert_eq!(
@@ -380,6 +388,7 @@ fn the_last_of_many_threads_writing_a_word_is_named() {
         assert!(!found.contested && found.writes == 1);
         check_lane_stored(&p, &d, &found, name);
     }
+    let p = prepared(&job("last_thread.toml"));
     let e = provenance::open(&p, None, &el("u0[129]"), DebugOptions::default()).err();
     let Some(ProvenanceError::Unwritten(t)) = e else {
         panic!("{e:?}");
