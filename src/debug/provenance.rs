@@ -209,6 +209,41 @@ struct Place {
     origin: String,
 }
 
+/// The address of `name` in event `event` of a command list: the register the event's
+/// command binds the named resource at (`bind = [{ reg, resource }]`), with its name.
+fn list_at(p: &Prepared, n: &str, event: usize) -> Result<(ResourceAt, String), ProvenanceError> {
+    let cmd = p.job.file.commands.get(event.saturating_sub(1));
+    let named = |r: &str| p.job.file.resources.iter().any(|e| e.name.as_deref() == Some(r));
+    let binds = cmd.map(|c| c.bind.as_slice()).unwrap_or_default();
+    // A register of the event's command, or a named resource.
+    let by_reg = Register::parse(n, 0).and_then(|r| {
+        binds.iter().find(|b| {
+            Register::parse(&b.reg, b.space) == Some(Register { space: b.space, ..r })
+                && b.space == 0
+        })
+    });
+    let bind = by_reg.or_else(|| binds.iter().find(|b| b.resource.as_deref() == Some(n)));
+    match bind {
+        Some(b) => {
+            let reg = Register::parse(&b.reg, b.space).ok_or_else(|| {
+                ProvenanceError::Refused(format!("event {event} binds `{}`: not a register", b.reg))
+            })?;
+            let name = b.resource.clone().ok_or_else(|| {
+                ProvenanceError::Refused(format!(
+                    "event {event} binds constants at {reg}, not a resource"
+                ))
+            })?;
+            Ok((ResourceAt::Register(reg), name))
+        }
+        None if named(n) => Err(ProvenanceError::Unwritten(format!(
+            "`{n}` is bound at no register of event {event} ([[command]] #{event}): no lane of it wrote `{n}`"
+        ))),
+        None => Err(ProvenanceError::Refused(format!(
+            "`{n}` names no render target, depth buffer, named resource or register the list's event {event} binds"
+        ))),
+    }
+}
+
 /// The address of `name` in the prepared job: `rt0`, `depth`, `heap[3]`, `u1`,
 /// `u1:space2`, or a `[[resource]]` entry's `name`.
 fn resource_at(p: &Prepared, name: &str) -> Result<ResourceAt, ProvenanceError> {
@@ -262,19 +297,62 @@ fn resource_at(p: &Prepared, name: &str) -> Result<ResourceAt, ProvenanceError> 
     )))
 }
 
-fn place(p: &Prepared, sel: &OutputSelect) -> Result<Place, ProvenanceError> {
-    let at = resource_at(p, sel.resource())?;
-    let r = p.resource(at).map_err(ProvenanceError::Refused)?;
+fn place(
+    p: &Prepared,
+    target: &Target,
+    sel: &OutputSelect,
+    event: Option<usize>,
+) -> Result<Place, ProvenanceError> {
+    let n = sel.resource().trim();
+    let is_target = n == "depth" || n.strip_prefix("rt").is_some_and(|i| i.parse::<u32>().is_ok());
+    let (at, label, data) = match (event, matches!(p.work, Work::List(_))) {
+        (Some(e), true) if !is_target => {
+            if let Some(pl) = list_target(p, target, sel, e)? {
+                return Ok(pl);
+            }
+            let (at, name) = list_at(p, n, e)?;
+            let r = p.resource_named(&name).map_err(ProvenanceError::Refused)?;
+            (at, name, r.data)
+        }
+        (_, true) => {
+            // A list's draw: its own targets.
+            let at = resource_at(p, n)?;
+            let Work::Draw(d) = &*target.work else {
+                return Err(ProvenanceError::Refused(format!(
+                    "{at}: the event is not a draw"
+                )));
+            };
+            let tex = match at {
+                ResourceAt::RenderTarget(i) => d
+                    .fixed
+                    .render_targets()
+                    .get(i as usize)
+                    .and_then(Option::as_ref)
+                    .map(|v| &v.texture),
+                _ => d.fixed.depth_stencil_view().map(|v| &v.texture),
+            }
+            .ok_or_else(|| ProvenanceError::Refused(format!("{at}: the event's draw has none")))?;
+            (at, at.to_string(), ResourceData::Texture(tex))
+        }
+        _ => {
+            let at = resource_at(p, n)?;
+            let r = p.resource(at).map_err(ProvenanceError::Refused)?;
+            (at, at.to_string(), r.data)
+        }
+    };
     let refuse = |s: String| Err(ProvenanceError::Refused(s));
-    let origin = match at {
-        ResourceAt::RenderTarget(i) => format!(
+    let origin = match (at, event) {
+        (_, Some(e)) => format!(
+            "what it held before event {e} (the job's contents and the commands before it)"
+        ),
+        (ResourceAt::RenderTarget(i), None) => format!(
             "the clear of [[draw.render_target]] #{} (or zeros without one)",
             i + 1
         ),
-        ResourceAt::DepthStencil => "the clear of [draw.depth_stencil]".to_string(),
+        (ResourceAt::DepthStencil, None) => "the clear of [draw.depth_stencil]".to_string(),
         _ => format!("the contents the job gives {at} before the run"),
     };
-    match (sel, r.data) {
+    match (sel, data) {
         (OutputSelect::Element { index, .. }, ResourceData::Buffer { memory, read, view_offset }) => {
             let size: u64 = match read {
                 BufferRead::Raw => 4,
@@ -299,7 +377,7 @@ fn place(p: &Prepared, sel: &OutputSelect) -> Result<Place, ProvenanceError> {
                 addr: view_offset + index * size,
                 bytes: size,
                 merge: None,
-                what: format!("{at}[{index}]"),
+                what: format!("{label}[{index}]"),
                 origin,
             })
         }
@@ -332,7 +410,7 @@ fn place(p: &Prepared, sel: &OutputSelect) -> Result<Place, ProvenanceError> {
                 addr,
                 bytes: u64::from(d.format.bytes_per_texel()),
                 merge: None,
-                what: format!("{at}[{index}] (texel ({x}, {y}) of layer {l})"),
+                what: format!("{label}[{index}] (texel ({x}, {y}) of layer {l})"),
                 origin,
             })
         }
@@ -387,7 +465,7 @@ fn place(p: &Prepared, sel: &OutputSelect) -> Result<Place, ProvenanceError> {
                 ResourceAt::DepthStencil => Some((MergeTarget::DepthStencil, *x, *y, *sample)),
                 _ => None,
             };
-            let mut what = format!("{at} ({x}, {y})");
+            let mut what = format!("{label} ({x}, {y})");
             if *slice != 0 {
                 what.push_str(&format!(" slice {slice}"));
             }
@@ -408,6 +486,83 @@ fn place(p: &Prepared, sel: &OutputSelect) -> Result<Place, ProvenanceError> {
             })
         }
     }
+}
+
+/// A list's draw writing texel `sel` of a named texture as its render target or depth
+/// buffer (a view of one subresource): the place, with the merge key in the view's
+/// coordinates; `None` when the event does not render to the named resource.
+fn list_target(
+    p: &Prepared,
+    target: &Target,
+    sel: &OutputSelect,
+    event: usize,
+) -> Result<Option<Place>, ProvenanceError> {
+    let (Work::Draw(d), Ok(r)) = (&*target.work, p.resource_named(sel.resource().trim())) else {
+        return Ok(None);
+    };
+    let ResourceData::Texture(full) = r.data else {
+        return Ok(None);
+    };
+    let mut views: Vec<(MergeTarget, &crate::resources::Texture)> = d
+        .fixed
+        .render_targets()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.as_ref().map(|v| (MergeTarget::Color(i as u32), &v.texture)))
+        .collect();
+    if let Some(v) = d.fixed.depth_stencil_view() {
+        views.push((MergeTarget::DepthStencil, &v.texture));
+    }
+    let Some((mt, view)) = views.into_iter().find(|(_, v)| v.memory() == full.memory()) else {
+        return Ok(None);
+    };
+    let name = sel.resource().trim();
+    let OutputSelect::Texel {
+        x,
+        y,
+        slice,
+        mip,
+        sample,
+        ..
+    } = *sel
+    else {
+        return Err(ProvenanceError::Refused(format!(
+            "`{name}` is a render target of event {event}: name a texel with --texel {name} x,y"
+        )));
+    };
+    let fd = full.desc();
+    let addr = full.texel_addr(mip, slice, [x, y, 0], sample).ok_or_else(|| {
+        ProvenanceError::Refused(format!(
+            "texel ({x}, {y}) slice {slice} mip {mip} sample {sample} is outside `{name}` ({} × {}, {} slice(s), {} mip(s), {} sample(s))",
+            fd.width,
+            fd.height,
+            fd.array_size(),
+            fd.mips,
+            fd.samples
+        ))
+    })?;
+    // The view is one subresource: the texel is the draw's when the view's own texel
+    // at (x, y) is the same bytes.
+    if view.texel_addr(0, 0, [x, y, 0], sample) != Some(addr) {
+        return Err(ProvenanceError::Unwritten(format!(
+            "event {event} renders to another subresource of `{name}`: no lane of it wrote slice {slice} mip {mip}"
+        )));
+    }
+    let at = match mt {
+        MergeTarget::Color(i) => ResourceAt::RenderTarget(i),
+        MergeTarget::DepthStencil => ResourceAt::DepthStencil,
+    };
+    Ok(Some(Place {
+        at,
+        memory: full.memory().clone(),
+        addr,
+        bytes: u64::from(fd.format.bytes_per_texel()),
+        merge: Some((mt, x, y, sample)),
+        what: format!("{name} ({x}, {y}) slice {slice}"),
+        origin: format!(
+            "what it held before event {event} (the job's contents and the commands before it)"
+        ),
+    }))
 }
 
 fn read(m: &crate::resources::Memory, addr: u64, n: u64) -> Vec<u8> {
@@ -482,14 +637,15 @@ fn lane_sample(p: &PixelLane) -> u32 {
 }
 
 /// Finds the lane that last wrote `sel` in a run of `target` (the target of `p`, or of
-/// one of its events): runs the work once, on one worker thread, from its starting
-/// contents.
+/// its event `event`: `debug::from_job_event`): runs the work once, on one worker
+/// thread, from its starting contents.
 pub fn find(
     p: &Prepared,
     target: &Target,
     sel: &OutputSelect,
+    event: Option<usize>,
 ) -> Result<Provenance, ProvenanceError> {
-    let pl = place(p, sel)?;
+    let pl = place(p, target, sel, event)?;
     let mut plan = target.plan.clone();
     plan.threads = 1;
     let ran = |hooks: Hooks<'_>| -> Result<(), ProvenanceError> {
@@ -661,7 +817,7 @@ pub fn find(
             Err(unwritten(""))
         }
         Work::List(_) => Err(ProvenanceError::Refused(
-            "a command list: choose the event with --event N".into(),
+            "a command list: its events are looked at one by one".into(),
         )),
     }
 }
@@ -677,17 +833,20 @@ pub fn open(
     sel: &OutputSelect,
     options: DebugOptions,
 ) -> Result<(Debugger, Provenance), ProvenanceError> {
-    if matches!(p.work, Work::List(_)) && event.is_none() {
-        return Err(ProvenanceError::Refused(
-            "the job is a command list: give the event whose writes to look at with --event N"
-                .into(),
-        ));
-    }
-    let mut target = super::from_job_event(p, event)?;
-    let found = find(p, &target, sel)?;
+    let (mut target, found, event) = match (&p.work, event) {
+        (Work::List(commands), None) => last_event(p, commands, sel)?,
+        _ => {
+            let target = super::from_job_event(p, event)?;
+            let found = find(p, &target, sel, event)?;
+            (target, found, event)
+        }
+    };
     target.plan.threads = 1;
     let mut d = Debugger::open(target, found.lane, options)?;
     let mut line = found.line();
+    if let Some(e) = event {
+        line = format!("event {e}: {line}");
+    }
     if found.merged {
         let n = d.len();
         d.goto(n);
@@ -709,4 +868,106 @@ pub fn open(
     }
     d.add_note(line);
     Ok((d, found))
+}
+
+/// The writable contents of a prepared job, to run its list again from the start.
+struct Start(Vec<(crate::resources::Memory, Vec<u8>)>, Vec<(crate::resources::Counter, u32)>);
+
+impl Start {
+    fn take(p: &Prepared) -> Start {
+        let mut m: Vec<(crate::resources::Memory, Vec<u8>)> = Vec::new();
+        let mut c = Vec::new();
+        for e in p.bound.all() {
+            if let Some(x) = e.memory()
+                && !m.iter().any(|(y, _)| y == x)
+            {
+                m.push((x.clone(), x.to_bytes()));
+            }
+            if let Some(k) = &e.counter {
+                c.push((k.clone(), k.get()));
+            }
+        }
+        Start(m, c)
+    }
+
+    fn restore(&self) {
+        for (m, b) in &self.0 {
+            m.write_bytes(0, b);
+        }
+        for (c, v) in &self.1 {
+            c.set(*v);
+        }
+    }
+}
+
+/// A command list without `--event`: the last event that wrote the output. Walks the
+/// events from the last: a dispatch or draw whose lanes wrote it answers; a clear, copy
+/// or resolve that changed the element's bytes means no lane wrote its value last (an
+/// error naming the command). Each try runs the list from the start.
+fn last_event(
+    p: &Prepared,
+    commands: &[crate::pipeline::Command],
+    sel: &OutputSelect,
+) -> Result<(Target, Provenance, Option<usize>), ProvenanceError> {
+    let start = Start::take(p);
+    let n = sel.resource().trim();
+    let named = p.resource_named(n).ok().map(|r| match r.data {
+        ResourceData::Buffer { memory, .. } => memory.clone(),
+        ResourceData::Texture(t) => t.memory().clone(),
+    });
+    let mut last_err = None;
+    for e in (1..=commands.len()).rev() {
+        let cmd = &commands[e - 1];
+        if cmd.work().is_none() {
+            // Did this command change the named resource?
+            let Some(m) = &named else { continue };
+            start.restore();
+            let run = |cs: &[crate::pipeline::Command]| {
+                crate::pipeline::run_list(cs, &p.plan, None).map_err(|x| {
+                    ProvenanceError::Refused(format!("the list fails before event {e}: {x}"))
+                })
+            };
+            run(&commands[..e - 1])?;
+            let before = m.to_bytes();
+            run(&commands[e - 1..e])?;
+            if m.to_bytes() != before {
+                start.restore();
+                let what = if cmd.name().starts_with("execute_indirect") {
+                    "whose lanes the debugger does not select yet"
+                } else {
+                    "which runs no program: no lane wrote what it holds"
+                };
+                return Err(ProvenanceError::Unwritten(format!(
+                    "`{n}` was last changed by event {e} ([[command]] #{e}, a {}), {what}",
+                    cmd.name()
+                )));
+            }
+            continue;
+        }
+        start.restore();
+        let target = super::from_job_event(p, Some(e))?;
+        match find(p, &target, sel, Some(e)) {
+            Ok(found) => {
+                start.restore();
+                // The session's target must start where the event starts.
+                let target = super::from_job_event(p, Some(e))?;
+                return Ok((target, found, Some(e)));
+            }
+            Err(ProvenanceError::Unwritten(t)) => last_err = Some(t),
+            Err(ProvenanceError::Refused(t))
+                if t.contains("the event is not a draw") || t.contains("the event's draw has none") =>
+            {
+                continue;
+            }
+            Err(x) => {
+                start.restore();
+                return Err(x);
+            }
+        }
+    }
+    start.restore();
+    Err(ProvenanceError::Unwritten(match last_err {
+        Some(t) => format!("no event of the list wrote it; the first: {t}"),
+        None => format!("no event of the list writes `{n}`"),
+    }))
 }

@@ -519,3 +519,71 @@ fn the_dap_server_opens_the_lane_behind_an_output() {
     assert!(r["message"].as_str().unwrap().contains("past the buffer"), "{r}");
     assert_eq!(c.finish(), 0);
 }
+
+/// The bytes of a list's named resource now.
+fn named_now(p: &Prepared, name: &str, addr: u64, n: u64) -> Vec<u8> {
+    let m = match p.resource_named(name).unwrap().data {
+        ResourceData::Buffer { memory, .. } => memory.clone(),
+        ResourceData::Texture(t) => t.memory().clone(),
+    };
+    let mut b = vec![0u8; n as usize];
+    assert!(m.read_bytes(addr, &mut b));
+    b
+}
+
+/// Command lists: `--event N` looks at event N's run (after the commands before it);
+/// without it, the last event that wrote the output answers, walking back from the
+/// list's end — a copy or clear that changed it last is named instead, and a slice no
+/// draw rendered to is "nothing wrote it". Named resources are named as the list names
+/// them; a render target by its resource's name, with its slice.
+#[test]
+fn command_lists_look_at_an_event_or_the_last_that_wrote() {
+    let el = |s: &str| OutputSelect::element(s).unwrap();
+    let scan = common::root().join("examples/lists/two_pass_scan.toml");
+    // block_sums: pass 2 (event 2) wrote it; nothing after changes it.
+    let p = prepared(&scan);
+    let (d, found) = provenance::open(&p, None, &el("block_sums[3]"), DebugOptions::default()).unwrap();
+    let line = d.notes().last().unwrap().clone();
+    assert!(line.starts_with("event 2: block_sums[3]"), "{line}");
+    let bindings = bindings_of(&d.target().program.debug_shader, &found.at);
+    let (_, m) = d.last_memory_write(&bindings, found.addr, 4).unwrap();
+    assert_eq!(m.value[0].to_le_bytes(), found.value[..4], "{line}");
+    assert_eq!(named_now(&p, "block_sums", found.addr, 4), found.value[..4]);
+    // kept: the copy after the dispatches wrote it.
+    let e = provenance::open(&prepared(&scan), None, &el("kept[5]"), DebugOptions::default()).err();
+    assert!(
+        matches!(&e, Some(ProvenanceError::Unwritten(t)) if t.contains("copy_resource") && t.contains("event 3")),
+        "{e:?}"
+    );
+    // --event 1: pass 1's thread 70 (group 1, thread 6) wrote sums[70].
+    let p = prepared(&scan);
+    let (d, found) = provenance::open(&p, Some(1), &el("sums[70]"), DebugOptions::default()).unwrap();
+    assert_eq!(
+        found.lane,
+        LaneSelect::GroupThread { group: [1, 0, 0], thread: [6, 0, 0] }
+    );
+    let bindings = bindings_of(&d.target().program.debug_shader, &found.at);
+    let (_, m) = d.last_memory_write(&bindings, found.addr, 4).unwrap();
+    assert_eq!(m.value[0].to_le_bytes(), found.value[..4]);
+
+    // Render targets by their resource's name: the shadow example's camera pass.
+    let shadow = common::root().join("examples/lists/shadow.toml");
+    let p = prepared(&shadow);
+    let sel = OutputSelect::texel("color", "100,20", 0, 0, 0).unwrap();
+    let (d, found) = provenance::open(&p, None, &sel, DebugOptions::default()).unwrap();
+    assert!(d.notes().last().unwrap().starts_with("event 4: color (100, 20)"));
+    assert!(found.merged);
+    let lane = d.traced().unwrap().pixels[d.lane()];
+    assert_eq!((lane.x, lane.y), (100, 20));
+    assert_eq!(named_now(&p, "color", found.addr, found.bytes), found.value);
+    // A slice of a render-target array: slice 1 is event 2's; (2, 2) of it no triangle
+    // covers.
+    let rta = common::root().join("examples/lists/render_target_array.toml");
+    let sel = OutputSelect::texel("layers", "32,20", 1, 0, 0).unwrap();
+    let (d, found) = provenance::open(&prepared(&rta), None, &sel, DebugOptions::default()).unwrap();
+    assert!(d.notes().last().unwrap().starts_with("event 2: layers (32, 20) slice 1"), "{:?}", d.notes());
+    assert!(found.merged);
+    let sel = OutputSelect::texel("layers", "2,2", 1, 0, 0).unwrap();
+    let e = provenance::open(&prepared(&rta), None, &sel, DebugOptions::default()).err();
+    assert!(matches!(e, Some(ProvenanceError::Unwritten(_))), "{e:?}");
+}
