@@ -145,9 +145,10 @@ fn launch_args(base: &DebugArgs, l: &debug::dap::LaunchArgs) -> DebugArgs {
         vertex: l.vertex,
         instance: l.instance,
         event: l.event,
-        texel: l.texel.as_ref().map(|t| {
-            vec![t.clone(), l.at.clone().unwrap_or_default()]
-        }),
+        texel: l
+            .texel
+            .as_ref()
+            .map(|t| vec![t.clone(), l.at.clone().unwrap_or_default()]),
         slice: l.slice,
         mip: l.mip,
         element: l.element.clone(),
@@ -256,9 +257,7 @@ fn open_status(args: &DebugArgs) -> Result<Debugger, (u8, String)> {
                 .map_err(|e| (2, e))?,
             )
         }
-        (None, Some(e)) => {
-            Some(debug::provenance::OutputSelect::element(e).map_err(|e| (2, e))?)
-        }
+        (None, Some(e)) => Some(debug::provenance::OutputSelect::element(e).map_err(|e| (2, e))?),
         (None, None) => None,
     };
     if let Some(sel) = output {

@@ -213,12 +213,22 @@ struct Place {
 /// command binds the named resource at (`bind = [{ reg, resource }]`), with its name.
 fn list_at(p: &Prepared, n: &str, event: usize) -> Result<(ResourceAt, String), ProvenanceError> {
     let cmd = p.job.file.commands.get(event.saturating_sub(1));
-    let named = |r: &str| p.job.file.resources.iter().any(|e| e.name.as_deref() == Some(r));
+    let named = |r: &str| {
+        p.job
+            .file
+            .resources
+            .iter()
+            .any(|e| e.name.as_deref() == Some(r))
+    };
     let binds = cmd.map(|c| c.bind.as_slice()).unwrap_or_default();
     // A register of the event's command, or a named resource.
     let by_reg = Register::parse(n, 0).and_then(|r| {
         binds.iter().find(|b| {
-            Register::parse(&b.reg, b.space) == Some(Register { space: b.space, ..r })
+            Register::parse(&b.reg, b.space)
+                == Some(Register {
+                    space: b.space,
+                    ..r
+                })
                 && b.space == 0
         })
     });
@@ -304,7 +314,9 @@ fn place(
     event: Option<usize>,
 ) -> Result<Place, ProvenanceError> {
     let n = sel.resource().trim();
-    let is_target = n == "depth" || n.strip_prefix("rt").is_some_and(|i| i.parse::<u32>().is_ok());
+    let is_target = n == "depth"
+        || n.strip_prefix("rt")
+            .is_some_and(|i| i.parse::<u32>().is_ok());
     let (at, label, data) = match (event, matches!(p.work, Work::List(_))) {
         (Some(e), true) if !is_target => {
             if let Some(pl) = list_target(p, target, sel, e)? {
@@ -342,9 +354,9 @@ fn place(
     };
     let refuse = |s: String| Err(ProvenanceError::Refused(s));
     let origin = match (at, event) {
-        (_, Some(e)) => format!(
-            "what it held before event {e} (the job's contents and the commands before it)"
-        ),
+        (_, Some(e)) => {
+            format!("what it held before event {e} (the job's contents and the commands before it)")
+        }
         (ResourceAt::RenderTarget(i), None) => format!(
             "the clear of [[draw.render_target]] #{} (or zeros without one)",
             i + 1
@@ -353,15 +365,20 @@ fn place(
         _ => format!("the contents the job gives {at} before the run"),
     };
     match (sel, data) {
-        (OutputSelect::Element { index, .. }, ResourceData::Buffer { memory, read, view_offset }) => {
+        (
+            OutputSelect::Element { index, .. },
+            ResourceData::Buffer {
+                memory,
+                read,
+                view_offset,
+            },
+        ) => {
             let size: u64 = match read {
                 BufferRead::Raw => 4,
                 BufferRead::Structured { stride } => u64::from(stride.max(1)),
                 BufferRead::Typed { format } => u64::from(format.bytes_per_texel().max(1)),
                 BufferRead::Constant => {
-                    return refuse(format!(
-                        "{at} is a constant buffer: no program writes it"
-                    ));
+                    return refuse(format!("{at} is a constant buffer: no program writes it"));
                 }
             };
             let count = memory.len().saturating_sub(view_offset) / size;
@@ -386,7 +403,9 @@ fn place(
         )),
         (OutputSelect::Element { index, .. }, ResourceData::Texture(t)) => {
             if at.is_draw_output() {
-                return refuse(format!("{at} is a render target: name a texel with --texel {at} x,y"));
+                return refuse(format!(
+                    "{at} is a render target: name a texel with --texel {at} x,y"
+                ));
             }
             let d = t.desc();
             let (w, h) = (u64::from(d.width.max(1)), u64::from(d.height.max(1)));
@@ -401,9 +420,7 @@ fn place(
             let addr = t
                 .texel_addr(0, l as u32, [x as u32, y as u32, 0], 0)
                 .or_else(|| t.texel_addr(0, 0, [x as u32, y as u32, l as u32], 0))
-                .ok_or_else(|| {
-                    ProvenanceError::Refused(format!("{at}[{index}]: no such texel"))
-                })?;
+                .ok_or_else(|| ProvenanceError::Refused(format!("{at}[{index}]: no such texel")))?;
             Ok(Place {
                 at,
                 memory: t.memory().clone(),
@@ -508,7 +525,10 @@ fn list_target(
         .render_targets()
         .iter()
         .enumerate()
-        .filter_map(|(i, v)| v.as_ref().map(|v| (MergeTarget::Color(i as u32), &v.texture)))
+        .filter_map(|(i, v)| {
+            v.as_ref()
+                .map(|v| (MergeTarget::Color(i as u32), &v.texture))
+        })
         .collect();
     if let Some(v) = d.fixed.depth_stencil_view() {
         views.push((MergeTarget::DepthStencil, &v.texture));
@@ -691,7 +711,7 @@ pub fn find(
             let value = read(&pl.memory, pl.addr, pl.bytes);
             let last = words(pl.addr, pl.bytes)
                 .into_iter()
-                .flat_map(|a| bindings.iter().filter_map(move |b| Some((a, *b))))
+                .flat_map(|a| bindings.iter().map(move |b| (a, *b)))
                 .filter_map(|(a, b)| map.writer(b, a).map(|w| (a, w)))
                 .max_by_key(|(_, w)| w.order);
             let Some((addr, w)) = last else {
@@ -752,11 +772,10 @@ pub fn find(
                 ));
             }
             let vs_b = bindings_of(&d.vs, &pl.at);
-            let ps_b = d
-                .ps
-                .as_ref()
-                .map(|s| bindings_of(s, &pl.at))
-                .unwrap_or_default();
+            let ps_b =
+                d.ps.as_ref()
+                    .map(|s| bindings_of(s, &pl.at))
+                    .unwrap_or_default();
             if vs_b.is_empty() && ps_b.is_empty() {
                 return Err(unwritten(" (neither program binds it)"));
             }
@@ -783,7 +802,9 @@ pub fn find(
                 };
                 let sel = target.pixel_select(&lane, lane_sample(&lane))?;
                 let (writer, flags) = pixel_words(sel);
-                let ps = d.ps.as_ref().map_or_else(String::new, |s| source_of(s, w.word.inst.0));
+                let ps =
+                    d.ps.as_ref()
+                        .map_or_else(String::new, |s| source_of(s, w.word.inst.0));
                 return Ok(base(
                     sel,
                     writer,
@@ -871,7 +892,10 @@ pub fn open(
 }
 
 /// The writable contents of a prepared job, to run its list again from the start.
-struct Start(Vec<(crate::resources::Memory, Vec<u8>)>, Vec<(crate::resources::Counter, u32)>);
+struct Start(
+    Vec<(crate::resources::Memory, Vec<u8>)>,
+    Vec<(crate::resources::Counter, u32)>,
+);
 
 impl Start {
     fn take(p: &Prepared) -> Start {
@@ -955,7 +979,8 @@ fn last_event(
             }
             Err(ProvenanceError::Unwritten(t)) => last_err = Some(t),
             Err(ProvenanceError::Refused(t))
-                if t.contains("the event is not a draw") || t.contains("the event's draw has none") =>
+                if t.contains("the event is not a draw")
+                    || t.contains("the event's draw has none") =>
             {
                 continue;
             }

@@ -183,10 +183,10 @@ impl StageWriters {
     /// pixel waves, so a pixel write of a word is later than any vertex write of it.
     pub fn writer(&self, vertex: bool, binding: Binding, addr: u64) -> Option<DrawWriter> {
         if vertex {
-            return self.vs.writer(binding, addr).map(|word| DrawWriter {
-                word,
-                pixel: None,
-            });
+            return self
+                .vs
+                .writer(binding, addr)
+                .map(|word| DrawWriter { word, pixel: None });
         }
         let word = self.ps.writer(binding, addr)?;
         let pixel = self

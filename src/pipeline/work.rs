@@ -477,11 +477,14 @@ fn locate_vertex(
     })
 }
 
-/// Finds the pixel lanes standing for pixel samples: (x, y, sample) → (primitive,
-/// tile, batch, lane) of each.
+/// The pixel lanes standing for each pixel sample: (x, y, sample) → (primitive, tile,
+/// batch, lane) of each.
+type Covering = HashMap<(u32, u32, u32), Vec<(u32, u32, u32, u32)>>;
+
+/// Finds the pixel lanes standing for pixel samples ([`Covering`]).
 struct Locate {
     per_sample: bool,
-    found: Mutex<HashMap<(u32, u32, u32), Vec<(u32, u32, u32, u32)>>>,
+    found: Mutex<Covering>,
 }
 
 impl PixelObserver for Locate {
@@ -576,7 +579,7 @@ fn covering_all(
     d: &DrawWork,
     plan: &Plan,
     samples: &[(u32, u32, u32)],
-) -> Result<HashMap<(u32, u32, u32), Vec<(u32, u32, u32, u32)>>, LocateError> {
+) -> Result<Covering, LocateError> {
     let st = d.state();
     let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
     let per_sample = super::link::link(&layout, &d.vs, d.ps.as_ref())

@@ -84,7 +84,10 @@ fn check_lane_stored(p: &Prepared, d: &Debugger, found: &Provenance, ctx: &str) 
                 now[k]
             );
         }
-        assert_eq!(&found.value[..], &bytes_now(p, found.at, found.addr, found.bytes)[..]);
+        assert_eq!(
+            &found.value[..],
+            &bytes_now(p, found.at, found.addr, found.bytes)[..]
+        );
         return;
     }
     let traced = d.traced().expect("a pixel lane's wave");
@@ -94,9 +97,11 @@ fn check_lane_stored(p: &Prepared, d: &Debugger, found: &Provenance, ctx: &str) 
     };
     assert_eq!((lane.x, lane.y), (x, y), "{ctx}");
     assert!(lane.coverage != 0, "{ctx}: a helper lane");
-    assert!(d.position() == d.len(), "{ctx}: the session stands at the lane's end");
-    let (Work::Draw(w), ResourceAt::RenderTarget(i)) = (&*d.target().work, found.at)
-    else {
+    assert!(
+        d.position() == d.len(),
+        "{ctx}: the session stands at the lane's end"
+    );
+    let (Work::Draw(w), ResourceAt::RenderTarget(i)) = (&*d.target().work, found.at) else {
         return;
     };
     let b = w.state().blend;
@@ -116,7 +121,10 @@ fn check_lane_stored(p: &Prepared, d: &Debugger, found: &Provenance, ctx: &str) 
     };
     let mut enc = vec![0u8; now.len()];
     format.encode(value, 0xf, &mut enc);
-    assert_eq!(enc, now, "{ctx}: the lane's SV_Target{i}, encoded, against the texel");
+    assert_eq!(
+        enc, now,
+        "{ctx}: the lane's SV_Target{i}, encoded, against the texel"
+    );
 }
 
 /// A few deterministic picks in `0..n`: first, a third, the middle, the last.
@@ -133,19 +141,30 @@ fn samples(p: &Prepared) -> Vec<OutputSelect> {
     let mut out = Vec::new();
     for (at, _) in p.written() {
         let name = match at {
-            ResourceAt::Register(r) if r.space != 0 => format!("{}{}:space{}", r.class.letter(), r.index, r.space),
+            ResourceAt::Register(r) if r.space != 0 => {
+                format!("{}{}:space{}", r.class.letter(), r.index, r.space)
+            }
             _ => at.to_string(),
         };
         match p.resource(at).unwrap().data {
-            ResourceData::Buffer { memory, read, view_offset } => {
+            ResourceData::Buffer {
+                memory,
+                read,
+                view_offset,
+            } => {
                 let size = match read {
                     dxlane::job::BufferRead::Raw => 4,
                     dxlane::job::BufferRead::Structured { stride } => u64::from(stride),
-                    dxlane::job::BufferRead::Typed { format } => u64::from(format.bytes_per_texel()),
+                    dxlane::job::BufferRead::Typed { format } => {
+                        u64::from(format.bytes_per_texel())
+                    }
                     dxlane::job::BufferRead::Constant => continue,
                 };
                 for i in picks((memory.len() - view_offset) / size) {
-                    out.push(OutputSelect::Element { resource: name.clone(), index: i });
+                    out.push(OutputSelect::Element {
+                        resource: name.clone(),
+                        index: i,
+                    });
                 }
             }
             ResourceData::Texture(t) => {
@@ -217,7 +236,10 @@ fn every_example_output_leads_to_the_lane_that_stored_it() {
             let p = prepared(path);
             match provenance::open(&p, None, &sel, DebugOptions::default()) {
                 Ok((d, found)) => {
-                    assert!(d.notes().iter().any(|n| n.contains("was last written by")), "{ctx}");
+                    assert!(
+                        d.notes().iter().any(|n| n.contains("was last written by")),
+                        "{ctx}"
+                    );
                     check_lane_stored(&p, &d, &found, &ctx);
                     lanes += 1;
                 }
@@ -246,7 +268,13 @@ fn every_example_output_leads_to_the_lane_that_stored_it() {
 /// Where a selection's bytes are (for the tests' own checks).
 fn element_of(p: &Prepared, sel: &OutputSelect) -> (ResourceAt, u64, u64) {
     let (name, texel, index) = match sel {
-        OutputSelect::Texel { resource, x, y, sample, .. } => (resource, Some((*x, *y, *sample)), 0),
+        OutputSelect::Texel {
+            resource,
+            x,
+            y,
+            sample,
+            ..
+        } => (resource, Some((*x, *y, *sample)), 0),
         OutputSelect::Element { resource, index } => (resource, None, *index),
     };
     let at = p
@@ -269,7 +297,12 @@ fn element_of(p: &Prepared, sel: &OutputSelect) -> (ResourceAt, u64, u64) {
             t.texel_addr(0, 0, [x, y, 0], s).unwrap(),
             u64::from(t.desc().format.bytes_per_texel()),
         ),
-        (ResourceData::Buffer { read, view_offset, .. }, None) => {
+        (
+            ResourceData::Buffer {
+                read, view_offset, ..
+            },
+            None,
+        ) => {
             let size = match read {
                 dxlane::job::BufferRead::Raw => 4,
                 dxlane::job::BufferRead::Structured { stride } => u64::from(stride),
@@ -297,18 +330,33 @@ fn texel(name: &str, x: u32, y: u32) -> OutputSelect {
 #[test]
 fn later_primitives_win_unless_their_depth_test_fails() {
     let p = prepared(&job("overdraw.toml"));
-    let (d, found) = provenance::open(&p, None, &texel("rt0", 8, 8), DebugOptions::default()).unwrap();
+    let (d, found) =
+        provenance::open(&p, None, &texel("rt0", 8, 8), DebugOptions::default()).unwrap();
     assert_eq!(
         found.lane,
-        LaneSelect::Pixel { x: 8, y: 8, sample: 0, prim: 1 }
+        LaneSelect::Pixel {
+            x: 8,
+            y: 8,
+            sample: 0,
+            prim: 1
+        }
     );
     assert_eq!(found.value, [0, 255, 0, 255], "green: the second triangle");
     assert!(found.flags.ends_with("--prim 1"), "{}", found.flags);
     check_lane_stored(&p, &d, &found, "overdraw (8, 8)");
     // Outside the second triangle the first one wrote.
     let p = prepared(&job("overdraw.toml"));
-    let (_, corner) = provenance::open(&p, None, &texel("rt0", 0, 0), DebugOptions::default()).unwrap();
-    assert_eq!(corner.lane, LaneSelect::Pixel { x: 0, y: 0, sample: 0, prim: 0 });
+    let (_, corner) =
+        provenance::open(&p, None, &texel("rt0", 0, 0), DebugOptions::default()).unwrap();
+    assert_eq!(
+        corner.lane,
+        LaneSelect::Pixel {
+            x: 0,
+            y: 0,
+            sample: 0,
+            prim: 0
+        }
+    );
     assert_eq!(corner.value, [255, 0, 0, 255]);
 
     for name in ["rt0", "depth"] {
@@ -317,14 +365,24 @@ fn later_primitives_win_unless_their_depth_test_fails() {
             provenance::open(&p, None, &texel(name, 8, 8), DebugOptions::default()).unwrap();
         assert_eq!(
             found.lane,
-            LaneSelect::Pixel { x: 8, y: 8, sample: 0, prim: 0 },
+            LaneSelect::Pixel {
+                x: 8,
+                y: 8,
+                sample: 0,
+                prim: 0
+            },
             "{name}"
         );
         check_lane_stored(&p, &d, &found, name);
     }
     let p = prepared(&job("overdraw_depth.toml"));
-    let (_, found) = provenance::open(&p, None, &texel("rt0", 8, 8), DebugOptions::default()).unwrap();
-    assert_eq!(found.value, [255, 0, 0, 255], "red: the green triangle failed the test");
+    let (_, found) =
+        provenance::open(&p, None, &texel("rt0", 8, 8), DebugOptions::default()).unwrap();
+    assert_eq!(
+        found.value,
+        [255, 0, 0, 255],
+        "red: the green triangle failed the test"
+    );
 }
 
 /// Blending: the last blend into a texel is the last covering primitive's (the blend
@@ -348,7 +406,12 @@ fn a_blended_texel_leads_to_the_last_primitive_covering_it() {
         };
         assert_eq!(prim, want, "({x}, {y})");
         several += usize::from(prim > 0);
-        let later = LaneSelect::Pixel { x, y, sample: 0, prim: prim + 1 };
+        let later = LaneSelect::Pixel {
+            x,
+            y,
+            sample: 0,
+            prim: prim + 1,
+        };
         let e = target.place(later).unwrap_err().to_string();
         assert!(e.contains("--prim takes 0 to"), "({x}, {y}): {e}");
         assert!(found.by.contains("blend"), "{}", found.by);
@@ -368,7 +431,10 @@ fn the_last_of_many_threads_writing_a_word_is_named() {
     let (d, found) = provenance::open(&p, None, &el("u0[0]"), DebugOptions::default()).unwrap();
     assert_eq!(
         found.lane,
-        LaneSelect::GroupThread { group: [1, 0, 0], thread: [63, 0, 0] }
+        LaneSelect::GroupThread {
+            group: [1, 0, 0],
+            thread: [63, 0, 0]
+        }
     );
     assert_eq!(found.value, 127u32.to_le_bytes());
     assert!(found.contested && found.writes == 128, "{found:?}");
@@ -379,11 +445,19 @@ fn the_last_of_many_threads_writing_a_word_is_named() {
     assert!(why.contains("127"), "{why}");
     for (name, i) in [("u0", 5u32), ("cells", 100)] {
         let p = prepared(&job("last_thread.toml"));
-        let (d, found) =
-            provenance::open(&p, None, &el(&format!("{name}[{}]", i + 1)), DebugOptions::default()).unwrap();
+        let (d, found) = provenance::open(
+            &p,
+            None,
+            &el(&format!("{name}[{}]", i + 1)),
+            DebugOptions::default(),
+        )
+        .unwrap();
         assert_eq!(
             found.lane,
-            LaneSelect::GroupThread { group: [i / 64, 0, 0], thread: [i % 64, 0, 0] }
+            LaneSelect::GroupThread {
+                group: [i / 64, 0, 0],
+                thread: [i % 64, 0, 0]
+            }
         );
         assert!(!found.contested && found.writes == 1);
         check_lane_stored(&p, &d, &found, name);
@@ -393,7 +467,10 @@ fn the_last_of_many_threads_writing_a_word_is_named() {
     let Some(ProvenanceError::Unwritten(t)) = e else {
         panic!("{e:?}");
     };
-    assert!(t.contains("ef be ad de") && t.contains("before the run"), "{t}");
+    assert!(
+        t.contains("ef be ad de") && t.contains("before the run"),
+        "{t}"
+    );
 }
 
 /// The command line: the line that names the writer, the session standing after the
@@ -423,14 +500,20 @@ fn the_command_line_names_the_writer_and_refuses_by_name() {
         "0,0",
     ]);
     assert_eq!(code, 3, "{out}{err}");
-    assert!(err.contains("was written by no lane") && err.contains("clear"), "{err}");
+    assert!(
+        err.contains("was written by no lane") && err.contains("clear"),
+        "{err}"
+    );
     let bad: &[(&[&str], &str)] = &[
         (&["--texel", "rt5", "0,0"], "`render_target` 5"),
         (&["--texel", "rt0", "16,0"], "outside rt0"),
         (&["--texel", "rt0", "1"], "is not x,y"),
         (&["--texel", "rt0", "1,1", "--sample", "4"], "sample 4"),
         (&["--texel", "rt0", "1,1", "--mip", "1"], "mip 0 only"),
-        (&["--texel", "nothing", "1,1"], "`nothing` names no render target"),
+        (
+            &["--texel", "nothing", "1,1"],
+            "`nothing` names no render target",
+        ),
         (&["--element", "rt0[3]"], "--texel rt0 x,y"),
         (&["--element", "u0"], "is not NAME[i]"),
         (&["--element", "u7[0]"], "binds nothing at u7"),
@@ -475,10 +558,16 @@ fn the_dap_server_opens_the_lane_behind_an_output() {
         "evaluate",
         json!({ "expression": "where", "context": "repl", "frameId": 1 }),
     );
-    assert!(w["result"].as_str().unwrap().contains("pixel (8, 8)"), "{w}");
+    assert!(
+        w["result"].as_str().unwrap().contains("pixel (8, 8)"),
+        "{w}"
+    );
     let r = c.request("dxlane/openTexel", json!({ "texel": "rt9", "at": "0,0" }));
     assert_eq!(r["success"], false, "{r}");
-    assert!(r["message"].as_str().unwrap().contains("render_target"), "{r}");
+    assert!(
+        r["message"].as_str().unwrap().contains("render_target"),
+        "{r}"
+    );
     let b = c.ok("dxlane/openTexel", json!({ "texel": "rt0", "at": "0,0" }));
     assert!(
         b["description"]
@@ -516,7 +605,10 @@ fn the_dap_server_opens_the_lane_behind_an_output() {
     assert!(v["result"].as_str().unwrap().contains("127"), "{v}");
     let r = c.request("dxlane/openElement", json!({ "element": "u0[999]" }));
     assert_eq!(r["success"], false);
-    assert!(r["message"].as_str().unwrap().contains("past the buffer"), "{r}");
+    assert!(
+        r["message"].as_str().unwrap().contains("past the buffer"),
+        "{r}"
+    );
     assert_eq!(c.finish(), 0);
 }
 
@@ -542,7 +634,8 @@ fn command_lists_look_at_an_event_or_the_last_that_wrote() {
     let scan = common::root().join("examples/lists/two_pass_scan.toml");
     // block_sums: pass 2 (event 2) wrote it; nothing after changes it.
     let p = prepared(&scan);
-    let (d, found) = provenance::open(&p, None, &el("block_sums[3]"), DebugOptions::default()).unwrap();
+    let (d, found) =
+        provenance::open(&p, None, &el("block_sums[3]"), DebugOptions::default()).unwrap();
     let line = d.notes().last().unwrap().clone();
     assert!(line.starts_with("event 2: block_sums[3]"), "{line}");
     let bindings = bindings_of(&d.target().program.debug_shader, &found.at);
@@ -550,17 +643,27 @@ fn command_lists_look_at_an_event_or_the_last_that_wrote() {
     assert_eq!(m.value[0].to_le_bytes(), found.value[..4], "{line}");
     assert_eq!(named_now(&p, "block_sums", found.addr, 4), found.value[..4]);
     // kept: the copy after the dispatches wrote it.
-    let e = provenance::open(&prepared(&scan), None, &el("kept[5]"), DebugOptions::default()).err();
+    let e = provenance::open(
+        &prepared(&scan),
+        None,
+        &el("kept[5]"),
+        DebugOptions::default(),
+    )
+    .err();
     assert!(
         matches!(&e, Some(ProvenanceError::Unwritten(t)) if t.contains("copy_resource") && t.contains("event 3")),
         "{e:?}"
     );
     // --event 1: pass 1's thread 70 (group 1, thread 6) wrote sums[70].
     let p = prepared(&scan);
-    let (d, found) = provenance::open(&p, Some(1), &el("sums[70]"), DebugOptions::default()).unwrap();
+    let (d, found) =
+        provenance::open(&p, Some(1), &el("sums[70]"), DebugOptions::default()).unwrap();
     assert_eq!(
         found.lane,
-        LaneSelect::GroupThread { group: [1, 0, 0], thread: [6, 0, 0] }
+        LaneSelect::GroupThread {
+            group: [1, 0, 0],
+            thread: [6, 0, 0]
+        }
     );
     let bindings = bindings_of(&d.target().program.debug_shader, &found.at);
     let (_, m) = d.last_memory_write(&bindings, found.addr, 4).unwrap();
@@ -571,7 +674,12 @@ fn command_lists_look_at_an_event_or_the_last_that_wrote() {
     let p = prepared(&shadow);
     let sel = OutputSelect::texel("color", "100,20", 0, 0, 0).unwrap();
     let (d, found) = provenance::open(&p, None, &sel, DebugOptions::default()).unwrap();
-    assert!(d.notes().last().unwrap().starts_with("event 4: color (100, 20)"));
+    assert!(
+        d.notes()
+            .last()
+            .unwrap()
+            .starts_with("event 4: color (100, 20)")
+    );
     assert!(found.merged);
     let lane = d.traced().unwrap().pixels[d.lane()];
     assert_eq!((lane.x, lane.y), (100, 20));
@@ -580,8 +688,16 @@ fn command_lists_look_at_an_event_or_the_last_that_wrote() {
     // covers.
     let rta = common::root().join("examples/lists/render_target_array.toml");
     let sel = OutputSelect::texel("layers", "32,20", 1, 0, 0).unwrap();
-    let (d, found) = provenance::open(&prepared(&rta), None, &sel, DebugOptions::default()).unwrap();
-    assert!(d.notes().last().unwrap().starts_with("event 2: layers (32, 20) slice 1"), "{:?}", d.notes());
+    let (d, found) =
+        provenance::open(&prepared(&rta), None, &sel, DebugOptions::default()).unwrap();
+    assert!(
+        d.notes()
+            .last()
+            .unwrap()
+            .starts_with("event 2: layers (32, 20) slice 1"),
+        "{:?}",
+        d.notes()
+    );
     assert!(found.merged);
     let sel = OutputSelect::texel("layers", "2,2", 1, 0, 0).unwrap();
     let e = provenance::open(&prepared(&rta), None, &sel, DebugOptions::default()).err();

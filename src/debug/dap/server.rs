@@ -422,13 +422,16 @@ impl<'a, W: Write> Server<'a, W> {
             ..LaunchArgs::default()
         };
         if req.command == "dxlane/openTexel" {
-            args.texel = Some(text("texel").ok_or("dxlane/openTexel needs `texel` (a name: rt0, depth, u1)")?);
+            args.texel = Some(
+                text("texel").ok_or("dxlane/openTexel needs `texel` (a name: rt0, depth, u1)")?,
+            );
             args.at = Some(text("at").ok_or("dxlane/openTexel needs `at` (\"x,y\")")?);
             args.slice = num("slice");
             args.mip = num("mip");
             args.sample = num("sample");
         } else {
-            args.element = Some(text("element").ok_or("dxlane/openElement needs `element` (NAME[i])")?);
+            args.element =
+                Some(text("element").ok_or("dxlane/openElement needs `element` (NAME[i])")?);
         }
         let d = (self.launch)(&args)?;
         let description = d.notes().last().cloned().unwrap_or_default();
