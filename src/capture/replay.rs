@@ -43,7 +43,7 @@ use super::element::{Naming, NanRule, components, element_bytes, tolerance_words
 use super::layout::{Layout, Shape};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
-use super::writers::{PixelWriters, Writers, bindings_of};
+use super::writers::{PixelWriterReport, PixelWriters, Writers, bindings_of};
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
 use crate::ir::Shader;
@@ -254,6 +254,7 @@ pub fn compare_job(
             let pixels = PixelWriters::new(watch);
             let (tracked, per_sample) =
                 runner.run(runner.prepare(None)?, &wants, Tracking::Pixels(&pixels))?;
+            let mut ranks = Vec::new();
             if tracked != actual {
                 notes.push(
                     "the write-tracking draw gave other results than the first draw (the pixel program's UAV writes depend on the order tiles ran in); lanes are named from the tracking draw".into(),
@@ -268,13 +269,50 @@ pub fn compare_job(
                         continue;
                     }
                 };
-                for m in &mut d.mismatches {
+                for (j, m) in d.mismatches.iter_mut().enumerate() {
                     if let super::compare::Location::Texel { x, y, sample, .. } = m.location {
                         let sample = (!wants[i].resolved).then_some(sample);
-                        m.writer = pixels
-                            .writer(target, x, y, sample, per_sample, &job_words)
-                            .map(with_flags);
+                        m.writer = pixels.writer(target, x, y, sample, per_sample, &job_words);
+                        // The lane of a later primitive is named as `--prim k` names it
+                        // (its rank among the primitives covering the sample): the
+                        // lookup `dxlane debug --texel` makes too.
+                        let at = match sample {
+                            Some(s) => pixels.last_setup((target, x, y, s)).map(|l| (l.0, s)),
+                            None => (0..32).find_map(|s| {
+                                pixels.last_setup((target, x, y, s)).map(|l| (l.0, s))
+                            }),
+                        };
+                        // A lane of the first set-up primitive is the first covering
+                        // the sample: rank 0, which `--pixel` gives without `--prim`.
+                        if let Some((lane, s)) = at
+                            && lane.prim > 0
+                        {
+                            ranks.push((i, j, lane, s));
+                        }
                     }
+                }
+            }
+            if !ranks.is_empty() {
+                let lanes: Vec<_> = ranks.iter().map(|r| (r.2, r.3)).collect();
+                let fresh = runner.prepare(None)?;
+                let selects = fresh
+                    .0
+                    .work
+                    .pixel_selects(&fresh.0.plan, &lanes)
+                    .unwrap_or_default();
+                for ((i, j, _, _), sel) in ranks.iter().zip(selects) {
+                    if let Ok(crate::pipeline::LaneSelect::Pixel { prim, .. }) = sel
+                        && prim > 0
+                        && let Some(m) = diffs.get_mut(*i).and_then(|d| d.mismatches.get_mut(*j))
+                        && let Some(w) = &mut m.writer
+                    {
+                        w.debug.push_str(&format!(" --prim {prim}"));
+                    }
+                }
+            }
+            for d in diffs.iter_mut() {
+                for m in &mut d.mismatches {
+                    m.writer = m.writer.take().map(with_flags);
                 }
             }
             if untracked.iter().any(|&u| u) {

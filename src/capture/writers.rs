@@ -1,13 +1,12 @@
 //! Which lane wrote each captured word: a thin adapter over `exec::observe`.
 //!
-//! Owns: turning a capture entry's target into the descriptors a run writes it through
-//! ([`bindings_of`]), keeping the last writer of every word of those resources during a
+//! Owns (over `job::writers`, which `debug` shares): keeping the last writer of every word of those resources during a
 //! write-tracking run ([`Writers`], over `exec::WriterMap`), and saying who that was in a
 //! report's words, with the `dxlane debug` command line that opens the debugger on that
 //! lane ([`WriterReport`]). Does not own: the observation itself (`exec::observe`).
 //!
 //! For draws, render targets and the depth-stencil buffer are written by the output
-//! merger, not through a descriptor: [`PixelWriters`] watches the pipeline's
+//! merger, not through a descriptor: `job::writers::PixelWriters` watches the pipeline's
 //! `MergeObserver` instead and keeps, for every sample of every target, the pixel lane
 //! (primitive, pixel, sample) that wrote it last. Writes to one texel happen in draw
 //! order within the tile that owns it, so "last" does not depend on worker threads.
@@ -15,42 +14,12 @@
 //! Kept thin on purpose: everything this module knows of `exec::observe` is in it, so a
 //! change there touches one file here.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use serde::Serialize;
 
 use crate::exec::{Binding, Invocation, WriteSink, WriterMap};
-use crate::ir::{ResourceRange, Shader};
-use crate::job::ResourceAt;
-use crate::pipeline::{MergeObserver, MergeTarget, PixelLane};
-
-/// The descriptors of `shader` through which a run writes the resource at `target`: the
-/// element of each declared range that covers its register, or its heap slot.
-pub fn bindings_of(shader: &Shader, target: &ResourceAt) -> Vec<Binding> {
-    match target {
-        ResourceAt::Register(reg) => shader
-            .resources
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| {
-                r.class == reg.class
-                    && r.space == reg.space
-                    && reg.index >= r.lower
-                    && (r.count == ResourceRange::UNBOUNDED
-                        || u64::from(reg.index) < u64::from(r.lower) + u64::from(r.count))
-            })
-            .map(|(i, r)| Binding::Range {
-                range: i as u32,
-                element: reg.index - r.lower,
-            })
-            .collect(),
-        ResourceAt::Heap(i) => vec![Binding::ResourceHeap(*i)],
-        // Render targets and depth are written by the output merger, not through a
-        // descriptor (see the draw's pixel attribution).
-        ResourceAt::RenderTarget(_) | ResourceAt::DepthStencil => Vec::new(),
-    }
-}
+use crate::ir::Shader;
+pub use crate::job::writers::{PixelWriters, SampleKey, bindings_of};
+use crate::pipeline::MergeTarget;
 
 /// The last writer of every word of the watched resources during one run.
 pub struct Writers {
@@ -226,45 +195,27 @@ impl WriterReport {
     }
 }
 
-/// A sample of a target: target, x, y, sample.
-pub type SampleKey = (MergeTarget, u32, u32, u32);
-
-/// The pixel lane behind each watched sample the output merger wrote during one draw.
-/// Only the samples asked about are kept (the mismatches a report lists), so the map
-/// stays as small as the report whatever the target's size.
-#[derive(Default)]
-pub struct PixelWriters {
-    watch: std::collections::HashSet<SampleKey>,
-    map: Mutex<HashMap<SampleKey, (PixelLane, u32)>>,
-}
-
-impl MergeObserver for PixelWriters {
-    fn write(&self, target: MergeTarget, x: u32, y: u32, sample: u32, lane: &PixelLane) {
-        let key = (target, x, y, sample);
-        if !self.watch.contains(&key) {
-            return;
-        }
-        // A poisoned lock only means another worker panicked; the map is still whole.
-        let mut m = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        let e = m.entry(key).or_insert((*lane, 0));
-        e.0 = *lane;
-        e.1 = e.1.saturating_add(1);
-    }
-}
-
-impl PixelWriters {
-    /// A map watching the samples `watch`.
-    pub fn new(watch: impl IntoIterator<Item = SampleKey>) -> PixelWriters {
-        PixelWriters {
-            watch: watch.into_iter().collect(),
-            map: Mutex::default(),
-        }
-    }
-
+/// A capture report's words for the output merger's writers.
+pub trait PixelWriterReport {
     /// Who last wrote sample `sample` of pixel `(x, y)` of `target`; for a resolved
     /// image (`sample` `None`), the writer of the lowest sample written. `per_sample`:
     /// whether the pixel program ran per sample (the debug command then names it).
-    pub fn writer(
+    fn writer(
+        &self,
+        target: MergeTarget,
+        x: u32,
+        y: u32,
+        sample: Option<u32>,
+        per_sample: bool,
+        job: &str,
+    ) -> Option<WriterReport>;
+}
+
+impl PixelWriterReport for PixelWriters {
+    /// Who last wrote sample `sample` of pixel `(x, y)` of `target`; for a resolved
+    /// image (`sample` `None`), the writer of the lowest sample written. `per_sample`:
+    /// whether the pixel program ran per sample (the debug command then names it).
+    fn writer(
         &self,
         target: MergeTarget,
         x: u32,
@@ -273,10 +224,9 @@ impl PixelWriters {
         per_sample: bool,
         job: &str,
     ) -> Option<WriterReport> {
-        let m = self.map.lock().unwrap_or_else(|e| e.into_inner());
         let (lane, writes) = match sample {
-            Some(s) => *m.get(&(target, x, y, s))?,
-            None => (0..32).find_map(|s| m.get(&(target, x, y, s)).copied())?,
+            Some(s) => self.last((target, x, y, s))?,
+            None => (0..32).find_map(|s| self.last((target, x, y, s)))?,
         };
         let r = WriterReport {
             lane: String::new(),
@@ -315,7 +265,7 @@ mod tests {
     use super::*;
     use crate::exec::{MemWrite, WriteTarget, Xyz};
     use crate::ir::{InstId, ResourceClass, ResourceKind, parse_shader};
-    use crate::job::Register;
+    use crate::job::{Register, ResourceAt};
 
     /// A write through `u3` of a range `u2..u5` is the range's element 1.
     #[test]

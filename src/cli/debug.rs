@@ -2,9 +2,14 @@
 //! opens the lane debugger on one lane of a job (see `debug`), runs the commands of `-c` and `--script` or reads them from an
 //! interactive prompt, and writes `--trace` files.
 //!
+//! `--texel NAME x,y` and `--element NAME[i]` open the lane that last wrote that output
+//! (`debug::provenance`).
+//!
 //! Exit status: 0 when the session ends normally; 1 when a scripted command fails (the
 //! error is printed and the script stops); 2 when the job, the program or the lane cannot
-//! be opened. At the prompt an error is printed and the session goes on.
+//! be opened; 3 when no lane wrote the texel or element asked about (its value is a
+//! clear or the resource's initial contents). At the prompt an error is printed and the
+//! session goes on.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,8 +48,8 @@ pub struct DebugArgs {
     /// Draw jobs: the pixel-program lane that shaded pixel `x,y`.
     #[arg(long, value_name = "X,Y", conflicts_with_all = ["thread", "group", "vertex"])]
     pub pixel: Option<String>,
-    /// With --pixel: the sample (default 0).
-    #[arg(long, requires = "pixel")]
+    /// With --pixel or --texel: the sample (default 0).
+    #[arg(long)]
     pub sample: Option<u32>,
     /// With --pixel: which of the primitives covering the sample, in draw order (default
     /// 0, the first).
@@ -56,6 +61,19 @@ pub struct DebugArgs {
     /// With --vertex: the instance (default 0).
     #[arg(long, requires = "vertex")]
     pub instance: Option<u32>,
+    /// The lane that last wrote texel `x,y` of a render target (`rt0`), the depth buffer
+    /// (`depth`) or a texture (`u1`, `heap[2]`, a `[[resource]]` name).
+    #[arg(long, num_args = 2, value_names = ["NAME", "X,Y"], conflicts_with_all = ["thread", "group", "group_thread", "pixel", "vertex", "element"])]
+    pub texel: Option<Vec<String>>,
+    /// With --texel: the array slice (default 0).
+    #[arg(long, requires = "texel")]
+    pub slice: Option<u32>,
+    /// With --texel: the mip level (default 0).
+    #[arg(long, requires = "texel")]
+    pub mip: Option<u32>,
+    /// The lane that last wrote element `i` of a buffer or texture: `u0[123]`.
+    #[arg(long, value_name = "NAME[I]", conflicts_with_all = ["thread", "group", "group_thread", "pixel", "vertex"])]
+    pub element: Option<String>,
     /// Commands to run, separated by `;` (non-interactive).
     #[arg(short = 'c', long = "command", value_name = "CMDS")]
     pub commands: Vec<String>,
@@ -103,12 +121,12 @@ pub fn run(args: &DebugArgs) -> ExitCode {
     if args.dap || args.dap_port.is_some() {
         return dap(args);
     }
-    match open(args) {
+    match open_status(args) {
         Ok(mut d) => session(args, &mut d),
-        Err(e) => {
+        Err((status, e)) => {
             let job = args.job.as_deref().unwrap_or(std::path::Path::new(""));
             eprintln!("dxlane: {}: {e}", job.display());
-            ExitCode::from(2)
+            ExitCode::from(status)
         }
     }
 }
@@ -126,6 +144,14 @@ fn launch_args(base: &DebugArgs, l: &debug::dap::LaunchArgs) -> DebugArgs {
         prim: l.prim,
         vertex: l.vertex,
         instance: l.instance,
+        event: l.event,
+        texel: l
+            .texel
+            .as_ref()
+            .map(|t| vec![t.clone(), l.at.clone().unwrap_or_default()]),
+        slice: l.slice,
+        mip: l.mip,
+        element: l.element.clone(),
         threads: l.threads.or(base.threads),
         wave_size: l.wave_size.or(base.wave_size),
         profile: l.profile.clone().or_else(|| base.profile.clone()),
@@ -185,6 +211,68 @@ fn dap(args: &DebugArgs) -> ExitCode {
 }
 
 fn open(args: &DebugArgs) -> Result<Debugger, String> {
+    open_status(args).map_err(|(_, e)| e)
+}
+
+/// The job, prepared with the command line's settings.
+fn prepared(args: &DebugArgs) -> Result<crate::job::Prepared, String> {
+    let Some(path) = args.job.as_deref() else {
+        return Err("give the job file".into());
+    };
+    let job = Job::load(path).map_err(|e| e.to_string())?;
+    let opts = RunOptions {
+        threads: args.threads,
+        wave_size: args.wave_size,
+        profile: args.profile.clone(),
+        max_seconds: args.max_seconds,
+        default_engine: super::default_engine(),
+        ..RunOptions::default()
+    };
+    crate::job::prepare(job, &opts).map_err(|e| e.to_string())
+}
+
+/// Opens the session; the error with its exit status (3: nothing wrote the output
+/// asked about; 2: anything else).
+fn open_status(args: &DebugArgs) -> Result<Debugger, (u8, String)> {
+    let mut options = DebugOptions::default();
+    if let Some(m) = args.max_record_mib {
+        options.max_record_bytes = m.saturating_mul(1 << 20);
+    }
+    if args.sample.is_some() && args.pixel.is_none() && args.texel.is_none() {
+        return Err((2, "--sample goes with --pixel or --texel".into()));
+    }
+    let output = match (&args.texel, &args.element) {
+        (Some(t), _) => {
+            let (Some(name), Some(at)) = (t.first(), t.get(1)) else {
+                return Err((2, "--texel takes a name and x,y".into()));
+            };
+            Some(
+                debug::provenance::OutputSelect::texel(
+                    name,
+                    at,
+                    args.slice.unwrap_or(0),
+                    args.mip.unwrap_or(0),
+                    args.sample.unwrap_or(0),
+                )
+                .map_err(|e| (2, e))?,
+            )
+        }
+        (None, Some(e)) => Some(debug::provenance::OutputSelect::element(e).map_err(|e| (2, e))?),
+        (None, None) => None,
+    };
+    if let Some(sel) = output {
+        let p = prepared(args).map_err(|e| (2, e))?;
+        return debug::provenance::open(&p, args.event, &sel, options)
+            .map(|(d, _)| d)
+            .map_err(|e| match e {
+                debug::provenance::ProvenanceError::Unwritten(t) => (3, t),
+                debug::provenance::ProvenanceError::Refused(t) => (2, t),
+            });
+    }
+    open_lane(args, options).map_err(|e| (2, e))
+}
+
+fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String> {
     let lane = match (&args.thread, &args.group, &args.group_thread) {
         (Some(t), _, _) => LaneSelect::Thread(xyz("thread", t)?),
         (None, Some(g), Some(t)) => LaneSelect::GroupThread {
@@ -214,29 +302,13 @@ fn open(args: &DebugArgs) -> Result<Debugger, String> {
             },
             (None, None) => {
                 return Err(
-                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y or --vertex n (draw)".into(),
+                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y or --vertex n (draw); or the output it wrote: --texel NAME x,y, --element NAME[i]".into(),
                 );
             }
         },
     };
-    let Some(path) = args.job.as_deref() else {
-        return Err("give the job file".into());
-    };
-    let job = Job::load(path).map_err(|e| e.to_string())?;
-    let opts = RunOptions {
-        threads: args.threads,
-        wave_size: args.wave_size,
-        profile: args.profile.clone(),
-        max_seconds: args.max_seconds,
-        default_engine: super::default_engine(),
-        ..RunOptions::default()
-    };
-    let prepared = crate::job::prepare(job, &opts).map_err(|e| e.to_string())?;
+    let prepared = prepared(args)?;
     let target = debug::from_job_event(&prepared, args.event).map_err(|e| e.to_string())?;
-    let mut options = DebugOptions::default();
-    if let Some(m) = args.max_record_mib {
-        options.max_record_bytes = m.saturating_mul(1 << 20);
-    }
     Debugger::open(target, lane, options).map_err(|e| e.to_string())
 }
 

@@ -57,6 +57,7 @@
 pub mod dap;
 pub mod expr;
 pub mod format;
+pub mod provenance;
 pub mod record;
 pub mod source;
 pub mod target;

@@ -394,6 +394,28 @@ impl Target {
         }
     }
 
+    /// Runs the work from the start under `plan` with `hooks` (a lookup that watches the
+    /// run: `debug::provenance`). The resources keep what the run left until the next
+    /// run restores the start.
+    pub fn run_with(&self, plan: &Plan, hooks: Hooks<'_>) -> Result<(), DrawError> {
+        self.start.restore();
+        self.work.run(plan, hooks).map(|_| ())
+    }
+
+    /// The lane selection naming pixel lane `lane` for sample `sample`
+    /// (`Work::pixel_select`: its primitive's rank among those covering the sample). The
+    /// draw it makes starts from, and leaves, the starting contents.
+    pub fn pixel_select(
+        &self,
+        lane: &crate::pipeline::PixelLane,
+        sample: u32,
+    ) -> Result<LaneSelect, DebugError> {
+        self.start.restore();
+        let r = self.work.pixel_select(&self.plan, lane, sample);
+        self.start.restore();
+        r.map_err(|e| DebugError::Lane(e.0))
+    }
+
     /// Runs the work from the start as a normal run does (nothing observed) and returns
     /// the writable resources' contents.
     pub fn run_normal(&self) -> Result<Vec<Vec<u8>>, ExecError> {

@@ -102,6 +102,12 @@ pub struct WordWriter {
     pub writes: u32,
     /// Whether writes came from more than one invocation.
     pub contested: bool,
+    /// The last write's lane within its wave ([`MemWrite::lane`]).
+    pub lane: u32,
+    /// When the map heard the last write: the number of writes to watched words it had
+    /// heard before it. Within one worker thread this is the order writes happened in, so
+    /// the word with the highest number among several was written last.
+    pub order: u64,
 }
 
 /// A [`WriteSink`] that keeps, for every 4-byte word of the chosen resources, the last
@@ -116,6 +122,7 @@ pub struct WordWriter {
 pub struct WriterMap {
     watched: Vec<Binding>,
     words: Mutex<HashMap<(Binding, u64), WordWriter>>,
+    heard: std::sync::atomic::AtomicU64,
 }
 
 impl WriterMap {
@@ -124,6 +131,7 @@ impl WriterMap {
         WriterMap {
             watched,
             words: Mutex::new(HashMap::new()),
+            heard: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -151,6 +159,10 @@ impl WriteSink for WriterMap {
             return;
         }
         let mut words = self.words.lock().unwrap_or_else(|p| p.into_inner());
+        // Counted under the lock, so the numbers follow the order the words changed in.
+        let order = self
+            .heard
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let first = w.addr & !3;
         let end = w.addr.saturating_add(u64::from(w.bytes.max(1)));
         let mut a = first;
@@ -162,12 +174,16 @@ impl WriteSink for WriterMap {
                     x.invocation = w.invocation;
                     x.inst = w.inst;
                     x.writes = x.writes.saturating_add(1);
+                    x.lane = w.lane;
+                    x.order = order;
                 })
                 .or_insert(WordWriter {
                     invocation: w.invocation,
                     inst: w.inst,
                     writes: 1,
                     contested: false,
+                    lane: w.lane,
+                    order,
                 });
             a += 4;
         }

@@ -52,6 +52,7 @@ pub mod run;
 pub mod schema;
 pub mod table;
 pub mod targets;
+pub mod writers;
 
 use std::path::{Path, PathBuf};
 

@@ -130,6 +130,25 @@ impl Prepared {
         )
     }
 
+    /// A command list's named resource (`[[resource]]` with `name`), or why there is none
+    /// to read.
+    pub fn resource_named(&self, name: &str) -> Result<ResourceRef<'_>, String> {
+        let e = self
+            .job
+            .file
+            .resources
+            .iter()
+            .position(|e| e.name.as_deref() == Some(name))
+            .and_then(|i| self.bound.resources.get(i))
+            .ok_or_else(|| format!("no [[resource]] is named \"{name}\""))?;
+        let data = data_of(e).ok_or_else(|| format!("{} has no contents", e.name))?;
+        Ok(ResourceRef {
+            kind: e.kind.describe(),
+            data,
+            counter: e.counter.as_ref().map(|c| c.get()),
+        })
+    }
+
     /// Every resource a run of the job may write or the job names as an output, by
     /// address: a draw's render targets and depth-stencil buffer, then the UAVs (at a
     /// `u` register or a `uav` heap slot) and the resources with an `output`.

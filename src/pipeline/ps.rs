@@ -123,6 +123,23 @@ pub trait MergeObserver: Sync {
     /// Sample `sample` of pixel `(x, y)` of `target` was written by `lane` (for an
     /// early depth-stencil write, the lane the pixel would run in).
     fn write(&self, target: MergeTarget, x: u32, y: u32, sample: u32, lane: &PixelLane);
+
+    /// What the output merger calls: [`MergeObserver::write`], with the set-up
+    /// primitive the lane ran for (`lane.prim` is the draw's primitive, which clipping
+    /// may have cut into several set-up ones; `--prim` ranks and the pixel observers'
+    /// lanes count set-up primitives). By default, `write`.
+    fn write_setup(
+        &self,
+        target: MergeTarget,
+        x: u32,
+        y: u32,
+        sample: u32,
+        lane: &PixelLane,
+        setup: u32,
+    ) {
+        let _ = setup;
+        self.write(target, x, y, sample, lane);
+    }
 }
 
 /// Where the pixel program's outputs are in its output words.

@@ -181,7 +181,7 @@ impl TileCtx<'_> {
                 if early {
                     if let Some(td) = tb.depth.as_mut() {
                         self.om
-                            .early_test(prim, q.x, q.y, &mut mask, td, rect, per_sample);
+                            .early_test(prim, pi, q.x, q.y, &mut mask, td, rect, per_sample);
                     }
                     // The rasterizer gives quads with a covered sample: only the test can
                     // leave none. (Testing the four words for every quad reads back the

@@ -11,6 +11,7 @@
 //! A command list, a ray dispatch and a mesh dispatch are further variants of [`Work`]
 //! as they arrive; each brings its own run and its own lookup.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::commands::{Command, ListReport, run_list};
@@ -265,6 +266,55 @@ impl Work {
         }
     }
 
+    /// The selection ([`LaneSelect::Pixel`]) that names pixel lane `lane` for sample
+    /// `sample` of its pixel: which of the primitives covering that sample, in draw
+    /// order, the lane's primitive is — the rank [`Work::locate`] takes. Draws once, as
+    /// `locate` does (a caller that needs the starting contents restores them).
+    pub fn pixel_select(
+        &self,
+        plan: &Plan,
+        lane: &PixelLane,
+        sample: u32,
+    ) -> Result<LaneSelect, LocateError> {
+        self.pixel_selects(plan, &[(*lane, sample)])?
+            .pop()
+            .unwrap_or_else(|| Err(LocateError("no lane".into())))
+    }
+
+    /// [`Work::pixel_select`] for several lanes, by one draw.
+    pub fn pixel_selects(
+        &self,
+        plan: &Plan,
+        lanes: &[(PixelLane, u32)],
+    ) -> Result<Vec<Result<LaneSelect, LocateError>>, LocateError> {
+        let Work::Draw(d) = self else {
+            return Err(LocateError("only a draw has pixel lanes".into()));
+        };
+        let keys: Vec<(u32, u32, u32)> = lanes.iter().map(|(l, s)| (l.x, l.y, *s)).collect();
+        let found = covering_all(d, plan, &keys)?;
+        Ok(lanes
+            .iter()
+            .map(|(lane, sample)| {
+                let sample = *sample;
+                found
+                    .get(&(lane.x, lane.y, sample))
+                    .and_then(|v| v.iter().position(|f| f.0 == lane.prim))
+                    .map(|rank| LaneSelect::Pixel {
+                        x: lane.x,
+                        y: lane.y,
+                        sample,
+                        prim: rank as u32,
+                    })
+                    .ok_or_else(|| {
+                        LocateError(format!(
+                            "pixel ({}, {}) sample {sample}: primitive {} does not cover it",
+                            lane.x, lane.y, lane.prim
+                        ))
+                    })
+            })
+            .collect())
+    }
+
     /// Where the selected lane runs under `plan`, in waves of its program's wave size.
     ///
     /// - A compute thread: its group, and its slot in the group's thread layout
@@ -427,28 +477,34 @@ fn locate_vertex(
     })
 }
 
-/// Finds the pixel lanes standing for a pixel and sample.
+/// The pixel lanes standing for each pixel sample: (x, y, sample) → (primitive, tile,
+/// batch, lane) of each.
+type Covering = HashMap<(u32, u32, u32), Vec<(u32, u32, u32, u32)>>;
+
+/// Finds the pixel lanes standing for pixel samples ([`Covering`]).
 struct Locate {
-    x: u32,
-    y: u32,
-    sample: u32,
     per_sample: bool,
-    found: Mutex<Vec<(u32, u32, u32, u32)>>,
+    found: Mutex<Covering>,
 }
 
 impl PixelObserver for Locate {
     fn wave(&self, tile: u32, wave: u32, lanes: &[PixelLane], _: &crate::exec::WaveRun, _: &[u32]) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         for (l, p) in lanes.iter().enumerate() {
-            let covers = if self.per_sample {
-                p.sample == self.sample && p.coverage != 0
+            if p.coverage == 0 {
+                continue;
+            }
+            let samples = if self.per_sample {
+                1u32 << (p.sample & 31)
             } else {
-                p.coverage & (1u32 << (self.sample & 31)) != 0
+                p.coverage
             };
-            if p.x == self.x && p.y == self.y && covers {
-                self.found
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((p.prim, tile, wave, l as u32));
+            for s in 0..32u32 {
+                if samples >> s & 1 == 1
+                    && let Some(v) = found.get_mut(&(p.x, p.y, s))
+                {
+                    v.push((p.prim, tile, wave, l as u32));
+                }
             }
         }
     }
@@ -483,30 +539,7 @@ fn locate_pixel(
     }
     let wave = plan.wave_size_of(ps).map_err(lane_err)?;
     let batch = BatchLanes::choose(ps, wave, BatchKind::Pixel);
-    let st = d.state();
-    let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
-    let per_sample = super::link::link(&layout, &d.vs, Some(ps))
-        .map(|l| l.per_sample)
-        .map_err(lane_err)?;
-    let loc = Locate {
-        x,
-        y,
-        sample,
-        per_sample,
-        found: Mutex::new(Vec::new()),
-    };
-    let opts = DrawOptions {
-        plan: plan.clone(),
-        observer: Some(&loc),
-        ..DrawOptions::default()
-    };
-    if let Err(e) = draw(&st, &d.args, &opts) {
-        return Err(LocateError(format!(
-            "the draw fails before the lane can be found: {e}"
-        )));
-    }
-    let mut found = loc.found.into_inner().unwrap_or_else(|e| e.into_inner());
-    found.sort_unstable();
+    let found = covering(d, plan, x, y, sample)?;
     let s_text = if n > 1 {
         format!(", sample {sample},")
     } else {
@@ -526,6 +559,51 @@ fn locate_pixel(
         }));
     };
     Ok(pixel_place(wave, batch, tile, b, l))
+}
+
+/// The pixel lanes standing for sample `sample` of pixel (x, y), found by drawing once
+/// with a pixel observer: (primitive, tile, batch, lane), in draw order.
+fn covering(
+    d: &DrawWork,
+    plan: &Plan,
+    x: u32,
+    y: u32,
+    sample: u32,
+) -> Result<Vec<(u32, u32, u32, u32)>, LocateError> {
+    let mut all = covering_all(d, plan, &[(x, y, sample)])?;
+    Ok(all.remove(&(x, y, sample)).unwrap_or_default())
+}
+
+/// [`covering`] for several pixel samples at once, by one draw.
+fn covering_all(
+    d: &DrawWork,
+    plan: &Plan,
+    samples: &[(u32, u32, u32)],
+) -> Result<Covering, LocateError> {
+    let st = d.state();
+    let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
+    let per_sample = super::link::link(&layout, &d.vs, d.ps.as_ref())
+        .map(|l| l.per_sample)
+        .map_err(lane_err)?;
+    let loc = Locate {
+        per_sample,
+        found: Mutex::new(samples.iter().map(|k| (*k, Vec::new())).collect()),
+    };
+    let opts = DrawOptions {
+        plan: plan.clone(),
+        observer: Some(&loc),
+        ..DrawOptions::default()
+    };
+    if let Err(e) = draw(&st, &d.args, &opts) {
+        return Err(LocateError(format!(
+            "the draw fails before the lane can be found: {e}"
+        )));
+    }
+    let mut found = loc.found.into_inner().unwrap_or_else(|e| e.into_inner());
+    for v in found.values_mut() {
+        v.sort_unstable();
+    }
+    Ok(found)
 }
 
 /// Lane `lane` of batch `batch` of tile `tile`, in waves of `wave`: a batch of

@@ -1016,9 +1016,16 @@ fn draw_texels_are_found_measured_and_attributed_to_their_pixel_lane() {
         assert_eq!(w["pixel"], serde_json::json!([x, y]));
         assert_eq!(w["primitive"], draw_primitive(x as u32, y as u32));
         assert_eq!(w["writes"], draw_writes(x as u32, y as u32));
+        // The command opens the lane that wrote the texel: primitive 1's at (12, 1), the
+        // second primitive covering it (`--prim 1`), as `dxlane debug --texel` finds it.
+        let prim = if draw_primitive(x as u32, y as u32) == 1 {
+            " --prim 1"
+        } else {
+            ""
+        };
         assert_eq!(
             w["debug"],
-            format!("dxlane debug draw.toml --pixel {x},{y}")
+            format!("dxlane debug draw.toml --pixel {x},{y}{prim}")
         );
     }
     assert_eq!(draw_primitive(12, 1), 1);

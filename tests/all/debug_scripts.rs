@@ -348,13 +348,22 @@ fn run_cli(script: &Script, sname: &str, job: &str) {
     }
 }
 
-/// The launch arguments of the CLI flags of a `LANE` line.
+/// The launch arguments of the CLI flags of a `LANE` line (`--texel NAME X,Y` becomes
+/// `texel` and `at`).
 fn launch_args(job: &str, lane: &[String]) -> Value {
     let mut a = json!({ "job": job });
-    for pair in lane.chunks(2) {
-        let [flag, v] = pair else {
-            panic!("LANE takes flags with values: {lane:?}");
-        };
+    let mut rest = lane;
+    while let [flag, v, more @ ..] = rest {
+        rest = more;
+        if flag == "--texel" {
+            let [at, more @ ..] = rest else {
+                panic!("LANE: --texel takes a name and x,y: {lane:?}");
+            };
+            rest = more;
+            a["texel"] = json!(v);
+            a["at"] = json!(at);
+            continue;
+        }
         let key = match flag.trim_start_matches('-') {
             "thread" => "thread",
             "group" => "group",
@@ -364,6 +373,10 @@ fn launch_args(job: &str, lane: &[String]) -> Value {
             "prim" => "prim",
             "vertex" => "vertex",
             "instance" => "instance",
+            "element" => "element",
+            "slice" => "slice",
+            "mip" => "mip",
+            "event" => "event",
             other => panic!("LANE: `{other}` is not a lane flag"),
         };
         a[key] = match v.parse::<u64>() {
@@ -371,6 +384,7 @@ fn launch_args(job: &str, lane: &[String]) -> Value {
             _ => json!(v),
         };
     }
+    assert!(rest.is_empty(), "LANE takes flags with values: {lane:?}");
     a
 }
 

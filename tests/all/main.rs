@@ -42,6 +42,7 @@ mod mesh;
 mod offload;
 mod opt;
 mod path_safety;
+mod provenance;
 mod rays;
 mod raytracing;
 mod sampling_lavapipe;

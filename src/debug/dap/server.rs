@@ -34,6 +34,18 @@ pub struct LaunchArgs {
     pub vertex: Option<u32>,
     /// `--instance i`.
     pub instance: Option<u32>,
+    /// `--event N` (command lists).
+    pub event: Option<usize>,
+    /// `--texel NAME x,y`: the name (`rt0`, `depth`, `u1`); `at` gives `x,y`.
+    pub texel: Option<String>,
+    /// With `texel`: `x,y`.
+    pub at: Option<String>,
+    /// `--slice s` (with `texel`).
+    pub slice: Option<u32>,
+    /// `--mip m` (with `texel`).
+    pub mip: Option<u32>,
+    /// `--element NAME[i]`.
+    pub element: Option<String>,
     /// `--threads n`.
     pub threads: Option<usize>,
     /// `--wave-size n`.
@@ -178,6 +190,9 @@ pub struct Server<'a, W: Write> {
     seq: i64,
     launch: Box<Launcher<'a>>,
     session: Option<Debugger>,
+    /// The `launch` request's arguments, which `dxlane/openTexel` and
+    /// `dxlane/openElement` reuse with another lane.
+    launched: Option<LaunchArgs>,
     job_name: String,
     lines: Vec<ClientBp>,
     data: Vec<ClientBp>,
@@ -223,6 +238,7 @@ impl<'a, W: Write> Server<'a, W> {
             seq: 0,
             launch,
             session: None,
+            launched: None,
             job_name: String::new(),
             lines: Vec::new(),
             data: Vec::new(),
@@ -320,6 +336,7 @@ impl<'a, W: Write> Server<'a, W> {
             }
             "pause" => self.pause(req),
             "evaluate" => self.evaluate(req),
+            "dxlane/openTexel" | "dxlane/openElement" => self.open_output(req),
             "disconnect" => {
                 self.respond(req, Value::Null);
                 self.done = true;
@@ -369,9 +386,69 @@ impl<'a, W: Write> Server<'a, W> {
         }
         text.push_str(&d.where_text());
         self.session = Some(d);
+        self.launched = Some(args);
         self.respond(req, Value::Null);
         self.output(&text);
         self.event("initialized", json!({}));
+        Ok(())
+    }
+
+    /// `dxlane/openTexel` (`texel`, `at`, optional `slice`, `mip`, `sample`, `event`) and
+    /// `dxlane/openElement` (`element`, optional `event`): the lane that last wrote that
+    /// output, in the launched job, replaces the session (as a new `launch` would: its
+    /// breakpoints and watches are cleared). The response's body holds the lookup's line
+    /// (`description`); a `stopped` event (reason `entry`) follows, after the store.
+    fn open_output(&mut self, req: &Request) -> Result<(), Failure> {
+        let Some(base) = self.launched.clone() else {
+            return Err("no lane is open: send `launch` first".into());
+        };
+        if !self.configured {
+            return Err("send configurationDone first".into());
+        }
+        let a = &req.arguments;
+        let text = |k: &str| a[k].as_str().map(str::to_string);
+        let num = |k: &str| a[k].as_u64().and_then(|n| u32::try_from(n).ok());
+        let mut args = LaunchArgs {
+            job: base.job.clone(),
+            threads: base.threads,
+            wave_size: base.wave_size,
+            profile: base.profile.clone(),
+            max_record_mib: base.max_record_mib,
+            max_seconds: base.max_seconds,
+            event: a["event"]
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .or(base.event),
+            ..LaunchArgs::default()
+        };
+        if req.command == "dxlane/openTexel" {
+            args.texel = Some(
+                text("texel").ok_or("dxlane/openTexel needs `texel` (a name: rt0, depth, u1)")?,
+            );
+            args.at = Some(text("at").ok_or("dxlane/openTexel needs `at` (\"x,y\")")?);
+            args.slice = num("slice");
+            args.mip = num("mip");
+            args.sample = num("sample");
+        } else {
+            args.element =
+                Some(text("element").ok_or("dxlane/openElement needs `element` (NAME[i])")?);
+        }
+        let d = (self.launch)(&args)?;
+        let description = d.notes().last().cloned().unwrap_or_default();
+        let mut out = d.notes().join("\n");
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&d.where_text());
+        let lane = d.lane();
+        self.session = Some(d);
+        self.lines.clear();
+        self.data.clear();
+        self.repl.clear();
+        self.stops.clear();
+        self.respond(req, json!({ "description": description }));
+        self.output(&out);
+        self.stopped("entry", lane, Some(&description), &[]);
         Ok(())
     }
 

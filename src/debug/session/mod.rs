@@ -164,6 +164,37 @@ impl Debugger {
         &self.rec
     }
 
+    /// Draws: what the traced wave did (its lanes and output words).
+    pub fn traced(&self) -> Option<&crate::pipeline::Traced> {
+        self.traced.as_ref()
+    }
+
+    /// The lane's last write of a resource, through any of `bindings`, that touches
+    /// bytes `addr .. addr + bytes` of its memory: the source step that made it and the
+    /// write (its bytes after the instruction). `None` when the lane made none.
+    pub fn last_memory_write(
+        &self,
+        bindings: &[crate::exec::Binding],
+        addr: u64,
+        bytes: u64,
+    ) -> Option<(usize, crate::exec::MemWrite)> {
+        let mut found = None;
+        for p in 0..self.steps.len() {
+            for &ws in self.wave_steps(p) {
+                for m in self.rec.step_mem(ws as usize) {
+                    let hit = m.lane as usize == self.lane
+                        && matches!(m.target, crate::exec::WriteTarget::Resource(b) if bindings.contains(&b))
+                        && m.addr < addr.saturating_add(bytes)
+                        && addr < m.addr.saturating_add(u64::from(m.bytes));
+                    if hit {
+                        found = Some((p, m.clone()));
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// The writable resources' contents after the recorded run.
     pub fn outputs(&self) -> &[Vec<u8>] {
         &self.outputs
@@ -177,6 +208,11 @@ impl Debugger {
     /// Notes about the run (truncation, faults) shown when the session opens.
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// Adds a note to those shown when the session opens.
+    pub fn add_note(&mut self, note: String) {
+        self.notes.push(note);
     }
 
     /// The observed lane (in its wave).

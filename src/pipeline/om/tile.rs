@@ -275,6 +275,7 @@ impl<'a> OutputMerger<'a> {
     pub(crate) fn early_test(
         &self,
         prim: &Prim,
+        setup: u32,
         x: u32,
         y: u32,
         mask: &mut [u32; 4],
@@ -309,7 +310,7 @@ impl<'a> OutputMerger<'a> {
                         sample,
                         coverage: *m,
                     };
-                    w.write(MergeTarget::DepthStencil, px, py, smp, &lane);
+                    w.write_setup(MergeTarget::DepthStencil, px, py, smp, &lane, setup);
                 }
                 if !pass {
                     *m &= !(1 << smp);
@@ -558,7 +559,14 @@ impl<'a> OutputMerger<'a> {
                     if let (Some(w), Some(before)) = (self.writes, before)
                         && depth_written(&self.s.depth_stencil, pass, before, depth_word(td, i))
                     {
-                        w.write(MergeTarget::DepthStencil, lane.x, lane.y, smp, &drawn);
+                        w.write_setup(
+                            MergeTarget::DepthStencil,
+                            lane.x,
+                            lane.y,
+                            smp,
+                            &drawn,
+                            lane.prim,
+                        );
                     }
                     if !pass {
                         cov &= !(1 << smp);
@@ -594,7 +602,14 @@ impl<'a> OutputMerger<'a> {
                 if let Some(w) = self.writes
                     && desc.render_target_write_mask & mask & 0xf != 0
                 {
-                    w.write(MergeTarget::Color(i as u32), lane.x, lane.y, smp, &drawn);
+                    w.write_setup(
+                        MergeTarget::Color(i as u32),
+                        lane.x,
+                        lane.y,
+                        smp,
+                        &drawn,
+                        lane.prim,
+                    );
                 }
             }
         }
