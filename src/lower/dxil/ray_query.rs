@@ -123,27 +123,7 @@ impl<'m> FnLower<'m> {
             _ => return Err(self.unsupported(format!("dx.op {} ({})", c.name(), c.opcode()))),
         };
         // A vector's component, or a 3×4 matrix's row and column, as constants.
-        let index = match value.components() {
-            1 => 0,
-            12 => {
-                let row = self.ai(c, 1)?;
-                let col = self.ai(c, 2)?;
-                if !(0..3).contains(&row) || !(0..4).contains(&col) {
-                    return Err(self.invalid(format!(
-                        "{} of row {row}, column {col} (a 3×4 matrix)",
-                        c.name()
-                    )));
-                }
-                (row * 4 + col) as u8
-            }
-            n => {
-                let k = self.ai(c, 1)?;
-                if !(0..i64::from(n)).contains(&k) {
-                    return Err(self.invalid(format!("{} of component {k} (it has {n})", c.name())));
-                }
-                k as u8
-            }
-        };
+        let index = self.component_index(c, 1, value.components())?;
         let query = self.ar(c, 0)?;
         let d = self.op2(|dst| Inst::RayQueryGet {
             value,
@@ -153,5 +133,35 @@ impl<'m> FnLower<'m> {
         });
         self.define(res, Val::Regs(vec![d]));
         Ok(())
+    }
+}
+
+impl<'m> FnLower<'m> {
+    /// The constant index of a ray value's element, from the call's arguments starting at
+    /// `first`: 0 for a scalar, the component of a vector, or a 3×4 matrix's row and
+    /// column (row-major, `row * 4 + col`). Shared by inline ray queries and the DXR
+    /// system values, whose calls differ only in where these arguments start.
+    pub(super) fn component_index(&self, c: &DxOpCall<'m>, first: usize, components: u8) -> R<u8> {
+        Ok(match components {
+            1 => 0,
+            12 => {
+                let row = self.ai(c, first)?;
+                let col = self.ai(c, first + 1)?;
+                if !(0..3).contains(&row) || !(0..4).contains(&col) {
+                    return Err(self.invalid(format!(
+                        "{} of row {row}, column {col} (a 3×4 matrix)",
+                        c.name()
+                    )));
+                }
+                (row * 4 + col) as u8
+            }
+            n => {
+                let k = self.ai(c, first)?;
+                if !(0..i64::from(n)).contains(&k) {
+                    return Err(self.invalid(format!("{} of component {k} (it has {n})", c.name())));
+                }
+                k as u8
+            }
+        })
     }
 }

@@ -259,27 +259,7 @@ impl<'m> FnLower<'m> {
             return Err(self.invalid(format!("{} in a program of the {stage} stage", c.name())));
         }
         // A vector's component, or a 3×4 matrix's row and column, as constants.
-        let index = match value.components() {
-            1 => 0,
-            12 => {
-                let row = self.ai(c, 0)?;
-                let col = self.ai(c, 1)?;
-                if !(0..3).contains(&row) || !(0..4).contains(&col) {
-                    return Err(self.invalid(format!(
-                        "{} of row {row}, column {col} (a 3×4 matrix)",
-                        c.name()
-                    )));
-                }
-                (row * 4 + col) as u8
-            }
-            n => {
-                let k = self.ai(c, 0)?;
-                if !(0..i64::from(n)).contains(&k) {
-                    return Err(self.invalid(format!("{} of component {k} (it has {n})", c.name())));
-                }
-                k as u8
-            }
-        };
+        let index = self.component_index(c, 0, value.components())?;
         let d = self.op2(|dst| Inst::RayGet { value, index, dst });
         self.define(res, Val::Regs(vec![d]));
         Ok(())
