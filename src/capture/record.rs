@@ -100,6 +100,21 @@ pub fn record(job: &Job, result: &Finished, dir: &Path) -> Result<Recorded, Capt
                 what: "render targets, depth and outputs",
             }
         }
+        Finished::Rays(r) => {
+            let s = &r.summary;
+            // `program_md5` names the ray-generation program's library.
+            Run {
+                program: s
+                    .programs
+                    .first()
+                    .map(|p| PathBuf::from(&p.path))
+                    .unwrap_or_default(),
+                profile: s.profile.clone(),
+                wave_size: s.wave_size,
+                threads: 1,
+                what: "outputs",
+            }
+        }
         Finished::List(_) => {
             return Err(CaptureError::OtherJob(
                 "`--record` writes captures of one dispatch or one draw; a command list's resources are its outputs (`output = …` on each [[resource]])".into(),

@@ -538,6 +538,21 @@ impl Prepped {
                 }
                 s
             }
+            // A ray dispatch: its ray-generation program, with every other program's
+            // instructions.
+            Work::Rays(r) => {
+                let mut s = r
+                    .programs
+                    .get(r.raygen)
+                    .map(|(s, _)| s.clone())
+                    .unwrap_or_else(|| Shader::new(crate::ir::Stage::RayGeneration));
+                for (i, (o, _)) in r.programs.iter().enumerate() {
+                    if i != r.raygen {
+                        s.insts.extend(o.insts.iter().cloned());
+                    }
+                }
+                s
+            }
         }
     }
     /// The resource an entry names, and how it is compared.
@@ -645,7 +660,7 @@ impl Runner {
         };
         let per_sample = match p.0.run(None, hooks)? {
             WorkReport::Draw(r) => r.per_sample,
-            WorkReport::Dispatch(_) | WorkReport::List(_) => false,
+            WorkReport::Dispatch(_) | WorkReport::List(_) | WorkReport::Rays(_) => false,
         };
         let out = wants
             .iter()

@@ -16,7 +16,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::exec::jit::Engine;
 use crate::job::run::{self, ExpectSummary};
-use crate::job::{DrawResult, Finished, Job, JobError, ListResult, RunOptions, RunResult};
+use crate::job::{
+    DrawResult, Finished, Job, JobError, ListResult, RaysResult, RunOptions, RunResult,
+};
 
 fn parse_engine(s: &str) -> Result<Engine, String> {
     s.parse()
@@ -149,6 +151,7 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         }
         Finished::Draw(r) => print_draw(r, args),
         Finished::List(r) => print_list(r, args),
+        Finished::Rays(r) => print_rays(r, args),
     }
     if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
         && !recorded(args, crate::capture::record::record(job, &finished, dir))
@@ -158,6 +161,7 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
     match &finished {
         Finished::Draw(r) => print_expectations(&r.summary.expectations, args.quiet),
         Finished::List(r) => print_expectations(&r.summary.expectations, args.quiet),
+        Finished::Rays(r) => print_expectations(&r.summary.expectations, args.quiet),
         Finished::Dispatch(_) => {}
     }
     Ok(finished.exit_code())
@@ -194,6 +198,44 @@ fn print_list(r: &ListResult, args: &RunArgs) {
             c.seconds
         );
     }
+    println!(
+        "executed      {} lane-instructions in {:.3} s",
+        thousands(s.lane_instructions),
+        s.elapsed_seconds
+    );
+    for o in &s.outputs {
+        println!("output        {} ({} bytes)", o.path, thousands(o.bytes));
+    }
+    println!("summary       {}", display(&r.summary_path));
+}
+
+/// A ray-tracing job's lines: its programs, the launch, what it traced, the outputs.
+fn print_rays(r: &RaysResult, args: &RunArgs) {
+    let s = &r.summary;
+    for w in s.warnings.iter() {
+        eprintln!("dxlane: warning: {}: {w}", args.job.display());
+    }
+    if args.quiet {
+        return;
+    }
+    for p in &s.programs {
+        println!(
+            "{:<13} {} ({}, export {})",
+            p.stage, p.path, p.container, p.entry
+        );
+    }
+    println!("profile       {}", s.profile);
+    println!("engine        {}", s.engine);
+    println!(
+        "rays          DispatchRays({}, {}, {}): {} lanes of {}, {} TraceRay calls, {} nodes, instances and primitives visited",
+        s.dispatch[0],
+        s.dispatch[1],
+        s.dispatch[2],
+        thousands(s.lanes),
+        s.wave_size,
+        thousands(s.rays),
+        thousands(s.traversal)
+    );
     println!(
         "executed      {} lane-instructions in {:.3} s",
         thousands(s.lane_instructions),

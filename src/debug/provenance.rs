@@ -840,6 +840,9 @@ pub fn find(
         Work::List(_) => Err(ProvenanceError::Refused(
             "a command list: its events are looked at one by one".into(),
         )),
+        Work::Rays(_) => Err(ProvenanceError::Refused(
+            "a ray dispatch: its lanes are not attributed yet".into(),
+        )),
     }
 }
 

@@ -213,7 +213,7 @@ impl Target {
     pub fn groups(&self) -> [u32; 3] {
         match &*self.work {
             Work::Dispatch(d) => d.groups,
-            Work::Draw(_) | Work::List(_) => [0; 3],
+            Work::Draw(_) | Work::List(_) | Work::Rays(_) => [0; 3],
         }
     }
 
@@ -256,7 +256,7 @@ impl Target {
     pub fn target_size(&self) -> (u32, u32, u32) {
         match &*self.work {
             Work::Draw(d) => d.target_size(),
-            Work::Dispatch(_) | Work::List(_) => (0, 0, 0),
+            Work::Dispatch(_) | Work::List(_) | Work::Rays(_) => (0, 0, 0),
         }
     }
 
@@ -465,6 +465,9 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
     match work {
         Work::List(_) => Err(DebugError::Lane(
             "a command list: choose the event to debug (`from_job_event`)".into(),
+        )),
+        Work::Rays(_) => Err(DebugError::Lane(
+            "a ray dispatch: the debugger does not select ray-generation lanes yet".into(),
         )),
         Work::Dispatch(d) => {
             let program = load(&d.shader, programs.first())?;

@@ -233,7 +233,7 @@ pub(crate) fn merge_warnings(vs: Vec<String>, ps: Option<Vec<String>>) -> Vec<St
 pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobError> {
     match prepare_draw(job, opts)?.execute(opts)? {
         Finished::Draw(r) => Ok(*r),
-        Finished::Dispatch(_) | Finished::List(_) => Err(JobError::Section {
+        Finished::Dispatch(_) | Finished::List(_) | Finished::Rays(_) => Err(JobError::Section {
             section: "[draw]",
             message: "missing".into(),
         }),

@@ -6,7 +6,8 @@
 //! compute job and writing its outputs and summary ([`run`]), and checking outputs
 //! against `[[expect]]` entries ([`expect`]); for draws, the `[draw]` section ([`draw`]),
 //! its render targets and depth-stencil buffer ([`targets`]) and running a draw job
-//! ([`draw_run`]). Does not own: the resources themselves
+//! ([`draw_run`]); for ray tracing, the `[rays]` section over DXIL libraries ([`rays`]).
+//! Does not own: the resources themselves
 //! (`resources`), execution (`exec`, `pipeline`), or printing to a terminal (`cli`).
 //!
 //! # The contract, beyond DESIGN's example
@@ -47,6 +48,7 @@ pub mod list;
 pub mod paths;
 mod png;
 pub mod prepare;
+pub mod rays;
 pub mod reflect;
 pub mod run;
 pub mod schema;
@@ -59,6 +61,7 @@ use std::path::{Path, PathBuf};
 pub use bind::{BoundEntry, BoundJob, EntryKind, EntryRef, Register, Table};
 pub use draw_run::{DrawResult, DrawSummary, run_draw_job};
 pub use prepare::{CommandSummary, Finished, ListResult, ListSummary, Prepared, prepare};
+pub use rays::{RaysResult, RaysSummary};
 pub use run::{RunOptions, RunResult, Summary, run_job};
 pub use schema::JobFile;
 pub use table::{BufferRead, ResourceAt, ResourceData, ResourceRef};

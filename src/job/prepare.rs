@@ -19,6 +19,7 @@ use super::draw_run::{DrawResult, DrawSummary, draw_error};
 use super::expect::{self, Expected, Mismatch};
 use super::limits::MemoryBudget;
 use super::paths::OutputGate;
+use super::rays::{RaysResult, RaysSummary};
 use super::run::{
     ExpectResult, ExpectSummary, JitSummary, MAX_REPORTED_MISMATCHES, OutputSummary, ProgramInfo,
     RunOptions, RunResult, Summary, stream_output, write_entry_outputs, write_file,
@@ -61,6 +62,24 @@ pub struct Prepared {
 /// Reads nothing more: checks and binds `job` as a dispatch (`[dispatch]`) or a draw
 /// (`[draw]`), building its work value once.
 pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+    let p = &job.file.program;
+    if job.file.rays.is_none() && (p.library.is_some() || p.libraries.is_some()) {
+        return Err(JobError::Section {
+            section: "[program]",
+            message: "`library` and `libraries` are run by a `[rays]` section (DispatchRays), which this job has not".into(),
+        });
+    }
+    if job.file.rays.is_some() {
+        if !job.file.commands.is_empty() {
+            return Err(JobError::Section {
+                section: "[rays]",
+                message:
+                    "a command list runs its own commands; `[rays]` is a job of one DispatchRays"
+                        .into(),
+            });
+        }
+        return super::rays::prepare_rays(job, opts);
+    }
     if !job.file.commands.is_empty() {
         return super::list::prepare_list(job, opts);
     }
@@ -94,6 +113,8 @@ pub enum Finished {
     Draw(Box<DrawResult>),
     /// A command list's result.
     List(Box<ListResult>),
+    /// A `[rays]` job's result.
+    Rays(Box<RaysResult>),
 }
 
 /// What a command-list job did: the JSON summary's contents.
@@ -157,6 +178,7 @@ impl Finished {
             Finished::Dispatch(r) => r.exit_code(),
             Finished::Draw(r) => r.exit_code(),
             Finished::List(r) => u8::from(r.summary.expectations.failed != 0),
+            Finished::Rays(r) => u8::from(r.summary.expectations.failed != 0),
         }
     }
 }
@@ -181,7 +203,7 @@ impl Prepared {
     pub fn draw_work(&self) -> Option<&DrawWork> {
         match &self.work {
             Work::Draw(d) => Some(d),
-            Work::Dispatch(_) | Work::List(_) => None,
+            Work::Dispatch(_) | Work::List(_) | Work::Rays(_) => None,
         }
     }
 
@@ -357,6 +379,37 @@ impl Prepared {
                 (
                     json,
                     Finished::List(Box::new(ListResult {
+                        summary,
+                        summary_path: self.summary.1.clone(),
+                        bound: self.bound,
+                    })),
+                )
+            }
+            (WorkReport::Rays(report), work) => {
+                let dims = match work {
+                    Work::Rays(w) => w.dims,
+                    _ => [0; 3],
+                };
+                let summary = RaysSummary {
+                    job,
+                    programs: self.programs,
+                    profile: report.profile.clone(),
+                    engine: report.engine.to_string(),
+                    wave_size: report.wave_size,
+                    dispatch: dims,
+                    lanes: report.rays.lanes,
+                    rays: report.rays.rays,
+                    traversal: report.rays.traversal,
+                    lane_instructions: report.rays.lane_instructions,
+                    elapsed_seconds: elapsed,
+                    outputs,
+                    expectations,
+                    warnings: self.warnings,
+                };
+                let json = serde_json::to_string_pretty(&summary);
+                (
+                    json,
+                    Finished::Rays(Box::new(RaysResult {
                         summary,
                         summary_path: self.summary.1.clone(),
                         bound: self.bound,

@@ -270,7 +270,7 @@ pub fn run_job(path: &Path, opts: &RunOptions<'_>) -> Result<RunResult, JobError
     let job = Job::load(path)?;
     match prepare_dispatch(job, opts)?.execute(opts)? {
         Finished::Dispatch(r) => Ok(r),
-        Finished::Draw(_) | Finished::List(_) => Err(JobError::Section {
+        Finished::Draw(_) | Finished::List(_) | Finished::Rays(_) => Err(JobError::Section {
             section: "[dispatch]",
             message: "missing: a compute job needs `[dispatch] groups = [x, y, z]`".into(),
         }),
@@ -395,7 +395,7 @@ pub(crate) fn load_file(
 }
 
 /// Reads a program file: a regular file of at most `limits::MAX_PROGRAM_BYTES`.
-fn read_program(path: &Path) -> Result<Vec<u8>, JobError> {
+pub(crate) fn read_program(path: &Path) -> Result<Vec<u8>, JobError> {
     super::paths::read_input(
         path,
         super::limits::MAX_PROGRAM_BYTES,

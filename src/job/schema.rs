@@ -40,6 +40,52 @@ pub struct JobFile {
     /// `job::accel`. A `[[resource]]` of kind `acceleration_structure` binds a top-level one.
     #[serde(default, rename = "acceleration_structure")]
     pub acceleration_structures: Vec<AccelEntry>,
+    /// A ray-tracing pipeline's `DispatchRays` over `[program] library` or `libraries`:
+    /// see `job::rays`.
+    pub rays: Option<RaysSection>,
+}
+
+/// `[rays]`: a ray-tracing pipeline state (its programs by export name, hit groups,
+/// shader and pipeline configuration) and its shader table, as lists in record order,
+/// and the `DispatchRays` size.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RaysSection {
+    /// `D3D12_DISPATCH_RAYS_DESC` `Width`, `Height`, `Depth`.
+    pub dispatch: Option<[u32; 3]>,
+    /// The ray-generation program's export name.
+    pub raygen: Option<String>,
+    /// The miss table: export names, in `MissShaderIndex` order.
+    #[serde(default)]
+    pub miss: Vec<String>,
+    /// The hit-group table, in hit-group index order.
+    #[serde(default)]
+    pub hit_groups: Vec<HitGroupEntry>,
+    /// The callable table: export names, in `CallShader` index order.
+    #[serde(default)]
+    pub callable: Vec<String>,
+    /// `D3D12_RAYTRACING_PIPELINE_CONFIG::MaxTraceRecursionDepth` (0 to 31).
+    pub max_recursion_depth: Option<u32>,
+    /// `D3D12_RAYTRACING_SHADER_CONFIG::MaxPayloadSizeInBytes`.
+    pub max_payload_size: Option<u32>,
+    /// `D3D12_RAYTRACING_SHADER_CONFIG::MaxAttributeSizeInBytes` (at most 32).
+    pub max_attribute_size: Option<u32>,
+}
+
+/// One hit group (`D3D12_HIT_GROUP_DESC`): its programs by export name.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HitGroupEntry {
+    /// The group's name (`HitGroupExport`), for messages.
+    pub name: Option<String>,
+    /// `triangles` (default) or `procedural` (`D3D12_HIT_GROUP_TYPE`).
+    pub kind: Option<String>,
+    /// The closest-hit program's export name.
+    pub closest_hit: Option<String>,
+    /// The any-hit program's export name.
+    pub any_hit: Option<String>,
+    /// The intersection program's export name (procedural groups only).
+    pub intersection: Option<String>,
 }
 
 /// One `[[acceleration_structure]]`: a bottom-level structure of `[[…geometry]]`
@@ -144,6 +190,10 @@ pub struct ProgramSection {
     pub ds: Option<PathBuf>,
     /// Entry point name (libraries, several entry points).
     pub entry: Option<String>,
+    /// A DXIL library (`lib_6_3` and later) whose exports a `[rays]` pipeline names.
+    pub library: Option<PathBuf>,
+    /// Several DXIL libraries (an export is looked up in each, in order).
+    pub libraries: Option<Vec<PathBuf>>,
 }
 
 /// `[dispatch]`.

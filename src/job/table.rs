@@ -169,6 +169,7 @@ impl Finished {
         match self {
             Finished::Dispatch(r) => Some(written(job, &r.bound, &[], None)),
             Finished::Draw(r) => Some(written(job, &r.bound, &r.targets, r.depth.as_ref())),
+            Finished::Rays(r) => Some(written(job, &r.bound, &[], None)),
             Finished::List(_) => None,
         }
     }

@@ -120,6 +120,68 @@ pub fn lower_container(
     lower_module_with(&m, opts, psv.as_ref())
 }
 
+/// One function a DXIL library exports (`lib_6_3` and later): its export name
+/// ([`export_name`]) and its stage, from the entry's shader-kind property (`None`: a
+/// kind the IR has no stage for, such as a work-graph node, or no kind at all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryExport {
+    /// The export name (`raygen`).
+    pub name: String,
+    /// The stage it runs in.
+    pub stage: Option<Stage>,
+}
+
+/// The entry points with a function of the DXIL module in `container`, in metadata
+/// order (a library's exports), without lowering any.
+pub fn library_exports(container: &Container<'_>) -> Result<Vec<LibraryExport>, LowerError> {
+    let part = container
+        .part(FourCc::DXIL)
+        .or_else(|| container.program_part())
+        .ok_or(ContainerError::MissingPart(FourCc::DXIL))?;
+    let (_, bitcode) = DxilProgramHeader::parse(part)?;
+    let m = Module::parse(bitcode).map_err(|e| LowerError::Decode(format!("DXIL module: {e}")))?;
+    let md =
+        DxilMetadata::read(&m).map_err(|e| LowerError::Decode(format!("DXIL metadata: {e}")))?;
+    Ok(md
+        .entry_points
+        .iter()
+        .filter(|e| e.function.is_some())
+        .map(|e| LibraryExport {
+            name: export_name(&e.name).to_owned(),
+            stage: e
+                .properties
+                .iter()
+                .find_map(|(_, p)| match p {
+                    Property::ShaderKind(k) => Some(*k),
+                    _ => None,
+                })
+                .and_then(library_stage),
+        })
+        .collect())
+}
+
+/// The stage of a DXIL `ShaderKind` (0 pixel … 5 compute … 7–12 ray tracing, 13 mesh,
+/// 14 amplification); `None` for the others (4 library functions' 6, 15 node).
+fn library_stage(kind: u32) -> Option<Stage> {
+    Some(match kind {
+        0 => Stage::Pixel,
+        1 => Stage::Vertex,
+        2 => Stage::Geometry,
+        3 => Stage::Hull,
+        4 => Stage::Domain,
+        5 => Stage::Compute,
+        7 => Stage::RayGeneration,
+        8 => Stage::Intersection,
+        9 => Stage::AnyHit,
+        10 => Stage::ClosestHit,
+        11 => Stage::Miss,
+        12 => Stage::Callable,
+        13 => Stage::Mesh,
+        14 => Stage::Amplification,
+        _ => return None,
+    })
+}
+
 /// Lowers the entry point of a decoded module.
 pub fn lower_module(m: &Module, opts: &LoadOptions) -> Result<Shader, LowerError> {
     lower_module_with(m, opts, None)

@@ -71,6 +71,25 @@ pub struct Loaded {
     pub dxil: bool,
 }
 
+pub use dxil::LibraryExport;
+
+/// The program's kind and shader model, and, when it is a DXIL library, its exports
+/// (empty for any other program); nothing is lowered.
+pub fn library_exports(bytes: &[u8]) -> Result<(ProgramVersion, Vec<LibraryExport>), LowerError> {
+    let container = Container::parse(bytes)?;
+    let part = container
+        .program_part()
+        .ok_or(ContainerError::MissingPart(FourCc::SHEX))?;
+    let header = ProgramHeader::parse(part)?;
+    let version = header.version();
+    if !matches!(header, ProgramHeader::Dxil(_))
+        || version.kind != crate::container::ProgramKind::Library
+    {
+        return Ok((version, Vec::new()));
+    }
+    Ok((version, dxil::library_exports(&container)?))
+}
+
 /// Decodes and lowers the program in a container (DXBC `SHDR`/`SHEX` or DXIL).
 pub fn load(bytes: &[u8], opts: &LoadOptions) -> Result<Loaded, LowerError> {
     let container = Container::parse(bytes)?;

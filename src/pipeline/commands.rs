@@ -257,6 +257,7 @@ impl CommandReport {
                 WorkReport::Dispatch(d) => d.lane_instructions,
                 WorkReport::Draw(d) => d.vs_lane_instructions + d.ps_lane_instructions,
                 WorkReport::List(l) => l.commands.iter().map(|c| c.lane_instructions()).sum(),
+                WorkReport::Rays(r) => r.rays.lane_instructions,
             })
             .sum()
     }
@@ -358,6 +359,7 @@ impl Command {
             Command::Work(Work::Draw(d)) if d.indexed() => "draw_indexed",
             Command::Work(Work::Draw(_)) => "draw",
             Command::Work(Work::List(_)) => "command list",
+            Command::Work(Work::Rays(_)) => "dispatch_rays",
             Command::ClearRenderTarget { .. } => "clear_render_target",
             Command::ClearDepthStencil { .. } => "clear_depth_stencil",
             Command::ClearBufferWords { .. }
@@ -380,6 +382,7 @@ impl Command {
             Command::Work(Work::Dispatch(_)) => 1,
             Command::Work(Work::Draw(d)) => draw(d),
             Command::Work(Work::List(l)) => l.iter().map(Command::program_count).sum(),
+            Command::Work(Work::Rays(r)) => r.programs.len(),
             Command::ExecuteIndirect(x) => match &x.work {
                 IndirectWork::Dispatch(_) => 1,
                 IndirectWork::Draw(d) | IndirectWork::DrawIndexed(d) => draw(d),

@@ -39,8 +39,11 @@
 
 use std::cell::{Cell, RefCell};
 
-use crate::exec::{ExecError, RayContext, RunBudget, StageProgram, StageRunner};
-use crate::ir::{RayHitOp, RaySystemValue, TRACE_RAY_ARGS};
+use super::dispatch::Bindings;
+use super::plan::Plan;
+use crate::exec::jit::Engine;
+use crate::exec::{DescriptorTable, ExecError, RayContext, RunBudget, StageProgram, StageRunner};
+use crate::ir::{RayHitOp, RaySystemValue, Shader, TRACE_RAY_ARGS};
 use crate::raytracing::{
     AnyHitDecision, Hit, HitReporter, PrimitiveKind, Ray, RayFlags, ReportHitOutcome, TopLevel,
     TraceRayDesc, Tracer,
@@ -96,7 +99,94 @@ pub struct RaysReport {
     pub traversal: u64,
 }
 
-/// Runs `DispatchRays(width, height, depth)`.
+/// The most rays one `DispatchRays` launches: `Width × Height × Depth` at most 2^30
+/// (`ID3D12GraphicsCommandList4::DispatchRays`; more is undefined, so refused).
+pub const MAX_DISPATCH_RAYS: u64 = 1 << 30;
+
+/// A `DispatchRays` as a unit of work (`pipeline::Work::Rays`): every program with its
+/// bindings, the shader table as lists of indices into them, the recursion limit and the
+/// launch size. [`RaysWork::run`] prepares the programs under a plan and runs
+/// [`dispatch_rays`].
+#[derive(Debug, Clone)]
+pub struct RaysWork {
+    /// Every program of the pipeline, with what its resources are bound to.
+    pub programs: Vec<(Shader, Bindings)>,
+    /// The ray-generation program (index into `programs`).
+    pub raygen: usize,
+    /// The miss table.
+    pub miss: Vec<usize>,
+    /// The hit-group table.
+    pub hit_groups: Vec<HitGroup>,
+    /// The callable table.
+    pub callable: Vec<usize>,
+    /// `D3D12_RAYTRACING_PIPELINE_CONFIG::MaxTraceRecursionDepth`.
+    pub max_recursion_depth: u32,
+    /// `Width`, `Height`, `Depth`.
+    pub dims: [u32; 3],
+}
+
+/// What a [`RaysWork`] run did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaysWorkReport {
+    /// The counts.
+    pub rays: RaysReport,
+    /// The ray-generation program's wave size.
+    pub wave_size: u32,
+    /// The WARP profile's name.
+    pub profile: String,
+    /// The engine.
+    pub engine: Engine,
+}
+
+impl RaysWork {
+    /// Prepares every program under `plan` (its wave size, profile, limits and engine)
+    /// and runs the launch, charging `budget` (`None`: a budget of the plan's limits).
+    pub fn run(
+        &self,
+        plan: &Plan,
+        budget: Option<&RunBudget>,
+    ) -> Result<RaysWorkReport, ExecError> {
+        let own;
+        let budget = match budget {
+            Some(b) => b,
+            None => {
+                own = RunBudget::new(&plan.limits);
+                &own
+            }
+        };
+        let mut programs = Vec::with_capacity(self.programs.len());
+        let mut wave_size = 0;
+        for (i, (shader, b)) in self.programs.iter().enumerate() {
+            let w = plan.wave_size_of(shader)?.get();
+            if i == self.raygen {
+                wave_size = w;
+            }
+            let table = DescriptorTable::new(shader, &b.ranges, &b.resource_heap, &b.sampler_heap)?;
+            programs.push(
+                StageProgram::new(shader, table, plan.profile.clone(), plan.limits, w)?
+                    .with_engine(plan.engine),
+            );
+        }
+        let p = RayPipeline {
+            programs,
+            raygen: self.raygen,
+            miss: self.miss.clone(),
+            hit_groups: self.hit_groups.clone(),
+            callable: self.callable.clone(),
+            max_recursion_depth: self.max_recursion_depth,
+        };
+        let rays = dispatch_rays(&p, self.dims, budget)?;
+        Ok(RaysWorkReport {
+            rays,
+            wave_size,
+            profile: plan.profile.name.clone(),
+            engine: plan.engine,
+        })
+    }
+}
+
+/// Runs `DispatchRays(width, height, depth)`. A dimension of 0 launches no ray
+/// (D3D12); more than [`MAX_DISPATCH_RAYS`] rays in all is an error.
 pub fn dispatch_rays(
     p: &RayPipeline<'_>,
     dims: [u32; 3],
@@ -113,6 +203,12 @@ pub fn dispatch_rays(
         .get(p.raygen)
         .ok_or_else(|| ExecError::Dispatch("no ray-generation program".into()))?;
     let total = u64::from(dims[0]) * u64::from(dims[1]) * u64::from(dims[2]);
+    if total > MAX_DISPATCH_RAYS {
+        return Err(ExecError::Dispatch(format!(
+            "DispatchRays({}, {}, {}) launches {total} rays; D3D12 allows at most 2^30",
+            dims[0], dims[1], dims[2]
+        )));
+    }
     let mut report = RaysReport::default();
     let counters = Counters::default();
     let mut runner = StageRunner::new(raygen);

@@ -8,8 +8,8 @@
 //! layout, the vertex stage's distinct vertices, the tiles' pixel batches, the widths of
 //! `plan`). Does not own: the stages themselves, or the job file (`job`).
 //!
-//! A command list, a ray dispatch and a mesh dispatch are further variants of [`Work`]
-//! as they arrive; each brings its own run and its own lookup.
+//! A command list and a ray dispatch are further variants of [`Work`]; each brings its
+//! own run (a ray dispatch has no lane lookup yet).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -21,6 +21,7 @@ use super::dispatch::{
 use super::draw::{DrawError, DrawOptions, DrawReport, draw, draw_charged};
 use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use super::ps::{MergeObserver, PixelLane, PixelObserver};
+use super::rays::{RaysWork, RaysWorkReport};
 use super::state::{DrawArgs, DrawState, FixedState, StripCutValue};
 use super::trace::{TraceAt, TraceWave};
 use crate::exec::{RunBudget, WriteSink};
@@ -38,6 +39,8 @@ pub enum Work {
     /// A command list: dispatches, draws, clears and copies in order, over shared
     /// resources (`commands`).
     List(Vec<Command>),
+    /// A `DispatchRays` over a ray-tracing pipeline (`rays`).
+    Rays(Box<RaysWork>),
 }
 
 /// A dispatch: `Dispatch(x, y, z)` of one compute program.
@@ -159,6 +162,8 @@ pub enum WorkReport {
     Draw(Box<DrawReport>),
     /// A command list's: one per command.
     List(ListReport),
+    /// A `DispatchRays`'s.
+    Rays(RaysWorkReport),
 }
 
 /// Which lane to find.
@@ -249,6 +254,10 @@ impl Work {
                 r.map(|r| WorkReport::Draw(Box::new(r)))
             }
             Work::List(commands) => run_list(commands, plan, hooks.budget).map(WorkReport::List),
+            Work::Rays(r) => r
+                .run(plan, hooks.budget)
+                .map(WorkReport::Rays)
+                .map_err(DrawError::Exec),
         }
     }
 
@@ -351,6 +360,9 @@ impl Work {
             },
             Work::List(_) => Err(LocateError(
                 "a command list: choose one of its draws or dispatches to find a lane in".into(),
+            )),
+            Work::Rays(_) => Err(LocateError(
+                "a ray dispatch: its ray-generation lanes are not located yet".into(),
             )),
         }
     }

@@ -1,7 +1,8 @@
 //! The corpus programs that sample or load textures or trace inline ray queries, run in
 //! the jobs of `tests/jobs/corpus/` with the expectations worked out in each job's
 //! header (ray queries over `[[acceleration_structure]]` scenes): compute
-//! programs in `[dispatch]` jobs, pixel programs in `[draw]` jobs (with the vertex
+//! programs in `[dispatch]` jobs, ray-tracing libraries' exports in `[rays]` jobs
+//! (`DispatchRays`), pixel programs in `[draw]` jobs (with the vertex
 //! programs `tests/jobs/corpus/*.vs.ir` written for them). DXBC and DXIL twins of one
 //! pixel program draw identical targets. Programs that cannot run in a job yet would be
 //! listed in `tests/expectations/corpus_jobs.txt`, and are refused as such.
@@ -107,6 +108,38 @@ fn corpus_sampling_jobs() {
                 "{name}: the engines' expectations differ"
             );
             (e, Some(t))
+        } else if text.contains("\n[rays]") {
+            // A DXR pipeline: both engines, every resource compared byte for byte.
+            let mut by = Vec::new();
+            for engine in [Engine::Interp, Engine::Jit] {
+                let job = Job::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let opts = RunOptions {
+                    engine: Some(engine),
+                    ..crate::common::run_options()
+                };
+                let finished = job::prepare(job, &opts)
+                    .and_then(|p| p.execute(&opts))
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let job::Finished::Rays(r) = finished else {
+                    panic!("{name}: not a ray dispatch");
+                };
+                assert!(r.summary.rays > 0, "{name}: no TraceRay ran");
+                let bytes: Vec<Vec<u8>> = r
+                    .bound
+                    .resources
+                    .iter()
+                    .map(|e| e.memory().map(|m| m.to_bytes()).unwrap_or_default())
+                    .collect();
+                by.push((r.summary.expectations, bytes));
+            }
+            let (jit_e, jit_b) = by.pop().unwrap();
+            let (e, b) = by.pop().unwrap();
+            assert!(b == jit_b, "{name}: the engines wrote different resources");
+            assert_eq!(
+                e.failed, jit_e.failed,
+                "{name}: the engines' expectations differ"
+            );
+            (e, None)
         } else {
             // Both engines, outputs compared byte for byte.
             let r = common::run_job_both(

@@ -2,7 +2,8 @@
 //! exports, one export per container: ray generation, miss, closest-hit, callable,
 //! any-hit and intersection programs over small scenes, each value worked out by hand from
 //! the HLSL and the DXR functional spec (sections named), under both engines; the
-//! shader-table and recursion refusals.
+//! shader-table and recursion refusals; the job file's `[rays]` refusals (the corpus
+//! `[rays]` jobs themselves run in `corpus_jobs`).
 
 use std::sync::Arc;
 
@@ -369,4 +370,251 @@ fn recursion_and_table_refusals() {
         e.contains("max_recursion_depth 32 is past D3D12's 31"),
         "{e}"
     );
+}
+
+/// The ray-tracing libraries' files, by export, for job files.
+fn library_paths() -> Option<Vec<(String, std::path::PathBuf)>> {
+    let dir = common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))?
+        .clone();
+    Some(
+        [
+            "raygen",
+            "miss",
+            "closest_hit",
+            "callable",
+            "any_hit",
+            "intersection",
+        ]
+        .iter()
+        .map(|n| (n.to_string(), dir.join(format!("ray_tracing.{n}.dxil"))))
+        .chain([("query".to_string(), dir.join("ray_query_hits.dxil"))])
+        .chain([(
+            "raygen_od".to_string(),
+            dir.join("ray_tracing.raygen.od.dxil"),
+        )])
+        .collect(),
+    )
+}
+
+/// A `[rays]` job: `program` and `rays` replace the valid job's sections (`$name` is the
+/// library of export `name`), `tail` follows the resources; returns the error of
+/// preparing and running it.
+fn rays_job_error(name: &str, program: &str, rays: &str, tail: &str) -> Option<String> {
+    let libs = library_paths()?;
+    let mut text = format!(
+        "{program}\n{rays}\n\
+[[acceleration_structure]]\nname = \"tri\"\nlevel = \"bottom\"\n\
+[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
+vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
+[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
+[[acceleration_structure.instance]]\nblas = \"tri\"\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\n\
+[[resource]]\nreg = \"t0\"\nkind = \"acceleration_structure\"\nacceleration_structure = \"scene\"\n{tail}"
+    );
+    for (n, p) in &libs {
+        text = text.replace(&format!("${n}\""), &format!("{}\"", p.display()));
+    }
+    let dir = common::scratch().join("rays_jobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    let opts = common::run_options();
+    let r = dxlane::job::Job::load(&path)
+        .and_then(|j| dxlane::job::prepare(j, &opts))
+        .and_then(|p| p.execute(&opts));
+    Some(match r {
+        Ok(_) => panic!("{name} ran"),
+        Err(e) => e.to_string(),
+    })
+}
+
+const OUTPUT: &str = "[[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 2\nheight = 1\n";
+
+/// The job file's `[rays]` refusals, each naming the key and the export: unknown exports
+/// (with the closest name), an export of the wrong stage in a slot (DXR spec "Shader
+/// types"), a shader configuration smaller than a program's payload or attributes or
+/// past 32 bytes (`D3D12_RAYTRACING_SHADER_CONFIG`), hit groups whose kind does not
+/// match their intersection program (`D3D12_HIT_GROUP_TYPE`), a recursion depth past 31
+/// (`D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH`), empty and oversized
+/// launches (`DispatchRays`: width × height × depth <= 2^30), a program that is not a
+/// library, an export in two libraries, missing configuration; and at run time a
+/// `TraceRay` past the recursion limit and a hit-group index past the table, naming the
+/// ray.
+#[test]
+fn rays_jobs_refuse_bad_input_by_name() {
+    let program = "[program]\nlibraries = [\"$raygen\", \"$miss\", \"$closest_hit\", \"$callable\", \"$any_hit\", \"$intersection\"]";
+    let rays = |over: &[(&str, &str)]| {
+        let mut keys: Vec<(String, String)> = [
+            ("dispatch", "[2, 1, 1]"),
+            ("raygen", "\"raygen\""),
+            ("miss", "[\"miss\"]"),
+            ("hit_groups", "[{ closest_hit = \"closest_hit\" }]"),
+            ("callable", "[\"callable\"]"),
+            ("max_recursion_depth", "1"),
+            ("max_payload_size", "20"),
+            ("max_attribute_size", "8"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for (k, v) in over {
+            match keys.iter_mut().find(|(key, _)| key == k) {
+                Some(slot) if v.is_empty() => slot.1.clear(),
+                Some(slot) => slot.1 = v.to_string(),
+                None => keys.push((k.to_string(), v.to_string())),
+            }
+        }
+        let mut s = String::from("[rays]\n");
+        for (k, v) in keys.iter().filter(|(_, v)| !v.is_empty()) {
+            s.push_str(&format!("{k} = {v}\n"));
+        }
+        s
+    };
+    let cases: Vec<(&str, String, String, &str)> = vec![
+        (
+            "unknown_export",
+            program.into(),
+            rays(&[("raygen", "\"raygn\"")]),
+            "[rays]: `raygen`: no library exports \"raygn\" (did you mean \"raygen\"?)",
+        ),
+        (
+            "miss_as_raygen",
+            program.into(),
+            rays(&[("raygen", "\"miss\"")]),
+            "`raygen`: \"miss\" is a [shader(\"miss\")] program, not a [shader(\"raygeneration\")] program",
+        ),
+        (
+            "closest_hit_as_miss",
+            program.into(),
+            rays(&[("miss", "[\"closest_hit\"]")]),
+            "`miss[0]`: \"closest_hit\" is a [shader(\"closesthit\")] program",
+        ),
+        (
+            "intersection_as_any_hit",
+            program.into(),
+            rays(&[("hit_groups", "[{ name = \"g\", any_hit = \"intersection\" }]")]),
+            "`hit_groups[0] (\"g\").any_hit`: \"intersection\" is a [shader(\"intersection\")] program",
+        ),
+        (
+            "payload_too_small",
+            program.into(),
+            rays(&[("max_payload_size", "16")]),
+            "`max_payload_size` 16: \"raygen\" (raygen) calls TraceRay with a payload of 20 bytes",
+        ),
+        (
+            "attributes_too_small",
+            program.into(),
+            rays(&[("max_attribute_size", "4")]),
+            "`max_attribute_size` 4: \"closest_hit\" (hit_groups[0].closest_hit) declares attributes of 8 bytes",
+        ),
+        (
+            "attributes_past_32",
+            program.into(),
+            rays(&[("max_attribute_size", "36")]),
+            "`max_attribute_size` 36: at most 32",
+        ),
+        (
+            "triangles_with_intersection",
+            program.into(),
+            rays(&[(
+                "hit_groups",
+                "[{ closest_hit = \"closest_hit\", intersection = \"intersection\" }]",
+            )]),
+            "`hit_groups[0]`: a triangles hit group has no intersection program",
+        ),
+        (
+            "procedural_without_intersection",
+            program.into(),
+            rays(&[(
+                "hit_groups",
+                "[{ kind = \"procedural\", closest_hit = \"closest_hit\" }]",
+            )]),
+            "`hit_groups[0]`: a procedural hit group needs an `intersection` program",
+        ),
+        (
+            "unknown_kind",
+            program.into(),
+            rays(&[("hit_groups", "[{ kind = \"spheres\" }]")]),
+            "`hit_groups[0].kind` \"spheres\": give \"triangles\" or \"procedural\"",
+        ),
+        (
+            "recursion_past_31",
+            program.into(),
+            rays(&[("max_recursion_depth", "32")]),
+            "`max_recursion_depth` 32: D3D12 allows 0 to 31",
+        ),
+        (
+            "empty_dispatch",
+            program.into(),
+            rays(&[("dispatch", "[2, 0, 1]")]),
+            "`dispatch` [2, 0, 1]: a dimension of 0 launches no ray",
+        ),
+        (
+            "dispatch_past_2_30",
+            program.into(),
+            rays(&[("dispatch", "[65536, 16385, 1]")]),
+            "at most 2^30",
+        ),
+        (
+            "not_a_library",
+            "[program]\nlibraries = [\"$raygen\", \"$query\"]".into(),
+            rays(&[]),
+            "`libraries[1]`: is a cs_6_",
+        ),
+        (
+            "export_in_two_libraries",
+            "[program]\nlibraries = [\"$raygen\", \"$raygen_od\", \"$miss\", \"$closest_hit\", \"$callable\"]".into(),
+            rays(&[]),
+            "`raygen`: \"raygen\" is exported by both `libraries[0]` and `libraries[1]`",
+        ),
+        (
+            "no_shader_config",
+            program.into(),
+            rays(&[("max_payload_size", "")]),
+            "[rays]: missing `max_payload_size`",
+        ),
+        (
+            "library_without_rays",
+            "[program]\nlibrary = \"$raygen\"\n[dispatch]\ngroups = [1, 1, 1]".into(),
+            String::new(),
+            "`library` and `libraries` are run by a `[rays]` section",
+        ),
+        (
+            "rays_with_cs",
+            format!("{program}\ncs = \"$raygen\""),
+            rays(&[]),
+            "[program]: `cs`: a `[rays]` job runs the exports of `library` or `libraries`",
+        ),
+        (
+            "recursion_at_run_time",
+            program.into(),
+            rays(&[("max_recursion_depth", "0")]),
+            "ray (0, 0, 0): TraceRay at recursion depth 1 passes the pipeline's max_recursion_depth 0",
+        ),
+        (
+            "hit_group_past_the_table",
+            program.into(),
+            rays(&[("hit_groups", "[]")]),
+            "ray (0, 0, 0): hit group index 0 is past the hit-group table of 0",
+        ),
+    ];
+    let n = cases.len();
+    for (name, program, rays, want) in cases {
+        let Some(e) = rays_job_error(name, &program, &rays, OUTPUT) else {
+            assert!(common::corpora().is_empty(), "the corpora are missing");
+            eprintln!("SKIPPED rays::rays_jobs_refuse_bad_input_by_name: no corpora");
+            return;
+        };
+        assert!(e.contains(want), "{name}: {e}");
+        assert!(!e.contains("panicked"), "{name}: {e}");
+    }
+    // A program whose resources the job does not bind (as a local root signature would
+    // bind them) is refused by the reflection check, naming the program.
+    let e = rays_job_error("unbound_output", program, &rays(&[]), "").unwrap();
+    assert!(
+        e.contains("program \"raygen\"") && e.contains("u0"),
+        "unbound_output: {e}"
+    );
+    eprintln!("{} [rays] refusals named", n + 1);
 }

@@ -1,0 +1,675 @@
+//! `[rays]`: a DXR ray-tracing pipeline made from DXIL libraries and run by one
+//! `DispatchRays`.
+//!
+//! Owns: reading `[program] library` / `libraries` and the `[rays]` section into a
+//! `pipeline::rays::RaysWork` — the exports by name, checked against the stage of each
+//! slot; the hit groups (`D3D12_HIT_GROUP_DESC`); the shader configuration
+//! (`D3D12_RAYTRACING_SHADER_CONFIG`) and pipeline configuration
+//! (`D3D12_RAYTRACING_PIPELINE_CONFIG`) checked against what each program declares;
+//! the `DispatchRays` size — and the run's summary. Does not own: running the pipeline
+//! (`pipeline::rays`), the resources and expectations (shared with a dispatch).
+//!
+//! # The job's form
+//!
+//! The shader table is the `[rays]` lists in record order: `miss` (index =
+//! `MissShaderIndex`), `hit_groups` (index = the hit-group index of the DXR spec's
+//! "Addressing calculations within shader tables"), `callable` (index = `CallShader`'s
+//! `ShaderIndex`); records carry no local root arguments. Every program binds the job's
+//! `[[resource]]` entries by register, as a global root signature would.
+//!
+//! # Rules (errors name the key and the export)
+//!
+//! - Each export is found in exactly one library (D3D12: export names are unique in a
+//!   state object); a name no library exports is refused with the closest one suggested.
+//! - Each slot takes its stage: `raygen` a `[shader("raygeneration")]` program, `miss`
+//!   miss programs, `callable` callable programs, a hit group's `closest_hit`,
+//!   `any_hit` and `intersection` their own (DXR spec "Shader types").
+//! - A `triangles` hit group has no intersection program; a `procedural` one has one
+//!   (`D3D12_HIT_GROUP_TYPE`). A triangle hit group's closest-hit and any-hit programs
+//!   take `BuiltInTriangleIntersectionAttributes` (8 bytes; DXR spec "Intersection
+//!   attributes structure"); a procedural group's take what its intersection program's
+//!   `ReportHit` passes (same size).
+//! - `max_payload_size`: every miss, closest-hit and any-hit program's payload and every
+//!   `TraceRay`'s payload fit; `max_attribute_size` (at most
+//!   `D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES`, 32): every hit program's attributes
+//!   and every `ReportHit`'s fit. Callable parameters are not counted (the shader
+//!   configuration bounds ray payloads and attributes only).
+//! - `max_recursion_depth` from 0 to 31 (`D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH`).
+//!   All three are required, as a D3D12 pipeline needs one shader configuration and
+//!   one pipeline configuration.
+//! - `dispatch`: each dimension at least 1 (D3D12 launches nothing for a 0, which a job
+//!   cannot check; refused as `[dispatch]` refuses 0 groups), and at most 2^30 rays in
+//!   all (`DispatchRays`).
+//! - Local root signatures and per-record root arguments are not read: a program whose
+//!   resources the job does not bind by register is refused by the reflection check.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::bind::{self, DEFAULT_MAX_RESOURCE_BYTES};
+use super::prepare::{Prepared, check_expects};
+use super::run::{
+    ExpectSummary, OutputSummary, ProgramInfo, RunOptions, load_file, output_gate, place_outputs,
+    read_program, resolve_plan, resource_memory, summary_place,
+};
+use super::schema::{HitGroupEntry, RaysSection};
+use super::{Job, JobError, reflect};
+use crate::exec::ExecError;
+use crate::ir::io::MAX_RAY_ATTRIBUTE_BYTES;
+use crate::ir::{Inst, Shader, Stage};
+use crate::lower::{self, LibraryExport};
+use crate::pipeline::Work;
+use crate::pipeline::rays::{HitGroup, MAX_DISPATCH_RAYS, MAX_RECURSION_DEPTH, RaysWork};
+
+/// The most libraries a job names.
+pub const MAX_LIBRARIES: usize = 64;
+
+/// The most records of one table (miss, hit group, callable) a job lists.
+pub const MAX_TABLE_RECORDS: usize = 4096;
+
+/// The size of `BuiltInTriangleIntersectionAttributes` (two floats).
+const TRIANGLE_ATTRIBUTE_BYTES: u32 = 8;
+
+/// What a ray-tracing job did: the JSON summary's contents.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RaysSummary {
+    /// The job file.
+    pub job: String,
+    /// The pipeline's programs, in the order the tables first name them (ray generation
+    /// first).
+    pub programs: Vec<ProgramInfo>,
+    /// The WARP profile's name.
+    pub profile: String,
+    /// The engine: `jit` or `interp`.
+    pub engine: String,
+    /// The ray-generation program's wave size.
+    pub wave_size: u32,
+    /// `DispatchRays`' width, height and depth.
+    pub dispatch: [u32; 3],
+    /// Ray-generation lanes run.
+    pub lanes: u64,
+    /// `TraceRay` calls.
+    pub rays: u64,
+    /// Nodes, instances and primitives the traversals visited.
+    pub traversal: u64,
+    /// Lane-instructions of every program, nested ones included.
+    pub lane_instructions: u64,
+    /// Seconds the launch took (wall clock).
+    pub elapsed_seconds: f64,
+    /// Output files written.
+    pub outputs: Vec<OutputSummary>,
+    /// Expectation results.
+    pub expectations: ExpectSummary,
+    /// Warnings of the reflection checks.
+    pub warnings: Vec<String>,
+}
+
+/// A finished ray-tracing job.
+#[derive(Debug, Clone)]
+pub struct RaysResult {
+    /// The summary (also written as JSON).
+    pub summary: RaysSummary,
+    /// Where the summary was written.
+    pub summary_path: PathBuf,
+    /// The job's resources after the run.
+    pub bound: bind::BoundJob,
+}
+
+fn rays_err(message: String) -> JobError {
+    JobError::Section {
+        section: "[rays]",
+        message,
+    }
+}
+
+fn program_err(message: impl Into<String>) -> JobError {
+    JobError::Section {
+        section: "[program]",
+        message: message.into(),
+    }
+}
+
+/// A library and its exports.
+struct Library {
+    path: PathBuf,
+    key: String,
+    exports: Vec<LibraryExport>,
+}
+
+/// The slot an export is named in, and the stage it needs.
+struct Slot<'a> {
+    key: String,
+    name: &'a str,
+    stage: Stage,
+}
+
+/// What a slot's stage is called in messages (HLSL's `[shader("…")]`).
+fn stage_words(s: Stage) -> String {
+    format!("a [shader(\"{s}\")] program")
+}
+
+/// The libraries of `[program]`, read and listed.
+fn libraries(job: &Job) -> Result<Vec<Library>, JobError> {
+    let p = &job.file.program;
+    let given: Vec<(String, &PathBuf)> = match (&p.library, &p.libraries) {
+        (Some(_), Some(_)) => {
+            return Err(program_err(
+                "give `library` or `libraries`, not both".to_string(),
+            ));
+        }
+        (Some(l), None) => vec![("library".into(), l)],
+        (None, Some(ls)) => {
+            if ls.is_empty() {
+                return Err(program_err("`libraries` is empty: name at least one"));
+            }
+            if ls.len() > MAX_LIBRARIES {
+                return Err(program_err(format!(
+                    "`libraries` names {} files; a job takes at most {MAX_LIBRARIES}",
+                    ls.len()
+                )));
+            }
+            ls.iter()
+                .enumerate()
+                .map(|(i, l)| (format!("libraries[{i}]"), l))
+                .collect()
+        }
+        (None, None) => {
+            return Err(program_err(
+                "a `[rays]` job needs `library` (or `libraries`): the DXIL libraries its exports come from",
+            ));
+        }
+    };
+    let mut out = Vec::with_capacity(given.len());
+    for (key, rel) in given {
+        let path = job.resolve(rel);
+        let bytes = read_program(&path)?;
+        let (version, exports) = lower::library_exports(&bytes).map_err(|e| JobError::Program {
+            path: path.clone(),
+            message: format!("`{key}`: cannot read the library: {e}"),
+        })?;
+        if version.kind != crate::container::ProgramKind::Library {
+            return Err(JobError::Program {
+                path,
+                message: format!(
+                    "`{key}`: is a {version} program, not a DXIL library (lib_6_3 or later)"
+                ),
+            });
+        }
+        out.push(Library { path, key, exports });
+    }
+    Ok(out)
+}
+
+/// Checks and binds a `[rays]` job (see the module doc).
+pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+    let Some(rs) = job.file.rays.clone() else {
+        return Err(rays_err("missing".into()));
+    };
+    if job.file.dispatch.is_some() || job.file.draw.is_some() {
+        return Err(rays_err(
+            "a job has one of `[dispatch]`, `[draw]` and `[rays]`".into(),
+        ));
+    }
+    let p = &job.file.program;
+    let others = [
+        ("cs", p.cs.is_some()),
+        ("vs", p.vs.is_some()),
+        ("ps", p.ps.is_some()),
+        ("gs", p.gs.is_some()),
+        ("hs", p.hs.is_some()),
+        ("ds", p.ds.is_some()),
+        ("ms", p.ms.is_some()),
+        ("as", p.amplification.is_some()),
+        ("entry", p.entry.is_some()),
+    ];
+    if let Some((k, _)) = others.iter().find(|(_, set)| *set) {
+        return Err(program_err(format!(
+            "`{k}`: a `[rays]` job runs the exports of `library` or `libraries`, named in `[rays]`"
+        )));
+    }
+    let dims = check_dispatch(&rs)?;
+    let depth = match rs.max_recursion_depth {
+        None => {
+            return Err(rays_err(
+                "missing `max_recursion_depth` (D3D12_RAYTRACING_PIPELINE_CONFIG: a pipeline needs one)".into(),
+            ));
+        }
+        Some(d) if d > MAX_RECURSION_DEPTH => {
+            return Err(rays_err(format!(
+                "`max_recursion_depth` {d}: D3D12 allows 0 to {MAX_RECURSION_DEPTH} (D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH)"
+            )));
+        }
+        Some(d) => d,
+    };
+    let max_payload = rs.max_payload_size.ok_or_else(|| {
+        rays_err(
+            "missing `max_payload_size` (D3D12_RAYTRACING_SHADER_CONFIG: a pipeline needs one)"
+                .into(),
+        )
+    })?;
+    let max_attributes = match rs.max_attribute_size {
+        None => {
+            return Err(rays_err(
+                "missing `max_attribute_size` (D3D12_RAYTRACING_SHADER_CONFIG: a pipeline needs one)".into(),
+            ));
+        }
+        Some(a) if a > MAX_RAY_ATTRIBUTE_BYTES => {
+            return Err(rays_err(format!(
+                "`max_attribute_size` {a}: at most {MAX_RAY_ATTRIBUTE_BYTES} (D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES)"
+            )));
+        }
+        Some(a) => a,
+    };
+    for (key, n) in [
+        ("miss", rs.miss.len()),
+        ("hit_groups", rs.hit_groups.len()),
+        ("callable", rs.callable.len()),
+    ] {
+        if n > MAX_TABLE_RECORDS {
+            return Err(rays_err(format!(
+                "`{key}` lists {n} records; a job takes at most {MAX_TABLE_RECORDS}"
+            )));
+        }
+    }
+    let kinds = hit_group_kinds(&rs.hit_groups)?;
+    let libs = libraries(&job)?;
+
+    // Every slot, in table order: the programs are loaded in the order first named.
+    let raygen = rs
+        .raygen
+        .as_deref()
+        .ok_or_else(|| rays_err("missing `raygen` (the ray-generation program's export)".into()))?;
+    let mut slots = vec![Slot {
+        key: "raygen".into(),
+        name: raygen,
+        stage: Stage::RayGeneration,
+    }];
+    for (i, m) in rs.miss.iter().enumerate() {
+        slots.push(Slot {
+            key: format!("miss[{i}]"),
+            name: m,
+            stage: Stage::Miss,
+        });
+    }
+    for (i, g) in rs.hit_groups.iter().enumerate() {
+        for (field, name, stage) in [
+            ("closest_hit", &g.closest_hit, Stage::ClosestHit),
+            ("any_hit", &g.any_hit, Stage::AnyHit),
+            ("intersection", &g.intersection, Stage::Intersection),
+        ] {
+            if let Some(n) = name {
+                slots.push(Slot {
+                    key: format!("{}.{field}", group_key(i, g)),
+                    name: n,
+                    stage,
+                });
+            }
+        }
+    }
+    for (i, c) in rs.callable.iter().enumerate() {
+        slots.push(Slot {
+            key: format!("callable[{i}]"),
+            name: c,
+            stage: Stage::Callable,
+        });
+    }
+    // Export name → program index.
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut loaded: Vec<(Shader, ProgramInfo)> = Vec::new();
+    for slot in &slots {
+        let lib = find_export(&libs, slot)?;
+        if index.contains_key(slot.name) {
+            continue;
+        }
+        let (shader, container, shader_model) = load_file(&lib.path, Some(&slot.name.to_string()))?;
+        if shader.stage != slot.stage {
+            // The listing and the lowering read the same property; kept as a check.
+            return Err(rays_err(format!(
+                "`{}`: \"{}\" lowers as {}, not {}",
+                slot.key,
+                slot.name,
+                stage_words(shader.stage),
+                stage_words(slot.stage)
+            )));
+        }
+        let info = ProgramInfo {
+            path: lib.path.display().to_string(),
+            container,
+            shader_model,
+            stage: shader.stage.to_string(),
+            entry: shader.entry.clone(),
+        };
+        index.insert(slot.name, loaded.len());
+        loaded.push((shader, info));
+    }
+    let at = |n: &str| index.get(n).copied().unwrap_or(0);
+    let hit_groups: Vec<HitGroup> = rs
+        .hit_groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| HitGroup {
+            name: g.name.clone().unwrap_or_else(|| format!("hit_groups[{i}]")),
+            closest_hit: g.closest_hit.as_deref().map(at),
+            any_hit: g.any_hit.as_deref().map(at),
+            intersection: g.intersection.as_deref().map(at),
+        })
+        .collect();
+    check_sizes(&loaded, &slots, &index, max_payload, max_attributes)?;
+    check_hit_attributes(&rs.hit_groups, &kinds, &loaded, &index)?;
+
+    let o = &job.file.options;
+    let plan = resolve_plan(&job, opts)?;
+    for (s, _) in &loaded {
+        plan.wave_size_of(s).map_err(|e| match e {
+            ExecError::WaveSize { size, message } => JobError::Section {
+                section: "[options]",
+                message: format!("`wave_size` {size}: {message} (program \"{}\")", s.entry),
+            },
+            e => JobError::Section {
+                section: "[options]",
+                message: format!("`wave_size`: {e}"),
+            },
+        })?;
+    }
+    let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
+    let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    let gate = output_gate(&job, opts);
+    place_outputs(&mut bound, &gate)?;
+    let memory = resource_memory(&bound, resource_limit)?;
+    super::run::check_outputs(&bound)?;
+    let expects = check_expects(&job, &bound, None)?;
+    let mut programs = Vec::with_capacity(loaded.len());
+    let mut infos = Vec::with_capacity(loaded.len());
+    let mut warnings: Vec<String> = Vec::new();
+    let mut unused: Option<Vec<String>> = None;
+    for (shader, info) in loaded {
+        let fit = reflect::check(&shader, &bound).map_err(|e| match e {
+            JobError::Reflection { message, listing } => JobError::Reflection {
+                message: format!("program \"{}\": {message}", shader.entry),
+                listing,
+            },
+            e => e,
+        })?;
+        // A binding is "not used" only when no program of the pipeline declares it.
+        let (not_used, other): (Vec<String>, Vec<String>) = fit
+            .warnings
+            .into_iter()
+            .partition(|w| w.contains("this binding is not used"));
+        unused = Some(match unused {
+            None => not_used,
+            Some(u) => u.into_iter().filter(|w| not_used.contains(w)).collect(),
+        });
+        for w in other {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+        programs.push((shader, fit.bindings));
+        infos.push(info);
+    }
+    warnings.extend(unused.unwrap_or_default());
+    let summary = summary_place(&job, opts, &gate)?;
+    let work = RaysWork {
+        programs,
+        raygen: 0,
+        miss: rs.miss.iter().map(|m| at(m)).collect(),
+        hit_groups,
+        callable: rs.callable.iter().map(|c| at(c)).collect(),
+        max_recursion_depth: depth,
+        dims,
+    };
+    Ok(Prepared {
+        work: Work::Rays(Box::new(work)),
+        plan,
+        programs: infos,
+        bound,
+        targets: Vec::new(),
+        depth: None,
+        warnings,
+        expects,
+        gate,
+        memory,
+        summary,
+        job,
+    })
+}
+
+/// `[rays] dispatch`, checked.
+fn check_dispatch(rs: &RaysSection) -> Result<[u32; 3], JobError> {
+    let d = rs.dispatch.ok_or_else(|| {
+        rays_err("missing `dispatch = [width, height, depth]` (DispatchRays' size)".into())
+    })?;
+    if d.contains(&0) {
+        return Err(rays_err(format!(
+            "`dispatch` {d:?}: a dimension of 0 launches no ray (D3D12), so nothing would run; give each at least 1"
+        )));
+    }
+    let total = u64::from(d[0]) * u64::from(d[1]) * u64::from(d[2]);
+    if total > MAX_DISPATCH_RAYS {
+        return Err(rays_err(format!(
+            "`dispatch` {d:?}: {total} rays; DispatchRays allows width × height × depth of at most 2^30"
+        )));
+    }
+    Ok(d)
+}
+
+/// `hit_groups[i] ("name")`, or `hit_groups[i]`.
+fn group_key(i: usize, g: &HitGroupEntry) -> String {
+    match &g.name {
+        Some(n) => format!("hit_groups[{i}] (\"{n}\")"),
+        None => format!("hit_groups[{i}]"),
+    }
+}
+
+/// Whether each hit group is procedural, checked against its intersection program
+/// (`D3D12_HIT_GROUP_TYPE`).
+fn hit_group_kinds(groups: &[HitGroupEntry]) -> Result<Vec<bool>, JobError> {
+    let mut out = Vec::with_capacity(groups.len());
+    for (i, g) in groups.iter().enumerate() {
+        let key = group_key(i, g);
+        let procedural = match g.kind.as_deref() {
+            None | Some("triangles") => false,
+            Some("procedural") => true,
+            Some(k) => {
+                return Err(rays_err(format!(
+                    "`{key}.kind` \"{k}\": give \"triangles\" or \"procedural\""
+                )));
+            }
+        };
+        match (procedural, &g.intersection) {
+            (false, Some(x)) => {
+                return Err(rays_err(format!(
+                    "`{key}`: a triangles hit group has no intersection program (\"{x}\"); give `kind = \"procedural\"` for procedural primitives (D3D12_HIT_GROUP_TYPE)"
+                )));
+            }
+            (true, None) => {
+                return Err(rays_err(format!(
+                    "`{key}`: a procedural hit group needs an `intersection` program (D3D12_HIT_GROUP_TYPE_PROCEDURAL_PRIMITIVE)"
+                )));
+            }
+            _ => {}
+        }
+        out.push(procedural);
+    }
+    Ok(out)
+}
+
+/// The library exporting `slot`'s name, with the stage the slot needs.
+fn find_export<'l>(libs: &'l [Library], slot: &Slot<'_>) -> Result<&'l Library, JobError> {
+    let mut found = libs.iter().filter_map(|l| {
+        l.exports
+            .iter()
+            .find(|e| e.name == slot.name)
+            .map(|e| (l, e))
+    });
+    let Some((lib, export)) = found.next() else {
+        let all: Vec<&str> = libs
+            .iter()
+            .flat_map(|l| l.exports.iter().map(|e| e.name.as_str()))
+            .collect();
+        let hint = match super::closest(slot.name, all.iter().copied()) {
+            Some(c) => format!(" (did you mean \"{c}\"?)"),
+            None => String::new(),
+        };
+        let list = if all.is_empty() {
+            "nothing".to_string()
+        } else {
+            all.join(", ")
+        };
+        return Err(rays_err(format!(
+            "`{}`: no library exports \"{}\"{hint}; they export {list}",
+            slot.key, slot.name
+        )));
+    };
+    if let Some((other, _)) = found.next() {
+        return Err(rays_err(format!(
+            "`{}`: \"{}\" is exported by both `{}` and `{}` (export names are unique in a D3D12 state object)",
+            slot.key, slot.name, lib.key, other.key
+        )));
+    }
+    if export.stage != Some(slot.stage) {
+        let is = match export.stage {
+            Some(s) => stage_words(s),
+            None => "not a shader program".to_string(),
+        };
+        return Err(rays_err(format!(
+            "`{}`: \"{}\" is {is}, not {}",
+            slot.key,
+            slot.name,
+            stage_words(slot.stage)
+        )));
+    }
+    Ok(lib)
+}
+
+/// The payload and attribute sizes of the `TraceRay` and `ReportHit` calls of `s`.
+fn call_sizes(s: &Shader) -> (Vec<u32>, Vec<u32>) {
+    let mut trace = Vec::new();
+    let mut report = Vec::new();
+    for i in &s.insts {
+        match i {
+            Inst::RayTrace { bytes, .. } => trace.push(*bytes),
+            Inst::RayReportHit { bytes, .. } => report.push(*bytes),
+            _ => {}
+        }
+    }
+    (trace, report)
+}
+
+/// The shader configuration against every program (see the module doc).
+fn check_sizes(
+    loaded: &[(Shader, ProgramInfo)],
+    slots: &[Slot<'_>],
+    index: &BTreeMap<&str, usize>,
+    max_payload: u32,
+    max_attributes: u32,
+) -> Result<(), JobError> {
+    let mut seen = vec![false; loaded.len()];
+    for slot in slots {
+        let Some(&i) = index.get(slot.name) else {
+            continue;
+        };
+        let (Some((s, _)), Some(done)) = (loaded.get(i), seen.get_mut(i)) else {
+            continue;
+        };
+        if *done {
+            continue;
+        }
+        *done = true;
+        let name = slot.name;
+        let ray = s.ray.unwrap_or(crate::ir::RayState {
+            payload: None,
+            attributes: None,
+        });
+        if s.stage != Stage::Callable
+            && let Some((_, bytes)) = ray.payload
+            && bytes > max_payload
+        {
+            return Err(rays_err(format!(
+                "`max_payload_size` {max_payload}: \"{name}\" ({}) declares a payload of {bytes} bytes",
+                slot.key
+            )));
+        }
+        if let Some((_, bytes)) = ray.attributes
+            && bytes > max_attributes
+        {
+            return Err(rays_err(format!(
+                "`max_attribute_size` {max_attributes}: \"{name}\" ({}) declares attributes of {bytes} bytes",
+                slot.key
+            )));
+        }
+        let (trace, report) = call_sizes(s);
+        if let Some(b) = trace.iter().find(|&&b| b > max_payload) {
+            return Err(rays_err(format!(
+                "`max_payload_size` {max_payload}: \"{name}\" ({}) calls TraceRay with a payload of {b} bytes",
+                slot.key
+            )));
+        }
+        if let Some(b) = report.iter().find(|&&b| b > max_attributes) {
+            return Err(rays_err(format!(
+                "`max_attribute_size` {max_attributes}: \"{name}\" ({}) calls ReportHit with attributes of {b} bytes",
+                slot.key
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Each hit group's closest-hit and any-hit attributes against what its hits carry:
+/// barycentrics for triangles, the intersection program's `ReportHit` attributes for
+/// procedural primitives.
+fn check_hit_attributes(
+    groups: &[HitGroupEntry],
+    procedural: &[bool],
+    loaded: &[(Shader, ProgramInfo)],
+    index: &BTreeMap<&str, usize>,
+) -> Result<(), JobError> {
+    let shader = |n: &Option<String>| {
+        n.as_deref()
+            .and_then(|n| index.get(n))
+            .and_then(|&i| loaded.get(i))
+            .map(|(s, _)| s)
+    };
+    for (i, g) in groups.iter().enumerate() {
+        let key = group_key(i, g);
+        let is_procedural = procedural.get(i).copied().unwrap_or(false);
+        let (want, from) = if is_procedural {
+            let Some(x) = shader(&g.intersection) else {
+                continue;
+            };
+            let (_, report) = call_sizes(x);
+            let Some(&first) = report.first() else {
+                continue;
+            };
+            if let Some(&other) = report.iter().find(|&&b| b != first) {
+                return Err(rays_err(format!(
+                    "`{key}.intersection`: \"{}\" reports hits with attributes of {first} and of {other} bytes; a hit group's programs take one attribute structure",
+                    x.entry
+                )));
+            }
+            (
+                first,
+                format!("its intersection program \"{}\" reports", x.entry),
+            )
+        } else {
+            (
+                TRIANGLE_ATTRIBUTE_BYTES,
+                "triangle hits carry (BuiltInTriangleIntersectionAttributes)".to_string(),
+            )
+        };
+        for (field, n) in [("closest_hit", &g.closest_hit), ("any_hit", &g.any_hit)] {
+            let Some(s) = shader(n) else { continue };
+            if let Some((_, bytes)) = s.ray.and_then(|r| r.attributes)
+                && bytes != want
+            {
+                return Err(rays_err(format!(
+                    "`{key}.{field}`: \"{}\" takes attributes of {bytes} bytes, but {from} {want} bytes",
+                    s.entry
+                )));
+            }
+        }
+    }
+    Ok(())
+}
