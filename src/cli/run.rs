@@ -211,10 +211,8 @@ fn print_list(r: &ListResult, args: &RunArgs) {
 
 /// A ray-tracing job's lines: its programs, the launch, what it traced, the outputs.
 fn print_rays(r: &RaysResult, args: &RunArgs) {
+    // The warnings were printed before the run, as a dispatch's are.
     let s = &r.summary;
-    for w in s.warnings.iter() {
-        eprintln!("dxlane: warning: {}: {w}", args.job.display());
-    }
     if args.quiet {
         return;
     }

@@ -60,6 +60,7 @@ use crate::exec::ExecError;
 use crate::ir::io::MAX_RAY_ATTRIBUTE_BYTES;
 use crate::ir::{Inst, Shader, Stage};
 use crate::lower::{self, LibraryExport};
+use crate::pipeline::Bindings;
 use crate::pipeline::Work;
 use crate::pipeline::rays::{HitGroup, MAX_DISPATCH_RAYS, MAX_RECURSION_DEPTH, RaysWork};
 
@@ -150,14 +151,26 @@ fn stage_words(s: Stage) -> String {
     format!("a [shader(\"{s}\")] program")
 }
 
-/// The libraries of `[program]`, read and listed.
-fn libraries(job: &Job) -> Result<Vec<Library>, JobError> {
-    let p = &job.file.program;
-    let given: Vec<(String, &PathBuf)> = match (&p.library, &p.libraries) {
+/// Which part of the job a message is about: the libraries' keys (`[program]`, or a
+/// command) or the pipeline's (`[rays]`, or a command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// `library`, `libraries`.
+    Program,
+    /// The `[rays]` keys.
+    Rays,
+}
+
+/// The libraries named by `library` or `libraries`, read and listed.
+fn libraries(
+    job: &Job,
+    library: Option<&PathBuf>,
+    libraries: Option<&Vec<PathBuf>>,
+) -> Result<Vec<Library>, Where> {
+    let program_err = |m: &str| Where::At(Part::Program, m.to_string());
+    let given: Vec<(String, &PathBuf)> = match (library, libraries) {
         (Some(_), Some(_)) => {
-            return Err(program_err(
-                "give `library` or `libraries`, not both".to_string(),
-            ));
+            return Err(program_err("give `library` or `libraries`, not both"));
         }
         (Some(l), None) => vec![("library".into(), l)],
         (None, Some(ls)) => {
@@ -165,7 +178,7 @@ fn libraries(job: &Job) -> Result<Vec<Library>, JobError> {
                 return Err(program_err("`libraries` is empty: name at least one"));
             }
             if ls.len() > MAX_LIBRARIES {
-                return Err(program_err(format!(
+                return Err(program_err(&format!(
                     "`libraries` names {} files; a job takes at most {MAX_LIBRARIES}",
                     ls.len()
                 )));
@@ -177,59 +190,79 @@ fn libraries(job: &Job) -> Result<Vec<Library>, JobError> {
         }
         (None, None) => {
             return Err(program_err(
-                "a `[rays]` job needs `library` (or `libraries`): the DXIL libraries its exports come from",
+                "a ray-tracing pipeline needs `library` (or `libraries`): the DXIL libraries its exports come from",
             ));
         }
     };
     let mut out = Vec::with_capacity(given.len());
     for (key, rel) in given {
         let path = job.resolve(rel);
-        let bytes = read_program(&path)?;
-        let (version, exports) = lower::library_exports(&bytes).map_err(|e| JobError::Program {
-            path: path.clone(),
-            message: format!("`{key}`: cannot read the library: {e}"),
-        })?;
+        let bytes = read_program(&path).map_err(Where::Job)?;
+        let (version, exports) = lower::library_exports(&bytes)
+            .map_err(|e| JobError::Program {
+                path: path.clone(),
+                message: format!("`{key}`: cannot read the library: {e}"),
+            })
+            .map_err(Where::Job)?;
         if version.kind != crate::container::ProgramKind::Library {
-            return Err(JobError::Program {
+            return Err(Where::Job(JobError::Program {
                 path,
                 message: format!(
                     "`{key}`: is a {version} program, not a DXIL library (lib_6_3 or later)"
                 ),
-            });
+            }));
         }
         out.push(Library { path, key, exports });
     }
     Ok(out)
 }
 
-/// Checks and binds a `[rays]` job (see the module doc).
-pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
-    let Some(rs) = job.file.rays.clone() else {
-        return Err(rays_err("missing".into()));
-    };
-    if job.file.dispatch.is_some() || job.file.draw.is_some() {
-        return Err(rays_err(
-            "a job has one of `[dispatch]`, `[draw]` and `[rays]`".into(),
-        ));
+/// An error of reading a pipeline: a message about a part of the job, or a job error
+/// that names its own place (a file).
+pub(crate) enum Where {
+    /// A message about `Part`'s keys.
+    At(Part, String),
+    /// An error naming its file.
+    Job(JobError),
+}
+
+impl Where {
+    /// The job error, with `at` making the error for a part's message.
+    pub(crate) fn into_job(self, at: impl Fn(Part, String) -> JobError) -> JobError {
+        match self {
+            Where::At(p, m) => at(p, m),
+            Where::Job(e) => e,
+        }
     }
-    let p = &job.file.program;
-    let others = [
-        ("cs", p.cs.is_some()),
-        ("vs", p.vs.is_some()),
-        ("ps", p.ps.is_some()),
-        ("gs", p.gs.is_some()),
-        ("hs", p.hs.is_some()),
-        ("ds", p.ds.is_some()),
-        ("ms", p.ms.is_some()),
-        ("as", p.amplification.is_some()),
-        ("entry", p.entry.is_some()),
-    ];
-    if let Some((k, _)) = others.iter().find(|(_, set)| *set) {
-        return Err(program_err(format!(
-            "`{k}`: a `[rays]` job runs the exports of `library` or `libraries`, named in `[rays]`"
-        )));
-    }
-    let dims = check_dispatch(&rs)?;
+}
+
+/// A ray-tracing pipeline read from the `[rays]` keys: its programs (lowered, ray
+/// generation first, then in the order the tables first name them) and its tables.
+pub(crate) struct Pipeline {
+    /// The programs and their files.
+    pub programs: Vec<(Shader, ProgramInfo)>,
+    /// The miss table.
+    pub miss: Vec<usize>,
+    /// The hit-group table.
+    pub hit_groups: Vec<HitGroup>,
+    /// The callable table.
+    pub callable: Vec<usize>,
+    /// `max_recursion_depth`.
+    pub max_recursion_depth: u32,
+    /// `dispatch`.
+    pub dims: [u32; 3],
+}
+
+/// Reads the pipeline `rs` describes over the libraries named by `library` or
+/// `libraries` (see the module doc for the rules).
+pub(crate) fn read_pipeline(
+    job: &Job,
+    library: Option<&PathBuf>,
+    libraries_: Option<&Vec<PathBuf>>,
+    rs: &RaysSection,
+) -> Result<Pipeline, Where> {
+    let rays_err = |m: String| Where::At(Part::Rays, m);
+    let dims = check_dispatch(rs).map_err(rays_err)?;
     let depth = match rs.max_recursion_depth {
         None => {
             return Err(rays_err(
@@ -273,8 +306,8 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
             )));
         }
     }
-    let kinds = hit_group_kinds(&rs.hit_groups)?;
-    let libs = libraries(&job)?;
+    let kinds = hit_group_kinds(&rs.hit_groups).map_err(rays_err)?;
+    let libs = libraries(job, library, libraries_)?;
 
     // Every slot, in table order: the programs are loaded in the order first named.
     let raygen = rs
@@ -319,11 +352,12 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     let mut loaded: Vec<(Shader, ProgramInfo)> = Vec::new();
     for slot in &slots {
-        let lib = find_export(&libs, slot)?;
+        let lib = find_export(&libs, slot).map_err(rays_err)?;
         if index.contains_key(slot.name) {
             continue;
         }
-        let (shader, container, shader_model) = load_file(&lib.path, Some(&slot.name.to_string()))?;
+        let (shader, container, shader_model) =
+            load_file(&lib.path, Some(&slot.name.to_string())).map_err(Where::Job)?;
         if shader.stage != slot.stage {
             // The listing and the lowering read the same property; kept as a check.
             return Err(rays_err(format!(
@@ -356,43 +390,40 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
             intersection: g.intersection.as_deref().map(at),
         })
         .collect();
-    check_sizes(&loaded, &slots, &index, max_payload, max_attributes)?;
-    check_hit_attributes(&rs.hit_groups, &kinds, &loaded, &index)?;
+    check_sizes(&loaded, &slots, &index, max_payload, max_attributes).map_err(rays_err)?;
+    check_hit_attributes(&rs.hit_groups, &kinds, &loaded, &index).map_err(rays_err)?;
+    Ok(Pipeline {
+        miss: rs.miss.iter().map(|m| at(m)).collect(),
+        hit_groups,
+        callable: rs.callable.iter().map(|c| at(c)).collect(),
+        max_recursion_depth: depth,
+        dims,
+        programs: loaded,
+    })
+}
 
-    let o = &job.file.options;
-    let plan = resolve_plan(&job, opts)?;
-    for (s, _) in &loaded {
-        plan.wave_size_of(s).map_err(|e| match e {
-            ExecError::WaveSize { size, message } => JobError::Section {
-                section: "[options]",
-                message: format!("`wave_size` {size}: {message} (program \"{}\")", s.entry),
-            },
-            e => JobError::Section {
-                section: "[options]",
-                message: format!("`wave_size`: {e}"),
-            },
-        })?;
-    }
-    let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
-    let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
-    let gate = output_gate(&job, opts);
-    place_outputs(&mut bound, &gate)?;
-    let memory = resource_memory(&bound, resource_limit)?;
-    super::run::check_outputs(&bound)?;
-    let expects = check_expects(&job, &bound, None)?;
+/// Every program of a pipeline checked against `bound` (the reflection check), with
+/// the warnings merged: a binding is "not used" only when no program declares it.
+/// Returns the programs with their bindings, their files and the warnings.
+pub(crate) type Fitted = (Vec<(Shader, Bindings)>, Vec<ProgramInfo>, Vec<String>);
+
+/// See [`Fitted`].
+pub(crate) fn fit_programs(
+    loaded: Vec<(Shader, ProgramInfo)>,
+    bound: &bind::BoundJob,
+) -> Result<Fitted, JobError> {
     let mut programs = Vec::with_capacity(loaded.len());
     let mut infos = Vec::with_capacity(loaded.len());
     let mut warnings: Vec<String> = Vec::new();
     let mut unused: Option<Vec<String>> = None;
     for (shader, info) in loaded {
-        let fit = reflect::check(&shader, &bound).map_err(|e| match e {
+        let fit = reflect::check(&shader, bound).map_err(|e| match e {
             JobError::Reflection { message, listing } => JobError::Reflection {
                 message: format!("program \"{}\": {message}", shader.entry),
                 listing,
             },
             e => e,
         })?;
-        // A binding is "not used" only when no program of the pipeline declares it.
         let (not_used, other): (Vec<String>, Vec<String>) = fit
             .warnings
             .into_iter()
@@ -410,14 +441,72 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
         infos.push(info);
     }
     warnings.extend(unused.unwrap_or_default());
+    Ok((programs, infos, warnings))
+}
+
+/// Checks and binds a `[rays]` job (see the module doc).
+pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
+    let Some(rs) = job.file.rays.clone() else {
+        return Err(rays_err("missing".into()));
+    };
+    if job.file.dispatch.is_some() || job.file.draw.is_some() {
+        return Err(rays_err(
+            "a job has one of `[dispatch]`, `[draw]` and `[rays]`".into(),
+        ));
+    }
+    let p = &job.file.program;
+    let others = [
+        ("cs", p.cs.is_some()),
+        ("vs", p.vs.is_some()),
+        ("ps", p.ps.is_some()),
+        ("gs", p.gs.is_some()),
+        ("hs", p.hs.is_some()),
+        ("ds", p.ds.is_some()),
+        ("ms", p.ms.is_some()),
+        ("as", p.amplification.is_some()),
+        ("entry", p.entry.is_some()),
+    ];
+    if let Some((k, _)) = others.iter().find(|(_, set)| *set) {
+        return Err(program_err(format!(
+            "`{k}`: a `[rays]` job runs the exports of `library` or `libraries`, named in `[rays]`"
+        )));
+    }
+    let pipeline =
+        read_pipeline(&job, p.library.as_ref(), p.libraries.as_ref(), &rs).map_err(|w| {
+            w.into_job(|part, m| match part {
+                Part::Program => program_err(m),
+                Part::Rays => rays_err(m),
+            })
+        })?;
+    let o = &job.file.options;
+    let plan = resolve_plan(&job, opts)?;
+    for (s, _) in &pipeline.programs {
+        plan.wave_size_of(s).map_err(|e| wave_err(&e, &s.entry))?;
+    }
+    let resource_limit = o.max_memory.unwrap_or(DEFAULT_MAX_RESOURCE_BYTES);
+    let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
+    let gate = output_gate(&job, opts);
+    place_outputs(&mut bound, &gate)?;
+    let memory = resource_memory(&bound, resource_limit)?;
+    super::run::check_outputs(&bound)?;
+    let expects = check_expects(&job, &bound, None)?;
+    let Pipeline {
+        programs,
+        miss,
+        hit_groups,
+        callable,
+        max_recursion_depth,
+        dims,
+    } = pipeline;
+    let (programs, infos, warnings) = fit_programs(programs, &bound)?;
     let summary = summary_place(&job, opts, &gate)?;
     let work = RaysWork {
         programs,
         raygen: 0,
-        miss: rs.miss.iter().map(|m| at(m)).collect(),
+        miss,
         hit_groups,
-        callable: rs.callable.iter().map(|c| at(c)).collect(),
-        max_recursion_depth: depth,
+        callable,
+        max_recursion_depth,
         dims,
     };
     Ok(Prepared {
@@ -436,21 +525,35 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
     })
 }
 
+/// A program's wave size refused under the plan, naming the program.
+pub(crate) fn wave_err(e: &ExecError, program: &str) -> JobError {
+    match e {
+        ExecError::WaveSize { size, message } => JobError::Section {
+            section: "[options]",
+            message: format!("`wave_size` {size}: {message} (program \"{program}\")"),
+        },
+        e => JobError::Section {
+            section: "[options]",
+            message: format!("`wave_size`: {e}"),
+        },
+    }
+}
+
 /// `[rays] dispatch`, checked.
-fn check_dispatch(rs: &RaysSection) -> Result<[u32; 3], JobError> {
+fn check_dispatch(rs: &RaysSection) -> Result<[u32; 3], String> {
     let d = rs.dispatch.ok_or_else(|| {
-        rays_err("missing `dispatch = [width, height, depth]` (DispatchRays' size)".into())
+        "missing `dispatch = [width, height, depth]` (DispatchRays' size)".to_string()
     })?;
     if d.contains(&0) {
-        return Err(rays_err(format!(
+        return Err(format!(
             "`dispatch` {d:?}: a dimension of 0 launches no ray (D3D12), so nothing would run; give each at least 1"
-        )));
+        ));
     }
     let total = u64::from(d[0]) * u64::from(d[1]) * u64::from(d[2]);
     if total > MAX_DISPATCH_RAYS {
-        return Err(rays_err(format!(
+        return Err(format!(
             "`dispatch` {d:?}: {total} rays; DispatchRays allows width × height × depth of at most 2^30"
-        )));
+        ));
     }
     Ok(d)
 }
@@ -465,7 +568,7 @@ fn group_key(i: usize, g: &HitGroupEntry) -> String {
 
 /// Whether each hit group is procedural, checked against its intersection program
 /// (`D3D12_HIT_GROUP_TYPE`).
-fn hit_group_kinds(groups: &[HitGroupEntry]) -> Result<Vec<bool>, JobError> {
+fn hit_group_kinds(groups: &[HitGroupEntry]) -> Result<Vec<bool>, String> {
     let mut out = Vec::with_capacity(groups.len());
     for (i, g) in groups.iter().enumerate() {
         let key = group_key(i, g);
@@ -473,21 +576,21 @@ fn hit_group_kinds(groups: &[HitGroupEntry]) -> Result<Vec<bool>, JobError> {
             None | Some("triangles") => false,
             Some("procedural") => true,
             Some(k) => {
-                return Err(rays_err(format!(
+                return Err(format!(
                     "`{key}.kind` \"{k}\": give \"triangles\" or \"procedural\""
-                )));
+                ));
             }
         };
         match (procedural, &g.intersection) {
             (false, Some(x)) => {
-                return Err(rays_err(format!(
+                return Err(format!(
                     "`{key}`: a triangles hit group has no intersection program (\"{x}\"); give `kind = \"procedural\"` for procedural primitives (D3D12_HIT_GROUP_TYPE)"
-                )));
+                ));
             }
             (true, None) => {
-                return Err(rays_err(format!(
+                return Err(format!(
                     "`{key}`: a procedural hit group needs an `intersection` program (D3D12_HIT_GROUP_TYPE_PROCEDURAL_PRIMITIVE)"
-                )));
+                ));
             }
             _ => {}
         }
@@ -497,7 +600,7 @@ fn hit_group_kinds(groups: &[HitGroupEntry]) -> Result<Vec<bool>, JobError> {
 }
 
 /// The library exporting `slot`'s name, with the stage the slot needs.
-fn find_export<'l>(libs: &'l [Library], slot: &Slot<'_>) -> Result<&'l Library, JobError> {
+fn find_export<'l>(libs: &'l [Library], slot: &Slot<'_>) -> Result<&'l Library, String> {
     let mut found = libs.iter().filter_map(|l| {
         l.exports
             .iter()
@@ -518,28 +621,28 @@ fn find_export<'l>(libs: &'l [Library], slot: &Slot<'_>) -> Result<&'l Library, 
         } else {
             all.join(", ")
         };
-        return Err(rays_err(format!(
+        return Err(format!(
             "`{}`: no library exports \"{}\"{hint}; they export {list}",
             slot.key, slot.name
-        )));
+        ));
     };
     if let Some((other, _)) = found.next() {
-        return Err(rays_err(format!(
+        return Err(format!(
             "`{}`: \"{}\" is exported by both `{}` and `{}` (export names are unique in a D3D12 state object)",
             slot.key, slot.name, lib.key, other.key
-        )));
+        ));
     }
     if export.stage != Some(slot.stage) {
         let is = match export.stage {
             Some(s) => stage_words(s),
             None => "not a shader program".to_string(),
         };
-        return Err(rays_err(format!(
+        return Err(format!(
             "`{}`: \"{}\" is {is}, not {}",
             slot.key,
             slot.name,
             stage_words(slot.stage)
-        )));
+        ));
     }
     Ok(lib)
 }
@@ -565,7 +668,7 @@ fn check_sizes(
     index: &BTreeMap<&str, usize>,
     max_payload: u32,
     max_attributes: u32,
-) -> Result<(), JobError> {
+) -> Result<(), String> {
     let mut seen = vec![false; loaded.len()];
     for slot in slots {
         let Some(&i) = index.get(slot.name) else {
@@ -587,31 +690,31 @@ fn check_sizes(
             && let Some((_, bytes)) = ray.payload
             && bytes > max_payload
         {
-            return Err(rays_err(format!(
+            return Err(format!(
                 "`max_payload_size` {max_payload}: \"{name}\" ({}) declares a payload of {bytes} bytes",
                 slot.key
-            )));
+            ));
         }
         if let Some((_, bytes)) = ray.attributes
             && bytes > max_attributes
         {
-            return Err(rays_err(format!(
+            return Err(format!(
                 "`max_attribute_size` {max_attributes}: \"{name}\" ({}) declares attributes of {bytes} bytes",
                 slot.key
-            )));
+            ));
         }
         let (trace, report) = call_sizes(s);
         if let Some(b) = trace.iter().find(|&&b| b > max_payload) {
-            return Err(rays_err(format!(
+            return Err(format!(
                 "`max_payload_size` {max_payload}: \"{name}\" ({}) calls TraceRay with a payload of {b} bytes",
                 slot.key
-            )));
+            ));
         }
         if let Some(b) = report.iter().find(|&&b| b > max_attributes) {
-            return Err(rays_err(format!(
+            return Err(format!(
                 "`max_attribute_size` {max_attributes}: \"{name}\" ({}) calls ReportHit with attributes of {b} bytes",
                 slot.key
-            )));
+            ));
         }
     }
     Ok(())
@@ -625,7 +728,7 @@ fn check_hit_attributes(
     procedural: &[bool],
     loaded: &[(Shader, ProgramInfo)],
     index: &BTreeMap<&str, usize>,
-) -> Result<(), JobError> {
+) -> Result<(), String> {
     let shader = |n: &Option<String>| {
         n.as_deref()
             .and_then(|n| index.get(n))
@@ -644,10 +747,10 @@ fn check_hit_attributes(
                 continue;
             };
             if let Some(&other) = report.iter().find(|&&b| b != first) {
-                return Err(rays_err(format!(
+                return Err(format!(
                     "`{key}.intersection`: \"{}\" reports hits with attributes of {first} and of {other} bytes; a hit group's programs take one attribute structure",
                     x.entry
-                )));
+                ));
             }
             (
                 first,
@@ -664,10 +767,10 @@ fn check_hit_attributes(
             if let Some((_, bytes)) = s.ray.and_then(|r| r.attributes)
                 && bytes != want
             {
-                return Err(rays_err(format!(
+                return Err(format!(
                     "`{key}.{field}`: \"{}\" takes attributes of {bytes} bytes, but {from} {want} bytes",
                     s.entry
-                )));
+                ));
             }
         }
     }

@@ -618,3 +618,91 @@ fn rays_jobs_refuse_bad_input_by_name() {
     );
     eprintln!("{} [rays] refusals named", n + 1);
 }
+
+/// `dispatch_rays` as a command of a command list, reading the `[rays]` keys: the output
+/// texture is cleared to 7, then `DispatchRays(2, 1, 1)` over the opaque triangle of
+/// `tests/jobs/corpus/ray_tracing.toml` writes texels (0, 0) and (1, 0) only
+/// (`DispatchRaysDimensions()` is (2, 1, 1), so the rays start at (0.25, 0.5) and
+/// (0.75, 0.5)). The first hits the triangle at t = 5: colour (3x, 3y + 1, -2 - x - y) =
+/// (0.75, 2.5, -2.75) times the doubled distance 10.002, then 5.001 (the closest-hit
+/// values derived in that job's header); the second misses: (-0, -0, -0.6, -1). The
+/// other six texels keep the clear. Both engines; a bad export in the command is refused
+/// naming the command.
+#[test]
+fn dispatch_rays_runs_as_a_command() {
+    let Some(libs) = library_paths() else {
+        assert!(common::corpora().is_empty(), "the corpora are missing");
+        eprintln!("SKIPPED rays::dispatch_rays_runs_as_a_command: no corpora");
+        return;
+    };
+    let lib = |n: &str| {
+        libs.iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, p)| format!("\"{}\"", p.display()))
+            .unwrap()
+    };
+    let text = |raygen: &str| {
+        format!(
+            "[[acceleration_structure]]\nname = \"tri\"\nlevel = \"bottom\"\n\
+[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
+vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
+[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
+[[acceleration_structure.instance]]\nblas = \"tri\"\nid = 3\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\n\
+[[resource]]\nname = \"tlas\"\nkind = \"acceleration_structure\"\nacceleration_structure = \"scene\"\n\
+[[resource]]\nname = \"image\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 4\nheight = 2\n\
+[[command]]\ntype = \"clear_unordered_access\"\nresource = \"image\"\nfloat = [7, 7, 7, 7]\n\
+[[command]]\ntype = \"dispatch_rays\"\nlibraries = [{}, {}, {}, {}]\n\
+dispatch = [2, 1, 1]\nraygen = \"{raygen}\"\nmiss = [\"miss\"]\n\
+hit_groups = [{{ closest_hit = \"closest_hit\" }}]\ncallable = [\"callable\"]\n\
+max_recursion_depth = 1\nmax_payload_size = 20\nmax_attribute_size = 8\n\
+bind = [{{ reg = \"t0\", resource = \"tlas\" }}, {{ reg = \"u0\", resource = \"image\" }}]\n\
+[[expect]]\nresource = \"image\"\noffset = 0\nf32 = [7.5015001, 25.004999, -27.505499, 5.0009999]\ntolerance = {{ abs = 1e-5 }}\n\
+[[expect]]\nresource = \"image\"\noffset = 16\nf32 = [\"-0\", \"-0\", -0.6, -1]\n\
+[[expect]]\nresource = \"image\"\noffset = 32\nf32 = [7, 7, 7, 7, 7, 7, 7, 7]\n\
+[[expect]]\nresource = \"image\"\noffset = 64\nf32 = [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7]\n",
+            lib("raygen"),
+            lib("miss"),
+            lib("closest_hit"),
+            lib("callable"),
+        )
+    };
+    let dir = common::scratch().join("rays_list");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("list.toml");
+    std::fs::write(&path, text("raygen")).unwrap();
+    let mut images = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let opts = dxlane::job::RunOptions {
+            engine: Some(engine),
+            ..common::run_options()
+        };
+        let f = dxlane::job::Job::load(&path)
+            .and_then(|j| dxlane::job::prepare(j, &opts))
+            .and_then(|p| p.execute(&opts))
+            .unwrap_or_else(|e| panic!("{engine}: {e}"));
+        let dxlane::job::Finished::List(r) = f else {
+            panic!("not a list");
+        };
+        let s = &r.summary;
+        assert_eq!(s.commands[1].kind, "dispatch_rays");
+        assert!(s.commands[1].lane_instructions > 0);
+        assert_eq!(
+            (s.expectations.passed, s.expectations.failed),
+            (4, 0),
+            "{engine}: {:?}",
+            s.expectations.results
+        );
+        images.push(r.bound.resources[1].memory().unwrap().to_bytes());
+    }
+    assert!(images[0] == images[1], "the engines wrote different texels");
+    std::fs::write(&path, text("mis")).unwrap();
+    let opts = common::run_options();
+    let e = dxlane::job::Job::load(&path)
+        .and_then(|j| dxlane::job::prepare(j, &opts))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("[[command]] #2 (dispatch_rays): `raygen`: no library exports \"mis\""),
+        "{e}"
+    );
+}

@@ -36,6 +36,7 @@ use crate::ir::{ResourceClass, Stage};
 use crate::pipeline::commands::{
     Command, Indirect, IndirectWork, MAX_GROUPS_PER_DIMENSION, TextureCopy,
 };
+use crate::pipeline::rays::RaysWork;
 use crate::pipeline::{DispatchWork, Work};
 use crate::resources::{Descriptor, Format, Memory, Texture};
 
@@ -48,7 +49,7 @@ pub const MAX_COMMANDS: usize = 65_536;
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct CommandEntry {
-    /// `dispatch`, `clear_render_target`, `clear_depth_stencil`,
+    /// `dispatch`, `dispatch_rays`, `clear_render_target`, `clear_depth_stencil`,
     /// `clear_unordered_access`, `copy_resource`, `copy_buffer_region`,
     /// `copy_texture_region`, `resolve_subresource`, `execute_indirect`.
     #[serde(rename = "type")]
@@ -173,6 +174,27 @@ pub struct CommandEntry {
     pub independent_blend: Option<bool>,
     /// Draws: `IBStripCutValue` enabled.
     pub strip_cut: Option<bool>,
+    /// `dispatch_rays`: a DXIL library whose exports the command names (as `[program]
+    /// library` in a `[rays]` job).
+    pub library: Option<PathBuf>,
+    /// `dispatch_rays`: several DXIL libraries.
+    pub libraries: Option<Vec<PathBuf>>,
+    /// `dispatch_rays`: the launch's width, height and depth (as `[rays] dispatch`).
+    pub dispatch: Option<[u32; 3]>,
+    /// `dispatch_rays`: the ray-generation export.
+    pub raygen: Option<String>,
+    /// `dispatch_rays`: the miss table.
+    pub miss: Option<Vec<String>>,
+    /// `dispatch_rays`: the hit-group table.
+    pub hit_groups: Option<Vec<super::schema::HitGroupEntry>>,
+    /// `dispatch_rays`: the callable table.
+    pub callable: Option<Vec<String>>,
+    /// `dispatch_rays`: `MaxTraceRecursionDepth`.
+    pub max_recursion_depth: Option<u32>,
+    /// `dispatch_rays`: `MaxPayloadSizeInBytes`.
+    pub max_payload_size: Option<u32>,
+    /// `dispatch_rays`: `MaxAttributeSizeInBytes`.
+    pub max_attribute_size: Option<u32>,
 }
 
 /// One binding of a command: a register and a named resource, or constant data.
@@ -280,7 +302,17 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         stencil_ref,
         alpha_to_coverage,
         independent_blend,
-        strip_cut
+        strip_cut,
+        library,
+        libraries,
+        dispatch,
+        raygen,
+        miss,
+        hit_groups,
+        callable,
+        max_recursion_depth,
+        max_payload_size,
+        max_attribute_size
     );
     if !e.bind.is_empty() {
         k.push("bind");
@@ -292,6 +324,19 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
 fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
     Some(match kind {
         "dispatch" => &["cs", "entry", "groups", "bind"],
+        "dispatch_rays" => &[
+            "library",
+            "libraries",
+            "dispatch",
+            "raygen",
+            "miss",
+            "hit_groups",
+            "callable",
+            "max_recursion_depth",
+            "max_payload_size",
+            "max_attribute_size",
+            "bind",
+        ],
         "clear_render_target" => &["resource", "mip", "slice", "color"],
         "clear_depth_stencil" => &["resource", "mip", "slice", "depth", "stencil"],
         "clear_unordered_access" => &["resource", "mip", "slice", "uint", "float"],
@@ -317,6 +362,7 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
 
 const KINDS: &[&str] = &[
     "dispatch",
+    "dispatch_rays",
     "clear_render_target",
     "clear_depth_stencil",
     "clear_unordered_access",
@@ -581,6 +627,40 @@ impl Ctx<'_> {
                     bindings,
                     groups,
                 }))
+            }
+            "dispatch_rays" => {
+                let rs = super::schema::RaysSection {
+                    dispatch: e.dispatch,
+                    raygen: e.raygen.clone(),
+                    miss: e.miss.clone().unwrap_or_default(),
+                    hit_groups: e.hit_groups.clone().unwrap_or_default(),
+                    callable: e.callable.clone().unwrap_or_default(),
+                    max_recursion_depth: e.max_recursion_depth,
+                    max_payload_size: e.max_payload_size,
+                    max_attribute_size: e.max_attribute_size,
+                };
+                let p = super::rays::read_pipeline(
+                    self.job,
+                    e.library.as_ref(),
+                    e.libraries.as_ref(),
+                    &rs,
+                )
+                .map_err(|w| w.into_job(|_, m| JobError::entry(&name, m)))?;
+                let own = self.bound_of(&name, e)?;
+                let (programs, infos, warnings) = super::rays::fit_programs(p.programs, &own)
+                    .map_err(|x| JobError::entry(&name, format!("the bindings: {x}")))?;
+                self.programs.extend(infos);
+                self.warnings
+                    .extend(warnings.into_iter().map(|w| format!("{name}: {w}")));
+                Command::Work(Work::Rays(Box::new(RaysWork {
+                    programs,
+                    raygen: 0,
+                    miss: p.miss,
+                    hit_groups: p.hit_groups,
+                    callable: p.callable,
+                    max_recursion_depth: p.max_recursion_depth,
+                    dims: p.dims,
+                })))
             }
             "clear_render_target" => {
                 let r = need("resource", e.resource.as_ref())?;
