@@ -34,8 +34,10 @@
 //!   indexing": undefined behaviour).
 //! - **A hit group without a closest-hit or any-hit program** runs nothing there
 //!   (`D3D12_HIT_GROUP_DESC`: each program is optional).
-//! - **Payload sizes** are checked by the caller (the job file); at run time the words
-//!   the callee's payload has are copied in and the same words back.
+//! - **Payload sizes**: a program invoked with a payload (or callable parameter) of
+//!   another size than its own is an error naming the lane, the program and both sizes
+//!   (DXR spec "Ray payload": the shaders take the structure `TraceRay` passed; another
+//!   is undefined). The job file checks the shader configuration's maxima.
 
 use std::cell::{Cell, RefCell};
 
@@ -337,6 +339,26 @@ impl Frame<'_, '_> {
         r.set_tag(0, 0);
         let state = prog.shader().ray;
         let pay = state.and_then(|s| s.payload);
+        // "Ray payload": every program a TraceRay invokes takes the structure the call
+        // passed (and a callable program its CallShader's parameter). Another size is
+        // another structure, which D3D leaves undefined: an error naming both.
+        if let Some((_, bytes)) = pay
+            && bytes.div_ceil(4) as usize != payload.len()
+        {
+            let s = prog.shader();
+            let (what, call) = if s.stage == crate::ir::Stage::Callable {
+                ("parameter", "CallShader")
+            } else {
+                ("payload", "TraceRay")
+            };
+            return Err(ExecError::Dispatch(format!(
+                "{}: the {} program \"{}\" takes a {what} of {bytes} bytes, but its {call} passed {} (a {what} must be the caller's structure; D3D12 leaves another undefined)",
+                self.lane(tag),
+                s.stage,
+                s.entry,
+                payload.len() * 4
+            )));
+        }
         if let Some((x, _)) = pay {
             r.set_local_words(0, x, payload);
         }

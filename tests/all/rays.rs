@@ -394,6 +394,7 @@ fn library_paths() -> Option<Vec<(String, std::path::PathBuf)>> {
             "raygen_od".to_string(),
             dir.join("ray_tracing.raygen.od.dxil"),
         )])
+        .chain([("subobjects".to_string(), dir.join("ray_subobjects.dxil"))])
         .collect(),
     )
 }
@@ -439,8 +440,8 @@ const OUTPUT: &str = "[[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat =
 /// (`D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH`), empty and oversized
 /// launches (`DispatchRays`: width × height × depth <= 2^30), a program that is not a
 /// library, an export in two libraries, missing configuration; and at run time a
-/// `TraceRay` past the recursion limit and a hit-group index past the table, naming the
-/// ray.
+/// `TraceRay` past the recursion limit, a hit-group index past the table and a program
+/// taking another payload than its `TraceRay` passed, naming the ray.
 #[test]
 fn rays_jobs_refuse_bad_input_by_name() {
     let program = "[program]\nlibraries = [\"$raygen\", \"$miss\", \"$closest_hit\", \"$callable\", \"$any_hit\", \"$intersection\"]";
@@ -591,6 +592,14 @@ fn rays_jobs_refuse_bad_input_by_name() {
             program.into(),
             rays(&[("max_recursion_depth", "0")]),
             "ray (0, 0, 0): TraceRay at recursion depth 1 passes the pipeline's max_recursion_depth 0",
+        ),
+        (
+            // A library of four exports: the closest-hit program's payload is 8 bytes,
+            // the ray generation program's TraceRay passes 20 (DXR spec "Ray payload").
+            "payload_of_another_structure",
+            "[program]\nlibraries = [\"$raygen\", \"$subobjects\", \"$callable\"]".into(),
+            rays(&[]),
+            "ray (0, 0, 0): the closesthit program \"closest_hit\" takes a payload of 8 bytes, but its TraceRay passed 20",
         ),
         (
             "hit_group_past_the_table",
