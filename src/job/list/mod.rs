@@ -173,6 +173,12 @@ pub struct CommandEntry {
     pub independent_blend: Option<bool>,
     /// Draws: `IBStripCutValue` enabled.
     pub strip_cut: Option<bool>,
+    /// Draws: the stream-output declaration, as `[[draw.stream_output]]`.
+    pub stream_output: Option<Vec<super::draw::SoEntry>>,
+    /// Draws: `RasterizedStream`, as `[draw] rasterized_stream`.
+    pub rasterized_stream: Option<super::draw::RasterizedStream>,
+    /// Draws: `SOSetTargets`, stream-output views of named buffers by slot.
+    pub stream_output_buffers: Option<Vec<draw::SoBufferBinding>>,
 }
 
 /// One binding of a command: a register and a named resource, or constant data.
