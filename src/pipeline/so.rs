@@ -355,7 +355,7 @@ pub fn check(desc: &StreamOutputDesc, last: &Shader) -> Result<SoLayout, SoError
         }
         bytes[slot] += 4 * count;
     }
-    for slot in 0..SO_BUFFER_SLOTS {
+    for (slot, &len) in bytes.iter().enumerate() {
         if out.slot_stream[slot].is_none() {
             continue;
         }
@@ -368,13 +368,13 @@ pub fn check(desc: &StreamOutputDesc, last: &Shader) -> Result<SoLayout, SoError
                 ),
             ));
         };
-        if stride % 4 != 0 || stride < bytes[slot] || stride == 0 || stride > SO_MAX_STRIDE {
+        if stride % 4 != 0 || stride < len || stride == 0 || stride > SO_MAX_STRIDE {
             return Err(err(
                 SoField::Stride(slot),
                 format!(
                     "stride {stride} of output slot {slot}: its records are {} bytes, so the stride must be a multiple of 4 from {} to {SO_MAX_STRIDE}",
-                    bytes[slot],
-                    bytes[slot].max(4)
+                    len,
+                    len.max(4)
                 ),
             ));
         }

@@ -403,3 +403,21 @@ fn a_geometry_program_of_another_primitive_after_the_domain_program_is_refused()
         "{e}"
     );
 }
+
+/// `[draw] rasterized_stream = "none"` (`D3D12_SO_NO_RASTERIZED_STREAM`, D3D11.3 §14:
+/// the rasterizer is off) after the geometry program: every stage before runs, nothing
+/// reaches the target.
+#[test]
+fn no_rasterized_stream_draws_nothing() {
+    let text = gs_after_ds_job("").replace(
+        "vertex_count = 6\n",
+        "vertex_count = 6\nrasterized_stream = \"none\"\n",
+    );
+    let r = run_text("gs-after-ds-none", &text, 1).unwrap_or_else(|e| panic!("{e}"));
+    let d = &r.summary.draw;
+    assert_eq!((d.primitives, d.domain_points), (2, 6), "{d:?}");
+    assert!(d.gs_lane_instructions > 0);
+    assert_eq!((d.primitives_rasterized, d.pixels_shaded), (0, 0));
+    let bytes = r.targets[0].view.texture.to_bytes();
+    assert!(bytes.chunks_exact(4).all(|c| c == [7, 0, 0, 0]));
+}

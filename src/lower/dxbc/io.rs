@@ -427,7 +427,10 @@ fn stream_elements(sig: Option<&Signature>, words: u32) -> Vec<(u32, IoElement)>
         .filter(|e| e.register != NO_REGISTER && e.mask & 0xf != 0)
         .filter(|e| {
             let high = 7u32.saturating_sub((e.mask & 0xf).leading_zeros());
-            u64::from(e.register) * 4 + u64::from(high) < u64::from(words)
+            u64::from(e.register)
+                .saturating_mul(4)
+                .saturating_add(u64::from(high))
+                < u64::from(words)
         })
         .map(|e| {
             (
