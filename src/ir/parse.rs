@@ -572,6 +572,10 @@ pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
                 });
             }
             "primitive_output" => shader.primitive_outputs.push(parse_io(&mut t)?),
+            "stream_output" => {
+                let stream = t.number()?;
+                shader.stream_outputs.push((stream, parse_io(&mut t)?));
+            }
             "mesh" => {
                 t.expect("topology")?;
                 let topology = MeshTopology::parse(&mut t)?;

@@ -176,6 +176,9 @@ fn print(s: &Shader, f: &mut fmt::Formatter<'_>, locs: bool) -> fmt::Result {
     for e in &s.primitive_outputs {
         writeln!(f, "primitive_output {e}")?;
     }
+    for (stream, e) in &s.stream_outputs {
+        writeln!(f, "stream_output {stream} {e}")?;
+    }
     if let Some(h) = s.hull {
         writeln!(
             f,

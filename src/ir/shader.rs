@@ -522,6 +522,14 @@ pub struct Shader {
     /// Mesh programs: the per-primitive output elements (words per primitive in
     /// [`MeshState::primitive_words`]); empty in every other stage.
     pub primitive_outputs: Vec<IoElement>,
+    /// Geometry programs: every output element of every stream, as `(stream, element)`,
+    /// the element's words being those the program's `emit` on that stream captures —
+    /// what the stream-output stage looks semantics up in (`pipeline::so`). Stream 0's
+    /// elements are those of `outputs`; a DXBC program's later streams reuse the output
+    /// registers (`dcl_stream` then `dcl_output`), so their elements share words with
+    /// stream 0's, while DXIL gives them words of their own. Empty in every other stage,
+    /// and in a geometry program that lists none (then `outputs` are stream 0's).
+    pub stream_outputs: Vec<(u32, IoElement)>,
     /// Hull programs: the tessellator state and where each phase's values live; `None`
     /// in every other stage.
     pub hull: Option<HullState>,
@@ -571,6 +579,7 @@ impl Shader {
             mesh: None,
             ray: None,
             primitive_outputs: Vec::new(),
+            stream_outputs: Vec::new(),
             hull: None,
             domain: None,
             blocks: vec![Block {

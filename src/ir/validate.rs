@@ -48,7 +48,7 @@
 use super::cfg::{self, Cfg, CfgError};
 use super::ids::{BlockId, InstId, Reg};
 use super::inst::{Inst, WaveOp, WaveTy, Width};
-use super::io::NO_REGISTER;
+use super::io::{IoElement, NO_REGISTER};
 use super::operand::Role;
 use super::shader::{Shader, SourceLoc, Stage, Terminator};
 
@@ -162,6 +162,23 @@ fn io(s: &Shader) -> Result<(), ValidateError> {
         ("output", &s.outputs, s.output_words),
         ("primitive output", &s.primitive_outputs, prim_words),
     ] {
+        io_elements(what, elems, words)?;
+    }
+    let streams: Vec<IoElement> = s.stream_outputs.iter().map(|(_, e)| e.clone()).collect();
+    io_elements("stream output", &streams, s.output_words)?;
+    if let Some((stream, e)) = s.stream_outputs.iter().find(|(k, _)| *k >= MAX_STREAMS) {
+        return Err(ValidateError::Layout(format!(
+            "stream output element {} on stream {stream}: a geometry program has streams 0 to {}",
+            e.semantic_name(),
+            MAX_STREAMS - 1
+        )));
+    }
+    Ok(())
+}
+
+/// Invariant 8 for one element table of `words` words.
+fn io_elements(what: &str, elems: &[IoElement], words: u32) -> Result<(), ValidateError> {
+    {
         for (i, e) in elems.iter().enumerate() {
             // The highest word the element uses: its last row's highest component.
             let high = 7u32.saturating_sub(e.mask.leading_zeros());

@@ -150,6 +150,87 @@ pub struct DrawSection {
     /// `[[draw.blend]]`, one per render target.
     #[serde(default)]
     pub blend: Vec<BlendEntry>,
+    /// `[[draw.stream_output]]`: the stream-output declaration, in order
+    /// (`D3D12_SO_DECLARATION_ENTRY`s).
+    #[serde(default)]
+    pub stream_output: Vec<SoEntry>,
+    /// `RasterizedStream`: 0 … 3, or `"none"` (`D3D12_SO_NO_RASTERIZED_STREAM`); default 0.
+    pub rasterized_stream: Option<RasterizedStream>,
+}
+
+/// One stream-output declaration entry (`D3D12_SO_DECLARATION_ENTRY`).
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SoEntry {
+    /// `Stream` (default 0).
+    pub stream: Option<u32>,
+    /// `SemanticName`; omitted: a gap of `component_count` components.
+    pub semantic: Option<String>,
+    /// `SemanticIndex` (default 0).
+    pub index: Option<u32>,
+    /// `StartComponent` (default 0).
+    pub start_component: Option<u8>,
+    /// `ComponentCount` (default 4 less `start_component`).
+    pub component_count: Option<u8>,
+    /// `OutputSlot` (default 0).
+    pub slot: Option<u8>,
+}
+
+/// `RasterizedStream`: a stream number or `"none"`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum RasterizedStream {
+    /// Stream 0 … 3.
+    Stream(u32),
+    /// `"none"`: nothing is rasterized.
+    Name(String),
+}
+
+/// The stream-output description (`D3D12_STREAM_OUTPUT_DESC`) of `d`'s
+/// `[[draw.stream_output]]` entries and `rasterized_stream`, with the buffers' `strides`
+/// (by slot). The pipeline checks it against the programs (`pipeline::so::check`).
+pub fn stream_output_desc(
+    d: &DrawSection,
+    strides: Vec<u32>,
+) -> Result<crate::pipeline::so::StreamOutputDesc, JobError> {
+    use crate::pipeline::so::{NO_RASTERIZED_STREAM, SoDeclarationEntry, StreamOutputDesc};
+    let mut entries = Vec::with_capacity(d.stream_output.len().min(1024));
+    for (i, e) in d.stream_output.iter().enumerate() {
+        let start = e.start_component.unwrap_or(0);
+        let count = match e.component_count {
+            Some(n) => n,
+            None => 4u8.checked_sub(start).ok_or_else(|| {
+                draw_err(
+                    &format!("[[draw.stream_output]] #{}", i + 1),
+                    format!("`start_component` {start}: components are 0 (x) to 3 (w)"),
+                )
+            })?,
+        };
+        entries.push(SoDeclarationEntry {
+            stream: e.stream.unwrap_or(0),
+            semantic_name: e.semantic.clone(),
+            semantic_index: e.index.unwrap_or(0),
+            start_component: start,
+            component_count: count,
+            output_slot: e.slot.unwrap_or(0),
+        });
+    }
+    let rasterized_stream = match &d.rasterized_stream {
+        None => 0,
+        Some(RasterizedStream::Stream(s)) => *s,
+        Some(RasterizedStream::Name(n)) if n.eq_ignore_ascii_case("none") => NO_RASTERIZED_STREAM,
+        Some(RasterizedStream::Name(n)) => {
+            return Err(draw_err(
+                "[draw]",
+                format!("`rasterized_stream` \"{n}\": give 0 to 3 or \"none\""),
+            ));
+        }
+    };
+    Ok(StreamOutputDesc {
+        entries,
+        strides,
+        rasterized_stream,
+    })
 }
 
 /// `[[draw.vertex_buffer]]`.

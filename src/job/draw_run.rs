@@ -32,6 +32,7 @@ use super::run::{
 use super::targets::{self, BoundDepth, BoundTarget};
 use super::{Job, JobError, data, reflect};
 use crate::ir::{Shader, Stage};
+use crate::pipeline::so::SoField;
 use crate::pipeline::state::*;
 use crate::pipeline::{
     Bindings, DrawError, DrawField, DrawReport, DrawState, DrawWork, MeshWork, StageTimes, Work,
@@ -194,6 +195,13 @@ fn field_entry(f: DrawField) -> String {
         DrawField::Rasterizer => "[draw.rasterizer]".into(),
         DrawField::Blend(i) => format!("[[draw.blend]] #{}", i + 1),
         DrawField::IndexBuffer => "[draw.index_buffer]".into(),
+        DrawField::StreamOutput(f) => match f {
+            SoField::Entry(i) => format!("[[draw.stream_output]] #{}", i + 1),
+            SoField::Stride(i) | SoField::Buffer(i) => {
+                format!("stream_output_buffers #{}", i + 1)
+            }
+            SoField::RasterizedStream => "[draw] rasterized_stream".into(),
+        },
     }
 }
 
@@ -492,6 +500,20 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     state.blend_factor = dsec.blend_factor.unwrap_or([1.0; 4]);
     state.stencil_ref = dsec.stencil_ref.unwrap_or(0);
     state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
+    // Stream output: the buffers are named resources, which a single-draw job does not
+    // have; its `rasterized_stream` alone picks the stream the rasterizer takes (or none).
+    if !dsec.stream_output.is_empty() {
+        return Err(draw_err(
+            "[[draw.stream_output]] #1",
+            "stream-output buffers are named resources: give the draw as a `[[command]]` of a command list with `stream_output` and `stream_output_buffers`",
+        ));
+    }
+    if dsec.rasterized_stream.is_some() {
+        state.stream_output = Some(crate::pipeline::so::StreamOutput {
+            desc: d::stream_output_desc(&dsec, Vec::new())?,
+            buffers: Vec::new(),
+        });
+    }
     if let Some(dd) = &depth {
         state.depth_stencil_view = Some(dd.view.clone());
         state.depth_stencil = dd.desc;

@@ -156,6 +156,11 @@ pub struct CommandSummary {
     pub lane_instructions: u64,
     /// Pixels its draws shaded.
     pub pixels_shaded: u64,
+    /// Its draws' stream-output statistics per stream (`D3D12_QUERY_DATA_SO_STATISTICS`,
+    /// summed over the draws; the job file has no queries yet, so they are reported
+    /// here). Absent without stream output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_output: Option<[crate::pipeline::so::SoStatistics; 4]>,
     /// Seconds (wall clock).
     pub seconds: f64,
 }
@@ -360,6 +365,7 @@ impl Prepared {
                         runs: c.runs.len(),
                         lane_instructions: c.lane_instructions(),
                         pixels_shaded: c.pixels_shaded(),
+                        stream_output: c.stream_output(),
                         seconds: c.seconds,
                     })
                     .collect();

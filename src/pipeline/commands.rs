@@ -249,6 +249,24 @@ pub struct CommandReport {
 }
 
 impl CommandReport {
+    /// The stream-output statistics of the command's draws, per stream, summed (`None`
+    /// when none of them had stream output).
+    pub fn stream_output(&self) -> Option<[super::so::SoStatistics; 4]> {
+        let mut out: Option<[super::so::SoStatistics; 4]> = None;
+        for r in &self.runs {
+            if let WorkReport::Draw(d) = r
+                && let Some(s) = d.stream_output
+            {
+                let o = out.get_or_insert_default();
+                for (a, b) in o.iter_mut().zip(s) {
+                    a.primitives_written += b.primitives_written;
+                    a.primitives_storage_needed += b.primitives_storage_needed;
+                }
+            }
+        }
+        out
+    }
+
     /// Lane-instructions of every dispatch and draw the command ran.
     pub fn lane_instructions(&self) -> u64 {
         self.runs
@@ -667,6 +685,16 @@ pub fn run_list(
 pub fn command_error(i: usize, c: &Command, e: DrawError) -> DrawError {
     match e {
         DrawError::Exec(x) => list_err(format!("[[command]] #{} ({}): {x}", i + 1, c.name())),
+        // Stream-output messages name their entry, stride or buffer through the field.
+        DrawError::State {
+            field: field @ super::draw::DrawField::StreamOutput(_),
+            message,
+        } => list_err(format!(
+            "[[command]] #{} ({}): {}: {message}",
+            i + 1,
+            c.name(),
+            super::draw::field_name(field)
+        )),
         other => list_err(format!("[[command]] #{} ({}): {other}", i + 1, c.name())),
     }
 }

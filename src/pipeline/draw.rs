@@ -100,6 +100,7 @@ use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use super::ps::{self, MergeObserver, PixelObserver, PixelStage, PsOutputs};
 use super::raster::Pattern;
 use super::setup::{self, Prim, SetupState};
+use super::so::{self, SoLayout, SoWriter};
 use super::state::*;
 use super::tess::{self, TessBudget, TessFactors, TessellatorDesc};
 use super::tile::{TileCtx, TileStats};
@@ -215,6 +216,10 @@ pub struct DrawReport {
     /// Domain points the tessellator generated (domain-program invocations).
     #[serde(skip_serializing_if = "is_zero")]
     pub domain_points: u64,
+    /// Stream output's statistics per stream (`D3D12_QUERY_DATA_SO_STATISTICS`; `None`
+    /// without stream output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_output: Option<[so::SoStatistics; 4]>,
     /// Lanes per wave.
     pub wave_size: u32,
     /// Worker threads.
@@ -260,6 +265,8 @@ pub enum DrawField {
     Blend(usize),
     /// The index buffer.
     IndexBuffer,
+    /// The stream-output state.
+    StreamOutput(so::SoField),
 }
 
 /// Why a draw could not run.
@@ -409,6 +416,12 @@ pub fn field_name(f: DrawField) -> String {
         DrawField::Rasterizer => "the rasterizer state".into(),
         DrawField::Blend(i) => format!("the blend state of render target {i}"),
         DrawField::IndexBuffer => "the index buffer".into(),
+        DrawField::StreamOutput(f) => match f {
+            so::SoField::Entry(i) => format!("stream-output declaration entry {i}"),
+            so::SoField::Stride(i) => format!("the stride of stream-output buffer {i}"),
+            so::SoField::Buffer(i) => format!("stream-output buffer {i}"),
+            so::SoField::RasterizedStream => "the rasterized stream".into(),
+        },
     }
 }
 
@@ -619,14 +632,14 @@ pub fn draw_charged(
                 "a mesh draw has no geometry stage (mesh shader spec, \"CreatePipelineState\": no VS, GS, HS or DS)",
             ));
         }
-        if tess_links.is_some() {
-            return Err(state_err(
-                DrawField::Programs,
-                "a geometry program after hull and domain programs is not supported yet",
-            ));
+        match s.hs.and_then(|h| h.0.hull) {
+            Some(h) if tess_links.is_some() => check_gs_after_tessellation(gs, &h)?,
+            _ => check_gs_topology(gs, s.topology)?,
         }
-        check_gs_topology(gs, s.topology)?;
     }
+    let so_layout = check_stream_output(s)?;
+    // Which stream reaches the rasterizer: stream 0 without stream output.
+    let rasterized = so_layout.as_ref().map_or(Some(0), |l| l.rasterized);
     if s.mesh.is_some() && tess_links.is_some() {
         return Err(state_err(
             DrawField::Programs,
@@ -923,6 +936,11 @@ pub fn draw_charged(
             left / (std::mem::size_of::<Prim>() as u64),
         )
     };
+    // Stream output writes as the primitives are made, in draw order (`so`).
+    let mut so_writer = match (&so_layout, &s.stream_output) {
+        (Some(l), Some(o)) => Some(SoWriter::begin(l, &o.buffers)),
+        _ => None,
+    };
     for instance in 0..shaded_instances {
         let Some(vs_program) = vs_program.as_ref() else {
             break;
@@ -1017,7 +1035,13 @@ pub fn draw_charged(
                 &charge("instances of the hull stage"),
             )?;
             let h = hs::state(hsp.shader())?;
-            ds_out.words.clear();
+            // With a geometry program after the domain program, the domain outputs of
+            // this instance are its input vertices (kept until it has run); without
+            // one they are what the rasterizer reads, and stay for the whole draw.
+            if gs_program.is_some() {
+                ds_out.words.clear();
+            }
+            gs_in.clear();
             for (p, &id) in patch_ids.iter().enumerate() {
                 let (edges, inside) = hs::factors(&h, &hull_out, p as u32);
                 let t = tess::tessellate_within(
@@ -1061,6 +1085,26 @@ pub fn draw_charged(
                         2 => [at(0), at(1), at(1)],
                         _ => [at(0), at(1), at(2)],
                     };
+                    if gs_program.is_some() {
+                        // The tessellator's primitive, in its order and winding, is
+                        // one input primitive of the geometry program; its
+                        // SV_PrimitiveID is the patch's (D3D11.3 §8.17).
+                        if gs_in.try_reserve(1).is_err() {
+                            refused = true;
+                            break;
+                        }
+                        gs_in.push(gs::GsPrimitive {
+                            vertices: [v[0], v[1], v[2], 0, 0, 0],
+                            id,
+                        });
+                        continue;
+                    }
+                    if let Some(w) = so_writer.as_mut() {
+                        w.primitive(0, kind, &ds_out, v);
+                    }
+                    if rasterized.is_none() {
+                        continue;
+                    }
                     if prims.try_reserve(8).is_err() {
                         refused = true;
                         break;
@@ -1081,24 +1125,45 @@ pub fn draw_charged(
                 prim_overflow = true;
                 break;
             }
-            continue;
+            if gs_program.is_none() {
+                continue;
+            }
         }
         if let Some(gsp) = &gs_program {
-            // The geometry stage between assembly and clipping (`gs`).
-            gs_in.clear();
-            ia::assemble(s.topology, args.vertex_count, &is_cut, &mut |p| {
-                report.primitives += 1;
-                gs_in.push(gs::GsPrimitive {
-                    vertices: p.gs.map(vertex),
-                    id: p.id,
+            // The geometry stage between assembly (or the domain stage) and clipping
+            // (`gs`).
+            let gs_vertices = if tess_programs.is_some() {
+                // Its inputs came from the tessellator; count what they may emit now
+                // that their number is known.
+                if let Some((g, words)) = gs_state {
+                    memory.take(
+                        "the geometry stage's emitted vertices (input primitives × instances × maxvertexcount)",
+                        gs::most_output_bytes(&g, words, gs_in.len() as u64),
+                    )?;
+                }
+                &ds_out
+            } else {
+                gs_in.clear();
+                ia::assemble(s.topology, args.vertex_count, &is_cut, &mut |p| {
+                    report.primitives += 1;
+                    gs_in.push(gs::GsPrimitive {
+                        vertices: p.gs.map(vertex),
+                        id: p.id,
+                    });
+                    true
                 });
-                true
-            });
+                &outputs
+            };
             gs_prims.clear();
             let job = gs::GsJob {
                 prims: &gs_in,
-                vertices: &outputs,
+                vertices: gs_vertices,
                 sources: &linked.gs_inputs,
+                streams: (0..so::SO_STREAMS)
+                    .filter(|&k| {
+                        rasterized == Some(k) || so_layout.as_ref().is_some_and(|l| l.writes(k))
+                    })
+                    .fold(0u8, |m, k| m | (1 << k)),
             };
             report.gs_lane_instructions +=
                 gs::shade(gsp, &job, &mut gs_out, &mut gs_prims, &|n| {
@@ -1112,6 +1177,12 @@ pub fn draw_charged(
                     })
                 })?;
             for p in &gs_prims {
+                if let Some(w) = so_writer.as_mut() {
+                    w.primitive(p.stream, kind, &gs_out, p.v);
+                }
+                if rasterized != Some(p.stream) {
+                    continue;
+                }
                 if prims.try_reserve(8).is_err() {
                     refused = true;
                     break;
@@ -1133,6 +1204,12 @@ pub fn draw_charged(
         ia::assemble(s.topology, args.vertex_count, &is_cut, &mut |p| {
             report.primitives += 1;
             let verts = p.v.map(vertex);
+            if let Some(w) = so_writer.as_mut() {
+                w.primitive(0, kind, &outputs, verts);
+            }
+            if rasterized.is_none() {
+                return true;
+            }
             // A clipped triangle sets up at most 7 (a 9-sided polygon).
             if prims.try_reserve(8).is_err() {
                 refused = true;
@@ -1152,6 +1229,7 @@ pub fn draw_charged(
             break;
         }
     }
+    report.stream_output = so_writer.map(SoWriter::finish);
     if refused {
         return Err(state_err(
             DrawField::Args,
@@ -1378,6 +1456,100 @@ fn check_tessellation(s: &DrawState<'_>) -> Result<Option<TessLinks>, DrawError>
         }
     }
     Ok(Some(link::link_tessellation(s.vs, hs, ds)?))
+}
+
+/// Checks the stream-output state against the stage feeding it — the geometry program,
+/// else the domain program, else the vertex program (`so::check`) — and its views
+/// (`so::check_views`); a mesh draw has no stream output (the mesh shader spec's
+/// pipeline has none), and no buffer the draw reads (a vertex or index buffer, a bound
+/// buffer of any stage) may be a stream-output buffer (D3D12: a resource cannot be in
+/// the `STREAM_OUT` state and a read state at once). Errors name the field.
+fn check_stream_output(s: &DrawState<'_>) -> Result<Option<SoLayout>, DrawError> {
+    let Some(o) = &s.stream_output else {
+        return Ok(None);
+    };
+    let so_err = |e: so::SoError| state_err(DrawField::StreamOutput(e.field), e.message);
+    if s.mesh.is_some() {
+        return Err(state_err(
+            DrawField::Programs,
+            "a mesh draw has no stream output (mesh shader spec: the mesh pipeline ends at the rasterizer)",
+        ));
+    }
+    let last = match (s.gs, s.ds) {
+        (Some((g, _)), _) => g,
+        (None, Some((d, _))) => d,
+        (None, None) => s.vs,
+    };
+    let layout = so::check(&o.desc, last).map_err(so_err)?;
+    so::check_views(&o.buffers).map_err(so_err)?;
+    let mut read: Vec<(&crate::resources::Memory, String)> = Vec::new();
+    for (i, v) in s.vertex_buffers.iter().enumerate() {
+        if let Some(v) = v {
+            read.push((&v.data, format!("vertex buffer {i}")));
+        }
+    }
+    if let Some(ib) = &s.index_buffer {
+        read.push((&ib.data, "the index buffer".into()));
+    }
+    let stages = [
+        Some(("vertex", s.vs_bindings)),
+        s.ps.map(|_| ("pixel", s.ps_bindings)),
+        s.gs.map(|g| ("geometry", g.1)),
+        s.hs.map(|h| ("hull", h.1)),
+        s.ds.map(|d| ("domain", d.1)),
+    ];
+    for (stage, b) in stages.into_iter().flatten() {
+        for d in b.ranges.iter().flatten().chain(&b.resource_heap) {
+            let m = match d {
+                crate::resources::Descriptor::Buffer { view, .. } => &view.memory,
+                crate::resources::Descriptor::ConstantBuffer { memory, .. } => memory,
+                _ => continue,
+            };
+            read.push((m, format!("a buffer the {stage} program reads")));
+        }
+    }
+    for (i, b) in o.buffers.iter().enumerate() {
+        let Some(b) = b else { continue };
+        if let Some((_, what)) = read.iter().find(|(m, _)| **m == b.data) {
+            return Err(state_err(
+                DrawField::StreamOutput(so::SoField::Buffer(i)),
+                format!(
+                    "stream-output buffer {i} is also {what} in this draw: a buffer cannot be written by stream output and read by the same draw"
+                ),
+            ));
+        }
+    }
+    Ok(Some(layout))
+}
+
+/// After the domain program, the geometry program reads the tessellator's primitives:
+/// its input primitive must be what the hull program's output primitive makes — `point`
+/// for points, `line` for lines, `triangle` for either triangle winding (D3D11.3 §11.7
+/// "Tessellation Pattern" output primitives, §13 "Geometry Shader Stage"; D3D12 refuses
+/// a pipeline state where they differ). A mismatch is an error naming both.
+fn check_gs_after_tessellation(gs: &Shader, h: &crate::ir::HullState) -> Result<(), DrawError> {
+    use crate::ir::{GsInput as G, TessOutput as O};
+    let Some(g) = gs.geometry else {
+        return Err(state_err(
+            DrawField::Programs,
+            format!("the geometry program is a {} program", gs.stage),
+        ));
+    };
+    let wanted = match h.output {
+        O::Point => G::Point,
+        O::Line => G::Line,
+        O::TriangleCw | O::TriangleCcw => G::Triangle,
+    };
+    if g.input != wanted {
+        return Err(state_err(
+            DrawField::Programs,
+            format!(
+                "the hull program's output primitive {} makes {wanted} primitives, but the geometry program after the domain program reads {} (dcl_inputprimitive): they must match",
+                h.output, g.input
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The geometry program's input primitive must be what the topology assembles: D3D

@@ -26,8 +26,10 @@
 //!   `(k, k+2, k+1)` for odd `k`, so each keeps the strip's winding and its leading
 //!   vertex first (D3D11.3 §8 "Primitive Topologies", which the stage's output strips
 //!   follow). Strips too short for a primitive make none.
-//! - **The rasterized stream.** Only stream 0 is rasterized; the vertices of streams
-//!   1 … 3 are dropped here (stream output, which would read them, is not built).
+//! - **Streams.** Each stream has strips of its own (`cut` on one stream ends only its
+//!   strip); the stage keeps the primitives of the streams the draw asks for (the
+//!   rasterized stream, 0 without stream output, and the streams stream output writes:
+//!   `so`), each tagged with its stream, in emission order; the others are dropped.
 //! - **Output registers after an emit.** The `emit` reference page makes them undefined;
 //!   dxlane keeps their values (no WARP behaviour is documented; a program written for
 //!   D3D writes every output before each emit and cannot tell).
@@ -58,6 +60,8 @@ pub struct GsOut {
     pub v: [u32; 3],
     /// `SV_PrimitiveID`.
     pub id: u32,
+    /// The stream it was emitted on.
+    pub stream: u32,
 }
 
 /// What the stage reads besides the program.
@@ -68,6 +72,8 @@ pub struct GsJob<'a> {
     pub vertices: &'a VertexOutputs,
     /// Per input word of one input vertex, the vertex output word feeding it.
     pub sources: &'a [Option<u32>],
+    /// The streams whose primitives to keep (bit `s`: stream `s`).
+    pub streams: u8,
 }
 
 /// The kind of primitive an output topology makes.
@@ -93,12 +99,20 @@ pub fn most_output_bytes(g: &GeometryState, output_words: u32, prims: u64) -> u6
 /// Builds the lists of one invocation's strip on the rasterized stream: `strip` holds
 /// the output vertex indices since the last cut; a new vertex `v` completes a primitive
 /// when the strip is long enough.
-fn restart(kind: PrimKind, strip: &[u32], v: u32, id: u32, out: &mut Vec<GsOut>) {
+fn restart(kind: PrimKind, strip: &[u32], v: u32, id: u32, stream: u32, out: &mut Vec<GsOut>) {
     match kind {
-        PrimKind::Point => out.push(GsOut { v: [v; 3], id }),
+        PrimKind::Point => out.push(GsOut {
+            v: [v; 3],
+            id,
+            stream,
+        }),
         PrimKind::Line => {
             if let Some(&a) = strip.last() {
-                out.push(GsOut { v: [a, v, v], id });
+                out.push(GsOut {
+                    v: [a, v, v],
+                    id,
+                    stream,
+                });
             }
         }
         PrimKind::Triangle => {
@@ -111,7 +125,7 @@ fn restart(kind: PrimKind, strip: &[u32], v: u32, id: u32, out: &mut Vec<GsOut>)
                 } else {
                     [a, v, b]
                 };
-                out.push(GsOut { v: v3, id });
+                out.push(GsOut { v: v3, id, stream });
             }
         }
     }
@@ -148,7 +162,7 @@ pub(crate) fn shade(
     let mut runner = StageRunner::new(program);
     let w = runner.wave_size();
     let mut executed = 0u64;
-    let mut strip: Vec<u32> = Vec::new();
+    let mut strips: [Vec<u32>; 4] = Default::default();
     let mut start = 0usize;
     while start < lanes_total {
         let n = (lanes_total - start).min(w);
@@ -204,11 +218,16 @@ pub(crate) fn shade(
         }
         for l in 0..n {
             let id_in = job.prims[(start + l) / instances].id;
-            strip.clear();
+            for s in &mut strips {
+                s.clear();
+            }
             for (r, &fw) in records.iter().zip(&first_word) {
-                if r.lane as usize != l || r.stream != 0 {
+                if r.lane as usize != l || r.stream >= 4 || job.streams & (1 << r.stream) == 0 {
                     continue;
                 }
+                let Some(strip) = strips.get_mut(r.stream as usize) else {
+                    continue;
+                };
                 if r.cut {
                     strip.clear();
                     continue;
@@ -218,7 +237,7 @@ pub(crate) fn shade(
                 out.words.extend_from_slice(vwords);
                 out.words.resize(v as usize * stride + stride, 0);
                 let before = prims.len();
-                restart(kind, &strip, v, id_in, prims);
+                restart(kind, strip, v, id_in, u32::from(r.stream), prims);
                 if let Some(pw) = out_prim_word {
                     for p in &mut prims[before..] {
                         p.id = out.word(p.v[0], pw);
@@ -279,6 +298,7 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
             prims: &prims,
             vertices: &vertices,
             sources: &[Some(0), None, None, None],
+            streams: 1,
         };
         let (mut out, mut list) = (VertexOutputs::default(), Vec::new());
         shade(&p, &job, &mut out, &mut list, &|_| Ok(())).unwrap();
@@ -349,7 +369,7 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
         let mut out = Vec::new();
         let mut s = Vec::new();
         for v in 0..n {
-            restart(kind, &s, v, 0, &mut out);
+            restart(kind, &s, v, 0, 0, &mut out);
             s.push(v);
         }
         out.iter().map(|p| p.v).collect()

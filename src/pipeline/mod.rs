@@ -36,6 +36,7 @@ pub mod ps;
 pub mod raster;
 pub mod rays;
 pub mod setup;
+pub mod so;
 pub mod state;
 pub mod tess;
 pub(crate) mod tile;

@@ -489,6 +489,7 @@ fn collect(
         prims.push(GsOut {
             v,
             id: id.map_or(0, |w| word(pbase + w as usize)),
+            stream: 0,
         });
     }
     Ok(())

@@ -767,6 +767,9 @@ pub struct DrawState<'a> {
     pub render_targets: Vec<Option<RenderTargetView>>,
     /// The depth-stencil view.
     pub depth_stencil_view: Option<DepthStencilView>,
+    /// The pipeline state's `StreamOutput` and the views `SOSetTargets` binds (`None`: no
+    /// stream output, stream 0 rasterized).
+    pub stream_output: Option<super::so::StreamOutput>,
 }
 
 impl<'a> DrawState<'a> {
@@ -802,6 +805,7 @@ impl<'a> DrawState<'a> {
             stencil_ref: 0,
             render_targets: Vec::new(),
             depth_stencil_view: None,
+            stream_output: None,
         }
     }
 }
@@ -825,6 +829,7 @@ pub struct FixedState {
     stencil_ref: u8,
     render_targets: Vec<Option<RenderTargetView>>,
     depth_stencil_view: Option<DepthStencilView>,
+    stream_output: Option<super::so::StreamOutput>,
 }
 
 impl DrawState<'_> {
@@ -846,6 +851,7 @@ impl DrawState<'_> {
             stencil_ref: self.stencil_ref,
             render_targets: self.render_targets.clone(),
             depth_stencil_view: self.depth_stencil_view.clone(),
+            stream_output: self.stream_output.clone(),
         }
     }
 }
@@ -884,7 +890,13 @@ impl FixedState {
             stencil_ref: f.stencil_ref,
             render_targets: f.render_targets,
             depth_stencil_view: f.depth_stencil_view,
+            stream_output: f.stream_output,
         }
+    }
+
+    /// The stream-output state.
+    pub fn stream_output(&self) -> Option<&super::so::StreamOutput> {
+        self.stream_output.as_ref()
     }
 
     /// The bound render targets.

@@ -22,7 +22,11 @@
 //! - the fixed-function tessellator (`pipeline::tess`): every domain × partitioning ×
 //!   output primitive over a grid of factors, the peer's domain locations captured by
 //!   stream output from a domain program, bit for bit and in order (see
-//!   [`tessellator_matches_the_peer`]).
+//!   [`tessellator_matches_the_peer`]);
+//! - stream output (`pipeline::so`): a vertex program's triangle strip streamed out by
+//!   two draws through one filled-size counter, the second overflowing
+//!   ([`stream_output_matches_the_peer`]; the peer writes undeclared components and
+//!   crashes on declaration gaps, which that test's doc states).
 //!
 //! Each difference must be zero or explained by a rule, stated in [`Rule`] with its
 //! source and tolerance: the peer's deviations from the D3D11.3 text, and choices the
@@ -2946,5 +2950,104 @@ fn tessellator_matches_the_peer() {
             .cloned()
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+/// Stream output against the peer: the vertex program of `tests/jobs/stream_output/`
+/// streaming a 5-vertex triangle strip out twice through one `BufferFilledSize` counter
+/// into a 256-byte buffer (16-byte records of ID and SV_Position.xy, the last word left
+/// alone; nothing rasterized) — the strip written as a list, the second draw appending,
+/// and its third triangle dropped for want of room (`tests/all/stream_output.rs` states
+/// the rules). dxlane's records and counter must equal the peer's (the words the
+/// declaration names; the peer writes one more, below). The declaration has no gap entry: vkd3d 1.2's peer crashes (a segmentation fault) on a
+/// pipeline whose declaration has one, so gaps are checked by hand only.
+#[test]
+fn stream_output_matches_the_peer() {
+    let test = "d3d12_peer::stream_output_matches_the_peer";
+    let Some(exe) = peer(test) else { return };
+    let job =
+        super::stream_output::strip_job(2, 256, "").replace("    { component_count = 1 },\n", "");
+    assert!(
+        !job.contains("{ component_count = 1 }"),
+        "the gap entry is gone"
+    );
+    let ours = super::stream_output::run("peer-strip", &job).unwrap_or_else(|e| panic!("{e}"));
+    let so_ours = super::stream_output::words(&ours, 1, 64);
+    let counter_ours = super::stream_output::words(&ours, 2, 1);
+
+    let mut plan = Plan::new("stream_output");
+    let positions: Vec<u8> = [0f32, 10., 1., 11., 2., 12., 3., 13., 4., 14.]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let data = plan.data(&positions);
+    plan.line(format!("buffer positions size=40 data={data}"));
+    let fill: Vec<u8> = (0..64).flat_map(|_| 0xdeadbeef_u32.to_le_bytes()).collect();
+    let data = plan.data(&fill);
+    plan.line(format!("buffer so size=256 data={data}"));
+    let data = plan.data(&[0; 4]);
+    plan.line(format!("buffer counter size=4 data={data}"));
+    let vs =
+        plan.shader(&common::root().join("tests/jobs/stream_output/stream_output.vs_5_0.dxbc"));
+    plan.line("root_signature rs graphics stream_output=1");
+    plan.line("table all");
+    plan.line("end");
+    plan.line("pipeline strip graphics");
+    plan.line("root_signature rs");
+    plan.line(format!("vs {vs}"));
+    plan.line("input POSITION 0 R32G32_FLOAT");
+    plan.line("topology_type triangle");
+    plan.line("so_entry ID 0 count=1");
+    plan.line("so_entry SV_Position 0 count=2");
+    plan.line("so_strides 16");
+    plan.line("rasterized_stream none");
+    plan.line("end");
+    plan.line("set_pipeline strip");
+    plan.line("set_topology triangle_strip");
+    plan.line("set_vertex_buffer 0 resource=positions stride=8");
+    plan.line("set_viewports 0,0,4,4,0,1");
+    plan.line("set_so_target 0 resource=so counter=counter");
+    plan.line("draw 5");
+    plan.line("draw 5");
+    plan.line("set_so_target 0");
+    plan.line("readback so so.bin");
+    plan.line("readback counter counter.bin");
+    let path = plan.finish();
+    if run_plan(test, exe, &path).is_none() {
+        return;
+    }
+    let words = |file: &str| -> Vec<u32> {
+        plan.read(file)
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    assert_eq!(words("counter.bin"), counter_ours, "BufferFilledSize");
+    // The declared words of the 15 records written. The peer writes all four components
+    // of SV_Position where the declaration takes x and y (ComponentCount 2 ignored): z
+    // lands in each record's undeclared last word and w in the word after it (the next
+    // record's ID, rewritten by that record; after the last record, word 60). D3D11.3
+    // §14 writes only the declared components, so those words are not compared.
+    let theirs = words("so.bin");
+    let declared = |w: &[u32]| -> Vec<u32> {
+        w[..60]
+            .chunks_exact(4)
+            .flat_map(|r| r[..3].to_vec())
+            .collect()
+    };
+    assert_eq!(
+        declared(&theirs),
+        declared(&so_ours),
+        "the records' declared words"
+    );
+    assert_eq!(&theirs[61..], &so_ours[61..], "past the last record");
+    assert_eq!(
+        so_ours[60], 0xdeadbeef,
+        "nothing written past the last record"
+    );
+    assert_eq!(counter_ours, vec![240]);
+    assert_eq!(
+        &so_ours[..4],
+        &[0, 0f32.to_bits(), 10f32.to_bits(), 0xdeadbeef]
     );
 }

@@ -48,6 +48,7 @@ mod raytracing;
 mod sampling_lavapipe;
 mod scale_docs;
 mod shader_test;
+mod stream_output;
 mod tessellate;
 mod tessellation_stages;
 mod twins;

@@ -299,3 +299,125 @@ fn tessellation_amplification_hits_the_budget_cleanly() {
         "{e}"
     );
 }
+
+/// Two triangle patches through `tests/jobs/gs_after_ds/gs_after_ds.hlsl` (vs → hs →
+/// tessellator → ds → gs → ps), the control points of patch `p` at the centres of
+/// pixels (0, p), (1, p), (2, p) of an 8 × 8 target; `extra` is appended to the job.
+fn gs_after_ds_job(extra: &str) -> String {
+    let centre =
+        |x: f32, y: f32| format!("{}, {}, 0.5", (x + 0.5) / 4.0 - 1.0, 1.0 - (y + 0.5) / 4.0);
+    let verts: Vec<String> = (0..2)
+        .flat_map(|p| (0..3).map(move |x| (x as f32, p as f32)))
+        .map(|(x, y)| centre(x, y))
+        .collect();
+    format!(
+        r#"[program]
+vs = "../tests/jobs/gs_after_ds/gs_after_ds.vs_5_0.dxbc"
+hs = "../tests/jobs/gs_after_ds/gs_after_ds.hs_5_0.dxbc"
+ds = "../tests/jobs/gs_after_ds/gs_after_ds.ds_5_0.dxbc"
+gs = "../tests/jobs/gs_after_ds/gs_after_ds.gs_5_0.dxbc"
+ps = "../tests/jobs/gs_after_ds/gs_after_ds.ps_5_0.dxbc"
+
+[draw]
+topology = "3_control_point_patchlist"
+vertex_count = 6
+
+[[draw.vertex_buffer]]
+slot = 0
+stride = 12
+data = {{ f32 = [{verts}] }}
+
+[[draw.input_element]]
+semantic = "POSITION"
+format = "R32G32B32_FLOAT"
+
+[draw.rasterizer]
+cull = "NONE"
+
+[[draw.render_target]]
+format = "R32G32B32A32_UINT"
+width = 8
+height = 8
+clear = [7, 7, 7, 7]
+{extra}"#,
+        verts = verts.join(", ")
+    )
+}
+
+/// A geometry program after the domain program. With every factor 1 (integer
+/// partitioning) the tessellator makes one triangle per tri patch from the three corner
+/// points, in its order (D3D11.3 §11.7.5 "Tessellation Pattern"; `dxlane tessellate
+/// --domain tri --partitioning integer --output triangle_cw --edges 1,1,1 --inside 1`):
+/// point 0 (u, v) = (0, 1), point 1 (0, 0), point 2 (1, 0), triangle (0, 1, 2). The
+/// domain outputs of that triangle are the geometry program's input vertices in that
+/// order (§13.2: the geometry shader reads the primitives the stage before it makes),
+/// and its `SV_PrimitiveID` is the patch's (§8.17: with tessellation, the primitive ID
+/// counts patches). The domain program puts point (u, v, w) at u·P0 + v·P1 + w·P2, so
+/// point 0 lands on P1 (pixel 1), point 1 on P2 (pixel 2), point 2 on P0 (pixel 0); the
+/// geometry program emits each as a point whose texel holds (SV_PrimitiveID, its index
+/// in the input primitive, u bits, v bits).
+#[test]
+fn a_geometry_program_reads_the_tessellators_primitives() {
+    let r = run_text("gs-after-ds", &gs_after_ds_job(""), 1).unwrap_or_else(|e| panic!("{e}"));
+    let d = &r.summary.draw;
+    assert_eq!((d.primitives, d.domain_points), (2, 6), "{d:?}");
+    assert_eq!(d.primitives_rasterized, 6, "three points per patch");
+    let bytes = r.targets[0].view.texture.to_bytes();
+    let texel = |x: usize, y: usize| -> [u32; 4] {
+        let at = (y * 8 + x) * 16;
+        std::array::from_fn(|c| {
+            u32::from_le_bytes(bytes[at + 4 * c..at + 4 * c + 4].try_into().unwrap())
+        })
+    };
+    let one = 1f32.to_bits();
+    for p in 0..2u32 {
+        let y = p as usize;
+        assert_eq!(
+            texel(0, y),
+            [p, 2, one, 0],
+            "patch {p}: point 2 (1, 0) at P0"
+        );
+        assert_eq!(
+            texel(1, y),
+            [p, 0, 0, one],
+            "patch {p}: point 0 (0, 1) at P1"
+        );
+        assert_eq!(texel(2, y), [p, 1, 0, 0], "patch {p}: point 1 (0, 0) at P2");
+        assert_eq!(texel(3, y), [7; 4], "patch {p}: nothing else drawn");
+    }
+    assert_eq!(texel(0, 2), [7; 4]);
+}
+
+/// The geometry program after the domain program must read what the tessellator makes:
+/// a `point` program after triangle_cw output is refused, naming both (D3D12 refuses
+/// such a pipeline state).
+#[test]
+fn a_geometry_program_of_another_primitive_after_the_domain_program_is_refused() {
+    let text = gs_after_ds_job("").replace(
+        "gs = \"../tests/jobs/gs_after_ds/gs_after_ds.gs_5_0.dxbc\"",
+        "gs = \"../shaders/geometry_streams.gs_5_0.dxbc\"",
+    );
+    let e = err("gs-after-ds-kind", &text);
+    assert!(
+        e.contains("triangle_cw makes triangle primitives") && e.contains("reads point"),
+        "{e}"
+    );
+}
+
+/// `[draw] rasterized_stream = "none"` (`D3D12_SO_NO_RASTERIZED_STREAM`, D3D11.3 §14:
+/// the rasterizer is off) after the geometry program: every stage before runs, nothing
+/// reaches the target.
+#[test]
+fn no_rasterized_stream_draws_nothing() {
+    let text = gs_after_ds_job("").replace(
+        "vertex_count = 6\n",
+        "vertex_count = 6\nrasterized_stream = \"none\"\n",
+    );
+    let r = run_text("gs-after-ds-none", &text, 1).unwrap_or_else(|e| panic!("{e}"));
+    let d = &r.summary.draw;
+    assert_eq!((d.primitives, d.domain_points), (2, 6), "{d:?}");
+    assert!(d.gs_lane_instructions > 0);
+    assert_eq!((d.primitives_rasterized, d.pixels_shaded), (0, 0));
+    let bytes = r.targets[0].view.texture.to_bytes();
+    assert!(bytes.chunks_exact(4).all(|c| c == [7, 0, 0, 0]));
+}

@@ -53,7 +53,8 @@ macro_rules! state_keys {
             "vs", "ps", "gs", "entry", "bind", "topology", "vertex_buffers", "index_buffer",
             "input_element", "render_targets", "depth_stencil", "rasterizer", "blend",
             "viewport", "scissor", "viewports", "scissors", "sample_mask", "blend_factor",
-            "stencil_ref", "alpha_to_coverage", "independent_blend", "strip_cut", $($k),*
+            "stencil_ref", "alpha_to_coverage", "independent_blend", "strip_cut",
+            "stream_output", "rasterized_stream", "stream_output_buffers", $($k),*
         ]
     };
 }
@@ -111,6 +112,9 @@ pub(super) const DRAW_STATE_ONLY: &[&str] = &[
     "alpha_to_coverage",
     "independent_blend",
     "strip_cut",
+    "stream_output",
+    "rasterized_stream",
+    "stream_output_buffers",
 ];
 
 /// One vertex buffer view: a named buffer at a slot (`D3D12_VERTEX_BUFFER_VIEW`): from
@@ -144,6 +148,28 @@ pub struct IndexBufferBinding {
     pub offset: Option<u64>,
     /// `SizeInBytes` (default: the rest of the buffer).
     pub size: Option<u64>,
+}
+
+/// One stream-output buffer view (`D3D12_STREAM_OUTPUT_BUFFER_VIEW`) of a named buffer,
+/// with the declaration's stride for its slot (`pBufferStrides`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SoBufferBinding {
+    /// The named buffer the records go to.
+    pub resource: String,
+    /// Bytes from one record to the next.
+    pub stride: u32,
+    /// Where the view starts in the buffer (`BufferLocation` less the buffer's address;
+    /// default 0).
+    pub offset: Option<u64>,
+    /// `SizeInBytes` (default: the rest of the buffer).
+    pub size: Option<u64>,
+    /// The named buffer holding the 32-bit `BufferFilledSize`
+    /// (`BufferFilledSizeLocation`); none: writing starts at the view's start and no
+    /// count is kept.
+    pub filled_size_resource: Option<String>,
+    /// The filled size's byte offset in its buffer (default 0).
+    pub filled_size_offset: Option<u64>,
 }
 
 /// Checks a buffer view of `offset` and `size` bytes (`None`: the rest) over a buffer of
@@ -252,6 +278,8 @@ fn state_section(e: &CommandEntry) -> DrawSection {
         input_element: e.input_element.clone().unwrap_or_default(),
         rasterizer: e.rasterizer.clone(),
         blend: e.blend.clone().unwrap_or_default(),
+        stream_output: e.stream_output.clone().unwrap_or_default(),
+        rasterized_stream: e.rasterized_stream.clone(),
         ..DrawSection::default()
     }
 }
@@ -438,6 +466,7 @@ impl Ctx<'_> {
             }
             None => state.depth_stencil.depth_enable = false,
         }
+        state.stream_output = self.stream_output(e, &section).map_err(&err)?;
         let fixed = state.fixed();
         drop(state);
         Ok(DrawWork {
@@ -454,6 +483,63 @@ impl Ctx<'_> {
             args: draw_args.unwrap_or_default(),
             mesh: None,
         })
+    }
+
+    /// The stream-output state: the declaration and rasterized stream (as `[draw]`'s) and
+    /// the views of `stream_output_buffers`, slot `i` the list's entry `i` (`None`: no
+    /// stream output).
+    fn stream_output(
+        &self,
+        e: &CommandEntry,
+        section: &DrawSection,
+    ) -> Result<Option<crate::pipeline::so::StreamOutput>, String> {
+        use crate::pipeline::so::{SO_BUFFER_SLOTS, SoBufferView, StreamOutput};
+        let views = e.stream_output_buffers.as_deref().unwrap_or_default();
+        if e.stream_output.is_none() && e.rasterized_stream.is_none() && views.is_empty() {
+            return Ok(None);
+        }
+        if views.len() > SO_BUFFER_SLOTS {
+            return Err(format!(
+                "`stream_output_buffers`: {} buffers; D3D12 binds at most {SO_BUFFER_SLOTS}",
+                views.len()
+            ));
+        }
+        let mut buffers = Vec::with_capacity(views.len());
+        let mut strides = Vec::with_capacity(views.len());
+        for (i, v) in views.iter().enumerate() {
+            let at = format!("`stream_output_buffers` #{}", i + 1);
+            let (_, data) = self
+                .buffer("resource", &v.resource)
+                .map_err(|m| format!("{at}: {m}"))?;
+            let (offset, size) = buffer_view(&at, v.offset, v.size, data.len())?;
+            let size = size.unwrap_or(data.len() - offset);
+            let filled_size = match &v.filled_size_resource {
+                Some(r) => {
+                    let (_, m) = self
+                        .buffer("filled_size_resource", r)
+                        .map_err(|m| format!("{at}: {m}"))?;
+                    Some((m, v.filled_size_offset.unwrap_or(0)))
+                }
+                None if v.filled_size_offset.is_some() => {
+                    return Err(format!(
+                        "{at}: `filled_size_offset` without `filled_size_resource`"
+                    ));
+                }
+                None => None,
+            };
+            strides.push(v.stride);
+            buffers.push(Some(SoBufferView {
+                data,
+                offset,
+                size,
+                filled_size,
+            }));
+        }
+        let desc = d::stream_output_desc(section, strides).map_err(|x| match x {
+            JobError::Entry { entry, message } => format!("{entry}: {message}"),
+            other => other.to_string(),
+        })?;
+        Ok(Some(StreamOutput { desc, buffers }))
     }
 
     /// `DrawInstanced` / `DrawIndexedInstanced`'s arguments.

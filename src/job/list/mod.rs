@@ -195,6 +195,12 @@ pub struct CommandEntry {
     pub max_payload_size: Option<u32>,
     /// `dispatch_rays`: `MaxAttributeSizeInBytes`.
     pub max_attribute_size: Option<u32>,
+    /// Draws: the stream-output declaration, as `[[draw.stream_output]]`.
+    pub stream_output: Option<Vec<super::draw::SoEntry>>,
+    /// Draws: `RasterizedStream`, as `[draw] rasterized_stream`.
+    pub rasterized_stream: Option<super::draw::RasterizedStream>,
+    /// Draws: `SOSetTargets`, stream-output views of named buffers by slot.
+    pub stream_output_buffers: Option<Vec<draw::SoBufferBinding>>,
 }
 
 /// One binding of a command: a register and a named resource, or constant data.

@@ -398,12 +398,57 @@ pub(super) fn layout(src: &IoSource<'_>, b: &mut Builder) -> Result<IoLayout, Lo
     let (outputs, output_regs, output_words) = side(src, true, &mut io.special)?;
     io.input_regs = input_regs;
     io.output_regs = output_regs;
+    let stream_outputs = if src.stage == Stage::Geometry {
+        stream_elements(src.outputs, output_words)
+    } else {
+        Vec::new()
+    };
     let s = b.shader_mut();
     s.inputs = inputs;
     s.outputs = outputs;
     s.input_words = input_words;
     s.output_words = output_words;
+    s.stream_outputs = stream_outputs;
     Ok(io)
+}
+
+/// A geometry program's output elements of every stream (`Shader::stream_outputs`),
+/// from the output signature (`OSG5`, `OSG1`: each element names its stream). Every
+/// stream writes the same output registers (`dcl_stream m#` then its `dcl_output`s), and
+/// `emit_stream` captures them all, so an element at register `n` is words `4n …` of the
+/// emitted vertex whatever its stream. Elements past the output words (a signature that
+/// names a register no declaration sizes) are left out: nothing can write them.
+fn stream_elements(sig: Option<&Signature>, words: u32) -> Vec<(u32, IoElement)> {
+    let Some(sig) = sig else {
+        return Vec::new();
+    };
+    sig.elements
+        .iter()
+        .filter(|e| e.register != NO_REGISTER && e.mask & 0xf != 0)
+        .filter(|e| {
+            let high = 7u32.saturating_sub((e.mask & 0xf).leading_zeros());
+            u64::from(e.register)
+                .saturating_mul(4)
+                .saturating_add(u64::from(high))
+                < u64::from(words)
+        })
+        .map(|e| {
+            (
+                e.stream,
+                IoElement {
+                    semantic: e.semantic_name.clone(),
+                    semantic_index: e.semantic_index,
+                    sv: sv_of_signature(e.system_value),
+                    register: e.register,
+                    rows: 1,
+                    mask: e.mask & 0xf,
+                    component: component_of(e.component_type),
+                    interp: Interp::Undefined,
+                    slot: e.register.saturating_mul(4),
+                },
+            )
+        })
+        .collect()
 }
 
 /// One side's elements, register count and word count.

@@ -247,6 +247,7 @@ impl Io {
                 if stream != 0 {
                     e.register = NO_REGISTER;
                 }
+                s.stream_outputs.push((stream, e.clone()));
             }
             for (id, i) in ids {
                 ids_out.insert(id, i + outputs.len());
