@@ -490,7 +490,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     state.scissors = d::scissors(&dsec)?;
     state.sample_mask = dsec.sample_mask.unwrap_or(u32::MAX);
     state.blend_factor = dsec.blend_factor.unwrap_or([1.0; 4]);
-    state.stencil_ref = dsec.stencil_ref.unwrap_or(0);
+    (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&dsec)?;
     state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
     if let Some(dd) = &depth {
         state.depth_stencil_view = Some(dd.view.clone());

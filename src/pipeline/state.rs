@@ -581,7 +581,23 @@ impl Default for DepthStencilOpDesc {
     }
 }
 
-/// `D3D12_DEPTH_STENCIL_DESC`.
+/// One face's stencil masks (`D3D12_DEPTH_STENCILOP_DESC1`'s `StencilReadMask` and
+/// `StencilWriteMask`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StencilMasks {
+    /// Bits the stencil test reads.
+    pub read: u8,
+    /// Bits stencil operations write.
+    pub write: u8,
+}
+
+/// `D3D12_DEPTH_STENCIL_DESC`, and `D3D12_DEPTH_STENCIL_DESC2`'s masks per face.
+///
+/// `stencil_read_mask` and `stencil_write_mask` serve both faces, as in
+/// `D3D12_DEPTH_STENCIL_DESC`, unless `back_face_masks` is given: then they are the front
+/// face's and `back_face_masks` the back face's (the independent front/back stencil masks
+/// of DirectX-Specs, "VulkanOn12", section "Independent Front/Back Stencil Refs and
+/// Masks", which renames the single masks to the front face's and adds the back face's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DepthStencilDesc {
     /// Depth test.
@@ -600,6 +616,22 @@ pub struct DepthStencilDesc {
     pub front_face: DepthStencilOpDesc,
     /// Back faces.
     pub back_face: DepthStencilOpDesc,
+    /// The back face's own masks (`None`: the two above serve both faces).
+    pub back_face_masks: Option<StencilMasks>,
+}
+
+impl DepthStencilDesc {
+    /// The stencil masks of the front (`true`) or back face: points and lines take the
+    /// front face's, as they take its operations.
+    pub fn stencil_masks(&self, front: bool) -> StencilMasks {
+        match (front, self.back_face_masks) {
+            (false, Some(m)) => m,
+            _ => StencilMasks {
+                read: self.stencil_read_mask,
+                write: self.stencil_write_mask,
+            },
+        }
+    }
 }
 
 impl Default for DepthStencilDesc {
@@ -614,6 +646,7 @@ impl Default for DepthStencilDesc {
             stencil_write_mask: 0xff,
             front_face: DepthStencilOpDesc::default(),
             back_face: DepthStencilOpDesc::default(),
+            back_face_masks: None,
         }
     }
 }
@@ -761,8 +794,12 @@ pub struct DrawState<'a> {
     pub sample_mask: u32,
     /// `OMSetBlendFactor`.
     pub blend_factor: [f32; 4],
-    /// `OMSetStencilRef`.
+    /// `OMSetStencilRef`: the reference of both faces; with `back_stencil_ref`, the
+    /// front face's (`OMSetFrontAndBackStencilRef`'s `FrontStencilRef`).
     pub stencil_ref: u8,
+    /// `OMSetFrontAndBackStencilRef`'s `BackStencilRef` (`None`: `stencil_ref` serves
+    /// both faces, as after `OMSetStencilRef`).
+    pub back_stencil_ref: Option<u8>,
     /// `OMSetRenderTargets`: render targets 0–7.
     pub render_targets: Vec<Option<RenderTargetView>>,
     /// The depth-stencil view.
@@ -800,8 +837,18 @@ impl<'a> DrawState<'a> {
             sample_mask: u32::MAX,
             blend_factor: [1.0; 4],
             stencil_ref: 0,
+            back_stencil_ref: None,
             render_targets: Vec::new(),
             depth_stencil_view: None,
+        }
+    }
+
+    /// The stencil reference of a front (`true`) or back face; points and lines are
+    /// front faces here as for the stencil operations (`om`).
+    pub fn stencil_ref_for(&self, front: bool) -> u8 {
+        match (front, self.back_stencil_ref) {
+            (false, Some(r)) => r,
+            _ => self.stencil_ref,
         }
     }
 }
@@ -823,6 +870,7 @@ pub struct FixedState {
     sample_mask: u32,
     blend_factor: [f32; 4],
     stencil_ref: u8,
+    back_stencil_ref: Option<u8>,
     render_targets: Vec<Option<RenderTargetView>>,
     depth_stencil_view: Option<DepthStencilView>,
 }
@@ -844,6 +892,7 @@ impl DrawState<'_> {
             sample_mask: self.sample_mask,
             blend_factor: self.blend_factor,
             stencil_ref: self.stencil_ref,
+            back_stencil_ref: self.back_stencil_ref,
             render_targets: self.render_targets.clone(),
             depth_stencil_view: self.depth_stencil_view.clone(),
         }
@@ -882,6 +931,7 @@ impl FixedState {
             sample_mask: f.sample_mask,
             blend_factor: f.blend_factor,
             stencil_ref: f.stencil_ref,
+            back_stencil_ref: f.back_stencil_ref,
             render_targets: f.render_targets,
             depth_stencil_view: f.depth_stencil_view,
         }

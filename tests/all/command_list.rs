@@ -798,6 +798,17 @@ type = \"draw\"
             ),
             &["#1 (draw)", "`vs`", "not a vertex program"],
         ),
+        (
+            "two_stencil_refs",
+            draw(
+                "vertex_count = 3\nstencil_ref = 1\nfront_and_back_stencil_ref = [1, 2]",
+                &base,
+            ),
+            &[
+                "#1 (draw)",
+                "`stencil_ref` and `front_and_back_stencil_ref` both given",
+            ],
+        ),
     ];
     for (name, text, wants) in &cases {
         let e = error_of(name, text);
@@ -1475,4 +1486,75 @@ index_buffer = {{ resource = \"indices\", format = \"R16_UINT\", offset = 6, siz
         CLEAR,
         "the third index reads 0: vertex (−1, −1) widens the triangle"
     );
+}
+
+/// The stencil state of `TRIANGLES`' two triangles: the left one is clockwise on screen
+/// (a front face), the right one counter-clockwise (a back face).
+const STENCIL_FACES: &str = r#"
+[[resource]]
+name = "ds"
+kind = "texture2d"
+format = "D24_UNORM_S8_UINT"
+width = 16
+height = 16
+data = { fill_u32 = 0xa5000000 }
+"#;
+
+/// The stencil byte of pixel (`x`, `y`) of `STENCIL_FACES`' buffer.
+fn stencil_at(r: &dxlane::job::ListResult, x: usize, y: usize) -> u8 {
+    pixel(r, "ds", x, y)[3]
+}
+
+/// Independent front and back stencil references and masks (DirectX-Specs "VulkanOn12",
+/// "Independent Front/Back Stencil Refs and Masks"; `OMSetFrontAndBackStencilRef`,
+/// `D3D12_DEPTH_STENCILOP_DESC1`): the front face writes its reference through its write
+/// mask, the back face its own through its own; a later draw tests each face through
+/// its read mask with its reference, and a single `stencil_ref` (OMSetStencilRef) gives
+/// both faces one.
+#[test]
+fn stencil_references_and_masks_per_face() {
+    let state = |refs: &str| {
+        format!(
+            "{TRIANGLES}{STENCIL_FACES}
+[[command]]
+type = \"draw\"
+vertex_count = 6
+vs = \"SHADERS/draw_color.vs_5_0.dxbc\"
+vertex_buffers = [{{ slot = 0, resource = \"verts\", stride = 24 }}]
+input_element = [
+    {{ semantic = \"POSITION\", format = \"R32G32_FLOAT\" }},
+    {{ semantic = \"COLOR\", format = \"R32G32B32A32_FLOAT\" }},
+]
+rasterizer = {{ cull = \"NONE\" }}
+front_and_back_stencil_ref = [0x12, 0x34]
+depth_stencil = {{ resource = \"ds\", depth_enable = false, stencil_enable = true, front = {{ pass = \"REPLACE\", write_mask = 0x0f }}, back = {{ pass = \"REPLACE\", write_mask = 0xf0 }} }}
+
+[[command]]
+type = \"clear_render_target\"
+resource = \"color\"
+color = [0, 0, 1, 1]
+
+[[command]]
+type = \"draw\"
+vertex_count = 6
+{DRAW_COLOR}{refs}
+depth_stencil = {{ resource = \"ds\", depth_enable = false, stencil_enable = true, front = {{ func = \"EQUAL\", read_mask = 0x0f }}, back = {{ func = \"EQUAL\", read_mask = 0xf0 }} }}
+"
+        )
+    };
+    let r = list(
+        "stencil_faces",
+        &state("front_and_back_stencil_ref = [0x02, 0x30]"),
+    );
+    // 0xa5 with 0x12 written through 0x0f (front) and 0x34 through 0xf0 (back).
+    assert_eq!(stencil_at(&r, 2, 8), 0xa2, "front face");
+    assert_eq!(stencil_at(&r, 13, 8), 0x35, "back face");
+    assert_eq!(stencil_at(&r, 8, 0), 0xa5, "neither");
+    // (0x02 & 0x0f) == (0xa2 & 0x0f) and (0x30 & 0xf0) == (0x35 & 0xf0): both drawn.
+    assert_eq!(pixel(&r, "color", 2, 8), [255, 0, 0, 255]);
+    assert_eq!(pixel(&r, "color", 13, 8), [0, 255, 0, 255]);
+    // One reference for both faces: the back face's test (0x02 & 0xf0) != 0x30 fails.
+    let r = list("stencil_one_ref", &state("stencil_ref = 0x02"));
+    assert_eq!(pixel(&r, "color", 2, 8), [255, 0, 0, 255]);
+    assert_eq!(pixel(&r, "color", 13, 8), [0, 0, 255, 255]);
 }

@@ -947,6 +947,11 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
         ));
     }
     let ds = &s.depth_stencil;
+    // vkd3d 1.2 has one pair of stencil masks (no D3D12_DEPTH_STENCIL_DESC2) and one
+    // stencil reference (no OMSetFrontAndBackStencilRef): such a state cannot be sent.
+    if ds.back_face_masks.is_some() || s.back_stencil_ref.is_some() {
+        return Err("per-face stencil masks and references are newer than vkd3d 1.2".into());
+    }
     plan.line(format!(
         "depth_stencil depth={} write={} func={} stencil={} read_mask={} write_mask={}",
         u8::from(ds.depth_enable),

@@ -23,6 +23,7 @@
 //! input_element = [{ semantic = "POSITION", format = "R32G32B32_FLOAT" }]
 //! render_targets = [{ resource = "color" }]   # + mip, slices = [first, count]
 //! depth_stencil = { resource = "depth", depth_func = "LESS" }   # + read_only, stencil keys
+//!                                 # (front / back = { …, read_mask, write_mask } per face)
 //! rasterizer = { cull = "BACK" }
 //! bind = [{ reg = "t0", resource = "shadow" }, { reg = "b0", f32 = [ … ] }]
 //! ```
@@ -53,7 +54,8 @@ macro_rules! state_keys {
             "vs", "ps", "gs", "entry", "bind", "topology", "vertex_buffers", "index_buffer",
             "input_element", "render_targets", "depth_stencil", "rasterizer", "blend",
             "viewport", "scissor", "viewports", "scissors", "sample_mask", "blend_factor",
-            "stencil_ref", "alpha_to_coverage", "independent_blend", "strip_cut", $($k),*
+            "stencil_ref", "front_and_back_stencil_ref", "alpha_to_coverage",
+            "independent_blend", "strip_cut", $($k),*
         ]
     };
 }
@@ -108,6 +110,7 @@ pub(super) const DRAW_STATE_ONLY: &[&str] = &[
     "sample_mask",
     "blend_factor",
     "stencil_ref",
+    "front_and_back_stencil_ref",
     "alpha_to_coverage",
     "independent_blend",
     "strip_cut",
@@ -246,6 +249,7 @@ fn state_section(e: &CommandEntry) -> DrawSection {
         sample_mask: e.sample_mask,
         blend_factor: e.blend_factor,
         stencil_ref: e.stencil_ref,
+        front_and_back_stencil_ref: e.front_and_back_stencil_ref,
         alpha_to_coverage: e.alpha_to_coverage,
         independent_blend: e.independent_blend,
         strip_cut: e.strip_cut,
@@ -424,7 +428,7 @@ impl Ctx<'_> {
         state.scissors = d::scissors(&section).map_err(re)?;
         state.sample_mask = section.sample_mask.unwrap_or(u32::MAX);
         state.blend_factor = section.blend_factor.unwrap_or([1.0; 4]);
-        state.stencil_ref = section.stencil_ref.unwrap_or(0);
+        (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&section).map_err(re)?;
         state.render_targets = render_targets
             .into_iter()
             .map(|texture| Some(RenderTargetView { texture }))
@@ -630,6 +634,9 @@ impl Ctx<'_> {
             // D3D12_DSV_FLAG_READ_ONLY_DEPTH / _STENCIL: the view's writes are dropped.
             desc.depth_write = false;
             desc.stencil_write_mask = 0;
+            if let Some(m) = desc.back_face_masks.as_mut() {
+                m.write = 0;
+            }
         }
         Ok(Some(BoundDepthView {
             texture: t,

@@ -167,6 +167,8 @@ pub struct CommandEntry {
     pub blend_factor: Option<[f32; 4]>,
     /// Draws: `OMSetStencilRef`.
     pub stencil_ref: Option<u8>,
+    /// Draws: `OMSetFrontAndBackStencilRef`, `[front, back]`.
+    pub front_and_back_stencil_ref: Option<[u8; 2]>,
     /// Draws: `AlphaToCoverageEnable`.
     pub alpha_to_coverage: Option<bool>,
     /// Draws: `IndependentBlendEnable`.
@@ -278,6 +280,7 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         sample_mask,
         blend_factor,
         stencil_ref,
+        front_and_back_stencil_ref,
         alpha_to_coverage,
         independent_blend,
         strip_cut

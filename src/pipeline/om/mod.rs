@@ -18,7 +18,12 @@
 //! - **Stencil**: `(ref & read_mask) FUNC (stored & read_mask)`, with the front or back
 //!   face's operations (points and lines are front faces): the stencil-fail operation when
 //!   it fails, the depth-fail operation when it passes and depth fails, the pass operation
-//!   when both pass; the result is written through the write mask.
+//!   when both pass; the result is written through the write mask. The reference and the
+//!   two masks are the face's own when the state gives them per face
+//!   (`OMSetFrontAndBackStencilRef`, `D3D12_DEPTH_STENCIL_DESC2`; DirectX-Specs
+//!   "VulkanOn12", "Independent Front/Back Stencil Refs and Masks"): the caller passes
+//!   the face's reference, or the pixel program's `SV_StencilRef`, which replaces the
+//!   reference of either face.
 //! - **Blending** (D3D11.3 §17.1 "Blend State", §17.5 "Blending Precision"): per target, `src · sf OP dst · df` for colour
 //!   and alpha separately, in f32. For UNORM (and sRGB) targets the source colours and
 //!   the blend factor are clamped to [0, 1], for SNORM to [−1, 1]; float targets take them
@@ -162,7 +167,8 @@ fn stencil_passes(func: ComparisonFunc, r: u8, s: u8) -> bool {
 }
 
 /// Runs the depth and stencil tests for sample index `i` of the tile's buffer with
-/// incoming depth `z` and writes what they write. Returns whether the sample passes.
+/// incoming depth `z` and writes what they write, for a front (`front`) or back face
+/// whose stencil reference is `stencil_ref`. Returns whether the sample passes.
 pub fn depth_stencil_test(
     desc: &DepthStencilDesc,
     tile: &mut TileDepth,
@@ -187,7 +193,8 @@ pub fn depth_stencil_test(
         } else {
             &desc.back_face
         };
-        let m = desc.stencil_read_mask;
+        let masks = desc.stencil_masks(front);
+        let m = masks.read;
         let sok = stencil_passes(face.stencil_func, stencil_ref & m, sten & m);
         let op = if !sok {
             face.stencil_fail_op
@@ -197,7 +204,7 @@ pub fn depth_stencil_test(
             face.stencil_pass_op
         };
         let new = op.apply(sten, stencil_ref);
-        let wm = desc.stencil_write_mask;
+        let wm = masks.write;
         tile.stencil[i] = (sten & !wm) | (new & wm);
         pass = sok && depth_ok;
     }
@@ -752,6 +759,67 @@ mod tests {
         assert!(depth_stencil_test(&ds, &mut t, 0, 0.25 + 1e-9, true, 0));
         let (d, s) = TileDepth::decode(Format::D24_UNORM_S8_UINT, &[1, 2, 3, 4]);
         assert_eq!((d, s), (0x030201, 4));
+    }
+
+    /// Independent front and back stencil masks (`D3D12_DEPTH_STENCIL_DESC2`; DirectX-Specs
+    /// "VulkanOn12", "Independent Front/Back Stencil Refs and Masks"): each face tests
+    /// through its own read mask and writes through its own write mask; the caller hands
+    /// each face its own reference (`OMSetFrontAndBackStencilRef`).
+    #[test]
+    fn stencil_masks_and_references_per_face() {
+        use crate::pipeline::state::{DrawState, StencilMasks};
+        let mut ds = DepthStencilDesc {
+            depth_enable: false,
+            stencil_enable: true,
+            stencil_read_mask: 0x0f,
+            stencil_write_mask: 0x0f,
+            back_face_masks: Some(StencilMasks {
+                read: 0xf0,
+                write: 0x3c,
+            }),
+            ..DepthStencilDesc::default()
+        };
+        for f in [&mut ds.front_face, &mut ds.back_face] {
+            f.stencil_func = ComparisonFunc::Equal;
+            f.stencil_pass_op = StencilOp::Replace;
+            f.stencil_fail_op = StencilOp::Invert;
+        }
+        let tile = |s: u8| TileDepth {
+            format: Format::D24_UNORM_S8_UINT,
+            depth: vec![0],
+            stencil: vec![s],
+        };
+        // Front: (0x35 & 0x0f) == (0xa5 & 0x0f) passes; REPLACE writes 0x35 through 0x0f.
+        let mut t = tile(0xa5);
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.5, true, 0x35));
+        assert_eq!(t.stencil[0], 0xa5);
+        // Front, failing (0xb != 0x0): INVERT, written through 0x0f only.
+        let mut t = tile(0xa0);
+        assert!(!depth_stencil_test(&ds, &mut t, 0, 0.5, true, 0x3b));
+        assert_eq!(t.stencil[0], 0xaf);
+        // Back: the same values compare through 0xf0: 0x30 != 0xa0, so INVERT, written
+        // through 0x3c only.
+        let mut t = tile(0xa0);
+        assert!(!depth_stencil_test(&ds, &mut t, 0, 0.5, false, 0x3b));
+        assert_eq!(t.stencil[0], (0xa0 & !0x3c) | (!0xa0u8 & 0x3c));
+        // Back with a reference whose high nibble matches passes, REPLACE through 0x3c.
+        let mut t = tile(0xa0);
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.5, false, 0xaf));
+        assert_eq!(t.stencil[0], (0xa0 & !0x3c) | (0xaf & 0x3c));
+        // Without back-face masks the single pair serves both faces (D3D12_DEPTH_STENCIL_DESC).
+        ds.back_face_masks = None;
+        let mut t = tile(0xa5);
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.5, false, 0x35));
+        assert_eq!(ds.stencil_masks(false), ds.stencil_masks(true));
+        // The references: OMSetStencilRef gives both faces one; OMSetFrontAndBackStencilRef
+        // gives each its own.
+        let shader = crate::ir::Shader::new(crate::ir::Stage::Vertex);
+        let b = crate::pipeline::Bindings::default();
+        let mut s = DrawState::new(&shader, None, &b, &b);
+        s.stencil_ref = 7;
+        assert_eq!((s.stencil_ref_for(true), s.stencil_ref_for(false)), (7, 7));
+        s.back_stencil_ref = Some(9);
+        assert_eq!((s.stencil_ref_for(true), s.stencil_ref_for(false)), (7, 9));
     }
 
     /// Float bit patterns for the conversion rules (D3D11.3 §3.2.3): zeros, denormals,

@@ -284,7 +284,7 @@ impl<'a> OutputMerger<'a> {
         per_sample: bool,
     ) {
         let ds = &self.s.depth_stencil;
-        let stencil_ref = self.s.stencil_ref;
+        let stencil_ref = self.s.stencil_ref_for(prim.front);
         let sample_mask = self.s.sample_mask;
         let pattern = self.stage.pattern;
         for (k, m) in mask.iter_mut().enumerate() {
@@ -526,7 +526,7 @@ impl<'a> OutputMerger<'a> {
             let stencil_ref = self
                 .ps_out
                 .stencil_ref
-                .map_or(self.s.stencil_ref, |w| out(w) as u8);
+                .map_or(self.s.stencil_ref_for(prim.front), |w| out(w) as u8);
             let shader_z = self.ps_out.depth.map(|(w, kind)| {
                 let z = f32::from_bits(out(w));
                 let raster_z = self.stage.depth_at(prim, interp::centre(lane.x, lane.y));
