@@ -28,6 +28,7 @@
 //! blend_factor = [1, 1, 1, 1]
 //! stencil_ref = 0                 # OMSetStencilRef: both faces
 //! # front_and_back_stencil_ref = [1, 2]  # OMSetFrontAndBackStencilRef instead: front, back
+//! depth_bounds = [0, 1]           # OMSetDepthBounds(min, max), for depth_bounds_test
 //! alpha_to_coverage = false
 //! independent_blend = false       # false: [[draw.blend]] #1 applies to every target
 //! strip_cut = false               # 0xffff / 0xffffffff restart strips
@@ -72,7 +73,8 @@
 //!                                 # front = { fail, depth_fail, pass, func, read_mask,
 //!                                 #           write_mask }, back = { … }
 //!                                 # (a face's read_mask / write_mask: its own masks,
-//!                                 # D3D12_DEPTH_STENCILOP_DESC1; default the shared ones)
+//!                                 # D3D12_DEPTH_STENCILOP_DESC1; default the shared ones),
+//!                                 # depth_bounds_test (DepthBoundsTestEnable)
 //! ```
 //!
 //! The depth-stencil buffer takes the render targets' size and sample count (or gives
@@ -133,6 +135,9 @@ pub struct DrawSection {
     /// `OMSetFrontAndBackStencilRef`: the front and back faces' references. Not with
     /// `stencil_ref`.
     pub front_and_back_stencil_ref: Option<[u8; 2]>,
+    /// `OMSetDepthBounds(Min, Max)` (default `[0, 1]`; a NaN is 0, as the runtime makes
+    /// it).
+    pub depth_bounds: Option<[f32; 2]>,
     /// `AlphaToCoverageEnable`.
     pub alpha_to_coverage: Option<bool>,
     /// `IndependentBlendEnable`.
@@ -348,6 +353,8 @@ pub struct DepthStencilEntry {
     pub front: Option<StencilFaceEntry>,
     /// `BackFace`.
     pub back: Option<StencilFaceEntry>,
+    /// `DepthBoundsTestEnable` (`D3D12_DEPTH_STENCIL_DESC1`; default false).
+    pub depth_bounds_test: Option<bool>,
     /// Where to write the buffer.
     pub output: Option<PathBuf>,
 }
@@ -440,6 +447,7 @@ pub fn depth_stencil_desc(
         front_face: face(t, &e.front)?,
         back_face: face(t, &e.back)?,
         back_face_masks: (back != front).then_some(back),
+        depth_bounds_test_enable: e.depth_bounds_test.unwrap_or(false),
         ..DepthStencilDesc::default()
     };
     if let Some(f) = &e.depth_func {

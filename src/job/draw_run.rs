@@ -491,6 +491,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     state.sample_mask = dsec.sample_mask.unwrap_or(u32::MAX);
     state.blend_factor = dsec.blend_factor.unwrap_or([1.0; 4]);
     (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&dsec)?;
+    state.depth_bounds = dsec.depth_bounds.unwrap_or([0.0, 1.0]);
     state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
     if let Some(dd) = &depth {
         state.depth_stencil_view = Some(dd.view.clone());

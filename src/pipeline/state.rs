@@ -618,6 +618,9 @@ pub struct DepthStencilDesc {
     pub back_face: DepthStencilOpDesc,
     /// The back face's own masks (`None`: the two above serve both faces).
     pub back_face_masks: Option<StencilMasks>,
+    /// `DepthBoundsTestEnable` (`D3D12_DEPTH_STENCIL_DESC1`): a sample whose *stored*
+    /// depth lies outside [`DrawState::depth_bounds`] is discarded (`om`).
+    pub depth_bounds_test_enable: bool,
 }
 
 impl DepthStencilDesc {
@@ -647,6 +650,7 @@ impl Default for DepthStencilDesc {
             front_face: DepthStencilOpDesc::default(),
             back_face: DepthStencilOpDesc::default(),
             back_face_masks: None,
+            depth_bounds_test_enable: false,
         }
     }
 }
@@ -800,6 +804,9 @@ pub struct DrawState<'a> {
     /// `OMSetFrontAndBackStencilRef`'s `BackStencilRef` (`None`: `stencil_ref` serves
     /// both faces, as after `OMSetStencilRef`).
     pub back_stencil_ref: Option<u8>,
+    /// `OMSetDepthBounds(Min, Max)` (default 0 and 1): the range the depth-bounds test
+    /// keeps, when `DepthStencilDesc::depth_bounds_test_enable` is on.
+    pub depth_bounds: [f32; 2],
     /// `OMSetRenderTargets`: render targets 0–7.
     pub render_targets: Vec<Option<RenderTargetView>>,
     /// The depth-stencil view.
@@ -838,6 +845,7 @@ impl<'a> DrawState<'a> {
             blend_factor: [1.0; 4],
             stencil_ref: 0,
             back_stencil_ref: None,
+            depth_bounds: [0.0, 1.0],
             render_targets: Vec::new(),
             depth_stencil_view: None,
         }
@@ -850,6 +858,17 @@ impl<'a> DrawState<'a> {
             (false, Some(r)) => r,
             _ => self.stencil_ref,
         }
+    }
+
+    /// The depth-bounds test's range, when the test is on: `OMSetDepthBounds`'s values
+    /// with a NaN made 0, as the D3D12 runtime converts it (DirectX-Specs "D3D12 Depth
+    /// Bounds Test", Detailed Design). Neither value is clamped: the runtime does not,
+    /// and an implementation only "may" clamp to [0, 1], which changes no outcome for the
+    /// stored depths, all in [0, 1].
+    pub fn depth_bounds_test(&self) -> Option<[f32; 2]> {
+        self.depth_stencil
+            .depth_bounds_test_enable
+            .then(|| self.depth_bounds.map(|v| if v.is_nan() { 0.0 } else { v }))
     }
 }
 
@@ -871,6 +890,7 @@ pub struct FixedState {
     blend_factor: [f32; 4],
     stencil_ref: u8,
     back_stencil_ref: Option<u8>,
+    depth_bounds: [f32; 2],
     render_targets: Vec<Option<RenderTargetView>>,
     depth_stencil_view: Option<DepthStencilView>,
 }
@@ -893,6 +913,7 @@ impl DrawState<'_> {
             blend_factor: self.blend_factor,
             stencil_ref: self.stencil_ref,
             back_stencil_ref: self.back_stencil_ref,
+            depth_bounds: self.depth_bounds,
             render_targets: self.render_targets.clone(),
             depth_stencil_view: self.depth_stencil_view.clone(),
         }
@@ -932,6 +953,7 @@ impl FixedState {
             blend_factor: f.blend_factor,
             stencil_ref: f.stencil_ref,
             back_stencil_ref: f.back_stencil_ref,
+            depth_bounds: f.depth_bounds,
             render_targets: f.render_targets,
             depth_stencil_view: f.depth_stencil_view,
         }

@@ -1558,3 +1558,88 @@ depth_stencil = {{ resource = \"ds\", depth_enable = false, stencil_enable = tru
     assert_eq!(pixel(&r, "color", 2, 8), [255, 0, 0, 255]);
     assert_eq!(pixel(&r, "color", 13, 8), [0, 0, 255, 255]);
 }
+
+/// The depth-bounds test (DirectX-Specs "D3D12 Depth Bounds Test", Detailed Design):
+/// two draws leave depth 0.3 under the left triangle and 0.8 under the right one (their
+/// viewports' depth ranges), 1.0 elsewhere; a full-screen draw at depth 0 with
+/// `DepthBoundsTestEnable` then shades only where the *stored* depth lies in
+/// `depth_bounds` (inclusive). Inverted bounds keep nothing; a NaN bound is 0; with the
+/// test off the bounds do nothing.
+#[test]
+fn the_depth_bounds_test_keeps_samples_whose_stored_depth_is_in_range() {
+    let text = |bounds: &str, on: bool| {
+        let layout = "vs = \"SHADERS/draw_color.vs_5_0.dxbc\"
+vertex_buffers = [{ slot = 0, resource = \"verts\", stride = 24 }]
+input_element = [
+    { semantic = \"POSITION\", format = \"R32G32_FLOAT\" },
+    { semantic = \"COLOR\", format = \"R32G32B32A32_FLOAT\" },
+]
+rasterizer = { cull = \"NONE\" }
+depth_stencil = { resource = \"db\", depth_func = \"ALWAYS\" }";
+        format!(
+            "{TRIANGLES}
+[[resource]]
+name = \"db\"
+kind = \"texture2d\"
+format = \"D32_FLOAT\"
+width = 16
+height = 16
+data = {{ fill_u32 = 0x3f800000 }}
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+viewport = [0, 0, 16, 16, 0.3, 0.3]
+{layout}
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+start_vertex = 3
+viewport = [0, 0, 16, 16, 0.8, 0.8]
+{layout}
+
+[[command]]
+type = \"clear_render_target\"
+resource = \"color\"
+color = [0, 0, 0, 0]
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+vs = \"SHADERS/draw_fullscreen.vs_5_0.dxbc\"
+ps = \"SHADERS/draw_fullscreen.ps_5_0.dxbc\"
+render_targets = [{{ resource = \"color\" }}]
+depth_bounds = {bounds}
+depth_stencil = {{ resource = \"db\", depth_func = \"ALWAYS\", depth_write = false, depth_bounds_test = {on} }}
+"
+        )
+    };
+    // Which of the left triangle, the right one and the background were shaded.
+    let shaded = |name: &str, bounds: &str, on: bool| {
+        let r = list(name, &text(bounds, on));
+        [(2, 8), (13, 8), (8, 0)].map(|(x, y)| pixel(&r, "color", x, y)[3] == 255)
+    };
+    assert_eq!(
+        shaded("bounds_in", "[0.25, 0.5]", true),
+        [true, false, false],
+        "stored 0.3 in [0.25, 0.5]; the incoming 0 is not, and does not count"
+    );
+    assert_eq!(
+        shaded("bounds_inclusive", "[0.3, 0.8]", true),
+        [true, true, false]
+    );
+    assert_eq!(
+        shaded("bounds_inverted", "[0.5, 0.25]", true),
+        [false, false, false]
+    );
+    assert_eq!(
+        shaded("bounds_nan", "[nan, 0.3]", true),
+        [true, false, false],
+        "a NaN bound is 0"
+    );
+    assert_eq!(
+        shaded("bounds_off", "[0.25, 0.5]", false),
+        [true, true, true]
+    );
+}

@@ -952,6 +952,14 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
     if ds.back_face_masks.is_some() || s.back_stencil_ref.is_some() {
         return Err("per-face stencil masks and references are newer than vkd3d 1.2".into());
     }
+    // Nor can it enable the depth-bounds test: DepthBoundsTestEnable lives in
+    // D3D12_DEPTH_STENCIL_DESC1, set through pipeline state streams (ID3D12Device2),
+    // which vkd3d 1.2 lacks.
+    if ds.depth_bounds_test_enable {
+        return Err(
+            "the depth-bounds test needs D3D12_DEPTH_STENCIL_DESC1, newer than vkd3d 1.2".into(),
+        );
+    }
     plan.line(format!(
         "depth_stencil depth={} write={} func={} stencil={} read_mask={} write_mask={}",
         u8::from(ds.depth_enable),

@@ -54,7 +54,7 @@ macro_rules! state_keys {
             "vs", "ps", "gs", "entry", "bind", "topology", "vertex_buffers", "index_buffer",
             "input_element", "render_targets", "depth_stencil", "rasterizer", "blend",
             "viewport", "scissor", "viewports", "scissors", "sample_mask", "blend_factor",
-            "stencil_ref", "front_and_back_stencil_ref", "alpha_to_coverage",
+            "stencil_ref", "front_and_back_stencil_ref", "depth_bounds", "alpha_to_coverage",
             "independent_blend", "strip_cut", $($k),*
         ]
     };
@@ -111,6 +111,7 @@ pub(super) const DRAW_STATE_ONLY: &[&str] = &[
     "blend_factor",
     "stencil_ref",
     "front_and_back_stencil_ref",
+    "depth_bounds",
     "alpha_to_coverage",
     "independent_blend",
     "strip_cut",
@@ -213,6 +214,8 @@ pub struct DepthView {
     pub front: Option<StencilFaceEntry>,
     /// `BackFace`.
     pub back: Option<StencilFaceEntry>,
+    /// `DepthBoundsTestEnable`.
+    pub depth_bounds_test: Option<bool>,
 }
 
 /// A `[draw]` error re-addressed to the command: `[draw.rasterizer]` becomes the
@@ -250,6 +253,7 @@ fn state_section(e: &CommandEntry) -> DrawSection {
         blend_factor: e.blend_factor,
         stencil_ref: e.stencil_ref,
         front_and_back_stencil_ref: e.front_and_back_stencil_ref,
+        depth_bounds: e.depth_bounds,
         alpha_to_coverage: e.alpha_to_coverage,
         independent_blend: e.independent_blend,
         strip_cut: e.strip_cut,
@@ -429,6 +433,7 @@ impl Ctx<'_> {
         state.sample_mask = section.sample_mask.unwrap_or(u32::MAX);
         state.blend_factor = section.blend_factor.unwrap_or([1.0; 4]);
         (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&section).map_err(re)?;
+        state.depth_bounds = section.depth_bounds.unwrap_or([0.0, 1.0]);
         state.render_targets = render_targets
             .into_iter()
             .map(|texture| Some(RenderTargetView { texture }))
@@ -617,6 +622,7 @@ impl Ctx<'_> {
             stencil_write_mask: v.stencil_write_mask,
             front: v.front.clone(),
             back: v.back.clone(),
+            depth_bounds_test: v.depth_bounds_test,
             ..DepthStencilEntry::default()
         };
         let mut desc = d::depth_stencil_desc(&entry, f).map_err(|x| match x {

@@ -169,6 +169,8 @@ pub struct CommandEntry {
     pub stencil_ref: Option<u8>,
     /// Draws: `OMSetFrontAndBackStencilRef`, `[front, back]`.
     pub front_and_back_stencil_ref: Option<[u8; 2]>,
+    /// Draws: `OMSetDepthBounds(Min, Max)`.
+    pub depth_bounds: Option<[f32; 2]>,
     /// Draws: `AlphaToCoverageEnable`.
     pub alpha_to_coverage: Option<bool>,
     /// Draws: `IndependentBlendEnable`.
@@ -281,6 +283,7 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         blend_factor,
         stencil_ref,
         front_and_back_stencil_ref,
+        depth_bounds,
         alpha_to_coverage,
         independent_blend,
         strip_cut
