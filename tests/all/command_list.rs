@@ -1643,3 +1643,196 @@ depth_stencil = {{ resource = \"db\", depth_func = \"ALWAYS\", depth_write = fal
         [true, true, true]
     );
 }
+
+/// A draw job whose vertex and pixel programs both read `t0`
+/// (`shaders/draw_visibility.hlsl`), with the `[[resource]]` entries `bindings`; render
+/// target 0 gets the vertex program's `t0[0]`, target 1 the pixel program's.
+fn visibility_job(bindings: &str, expects: &str) -> String {
+    format!(
+        "[program]
+vs = \"SHADERS/draw_visibility.vs_5_0.dxbc\"
+ps = \"SHADERS/draw_visibility.ps_5_0.dxbc\"
+
+[draw]
+vertex_count = 3
+{bindings}
+[[draw.render_target]]
+format = \"R32G32B32A32_FLOAT\"
+width = 4
+height = 4
+
+[[draw.render_target]]
+format = \"R32G32B32A32_FLOAT\"
+width = 4
+height = 4
+{expects}"
+    )
+}
+
+/// `[[resource]]` at t0 holding the four floats `v`, seen by `visibility`.
+fn t0(visibility: &str, v: [f32; 4]) -> String {
+    format!(
+        "[[resource]]
+reg = \"t0\"
+kind = \"typed_buffer\"
+format = \"R32G32B32A32_FLOAT\"
+size = 16
+data = {{ f32 = {v:?} }}
+{visibility}
+"
+    )
+}
+
+/// `[[expect]]` that texel 0 of render target `rt` holds `v`.
+fn expect_rt(rt: u32, v: [f32; 4]) -> String {
+    format!("[[expect]]\nrender_target = {rt}\noffset = 0\nf32 = {v:?}\n")
+}
+
+/// Per-stage bindings (a root signature parameter's `ShaderVisibility`,
+/// `D3D12_SHADER_VISIBILITY_VERTEX` / `_PIXEL`): one register names a different resource
+/// in the vertex and the pixel program; `all` (the default, as before) names one for both.
+#[test]
+fn a_register_names_different_resources_per_stage() {
+    let per_stage = visibility_job(
+        &(t0("visibility = \"vertex\"", [1.0, 2.0, 3.0, 4.0])
+            + &t0("visibility = \"PIXEL\"", [10.0, 20.0, 30.0, 40.0])),
+        &(expect_rt(0, [1.0, 2.0, 3.0, 4.0]) + &expect_rt(1, [10.0, 20.0, 30.0, 40.0])),
+    );
+    match run(&job("visibility_per_stage", &per_stage)) {
+        Ok(Finished::Draw(r)) => {
+            assert_eq!(r.summary.expectations.failed, 0, "{:?}", r.summary);
+            assert_eq!(r.summary.expectations.passed, 2);
+        }
+        Ok(_) => panic!("not a draw"),
+        Err(e) => panic!("{e}"),
+    }
+    let shared = visibility_job(
+        &t0("", [5.0, 6.0, 7.0, 8.0]),
+        &(expect_rt(0, [5.0, 6.0, 7.0, 8.0]) + &expect_rt(1, [5.0, 6.0, 7.0, 8.0])),
+    );
+    let Ok(Finished::Draw(r)) = run(&job("visibility_all", &shared)) else {
+        panic!("the shared binding did not draw")
+    };
+    assert_eq!(r.summary.expectations.failed, 0, "{:?}", r.summary);
+    // Bad input, each naming the entry and the key.
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        (
+            "visibility_overlap",
+            visibility_job(
+                &(t0("visibility = \"vertex\"", [0.0; 4]) + &t0("", [0.0; 4])),
+                "",
+            ),
+            &[
+                "[[resource]] #2",
+                "t0 is already bound by [[resource]] #1",
+                "visibilities vertex and all overlap",
+            ],
+        ),
+        (
+            "visibility_unknown",
+            visibility_job(&t0("visibility = \"vertx\"", [0.0; 4]), ""),
+            &[
+                "[[resource]] #1",
+                "`visibility`",
+                "unknown visibility \"vertx\"",
+                "pixel",
+            ],
+        ),
+        (
+            "visibility_pixel_only",
+            visibility_job(&t0("visibility = \"pixel\"", [0.0; 4]), ""),
+            &["t0", "the job binds nothing"],
+        ),
+        (
+            "visibility_expect_ambiguous",
+            visibility_job(
+                &(t0("visibility = \"vertex\"", [0.0; 4])
+                    + &t0("visibility = \"pixel\"", [0.0; 4])),
+                "[[expect]]\nreg = \"t0\"\nf32 = [0]\n",
+            ),
+            &[
+                "[[expect]] #1",
+                "t0 is bound per stage",
+                "visibility vertex",
+                "visibility pixel",
+            ],
+        ),
+    ];
+    for (name, text, wants) in &cases {
+        let e = error_of(name, text);
+        for w in *wants {
+            assert!(e.contains(w), "{name}: `{w}` not in: {e}");
+        }
+    }
+}
+
+/// A list draw's `bind` takes `visibility` too, and a dispatch sees only `all` bindings
+/// (D3D12 reads no other visibility for compute).
+#[test]
+fn list_bindings_take_a_visibility() {
+    let text = |binds: &str| {
+        format!(
+            "[[resource]]
+name = \"a\"
+kind = \"typed_buffer\"
+format = \"R32G32B32A32_FLOAT\"
+size = 16
+data = {{ f32 = [1, 2, 3, 4] }}
+
+[[resource]]
+name = \"b\"
+kind = \"typed_buffer\"
+format = \"R32G32B32A32_FLOAT\"
+size = 16
+data = {{ f32 = [10, 20, 30, 40] }}
+
+[[resource]]
+name = \"rt0\"
+kind = \"texture2d\"
+format = \"R32G32B32A32_FLOAT\"
+width = 4
+height = 4
+
+[[resource]]
+name = \"rt1\"
+kind = \"texture2d\"
+format = \"R32G32B32A32_FLOAT\"
+width = 4
+height = 4
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+vs = \"SHADERS/draw_visibility.vs_5_0.dxbc\"
+ps = \"SHADERS/draw_visibility.ps_5_0.dxbc\"
+render_targets = [{{ resource = \"rt0\" }}, {{ resource = \"rt1\" }}]
+bind = [{binds}]
+
+[[expect]]
+resource = \"rt0\"
+f32 = [1, 2, 3, 4]
+
+[[expect]]
+resource = \"rt1\"
+f32 = [10, 20, 30, 40]
+"
+        )
+    };
+    list(
+        "list_visibility",
+        &text(
+            "{ reg = \"t0\", resource = \"a\", visibility = \"vertex\" }, { reg = \"t0\", resource = \"b\", visibility = \"pixel\" }",
+        ),
+    );
+    let e = error_of(
+        "list_visibility_overlap",
+        &text(
+            "{ reg = \"t0\", resource = \"a\" }, { reg = \"t0\", resource = \"b\", visibility = \"pixel\" }",
+        ),
+    );
+    assert!(
+        e.contains("`bind` #2: t0 is already bound by `bind` #1")
+            && e.contains("visibilities all and pixel overlap"),
+        "{e}"
+    );
+}

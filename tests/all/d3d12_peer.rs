@@ -50,7 +50,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use dxlane::job::draw_run::prepare_draw;
-use dxlane::job::{BoundEntry, Job, RunOptions};
+use dxlane::job::{BoundEntry, Job, RunOptions, Visibility};
 use dxlane::pipeline::tess::{
     Domain, OutputPrimitive, Partitioning, TessFactors, TessellatorDesc, tessellate, tri_w,
 };
@@ -806,7 +806,27 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
     let s = d.state;
     let vs = plan.shader(&d.vs);
     let ps = d.ps.as_ref().map(|p| plan.shader(p));
-    let (bindings, _) = resource_bindings(plan, d.resources)?;
+    // One descriptor table per shader visibility (a root parameter's ShaderVisibility):
+    // the peer's `table VISIBILITY`.
+    let mut tables = Vec::new();
+    for &(v_name, v) in Visibility::NAMES {
+        let group: Vec<BoundEntry> = d
+            .resources
+            .iter()
+            .filter(|e| e.visibility == v)
+            .cloned()
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        if matches!(v, Visibility::Amplification | Visibility::Mesh) {
+            return Err(format!(
+                "{v_name}-visible bindings: the peer draws no mesh pipelines"
+            ));
+        }
+        let (lines, _) = resource_bindings(plan, &group)?;
+        tables.push((v_name, lines));
+    }
     // Targets.
     let mut rtvs = Vec::new();
     let mut targets = Vec::new();
@@ -853,9 +873,9 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
     // Root signature and pipeline.
     let rs = plan.name("rs");
     plan.line(format!("root_signature {rs} graphics"));
-    if !bindings.is_empty() {
-        plan.line("table all");
-        for b in bindings {
+    for (visibility, lines) in tables {
+        plan.line(format!("table {visibility}"));
+        for b in lines {
             plan.line(b);
         }
     }
@@ -2361,6 +2381,51 @@ fn random_draws_match_the_peer() {
 // ------------------------------------------------------------------ compute
 
 /// The prefix-sum example's dispatch on both: every UAV byte for byte.
+/// Per-stage bindings against the peer: one register, a different buffer in the vertex
+/// and the pixel program (root parameters of `D3D12_SHADER_VISIBILITY_VERTEX` and
+/// `_PIXEL`, one descriptor table each); both render targets hold exact floats, so every
+/// byte must agree.
+#[test]
+fn per_stage_bindings_match_the_peer() {
+    let test = "per_stage_bindings_match_the_peer";
+    let Some(exe) = peer(test) else { return };
+    let dir = common::scratch().join("d3d12_peer_visibility");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shaders = common::root().join("shaders");
+    let t0 = |visibility: &str, v: &str| {
+        format!(
+            "[[resource]]\nreg = \"t0\"\nkind = \"typed_buffer\"\nformat = \"R32G32B32A32_FLOAT\"\nsize = 16\ndata = {{ f32 = {v} }}\nvisibility = \"{visibility}\"\n"
+        )
+    };
+    let target = "[[draw.render_target]]\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 4\nheight = 4\n";
+    let text = format!(
+        "[program]\nvs = \"{0}/draw_visibility.vs_5_0.dxbc\"\nps = \"{0}/draw_visibility.ps_5_0.dxbc\"\n\n[draw]\nvertex_count = 3\n{1}{2}{target}{target}",
+        shaders.display(),
+        t0("vertex", "[1, 2, 3, 4]"),
+        t0("pixel", "[10, 20, 30, 40]"),
+    );
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    let Some((plan, both)) = draw_job_on_both(test, exe, &path, "visibility") else {
+        return;
+    };
+    assert!(plan.text.contains("table vertex") && plan.text.contains("table pixel"));
+    assert_eq!(both.len(), 2);
+    for (k, (t, ours, theirs)) in both.iter().enumerate() {
+        assert_eq!(ours, theirs, "{}: dxlane and the peer differ", t.what);
+        let first: Vec<f32> = ours[..16]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        let want = if k == 0 {
+            [1.0, 2.0, 3.0, 4.0]
+        } else {
+            [10.0, 20.0, 30.0, 40.0]
+        };
+        assert_eq!(first, want, "{}", t.what);
+    }
+}
+
 #[test]
 fn compute_example_matches_the_peer_byte_for_byte() {
     let test = "d3d12_peer::compute_example_matches_the_peer_byte_for_byte";

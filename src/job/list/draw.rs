@@ -31,9 +31,10 @@
 //! A draw loads its targets (the contents the commands before it left) and writes them
 //! in place: draws in a row accumulate, and a clear is a command of its own. A view of
 //! several slices (of a 2D array, or W slices of a 3D texture) takes each primitive in
-//! the slice its `SV_RenderTargetArrayIndex` names (`pipeline::draw`). The
-//! bindings are visible to every program of the draw (a root signature with
-//! `D3D12_SHADER_VISIBILITY_ALL`) and checked against each.
+//! the slice its `SV_RenderTargetArrayIndex` names (`pipeline::draw`). A binding is
+//! visible to every program of the draw (a root signature with
+//! `D3D12_SHADER_VISIBILITY_ALL`) unless it says `visibility`; each program is checked
+//! against the bindings it sees (`job::reflect`).
 
 use serde::{Deserialize, Serialize};
 
@@ -379,7 +380,7 @@ impl Ctx<'_> {
             None => None,
         };
 
-        // Bindings, visible to every program: each is checked against each, and a
+        // Bindings, each checked against every program that sees it (its visibility); a
         // binding is "not used" only when no program declares it.
         let own = self.bound_of(name, e)?;
         let check = |s: &crate::ir::Shader| {
