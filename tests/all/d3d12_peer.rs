@@ -2426,6 +2426,143 @@ fn per_stage_bindings_match_the_peer() {
     }
 }
 
+/// Independent front/back stencil references and masks against the peer, which has
+/// neither (vkd3d 1.2: no `OMSetFrontAndBackStencilRef`, no `D3D12_DEPTH_STENCIL_DESC2`):
+/// dxlane draws a front triangle and a back one, which do not overlap, in one draw with
+/// each face's own reference and masks; the peer draws the same list twice, once culling
+/// back faces with the front face's reference and masks, once culling front faces with
+/// the back face's. Since no sample is covered by both faces, the one draw must equal,
+/// texel for texel, the back-face run where it changed a texel and the front-face run
+/// elsewhere (DirectX-Specs "VulkanOn12", "Independent Front/Back Stencil Refs and
+/// Masks": each face tests and writes through its own masks with its own reference).
+#[test]
+fn stencil_faces_match_the_peer_split_by_face() {
+    let test = "stencil_faces_match_the_peer_split_by_face";
+    let Some(exe) = peer(test) else { return };
+    let dir = common::scratch().join("d3d12_peer_stencil_faces");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shaders = common::root().join("shaders");
+    // Left: clockwise on screen (front); right: counter-clockwise (back).
+    let text = format!(
+        r#"[program]
+vs = "{0}/draw_color.vs_5_0.dxbc"
+ps = "{0}/draw_color.ps_5_0.dxbc"
+
+[draw]
+vertex_count = 6
+front_and_back_stencil_ref = [0x12, 0x34]
+
+[[draw.vertex_buffer]]
+slot = 0
+stride = 24
+data = {{ f32 = [-1, -1, 1, 0, 0, 1,  -1, 1, 1, 0, 0, 1,  -0.1, 0, 1, 0, 0, 1,
+                 1, -1, 0, 1, 0, 1,   1, 1, 0, 1, 0, 1,   0.1, 0, 0, 1, 0, 1] }}
+
+[[draw.input_element]]
+semantic = "POSITION"
+format = "R32G32_FLOAT"
+
+[[draw.input_element]]
+semantic = "COLOR"
+format = "R32G32B32A32_FLOAT"
+
+[draw.rasterizer]
+cull = "NONE"
+
+[[draw.render_target]]
+format = "R8G8B8A8_UNORM"
+width = 16
+height = 16
+
+[draw.depth_stencil]
+format = "D24_UNORM_S8_UINT"
+clear_depth = 1.0
+clear_stencil = 0xa5
+stencil_enable = true
+front = {{ func = "EQUAL", read_mask = 0x0f, write_mask = 0x0f, fail = "INVERT", pass = "REPLACE" }}
+back = {{ func = "NOT_EQUAL", read_mask = 0xf0, write_mask = 0xf0, fail = "ZERO", pass = "REPLACE" }}
+"#,
+        shaders.display()
+    );
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    let job = Job::load(&path).unwrap();
+    let p = prepare_draw(job, &crate::common::run_options()).unwrap();
+    let work = p.draw_work().unwrap();
+    let state = work.state();
+    assert!(state.back_stencil_ref.is_some() && state.depth_stencil.back_face_masks.is_some());
+    // One face's state with the other face culled, in terms vkd3d 1.2 has.
+    let one_face = |front: bool| {
+        let mut s = state.clone();
+        s.rasterizer.cull_mode = if front {
+            CullMode::Back
+        } else {
+            CullMode::Front
+        };
+        let m = state.depth_stencil.stencil_masks(front);
+        s.depth_stencil.stencil_read_mask = m.read;
+        s.depth_stencil.stencil_write_mask = m.write;
+        s.depth_stencil.back_face_masks = None;
+        s.stencil_ref = state.stencil_ref_for(front);
+        s.back_stencil_ref = None;
+        s
+    };
+    let mut runs = Vec::new();
+    for (front, tag) in [(true, "stencil_front"), (false, "stencil_back")] {
+        let s = one_face(front);
+        let mut plan = Plan::new(tag);
+        let input = DrawInput {
+            state: &s,
+            vs: PathBuf::from(&p.programs[0].path),
+            ps: p.programs.get(1).map(|i| PathBuf::from(&i.path)),
+            args: work.args,
+            resources: &p.bound.resources,
+        };
+        let targets = write_draw(&mut plan, &input).unwrap_or_else(|e| panic!("{tag}: {e}"));
+        let path = plan.finish();
+        if run_plan(test, exe, &path).is_none() {
+            return;
+        }
+        runs.push((plan, targets));
+    }
+    let initial: Vec<Vec<u8>> = runs[0].1.iter().map(|t| t.texture.to_bytes()).collect();
+    p.run(None, dxlane::pipeline::Hooks::default()).unwrap();
+    let mut changed = 0;
+    for (k, t) in runs[0].1.iter().enumerate() {
+        let ours = t.texture.to_bytes();
+        let front = peer_bytes(&runs[0].0, t, &ours);
+        let back = peer_bytes(&runs[1].0, &runs[1].1[k], &ours);
+        let bpt = t.texture.desc().format.bytes_per_texel() as usize;
+        for (i, mine) in ours.chunks_exact(bpt).enumerate() {
+            let at = i * bpt..(i + 1) * bpt;
+            let theirs = if back[at.clone()] != initial[k][at.clone()] {
+                &back[at.clone()]
+            } else {
+                &front[at.clone()]
+            };
+            assert_eq!(
+                mine, theirs,
+                "{} texel {i}: dxlane {mine:02x?}, the peer's two runs {theirs:02x?}",
+                t.what
+            );
+            if mine != &initial[k][at] {
+                changed += 1;
+            }
+        }
+    }
+    // Both faces wrote: the front face's failing test inverted the low nibble (0xaa), the
+    // back face's passing one replaced the high nibble (0x35), and colour went on the back
+    // triangle only.
+    assert!(changed > 0, "nothing was drawn");
+    let depth = runs[0].1.iter().find(|t| t.what == "depth").unwrap();
+    let d = depth.texture.to_bytes();
+    let stencil = |x: usize, y: usize| d[4 * (16 * y + x) + 3];
+    assert_eq!(
+        (stencil(2, 8), stencil(13, 8), stencil(8, 0)),
+        (0xaa, 0x35, 0xa5)
+    );
+}
+
 #[test]
 fn compute_example_matches_the_peer_byte_for_byte() {
     let test = "d3d12_peer::compute_example_matches_the_peer_byte_for_byte";
