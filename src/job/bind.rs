@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use super::limits::MemoryBudget as Budget;
 use super::schema::{DataSpec, JobFile, ResourceEntry, SamplerEntry};
 use super::{JobError, closest, data, png};
-use crate::ir::ResourceClass;
+use crate::ir::{ResourceClass, Stage};
 use crate::resources::format::ChannelType;
 use crate::resources::{
     AddressMode, BufferKind, BufferView, ComparisonFunc, Counter, Descriptor, Filter, Format,
@@ -262,6 +262,8 @@ pub enum Storage {
 pub struct BoundEntry {
     /// Where the entry is in the job.
     pub at: EntryRef,
+    /// The programs that see it (a root parameter's `ShaderVisibility`).
+    pub visibility: Visibility,
     /// The entry's name in messages: `[[resource]] #1 (u0)`.
     pub name: String,
     /// The register (`[[resource]]` entries).
@@ -344,9 +346,32 @@ pub struct BoundJob {
 }
 
 impl BoundJob {
-    /// The `[[resource]]` entry bound at `reg`.
+    /// The `[[resource]]` entry bound at `reg` (the first, when entries of different
+    /// visibilities share the register; [`BoundJob::register_index`] refuses that).
     pub fn at_register(&self, reg: Register) -> Option<&BoundEntry> {
         self.resources.iter().find(|e| e.reg == Some(reg))
+    }
+
+    /// The index of the one `[[resource]]` entry at `reg`, for what names an entry by
+    /// its register alone (`[[expect]]`, the debugger's views): an error saying so when
+    /// none is, or when several are, each seen by other programs.
+    pub fn register_index(&self, reg: Register) -> Result<usize, String> {
+        let mut at = self
+            .resources
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.reg == Some(reg));
+        match (at.next(), at.next()) {
+            (None, _) => Err(format!("the job binds nothing at {reg}")),
+            (Some((i, _)), None) => Ok(i),
+            (Some((_, a)), Some((_, b))) => Err(format!(
+                "{reg} is bound per stage, by {} (visibility {}) and {} (visibility {}): a register names one resource only where one entry binds it; give the entry an `output` instead",
+                a.name,
+                a.visibility.name(),
+                b.name,
+                b.visibility.name()
+            )),
+        }
     }
 
     /// Every entry, in the order resources, heap, sampler heap.
@@ -355,6 +380,110 @@ impl BoundJob {
             .iter()
             .chain(&self.heap)
             .chain(&self.sampler_heap)
+    }
+}
+
+/// `D3D12_SHADER_VISIBILITY`: which programs of a draw see a binding, as a root
+/// signature parameter's `ShaderVisibility` says. `All` (the default, and what a binding
+/// without the key has always meant) is every stage, compute and ray tracing included;
+/// each other value is the one graphics stage it names, so one register may name a
+/// different resource in the vertex and the pixel program. A compute or ray-tracing
+/// program sees only `All` bindings (D3D12 reads only `D3D12_SHADER_VISIBILITY_ALL` for
+/// them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Visibility {
+    /// `D3D12_SHADER_VISIBILITY_ALL`.
+    #[default]
+    All,
+    /// `_VERTEX`.
+    Vertex,
+    /// `_HULL`.
+    Hull,
+    /// `_DOMAIN`.
+    Domain,
+    /// `_GEOMETRY`.
+    Geometry,
+    /// `_PIXEL`.
+    Pixel,
+    /// `_AMPLIFICATION`.
+    Amplification,
+    /// `_MESH`.
+    Mesh,
+}
+
+impl Visibility {
+    /// Every value with its job-file name (the `D3D12_SHADER_VISIBILITY_` suffix in
+    /// lower case).
+    pub const NAMES: &'static [(&'static str, Visibility)] = &[
+        ("all", Visibility::All),
+        ("vertex", Visibility::Vertex),
+        ("hull", Visibility::Hull),
+        ("domain", Visibility::Domain),
+        ("geometry", Visibility::Geometry),
+        ("pixel", Visibility::Pixel),
+        ("amplification", Visibility::Amplification),
+        ("mesh", Visibility::Mesh),
+    ];
+
+    /// The value named `name` (any case; the `D3D12_SHADER_VISIBILITY_` prefix allowed).
+    pub fn parse(name: &str) -> Result<Visibility, String> {
+        let n = name.trim().to_ascii_lowercase();
+        let n = n.strip_prefix("d3d12_shader_visibility_").unwrap_or(&n);
+        Self::NAMES
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| {
+                format!(
+                    "unknown visibility \"{name}\"; one of {}",
+                    Self::NAMES
+                        .iter()
+                        .map(|(k, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+    }
+
+    /// The job-file name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, v)| *v == self)
+            .map_or("?", |(k, _)| k)
+    }
+
+    /// Whether a program of `stage` sees the binding.
+    pub fn sees(self, stage: Stage) -> bool {
+        match self {
+            Visibility::All => true,
+            Visibility::Vertex => stage == Stage::Vertex,
+            Visibility::Hull => stage == Stage::Hull,
+            Visibility::Domain => stage == Stage::Domain,
+            Visibility::Geometry => stage == Stage::Geometry,
+            Visibility::Pixel => stage == Stage::Pixel,
+            Visibility::Amplification => stage == Stage::Amplification,
+            Visibility::Mesh => stage == Stage::Mesh,
+        }
+    }
+
+    /// Whether some program would see both bindings (two of them at one register then
+    /// name it twice).
+    pub fn overlaps(self, other: Visibility) -> bool {
+        self == Visibility::All || other == Visibility::All || self == other
+    }
+
+    /// The words a duplicate-register error adds when visibilities are in play.
+    pub(crate) fn clash(a: Visibility, b: Visibility) -> String {
+        if a == Visibility::All && b == Visibility::All {
+            String::new()
+        } else {
+            format!(
+                " (visibilities {} and {} overlap: give each binding of a register its own stage)",
+                a.name(),
+                b.name()
+            )
+        }
     }
 }
 
@@ -400,14 +529,15 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
         if let Some(prev) = out
             .resources
             .iter()
-            .find(|p| b.reg.is_some() && p.reg == b.reg)
+            .find(|p| b.reg.is_some() && p.reg == b.reg && p.visibility.overlaps(b.visibility))
         {
             return Err(JobError::entry(
                 &name,
                 format!(
-                    "`reg`: {} is already bound by {}",
+                    "`reg`: {} is already bound by {}{}",
                     b.reg.map(|r| r.to_string()).unwrap_or_default(),
-                    prev.name
+                    prev.name,
+                    Visibility::clash(prev.visibility, b.visibility)
                 ),
             ));
         }
@@ -721,8 +851,18 @@ fn bind_entry(
     }
     let output = e.output.as_ref().map(|p| super::resolve(dir, p));
     let counter_output = e.counter_output.as_ref().map(|p| super::resolve(dir, p));
+    let visibility = match &e.visibility {
+        None => Visibility::All,
+        Some(_) if reg.is_none() => {
+            return Err(err(
+                "`visibility` goes with `reg` (a root parameter's ShaderVisibility); a command list's named resource takes it in each command's `bind`, and a [[heap]] slot is seen by every program".into(),
+            ));
+        }
+        Some(v) => Visibility::parse(v).map_err(|m| err(format!("`visibility`: {m}")))?,
+    };
     let mut bound = BoundEntry {
         at,
+        visibility,
         name: name.to_string(),
         reg,
         kind,
@@ -1513,6 +1653,7 @@ fn bind_sampler_heap_entry(
     };
     Ok(BoundEntry {
         at,
+        visibility: Visibility::All,
         name: name.to_string(),
         reg: None,
         kind,

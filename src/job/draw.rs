@@ -26,7 +26,9 @@
 //! # scissors = [[0, 0, 16, 32], [16, 0, 32, 16]]
 //! sample_mask = 0xffffffff
 //! blend_factor = [1, 1, 1, 1]
-//! stencil_ref = 0
+//! stencil_ref = 0                 # OMSetStencilRef: both faces
+//! # front_and_back_stencil_ref = [1, 2]  # OMSetFrontAndBackStencilRef instead: front, back
+//! depth_bounds = [0, 1]           # OMSetDepthBounds(min, max), for depth_bounds_test
 //! alpha_to_coverage = false
 //! independent_blend = false       # false: [[draw.blend]] #1 applies to every target
 //! strip_cut = false               # 0xffff / 0xffffffff restart strips
@@ -67,8 +69,12 @@
 //! output = "out/depth.bin"        # the buffer's texels as the format stores them
 //!                                 # and the D3D12_DEPTH_STENCIL_DESC keys:
 //!                                 # depth_enable, depth_func, depth_write, stencil_enable,
-//!                                 # stencil_read_mask, stencil_write_mask,
-//!                                 # front = { fail, depth_fail, pass, func }, back = { … }
+//!                                 # stencil_read_mask, stencil_write_mask (both faces),
+//!                                 # front = { fail, depth_fail, pass, func, read_mask,
+//!                                 #           write_mask }, back = { … }
+//!                                 # (a face's read_mask / write_mask: its own masks,
+//!                                 # D3D12_DEPTH_STENCILOP_DESC1; default the shared ones),
+//!                                 # depth_bounds_test (DepthBoundsTestEnable)
 //! ```
 //!
 //! The depth-stencil buffer takes the render targets' size and sample count (or gives
@@ -126,6 +132,12 @@ pub struct DrawSection {
     pub blend_factor: Option<[f32; 4]>,
     /// `OMSetStencilRef`.
     pub stencil_ref: Option<u8>,
+    /// `OMSetFrontAndBackStencilRef`: the front and back faces' references. Not with
+    /// `stencil_ref`.
+    pub front_and_back_stencil_ref: Option<[u8; 2]>,
+    /// `OMSetDepthBounds(Min, Max)` (default `[0, 1]`; a NaN is 0, as the runtime makes
+    /// it).
+    pub depth_bounds: Option<[f32; 2]>,
     /// `AlphaToCoverageEnable`.
     pub alpha_to_coverage: Option<bool>,
     /// `IndependentBlendEnable`.
@@ -383,6 +395,11 @@ pub struct StencilFaceEntry {
     pub pass: Option<String>,
     /// `StencilFunc`.
     pub func: Option<String>,
+    /// The face's `StencilReadMask` (`D3D12_DEPTH_STENCILOP_DESC1`; default the
+    /// depth-stencil state's `stencil_read_mask`).
+    pub read_mask: Option<u8>,
+    /// The face's `StencilWriteMask` (default the state's `stencil_write_mask`).
+    pub write_mask: Option<u8>,
 }
 
 /// `[draw.depth_stencil]`.
@@ -417,6 +434,8 @@ pub struct DepthStencilEntry {
     pub front: Option<StencilFaceEntry>,
     /// `BackFace`.
     pub back: Option<StencilFaceEntry>,
+    /// `DepthBoundsTestEnable` (`D3D12_DEPTH_STENCIL_DESC1`; default false).
+    pub depth_bounds_test: Option<bool>,
     /// Where to write the buffer.
     pub output: Option<PathBuf>,
 }
@@ -486,14 +505,30 @@ pub fn depth_stencil_desc(
     format: Format,
 ) -> Result<DepthStencilDesc, JobError> {
     let t = "[draw.depth_stencil]";
+    let shared = StencilMasks {
+        read: e.stencil_read_mask.unwrap_or(0xff),
+        write: e.stencil_write_mask.unwrap_or(0xff),
+    };
+    // A face's own mask replaces the shared one for that face only (D3D12_DEPTH_STENCIL_DESC2
+    // keeps the masks in each face's D3D12_DEPTH_STENCILOP_DESC1).
+    let masks = |f: &Option<StencilFaceEntry>| StencilMasks {
+        read: f.as_ref().and_then(|f| f.read_mask).unwrap_or(shared.read),
+        write: f
+            .as_ref()
+            .and_then(|f| f.write_mask)
+            .unwrap_or(shared.write),
+    };
+    let (front, back) = (masks(&e.front), masks(&e.back));
     let mut desc = DepthStencilDesc {
         depth_enable: e.depth_enable.unwrap_or(true),
         depth_write: e.depth_write.unwrap_or(true),
         stencil_enable: e.stencil_enable.unwrap_or(false),
-        stencil_read_mask: e.stencil_read_mask.unwrap_or(0xff),
-        stencil_write_mask: e.stencil_write_mask.unwrap_or(0xff),
+        stencil_read_mask: front.read,
+        stencil_write_mask: front.write,
         front_face: face(t, &e.front)?,
         back_face: face(t, &e.back)?,
+        back_face_masks: (back != front).then_some(back),
+        depth_bounds_test_enable: e.depth_bounds_test.unwrap_or(false),
         ..DepthStencilDesc::default()
     };
     if let Some(f) = &e.depth_func {
@@ -525,6 +560,20 @@ fn face(t: &str, e: &Option<StencilFaceEntry>) -> Result<DepthStencilOpDesc, Job
         f.stencil_func = comparison_named(t, "func", n)?;
     }
     Ok(f)
+}
+
+/// The stencil references: `stencil_ref` for both faces (`OMSetStencilRef`), or
+/// `front_and_back_stencil_ref` (`OMSetFrontAndBackStencilRef`): the front face's and,
+/// when it differs, the back face's. Both keys together are refused.
+pub fn stencil_refs(d: &DrawSection) -> Result<(u8, Option<u8>), JobError> {
+    match (d.stencil_ref, d.front_and_back_stencil_ref) {
+        (Some(_), Some(_)) => Err(draw_err(
+            "[draw]",
+            "`stencil_ref` and `front_and_back_stencil_ref` both given: `stencil_ref` sets both faces' reference (OMSetStencilRef), `front_and_back_stencil_ref = [front, back]` each face's (OMSetFrontAndBackStencilRef); give one",
+        )),
+        (r, None) => Ok((r.unwrap_or(0), None)),
+        (None, Some([front, back])) => Ok((front, (back != front).then_some(back))),
+    }
 }
 
 /// The topology.

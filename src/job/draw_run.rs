@@ -498,7 +498,8 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     state.scissors = d::scissors(&dsec)?;
     state.sample_mask = dsec.sample_mask.unwrap_or(u32::MAX);
     state.blend_factor = dsec.blend_factor.unwrap_or([1.0; 4]);
-    state.stencil_ref = dsec.stencil_ref.unwrap_or(0);
+    (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&dsec)?;
+    state.depth_bounds = dsec.depth_bounds.unwrap_or([0.0, 1.0]);
     state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
     // Stream output: the buffers are named resources, which a single-draw job does not
     // have; its `rasterized_stream` alone picks the stream the rasterizer takes (or none).

@@ -573,9 +573,10 @@ fn check_dispatch_expect(i: usize, x: &ExpectEntry, bound: &BoundJob) -> Result<
         (Some(r), None) => {
             let reg = Register::parse(r, x.space)
                 .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register (\"u0\")")))?;
-            bound
-                .at_register(reg)
-                .ok_or_else(|| err(format!("`reg`: the job binds nothing at {reg}")))?
+            let i = bound
+                .register_index(reg)
+                .map_err(|m| err(format!("`reg`: {m}")))?;
+            &bound.resources[i]
         }
         (None, Some(h)) => bound.heap.get(h as usize).ok_or_else(|| {
             err(format!(
@@ -649,10 +650,8 @@ fn check_draw_expect(
             let reg = Register::parse(r, x.space)
                 .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register")))?;
             let index = bound
-                .resources
-                .iter()
-                .position(|e| e.reg == Some(reg))
-                .ok_or_else(|| err(format!("`reg`: the job binds nothing at {reg}")))?;
+                .register_index(reg)
+                .map_err(|m| err(format!("`reg`: {m}")))?;
             (
                 ExpectTarget::Entry {
                     table: bind::Table::Resource,

@@ -69,6 +69,7 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
             let highest = job
                 .resources
                 .iter()
+                .filter(|e| e.visibility.sees(shader.stage))
                 .filter_map(|e| e.reg)
                 .filter(|g| g.class == r.class && g.space == r.space && g.index >= r.lower)
                 .map(|g| g.index - r.lower + 1)
@@ -111,7 +112,13 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
                 index: r.lower.saturating_add(k),
                 space: r.space,
             };
-            let Some(pos) = job.resources.iter().position(|e| e.reg == Some(reg)) else {
+            // Only the entries this program sees (a root parameter's ShaderVisibility):
+            // others at the same register belong to other stages.
+            let Some(pos) = job
+                .resources
+                .iter()
+                .position(|e| e.reg == Some(reg) && e.visibility.sees(shader.stage))
+            else {
                 if array {
                     unbound.push(reg);
                     descs.push(crate::resources::Descriptor::Unbound(view_class(r)));
@@ -476,6 +483,9 @@ pub fn listing(shader: &Shader, job: &BoundJob) -> String {
     }
     for e in &job.resources {
         let _ = write!(out, "\n  {}: {}", e.name, e.kind.describe());
+        if e.visibility != super::bind::Visibility::All {
+            let _ = write!(out, ", seen by the {} program only", e.visibility.name());
+        }
         if e.null {
             out.push_str(", null");
         }

@@ -380,6 +380,10 @@ pub struct ResourceEntry {
     pub name: Option<String>,
     /// `t3`, `u0`, `b1`, `s0` (`[[resource]]` only).
     pub reg: Option<String>,
+    /// The programs that see the binding (`D3D12_SHADER_VISIBILITY`: `all`, the default,
+    /// `vertex`, `hull`, `domain`, `geometry`, `pixel`, `amplification`, `mesh`;
+    /// `[[resource]]` entries with `reg` only).
+    pub visibility: Option<String>,
     /// Register space (`[[resource]]` only; default 0).
     pub space: Option<u32>,
     /// `srv`, `uav` or `cbv` (`[[heap]]` only).

@@ -210,9 +210,7 @@ fn find<'a>(
                 "{at}: render targets and depth belong to draw jobs; this job is a compute dispatch"
             ));
         }
-        (_, ResourceAt::Register(r)) => bound
-            .at_register(r)
-            .ok_or_else(|| format!("the job binds nothing at {r}"))?,
+        (_, ResourceAt::Register(r)) => &bound.resources[bound.register_index(r)?],
         (_, ResourceAt::Heap(i)) => bound.heap.get(i as usize).ok_or_else(|| {
             format!(
                 "`heap` {i}: the job has {} [[heap]] entries",

@@ -581,7 +581,23 @@ impl Default for DepthStencilOpDesc {
     }
 }
 
-/// `D3D12_DEPTH_STENCIL_DESC`.
+/// One face's stencil masks (`D3D12_DEPTH_STENCILOP_DESC1`'s `StencilReadMask` and
+/// `StencilWriteMask`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StencilMasks {
+    /// Bits the stencil test reads.
+    pub read: u8,
+    /// Bits stencil operations write.
+    pub write: u8,
+}
+
+/// `D3D12_DEPTH_STENCIL_DESC`, and `D3D12_DEPTH_STENCIL_DESC2`'s masks per face.
+///
+/// `stencil_read_mask` and `stencil_write_mask` serve both faces, as in
+/// `D3D12_DEPTH_STENCIL_DESC`, unless `back_face_masks` is given: then they are the front
+/// face's and `back_face_masks` the back face's (the independent front/back stencil masks
+/// of DirectX-Specs, "VulkanOn12", section "Independent Front/Back Stencil Refs and
+/// Masks", which renames the single masks to the front face's and adds the back face's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DepthStencilDesc {
     /// Depth test.
@@ -600,6 +616,25 @@ pub struct DepthStencilDesc {
     pub front_face: DepthStencilOpDesc,
     /// Back faces.
     pub back_face: DepthStencilOpDesc,
+    /// The back face's own masks (`None`: the two above serve both faces).
+    pub back_face_masks: Option<StencilMasks>,
+    /// `DepthBoundsTestEnable` (`D3D12_DEPTH_STENCIL_DESC1`): a sample whose *stored*
+    /// depth lies outside [`DrawState::depth_bounds`] is discarded (`om`).
+    pub depth_bounds_test_enable: bool,
+}
+
+impl DepthStencilDesc {
+    /// The stencil masks of the front (`true`) or back face: points and lines take the
+    /// front face's, as they take its operations.
+    pub fn stencil_masks(&self, front: bool) -> StencilMasks {
+        match (front, self.back_face_masks) {
+            (false, Some(m)) => m,
+            _ => StencilMasks {
+                read: self.stencil_read_mask,
+                write: self.stencil_write_mask,
+            },
+        }
+    }
 }
 
 impl Default for DepthStencilDesc {
@@ -614,6 +649,8 @@ impl Default for DepthStencilDesc {
             stencil_write_mask: 0xff,
             front_face: DepthStencilOpDesc::default(),
             back_face: DepthStencilOpDesc::default(),
+            back_face_masks: None,
+            depth_bounds_test_enable: false,
         }
     }
 }
@@ -761,8 +798,15 @@ pub struct DrawState<'a> {
     pub sample_mask: u32,
     /// `OMSetBlendFactor`.
     pub blend_factor: [f32; 4],
-    /// `OMSetStencilRef`.
+    /// `OMSetStencilRef`: the reference of both faces; with `back_stencil_ref`, the
+    /// front face's (`OMSetFrontAndBackStencilRef`'s `FrontStencilRef`).
     pub stencil_ref: u8,
+    /// `OMSetFrontAndBackStencilRef`'s `BackStencilRef` (`None`: `stencil_ref` serves
+    /// both faces, as after `OMSetStencilRef`).
+    pub back_stencil_ref: Option<u8>,
+    /// `OMSetDepthBounds(Min, Max)` (default 0 and 1): the range the depth-bounds test
+    /// keeps, when `DepthStencilDesc::depth_bounds_test_enable` is on.
+    pub depth_bounds: [f32; 2],
     /// `OMSetRenderTargets`: render targets 0–7.
     pub render_targets: Vec<Option<RenderTargetView>>,
     /// The depth-stencil view.
@@ -803,10 +847,32 @@ impl<'a> DrawState<'a> {
             sample_mask: u32::MAX,
             blend_factor: [1.0; 4],
             stencil_ref: 0,
+            back_stencil_ref: None,
+            depth_bounds: [0.0, 1.0],
             render_targets: Vec::new(),
             depth_stencil_view: None,
             stream_output: None,
         }
+    }
+
+    /// The stencil reference of a front (`true`) or back face; points and lines are
+    /// front faces here as for the stencil operations (`om`).
+    pub fn stencil_ref_for(&self, front: bool) -> u8 {
+        match (front, self.back_stencil_ref) {
+            (false, Some(r)) => r,
+            _ => self.stencil_ref,
+        }
+    }
+
+    /// The depth-bounds test's range, when the test is on: `OMSetDepthBounds`'s values
+    /// with a NaN made 0, as the D3D12 runtime converts it (DirectX-Specs "D3D12 Depth
+    /// Bounds Test", Detailed Design). Neither value is clamped: the runtime does not,
+    /// and an implementation only "may" clamp to [0, 1], which changes no outcome for the
+    /// stored depths, all in [0, 1].
+    pub fn depth_bounds_test(&self) -> Option<[f32; 2]> {
+        self.depth_stencil
+            .depth_bounds_test_enable
+            .then(|| self.depth_bounds.map(|v| if v.is_nan() { 0.0 } else { v }))
     }
 }
 
@@ -827,6 +893,8 @@ pub struct FixedState {
     sample_mask: u32,
     blend_factor: [f32; 4],
     stencil_ref: u8,
+    back_stencil_ref: Option<u8>,
+    depth_bounds: [f32; 2],
     render_targets: Vec<Option<RenderTargetView>>,
     depth_stencil_view: Option<DepthStencilView>,
     stream_output: Option<super::so::StreamOutput>,
@@ -849,6 +917,8 @@ impl DrawState<'_> {
             sample_mask: self.sample_mask,
             blend_factor: self.blend_factor,
             stencil_ref: self.stencil_ref,
+            back_stencil_ref: self.back_stencil_ref,
+            depth_bounds: self.depth_bounds,
             render_targets: self.render_targets.clone(),
             depth_stencil_view: self.depth_stencil_view.clone(),
             stream_output: self.stream_output.clone(),
@@ -888,6 +958,8 @@ impl FixedState {
             sample_mask: f.sample_mask,
             blend_factor: f.blend_factor,
             stencil_ref: f.stencil_ref,
+            back_stencil_ref: f.back_stencil_ref,
+            depth_bounds: f.depth_bounds,
             render_targets: f.render_targets,
             depth_stencil_view: f.depth_stencil_view,
             stream_output: f.stream_output,

@@ -798,6 +798,17 @@ type = \"draw\"
             ),
             &["#1 (draw)", "`vs`", "not a vertex program"],
         ),
+        (
+            "two_stencil_refs",
+            draw(
+                "vertex_count = 3\nstencil_ref = 1\nfront_and_back_stencil_ref = [1, 2]",
+                &base,
+            ),
+            &[
+                "#1 (draw)",
+                "`stencil_ref` and `front_and_back_stencil_ref` both given",
+            ],
+        ),
     ];
     for (name, text, wants) in &cases {
         let e = error_of(name, text);
@@ -1474,5 +1485,354 @@ index_buffer = {{ resource = \"indices\", format = \"R16_UINT\", offset = 6, siz
         pixel(&r, "color", 8, 14),
         CLEAR,
         "the third index reads 0: vertex (−1, −1) widens the triangle"
+    );
+}
+
+/// The stencil state of `TRIANGLES`' two triangles: the left one is clockwise on screen
+/// (a front face), the right one counter-clockwise (a back face).
+const STENCIL_FACES: &str = r#"
+[[resource]]
+name = "ds"
+kind = "texture2d"
+format = "D24_UNORM_S8_UINT"
+width = 16
+height = 16
+data = { fill_u32 = 0xa5000000 }
+"#;
+
+/// The stencil byte of pixel (`x`, `y`) of `STENCIL_FACES`' buffer.
+fn stencil_at(r: &dxlane::job::ListResult, x: usize, y: usize) -> u8 {
+    pixel(r, "ds", x, y)[3]
+}
+
+/// Independent front and back stencil references and masks (DirectX-Specs "VulkanOn12",
+/// "Independent Front/Back Stencil Refs and Masks"; `OMSetFrontAndBackStencilRef`,
+/// `D3D12_DEPTH_STENCILOP_DESC1`): the front face writes its reference through its write
+/// mask, the back face its own through its own; a later draw tests each face through
+/// its read mask with its reference, and a single `stencil_ref` (OMSetStencilRef) gives
+/// both faces one.
+#[test]
+fn stencil_references_and_masks_per_face() {
+    let state = |refs: &str| {
+        format!(
+            "{TRIANGLES}{STENCIL_FACES}
+[[command]]
+type = \"draw\"
+vertex_count = 6
+vs = \"SHADERS/draw_color.vs_5_0.dxbc\"
+vertex_buffers = [{{ slot = 0, resource = \"verts\", stride = 24 }}]
+input_element = [
+    {{ semantic = \"POSITION\", format = \"R32G32_FLOAT\" }},
+    {{ semantic = \"COLOR\", format = \"R32G32B32A32_FLOAT\" }},
+]
+rasterizer = {{ cull = \"NONE\" }}
+front_and_back_stencil_ref = [0x12, 0x34]
+depth_stencil = {{ resource = \"ds\", depth_enable = false, stencil_enable = true, front = {{ pass = \"REPLACE\", write_mask = 0x0f }}, back = {{ pass = \"REPLACE\", write_mask = 0xf0 }} }}
+
+[[command]]
+type = \"clear_render_target\"
+resource = \"color\"
+color = [0, 0, 1, 1]
+
+[[command]]
+type = \"draw\"
+vertex_count = 6
+{DRAW_COLOR}{refs}
+depth_stencil = {{ resource = \"ds\", depth_enable = false, stencil_enable = true, front = {{ func = \"EQUAL\", read_mask = 0x0f }}, back = {{ func = \"EQUAL\", read_mask = 0xf0 }} }}
+"
+        )
+    };
+    let r = list(
+        "stencil_faces",
+        &state("front_and_back_stencil_ref = [0x02, 0x30]"),
+    );
+    // 0xa5 with 0x12 written through 0x0f (front) and 0x34 through 0xf0 (back).
+    assert_eq!(stencil_at(&r, 2, 8), 0xa2, "front face");
+    assert_eq!(stencil_at(&r, 13, 8), 0x35, "back face");
+    assert_eq!(stencil_at(&r, 8, 0), 0xa5, "neither");
+    // (0x02 & 0x0f) == (0xa2 & 0x0f) and (0x30 & 0xf0) == (0x35 & 0xf0): both drawn.
+    assert_eq!(pixel(&r, "color", 2, 8), [255, 0, 0, 255]);
+    assert_eq!(pixel(&r, "color", 13, 8), [0, 255, 0, 255]);
+    // One reference for both faces: the back face's test (0x02 & 0xf0) != 0x30 fails.
+    let r = list("stencil_one_ref", &state("stencil_ref = 0x02"));
+    assert_eq!(pixel(&r, "color", 2, 8), [255, 0, 0, 255]);
+    assert_eq!(pixel(&r, "color", 13, 8), [0, 0, 255, 255]);
+}
+
+/// The depth-bounds test (DirectX-Specs "D3D12 Depth Bounds Test", Detailed Design):
+/// two draws leave depth 0.3 under the left triangle and 0.8 under the right one (their
+/// viewports' depth ranges), 1.0 elsewhere; a full-screen draw at depth 0 with
+/// `DepthBoundsTestEnable` then shades only where the *stored* depth lies in
+/// `depth_bounds` (inclusive). Inverted bounds keep nothing; a NaN bound is 0; with the
+/// test off the bounds do nothing.
+#[test]
+fn the_depth_bounds_test_keeps_samples_whose_stored_depth_is_in_range() {
+    let text = |bounds: &str, on: bool| {
+        let layout = "vs = \"SHADERS/draw_color.vs_5_0.dxbc\"
+vertex_buffers = [{ slot = 0, resource = \"verts\", stride = 24 }]
+input_element = [
+    { semantic = \"POSITION\", format = \"R32G32_FLOAT\" },
+    { semantic = \"COLOR\", format = \"R32G32B32A32_FLOAT\" },
+]
+rasterizer = { cull = \"NONE\" }
+depth_stencil = { resource = \"db\", depth_func = \"ALWAYS\" }";
+        format!(
+            "{TRIANGLES}
+[[resource]]
+name = \"db\"
+kind = \"texture2d\"
+format = \"D32_FLOAT\"
+width = 16
+height = 16
+data = {{ fill_u32 = 0x3f800000 }}
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+viewport = [0, 0, 16, 16, 0.3, 0.3]
+{layout}
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+start_vertex = 3
+viewport = [0, 0, 16, 16, 0.8, 0.8]
+{layout}
+
+[[command]]
+type = \"clear_render_target\"
+resource = \"color\"
+color = [0, 0, 0, 0]
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+vs = \"SHADERS/draw_fullscreen.vs_5_0.dxbc\"
+ps = \"SHADERS/draw_fullscreen.ps_5_0.dxbc\"
+render_targets = [{{ resource = \"color\" }}]
+depth_bounds = {bounds}
+depth_stencil = {{ resource = \"db\", depth_func = \"ALWAYS\", depth_write = false, depth_bounds_test = {on} }}
+"
+        )
+    };
+    // Which of the left triangle, the right one and the background were shaded.
+    let shaded = |name: &str, bounds: &str, on: bool| {
+        let r = list(name, &text(bounds, on));
+        [(2, 8), (13, 8), (8, 0)].map(|(x, y)| pixel(&r, "color", x, y)[3] == 255)
+    };
+    assert_eq!(
+        shaded("bounds_in", "[0.25, 0.5]", true),
+        [true, false, false],
+        "stored 0.3 in [0.25, 0.5]; the incoming 0 is not, and does not count"
+    );
+    assert_eq!(
+        shaded("bounds_inclusive", "[0.3, 0.8]", true),
+        [true, true, false]
+    );
+    assert_eq!(
+        shaded("bounds_inverted", "[0.5, 0.25]", true),
+        [false, false, false]
+    );
+    assert_eq!(
+        shaded("bounds_nan", "[nan, 0.3]", true),
+        [true, false, false],
+        "a NaN bound is 0"
+    );
+    assert_eq!(
+        shaded("bounds_off", "[0.25, 0.5]", false),
+        [true, true, true]
+    );
+}
+
+/// A draw job whose vertex and pixel programs both read `t0`
+/// (`shaders/draw_visibility.hlsl`), with the `[[resource]]` entries `bindings`; render
+/// target 0 gets the vertex program's `t0[0]`, target 1 the pixel program's.
+fn visibility_job(bindings: &str, expects: &str) -> String {
+    format!(
+        "[program]
+vs = \"SHADERS/draw_visibility.vs_5_0.dxbc\"
+ps = \"SHADERS/draw_visibility.ps_5_0.dxbc\"
+
+[draw]
+vertex_count = 3
+{bindings}
+[[draw.render_target]]
+format = \"R32G32B32A32_FLOAT\"
+width = 4
+height = 4
+
+[[draw.render_target]]
+format = \"R32G32B32A32_FLOAT\"
+width = 4
+height = 4
+{expects}"
+    )
+}
+
+/// `[[resource]]` at t0 holding the four floats `v`, seen by `visibility`.
+fn t0(visibility: &str, v: [f32; 4]) -> String {
+    format!(
+        "[[resource]]
+reg = \"t0\"
+kind = \"typed_buffer\"
+format = \"R32G32B32A32_FLOAT\"
+size = 16
+data = {{ f32 = {v:?} }}
+{visibility}
+"
+    )
+}
+
+/// `[[expect]]` that texel 0 of render target `rt` holds `v`.
+fn expect_rt(rt: u32, v: [f32; 4]) -> String {
+    format!("[[expect]]\nrender_target = {rt}\noffset = 0\nf32 = {v:?}\n")
+}
+
+/// Per-stage bindings (a root signature parameter's `ShaderVisibility`,
+/// `D3D12_SHADER_VISIBILITY_VERTEX` / `_PIXEL`): one register names a different resource
+/// in the vertex and the pixel program; `all` (the default, as before) names one for both.
+#[test]
+fn a_register_names_different_resources_per_stage() {
+    let per_stage = visibility_job(
+        &(t0("visibility = \"vertex\"", [1.0, 2.0, 3.0, 4.0])
+            + &t0("visibility = \"PIXEL\"", [10.0, 20.0, 30.0, 40.0])),
+        &(expect_rt(0, [1.0, 2.0, 3.0, 4.0]) + &expect_rt(1, [10.0, 20.0, 30.0, 40.0])),
+    );
+    match run(&job("visibility_per_stage", &per_stage)) {
+        Ok(Finished::Draw(r)) => {
+            assert_eq!(r.summary.expectations.failed, 0, "{:?}", r.summary);
+            assert_eq!(r.summary.expectations.passed, 2);
+        }
+        Ok(_) => panic!("not a draw"),
+        Err(e) => panic!("{e}"),
+    }
+    let shared = visibility_job(
+        &t0("", [5.0, 6.0, 7.0, 8.0]),
+        &(expect_rt(0, [5.0, 6.0, 7.0, 8.0]) + &expect_rt(1, [5.0, 6.0, 7.0, 8.0])),
+    );
+    let Ok(Finished::Draw(r)) = run(&job("visibility_all", &shared)) else {
+        panic!("the shared binding did not draw")
+    };
+    assert_eq!(r.summary.expectations.failed, 0, "{:?}", r.summary);
+    // Bad input, each naming the entry and the key.
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        (
+            "visibility_overlap",
+            visibility_job(
+                &(t0("visibility = \"vertex\"", [0.0; 4]) + &t0("", [0.0; 4])),
+                "",
+            ),
+            &[
+                "[[resource]] #2",
+                "t0 is already bound by [[resource]] #1",
+                "visibilities vertex and all overlap",
+            ],
+        ),
+        (
+            "visibility_unknown",
+            visibility_job(&t0("visibility = \"vertx\"", [0.0; 4]), ""),
+            &[
+                "[[resource]] #1",
+                "`visibility`",
+                "unknown visibility \"vertx\"",
+                "pixel",
+            ],
+        ),
+        (
+            "visibility_pixel_only",
+            visibility_job(&t0("visibility = \"pixel\"", [0.0; 4]), ""),
+            &["t0", "the job binds nothing"],
+        ),
+        (
+            "visibility_expect_ambiguous",
+            visibility_job(
+                &(t0("visibility = \"vertex\"", [0.0; 4])
+                    + &t0("visibility = \"pixel\"", [0.0; 4])),
+                "[[expect]]\nreg = \"t0\"\nf32 = [0]\n",
+            ),
+            &[
+                "[[expect]] #1",
+                "t0 is bound per stage",
+                "visibility vertex",
+                "visibility pixel",
+            ],
+        ),
+    ];
+    for (name, text, wants) in &cases {
+        let e = error_of(name, text);
+        for w in *wants {
+            assert!(e.contains(w), "{name}: `{w}` not in: {e}");
+        }
+    }
+}
+
+/// A list draw's `bind` takes `visibility` too, and a dispatch sees only `all` bindings
+/// (D3D12 reads no other visibility for compute).
+#[test]
+fn list_bindings_take_a_visibility() {
+    let text = |binds: &str| {
+        format!(
+            "[[resource]]
+name = \"a\"
+kind = \"typed_buffer\"
+format = \"R32G32B32A32_FLOAT\"
+size = 16
+data = {{ f32 = [1, 2, 3, 4] }}
+
+[[resource]]
+name = \"b\"
+kind = \"typed_buffer\"
+format = \"R32G32B32A32_FLOAT\"
+size = 16
+data = {{ f32 = [10, 20, 30, 40] }}
+
+[[resource]]
+name = \"rt0\"
+kind = \"texture2d\"
+format = \"R32G32B32A32_FLOAT\"
+width = 4
+height = 4
+
+[[resource]]
+name = \"rt1\"
+kind = \"texture2d\"
+format = \"R32G32B32A32_FLOAT\"
+width = 4
+height = 4
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+vs = \"SHADERS/draw_visibility.vs_5_0.dxbc\"
+ps = \"SHADERS/draw_visibility.ps_5_0.dxbc\"
+render_targets = [{{ resource = \"rt0\" }}, {{ resource = \"rt1\" }}]
+bind = [{binds}]
+
+[[expect]]
+resource = \"rt0\"
+f32 = [1, 2, 3, 4]
+
+[[expect]]
+resource = \"rt1\"
+f32 = [10, 20, 30, 40]
+"
+        )
+    };
+    list(
+        "list_visibility",
+        &text(
+            "{ reg = \"t0\", resource = \"a\", visibility = \"vertex\" }, { reg = \"t0\", resource = \"b\", visibility = \"pixel\" }",
+        ),
+    );
+    let e = error_of(
+        "list_visibility_overlap",
+        &text(
+            "{ reg = \"t0\", resource = \"a\" }, { reg = \"t0\", resource = \"b\", visibility = \"pixel\" }",
+        ),
+    );
+    assert!(
+        e.contains("`bind` #2: t0 is already bound by `bind` #1")
+            && e.contains("visibilities all and pixel overlap"),
+        "{e}"
     );
 }

@@ -54,7 +54,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use dxlane::job::draw_run::prepare_draw;
-use dxlane::job::{BoundEntry, Job, RunOptions};
+use dxlane::job::{BoundEntry, Job, RunOptions, Visibility};
 use dxlane::pipeline::tess::{
     Domain, OutputPrimitive, Partitioning, TessFactors, TessellatorDesc, tessellate, tri_w,
 };
@@ -810,7 +810,27 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
     let s = d.state;
     let vs = plan.shader(&d.vs);
     let ps = d.ps.as_ref().map(|p| plan.shader(p));
-    let (bindings, _) = resource_bindings(plan, d.resources)?;
+    // One descriptor table per shader visibility (a root parameter's ShaderVisibility):
+    // the peer's `table VISIBILITY`.
+    let mut tables = Vec::new();
+    for &(v_name, v) in Visibility::NAMES {
+        let group: Vec<BoundEntry> = d
+            .resources
+            .iter()
+            .filter(|e| e.visibility == v)
+            .cloned()
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        if matches!(v, Visibility::Amplification | Visibility::Mesh) {
+            return Err(format!(
+                "{v_name}-visible bindings: the peer draws no mesh pipelines"
+            ));
+        }
+        let (lines, _) = resource_bindings(plan, &group)?;
+        tables.push((v_name, lines));
+    }
     // Targets.
     let mut rtvs = Vec::new();
     let mut targets = Vec::new();
@@ -857,9 +877,9 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
     // Root signature and pipeline.
     let rs = plan.name("rs");
     plan.line(format!("root_signature {rs} graphics"));
-    if !bindings.is_empty() {
-        plan.line("table all");
-        for b in bindings {
+    for (visibility, lines) in tables {
+        plan.line(format!("table {visibility}"));
+        for b in lines {
             plan.line(b);
         }
     }
@@ -951,6 +971,19 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
         ));
     }
     let ds = &s.depth_stencil;
+    // vkd3d 1.2 has one pair of stencil masks (no D3D12_DEPTH_STENCIL_DESC2) and one
+    // stencil reference (no OMSetFrontAndBackStencilRef): such a state cannot be sent.
+    if ds.back_face_masks.is_some() || s.back_stencil_ref.is_some() {
+        return Err("per-face stencil masks and references are newer than vkd3d 1.2".into());
+    }
+    // Nor can it enable the depth-bounds test: DepthBoundsTestEnable lives in
+    // D3D12_DEPTH_STENCIL_DESC1, set through pipeline state streams (ID3D12Device2),
+    // which vkd3d 1.2 lacks.
+    if ds.depth_bounds_test_enable {
+        return Err(
+            "the depth-bounds test needs D3D12_DEPTH_STENCIL_DESC1, newer than vkd3d 1.2".into(),
+        );
+    }
     plan.line(format!(
         "depth_stencil depth={} write={} func={} stencil={} read_mask={} write_mask={}",
         u8::from(ds.depth_enable),
@@ -2352,6 +2385,188 @@ fn random_draws_match_the_peer() {
 // ------------------------------------------------------------------ compute
 
 /// The prefix-sum example's dispatch on both: every UAV byte for byte.
+/// Per-stage bindings against the peer: one register, a different buffer in the vertex
+/// and the pixel program (root parameters of `D3D12_SHADER_VISIBILITY_VERTEX` and
+/// `_PIXEL`, one descriptor table each); both render targets hold exact floats, so every
+/// byte must agree.
+#[test]
+fn per_stage_bindings_match_the_peer() {
+    let test = "per_stage_bindings_match_the_peer";
+    let Some(exe) = peer(test) else { return };
+    let dir = common::scratch().join("d3d12_peer_visibility");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shaders = common::root().join("shaders");
+    let t0 = |visibility: &str, v: &str| {
+        format!(
+            "[[resource]]\nreg = \"t0\"\nkind = \"typed_buffer\"\nformat = \"R32G32B32A32_FLOAT\"\nsize = 16\ndata = {{ f32 = {v} }}\nvisibility = \"{visibility}\"\n"
+        )
+    };
+    let target = "[[draw.render_target]]\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 4\nheight = 4\n";
+    let text = format!(
+        "[program]\nvs = \"{0}/draw_visibility.vs_5_0.dxbc\"\nps = \"{0}/draw_visibility.ps_5_0.dxbc\"\n\n[draw]\nvertex_count = 3\n{1}{2}{target}{target}",
+        shaders.display(),
+        t0("vertex", "[1, 2, 3, 4]"),
+        t0("pixel", "[10, 20, 30, 40]"),
+    );
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    let Some((plan, both)) = draw_job_on_both(test, exe, &path, "visibility") else {
+        return;
+    };
+    assert!(plan.text.contains("table vertex") && plan.text.contains("table pixel"));
+    assert_eq!(both.len(), 2);
+    for (k, (t, ours, theirs)) in both.iter().enumerate() {
+        assert_eq!(ours, theirs, "{}: dxlane and the peer differ", t.what);
+        let first: Vec<f32> = ours[..16]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        let want = if k == 0 {
+            [1.0, 2.0, 3.0, 4.0]
+        } else {
+            [10.0, 20.0, 30.0, 40.0]
+        };
+        assert_eq!(first, want, "{}", t.what);
+    }
+}
+
+/// Independent front/back stencil references and masks against the peer, which has
+/// neither (vkd3d 1.2: no `OMSetFrontAndBackStencilRef`, no `D3D12_DEPTH_STENCIL_DESC2`):
+/// dxlane draws a front triangle and a back one, which do not overlap, in one draw with
+/// each face's own reference and masks; the peer draws the same list twice, once culling
+/// back faces with the front face's reference and masks, once culling front faces with
+/// the back face's. Since no sample is covered by both faces, the one draw must equal,
+/// texel for texel, the back-face run where it changed a texel and the front-face run
+/// elsewhere (DirectX-Specs "VulkanOn12", "Independent Front/Back Stencil Refs and
+/// Masks": each face tests and writes through its own masks with its own reference).
+#[test]
+fn stencil_faces_match_the_peer_split_by_face() {
+    let test = "stencil_faces_match_the_peer_split_by_face";
+    let Some(exe) = peer(test) else { return };
+    let dir = common::scratch().join("d3d12_peer_stencil_faces");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shaders = common::root().join("shaders");
+    // Left: clockwise on screen (front); right: counter-clockwise (back).
+    let text = format!(
+        r#"[program]
+vs = "{0}/draw_color.vs_5_0.dxbc"
+ps = "{0}/draw_color.ps_5_0.dxbc"
+
+[draw]
+vertex_count = 6
+front_and_back_stencil_ref = [0x12, 0x34]
+
+[[draw.vertex_buffer]]
+slot = 0
+stride = 24
+data = {{ f32 = [-1, -1, 1, 0, 0, 1,  -1, 1, 1, 0, 0, 1,  -0.1, 0, 1, 0, 0, 1,
+                 1, -1, 0, 1, 0, 1,   1, 1, 0, 1, 0, 1,   0.1, 0, 0, 1, 0, 1] }}
+
+[[draw.input_element]]
+semantic = "POSITION"
+format = "R32G32_FLOAT"
+
+[[draw.input_element]]
+semantic = "COLOR"
+format = "R32G32B32A32_FLOAT"
+
+[draw.rasterizer]
+cull = "NONE"
+
+[[draw.render_target]]
+format = "R8G8B8A8_UNORM"
+width = 16
+height = 16
+
+[draw.depth_stencil]
+format = "D24_UNORM_S8_UINT"
+clear_depth = 1.0
+clear_stencil = 0xa5
+stencil_enable = true
+front = {{ func = "EQUAL", read_mask = 0x0f, write_mask = 0x0f, fail = "INVERT", pass = "REPLACE" }}
+back = {{ func = "NOT_EQUAL", read_mask = 0xf0, write_mask = 0xf0, fail = "ZERO", pass = "REPLACE" }}
+"#,
+        shaders.display()
+    );
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    let job = Job::load(&path).unwrap();
+    let p = prepare_draw(job, &crate::common::run_options()).unwrap();
+    let work = p.draw_work().unwrap();
+    let state = work.state();
+    assert!(state.back_stencil_ref.is_some() && state.depth_stencil.back_face_masks.is_some());
+    // One face's state with the other face culled, in terms vkd3d 1.2 has.
+    let one_face = |front: bool| {
+        let mut s = state.clone();
+        s.rasterizer.cull_mode = if front {
+            CullMode::Back
+        } else {
+            CullMode::Front
+        };
+        let m = state.depth_stencil.stencil_masks(front);
+        s.depth_stencil.stencil_read_mask = m.read;
+        s.depth_stencil.stencil_write_mask = m.write;
+        s.depth_stencil.back_face_masks = None;
+        s.stencil_ref = state.stencil_ref_for(front);
+        s.back_stencil_ref = None;
+        s
+    };
+    let mut runs = Vec::new();
+    for (front, tag) in [(true, "stencil_front"), (false, "stencil_back")] {
+        let s = one_face(front);
+        let mut plan = Plan::new(tag);
+        let input = DrawInput {
+            state: &s,
+            vs: PathBuf::from(&p.programs[0].path),
+            ps: p.programs.get(1).map(|i| PathBuf::from(&i.path)),
+            args: work.args,
+            resources: &p.bound.resources,
+        };
+        let targets = write_draw(&mut plan, &input).unwrap_or_else(|e| panic!("{tag}: {e}"));
+        let path = plan.finish();
+        if run_plan(test, exe, &path).is_none() {
+            return;
+        }
+        runs.push((plan, targets));
+    }
+    let initial: Vec<Vec<u8>> = runs[0].1.iter().map(|t| t.texture.to_bytes()).collect();
+    p.run(None, dxlane::pipeline::Hooks::default()).unwrap();
+    let mut changed = 0;
+    for (k, t) in runs[0].1.iter().enumerate() {
+        let ours = t.texture.to_bytes();
+        let front = peer_bytes(&runs[0].0, t, &ours);
+        let back = peer_bytes(&runs[1].0, &runs[1].1[k], &ours);
+        let bpt = t.texture.desc().format.bytes_per_texel() as usize;
+        for (i, mine) in ours.chunks_exact(bpt).enumerate() {
+            let at = i * bpt..(i + 1) * bpt;
+            let theirs = if back[at.clone()] != initial[k][at.clone()] {
+                &back[at.clone()]
+            } else {
+                &front[at.clone()]
+            };
+            assert_eq!(
+                mine, theirs,
+                "{} texel {i}: dxlane {mine:02x?}, the peer's two runs {theirs:02x?}",
+                t.what
+            );
+            if mine != &initial[k][at] {
+                changed += 1;
+            }
+        }
+    }
+    // Both faces wrote: the front face's failing test inverted the low nibble (0xaa), the
+    // back face's passing one replaced the high nibble (0x35), and colour went on the back
+    // triangle only.
+    assert!(changed > 0, "nothing was drawn");
+    let depth = runs[0].1.iter().find(|t| t.what == "depth").unwrap();
+    let d = depth.texture.to_bytes();
+    let stencil = |x: usize, y: usize| d[4 * (16 * y + x) + 3];
+    assert_eq!(
+        (stencil(2, 8), stencil(13, 8), stencil(8, 0)),
+        (0xaa, 0x35, 0xa5)
+    );
+}
+
 #[test]
 fn compute_example_matches_the_peer_byte_for_byte() {
     let test = "d3d12_peer::compute_example_matches_the_peer_byte_for_byte";

@@ -440,3 +440,49 @@ fn without_a_viewport_index_the_first_viewport_and_scissor_apply() {
         "viewport 1 is not used"
     );
 }
+
+/// A single-draw job takes the per-face stencil keys and the depth-bounds test as a list
+/// draw does (`[draw] front_and_back_stencil_ref`, `depth_bounds`; `[draw.depth_stencil]`
+/// face `read_mask` / `write_mask`, `depth_bounds_test`): a front triangle (clockwise,
+/// left) writes 0x12 through 0x0f, a back one (right) 0x34 through 0xf0, over 0xa5
+/// (DirectX-Specs "VulkanOn12", "Independent Front/Back Stencil Refs and Masks"); with
+/// the depth-bounds test the stored depth 1.0 must lie in `depth_bounds` for anything to
+/// be written (DirectX-Specs "D3D12 Depth Bounds Test").
+#[test]
+fn single_draws_take_per_face_stencil_and_depth_bounds() {
+    let tris = [
+        [-1.0, -1.0, 0.5, 1.0],
+        [-1.0, 1.0, 0.5, 1.0],
+        [-0.1, 0.0, 0.5, 1.0],
+        [1.0, -1.0, 0.5, 1.0],
+        [1.0, 1.0, 0.5, 1.0],
+        [0.1, 0.0, 0.5, 1.0],
+    ];
+    let stencils = |name: &str, draw_keys: &str, bounds: &str| {
+        let r = run(
+            name,
+            PS_RED,
+            &format!(
+                "{}[draw.rasterizer]\ncull = \"NONE\"\n[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 8\nheight = 4\n[draw.depth_stencil]\nformat = \"D24_UNORM_S8_UINT\"\nclear_depth = 1.0\nclear_stencil = 0xa5\nstencil_enable = true\nfront = {{ pass = \"REPLACE\", write_mask = 0x0f }}\nback = {{ pass = \"REPLACE\", write_mask = 0xf0 }}\n{bounds}",
+                draw(
+                    &tris,
+                    &format!("front_and_back_stencil_ref = [0x12, 0x34]\n{draw_keys}")
+                )
+            ),
+        );
+        let d = &r.depth.as_ref().unwrap().view.texture;
+        [(0, 2), (7, 2), (4, 0)].map(|(x, y)| (word(d, x, y, 0) >> 24) as u8)
+    };
+    assert_eq!(stencils("faces", "", ""), [0xa2, 0x35, 0xa5]);
+    let on = "depth_bounds_test = true\n";
+    assert_eq!(
+        stencils("faces_bounds_out", "depth_bounds = [0, 0.5]", on),
+        [0xa5; 3],
+        "stored depth 1.0 outside [0, 0.5]: nothing written"
+    );
+    assert_eq!(
+        stencils("faces_bounds_in", "depth_bounds = [0.5, 1]", on),
+        [0xa2, 0x35, 0xa5],
+        "stored depth 1.0 in [0.5, 1]"
+    );
+}

@@ -23,6 +23,7 @@
 //! input_element = [{ semantic = "POSITION", format = "R32G32B32_FLOAT" }]
 //! render_targets = [{ resource = "color" }]   # + mip, slices = [first, count]
 //! depth_stencil = { resource = "depth", depth_func = "LESS" }   # + read_only, stencil keys
+//!                                 # (front / back = { …, read_mask, write_mask } per face)
 //! rasterizer = { cull = "BACK" }
 //! bind = [{ reg = "t0", resource = "shadow" }, { reg = "b0", f32 = [ … ] }]
 //! ```
@@ -30,9 +31,10 @@
 //! A draw loads its targets (the contents the commands before it left) and writes them
 //! in place: draws in a row accumulate, and a clear is a command of its own. A view of
 //! several slices (of a 2D array, or W slices of a 3D texture) takes each primitive in
-//! the slice its `SV_RenderTargetArrayIndex` names (`pipeline::draw`). The
-//! bindings are visible to every program of the draw (a root signature with
-//! `D3D12_SHADER_VISIBILITY_ALL`) and checked against each.
+//! the slice its `SV_RenderTargetArrayIndex` names (`pipeline::draw`). A binding is
+//! visible to every program of the draw (a root signature with
+//! `D3D12_SHADER_VISIBILITY_ALL`) unless it says `visibility`; each program is checked
+//! against the bindings it sees (`job::reflect`).
 
 use serde::{Deserialize, Serialize};
 
@@ -53,8 +55,9 @@ macro_rules! state_keys {
             "vs", "ps", "gs", "entry", "bind", "topology", "vertex_buffers", "index_buffer",
             "input_element", "render_targets", "depth_stencil", "rasterizer", "blend",
             "viewport", "scissor", "viewports", "scissors", "sample_mask", "blend_factor",
-            "stencil_ref", "alpha_to_coverage", "independent_blend", "strip_cut",
-            "stream_output", "rasterized_stream", "stream_output_buffers", $($k),*
+            "stencil_ref", "front_and_back_stencil_ref", "depth_bounds", "alpha_to_coverage",
+            "independent_blend", "strip_cut", "stream_output", "rasterized_stream",
+            "stream_output_buffers", $($k),*
         ]
     };
 }
@@ -109,6 +112,8 @@ pub(super) const DRAW_STATE_ONLY: &[&str] = &[
     "sample_mask",
     "blend_factor",
     "stencil_ref",
+    "front_and_back_stencil_ref",
+    "depth_bounds",
     "alpha_to_coverage",
     "independent_blend",
     "strip_cut",
@@ -236,6 +241,8 @@ pub struct DepthView {
     pub front: Option<StencilFaceEntry>,
     /// `BackFace`.
     pub back: Option<StencilFaceEntry>,
+    /// `DepthBoundsTestEnable`.
+    pub depth_bounds_test: Option<bool>,
 }
 
 /// A `[draw]` error re-addressed to the command: `[draw.rasterizer]` becomes the
@@ -272,6 +279,8 @@ fn state_section(e: &CommandEntry) -> DrawSection {
         sample_mask: e.sample_mask,
         blend_factor: e.blend_factor,
         stencil_ref: e.stencil_ref,
+        front_and_back_stencil_ref: e.front_and_back_stencil_ref,
+        depth_bounds: e.depth_bounds,
         alpha_to_coverage: e.alpha_to_coverage,
         independent_blend: e.independent_blend,
         strip_cut: e.strip_cut,
@@ -399,7 +408,7 @@ impl Ctx<'_> {
             None => None,
         };
 
-        // Bindings, visible to every program: each is checked against each, and a
+        // Bindings, each checked against every program that sees it (its visibility); a
         // binding is "not used" only when no program declares it.
         let own = self.bound_of(name, e)?;
         let check = |s: &crate::ir::Shader| {
@@ -452,7 +461,8 @@ impl Ctx<'_> {
         state.scissors = d::scissors(&section).map_err(re)?;
         state.sample_mask = section.sample_mask.unwrap_or(u32::MAX);
         state.blend_factor = section.blend_factor.unwrap_or([1.0; 4]);
-        state.stencil_ref = section.stencil_ref.unwrap_or(0);
+        (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&section).map_err(re)?;
+        state.depth_bounds = section.depth_bounds.unwrap_or([0.0, 1.0]);
         state.render_targets = render_targets
             .into_iter()
             .map(|texture| Some(RenderTargetView { texture }))
@@ -699,6 +709,7 @@ impl Ctx<'_> {
             stencil_write_mask: v.stencil_write_mask,
             front: v.front.clone(),
             back: v.back.clone(),
+            depth_bounds_test: v.depth_bounds_test,
             ..DepthStencilEntry::default()
         };
         let mut desc = d::depth_stencil_desc(&entry, f).map_err(|x| match x {
@@ -716,6 +727,9 @@ impl Ctx<'_> {
             // D3D12_DSV_FLAG_READ_ONLY_DEPTH / _STENCIL: the view's writes are dropped.
             desc.depth_write = false;
             desc.stencil_write_mask = 0;
+            if let Some(m) = desc.back_face_masks.as_mut() {
+                m.write = 0;
+            }
         }
         Ok(Some(BoundDepthView {
             texture: t,

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::bind::{self, BoundEntry, BoundJob, EntryKind, Register, Storage};
+use super::bind::{self, BoundEntry, BoundJob, EntryKind, Register, Storage, Visibility};
 use super::limits::MemoryBudget;
 use super::prepare::{Prepared, check_expects};
 use super::run::{
@@ -168,6 +168,10 @@ pub struct CommandEntry {
     pub blend_factor: Option<[f32; 4]>,
     /// Draws: `OMSetStencilRef`.
     pub stencil_ref: Option<u8>,
+    /// Draws: `OMSetFrontAndBackStencilRef`, `[front, back]`.
+    pub front_and_back_stencil_ref: Option<[u8; 2]>,
+    /// Draws: `OMSetDepthBounds(Min, Max)`.
+    pub depth_bounds: Option<[f32; 2]>,
     /// Draws: `AlphaToCoverageEnable`.
     pub alpha_to_coverage: Option<bool>,
     /// Draws: `IndependentBlendEnable`.
@@ -218,6 +222,8 @@ pub struct BindEntry {
     pub u32: Option<Vec<u32>>,
     /// Constant data for this command only: floats.
     pub f32: Option<Vec<FloatValue>>,
+    /// The programs that see the binding (`D3D12_SHADER_VISIBILITY`; default `all`).
+    pub visibility: Option<String>,
 }
 
 mod draw;
@@ -306,6 +312,8 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         sample_mask,
         blend_factor,
         stencil_ref,
+        front_and_back_stencil_ref,
+        depth_bounds,
         alpha_to_coverage,
         independent_blend,
         strip_cut,
@@ -494,10 +502,19 @@ impl Ctx<'_> {
                     b.reg
                 ))
             })?;
-            if let Some(prev) = own.resources.iter().position(|p| p.reg == Some(reg)) {
+            let visibility = match &b.visibility {
+                None => Visibility::All,
+                Some(v) => Visibility::parse(v).map_err(|m| err(format!("`visibility`: {m}")))?,
+            };
+            if let Some(prev) = own
+                .resources
+                .iter()
+                .position(|p| p.reg == Some(reg) && p.visibility.overlaps(visibility))
+            {
                 return Err(err(format!(
-                    "{reg} is already bound by `bind` #{}",
-                    prev + 1
+                    "{reg} is already bound by `bind` #{}{}",
+                    prev + 1,
+                    Visibility::clash(own.resources[prev].visibility, visibility)
                 )));
             }
             let entry = match (&b.resource, &b.u32, &b.f32) {
@@ -517,6 +534,7 @@ impl Ctx<'_> {
                     }
                     BoundEntry {
                         reg: Some(reg),
+                        visibility,
                         name: format!("{name} `bind` #{} ({reg} = \"{r}\")", k + 1),
                         ..named.clone()
                     }
@@ -542,6 +560,7 @@ impl Ctx<'_> {
                             table: bind::Table::Resource,
                             index: usize::MAX,
                         },
+                        visibility,
                         name: format!("{name} `bind` #{} ({reg})", k + 1),
                         reg: Some(reg),
                         kind: EntryKind::ConstantBuffer,

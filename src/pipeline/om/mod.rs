@@ -18,7 +18,20 @@
 //! - **Stencil**: `(ref & read_mask) FUNC (stored & read_mask)`, with the front or back
 //!   face's operations (points and lines are front faces): the stencil-fail operation when
 //!   it fails, the depth-fail operation when it passes and depth fails, the pass operation
-//!   when both pass; the result is written through the write mask.
+//!   when both pass; the result is written through the write mask. The reference and the
+//!   two masks are the face's own when the state gives them per face
+//!   (`OMSetFrontAndBackStencilRef`, `D3D12_DEPTH_STENCIL_DESC2`; DirectX-Specs
+//!   "VulkanOn12", "Independent Front/Back Stencil Refs and Masks"): the caller passes
+//!   the face's reference, or the pixel program's `SV_StencilRef`, which replaces the
+//!   reference of either face.
+//! - **Depth bounds** (DirectX-Specs "D3D12 Depth Bounds Test", Detailed Design), when
+//!   `DepthBoundsTestEnable` is on, first: the value *stored* in the buffer — not the
+//!   sample's incoming depth, nor a depth the pixel program outputs — converted to float
+//!   (a UNORM code as `c / (2^n − 1)`) must lie in `[min, max]` inclusive, or the sample
+//!   is discarded and writes nothing, neither depth nor stencil (no stencil-fail
+//!   operation: a failing invocation "cannot affect the render target, depth, or
+//!   stencil buffer"). `min > max` fails every sample. Without a depth buffer the test
+//!   passes (there is no tile depth to test, so it is never run).
 //! - **Blending** (D3D11.3 §17.1 "Blend State", §17.5 "Blending Precision"): per target, `src · sf OP dst · df` for colour
 //!   and alpha separately, in f32. For UNORM (and sRGB) targets the source colours and
 //!   the blend factor are clamped to [0, 1], for SNORM to [−1, 1]; float targets take them
@@ -36,7 +49,9 @@
 pub(crate) mod tile;
 
 use super::state::{Blend, BlendOp, DepthStencilDesc, DepthStencilOpDesc, RenderTargetBlendDesc};
-use crate::resources::format::{Num, f32_to_half_format, float_to_unorm, linear_to_srgb};
+use crate::resources::format::{
+    Num, f32_to_half_format, float_to_unorm, linear_to_srgb, unorm_to_float,
+};
 use crate::resources::wide::wide_fn;
 use crate::resources::{ComparisonFunc, Format, Texture, TextureDesc};
 
@@ -161,8 +176,20 @@ fn stencil_passes(func: ComparisonFunc, r: u8, s: u8) -> bool {
     }
 }
 
-/// Runs the depth and stencil tests for sample index `i` of the tile's buffer with
-/// incoming depth `z` and writes what they write. Returns whether the sample passes.
+/// Whether a stored depth code of `kind` lies in the depth-bounds range `[min, max]`
+/// (inclusive; compared as floats, a UNORM code converted as `c / (2^n − 1)`).
+pub fn depth_in_bounds(kind: DepthKind, stored: u32, [min, max]: [f32; 2]) -> bool {
+    let v = match kind {
+        DepthKind::Unorm(bits) => unorm_to_float(stored, bits),
+        DepthKind::Float => f32::from_bits(stored),
+    };
+    min <= v && v <= max
+}
+
+/// Runs the depth-bounds, depth and stencil tests for sample index `i` of the tile's
+/// buffer with incoming depth `z` and writes what they write, for a front (`front`) or
+/// back face whose stencil reference is `stencil_ref`; `bounds` is the depth-bounds
+/// range when that test is on. Returns whether the sample passes.
 pub fn depth_stencil_test(
     desc: &DepthStencilDesc,
     tile: &mut TileDepth,
@@ -170,6 +197,7 @@ pub fn depth_stencil_test(
     z: f32,
     front: bool,
     stencil_ref: u8,
+    bounds: Option<[f32; 2]>,
 ) -> bool {
     let Some(kind) = depth_kind(tile.format) else {
         return true;
@@ -177,6 +205,9 @@ pub fn depth_stencil_test(
     let (Some(stored), Some(&sten)) = (tile.depth.get(i).copied(), tile.stencil.get(i)) else {
         return true;
     };
+    if bounds.is_some_and(|b| !depth_in_bounds(kind, stored, b)) {
+        return false;
+    }
     let code = depth_code(kind, z);
     let depth_ok = !desc.depth_enable || depth_passes(desc.depth_func, kind, code, stored);
     let stencil_on = desc.stencil_enable && has_stencil(tile.format);
@@ -187,7 +218,8 @@ pub fn depth_stencil_test(
         } else {
             &desc.back_face
         };
-        let m = desc.stencil_read_mask;
+        let masks = desc.stencil_masks(front);
+        let m = masks.read;
         let sok = stencil_passes(face.stencil_func, stencil_ref & m, sten & m);
         let op = if !sok {
             face.stencil_fail_op
@@ -197,7 +229,7 @@ pub fn depth_stencil_test(
             face.stencil_pass_op
         };
         let new = op.apply(sten, stencil_ref);
-        let wm = desc.stencil_write_mask;
+        let wm = masks.write;
         tile.stencil[i] = (sten & !wm) | (new & wm);
         pass = sok && depth_ok;
     }
@@ -742,16 +774,161 @@ mod tests {
         };
         ds.front_face.stencil_pass_op = StencilOp::IncrSat;
         ds.back_face.stencil_depth_fail_op = StencilOp::Replace;
-        assert!(depth_stencil_test(&ds, &mut t, 0, 0.25, true, 3));
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.25, true, 3, None));
         assert_eq!((t.depth[0], t.stencil[0]), (float_to_unorm(0.25, 24), 8));
-        assert!(!depth_stencil_test(&ds, &mut t, 0, 0.75, false, 3));
+        assert!(!depth_stencil_test(&ds, &mut t, 0, 0.75, false, 3, None));
         assert_eq!(t.stencil[0], 3);
         // Equal codes: 0.25 and a value within half a code of it compare equal.
         ds.depth_func = ComparisonFunc::Equal;
         ds.stencil_enable = false;
-        assert!(depth_stencil_test(&ds, &mut t, 0, 0.25 + 1e-9, true, 0));
+        assert!(depth_stencil_test(
+            &ds,
+            &mut t,
+            0,
+            0.25 + 1e-9,
+            true,
+            0,
+            None
+        ));
         let (d, s) = TileDepth::decode(Format::D24_UNORM_S8_UINT, &[1, 2, 3, 4]);
         assert_eq!((d, s), (0x030201, 4));
+    }
+
+    /// Independent front and back stencil masks (`D3D12_DEPTH_STENCIL_DESC2`; DirectX-Specs
+    /// "VulkanOn12", "Independent Front/Back Stencil Refs and Masks"): each face tests
+    /// through its own read mask and writes through its own write mask; the caller hands
+    /// each face its own reference (`OMSetFrontAndBackStencilRef`).
+    #[test]
+    fn stencil_masks_and_references_per_face() {
+        use crate::pipeline::state::{DrawState, StencilMasks};
+        let mut ds = DepthStencilDesc {
+            depth_enable: false,
+            stencil_enable: true,
+            stencil_read_mask: 0x0f,
+            stencil_write_mask: 0x0f,
+            back_face_masks: Some(StencilMasks {
+                read: 0xf0,
+                write: 0x3c,
+            }),
+            ..DepthStencilDesc::default()
+        };
+        for f in [&mut ds.front_face, &mut ds.back_face] {
+            f.stencil_func = ComparisonFunc::Equal;
+            f.stencil_pass_op = StencilOp::Replace;
+            f.stencil_fail_op = StencilOp::Invert;
+        }
+        let tile = |s: u8| TileDepth {
+            format: Format::D24_UNORM_S8_UINT,
+            depth: vec![0],
+            stencil: vec![s],
+        };
+        // Front: (0x35 & 0x0f) == (0xa5 & 0x0f) passes; REPLACE writes 0x35 through 0x0f.
+        let mut t = tile(0xa5);
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.5, true, 0x35, None));
+        assert_eq!(t.stencil[0], 0xa5);
+        // Front, failing (0xb != 0x0): INVERT, written through 0x0f only.
+        let mut t = tile(0xa0);
+        assert!(!depth_stencil_test(&ds, &mut t, 0, 0.5, true, 0x3b, None));
+        assert_eq!(t.stencil[0], 0xaf);
+        // Back: the same values compare through 0xf0: 0x30 != 0xa0, so INVERT, written
+        // through 0x3c only.
+        let mut t = tile(0xa0);
+        assert!(!depth_stencil_test(&ds, &mut t, 0, 0.5, false, 0x3b, None));
+        assert_eq!(t.stencil[0], (0xa0 & !0x3c) | (!0xa0u8 & 0x3c));
+        // Back with a reference whose high nibble matches passes, REPLACE through 0x3c.
+        let mut t = tile(0xa0);
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.5, false, 0xaf, None));
+        assert_eq!(t.stencil[0], (0xa0 & !0x3c) | (0xaf & 0x3c));
+        // Without back-face masks the single pair serves both faces (D3D12_DEPTH_STENCIL_DESC).
+        ds.back_face_masks = None;
+        let mut t = tile(0xa5);
+        assert!(depth_stencil_test(&ds, &mut t, 0, 0.5, false, 0x35, None));
+        assert_eq!(ds.stencil_masks(false), ds.stencil_masks(true));
+        // The references: OMSetStencilRef gives both faces one; OMSetFrontAndBackStencilRef
+        // gives each its own.
+        let shader = crate::ir::Shader::new(crate::ir::Stage::Vertex);
+        let b = crate::pipeline::Bindings::default();
+        let mut s = DrawState::new(&shader, None, &b, &b);
+        s.stencil_ref = 7;
+        assert_eq!((s.stencil_ref_for(true), s.stencil_ref_for(false)), (7, 7));
+        s.back_stencil_ref = Some(9);
+        assert_eq!((s.stencil_ref_for(true), s.stencil_ref_for(false)), (7, 9));
+    }
+
+    /// The depth-bounds test (DirectX-Specs "D3D12 Depth Bounds Test", Detailed Design and
+    /// conformance case 1: bounds [0.3, 0.6] over stored 0, 0.3, 0.5, 0.6, 1 keep the
+    /// middle three): inclusive, on the stored value whatever the incoming depth; a
+    /// failing sample writes neither depth nor stencil; min > max fails everything.
+    #[test]
+    fn depth_bounds_test_reads_the_stored_depth() {
+        let stored = [0.0f32, 0.3, 0.5, 0.6, 1.0];
+        for (format, kind) in [
+            (Format::D32_FLOAT, DepthKind::Float),
+            (Format::D24_UNORM_S8_UINT, DepthKind::Unorm(24)),
+            (Format::D16_UNORM, DepthKind::Unorm(16)),
+        ] {
+            let code = |v: f32| depth_code(kind, v);
+            // Bounds at the codes' own values, as a capture's min and max would be.
+            let at = |v: f32| match kind {
+                DepthKind::Float => v,
+                DepthKind::Unorm(bits) => unorm_to_float(code(v), bits),
+            };
+            let bounds = [at(0.3), at(0.6)];
+            let kept: Vec<bool> = stored
+                .iter()
+                .map(|&v| depth_in_bounds(kind, code(v), bounds))
+                .collect();
+            assert_eq!(kept, [false, true, true, true, false], "{format}");
+            assert!(!depth_in_bounds(kind, code(0.5), [at(0.6), at(0.3)]));
+            assert!(depth_in_bounds(kind, code(1.0), [-f32::MAX, f32::MAX]));
+            assert!(!depth_in_bounds(kind, code(0.5), [f32::MAX, -f32::MAX]));
+        }
+        // Through the whole test: stored 0.8 outside [0.25, 0.5] fails first, whatever
+        // the incoming depth (0.4, inside), and nothing is written, not even the
+        // stencil-fail operation.
+        let mut ds = DepthStencilDesc {
+            depth_func: ComparisonFunc::Always,
+            stencil_enable: true,
+            depth_bounds_test_enable: true,
+            ..DepthStencilDesc::default()
+        };
+        ds.front_face.stencil_fail_op = StencilOp::Invert;
+        ds.front_face.stencil_pass_op = StencilOp::IncrSat;
+        let mut t = TileDepth {
+            format: Format::D24_UNORM_S8_UINT,
+            depth: vec![float_to_unorm(0.8, 24)],
+            stencil: vec![5],
+        };
+        let before = t.clone();
+        assert!(!depth_stencil_test(
+            &ds,
+            &mut t,
+            0,
+            0.4,
+            true,
+            0,
+            Some([0.25, 0.5])
+        ));
+        assert_eq!(t, before);
+        // The incoming depth (0.9) lies outside the bounds, the stored one (0.8) inside.
+        assert!(depth_stencil_test(
+            &ds,
+            &mut t,
+            0,
+            0.9,
+            true,
+            0,
+            Some([0.75, 0.85])
+        ));
+        assert_eq!((t.depth[0], t.stencil[0]), (float_to_unorm(0.9, 24), 6));
+        // NaN bounds are 0 (the runtime's conversion); off, the range is not used.
+        let shader = crate::ir::Shader::new(crate::ir::Stage::Vertex);
+        let b = crate::pipeline::Bindings::default();
+        let mut s = crate::pipeline::state::DrawState::new(&shader, None, &b, &b);
+        s.depth_bounds = [f32::NAN, 0.5];
+        assert_eq!(s.depth_bounds_test(), None);
+        s.depth_stencil.depth_bounds_test_enable = true;
+        assert_eq!(s.depth_bounds_test(), Some([0.0, 0.5]));
     }
 
     /// Float bit patterns for the conversion rules (D3D11.3 §3.2.3): zeros, denormals,

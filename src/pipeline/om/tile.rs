@@ -284,7 +284,8 @@ impl<'a> OutputMerger<'a> {
         per_sample: bool,
     ) {
         let ds = &self.s.depth_stencil;
-        let stencil_ref = self.s.stencil_ref;
+        let stencil_ref = self.s.stencil_ref_for(prim.front);
+        let bounds = self.s.depth_bounds_test();
         let sample_mask = self.s.sample_mask;
         let pattern = self.stage.pattern;
         for (k, m) in mask.iter_mut().enumerate() {
@@ -298,7 +299,7 @@ impl<'a> OutputMerger<'a> {
                     .depth_at(prim, interp::sample(pattern, px, py, smp));
                 let i = tb_index(rect, px, py, smp);
                 let before = self.writes.map(|_| depth_word(td, i));
-                let pass = super::depth_stencil_test(ds, td, i, z, prim.front, stencil_ref);
+                let pass = super::depth_stencil_test(ds, td, i, z, prim.front, stencil_ref, bounds);
                 if let (Some(w), Some(before)) = (self.writes, before)
                     && depth_written(ds, pass, before, depth_word(td, i))
                 {
@@ -526,7 +527,8 @@ impl<'a> OutputMerger<'a> {
             let stencil_ref = self
                 .ps_out
                 .stencil_ref
-                .map_or(self.s.stencil_ref, |w| out(w) as u8);
+                .map_or(self.s.stencil_ref_for(prim.front), |w| out(w) as u8);
+            let bounds = self.s.depth_bounds_test();
             let shader_z = self.ps_out.depth.map(|(w, kind)| {
                 let z = f32::from_bits(out(w));
                 let raster_z = self.stage.depth_at(prim, interp::centre(lane.x, lane.y));
@@ -555,6 +557,7 @@ impl<'a> OutputMerger<'a> {
                         z,
                         prim.front,
                         stencil_ref,
+                        bounds,
                     );
                     if let (Some(w), Some(before)) = (self.writes, before)
                         && depth_written(&self.s.depth_stencil, pass, before, depth_word(td, i))
