@@ -89,6 +89,11 @@ pub struct SourceView {
     pub operands: HashMap<u32, Vec<u32>>,
     /// Local arrays by name (`x0`, an alloca's name).
     pub locals: Vec<String>,
+    /// DXIL: the HLSL debug info (`-Zi`), when the program carries it and it reads.
+    pub hlsl: Option<std::sync::Arc<super::hlsl::Hlsl>>,
+    /// DXIL: why debug info the program carries is not used (malformed): the session
+    /// steps the listing and says so.
+    pub hlsl_note: Option<String>,
 }
 
 impl SourceView {
@@ -104,6 +109,8 @@ impl SourceView {
             opcodes: Vec::new(),
             operands: HashMap::new(),
             locals: Vec::new(),
+            hlsl: None,
+            hlsl_note: None,
         }
     }
 
@@ -187,6 +194,16 @@ impl SourceView {
         let Some(body) = body else {
             return v;
         };
+        if let Some(f) = function {
+            match super::hlsl::Hlsl::read(module, f) {
+                Ok(h) => v.hlsl = h.map(std::sync::Arc::new),
+                Err(e) => {
+                    v.hlsl_note = Some(format!(
+                        "the program's debug info is not used ({e}): stepping by the listing"
+                    ))
+                }
+            }
+        }
         let names = crate::dxil::listing::asm::AsmWriter::value_names(module, body);
         for (k, inst) in body.instructions.iter().enumerate() {
             v.operands.insert(

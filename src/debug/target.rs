@@ -65,6 +65,32 @@ impl Program {
         })
     }
 
+    /// Lowers a decoded DXIL module for debugging (one a caller decoded or built
+    /// itself): as [`Program::from_container`], with the module's own text as the
+    /// listing (no container, so no comment block of parts above it).
+    pub fn from_dxil_module(
+        module: &crate::dxil::llvm::Module,
+        entry: Option<String>,
+    ) -> Result<Program, DebugError> {
+        let opts = LoadOptions {
+            entry,
+            no_opt: true,
+        };
+        let raw = lower::dxil::lower_module(module, &opts)
+            .map_err(|e| DebugError::Load(e.to_string()))?;
+        let mut shader = raw.clone();
+        crate::ir::opt::optimize(&mut shader);
+        let mut w = crate::dxil::listing::asm::AsmWriter::new(module);
+        w.dxc_comments = true;
+        let (text, lines) = w.print_module_with_lines();
+        let view = SourceView::dxil(&text, &lines, module, &raw);
+        Ok(Program {
+            shader,
+            debug_shader: raw,
+            view,
+        })
+    }
+
     /// A program written in the IR's text form (already validated): it is its own
     /// source and runs as written.
     pub fn from_ir(shader: Shader) -> Program {
