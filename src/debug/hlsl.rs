@@ -21,11 +21,11 @@
 //! - `llvm.dbg.declare` bindings give an address (a local array), not a value: their
 //!   leaves print as optimised out rather than guessing the memory layout.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::source::Key;
 use crate::dxil::debuginfo::{self, DebugInfo, Encoding, Frame, Leaf, LeafValue, SourceFile};
-use crate::dxil::llvm::{Constant, Module, ValueId, ValueKind};
+use crate::dxil::llvm::{Constant, FunctionBody, InstKind, Module, ValueId, ValueKind};
 
 /// What holds a bound value, in the entry function's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +49,12 @@ pub struct Hlsl {
     block_of: Vec<u32>,
     /// What each binding's value is ([`DebugInfo::bindings`] order).
     held: Vec<Held>,
+    /// Where each binding takes effect: the block and the first instruction of it after
+    /// the `llvm.dbg` call (`None`: never, for the entry function's steps).
+    anchors: Vec<Option<(u32, u32)>>,
+    /// The entry function's instructions the lowering made IR for (the others, such as
+    /// `llvm.dbg.value` calls, are never a step, and their lines hold no code).
+    runs: HashSet<u32>,
 }
 
 /// One leaf of a variable at a position, ready to print.
@@ -63,17 +69,96 @@ pub struct LeafAt {
 }
 
 impl Hlsl {
-    /// The debug info of `module` for stepping its function `function`; `Ok(None)` when
-    /// the module carries none. Malformed debug info is an error saying what and where.
-    pub fn read(module: &Module, function: u32) -> Result<Option<Hlsl>, String> {
+    /// The debug info of `module` for stepping its function `function`, whose
+    /// instructions `runs` are those the lowering made IR for; `Ok(None)` when the module
+    /// carries none. Malformed debug info is an error saying what and where.
+    pub fn read(
+        module: &Module,
+        function: u32,
+        runs: HashSet<u32>,
+    ) -> Result<Option<Hlsl>, String> {
         let Some(info) = DebugInfo::read(module)? else {
             return Ok(None);
         };
-        let body = module
+        let body = body_of(module, function)?;
+        let n = u32::try_from(body.instructions.len()).unwrap_or(u32::MAX);
+        let same: Vec<Option<u32>> = (0..n).map(Some).collect();
+        Hlsl::keyed(info, module, function, module, function, &same, runs)
+    }
+
+    /// The debug info of the `ILDB` debug module dxc writes with `-Zi` beside the
+    /// stripped `DXIL` part, for stepping function `function` of the `DXIL` part's
+    /// module `run`. The two modules' instructions are the same but for the debug
+    /// module's `llvm.dbg.*` calls, which stripping removes (dxc's `StripDebugInfo`);
+    /// that is checked, instruction by instruction, and a mismatch is an error.
+    pub fn read_split(
+        debug: &Module,
+        run: &Module,
+        function: u32,
+        runs: HashSet<u32>,
+    ) -> Result<Option<Hlsl>, String> {
+        let Some(info) = DebugInfo::read(debug)? else {
+            return Ok(None);
+        };
+        let body = body_of(run, function)?;
+        let name = run
             .functions
             .get(function as usize)
-            .and_then(|f| f.body.as_ref())
-            .ok_or_else(|| format!("function {function} has no body"))?;
+            .map_or("", |f| f.name.as_str());
+        let dfi = debug
+            .functions
+            .iter()
+            .position(|f| f.name == name && f.body.is_some())
+            .ok_or_else(|| format!("the ILDB module has no function {name}"))?;
+        let dbody = body_of(debug, u32::try_from(dfi).unwrap_or(u32::MAX))?;
+        let mut map = Vec::with_capacity(dbody.instructions.len());
+        let mut next = 0usize;
+        for (k, inst) in dbody.instructions.iter().enumerate() {
+            if is_dbg_call(debug, inst) {
+                map.push(None);
+                continue;
+            }
+            let kept = body.instructions.get(next).ok_or_else(|| {
+                format!("the ILDB module's {name} has more instructions than the DXIL part's")
+            })?;
+            if std::mem::discriminant(&kept.kind) != std::mem::discriminant(&inst.kind) {
+                return Err(format!(
+                    "instruction {k} of the ILDB module's {name} is not instruction {next} of the DXIL part's"
+                ));
+            }
+            map.push(u32::try_from(next).ok());
+            next = next.saturating_add(1);
+        }
+        if next != body.instructions.len() {
+            return Err(format!(
+                "the ILDB module's {name} has fewer instructions than the DXIL part's"
+            ));
+        }
+        Hlsl::keyed(
+            info,
+            debug,
+            u32::try_from(dfi).unwrap_or(u32::MAX),
+            run,
+            function,
+            &map,
+            runs,
+        )
+    }
+
+    /// The debug info of function `dfi` of module `debug`, keyed by the instructions of
+    /// function `function` of module `run`: `map[k]` is the run's instruction for the
+    /// debug module's `k` (`None`: a `llvm.dbg.*` call the run does not have).
+    fn keyed(
+        mut info: DebugInfo,
+        debug: &Module,
+        dfi: u32,
+        run: &Module,
+        function: u32,
+        map: &[Option<u32>],
+        runs: HashSet<u32>,
+    ) -> Result<Option<Hlsl>, String> {
+        let body = body_of(run, function)?;
+        let dbody = body_of(debug, dfi)?;
         let mut block_of = vec![0u32; body.instructions.len()];
         for (b, bl) in body.blocks.iter().enumerate() {
             for k in bl.start..bl.end {
@@ -82,27 +167,59 @@ impl Hlsl {
                 }
             }
         }
-        let held = info
-            .bindings
-            .iter()
-            .map(|b| {
-                if b.function != function as usize || b.declare {
-                    return Held::Nothing;
-                }
-                held_by(module, body, b.value)
+        // The run's first instruction after debug instruction `k` (in the same block, as
+        // a block ends with its terminator, which is never a llvm.dbg call).
+        let after = |k: u32| -> Option<u32> {
+            map.iter()
+                .skip(k as usize)
+                .skip(1)
+                .find_map(|x| *x)
+        };
+        let frames = std::mem::take(&mut info.frames);
+        info.frames = frames
+            .into_iter()
+            .filter(|((f, _), _)| *f == dfi as usize)
+            .filter_map(|((_, k), fr)| {
+                let i = (*map.get(k as usize)?)?;
+                Some(((function as usize, i), fr))
             })
             .collect();
+        let mut held = Vec::with_capacity(info.bindings.len());
+        let mut anchors = Vec::with_capacity(info.bindings.len());
+        for b in &mut info.bindings {
+            if b.function != dfi as usize {
+                held.push(Held::Nothing);
+                anchors.push(None);
+                continue;
+            }
+            // A declare binds an address, not the value (see the module doc).
+            let h = match held_by(debug, dbody, b.value) {
+                _ if b.declare => Held::Nothing,
+                Held::Def(k) => map
+                    .get(k as usize)
+                    .copied()
+                    .flatten()
+                    .map_or(Held::Nothing, Held::Def),
+                h => h,
+            };
+            held.push(h);
+            let anchor = after(b.inst)
+                .and_then(|i| Some((*block_of.get(i as usize)?, i)));
+            anchors.push(anchor);
+            b.function = function as usize;
+        }
         let h = Hlsl {
             info,
             function,
             block_of,
             held,
+            anchors,
+            runs,
         };
         if h.located_lines().is_empty() {
             return Err(format!(
                 "no instruction of the entry function ({}) has a debug location",
-                module
-                    .functions
+                run.functions
                     .get(function as usize)
                     .map_or("?", |f| f.name.as_str())
             ));
@@ -156,7 +273,7 @@ impl Hlsl {
         self.info
             .frames
             .iter()
-            .filter(|((f, _), _)| *f == self.function as usize)
+            .filter(|((f, i), _)| *f == self.function as usize && self.runs.contains(i))
             .filter_map(|(_, fr)| fr.first())
             .map(|f| (f.file.clone(), f.line))
             .collect()
@@ -216,13 +333,16 @@ impl Hlsl {
             if f != self.function {
                 continue;
             }
-            let block = self.block_of.get(i as usize);
+            let Some(&block) = self.block_of.get(i as usize) else {
+                continue;
+            };
             for &b in &wanted {
-                let bd = &self.info.bindings[b];
                 if done.contains_key(&b) {
                     continue;
                 }
-                if i > bd.inst && block.is_some() && block == self.block_of.get(bd.inst as usize)
+                if let Some(Some((ab, ai))) = self.anchors.get(b)
+                    && *ab == block
+                    && i >= *ai
                 {
                     done.insert(b, q as u64);
                 }
@@ -262,8 +382,25 @@ impl Hlsl {
     }
 }
 
+fn body_of(m: &Module, function: u32) -> Result<&FunctionBody, String> {
+    m.functions
+        .get(function as usize)
+        .and_then(|f| f.body.as_ref())
+        .ok_or_else(|| format!("function {function} has no body"))
+}
+
+/// Whether an instruction is a call of `llvm.dbg.value` or `llvm.dbg.declare`.
+fn is_dbg_call(m: &Module, inst: &crate::dxil::llvm::Instruction) -> bool {
+    let InstKind::Call { callee, .. } = &inst.kind else {
+        return false;
+    };
+    m.functions
+        .iter()
+        .any(|f| f.value == *callee && f.name.starts_with("llvm.dbg."))
+}
+
 /// What holds value `v` of the entry function's body.
-fn held_by(m: &Module, body: &crate::dxil::llvm::FunctionBody, v: ValueId) -> Held {
+fn held_by(m: &Module, body: &FunctionBody, v: ValueId) -> Held {
     let Some(val) = m.value(Some(body), v) else {
         return Held::Nothing;
     };

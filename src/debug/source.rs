@@ -172,12 +172,15 @@ impl SourceView {
     }
 
     /// The view of a DXIL module (its listing and line map, as
-    /// `dxil::listing::disassemble_with_lines` gives them) and its unoptimised lowering.
+    /// `dxil::listing::disassemble_with_lines` gives them) and its unoptimised lowering;
+    /// `debug_module` is the container's `ILDB` debug module, whose debug info is used
+    /// when the module run carries none.
     pub fn dxil(
         text: &str,
         lines: &[(u32, u32, u32)],
         module: &crate::dxil::llvm::Module,
         shader: &Shader,
+        debug_module: Option<&crate::dxil::llvm::Module>,
     ) -> SourceView {
         use crate::dxil::llvm::{Type, ValueId};
         let mut v = SourceView::new(Lang::Dxil, text.lines().map(str::to_string).collect());
@@ -195,7 +198,26 @@ impl SourceView {
             return v;
         };
         if let Some(f) = function {
-            match super::hlsl::Hlsl::read(module, f) {
+            let runs = shader
+                .locs
+                .iter()
+                .chain(shader.blocks.iter().map(|b| &b.term_loc))
+                .filter_map(|l| match *l {
+                    SourceLoc::Dxil { function, inst } if function == f => Some(inst),
+                    _ => None,
+                })
+                .collect();
+            let own = crate::dxil::debuginfo::kind(module)
+                != crate::dxil::debuginfo::DebugInfoKind::None;
+            let read = match debug_module {
+                Some(d) if !own => super::hlsl::Hlsl::read_split(d, module, f, runs)
+                    .map_err(|e| format!("ILDB: {e}")),
+                // The module's own debug info first; the debug module when that fails.
+                Some(d) => super::hlsl::Hlsl::read(module, f, runs.clone())
+                    .or_else(|e| super::hlsl::Hlsl::read_split(d, module, f, runs).map_err(|_| e)),
+                None => super::hlsl::Hlsl::read(module, f, runs),
+            };
+            match read {
                 Ok(h) => v.hlsl = h.map(std::sync::Arc::new),
                 Err(e) => {
                     v.hlsl_note = Some(format!(

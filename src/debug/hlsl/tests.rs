@@ -68,6 +68,9 @@ enum Damage {
     ScopeCycle,
     /// A location's scope names metadata that does not exist.
     BadId,
+    /// One instruction more than the others have (an `ILDB` module that is not the
+    /// `DXIL` part's).
+    ExtraInstruction,
 }
 
 fn s(mb: &mut Mb, t: &str) -> u64 {
@@ -307,6 +310,9 @@ fn module(debug: bool, damage: Damage) -> Module {
     at(&mut mb, loc(13, 5, block, None));
     let tid = mb.dx("threadId.i32", DxOp::ThreadId, &[c0], i32t);
     at(&mut mb, loc(10, 23, scope_of_10, None));
+    if damage == Damage::ExtraInstruction {
+        mb.bin(BinOp::Mul, tid, tid, i32t);
+    }
     let fx = mb.cast(CastOp::UiToFp, tid, f32t);
     at(&mut mb, loc(10, 23, block, None));
     dbg(&mut mb, fx, p, lo, loc(10, 12, block, None));
@@ -332,6 +338,17 @@ fn module(debug: bool, damage: Damage) -> Module {
     mb.ret();
     at(&mut mb, loc(14, 1, block, None));
     let (mut m, fi) = mb.finish();
+    if !debug {
+        // Stripped, as dxc strips the DXIL part: no debug records are left.
+        for md in &mut m.metadata {
+            if matches!(md, Metadata::Debug { .. } | Metadata::Location { .. }) {
+                *md = Metadata::Node {
+                    distinct: false,
+                    ops: Vec::new(),
+                };
+            }
+        }
+    }
 
     // DXIL's metadata: shader model, the UAV, the entry point with [numthreads(4,1,1)].
     let model = node(&mut m, vec![shader_kind, six, zero]);
@@ -368,7 +385,12 @@ fn module(debug: bool, damage: Damage) -> Module {
 }
 
 fn target(m: &Module) -> (Target, Memory) {
-    let program = Program::from_dxil_module(m, None).unwrap();
+    split_target(m, None)
+}
+
+/// A target running `m`, with `debug` as its `ILDB` debug module.
+fn split_target(m: &Module, debug: Option<&Module>) -> (Target, Memory) {
+    let program = Program::from_dxil_module(m, debug, None).unwrap();
     let mem = Memory::zeroed(16).unwrap();
     let bindings = Bindings {
         ranges: vec![vec![Descriptor::Buffer {
@@ -398,7 +420,7 @@ fn line(d: &mut Debugger) -> Option<u32> {
     n.split(' ').next()?.parse().ok()
 }
 
-fn run(d: &mut Debugger, cmd: &str) -> String {
+fn run_cmd(d: &mut Debugger, cmd: &str) -> String {
     d.execute(cmd)
         .unwrap_or_else(|e| panic!("`{cmd}`: {e}\n{}", d.where_text()))
 }
@@ -427,7 +449,7 @@ fn step_goes_by_line_into_inlined_calls() {
     assert_eq!(line(&mut d), Some(13), "{}", d.where_text());
     let mut lines = vec![line(&mut d)];
     while !d.finished() {
-        run(&mut d, "step");
+        run_cmd(&mut d, "step");
         lines.push(line(&mut d));
     }
     assert_eq!(
@@ -436,11 +458,11 @@ fn step_goes_by_line_into_inlined_calls() {
     );
     // By instruction: the threadId and the uitofp are both on line 10.
     let mut d = session(true, Damage::None);
-    run(&mut d, "stepi");
+    run_cmd(&mut d, "stepi");
     assert_eq!(line(&mut d), Some(10));
-    run(&mut d, "stepi");
+    run_cmd(&mut d, "stepi");
     assert_eq!(line(&mut d), Some(10));
-    run(&mut d, "stepi");
+    run_cmd(&mut d, "stepi");
     assert_eq!(line(&mut d), Some(5));
     let w = d.where_text();
     assert!(
@@ -454,26 +476,26 @@ fn step_goes_by_line_into_inlined_calls() {
 #[test]
 fn next_finish_and_back_go_by_line() {
     let mut d = session(true, Damage::None);
-    run(&mut d, "step");
+    run_cmd(&mut d, "step");
     assert_eq!(line(&mut d), Some(10));
-    run(&mut d, "next");
+    run_cmd(&mut d, "next");
     assert_eq!(line(&mut d), Some(11), "next skips sq's line 5");
-    run(&mut d, "back");
+    run_cmd(&mut d, "back");
     assert_eq!(line(&mut d), Some(5));
-    run(&mut d, "back");
+    run_cmd(&mut d, "back");
     assert_eq!(line(&mut d), Some(10));
     // Back to the line's first step (the threadId), not its last.
-    run(&mut d, "stepi");
+    run_cmd(&mut d, "stepi");
     assert_eq!(line(&mut d), Some(10));
-    run(&mut d, "back");
+    run_cmd(&mut d, "back");
     assert_eq!(line(&mut d), Some(13));
     assert_eq!(d.position(), 0);
-    run(&mut d, "step 2");
+    run_cmd(&mut d, "step 2");
     assert_eq!(line(&mut d), Some(5));
-    run(&mut d, "finish");
+    run_cmd(&mut d, "finish");
     assert_eq!(line(&mut d), Some(11), "finish leaves sq");
     // In main, finish runs to the end.
-    run(&mut d, "finish");
+    run_cmd(&mut d, "finish");
     assert!(d.finished());
 }
 
@@ -483,24 +505,24 @@ fn next_finish_and_back_go_by_line() {
 #[test]
 fn breakpoints_by_file_and_line() {
     let mut d = session(true, Damage::None);
-    let b = run(&mut d, "break 12");
+    let b = run_cmd(&mut d, "break 12");
     assert!(
         b.contains("breakpoint 1: line 13 of shader.hlsl: u.Store"),
         "{b}"
     );
-    let b = run(&mut d, "break shader.hlsl:5");
+    let b = run_cmd(&mut d, "break shader.hlsl:5");
     assert!(b.contains("line 5 of shader.hlsl: return v * v;"), "{b}");
-    let c = run(&mut d, "continue");
+    let c = run_cmd(&mut d, "continue");
     assert!(c.starts_with("breakpoint 2"), "{c}");
     assert_eq!(line(&mut d), Some(5));
-    let c = run(&mut d, "continue");
+    let c = run_cmd(&mut d, "continue");
     assert!(c.starts_with("breakpoint 1"), "{c}");
     assert_eq!(line(&mut d), Some(13));
     // Entered once after line 11: the instruction without location and the store on
     // the same line do not stop it again.
-    let c = run(&mut d, "continue");
+    let c = run_cmd(&mut d, "continue");
     assert!(c.contains("the lane has finished"), "{c}");
-    let c = run(&mut d, "reverse-continue");
+    let c = run_cmd(&mut d, "reverse-continue");
     assert!(c.starts_with("breakpoint 1"), "{c}");
     assert_eq!(line(&mut d), Some(13));
     let e = d.execute("break other.hlsl:3").unwrap_err().to_string();
@@ -508,8 +530,11 @@ fn breakpoints_by_file_and_line() {
     let e = d.execute("break 15").unwrap_err().to_string();
     assert!(e.contains("on line 15 of shader.hlsl or after it"), "{e}");
     // An instruction index still names the listing.
-    let b = run(&mut d, "break #2");
-    assert!(b.contains("uitofp"), "{b}");
+    let b = run_cmd(&mut d, "break #2");
+    assert!(
+        b.starts_with("breakpoint 3: line ") && !b.contains(" of shader.hlsl"),
+        "{b}"
+    );
 }
 
 /// HLSL variables assembled from their pieces (`DW_OP_bit_piece`): a vector in two
@@ -518,50 +543,50 @@ fn breakpoints_by_file_and_line() {
 #[test]
 fn variables_assemble_from_their_pieces() {
     let mut d = session(true, Damage::None);
-    let p = run(&mut d, "print p");
+    let p = run_cmd(&mut d, "print p");
     assert_eq!(p, "p.x = optimised out\np.y = optimised out", "{p}");
-    run(&mut d, "step 2");
+    run_cmd(&mut d, "step 2");
     assert_eq!(line(&mut d), Some(5));
-    let p = run(&mut d, "print p");
-    assert!(p.starts_with("p.x = 3 (0x40400000)\np.y = 2 (0x40000000)"), "{p}");
-    assert!(run(&mut d, "print v").starts_with("v = 3 (0x40400000)"));
-    assert_eq!(run(&mut d, "print s"), "s = optimised out");
-    run(&mut d, "next");
-    run(&mut d, "next");
+    let p = run_cmd(&mut d, "print p");
+    assert!(p.starts_with("p.x = 3.0 (0x40400000)\np.y = 2.0 (0x40000000)"), "{p}");
+    assert!(run_cmd(&mut d, "print v").starts_with("v = 3.0 (0x40400000)"));
+    assert_eq!(run_cmd(&mut d, "print s"), "s = optimised out");
+    run_cmd(&mut d, "next");
+    run_cmd(&mut d, "next");
     assert_eq!(line(&mut d), Some(13));
-    assert!(run(&mut d, "print s").starts_with("s = 10 (0x41200000)"));
-    let st = run(&mut d, "print st");
+    assert!(run_cmd(&mut d, "print s").starts_with("s = 10.0 (0x41200000)"));
+    let st = run_cmd(&mut d, "print st");
     assert!(
-        st.starts_with("st.a = 10 (0x41200000)\nst.b = 3 (0x00000003)"),
+        st.starts_with("st.a = 10.0 (0x41200000)\nst.b = 3 (0x00000003)"),
         "{st}"
     );
-    assert!(run(&mut d, "print st.b").starts_with("st.b = 3"));
-    assert!(run(&mut d, "print/x p.y").starts_with("p.y = 0x40000000"));
-    assert!(run(&mut d, "print st.c").contains("st has no member .c"));
+    assert!(run_cmd(&mut d, "print st.b").starts_with("st.b = 3"));
+    assert!(run_cmd(&mut d, "print/x p.y").starts_with("p.y = 0x40000000"));
+    assert!(run_cmd(&mut d, "print st.c").contains("st has no member .c"));
     // Locals by frame: main's at line 13.
     let l = d.locals(0);
     let names: Vec<&str> = l.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["p", "s", "st"]);
-    assert!(l[0].value.starts_with("x = 3 (0x40400000), y = 2"), "{:?}", l[0]);
+    assert!(l[0].value.starts_with("x = 3.0 (0x40400000), y = 2.0"), "{:?}", l[0]);
 }
 
 /// `list` shows the HLSL source with the next step's line marked; `bt` the inlined frames.
 #[test]
 fn list_and_backtrace_show_hlsl() {
     let mut d = session(true, Damage::None);
-    run(&mut d, "step 2");
-    let l = run(&mut d, "list");
+    run_cmd(&mut d, "step 2");
+    let l = run_cmd(&mut d, "list");
     assert!(l.contains("=>     5      return v * v;"), "{l}");
     assert!(l.starts_with("shader.hlsl:"), "{l}");
-    let bt = run(&mut d, "bt");
+    let bt = run_cmd(&mut d, "bt");
     assert_eq!(
         bt,
         "#0 sq (inlined) at shader.hlsl:5:14\n#1 main at shader.hlsl:11:15"
     );
-    let w = run(&mut d, "where");
+    let w = run_cmd(&mut d, "where");
     assert!(w.ends_with(&bt), "{w}");
     // The listing is still there.
-    let l = run(&mut d, "listing");
+    let l = run_cmd(&mut d, "listing");
     assert!(l.contains("fmul"), "{l}");
 }
 
@@ -574,14 +599,14 @@ fn without_debug_info_everything_is_by_listing() {
     let w = d.where_text();
     assert!(!w.contains("shader.hlsl"), "{w}");
     let first = d.current_line().unwrap();
-    run(&mut d, "step");
+    run_cmd(&mut d, "step");
     assert_eq!(d.position(), 1);
-    let l = run(&mut d, "list");
+    let l = run_cmd(&mut d, "list");
     assert!(l.contains("=>"), "{l}");
     let e = d.execute("break shader.hlsl:5").unwrap_err().to_string();
     assert!(e.contains("is not a line number"), "{e}");
-    assert!(run(&mut d, &format!("break {first}")).starts_with("breakpoint 1: line"));
-    assert_eq!(run(&mut d, "bt"), "#0 the program (no debug info: one frame, the listing)");
+    assert!(run_cmd(&mut d, &format!("break {first}")).starts_with("breakpoint 1: line"));
+    assert_eq!(run_cmd(&mut d, "bt"), "#0 the program (no debug info: one frame, the listing)");
 }
 
 /// Malformed debug info (a non-type as a type, a scope cycle, an id naming no record):
@@ -600,9 +625,9 @@ fn malformed_debug_info_falls_back_to_the_listing() {
             n.contains("debug info is not used") && n.contains(why) && n.contains("stepping by the listing"),
             "{n}"
         );
-        run(&mut d, "step");
+        run_cmd(&mut d, "step");
         assert_eq!(d.position(), 1);
-        assert!(run(&mut d, "list").contains("=>"));
+        assert!(run_cmd(&mut d, "list").contains("=>"));
     }
 }
 
@@ -709,12 +734,12 @@ fn dap_debugs_in_hlsl() {
     let r = scopes["scopes"][0]["variablesReference"].clone();
     let vars = c.ok("variables", json!({ "variablesReference": r }));
     assert_eq!(vars["variables"][0]["name"], "v");
-    assert!(vars["variables"][0]["value"].as_str().unwrap().starts_with("3 "));
+    assert!(vars["variables"][0]["value"].as_str().unwrap().starts_with("3.0 "));
     let scopes = c.ok("scopes", json!({ "frameId": f[1]["id"] }));
     let r = scopes["scopes"][0]["variablesReference"].clone();
     let vars = c.ok("variables", json!({ "variablesReference": r }));
     let p = vars["variables"].as_array().unwrap().iter().find(|v| v["name"] == "p").unwrap();
-    assert!(p["value"].as_str().unwrap().starts_with("x = 3 (0x40400000), y = 2"), "{p}");
+    assert!(p["value"].as_str().unwrap().starts_with("x = 3.0 (0x40400000), y = 2.0"), "{p}");
     // stepOut leaves sq; stepBack returns to it; next goes over it.
     c.ok("stepOut", json!({ "threadId": 4 }));
     assert_eq!(c.top()[0]["line"], 11);
@@ -733,7 +758,7 @@ fn dap_debugs_in_hlsl() {
     c.ok("stepIn", json!({ "threadId": 4 }));
     assert_eq!(c.top()[0]["line"], 5);
     let e = c.ok("evaluate", json!({ "expression": "p.y", "context": "watch", "frameId": 4 }));
-    assert!(e["result"].as_str().unwrap().starts_with("p.y = 2"), "{e}");
+    assert!(e["result"].as_str().unwrap().starts_with("p.y = 2.0"), "{e}");
     // A source the program does not carry is an error.
     let msgs = c.send("source", json!({ "sourceReference": 9 }));
     assert!(msgs.iter().any(|m| m["success"] == false), "{msgs:?}");
@@ -758,4 +783,38 @@ fn dap_without_debug_info_shows_the_listing() {
         json!({ "source": { "path": "shader.hlsl" }, "breakpoints": [{ "line": 5 }] }),
     );
     assert!(msgs.iter().any(|m| m["success"] == false), "{msgs:?}");
+}
+
+/// dxc -Zi keeps the debug module in the `ILDB` part and strips the `DXIL` part (no
+/// `llvm.dbg.*` calls, no locations): the session runs the stripped module and maps the
+/// debug module's instructions onto it, skipping the `llvm.dbg` calls.
+#[test]
+fn an_ildb_debug_module_debugs_the_stripped_program() {
+    let (run, debug) = (module(false, Damage::None), module(true, Damage::None));
+    let (t, _) = split_target(&run, Some(&debug));
+    let mut d = Debugger::open(t, LaneSelect::Thread([3, 0, 0]), DebugOptions::default()).unwrap();
+    assert!(d.source_level(), "{:?}", d.notes());
+    let mut lines = vec![line(&mut d)];
+    while !d.finished() {
+        run_cmd(&mut d, "step");
+        lines.push(line(&mut d));
+    }
+    assert_eq!(
+        lines,
+        [Some(13), Some(10), Some(5), Some(11), Some(13), Some(14), None]
+    );
+    // From the end: back to line 14, to the second entry of 13, then to 11.
+    run_cmd(&mut d, "back 3");
+    assert_eq!(line(&mut d), Some(11));
+    assert!(run_cmd(&mut d, "print p").starts_with("p.x = 3.0 (0x40400000)\np.y = 2.0"));
+    run_cmd(&mut d, "next");
+    let st = run_cmd(&mut d, "print st");
+    assert!(st.starts_with("st.a = 10.0 (0x41200000)\nst.b = 3"), "{st}");
+    // A debug module that is not the run's: the listing, with the reason.
+    let other = module(true, Damage::ExtraInstruction);
+    let (t, _) = split_target(&run, Some(&other));
+    let d = Debugger::open(t, LaneSelect::Thread([3, 0, 0]), DebugOptions::default()).unwrap();
+    assert!(!d.source_level());
+    let n = d.notes().join("\n");
+    assert!(n.contains("ILDB: instruction 2 of the ILDB module's main is not instruction 2"), "{n}");
 }
