@@ -169,12 +169,8 @@ impl Hlsl {
         }
         // The run's first instruction after debug instruction `k` (in the same block, as
         // a block ends with its terminator, which is never a llvm.dbg call).
-        let after = |k: u32| -> Option<u32> {
-            map.iter()
-                .skip(k as usize)
-                .skip(1)
-                .find_map(|x| *x)
-        };
+        let after =
+            |k: u32| -> Option<u32> { map.iter().skip(k as usize).skip(1).find_map(|x| *x) };
         let frames = std::mem::take(&mut info.frames);
         info.frames = frames
             .into_iter()
@@ -203,8 +199,7 @@ impl Hlsl {
                 h => h,
             };
             held.push(h);
-            let anchor = after(b.inst)
-                .and_then(|i| Some((*block_of.get(i as usize)?, i)));
+            let anchor = after(b.inst).and_then(|i| Some((*block_of.get(i as usize)?, i)));
             anchors.push(anchor);
             b.function = function as usize;
         }
@@ -375,10 +370,7 @@ impl Hlsl {
     }
 
     fn binding_index(&self, bd: &debuginfo::Binding) -> Option<usize> {
-        self.info
-            .bindings
-            .iter()
-            .position(|x| std::ptr::eq(x, bd))
+        self.info.bindings.iter().position(|x| std::ptr::eq(x, bd))
     }
 }
 

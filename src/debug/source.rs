@@ -207,8 +207,8 @@ impl SourceView {
                     _ => None,
                 })
                 .collect();
-            let own = crate::dxil::debuginfo::kind(module)
-                != crate::dxil::debuginfo::DebugInfoKind::None;
+            let own =
+                crate::dxil::debuginfo::kind(module) != crate::dxil::debuginfo::DebugInfoKind::None;
             let read = match debug_module {
                 Some(d) if !own => super::hlsl::Hlsl::read_split(d, module, f, runs)
                     .map_err(|e| format!("ILDB: {e}")),

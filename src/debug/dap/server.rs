@@ -854,15 +854,13 @@ impl<'a, W: Write> Server<'a, W> {
                 "expensive": false,
             }));
         }
-        list.extend(scopes
-            .into_iter()
-            .map(|s| {
-                json!({
-                    "name": s.title(),
-                    "variablesReference": encode_ref(lane, s),
-                    "expensive": matches!(s, Scope::Constants | Scope::Shared),
-                })
-            }));
+        list.extend(scopes.into_iter().map(|s| {
+            json!({
+                "name": s.title(),
+                "variablesReference": encode_ref(lane, s),
+                "expensive": matches!(s, Scope::Constants | Scope::Shared),
+            })
+        }));
         self.respond(req, json!({ "scopes": list }));
         Ok(())
     }

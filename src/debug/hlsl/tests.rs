@@ -193,24 +193,7 @@ fn module(debug: bool, damage: Damage) -> Module {
         di(
             mb,
             COMPOSITE_TYPE,
-            vec![
-                0,
-                tag,
-                n,
-                f,
-                2,
-                0,
-                0,
-                size,
-                32,
-                0,
-                0,
-                r(els),
-                0,
-                0,
-                0,
-                0,
-            ],
+            vec![0, tag, n, f, 2, 0, 0, size, 32, 0, 0, r(els), 0, 0, 0, 0],
         )
     };
     let (mx, my) = (
@@ -219,7 +202,10 @@ fn module(debug: bool, damage: Damage) -> Module {
     );
     // float2 = vector<float, 2>, a class with members x and y (as dxc describes it).
     let float2 = composite(&mut mb, 0x02, "vector<float, 2>", 64, vec![mx, my]);
-    let (ma, mbb) = (member(&mut mb, "a", float, 0), member(&mut mb, "b", uint, 32));
+    let (ma, mbb) = (
+        member(&mut mb, "a", float, 0),
+        member(&mut mb, "b", uint, 32),
+    );
     let st_ty = composite(&mut mb, 0x13, "S", 64, vec![ma, mbb]);
     let p_ty = if damage == Damage::NotAType {
         f
@@ -367,10 +353,7 @@ fn module(debug: bool, damage: Damage) -> Module {
     };
     m.metadata.push(fv);
     let fmd = MdId(m.metadata.len() as u32 - 1);
-    let entry = node(
-        &mut m,
-        vec![Some(fmd), ename, None, Some(res), Some(props)],
-    );
+    let entry = node(&mut m, vec![Some(fmd), ename, None, Some(res), Some(props)]);
     for (n, id) in [
         ("dx.shaderModel", model),
         ("dx.resources", res),
@@ -403,7 +386,10 @@ fn split_target(m: &Module, debug: Option<&Module>) -> (Target, Memory) {
         threads: 1,
         ..Plan::default()
     };
-    (Target::new(program, bindings, [1, 1, 1], plan).unwrap(), mem)
+    (
+        Target::new(program, bindings, [1, 1, 1], plan).unwrap(),
+        mem,
+    )
 }
 
 /// A session on thread (3, 0, 0): `id.x` = 3, so `p` = (3, 2), `s` = 3·3 + 1 = 10,
@@ -454,7 +440,15 @@ fn step_goes_by_line_into_inlined_calls() {
     }
     assert_eq!(
         lines,
-        [Some(13), Some(10), Some(5), Some(11), Some(13), Some(14), None]
+        [
+            Some(13),
+            Some(10),
+            Some(5),
+            Some(11),
+            Some(13),
+            Some(14),
+            None
+        ]
     );
     // By instruction: the threadId and the uitofp are both on line 10.
     let mut d = session(true, Damage::None);
@@ -526,7 +520,10 @@ fn breakpoints_by_file_and_line() {
     assert!(c.starts_with("breakpoint 1"), "{c}");
     assert_eq!(line(&mut d), Some(13));
     let e = d.execute("break other.hlsl:3").unwrap_err().to_string();
-    assert!(e.contains("no instruction from a file named other.hlsl"), "{e}");
+    assert!(
+        e.contains("no instruction from a file named other.hlsl"),
+        "{e}"
+    );
     let e = d.execute("break 15").unwrap_err().to_string();
     assert!(e.contains("on line 15 of shader.hlsl or after it"), "{e}");
     // An instruction index still names the listing.
@@ -548,7 +545,10 @@ fn variables_assemble_from_their_pieces() {
     run_cmd(&mut d, "step 2");
     assert_eq!(line(&mut d), Some(5));
     let p = run_cmd(&mut d, "print p");
-    assert!(p.starts_with("p.x = 3.0 (0x40400000)\np.y = 2.0 (0x40000000)"), "{p}");
+    assert!(
+        p.starts_with("p.x = 3.0 (0x40400000)\np.y = 2.0 (0x40000000)"),
+        "{p}"
+    );
     assert!(run_cmd(&mut d, "print v").starts_with("v = 3.0 (0x40400000)"));
     assert_eq!(run_cmd(&mut d, "print s"), "s = optimised out");
     run_cmd(&mut d, "next");
@@ -567,7 +567,11 @@ fn variables_assemble_from_their_pieces() {
     let l = d.locals(0);
     let names: Vec<&str> = l.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["p", "s", "st"]);
-    assert!(l[0].value.starts_with("x = 3.0 (0x40400000), y = 2.0"), "{:?}", l[0]);
+    assert!(
+        l[0].value.starts_with("x = 3.0 (0x40400000), y = 2.0"),
+        "{:?}",
+        l[0]
+    );
 }
 
 /// `list` shows the HLSL source with the next step's line marked; `bt` the inlined frames.
@@ -606,7 +610,10 @@ fn without_debug_info_everything_is_by_listing() {
     let e = d.execute("break shader.hlsl:5").unwrap_err().to_string();
     assert!(e.contains("is not a line number"), "{e}");
     assert!(run_cmd(&mut d, &format!("break {first}")).starts_with("breakpoint 1: line"));
-    assert_eq!(run_cmd(&mut d, "bt"), "#0 the program (no debug info: one frame, the listing)");
+    assert_eq!(
+        run_cmd(&mut d, "bt"),
+        "#0 the program (no debug info: one frame, the listing)"
+    );
 }
 
 /// Malformed debug info (a non-type as a type, a scope cycle, an id naming no record):
@@ -622,7 +629,9 @@ fn malformed_debug_info_falls_back_to_the_listing() {
         assert!(!d.source_level());
         let n = d.notes().join("\n");
         assert!(
-            n.contains("debug info is not used") && n.contains(why) && n.contains("stepping by the listing"),
+            n.contains("debug info is not used")
+                && n.contains(why)
+                && n.contains("stepping by the listing"),
             "{n}"
         );
         run_cmd(&mut d, "step");
@@ -714,7 +723,10 @@ fn dap_debugs_in_hlsl() {
         json!({ "source": { "name": "shader.hlsl", "path": "shader.hlsl" }, "breakpoints": [{ "line": 5 }, { "line": 12 }] }),
     );
     assert_eq!(b["breakpoints"][0]["verified"], true, "{b}");
-    assert_eq!(b["breakpoints"][1]["line"], 13, "moved to the next line with code: {b}");
+    assert_eq!(
+        b["breakpoints"][1]["line"], 13,
+        "moved to the next line with code: {b}"
+    );
     assert_eq!(b["breakpoints"][0]["source"]["sourceReference"], 2, "{b}");
     c.ok("configurationDone", Value::Null);
     let f = c.top();
@@ -726,20 +738,42 @@ fn dap_debugs_in_hlsl() {
     c.ok("continue", json!({ "threadId": 4 }));
     let f = c.top();
     assert_eq!(f.as_array().unwrap().len(), 2, "{f}");
-    assert_eq!((f[0]["name"].as_str(), f[0]["line"].as_u64()), (Some("sq"), Some(5)));
-    assert_eq!((f[1]["name"].as_str(), f[1]["line"].as_u64()), (Some("main"), Some(11)));
+    assert_eq!(
+        (f[0]["name"].as_str(), f[0]["line"].as_u64()),
+        (Some("sq"), Some(5))
+    );
+    assert_eq!(
+        (f[1]["name"].as_str(), f[1]["line"].as_u64()),
+        (Some("main"), Some(11))
+    );
     // Locals of each frame.
     let scopes = c.ok("scopes", json!({ "frameId": f[0]["id"] }));
     assert_eq!(scopes["scopes"][0]["name"], "Locals");
     let r = scopes["scopes"][0]["variablesReference"].clone();
     let vars = c.ok("variables", json!({ "variablesReference": r }));
     assert_eq!(vars["variables"][0]["name"], "v");
-    assert!(vars["variables"][0]["value"].as_str().unwrap().starts_with("3.0 "));
+    assert!(
+        vars["variables"][0]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("3.0 ")
+    );
     let scopes = c.ok("scopes", json!({ "frameId": f[1]["id"] }));
     let r = scopes["scopes"][0]["variablesReference"].clone();
     let vars = c.ok("variables", json!({ "variablesReference": r }));
-    let p = vars["variables"].as_array().unwrap().iter().find(|v| v["name"] == "p").unwrap();
-    assert!(p["value"].as_str().unwrap().starts_with("x = 3.0 (0x40400000), y = 2.0"), "{p}");
+    let p = vars["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "p")
+        .unwrap();
+    assert!(
+        p["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("x = 3.0 (0x40400000), y = 2.0"),
+        "{p}"
+    );
     // stepOut leaves sq; stepBack returns to it; next goes over it.
     c.ok("stepOut", json!({ "threadId": 4 }));
     assert_eq!(c.top()[0]["line"], 11);
@@ -753,12 +787,21 @@ fn dap_debugs_in_hlsl() {
     c.ok("stepBack", json!({ "threadId": 4 }));
     assert_eq!(c.top()[0]["line"], 10);
     // By instruction: line 10 has two.
-    c.ok("stepIn", json!({ "threadId": 4, "granularity": "instruction" }));
+    c.ok(
+        "stepIn",
+        json!({ "threadId": 4, "granularity": "instruction" }),
+    );
     assert_eq!(c.top()[0]["line"], 10);
     c.ok("stepIn", json!({ "threadId": 4 }));
     assert_eq!(c.top()[0]["line"], 5);
-    let e = c.ok("evaluate", json!({ "expression": "p.y", "context": "watch", "frameId": 4 }));
-    assert!(e["result"].as_str().unwrap().starts_with("p.y = 2.0"), "{e}");
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "p.y", "context": "watch", "frameId": 4 }),
+    );
+    assert!(
+        e["result"].as_str().unwrap().starts_with("p.y = 2.0"),
+        "{e}"
+    );
     // A source the program does not carry is an error.
     let msgs = c.send("source", json!({ "sourceReference": 9 }));
     assert!(msgs.iter().any(|m| m["success"] == false), "{msgs:?}");
@@ -771,7 +814,10 @@ fn dap_without_debug_info_shows_the_listing() {
     let mut c = Client::new(false);
     c.ok("initialize", json!({}));
     let msgs = c.send("launch", json!({ "job": "x.toml" }));
-    assert!(!msgs.iter().any(|m| m["event"] == "capabilities"), "{msgs:?}");
+    assert!(
+        !msgs.iter().any(|m| m["event"] == "capabilities"),
+        "{msgs:?}"
+    );
     c.ok("configurationDone", Value::Null);
     let f = c.top();
     assert_eq!(f.as_array().unwrap().len(), 1);
@@ -801,7 +847,15 @@ fn an_ildb_debug_module_debugs_the_stripped_program() {
     }
     assert_eq!(
         lines,
-        [Some(13), Some(10), Some(5), Some(11), Some(13), Some(14), None]
+        [
+            Some(13),
+            Some(10),
+            Some(5),
+            Some(11),
+            Some(13),
+            Some(14),
+            None
+        ]
     );
     // From the end: back to line 14, to the second entry of 13, then to 11.
     run_cmd(&mut d, "back 3");
@@ -816,5 +870,8 @@ fn an_ildb_debug_module_debugs_the_stripped_program() {
     let d = Debugger::open(t, LaneSelect::Thread([3, 0, 0]), DebugOptions::default()).unwrap();
     assert!(!d.source_level());
     let n = d.notes().join("\n");
-    assert!(n.contains("ILDB: instruction 2 of the ILDB module's main is not instruction 2"), "{n}");
+    assert!(
+        n.contains("ILDB: instruction 2 of the ILDB module's main is not instruction 2"),
+        "{n}"
+    );
 }

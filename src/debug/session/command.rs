@@ -5,8 +5,8 @@ use crate::exec::At;
 
 use super::Debugger;
 use super::breakpoint::Breakpoint;
-use super::source_level::LineMove;
 use super::resolve::Resolved;
+use super::source_level::LineMove;
 use crate::debug::DebugError;
 use crate::debug::expr;
 use crate::debug::format::Fmt;

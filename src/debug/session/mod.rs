@@ -332,7 +332,9 @@ impl Debugger {
         let view = &self.target.program.view;
         if let Some(t) = self.frames_at(p).and_then(|f| self.hlsl_title(f)) {
             return match (s.key, self.line_of(s.key)) {
-                (Some(k), Some(l)) => format!("{t} — listing line {l} (#{}): {}", k.1, view.text(l)),
+                (Some(k), Some(l)) => {
+                    format!("{t} — listing line {l} (#{}): {}", k.1, view.text(l))
+                }
                 _ => t,
             };
         }

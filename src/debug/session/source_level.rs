@@ -74,7 +74,8 @@ impl Debugger {
                 LineMove::Into => !hlsl::same_line(c, f),
                 LineMove::Over => {
                     f.len() < c.len()
-                        || (f.len() == c.len() && (!hlsl::same_frame(c, f) || !hlsl::same_line(c, f)))
+                        || (f.len() == c.len()
+                            && (!hlsl::same_frame(c, f) || !hlsl::same_line(c, f)))
                 }
                 LineMove::Out => {
                     f.len() < c.len() || (f.len() == c.len() && !hlsl::same_frame(c, f))
@@ -157,8 +158,8 @@ impl Debugger {
         let line = line
             .parse::<u32>()
             .map_err(|_| DebugError::Command(format!("`{line}` is not a line number")))?;
-        let known = h.located_lines().iter().any(|(f, _)| same_file(f, &file))
-            || h.source(&file).is_some();
+        let known =
+            h.located_lines().iter().any(|(f, _)| same_file(f, &file)) || h.source(&file).is_some();
         if !known {
             return Err(DebugError::Command(format!(
                 "the program has no instruction from a file named {file}"
@@ -232,7 +233,10 @@ impl Debugger {
     /// the callers of an inlined function.
     pub(super) fn hlsl_title(&self, frames: &[Frame]) -> Option<String> {
         let inner = frames.first()?;
-        let mut s = format!("line {} of {} in {}", inner.line, inner.file, inner.function);
+        let mut s = format!(
+            "line {} of {} in {}",
+            inner.line, inner.file, inner.function
+        );
         for c in frames.iter().skip(1) {
             let _ = write!(s, ", inlined at {}:{} in {}", c.file, c.line, c.function);
         }
@@ -255,8 +259,15 @@ impl Debugger {
             .iter()
             .enumerate()
             .map(|(k, f)| {
-                let inl = if k + 1 < frames.len() { " (inlined)" } else { "" };
-                format!("#{k} {}{inl} at {}:{}:{}", f.function, f.file, f.line, f.column)
+                let inl = if k + 1 < frames.len() {
+                    " (inlined)"
+                } else {
+                    ""
+                };
+                format!(
+                    "#{k} {}{inl} at {}:{}:{}",
+                    f.function, f.file, f.line, f.column
+                )
             })
             .collect::<Vec<_>>()
             .join("\n")
@@ -266,7 +277,9 @@ impl Debugger {
     /// the next step's), `=>` at the next step's line and `*` at breakpoints.
     pub(super) fn list_source(&self, around: Option<(String, u32)>) -> Result<String, DebugError> {
         let cur = self.frames().first().map(|f| (f.file.clone(), f.line));
-        let h = self.hlsl().ok_or_else(|| DebugError::Command("no debug info".into()))?;
+        let h = self
+            .hlsl()
+            .ok_or_else(|| DebugError::Command("no debug info".into()))?;
         let (file, center) = match around.or_else(|| cur.clone()) {
             Some(x) => x,
             None => (h.main_file(), 1),
@@ -351,7 +364,9 @@ impl Debugger {
             }
         };
         match ty {
-            Ty::Double if fmt == Fmt::Natural => format!("{} (0x{bits:016x})", f64::from_bits(bits)),
+            Ty::Double if fmt == Fmt::Natural => {
+                format!("{} (0x{bits:016x})", f64::from_bits(bits))
+            }
             Ty::I64 if fmt == Fmt::Natural => format!("{} (0x{bits:016x})", bits as i64),
             Ty::Half => format::value_text((bits & 0xffff) as u32, ty, fmt),
             Ty::Bool => format::value_text(if bits & 1 == 1 { u32::MAX } else { 0 }, ty, fmt),
@@ -363,9 +378,7 @@ impl Debugger {
     /// scalar, `None` when no variable has that name.
     pub(super) fn print_hlsl(&self, t: &str, fmt: Fmt) -> Option<String> {
         let h = self.hlsl()?;
-        let end = t
-            .find(|c: char| c == '.' || c == '[')
-            .unwrap_or(t.len());
+        let end = t.find(|c: char| c == '.' || c == '[').unwrap_or(t.len());
         let (name, path) = t.split_at(end);
         let funcs = self.frame_functions();
         let fr: Vec<&str> = funcs.iter().map(String::as_str).collect();
