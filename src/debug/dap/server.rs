@@ -786,7 +786,7 @@ impl<'a, W: Write> Server<'a, W> {
         let cur = self.session()?.lane();
         match v.as_i64() {
             None => Ok((cur, 0)),
-            Some(t) if t >= 1 && t <= 64 * FRAMES_PER_DEPTH => {
+            Some(t) if (1..=64 * FRAMES_PER_DEPTH).contains(&t) => {
                 let k = t - 1;
                 Ok((
                     (k % FRAMES_PER_DEPTH) as usize,

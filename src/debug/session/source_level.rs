@@ -378,7 +378,7 @@ impl Debugger {
     /// scalar, `None` when no variable has that name.
     pub(super) fn print_hlsl(&self, t: &str, fmt: Fmt) -> Option<String> {
         let h = self.hlsl()?;
-        let end = t.find(|c: char| c == '.' || c == '[').unwrap_or(t.len());
+        let end = t.find(['.', '[']).unwrap_or(t.len());
         let (name, path) = t.split_at(end);
         let funcs = self.frame_functions();
         let fr: Vec<&str> = funcs.iter().map(String::as_str).collect();
