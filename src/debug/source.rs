@@ -197,7 +197,10 @@ impl SourceView {
         let Some(body) = body else {
             return v;
         };
-        if let Some(f) = function {
+        let own =
+            crate::dxil::debuginfo::kind(module) != crate::dxil::debuginfo::DebugInfoKind::None;
+        // Nothing to read (the common case) costs nothing more.
+        if let Some(f) = function.filter(|_| own || debug_module.is_some()) {
             let runs = shader
                 .locs
                 .iter()
@@ -207,8 +210,6 @@ impl SourceView {
                     _ => None,
                 })
                 .collect();
-            let own =
-                crate::dxil::debuginfo::kind(module) != crate::dxil::debuginfo::DebugInfoKind::None;
             let read = match debug_module {
                 Some(d) if !own => super::hlsl::Hlsl::read_split(d, module, f, runs)
                     .map_err(|e| format!("ILDB: {e}")),

@@ -589,6 +589,12 @@ fn list_and_backtrace_show_hlsl() {
     );
     let w = run_cmd(&mut d, "where");
     assert!(w.ends_with(&bt), "{w}");
+    // A line as given, code or not; `step 0` moves nothing.
+    let l = run_cmd(&mut d, "list 2");
+    assert!(l.contains("     2  struct S { float a; uint b; };"), "{l}");
+    let p = d.position();
+    run_cmd(&mut d, "step 0");
+    assert_eq!(d.position(), p);
     // The listing is still there.
     let l = run_cmd(&mut d, "listing");
     assert!(l.contains("fmul"), "{l}");

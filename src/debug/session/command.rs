@@ -86,7 +86,7 @@ impl Debugger {
                 let at = if rest.is_empty() {
                     None
                 } else {
-                    Some(self.parse_source_line(rest)?)
+                    Some(self.parse_list_at(rest)?)
                 };
                 self.list_source(at)
             }

@@ -119,7 +119,7 @@ impl Debugger {
     /// them read and wrote.
     pub fn step_lines(&mut self, n: usize, how: LineMove) -> String {
         let start = self.pos;
-        for _ in 0..n.max(1) {
+        for _ in 0..n {
             let q = self.line_target(how);
             if q == self.pos {
                 break;
@@ -133,7 +133,7 @@ impl Debugger {
 
     /// `back N` by line.
     pub fn back_lines(&mut self, n: usize) -> String {
-        for _ in 0..n.max(1) {
+        for _ in 0..n {
             let q = self.line_back_target();
             if q == self.pos {
                 break;
@@ -170,6 +170,25 @@ impl Debugger {
                 "no instruction of the program is on line {line} of {file} or after it"
             ))
         })
+    }
+
+    /// `list`'s `FILE:LINE` or `LINE` (of the next step's file, else the main file): the
+    /// line as given, code or not.
+    pub(super) fn parse_list_at(&self, t: &str) -> Result<(String, u32), DebugError> {
+        let (file, line) = match t.rsplit_once(':') {
+            Some((f, l)) => (f.trim().to_string(), l.trim()),
+            None => {
+                let f = match self.frames().first() {
+                    Some(f) => f.file.clone(),
+                    None => self.hlsl().map(Hlsl::main_file).unwrap_or_default(),
+                };
+                (f, t.trim())
+            }
+        };
+        let line = line
+            .parse::<u32>()
+            .map_err(|_| DebugError::Command(format!("`{line}` is not a line number")))?;
+        Ok((file, line))
     }
 
     /// Adds a breakpoint on an HLSL line (`FILE:LINE`, or `LINE` of the main file) with
