@@ -61,7 +61,7 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode, Box<dyn std::error::Erro
 
 /// Which debug info the program carries, one line: DXIL debug metadata (in the `ILDB`
 /// debug module dxc writes with `-Zi`, or in the `DXIL` part) with its sources, a DXBC
-/// `SDBG` part, an `SPDB` part (a PDB), or none. Debug metadata the debugger cannot read
+/// `SDBG` part, an `SPDB` part (a PDB) — both named as not read for stepping — or none. Debug metadata the debugger cannot read
 /// is named with what is wrong: the debugger then steps the listing.
 pub fn render_debug_info(bytes: &[u8]) -> String {
     use crate::container::{Container, DxilProgramHeader, FourCc};
@@ -80,8 +80,14 @@ pub fn render_debug_info(bytes: &[u8]) -> String {
         found.extend(describe_dxil_debug_info(&m, tag));
     }
     for (tag, what) in [
-        (FourCc(*b"SDBG"), "a DXBC SDBG part"),
-        (FourCc(*b"SPDB"), "an SPDB part (a PDB)"),
+        (
+            FourCc(*b"SDBG"),
+            "a DXBC SDBG part (not read: the debugger steps the listing)",
+        ),
+        (
+            FourCc(*b"SPDB"),
+            "an SPDB part (a PDB; not read: the debugger steps the listing)",
+        ),
     ] {
         if c.part(tag).is_some() {
             found.push(what.to_string());
@@ -1125,5 +1131,31 @@ mod debug_info_tests {
             "{t}"
         );
         assert_eq!(render_debug_info(b"not a container"), "");
+    }
+
+    /// A container's `SDBG` and `SPDB` parts are named, and said not to be read: the
+    /// debugger steps such a program by its listing.
+    #[test]
+    fn sdbg_and_spdb_parts_are_named_as_not_read() {
+        // DXBC container layout: magic, digest, version, size, part count, offsets;
+        // each part a FourCC, a size and its bytes.
+        let mut b = b"DXBC".to_vec();
+        b.extend([0u8; 16]);
+        b.extend(1u16.to_le_bytes());
+        b.extend(0u16.to_le_bytes());
+        let total: u32 = 32 + 8 + 2 * 12;
+        b.extend(total.to_le_bytes());
+        b.extend(2u32.to_le_bytes());
+        b.extend(40u32.to_le_bytes());
+        b.extend(52u32.to_le_bytes());
+        for tag in [b"SDBG", b"SPDB"] {
+            b.extend(tag);
+            b.extend(4u32.to_le_bytes());
+            b.extend([0u8; 4]);
+        }
+        assert_eq!(
+            render_debug_info(&b),
+            "\nDebug info: a DXBC SDBG part (not read: the debugger steps the listing); an SPDB part (a PDB; not read: the debugger steps the listing)\n"
+        );
     }
 }

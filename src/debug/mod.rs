@@ -57,6 +57,7 @@
 pub mod dap;
 pub mod expr;
 pub mod format;
+pub mod hlsl;
 pub mod provenance;
 pub mod record;
 pub mod source;
@@ -65,7 +66,7 @@ pub mod target;
 mod session;
 
 pub use session::{
-    Breakpoint, Debugger, MAX_SCOPE_VALUES, MAX_WHY_DEPTH, Scope, ScopeValue, StepDetail,
+    Breakpoint, Debugger, LineMove, MAX_SCOPE_VALUES, MAX_WHY_DEPTH, Scope, ScopeValue, StepDetail,
     ValueLine, parse_xyz as session_parse_xyz,
 };
 pub use target::{

@@ -89,6 +89,11 @@ pub struct SourceView {
     pub operands: HashMap<u32, Vec<u32>>,
     /// Local arrays by name (`x0`, an alloca's name).
     pub locals: Vec<String>,
+    /// DXIL: the HLSL debug info (`-Zi`), when the program carries it and it reads.
+    pub hlsl: Option<std::sync::Arc<super::hlsl::Hlsl>>,
+    /// DXIL: why debug info the program carries is not used (malformed): the session
+    /// steps the listing and says so.
+    pub hlsl_note: Option<String>,
 }
 
 impl SourceView {
@@ -104,6 +109,8 @@ impl SourceView {
             opcodes: Vec::new(),
             operands: HashMap::new(),
             locals: Vec::new(),
+            hlsl: None,
+            hlsl_note: None,
         }
     }
 
@@ -165,12 +172,15 @@ impl SourceView {
     }
 
     /// The view of a DXIL module (its listing and line map, as
-    /// `dxil::listing::disassemble_with_lines` gives them) and its unoptimised lowering.
+    /// `dxil::listing::disassemble_with_lines` gives them) and its unoptimised lowering;
+    /// `debug_module` is the container's `ILDB` debug module, whose debug info is used
+    /// when the module run carries none.
     pub fn dxil(
         text: &str,
         lines: &[(u32, u32, u32)],
         module: &crate::dxil::llvm::Module,
         shader: &Shader,
+        debug_module: Option<&crate::dxil::llvm::Module>,
     ) -> SourceView {
         use crate::dxil::llvm::{Type, ValueId};
         let mut v = SourceView::new(Lang::Dxil, text.lines().map(str::to_string).collect());
@@ -187,6 +197,36 @@ impl SourceView {
         let Some(body) = body else {
             return v;
         };
+        let own =
+            crate::dxil::debuginfo::kind(module) != crate::dxil::debuginfo::DebugInfoKind::None;
+        // Nothing to read (the common case) costs nothing more.
+        if let Some(f) = function.filter(|_| own || debug_module.is_some()) {
+            let runs = shader
+                .locs
+                .iter()
+                .chain(shader.blocks.iter().map(|b| &b.term_loc))
+                .filter_map(|l| match *l {
+                    SourceLoc::Dxil { function, inst } if function == f => Some(inst),
+                    _ => None,
+                })
+                .collect();
+            let read = match debug_module {
+                Some(d) if !own => super::hlsl::Hlsl::read_split(d, module, f, runs)
+                    .map_err(|e| format!("ILDB: {e}")),
+                // The module's own debug info first; the debug module when that fails.
+                Some(d) => super::hlsl::Hlsl::read(module, f, runs.clone())
+                    .or_else(|e| super::hlsl::Hlsl::read_split(d, module, f, runs).map_err(|_| e)),
+                None => super::hlsl::Hlsl::read(module, f, runs),
+            };
+            match read {
+                Ok(h) => v.hlsl = h.map(std::sync::Arc::new),
+                Err(e) => {
+                    v.hlsl_note = Some(format!(
+                        "the program's debug info is not used ({e}): stepping by the listing"
+                    ))
+                }
+            }
+        }
         let names = crate::dxil::listing::asm::AsmWriter::value_names(module, body);
         for (k, inst) in body.instructions.iter().enumerate() {
             v.operands.insert(

@@ -52,7 +52,21 @@ impl Program {
         let view = if raw.dxil {
             let (text, lines, module) = crate::dxil::listing::disassemble_with_lines(bytes)
                 .map_err(|e| DebugError::Load(e.to_string()))?;
-            SourceView::dxil(&text, &lines, &module, &raw.shader)
+            // An ILDB part that does not decode leaves the listing: said as a note.
+            let (ildb, note) = match crate::dxil::listing::debug_module(bytes) {
+                Some(Ok(m)) => (Some(m), None),
+                Some(Err(e)) => (None, Some(e.to_string())),
+                None => (None, None),
+            };
+            let mut v = SourceView::dxil(&text, &lines, &module, &raw.shader, ildb.as_ref());
+            if let Some(e) = note
+                && v.hlsl.is_none()
+            {
+                v.hlsl_note = Some(format!(
+                    "the ILDB debug module does not decode ({e}): stepping by the listing"
+                ));
+            }
+            v
         } else {
             let p = crate::dxbc::Program::from_bytes(bytes)
                 .map_err(|e| DebugError::Load(e.to_string()))?;
@@ -61,6 +75,35 @@ impl Program {
         Ok(Program {
             shader: normal.shader,
             debug_shader: raw.shader,
+            view,
+        })
+    }
+
+    /// Lowers a decoded DXIL module for debugging (one a caller decoded or built
+    /// itself): as [`Program::from_container`], with the module's own text as the
+    /// listing (no container, so no comment block of parts above it). `debug_module`
+    /// plays the container's `ILDB` part: the debug module whose debug info is used when
+    /// `module` carries none.
+    pub fn from_dxil_module(
+        module: &crate::dxil::llvm::Module,
+        debug_module: Option<&crate::dxil::llvm::Module>,
+        entry: Option<String>,
+    ) -> Result<Program, DebugError> {
+        let opts = LoadOptions {
+            entry,
+            no_opt: true,
+        };
+        let raw = lower::dxil::lower_module(module, &opts)
+            .map_err(|e| DebugError::Load(e.to_string()))?;
+        let mut shader = raw.clone();
+        crate::ir::opt::optimize(&mut shader);
+        let mut w = crate::dxil::listing::asm::AsmWriter::new(module);
+        w.dxc_comments = true;
+        let (text, lines) = w.print_module_with_lines();
+        let view = SourceView::dxil(&text, &lines, module, &raw, debug_module);
+        Ok(Program {
+            shader,
+            debug_shader: raw,
             view,
         })
     }

@@ -16,7 +16,11 @@
 //!   scopes, variables) does not move the session.
 //! - **one stack frame**, the program, whose source is the listing (`dxlane disasm`'s
 //!   lines) served through `source` as `sourceReference` 1: breakpoints and steps work by
-//!   listing line without debug info.
+//!   listing line without debug info. With HLSL debug info (`debug::hlsl`), one frame per
+//!   HLSL function of the next step (inlined functions included), whose sources are the
+//!   files the program names, served from `dx.source.contents` as `sourceReference`
+//!   2, 3, …; a "Locals" scope lists each frame's HLSL variables, and steps and
+//!   breakpoints go by HLSL line (`granularity: "instruction"` steps instructions).
 //! - **scopes**: registers or SSA values the lane has written, inputs, outputs (vertex
 //!   and pixel lanes), constant buffers, group shared memory ([`Scope`]).
 //! - **stepping**: `next` = `next`, `stepIn` = `step`, `stepOut` = `finish`,

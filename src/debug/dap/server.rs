@@ -131,11 +131,26 @@ struct ClientBp {
 /// The listing's `sourceReference`.
 const LISTING: i64 = 1;
 
+/// The `sourceReference` of the program's first HLSL source (`dx.source.contents`); the
+/// k-th is this + k.
+const FIRST_HLSL_SOURCE: i64 = 2;
+
+/// Frame ids: `depth × FRAMES_PER_DEPTH + lane + 1` (depth 0, the innermost frame, is
+/// the thread's own id).
+const FRAMES_PER_DEPTH: i64 = 128;
+
+/// Variable references of the HLSL locals of a frame: `LOCALS + depth × 128 + lane`,
+/// above every scope's reference.
+const LOCALS: i64 = 1 << 20;
+
 /// Variable references: `lane × SCOPES_PER_LANE + scope + 1`.
 const SCOPES_PER_LANE: i64 = 8;
 
 /// Inspection commands the REPL and `evaluate` run as they are (they do not move the lane).
-const INSPECT: [&str; 14] = [
+const INSPECT: [&str; 17] = [
+    "bt",
+    "backtrace",
+    "listing",
     "print",
     "p",
     "regs",
@@ -154,7 +169,12 @@ const INSPECT: [&str; 14] = [
 
 /// Commands the REPL runs on the session itself (they move the lane or change its
 /// breakpoints); any other text is a place to `print`.
-const COMMANDS: [&str; 24] = [
+const COMMANDS: [&str; 29] = [
+    "nexti",
+    "ni",
+    "backi",
+    "reverse-stepi",
+    "rsi",
     "step",
     "s",
     "stepi",
@@ -194,7 +214,9 @@ pub struct Server<'a, W: Write> {
     /// `dxlane/openElement` reuse with another lane.
     launched: Option<LaunchArgs>,
     job_name: String,
-    lines: Vec<ClientBp>,
+    /// The client's line breakpoints, each with the source it set them in (`setBreakpoints`
+    /// replaces one source's).
+    lines: Vec<(String, ClientBp)>,
     data: Vec<ClientBp>,
     /// Breakpoints and watches set with REPL commands (`break`, `watch`): kept apart from
     /// the client's lists, which `setBreakpoints` and `setDataBreakpoints` replace.
@@ -385,10 +407,18 @@ impl<'a, W: Write> Server<'a, W> {
             text.push('\n');
         }
         text.push_str(&d.where_text());
+        let source_level = d.source_level();
         self.session = Some(d);
         self.launched = Some(args);
         self.respond(req, Value::Null);
         self.output(&text);
+        if source_level {
+            // Steps go by HLSL line; a client may ask for instructions instead.
+            self.event(
+                "capabilities",
+                json!({ "capabilities": { "supportsSteppingGranularity": true } }),
+            );
+        }
         self.event("initialized", json!({}));
         Ok(())
     }
@@ -487,20 +517,21 @@ impl<'a, W: Write> Server<'a, W> {
     fn set_breakpoints(&mut self, req: &Request) -> Result<(), Failure> {
         self.session()?;
         let a = &req.arguments;
-        if let Some(r) = a["source"]["sourceReference"].as_i64()
-            && r != LISTING
-        {
-            return Err(format!(
-                "source reference {r} is not the listing ({LISTING})"
-            ));
-        }
+        let hlsl_file = self.hlsl_source_arg(&a["source"])?;
+        let key = hlsl_file.clone().unwrap_or_default();
         // `breakpoints` (current) or `lines` (deprecated).
         let wanted: Vec<Value> = match (&a["breakpoints"], &a["lines"]) {
             (Value::Array(b), _) => b.clone(),
             (_, Value::Array(l)) => l.iter().map(|x| json!({ "line": x })).collect(),
             _ => Vec::new(),
         };
-        let old: Vec<u32> = self.lines.drain(..).map(|b| b.id).collect();
+        let old: Vec<u32> = self
+            .lines
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, b)| b.id)
+            .collect();
+        self.lines.retain(|(k, _)| *k != key);
         for id in old {
             self.forget(id);
         }
@@ -525,14 +556,25 @@ impl<'a, W: Write> Server<'a, W> {
                     continue;
                 }
             };
-            match self.session()?.break_at_line(line, cond) {
-                Ok(id) => {
-                    self.lines.push(ClientBp { id, hit });
+            let set = match &hlsl_file {
+                None => self
+                    .session()?
+                    .break_at_line(line, cond)
+                    .map(|id| (id, line, self.listing_source())),
+                Some(f) => {
+                    let d = self.session()?;
+                    d.break_at_source(&format!("{f}:{line}"), cond)
+                        .map(|(id, file, l)| (id, l, self.hlsl_source(&file)))
+                }
+            };
+            match set {
+                Ok((id, at, source)) => {
+                    self.lines.push((key.clone(), ClientBp { id, hit }));
                     out.push(json!({
                         "id": id,
                         "verified": true,
-                        "line": line,
-                        "source": { "name": self.source_name(), "sourceReference": LISTING },
+                        "line": at,
+                        "source": source,
                     }));
                 }
                 Err(e) => {
@@ -542,6 +584,67 @@ impl<'a, W: Write> Server<'a, W> {
         }
         self.respond(req, json!({ "breakpoints": out }));
         Ok(())
+    }
+
+    /// The HLSL file a request's `source` names (by `sourceReference` ≥ 2, or by `path` or
+    /// `name` other than the listing's); `None` for the listing (`sourceReference` 1, or
+    /// no source at all, as before debug info was read).
+    fn hlsl_source_arg(&mut self, source: &Value) -> Result<Option<String>, Failure> {
+        let listing = self.source_name();
+        let d = self.session()?;
+        let hlsl = d.target().program.view.hlsl.clone();
+        if let Some(r) = source["sourceReference"].as_i64()
+            && r != 0
+        {
+            if r == LISTING {
+                return Ok(None);
+            }
+            let file = r
+                .checked_sub(FIRST_HLSL_SOURCE)
+                .and_then(|k| usize::try_from(k).ok())
+                .and_then(|k| hlsl.as_ref()?.info.sources.get(k))
+                .map(|s| s.name.clone());
+            return match file {
+                Some(f) => Ok(Some(f)),
+                None => Err(format!(
+                    "source reference {r} is not the listing ({LISTING}) or a source the program carries"
+                )),
+            };
+        }
+        let named = source["path"]
+            .as_str()
+            .or_else(|| source["name"].as_str())
+            .filter(|n| *n != listing);
+        match (named, hlsl) {
+            (Some(n), Some(_)) => Ok(Some(n.to_string())),
+            (Some(n), None) => Err(format!(
+                "{n}: the program carries no debug info, so breakpoints are set in the listing (source reference {LISTING})"
+            )),
+            (None, _) => Ok(None),
+        }
+    }
+
+    /// The listing as a protocol `Source`.
+    fn listing_source(&self) -> Value {
+        json!({ "name": self.source_name(), "sourceReference": LISTING })
+    }
+
+    /// An HLSL file as a protocol `Source`: its name and path as the program spells them
+    /// (never a path of this machine), and a `sourceReference` when the program carries
+    /// its text (`dx.source.contents`), which the `source` request serves.
+    fn hlsl_source(&self, file: &str) -> Value {
+        let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+        let mut v = json!({ "name": name, "path": file });
+        if let Some((k, _)) = self
+            .session
+            .as_ref()
+            .and_then(|d| d.target().program.view.hlsl.clone())
+            .and_then(|h| h.source(file).map(|(k, _)| k))
+            .map(|k| (k, ()))
+        {
+            v["sourceReference"] = json!(FIRST_HLSL_SOURCE + k as i64);
+        }
+        v
     }
 
     fn forget(&mut self, id: u32) {
@@ -559,6 +662,7 @@ impl<'a, W: Write> Server<'a, W> {
             .to_string();
         // A variable of a scope: the place its `watch` names; otherwise the name as typed.
         let place = match a["variablesReference"].as_i64() {
+            Some(r) if r >= LOCALS => None,
             Some(r) if r > 0 => {
                 let (lane, scope) = decode_ref(r)?;
                 let vals = self.at_lane(lane, |d| d.scope_values(scope))?;
@@ -677,6 +781,22 @@ impl<'a, W: Write> Server<'a, W> {
         }
     }
 
+    /// A frame id: its lane and depth (0: the innermost frame); none: the session's lane.
+    fn frame_arg(&mut self, v: &Value) -> Result<(usize, usize), Failure> {
+        let cur = self.session()?.lane();
+        match v.as_i64() {
+            None => Ok((cur, 0)),
+            Some(t) if (1..=64 * FRAMES_PER_DEPTH).contains(&t) => {
+                let k = t - 1;
+                Ok((
+                    (k % FRAMES_PER_DEPTH) as usize,
+                    (k / FRAMES_PER_DEPTH) as usize,
+                ))
+            }
+            Some(t) => Err(format!("there is no frame {t}")),
+        }
+    }
+
     fn stack_trace(&mut self, req: &Request) -> Result<(), Failure> {
         let lane = self.lane_arg(&req.arguments["threadId"])?;
         let name = self.source_name();
@@ -689,6 +809,26 @@ impl<'a, W: Write> Server<'a, W> {
                 sh.entry.clone(),
             )
         })?;
+        let frames = self.at_lane(lane, |d| d.frames())?;
+        if !frames.is_empty() {
+            let n = frames.len();
+            let list: Vec<Value> = frames
+                .iter()
+                .enumerate()
+                .map(|(k, f)| {
+                    let fin = if finished && k == 0 { ", finished" } else { "" };
+                    json!({
+                        "id": k as i64 * FRAMES_PER_DEPTH + lane as i64 + 1,
+                        "name": format!("{}{fin}", f.function),
+                        "line": f.line,
+                        "column": f.column.max(1),
+                        "source": self.hlsl_source(&f.file),
+                    })
+                })
+                .collect();
+            self.respond(req, json!({ "stackFrames": list, "totalFrames": n }));
+            return Ok(());
+        }
         let mut frame = json!({
             "id": lane + 1,
             "name": format!("{entry} ({stage} program){}", if finished { ", finished" } else { "" }),
@@ -703,18 +843,24 @@ impl<'a, W: Write> Server<'a, W> {
     }
 
     fn scopes(&mut self, req: &Request) -> Result<(), Failure> {
-        let lane = self.lane_arg(&req.arguments["frameId"])?;
-        let scopes = self.at_lane(lane, |d| d.scopes())?;
-        let list: Vec<Value> = scopes
-            .into_iter()
-            .map(|s| {
-                json!({
-                    "name": s.title(),
-                    "variablesReference": encode_ref(lane, s),
-                    "expensive": matches!(s, Scope::Constants | Scope::Shared),
-                })
+        let (lane, depth) = self.frame_arg(&req.arguments["frameId"])?;
+        let (scopes, frames) = self.at_lane(lane, |d| (d.scopes(), d.frames().len()))?;
+        let mut list: Vec<Value> = Vec::new();
+        if depth < frames {
+            list.push(json!({
+                "name": "Locals",
+                "presentationHint": "locals",
+                "variablesReference": LOCALS + depth as i64 * 128 + lane as i64,
+                "expensive": false,
+            }));
+        }
+        list.extend(scopes.into_iter().map(|s| {
+            json!({
+                "name": s.title(),
+                "variablesReference": encode_ref(lane, s),
+                "expensive": matches!(s, Scope::Constants | Scope::Shared),
             })
-            .collect();
+        }));
         self.respond(req, json!({ "scopes": list }));
         Ok(())
     }
@@ -723,8 +869,13 @@ impl<'a, W: Write> Server<'a, W> {
         let r = req.arguments["variablesReference"]
             .as_i64()
             .ok_or("variables needs a `variablesReference`")?;
-        let (lane, scope) = decode_ref(r)?;
-        let vals = self.at_lane(lane, |d| d.scope_values(scope))?;
+        let vals = if r >= LOCALS {
+            let (lane, depth) = decode_locals(r)?;
+            self.at_lane(lane, |d| d.locals(depth))?
+        } else {
+            let (lane, scope) = decode_ref(r)?;
+            self.at_lane(lane, |d| d.scope_values(scope))?
+        };
         let vars: Vec<Value> = vals
             .into_iter()
             .map(|v| {
@@ -746,9 +897,18 @@ impl<'a, W: Write> Server<'a, W> {
             .or_else(|| a["source"]["sourceReference"].as_i64())
             .ok_or("source needs a `sourceReference`")?;
         if r != LISTING {
-            return Err(format!(
-                "source reference {r} is not the listing ({LISTING})"
-            ));
+            let d = self.session()?;
+            let text = d.target().program.view.hlsl.as_ref().and_then(|h| {
+                let k = usize::try_from(r.checked_sub(FIRST_HLSL_SOURCE)?).ok()?;
+                h.info.sources.get(k).map(|s| s.text.clone())
+            });
+            let Some(text) = text else {
+                return Err(format!(
+                    "source reference {r} is not the listing ({LISTING}) or a source the program carries"
+                ));
+            };
+            self.respond(req, json!({ "content": text, "mimeType": "text/x-hlsl" }));
+            return Ok(());
         }
         let text = self.session()?.target().program.view.lines.join("\n");
         self.respond(req, json!({ "content": text, "mimeType": "text/plain" }));
@@ -772,11 +932,23 @@ impl<'a, W: Write> Server<'a, W> {
         if lane != d.lane() {
             d.switch_lane(lane).map_err(|e| e.to_string())?;
         }
-        let (reason, text, ids) = match req.command.as_str() {
-            "next" => ("step", d.next_over(), Vec::new()),
-            "stepIn" => ("step", d.step(1), Vec::new()),
-            "stepOut" => ("step", d.finish(), Vec::new()),
-            "stepBack" => ("step", d.back(1), Vec::new()),
+        // By HLSL line when the program carries debug info, unless the client asks for
+        // instructions (`granularity: "instruction"`).
+        let by_line =
+            d.source_level() && req.arguments["granularity"].as_str() != Some("instruction");
+        let by_line_cmd = match req.command.as_str() {
+            "next" => Some("next"),
+            "stepIn" => Some("step"),
+            "stepOut" => Some("finish"),
+            "stepBack" => Some("back"),
+            _ => None,
+        };
+        let (reason, text, ids) = match (by_line, by_line_cmd, req.command.as_str()) {
+            (true, Some(c), _) => ("step", d.execute(c).map_err(|e| e.to_string())?, Vec::new()),
+            (_, _, "next") => ("step", d.next_over(), Vec::new()),
+            (_, _, "stepIn") => ("step", d.step(1), Vec::new()),
+            (_, _, "stepOut") => ("step", d.finish(), Vec::new()),
+            (_, _, "stepBack") => ("step", d.back(1), Vec::new()),
             _ => self.run_to_stop(req.command == "continue")?,
         };
         let body = if req.command == "continue" {
@@ -811,7 +983,9 @@ impl<'a, W: Write> Server<'a, W> {
     fn run_to_stop(&mut self, forward: bool) -> Result<(&'static str, String, Vec<u32>), Failure> {
         let d = self.session.as_ref().ok_or("no lane is open")?;
         // A REPL `delete` may have removed some.
-        let bps: Vec<ClientBp> = (self.lines.iter().chain(&self.data).chain(&self.repl))
+        let bps: Vec<ClientBp> = (self.lines.iter().map(|(_, b)| b))
+            .chain(&self.data)
+            .chain(&self.repl)
             .filter(|b| d.breakpoint_text(b.id).is_some())
             .copied()
             .collect();
@@ -890,7 +1064,7 @@ impl<'a, W: Write> Server<'a, W> {
             .unwrap_or("");
         let inspect = INSPECT.contains(&first);
         let frame_lane = match a["frameId"].as_i64() {
-            Some(_) => Some(self.lane_arg(&a["frameId"])?),
+            Some(_) => Some(self.frame_arg(&a["frameId"])?.0),
             None => None,
         };
         let (result, moved) = if inspect || !repl || !COMMANDS.contains(&first) {
@@ -935,6 +1109,15 @@ impl<'a, W: Write> Server<'a, W> {
 fn encode_ref(lane: usize, scope: Scope) -> i64 {
     let k = Scope::ALL.iter().position(|s| *s == scope).unwrap_or(0);
     lane as i64 * SCOPES_PER_LANE + k as i64 + 1
+}
+
+/// A locals reference's lane and frame depth.
+fn decode_locals(r: i64) -> Result<(usize, usize), Failure> {
+    let k = r
+        .checked_sub(LOCALS)
+        .filter(|k| (0..64 * 128).contains(k))
+        .ok_or_else(|| format!("variables reference {r} names no scope"))?;
+    Ok(((k % 128) as usize, (k / 128) as usize))
 }
 
 fn decode_ref(r: i64) -> Result<(usize, Scope), Failure> {

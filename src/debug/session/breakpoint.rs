@@ -25,6 +25,18 @@ pub enum Breakpoint {
         /// Its text.
         text: String,
     },
+    /// Where the lane enters an HLSL line (programs with debug info), when the condition
+    /// holds.
+    Source {
+        /// The file, as the program spells it.
+        file: String,
+        /// The line.
+        line: u32,
+        /// The condition.
+        cond: Option<Cond>,
+        /// Its text.
+        text: String,
+    },
     /// Before the lane runs the first NaN- or infinity-writing step: after it.
     Nan,
     /// After a step of the lane writes one of these registers.
@@ -65,6 +77,18 @@ impl Debugger {
                 }
                 s
             }
+            Breakpoint::Source {
+                file, line, text, ..
+            } => {
+                let mut s = format!("line {line} of {file}");
+                if let Some(t) = self.source_text(file, *line) {
+                    let _ = write!(s, ": {t}");
+                }
+                if !text.is_empty() {
+                    let _ = write!(s, " if {text}");
+                }
+                s
+            }
             Breakpoint::Nan => "the first NaN or infinity the lane writes".into(),
             Breakpoint::Write { name, .. } => format!("a write of {name}"),
             Breakpoint::Memory { name, .. } => format!("a write of {name} by any lane"),
@@ -83,6 +107,19 @@ impl Debugger {
                     return Ok(None);
                 }
                 // Only where the line is entered, not on each IR piece of it.
+                if let Some(c) = cond
+                    && !self.eval(c, self.t(q))?
+                {
+                    return Ok(None);
+                }
+                Ok(Some(String::new()))
+            }
+            Breakpoint::Source {
+                file, line, cond, ..
+            } => {
+                if !self.enters_source_line(file, *line, q) {
+                    return Ok(None);
+                }
                 if let Some(c) = cond
                     && !self.eval(c, self.t(q))?
                 {

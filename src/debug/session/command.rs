@@ -6,6 +6,7 @@ use crate::exec::At;
 use super::Debugger;
 use super::breakpoint::Breakpoint;
 use super::resolve::Resolved;
+use super::source_level::LineMove;
 use crate::debug::DebugError;
 use crate::debug::expr;
 use crate::debug::format::Fmt;
@@ -53,8 +54,52 @@ impl Debugger {
         match cmd {
             "" => Ok(String::new()),
             "help" | "h" | "?" => Ok(HELP.trim_end().to_string()),
+            "step" | "s" if self.source_level() => {
+                Ok(self.step_lines(count(rest)?, LineMove::Into))
+            }
+            "next" | "n" if self.source_level() => {
+                let n = count(rest)?;
+                let clock = self.clock();
+                for _ in 0..n {
+                    self.charge_time(&clock, "next")?;
+                    let q = self.line_target(LineMove::Over);
+                    if q == self.pos {
+                        break;
+                    }
+                    self.pos = q;
+                }
+                Ok(self.where_text())
+            }
+            "finish" | "fin" if self.source_level() && self.frames().len() > 1 => {
+                self.pos = self.line_target(LineMove::Out);
+                Ok(self.where_text())
+            }
+            "back" | "b" | "reverse-step" | "rs" if self.source_level() => {
+                Ok(self.back_lines(count(rest)?))
+            }
+            "backi" | "reverse-stepi" | "rsi" => Ok(self.back(count(rest)?)),
+            "bt" | "backtrace" => Ok(self.backtrace()),
+            "where" | "w" | "info" if self.source_level() => {
+                Ok(format!("{}\n{}", self.where_text(), self.backtrace()))
+            }
+            "list" | "l" if self.source_level() => {
+                let at = if rest.is_empty() {
+                    None
+                } else {
+                    Some(self.parse_list_at(rest)?)
+                };
+                self.list_source(at)
+            }
+            "listing" => {
+                let at = if rest.is_empty() {
+                    None
+                } else {
+                    Some(self.parse_line(rest)?)
+                };
+                Ok(self.list(at))
+            }
             "step" | "s" | "stepi" | "si" => Ok(self.step(count(rest)?)),
-            "next" | "n" => {
+            "next" | "n" | "nexti" | "ni" => {
                 // Stops at the end of the lane (a count past it does no more), and
                 // charges the run's time budget as it goes.
                 let n = count(rest)?;
@@ -93,7 +138,10 @@ impl Debugger {
                 need(rest, "a register or value (`print r0`)")?;
                 let mut out = Vec::new();
                 for t in rest.split(',') {
-                    out.push(self.print(t.trim(), fmt)?);
+                    match self.print_hlsl(t.trim(), fmt) {
+                        Some(x) => out.push(x),
+                        None => out.push(self.print(t.trim(), fmt)?),
+                    }
                 }
                 Ok(out.join("\n"))
             }
@@ -153,6 +201,13 @@ impl Debugger {
                     let id = self.add_breakpoint(Breakpoint::Nan);
                     return Ok(format!(
                         "breakpoint {id}: the first NaN or infinity the lane writes"
+                    ));
+                }
+                if self.source_level() && !at.starts_with('#') {
+                    let (id, _, _) = self.break_at_source(at, cond)?;
+                    return Ok(format!(
+                        "breakpoint {id}: {}",
+                        self.breakpoint_text(id).unwrap_or_default()
                     ));
                 }
                 let line = self.parse_line(at)?;
@@ -356,14 +411,24 @@ pub fn parse_xyz(t: &str) -> Result<[u32; 3], DebugError> {
 const HELP: &str = "
 commands (a script separates them with `;` or new lines; `#` starts a comment):
   step [N], s          run N source instructions, printing what each read and wrote
+                       (with HLSL debug info: N HLSL lines, into inlined calls)
+  stepi [N], si        run N source instructions, with or without debug info
   next [N], n          step over a call; at a loop's last instruction, over one whole iteration
+                       (with HLSL debug info: to the next HLSL line of this function)
+  nexti [N], ni        `next` by instruction, with or without debug info
   finish               run until the current subroutine returns (main program: to the end)
+                       (with HLSL debug info: out of the current inlined function)
   continue, c          run to the next breakpoint or the end
-  back [N], b          go back N steps (recorded values; nothing is re-run)
+  back [N], b          go back N steps (recorded values; nothing is re-run); with HLSL
+                       debug info, to the start of the N-th line before
+  backi [N]            go back N instructions, with or without debug info
   reverse-continue, rc go back to the previous breakpoint or the start
   goto N               go to step N
   where, w             where the lane is
+  bt, backtrace        the HLSL frames (inlined functions) of the next step
   list [LINE], l       the listing around the next instruction, and what the last one did
+                       (with HLSL debug info: the HLSL source; `list FILE:LINE`)
+  listing [LINE]       the listing, with or without debug info
   print[/x|f|i|u|h] P  values: r3, r3.xy, vThreadID.x, %42, %name, cb0[2].y, x0[1], u0[5], gs[3]
   regs                 every register or value the lane has written so far
   wave P               one value across the lanes of the wave, with the active and helper masks
@@ -374,6 +439,7 @@ commands (a script separates them with `;` or new lines; `#` starts a comment):
                        diff thread x,y,z | diff pixel x,y [sample n] [prim k] | diff vertex n
   lane N               switch to lane N of the wave
   break LINE [if COND] stop before the lane runs LINE (or #INDEX); COND like `r0.x > 4 && %3 == 0`
+                       (with HLSL debug info: HLSL LINE of the main file, or FILE:LINE)
   break nan            stop after the lane first writes a NaN or an infinity
   watch P              stop after the lane writes a register or value, or any lane writes u0[5] / gs[3]
   breakpoints, delete [N]

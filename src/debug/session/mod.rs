@@ -14,6 +14,8 @@
 //! - `breakpoint`: breakpoints and watches, and what stops `continue` there;
 //! - `inspect`: what a step read and wrote, values (`print`, `regs`, `wave`), the
 //!   listing, a pixel or vertex lane's inputs and outputs, the trace file;
+//! - `source_level`: with HLSL debug info, steps by line, breakpoints by `FILE:LINE`,
+//!   the HLSL source, inlined frames and HLSL variables;
 //! - `why`: the chain of instructions and inputs behind a value;
 //! - `diff`: where two lanes' histories part;
 //! - `command`: the text commands, parsed and run.
@@ -35,6 +37,7 @@ mod diff;
 mod inspect;
 mod resolve;
 mod scopes;
+mod source_level;
 mod step;
 mod why;
 
@@ -42,6 +45,7 @@ pub use breakpoint::Breakpoint;
 pub use command::parse_xyz;
 pub use inspect::{StepDetail, ValueLine};
 pub use scopes::{MAX_SCOPE_VALUES, Scope, ScopeValue};
+pub use source_level::LineMove;
 pub use why::MAX_WHY_DEPTH;
 
 /// One source step of the lane: a run of its IR steps (indices into `lane_steps`).
@@ -131,6 +135,9 @@ impl Debugger {
         }
         if let Some(t) = &d.rec.truncated {
             d.notes.push(format!("note: {t}"));
+        }
+        if let Some(n) = &d.target.program.view.hlsl_note {
+            d.notes.push(format!("note: {n}"));
         }
         if let Some(f) = &d.fault {
             let here = d.fault_is_here();
@@ -323,6 +330,14 @@ impl Debugger {
     fn step_title(&self, p: usize) -> String {
         let s = self.steps[p];
         let view = &self.target.program.view;
+        if let Some(t) = self.frames_at(p).and_then(|f| self.hlsl_title(f)) {
+            return match (s.key, self.line_of(s.key)) {
+                (Some(k), Some(l)) => {
+                    format!("{t} — listing line {l} (#{}): {}", k.1, view.text(l))
+                }
+                _ => t,
+            };
+        }
         match (s.key, self.line_of(s.key)) {
             (Some(k), Some(l)) => match view.lang {
                 Lang::Ir => format!("line {l}: {}", view.text(l)),

@@ -37,6 +37,13 @@ impl Debugger {
     /// Runs `n` source steps forward (fewer at the end); what each did.
     pub fn step(&mut self, n: usize) -> String {
         let end = self.pos.saturating_add(n).min(self.steps.len());
+        self.advance_to(end)
+    }
+
+    /// Runs the steps from the position to `end`, printing what each did (a long run:
+    /// its first and last ones).
+    pub(super) fn advance_to(&mut self, end: usize) -> String {
+        let end = end.min(self.steps.len());
         let mut out = String::new();
         if self.pos >= self.steps.len() {
             return self.where_text();

@@ -92,6 +92,21 @@ pub fn disassemble_with_lines(
     Ok((out, lines, module))
 }
 
+/// The `ILDB` debug module of a container (dxc writes it with `-Zi` beside the stripped
+/// `DXIL` part), decoded; `None` when the container has no such part.
+pub fn debug_module(bytes: &[u8]) -> Option<Result<Module, ListingError>> {
+    let c = match Container::parse(bytes) {
+        Ok(c) => c,
+        Err(e) => return Some(Err(e.into())),
+    };
+    let part = c.part(FourCc::ILDB)?;
+    Some(
+        DxilProgramHeader::parse(part)
+            .map_err(ListingError::from)
+            .and_then(|(_, bitcode)| Module::parse(bitcode).map_err(ListingError::from)),
+    )
+}
+
 /// A module as dxc's LLVM prints it, with dxc's comments after `dx.op` calls.
 pub fn module_text(m: &Module) -> String {
     let mut w = asm::AsmWriter::new(m);

@@ -1,0 +1,464 @@
+//! Source-level debugging, when the program carries HLSL debug info (`debug::hlsl`):
+//! steps by HLSL line (`step` into inlined calls, `next` over them, `finish` out of the
+//! current inlined frame, `back` to the previous line's start), breakpoints by
+//! `FILE:LINE`, the HLSL source around the lane (`list`), the inlined frames (`bt`) and
+//! HLSL variables assembled from the values holding their pieces (`print NAME`).
+//!
+//! Without debug info none of this is reached: every command keeps its listing meaning.
+
+use std::fmt::Write as _;
+
+use super::Debugger;
+use super::breakpoint::Breakpoint;
+use super::scopes::ScopeValue;
+use crate::debug::DebugError;
+use crate::debug::expr;
+use crate::debug::format::{self, Fmt, Ty};
+use crate::debug::hlsl::{self, Held, Hlsl, LeafAt};
+use crate::debug::record::Slot;
+use crate::dxil::debuginfo::{Frame, same_file};
+
+/// How a line step treats inlined calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineMove {
+    /// `step`: stop at the next line, entering inlined calls.
+    Into,
+    /// `next`: stop at the next line of this frame or a caller's.
+    Over,
+    /// `finish`: stop at the first step outside the current inlined frame.
+    Out,
+}
+
+impl Debugger {
+    /// The program's HLSL debug info, when it has some that reads.
+    pub(super) fn hlsl(&self) -> Option<&Hlsl> {
+        self.target.program.view.hlsl.as_deref()
+    }
+
+    /// Whether steps, breakpoints, `list` and `print` work in HLSL terms (the program
+    /// carries debug info the session reads).
+    pub fn source_level(&self) -> bool {
+        self.hlsl().is_some()
+    }
+
+    /// The HLSL frames of source step `p`, innermost first (`None`: no location).
+    pub(super) fn frames_at(&self, p: usize) -> Option<&[Frame]> {
+        self.hlsl()?.frames(self.steps.get(p)?.key)
+    }
+
+    /// The HLSL frames of the next step (when the lane has finished, of its last step),
+    /// innermost first; empty without debug info or a location there.
+    pub fn frames(&self) -> Vec<Frame> {
+        let p = if self.pos < self.steps.len() {
+            self.pos
+        } else {
+            match self.steps.len().checked_sub(1) {
+                Some(p) => p,
+                None => return Vec::new(),
+            }
+        };
+        self.frames_at(p).map(<[Frame]>::to_vec).unwrap_or_default()
+    }
+
+    /// The position a line move from the current one stops at (the end when none).
+    pub(super) fn line_target(&self, how: LineMove) -> usize {
+        let len = self.steps.len();
+        if self.pos >= len {
+            return len;
+        }
+        let cur = self.frames_at(self.pos);
+        for q in self.pos + 1..len {
+            let Some(f) = self.frames_at(q) else { continue };
+            let Some(c) = cur else { return q };
+            let stop = match how {
+                LineMove::Into => !hlsl::same_line(c, f),
+                LineMove::Over => {
+                    f.len() < c.len()
+                        || (f.len() == c.len()
+                            && (!hlsl::same_frame(c, f) || !hlsl::same_line(c, f)))
+                }
+                LineMove::Out => {
+                    f.len() < c.len() || (f.len() == c.len() && !hlsl::same_frame(c, f))
+                }
+            };
+            if stop {
+                return q;
+            }
+        }
+        len
+    }
+
+    /// The position `back` by line stops at: where the line before the current one was
+    /// entered (the start when none).
+    pub(super) fn line_back_target(&self) -> usize {
+        let cur = self.frames_at(self.pos);
+        let mut q = self.pos.min(self.steps.len());
+        let prev = loop {
+            let Some(x) = q.checked_sub(1) else { return 0 };
+            q = x;
+            if let Some(f) = self.frames_at(q)
+                && cur.is_none_or(|c| !hlsl::same_line(c, f))
+            {
+                break f;
+            }
+        };
+        let mut start = q;
+        let mut p = q;
+        while let Some(x) = p.checked_sub(1) {
+            p = x;
+            match self.frames_at(p) {
+                None => continue,
+                Some(f) if hlsl::same_line(prev, f) => start = p,
+                Some(_) => break,
+            }
+        }
+        start
+    }
+
+    /// `step N` by line: N line moves into inlined calls, printing what each step of
+    /// them read and wrote.
+    pub fn step_lines(&mut self, n: usize, how: LineMove) -> String {
+        let start = self.pos;
+        for _ in 0..n {
+            let q = self.line_target(how);
+            if q == self.pos {
+                break;
+            }
+            self.pos = q;
+        }
+        let end = self.pos;
+        self.pos = start;
+        self.advance_to(end)
+    }
+
+    /// `back N` by line.
+    pub fn back_lines(&mut self, n: usize) -> String {
+        for _ in 0..n {
+            let q = self.line_back_target();
+            if q == self.pos {
+                break;
+            }
+            self.pos = q;
+        }
+        self.where_text()
+    }
+
+    /// `FILE:LINE` or `LINE` (the main file): the file as the program spells it and the
+    /// first line there, at or after the one asked for, that holds an instruction.
+    pub(super) fn parse_source_line(&self, t: &str) -> Result<(String, u32), DebugError> {
+        let Some(h) = self.hlsl() else {
+            return Err(DebugError::Command(format!(
+                "`{t}`: the program carries no debug info, so lines are listing lines"
+            )));
+        };
+        let (file, line) = match t.rsplit_once(':') {
+            Some((f, l)) => (f.trim().to_string(), l.trim()),
+            None => (h.main_file(), t.trim()),
+        };
+        let line = line
+            .parse::<u32>()
+            .map_err(|_| DebugError::Command(format!("`{line}` is not a line number")))?;
+        let known =
+            h.located_lines().iter().any(|(f, _)| same_file(f, &file)) || h.source(&file).is_some();
+        if !known {
+            return Err(DebugError::Command(format!(
+                "the program has no instruction from a file named {file}"
+            )));
+        }
+        h.line_with_code(&file, line).ok_or_else(|| {
+            DebugError::Command(format!(
+                "no instruction of the program is on line {line} of {file} or after it"
+            ))
+        })
+    }
+
+    /// `list`'s `FILE:LINE` or `LINE` (of the next step's file, else the main file): the
+    /// line as given, code or not.
+    pub(super) fn parse_list_at(&self, t: &str) -> Result<(String, u32), DebugError> {
+        let (file, line) = match t.rsplit_once(':') {
+            Some((f, l)) => (f.trim().to_string(), l.trim()),
+            None => {
+                let f = match self.frames().first() {
+                    Some(f) => f.file.clone(),
+                    None => self.hlsl().map(Hlsl::main_file).unwrap_or_default(),
+                };
+                (f, t.trim())
+            }
+        };
+        let line = line
+            .parse::<u32>()
+            .map_err(|_| DebugError::Command(format!("`{line}` is not a line number")))?;
+        Ok((file, line))
+    }
+
+    /// Adds a breakpoint on an HLSL line (`FILE:LINE`, or `LINE` of the main file) with
+    /// an optional condition; its number and the line it stops on (the first line at or
+    /// after the one asked for that holds an instruction, as debuggers move them).
+    pub fn break_at_source(
+        &mut self,
+        at: &str,
+        cond: Option<&str>,
+    ) -> Result<(u32, String, u32), DebugError> {
+        let (file, line) = self.parse_source_line(at)?;
+        let parsed = match cond {
+            Some(c) => {
+                let p = expr::parse_cond(c).map_err(DebugError::Command)?;
+                self.eval(&p, self.t(self.pos))?;
+                Some(p)
+            }
+            None => None,
+        };
+        let id = self.add_breakpoint(Breakpoint::Source {
+            file: file.clone(),
+            line,
+            cond: parsed,
+            text: cond.unwrap_or("").to_string(),
+        });
+        Ok((id, file, line))
+    }
+
+    /// Whether the lane enters HLSL line `file:line` at position `q`: the step is located
+    /// there and the located step before it is not on that same line.
+    pub(super) fn enters_source_line(&self, file: &str, line: u32, q: usize) -> bool {
+        let Some(f) = self.frames_at(q) else {
+            return false;
+        };
+        let Some(inner) = f.first() else {
+            return false;
+        };
+        if inner.line != line || !same_file(&inner.file, file) {
+            return false;
+        }
+        let mut p = q;
+        while let Some(x) = p.checked_sub(1) {
+            p = x;
+            if let Some(g) = self.frames_at(p) {
+                return !hlsl::same_line(f, g);
+            }
+        }
+        true
+    }
+
+    /// The text of one HLSL line of a file the program carries (trimmed), if it has it.
+    pub(super) fn source_text(&self, file: &str, line: u32) -> Option<&str> {
+        let (_, s) = self.hlsl()?.source(file)?;
+        s.text
+            .lines()
+            .nth(line.checked_sub(1)? as usize)
+            .map(str::trim)
+    }
+
+    /// How a located step reads in `where`: `line 11 of shader.hlsl in main: text`, with
+    /// the callers of an inlined function.
+    pub(super) fn hlsl_title(&self, frames: &[Frame]) -> Option<String> {
+        let inner = frames.first()?;
+        let mut s = format!(
+            "line {} of {} in {}",
+            inner.line, inner.file, inner.function
+        );
+        for c in frames.iter().skip(1) {
+            let _ = write!(s, ", inlined at {}:{} in {}", c.file, c.line, c.function);
+        }
+        if let Some(t) = self.source_text(&inner.file, inner.line) {
+            let _ = write!(s, ": {t}");
+        }
+        Some(s)
+    }
+
+    /// `bt`: the inlined frames of the next step, innermost first.
+    pub fn backtrace(&self) -> String {
+        let frames = self.frames();
+        if frames.is_empty() {
+            return match self.hlsl() {
+                Some(_) => "#0 (no HLSL location here)".into(),
+                None => "#0 the program (no debug info: one frame, the listing)".into(),
+            };
+        }
+        frames
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                let inl = if k + 1 < frames.len() {
+                    " (inlined)"
+                } else {
+                    ""
+                };
+                format!(
+                    "#{k} {}{inl} at {}:{}:{}",
+                    f.function, f.file, f.line, f.column
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// `list` with debug info: the HLSL source around a line of the current file (default
+    /// the next step's), `=>` at the next step's line and `*` at breakpoints.
+    pub(super) fn list_source(&self, around: Option<(String, u32)>) -> Result<String, DebugError> {
+        let cur = self.frames().first().map(|f| (f.file.clone(), f.line));
+        let h = self
+            .hlsl()
+            .ok_or_else(|| DebugError::Command("no debug info".into()))?;
+        let (file, center) = match around.or_else(|| cur.clone()) {
+            Some(x) => x,
+            None => (h.main_file(), 1),
+        };
+        let Some((_, src)) = h.source(&file) else {
+            return Err(DebugError::Command(format!(
+                "the program does not carry the text of {file} (dx.source.contents)"
+            )));
+        };
+        let lines: Vec<&str> = src.text.lines().collect();
+        let lo = center.saturating_sub(5).max(1);
+        let hi = center.saturating_add(5).min(lines.len() as u32);
+        let mut s = format!("{}:\n", src.name);
+        for l in lo..=hi {
+            let here = cur
+                .as_ref()
+                .is_some_and(|(f, x)| *x == l && same_file(f, &file));
+            let mark = if here { "=>" } else { "  " };
+            let bp = self.bps.iter().any(|(_, b)| {
+                matches!(b, Breakpoint::Source { file: f, line, .. } if *line == l && same_file(f, &file))
+            });
+            let _ = writeln!(
+                s,
+                "{mark}{}{l:>5}  {}",
+                if bp { '*' } else { ' ' },
+                lines.get(l.saturating_sub(1) as usize).unwrap_or(&"")
+            );
+        }
+        Ok(s.trim_end().to_string())
+    }
+
+    /// The functions of the next step's frames, innermost first.
+    fn frame_functions(&self) -> Vec<String> {
+        self.frames().into_iter().map(|f| f.function).collect()
+    }
+
+    /// Where each leaf of variable `v` is at the current position.
+    fn leaves_now(&self, v: usize) -> Vec<LeafAt> {
+        let Some(h) = self.hlsl() else {
+            return Vec::new();
+        };
+        // The steps run and the one about to run (finished: every step).
+        let upto = self.pos.saturating_add(1).min(self.steps.len());
+        let keys: Vec<_> = self.steps[..upto].iter().map(|s| s.key).collect();
+        h.assemble(v, &keys)
+    }
+
+    /// One leaf's value as text (`optimised out` where nothing holds it).
+    fn leaf_text(&self, l: &LeafAt, fmt: Fmt) -> String {
+        let ty = hlsl::leaf_ty(&l.leaf);
+        let shift = |b: u64| {
+            if l.bit >= 64 { 0 } else { b >> l.bit }
+        };
+        let bits: u64 = match l.held {
+            Held::Nothing => return "optimised out".into(),
+            Held::Const(b) => shift(b),
+            Held::Def(inst) => {
+                let view = &self.target.program.view;
+                let Some(var) = view.vars.iter().find(|x| x.def == Some(inst)) else {
+                    return "optimised out".into();
+                };
+                let k = (l.bit / 32) as usize;
+                let time = self.t(self.pos);
+                let Some(&r) = var.regs.get(k).filter(|r| **r != u32::MAX) else {
+                    return "optimised out".into();
+                };
+                if self
+                    .rec
+                    .last_lane_write(Slot::Reg(r), time, self.lane)
+                    .is_none()
+                {
+                    return "optimised out (not computed yet)".into();
+                }
+                let lo = u64::from(self.rec.value(Slot::Reg(r), time, self.lane));
+                let hi = match var.regs.get(k + 1) {
+                    Some(&r2) if l.leaf.size > 32 && r2 != u32::MAX => {
+                        u64::from(self.rec.value(Slot::Reg(r2), time, self.lane))
+                    }
+                    _ => 0,
+                };
+                (lo | hi << 32) >> (l.bit % 32)
+            }
+        };
+        match ty {
+            Ty::Double if fmt == Fmt::Natural => {
+                format!("{} (0x{bits:016x})", f64::from_bits(bits))
+            }
+            Ty::I64 if fmt == Fmt::Natural => format!("{} (0x{bits:016x})", bits as i64),
+            Ty::Half => format::value_text((bits & 0xffff) as u32, ty, fmt),
+            Ty::Bool => format::value_text(if bits & 1 == 1 { u32::MAX } else { 0 }, ty, fmt),
+            _ => format::value_text(bits as u32, ty, fmt),
+        }
+    }
+
+    /// `print NAME` for an HLSL variable (`p`, `p.x`, `s.pos.y`, `a[1]`): one line per
+    /// scalar, `None` when no variable has that name.
+    pub(super) fn print_hlsl(&self, t: &str, fmt: Fmt) -> Option<String> {
+        let h = self.hlsl()?;
+        let end = t.find(['.', '[']).unwrap_or(t.len());
+        let (name, path) = t.split_at(end);
+        let funcs = self.frame_functions();
+        let fr: Vec<&str> = funcs.iter().map(String::as_str).collect();
+        let v = *h.variables_named(name, &fr).first()?;
+        let leaves: Vec<LeafAt> = self
+            .leaves_now(v)
+            .into_iter()
+            .filter(|l| {
+                l.leaf.path == path
+                    || (l.leaf.path.starts_with(path)
+                        && l.leaf.path[path.len()..].starts_with(['.', '[']))
+            })
+            .collect();
+        if leaves.is_empty() {
+            return Some(format!("{name} has no member {path}"));
+        }
+        Some(
+            leaves
+                .iter()
+                .map(|l| format!("{name}{} = {}", l.leaf.path, self.leaf_text(l, fmt)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    }
+
+    /// The HLSL variables of frame `depth` (0: innermost) at the current position, one
+    /// entry per variable: a scalar's value, or `x = …, y = …` by member and element.
+    pub fn locals(&self, depth: usize) -> Vec<ScopeValue> {
+        let Some(h) = self.hlsl() else {
+            return Vec::new();
+        };
+        let frames = self.frames();
+        let Some(f) = frames.get(depth) else {
+            return Vec::new();
+        };
+        h.variables_of(&f.function)
+            .into_iter()
+            .map(|v| {
+                let name = h.info.variables[v].name.clone();
+                let leaves = self.leaves_now(v);
+                let value = if leaves.len() == 1 && leaves[0].leaf.path.is_empty() {
+                    self.leaf_text(&leaves[0], Fmt::Natural)
+                } else {
+                    leaves
+                        .iter()
+                        .map(|l| {
+                            format!(
+                                "{} = {}",
+                                l.leaf.path.trim_start_matches('.'),
+                                self.leaf_text(l, Fmt::Natural)
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                ScopeValue {
+                    name,
+                    value,
+                    watch: None,
+                }
+            })
+            .collect()
+    }
+}
