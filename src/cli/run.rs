@@ -170,10 +170,9 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
 /// A command list's lines: one per command (its event number, type, lane-instructions,
 /// pixels and time), then the outputs.
 fn print_list(r: &ListResult, args: &RunArgs) {
+    // The warnings were printed before the run, as a dispatch's are: the list's summary
+    // holds the same ones.
     let s = &r.summary;
-    for w in &s.warnings {
-        eprintln!("dxlane: warning: {}: {w}", args.job.display());
-    }
     if args.quiet {
         return;
     }

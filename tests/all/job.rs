@@ -1162,3 +1162,37 @@ fn bc7_texel(block: &[u8; 16], i: usize) -> [u8; 4] {
     let v = Format::BC7_UNORM.decode_block_texel(block, i);
     v.map(|b| (f32::from_bits(b) * 255.0).round() as u8)
 }
+
+/// A command list's warnings are printed once, and a warning about a `bind` entry names
+/// its command once: the entry's label already leads with it.
+#[test]
+fn list_warnings_are_printed_once() {
+    let root = common::root();
+    let text = std::fs::read_to_string(root.join("examples/lists/two_pass_scan.toml"))
+        .unwrap()
+        .replace(
+            "../../shaders/",
+            &format!("{}/", root.join("shaders").display()),
+        )
+        .replace(
+            "../data/",
+            &format!("{}/", root.join("examples/data").display()),
+        )
+        .replacen(
+            "    { reg = \"u1\", resource = \"totals\" },\n]",
+            "    { reg = \"u1\", resource = \"totals\" },\n    { reg = \"t7\", resource = \"input\" },\n]",
+            1,
+        );
+    assert!(text.contains("t7"), "the example's first bind list changed");
+    let path = job_file("list_warnings_once", &text);
+    let out = dxlane(&["run", "job.toml", "--quiet"], path.parent().unwrap());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("t7")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert_eq!(
+        lines[0].matches("[[command]] #1 (dispatch)").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(lines[0].contains("this binding is not used"), "{stderr}");
+}

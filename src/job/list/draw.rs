@@ -426,7 +426,7 @@ impl Ctx<'_> {
             warnings.retain(|w| !w.contains("this binding is not used") || g.warnings.contains(w));
         }
         self.warnings
-            .extend(warnings.into_iter().map(|w| format!("{name}: {w}")));
+            .extend(warnings.into_iter().map(|w| super::located(name, w)));
 
         let section = state_section(e);
         let re = |x: JobError| readdress(name, x);

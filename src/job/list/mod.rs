@@ -482,7 +482,7 @@ impl Ctx<'_> {
         let fit = reflect::check(shader, &own)
             .map_err(|x| JobError::entry(name, format!("the bindings: {x}")))?;
         self.warnings
-            .extend(fit.warnings.into_iter().map(|w| format!("{name}: {w}")));
+            .extend(fit.warnings.into_iter().map(|w| located(name, w)));
         Ok(fit.bindings)
     }
 
@@ -676,7 +676,7 @@ impl Ctx<'_> {
                     .map_err(|x| JobError::entry(&name, format!("the bindings: {x}")))?;
                 self.programs.extend(infos);
                 self.warnings
-                    .extend(warnings.into_iter().map(|w| format!("{name}: {w}")));
+                    .extend(warnings.into_iter().map(|w| located(&name, w)));
                 Command::Work(Work::Rays(Box::new(RaysWork {
                     programs,
                     raygen: 0,
@@ -1265,4 +1265,14 @@ pub(crate) fn prepare_list(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
         summary,
         job,
     })
+}
+
+/// A command's warning, led by the command's name unless it already is (a warning about
+/// one of its `bind` entries names the entry, and the entry's label names the command).
+fn located(name: &str, warning: String) -> String {
+    if warning.starts_with(name) {
+        warning
+    } else {
+        format!("{name}: {warning}")
+    }
 }
