@@ -9,7 +9,13 @@
 //! program declares is warned about.
 //!
 //! `[[expect]]` entries take `render_target = N` (the texels of `[[draw.render_target]]`
-//! #N+1, every sample, as the format stores them) or `depth_stencil = true` besides `reg`.
+//! #N+1, every sample, as the format stores them), `depth_stencil = true` or
+//! `stream_output_buffer = N` (the bytes of `[[draw.stream_output_buffer]]` #N+1, or with
+//! `counter` its filled size) besides `reg`.
+//!
+//! Stream output: a single draw has no named resources, so each
+//! `[[draw.stream_output_buffer]]` is a buffer the job makes for its slot, with a
+//! filled-size counter of its own, written to its `output` after the draw.
 //!
 //! The summary (`out/<job stem>.summary.json` by default) holds both programs, the
 //! profile, wave size, worker threads, samples, whether the pixel program ran per sample
