@@ -500,7 +500,7 @@ pub(crate) fn check_expects(
     for (i, x) in job.file.expects.iter().enumerate() {
         if x.stream_output_buffer.is_some() && (draw.is_none() || x.resource.is_some()) {
             return Err(JobError::entry(
-                &format!("[[expect]] #{}", i + 1),
+                format!("[[expect]] #{}", i + 1),
                 "`stream_output_buffer` names a single draw's [[draw.stream_output_buffer]] (a list's buffers are `resource`s)",
             ));
         }
