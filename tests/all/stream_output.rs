@@ -563,6 +563,32 @@ fn a_single_draws_filled_size_is_where_writing_starts() {
     assert_eq!(so[0], st(2, 3));
 }
 
+/// `offset` is where the view starts in the buffer (`D3D12_STREAM_OUTPUT_BUFFER_VIEW`
+/// `BufferLocation`): with 16 bytes before a view of exactly 144 bytes, the 9 records
+/// fill the view (the last triangle ends at 144, which fits: D3D11.3 §14 refuses only a
+/// primitive past `SizeInBytes`), the 16 bytes before it stay as they were, and the
+/// output file holds all 160 bytes.
+#[test]
+fn a_single_draws_view_starts_at_its_offset() {
+    let text = single_strip_job("[[expect]]\nstream_output_buffer = 0\ncounter = 144\n")
+        .replace("size = 160\n", "size = 144\noffset = 16\n");
+    let r = run_draw("offset", &text).unwrap_or_else(|e| panic!("{e}"));
+    let got = output_words(&r, "[[draw.stream_output_buffer]] #1");
+    assert_eq!(got.len(), 40);
+    assert_eq!(got[..4], [0xdeadbeef; 4]);
+    assert_eq!(got[4..8], [0, 0xdeadbeef, 0f32.to_bits(), 10f32.to_bits()]);
+    assert_eq!(got[36..], [4, 0xdeadbeef, 4f32.to_bits(), 14f32.to_bits()]);
+    assert_eq!(
+        r.summary.expectations.failed, 0,
+        "{:?}",
+        r.summary.expectations
+    );
+    assert_eq!(
+        r.summary.draw.stream_output.expect("statistics")[0],
+        st(3, 3)
+    );
+}
+
 /// Stream output from a DOMAIN program (D3D11.3 §14: without a geometry program the
 /// last vertex-processing stage's outputs are stream 0). `gs_after_ds_job` without its
 /// geometry and pixel programs: two tri patches, every factor 1, integer partitioning,
