@@ -1,9 +1,11 @@
 //! Stream output (`pipeline::so`) through command-list draws: the records, gaps, strips
 //! written as lists, the four streams of a geometry program with another stream
 //! rasterized, the overflow rule, the filled-size counter across draws, a DXIL geometry
-//! program's second stream, and bad state refused naming the key. Every value checked is
-//! worked out by hand from the programs in `tests/jobs/stream_output/stream_output.hlsl`
-//! (and the corpus's `dxil-reader/streams.hlsl`).
+//! program's second stream, and bad state refused naming the key; then the same through
+//! a single-draw job's `[[draw.stream_output_buffer]]`, and a domain program's triangles
+//! streamed out of a tessellated draw. Every value checked is worked out by hand from the
+//! programs in `tests/jobs/stream_output/stream_output.hlsl`,
+//! `tests/jobs/gs_after_ds/gs_after_ds.hlsl` (and the corpus's `dxil-reader/streams.hlsl`).
 
 use dxlane::job::{Finished, Job, ListResult, prepare};
 use dxlane::pipeline::so::SoStatistics;
