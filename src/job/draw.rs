@@ -45,6 +45,11 @@
 //!                                 # antialiased_line
 //! [[draw.blend]]                  # enable, logic_op_enable, src, dest, op, src_alpha,
 //!                                 # dest_alpha, op_alpha, logic_op, write_mask (0–15 or "rgba")
+//! [[draw.stream_output]]         # stream, semantic, index, start_component,
+//!                                 # component_count, slot (D3D12_SO_DECLARATION_ENTRY)
+//! rasterized_stream = 0           # (in [draw]) 0 … 3 or "none"
+//! [[draw.stream_output_buffer]]   # slot, stride, size, offset, filled_size, fill_u32,
+//!                                 # output: a buffer the job makes, per slot
 //! ```
 //!
 //! Render targets and the depth-stencil buffer (made by `targets`):
@@ -168,6 +173,33 @@ pub struct DrawSection {
     pub stream_output: Vec<SoEntry>,
     /// `RasterizedStream`: 0 … 3, or `"none"` (`D3D12_SO_NO_RASTERIZED_STREAM`); default 0.
     pub rasterized_stream: Option<RasterizedStream>,
+    /// `[[draw.stream_output_buffer]]`: the stream-output buffers (`SOSetTargets`), each
+    /// made by the job for its slot, since a single-draw job has no named resources.
+    #[serde(default)]
+    pub stream_output_buffer: Vec<SoBufferEntry>,
+}
+
+/// One stream-output buffer of a single-draw job: a buffer of `offset + size` bytes and
+/// its view (`D3D12_STREAM_OUTPUT_BUFFER_VIEW`) with a filled-size counter of its own.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SoBufferEntry {
+    /// The slot (`OutputSlot` of the entries it takes), 0 … 3.
+    pub slot: u32,
+    /// The slot's stride (`pBufferStrides`) in bytes.
+    pub stride: u32,
+    /// `SizeInBytes`: the view's bytes.
+    pub size: u64,
+    /// Bytes before the view (`BufferLocation` less the buffer's start; default 0).
+    pub offset: Option<u64>,
+    /// The filled size before the draw (`BufferFilledSizeLocation`'s value, bytes into
+    /// the view where writing starts; default 0).
+    pub filled_size: Option<u32>,
+    /// The 32-bit word every byte of the buffer starts as (default 0), so what the draw
+    /// leaves unwritten (gaps, the rest) shows.
+    pub fill_u32: Option<u32>,
+    /// Where the buffer (all `offset + size` bytes) is written after the draw.
+    pub output: Option<PathBuf>,
 }
 
 /// One stream-output declaration entry (`D3D12_SO_DECLARATION_ENTRY`).

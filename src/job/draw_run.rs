@@ -9,7 +9,13 @@
 //! program declares is warned about.
 //!
 //! `[[expect]]` entries take `render_target = N` (the texels of `[[draw.render_target]]`
-//! #N+1, every sample, as the format stores them) or `depth_stencil = true` besides `reg`.
+//! #N+1, every sample, as the format stores them), `depth_stencil = true` or
+//! `stream_output_buffer = N` (the bytes of `[[draw.stream_output_buffer]]` #N+1, or with
+//! `counter` its filled size) besides `reg`.
+//!
+//! Stream output: a single draw has no named resources, so each
+//! `[[draw.stream_output_buffer]]` is a buffer the job makes for its slot, with a
+//! filled-size counter of its own, written to its `output` after the draw.
 //!
 //! The summary (`out/<job stem>.summary.json` by default) holds both programs, the
 //! profile, wave size, worker threads, samples, whether the pixel program ran per sample
@@ -198,7 +204,7 @@ fn field_entry(f: DrawField) -> String {
         DrawField::StreamOutput(f) => match f {
             SoField::Entry(i) => format!("[[draw.stream_output]] #{}", i + 1),
             SoField::Stride(i) | SoField::Buffer(i) => {
-                format!("stream_output_buffers #{}", i + 1)
+                format!("[[draw.stream_output_buffer]] (slot {i})")
             }
             SoField::RasterizedStream => "[draw] rasterized_stream".into(),
         },
@@ -501,19 +507,12 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&dsec)?;
     state.depth_bounds = dsec.depth_bounds.unwrap_or([0.0, 1.0]);
     state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
-    // Stream output: the buffers are named resources, which a single-draw job does not
-    // have; its `rasterized_stream` alone picks the stream the rasterizer takes (or none).
-    if !dsec.stream_output.is_empty() {
-        return Err(draw_err(
-            "[[draw.stream_output]] #1",
-            "stream-output buffers are named resources: give the draw as a `[[command]]` of a command list with `stream_output` and `stream_output_buffers`",
-        ));
-    }
-    if dsec.rasterized_stream.is_some() {
-        state.stream_output = Some(crate::pipeline::so::StreamOutput {
-            desc: d::stream_output_desc(&dsec, Vec::new())?,
-            buffers: Vec::new(),
-        });
+    let so_buffers = so_buffers(&dsec, &job.dir, &gate, &mut memory)?;
+    if !dsec.stream_output.is_empty()
+        || dsec.rasterized_stream.is_some()
+        || !dsec.stream_output_buffer.is_empty()
+    {
+        state.stream_output = Some(stream_output_state(&dsec, &so_buffers)?);
     }
     if let Some(dd) = &depth {
         state.depth_stencil_view = Some(dd.view.clone());
@@ -573,12 +572,139 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         bound,
         targets: rts,
         depth,
+        so_buffers,
         warnings,
         expects,
         gate,
         memory,
         summary,
         job,
+    })
+}
+
+/// A single-draw job's stream-output buffer (`[[draw.stream_output_buffer]]`): the
+/// memory the draw writes and its filled-size counter.
+#[derive(Debug, Clone)]
+pub struct BoundSoBuffer {
+    /// `[[draw.stream_output_buffer]] #N`.
+    pub name: String,
+    /// The entry's slot.
+    pub slot: u32,
+    /// The entry's stride.
+    pub stride: u32,
+    /// The whole buffer: `offset` bytes before the view, then the view's `size`.
+    pub memory: Memory,
+    /// Bytes before the view.
+    pub offset: u64,
+    /// The view's `SizeInBytes`.
+    pub size: u64,
+    /// The 32-bit filled size (`BufferFilledSizeLocation`), before and after the draw.
+    pub filled_size: Memory,
+    /// Where the buffer is written after the draw (placed through the output gate).
+    pub output: Option<PathBuf>,
+}
+
+/// Makes `[[draw.stream_output_buffer]]`'s buffers, each checked by name: a slot 0 … 3
+/// given once (`D3D12_SO_BUFFER_SLOT_COUNT`; `SOSetTargets` binds one view per slot),
+/// a size, a filled size within it, the output placed inside the job's folder.
+fn so_buffers(
+    dsec: &d::DrawSection,
+    dir: &Path,
+    gate: &super::paths::OutputGate,
+    memory: &mut MemoryBudget,
+) -> Result<Vec<BoundSoBuffer>, JobError> {
+    use crate::pipeline::so::SO_BUFFER_SLOTS;
+    let mut out: Vec<BoundSoBuffer> = Vec::with_capacity(dsec.stream_output_buffer.len().min(8));
+    for (i, e) in dsec.stream_output_buffer.iter().enumerate() {
+        let name = format!("[[draw.stream_output_buffer]] #{}", i + 1);
+        if e.slot as usize >= SO_BUFFER_SLOTS {
+            return Err(draw_err(
+                &name,
+                format!(
+                    "`slot` {}: D3D12 has stream-output slots 0 to {}",
+                    e.slot,
+                    SO_BUFFER_SLOTS - 1
+                ),
+            ));
+        }
+        if let Some(other) = out.iter().find(|b| b.slot == e.slot) {
+            return Err(draw_err(
+                &name,
+                format!("`slot` {}: already given by {}", e.slot, other.name),
+            ));
+        }
+        if e.size == 0 {
+            return Err(draw_err(&name, "`size` 0: give the view's bytes"));
+        }
+        let offset = e.offset.unwrap_or(0);
+        let total = offset
+            .checked_add(e.size)
+            .ok_or_else(|| draw_err(&name, "`offset` + `size` overflows"))?;
+        let filled = e.filled_size.unwrap_or(0);
+        if u64::from(filled) > e.size {
+            return Err(draw_err(
+                &name,
+                format!(
+                    "`filled_size` {filled} is past the view's `size` {}",
+                    e.size
+                ),
+            ));
+        }
+        memory.take(&name, total.saturating_add(4))?;
+        let data = Memory::zeroed(total).map_err(|m| draw_err(&name, m.to_string()))?;
+        if let Some(w) = e.fill_u32 {
+            data.fill_words(w);
+        }
+        let counter = Memory::zeroed(4).map_err(|m| draw_err(&name, m.to_string()))?;
+        counter.store_u32(0, filled);
+        let output = match &e.output {
+            Some(p) => Some(
+                gate.place(&super::resolve(dir, p))
+                    .map_err(|m| draw_err(&name, format!("`output`: {m}")))?,
+            ),
+            None => None,
+        };
+        out.push(BoundSoBuffer {
+            name,
+            slot: e.slot,
+            stride: e.stride,
+            memory: data,
+            offset,
+            size: e.size,
+            filled_size: counter,
+            output,
+        });
+    }
+    Ok(out)
+}
+
+/// The draw's stream-output state: `[draw]`'s declaration and rasterized stream (the
+/// parser a command list's draws use) with `buffers` bound by slot; a slot with no
+/// buffer has stride 0 and no view (a null `D3D12_STREAM_OUTPUT_BUFFER_VIEW`).
+fn stream_output_state(
+    dsec: &d::DrawSection,
+    buffers: &[BoundSoBuffer],
+) -> Result<crate::pipeline::so::StreamOutput, JobError> {
+    use crate::pipeline::so::SoBufferView;
+    let slots = buffers
+        .iter()
+        .map(|b| b.slot as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut strides = vec![0; slots];
+    let mut views = vec![None; slots];
+    for b in buffers {
+        strides[b.slot as usize] = b.stride;
+        views[b.slot as usize] = Some(SoBufferView {
+            data: b.memory.clone(),
+            offset: b.offset,
+            size: b.size,
+            filled_size: Some((b.filled_size.clone(), 0)),
+        });
+    }
+    Ok(crate::pipeline::so::StreamOutput {
+        desc: d::stream_output_desc(dsec, strides)?,
+        buffers: views,
     })
 }
 

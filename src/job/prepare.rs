@@ -48,6 +48,8 @@ pub struct Prepared {
     pub targets: Vec<BoundTarget>,
     /// A draw's depth-stencil buffer.
     pub depth: Option<BoundDepth>,
+    /// A single draw's stream-output buffers (`[[draw.stream_output_buffer]]`).
+    pub so_buffers: Vec<super::draw_run::BoundSoBuffer>,
     /// The reflection check's warnings.
     pub warnings: Vec<String>,
     pub(crate) expects: Vec<Checked>,
@@ -268,12 +270,18 @@ impl Prepared {
                 dd.view.texture.memory(),
             )?);
         }
+        for b in &self.so_buffers {
+            if let Some(p) = &b.output {
+                outputs.push(stream_output(&self.gate, &b.name, p, &b.memory)?);
+            }
+        }
         outputs.extend(write_entry_outputs(&self.gate, &self.bound, &self.memory)?);
         let expectations = run_expects(
             &self.expects,
             &self.bound,
             &self.targets,
             self.depth.as_ref(),
+            &self.so_buffers,
         );
         let job = self.job.path.display().to_string();
         let (json, finished) = match (report, &self.work) {
@@ -463,6 +471,10 @@ pub(crate) enum ExpectTarget {
     Color(usize),
     /// A draw's depth-stencil buffer.
     Depth,
+    /// A single draw's stream-output buffer (`[[draw.stream_output_buffer]]` entry).
+    SoBuffer(usize),
+    /// A single draw's stream-output filled size, expected to hold the value.
+    SoFilled { index: usize, want: u32 },
 }
 
 /// An `[[expect]]` whose target exists and whose values parse.
@@ -486,6 +498,12 @@ pub(crate) fn check_expects(
 ) -> Result<Vec<Checked>, JobError> {
     let mut out = Vec::new();
     for (i, x) in job.file.expects.iter().enumerate() {
+        if x.stream_output_buffer.is_some() && (draw.is_none() || x.resource.is_some()) {
+            return Err(JobError::entry(
+                format!("[[expect]] #{}", i + 1),
+                "`stream_output_buffer` names a single draw's [[draw.stream_output_buffer]] (a list's buffers are `resource`s)",
+            ));
+        }
         out.push(match (&x.resource, draw) {
             (Some(name), _) => check_named_expect(i, x, name, job, bound)?,
             (None, None) => check_dispatch_expect(i, x, bound)?,
@@ -645,6 +663,9 @@ fn check_draw_expect(
 ) -> Result<Checked, JobError> {
     let entry = format!("[[expect]] #{}", i + 1);
     let err = |m: String| JobError::entry(&entry, m);
+    if let Some(b) = x.stream_output_buffer {
+        return check_so_expect(entry, x, b, dsec);
+    }
     let (target, target_name) = match (&x.reg, x.render_target, x.depth_stencil) {
         (Some(r), None, None) => {
             let reg = Register::parse(r, x.space)
@@ -701,6 +722,62 @@ fn check_draw_expect(
     })
 }
 
+/// An expectation of a single draw's stream-output buffer (`stream_output_buffer = N`,
+/// the entry `[[draw.stream_output_buffer]]` #N+1): its bytes from the buffer's start,
+/// or with `counter` its filled size after the draw.
+fn check_so_expect(
+    entry: String,
+    x: &ExpectEntry,
+    b: u32,
+    dsec: &DrawSection,
+) -> Result<Checked, JobError> {
+    let err = |m: String| JobError::entry(&entry, m);
+    if x.reg.is_some() || x.heap.is_some() || x.render_target.is_some() || x.depth_stencil.is_some()
+    {
+        return Err(err(
+            "give one of `stream_output_buffer`, `reg`, `render_target` or `depth_stencil`".into(),
+        ));
+    }
+    let index = b as usize;
+    if index >= dsec.stream_output_buffer.len() {
+        return Err(err(format!(
+            "`stream_output_buffer` {b}: the draw has {} [[draw.stream_output_buffer]] entries",
+            dsec.stream_output_buffer.len()
+        )));
+    }
+    let (target, target_name, values) = match x.counter {
+        Some(want) => {
+            if x.offset != 0
+                || x.u32.is_some()
+                || x.i32.is_some()
+                || x.f32.is_some()
+                || x.hex.is_some()
+            {
+                return Err(err(
+                    "`counter` (the filled size) takes no `offset` or values".into(),
+                ));
+            }
+            (
+                ExpectTarget::SoFilled { index, want },
+                format!("stream-output buffer {b} filled size"),
+                Vec::new(),
+            )
+        }
+        None => (
+            ExpectTarget::SoBuffer(index),
+            format!("stream-output buffer {b}"),
+            expect::expected_values(x).map_err(&err)?,
+        ),
+    };
+    Ok(Checked {
+        entry,
+        target_name,
+        target,
+        values,
+        source: x.clone(),
+    })
+}
+
 /// Compares every expectation with what the run left, reading in place (no copy of a
 /// target to check a few of its bytes).
 fn run_expects(
@@ -708,6 +785,7 @@ fn run_expects(
     bound: &BoundJob,
     rts: &[BoundTarget],
     depth: Option<&BoundDepth>,
+    so: &[super::draw_run::BoundSoBuffer],
 ) -> ExpectSummary {
     let entry = |table: bind::Table, index: usize| match table {
         bind::Table::Resource => bound.resources.get(index),
@@ -745,6 +823,23 @@ fn run_expects(
                 x.values.len(),
                 memory_of(depth.map(|d| d.view.texture.memory()), x),
             ),
+            ExpectTarget::SoBuffer(i) => {
+                (x.values.len(), memory_of(so.get(i).map(|b| &b.memory), x))
+            }
+            ExpectTarget::SoFilled { index, want } => {
+                let got = so
+                    .get(index)
+                    .and_then(|b| b.filled_size.load_u32(0))
+                    .unwrap_or(0);
+                let m = (got != want).then(|| Mismatch {
+                    element: 0,
+                    offset: 0,
+                    expected: want.to_string(),
+                    got: got.to_string(),
+                    ulp: None,
+                });
+                (1, m.into_iter().collect())
+            }
         };
         let passed = mismatches.is_empty();
         if passed {

@@ -554,6 +554,7 @@ pub(crate) fn prepare_dispatch(job: Job, opts: &RunOptions<'_>) -> Result<Prepar
         bound,
         targets: Vec::new(),
         depth: None,
+        so_buffers: Vec::new(),
         warnings: fit.warnings,
         expects,
         gate,

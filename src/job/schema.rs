@@ -504,6 +504,10 @@ pub struct ExpectEntry {
     pub render_target: Option<u32>,
     /// A draw's depth-stencil buffer instead of a register.
     pub depth_stencil: Option<bool>,
+    /// A single draw's stream-output buffer (index into `[[draw.stream_output_buffer]]`)
+    /// instead of a register: its bytes from the buffer's start, or with `counter` its
+    /// filled size after the draw.
+    pub stream_output_buffer: Option<u32>,
     /// A command list's named resource (`[[resource]] name`) instead of a register: its
     /// contents after the list.
     pub resource: Option<String>,

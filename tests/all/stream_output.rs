@@ -1,9 +1,11 @@
 //! Stream output (`pipeline::so`) through command-list draws: the records, gaps, strips
 //! written as lists, the four streams of a geometry program with another stream
 //! rasterized, the overflow rule, the filled-size counter across draws, a DXIL geometry
-//! program's second stream, and bad state refused naming the key. Every value checked is
-//! worked out by hand from the programs in `tests/jobs/stream_output/stream_output.hlsl`
-//! (and the corpus's `dxil-reader/streams.hlsl`).
+//! program's second stream, and bad state refused naming the key; then the same through
+//! a single-draw job's `[[draw.stream_output_buffer]]`, and a domain program's triangles
+//! streamed out of a tessellated draw. Every value checked is worked out by hand from the
+//! programs in `tests/jobs/stream_output/stream_output.hlsl`,
+//! `tests/jobs/gs_after_ds/gs_after_ds.hlsl` (and the corpus's `dxil-reader/streams.hlsl`).
 
 use dxlane::job::{Finished, Job, ListResult, prepare};
 use dxlane::pipeline::so::SoStatistics;
@@ -425,5 +427,292 @@ fn bad_stream_output_state_is_refused_by_name() {
             e.contains("[[command]] #1") && e.contains(key) && e.contains(what),
             "case {i}: {e}"
         );
+    }
+}
+
+/// Runs `text` as a single-draw job (paths relative to `examples/`).
+fn run_draw(name: &str, text: &str) -> Result<dxlane::job::DrawResult, String> {
+    crate::draw::run_text(&format!("so-{name}"), text, 1).map_err(|e| e.to_string())
+}
+
+/// The bytes of the output file entry `entry` wrote, as words.
+fn output_words(r: &dxlane::job::DrawResult, entry: &str) -> Vec<u32> {
+    let o = r
+        .summary
+        .outputs
+        .iter()
+        .find(|o| o.entry == entry)
+        .unwrap_or_else(|| panic!("no output of {entry}: {:?}", r.summary.outputs));
+    std::fs::read(&o.path)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// The strip of `strip_job` as a single-draw job: `[[draw.stream_output]]`, `[draw]
+/// rasterized_stream` and a `[[draw.stream_output_buffer]]` of 160 bytes starting as
+/// 0xdeadbeef words; `extra` is appended.
+fn single_strip_job(extra: &str) -> String {
+    format!(
+        r#"[program]
+vs = "../tests/jobs/stream_output/stream_output.vs_5_0.dxbc"
+
+[draw]
+topology = "triangle_strip"
+vertex_count = 5
+rasterized_stream = "none"
+
+[[draw.vertex_buffer]]
+slot = 0
+stride = 8
+data = {{ f32 = [0, 10, 1, 11, 2, 12, 3, 13, 4, 14] }}
+
+[[draw.input_element]]
+semantic = "POSITION"
+format = "R32G32_FLOAT"
+
+[[draw.render_target]]
+format = "R8G8B8A8_UNORM"
+width = 4
+height = 4
+
+[[draw.stream_output]]
+semantic = "ID"
+component_count = 1
+
+[[draw.stream_output]]
+component_count = 1
+
+[[draw.stream_output]]
+semantic = "SV_Position"
+component_count = 2
+
+[[draw.stream_output_buffer]]
+slot = 0
+stride = 16
+size = 160
+fill_u32 = 0xdeadbeef
+output = "so.bin"
+{extra}"#
+    )
+}
+
+/// The list test's strip (`a_vertex_programs_triangle_strip_is_written_as_a_list`, the
+/// same D3D11.3 §14 "Stream Output Stage" and `D3D12_SO_DECLARATION_ENTRY` rules) as a
+/// single-draw job: the same 9 records of (ID, gap, x, y), the gap and the rest of the
+/// buffer left as they were, the filled size 144 (`BufferFilledSizeLocation`, D3D12
+/// "Stream output counters"); `[[expect]] stream_output_buffer` checks both, and the
+/// buffer's `output` file holds the same bytes.
+#[test]
+fn a_single_draw_streams_out_as_a_list_draw_does() {
+    let mut want = Vec::new();
+    for v in [0u32, 1, 2, 1, 3, 2, 2, 3, 4] {
+        want.extend([
+            v,
+            0xdeadbeef,
+            (v as f32).to_bits(),
+            (10.0 + v as f32).to_bits(),
+        ]);
+    }
+    want.extend([0xdeadbeef; 4]);
+    let words: Vec<String> = want.iter().map(|w| w.to_string()).collect();
+    let expects = format!(
+        "[[expect]]\nstream_output_buffer = 0\nu32 = [{}]\n\n[[expect]]\nstream_output_buffer = 0\ncounter = 144\n",
+        words.join(", ")
+    );
+    let r = run_draw("strip", &single_strip_job(&expects)).unwrap_or_else(|e| panic!("{e}"));
+    let x = &r.summary.expectations;
+    assert_eq!((x.passed, x.failed), (2, 0), "{x:?}");
+    assert_eq!(output_words(&r, "[[draw.stream_output_buffer]] #1"), want);
+    let so = r.summary.draw.stream_output.expect("statistics");
+    assert_eq!(so[0], st(3, 3));
+    assert_eq!(r.summary.draw.pixels_shaded, 0, "no stream rasterized");
+
+    // A wrong filled size fails the expectation (it is checked, not assumed).
+    let r = run_draw(
+        "strip-wrong",
+        &single_strip_job("[[expect]]\nstream_output_buffer = 0\ncounter = 140\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.summary.expectations.failed, 1);
+}
+
+/// `filled_size` is where writing starts (D3D12 "Stream output counters": the
+/// `BufferFilledSizeLocation` value is read before the draw): from 32 the 9 records end
+/// at 176, past the 160-byte view, so the third triangle (ending at 176) does not fit
+/// and the stream stops after two (D3D11.3 §14: a primitive is written whole or not at
+/// all); the filled size ends at 32 + 96 = 128.
+#[test]
+fn a_single_draws_filled_size_is_where_writing_starts() {
+    let text = single_strip_job("").replace(
+        "fill_u32 = 0xdeadbeef\n",
+        "fill_u32 = 0xdeadbeef\nfilled_size = 32\n",
+    );
+    let text = format!("{text}[[expect]]\nstream_output_buffer = 0\ncounter = 128\n");
+    let r = run_draw("filled", &text).unwrap_or_else(|e| panic!("{e}"));
+    let got = output_words(&r, "[[draw.stream_output_buffer]] #1");
+    assert_eq!(got[..8], [0xdeadbeef; 8]);
+    assert_eq!(got[8..12], [0, 0xdeadbeef, 0f32.to_bits(), 10f32.to_bits()]);
+    assert_eq!(got[28], 2, "record 6 is vertex 2");
+    assert_eq!(got[32..], [0xdeadbeef; 8]);
+    assert_eq!(
+        r.summary.expectations.failed, 0,
+        "{:?}",
+        r.summary.expectations
+    );
+    let so = r.summary.draw.stream_output.expect("statistics");
+    assert_eq!(so[0], st(2, 3));
+}
+
+/// `offset` is where the view starts in the buffer (`D3D12_STREAM_OUTPUT_BUFFER_VIEW`
+/// `BufferLocation`): with 16 bytes before a view of exactly 144 bytes, the 9 records
+/// fill the view (the last triangle ends at 144, which fits: D3D11.3 §14 refuses only a
+/// primitive past `SizeInBytes`), the 16 bytes before it stay as they were, and the
+/// output file holds all 160 bytes.
+#[test]
+fn a_single_draws_view_starts_at_its_offset() {
+    let text = single_strip_job("[[expect]]\nstream_output_buffer = 0\ncounter = 144\n")
+        .replace("size = 160\n", "size = 144\noffset = 16\n");
+    let r = run_draw("offset", &text).unwrap_or_else(|e| panic!("{e}"));
+    let got = output_words(&r, "[[draw.stream_output_buffer]] #1");
+    assert_eq!(got.len(), 40);
+    assert_eq!(got[..4], [0xdeadbeef; 4]);
+    assert_eq!(got[4..8], [0, 0xdeadbeef, 0f32.to_bits(), 10f32.to_bits()]);
+    assert_eq!(got[36..], [4, 0xdeadbeef, 4f32.to_bits(), 14f32.to_bits()]);
+    assert_eq!(
+        r.summary.expectations.failed, 0,
+        "{:?}",
+        r.summary.expectations
+    );
+    assert_eq!(
+        r.summary.draw.stream_output.expect("statistics")[0],
+        st(3, 3)
+    );
+}
+
+/// Stream output from a DOMAIN program (D3D11.3 §14: without a geometry program the
+/// last vertex-processing stage's outputs are stream 0). `gs_after_ds_job` without its
+/// geometry and pixel programs: two tri patches, every factor 1, integer partitioning,
+/// triangle_cw, so each patch is one triangle of points 0 (u, v, w) = (0, 1, 0),
+/// 1 (0, 0, 1), 2 (1, 0, 0) in that order (D3D11.3 §11.7.5 "Tessellation Pattern";
+/// docs/tessellation.md; `dxlane tessellate --domain tri --partitioning integer
+/// --output triangle_cw --edges 1,1,1 --inside 1`). The domain program writes LOC =
+/// (u, v, w) and SV_Position = (u·P0 + v·P1 + w·P2, 1), so the points land on P1, P2,
+/// P0, patch 0's before patch 1's. Each record is LOC.xyz then SV_Position.xyzw: 28
+/// bytes, 6 records, 168 bytes, the rest of the 192-byte view untouched.
+#[test]
+fn a_domain_program_streams_out_the_tessellators_triangles() {
+    let text = crate::tessellation_stages::gs_after_ds_job(
+        r#"
+[[draw.stream_output]]
+semantic = "LOC"
+component_count = 3
+
+[[draw.stream_output]]
+semantic = "SV_Position"
+
+[[draw.stream_output_buffer]]
+slot = 0
+stride = 28
+size = 192
+fill_u32 = 0xdeadbeef
+output = "ds.bin"
+
+[[expect]]
+stream_output_buffer = 0
+counter = 168
+"#,
+    )
+    .replace(
+        "gs = \"../tests/jobs/gs_after_ds/gs_after_ds.gs_5_0.dxbc\"\n",
+        "",
+    )
+    .replace(
+        "ps = \"../tests/jobs/gs_after_ds/gs_after_ds.ps_5_0.dxbc\"\n",
+        "",
+    )
+    .replace(
+        "vertex_count = 6\n",
+        "vertex_count = 6\nrasterized_stream = \"none\"\n",
+    );
+    let r = run_draw("domain", &text).unwrap_or_else(|e| panic!("{e}"));
+    let centre = |x: f32, y: f32| [(x + 0.5) / 4.0 - 1.0, 1.0 - (y + 0.5) / 4.0, 0.5];
+    let mut want = Vec::new();
+    for p in 0..2 {
+        let y = p as f32;
+        // (u, v, w) and the control point it lands on.
+        for (uvw, k) in [
+            ([0f32, 1.0, 0.0], 1.0),
+            ([0.0, 0.0, 1.0], 2.0),
+            ([1.0, 0.0, 0.0], 0.0),
+        ] {
+            want.extend(uvw.map(f32::to_bits));
+            want.extend(centre(k, y).map(f32::to_bits));
+            want.push(1f32.to_bits());
+        }
+    }
+    want.extend([0xdeadbeef; 6]);
+    assert_eq!(output_words(&r, "[[draw.stream_output_buffer]] #1"), want);
+    let x = &r.summary.expectations;
+    assert_eq!((x.passed, x.failed), (1, 0), "{x:?}");
+    let d = &r.summary.draw;
+    assert_eq!((d.primitives, d.domain_points), (2, 6), "{d:?}");
+    assert_eq!(d.stream_output.expect("statistics")[0], st(2, 2));
+}
+
+/// Bad single-draw stream output is refused before anything runs, naming the key: a
+/// semantic the vertex program does not output and a stride below the record
+/// (`CreateGraphicsPipelineState`'s checks, D3D11.3 §14 / `D3D12_STREAM_OUTPUT_DESC`),
+/// a slot given twice or past 3 (`SOSetTargets` binds one view per slot of
+/// `D3D12_SO_BUFFER_SLOT_COUNT`), a filled size past the view, an expectation of a
+/// buffer the draw does not have, an unknown key.
+#[test]
+fn bad_single_draw_stream_output_is_refused_by_name() {
+    let base = single_strip_job("");
+    let buffer = "[[draw.stream_output_buffer]]\nslot = 0\nstride = 16\nsize = 160\n";
+    let cases = [
+        (
+            base.replace("semantic = \"ID\"", "semantic = \"COLOR\""),
+            "[[draw.stream_output]] #1",
+            "COLOR0",
+        ),
+        (
+            base.replace("stride = 16\n", "stride = 8\n"),
+            "[[draw.stream_output_buffer]] (slot 0)",
+            "stride 8",
+        ),
+        (
+            format!("{base}\n{buffer}"),
+            "[[draw.stream_output_buffer]] #2",
+            "`slot` 0: already given by [[draw.stream_output_buffer]] #1",
+        ),
+        (
+            base.replace("slot = 0\nstride = 16", "slot = 4\nstride = 16"),
+            "[[draw.stream_output_buffer]] #1",
+            "`slot` 4",
+        ),
+        (
+            base.replace("size = 160\n", "size = 160\nfilled_size = 164\n"),
+            "[[draw.stream_output_buffer]] #1",
+            "`filled_size` 164",
+        ),
+        (
+            format!("{base}\n[[expect]]\nstream_output_buffer = 1\nu32 = [0]\n"),
+            "[[expect]] #1",
+            "`stream_output_buffer` 1",
+        ),
+        (
+            base.replace("size = 160\n", "size = 160\nbytes = 4\n"),
+            "bytes",
+            "unknown field",
+        ),
+    ];
+    for (i, (text, key, what)) in cases.iter().enumerate() {
+        let e = match run_draw(&format!("bad-{i}"), text) {
+            Ok(_) => panic!("case {i}: drew"),
+            Err(e) => e,
+        };
+        assert!(e.contains(key) && e.contains(what), "case {i}: {e}");
     }
 }

@@ -303,7 +303,7 @@ fn tessellation_amplification_hits_the_budget_cleanly() {
 /// Two triangle patches through `tests/jobs/gs_after_ds/gs_after_ds.hlsl` (vs → hs →
 /// tessellator → ds → gs → ps), the control points of patch `p` at the centres of
 /// pixels (0, p), (1, p), (2, p) of an 8 × 8 target; `extra` is appended to the job.
-fn gs_after_ds_job(extra: &str) -> String {
+pub(crate) fn gs_after_ds_job(extra: &str) -> String {
     let centre =
         |x: f32, y: f32| format!("{}, {}, 0.5", (x + 0.5) / 4.0 - 1.0, 1.0 - (y + 0.5) / 4.0);
     let verts: Vec<String> = (0..2)
