@@ -680,15 +680,61 @@ impl<'m> FnLower<'m> {
     /// The element operand 0 of a signature access names, and the word of its column
     /// (operand 2, a constant).
     fn place(&self, c: &DxOpCall<'m>, output: bool) -> R<Place> {
-        let what = if output { "output" } else { "input" };
-        let id = self.const_arg(c, 0)?;
-        let map = if output {
-            &self.io.outputs
+        let s = self.b.shader();
+        if output {
+            self.element_place(c, "output", &self.io.outputs, &s.outputs)
         } else {
-            &self.io.inputs
+            self.element_place(c, "input", &self.io.inputs, &s.inputs)
+        }
+    }
+
+    /// Where a mesh output operation's element is (operand 0: a vertex output element
+    /// when `vertex`, else a primitive output element; operand 2 its column): the word of
+    /// row 0 and the column, its rows and its component type.
+    pub(super) fn mesh_place(
+        &self,
+        c: &DxOpCall<'m>,
+        vertex: bool,
+    ) -> R<(u32, u32, ComponentType)> {
+        let s = self.b.shader();
+        let p = if vertex {
+            self.element_place(c, "vertex output", &self.io.outputs, &s.outputs)?
+        } else {
+            self.element_place(c, "primitive output", &self.io.prims, &s.primitive_outputs)?
         };
+        Ok((p.word, p.rows, p.component))
+    }
+
+    /// Where a hull or domain operation's element is (operand 0; operand 2 its
+    /// column): a patch-constant element when `patch`, else an output (`output`) or
+    /// input element; its word of row 0 and the column, rows and component type.
+    pub(super) fn element_at(
+        &self,
+        c: &DxOpCall<'m>,
+        patch: bool,
+        output: bool,
+    ) -> R<(u32, u32, ComponentType)> {
         let s = self.b.shader();
         let list = if output { &s.outputs } else { &s.inputs };
+        let p = match (patch, output) {
+            (true, _) => self.element_place(c, "patch constant", &self.io.patch, list)?,
+            (false, true) => self.element_place(c, "output", &self.io.outputs, list)?,
+            (false, false) => self.element_place(c, "input", &self.io.inputs, list)?,
+        };
+        Ok((p.word, p.rows, p.component))
+    }
+
+    /// The element of `list` that operand 0 names through `map` (signature element id →
+    /// index), and the word of the column operand 2 names; `what` names the list in
+    /// errors.
+    fn element_place(
+        &self,
+        c: &DxOpCall<'m>,
+        what: &str,
+        map: &HashMap<u32, usize>,
+        list: &[IoElement],
+    ) -> R<Place> {
+        let id = self.const_arg(c, 0)?;
         let e = u32::try_from(id)
             .ok()
             .and_then(|id| map.get(&id))
@@ -700,7 +746,6 @@ impl<'m> FnLower<'m> {
                 ))
             })?;
         let col = self.const_arg(c, 2)?;
-        let first = e.mask.trailing_zeros();
         let cols = e.mask.count_ones();
         let col = u32::try_from(col)
             .ok()
@@ -713,104 +758,10 @@ impl<'m> FnLower<'m> {
                 ))
             })?;
         Ok(Place {
-            word: e.slot + first + col,
+            word: e.slot + e.mask.trailing_zeros() + col,
             rows: e.rows,
             component: e.component,
         })
-    }
-
-    /// Where a mesh output operation's element is (operand 0: a vertex output element
-    /// when `vertex`, else a primitive output element; operand 2 its column): the word of
-    /// row 0 and the column, its rows and its component type.
-    pub(super) fn mesh_place(
-        &self,
-        c: &DxOpCall<'m>,
-        vertex: bool,
-    ) -> R<(u32, u32, ComponentType)> {
-        let what = if vertex {
-            "vertex output"
-        } else {
-            "primitive output"
-        };
-        let id = self.const_arg(c, 0)?;
-        let s = self.b.shader();
-        let (map, list) = if vertex {
-            (&self.io.outputs, &s.outputs)
-        } else {
-            (&self.io.prims, &s.primitive_outputs)
-        };
-        let e = u32::try_from(id)
-            .ok()
-            .and_then(|id| map.get(&id))
-            .and_then(|&i| list.get(i))
-            .ok_or_else(|| {
-                self.invalid(format!(
-                    "{} of {what} element {id}, which the signature does not declare",
-                    c.name()
-                ))
-            })?;
-        let col = self.const_arg(c, 2)?;
-        let cols = e.mask.count_ones();
-        let col = u32::try_from(col)
-            .ok()
-            .filter(|&k| k < cols)
-            .ok_or_else(|| {
-                self.invalid(format!(
-                    "{} of column {col} of {what} element {id} ({}), which has {cols}",
-                    c.name(),
-                    e.semantic_name()
-                ))
-            })?;
-        Ok((e.slot + e.mask.trailing_zeros() + col, e.rows, e.component))
-    }
-
-    /// Where a hull or domain operation's element is (operand 0; operand 2 its
-    /// column): a patch-constant element when `patch`, else an output (`output`) or
-    /// input element; its word of row 0 and the column, rows and component type.
-    pub(super) fn element_at(
-        &self,
-        c: &DxOpCall<'m>,
-        patch: bool,
-        output: bool,
-    ) -> R<(u32, u32, ComponentType)> {
-        let what = match (patch, output) {
-            (true, _) => "patch constant",
-            (false, true) => "output",
-            (false, false) => "input",
-        };
-        let id = self.const_arg(c, 0)?;
-        let s = self.b.shader();
-        let map = if patch {
-            &self.io.patch
-        } else if output {
-            &self.io.outputs
-        } else {
-            &self.io.inputs
-        };
-        let list = if output { &s.outputs } else { &s.inputs };
-        let e = u32::try_from(id)
-            .ok()
-            .and_then(|id| map.get(&id))
-            .and_then(|&i| list.get(i))
-            .ok_or_else(|| {
-                self.invalid(format!(
-                    "{} of {what} element {id}, which the signature does not declare",
-                    c.name()
-                ))
-            })?;
-        let col = self.const_arg(c, 2)?;
-        let cols = e.mask.count_ones();
-        let col = u32::try_from(col)
-            .ok()
-            .filter(|&k| k < cols)
-            .ok_or_else(|| {
-                self.invalid(format!(
-                    "{} of column {col} of {what} element {id} ({}), which has {cols}",
-                    c.name(),
-                    e.semantic_name()
-                ))
-            })?;
-        Ok((e.slot + e.mask.trailing_zeros() + col, e.rows, e.component))
     }
 
     /// Argument `i` of a call, or an error naming the operation.
