@@ -58,9 +58,41 @@ pub struct DebugArgs {
     /// Draw jobs: the vertex-program lane of SV_VertexID `n`.
     #[arg(long, value_name = "N", conflicts_with_all = ["thread", "group"])]
     pub vertex: Option<u32>,
-    /// With --vertex: the instance (default 0).
-    #[arg(long, requires = "vertex")]
+    /// With --vertex, --gs-primitive, --hs-patch or --ds-patch: the draw instance
+    /// (default 0).
+    #[arg(long)]
     pub instance: Option<u32>,
+    /// Draw jobs: the geometry-program lane of input primitive `n` of the draw instance
+    /// (its SV_PrimitiveID without tessellation; after tessellation, the n-th primitive
+    /// the tessellator made, in order).
+    #[arg(long, value_name = "N", conflicts_with_all = ["thread", "group", "pixel", "vertex", "hs_patch", "ds_patch", "texel", "element"])]
+    pub gs_primitive: Option<u32>,
+    /// With --gs-primitive: the SV_GSInstanceID (default 0).
+    #[arg(long, value_name = "I", requires = "gs_primitive")]
+    pub gs_instance: Option<u32>,
+    /// Draw jobs: a hull-program lane of patch `p` of the draw instance: give
+    /// --control-point k (the control-point phase) or --patch-constant.
+    #[arg(long, value_name = "P", conflicts_with_all = ["thread", "group", "pixel", "vertex", "ds_patch", "texel", "element"])]
+    pub hs_patch: Option<u32>,
+    /// With --hs-patch: the control-point phase's lane of SV_OutputControlPointID `k`.
+    #[arg(
+        long,
+        value_name = "K",
+        requires = "hs_patch",
+        conflicts_with = "patch_constant"
+    )]
+    pub control_point: Option<u32>,
+    /// With --hs-patch: the patch-constant phase's lane.
+    #[arg(long, requires = "hs_patch")]
+    pub patch_constant: bool,
+    /// Draw jobs: a domain-program lane of patch `p` of the draw instance (with
+    /// --ds-point).
+    #[arg(long, value_name = "P", conflicts_with_all = ["thread", "group", "pixel", "vertex", "texel", "element"])]
+    pub ds_patch: Option<u32>,
+    /// With --ds-patch: the domain point, numbered as the tessellator makes them
+    /// (`dxlane tessellate` lists them).
+    #[arg(long, value_name = "K", requires = "ds_patch")]
+    pub ds_point: Option<u32>,
     /// The lane that last wrote texel `x,y` of a render target (`rt0`), the depth buffer
     /// (`depth`) or a texture (`u1`, `heap[2]`, a `[[resource]]` name).
     #[arg(long, num_args = 2, value_names = ["NAME", "X,Y"], conflicts_with_all = ["thread", "group", "group_thread", "pixel", "vertex", "element"])]
@@ -144,6 +176,13 @@ fn launch_args(base: &DebugArgs, l: &debug::dap::LaunchArgs) -> DebugArgs {
         prim: l.prim,
         vertex: l.vertex,
         instance: l.instance,
+        gs_primitive: l.gs_primitive,
+        gs_instance: l.gs_instance,
+        hs_patch: l.hs_patch,
+        control_point: l.control_point,
+        patch_constant: l.patch_constant.unwrap_or(false),
+        ds_patch: l.ds_patch,
+        ds_point: l.ds_point,
         event: l.event,
         texel: l
             .texel
@@ -272,8 +311,90 @@ fn open_status(args: &DebugArgs) -> Result<Debugger, (u8, String)> {
     open_lane(args, options).map_err(|e| (2, e))
 }
 
+/// The geometry, hull or domain lane the flags name (`None`: none of them is given);
+/// an error naming the flag when they do not fit together (the DAP `launch` request
+/// reaches here without the command line's checks).
+fn stage_lane(args: &DebugArgs) -> Result<Option<LaneSelect>, String> {
+    let instance = args.instance.unwrap_or(0);
+    let given = [
+        args.gs_primitive.is_some(),
+        args.hs_patch.is_some(),
+        args.ds_patch.is_some(),
+    ];
+    let others = args.thread.is_some()
+        || args.group.is_some()
+        || args.pixel.is_some()
+        || args.vertex.is_some();
+    match given.iter().filter(|g| **g).count() {
+        0 => {
+            if args.gs_instance.is_some() {
+                return Err("--gs-instance goes with --gs-primitive".into());
+            }
+            if args.control_point.is_some() || args.patch_constant {
+                return Err("--control-point and --patch-constant go with --hs-patch".into());
+            }
+            if args.ds_point.is_some() {
+                return Err("--ds-point goes with --ds-patch".into());
+            }
+            return Ok(None);
+        }
+        1 if !others => {}
+        _ => {
+            return Err(
+                "give one lane: --gs-primitive, --hs-patch and --ds-patch do not go with each other or with --thread, --group, --pixel or --vertex".into(),
+            );
+        }
+    }
+    if let Some(prim) = args.gs_primitive {
+        return Ok(Some(LaneSelect::Geometry {
+            prim,
+            gs_instance: args.gs_instance.unwrap_or(0),
+            instance,
+        }));
+    }
+    if let Some(patch) = args.hs_patch {
+        let control_point = match (args.control_point, args.patch_constant) {
+            (Some(k), false) => Some(k),
+            (None, true) => None,
+            (Some(_), true) => {
+                return Err(
+                    "--hs-patch: give --control-point k or --patch-constant, not both".into(),
+                );
+            }
+            (None, false) => {
+                return Err(
+                    "--hs-patch: give the phase: --control-point k (the control-point phase) or --patch-constant".into(),
+                );
+            }
+        };
+        return Ok(Some(LaneSelect::Hull {
+            patch,
+            control_point,
+            instance,
+        }));
+    }
+    if let Some(patch) = args.ds_patch {
+        let Some(point) = args.ds_point else {
+            return Err("--ds-patch: give the domain point with --ds-point k".into());
+        };
+        return Ok(Some(LaneSelect::Domain {
+            patch,
+            point,
+            instance,
+        }));
+    }
+    Ok(None)
+}
+
 fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String> {
+    let staged = stage_lane(args)?;
+    if args.instance.is_some() && args.vertex.is_none() && staged.is_none() {
+        return Err(
+            "--instance goes with --vertex, --gs-primitive, --hs-patch or --ds-patch".into(),
+        );
+    }
     let lane = match (&args.thread, &args.group, &args.group_thread) {
+        _ if let Some(l) = staged => l,
         (Some(t), _, _) => LaneSelect::Thread(xyz("thread", t)?),
         (None, Some(g), Some(t)) => LaneSelect::GroupThread {
             group: xyz("group", g)?,
@@ -302,7 +423,7 @@ fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String
             },
             (None, None) => {
                 return Err(
-                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y or --vertex n (draw); or the output it wrote: --texel NAME x,y, --element NAME[i]".into(),
+                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y, --vertex n, --gs-primitive n, --hs-patch p (--control-point k | --patch-constant) or --ds-patch p --ds-point k (draw); or the output it wrote: --texel NAME x,y, --element NAME[i]".into(),
                 );
             }
         },

@@ -215,6 +215,9 @@ pub struct Target {
 struct DrawPrograms {
     vs: Program,
     ps: Option<Program>,
+    gs: Option<Program>,
+    hs: Option<Program>,
+    ds: Option<Program>,
 }
 
 impl Target {
@@ -264,34 +267,51 @@ impl Target {
     /// vertex program and its bindings; otherwise the target itself. An error when the
     /// kind of lane does not fit the kind of job.
     pub fn for_lane(&self, sel: LaneSelect) -> Result<Target, DebugError> {
-        let pixel = matches!(sel, LaneSelect::Pixel { .. });
-        let vertex = matches!(sel, LaneSelect::Vertex { .. });
+        let compute = matches!(sel, LaneSelect::Thread(_) | LaneSelect::GroupThread { .. });
         let (Some(st), Work::Draw(d)) = (&self.stages, &*self.work) else {
-            if pixel || vertex {
+            if !compute {
                 return Err(DebugError::Lane(
-                    "a compute job has threads, not pixels or vertices: give --thread x,y,z or --group x,y,z --group-thread x,y,z".into(),
+                    "a compute job has threads, not pixels or vertices (nor geometry, hull or domain lanes): give --thread x,y,z or --group x,y,z --group-thread x,y,z".into(),
                 ));
             }
             return Ok(self.clone());
         };
-        if !pixel && !vertex {
+        if compute {
             return Err(DebugError::Lane(
-                "a draw job has pixels and vertices, not threads: give --pixel x,y [--sample n] or --vertex n [--instance i]".into(),
+                "a draw job has pixels and vertices, not threads: give --pixel x,y [--sample n], --vertex n [--instance i], or a geometry, hull or domain lane (--gs-primitive, --hs-patch, --ds-patch)".into(),
             ));
         }
         let mut t = self.clone();
-        if vertex {
-            t.program = st.vs.clone();
-            t.bindings = d.vs_bindings.clone();
-        } else {
-            let Some(ps) = &st.ps else {
-                return Err(DebugError::Lane(
-                    "the draw has no pixel program: debug a vertex with --vertex n".into(),
-                ));
-            };
-            t.program = ps.clone();
-            t.bindings = d.ps_bindings.clone();
-        }
+        let stage = |p: &Option<Program>,
+                     b: Option<&(crate::ir::Shader, Bindings)>,
+                     flag: &str,
+                     what: &str| {
+            match (p, b) {
+                (Some(p), Some((_, b))) => Ok((p.clone(), b.clone())),
+                _ => Err(DebugError::Lane(format!(
+                    "{flag}: the draw has no {what} program"
+                ))),
+            }
+        };
+        (t.program, t.bindings) = match sel {
+            LaneSelect::Vertex { .. } => (st.vs.clone(), d.vs_bindings.clone()),
+            LaneSelect::Pixel { .. } => {
+                let Some(ps) = &st.ps else {
+                    return Err(DebugError::Lane(
+                        "the draw has no pixel program: debug a vertex with --vertex n".into(),
+                    ));
+                };
+                (ps.clone(), d.ps_bindings.clone())
+            }
+            LaneSelect::Geometry { .. } => {
+                stage(&st.gs, d.gs.as_ref(), "--gs-primitive", "geometry")?
+            }
+            LaneSelect::Hull { .. } => stage(&st.hs, d.hs.as_ref(), "--hs-patch", "hull")?,
+            LaneSelect::Domain { .. } => stage(&st.ds, d.ds.as_ref(), "--ds-patch", "domain")?,
+            LaneSelect::Thread(_) | LaneSelect::GroupThread { .. } => {
+                (t.program.clone(), t.bindings.clone())
+            }
+        };
         Ok(t)
     }
 
@@ -493,7 +513,7 @@ pub struct ProgramFile {
 
 /// The target of a unit of work and its plan, with its programs reloaded for debugging
 /// from `programs`, the files in the work's order (a dispatch's program; a draw's vertex
-/// program, then its pixel program). Its writable contents are the UAVs, and a draw's
+/// program, then its pixel, geometry, hull and domain programs when it has them). Its writable contents are the UAVs, and a draw's
 /// render targets and depth buffer.
 pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Target, DebugError> {
     let load = |s: &Shader, f: Option<&ProgramFile>| -> Result<Program, DebugError> {
@@ -517,25 +537,41 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
             Target::new(program, d.bindings, d.groups, plan)
         }
         Work::Draw(d) => {
-            if d.gs.is_some() {
-                return Err(DebugError::Load(
-                    "a draw with a geometry program: the debugger selects vertex and pixel lanes of draws without one".into(),
-                ));
-            }
-            if d.hs.is_some() || d.ds.is_some() {
-                return Err(DebugError::Load(
-                    "a draw with hull and domain programs: the debugger selects vertex and pixel lanes of draws without them".into(),
-                ));
-            }
-            let vs = load(&d.vs, programs.first())?;
-            let ps = match &d.ps {
-                Some(s) => Some(load(s, programs.get(1))?),
-                None => None,
+            // The files come in the work's order: vertex, pixel, geometry, hull, domain
+            // (each when the draw has it).
+            let mut next = 0usize;
+            let mut take = |s: &Shader| {
+                let f = programs.get(next);
+                next += 1;
+                load(s, f)
             };
+            let vs = take(&d.vs)?;
+            let ps = d.ps.as_ref().map(&mut take).transpose()?;
+            let gs = d.gs.as_ref().map(|x| take(&x.0)).transpose()?;
+            let hs = d.hs.as_ref().map(|x| take(&x.0)).transpose()?;
+            let ds = d.ds.as_ref().map(|x| take(&x.0)).transpose()?;
             let mut start = Snapshot::take(&d.vs_bindings);
-            for (m, b) in Snapshot::take(&d.ps_bindings).memories {
-                if !start.memories.iter().any(|(x, _)| *x == m) {
-                    start.memories.push((m, b));
+            let others = [Some(&d.ps_bindings)]
+                .into_iter()
+                .chain([&d.gs, &d.hs, &d.ds].map(|x| x.as_ref().map(|x| &x.1)))
+                .flatten();
+            for b in others {
+                let more = Snapshot::take(b);
+                for (m, b) in more.memories {
+                    if !start.memories.iter().any(|(x, _)| *x == m) {
+                        start.memories.push((m, b));
+                    }
+                }
+                start.counters.extend(more.counters);
+            }
+            // Stream output writes its buffers and filled sizes: each run starts from
+            // their contents before the draw.
+            if let Some(so) = d.fixed.stream_output() {
+                for v in so.buffers.iter().flatten() {
+                    start.add_memory(&v.data);
+                    if let Some((m, _)) = &v.filled_size {
+                        start.add_memory(m);
+                    }
                 }
             }
             for rt in d.fixed.render_targets().iter().flatten() {
@@ -554,7 +590,7 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
                 work: Arc::new(Work::Draw(d)),
                 plan,
                 start,
-                stages: Some(Arc::new(DrawPrograms { vs, ps })),
+                stages: Some(Arc::new(DrawPrograms { vs, ps, gs, hs, ds })),
             })
         }
     }

@@ -392,10 +392,15 @@ impl Command {
     }
 
     /// The programs the command runs, counted as a job lists their files: a dispatch's
-    /// compute program; a draw's vertex program, then its pixel and geometry programs
-    /// when it has them; an `ExecuteIndirect`'s, by what each record runs.
+    /// compute program; a draw's vertex program, then its pixel, geometry, hull and
+    /// domain programs when it has them; an `ExecuteIndirect`'s, by what each record runs.
     pub fn program_count(&self) -> usize {
-        let draw = |d: &DrawWork| 1 + usize::from(d.ps.is_some()) + usize::from(d.gs.is_some());
+        let draw = |d: &DrawWork| {
+            1 + usize::from(d.ps.is_some())
+                + usize::from(d.gs.is_some())
+                + usize::from(d.hs.is_some())
+                + usize::from(d.ds.is_some())
+        };
         match self {
             Command::Work(Work::Dispatch(_)) => 1,
             Command::Work(Work::Draw(d)) => draw(d),

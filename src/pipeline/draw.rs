@@ -1028,11 +1028,23 @@ pub fn draw_charged(
                 vertices: &outputs,
                 sources: &links.hull_points,
             };
-            report.hs_lane_instructions += hs::shade(
+            let hs_trace = match (&trace, opts.trace.map(|h| h.at)) {
+                (
+                    Some(t),
+                    Some(TraceAt::Hull {
+                        instance: i,
+                        patch,
+                        point,
+                    }),
+                ) if i == instance => Some((t, patch, point)),
+                _ => None,
+            };
+            report.hs_lane_instructions += hs::shade_traced(
                 hsp,
                 &job,
                 &mut hull_out,
                 &charge("instances of the hull stage"),
+                hs_trace,
             )?;
             let h = hs::state(hsp.shader())?;
             // With a geometry program after the domain program, the domain outputs of
@@ -1071,11 +1083,23 @@ pub fn draw_charged(
                     point_sources: &links.domain_points,
                     patch_sources: &links.domain_patch,
                 };
-                report.ds_lane_instructions += ds::shade(
+                let ds_trace = match (&trace, opts.trace.map(|h| h.at)) {
+                    (
+                        Some(t),
+                        Some(TraceAt::Domain {
+                            instance: i,
+                            patch,
+                            point,
+                        }),
+                    ) if i == instance && patch as usize == p => Some((t, point as usize)),
+                    _ => None,
+                };
+                report.ds_lane_instructions += ds::shade_traced(
                     dsp,
                     &job,
                     &mut ds_out,
                     &charge("instances of the domain stage"),
+                    ds_trace,
                 )?;
                 let per = t.topology.vertices_per_primitive();
                 for ix in t.indices.chunks_exact(per) {
@@ -1165,8 +1189,25 @@ pub fn draw_charged(
                     })
                     .fold(0u8, |m, k| m | (1 << k)),
             };
+            let gs_trace = match (&trace, opts.trace.map(|h| h.at), gs_state) {
+                (
+                    Some(t),
+                    Some(TraceAt::Geometry {
+                        instance: i,
+                        prim,
+                        gs_instance,
+                    }),
+                    Some((g, _)),
+                ) if i == instance && gs_instance < g.instances => Some((
+                    t,
+                    (prim as usize)
+                        .saturating_mul(g.instances as usize)
+                        .saturating_add(gs_instance as usize),
+                )),
+                _ => None,
+            };
             report.gs_lane_instructions +=
-                gs::shade(gsp, &job, &mut gs_out, &mut gs_prims, &|n| {
+                gs::shade(gsp, &job, &mut gs_out, &mut gs_prims, gs_trace, &|n| {
                     budget.charge(n).map_err(|spent| {
                         budget.error(
                             spent,
@@ -1884,15 +1925,28 @@ fn trace_program<'a>(
     vs_wave: u32,
     ps_wave: u32,
 ) -> Result<TraceProgram<'a>, DrawError> {
-    let (drawn, bindings, wave) = match at {
-        TraceAt::Pixel { .. } => (s.ps, s.ps_bindings, ps_wave),
-        TraceAt::Vertex { .. } => (Some(s.vs), s.vs_bindings, vs_wave),
-    };
-    let Some(drawn) = drawn else {
-        return Err(state_err(
+    // The geometry, hull and domain stages run in waves of `bound_program`'s size.
+    let staged = |p: Option<(&'a Shader, &'a super::Bindings)>, what: &str| match p {
+        Some((sh, b)) => Ok((sh, b, choose_wave(&opts.plan, sh, BatchKind::Vertex)?.0)),
+        None => Err(state_err(
             DrawField::Programs,
-            "a pixel wave to trace, but the draw has no pixel program",
-        ));
+            format!("a {what} wave to trace, but the draw has no {what} program"),
+        )),
+    };
+    let (drawn, bindings, wave) = match at {
+        TraceAt::Pixel { .. } => match s.ps {
+            Some(ps) => (ps, s.ps_bindings, ps_wave),
+            None => {
+                return Err(state_err(
+                    DrawField::Programs,
+                    "a pixel wave to trace, but the draw has no pixel program",
+                ));
+            }
+        },
+        TraceAt::Vertex { .. } => (s.vs, s.vs_bindings, vs_wave),
+        TraceAt::Geometry { .. } => staged(s.gs, "geometry")?,
+        TraceAt::Hull { .. } => staged(s.hs, "hull")?,
+        TraceAt::Domain { .. } => staged(s.ds, "domain")?,
     };
     let t = shader;
     if t.stage != drawn.stage

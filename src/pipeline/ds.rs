@@ -19,6 +19,7 @@
 
 use super::hs::{HullOutputs, run_lanes};
 use super::tess::tri_w;
+use super::trace::TraceProgram;
 use super::vs::VertexOutputs;
 use crate::exec::{ExecError, StageProgram};
 use crate::ir::{DomainState, Shader, SysValue, TessDomain};
@@ -59,6 +60,18 @@ pub fn shade(
     job: &DomainJob<'_>,
     out: &mut VertexOutputs,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
+) -> Result<u64, ExecError> {
+    shade_traced(program, job, out, charge, None)
+}
+
+/// [`shade`], with `trace` = (the debugger's program, domain point `k`): the wave running
+/// point `k` of the patch is traced.
+pub(crate) fn shade_traced(
+    program: &StageProgram<'_>,
+    job: &DomainJob<'_>,
+    out: &mut VertexOutputs,
+    charge: &dyn Fn(u64) -> Result<(), ExecError>,
+    trace: Option<(&TraceProgram<'_>, usize)>,
 ) -> Result<u64, ExecError> {
     let s = program.shader();
     let d = state(s)?;
@@ -114,6 +127,7 @@ pub fn shade(
             }
         },
         charge,
+        trace,
     )
 }
 

@@ -38,6 +38,7 @@
 //!   input primitive's id.
 
 use super::ia::PrimKind;
+use super::trace::{TraceProgram, Traced};
 use super::vs::VertexOutputs;
 use crate::exec::{ExecError, StageProgram, StageRunner};
 use crate::ir::{GeometryState, GsOutput, Shader, SysValue};
@@ -136,11 +137,17 @@ fn restart(kind: PrimKind, strip: &[u32], v: u32, id: u32, stream: u32, out: &mu
 /// words) and the primitives they make to `prims`, in D3D's order (module doc). Each
 /// wave's lane-instructions are charged through `charge`. Returns the lane-instructions
 /// executed.
+///
+/// With `trace` = (the debugger's program, lane `k`), the wave holding the stage's lane
+/// `k` (input primitive `k / instances`, `SV_GSInstanceID` `k % instances`) runs the debug
+/// program — the same program lowered without clean-up, of the same wave size — through
+/// the traced loop; what it emits is collected as a normal wave's.
 pub(crate) fn shade(
     program: &StageProgram<'_>,
     job: &GsJob<'_>,
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
+    trace: Option<(&TraceProgram<'_>, usize)>,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
 ) -> Result<u64, ExecError> {
     let s: &Shader = program.shader();
@@ -159,13 +166,29 @@ pub(crate) fn shade(
     let out_prim_word = s.output_sv(SysValue::PrimitiveId).map(|e| e.slot);
     let instances = g.instances as usize;
     let lanes_total = job.prims.len() * instances;
-    let mut runner = StageRunner::new(program);
-    let w = runner.wave_size();
+    let mut normal = StageRunner::new(program);
+    let w = normal.wave_size();
+    let mut debug = match trace {
+        Some((t, k)) if k < lanes_total => {
+            let dr = StageRunner::new(&t.program);
+            if dr.wave_size() != w {
+                return Err(ExecError::Dispatch(
+                    "the traced program runs another wave size than the drawn one".into(),
+                ));
+            }
+            Some((t, k, dr))
+        }
+        _ => None,
+    };
     let mut executed = 0u64;
     let mut strips: [Vec<u32>; 4] = Default::default();
     let mut start = 0usize;
     while start < lanes_total {
         let n = (lanes_total - start).min(w);
+        let (runner, traced) = match debug.as_mut() {
+            Some((t, k, dr)) if (start..start + n).contains(k) => (dr, Some(*t)),
+            _ => (&mut normal, None),
+        };
         {
             let inputs = runner.inputs_mut();
             for l in 0..n {
@@ -200,7 +223,20 @@ pub(crate) fn shade(
         } else {
             (1u128 << n) - 1
         };
-        let run = runner.run(mask, 0, None)?;
+        let run = match traced {
+            Some(t) => {
+                let run = t.run(runner, mask, 0, None, true, None)?;
+                t.hook.set(Traced {
+                    wave_size: w as u32,
+                    pixels: Vec::new(),
+                    vertices: Vec::new(),
+                    outputs: runner.outputs().to_vec(),
+                    killed: run.killed,
+                });
+                run
+            }
+            None => runner.run(mask, 0, None)?,
+        };
         charge(run.lane_instructions)?;
         executed += run.lane_instructions;
         let (records, words) = runner.emitted();
@@ -301,7 +337,7 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
             streams: 1,
         };
         let (mut out, mut list) = (VertexOutputs::default(), Vec::new());
-        shade(&p, &job, &mut out, &mut list, &|_| Ok(())).unwrap();
+        shade(&p, &job, &mut out, &mut list, None, &|_| Ok(())).unwrap();
         (out, list)
     }
 

@@ -22,6 +22,7 @@
 //! - **Order.** Lanes take patches in input order; the results do not depend on the wave
 //!   size, since no hull lane reads another's values.
 
+use super::trace::{TraceProgram, Traced};
 use super::vs::VertexOutputs;
 use crate::exec::{ExecError, StageProgram, StageRunner};
 use crate::ir::io::NO_REGISTER;
@@ -61,6 +62,10 @@ pub(crate) type TakeLane<'a> = dyn FnMut(usize, &[u32], usize, usize) + 'a;
 /// names the lane in errors, and after each wave `take(item, outputs, lane, wave)` reads
 /// the lane's output words (`outputs[word·wave + lane]`). Each wave's lane-instructions
 /// are charged through `charge`; returns their sum. The hull and domain stages share it.
+///
+/// With `trace` = (the debugger's program, item `k`), the wave holding item `k` runs the
+/// debug program (lowered without clean-up, of the same wave size) through the traced
+/// loop instead; the other waves run as they would.
 pub(crate) fn run_lanes(
     program: &StageProgram<'_>,
     count: usize,
@@ -68,38 +73,86 @@ pub(crate) fn run_lanes(
     fill: &mut FillLane<'_>,
     take: &mut TakeLane<'_>,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
+    trace: Option<(&TraceProgram<'_>, usize)>,
 ) -> Result<u64, ExecError> {
     let mut runner = StageRunner::new(program);
     let w = runner.wave_size();
+    let mut debug = match trace {
+        Some((t, k)) if k < count => {
+            let dr = StageRunner::new(&t.program);
+            if dr.wave_size() != w {
+                return Err(ExecError::Dispatch(
+                    "the traced program runs another wave size than the drawn one".into(),
+                ));
+            }
+            Some((t, k, dr))
+        }
+        _ => None,
+    };
     let mut executed = 0u64;
     let mut start = 0usize;
     while start < count {
         let n = (count - start).min(w);
-        {
-            let inputs = runner.inputs_mut();
-            inputs.fill(0);
-            for l in 0..n {
-                fill(start + l, inputs, l, w);
-            }
-        }
-        for l in 0..n {
-            runner.set_ids(l, ids(start + l));
-        }
-        let mask = if n >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << n) - 1
+        let traced = debug
+            .as_mut()
+            .filter(|(_, k, _)| (start..start + n).contains(k));
+        let run = match traced {
+            Some((t, _, dr)) => one_wave(dr, start, n, ids, fill, take, Some(t))?,
+            None => one_wave(&mut runner, start, n, ids, fill, take, None)?,
         };
-        let run = runner.run(mask, 0, None)?;
-        charge(run.lane_instructions)?;
-        executed += run.lane_instructions;
-        let outputs = runner.outputs();
-        for l in 0..n {
-            take(start + l, outputs, l, w);
-        }
+        charge(run)?;
+        executed += run;
         start += n;
     }
     Ok(executed)
+}
+
+/// One wave of [`run_lanes`]: items `start .. start + n`, traced through `trace`'s hook
+/// when given. Returns its lane-instructions.
+#[allow(clippy::too_many_arguments)]
+fn one_wave(
+    runner: &mut StageRunner<'_>,
+    start: usize,
+    n: usize,
+    ids: &dyn Fn(usize) -> [u32; 3],
+    fill: &mut FillLane<'_>,
+    take: &mut TakeLane<'_>,
+    trace: Option<&TraceProgram<'_>>,
+) -> Result<u64, ExecError> {
+    let w = runner.wave_size();
+    {
+        let inputs = runner.inputs_mut();
+        inputs.fill(0);
+        for l in 0..n {
+            fill(start + l, inputs, l, w);
+        }
+    }
+    for l in 0..n {
+        runner.set_ids(l, ids(start + l));
+    }
+    let mask = if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    };
+    let run = match trace {
+        Some(t) => t.run(runner, mask, 0, None, true, None)?,
+        None => runner.run(mask, 0, None)?,
+    };
+    let outputs = runner.outputs();
+    for l in 0..n {
+        take(start + l, outputs, l, w);
+    }
+    if let Some(t) = trace {
+        t.hook.set(Traced {
+            wave_size: w as u32,
+            pixels: Vec::new(),
+            vertices: Vec::new(),
+            outputs: outputs.to_vec(),
+            killed: run.killed,
+        });
+    }
+    Ok(run.lane_instructions)
 }
 
 /// The hull state of a program the draw was given as its hull program.
@@ -134,6 +187,20 @@ pub fn shade(
     job: &HullJob<'_>,
     out: &mut HullOutputs,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
+) -> Result<u64, ExecError> {
+    shade_traced(program, job, out, charge, None)
+}
+
+/// [`shade`], with `trace` = (the debugger's program, patch, `Some(k)`): the wave running
+/// output control point `k` of the patch is traced; with `None` for `k`, the wave running
+/// the patch's patch-constant phase (the fork pass: a DXBC join phase's pass runs as it
+/// would).
+pub(crate) fn shade_traced(
+    program: &StageProgram<'_>,
+    job: &HullJob<'_>,
+    out: &mut HullOutputs,
+    charge: &dyn Fn(u64) -> Result<(), ExecError>,
+    trace: Option<(&TraceProgram<'_>, u32, Option<u32>)>,
 ) -> Result<u64, ExecError> {
     let s = program.shader();
     let h = state(s)?;
@@ -221,6 +288,10 @@ pub fn shade(
                 }
             },
             charge,
+            trace.and_then(|(t, p, k)| {
+                k.filter(|&k| (k as usize) < n_out)
+                    .map(|k| (t, p as usize * n_out + k as usize))
+            }),
         )?;
     }
 
@@ -269,6 +340,10 @@ pub fn shade(
                 }
             },
             charge,
+            match trace {
+                Some((t, p, None)) if phase == hull_phase::FORK => Some((t, p as usize)),
+                _ => None,
+            },
         )?;
         out.constants.words = after;
     }

@@ -44,6 +44,50 @@ pub enum TraceAt {
         /// `SV_InstanceID`.
         instance: u32,
     },
+    /// The geometry wave running input primitive `prim` (its number among the geometry
+    /// stage's input primitives of draw instance `instance`) for `SV_GSInstanceID`
+    /// `gs_instance`.
+    Geometry {
+        /// The draw instance.
+        instance: u32,
+        /// The input primitive, in the order the stage reads them.
+        prim: u32,
+        /// `SV_GSInstanceID`.
+        gs_instance: u32,
+    },
+    /// The hull wave running patch `patch` of draw instance `instance`: its
+    /// control-point phase for output control point `Some(k)`, its patch-constant phase
+    /// for `None` (DXBC: the fork phases' pass).
+    Hull {
+        /// The draw instance.
+        instance: u32,
+        /// The patch's number in the draw instance.
+        patch: u32,
+        /// `SV_OutputControlPointID`, or `None` for the patch-constant phase.
+        point: Option<u32>,
+    },
+    /// The domain wave running domain point `point` (in the tessellator's order) of patch
+    /// `patch` of draw instance `instance`.
+    Domain {
+        /// The draw instance.
+        instance: u32,
+        /// The patch's number in the draw instance.
+        patch: u32,
+        /// The domain point.
+        point: u32,
+    },
+}
+
+impl TraceAt {
+    /// The draw instance of a geometry, hull or domain wave (`None` for the others).
+    pub fn stage_instance(self) -> Option<u32> {
+        match self {
+            TraceAt::Geometry { instance, .. }
+            | TraceAt::Hull { instance, .. }
+            | TraceAt::Domain { instance, .. } => Some(instance),
+            TraceAt::Pixel { .. } | TraceAt::Vertex { .. } => None,
+        }
+    }
 }
 
 /// What the traced wave did, for the debugger to show: its lanes, their output words

@@ -197,6 +197,39 @@ pub enum LaneSelect {
         /// `SV_InstanceID`.
         instance: u32,
     },
+    /// The geometry-program lane of input primitive `prim` (its number among the
+    /// geometry stage's input primitives of draw instance `instance`, in the order the
+    /// stage reads them: `SV_PrimitiveID` without tessellation) and `SV_GSInstanceID`
+    /// `gs_instance`.
+    Geometry {
+        /// The input primitive.
+        prim: u32,
+        /// `SV_GSInstanceID`.
+        gs_instance: u32,
+        /// The draw instance.
+        instance: u32,
+    },
+    /// The hull-program lane of patch `patch` (`SV_PrimitiveID`) of draw instance
+    /// `instance`: the control-point phase's lane of `SV_OutputControlPointID`
+    /// `Some(k)`, or the patch-constant phase's lane (`None`).
+    Hull {
+        /// The patch.
+        patch: u32,
+        /// `SV_OutputControlPointID`; `None` for the patch-constant phase.
+        control_point: Option<u32>,
+        /// The draw instance.
+        instance: u32,
+    },
+    /// The domain-program lane of domain point `point` (in the tessellator's order, as
+    /// `dxlane tessellate` lists them) of patch `patch` of draw instance `instance`.
+    Domain {
+        /// The patch.
+        patch: u32,
+        /// The domain point.
+        point: u32,
+        /// The draw instance.
+        instance: u32,
+    },
 }
 
 /// Where a lane runs: its group, its wave (of the program's wave size) and its lane in
@@ -271,6 +304,9 @@ impl Work {
             }
             (Work::Draw(d), LaneSelect::Vertex { .. }) => Some(&d.vs),
             (Work::Draw(d), LaneSelect::Pixel { .. }) => d.ps.as_ref(),
+            (Work::Draw(d), LaneSelect::Geometry { .. }) => d.gs.as_ref().map(|g| &g.0),
+            (Work::Draw(d), LaneSelect::Hull { .. }) => d.hs.as_ref().map(|g| &g.0),
+            (Work::Draw(d), LaneSelect::Domain { .. }) => d.ds.as_ref().map(|g| &g.0),
             _ => None,
         }
     }
@@ -340,22 +376,17 @@ impl Work {
     pub fn locate(&self, plan: &Plan, sel: LaneSelect) -> Result<LanePlace, LocateError> {
         match self {
             Work::Dispatch(d) => locate_thread(d, plan, sel),
-            // The geometry stage's lanes, and the pixels of the primitives it emits, are
-            // not placed here yet: refused rather than answered from the vertex-to-pixel
-            // linkage, which a geometry program replaces.
-            Work::Draw(d) if d.gs.is_some() => Err(LocateError(
-                "a draw with a geometry program: its lanes are not located yet".into(),
-            )),
-            Work::Draw(d) if d.hs.is_some() || d.ds.is_some() => Err(LocateError(
-                "a draw with hull and domain programs: their lanes are not located yet".into(),
-            )),
             Work::Draw(d) => match sel {
                 LaneSelect::Vertex { vertex, instance } => locate_vertex(d, plan, vertex, instance),
                 LaneSelect::Pixel { x, y, sample, prim } => {
                     locate_pixel(d, plan, x, y, sample, prim)
                 }
+                LaneSelect::Geometry { .. } | LaneSelect::Hull { .. } | LaneSelect::Domain { .. } => {
+                    locate_stage(d, plan, sel)
+                }
                 _ => Err(LocateError(
-                    "a draw has pixels and vertices, not threads".into(),
+                    "a draw has pixels and vertices (and geometry, hull and domain lanes), not threads"
+                        .into(),
                 )),
             },
             Work::List(_) => Err(LocateError(
@@ -415,9 +446,10 @@ fn locate_thread(d: &DispatchWork, plan: &Plan, sel: LaneSelect) -> Result<LaneP
             }
             (group, thread)
         }
-        LaneSelect::Pixel { .. } | LaneSelect::Vertex { .. } => {
+        _ => {
             return Err(LocateError(
-                "a compute job has threads, not pixels or vertices".into(),
+                "a compute job has threads, not pixels or vertices (nor geometry, hull and domain lanes)"
+                    .into(),
             ));
         }
     };
@@ -486,6 +518,190 @@ fn locate_vertex(
         lane: slot % wave as usize,
         wave_size: wave,
         draw: Some(TraceAt::Vertex { vertex, instance }),
+    })
+}
+
+/// The draw's index stream (stream position → `SV_VertexID`) and its cut value, as the
+/// draw reads them; refused past the memory limit as the draw would be.
+fn index_stream(d: &DrawWork, plan: &Plan) -> Result<(Vec<u32>, Option<u32>), LocateError> {
+    let a = &d.args;
+    let st = d.state();
+    let cut = match (&st.index_buffer, st.strip_cut) {
+        (Some(ib), StripCutValue::Enabled) => Some(super::ia::cut_value(ib.format)),
+        _ => None,
+    };
+    if u64::from(a.vertex_count).saturating_mul(8) > plan.limits.max_memory_bytes {
+        return Err(LocateError(format!(
+            "the draw's {} vertices need more than the memory limit of {} bytes to list",
+            a.vertex_count, plan.limits.max_memory_bytes
+        )));
+    }
+    let mut ids = Vec::new();
+    super::ia::extend_index_stream(st.index_buffer.as_ref(), a, &mut ids);
+    Ok((ids, cut))
+}
+
+/// A geometry, hull or domain lane ([`LaneSelect::Geometry`], [`LaneSelect::Hull`],
+/// [`LaneSelect::Domain`]): the stage runs its lanes of one draw instance in order, in
+/// waves of its program's wave size (`gs`, `hs`, `ds`), so the lane's slot is its number
+/// in that order: primitive × `[instance(n)]` + `SV_GSInstanceID` (geometry), patch ×
+/// output control points + `SV_OutputControlPointID` (control-point phase), the patch
+/// (patch-constant phase), the domain point (domain: one patch a run). The counts the
+/// arguments fix are checked here; the geometry stage's input primitives after
+/// tessellation and a patch's domain points are known only when the draw runs (a lane
+/// past them never runs, which the session says).
+fn locate_stage(d: &DrawWork, plan: &Plan, sel: LaneSelect) -> Result<LanePlace, LocateError> {
+    let a = &d.args;
+    let (instance, stage, flag) = match sel {
+        LaneSelect::Geometry { instance, .. } => (instance, &d.gs, "--gs-primitive"),
+        LaneSelect::Hull { instance, .. } => (instance, &d.hs, "--hs-patch"),
+        LaneSelect::Domain { instance, .. } => (instance, &d.ds, "--ds-patch"),
+        _ => return Err(LocateError("not a geometry, hull or domain lane".into())),
+    };
+    let Some((shader, _)) = stage else {
+        let what = match sel {
+            LaneSelect::Geometry { .. } => "geometry",
+            LaneSelect::Hull { .. } => "hull",
+            _ => "domain",
+        };
+        return Err(LocateError(format!(
+            "{flag}: the draw has no {what} program"
+        )));
+    };
+    if instance >= a.instance_count {
+        return Err(LocateError(format!(
+            "--instance {instance}: the draw has {} instance(s) (0 to {})",
+            a.instance_count,
+            a.instance_count.saturating_sub(1)
+        )));
+    }
+    let (ids, cut) = index_stream(d, plan)?;
+    let topology = d.state().topology;
+    let is_cut = |p: u32| cut.is_some_and(|c| ids.get(p as usize) == Some(&c));
+    let patches = || {
+        let n = match topology {
+            super::state::PrimitiveTopology::PatchList(n) => u32::from(n),
+            _ => 0,
+        };
+        let mut count = 0u32;
+        super::ia::patches(n, a.vertex_count, &is_cut, &mut |_, _| {
+            count += 1;
+            true
+        });
+        count
+    };
+    let check_patch = |patch: u32| {
+        let n = patches();
+        if patch >= n {
+            return Err(LocateError(format!(
+                "{flag} {patch}: the draw makes {n} patch(es) an instance{}",
+                if n == 0 {
+                    String::new()
+                } else {
+                    format!(" (0 to {})", n - 1)
+                }
+            )));
+        }
+        Ok(())
+    };
+    let slot: u64 = match sel {
+        LaneSelect::Geometry {
+            prim, gs_instance, ..
+        } => {
+            let Some(g) = shader.geometry else {
+                return Err(LocateError(
+                    "the geometry program has no geometry state".into(),
+                ));
+            };
+            if gs_instance >= g.instances {
+                return Err(LocateError(format!(
+                    "--gs-instance {gs_instance}: the geometry program runs {} instance(s) a primitive (0 to {})",
+                    g.instances,
+                    g.instances.saturating_sub(1)
+                )));
+            }
+            if d.hs.is_none() {
+                let mut count = 0u32;
+                super::ia::assemble(topology, a.vertex_count, &is_cut, &mut |_| {
+                    count += 1;
+                    true
+                });
+                if prim >= count {
+                    return Err(LocateError(format!(
+                        "--gs-primitive {prim}: the draw assembles {count} primitive(s) an instance{}",
+                        if count == 0 {
+                            String::new()
+                        } else {
+                            format!(" (0 to {})", count - 1)
+                        }
+                    )));
+                }
+            }
+            u64::from(prim) * u64::from(g.instances) + u64::from(gs_instance)
+        }
+        LaneSelect::Hull {
+            patch,
+            control_point,
+            ..
+        } => {
+            let Some(h) = shader.hull else {
+                return Err(LocateError("the hull program has no hull state".into()));
+            };
+            check_patch(patch)?;
+            match control_point {
+                None => u64::from(patch),
+                Some(_) if h.pass_through => {
+                    return Err(LocateError(
+                        "--control-point: the hull program has no control-point phase (its output control points are its input control points): debug the vertex that feeds it, or the patch-constant phase (--patch-constant)".into(),
+                    ));
+                }
+                Some(k) if k >= h.output_points => {
+                    return Err(LocateError(format!(
+                        "--control-point {k}: the hull program outputs {} control point(s) a patch (0 to {})",
+                        h.output_points,
+                        h.output_points.saturating_sub(1)
+                    )));
+                }
+                Some(k) => u64::from(patch) * u64::from(h.output_points) + u64::from(k),
+            }
+        }
+        LaneSelect::Domain { patch, point, .. } => {
+            check_patch(patch)?;
+            u64::from(point)
+        }
+        _ => 0,
+    };
+    let w = plan.wave_size_of(shader).map_err(lane_err)?.get();
+    let at = match sel {
+        LaneSelect::Geometry {
+            prim, gs_instance, ..
+        } => TraceAt::Geometry {
+            instance,
+            prim,
+            gs_instance,
+        },
+        LaneSelect::Hull {
+            patch,
+            control_point,
+            ..
+        } => TraceAt::Hull {
+            instance,
+            patch,
+            point: control_point,
+        },
+        LaneSelect::Domain { patch, point, .. } => TraceAt::Domain {
+            instance,
+            patch,
+            point,
+        },
+        _ => return Err(LocateError("not a geometry, hull or domain lane".into())),
+    };
+    Ok(LanePlace {
+        group: [0; 3],
+        wave: (slot / u64::from(w)) as usize,
+        lane: (slot % u64::from(w)) as usize,
+        wave_size: w,
+        draw: Some(at),
     })
 }
 
@@ -594,9 +810,15 @@ fn covering_all(
 ) -> Result<Covering, LocateError> {
     let st = d.state();
     let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
-    let per_sample = super::link::link(&layout, &d.vs, d.ps.as_ref())
-        .map(|l| l.per_sample)
-        .map_err(lane_err)?;
+    let per_sample = super::link::link_stages(
+        &layout,
+        &d.vs,
+        d.ds.as_ref().map(|x| &x.0),
+        d.gs.as_ref().map(|x| &x.0),
+        d.ps.as_ref(),
+    )
+    .map(|l| l.per_sample)
+    .map_err(lane_err)?;
     let loc = Locate {
         per_sample,
         found: Mutex::new(samples.iter().map(|k| (*k, Vec::new())).collect()),

@@ -633,3 +633,27 @@ fn the_server_listens_on_loopback_tcp() {
     assert!(got.contains(r#""command":"disconnect""#), "{got}");
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+/// A DXBC geometry lane (DAP transcript; `gsPrimitive` as `--gs-primitive`).
+#[test]
+fn geometry_dxbc_transcript() {
+    session(
+        "geometry_dxbc",
+        "examples/sprites.toml",
+        json!({ "gsPrimitive": 5, "gsInstance": 0 }),
+        14,
+        "r0.x",
+    );
+}
+
+/// A DXBC domain lane (DAP transcript; `dsPatch` and `dsPoint`).
+#[test]
+fn domain_dxbc_transcript() {
+    session(
+        "domain_dxbc",
+        "examples/tessellation.toml",
+        json!({ "dsPatch": 0, "dsPoint": 7 }),
+        11,
+        "r0.x",
+    );
+}

@@ -613,7 +613,7 @@ fn draw_bad_input() {
         &["debug", "examples/triangle.toml", "--thread", "0,0,0"][..],
         &["debug", "examples/mandelbrot.toml", "--pixel", "1,1"][..],
         &["debug", "examples/mandelbrot.toml", "--vertex", "0"][..],
-        &["debug", "examples/sprites.toml", "--pixel", "64,64"][..],
+        &["debug", "examples/sprites.toml", "--gs-primitive", "6"][..],
     ] {
         let (t, c) = session(args);
         assert_eq!(c, 2, "{t}");
@@ -708,11 +708,6 @@ fn debugged_draws_equal_normal_draws() {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml") && is_draw(p))
-        // The debugger does not select geometry lanes yet and refuses such draws
-        // (`debug::draw_bad_input`).
-        .filter(|p| !std::fs::read_to_string(p).unwrap().contains("\ngs = "))
-        // Nor hull and domain lanes (`tessellation`).
-        .filter(|p| !std::fs::read_to_string(p).unwrap().contains("\nhs = "))
         .collect();
     jobs.sort();
     assert!(jobs.len() >= 5, "{jobs:?}");
@@ -760,13 +755,35 @@ fn debugged_draws_equal_normal_draws() {
             Some(ib) => ia::read_index(ib, u64::from(args.start_vertex + args.vertex_count / 2)),
             None => args.vertex_count / 2,
         };
-        let lanes = [
+        let mut lanes = vec![
             pixel,
             LaneSelect::Vertex {
                 vertex,
                 instance: 0,
             },
         ];
+        // Geometry, hull and domain lanes, where the draw has those programs.
+        if w.gs.is_some() {
+            lanes.push(LaneSelect::Geometry {
+                prim: 0,
+                gs_instance: 0,
+                instance: 0,
+            });
+        }
+        if w.hs.is_some() {
+            for control_point in [Some(0), None] {
+                lanes.push(LaneSelect::Hull {
+                    patch: 0,
+                    control_point,
+                    instance: 0,
+                });
+            }
+            lanes.push(LaneSelect::Domain {
+                patch: 0,
+                point: 1,
+                instance: 0,
+            });
+        }
         for lane in lanes {
             let p = prepared_draw(path);
             let memories = draw_memories(&p);
@@ -941,4 +958,196 @@ fn draws_report_uav_writes_in_one_order() {
         assert_eq!(*addr, 4 * (1 + (x & 1)), "{who}");
     }
     assert_eq!(a.last().map(|w| w.2), Some(62), "pixel (6, 7) stores last");
+}
+
+/// The text after `label` on the line that starts with it in `text`.
+fn line_after<'a>(text: &'a str, label: &str) -> &'a str {
+    text.lines()
+        .find_map(|l| l.strip_prefix(label))
+        .unwrap_or_else(|| panic!("no line `{label}` in\n{text}"))
+}
+
+/// A geometry-program lane (issue 33: the debugger selects a lane of any stage):
+/// `examples/sprites.toml`'s sixth point, (0, 0, 1.5) of size 0.2
+/// (shaders/geometry_sprites.hlsl). Its inputs are the vertex program's outputs for
+/// that point (clip position (x, y, z/2, z)); it steps, steps back, prints and answers
+/// `why`; after its wave its outputs hold the last vertex it emitted, the bottom-right
+/// corner: the position plus (size, −size).
+#[test]
+fn geometry_lane_session() {
+    let args = [
+        "debug",
+        "examples/sprites.toml",
+        "--gs-primitive",
+        "5",
+        "-c",
+        "where; inputs; step 2; print r0.y; why r0.y; back; print r0.y; continue; outputs",
+    ];
+    let (text, code) = session(&args);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("geometry primitive with SV_PrimitiveID 5, SV_GSInstanceID 0"),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "v0.xyzw SV_Position: ")
+            .starts_with("0.0 (0x00000000), 0.0 (0x00000000), 0.75 (0x3f400000), 1.5 (0x3fc00000)"),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "v2.x PSIZE0: ").starts_with("0.2 "),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "o0.xyzw SV_Position: ").starts_with(
+            "0.2 (0x3e4ccccd), -0.2 (0xbe4ccccd), 0.75 (0x3f400000), 1.5 (0x3fc00000)"
+        ),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "o2.xy TEXCOORD0: ").starts_with("1.0 (0x3f800000), 1.0"),
+        "{text}"
+    );
+    common::assert_snapshot("debug/geometry_lane.txt", &text);
+}
+
+/// Hull and domain lanes of `examples/tessellation.toml` (shaders/tessellation_patch.hlsl):
+/// the patch-constant phase writes the factors the source sets (2.5, 5, 7.5, 3.2; inside
+/// 6, 4.4); control point 2 of the control-point phase returns input control point 2,
+/// the corner (0.8, 0.6, 0.5); a domain lane reads the patch constants and its
+/// `SV_DomainLocation`, and its colour output is (u, v, …) of that location (D3D11.3
+/// §10 and §11: the phases, and the domain program's inputs).
+#[test]
+fn hull_and_domain_lane_sessions() {
+    let (pc, code) = session(&[
+        "debug",
+        "examples/tessellation.toml",
+        "--hs-patch",
+        "0",
+        "--patch-constant",
+        "-c",
+        "where; step 3; back 2; continue; outputs",
+    ]);
+    assert_eq!(code, 0, "{pc}");
+    assert!(pc.contains("hull patch 0, patch constants"), "{pc}");
+    for (label, v) in [
+        ("o0.x SV_TessFactor: ", "2.5 "),
+        ("o1.x SV_TessFactor1: ", "5.0 "),
+        ("o2.x SV_TessFactor2: ", "7.5 "),
+        ("o3.x SV_TessFactor3: ", "3.2 "),
+        ("o4.x SV_InsideTessFactor: ", "6.0 "),
+        ("o5.x SV_InsideTessFactor1: ", "4.4 "),
+    ] {
+        assert!(line_after(&pc, label).starts_with(v), "{label}: {pc}");
+    }
+    let (cp, code) = session(&[
+        "debug",
+        "examples/tessellation.toml",
+        "--hs-patch",
+        "0",
+        "--control-point",
+        "2",
+        "-c",
+        "where; continue; outputs",
+    ]);
+    assert_eq!(code, 0, "{cp}");
+    assert!(cp.contains("hull patch 0, control point 2"), "{cp}");
+    assert!(
+        line_after(&cp, "o0.xyz POSITION0: ")
+            .starts_with("0.8 (0x3f4ccccd), 0.6 (0x3f19999a), 0.5"),
+        "{cp}"
+    );
+    let (ds, code) = session(&[
+        "debug",
+        "examples/tessellation.toml",
+        "--ds-patch",
+        "0",
+        "--ds-point",
+        "7",
+        "-c",
+        "where; inputs; step 3; print r0.x; why r0.x; continue; outputs",
+    ]);
+    assert_eq!(code, 0, "{ds}");
+    assert!(ds.contains("domain patch 0, domain point 7"), "{ds}");
+    assert!(
+        line_after(&ds, "v5.x SV_InsideTessFactor1: ").starts_with("4.4 "),
+        "{ds}"
+    );
+    let uv: Vec<&str> = line_after(&ds, "SV_DomainLocation: ")
+        .split(", ")
+        .take(2)
+        .collect();
+    let colour: Vec<&str> = line_after(&ds, "o1.xyz COLOR0: ")
+        .split(", ")
+        .take(2)
+        .collect();
+    assert_eq!(uv, colour, "{ds}");
+    let text = format!("{pc}{cp}{ds}");
+    common::assert_snapshot("debug/hull_domain_lanes.txt", &text);
+}
+
+/// Geometry, hull and domain lanes given wrongly, or in draws without the stage: one
+/// line each naming the flag, exit status 2.
+#[test]
+fn stage_lane_bad_input() {
+    let mut text = String::new();
+    for args in [
+        &["debug", "examples/sprites.toml", "--gs-primitive", "6"][..],
+        &[
+            "debug",
+            "examples/sprites.toml",
+            "--gs-primitive",
+            "0",
+            "--gs-instance",
+            "1",
+        ][..],
+        &[
+            "debug",
+            "examples/sprites.toml",
+            "--gs-primitive",
+            "0",
+            "--instance",
+            "1",
+        ][..],
+        &["debug", "examples/triangle.toml", "--gs-primitive", "0"][..],
+        &["debug", "examples/triangle.toml", "--instance", "0"][..],
+        &["debug", "examples/tessellation.toml", "--hs-patch", "0"][..],
+        &[
+            "debug",
+            "examples/tessellation.toml",
+            "--hs-patch",
+            "1",
+            "--patch-constant",
+        ][..],
+        &[
+            "debug",
+            "examples/tessellation.toml",
+            "--hs-patch",
+            "0",
+            "--control-point",
+            "4",
+        ][..],
+        &["debug", "examples/tessellation.toml", "--ds-patch", "0"][..],
+        &[
+            "debug",
+            "examples/tessellation.toml",
+            "--ds-patch",
+            "0",
+            "--ds-point",
+            "100000",
+        ][..],
+        &[
+            "debug",
+            "examples/mandelbrot.toml",
+            "--ds-patch",
+            "0",
+            "--ds-point",
+            "0",
+        ][..],
+    ] {
+        let (t, c) = session(args);
+        assert_eq!(c, 2, "{t}");
+        text.push_str(&t);
+    }
+    common::assert_snapshot("debug/stage_lane_bad_input.txt", &text);
 }

@@ -97,6 +97,9 @@ fn observe(p: &dxlane::job::Prepared, place: &LanePlace) -> (Invocation, usize) 
             let shader = match at {
                 dxlane::pipeline::TraceAt::Vertex { .. } => &d.vs,
                 dxlane::pipeline::TraceAt::Pixel { .. } => d.ps.as_ref().unwrap(),
+                dxlane::pipeline::TraceAt::Geometry { .. } => &d.gs.as_ref().unwrap().0,
+                dxlane::pipeline::TraceAt::Hull { .. } => &d.hs.as_ref().unwrap().0,
+                dxlane::pipeline::TraceAt::Domain { .. } => &d.ds.as_ref().unwrap().0,
             };
             let hook = TraceWave::new(at, shader, &mut catch);
             p.run(
@@ -124,10 +127,13 @@ fn spread<T: Copy>(v: &[T], n: usize) -> Vec<T> {
 
 #[test]
 fn the_lookup_names_the_lane_the_pipeline_runs() {
-    let (mut threads, mut vertices, mut pixels) = (0, 0, 0);
+    let (mut threads, mut vertices, mut pixels, mut staged) = (0, 0, 0, 0);
     for path in examples() {
         let show = path.display().to_string();
         let p = prepare(&path);
+        if let Work::Draw(d) = &p.work {
+            staged += stage_lanes(&p, d, &show);
+        }
         match &p.work {
             Work::Dispatch(d) => {
                 let tg = d.shader.thread_group;
@@ -152,39 +158,6 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
                     assert_eq!(width, place.wave_size as usize, "{show}: {t:?}");
                     threads += 1;
                 }
-            }
-            Work::Draw(d) if d.gs.is_some() => {
-                // A draw with a geometry program is refused by the lookup (and by the
-                // debugger) until the geometry stage's lanes are placed; it must say so,
-                // not answer from the vertex-to-pixel linkage.
-                let e = p
-                    .work
-                    .locate(
-                        &p.plan,
-                        LaneSelect::Vertex {
-                            vertex: 0,
-                            instance: 0,
-                        },
-                    )
-                    .unwrap_err();
-                assert!(e.to_string().contains("geometry program"), "{show}: {e}");
-            }
-            Work::Draw(d) if d.hs.is_some() => {
-                // Likewise a draw with hull and domain programs (`tessellation`).
-                let e = p
-                    .work
-                    .locate(
-                        &p.plan,
-                        LaneSelect::Vertex {
-                            vertex: 0,
-                            instance: 0,
-                        },
-                    )
-                    .unwrap_err();
-                assert!(
-                    e.to_string().contains("hull and domain programs"),
-                    "{show}: {e}"
-                );
             }
             Work::Draw(d) => {
                 // Vertices: the first, the last and some between of the distinct ones.
@@ -262,9 +235,78 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
     // Every example was looked at: the compute examples' threads, the draw examples'
     // vertices and pixels.
     assert!(
-        threads >= 20 && vertices >= 20 && pixels >= 20,
-        "{threads} threads, {vertices} vertices, {pixels} pixels compared"
+        threads >= 20 && vertices >= 20 && pixels >= 20 && staged >= 10,
+        "{threads} threads, {vertices} vertices, {pixels} pixels, {staged} geometry, hull and domain lanes compared"
     );
+}
+
+/// The geometry, hull and domain lanes of draw `d` that the lookup places run where it
+/// says: each stage gives its lanes their ids where a compute lane's thread id goes
+/// (geometry: `SV_PrimitiveID`, `SV_GSInstanceID`; hull: the patch and
+/// `SV_OutputControlPointID`, 0 for the patch-constant phase; domain: the patch and the
+/// domain point). Returns how many were compared.
+fn stage_lanes(p: &dxlane::job::Prepared, d: &dxlane::pipeline::DrawWork, show: &str) -> u32 {
+    let mut sels = Vec::new();
+    if let Some((g, _)) = &d.gs {
+        let inst = g.geometry.unwrap().instances;
+        for prim in [0, 1, d.args.vertex_count.saturating_sub(1)] {
+            for gs_instance in [0, inst - 1] {
+                sels.push((
+                    LaneSelect::Geometry {
+                        prim,
+                        gs_instance,
+                        instance: 0,
+                    },
+                    [prim, gs_instance, 0],
+                ));
+            }
+        }
+    }
+    if let Some((h, _)) = &d.hs {
+        let n = h.hull.unwrap().output_points;
+        for k in 0..n {
+            sels.push((
+                LaneSelect::Hull {
+                    patch: 0,
+                    control_point: Some(k),
+                    instance: 0,
+                },
+                [0, k, 0],
+            ));
+        }
+        sels.push((
+            LaneSelect::Hull {
+                patch: 0,
+                control_point: None,
+                instance: 0,
+            },
+            [0, 0, 0],
+        ));
+        for point in [0, 1, 7, 20] {
+            sels.push((
+                LaneSelect::Domain {
+                    patch: 0,
+                    point,
+                    instance: 0,
+                },
+                [0, point, 0],
+            ));
+        }
+    }
+    for (sel, ids) in &sels {
+        let place = p.work.locate(&p.plan, *sel).unwrap();
+        let (inv, width) = observe(p, &place);
+        assert_eq!(
+            inv,
+            Invocation::Thread {
+                group: Xyz([0; 3]),
+                thread: Xyz(*ids)
+            },
+            "{show}: {sel:?} at {place:?}"
+        );
+        assert_eq!(width, place.wave_size as usize, "{show}: {sel:?}");
+    }
+    sels.len() as u32
 }
 
 /// The lookup refuses lanes outside the work, naming its extent.

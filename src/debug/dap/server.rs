@@ -34,6 +34,20 @@ pub struct LaunchArgs {
     pub vertex: Option<u32>,
     /// `--instance i`.
     pub instance: Option<u32>,
+    /// `--gs-primitive n`.
+    pub gs_primitive: Option<u32>,
+    /// `--gs-instance i`.
+    pub gs_instance: Option<u32>,
+    /// `--hs-patch p`.
+    pub hs_patch: Option<u32>,
+    /// `--control-point k`.
+    pub control_point: Option<u32>,
+    /// `--patch-constant` (true).
+    pub patch_constant: Option<bool>,
+    /// `--ds-patch p`.
+    pub ds_patch: Option<u32>,
+    /// `--ds-point k`.
+    pub ds_point: Option<u32>,
     /// `--event N` (command lists).
     pub event: Option<usize>,
     /// `--texel NAME x,y`: the name (`rt0`, `depth`, `u1`); `at` gives `x,y`.

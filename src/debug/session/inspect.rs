@@ -8,7 +8,7 @@ use crate::exec::{MemWrite, WriteTarget};
 
 use super::breakpoint::Breakpoint;
 use super::resolve::Resolved;
-use super::{Debugger, inv_text, lane_bit};
+use super::{Debugger, lane_bit};
 use crate::debug::DebugError;
 use crate::debug::format::{self, Fmt, Ty};
 use crate::debug::record::Slot;
@@ -336,10 +336,7 @@ impl Debugger {
             let _ = write!(
                 s,
                 "\n{me} lane {l:>2} {state} {}{quad}: {}",
-                self.rec
-                    .invocations
-                    .get(l)
-                    .map_or_else(String::new, inv_text),
+                self.lane_text(l),
                 vals.join(", ")
             );
         }
@@ -411,7 +408,9 @@ impl Debugger {
                         format::value_text(bits, ty, Fmt::Natural)
                     })
                     .collect();
-                let name = if dxbc {
+                // A system value without a register (`vDomain`, `vPrim`) is named by
+                // its semantic alone.
+                let name = if dxbc && e.register != crate::ir::io::NO_REGISTER {
                     format!("v{}.{letters} ", e.register + r)
                 } else {
                     String::new()

@@ -120,6 +120,21 @@ impl Debugger {
             pixel: run.pixel,
         };
         if !d.rec.started {
+            // A geometry lane past the tessellator's primitives, or a domain point past
+            // the patch's, is known only once the draw has run.
+            let stage = match place.draw {
+                Some(TraceAt::Geometry { .. }) => {
+                    Some("the geometry stage has no such input primitive in that draw instance")
+                }
+                Some(TraceAt::Domain { .. }) => Some(
+                    "the tessellator made fewer domain points for that patch, or culled it (`dxlane tessellate` lists them)",
+                ),
+                Some(TraceAt::Hull { .. }) => Some("the hull stage ran no such lane"),
+                _ => None,
+            };
+            if let (Some(s), None) = (stage, &d.fault) {
+                return Err(DebugError::Lane(format!("the lane never ran: {s}")));
+            }
             let why = d
                 .fault
                 .as_ref()
@@ -395,18 +410,62 @@ impl Debugger {
         v
     }
 
+    /// Lane `l`'s invocation as the session names it: a geometry, hull or domain lane by
+    /// the ids its stage gives it (the stage puts them where a compute lane's thread id
+    /// goes: `gs`, `hs`, `ds`), others as `inv_text`.
+    pub(crate) fn lane_text(&self, l: usize) -> String {
+        let Some(i) = self.rec.invocations.get(l) else {
+            return String::new();
+        };
+        let ids = match i {
+            Invocation::Thread { thread, .. } => thread.0,
+            other => return inv_text(other),
+        };
+        let inst = |n: u32| format!(", draw instance {n}");
+        match self.place.draw {
+            Some(TraceAt::Geometry { instance, .. }) => format!(
+                "geometry primitive with SV_PrimitiveID {}, SV_GSInstanceID {}{}",
+                ids[0],
+                ids[1],
+                inst(instance)
+            ),
+            Some(TraceAt::Hull {
+                instance,
+                point: Some(_),
+                ..
+            }) => format!(
+                "hull patch {}, control point {}{}",
+                ids[0],
+                ids[1],
+                inst(instance)
+            ),
+            Some(TraceAt::Hull { instance, .. }) => {
+                format!("hull patch {}, patch constants{}", ids[0], inst(instance))
+            }
+            Some(TraceAt::Domain { instance, .. }) => format!(
+                "domain patch {}, domain point {}{}",
+                ids[0],
+                ids[1],
+                inst(instance)
+            ),
+            _ => inv_text(i),
+        }
+    }
+
     /// Where the session is, as one line.
     pub fn where_text(&self) -> String {
-        let inv = self
-            .rec
-            .invocations
-            .get(self.lane)
-            .map_or_else(String::new, inv_text);
+        let inv = self.lane_text(self.lane);
         let wave = match self.place.draw {
             Some(TraceAt::Pixel { tile, .. }) => {
                 format!("pixel wave {} of tile {tile}", self.place.wave)
             }
             Some(TraceAt::Vertex { .. }) => format!("vertex wave {}", self.place.wave),
+            Some(TraceAt::Geometry { .. }) => format!("geometry wave {}", self.place.wave),
+            Some(TraceAt::Hull { point: Some(_), .. }) => {
+                format!("hull control-point wave {}", self.place.wave)
+            }
+            Some(TraceAt::Hull { .. }) => format!("hull patch-constant wave {}", self.place.wave),
+            Some(TraceAt::Domain { .. }) => format!("domain wave {}", self.place.wave),
             None => format!("wave {}", self.place.wave),
         };
         let helper = match self.rec.steps.first() {

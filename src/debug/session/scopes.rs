@@ -6,7 +6,7 @@
 
 use super::breakpoint::Breakpoint;
 use super::resolve::Resolved;
-use super::{Debugger, inv_text, lane_bit};
+use super::{Debugger, lane_bit};
 use crate::debug::DebugError;
 use crate::debug::expr;
 use crate::debug::format::{self, Fmt, Ty};
@@ -86,14 +86,7 @@ impl Debugger {
     pub fn wave_lanes(&self) -> Vec<(usize, String)> {
         (0..self.rec.width.min(128))
             .filter(|&l| lane_bit(self.rec.lanes, l))
-            .map(|l| {
-                let inv = self
-                    .rec
-                    .invocations
-                    .get(l)
-                    .map_or_else(String::new, inv_text);
-                (l, inv)
-            })
+            .map(|l| (l, self.lane_text(l)))
             .collect()
     }
 
