@@ -183,6 +183,9 @@ pub struct Run {
     /// Draws: the render targets' and depth buffer's values at the lane's pixel and
     /// sample after the draw, one line each.
     pub pixel: Vec<String>,
+    /// A pixel lane: the vertex, geometry or domain lane that made its primitive's
+    /// leading vertex (`TraceWave::take_origins`).
+    pub origin: Option<LaneSelect>,
 }
 
 fn draw_fault(e: DrawError) -> ExecError {
@@ -395,7 +398,7 @@ impl Target {
         self.start.restore();
         let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
         if let Some(at) = place.draw {
-            let (r, traced) = {
+            let (r, traced, origins) = {
                 let hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
                 let r = self.work.run(
                     &self.plan,
@@ -405,7 +408,14 @@ impl Target {
                         ..Hooks::default()
                     },
                 );
-                (r, hook.take())
+                (r, hook.take(), hook.take_origins())
+            };
+            let origin = match (&traced, origins) {
+                (Some(t), Some(o)) => t
+                    .pixels
+                    .get(place.lane)
+                    .and_then(|l| o.get(l.prim as usize).copied().flatten()),
+                _ => None,
             };
             let pixel = match (&traced, at) {
                 (Some(t), TraceAt::Pixel { .. }) => t
@@ -433,6 +443,7 @@ impl Target {
                 outputs: self.start.contents(),
                 traced,
                 pixel,
+                origin,
             };
         }
         let result = self.work.run(
@@ -454,6 +465,7 @@ impl Target {
             outputs: self.start.contents(),
             traced: None,
             pixel: Vec::new(),
+            origin: None,
         }
     }
 

@@ -941,6 +941,14 @@ pub fn draw_charged(
         (Some(l), Some(o)) => Some(SoWriter::begin(l, &o.buffers)),
         _ => None,
     };
+    // A traced pixel wave's draw keeps, per vertex the rasterizer reads, the geometry or
+    // domain lane that made it, so that the session can name where a pixel's inputs came
+    // from (`TraceWave::take_origins`); a vertex program's vertices are named by their
+    // index alone.
+    let want_origins =
+        s.mesh.is_none() && matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. }));
+    let mut gs_lanes: Vec<u32> = Vec::new();
+    let mut stage_origins: Vec<super::work::LaneSelect> = Vec::new();
     for instance in 0..shaded_instances {
         let Some(vs_program) = vs_program.as_ref() else {
             break;
@@ -1101,6 +1109,15 @@ pub fn draw_charged(
                     &charge("instances of the domain stage"),
                     ds_trace,
                 )?;
+                if want_origins && gs_program.is_none() {
+                    stage_origins.extend((0..t.points.len() as u32).map(|point| {
+                        super::work::LaneSelect::Domain {
+                            patch: p as u32,
+                            point,
+                            instance,
+                        }
+                    }));
+                }
                 let per = t.topology.vertices_per_primitive();
                 for ix in t.indices.chunks_exact(per) {
                     let at = |k: usize| first + ix.get(k).copied().unwrap_or(0);
@@ -1206,8 +1223,16 @@ pub fn draw_charged(
                 )),
                 _ => None,
             };
-            report.gs_lane_instructions +=
-                gs::shade(gsp, &job, &mut gs_out, &mut gs_prims, gs_trace, &|n| {
+            gs_lanes.clear();
+            let origins = want_origins.then_some(&mut gs_lanes);
+            report.gs_lane_instructions += gs::shade(
+                gsp,
+                &job,
+                &mut gs_out,
+                &mut gs_prims,
+                gs_trace,
+                origins,
+                &|n| {
                     budget.charge(n).map_err(|spent| {
                         budget.error(
                             spent,
@@ -1216,7 +1241,16 @@ pub fn draw_charged(
                             "instances of the geometry stage",
                         )
                     })
-                })?;
+                },
+            )?;
+            if let Some((g, _)) = gs_state {
+                let n = g.instances.max(1);
+                stage_origins.extend(gs_lanes.iter().map(|&k| super::work::LaneSelect::Geometry {
+                    prim: k / n,
+                    gs_instance: k % n,
+                    instance,
+                }));
+            }
             for p in &gs_prims {
                 if let Some(w) = so_writer.as_mut() {
                     w.primitive(p.stream, kind, &gs_out, p.v);
@@ -1301,6 +1335,25 @@ pub fn draw_charged(
     let traced = trace
         .as_ref()
         .filter(|t| matches!(t.at, TraceAt::Pixel { .. }));
+    if let (true, Some(h)) = (want_origins, opts.trace) {
+        let per_instance = unique.len().max(1);
+        let staged = gs_program.is_some() || tess_programs.is_some();
+        let of = |v: u32| -> Option<super::work::LaneSelect> {
+            if staged {
+                return stage_origins.get(v as usize).copied();
+            }
+            let v = v as usize;
+            Some(super::work::LaneSelect::Vertex {
+                vertex: *unique.get(v % per_instance)?,
+                instance: (v / per_instance) as u32,
+            })
+        };
+        let mut o = Vec::new();
+        if o.try_reserve(prims.len()).is_ok() {
+            o.extend(prims.iter().map(|p| of(p.verts[0])));
+            h.set_origins(o);
+        }
+    }
     if traced.is_some() && passes.len() > 1 {
         return Err(state_err(
             DrawField::Programs,

@@ -141,13 +141,15 @@ fn restart(kind: PrimKind, strip: &[u32], v: u32, id: u32, stream: u32, out: &mu
 /// With `trace` = (the debugger's program, lane `k`), the wave holding the stage's lane
 /// `k` (input primitive `k / instances`, `SV_GSInstanceID` `k % instances`) runs the debug
 /// program — the same program lowered without clean-up, of the same wave size — through
-/// the traced loop; what it emits is collected as a normal wave's.
+/// the traced loop; what it emits is collected as a normal wave's. With `origins`, each
+/// vertex appended to `out` pushes the stage lane that emitted it.
 pub(crate) fn shade(
     program: &StageProgram<'_>,
     job: &GsJob<'_>,
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
     trace: Option<(&TraceProgram<'_>, usize)>,
+    mut origins: Option<&mut Vec<u32>>,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
 ) -> Result<u64, ExecError> {
     let s: &Shader = program.shader();
@@ -270,6 +272,9 @@ pub(crate) fn shade(
                 }
                 let vwords = words.get(fw..fw + stride).unwrap_or(&[]);
                 let v = (out.words.len() / stride.max(1)) as u32;
+                if let Some(o) = origins.as_deref_mut() {
+                    o.push((start + l) as u32);
+                }
                 out.words.extend_from_slice(vwords);
                 out.words.resize(v as usize * stride + stride, 0);
                 let before = prims.len();
@@ -337,7 +342,7 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
             streams: 1,
         };
         let (mut out, mut list) = (VertexOutputs::default(), Vec::new());
-        shade(&p, &job, &mut out, &mut list, None, &|_| Ok(())).unwrap();
+        shade(&p, &job, &mut out, &mut list, None, None, &|_| Ok(())).unwrap();
         (out, list)
     }
 

@@ -18,6 +18,7 @@
 use std::sync::Mutex;
 
 use super::ps::{PixelLane, PixelQuad, PixelStage, WaveContext};
+use super::work::LaneSelect;
 use crate::exec::{
     ExecError, PixelContext, StageProgram, StageRunner, WaveObserver, WaveRun, WriteSink,
 };
@@ -122,6 +123,9 @@ pub struct TraceWave<'a> {
     pub observer: Mutex<&'a mut (dyn WaveObserver + Send)>,
     /// Filled when the wave has run.
     pub result: Mutex<Option<Traced>>,
+    /// A pixel wave's draw: per set-up primitive (`PixelLane::prim`), the lane that made
+    /// its leading vertex (`set_origins`).
+    pub origins: Mutex<Option<Vec<Option<LaneSelect>>>>,
 }
 
 impl<'a> TraceWave<'a> {
@@ -136,12 +140,23 @@ impl<'a> TraceWave<'a> {
             shader,
             observer: Mutex::new(observer),
             result: Mutex::new(None),
+            origins: Mutex::new(None),
         }
     }
 
     /// What the traced wave did (`None` when the draw never ran it).
     pub fn take(&self) -> Option<Traced> {
         self.result.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// A pixel wave's draw: per set-up primitive, the vertex, geometry or domain lane
+    /// that made its leading vertex — what a pixel's inputs were interpolated from, one
+    /// stage up (`None`: not a pixel trace, or a mesh draw).
+    pub fn take_origins(&self) -> Option<Vec<Option<LaneSelect>>> {
+        self.origins
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 }
 
@@ -150,6 +165,7 @@ impl<'a> TraceWave<'a> {
 pub(crate) trait Hook: Sync {
     fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver));
     fn set(&self, t: Traced);
+    fn set_origins(&self, o: Vec<Option<LaneSelect>>);
 }
 
 impl Hook for TraceWave<'_> {
@@ -159,6 +175,9 @@ impl Hook for TraceWave<'_> {
     }
     fn set(&self, t: Traced) {
         *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(t);
+    }
+    fn set_origins(&self, o: Vec<Option<LaneSelect>>) {
+        *self.origins.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
     }
 }
 

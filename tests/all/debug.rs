@@ -1151,3 +1151,54 @@ fn stage_lane_bad_input() {
     }
     common::assert_snapshot("debug/stage_lane_bad_input.txt", &text);
 }
+
+/// A pixel's inputs lead back one stage: in a draw with a domain program the session
+/// names the domain lane that made the primitive's leading vertex, and that lane's
+/// `COLOR` output is exactly the pixel's `nointerpolation` `COLOR` input (D3D11.3 §15.7:
+/// a constant attribute takes the leading vertex's value); likewise from a texel
+/// (`--texel`, issue 38's provenance), and in a draw with a geometry program the
+/// geometry lane named is the one that emitted the sprite covering the pixel (the last,
+/// blue point of `examples/sprites.toml`: input primitive 5).
+#[test]
+fn a_pixel_leads_to_the_geometry_or_domain_lane_of_its_primitive() {
+    for lane in [&["--pixel", "64,64"][..], &["--texel", "rt0", "64,64"][..]] {
+        let mut args = vec!["debug", "examples/tessellation.toml"];
+        args.extend_from_slice(lane);
+        args.extend_from_slice(&["-c", "inputs"]);
+        let (px, code) = session(&args);
+        assert_eq!(code, 0, "{px}");
+        let colour = line_after(&px, "v1.xyz COLOR0 (constant): ").to_string();
+        let flags: Vec<String> = line_after(&px, "the primitive's leading vertex was made by ")
+            .split_once(" (")
+            .map(|(_, f)| f.trim_end_matches(')'))
+            .unwrap_or_else(|| panic!("{px}"))
+            .split(' ')
+            .map(str::to_string)
+            .collect();
+        assert_eq!(
+            flags.first().map(String::as_str),
+            Some("--ds-patch"),
+            "{px}"
+        );
+        let mut args = vec!["debug", "examples/tessellation.toml"];
+        args.extend(flags.iter().map(String::as_str));
+        args.extend_from_slice(&["-c", "continue; outputs"]);
+        let (ds, code) = session(&args);
+        assert_eq!(code, 0, "{ds}");
+        assert_eq!(line_after(&ds, "o1.xyz COLOR0: "), colour, "{px}{ds}");
+    }
+    let (px, code) = session(&[
+        "debug",
+        "examples/sprites.toml",
+        "--pixel",
+        "64,64",
+        "-c",
+        "inputs",
+    ]);
+    assert_eq!(code, 0, "{px}");
+    assert!(
+        px.contains("the primitive's leading vertex was made by geometry input primitive 5, SV_GSInstanceID 0, draw instance 0 (--gs-primitive 5 --gs-instance 0 --instance 0)"),
+        "{px}"
+    );
+    common::assert_snapshot("debug/pixel_origin_geometry.txt", &px);
+}

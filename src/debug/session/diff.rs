@@ -36,6 +36,7 @@ impl Debugger {
             notes: Vec::new(),
             traced: self.traced.clone(),
             pixel: Vec::new(),
+            origin: None,
         };
         o.select_lane(other);
         Ok(self.diff_with(&o, &format!("lane {other}")))

@@ -431,6 +431,12 @@ impl Debugger {
         if s.is_empty() {
             return "the program reads no inputs".into();
         }
+        // The session's own pixel lane: where its inputs came from, one stage up.
+        if self.lane == self.place.lane
+            && let Some(o) = self.origin_text()
+        {
+            let _ = write!(s, "\n{o}");
+        }
         format!("inputs of lane {}:{s}", self.lane)
     }
 

@@ -77,6 +77,8 @@ pub struct Debugger {
     /// Draws: the traced wave's lanes and outputs, and the targets at the lane's pixel.
     traced: Option<crate::pipeline::Traced>,
     pixel: Vec<String>,
+    /// A pixel lane: the lane that made its primitive's leading vertex.
+    origin: Option<LaneSelect>,
 }
 
 fn lane_bit(mask: u128, l: usize) -> bool {
@@ -118,6 +120,7 @@ impl Debugger {
             notes: Vec::new(),
             traced: run.traced,
             pixel: run.pixel,
+            origin: run.origin,
         };
         if !d.rec.started {
             // A geometry lane past the tessellator's primitives, or a domain point past
@@ -450,6 +453,40 @@ impl Debugger {
             ),
             _ => inv_text(i),
         }
+    }
+
+    /// A pixel lane of a draw with a geometry or domain program: the lane one stage up
+    /// that made its primitive's leading vertex — the geometry or domain lane whose
+    /// outputs the lane's inputs come from (with the primitive's other vertices) — with
+    /// the flags that open it.
+    pub fn origin_text(&self) -> Option<String> {
+        // Named for the geometry and domain stages, whose lanes a pixel's position does
+        // not lead to otherwise; a vertex-and-pixel draw's sessions read as they always
+        // have.
+        let (what, flags) = match self.origin? {
+            LaneSelect::Geometry {
+                prim,
+                gs_instance,
+                instance,
+            } => (
+                format!(
+                    "geometry input primitive {prim}, SV_GSInstanceID {gs_instance}, draw instance {instance}"
+                ),
+                format!("--gs-primitive {prim} --gs-instance {gs_instance} --instance {instance}"),
+            ),
+            LaneSelect::Domain {
+                patch,
+                point,
+                instance,
+            } => (
+                format!("domain patch {patch}, domain point {point}, draw instance {instance}"),
+                format!("--ds-patch {patch} --ds-point {point} --instance {instance}"),
+            ),
+            _ => return None,
+        };
+        Some(format!(
+            "the primitive's leading vertex was made by {what} ({flags})"
+        ))
     }
 
     /// Where the session is, as one line.

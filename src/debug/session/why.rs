@@ -115,7 +115,12 @@ impl Debugger {
         let val = format::value_text(bits, ty, Fmt::Natural);
         let Some(ws) = self.rec.last_lane_write(slot, time, self.lane) else {
             let what = match (self.target.program.view.lang, slot) {
-                (_, Slot::Input(_)) => "an input of the lane, from the pipeline".to_string(),
+                (_, Slot::Input(_)) => match self.origin_text() {
+                    Some(o) if self.lane == self.place.lane => {
+                        format!("an input of the lane, from the pipeline: {o}")
+                    }
+                    _ => "an input of the lane, from the pipeline".to_string(),
+                },
                 (Lang::Dxil, _) => "not computed by the lane yet at this point".to_string(),
                 (_, Slot::Local(..)) => "never written by the lane yet (arrays start at 0)".into(),
                 _ => "never written by the lane yet (registers start at 0)".into(),
