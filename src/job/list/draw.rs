@@ -7,8 +7,9 @@
 //! (both or neither, with a patch-list `topology`), `gs`, `ps`; a mesh draw `as`, `ms`
 //! and `ps` and no input-assembler, tessellation, geometry or stream-output keys (the
 //! mesh shader spec's "CreatePipelineState"). The checks a single draw makes on its
-//! programs are shared (`job::draw_run`), and the pipeline checks the rest (topology
-//! against the hull program, the domains, linkage) when the draw runs.
+//! programs are shared (`job::draw_run`), and the pipeline's tessellation checks
+//! (topology against the hull program, the domains, linkage:
+//! `pipeline::draw::check_tessellation`) run when the list is made, before any command.
 //!
 //! Owns the keys a draw command adds to `[[command]]` (vertex and index buffers, render
 //! targets and the depth-stencil view as named resources with their views) and the
@@ -599,6 +600,13 @@ impl Ctx<'_> {
             None => state.depth_stencil.depth_enable = false,
         }
         state.stream_output = self.stream_output(e, &section).map_err(&err)?;
+        // The pipeline's tessellation checks (topology against the hull program, the
+        // domains, linkage) run here too, so that such a draw is refused before the list
+        // runs rather than after the commands before it.
+        state.hs = hs.as_ref().zip(hs_fit.as_ref().map(|f| &f.bindings));
+        state.ds = ds.as_ref().zip(ds_fit.as_ref().map(|f| &f.bindings));
+        crate::pipeline::draw::check_tessellation(&state)
+            .map_err(|x| err(format!("`topology` / `hs` / `ds`: {x}")))?;
         let fixed = state.fixed();
         drop(state);
         let bindings =
