@@ -9,6 +9,7 @@
 //! ```toml
 //! job = "mandelbrot.toml"          # the job file's name: a capture of another job is refused
 //! program_md5 = "0123…"            # optional: the program file's MD5 (checked when given)
+//! event = 3                        # optional, command lists: taken after command 3
 //!
 //! [device]                         # free text, kept in reports
 //! adapter = "Microsoft Basic Render Driver"
@@ -19,7 +20,8 @@
 //!
 //! [[resource]]
 //! reg = "u0"                       # or heap = N, render_target = N, depth = true
-//!                                  # (depth_stencil = true, as [[expect]] spells it)
+//!                                  # (depth_stencil = true, as [[expect]] spells it),
+//!                                  # or resource = "name" (a command list's resource)
 //! resolved = true                  # render targets: the file holds the resolved image
 //! space = 0
 //! file = "u0.bin"                  # relative to the capture folder, and inside it
@@ -56,6 +58,7 @@ pub const MANIFEST: &str = "capture.toml";
 struct FileSchema {
     job: String,
     program_md5: Option<String>,
+    event: Option<usize>,
     #[serde(default)]
     device: Device,
     #[serde(default, rename = "resource")]
@@ -112,6 +115,7 @@ impl Device {
 #[serde(deny_unknown_fields)]
 struct EntrySchema {
     reg: Option<String>,
+    resource: Option<String>,
     space: Option<u32>,
     heap: Option<u32>,
     render_target: Option<u32>,
@@ -150,6 +154,9 @@ pub struct Capture {
     pub program_md5: Option<String>,
     /// Where it was recorded.
     pub device: Device,
+    /// A command list's capture taken after command N (1-based, the event number `dxlane
+    /// debug --event` takes) rather than after the whole list.
+    pub event: Option<usize>,
     /// The captured resources, in file order.
     pub entries: Vec<CaptureEntry>,
 }
@@ -159,8 +166,11 @@ pub struct Capture {
 pub struct CaptureEntry {
     /// The entry's name in messages: `[[resource]] #2 (u0)`.
     pub name: String,
-    /// The resource.
+    /// The resource (for `resource = "name"`, resolved against the job when it is
+    /// loaded: `ResourceAt::Named`).
     pub target: ResourceAt,
+    /// `resource = "name"`: a command list's named resource.
+    pub resource: Option<String>,
     /// The file, as the manifest spells it.
     pub file: PathBuf,
     /// The file's path (the folder joined with it).
@@ -240,6 +250,7 @@ impl Capture {
             job: f.job,
             program_md5: f.program_md5.map(|s| s.trim().to_ascii_lowercase()),
             device: f.device,
+            event: f.event,
             entries,
         })
     }
@@ -269,7 +280,10 @@ fn entry_name(i: usize, e: &EntrySchema) -> String {
         (None, Some(h), ..) => format!(" (heap[{h}])"),
         (None, None, Some(t), _) => format!(" (rt{t})"),
         (None, None, None, true) => " (depth)".into(),
-        _ => String::new(),
+        _ => match &e.resource {
+            Some(r) => format!(" (\"{r}\")"),
+            None => String::new(),
+        },
     };
     format!("[[resource]] #{}{what}", i + 1)
 }
@@ -288,6 +302,7 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
     }
     let depth = e.depth == Some(true) || e.depth_stencil == Some(true);
     let targets = [
+        e.resource.is_some(),
         e.reg.is_some(),
         e.heap.is_some(),
         e.render_target.is_some(),
@@ -298,7 +313,7 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
     .count();
     if targets != 1 {
         return Err(err(
-            "give exactly one of `reg` (with `space`), `heap`, `render_target` or `depth = true`"
+            "give exactly one of `reg` (with `space`), `heap`, `render_target`, `depth = true` or `resource` (a command list's named resource)"
                 .into(),
         ));
     }
@@ -312,6 +327,8 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
         ));
     }
     let target = match (&e.reg, e.heap, e.render_target) {
+        // Resolved against the job's names when it is loaded.
+        _ if e.resource.is_some() => ResourceAt::Named(u32::MAX),
         (Some(r), ..) => {
             let reg = Register::parse(r, e.space.unwrap_or(0))
                 .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register (\"u0\", \"t3\")")))?;
@@ -389,6 +406,7 @@ fn check_entry(i: usize, e: EntrySchema, dir: &Path) -> Result<CaptureEntry, Cap
     Ok(CaptureEntry {
         name: name.clone(),
         target,
+        resource: e.resource,
         path: dir.join(&e.file),
         file: e.file,
         formats,

@@ -11,6 +11,11 @@
 //! device, dxlane with the profile it ran. Comparing that folder with the same job
 //! under other versions, profiles or worker counts uses the same `dxlane compare`.
 //!
+//! A command list's capture holds every named resource with contents, as
+//! `resource<N>.bin` (its `[[resource]]` entry) with `resource = "name"`, after the
+//! whole list; [`record_after`] also records the resources as command N left them, with
+//! `event = N` (`docs/capture.md`, "Command lists").
+//!
 //! # Rules
 //!
 //! - `DIR` is the user's own choice on the command line (as `--summary` is); the files
@@ -26,7 +31,8 @@ use std::path::{Path, PathBuf};
 use super::CaptureError;
 use super::replay::md5_of_file;
 use crate::job::paths::OutputGate;
-use crate::job::{Finished, Job, ResourceAt};
+use crate::job::{Finished, Job, ResourceAt, RunOptions};
+use crate::pipeline::Hooks;
 use crate::resources::Memory;
 
 /// What a recording wrote.
@@ -72,15 +78,15 @@ fn toml_string(s: &str) -> String {
     o
 }
 
-/// Writes a capture of `result` (a run of `job`, a dispatch or a draw) into `dir` (see
-/// the module doc): a draw's render targets and depth-stencil buffer, then the UAVs and
-/// `output` resources.
+/// Writes a capture of `result` (a run of `job`: a dispatch, a draw, a ray dispatch or a
+/// command list) into `dir` (see the module doc): a draw's render targets and
+/// depth-stencil buffer, then the UAVs and `output` resources; a list's named resources.
 pub fn record(job: &Job, result: &Finished, dir: &Path) -> Result<Recorded, CaptureError> {
     let run = match result {
         Finished::Dispatch(r) => {
             let s = &r.summary;
             Run {
-                program: PathBuf::from(&s.program.path),
+                program: Some(PathBuf::from(&s.program.path)),
                 profile: s.profile.clone(),
                 wave_size: s.wave_size,
                 threads: s.threads,
@@ -93,7 +99,7 @@ pub fn record(job: &Job, result: &Finished, dir: &Path) -> Result<Recorded, Capt
             // none).
             let program = s.ps.as_ref().unwrap_or(&s.vs);
             Run {
-                program: PathBuf::from(&program.path),
+                program: Some(PathBuf::from(&program.path)),
                 profile: s.draw.profile.clone(),
                 wave_size: s.draw.wave_size,
                 threads: s.draw.threads,
@@ -104,30 +110,85 @@ pub fn record(job: &Job, result: &Finished, dir: &Path) -> Result<Recorded, Capt
             let s = &r.summary;
             // `program_md5` names the ray-generation program's library.
             Run {
-                program: s
-                    .programs
-                    .first()
-                    .map(|p| PathBuf::from(&p.path))
-                    .unwrap_or_default(),
+                program: s.programs.first().map(|p| PathBuf::from(&p.path)),
                 profile: s.profile.clone(),
                 wave_size: s.wave_size,
                 threads: 1,
                 what: "outputs",
             }
         }
-        Finished::List(_) => {
-            return Err(CaptureError::OtherJob(
-                "`--record` writes captures of one dispatch or one draw; a command list's resources are its outputs (`output = …` on each [[resource]])".into(),
-            ));
+        Finished::List(r) => {
+            let s = &r.summary;
+            // `program_md5` names the list's last program, as `compare` reads it.
+            Run {
+                program: s.programs.last().map(|p| PathBuf::from(&p.path)),
+                profile: s.profile.clone(),
+                wave_size: 0,
+                threads: 0,
+                what: "named resources after the whole list",
+            }
         }
     };
     let items = result.written(&job.file).unwrap_or_default();
-    write_capture(job, &run, items, dir)
+    write_capture(job, &run, None, items, dir)
+}
+
+/// `dxlane run --record DIR --record-after N,M`: for each event `n` of `events`, a
+/// capture of a command list's named resources as command `n` (1-based) left them, in
+/// `DIR/event-<n>/`, its manifest saying `event = n` so that `compare` cuts the list
+/// there too. Each is a run of the list's first `n` commands (a list is deterministic,
+/// so the resources are those of the whole run at that point), writing none of the
+/// job's outputs.
+pub fn record_after(
+    job: &Job,
+    events: &[usize],
+    opts: &RunOptions<'_>,
+    dir: &Path,
+) -> Result<Vec<Recorded>, CaptureError> {
+    let count = job.file.commands.len();
+    let mut out = Vec::with_capacity(events.len());
+    for &n in events {
+        if count == 0 {
+            return Err(CaptureError::OtherJob(
+                "--record-after: the job is not a command list (it has no [[command]] entries)"
+                    .into(),
+            ));
+        }
+        if n == 0 || n > count {
+            return Err(CaptureError::OtherJob(format!(
+                "--record-after {n}: the list has commands 1 to {count}"
+            )));
+        }
+        let mut cut = job.clone();
+        cut.file.commands.truncate(n);
+        // The cut list's expectations and outputs are the whole list's: not checked,
+        // not written.
+        cut.file.expects.clear();
+        let p = crate::job::prepare(cut.clone(), opts)?;
+        p.run(None, Hooks::default())?;
+        let run = Run {
+            program: p.programs.last().map(|i| PathBuf::from(&i.path)),
+            profile: p.plan.profile.name.clone(),
+            wave_size: 0,
+            threads: 0,
+            what: "named resources after the list's first commands",
+        };
+        let items = p.written();
+        out.push(write_capture(
+            &cut,
+            &run,
+            Some(n),
+            items,
+            &dir.join(format!("event-{n}")),
+        )?);
+    }
+    Ok(out)
 }
 
 /// What the manifest says about the run.
 struct Run {
-    program: PathBuf,
+    /// The program `program_md5` names (none: a list of no programs).
+    program: Option<PathBuf>,
     profile: String,
     wave_size: u32,
     threads: usize,
@@ -137,6 +198,7 @@ struct Run {
 fn write_capture(
     job: &Job,
     run: &Run,
+    event: Option<usize>,
     items: Vec<(ResourceAt, Memory)>,
     dir: &Path,
 ) -> Result<Recorded, CaptureError> {
@@ -149,7 +211,7 @@ fn write_capture(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let md5 = md5_of_file(&run.program)?;
+    let md5 = run.program.as_deref().map(md5_of_file).transpose()?;
     let mut manifest = String::new();
     let _ = writeln!(
         manifest,
@@ -157,7 +219,12 @@ fn write_capture(
         run.what
     );
     let _ = writeln!(manifest, "job = {}", toml_string(&job_name));
-    let _ = writeln!(manifest, "program_md5 = \"{md5}\"");
+    if let Some(md5) = md5 {
+        let _ = writeln!(manifest, "program_md5 = \"{md5}\"");
+    }
+    if let Some(n) = event {
+        let _ = writeln!(manifest, "event = {n}");
+    }
     let _ = writeln!(manifest, "\n[device]");
     let _ = writeln!(
         manifest,
@@ -165,16 +232,19 @@ fn write_capture(
         toml_string(&format!("dxlane {} (CPU)", env!("CARGO_PKG_VERSION")))
     );
     let _ = writeln!(manifest, "profile = {}", toml_string(&run.profile));
-    let _ = writeln!(
-        manifest,
-        "notes = {}",
-        toml_string(&format!(
-            "wave size {}, {} worker thread{}",
-            run.wave_size,
-            run.threads,
-            if run.threads == 1 { "" } else { "s" }
-        ))
-    );
+    // A list's commands each choose their wave sizes and workers: no one pair to note.
+    if run.threads > 0 {
+        let _ = writeln!(
+            manifest,
+            "notes = {}",
+            toml_string(&format!(
+                "wave size {}, {} worker thread{}",
+                run.wave_size,
+                run.threads,
+                if run.threads == 1 { "" } else { "s" }
+            ))
+        );
+    }
     let mut files = Vec::new();
     for (target, memory) in items {
         let name = format!("{}.bin", target.file_stem());
@@ -205,6 +275,15 @@ fn write_capture(
             }
             ResourceAt::DepthStencil => {
                 let _ = writeln!(manifest, "depth = true");
+            }
+            ResourceAt::Named(i) => {
+                let name = job
+                    .file
+                    .resources
+                    .get(i as usize)
+                    .and_then(|r| r.name.as_deref())
+                    .unwrap_or_default();
+                let _ = writeln!(manifest, "resource = {}", toml_string(name));
             }
         }
         let _ = writeln!(manifest, "file = {}", toml_string(&name));

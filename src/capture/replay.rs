@@ -139,8 +139,9 @@ pub fn compare_job(
     capture_dir: &Path,
     opts: &CompareOptions,
 ) -> Result<Report, CaptureError> {
-    let capture = Capture::load(capture_dir)?;
-    let job = Job::load(job_path)?;
+    let mut capture = Capture::load(capture_dir)?;
+    let mut job = Job::load(job_path)?;
+    after_event(&mut capture, &mut job)?;
     let job_name = job_path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -208,6 +209,7 @@ pub fn compare_job(
     let shader = prepared.explain_shader();
     let base_profile = prepared.profile();
     let is_draw = prepared.is_draw();
+    let is_list = matches!(prepared.0.work, Work::List(_));
     let (actual, _) = runner.run(prepared, &wants, Tracking::None)?;
 
     let keep = opts
@@ -222,7 +224,14 @@ pub fn compare_job(
     let any_differ = diffs.iter().any(|d| d.differing_components > 0);
 
     let mut untracked = vec![false; captured.len()];
-    if any_differ {
+    if any_differ && is_list {
+        // A list's writes are made by many commands; naming the lane behind each is not
+        // done yet.
+        untracked.iter_mut().for_each(|u| *u = true);
+        notes.push(
+            "the lanes behind a command list's writes are not named yet; `dxlane debug JOB --event N` opens a command's lanes".into(),
+        );
+    } else if any_differ {
         // Who wrote what: a second run with the write sink on (the first ran at full
         // speed; most comparisons match and never need this one).
         let job_words = job_path.display().to_string();
@@ -406,6 +415,52 @@ pub fn compare_job(
         explanation,
         notes,
     ))
+}
+
+/// Fits a capture of a command list to its job: entries naming a resource (`resource =
+/// "name"`) are given its `[[resource]]` entry, and a capture taken after command N
+/// (`event = N`) compares with the list cut after that command, as the commands before
+/// it left the resources.
+fn after_event(capture: &mut Capture, job: &mut Job) -> Result<(), CaptureError> {
+    let manifest = capture.dir.join(super::manifest::MANIFEST);
+    let list = !job.file.commands.is_empty();
+    for e in &mut capture.entries {
+        let Some(name) = &e.resource else { continue };
+        if !list {
+            return Err(CaptureError::Entry {
+                entry: e.name.clone(),
+                message: format!(
+                    "`resource` \"{name}\": the job is not a command list; name a `reg`, `heap`, `render_target` or `depth`"
+                ),
+            });
+        }
+        let i = job
+            .file
+            .resources
+            .iter()
+            .position(|r| r.name.as_deref() == Some(name.as_str()))
+            .ok_or_else(|| CaptureError::Entry {
+                entry: e.name.clone(),
+                message: format!("`resource`: the job has no [[resource]] named \"{name}\""),
+            })?;
+        e.target = ResourceAt::Named(u32::try_from(i).unwrap_or(u32::MAX));
+    }
+    if let Some(n) = capture.event {
+        let count = job.file.commands.len();
+        if !list || n == 0 || n > count {
+            return Err(CaptureError::OtherJob(format!(
+                "{}: `event` {n}: the capture was taken after command {n}, but the job {}",
+                manifest.display(),
+                if list {
+                    format!("has commands 1 to {count}")
+                } else {
+                    "is not a command list".to_string()
+                }
+            )));
+        }
+        job.file.commands.truncate(n);
+    }
+    Ok(())
 }
 
 /// The `dxlane debug` flags that make the debugger run what the comparison ran: the
@@ -742,7 +797,8 @@ fn read_entry(
         .map_err(|m| err(format!("{}: {m}", e.file.display())))?;
     drop(bytes);
     held.take(&e.name, found.storage_bytes)?;
-    let name = e.target.to_string();
+    // A command list's resource is named by its `name` (`--tolerance sums=ulp 1`).
+    let name = e.resource.clone().unwrap_or_else(|| e.target.to_string());
     let tolerance = opts
         .tolerances
         .iter()

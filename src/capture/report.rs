@@ -87,7 +87,11 @@ impl ResourceReport {
     ) -> ResourceReport {
         ResourceReport {
             entry: entry.name.clone(),
-            target: entry.target.to_string(),
+            // A command list's resource by its name, as the capture names it.
+            target: entry
+                .resource
+                .clone()
+                .unwrap_or_else(|| entry.target.to_string()),
             file: entry.file.display().to_string(),
             kind: kind.to_string(),
             format: formats.iter().map(|f| f.name().to_string()).collect(),

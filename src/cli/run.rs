@@ -70,6 +70,10 @@ pub struct RunArgs {
     /// `.bin` per UAV), for `dxlane compare`.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// Command lists: also record the named resources as command N left them (event
+    /// numbers as `[[command]] #N` counts them), each into `DIR/event-N/`.
+    #[arg(long, value_name = "N,M", value_delimiter = ',', requires = "record")]
+    pub record_after: Vec<usize>,
 }
 
 /// Runs a job and returns the exit status (errors are printed here, status 2).
@@ -153,10 +157,23 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         Finished::List(r) => print_list(r, args),
         Finished::Rays(r) => print_rays(r, args),
     }
-    if let (Some(dir), Some(job)) = (&args.record, &recorded_job)
-        && !recorded(args, crate::capture::record::record(job, &finished, dir))
-    {
-        return Ok(2);
+    if let (Some(dir), Some(job)) = (&args.record, &recorded_job) {
+        if !recorded(args, crate::capture::record::record(job, &finished, dir)) {
+            return Ok(2);
+        }
+        if !args.record_after.is_empty() {
+            match crate::capture::record::record_after(job, &args.record_after, &opts, dir) {
+                Ok(all) => {
+                    for rec in all {
+                        recorded(args, Ok(rec));
+                    }
+                }
+                Err(e) => {
+                    recorded(args, Err(e));
+                    return Ok(2);
+                }
+            }
+        }
     }
     match &finished {
         Finished::Draw(r) => print_expectations(&r.summary.expectations, args.quiet),

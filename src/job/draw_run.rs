@@ -243,6 +243,47 @@ pub(crate) fn merge_warnings(vs: Vec<String>, ps: Option<Vec<String>>) -> Vec<St
     out
 }
 
+/// The program warnings of a draw: [`merge_warnings`] of the vertex (or mesh) and pixel
+/// programs, then a binding "not used" by them is still used when any of `others` (the
+/// geometry, hull, domain or amplification program) declares it. Single draws and a
+/// command list's draws report the same warnings this way.
+pub(crate) fn stage_warnings<'a>(
+    vs: Vec<String>,
+    ps: Option<Vec<String>>,
+    others: impl IntoIterator<Item = &'a Vec<String>>,
+) -> Vec<String> {
+    let mut warnings = merge_warnings(vs, ps);
+    for g in others {
+        warnings.retain(|w| !w.contains("this binding is not used") || g.contains(w));
+    }
+    warnings
+}
+
+/// D3D runs the tessellator only between a hull and a domain program (D3D11.3 §10, §11;
+/// D3D12 refuses a pipeline state with one of them): `Err` says which is missing, in the
+/// job file's keys (`hs`, `ds`), for the caller to place (`[program]`, or a command).
+pub(crate) fn check_tessellation_programs(hs: bool, ds: bool) -> Result<(), &'static str> {
+    match (hs, ds) {
+        (true, false) => Err(
+            "`hs` without `ds`: a hull program's patches reach the rasterizer only through a domain program",
+        ),
+        (false, true) => Err(
+            "`ds` without `hs`: a domain program runs on the points the tessellator makes of a hull program's patches",
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// A mesh draw's arguments: it assembles no vertices (`pipeline::ms` makes its
+/// primitives), so one instance of none.
+pub(crate) fn mesh_args() -> DrawArgs {
+    DrawArgs {
+        vertex_count: 0,
+        instance_count: 1,
+        ..DrawArgs::default()
+    }
+}
+
 /// Reads, checks and runs a draw job (see the module doc).
 pub fn run_draw_job(job: Job, opts: &RunOptions<'_>) -> Result<DrawResult, JobError> {
     match prepare_draw(job, opts)?.execute(opts)? {
@@ -320,22 +361,10 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         Some(path) => Some(program(&job, "ds", path, Stage::Domain)?),
         None => None,
     };
-    // D3D runs the tessellator only between a hull and a domain program.
-    match (&hs, &ds) {
-        (Some(_), None) => {
-            return Err(JobError::Section {
-                section: "[program]",
-                message: "`hs` without `ds`: a hull program's patches reach the rasterizer only through a domain program".into(),
-            });
-        }
-        (None, Some(_)) => {
-            return Err(JobError::Section {
-                section: "[program]",
-                message: "`ds` without `hs`: a domain program runs on the points the tessellator makes of a hull program's patches".into(),
-            });
-        }
-        _ => {}
-    }
+    check_tessellation_programs(hs.is_some(), ds.is_some()).map_err(|m| JobError::Section {
+        section: "[program]",
+        message: m.into(),
+    })?;
     let mut bound = bind::bind_job(&job.file, &job.dir, resource_limit)?;
     let gate = output_gate(&job, opts);
     place_outputs(&mut bound, &gate)?;
@@ -362,14 +391,14 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         Some((s, _)) => Some(reflect::check(s, &bound)?),
         None => None,
     };
-    let mut warnings = merge_warnings(
+    let warnings = stage_warnings(
         vs_fit.warnings.clone(),
         ps_fit.as_ref().map(|f| f.warnings.clone()),
+        [&gs_fit, &hs_fit, &ds_fit, &as_fit]
+            .into_iter()
+            .flatten()
+            .map(|f| &f.warnings),
     );
-    for g in [&gs_fit, &hs_fit, &ds_fit, &as_fit].into_iter().flatten() {
-        // A binding only the geometry, hull, domain or amplification program uses is used.
-        warnings.retain(|w| !w.contains("this binding is not used") || g.warnings.contains(w));
-    }
 
     // Buffers.
     let mut vertex_buffers: Vec<Option<VertexBufferView>> = Vec::new();
@@ -473,12 +502,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     plan.limits.max_memory_bytes = plan.limits.max_memory_bytes.min(memory.left());
     let summary = summary_place(&job, opts, &gate)?;
     let args = match mesh_groups {
-        // A mesh draw assembles no vertices (`pipeline::ms` makes its primitives).
-        Some(_) => DrawArgs {
-            vertex_count: 0,
-            instance_count: 1,
-            ..DrawArgs::default()
-        },
+        Some(_) => mesh_args(),
         None => d::args(&dsec)?,
     };
     let empty = Bindings::default();

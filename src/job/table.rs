@@ -27,6 +27,9 @@ pub enum ResourceAt {
     RenderTarget(u32),
     /// The draw's depth-stencil buffer (`[draw.depth_stencil]`).
     DepthStencil,
+    /// `[[resource]]` entry `i` of a command list, which a capture names by its `name`
+    /// (a list binds its resources per command, so they have no one register).
+    Named(u32),
 }
 
 impl fmt::Display for ResourceAt {
@@ -37,6 +40,7 @@ impl fmt::Display for ResourceAt {
             ResourceAt::Heap(i) => write!(f, "heap[{i}]"),
             ResourceAt::RenderTarget(i) => write!(f, "rt{i}"),
             ResourceAt::DepthStencil => f.write_str("depth"),
+            ResourceAt::Named(i) => write!(f, "resource #{}", u64::from(*i) + 1),
         }
     }
 }
@@ -52,6 +56,7 @@ impl ResourceAt {
             ResourceAt::Heap(i) => format!("heap{i}"),
             ResourceAt::RenderTarget(i) => format!("rt{i}"),
             ResourceAt::DepthStencil => "depth".into(),
+            ResourceAt::Named(i) => format!("resource{}", u64::from(*i) + 1),
         }
     }
 
@@ -163,14 +168,13 @@ impl Prepared {
 }
 
 impl Finished {
-    /// [`Prepared::written`], after the run; `None` for a command list, whose resources
-    /// are named by their own outputs.
+    /// [`Prepared::written`], after the run.
     pub fn written(&self, job: &JobFile) -> Option<Vec<(ResourceAt, Memory)>> {
         match self {
             Finished::Dispatch(r) => Some(written(job, &r.bound, &[], None)),
             Finished::Draw(r) => Some(written(job, &r.bound, &r.targets, r.depth.as_ref())),
             Finished::Rays(r) => Some(written(job, &r.bound, &[], None)),
-            Finished::List(_) => None,
+            Finished::List(r) => Some(written(job, &r.bound, &[], None)),
         }
     }
 }
@@ -210,6 +214,12 @@ fn find<'a>(
                 "{at}: render targets and depth belong to draw jobs; this job is a compute dispatch"
             ));
         }
+        (_, ResourceAt::Named(i)) => bound.resources.get(i as usize).ok_or_else(|| {
+            format!(
+                "{at}: the job has {} [[resource]] entries",
+                bound.resources.len()
+            )
+        })?,
         (_, ResourceAt::Register(r)) => &bound.resources[bound.register_index(r)?],
         (_, ResourceAt::Heap(i)) => bound.heap.get(i as usize).ok_or_else(|| {
             format!(
@@ -285,9 +295,18 @@ fn written(
 }
 
 /// The address of a bound entry a run may write (a UAV) or the job names as an output.
+/// In a command list every named resource with contents counts: any command may write
+/// it (a render target, a depth buffer, a copy's destination, a UAV), and a capture
+/// taken after a list reads them by name.
 fn written_at(job: &JobFile, e: &BoundEntry) -> Option<ResourceAt> {
     if e.storage == Storage::None || e.null {
         return None;
+    }
+    if !job.commands.is_empty() {
+        return match e.at.table {
+            Table::Resource => Some(ResourceAt::Named(u32::try_from(e.at.index).ok()?)),
+            Table::Heap | Table::SamplerHeap => None,
+        };
     }
     let at = match (e.at.table, e.reg) {
         (Table::Resource, Some(r)) => ResourceAt::Register(r),

@@ -47,6 +47,8 @@ pub fn bindings_of(shader: &Shader, target: &ResourceAt) -> Vec<Binding> {
         // Render targets and depth are written by the output merger, not through a
         // descriptor ([`PixelWriters`]).
         ResourceAt::RenderTarget(_) | ResourceAt::DepthStencil => Vec::new(),
+        // A command list binds a named resource per command: no one descriptor.
+        ResourceAt::Named(_) => Vec::new(),
     }
 }
 

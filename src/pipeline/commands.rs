@@ -42,7 +42,9 @@
 //!   `D3D12_DISPATCH_ARGUMENTS` (three group counts), `D3D12_DRAW_ARGUMENTS` (vertex
 //!   count, instance count, start vertex, start instance),
 //!   `D3D12_DRAW_INDEXED_ARGUMENTS` (index count, instance count, start index, base
-//!   vertex, start instance). A dispatch with a zero group count runs nothing (D3D11.3
+//!   vertex, start instance), `D3D12_DISPATCH_MESH_ARGUMENTS` (three group counts of a
+//!   mesh draw, each record's grid held to the DispatchMesh API's limits:
+//!   `amplification::check_grid`). A dispatch with a zero group count runs nothing (D3D11.3
 //!   §18.6.4: "if any of the dispatch counts is 0, the dispatch is a no-op"); a count past
 //!   `D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION` (65,535) is an error naming the
 //!   command and the argument.
@@ -207,13 +209,16 @@ pub enum IndirectWork {
     Draw(Box<DrawWork>),
     /// `D3D12_INDIRECT_ARGUMENT_TYPE_DRAW_INDEXED`: the work's `args` are replaced.
     DrawIndexed(Box<DrawWork>),
+    /// `D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH_MESH`: a mesh draw whose `DispatchMesh`
+    /// groups are replaced.
+    DispatchMesh(Box<DrawWork>),
 }
 
 impl IndirectWork {
     /// Bytes of one argument record.
     pub fn argument_bytes(&self) -> u64 {
         match self {
-            IndirectWork::Dispatch(_) => 12,
+            IndirectWork::Dispatch(_) | IndirectWork::DispatchMesh(_) => 12,
             IndirectWork::Draw(_) => 16,
             IndirectWork::DrawIndexed(_) => 20,
         }
@@ -273,7 +278,18 @@ impl CommandReport {
             .iter()
             .map(|r| match r {
                 WorkReport::Dispatch(d) => d.lane_instructions,
-                WorkReport::Draw(d) => d.vs_lane_instructions + d.ps_lane_instructions,
+                // Every stage's lanes: a tessellated, geometry or mesh draw's hull,
+                // domain, geometry, amplification and mesh lanes count as its vertex and
+                // pixel lanes do.
+                WorkReport::Draw(d) => {
+                    d.vs_lane_instructions
+                        + d.ps_lane_instructions
+                        + d.gs_lane_instructions
+                        + d.hs_lane_instructions
+                        + d.ds_lane_instructions
+                        + d.as_lane_instructions
+                        + d.ms_lane_instructions
+                }
                 WorkReport::List(l) => l.commands.iter().map(|c| c.lane_instructions()).sum(),
                 WorkReport::Rays(r) => r.rays.lane_instructions,
             })
@@ -374,6 +390,7 @@ impl Command {
     pub fn name(&self) -> &'static str {
         match self {
             Command::Work(Work::Dispatch(_)) => "dispatch",
+            Command::Work(Work::Draw(d)) if d.mesh.is_some() => "dispatch_mesh",
             Command::Work(Work::Draw(d)) if d.indexed() => "draw_indexed",
             Command::Work(Work::Draw(_)) => "draw",
             Command::Work(Work::List(_)) => "command list",
@@ -392,14 +409,16 @@ impl Command {
     }
 
     /// The programs the command runs, counted as a job lists their files: a dispatch's
-    /// compute program; a draw's vertex program, then its pixel, geometry, hull and
-    /// domain programs when it has them; an `ExecuteIndirect`'s, by what each record runs.
+    /// compute program; a draw's vertex (or mesh) program, then its amplification,
+    /// pixel, geometry, hull and domain programs when it has them; an
+    /// `ExecuteIndirect`'s, by what each record runs.
     pub fn program_count(&self) -> usize {
         let draw = |d: &DrawWork| {
             1 + usize::from(d.ps.is_some())
                 + usize::from(d.gs.is_some())
                 + usize::from(d.hs.is_some())
                 + usize::from(d.ds.is_some())
+                + usize::from(d.mesh.as_ref().is_some_and(|m| m.amplification.is_some()))
         };
         match self {
             Command::Work(Work::Dispatch(_)) => 1,
@@ -408,7 +427,9 @@ impl Command {
             Command::Work(Work::Rays(r)) => r.programs.len(),
             Command::ExecuteIndirect(x) => match &x.work {
                 IndirectWork::Dispatch(_) => 1,
-                IndirectWork::Draw(d) | IndirectWork::DrawIndexed(d) => draw(d),
+                IndirectWork::Draw(d)
+                | IndirectWork::DrawIndexed(d)
+                | IndirectWork::DispatchMesh(d) => draw(d),
             },
             _ => 0,
         }
@@ -649,6 +670,29 @@ fn execute_indirect<'a>(
                     memory: hooks.writes,
                 };
                 let r = draw_charged(&d.state(), &args, &opts, budget)?;
+                runs.push(WorkReport::Draw(Box::new(r)));
+            }
+            IndirectWork::DispatchMesh(d) => {
+                let groups = [a(0), a(1), a(2)];
+                // The grid limits of the DispatchMesh API hold for each record; a record
+                // past them is an error naming it, as a dispatch record past its limit is.
+                super::amplification::check_grid(
+                    groups,
+                    &format!("record {i} (ThreadGroupCountX, Y, Z = {groups:?})"),
+                )
+                .map_err(DrawError::Exec)?;
+                let mut state = d.state();
+                if let Some(m) = state.mesh.as_mut() {
+                    m.groups = groups;
+                }
+                let opts = DrawOptions {
+                    plan: plan.clone(),
+                    observer: hooks.pixels,
+                    writes: hooks.merges,
+                    trace: None,
+                    memory: hooks.writes,
+                };
+                let r = draw_charged(&state, &d.args, &opts, budget)?;
                 runs.push(WorkReport::Draw(Box::new(r)));
             }
         }

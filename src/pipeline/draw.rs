@@ -1501,7 +1501,7 @@ fn tessellator_desc(h: &crate::ir::HullState) -> TessellatorDesc {
 /// many control points as the hull program reads, and without them no patch list is
 /// drawn; the domains agree and the stages link (`link::link_tessellation`). Every error
 /// names the programs and the field.
-fn check_tessellation(s: &DrawState<'_>) -> Result<Option<TessLinks>, DrawError> {
+pub(crate) fn check_tessellation(s: &DrawState<'_>) -> Result<Option<TessLinks>, DrawError> {
     let (hs, ds) = match (s.hs, s.ds) {
         (None, None) => {
             if let PrimitiveTopology::PatchList(_) = s.topology {

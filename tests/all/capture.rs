@@ -1372,3 +1372,131 @@ fn the_committed_draw_example_compares() {
     );
     assert_eq!(listing(&root.join("examples/capture_msaa")), before);
 }
+
+/// `examples/lists/two_pass_scan.toml` in `d` as `scan.toml`, its input inline and its
+/// program named by absolute path.
+fn scan_job(d: &Path) {
+    let text =
+        std::fs::read_to_string(common::root().join("examples/lists/two_pass_scan.toml")).unwrap();
+    let iota: Vec<String> = (0..256).map(|i| i.to_string()).collect();
+    let text = text
+        .replace(
+            "../../shaders",
+            &common::root().join("shaders").display().to_string(),
+        )
+        .replace(
+            "data = { file = \"../data/iota256.bin\" }",
+            &format!("data = {{ u32 = [{}] }}", iota.join(", ")),
+        );
+    std::fs::write(d.join("scan.toml"), text).unwrap();
+}
+
+/// A command list's capture (`--record`, and `--record-after N,M`: the named resources
+/// as command N left them, `event = N` in the manifest) compares equal with the list it
+/// came from, each entry named `resource = "name"`; the capture after command 1 holds
+/// pass 1's sums and no block sums yet (`block_sums` is resource #4; the list's
+/// expectation gives its values after pass 2), and compared with the whole list (its
+/// `event` removed) the copy's destination differs. A changed word is found and named
+/// by resource; bad events and names are refused naming them.
+#[test]
+fn a_command_list_is_recorded_and_compared_by_event() {
+    let d = workdir("list");
+    scan_job(&d);
+    record(&d, "scan.toml", "cap", &["--record-after", "1,3"]);
+    let cap = d.join("cap");
+    let manifest = std::fs::read_to_string(cap.join("capture.toml")).unwrap();
+    assert!(
+        manifest.contains("resource = \"block_sums\"") && !manifest.contains("event"),
+        "{manifest}"
+    );
+    let after1 = std::fs::read_to_string(cap.join("event-1/capture.toml")).unwrap();
+    assert!(after1.contains("event = 1"), "{after1}");
+    assert_eq!(
+        words(&cap.join("resource4.bin"))[..5],
+        [2016, 8128, 18336, 32640, 32640]
+    );
+    assert!(
+        words(&cap.join("event-1/resource4.bin"))
+            .iter()
+            .all(|&w| w == 0)
+    );
+    // Pass 1's running sum of group 0: 0 + 1 + … + i.
+    assert_eq!(words(&cap.join("event-1/resource2.bin"))[..4], [0, 1, 3, 6]);
+
+    for c in ["cap", "cap/event-1", "cap/event-3"] {
+        let (code, v) = compare_json(&d, "scan.toml", c, &["--threads", "1"]);
+        assert_eq!((code, &v["result"]), (0, &Value::from("equal")), "{c}: {v}");
+        let r = v["resources"].as_array().unwrap();
+        assert_eq!(r.len(), 6, "{c}");
+        assert_eq!(r[3]["target"], "block_sums");
+    }
+
+    // Without its event, the capture after command 1 is compared with the whole list:
+    // pass 2's block sums and the copy differ.
+    edit_manifest(&cap.join("event-1"), "event = 1\n", "");
+    let (code, v) = compare_json(&d, "scan.toml", "cap/event-1", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let differ: Vec<&str> = v["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["differing_elements"].as_u64() != Some(0))
+        .map(|r| r["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(differ, ["block_sums", "kept"]);
+
+    let mut w = words(&cap.join("resource4.bin"));
+    w[2] += 1;
+    write_words(&cap.join("resource4.bin"), &w);
+    let (code, v) = compare_json(&d, "scan.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let r = &v["resources"][3];
+    assert_eq!(
+        (r["target"].as_str(), r["differing_elements"].as_u64()),
+        (Some("block_sums"), Some(1))
+    );
+    assert_eq!(r["mismatches"][0]["at"], "[2]");
+    assert!(
+        v["notes"].to_string().contains("command list"),
+        "{}",
+        v["notes"]
+    );
+
+    let o = dxlane(
+        &[
+            "run",
+            "scan.toml",
+            "-q",
+            "--record",
+            "bad",
+            "--record-after",
+            "9",
+        ],
+        &d,
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        e.contains("--record-after 9: the list has commands 1 to 4"),
+        "{e}"
+    );
+    edit_manifest(&cap.join("event-3"), "event = 3", "event = 7");
+    let (code, _, e) = compare_text(&d, &["scan.toml", "cap/event-3"]);
+    assert_eq!(code, 2);
+    assert!(
+        e.contains("`event` 7") && e.contains("commands 1 to 4"),
+        "{e}"
+    );
+    edit_manifest(&cap.join("event-3"), "event = 7", "event = 3");
+    edit_manifest(
+        &cap.join("event-3"),
+        "resource = \"kept\"",
+        "resource = \"nope\"",
+    );
+    let (code, _, e) = compare_text(&d, &["scan.toml", "cap/event-3"]);
+    assert_eq!(code, 2);
+    assert!(
+        e.contains("[[resource]] #6") && e.contains("no [[resource]] named \"nope\""),
+        "{e}"
+    );
+}

@@ -33,6 +33,7 @@ mod info_check;
 mod jit;
 mod job;
 mod lane_lookup;
+mod list_stages;
 mod lower_dxbc;
 mod lower_dxbc_stage;
 mod lower_dxil;

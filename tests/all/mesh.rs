@@ -10,24 +10,24 @@ use dxlane::resources::{Format, Texture, TextureDesc};
 
 /// What a test's mesh program does differently from the plain one.
 #[derive(Clone, Copy)]
-struct Ms {
+pub(crate) struct Ms {
     /// `SetMeshOutputCounts` arguments.
-    counts: (u32, u32),
+    pub(crate) counts: (u32, u32),
     /// Primitive 1's vertex indices.
-    prim1: [u32; 3],
+    pub(crate) prim1: [u32; 3],
     /// Primitive 1's `SV_CullPrimitive`.
-    cull1: bool,
+    pub(crate) cull1: bool,
     /// Calls `SetMeshOutputCounts` twice.
-    twice: bool,
+    pub(crate) twice: bool,
     /// Writes an output before `SetMeshOutputCounts`.
-    early_write: bool,
+    pub(crate) early_write: bool,
     /// Reads a 4-byte payload into primitive colours' blue channel.
-    payload: bool,
+    pub(crate) payload: bool,
     /// Only thread 0 calls `SetMeshOutputCounts`, and nothing is written.
-    divergent: bool,
+    pub(crate) divergent: bool,
 }
 
-const PLAIN: Ms = Ms {
+pub(crate) const PLAIN: Ms = Ms {
     counts: (4, 2),
     prim1: [2, 1, 3],
     cull1: false,
@@ -46,7 +46,7 @@ fn mesh_program(o: Ms) -> Shader {
 }
 
 /// [`mesh_program`]'s text.
-fn mesh_text(o: Ms) -> String {
+pub(crate) fn mesh_text(o: Ms) -> String {
     let payload_bytes = if o.payload { 4 } else { 0 };
     let blue = if o.payload {
         "shared_load b32, 1, [r23 _ _ _], r0, 0"
@@ -153,6 +153,17 @@ block0:
 /// Threads 0 and 1 of a 2-thread amplification group store `blue` as the payload and
 /// call `DispatchMesh(groups)` (only thread 0 when `divergent`, nobody when `!call`).
 fn amplification_program(groups: [u32; 3], blue: f32, call: bool, divergent: bool) -> Shader {
+    let text = amplification_text(groups, blue, call, divergent);
+    parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// [`amplification_program`]'s text.
+pub(crate) fn amplification_text(
+    groups: [u32; 3],
+    blue: f32,
+    call: bool,
+    divergent: bool,
+) -> String {
     let dispatch = match (call, divergent) {
         (false, _) => "    return\n".to_string(),
         (true, false) => "    dispatch_mesh [r3 r4 r5], 0\n    return\n".to_string(),
@@ -166,7 +177,7 @@ block2:
 "
         .to_string(),
     };
-    let text = format!(
+    format!(
         "shader amplification
 group [2 1 1]
 regs 8
@@ -186,13 +197,12 @@ block0:
         gx = groups[0],
         gy = groups[1],
         gz = groups[2],
-    );
-    parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    )
 }
 
 /// Writes its per-primitive `PRIMCOLOR` (at register 0: linked by semantic, not by the
 /// mesh program's register 1).
-const PS: &str = "shader pixel
+pub(crate) const PS: &str = "shader pixel
 regs 4
 io_words in 4 out 4
 input \"PRIMCOLOR\" 0 sv none reg 0 rows 1 mask xyzw float interp constant slot 0

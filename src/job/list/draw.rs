@@ -1,6 +1,15 @@
 //! Draws in a command list: `draw` (`DrawInstanced`), `draw_indexed`
-//! (`DrawIndexedInstanced`) and the draw state of an `execute_indirect` of draws, made
-//! from a `[[command]]` whose buffers and targets are named resources.
+//! (`DrawIndexedInstanced`), `dispatch_mesh` (`DispatchMesh`) and the draw state of an
+//! `execute_indirect` of draws or mesh draws, made from a `[[command]]` whose buffers
+//! and targets are named resources.
+//!
+//! A draw has every stage a single draw has, named by the same keys: `vs`, `hs` and `ds`
+//! (both or neither, with a patch-list `topology`), `gs`, `ps`; a mesh draw `as`, `ms`
+//! and `ps` and no input-assembler, tessellation, geometry or stream-output keys (the
+//! mesh shader spec's "CreatePipelineState"). The checks a single draw makes on its
+//! programs are shared (`job::draw_run`), and the pipeline's tessellation checks
+//! (topology against the hull program, the domains, linkage:
+//! `pipeline::draw::check_tessellation`) run when the list is made, before any command.
 //!
 //! Owns the keys a draw command adds to `[[command]]` (vertex and index buffers, render
 //! targets and the depth-stencil view as named resources with their views) and the
@@ -15,7 +24,7 @@
 //! [[command]]
 //! type = "draw_indexed"           # or "draw" (vertex_count, start_vertex)
 //! vs = "scene.vs_5_0.dxbc"
-//! ps = "scene.ps_5_0.dxbc"        # optional (none: depth and stencil only); gs = … too
+//! ps = "scene.ps_5_0.dxbc"        # optional (none: depth and stencil only); gs, hs, ds too
 //! index_count = 36
 //! instance_count = 1              # start_index, base_vertex, start_instance
 //! vertex_buffers = [{ slot = 0, resource = "vertices", stride = 24 }]   # + offset, size
@@ -45,14 +54,14 @@ use crate::job::bind::{Register, Storage};
 use crate::job::draw::{self as d, DepthStencilEntry, DrawSection, StencilFaceEntry};
 use crate::pipeline::om;
 use crate::pipeline::state::*;
-use crate::pipeline::{Bindings, DrawWork};
+use crate::pipeline::{Bindings, DrawWork, MeshWork};
 use crate::resources::{Memory, Texture, TextureDim};
 
 /// The keys every draw command takes, besides its arguments.
 macro_rules! state_keys {
     ($($k:literal),*) => {
         &[
-            "vs", "ps", "gs", "entry", "bind", "topology", "vertex_buffers", "index_buffer",
+            "vs", "ps", "gs", "hs", "ds", "entry", "bind", "topology", "vertex_buffers", "index_buffer",
             "input_element", "render_targets", "depth_stencil", "rasterizer", "blend",
             "viewport", "scissor", "viewports", "scissors", "sample_mask", "blend_factor",
             "stencil_ref", "front_and_back_stencil_ref", "depth_bounds", "alpha_to_coverage",
@@ -79,9 +88,98 @@ pub(super) const DRAW_INDEXED_KEYS: &[&str] = state_keys!(
     "start_instance"
 );
 
+/// The keys of a `dispatch_mesh`: the programs, the bindings, the grid and the state
+/// after the rasterizer's input (a mesh pipeline has no input assembler, vertex,
+/// tessellation or geometry stage and no stream output).
+pub(super) const MESH_KEYS: &[&str] = &[
+    "ms",
+    "as",
+    "ps",
+    "entry",
+    "bind",
+    "groups",
+    "render_targets",
+    "depth_stencil",
+    "rasterizer",
+    "blend",
+    "viewport",
+    "scissor",
+    "viewports",
+    "scissors",
+    "sample_mask",
+    "blend_factor",
+    "stencil_ref",
+    "front_and_back_stencil_ref",
+    "depth_bounds",
+    "alpha_to_coverage",
+    "independent_blend",
+];
+
+/// The keys a mesh draw refuses, each a stage or state the mesh shader spec's
+/// "CreatePipelineState" leaves out of a mesh pipeline (input assembler disabled; no
+/// VS, HS, DS or GS; so no stream output), and the arguments of an input-assembler
+/// draw.
+const NOT_MESH_KEYS: &[&str] = &[
+    "vs",
+    "gs",
+    "hs",
+    "ds",
+    "topology",
+    "vertex_buffers",
+    "index_buffer",
+    "input_element",
+    "strip_cut",
+    "stream_output",
+    "rasterized_stream",
+    "stream_output_buffers",
+    "vertex_count",
+    "index_count",
+    "instance_count",
+    "start_vertex",
+    "start_index",
+    "base_vertex",
+    "start_instance",
+];
+
+/// Refuses the keys a mesh draw (`dispatch_mesh`, or `execute_indirect` of
+/// `signature = "dispatch_mesh"`) cannot have, naming the first and why.
+pub(super) fn check_mesh_keys(e: &CommandEntry) -> Result<(), String> {
+    if let Some(k) = super::present_keys(e)
+        .into_iter()
+        .find(|k| NOT_MESH_KEYS.contains(k))
+    {
+        return Err(format!(
+            "`{k}`: a mesh draw has no input assembler, vertex, tessellation or geometry stage, and no stream output (its mesh program makes the primitives; mesh shader spec, \"CreatePipelineState\")"
+        ));
+    }
+    Ok(())
+}
+
+/// What a draw command draws: an input-assembler draw (`DrawInstanced`, or
+/// `DrawIndexedInstanced` when `indexed`; `args`: the command gives its arguments, an
+/// indirect draw's come from its argument buffer) or a mesh draw (`DispatchMesh` of
+/// `groups`).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum DrawKind {
+    /// `draw` / `draw_indexed`.
+    Draw {
+        /// `DrawIndexedInstanced`.
+        indexed: bool,
+        /// The command gives `vertex_count` (or `index_count`) and the rest.
+        args: bool,
+    },
+    /// `dispatch_mesh`.
+    Mesh {
+        /// `DispatchMesh`'s thread groups (an indirect record's replace them).
+        groups: [u32; 3],
+    },
+}
+
 /// The keys of an `execute_indirect`: a dispatch's or a draw's state (which of them
 /// apply is checked by signature), and the argument buffer's.
 pub(super) const INDIRECT_KEYS: &[&str] = state_keys!(
+    "ms",
+    "as",
     "signature",
     "cs",
     "arguments",
@@ -97,6 +195,10 @@ pub(super) const DRAW_STATE_ONLY: &[&str] = &[
     "vs",
     "ps",
     "gs",
+    "hs",
+    "ds",
+    "ms",
+    "as",
     "topology",
     "vertex_buffers",
     "index_buffer",
@@ -382,31 +484,44 @@ impl Ctx<'_> {
         Ok((sub, span))
     }
 
-    /// Makes the draw of command `name` (`indexed`: `DrawIndexedInstanced`); `args`:
-    /// whether the command gives its arguments (an indirect draw's come from its
-    /// argument buffer).
+    /// Makes the draw of command `name`: its programs (as a single draw's: vertex, hull,
+    /// domain, geometry and pixel, or amplification, mesh and pixel), each checked
+    /// against the bindings it sees, and its state.
     pub(super) fn draw(
         &mut self,
         name: &str,
         e: &CommandEntry,
-        indexed: bool,
-        args: bool,
+        kind: DrawKind,
     ) -> Result<DrawWork, JobError> {
         let err = |m: String| JobError::entry(name, m);
-        let vs_path = e.vs.as_ref().ok_or_else(|| {
-            err("missing `vs` (the vertex program's file, relative to the job file)".into())
-        })?;
-        let vs = self
-            .program(e, "vs", vs_path, Stage::Vertex)
-            .map_err(&err)?;
-        let ps = match &e.ps {
-            Some(p) => Some(self.program(e, "ps", p, Stage::Pixel).map_err(&err)?),
-            None => None,
+        let (front, mesh_groups) = match kind {
+            DrawKind::Draw { .. } => {
+                let p = e.vs.as_ref().ok_or_else(|| {
+                    err("missing `vs` (the vertex program's file, relative to the job file)".into())
+                })?;
+                (self.program(e, "vs", p, Stage::Vertex).map_err(&err)?, None)
+            }
+            DrawKind::Mesh { groups } => {
+                let p = e.ms.as_ref().ok_or_else(|| {
+                    err("missing `ms` (the mesh program's file, relative to the job file)".into())
+                })?;
+                (
+                    self.program(e, "ms", p, Stage::Mesh).map_err(&err)?,
+                    Some(groups),
+                )
+            }
         };
-        let gs = match &e.gs {
-            Some(p) => Some(self.program(e, "gs", p, Stage::Geometry).map_err(&err)?),
-            None => None,
+        let mut optional = |key: &str, p: &Option<std::path::PathBuf>, stage: Stage| match p {
+            Some(p) => self.program(e, key, p, stage).map(Some).map_err(&err),
+            None => Ok(None),
         };
+        let amplification = optional("as", &e.amplification, Stage::Amplification)?;
+        let ps = optional("ps", &e.ps, Stage::Pixel)?;
+        let gs = optional("gs", &e.gs, Stage::Geometry)?;
+        let hs = optional("hs", &e.hs, Stage::Hull)?;
+        let ds = optional("ds", &e.ds, Stage::Domain)?;
+        crate::job::draw_run::check_tessellation_programs(hs.is_some(), ds.is_some())
+            .map_err(|m| err(m.into()))?;
 
         // Bindings, each checked against every program that sees it (its visibility); a
         // binding is "not used" only when no program declares it.
@@ -415,25 +530,33 @@ impl Ctx<'_> {
             crate::job::reflect::check(s, &own)
                 .map_err(|x| JobError::entry(name, format!("the bindings: {x}")))
         };
-        let vs_fit = check(&vs)?;
+        let vs_fit = check(&front)?;
         let ps_fit = ps.as_ref().map(check).transpose()?;
         let gs_fit = gs.as_ref().map(check).transpose()?;
-        let mut warnings = crate::job::draw_run::merge_warnings(
-            vs_fit.warnings,
+        let hs_fit = hs.as_ref().map(check).transpose()?;
+        let ds_fit = ds.as_ref().map(check).transpose()?;
+        let as_fit = amplification.as_ref().map(check).transpose()?;
+        let warnings = crate::job::draw_run::stage_warnings(
+            vs_fit.warnings.clone(),
             ps_fit.as_ref().map(|f| f.warnings.clone()),
+            [&gs_fit, &hs_fit, &ds_fit, &as_fit]
+                .into_iter()
+                .flatten()
+                .map(|f| &f.warnings),
         );
-        if let Some(g) = &gs_fit {
-            warnings.retain(|w| !w.contains("this binding is not used") || g.warnings.contains(w));
-        }
         self.warnings
             .extend(warnings.into_iter().map(|w| super::located(name, w)));
+        let vs = front;
 
         let section = state_section(e);
         let re = |x: JobError| readdress(name, x);
-        let draw_args = if args {
-            Some(self.args(e, indexed).map_err(&err)?)
-        } else {
-            None
+        let (indexed, draw_args) = match kind {
+            DrawKind::Draw {
+                indexed,
+                args: true,
+            } => (indexed, self.args(e, indexed).map_err(&err)?),
+            DrawKind::Draw { indexed, .. } => (indexed, DrawArgs::default()),
+            DrawKind::Mesh { .. } => (false, crate::job::draw_run::mesh_args()),
         };
         let vertex_buffers = self.vertex_buffers(e).map_err(&err)?;
         let index_buffer = self.index_buffer(e, indexed).map_err(&err)?;
@@ -477,21 +600,31 @@ impl Ctx<'_> {
             None => state.depth_stencil.depth_enable = false,
         }
         state.stream_output = self.stream_output(e, &section).map_err(&err)?;
+        // The pipeline's tessellation checks (topology against the hull program, the
+        // domains, linkage) run here too, so that such a draw is refused before the list
+        // runs rather than after the commands before it.
+        state.hs = hs.as_ref().zip(hs_fit.as_ref().map(|f| &f.bindings));
+        state.ds = ds.as_ref().zip(ds_fit.as_ref().map(|f| &f.bindings));
+        crate::pipeline::draw::check_tessellation(&state)
+            .map_err(|x| err(format!("`topology` / `hs` / `ds`: {x}")))?;
         let fixed = state.fixed();
         drop(state);
+        let bindings =
+            |f: Option<crate::job::reflect::Fit>| f.map(|f| f.bindings).unwrap_or_default();
         Ok(DrawWork {
             vs,
             ps,
             vs_bindings: vs_fit.bindings,
-            ps_bindings: ps_fit.map(|f| f.bindings).unwrap_or_default(),
-            gs: gs.map(|g| (g, gs_fit.map(|f| f.bindings).unwrap_or_default())),
-            // A list's draws name vertex, pixel and geometry programs; tessellated and
-            // mesh draws are single-draw jobs for now.
-            hs: None,
-            ds: None,
+            ps_bindings: bindings(ps_fit),
+            gs: gs.map(|g| (g, bindings(gs_fit))),
+            hs: hs.map(|h| (h, bindings(hs_fit))),
+            ds: ds.map(|d| (d, bindings(ds_fit))),
             fixed,
-            args: draw_args.unwrap_or_default(),
-            mesh: None,
+            args: draw_args,
+            mesh: mesh_groups.map(|groups| MeshWork {
+                amplification: amplification.map(|a| (a, bindings(as_fit))),
+                groups,
+            }),
         })
     }
 

@@ -49,9 +49,10 @@ pub const MAX_COMMANDS: usize = 65_536;
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct CommandEntry {
-    /// `dispatch`, `dispatch_rays`, `clear_render_target`, `clear_depth_stencil`,
-    /// `clear_unordered_access`, `copy_resource`, `copy_buffer_region`,
-    /// `copy_texture_region`, `resolve_subresource`, `execute_indirect`.
+    /// `dispatch`, `dispatch_rays`, `draw`, `draw_indexed`, `dispatch_mesh`,
+    /// `clear_render_target`, `clear_depth_stencil`, `clear_unordered_access`,
+    /// `copy_resource`, `copy_buffer_region`, `copy_texture_region`,
+    /// `resolve_subresource`, `execute_indirect`.
     #[serde(rename = "type")]
     pub kind: String,
     /// The compute program (`dispatch`, `execute_indirect` of dispatches), relative to
@@ -59,7 +60,7 @@ pub struct CommandEntry {
     pub cs: Option<PathBuf>,
     /// The entry point (libraries, several entry points).
     pub entry: Option<String>,
-    /// `Dispatch(x, y, z)`.
+    /// `Dispatch(x, y, z)`; `dispatch_mesh`: `DispatchMesh(x, y, z)`.
     pub groups: Option<[u32; 3]>,
     /// The programs' bindings: register → named resource, or constant data.
     #[serde(default)]
@@ -103,7 +104,8 @@ pub struct CommandEntry {
     /// `copy_texture_region`: the source box, `[left, top, front, right, bottom, back]`
     /// (`D3D12_BOX`; default the whole subresource).
     pub src_box: Option<[u32; 6]>,
-    /// `execute_indirect`: what each record runs — `dispatch`, `draw` or `draw_indexed`.
+    /// `execute_indirect`: what each record runs — `dispatch`, `draw`, `draw_indexed` or
+    /// `dispatch_mesh`.
     pub signature: Option<String>,
     /// `execute_indirect`: the argument buffer.
     pub arguments: Option<String>,
@@ -124,6 +126,15 @@ pub struct CommandEntry {
     pub ps: Option<PathBuf>,
     /// Draws: the geometry program.
     pub gs: Option<PathBuf>,
+    /// Draws: the hull program (with `ds` and a patch-list `topology`).
+    pub hs: Option<PathBuf>,
+    /// Draws: the domain program (with `hs`).
+    pub ds: Option<PathBuf>,
+    /// `dispatch_mesh`: the mesh program.
+    pub ms: Option<PathBuf>,
+    /// `dispatch_mesh`: the amplification program (optional).
+    #[serde(rename = "as")]
+    pub amplification: Option<PathBuf>,
     /// `draw`: vertices per instance.
     pub vertex_count: Option<u32>,
     /// `draw_indexed`: indices per instance.
@@ -290,6 +301,9 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         vs,
         ps,
         gs,
+        hs,
+        ds,
+        ms,
         vertex_count,
         index_count,
         instance_count,
@@ -328,6 +342,9 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         max_payload_size,
         max_attribute_size
     );
+    if e.amplification.is_some() {
+        k.push("as");
+    }
     if !e.bind.is_empty() {
         k.push("bind");
     }
@@ -369,6 +386,7 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
         "resolve_subresource" => &["dst", "dst_slice", "src", "src_slice"],
         "draw" => draw::DRAW_KEYS,
         "draw_indexed" => draw::DRAW_INDEXED_KEYS,
+        "dispatch_mesh" => draw::MESH_KEYS,
         "execute_indirect" => draw::INDIRECT_KEYS,
         _ => return None,
     })
@@ -387,6 +405,7 @@ const KINDS: &[&str] = &[
     "execute_indirect",
     "draw",
     "draw_indexed",
+    "dispatch_mesh",
 ];
 
 impl Ctx<'_> {
@@ -624,6 +643,9 @@ impl Ctx<'_> {
                 KINDS.join(", ")
             )));
         };
+        if e.kind == "dispatch_mesh" {
+            draw::check_mesh_keys(e).map_err(&err)?;
+        }
         if let Some(k) = present_keys(e).into_iter().find(|k| !keys.contains(k)) {
             return Err(err(format!("`{k}` does not apply to a {} command", e.kind)));
         }
@@ -834,7 +856,28 @@ impl Ctx<'_> {
             "copy_texture_region" => self.copy_texture_region(e).map_err(&err)?,
             "execute_indirect" => self.execute_indirect(&name, e)?,
             "draw" | "draw_indexed" => {
-                let work = self.draw(&name, e, e.kind == "draw_indexed", true)?;
+                let work = self.draw(
+                    &name,
+                    e,
+                    draw::DrawKind::Draw {
+                        indexed: e.kind == "draw_indexed",
+                        args: true,
+                    },
+                )?;
+                Command::Work(Work::Draw(Box::new(work)))
+            }
+            "dispatch_mesh" => {
+                let groups = e.groups.ok_or_else(|| {
+                    err("missing `groups` (DispatchMesh's thread groups in x, y, z)".into())
+                })?;
+                let who = if e.amplification.is_some() {
+                    "`groups` (amplification groups)"
+                } else {
+                    "`groups` (mesh groups)"
+                };
+                crate::pipeline::amplification::check_grid(groups, who)
+                    .map_err(|x| err(x.to_string()))?;
+                let work = self.draw(&name, e, draw::DrawKind::Mesh { groups })?;
                 Command::Work(Work::Draw(Box::new(work)))
             }
             "resolve_subresource" => self.resolve(e).map_err(&err)?,
@@ -1035,17 +1078,41 @@ impl Ctx<'_> {
                         "`cs`: `signature = \"{sig}\"` runs `vs` and `ps`"
                     )));
                 }
+                if let Some(k) = present.iter().find(|k| matches!(**k, "ms" | "as")) {
+                    return Err(err(format!(
+                        "`{k}`: `signature = \"{sig}\"` runs a vertex pipeline; mesh and amplification programs run with `signature = \"dispatch_mesh\"`"
+                    )));
+                }
                 let indexed = sig == "draw_indexed";
-                let work = Box::new(self.draw(name, e, indexed, false)?);
+                let work = Box::new(self.draw(
+                    name,
+                    e,
+                    draw::DrawKind::Draw {
+                        indexed,
+                        args: false,
+                    },
+                )?);
                 if indexed {
                     IndirectWork::DrawIndexed(work)
                 } else {
                     IndirectWork::Draw(work)
                 }
             }
+            "dispatch_mesh" => {
+                if e.cs.is_some() {
+                    return Err(err(
+                        "`cs`: `signature = \"dispatch_mesh\"` runs `ms` (and `as`) and `ps`"
+                            .into(),
+                    ));
+                }
+                draw::check_mesh_keys(e).map_err(&err)?;
+                // Each record's groups replace these when it runs.
+                let work = self.draw(name, e, draw::DrawKind::Mesh { groups: [0; 3] })?;
+                IndirectWork::DispatchMesh(Box::new(work))
+            }
             other => {
                 return Err(err(format!(
-                    "`signature` \"{other}\": one of \"dispatch\" (D3D12_DISPATCH_ARGUMENTS), \"draw\" (D3D12_DRAW_ARGUMENTS) or \"draw_indexed\" (D3D12_DRAW_INDEXED_ARGUMENTS)"
+                    "`signature` \"{other}\": one of \"dispatch\" (D3D12_DISPATCH_ARGUMENTS), \"draw\" (D3D12_DRAW_ARGUMENTS), \"draw_indexed\" (D3D12_DRAW_INDEXED_ARGUMENTS) or \"dispatch_mesh\" (D3D12_DISPATCH_MESH_ARGUMENTS)"
                 )));
             }
         };
