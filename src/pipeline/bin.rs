@@ -8,6 +8,10 @@
 //!
 //! Tiles are rasterized independently, which is what lets them run on any worker with
 //! the same image: each owns its pixels, and takes its primitives in draw order.
+//!
+//! Binning itself runs on the workers ([`Bins::count_ranges`], [`Bins::fill`]): each takes
+//! a contiguous range of the draw's primitives and writes its own part of every tile's
+//! list, the parts in range order, so the lists are the same for any number of workers.
 
 use super::setup::Prim;
 

@@ -6,8 +6,11 @@
 //! (targets, formats, stage linking) before anything runs, then:
 //!
 //! 1. per instance: reads the indices, shades each distinct vertex once (`vs`),
-//!    assembles primitives (`ia`), clips them (`clip`) and sets them up (`setup`);
-//! 2. lists the primitives in the screen tiles they touch (`bin`);
+//!    assembles primitives (`ia`), clips them (`clip`) and sets them up (`setup`).
+//!    Without stream output or tessellation, clipping and setup run on the worker
+//!    threads, each on a contiguous range of the primitives, appended in draw order
+//!    (`setup_primitives`);
+//! 2. lists the primitives in the screen tiles they touch (`bin`), on the workers too;
 //! 3. runs the tiles on worker threads (`tile`), each on a private copy of its part of
 //!    the targets: coverage (`raster`), early depth-stencil when the pixel program
 //!    allows it, pixel waves (`ps`), the output merger (`om::tile`), then the tile is
