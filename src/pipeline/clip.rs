@@ -49,6 +49,9 @@ pub const W_MIN: f64 = f32::MIN_POSITIVE as f64;
 /// The most clip planes: 4 viewport sides, near, far, w, 8 clip distances.
 pub const MAX_PLANES: usize = 15;
 
+/// The view volume's planes: w, 4 viewport sides, near, far.
+const VIEW_PLANES: usize = 7;
+
 /// One vertex of a clipped polygon: weights over the primitive's original vertices (they
 /// sum to 1; a vertex of the original primitive has one weight 1).
 pub type Weights = [f64; 3];
@@ -99,10 +102,11 @@ pub enum Clipped {
     Polygon(Vec<Weights>),
 }
 
-/// Plane values of the original vertices: `values[p][i]` is plane `p` at vertex `i`
-/// (≥ 0 inside).
-fn plane_values(pos: &[[f32; 4]], clip: &ClipSetup, dists: &[Vec<f32>]) -> Vec<[f64; 3]> {
-    let mut planes: Vec<[f64; 3]> = Vec::with_capacity(MAX_PLANES);
+/// The view volume's planes (at most [`VIEW_PLANES`]) at the original vertices:
+/// `values[p][i]` is plane `p` at vertex `i` (≥ 0 inside), and how many there are.
+/// Kept on the stack: every primitive of a draw is clipped, and most have no clip
+/// distances.
+fn view_planes(pos: &[[f32; 4]], clip: &ClipSetup) -> ([[f64; 3]; VIEW_PLANES], usize) {
     let f = |k: &dyn Fn([f64; 4]) -> f64| {
         let mut v = [0f64; 3];
         for (i, p) in pos.iter().enumerate().take(3) {
@@ -110,25 +114,27 @@ fn plane_values(pos: &[[f32; 4]], clip: &ClipSetup, dists: &[Vec<f32>]) -> Vec<[
         }
         v
     };
-    planes.push(f(&|p| p[3] - W_MIN));
-    planes.push(f(&|p| clip.x[1] * p[3] - p[0]));
-    planes.push(f(&|p| p[0] - clip.x[0] * p[3]));
-    planes.push(f(&|p| clip.y[1] * p[3] - p[1]));
-    planes.push(f(&|p| p[1] - clip.y[0] * p[3]));
-    if clip.depth_clip {
-        planes.push(f(&|p| p[2]));
-        planes.push(f(&|p| p[3] - p[2]));
+    let mut planes = [[0f64; 3]; VIEW_PLANES];
+    planes[0] = f(&|p| p[3] - W_MIN);
+    planes[1] = f(&|p| clip.x[1] * p[3] - p[0]);
+    planes[2] = f(&|p| p[0] - clip.x[0] * p[3]);
+    planes[3] = f(&|p| clip.y[1] * p[3] - p[1]);
+    planes[4] = f(&|p| p[1] - clip.y[0] * p[3]);
+    if !clip.depth_clip {
+        return (planes, 5);
     }
-    if let Some(first) = dists.first() {
-        for c in 0..first.len() {
-            let mut v = [0f64; 3];
-            for (i, d) in dists.iter().enumerate().take(3) {
-                v[i] = f64::from(d.get(c).copied().unwrap_or(0.0));
-            }
-            planes.push(v);
-        }
+    planes[5] = f(&|p| p[2]);
+    planes[6] = f(&|p| p[3] - p[2]);
+    (planes, VIEW_PLANES)
+}
+
+/// Clip distance component `c` at the original vertices.
+fn distance_plane(dists: &[Vec<f32>], c: usize) -> [f64; 3] {
+    let mut v = [0f64; 3];
+    for (i, d) in dists.iter().enumerate().take(3) {
+        v[i] = f64::from(d.get(c).copied().unwrap_or(0.0));
     }
-    planes
+    v
 }
 
 /// Whether some cull distance is negative at every vertex.
@@ -147,9 +153,19 @@ pub fn clip(pos: &[[f32; 4]], clip: &ClipSetup, dists: &[Vec<f32>]) -> Clipped {
         return Clipped::Outside;
     }
     let n = pos.len().min(3);
-    let planes = plane_values(pos, clip, dists);
+    // The view volume's planes first, then each clip distance component, in that order.
+    let (view, nview) = view_planes(pos, clip);
+    let ndist = dists.first().map_or(0, Vec::len);
+    let plane = |k: usize| {
+        if k < nview {
+            view[k]
+        } else {
+            distance_plane(dists, k - nview)
+        }
+    };
     let mut all_in = true;
-    for p in &planes {
+    for k in 0..nview + ndist {
+        let p = plane(k);
         let ins = p.iter().take(n).filter(|&&v| v >= 0.0).count();
         if ins == 0 {
             return Clipped::Outside;
@@ -169,7 +185,8 @@ pub fn clip(pos: &[[f32; 4]], clip: &ClipSetup, dists: &[Vec<f32>]) -> Clipped {
         })
         .collect();
     let value = |p: &[f64; 3], w: &Weights| p[0] * w[0] + p[1] * w[1] + p[2] * w[2];
-    for p in &planes {
+    for pk in 0..nview + ndist {
+        let p = &plane(pk);
         if poly.is_empty() {
             break;
         }

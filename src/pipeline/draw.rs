@@ -6,8 +6,11 @@
 //! (targets, formats, stage linking) before anything runs, then:
 //!
 //! 1. per instance: reads the indices, shades each distinct vertex once (`vs`),
-//!    assembles primitives (`ia`), clips them (`clip`) and sets them up (`setup`);
-//! 2. lists the primitives in the screen tiles they touch (`bin`);
+//!    assembles primitives (`ia`), clips them (`clip`) and sets them up (`setup`).
+//!    Without stream output or tessellation, clipping and setup run on the worker
+//!    threads, each on a contiguous range of the primitives, appended in draw order
+//!    (`setup_primitives`);
+//! 2. lists the primitives in the screen tiles they touch (`bin`), on the workers too;
 //! 3. runs the tiles on worker threads (`tile`), each on a private copy of its part of
 //!    the targets: coverage (`raster`), early depth-stencil when the pixel program
 //!    allows it, pixel waves (`ps`), the output merger (`om::tile`), then the tile is
@@ -87,7 +90,7 @@
 
 use std::time::Instant;
 
-use super::bin::Bins;
+use super::bin::{self, Bins};
 use super::clip::{self, ClipSetup, Clipped, Weights};
 use super::gs;
 use super::hs::{self, HullOutputs};
@@ -912,19 +915,20 @@ pub fn draw_charged(
             "the mesh stage's primitives",
             bytes_of::<Prim>(mesh_prims.len() as u64),
         )?;
-        for p in &mesh_prims {
-            if prims.try_reserve(8).is_err() {
-                refused = true;
-                break;
-            }
-            let before = prims.len();
-            setup_primitive(&route, &linked, &mesh_out, kind, p.v, p.id, &mut prims);
-            report.primitives_rasterized += (prims.len() - before) as u64;
-            if prims.len() as u64 > max_prims.saturating_add(mesh_prims.len() as u64) {
-                prim_overflow = true;
-                break;
-            }
-        }
+        let done = setup_primitives(
+            &route,
+            &linked,
+            &mesh_out,
+            kind,
+            mesh_prims.len(),
+            &|lo, hi, f| slice_items(&mesh_prims, lo, hi, &|p| Some((p.v, p.id)), f),
+            threads,
+            max_prims.saturating_add(mesh_prims.len() as u64),
+            &mut prims,
+        );
+        report.primitives_rasterized += done.rasterized;
+        refused |= done.refused;
+        prim_overflow |= done.overflow;
     }
     // Domain points and indices the draw's memory can hold, charged patch by patch
     // before each is generated (`tess::TessBudget`).
@@ -949,6 +953,16 @@ pub fn draw_charged(
         s.mesh.is_none() && matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. }));
     let mut gs_lanes: Vec<u32> = Vec::new();
     let mut stage_origins: Vec<super::work::LaneSelect> = Vec::new();
+    // Setup's buffers, for the primitives set up on this thread.
+    let mut scratch = SetupScratch::default();
+    // A draw of the vertex stage alone straight to the rasterizer assembles each
+    // instance's primitives on the workers, each setting up its own range of them
+    // (`setup_primitives`).
+    let listed = s.mesh.is_none()
+        && gs_program.is_none()
+        && tess_programs.is_none()
+        && so_writer.is_none()
+        && rasterized.is_some();
     for instance in 0..shaded_instances {
         let Some(vs_program) = vs_program.as_ref() else {
             break;
@@ -1151,7 +1165,16 @@ pub fn draw_charged(
                         break;
                     }
                     let before = prims.len();
-                    setup_primitive(&route, &linked, &ds_out, kind, v, id, &mut prims);
+                    setup_primitive(
+                        &route,
+                        &linked,
+                        &ds_out,
+                        kind,
+                        v,
+                        id,
+                        &mut scratch,
+                        &mut prims,
+                    );
                     report.primitives_rasterized += (prims.len() - before) as u64;
                     if prims.len() as u64 > max_prims {
                         failed = true;
@@ -1251,7 +1274,36 @@ pub fn draw_charged(
                     instance,
                 }));
             }
-            for p in &gs_prims {
+            if so_writer.is_none() {
+                // Nothing else to do in order: set the primitives up on the workers.
+                let done = setup_primitives(
+                    &route,
+                    &linked,
+                    &gs_out,
+                    kind,
+                    gs_prims.len(),
+                    &|lo, hi, f| {
+                        slice_items(
+                            &gs_prims,
+                            lo,
+                            hi,
+                            &|p| (rasterized == Some(p.stream)).then_some((p.v, p.id)),
+                            f,
+                        )
+                    },
+                    threads,
+                    max_prims,
+                    &mut prims,
+                );
+                report.primitives_rasterized += done.rasterized;
+                refused |= done.refused;
+                failed |= done.overflow;
+            }
+            for p in gs_prims.iter().take(if so_writer.is_some() {
+                gs_prims.len()
+            } else {
+                0
+            }) {
                 if let Some(w) = so_writer.as_mut() {
                     w.primitive(p.stream, kind, &gs_out, p.v);
                 }
@@ -1263,13 +1315,51 @@ pub fn draw_charged(
                     break;
                 }
                 let before = prims.len();
-                setup_primitive(&route, &linked, &gs_out, kind, p.v, p.id, &mut prims);
+                setup_primitive(
+                    &route,
+                    &linked,
+                    &gs_out,
+                    kind,
+                    p.v,
+                    p.id,
+                    &mut scratch,
+                    &mut prims,
+                );
                 report.primitives_rasterized += (prims.len() - before) as u64;
                 if prims.len() as u64 > max_prims {
                     failed = true;
                     break;
                 }
             }
+            if failed || refused {
+                prim_overflow = true;
+                break;
+            }
+            continue;
+        }
+        if listed {
+            // Nothing else happens in assembly order: each worker assembles the stream
+            // and sets up its own range of its primitives (assembly is cheap next to
+            // setup; strip cuts only make fewer than `most_primitives`).
+            let most = most_primitives(s.topology, count) as usize;
+            let each = |lo: usize, hi: usize, f: &mut dyn FnMut(Assembled) -> bool| {
+                let mut k = 0usize;
+                ia::assemble(s.topology, args.vertex_count, &is_cut, &mut |p| {
+                    let i = k;
+                    k += 1;
+                    if i < lo {
+                        return true;
+                    }
+                    i < hi && f((p.v.map(vertex), p.id))
+                });
+            };
+            let done = setup_primitives(
+                &route, &linked, &outputs, kind, most, &each, threads, max_prims, &mut prims,
+            );
+            report.primitives += done.assembled;
+            report.primitives_rasterized += done.rasterized;
+            refused |= done.refused;
+            failed |= done.overflow;
             if failed || refused {
                 prim_overflow = true;
                 break;
@@ -1291,7 +1381,16 @@ pub fn draw_charged(
                 return false;
             }
             let before = prims.len();
-            setup_primitive(&route, &linked, &outputs, kind, verts, p.id, &mut prims);
+            setup_primitive(
+                &route,
+                &linked,
+                &outputs,
+                kind,
+                verts,
+                p.id,
+                &mut scratch,
+                &mut prims,
+            );
             report.primitives_rasterized += (prims.len() - before) as u64;
             if prims.len() as u64 > max_prims {
                 failed = true;
@@ -1385,15 +1484,8 @@ pub fn draw_charged(
     let mut binning = 0.0;
     for (slice, members) in &passes {
         let tb = Instant::now();
-        let (bins, bin_bytes) = match members {
-            None => bin_primitives(prims.iter().enumerate(), &targets, &mut memory)?,
-            Some(m) => bin_primitives(
-                m.iter()
-                    .filter_map(|&i| prims.get(i as usize).map(|p| (i as usize, p))),
-                &targets,
-                &mut memory,
-            )?,
-        };
+        let (bins, bin_bytes) =
+            bin_primitives(&prims, members.as_deref(), &targets, threads, &mut memory)?;
         binning += tb.elapsed().as_secs_f64();
         let sliced;
         let state = if views.iter().any(|v| v.1) {
@@ -1688,26 +1780,41 @@ fn check_gs_topology(gs: &Shader, t: PrimitiveTopology) -> Result<(), DrawError>
     Ok(())
 }
 
-/// Lists the primitives `members` (index and primitive, in draw order) in the tiles they
-/// touch (`bin`), counting the lists against `memory` and reserving each exactly
-/// (fallibly) before any is filled; returns the bins and the bytes counted, which the
-/// caller gives back when the bins are dropped.
-fn bin_primitives<'p>(
-    members: impl Iterator<Item = (usize, &'p Prim)> + Clone,
+/// Lists the primitives `members` (indices into `prims`, in draw order; `None`: all of
+/// them) in the tiles they touch (`bin`) on up to `threads` workers, counting the lists
+/// against `memory` and reserving each exactly (fallibly) before any is filled; returns
+/// the bins and the bytes counted, which the caller gives back when the bins are
+/// dropped.
+fn bin_primitives(
+    prims: &[Prim],
+    members: Option<&[u32]>,
     targets: &Targets,
+    threads: usize,
     memory: &mut DrawMemory,
 ) -> Result<(Bins, u64), DrawError> {
     let mut bins = Bins::new(targets.width, targets.height);
-    let counts = bins.counts(members.clone().map(|(_, p)| p));
+    let (n, item): (usize, Box<bin::Item<'_>>) = match members {
+        None => (
+            prims.len(),
+            Box::new(|k: usize| prims.get(k).map(|p| (k as u32, p.bbox))),
+        ),
+        Some(m) => (
+            m.len(),
+            Box::new(move |k: usize| {
+                let i = *m.get(k)?;
+                prims.get(i as usize).map(|p| (i, p.bbox))
+            }),
+        ),
+    };
+    let counted = bins.count_ranges(n, &*item, threads);
+    let counts = counted.totals();
     let entries: u64 = counts.iter().sum();
     let bytes = bytes_of::<u32>(entries);
     memory.take("the tiles' primitive lists", bytes)?;
     for (b, &n) in bins.bins.iter_mut().zip(&counts) {
         DrawMemory::reserve("the tiles' primitive lists", b, n as usize)?;
     }
-    for (i, p) in members {
-        bins.add(i as u32, p.bbox);
-    }
+    bins.fill(&counted, &*item);
     Ok((bins, bytes))
 }
 
@@ -2026,6 +2133,166 @@ fn trace_program<'a>(
     })
 }
 
+/// Buffers that setup reuses from primitive to primitive (one set per worker): the
+/// screen vertices of a clipped polygon and their weights over the original vertices.
+#[derive(Default)]
+struct SetupScratch {
+    sv: Vec<setup::ScreenVertex>,
+    mu: Vec<Weights>,
+}
+
+/// The polygon of an unclipped primitive: each original vertex with weight 1.
+const IDENTITY: [Weights; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+/// One assembled primitive waiting for setup: its vertices in the stage outputs, and its
+/// `SV_PrimitiveID`.
+type Assembled = ([u32; 3], u32);
+
+/// Fewest primitives worth a worker of their own in [`setup_primitives`]: below this,
+/// starting a thread costs more than the setup it takes over.
+const SETUP_CHUNK: usize = 1024;
+
+/// What [`setup_primitives`] did.
+#[derive(Debug, Default, Clone, Copy)]
+struct SetupDone {
+    /// Primitives assembled (set up or not).
+    assembled: u64,
+    /// Primitives appended.
+    rasterized: u64,
+    /// More than the allowed number of primitives.
+    overflow: bool,
+    /// The system refused room for more.
+    refused: bool,
+}
+
+/// Calls `f` with what `pick` takes of each of items `lo..hi` (held to the slice), in
+/// order, until it returns false.
+fn slice_items<T>(
+    items: &[T],
+    lo: usize,
+    hi: usize,
+    pick: &dyn Fn(&T) -> Option<Assembled>,
+    f: &mut dyn FnMut(Assembled) -> bool,
+) {
+    let part = items
+        .get(lo.min(items.len())..hi.min(items.len()))
+        .unwrap_or(&[]);
+    for a in part.iter().filter_map(pick) {
+        if !f(a) {
+            break;
+        }
+    }
+}
+
+/// Calls its third argument with each assembled primitive numbered `lo..hi` of a
+/// stream, in order, until it returns false.
+type Items<'a> = dyn Fn(usize, usize, &mut dyn FnMut(Assembled) -> bool) + Sync + 'a;
+
+/// Clips and sets up the primitives `0..total` that `items` lists on up to `threads`
+/// workers, appending what survives to `prims` in their order: the numbers are cut into
+/// contiguous ranges, one per worker, each worker sets up its range into a list of its
+/// own, and the lists are appended in range order. A primitive's setup reads nothing
+/// but its own vertices, so `prims` is the same for any number of workers, in draw
+/// order (the output merger takes primitives in API order, D3D11.3 §3.5 "Output
+/// Merger ordering"). Stops, saying `overflow`, once `prims` would hold more than
+/// `max_prims`.
+#[allow(clippy::too_many_arguments)]
+fn setup_primitives(
+    route: &Route<'_>,
+    link: &Linked,
+    vo: &VertexOutputs,
+    kind: PrimKind,
+    total: usize,
+    items: &Items<'_>,
+    threads: usize,
+    max_prims: u64,
+    prims: &mut Vec<Prim>,
+) -> SetupDone {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // Primitives made so far by every worker, for the limit.
+    let made = AtomicU64::new(prims.len() as u64);
+    let run = |lo: usize, hi: usize, out: &mut Vec<Prim>| -> SetupDone {
+        let mut scratch = SetupScratch::default();
+        let mut done = SetupDone::default();
+        items(lo, hi, &mut |(verts, id)| {
+            done.assembled += 1;
+            // A clipped triangle sets up at most 7 (a 9-sided polygon).
+            if out.try_reserve(8).is_err() {
+                done.refused = true;
+                return false;
+            }
+            let before = out.len();
+            setup_primitive(route, link, vo, kind, verts, id, &mut scratch, out);
+            let added = (out.len() - before) as u64;
+            done.rasterized += added;
+            let now = if added > 0 {
+                made.fetch_add(added, Ordering::Relaxed) + added
+            } else {
+                made.load(Ordering::Relaxed)
+            };
+            // Past the limit here or on another worker: the draw fails, stop.
+            if now > max_prims {
+                done.overflow = true;
+                return false;
+            }
+            true
+        });
+        done
+    };
+    // The last range is open-ended: `total` is what the caller expects, not a bound
+    // anything relies on.
+    let workers = threads.min(total / SETUP_CHUNK).max(1);
+    if workers == 1 {
+        return run(0, usize::MAX, prims);
+    }
+    let per = total.div_ceil(workers);
+    let ranges: Vec<(usize, usize)> = (1..workers)
+        .map(|w| {
+            (
+                w * per,
+                if w + 1 == workers {
+                    usize::MAX
+                } else {
+                    (w + 1) * per
+                },
+            )
+        })
+        .collect();
+    let mut outs: Vec<Vec<Prim>> = ranges.iter().map(|_| Vec::new()).collect();
+    let run = &run;
+    let results: Vec<SetupDone> = std::thread::scope(|sc| {
+        let handles: Vec<_> = ranges
+            .iter()
+            .zip(outs.iter_mut())
+            .map(|(&(lo, hi), out)| sc.spawn(move || run(lo, hi, out)))
+            .collect();
+        // The first range on this thread, straight into `prims`.
+        let mut results = vec![run(0, per.min(total), prims)];
+        for h in handles {
+            results.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        results
+    });
+    let mut done = SetupDone::default();
+    for r in &results {
+        done.assembled += r.assembled;
+        done.rasterized += r.rasterized;
+        done.overflow |= r.overflow;
+        done.refused |= r.refused;
+    }
+    if done.overflow || done.refused {
+        return done;
+    }
+    for mut out in outs {
+        if prims.try_reserve(out.len()).is_err() {
+            done.refused = true;
+            break;
+        }
+        prims.append(&mut out);
+    }
+    done
+}
+
 /// Clips and sets up one assembled primitive in the viewport its leading vertex selects
 /// (`Route`), appending what survives to `prims` with its viewport and slice.
 #[allow(clippy::too_many_arguments)]
@@ -2036,6 +2303,7 @@ fn setup_primitive(
     kind: PrimKind,
     verts: [u32; 3],
     id: u32,
+    scratch: &mut SetupScratch,
     prims: &mut Vec<Prim>,
 ) {
     let (which, slice) = route.of(vo, verts[0]);
@@ -2044,14 +2312,16 @@ fn setup_primitive(
     };
     let (st, cs, vp) = (&view.setup, &view.clip, &view.viewport);
     let first = prims.len();
-    setup_in_viewport(st, cs, vp, link, vo, kind, verts, id, prims);
+    setup_in_viewport(st, cs, vp, link, vo, kind, verts, id, scratch, prims);
     for p in prims.iter_mut().skip(first) {
         p.viewport = which as u32;
         p.slice = slice;
     }
 }
 
-/// Clips and sets up one assembled primitive in one viewport.
+/// Clips and sets up one assembled primitive in one viewport. Allocates nothing for a
+/// primitive without clip or cull distances that clipping leaves whole (`scratch` holds
+/// the screen vertices).
 #[allow(clippy::too_many_arguments)]
 fn setup_in_viewport(
     st: &SetupState,
@@ -2062,13 +2332,15 @@ fn setup_in_viewport(
     kind: PrimKind,
     verts: [u32; 3],
     id: u32,
+    scratch: &mut SetupScratch,
     prims: &mut Vec<Prim>,
 ) {
-    let n = kind.vertices();
-    let pos: Vec<[f32; 4]> = verts[..n]
-        .iter()
-        .map(|&v| link.position.map(|w| f32::from_bits(vo.word(v, w))))
-        .collect();
+    let n = kind.vertices().min(3);
+    let mut pos = [[0f32; 4]; 3];
+    for (p, &v) in pos.iter_mut().zip(&verts[..n]) {
+        *p = link.position.map(|w| f32::from_bits(vo.word(v, w)));
+    }
+    let pos = &pos[..n];
     let dist = |words: &[u32]| -> Vec<Vec<f32>> {
         verts[..n]
             .iter()
@@ -2088,7 +2360,7 @@ fn setup_in_viewport(
     } else {
         dist(&link.clip_distances)
     };
-    let clipped = clip::clip(&pos, cs, &clip_d);
+    let clipped = clip::clip(pos, cs, &clip_d);
     let inv_w = {
         let mut w = [1.0f64; 3];
         for (i, p) in pos.iter().enumerate() {
@@ -2099,23 +2371,17 @@ fn setup_in_viewport(
         }
         w
     };
-    let ident: Vec<Weights> = (0..n)
-        .map(|i| {
-            let mut w = [0.0; 3];
-            w[i] = 1.0;
-            w
-        })
-        .collect();
-    let poly = match clipped {
+    let poly: &[Weights] = match &clipped {
         Clipped::Outside => return,
-        Clipped::Inside => ident,
+        Clipped::Inside => &IDENTITY[..n],
         Clipped::Polygon(p) => p,
     };
     // Screen vertices and their screen-space weights over the originals.
-    let mut sv = Vec::with_capacity(poly.len());
-    let mut mu = Vec::with_capacity(poly.len());
-    for lam in &poly {
-        let p = clip::position(&pos, lam);
+    let (sv, mu) = (&mut scratch.sv, &mut scratch.mu);
+    sv.clear();
+    mu.clear();
+    for lam in poly {
+        let p = clip::position(pos, lam);
         let Some(v) = setup::to_screen(p, vp) else {
             return;
         };

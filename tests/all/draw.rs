@@ -156,6 +156,126 @@ fn draws_are_identical_for_any_thread_count() {
     }
 }
 
+/// D3D11.3 §3.5 (the output merger sees primitives in the order the API gave them):
+/// setup and binning split a draw's primitives into contiguous ranges, one per worker,
+/// and merge the tiles' lists in range order, so the same draw on 1, 2, 3 and 8 workers
+/// writes the same bytes. 20,000 triangles (enough for every worker to take a range)
+/// from tiny to a few hundred pixels, some crossing the viewport's sides and the near
+/// plane (clipped into polygons), some back faces (culled), at three depths so that the
+/// depth test (`LESS`) keeps whichever came first, each writing its `SV_PrimitiveID` and
+/// depth into a float target whose width and height are not multiples of the tile size.
+#[test]
+fn setup_and_binning_on_any_number_of_workers_keep_draw_order() {
+    use dxlane::ir::parse_shader;
+    use dxlane::pipeline::state::{
+        CullMode, DepthStencilView, DrawArgs, DrawState, InputElementDesc, InputLayout,
+        RenderTargetView, VertexBufferView,
+    };
+    use dxlane::pipeline::{Bindings, DrawOptions, Plan, draw};
+    use dxlane::resources::{Format, Memory, Texture, TextureDesc};
+    const VS: &str = "shader vertex\nregs 3\nconst r0 = 0x3f800000\nio_words in 4 out 4\ninput \"POSITION\" 0 sv none reg 0 rows 1 mask xyz float interp undefined slot 0\noutput \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0\nblock0:\n    input r1, 0\n    output 0, r1\n    input r1, 1\n    output 1, r1\n    input r1, 2\n    output 2, r1\n    output 3, r0\n    return\n";
+    const PS: &str = "shader pixel\nregs 6\nconst r0 = 0x3f800000\nio_words in 12 out 4\ninput \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp noperspective slot 0\ninput \"SV_PrimitiveID\" 0 sv primitive_id reg none rows 1 mask x uint interp constant slot 8\noutput \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0\nblock0:\n    input r1, 8\n    utof r2, r1\n    input r3, 2\n    output 0, r2\n    output 1, r3\n    output 2, r0\n    output 3, r0\n    return\n";
+    let vs = parse_shader(VS).expect("vs");
+    let ps = parse_shader(PS).expect("ps");
+    let (w, h) = (300u32, 200u32);
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f32 / (1u64 << 53) as f32
+    };
+    let mut verts: Vec<f32> = Vec::new();
+    for k in 0..20_000 {
+        // Sizes in pixels: mostly a few, one in 50 up to 400.
+        let size = if k % 50 == 0 { 400.0 } else { 8.0 } * next();
+        let (sx, sy) = (size * 2.0 / w as f32, size * 2.0 / h as f32);
+        // Centres a little past the viewport on every side.
+        let (cx, cy) = (next() * 2.4 - 1.2, next() * 2.4 - 1.2);
+        let z = [0.25f32, 0.5, 0.75][k % 3];
+        // One in 40 has a vertex behind the near plane.
+        let z0 = if k % 40 == 1 { -0.5 } else { z };
+        let tri = [
+            [cx, cy, z0],
+            [cx + sx, cy - sy * next(), z],
+            [cx + sx * next(), cy - sy, z],
+        ];
+        // One in 7 winds the other way (a back face).
+        let order = if k % 7 == 3 { [0, 2, 1] } else { [0, 1, 2] };
+        for i in order {
+            verts.extend_from_slice(&tri[i]);
+        }
+    }
+    let bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let none = Bindings::default();
+    let run = |threads: usize| {
+        let rt = Texture::new(TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, w, h)).unwrap();
+        let depth = Texture::new(TextureDesc::tex2d(Format::D32_FLOAT, w, h)).unwrap();
+        depth
+            .memory()
+            .write_bytes(0, &1.0f32.to_le_bytes().repeat((w * h) as usize));
+        let mut st = DrawState::new(&vs, Some(&ps), &none, &none);
+        st.input_layout = InputLayout {
+            elements: vec![InputElementDesc {
+                semantic: "POSITION".into(),
+                semantic_index: 0,
+                format: Format::R32G32B32_FLOAT,
+                input_slot: 0,
+                aligned_byte_offset: 0,
+                instance_data_step_rate: 0,
+            }],
+        };
+        st.vertex_buffers = vec![Some(VertexBufferView {
+            data: Memory::from_bytes(&bytes).unwrap(),
+            stride: 12,
+            offset: 0,
+            size: None,
+        })];
+        st.rasterizer.cull_mode = CullMode::Back;
+        st.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        st.depth_stencil_view = Some(DepthStencilView {
+            texture: depth.clone(),
+        });
+        let args = DrawArgs {
+            vertex_count: (verts.len() / 3) as u32,
+            ..DrawArgs::default()
+        };
+        let opts = DrawOptions {
+            plan: Plan {
+                threads,
+                ..Plan::default()
+            },
+            ..DrawOptions::default()
+        };
+        let r = draw(&st, &args, &opts).unwrap();
+        (
+            rt.to_bytes(),
+            depth.to_bytes(),
+            [r.primitives, r.primitives_rasterized, r.pixels_shaded],
+        )
+    };
+    let one = run(1);
+    // Something of each kind was drawn: clipping made more primitives than culling
+    // removed or the other way round, but neither left the draw empty.
+    assert_eq!(one.2[0], 20_000);
+    assert!(one.2[1] > 10_000 && one.2[1] != 20_000, "{:?}", one.2);
+    assert!(one.2[2] > 10_000, "{:?}", one.2);
+    for threads in [2, 3, 8] {
+        let other = run(threads);
+        assert_eq!(other.2, one.2, "{threads} workers: counts");
+        assert!(
+            other.0 == one.0,
+            "{threads} workers: the render target differs"
+        );
+        assert!(
+            other.1 == one.1,
+            "{threads} workers: the depth buffer differs"
+        );
+    }
+}
+
 /// The output merger's whole-wave direct path (`om::tile::OutputMerger::merge_direct`: a quad row with
 /// both pixels live as one 8-byte store, the other live lanes one texel each) writes the
 /// bytes of its lane-by-lane merge, which a draw takes whenever a `MergeObserver` watches
