@@ -79,6 +79,10 @@ const EXPECTED: &[(&str, PerModel)] = &[
         "resources.shader_test",
         [Some((15, 0)), Some((15, 0)), Some((18, 1)), Some((18, 1))],
     ),
+    // 1 probe after the `%` line, none after the `fail` shader (its test is read past),
+    // 1 of the back face, 3 of the two targets, 1 of the multisampled read, 1 of the
+    // `backcompat` half global.
+    ("runner.shader_test", [Some((7, 0)); 4]),
     ("texture.shader_test", [Some((6, 0)); 4]),
 ];
 
@@ -175,6 +179,27 @@ fn a_wrong_probe_fails_naming_its_line_and_the_value_read() {
         &cfg,
     );
     assert_eq!((r.outcome, r.probes_passed), (Outcome::Pass, 0), "{r:?}");
+}
+
+/// vkd3d's reader (tests/shader_runner.c) drops every line that starts with `%`, in any
+/// section: a comment closing a shader section never reaches the compiler. Blank lines
+/// stay in shaders (compiler messages keep their line numbers).
+#[test]
+fn comment_lines_are_dropped_inside_shader_sections() {
+    let t = dxlane::shader_test::parse::parse(
+        "[pixel shader]\nfloat4 main() : sv_target { return 0; }\n\n% about the next section\n[test]\ndraw quad\n",
+        Path::new("c.shader_test"),
+    )
+    .unwrap();
+    let body: Vec<(usize, &str)> = t.sections[0]
+        .body
+        .iter()
+        .map(|(n, l)| (*n, l.as_str()))
+        .collect();
+    assert_eq!(
+        body,
+        [(2, "float4 main() : sv_target { return 0; }"), (3, "")]
+    );
 }
 
 #[test]
