@@ -643,6 +643,8 @@ fn format_of(words: &str) -> Option<Format> {
 #[derive(Debug, Clone, PartialEq)]
 enum Shape {
     Buffer(u32),
+    /// `size (raw_buffer, N)`: N 32-bit words read as a (RW)ByteAddressBuffer.
+    RawBuffer(u32),
     Tex2d(u32, u32),
 }
 
@@ -663,6 +665,7 @@ impl Resource {
         let t = self.texel() as usize;
         let base = match self.shape {
             Shape::Buffer(n) => n as usize * t,
+            Shape::RawBuffer(n) => n as usize * 4,
             Shape::Tex2d(w, h) => {
                 let mut total = 0;
                 let (mut w, mut h) = (w as usize, h as usize);
@@ -678,13 +681,13 @@ impl Resource {
     }
     fn width(&self) -> u32 {
         match self.shape {
-            Shape::Buffer(n) => n,
+            Shape::Buffer(n) | Shape::RawBuffer(n) => n,
             Shape::Tex2d(w, _) => w,
         }
     }
     fn height(&self) -> u32 {
         match self.shape {
-            Shape::Buffer(_) => 1,
+            Shape::Buffer(_) | Shape::RawBuffer(_) => 1,
             Shape::Tex2d(_, h) => h,
         }
     }
@@ -737,6 +740,7 @@ fn parse_resource(
             };
             match items.as_slice() {
                 ["buffer", w] => r.shape = Shape::Buffer(num(w)?),
+                ["raw_buffer", w] => r.shape = Shape::RawBuffer(num(w)?),
                 ["2d", w, h] => r.shape = Shape::Tex2d(num(w)?, num(h)?),
                 // Older files give a 2D size without its kind: `size (W, H)`.
                 [w, h] if w.parse::<u32>().is_ok() => r.shape = Shape::Tex2d(num(w)?, num(h)?),
@@ -1406,6 +1410,9 @@ impl Run<'_> {
             let mut t = Table::new();
             t.insert("reg".into(), Value::String(reg.clone()));
             match (&r.shape, r.stride) {
+                (Shape::RawBuffer(_), _) => {
+                    t.insert("kind".into(), Value::String("raw_buffer".into()));
+                }
                 (Shape::Buffer(_), Some(stride)) => {
                     t.insert("kind".into(), Value::String("structured_buffer".into()));
                     t.insert("stride".into(), Value::Integer(i64::from(stride)));
@@ -1442,7 +1449,7 @@ impl Run<'_> {
                     }
                 }
             }
-            if matches!(r.shape, Shape::Buffer(_)) {
+            if matches!(r.shape, Shape::Buffer(_) | Shape::RawBuffer(_)) {
                 t.insert("size".into(), Value::Integer(r.bytes() as i64));
             }
             let mut data = r.data.clone();
