@@ -263,12 +263,18 @@ fn parse_i32v(s: &str) -> Option<i32> {
     i32::try_from(parse_int(s)?).ok()
 }
 
+/// The tolerance after a probe's values: vkd3d's runner reads it with `sscanf("%u")`, so
+/// the leading digits are the ulps and anything else after them — or text that does not
+/// start with a digit, such as the `;` closing a line of vkd3d's
+/// tests/hlsl/function-return.shader_test — is read past (no digits: 0 ulps).
 fn ulps_after(rest: &str) -> Result<u32, String> {
     let r = rest.trim();
-    if r.is_empty() {
+    let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+    if digits == 0 {
         return Ok(0);
     }
-    r.parse::<u32>()
+    r[..digits]
+        .parse::<u32>()
         .map_err(|_| format!("`{r}`: the tolerance after a probe is a whole number of ulps"))
 }
 

@@ -205,6 +205,32 @@ fn comment_lines_are_dropped_inside_shader_sections() {
     );
 }
 
+/// vkd3d's runner reads a probe's tolerance with `sscanf("%u")`: text after the values
+/// that is not a number (vkd3d's tests/hlsl/function-return.shader_test ends a probe with
+/// `;`) leaves the tolerance at 0, and digits are read up to the first other character.
+#[test]
+fn text_after_a_probe_is_read_as_vkd3d_reads_it() {
+    use dxlane::shader_test::run::parse_command;
+    let plain = parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5)").unwrap();
+    assert_eq!(
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5);").unwrap(),
+        plain
+    );
+    assert_eq!(
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 0").unwrap(),
+        plain
+    );
+    assert_eq!(
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 4;").unwrap(),
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 4").unwrap()
+    );
+    assert_ne!(
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 4").unwrap(),
+        plain
+    );
+    assert!(parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 99999999999").is_err());
+}
+
 #[test]
 fn compile_expectations_and_requirements() {
     let Some(compiler) = common::vkd3d_compiler("the shader-test failure cases") else {
