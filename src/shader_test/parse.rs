@@ -31,7 +31,8 @@ pub struct Section {
     pub line: usize,
     /// What it is.
     pub kind: SectionKind,
-    /// Its body lines with their numbers (comments dropped, except inside shaders).
+    /// Its body lines with their numbers (`%` comments dropped; blank lines kept only in
+    /// shaders).
     pub body: Vec<(usize, String)>,
 }
 
@@ -208,8 +209,11 @@ pub fn parse(text: &str, path: &Path) -> Result<ShaderTest, ShaderTestError> {
             }
             return Err(err(n, format!("`{line}` before the first [section]")));
         };
+        // vkd3d's reader drops every line starting with `%`, inside shaders too (a
+        // comment between two shader sections belongs to neither program); blank lines
+        // are kept in shaders so that compiler messages keep their line numbers.
         let in_shader = matches!(current.kind, SectionKind::Shader { .. });
-        if !in_shader && (line.starts_with('%') || line.trim().is_empty()) {
+        if line.starts_with('%') || (!in_shader && line.trim().is_empty()) {
             continue;
         }
         current.body.push((n, line.to_string()));

@@ -23,7 +23,7 @@
 //! `rov` and `wave ops` requirements are not run — the run is reported as skipped,
 //! saying which.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -263,12 +263,18 @@ fn parse_i32v(s: &str) -> Option<i32> {
     i32::try_from(parse_int(s)?).ok()
 }
 
+/// The tolerance after a probe's values: vkd3d's runner reads it with `sscanf("%u")`, so
+/// the leading digits are the ulps and anything else after them — or text that does not
+/// start with a digit, such as the `;` closing a line of vkd3d's
+/// tests/hlsl/function-return.shader_test — is read past (no digits: 0 ulps).
 fn ulps_after(rest: &str) -> Result<u32, String> {
     let r = rest.trim();
-    if r.is_empty() {
+    let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+    if digits == 0 {
         return Ok(0);
     }
-    r.parse::<u32>()
+    r[..digits]
+        .parse::<u32>()
         .map_err(|_| format!("`{r}`: the tolerance after a probe is a whole number of ulps"))
 }
 
@@ -643,6 +649,8 @@ fn format_of(words: &str) -> Option<Format> {
 #[derive(Debug, Clone, PartialEq)]
 enum Shape {
     Buffer(u32),
+    /// `size (raw_buffer, N)`: N 32-bit words read as a (RW)ByteAddressBuffer.
+    RawBuffer(u32),
     Tex2d(u32, u32),
 }
 
@@ -663,6 +671,7 @@ impl Resource {
         let t = self.texel() as usize;
         let base = match self.shape {
             Shape::Buffer(n) => n as usize * t,
+            Shape::RawBuffer(n) => n as usize * 4,
             Shape::Tex2d(w, h) => {
                 let mut total = 0;
                 let (mut w, mut h) = (w as usize, h as usize);
@@ -678,13 +687,13 @@ impl Resource {
     }
     fn width(&self) -> u32 {
         match self.shape {
-            Shape::Buffer(n) => n,
+            Shape::Buffer(n) | Shape::RawBuffer(n) => n,
             Shape::Tex2d(w, _) => w,
         }
     }
     fn height(&self) -> u32 {
         match self.shape {
-            Shape::Buffer(_) => 1,
+            Shape::Buffer(_) | Shape::RawBuffer(_) => 1,
             Shape::Tex2d(_, h) => h,
         }
     }
@@ -737,6 +746,7 @@ fn parse_resource(
             };
             match items.as_slice() {
                 ["buffer", w] => r.shape = Shape::Buffer(num(w)?),
+                ["raw_buffer", w] => r.shape = Shape::RawBuffer(num(w)?),
                 ["2d", w, h] => r.shape = Shape::Tex2d(num(w)?, num(h)?),
                 // Older files give a 2D size without its kind: `size (W, H)`.
                 [w, h] if w.parse::<u32>().is_ok() => r.shape = Shape::Tex2d(num(w)?, num(h)?),
@@ -938,6 +948,9 @@ struct State {
     depth_clear: f32,
     sample_mask: Option<u32>,
     last_failed: bool,
+    /// The last shader section must fail to compile under this model: vkd3d's runner
+    /// runs no `[test]` line until the next shader section (there is no program).
+    expect_fail: bool,
     jobs: u32,
 }
 
@@ -1066,6 +1079,9 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
             }
             SectionKind::Shader { stage, qualifiers } => {
                 ran_anything = true;
+                state.expect_fail = qualifiers
+                    .iter()
+                    .any(|q| q.word == "fail" && q.holds(model, TAGS));
                 let source: String = s.body.iter().map(|(_, l)| format!("{l}\n")).collect();
                 let compiled = run.compile(*stage, &source, s.line, qualifiers);
                 match stage {
@@ -1096,6 +1112,11 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                 Err((n, m)) => return run.fail_now(format!("line {n}: {m}")),
             },
             SectionKind::Test => {
+                if state.expect_fail {
+                    // vkd3d's runner: the tests after a shader that must not compile
+                    // cannot run, so they are read past, neither passing nor failing.
+                    continue;
+                }
                 for (n, line) in &s.body {
                     ran_anything = true;
                     if let Err(stop) = run.command(&mut state, *n, line) {
@@ -1205,6 +1226,13 @@ impl Run<'_> {
                     }
                     "column-major" => {
                         cmd.arg("--matrix-storage-order=column");
+                    }
+                    // fxc's backwards-compatibility mode (D3DCOMPILE_ENABLE_BACKWARDS_
+                    // COMPATIBILITY, /Gec): SM 1–3 semantic names and `half` globals (read
+                    // as float) are accepted — vkd3d's tests/hlsl/half.shader_test compiles
+                    // a `half` global only under `options: backcompat`.
+                    "backcompat" => {
+                        cmd.arg("--semantic-compat-map").arg("--allow-half-globals");
                     }
                     _ => {}
                 }
@@ -1355,7 +1383,13 @@ impl Run<'_> {
     }
 
     /// `[[resource]]` entries for cb0, the SRVs, UAVs and samplers; their files written.
-    fn resources(&self, st: &State, stage_uavs: bool) -> Result<Vec<Value>, String> {
+    /// `ms`: the SRV registers the programs declare multisampled.
+    fn resources(
+        &self,
+        st: &State,
+        stage_uavs: bool,
+        ms: &BTreeSet<u32>,
+    ) -> Result<Vec<Value>, String> {
         let mut out = Vec::new();
         let file = |name: &str, bytes: &[u8]| -> Result<Value, String> {
             std::fs::write(self.dir.join(name), bytes)
@@ -1382,6 +1416,9 @@ impl Run<'_> {
             let mut t = Table::new();
             t.insert("reg".into(), Value::String(reg.clone()));
             match (&r.shape, r.stride) {
+                (Shape::RawBuffer(_), _) => {
+                    t.insert("kind".into(), Value::String("raw_buffer".into()));
+                }
                 (Shape::Buffer(_), Some(stride)) => {
                     t.insert("kind".into(), Value::String("structured_buffer".into()));
                     t.insert("stride".into(), Value::Integer(i64::from(stride)));
@@ -1394,17 +1431,31 @@ impl Run<'_> {
                     );
                 }
                 (Shape::Tex2d(w, h), _) => {
-                    t.insert("kind".into(), Value::String("texture2d".into()));
+                    // A single-sampled `[srv n]` read through a `Texture2DMS` declaration
+                    // is bound as a one-sample multisampled texture of the same texels:
+                    // vkd3d's files do so (tests/hlsl/texture-load.shader_test) and
+                    // Direct3D's devices read sample 0 of it.
+                    let multisampled = class == "srv" && ms.contains(slot) && r.levels <= 1;
+                    let kind = if multisampled {
+                        "texture2dms"
+                    } else {
+                        "texture2d"
+                    };
+                    t.insert("kind".into(), Value::String(kind.into()));
                     t.insert(
                         "format".into(),
                         Value::String(r.format.map_or("R32G32B32A32_FLOAT", |f| f.dxgi).into()),
                     );
                     t.insert("width".into(), Value::Integer(i64::from(*w)));
                     t.insert("height".into(), Value::Integer(i64::from(*h)));
-                    t.insert("mips".into(), Value::Integer(i64::from(r.levels.max(1))));
+                    if multisampled {
+                        t.insert("samples".into(), Value::Integer(1));
+                    } else {
+                        t.insert("mips".into(), Value::Integer(i64::from(r.levels.max(1))));
+                    }
                 }
             }
-            if matches!(r.shape, Shape::Buffer(_)) {
+            if matches!(r.shape, Shape::Buffer(_) | Shape::RawBuffer(_)) {
                 t.insert("size".into(), Value::Integer(r.bytes() as i64));
             }
             let mut data = r.data.clone();
@@ -1464,7 +1515,11 @@ impl Run<'_> {
             ),
         );
         job.insert("dispatch".into(), Value::Table(d));
-        job.insert("resource".into(), Value::Array(self.resources(st, true)?));
+        let ms = multisampled_srvs(&[&cs]);
+        job.insert(
+            "resource".into(),
+            Value::Array(self.resources(st, true, &ms)?),
+        );
         let path = self.write_job(st, &job)?;
         let opts = crate::job::RunOptions {
             threads: self.cfg.threads,
@@ -1535,9 +1590,11 @@ impl Run<'_> {
                 },
             );
         }
-        let has_rt = st.resources.keys().any(|(c, _)| c == "rtv");
+        // vkd3d's runner adds its default target at slot 0 when the file gives neither an
+        // `[rtv 0]` nor a `[dsv]` (an `[rtv 1]` alone still gets target 0).
+        let has_rt0 = st.resources.contains_key(&("rtv".to_string(), 0));
         let has_ds = st.resources.contains_key(&("dsv".to_string(), 0));
-        if !has_rt && !has_ds {
+        if !has_rt0 && !has_ds {
             st.resources.insert(
                 ("rtv".into(), 0),
                 Resource {
@@ -1593,6 +1650,11 @@ impl Run<'_> {
         if let Some(m) = st.sample_mask {
             draw.insert("sample_mask".into(), Value::Integer(i64::from(m)));
         }
+        // vkd3d's runner draws with culling off: a file's back-facing triangles are drawn
+        // (tests/hlsl/is-front-face.shader_test probes one).
+        let mut rasterizer = Table::new();
+        rasterizer.insert("cull".into(), Value::String("NONE".into()));
+        draw.insert("rasterizer".into(), Value::Table(rasterizer));
         let mut targets = Vec::new();
         let rts: Vec<(u32, Resource)> = st
             .resources
@@ -1689,7 +1751,11 @@ impl Run<'_> {
         }
         job.insert("draw".into(), Value::Table(draw));
         // Pixel-program UAVs share numbers with the render targets (u1 after rt0).
-        job.insert("resource".into(), Value::Array(self.resources(st, true)?));
+        let ms = multisampled_srvs(&[vs, ps]);
+        job.insert(
+            "resource".into(),
+            Value::Array(self.resources(st, true, &ms)?),
+        );
         let path = self.write_job(st, &job)?;
         let opts = crate::job::RunOptions {
             threads: self.cfg.threads,
@@ -1776,6 +1842,26 @@ impl Run<'_> {
 }
 
 /// One texel of a render target of `format` cleared to `v`.
+/// The `t` registers `programs` declare as `Texture2DMS` (a program that does not load is
+/// left to the job, which reports it).
+fn multisampled_srvs(programs: &[&[u8]]) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for bytes in programs {
+        let Ok(loaded) = crate::lower::load(bytes, &crate::lower::LoadOptions::default()) else {
+            continue;
+        };
+        for r in &loaded.shader.resources {
+            if r.class == crate::ir::ResourceClass::Srv
+                && r.space == 0
+                && r.kind == crate::ir::ResourceKind::Texture2DMS
+            {
+                out.extend((0..r.count.min(128)).filter_map(|i| r.lower.checked_add(i)));
+            }
+        }
+    }
+    out
+}
+
 fn clear_texel(format: Option<Format>, v: [f32; 4]) -> Vec<u8> {
     let f = format.unwrap_or(Format {
         dxgi: "R32G32B32A32_FLOAT",

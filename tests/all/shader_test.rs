@@ -79,6 +79,13 @@ const EXPECTED: &[(&str, PerModel)] = &[
         "resources.shader_test",
         [Some((15, 0)), Some((15, 0)), Some((18, 1)), Some((18, 1))],
     ),
+    // 1 probe after the `%` line, none after the `fail` shader (its test is read past),
+    // 1 of the back face, 3 of the two targets, 1 of the multisampled read, 1 of the
+    // `backcompat` half global; SM 5 adds the 2 of the raw buffer.
+    (
+        "runner.shader_test",
+        [Some((7, 0)), Some((7, 0)), Some((9, 0)), Some((9, 0))],
+    ),
     ("texture.shader_test", [Some((6, 0)); 4]),
 ];
 
@@ -175,6 +182,53 @@ fn a_wrong_probe_fails_naming_its_line_and_the_value_read() {
         &cfg,
     );
     assert_eq!((r.outcome, r.probes_passed), (Outcome::Pass, 0), "{r:?}");
+}
+
+/// vkd3d's reader (tests/shader_runner.c) drops every line that starts with `%`, in any
+/// section: a comment closing a shader section never reaches the compiler. Blank lines
+/// stay in shaders (compiler messages keep their line numbers).
+#[test]
+fn comment_lines_are_dropped_inside_shader_sections() {
+    let t = dxlane::shader_test::parse::parse(
+        "[pixel shader]\nfloat4 main() : sv_target { return 0; }\n\n% about the next section\n[test]\ndraw quad\n",
+        Path::new("c.shader_test"),
+    )
+    .unwrap();
+    let body: Vec<(usize, &str)> = t.sections[0]
+        .body
+        .iter()
+        .map(|(n, l)| (*n, l.as_str()))
+        .collect();
+    assert_eq!(
+        body,
+        [(2, "float4 main() : sv_target { return 0; }"), (3, "")]
+    );
+}
+
+/// vkd3d's runner reads a probe's tolerance with `sscanf("%u")`: text after the values
+/// that is not a number (vkd3d's tests/hlsl/function-return.shader_test ends a probe with
+/// `;`) leaves the tolerance at 0, and digits are read up to the first other character.
+#[test]
+fn text_after_a_probe_is_read_as_vkd3d_reads_it() {
+    use dxlane::shader_test::run::parse_command;
+    let plain = parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5)").unwrap();
+    assert_eq!(
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5);").unwrap(),
+        plain
+    );
+    assert_eq!(
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 0").unwrap(),
+        plain
+    );
+    assert_eq!(
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 4;").unwrap(),
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 4").unwrap()
+    );
+    assert_ne!(
+        parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 4").unwrap(),
+        plain
+    );
+    assert!(parse_command("probe all rgba (0.2, 0.1, 0.8, 0.5) 99999999999").is_err());
 }
 
 #[test]
