@@ -705,8 +705,15 @@ fn parse_resource(
     class: &str,
     body: &[(usize, String)],
 ) -> Result<Result<Resource, String>, (usize, String)> {
+    // vkd3d's runner starts every `[srv]`, `[uav]` and `[rtv]` (buffers included) as
+    // `r32g32b32a32 float`, 16 bytes a texel, until a `format` line says otherwise
+    // (tests/shader_runner.c, where it opens those sections).
     let mut r = Resource {
-        format: None,
+        format: if matches!(class, "srv" | "uav" | "rtv" | "texture") {
+            format_of("r32g32b32a32 float")
+        } else {
+            None
+        },
         stride: None,
         shape: if class == "vb" {
             Shape::Buffer(0)
@@ -962,6 +969,37 @@ struct Run<'a> {
     options: Vec<String>,
 }
 
+/// The compile options of an `options:` line, read as vkd3d's runner reads them
+/// (tests/shader_runner.c, `parse_require_directive`): it walks its own table — `none`,
+/// `row-major`, `column-major`, `backcompat`, `unbounded-descriptor-arrays` — once, in
+/// that order, taking each name only where it is the next word of the line. So
+/// `column-major row-major` sets column-major alone (the table has passed row-major by
+/// the time that word is next), and a word it does not know ends the reading.
+fn compile_options(line: &str) -> Vec<String> {
+    const TABLE: [&str; 5] = [
+        "none",
+        "row-major",
+        "column-major",
+        "backcompat",
+        "unbounded-descriptor-arrays",
+    ];
+    let mut rest = line.trim_start();
+    let mut out = Vec::new();
+    for name in TABLE {
+        let Some(after) = rest.strip_prefix(name) else {
+            continue;
+        };
+        if !(after.is_empty() || after.starts_with(|c: char| c.is_whitespace() || c == '(')) {
+            continue;
+        }
+        rest = after.trim_start();
+        if name != "none" {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
 fn temporary_folder() -> std::io::Result<PathBuf> {
     let base = std::env::temp_dir();
     loop {
@@ -1045,7 +1083,7 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                         }
                     }
                 } else if let Some(o) = l.strip_prefix("options:") {
-                    run.options = o.split_whitespace().map(str::to_string).collect();
+                    run.options = compile_options(o);
                 } else if l == "float64" || l == "int64" && model >= 60 {
                     // dxlane runs doubles (SM 5+) and 64-bit integers (SM 6).
                     if l == "float64" && model < 50 {

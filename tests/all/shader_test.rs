@@ -81,10 +81,11 @@ const EXPECTED: &[(&str, PerModel)] = &[
     ),
     // 1 probe after the `%` line, none after the `fail` shader (its test is read past),
     // 1 of the back face, 3 of the two targets, 1 of the multisampled read, 1 of the
-    // `backcompat` half global; SM 5 adds the 2 of the raw buffer.
+    // `backcompat` half global, 1 of the buffer without a format, 1 of the column-major
+    // matrix; SM 5 adds the 2 of the raw buffer.
     (
         "runner.shader_test",
-        [Some((7, 0)), Some((7, 0)), Some((9, 0)), Some((9, 0))],
+        [Some((9, 0)), Some((9, 0)), Some((11, 0)), Some((11, 0))],
     ),
     ("texture.shader_test", [Some((6, 0)); 4]),
 ];
