@@ -483,19 +483,8 @@ fn locate_vertex(
         )));
     }
     let st = d.state();
-    let cut = match (&st.index_buffer, st.strip_cut) {
-        (Some(ib), StripCutValue::Enabled) => Some(super::ia::cut_value(ib.format)),
-        _ => None,
-    };
     // The index stream is held twice over (ids and distinct ids), as the draw holds it.
-    if u64::from(a.vertex_count).saturating_mul(8) > plan.limits.max_memory_bytes {
-        return Err(LocateError(format!(
-            "the draw's {} vertices need more than the memory limit of {} bytes to list",
-            a.vertex_count, plan.limits.max_memory_bytes
-        )));
-    }
-    let mut ids = Vec::new();
-    super::ia::extend_index_stream(st.index_buffer.as_ref(), a, &mut ids);
+    let (ids, cut) = index_stream(d, plan)?;
     let mut unique = Vec::new();
     super::ia::distinct_vertices(&ids, cut, &mut unique);
     let slot = unique.binary_search(&vertex).map_err(|_| {
