@@ -1,5 +1,5 @@
-//! The bodies of the job-file, capture-manifest, offload-pipeline, interpreter and draw-state fuzz targets
-//! as plain functions.
+//! The bodies of the job-file, capture-manifest, offload-pipeline, shader-test, batch-list,
+//! interpreter and draw-state fuzz targets as plain functions.
 //!
 //! The cargo-fuzz targets `job_file`, `capture_manifest`, `interpreter` and `draw_state`
 //! call them with the fuzzer's bytes; `tests/all/fuzz_bodies.rs` calls them with mutated
@@ -123,6 +123,10 @@ DispatchParameters:
   DispatchGroupCount: [2, 1, 1]
 ";
 
+/// A batch case list, a seed for [`batch_lists`]: every line form of `batch::case`.
+pub const BATCH_SEED: &str =
+    "# cases\nrun job.toml timeout=5\ncompare job.toml cap\nshader-test f.shader_test\njob.toml\n";
+
 /// The most memory a fuzzed job may ask for (its `max_memory` is lowered to this).
 pub const MAX_MEMORY: u64 = 16 << 20;
 
@@ -210,6 +214,67 @@ pub fn capture_manifest(dir: &Path, data: &[u8]) {
         ..CompareOptions::default()
     };
     let _ = compare_job(&dir.join("seed.toml"), &cap, &opts);
+}
+
+/// A vkd3d-format shader-test file, a seed for [`shader_test_file`]: compute, a uniform,
+/// typed UAV buffer and texture resources, probes.
+pub const SHADER_TEST_SEED: &str = include_str!("../tests/shader_test/compute.shader_test");
+
+/// A vkd3d shader-test file made of the fuzzer's bytes: parsed, every `[test]` line split
+/// into its qualifiers and its command, then run as SM 5.0 with a compiler that does not
+/// exist, so the run reads the resource sections and the commands past the failed
+/// compiles without starting a program. Never panics.
+pub fn shader_test_file(dir: &Path, data: &[u8]) {
+    use dxlane::shader_test::parse::{SectionKind, parse, split_qualifiers};
+    use dxlane::shader_test::run::parse_command;
+    let text = String::from_utf8_lossy(data);
+    let Ok(test) = parse(&text, &dir.join("f.shader_test")) else {
+        return;
+    };
+    for section in &test.sections {
+        if section.kind == SectionKind::Test {
+            for (_, line) in &section.body {
+                if let Ok((_, rest)) = split_qualifiers(line) {
+                    let _ = parse_command(rest);
+                }
+            }
+        }
+    }
+    let cfg = dxlane::shader_test::RunConfig {
+        threads: Some(1),
+        models: Some(vec![50]),
+        vkd3d_compiler: Some(dir.join("no-such-compiler")),
+        ..Default::default()
+    };
+    let _ = dxlane::shader_test::run_file(&test, &cfg);
+}
+
+/// Writes the files [`BATCH_SEED`] names into `dir` (a case list names files that exist).
+pub fn prepare_batch_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("cap"))?;
+    for name in ["job.toml", "f.shader_test"] {
+        if !dir.join(name).exists() {
+            std::fs::write(dir.join(name), "")?;
+        }
+    }
+    Ok(())
+}
+
+/// A batch case list and baseline list made of the fuzzer's bytes, read from a file in
+/// `dir` (the cases it names need not exist). Never panics.
+pub fn batch_lists(dir: &Path, data: &[u8]) {
+    let list = dir.join("cases.txt");
+    if prepare_batch_dir(dir).is_err() || std::fs::write(&list, data).is_err() {
+        return;
+    }
+    let mut cases = Vec::new();
+    let _ = dxlane::batch::case::read_list(&list, &mut cases);
+    if let Ok(b) = dxlane::batch::Baseline::load(Some(&list), Some(&list), None) {
+        for case in &cases {
+            let _ = b.expects_failure(&case.name, dxlane::batch::Status::Fail);
+            let _ = b.flaky(&case.name);
+        }
+    }
 }
 
 // ------------------------------------------------------------------ interpreter

@@ -381,12 +381,22 @@ pub fn parse_model(text: &str) -> Option<Model> {
         Some((a, b)) => (a.parse::<u32>().ok()?, b.parse::<u32>().ok()?),
         None => (text.parse::<u32>().ok()?, 0),
     };
-    ((2..=6).contains(&maj) && min < 10).then_some(maj * 10 + min)
+    // `then`, not `then_some`: the sum is formed only for a major version in range.
+    ((2..=6).contains(&maj) && min < 10).then(|| maj * 10 + min)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A model number too large to scale is not a model (found by the `shader_test` fuzz
+    /// body: `shader model >= 4294967295`).
+    #[test]
+    fn huge_models_are_not_models() {
+        assert_eq!(parse_model("5.1"), Some(51));
+        assert_eq!(parse_model("4294967295"), None);
+        assert_eq!(parse_model("6.4294967295"), None);
+    }
 
     #[test]
     fn conditions() {

@@ -231,6 +231,22 @@ proptest! {
         nothing_escaped(d);
     }
 
+    /// Mutated vkd3d shader-test files: refused naming the line, or read and run.
+    #[test]
+    fn mutated_shader_test_files_are_refused_or_read(ms in proptest::collection::vec(mutation(), 1..6)) {
+        let d = job_dir();
+        bodies::shader_test_file(d, &apply(bodies::SHADER_TEST_SEED, &ms));
+        nothing_escaped(d);
+    }
+
+    /// Mutated batch case lists (read also as baselines): refused naming the line, or read.
+    #[test]
+    fn mutated_batch_lists_are_refused_or_read(ms in proptest::collection::vec(mutation(), 1..6)) {
+        let d = job_dir();
+        bodies::batch_lists(d, &apply(bodies::BATCH_SEED, &ms));
+        nothing_escaped(d);
+    }
+
     /// Mutated draw jobs: refused or drawn, within their budgets.
     #[test]
     fn mutated_draw_jobs_are_refused_or_drawn(ms in proptest::collection::vec(mutation(), 1..6)) {
@@ -314,6 +330,33 @@ fn the_seeds_run() {
     )
     .unwrap();
     assert_eq!(report.exit_code(), 0);
+}
+
+/// The shader-test and batch-list seeds are read whole: the file's sections and every
+/// `[test]` command, and the list's four cases.
+#[test]
+fn the_shader_test_and_batch_seeds_read() {
+    let d = dir("list-seeds");
+    let test =
+        dxlane::shader_test::parse::parse(bodies::SHADER_TEST_SEED, &d.join("f.shader_test"))
+            .unwrap();
+    let mut commands = 0;
+    for s in &test.sections {
+        if s.kind == dxlane::shader_test::parse::SectionKind::Test {
+            for (_, line) in &s.body {
+                let (_, rest) = dxlane::shader_test::parse::split_qualifiers(line).unwrap();
+                dxlane::shader_test::run::parse_command(rest).unwrap();
+                commands += 1;
+            }
+        }
+    }
+    assert!(commands >= 10, "{commands} commands");
+    let list = d.join("cases.txt");
+    bodies::prepare_batch_dir(&d).unwrap();
+    std::fs::write(&list, bodies::BATCH_SEED).unwrap();
+    let mut cases = Vec::new();
+    dxlane::batch::case::read_list(&list, &mut cases).unwrap();
+    assert_eq!(cases.len(), 4);
 }
 
 /// The DAP seed session reaches the handlers: the launch opens a lane, the breakpoint
