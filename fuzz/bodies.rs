@@ -71,6 +71,83 @@ offset = 0
 hex = "08 08 7b ff"
 "#;
 
+/// A command list (a clear, a dispatch, a buffer copy, a render-target clear, a draw, a
+/// texture copy), a seed for [`job_file`].
+pub const LIST_SEED: &str = r#"[[resource]]
+name = "in"
+kind = "structured_buffer"
+stride = 4
+data = { file = "in.bin" }
+
+[[resource]]
+name = "out"
+kind = "structured_buffer"
+stride = 4
+size = 32
+
+[[resource]]
+name = "copy"
+kind = "raw_buffer"
+size = 32
+
+[[resource]]
+name = "rt"
+kind = "texture2d"
+format = "R8G8B8A8_UNORM"
+width = 16
+height = 16
+
+[[resource]]
+name = "rt2"
+kind = "texture2d"
+format = "R8G8B8A8_UNORM"
+width = 16
+height = 16
+
+[[command]]
+type = "clear_unordered_access"
+resource = "out"
+uint = [9, 0, 0, 0]
+
+[[command]]
+type = "dispatch"
+cs = "double.ir"
+groups = [1, 1, 1]
+bind = [{ reg = "t0", resource = "in" }, { reg = "u0", resource = "out" }]
+
+[[command]]
+type = "copy_buffer_region"
+dst = "copy"
+src = "out"
+src_offset = 0
+bytes = 32
+
+[[command]]
+type = "clear_render_target"
+resource = "rt"
+color = [0, 0, 0, 1]
+
+[[command]]
+type = "draw"
+vs = "vs.ir"
+ps = "ps.ir"
+vertex_count = 3
+render_targets = [{ resource = "rt" }]
+
+[[command]]
+type = "copy_resource"
+dst = "rt2"
+src = "rt"
+
+[[expect]]
+resource = "copy"
+u32 = [1, 3, 5, 7]
+
+[[expect]]
+resource = "rt2"
+hex = "08 08 7b ff"
+"#;
+
 /// A capture manifest of `seed.toml`'s `u0`, a seed for [`capture_manifest`].
 pub const MANIFEST_SEED: &str = r#"job = "seed.toml"
 

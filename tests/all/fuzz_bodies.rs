@@ -247,6 +247,14 @@ proptest! {
         nothing_escaped(d);
     }
 
+    /// Mutated command lists: refused or run, within their budgets.
+    #[test]
+    fn mutated_command_lists_are_refused_or_run(ms in proptest::collection::vec(mutation(), 1..6)) {
+        let d = job_dir();
+        bodies::job_file(d, &apply(bodies::LIST_SEED, &ms));
+        nothing_escaped(d);
+    }
+
     /// Mutated draw jobs: refused or drawn, within their budgets.
     #[test]
     fn mutated_draw_jobs_are_refused_or_drawn(ms in proptest::collection::vec(mutation(), 1..6)) {
@@ -319,6 +327,12 @@ fn the_seeds_run() {
     let job = dxlane::job::Job::from_text(bodies::DRAW_SEED, &d.join("draw.toml")).unwrap();
     let r = dxlane::job::run_draw_job(job, &crate::common::run_options()).unwrap();
     assert_eq!(r.exit_code(), 0, "{:?}", r.summary.expectations);
+    let job = dxlane::job::Job::from_text(bodies::LIST_SEED, &d.join("list.toml")).unwrap();
+    let r = dxlane::job::prepare(job, &crate::common::run_options())
+        .unwrap()
+        .execute(&crate::common::run_options())
+        .unwrap();
+    assert_eq!(r.exit_code(), 0, "the command-list seed");
     std::fs::write(d.join("cap/capture.toml"), bodies::MANIFEST_SEED).unwrap();
     let report = dxlane::capture::compare_job(
         &d.join("seed.toml"),
