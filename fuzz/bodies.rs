@@ -148,6 +148,59 @@ resource = "rt2"
 hex = "08 08 7b ff"
 "#;
 
+/// A `DispatchRays` job over the corpus's `ray_tracing` library exports (ray generation,
+/// miss, closest-hit, callable) and a one-triangle scene, a seed for [`job_file`]. The
+/// libraries are the fetched corpus files copied beside the job (`tests/all/fuzz_bodies.rs`
+/// does it; under cargo-fuzz, copy them into the fuzz folder, else the seed's mutations
+/// stop at the missing file).
+pub const RAYS_SEED: &str = r#"[program]
+libraries = ["raygen.dxil", "miss.dxil", "closest_hit.dxil", "callable.dxil"]
+
+[rays]
+dispatch = [4, 2, 1]
+raygen = "raygen"
+miss = ["miss"]
+hit_groups = [{ name = "triangle", closest_hit = "closest_hit" }]
+callable = ["callable"]
+max_recursion_depth = 1
+max_payload_size = 20
+max_attribute_size = 8
+
+[[acceleration_structure]]
+name = "triangle"
+level = "bottom"
+[[acceleration_structure.geometry]]
+type = "triangles"
+opaque = true
+vertices = { f32 = [0, 0, 0,  1, 0, 0,  0, 1, 0] }
+indices = { u32 = [0, 1, 2] }
+
+[[acceleration_structure]]
+name = "scene"
+level = "top"
+[[acceleration_structure.instance]]
+blas = "triangle"
+transform = [1, 0, 0, 0,  0, 1, 0, 0,  0, 0, 1, 5]
+id = 3
+
+[[resource]]
+reg = "t0"
+kind = "acceleration_structure"
+acceleration_structure = "scene"
+
+[[resource]]
+reg = "u0"
+kind = "texture2d"
+format = "R32G32B32A32_FLOAT"
+width = 4
+height = 2
+
+[[expect]]
+reg = "u0"
+offset = 48
+u32 = [0x80000000, 0x80000000]
+"#;
+
 /// A capture manifest of `seed.toml`'s `u0`, a seed for [`capture_manifest`].
 pub const MANIFEST_SEED: &str = r#"job = "seed.toml"
 

@@ -207,6 +207,25 @@ fn job_dir() -> &'static PathBuf {
     D.get_or_init(|| dir("jobs"))
 }
 
+/// The folder of the ray tracing seed: the corpus's `ray_tracing` library exports copied
+/// beside the job; `None` without the corpora.
+fn rays_dir() -> Option<&'static PathBuf> {
+    static D: OnceLock<Option<PathBuf>> = OnceLock::new();
+    D.get_or_init(|| {
+        let d = dir("rays");
+        for export in ["raygen", "miss", "closest_hit", "callable"] {
+            let name = format!("ray_tracing.{export}.dxil");
+            let from = common::corpora()
+                .iter()
+                .map(|c| c.join(&name))
+                .find(|p| p.is_file())?;
+            std::fs::copy(from, d.join(format!("{export}.dxil"))).unwrap();
+        }
+        Some(d)
+    })
+    .as_ref()
+}
+
 fn capture_dir() -> &'static PathBuf {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| dir("captures"))
@@ -253,6 +272,16 @@ proptest! {
         let d = job_dir();
         bodies::job_file(d, &apply(bodies::LIST_SEED, &ms));
         nothing_escaped(d);
+    }
+
+    /// Mutated ray tracing jobs (`[rays]`, acceleration structures): refused or run,
+    /// within their budgets.
+    #[test]
+    fn mutated_rays_jobs_are_refused_or_run(ms in proptest::collection::vec(mutation(), 1..6)) {
+        if let Some(d) = rays_dir() {
+            bodies::job_file(d, &apply(bodies::RAYS_SEED, &ms));
+            nothing_escaped(d);
+        }
     }
 
     /// Mutated draw jobs: refused or drawn, within their budgets.
@@ -333,6 +362,14 @@ fn the_seeds_run() {
         .execute(&crate::common::run_options())
         .unwrap();
     assert_eq!(r.exit_code(), 0, "the command-list seed");
+    if let Some(rd) = rays_dir() {
+        let job = dxlane::job::Job::from_text(bodies::RAYS_SEED, &rd.join("rays.toml")).unwrap();
+        let r = dxlane::job::prepare(job, &crate::common::run_options())
+            .unwrap()
+            .execute(&crate::common::run_options())
+            .unwrap();
+        assert_eq!(r.exit_code(), 0, "the ray tracing seed");
+    }
     std::fs::write(d.join("cap/capture.toml"), bodies::MANIFEST_SEED).unwrap();
     let report = dxlane::capture::compare_job(
         &d.join("seed.toml"),
