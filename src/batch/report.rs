@@ -11,7 +11,8 @@
 //!
 //! One `<testsuite>` named `dxlane batch`, one `<testcase>` per case (`classname` is the
 //! case's kind, `name` its name); failing outcomes carry `<failure>` (or `<error>` for
-//! `infra-failure`), skips `<skipped/>`. Text and attributes are escaped, and characters XML 1.0
+//! `infra-failure`) with the case's output as text and, as the `message` title, its
+//! status and the line that says what failed ([`failing_line`]), skips `<skipped/>`. Text and attributes are escaped, and characters XML 1.0
 //! cannot carry are replaced by U+FFFD.
 
 use std::collections::BTreeMap;
@@ -324,9 +325,13 @@ pub fn junit(results: &[CaseResult]) -> String {
             r.seconds
         ));
         let detail = |tag: &str| {
+            let title = match failing_line(&r.message) {
+                Some(l) => format!("{}: {l}", r.status.word()),
+                None => r.status.word().to_string(),
+            };
             format!(
                 ">\n      <{tag} message=\"{}\">{}</{tag}>\n    </testcase>\n",
-                escape(r.status.word()),
+                escape(&title),
                 escape(&r.message)
             )
         };
@@ -343,6 +348,71 @@ pub fn junit(results: &[CaseResult]) -> String {
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out
+}
+
+/// Characters of a failure's title (JUnit's `message` attribute), at most.
+const MAX_TITLE_CHARS: usize = 300;
+
+/// The line of a failing case's output that says what failed, for the `message`
+/// attribute CI pages show as a failure's title: a shader-test probe or compile line
+/// (`line 37: probe uav 0 (3) rui (44): (3, 0) is (0x2b)`, after the shader model of the
+/// run it failed in), a job's failed `[[expect]]` with its first difference, a compared
+/// resource that differs, an error `dxlane` reported, or else the first line. `None` for
+/// an empty output.
+pub fn failing_line(message: &str) -> Option<String> {
+    let lines: Vec<&str> = message.lines().collect();
+    let found = || -> Option<String> {
+        // `dxlane shader-test`: `FILE: sm 5.0: fail (…)` then `  line N: …`.
+        for (i, l) in lines.iter().enumerate() {
+            let t = l.trim_start();
+            if l.len() > t.len()
+                && t.strip_prefix("line ").is_some_and(|r| {
+                    r.split(':')
+                        .next()
+                        .is_some_and(|n| n.parse::<u64>().is_ok())
+                })
+            {
+                let model = lines[..i].iter().rev().find_map(|h| {
+                    let at = h.find(": sm ")?;
+                    let rest = &h[at + 2..];
+                    Some(rest.split(':').next().unwrap_or(rest).to_string())
+                });
+                return Some(match model {
+                    Some(m) => format!("{m}: {t}"),
+                    None => t.to_string(),
+                });
+            }
+        }
+        // `dxlane run`: `FAIL [[expect]] #1 (u0): …` then its first difference, indented.
+        for (i, l) in lines.iter().enumerate() {
+            if l.starts_with("FAIL ") {
+                return Some(match lines.get(i + 1) {
+                    Some(next) if next.starts_with(' ') => format!("{l}: {}", next.trim()),
+                    _ => l.to_string(),
+                });
+            }
+        }
+        // `dxlane compare`: `u0 (…): 3 of 8 elements differ (…)`.
+        if let Some(l) = lines.iter().find(|l| l.contains(" differ (")) {
+            return Some(l.trim().to_string());
+        }
+        // An error: `dxlane: …`.
+        if let Some(l) = lines.iter().find_map(|l| l.strip_prefix("dxlane: ")) {
+            return Some(l.trim().to_string());
+        }
+        lines
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty())
+            .map(str::to_string)
+    };
+    let line = found()?;
+    Some(if line.chars().count() > MAX_TITLE_CHARS {
+        let cut: String = line.chars().take(MAX_TITLE_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        line
+    })
 }
 
 /// Escapes text for XML content and attributes; characters XML 1.0 cannot carry (most
@@ -366,6 +436,43 @@ pub fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The failure titles name the failing line of each command's output (the outputs as
+    /// `dxlane shader-test`, `run`, `compare` and an error print them).
+    #[test]
+    fn failure_titles_name_the_failing_line() {
+        use super::failing_line;
+        let st = "f.shader_test: sm 4.0: skip: no section applies\nf.shader_test: sm 5.1: fail (7 probes passed)\n  line 40: probe uav 1 (0, 1) r (-1.5): (0, 1) is (-2.5)\n";
+        assert_eq!(
+            failing_line(st).as_deref(),
+            Some("sm 5.1: line 40: probe uav 1 (0, 1) r (-1.5): (0, 1) is (-2.5)")
+        );
+        let run = "program       double.ir\noutput        out/double.bin\nFAIL [[expect]] #1 (u0): 1 of 8 values differ\n  u0 +0x1c [7]: expected 16 (0x00000010), got 15 (0x0000000f)\nexpectations  0 passed, 1 failed\n";
+        assert_eq!(
+            failing_line(run).as_deref(),
+            Some(
+                "FAIL [[expect]] #1 (u0): 1 of 8 values differ: u0 +0x1c [7]: expected 16 (0x00000010), got 15 (0x0000000f)"
+            )
+        );
+        let cmp = "capture   cap (job j.toml)\n\nu0 (structured buffer, exact): 3 of 8 elements differ (3 of 8 components)\n";
+        assert_eq!(
+            failing_line(cmp).as_deref(),
+            Some("u0 (structured buffer, exact): 3 of 8 elements differ (3 of 8 components)")
+        );
+        assert_eq!(
+            failing_line("dxlane: c.toml: [dispatch]: missing\n").as_deref(),
+            Some("c.toml: [dispatch]: missing")
+        );
+        assert_eq!(
+            failing_line("killed after its timeout of 5 s").as_deref(),
+            Some("killed after its timeout of 5 s")
+        );
+        assert_eq!(failing_line("\n \n"), None);
+        assert_eq!(
+            failing_line(&"x".repeat(1000)).map(|l| l.chars().count()),
+            Some(301)
+        );
+    }
+
     use super::*;
 
     #[test]
@@ -393,6 +500,15 @@ mod tests {
         assert_eq!(exit_code(&[r(Status::Pass), r(Status::UnexpectedPass)]), 1);
         assert_eq!(exit_code(&[r(Status::Timeout)]), 1);
         assert_eq!(exit_code(&[r(Status::Fail), r(Status::InfraFailure)]), 2);
+        let mut failed = r(Status::Fail);
+        failed.message = "/t/a.shader_test: sm 5.0: fail (7 probes passed)\n  line 37: probe uav 0 (3) rui (44): (3, 0) is (0x2b)\n".into();
+        assert!(
+            junit(std::slice::from_ref(&failed)).contains(
+                "<failure message=\"fail: sm 5.0: line 37: probe uav 0 (3) rui (44): (3, 0) is (0x2b)\">"
+            ),
+            "{}",
+            junit(std::slice::from_ref(&failed))
+        );
         let x = junit(&[r(Status::Fail), r(Status::Skip), r(Status::InfraFailure)]);
         assert!(
             x.contains("failures=\"1\" errors=\"1\" skipped=\"1\""),
