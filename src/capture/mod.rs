@@ -9,7 +9,8 @@
 //! its format ([`element`], [`compare`]), names the lane behind each mismatch from a
 //! write-tracking run ([`writers`]), draws diff images of textures ([`diff_image`]),
 //! reruns the job under each WARP profile and with each profile-dependent rule flipped
-//! to find the one that makes the capture match ([`explain`]), and returns a
+//! to find the one that makes the capture match ([`explain`]) — on a command list, the
+//! writer is named by event and lane (`list`) — and returns a
 //! [`report::Report`] (text for people, JSON for tools). [`record`] writes a capture of
 //! a run's own outputs (`dxlane run --record DIR`).
 //!
@@ -27,6 +28,7 @@ pub mod element;
 pub mod explain;
 pub mod figures;
 pub mod layout;
+mod list;
 pub mod manifest;
 pub mod record;
 pub mod replay;

@@ -27,6 +27,12 @@
 //!   `pipeline::MergeObserver` ([`super::writers::PixelWriters`]) and names the pixel
 //!   lane (primitive, pixel, sample) that last wrote each differing texel; the debug
 //!   command names `--sample` only when the pixel program ran per sample.
+//!   For a draw with geometry or tessellation stages the same draw also names, per
+//!   pixel lane, the lane one stage up that made its primitive's leading vertex (and a
+//!   domain lane's hull patch): `super::writers::origin_links`.
+//! - A command list (`super::list`): each mismatch is named by the last event that wrote
+//!   or changed its word, and the lane in it; `--event N` compares after command N
+//!   whatever the capture's `event` says.
 //! - The `dxlane debug` command of each mismatch runs what the comparison ran: it adds
 //!   `--profile` when the comparison's profile is not the job's own, and `--wave-size`
 //!   when the command line set one.
@@ -43,7 +49,7 @@ use super::element::{Naming, NanRule, components, element_bytes, tolerance_words
 use super::layout::{Layout, Shape};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
-use super::writers::{PixelWriterReport, PixelWriters, Writers, bindings_of};
+use super::writers::{PixelWriterReport, PixelWriters, Writers, bindings_of, origin_links};
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
 use crate::ir::Shader;
@@ -87,6 +93,9 @@ pub struct CompareOptions {
     pub no_explain: bool,
     /// Compare even when the capture names another job.
     pub any_job: bool,
+    /// `--event N`: compare a command list's resources as its first N commands left
+    /// them (the capture's own `event` otherwise; the command line wins).
+    pub event: Option<usize>,
     /// The engine when neither the job nor `--engine` names one (the command line's
     /// choice from the environment).
     pub default_engine: crate::exec::jit::Engine,
@@ -141,7 +150,7 @@ pub fn compare_job(
 ) -> Result<Report, CaptureError> {
     let mut capture = Capture::load(capture_dir)?;
     let mut job = Job::load(job_path)?;
-    after_event(&mut capture, &mut job)?;
+    let event_note = after_event(&mut capture, &mut job, opts.event)?;
     let job_name = job_path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -167,6 +176,7 @@ pub fn compare_job(
         .iter()
         .map(|w| format!("the job: {w}"))
         .collect();
+    notes.extend(event_note);
     if let Some(want) = &capture.program_md5 {
         let path = prepared.program_path();
         let got = md5_of_file(&path)?;
@@ -225,12 +235,15 @@ pub fn compare_job(
 
     let mut untracked = vec![false; captured.len()];
     if any_differ && is_list {
-        // A list's writes are made by many commands; naming the lane behind each is not
-        // done yet.
-        untracked.iter_mut().for_each(|u| *u = true);
-        notes.push(
-            "the lanes behind a command list's writes are not named yet; `dxlane debug JOB --event N` opens a command's lanes".into(),
-        );
+        // A list's writes are made by many commands: the list runs again command by
+        // command, naming the event and the lane behind each listed mismatch.
+        let job_words = job_path.display().to_string();
+        let same_run = same_run_flags(&runner, &choice, opts);
+        let fresh = runner.prepare(None)?;
+        let targets: Vec<ResourceAt> = wants.iter().map(|w| w.target).collect();
+        notes.extend(super::list::attribute(
+            &fresh.0, &targets, &mut diffs, &job_words, &same_run,
+        )?);
     } else if any_differ {
         // Who wrote what: a second run with the write sink on (the first ran at full
         // speed; most comparisons match and never need this one).
@@ -238,6 +251,9 @@ pub fn compare_job(
         let same_run = same_run_flags(&runner, &choice, opts);
         let with_flags = |mut w: super::writers::WriterReport| {
             w.debug.push_str(&same_run);
+            for link in &mut w.origin {
+                link.debug.push_str(&same_run);
+            }
             w
         };
         if is_draw {
@@ -260,7 +276,9 @@ pub fn compare_job(
                     }
                 }
             }
-            let pixels = PixelWriters::new(watch);
+            // Also the lane one stage up behind each pixel lane, for draws with
+            // geometry or tessellation stages (`origin_links`).
+            let pixels = PixelWriters::with_origins(watch);
             let (tracked, per_sample) =
                 runner.run(runner.prepare(None)?, &wants, Tracking::Pixels(&pixels))?;
             let mut ranks = Vec::new();
@@ -291,6 +309,11 @@ pub fn compare_job(
                                 pixels.last_setup((target, x, y, s)).map(|l| (l.0, s))
                             }),
                         };
+                        if let (Some((lane, _)), Some(w)) = (at, &mut m.writer)
+                            && let Some(sel) = pixels.origin(lane.prim)
+                        {
+                            w.origin = origin_links(sel, &job_words);
+                        }
                         // A lane of the first set-up primitive is the first covering
                         // the sample: rank 0, which `--pixel` gives without `--prim`.
                         if let Some((lane, s)) = at
@@ -420,8 +443,14 @@ pub fn compare_job(
 /// Fits a capture of a command list to its job: entries naming a resource (`resource =
 /// "name"`) are given its `[[resource]]` entry, and a capture taken after command N
 /// (`event = N`) compares with the list cut after that command, as the commands before
-/// it left the resources.
-fn after_event(capture: &mut Capture, job: &mut Job) -> Result<(), CaptureError> {
+/// it left the resources. `--event N` (`event`) is that N whatever the capture says
+/// (the command line wins, as with `--profile`; the report notes a capture taken after
+/// another event). Returns that note.
+fn after_event(
+    capture: &mut Capture,
+    job: &mut Job,
+    event: Option<usize>,
+) -> Result<Option<String>, CaptureError> {
     let manifest = capture.dir.join(super::manifest::MANIFEST);
     let list = !job.file.commands.is_empty();
     for e in &mut capture.entries {
@@ -445,22 +474,45 @@ fn after_event(capture: &mut Capture, job: &mut Job) -> Result<(), CaptureError>
             })?;
         e.target = ResourceAt::Named(u32::try_from(i).unwrap_or(u32::MAX));
     }
-    if let Some(n) = capture.event {
-        let count = job.file.commands.len();
+    let count = job.file.commands.len();
+    let has = || {
+        if list {
+            format!("has commands 1 to {count}")
+        } else {
+            "is not a command list".to_string()
+        }
+    };
+    let mut note = None;
+    if let Some(n) = event {
         if !list || n == 0 || n > count {
             return Err(CaptureError::OtherJob(format!(
-                "{}: `event` {n}: the capture was taken after command {n}, but the job {}",
-                manifest.display(),
-                if list {
-                    format!("has commands 1 to {count}")
-                } else {
-                    "is not a command list".to_string()
-                }
+                "--event {n}: the job {}",
+                has()
             )));
         }
+        note = match capture.event {
+            Some(c) if c != n => Some(format!(
+                "compared after event {n} (--event); the capture says it was taken after event {c}"
+            )),
+            None => Some(format!(
+                "compared after event {n} (--event); the capture does not say it was taken after an event (its resources are compared as command {n} left them)"
+            )),
+            Some(_) => None,
+        };
+        capture.event = Some(n);
+    } else if let Some(n) = capture.event
+        && (!list || n == 0 || n > count)
+    {
+        return Err(CaptureError::OtherJob(format!(
+            "{}: `event` {n}: the capture was taken after command {n}, but the job {}",
+            manifest.display(),
+            has()
+        )));
+    }
+    if let Some(n) = capture.event {
         job.file.commands.truncate(n);
     }
-    Ok(())
+    Ok(note)
 }
 
 /// The `dxlane debug` flags that make the debugger run what the comparison ran: the
@@ -555,7 +607,14 @@ impl Prepped {
     /// The program `program_md5` names: a dispatch's program; a draw's pixel program, or
     /// its vertex program when it has none.
     fn program_path(&self) -> PathBuf {
-        PathBuf::from(self.0.programs.last().map_or("", |p| p.path.as_str()))
+        // A draw lists its programs vertex, pixel, then geometry, hull, domain: the
+        // last is not the pixel program when the draw has other stages.
+        let p = match &self.0.work {
+            Work::Draw(d) if d.ps.is_some() => self.0.programs.get(1),
+            Work::Draw(_) => self.0.programs.first(),
+            _ => self.0.programs.last(),
+        };
+        PathBuf::from(p.map_or("", |p| p.path.as_str()))
     }
 
     fn profile(&self) -> Profile {

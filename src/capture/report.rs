@@ -312,7 +312,13 @@ impl Report {
                             &mut o,
                             format!("             written by {}{src}{contested}", w.lane),
                         );
-                        line(&mut o, format!("             {}", w.debug));
+                        if !w.debug.is_empty() {
+                            line(&mut o, format!("             {}", w.debug));
+                        }
+                        for link in &w.origin {
+                            line(&mut o, format!("             {}: {}", link.lane, link.made));
+                            line(&mut o, format!("             {}", link.debug));
+                        }
                     }
                     None if !r.writers_tracked => line(
                         &mut o,

@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::exec::{Binding, Invocation, WriteSink, WriterMap};
 use crate::ir::Shader;
 pub use crate::job::writers::{PixelWriters, SampleKey, bindings_of};
-use crate::pipeline::MergeTarget;
+use crate::pipeline::{LaneSelect, MergeTarget};
 
 /// The last writer of every word of the watched resources during one run.
 pub struct Writers {
@@ -116,6 +116,79 @@ pub struct WriterReport {
     pub writes: u32,
     /// The command that opens the lane debugger on this lane.
     pub debug: String,
+    /// A pixel lane of a draw with geometry or tessellation stages: the lanes one stage
+    /// up and beyond that made its primitive's leading vertex — the geometry lane, or
+    /// the domain lane and the hull patch it tessellated — nearest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub origin: Vec<OriginLink>,
+    /// A command list: the event (`[[command]] #N`, from 1) that wrote it last.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<usize>,
+}
+
+/// A lane one stage up from a pixel lane (or from the previous link), with the command
+/// that opens it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OriginLink {
+    /// `"geometry"`, `"domain"` or `"hull"`.
+    pub stage: &'static str,
+    /// The lane in words: `domain patch 0, domain point 45, draw instance 0`.
+    pub lane: String,
+    /// What it did for the pixel lane.
+    pub made: String,
+    /// The command that opens the lane debugger on it.
+    pub debug: String,
+}
+
+/// The links behind a pixel lane whose primitive's leading vertex lane `sel` made
+/// (`pipeline::MergeObserver::origins`): a geometry lane; or a domain lane, then the
+/// hull patch whose patch constants tessellated it (its control points are every
+/// output control point of that patch, so the patch-constant lane is named). A vertex
+/// lane (a draw of vertex and pixel programs alone) gives none: such reports read as
+/// they always have.
+pub fn origin_links(sel: LaneSelect, job: &str) -> Vec<OriginLink> {
+    let job = shell_word(job);
+    match sel {
+        LaneSelect::Geometry {
+            prim,
+            gs_instance,
+            instance,
+        } => vec![OriginLink {
+            stage: "geometry",
+            lane: format!(
+                "geometry input primitive {prim}, SV_GSInstanceID {gs_instance}, draw instance {instance}"
+            ),
+            made: "emitted the primitive's leading vertex".into(),
+            debug: format!(
+                "dxlane debug {job} --gs-primitive {prim} --gs-instance {gs_instance} --instance {instance}"
+            ),
+        }],
+        LaneSelect::Domain {
+            patch,
+            point,
+            instance,
+        } => vec![
+            OriginLink {
+                stage: "domain",
+                lane: format!(
+                    "domain patch {patch}, domain point {point}, draw instance {instance}"
+                ),
+                made: "made the primitive's leading vertex".into(),
+                debug: format!(
+                    "dxlane debug {job} --ds-patch {patch} --ds-point {point} --instance {instance}"
+                ),
+            },
+            OriginLink {
+                stage: "hull",
+                lane: format!("hull patch {patch}, patch-constant phase, draw instance {instance}"),
+                made: "computed the factors that tessellated the patch (the domain lane read its control points and constants)".into(),
+                debug: format!(
+                    "dxlane debug {job} --hs-patch {patch} --patch-constant --instance {instance}"
+                ),
+            },
+        ],
+        _ => Vec::new(),
+    }
 }
 
 impl WriterReport {
@@ -141,6 +214,8 @@ impl WriterReport {
             contested,
             writes,
             debug: String::new(),
+            origin: Vec::new(),
+            event: None,
         };
         match inv {
             Invocation::Thread { group, thread } => {
@@ -241,6 +316,8 @@ impl PixelWriterReport for PixelWriters {
             contested: false,
             writes,
             debug: String::new(),
+            origin: Vec::new(),
+            event: None,
         };
         let mut r = r.pixel(lane.x, lane.y, per_sample.then_some(lane.sample), job);
         r.lane.push_str(&format!(", primitive {}", lane.prim));

@@ -47,6 +47,10 @@ pub struct CompareArgs {
     /// Compare even when the capture names another job file.
     #[arg(long)]
     pub any_job: bool,
+    /// A command list: compare the resources as the first N commands left them (events
+    /// numbered from 1; default: the capture's `event`, else the whole list).
+    #[arg(long, value_name = "N")]
+    pub event: Option<usize>,
     /// Worker threads (0 = all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -65,6 +69,7 @@ fn options(a: &CompareArgs) -> Result<CompareOptions, String> {
         no_images: a.no_images,
         no_explain: a.no_explain,
         any_job: a.any_job,
+        event: a.event,
         default_engine: super::default_engine(),
         ..CompareOptions::default()
     };

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use super::ResourceAt;
 use crate::exec::{Binding, Invocation, MemWrite, WaveRun, WordWriter, WriteSink, WriterMap};
 use crate::ir::{ResourceRange, Shader};
-use crate::pipeline::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
+use crate::pipeline::{LaneSelect, MergeObserver, MergeTarget, PixelLane, PixelObserver};
 
 /// The descriptors of `shader` through which a run writes the resource at `target`: the
 /// element of each declared range that covers its register, or its heap slot.
@@ -58,10 +58,16 @@ pub type SampleKey = (MergeTarget, u32, u32, u32);
 /// The pixel lane behind each watched sample the output merger wrote during one draw.
 /// Only the samples asked about are kept, so the map stays as small as the question
 /// whatever the target's size.
+///
+/// Made [`PixelWriters::with_origins`], it also keeps what the draw says of each set-up
+/// primitive's leading vertex (`MergeObserver::origins`): the lane one stage up behind
+/// a pixel lane.
 #[derive(Default)]
 pub struct PixelWriters {
     watch: HashSet<SampleKey>,
     map: Mutex<HashMap<SampleKey, (PixelLane, u32, u32)>>,
+    want_origins: bool,
+    origins: Mutex<Vec<Option<LaneSelect>>>,
 }
 
 impl MergeObserver for PixelWriters {
@@ -89,6 +95,14 @@ impl MergeObserver for PixelWriters {
         e.1 = e.1.saturating_add(1);
         e.2 = setup;
     }
+
+    fn wants_origins(&self) -> bool {
+        self.want_origins
+    }
+
+    fn origins(&self, origins: Vec<Option<LaneSelect>>) {
+        *self.origins.lock().unwrap_or_else(|e| e.into_inner()) = origins;
+    }
 }
 
 impl PixelWriters {
@@ -97,7 +111,30 @@ impl PixelWriters {
         PixelWriters {
             watch: watch.into_iter().collect(),
             map: Mutex::default(),
+            want_origins: false,
+            origins: Mutex::default(),
         }
+    }
+
+    /// [`PixelWriters::new`], also keeping the lane that made each set-up primitive's
+    /// leading vertex ([`PixelWriters::origin`]).
+    pub fn with_origins(watch: impl IntoIterator<Item = SampleKey>) -> PixelWriters {
+        PixelWriters {
+            want_origins: true,
+            ..PixelWriters::new(watch)
+        }
+    }
+
+    /// The vertex, geometry or domain lane that made the leading vertex of set-up
+    /// primitive `setup` (as [`PixelWriters::last_setup`] names a lane's primitive), when
+    /// the map was made [`PixelWriters::with_origins`] and the draw knew it.
+    pub fn origin(&self, setup: u32) -> Option<LaneSelect> {
+        self.origins
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(setup as usize)
+            .copied()
+            .flatten()
     }
 
     /// The lane whose output-merger write to `key` came last (its `prim` the draw's

@@ -949,8 +949,10 @@ pub fn draw_charged(
     // domain lane that made it, so that the session can name where a pixel's inputs came
     // from (`TraceWave::take_origins`); a vertex program's vertices are named by their
     // index alone.
-    let want_origins =
-        s.mesh.is_none() && matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. }));
+    let origin_sink = opts.writes.filter(|w| w.wants_origins());
+    let want_origins = s.mesh.is_none()
+        && (matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. }))
+            || origin_sink.is_some());
     let mut gs_lanes: Vec<u32> = Vec::new();
     let mut stage_origins: Vec<super::work::LaneSelect> = Vec::new();
     // Setup's buffers, for the primitives set up on this thread.
@@ -1434,7 +1436,7 @@ pub fn draw_charged(
     let traced = trace
         .as_ref()
         .filter(|t| matches!(t.at, TraceAt::Pixel { .. }));
-    if let (true, Some(h)) = (want_origins, opts.trace) {
+    if want_origins {
         let per_instance = unique.len().max(1);
         let staged = gs_program.is_some() || tess_programs.is_some();
         let of = |v: u32| -> Option<super::work::LaneSelect> {
@@ -1450,7 +1452,12 @@ pub fn draw_charged(
         let mut o = Vec::new();
         if o.try_reserve(prims.len()).is_ok() {
             o.extend(prims.iter().map(|p| of(p.verts[0])));
-            h.set_origins(o);
+            if let Some(w) = origin_sink {
+                w.origins(o.clone());
+            }
+            if let Some(h) = opts.trace.filter(|h| matches!(h.at, TraceAt::Pixel { .. })) {
+                h.set_origins(o);
+            }
         }
     }
     if traced.is_some() && passes.len() > 1 {

@@ -38,9 +38,9 @@
 //!   input primitive's id.
 
 use super::ia::PrimKind;
-use super::trace::{TraceProgram, Traced};
+use super::trace::{StageWaves, TraceProgram};
 use super::vs::VertexOutputs;
-use crate::exec::{ExecError, StageProgram, StageRunner};
+use crate::exec::{ExecError, StageProgram};
 use crate::ir::{GeometryState, GsOutput, Shader, SysValue};
 
 /// One input primitive of the geometry stage.
@@ -168,29 +168,15 @@ pub(crate) fn shade(
     let out_prim_word = s.output_sv(SysValue::PrimitiveId).map(|e| e.slot);
     let instances = g.instances as usize;
     let lanes_total = job.prims.len() * instances;
-    let mut normal = StageRunner::new(program);
-    let w = normal.wave_size();
-    let mut debug = match trace {
-        Some((t, k)) if k < lanes_total => {
-            let dr = StageRunner::new(&t.program);
-            if dr.wave_size() != w {
-                return Err(ExecError::Dispatch(
-                    "the traced program runs another wave size than the drawn one".into(),
-                ));
-            }
-            Some((t, k, dr))
-        }
-        _ => None,
-    };
+    let mut waves = StageWaves::new(program, lanes_total, trace)?;
+    let w = waves.wave_size();
     let mut executed = 0u64;
     let mut strips: [Vec<u32>; 4] = Default::default();
     let mut start = 0usize;
     while start < lanes_total {
         let n = (lanes_total - start).min(w);
-        let (runner, traced) = match debug.as_mut() {
-            Some((t, k, dr)) if (start..start + n).contains(k) => (dr, Some(*t)),
-            _ => (&mut normal, None),
-        };
+        let mut wave = waves.wave(start, n);
+        let runner = &mut *wave.runner;
         {
             let inputs = runner.inputs_mut();
             for l in 0..n {
@@ -220,25 +206,8 @@ pub(crate) fn shade(
             let k = start + l;
             runner.set_ids(l, [job.prims[k / instances].id, (k % instances) as u32, 0]);
         }
-        let mask = if n >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << n) - 1
-        };
-        let run = match traced {
-            Some(t) => {
-                let run = t.run(runner, mask, 0, None, true, None)?;
-                t.hook.set(Traced {
-                    wave_size: w as u32,
-                    pixels: Vec::new(),
-                    vertices: Vec::new(),
-                    outputs: runner.outputs().to_vec(),
-                    killed: run.killed,
-                });
-                run
-            }
-            None => runner.run(mask, 0, None)?,
-        };
+        let run = wave.run(n)?;
+        let runner = &*wave.runner;
         charge(run.lane_instructions)?;
         executed += run.lane_instructions;
         let (records, words) = runner.emitted();

@@ -22,9 +22,9 @@
 //! - **Order.** Lanes take patches in input order; the results do not depend on the wave
 //!   size, since no hull lane reads another's values.
 
-use super::trace::{TraceProgram, Traced};
+use super::trace::{StageWaves, TraceProgram};
 use super::vs::VertexOutputs;
-use crate::exec::{ExecError, StageProgram, StageRunner};
+use crate::exec::{ExecError, StageProgram};
 use crate::ir::io::NO_REGISTER;
 use crate::ir::{HullState, Shader, SysValue, hull_phase};
 
@@ -75,84 +75,33 @@ pub(crate) fn run_lanes(
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
     trace: Option<(&TraceProgram<'_>, usize)>,
 ) -> Result<u64, ExecError> {
-    let mut runner = StageRunner::new(program);
-    let w = runner.wave_size();
-    let mut debug = match trace {
-        Some((t, k)) if k < count => {
-            let dr = StageRunner::new(&t.program);
-            if dr.wave_size() != w {
-                return Err(ExecError::Dispatch(
-                    "the traced program runs another wave size than the drawn one".into(),
-                ));
-            }
-            Some((t, k, dr))
-        }
-        _ => None,
-    };
+    let mut waves = StageWaves::new(program, count, trace)?;
+    let w = waves.wave_size();
     let mut executed = 0u64;
     let mut start = 0usize;
     while start < count {
         let n = (count - start).min(w);
-        let traced = debug
-            .as_mut()
-            .filter(|(_, k, _)| (start..start + n).contains(k));
-        let run = match traced {
-            Some((t, _, dr)) => one_wave(dr, start, n, ids, fill, take, Some(t))?,
-            None => one_wave(&mut runner, start, n, ids, fill, take, None)?,
-        };
+        let mut wave = waves.wave(start, n);
+        {
+            let inputs = wave.runner.inputs_mut();
+            inputs.fill(0);
+            for l in 0..n {
+                fill(start + l, inputs, l, w);
+            }
+        }
+        for l in 0..n {
+            wave.runner.set_ids(l, ids(start + l));
+        }
+        let run = wave.run(n)?.lane_instructions;
+        let outputs = wave.runner.outputs();
+        for l in 0..n {
+            take(start + l, outputs, l, w);
+        }
         charge(run)?;
         executed += run;
         start += n;
     }
     Ok(executed)
-}
-
-/// One wave of [`run_lanes`]: items `start .. start + n`, traced through `trace`'s hook
-/// when given. Returns its lane-instructions.
-#[allow(clippy::too_many_arguments)]
-fn one_wave(
-    runner: &mut StageRunner<'_>,
-    start: usize,
-    n: usize,
-    ids: &dyn Fn(usize) -> [u32; 3],
-    fill: &mut FillLane<'_>,
-    take: &mut TakeLane<'_>,
-    trace: Option<&TraceProgram<'_>>,
-) -> Result<u64, ExecError> {
-    let w = runner.wave_size();
-    {
-        let inputs = runner.inputs_mut();
-        inputs.fill(0);
-        for l in 0..n {
-            fill(start + l, inputs, l, w);
-        }
-    }
-    for l in 0..n {
-        runner.set_ids(l, ids(start + l));
-    }
-    let mask = if n >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << n) - 1
-    };
-    let run = match trace {
-        Some(t) => t.run(runner, mask, 0, None, true, None)?,
-        None => runner.run(mask, 0, None)?,
-    };
-    let outputs = runner.outputs();
-    for l in 0..n {
-        take(start + l, outputs, l, w);
-    }
-    if let Some(t) = trace {
-        t.hook.set(Traced {
-            wave_size: w as u32,
-            pixels: Vec::new(),
-            vertices: Vec::new(),
-            outputs: outputs.to_vec(),
-            killed: run.killed,
-        });
-    }
-    Ok(run.lane_instructions)
 }
 
 /// The hull state of a program the draw was given as its hull program.

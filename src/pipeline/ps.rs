@@ -140,6 +140,22 @@ pub trait MergeObserver: Sync {
         let _ = setup;
         self.write(target, x, y, sample, lane);
     }
+
+    /// Whether the draw should also say, per set-up primitive, which lane one stage up
+    /// made its leading vertex ([`MergeObserver::origins`]): what `compare` names behind
+    /// a pixel lane of a draw with geometry or tessellation stages. By default, no.
+    fn wants_origins(&self) -> bool {
+        false
+    }
+
+    /// Per set-up primitive (as [`MergeObserver::write_setup`] counts them), the
+    /// vertex, geometry or domain lane that made its leading vertex — the vertex whose
+    /// outputs a constant input takes and the first an interpolated input blends
+    /// (`None` where no lane is known) — once the draw has set its primitives up. Called
+    /// only when [`MergeObserver::wants_origins`] says so, and not for mesh draws.
+    fn origins(&self, origins: Vec<Option<super::work::LaneSelect>>) {
+        let _ = origins;
+    }
 }
 
 /// Where the pixel program's outputs are in its output words.

@@ -2,8 +2,9 @@
 //!
 //! Owns: which wave a draw traces ([`TraceAt`]), the hook that carries the debug program
 //! and its observer into the stages ([`TraceWave`]), what the traced wave did
-//! ([`Traced`]), and how a traced pixel batch is split into waves of the program's own
-//! size. Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
+//! ([`Traced`]), how a traced pixel batch is split into waves of the program's own
+//! size, and the runners of a stage whose lanes run in waves one of which may be traced
+//! (`StageWaves`: the geometry, hull and domain stages). Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
 //! `vs`), the vertex stage's traced batch (`vs`), or the traced loop itself
 //! (`exec::StageRunner::run_traced`).
 //!
@@ -270,6 +271,97 @@ impl TraceProgram<'_> {
             }
         }
         Ok((total, out))
+    }
+}
+
+/// The runners of a stage whose lanes run in waves of one program, in order, one wave
+/// of which may be traced: the program's own runner for every wave, and the debug
+/// program's (lowered without clean-up, of the same wave size) for the wave holding the
+/// traced lane. The geometry, hull and domain stages run their waves through it, so the
+/// traced wave is chosen, run and reported one way.
+pub(crate) struct StageWaves<'r> {
+    normal: StageRunner<'r>,
+    debug: Option<(&'r TraceProgram<'r>, usize, StageRunner<'r>)>,
+}
+
+/// One wave of [`StageWaves`]: the runner to fill, and the debug program when the wave
+/// holds the traced lane.
+pub(crate) struct StageWave<'w, 'r> {
+    /// The runner whose inputs and ids the stage fills, and whose outputs it reads.
+    pub runner: &'w mut StageRunner<'r>,
+    trace: Option<&'r TraceProgram<'r>>,
+}
+
+impl<'r> StageWaves<'r> {
+    /// The runners for `count` lanes of `program`, lane `k` traced through `trace`'s
+    /// hook when `trace` = `Some((t, k))` and `k < count` (a lane past the stage's is
+    /// never run: the session says so).
+    pub(crate) fn new(
+        program: &'r StageProgram<'r>,
+        count: usize,
+        trace: Option<(&'r TraceProgram<'r>, usize)>,
+    ) -> Result<StageWaves<'r>, ExecError> {
+        let normal = StageRunner::new(program);
+        let debug = match trace {
+            Some((t, k)) if k < count => {
+                let dr = StageRunner::new(&t.program);
+                if dr.wave_size() != normal.wave_size() {
+                    return Err(ExecError::Dispatch(
+                        "the traced program runs another wave size than the drawn one".into(),
+                    ));
+                }
+                Some((t, k, dr))
+            }
+            _ => None,
+        };
+        Ok(StageWaves { normal, debug })
+    }
+
+    /// Lanes per wave.
+    pub(crate) fn wave_size(&self) -> usize {
+        self.normal.wave_size()
+    }
+
+    /// The wave of lanes `start .. start + n`: the debug program's runner when it holds
+    /// the traced lane, else the program's.
+    pub(crate) fn wave(&mut self, start: usize, n: usize) -> StageWave<'_, 'r> {
+        match self.debug.as_mut() {
+            Some((t, k, dr)) if (start..start + n).contains(k) => StageWave {
+                runner: dr,
+                trace: Some(*t),
+            },
+            _ => StageWave {
+                runner: &mut self.normal,
+                trace: None,
+            },
+        }
+    }
+}
+
+impl StageWave<'_, '_> {
+    /// Runs the wave's first `n` lanes (filled by the caller): through the traced loop
+    /// when it holds the traced lane — the hook then hears what the wave did, its output
+    /// words as the wave left them — else as a normal wave.
+    pub(crate) fn run(&mut self, n: usize) -> Result<WaveRun, ExecError> {
+        let mask = if n >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
+        match self.trace {
+            Some(t) => {
+                let run = t.run(self.runner, mask, 0, None, true, None)?;
+                t.hook.set(Traced {
+                    wave_size: self.runner.wave_size() as u32,
+                    pixels: Vec::new(),
+                    vertices: Vec::new(),
+                    outputs: self.runner.outputs().to_vec(),
+                    killed: run.killed,
+                });
+                Ok(run)
+            }
+            None => self.runner.run(mask, 0, None),
+        }
     }
 }
 

@@ -1456,10 +1456,34 @@ fn a_command_list_is_recorded_and_compared_by_event() {
         (Some("block_sums"), Some(1))
     );
     assert_eq!(r["mismatches"][0]["at"], "[2]");
+    // Named by event and lane: pass 2 (event 2) wrote it, through the thread the
+    // debugger's own lookup (`--element`) names.
+    let w = &r["mismatches"][0]["writer"];
+    assert_eq!(w["event"], 2, "{w}");
+    let o = dxlane(
+        &[
+            "debug",
+            "scan.toml",
+            "--element",
+            "block_sums[2]",
+            "-c",
+            "where",
+        ],
+        &d,
+    );
+    let line = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(line.starts_with("event 2: "), "{line}");
+    let flags = flags_after(&line, "was last written by ");
+    assert_eq!(
+        w["debug"],
+        format!("dxlane debug scan.toml --event 2 {flags}")
+    );
     assert!(
-        v["notes"].to_string().contains("command list"),
-        "{}",
-        v["notes"]
+        w["lane"]
+            .as_str()
+            .unwrap()
+            .starts_with("event 2 (dispatch): thread"),
+        "{w}"
     );
 
     let o = dxlane(
@@ -1498,5 +1522,257 @@ fn a_command_list_is_recorded_and_compared_by_event() {
     assert!(
         e.contains("[[resource]] #6") && e.contains("no [[resource]] named \"nope\""),
         "{e}"
+    );
+}
+
+/// `examples/NAME.toml` in `d` as `NAME.toml`, its programs named by absolute path.
+fn example_job(d: &Path, name: &str) {
+    let text = std::fs::read_to_string(common::root().join(format!("examples/{name}.toml")))
+        .unwrap()
+        .replace(
+            "../shaders",
+            &common::root().join("shaders").display().to_string(),
+        );
+    std::fs::write(d.join(format!("{name}.toml")), text).unwrap();
+}
+
+/// The `dxlane debug` flags in the first ` (--…)` after `marker` in `text`.
+fn flags_after(text: &str, marker: &str) -> String {
+    let at = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker:?} not in:\n{text}"));
+    let rest = &text[at + marker.len()..];
+    let open = rest.find(" (--").unwrap_or_else(|| panic!("{text}"));
+    let close = rest[open..].find(')').unwrap_or_else(|| panic!("{text}"));
+    rest[open + 2..open + close].to_string()
+}
+
+/// A texel of a draw with tessellation or a geometry program leads past its pixel lane
+/// (issue 33): the report names the domain lane that made the primitive's leading vertex
+/// and the hull patch whose factors tessellated it, or the geometry lane that emitted it,
+/// each with the `dxlane debug` command that opens it — the lane the debugger's own
+/// trace-back names from that texel (`dxlane debug --texel rt0 x,y`: the pixel lane's
+/// `inputs`), so both lookups agree. The text report prints the links under the pixel
+/// lane's command.
+#[test]
+fn draw_texels_lead_to_their_geometry_domain_and_hull_lanes() {
+    let d = workdir("draw-stages");
+    for (name, texel, stage) in [
+        ("tessellation", (64u32, 64u32), "domain"),
+        ("tessellation", (40, 90), "domain"),
+        ("sprites", (64, 64), "geometry"),
+    ] {
+        example_job(&d, name);
+        let job = format!("{name}.toml");
+        let _ = std::fs::remove_dir_all(d.join("cap"));
+        record(&d, &job, "cap", &[]);
+        let cap = d.join("cap");
+        let mut rt0 = std::fs::read(cap.join("rt0.bin")).unwrap();
+        let (x, y) = texel;
+        let at = ((y * 128 + x) * 4) as usize;
+        rt0[at] ^= 1;
+        std::fs::write(cap.join("rt0.bin"), &rt0).unwrap();
+        let (code, v) = compare_json(&d, &job, "cap", &["--no-explain", "--no-images"]);
+        assert_eq!(code, 1, "{v}");
+        let m = &v["resources"][0]["mismatches"][0];
+        assert_eq!(m["at"], format!("({x}, {y}) r"), "{v}");
+        let w = &m["writer"];
+        assert_eq!(w["pixel"], serde_json::json!([x, y]), "{w}");
+        let links = w["origin"].as_array().unwrap_or_else(|| panic!("{w}"));
+        assert_eq!(links[0]["stage"], stage, "{w}");
+
+        // The debugger, opened on the texel, names the same lane one stage up.
+        let o = dxlane(
+            &[
+                "debug",
+                &job,
+                "--texel",
+                "rt0",
+                &format!("{x},{y}"),
+                "-c",
+                "inputs",
+            ],
+            &d,
+        );
+        let px = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{px}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let flags = flags_after(&px, "the primitive's leading vertex was made by ");
+        assert_eq!(
+            links[0]["debug"],
+            format!("dxlane debug {job} {flags}"),
+            "{px}"
+        );
+        if stage == "domain" {
+            // Domain patch p was tessellated from hull patch p's factors.
+            let patch = flags
+                .split(' ')
+                .skip_while(|f| *f != "--ds-patch")
+                .nth(1)
+                .unwrap()
+                .to_string();
+            let inst = flags.rsplit(' ').next().unwrap();
+            assert_eq!(links.len(), 2, "{w}");
+            assert_eq!(links[1]["stage"], "hull");
+            assert_eq!(
+                links[1]["debug"],
+                format!("dxlane debug {job} --hs-patch {patch} --patch-constant --instance {inst}")
+            );
+            // The command opens a lane: the hull lane's session runs.
+            let o = dxlane(
+                &[
+                    "debug",
+                    &job,
+                    "--hs-patch",
+                    &patch,
+                    "--patch-constant",
+                    "--instance",
+                    inst,
+                    "-c",
+                    "where",
+                ],
+                &d,
+            );
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        } else {
+            assert_eq!(links.len(), 1, "{w}");
+            assert_eq!(
+                links[0]["debug"],
+                format!("dxlane debug {job} --gs-primitive 5 --gs-instance 0 --instance 0")
+            );
+        }
+        let (code, text, _) = compare_text(&d, &[&job, "cap", "--no-explain", "--no-images"]);
+        assert_eq!(code, 1);
+        let l = links[0]["lane"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("             {l}: "))
+                && text.contains(&format!("             dxlane debug {job} {flags}\n")),
+            "{text}"
+        );
+    }
+}
+
+/// `examples/lists/NAME.toml` in `d` as `NAME.toml`, its programs named by absolute path.
+fn list_job(d: &Path, name: &str) {
+    let text = std::fs::read_to_string(common::root().join(format!("examples/lists/{name}.toml")))
+        .unwrap()
+        .replace(
+            "../../shaders",
+            &common::root().join("shaders").display().to_string(),
+        );
+    std::fs::write(d.join(format!("{name}.toml")), text).unwrap();
+}
+
+/// Command lists per event (issue 32): a word a copy wrote last is named by its event
+/// with no lane (`[[command]] #3`, a copy_resource, runs no program); a texel of a list's
+/// draw names the event and the pixel lane, with the `dxlane debug JOB --event N --pixel`
+/// command the debugger's own `--texel` lookup gives; `--event N` compares after command
+/// N whatever the capture says (noting a capture taken after another), and an event past
+/// the list is refused naming it.
+#[test]
+fn command_list_mismatches_name_their_event_and_lane() {
+    let d = workdir("list-events");
+    scan_job(&d);
+    record(&d, "scan.toml", "cap", &["--record-after", "1"]);
+    let cap = d.join("cap");
+    let mut w = words(&cap.join("resource6.bin"));
+    w[3] += 1;
+    write_words(&cap.join("resource6.bin"), &w);
+    let (code, v) = compare_json(&d, "scan.toml", "cap", &["--no-explain"]);
+    assert_eq!(code, 1);
+    let r = &v["resources"][5];
+    assert_eq!(r["target"], "kept");
+    let w = &r["mismatches"][0]["writer"];
+    assert_eq!(w["event"], 3, "{w}");
+    assert_eq!(w["debug"], "", "{w}");
+    assert!(
+        w["lane"]
+            .as_str()
+            .unwrap()
+            .starts_with("event 3 (copy_resource)"),
+        "{w}"
+    );
+    let (code, text, _) = compare_text(&d, &["scan.toml", "cap", "--no-explain"]);
+    assert_eq!(code, 1);
+    assert!(
+        text.contains("written by event 3 (copy_resource)"),
+        "{text}"
+    );
+
+    // `--event 1` compares the whole-list capture after pass 1: block_sums (pass 2's)
+    // and kept (the copy's) differ, and the report says the capture was not taken there.
+    let (code, v) = compare_json(&d, "scan.toml", "cap", &["--no-explain", "--event", "1"]);
+    assert_eq!(code, 1);
+    assert!(
+        v["notes"]
+            .to_string()
+            .contains("compared after event 1 (--event)"),
+        "{}",
+        v["notes"]
+    );
+    // The capture taken after event 1 compares equal with `--event 1`, and differs
+    // with `--event 4` (the whole list).
+    let (code, v) = compare_json(&d, "scan.toml", "cap/event-1", &["--event", "1"]);
+    assert_eq!(code, 0, "{v}");
+    let (code, _) = compare_json(
+        &d,
+        "scan.toml",
+        "cap/event-1",
+        &["--no-explain", "--event", "4"],
+    );
+    assert_eq!(code, 1);
+    let (code, _, e) = compare_text(&d, &["scan.toml", "cap", "--event", "9"]);
+    assert_eq!(code, 2);
+    assert!(e.contains("--event 9: the job has commands 1 to 4"), "{e}");
+
+    // A list's draw: the shadow-mapped scene's lit ground.
+    list_job(&d, "shadow");
+    record(&d, "shadow.toml", "scap", &[]);
+    let scap = d.join("scap");
+    let manifest = std::fs::read_to_string(scap.join("capture.toml")).unwrap();
+    let color = manifest
+        .split("[[resource]]")
+        .find(|e| e.contains("resource = \"color\""))
+        .and_then(|e| e.split("file = \"").nth(1))
+        .and_then(|f| f.split('"').next())
+        .unwrap_or_else(|| panic!("{manifest}"))
+        .to_string();
+    let mut b = std::fs::read(scap.join(&color)).unwrap();
+    let (x, y) = (64u32, 100u32);
+    b[((y * 128 + x) * 4) as usize] ^= 1;
+    std::fs::write(scap.join(&color), &b).unwrap();
+    let (code, v) = compare_json(&d, "shadow.toml", "scap", &["--no-explain", "--no-images"]);
+    assert_eq!(code, 1, "{v}");
+    let m = v["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["target"] == "color")
+        .map(|r| r["mismatches"][0].clone())
+        .unwrap();
+    let w = &m["writer"];
+    assert_eq!(w["event"], 4, "{w}");
+    assert_eq!(w["pixel"], serde_json::json!([x, y]), "{w}");
+    let o = dxlane(
+        &[
+            "debug",
+            "shadow.toml",
+            "--texel",
+            "color",
+            &format!("{x},{y}"),
+            "-c",
+            "where",
+        ],
+        &d,
+    );
+    let line = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(line.starts_with("event 4: "), "{line}");
+    let flags = flags_after(&line, "was last written by ");
+    assert_eq!(
+        w["debug"],
+        format!("dxlane debug shadow.toml --event 4 {flags}")
     );
 }

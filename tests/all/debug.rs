@@ -1202,3 +1202,39 @@ fn a_pixel_leads_to_the_geometry_or_domain_lane_of_its_primitive() {
     );
     common::assert_snapshot("debug/pixel_origin_geometry.txt", &px);
 }
+
+/// DXBC output registers print at any step, not only when the wave has finished: before
+/// the lane's first output write `o0` is not written yet; at the lane's end each
+/// component holds what `outputs` shows (the value the wave left); `why o0.x` follows
+/// the value back from the register the output write stored (D3D11.3 §22.1.4: an
+/// output register holds the program's last write to it when the invocation ends).
+#[test]
+fn output_registers_print_at_any_step() {
+    let (t, code) = session(&[
+        "debug",
+        "examples/fullscreen.toml",
+        "--pixel",
+        "10,20",
+        "-c",
+        "print o0; continue; print o0; outputs; why o0.x; print o0.y",
+    ]);
+    assert_eq!(code, 0, "{t}");
+    let start = t.find("print o0").unwrap();
+    let first = &t[start..t.find("(dxlane) continue").unwrap()];
+    assert!(
+        first.contains("o0.x  (not written yet)") && first.contains("o0.w  (not written yet)"),
+        "{t}"
+    );
+    let outputs = line_after(&t, "o0.xyzw SV_Target: ");
+    let vals: Vec<&str> = outputs.split(", ").collect();
+    assert_eq!(vals.len(), 4, "{t}");
+    for (c, v) in ["x", "y", "z", "w"].iter().zip(&vals) {
+        assert!(t.contains(&format!("o0.{c} = {v}\n")), "o0.{c} = {v}: {t}");
+    }
+    assert!(
+        t.contains("o0.x: an output of the lane, stored by its last output write so far:"),
+        "{t}"
+    );
+    let why = &t[t.find("(dxlane) why o0.x").unwrap()..];
+    assert!(why.contains(&format!(" = {} ← line ", vals[0])), "{t}");
+}

@@ -191,6 +191,9 @@ impl Debugger {
     /// The values of a place at the current position, one line per component.
     pub fn print(&self, t: &str, fmt: Fmt) -> Result<String, DebugError> {
         let time = self.t(self.pos);
+        if let Some(words) = self.output_words(t) {
+            return Ok(self.print_outputs(&words, time, fmt));
+        }
         match self.resolve_text(t)? {
             Resolved::Slots(v) => {
                 let mut out = Vec::new();
@@ -438,6 +441,90 @@ impl Debugger {
             let _ = write!(s, "\n{o}");
         }
         format!("inputs of lane {}:{s}", self.lane)
+    }
+
+    /// The output words a graphics stage's place names — DXBC `o1`, `o1.xy`; the
+    /// semantic otherwise (`SV_Target0.x`, `COLOR0`) — with their names and declared
+    /// types; `None` when `t` names no output.
+    pub(super) fn output_words(&self, t: &str) -> Option<Vec<(String, u32, Ty)>> {
+        let t = t.trim();
+        let (base, comps) = match t.rsplit_once('.') {
+            Some((b, c))
+                if !c.is_empty() && c.len() <= 4 && c.chars().all(|x| "xyzwrgba".contains(x)) =>
+            {
+                let v: Vec<usize> = c
+                    .chars()
+                    .map(|x| match x {
+                        'x' | 'r' => 0,
+                        'y' | 'g' => 1,
+                        'z' | 'b' => 2,
+                        _ => 3,
+                    })
+                    .collect();
+                (b, v)
+            }
+            _ => (t, Vec::new()),
+        };
+        let sh = &self.target.program.debug_shader;
+        let mut out = Vec::new();
+        for e in &sh.outputs {
+            for r in 0..e.rows {
+                let w0 = e.word(r, 0);
+                let Some((n0, _)) = self.io_name(false, w0 + (e.mask.trailing_zeros() & 3)) else {
+                    continue;
+                };
+                let stem = n0.rsplit_once('.').map_or(n0.as_str(), |(a, _)| a);
+                if !stem.eq_ignore_ascii_case(base) {
+                    continue;
+                }
+                let want: Vec<usize> = if comps.is_empty() {
+                    (0..4).filter(|c| e.mask >> c & 1 == 1).collect()
+                } else {
+                    comps.clone()
+                };
+                for c in want {
+                    let word = w0 + c as u32;
+                    if let Some((name, ty)) = self.io_name(false, word) {
+                        out.push((name, word, ty));
+                    }
+                }
+                return Some(out);
+            }
+        }
+        None
+    }
+
+    /// The lane's last output instruction before wave step `time` that stored output
+    /// word `word`: its wave step and the IR register it stored.
+    pub(super) fn last_output(&self, word: u32, time: usize) -> Option<(usize, u32)> {
+        self.lane_steps
+            .iter()
+            .map(|&s| s as usize)
+            .take_while(|&s| s < time)
+            .filter_map(|s| match self.inst_at(s) {
+                Some(Inst::Output { slot, src }) if *slot == word => Some((s, src.0)),
+                _ => None,
+            })
+            .last()
+    }
+
+    /// `print` of output words at wave step `time`: each word's value is the one the
+    /// lane's last output instruction before `time` stored there (DXBC writes an output
+    /// register like any other and the program's last write is what leaves the stage;
+    /// a geometry lane's words are those of the vertex it is building), or "not written
+    /// yet".
+    fn print_outputs(&self, words: &[(String, u32, Ty)], time: usize, fmt: Fmt) -> String {
+        let mut out = Vec::new();
+        for (name, word, ty) in words {
+            out.push(match self.last_output(*word, time) {
+                Some((s, src)) => {
+                    let bits = self.rec.value(Slot::Reg(src), s + 1, self.lane);
+                    format!("{name} = {}", format::value_text(bits, *ty, fmt))
+                }
+                None => format!("{name}  (not written yet)"),
+            });
+        }
+        out.join("\n")
     }
 
     /// The lane's output words by signature element after its wave ran (DXBC `o0`, DXIL by

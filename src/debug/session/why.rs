@@ -31,6 +31,40 @@ impl Debugger {
     pub fn why(&self, t: &str, depth: usize) -> Result<String, DebugError> {
         let depth = depth.clamp(1, MAX_WHY_DEPTH);
         let time = self.t(self.pos);
+        if let Some(words) = self.output_words(t) {
+            // An output word holds what the lane's last output instruction stored: the
+            // chain goes on from the register it stored, as it was then.
+            let mut out = String::new();
+            for (name, word, ty) in words {
+                match self.last_output(word, time) {
+                    Some((s, src)) => {
+                        // Named as the program names the register it stored (DXBC
+                        // `r1.x`), else as the output.
+                        let reg = self
+                            .reg_name(src, None, false)
+                            .map_or_else(|| name.clone(), |(n, _)| n);
+                        let _ = writeln!(
+                            out,
+                            "{name}: an output of the lane, stored by its last output write so far:"
+                        );
+                        self.why_slot(
+                            &mut out,
+                            &reg,
+                            Slot::Reg(src),
+                            ty,
+                            s + 1,
+                            1,
+                            depth,
+                            &mut WhyState::default(),
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(out, "{name}: not written by the lane yet");
+                    }
+                }
+            }
+            return Ok(out.trim_end().to_string());
+        }
         let slots = match self.resolve_text(t)? {
             Resolved::Slots(v) => v,
             Resolved::Constant(v) => {
