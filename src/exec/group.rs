@@ -195,8 +195,8 @@ impl<const W: usize> Group<W> {
         for chunk in p.layout.chunks(W) {
             // Only a mesh program's SV_ViewID is a group program's input (the validator
             // refuses compute inputs); nothing writes input words, so they are set once.
-            let mut w = Wave::<W>::new(s.num_regs as usize, &s.consts, &locals)
-                .with_io(s.input_words, 0);
+            let mut w =
+                Wave::<W>::new(s.num_regs as usize, &s.consts, &locals).with_io(s.input_words, 0);
             if let Some((slot, view)) = p.view
                 && let Some(words) = w.inputs.get_mut(slot * W..(slot + 1) * W)
             {

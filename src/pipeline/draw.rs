@@ -664,9 +664,9 @@ pub fn draw_charged(
             None => report = Some(r),
         }
     }
-    // Every view masked off: nothing runs, not even the checks' work; the targets are
-    // untouched ("SetViewInstanceMask": a mask of 0 renders nothing). The state is
-    // still checked as a draw's would be.
+    // Every view masked off: no stage runs and the targets are untouched
+    // ("SetViewInstanceMask": a mask of 0 renders nothing); only the targets are
+    // checked.
     match report {
         Some(r) => Ok(r),
         None => {
@@ -808,12 +808,10 @@ fn draw_view(
     };
     // The hull and domain programs likewise run one wave at a time (`hs`, `ds`).
     let tess_programs = match (s.hs, s.ds, &tess_links) {
-        (Some((h, hb)), Some((d, db)), Some(_)) => {
-            Some((
-                bound_program(plan, h, hb)?.with_view_id(view),
-                bound_program(plan, d, db)?.with_view_id(view),
-            ))
-        }
+        (Some((h, hb)), Some((d, db)), Some(_)) => Some((
+            bound_program(plan, h, hb)?.with_view_id(view),
+            bound_program(plan, d, db)?.with_view_id(view),
+        )),
         _ => None,
     };
     let mut ps_wave = vs_wave;
@@ -842,7 +840,9 @@ fn draw_view(
         None => None,
     };
     let trace = match opts.trace {
-        Some(h) => Some(trace_program(s, h, h.at, h.shader, opts, vs_wave, ps_wave, view)?),
+        Some(h) => Some(trace_program(
+            s, h, h.at, h.shader, opts, vs_wave, ps_wave, view,
+        )?),
         None => None,
     };
     let early =

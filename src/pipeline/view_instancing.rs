@@ -176,7 +176,11 @@ mod tests {
     fn locations_add_to_the_written_index_wrapping_and_out_of_range_is_zero() {
         assert_eq!(effective_index(1, 2, 4), 3);
         assert_eq!(effective_index(2, 2, 4), 0, "4 is past 4 slices");
-        assert_eq!(effective_index(3, u32::MAX, 4), 2, "wraps: 3 + (2^32 - 1) = 2");
+        assert_eq!(
+            effective_index(3, u32::MAX, 4),
+            2,
+            "wraps: 3 + (2^32 - 1) = 2"
+        );
         assert_eq!(effective_index(0, 0, 1), 0);
         assert_eq!(effective_index(5, 0, 0), 0, "nothing bound: index 0");
     }
@@ -202,7 +206,11 @@ mod tests {
         assert_eq!(ids(&desc(&four, None)), [0, 1, 2, 3]);
         assert_eq!(ids(&desc(&four, Some(0b1011))), [0, 1, 3]);
         assert_eq!(ids(&desc(&four, Some(0))), [0u32; 0]);
-        assert_eq!(ids(&desc(&four[..2], Some(u32::MAX))), [0, 1], "bits past the count");
+        assert_eq!(
+            ids(&desc(&four[..2], Some(u32::MAX))),
+            [0, 1],
+            "bits past the count"
+        );
         let (_, l) = desc(&four, Some(0b100)).views().next().unwrap();
         assert_eq!(l.render_target_slice, 1);
     }

@@ -1191,7 +1191,8 @@ view_instancing = {vi}
             )
         )
     };
-    let two = "{ count = 2, locations = [{ render_target_slice = 0 }, { render_target_slice = 2 }] }";
+    let two =
+        "{ count = 2, locations = [{ render_target_slice = 0 }, { render_target_slice = 2 }] }";
     let r = list("view_instancing", &draw(two));
     for slice in [0, 2] {
         assert_eq!(layer_pixel(&r, slice, 2, 8), RED, "slice {slice}");

@@ -2359,7 +2359,12 @@ fn view_vs(rtai: Option<i64>) -> Shader {
     let (zero, one, two, ten) = (mb.ci(32, 0), mb.ci(32, 1), mb.ci(32, 2), mb.ci(32, 10));
     let id = load_input(&mut mb, i32t, "i32", 0, zero, 0);
     let view = mb.dx("viewID.i32", DxOp::ViewID, &[], i32t);
-    let (f0, f1, f2, f4) = (f(&mut mb, 0.0), f(&mut mb, 1.0), f(&mut mb, 2.0), f(&mut mb, 4.0));
+    let (f0, f1, f2, f4) = (
+        f(&mut mb, 0.0),
+        f(&mut mb, 1.0),
+        f(&mut mb, 2.0),
+        f(&mut mb, 4.0),
+    );
     let a = mb.bin(BinOp::And, id, one, i32t);
     let a = mb.cast(CastOp::UiToFp, a, f32t);
     let x = mb.bin(BinOp::Mul, a, f4, f32t);
@@ -2441,8 +2446,8 @@ fn draw_views(
         vertex_count: 3,
         ..DrawArgs::default()
     };
-    let report = crate::pipeline::draw(&state, &args, &DrawOptions::default())
-        .map_err(|e| e.to_string())?;
+    let report =
+        crate::pipeline::draw(&state, &args, &DrawOptions::default()).map_err(|e| e.to_string())?;
     let words: Vec<u32> = rt
         .to_bytes()
         .chunks_exact(4)
@@ -2460,10 +2465,12 @@ fn views(locations: &[(u32, u32)], mask: Option<u32>) -> crate::pipeline::ViewIn
     crate::pipeline::ViewInstancingDesc {
         locations: locations
             .iter()
-            .map(|&(viewport, render_target_slice)| crate::pipeline::ViewInstanceLocation {
-                viewport,
-                render_target_slice,
-            })
+            .map(
+                |&(viewport, render_target_slice)| crate::pipeline::ViewInstanceLocation {
+                    viewport,
+                    render_target_slice,
+                },
+            )
             .collect(),
         mask,
     }
@@ -2526,7 +2533,11 @@ fn the_location_adds_to_the_written_slice_and_out_of_range_is_slice_0() {
     assert!(slice_is(&s[0], [21, 2]), "view 2, out of range: {:?}", s[0]);
     assert!(slice_is(&s[3], [0, 0]));
     let (_, s) = draw_views(Some(-1), Some(views(&[(0, 1)], None)), 2, Vec::new()).unwrap();
-    assert!(slice_is(&s[0], [1, 0]), "1 + (2^32 - 1) wraps to 0: {:?}", s[0]);
+    assert!(
+        slice_is(&s[0], [1, 0]),
+        "1 + (2^32 - 1) wraps to 0: {:?}",
+        s[0]
+    );
     assert!(slice_is(&s[1], [0, 0]));
 }
 
