@@ -2348,8 +2348,8 @@ fn ray_query_module_matches_the_traversal() {
 // ---- view instancing: a hand-built DXIL vertex and pixel pair drawn view by view -------
 
 /// A DXIL vertex program: a triangle over the whole viewport from `SV_VertexID` (input
-/// element 0: vertex k at (4·(k & 1) − 1, 2·(k & 2) − 1)), output `V` (u32, register
-/// 1) = 10 × `ViewID` + 1, and with `rtai = Some(k)` `SV_RenderTargetArrayIndex` = k
+/// element 0: vertex k at (4·(k & 1) − 1, 2·(k & 2) − 1)), output `V` (u32, register 1)
+/// = 10 × `ViewID` + 1, and with `rtai = Some(k)` `SV_RenderTargetArrayIndex` = k
 /// (register 2).
 fn view_vs(rtai: Option<i64>) -> Shader {
     let mut mb = Mb::new(DL32);
@@ -2418,6 +2418,9 @@ fn view_ps() -> Shader {
     lower_stage(&m, fi, Stage::Pixel, &sigs).unwrap()
 }
 
+/// Each slice's 16 texels of a two-channel target, as (V, ViewID).
+type Slices = Vec<Vec<[u32; 2]>>;
+
 /// Draws [`view_vs`] and [`view_ps`] (3 vertices) into a 4 × 4 R32G32_UINT array of
 /// `slices` slices, zero at the start, with `views` and `viewports`; returns the report,
 /// or the error, and each slice's 16 texels as (V, ViewID).
@@ -2426,7 +2429,7 @@ fn draw_views(
     views: Option<crate::pipeline::ViewInstancingDesc>,
     slices: u32,
     viewports: Vec<crate::pipeline::Viewport>,
-) -> Result<(crate::pipeline::DrawReport, Vec<Vec<[u32; 2]>>), String> {
+) -> Result<(crate::pipeline::DrawReport, Slices), String> {
     use crate::pipeline::{Bindings, CullMode, DrawArgs, DrawOptions, DrawState};
     use crate::resources::{Format, Texture, TextureDesc, TextureDim};
     let (vs, ps) = (view_vs(rtai), view_ps());
