@@ -43,6 +43,9 @@ pub struct Program<'a> {
     layout: Vec<[u32; 3]>,
     ftz: bool,
     jit: Option<Arc<JitShader>>,
+    /// `SV_ViewID`'s input word and the view every lane reads there
+    /// ([`with_view_id`](Self::with_view_id)).
+    view: Option<(usize, u32)>,
 }
 
 impl<'a> Program<'a> {
@@ -79,7 +82,19 @@ impl<'a> Program<'a> {
             layout,
             ftz,
             jit: None,
+            view: None,
         })
+    }
+
+    /// Runs every group as view instance `view` of a view-instanced mesh draw: a mesh
+    /// program's `SV_ViewID` input word (its only stage input; DXIL.rst: `NotInSig` in
+    /// `MSIn`) reads `view` in every lane. Without it the word reads 0.
+    pub fn with_view_id(mut self, view: u32) -> Program<'a> {
+        self.view = self
+            .shader
+            .input_sv(crate::ir::SysValue::ViewId)
+            .map(|e| (e.slot as usize, view));
+        self
     }
 
     /// Chooses the engine: with [`Engine::Jit`] the shader's arithmetic is compiled now,
@@ -178,7 +193,15 @@ impl<const W: usize> Group<W> {
         let mut waves = Vec::new();
         let mut masks = Vec::new();
         for chunk in p.layout.chunks(W) {
-            let mut w = Wave::<W>::new(s.num_regs as usize, &s.consts, &locals);
+            // Only a mesh program's SV_ViewID is a group program's input (the validator
+            // refuses compute inputs); nothing writes input words, so they are set once.
+            let mut w =
+                Wave::<W>::new(s.num_regs as usize, &s.consts, &locals).with_io(s.input_words, 0);
+            if let Some((slot, view)) = p.view
+                && let Some(words) = w.inputs.get_mut(slot * W..(slot + 1) * W)
+            {
+                words.fill(view);
+            }
             let mut lanes = 0u128;
             for (l, t) in chunk.iter().enumerate() {
                 lanes |= 1 << l;

@@ -75,6 +75,9 @@ pub struct StageProgram<'a> {
     jit: Option<Arc<JitShader>>,
     /// The registers a wave must zero before each run ([`fresh_registers`]).
     clear: Arc<[u32]>,
+    /// `SV_ViewID`'s input word and the view every lane of a run reads there
+    /// ([`with_view_id`](Self::with_view_id)).
+    view: Option<(usize, u32)>,
 }
 
 impl<'a> StageProgram<'a> {
@@ -122,7 +125,22 @@ impl<'a> StageProgram<'a> {
                 .filter(|&(_, &fresh)| !fresh)
                 .map(|(r, _)| r as u32)
                 .collect(),
+            view: None,
         })
+    }
+
+    /// Runs every lane as view instance `view` of a view-instanced draw: whatever the
+    /// stage wrote into the program's `SV_ViewID` input word, each run reads `view`
+    /// there (D3D12 View Instancing, "SV_ViewID": a value of the view, not of the
+    /// vertex or pixel). Without it, or without view instancing, the word reads what
+    /// the stage filled, 0 (the spec: a program reading `SV_ViewID` in a pipeline
+    /// without view instancing sees 0).
+    pub fn with_view_id(mut self, view: u32) -> StageProgram<'a> {
+        self.view = self
+            .shader
+            .input_sv(crate::ir::SysValue::ViewId)
+            .map(|e| (e.slot as usize, view));
+        self
     }
 
     /// Chooses the engine (see `exec::Program::with_engine`). Quad operations, helper
@@ -329,6 +347,11 @@ impl<const W: usize> StageWave<W> {
         }
         w.helper = helper & lanes;
         w.outputs.fill(0);
+        if let Some((slot, view)) = p.view
+            && let Some(words) = w.inputs.get_mut(slot * W..(slot + 1) * W)
+        {
+            words.fill(view);
+        }
         // A ray-tracing lane's payload, parameter or attributes, after the reset.
         for (l, x, data) in rays.map_or(&[][..], |r| r.1) {
             if let Some(arr) = w.locals.get_mut(x.index()) {

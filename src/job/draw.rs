@@ -50,6 +50,10 @@
 //! rasterized_stream = 0           # (in [draw]) 0 … 3 or "none"
 //! [[draw.stream_output_buffer]]   # slot, stride, size, offset, filled_size, fill_u32,
 //!                                 # output: a buffer the job makes, per slot
+//! # view instancing (in [draw]): ViewInstanceCount, one D3D12_VIEW_INSTANCE_LOCATION per
+//! # view, and the view instance mask (absent: every view; present: masking on)
+//! # view_instancing = { count = 2, locations = [{ viewport = 0, render_target_slice = 0 },
+//! #                     { viewport = 1, render_target_slice = 1 }], mask = 0b11 }
 //! ```
 //!
 //! Render targets and the depth-stencil buffer (made by `targets`):
@@ -177,6 +181,84 @@ pub struct DrawSection {
     /// made by the job for its slot, since a single-draw job has no named resources.
     #[serde(default)]
     pub stream_output_buffer: Vec<SoBufferEntry>,
+    /// `view_instancing = { count, locations, mask }`: the pipeline state's
+    /// `D3D12_VIEW_INSTANCING_DESC` and the command list's view instance mask.
+    pub view_instancing: Option<ViewInstancingEntry>,
+}
+
+/// `view_instancing = { count = 2, locations = [{ viewport = 0, render_target_slice = 0 },
+/// { viewport = 0, render_target_slice = 1 }], mask = 3 }`: `count` views (1 to 4,
+/// `ViewInstanceCount`), one location each (`D3D12_VIEW_INSTANCE_LOCATION`, both indices
+/// default 0), and `mask` for `D3D12_VIEW_INSTANCING_FLAG_ENABLE_VIEW_INSTANCE_MASKING`
+/// with `SetViewInstanceMask(mask)` (absent: no masking, every view drawn).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewInstancingEntry {
+    /// `ViewInstanceCount`.
+    pub count: u32,
+    /// `pViewInstanceLocations`, one per view.
+    pub locations: Vec<ViewLocationEntry>,
+    /// The view instance mask (bit `v`: view `v` is drawn).
+    pub mask: Option<u32>,
+}
+
+/// One `D3D12_VIEW_INSTANCE_LOCATION`.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewLocationEntry {
+    /// `ViewportArrayIndex` (default 0).
+    pub viewport: Option<u32>,
+    /// `RenderTargetArrayIndex` (default 0).
+    pub render_target_slice: Option<u32>,
+}
+
+/// The view-instancing state of `view_instancing` (see [`ViewInstancingEntry`]): `count`
+/// must match the number of `locations`, and the pipeline's checks
+/// (`pipeline::view_instancing`) hold, each error naming the key and the value.
+pub fn view_instancing(
+    d: &DrawSection,
+) -> Result<Option<crate::pipeline::ViewInstancingDesc>, JobError> {
+    use crate::pipeline::view_instancing::{MAX_VIEW_INSTANCE_COUNT, ViewInstancingDesc};
+    let Some(e) = &d.view_instancing else {
+        return Ok(None);
+    };
+    if e.count == 0 || e.count as usize > MAX_VIEW_INSTANCE_COUNT {
+        return Err(draw_err(
+            "[draw]",
+            format!(
+                "`view_instancing.count` = {}: 1 to {MAX_VIEW_INSTANCE_COUNT} views (D3D12_MAX_VIEW_INSTANCE_COUNT); leave `view_instancing` out for D3D12's count 0 (no view instancing)",
+                e.count
+            ),
+        ));
+    }
+    if e.locations.len() != e.count as usize {
+        return Err(draw_err(
+            "[draw]",
+            format!(
+                "`view_instancing.locations` has {} entries for `count` = {}: one location per view",
+                e.locations.len(),
+                e.count
+            ),
+        ));
+    }
+    let desc = ViewInstancingDesc {
+        locations: e
+            .locations
+            .iter()
+            .map(|l| crate::pipeline::ViewInstanceLocation {
+                viewport: l.viewport.unwrap_or(0),
+                render_target_slice: l.render_target_slice.unwrap_or(0),
+            })
+            .collect(),
+        mask: e.mask,
+    };
+    desc.check().map_err(|x| {
+        draw_err(
+            "[draw]",
+            format!("`view_instancing.{}` = {}", x.field, x.message),
+        )
+    })?;
+    Ok(Some(desc))
 }
 
 /// One stream-output buffer of a single-draw job: a buffer of `offset + size` bytes and

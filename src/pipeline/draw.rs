@@ -108,6 +108,7 @@ use super::state::*;
 use super::tess::{self, TessBudget, TessFactors, TessellatorDesc};
 use super::tile::{TileCtx, TileStats};
 use super::trace::{Hook, TraceProgram};
+use super::view_instancing::{ViewInstanceLocation, effective_index};
 use super::vs::{self, VertexJob, VertexOutputs};
 use super::{ds, link::TessLinks};
 use crate::exec::jit::Engine;
@@ -245,6 +246,43 @@ pub struct DrawReport {
     pub compile_seconds: f64,
 }
 
+impl DrawReport {
+    /// Adds another view's pass of the same draw (`draw_charged` with view instancing):
+    /// every count and time is summed; the settings (wave size, threads, samples,
+    /// profile, engine) are the same in every pass and kept.
+    fn add_view(&mut self, o: &DrawReport) {
+        self.vertices_shaded += o.vertices_shaded;
+        self.primitives += o.primitives;
+        self.primitives_rasterized += o.primitives_rasterized;
+        self.pixels_shaded += o.pixels_shaded;
+        self.helper_lanes += o.helper_lanes;
+        self.pixel_waves += o.pixel_waves;
+        self.vs_lane_instructions += o.vs_lane_instructions;
+        self.ps_lane_instructions += o.ps_lane_instructions;
+        self.gs_lane_instructions += o.gs_lane_instructions;
+        self.amplification_groups += o.amplification_groups;
+        self.as_lane_instructions += o.as_lane_instructions;
+        self.mesh_groups += o.mesh_groups;
+        self.ms_lane_instructions += o.ms_lane_instructions;
+        self.mesh_primitives_discarded += o.mesh_primitives_discarded;
+        self.hs_lane_instructions += o.hs_lane_instructions;
+        self.ds_lane_instructions += o.ds_lane_instructions;
+        self.patches_culled += o.patches_culled;
+        self.domain_points += o.domain_points;
+        self.times.setup += o.times.setup;
+        self.times.binning += o.times.binning;
+        self.times.raster += o.times.raster;
+        self.times.shading += o.times.shading;
+        self.times.output_merger += o.times.output_merger;
+        self.compile_seconds += o.compile_seconds;
+        // The JIT lines report what each stage's code has run so far: the last pass's
+        // lines include the earlier passes'.
+        if !o.jit.is_empty() {
+            self.jit.clone_from(&o.jit);
+        }
+    }
+}
+
 /// The part of the draw state an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DrawField {
@@ -270,6 +308,8 @@ pub enum DrawField {
     IndexBuffer,
     /// The stream-output state.
     StreamOutput(so::SoField),
+    /// The view-instancing state (`D3D12_VIEW_INSTANCING_DESC`, the view instance mask).
+    ViewInstancing,
 }
 
 /// Why a draw could not run.
@@ -425,6 +465,7 @@ pub fn field_name(f: DrawField) -> String {
             so::SoField::Buffer(i) => format!("stream-output buffer {i}"),
             so::SoField::RasterizedStream => "the rasterized stream".into(),
         },
+        DrawField::ViewInstancing => "the view-instancing state".into(),
     }
 }
 
@@ -581,11 +622,74 @@ impl DrawMemory {
 /// lane-instructions and its time limit (`exec::RunBudget`) — with the vertex and pixel
 /// stages' work as it goes; sizes are checked, and work is measured against the total,
 /// before any of it starts.
+///
+/// With view instancing (`DrawState::view_instancing`) the whole draw runs once per view
+/// the mask leaves on, in view order, each pass with its `SV_ViewID` and location
+/// (`view_instancing`'s module doc says why); the report adds the passes' counts up.
 pub fn draw_charged(
     s: &DrawState<'_>,
     args: &DrawArgs,
     opts: &DrawOptions<'_>,
     budget: &RunBudget,
+) -> Result<DrawReport, DrawError> {
+    let Some(vi) = &s.view_instancing else {
+        return draw_view(s, args, opts, budget, 0, ViewInstanceLocation::default());
+    };
+    vi.check()
+        .map_err(|e| state_err(DrawField::ViewInstancing, e.to_string()))?;
+    if vi.locations.len() > 1 && s.stream_output.is_some() {
+        return Err(state_err(
+            DrawField::ViewInstancing,
+            format!(
+                "view instancing: count: {} views with stream output; which view streams out is not specified, so dxlane draws stream output with one view only",
+                vi.locations.len()
+            ),
+        ));
+    }
+    let views: Vec<(u32, ViewInstanceLocation)> = vi.views().collect();
+    if opts.trace.is_some() && vi.locations.len() > 1 {
+        return Err(state_err(
+            DrawField::ViewInstancing,
+            format!(
+                "view instancing: count: a wave to trace in a draw of {} views; the debugger does not trace view-instanced draws yet",
+                vi.locations.len()
+            ),
+        ));
+    }
+    let mut report: Option<DrawReport> = None;
+    for (view, location) in views {
+        let r = draw_view(s, args, opts, budget, view, location)?;
+        match report.as_mut() {
+            Some(total) => total.add_view(&r),
+            None => report = Some(r),
+        }
+    }
+    // Every view masked off: no stage runs and the targets are untouched
+    // ("SetViewInstanceMask": a mask of 0 renders nothing); only the targets are
+    // checked.
+    match report {
+        Some(r) => Ok(r),
+        None => {
+            check_targets(s)?;
+            Ok(DrawReport {
+                profile: opts.plan.profile.name().to_string(),
+                engine: opts.plan.engine.to_string(),
+                ..DrawReport::default()
+            })
+        }
+    }
+}
+
+/// One view's pass of a draw: [`draw_charged`] with `SV_ViewID` = `view` in every
+/// program and `location` added to the viewport and slice indices the last stage before
+/// the rasterizer writes (a draw without view instancing is view 0 at location (0, 0)).
+fn draw_view(
+    s: &DrawState<'_>,
+    args: &DrawArgs,
+    opts: &DrawOptions<'_>,
+    budget: &RunBudget,
+    view: u32,
+    location: ViewInstanceLocation,
 ) -> Result<DrawReport, DrawError> {
     let t0 = Instant::now();
     let targets = check_targets(s)?;
@@ -693,19 +797,21 @@ pub fn draw_charged(
                 opts.plan.limits,
                 vs_batch,
             )?
-            .with_engine(opts.plan.engine),
+            .with_engine(opts.plan.engine)
+            .with_view_id(view),
         ),
     };
     // The geometry program runs its lanes one wave at a time (`gs`).
     let gs_program = match s.gs {
-        Some((gs, bindings)) => Some(bound_program(plan, gs, bindings)?),
+        Some((gs, bindings)) => Some(bound_program(plan, gs, bindings)?.with_view_id(view)),
         None => None,
     };
     // The hull and domain programs likewise run one wave at a time (`hs`, `ds`).
     let tess_programs = match (s.hs, s.ds, &tess_links) {
-        (Some((h, hb)), Some((d, db)), Some(_)) => {
-            Some((bound_program(plan, h, hb)?, bound_program(plan, d, db)?))
-        }
+        (Some((h, hb)), Some((d, db)), Some(_)) => Some((
+            bound_program(plan, h, hb)?.with_view_id(view),
+            bound_program(plan, d, db)?.with_view_id(view),
+        )),
         _ => None,
     };
     let mut ps_wave = vs_wave;
@@ -727,13 +833,16 @@ pub fn draw_charged(
                     opts.plan.limits,
                     batch,
                 )?
-                .with_engine(opts.plan.engine),
+                .with_engine(opts.plan.engine)
+                .with_view_id(view),
             )
         }
         None => None,
     };
     let trace = match opts.trace {
-        Some(h) => Some(trace_program(s, h, h.at, h.shader, opts, vs_wave, ps_wave)?),
+        Some(h) => Some(trace_program(
+            s, h, h.at, h.shader, opts, vs_wave, ps_wave, view,
+        )?),
         None => None,
     };
     let early =
@@ -886,6 +995,7 @@ pub fn draw_charged(
         viewport_word: routing_word(last_stage(s), SysValue::ViewportArrayIndex),
         slice_word: routing_word(last_stage(s), SysValue::RenderTargetArrayIndex),
         slices: targets.slices,
+        location,
     };
     // Clipping may split a primitive: those past the count above are counted as they
     // come.
@@ -900,6 +1010,7 @@ pub fn draw_charged(
         let st = ms::shade(
             m,
             plan,
+            view,
             budget,
             &mut |what, bytes| memory.take(what, bytes),
             &mut mesh_out,
@@ -1986,15 +2097,22 @@ struct Route<'a> {
     slice_word: Option<u32>,
     /// The most slices of any bound view.
     slices: u32,
+    /// The view instance's location, added to both indices before the range check
+    /// (`view_instancing::effective_index`); (0, 0) without view instancing.
+    location: ViewInstanceLocation,
 }
 
 impl Route<'_> {
     /// The viewport and slice of a primitive whose leading vertex is `lead`.
     fn of(&self, vo: &VertexOutputs, lead: u32) -> (usize, u32) {
-        let vp = self.viewport_word.map_or(0, |w| vo.word(lead, w) as usize);
-        let vp = if vp < self.views.len() { vp } else { 0 };
+        let vp = self.viewport_word.map_or(0, |w| vo.word(lead, w));
+        let vp = effective_index(
+            self.location.viewport,
+            vp,
+            u32::try_from(self.views.len()).unwrap_or(u32::MAX),
+        ) as usize;
         let slice = self.slice_word.map_or(0, |w| vo.word(lead, w));
-        let slice = if slice < self.slices { slice } else { 0 };
+        let slice = effective_index(self.location.render_target_slice, slice, self.slices);
         (vp, slice)
     }
 }
@@ -2082,7 +2200,9 @@ fn slice_passes(
     Ok(passes.into_iter().map(|(k, m)| (k, Some(m))).collect())
 }
 
-/// Prepares the hook's program: the traced stage's bindings, wave size, profile and limits.
+/// Prepares the hook's program: the traced stage's bindings, wave size, profile and
+/// limits, and the view its pass draws.
+#[allow(clippy::too_many_arguments)]
 fn trace_program<'a>(
     s: &DrawState<'a>,
     h: &'a (dyn Hook + 'a),
@@ -2091,6 +2211,7 @@ fn trace_program<'a>(
     opts: &DrawOptions<'_>,
     vs_wave: u32,
     ps_wave: u32,
+    view: u32,
 ) -> Result<TraceProgram<'a>, DrawError> {
     // The geometry, hull and domain stages run in waves of `bound_program`'s size.
     let staged = |p: Option<(&'a Shader, &'a super::Bindings)>, what: &str| match p {
@@ -2136,7 +2257,8 @@ fn trace_program<'a>(
         hook: h,
         at,
         program: StageProgram::new(t, table, opts.plan.profile.clone(), opts.plan.limits, wave)?
-            .with_engine(Engine::Interp),
+            .with_engine(Engine::Interp)
+            .with_view_id(view),
     })
 }
 

@@ -14,7 +14,8 @@
 //! one wave traceable for the debugger ([`trace`]); the work value and its plan
 //! ([`work`], [`plan`]) and command lists of dispatches, draws, clears and copies
 //! ([`commands`]); `DispatchRays` over ray-tracing programs and their shader table
-//! ([`rays`]). Does not own: executing waves
+//! ([`rays`]); view instancing, the pipeline run once per view ([`view_instancing`]).
+//! Does not own: executing waves
 //! (`exec`) or resource storage (`resources`).
 
 pub mod amplification;
@@ -41,6 +42,7 @@ pub mod state;
 pub mod tess;
 pub(crate) mod tile;
 pub mod trace;
+pub mod view_instancing;
 pub mod vs;
 pub mod work;
 
@@ -53,6 +55,7 @@ pub use plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;
 pub use trace::{TraceAt, TraceWave, Traced};
+pub use view_instancing::{ViewInstanceLocation, ViewInstancingDesc};
 pub use work::{
     DispatchWork, DrawWork, Hooks, LanePlace, LaneSelect, LocateError, MeshWork, Work, WorkReport,
 };

@@ -256,11 +256,13 @@ pub fn record_words(ms: &Shader) -> u32 {
 }
 
 /// Runs a mesh draw's amplification and mesh groups (see the module doc), appending
-/// vertex records to `out` and primitives to `prims`. `take` counts bytes against the
-/// draw's memory limit before they are allocated.
+/// vertex records to `out` and primitives to `prims`, as view instance `view` (0
+/// without view instancing). `take` counts bytes against the draw's memory limit
+/// before they are allocated.
 pub fn shade(
     d: &MeshDraw<'_>,
     plan: &Plan,
+    view: u32,
     budget: &RunBudget,
     take: &mut dyn FnMut(&str, u64) -> Result<(), super::draw::DrawError>,
     out: &mut VertexOutputs,
@@ -282,7 +284,9 @@ pub fn shade(
         None => "the draw's mesh grid",
     };
     let first = amplification::check_grid(d.groups, who)?;
-    let ms_program = prepare(plan, ms, ms_bindings)?;
+    // The mesh program reads its view's SV_ViewID (`view_instancing`); an amplification
+    // program cannot read one (DXIL.rst: `NA` in `ASIn`).
+    let ms_program = prepare(plan, ms, ms_bindings)?.with_view_id(view);
     take("the mesh group's memory", ms_program.group_memory_bytes())?;
     let threads = ms_program.threads_per_group();
     budget.check_least(

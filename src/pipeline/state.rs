@@ -814,6 +814,10 @@ pub struct DrawState<'a> {
     /// The pipeline state's `StreamOutput` and the views `SOSetTargets` binds (`None`: no
     /// stream output, stream 0 rasterized).
     pub stream_output: Option<super::so::StreamOutput>,
+    /// The pipeline state's `D3D12_VIEW_INSTANCING_DESC` and the command list's
+    /// `SetViewInstanceMask` (`None`: no view instancing, `SV_ViewID` reads 0; see
+    /// [`super::view_instancing`]).
+    pub view_instancing: Option<super::view_instancing::ViewInstancingDesc>,
 }
 
 impl<'a> DrawState<'a> {
@@ -852,6 +856,7 @@ impl<'a> DrawState<'a> {
             render_targets: Vec::new(),
             depth_stencil_view: None,
             stream_output: None,
+            view_instancing: None,
         }
     }
 
@@ -898,6 +903,7 @@ pub struct FixedState {
     render_targets: Vec<Option<RenderTargetView>>,
     depth_stencil_view: Option<DepthStencilView>,
     stream_output: Option<super::so::StreamOutput>,
+    view_instancing: Option<super::view_instancing::ViewInstancingDesc>,
 }
 
 impl DrawState<'_> {
@@ -922,6 +928,7 @@ impl DrawState<'_> {
             render_targets: self.render_targets.clone(),
             depth_stencil_view: self.depth_stencil_view.clone(),
             stream_output: self.stream_output.clone(),
+            view_instancing: self.view_instancing.clone(),
         }
     }
 }
@@ -963,6 +970,7 @@ impl FixedState {
             render_targets: f.render_targets,
             depth_stencil_view: f.depth_stencil_view,
             stream_output: f.stream_output,
+            view_instancing: f.view_instancing,
         }
     }
 

@@ -1169,6 +1169,67 @@ bind = [{{ reg = \"b0\", u32 = [{route}, 0, 0, 0] }}]
     assert_eq!(layer_pixel(&r, 1, 13, 8), CLEAR);
 }
 
+/// D3D12 View Instancing in a command list ("View Instance Locations", "SetViewInstanceMask"):
+/// a draw of two views at slices 0 and 2 of a three-slice view runs once per view and
+/// draws both triangles into each view's slice, slice 1 untouched; with the mask on and
+/// only bit 1 set, only slice 2. A count past `D3D12_MAX_VIEW_INSTANCE_COUNT` and a
+/// location list of another length are refused naming the command and the key.
+#[test]
+fn a_list_draw_runs_once_per_view_at_its_location() {
+    let draw = |vi: &str| {
+        format!(
+            "{TRIANGLES}{}
+[[command]]
+type = \"draw\"
+vertex_count = 6
+view_instancing = {vi}
+{}",
+            layers(3),
+            DRAW_COLOR.replace(
+                "resource = \"color\" }",
+                "resource = \"layers\", slices = [0, 3] }"
+            )
+        )
+    };
+    let two =
+        "{ count = 2, locations = [{ render_target_slice = 0 }, { render_target_slice = 2 }] }";
+    let r = list("view_instancing", &draw(two));
+    for slice in [0, 2] {
+        assert_eq!(layer_pixel(&r, slice, 2, 8), RED, "slice {slice}");
+        assert_eq!(layer_pixel(&r, slice, 13, 8), GREEN, "slice {slice}");
+    }
+    assert_eq!(layer_pixel(&r, 1, 2, 8), CLEAR);
+    assert_eq!(layer_pixel(&r, 1, 13, 8), CLEAR);
+    let masked = two.replace(" }] }", " }], mask = 2 }");
+    let r = list("view_instancing_masked", &draw(&masked));
+    assert_eq!(layer_pixel(&r, 0, 2, 8), CLEAR, "view 0 masked off");
+    assert_eq!(layer_pixel(&r, 2, 2, 8), RED);
+    let e = error_of(
+        "view_instancing_count",
+        &draw("{ count = 5, locations = [{}, {}, {}, {}, {}] }"),
+    );
+    assert!(
+        e.contains("#1") && e.contains("`view_instancing.count` = 5"),
+        "{e}"
+    );
+    let e = error_of(
+        "view_instancing_locations",
+        &draw("{ count = 2, locations = [{}] }"),
+    );
+    assert!(
+        e.contains("`view_instancing.locations` has 1 entries for `count` = 2"),
+        "{e}"
+    );
+    let e = error_of(
+        "view_instancing_slice",
+        &draw("{ count = 1, locations = [{ render_target_slice = 2048 }] }"),
+    );
+    assert!(
+        e.contains("`view_instancing.locations[0].render_target_slice` = 2048;"),
+        "{e}"
+    );
+}
+
 /// D3D12's `D3D12_TEX3D_RTV` (`FirstWSlice`, `WSize`): a view of W slices 1 and 2 of a
 /// 3D texture takes primitives by `SV_RenderTargetArrayIndex` as an array view does —
 /// copies 0 and 1 to W slices 1 and 2, copy 2 (past the view) to W slice 1 — and W slice

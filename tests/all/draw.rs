@@ -1304,3 +1304,90 @@ fn the_summary_names_the_geometry_program() {
     assert!(r.summary.ps.is_none(), "{:?}", r.summary.ps);
     assert!(r.summary.gs.as_ref().unwrap().path.contains("gs_4_0"));
 }
+
+/// A pixel program writing (`SV_ViewID`, 1, 0, 1).
+const PS_VIEW: &str = r#"shader pixel
+regs 4
+const r0 = 0x3f800000
+const r1 = 0x0
+io_words in 4 out 4
+input "SV_ViewID" 0 sv view_id reg none rows 1 mask x uint interp undefined slot 0
+output "SV_Target" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r2, 0
+    utof r3, r2
+    output 0, r3
+    output 1, r0
+    output 2, r1
+    output 3, r0
+    return
+"#;
+
+/// D3D12 View Instancing in a single-draw job (`[draw] view_instancing`): two views at
+/// viewports 1 (the right half) and 0 (the left half) each draw the full-viewport
+/// triangle, their pixel program reading the view's `SV_ViewID`; without the key the
+/// program reads 0 and only viewport 0 is drawn ("View Instancing Declaration"). Bad
+/// counts and location lists are refused naming the key.
+#[test]
+fn a_draw_job_runs_each_view_in_the_viewport_of_its_location() {
+    let rest = |vi: &str| {
+        format!(
+            "[draw]\nvertex_count = 3\nviewports = [[0, 0, 4, 8, 0, 1], [4, 0, 4, 8, 0, 1]]\nscissors = [[0, 0, 4, 8], [4, 0, 8, 8]]\n{vi}\n[draw.rasterizer]\ncull = \"NONE\"\n{RT8}{}",
+            positions(&[
+                [-1.0, -1.0, 0.0, 1.0],
+                [3.0, -1.0, 0.0, 1.0],
+                [-1.0, 3.0, 0.0, 1.0]
+            ])
+        )
+    };
+    let two = "view_instancing = { count = 2, locations = [{ viewport = 1 }, { viewport = 0 }] }";
+    let r = job_with("view_instancing_job", PS_VIEW, &rest(two)).unwrap();
+    let px = r.targets[0].view.texture.to_bytes();
+    for y in 0..8 {
+        for x in 0..8 {
+            let at = 4 * (8 * y + x);
+            let want: [u8; 4] = if x < 4 {
+                [255, 255, 0, 255]
+            } else {
+                [0, 255, 0, 255]
+            };
+            assert_eq!(px[at..at + 4], want, "pixel ({x}, {y})");
+        }
+    }
+    assert_eq!(
+        r.summary.draw.vertices_shaded, 6,
+        "the vertex stage runs once per view"
+    );
+    // Without view instancing: one view, SV_ViewID 0, viewport 0 (the left half); the
+    // right half keeps the target's clear value.
+    let r = job_with("view_instancing_none", PS_VIEW, &rest("")).unwrap();
+    let px = r.targets[0].view.texture.to_bytes();
+    for (i, p) in px.chunks(4).enumerate() {
+        let want: [u8; 4] = if i % 8 < 4 { [0, 255, 0, 255] } else { [0; 4] };
+        assert_eq!(p, want, "pixel ({}, {})", i % 8, i / 8);
+    }
+    let err = |vi: &str, name: &str| {
+        job_with(name, PS_VIEW, &rest(vi))
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err(
+        "view_instancing = { count = 0, locations = [] }",
+        "view_instancing_zero",
+    );
+    assert!(e.contains("`view_instancing.count` = 0"), "{e}");
+    let e = err(
+        "view_instancing = { count = 1, locations = [{ viewport = 16 }] }",
+        "view_instancing_viewport",
+    );
+    assert!(
+        e.contains("`view_instancing.locations[0].viewport` = 16;"),
+        "{e}"
+    );
+    let e = err(
+        "view_instancing = { count = 1, locations = [{ viewport = 0, slice = 1 }] }",
+        "view_instancing_unknown",
+    );
+    assert!(e.contains("slice"), "{e}");
+}

@@ -631,3 +631,60 @@ fn mesh_jobs_refuse_bad_input_by_name() {
         assert!(e.contains(want), "{name}: {e}");
     }
 }
+
+/// D3D12 View Instancing with a mesh pipeline (DXIL.rst's table: `SV_ViewID` is a
+/// `NotInSig` input of `MSIn`): the plain mesh program with its primitives' blue channel
+/// set to its view's `SV_ViewID`, drawn for two views at slices 0 and 1 of a two-slice
+/// view; the whole mesh stage runs once per view. With the view instance mask on and
+/// only bit 1 set ("SetViewInstanceMask"), view 0 is not drawn.
+#[test]
+fn a_mesh_program_reads_the_view_id_of_each_view() {
+    use dxlane::pipeline::{ViewInstanceLocation, ViewInstancingDesc};
+    let text = mesh_text(PLAIN)
+        .replace(
+            "io_words in 0 out 4\n",
+            "io_words in 4 out 4\ninput \"SV_ViewID\" 0 sv view_id reg none rows 1 mask x uint interp undefined slot 0\n",
+        )
+        .replace("    mov r23, r0\n", "    input r23, 0\n    utof r23, r23\n");
+    let ms = parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let ps = parse_shader(PS).unwrap();
+    let draw_views = |mask: Option<u32>| {
+        let none = Bindings::default();
+        let mut desc = TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4);
+        desc.dim = dxlane::resources::TextureDim::Tex2DArray;
+        desc.depth_or_array_size = 2;
+        let rt = Texture::new(desc).unwrap();
+        let mut state = DrawState::new(&ms, Some(&ps), &none, &none);
+        state.mesh = Some(MeshDraw {
+            ms: (&ms, &none),
+            amplification: None,
+            groups: [1, 1, 1],
+        });
+        state.render_targets = vec![Some(RenderTargetView {
+            texture: rt.target_view(0, 0, 2).unwrap(),
+        })];
+        state.rasterizer.cull_mode = CullMode::None;
+        state.view_instancing = Some(ViewInstancingDesc {
+            locations: (0..2)
+                .map(|k| ViewInstanceLocation {
+                    viewport: 0,
+                    render_target_slice: k,
+                })
+                .collect(),
+            mask,
+        });
+        let r = draw(&state, &DrawArgs::default(), &DrawOptions::default()).unwrap();
+        let bytes = rt.to_bytes();
+        (r, bytes[..64].to_vec(), bytes[64..].to_vec())
+    };
+    let (r, s0, s1) = draw_views(None);
+    assert_eq!(r.mesh_groups, 2, "one mesh group per view");
+    assert_eq!(pixel(&s0, 0, 3), [255, 0, 0, 255], "view 0: blue 0");
+    assert_eq!(pixel(&s0, 3, 0), [0, 255, 0, 255]);
+    assert_eq!(pixel(&s1, 0, 3), [255, 0, 255, 255], "view 1: blue 1.0");
+    assert_eq!(pixel(&s1, 3, 0), [0, 255, 255, 255]);
+    let (r, s0, s1) = draw_views(Some(0b10));
+    assert_eq!(r.mesh_groups, 1);
+    assert!(s0.iter().all(|&b| b == 0), "view 0 masked off");
+    assert_eq!(pixel(&s1, 0, 3), [255, 0, 255, 255]);
+}

@@ -66,7 +66,7 @@ macro_rules! state_keys {
             "viewport", "scissor", "viewports", "scissors", "sample_mask", "blend_factor",
             "stencil_ref", "front_and_back_stencil_ref", "depth_bounds", "alpha_to_coverage",
             "independent_blend", "strip_cut", "stream_output", "rasterized_stream",
-            "stream_output_buffers", $($k),*
+            "stream_output_buffers", "view_instancing", $($k),*
         ]
     };
 }
@@ -113,6 +113,7 @@ pub(super) const MESH_KEYS: &[&str] = &[
     "depth_bounds",
     "alpha_to_coverage",
     "independent_blend",
+    "view_instancing",
 ];
 
 /// The keys a mesh draw refuses, each a stage or state the mesh shader spec's
@@ -222,6 +223,7 @@ pub(super) const DRAW_STATE_ONLY: &[&str] = &[
     "stream_output",
     "rasterized_stream",
     "stream_output_buffers",
+    "view_instancing",
 ];
 
 /// One vertex buffer view: a named buffer at a slot (`D3D12_VERTEX_BUFFER_VIEW`): from
@@ -391,6 +393,7 @@ fn state_section(e: &CommandEntry) -> DrawSection {
         blend: e.blend.clone().unwrap_or_default(),
         stream_output: e.stream_output.clone().unwrap_or_default(),
         rasterized_stream: e.rasterized_stream.clone(),
+        view_instancing: e.view_instancing.clone(),
         ..DrawSection::default()
     }
 }
@@ -586,6 +589,7 @@ impl Ctx<'_> {
         state.blend_factor = section.blend_factor.unwrap_or([1.0; 4]);
         (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&section).map_err(re)?;
         state.depth_bounds = section.depth_bounds.unwrap_or([0.0, 1.0]);
+        state.view_instancing = d::view_instancing(&section).map_err(re)?;
         state.render_targets = render_targets
             .into_iter()
             .map(|texture| Some(RenderTargetView { texture }))

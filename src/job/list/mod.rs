@@ -189,6 +189,8 @@ pub struct CommandEntry {
     pub independent_blend: Option<bool>,
     /// Draws: `IBStripCutValue` enabled.
     pub strip_cut: Option<bool>,
+    /// Draws: the view-instancing state, as `[draw] view_instancing`.
+    pub view_instancing: Option<super::draw::ViewInstancingEntry>,
     /// `dispatch_rays`: a DXIL library whose exports the command names (as `[program]
     /// library` in a `[rays]` job).
     pub library: Option<PathBuf>,
@@ -331,6 +333,7 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         alpha_to_coverage,
         independent_blend,
         strip_cut,
+        view_instancing,
         library,
         libraries,
         dispatch,

@@ -22,8 +22,10 @@
 //! `SV_Barycentrics` pixel inputs) has [`NO_REGISTER`] and rows of its own after the
 //! highest packed row, in signature order, its mask starting at x. System values that
 //! are not in the signature at all (`NotInSig`: `SV_Coverage`, `SV_InnerCoverage` and
-//! `SV_ViewID` pixel inputs, `SV_ViewID` and the SM 6.8 start locations in vertex
-//! programs) get such a row when the program first reads them.
+//! `SV_ViewID` pixel inputs, `SV_ViewID` in the vertex, hull, domain, geometry and mesh
+//! stages, the SM 6.8 start locations in vertex programs) get such a row when the
+//! program first reads them. An amplification program cannot read `SV_ViewID`
+//! (DXIL.rst: `NA` in `ASIn`) and is refused naming the operation.
 //!
 //! # Values in words
 //!
@@ -604,10 +606,19 @@ impl<'m> FnLower<'m> {
                         "SV_PrimitiveID",
                         &[Stage::Pixel, Stage::Geometry, Stage::Hull, Stage::Domain],
                     ),
+                    // DXIL.rst's semantic interpretation table: `NotInSig` in VSIn,
+                    // PCIn, HSIn, DSIn, GSIn, PSIn and MSIn; `NA` in ASIn and compute.
                     DxOp::ViewID => (
                         SysValue::ViewId,
                         "SV_ViewID",
-                        &[Stage::Vertex, Stage::Pixel],
+                        &[
+                            Stage::Vertex,
+                            Stage::Hull,
+                            Stage::Domain,
+                            Stage::Geometry,
+                            Stage::Pixel,
+                            Stage::Mesh,
+                        ],
                     ),
                     DxOp::StartVertexLocation => (
                         SysValue::StartVertexLocation,

@@ -2344,3 +2344,247 @@ fn ray_query_module_matches_the_traversal() {
     // instance...), others hit: both kinds of answer are compared.
     assert!(hits > 0 && hits < 16, "{hits} hits");
 }
+
+// ---- view instancing: a hand-built DXIL vertex and pixel pair drawn view by view -------
+
+/// A DXIL vertex program: a triangle over the whole viewport from `SV_VertexID` (input
+/// element 0: vertex k at (4·(k & 1) − 1, 2·(k & 2) − 1)), output `V` (u32, register 1)
+/// = 10 × `ViewID` + 1, and with `rtai = Some(k)` `SV_RenderTargetArrayIndex` = k
+/// (register 2).
+fn view_vs(rtai: Option<i64>) -> Shader {
+    let mut mb = Mb::new(DL32);
+    mb.block();
+    let (f32t, i32t) = (mb.t(Type::Float), mb.int(32));
+    let f = |mb: &mut Mb, v: f32| mb.c(f32t, Constant::Float(u64::from(v.to_bits())));
+    let (zero, one, two, ten) = (mb.ci(32, 0), mb.ci(32, 1), mb.ci(32, 2), mb.ci(32, 10));
+    let id = load_input(&mut mb, i32t, "i32", 0, zero, 0);
+    let view = mb.dx("viewID.i32", DxOp::ViewID, &[], i32t);
+    let (f0, f1, f2, f4) = (
+        f(&mut mb, 0.0),
+        f(&mut mb, 1.0),
+        f(&mut mb, 2.0),
+        f(&mut mb, 4.0),
+    );
+    let a = mb.bin(BinOp::And, id, one, i32t);
+    let a = mb.cast(CastOp::UiToFp, a, f32t);
+    let x = mb.bin(BinOp::Mul, a, f4, f32t);
+    let x = mb.bin(BinOp::Sub, x, f1, f32t);
+    let b = mb.bin(BinOp::And, id, two, i32t);
+    let b = mb.cast(CastOp::UiToFp, b, f32t);
+    let y = mb.bin(BinOp::Mul, b, f2, f32t);
+    let y = mb.bin(BinOp::Sub, y, f1, f32t);
+    for (c, v) in [x, y, f0, f1].into_iter().enumerate() {
+        store_output(&mut mb, "f32", 0, 0, c as i64, v);
+    }
+    let v = mb.bin(BinOp::Mul, view, ten, i32t);
+    let v = mb.bin(BinOp::Add, v, one, i32t);
+    store_output(&mut mb, "i32", 1, 0, 0, v);
+    let mut outputs = vec![
+        sig(0, "SV_Position", 9, 3, 0, 1, 4, (0, 0)),
+        sig(1, "V", 5, 0, 0, 1, 1, (1, 0)),
+    ];
+    if let Some(k) = rtai {
+        let k = mb.ci(32, k);
+        store_output(&mut mb, "i32", 2, 0, 0, k);
+        outputs.push(sig(2, "SV_RenderTargetArrayIndex", 5, 4, 0, 1, 1, (2, 0)));
+    }
+    mb.ret();
+    let (m, fi) = mb.finish();
+    let sigs = Signatures {
+        inputs: vec![sig(0, "SV_VertexID", 5, 1, 0, 1, 1, (0, 0))],
+        outputs,
+        ..Signatures::default()
+    };
+    lower_stage(&m, fi, Stage::Vertex, &sigs).unwrap()
+}
+
+/// A DXIL pixel program writing (`V`, its own `ViewID`) to a two-channel uint target.
+fn view_ps() -> Shader {
+    let mut mb = Mb::new(DL32);
+    mb.block();
+    let i32t = mb.int(32);
+    let zero = mb.ci(32, 0);
+    let v = load_input(&mut mb, i32t, "i32", 0, zero, 0);
+    let view = mb.dx("viewID.i32", DxOp::ViewID, &[], i32t);
+    store_output(&mut mb, "i32", 0, 0, 0, v);
+    store_output(&mut mb, "i32", 0, 0, 1, view);
+    mb.ret();
+    let (m, fi) = mb.finish();
+    let sigs = Signatures {
+        inputs: vec![sig(0, "V", 5, 0, 1, 1, 1, (1, 0))],
+        outputs: vec![sig(0, "SV_Target", 5, 16, 0, 1, 2, (0, 0))],
+        ..Signatures::default()
+    };
+    lower_stage(&m, fi, Stage::Pixel, &sigs).unwrap()
+}
+
+/// Each slice's 16 texels of a two-channel target, as (V, ViewID).
+type Slices = Vec<Vec<[u32; 2]>>;
+
+/// Draws [`view_vs`] and [`view_ps`] (3 vertices) into a 4 × 4 R32G32_UINT array of
+/// `slices` slices, zero at the start, with `views` and `viewports`; returns the report,
+/// or the error, and each slice's 16 texels as (V, ViewID).
+fn draw_views(
+    rtai: Option<i64>,
+    views: Option<crate::pipeline::ViewInstancingDesc>,
+    slices: u32,
+    viewports: Vec<crate::pipeline::Viewport>,
+) -> Result<(crate::pipeline::DrawReport, Slices), String> {
+    use crate::pipeline::{Bindings, CullMode, DrawArgs, DrawOptions, DrawState};
+    use crate::resources::{Format, Texture, TextureDesc, TextureDim};
+    let (vs, ps) = (view_vs(rtai), view_ps());
+    let none = Bindings::default();
+    let mut desc = TextureDesc::tex2d(Format::R32G32_UINT, 4, 4);
+    desc.dim = TextureDim::Tex2DArray;
+    desc.depth_or_array_size = slices;
+    let rt = Texture::new(desc).unwrap();
+    let mut state = DrawState::new(&vs, Some(&ps), &none, &none);
+    state.render_targets = vec![Some(crate::pipeline::RenderTargetView {
+        texture: rt.target_view(0, 0, slices).unwrap(),
+    })];
+    state.rasterizer.cull_mode = CullMode::None;
+    state.viewports = viewports;
+    state.view_instancing = views;
+    let args = DrawArgs {
+        vertex_count: 3,
+        ..DrawArgs::default()
+    };
+    let report =
+        crate::pipeline::draw(&state, &args, &DrawOptions::default()).map_err(|e| e.to_string())?;
+    let words: Vec<u32> = rt
+        .to_bytes()
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let texels = words
+        .chunks_exact(32)
+        .map(|s| s.chunks_exact(2).map(|t| [t[0], t[1]]).collect())
+        .collect();
+    Ok((report, texels))
+}
+
+/// `count` views at `(viewport, slice)` locations, masked by `mask`.
+fn views(locations: &[(u32, u32)], mask: Option<u32>) -> crate::pipeline::ViewInstancingDesc {
+    crate::pipeline::ViewInstancingDesc {
+        locations: locations
+            .iter()
+            .map(
+                |&(viewport, render_target_slice)| crate::pipeline::ViewInstanceLocation {
+                    viewport,
+                    render_target_slice,
+                },
+            )
+            .collect(),
+        mask,
+    }
+}
+
+/// Every texel of a slice holds `want`.
+fn slice_is(slice: &[[u32; 2]], want: [u32; 2]) -> bool {
+    slice.len() == 16 && slice.iter().all(|&t| t == want)
+}
+
+/// D3D12 View Instancing ("SV_ViewID", "View Instance Locations"): four views at slices
+/// 3, 2, 1, 0; each view's vertex program reads its `SV_ViewID` (`V` = 10v + 1 reaches
+/// the pixel program through the signature) and so does each view's pixel program; the
+/// pipeline runs once per view (`pipeline::view_instancing`), so the vertex stage
+/// shades its 3 vertices 4 times.
+#[test]
+fn view_id_reaches_the_vertex_and_pixel_programs_of_each_view() {
+    let four = views(&[(0, 3), (0, 2), (0, 1), (0, 0)], None);
+    let (r, s) = draw_views(None, Some(four), 4, Vec::new()).unwrap();
+    for (k, slice) in s.iter().enumerate() {
+        let v = 3 - k as u32;
+        assert!(slice_is(slice, [10 * v + 1, v]), "slice {k}: {slice:?}");
+    }
+    assert_eq!(r.vertices_shaded, 12);
+    assert_eq!(r.pixels_shaded, 64);
+    // "View Instancing Declaration": without view instancing (count 0, here `None`)
+    // a program reading SV_ViewID sees 0, and one view is drawn.
+    let (r, s) = draw_views(None, None, 4, Vec::new()).unwrap();
+    assert!(slice_is(&s[0], [1, 0]), "{:?}", s[0]);
+    assert!(s[1..].iter().all(|x| slice_is(x, [0, 0])));
+    assert_eq!(r.vertices_shaded, 3);
+}
+
+/// "SetViewInstanceMask": with masking on, only the views whose bit is set run; a mask
+/// of 0 (the command list's default) draws nothing at all.
+#[test]
+fn masked_views_are_not_drawn() {
+    let locs = [(0, 3), (0, 2), (0, 1), (0, 0)];
+    let (r, s) = draw_views(None, Some(views(&locs, Some(0b1010))), 4, Vec::new()).unwrap();
+    assert!(slice_is(&s[2], [11, 1]), "view 1 at slice 2: {:?}", s[2]);
+    assert!(slice_is(&s[0], [31, 3]), "view 3 at slice 0: {:?}", s[0]);
+    assert!(slice_is(&s[1], [0, 0]) && slice_is(&s[3], [0, 0]));
+    assert_eq!(r.vertices_shaded, 6);
+    let (r, s) = draw_views(None, Some(views(&locs, Some(0))), 4, Vec::new()).unwrap();
+    assert!(s.iter().all(|x| slice_is(x, [0, 0])));
+    assert_eq!((r.vertices_shaded, r.pixels_shaded), (0, 0));
+}
+
+/// "View Instance Locations": the location adds to the `SV_RenderTargetArrayIndex` the
+/// vertex program writes (here 1), in wrapping 32-bit arithmetic, and a sum past the
+/// slices goes to slice 0: views at locations 0, 1 and 3 of four slices draw into
+/// slices 1, 2 and 0 (3 + 1 = 4 is out of range); slice 3 is untouched. A written
+/// index of 2^32 − 1 at location 1 wraps to slice 0.
+#[test]
+fn the_location_adds_to_the_written_slice_and_out_of_range_is_slice_0() {
+    let three = views(&[(0, 0), (0, 1), (0, 3)], None);
+    let (_, s) = draw_views(Some(1), Some(three), 4, Vec::new()).unwrap();
+    assert!(slice_is(&s[1], [1, 0]), "view 0: {:?}", s[1]);
+    assert!(slice_is(&s[2], [11, 1]), "view 1: {:?}", s[2]);
+    assert!(slice_is(&s[0], [21, 2]), "view 2, out of range: {:?}", s[0]);
+    assert!(slice_is(&s[3], [0, 0]));
+    let (_, s) = draw_views(Some(-1), Some(views(&[(0, 1)], None)), 2, Vec::new()).unwrap();
+    assert!(
+        slice_is(&s[0], [1, 0]),
+        "1 + (2^32 - 1) wraps to 0: {:?}",
+        s[0]
+    );
+    assert!(slice_is(&s[1], [0, 0]));
+}
+
+/// "View Instance Locations": a location's viewport index selects the viewport (and its
+/// scissor rectangle) of the view's primitives: view 0 at viewport 1 (the right half)
+/// and view 1 at viewport 0 (the left half) of one slice.
+#[test]
+fn each_view_takes_the_viewport_of_its_location() {
+    let half = |x: f32| crate::pipeline::Viewport {
+        top_left_x: x,
+        top_left_y: 0.0,
+        width: 2.0,
+        height: 4.0,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    let two = views(&[(1, 0), (0, 0)], None);
+    let (_, s) = draw_views(None, Some(two), 1, vec![half(0.0), half(2.0)]).unwrap();
+    for (i, t) in s[0].iter().enumerate() {
+        let want = if i % 4 < 2 { [11, 1] } else { [1, 0] };
+        assert_eq!(*t, want, "texel ({}, {})", i % 4, i / 4);
+    }
+}
+
+/// The pipeline's checks of the view-instancing state, each naming the field: 1 to 4
+/// views (`D3D12_MAX_VIEW_INSTANCE_COUNT`), a location's viewport below 16; and
+/// `SV_ViewID` is refused where DXIL.rst's table has no `ViewID` (compute, `NA`).
+#[test]
+fn bad_view_instancing_states_are_refused_by_field() {
+    let e = draw_views(None, Some(views(&[(0, 0); 5], None)), 1, Vec::new()).unwrap_err();
+    assert!(e.contains("view instancing: count: 5 views"), "{e}");
+    let e = draw_views(None, Some(views(&[], None)), 1, Vec::new()).unwrap_err();
+    assert!(e.contains("view instancing: count: 0 views"), "{e}");
+    let e = draw_views(None, Some(views(&[(0, 0), (16, 0)], None)), 1, Vec::new()).unwrap_err();
+    assert!(e.contains("locations[1].viewport: 16;"), "{e}");
+    let mut mb = Mb::new(DL32);
+    mb.block();
+    let i32t = mb.int(32);
+    let h = mb.handle(1, 0, 0);
+    let v = mb.dx("viewID.i32", DxOp::ViewID, &[], i32t);
+    let c0 = mb.ci(32, 0);
+    mb.store_word(h, c0, v);
+    mb.ret();
+    let (m, fi) = mb.finish();
+    let e = lower_test(&m, fi).unwrap_err().to_string();
+    assert!(e.contains("dx.op ViewID in a compute shader"), "{e}");
+}
