@@ -67,6 +67,7 @@ use super::schema::{HitGroupEntry, RaysSection};
 use super::state_object::{Associated, Found, LibrarySubobjects, StateObject};
 use super::{Job, JobError, reflect};
 use crate::container::rdat::{self, RdatSubobject, SubobjectDesc};
+use crate::container::rts0::{MAX_SHADER_RECORD_STRIDE, RootSignature, SHADER_IDENTIFIER_SIZE};
 use crate::container::{Container, FourCc};
 use crate::exec::ExecError;
 use crate::ir::io::MAX_RAY_ATTRIBUTE_BYTES;
@@ -802,7 +803,9 @@ fn pipeline_subobject_each(
     state: &StateObject<'_>,
 ) -> Result<(), String> {
     for e in rs.raygen.iter().chain(&rs.miss).chain(&rs.callable) {
-        state.associated(e, Associated::LocalRootSignature)?;
+        if let Some(f) = state.associated(e, Associated::LocalRootSignature)? {
+            local_record_size(&f).map_err(|m| format!("\"{e}\": {m}"))?;
+        }
     }
     for (i, g) in groups.iter().enumerate() {
         let programs: Vec<&str> = [&g.closest_hit, &g.any_hit, &g.intersection]
@@ -811,11 +814,32 @@ fn pipeline_subobject_each(
             .map(String::as_str)
             .collect();
         let name = g.name.clone().unwrap_or_else(|| format!("hit_groups[{i}]"));
-        state
+        if let Some(f) = state
             .associated_to_group(&name, &programs, Associated::LocalRootSignature)
-            .map_err(|e| format!("`{}`: {e}", group_key(i, g)))?;
+            .map_err(|e| format!("`{}`: {e}", group_key(i, g)))?
+        {
+            local_record_size(&f).map_err(|m| format!("`{}`: {m}", group_key(i, g)))?;
+        }
     }
     Ok(())
+}
+
+/// The shader record size a local root signature subobject's arguments need
+/// (`container::rts0`): refused when its bytes do not decode or its arguments pass the
+/// 4096-byte record (DXR spec "Local root signatures vs global root signatures").
+fn local_record_size(f: &Found) -> Result<u32, String> {
+    let SubobjectDesc::LocalRootSignature { bytes } = &f.desc else {
+        return Ok(SHADER_IDENTIFIER_SIZE);
+    };
+    let rs = RootSignature::parse(bytes, FourCc::RTS0)
+        .map_err(|e| format!("{}: cannot read the root signature: {e}", f.label()))?;
+    rs.local_arguments().map(|(_, size)| size).ok_or_else(|| {
+        format!(
+            "{}: its local root arguments pass the {MAX_SHADER_RECORD_STRIDE}-byte shader record (at most {} bytes after the identifier)",
+            f.label(),
+            MAX_SHADER_RECORD_STRIDE.saturating_sub(SHADER_IDENTIFIER_SIZE)
+        )
+    })
 }
 
 /// `hit_groups[i] ("name")`, or `hit_groups[i]`.

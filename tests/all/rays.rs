@@ -840,6 +840,43 @@ fn library_subobjects_decode() {
             intersection: "intersection".into(),
         }
     );
+    // The root signatures' bytes (container::rts0): "RootConstants(num32BitConstants =
+    // 2, b0)" is one parameter, two constants at b0, placed after the 32-byte shader
+    // identifier (DXR spec "Shader table memory initialization"): record bytes 32..40;
+    // "SRV(t0)" a root SRV at t0.
+    use dxlane::container::rts0::{RegisterClass, RootParameterKind as K, RootSignature};
+    let D::LocalRootSignature { bytes } = by("local_signature") else {
+        unreachable!()
+    };
+    let rs = RootSignature::parse(&bytes, FourCc::RTS0).unwrap();
+    assert_eq!(
+        rs.parameters
+            .iter()
+            .map(|p| p.kind.clone())
+            .collect::<Vec<_>>(),
+        vec![K::Constants {
+            register: 0,
+            space: 0,
+            count: 2
+        }]
+    );
+    let (args, size) = rs.local_arguments().unwrap();
+    assert_eq!((args[0].offset, args[0].size, size), (32, 8, 40));
+    let D::GlobalRootSignature { bytes } = by("global_signature") else {
+        unreachable!()
+    };
+    let rs = RootSignature::parse(&bytes, FourCc::RTS0).unwrap();
+    assert_eq!(
+        rs.parameters
+            .iter()
+            .map(|p| p.kind.clone())
+            .collect::<Vec<_>>(),
+        vec![K::Descriptor {
+            class: RegisterClass::Srv,
+            register: 0,
+            space: 0
+        }]
+    );
     // Every byte of the part at 0x00 and 0xff: refused or decoded, never a panic.
     let part = c.part(FourCc::RDAT).unwrap();
     for at in 0..part.data.len() {
