@@ -41,6 +41,8 @@ impl FourCc {
     pub const PSV0: FourCc = FourCc(*b"PSV0");
     /// Runtime data (libraries and SM6 reflection).
     pub const RDAT: FourCc = FourCc(*b"RDAT");
+    /// Serialized root signature.
+    pub const RTS0: FourCc = FourCc(*b"RTS0");
     /// Shader hash.
     pub const HASH: FourCc = FourCc(*b"HASH");
 

@@ -62,6 +62,7 @@ pub mod rdat;
 pub mod rdef;
 mod reader;
 pub mod report;
+pub mod rts0;
 pub mod sfi0;
 pub mod signature;
 pub mod stage;

@@ -3,8 +3,8 @@
 //! tables of resources, functions, subobjects and work-graph nodes.
 //!
 //! Owns: the sub-part directory, the string buffer, the index arrays, the resource
-//! table and the function table. Other tables are listed by type, record count and
-//! stride. Does not own: subobjects and node tables (listed only).
+//! table, the function table and the subobject table (`subobjects`). Other tables are
+//! listed by type, record count and stride. Does not own: node tables (listed only).
 //!
 //! # Layout (little-endian; DirectXShaderCompiler `DxilRuntimeReflection.h`,
 //! `RDAT_LibraryTypes.inl`)
@@ -278,55 +278,8 @@ impl Rdat {
     /// [`MAX_RDAT_REFS`] resolved references.
     pub fn parse(part: &Part<'_>) -> Result<Self, ContainerError> {
         let tag = part.tag;
-        let r = Reader::new(part.data, tag);
-        let bad = |what, value: u64, offset: u32| ContainerError::BadField {
-            part: tag,
-            what,
-            value,
-            offset,
-        };
-        let version = r.u32_at(0)?;
-        if version != RDAT_VERSION {
-            return Err(bad("RDAT version", version.into(), 0));
-        }
-        let count = r.u32_at(4)?;
-        if u64::from(count).saturating_mul(4).saturating_add(8) > r.len() as u64 {
-            return Err(bad("RDAT part count", count.into(), 4));
-        }
-        let mut parts = Vec::with_capacity(count as usize);
-        let mut bodies: Vec<(RdatPartType, &[u8], u32)> = Vec::with_capacity(count as usize);
-        for i in 0..count as usize {
-            let field = 8usize.saturating_add(i.saturating_mul(4));
-            let offset = r.u32_at(field)?;
-            let part_type = RdatPartType::from_code(r.u32_at(offset as usize)?);
-            let size = r.u32_at((offset as usize).saturating_add(4))?;
-            let body_at = offset.saturating_add(8);
-            let body = r.slice_at(body_at as usize, size as usize)?;
-            let (record_count, record_stride) = if part_type.is_table() {
-                let t = Reader::new(body, tag);
-                let (n, stride) = (t.u32_at(0)?, t.u32_at(4)?);
-                if u64::from(n).saturating_mul(stride.into()).saturating_add(8) > u64::from(size) {
-                    return Err(bad("RDAT record count", n.into(), body_at));
-                }
-                (Some(n), Some(stride))
-            } else {
-                (None, None)
-            };
-            parts.push(RdatPart {
-                part_type,
-                offset,
-                size,
-                record_count,
-                record_stride,
-            });
-            bodies.push((part_type, body, body_at));
-        }
-        let find = |t: RdatPartType| {
-            bodies
-                .iter()
-                .find(|(pt, _, _)| *pt == t)
-                .map(|&(_, b, at)| (b, at))
-        };
+        let (version, parts, bodies) = directory(part)?;
+        let find = |t: RdatPartType| find_body(&bodies, t);
         let (strings, strings_at) = find(RdatPartType::StringBuffer).unwrap_or((&[], 0));
         let (indices, _) = find(RdatPartType::IndexArrays).unwrap_or((&[], 0));
         let mut t = Tables {
@@ -408,6 +361,67 @@ impl Rdat {
     }
 }
 
+/// A sub-part's type, body and the body's byte offset in the part.
+type Body<'a> = (RdatPartType, &'a [u8], u32);
+
+/// The version, the sub-part directory and each sub-part's body, checked as
+/// [`Rdat::parse`] documents.
+fn directory<'a>(part: &Part<'a>) -> Result<(u32, Vec<RdatPart>, Vec<Body<'a>>), ContainerError> {
+    let tag = part.tag;
+    let r = Reader::new(part.data, tag);
+    let bad = |what, value: u64, offset: u32| ContainerError::BadField {
+        part: tag,
+        what,
+        value,
+        offset,
+    };
+    let version = r.u32_at(0)?;
+    if version != RDAT_VERSION {
+        return Err(bad("RDAT version", version.into(), 0));
+    }
+    let count = r.u32_at(4)?;
+    if u64::from(count).saturating_mul(4).saturating_add(8) > r.len() as u64 {
+        return Err(bad("RDAT part count", count.into(), 4));
+    }
+    let mut parts = Vec::with_capacity(count as usize);
+    let mut bodies: Vec<Body<'a>> = Vec::with_capacity(count as usize);
+    for i in 0..count as usize {
+        let field = 8usize.saturating_add(i.saturating_mul(4));
+        let offset = r.u32_at(field)?;
+        let part_type = RdatPartType::from_code(r.u32_at(offset as usize)?);
+        let size = r.u32_at((offset as usize).saturating_add(4))?;
+        let body_at = offset.saturating_add(8);
+        let body = r.slice_at(body_at as usize, size as usize)?;
+        let (record_count, record_stride) = if part_type.is_table() {
+            let t = Reader::new(body, tag);
+            let (n, stride) = (t.u32_at(0)?, t.u32_at(4)?);
+            if u64::from(n).saturating_mul(stride.into()).saturating_add(8) > u64::from(size) {
+                return Err(bad("RDAT record count", n.into(), body_at));
+            }
+            (Some(n), Some(stride))
+        } else {
+            (None, None)
+        };
+        parts.push(RdatPart {
+            part_type,
+            offset,
+            size,
+            record_count,
+            record_stride,
+        });
+        bodies.push((part_type, body, body_at));
+    }
+    Ok((version, parts, bodies))
+}
+
+/// The first sub-part of type `t`: its body and the body's offset.
+fn find_body<'a>(bodies: &[Body<'a>], t: RdatPartType) -> Option<(&'a [u8], u32)> {
+    bodies
+        .iter()
+        .find(|(pt, _, _)| *pt == t)
+        .map(|&(_, b, at)| (b, at))
+}
+
 /// The records of a table body (count and stride checked by the caller against the
 /// body); refuses a stride shorter than `min` or not a multiple of 4.
 fn records(tag: FourCc, body: &[u8], at: u32, min: u32) -> Result<Vec<&[u8]>, ContainerError> {
@@ -438,6 +452,9 @@ fn word(bytes: &[u8], i: usize) -> u32 {
     }
     u32::from_le_bytes(w)
 }
+
+mod subobjects;
+pub use subobjects::{RdatSubobject, SUBOBJECT_RECORD_SIZE, SubobjectDesc, subobjects};
 
 #[cfg(test)]
 mod tests;

@@ -52,6 +52,7 @@ pub mod rays;
 pub mod reflect;
 pub mod run;
 pub mod schema;
+mod state_object;
 pub mod table;
 pub mod targets;
 pub mod writers;

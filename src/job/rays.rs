@@ -36,12 +36,21 @@
 //!   configuration bounds ray payloads and attributes only).
 //! - `max_recursion_depth` from 0 to 31 (`D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH`).
 //!   All three are required, as a D3D12 pipeline needs one shader configuration and
-//!   one pipeline configuration.
+//!   one pipeline configuration; each comes from the job's key or from the libraries'
+//!   configuration subobjects associated with the pipeline's exports
+//!   (`job::state_object`), and where both give one they must agree (an error names
+//!   both: D3D would let the state object's association override the library's, but a
+//!   job that states a value means it).
+//! - A `hit_groups` entry whose `name` is a library's `HitGroup` subobject takes its
+//!   kind and programs; what it restates must agree. A named entry with no programs
+//!   and no such subobject is refused.
+//! - A `RaytracingPipelineConfig1`'s skip flags apply to every `TraceRay`.
 //! - `dispatch`: each dimension at least 1 (D3D12 launches nothing for a 0, which a job
 //!   cannot check; refused as `[dispatch]` refuses 0 groups), and at most 2^30 rays in
 //!   all (`DispatchRays`).
-//! - Local root signatures and per-record root arguments are not read: a program whose
-//!   resources the job does not bind by register is refused by the reflection check.
+//! - Local root signatures and per-record root arguments are not applied (their
+//!   associations are resolved, so conflicts are refused): a program whose resources
+//!   the job does not bind by register is refused by the reflection check.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -55,7 +64,11 @@ use super::run::{
     read_program, resolve_plan, resource_memory, summary_place,
 };
 use super::schema::{HitGroupEntry, RaysSection};
+use super::state_object::{Associated, Found, LibrarySubobjects, StateObject};
 use super::{Job, JobError, reflect};
+use crate::container::rdat::{self, RdatSubobject, SubobjectDesc};
+use crate::container::rts0::{MAX_SHADER_RECORD_STRIDE, RootSignature, SHADER_IDENTIFIER_SIZE};
+use crate::container::{Container, FourCc};
 use crate::exec::ExecError;
 use crate::ir::io::MAX_RAY_ATTRIBUTE_BYTES;
 use crate::ir::{Inst, Shader, Stage};
@@ -132,11 +145,12 @@ fn program_err(message: impl Into<String>) -> JobError {
     }
 }
 
-/// A library and its exports.
+/// A library, its exports and its subobjects.
 struct Library {
     path: PathBuf,
     key: String,
     exports: Vec<LibraryExport>,
+    subobjects: Vec<RdatSubobject>,
 }
 
 /// The slot an export is named in, and the stage it needs.
@@ -212,9 +226,31 @@ fn libraries(
                 ),
             }));
         }
-        out.push(Library { path, key, exports });
+        let subobjects = library_subobjects(&bytes)
+            .map_err(|e| JobError::Program {
+                path: path.clone(),
+                message: format!("`{key}`: cannot read the library's subobjects: {e}"),
+            })
+            .map_err(Where::Job)?;
+        out.push(Library {
+            path,
+            key,
+            exports,
+            subobjects,
+        });
     }
     Ok(out)
+}
+
+/// The subobjects of a library's `RDAT` part (none without one).
+fn library_subobjects(
+    bytes: &[u8],
+) -> Result<Vec<RdatSubobject>, crate::container::ContainerError> {
+    let c = Container::parse(bytes)?;
+    match c.part(FourCc::RDAT) {
+        Some(part) => rdat::subobjects(part),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// An error of reading a pipeline: a message about a part of the job, or a job error
@@ -249,6 +285,8 @@ pub(crate) struct Pipeline {
     pub callable: Vec<usize>,
     /// `max_recursion_depth`.
     pub max_recursion_depth: u32,
+    /// `D3D12_RAYTRACING_PIPELINE_FLAGS` of the libraries' `RaytracingPipelineConfig1`.
+    pub pipeline_flags: u32,
     /// `dispatch`.
     pub dims: [u32; 3],
 }
@@ -263,38 +301,6 @@ pub(crate) fn read_pipeline(
 ) -> Result<Pipeline, Where> {
     let rays_err = |m: String| Where::At(Part::Rays, m);
     let dims = check_dispatch(rs).map_err(rays_err)?;
-    let depth = match rs.max_recursion_depth {
-        None => {
-            return Err(rays_err(
-                "missing `max_recursion_depth` (D3D12_RAYTRACING_PIPELINE_CONFIG: a pipeline needs one)".into(),
-            ));
-        }
-        Some(d) if d > MAX_RECURSION_DEPTH => {
-            return Err(rays_err(format!(
-                "`max_recursion_depth` {d}: D3D12 allows 0 to {MAX_RECURSION_DEPTH} (D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH)"
-            )));
-        }
-        Some(d) => d,
-    };
-    let max_payload = rs.max_payload_size.ok_or_else(|| {
-        rays_err(
-            "missing `max_payload_size` (D3D12_RAYTRACING_SHADER_CONFIG: a pipeline needs one)"
-                .into(),
-        )
-    })?;
-    let max_attributes = match rs.max_attribute_size {
-        None => {
-            return Err(rays_err(
-                "missing `max_attribute_size` (D3D12_RAYTRACING_SHADER_CONFIG: a pipeline needs one)".into(),
-            ));
-        }
-        Some(a) if a > MAX_RAY_ATTRIBUTE_BYTES => {
-            return Err(rays_err(format!(
-                "`max_attribute_size` {a}: at most {MAX_RAY_ATTRIBUTE_BYTES} (D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES)"
-            )));
-        }
-        Some(a) => a,
-    };
     for (key, n) in [
         ("miss", rs.miss.len()),
         ("hit_groups", rs.hit_groups.len()),
@@ -306,8 +312,51 @@ pub(crate) fn read_pipeline(
             )));
         }
     }
-    let kinds = hit_group_kinds(&rs.hit_groups).map_err(rays_err)?;
     let libs = libraries(job, library, libraries_)?;
+    let scopes: Vec<LibrarySubobjects<'_>> = libs
+        .iter()
+        .map(|l| LibrarySubobjects {
+            key: &l.key,
+            exports: l.exports.iter().map(|e| e.name.as_str()).collect(),
+            subobjects: &l.subobjects,
+        })
+        .collect();
+    let state = StateObject::new(&scopes).map_err(rays_err)?;
+    let groups = resolve_hit_groups(&rs.hit_groups, &state).map_err(rays_err)?;
+    let config = resolve_config(rs, &groups, &state).map_err(rays_err)?;
+    let depth = match config.max_recursion_depth {
+        None => {
+            return Err(rays_err(
+                "missing `max_recursion_depth` (D3D12_RAYTRACING_PIPELINE_CONFIG: a pipeline needs one; no library's RaytracingPipelineConfig applies)".into(),
+            ));
+        }
+        Some(d) if d > MAX_RECURSION_DEPTH => {
+            return Err(rays_err(format!(
+                "`max_recursion_depth` {d}: D3D12 allows 0 to {MAX_RECURSION_DEPTH} (D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH)"
+            )));
+        }
+        Some(d) => d,
+    };
+    let max_payload = config.max_payload_size.ok_or_else(|| {
+        rays_err(
+            "missing `max_payload_size` (D3D12_RAYTRACING_SHADER_CONFIG: a pipeline needs one; no library's RaytracingShaderConfig applies)"
+                .into(),
+        )
+    })?;
+    let max_attributes = match config.max_attribute_size {
+        None => {
+            return Err(rays_err(
+                "missing `max_attribute_size` (D3D12_RAYTRACING_SHADER_CONFIG: a pipeline needs one; no library's RaytracingShaderConfig applies)".into(),
+            ));
+        }
+        Some(a) if a > MAX_RAY_ATTRIBUTE_BYTES => {
+            return Err(rays_err(format!(
+                "`max_attribute_size` {a}: at most {MAX_RAY_ATTRIBUTE_BYTES} (D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES)"
+            )));
+        }
+        Some(a) => a,
+    };
+    let kinds = hit_group_kinds(&groups).map_err(rays_err)?;
 
     // Every slot, in table order: the programs are loaded in the order first named.
     let raygen = rs
@@ -326,7 +375,7 @@ pub(crate) fn read_pipeline(
             stage: Stage::Miss,
         });
     }
-    for (i, g) in rs.hit_groups.iter().enumerate() {
+    for (i, g) in groups.iter().enumerate() {
         for (field, name, stage) in [
             ("closest_hit", &g.closest_hit, Stage::ClosestHit),
             ("any_hit", &g.any_hit, Stage::AnyHit),
@@ -379,8 +428,7 @@ pub(crate) fn read_pipeline(
         loaded.push((shader, info));
     }
     let at = |n: &str| index.get(n).copied().unwrap_or(0);
-    let hit_groups: Vec<HitGroup> = rs
-        .hit_groups
+    let hit_groups: Vec<HitGroup> = groups
         .iter()
         .enumerate()
         .map(|(i, g)| HitGroup {
@@ -391,12 +439,13 @@ pub(crate) fn read_pipeline(
         })
         .collect();
     check_sizes(&loaded, &slots, &index, max_payload, max_attributes).map_err(rays_err)?;
-    check_hit_attributes(&rs.hit_groups, &kinds, &loaded, &index).map_err(rays_err)?;
+    check_hit_attributes(&groups, &kinds, &loaded, &index).map_err(rays_err)?;
     Ok(Pipeline {
         miss: rs.miss.iter().map(|m| at(m)).collect(),
         hit_groups,
         callable: rs.callable.iter().map(|c| at(c)).collect(),
         max_recursion_depth: depth,
+        pipeline_flags: config.pipeline_flags,
         dims,
         programs: loaded,
     })
@@ -496,6 +545,7 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
         hit_groups,
         callable,
         max_recursion_depth,
+        pipeline_flags,
         dims,
     } = pipeline;
     let (programs, infos, warnings) = fit_programs(programs, &bound)?;
@@ -507,6 +557,7 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
         hit_groups,
         callable,
         max_recursion_depth,
+        pipeline_flags,
         dims,
     };
     Ok(Prepared {
@@ -557,6 +608,238 @@ fn check_dispatch(rs: &RaysSection) -> Result<[u32; 3], String> {
         ));
     }
     Ok(d)
+}
+
+/// The `D3D12_RAYTRACING_PIPELINE_FLAGS` dxlane takes: `SKIP_TRIANGLES` (0x100),
+/// `SKIP_PROCEDURAL_PRIMITIVES` (0x200) and `ALLOW_OPACITY_MICROMAPS` (0x400, which
+/// changes nothing: there are no opacity micromaps).
+pub const PIPELINE_FLAGS: u32 = 0x700;
+
+/// The pipeline's configuration: the job's values and the libraries' subobjects, checked
+/// to agree.
+struct Config {
+    max_recursion_depth: Option<u32>,
+    max_payload_size: Option<u32>,
+    max_attribute_size: Option<u32>,
+    pipeline_flags: u32,
+}
+
+/// The job's hit groups with what the libraries' `HitGroup` subobjects of the same name
+/// define filled in. An entry naming a library hit group may omit its programs and kind;
+/// what it states must agree with the library's. An entry with a name, no programs and
+/// no library hit group of that name is refused (it would run nothing).
+fn resolve_hit_groups(
+    entries: &[HitGroupEntry],
+    state: &StateObject<'_>,
+) -> Result<Vec<HitGroupEntry>, String> {
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, g) in entries.iter().enumerate() {
+        let key = group_key(i, g);
+        let found = g.name.as_deref().and_then(|n| state.hit_group(n));
+        let Some(f) = found else {
+            if let Some(n) = &g.name
+                && g.closest_hit.is_none()
+                && g.any_hit.is_none()
+                && g.intersection.is_none()
+                && g.kind.is_none()
+            {
+                return Err(format!(
+                    "`{key}`: names no programs, and no library defines a hit group \"{n}\" (give `closest_hit`, `any_hit` or `intersection`, or the name of a library's TriangleHitGroup / ProceduralPrimitiveHitGroup)"
+                ));
+            }
+            out.push(g.clone());
+            continue;
+        };
+        let SubobjectDesc::HitGroup {
+            kind,
+            any_hit,
+            closest_hit,
+            intersection,
+        } = &f.desc
+        else {
+            out.push(g.clone());
+            continue;
+        };
+        let lib_kind = match kind {
+            0 => "triangles",
+            1 => "procedural",
+            k => {
+                return Err(format!(
+                    "`{key}`: {} has hit-group type {k}, which is neither 0 (triangles) nor 1 (procedural primitive) (D3D12_HIT_GROUP_TYPE)",
+                    f.label()
+                ));
+            }
+        };
+        let some = |s: &String| (!s.is_empty()).then(|| s.clone());
+        let mut r = g.clone();
+        for (field, mine, theirs) in [
+            ("kind", &mut r.kind, Some(lib_kind.to_string())),
+            ("closest_hit", &mut r.closest_hit, some(closest_hit)),
+            ("any_hit", &mut r.any_hit, some(any_hit)),
+            ("intersection", &mut r.intersection, some(intersection)),
+        ] {
+            match (mine.as_ref(), theirs.as_ref()) {
+                (Some(m), Some(t)) if m != t => {
+                    return Err(format!(
+                        "`{key}.{field}` \"{m}\" disagrees with the library's {}: {field} \"{t}\" (where a job restates a library's hit group, the two must agree)",
+                        f.label()
+                    ));
+                }
+                (Some(m), None) => {
+                    return Err(format!(
+                        "`{key}.{field}` \"{m}\" disagrees with the library's {}, which has no {field} (where a job restates a library's hit group, the two must agree)",
+                        f.label()
+                    ));
+                }
+                _ => *mine = theirs.or_else(|| mine.clone()),
+            }
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// The subobjects of type `ty` associated with the pipeline's exports, which must all
+/// have one definition (DXR spec "Subobject association requirements": shader and
+/// pipeline configuration are required and matching for all exports).
+fn pipeline_subobject(
+    rs: &RaysSection,
+    groups: &[HitGroupEntry],
+    state: &StateObject<'_>,
+    ty: Associated,
+) -> Result<Option<(Found, String)>, String> {
+    let mut seen: Option<(Found, String)> = None;
+    let mut check = |export: String, f: Option<Found>| -> Result<(), String> {
+        let Some(f) = f else { return Ok(()) };
+        match &seen {
+            Some((s, e)) if s.desc != f.desc => Err(format!(
+                "\"{e}\" is associated with {}, but \"{export}\" with {} (a pipeline takes one shader configuration and one pipeline configuration for all its exports)",
+                s.label(),
+                f.label()
+            )),
+            Some(_) => Ok(()),
+            None => {
+                seen = Some((f, export));
+                Ok(())
+            }
+        }
+    };
+    let singles = rs.raygen.iter().chain(&rs.miss).chain(&rs.callable);
+    for e in singles {
+        check(e.clone(), state.associated(e, ty)?)?;
+    }
+    for (i, g) in groups.iter().enumerate() {
+        let programs: Vec<&str> = [&g.closest_hit, &g.any_hit, &g.intersection]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let name = g.name.clone().unwrap_or_else(|| format!("hit_groups[{i}]"));
+        let f = state
+            .associated_to_group(&name, &programs, ty)
+            .map_err(|e| format!("`{}`: {e}", group_key(i, g)))?;
+        check(name, f)?;
+    }
+    Ok(seen)
+}
+
+/// The pipeline's configuration from the job's keys and the libraries' subobjects (see
+/// the module doc): each value from either, and where both give one they must agree.
+/// Root signature associations are resolved too, so that conflicts are refused.
+fn resolve_config(
+    rs: &RaysSection,
+    groups: &[HitGroupEntry],
+    state: &StateObject<'_>,
+) -> Result<Config, String> {
+    let shader = pipeline_subobject(rs, groups, state, Associated::ShaderConfig)?;
+    let pipeline = pipeline_subobject(rs, groups, state, Associated::PipelineConfig)?;
+    pipeline_subobject(rs, groups, state, Associated::GlobalRootSignature)?;
+    pipeline_subobject_each(rs, groups, state)?;
+    let agree = |key: &str, job: Option<u32>, lib: Option<(u32, &Found, &str)>| match (job, lib) {
+        (Some(j), Some((l, f, field))) if j != l => Err(format!(
+            "`{key}` {j} disagrees with {f}'s {field} {l} (the job's and the library's configuration must agree)",
+            f = f.label()
+        )),
+        (j, l) => Ok(j.or(l.map(|(v, _, _)| v))),
+    };
+    let (mut payload, mut attributes, mut depth, mut flags) = (None, None, None, 0);
+    if let Some((f, _)) = &shader
+        && let SubobjectDesc::ShaderConfig {
+            max_payload_size,
+            max_attribute_size,
+        } = f.desc
+    {
+        payload = Some((max_payload_size, f, "MaxPayloadSizeInBytes"));
+        attributes = Some((max_attribute_size, f, "MaxAttributeSizeInBytes"));
+    }
+    if let Some((f, _)) = &pipeline
+        && let SubobjectDesc::PipelineConfig {
+            max_recursion_depth,
+            flags: fl,
+        } = f.desc
+    {
+        depth = Some((max_recursion_depth, f, "MaxTraceRecursionDepth"));
+        flags = fl.unwrap_or(0);
+        if flags & !PIPELINE_FLAGS != 0 {
+            return Err(format!(
+                "{}: Flags 0x{flags:x} has bits D3D12_RAYTRACING_PIPELINE_FLAGS does not define (it has SKIP_TRIANGLES 0x100, SKIP_PROCEDURAL_PRIMITIVES 0x200, ALLOW_OPACITY_MICROMAPS 0x400)",
+                f.label()
+            ));
+        }
+    }
+    Ok(Config {
+        max_recursion_depth: agree("max_recursion_depth", rs.max_recursion_depth, depth)?,
+        max_payload_size: agree("max_payload_size", rs.max_payload_size, payload)?,
+        max_attribute_size: agree("max_attribute_size", rs.max_attribute_size, attributes)?,
+        pipeline_flags: flags,
+    })
+}
+
+/// Every export's local root signature association, resolved so that conflicts are
+/// refused (local root signatures may differ between exports, unlike the rest).
+fn pipeline_subobject_each(
+    rs: &RaysSection,
+    groups: &[HitGroupEntry],
+    state: &StateObject<'_>,
+) -> Result<(), String> {
+    for e in rs.raygen.iter().chain(&rs.miss).chain(&rs.callable) {
+        if let Some(f) = state.associated(e, Associated::LocalRootSignature)? {
+            local_record_size(&f).map_err(|m| format!("\"{e}\": {m}"))?;
+        }
+    }
+    for (i, g) in groups.iter().enumerate() {
+        let programs: Vec<&str> = [&g.closest_hit, &g.any_hit, &g.intersection]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let name = g.name.clone().unwrap_or_else(|| format!("hit_groups[{i}]"));
+        if let Some(f) = state
+            .associated_to_group(&name, &programs, Associated::LocalRootSignature)
+            .map_err(|e| format!("`{}`: {e}", group_key(i, g)))?
+        {
+            local_record_size(&f).map_err(|m| format!("`{}`: {m}", group_key(i, g)))?;
+        }
+    }
+    Ok(())
+}
+
+/// The shader record size a local root signature subobject's arguments need
+/// (`container::rts0`): refused when its bytes do not decode or its arguments pass the
+/// 4096-byte record (DXR spec "Local root signatures vs global root signatures").
+fn local_record_size(f: &Found) -> Result<u32, String> {
+    let SubobjectDesc::LocalRootSignature { bytes } = &f.desc else {
+        return Ok(SHADER_IDENTIFIER_SIZE);
+    };
+    let rs = RootSignature::parse(bytes, FourCc::RTS0)
+        .map_err(|e| format!("{}: cannot read the root signature: {e}", f.label()))?;
+    rs.local_arguments().map(|(_, size)| size).ok_or_else(|| {
+        format!(
+            "{}: its local root arguments pass the {MAX_SHADER_RECORD_STRIDE}-byte shader record (at most {} bytes after the identifier)",
+            f.label(),
+            MAX_SHADER_RECORD_STRIDE.saturating_sub(SHADER_IDENTIFIER_SIZE)
+        )
+    })
 }
 
 /// `hit_groups[i] ("name")`, or `hit_groups[i]`.

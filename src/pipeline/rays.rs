@@ -86,6 +86,11 @@ pub struct RayPipeline<'a> {
     pub callable: Vec<usize>,
     /// `D3D12_RAYTRACING_PIPELINE_CONFIG::MaxTraceRecursionDepth`.
     pub max_recursion_depth: u32,
+    /// `D3D12_RAYTRACING_PIPELINE_CONFIG1::Flags`: `SKIP_TRIANGLES` (0x100) and
+    /// `SKIP_PROCEDURAL_PRIMITIVES` (0x200) act as the ray flags of the same values on
+    /// every `TraceRay`, without showing in `RayFlags()` (DXR spec
+    /// "D3D12_RAYTRACING_PIPELINE_FLAGS"); other bits change nothing.
+    pub pipeline_flags: u32,
 }
 
 /// What a `DispatchRays` did.
@@ -123,6 +128,8 @@ pub struct RaysWork {
     pub callable: Vec<usize>,
     /// `D3D12_RAYTRACING_PIPELINE_CONFIG::MaxTraceRecursionDepth`.
     pub max_recursion_depth: u32,
+    /// `D3D12_RAYTRACING_PIPELINE_CONFIG1::Flags` (see [`RayPipeline::pipeline_flags`]).
+    pub pipeline_flags: u32,
     /// `Width`, `Height`, `Depth`.
     pub dims: [u32; 3],
 }
@@ -176,6 +183,7 @@ impl RaysWork {
             hit_groups: self.hit_groups.clone(),
             callable: self.callable.clone(),
             max_recursion_depth: self.max_recursion_depth,
+            pipeline_flags: self.pipeline_flags,
         };
         let rays = dispatch_rays(&p, self.dims, budget)?;
         Ok(RaysWorkReport {
@@ -471,7 +479,7 @@ impl RayContext for Frame<'_, '_> {
         };
         let desc = TraceRayDesc {
             flags: RayFlags(args[0]),
-            pipeline_flags: RayFlags(0),
+            pipeline_flags: RayFlags(self.p.pipeline_flags & 0x300),
             instance_inclusion_mask: args[1],
             ray: info.ray,
         };

@@ -106,6 +106,8 @@ fn box_scene() -> Arc<TopLevel> {
 /// The programs: 0 raygen, 1 miss, 2 closest hit, 3 callable, 4 any hit, 5 intersection.
 struct Programs {
     shaders: Vec<Shader>,
+    /// `D3D12_RAYTRACING_PIPELINE_CONFIG1::Flags` of the runs.
+    pipeline_flags: u32,
 }
 
 impl Programs {
@@ -121,7 +123,10 @@ impl Programs {
         ] {
             shaders.push(program(n)?);
         }
-        Some(Programs { shaders })
+        Some(Programs {
+            shaders,
+            pipeline_flags: 0,
+        })
     }
 
     /// Runs `DispatchRays(w, h, 1)` with `groups` as the hit-group table, one miss and
@@ -169,12 +174,17 @@ impl Programs {
             hit_groups: groups,
             callable: vec![3],
             max_recursion_depth: depth,
+            pipeline_flags: self.pipeline_flags,
         };
         let budget = RunBudget::new(&Limits::default());
         let report = dispatch_rays(&pipeline, [w, h, 1], &budget).map_err(|e| e.to_string())?;
         assert_eq!(report.lanes, u64::from(w * h));
         assert_eq!(report.rays, u64::from(w * h), "one TraceRay per lane");
-        assert!(report.lane_instructions > 0 && report.traversal > 0);
+        // SKIP_TRIANGLES leaves a scene of triangles nothing to visit.
+        assert!(
+            report.lane_instructions > 0
+                && (report.traversal > 0 || self.pipeline_flags & 0x100 != 0)
+        );
         let bytes = tex.memory().to_bytes();
         Ok(bytes
             .chunks_exact(16)
@@ -249,6 +259,48 @@ fn raygen_miss_closest_hit_and_callable() {
         close(t[1], hit(0.375), "ray (1, 0)");
         close(t[2], missed(), "ray (2, 0)");
         close(t[3], missed(), "ray (3, 0)");
+    }
+}
+
+/// The pipeline's flags (`D3D12_RAYTRACING_PIPELINE_CONFIG1`): DXR spec
+/// "D3D12_RAYTRACING_PIPELINE_FLAGS" — `SKIP_TRIANGLES` (0x100) acts as the ray flag on
+/// every `TraceRay`, so the rays that hit the opaque triangle in
+/// `raygen_miss_closest_hit_and_callable` miss; `SKIP_PROCEDURAL_PRIMITIVES` (0x200)
+/// leaves the triangle hits as they were; `ALLOW_OPACITY_MICROMAPS` (0x400) changes
+/// nothing.
+#[test]
+fn pipeline_flags_skip_primitives() {
+    let Some(mut p) = Programs::load() else {
+        assert!(
+            common::corpora().is_empty(),
+            "ray_tracing programs are missing"
+        );
+        return;
+    };
+    let groups = vec![HitGroup {
+        name: "triangles".into(),
+        closest_hit: Some(2),
+        any_hit: None,
+        intersection: None,
+    }];
+    let scene = triangle_scene(GeometryFlags::OPAQUE);
+    for engine in [Engine::Interp, Engine::Jit] {
+        p.pipeline_flags = 0x100;
+        let t = p
+            .run(&scene, [4, 1], groups.clone(), vec![1], 1, engine)
+            .unwrap();
+        for (i, texel) in t.iter().enumerate() {
+            close(*texel, missed(), &format!("skip triangles: ray ({i}, 0)"));
+        }
+        for flags in [0x200, 0x400] {
+            p.pipeline_flags = flags;
+            let t = p
+                .run(&scene, [4, 1], groups.clone(), vec![1], 1, engine)
+                .unwrap();
+            close(t[0], hit(0.125), "ray (0, 0)");
+            close(t[1], hit(0.375), "ray (1, 0)");
+            close(t[2], missed(), "ray (2, 0)");
+        }
     }
 }
 
@@ -596,9 +648,15 @@ fn rays_jobs_refuse_bad_input_by_name() {
         (
             // A library of four exports: the closest-hit program's payload is 8 bytes,
             // the ray generation program's TraceRay passes 20 (DXR spec "Ray payload").
+            // The configuration is the library's (its RaytracingShaderConfig: payloads
+            // up to 32 bytes).
             "payload_of_another_structure",
             "[program]\nlibraries = [\"$raygen\", \"$subobjects\", \"$callable\"]".into(),
-            rays(&[]),
+            rays(&[
+                ("max_recursion_depth", ""),
+                ("max_payload_size", ""),
+                ("max_attribute_size", ""),
+            ]),
             "ray (0, 0, 0): the closesthit program \"closest_hit\" takes a payload of 8 bytes, but its TraceRay passed 20",
         ),
         (
@@ -714,4 +772,247 @@ bind = [{{ reg = \"t0\", resource = \"tlas\" }}, {{ reg = \"u0\", resource = \"i
         e.contains("[[command]] #2 (dispatch_rays): `raygen`: no library exports \"mis\""),
         "{e}"
     );
+}
+
+/// `ray_subobjects.dxil`'s `RDAT` subobject table, decoded (`container::rdat::subobjects`):
+/// every kind its HLSL declares, with the values written there (see its header).
+#[test]
+fn library_subobjects_decode() {
+    use dxlane::container::rdat::{SubobjectDesc as D, subobjects};
+    use dxlane::container::{Container, FourCc};
+    let Some(libs) = library_paths() else {
+        assert!(common::corpora().is_empty(), "the corpora are missing");
+        eprintln!("SKIPPED rays::library_subobjects_decode: no corpora");
+        return;
+    };
+    let path = &libs.iter().find(|(k, _)| k == "subobjects").unwrap().1;
+    let bytes = std::fs::read(path).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    let got = subobjects(c.part(FourCc::RDAT).unwrap()).unwrap();
+    let by = |n: &str| {
+        got.iter()
+            .find(|s| s.name == n)
+            .map(|s| s.desc.clone())
+            .unwrap_or_else(|| panic!("no subobject {n}: {got:?}"))
+    };
+    assert_eq!(got.len(), 8, "{got:?}");
+    assert_eq!(by("state_config"), D::StateObjectConfig { flags: 1 });
+    assert!(
+        matches!(by("global_signature"), D::GlobalRootSignature { bytes } if bytes.len() == 48)
+    );
+    assert!(matches!(by("local_signature"), D::LocalRootSignature { bytes } if bytes.len() == 48));
+    assert_eq!(
+        by("association"),
+        D::Association {
+            subobject: "local_signature".into(),
+            exports: vec!["closest_hit".into(), "miss".into()],
+        }
+    );
+    assert_eq!(
+        by("shader_config"),
+        D::ShaderConfig {
+            max_payload_size: 32,
+            max_attribute_size: 8
+        }
+    );
+    assert_eq!(
+        by("pipeline_config"),
+        D::PipelineConfig {
+            max_recursion_depth: 2,
+            flags: None
+        }
+    );
+    assert_eq!(
+        by("triangle_group"),
+        D::HitGroup {
+            kind: 0,
+            any_hit: String::new(),
+            closest_hit: "closest_hit".into(),
+            intersection: String::new(),
+        }
+    );
+    assert_eq!(
+        by("procedural_group"),
+        D::HitGroup {
+            kind: 1,
+            any_hit: "any_hit".into(),
+            closest_hit: "closest_hit".into(),
+            intersection: "intersection".into(),
+        }
+    );
+    // The root signatures' bytes (container::rts0): "RootConstants(num32BitConstants =
+    // 2, b0)" is one parameter, two constants at b0, placed after the 32-byte shader
+    // identifier (DXR spec "Shader table memory initialization"): record bytes 32..40;
+    // "SRV(t0)" a root SRV at t0.
+    use dxlane::container::rts0::{RegisterClass, RootParameterKind as K, RootSignature};
+    let D::LocalRootSignature { bytes } = by("local_signature") else {
+        unreachable!()
+    };
+    let rs = RootSignature::parse(&bytes, FourCc::RTS0).unwrap();
+    assert_eq!(
+        rs.parameters
+            .iter()
+            .map(|p| p.kind.clone())
+            .collect::<Vec<_>>(),
+        vec![K::Constants {
+            register: 0,
+            space: 0,
+            count: 2
+        }]
+    );
+    let (args, size) = rs.local_arguments().unwrap();
+    assert_eq!((args[0].offset, args[0].size, size), (32, 8, 40));
+    let D::GlobalRootSignature { bytes } = by("global_signature") else {
+        unreachable!()
+    };
+    let rs = RootSignature::parse(&bytes, FourCc::RTS0).unwrap();
+    assert_eq!(
+        rs.parameters
+            .iter()
+            .map(|p| p.kind.clone())
+            .collect::<Vec<_>>(),
+        vec![K::Descriptor {
+            class: RegisterClass::Srv,
+            register: 0,
+            space: 0
+        }]
+    );
+    // Every byte of the part at 0x00 and 0xff: refused or decoded, never a panic.
+    let part = c.part(FourCc::RDAT).unwrap();
+    for at in 0..part.data.len() {
+        for b in [0u8, 0xff] {
+            let mut data = part.data.to_vec();
+            data[at] = b;
+            let p = dxlane::container::Part {
+                data: &data,
+                ..*part
+            };
+            let _ = subobjects(&p);
+        }
+    }
+}
+
+/// A `[rays]` job taking its configuration and a hit group from a library's subobjects
+/// (DXR spec "Subobject association behavior"): `ray_subobjects.hlsl` (its
+/// export-limited builds of closest_hit, any_hit and intersection) declares
+/// `procedural_group` (any_hit, closest_hit, intersection), a shader configuration
+/// (payload 32, attributes 8) and a pipeline configuration (depth 2), none named by an
+/// association, so they are the library's defaults ("Declaring a default association")
+/// for its exports; the job names the group only and states no configuration. The
+/// scene's triangle is behind the rays (z = -5), so both rays of `DispatchRays(2, 1, 1)`
+/// run ray_tracing.hlsl's miss program: (-0, -0, -0.6, -1) each (see
+/// tests/jobs/corpus/ray_tracing.toml). Then the refusals: a job value disagreeing with
+/// the library's, naming both; a restated hit group whose program differs; a named
+/// group no library defines, with no programs.
+#[test]
+fn rays_job_takes_the_libraries_subobjects() {
+    let Some(libs) = library_paths() else {
+        assert!(common::corpora().is_empty(), "the corpora are missing");
+        eprintln!("SKIPPED rays::rays_job_takes_the_libraries_subobjects: no corpora");
+        return;
+    };
+    let lib = |n: &str| {
+        libs.iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, p)| format!("\"{}\"", p.display()))
+            .unwrap()
+    };
+    // The export-limited builds of ray_subobjects.hlsl, each with the whole subobject
+    // table (the same subobjects three times: one each).
+    let sub = |n: &str| {
+        let whole = &libs.iter().find(|(k, _)| k == "subobjects").unwrap().1;
+        format!(
+            "\"{}\"",
+            whole
+                .with_file_name(format!("ray_subobjects.{n}.dxil"))
+                .display()
+        )
+    };
+    let text = |rays: &str| {
+        format!(
+            "[program]\nlibraries = [{}, {}, {}, {}, {}, {}]\n\
+[rays]\ndispatch = [2, 1, 1]\nraygen = \"raygen\"\nmiss = [\"miss\"]\ncallable = [\"callable\"]\n{rays}\n\
+[[acceleration_structure]]\nname = \"tri\"\nlevel = \"bottom\"\n\
+[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
+vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
+[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
+[[acceleration_structure.instance]]\nblas = \"tri\"\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -5]\n\
+[[resource]]\nreg = \"t0\"\nkind = \"acceleration_structure\"\nacceleration_structure = \"scene\"\n{OUTPUT}\
+[[expect]]\nreg = \"u0\"\noffset = 0\nf32 = [\"-0\", \"-0\", -0.6, -1, \"-0\", \"-0\", -0.6, -1]\n",
+            lib("raygen"),
+            lib("miss"),
+            lib("callable"),
+            sub("closest_hit"),
+            sub("any_hit"),
+            sub("intersection"),
+        )
+    };
+    let dir = common::scratch().join("rays_subobjects");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |name: &str, rays: &str| {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, text(rays)).unwrap();
+        let opts = common::run_options();
+        dxlane::job::Job::load(&path)
+            .and_then(|j| dxlane::job::prepare(j, &opts))
+            .and_then(|p| p.execute(&opts))
+            .map_err(|e| e.to_string())
+    };
+    for (name, rays) in [
+        ("by_name", "hit_groups = [{ name = \"procedural_group\" }]"),
+        // Restating what the library says is allowed.
+        (
+            "restated",
+            "hit_groups = [{ name = \"procedural_group\", kind = \"procedural\", closest_hit = \"closest_hit\" }]\nmax_payload_size = 32\nmax_recursion_depth = 2",
+        ),
+    ] {
+        let f = run(name, rays).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let dxlane::job::Finished::Rays(r) = f else {
+            panic!("{name}: not a ray-tracing job");
+        };
+        let s = &r.summary;
+        assert_eq!(
+            (s.expectations.passed, s.expectations.failed, s.rays),
+            (1, 0, 2),
+            "{name}: {:?}",
+            s.expectations.results
+        );
+        // The group's three programs came from the library's HitGroup subobject.
+        let entries: Vec<&str> = s.programs.iter().map(|p| p.entry.as_str()).collect();
+        for e in ["any_hit", "closest_hit", "intersection"] {
+            assert!(entries.contains(&e), "{name}: {entries:?}");
+        }
+    }
+    for (name, rays, want) in [
+        (
+            "payload_disagrees",
+            "hit_groups = [{ name = \"procedural_group\" }]\nmax_payload_size = 20",
+            "`max_payload_size` 20 disagrees with RaytracingShaderConfig \"shader_config\" (libraries[3])'s MaxPayloadSizeInBytes 32",
+        ),
+        (
+            "depth_disagrees",
+            "hit_groups = [{ name = \"procedural_group\" }]\nmax_recursion_depth = 1",
+            "`max_recursion_depth` 1 disagrees with RaytracingPipelineConfig \"pipeline_config\" (libraries[3])'s MaxTraceRecursionDepth 2",
+        ),
+        (
+            "program_disagrees",
+            "hit_groups = [{ name = \"triangle_group\", any_hit = \"any_hit\" }]",
+            "`hit_groups[0] (\"triangle_group\").any_hit` \"any_hit\" disagrees with the library's HitGroup \"triangle_group\" (libraries[3]), which has no any_hit",
+        ),
+        (
+            "kind_disagrees",
+            "hit_groups = [{ name = \"procedural_group\", kind = \"triangles\" }]",
+            "`hit_groups[0] (\"procedural_group\").kind` \"triangles\" disagrees with the library's HitGroup \"procedural_group\" (libraries[3]): kind \"procedural\"",
+        ),
+        (
+            "no_such_group",
+            "hit_groups = [{ name = \"sphere_group\" }]",
+            "`hit_groups[0] (\"sphere_group\")`: names no programs, and no library defines a hit group \"sphere_group\"",
+        ),
+    ] {
+        let e = run(name, rays)
+            .err()
+            .unwrap_or_else(|| panic!("{name} ran"));
+        assert!(e.contains(want), "{name}: {e}");
+    }
 }

@@ -709,6 +709,7 @@ impl Ctx<'_> {
                     hit_groups: p.hit_groups,
                     callable: p.callable,
                     max_recursion_depth: p.max_recursion_depth,
+                    pipeline_flags: p.pipeline_flags,
                     dims: p.dims,
                 })))
             }
