@@ -81,15 +81,40 @@ pub enum Command {
 /// Runs the command line and returns the process exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(code) => code,
-        Err(e) => {
+    // A reader that stops early (`dxlane disasm F | head`) closes the pipe; Rust ignores
+    // SIGPIPE, so the next `print!` panics. That is the reader's choice, not a failure:
+    // the panic is kept quiet and the command ends with status 0. Every other panic is
+    // reported as before.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_broken_pipe(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
+    match outcome {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
             eprintln!("dxlane: {e}");
             // Errors are status 2 for every command (see EXIT_STATUS); 1 means a check
             // ran and failed.
             ExitCode::from(2)
         }
+        Err(payload) if is_broken_pipe(payload.as_ref()) => ExitCode::SUCCESS,
+        Err(payload) => std::panic::resume_unwind(payload),
     }
+}
+
+/// Whether a panic is `print!`'s on a closed standard output or error (its message is
+/// std's `failed printing to stdout: Broken pipe (os error 32)`).
+fn is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    // A program that never calls setlocale gets strerror's C-locale text.
+    text.starts_with("failed printing to std") && text.to_ascii_lowercase().contains("broken pipe")
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {

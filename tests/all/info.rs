@@ -151,3 +151,30 @@ fn broken_files_fail_with_one_line() {
     }
     common::assert_snapshot("info/errors.txt", &report);
 }
+
+/// A reader that stops early (`dxlane disasm F | head -1`) closes the pipe: dxlane stops
+/// quietly with status 0 instead of panicking on the next write (`cli::main`).
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let Some(file) = common::dxbc_programs()
+        .into_iter()
+        .max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+    else {
+        return;
+    };
+    for cmd in ["disasm", "info"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dxlane"))
+            .arg(cmd)
+            .arg(&file)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Closing the read end before the first write makes every write fail with EPIPE.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{cmd}: {:?} {err}", out.status);
+        assert!(!err.contains("panicked"), "{cmd}: {err}");
+    }
+}
