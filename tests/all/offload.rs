@@ -90,8 +90,142 @@ fn load(path: &Path) -> Case {
     Case { files, lit }
 }
 
-/// Runs one test file: writes its files, compiles each HLSL file for the `-T` of its
-/// `%dxc_target` line, runs `dxlane offload` as its `%offloader` line says.
+/// The file a lit path such as `%t.o` or `%t-vertex.o` names, in the case's folder.
+fn object(dir: &Path, word: &str) -> PathBuf {
+    dir.join(format!(
+        "obj{}",
+        word.trim_start_matches("%t").replace('/', "_")
+    ))
+}
+
+/// The string of an HLSL `[RootSignature("...")]` attribute, if the source has one.
+fn root_signature_attribute(hlsl: &str) -> Option<String> {
+    let at = hlsl.find("[RootSignature(\"")? + "[RootSignature(\"".len();
+    let end = hlsl[at..].find('"')?;
+    Some(hlsl[at..at + end].to_string())
+}
+
+/// The root signature language's top-level items, split at commas outside parentheses.
+fn items(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0i32);
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// `(register, space, num32BitConstants)` of an item's arguments (`b2, space = 1`).
+fn registers(args: &str) -> Result<(u32, u32, u32), String> {
+    let (mut reg, mut space, mut count) = (None, 0, 0);
+    for a in items(args) {
+        let a: String = a.chars().filter(|c| !c.is_whitespace()).collect();
+        if let Some(v) = a.strip_prefix("space=") {
+            space = v.parse().map_err(|_| format!("space `{v}`"))?;
+        } else if let Some(v) = a.strip_prefix("num32BitConstants=") {
+            count = v.parse().map_err(|_| format!("count `{v}`"))?;
+        } else if a.len() > 1 && "btus".contains(&a[..1]) {
+            reg = Some(a[1..].parse().map_err(|_| format!("register `{a}`"))?);
+        } else {
+            return Err(format!("root signature argument `{a}`"));
+        }
+    }
+    Ok((reg.ok_or("no register")?, space, count))
+}
+
+/// The RTS0 bytes of a root signature in HLSL's root signature language: the subset
+/// these tests use (`RootConstants`, `CBV`, `SRV`, `UAV`, `DescriptorTable` of
+/// `SRV`/`UAV`/`CBV` ranges of one descriptor each).
+fn root_signature(text: &str) -> Result<Vec<u8>, String> {
+    use dxlane::container::rts0::{RootParameter, RootParameterKind as K, RootSignature};
+    let mut parameters = Vec::new();
+    for item in items(text) {
+        let open = item.find('(').ok_or(format!("`{item}`"))?;
+        let (name, args) = (item[..open].trim(), &item[open + 1..item.len() - 1]);
+        let kind = match name {
+            "RootConstants" => {
+                let (register, space, values) = registers(args)?;
+                K::Constants {
+                    register,
+                    space,
+                    values,
+                }
+            }
+            "CBV" | "SRV" | "UAV" => {
+                let (register, space, _) = registers(args)?;
+                match name {
+                    "CBV" => K::Cbv { register, space },
+                    "SRV" => K::Srv { register, space },
+                    _ => K::Uav { register, space },
+                }
+            }
+            "DescriptorTable" => {
+                let mut ranges = Vec::new();
+                for r in items(args) {
+                    let open = r.find('(').ok_or(format!("`{r}`"))?;
+                    let (register, space, _) = registers(&r[open + 1..r.len() - 1])?;
+                    let t = match r[..open].trim() {
+                        "SRV" => 0,
+                        "UAV" => 1,
+                        "CBV" => 2,
+                        other => return Err(format!("range `{other}`")),
+                    };
+                    ranges.push([t, 1, register, space]);
+                }
+                K::DescriptorTable { ranges }
+            }
+            other => return Err(format!("root signature item `{other}`")),
+        };
+        parameters.push(RootParameter {
+            kind,
+            visibility: 0,
+        });
+    }
+    Ok(dxlane::container::rts0::serialize(&RootSignature {
+        version: 2,
+        parameters,
+        static_samplers: 0,
+        flags: 0,
+    }))
+}
+
+/// `container` with one more part, its directory, size and digest rewritten.
+fn with_part(container: &[u8], tag: [u8; 4], data: &[u8]) -> Vec<u8> {
+    let word = |i: usize| u32::from_le_bytes(container[i..i + 4].try_into().unwrap());
+    let count = word(28) as usize;
+    let mut out = container[..32].to_vec();
+    for i in 0..count {
+        out.extend_from_slice(&(word(32 + 4 * i) + 4).to_le_bytes());
+    }
+    let end = container.len() as u32 + 4;
+    out.extend_from_slice(&end.to_le_bytes());
+    out.extend_from_slice(&container[32 + 4 * count..]);
+    out.extend_from_slice(&tag);
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(data);
+    let total = out.len() as u32;
+    out[24..28].copy_from_slice(&total.to_le_bytes());
+    out[28..32].copy_from_slice(&(count as u32 + 1).to_le_bytes());
+    let digest = dxlane::container::compute_digest(&out);
+    out[4..20].copy_from_slice(&digest);
+    out
+}
+
+/// Runs one test file: writes its files, compiles each `%dxc_target` line's HLSL file
+/// for its `-T` profile (and `-E` entry) into its `-Fo` file, runs `dxlane offload` as
+/// its `%offloader` line says, with the compiled files it names in order.
 fn run_case(name: &str, compiler: &std::ffi::OsStr) -> Result<(), String> {
     let case = load(&common::root().join("tests/offload").join(name));
     let dir = common::scratch().join("offload").join(name);
@@ -106,30 +240,40 @@ fn run_case(name: &str, compiler: &std::ffi::OsStr) -> Result<(), String> {
         .filter_map(|l| l.trim_start_matches('#').trim().strip_prefix("RUN:"))
         .map(str::trim)
         .collect();
-    let compile = run_lines
+    let compiles: Vec<&&str> = run_lines
         .iter()
-        .find(|l| l.starts_with("%dxc_target"))
-        .ok_or("no %dxc_target line")?;
-    let words: Vec<&str> = compile.split_whitespace().collect();
-    let profile = words
-        .windows(2)
-        .find(|w| w[0] == "-T")
-        .map(|w| w[1])
-        .ok_or("no -T")?;
-    let source = words
-        .iter()
-        .find(|w| w.ends_with(".hlsl"))
-        .and_then(|w| w.rsplit('/').next())
-        .ok_or("no source")?;
-    let program = dir.join("program.dxbc");
-    let out = Command::new(compiler)
-        .args(["-p", profile, "-o"])
-        .arg(&program)
-        .arg(dir.join(source))
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return Err(format!("compile: {}", String::from_utf8_lossy(&out.stderr)));
+        .filter(|l| l.starts_with("%dxc_target"))
+        .collect();
+    if compiles.is_empty() {
+        return Err("no %dxc_target line".into());
+    }
+    for compile in compiles {
+        let words: Vec<&str> = compile.split_whitespace().collect();
+        let after = |flag: &str| words.windows(2).find(|w| w[0] == flag).map(|w| w[1]);
+        let profile = after("-T").ok_or("no -T")?;
+        let output = after("-Fo").ok_or("no -Fo")?;
+        let source = words
+            .iter()
+            .find(|w| w.ends_with(".hlsl"))
+            .and_then(|w| w.rsplit('/').next())
+            .ok_or("no source")?;
+        let mut cmd = Command::new(compiler);
+        cmd.args(["-p", profile, "-o"]).arg(object(&dir, output));
+        if let Some(entry) = after("-E") {
+            cmd.args(["-e", entry]);
+        }
+        let out = cmd.arg(dir.join(source)).output().unwrap();
+        if !out.status.success() {
+            return Err(format!("compile: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        // vkd3d-compiler ignores `[RootSignature(...)]`; DXC puts it in an RTS0 part.
+        let hlsl = std::fs::read_to_string(dir.join(source)).unwrap();
+        if let Some(sig) = root_signature_attribute(&hlsl) {
+            let rts0 = root_signature(&sig)?;
+            let obj = object(&dir, output);
+            let with = with_part(&std::fs::read(&obj).unwrap(), *b"RTS0", &rts0);
+            std::fs::write(&obj, with).unwrap();
+        }
     }
     let offload = run_lines
         .iter()
@@ -141,10 +285,15 @@ fn run_case(name: &str, compiler: &std::ffi::OsStr) -> Result<(), String> {
         .find(|w| w.ends_with(".yaml"))
         .and_then(|w| w.rsplit('/').next())
         .ok_or("no pipeline")?;
+    let programs: Vec<PathBuf> = offload
+        .split_whitespace()
+        .filter(|w| w.starts_with("%t") && !w.ends_with(".yaml"))
+        .map(|w| object(&dir, w))
+        .collect();
     let out = dxlane()
         .arg("offload")
         .arg(dir.join(pipeline))
-        .arg(&program)
+        .args(&programs)
         .args(["--threads", "2"])
         .output()
         .unwrap();
