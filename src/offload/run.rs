@@ -10,8 +10,16 @@
 //! - A compute pipeline has exactly one `Compute` program; its groups are
 //!   `DispatchParameters: DispatchGroupCount`, else the program's or the file's
 //!   `DispatchSize`, else `[1, 1, 1]` (`Pipeline.h`: the default).
+//! - A raster pipeline has exactly one `Vertex` and one `Pixel` program; its draw is set
+//!   up as the suite's Direct3D 12 device sets it up (see `draw`), and its render target
+//!   is read back into the buffer `Bindings: RenderTarget` names.
 //! - A resource array (`ArraySize` n) binds its n buffers at n consecutive registers, as
 //!   HLSL lays out `RWBuffer<T> B[n] : register(u0)`.
+//! - A resource gives exactly one of `DirectXBinding` and `HeapIndex` (`Pipeline.cpp`);
+//!   `HeapIndex: i` puts it in slot `i` of the SM 6.6 resource (or sampler) descriptor
+//!   heap, an array in n slots from `i`, the slots no resource takes null descriptors.
+//! - Root constants and root descriptors are bound at the registers of the program's
+//!   root signature (see `root`).
 //! - Typed views take their DXGI format from `Format` and `Channels` (32-bit integers and
 //!   floats, 16-bit ones, and 64-bit elements as pairs of 32-bit words); structured
 //!   views their stride from `Stride` (else channels × element size).
@@ -192,17 +200,30 @@ pub fn run(
     // (buffer index, array element, register) of every bound buffer, to read back.
     let mut bound: Vec<(usize, usize, Register)> = Vec::new();
     let mut resources = Vec::new();
+    // `HeapIndex` resources by slot: the SM 6.6 descriptor heaps.
+    let mut heap: Vec<Option<Table>> = Vec::new();
+    let mut sampler_heap: Vec<Option<Table>> = Vec::new();
+    // (buffer index, array element, heap slot) of every buffer in the heap.
+    let mut heap_bound: Vec<(usize, usize, u32)> = Vec::new();
     for (si, set) in p.descriptor_sets.iter().enumerate() {
         for r in &set.resources {
             let line = pipeline::line_of_name(text, &r.name);
             let err = |m: String| at(line, format!("`DescriptorSets[{si}]`: `{}`: {m}", r.name));
-            let binding = r.direct_x_binding.ok_or_else(|| {
-                err(if r.heap_index.is_some() {
-                    "`HeapIndex` (a descriptor heap index): dxlane binds the suite's resources by `DirectXBinding` only".into()
-                } else {
-                    "no `DirectXBinding`".into()
-                })
-            })?;
+            // `Pipeline.cpp`: a resource is reached by a descriptor table binding or by
+            // its descriptor heap index, never both.
+            let heap_index = match (r.direct_x_binding, r.heap_index) {
+                (Some(_), Some(_)) | (None, None) => {
+                    return Err(err(
+                        "give exactly one of `DirectXBinding` and `HeapIndex`".into()
+                    ));
+                }
+                (None, Some(i)) => Some(i),
+                (Some(_), None) => None,
+            };
+            let binding = r.direct_x_binding.unwrap_or(pipeline::DirectXBinding {
+                register: 0,
+                space: 0,
+            });
             if r.tiles_mapped.is_some() || r.is_reserved == Some(true) {
                 return Err(err(
                     "tiled (reserved) resources: dxlane has no tiled resources".into(),
@@ -215,7 +236,14 @@ pub fn run(
                     .iter()
                     .find(|s| s.name == r.name)
                     .ok_or_else(|| err("no sampler of that name in `Samplers`".into()))?;
-                resources.push(Value::Table(sampler_entry(s, binding).map_err(&err)?));
+                let mut entry = sampler_entry(s, binding).map_err(&err)?;
+                if let Some(i) = heap_index {
+                    entry.remove("reg");
+                    entry.remove("space");
+                    place(&mut sampler_heap, i, MAX_SAMPLER_HEAP_INDEX, entry).map_err(&err)?;
+                } else {
+                    resources.push(Value::Table(entry));
+                }
                 continue;
             }
             let bi = held
@@ -223,6 +251,31 @@ pub fn run(
                 .position(|h| h.buffer.name == r.name)
                 .ok_or_else(|| err("no buffer of that name in `Buffers`".into()))?;
             let h = &held[bi];
+            if let Some(first) = heap_index {
+                // An array takes consecutive heap slots, as it takes registers.
+                for (i, block) in h.blocks.iter().enumerate() {
+                    let slot = first.checked_add(i as u32).ok_or_else(|| {
+                        err("the array's heap indices pass the last index".into())
+                    })?;
+                    let reg = Register {
+                        class: kind.class(),
+                        index: 0,
+                        space: 0,
+                    };
+                    let mut entry = resource_entry(&h.buffer, block, kind, r, reg).map_err(&err)?;
+                    entry.remove("reg");
+                    entry.remove("space");
+                    let descriptor = match kind.class() {
+                        crate::ir::ResourceClass::Srv => "srv",
+                        crate::ir::ResourceClass::Uav => "uav",
+                        _ => "cbv",
+                    };
+                    entry.insert("descriptor".into(), Value::String(descriptor.into()));
+                    place(&mut heap, slot, MAX_HEAP_INDEX, entry).map_err(&err)?;
+                    heap_bound.push((bi, i, slot));
+                }
+                continue;
+            }
             for (i, block) in h.blocks.iter().enumerate() {
                 let reg_index = binding.register.checked_add(i as u32).ok_or_else(|| {
                     err("the array's registers pass the last register number".into())
@@ -264,6 +317,12 @@ pub fn run(
         }
     }
     table.insert("resource".into(), Value::Array(resources));
+    if !heap.is_empty() {
+        table.insert("heap".into(), Value::Array(slots(heap, "srv")));
+    }
+    if !sampler_heap.is_empty() {
+        table.insert("sampler_heap".into(), Value::Array(slots(sampler_heap, "")));
+    }
     let toml_text = toml::to_string(&table).map_err(|e| at(0, format!("the job: {e}")))?;
     let job = Job::from_text(&toml_text, path).map_err(|e| at(0, e.to_string()))?;
     let run_opts = RunOptions {
@@ -284,6 +343,21 @@ pub fn run(
         let h = &mut held[bi];
         let bytes = r.contents();
         // A constant buffer is rounded up when bound; the pipeline keeps its own size.
+        let n = h.blocks[i].len().min(bytes.len());
+        h.blocks[i][..n].copy_from_slice(&bytes[..n]);
+        if let Some(c) = r.counter {
+            if h.counters.len() <= i {
+                h.counters.resize(i + 1, 0);
+            }
+            h.counters[i] = c;
+        }
+    }
+    for &(bi, i, slot) in &heap_bound {
+        let r = prepared
+            .resource(ResourceAt::Heap(slot))
+            .map_err(|m| at(0, m))?;
+        let bytes = r.contents();
+        let h = &mut held[bi];
         let n = h.blocks[i].len().min(bytes.len());
         h.blocks[i][..n].copy_from_slice(&bytes[..n]);
         if let Some(c) = r.counter {
@@ -329,6 +403,48 @@ pub fn run(
             })
             .collect(),
     })
+}
+
+/// The highest `HeapIndex` of a resource dxlane takes: a limit of its own (D3D12's
+/// resource binding tier 1 allows 1,000,000 descriptors), so a hostile index cannot make
+/// it list a million empty slots.
+pub const MAX_HEAP_INDEX: u32 = 65535;
+
+/// The highest `HeapIndex` of a sampler (D3D12's sampler heaps hold 2048 samplers).
+pub const MAX_SAMPLER_HEAP_INDEX: u32 = 2047;
+
+/// Puts `entry` in heap slot `i` (at most `max`); a slot taken twice is an error.
+fn place(heap: &mut Vec<Option<Table>>, i: u32, max: u32, entry: Table) -> Result<(), String> {
+    if i > max {
+        return Err(format!(
+            "`HeapIndex` {i}; dxlane's descriptor heaps here end at {max}"
+        ));
+    }
+    let i = i as usize;
+    if heap.len() <= i {
+        heap.resize(i + 1, None);
+    }
+    if heap[i].is_some() {
+        return Err(format!("`HeapIndex` {i} is taken twice"));
+    }
+    heap[i] = Some(entry);
+    Ok(())
+}
+
+/// A heap's entries in slot order, its empty slots null (`kind = "none"`).
+fn slots(heap: Vec<Option<Table>>, descriptor: &str) -> Vec<Value> {
+    heap.into_iter()
+        .map(|e| {
+            Value::Table(e.unwrap_or_else(|| {
+                let mut t = Table::new();
+                if !descriptor.is_empty() {
+                    t.insert("descriptor".into(), Value::String(descriptor.into()));
+                }
+                t.insert("kind".into(), Value::String("none".into()));
+                t
+            }))
+        })
+        .collect()
 }
 
 /// Which programs run, as indices into `Shaders` (and the program files).
@@ -798,6 +914,9 @@ fn resource_yaml(w: &mut Writer, indent: usize, r: &Resource) {
         w.open(indent, false, "DirectXBinding");
         w.scalar(indent + 2, false, "Register", &b.register.to_string());
         w.scalar(indent + 2, false, "Space", &b.space.to_string());
+    }
+    if let Some(i) = r.heap_index {
+        w.scalar(indent, false, "HeapIndex", &i.to_string());
     }
 }
 

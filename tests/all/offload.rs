@@ -558,3 +558,247 @@ DescriptorSets:
         String::from_utf8_lossy(&out.stderr).contains("`HasCounter` goes with RWStructuredBuffer")
     );
 }
+
+/// A raster pipeline's render target as an image: `-r Output -o FILE.png` writes the
+/// 4×4 Float32 × 4 target of `triangle_vertex_buffer.test` as RGBA, each channel
+/// clamped to [0, 1] and scaled by 255; its covered corner pixel is (0.25, 0.5, 0.5,
+/// 0.5), its uncovered one zero.
+#[test]
+fn raster_target_golden_and_png() {
+    let Some(compiler) = common::vkd3d_compiler("the offload raster pipelines") else {
+        return;
+    };
+    let name = "triangle_vertex_buffer.test";
+    run_case(name, &compiler).unwrap();
+    let dir = common::scratch().join("offload").join(name);
+    let png = dir.join("Output.png");
+    let out = dxlane()
+        .arg("offload")
+        .arg(dir.join("pipeline.yaml"))
+        .arg(dir.join("obj-vertex.o"))
+        .arg(dir.join("obj-pixel.o"))
+        .args(["-r", "Output", "-o"])
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let img = image::open(&png).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (4, 4));
+    assert_eq!(img.get_pixel(0, 0).0, [64, 128, 128, 128]);
+    assert_eq!(img.get_pixel(3, 3).0, [0, 0, 0, 0]);
+    // The whole printed pipeline, as a golden file.
+    let out = dxlane()
+        .arg("offload")
+        .arg(dir.join("pipeline.yaml"))
+        .arg(dir.join("obj-vertex.o"))
+        .arg(dir.join("obj-pixel.o"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    common::assert_snapshot(
+        "offload/triangle_vertex_buffer.yaml",
+        &String::from_utf8_lossy(&out.stdout),
+    );
+}
+
+/// `HeapIndex` resources are the SM 6.6 descriptor heaps' slots: dxil-reader's
+/// `heap.dxil` (DXC, cs_6_6) takes a texture, a sampler and two structured buffers from
+/// `ResourceDescriptorHeap[i]` and `SamplerDescriptorHeap[i]` by indices in b0. Slot 2
+/// is left empty (a null descriptor). Thread (x, y) samples the 8×8 texture at texel
+/// (x, y)'s centre, so linear filtering reads that texel alone: target[x + 8y] =
+/// (x, y, x + y, 1) × source[x], source[x] = x + 1. The UAV at slot 1 is read back.
+#[test]
+fn heap_index_resources() {
+    let Some(dir) = common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))
+        .cloned()
+    else {
+        panic!("the dxil-reader corpus is needed (heap.dxil)");
+    };
+    let program = dir.join("heap.dxil");
+    let list = |v: Vec<f32>| {
+        v.iter()
+            .map(|f| format!("{f}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut image = Vec::new();
+    let mut expected = Vec::new();
+    for y in 0..8 {
+        for x in 0..8 {
+            let t = [x as f32, y as f32, (x + y) as f32, 1.0];
+            image.extend(t);
+            expected.extend(t.map(|c| c * (x + 1) as f32));
+        }
+    }
+    let yaml = format!(
+        "---
+Shaders:
+  - Stage: Compute
+    Entry: main
+Buffers:
+  - Name: Indices
+    Format: UInt32
+    Data: [ 3, 0, 0, 1 ]
+  - Name: Image
+    Format: Float32
+    Channels: 4
+    Data: [ {} ]
+    OutputProps:
+      Height: 8
+      Width: 8
+      Depth: 1
+  - Name: Source
+    Format: Float32
+    Data: [ 1, 2, 3, 4, 5, 6, 7, 8 ]
+  - Name: Target
+    Format: Float32
+    Channels: 4
+    FillSize: 1024
+  - Name: Expected
+    Format: Float32
+    Channels: 4
+    Data: [ {} ]
+Samplers:
+  - Name: Smp
+Results:
+  - Result: Target
+    Rule: BufferExact
+    Actual: Target
+    Expected: Expected
+DescriptorSets:
+  - Resources:
+    - Name: Indices
+      Kind: ConstantBuffer
+      DirectXBinding:
+        Register: 0
+        Space: 0
+    - Name: Source
+      Kind: StructuredBuffer
+      HeapIndex: 0
+    - Name: Target
+      Kind: RWStructuredBuffer
+      HeapIndex: 1
+    - Name: Image
+      Kind: Texture2D
+      HeapIndex: 3
+    - Name: Smp
+      Kind: Sampler
+      HeapIndex: 0
+...
+",
+        list(image),
+        list(expected)
+    );
+    let d = common::scratch().join("offload-heap");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let run = |yaml: &str| {
+        std::fs::write(d.join("p.yaml"), yaml).unwrap();
+        dxlane()
+            .arg("offload")
+            .arg(d.join("p.yaml"))
+            .arg(&program)
+            .output()
+            .unwrap()
+    };
+    let out = run(&yaml);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("HeapIndex:       3"), "{text}");
+    // A slot taken twice, an index past dxlane's heap, and both ways of binding at once
+    // are refused, naming the resource.
+    for (from, to, want) in [
+        (
+            "HeapIndex: 3",
+            "HeapIndex: 1",
+            "`HeapIndex` 1 is taken twice",
+        ),
+        (
+            "HeapIndex: 3",
+            "HeapIndex: 4000000000",
+            "`HeapIndex` 4000000000",
+        ),
+        (
+            "      HeapIndex: 0\n    - Name: Target",
+            "      HeapIndex: 0\n      DirectXBinding:\n        Register: 0\n        Space: 0\n    - Name: Target",
+            "`Source`: give exactly one of `DirectXBinding` and `HeapIndex`",
+        ),
+    ] {
+        assert!(yaml.contains(from), "{from}");
+        let out = run(&yaml.replacen(from, to, 1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{to}: {err}");
+        assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
+    }
+}
+
+/// What a raster pipeline or a root parameter cannot be is refused with exit status 1,
+/// naming the field (and its line where the file has one); never a panic.
+#[test]
+fn raster_and_root_refusals() {
+    let Some(compiler) = common::vkd3d_compiler("the offload raster pipelines") else {
+        return;
+    };
+    let name = "triangle_vertex_buffer.test";
+    run_case(name, &compiler).unwrap();
+    let dir = common::scratch().join("offload").join(name);
+    let yaml = std::fs::read_to_string(dir.join("pipeline.yaml")).unwrap();
+    let root = "RuntimeSettings:\n  DirectX:\n    RootParameters:\n      - Kind: Constant\n        Name: VertexData\nBuffers:";
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "  RenderTarget: Output\n",
+            "",
+            "a raster pipeline needs a `RenderTarget`",
+        ),
+        (
+            "  RenderTarget: Output\n",
+            "  RenderTarget: Output\n  Topology: PatchList\n",
+            "bad.yaml:45: `Bindings: Topology: PatchList` needs hull and domain programs",
+        ),
+        (
+            "    - Format: Float32\n      Channels: 2",
+            "    - Format: Float64\n      Channels: 2",
+            "`Bindings: VertexAttributes[0]`: vertex attribute: `Format: Float64`",
+        ),
+        (
+            "  RenderTarget: Output",
+            "  RenderTarget: Missing",
+            "`Bindings: RenderTarget`: no buffer named `Missing`",
+        ),
+        (
+            "  - Stage: Pixel",
+            "  - Stage: Geometry",
+            "Vertex + Geometry pipelines are not run by `dxlane offload` yet",
+        ),
+        (
+            "Buffers:",
+            root,
+            "bad.yaml:10: `RuntimeSettings: DirectX: RootParameters[0]`: `Constant` is bound at the register the root signature gives it, and",
+        ),
+        (
+            "DescriptorSets: []",
+            "DescriptorSets: []\nDispatchParameters:\n  DispatchGroupCount: [1, 1, 1]",
+            "`DispatchParameters: DispatchGroupCount` [1, 1, 1] is for compute and mesh pipelines",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(yaml.contains(from), "{from}");
+        std::fs::write(dir.join("bad.yaml"), yaml.replacen(from, to, 1)).unwrap();
+        let out = dxlane()
+            .arg("offload")
+            .arg(dir.join("bad.yaml"))
+            .arg(dir.join("obj-vertex.o"))
+            .arg(dir.join("obj-pixel.o"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{to}: {err}");
+        assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
+    }
+}
