@@ -351,8 +351,9 @@ mod tests {
         assert!(set(24, 9), "an unknown parameter type");
         assert!(!set(24, 2));
         assert!(set(4, 200), "too many parameters");
-        assert!(set(4, 2), "a second header past the end");
         assert!(!set(4, 1));
+        assert!(set(8, 200), "the parameter headers past the end");
+        assert!(!set(8, 24));
         assert!(set(0, 3), "an unknown version");
     }
 }
