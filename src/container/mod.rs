@@ -38,6 +38,7 @@
 //! | [`psv0`] | `PSV0` (pipeline state validation) |
 //! | [`rdat`] | `RDAT` (runtime data: functions and resources of libraries) |
 //! | [`hash`] | `HASH` (dxc's shader hash) |
+//! | [`rts0`] | `RTS0` (a serialized root signature: its root parameters and registers) |
 //! | [`report`] | [`ContainerInfo`]: every part decoded on its own, for `dxlane info` |
 //!
 //! Other tags are listed by tag and size, never refused.

@@ -245,6 +245,107 @@ impl RootSignature {
     }
 }
 
+impl RootParameterKind {
+    /// The parameter's kind as D3D12 names it (`DESCRIPTOR_TABLE`, `32BIT_CONSTANTS`,
+    /// `CBV`, `SRV`, `UAV`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            RootParameterKind::Table { .. } => "DESCRIPTOR_TABLE",
+            RootParameterKind::Constants { .. } => "32BIT_CONSTANTS",
+            RootParameterKind::Descriptor { class, .. } => match class {
+                RegisterClass::Cbv => "CBV",
+                RegisterClass::Srv => "SRV",
+                // A sampler is never a root descriptor; the decoder makes none.
+                RegisterClass::Uav | RegisterClass::Sampler => "UAV",
+            },
+        }
+    }
+}
+
+/// Decodes a container's `RTS0` part ([`RootSignature::parse`] with the part's tag).
+pub fn parse(bytes: &[u8]) -> Result<RootSignature, ContainerError> {
+    RootSignature::parse(bytes, FourCc::RTS0)
+}
+
+/// A root signature's bytes in the 1.1 layout (the inverse of [`parse`] for a 1.1
+/// signature without static samplers), so tests and tools can put one into a container
+/// as DXC does: header, parameter headers, parameter bodies, then the tables' ranges.
+pub fn serialize(sig: &RootSignature) -> Vec<u8> {
+    fn push(out: &mut Vec<u8>, v: u32) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let len32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let count = len32(sig.parameters.len());
+    let headers_end = count.saturating_mul(12).saturating_add(24);
+    let mut headers: Vec<u8> = Vec::new();
+    let mut bodies: Vec<u8> = Vec::new();
+    // (where in `bodies` a table's range offset goes, its ranges' bytes)
+    let mut tables: Vec<(usize, Vec<u8>)> = Vec::new();
+    for p in &sig.parameters {
+        let body_at = headers_end.saturating_add(len32(bodies.len()));
+        let (ty, words): (u32, Vec<u32>) = match &p.kind {
+            RootParameterKind::Table { ranges } => {
+                let mut bytes = Vec::new();
+                for r in ranges {
+                    let class = match r.class {
+                        RegisterClass::Srv => 0,
+                        RegisterClass::Uav => 1,
+                        RegisterClass::Cbv => 2,
+                        RegisterClass::Sampler => 3,
+                    };
+                    // D3D12_DESCRIPTOR_RANGE1: type, count, register, space, flags, offset.
+                    for w in [class, r.count, r.base_register, r.space, 0, r.offset] {
+                        push(&mut bytes, w);
+                    }
+                }
+                tables.push((bodies.len().saturating_add(4), bytes));
+                (0, vec![len32(ranges.len()), 0])
+            }
+            RootParameterKind::Constants {
+                register,
+                space,
+                count,
+            } => (1, vec![*register, *space, *count]),
+            RootParameterKind::Descriptor {
+                class,
+                register,
+                space,
+            } => {
+                let ty = match class {
+                    RegisterClass::Cbv => 2,
+                    RegisterClass::Srv => 3,
+                    RegisterClass::Uav | RegisterClass::Sampler => 4,
+                };
+                (ty, vec![*register, *space, 0])
+            }
+        };
+        push(&mut headers, ty);
+        push(&mut headers, p.visibility);
+        push(&mut headers, body_at);
+        for w in words {
+            push(&mut bodies, w);
+        }
+    }
+    let ranges_base = headers_end.saturating_add(len32(bodies.len()));
+    let mut tail: Vec<u8> = Vec::new();
+    for (patch_at, bytes) in tables {
+        let at = ranges_base.saturating_add(len32(tail.len()));
+        if let Some(slot) = bodies.get_mut(patch_at..patch_at.saturating_add(4)) {
+            slot.copy_from_slice(&at.to_le_bytes());
+        }
+        tail.extend_from_slice(&bytes);
+    }
+    let samplers_at = ranges_base.saturating_add(len32(tail.len()));
+    let mut out = Vec::new();
+    for w in [2, count, 24, 0, samplers_at, sig.flags] {
+        push(&mut out, w);
+    }
+    out.extend_from_slice(&headers);
+    out.extend_from_slice(&bodies);
+    out.extend_from_slice(&tail);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::arithmetic_side_effects)]
@@ -288,6 +389,56 @@ mod tests {
             0,
             u32::MAX, // SRV t5..t8 space 0, appended
         ])
+    }
+
+    /// The offload suite's `RootConstants.test` root signature,
+    /// `RootConstants(b2, num32BitConstants = 4), DescriptorTable(SRV(t2), UAV(u1,
+    /// space=4))`, as its `obj2yaml` check states DXC serializes it: 116 bytes, the
+    /// parameters at 24, the table's ranges at 68.
+    #[test]
+    fn reads_what_it_writes_in_dxc_layout() {
+        let range = |class, base_register, space| DescriptorRange {
+            class,
+            count: 1,
+            base_register,
+            space,
+            offset: u32::MAX,
+        };
+        let sig = RootSignature {
+            version: 2,
+            flags: 0,
+            parameters: vec![
+                RootParameter {
+                    visibility: 0,
+                    kind: RootParameterKind::Constants {
+                        register: 2,
+                        space: 0,
+                        count: 4,
+                    },
+                },
+                RootParameter {
+                    visibility: 0,
+                    kind: RootParameterKind::Table {
+                        ranges: vec![
+                            range(RegisterClass::Srv, 2, 0),
+                            range(RegisterClass::Uav, 1, 4),
+                        ],
+                    },
+                },
+            ],
+            static_samplers: 0,
+        };
+        let bytes = serialize(&sig);
+        assert_eq!(bytes.len(), 116);
+        let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
+        assert_eq!(word(60), 2, "the table's range count");
+        assert_eq!(word(64), 68, "the table's ranges offset");
+        assert_eq!(
+            word(68 + 20),
+            u32::MAX,
+            "the first range's offset, after its flags"
+        );
+        assert_eq!(parse(&bytes).ok(), Some(sig));
     }
 
     #[test]

@@ -22,8 +22,8 @@ pub struct Pipeline {
     pub shaders: Vec<Shader>,
     /// The older schema's dispatch size.
     pub dispatch_size: Option<[u32; 3]>,
-    /// Runtime settings (root parameters).
-    pub runtime_settings: Option<Value>,
+    /// Runtime settings (Direct3D's root parameters).
+    pub runtime_settings: Option<RuntimeSettings>,
     /// The buffers (also textures, render targets, expected results).
     pub buffers: Vec<Buffer>,
     /// Samplers.
@@ -233,10 +233,95 @@ pub struct IoBindings {
     pub topology: Option<String>,
     /// Control points of a patch list.
     pub patch_control_points: Option<u32>,
-    /// Viewports.
-    pub viewports: Option<Value>,
-    /// Scissors.
-    pub scissors: Option<Value>,
+    /// Viewports (default: one covering the render target).
+    pub viewports: Option<Vec<Viewport>>,
+    /// Scissor rectangles, one per viewport (default: the whole render target).
+    pub scissors: Option<Vec<Scissor>>,
+}
+
+/// One viewport (`Pipeline.cpp`: X and Y default 0, depth range 0 to 1).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "PascalCase")]
+pub struct Viewport {
+    /// Left edge.
+    #[serde(default)]
+    pub x: f32,
+    /// Top edge.
+    #[serde(default)]
+    pub y: f32,
+    /// Width.
+    pub width: f32,
+    /// Height.
+    pub height: f32,
+    /// Nearest depth.
+    #[serde(default)]
+    pub min_depth: f32,
+    /// Farthest depth.
+    #[serde(default = "one_f32")]
+    pub max_depth: f32,
+}
+
+fn one_f32() -> f32 {
+    1.0
+}
+
+/// One scissor rectangle (`Pipeline.cpp`: X and Y default 0).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "PascalCase")]
+pub struct Scissor {
+    /// Left edge.
+    #[serde(default)]
+    pub x: i32,
+    /// Top edge.
+    #[serde(default)]
+    pub y: i32,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+}
+
+/// `RuntimeSettings`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeSettings {
+    /// Direct3D's settings.
+    #[serde(rename = "DirectX")]
+    pub direct_x: Option<DirectXSettings>,
+}
+
+/// `RuntimeSettings: DirectX`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "PascalCase")]
+pub struct DirectXSettings {
+    /// The root parameters, in root-signature order.
+    #[serde(default)]
+    pub root_parameters: Vec<RootParameter>,
+}
+
+/// One root parameter (`Pipeline.cpp`'s `RootParameter`): `Kind: Constant` with the
+/// buffer `Name` holding its values, `Kind: RootDescriptor` with its `Resource`, or
+/// `Kind: DescriptorTable` (the next descriptor set).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "PascalCase")]
+pub struct RootParameter {
+    /// `Constant`, `DescriptorTable` or `RootDescriptor`.
+    pub kind: String,
+    /// A root constant's buffer.
+    pub name: Option<String>,
+    /// A root descriptor's buffer and view kind.
+    pub resource: Option<RootResource>,
+}
+
+/// The buffer and view kind of a root descriptor.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "PascalCase")]
+pub struct RootResource {
+    /// The buffer.
+    pub name: String,
+    /// `ConstantBuffer`, `StructuredBuffer`, `RWStructuredBuffer`, `ByteAddressBuffer` or
+    /// `RWByteAddressBuffer`.
+    pub kind: String,
 }
 
 /// One vertex attribute.

@@ -10,8 +10,16 @@
 //! - A compute pipeline has exactly one `Compute` program; its groups are
 //!   `DispatchParameters: DispatchGroupCount`, else the program's or the file's
 //!   `DispatchSize`, else `[1, 1, 1]` (`Pipeline.h`: the default).
+//! - A raster pipeline has exactly one `Vertex` and one `Pixel` program; its draw is set
+//!   up as the suite's Direct3D 12 device sets it up (see `draw`), and its render target
+//!   is read back into the buffer `Bindings: RenderTarget` names.
 //! - A resource array (`ArraySize` n) binds its n buffers at n consecutive registers, as
 //!   HLSL lays out `RWBuffer<T> B[n] : register(u0)`.
+//! - A resource gives exactly one of `DirectXBinding` and `HeapIndex` (`Pipeline.cpp`);
+//!   `HeapIndex: i` puts it in slot `i` of the SM 6.6 resource (or sampler) descriptor
+//!   heap, an array in n slots from `i`, the slots no resource takes null descriptors.
+//! - Root constants and root descriptors are bound at the registers of the program's
+//!   root signature (see `root`).
 //! - Typed views take their DXGI format from `Format` and `Channels` (32-bit integers and
 //!   floats, 16-bit ones, and 64-bit elements as pairs of 32-bit words); structured
 //!   views their stride from `Stride` (else channels × element size).
@@ -71,10 +79,14 @@ pub struct ReadBack {
     pub bytes: Vec<u8>,
 }
 
-struct Held {
-    buffer: Buffer,
-    blocks: Vec<Vec<u8>>,
-    counters: Vec<u32>,
+/// A buffer of the pipeline with its contents (one block per array element).
+pub(super) struct Held {
+    /// The buffer as the file gives it.
+    pub buffer: Buffer,
+    /// Its contents, one block per array element.
+    pub blocks: Vec<Vec<u8>>,
+    /// Its counters after the run, one per array element that has one.
+    pub counters: Vec<u32>,
 }
 
 /// Runs the pipeline in `text` (read from `path`) with the program files `shaders`.
@@ -128,56 +140,90 @@ pub fn run(
         });
     }
     check_results(&p, &held, text).map_err(|(l, m)| at(l, m))?;
-    check_settings(&p).map_err(|m| at(0, m))?;
-
-    let program = stages(&p).map_err(|m| at(0, m))?;
-    let groups = p
-        .dispatch_parameters
-        .as_ref()
-        .and_then(|d| d.dispatch_group_count)
-        .or(p.shaders[program].dispatch_size)
-        .or(p.dispatch_size)
-        .unwrap_or([1, 1, 1]);
-    if let Some(vc) = p.dispatch_parameters.as_ref().and_then(|d| d.vertex_count) {
-        return Err(at(
-            0,
-            format!(
-                "`DispatchParameters: VertexCount` {vc} is for a raster pipeline; this one is compute"
-            ),
-        ));
-    }
-
+    let kind = stages(&p).map_err(|m| at(0, m))?;
+    let program_path = |i: usize| -> Result<Value, OffloadError> {
+        let s = shaders[i]
+            .canonicalize()
+            .map_err(|e| at(0, format!("{}: {e}", shaders[i].display())))?;
+        Ok(Value::String(s.to_string_lossy().into_owned()))
+    };
     let mut table = Table::new();
     let mut prog = Table::new();
-    let shader_path = shaders[program]
-        .canonicalize()
-        .map_err(|e| at(0, format!("{}: {e}", shaders[program].display())))?;
-    prog.insert(
-        "cs".into(),
-        Value::String(shader_path.to_string_lossy().into_owned()),
-    );
+    // The render target's buffer, for a raster pipeline.
+    let mut target = None;
+    match kind {
+        Stages::Compute(program) => {
+            let groups = p
+                .dispatch_parameters
+                .as_ref()
+                .and_then(|d| d.dispatch_group_count)
+                .or(p.shaders[program].dispatch_size)
+                .or(p.dispatch_size)
+                .unwrap_or([1, 1, 1]);
+            if let Some(vc) = p.dispatch_parameters.as_ref().and_then(|d| d.vertex_count) {
+                return Err(at(
+                    0,
+                    format!(
+                        "`DispatchParameters: VertexCount` {vc} is for a raster pipeline; this one is compute"
+                    ),
+                ));
+            }
+            prog.insert("cs".into(), program_path(program)?);
+            let mut dispatch = Table::new();
+            dispatch.insert(
+                "groups".into(),
+                Value::Array(groups.iter().map(|&g| Value::Integer(g.into())).collect()),
+            );
+            table.insert("dispatch".into(), Value::Table(dispatch));
+        }
+        Stages::Raster { vs, ps } => {
+            if let Some(g) = p
+                .dispatch_parameters
+                .as_ref()
+                .and_then(|d| d.dispatch_group_count)
+            {
+                return Err(at(
+                    0,
+                    format!(
+                        "`DispatchParameters: DispatchGroupCount` {g:?} is for compute and mesh pipelines; this one draws vertices"
+                    ),
+                ));
+            }
+            prog.insert("vs".into(), program_path(vs)?);
+            prog.insert("ps".into(), program_path(ps)?);
+            let d = super::draw::draw_table(&p, &held, text).map_err(|(l, m)| at(l, m))?;
+            table.insert("draw".into(), Value::Table(d.table));
+            target = Some(d.target);
+        }
+    }
     table.insert("program".into(), Value::Table(prog));
-    let mut dispatch = Table::new();
-    dispatch.insert(
-        "groups".into(),
-        Value::Array(groups.iter().map(|&g| Value::Integer(g.into())).collect()),
-    );
-    table.insert("dispatch".into(), Value::Table(dispatch));
-
     // (buffer index, array element, register) of every bound buffer, to read back.
     let mut bound: Vec<(usize, usize, Register)> = Vec::new();
     let mut resources = Vec::new();
+    // `HeapIndex` resources by slot: the SM 6.6 descriptor heaps.
+    let mut heap: Vec<Option<Table>> = Vec::new();
+    let mut sampler_heap: Vec<Option<Table>> = Vec::new();
+    // (buffer index, array element, heap slot) of every buffer in the heap.
+    let mut heap_bound: Vec<(usize, usize, u32)> = Vec::new();
     for (si, set) in p.descriptor_sets.iter().enumerate() {
         for r in &set.resources {
             let line = pipeline::line_of_name(text, &r.name);
             let err = |m: String| at(line, format!("`DescriptorSets[{si}]`: `{}`: {m}", r.name));
-            let binding = r.direct_x_binding.ok_or_else(|| {
-                err(if r.heap_index.is_some() {
-                    "`HeapIndex` (a descriptor heap index): dxlane binds the suite's resources by `DirectXBinding` only".into()
-                } else {
-                    "no `DirectXBinding`".into()
-                })
-            })?;
+            // `Pipeline.cpp`: a resource is reached by a descriptor table binding or by
+            // its descriptor heap index, never both.
+            let heap_index = match (r.direct_x_binding, r.heap_index) {
+                (Some(_), Some(_)) | (None, None) => {
+                    return Err(err(
+                        "give exactly one of `DirectXBinding` and `HeapIndex`".into()
+                    ));
+                }
+                (None, Some(i)) => Some(i),
+                (Some(_), None) => None,
+            };
+            let binding = r.direct_x_binding.unwrap_or(pipeline::DirectXBinding {
+                register: 0,
+                space: 0,
+            });
             if r.tiles_mapped.is_some() || r.is_reserved == Some(true) {
                 return Err(err(
                     "tiled (reserved) resources: dxlane has no tiled resources".into(),
@@ -190,7 +236,14 @@ pub fn run(
                     .iter()
                     .find(|s| s.name == r.name)
                     .ok_or_else(|| err("no sampler of that name in `Samplers`".into()))?;
-                resources.push(Value::Table(sampler_entry(s, binding).map_err(&err)?));
+                let mut entry = sampler_entry(s, binding).map_err(&err)?;
+                if let Some(i) = heap_index {
+                    entry.remove("reg");
+                    entry.remove("space");
+                    place(&mut sampler_heap, i, MAX_SAMPLER_HEAP_INDEX, entry).map_err(&err)?;
+                } else {
+                    resources.push(Value::Table(entry));
+                }
                 continue;
             }
             let bi = held
@@ -198,6 +251,31 @@ pub fn run(
                 .position(|h| h.buffer.name == r.name)
                 .ok_or_else(|| err("no buffer of that name in `Buffers`".into()))?;
             let h = &held[bi];
+            if let Some(first) = heap_index {
+                // An array takes consecutive heap slots, as it takes registers.
+                for (i, block) in h.blocks.iter().enumerate() {
+                    let slot = first.checked_add(i as u32).ok_or_else(|| {
+                        err("the array's heap indices pass the last index".into())
+                    })?;
+                    let reg = Register {
+                        class: kind.class(),
+                        index: 0,
+                        space: 0,
+                    };
+                    let mut entry = resource_entry(&h.buffer, block, kind, r, reg).map_err(&err)?;
+                    entry.remove("reg");
+                    entry.remove("space");
+                    let descriptor = match kind.class() {
+                        crate::ir::ResourceClass::Srv => "srv",
+                        crate::ir::ResourceClass::Uav => "uav",
+                        _ => "cbv",
+                    };
+                    entry.insert("descriptor".into(), Value::String(descriptor.into()));
+                    place(&mut heap, slot, MAX_HEAP_INDEX, entry).map_err(&err)?;
+                    heap_bound.push((bi, i, slot));
+                }
+                continue;
+            }
             for (i, block) in h.blocks.iter().enumerate() {
                 let reg_index = binding.register.checked_add(i as u32).ok_or_else(|| {
                     err("the array's registers pass the last register number".into())
@@ -217,7 +295,34 @@ pub fn run(
             }
         }
     }
+    let root_program = match kind {
+        Stages::Compute(i) => &shaders[i],
+        Stages::Raster { vs, .. } => &shaders[vs],
+    };
+    let mut root_regs: Vec<Register> = Vec::new();
+    for rb in super::root::bind(&p, root_program, &held, text).map_err(|(l, m)| at(l, m))? {
+        if bound.iter().any(|&(_, _, b)| b == rb.reg) || root_regs.contains(&rb.reg) {
+            return Err(at(
+                rb.line,
+                format!(
+                    "`RuntimeSettings: DirectX: RootParameters`: {} is bound twice",
+                    rb.reg
+                ),
+            ));
+        }
+        resources.push(Value::Table(rb.entry));
+        match rb.read_back {
+            Some(bi) => bound.push((bi, 0, rb.reg)),
+            None => root_regs.push(rb.reg),
+        }
+    }
     table.insert("resource".into(), Value::Array(resources));
+    if !heap.is_empty() {
+        table.insert("heap".into(), Value::Array(slots(heap, "srv")));
+    }
+    if !sampler_heap.is_empty() {
+        table.insert("sampler_heap".into(), Value::Array(slots(sampler_heap, "")));
+    }
     let toml_text = toml::to_string(&table).map_err(|e| at(0, format!("the job: {e}")))?;
     let job = Job::from_text(&toml_text, path).map_err(|e| at(0, e.to_string()))?;
     let run_opts = RunOptions {
@@ -247,6 +352,41 @@ pub fn run(
             h.counters[i] = c;
         }
     }
+    for &(bi, i, slot) in &heap_bound {
+        let r = prepared
+            .resource(ResourceAt::Heap(slot))
+            .map_err(|m| at(0, m))?;
+        let bytes = r.contents();
+        let h = &mut held[bi];
+        let n = h.blocks[i].len().min(bytes.len());
+        h.blocks[i][..n].copy_from_slice(&bytes[..n]);
+        if let Some(c) = r.counter {
+            if h.counters.len() <= i {
+                h.counters.resize(i + 1, 0);
+            }
+            h.counters[i] = c;
+        }
+    }
+    if let Some(t) = target {
+        // `copyFromTexture`: the target's rows, packed tightly, replace the buffer's data.
+        let r = prepared
+            .resource(ResourceAt::RenderTarget(0))
+            .map_err(|m| at(0, m))?;
+        let bytes = r.contents();
+        let h = &mut held[t];
+        if bytes.len() != h.blocks[0].len() {
+            return Err(at(
+                0,
+                format!(
+                    "render target `{}`: {} bytes read back for a buffer of {}",
+                    h.buffer.name,
+                    bytes.len(),
+                    h.blocks[0].len()
+                ),
+            ));
+        }
+        h.blocks[0].copy_from_slice(&bytes);
+    }
 
     let failures = p.results.iter().filter_map(|r| verify(r, &held)).collect();
     Ok(Outcome {
@@ -265,8 +405,65 @@ pub fn run(
     })
 }
 
-/// Which program runs: a compute pipeline's one `Compute` program.
-fn stages(p: &Pipeline) -> Result<usize, String> {
+/// The highest `HeapIndex` of a resource dxlane takes: a limit of its own (D3D12's
+/// resource binding tier 1 allows 1,000,000 descriptors), so a hostile index cannot make
+/// it list a million empty slots.
+pub const MAX_HEAP_INDEX: u32 = 65535;
+
+/// The highest `HeapIndex` of a sampler (D3D12's sampler heaps hold 2048 samplers).
+pub const MAX_SAMPLER_HEAP_INDEX: u32 = 2047;
+
+/// Puts `entry` in heap slot `i` (at most `max`); a slot taken twice is an error.
+fn place(heap: &mut Vec<Option<Table>>, i: u32, max: u32, entry: Table) -> Result<(), String> {
+    if i > max {
+        return Err(format!(
+            "`HeapIndex` {i}; dxlane's descriptor heaps here end at {max}"
+        ));
+    }
+    let i = i as usize;
+    if heap.len() <= i {
+        heap.resize(i + 1, None);
+    }
+    if heap[i].is_some() {
+        return Err(format!("`HeapIndex` {i} is taken twice"));
+    }
+    heap[i] = Some(entry);
+    Ok(())
+}
+
+/// A heap's entries in slot order, its empty slots null (`kind = "none"`).
+fn slots(heap: Vec<Option<Table>>, descriptor: &str) -> Vec<Value> {
+    heap.into_iter()
+        .map(|e| {
+            Value::Table(e.unwrap_or_else(|| {
+                let mut t = Table::new();
+                if !descriptor.is_empty() {
+                    t.insert("descriptor".into(), Value::String(descriptor.into()));
+                }
+                t.insert("kind".into(), Value::String("none".into()));
+                t
+            }))
+        })
+        .collect()
+}
+
+/// Which programs run, as indices into `Shaders` (and the program files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stages {
+    /// A compute pipeline's one `Compute` program.
+    Compute(usize),
+    /// A traditional raster pipeline's `Vertex` and `Pixel` programs.
+    Raster {
+        /// The vertex program.
+        vs: usize,
+        /// The pixel program.
+        ps: usize,
+    },
+}
+
+/// The pipeline's kind from its stages (`Pipeline.cpp`, `validatePipelineKind`): one
+/// `Compute` program alone, or one `Vertex` and one `Pixel` program.
+fn stages(p: &Pipeline) -> Result<Stages, String> {
     const KNOWN: [&str; 14] = [
         "Compute",
         "Vertex",
@@ -292,49 +489,36 @@ fn stages(p: &Pipeline) -> Result<usize, String> {
             ));
         }
     }
-    let compute: Vec<usize> = (0..p.shaders.len())
-        .filter(|&i| p.shaders[i].stage == "Compute")
-        .collect();
-    match (compute.as_slice(), p.shaders.len()) {
-        ([i], 1) => Ok(*i),
-        ([_], _) => Err("a compute pipeline has only its Compute program".into()),
-        ([], 0) => Err("`Shaders` is empty".into()),
-        ([], _) => Err(format!(
-            "`Shaders`: {} pipelines are not run by `dxlane offload` yet; it runs compute pipelines",
-            p.shaders
-                .iter()
-                .map(|s| s.stage.as_str())
-                .collect::<Vec<_>>()
-                .join(" + ")
-        )),
-        _ => Err("the pipeline has more than one Compute program".into()),
-    }
-}
-
-fn check_settings(p: &Pipeline) -> Result<(), String> {
-    let Some(rs) = &p.runtime_settings else {
-        return Ok(());
+    let of = |stage: &str| -> Vec<usize> {
+        (0..p.shaders.len())
+            .filter(|&i| p.shaders[i].stage == stage)
+            .collect()
     };
-    let params = rs
-        .get("DirectX")
-        .and_then(|d| d.get("RootParameters"))
-        .and_then(|v| v.as_sequence());
-    for (i, param) in params.into_iter().flatten().enumerate() {
-        match param.get("Kind").and_then(|k| k.as_str()) {
-            Some("DescriptorTable") => {}
-            Some(k @ ("Constant" | "RootDescriptor")) => {
-                return Err(format!(
-                    "`RuntimeSettings: DirectX: RootParameters[{i}]`: `{k}` root parameters are not bound by `dxlane offload` (descriptor tables are)"
-                ));
-            }
-            other => {
-                return Err(format!(
-                    "`RuntimeSettings: DirectX: RootParameters[{i}]`: `Kind` {other:?}; give Constant, DescriptorTable or RootDescriptor"
-                ));
-            }
-        }
+    let all = || {
+        p.shaders
+            .iter()
+            .map(|s| s.stage.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ")
+    };
+    let compute = of("Compute");
+    if p.shaders.is_empty() {
+        return Err("`Shaders` is empty".into());
     }
-    Ok(())
+    match compute.as_slice() {
+        [i] if p.shaders.len() == 1 => return Ok(Stages::Compute(*i)),
+        [_] => return Err("a compute pipeline has only its Compute program".into()),
+        [] => {}
+        _ => return Err("the pipeline has more than one Compute program".into()),
+    }
+    let (vs, ps) = (of("Vertex"), of("Pixel"));
+    match (vs.as_slice(), ps.as_slice()) {
+        ([v], [f]) if p.shaders.len() == 2 => Ok(Stages::Raster { vs: *v, ps: *f }),
+        _ => Err(format!(
+            "`Shaders`: {} pipelines are not run by `dxlane offload` yet; it runs compute pipelines and Vertex + Pixel raster pipelines",
+            all()
+        )),
+    }
 }
 
 fn check_results(p: &Pipeline, held: &[Held], text: &str) -> Result<(), (usize, String)> {
@@ -625,15 +809,45 @@ fn print(p: &Pipeline, held: &[Held]) -> String {
             resource_yaml(&mut w, 8, r);
         }
     }
-    if let Some(d) = p
-        .dispatch_parameters
-        .as_ref()
-        .and_then(|d| d.dispatch_group_count)
-    {
-        w.open(0, false, "DispatchParameters");
-        w.flow(2, false, "DispatchGroupCount", &d.map(|v| v.to_string()));
+    if let Some(b) = &p.bindings {
+        bindings_yaml(&mut w, b);
+    }
+    if let Some(d) = &p.dispatch_parameters {
+        if d.dispatch_group_count.is_some() || d.vertex_count.is_some() {
+            w.open(0, false, "DispatchParameters");
+        }
+        if let Some(g) = d.dispatch_group_count {
+            w.flow(2, false, "DispatchGroupCount", &g.map(|v| v.to_string()));
+        }
+        if let Some(n) = d.vertex_count {
+            w.scalar(2, false, "VertexCount", &n.to_string());
+        }
     }
     w.finish()
+}
+
+/// `Bindings` as the suite prints them: the names and attributes the file gives, the
+/// topology when it is not the default `TriangleList`.
+fn bindings_yaml(w: &mut Writer, b: &pipeline::IoBindings) {
+    w.open(0, false, "Bindings");
+    if let Some(v) = &b.vertex_buffer {
+        w.scalar(2, false, "VertexBuffer", v);
+    }
+    if !b.vertex_attributes.is_empty() {
+        w.open(2, false, "VertexAttributes");
+        for a in &b.vertex_attributes {
+            w.scalar(6, true, "Format", a.format.name());
+            w.scalar(6, false, "Channels", &a.channels.to_string());
+            w.scalar(6, false, "Offset", &a.offset.to_string());
+            w.scalar(6, false, "Name", &a.name);
+        }
+    }
+    if let Some(r) = &b.render_target {
+        w.scalar(2, false, "RenderTarget", r);
+    }
+    if let Some(t) = b.topology.as_deref().filter(|t| *t != "TriangleList") {
+        w.scalar(2, false, "Topology", t);
+    }
 }
 
 fn buffer_yaml(w: &mut Writer, indent: usize, item: bool, b: &Buffer, h: &Held) {
@@ -701,11 +915,14 @@ fn resource_yaml(w: &mut Writer, indent: usize, r: &Resource) {
         w.scalar(indent + 2, false, "Register", &b.register.to_string());
         w.scalar(indent + 2, false, "Space", &b.space.to_string());
     }
+    if let Some(i) = r.heap_index {
+        w.scalar(indent, false, "HeapIndex", &i.to_string());
+    }
 }
 
 /// The suite's resource kinds (`API/Enums.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ResourceKind {
+pub(super) enum ResourceKind {
     Buffer,
     RwBuffer,
     StructuredBuffer,
@@ -719,7 +936,8 @@ enum ResourceKind {
 }
 
 impl ResourceKind {
-    fn parse(s: &str) -> Result<ResourceKind, String> {
+    /// The kind the schema names `s`, or why there is none.
+    pub(super) fn parse(s: &str) -> Result<ResourceKind, String> {
         use ResourceKind::*;
         Ok(match s {
             "Buffer" => Buffer,
@@ -804,7 +1022,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The job's `[[resource]]` for one buffer (or one element of an array) at `reg`.
-fn resource_entry(
+pub(super) fn resource_entry(
     b: &Buffer,
     block: &[u8],
     kind: ResourceKind,

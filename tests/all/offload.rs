@@ -90,8 +90,155 @@ fn load(path: &Path) -> Case {
     Case { files, lit }
 }
 
-/// Runs one test file: writes its files, compiles each HLSL file for the `-T` of its
-/// `%dxc_target` line, runs `dxlane offload` as its `%offloader` line says.
+/// The file a lit path such as `%t.o` or `%t-vertex.o` names, in the case's folder.
+fn object(dir: &Path, word: &str) -> PathBuf {
+    dir.join(format!(
+        "obj{}",
+        word.trim_start_matches("%t").replace('/', "_")
+    ))
+}
+
+/// The string of an HLSL `[RootSignature("...")]` attribute, if the source has one.
+fn root_signature_attribute(hlsl: &str) -> Option<String> {
+    let at = hlsl.find("[RootSignature(\"")? + "[RootSignature(\"".len();
+    let end = hlsl[at..].find('"')?;
+    Some(hlsl[at..at + end].to_string())
+}
+
+/// The root signature language's top-level items, split at commas outside parentheses.
+fn items(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0i32);
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// `(register, space, num32BitConstants)` of an item's arguments (`b2, space = 1`).
+fn registers(args: &str) -> Result<(u32, u32, u32), String> {
+    let (mut reg, mut space, mut count) = (None, 0, 0);
+    for a in items(args) {
+        let a: String = a.chars().filter(|c| !c.is_whitespace()).collect();
+        if let Some(v) = a.strip_prefix("space=") {
+            space = v.parse().map_err(|_| format!("space `{v}`"))?;
+        } else if let Some(v) = a.strip_prefix("num32BitConstants=") {
+            count = v.parse().map_err(|_| format!("count `{v}`"))?;
+        } else if a.len() > 1 && "btus".contains(&a[..1]) {
+            reg = Some(a[1..].parse().map_err(|_| format!("register `{a}`"))?);
+        } else {
+            return Err(format!("root signature argument `{a}`"));
+        }
+    }
+    Ok((reg.ok_or("no register")?, space, count))
+}
+
+/// The RTS0 bytes of a root signature in HLSL's root signature language: the subset
+/// these tests use (`RootConstants`, `CBV`, `SRV`, `UAV`, `DescriptorTable` of
+/// `SRV`/`UAV`/`CBV` ranges of one descriptor each).
+fn root_signature(text: &str) -> Result<Vec<u8>, String> {
+    use dxlane::container::rts0::{
+        DescriptorRange, RegisterClass as C, RootParameter, RootParameterKind as K, RootSignature,
+    };
+    let mut parameters = Vec::new();
+    for item in items(text) {
+        let open = item.find('(').ok_or(format!("`{item}`"))?;
+        let (name, args) = (item[..open].trim(), &item[open + 1..item.len() - 1]);
+        let kind = match name {
+            "RootConstants" => {
+                let (register, space, values) = registers(args)?;
+                K::Constants {
+                    register,
+                    space,
+                    count: values,
+                }
+            }
+            "CBV" | "SRV" | "UAV" => {
+                let (register, space, _) = registers(args)?;
+                let class = match name {
+                    "CBV" => C::Cbv,
+                    "SRV" => C::Srv,
+                    _ => C::Uav,
+                };
+                K::Descriptor {
+                    class,
+                    register,
+                    space,
+                }
+            }
+            "DescriptorTable" => {
+                let mut ranges = Vec::new();
+                for r in items(args) {
+                    let open = r.find('(').ok_or(format!("`{r}`"))?;
+                    let (register, space, _) = registers(&r[open + 1..r.len() - 1])?;
+                    let class = match r[..open].trim() {
+                        "SRV" => C::Srv,
+                        "UAV" => C::Uav,
+                        "CBV" => C::Cbv,
+                        other => return Err(format!("range `{other}`")),
+                    };
+                    ranges.push(DescriptorRange {
+                        class,
+                        count: 1,
+                        base_register: register,
+                        space,
+                        offset: u32::MAX,
+                    });
+                }
+                K::Table { ranges }
+            }
+            other => return Err(format!("root signature item `{other}`")),
+        };
+        parameters.push(RootParameter {
+            kind,
+            visibility: 0,
+        });
+    }
+    Ok(dxlane::container::rts0::serialize(&RootSignature {
+        version: 2,
+        parameters,
+        static_samplers: 0,
+        flags: 0,
+    }))
+}
+
+/// `container` with one more part, its directory, size and digest rewritten.
+fn with_part(container: &[u8], tag: [u8; 4], data: &[u8]) -> Vec<u8> {
+    let word = |i: usize| u32::from_le_bytes(container[i..i + 4].try_into().unwrap());
+    let count = word(28) as usize;
+    let mut out = container[..32].to_vec();
+    for i in 0..count {
+        out.extend_from_slice(&(word(32 + 4 * i) + 4).to_le_bytes());
+    }
+    let end = container.len() as u32 + 4;
+    out.extend_from_slice(&end.to_le_bytes());
+    out.extend_from_slice(&container[32 + 4 * count..]);
+    out.extend_from_slice(&tag);
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(data);
+    let total = out.len() as u32;
+    out[24..28].copy_from_slice(&total.to_le_bytes());
+    out[28..32].copy_from_slice(&(count as u32 + 1).to_le_bytes());
+    let digest = dxlane::container::compute_digest(&out);
+    out[4..20].copy_from_slice(&digest);
+    out
+}
+
+/// Runs one test file: writes its files, compiles each `%dxc_target` line's HLSL file
+/// for its `-T` profile (and `-E` entry) into its `-Fo` file, runs `dxlane offload` as
+/// its `%offloader` line says, with the compiled files it names in order.
 fn run_case(name: &str, compiler: &std::ffi::OsStr) -> Result<(), String> {
     let case = load(&common::root().join("tests/offload").join(name));
     let dir = common::scratch().join("offload").join(name);
@@ -106,30 +253,40 @@ fn run_case(name: &str, compiler: &std::ffi::OsStr) -> Result<(), String> {
         .filter_map(|l| l.trim_start_matches('#').trim().strip_prefix("RUN:"))
         .map(str::trim)
         .collect();
-    let compile = run_lines
+    let compiles: Vec<&&str> = run_lines
         .iter()
-        .find(|l| l.starts_with("%dxc_target"))
-        .ok_or("no %dxc_target line")?;
-    let words: Vec<&str> = compile.split_whitespace().collect();
-    let profile = words
-        .windows(2)
-        .find(|w| w[0] == "-T")
-        .map(|w| w[1])
-        .ok_or("no -T")?;
-    let source = words
-        .iter()
-        .find(|w| w.ends_with(".hlsl"))
-        .and_then(|w| w.rsplit('/').next())
-        .ok_or("no source")?;
-    let program = dir.join("program.dxbc");
-    let out = Command::new(compiler)
-        .args(["-p", profile, "-o"])
-        .arg(&program)
-        .arg(dir.join(source))
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return Err(format!("compile: {}", String::from_utf8_lossy(&out.stderr)));
+        .filter(|l| l.starts_with("%dxc_target"))
+        .collect();
+    if compiles.is_empty() {
+        return Err("no %dxc_target line".into());
+    }
+    for compile in compiles {
+        let words: Vec<&str> = compile.split_whitespace().collect();
+        let after = |flag: &str| words.windows(2).find(|w| w[0] == flag).map(|w| w[1]);
+        let profile = after("-T").ok_or("no -T")?;
+        let output = after("-Fo").ok_or("no -Fo")?;
+        let source = words
+            .iter()
+            .find(|w| w.ends_with(".hlsl"))
+            .and_then(|w| w.rsplit('/').next())
+            .ok_or("no source")?;
+        let mut cmd = Command::new(compiler);
+        cmd.args(["-p", profile, "-o"]).arg(object(&dir, output));
+        if let Some(entry) = after("-E") {
+            cmd.args(["-e", entry]);
+        }
+        let out = cmd.arg(dir.join(source)).output().unwrap();
+        if !out.status.success() {
+            return Err(format!("compile: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        // vkd3d-compiler ignores `[RootSignature(...)]`; DXC puts it in an RTS0 part.
+        let hlsl = std::fs::read_to_string(dir.join(source)).unwrap();
+        if let Some(sig) = root_signature_attribute(&hlsl) {
+            let rts0 = root_signature(&sig)?;
+            let obj = object(&dir, output);
+            let with = with_part(&std::fs::read(&obj).unwrap(), *b"RTS0", &rts0);
+            std::fs::write(&obj, with).unwrap();
+        }
     }
     let offload = run_lines
         .iter()
@@ -141,10 +298,15 @@ fn run_case(name: &str, compiler: &std::ffi::OsStr) -> Result<(), String> {
         .find(|w| w.ends_with(".yaml"))
         .and_then(|w| w.rsplit('/').next())
         .ok_or("no pipeline")?;
+    let programs: Vec<PathBuf> = offload
+        .split_whitespace()
+        .filter(|w| w.starts_with("%t") && !w.ends_with(".yaml"))
+        .map(|w| object(&dir, w))
+        .collect();
     let out = dxlane()
         .arg("offload")
         .arg(dir.join(pipeline))
-        .arg(&program)
+        .args(&programs)
         .args(["--threads", "2"])
         .output()
         .unwrap();
@@ -408,4 +570,248 @@ DescriptorSets:
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("`HasCounter` goes with RWStructuredBuffer")
     );
+}
+
+/// A raster pipeline's render target as an image: `-r Output -o FILE.png` writes the
+/// 4×4 Float32 × 4 target of `triangle_vertex_buffer.test` as RGBA, each channel
+/// clamped to [0, 1] and scaled by 255; its covered corner pixel is (0.25, 0.5, 0.5,
+/// 0.5), its uncovered one zero.
+#[test]
+fn raster_target_golden_and_png() {
+    let Some(compiler) = common::vkd3d_compiler("the offload raster pipelines") else {
+        return;
+    };
+    let name = "triangle_vertex_buffer.test";
+    run_case(name, &compiler).unwrap();
+    let dir = common::scratch().join("offload").join(name);
+    let png = dir.join("Output.png");
+    let out = dxlane()
+        .arg("offload")
+        .arg(dir.join("pipeline.yaml"))
+        .arg(dir.join("obj-vertex.o"))
+        .arg(dir.join("obj-pixel.o"))
+        .args(["-r", "Output", "-o"])
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let img = image::open(&png).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (4, 4));
+    assert_eq!(img.get_pixel(0, 0).0, [64, 128, 128, 128]);
+    assert_eq!(img.get_pixel(3, 3).0, [0, 0, 0, 0]);
+    // The whole printed pipeline, as a golden file.
+    let out = dxlane()
+        .arg("offload")
+        .arg(dir.join("pipeline.yaml"))
+        .arg(dir.join("obj-vertex.o"))
+        .arg(dir.join("obj-pixel.o"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    common::assert_snapshot(
+        "offload/triangle_vertex_buffer.yaml",
+        &String::from_utf8_lossy(&out.stdout),
+    );
+}
+
+/// `HeapIndex` resources are the SM 6.6 descriptor heaps' slots: dxil-reader's
+/// `heap.dxil` (DXC, cs_6_6) takes a texture, a sampler and two structured buffers from
+/// `ResourceDescriptorHeap[i]` and `SamplerDescriptorHeap[i]` by indices in b0. Slot 2
+/// is left empty (a null descriptor). Thread (x, y) samples the 8×8 texture at texel
+/// (x, y)'s centre, so linear filtering reads that texel alone: target[x + 8y] =
+/// (x, y, x + y, 1) × source[x], source[x] = x + 1. The UAV at slot 1 is read back.
+#[test]
+fn heap_index_resources() {
+    let Some(dir) = common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))
+        .cloned()
+    else {
+        panic!("the dxil-reader corpus is needed (heap.dxil)");
+    };
+    let program = dir.join("heap.dxil");
+    let list = |v: Vec<f32>| {
+        v.iter()
+            .map(|f| format!("{f}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut image = Vec::new();
+    let mut expected = Vec::new();
+    for y in 0..8 {
+        for x in 0..8 {
+            let t = [x as f32, y as f32, (x + y) as f32, 1.0];
+            image.extend(t);
+            expected.extend(t.map(|c| c * (x + 1) as f32));
+        }
+    }
+    let yaml = format!(
+        "---
+Shaders:
+  - Stage: Compute
+    Entry: main
+Buffers:
+  - Name: Indices
+    Format: UInt32
+    Data: [ 3, 0, 0, 1 ]
+  - Name: Image
+    Format: Float32
+    Channels: 4
+    Data: [ {} ]
+    OutputProps:
+      Height: 8
+      Width: 8
+      Depth: 1
+  - Name: Source
+    Format: Float32
+    Data: [ 1, 2, 3, 4, 5, 6, 7, 8 ]
+  - Name: Target
+    Format: Float32
+    Channels: 4
+    FillSize: 1024
+  - Name: Expected
+    Format: Float32
+    Channels: 4
+    Data: [ {} ]
+Samplers:
+  - Name: Smp
+Results:
+  - Result: Target
+    Rule: BufferExact
+    Actual: Target
+    Expected: Expected
+DescriptorSets:
+  - Resources:
+    - Name: Indices
+      Kind: ConstantBuffer
+      DirectXBinding:
+        Register: 0
+        Space: 0
+    - Name: Source
+      Kind: StructuredBuffer
+      HeapIndex: 0
+    - Name: Target
+      Kind: RWStructuredBuffer
+      HeapIndex: 1
+    - Name: Image
+      Kind: Texture2D
+      HeapIndex: 3
+    - Name: Smp
+      Kind: Sampler
+      HeapIndex: 0
+...
+",
+        list(image),
+        list(expected)
+    );
+    let d = common::scratch().join("offload-heap");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let run = |yaml: &str| {
+        std::fs::write(d.join("p.yaml"), yaml).unwrap();
+        dxlane()
+            .arg("offload")
+            .arg(d.join("p.yaml"))
+            .arg(&program)
+            .output()
+            .unwrap()
+    };
+    let out = run(&yaml);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("HeapIndex:       3"), "{text}");
+    // A slot taken twice, an index past dxlane's heap, and both ways of binding at once
+    // are refused, naming the resource.
+    for (from, to, want) in [
+        (
+            "HeapIndex: 3",
+            "HeapIndex: 1",
+            "`HeapIndex` 1 is taken twice",
+        ),
+        (
+            "HeapIndex: 3",
+            "HeapIndex: 4000000000",
+            "`HeapIndex` 4000000000",
+        ),
+        (
+            "      HeapIndex: 0\n    - Name: Target",
+            "      HeapIndex: 0\n      DirectXBinding:\n        Register: 0\n        Space: 0\n    - Name: Target",
+            "`Source`: give exactly one of `DirectXBinding` and `HeapIndex`",
+        ),
+    ] {
+        assert!(yaml.contains(from), "{from}");
+        let out = run(&yaml.replacen(from, to, 1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{to}: {err}");
+        assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
+    }
+}
+
+/// What a raster pipeline or a root parameter cannot be is refused with exit status 1,
+/// naming the field (and its line where the file has one); never a panic.
+#[test]
+fn raster_and_root_refusals() {
+    let Some(compiler) = common::vkd3d_compiler("the offload raster pipelines") else {
+        return;
+    };
+    let name = "triangle_vertex_buffer.test";
+    run_case(name, &compiler).unwrap();
+    let dir = common::scratch().join("offload").join(name);
+    let yaml = std::fs::read_to_string(dir.join("pipeline.yaml")).unwrap();
+    let root = "RuntimeSettings:\n  DirectX:\n    RootParameters:\n      - Kind: Constant\n        Name: VertexData\nBuffers:";
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "  RenderTarget: Output\n",
+            "",
+            "a raster pipeline needs a `RenderTarget`",
+        ),
+        (
+            "  RenderTarget: Output\n",
+            "  RenderTarget: Output\n  Topology: PatchList\n",
+            "bad.yaml:45: `Bindings: Topology: PatchList` needs hull and domain programs",
+        ),
+        (
+            "    - Format: Float32\n      Channels: 2",
+            "    - Format: Float64\n      Channels: 2",
+            "`Bindings: VertexAttributes[0]`: vertex attribute: `Format: Float64`",
+        ),
+        (
+            "  RenderTarget: Output",
+            "  RenderTarget: Missing",
+            "`Bindings: RenderTarget`: no buffer named `Missing`",
+        ),
+        (
+            "  - Stage: Pixel",
+            "  - Stage: Geometry",
+            "Vertex + Geometry pipelines are not run by `dxlane offload` yet",
+        ),
+        (
+            "Buffers:",
+            root,
+            "bad.yaml:10: `RuntimeSettings: DirectX: RootParameters[0]`: `Constant` is bound at the register the root signature gives it, and",
+        ),
+        (
+            "DescriptorSets: []",
+            "DescriptorSets: []\nDispatchParameters:\n  DispatchGroupCount: [1, 1, 1]",
+            "`DispatchParameters: DispatchGroupCount` [1, 1, 1] is for compute and mesh pipelines",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(yaml.contains(from), "{from}");
+        std::fs::write(dir.join("bad.yaml"), yaml.replacen(from, to, 1)).unwrap();
+        let out = dxlane()
+            .arg("offload")
+            .arg(dir.join("bad.yaml"))
+            .arg(dir.join("obj-vertex.o"))
+            .arg(dir.join("obj-pixel.o"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{to}: {err}");
+        assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
+    }
 }
