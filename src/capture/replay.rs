@@ -604,14 +604,16 @@ impl Prepped {
         self.0.storage_bytes()
     }
 
-    /// The program `program_md5` names: a dispatch's program; a draw's pixel program, or
-    /// its vertex program when it has none.
+    /// The program `program_md5` names, as `capture::record` writes it: a dispatch's
+    /// program; a draw's pixel program, or its vertex program when it has none; a ray
+    /// dispatch's first library (the one holding the ray-generation program); a list's
+    /// last program.
     fn program_path(&self) -> PathBuf {
         // A draw lists its programs vertex, pixel, then geometry, hull, domain: the
         // last is not the pixel program when the draw has other stages.
         let p = match &self.0.work {
             Work::Draw(d) if d.ps.is_some() => self.0.programs.get(1),
-            Work::Draw(_) => self.0.programs.first(),
+            Work::Draw(_) | Work::Rays(_) => self.0.programs.first(),
             _ => self.0.programs.last(),
         };
         PathBuf::from(p.map_or("", |p| p.path.as_str()))

@@ -1776,3 +1776,25 @@ fn command_list_mismatches_name_their_event_and_lane() {
         format!("dxlane debug shadow.toml --event 4 {flags}")
     );
 }
+
+/// A ray dispatch over four libraries is recorded and compared with itself: `program_md5`
+/// names the ray-generation program's library on both sides (it named the last library on
+/// the compare side, which refused every such capture).
+#[test]
+fn a_recorded_ray_dispatch_matches_itself() {
+    if common::corpora().is_empty() {
+        return;
+    }
+    let dir = workdir("rays");
+    let corpora = common::target_dir().join("corpora");
+    let text = std::fs::read_to_string(common::root().join("tests/jobs/corpus/ray_tracing.toml"))
+        .unwrap()
+        .replace(
+            "../../../target/corpora/",
+            &format!("{}/", corpora.display()),
+        );
+    std::fs::write(dir.join("rays.toml"), text).unwrap();
+    record(&dir, "rays.toml", "cap", &[]);
+    let (code, v) = compare_json(&dir, "rays.toml", "cap", &[]);
+    assert_eq!(code, 0, "{v}");
+}
