@@ -54,6 +54,7 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode, Box<dyn std::error::Erro
     } else {
         print!("{}", render_text(&name, &info));
         print!("{}", render_entry_attributes(&bytes));
+        print!("{}", render_subobjects(&bytes));
         print!("{}", render_debug_info(&bytes));
     }
     Ok(ExitCode::SUCCESS)
@@ -151,6 +152,100 @@ pub fn render_entry_attributes(bytes: &[u8]) -> String {
             }
             let _ = writeln!(out, "  {}: {w}", clean(&e.name));
         }
+    }
+    out
+}
+
+/// A library's state-object subobjects (its `RDAT` subobject table), one line each with
+/// what it declares: the configurations, hit groups, root signatures (their parameters
+/// by kind) and export associations a `[rays]` job takes from the library
+/// (`docs/raytracing.md`). Empty without subobjects; a table that does not decode is
+/// named with its error.
+pub fn render_subobjects(bytes: &[u8]) -> String {
+    use crate::container::rdat::{SubobjectDesc, subobjects};
+    use crate::container::{Container, FourCc};
+    let mut out = String::new();
+    let Some(part) = Container::parse(bytes)
+        .ok()
+        .and_then(|c| c.part(FourCc::RDAT).copied())
+    else {
+        return out;
+    };
+    let list = match subobjects(&part) {
+        Ok(l) if l.is_empty() => return out,
+        Ok(l) => l,
+        Err(e) => {
+            let _ = writeln!(out, "\nSubobjects: cannot be read: {e}");
+            return out;
+        }
+    };
+    let _ = writeln!(out, "\nSubobjects ({}):", list.len());
+    let root = |bytes: &[u8]| match crate::container::rts0::parse(bytes) {
+        Ok(rs) if rs.parameters.is_empty() => "no parameters".to_string(),
+        Ok(rs) => rs
+            .parameters
+            .iter()
+            .map(|p| p.kind.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+        Err(e) => format!("cannot be read: {e}"),
+    };
+    for s in &list {
+        let what = match &s.desc {
+            SubobjectDesc::StateObjectConfig { flags } => format!("flags 0x{flags:x}"),
+            SubobjectDesc::GlobalRootSignature { bytes }
+            | SubobjectDesc::LocalRootSignature { bytes } => root(bytes),
+            SubobjectDesc::Association { subobject, exports } => {
+                if exports.is_empty() {
+                    format!("{} to every export (default)", clean(subobject))
+                } else {
+                    format!(
+                        "{} to {}",
+                        clean(subobject),
+                        exports
+                            .iter()
+                            .map(|e| clean(e))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            }
+            SubobjectDesc::ShaderConfig {
+                max_payload_size,
+                max_attribute_size,
+            } => format!("payload {max_payload_size} bytes, attributes {max_attribute_size} bytes"),
+            SubobjectDesc::PipelineConfig {
+                max_recursion_depth,
+                flags,
+            } => match flags {
+                Some(f) => format!("max recursion depth {max_recursion_depth}, flags 0x{f:x}"),
+                None => format!("max recursion depth {max_recursion_depth}"),
+            },
+            SubobjectDesc::HitGroup {
+                kind,
+                any_hit,
+                closest_hit,
+                intersection,
+            } => {
+                let mut parts = vec![match kind {
+                    0 => "triangles".to_string(),
+                    1 => "procedural primitive".to_string(),
+                    k => format!("type {k}"),
+                }];
+                for (role, name) in [
+                    ("closest hit", closest_hit),
+                    ("any hit", any_hit),
+                    ("intersection", intersection),
+                ] {
+                    if !name.is_empty() {
+                        parts.push(format!("{role} {}", clean(name)));
+                    }
+                }
+                parts.join(", ")
+            }
+            SubobjectDesc::Unknown(k) => format!("kind {k}"),
+        };
+        let _ = writeln!(out, "  {} ({}): {what}", clean(&s.name), s.desc.type_name());
     }
     out
 }

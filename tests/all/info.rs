@@ -178,3 +178,29 @@ fn a_closed_pipe_ends_quietly() {
         assert!(!err.contains("panicked"), "{cmd}: {err}");
     }
 }
+
+/// `dxlane info` lists a library's subobjects as its HLSL declares them
+/// (dxil-reader `ray_subobjects.hlsl`: every subobject kind the runtime data stores).
+#[test]
+fn library_subobjects_are_listed() {
+    let Some(file) = find("dxil-reader/ray_subobjects.dxil") else {
+        return;
+    };
+    let out = dxlane(&["info", file.to_str().unwrap()], Path::new("."));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "Subobjects (8):",
+        // STATE_OBJECT_FLAGS_ALLOW_LOCAL_DEPENDENCIES_ON_EXTERNAL_DEFINITIONS = 0x1.
+        "  state_config (StateObjectConfig): flags 0x1",
+        "  global_signature (GlobalRootSignature): SRV",
+        "  local_signature (LocalRootSignature): 32BIT_CONSTANTS",
+        "  association (SubobjectToExportsAssociation): local_signature to closest_hit, miss",
+        "  shader_config (RaytracingShaderConfig): payload 32 bytes, attributes 8 bytes",
+        "  pipeline_config (RaytracingPipelineConfig): max recursion depth 2",
+        "  triangle_group (HitGroup): triangles, closest hit closest_hit",
+        "  procedural_group (HitGroup): procedural primitive, closest hit closest_hit, any hit any_hit, intersection intersection",
+    ] {
+        assert!(text.contains(line), "missing `{line}` in:\n{text}");
+    }
+}
