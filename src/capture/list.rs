@@ -171,7 +171,7 @@ pub(super) fn attribute(
                         }
                     }
                 }
-                let start = (!keys.is_empty()).then(|| Start::take(p));
+                let start = (!keys.is_empty()).then(|| p.snapshot());
                 let pixels = PixelWriters::with_origins(keys);
                 let reports = cmd
                     .run(
@@ -223,7 +223,7 @@ pub(super) fn attribute(
                 {
                     // The ranks come from the same draw from the same start; it leaves
                     // the resources as the tracked draw did.
-                    let after = Start::take(p);
+                    let after = p.snapshot();
                     start.restore();
                     let asked: Vec<_> = ranks.iter().map(|r| (r.1, r.2)).collect();
                     let selects = work.pixel_selects(&p.plan, &asked).unwrap_or_default();
@@ -337,38 +337,5 @@ fn no_lane(n: usize, cmd: &Command) -> WriterReport {
         debug: String::new(),
         origin: Vec::new(),
         event: Some(n),
-    }
-}
-
-/// The writable contents of a prepared job, to run a command again from the same start.
-struct Start(
-    Vec<(Memory, Vec<u8>)>,
-    Vec<(crate::resources::Counter, u32)>,
-);
-
-impl Start {
-    fn take(p: &Prepared) -> Start {
-        let mut m: Vec<(Memory, Vec<u8>)> = Vec::new();
-        let mut c = Vec::new();
-        for e in p.bound.all() {
-            if let Some(x) = e.memory()
-                && !m.iter().any(|(y, _)| y == x)
-            {
-                m.push((x.clone(), x.to_bytes()));
-            }
-            if let Some(k) = &e.counter {
-                c.push((k.clone(), k.get()));
-            }
-        }
-        Start(m, c)
-    }
-
-    fn restore(&self) {
-        for (m, b) in &self.0 {
-            m.write_bytes(0, b);
-        }
-        for (c, v) in &self.1 {
-            c.set(*v);
-        }
     }
 }

@@ -894,39 +894,6 @@ pub fn open(
     Ok((d, found))
 }
 
-/// The writable contents of a prepared job, to run its list again from the start.
-struct Start(
-    Vec<(crate::resources::Memory, Vec<u8>)>,
-    Vec<(crate::resources::Counter, u32)>,
-);
-
-impl Start {
-    fn take(p: &Prepared) -> Start {
-        let mut m: Vec<(crate::resources::Memory, Vec<u8>)> = Vec::new();
-        let mut c = Vec::new();
-        for e in p.bound.all() {
-            if let Some(x) = e.memory()
-                && !m.iter().any(|(y, _)| y == x)
-            {
-                m.push((x.clone(), x.to_bytes()));
-            }
-            if let Some(k) = &e.counter {
-                c.push((k.clone(), k.get()));
-            }
-        }
-        Start(m, c)
-    }
-
-    fn restore(&self) {
-        for (m, b) in &self.0 {
-            m.write_bytes(0, b);
-        }
-        for (c, v) in &self.1 {
-            c.set(*v);
-        }
-    }
-}
-
 /// A command list without `--event`: the last event that wrote the output. Walks the
 /// events from the last: a dispatch or draw whose lanes wrote it answers; a clear, copy
 /// or resolve that changed the element's bytes means no lane wrote its value last (an
@@ -936,7 +903,7 @@ fn last_event(
     commands: &[crate::pipeline::Command],
     sel: &OutputSelect,
 ) -> Result<(Target, Provenance, Option<usize>), ProvenanceError> {
-    let start = Start::take(p);
+    let start = p.snapshot();
     let n = sel.resource().trim();
     let named = p.resource_named(n).ok().map(|r| match r.data {
         ResourceData::Buffer { memory, .. } => memory.clone(),

@@ -190,7 +190,45 @@ impl Finished {
     }
 }
 
+/// The writable contents of a prepared job (every bound buffer's and texture's bytes,
+/// each storage once, and the UAV counters), taken to run its work again from the same
+/// start: the provenance debugger and `compare`'s event attribution rerun lists.
+#[derive(Debug)]
+pub struct StorageSnapshot(
+    Vec<(crate::resources::Memory, Vec<u8>)>,
+    Vec<(crate::resources::Counter, u32)>,
+);
+
+impl StorageSnapshot {
+    /// Puts every storage and counter back as it was when the snapshot was taken.
+    pub fn restore(&self) {
+        for (m, b) in &self.0 {
+            m.write_bytes(0, b);
+        }
+        for (c, v) in &self.1 {
+            c.set(*v);
+        }
+    }
+}
+
 impl Prepared {
+    /// The job's writable contents now ([`StorageSnapshot`]).
+    pub fn snapshot(&self) -> StorageSnapshot {
+        let mut m: Vec<(crate::resources::Memory, Vec<u8>)> = Vec::new();
+        let mut c = Vec::new();
+        for e in self.bound.all() {
+            if let Some(x) = e.memory()
+                && !m.iter().any(|(y, _)| y == x)
+            {
+                m.push((x.clone(), x.to_bytes()));
+            }
+            if let Some(k) = &e.counter {
+                c.push((k.clone(), k.get()));
+            }
+        }
+        StorageSnapshot(m, c)
+    }
+
     /// The reflection check's warnings.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
