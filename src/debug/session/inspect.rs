@@ -465,33 +465,7 @@ impl Debugger {
             }
             _ => (t, Vec::new()),
         };
-        let sh = &self.target.program.debug_shader;
-        let mut out = Vec::new();
-        for e in &sh.outputs {
-            for r in 0..e.rows {
-                let w0 = e.word(r, 0);
-                let Some((n0, _)) = self.io_name(false, w0 + (e.mask.trailing_zeros() & 3)) else {
-                    continue;
-                };
-                let stem = n0.rsplit_once('.').map_or(n0.as_str(), |(a, _)| a);
-                if !stem.eq_ignore_ascii_case(base) {
-                    continue;
-                }
-                let want: Vec<usize> = if comps.is_empty() {
-                    (0..4).filter(|c| e.mask >> c & 1 == 1).collect()
-                } else {
-                    comps.clone()
-                };
-                for c in want {
-                    let word = w0 + c as u32;
-                    if let Some((name, ty)) = self.io_name(false, word) {
-                        out.push((name, word, ty));
-                    }
-                }
-                return Some(out);
-            }
-        }
-        None
+        self.io_words(false, base, &comps)
     }
 
     /// The lane's last output instruction before wave step `time` that stored output

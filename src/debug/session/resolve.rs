@@ -115,12 +115,31 @@ impl Debugger {
 
     /// Input word of a name the program uses (`v1.x` in DXBC, `TEXCOORD0.x`, `SV_Position.y`).
     fn input_slots(&self, base: &str, comps: &[usize]) -> Option<Vec<(String, Slot, Ty)>> {
+        let words = self.io_words(true, base, comps)?;
+        Some(
+            words
+                .into_iter()
+                .map(|(name, word, ty)| (name, Slot::Input(word), ty))
+                .collect(),
+        )
+    }
+
+    /// The input (`input`) or output words of the element row whose name's stem is
+    /// `base` (`v1`, `TEXCOORD0`, `o0`, `SV_Target0`), components `comps` (every declared
+    /// one when empty), with their names and declared types; `None` when no row has that
+    /// name.
+    pub(super) fn io_words(
+        &self,
+        input: bool,
+        base: &str,
+        comps: &[usize],
+    ) -> Option<Vec<(String, u32, Ty)>> {
         let sh = &self.target.program.debug_shader;
-        let mut out = Vec::new();
-        for e in &sh.inputs {
+        let elements = if input { &sh.inputs } else { &sh.outputs };
+        for e in elements {
             for r in 0..e.rows {
                 let w0 = e.word(r, 0);
-                let Some((n0, _)) = self.io_name(true, w0 + (e.mask.trailing_zeros() & 3)) else {
+                let Some((n0, _)) = self.io_name(input, w0 + (e.mask.trailing_zeros() & 3)) else {
                     continue;
                 };
                 let stem = n0.rsplit_once('.').map_or(n0.as_str(), |(a, _)| a);
@@ -132,10 +151,11 @@ impl Debugger {
                 } else {
                     comps.to_vec()
                 };
+                let mut out = Vec::new();
                 for c in want {
                     let word = w0 + c as u32;
-                    if let Some((name, ty)) = self.io_name(true, word) {
-                        out.push((name, Slot::Input(word), ty));
+                    if let Some((name, ty)) = self.io_name(input, word) {
+                        out.push((name, word, ty));
                     }
                 }
                 return Some(out);
