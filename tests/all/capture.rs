@@ -1783,7 +1783,7 @@ fn command_list_mismatches_name_their_event_and_lane() {
 #[test]
 fn a_recorded_ray_dispatch_matches_itself() {
     if common::corpora().is_empty() {
-        return;
+        return; // `corpora()` said the corpus tests do not run
     }
     let dir = workdir("rays");
     let corpora = common::target_dir().join("corpora");
