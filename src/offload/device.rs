@@ -5,8 +5,10 @@
 //! The feature names are `D3D12_FEATURE_DATA_*` fields, as the suite's Direct3D device
 //! reports them; the lit configuration reads `Native16BitShaderOpsSupported` (→ `Int16`,
 //! `Half`), `DoublePrecisionFloatShaderOps` (→ `Double`) and `Int64ShaderOps` (→
-//! `Int64`). A feature is true only when dxlane runs it: mesh and ray tracing tiers say
-//! "not supported" until `dxlane offload` runs those pipelines.
+//! `Int64`). A feature is true only when dxlane runs it: `MeshShaderTier` is `Tier1`
+//! (`DXFeatures.def`'s name) since `dxlane offload` runs mesh pipelines, `MSAA_4xSamples`
+//! (`Device.cpp`'s capability) is true since it runs multisampled render targets, and
+//! the ray tracing tier says "not supported" until it runs ray tracing pipelines.
 
 use crate::exec::Profile;
 
@@ -33,7 +35,7 @@ pub fn describe(profile: &Profile, identity: Identity) -> String {
         Identity::Dxlane => name,
         Identity::AsWarp => format!("Microsoft Basic Render Driver, emulated by {name}"),
     };
-    let features: [(&str, String); 9] = [
+    let features: [(&str, String); 10] = [
         ("HighestShaderModel", "6.6".into()),
         ("WaveOps", "true".into()),
         ("WaveLaneCountMin", "4".into()),
@@ -41,7 +43,8 @@ pub fn describe(profile: &Profile, identity: Identity) -> String {
         ("Native16BitShaderOpsSupported", "true".into()),
         ("DoublePrecisionFloatShaderOps", "true".into()),
         ("Int64ShaderOps", "true".into()),
-        ("MeshShaderTier", "NotSupported".into()),
+        ("MeshShaderTier", "Tier1".into()),
+        ("MSAA_4xSamples", "true".into()),
         ("RaytracingTier", "NotSupported".into()),
     ];
     let mut s = String::from("Devices:\n- API: DirectX\n");

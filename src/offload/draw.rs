@@ -36,9 +36,32 @@
 //!   `Bindings` gives `Viewports` and `Scissors` (`Pipeline.cpp`: X and Y default 0, the
 //!   depth range 0 to 1; one scissor per viewport; at most 16).
 //!
-//! Hull, domain and geometry programs, patch lists, mesh pipelines and multisampled
-//! targets are refused, naming the field: dxlane's draw pipeline runs them from job
-//! files, but `dxlane offload` does not set them up yet.
+//! - **Tessellation and geometry**: the `Hull`, `Domain` and `Geometry` programs go into
+//!   the same pipeline state (`createTraditionalRasterPipeline`: `HS`, `DS`, `GS` when
+//!   given). `Topology: PatchList` is the `PatchControlPoints`-point patch list
+//!   (`D3D_PRIMITIVE_TOPOLOGY_1_CONTROL_POINT_PATCHLIST` + n − 1, n from 1 to 32), and
+//!   `Pipeline.cpp`'s `validatePipelineKind` holds: hull and domain programs come
+//!   together, a pipeline is tessellated exactly when its topology is `PatchList`, and
+//!   `PatchControlPoints` goes with `PatchList` only.
+//! - **Multisampled targets**: `Bindings: SampleCount` (newer schema) or the target's
+//!   `OutputProps: SampleCount` (older schema), default 1 (0 counts as 1, the device's
+//!   `max(1, …)`). The target and the depth buffer take that many samples, the pipeline
+//!   state's sample count too, with `MultisampleEnable` on when it is above 1. After
+//!   the draw the device resolves the target (`ResolveSubresource` into a one-sample
+//!   texture of the same format) and copies the resolved texels back, so the buffer
+//!   holds one averaged value per pixel, never the samples. D3D12 resolves only formats
+//!   with `D3D12_FORMAT_SUPPORT1_MULTISAMPLE_RESOLVE`, which no integer format has: an
+//!   integer target with more than one sample is refused, naming the field, and so is
+//!   a count outside D3D's standard patterns (1, 2, 4, 8, 16).
+//! - **Mesh pipelines** (`Mesh`, optionally `Amplification`, optionally `Pixel`;
+//!   `createPipelineAsMsPs`): `DispatchMesh` of `DispatchParameters: DispatchGroupCount`
+//!   (default 1, 1, 1; `VertexCount` is refused, `validateDispatchParameters`), the same
+//!   target, depth buffer, depth state and sample count as above, triangle primitives,
+//!   and the rasterizer and blend state left at D3D12's defaults — so, unlike the
+//!   vertex pipeline's, culling is `BACK` with clockwise triangles facing front. A mesh
+//!   pipeline has no input assembler: `VertexBuffer`, `VertexAttributes`,
+//!   `PatchControlPoints` and a `Topology` other than `TriangleList` are refused.
+//!   Mesh and amplification programs exist only as DXIL (SM 6.5).
 
 use toml::{Table, Value};
 
@@ -48,16 +71,33 @@ use super::run::Held;
 /// The most viewports a pipeline may give (`D3D12_VIEWPORT_AND_SCISSORRECT_OBJECT_COUNT_PER_PIPELINE`).
 const MAX_VIEWPORTS: usize = 16;
 
+/// Which kind of raster pipeline a draw sets up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RasterKind {
+    /// Vertices through the input assembler; `tessellated` with hull and domain programs.
+    Vertices {
+        /// Whether the pipeline has hull and domain programs.
+        tessellated: bool,
+    },
+    /// `DispatchMesh` of this many thread groups.
+    Mesh([u32; 3]),
+}
+
 /// A raster pipeline's `[draw]` section and which buffer is its render target.
 pub(super) struct Draw {
     /// The job's `[draw]` table.
     pub table: Table,
     /// The render target's buffer (an index into the held buffers).
     pub target: usize,
+    /// Samples per pixel of the render target (1: not multisampled).
+    pub samples: u32,
 }
 
+/// The sample counts of D3D's standard sample patterns (`D3D12_STANDARD_MULTISAMPLE_PATTERN`).
+const SAMPLE_COUNTS: [u32; 5] = [1, 2, 4, 8, 16];
+
 /// The line of `key:` in `text` (0 if none), for errors about `Bindings` fields.
-fn line_of_key(text: &str, key: &str) -> usize {
+pub(super) fn line_of_key(text: &str, key: &str) -> usize {
     text.lines()
         .position(|l| {
             l.trim_start()
@@ -115,7 +155,12 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The `[draw]` section of the raster pipeline `p`, whose buffers are `held`; errors
 /// carry the line they point at in `text`.
-pub(super) fn draw_table(p: &Pipeline, held: &[Held], text: &str) -> Result<Draw, (usize, String)> {
+pub(super) fn draw_table(
+    p: &Pipeline,
+    held: &[Held],
+    text: &str,
+    kind: RasterKind,
+) -> Result<Draw, (usize, String)> {
     let bindings_line = line_of_key(text, "Bindings");
     let b = p.bindings.as_ref().ok_or((
         0,
@@ -169,10 +214,41 @@ pub(super) fn draw_table(p: &Pipeline, held: &[Held], text: &str) -> Result<Draw
     }
     let integer = !matches!(rt.buffer.format, DataFormat::Float32 | DataFormat::Float16);
     let zero = if integer { int(0) } else { float(0.0) };
+    // The sample count: `Bindings: SampleCount`, else the older `OutputProps: SampleCount`.
+    let samples = match (b.sample_count, o.sample_count) {
+        (Some(x), Some(y)) if x.max(1) != y.max(1) => {
+            return Err((
+                line_of_key(text, "SampleCount"),
+                format!(
+                    "`Bindings: SampleCount` {x} and the render target's `OutputProps: SampleCount` {y} differ; give one"
+                ),
+            ));
+        }
+        (Some(x), _) | (None, Some(x)) => x.max(1),
+        (None, None) => 1,
+    };
+    if !SAMPLE_COUNTS.contains(&samples) {
+        return Err((
+            line_of_key(text, "SampleCount"),
+            format!(
+                "`SampleCount: {samples}`: give 1, 2, 4, 8 or 16 (D3D's standard sample patterns)"
+            ),
+        ));
+    }
+    if samples > 1 && integer {
+        return Err((
+            line_of_key(text, "SampleCount"),
+            format!(
+                "`SampleCount: {samples}` with the {} render target `{rt_name}`: the device resolves a multisampled target before reading it back, and D3D12 resolves no integer format (they lack D3D12_FORMAT_SUPPORT1_MULTISAMPLE_RESOLVE); give a Float32 or Float16 target",
+                rt.buffer.format.name()
+            ),
+        ));
+    }
     let mut target_table = Table::new();
     target_table.insert("format".into(), Value::String(format));
     target_table.insert("width".into(), int(o.width));
     target_table.insert("height".into(), int(o.height));
+    target_table.insert("samples".into(), int(samples));
     target_table.insert("clear".into(), Value::Array(vec![zero; 4]));
     draw.insert(
         "render_target".into(),
@@ -193,34 +269,96 @@ pub(super) fn draw_table(p: &Pipeline, held: &[Held], text: &str) -> Result<Draw
     depth.insert("stencil_enable".into(), Value::Boolean(false));
     draw.insert("depth_stencil".into(), Value::Table(depth));
     let mut raster = Table::new();
-    raster.insert("cull".into(), Value::String("NONE".into()));
-    raster.insert("front_ccw".into(), Value::Boolean(true));
+    match kind {
+        // `createTraditionalRasterPipeline`: D3D12's default with culling off and
+        // counter-clockwise front faces.
+        RasterKind::Vertices { .. } => {
+            raster.insert("cull".into(), Value::String("NONE".into()));
+            raster.insert("front_ccw".into(), Value::Boolean(true));
+        }
+        // `createPipelineAsMsPs`: D3D12's default rasterizer, unchanged.
+        RasterKind::Mesh(_) => {
+            raster.insert("cull".into(), Value::String("BACK".into()));
+            raster.insert("front_ccw".into(), Value::Boolean(false));
+        }
+    }
+    if samples > 1 {
+        raster.insert("multisample".into(), Value::Boolean(true));
+    }
     draw.insert("rasterizer".into(), Value::Table(raster));
 
-    // Topology.
+    let tessellated = match kind {
+        RasterKind::Vertices { tessellated } => tessellated,
+        RasterKind::Mesh(groups) => {
+            // A mesh pipeline has no input assembler; its programs make the primitives.
+            let ia = [
+                ("VertexBuffer", b.vertex_buffer.is_some()),
+                ("VertexAttributes", !b.vertex_attributes.is_empty()),
+                ("PatchControlPoints", b.patch_control_points.is_some()),
+                (
+                    "Topology",
+                    b.topology.as_deref().is_some_and(|t| t != "TriangleList"),
+                ),
+            ];
+            if let Some((key, _)) = ia.iter().find(|(_, set)| *set) {
+                return Err((
+                    line_of_key(text, key),
+                    format!(
+                        "`Bindings: {key}` in a mesh pipeline: it has no input assembler (its mesh program makes the triangles)"
+                    ),
+                ));
+            }
+            draw.insert(
+                "dispatch_mesh".into(),
+                Value::Array(groups.iter().map(|&g| int(g)).collect()),
+            );
+            return finish(draw, b, o, text, target, samples);
+        }
+    };
+
+    // Topology (`validatePipelineKind`).
+    let topology_line = line_of_key(text, "Topology");
     let topology = match b.topology.as_deref() {
-        None | Some("TriangleList") => "triangle_list",
-        Some("PointList") => "point_list",
+        None | Some("TriangleList") => "triangle_list".to_string(),
+        Some("PointList") => "point_list".to_string(),
         Some("PatchList") => {
-            return Err((
-                line_of_key(text, "Topology"),
-                "`Bindings: Topology: PatchList` needs hull and domain programs, which `dxlane offload` does not run yet".into(),
-            ));
+            let n = b.patch_control_points.ok_or((
+                topology_line,
+                "`Bindings: Topology: PatchList` needs `PatchControlPoints` (1 to 32)".to_string(),
+            ))?;
+            if !(1..=32).contains(&n) {
+                return Err((
+                    line_of_key(text, "PatchControlPoints"),
+                    format!("`Bindings: PatchControlPoints: {n}`; give 1 to 32"),
+                ));
+            }
+            format!("{n}_control_point_patchlist")
         }
         Some(other) => {
             return Err((
-                line_of_key(text, "Topology"),
+                topology_line,
                 format!("`Bindings: Topology: {other}`; give TriangleList, PointList or PatchList"),
             ));
         }
     };
-    if b.patch_control_points.is_some() {
+    let patch_list = b.topology.as_deref() == Some("PatchList");
+    if !patch_list && b.patch_control_points.is_some() {
         return Err((
             line_of_key(text, "PatchControlPoints"),
             "`Bindings: PatchControlPoints` goes with `Topology: PatchList`".into(),
         ));
     }
-    draw.insert("topology".into(), Value::String(topology.into()));
+    if tessellated != patch_list {
+        return Err((
+            topology_line,
+            if tessellated {
+                "hull and domain programs draw patches: give `Bindings: Topology: PatchList` and its `PatchControlPoints`".to_string()
+            } else {
+                "`Bindings: Topology: PatchList` needs `Hull` and `Domain` programs in `Shaders` (a patch reaches the rasterizer only through the tessellator)".to_string()
+            },
+        ));
+    }
+    draw.insert("topology".into(), Value::String(topology));
 
     // The vertex buffer and its layout.
     let mut stride = 0u32;
@@ -285,7 +423,18 @@ pub(super) fn draw_table(p: &Pipeline, held: &[Held], text: &str) -> Result<Draw
     };
     let count = u32::try_from(count).map_err(|_| (0, format!("{count} vertices")))?;
     draw.insert("vertex_count".into(), int(count));
+    finish(draw, b, o, text, target, samples)
+}
 
+/// Adds the viewports and scissors to `draw` and makes the [`Draw`].
+fn finish(
+    mut draw: Table,
+    b: &super::pipeline::IoBindings,
+    o: super::pipeline::OutputProps,
+    text: &str,
+    target: usize,
+    samples: u32,
+) -> Result<Draw, (usize, String)> {
     // Viewports and scissors.
     match (&b.viewports, &b.scissors) {
         (None, None) => {
@@ -383,6 +532,7 @@ pub(super) fn draw_table(p: &Pipeline, held: &[Held], text: &str) -> Result<Draw
     Ok(Draw {
         table: draw,
         target,
+        samples,
     })
 }
 

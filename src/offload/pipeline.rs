@@ -125,6 +125,9 @@ pub struct OutputProps {
     /// Array slices.
     #[serde(default = "one")]
     pub array_slices: u32,
+    /// Samples of a render target (the older generation's place for it; the newer
+    /// one's is `Bindings: SampleCount`).
+    pub sample_count: Option<u32>,
 }
 
 /// A sampler.
@@ -237,6 +240,9 @@ pub struct IoBindings {
     pub viewports: Option<Vec<Viewport>>,
     /// Scissor rectangles, one per viewport (default: the whole render target).
     pub scissors: Option<Vec<Scissor>>,
+    /// Samples per pixel of the render target (newer generation; the older one gives
+    /// it in the target's `OutputProps`).
+    pub sample_count: Option<u32>,
 }
 
 /// One viewport (`Pipeline.cpp`: X and Y default 0, depth range 0 to 1).

@@ -10,9 +10,12 @@
 //! - A compute pipeline has exactly one `Compute` program; its groups are
 //!   `DispatchParameters: DispatchGroupCount`, else the program's or the file's
 //!   `DispatchSize`, else `[1, 1, 1]` (`Pipeline.h`: the default).
-//! - A raster pipeline has exactly one `Vertex` and one `Pixel` program; its draw is set
-//!   up as the suite's Direct3D 12 device sets it up (see `draw`), and its render target
-//!   is read back into the buffer `Bindings: RenderTarget` names.
+//! - A raster pipeline has one `Vertex` program, optionally `Hull` and `Domain` programs
+//!   (together) and a `Geometry` program, and one `Pixel` program; a mesh pipeline one
+//!   `Mesh` program, optionally an `Amplification` and a `Pixel` program. Its draw is
+//!   set up as the suite's Direct3D 12 device sets it up (see `draw`), and its render
+//!   target (resolved first when multisampled) is read back into the buffer
+//!   `Bindings: RenderTarget` names. Ray tracing stages are refused, naming the stage.
 //! - A resource array (`ArraySize` n) binds its n buffers at n consecutive registers, as
 //!   HLSL lays out `RWBuffer<T> B[n] : register(u0)`.
 //! - A resource gives exactly one of `DirectXBinding` and `HeapIndex` (`Pipeline.cpp`);
@@ -176,7 +179,7 @@ pub fn run(
             );
             table.insert("dispatch".into(), Value::Table(dispatch));
         }
-        Stages::Raster { vs, ps } => {
+        Stages::Raster { vs, hs, ds, gs, ps } => {
             if let Some(g) = p
                 .dispatch_parameters
                 .as_ref()
@@ -190,10 +193,49 @@ pub fn run(
                 ));
             }
             prog.insert("vs".into(), program_path(vs)?);
+            for (key, i) in [("hs", hs), ("ds", ds), ("gs", gs)] {
+                if let Some(i) = i {
+                    prog.insert(key.into(), program_path(i)?);
+                }
+            }
             prog.insert("ps".into(), program_path(ps)?);
-            let d = super::draw::draw_table(&p, &held, text).map_err(|(l, m)| at(l, m))?;
+            let kind = super::draw::RasterKind::Vertices {
+                tessellated: hs.is_some(),
+            };
+            let d = super::draw::draw_table(&p, &held, text, kind).map_err(|(l, m)| at(l, m))?;
             table.insert("draw".into(), Value::Table(d.table));
-            target = Some(d.target);
+            target = Some((d.target, d.samples));
+        }
+        Stages::Mesh {
+            amplification,
+            ms,
+            ps,
+        } => {
+            // `validateDispatchParameters`: a mesh pipeline takes thread groups, not vertices.
+            if let Some(vc) = p.dispatch_parameters.as_ref().and_then(|d| d.vertex_count) {
+                return Err(at(
+                    super::draw::line_of_key(text, "VertexCount"),
+                    format!(
+                        "`DispatchParameters: VertexCount` {vc} is for a Vertex pipeline; a mesh pipeline takes `DispatchGroupCount`"
+                    ),
+                ));
+            }
+            let groups = p
+                .dispatch_parameters
+                .as_ref()
+                .and_then(|d| d.dispatch_group_count)
+                .unwrap_or([1, 1, 1]);
+            if let Some(i) = amplification {
+                prog.insert("as".into(), program_path(i)?);
+            }
+            prog.insert("ms".into(), program_path(ms)?);
+            if let Some(i) = ps {
+                prog.insert("ps".into(), program_path(i)?);
+            }
+            let kind = super::draw::RasterKind::Mesh(groups);
+            let d = super::draw::draw_table(&p, &held, text, kind).map_err(|(l, m)| at(l, m))?;
+            table.insert("draw".into(), Value::Table(d.table));
+            target = Some((d.target, d.samples));
         }
     }
     table.insert("program".into(), Value::Table(prog));
@@ -295,9 +337,12 @@ pub fn run(
             }
         }
     }
+    // The program whose root signature the device uses (`createRootSignature`): the
+    // compute, vertex or mesh program.
     let root_program = match kind {
         Stages::Compute(i) => &shaders[i],
         Stages::Raster { vs, .. } => &shaders[vs],
+        Stages::Mesh { ms, .. } => &shaders[ms],
     };
     let mut root_regs: Vec<Register> = Vec::new();
     for rb in super::root::bind(&p, root_program, &held, text).map_err(|(l, m)| at(l, m))? {
@@ -367,12 +412,18 @@ pub fn run(
             h.counters[i] = c;
         }
     }
-    if let Some(t) = target {
-        // `copyFromTexture`: the target's rows, packed tightly, replace the buffer's data.
+    if let Some((t, samples)) = target {
+        // `copyFromTexture`: the target's rows, packed tightly, replace the buffer's data;
+        // a multisampled target is resolved first (`ResolveSubresource`), as the device does.
         let r = prepared
             .resource(ResourceAt::RenderTarget(0))
             .map_err(|m| at(0, m))?;
-        let bytes = r.contents();
+        let bytes = match r.data {
+            job::ResourceData::Texture(tex) if samples > 1 => crate::pipeline::om::resolve(tex)
+                .map_err(|e| at(0, format!("resolving the render target: {e}")))?
+                .to_bytes(),
+            _ => r.contents(),
+        };
         let h = &mut held[t];
         if bytes.len() != h.blocks[0].len() {
             return Err(at(
@@ -452,19 +503,47 @@ fn slots(heap: Vec<Option<Table>>, descriptor: &str) -> Vec<Value> {
 enum Stages {
     /// A compute pipeline's one `Compute` program.
     Compute(usize),
-    /// A traditional raster pipeline's `Vertex` and `Pixel` programs.
+    /// A traditional raster pipeline's programs.
     Raster {
         /// The vertex program.
         vs: usize,
+        /// The hull program (with `ds`).
+        hs: Option<usize>,
+        /// The domain program (with `hs`).
+        ds: Option<usize>,
+        /// The geometry program.
+        gs: Option<usize>,
         /// The pixel program.
         ps: usize,
     },
+    /// A mesh pipeline's programs.
+    Mesh {
+        /// The amplification program.
+        amplification: Option<usize>,
+        /// The mesh program.
+        ms: usize,
+        /// The pixel program (optional, as on the suite's device).
+        ps: Option<usize>,
+    },
 }
 
+/// The ray tracing stages of the suite's schema.
+const RAY_STAGES: [&str; 6] = [
+    "RayGeneration",
+    "Intersection",
+    "AnyHit",
+    "ClosestHit",
+    "Miss",
+    "Callable",
+];
+
 /// The pipeline's kind from its stages (`Pipeline.cpp`, `validatePipelineKind`): one
-/// `Compute` program alone, or one `Vertex` and one `Pixel` program.
+/// `Compute` program alone; a `Vertex` program with optional `Hull` and `Domain`
+/// (together) and `Geometry` programs and a `Pixel` program (`Device.cpp` requires
+/// one); or a `Mesh` program with optional `Amplification` and `Pixel` programs. No
+/// stage appears twice.
 fn stages(p: &Pipeline) -> Result<Stages, String> {
-    const KNOWN: [&str; 14] = [
+    const RASTER: [&str; 8] = [
         "Compute",
         "Vertex",
         "Hull",
@@ -473,52 +552,91 @@ fn stages(p: &Pipeline) -> Result<Stages, String> {
         "Pixel",
         "Amplification",
         "Mesh",
-        "RayGeneration",
-        "Intersection",
-        "AnyHit",
-        "ClosestHit",
-        "Miss",
-        "Callable",
     ];
     for s in &p.shaders {
-        if !KNOWN.contains(&s.stage.as_str()) {
+        if !RASTER.contains(&s.stage.as_str()) && !RAY_STAGES.contains(&s.stage.as_str()) {
             return Err(format!(
-                "`Shaders`: stage `{}`; the suite's stages are {}",
+                "`Shaders`: stage `{}`; the suite's stages are {}, {}",
                 s.stage,
-                KNOWN.join(", ")
+                RASTER.join(", "),
+                RAY_STAGES.join(", ")
             ));
         }
     }
-    let of = |stage: &str| -> Vec<usize> {
-        (0..p.shaders.len())
-            .filter(|&i| p.shaders[i].stage == stage)
-            .collect()
-    };
-    let all = || {
-        p.shaders
-            .iter()
-            .map(|s| s.stage.as_str())
-            .collect::<Vec<_>>()
-            .join(" + ")
-    };
-    let compute = of("Compute");
     if p.shaders.is_empty() {
         return Err("`Shaders` is empty".into());
     }
-    match compute.as_slice() {
-        [i] if p.shaders.len() == 1 => return Ok(Stages::Compute(*i)),
-        [_] => return Err("a compute pipeline has only its Compute program".into()),
-        [] => {}
-        _ => return Err("the pipeline has more than one Compute program".into()),
+    if let Some(s) = p
+        .shaders
+        .iter()
+        .find(|s| RAY_STAGES.contains(&s.stage.as_str()))
+    {
+        return Err(format!(
+            "`Shaders`: `{}` is a ray tracing stage; `dxlane offload` does not run ray tracing pipelines yet (job files do: `dxlane run` with `[rays]`)",
+            s.stage
+        ));
     }
-    let (vs, ps) = (of("Vertex"), of("Pixel"));
-    match (vs.as_slice(), ps.as_slice()) {
-        ([v], [f]) if p.shaders.len() == 2 => Ok(Stages::Raster { vs: *v, ps: *f }),
-        _ => Err(format!(
-            "`Shaders`: {} pipelines are not run by `dxlane offload` yet; it runs compute pipelines and Vertex + Pixel raster pipelines",
-            all()
-        )),
+    let of = |stage: &str| -> Result<Option<usize>, String> {
+        let all: Vec<usize> = (0..p.shaders.len())
+            .filter(|&i| p.shaders[i].stage == stage)
+            .collect();
+        match all.as_slice() {
+            [] => Ok(None),
+            [i] => Ok(Some(*i)),
+            _ => Err(format!(
+                "`Shaders`: the pipeline has more than one {stage} program"
+            )),
+        }
+    };
+    let compute = of("Compute")?;
+    let (vs, hs, ds, gs, ps) = (
+        of("Vertex")?,
+        of("Hull")?,
+        of("Domain")?,
+        of("Geometry")?,
+        of("Pixel")?,
+    );
+    let (amplification, ms) = (of("Amplification")?, of("Mesh")?);
+    if let Some(i) = compute {
+        if p.shaders.len() != 1 {
+            return Err("a compute pipeline has only its Compute program".into());
+        }
+        return Ok(Stages::Compute(i));
     }
+    if let Some(vs) = vs {
+        if amplification.is_some() || ms.is_some() {
+            return Err(
+                "`Shaders`: Vertex and Mesh or Amplification programs cannot be in one pipeline"
+                    .into(),
+            );
+        }
+        if hs.is_some() != ds.is_some() {
+            return Err(
+                "`Shaders`: Hull and Domain programs go together (the tessellator runs between them)"
+                    .into(),
+            );
+        }
+        let ps = ps.ok_or(
+            "`Shaders`: a Vertex pipeline needs a Pixel program (the suite's Direct3D device requires both)",
+        )?;
+        return Ok(Stages::Raster { vs, hs, ds, gs, ps });
+    }
+    if let Some(ms) = ms {
+        if let Some(stage) = [("Hull", hs), ("Domain", ds), ("Geometry", gs)]
+            .iter()
+            .find_map(|(n, i)| i.map(|_| *n))
+        {
+            return Err(format!(
+                "`Shaders`: a mesh pipeline has no {stage} stage (the mesh program makes the primitives)"
+            ));
+        }
+        return Ok(Stages::Mesh {
+            amplification,
+            ms,
+            ps,
+        });
+    }
+    Err("`Shaders`: the pipeline has no Compute, Vertex or Mesh program".into())
 }
 
 fn check_results(p: &Pipeline, held: &[Held], text: &str) -> Result<(), (usize, String)> {
@@ -848,6 +966,12 @@ fn bindings_yaml(w: &mut Writer, b: &pipeline::IoBindings) {
     if let Some(t) = b.topology.as_deref().filter(|t| *t != "TriangleList") {
         w.scalar(2, false, "Topology", t);
     }
+    if let Some(n) = b.patch_control_points {
+        w.scalar(2, false, "PatchControlPoints", &n.to_string());
+    }
+    if let Some(n) = b.sample_count.filter(|&n| n != 1) {
+        w.scalar(2, false, "SampleCount", &n.to_string());
+    }
 }
 
 fn buffer_yaml(w: &mut Writer, indent: usize, item: bool, b: &Buffer, h: &Held) {
@@ -900,6 +1024,9 @@ fn buffer_yaml(w: &mut Writer, indent: usize, item: bool, b: &Buffer, h: &Held) 
                 "ArraySlices",
                 &o.array_slices.to_string(),
             );
+        }
+        if let Some(n) = o.sample_count.filter(|&n| n != 1) {
+            w.scalar(indent + 2, false, "SampleCount", &n.to_string());
         }
     }
 }

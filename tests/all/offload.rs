@@ -240,8 +240,18 @@ fn with_part(container: &[u8], tag: [u8; 4], data: &[u8]) -> Vec<u8> {
 /// for its `-T` profile (and `-E` entry) into its `-Fo` file, runs `dxlane offload` as
 /// its `%offloader` line says, with the compiled files it names in order.
 fn run_case(name: &str, compiler: &std::ffi::OsStr) -> Result<(), String> {
+    run_case_in(
+        name,
+        compiler,
+        &common::scratch().join("offload").join(name),
+    )
+}
+
+/// [`run_case`] in the folder `dir` (tests that run a case again use their own, so that
+/// tests running at once do not share one).
+fn run_case_in(name: &str, compiler: &std::ffi::OsStr, dir: &Path) -> Result<(), String> {
     let case = load(&common::root().join("tests/offload").join(name));
-    let dir = common::scratch().join("offload").join(name);
+    let dir = dir.to_path_buf();
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (n, text) in &case.files {
@@ -772,7 +782,7 @@ fn raster_and_root_refusals() {
         (
             "  RenderTarget: Output\n",
             "  RenderTarget: Output\n  Topology: PatchList\n",
-            "bad.yaml:45: `Bindings: Topology: PatchList` needs hull and domain programs",
+            "bad.yaml:45: `Bindings: Topology: PatchList` needs `PatchControlPoints`",
         ),
         (
             "    - Format: Float32\n      Channels: 2",
@@ -787,7 +797,7 @@ fn raster_and_root_refusals() {
         (
             "  - Stage: Pixel",
             "  - Stage: Geometry",
-            "Vertex + Geometry pipelines are not run by `dxlane offload` yet",
+            "a Vertex pipeline needs a Pixel program",
         ),
         (
             "Buffers:",
@@ -814,4 +824,353 @@ fn raster_and_root_refusals() {
         assert_eq!(out.status.code(), Some(1), "{to}: {err}");
         assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
     }
+}
+
+/// Runs `dxlane offload` on `yaml` (written as `name` in `dir`) with `programs` and
+/// `extra` arguments: (exit status, standard output, standard error).
+fn offload_yaml(
+    dir: &Path,
+    name: &str,
+    yaml: &str,
+    programs: &[PathBuf],
+    extra: &[&str],
+) -> (Option<i32>, String, String) {
+    std::fs::write(dir.join(name), yaml).unwrap();
+    let out = dxlane()
+        .arg("offload")
+        .arg(dir.join(name))
+        .args(programs)
+        .args(extra)
+        .args(["--threads", "2"])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Each `(from, to, wanted)`: the pipeline with `from` replaced by `to` is refused
+/// with exit status 1 and an error containing `wanted`.
+fn refusals(dir: &Path, yaml: &str, programs: &[PathBuf], cases: &[(&str, &str, &str)]) {
+    for (from, to, want) in cases {
+        assert!(yaml.contains(from), "{from}");
+        let (code, _, err) =
+            offload_yaml(dir, "bad.yaml", &yaml.replacen(from, to, 1), programs, &[]);
+        assert_eq!(code, Some(1), "{to}: {err}");
+        assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
+    }
+}
+
+/// The compiled programs of a `tests/offload` case, in its `%offloader` line's order.
+fn case_programs(name: &str, compiler: &std::ffi::OsStr) -> (PathBuf, String, Vec<PathBuf>) {
+    let dir = common::scratch().join("offload-again").join(name);
+    run_case_in(name, compiler, &dir).unwrap();
+    let yaml = std::fs::read_to_string(dir.join("pipeline.yaml")).unwrap();
+    let lit = load(&common::root().join("tests/offload").join(name)).lit;
+    let line = lit
+        .lines()
+        .find(|l| l.contains("%offloader"))
+        .unwrap()
+        .to_string();
+    let programs = line
+        .split_whitespace()
+        .filter(|w| w.starts_with("%t") && !w.ends_with(".yaml"))
+        .map(|w| object(&dir, w))
+        .collect();
+    (dir, yaml, programs)
+}
+
+/// Tessellated pipelines follow `Pipeline.cpp`'s `validatePipelineKind`: hull and
+/// domain programs come together, a pipeline is tessellated exactly when its topology
+/// is `PatchList`, and `PatchControlPoints` (1 to 32) goes with `PatchList` only. Each
+/// refusal names the field and its line. With `PatchControlPoints: 4` the same two
+/// patches no longer match the hull program's 3-point input patch, which dxlane
+/// refuses rather than draw.
+#[test]
+fn tessellation_refusals() {
+    let Some(compiler) = common::vkd3d_compiler("the offload tessellation pipelines") else {
+        return;
+    };
+    let (dir, yaml, programs) = case_programs("tessellation_patches.test", &compiler);
+    let cases = [
+        (
+            "  PatchControlPoints: 3\n",
+            "",
+            "bad.yaml:44: `Bindings: Topology: PatchList` needs `PatchControlPoints` (1 to 32)",
+        ),
+        (
+            "  PatchControlPoints: 3",
+            "  PatchControlPoints: 33",
+            "bad.yaml:45: `Bindings: PatchControlPoints: 33`; give 1 to 32",
+        ),
+        (
+            "  Topology: PatchList\n  PatchControlPoints: 3\n",
+            "",
+            "hull and domain programs draw patches: give `Bindings: Topology: PatchList`",
+        ),
+        (
+            "  - Stage: Domain",
+            "  - Stage: Geometry",
+            "Hull and Domain programs go together",
+        ),
+        (
+            "  - Stage: Hull",
+            "  - Stage: Domain",
+            "more than one Domain program",
+        ),
+    ];
+    refusals(&dir, &yaml, &programs, &cases);
+    let (code, _, err) = offload_yaml(
+        &dir,
+        "bad.yaml",
+        &yaml.replace("PatchControlPoints: 3", "PatchControlPoints: 4"),
+        &programs,
+        &[],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    // `PatchList` on a pipeline without hull and domain programs.
+    let (dir, yaml, programs) = case_programs("geometry_points.test", &compiler);
+    refusals(
+        &dir,
+        &yaml,
+        &programs,
+        &[(
+            "  Topology: PointList",
+            "  Topology: PatchList\n  PatchControlPoints: 1",
+            "`Bindings: Topology: PatchList` needs `Hull` and `Domain` programs",
+        )],
+    );
+}
+
+/// Multisampled targets: the older schema's `OutputProps: SampleCount` gives the same
+/// resolved image as `Bindings: SampleCount`; a count outside D3D's standard patterns,
+/// an integer target (D3D12 resolves no integer format), and two different counts are
+/// refused, naming the field and its line. With one sample the target is an ordinary
+/// one: column 1's centre lies on the triangle's right edge, which the top-left rule
+/// (D3D11.3 §3.4.1) leaves out, so that column stays zero.
+#[test]
+fn multisampled_targets() {
+    let Some(compiler) = common::vkd3d_compiler("the offload multisampled pipelines") else {
+        return;
+    };
+    let (dir, yaml, programs) = case_programs("msaa_triangle.test", &compiler);
+    let older = yaml.replace("  SampleCount: 4\n", "").replace(
+        "      Depth: 1\n  - Name: Expected",
+        "      Depth: 1\n      SampleCount: 4\n  - Name: Expected",
+    );
+    assert_ne!(older, yaml);
+    let (code, out, err) = offload_yaml(&dir, "older.yaml", &older, &programs, &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("SampleCount:     4"), "{out}");
+    // One sample: column 0 is covered, column 1's centre is on the triangle's right edge.
+    let single = yaml.replace("  SampleCount: 4\n", "").replace(
+        "Data: [ 1, 0.5, 0.25, 1,  0.5, 0.25, 0.125, 0.5,\n            1, 0.5, 0.25, 1,  0.5, 0.25, 0.125, 0.5 ]",
+        "Data: [ 1, 0.5, 0.25, 1,  0, 0, 0, 0,\n            1, 0.5, 0.25, 1,  0, 0, 0, 0 ]",
+    );
+    assert_ne!(single, yaml);
+    let (code, out, err) = offload_yaml(&dir, "single.yaml", &single, &programs, &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let cases = [
+        (
+            "  SampleCount: 4",
+            "  SampleCount: 3",
+            "bad.yaml:37: `SampleCount: 3`: give 1, 2, 4, 8 or 16",
+        ),
+        (
+            "      Depth: 1\n  - Name: Expected",
+            "      Depth: 1\n      SampleCount: 2\n  - Name: Expected",
+            "`Bindings: SampleCount` 4 and the render target's `OutputProps: SampleCount` 2 differ",
+        ),
+        (
+            "  - Name: Output\n    Format: Float32\n    Channels: 4\n    FillSize: 64",
+            "  - Name: Output\n    Format: UInt32\n    Channels: 4\n    FillSize: 64",
+            "`SampleCount: 4` with the UInt32 render target `Output`",
+        ),
+    ];
+    refusals(&dir, &yaml, &programs, &cases);
+}
+
+/// The pipeline of a mesh draw into a 4×4 Float32 target: `first` goes into `Shaders`
+/// before the mesh program, `tail` after `DescriptorSets`.
+fn mesh_pipeline(first: &str, tail: &str) -> String {
+    format!(
+        "---
+Shaders:
+{first}  - Stage: Mesh
+    Entry: main
+  - Stage: Pixel
+    Entry: main
+Buffers:
+  - Name: Output
+    Format: Float32
+    Channels: 4
+    FillSize: 256
+    OutputProps:
+      Height: 4
+      Width: 4
+      Depth: 1
+Bindings:
+  RenderTarget: Output
+DescriptorSets: []
+{tail}...
+"
+    )
+}
+
+/// The 4×4 Float32 × 4 target of a printed pipeline, as floats.
+fn output_floats(out: &str) -> Vec<f32> {
+    let v: serde_norway::Value = serde_norway::from_str(out).unwrap();
+    let b = v["Buffers"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|b| b["Name"].as_str() == Some("Output"))
+        .unwrap();
+    b["Data"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_f64().unwrap() as f32)
+        .collect()
+}
+
+/// Mesh pipelines (`Mesh`, optionally `Amplification` and `Pixel`): `DispatchMesh` of
+/// `DispatchGroupCount`, with the rasterizer at D3D12's default as the suite's device
+/// leaves it (`createPipelineAsMsPs`: culling `BACK`, clockwise triangles front).
+///
+/// The mesh program (`tests/all/mesh.rs`'s, in the IR's text form, so `-api dx`) makes
+/// the full-target quad's corners v0 (-1, -1), v1 (1, -1), v2 (-1, 1), v3 (1, 1) and two
+/// triangles: (0, 1, 2), counter-clockwise on the screen and so culled, and (1, 2, 3),
+/// clockwise, drawn with its per-primitive colour (0, 1, 0, 1). On the 4×4 target that
+/// triangle is screen (4, 4), (0, 0), (4, 0): the pixels with x > y, and those with
+/// x = y, whose centres lie on its left edge (the top-left rule). With an amplification
+/// program storing 0.5 in the payload the colour's blue is 0.5.
+///
+/// Then DXC's programs from the dxil-reader corpus, as the suite would give them:
+/// `mesh.dxil` (ms_6_5) with `half_ops.dxil` (ps_6_2) — the mesh program's quad has
+/// both triangles counter-clockwise, so the device's culling leaves the target zero.
+#[test]
+fn mesh_pipelines() {
+    use crate::mesh::{Ms, PLAIN, PS, amplification_text, mesh_text};
+    let d = common::scratch().join("offload-mesh");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let clockwise = Ms {
+        prim1: [1, 2, 3],
+        ..PLAIN
+    };
+    std::fs::write(d.join("mesh.ir"), mesh_text(clockwise)).unwrap();
+    std::fs::write(
+        d.join("mesh_payload.ir"),
+        mesh_text(Ms {
+            payload: true,
+            ..clockwise
+        }),
+    )
+    .unwrap();
+    std::fs::write(d.join("pixel.ir"), PS).unwrap();
+    std::fs::write(
+        d.join("amp.ir"),
+        amplification_text([1, 1, 1], 0.5, true, false),
+    )
+    .unwrap();
+    let expected = |blue: f32| -> Vec<f32> {
+        let mut v = Vec::new();
+        for y in 0..4 {
+            for x in 0..4 {
+                if x >= y {
+                    v.extend([0.0, 1.0, blue, 1.0]);
+                } else {
+                    v.extend([0.0; 4]);
+                }
+            }
+        }
+        v
+    };
+    let api = ["-api", "dx"];
+    let yaml = mesh_pipeline("", "");
+    let progs = [d.join("mesh.ir"), d.join("pixel.ir")];
+    let (code, out, err) = offload_yaml(&d, "mesh.yaml", &yaml, &progs, &api);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(output_floats(&out), expected(0.0), "{out}");
+    let amp = mesh_pipeline(
+        "  - Stage: Amplification\n    Entry: main\n",
+        "DispatchParameters:\n  DispatchGroupCount: [1, 1, 1]\n",
+    );
+    let with_amp = [
+        d.join("amp.ir"),
+        d.join("mesh_payload.ir"),
+        d.join("pixel.ir"),
+    ];
+    let (code, out, err) = offload_yaml(&d, "amp.yaml", &amp, &with_amp, &api);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(output_floats(&out), expected(0.5), "{out}");
+    // Refusals, each naming the field.
+    let cases = [
+        (
+            "DescriptorSets: []\n",
+            "DescriptorSets: []\nDispatchParameters:\n  VertexCount: 3\n",
+            "`DispatchParameters: VertexCount` 3 is for a Vertex pipeline",
+        ),
+        (
+            "  RenderTarget: Output\n",
+            "  RenderTarget: Output\n  Topology: PointList\n",
+            "mesh.yaml:18: `Bindings: Topology` in a mesh pipeline",
+        ),
+        (
+            "  - Stage: Pixel",
+            "  - Stage: Geometry",
+            "a mesh pipeline has no Geometry stage",
+        ),
+        (
+            "  - Stage: Pixel",
+            "  - Stage: Vertex",
+            "Vertex and Mesh or Amplification programs cannot be in one pipeline",
+        ),
+        (
+            "  - Stage: Pixel",
+            "  - Stage: ClosestHit",
+            "`ClosestHit` is a ray tracing stage",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(yaml.contains(from), "{from}");
+        let bad = yaml.replacen(from, to, 1);
+        let (code, _, err) = offload_yaml(&d, "mesh.yaml", &bad, &progs, &api);
+        assert_eq!(code, Some(1), "{to}: {err}");
+        assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
+    }
+    // DXC's DXIL mesh and pixel programs, without `-api`.
+    let Some(corpus) = common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))
+        .cloned()
+    else {
+        panic!("the dxil-reader corpus is needed (mesh.dxil, half_ops.dxil)");
+    };
+    // The cbuffer at b0 is the mesh program's `scale` and the pixel program's (a, b).
+    let dxil = mesh_pipeline("", "").replace(
+        "Bindings:",
+        "  - Name: Values\n    Format: Float32\n    Data: [ 1.0009765625, 1.0, 0, 0 ]\nBindings:",
+    );
+    let dxil = dxil.replace(
+        "DescriptorSets: []\n",
+        "DescriptorSets:\n  - Resources:\n    - Name: Values\n      Kind: ConstantBuffer\n      DirectXBinding:\n        Register: 0\n        Space: 0\n",
+    );
+    let (code, out, err) = offload_yaml(
+        &d,
+        "dxil.yaml",
+        &dxil,
+        &[corpus.join("mesh.dxil"), corpus.join("half_ops.dxil")],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{dxil}\n{out}{err}");
+    assert!(out.starts_with("Using DirectX API"), "{out}");
+    assert_eq!(
+        output_floats(out.trim_start_matches("Using DirectX API\n")),
+        vec![0.0; 64],
+        "{out}"
+    );
 }
