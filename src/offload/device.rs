@@ -76,6 +76,13 @@ mod tests {
                 .contains("Microsoft Basic Render Driver")
         );
         assert_eq!(d["Features"]["Int64ShaderOps"].as_bool(), Some(true));
+        // Mesh pipelines and multisampled targets run; ray tracing pipelines do not yet.
+        assert_eq!(d["Features"]["MeshShaderTier"].as_str(), Some("Tier1"));
+        assert_eq!(d["Features"]["MSAA_4xSamples"].as_bool(), Some(true));
+        assert_eq!(
+            d["Features"]["RaytracingTier"].as_str(),
+            Some("NotSupported")
+        );
         let plain: serde_norway::Value =
             serde_norway::from_str(&describe(&p, Identity::Dxlane)).unwrap();
         assert!(

@@ -84,6 +84,7 @@ pub(super) enum RasterKind {
 }
 
 /// A raster pipeline's `[draw]` section and which buffer is its render target.
+#[derive(Debug)]
 pub(super) struct Draw {
     /// The job's `[draw]` table.
     pub table: Table,
@@ -539,6 +540,76 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A raster pipeline with a 2×2 Float32 × 4 target and the `Bindings` tail `extra`.
+    fn table(extra: &str, kind: RasterKind) -> Result<Draw, (usize, String)> {
+        let text = format!(
+            "Shaders: []\nBuffers:\n  - Name: Out\n    Format: Float32\n    Channels: 4\n    FillSize: 64\n    OutputProps:\n      Height: 2\n      Width: 2\n      Depth: 1\nDescriptorSets: []\nDispatchParameters:\n  VertexCount: 3\nBindings:\n  RenderTarget: Out\n{extra}"
+        );
+        let p = super::super::pipeline::parse(&text).unwrap();
+        let held: Vec<Held> = p
+            .buffers
+            .iter()
+            .map(|b| Held {
+                buffer: b.clone(),
+                blocks: b.bytes().unwrap(),
+                counters: Vec::new(),
+            })
+            .collect();
+        draw_table(&p, &held, &text, kind)
+    }
+
+    /// `Device.cpp`: the target, the depth buffer and the pipeline state take the sample
+    /// count (`Bindings: SampleCount`), with `MultisampleEnable` on above one sample.
+    #[test]
+    fn sample_count_reaches_target_and_rasterizer() {
+        let d = table(
+            "  SampleCount: 4\n",
+            RasterKind::Vertices { tessellated: false },
+        )
+        .unwrap();
+        assert_eq!(d.samples, 4);
+        let rt = &d.table["render_target"].as_array().unwrap()[0];
+        assert_eq!(rt["samples"].as_integer(), Some(4));
+        assert_eq!(d.table["rasterizer"]["multisample"].as_bool(), Some(true));
+        let one = table("", RasterKind::Vertices { tessellated: false }).unwrap();
+        assert_eq!(one.samples, 1);
+        assert!(one.table["rasterizer"].get("multisample").is_none());
+        let (line, m) = table(
+            "  SampleCount: 5\n",
+            RasterKind::Vertices { tessellated: false },
+        )
+        .unwrap_err();
+        assert_eq!(line, 16, "{m}");
+    }
+
+    /// `createPipelineAsMsPs` leaves the rasterizer at D3D12's default (back faces
+    /// culled, clockwise front), and a mesh draw is `DispatchMesh` with no input
+    /// assembler; `createTraditionalRasterPipeline` turns culling off, counter-clockwise
+    /// front, and a patch list is the n-control-point topology.
+    #[test]
+    fn mesh_and_patch_state() {
+        let d = table("", RasterKind::Mesh([2, 1, 1])).unwrap();
+        assert_eq!(d.table["rasterizer"]["cull"].as_str(), Some("BACK"));
+        assert_eq!(d.table["rasterizer"]["front_ccw"].as_bool(), Some(false));
+        assert!(d.table.get("topology").is_none() && d.table.get("vertex_count").is_none());
+        assert_eq!(
+            d.table["dispatch_mesh"].as_array().unwrap().len(),
+            3,
+            "{:?}",
+            d.table
+        );
+        let t = table(
+            "  Topology: PatchList\n  PatchControlPoints: 4\n",
+            RasterKind::Vertices { tessellated: true },
+        )
+        .unwrap();
+        assert_eq!(
+            t.table["topology"].as_str(),
+            Some("4_control_point_patchlist")
+        );
+        assert_eq!(t.table["rasterizer"]["cull"].as_str(), Some("NONE"));
+    }
 
     /// `Device.cpp` makes render targets and input layouts from the format and the
     /// channel count; 64-bit and 8-bit formats, and 3-channel 16-bit ones, have none.
