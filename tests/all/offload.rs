@@ -592,8 +592,9 @@ fn raster_target_golden_and_png() {
         return;
     };
     let name = "triangle_vertex_buffer.test";
-    run_case(name, &compiler).unwrap();
-    let dir = common::scratch().join("offload").join(name);
+    // Its own folder: `offload_suite_files_pass` runs the same case at the same time.
+    let dir = common::scratch().join("offload-golden").join(name);
+    run_case_in(name, &compiler, &dir).unwrap();
     let png = dir.join("Output.png");
     let out = dxlane()
         .arg("offload")
@@ -769,8 +770,8 @@ fn raster_and_root_refusals() {
         return;
     };
     let name = "triangle_vertex_buffer.test";
-    run_case(name, &compiler).unwrap();
-    let dir = common::scratch().join("offload").join(name);
+    let dir = common::scratch().join("offload-refusals").join(name);
+    run_case_in(name, &compiler, &dir).unwrap();
     let yaml = std::fs::read_to_string(dir.join("pipeline.yaml")).unwrap();
     let root = "RuntimeSettings:\n  DirectX:\n    RootParameters:\n      - Kind: Constant\n        Name: VertexData\nBuffers:";
     let cases: [(&str, &str, &str); 7] = [
