@@ -734,6 +734,53 @@ mod tests {
         assert_eq!((args[0].offset, args[0].size, size), (32, 8, 40));
     }
 
+    fn raw_entry(bytes: u64) -> BoundEntry {
+        let memory = Memory::zeroed(bytes).unwrap();
+        BoundEntry {
+            at: EntryRef {
+                table: Table::Resource,
+                index: 0,
+            },
+            visibility: Visibility::All,
+            name: "[[resource]] #1 (\"data\")".into(),
+            reg: None,
+            kind: EntryKind::RawBuffer,
+            null: false,
+            descriptor: Descriptor::Buffer {
+                view: BufferView::whole(memory.clone(), BufferKind::Raw),
+                counter: None,
+            },
+            storage: Storage::Buffer(memory),
+            counter: None,
+            output: None,
+            counter_output: None,
+            subresource_outputs: Vec::new(),
+        }
+    }
+
+    /// D3D12 root descriptors: a GPU virtual address into buffer memory, viewed from
+    /// the offset on; dxlane's offset rules (inside the memory, a whole element).
+    #[test]
+    fn root_descriptors_view_from_the_offset() {
+        let e = raw_entry(64);
+        let (kind, d) = root_descriptor(&e, RegisterClass::Uav, 16).unwrap();
+        assert_eq!(kind, EntryKind::RawBuffer);
+        let Descriptor::Buffer { view, .. } = d else {
+            panic!("not a buffer view")
+        };
+        assert_eq!((view.first_element, view.num_elements), (4, 12));
+        let (kind, d) = root_descriptor(&e, RegisterClass::Cbv, 8).unwrap();
+        assert_eq!(kind, EntryKind::ConstantBuffer);
+        let Descriptor::ConstantBuffer { offset, size, .. } = d else {
+            panic!("not a constant buffer view")
+        };
+        assert_eq!((offset, size), (8, 56));
+        let e6 = root_descriptor(&e, RegisterClass::Srv, 6).unwrap_err();
+        assert!(e6.contains("multiple of the element size 4"), "{e6}");
+        let past = root_descriptor(&e, RegisterClass::Srv, 64).unwrap_err();
+        assert!(past.contains("not inside its 64 bytes"), "{past}");
+    }
+
     /// Root constants bind as a constant buffer of their bits, shadowing a global
     /// binding of the same register.
     #[test]
