@@ -624,6 +624,9 @@ pub(crate) struct FittedPipeline {
     pub programs: Vec<(Shader, Bindings)>,
     /// The loaded programs' files, once each.
     pub infos: Vec<ProgramInfo>,
+    /// The file of each of `programs` (a program fitted for several records is listed
+    /// once per fit, as a command list counts a command's programs).
+    pub fitted_infos: Vec<ProgramInfo>,
     /// The reflection warnings (a binding is "not used" only when no fit uses it).
     pub warnings: Vec<String>,
     /// The ray-generation program.
@@ -671,10 +674,11 @@ pub(crate) fn fit_pipeline<'a>(
         .collect();
     let callable: Vec<usize> = p.callable.iter().map(|&r| use_of(r)).collect();
     let mut programs = Vec::with_capacity(uses.len());
+    let mut fitted_infos = Vec::with_capacity(uses.len());
     let mut warnings: Vec<String> = Vec::new();
     let mut unused: Option<Vec<String>> = None;
     for (prog, rec) in uses {
-        let Some((shader, _)) = p.programs.get(prog) else {
+        let Some((shader, info)) = p.programs.get(prog) else {
             continue;
         };
         let view = rec.and_then(|r| views.get(r)).unwrap_or(bound);
@@ -705,6 +709,7 @@ pub(crate) fn fit_pipeline<'a>(
             }
         }
         programs.push((shader.clone(), fit.bindings));
+        fitted_infos.push(info.clone());
     }
     // An entry a record's arguments name is used through the record, under another
     // register (or none): its "not used" warning would be wrong.
@@ -724,6 +729,7 @@ pub(crate) fn fit_pipeline<'a>(
     Ok(FittedPipeline {
         programs,
         infos: p.programs.into_iter().map(|(_, i)| i).collect(),
+        fitted_infos,
         warnings,
         raygen,
         miss,

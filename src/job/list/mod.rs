@@ -706,7 +706,9 @@ impl Ctx<'_> {
                         JobError::entry(&name, format!("the bindings: {x}"))
                     }
                 })?;
-                self.programs.extend(f.infos);
+                // One file per fitted program: the debugger finds a command's
+                // programs by `Command::program_count`.
+                self.programs.extend(f.fitted_infos);
                 self.warnings
                     .extend(f.warnings.into_iter().map(|w| located(&name, w)));
                 Command::Work(Work::Rays(Box::new(RaysWork {
