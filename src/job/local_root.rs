@@ -781,6 +781,82 @@ mod tests {
         assert!(past.contains("not inside its 64 bytes"), "{past}");
     }
 
+    /// Descriptor tables: one named entry per descriptor of the ranges (an explicit
+    /// range offset places a range, `D3D12_DESCRIPTOR_RANGE::OffsetInDescriptorsFromTableStart`);
+    /// an unbounded range is refused; each entry must fit its range's register class.
+    #[test]
+    fn tables_take_one_entry_per_descriptor() {
+        let range = |class, count, base_register, offset| DescriptorRange {
+            class,
+            count,
+            base_register,
+            space: 0,
+            offset,
+        };
+        let (starts, total) = table_layout(&[
+            range(RegisterClass::Srv, 2, 0, u32::MAX),
+            range(RegisterClass::Uav, 1, 0, 5),
+        ])
+        .unwrap();
+        assert_eq!((starts, total), (vec![0, 5], 6));
+        let e = table_layout(&[range(RegisterClass::Srv, u32::MAX, 0, u32::MAX)]).unwrap_err();
+        assert!(e.contains("range 0 is unbounded"), "{e}");
+        let sig = RootSignature {
+            version: 2,
+            flags: 0,
+            parameters: vec![RootParameter {
+                visibility: 0,
+                kind: RootParameterKind::Table {
+                    ranges: vec![range(RegisterClass::Srv, 2, 3, u32::MAX)],
+                },
+            }],
+            static_samplers: 0,
+        };
+        let one = LocalArgumentEntry {
+            table: Some(vec!["data".into()]),
+            ..Default::default()
+        };
+        let e = check_arguments("callable[1]", "it", &sig, Some(std::slice::from_ref(&one)))
+            .unwrap_err();
+        assert!(
+            e.contains("`callable[1].local[0]`: names 1 resources, but it's parameter 0 (descriptor table: t3 (2 registers)) holds 2 descriptors"),
+            "{e}"
+        );
+        // A raw buffer fits t registers, not a sampler's.
+        let data = raw_entry(16);
+        let named = |n: &str| (n == "data").then_some(&data);
+        let two = LocalArgumentEntry {
+            table: Some(vec!["data".into(), "data".into()]),
+            ..Default::default()
+        };
+        let rec = LocalRecord {
+            key: "callable[1]".into(),
+            signature: sig.clone(),
+            args: vec![two.clone()],
+        };
+        let view = record_view(&rec, &BoundJob::default(), &named).unwrap();
+        let regs: Vec<String> = view
+            .resources
+            .iter()
+            .map(|e| e.reg.unwrap().to_string())
+            .collect();
+        assert_eq!(regs, ["t3", "t4"]);
+        let mut samplers = sig;
+        samplers.parameters[0].kind = RootParameterKind::Table {
+            ranges: vec![range(RegisterClass::Sampler, 2, 0, u32::MAX)],
+        };
+        let rec = LocalRecord {
+            key: "callable[1]".into(),
+            signature: samplers,
+            args: vec![two],
+        };
+        let e = record_view(&rec, &BoundJob::default(), &named).unwrap_err();
+        assert!(
+            e.contains("`callable[1].local[0]`: table[0]: \"data\"") && e.contains("cannot view"),
+            "{e}"
+        );
+    }
+
     /// Root constants bind as a constant buffer of their bits, shadowing a global
     /// binding of the same register.
     #[test]
