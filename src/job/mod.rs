@@ -45,6 +45,7 @@ pub mod expect;
 pub mod image_io;
 pub mod limits;
 pub mod list;
+mod local_root;
 pub mod paths;
 mod png;
 pub mod prepare;

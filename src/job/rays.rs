@@ -14,8 +14,10 @@
 //! The shader table is the `[rays]` lists in record order: `miss` (index =
 //! `MissShaderIndex`), `hit_groups` (index = the hit-group index of the DXR spec's
 //! "Addressing calculations within shader tables"), `callable` (index = `CallShader`'s
-//! `ShaderIndex`); records carry no local root arguments. Every program binds the job's
-//! `[[resource]]` entries by register, as a global root signature would.
+//! `ShaderIndex`). Every program binds the job's `[[resource]]` entries by register, as
+//! a global root signature would; a record with local root arguments (`local`, see
+//! `job::local_root`) binds its programs' registers of its local root signature to
+//! them instead, and its programs are fitted once per such record.
 //!
 //! # Rules (errors name the key and the export)
 //!
@@ -48,9 +50,11 @@
 //! - `dispatch`: each dimension at least 1 (D3D12 launches nothing for a 0, which a job
 //!   cannot check; refused as `[dispatch]` refuses 0 groups), and at most 2^30 rays in
 //!   all (`DispatchRays`).
-//! - Local root signatures and per-record root arguments are not applied (their
-//!   associations are resolved, so conflicts are refused): a program whose resources
-//!   the job does not bind by register is refused by the reflection check.
+//! - A record's local root signature comes from the libraries' association or the
+//!   entry's `local_root_signature`; its arguments are checked by `job::local_root`. A
+//!   record without `local` whose programs declare none of the signature's registers
+//!   takes no arguments (nothing would read them), so a library's signature on a
+//!   program that does not use it asks nothing of the job.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -58,12 +62,15 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::bind::{self, DEFAULT_MAX_RESOURCE_BYTES};
+use super::local_root::{self, LocalRecord};
 use super::prepare::{Prepared, check_expects};
 use super::run::{
     ExpectSummary, OutputSummary, ProgramInfo, RunOptions, load_file, output_gate, place_outputs,
     read_program, resolve_plan, resource_memory, summary_place,
 };
-use super::schema::{HitGroupEntry, RaysSection};
+use super::schema::{
+    HitGroupEntry, LocalArgumentEntry, LocalParameterEntry, RaysSection, TableEntry,
+};
 use super::state_object::{Associated, Found, LibrarySubobjects, StateObject};
 use super::{Job, JobError, reflect};
 use crate::container::rdat::{self, RdatSubobject, SubobjectDesc};
@@ -272,17 +279,25 @@ impl Where {
     }
 }
 
+/// A table record: its program (index into [`Pipeline::programs`]) and its local root
+/// arguments (index into [`Pipeline::records`]), when it has any.
+pub(crate) type Record = (usize, Option<usize>);
+
 /// A ray-tracing pipeline read from the `[rays]` keys: its programs (lowered, ray
 /// generation first, then in the order the tables first name them) and its tables.
 pub(crate) struct Pipeline {
     /// The programs and their files.
     pub programs: Vec<(Shader, ProgramInfo)>,
+    /// The ray-generation record.
+    pub raygen: Record,
     /// The miss table.
-    pub miss: Vec<usize>,
-    /// The hit-group table.
-    pub hit_groups: Vec<HitGroup>,
+    pub miss: Vec<Record>,
+    /// The hit-group table, each group with its record's local root arguments.
+    pub hit_groups: Vec<(HitGroup, Option<usize>)>,
     /// The callable table.
-    pub callable: Vec<usize>,
+    pub callable: Vec<Record>,
+    /// The records' local root signatures and arguments.
+    pub records: Vec<LocalRecord>,
     /// `max_recursion_depth`.
     pub max_recursion_depth: u32,
     /// `D3D12_RAYTRACING_PIPELINE_FLAGS` of the libraries' `RaytracingPipelineConfig1`.
@@ -359,10 +374,10 @@ pub(crate) fn read_pipeline(
     let kinds = hit_group_kinds(&groups).map_err(rays_err)?;
 
     // Every slot, in table order: the programs are loaded in the order first named.
-    let raygen = rs
-        .raygen
-        .as_deref()
-        .ok_or_else(|| rays_err("missing `raygen` (the ray-generation program's export)".into()))?;
+    let raygen =
+        rs.raygen.as_ref().map(TableEntry::export).ok_or_else(|| {
+            rays_err("missing `raygen` (the ray-generation program's export)".into())
+        })?;
     let mut slots = vec![Slot {
         key: "raygen".into(),
         name: raygen,
@@ -371,7 +386,7 @@ pub(crate) fn read_pipeline(
     for (i, m) in rs.miss.iter().enumerate() {
         slots.push(Slot {
             key: format!("miss[{i}]"),
-            name: m,
+            name: m.export(),
             stage: Stage::Miss,
         });
     }
@@ -393,7 +408,7 @@ pub(crate) fn read_pipeline(
     for (i, c) in rs.callable.iter().enumerate() {
         slots.push(Slot {
             key: format!("callable[{i}]"),
-            name: c,
+            name: c.export(),
             stage: Stage::Callable,
         });
     }
@@ -440,10 +455,95 @@ pub(crate) fn read_pipeline(
         .collect();
     check_sizes(&loaded, &slots, &index, max_payload, max_attributes).map_err(rays_err)?;
     check_hit_attributes(&groups, &kinds, &loaded, &index).map_err(rays_err)?;
+    // Each record's local root signature and arguments.
+    let mut records: Vec<LocalRecord> = Vec::new();
+    let mut record = |key: String,
+                      lib: Option<Found>,
+                      entry_sig: Option<&[LocalParameterEntry]>,
+                      args: Option<&[LocalArgumentEntry]>,
+                      programs: &[usize]|
+     -> Result<Option<usize>, String> {
+        let shaders: Vec<&Shader> = programs
+            .iter()
+            .filter_map(|&i| loaded.get(i).map(|(s, _)| s))
+            .collect();
+        let r = local_record(key, lib, entry_sig, args, &shaders)?;
+        Ok(r.map(|r| {
+            records.push(r);
+            records.len() - 1
+        }))
+    };
+    let raygen_entry = rs.raygen.as_ref();
+    let raygen_record = record(
+        "raygen".into(),
+        state
+            .associated(raygen, Associated::LocalRootSignature)
+            .map_err(rays_err)?,
+        raygen_entry.and_then(TableEntry::local_root_signature),
+        raygen_entry.and_then(TableEntry::local),
+        &[at(raygen)],
+    )
+    .map_err(rays_err)?;
+    let mut miss = Vec::with_capacity(rs.miss.len());
+    for (i, m) in rs.miss.iter().enumerate() {
+        let lib = state
+            .associated(m.export(), Associated::LocalRootSignature)
+            .map_err(rays_err)?;
+        let r = record(
+            format!("miss[{i}]"),
+            lib,
+            m.local_root_signature(),
+            m.local(),
+            &[at(m.export())],
+        )
+        .map_err(rays_err)?;
+        miss.push((at(m.export()), r));
+    }
+    let mut callable = Vec::with_capacity(rs.callable.len());
+    for (i, c) in rs.callable.iter().enumerate() {
+        let lib = state
+            .associated(c.export(), Associated::LocalRootSignature)
+            .map_err(rays_err)?;
+        let r = record(
+            format!("callable[{i}]"),
+            lib,
+            c.local_root_signature(),
+            c.local(),
+            &[at(c.export())],
+        )
+        .map_err(rays_err)?;
+        callable.push((at(c.export()), r));
+    }
+    let mut group_records = Vec::with_capacity(groups.len());
+    for (i, (g, h)) in groups.iter().zip(hit_groups).enumerate() {
+        let names: Vec<&str> = [&g.closest_hit, &g.any_hit, &g.intersection]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let lib = state
+            .associated_to_group(&h.name, &names, Associated::LocalRootSignature)
+            .map_err(|e| rays_err(format!("`{}`: {e}", group_key(i, g))))?;
+        let programs: Vec<usize> = [h.closest_hit, h.any_hit, h.intersection]
+            .into_iter()
+            .flatten()
+            .collect();
+        let r = record(
+            group_key(i, g),
+            lib,
+            g.local_root_signature.as_deref(),
+            g.local.as_deref(),
+            &programs,
+        )
+        .map_err(rays_err)?;
+        group_records.push((h, r));
+    }
     Ok(Pipeline {
-        miss: rs.miss.iter().map(|m| at(m)).collect(),
-        hit_groups,
-        callable: rs.callable.iter().map(|c| at(c)).collect(),
+        raygen: (at(raygen), raygen_record),
+        miss,
+        hit_groups: group_records,
+        callable,
+        records,
         max_recursion_depth: depth,
         pipeline_flags: config.pipeline_flags,
         dims,
@@ -451,28 +551,150 @@ pub(crate) fn read_pipeline(
     })
 }
 
-/// Every program of a pipeline checked against `bound` (the reflection check), with
-/// the warnings merged: a binding is "not used" only when no program declares it.
-/// Returns the programs with their bindings, their files and the warnings.
-pub(crate) type Fitted = (Vec<(Shader, Bindings)>, Vec<ProgramInfo>, Vec<String>);
+/// A record's local root signature — the libraries' association `lib`, or the job's
+/// `local_root_signature` — with its arguments checked against it (`job::local_root`).
+/// `None` when it has none, or when `local` is not given and none of its `programs`
+/// declares a register the signature binds (nothing would read the arguments).
+fn local_record(
+    key: String,
+    lib: Option<Found>,
+    entry_sig: Option<&[LocalParameterEntry]>,
+    args: Option<&[LocalArgumentEntry]>,
+    programs: &[&Shader],
+) -> Result<Option<LocalRecord>, String> {
+    let (signature, from) = match (lib, entry_sig) {
+        (Some(f), Some(_)) => {
+            return Err(format!(
+                "`{key}.local_root_signature`: the libraries already associate {} with this record's export; give one or the other",
+                f.label()
+            ));
+        }
+        (Some(f), None) => {
+            local_record_size(&f).map_err(|m| format!("`{key}`: {m}"))?;
+            let SubobjectDesc::LocalRootSignature { bytes } = &f.desc else {
+                return Ok(None);
+            };
+            let sig = RootSignature::parse(bytes, FourCc::RTS0).map_err(|e| {
+                format!(
+                    "`{key}`: {}: cannot read the root signature: {e}",
+                    f.label()
+                )
+            })?;
+            (sig, f.label())
+        }
+        (None, Some(params)) => {
+            let sig = local_root::job_signature(&key, params)?;
+            if sig.local_arguments().is_none() {
+                return Err(format!(
+                    "`{key}.local_root_signature`: its arguments pass the {MAX_SHADER_RECORD_STRIDE}-byte shader record"
+                ));
+            }
+            (sig, format!("`{key}.local_root_signature`"))
+        }
+        (None, None) => {
+            return match args {
+                Some(a) if !a.is_empty() => Err(format!(
+                    "`{key}.local`: the record's export has no local root signature (no library associates one, and the entry gives no `local_root_signature`), so it takes no local root arguments"
+                )),
+                _ => Ok(None),
+            };
+        }
+    };
+    if args.is_none()
+        && (signature.parameters.is_empty()
+            || !programs
+                .iter()
+                .any(|s| local_root::reads_any(s, &signature)))
+    {
+        return Ok(None);
+    }
+    let args = local_root::check_arguments(&key, &from, &signature, args)?;
+    Ok(Some(LocalRecord {
+        key,
+        signature,
+        args,
+    }))
+}
 
-/// See [`Fitted`].
-pub(crate) fn fit_programs(
-    loaded: Vec<(Shader, ProgramInfo)>,
+/// A pipeline's programs fitted to the job's resources: one per program and record
+/// (a program of records with local root arguments is fitted once per record), the
+/// tables as indices into them, the programs' files and the reflection warnings.
+pub(crate) struct FittedPipeline {
+    /// Every fitted program with its bindings.
+    pub programs: Vec<(Shader, Bindings)>,
+    /// The loaded programs' files, once each.
+    pub infos: Vec<ProgramInfo>,
+    /// The file of each of `programs` (a program fitted for several records is listed
+    /// once per fit, as a command list counts a command's programs).
+    pub fitted_infos: Vec<ProgramInfo>,
+    /// The reflection warnings (a binding is "not used" only when no fit uses it).
+    pub warnings: Vec<String>,
+    /// The ray-generation program.
+    pub raygen: usize,
+    /// The miss table.
+    pub miss: Vec<usize>,
+    /// The hit-group table.
+    pub hit_groups: Vec<HitGroup>,
+    /// The callable table.
+    pub callable: Vec<usize>,
+}
+
+/// Fits every record's programs to `bound` (the reflection check), each record with
+/// local root arguments to its own view of the resources (`job::local_root`; `named`
+/// finds a named `[[resource]]`).
+pub(crate) fn fit_pipeline<'a>(
+    p: Pipeline,
     bound: &bind::BoundJob,
-) -> Result<Fitted, JobError> {
-    let mut programs = Vec::with_capacity(loaded.len());
-    let mut infos = Vec::with_capacity(loaded.len());
+    named: &dyn Fn(&str) -> Option<&'a bind::BoundEntry>,
+) -> Result<FittedPipeline, Where> {
+    let mut views = Vec::with_capacity(p.records.len());
+    for r in &p.records {
+        views.push(local_root::record_view(r, bound, named).map_err(|m| Where::At(Part::Rays, m))?);
+    }
+    // Every (program, record) the tables use, in table order.
+    let mut uses: Vec<Record> = Vec::new();
+    let mut use_of = |r: Record| match uses.iter().position(|u| *u == r) {
+        Some(i) => i,
+        None => {
+            uses.push(r);
+            uses.len() - 1
+        }
+    };
+    let raygen = use_of(p.raygen);
+    let miss: Vec<usize> = p.miss.iter().map(|&r| use_of(r)).collect();
+    let hit_groups: Vec<HitGroup> = p
+        .hit_groups
+        .iter()
+        .map(|(h, rec)| HitGroup {
+            name: h.name.clone(),
+            closest_hit: h.closest_hit.map(|i| use_of((i, *rec))),
+            any_hit: h.any_hit.map(|i| use_of((i, *rec))),
+            intersection: h.intersection.map(|i| use_of((i, *rec))),
+        })
+        .collect();
+    let callable: Vec<usize> = p.callable.iter().map(|&r| use_of(r)).collect();
+    let mut programs = Vec::with_capacity(uses.len());
+    let mut fitted_infos = Vec::with_capacity(uses.len());
     let mut warnings: Vec<String> = Vec::new();
     let mut unused: Option<Vec<String>> = None;
-    for (shader, info) in loaded {
-        let fit = reflect::check(&shader, bound).map_err(|e| match e {
-            JobError::Reflection { message, listing } => JobError::Reflection {
-                message: format!("program \"{}\": {message}", shader.entry),
-                listing,
-            },
-            e => e,
-        })?;
+    for (prog, rec) in uses {
+        let Some((shader, info)) = p.programs.get(prog) else {
+            continue;
+        };
+        let view = rec.and_then(|r| views.get(r)).unwrap_or(bound);
+        let record = rec
+            .and_then(|r| p.records.get(r))
+            .map(|r| format!(" (record `{}`)", r.key))
+            .unwrap_or_default();
+        let fit = reflect::check(shader, view)
+            .map_err(|e| match e {
+                JobError::Reflection { message, listing } => JobError::Reflection {
+                    message: format!("program \"{}\"{record}: {message}", shader.entry),
+                    listing,
+                },
+                e => e,
+            })
+            .map_err(Where::Job)?;
         let (not_used, other): (Vec<String>, Vec<String>) = fit
             .warnings
             .into_iter()
@@ -486,11 +708,34 @@ pub(crate) fn fit_programs(
                 warnings.push(w);
             }
         }
-        programs.push((shader, fit.bindings));
-        infos.push(info);
+        programs.push((shader.clone(), fit.bindings));
+        fitted_infos.push(info.clone());
     }
-    warnings.extend(unused.unwrap_or_default());
-    Ok((programs, infos, warnings))
+    // An entry a record's arguments name is used through the record, under another
+    // register (or none): its "not used" warning would be wrong.
+    let by_records: Vec<String> = p
+        .records
+        .iter()
+        .flat_map(|r| &r.args)
+        .flat_map(|a| a.resource.iter().chain(a.table.iter().flatten()))
+        .filter_map(|n| named(n).map(|e| format!("{}: ", e.name)))
+        .collect();
+    warnings.extend(
+        unused
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|w| !by_records.iter().any(|n| w.starts_with(n.as_str()))),
+    );
+    Ok(FittedPipeline {
+        programs,
+        infos: p.programs.into_iter().map(|(_, i)| i).collect(),
+        fitted_infos,
+        warnings,
+        raygen,
+        miss,
+        hit_groups,
+        callable,
+    })
 }
 
 /// Checks and binds a `[rays]` job (see the module doc).
@@ -539,23 +784,32 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
     let memory = resource_memory(&bound, resource_limit)?;
     super::run::check_outputs(&bound)?;
     let expects = check_expects(&job, &bound, None)?;
-    let Pipeline {
-        programs,
-        miss,
-        hit_groups,
-        callable,
-        max_recursion_depth,
-        pipeline_flags,
-        dims,
-    } = pipeline;
-    let (programs, infos, warnings) = fit_programs(programs, &bound)?;
+    let (max_recursion_depth, pipeline_flags, dims) = (
+        pipeline.max_recursion_depth,
+        pipeline.pipeline_flags,
+        pipeline.dims,
+    );
+    let named = |n: &str| {
+        job.file
+            .resources
+            .iter()
+            .position(|e| e.name.as_deref() == Some(n))
+            .and_then(|i| bound.resources.get(i))
+    };
+    let f = fit_pipeline(pipeline, &bound, &named).map_err(|w| {
+        w.into_job(|part, m| match part {
+            Part::Program => program_err(m),
+            Part::Rays => rays_err(m),
+        })
+    })?;
+    let (infos, warnings) = (f.infos, f.warnings);
     let summary = summary_place(&job, opts, &gate)?;
     let work = RaysWork {
-        programs,
-        raygen: 0,
-        miss,
-        hit_groups,
-        callable,
+        programs: f.programs,
+        raygen: f.raygen,
+        miss: f.miss,
+        hit_groups: f.hit_groups,
+        callable: f.callable,
         max_recursion_depth,
         pipeline_flags,
         dims,
@@ -725,8 +979,8 @@ fn pipeline_subobject(
         }
     };
     let singles = rs.raygen.iter().chain(&rs.miss).chain(&rs.callable);
-    for e in singles {
-        check(e.clone(), state.associated(e, ty)?)?;
+    for e in singles.map(TableEntry::export) {
+        check(e.to_string(), state.associated(e, ty)?)?;
     }
     for (i, g) in groups.iter().enumerate() {
         let programs: Vec<&str> = [&g.closest_hit, &g.any_hit, &g.intersection]
@@ -802,7 +1056,13 @@ fn pipeline_subobject_each(
     groups: &[HitGroupEntry],
     state: &StateObject<'_>,
 ) -> Result<(), String> {
-    for e in rs.raygen.iter().chain(&rs.miss).chain(&rs.callable) {
+    for e in rs
+        .raygen
+        .iter()
+        .chain(&rs.miss)
+        .chain(&rs.callable)
+        .map(TableEntry::export)
+    {
         if let Some(f) = state.associated(e, Associated::LocalRootSignature)? {
             local_record_size(&f).map_err(|m| format!("\"{e}\": {m}"))?;
         }

@@ -53,17 +53,19 @@ pub struct JobFile {
 pub struct RaysSection {
     /// `D3D12_DISPATCH_RAYS_DESC` `Width`, `Height`, `Depth`.
     pub dispatch: Option<[u32; 3]>,
-    /// The ray-generation program's export name.
-    pub raygen: Option<String>,
-    /// The miss table: export names, in `MissShaderIndex` order.
+    /// The ray-generation record: its export name, or `{ export, local, … }`.
+    pub raygen: Option<TableEntry>,
+    /// The miss table: export names (or `{ export, local, … }` records), in
+    /// `MissShaderIndex` order.
     #[serde(default)]
-    pub miss: Vec<String>,
+    pub miss: Vec<TableEntry>,
     /// The hit-group table, in hit-group index order.
     #[serde(default)]
     pub hit_groups: Vec<HitGroupEntry>,
-    /// The callable table: export names, in `CallShader` index order.
+    /// The callable table: export names (or `{ export, local, … }` records), in
+    /// `CallShader` index order.
     #[serde(default)]
-    pub callable: Vec<String>,
+    pub callable: Vec<TableEntry>,
     /// `D3D12_RAYTRACING_PIPELINE_CONFIG::MaxTraceRecursionDepth` (0 to 31).
     pub max_recursion_depth: Option<u32>,
     /// `D3D12_RAYTRACING_SHADER_CONFIG::MaxPayloadSizeInBytes`.
@@ -86,6 +88,130 @@ pub struct HitGroupEntry {
     pub any_hit: Option<String>,
     /// The intersection program's export name (procedural groups only).
     pub intersection: Option<String>,
+    /// The record's local root arguments, one per parameter of its local root
+    /// signature, in parameter order (see `job::local_root`).
+    pub local: Option<Vec<LocalArgumentEntry>>,
+    /// A local root signature declared by the job for this record, one entry per
+    /// parameter (see `job::local_root`).
+    pub local_root_signature: Option<Vec<LocalParameterEntry>>,
+}
+
+/// One record of a ray-generation, miss or callable table: an export's name, or a
+/// table naming the export with its local root arguments (and, optionally, the local
+/// root signature the job declares for it).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum TableEntry {
+    /// `"miss"`: the export, without local root arguments.
+    Name(String),
+    /// `{ export = "miss", local = [...] }`.
+    Record(RecordEntry),
+}
+
+/// A table record with local root arguments.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RecordEntry {
+    /// The export's name.
+    pub export: String,
+    /// Its local root arguments, in parameter order.
+    pub local: Option<Vec<LocalArgumentEntry>>,
+    /// A local root signature declared by the job for this record.
+    pub local_root_signature: Option<Vec<LocalParameterEntry>>,
+}
+
+impl TableEntry {
+    /// The export's name.
+    pub fn export(&self) -> &str {
+        match self {
+            TableEntry::Name(n) => n,
+            TableEntry::Record(r) => &r.export,
+        }
+    }
+
+    /// The local root arguments, when given.
+    pub fn local(&self) -> Option<&[LocalArgumentEntry]> {
+        match self {
+            TableEntry::Name(_) => None,
+            TableEntry::Record(r) => r.local.as_deref(),
+        }
+    }
+
+    /// The job's local root signature, when given.
+    pub fn local_root_signature(&self) -> Option<&[LocalParameterEntry]> {
+        match self {
+            TableEntry::Name(_) => None,
+            TableEntry::Record(r) => r.local_root_signature.as_deref(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TableEntry {
+    // By hand rather than `untagged`, so that a mistake inside a record's table keeps
+    // its own message (an unknown key, a wrong type) instead of "matched no variant".
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = TableEntry;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an export's name, or a table { export = \"name\", local = [...] }")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<TableEntry, E> {
+                Ok(TableEntry::Name(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<TableEntry, A::Error> {
+                RecordEntry::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+                    .map(TableEntry::Record)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// One local root argument (`local = [...]`, in the local root signature's parameter
+/// order): exactly one of `constants`, `resource` (with `offset`) and `table`.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LocalArgumentEntry {
+    /// Root constants: one value per 32-bit constant; integers are stored as their
+    /// 32-bit pattern, floats as `f32`.
+    pub constants: Option<Vec<ConstantValue>>,
+    /// A root descriptor: the named `[[resource]]` whose memory the GPU virtual address
+    /// points into.
+    pub resource: Option<String>,
+    /// A root descriptor's byte offset into the resource's memory (default 0).
+    pub offset: Option<u64>,
+    /// A descriptor table: the named `[[resource]]` entries its handle points at, one
+    /// per descriptor of its ranges, in order.
+    pub table: Option<Vec<String>>,
+}
+
+/// A root constant's value.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum ConstantValue {
+    /// Stored as its 32-bit two's-complement pattern (`-1` is `0xffffffff`).
+    Integer(i64),
+    /// Stored as the nearest `f32`.
+    Float(f64),
+}
+
+/// One parameter of a local root signature the job declares (`local_root_signature =
+/// [...]`): exactly one of `constants` (with `reg`), `descriptor` and `table`.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LocalParameterEntry {
+    /// Root constants: how many 32-bit values, read as constant buffer `reg`.
+    pub constants: Option<u32>,
+    /// The root constants' register (`b0`).
+    pub reg: Option<String>,
+    /// A root descriptor's register: `b1` (CBV), `t2` (SRV) or `u3` (UAV).
+    pub descriptor: Option<String>,
+    /// A descriptor table's ranges: one register each (`["u0", "t1"]`), one descriptor
+    /// per register.
+    pub table: Option<Vec<String>>,
+    /// The register space of the parameter's registers (default 0).
+    pub space: Option<u32>,
 }
 
 /// One `[[acceleration_structure]]`: a bottom-level structure of `[[…geometry]]`

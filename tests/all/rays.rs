@@ -455,6 +455,19 @@ fn library_paths() -> Option<Vec<(String, std::path::PathBuf)>> {
 /// library of export `name`), `tail` follows the resources; returns the error of
 /// preparing and running it.
 fn rays_job_error(name: &str, program: &str, rays: &str, tail: &str) -> Option<String> {
+    Some(match rays_job_result(name, program, rays, tail)? {
+        Ok(_) => panic!("{name} ran"),
+        Err(e) => e.to_string(),
+    })
+}
+
+/// What preparing and running the job of [`rays_job_error`] gives.
+fn rays_job_result(
+    name: &str,
+    program: &str,
+    rays: &str,
+    tail: &str,
+) -> Option<Result<dxlane::job::Finished, dxlane::job::JobError>> {
     let libs = library_paths()?;
     let mut text = format!(
         "{program}\n{rays}\n\
@@ -473,13 +486,11 @@ vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, text).unwrap();
     let opts = common::run_options();
-    let r = dxlane::job::Job::load(&path)
-        .and_then(|j| dxlane::job::prepare(j, &opts))
-        .and_then(|p| p.execute(&opts));
-    Some(match r {
-        Ok(_) => panic!("{name} ran"),
-        Err(e) => e.to_string(),
-    })
+    Some(
+        dxlane::job::Job::load(&path)
+            .and_then(|j| dxlane::job::prepare(j, &opts))
+            .and_then(|p| p.execute(&opts)),
+    )
 }
 
 const OUTPUT: &str = "[[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 2\nheight = 1\n";
@@ -1015,4 +1026,223 @@ vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
             .unwrap_or_else(|| panic!("{name} ran"));
         assert!(e.contains(want), "{name}: {e}");
     }
+}
+
+/// Local root arguments checked against the record's local root signature (DXR spec
+/// "Local root signatures vs global root signatures", "Shader record"), each refusal
+/// naming the table entry and the parameter: arguments for a record whose export has
+/// no local root signature; a parameter a program reads left unset; an argument of
+/// another type; one more argument than parameters; a wrong number of constants; a
+/// named resource that does not exist or cannot be a root descriptor; a signature
+/// from both the library and the job. The library's signature is `ray_subobjects`'
+/// `RootConstants(num32BitConstants = 2, b0)` on its miss program.
+#[test]
+fn local_root_arguments_are_checked_by_record() {
+    let program =
+        "[program]\nlibraries = [\"$raygen\", \"$miss\", \"$closest_hit\", \"$callable\"]";
+    let rays = |raygen: &str| {
+        format!(
+            "[rays]\ndispatch = [2, 1, 1]\nraygen = {raygen}\nmiss = [\"miss\"]\n\
+hit_groups = [{{ closest_hit = \"closest_hit\" }}]\ncallable = [\"callable\"]\n\
+max_recursion_depth = 1\nmax_payload_size = 20\nmax_attribute_size = 8"
+        )
+    };
+    let srv = "local_root_signature = [{ descriptor = \"t0\" }]";
+    let tail = format!(
+        "{OUTPUT}[[resource]]\nname = \"picture\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 2\nheight = 1\n"
+    );
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "no_signature",
+            rays("{ export = \"raygen\", local = [{ constants = [1] }] }"),
+            "`raygen.local`: the record's export has no local root signature",
+        ),
+        (
+            "unset",
+            rays(&format!("{{ export = \"raygen\", {srv} }}")),
+            "`raygen.local`: `raygen.local_root_signature` declares parameter 0 (root SRV t0), which the record leaves unset",
+        ),
+        (
+            "wrong_type",
+            rays(&format!(
+                "{{ export = \"raygen\", {srv}, local = [{{ table = [\"picture\"] }}] }}"
+            )),
+            "`raygen.local[0]`: gives `table`, but `raygen.local_root_signature`'s parameter 0 (root SRV t0) takes `resource`",
+        ),
+        (
+            "one_too_many",
+            rays(&format!(
+                "{{ export = \"raygen\", {srv}, local = [{{ resource = \"picture\" }}, {{ constants = [1] }}] }}"
+            )),
+            "`raygen.local[1]` (constants): `raygen.local_root_signature` declares 1 parameter, so the record has no argument 1",
+        ),
+        (
+            "two_kinds",
+            rays(&format!(
+                "{{ export = \"raygen\", {srv}, local = [{{ resource = \"picture\", table = [\"picture\"] }}] }}"
+            )),
+            "`raygen.local[0]`: give one of `constants`, `resource` and `table`, not resource and table",
+        ),
+        (
+            "no_such_resource",
+            rays(&format!(
+                "{{ export = \"raygen\", {srv}, local = [{{ resource = \"pictur\" }}] }}"
+            )),
+            "`raygen.local[0]`: no `[[resource]]` is named \"pictur\"",
+        ),
+        (
+            "texture_as_root_descriptor",
+            rays(&format!(
+                "{{ export = \"raygen\", {srv}, local = [{{ resource = \"picture\" }}] }}"
+            )),
+            "`raygen.local[0]`: \"picture\" ([[resource]] #3 (\"picture\")): is texture2d R32G32B32A32_FLOAT; a root descriptor is the address of buffer memory",
+        ),
+        (
+            "misspelt_key",
+            rays("{ export = \"raygen\", locl = [] }"),
+            "unknown field `locl`",
+        ),
+    ];
+    for (name, rays, want) in &cases {
+        let Some(e) = rays_job_error(name, program, rays, &tail) else {
+            assert!(common::corpora().is_empty(), "the corpora are missing");
+            eprintln!("SKIPPED rays::local_root_arguments_are_checked_by_record: no corpora");
+            return;
+        };
+        assert!(e.contains(want), "{name}: {e}");
+    }
+    // The library's local root signature: two root constants in b0 on its miss program.
+    let program = "[program]\nlibraries = [\"$raygen\", \"$subobjects\", \"$callable\"]";
+    let rays = |miss: &str| {
+        format!(
+            "[rays]\ndispatch = [2, 1, 1]\nraygen = \"raygen\"\nmiss = [{miss}]\n\
+hit_groups = [{{ name = \"triangle_group\" }}]\ncallable = [\"callable\"]"
+        )
+    };
+    let sig = "LocalRootSignature \"local_signature\" (libraries[1])";
+    let wrong = format!(
+        "`miss[0].local[0]`: gives `table`, but {sig}'s parameter 0 (2 root constants, b0) takes `constants`"
+    );
+    let count = format!(
+        "`miss[0].local[0]`: gives 3 constants, but {sig}'s parameter 0 (2 root constants, b0) takes 2"
+    );
+    let both = format!(
+        "`miss[0].local_root_signature`: the libraries already associate {sig} with this record's export"
+    );
+    for (name, miss, want) in [
+        (
+            "library_wrong_type",
+            "{ export = \"miss\", local = [{ table = [\"picture\"] }] }",
+            wrong.as_str(),
+        ),
+        (
+            "library_constant_count",
+            "{ export = \"miss\", local = [{ constants = [1, 2, 3] }] }",
+            count.as_str(),
+        ),
+        (
+            "library_and_job",
+            "{ export = \"miss\", local_root_signature = [{ constants = 2, reg = \"b0\" }] }",
+            both.as_str(),
+        ),
+    ] {
+        let e = rays_job_error(name, program, &rays(miss), &tail).unwrap();
+        assert!(e.contains(want), "{name}: {e}");
+    }
+    // Given as declared, every record is accepted and the launch runs: ray (0, 0, 0)
+    // meets the triangle, whose group's closest-hit program (the library's, with the
+    // same local root signature, given its two constants too) takes an 8-byte payload
+    // where the ray generation program passes 20 — the run-time refusal of
+    // `payload_of_another_structure`, reached only after preparation accepted them.
+    let ok = rays("{ export = \"miss\", local = [{ constants = [1, 2.5] }] }").replace(
+        "{ name = \"triangle_group\" }",
+        "{ name = \"triangle_group\", local = [{ constants = [-1, 0] }] }",
+    );
+    let e = rays_job_error("library_given", program, &ok, &tail).unwrap();
+    assert!(
+        e.contains("ray (0, 0, 0): the closesthit program \"closest_hit\" takes a payload of 8 bytes, but its TraceRay passed 20"),
+        "library_given: {e}"
+    );
+}
+
+/// A command list's `dispatch_rays` takes records with local root arguments too: the
+/// ray-generation record's local descriptor table binds u0 to the named "image" (the
+/// command binds only t0), and the texels are `dispatch_rays_runs_as_a_command`'s.
+#[test]
+fn dispatch_rays_command_takes_local_arguments() {
+    let Some(libs) = library_paths() else {
+        assert!(common::corpora().is_empty(), "the corpora are missing");
+        eprintln!("SKIPPED rays::dispatch_rays_command_takes_local_arguments: no corpora");
+        return;
+    };
+    let lib = |n: &str| {
+        libs.iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, p)| format!("\"{}\"", p.display()))
+            .unwrap()
+    };
+    let text = format!(
+        "[[acceleration_structure]]\nname = \"tri\"\nlevel = \"bottom\"\n\
+[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
+vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
+[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
+[[acceleration_structure.instance]]\nblas = \"tri\"\nid = 3\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\n\
+[[resource]]\nname = \"tlas\"\nkind = \"acceleration_structure\"\nacceleration_structure = \"scene\"\n\
+[[resource]]\nname = \"image\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 4\nheight = 2\n\
+[[command]]\ntype = \"clear_unordered_access\"\nresource = \"image\"\nfloat = [7, 7, 7, 7]\n\
+[[command]]\ntype = \"dispatch_rays\"\nlibraries = [{}, {}, {}, {}]\n\
+dispatch = [2, 1, 1]\n\
+raygen = {{ export = \"raygen\", local_root_signature = [{{ table = [\"u0\"] }}], local = [{{ table = [\"image\"] }}] }}\n\
+miss = [\"miss\"]\n\
+hit_groups = [{{ closest_hit = \"closest_hit\" }}]\ncallable = [\"callable\"]\n\
+max_recursion_depth = 1\nmax_payload_size = 20\nmax_attribute_size = 8\n\
+bind = [{{ reg = \"t0\", resource = \"tlas\" }}]\n\
+[[expect]]\nresource = \"image\"\noffset = 0\nf32 = [7.5015001, 25.004999, -27.505499, 5.0009999]\ntolerance = {{ abs = 1e-5 }}\n\
+[[expect]]\nresource = \"image\"\noffset = 16\nf32 = [\"-0\", \"-0\", -0.6, -1]\n\
+[[expect]]\nresource = \"image\"\noffset = 32\nf32 = [7, 7, 7, 7, 7, 7, 7, 7]\n",
+        lib("raygen"),
+        lib("miss"),
+        lib("closest_hit"),
+        lib("callable"),
+    );
+    let dir = common::scratch().join("rays_list_local");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("list.toml");
+    std::fs::write(&path, &text).unwrap();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let opts = dxlane::job::RunOptions {
+            engine: Some(engine),
+            ..common::run_options()
+        };
+        let f = dxlane::job::Job::load(&path)
+            .and_then(|j| dxlane::job::prepare(j, &opts))
+            .and_then(|p| p.execute(&opts))
+            .unwrap_or_else(|e| panic!("{engine}: {e}"));
+        let dxlane::job::Finished::List(r) = f else {
+            panic!("not a list");
+        };
+        let s = &r.summary;
+        assert_eq!(
+            (s.expectations.passed, s.expectations.failed),
+            (3, 0),
+            "{engine}: {:?}",
+            s.expectations.results
+        );
+    }
+    // Without the argument the program's u0 is bound by nothing: refused, naming the
+    // record and the parameter.
+    std::fs::write(
+        &path,
+        text.replace(", local = [{ table = [\"image\"] }]", ""),
+    )
+    .unwrap();
+    let opts = common::run_options();
+    let e = dxlane::job::Job::load(&path)
+        .and_then(|j| dxlane::job::prepare(j, &opts))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("[[command]] #2 (dispatch_rays): `raygen.local`: `raygen.local_root_signature` declares parameter 0 (descriptor table: u0), which the record leaves unset"),
+        "{e}"
+    );
 }

@@ -199,13 +199,13 @@ pub struct CommandEntry {
     /// `dispatch_rays`: the launch's width, height and depth (as `[rays] dispatch`).
     pub dispatch: Option<[u32; 3]>,
     /// `dispatch_rays`: the ray-generation export.
-    pub raygen: Option<String>,
+    pub raygen: Option<super::schema::TableEntry>,
     /// `dispatch_rays`: the miss table.
-    pub miss: Option<Vec<String>>,
+    pub miss: Option<Vec<super::schema::TableEntry>>,
     /// `dispatch_rays`: the hit-group table.
     pub hit_groups: Option<Vec<super::schema::HitGroupEntry>>,
     /// `dispatch_rays`: the callable table.
-    pub callable: Option<Vec<String>>,
+    pub callable: Option<Vec<super::schema::TableEntry>>,
     /// `dispatch_rays`: `MaxTraceRecursionDepth`.
     pub max_recursion_depth: Option<u32>,
     /// `dispatch_rays`: `MaxPayloadSizeInBytes`.
@@ -697,20 +697,29 @@ impl Ctx<'_> {
                 )
                 .map_err(|w| w.into_job(|_, m| JobError::entry(&name, m)))?;
                 let own = self.bound_of(&name, e)?;
-                let (programs, infos, warnings) = super::rays::fit_programs(p.programs, &own)
-                    .map_err(|x| JobError::entry(&name, format!("the bindings: {x}")))?;
-                self.programs.extend(infos);
+                let (max_recursion_depth, pipeline_flags, dims) =
+                    (p.max_recursion_depth, p.pipeline_flags, p.dims);
+                let named = |n: &str| self.names.get(n).and_then(|&i| self.bound.resources.get(i));
+                let f = super::rays::fit_pipeline(p, &own, &named).map_err(|w| match w {
+                    super::rays::Where::At(_, m) => JobError::entry(&name, m),
+                    super::rays::Where::Job(x) => {
+                        JobError::entry(&name, format!("the bindings: {x}"))
+                    }
+                })?;
+                // One file per fitted program: the debugger finds a command's
+                // programs by `Command::program_count`.
+                self.programs.extend(f.fitted_infos);
                 self.warnings
-                    .extend(warnings.into_iter().map(|w| located(&name, w)));
+                    .extend(f.warnings.into_iter().map(|w| located(&name, w)));
                 Command::Work(Work::Rays(Box::new(RaysWork {
-                    programs,
-                    raygen: 0,
-                    miss: p.miss,
-                    hit_groups: p.hit_groups,
-                    callable: p.callable,
-                    max_recursion_depth: p.max_recursion_depth,
-                    pipeline_flags: p.pipeline_flags,
-                    dims: p.dims,
+                    programs: f.programs,
+                    raygen: f.raygen,
+                    miss: f.miss,
+                    hit_groups: f.hit_groups,
+                    callable: f.callable,
+                    max_recursion_depth,
+                    pipeline_flags,
+                    dims,
                 })))
             }
             "clear_render_target" => {
