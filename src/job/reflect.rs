@@ -166,11 +166,18 @@ pub fn check(shader: &Shader, job: &BoundJob) -> Result<Fit, JobError> {
     }
     for (e, used) in job.resources.iter().zip(&used) {
         if !used {
-            let reg = e.reg.map(|r| r.to_string()).unwrap_or_default();
-            warnings.push(format!(
-                "{}: the program declares no {reg}; this binding is not used",
-                e.name
-            ));
+            // A resource without a register (one only a heap, table or record names) is
+            // not "declared no <empty>": say it binds no register.
+            warnings.push(match &e.reg {
+                Some(reg) => format!(
+                    "{}: the program declares no {reg}; this binding is not used",
+                    e.name
+                ),
+                None => format!(
+                    "{}: binds no register and nothing else names it; this binding is not used",
+                    e.name
+                ),
+            });
         }
     }
     if !job.heap.is_empty() && !shader.uses_resource_heap {
