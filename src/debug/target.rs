@@ -221,6 +221,8 @@ struct DrawPrograms {
     gs: Option<Program>,
     hs: Option<Program>,
     ds: Option<Program>,
+    /// A mesh draw's amplification program (its mesh program is `vs`).
+    amplification: Option<Program>,
 }
 
 impl Target {
@@ -296,7 +298,30 @@ impl Target {
                 ))),
             }
         };
+        let mesh = d.mesh.as_ref();
         (t.program, t.bindings) = match sel {
+            LaneSelect::Vertex { .. } if mesh.is_some() => {
+                return Err(DebugError::Lane(
+                    "--vertex: a mesh draw has no vertex stage: give a mesh lane (--ms-group x,y,z --ms-thread x,y,z) or an amplification lane (--as-group x,y,z --as-thread x,y,z)".into(),
+                ));
+            }
+            LaneSelect::Mesh { .. } if mesh.is_none() => {
+                return Err(DebugError::Lane(
+                    "--ms-group: the draw has no mesh program (it draws with a vertex program: debug a vertex with --vertex n)".into(),
+                ));
+            }
+            LaneSelect::Mesh { .. } => (st.vs.clone(), d.vs_bindings.clone()),
+            LaneSelect::Amplification { .. } => match (
+                &st.amplification,
+                mesh.and_then(|m| m.amplification.as_ref()),
+            ) {
+                (Some(p), Some((_, b))) => (p.clone(), b.clone()),
+                _ => {
+                    return Err(DebugError::Lane(
+                        "--as-group: the draw has no amplification program".into(),
+                    ));
+                }
+            },
             LaneSelect::Vertex { .. } => (st.vs.clone(), d.vs_bindings.clone()),
             LaneSelect::Pixel { .. } => {
                 let Some(ps) = &st.ps else {
@@ -373,7 +398,9 @@ impl Target {
     /// naming the work's extent when it does not exist. Finding a pixel lane draws once;
     /// the starting contents are restored after it.
     pub fn place(&self, sel: LaneSelect) -> Result<LanePlace, DebugError> {
-        let pixel = matches!(sel, LaneSelect::Pixel { .. });
+        // Finding a pixel lane draws once; finding a mesh lane may run its amplification
+        // group.
+        let pixel = matches!(sel, LaneSelect::Pixel { .. } | LaneSelect::Mesh { .. });
         if pixel {
             self.start.restore();
         }
@@ -525,7 +552,8 @@ pub struct ProgramFile {
 
 /// The target of a unit of work and its plan, with its programs reloaded for debugging
 /// from `programs`, the files in the work's order (a dispatch's program; a draw's vertex
-/// program, then its pixel, geometry, hull and domain programs when it has them). Its writable contents are the UAVs, and a draw's
+/// or mesh program, then its pixel, geometry, hull, domain and amplification programs
+/// when it has them). Its writable contents are the UAVs, and a draw's
 /// render targets and depth buffer.
 pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Target, DebugError> {
     let load = |s: &Shader, f: Option<&ProgramFile>| -> Result<Program, DebugError> {
@@ -562,11 +590,12 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
             let gs = d.gs.as_ref().map(|x| take(&x.0)).transpose()?;
             let hs = d.hs.as_ref().map(|x| take(&x.0)).transpose()?;
             let ds = d.ds.as_ref().map(|x| take(&x.0)).transpose()?;
+            let amp = d.mesh.as_ref().and_then(|m| m.amplification.as_ref());
+            let amplification = amp.map(|x| take(&x.0)).transpose()?;
             let mut start = Snapshot::take(&d.vs_bindings);
-            let others = [Some(&d.ps_bindings)]
-                .into_iter()
-                .chain([&d.gs, &d.hs, &d.ds].map(|x| x.as_ref().map(|x| &x.1)))
-                .flatten();
+            let mut others: Vec<&Bindings> = vec![&d.ps_bindings];
+            others.extend([&d.gs, &d.hs, &d.ds].into_iter().flatten().map(|x| &x.1));
+            others.extend(amp.map(|x| &x.1));
             for b in others {
                 let more = Snapshot::take(b);
                 for (m, b) in more.memories {
@@ -602,7 +631,14 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
                 work: Arc::new(Work::Draw(d)),
                 plan,
                 start,
-                stages: Some(Arc::new(DrawPrograms { vs, ps, gs, hs, ds })),
+                stages: Some(Arc::new(DrawPrograms {
+                    vs,
+                    ps,
+                    gs,
+                    hs,
+                    ds,
+                    amplification,
+                })),
             })
         }
     }

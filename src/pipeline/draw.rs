@@ -839,11 +839,24 @@ fn draw_view(
         }
         None => None,
     };
-    let trace = match opts.trace {
-        Some(h) => Some(trace_program(
-            s, h, h.at, h.shader, opts, vs_wave, ps_wave, view,
-        )?),
-        None => None,
+    // A mesh or amplification wave is traced in its group (`ms`); the other stages'
+    // through their traced program.
+    let (trace, group_trace) = match (opts.trace, &s.mesh) {
+        (Some(h), Some(m))
+            if matches!(h.at, TraceAt::Mesh { .. } | TraceAt::Amplification { .. }) =>
+        {
+            (
+                None,
+                Some(ms::trace_group(m, plan, view, h, h.at, h.shader)?),
+            )
+        }
+        (Some(h), _) => (
+            Some(trace_program(
+                s, h, h.at, h.shader, opts, vs_wave, ps_wave, view,
+            )?),
+            None,
+        ),
+        (None, _) => (None, None),
     };
     let early =
         s.ps.is_none_or(|ps| ps::early_depth_allowed(ps, s.blend.alpha_to_coverage_enable));
@@ -1015,6 +1028,7 @@ fn draw_view(
             &mut |what, bytes| memory.take(what, bytes),
             &mut mesh_out,
             &mut mesh_prims,
+            group_trace.as_ref(),
         )?;
         report.amplification_groups = st.amplification_groups;
         report.as_lane_instructions = st.amplification_lane_instructions;
@@ -2235,6 +2249,12 @@ fn trace_program<'a>(
         TraceAt::Geometry { .. } => staged(s.gs, "geometry")?,
         TraceAt::Hull { .. } => staged(s.hs, "hull")?,
         TraceAt::Domain { .. } => staged(s.ds, "domain")?,
+        TraceAt::Mesh { .. } | TraceAt::Amplification { .. } => {
+            return Err(state_err(
+                DrawField::Programs,
+                "a mesh or amplification wave to trace, but the draw is not a mesh draw",
+            ));
+        }
     };
     let t = shader;
     if t.stage != drawn.stage

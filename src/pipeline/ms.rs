@@ -40,6 +40,7 @@ use super::gs::GsOut;
 use super::ia::PrimKind;
 use super::link::{LinkError, Linked, PsSource};
 use super::plan::{Plan, ProgramWaveSize};
+use super::trace::{StageGroup, TraceAt};
 use super::vs::VertexOutputs;
 use crate::exec::{DescriptorTable, ExecError, GroupHooks, GroupRunner, Program, RunBudget};
 use crate::ir::{ComponentType, Interp, IoElement, MeshFault, MeshTopology, Shader, SysValue};
@@ -258,8 +259,10 @@ pub fn record_words(ms: &Shader) -> u32 {
 /// Runs a mesh draw's amplification and mesh groups (see the module doc), appending
 /// vertex records to `out` and primitives to `prims`, as view instance `view` (0
 /// without view instancing). `take` counts bytes against the draw's memory limit
-/// before they are allocated.
-pub fn shade(
+/// before they are allocated. `trace`, when given, runs the one amplification or mesh
+/// group it names with the debug program, one wave traced (`trace::StageGroup`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn shade(
     d: &MeshDraw<'_>,
     plan: &Plan,
     view: u32,
@@ -267,6 +270,7 @@ pub fn shade(
     take: &mut dyn FnMut(&str, u64) -> Result<(), super::draw::DrawError>,
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
+    trace: Option<&StageGroup<'_>>,
 ) -> Result<MeshStats, super::draw::DrawError> {
     let (ms, ms_bindings) = d.ms;
     let m = ms
@@ -320,7 +324,14 @@ pub fn shade(
         for (k, g) in amplification::grid_order(d.groups).enumerate() {
             let words = (m.payload_bytes as u64).div_ceil(4) * 4 + 64;
             take("an amplification group's launch", words)?;
-            let (launch, n) = amplification::run_group(&mut runner, &program, g)?;
+            let (launch, n) = match trace.map(|t| (t, t.at)) {
+                Some((t, TraceAt::Amplification { group, .. })) if group == g => {
+                    let (r, st) = t.run(g, &[])?;
+                    let launch = amplification::read_launch(r.group_memory(), &program, g)?;
+                    (launch, st.lane_instructions)
+                }
+                _ => amplification::run_group(&mut runner, &program, g)?,
+            };
             stats.amplification_groups += 1;
             stats.amplification_lane_instructions += n;
             budget.charge(n).map_err(|spent| {
@@ -345,30 +356,90 @@ pub fn shade(
     let mut done = 0u64;
     for l in &launches {
         for g in amplification::grid_order(l.mesh_groups) {
-            let hooks = GroupHooks {
-                shared_init: &l.payload,
-                ..GroupHooks::default()
+            let traced = match trace.map(|t| (t, t.at)) {
+                Some((t, TraceAt::Mesh { launch, group, .. }))
+                    if group == g && (d.amplification.is_none() || launch == Some(l.group)) =>
+                {
+                    Some(t.run(g, &l.payload)?)
+                }
+                _ => None,
             };
-            let st = runner.run_with(g, hooks)?;
+            let (st, mem) = match &traced {
+                Some((r, st)) => (*st, r.group_memory()),
+                None => {
+                    let hooks = GroupHooks {
+                        shared_init: &l.payload,
+                        ..GroupHooks::default()
+                    };
+                    let st = runner.run_with(g, hooks)?;
+                    (st, runner.group_memory())
+                }
+            };
             done += 1;
             stats.mesh_groups += 1;
             stats.mesh_lane_instructions += st.lane_instructions;
             budget
                 .charge(st.lane_instructions)
                 .map_err(|spent| budget.error(spent, done, total, "mesh groups"))?;
-            collect(
-                ms,
-                &ms_program,
-                runner.group_memory(),
-                g,
-                take,
-                out,
-                prims,
-                &mut stats,
-            )?;
+            collect(ms, &ms_program, mem, g, take, out, prims, &mut stats)?;
         }
     }
     Ok(stats)
+}
+
+/// The mesh grid amplification group `group` of the draw launches, found by running
+/// that group alone (amplification groups do not see each other's memory). Its
+/// resource writes are made as the draw makes them: a caller that needs the starting
+/// contents restores them.
+pub fn launched_by(d: &MeshDraw<'_>, plan: &Plan, group: [u32; 3]) -> Result<[u32; 3], ExecError> {
+    let Some((a, ab)) = d.amplification else {
+        return Ok(d.groups);
+    };
+    let program = prepare(plan, a, ab)?;
+    let mut runner = GroupRunner::new(&program);
+    amplification::run_group(&mut runner, &program, group).map(|(l, _)| l.mesh_groups)
+}
+
+/// The traced group of a mesh draw: the debug program `debug` of the amplification or
+/// mesh program `at` names, bound as the drawn one is, checked to have the drawn one's
+/// thread group, memory layout and resources (so that the group's outputs read the
+/// same way), to run by the interpreter (which is what reports each step).
+pub(crate) fn trace_group<'a>(
+    d: &MeshDraw<'a>,
+    plan: &Plan,
+    view: u32,
+    hook: &'a (dyn super::trace::Hook + 'a),
+    at: TraceAt,
+    debug: &'a Shader,
+) -> Result<StageGroup<'a>, ExecError> {
+    let ((drawn, bindings), wave) = match at {
+        TraceAt::Mesh { wave, .. } => (d.ms, wave),
+        TraceAt::Amplification { wave, .. } => match d.amplification {
+            Some(a) => (a, wave),
+            None => {
+                return Err(err(
+                    "an amplification wave to trace, but the draw has no amplification program"
+                        .into(),
+                ));
+            }
+        },
+        _ => return Err(err("not a mesh or amplification wave".into())),
+    };
+    if debug.stage != drawn.stage
+        || debug.thread_group != drawn.thread_group
+        || debug.groupshared_bytes != drawn.groupshared_bytes
+        || debug.output_words != drawn.output_words
+        || debug.mesh != drawn.mesh
+        || debug.resources != drawn.resources
+    {
+        return Err(err(
+            "the traced program has another stage, thread group, memory layout or resources than the drawn one".into(),
+        ));
+    }
+    let program = prepare(plan, debug, bindings)?
+        .with_engine(crate::exec::jit::Engine::Interp)
+        .with_view_id(view);
+    Ok(StageGroup::new(hook, at, program, wave as usize))
 }
 
 /// A group program ready to run under `plan` (waves of the program's size, threads laid

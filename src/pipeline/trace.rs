@@ -4,7 +4,9 @@
 //! and its observer into the stages ([`TraceWave`]), what the traced wave did
 //! ([`Traced`]), how a traced pixel batch is split into waves of the program's own
 //! size, and the runners of a stage whose lanes run in waves one of which may be traced
-//! (`StageWaves`: the geometry, hull and domain stages). Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
+//! (`StageWaves`: the geometry, hull and domain stages), and the traced group of a
+//! stage whose lanes run as compute groups (`StageGroups`: the mesh and amplification
+//! stages). Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
 //! `vs`), the vertex stage's traced batch (`vs`), or the traced loop itself
 //! (`exec::StageRunner::run_traced`).
 //!
@@ -21,7 +23,8 @@ use std::sync::Mutex;
 use super::ps::{PixelLane, PixelQuad, PixelStage, WaveContext};
 use super::work::LaneSelect;
 use crate::exec::{
-    ExecError, PixelContext, StageProgram, StageRunner, WaveObserver, WaveRun, WriteSink,
+    ExecError, GroupHooks, GroupRunner, GroupStats, PixelContext, Program, StageProgram,
+    StageRunner, WaveObserver, WaveRun, WriteSink,
 };
 use crate::ir::Shader;
 
@@ -78,6 +81,24 @@ pub enum TraceAt {
         /// The domain point.
         point: u32,
     },
+    /// Wave `wave` (of the program's wave size, over the group's thread layout) of mesh
+    /// group `group`, of the grid launched by amplification group `launch` (`None`:
+    /// the draw has no amplification program and `DispatchMesh` launched the grid).
+    Mesh {
+        /// The amplification group that launched the mesh group.
+        launch: Option<[u32; 3]>,
+        /// The mesh group (its `SV_GroupID`).
+        group: [u32; 3],
+        /// The wave in the group.
+        wave: u32,
+    },
+    /// Wave `wave` of amplification group `group`.
+    Amplification {
+        /// The amplification group (its `SV_GroupID`).
+        group: [u32; 3],
+        /// The wave in the group.
+        wave: u32,
+    },
 }
 
 impl TraceAt {
@@ -87,7 +108,10 @@ impl TraceAt {
             TraceAt::Geometry { instance, .. }
             | TraceAt::Hull { instance, .. }
             | TraceAt::Domain { instance, .. } => Some(instance),
-            TraceAt::Pixel { .. } | TraceAt::Vertex { .. } => None,
+            TraceAt::Pixel { .. }
+            | TraceAt::Vertex { .. }
+            | TraceAt::Mesh { .. }
+            | TraceAt::Amplification { .. } => None,
         }
     }
 }
@@ -362,6 +386,73 @@ impl StageWave<'_, '_> {
             }
             None => self.runner.run(mask, 0, None),
         }
+    }
+}
+
+/// The traced group of a stage whose lanes run as compute groups (the mesh and
+/// amplification stages): the debug program (lowered without clean-up, the same thread
+/// group, wave size and memory layout as the drawn one) and the wave of the group to
+/// trace. The stage runs every other group as it always does, and this one through
+/// [`StageGroup::run`], reading its outputs from the runner it returns, so the draw comes
+/// out the same.
+pub(crate) struct StageGroup<'r> {
+    hook: &'r (dyn Hook + 'r),
+    /// The traced wave (`TraceAt::Mesh` or `TraceAt::Amplification`).
+    pub at: TraceAt,
+    program: Program<'r>,
+    wave: usize,
+}
+
+impl<'r> StageGroup<'r> {
+    /// Traces wave `wave` of the group `at` names, running `program` (the debug program,
+    /// ready to run), reporting to `hook`.
+    pub(crate) fn new(
+        hook: &'r (dyn Hook + 'r),
+        at: TraceAt,
+        program: Program<'r>,
+        wave: usize,
+    ) -> StageGroup<'r> {
+        StageGroup {
+            hook,
+            at,
+            program,
+            wave,
+        }
+    }
+
+    /// Runs group `group` with the debug program, its wave traced, its shared memory
+    /// starting with `shared_init` (a mesh group's payload, which the observer hears
+    /// first); returns the runner, whose group memory holds what the group left, and what
+    /// it ran.
+    pub(crate) fn run(
+        &self,
+        group: [u32; 3],
+        shared_init: &[u32],
+    ) -> Result<(GroupRunner<'_>, GroupStats), ExecError> {
+        let mut runner = GroupRunner::new(&self.program);
+        let mut out = None;
+        self.hook.observe(&mut |o| {
+            o.shared_init(shared_init);
+            out = Some(runner.run_with(
+                group,
+                GroupHooks {
+                    writes: None,
+                    observe: Some((self.wave, o)),
+                    shared_init,
+                },
+            ));
+        });
+        let stats = match out {
+            Some(r) => r?,
+            None => runner.run_with(
+                group,
+                GroupHooks {
+                    shared_init,
+                    ..GroupHooks::default()
+                },
+            )?,
+        };
+        Ok((runner, stats))
     }
 }
 

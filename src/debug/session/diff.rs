@@ -53,11 +53,13 @@ impl Debugger {
             Some(TraceAt::Hull { point: Some(_), .. }) => 4,
             Some(TraceAt::Hull { .. }) => 5,
             Some(TraceAt::Domain { .. }) => 6,
+            Some(TraceAt::Mesh { .. }) => 7,
+            Some(TraceAt::Amplification { .. }) => 8,
         };
         let place = self.target.place(sel)?;
         if stage(&place) != stage(&self.place) {
             return Err(DebugError::Command(
-                "`diff` compares two lanes of the same program and phase: a pixel lane with a pixel, a vertex lane with a vertex, a geometry, hull or domain lane with one of its own kind".into(),
+                "`diff` compares two lanes of the same program and phase: a pixel lane with a pixel, a vertex lane with a vertex, a geometry, hull, domain, mesh or amplification lane with one of its own kind".into(),
             ));
         }
         // A draw's lanes are found by drawing (their wave is known only then), so another

@@ -133,6 +133,10 @@ impl Debugger {
                     "the tessellator made fewer domain points for that patch, or culled it (`dxlane tessellate` lists them)",
                 ),
                 Some(TraceAt::Hull { .. }) => Some("the hull stage ran no such lane"),
+                Some(TraceAt::Mesh { .. }) => Some("the draw ran no such mesh group"),
+                Some(TraceAt::Amplification { .. }) => {
+                    Some("the draw ran no such amplification group")
+                }
                 _ => None,
             };
             if let (Some(s), None) = (stage, &d.fault) {
@@ -451,6 +455,17 @@ impl Debugger {
                 ids[1],
                 inst(instance)
             ),
+            Some(TraceAt::Mesh {
+                launch: Some(l), ..
+            }) => format!(
+                "mesh {}, launched by amplification group ({}, {}, {})",
+                inv_text(i),
+                l[0],
+                l[1],
+                l[2]
+            ),
+            Some(TraceAt::Mesh { .. }) => format!("mesh {}", inv_text(i)),
+            Some(TraceAt::Amplification { .. }) => format!("amplification {}", inv_text(i)),
             _ => inv_text(i),
         }
     }
@@ -503,6 +518,10 @@ impl Debugger {
             }
             Some(TraceAt::Hull { .. }) => format!("hull patch-constant wave {}", self.place.wave),
             Some(TraceAt::Domain { .. }) => format!("domain wave {}", self.place.wave),
+            Some(TraceAt::Mesh { .. }) => format!("mesh wave {}", self.place.wave),
+            Some(TraceAt::Amplification { .. }) => {
+                format!("amplification wave {}", self.place.wave)
+            }
             None => format!("wave {}", self.place.wave),
         };
         let helper = match self.rec.steps.first() {
