@@ -9,6 +9,7 @@
 use crate::exec::{ExecError, WriteSink};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
+pub use crate::pipeline::ms::{MeshPrimOrigin, MeshWriters};
 use crate::pipeline::{
     Bindings, DispatchWork, DrawError, Hooks, ObserveWave, Plan, ProgramWaveSize, TraceAt,
     TraceWave, Traced, Work,
@@ -186,6 +187,9 @@ pub struct Run {
     /// A pixel lane: the vertex, geometry or domain lane that made its primitive's
     /// leading vertex (`TraceWave::take_origins`).
     pub origin: Option<LaneSelect>,
+    /// A pixel lane of a mesh draw: the mesh group and place its primitive came from,
+    /// and the threads that wrote it (`None` where they could not be found).
+    pub mesh_origin: Option<(MeshPrimOrigin, Option<MeshWriters>)>,
 }
 
 fn draw_fault(e: DrawError) -> ExecError {
@@ -425,7 +429,7 @@ impl Target {
         self.start.restore();
         let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
         if let Some(at) = place.draw {
-            let (r, traced, origins) = {
+            let (r, traced, origins, mesh_origins) = {
                 let hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
                 let r = self.work.run(
                     &self.plan,
@@ -435,7 +439,19 @@ impl Target {
                         ..Hooks::default()
                     },
                 );
-                (r, hook.take(), hook.take_origins())
+                (
+                    r,
+                    hook.take(),
+                    hook.take_origins(),
+                    hook.take_mesh_origins(),
+                )
+            };
+            let mesh_origin = match (&traced, mesh_origins) {
+                (Some(t), Some(o)) => t
+                    .pixels
+                    .get(place.lane)
+                    .and_then(|l| o.get(l.prim as usize).copied().flatten()),
+                _ => None,
             };
             let origin = match (&traced, origins) {
                 (Some(t), Some(o)) => t
@@ -464,13 +480,18 @@ impl Target {
                     .unwrap_or_default(),
                 _ => Vec::new(),
             };
+            let outputs = self.start.contents();
+            // Found by running the primitive's mesh group again: after the draw's
+            // contents are read.
+            let mesh_origin = mesh_origin.map(|o| (o, self.mesh_writers(&o)));
             return Run {
                 record: rec.finish(),
                 fault: r.err().map(draw_fault),
-                outputs: self.start.contents(),
+                outputs,
                 traced,
                 pixel,
                 origin,
+                mesh_origin,
             };
         }
         let result = self.work.run(
@@ -493,7 +514,20 @@ impl Target {
             traced: None,
             pixel: Vec::new(),
             origin: None,
+            mesh_origin: None,
         }
+    }
+
+    /// The threads of a mesh draw's group that wrote primitive `o` (`ms::writers`, with
+    /// the mesh program lowered for debugging); `None` when the target is not a mesh
+    /// draw or the group fails when run again.
+    fn mesh_writers(&self, o: &MeshPrimOrigin) -> Option<MeshWriters> {
+        let (Work::Draw(d), Some(st)) = (&*self.work, &self.stages) else {
+            return None;
+        };
+        let state = d.state();
+        let m = state.mesh?;
+        crate::pipeline::ms::writers(&m, &self.plan, o, &st.vs.debug_shader).ok()
     }
 
     /// Runs the work from the start under `plan` with `hooks` (a lookup that watches the

@@ -1018,6 +1018,10 @@ fn draw_view(
     let mut refused = false;
     // A mesh draw: the amplification and mesh groups make the primitives (`ms`).
     let mut mesh_out = VertexOutputs::default();
+    // A traced pixel wave's mesh draw keeps, per primitive the mesh groups output, where
+    // it came from, so that the session can name the mesh lanes behind a pixel.
+    let mut mesh_origins: Vec<ms::MeshPrimOrigin> = Vec::new();
+    let want_mesh_origins = matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. }));
     if let Some(m) = &s.mesh {
         let mut mesh_prims = Vec::new();
         let st = ms::shade(
@@ -1029,6 +1033,7 @@ fn draw_view(
             &mut mesh_out,
             &mut mesh_prims,
             group_trace.as_ref(),
+            want_mesh_origins.then_some(&mut mesh_origins),
         )?;
         report.amplification_groups = st.amplification_groups;
         report.as_lane_instructions = st.amplification_lane_instructions;
@@ -1583,6 +1588,19 @@ fn draw_view(
             if let Some(h) = opts.trace.filter(|h| matches!(h.at, TraceAt::Pixel { .. })) {
                 h.set_origins(o);
             }
+        }
+    }
+    if let (Some(m), Some(h), true) = (&s.mesh, opts.trace, want_mesh_origins) {
+        // Each mesh primitive became `k` vertex records, its provoking vertex first.
+        let k = m.ms.0.mesh.map_or(3, |x| x.topology.indices()).max(1);
+        let mut o = Vec::new();
+        if o.try_reserve(prims.len()).is_ok() {
+            o.extend(
+                prims
+                    .iter()
+                    .map(|p| mesh_origins.get((p.verts[0] / k) as usize).copied()),
+            );
+            h.set_mesh_origins(o);
         }
     }
     if traced.is_some() && passes.len() > 1 {

@@ -271,6 +271,7 @@ pub(crate) fn shade(
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
     trace: Option<&StageGroup<'_>>,
+    mut origins: Option<&mut Vec<MeshPrimOrigin>>,
 ) -> Result<MeshStats, super::draw::DrawError> {
     let (ms, ms_bindings) = d.ms;
     let m = ms
@@ -381,7 +382,18 @@ pub(crate) fn shade(
             budget
                 .charge(st.lane_instructions)
                 .map_err(|spent| budget.error(spent, done, total, "mesh groups"))?;
-            collect(ms, &ms_program, mem, g, take, out, prims, &mut stats)?;
+            let launch = d.amplification.map(|_| l.group);
+            collect(
+                ms,
+                &ms_program,
+                mem,
+                (launch, g),
+                take,
+                out,
+                prims,
+                &mut stats,
+                origins.as_deref_mut(),
+            )?;
         }
     }
     Ok(stats)
@@ -466,11 +478,12 @@ fn collect(
     ms: &Shader,
     program: &Program<'_>,
     mem: &[u32],
-    g: [u32; 3],
+    (launch, g): (Option<[u32; 3]>, [u32; 3]),
     take: &mut dyn FnMut(&str, u64) -> Result<(), super::draw::DrawError>,
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
     stats: &mut MeshStats,
+    mut origins: Option<&mut Vec<MeshPrimOrigin>>,
 ) -> Result<(), super::draw::DrawError> {
     let Some(m) = ms.mesh else { return Ok(()) };
     let threads = program.threads_per_group();
@@ -566,6 +579,161 @@ fn collect(
             id: id.map_or(0, |w| word(pbase + w as usize)),
             stream: 0,
         });
+        if let Some(o) = origins.as_deref_mut() {
+            let mut vertices = [0; 3];
+            for (d, s) in vertices.iter_mut().zip(&idx) {
+                *d = *s;
+            }
+            if o.try_reserve(1).is_ok() {
+                o.push(MeshPrimOrigin {
+                    launch,
+                    group: g,
+                    prim: p as u32,
+                    vertices,
+                    count: k as u8,
+                });
+            }
+        }
     }
     Ok(())
+}
+
+/// Where a primitive a mesh draw drew came from: its mesh group and its place in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshPrimOrigin {
+    /// The amplification group that launched the mesh group (`None`: no amplification
+    /// program).
+    pub launch: Option<[u32; 3]>,
+    /// The mesh group.
+    pub group: [u32; 3],
+    /// The primitive's index in the group's primitive array.
+    pub prim: u32,
+    /// Its vertices' indices in the group's vertex array (the first `count`).
+    pub vertices: [u32; 3],
+    /// Vertices a primitive has (2 or 3).
+    pub count: u8,
+}
+
+/// The threads of a mesh group that wrote one primitive: its index tuple and
+/// per-primitive outputs (`primitive`), and each of its vertices' outputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MeshWriters {
+    /// Threads (`SV_GroupThreadID`) that wrote the primitive's indices or attributes.
+    pub primitive: Vec<[u32; 3]>,
+    /// Per vertex of the primitive (in its order): the vertex index and the threads
+    /// that wrote its outputs.
+    pub vertices: Vec<(u32, Vec<[u32; 3]>)>,
+}
+
+/// Hears which lanes write a primitive's and its vertices' outputs.
+struct WriterWatch<'s> {
+    shader: &'s Shader,
+    origin: MeshPrimOrigin,
+    found: MeshWriters,
+}
+
+impl WriterWatch<'_> {
+    fn note(list: &mut Vec<[u32; 3]>, t: [u32; 3]) {
+        if !list.contains(&t) {
+            list.push(t);
+        }
+    }
+}
+
+impl crate::exec::WaveObserver for WriterWatch<'_> {
+    fn start(&mut self, _: &dyn crate::exec::WaveRead) {}
+    fn step(
+        &mut self,
+        at: crate::exec::At,
+        active: u128,
+        helper: u128,
+        wave: &dyn crate::exec::WaveRead,
+        _: &[crate::exec::MemWrite],
+    ) {
+        use crate::ir::Inst;
+        let crate::exec::At::Inst(id) = at else {
+            return;
+        };
+        let (index, vertex) = match self.shader.insts.get(id.index()) {
+            Some(Inst::MeshIndices { prim, .. }) | Some(Inst::MeshPrimOut { prim, .. }) => {
+                (*prim, false)
+            }
+            Some(Inst::MeshVertexOut { vertex, .. }) => (*vertex, true),
+            _ => return,
+        };
+        let lanes = active & !helper;
+        for l in 0..wave.width().min(128) {
+            if lanes >> l & 1 == 0 {
+                continue;
+            }
+            let Some(&i) = wave.reg(index.0).get(l) else {
+                continue;
+            };
+            let crate::exec::Invocation::Thread { thread, .. } = wave.invocation(l) else {
+                continue;
+            };
+            if vertex {
+                for (v, list) in self.found.vertices.iter_mut() {
+                    if *v == i {
+                        Self::note(list, thread.0);
+                    }
+                }
+            } else if i == self.origin.prim {
+                Self::note(&mut self.found.primitive, thread.0);
+            }
+        }
+    }
+    fn others(&mut self, _: &[crate::exec::MemWrite]) {}
+}
+
+/// The threads of mesh group `o.group` that wrote primitive `o.prim` and its vertices
+/// (see [`MeshWriters`]), found by running that group again with `debug` (the mesh
+/// program lowered without clean-up, so each output write is one instruction) once per
+/// wave, watching each wave's output writes; the amplification group that launched it
+/// runs first for its payload. Each run makes the group's resource writes again: a
+/// caller that needs the resources as the draw left them reads them first.
+pub fn writers(
+    d: &MeshDraw<'_>,
+    plan: &Plan,
+    o: &MeshPrimOrigin,
+    debug: &Shader,
+) -> Result<MeshWriters, ExecError> {
+    let payload = match (d.amplification, o.launch) {
+        (Some((a, ab)), Some(l)) => {
+            let program = prepare(plan, a, ab)?;
+            let mut runner = GroupRunner::new(&program);
+            amplification::run_group(&mut runner, &program, l)?
+                .0
+                .payload
+        }
+        _ => Vec::new(),
+    };
+    let program = prepare(plan, debug, d.ms.1)?.with_engine(crate::exec::jit::Engine::Interp);
+    let threads = program.threads_per_group();
+    let w = (program.wave_size() as usize).max(1);
+    let mut watch = WriterWatch {
+        shader: debug,
+        origin: *o,
+        found: MeshWriters {
+            primitive: Vec::new(),
+            vertices: o
+                .vertices
+                .iter()
+                .take(usize::from(o.count))
+                .map(|&v| (v, Vec::new()))
+                .collect(),
+        },
+    };
+    for wave in 0..threads.div_ceil(w) {
+        let mut runner = GroupRunner::new(&program);
+        runner.run_with(
+            o.group,
+            GroupHooks {
+                writes: None,
+                observe: Some((wave, &mut watch)),
+                shared_init: &payload,
+            },
+        )?;
+    }
+    Ok(watch.found)
 }

@@ -20,6 +20,7 @@
 
 use std::sync::Mutex;
 
+use super::ms::MeshPrimOrigin;
 use super::ps::{PixelLane, PixelQuad, PixelStage, WaveContext};
 use super::work::LaneSelect;
 use crate::exec::{
@@ -151,6 +152,9 @@ pub struct TraceWave<'a> {
     /// A pixel wave's draw: per set-up primitive (`PixelLane::prim`), the lane that made
     /// its leading vertex (`set_origins`).
     pub origins: Mutex<Option<Vec<Option<LaneSelect>>>>,
+    /// A pixel wave's mesh draw: per set-up primitive, the mesh group and place it came
+    /// from (`set_mesh_origins`).
+    pub mesh_origins: Mutex<Option<Vec<Option<MeshPrimOrigin>>>>,
 }
 
 impl<'a> TraceWave<'a> {
@@ -166,6 +170,7 @@ impl<'a> TraceWave<'a> {
             observer: Mutex::new(observer),
             result: Mutex::new(None),
             origins: Mutex::new(None),
+            mesh_origins: Mutex::new(None),
         }
     }
 
@@ -185,12 +190,24 @@ impl<'a> TraceWave<'a> {
     }
 }
 
+impl TraceWave<'_> {
+    /// A pixel wave's mesh draw: per set-up primitive, the mesh group it came from and
+    /// its place there (`None`: not a pixel trace of a mesh draw).
+    pub fn take_mesh_origins(&self) -> Option<Vec<Option<MeshPrimOrigin>>> {
+        self.mesh_origins
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+}
+
 /// What the stages need of a [`TraceWave`], as a trait object (whose lifetime, unlike
 /// the hook's, may shorten to the draw's).
 pub(crate) trait Hook: Sync {
     fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver));
     fn set(&self, t: Traced);
     fn set_origins(&self, o: Vec<Option<LaneSelect>>);
+    fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>);
 }
 
 impl Hook for TraceWave<'_> {
@@ -203,6 +220,9 @@ impl Hook for TraceWave<'_> {
     }
     fn set_origins(&self, o: Vec<Option<LaneSelect>>) {
         *self.origins.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
+    }
+    fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>) {
+        *self.mesh_origins.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
     }
 }
 

@@ -988,15 +988,18 @@ fn covering_all(
 ) -> Result<Covering, LocateError> {
     let st = d.state();
     let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
-    let per_sample = super::link::link_stages(
-        &layout,
-        &d.vs,
-        d.ds.as_ref().map(|x| &x.0),
-        d.gs.as_ref().map(|x| &x.0),
-        d.ps.as_ref(),
-    )
-    .map(|l| l.per_sample)
-    .map_err(lane_err)?;
+    // A mesh draw links its mesh program's outputs by semantic (`ms::link`).
+    let linked = match &d.mesh {
+        Some(_) => super::ms::link(&d.vs, d.ps.as_ref()),
+        None => super::link::link_stages(
+            &layout,
+            &d.vs,
+            d.ds.as_ref().map(|x| &x.0),
+            d.gs.as_ref().map(|x| &x.0),
+            d.ps.as_ref(),
+        ),
+    };
+    let per_sample = linked.map(|l| l.per_sample).map_err(lane_err)?;
     let loc = Locate {
         per_sample,
         found: Mutex::new(samples.iter().map(|k| (*k, Vec::new())).collect()),

@@ -37,6 +37,7 @@ impl Debugger {
             traced: self.traced.clone(),
             pixel: Vec::new(),
             origin: None,
+            mesh_origin: None,
         };
         o.select_lane(other);
         Ok(self.diff_with(&o, &format!("lane {other}")))
