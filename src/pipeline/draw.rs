@@ -1021,7 +1021,9 @@ fn draw_view(
     // A traced pixel wave's mesh draw keeps, per primitive the mesh groups output, where
     // it came from, so that the session can name the mesh lanes behind a pixel.
     let mut mesh_origins: Vec<ms::MeshPrimOrigin> = Vec::new();
-    let want_mesh_origins = matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. }));
+    let mesh_sink = opts.writes.filter(|w| w.wants_origins());
+    let want_mesh_origins =
+        matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. })) || mesh_sink.is_some();
     if let Some(m) = &s.mesh {
         let mut mesh_prims = Vec::new();
         let st = ms::shade(
@@ -1590,7 +1592,7 @@ fn draw_view(
             }
         }
     }
-    if let (Some(m), Some(h), true) = (&s.mesh, opts.trace, want_mesh_origins) {
+    if let (Some(m), true) = (&s.mesh, want_mesh_origins) {
         // Each mesh primitive became `k` vertex records, its provoking vertex first.
         let k = m.ms.0.mesh.map_or(3, |x| x.topology.indices()).max(1);
         let mut o = Vec::new();
@@ -1600,7 +1602,12 @@ fn draw_view(
                     .iter()
                     .map(|p| mesh_origins.get((p.verts[0] / k) as usize).copied()),
             );
-            h.set_mesh_origins(o);
+            if let Some(w) = mesh_sink {
+                w.mesh_origins(o.clone());
+            }
+            if let Some(h) = opts.trace.filter(|h| matches!(h.at, TraceAt::Pixel { .. })) {
+                h.set_mesh_origins(o);
+            }
         }
     }
     if traced.is_some() && passes.len() > 1 {

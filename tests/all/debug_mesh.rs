@@ -383,3 +383,78 @@ fn dap_launch_opens_a_mesh_lane() {
     c.ok("disconnect", serde_json::Value::Null);
     assert_eq!(c.finish(), 0);
 }
+
+/// A pixel of a mesh-drawn primitive leads back to the mesh lanes behind it (mesh
+/// shader spec, "Rendering of the mesh": each primitive's vertices are the vertex
+/// outputs its indices name, its per-primitive attributes constant over it): `why` at
+/// an input names the primitive's mesh group and the amplification group that launched
+/// it, and the threads that wrote its indices and attributes and each of its vertices,
+/// each with the flags that open it. The IR mesh program's thread t writes vertex t, and
+/// threads 0 and 1 primitive t; pixel (1, 1) lies in primitive 1 (2, 1, 3) of each of
+/// the six mesh groups, the sixth (`--prim 5`) being group (2, 0, 0) of amplification
+/// group (1, 0, 0).
+#[test]
+fn a_mesh_drawn_pixel_names_the_mesh_lanes_behind_it() {
+    let job = path_text(&ir_job("pixel_origin", true));
+    let (out, code) = dxlane(&[
+        "debug",
+        &job,
+        "--pixel",
+        "1,1",
+        "--prim",
+        "5",
+        "-c",
+        "next; why r0; inputs",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let want = "the primitive is primitive 1 of mesh group (2, 0, 0), launched by amplification group (1, 0, 0); \
+        its indices and per-primitive outputs were written by thread (1, 0, 0) (--as-group 1,0,0 --ms-group 2,0,0 --ms-thread 1,0,0); \
+        its vertex 2 by thread (2, 0, 0) (--as-group 1,0,0 --ms-group 2,0,0 --ms-thread 2,0,0); \
+        its vertex 1 by thread (1, 0, 0) (--as-group 1,0,0 --ms-group 2,0,0 --ms-thread 1,0,0); \
+        its vertex 3 by thread (3, 0, 0) (--as-group 1,0,0 --ms-group 2,0,0 --ms-thread 3,0,0)";
+    assert!(
+        out.contains(&format!(
+            "PRIMCOLOR0.x = 0.0 (0x00000000): an input of the lane, from the pipeline: {want}"
+        )),
+        "{out}"
+    );
+    assert_eq!(out.matches(want).count(), 2, "`why` and `inputs`: {out}");
+    // The flags it prints open that lane.
+    let (lane, code) = dxlane(&[
+        "debug",
+        &job,
+        "--as-group",
+        "1,0,0",
+        "--ms-group",
+        "2,0,0",
+        "--ms-thread",
+        "3,0,0",
+    ]);
+    assert_eq!(code, 0, "{lane}");
+    assert!(
+        lane.contains(
+            "(mesh group (2, 0, 0), thread (3, 0, 0), launched by amplification group (1, 0, 0))"
+        ),
+        "{lane}"
+    );
+}
+
+/// The same for dxc's mesh program (`mesh.hlsl`): pixel (2, 1) lies in triangle 0
+/// (0, 1, 2), which thread 0 emits, and thread i writes vertex i.
+#[test]
+fn a_corpus_mesh_pixel_names_the_mesh_lanes_behind_it() {
+    let Some(job) = corpus_mesh_job() else {
+        return;
+    };
+    let (out, code) = dxlane(&["debug", job, "--pixel", "2,1", "-c", "inputs"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "the primitive is primitive 0 of mesh group (0, 0, 0); its indices and per-primitive outputs were written by thread (0, 0, 0) (--ms-group 0,0,0 --ms-thread 0,0,0); \
+             its vertex 0 by thread (0, 0, 0) (--ms-group 0,0,0 --ms-thread 0,0,0); \
+             its vertex 1 by thread (1, 0, 0) (--ms-group 0,0,0 --ms-thread 1,0,0); \
+             its vertex 2 by thread (2, 0, 0) (--ms-group 0,0,0 --ms-thread 2,0,0)"
+        ),
+        "{out}"
+    );
+}
