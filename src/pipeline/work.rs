@@ -775,83 +775,78 @@ fn locate_mesh(d: &DrawWork, plan: &Plan, sel: LaneSelect) -> Result<LanePlace, 
             Ok(())
         }
     };
-    let (shader, group, thread, at_of): (&Shader, [u32; 3], [u32; 3], Box<dyn Fn(u32) -> TraceAt>) =
-        match sel {
-            LaneSelect::Amplification { group, thread } => {
-                let Some((a, _)) = &m.amplification else {
-                    return Err(LocateError(
+    // The wave is filled in once the thread's slot is known.
+    let (shader, group, thread, mut at): (&Shader, [u32; 3], [u32; 3], TraceAt) = match sel {
+        LaneSelect::Amplification { group, thread } => {
+            let Some((a, _)) = &m.amplification else {
+                return Err(LocateError(
                         "--as-group: the draw has no amplification program (`DispatchMesh` launches its mesh groups itself: give --ms-group)".into(),
                     ));
-                };
-                outside(gflag, group, m.groups, "the draw's DispatchMesh grid")?;
-                (
-                    a,
-                    group,
-                    thread,
-                    Box::new(move |wave| TraceAt::Amplification { group, wave }),
-                )
-            }
-            LaneSelect::Mesh {
-                launch,
-                group,
-                thread,
-            } => {
-                let launch = match (&m.amplification, launch) {
-                    (None, Some(l)) => {
-                        return Err(LocateError(format!(
-                            "--as-group {}: the draw has no amplification program (`DispatchMesh` launches its mesh groups itself)",
-                            xyz_text(l)
-                        )));
-                    }
-                    (None, None) => {
-                        outside(gflag, group, m.groups, "the draw's DispatchMesh grid")?;
-                        None
-                    }
-                    (Some(_), l) => {
-                        let l = match l {
-                            Some(l) => l,
-                            None if m.groups == [1, 1, 1] => [0; 3],
-                            None => {
-                                return Err(LocateError(format!(
-                                    "{gflag} {}: the draw's amplification program runs {}; name the one that launched the mesh group with --as-group x,y,z",
-                                    xyz_text(group),
-                                    grid_text(m.groups)
-                                )));
-                            }
-                        };
-                        outside("--as-group", l, m.groups, "the draw's DispatchMesh grid")?;
-                        let launched = super::ms::launched_by(&md, plan, l).map_err(|e| {
+            };
+            outside(gflag, group, m.groups, "the draw's DispatchMesh grid")?;
+            (a, group, thread, TraceAt::Amplification { group, wave: 0 })
+        }
+        LaneSelect::Mesh {
+            launch,
+            group,
+            thread,
+        } => {
+            let launch = match (&m.amplification, launch) {
+                (None, Some(l)) => {
+                    return Err(LocateError(format!(
+                        "--as-group {}: the draw has no amplification program (`DispatchMesh` launches its mesh groups itself)",
+                        xyz_text(l)
+                    )));
+                }
+                (None, None) => {
+                    outside(gflag, group, m.groups, "the draw's DispatchMesh grid")?;
+                    None
+                }
+                (Some(_), l) => {
+                    let l = match l {
+                        Some(l) => l,
+                        None if m.groups == [1, 1, 1] => [0; 3],
+                        None => {
+                            return Err(LocateError(format!(
+                                "{gflag} {}: the draw's amplification program runs {}; name the one that launched the mesh group with --as-group x,y,z",
+                                xyz_text(group),
+                                grid_text(m.groups)
+                            )));
+                        }
+                    };
+                    outside("--as-group", l, m.groups, "the draw's DispatchMesh grid")?;
+                    let launched = super::ms::launched_by(&md, plan, l).map_err(|e| {
                             LocateError(format!(
                                 "--as-group {}: the amplification group fails before launching its mesh groups: {e}",
                                 xyz_text(l)
                             ))
                         })?;
-                        if (0..3).any(|k| group[k] >= launched[k]) {
-                            return Err(LocateError(format!(
-                                "{gflag} {}: amplification group ({}, {}, {}) did not launch it: it launched {}",
-                                xyz_text(group),
-                                l[0],
-                                l[1],
-                                l[2],
-                                grid_text(launched)
-                            )));
-                        }
-                        Some(l)
+                    if (0..3).any(|k| group[k] >= launched[k]) {
+                        return Err(LocateError(format!(
+                            "{gflag} {}: amplification group ({}, {}, {}) did not launch it: it launched {}",
+                            xyz_text(group),
+                            l[0],
+                            l[1],
+                            l[2],
+                            grid_text(launched)
+                        )));
                     }
-                };
-                (
-                    &d.vs,
+                    Some(l)
+                }
+            };
+            (
+                &d.vs,
+                group,
+                thread,
+                TraceAt::Mesh {
+                    launch,
                     group,
-                    thread,
-                    Box::new(move |wave| TraceAt::Mesh {
-                        launch,
-                        group,
-                        wave,
-                    }),
-                )
-            }
-            _ => return Err(LocateError("not a mesh or amplification lane".into())),
-        };
+                    wave: 0,
+                },
+            )
+        }
+        _ => return Err(LocateError("not a mesh or amplification lane".into())),
+    };
     let tg = shader.thread_group;
     if (0..3).any(|k| thread[k] >= tg[k]) {
         return Err(LocateError(format!(
@@ -874,12 +869,15 @@ fn locate_mesh(d: &DrawWork, plan: &Plan, sel: LaneSelect) -> Result<LanePlace, 
         .position(|x| *x == thread)
         .ok_or_else(|| LocateError("the thread has no lane slot".into()))?;
     let wave = slot / w as usize;
+    if let TraceAt::Mesh { wave: k, .. } | TraceAt::Amplification { wave: k, .. } = &mut at {
+        *k = wave as u32;
+    }
     Ok(LanePlace {
         group,
         wave,
         lane: slot % w as usize,
         wave_size: w,
-        draw: Some(at_of(wave as u32)),
+        draw: Some(at),
     })
 }
 
