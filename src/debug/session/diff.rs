@@ -60,7 +60,7 @@ impl Debugger {
         let place = self.target.place(sel)?;
         if stage(&place) != stage(&self.place) {
             return Err(DebugError::Command(
-                "`diff` compares two lanes of the same program and phase: a pixel lane with a pixel, a vertex lane with a vertex, a geometry, hull, domain, mesh or amplification lane with one of its own kind".into(),
+                "`diff` compares two lanes of the same program and phase: a pixel lane with a pixel, a vertex lane with a vertex, a geometry, hull or domain lane with one of its own kind".into(),
             ));
         }
         // A draw's lanes are found by drawing (their wave is known only then), so another
