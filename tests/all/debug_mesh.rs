@@ -458,3 +458,56 @@ fn a_corpus_mesh_pixel_names_the_mesh_lanes_behind_it() {
         "{out}"
     );
 }
+
+/// On a command list, `--event N` selects the mesh draw first, as for other lanes: the
+/// list's `dispatch_mesh` command (its amplification and mesh programs those of
+/// [`ir_job`]) opens its mesh lane, which reads its payload, and a lane of a list event
+/// that is not a mesh draw is refused by the flag.
+#[test]
+fn a_list_event_opens_a_mesh_lane() {
+    let dir = ir_job("list_event", true).parent().unwrap().to_path_buf();
+    let list = dir.join("list.toml");
+    std::fs::write(
+        &list,
+        "[[resource]]\nname = \"rt\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\n\n\
+         [[command]]\ntype = \"clear_render_target\"\nresource = \"rt\"\ncolor = [0.0, 0.0, 0.0, 0.0]\n\n\
+         [[command]]\ntype = \"dispatch_mesh\"\nas = \"amp.as.ir\"\nms = \"payload.ms.ir\"\nps = \"prim.ps.ir\"\n\
+         groups = [2, 1, 1]\nrasterizer = { cull = \"NONE\" }\nrender_targets = [{ resource = \"rt\" }]\n",
+    )
+    .unwrap();
+    let list = path_text(&list);
+    let (out, code) = dxlane(&[
+        "debug",
+        &list,
+        "--event",
+        "2",
+        "--as-group",
+        "1,0,0",
+        "--ms-group",
+        "2,0,0",
+        "--ms-thread",
+        "1,0,0",
+        "-c",
+        "print gs[0]",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "(mesh group (2, 0, 0), thread (1, 0, 0), launched by amplification group (1, 0, 0))"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("gs[0] = 1.0 (0x3f800000)"), "{out}");
+    let (out, code) = dxlane(&[
+        "debug",
+        &list,
+        "--event",
+        "1",
+        "--as-group",
+        "0,0,0",
+        "--as-thread",
+        "0,0,0",
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("--event 1"), "{out}");
+}
