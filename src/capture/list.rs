@@ -210,6 +210,16 @@ pub(super) fn attribute(
                         if let Some((lane, _)) = pixels.last_setup((*t, x, y, sample)) {
                             if let Some(sel) = pixels.origin(lane.prim) {
                                 r.origin = origin_links(sel, job);
+                            } else if let (Some(o), Some(work), Some(start)) =
+                                (pixels.mesh_origin(lane.prim), cmd.work(), &start)
+                            {
+                                // The mesh group runs again from the draw's start; the
+                                // resources then go back to what the draw left.
+                                let after = p.snapshot();
+                                start.restore();
+                                r.origin =
+                                    super::writers::mesh_origin_links(work, &p.plan, &o, job);
+                                after.restore();
                             }
                             if lane.prim > 0 {
                                 ranks.push((lanes.len(), lane, sample));

@@ -49,7 +49,9 @@ use super::element::{Naming, NanRule, components, element_bytes, tolerance_words
 use super::layout::{Layout, Shape};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
-use super::writers::{PixelWriterReport, PixelWriters, Writers, bindings_of, origin_links};
+use super::writers::{
+    PixelWriterReport, PixelWriters, Writers, bindings_of, mesh_origin_links, origin_links,
+};
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
 use crate::ir::Shader;
@@ -309,10 +311,16 @@ pub fn compare_job(
                                 pixels.last_setup((target, x, y, s)).map(|l| (l.0, s))
                             }),
                         };
-                        if let (Some((lane, _)), Some(w)) = (at, &mut m.writer)
-                            && let Some(sel) = pixels.origin(lane.prim)
-                        {
-                            w.origin = origin_links(sel, &job_words);
+                        if let (Some((lane, _)), Some(w)) = (at, &mut m.writer) {
+                            if let Some(sel) = pixels.origin(lane.prim) {
+                                w.origin = origin_links(sel, &job_words);
+                            } else if let Some(o) = pixels.mesh_origin(lane.prim) {
+                                // The mesh lanes: found by running the mesh group again,
+                                // from the job's starting contents.
+                                let fresh = runner.prepare(None)?;
+                                w.origin =
+                                    mesh_origin_links(&fresh.0.work, &fresh.0.plan, &o, &job_words);
+                            }
                         }
                         // A lane of the first set-up primitive is the first covering
                         // the sample: rank 0, which `--pixel` gives without `--prim`.

@@ -191,6 +191,83 @@ pub fn origin_links(sel: LaneSelect, job: &str) -> Vec<OriginLink> {
     }
 }
 
+/// The links behind a pixel lane of a mesh draw whose primitive came from `o`: the
+/// mesh lanes that wrote its indices and per-primitive outputs and each of its vertices
+/// (found by running the mesh group again under `plan`: `pipeline::ms::writers`), one
+/// link per thread saying what it wrote, then the amplification group that launched the
+/// mesh group. Empty when `work` is not a mesh draw.
+pub fn mesh_origin_links(
+    work: &crate::pipeline::Work,
+    plan: &crate::pipeline::Plan,
+    o: &crate::pipeline::ms::MeshPrimOrigin,
+    job: &str,
+) -> Vec<OriginLink> {
+    let crate::pipeline::Work::Draw(d) = work else {
+        return Vec::new();
+    };
+    let state = d.state();
+    let Some(m) = state.mesh else {
+        return Vec::new();
+    };
+    let job = shell_word(job);
+    let p = |v: [u32; 3]| format!("({}, {}, {})", v[0], v[1], v[2]);
+    let c = |v: [u32; 3]| format!("{},{},{}", v[0], v[1], v[2]);
+    let launched = o
+        .launch
+        .map(|l| format!(", launched by amplification group {}", p(l)))
+        .unwrap_or_default();
+    let as_flag = o
+        .launch
+        .map(|l| format!("--as-group {} ", c(l)))
+        .unwrap_or_default();
+    // Per thread, in the order first met: what it wrote of the primitive.
+    let mut by_thread: Vec<([u32; 3], Vec<String>)> = Vec::new();
+    let mut add = |t: [u32; 3], what: String| match by_thread.iter_mut().find(|x| x.0 == t) {
+        Some(x) => x.1.push(what),
+        None => by_thread.push((t, vec![what])),
+    };
+    if let Ok(w) = crate::pipeline::ms::writers(&m, plan, o, m.ms.0) {
+        for &t in &w.primitive {
+            add(
+                t,
+                "the primitive's indices and per-primitive outputs".into(),
+            );
+        }
+        for (v, list) in &w.vertices {
+            for &t in list {
+                add(t, format!("vertex {v}'s outputs"));
+            }
+        }
+    }
+    let mut links: Vec<OriginLink> = by_thread
+        .into_iter()
+        .map(|(t, what)| OriginLink {
+            stage: "mesh",
+            lane: format!(
+                "mesh group {}, thread {}{launched} (primitive {} of the group)",
+                p(o.group),
+                p(t),
+                o.prim
+            ),
+            made: format!("wrote {}", what.join(", ")),
+            debug: format!(
+                "dxlane debug {job} {as_flag}--ms-group {} --ms-thread {}",
+                c(o.group),
+                c(t)
+            ),
+        })
+        .collect();
+    if let Some(l) = o.launch {
+        links.push(OriginLink {
+            stage: "amplification",
+            lane: format!("amplification group {}", p(l)),
+            made: format!("launched mesh group {} with its payload", p(o.group)),
+            debug: format!("dxlane debug {job} --as-group {} --as-thread 0,0,0", c(l)),
+        });
+    }
+    links
+}
+
 impl WriterReport {
     fn thread_or_pixel(
         inv: Invocation,

@@ -1,4 +1,5 @@
-//! `dxlane debug JOB --thread x,y,z` (compute) or `--pixel x,y` / `--vertex n` (draw):
+//! `dxlane debug JOB --thread x,y,z` (compute) or `--pixel x,y` / `--vertex n` (draw;
+//! `--ms-group`/`--ms-thread` and `--as-group`/`--as-thread` on a mesh draw):
 //! opens the lane debugger on one lane of a job (see `debug`), runs the commands of `-c` and `--script` or reads them from an
 //! interactive prompt, and writes `--trace` files.
 //!
@@ -93,6 +94,27 @@ pub struct DebugArgs {
     /// (`dxlane tessellate` lists them).
     #[arg(long, value_name = "K", requires = "ds_patch")]
     pub ds_point: Option<u32>,
+    /// Mesh draws: the mesh-program lane of thread `x,y,z` (`--ms-thread`) of mesh group
+    /// `x,y,z` (its SV_GroupID); with an amplification program, of the grid that
+    /// `--as-group` launched (which may be left out when the amplification grid has one
+    /// group).
+    #[arg(long, value_name = "X,Y,Z", requires = "ms_thread", conflicts_with_all = ["thread", "group", "pixel", "vertex", "gs_primitive", "hs_patch", "ds_patch", "texel", "element"])]
+    pub ms_group: Option<String>,
+    /// With --ms-group: the mesh lane's SV_GroupThreadID.
+    #[arg(long, value_name = "X,Y,Z", requires = "ms_group")]
+    pub ms_thread: Option<String>,
+    /// Mesh draws: the amplification group (SV_GroupID) whose lane --as-thread names, or
+    /// with --ms-group the one that launched the mesh group.
+    #[arg(long, value_name = "X,Y,Z", conflicts_with_all = ["thread", "group", "pixel", "vertex", "gs_primitive", "hs_patch", "ds_patch", "texel", "element"])]
+    pub as_group: Option<String>,
+    /// With --as-group: the amplification lane's SV_GroupThreadID.
+    #[arg(
+        long,
+        value_name = "X,Y,Z",
+        requires = "as_group",
+        conflicts_with = "ms_group"
+    )]
+    pub as_thread: Option<String>,
     /// The lane that last wrote texel `x,y` of a render target (`rt0`), the depth buffer
     /// (`depth`) or a texture (`u1`, `heap[2]`, a `[[resource]]` name).
     #[arg(long, num_args = 2, value_names = ["NAME", "X,Y"], conflicts_with_all = ["thread", "group", "group_thread", "pixel", "vertex", "element"])]
@@ -183,6 +205,10 @@ fn launch_args(base: &DebugArgs, l: &debug::dap::LaunchArgs) -> DebugArgs {
         patch_constant: l.patch_constant.unwrap_or(false),
         ds_patch: l.ds_patch,
         ds_point: l.ds_point,
+        ms_group: l.ms_group.clone(),
+        ms_thread: l.ms_thread.clone(),
+        as_group: l.as_group.clone(),
+        as_thread: l.as_thread.clone(),
         event: l.event,
         texel: l
             .texel
@@ -311,6 +337,57 @@ fn open_status(args: &DebugArgs) -> Result<Debugger, (u8, String)> {
     open_lane(args, options).map_err(|e| (2, e))
 }
 
+/// The mesh or amplification lane the flags name (`None`: none of them is given); an
+/// error naming the flag when they do not fit together (the DAP `launch` request
+/// reaches here without the command line's checks).
+fn mesh_lane(args: &DebugArgs) -> Result<Option<LaneSelect>, String> {
+    let given = args.ms_group.is_some()
+        || args.ms_thread.is_some()
+        || args.as_group.is_some()
+        || args.as_thread.is_some();
+    if !given {
+        return Ok(None);
+    }
+    let others = args.thread.is_some()
+        || args.group.is_some()
+        || args.pixel.is_some()
+        || args.vertex.is_some()
+        || args.instance.is_some()
+        || args.gs_primitive.is_some()
+        || args.hs_patch.is_some()
+        || args.ds_patch.is_some();
+    if others {
+        return Err(
+            "give one lane: --ms-group/--ms-thread and --as-group/--as-thread do not go with --thread, --group, --pixel, --vertex, --instance, --gs-primitive, --hs-patch or --ds-patch".into(),
+        );
+    }
+    let opt = |flag: &str, v: &Option<String>| v.as_deref().map(|t| xyz(flag, t)).transpose();
+    let launch = opt("as-group", &args.as_group)?;
+    match (
+        opt("ms-group", &args.ms_group)?,
+        opt("ms-thread", &args.ms_thread)?,
+        opt("as-thread", &args.as_thread)?,
+    ) {
+        (Some(group), Some(thread), None) => Ok(Some(LaneSelect::Mesh {
+            launch,
+            group,
+            thread,
+        })),
+        (None, None, Some(thread)) => match launch {
+            Some(group) => Ok(Some(LaneSelect::Amplification { group, thread })),
+            None => Err("--as-thread goes with --as-group".into()),
+        },
+        (Some(_), None, _) => Err("--ms-group: give the thread with --ms-thread x,y,z".into()),
+        (None, Some(_), _) => Err("--ms-thread goes with --ms-group".into()),
+        (Some(_), Some(_), Some(_)) => Err(
+            "--as-thread names an amplification lane and --ms-group a mesh lane: give one (--as-group goes with --ms-group to name the launching group)".into(),
+        ),
+        (None, None, None) => Err(
+            "--as-group: give the lane with --as-thread x,y,z, or a mesh lane it launched with --ms-group x,y,z --ms-thread x,y,z".into(),
+        ),
+    }
+}
+
 /// The geometry, hull or domain lane the flags name (`None`: none of them is given);
 /// an error naming the flag when they do not fit together (the DAP `launch` request
 /// reaches here without the command line's checks).
@@ -387,7 +464,10 @@ fn stage_lane(args: &DebugArgs) -> Result<Option<LaneSelect>, String> {
 }
 
 fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String> {
-    let staged = stage_lane(args)?;
+    let staged = match mesh_lane(args)? {
+        Some(l) => Some(l),
+        None => stage_lane(args)?,
+    };
     if args.instance.is_some() && args.vertex.is_none() && staged.is_none() {
         return Err(
             "--instance goes with --vertex, --gs-primitive, --hs-patch or --ds-patch".into(),
@@ -423,7 +503,7 @@ fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String
             },
             (None, None) => {
                 return Err(
-                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y, --vertex n, --gs-primitive n, --hs-patch p (--control-point k | --patch-constant) or --ds-patch p --ds-point k (draw); or the output it wrote: --texel NAME x,y, --element NAME[i]".into(),
+                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y, --vertex n, --gs-primitive n, --hs-patch p (--control-point k | --patch-constant) or --ds-patch p --ds-point k (draw); --ms-group x,y,z --ms-thread x,y,z or --as-group x,y,z --as-thread x,y,z (mesh draw); or the output it wrote: --texel NAME x,y, --element NAME[i]".into(),
                 );
             }
         },

@@ -95,6 +95,9 @@ pub struct Record {
     pub truncated: Option<String>,
     /// Whether the wave started at all.
     pub started: bool,
+    /// Words the group's shared memory started with (a mesh group's payload; empty:
+    /// zeros).
+    pub shared_init: Vec<u32>,
     index: HashMap<Slot, Vec<u32>>,
 }
 
@@ -226,6 +229,10 @@ impl WaveObserver for Recorder<'_> {
         });
     }
 
+    fn shared_init(&mut self, words: &[u32]) {
+        self.rec.shared_init = words.to_vec();
+    }
+
     fn others(&mut self, writes: &[MemWrite]) {
         if writes.is_empty() || self.full() {
             return;
@@ -349,7 +356,11 @@ impl Record {
     /// Group shared word `word` (4 bytes) as every wave of the group had left it before
     /// the observed wave's step `t`, with the writes it is made of.
     pub fn shared_word(&self, word: u64, t: usize) -> u32 {
-        let mut v = 0u32;
+        let mut v = usize::try_from(word)
+            .ok()
+            .and_then(|w| self.shared_init.get(w))
+            .copied()
+            .unwrap_or(0);
         let mut apply = |w: &MemWrite| {
             if w.target != WriteTarget::GroupShared {
                 return;

@@ -9,6 +9,7 @@
 use crate::exec::{ExecError, WriteSink};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
+pub use crate::pipeline::ms::{MeshPrimOrigin, MeshWriters};
 use crate::pipeline::{
     Bindings, DispatchWork, DrawError, Hooks, ObserveWave, Plan, ProgramWaveSize, TraceAt,
     TraceWave, Traced, Work,
@@ -186,6 +187,9 @@ pub struct Run {
     /// A pixel lane: the vertex, geometry or domain lane that made its primitive's
     /// leading vertex (`TraceWave::take_origins`).
     pub origin: Option<LaneSelect>,
+    /// A pixel lane of a mesh draw: the mesh group and place its primitive came from,
+    /// and the threads that wrote it (`None` where they could not be found).
+    pub mesh_origin: Option<(MeshPrimOrigin, Option<MeshWriters>)>,
 }
 
 fn draw_fault(e: DrawError) -> ExecError {
@@ -221,6 +225,8 @@ struct DrawPrograms {
     gs: Option<Program>,
     hs: Option<Program>,
     ds: Option<Program>,
+    /// A mesh draw's amplification program (its mesh program is `vs`).
+    amplification: Option<Program>,
 }
 
 impl Target {
@@ -296,7 +302,30 @@ impl Target {
                 ))),
             }
         };
+        let mesh = d.mesh.as_ref();
         (t.program, t.bindings) = match sel {
+            LaneSelect::Vertex { .. } if mesh.is_some() => {
+                return Err(DebugError::Lane(
+                    "--vertex: a mesh draw has no vertex stage: give a mesh lane (--ms-group x,y,z --ms-thread x,y,z) or an amplification lane (--as-group x,y,z --as-thread x,y,z)".into(),
+                ));
+            }
+            LaneSelect::Mesh { .. } if mesh.is_none() => {
+                return Err(DebugError::Lane(
+                    "--ms-group: the draw has no mesh program (it draws with a vertex program: debug a vertex with --vertex n)".into(),
+                ));
+            }
+            LaneSelect::Mesh { .. } => (st.vs.clone(), d.vs_bindings.clone()),
+            LaneSelect::Amplification { .. } => match (
+                &st.amplification,
+                mesh.and_then(|m| m.amplification.as_ref()),
+            ) {
+                (Some(p), Some((_, b))) => (p.clone(), b.clone()),
+                _ => {
+                    return Err(DebugError::Lane(
+                        "--as-group: the draw has no amplification program".into(),
+                    ));
+                }
+            },
             LaneSelect::Vertex { .. } => (st.vs.clone(), d.vs_bindings.clone()),
             LaneSelect::Pixel { .. } => {
                 let Some(ps) = &st.ps else {
@@ -373,7 +402,9 @@ impl Target {
     /// naming the work's extent when it does not exist. Finding a pixel lane draws once;
     /// the starting contents are restored after it.
     pub fn place(&self, sel: LaneSelect) -> Result<LanePlace, DebugError> {
-        let pixel = matches!(sel, LaneSelect::Pixel { .. });
+        // Finding a pixel lane draws once; finding a mesh lane may run its amplification
+        // group.
+        let pixel = matches!(sel, LaneSelect::Pixel { .. } | LaneSelect::Mesh { .. });
         if pixel {
             self.start.restore();
         }
@@ -398,7 +429,7 @@ impl Target {
         self.start.restore();
         let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
         if let Some(at) = place.draw {
-            let (r, traced, origins) = {
+            let (r, traced, origins, mesh_origins) = {
                 let hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
                 let r = self.work.run(
                     &self.plan,
@@ -408,7 +439,19 @@ impl Target {
                         ..Hooks::default()
                     },
                 );
-                (r, hook.take(), hook.take_origins())
+                (
+                    r,
+                    hook.take(),
+                    hook.take_origins(),
+                    hook.take_mesh_origins(),
+                )
+            };
+            let mesh_origin = match (&traced, mesh_origins) {
+                (Some(t), Some(o)) => t
+                    .pixels
+                    .get(place.lane)
+                    .and_then(|l| o.get(l.prim as usize).copied().flatten()),
+                _ => None,
             };
             let origin = match (&traced, origins) {
                 (Some(t), Some(o)) => t
@@ -437,13 +480,18 @@ impl Target {
                     .unwrap_or_default(),
                 _ => Vec::new(),
             };
+            let outputs = self.start.contents();
+            // Found by running the primitive's mesh group again: after the draw's
+            // contents are read.
+            let mesh_origin = mesh_origin.map(|o| (o, self.mesh_writers(&o)));
             return Run {
                 record: rec.finish(),
                 fault: r.err().map(draw_fault),
-                outputs: self.start.contents(),
+                outputs,
                 traced,
                 pixel,
                 origin,
+                mesh_origin,
             };
         }
         let result = self.work.run(
@@ -466,7 +514,20 @@ impl Target {
             traced: None,
             pixel: Vec::new(),
             origin: None,
+            mesh_origin: None,
         }
+    }
+
+    /// The threads of a mesh draw's group that wrote primitive `o` (`ms::writers`, with
+    /// the mesh program lowered for debugging); `None` when the target is not a mesh
+    /// draw or the group fails when run again.
+    fn mesh_writers(&self, o: &MeshPrimOrigin) -> Option<MeshWriters> {
+        let (Work::Draw(d), Some(st)) = (&*self.work, &self.stages) else {
+            return None;
+        };
+        let state = d.state();
+        let m = state.mesh?;
+        crate::pipeline::ms::writers(&m, &self.plan, o, &st.vs.debug_shader).ok()
     }
 
     /// Runs the work from the start under `plan` with `hooks` (a lookup that watches the
@@ -525,7 +586,8 @@ pub struct ProgramFile {
 
 /// The target of a unit of work and its plan, with its programs reloaded for debugging
 /// from `programs`, the files in the work's order (a dispatch's program; a draw's vertex
-/// program, then its pixel, geometry, hull and domain programs when it has them). Its writable contents are the UAVs, and a draw's
+/// or mesh program, then its pixel, geometry, hull, domain and amplification programs
+/// when it has them). Its writable contents are the UAVs, and a draw's
 /// render targets and depth buffer.
 pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Target, DebugError> {
     let load = |s: &Shader, f: Option<&ProgramFile>| -> Result<Program, DebugError> {
@@ -562,11 +624,12 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
             let gs = d.gs.as_ref().map(|x| take(&x.0)).transpose()?;
             let hs = d.hs.as_ref().map(|x| take(&x.0)).transpose()?;
             let ds = d.ds.as_ref().map(|x| take(&x.0)).transpose()?;
+            let amp = d.mesh.as_ref().and_then(|m| m.amplification.as_ref());
+            let amplification = amp.map(|x| take(&x.0)).transpose()?;
             let mut start = Snapshot::take(&d.vs_bindings);
-            let others = [Some(&d.ps_bindings)]
-                .into_iter()
-                .chain([&d.gs, &d.hs, &d.ds].map(|x| x.as_ref().map(|x| &x.1)))
-                .flatten();
+            let mut others: Vec<&Bindings> = vec![&d.ps_bindings];
+            others.extend([&d.gs, &d.hs, &d.ds].into_iter().flatten().map(|x| &x.1));
+            others.extend(amp.map(|x| &x.1));
             for b in others {
                 let more = Snapshot::take(b);
                 for (m, b) in more.memories {
@@ -602,7 +665,14 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
                 work: Arc::new(Work::Draw(d)),
                 plan,
                 start,
-                stages: Some(Arc::new(DrawPrograms { vs, ps, gs, hs, ds })),
+                stages: Some(Arc::new(DrawPrograms {
+                    vs,
+                    ps,
+                    gs,
+                    hs,
+                    ds,
+                    amplification,
+                })),
             })
         }
     }

@@ -235,6 +235,11 @@ pub trait WaveObserver {
     /// Other waves of the group wrote memory (heard between the observed wave's steps, in
     /// the order they happened).
     fn others(&mut self, writes: &[MemWrite]);
+    /// The group's shared memory starts with `words` rather than zeros (a mesh group's
+    /// payload, from the amplification group that launched it); heard before `start`.
+    fn shared_init(&mut self, words: &[u32]) {
+        let _ = words;
+    }
 }
 
 struct Reader<'a, const W: usize> {

@@ -68,6 +68,7 @@ pub struct PixelWriters {
     map: Mutex<HashMap<SampleKey, (PixelLane, u32, u32)>>,
     want_origins: bool,
     origins: Mutex<Vec<Option<LaneSelect>>>,
+    mesh_origins: Mutex<Vec<Option<crate::pipeline::ms::MeshPrimOrigin>>>,
 }
 
 impl MergeObserver for PixelWriters {
@@ -103,6 +104,10 @@ impl MergeObserver for PixelWriters {
     fn origins(&self, origins: Vec<Option<LaneSelect>>) {
         *self.origins.lock().unwrap_or_else(|e| e.into_inner()) = origins;
     }
+
+    fn mesh_origins(&self, origins: Vec<Option<crate::pipeline::ms::MeshPrimOrigin>>) {
+        *self.mesh_origins.lock().unwrap_or_else(|e| e.into_inner()) = origins;
+    }
 }
 
 impl PixelWriters {
@@ -113,6 +118,7 @@ impl PixelWriters {
             map: Mutex::default(),
             want_origins: false,
             origins: Mutex::default(),
+            mesh_origins: Mutex::default(),
         }
     }
 
@@ -130,6 +136,17 @@ impl PixelWriters {
     /// the map was made [`PixelWriters::with_origins`] and the draw knew it.
     pub fn origin(&self, setup: u32) -> Option<LaneSelect> {
         self.origins
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(setup as usize)
+            .copied()
+            .flatten()
+    }
+
+    /// A mesh draw's set-up primitive `setup`: the mesh group and place it came from,
+    /// when the map was made [`PixelWriters::with_origins`].
+    pub fn mesh_origin(&self, setup: u32) -> Option<crate::pipeline::ms::MeshPrimOrigin> {
+        self.mesh_origins
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(setup as usize)

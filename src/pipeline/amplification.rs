@@ -75,9 +75,19 @@ pub fn run_group(
     program: &Program<'_>,
     group: [u32; 3],
 ) -> Result<(Launch, u64), ExecError> {
-    let s: &Shader = program.shader();
     let stats = runner.run_with(group, GroupHooks::default())?;
-    let mem = runner.group_memory();
+    let launch = read_launch(runner.group_memory(), program, group)?;
+    Ok((launch, stats.lane_instructions))
+}
+
+/// What amplification group `group` of `program` launched, read from the group memory
+/// `mem` it left (see the rules in the module doc).
+pub fn read_launch(
+    mem: &[u32],
+    program: &Program<'_>,
+    group: [u32; 3],
+) -> Result<Launch, ExecError> {
+    let s: &Shader = program.shader();
     let threads = program.threads_per_group();
     let m = s
         .mesh
@@ -106,12 +116,9 @@ pub fn run_group(
     let n = (m.payload_bytes as usize).div_ceil(4);
     let payload = (at..at + n).map(word).collect();
     debug_assert!(r.called == r.base + MESH_STATUS_WORDS);
-    Ok((
-        Launch {
-            group,
-            mesh_groups,
-            payload,
-        },
-        stats.lane_instructions,
-    ))
+    Ok(Launch {
+        group,
+        mesh_groups,
+        payload,
+    })
 }

@@ -839,11 +839,24 @@ fn draw_view(
         }
         None => None,
     };
-    let trace = match opts.trace {
-        Some(h) => Some(trace_program(
-            s, h, h.at, h.shader, opts, vs_wave, ps_wave, view,
-        )?),
-        None => None,
+    // A mesh or amplification wave is traced in its group (`ms`); the other stages'
+    // through their traced program.
+    let (trace, group_trace) = match (opts.trace, &s.mesh) {
+        (Some(h), Some(m))
+            if matches!(h.at, TraceAt::Mesh { .. } | TraceAt::Amplification { .. }) =>
+        {
+            (
+                None,
+                Some(ms::trace_group(m, plan, view, h, h.at, h.shader)?),
+            )
+        }
+        (Some(h), _) => (
+            Some(trace_program(
+                s, h, h.at, h.shader, opts, vs_wave, ps_wave, view,
+            )?),
+            None,
+        ),
+        (None, _) => (None, None),
     };
     let early =
         s.ps.is_none_or(|ps| ps::early_depth_allowed(ps, s.blend.alpha_to_coverage_enable));
@@ -1005,6 +1018,12 @@ fn draw_view(
     let mut refused = false;
     // A mesh draw: the amplification and mesh groups make the primitives (`ms`).
     let mut mesh_out = VertexOutputs::default();
+    // A traced pixel wave's mesh draw keeps, per primitive the mesh groups output, where
+    // it came from, so that the session can name the mesh lanes behind a pixel.
+    let mut mesh_origins: Vec<ms::MeshPrimOrigin> = Vec::new();
+    let mesh_sink = opts.writes.filter(|w| w.wants_origins());
+    let want_mesh_origins =
+        matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. })) || mesh_sink.is_some();
     if let Some(m) = &s.mesh {
         let mut mesh_prims = Vec::new();
         let st = ms::shade(
@@ -1015,6 +1034,8 @@ fn draw_view(
             &mut |what, bytes| memory.take(what, bytes),
             &mut mesh_out,
             &mut mesh_prims,
+            group_trace.as_ref(),
+            want_mesh_origins.then_some(&mut mesh_origins),
         )?;
         report.amplification_groups = st.amplification_groups;
         report.as_lane_instructions = st.amplification_lane_instructions;
@@ -1568,6 +1589,24 @@ fn draw_view(
             }
             if let Some(h) = opts.trace.filter(|h| matches!(h.at, TraceAt::Pixel { .. })) {
                 h.set_origins(o);
+            }
+        }
+    }
+    if let (Some(m), true) = (&s.mesh, want_mesh_origins) {
+        // Each mesh primitive became `k` vertex records, its provoking vertex first.
+        let k = m.ms.0.mesh.map_or(3, |x| x.topology.indices()).max(1);
+        let mut o = Vec::new();
+        if o.try_reserve(prims.len()).is_ok() {
+            o.extend(
+                prims
+                    .iter()
+                    .map(|p| mesh_origins.get((p.verts[0] / k) as usize).copied()),
+            );
+            if let Some(w) = mesh_sink {
+                w.mesh_origins(o.clone());
+            }
+            if let Some(h) = opts.trace.filter(|h| matches!(h.at, TraceAt::Pixel { .. })) {
+                h.set_mesh_origins(o);
             }
         }
     }
@@ -2235,6 +2274,12 @@ fn trace_program<'a>(
         TraceAt::Geometry { .. } => staged(s.gs, "geometry")?,
         TraceAt::Hull { .. } => staged(s.hs, "hull")?,
         TraceAt::Domain { .. } => staged(s.ds, "domain")?,
+        TraceAt::Mesh { .. } | TraceAt::Amplification { .. } => {
+            return Err(state_err(
+                DrawField::Programs,
+                "a mesh or amplification wave to trace, but the draw is not a mesh draw",
+            ));
+        }
     };
     let t = shader;
     if t.stage != drawn.stage

@@ -40,6 +40,7 @@ use super::gs::GsOut;
 use super::ia::PrimKind;
 use super::link::{LinkError, Linked, PsSource};
 use super::plan::{Plan, ProgramWaveSize};
+use super::trace::{StageGroup, TraceAt};
 use super::vs::VertexOutputs;
 use crate::exec::{DescriptorTable, ExecError, GroupHooks, GroupRunner, Program, RunBudget};
 use crate::ir::{ComponentType, Interp, IoElement, MeshFault, MeshTopology, Shader, SysValue};
@@ -258,8 +259,10 @@ pub fn record_words(ms: &Shader) -> u32 {
 /// Runs a mesh draw's amplification and mesh groups (see the module doc), appending
 /// vertex records to `out` and primitives to `prims`, as view instance `view` (0
 /// without view instancing). `take` counts bytes against the draw's memory limit
-/// before they are allocated.
-pub fn shade(
+/// before they are allocated. `trace`, when given, runs the one amplification or mesh
+/// group it names with the debug program, one wave traced (`trace::StageGroup`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn shade(
     d: &MeshDraw<'_>,
     plan: &Plan,
     view: u32,
@@ -267,6 +270,8 @@ pub fn shade(
     take: &mut dyn FnMut(&str, u64) -> Result<(), super::draw::DrawError>,
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
+    trace: Option<&StageGroup<'_>>,
+    mut origins: Option<&mut Vec<MeshPrimOrigin>>,
 ) -> Result<MeshStats, super::draw::DrawError> {
     let (ms, ms_bindings) = d.ms;
     let m = ms
@@ -320,7 +325,14 @@ pub fn shade(
         for (k, g) in amplification::grid_order(d.groups).enumerate() {
             let words = (m.payload_bytes as u64).div_ceil(4) * 4 + 64;
             take("an amplification group's launch", words)?;
-            let (launch, n) = amplification::run_group(&mut runner, &program, g)?;
+            let (launch, n) = match trace.map(|t| (t, t.at)) {
+                Some((t, TraceAt::Amplification { group, .. })) if group == g => {
+                    let (r, st) = t.run(g, &[])?;
+                    let launch = amplification::read_launch(r.group_memory(), &program, g)?;
+                    (launch, st.lane_instructions)
+                }
+                _ => amplification::run_group(&mut runner, &program, g)?,
+            };
             stats.amplification_groups += 1;
             stats.amplification_lane_instructions += n;
             budget.charge(n).map_err(|spent| {
@@ -345,30 +357,101 @@ pub fn shade(
     let mut done = 0u64;
     for l in &launches {
         for g in amplification::grid_order(l.mesh_groups) {
-            let hooks = GroupHooks {
-                shared_init: &l.payload,
-                ..GroupHooks::default()
+            let traced = match trace.map(|t| (t, t.at)) {
+                Some((t, TraceAt::Mesh { launch, group, .. }))
+                    if group == g && (d.amplification.is_none() || launch == Some(l.group)) =>
+                {
+                    Some(t.run(g, &l.payload)?)
+                }
+                _ => None,
             };
-            let st = runner.run_with(g, hooks)?;
+            let (st, mem) = match &traced {
+                Some((r, st)) => (*st, r.group_memory()),
+                None => {
+                    let hooks = GroupHooks {
+                        shared_init: &l.payload,
+                        ..GroupHooks::default()
+                    };
+                    let st = runner.run_with(g, hooks)?;
+                    (st, runner.group_memory())
+                }
+            };
             done += 1;
             stats.mesh_groups += 1;
             stats.mesh_lane_instructions += st.lane_instructions;
             budget
                 .charge(st.lane_instructions)
                 .map_err(|spent| budget.error(spent, done, total, "mesh groups"))?;
+            let launch = d.amplification.map(|_| l.group);
             collect(
                 ms,
                 &ms_program,
-                runner.group_memory(),
-                g,
+                mem,
+                (launch, g),
                 take,
                 out,
                 prims,
                 &mut stats,
+                origins.as_deref_mut(),
             )?;
         }
     }
     Ok(stats)
+}
+
+/// The mesh grid amplification group `group` of the draw launches, found by running
+/// that group alone (amplification groups do not see each other's memory). Its
+/// resource writes are made as the draw makes them: a caller that needs the starting
+/// contents restores them.
+pub fn launched_by(d: &MeshDraw<'_>, plan: &Plan, group: [u32; 3]) -> Result<[u32; 3], ExecError> {
+    let Some((a, ab)) = d.amplification else {
+        return Ok(d.groups);
+    };
+    let program = prepare(plan, a, ab)?;
+    let mut runner = GroupRunner::new(&program);
+    amplification::run_group(&mut runner, &program, group).map(|(l, _)| l.mesh_groups)
+}
+
+/// The traced group of a mesh draw: the debug program `debug` of the amplification or
+/// mesh program `at` names, bound as the drawn one is, checked to have the drawn one's
+/// thread group, memory layout and resources (so that the group's outputs read the
+/// same way), to run by the interpreter (which is what reports each step).
+pub(crate) fn trace_group<'a>(
+    d: &MeshDraw<'a>,
+    plan: &Plan,
+    view: u32,
+    hook: &'a (dyn super::trace::Hook + 'a),
+    at: TraceAt,
+    debug: &'a Shader,
+) -> Result<StageGroup<'a>, ExecError> {
+    let ((drawn, bindings), wave) = match at {
+        TraceAt::Mesh { wave, .. } => (d.ms, wave),
+        TraceAt::Amplification { wave, .. } => match d.amplification {
+            Some(a) => (a, wave),
+            None => {
+                return Err(err(
+                    "an amplification wave to trace, but the draw has no amplification program"
+                        .into(),
+                ));
+            }
+        },
+        _ => return Err(err("not a mesh or amplification wave".into())),
+    };
+    if debug.stage != drawn.stage
+        || debug.thread_group != drawn.thread_group
+        || debug.groupshared_bytes != drawn.groupshared_bytes
+        || debug.output_words != drawn.output_words
+        || debug.mesh != drawn.mesh
+        || debug.resources != drawn.resources
+    {
+        return Err(err(
+            "the traced program has another stage, thread group, memory layout or resources than the drawn one".into(),
+        ));
+    }
+    let program = prepare(plan, debug, bindings)?
+        .with_engine(crate::exec::jit::Engine::Interp)
+        .with_view_id(view);
+    Ok(StageGroup::new(hook, at, program, wave as usize))
 }
 
 /// A group program ready to run under `plan` (waves of the program's size, threads laid
@@ -395,11 +478,12 @@ fn collect(
     ms: &Shader,
     program: &Program<'_>,
     mem: &[u32],
-    g: [u32; 3],
+    (launch, g): (Option<[u32; 3]>, [u32; 3]),
     take: &mut dyn FnMut(&str, u64) -> Result<(), super::draw::DrawError>,
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
     stats: &mut MeshStats,
+    mut origins: Option<&mut Vec<MeshPrimOrigin>>,
 ) -> Result<(), super::draw::DrawError> {
     let Some(m) = ms.mesh else { return Ok(()) };
     let threads = program.threads_per_group();
@@ -495,6 +579,161 @@ fn collect(
             id: id.map_or(0, |w| word(pbase + w as usize)),
             stream: 0,
         });
+        if let Some(o) = origins.as_deref_mut() {
+            let mut vertices = [0; 3];
+            for (d, s) in vertices.iter_mut().zip(&idx) {
+                *d = *s;
+            }
+            if o.try_reserve(1).is_ok() {
+                o.push(MeshPrimOrigin {
+                    launch,
+                    group: g,
+                    prim: p as u32,
+                    vertices,
+                    count: k as u8,
+                });
+            }
+        }
     }
     Ok(())
+}
+
+/// Where a primitive a mesh draw drew came from: its mesh group and its place in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshPrimOrigin {
+    /// The amplification group that launched the mesh group (`None`: no amplification
+    /// program).
+    pub launch: Option<[u32; 3]>,
+    /// The mesh group.
+    pub group: [u32; 3],
+    /// The primitive's index in the group's primitive array.
+    pub prim: u32,
+    /// Its vertices' indices in the group's vertex array (the first `count`).
+    pub vertices: [u32; 3],
+    /// Vertices a primitive has (2 or 3).
+    pub count: u8,
+}
+
+/// The threads of a mesh group that wrote one primitive: its index tuple and
+/// per-primitive outputs (`primitive`), and each of its vertices' outputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MeshWriters {
+    /// Threads (`SV_GroupThreadID`) that wrote the primitive's indices or attributes.
+    pub primitive: Vec<[u32; 3]>,
+    /// Per vertex of the primitive (in its order): the vertex index and the threads
+    /// that wrote its outputs.
+    pub vertices: Vec<(u32, Vec<[u32; 3]>)>,
+}
+
+/// Hears which lanes write a primitive's and its vertices' outputs.
+struct WriterWatch<'s> {
+    shader: &'s Shader,
+    origin: MeshPrimOrigin,
+    found: MeshWriters,
+}
+
+impl WriterWatch<'_> {
+    fn note(list: &mut Vec<[u32; 3]>, t: [u32; 3]) {
+        if !list.contains(&t) {
+            list.push(t);
+        }
+    }
+}
+
+impl crate::exec::WaveObserver for WriterWatch<'_> {
+    fn start(&mut self, _: &dyn crate::exec::WaveRead) {}
+    fn step(
+        &mut self,
+        at: crate::exec::At,
+        active: u128,
+        helper: u128,
+        wave: &dyn crate::exec::WaveRead,
+        _: &[crate::exec::MemWrite],
+    ) {
+        use crate::ir::Inst;
+        let crate::exec::At::Inst(id) = at else {
+            return;
+        };
+        let (index, vertex) = match self.shader.insts.get(id.index()) {
+            Some(Inst::MeshIndices { prim, .. }) | Some(Inst::MeshPrimOut { prim, .. }) => {
+                (*prim, false)
+            }
+            Some(Inst::MeshVertexOut { vertex, .. }) => (*vertex, true),
+            _ => return,
+        };
+        let lanes = active & !helper;
+        for l in 0..wave.width().min(128) {
+            if lanes >> l & 1 == 0 {
+                continue;
+            }
+            let Some(&i) = wave.reg(index.0).get(l) else {
+                continue;
+            };
+            let crate::exec::Invocation::Thread { thread, .. } = wave.invocation(l) else {
+                continue;
+            };
+            if vertex {
+                for (v, list) in self.found.vertices.iter_mut() {
+                    if *v == i {
+                        Self::note(list, thread.0);
+                    }
+                }
+            } else if i == self.origin.prim {
+                Self::note(&mut self.found.primitive, thread.0);
+            }
+        }
+    }
+    fn others(&mut self, _: &[crate::exec::MemWrite]) {}
+}
+
+/// The threads of mesh group `o.group` that wrote primitive `o.prim` and its vertices
+/// (see [`MeshWriters`]), found by running that group again with `debug` (the mesh
+/// program lowered without clean-up, so each output write is one instruction) once per
+/// wave, watching each wave's output writes; the amplification group that launched it
+/// runs first for its payload. Each run makes the group's resource writes again: a
+/// caller that needs the resources as the draw left them reads them first.
+pub fn writers(
+    d: &MeshDraw<'_>,
+    plan: &Plan,
+    o: &MeshPrimOrigin,
+    debug: &Shader,
+) -> Result<MeshWriters, ExecError> {
+    let payload = match (d.amplification, o.launch) {
+        (Some((a, ab)), Some(l)) => {
+            let program = prepare(plan, a, ab)?;
+            let mut runner = GroupRunner::new(&program);
+            amplification::run_group(&mut runner, &program, l)?
+                .0
+                .payload
+        }
+        _ => Vec::new(),
+    };
+    let program = prepare(plan, debug, d.ms.1)?.with_engine(crate::exec::jit::Engine::Interp);
+    let threads = program.threads_per_group();
+    let w = (program.wave_size() as usize).max(1);
+    let mut watch = WriterWatch {
+        shader: debug,
+        origin: *o,
+        found: MeshWriters {
+            primitive: Vec::new(),
+            vertices: o
+                .vertices
+                .iter()
+                .take(usize::from(o.count))
+                .map(|&v| (v, Vec::new()))
+                .collect(),
+        },
+    };
+    for wave in 0..threads.div_ceil(w) {
+        let mut runner = GroupRunner::new(&program);
+        runner.run_with(
+            o.group,
+            GroupHooks {
+                writes: None,
+                observe: Some((wave, &mut watch)),
+                shared_init: &payload,
+            },
+        )?;
+    }
+    Ok(watch.found)
 }

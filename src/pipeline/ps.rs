@@ -156,6 +156,13 @@ pub trait MergeObserver: Sync {
     fn origins(&self, origins: Vec<Option<super::work::LaneSelect>>) {
         let _ = origins;
     }
+
+    /// A mesh draw's [`MergeObserver::origins`]: per set-up primitive, the mesh group and
+    /// the place in it the primitive came from (`None` where unknown). Called only when
+    /// [`MergeObserver::wants_origins`] says so.
+    fn mesh_origins(&self, origins: Vec<Option<super::ms::MeshPrimOrigin>>) {
+        let _ = origins;
+    }
 }
 
 /// Where the pixel program's outputs are in its output words.

@@ -4,7 +4,9 @@
 //! and its observer into the stages ([`TraceWave`]), what the traced wave did
 //! ([`Traced`]), how a traced pixel batch is split into waves of the program's own
 //! size, and the runners of a stage whose lanes run in waves one of which may be traced
-//! (`StageWaves`: the geometry, hull and domain stages). Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
+//! (`StageWaves`: the geometry, hull and domain stages), and the traced group of a
+//! stage whose lanes run as compute groups (`StageGroups`: the mesh and amplification
+//! stages). Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
 //! `vs`), the vertex stage's traced batch (`vs`), or the traced loop itself
 //! (`exec::StageRunner::run_traced`).
 //!
@@ -18,10 +20,12 @@
 
 use std::sync::Mutex;
 
+use super::ms::MeshPrimOrigin;
 use super::ps::{PixelLane, PixelQuad, PixelStage, WaveContext};
 use super::work::LaneSelect;
 use crate::exec::{
-    ExecError, PixelContext, StageProgram, StageRunner, WaveObserver, WaveRun, WriteSink,
+    ExecError, GroupHooks, GroupRunner, GroupStats, PixelContext, Program, StageProgram,
+    StageRunner, WaveObserver, WaveRun, WriteSink,
 };
 use crate::ir::Shader;
 
@@ -78,6 +82,24 @@ pub enum TraceAt {
         /// The domain point.
         point: u32,
     },
+    /// Wave `wave` (of the program's wave size, over the group's thread layout) of mesh
+    /// group `group`, of the grid launched by amplification group `launch` (`None`:
+    /// the draw has no amplification program and `DispatchMesh` launched the grid).
+    Mesh {
+        /// The amplification group that launched the mesh group.
+        launch: Option<[u32; 3]>,
+        /// The mesh group (its `SV_GroupID`).
+        group: [u32; 3],
+        /// The wave in the group.
+        wave: u32,
+    },
+    /// Wave `wave` of amplification group `group`.
+    Amplification {
+        /// The amplification group (its `SV_GroupID`).
+        group: [u32; 3],
+        /// The wave in the group.
+        wave: u32,
+    },
 }
 
 impl TraceAt {
@@ -87,7 +109,10 @@ impl TraceAt {
             TraceAt::Geometry { instance, .. }
             | TraceAt::Hull { instance, .. }
             | TraceAt::Domain { instance, .. } => Some(instance),
-            TraceAt::Pixel { .. } | TraceAt::Vertex { .. } => None,
+            TraceAt::Pixel { .. }
+            | TraceAt::Vertex { .. }
+            | TraceAt::Mesh { .. }
+            | TraceAt::Amplification { .. } => None,
         }
     }
 }
@@ -127,6 +152,9 @@ pub struct TraceWave<'a> {
     /// A pixel wave's draw: per set-up primitive (`PixelLane::prim`), the lane that made
     /// its leading vertex (`set_origins`).
     pub origins: Mutex<Option<Vec<Option<LaneSelect>>>>,
+    /// A pixel wave's mesh draw: per set-up primitive, the mesh group and place it came
+    /// from (`set_mesh_origins`).
+    pub mesh_origins: Mutex<Option<Vec<Option<MeshPrimOrigin>>>>,
 }
 
 impl<'a> TraceWave<'a> {
@@ -142,6 +170,7 @@ impl<'a> TraceWave<'a> {
             observer: Mutex::new(observer),
             result: Mutex::new(None),
             origins: Mutex::new(None),
+            mesh_origins: Mutex::new(None),
         }
     }
 
@@ -161,12 +190,24 @@ impl<'a> TraceWave<'a> {
     }
 }
 
+impl TraceWave<'_> {
+    /// A pixel wave's mesh draw: per set-up primitive, the mesh group it came from and
+    /// its place there (`None`: not a pixel trace of a mesh draw).
+    pub fn take_mesh_origins(&self) -> Option<Vec<Option<MeshPrimOrigin>>> {
+        self.mesh_origins
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+}
+
 /// What the stages need of a [`TraceWave`], as a trait object (whose lifetime, unlike
 /// the hook's, may shorten to the draw's).
 pub(crate) trait Hook: Sync {
     fn observe(&self, f: &mut dyn FnMut(&mut dyn WaveObserver));
     fn set(&self, t: Traced);
     fn set_origins(&self, o: Vec<Option<LaneSelect>>);
+    fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>);
 }
 
 impl Hook for TraceWave<'_> {
@@ -179,6 +220,9 @@ impl Hook for TraceWave<'_> {
     }
     fn set_origins(&self, o: Vec<Option<LaneSelect>>) {
         *self.origins.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
+    }
+    fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>) {
+        *self.mesh_origins.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
     }
 }
 
@@ -362,6 +406,73 @@ impl StageWave<'_, '_> {
             }
             None => self.runner.run(mask, 0, None),
         }
+    }
+}
+
+/// The traced group of a stage whose lanes run as compute groups (the mesh and
+/// amplification stages): the debug program (lowered without clean-up, the same thread
+/// group, wave size and memory layout as the drawn one) and the wave of the group to
+/// trace. The stage runs every other group as it always does, and this one through
+/// [`StageGroup::run`], reading its outputs from the runner it returns, so the draw comes
+/// out the same.
+pub(crate) struct StageGroup<'r> {
+    hook: &'r (dyn Hook + 'r),
+    /// The traced wave (`TraceAt::Mesh` or `TraceAt::Amplification`).
+    pub at: TraceAt,
+    program: Program<'r>,
+    wave: usize,
+}
+
+impl<'r> StageGroup<'r> {
+    /// Traces wave `wave` of the group `at` names, running `program` (the debug program,
+    /// ready to run), reporting to `hook`.
+    pub(crate) fn new(
+        hook: &'r (dyn Hook + 'r),
+        at: TraceAt,
+        program: Program<'r>,
+        wave: usize,
+    ) -> StageGroup<'r> {
+        StageGroup {
+            hook,
+            at,
+            program,
+            wave,
+        }
+    }
+
+    /// Runs group `group` with the debug program, its wave traced, its shared memory
+    /// starting with `shared_init` (a mesh group's payload, which the observer hears
+    /// first); returns the runner, whose group memory holds what the group left, and what
+    /// it ran.
+    pub(crate) fn run(
+        &self,
+        group: [u32; 3],
+        shared_init: &[u32],
+    ) -> Result<(GroupRunner<'_>, GroupStats), ExecError> {
+        let mut runner = GroupRunner::new(&self.program);
+        let mut out = None;
+        self.hook.observe(&mut |o| {
+            o.shared_init(shared_init);
+            out = Some(runner.run_with(
+                group,
+                GroupHooks {
+                    writes: None,
+                    observe: Some((self.wave, o)),
+                    shared_init,
+                },
+            ));
+        });
+        let stats = match out {
+            Some(r) => r?,
+            None => runner.run_with(
+                group,
+                GroupHooks {
+                    shared_init,
+                    ..GroupHooks::default()
+                },
+            )?,
+        };
+        Ok((runner, stats))
     }
 }
 

@@ -230,6 +230,25 @@ pub enum LaneSelect {
         /// The draw instance.
         instance: u32,
     },
+    /// The mesh-program lane of thread `thread` (`SV_GroupThreadID`) of mesh group
+    /// `group` (`SV_GroupID`) of a mesh draw; with an amplification program, of the
+    /// grid amplification group `launch` launched (`None`: the amplification grid has
+    /// one group, which launched it).
+    Mesh {
+        /// The amplification group that launched the mesh group.
+        launch: Option<[u32; 3]>,
+        /// The mesh group.
+        group: [u32; 3],
+        /// The thread in it.
+        thread: [u32; 3],
+    },
+    /// The amplification-program lane of thread `thread` of amplification group `group`.
+    Amplification {
+        /// The amplification group.
+        group: [u32; 3],
+        /// The thread in it.
+        thread: [u32; 3],
+    },
 }
 
 /// Where a lane runs: its group, its wave (of the program's wave size) and its lane in
@@ -307,6 +326,12 @@ impl Work {
             (Work::Draw(d), LaneSelect::Geometry { .. }) => d.gs.as_ref().map(|g| &g.0),
             (Work::Draw(d), LaneSelect::Hull { .. }) => d.hs.as_ref().map(|g| &g.0),
             (Work::Draw(d), LaneSelect::Domain { .. }) => d.ds.as_ref().map(|g| &g.0),
+            (Work::Draw(d), LaneSelect::Mesh { .. }) => d.mesh.as_ref().map(|_| &d.vs),
+            (Work::Draw(d), LaneSelect::Amplification { .. }) => d
+                .mesh
+                .as_ref()
+                .and_then(|m| m.amplification.as_ref())
+                .map(|a| &a.0),
             _ => None,
         }
     }
@@ -383,6 +408,9 @@ impl Work {
                 }
                 LaneSelect::Geometry { .. } | LaneSelect::Hull { .. } | LaneSelect::Domain { .. } => {
                     locate_stage(d, plan, sel)
+                }
+                LaneSelect::Mesh { .. } | LaneSelect::Amplification { .. } => {
+                    locate_mesh(d, plan, sel)
                 }
                 _ => Err(LocateError(
                     "a draw has pixels and vertices (and geometry, hull and domain lanes), not threads"
@@ -694,6 +722,165 @@ fn locate_stage(d: &DrawWork, plan: &Plan, sel: LaneSelect) -> Result<LanePlace,
     })
 }
 
+fn xyz_text(v: [u32; 3]) -> String {
+    format!("{},{},{}", v[0], v[1], v[2])
+}
+
+/// The grid `groups` as the last group in it, for messages: `(x, y, z)`.
+fn grid_text(groups: [u32; 3]) -> String {
+    let last = groups.map(|g| g.saturating_sub(1));
+    format!(
+        "{} × {} × {} groups: (0, 0, 0) to ({}, {}, {})",
+        groups[0], groups[1], groups[2], last[0], last[1], last[2]
+    )
+}
+
+/// A mesh or amplification lane ([`LaneSelect::Mesh`], [`LaneSelect::Amplification`]):
+/// its group runs as a compute group does (`ms`, `amplification`), so the lane's slot is
+/// its thread's slot in the group's thread layout (`dispatch::thread_layout`), cut into
+/// waves of the program's wave size. The group must be in the grid: the draw's
+/// `DispatchMesh` grid for an amplification group (or a mesh group without an
+/// amplification program); the grid its amplification group launched for a mesh group,
+/// found by running that amplification group once (its resource writes are made as
+/// the draw makes them: a caller that needs the starting contents restores them).
+fn locate_mesh(d: &DrawWork, plan: &Plan, sel: LaneSelect) -> Result<LanePlace, LocateError> {
+    let (gflag, tflag) = match sel {
+        LaneSelect::Mesh { .. } => ("--ms-group", "--ms-thread"),
+        _ => ("--as-group", "--as-thread"),
+    };
+    let Some(m) = &d.mesh else {
+        return Err(LocateError(format!(
+            "{gflag}: the draw has no {} program (it draws with a vertex program: debug a vertex with --vertex n)",
+            if gflag == "--ms-group" {
+                "mesh"
+            } else {
+                "amplification"
+            }
+        )));
+    };
+    let state = d.state();
+    let Some(md) = state.mesh else {
+        return Err(LocateError(format!(
+            "{gflag}: the draw has no mesh program"
+        )));
+    };
+    let outside = |flag: &str, v: [u32; 3], grid: [u32; 3], what: &str| {
+        if (0..3).any(|k| v[k] >= grid[k]) {
+            Err(LocateError(format!(
+                "{flag} {}: outside {what} of {}",
+                xyz_text(v),
+                grid_text(grid)
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    // The wave is filled in once the thread's slot is known.
+    let (shader, group, thread, mut at): (&Shader, [u32; 3], [u32; 3], TraceAt) = match sel {
+        LaneSelect::Amplification { group, thread } => {
+            let Some((a, _)) = &m.amplification else {
+                return Err(LocateError(
+                        "--as-group: the draw has no amplification program (`DispatchMesh` launches its mesh groups itself: give --ms-group)".into(),
+                    ));
+            };
+            outside(gflag, group, m.groups, "the draw's DispatchMesh grid")?;
+            (a, group, thread, TraceAt::Amplification { group, wave: 0 })
+        }
+        LaneSelect::Mesh {
+            launch,
+            group,
+            thread,
+        } => {
+            let launch = match (&m.amplification, launch) {
+                (None, Some(l)) => {
+                    return Err(LocateError(format!(
+                        "--as-group {}: the draw has no amplification program (`DispatchMesh` launches its mesh groups itself)",
+                        xyz_text(l)
+                    )));
+                }
+                (None, None) => {
+                    outside(gflag, group, m.groups, "the draw's DispatchMesh grid")?;
+                    None
+                }
+                (Some(_), l) => {
+                    let l = match l {
+                        Some(l) => l,
+                        None if m.groups == [1, 1, 1] => [0; 3],
+                        None => {
+                            return Err(LocateError(format!(
+                                "{gflag} {}: the draw's amplification program runs {}; name the one that launched the mesh group with --as-group x,y,z",
+                                xyz_text(group),
+                                grid_text(m.groups)
+                            )));
+                        }
+                    };
+                    outside("--as-group", l, m.groups, "the draw's DispatchMesh grid")?;
+                    let launched = super::ms::launched_by(&md, plan, l).map_err(|e| {
+                            LocateError(format!(
+                                "--as-group {}: the amplification group fails before launching its mesh groups: {e}",
+                                xyz_text(l)
+                            ))
+                        })?;
+                    if (0..3).any(|k| group[k] >= launched[k]) {
+                        return Err(LocateError(format!(
+                            "{gflag} {}: amplification group ({}, {}, {}) did not launch it: it launched {}",
+                            xyz_text(group),
+                            l[0],
+                            l[1],
+                            l[2],
+                            grid_text(launched)
+                        )));
+                    }
+                    Some(l)
+                }
+            };
+            (
+                &d.vs,
+                group,
+                thread,
+                TraceAt::Mesh {
+                    launch,
+                    group,
+                    wave: 0,
+                },
+            )
+        }
+        _ => return Err(LocateError("not a mesh or amplification lane".into())),
+    };
+    let tg = shader.thread_group;
+    if (0..3).any(|k| thread[k] >= tg[k]) {
+        return Err(LocateError(format!(
+            "{tflag} {}: outside the {} program's [numthreads({}, {}, {})]",
+            xyz_text(thread),
+            if tflag == "--ms-thread" {
+                "mesh"
+            } else {
+                "amplification"
+            },
+            tg[0],
+            tg[1],
+            tg[2]
+        )));
+    }
+    let w = plan.wave_size_of(shader).map_err(lane_err)?.get();
+    let (layout, _) = thread_layout(tg);
+    let slot = layout
+        .iter()
+        .position(|x| *x == thread)
+        .ok_or_else(|| LocateError("the thread has no lane slot".into()))?;
+    let wave = slot / w as usize;
+    if let TraceAt::Mesh { wave: k, .. } | TraceAt::Amplification { wave: k, .. } = &mut at {
+        *k = wave as u32;
+    }
+    Ok(LanePlace {
+        group,
+        wave,
+        lane: slot % w as usize,
+        wave_size: w,
+        draw: Some(at),
+    })
+}
+
 /// The pixel lanes standing for each pixel sample: (x, y, sample) → (primitive, tile,
 /// batch, lane) of each.
 type Covering = HashMap<(u32, u32, u32), Vec<(u32, u32, u32, u32)>>;
@@ -799,15 +986,18 @@ fn covering_all(
 ) -> Result<Covering, LocateError> {
     let st = d.state();
     let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
-    let per_sample = super::link::link_stages(
-        &layout,
-        &d.vs,
-        d.ds.as_ref().map(|x| &x.0),
-        d.gs.as_ref().map(|x| &x.0),
-        d.ps.as_ref(),
-    )
-    .map(|l| l.per_sample)
-    .map_err(lane_err)?;
+    // A mesh draw links its mesh program's outputs by semantic (`ms::link`).
+    let linked = match &d.mesh {
+        Some(_) => super::ms::link(&d.vs, d.ps.as_ref()),
+        None => super::link::link_stages(
+            &layout,
+            &d.vs,
+            d.ds.as_ref().map(|x| &x.0),
+            d.gs.as_ref().map(|x| &x.0),
+            d.ps.as_ref(),
+        ),
+    };
+    let per_sample = linked.map(|l| l.per_sample).map_err(lane_err)?;
     let loc = Locate {
         per_sample,
         found: Mutex::new(samples.iter().map(|k| (*k, Vec::new())).collect()),

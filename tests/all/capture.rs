@@ -1798,3 +1798,105 @@ fn a_recorded_ray_dispatch_matches_itself() {
     let (code, v) = compare_json(&dir, "rays.toml", "cap", &[]);
     assert_eq!(code, 0, "{v}");
 }
+
+/// A texel of a mesh draw leads past its pixel lane to the mesh lanes behind its
+/// primitive (issue 34): the mesh group's threads that wrote the primitive's indices and
+/// per-primitive outputs and each of its vertices, and the amplification group that
+/// launched the group (mesh shader spec, "Amplification shader" and "Rendering of the
+/// mesh"), each with the `dxlane debug` command that opens it — the same lanes the
+/// debugger names from that pixel. The IR programs of `tests/all/mesh.rs`: two
+/// amplification groups each launch three mesh groups; thread t of a mesh group writes
+/// vertex t and threads 0 and 1 primitive t; pixel (1, 1) is last written by primitive 1
+/// (2, 1, 3) of mesh group (2, 0, 0) of amplification group (1, 0, 0).
+#[test]
+fn mesh_draw_texels_lead_to_their_mesh_and_amplification_lanes() {
+    use crate::mesh::{Ms, PLAIN, PS, amplification_text, mesh_text};
+    let d = workdir("mesh-lanes");
+    std::fs::write(
+        d.join("payload.ms.ir"),
+        mesh_text(Ms {
+            payload: true,
+            ..PLAIN
+        }),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("amp.as.ir"),
+        amplification_text([3, 1, 1], 1.0, true, false),
+    )
+    .unwrap();
+    std::fs::write(d.join("prim.ps.ir"), PS).unwrap();
+    std::fs::write(
+        d.join("mesh.toml"),
+        "[program]\nas = \"amp.as.ir\"\nms = \"payload.ms.ir\"\nps = \"prim.ps.ir\"\n[draw]\ndispatch_mesh = [2, 1, 1]\n\n\
+         [draw.rasterizer]\ncull = \"NONE\"\n\n[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\n",
+    )
+    .unwrap();
+    record(&d, "mesh.toml", "cap", &[]);
+    let mut rt0 = std::fs::read(d.join("cap/rt0.bin")).unwrap();
+    rt0[(4 + 1) * 4] ^= 1;
+    std::fs::write(d.join("cap/rt0.bin"), &rt0).unwrap();
+    let (code, v) = compare_json(&d, "mesh.toml", "cap", &["--no-explain", "--no-images"]);
+    assert_eq!(code, 1, "{v}");
+    let m = &v["resources"][0]["mismatches"][0];
+    assert_eq!(m["at"], "(1, 1) r", "{v}");
+    let w = &m["writer"];
+    assert_eq!(
+        w["debug"], "dxlane debug mesh.toml --pixel 1,1 --prim 5",
+        "{w}"
+    );
+    let links = w["origin"].as_array().unwrap_or_else(|| panic!("{w}"));
+    let want = [
+        (
+            "mesh",
+            "mesh group (2, 0, 0), thread (1, 0, 0), launched by amplification group (1, 0, 0) (primitive 1 of the group)",
+            "wrote the primitive's indices and per-primitive outputs, vertex 1's outputs",
+            "dxlane debug mesh.toml --as-group 1,0,0 --ms-group 2,0,0 --ms-thread 1,0,0",
+        ),
+        (
+            "mesh",
+            "mesh group (2, 0, 0), thread (2, 0, 0), launched by amplification group (1, 0, 0) (primitive 1 of the group)",
+            "wrote vertex 2's outputs",
+            "dxlane debug mesh.toml --as-group 1,0,0 --ms-group 2,0,0 --ms-thread 2,0,0",
+        ),
+        (
+            "mesh",
+            "mesh group (2, 0, 0), thread (3, 0, 0), launched by amplification group (1, 0, 0) (primitive 1 of the group)",
+            "wrote vertex 3's outputs",
+            "dxlane debug mesh.toml --as-group 1,0,0 --ms-group 2,0,0 --ms-thread 3,0,0",
+        ),
+        (
+            "amplification",
+            "amplification group (1, 0, 0)",
+            "launched mesh group (2, 0, 0) with its payload",
+            "dxlane debug mesh.toml --as-group 1,0,0 --as-thread 0,0,0",
+        ),
+    ];
+    assert_eq!(links.len(), want.len(), "{w}");
+    for (l, (stage, lane, made, debug)) in links.iter().zip(want) {
+        assert_eq!(l["stage"], stage, "{l}");
+        assert_eq!(l["lane"], lane, "{l}");
+        assert_eq!(l["made"], made, "{l}");
+        assert_eq!(l["debug"], debug, "{l}");
+    }
+    // Each command opens its lane.
+    for l in links {
+        let cmd = l["debug"].as_str().unwrap();
+        let args: Vec<&str> = cmd.split(' ').skip(1).collect();
+        let o = dxlane(&args, &d);
+        assert!(
+            o.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // The text report prints the links under the pixel lane's command.
+    let (code, text, _) = compare_text(&d, &["mesh.toml", "cap", "--no-explain", "--no-images"]);
+    assert_eq!(code, 1);
+    assert!(
+        text.contains(
+            "             dxlane debug mesh.toml --as-group 1,0,0 --ms-group 2,0,0 --ms-thread 3,0,0\n"
+        ),
+        "{text}"
+    );
+}

@@ -100,6 +100,10 @@ fn observe(p: &dxlane::job::Prepared, place: &LanePlace) -> (Invocation, usize) 
                 dxlane::pipeline::TraceAt::Geometry { .. } => &d.gs.as_ref().unwrap().0,
                 dxlane::pipeline::TraceAt::Hull { .. } => &d.hs.as_ref().unwrap().0,
                 dxlane::pipeline::TraceAt::Domain { .. } => &d.ds.as_ref().unwrap().0,
+                dxlane::pipeline::TraceAt::Mesh { .. } => &d.vs,
+                dxlane::pipeline::TraceAt::Amplification { .. } => {
+                    &d.mesh.as_ref().unwrap().amplification.as_ref().unwrap().0
+                }
             };
             let hook = TraceWave::new(at, shader, &mut catch);
             p.run(

@@ -13,6 +13,7 @@ mod corpus_jobs;
 mod d3d12_peer;
 mod dap;
 mod debug;
+mod debug_mesh;
 mod debug_scripts;
 mod draw;
 mod draw_rules;

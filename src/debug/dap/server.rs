@@ -48,6 +48,14 @@ pub struct LaunchArgs {
     pub ds_patch: Option<u32>,
     /// `--ds-point k`.
     pub ds_point: Option<u32>,
+    /// `--ms-group x,y,z`.
+    pub ms_group: Option<String>,
+    /// `--ms-thread x,y,z`.
+    pub ms_thread: Option<String>,
+    /// `--as-group x,y,z`.
+    pub as_group: Option<String>,
+    /// `--as-thread x,y,z`.
+    pub as_thread: Option<String>,
     /// `--event N` (command lists).
     pub event: Option<usize>,
     /// `--texel NAME x,y`: the name (`rt0`, `depth`, `u1`); `at` gives `x,y`.

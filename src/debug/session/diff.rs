@@ -37,6 +37,7 @@ impl Debugger {
             traced: self.traced.clone(),
             pixel: Vec::new(),
             origin: None,
+            mesh_origin: None,
         };
         o.select_lane(other);
         Ok(self.diff_with(&o, &format!("lane {other}")))
@@ -53,6 +54,8 @@ impl Debugger {
             Some(TraceAt::Hull { point: Some(_), .. }) => 4,
             Some(TraceAt::Hull { .. }) => 5,
             Some(TraceAt::Domain { .. }) => 6,
+            Some(TraceAt::Mesh { .. }) => 7,
+            Some(TraceAt::Amplification { .. }) => 8,
         };
         let place = self.target.place(sel)?;
         if stage(&place) != stage(&self.place) {

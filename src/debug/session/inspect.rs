@@ -506,7 +506,7 @@ impl Debugger {
     pub fn outputs_text(&self) -> Result<String, DebugError> {
         let Some(t) = &self.traced else {
             return Err(DebugError::Command(
-                "`outputs` shows a vertex or pixel lane's outputs; a compute lane writes memory (print u0[i])".into(),
+                "`outputs` shows the output registers of a vertex, pixel, geometry, hull or domain lane; a compute lane writes memory (print u0[i]), and a mesh or amplification lane writes its outputs and payload into its group's memory (its steps show each write)".into(),
             ));
         };
         let sh = &self.target.program.debug_shader;

@@ -79,6 +79,12 @@ pub struct Debugger {
     pixel: Vec<String>,
     /// A pixel lane: the lane that made its primitive's leading vertex.
     origin: Option<LaneSelect>,
+    /// A pixel lane of a mesh draw: its primitive's mesh group and place, and the
+    /// threads that wrote it.
+    mesh_origin: Option<(
+        crate::pipeline::ms::MeshPrimOrigin,
+        Option<crate::pipeline::ms::MeshWriters>,
+    )>,
 }
 
 fn lane_bit(mask: u128, l: usize) -> bool {
@@ -121,6 +127,7 @@ impl Debugger {
             traced: run.traced,
             pixel: run.pixel,
             origin: run.origin,
+            mesh_origin: run.mesh_origin,
         };
         if !d.rec.started {
             // A geometry lane past the tessellator's primitives, or a domain point past
@@ -133,6 +140,10 @@ impl Debugger {
                     "the tessellator made fewer domain points for that patch, or culled it (`dxlane tessellate` lists them)",
                 ),
                 Some(TraceAt::Hull { .. }) => Some("the hull stage ran no such lane"),
+                Some(TraceAt::Mesh { .. }) => Some("the draw ran no such mesh group"),
+                Some(TraceAt::Amplification { .. }) => {
+                    Some("the draw ran no such amplification group")
+                }
                 _ => None,
             };
             if let (Some(s), None) = (stage, &d.fault) {
@@ -451,6 +462,17 @@ impl Debugger {
                 ids[1],
                 inst(instance)
             ),
+            Some(TraceAt::Mesh {
+                launch: Some(l), ..
+            }) => format!(
+                "mesh {}, launched by amplification group ({}, {}, {})",
+                inv_text(i),
+                l[0],
+                l[1],
+                l[2]
+            ),
+            Some(TraceAt::Mesh { .. }) => format!("mesh {}", inv_text(i)),
+            Some(TraceAt::Amplification { .. }) => format!("amplification {}", inv_text(i)),
             _ => inv_text(i),
         }
     }
@@ -460,6 +482,9 @@ impl Debugger {
     /// outputs the lane's inputs come from (with the primitive's other vertices) — with
     /// the flags that open it.
     pub fn origin_text(&self) -> Option<String> {
+        if let Some((o, w)) = &self.mesh_origin {
+            return Some(mesh_origin_text(o, w.as_ref()));
+        }
         // Named for the geometry and domain stages, whose lanes a pixel's position does
         // not lead to otherwise; a vertex-and-pixel draw's sessions read as they always
         // have.
@@ -503,6 +528,10 @@ impl Debugger {
             }
             Some(TraceAt::Hull { .. }) => format!("hull patch-constant wave {}", self.place.wave),
             Some(TraceAt::Domain { .. }) => format!("domain wave {}", self.place.wave),
+            Some(TraceAt::Mesh { .. }) => format!("mesh wave {}", self.place.wave),
+            Some(TraceAt::Amplification { .. }) => {
+                format!("amplification wave {}", self.place.wave)
+            }
             None => format!("wave {}", self.place.wave),
         };
         let helper = match self.rec.steps.first() {
@@ -530,4 +559,61 @@ impl Debugger {
         }
         s
     }
+}
+
+fn xyz_paren(v: [u32; 3]) -> String {
+    format!("({}, {}, {})", v[0], v[1], v[2])
+}
+
+/// A mesh-drawn pixel's primitive: the mesh group and primitive it came from, and the
+/// mesh lanes that wrote its indices and per-primitive outputs and each of its vertices'
+/// outputs, each with the flags that open it.
+fn mesh_origin_text(
+    o: &crate::pipeline::ms::MeshPrimOrigin,
+    w: Option<&crate::pipeline::ms::MeshWriters>,
+) -> String {
+    let flags = |t: [u32; 3]| {
+        let launch = o
+            .launch
+            .map(|l| format!("--as-group {},{},{} ", l[0], l[1], l[2]))
+            .unwrap_or_default();
+        format!(
+            "{launch}--ms-group {},{},{} --ms-thread {},{},{}",
+            o.group[0], o.group[1], o.group[2], t[0], t[1], t[2]
+        )
+    };
+    let lanes = |list: &[[u32; 3]]| {
+        if list.is_empty() {
+            return "no thread".to_string();
+        }
+        list.iter()
+            .map(|&t| format!("thread {} ({})", xyz_paren(t), flags(t)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let launched = o
+        .launch
+        .map(|l| format!(", launched by amplification group {}", xyz_paren(l)))
+        .unwrap_or_default();
+    let mut s = format!(
+        "the primitive is primitive {} of mesh group {}{launched}",
+        o.prim,
+        xyz_paren(o.group)
+    );
+    match w {
+        Some(w) => {
+            let _ = write!(
+                s,
+                "; its indices and per-primitive outputs were written by {}",
+                lanes(&w.primitive)
+            );
+            for (v, list) in &w.vertices {
+                let _ = write!(s, "; its vertex {v} by {}", lanes(list));
+            }
+        }
+        None => s.push_str(
+            " (the mesh lanes that wrote it could not be found: the group fails when run again)",
+        ),
+    }
+    s
 }

@@ -314,6 +314,14 @@ impl Debugger {
             }
         }
         let Some((pos, m)) = last else {
+            let first = addr / 4;
+            if target == WriteTarget::GroupShared
+                && usize::try_from(first).is_ok_and(|w| w < self.rec.shared_init.len())
+            {
+                return format!(
+                    "{pad}not written by the group before this point: the payload its amplification group passed to DispatchMesh\n"
+                );
+            }
             return format!(
                 "{pad}not written by the group before this point (its contents from the job)\n"
             );
