@@ -408,10 +408,10 @@ impl Command {
         }
     }
 
-    /// The programs the command runs, counted as a job lists their files: a dispatch's
-    /// compute program; a draw's vertex (or mesh) program, then its amplification,
-    /// pixel, geometry, hull and domain programs when it has them; an
-    /// `ExecuteIndirect`'s, by what each record runs.
+    /// How many programs the command runs, counted as a job lists their files: a
+    /// dispatch's compute program; a draw's vertex (or mesh) program and each pixel,
+    /// geometry, hull, domain and amplification program it has (the job decides their
+    /// order; only the count is used); an `ExecuteIndirect`'s, by what each record runs.
     pub fn program_count(&self) -> usize {
         let draw = |d: &DrawWork| {
             1 + usize::from(d.ps.is_some())
