@@ -132,6 +132,44 @@ fn list_example_pictures_match_goldens() {
     assert!(compared >= 2, "compared {compared} pictures");
 }
 
+/// The example frames (`examples/frames/`): each runs, holds its expectations, and its
+/// picture matches its golden in `goldens/` bit for bit (`DXLANE_BLESS=1` rewrites
+/// them). `gpu_driven` draws through an `ExecuteIndirect` whose arguments and count a
+/// dispatch of the same list wrote; `deferred` samples three render targets the list
+/// wrote and tonemaps in a compute pass.
+#[test]
+fn frame_examples_run_and_match_goldens() {
+    let dir = common::root().join("examples/frames");
+    let mut failures = Vec::new();
+    for (name, commands) in [("deferred", 7), ("gpu_driven", 3)] {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.toml")))
+            .unwrap()
+            .replace("../../shaders", "SHADERS");
+        let path = job(&format!("frame_{name}"), &text);
+        let Finished::List(r) = run(&path).unwrap() else {
+            panic!("{name}: not a list")
+        };
+        assert_eq!(r.summary.commands.len(), commands, "{name}");
+        assert_eq!(
+            r.summary.expectations.failed, 0,
+            "{name}: {:?}",
+            r.summary.expectations
+        );
+        let pictures: Vec<_> = r
+            .summary
+            .outputs
+            .iter()
+            .filter(|o| o.path.ends_with(".png"))
+            .collect();
+        assert_eq!(pictures.len(), 1, "{name}");
+        let file = format!("{name}.png");
+        if let Some(m) = crate::draw::compare_golden(Path::new(&pictures[0].path), &file) {
+            failures.push(m);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// ExecuteIndirect reads its arguments when it runs: a dispatch earlier in the list
 /// wrote them (D3D12 resource state model: order implies the barrier). With a count
 /// buffer, the count is min(count, MaxCommandCount) (the ExecuteIndirect pseudo-code):

@@ -806,22 +806,21 @@ pub(super) fn list_on_both(
     Ok(Some(out))
 }
 
-/// The list examples (`examples/lists/*.toml`) and the list jobs of `tests/jobs/` the
-/// peer runs, each on both sides, every named resource compared after the whole list;
-/// the ones a plan cannot express are listed with their reason.
+/// The list examples and frames (`examples/lists/*.toml`, `examples/frames/*.toml`),
+/// each on both sides, every named resource compared after the whole list by [`judge`];
+/// a list a plan cannot express fails, naming the command and the reason.
 #[test]
 fn list_examples_match_the_peer() {
     let test = "d3d12_peer::list_examples_match_the_peer";
     let Some(exe) = peer(test) else { return };
-    let dir = common::root().join("examples/lists");
-    let mut jobs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
+    let mut jobs: Vec<PathBuf> = ["examples/lists", "examples/frames"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(common::root().join(d)).unwrap().flatten())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     jobs.sort();
-    assert!(jobs.len() >= 4, "the list examples are missing");
+    assert!(jobs.len() >= 6, "the list examples are missing");
     let mut failures = Vec::new();
     let mut compared = 0;
     for job in &jobs {
