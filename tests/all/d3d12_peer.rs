@@ -26,7 +26,9 @@
 //! - stream output (`pipeline::so`): a vertex program's triangle strip streamed out by
 //!   two draws through one filled-size counter, the second overflowing
 //!   ([`stream_output_matches_the_peer`]; the peer writes undeclared components and
-//!   crashes on declaration gaps, which that test's doc states).
+//!   crashes on declaration gaps, which that test's doc states);
+//! - whole command lists ([`lists`]): every list example and frame, and random lists,
+//!   each named resource compared after the list.
 //!
 //! Each difference must be zero or explained by a rule, stated in [`Rule`] with its
 //! source and tolerance: the peer's deviations from the D3D11.3 text, and choices the

