@@ -350,7 +350,8 @@ impl Texture {
     /// Slices `first .. first + count` of mip `mip` as one texture of their own, sharing
     /// this texture's memory: what a render-target or depth-stencil view of several
     /// slices lets a draw write. Of a 2D texture or array (multisampled or not) the
-    /// slices are array slices; of a 3D texture they are the mip's W slices
+    /// slices are array slices, as they are of a cube or cube array (its faces); of a
+    /// 3D texture they are the mip's W slices
     /// (`FirstWSlice`, `WSize`), each a plane of the mip. One slice gives a 2D (or 2D
     /// multisampled) texture, as [`Texture::subresource`]; more give a 2D array whose
     /// slice `k` is slice `first + k`. `None` for another shape, an empty range or one
@@ -362,10 +363,14 @@ impl Texture {
         }
         let [width, height, depth] = self.desc.mip_size(mip);
         let (offsets, ms) = match self.desc.dim {
+            // A cube's faces are slices of a 2D array resource (D3D12: `TextureCube` is a
+            // view dimension, not a resource's).
             TextureDim::Tex2D
             | TextureDim::Tex2DArray
             | TextureDim::Tex2DMS
-            | TextureDim::Tex2DMSArray => {
+            | TextureDim::Tex2DMSArray
+            | TextureDim::Cube
+            | TextureDim::CubeArray => {
                 if end > self.desc.array_size() {
                     return None;
                 }

@@ -26,7 +26,9 @@
 //! - stream output (`pipeline::so`): a vertex program's triangle strip streamed out by
 //!   two draws through one filled-size counter, the second overflowing
 //!   ([`stream_output_matches_the_peer`]; the peer writes undeclared components and
-//!   crashes on declaration gaps, which that test's doc states).
+//!   crashes on declaration gaps, which that test's doc states);
+//! - whole command lists ([`lists`]): every list example and frame, and random lists,
+//!   each named resource compared after the list.
 //!
 //! Each difference must be zero or explained by a rule, stated in [`Rule`] with its
 //! source and tolerance: the peer's deviations from the D3D11.3 text, and choices the
@@ -804,76 +806,17 @@ fn target_texture(
     Ok((res, view, read))
 }
 
-/// Writes `d` into `plan`: resources, root signature, pipeline, commands and readbacks.
-/// Returns the targets to compare; an `Err` names what a plan cannot express yet.
-fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, String> {
-    let s = d.state;
-    let vs = plan.shader(&d.vs);
-    let ps = d.ps.as_ref().map(|p| plan.shader(p));
-    // One descriptor table per shader visibility (a root parameter's ShaderVisibility):
-    // the peer's `table VISIBILITY`.
-    let mut tables = Vec::new();
-    for &(v_name, v) in Visibility::NAMES {
-        let group: Vec<BoundEntry> = d
-            .resources
-            .iter()
-            .filter(|e| e.visibility == v)
-            .cloned()
-            .collect();
-        if group.is_empty() {
-            continue;
-        }
-        if matches!(v, Visibility::Amplification | Visibility::Mesh) {
-            return Err(format!(
-                "{v_name}-visible bindings: the peer draws no mesh pipelines"
-            ));
-        }
-        let (lines, _) = resource_bindings(plan, &group)?;
-        tables.push((v_name, lines));
-    }
-    // Targets.
-    let mut rtvs = Vec::new();
-    let mut targets = Vec::new();
-    let mut ms_reads = Vec::new();
-    let mut size = None;
-    let mut samples = 1;
-    for (i, rt) in s.render_targets.iter().enumerate() {
-        let Some(rt) = rt else {
-            return Err(format!("render target {i} is unbound"));
-        };
-        let desc = *rt.texture.desc();
-        size.get_or_insert((desc.width, desc.height));
-        samples = desc.samples.max(1);
-        let (res, view, read) = target_texture(plan, &rt.texture, false)?;
-        rtvs.push(view);
-        if desc.samples > 1 {
-            ms_reads.push((targets.len(), res, desc));
-        }
-        targets.push(Target {
-            what: format!("render target {i}"),
-            texture: rt.texture.clone(),
-            read,
-            resolved: None,
-        });
-    }
-    let mut dsv = None;
-    if let Some(ds) = &s.depth_stencil_view {
-        let desc = *ds.texture.desc();
-        size.get_or_insert((desc.width, desc.height));
-        samples = desc.samples.max(1);
-        let (res, view, read) = target_texture(plan, &ds.texture, true)?;
-        dsv = Some(view);
-        if desc.samples > 1 {
-            ms_reads.push((targets.len(), res, desc));
-        }
-        targets.push(Target {
-            what: "depth".into(),
-            texture: ds.texture.clone(),
-            read,
-            resolved: None,
-        });
-    }
-    let (w, h) = size.ok_or("a draw without render targets or depth")?;
+/// Declares the root signature (one descriptor table per shader visibility, `tables`)
+/// and the graphics pipeline of draw state `s` with programs `vs` and `ps` (declared
+/// shader names); returns the pipeline's name.
+fn graphics_pipeline(
+    plan: &mut Plan,
+    s: &DrawState<'_>,
+    vs: &str,
+    ps: Option<&str>,
+    tables: Vec<(&str, Vec<String>)>,
+    samples: u32,
+) -> Result<String, String> {
     // Root signature and pipeline.
     let rs = plan.name("rs");
     plan.line(format!("root_signature {rs} graphics"));
@@ -1011,6 +954,80 @@ fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, Str
         ));
     }
     plan.line("end");
+    Ok(pso)
+}
+
+/// Writes `d` into `plan`: resources, root signature, pipeline, commands and readbacks.
+/// Returns the targets to compare; an `Err` names what a plan cannot express yet.
+fn write_draw(plan: &mut Plan, d: &DrawInput<'_, '_>) -> Result<Vec<Target>, String> {
+    let s = d.state;
+    let vs = plan.shader(&d.vs);
+    let ps = d.ps.as_ref().map(|p| plan.shader(p));
+    // One descriptor table per shader visibility (a root parameter's ShaderVisibility):
+    // the peer's `table VISIBILITY`.
+    let mut tables = Vec::new();
+    for &(v_name, v) in Visibility::NAMES {
+        let group: Vec<BoundEntry> = d
+            .resources
+            .iter()
+            .filter(|e| e.visibility == v)
+            .cloned()
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        if matches!(v, Visibility::Amplification | Visibility::Mesh) {
+            return Err(format!(
+                "{v_name}-visible bindings: the peer draws no mesh pipelines"
+            ));
+        }
+        let (lines, _) = resource_bindings(plan, &group)?;
+        tables.push((v_name, lines));
+    }
+    // Targets.
+    let mut rtvs = Vec::new();
+    let mut targets = Vec::new();
+    let mut ms_reads = Vec::new();
+    let mut size = None;
+    let mut samples = 1;
+    for (i, rt) in s.render_targets.iter().enumerate() {
+        let Some(rt) = rt else {
+            return Err(format!("render target {i} is unbound"));
+        };
+        let desc = *rt.texture.desc();
+        size.get_or_insert((desc.width, desc.height));
+        samples = desc.samples.max(1);
+        let (res, view, read) = target_texture(plan, &rt.texture, false)?;
+        rtvs.push(view);
+        if desc.samples > 1 {
+            ms_reads.push((targets.len(), res, desc));
+        }
+        targets.push(Target {
+            what: format!("render target {i}"),
+            texture: rt.texture.clone(),
+            read,
+            resolved: None,
+        });
+    }
+    let mut dsv = None;
+    if let Some(ds) = &s.depth_stencil_view {
+        let desc = *ds.texture.desc();
+        size.get_or_insert((desc.width, desc.height));
+        samples = desc.samples.max(1);
+        let (res, view, read) = target_texture(plan, &ds.texture, true)?;
+        dsv = Some(view);
+        if desc.samples > 1 {
+            ms_reads.push((targets.len(), res, desc));
+        }
+        targets.push(Target {
+            what: "depth".into(),
+            texture: ds.texture.clone(),
+            read,
+            resolved: None,
+        });
+    }
+    let (w, h) = size.ok_or("a draw without render targets or depth")?;
+    let pso = graphics_pipeline(plan, s, &vs, ps.as_deref(), tables, samples)?;
     // Buffers.
     let mut vbs = Vec::new();
     for (slot, v) in s.vertex_buffers.iter().enumerate() {
@@ -3266,3 +3283,5 @@ fn stream_output_matches_the_peer() {
         &[0, 0f32.to_bits(), 10f32.to_bits(), 0xdeadbeef]
     );
 }
+
+mod lists;

@@ -441,9 +441,9 @@ static ID3D12Device *device;
 static ID3D12CommandQueue *queue;
 static ID3D12CommandAllocator *allocators[2];
 static ID3D12GraphicsCommandList *init_list, *list;
-static ID3D12DescriptorHeap *shader_heap, *sampler_heap, *rtv_heap, *dsv_heap;
-static unsigned int shader_heap_used, sampler_heap_used, rtv_heap_used, dsv_heap_used;
-static unsigned int shader_inc, sampler_inc, rtv_inc, dsv_inc;
+static ID3D12DescriptorHeap *shader_heap, *sampler_heap, *rtv_heap, *dsv_heap, *clear_heap;
+static unsigned int shader_heap_used, sampler_heap_used, rtv_heap_used, dsv_heap_used, clear_heap_used;
+static unsigned int shader_inc, sampler_inc, rtv_inc, dsv_inc, clear_inc;
 static char plan_dir[4096];
 
 struct resource
@@ -1888,6 +1888,156 @@ static void copy_location(struct line *l, const char *res_name, const char *wher
     }
 }
 
+/* clear_unordered_access uint|float V0,V1,V2,V3 resource=R dim=D [the `uav` binding's view options] */
+static void clear_unordered_access(struct line *l)
+{
+    static struct bindings scratch;
+    struct bindings *was = open_bindings;
+    struct line m = *l;
+    struct binding *b;
+    D3D12_CPU_DESCRIPTOR_HANDLE cpu, visible;
+    D3D12_GPU_DESCRIPTOR_HANDLE gpu;
+    ID3D12DescriptorHeap *heaps[2] = {shader_heap, sampler_heap};
+    char buf[256], *items[4];
+    int is_float, i;
+    need_args(l, 3, "uint|float V0,V1,V2,V3 resource=R dim=D [view options]");
+    if (!strcmp(l->argv[1], "uint"))
+        is_float = 0;
+    else if (!strcmp(l->argv[1], "float"))
+        is_float = 1;
+    else
+        fail("`clear_unordered_access` clears with `uint` or `float` values, not `%s`", l->argv[1]);
+    if (strlen(l->argv[2]) >= sizeof(buf))
+        fail("the values are too long");
+    strcpy(buf, l->argv[2]);
+    if (split_list(buf, items, 4, "values") != 4)
+        fail("`clear_unordered_access` takes four values V0,V1,V2,V3");
+    if (!opt(l, "resource") || !strcmp(opt(l, "resource"), "null"))
+        fail("`clear_unordered_access` needs `resource=` naming a resource");
+    /* The view is parsed as a `uav` binding line is. */
+    memset(&scratch, 0, sizeof(scratch));
+    scratch.table_count = 1;
+    open_bindings = &scratch;
+    m.argc = 2;
+    m.argv[0] = "uav";
+    m.argv[1] = "u0";
+    bind_line(&m);
+    open_bindings = was;
+    for (i = 0; i < l->optc; ++i)
+        l->used[i] |= m.used[i];
+    b = &scratch.tables[0].bindings[0];
+    if (shader_heap_used + 1 > SHADER_HEAP_SIZE || clear_heap_used + 1 > VIEW_HEAP_SIZE)
+        fail("descriptor heap full");
+    visible = ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart(shader_heap);
+    gpu = ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart(shader_heap);
+    visible.ptr += (SIZE_T)shader_heap_used * shader_inc;
+    gpu.ptr += (UINT64)shader_heap_used++ * shader_inc;
+    cpu = ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart(clear_heap);
+    cpu.ptr += (SIZE_T)clear_heap_used++ * clear_inc;
+    ID3D12Device_CreateUnorderedAccessView(device, b->res->res, NULL, &b->uav, visible);
+    ID3D12Device_CreateUnorderedAccessView(device, b->res->res, NULL, &b->uav, cpu);
+    add_use(b->res, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, "cleared");
+    uav_barrier();
+    apply_uses();
+    ID3D12GraphicsCommandList_SetDescriptorHeaps(list, 2, heaps);
+    if (is_float)
+    {
+        float v[4];
+        for (i = 0; i < 4; ++i)
+            v[i] = parse_f32(items[i], "value");
+        ID3D12GraphicsCommandList_ClearUnorderedAccessViewFloat(list, gpu, cpu, b->res->res, v, 0, NULL);
+    }
+    else
+    {
+        UINT v[4];
+        for (i = 0; i < 4; ++i)
+            v[i] = parse_u32(items[i], "value");
+        ID3D12GraphicsCommandList_ClearUnorderedAccessViewUint(list, gpu, cpu, b->res->res, v, 0, NULL);
+    }
+    uav_written = 1;
+    /* SetDescriptorHeaps may drop the bound tables: bind the pipeline's again. */
+    if (current_pipeline)
+        bind_tables(current_pipeline);
+}
+
+/* execute_indirect dispatch|draw|draw_indexed MAX_COMMAND_COUNT arguments=R [offset=O] [stride=S]
+ *     [count=C] [count_offset=O] */
+static void execute_indirect(struct line *l)
+{
+    D3D12_COMMAND_SIGNATURE_DESC d;
+    D3D12_INDIRECT_ARGUMENT_DESC a;
+    ID3D12CommandSignature *sig;
+    struct resource *args, *count = NULL;
+    const char *an = opt(l, "arguments"), *cn = opt(l, "count");
+    unsigned int record, max;
+    UINT64 off, coff;
+    need_args(l, 3, "dispatch|draw|draw_indexed MAX_COMMAND_COUNT arguments=R [offset=O] [stride=S] "
+            "[count=C] [count_offset=O]");
+    memset(&a, 0, sizeof(a));
+    if (!strcmp(l->argv[1], "dispatch"))
+    {
+        a.Type = D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH;
+        record = sizeof(D3D12_DISPATCH_ARGUMENTS);
+    }
+    else if (!strcmp(l->argv[1], "draw"))
+    {
+        a.Type = D3D12_INDIRECT_ARGUMENT_TYPE_DRAW;
+        record = sizeof(D3D12_DRAW_ARGUMENTS);
+    }
+    else if (!strcmp(l->argv[1], "draw_indexed"))
+    {
+        a.Type = D3D12_INDIRECT_ARGUMENT_TYPE_DRAW_INDEXED;
+        record = sizeof(D3D12_DRAW_INDEXED_ARGUMENTS);
+    }
+    else
+        fail("`execute_indirect` runs `dispatch`, `draw` or `draw_indexed` records, not `%s`", l->argv[1]);
+    max = parse_u32(l->argv[2], "max command count");
+    if (!an)
+        fail("`execute_indirect` needs `arguments=`");
+    args = find_resource(an);
+    off = parse_u64(opt(l, "offset") ? opt(l, "offset") : "0", "offset");
+    memset(&d, 0, sizeof(d));
+    d.ByteStride = opt_u32(l, "stride", record);
+    d.NumArgumentDescs = 1;
+    d.pArgumentDescs = &a;
+    if (args->desc.Dimension != D3D12_RESOURCE_DIMENSION_BUFFER
+            || (max && (off > args->desc.Width
+            || (UINT64)d.ByteStride * (max - 1) + record > args->desc.Width - off)))
+        fail("`%s` is not a buffer holding %u records from byte %u", an, max, (unsigned int)off);
+    coff = parse_u64(opt(l, "count_offset") ? opt(l, "count_offset") : "0", "count offset");
+    if (cn)
+    {
+        count = find_resource(cn);
+        if (count->desc.Dimension != D3D12_RESOURCE_DIMENSION_BUFFER || coff % 4 || coff + 4 > count->desc.Width)
+            fail("`%s` has no aligned 4-byte count at %u", cn, (unsigned int)coff);
+    }
+    check_hr(ID3D12Device_CreateCommandSignature(device, &d, NULL, &IID_ID3D12CommandSignature, (void **)&sig),
+            "CreateCommandSignature");
+    add_use(args, D3D12_RESOURCE_STATE_INDIRECT_ARGUMENT, "an argument buffer");
+    if (count && count != args)
+        add_use(count, D3D12_RESOURCE_STATE_INDIRECT_ARGUMENT, "a count buffer");
+    if (a.Type == D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH)
+    {
+        if (!current_pipeline || !current_pipeline->compute)
+            fail("`execute_indirect dispatch` needs a compute pipeline (`set_pipeline`)");
+        add_binding_uses(current_pipeline);
+        uav_barrier();
+        apply_uses();
+        uav_written = pipeline_writes_uavs(current_pipeline);
+    }
+    else
+    {
+        if (a.Type == D3D12_INDIRECT_ARGUMENT_TYPE_DRAW_INDEXED)
+        {
+            if (!current_ib)
+                fail("`execute_indirect draw_indexed` before `set_index_buffer`");
+            add_use(current_ib, D3D12_RESOURCE_STATE_INDEX_BUFFER, "an index buffer");
+        }
+        before_draw();
+    }
+    ID3D12GraphicsCommandList_ExecuteIndirect(list, sig, max, args->res, off, count ? count->res : NULL, coff);
+}
+
 static void command(struct line *l)
 {
     const char *k = l->argv[0];
@@ -2128,6 +2278,10 @@ static void command(struct line *l)
                 parse_u32(l->argv[3], "z"));
         uav_written = pipeline_writes_uavs(current_pipeline);
     }
+    else if (!strcmp(k, "clear_unordered_access"))
+        clear_unordered_access(l);
+    else if (!strcmp(k, "execute_indirect"))
+        execute_indirect(l);
     else if (!strcmp(k, "copy_resource"))
     {
         struct resource *d, *s;
@@ -2378,6 +2532,9 @@ static void setup_device(void)
     create_heap(D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER, SAMPLER_HEAP_SIZE, 1, &sampler_heap, &sampler_inc);
     create_heap(D3D12_DESCRIPTOR_HEAP_TYPE_RTV, VIEW_HEAP_SIZE, 0, &rtv_heap, &rtv_inc);
     create_heap(D3D12_DESCRIPTOR_HEAP_TYPE_DSV, VIEW_HEAP_SIZE, 0, &dsv_heap, &dsv_inc);
+    /* ClearUnorderedAccessView* takes the view twice: in a shader-visible heap and in
+     * one the CPU reads. */
+    create_heap(D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, VIEW_HEAP_SIZE, 0, &clear_heap, &clear_inc);
 }
 
 static void execute_and_wait(void)

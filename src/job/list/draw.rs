@@ -424,7 +424,10 @@ fn overlaps(a: Span, b: Span) -> bool {
 
 impl Ctx<'_> {
     /// The texture view (`mip`, `slices`) of named texture `r` for key `key`, checked:
-    /// a 2D texture (single or multisampled, an array or not) and slices inside it, or
+    /// a 2D texture (single or multisampled, an array or not) and slices inside it — a
+    /// cube texture is one too, its faces slices 0 to 5 of each cube (D3D12 makes a cube
+    /// a 2D texture array resource; `TextureCube` is only a view dimension, and a
+    /// render-target view takes its faces as `D3D12_RTV_DIMENSION_TEXTURE2DARRAY`) — or
     /// W slices of a 3D texture's mip (`Texture::target_view`).
     fn target_texture(
         &self,
@@ -445,10 +448,12 @@ impl Ctx<'_> {
                     | TextureDim::Tex2DArray
                     | TextureDim::Tex2DMS
                     | TextureDim::Tex2DMSArray
+                    | TextureDim::Cube
+                    | TextureDim::CubeArray
             )
         {
             return Err(format!(
-                "{label}: \"{r}\" is a {}; a draw renders to 2D textures, 2D arrays and 3D textures' slices",
+                "{label}: \"{r}\" is a {}; a draw renders to 2D textures, 2D arrays, cube faces and 3D textures' slices",
                 desc.dim.name()
             ));
         }
