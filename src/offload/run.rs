@@ -576,6 +576,24 @@ fn stages(p: &Pipeline) -> Result<Stages, String> {
             s.stage
         ));
     }
+    // The suite refuses ray tracing state on a pipeline without ray tracing stages
+    // (`Pipeline.cpp`, `validatePipelineKind`); every ray tracing pipeline was refused
+    // above, so any such key here is on a compute or raster pipeline. Acceleration
+    // structures are not in the list: inline ray queries read them from any stage.
+    for (key, present) in [
+        ("HitGroups", p.hit_groups.is_some()),
+        (
+            "RayTracingPipelineConfig",
+            p.ray_tracing_pipeline_config.is_some(),
+        ),
+        ("ShaderBindingTable", p.shader_binding_table.is_some()),
+    ] {
+        if present {
+            return Err(format!(
+                "`{key}` belongs to ray tracing pipelines; this pipeline has no ray tracing stage"
+            ));
+        }
+    }
     let of = |stage: &str| -> Result<Option<usize>, String> {
         let all: Vec<usize> = (0..p.shaders.len())
             .filter(|&i| p.shaders[i].stage == stage)

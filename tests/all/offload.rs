@@ -412,7 +412,12 @@ fn bad_pipelines_are_named_errors() {
         out.contains("Data:            [ 1, 3, 5, 7, 9, 11, 13, 15 ]"),
         "{out}"
     );
-    let cases: [(&str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str); 10] = [
+        (
+            "DescriptorSets:",
+            "HitGroups: []\nDescriptorSets:",
+            "`HitGroups` belongs to ray tracing pipelines",
+        ),
         (
             "Format: UInt32\n    FillSize",
             "Format: UInt33\n    FillSize",
