@@ -68,8 +68,8 @@ use dxlane::pipeline::{
 };
 use dxlane::resources::format::Num;
 use dxlane::resources::{
-    AddressMode, BufferKind, ComparisonFunc, Descriptor, Format, Memory, Texture, TextureDesc,
-    TextureDim,
+    AddressMode, BufferKind, ComparisonFunc, Descriptor, Format, Memory, SamplerDesc, Texture,
+    TextureDesc, TextureDim, TextureView,
 };
 
 use super::common;
@@ -597,6 +597,57 @@ fn buffer(plan: &mut Plan, bytes: &[u8], align: usize, uav: bool) -> String {
 
 /// The binding lines of a job's resources (one table visible to every stage); the
 /// resources are declared on the way.
+/// A buffer view's plan options by its kind (raw, structured, typed).
+fn buffer_view_options(kind: BufferKind) -> String {
+    match kind {
+        BufferKind::Raw => "format=R32_TYPELESS raw=1".to_string(),
+        BufferKind::Structured { stride } => format!("stride={stride}"),
+        BufferKind::Typed { format } => format!("format={}", format.name()),
+    }
+}
+
+/// The plan line binding texture view `v` of the plan's resource `name` at register
+/// `r` (`kind`: `srv` or `uav`; a UAV names one mip, a 3D view no slices).
+fn texture_view_line(kind: &str, r: &str, space: &str, name: &str, v: &TextureView) -> String {
+    let slices = if v.dim == TextureDim::Tex3D {
+        String::new()
+    } else {
+        format!(" slices={}+{}", v.first_slice, v.array_size)
+    };
+    let mips = if kind == "uav" {
+        format!(" mips={}", v.most_detailed_mip)
+    } else {
+        format!(" mips={}+{}", v.most_detailed_mip, v.mip_levels)
+    };
+    format!(
+        "{kind} {r}{space} resource={name} dim={} format={}{mips}{slices}",
+        v.dim.name(),
+        v.format.name()
+    )
+}
+
+/// The plan line of a static sampler at register `r`.
+fn sampler_line(r: &str, space: &str, s: &SamplerDesc) -> String {
+    let a = |m: AddressMode| m.name();
+    let b = s.border_color;
+    format!(
+        "sampler {r}{space} filter={:#x} address={},{},{} mip_lod_bias={} max_anisotropy={} comparison={} border={},{},{},{} min_lod={} max_lod={}",
+        s.filter.to_d3d12(),
+        a(s.address[0]),
+        a(s.address[1]),
+        a(s.address[2]),
+        f(s.mip_lod_bias),
+        s.max_anisotropy,
+        s.comparison.name(),
+        f(b[0]),
+        f(b[1]),
+        f(b[2]),
+        f(b[3]),
+        f(s.min_lod),
+        f(s.max_lod)
+    )
+}
+
 fn resource_bindings(
     plan: &mut Plan,
     entries: &[BoundEntry],
@@ -652,11 +703,7 @@ fn resource_bindings(
                 }
                 let name = buffer(plan, &view.memory.to_bytes(), 4, uav);
                 *names.last_mut().unwrap() = Some(name.clone());
-                let extra = match view.kind {
-                    BufferKind::Raw => "format=R32_TYPELESS raw=1".to_string(),
-                    BufferKind::Structured { stride } => format!("stride={stride}"),
-                    BufferKind::Typed { format } => format!("format={}", format.name()),
-                };
+                let extra = buffer_view_options(view.kind);
                 lines.push(format!(
                     "{kind} {r}{space} resource={name} dim=buffer first={} count={} {extra}",
                     view.first_element, view.num_elements
@@ -669,42 +716,9 @@ fn resource_bindings(
                 let data = plan.data(&subresources(&v.texture));
                 let flags = format!("data={data}{}", if uav { " uav=1" } else { "" });
                 plan.line(texture_line(&name, &desc, desc.format, &flags));
-                let slices = if desc.dim == TextureDim::Tex3D {
-                    String::new()
-                } else {
-                    format!(" slices={}+{}", v.first_slice, v.array_size)
-                };
-                let mips = if uav {
-                    format!(" mips={}", v.most_detailed_mip)
-                } else {
-                    format!(" mips={}+{}", v.most_detailed_mip, v.mip_levels)
-                };
-                lines.push(format!(
-                    "{kind} {r}{space} resource={name} dim={} format={}{mips}{slices}",
-                    v.dim.name(),
-                    v.format.name()
-                ));
+                lines.push(texture_view_line(kind, &r, &space, &name, v));
             }
-            Descriptor::Sampler(s) => {
-                let a = |m: AddressMode| m.name();
-                let b = s.border_color;
-                lines.push(format!(
-                    "sampler {r}{space} filter={:#x} address={},{},{} mip_lod_bias={} max_anisotropy={} comparison={} border={},{},{},{} min_lod={} max_lod={}",
-                    s.filter.to_d3d12(),
-                    a(s.address[0]),
-                    a(s.address[1]),
-                    a(s.address[2]),
-                    f(s.mip_lod_bias),
-                    s.max_anisotropy,
-                    s.comparison.name(),
-                    f(b[0]),
-                    f(b[1]),
-                    f(b[2]),
-                    f(b[3]),
-                    f(s.min_lod),
-                    f(s.max_lod)
-                ));
-            }
+            Descriptor::Sampler(s) => lines.push(sampler_line(&r, &space, s)),
             Descriptor::Null(_) | Descriptor::Unbound(_) => {
                 lines.push(format!(
                     "{kind} {r}{space} resource=null dim={}",

@@ -141,11 +141,7 @@ impl ListPlan<'_> {
                         let name = self
                             .name(&view.memory)
                             .ok_or_else(|| format!("{r}: a buffer the list does not name"))?;
-                        let extra = match view.kind {
-                            BufferKind::Raw => "format=R32_TYPELESS raw=1".to_string(),
-                            BufferKind::Structured { stride } => format!("stride={stride}"),
-                            BufferKind::Typed { format } => format!("format={}", format.name()),
-                        };
+                        let extra = buffer_view_options(view.kind);
                         lines.push(format!(
                             "{kind} {r}{space} resource={name} dim=buffer first={} count={} {extra}",
                             view.first_element, view.num_elements
@@ -155,42 +151,9 @@ impl ListPlan<'_> {
                         let name = self
                             .name(v.texture.memory())
                             .ok_or_else(|| format!("{r}: a texture the list does not name"))?;
-                        let slices = if v.dim == TextureDim::Tex3D {
-                            String::new()
-                        } else {
-                            format!(" slices={}+{}", v.first_slice, v.array_size)
-                        };
-                        let mips = if kind == "uav" {
-                            format!(" mips={}", v.most_detailed_mip)
-                        } else {
-                            format!(" mips={}+{}", v.most_detailed_mip, v.mip_levels)
-                        };
-                        lines.push(format!(
-                            "{kind} {r}{space} resource={name} dim={} format={}{mips}{slices}",
-                            v.dim.name(),
-                            v.format.name()
-                        ));
+                        lines.push(texture_view_line(kind, &r, &space, &name, v));
                     }
-                    Descriptor::Sampler(s) => {
-                        let a = |m: AddressMode| m.name();
-                        let c = s.border_color;
-                        lines.push(format!(
-                            "sampler {r}{space} filter={:#x} address={},{},{} mip_lod_bias={} max_anisotropy={} comparison={} border={},{},{},{} min_lod={} max_lod={}",
-                            s.filter.to_d3d12(),
-                            a(s.address[0]),
-                            a(s.address[1]),
-                            a(s.address[2]),
-                            f(s.mip_lod_bias),
-                            s.max_anisotropy,
-                            s.comparison.name(),
-                            f(c[0]),
-                            f(c[1]),
-                            f(c[2]),
-                            f(c[3]),
-                            f(s.min_lod),
-                            f(s.max_lod)
-                        ));
-                    }
+                    Descriptor::Sampler(s) => lines.push(sampler_line(&r, &space, s)),
                     Descriptor::Null(_) | Descriptor::Unbound(_) => {
                         lines.push(format!(
                             "{kind} {r}{space} resource=null dim={}",
