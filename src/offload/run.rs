@@ -908,7 +908,7 @@ fn f16_match(x: u16, y: u16, rule: Rule, tol: Tolerance) -> bool {
 /// The whole pipeline as `offloader` prints it after a run.
 fn print(p: &Pipeline, held: &[Held]) -> String {
     let mut w = Writer::new();
-    w.open(0, false, "Shaders");
+    w.open_sequence(0, false, "Shaders", p.shaders.is_empty());
     for s in &p.shaders {
         w.scalar(4, true, "Stage", &s.stage);
         w.scalar(4, false, "Entry", &s.entry);
@@ -916,7 +916,7 @@ fn print(p: &Pipeline, held: &[Held]) -> String {
             w.flow(4, false, "DispatchSize", &d.map(|v| v.to_string()));
         }
     }
-    w.open(0, false, "Buffers");
+    w.open_sequence(0, false, "Buffers", held.is_empty());
     for h in held {
         buffer_yaml(&mut w, 4, true, &h.buffer, h);
     }
@@ -938,9 +938,9 @@ fn print(p: &Pipeline, held: &[Held]) -> String {
             }
         }
     }
-    w.open(0, false, "DescriptorSets");
+    w.open_sequence(0, false, "DescriptorSets", p.descriptor_sets.is_empty());
     for set in &p.descriptor_sets {
-        w.open(4, true, "Resources");
+        w.open_sequence(4, true, "Resources", set.resources.is_empty());
         for r in &set.resources {
             resource_yaml(&mut w, 8, r);
         }

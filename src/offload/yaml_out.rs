@@ -45,6 +45,17 @@ impl Writer {
         self.out.push('\n');
     }
 
+    /// `key:` opening a block sequence at `indent`, or `key: []` when it will hold no
+    /// items: LLVM's `Output::endSequence` writes `[]`, padded like a scalar, for a
+    /// sequence that emitted nothing, and never leaves the key bare.
+    pub fn open_sequence(&mut self, indent: usize, item: bool, key: &str, empty: bool) {
+        if empty {
+            self.scalar(indent, item, key, "[]");
+        } else {
+            self.open(indent, item, key);
+        }
+    }
+
     /// `key: [ a, b, … ]` at `indent`, wrapped as LLVM wraps flow sequences.
     pub fn flow(&mut self, indent: usize, item: bool, key: &str, values: &[String]) {
         self.key(indent, item, key);
@@ -191,6 +202,22 @@ mod tests {
             assert_eq!(c_g(v), want, "{v:e}");
         }
         assert_eq!(c_g(f64::NAN), "nan");
+    }
+
+    /// LLVM's `yaml::Output::endSequence`: a block sequence that emitted no item is
+    /// written `[]` after the key's padding (the suite prints `DescriptorSets:  []` for a
+    /// pipeline without descriptor sets); a sequence with items opens a bare `key:` line.
+    #[test]
+    fn empty_block_sequences_print_brackets() {
+        let mut w = Writer::new();
+        w.open_sequence(0, false, "DescriptorSets", true);
+        w.open_sequence(0, false, "Buffers", false);
+        w.scalar(4, true, "Name", "In");
+        w.open_sequence(4, true, "Resources", true);
+        assert_eq!(
+            w.finish(),
+            "---\nDescriptorSets:  []\nBuffers:\n  - Name:            In\n  - Resources:       []\n...\n"
+        );
     }
 
     /// The suite's `StructuredBuffer.test` checks `0x0`, `0x3F800000`: hex without padding,
