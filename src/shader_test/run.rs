@@ -17,9 +17,14 @@
 //! a probe's ulp distance is taken between the floats' bits in sign-magnitude order; a
 //! probe after a draw that could not run is not checked.
 //!
+//! Multisampled render targets and textures (`2dms`) carry every sample from one job to
+//! the next and are probed resolved, as vkd3d's readback resolves them; a
+//! `counter_buffer` UAV's counter is its buffer's first word, as vkd3d's D3D12 runner
+//! makes the buffer its own counter resource.
+//!
 //! Limits: the depth-stencil buffer starts each draw from the last `clear dsv` value
 //! (a job's depth buffer has no initial data); textures other than buffers and 2D ones,
-//! multisampled resources and UAV counters, hull, domain and geometry programs, and the
+//! multisampled UAVs and depth buffers, hull, domain and geometry programs, and the
 //! `rov` and `wave ops` requirements are not run — the run is reported as skipped,
 //! saying which.
 
@@ -660,7 +665,16 @@ struct Resource {
     stride: Option<u32>,
     shape: Shape,
     levels: u32,
+    /// Samples per texel: `size (2dms, S, W, H)`; 1 for every other shape.
+    samples: u32,
+    /// `size (counter_buffer, N)`: a UAV whose counter is the buffer itself, at byte 0.
+    counter: bool,
+    /// Every subresource's bytes (a multisampled texture's every sample), as the job
+    /// file's `data` and `output` hold them.
     data: Vec<u8>,
+    /// A multisampled render target's resolved texels after the last draw: what a probe
+    /// reads, as vkd3d's readback resolves a multisampled resource before mapping it.
+    resolved: Vec<u8>,
 }
 
 impl Resource {
@@ -676,7 +690,7 @@ impl Resource {
                 let mut total = 0;
                 let (mut w, mut h) = (w as usize, h as usize);
                 for _ in 0..self.levels.max(1) {
-                    total += w * h * t;
+                    total += w * h * t * self.samples.max(1) as usize;
                     w = (w / 2).max(1);
                     h = (h / 2).max(1);
                 }
@@ -721,7 +735,10 @@ fn parse_resource(
             Shape::Tex2d(1, 1)
         },
         levels: 1,
+        samples: 1,
+        counter: false,
         data: Vec::new(),
+        resolved: Vec::new(),
     };
     let mut unsupported = None;
     let mut shape_line = body.first().map_or(0, |(n, _)| *n);
@@ -755,6 +772,44 @@ fn parse_resource(
                 ["buffer", w] => r.shape = Shape::Buffer(num(w)?),
                 ["raw_buffer", w] => r.shape = Shape::RawBuffer(num(w)?),
                 ["2d", w, h] => r.shape = Shape::Tex2d(num(w)?, num(h)?),
+                // A multisampled 2D texture (tests/shader_runner.c reads
+                // `(2dms, samples, width, height)`); D3D's standard counts only.
+                ["2dms", s, w, h] => {
+                    let samples = s
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|c| [1, 2, 4, 8, 16].contains(c))
+                        .ok_or_else(|| {
+                            (*n, format!("size: `{s}` samples: give 1, 2, 4, 8 or 16"))
+                        })?;
+                    if !matches!(class, "srv" | "texture" | "rtv") {
+                        unsupported = Some(format!(
+                            "line {n}: a multisampled [{class}] is not run by dxlane's shader-test runner (D3D has no multisampled UAV; a multisampled depth buffer is not run)"
+                        ));
+                    }
+                    r.shape = Shape::Tex2d(num(w)?, num(h)?);
+                    r.samples = samples;
+                }
+                // A UAV counter: vkd3d's runner makes a structured view of 4-byte elements
+                // over the buffer and gives it the same buffer as its counter resource, at
+                // offset 0, so the counter is the buffer's first word
+                // (tests/shader_runner_d3d12.c, `CreateUnorderedAccessView`).
+                ["counter_buffer", w] => {
+                    if class != "uav" {
+                        return Err((
+                            *n,
+                            format!("size: a counter_buffer is a UAV, not a [{class}]"),
+                        ));
+                    }
+                    r.shape = Shape::Buffer(num(w)?);
+                    r.stride = Some(4);
+                    r.counter = true;
+                    r.format = Some(Format {
+                        dxgi: "R32_UINT",
+                        size: 4,
+                        data: Data::Uint,
+                    });
+                }
                 // Older files give a 2D size without its kind: `size (W, H)`.
                 [w, h] if w.parse::<u32>().is_ok() => r.shape = Shape::Tex2d(num(w)?, num(h)?),
                 [kind, ..] => {
@@ -795,6 +850,14 @@ fn parse_resource(
     }
     if let Some(u) = unsupported {
         return Ok(Err(u));
+    }
+    // vkd3d's runner refuses both (tests/shader_runner_d3d12.c: "Multisampled texture has
+    // multiple levels", "Cannot upload data to a multisampled texture").
+    if r.samples > 1 && r.levels > 1 {
+        return Err((shape_line, "a multisampled texture has one level".into()));
+    }
+    if r.samples > 1 && !r.data.is_empty() {
+        return Err((shape_line, "a multisampled texture takes no data".into()));
     }
     if r.bytes() > MAX_RESOURCE_BYTES {
         return Err((
@@ -1355,12 +1418,19 @@ impl Run<'_> {
                 };
                 let texel = clear_texel(r.format, v);
                 let count = (r.width() * r.height()) as usize;
-                r.data = texel
-                    .iter()
-                    .copied()
-                    .cycle()
-                    .take(texel.len() * count)
-                    .collect();
+                let fill = |n: usize| {
+                    texel
+                        .iter()
+                        .copied()
+                        .cycle()
+                        .take(texel.len() * n)
+                        .collect()
+                };
+                r.data = fill(count * r.samples as usize);
+                if r.samples > 1 {
+                    // Every sample holds the colour, so the resolved texel is the colour.
+                    r.resolved = fill(count);
+                }
             }
             Command::ClearDsv(d) => st.depth_clear = d,
             Command::Depth(f) => st.depth_func = Some(f),
@@ -1473,7 +1543,8 @@ impl Run<'_> {
                     // is bound as a one-sample multisampled texture of the same texels:
                     // vkd3d's files do so (tests/hlsl/texture-load.shader_test) and
                     // Direct3D's devices read sample 0 of it.
-                    let multisampled = class == "srv" && ms.contains(slot) && r.levels <= 1;
+                    let multisampled =
+                        r.samples > 1 || (class == "srv" && ms.contains(slot) && r.levels <= 1);
                     let kind = if multisampled {
                         "texture2dms"
                     } else {
@@ -1487,7 +1558,7 @@ impl Run<'_> {
                     t.insert("width".into(), Value::Integer(i64::from(*w)));
                     t.insert("height".into(), Value::Integer(i64::from(*h)));
                     if multisampled {
-                        t.insert("samples".into(), Value::Integer(1));
+                        t.insert("samples".into(), Value::Integer(i64::from(r.samples)));
                     } else {
                         t.insert("mips".into(), Value::Integer(i64::from(r.levels.max(1))));
                     }
@@ -1503,6 +1574,16 @@ impl Run<'_> {
             }
             if class == "uav" {
                 t.insert("output".into(), Value::String(format!("{reg}.out.bin")));
+            }
+            if r.counter {
+                let first = data
+                    .get(..4)
+                    .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                t.insert("counter".into(), Value::Integer(i64::from(first)));
+                t.insert(
+                    "counter_output".into(),
+                    Value::String(format!("{reg}.counter.bin")),
+                );
             }
             out.push(Value::Table(t));
         }
@@ -1583,6 +1664,13 @@ impl Run<'_> {
         for ((class, slot), r) in st.resources.iter_mut() {
             if class == "uav" {
                 r.data = self.read_back(&format!("u{slot}.out.bin"))?;
+                if r.counter {
+                    // The counter is the buffer's first word (see `parse_resource`).
+                    let c = self.read_back(&format!("u{slot}.counter.bin"))?;
+                    if let (Some(dst), Some(src)) = (r.data.get_mut(..4), c.get(..4)) {
+                        dst.copy_from_slice(src);
+                    }
+                }
             }
         }
         Ok(())
@@ -1624,7 +1712,10 @@ impl Run<'_> {
                     stride: Some(4),
                     shape: Shape::Buffer(6),
                     levels: 1,
+                    samples: 1,
+                    counter: false,
                     data: tri.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                    resolved: Vec::new(),
                 },
             );
         }
@@ -1640,7 +1731,10 @@ impl Run<'_> {
                     stride: None,
                     shape: Shape::Tex2d(DEFAULT_RT.0, DEFAULT_RT.1),
                     levels: 1,
+                    samples: 1,
+                    counter: false,
                     data: Vec::new(),
+                    resolved: Vec::new(),
                 },
             );
         }
@@ -1713,6 +1807,13 @@ impl Run<'_> {
             );
             t.insert("width".into(), Value::Integer(i64::from(r.width())));
             t.insert("height".into(), Value::Integer(i64::from(r.height())));
+            if r.samples > 1 {
+                t.insert("samples".into(), Value::Integer(i64::from(r.samples)));
+                t.insert(
+                    "resolve_output".into(),
+                    Value::String(format!("rt{slot}.resolved.bin")),
+                );
+            }
             if r.data.iter().any(|b| *b != 0) {
                 let mut data = r.data.clone();
                 data.resize(r.bytes(), 0);
@@ -1802,10 +1903,16 @@ impl Run<'_> {
         };
         let loaded = crate::job::Job::load(&path).map_err(|e| format!("draw: {e}"))?;
         crate::job::run_draw_job(loaded, &opts).map_err(|e| format!("draw: {e}"))?;
-        for (slot, _) in &rts {
+        for (slot, rt) in &rts {
             let bytes = self.read_back(&format!("rt{slot}.out.bin"))?;
+            let resolved = if rt.samples > 1 {
+                self.read_back(&format!("rt{slot}.resolved.bin"))?
+            } else {
+                Vec::new()
+            };
             if let Some(r) = st.resources.get_mut(&("rtv".to_string(), *slot)) {
                 r.data = bytes;
+                r.resolved = resolved;
             }
         }
         if st.resources.contains_key(&("dsv".to_string(), 0)) {
@@ -1828,6 +1935,8 @@ impl Run<'_> {
             .get(&key)
             .ok_or_else(|| format!("no [{} {}] to probe", key.0, key.1))?;
         let texel = if key.0 == "dsv" { 4 } else { r.texel() } as usize;
+        // A multisampled target is probed resolved, as vkd3d's readback resolves it.
+        let data = if r.samples > 1 { &r.resolved } else { &r.data };
         let (w, h) = (r.width(), r.height());
         let [l, t, rr, b] = p.rect.unwrap_or([0, 0, w, h]);
         if rr > w || b > h || l >= rr || t >= b {
@@ -1838,7 +1947,7 @@ impl Run<'_> {
         for y in t..b {
             for x in l..rr {
                 let at = (y as usize * w as usize + x as usize) * texel;
-                let px = r.data.get(at..at + texel).unwrap_or(&[]);
+                let px = data.get(at..at + texel).unwrap_or(&[]);
                 let word = |i: usize| -> u32 {
                     px.get(i * 4..i * 4 + 4)
                         .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -1920,6 +2029,83 @@ fn clear_texel(format: Option<Format>, v: [f32; 4]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn body(lines: &[&str]) -> Vec<(usize, String)> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i + 1, (*l).to_string()))
+            .collect()
+    }
+
+    /// vkd3d tests/shader_runner.c reads `(2dms, samples, width, height)`; its D3D12
+    /// runner refuses levels and data on a multisampled texture; D3D has no
+    /// multisampled UAV.
+    #[test]
+    fn multisampled_sizes() {
+        let r = parse_resource("rtv", &body(&["size (2dms, 4, 8, 2)"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!((r.samples, r.width(), r.height()), (4, 8, 2));
+        assert_eq!(r.bytes(), 8 * 2 * 4 * 16);
+        let bad = |class: &str, lines: &[&str]| parse_resource(class, &body(lines));
+        assert_eq!(
+            bad("srv", &["size (2dms, 3, 2, 2)"]).unwrap_err().0,
+            1,
+            "3 samples is not a standard count"
+        );
+        assert!(bad("srv", &["size (2dms, 4, 2, 2)", "levels 2"]).is_err());
+        assert!(bad("srv", &["size (2dms, 4, 1, 1)", "1.0 2.0 3.0 4.0"]).is_err());
+        let skipped = bad("uav", &["size (2dms, 4, 2, 2)"]).unwrap().unwrap_err();
+        assert!(skipped.contains("multisampled [uav]"), "{skipped}");
+    }
+
+    /// vkd3d tests/shader_runner_d3d12.c: a `counter_buffer` UAV is a structured view of
+    /// 4-byte elements whose counter resource is the buffer itself at offset 0, so the
+    /// counter starts as, and is probed as, the first word.
+    #[test]
+    fn counter_buffers_bind_and_read_back_their_first_word() {
+        let r = parse_resource("uav", &body(&["size (counter_buffer, 2)", "5 9"]))
+            .unwrap()
+            .unwrap();
+        assert!(r.counter);
+        assert_eq!((r.stride, r.data.len()), (Some(4), 8));
+        assert!(parse_resource("srv", &body(&["size (counter_buffer, 1)"])).is_err());
+
+        let cfg = RunConfig::default();
+        let dir = temporary_folder().unwrap();
+        let run = Run {
+            cfg: &cfg,
+            model: 50,
+            dir: dir.clone(),
+            report: RunReport {
+                model: 50,
+                outcome: Outcome::Skip,
+                probes_passed: 0,
+                todo: 0,
+                failures: Vec::new(),
+                skipped: None,
+                kept: None,
+            },
+            options: Vec::new(),
+        };
+        let mut st = State::default();
+        st.resources.insert(("uav".into(), 1), r);
+        let tables = run.resources(&st, true, &BTreeSet::new()).unwrap();
+        let t = tables[0].as_table().unwrap();
+        assert_eq!(t["reg"].as_str(), Some("u1"));
+        assert_eq!(t["kind"].as_str(), Some("structured_buffer"));
+        assert_eq!(t["stride"].as_integer(), Some(4));
+        assert_eq!(t["counter"].as_integer(), Some(5));
+        assert_eq!(t["counter_output"].as_str(), Some("u1.counter.bin"));
+        // After a job: the buffer as written, then the counter over its first word.
+        let words = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|v| v.to_le_bytes()).collect() };
+        std::fs::write(dir.join("u1.out.bin"), words(&[5, 9])).unwrap();
+        std::fs::write(dir.join("u1.counter.bin"), words(&[17])).unwrap();
+        run.read_uavs(&mut st).unwrap();
+        assert_eq!(st.resources[&("uav".to_string(), 1)].data, words(&[17, 9]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn probe_forms() {

@@ -72,6 +72,13 @@ const EXPECTED: &[(&str, PerModel)] = &[
     // on the uint target; `if(glsl)` not run; the `todo(dxlane)` probe fails as todo.
     ("draw.shader_test", [Some((14, 1)); 4]),
     // SM 4.x: the first [require] block (one probe); SM 5.x: the second (one probe).
+    // `shader model >= 4.1`: nothing applies to SM 4.0; 7 probes of the multisampled
+    // target and texture; SM 5 adds the two counter programs, which vkd3d-compiler 2.1
+    // cannot build: two `todo` compiles and two `todo` dispatches.
+    (
+        "multisample.shader_test",
+        [None, Some((7, 0)), Some((7, 4)), Some((7, 4))],
+    ),
     ("require.shader_test", [Some((1, 0)); 4]),
     // 15 probes of the two render targets and the point and line draws; SM 5 adds the
     // `float64` block's three `rd` probes and one `fail` probe that fails as stated.
