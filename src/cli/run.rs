@@ -74,6 +74,41 @@ pub struct RunArgs {
     /// numbers as `[[command]] #N` counts them), each into `DIR/event-N/`.
     #[arg(long, value_name = "N,M", value_delimiter = ',', requires = "record")]
     pub record_after: Vec<usize>,
+    /// Print where the command's time went, on stderr: reading the job file, preparing
+    /// it (programs loaded, resources bound, targets made), the run (compiling included)
+    /// and writing the outputs and the summary.
+    #[arg(long)]
+    pub timings: bool,
+}
+
+/// Where a run's time went (`--timings`), in seconds.
+struct Timings {
+    job: f64,
+    prepare: f64,
+    /// From the start of the run to the summary written.
+    execute: f64,
+    /// The run itself, as the summary reports it.
+    run: f64,
+    /// Compiling, part of `run`.
+    compile: Option<f64>,
+}
+
+impl Timings {
+    /// The line `--timings` prints.
+    fn line(&self) -> String {
+        let ms = |s: f64| format!("{:.1} ms", s * 1e3);
+        let compile = self
+            .compile
+            .map_or_else(String::new, |c| format!(" (compiling {})", ms(c)));
+        format!(
+            "timings       job file {}, prepare {}, run {}{compile}, outputs and summary {}, in all {}",
+            ms(self.job),
+            ms(self.prepare),
+            ms(self.run),
+            ms((self.execute - self.run).max(0.0)),
+            ms(self.job + self.prepare + self.execute)
+        )
+    }
 }
 
 /// Runs a job and returns the exit status (errors are printed here, status 2).
@@ -95,7 +130,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
 }
 
 fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
+    let loading = Instant::now();
     let job = Job::load(&args.job)?;
+    let job_seconds = loading.elapsed().as_secs_f64();
     // The bar counts a dispatch's thread groups; a draw shows none.
     let show_bar = !args.quiet
         && std::io::stderr().is_terminal()
@@ -132,7 +169,9 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
         progress: Some(&progress),
     };
     let recorded_job = args.record.as_ref().map(|_| job.clone());
+    let preparing = Instant::now();
     let prepared = crate::job::prepare(job, &opts)?;
+    let prepare_seconds = preparing.elapsed().as_secs_f64();
     let draw = prepared.is_draw();
     let before = prepared.warnings().len();
     // A dispatch's warnings are printed before it runs (it may run long); a draw's with
@@ -142,9 +181,33 @@ fn run_inner(args: &RunArgs) -> Result<u8, JobError> {
             eprintln!("dxlane: warning: {}: {w}", args.job.display());
         }
     }
+    let executing = Instant::now();
     let result = prepared.execute(&opts);
+    let execute_seconds = executing.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let finished = result?;
+    if args.timings {
+        let (run, compile) = match &finished {
+            Finished::Dispatch(r) => (
+                r.summary.elapsed_seconds,
+                r.summary.jit.as_ref().map(|j| j.compile_seconds),
+            ),
+            Finished::Draw(r) => (
+                r.summary.elapsed_seconds,
+                Some(r.summary.draw.compile_seconds),
+            ),
+            Finished::List(r) => (r.summary.elapsed_seconds, None),
+            Finished::Rays(r) => (r.summary.elapsed_seconds, None),
+        };
+        let t = Timings {
+            job: job_seconds,
+            prepare: prepare_seconds,
+            execute: execute_seconds,
+            run,
+            compile,
+        };
+        eprintln!("{}", t.line());
+    }
     match &finished {
         Finished::Dispatch(result) => {
             // The run's own notes (fewer workers than asked).
@@ -515,6 +578,26 @@ fn recorded(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--timings`' line: each part in milliseconds, the outputs' part what the run
+    /// leaves of the time from its start to the summary written, and the sum of the
+    /// measured parts.
+    #[test]
+    fn timings_read_as_documented() {
+        let t = Timings {
+            job: 0.0002,
+            prepare: 0.003,
+            execute: 0.0375,
+            run: 0.025,
+            compile: Some(0.0015),
+        };
+        assert_eq!(
+            t.line(),
+            "timings       job file 0.2 ms, prepare 3.0 ms, run 25.0 ms (compiling 1.5 ms), outputs and summary 12.5 ms, in all 40.7 ms"
+        );
+        let t = Timings { compile: None, ..t };
+        assert!(t.line().contains("run 25.0 ms, outputs"), "{}", t.line());
+    }
 
     #[test]
     fn numbers_read_well() {

@@ -194,6 +194,54 @@ pub fn png_work_bytes(desc: &TextureDesc, mip: u32) -> u64 {
         .saturating_add(1 << 16)
 }
 
+/// Whether texels of `format` are, byte for byte, a PNG's 8-bit samples: four 8-bit
+/// channels, R, G, B, A in that order (an RGBA PNG), or one 8-bit red channel (grey).
+fn in_png_order(format: Format) -> bool {
+    let ch = format.channels();
+    let n = ch.len() as u64;
+    png_depth(format) == Some(8)
+        && (n == 4 || n == 1)
+        && u64::from(format.bytes_per_texel()) == n
+        && ch
+            .iter()
+            .all(|c| u16::from(c.shift) == 8 * u16::from(c.dest))
+}
+
+/// The PNG samples of `texels` (`count` texels of `format`, whose channels are all
+/// `depth` bits): grey for a format with only a red channel, else RGBA with missing
+/// colour channels 0 and missing alpha the maximum; 16-bit samples native-endian, as
+/// `image` takes them.
+fn png_samples(texels: &[u8], format: Format, depth: u8, count: usize) -> Result<Vec<u8>, String> {
+    let texel = format.bytes_per_texel() as usize;
+    let channels = format.channels();
+    let grey = channels.len() == 1 && channels.first().is_some_and(|c| c.dest == 0);
+    let step = usize::from(depth / 8);
+    let comps = if grey { 1 } else { 4 };
+    let mut out = Vec::new();
+    let n = count * comps * step;
+    out.try_reserve_exact(n)
+        .map_err(|_| format!("cannot reserve {n} bytes for the PNG's samples"))?;
+    let max = if step == 1 { [0xff, 0] } else { [0xff, 0xff] };
+    for t in texels.chunks_exact(texel) {
+        let mut px = [[0u8; 2]; 4];
+        px[3] = max;
+        for c in channels {
+            let at = usize::from(c.shift / 8);
+            if let (Some(d), Some(s)) = (px.get_mut(usize::from(c.dest)), t.get(at..at + step)) {
+                d[..step].copy_from_slice(s);
+            }
+        }
+        for p in px.iter().take(comps) {
+            if step == 2 {
+                out.extend_from_slice(&u16::from_le_bytes(*p).to_ne_bytes());
+            } else {
+                out.push(p[0]);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Encodes subresource `(mip, slice)` of `texture` as a PNG (see the module doc).
 pub fn encode_png(texture: &Texture, mip: u32, slice: u32) -> Result<Vec<u8>, String> {
     let format = texture.desc().format;
@@ -204,34 +252,15 @@ pub fn encode_png(texture: &Texture, mip: u32, slice: u32) -> Result<Vec<u8>, St
     };
     let bytes = subresource_bytes(texture, mip, slice)?;
     let [w, h, _] = texture.desc().mip_size(mip);
-    let texel = format.bytes_per_texel() as usize;
     let channels = format.channels();
     let grey = channels.len() == 1 && channels.first().is_some_and(|c| c.dest == 0);
     let step = usize::from(depth / 8);
-    let comps = if grey { 1 } else { 4 };
-    let mut out = Vec::new();
-    let n = w as usize * h as usize * comps * step;
-    out.try_reserve_exact(n)
-        .map_err(|_| format!("cannot reserve {n} bytes for the PNG's samples"))?;
-    let max = if step == 1 { [0xff, 0] } else { [0xff, 0xff] };
-    for t in bytes.chunks_exact(texel) {
-        let mut px = [[0u8; 2]; 4];
-        px[3] = max;
-        for c in channels {
-            let at = usize::from(c.shift / 8);
-            if let (Some(d), Some(s)) = (px.get_mut(usize::from(c.dest)), t.get(at..at + step)) {
-                d[..step].copy_from_slice(s);
-            }
-        }
-        for p in px.iter().take(comps) {
-            // `image` takes 16-bit samples as native-endian `u16`s.
-            if step == 2 {
-                out.extend_from_slice(&u16::from_le_bytes(*p).to_ne_bytes());
-            } else {
-                out.push(p[0]);
-            }
-        }
-    }
+    let out = if in_png_order(format) {
+        // The texels are the PNG's samples already: no second copy.
+        bytes
+    } else {
+        png_samples(&bytes, format, depth, w as usize * h as usize)?
+    };
     let color = match (grey, step) {
         (true, 1) => ExtendedColorType::L8,
         (true, _) => ExtendedColorType::L16,
@@ -302,6 +331,47 @@ mod tests {
                 .unwrap_err()
                 .contains("not an image")
         );
+    }
+
+    /// The formats whose texels are a PNG's 8-bit samples as they are (R, G, B, A bytes
+    /// in that order, or grey) go to the encoder without a pass over their channels: for
+    /// them the pass gives back the texels unchanged, and for the other 8-bit formats it
+    /// does not.
+    #[test]
+    fn texels_in_png_order_are_the_samples() {
+        let texels: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37)).collect();
+        let direct = [
+            Format::R8G8B8A8_UNORM,
+            Format::R8G8B8A8_UNORM_SRGB,
+            Format::R8_UNORM,
+        ];
+        for f in direct {
+            assert!(in_png_order(f), "{f}");
+            let count = texels.len() / f.bytes_per_texel() as usize;
+            assert_eq!(png_samples(&texels, f, 8, count).unwrap(), texels, "{f}");
+        }
+        for f in [
+            Format::B8G8R8A8_UNORM,
+            Format::B8G8R8X8_UNORM,
+            Format::R8G8_UNORM,
+            Format::A8_UNORM,
+        ] {
+            assert!(!in_png_order(f), "{f}");
+            let depth = png_depth(f).unwrap();
+            let count = texels.len() / f.bytes_per_texel() as usize;
+            assert_ne!(
+                png_samples(&texels, f, depth, count).unwrap(),
+                texels,
+                "{f}"
+            );
+        }
+        // The file is what the pass would have given the encoder.
+        let desc = TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4);
+        let t = Texture::from_bytes(desc, &texels).unwrap();
+        let img = image::load_from_memory(&encode_png(&t, 0, 0).unwrap())
+            .unwrap()
+            .to_rgba8();
+        assert_eq!(img.as_raw(), &texels);
     }
 
     /// Subresources: mip 1 of slice 1 of an array, a plane of a 3D mip.

@@ -157,7 +157,12 @@ pub fn render_targets(
             }
             (None, c) => {
                 let t = Texture::new(desc).map_err(|m| draw_err(&name, m.to_string()))?;
-                fill(&t, &clear_texel(format, c.unwrap_or([0.0; 4])));
+                let texel = clear_texel(format, c.unwrap_or([0.0; 4]));
+                // A new texture is zeroed already: a clear to zero bytes (the default)
+                // would write every byte again.
+                if texel.iter().any(|&b| b != 0) {
+                    fill(&t, &texel);
+                }
                 t
             }
         };
@@ -299,6 +304,33 @@ pub fn write_target(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A target starts as its `clear` value, zero when it gives none (the clear to zero
+    /// bytes is the new texture's own zeroes, not written again); a clear whose bytes are
+    /// not all zero, such as a float's −0, is written.
+    #[test]
+    fn targets_start_as_their_clear_value() {
+        let entry = |format: &str, clear: Option<[f64; 4]>| RenderTargetEntry {
+            format: format.into(),
+            width: 3,
+            height: 2,
+            clear,
+            ..RenderTargetEntry::default()
+        };
+        let entries = [
+            entry("R8G8B8A8_UNORM", None),
+            entry("R8G8B8A8_UNORM", Some([0.0; 4])),
+            entry("R32_FLOAT", Some([-0.0, 0.0, 0.0, 0.0])),
+            entry("R8G8B8A8_UNORM", Some([0.0, 0.0, 0.0, 1.0])),
+        ];
+        let mut memory = MemoryBudget::new(1 << 20);
+        let made = render_targets(&entries, Path::new("."), &mut memory).unwrap();
+        let bytes: Vec<Vec<u8>> = made.iter().map(|t| t.view.texture.to_bytes()).collect();
+        assert_eq!(bytes[0], vec![0; 24]);
+        assert_eq!(bytes[1], vec![0; 24]);
+        assert_eq!(bytes[2], [0, 0, 0, 0x80].repeat(6));
+        assert_eq!(bytes[3], [0, 0, 0, 0xff].repeat(6));
+    }
 
     /// A clear sets every texel, blocks and a last partial block alike, in place: the
     /// texture's memory is the only copy (issue 30: a full-size temporary of the clear

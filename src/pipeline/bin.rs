@@ -3,8 +3,9 @@
 //! scene).
 //!
 //! Owns: the tile grid, which tiles a box lands in, each tile's list and each tile's
-//! pixels. Does not own: the boxes (`setup` makes them, clipped to the scissor), running
-//! a tile (`tile`), or counting the lists against the draw's memory limit (`draw`).
+//! pixels, and what a draw's list entry carries ([`Binned`]). Does not own: the boxes
+//! (`setup` makes them, clipped to the scissor), running a tile (`tile`), or counting
+//! the lists against the draw's memory limit (`draw`).
 //!
 //! Tiles are rasterized independently, which is what lets them run on any worker with
 //! the same image: each owns its pixels, and takes its primitives in draw order.
@@ -12,8 +13,14 @@
 //! Binning itself runs on the workers ([`Bins::count_ranges`], [`Bins::fill`]): each takes
 //! a contiguous range of the draw's primitives and writes its own part of every tile's
 //! list, the parts in range order, so the lists are the same for any number of workers.
+//!
+//! A draw's lists carry each primitive's raster part ([`Binned`]: coverage, box, depth
+//! plane, facing: about 136 bytes) rather than its index alone: a tile then reads the
+//! primitives it rasterizes one after the other, where an index sends each read into
+//! the draw's whole list of ~250-byte records, a trip to memory per primitive in a draw
+//! of many small ones.
 
-use super::setup::Prim;
+use super::setup::{Plane, Prim, Shape};
 
 /// Tile width and height in pixels (even, so quads never straddle tiles).
 pub const TILE_SIZE: u32 = 64;
@@ -22,8 +29,49 @@ pub const TILE_SIZE: u32 = 64;
 /// thread costs more than the binning it takes over.
 const BIN_CHUNK: usize = 4096;
 
-/// Item `k` of what a draw bins: the primitive's index and pixel box, `None` for none.
-pub type Item<'a> = dyn Fn(usize) -> Option<(u32, [i32; 4])> + Sync + 'a;
+/// The pixel box of item `k` of what a draw bins, `None` to leave it out.
+pub type Boxes<'a> = dyn Fn(usize) -> Option<[i32; 4]> + Sync + 'a;
+
+/// Item `k` of what a draw bins: its pixel box and its list entry, `None` to leave it
+/// out (the items [`Boxes`] leaves out).
+pub type Entries<'a, T> = dyn Fn(usize) -> Option<([i32; 4], T)> + Sync + 'a;
+
+/// A primitive in a tile's list: its index in the draw's list, and a copy of what the
+/// tile loop reads of it — what it covers, its box, its depth plane and viewport (the
+/// early depth test), its facing (the stencil reference) — in the order the tile takes
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Binned {
+    /// What it covers.
+    pub shape: Shape,
+    /// Pixel bounds `[x0, y0, x1, y1)`.
+    pub bbox: [i32; 4],
+    /// Depth, linear in screen space.
+    pub z: Plane,
+    /// Its index in the draw's list of set-up primitives.
+    pub index: u32,
+    /// `SV_PrimitiveID`.
+    pub id: u32,
+    /// The viewport it was set up in.
+    pub viewport: u32,
+    /// Front-facing.
+    pub front: bool,
+}
+
+impl Binned {
+    /// Primitive `index` of a draw's list, `prim`, as a tile's list carries it.
+    pub fn of(index: u32, prim: &Prim) -> Binned {
+        Binned {
+            shape: prim.shape,
+            bbox: prim.bbox,
+            z: prim.z,
+            index,
+            id: prim.id,
+            viewport: prim.viewport,
+            front: prim.front,
+        }
+    }
+}
 
 /// What [`Bins::count_ranges`] counted: the items cut into contiguous ranges, and how
 /// many of each range each tile lists.
@@ -50,24 +98,25 @@ impl RangeCounts {
     }
 }
 
-/// Primitives listed per tile, in draw order.
+/// Primitives listed per tile, in draw order: entries of type `T` (a draw's are
+/// [`Binned`]).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Bins {
+pub struct Bins<T = u32> {
     /// Tiles across.
     pub tiles_x: u32,
     /// Tiles down.
     pub tiles_y: u32,
-    /// For each tile (row-major), the indices of the primitives touching it.
-    pub bins: Vec<Vec<u32>>,
+    /// For each tile (row-major), the entries of the primitives touching it.
+    pub bins: Vec<Vec<T>>,
     /// The target's width in pixels.
     width: u32,
     /// The target's height in pixels.
     height: u32,
 }
 
-impl Bins {
+impl<T: Copy + Default + Send + Sync> Bins<T> {
     /// Empty bins for a `width × height` target.
-    pub fn new(width: u32, height: u32) -> Bins {
+    pub fn new(width: u32, height: u32) -> Bins<T> {
         let tiles_x = width.div_ceil(TILE_SIZE);
         let tiles_y = height.div_ceil(TILE_SIZE);
         Bins {
@@ -109,9 +158,9 @@ impl Bins {
     }
 
     /// Counts, on up to `workers` threads, what [`Bins::fill`] will list: items
-    /// `0..n` (`item(k)`: the primitive's index and box, `None` to leave it out) cut into
-    /// contiguous ranges, one per worker, each counted per tile.
-    pub fn count_ranges(&self, n: usize, item: &Item<'_>, workers: usize) -> RangeCounts {
+    /// `0..n` (`boxes(k)`: the item's box, `None` to leave it out) cut into contiguous
+    /// ranges, one per worker, each counted per tile.
+    pub fn count_ranges(&self, n: usize, boxes: &Boxes<'_>, workers: usize) -> RangeCounts {
         let workers = workers.min(n / BIN_CHUNK).max(1);
         let per = n.div_ceil(workers).max(1);
         let ranges: Vec<(usize, usize)> = (0..workers)
@@ -119,7 +168,7 @@ impl Bins {
             .collect();
         let count = |(lo, hi): (usize, usize)| {
             let mut c = vec![0usize; self.bins.len()];
-            for (_, bbox) in (lo..hi).filter_map(item) {
+            for bbox in (lo..hi).filter_map(boxes) {
                 self.each_tile(bbox, |t| {
                     if let Some(c) = c.get_mut(t) {
                         *c += 1;
@@ -143,15 +192,16 @@ impl Bins {
         RangeCounts { ranges, counts }
     }
 
-    /// Lists the items counted in `c` in the tiles their boxes touch, each range on a
-    /// worker of its own writing its own part of every tile's list: a tile's list holds
-    /// the first range's primitives, then the second's, and so on — draw order, whatever
-    /// the number of workers. The lists should have room for [`RangeCounts::totals`]
-    /// reserved (the draw reserves it fallibly).
-    pub fn fill(&mut self, c: &RangeCounts, item: &Item<'_>) {
+    /// Lists the items counted in `c` (`entries(k)`: the box [`Bins::count_ranges`] was
+    /// given, and the entry) in the tiles their boxes touch, each range on a worker of
+    /// its own writing its own part of every tile's list: a tile's list holds the first
+    /// range's primitives, then the second's, and so on — draw order, whatever the number
+    /// of workers. The lists should have room for [`RangeCounts::totals`] reserved (the
+    /// draw reserves it fallibly).
+    pub fn fill(&mut self, c: &RangeCounts, entries: &Entries<'_, T>) {
         let ntiles = self.bins.len();
         let tiles_x = self.tiles_x;
-        let grid = Bins {
+        let grid: Bins<T> = Bins {
             tiles_x,
             tiles_y: self.tiles_y,
             bins: Vec::new(),
@@ -159,7 +209,7 @@ impl Bins {
             height: self.height,
         };
         // Each range's part of each tile's list, after what the earlier ranges hold.
-        let mut parts: Vec<Vec<&mut [u32]>> = c.ranges.iter().map(|_| Vec::new()).collect();
+        let mut parts: Vec<Vec<&mut [T]>> = c.ranges.iter().map(|_| Vec::new()).collect();
         for (t, list) in self.bins.iter_mut().enumerate() {
             let start = list.len();
             let total: usize = c
@@ -167,7 +217,7 @@ impl Bins {
                 .iter()
                 .map(|k| k.get(t).copied().unwrap_or(0))
                 .sum();
-            list.resize(start + total, 0);
+            list.resize(start + total, T::default());
             let mut rest = &mut list[start..];
             for (w, part) in parts.iter_mut().enumerate() {
                 let k = c.counts.get(w).and_then(|k| k.get(t)).copied().unwrap_or(0);
@@ -176,14 +226,14 @@ impl Bins {
                 rest = after;
             }
         }
-        let fill = |(lo, hi): (usize, usize), part: &mut Vec<&mut [u32]>| {
+        let fill = |(lo, hi): (usize, usize), part: &mut Vec<&mut [T]>| {
             let mut at = vec![0usize; ntiles];
-            for (index, bbox) in (lo..hi).filter_map(item) {
+            for (bbox, entry) in (lo..hi).filter_map(entries) {
                 grid.each_tile(bbox, |t| {
                     if let (Some(list), Some(k)) = (part.get_mut(t), at.get_mut(t))
                         && let Some(slot) = list.get_mut(*k)
                     {
-                        *slot = index;
+                        *slot = entry;
                         *k += 1;
                     }
                 });
@@ -220,13 +270,13 @@ impl Bins {
         }
     }
 
-    /// Lists primitive `index` in every tile its box touches.
-    pub fn add(&mut self, index: u32, bbox: [i32; 4]) {
+    /// Lists `entry` in every tile its box touches.
+    pub fn add(&mut self, entry: T, bbox: [i32; 4]) {
         let ([tx0, tx1], [ty0, ty1]) = self.tiles_of(bbox);
         for ty in ty0..=ty1 {
             for tx in tx0..=tx1 {
                 if let Some(b) = self.bins.get_mut((ty * self.tiles_x + tx) as usize) {
-                    b.push(index);
+                    b.push(entry);
                 }
             }
         }
@@ -253,7 +303,7 @@ mod tests {
 
     #[test]
     fn bins_cover_the_box() {
-        let mut b = Bins::new(130, 64);
+        let mut b = Bins::<u32>::new(130, 64);
         assert_eq!((b.tiles_x, b.tiles_y), (3, 1));
         b.add(7, [60, 0, 70, 10]);
         assert_eq!(b.bins[0], vec![7]);
@@ -265,7 +315,7 @@ mod tests {
     /// added (draw order), whatever order the tiles are visited in.
     #[test]
     fn primitives_land_in_the_tiles_they_touch_in_draw_order() {
-        let mut b = Bins::new(200, 130);
+        let mut b = Bins::<u32>::new(200, 130);
         assert_eq!((b.tiles_x, b.tiles_y), (4, 3));
         // A box over tiles (1, 0) and (1, 1); one over the whole target; one in tile
         // (3, 2) only, the cut corner tile; one over tiles (0, 0) to (1, 0).
@@ -292,7 +342,7 @@ mod tests {
     /// one before it to its first.
     #[test]
     fn box_edges_are_exclusive_and_held_to_the_target() {
-        let b = Bins::new(128, 128);
+        let b = Bins::<u32>::new(128, 128);
         assert_eq!(b.tiles_of([0, 0, 64, 64]), ([0, 0], [0, 0]));
         assert_eq!(b.tiles_of([0, 0, 65, 64]), ([0, 1], [0, 0]));
         assert_eq!(b.tiles_of([-50, -50, 1000, 1000]), ([0, 1], [0, 1]));
@@ -338,7 +388,7 @@ mod tests {
             .filter_map(|(i, t)| setup::triangle(&st, *t, id, [1.0; 3], [0; 3], i as u32))
             .collect();
         assert_eq!(prims.len(), 3);
-        let mut b = Bins::new(150, 100);
+        let mut b = Bins::<u32>::new(150, 100);
         let counts = b.counts(&prims);
         for (i, p) in prims.iter().enumerate() {
             b.add(i as u32, p.bbox);
@@ -368,20 +418,17 @@ mod tests {
                 [x, y, x + s, y + s]
             })
             .collect();
-        let item = |k: usize| {
-            (k % 11 != 5)
-                .then(|| boxes.get(k).map(|b| (k as u32, *b)))
-                .flatten()
-        };
+        let boxed = |k: usize| (k % 11 != 5).then(|| boxes.get(k).copied()).flatten();
+        let item = |k: usize| boxed(k).map(|b| (b, k as u32));
         let mut serial = Bins::new(330, 250);
         for k in 0..boxes.len() {
-            if let Some((i, b)) = item(k) {
+            if let Some((b, i)) = item(k) {
                 serial.add(i, b);
             }
         }
         for workers in [1, 2, 3, 8] {
             let mut b = Bins::new(330, 250);
-            let counted = b.count_ranges(boxes.len(), &item, workers);
+            let counted = b.count_ranges(boxes.len(), &boxed, workers);
             let lens: Vec<u64> = serial.bins.iter().map(|l| l.len() as u64).collect();
             assert_eq!(counted.totals(), lens, "{workers} workers");
             b.fill(&counted, &item);
@@ -393,7 +440,7 @@ mod tests {
     /// edges.
     #[test]
     fn tile_rects_cover_the_target_once() {
-        let b = Bins::new(130, 65);
+        let b = Bins::<u32>::new(130, 65);
         assert_eq!(b.bins.len(), 6);
         assert_eq!(b.rect(0), [0, 0, 64, 64]);
         assert_eq!(b.rect(2), [128, 0, 130, 64]);

@@ -90,7 +90,7 @@
 
 use std::time::Instant;
 
-use super::bin::{self, Bins};
+use super::bin::{Binned, Bins};
 use super::clip::{self, ClipSetup, Clipped, Weights};
 use super::gs;
 use super::hs::{self, HullOutputs};
@@ -1938,40 +1938,40 @@ fn check_gs_topology(gs: &Shader, t: PrimitiveTopology) -> Result<(), DrawError>
 }
 
 /// Lists the primitives `members` (indices into `prims`, in draw order; `None`: all of
-/// them) in the tiles they touch (`bin`) on up to `threads` workers, counting the lists
-/// against `memory` and reserving each exactly (fallibly) before any is filled; returns
-/// the bins and the bytes counted, which the caller gives back when the bins are
-/// dropped.
+/// them) in the tiles they touch (`bin`), each entry a copy of the primitive's raster
+/// part (`bin::Binned`), on up to `threads` workers, counting the lists against `memory`
+/// and reserving each exactly (fallibly) before any is filled; returns the bins and the
+/// bytes counted, which the caller gives back when the bins are dropped.
 fn bin_primitives(
     prims: &[Prim],
     members: Option<&[u32]>,
     targets: &Targets,
     threads: usize,
     memory: &mut DrawMemory,
-) -> Result<(Bins, u64), DrawError> {
+) -> Result<(Bins<Binned>, u64), DrawError> {
     let mut bins = Bins::new(targets.width, targets.height);
-    let (n, item): (usize, Box<bin::Item<'_>>) = match members {
-        None => (
-            prims.len(),
-            Box::new(|k: usize| prims.get(k).map(|p| (k as u32, p.bbox))),
-        ),
-        Some(m) => (
-            m.len(),
-            Box::new(move |k: usize| {
-                let i = *m.get(k)?;
-                prims.get(i as usize).map(|p| (i, p.bbox))
-            }),
-        ),
+    // Item `k`: the primitive's index in `prims`.
+    let index = |k: usize| -> Option<u32> {
+        match members {
+            None => u32::try_from(k).ok(),
+            Some(m) => m.get(k).copied(),
+        }
     };
-    let counted = bins.count_ranges(n, &*item, threads);
+    let n = members.map_or(prims.len(), <[u32]>::len);
+    let boxes = |k: usize| index(k).and_then(|i| prims.get(i as usize)).map(|p| p.bbox);
+    let entries = |k: usize| {
+        let i = index(k)?;
+        prims.get(i as usize).map(|p| (p.bbox, Binned::of(i, p)))
+    };
+    let counted = bins.count_ranges(n, &boxes, threads);
     let counts = counted.totals();
-    let entries: u64 = counts.iter().sum();
-    let bytes = bytes_of::<u32>(entries);
+    let entries_n: u64 = counts.iter().sum();
+    let bytes = bytes_of::<Binned>(entries_n);
     memory.take("the tiles' primitive lists", bytes)?;
     for (b, &n) in bins.bins.iter_mut().zip(&counts) {
         DrawMemory::reserve("the tiles' primitive lists", b, n as usize)?;
     }
-    bins.fill(&counted, &*item);
+    bins.fill(&counted, &entries);
     Ok((bins, bytes))
 }
 
@@ -2675,6 +2675,76 @@ mod tests {
                 (2, Some(vec![1])),
                 (0, Some(vec![3]))
             ]
+        );
+    }
+
+    /// The tiles' lists carry each primitive's raster part (`bin::Binned`), in draw
+    /// order, and are counted against the draw's memory limit at that size before any is
+    /// filled (`Limits::max_memory_bytes`; the lists are the draw's own storage): a limit
+    /// one byte short of them refuses the draw with an error naming them.
+    #[test]
+    fn tile_lists_carry_raster_parts_and_count_against_the_limit() {
+        // Three boxes over a 100 × 70 target of 2 × 2 tiles: the whole target, the
+        // top-left tile, the bottom-right one; all of them, then the last two only.
+        let boxes = [[0, 0, 100, 70], [3, 4, 10, 12], [70, 66, 90, 70]];
+        let prims: Vec<Prim> = boxes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Prim {
+                bbox: *b,
+                id: 10 + i as u32,
+                front: i != 1,
+                viewport: i as u32,
+                z: Plane {
+                    c: 0.25 * i as f64,
+                    dx: 0.5,
+                    dy: -0.5,
+                },
+                ..prim(0)
+            })
+            .collect();
+        let targets = Targets {
+            width: 100,
+            height: 70,
+            samples: 1,
+            classes: Vec::new(),
+            slices: 1,
+        };
+        let entry = |i: u32| Binned::of(i, &prims[i as usize]);
+        for (members, lists) in [
+            (None, vec![vec![0, 1], vec![0], vec![0], vec![0, 2]]),
+            (Some(&[1u32, 2][..]), vec![vec![1], vec![], vec![], vec![2]]),
+        ] {
+            let listed: u64 = lists.iter().map(|l| l.len() as u64).sum();
+            let bytes = listed * std::mem::size_of::<Binned>() as u64;
+            for threads in [1, 2] {
+                let mut memory = DrawMemory {
+                    used: 5,
+                    limit: 5 + bytes,
+                };
+                let (bins, counted) =
+                    bin_primitives(&prims, members, &targets, threads, &mut memory).unwrap();
+                assert_eq!((counted, memory.used), (bytes, 5 + bytes));
+                let want: Vec<Vec<Binned>> = lists
+                    .iter()
+                    .map(|l| l.iter().map(|&i| entry(i)).collect())
+                    .collect();
+                assert_eq!(bins.bins, want);
+                let mut short = DrawMemory {
+                    used: 5,
+                    limit: 4 + bytes,
+                };
+                let e = bin_primitives(&prims, members, &targets, threads, &mut short)
+                    .unwrap_err()
+                    .to_string();
+                assert!(e.contains("the tiles' primitive lists"), "{e}");
+            }
+        }
+        // What the tile loop reads of a primitive is the primitive's own.
+        let b = entry(2);
+        assert_eq!(
+            (b.shape, b.bbox, b.z, b.index, b.id, b.viewport, b.front),
+            (prims[2].shape, prims[2].bbox, prims[2].z, 2, 12, 2, true)
         );
     }
 

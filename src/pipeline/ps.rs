@@ -25,7 +25,7 @@
 use super::interp::{self, Location};
 use super::link::{Linked, PsSource};
 use super::raster::Pattern;
-use super::setup::Prim;
+use super::setup::{Plane, Prim};
 use super::vs::VertexOutputs;
 use crate::exec::{PixelContext, StageRunner, WaveRun};
 use crate::ir::{EvalAt, Interp, Shader, SysValue};
@@ -237,8 +237,13 @@ impl PixelStage<'_> {
     /// range of the viewport the primitive was set up in); `(0, 1)` for a viewport
     /// outside the list, which setup never makes.
     pub fn depth_range(&self, prim: &Prim) -> (f32, f32) {
+        self.viewport_depth_range(prim.viewport)
+    }
+
+    /// The depth range of viewport `viewport` (see [`PixelStage::depth_range`]).
+    pub fn viewport_depth_range(&self, viewport: u32) -> (f32, f32) {
         self.depth_ranges
-            .get(prim.viewport as usize)
+            .get(viewport as usize)
             .copied()
             .unwrap_or((0.0, 1.0))
     }
@@ -246,7 +251,16 @@ impl PixelStage<'_> {
     /// The depth plane at `at`, clamped to the viewport's range: what the depth test
     /// compares and stores.
     pub fn depth_at(&self, prim: &Prim, at: Location) -> f32 {
-        clamp_depth(position_z(prim, at), self.depth_range(prim))
+        self.plane_depth_at(&prim.z, prim.viewport, at)
+    }
+
+    /// [`PixelStage::depth_at`] of a primitive with depth plane `z` set up in viewport
+    /// `viewport` (what a tile's list carries of it, `bin::Binned`).
+    pub fn plane_depth_at(&self, z: &Plane, viewport: u32, at: Location) -> f32 {
+        clamp_depth(
+            z.at(at[0], at[1]) as f32,
+            self.viewport_depth_range(viewport),
+        )
     }
 
     fn location(&self, lane: &PixelLane, interp: Interp) -> Location {

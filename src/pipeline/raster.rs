@@ -84,9 +84,14 @@ pub struct QuadCoverage {
 
 /// The samples of pixel `(px, py)` the primitive covers.
 pub fn pixel_coverage(prim: &Prim, pattern: &Pattern, px: i32, py: i32) -> u32 {
+    shape_coverage(&prim.shape, pattern, px, py)
+}
+
+/// The samples of pixel `(px, py)` that `shape` covers.
+pub fn shape_coverage(shape: &Shape, pattern: &Pattern, px: i32, py: i32) -> u32 {
     let bx = i64::from(px) * SUBPIXEL;
     let by = i64::from(py) * SUBPIXEL;
-    match &prim.shape {
+    match shape {
         Shape::Triangle(e) => {
             let mut m = 0;
             for (i, o) in pattern.offsets.iter().enumerate() {
@@ -140,7 +145,6 @@ pub fn inner_coverage(prim: &Prim, px: i32, py: i32) -> bool {
 /// and test each quad's box of sample points against every edge first: a box inside all
 /// edges is wholly covered, a box outside one edge wholly uncovered, and only the quads
 /// in between test their samples one by one ([`pixel_coverage`]) — the same masks.
-// The hint lets the tile loop (`tile`, another codegen unit) inline it.
 #[inline]
 pub fn for_each_quad<F: FnMut(QuadCoverage) + ?Sized>(
     prim: &Prim,
@@ -148,7 +152,21 @@ pub fn for_each_quad<F: FnMut(QuadCoverage) + ?Sized>(
     rect: [i32; 4],
     f: &mut F,
 ) {
-    let [bx0, by0, bx1, by1] = prim.bbox;
+    for_each_shape_quad(&prim.shape, prim.bbox, pattern, rect, f);
+}
+
+/// [`for_each_quad`] of a primitive given by what it covers, `shape`, and its pixel box
+/// `bbox` (a tile's list carries these, `bin::Binned`).
+// The hint lets the tile loop (`tile`, another codegen unit) inline it.
+#[inline]
+pub fn for_each_shape_quad<F: FnMut(QuadCoverage) + ?Sized>(
+    shape: &Shape,
+    bbox: [i32; 4],
+    pattern: &Pattern,
+    rect: [i32; 4],
+    f: &mut F,
+) {
+    let [bx0, by0, bx1, by1] = bbox;
     let x0 = bx0.max(rect[0]);
     let y0 = by0.max(rect[1]);
     let x1 = bx1.min(rect[2]);
@@ -158,10 +176,10 @@ pub fn for_each_quad<F: FnMut(QuadCoverage) + ?Sized>(
     }
     let qx0 = x0 & !1;
     let qy0 = y0 & !1;
-    if let Shape::Triangle(e) = &prim.shape
+    if let Shape::Triangle(e) = shape
         && !pattern.offsets.is_empty()
     {
-        triangle_quads(prim, e, pattern, [x0, y0, x1, y1], f);
+        triangle_quads(shape, e, pattern, [x0, y0, x1, y1], f);
         return;
     }
     let mut qy = qy0;
@@ -173,7 +191,7 @@ pub fn for_each_quad<F: FnMut(QuadCoverage) + ?Sized>(
                 let px = qx + (k as i32 & 1);
                 let py = qy + (k as i32 >> 1);
                 if px >= x0 && px < x1 && py >= y0 && py < y1 {
-                    *m = pixel_coverage(prim, pattern, px, py);
+                    *m = shape_coverage(shape, pattern, px, py);
                 }
             }
             if mask.iter().any(|&m| m != 0) {
@@ -189,9 +207,10 @@ pub fn for_each_quad<F: FnMut(QuadCoverage) + ?Sized>(
     }
 }
 
-/// [`for_each_quad`] of a triangle with edges `e` over the pixels `r` (see there).
+/// [`for_each_quad`] of a triangle `shape` with edges `e` over the pixels `r` (see
+/// there).
 fn triangle_quads<F: FnMut(QuadCoverage) + ?Sized>(
-    prim: &Prim,
+    shape: &Shape,
     e: &[Edge; 3],
     pattern: &Pattern,
     r: [i32; 4],
@@ -241,7 +260,7 @@ fn triangle_quads<F: FnMut(QuadCoverage) + ?Sized>(
                             *m = if inside {
                                 all
                             } else {
-                                pixel_coverage(prim, pattern, px, py)
+                                shape_coverage(shape, pattern, px, py)
                             };
                         }
                     }

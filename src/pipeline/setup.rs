@@ -99,6 +99,19 @@ pub enum Shape {
     },
 }
 
+impl Default for Shape {
+    /// An empty square: it covers no sample (what an unfilled slot of a tile's list
+    /// holds, `bin`).
+    fn default() -> Shape {
+        Shape::Square {
+            x0: 0,
+            y0: 0,
+            x1: 0,
+            y1: 0,
+        }
+    }
+}
+
 /// A plane over pixel coordinates: `c + dx·x + dy·y`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Plane {

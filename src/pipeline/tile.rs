@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::bin::Bins;
+use super::bin::{Binned, Bins};
 use super::om::tile::{OutputMerger, TileBuf};
 use super::ps::{PixelObserver, PixelQuad, PixelStage, WaveContext};
 use super::raster;
@@ -34,16 +34,14 @@ pub(crate) const TIMED_WAVES: u64 = 8;
 /// How many primitives ahead of the one being rasterized a tile asks for its lines.
 const PREFETCH_AHEAD: usize = 4;
 
-/// Reads a word from each part of `prim` that rasterizing and shading it read, and
-/// throws them away: started a few primitives early, these loads run while the
-/// primitives before it are rasterized, so its lines are in cache when its turn comes
-/// (the processor's prefetch instruction is not available without `unsafe`). Changes no
-/// result.
+/// Reads a word from each part of `prim` that shading it reads (the tile's list carries
+/// what rasterizing it reads, `bin::Binned`), and throws them away: started a few
+/// primitives early, these loads run while the primitives before it are rasterized, so
+/// its lines are in cache when its quads are shaded (the processor's prefetch
+/// instruction is not available without `unsafe`). Changes no result.
 #[inline(always)]
 fn prefetch(prim: &Prim) {
     let Prim {
-        shape,
-        bbox,
         sigma,
         inv_w,
         z,
@@ -51,13 +49,7 @@ fn prefetch(prim: &Prim) {
         front,
         ..
     } = prim;
-    let edge = match shape {
-        super::setup::Shape::Triangle(e) => e[2].c,
-        _ => 0,
-    };
     std::hint::black_box((
-        edge,
-        bbox[0],
         sigma[0].c.to_bits() ^ sigma[2].dy.to_bits() ^ inv_w[2].to_bits() ^ z.dy.to_bits(),
         verts[2],
         *front,
@@ -104,7 +96,7 @@ pub(crate) struct TileCtx<'a> {
     /// The pixel stage: primitives, link, pattern.
     pub stage: &'a PixelStage<'a>,
     /// The tiles' lists.
-    pub bins: &'a Bins,
+    pub bins: &'a Bins<Binned>,
     /// The output merger.
     pub om: OutputMerger<'a>,
     /// The pixel program (`None`: depth and stencil only).
@@ -203,20 +195,20 @@ impl TileCtx<'_> {
         // coverage ANDed with the sample mask; the early test and per-sample shading
         // look at those only.
         let sample_mask = self.om.s.sample_mask;
-        for (j, &pi) in bin.iter().enumerate() {
+        for (j, prim) in bin.iter().enumerate() {
             // A tile's primitives lie far apart in the draw's list (it is in draw order,
-            // over the whole target): ask for a later one's lines now, so that they are
-            // in cache when its turn comes instead of each costing a trip to memory.
-            if let Some(ahead) = bin
-                .get(j + PREFETCH_AHEAD)
-                .and_then(|&a| self.stage.prims.get(a as usize))
+            // over the whole target): when they are shaded, ask for a later one's lines
+            // now, so that they are in cache when its quads are shaded instead of each
+            // costing a trip to memory.
+            if shading
+                && let Some(ahead) = bin
+                    .get(j + PREFETCH_AHEAD)
+                    .and_then(|a| self.stage.prims.get(a.index as usize))
             {
                 prefetch(ahead);
             }
-            let Some(prim) = self.stage.prims.get(pi as usize) else {
-                continue;
-            };
-            raster::for_each_quad(prim, pattern, clip_rect, &mut |q| {
+            let pi = prim.index;
+            raster::for_each_shape_quad(&prim.shape, prim.bbox, pattern, clip_rect, &mut |q| {
                 if result.is_err() {
                     return;
                 }
@@ -224,7 +216,7 @@ impl TileCtx<'_> {
                 if early {
                     if let Some(td) = tb.depth.as_mut() {
                         self.om
-                            .early_test(prim, pi, q.x, q.y, &mut mask, td, rect, per_sample);
+                            .early_test(prim, q.x, q.y, &mut mask, td, rect, per_sample);
                     }
                     // The rasterizer gives quads with a covered sample: only the test can
                     // leave none. (Testing the four words for every quad reads back the
@@ -486,7 +478,7 @@ mod tests {
     fn tiles_fill_waves_with_quads_in_primitive_then_row_order() {
         let seen = waves(1);
         assert_eq!(seen, waves(3));
-        let bins = crate::pipeline::bin::Bins::new(150, 70);
+        let bins = crate::pipeline::bin::Bins::<u32>::new(150, 70);
         let mut shaded = vec![0u32; 150 * 70];
         for tile in 0..bins.bins.len() as u32 {
             let mine: Vec<_> = seen.range((tile, 0)..(tile + 1, 0)).collect();

@@ -16,11 +16,11 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::{DirectWrite, TileColor, TileDepth};
+use crate::pipeline::bin::Binned;
 use crate::pipeline::interp;
 use crate::pipeline::ps::{
     self, MergeObserver, MergeTarget, PixelLane, PixelQuad, PixelStage, PsOutputs,
 };
-use crate::pipeline::setup::Prim;
 use crate::pipeline::state::{BlendDesc, DepthStencilDesc, DrawState};
 use crate::resources::{Descriptor, Memory, Texture};
 
@@ -262,8 +262,8 @@ impl<'a> OutputMerger<'a> {
         }
     }
 
-    /// The early depth-stencil test (before the pixel program) of the quad of `prim`
-    /// whose top-left pixel is `(x, y)`, on the tile's depth copy `td` of tile `rect`:
+    /// The early depth-stencil test (before the pixel program) of the quad of `prim` (as
+    /// the tile's list carries it) whose top-left pixel is `(x, y)`, on the tile's depth copy `td` of tile `rect`:
     /// each sample of `mask` (the quad's coverage, per pixel) that the sample mask lets
     /// through is tested, and cleared when it fails; a pixel left with no sample the
     /// merger may write is left with none at all (D3D11.3 §16.9.4, §3.5.4: the test
@@ -274,8 +274,7 @@ impl<'a> OutputMerger<'a> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn early_test(
         &self,
-        prim: &Prim,
-        setup: u32,
+        prim: &Binned,
         x: u32,
         y: u32,
         mask: &mut [u32; 4],
@@ -294,9 +293,11 @@ impl<'a> OutputMerger<'a> {
             while bits != 0 {
                 let smp = bits.trailing_zeros();
                 bits &= bits - 1;
-                let z = self
-                    .stage
-                    .depth_at(prim, interp::sample(pattern, px, py, smp));
+                let z = self.stage.plane_depth_at(
+                    &prim.z,
+                    prim.viewport,
+                    interp::sample(pattern, px, py, smp),
+                );
                 let i = tb_index(rect, px, py, smp);
                 let before = self.writes.map(|_| depth_word(td, i));
                 let pass = super::depth_stencil_test(ds, td, i, z, prim.front, stencil_ref, bounds);
@@ -311,7 +312,7 @@ impl<'a> OutputMerger<'a> {
                         sample,
                         coverage: *m,
                     };
-                    w.write_setup(MergeTarget::DepthStencil, px, py, smp, &lane, setup);
+                    w.write_setup(MergeTarget::DepthStencil, px, py, smp, &lane, prim.index);
                 }
                 if !pass {
                     *m &= !(1 << smp);
@@ -874,7 +875,7 @@ mod tests {
         let m = OutputMerger::new(&s, &stage, n, true, PsOutputs::of(&ps), None);
         assert_eq!(m.in_place, [false; 8], "several samples: tile copies");
         let before = [rt0.to_bytes(), rt1.to_bytes(), ds.to_bytes()];
-        let bins = Bins::new(w, h);
+        let bins = Bins::<u32>::new(w, h);
         for i in 0..bins.bins.len() as u32 {
             let tb = m.load(bins.rect(i));
             assert!(tb.colors[1].is_none() && tb.in_place.iter().all(Option::is_none));
