@@ -961,7 +961,7 @@ count_buffer = \"count\"
     assert_eq!(r.summary.commands[0].runs, 2);
     // The count buffer says 1: only the first record.
     let r = list(
-        "indirect_count",
+        "indirect_draw_count",
         &indirect("draw", "3, 1, 0, 0, 3, 1, 3, 0", 1, ""),
     );
     assert_eq!(pixel(&r, "color", 13, 8), clear);
