@@ -170,9 +170,9 @@ impl Programs {
         let pipeline = RayPipeline {
             programs,
             raygen: 0,
-            miss,
-            hit_groups: groups,
-            callable: vec![3],
+            miss: miss.into(),
+            hit_groups: groups.into(),
+            callable: vec![3].into(),
             max_recursion_depth: depth,
             pipeline_flags: self.pipeline_flags,
         };
