@@ -128,6 +128,62 @@ pub struct RaysSummary {
     pub expectations: ExpectSummary,
     /// Warnings of the reflection checks.
     pub warnings: Vec<String>,
+    /// With tables in buffers: the shader identifier of each export and hit group a
+    /// record can name (`job::shader_table`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shader_identifiers: Vec<IdentifierInfo>,
+}
+
+/// One shader identifier of a pipeline, for a user writing tables.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct IdentifierInfo {
+    /// The export or hit group.
+    pub name: String,
+    /// Its table: `ray generation`, `miss`, `hit group` or `callable`.
+    pub table: String,
+    /// The 32 bytes, as hex.
+    pub identifier: String,
+}
+
+/// The identifiers a summary lists: with tables in buffers, those of the pipeline's
+/// ray generation, miss and callable programs (`programs`) and of its hit groups.
+pub(crate) fn identifiers(
+    programs: &[ProgramInfo],
+    rs: Option<&RaysSection>,
+) -> Vec<IdentifierInfo> {
+    let Some(rs) = rs.filter(|r| r.ray_generation_record.is_some()) else {
+        return Vec::new();
+    };
+    let hex = |n: &str| {
+        shader_table::identifier(n)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let mut out: Vec<IdentifierInfo> = Vec::new();
+    for p in programs {
+        let table = match p.stage.as_str() {
+            "raygeneration" => "ray generation",
+            "miss" => "miss",
+            "callable" => "callable",
+            _ => continue,
+        };
+        if !out.iter().any(|i| i.name == p.entry) {
+            out.push(IdentifierInfo {
+                name: p.entry.clone(),
+                table: table.into(),
+                identifier: hex(&p.entry),
+            });
+        }
+    }
+    for g in rs.hit_groups.iter().filter_map(|g| g.name.as_deref()) {
+        out.push(IdentifierInfo {
+            name: g.to_string(),
+            table: "hit group".into(),
+            identifier: hex(g),
+        });
+    }
+    out
 }
 
 /// A finished ray-tracing job.
