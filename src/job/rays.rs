@@ -19,6 +19,13 @@
 //! `job::local_root`) binds its programs' registers of its local root signature to
 //! them instead, and its programs are fitted once per such record.
 //!
+//! Or the tables are in buffers, as `D3D12_DISPATCH_RAYS_DESC` gives them
+//! (`ray_generation_record`, `miss_table`, `hit_group_table`, `callable_table`; the two
+//! forms are exclusive): the pipeline holds `exports` (default: every program of the
+//! libraries no hit group names) and the named `hit_groups`, and [`read_tables`] reads
+//! each record (an identifier and local root arguments, `job::shader_table`) into the
+//! same tables the lists make.
+//!
 //! # Rules (errors name the key and the export)
 //!
 //! - Each export is found in exactly one library (D3D12: export names are unique in a
