@@ -22,7 +22,7 @@
 //! Or the tables are in buffers, as `D3D12_DISPATCH_RAYS_DESC` gives them
 //! (`ray_generation_record`, `miss_table`, `hit_group_table`, `callable_table`; the two
 //! forms are exclusive): the pipeline holds `exports` (default: every program of the
-//! libraries no hit group names) and the named `hit_groups`, and [`read_tables`] reads
+//! libraries no hit group names) and the named `hit_groups`, and `read_tables` reads
 //! each record (an identifier and local root arguments, `job::shader_table`) into the
 //! same tables the lists make.
 //!
