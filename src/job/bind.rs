@@ -561,6 +561,8 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
         out.sampler_heap
             .push(bind_sampler_heap_entry(s, at, &name)?);
     }
+    // Shader records hold resources' addresses, so they are written once all are bound.
+    super::shader_table::write_records(job, &out)?;
     Ok(out)
 }
 

@@ -43,8 +43,15 @@ pub fn bytes(spec: &DataSpec, job_dir: &Path, max: u64) -> Result<Vec<u8>, Strin
     if spec.images.is_some() {
         return Err("`images` fill textures only (use `file` for raw bytes)".into());
     }
+    if spec.records.is_some() {
+        // Written after binding, when every resource has its address
+        // (`job::shader_table`); the bytes start as zeros.
+        forms += 1;
+    }
     if forms != 1 {
-        return Err("`data` needs exactly one of u32, i32, f32, hex, fill_u32 or file".into());
+        return Err(
+            "`data` needs exactly one of u32, i32, f32, hex, fill_u32, file or records".into(),
+        );
     }
     Ok(out)
 }
@@ -153,6 +160,7 @@ mod tests {
             fill_u32: None,
             file: None,
             images: None,
+            records: None,
         }
     }
 }

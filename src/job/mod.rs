@@ -53,6 +53,7 @@ pub mod rays;
 pub mod reflect;
 pub mod run;
 pub mod schema;
+pub mod shader_table;
 mod state_object;
 pub mod table;
 pub mod targets;

@@ -442,7 +442,10 @@ impl Prepared {
                     Work::Rays(w) => w.dims,
                     _ => [0; 3],
                 };
+                let shader_identifiers =
+                    super::rays::identifiers(&self.programs, self.job.file.rays.as_ref());
                 let summary = RaysSummary {
+                    shader_identifiers,
                     job,
                     programs: self.programs,
                     profile: report.profile.clone(),

@@ -19,6 +19,13 @@
 //! `job::local_root`) binds its programs' registers of its local root signature to
 //! them instead, and its programs are fitted once per such record.
 //!
+//! Or the tables are in buffers, as `D3D12_DISPATCH_RAYS_DESC` gives them
+//! (`ray_generation_record`, `miss_table`, `hit_group_table`, `callable_table`; the two
+//! forms are exclusive): the pipeline holds `exports` (default: every program of the
+//! libraries no hit group names) and the named `hit_groups`, and `read_tables` reads
+//! each record (an identifier and local root arguments, `job::shader_table`) into the
+//! same tables the lists make.
+//!
 //! # Rules (errors name the key and the export)
 //!
 //! - Each export is found in exactly one library (D3D12: export names are unique in a
@@ -71,6 +78,7 @@ use super::run::{
 use super::schema::{
     HitGroupEntry, LocalArgumentEntry, LocalParameterEntry, RaysSection, TableEntry,
 };
+use super::shader_table::{self, Named};
 use super::state_object::{Associated, Found, LibrarySubobjects, StateObject};
 use super::{Job, JobError, reflect};
 use crate::container::rdat::{self, RdatSubobject, SubobjectDesc};
@@ -82,7 +90,9 @@ use crate::ir::{Inst, Shader, Stage};
 use crate::lower::{self, LibraryExport};
 use crate::pipeline::Bindings;
 use crate::pipeline::Work;
-use crate::pipeline::rays::{HitGroup, MAX_DISPATCH_RAYS, MAX_RECURSION_DEPTH, RaysWork};
+use crate::pipeline::rays::{
+    HitGroup, MAX_DISPATCH_RAYS, MAX_RECURSION_DEPTH, RaysWork, ShaderTable, TableRecord,
+};
 
 /// The most libraries a job names.
 pub const MAX_LIBRARIES: usize = 64;
@@ -125,6 +135,62 @@ pub struct RaysSummary {
     pub expectations: ExpectSummary,
     /// Warnings of the reflection checks.
     pub warnings: Vec<String>,
+    /// With tables in buffers: the shader identifier of each export and hit group a
+    /// record can name (`job::shader_table`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shader_identifiers: Vec<IdentifierInfo>,
+}
+
+/// One shader identifier of a pipeline, for a user writing tables.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct IdentifierInfo {
+    /// The export or hit group.
+    pub name: String,
+    /// Its table: `ray generation`, `miss`, `hit group` or `callable`.
+    pub table: String,
+    /// The 32 bytes, as hex.
+    pub identifier: String,
+}
+
+/// The identifiers a summary lists: with tables in buffers, those of the pipeline's
+/// ray generation, miss and callable programs (`programs`) and of its hit groups.
+pub(crate) fn identifiers(
+    programs: &[ProgramInfo],
+    rs: Option<&RaysSection>,
+) -> Vec<IdentifierInfo> {
+    let Some(rs) = rs.filter(|r| r.ray_generation_record.is_some()) else {
+        return Vec::new();
+    };
+    let hex = |n: &str| {
+        shader_table::identifier(n)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let mut out: Vec<IdentifierInfo> = Vec::new();
+    for p in programs {
+        let table = match p.stage.as_str() {
+            "raygeneration" => "ray generation",
+            "miss" => "miss",
+            "callable" => "callable",
+            _ => continue,
+        };
+        if !out.iter().any(|i| i.name == p.entry) {
+            out.push(IdentifierInfo {
+                name: p.entry.clone(),
+                table: table.into(),
+                identifier: hex(&p.entry),
+            });
+        }
+    }
+    for g in rs.hit_groups.iter().filter_map(|g| g.name.as_deref()) {
+        out.push(IdentifierInfo {
+            name: g.to_string(),
+            table: "hit group".into(),
+            identifier: hex(g),
+        });
+    }
+    out
 }
 
 /// A finished ray-tracing job.
@@ -291,11 +357,14 @@ pub(crate) struct Pipeline {
     /// The ray-generation record.
     pub raygen: Record,
     /// The miss table.
-    pub miss: Vec<Record>,
+    pub miss: ShaderTable<Record>,
     /// The hit-group table, each group with its record's local root arguments.
-    pub hit_groups: Vec<(HitGroup, Option<usize>)>,
+    pub hit_groups: ShaderTable<(HitGroup, Option<usize>)>,
     /// The callable table.
-    pub callable: Vec<Record>,
+    pub callable: ShaderTable<Record>,
+    /// Tables in buffers: what each identifier names (the tables above are filled from
+    /// the buffers by [`read_tables`]).
+    pub names: Option<Vec<Named<Target>>>,
     /// The records' local root signatures and arguments.
     pub records: Vec<LocalRecord>,
     /// `max_recursion_depth`.
@@ -304,6 +373,87 @@ pub(crate) struct Pipeline {
     pub pipeline_flags: u32,
     /// `dispatch`.
     pub dims: [u32; 3],
+}
+
+/// What a shader identifier names: a program (ray generation, miss, callable) or a hit
+/// group.
+#[derive(Debug, Clone)]
+pub(crate) enum Target {
+    /// A program, by index into [`Pipeline::programs`].
+    Program(usize),
+    /// A hit group.
+    Group(HitGroup),
+}
+
+/// The `[rays]` keys of the list form and of the buffer form (`D3D12_DISPATCH_RAYS_DESC`).
+const LIST_KEYS: [&str; 3] = ["raygen", "miss", "callable"];
+const BUFFER_KEYS: [&str; 5] = [
+    "exports",
+    "ray_generation_record",
+    "miss_table",
+    "hit_group_table",
+    "callable_table",
+];
+
+/// Whether `rs` takes its tables from buffers; both forms at once is an error naming
+/// the keys.
+fn buffer_form(rs: &RaysSection) -> Result<bool, String> {
+    let list: Vec<&str> = LIST_KEYS
+        .into_iter()
+        .zip([
+            rs.raygen.is_some(),
+            !rs.miss.is_empty(),
+            !rs.callable.is_empty(),
+        ])
+        .filter(|(_, set)| *set)
+        .map(|(k, _)| k)
+        .collect();
+    let buffer: Vec<&str> = BUFFER_KEYS
+        .into_iter()
+        .zip([
+            rs.exports.is_some(),
+            rs.ray_generation_record.is_some(),
+            rs.miss_table.is_some(),
+            rs.hit_group_table.is_some(),
+            rs.callable_table.is_some(),
+        ])
+        .filter(|(_, set)| *set)
+        .map(|(k, _)| k)
+        .collect();
+    if buffer.is_empty() {
+        return Ok(false);
+    }
+    if let Some(k) = list.first() {
+        return Err(format!(
+            "`{k}` lists the shader table, and `{}` reads it from a buffer: give one form (D3D12_DISPATCH_RAYS_DESC takes the tables from memory; the lists are dxlane's shorthand)",
+            buffer[0]
+        ));
+    }
+    if rs.ray_generation_record.is_none() {
+        return Err(
+            "missing `ray_generation_record = { buffer, offset, size }` (D3D12_DISPATCH_RAYS_DESC::RayGenerationShaderRecord)".into(),
+        );
+    }
+    for (i, g) in rs.hit_groups.iter().enumerate() {
+        if g.name.is_none() {
+            return Err(format!(
+                "`hit_groups[{i}]`: with tables in buffers, a hit group needs a `name` (its shader identifier is taken by name)"
+            ));
+        }
+        if g.local.is_some() {
+            return Err(format!(
+                "`{}.local`: with tables in buffers, local root arguments are the record's bytes",
+                group_key(i, g)
+            ));
+        }
+    }
+    if let Some(e) = rs.exports.iter().flatten().find(|e| e.local().is_some()) {
+        return Err(format!(
+            "`exports` \"{}\": with tables in buffers, local root arguments are the record's bytes, not `local`",
+            e.export()
+        ));
+    }
+    Ok(true)
 }
 
 /// Reads the pipeline `rs` describes over the libraries named by `library` or
@@ -316,6 +466,7 @@ pub(crate) fn read_pipeline(
 ) -> Result<Pipeline, Where> {
     let rays_err = |m: String| Where::At(Part::Rays, m);
     let dims = check_dispatch(rs).map_err(rays_err)?;
+    let buffers = buffer_form(rs).map_err(rays_err)?;
     for (key, n) in [
         ("miss", rs.miss.len()),
         ("hit_groups", rs.hit_groups.len()),
@@ -338,6 +489,33 @@ pub(crate) fn read_pipeline(
         .collect();
     let state = StateObject::new(&scopes).map_err(rays_err)?;
     let groups = resolve_hit_groups(&rs.hit_groups, &state).map_err(rays_err)?;
+    // With tables in buffers the pipeline holds `exports` (default: every program of
+    // the libraries); for the configuration checks they stand in the lists' place.
+    let owned;
+    let rs = if buffers {
+        let group_programs: Vec<&str> = groups
+            .iter()
+            .flat_map(|g| [&g.closest_hit, &g.any_hit, &g.intersection])
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let exports: Vec<TableEntry> = match &rs.exports {
+            Some(e) => e.clone(),
+            None => libs
+                .iter()
+                .flat_map(|l| &l.exports)
+                .filter(|e| e.stage.is_some() && !group_programs.contains(&e.name.as_str()))
+                .map(|e| TableEntry::Name(e.name.clone()))
+                .collect(),
+        };
+        owned = RaysSection {
+            miss: exports,
+            ..rs.clone()
+        };
+        &owned
+    } else {
+        rs
+    };
     let config = resolve_config(rs, &groups, &state).map_err(rays_err)?;
     let depth = match config.max_recursion_depth {
         None => {
@@ -374,22 +552,40 @@ pub(crate) fn read_pipeline(
     let kinds = hit_group_kinds(&groups).map_err(rays_err)?;
 
     // Every slot, in table order: the programs are loaded in the order first named.
-    let raygen =
-        rs.raygen.as_ref().map(TableEntry::export).ok_or_else(|| {
+    let mut slots = Vec::new();
+    let raygen = if buffers {
+        for (i, m) in rs.miss.iter().enumerate() {
+            let stage = libs
+                .iter()
+                .flat_map(|l| &l.exports)
+                .find(|e| e.name == m.export())
+                .and_then(|e| e.stage)
+                .unwrap_or(Stage::RayGeneration);
+            slots.push(Slot {
+                key: format!("exports[{i}]"),
+                name: m.export(),
+                stage,
+            });
+        }
+        ""
+    } else {
+        let raygen = rs.raygen.as_ref().map(TableEntry::export).ok_or_else(|| {
             rays_err("missing `raygen` (the ray-generation program's export)".into())
         })?;
-    let mut slots = vec![Slot {
-        key: "raygen".into(),
-        name: raygen,
-        stage: Stage::RayGeneration,
-    }];
-    for (i, m) in rs.miss.iter().enumerate() {
         slots.push(Slot {
-            key: format!("miss[{i}]"),
-            name: m.export(),
-            stage: Stage::Miss,
+            key: "raygen".into(),
+            name: raygen,
+            stage: Stage::RayGeneration,
         });
-    }
+        for (i, m) in rs.miss.iter().enumerate() {
+            slots.push(Slot {
+                key: format!("miss[{i}]"),
+                name: m.export(),
+                stage: Stage::Miss,
+            });
+        }
+        raygen
+    };
     for (i, g) in groups.iter().enumerate() {
         for (field, name, stage) in [
             ("closest_hit", &g.closest_hit, Stage::ClosestHit),
@@ -405,7 +601,7 @@ pub(crate) fn read_pipeline(
             }
         }
     }
-    for (i, c) in rs.callable.iter().enumerate() {
+    for (i, c) in rs.callable.iter().enumerate().filter(|_| !buffers) {
         slots.push(Slot {
             key: format!("callable[{i}]"),
             name: c.export(),
@@ -455,6 +651,22 @@ pub(crate) fn read_pipeline(
         .collect();
     check_sizes(&loaded, &slots, &index, max_payload, max_attributes).map_err(rays_err)?;
     check_hit_attributes(&groups, &kinds, &loaded, &index).map_err(rays_err)?;
+    if buffers {
+        let names =
+            identified(rs, &groups, hit_groups, &slots, &loaded, &state, &at).map_err(rays_err)?;
+        return Ok(Pipeline {
+            raygen: (0, None),
+            miss: Vec::new().into(),
+            hit_groups: Vec::new().into(),
+            callable: Vec::new().into(),
+            names: Some(names),
+            records: Vec::new(),
+            max_recursion_depth: depth,
+            pipeline_flags: config.pipeline_flags,
+            dims,
+            programs: loaded,
+        });
+    }
     // Each record's local root signature and arguments.
     let mut records: Vec<LocalRecord> = Vec::new();
     let mut record = |key: String,
@@ -540,9 +752,10 @@ pub(crate) fn read_pipeline(
     }
     Ok(Pipeline {
         raygen: (at(raygen), raygen_record),
-        miss,
-        hit_groups: group_records,
-        callable,
+        miss: miss.into(),
+        hit_groups: group_records.into(),
+        callable: callable.into(),
+        names: None,
         records,
         max_recursion_depth: depth,
         pipeline_flags: config.pipeline_flags,
@@ -562,7 +775,38 @@ fn local_record(
     args: Option<&[LocalArgumentEntry]>,
     programs: &[&Shader],
 ) -> Result<Option<LocalRecord>, String> {
-    let (signature, from) = match (lib, entry_sig) {
+    let Some((signature, from)) = record_signature(&key, lib, entry_sig)? else {
+        return match args {
+            Some(a) if !a.is_empty() => Err(format!(
+                "`{key}.local`: the record's export has no local root signature (no library associates one, and the entry gives no `local_root_signature`), so it takes no local root arguments"
+            )),
+            _ => Ok(None),
+        };
+    };
+    if args.is_none()
+        && (signature.parameters.is_empty()
+            || !programs
+                .iter()
+                .any(|s| local_root::reads_any(s, &signature)))
+    {
+        return Ok(None);
+    }
+    let args = local_root::check_arguments(&key, &from, &signature, args)?;
+    Ok(Some(LocalRecord {
+        key,
+        signature,
+        args,
+    }))
+}
+
+/// A record's local root signature and where it comes from: the libraries' association
+/// `lib` or the job's `local_root_signature` (both is an error).
+fn record_signature(
+    key: &str,
+    lib: Option<Found>,
+    entry_sig: Option<&[LocalParameterEntry]>,
+) -> Result<Option<(RootSignature, String)>, String> {
+    Ok(Some(match (lib, entry_sig) {
         (Some(f), Some(_)) => {
             return Err(format!(
                 "`{key}.local_root_signature`: the libraries already associate {} with this record's export; give one or the other",
@@ -583,7 +827,7 @@ fn local_record(
             (sig, f.label())
         }
         (None, Some(params)) => {
-            let sig = local_root::job_signature(&key, params)?;
+            let sig = local_root::job_signature(key, params)?;
             if sig.local_arguments().is_none() {
                 return Err(format!(
                     "`{key}.local_root_signature`: its arguments pass the {MAX_SHADER_RECORD_STRIDE}-byte shader record"
@@ -591,29 +835,198 @@ fn local_record(
             }
             (sig, format!("`{key}.local_root_signature`"))
         }
-        (None, None) => {
-            return match args {
-                Some(a) if !a.is_empty() => Err(format!(
-                    "`{key}.local`: the record's export has no local root signature (no library associates one, and the entry gives no `local_root_signature`), so it takes no local root arguments"
-                )),
-                _ => Ok(None),
-            };
+        (None, None) => return Ok(None),
+    }))
+}
+
+/// With tables in buffers: what each identifier of the pipeline names — its ray
+/// generation, miss and callable exports and its hit groups — with the local root
+/// signature a record of it carries (none when its programs read no register of it).
+/// Two names with one identifier are refused.
+fn identified(
+    rs: &RaysSection,
+    groups: &[HitGroupEntry],
+    hit_groups: Vec<HitGroup>,
+    slots: &[Slot<'_>],
+    loaded: &[(Shader, ProgramInfo)],
+    state: &StateObject<'_>,
+    at: &dyn Fn(&str) -> usize,
+) -> Result<Vec<Named<Target>>, String> {
+    let reads = |sig: Option<(RootSignature, String)>, programs: &[usize]| {
+        sig.filter(|(s, _)| {
+            programs.iter().any(|&p| {
+                loaded
+                    .get(p)
+                    .is_some_and(|(sh, _)| local_root::reads_any(sh, s))
+            })
+        })
+    };
+    let mut out: Vec<Named<Target>> = Vec::new();
+    for (i, e) in rs.miss.iter().enumerate() {
+        let name = e.export();
+        let table = match slots.iter().find(|s| s.name == name).map(|s| s.stage) {
+            Some(Stage::RayGeneration) => "ray generation",
+            Some(Stage::Miss) => "miss",
+            Some(Stage::Callable) => "callable",
+            _ => continue,
+        };
+        let key = format!("exports[{i}]");
+        let lib = state.associated(name, Associated::LocalRootSignature)?;
+        let sig = record_signature(&key, lib, e.local_root_signature())?;
+        out.push(Named {
+            name: name.to_string(),
+            table,
+            target: Target::Program(at(name)),
+            signature: reads(sig, &[at(name)]),
+        });
+    }
+    for (i, (g, h)) in groups.iter().zip(hit_groups).enumerate() {
+        let names: Vec<&str> = [&g.closest_hit, &g.any_hit, &g.intersection]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let key = group_key(i, g);
+        let lib = state
+            .associated_to_group(&h.name, &names, Associated::LocalRootSignature)
+            .map_err(|e| format!("`{key}`: {e}"))?;
+        let sig = record_signature(&key, lib, g.local_root_signature.as_deref())?;
+        let programs: Vec<usize> = [h.closest_hit, h.any_hit, h.intersection]
+            .into_iter()
+            .flatten()
+            .collect();
+        out.push(Named {
+            name: h.name.clone(),
+            table: "hit group",
+            signature: reads(sig, &programs),
+            target: Target::Group(h),
+        });
+    }
+    for (k, a) in out.iter().enumerate() {
+        if let Some(b) = out[..k].iter().find(|b| {
+            b.name == a.name
+                || shader_table::identifier(&b.name) == shader_table::identifier(&a.name)
+        }) {
+            return Err(format!(
+                "\"{}\" and \"{}\" would share a shader identifier (names are unique in a state object)",
+                b.name, a.name
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// With tables in buffers: reads the ray generation record and the miss, hit-group and
+/// callable tables from the bound buffers into `p`'s tables and local records
+/// (`job::shader_table` for the rules).
+pub(crate) fn read_tables(
+    p: &mut Pipeline,
+    rs: &RaysSection,
+    job: &Job,
+    bound: &bind::BoundJob,
+) -> Result<(), String> {
+    let Some(names) = p.names.take() else {
+        return Ok(());
+    };
+    let buffer_of = |n: &str| {
+        job.file
+            .resources
+            .iter()
+            .position(|e| e.name.as_deref() == Some(n))
+            .and_then(|i| bound.resources.get(i))
+            .and_then(|b| match &b.storage {
+                bind::Storage::Buffer(m) => Some(m.clone()),
+                _ => None,
+            })
+    };
+    let resource_name = |i: usize| job.file.resources.get(i).and_then(|e| e.name.clone());
+    let heap_len = bound.heap.len();
+    let read = |key: &'static str,
+                r: Option<&super::schema::TableRange>,
+                table: &'static str,
+                strided: bool| {
+        match r {
+            None => Ok(ShaderTable {
+                records: Vec::new(),
+                zero_stride: false,
+            }),
+            Some(r) => {
+                let t = shader_table::read_range(key, r, &buffer_of, strided)?;
+                shader_table::decode_table(&t, table, &names, &resource_name, heap_len)
+            }
         }
     };
-    if args.is_none()
-        && (signature.parameters.is_empty()
-            || !programs
-                .iter()
-                .any(|s| local_root::reads_any(s, &signature)))
-    {
-        return Ok(None);
-    }
-    let args = local_root::check_arguments(&key, &from, &signature, args)?;
-    Ok(Some(LocalRecord {
-        key,
-        signature,
-        args,
-    }))
+    let raygen = read(
+        "ray_generation_record",
+        rs.ray_generation_record.as_ref(),
+        "ray generation",
+        false,
+    )?;
+    let miss = read("miss_table", rs.miss_table.as_ref(), "miss", true)?;
+    let groups = read(
+        "hit_group_table",
+        rs.hit_group_table.as_ref(),
+        "hit group",
+        true,
+    )?;
+    let callable = read(
+        "callable_table",
+        rs.callable_table.as_ref(),
+        "callable",
+        true,
+    )?;
+    // One local record per distinct (name, arguments).
+    let mut seen: Vec<(usize, Vec<LocalArgumentEntry>)> = Vec::new();
+    let records = &mut p.records;
+    let mut record_of = |d: &shader_table::Decoded| -> Option<usize> {
+        let args = d.args.as_ref()?;
+        let (sig, _) = names.get(d.named)?.signature.as_ref()?;
+        if let Some(i) = seen.iter().position(|(n, a)| *n == d.named && a == args) {
+            return Some(i);
+        }
+        seen.push((d.named, args.clone()));
+        records.push(LocalRecord {
+            key: d.key.clone(),
+            signature: sig.clone(),
+            args: args.clone(),
+        });
+        Some(records.len() - 1)
+    };
+    let program = |d: &shader_table::Decoded| match names.get(d.named).map(|n| &n.target) {
+        Some(Target::Program(i)) => *i,
+        _ => 0,
+    };
+    p.raygen = match raygen.records.first() {
+        Some(TableRecord::Shader(d)) => (program(d), record_of(d)),
+        Some(TableRecord::Null) => {
+            return Err(
+                "`ray_generation_record`: its shader identifier is NULL; D3D runs no shader for it, so nothing would run (refused, as a dispatch of 0 rays is)".into(),
+            );
+        }
+        Some(TableRecord::Invalid(m)) => return Err(m.clone()),
+        None => {
+            return Err(format!(
+                "`ray_generation_record.size` {}: the record holds at least a {SHADER_IDENTIFIER_SIZE}-byte shader identifier",
+                rs.ray_generation_record.as_ref().map_or(0, |r| r.size)
+            ));
+        }
+    };
+    p.miss = miss.map(|d| (program(d), record_of(d)));
+    p.callable = callable.map(|d| (program(d), record_of(d)));
+    p.hit_groups = groups.map(|d| {
+        let g = match names.get(d.named).map(|n| &n.target) {
+            Some(Target::Group(g)) => g.clone(),
+            _ => HitGroup {
+                name: String::new(),
+                closest_hit: None,
+                any_hit: None,
+                intersection: None,
+            },
+        };
+        (g, record_of(d))
+    });
+    p.names = Some(names);
+    Ok(())
 }
 
 /// A pipeline's programs fitted to the job's resources: one per program and record
@@ -632,11 +1045,32 @@ pub(crate) struct FittedPipeline {
     /// The ray-generation program.
     pub raygen: usize,
     /// The miss table.
-    pub miss: Vec<usize>,
+    pub miss: ShaderTable<usize>,
     /// The hit-group table.
-    pub hit_groups: Vec<HitGroup>,
+    pub hit_groups: ShaderTable<HitGroup>,
     /// The callable table.
-    pub callable: Vec<usize>,
+    pub callable: ShaderTable<usize>,
+}
+
+impl FittedPipeline {
+    /// The `DispatchRays` of these programs and tables.
+    pub(crate) fn work(
+        &mut self,
+        max_recursion_depth: u32,
+        pipeline_flags: u32,
+        dims: [u32; 3],
+    ) -> RaysWork {
+        RaysWork {
+            programs: std::mem::take(&mut self.programs),
+            raygen: self.raygen,
+            miss: self.miss.clone(),
+            hit_groups: self.hit_groups.clone(),
+            callable: self.callable.clone(),
+            max_recursion_depth,
+            pipeline_flags,
+            dims,
+        }
+    }
 }
 
 /// Fits every record's programs to `bound` (the reflection check), each record with
@@ -661,18 +1095,14 @@ pub(crate) fn fit_pipeline<'a>(
         }
     };
     let raygen = use_of(p.raygen);
-    let miss: Vec<usize> = p.miss.iter().map(|&r| use_of(r)).collect();
-    let hit_groups: Vec<HitGroup> = p
-        .hit_groups
-        .iter()
-        .map(|(h, rec)| HitGroup {
-            name: h.name.clone(),
-            closest_hit: h.closest_hit.map(|i| use_of((i, *rec))),
-            any_hit: h.any_hit.map(|i| use_of((i, *rec))),
-            intersection: h.intersection.map(|i| use_of((i, *rec))),
-        })
-        .collect();
-    let callable: Vec<usize> = p.callable.iter().map(|&r| use_of(r)).collect();
+    let miss = p.miss.map(|&r| use_of(r));
+    let hit_groups = p.hit_groups.map(|(h, rec)| HitGroup {
+        name: h.name.clone(),
+        closest_hit: h.closest_hit.map(|i| use_of((i, *rec))),
+        any_hit: h.any_hit.map(|i| use_of((i, *rec))),
+        intersection: h.intersection.map(|i| use_of((i, *rec))),
+    });
+    let callable = p.callable.map(|&r| use_of(r));
     let mut programs = Vec::with_capacity(uses.len());
     let mut fitted_infos = Vec::with_capacity(uses.len());
     let mut warnings: Vec<String> = Vec::new();
@@ -765,7 +1195,7 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
             "`{k}`: a `[rays]` job runs the exports of `library` or `libraries`, named in `[rays]`"
         )));
     }
-    let pipeline =
+    let mut pipeline =
         read_pipeline(&job, p.library.as_ref(), p.libraries.as_ref(), &rs).map_err(|w| {
             w.into_job(|part, m| match part {
                 Part::Program => program_err(m),
@@ -784,6 +1214,7 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
     let memory = resource_memory(&bound, resource_limit)?;
     super::run::check_outputs(&bound)?;
     let expects = check_expects(&job, &bound, None)?;
+    read_tables(&mut pipeline, &rs, &job, &bound).map_err(rays_err)?;
     let (max_recursion_depth, pipeline_flags, dims) = (
         pipeline.max_recursion_depth,
         pipeline.pipeline_flags,
@@ -795,25 +1226,33 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
             .iter()
             .position(|e| e.name.as_deref() == Some(n))
             .and_then(|i| bound.resources.get(i))
+            .or_else(|| shader_table::heap_slot_of(n).and_then(|s| bound.heap.get(s)))
     };
-    let f = fit_pipeline(pipeline, &bound, &named).map_err(|w| {
+    let mut f = fit_pipeline(pipeline, &bound, &named).map_err(|w| {
         w.into_job(|part, m| match part {
             Part::Program => program_err(m),
             Part::Rays => rays_err(m),
         })
     })?;
-    let (infos, warnings) = (f.infos, f.warnings);
+    let work = f.work(max_recursion_depth, pipeline_flags, dims);
+    // A buffer a shader table is read from is used through the table.
+    let tables: Vec<String> = [
+        &rs.ray_generation_record,
+        &rs.miss_table,
+        &rs.hit_group_table,
+        &rs.callable_table,
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|r| named(&r.buffer).map(|e| format!("{}: ", e.name)))
+    .collect();
+    let infos = f.infos;
+    let warnings: Vec<String> = f
+        .warnings
+        .into_iter()
+        .filter(|w| !tables.iter().any(|t| w.starts_with(t.as_str())))
+        .collect();
     let summary = summary_place(&job, opts, &gate)?;
-    let work = RaysWork {
-        programs: f.programs,
-        raygen: f.raygen,
-        miss: f.miss,
-        hit_groups: f.hit_groups,
-        callable: f.callable,
-        max_recursion_depth,
-        pipeline_flags,
-        dims,
-    };
     Ok(Prepared {
         work: Work::Rays(Box::new(work)),
         plan,

@@ -72,6 +72,64 @@ pub struct RaysSection {
     pub max_payload_size: Option<u32>,
     /// `D3D12_RAYTRACING_SHADER_CONFIG::MaxAttributeSizeInBytes` (at most 32).
     pub max_attribute_size: Option<u32>,
+    /// Tables in buffers: the pipeline's exports (`D3D12_EXPORT_DESC`), names or
+    /// `{ export, local_root_signature }`; default every export of the libraries.
+    pub exports: Option<Vec<TableEntry>>,
+    /// Tables in buffers: `RayGenerationShaderRecord` (`{ buffer, offset, size }`).
+    pub ray_generation_record: Option<TableRange>,
+    /// Tables in buffers: `MissShaderTable` (`{ buffer, offset, size, stride }`).
+    pub miss_table: Option<TableRange>,
+    /// Tables in buffers: `HitGroupTable`.
+    pub hit_group_table: Option<TableRange>,
+    /// Tables in buffers: `CallableShaderTable`.
+    pub callable_table: Option<TableRange>,
+}
+
+/// A shader table in a buffer (`D3D12_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE`, or
+/// `D3D12_GPU_VIRTUAL_ADDRESS_RANGE` without `stride`): a named `[[resource]]` buffer
+/// and the range's byte offset in it.
+#[derive(Debug, Clone, Deserialize, Serialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TableRange {
+    /// The named `[[resource]]` buffer holding the table.
+    pub buffer: String,
+    /// The table's first byte in the buffer (default 0).
+    pub offset: Option<u64>,
+    /// `SizeInBytes`.
+    pub size: u64,
+    /// `StrideInBytes` (tables other than the ray-generation record).
+    pub stride: Option<u64>,
+}
+
+/// One shader record a `data = { records = [...] }` form writes: its identifier, then
+/// its local root arguments laid out as a record takes them.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RecordWrite {
+    /// The record's first byte in the resource.
+    pub offset: u64,
+    /// The export or hit group whose identifier starts the record; none leaves the
+    /// 32 bytes zero (a NULL identifier).
+    pub identifier: Option<String>,
+    /// The local root arguments, in parameter order.
+    #[serde(default)]
+    pub local: Vec<RecordArgument>,
+}
+
+/// One local root argument in a record's bytes: exactly one of `constants`,
+/// `resource` (a GPU virtual address, with `offset`) and `heap` (a GPU descriptor
+/// handle).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RecordArgument {
+    /// Root constants: 4 bytes each.
+    pub constants: Option<Vec<ConstantValue>>,
+    /// A root descriptor: the named `[[resource]]` whose GPU virtual address is written.
+    pub resource: Option<String>,
+    /// Bytes added to the resource's address (default 0).
+    pub offset: Option<u64>,
+    /// A descriptor table: the GPU descriptor handle of this `[[heap]]` slot.
+    pub heap: Option<u32>,
 }
 
 /// One hit group (`D3D12_HIT_GROUP_DESC`): its programs by export name.
@@ -375,6 +433,9 @@ pub struct DataSpec {
     /// D3D12 subresource order (mips of slice 0, then of slice 1, …), each the size of its
     /// subresource; subresources without one stay zero. Textures only.
     pub images: Option<Vec<PathBuf>>,
+    /// Shader records (identifiers and local root arguments) at byte offsets of a
+    /// buffer, zeros elsewhere. Buffers only.
+    pub records: Option<Vec<RecordWrite>>,
 }
 
 /// One subresource of a texture written to a file (`outputs = [{ file, mip, slice }]`).

@@ -71,6 +71,76 @@ pub struct HitGroup {
     pub intersection: Option<usize>,
 }
 
+/// One record of a shader table as a launch reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableRecord<T> {
+    /// A record whose identifier names a program (or a hit group).
+    Shader(T),
+    /// A NULL (all-zero) identifier: no program runs for it (DXR spec "Shader
+    /// identifier").
+    Null,
+    /// A record that cannot run (its identifier names nothing in the pipeline, or its
+    /// local root arguments do not resolve): an error, naming the record, when an index
+    /// reaches it. Only the records a launch reaches need to be valid (DXR spec "Shader
+    /// tables").
+    Invalid(String),
+}
+
+/// A shader table: its records in index order. With a stride of 0 every index reads
+/// record 0 (DXR spec "Shader record stride"), so `zero_stride` tables hold one record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShaderTable<T> {
+    /// The records.
+    pub records: Vec<TableRecord<T>>,
+    /// Whether every index reads record 0.
+    pub zero_stride: bool,
+}
+
+impl<T> ShaderTable<T> {
+    /// The record `index` selects ("Addressing calculations within shader tables"):
+    /// `None` past the table.
+    pub fn get(&self, index: u64) -> Option<&TableRecord<T>> {
+        let i = if self.zero_stride { 0 } else { index };
+        usize::try_from(i).ok().and_then(|i| self.records.get(i))
+    }
+
+    /// How many records the table holds (messages).
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether the table has no record.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The same table with each record's program (or hit group) mapped by `f`.
+    pub fn map<U>(&self, mut f: impl FnMut(&T) -> U) -> ShaderTable<U> {
+        ShaderTable {
+            records: self
+                .records
+                .iter()
+                .map(|r| match r {
+                    TableRecord::Shader(t) => TableRecord::Shader(f(t)),
+                    TableRecord::Null => TableRecord::Null,
+                    TableRecord::Invalid(m) => TableRecord::Invalid(m.clone()),
+                })
+                .collect(),
+            zero_stride: self.zero_stride,
+        }
+    }
+}
+
+impl<T> From<Vec<T>> for ShaderTable<T> {
+    /// A table listing one program (or hit group) per record.
+    fn from(v: Vec<T>) -> Self {
+        ShaderTable {
+            records: v.into_iter().map(TableRecord::Shader).collect(),
+            zero_stride: false,
+        }
+    }
+}
+
 /// A ray-tracing pipeline state and its shader table, in the order of the table's
 /// records: programs by index into `programs`.
 pub struct RayPipeline<'a> {
@@ -79,11 +149,11 @@ pub struct RayPipeline<'a> {
     /// The ray-generation program.
     pub raygen: usize,
     /// The miss table.
-    pub miss: Vec<usize>,
+    pub miss: ShaderTable<usize>,
     /// The hit-group table.
-    pub hit_groups: Vec<HitGroup>,
+    pub hit_groups: ShaderTable<HitGroup>,
     /// The callable table.
-    pub callable: Vec<usize>,
+    pub callable: ShaderTable<usize>,
     /// `D3D12_RAYTRACING_PIPELINE_CONFIG::MaxTraceRecursionDepth`.
     pub max_recursion_depth: u32,
     /// `D3D12_RAYTRACING_PIPELINE_CONFIG1::Flags`: `SKIP_TRIANGLES` (0x100) and
@@ -91,6 +161,35 @@ pub struct RayPipeline<'a> {
     /// every `TraceRay`, without showing in `RayFlags()` (DXR spec
     /// "D3D12_RAYTRACING_PIPELINE_FLAGS"); other bits change nothing.
     pub pipeline_flags: u32,
+}
+
+/// The hit group a NULL hit-group record stands for: no programs.
+static NULL_HIT_GROUP: HitGroup = HitGroup {
+    name: String::new(),
+    closest_hit: None,
+    any_hit: None,
+    intersection: None,
+};
+
+/// The program of a miss or callable table's record `index` (`None` for a NULL
+/// record); past the table or an invalid record is an error that `what` (the lane and
+/// index) begins.
+fn table_program(
+    table: &ShaderTable<usize>,
+    name: &str,
+    index: u64,
+    what: impl Fn() -> String,
+) -> Result<Option<usize>, ExecError> {
+    match table.get(index) {
+        Some(TableRecord::Shader(p)) => Ok(Some(*p)),
+        Some(TableRecord::Null) => Ok(None),
+        Some(TableRecord::Invalid(m)) => Err(ExecError::Dispatch(format!("{}: {m}", what()))),
+        None => Err(ExecError::Dispatch(format!(
+            "{} is past the {name} table of {}",
+            what(),
+            table.len()
+        ))),
+    }
 }
 
 /// What a `DispatchRays` did.
@@ -121,11 +220,11 @@ pub struct RaysWork {
     /// The ray-generation program (index into `programs`).
     pub raygen: usize,
     /// The miss table.
-    pub miss: Vec<usize>,
+    pub miss: ShaderTable<usize>,
     /// The hit-group table.
-    pub hit_groups: Vec<HitGroup>,
+    pub hit_groups: ShaderTable<HitGroup>,
     /// The callable table.
-    pub callable: Vec<usize>,
+    pub callable: ShaderTable<usize>,
     /// `D3D12_RAYTRACING_PIPELINE_CONFIG::MaxTraceRecursionDepth`.
     pub max_recursion_depth: u32,
     /// `D3D12_RAYTRACING_PIPELINE_CONFIG1::Flags` (see [`RayPipeline::pipeline_flags`]).
@@ -492,18 +591,24 @@ impl RayContext for Frame<'_, '_> {
             let i = u64::from(contribution)
                 + u64::from(multiplier) * u64::from(h.geometry_index)
                 + u64::from(h.instance_contribution_to_hit_group_index);
-            usize::try_from(i)
-                .ok()
-                .and_then(|i| self.p.hit_groups.get(i))
-                .ok_or_else(|| {
-                    ExecError::Dispatch(format!(
-                        "{}: hit group index {i} is past the hit-group table of {} (instance {}, geometry {})",
-                        self.lane(tag),
-                        self.p.hit_groups.len(),
-                        h.instance_index,
-                        h.geometry_index
-                    ))
-                })
+            match self.p.hit_groups.get(i) {
+                Some(TableRecord::Shader(g)) => Ok(g),
+                // "Shader identifier": a NULL hit group runs none of its programs.
+                Some(TableRecord::Null) => Ok(&NULL_HIT_GROUP),
+                Some(TableRecord::Invalid(m)) => Err(ExecError::Dispatch(format!(
+                    "{}: hit group index {i} (instance {}, geometry {}): {m}",
+                    self.lane(tag),
+                    h.instance_index,
+                    h.geometry_index
+                ))),
+                None => Err(ExecError::Dispatch(format!(
+                    "{}: hit group index {i} is past the hit-group table of {} (instance {}, geometry {})",
+                    self.lane(tag),
+                    self.p.hit_groups.len(),
+                    h.instance_index,
+                    h.geometry_index
+                ))),
+            }
         };
         let shared = RefCell::new(payload.to_vec());
         let error: RefCell<Option<ExecError>> = RefCell::new(None);
@@ -615,15 +720,13 @@ impl RayContext for Frame<'_, '_> {
                 }
             }
             None => {
-                let prog = self.p.miss.get(miss as usize).copied().ok_or_else(|| {
-                    ExecError::Dispatch(format!(
-                        "{}: miss shader index {miss} is past the miss table of {}",
-                        self.lane(tag),
-                        self.p.miss.len()
-                    ))
+                let prog = table_program(&self.p.miss, "miss", u64::from(miss), || {
+                    format!("{}: miss shader index {miss}", self.lane(tag))
                 })?;
-                let child = self.child(tag, depth, self.calls, Some(info), None, Kind::Plain);
-                total = total.saturating_add(self.run(tag, prog, &child, &mut p, None)?);
+                if let Some(prog) = prog {
+                    let child = self.child(tag, depth, self.calls, Some(info), None, Kind::Plain);
+                    total = total.saturating_add(self.run(tag, prog, &child, &mut p, None)?);
+                }
             }
         }
         payload.copy_from_slice(&p);
@@ -638,18 +741,11 @@ impl RayContext for Frame<'_, '_> {
                 self.lane(tag)
             )));
         }
-        let prog = self
-            .p
-            .callable
-            .get(index as usize)
-            .copied()
-            .ok_or_else(|| {
-                ExecError::Dispatch(format!(
-                    "{}: callable shader index {index} is past the callable table of {}",
-                    self.lane(tag),
-                    self.p.callable.len()
-                ))
-            })?;
+        let prog = table_program(&self.p.callable, "callable", u64::from(index), || {
+            format!("{}: callable shader index {index}", self.lane(tag))
+        })?;
+        // "Shader identifier": a NULL record runs no program; the parameter is unchanged.
+        let Some(prog) = prog else { return Ok(0) };
         // A callable program sees no ray (DXR spec "Callable shaders": only the launch's
         // system values).
         let child = self.child(tag, self.depth, calls, None, None, Kind::Plain);

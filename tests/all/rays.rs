@@ -170,9 +170,9 @@ impl Programs {
         let pipeline = RayPipeline {
             programs,
             raygen: 0,
-            miss,
-            hit_groups: groups,
-            callable: vec![3],
+            miss: miss.into(),
+            hit_groups: groups.into(),
+            callable: vec![3].into(),
             max_recursion_depth: depth,
             pipeline_flags: self.pipeline_flags,
         };
@@ -1245,4 +1245,352 @@ bind = [{{ reg = \"t0\", resource = \"tlas\" }}]\n\
         e.contains("[[command]] #2 (dispatch_rays): `raygen.local`: `raygen.local_root_signature` declares parameter 0 (descriptor table: u0), which the record leaves unset"),
         "{e}"
     );
+}
+
+/// A corpus `[rays]` job's text with its corpus paths pointed at this build's corpora,
+/// edited by `edit`, run under `engine`: the output texture's bytes (`u0`, or heap slot
+/// 0 where the job has a heap) or the error. `None` without the corpora.
+fn run_corpus_rays(
+    name: &str,
+    tag: &str,
+    engine: Engine,
+    edit: &dyn Fn(String) -> String,
+) -> Option<Result<Vec<u8>, String>> {
+    let dir = common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))?
+        .clone();
+    let text = std::fs::read_to_string(common::root().join("tests/jobs/corpus").join(name))
+        .unwrap()
+        .replace(
+            "../../../target/corpora/dxil-reader",
+            &dir.display().to_string(),
+        );
+    let out = common::scratch().join("rays_tables");
+    std::fs::create_dir_all(&out).unwrap();
+    let path = out.join(format!("{tag}.toml"));
+    std::fs::write(&path, edit(text)).unwrap();
+    let opts = dxlane::job::RunOptions {
+        engine: Some(engine),
+        ..common::run_options()
+    };
+    let finished = dxlane::job::Job::load(&path)
+        .and_then(|j| dxlane::job::prepare(j, &opts))
+        .and_then(|p| p.execute(&opts));
+    Some(match finished {
+        Ok(dxlane::job::Finished::Rays(r)) => {
+            let texture = r
+                .bound
+                .heap
+                .first()
+                .or_else(|| {
+                    r.bound
+                        .resources
+                        .iter()
+                        .find(|e| e.name.contains("\"picture\""))
+                })
+                .or_else(|| r.bound.resources.iter().find(|e| e.name.contains("(u0)")))
+                .and_then(|e| e.memory())
+                .map(|m| m.to_bytes())
+                .unwrap_or_default();
+            assert!(!texture.is_empty(), "{tag}: no output texture");
+            Ok(texture)
+        }
+        Ok(_) => panic!("{tag}: not a ray dispatch"),
+        Err(e) => Err(e.to_string()),
+    })
+}
+
+/// The texel at `i` (4 floats) of a texture's bytes, as bits.
+fn texel_bits(bytes: &[u8], i: usize) -> [u32; 4] {
+    let w = |k: usize| {
+        let at = 16 * i + 4 * k;
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    };
+    [w(0), w(1), w(2), w(3)]
+}
+
+/// The shader table in a buffer (`D3D12_DISPATCH_RAYS_DESC`; DXR functional spec
+/// "Shader tables", "Addressing calculations within shader tables", "Shader table memory
+/// initialization") gives the same bytes as the lists in record order: the corpus's
+/// `ray_tracing.toml` and `ray_tracing_local.toml` against their `_table` twins (the
+/// second carrying a root SRV's GPU virtual address and a descriptor table's handle in
+/// the record's bytes), under both engines. A hit-group stride of 0 makes every index
+/// read record 0 ("Shader record stride"): with the instance's contribution 5 the
+/// table of one record still runs it, while a stride of 32 puts index 5 past the table.
+#[test]
+fn buffer_tables_match_the_lists() {
+    let keep = |t: String| t;
+    for (list, table) in [
+        ("ray_tracing.toml", "ray_tracing_table.toml"),
+        ("ray_tracing_local.toml", "ray_tracing_local_table.toml"),
+    ] {
+        for engine in [Engine::Interp, Engine::Jit] {
+            let Some(a) = run_corpus_rays(list, "list", engine, &keep) else {
+                assert!(common::corpora().is_empty(), "the corpora are missing");
+                eprintln!("SKIPPED rays::buffer_tables_match_the_lists: no corpora");
+                return;
+            };
+            let b = run_corpus_rays(table, "table", engine, &keep).unwrap();
+            let (a, b) = (a.unwrap(), b.unwrap());
+            assert!(a == b, "{engine}: {table} wrote other bytes than {list}");
+            assert!(a.iter().any(|&x| x != 0), "{list}: nothing written");
+        }
+    }
+    let list = run_corpus_rays("ray_tracing.toml", "list", Engine::Interp, &keep)
+        .unwrap()
+        .unwrap();
+    let contribution = |stride: &'static str| {
+        move |t: String| {
+            t.replace("id = 3\n", "id = 3\ncontribution = 5\n").replace(
+                "hit_group_table = { buffer = \"table\", offset = 128, size = 64, stride = 64 }",
+                &format!("hit_group_table = {{ buffer = \"table\", offset = 128, size = 32, stride = {stride} }}"),
+            )
+        }
+    };
+    let zero = run_corpus_rays(
+        "ray_tracing_table.toml",
+        "stride0",
+        Engine::Interp,
+        &contribution("0"),
+    )
+    .unwrap()
+    .unwrap();
+    assert!(zero == list, "a stride of 0 reads record 0 for index 5");
+    let e = run_corpus_rays(
+        "ray_tracing_table.toml",
+        "stride32",
+        Engine::Interp,
+        &contribution("32"),
+    )
+    .unwrap()
+    .unwrap_err();
+    assert!(
+        e.contains("ray (0, 0, 0): hit group index 5 is past the hit-group table of 1"),
+        "{e}"
+    );
+}
+
+/// NULL (all-zero) identifiers (DXR spec "Shader identifier": no shader runs for that
+/// purpose and ray tracing continues; a NULL hit group runs none of its programs). The
+/// corpus's `ray_tracing_table.toml` with one record zeroed at a time, values from its
+/// header: a NULL hit group leaves a hit's payload as the ray generation program set
+/// it (colour 0, distance -1), so texel (0, 0) is (0 × -2, 0 × -2, 0 × -2, -1); a NULL
+/// miss record does the same for the miss at (3, 0); a NULL callable record leaves the
+/// distance undoubled, so the miss at (3, 0) writes (0, 0, 0.3) × -1 and -1, and the hit
+/// at (0, 0) (x, y) = (0.125, 0.25) writes (3x, 3y + 1, -2 - x - y) × 5.001 and 5.001.
+/// A NULL ray generation record is refused (nothing would run).
+#[test]
+fn null_records_run_no_program() {
+    let null = |name: &'static str| {
+        move |t: String| t.replace(&format!(", identifier = \"{name}\" }}"), " }")
+    };
+    let run = |name: &'static str| {
+        run_corpus_rays("ray_tracing_table.toml", name, Engine::Interp, &null(name))
+    };
+    let Some(group) = run("triangle") else {
+        eprintln!("SKIPPED rays::null_records_run_no_program: no corpora");
+        return;
+    };
+    let nz = 0x8000_0000u32;
+    let m1 = (-1.0f32).to_bits();
+    let group = group.unwrap();
+    assert_eq!(texel_bits(&group, 0), [nz, nz, nz, m1]);
+    let miss = run("miss").unwrap().unwrap();
+    assert_eq!(texel_bits(&miss, 3), [nz, nz, nz, m1]);
+    // The hit at (0, 0) is unchanged by a NULL miss record.
+    assert_eq!(texel_bits(&miss, 0), texel_bits(&group_list(), 0));
+    let callable = run("callable").unwrap().unwrap();
+    assert_eq!(texel_bits(&callable, 3), [nz, nz, (-0.3f32).to_bits(), m1]);
+    let d = 5.001f32;
+    let (x, y) = (0.125f32, 0.25f32);
+    let want = [3.0 * x * d, (3.0 * y + 1.0) * d, (-2.0 - x - y) * d, d];
+    let got = texel_bits(&callable, 0).map(f32::from_bits);
+    for k in 0..4 {
+        assert!((got[k] - want[k]).abs() < 1e-5, "{got:?} vs {want:?}");
+    }
+    let e = run("raygen").unwrap().unwrap_err();
+    assert!(
+        e.contains("`ray_generation_record`: its shader identifier is NULL"),
+        "{e}"
+    );
+}
+
+/// `ray_tracing.toml`'s texture (the list form).
+fn group_list() -> Vec<u8> {
+    run_corpus_rays("ray_tracing.toml", "list", Engine::Interp, &|t| t)
+        .unwrap()
+        .unwrap()
+}
+
+/// An edit of a job's text.
+type Edit = Box<dyn Fn(String) -> String>;
+
+/// The buffer form's refusals, each naming the key, record or lane: both forms at once;
+/// a table start off 64 bytes (`D3D12_RAYTRACING_SHADER_TABLE_BYTE_ALIGNMENT`, DXR spec
+/// "Shader tables"); a stride not a multiple of 32 or past 4096
+/// (`D3D12_RAYTRACING_SHADER_RECORD_BYTE_ALIGNMENT`, "Shader record stride"); a range past
+/// its buffer; a ray generation record smaller than an identifier; an identifier naming
+/// nothing in the pipeline, or a hit group where a miss program belongs (errors when a
+/// ray reaches the record: only records a launch reaches need be valid, "Shader
+/// tables"); a root descriptor's address into no resource and a descriptor table's
+/// handle outside the heap ("Shader table memory initialization").
+#[test]
+fn buffer_tables_refuse_bad_input_by_name() {
+    let cases: Vec<(&str, &str, Edit, &str)> = vec![
+        (
+            "ray_tracing_table.toml",
+            "both_forms",
+            Box::new(|t| {
+                t.replace(
+                    "dispatch = [4, 2, 1]\n",
+                    "dispatch = [4, 2, 1]\nraygen = \"raygen\"\n",
+                )
+            }),
+            "`raygen` lists the shader table, and `ray_generation_record` reads it from a buffer: give one form",
+        ),
+        (
+            "ray_tracing_table.toml",
+            "misaligned",
+            Box::new(|t| {
+                t.replace(
+                    "offset = 64, size = 32, stride = 32",
+                    "offset = 32, size = 32, stride = 32",
+                )
+            }),
+            "`miss_table.offset` 32: a shader table starts at a multiple of 64 bytes",
+        ),
+        (
+            "ray_tracing_table.toml",
+            "stride_48",
+            Box::new(|t| {
+                t.replace(
+                    "offset = 64, size = 32, stride = 32",
+                    "offset = 64, size = 32, stride = 48",
+                )
+            }),
+            "`miss_table.stride` 48: a record stride is a multiple of 32",
+        ),
+        (
+            "ray_tracing_table.toml",
+            "stride_4128",
+            Box::new(|t| {
+                t.replace(
+                    "offset = 192, size = 32, stride = 32",
+                    "offset = 192, size = 32, stride = 4128",
+                )
+            }),
+            "`callable_table.stride` 4128: a record stride is a multiple of 32 (D3D12_RAYTRACING_SHADER_RECORD_BYTE_ALIGNMENT) from 0 to 4096 bytes",
+        ),
+        (
+            "ray_tracing_table.toml",
+            "past_buffer",
+            Box::new(|t| {
+                t.replace(
+                    "offset = 192, size = 32, stride = 32",
+                    "offset = 192, size = 128, stride = 32",
+                )
+            }),
+            "`callable_table`: bytes 192 to 192 + 128 pass the end of \"table\" (256 bytes)",
+        ),
+        (
+            "ray_tracing_table.toml",
+            "short_raygen",
+            Box::new(|t| t.replace("offset = 0, size = 32 }", "offset = 0, size = 16 }")),
+            "`ray_generation_record.size` 16: the record holds at least a 32-byte shader identifier",
+        ),
+        (
+            "ray_tracing_table.toml",
+            "unknown_identifier",
+            Box::new(|t| t.replace("identifier = \"miss\"", "identifier = \"mis\"")),
+            "ray (3, 0, 0): miss shader index 0: miss_table record 0 (byte 64 of \"table\"): its shader identifier names nothing in the pipeline",
+        ),
+        (
+            "ray_tracing_table.toml",
+            "group_as_miss",
+            Box::new(|t| t.replace("identifier = \"miss\"", "identifier = \"triangle\"")),
+            "miss_table record 0 (byte 64 of \"table\"): its shader identifier names the hit group \"triangle\", which a miss record cannot run",
+        ),
+        (
+            "ray_tracing_local_table.toml",
+            "address_nowhere",
+            Box::new(|t| t.replace("{ resource = \"scene\" }", "{ constants = [4096, 0] }")),
+            "ray_generation_record record 0 (byte 0 of \"table\"): parameter 0 (bytes 32..40): GPU virtual address 0x0000000000001000 points into no named `[[resource]]`",
+        ),
+        (
+            "ray_tracing_local_table.toml",
+            "handle_outside",
+            Box::new(|t| t.replace("{ heap = 0 }", "{ heap = 1 }")),
+            "ray_generation_record record 0 (byte 0 of \"table\"): parameter 1 (bytes 40..48): GPU descriptor handle 0x4000000000000020 with 1 descriptors is outside the heap's 1 slots",
+        ),
+    ];
+    for (job, tag, edit, want) in &cases {
+        let Some(r) = run_corpus_rays(job, tag, Engine::Interp, edit) else {
+            eprintln!("SKIPPED rays::buffer_tables_refuse_bad_input_by_name: no corpora");
+            return;
+        };
+        let e = r.expect_err(tag);
+        assert!(e.contains(want), "{tag}: {e}");
+    }
+    eprintln!("{} buffer-table refusals named", cases.len());
+}
+
+/// With tables in buffers the run summary lists the pipeline's shader identifiers (DXR
+/// spec "Shader identifier": what `GetShaderIdentifier` returns), so a user can write
+/// tables by other means: `ray_tracing_table.toml`'s ray generation, miss and callable
+/// exports and its hit group, each the bytes `shader_table::identifier` gives.
+#[test]
+fn summary_lists_the_shader_identifiers() {
+    let Some(dir) = common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))
+        .cloned()
+    else {
+        eprintln!("SKIPPED rays::summary_lists_the_shader_identifiers: no corpora");
+        return;
+    };
+    let text =
+        std::fs::read_to_string(common::root().join("tests/jobs/corpus/ray_tracing_table.toml"))
+            .unwrap()
+            .replace(
+                "../../../target/corpora/dxil-reader",
+                &dir.display().to_string(),
+            );
+    let out = common::scratch().join("rays_identifiers");
+    std::fs::create_dir_all(&out).unwrap();
+    let path = out.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    let opts = common::run_options();
+    let Ok(dxlane::job::Finished::Rays(r)) = dxlane::job::Job::load(&path)
+        .and_then(|j| dxlane::job::prepare(j, &opts))
+        .and_then(|p| p.execute(&opts))
+    else {
+        panic!("the job did not run");
+    };
+    let listed: Vec<(String, String, String)> = r
+        .summary
+        .shader_identifiers
+        .iter()
+        .map(|i| (i.name.clone(), i.table.clone(), i.identifier.clone()))
+        .collect();
+    let hex = |n: &str| {
+        dxlane::job::shader_table::identifier(n)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    for (name, table) in [
+        ("raygen", "ray generation"),
+        ("miss", "miss"),
+        ("callable", "callable"),
+        ("triangle", "hit group"),
+    ] {
+        assert!(
+            listed.contains(&(name.into(), table.into(), hex(name))),
+            "{name}: {listed:?}"
+        );
+    }
+    assert_eq!(listed.len(), 4, "{listed:?}");
+    // "dxlaneID"
+    assert!(hex("raygen").starts_with("64786c616e654944"));
 }

@@ -36,7 +36,6 @@ use crate::ir::{ResourceClass, Stage};
 use crate::pipeline::commands::{
     Command, Indirect, IndirectWork, MAX_GROUPS_PER_DIMENSION, TextureCopy,
 };
-use crate::pipeline::rays::RaysWork;
 use crate::pipeline::{DispatchWork, Work};
 use crate::resources::{Descriptor, Format, Memory, Texture};
 
@@ -688,6 +687,7 @@ impl Ctx<'_> {
                     max_recursion_depth: e.max_recursion_depth,
                     max_payload_size: e.max_payload_size,
                     max_attribute_size: e.max_attribute_size,
+                    ..Default::default()
                 };
                 let p = super::rays::read_pipeline(
                     self.job,
@@ -700,27 +700,19 @@ impl Ctx<'_> {
                 let (max_recursion_depth, pipeline_flags, dims) =
                     (p.max_recursion_depth, p.pipeline_flags, p.dims);
                 let named = |n: &str| self.names.get(n).and_then(|&i| self.bound.resources.get(i));
-                let f = super::rays::fit_pipeline(p, &own, &named).map_err(|w| match w {
+                let mut f = super::rays::fit_pipeline(p, &own, &named).map_err(|w| match w {
                     super::rays::Where::At(_, m) => JobError::entry(&name, m),
                     super::rays::Where::Job(x) => {
                         JobError::entry(&name, format!("the bindings: {x}"))
                     }
                 })?;
+                let work = f.work(max_recursion_depth, pipeline_flags, dims);
                 // One file per fitted program: the debugger finds a command's
                 // programs by `Command::program_count`.
                 self.programs.extend(f.fitted_infos);
                 self.warnings
                     .extend(f.warnings.into_iter().map(|w| located(&name, w)));
-                Command::Work(Work::Rays(Box::new(RaysWork {
-                    programs: f.programs,
-                    raygen: f.raygen,
-                    miss: f.miss,
-                    hit_groups: f.hit_groups,
-                    callable: f.callable,
-                    max_recursion_depth,
-                    pipeline_flags,
-                    dims,
-                })))
+                Command::Work(Work::Rays(Box::new(work)))
             }
             "clear_render_target" => {
                 let r = need("resource", e.resource.as_ref())?;
