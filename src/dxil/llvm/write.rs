@@ -1376,4 +1376,4 @@ impl InstEncoder<'_, '_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
