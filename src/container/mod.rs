@@ -40,6 +40,7 @@
 //! | [`hash`] | `HASH` (dxc's shader hash) |
 //! | [`rts0`] | `RTS0` (a serialized root signature: its root parameters and registers) |
 //! | [`report`] | [`ContainerInfo`]: every part decoded on its own, for `dxlane info` |
+//! | [`write`] | writing a container and a `DXIL` part ([`write::write_container`]) |
 //!
 //! Other tags are listed by tag and size, never refused.
 
@@ -68,6 +69,7 @@ pub mod sfi0;
 pub mod signature;
 pub mod stage;
 pub mod stat;
+pub mod write;
 
 pub use digest::{DigestCheck, compute_digest};
 pub use error::ContainerError;

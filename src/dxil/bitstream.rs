@@ -25,6 +25,8 @@
 
 use std::rc::Rc;
 
+pub mod write;
+
 /// The bitcode magic, the first four bytes of a raw bitcode stream.
 pub const BITCODE_MAGIC: [u8; 4] = *b"BC\xC0\xDE";
 

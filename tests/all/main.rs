@@ -21,6 +21,7 @@ mod draw_twins;
 mod dxbc;
 mod dxil;
 mod dxil_listing;
+mod dxil_write;
 mod engines;
 mod exec;
 mod exec_arith_table;

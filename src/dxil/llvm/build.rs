@@ -421,6 +421,7 @@ impl Mb {
             bit: 0,
         });
         let _ = main;
+        crate::dxil::llvm::write::tests::check_built(&self.m);
         (self.m, fi)
     }
 }

@@ -40,6 +40,7 @@ mod module;
 mod reader;
 mod types;
 mod value;
+pub mod write;
 
 pub use super::bitstream;
 pub use inst::{
