@@ -203,7 +203,7 @@ fn run_cli(script: &Script, sname: &str, job: &str) {
             Line::Eval(e) => {
                 let first = e.split([' ', '/']).next().unwrap_or("");
                 if [
-                    "print", "wave", "why", "regs", "inputs", "outputs", "where", "list",
+                    "print", "wave", "why", "regs", "inputs", "outputs", "where", "list", "rays",
                 ]
                 .contains(&first)
                 {
