@@ -1,5 +1,6 @@
 //! `dxlane debug JOB --thread x,y,z` (compute) or `--pixel x,y` / `--vertex n` (draw;
-//! `--ms-group`/`--ms-thread` and `--as-group`/`--as-thread` on a mesh draw):
+//! `--ms-group`/`--ms-thread` and `--as-group`/`--as-thread` on a mesh draw; `--ray x,y`
+//! on a ray-tracing job):
 //! opens the lane debugger on one lane of a job (see `debug`), runs the commands of `-c` and `--script` or reads them from an
 //! interactive prompt, and writes `--trace` files.
 //!
@@ -115,6 +116,10 @@ pub struct DebugArgs {
         conflicts_with = "ms_group"
     )]
     pub as_thread: Option<String>,
+    /// Ray-tracing jobs (`[rays]`, a list's `dispatch_rays`): the ray-generation lane of
+    /// launch index `x,y[,z]` (its DispatchRaysIndex; z defaults to 0).
+    #[arg(long, value_name = "X,Y[,Z]", conflicts_with_all = ["thread", "group", "group_thread", "pixel", "vertex", "gs_primitive", "hs_patch", "ds_patch", "ms_group", "as_group", "texel", "element"])]
+    pub ray: Option<String>,
     /// The lane that last wrote texel `x,y` of a render target (`rt0`), the depth buffer
     /// (`depth`) or a texture (`u1`, `heap[2]`, a `[[resource]]` name).
     #[arg(long, num_args = 2, value_names = ["NAME", "X,Y"], conflicts_with_all = ["thread", "group", "group_thread", "pixel", "vertex", "element"])]
@@ -209,6 +214,7 @@ fn launch_args(base: &DebugArgs, l: &debug::dap::LaunchArgs) -> DebugArgs {
         ms_thread: l.ms_thread.clone(),
         as_group: l.as_group.clone(),
         as_thread: l.as_thread.clone(),
+        ray: l.ray.clone(),
         event: l.event,
         texel: l
             .texel
@@ -463,10 +469,49 @@ fn stage_lane(args: &DebugArgs) -> Result<Option<LaneSelect>, String> {
     Ok(None)
 }
 
+/// The ray-generation lane `--ray` names (`None`: not given); an error naming the flag
+/// and its value when it is not `x,y` or `x,y,z`, or goes with another lane selector
+/// (the DAP `launch` request reaches here without the command line's checks).
+fn ray_lane(args: &DebugArgs) -> Result<Option<LaneSelect>, String> {
+    let Some(r) = &args.ray else {
+        return Ok(None);
+    };
+    let others = args.thread.is_some()
+        || args.group.is_some()
+        || args.group_thread.is_some()
+        || args.pixel.is_some()
+        || args.vertex.is_some()
+        || args.instance.is_some()
+        || args.gs_primitive.is_some()
+        || args.hs_patch.is_some()
+        || args.ds_patch.is_some()
+        || args.ms_group.is_some()
+        || args.ms_thread.is_some()
+        || args.as_group.is_some()
+        || args.as_thread.is_some();
+    if others {
+        return Err(format!(
+            "--ray {r}: give one lane: --ray does not go with --thread, --group, --pixel, --vertex, --instance, --gs-primitive, --hs-patch, --ds-patch, --ms-* or --as-*"
+        ));
+    }
+    let v: Vec<&str> = r.split(',').map(str::trim).collect();
+    let n: Vec<Option<u32>> = v.iter().map(|a| a.parse::<u32>().ok()).collect();
+    match n.as_slice() {
+        [Some(x), Some(y)] => Ok(Some(LaneSelect::Ray([*x, *y, 0]))),
+        [Some(x), Some(y), Some(z)] => Ok(Some(LaneSelect::Ray([*x, *y, *z]))),
+        _ => Err(format!(
+            "--ray: `{r}` is not x,y or x,y,z (two or three whole numbers: the launch index)"
+        )),
+    }
+}
+
 fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String> {
-    let staged = match mesh_lane(args)? {
+    let staged = match ray_lane(args)? {
         Some(l) => Some(l),
-        None => stage_lane(args)?,
+        None => match mesh_lane(args)? {
+            Some(l) => Some(l),
+            None => stage_lane(args)?,
+        },
     };
     if args.instance.is_some() && args.vertex.is_none() && staged.is_none() {
         return Err(
@@ -503,7 +548,7 @@ fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String
             },
             (None, None) => {
                 return Err(
-                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y, --vertex n, --gs-primitive n, --hs-patch p (--control-point k | --patch-constant) or --ds-patch p --ds-point k (draw); --ms-group x,y,z --ms-thread x,y,z or --as-group x,y,z --as-thread x,y,z (mesh draw); or the output it wrote: --texel NAME x,y, --element NAME[i]".into(),
+                    "give the lane: --thread x,y,z, or --group x,y,z --group-thread x,y,z (compute); --pixel x,y, --vertex n, --gs-primitive n, --hs-patch p (--control-point k | --patch-constant) or --ds-patch p --ds-point k (draw); --ms-group x,y,z --ms-thread x,y,z or --as-group x,y,z --as-thread x,y,z (mesh draw); --ray x,y[,z] (ray tracing); or the output it wrote: --texel NAME x,y, --element NAME[i]".into(),
                 );
             }
         },

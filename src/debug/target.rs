@@ -10,6 +10,7 @@ use crate::exec::{ExecError, WriteSink};
 use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
 pub use crate::pipeline::ms::{MeshPrimOrigin, MeshWriters};
+pub use crate::pipeline::rays::{NestedHit, NestedKind, NestedRun};
 use crate::pipeline::{
     Bindings, DispatchWork, DrawError, Hooks, ObserveWave, Plan, ProgramWaveSize, TraceAt,
     TraceWave, Traced, Work,
@@ -190,6 +191,9 @@ pub struct Run {
     /// A pixel lane of a mesh draw: the mesh group and place its primitive came from,
     /// and the threads that wrote it (`None` where they could not be found).
     pub mesh_origin: Option<(MeshPrimOrigin, Option<MeshWriters>)>,
+    /// A ray-generation lane: every program its wave's `TraceRay` and `CallShader` ran,
+    /// in the order they started.
+    pub nested: Vec<NestedRun>,
 }
 
 fn draw_fault(e: DrawError) -> ExecError {
@@ -215,6 +219,9 @@ pub struct Target {
     start: Snapshot,
     /// A draw's two programs, for [`Target::for_lane`].
     stages: Option<Arc<DrawPrograms>>,
+    /// A `DispatchRays`'s programs, reloaded for debugging, in the work's order
+    /// (`RaysWork::programs`): the ray-generation program and those its rays invoke.
+    rays: Option<Arc<Vec<Program>>>,
 }
 
 /// A draw's programs, reloaded for debugging.
@@ -256,7 +263,14 @@ impl Target {
             plan,
             start,
             stages: None,
+            rays: None,
         })
+    }
+
+    /// A `DispatchRays` target: its programs, reloaded for debugging, in the work's
+    /// order (`RaysWork::programs`).
+    pub fn ray_programs(&self) -> Option<&[Program]> {
+        self.rays.as_deref().map(Vec::as_slice)
     }
 
     /// Whether the target is a draw.
@@ -277,6 +291,26 @@ impl Target {
     /// kind of lane does not fit the kind of job.
     pub fn for_lane(&self, sel: LaneSelect) -> Result<Target, DebugError> {
         let compute = matches!(sel, LaneSelect::Thread(_) | LaneSelect::GroupThread { .. });
+        let ray = matches!(sel, LaneSelect::Ray(_));
+        match (&*self.work, ray) {
+            (Work::Rays(_), true) => return Ok(self.clone()),
+            (Work::Rays(_), false) => {
+                return Err(DebugError::Lane(
+                    "a ray-tracing job (DispatchRays) has ray-generation lanes, not threads, pixels or vertices: give --ray x,y[,z]".into(),
+                ));
+            }
+            (_, true) => {
+                return Err(DebugError::Lane(format!(
+                    "--ray: the job is a {}, not a DispatchRays: --ray selects a ray-generation lane of a [rays] job or a dispatch_rays event",
+                    if self.is_draw() {
+                        "draw"
+                    } else {
+                        "compute dispatch"
+                    }
+                )));
+            }
+            _ => {}
+        }
         let (Some(st), Work::Draw(d)) = (&self.stages, &*self.work) else {
             if !compute {
                 return Err(DebugError::Lane(
@@ -340,7 +374,7 @@ impl Target {
             }
             LaneSelect::Hull { .. } => stage(&st.hs, d.hs.as_ref(), "--hs-patch", "hull")?,
             LaneSelect::Domain { .. } => stage(&st.ds, d.ds.as_ref(), "--ds-patch", "domain")?,
-            LaneSelect::Thread(_) | LaneSelect::GroupThread { .. } => {
+            LaneSelect::Thread(_) | LaneSelect::GroupThread { .. } | LaneSelect::Ray(_) => {
                 (t.program.clone(), t.bindings.clone())
             }
         };
@@ -429,7 +463,7 @@ impl Target {
         self.start.restore();
         let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
         if let Some(at) = place.draw {
-            let (r, traced, origins, mesh_origins) = {
+            let (r, traced, origins, mesh_origins, nested) = {
                 let hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
                 let r = self.work.run(
                     &self.plan,
@@ -444,6 +478,7 @@ impl Target {
                     hook.take(),
                     hook.take_origins(),
                     hook.take_mesh_origins(),
+                    hook.take_rays().unwrap_or_default(),
                 )
             };
             let mesh_origin = match (&traced, mesh_origins) {
@@ -492,6 +527,7 @@ impl Target {
                 pixel,
                 origin,
                 mesh_origin,
+                nested,
             };
         }
         let result = self.work.run(
@@ -515,6 +551,7 @@ impl Target {
             pixel: Vec::new(),
             origin: None,
             mesh_origin: None,
+            nested: Vec::new(),
         }
     }
 
@@ -603,9 +640,43 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
         Work::List(_) => Err(DebugError::Lane(
             "a command list: choose the event to debug (`from_job_event`)".into(),
         )),
-        Work::Rays(_) => Err(DebugError::Lane(
-            "a ray dispatch: the debugger does not select ray-generation lanes yet".into(),
-        )),
+        Work::Rays(r) => {
+            // The files come in the work's order, one per program.
+            let loaded = r
+                .programs
+                .iter()
+                .enumerate()
+                .map(|(i, (s, _))| load(s, programs.get(i)))
+                .collect::<Result<Vec<Program>, DebugError>>()?;
+            let (Some(program), Some((_, bindings))) =
+                (loaded.get(r.raygen).cloned(), r.programs.get(r.raygen))
+            else {
+                return Err(DebugError::Lane(
+                    "the ray-tracing pipeline has no ray-generation program".into(),
+                ));
+            };
+            let bindings = bindings.clone();
+            // Every program of the pipeline may write what it binds.
+            let mut start = Snapshot::default();
+            for (_, b) in &r.programs {
+                let more = Snapshot::take(b);
+                for (m, bytes) in more.memories {
+                    if !start.memories.iter().any(|(x, _)| *x == m) {
+                        start.memories.push((m, bytes));
+                    }
+                }
+                start.counters.extend(more.counters);
+            }
+            Ok(Target {
+                program,
+                bindings,
+                work: Arc::new(Work::Rays(r)),
+                plan,
+                start,
+                stages: None,
+                rays: Some(Arc::new(loaded)),
+            })
+        }
         Work::Dispatch(d) => {
             let program = load(&d.shader, programs.first())?;
             Target::new(program, d.bindings, d.groups, plan)
@@ -673,6 +744,7 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
                     ds,
                     amplification,
                 })),
+                rays: None,
             })
         }
     }

@@ -719,9 +719,12 @@ fn step<const W: usize>(
                 args,
                 payload: (*payload, *addr, *offset, *bytes),
             };
-            if let Err(e) = rays::trace(w, cx, &a, at) {
-                return Step::Fail(Box::new(e));
-            }
+            // Observed: the payload written back is a write of the lane's array.
+            observed!(w, cx, inst, shared, at, {
+                if let Err(e) = rays::trace(w, cx, &a, at) {
+                    return Step::Fail(Box::new(e));
+                }
+            })
         }
         Inst::RayCall {
             index,
@@ -730,9 +733,11 @@ fn step<const W: usize>(
             offset,
             bytes,
         } => {
-            if let Err(e) = rays::call(w, cx, *index, (*param, *addr, *offset, *bytes), at) {
-                return Step::Fail(Box::new(e));
-            }
+            observed!(w, cx, inst, shared, at, {
+                if let Err(e) = rays::call(w, cx, *index, (*param, *addr, *offset, *bytes), at) {
+                    return Step::Fail(Box::new(e));
+                }
+            })
         }
         Inst::RayReportHit {
             dst,

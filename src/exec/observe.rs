@@ -457,6 +457,40 @@ pub(crate) fn pending<const W: usize>(w: &Wave<W>, cx: &Ctx<'_>, inst: &Inst) ->
                 }
             }
         }
+        // `TraceRay` and `CallShader` write the payload (parameter) back into the lane's
+        // array when the programs they ran return: whole words, as `exec::rays` copies
+        // them.
+        Inst::RayTrace {
+            payload: array,
+            addr,
+            offset,
+            bytes,
+            ..
+        }
+        | Inst::RayCall {
+            param: array,
+            addr,
+            offset,
+            bytes,
+            ..
+        } => {
+            let a = reg_or_zero(&w.regs, *addr);
+            let len = w
+                .locals
+                .get(array.index())
+                .map_or(0, |x| x.len() as u64 * 4);
+            for l in lanes(w.ex.mask) {
+                let at = u64::from(a[l].wrapping_add(*offset));
+                if at % 4 != 0 {
+                    continue;
+                }
+                for i in 0..u64::from(bytes.div_ceil(4)) {
+                    if at + 4 * i + 4 <= len {
+                        out.push((l as u32, WriteTarget::Local(array.0), at + 4 * i, 4, false));
+                    }
+                }
+            }
+        }
         _ => return None,
     }
     Some(Pending { writes: out })

@@ -528,6 +528,23 @@ impl StageRunner<'_> {
         r
     }
 
+    /// [`StageRunner::run_rays`] through exec's traced loop, reporting every step of the
+    /// wave to `obs` (the debugger's ray-generation wave); what the wave's `TraceRay` and
+    /// `CallShader` run is the context's, untraced here.
+    pub fn run_rays_traced(
+        &mut self,
+        lanes: u128,
+        rays: &dyn RayContext,
+        obs: &mut dyn WaveObserver,
+    ) -> Result<WaveRun, ExecError> {
+        let p = self.program;
+        let presets = std::mem::take(&mut self.presets);
+        let r = each!(&mut self.inner, w => w.run(p, lanes, 0, None, Some((rays, &presets)), None, Some(&mut *obs)));
+        self.presets = presets;
+        self.presets.clear();
+        r
+    }
+
     /// Lane `l`'s first `words` words of per-lane array `x` (a ray-tracing program's
     /// payload or attributes after a run; 0 past the array).
     pub fn local_words(&self, l: usize, x: LocalId, words: usize) -> Vec<u32> {

@@ -2280,6 +2280,12 @@ fn trace_program<'a>(
                 "a mesh or amplification wave to trace, but the draw is not a mesh draw",
             ));
         }
+        TraceAt::Ray { .. } => {
+            return Err(state_err(
+                DrawField::Programs,
+                "a ray-generation wave to trace, but the work is a draw, not a DispatchRays",
+            ));
+        }
     };
     let t = shader;
     if t.stage != drawn.stage

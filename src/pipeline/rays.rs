@@ -43,6 +43,7 @@ use std::cell::{Cell, RefCell};
 
 use super::dispatch::Bindings;
 use super::plan::Plan;
+use super::trace::{Hook, TraceAt, TraceWave, Traced};
 use crate::exec::jit::Engine;
 use crate::exec::{DescriptorTable, ExecError, RayContext, RunBudget, StageProgram, StageRunner};
 use crate::ir::{RayHitOp, RaySystemValue, Shader, TRACE_RAY_ARGS};
@@ -254,6 +255,20 @@ impl RaysWork {
         plan: &Plan,
         budget: Option<&RunBudget>,
     ) -> Result<RaysWorkReport, ExecError> {
+        self.run_traced(plan, budget, None)
+    }
+
+    /// [`RaysWork::run`], with the ray-generation wave `trace` names (`TraceAt::Ray`)
+    /// running `trace`'s program — the ray-generation program lowered for debugging —
+    /// through exec's traced loop; the hook also hears every program that wave's
+    /// `TraceRay` and `CallShader` ran (`TraceWave::take_rays`). Every other wave runs
+    /// as in [`RaysWork::run`], so the launch leaves the same memory.
+    pub fn run_traced(
+        &self,
+        plan: &Plan,
+        budget: Option<&RunBudget>,
+        trace: Option<&TraceWave<'_>>,
+    ) -> Result<RaysWorkReport, ExecError> {
         let own;
         let budget = match budget {
             Some(b) => b,
@@ -284,7 +299,37 @@ impl RaysWork {
             max_recursion_depth: self.max_recursion_depth,
             pipeline_flags: self.pipeline_flags,
         };
-        let rays = dispatch_rays(&p, self.dims, budget)?;
+        let traced = match trace {
+            Some(t) => {
+                let TraceAt::Ray { wave, .. } = t.at else {
+                    return Err(ExecError::Dispatch(
+                        "a DispatchRays traces a ray-generation wave, not a draw's".into(),
+                    ));
+                };
+                let (shader, b) = self
+                    .programs
+                    .get(self.raygen)
+                    .ok_or_else(|| ExecError::Dispatch("no ray-generation program".into()))?;
+                let debug = t.shader;
+                if debug.stage != shader.stage || debug.ray != shader.ray {
+                    return Err(ExecError::Dispatch(
+                        "the traced program is not the pipeline's ray-generation program".into(),
+                    ));
+                }
+                let table =
+                    DescriptorTable::new(debug, &b.ranges, &b.resource_heap, &b.sampler_heap)?;
+                let program =
+                    StageProgram::new(debug, table, plan.profile.clone(), plan.limits, wave_size)?;
+                let hook: &dyn Hook = t;
+                Some(RayTrace {
+                    hook,
+                    program,
+                    wave,
+                })
+            }
+            None => None,
+        };
+        let rays = dispatch_rays_with(&p, self.dims, budget, traced.as_ref())?;
         Ok(RaysWorkReport {
             rays,
             wave_size,
@@ -294,12 +339,122 @@ impl RaysWork {
     }
 }
 
+/// The launch index (`DispatchRaysIndex()`) of the `linear`-th ray of a launch of
+/// `dims`, in D3D's order (x fastest, then y, then z).
+pub fn launch_index(linear: u64, dims: [u32; 3]) -> [u32; 3] {
+    let (w, h) = (u64::from(dims[0].max(1)), u64::from(dims[1].max(1)));
+    let c = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    [c(linear % w), c((linear / w) % h), c(linear / (w * h))]
+}
+
+/// The debugger's traced ray-generation wave: its program (lowered for debugging) and
+/// the hook that hears it.
+struct RayTrace<'a> {
+    hook: &'a (dyn Hook + 'a),
+    program: StageProgram<'a>,
+    wave: u64,
+}
+
+/// What kind of program a nested invocation ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NestedKind {
+    /// The hit group's closest-hit program.
+    ClosestHit,
+    /// A miss program.
+    Miss,
+    /// The hit group's any-hit program, for a candidate.
+    AnyHit,
+    /// The hit group's intersection program, for a procedural candidate.
+    Intersection,
+    /// A callable program.
+    Callable,
+}
+
+impl std::fmt::Display for NestedKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NestedKind::ClosestHit => "closest-hit",
+            NestedKind::Miss => "miss",
+            NestedKind::AnyHit => "any-hit",
+            NestedKind::Intersection => "intersection",
+            NestedKind::Callable => "callable",
+        })
+    }
+}
+
+/// The hit a nested program ran for (its system values' source).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NestedHit {
+    /// `InstanceIndex()`.
+    pub instance_index: u32,
+    /// `InstanceID()`.
+    pub instance_id: u32,
+    /// `PrimitiveIndex()`.
+    pub primitive_index: u32,
+    /// `GeometryIndex()`.
+    pub geometry_index: u32,
+    /// `RayTCurrent()` when the program started.
+    pub t: f32,
+    /// `HitKind()`.
+    pub hit_kind: u32,
+}
+
+/// One program that a traced ray-generation lane's `TraceRay` or `CallShader` ran, in
+/// the order they started (a program's own nested calls follow it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NestedRun {
+    /// The ray-generation lane, by its lane in the traced wave.
+    pub lane: u32,
+    /// Which of that lane's own `TraceRay` / `CallShader` executions (0: its first) it
+    /// ran under.
+    pub call: u32,
+    /// 1: invoked by the ray-generation program; 2: by a program of depth 1; … (the
+    /// `TraceRay` depth plus the `CallShader` nesting).
+    pub depth: u32,
+    /// Its kind.
+    pub kind: NestedKind,
+    /// Its program (index into [`RaysWork::programs`]).
+    pub program: usize,
+    /// The hit group (closest-hit, any-hit, intersection), the miss record or the
+    /// callable record: the table index.
+    pub record: usize,
+    /// The hit (closest-hit, any-hit, intersection).
+    pub hit: Option<NestedHit>,
+    /// The payload (or callable parameter) words it started with, and left.
+    pub payload_in: Vec<u32>,
+    /// See `payload_in`.
+    pub payload_out: Vec<u32>,
+    /// The attribute words it read (closest-hit, any-hit).
+    pub attributes: Vec<u32>,
+    /// Its lane-instructions (its own nested programs included).
+    pub lane_instructions: u64,
+}
+
+/// Where a traced wave's nested programs are written down.
+#[derive(Default)]
+struct RayLog {
+    /// The wave's first lane's tag (tags are launch-linear indices).
+    first_tag: u32,
+    runs: RefCell<Vec<NestedRun>>,
+    /// Per lane of the wave: its own calls so far.
+    calls: RefCell<Vec<u32>>,
+}
+
 /// Runs `DispatchRays(width, height, depth)`. A dimension of 0 launches no ray
 /// (D3D12); more than [`MAX_DISPATCH_RAYS`] rays in all is an error.
 pub fn dispatch_rays(
     p: &RayPipeline<'_>,
     dims: [u32; 3],
     budget: &RunBudget,
+) -> Result<RaysReport, ExecError> {
+    dispatch_rays_with(p, dims, budget, None)
+}
+
+fn dispatch_rays_with(
+    p: &RayPipeline<'_>,
+    dims: [u32; 3],
+    budget: &RunBudget,
+    trace: Option<&RayTrace<'_>>,
 ) -> Result<RaysReport, ExecError> {
     if p.max_recursion_depth > MAX_RECURSION_DEPTH {
         return Err(ExecError::Dispatch(format!(
@@ -321,13 +476,27 @@ pub fn dispatch_rays(
     let mut report = RaysReport::default();
     let counters = Counters::default();
     let mut runner = StageRunner::new(raygen);
+    let mut debug = trace.map(|t| StageRunner::new(&t.program));
     let w = runner.wave_size() as u64;
+    if let Some(d) = &debug
+        && d.wave_size() as u64 != w
+    {
+        return Err(ExecError::Dispatch(
+            "the traced program runs another wave size than the ray-generation program".into(),
+        ));
+    }
     let mut next = 0u64;
     while next < total {
         let n = (total - next).min(w);
-        for l in 0..n {
-            runner.set_tag(l as usize, u32::try_from(next + l).unwrap_or(u32::MAX));
-        }
+        let traced = match (trace, debug.as_mut()) {
+            (Some(t), Some(d)) if next / w == t.wave => Some((t, d)),
+            _ => None,
+        };
+        let log = traced.as_ref().map(|_| RayLog {
+            first_tag: u32::try_from(next).unwrap_or(u32::MAX),
+            runs: RefCell::new(Vec::new()),
+            calls: RefCell::new(vec![0; n as usize]),
+        });
         let frame = Frame {
             p,
             dims,
@@ -338,13 +507,42 @@ pub fn dispatch_rays(
             ray: None,
             hit: None,
             kind: Kind::Plain,
+            log: log.as_ref(),
+            call: 0,
         };
         let lanes = if n >= 128 {
             u128::MAX
         } else {
             (1u128 << n) - 1
         };
-        let run = runner.run_rays(lanes, &frame)?;
+        let run = match traced {
+            Some((t, d)) => {
+                for l in 0..n {
+                    d.set_tag(l as usize, u32::try_from(next + l).unwrap_or(u32::MAX));
+                }
+                let mut out = None;
+                t.hook.observe(&mut |o| {
+                    out = Some(d.run_rays_traced(lanes, &frame, o));
+                });
+                let run = match out {
+                    Some(r) => r,
+                    None => d.run_rays(lanes, &frame),
+                };
+                t.hook.set(Traced {
+                    wave_size: w as u32,
+                    ..Traced::default()
+                });
+                t.hook
+                    .set_rays(log.map(|l| l.runs.into_inner()).unwrap_or_default());
+                run?
+            }
+            None => {
+                for l in 0..n {
+                    runner.set_tag(l as usize, u32::try_from(next + l).unwrap_or(u32::MAX));
+                }
+                runner.run_rays(lanes, &frame)?
+            }
+        };
         report.lane_instructions = report
             .lane_instructions
             .saturating_add(run.lane_instructions);
@@ -412,9 +610,31 @@ struct Frame<'p, 'r> {
     ray: Option<RayInfo>,
     hit: Option<Hit>,
     kind: Kind<'r>,
+    /// The traced wave's log of nested programs (`None` elsewhere).
+    log: Option<&'r RayLog>,
+    /// Nested frames of a traced wave: the ray-generation lane's call they run under.
+    call: u32,
 }
 
 impl Frame<'_, '_> {
+    /// A traced wave's lane `tag`: its next call's number (the ray-generation program's
+    /// own `TraceRay` / `CallShader`), or the call a nested frame runs under.
+    fn call_of(&self, tag: u32) -> u32 {
+        let Some(log) = self.log else { return 0 };
+        if self.index.is_some() {
+            return self.call;
+        }
+        let l = tag.wrapping_sub(log.first_tag) as usize;
+        let mut calls = log.calls.borrow_mut();
+        match calls.get_mut(l) {
+            Some(c) => {
+                *c += 1;
+                *c - 1
+            }
+            None => 0,
+        }
+    }
+
     fn index_of(&self, tag: u32) -> [u32; 3] {
         self.index.unwrap_or_else(|| {
             let [w, h, _] = self.dims;
@@ -430,7 +650,53 @@ impl Frame<'_, '_> {
 
     /// Runs program `i` for one lane with `payload` (and `attributes`) in its memory,
     /// writing the payload back; returns the lane-instructions.
+    #[allow(clippy::too_many_arguments)]
     fn run(
+        &self,
+        tag: u32,
+        i: usize,
+        child: &Frame<'_, '_>,
+        payload: &mut [u32],
+        attributes: Option<&[u32]>,
+        what: (NestedKind, usize),
+    ) -> Result<u64, ExecError> {
+        // A traced wave's nested programs are written down before they run (so in the
+        // order they start), and completed after.
+        let logged = child.log.map(|log| {
+            let mut runs = log.runs.borrow_mut();
+            runs.push(NestedRun {
+                lane: tag.wrapping_sub(log.first_tag),
+                call: child.call,
+                depth: child.depth + child.calls,
+                kind: what.0,
+                program: i,
+                record: what.1,
+                hit: child.hit.map(|h| NestedHit {
+                    instance_index: h.instance_index,
+                    instance_id: h.instance_id,
+                    primitive_index: h.primitive_index,
+                    geometry_index: h.geometry_index,
+                    t: h.t,
+                    hit_kind: h.hit_kind,
+                }),
+                payload_in: payload.to_vec(),
+                payload_out: Vec::new(),
+                attributes: attributes.map(<[u32]>::to_vec).unwrap_or_default(),
+                lane_instructions: 0,
+            });
+            (log, runs.len() - 1)
+        });
+        let r = self.run_program(tag, i, child, payload, attributes);
+        if let (Some((log, k)), Ok(n)) = (logged, &r)
+            && let Some(e) = log.runs.borrow_mut().get_mut(k)
+        {
+            e.payload_out = payload.to_vec();
+            e.lane_instructions = *n;
+        }
+        r
+    }
+
+    fn run_program(
         &self,
         tag: u32,
         i: usize,
@@ -481,6 +747,7 @@ impl Frame<'_, '_> {
         Ok(run.lane_instructions)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn child<'c>(
         &'c self,
         tag: u32,
@@ -489,6 +756,7 @@ impl Frame<'_, '_> {
         ray: Option<RayInfo>,
         hit: Option<Hit>,
         kind: Kind<'c>,
+        call: u32,
     ) -> Frame<'c, 'c> {
         Frame {
             p: self.p,
@@ -500,6 +768,8 @@ impl Frame<'_, '_> {
             ray,
             hit,
             kind,
+            log: self.log,
+            call,
         }
     }
 }
@@ -586,15 +856,18 @@ impl RayContext for Frame<'_, '_> {
         // and MultiplierForGeometryContributionToHitGroupIndex, and the bottom 16 bits
         // of MissShaderIndex, are used.
         let (contribution, multiplier, miss) = (args[2] & 0xf, args[3] & 0xf, args[4] & 0xffff);
-        let group_of = |h: &Hit| -> Result<&HitGroup, ExecError> {
+        let call = self.call_of(tag);
+        let group_of = |h: &Hit| -> Result<(usize, &HitGroup), ExecError> {
             // DXR spec "Hit group table indexing".
             let i = u64::from(contribution)
                 + u64::from(multiplier) * u64::from(h.geometry_index)
                 + u64::from(h.instance_contribution_to_hit_group_index);
+            // The record index the debugger names (an index past `usize` is past the table).
+            let gi = usize::try_from(i).unwrap_or(usize::MAX);
             match self.p.hit_groups.get(i) {
-                Some(TableRecord::Shader(g)) => Ok(g),
+                Some(TableRecord::Shader(g)) => Ok((gi, g)),
                 // "Shader identifier": a NULL hit group runs none of its programs.
-                Some(TableRecord::Null) => Ok(&NULL_HIT_GROUP),
+                Some(TableRecord::Null) => Ok((gi, &NULL_HIT_GROUP)),
                 Some(TableRecord::Invalid(m)) => Err(ExecError::Dispatch(format!(
                     "{}: hit group index {i} (instance {}, geometry {}): {m}",
                     self.lane(tag),
@@ -617,7 +890,7 @@ impl RayContext for Frame<'_, '_> {
             if error.borrow().is_some() {
                 return AnyHitDecision::AcceptAndEndSearch;
             }
-            let g = match group_of(h) {
+            let (gi, g) = match group_of(h) {
                 Ok(g) => g,
                 Err(e) => {
                     *error.borrow_mut() = Some(e);
@@ -635,9 +908,17 @@ impl RayContext for Frame<'_, '_> {
                 Some(info),
                 Some(*h),
                 Kind::AnyHit(Cell::new(None)),
+                call,
             );
             let mut p = shared.borrow().clone();
-            let r = self.run(tag, prog, &child, &mut p, Some(&a));
+            let r = self.run(
+                tag,
+                prog,
+                &child,
+                &mut p,
+                Some(&a),
+                (NestedKind::AnyHit, gi),
+            );
             let decision = match &child.kind {
                 Kind::AnyHit(d) => d.get(),
                 _ => None,
@@ -664,7 +945,7 @@ impl RayContext for Frame<'_, '_> {
             if error.borrow().is_some() {
                 return;
             }
-            let g = match group_of(c) {
+            let (gi, g) = match group_of(c) {
                 Ok(g) => g,
                 Err(e) => {
                     *error.borrow_mut() = Some(e);
@@ -682,9 +963,17 @@ impl RayContext for Frame<'_, '_> {
                 Some(info),
                 Some(*c),
                 Kind::Intersection(RefCell::new(sink)),
+                call,
             );
             let mut none = Vec::new();
-            match self.run(tag, prog, &child, &mut none, None) {
+            match self.run(
+                tag,
+                prog,
+                &child,
+                &mut none,
+                None,
+                (NestedKind::Intersection, gi),
+            ) {
                 Ok(n) => work.set(work.get().saturating_add(n)),
                 Err(e) => *error.borrow_mut() = Some(e),
             }
@@ -707,16 +996,33 @@ impl RayContext for Frame<'_, '_> {
         let mut p = shared.into_inner();
         match result.committed {
             Some(h) => {
-                if result.run_closest_hit
-                    && let Some(prog) = group_of(&h)?.closest_hit
-                {
-                    let a = match h.kind {
-                        PrimitiveKind::Triangle => triangle_attributes(&h),
-                        PrimitiveKind::Procedural => result.attributes.clone().unwrap_or_default(),
-                    };
-                    let child =
-                        self.child(tag, depth, self.calls, Some(info), Some(h), Kind::Plain);
-                    total = total.saturating_add(self.run(tag, prog, &child, &mut p, Some(&a))?);
+                if result.run_closest_hit {
+                    let (gi, g) = group_of(&h)?;
+                    if let Some(prog) = g.closest_hit {
+                        let a = match h.kind {
+                            PrimitiveKind::Triangle => triangle_attributes(&h),
+                            PrimitiveKind::Procedural => {
+                                result.attributes.clone().unwrap_or_default()
+                            }
+                        };
+                        let child = self.child(
+                            tag,
+                            depth,
+                            self.calls,
+                            Some(info),
+                            Some(h),
+                            Kind::Plain,
+                            call,
+                        );
+                        total = total.saturating_add(self.run(
+                            tag,
+                            prog,
+                            &child,
+                            &mut p,
+                            Some(&a),
+                            (NestedKind::ClosestHit, gi),
+                        )?);
+                    }
                 }
             }
             None => {
@@ -724,8 +1030,16 @@ impl RayContext for Frame<'_, '_> {
                     format!("{}: miss shader index {miss}", self.lane(tag))
                 })?;
                 if let Some(prog) = prog {
-                    let child = self.child(tag, depth, self.calls, Some(info), None, Kind::Plain);
-                    total = total.saturating_add(self.run(tag, prog, &child, &mut p, None)?);
+                    let child =
+                        self.child(tag, depth, self.calls, Some(info), None, Kind::Plain, call);
+                    total = total.saturating_add(self.run(
+                        tag,
+                        prog,
+                        &child,
+                        &mut p,
+                        None,
+                        (NestedKind::Miss, miss as usize),
+                    )?);
                 }
             }
         }
@@ -748,8 +1062,16 @@ impl RayContext for Frame<'_, '_> {
         let Some(prog) = prog else { return Ok(0) };
         // A callable program sees no ray (DXR spec "Callable shaders": only the launch's
         // system values).
-        let child = self.child(tag, self.depth, calls, None, None, Kind::Plain);
-        self.run(tag, prog, &child, parameter, None)
+        let call = self.call_of(tag);
+        let child = self.child(tag, self.depth, calls, None, None, Kind::Plain, call);
+        self.run(
+            tag,
+            prog,
+            &child,
+            parameter,
+            None,
+            (NestedKind::Callable, index as usize),
+        )
     }
 
     fn report_hit(

@@ -6,7 +6,8 @@
 //! size, and the runners of a stage whose lanes run in waves one of which may be traced
 //! (`StageWaves`: the geometry, hull and domain stages), and the traced group of a
 //! stage whose lanes run as compute groups (`StageGroups`: the mesh and amplification
-//! stages). Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
+//! stages); a `DispatchRays`'s traced ray-generation wave is run by `rays` through the
+//! same hook. Does not own: finding the wave a lane runs in (the stages' batching, `ps` and
 //! `vs`), the vertex stage's traced batch (`vs`), or the traced loop itself
 //! (`exec::StageRunner::run_traced`).
 //!
@@ -22,6 +23,7 @@ use std::sync::Mutex;
 
 use super::ms::MeshPrimOrigin;
 use super::ps::{PixelLane, PixelQuad, PixelStage, WaveContext};
+use super::rays::NestedRun;
 use super::work::LaneSelect;
 use crate::exec::{
     ExecError, GroupHooks, GroupRunner, GroupStats, PixelContext, Program, StageProgram,
@@ -100,6 +102,15 @@ pub enum TraceAt {
         /// The wave in the group.
         wave: u32,
     },
+    /// Wave `wave` of a `DispatchRays`'s ray-generation lanes (launch indices in D3D's
+    /// order, x fastest, cut into waves of the program's wave size), over a launch of
+    /// `dims`.
+    Ray {
+        /// The wave.
+        wave: u64,
+        /// `Width`, `Height`, `Depth` of the launch.
+        dims: [u32; 3],
+    },
 }
 
 impl TraceAt {
@@ -112,7 +123,8 @@ impl TraceAt {
             TraceAt::Pixel { .. }
             | TraceAt::Vertex { .. }
             | TraceAt::Mesh { .. }
-            | TraceAt::Amplification { .. } => None,
+            | TraceAt::Amplification { .. }
+            | TraceAt::Ray { .. } => None,
         }
     }
 }
@@ -155,6 +167,9 @@ pub struct TraceWave<'a> {
     /// A pixel wave's mesh draw: per set-up primitive, the mesh group and place it came
     /// from (`set_mesh_origins`).
     pub mesh_origins: Mutex<Option<Vec<Option<MeshPrimOrigin>>>>,
+    /// A ray-generation wave: every program its lanes' `TraceRay` and `CallShader`
+    /// ran, in the order they started (`set_rays`).
+    pub rays: Mutex<Option<Vec<NestedRun>>>,
 }
 
 impl<'a> TraceWave<'a> {
@@ -171,6 +186,7 @@ impl<'a> TraceWave<'a> {
             result: Mutex::new(None),
             origins: Mutex::new(None),
             mesh_origins: Mutex::new(None),
+            rays: Mutex::new(None),
         }
     }
 
@@ -199,6 +215,12 @@ impl TraceWave<'_> {
             .unwrap_or_else(|p| p.into_inner())
             .take()
     }
+
+    /// A ray-generation wave: the programs its lanes' `TraceRay` and `CallShader` ran
+    /// (`None`: not a ray trace, or the wave never ran).
+    pub fn take_rays(&self) -> Option<Vec<NestedRun>> {
+        self.rays.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
 }
 
 /// What the stages need of a [`TraceWave`], as a trait object (whose lifetime, unlike
@@ -208,6 +230,7 @@ pub(crate) trait Hook: Sync {
     fn set(&self, t: Traced);
     fn set_origins(&self, o: Vec<Option<LaneSelect>>);
     fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>);
+    fn set_rays(&self, r: Vec<NestedRun>);
 }
 
 impl Hook for TraceWave<'_> {
@@ -223,6 +246,9 @@ impl Hook for TraceWave<'_> {
     }
     fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>) {
         *self.mesh_origins.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
+    }
+    fn set_rays(&self, r: Vec<NestedRun>) {
+        *self.rays.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
     }
 }
 

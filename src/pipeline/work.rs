@@ -9,7 +9,7 @@
 //! `plan`). Does not own: the stages themselves, or the job file (`job`).
 //!
 //! A command list and a ray dispatch are further variants of [`Work`]; each brings its
-//! own run (a ray dispatch has no lane lookup yet).
+//! own run (a ray dispatch's lanes are its ray-generation lanes, by launch index).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -249,6 +249,9 @@ pub enum LaneSelect {
         /// The thread in it.
         thread: [u32; 3],
     },
+    /// The ray-generation lane of launch index `DispatchRaysIndex()` of a
+    /// `DispatchRays`.
+    Ray([u32; 3]),
 }
 
 /// Where a lane runs: its group, its wave (of the program's wave size) and its lane in
@@ -307,7 +310,7 @@ impl Work {
             }
             Work::List(commands) => run_list(commands, plan, hooks.budget).map(WorkReport::List),
             Work::Rays(r) => r
-                .run(plan, hooks.budget)
+                .run_traced(plan, hooks.budget, hooks.trace)
                 .map(WorkReport::Rays)
                 .map_err(DrawError::Exec),
         }
@@ -332,6 +335,7 @@ impl Work {
                 .as_ref()
                 .and_then(|m| m.amplification.as_ref())
                 .map(|a| &a.0),
+            (Work::Rays(r), LaneSelect::Ray(_)) => r.programs.get(r.raygen).map(|p| &p.0),
             _ => None,
         }
     }
@@ -420,11 +424,51 @@ impl Work {
             Work::List(_) => Err(LocateError(
                 "a command list: choose one of its draws or dispatches to find a lane in".into(),
             )),
-            Work::Rays(_) => Err(LocateError(
-                "a ray dispatch: its ray-generation lanes are not located yet".into(),
-            )),
+            Work::Rays(r) => match sel {
+                LaneSelect::Ray(index) => locate_ray(r, plan, index),
+                _ => Err(LocateError(
+                    "a ray dispatch has ray-generation lanes, not threads, pixels or vertices: give --ray x,y[,z]".into(),
+                )),
+            },
         }
     }
+}
+
+/// A ray-generation lane: its launch index's place in D3D's order (x fastest) cut into
+/// waves of the ray-generation program's wave size, as `rays::dispatch_rays` runs them.
+fn locate_ray(r: &RaysWork, plan: &Plan, index: [u32; 3]) -> Result<LanePlace, LocateError> {
+    let d = r.dims;
+    if (0..3).any(|k| index[k] >= d[k]) {
+        let last = |k: usize| d[k].saturating_sub(1);
+        return Err(LocateError(format!(
+            "--ray {},{},{}: outside the dispatch: DispatchRays({}, {}, {}) launches rays (0, 0, 0) to ({}, {}, {})",
+            index[0],
+            index[1],
+            index[2],
+            d[0],
+            d[1],
+            d[2],
+            last(0),
+            last(1),
+            last(2)
+        )));
+    }
+    let shader = r
+        .programs
+        .get(r.raygen)
+        .map(|p| &p.0)
+        .ok_or_else(|| LocateError("the pipeline has no ray-generation program".into()))?;
+    let w = plan.wave_size_of(shader).map_err(lane_err)?.get();
+    let linear = u64::from(index[0])
+        + u64::from(d[0]) * (u64::from(index[1]) + u64::from(d[1]) * u64::from(index[2]));
+    let wave = linear / u64::from(w);
+    Ok(LanePlace {
+        group: [0; 3],
+        wave: usize::try_from(wave).unwrap_or(usize::MAX),
+        lane: (linear % u64::from(w)) as usize,
+        wave_size: w,
+        draw: Some(TraceAt::Ray { wave, dims: d }),
+    })
 }
 
 fn lane_err(e: impl ToString) -> LocateError {

@@ -203,7 +203,7 @@ fn run_cli(script: &Script, sname: &str, job: &str) {
             Line::Eval(e) => {
                 let first = e.split([' ', '/']).next().unwrap_or("");
                 if [
-                    "print", "wave", "why", "regs", "inputs", "outputs", "where", "list",
+                    "print", "wave", "why", "regs", "inputs", "outputs", "where", "list", "rays",
                 ]
                 .contains(&first)
                 {
@@ -377,10 +377,13 @@ fn launch_args(job: &str, lane: &[String]) -> Value {
             "slice" => "slice",
             "mip" => "mip",
             "event" => "event",
+            "ray" => "ray",
             other => panic!("LANE: `{other}` is not a lane flag"),
         };
         a[key] = match v.parse::<u64>() {
-            Ok(n) if !matches!(key, "thread" | "group" | "groupThread" | "pixel") => json!(n),
+            Ok(n) if !matches!(key, "thread" | "group" | "groupThread" | "pixel" | "ray") => {
+                json!(n)
+            }
             _ => json!(v),
         };
     }

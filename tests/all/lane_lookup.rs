@@ -104,6 +104,7 @@ fn observe(p: &dxlane::job::Prepared, place: &LanePlace) -> (Invocation, usize) 
                 dxlane::pipeline::TraceAt::Amplification { .. } => {
                     &d.mesh.as_ref().unwrap().amplification.as_ref().unwrap().0
                 }
+                dxlane::pipeline::TraceAt::Ray { .. } => panic!("a draw has no ray lanes"),
             };
             let hook = TraceWave::new(at, shader, &mut catch);
             p.run(

@@ -14,6 +14,7 @@ mod d3d12_peer;
 mod dap;
 mod debug;
 mod debug_mesh;
+mod debug_rays;
 mod debug_scripts;
 mod draw;
 mod draw_rules;

@@ -56,6 +56,9 @@ pub struct LaunchArgs {
     pub as_group: Option<String>,
     /// `--as-thread x,y,z`.
     pub as_thread: Option<String>,
+    /// `--ray x,y[,z]`: a string, or an array of two or three numbers (`[x, y, z]`).
+    #[serde(default, deserialize_with = "ray_arg")]
+    pub ray: Option<String>,
     /// `--event N` (command lists).
     pub event: Option<usize>,
     /// `--texel NAME x,y`: the name (`rt0`, `depth`, `u1`); `at` gives `x,y`.
@@ -78,6 +81,21 @@ pub struct LaunchArgs {
     pub max_record_mib: Option<usize>,
     /// `--max-seconds s`.
     pub max_seconds: Option<f64>,
+}
+
+/// `ray` as `"x,y,z"` or `[x, y, z]`, kept as the command line's text.
+fn ray_arg<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Ray {
+        Text(String),
+        Numbers(Vec<u32>),
+    }
+    Ok(match <Option<Ray> as serde::Deserialize>::deserialize(d)? {
+        None => None,
+        Some(Ray::Text(t)) => Some(t),
+        Some(Ray::Numbers(n)) => Some(n.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+    })
 }
 
 /// Opens the session a `launch` asks for (the error is shown to the client).
@@ -169,7 +187,7 @@ const LOCALS: i64 = 1 << 20;
 const SCOPES_PER_LANE: i64 = 8;
 
 /// Inspection commands the REPL and `evaluate` run as they are (they do not move the lane).
-const INSPECT: [&str; 17] = [
+const INSPECT: [&str; 18] = [
     "bt",
     "backtrace",
     "listing",
@@ -187,6 +205,7 @@ const INSPECT: [&str; 17] = [
     "breakpoints",
     "help",
     "l",
+    "rays",
 ];
 
 /// Commands the REPL runs on the session itself (they move the lane or change its

@@ -147,6 +147,7 @@ impl Debugger {
             }
             "regs" | "registers" => Ok(self.regs()),
             "inputs" => Ok(self.inputs()),
+            "rays" => Ok(self.rays_text()),
             "outputs" => self.outputs_text(),
             "wave" => {
                 need(rest, "a register or value (`wave r0.x`)")?;
@@ -435,6 +436,8 @@ commands (a script separates them with `;` or new lines; `#` starts a comment):
   inputs               the lane's inputs by signature element (v1.xy, SV_Position, …)
   outputs              a vertex or pixel lane's outputs (o0, SV_Target) and the targets after the draw
   why P [DEPTH]        the instructions and inputs that produced a value
+  rays                 a ray-generation lane's TraceRay and CallShader calls and the programs
+                       each ran (kind, shader-table record, instance, primitive, payload)
   diff LANE            where this lane and lane LANE of the wave part; any other lane:
                        diff thread x,y,z | diff pixel x,y [sample n] [prim k] | diff vertex n
   lane N               switch to lane N of the wave

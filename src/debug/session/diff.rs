@@ -38,6 +38,7 @@ impl Debugger {
             pixel: Vec::new(),
             origin: None,
             mesh_origin: None,
+            nested: self.nested.clone(),
         };
         o.select_lane(other);
         Ok(self.diff_with(&o, &format!("lane {other}")))
@@ -56,6 +57,7 @@ impl Debugger {
             Some(TraceAt::Domain { .. }) => 6,
             Some(TraceAt::Mesh { .. }) => 7,
             Some(TraceAt::Amplification { .. }) => 8,
+            Some(TraceAt::Ray { .. }) => 9,
         };
         let place = self.target.place(sel)?;
         if stage(&place) != stage(&self.place) {

@@ -185,6 +185,12 @@ impl Debugger {
                 format::value_text(m.value[0], Ty::Untyped, Fmt::Natural)
             );
         }
+        // A ray-generation lane's TraceRay or CallShader: the programs it ran.
+        if self.target.ray_programs().is_some() {
+            for &ws in self.wave_steps(d.step) {
+                s.push_str(&self.nested_lines(ws as usize));
+            }
+        }
         s
     }
 

@@ -35,6 +35,7 @@ mod breakpoint;
 mod command;
 mod diff;
 mod inspect;
+mod rays;
 mod resolve;
 mod scopes;
 mod source_level;
@@ -85,6 +86,8 @@ pub struct Debugger {
         crate::pipeline::ms::MeshPrimOrigin,
         Option<crate::pipeline::ms::MeshWriters>,
     )>,
+    /// A ray-generation lane: every program its wave's `TraceRay` and `CallShader` ran.
+    nested: Vec<crate::pipeline::rays::NestedRun>,
 }
 
 fn lane_bit(mask: u128, l: usize) -> bool {
@@ -128,6 +131,7 @@ impl Debugger {
             pixel: run.pixel,
             origin: run.origin,
             mesh_origin: run.mesh_origin,
+            nested: run.nested,
         };
         if !d.rec.started {
             // A geometry lane past the tessellator's primitives, or a domain point past
@@ -431,6 +435,15 @@ impl Debugger {
         let Some(i) = self.rec.invocations.get(l) else {
             return String::new();
         };
+        // A ray-generation lane is named by its launch index, which its place gives.
+        if let Some(TraceAt::Ray { wave, dims }) = self.place.draw {
+            let [x, y, z] = crate::pipeline::rays::launch_index(
+                wave.saturating_mul(u64::from(self.place.wave_size))
+                    .saturating_add(l as u64),
+                dims,
+            );
+            return format!("ray generation of DispatchRaysIndex ({x}, {y}, {z})");
+        }
         let ids = match i {
             Invocation::Thread { thread, .. } => thread.0,
             other => return inv_text(other),
@@ -532,6 +545,7 @@ impl Debugger {
             Some(TraceAt::Amplification { .. }) => {
                 format!("amplification wave {}", self.place.wave)
             }
+            Some(TraceAt::Ray { .. }) => format!("ray-generation wave {}", self.place.wave),
             None => format!("wave {}", self.place.wave),
         };
         let helper = match self.rec.steps.first() {

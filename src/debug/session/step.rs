@@ -84,18 +84,21 @@ impl Debugger {
         let Some(cur) = self.steps.get(self.pos).and_then(|s| s.key) else {
             return self.step(1);
         };
-        for q in self.pos + 1..=self.steps.len() {
+        let from = self.pos;
+        self.pos = self.steps.len();
+        for q in from + 1..self.steps.len() {
             match self.steps.get(q).and_then(|s| s.key) {
                 Some(k) if Self::same_function(k, cur) && k.1 >= cur.1 => {
                     self.pos = q;
-                    return self.where_text();
+                    break;
                 }
-                _ if q == self.steps.len() => {}
                 _ => continue,
             }
         }
-        self.pos = self.steps.len();
-        self.where_text()
+        // A ray-generation lane's TraceRay or CallShader stepped over: what it ran.
+        let mut out = self.passed_ray_calls(from, self.pos);
+        out.push_str(&self.where_text());
+        out
     }
 
     /// Runs until the current subroutine returns (in the main program: to the end).

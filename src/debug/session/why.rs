@@ -192,7 +192,17 @@ impl Debugger {
         if let Some(k) = key {
             seen.chain.push(k);
         }
-        self.why_inputs(out, ws, level + 1, depth, seen, 0);
+        match self.why_ray_payload(out, slot, ws, level + 1) {
+            // A payload word a TraceRay or CallShader wrote back: the program that
+            // wrote it, then the word the call passed in.
+            Some(what) => {
+                if level + 2 < depth {
+                    let _ = writeln!(out, "{pad}  what {what} passed in:");
+                    self.why_slot(out, name, slot, decl, ws, level + 2, depth, seen);
+                }
+            }
+            None => self.why_inputs(out, ws, level + 1, depth, seen, 0),
+        }
         if key.is_some() {
             seen.chain.pop();
         }
@@ -229,6 +239,45 @@ impl Debugger {
                         self.why_slot(out, &name, Slot::Input(*slot), ty, ws, level, depth, seen);
                     }
                     return;
+                }
+                Inst::LocalLoad {
+                    width,
+                    array,
+                    addr,
+                    offset,
+                    mask,
+                    ..
+                } => {
+                    // A word of the lane's own array (a DXIL alloca, a DXBC indexable
+                    // temporary): the chain goes on from the last write of the first
+                    // word it read (a ray-generation lane's payload after TraceRay
+                    // included), then from the address it was read at.
+                    let a = self
+                        .rec
+                        .value(Slot::Reg(addr.0), ws, self.lane)
+                        .wrapping_add(*offset);
+                    let first = a.wrapping_add(
+                        mask.trailing_zeros()
+                            * match width {
+                                crate::ir::Width::B16 => 2,
+                                crate::ir::Width::B32 => 4,
+                                crate::ir::Width::B64 => 8,
+                            },
+                    );
+                    if *mask != 0 {
+                        let word = first / 4;
+                        let name = self.local_name(array.0, word);
+                        self.why_slot(
+                            out,
+                            &name,
+                            Slot::Local(array.0, word),
+                            Ty::Untyped,
+                            ws,
+                            level,
+                            depth,
+                            seen,
+                        );
+                    }
                 }
                 Inst::CbLoad { .. } => {
                     let _ = writeln!(out, "{pad}(loaded from a constant buffer the job binds)");

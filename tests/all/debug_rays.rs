@@ -1,0 +1,338 @@
+//! The lane debugger on ray-tracing jobs: ray-generation lanes opened by launch index
+//! (`--ray x,y`, docs/debugger.md "Ray lanes"), the programs each `TraceRay` and
+//! `CallShader` ran, `why` from a payload word into the program that wrote it, stepping
+//! back across a `TraceRay`, the DAP `launch` argument, refusals, and the traced run
+//! leaving the memory a normal run leaves. The jobs are the corpus ray jobs
+//! (`tests/jobs/corpus/ray_tracing*.toml`), whose headers derive every value by hand
+//! from the DXR functional spec; the values checked here are those.
+//!
+//! The ray-generation program (`ray_tracing.hlsl`'s `raygen`, dxc's `lib_6_6` build)
+//! lists its `TraceRay` at listing line 58, the load of `payload.distance` after it
+//! (`%24`) at line 61 and its `CallShader` at line 64 (`dxlane disasm
+//! target/corpora/dxil-reader/ray_tracing.raygen.dxil`).
+
+use std::process::Command;
+
+use serde_json::json;
+
+use dxlane::debug::{self, DebugOptions, Debugger, LaneSelect};
+use dxlane::job::{Job, RunOptions};
+
+use crate::common;
+use crate::dap::{Client, corpus_job};
+
+fn dxlane(args: &[&str]) -> (String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("run dxlane");
+    let mut s = String::from_utf8_lossy(&out.stdout).into_owned();
+    s.push_str(&String::from_utf8_lossy(&out.stderr));
+    (s, out.status.code().unwrap_or(-1))
+}
+
+/// The corpus ray job `name`, or `None` without the corpora (said on stderr).
+fn job(name: &str) -> Option<String> {
+    if !common::root()
+        .join("target/corpora/dxil-reader/ray_tracing.raygen.dxil")
+        .exists()
+    {
+        eprintln!("SKIPPED debug_rays: no dxil-reader corpus under target/corpora");
+        return None;
+    }
+    Some(format!("tests/jobs/corpus/{name}.toml"))
+}
+
+/// A session on `ray` of the corpus job `name` through the library, on one worker
+/// thread.
+fn open(name: &str, ray: [u32; 3]) -> Option<Debugger> {
+    let path = job(name)?;
+    let j = Job::load(&common::root().join(path)).unwrap();
+    let opts = RunOptions {
+        threads: Some(1),
+        ..RunOptions::default()
+    };
+    let p = dxlane::job::prepare(j, &opts).unwrap();
+    let t = debug::from_job(&p).unwrap();
+    Some(Debugger::open(t, LaneSelect::Ray(ray), DebugOptions::default()).unwrap())
+}
+
+/// The lines of `out` that name a nested program (`ran …`).
+fn ran(out: &str) -> Vec<String> {
+    out.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("ran "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `--ray 0,0` opens the ray-generation lane of DispatchRaysIndex (0, 0, 0); its
+/// `TraceRay` runs the closest-hit program of hit group 0 for instance 0 (ID 3),
+/// primitive 0, geometry 0 at t = 5 (ray_tracing.toml: the ray from (0.125, 0.25, 0)
+/// along +z meets the triangle moved to z = 5; DXR spec "Addressing calculations within
+/// shader tables", "RayTCurrent"), which leaves the distance 5 + 0.001; its
+/// `CallShader` runs callable record 0, which doubles it. A ray beside the triangle
+/// ((3, 0): x + y > 1) runs miss record 0, which leaves the distance -1 and sets the
+/// count to DispatchRaysIndex().x = 3 ("Miss shaders").
+#[test]
+fn a_hit_ray_and_a_missing_ray_run_their_programs() {
+    let Some(j) = job("ray_tracing") else { return };
+    let (out, code) = dxlane(&[
+        "debug",
+        &j,
+        "--ray",
+        "0,0",
+        "--threads",
+        "1",
+        "-c",
+        "break 58; continue; step; rays",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("ray generation of DispatchRaysIndex (0, 0, 0)"),
+        "{out}"
+    );
+    let r = ran(&out);
+    assert!(
+        r.iter().any(|l| l.starts_with(
+            "ran closest-hit \"closest_hit\" of hit group 0 (\"triangle\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 5.0,"
+        ) && l.contains("payload (-1.0 (0xbf800000), 0 (0x00000000), 0 (0x00000000), 0 (0x00000000), 0 (0x00000000)) → (5.001 (0x40a00831),")),
+        "{out}"
+    );
+    assert!(
+        r.iter().any(|l| l.starts_with(
+            "ran callable \"callable\" of callable record 0: payload (5.001 (0x40a00831)) → (10.002 (0x41200831))"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("call 0, ["), "{out}");
+    assert!(out.contains("call 1, ["), "{out}");
+
+    let (out, code) = dxlane(&["debug", &j, "--ray", "3,0", "--threads", "1", "-c", "rays"]);
+    assert_eq!(code, 0, "{out}");
+    let r = ran(&out);
+    assert!(
+        r.iter().any(|l| l
+            .starts_with("ran miss \"miss\" of miss record 0: payload (-1.0 (0xbf800000), 0 (0x00000000), 0 (0x00000000), 0 (0x00000000), 0 (0x00000000)) → (-1.0 (0xbf800000), 3 (0x00000003),")),
+        "{out}"
+    );
+    assert!(
+        r.iter().any(|l| l
+            .starts_with("ran callable \"callable\" of callable record 0: payload (-1.0 (0xbf800000)) → (-2.0 (0xc0000000))")),
+        "{out}"
+    );
+    assert!(!out.contains("closest-hit"), "{out}");
+}
+
+/// The non-opaque triangle (ray_tracing_any_hit.toml): hit group 0 + 1 × 0 + the
+/// instance's contribution 1 = record 1, "alpha". Ray (0, 0) meets it at barycentrics
+/// (0.125, 0.25): its any-hit program ignores the hit (x < 0.25, "IgnoreHit") and the
+/// miss program runs; ray (1, 0) at (0.375, 0.25): any-hit accepts, then closest-hit.
+#[test]
+fn any_hit_runs_before_the_miss_or_closest_hit() {
+    let Some(j) = job("ray_tracing_any_hit") else {
+        return;
+    };
+    let (out, code) = dxlane(&["debug", &j, "--ray", "0,0", "-c", "rays"]);
+    assert_eq!(code, 0, "{out}");
+    let r = ran(&out);
+    assert!(r[0].starts_with("ran any-hit \"any_hit\" of hit group 1 (\"alpha\") for instance 0 (ID 3), primitive 0, geometry 0"), "{out}");
+    assert!(
+        r[1].starts_with("ran miss \"miss\" of miss record 0"),
+        "{out}"
+    );
+    assert!(r[2].starts_with("ran callable"), "{out}");
+    let (out, code) = dxlane(&["debug", &j, "--ray", "1,0", "-c", "rays"]);
+    assert_eq!(code, 0, "{out}");
+    let r = ran(&out);
+    assert!(
+        r[0].starts_with("ran any-hit \"any_hit\" of hit group 1 (\"alpha\")"),
+        "{out}"
+    );
+    assert!(
+        r[1].starts_with("ran closest-hit \"closest_hit\" of hit group 1 (\"alpha\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 5"),
+        "{out}"
+    );
+}
+
+/// The procedural box (ray_tracing_procedural.toml): every ray enters the AABB, so the
+/// intersection program of record 1 ("sphere") runs first, for the candidate the ray
+/// meets where it enters the box [1, 2] in z: t = 1 (the origin is at z = 0, the
+/// direction +z). Ray 1 reports t = 1000, accepted: any-hit, then closest-hit at
+/// RayTCurrent 1000. Ray 0 reports past TMax: rejected, so the miss
+/// program runs ("ReportHit", "Ray extents").
+#[test]
+fn the_intersection_program_runs_first() {
+    let Some(j) = job("ray_tracing_procedural") else {
+        return;
+    };
+    let (out, code) = dxlane(&["debug", &j, "--ray", "1,0", "-c", "rays"]);
+    assert_eq!(code, 0, "{out}");
+    let r = ran(&out);
+    assert!(
+        r[0] == "ran intersection \"intersection\" of hit group 1 (\"sphere\") for instance 0 (ID 3), primitive 0, geometry 0, its AABB entered at t 1.0",
+        "{out}"
+    );
+    assert!(
+        r[1].starts_with("ran any-hit \"any_hit\" of hit group 1 (\"sphere\")"),
+        "{out}"
+    );
+    assert!(
+        r[2].starts_with("ran closest-hit \"closest_hit\" of hit group 1 (\"sphere\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 1000"),
+        "{out}"
+    );
+    let (out, code) = dxlane(&["debug", &j, "--ray", "0,0", "-c", "rays"]);
+    assert_eq!(code, 0, "{out}");
+    let r = ran(&out);
+    assert!(r[0].starts_with("ran intersection"), "{out}");
+    assert!(r[1].starts_with("ran miss"), "{out}");
+}
+
+/// `next` over the `TraceRay` moves one step, past the whole call; `back` returns to
+/// before it, where the payload's distance is -1 again (the value the ray-generation
+/// program stored), and stepping forward again reads 5.001 (the closest-hit program's
+/// RayTCurrent() + RayTMin()). `why` on the distance loaded after the call names the
+/// closest-hit program of instance 0, primitive 0, invoked by that `TraceRay`, and goes
+/// on with the -1 the call passed in.
+#[test]
+fn back_across_trace_ray_and_why_into_the_closest_hit() {
+    let Some(mut d) = open("ray_tracing", [0, 0, 0]) else {
+        return;
+    };
+    d.execute("break 58").unwrap();
+    d.execute("continue").unwrap();
+    let at = d.position();
+    let payload_before = d.execute("print alloca2[0]").unwrap();
+    let out = d.execute("next").unwrap();
+    assert_eq!(d.position(), at + 1, "{out}");
+    assert_eq!(ran(&out).len(), 1, "{out}");
+    let payload_after = d.execute("print alloca2[0]").unwrap();
+    assert!(
+        payload_before.contains("-1.0 (0xbf800000)"),
+        "{payload_before}"
+    );
+    assert!(
+        payload_after.contains("5.001 (0x40a00831)"),
+        "{payload_after}"
+    );
+    d.execute("back").unwrap();
+    assert_eq!(d.execute("print alloca2[0]").unwrap(), payload_before);
+    d.execute("step").unwrap();
+    assert_eq!(d.execute("print alloca2[0]").unwrap(), payload_after);
+
+    d.execute("break 63").unwrap();
+    d.execute("continue").unwrap();
+    let v = d.execute("print %24").unwrap();
+    assert!(v.contains("5.001 (0x40a00831)"), "{v}");
+    let why = d.execute("why %24 6").unwrap();
+    assert!(
+        why.contains(
+            "payload word 0 written by closest-hit \"closest_hit\" of hit group 0 (\"triangle\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 5.0"
+        ),
+        "{why}"
+    );
+    assert!(
+        why.contains(&format!(
+            "invoked by TraceRay at step {at} (call 0): -1.0 (0xbf800000) → 5.001 (0x40a00831)"
+        )),
+        "{why}"
+    );
+    assert!(why.contains("what TraceRay passed in:"), "{why}");
+
+    // The missing ray's distance: the miss program leaves it as passed in.
+    let mut m = open("ray_tracing", [3, 0, 0]).unwrap();
+    m.execute("break 63").unwrap();
+    m.execute("continue").unwrap();
+    let why = m.execute("why %24 6").unwrap();
+    assert!(
+        why.contains("payload word 0: the programs TraceRay at step")
+            && why.contains("left it as it was passed in"),
+        "{why}"
+    );
+}
+
+/// The debugged run leaves the memory the normal run leaves, byte for byte, on every
+/// corpus ray job (docs/debugger.md "Ray lanes").
+#[test]
+fn the_debugged_run_equals_the_normal_run() {
+    for (name, ray) in [
+        ("ray_tracing", [2, 1, 0]),
+        ("ray_tracing_od", [0, 0, 0]),
+        ("ray_tracing_any_hit", [1, 0, 0]),
+        ("ray_tracing_procedural", [1, 0, 0]),
+        ("ray_tracing_local", [0, 0, 0]),
+    ] {
+        let Some(d) = open(name, ray) else { return };
+        let normal = d.target().run_normal().unwrap();
+        assert_eq!(d.outputs(), normal.as_slice(), "{name}");
+        assert!(normal.iter().any(|m| m.iter().any(|b| *b != 0)), "{name}");
+    }
+}
+
+/// Refusals name the flag and the value (exit status 2).
+#[test]
+fn ray_lanes_are_refused_by_name() {
+    let Some(j) = job("ray_tracing") else { return };
+    let (out, code) = dxlane(&["debug", &j, "--ray", "4,0"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("--ray 4,0,0: outside the dispatch: DispatchRays(4, 2, 1) launches rays (0, 0, 0) to (3, 1, 0)"),
+        "{out}"
+    );
+    let (out, code) = dxlane(&["debug", &j, "--ray", "1"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("--ray: `1` is not x,y or x,y,z"), "{out}");
+    let (out, code) = dxlane(&["debug", &j, "--thread", "0,0,0"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("give --ray x,y[,z]"), "{out}");
+    let (out, code) = dxlane(&["debug", &j, "--ray", "0,0", "--thread", "0,0,0"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("--ray"), "{out}");
+    let (out, code) = dxlane(&["debug", "examples/mandelbrot.toml", "--ray", "0,0"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("--ray: the job is a compute dispatch, not a DispatchRays"),
+        "{out}"
+    );
+}
+
+/// DAP: `launch` takes `ray` as `[x, y, z]`; the one thread is the lane, named by its
+/// launch index, and stepping over the `TraceRay` reports the programs it ran on the
+/// console.
+#[test]
+fn dap_launch_takes_a_ray() {
+    if job("ray_tracing").is_none() {
+        return;
+    }
+    let Some(j) = corpus_job("tests/jobs/corpus/ray_tracing.toml") else {
+        return;
+    };
+    let mut c = Client::start();
+    c.open(json!({ "job": j, "ray": [2, 0, 0], "threads": 1 }));
+    c.configured();
+    let threads = c.ok("threads", serde_json::Value::Null);
+    let names: Vec<String> = threads["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.contains("ray generation of DispatchRaysIndex (2, 0, 0)")),
+        "{names:?}"
+    );
+    let r = c.ok(
+        "evaluate",
+        json!({ "expression": "rays", "context": "repl" }),
+    );
+    let text = r["result"].as_str().unwrap_or_default().to_string();
+    assert!(
+        text.contains("ran closest-hit \"closest_hit\" of hit group 0 (\"triangle\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 5"),
+        "{text}"
+    );
+    c.ok("disconnect", json!({}));
+    assert_eq!(c.finish(), 0);
+}
