@@ -11,7 +11,7 @@ use crate::debug::format::{self, Fmt, Ty};
 use crate::debug::record::Slot;
 use crate::ir::Inst;
 use crate::pipeline::Work;
-use crate::pipeline::rays::{NestedKind, NestedRun};
+use crate::pipeline::rays::{NestedKind, NestedRun, TableRecord};
 
 use super::Debugger;
 
@@ -62,7 +62,10 @@ impl Debugger {
             .and_then(|p| p.get(n.program))
             .map_or_else(String::new, |p| format!(" \"{}\"", p.shader.entry));
         let group = match &*self.target.work {
-            Work::Rays(r) => r.hit_groups.get(n.record).map(|g| g.name.clone()),
+            Work::Rays(r) => match r.hit_groups.get(n.record as u64) {
+                Some(TableRecord::Shader(g)) => Some(g.name.clone()),
+                _ => None,
+            },
             _ => None,
         };
         let record = match (n.kind, group) {
