@@ -27,34 +27,39 @@ impl fmt::Display for BlockId {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinOp {
     /// `add` / `fadd` (0).
-    Add,
+    Add = 0,
     /// `sub` / `fsub` (1).
-    Sub,
+    Sub = 1,
     /// `mul` / `fmul` (2).
-    Mul,
+    Mul = 2,
     /// `udiv` (3).
-    UDiv,
+    UDiv = 3,
     /// `sdiv` / `fdiv` (4).
-    SDiv,
+    SDiv = 4,
     /// `urem` (5).
-    URem,
+    URem = 5,
     /// `srem` / `frem` (6).
-    SRem,
+    SRem = 6,
     /// `shl` (7).
-    Shl,
+    Shl = 7,
     /// `lshr` (8).
-    LShr,
+    LShr = 8,
     /// `ashr` (9).
-    AShr,
+    AShr = 9,
     /// `and` (10).
-    And,
+    And = 10,
     /// `or` (11).
-    Or,
+    Or = 11,
     /// `xor` (12).
-    Xor,
+    Xor = 12,
 }
 
 impl BinOp {
+    /// The operator's bitcode code (its discriminant, as declared above).
+    pub fn code(self) -> u64 {
+        self as u64
+    }
+
     /// The operator for a bitcode code.
     pub fn from_code(code: u64) -> Option<Self> {
         use BinOp::*;
@@ -114,34 +119,39 @@ impl BinOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CastOp {
     /// `trunc` (0).
-    Trunc,
+    Trunc = 0,
     /// `zext` (1).
-    ZExt,
+    ZExt = 1,
     /// `sext` (2).
-    SExt,
+    SExt = 2,
     /// `fptoui` (3).
-    FpToUi,
+    FpToUi = 3,
     /// `fptosi` (4).
-    FpToSi,
+    FpToSi = 4,
     /// `uitofp` (5).
-    UiToFp,
+    UiToFp = 5,
     /// `sitofp` (6).
-    SiToFp,
+    SiToFp = 6,
     /// `fptrunc` (7).
-    FpTrunc,
+    FpTrunc = 7,
     /// `fpext` (8).
-    FpExt,
+    FpExt = 8,
     /// `ptrtoint` (9).
-    PtrToInt,
+    PtrToInt = 9,
     /// `inttoptr` (10).
-    IntToPtr,
+    IntToPtr = 10,
     /// `bitcast` (11).
-    BitCast,
+    BitCast = 11,
     /// `addrspacecast` (12).
-    AddrSpaceCast,
+    AddrSpaceCast = 12,
 }
 
 impl CastOp {
+    /// The operator's bitcode code (its discriminant, as declared above).
+    pub fn code(self) -> u64 {
+        self as u64
+    }
+
     /// The cast for a bitcode code.
     pub fn from_code(code: u64) -> Option<Self> {
         use CastOp::*;
@@ -223,30 +233,35 @@ impl Predicate {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RmwOp {
     /// `xchg` (0).
-    Xchg,
+    Xchg = 0,
     /// `add` (1).
-    Add,
+    Add = 1,
     /// `sub` (2).
-    Sub,
+    Sub = 2,
     /// `and` (3).
-    And,
+    And = 3,
     /// `nand` (4).
-    Nand,
+    Nand = 4,
     /// `or` (5).
-    Or,
+    Or = 5,
     /// `xor` (6).
-    Xor,
+    Xor = 6,
     /// `max` (7).
-    Max,
+    Max = 7,
     /// `min` (8).
-    Min,
+    Min = 8,
     /// `umax` (9).
-    UMax,
+    UMax = 9,
     /// `umin` (10).
-    UMin,
+    UMin = 10,
 }
 
 impl RmwOp {
+    /// The operator's bitcode code (its discriminant, as declared above).
+    pub fn code(self) -> u64 {
+        self as u64
+    }
+
     /// The operation for a bitcode code.
     pub fn from_code(code: u64) -> Option<Self> {
         use RmwOp::*;
@@ -702,4 +717,34 @@ pub struct Instruction {
     pub attachments: Vec<(u32, MdId)>,
     /// Bit offset of the instruction's record.
     pub bit: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writer encodes with `code()`, the reader decodes with `from_code`: LLVM's
+    /// `BinaryOpcodes`, `CastOpcodes` and `RMWOperations` numbering, both ways.
+    #[test]
+    fn codes_round_trip() {
+        for c in 0..64 {
+            if let Some(op) = BinOp::from_code(c) {
+                assert_eq!(op.code(), c);
+            }
+            if let Some(op) = CastOp::from_code(c) {
+                assert_eq!(op.code(), c);
+            }
+            if let Some(op) = RmwOp::from_code(c) {
+                assert_eq!(op.code(), c);
+            }
+        }
+        assert_eq!(
+            (
+                BinOp::Xor.code(),
+                CastOp::AddrSpaceCast.code(),
+                RmwOp::UMin.code()
+            ),
+            (12, 12, 10)
+        );
+    }
 }

@@ -30,8 +30,8 @@
 
 use super::bitstream::write::BitWriter;
 use super::{
-    Attribute, BinOp, CastOp, Constant, FunctionBody, InstKind, Instruction, MdId, Metadata,
-    Module, Operand, RmwOp, Type, TypeId, ValueId, ValueKind, block,
+    Attribute, Constant, FunctionBody, InstKind, Instruction, MdId, Metadata, Module, Operand,
+    Type, TypeId, ValueId, ValueKind, block,
 };
 
 /// Abbreviation id width of every block written (ids 0–3 need 2; 3 as dxc's blocks).
@@ -102,61 +102,6 @@ fn encode_align(align: u64, place: impl Fn() -> String) -> Result<u64, WriteErro
 
 fn chars(s: &[u8]) -> impl Iterator<Item = u64> + '_ {
     s.iter().map(|&b| u64::from(b))
-}
-
-fn binop_code(op: BinOp) -> u64 {
-    use BinOp::*;
-    match op {
-        Add => 0,
-        Sub => 1,
-        Mul => 2,
-        UDiv => 3,
-        SDiv => 4,
-        URem => 5,
-        SRem => 6,
-        Shl => 7,
-        LShr => 8,
-        AShr => 9,
-        And => 10,
-        Or => 11,
-        Xor => 12,
-    }
-}
-
-fn cast_code(op: CastOp) -> u64 {
-    use CastOp::*;
-    match op {
-        Trunc => 0,
-        ZExt => 1,
-        SExt => 2,
-        FpToUi => 3,
-        FpToSi => 4,
-        UiToFp => 5,
-        SiToFp => 6,
-        FpTrunc => 7,
-        FpExt => 8,
-        PtrToInt => 9,
-        IntToPtr => 10,
-        BitCast => 11,
-        AddrSpaceCast => 12,
-    }
-}
-
-fn rmw_code(op: RmwOp) -> u64 {
-    use RmwOp::*;
-    match op {
-        Xchg => 0,
-        Add => 1,
-        Sub => 2,
-        And => 3,
-        Nand => 4,
-        Or => 5,
-        Xor => 6,
-        Max => 7,
-        Min => 8,
-        UMax => 9,
-        UMin => 10,
-    }
 }
 
 /// How the values of one function body are renumbered.
@@ -613,15 +558,13 @@ impl<'m> Writer<'m> {
                     rhs,
                     flags,
                 } => {
-                    let mut ops = vec![binop_code(*op), id(lhs)?, id(rhs)?];
+                    let mut ops = vec![op.code(), id(lhs)?, id(rhs)?];
                     if *flags != 0 {
                         ops.push(*flags);
                     }
                     (10, ops)
                 }
-                Constant::Cast { op, value } => {
-                    (11, vec![cast_code(*op), tyof(value)?, id(value)?])
-                }
+                Constant::Cast { op, value } => (11, vec![op.code(), tyof(value)?, id(value)?]),
                 Constant::Gep {
                     inbounds,
                     source_ty,
@@ -1077,7 +1020,7 @@ impl InstEncoder<'_, '_> {
             } => {
                 self.vt(&mut o, *lhs)?;
                 self.v(&mut o, *rhs)?;
-                o.push(binop_code(*op));
+                o.push(op.code());
                 if *flags != 0 {
                     o.push((*flags).into());
                 }
@@ -1086,7 +1029,7 @@ impl InstEncoder<'_, '_> {
             InstKind::Cast { op, value } => {
                 self.vt(&mut o, *value)?;
                 o.push(self.ty(inst.ty)?);
-                o.push(cast_code(*op));
+                o.push(op.code());
                 3
             }
             InstKind::Cmp {
@@ -1332,7 +1275,7 @@ impl InstEncoder<'_, '_> {
             } => {
                 self.vt(&mut o, *ptr)?;
                 self.v(&mut o, *value)?;
-                o.push(rmw_code(*op));
+                o.push(op.code());
                 o.push(u64::from(*volatile));
                 o.push(ordering.0.into());
                 o.push((*scope).into());
