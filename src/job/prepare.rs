@@ -71,6 +71,12 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
             message: "`library` and `libraries` are run by a `[rays]` section (DispatchRays), which this job has not".into(),
         });
     }
+    if job.file.commands.is_empty() && !job.file.query_heaps.is_empty() {
+        return Err(JobError::Section {
+            section: "[[query_heap]]",
+            message: "query heaps belong to a command list: queries are its commands".into(),
+        });
+    }
     if job.file.rays.is_some() {
         if !job.file.commands.is_empty() {
             return Err(JobError::Section {
@@ -159,10 +165,15 @@ pub struct CommandSummary {
     /// Pixels its draws shaded.
     pub pixels_shaded: u64,
     /// Its draws' stream-output statistics per stream (`D3D12_QUERY_DATA_SO_STATISTICS`,
-    /// summed over the draws; the job file has no queries yet, so they are reported
-    /// here). Absent without stream output.
+    /// summed over the draws). Absent without stream output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_output: Option<[crate::pipeline::so::SoStatistics; 4]>,
+    /// A `resolve_query_data`'s values, one per query resolved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<crate::pipeline::query::ResolvedQuery>,
+    /// The command was skipped by predication (`set_predication`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub predicated_off: bool,
     /// Seconds (wall clock).
     pub seconds: f64,
 }
@@ -412,6 +423,8 @@ impl Prepared {
                         lane_instructions: c.lane_instructions(),
                         pixels_shaded: c.pixels_shaded(),
                         stream_output: c.stream_output(),
+                        queries: c.queries.clone(),
+                        predicated_off: c.skipped,
                         seconds: c.seconds,
                     })
                     .collect();

@@ -36,6 +36,9 @@ pub struct JobFile {
     /// A command list (`[[command]]`, in order): see `job::list`.
     #[serde(default, rename = "command")]
     pub commands: Vec<super::list::CommandEntry>,
+    /// A command list's query heaps (`[[query_heap]]`): see `job::list`.
+    #[serde(default, rename = "query_heap")]
+    pub query_heaps: Vec<super::list::QueryHeapEntry>,
     /// Ray tracing acceleration structures, bottom- and top-level, by name: see
     /// `job::accel`. A `[[resource]]` of kind `acceleration_structure` binds a top-level one.
     #[serde(default, rename = "acceleration_structure")]

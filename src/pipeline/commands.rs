@@ -59,6 +59,7 @@ use super::dispatch::{DispatchHooks, dispatch_with};
 use super::draw::{DrawError, DrawOptions, draw_charged};
 use super::om;
 use super::plan::Plan;
+use super::query::{ActiveQuery, Predicate, QueryHeap, QueryType, Resolve, ResolvedQuery};
 use super::state::DrawArgs;
 use super::work::{DispatchWork, DrawWork, Hooks, Work, WorkReport};
 use crate::exec::{ExecError, RunBudget};
@@ -172,6 +173,64 @@ pub enum Command {
         /// Source array slice.
         src_slice: u32,
     },
+    /// `BeginQuery`: query `index` of `heap` counts from zero.
+    BeginQuery {
+        /// The heap.
+        heap: QueryHeap,
+        /// The query.
+        index: u32,
+    },
+    /// `EndQuery`: query `index` stops counting (a timestamp takes the time).
+    EndQuery {
+        /// The heap.
+        heap: QueryHeap,
+        /// The query.
+        index: u32,
+        /// Its type.
+        kind: QueryType,
+    },
+    /// `ResolveQueryData`.
+    ResolveQueryData(Box<Resolve>),
+    /// `SetPredication`: the predicate (or none) of the predicated commands after it,
+    /// which each carry it ([`Gated`]); running it does nothing.
+    SetPredication(Option<Predicate>),
+    /// A command run under a predicate or inside queries.
+    Gated(Box<Gated>),
+    /// D3D11's `DrawAuto` in a list: a draw whose vertex count is a stream-output filled
+    /// size divided by vertex buffer 0's stride, read when it runs.
+    DrawAuto(Box<DrawAuto>),
+}
+
+/// A `DrawAuto`: [`DrawWork`] drawn with one instance of `⌊filled size / stride⌋`
+/// vertices from vertex 0 (`ID3D11DeviceContext::DrawAuto`: the count comes from the
+/// filled size the stream-output stage left in the buffer bound at input slot 0, and
+/// that slot's stride).
+/// D3D12 has no `DrawAuto`: its filled size lies in an application buffer
+/// (`D3D12_STREAM_OUTPUT_BUFFER_VIEW::BufferFilledSizeLocation`), so this reads the same
+/// word D3D12 would have turned into an indirect draw's vertex count.
+#[derive(Debug, Clone)]
+pub struct DrawAuto {
+    /// The draw, its arguments replaced when it runs.
+    pub work: DrawWork,
+    /// The buffer holding the 32-bit filled size.
+    pub filled: Memory,
+    /// Its byte offset.
+    pub offset: u64,
+    /// Vertex buffer 0's stride (non-zero: checked).
+    pub stride: u32,
+}
+
+/// A command that runs under a predicate (skipped when the predicate says so) or
+/// inside queries (which count what it runs): which ones is known from the list's
+/// order, so each command carries them.
+#[derive(Debug, Clone)]
+pub struct Gated {
+    /// The command.
+    pub command: Command,
+    /// The predicate `SetPredication` set before it, when the command is predicated.
+    pub predicate: Option<Predicate>,
+    /// The queries begun and not yet ended before it.
+    pub queries: Vec<ActiveQuery>,
 }
 
 /// A `CopyTextureRegion` between subresources: the box `src_box` (`[left, top, front]`
@@ -251,6 +310,10 @@ pub struct CommandReport {
     pub runs: Vec<WorkReport>,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// A `ResolveQueryData`'s values, one per query.
+    pub queries: Vec<ResolvedQuery>,
+    /// The command was predicated off and did nothing.
+    pub skipped: bool,
 }
 
 impl CommandReport {
@@ -405,6 +468,57 @@ impl Command {
             Command::CopyTextureRegion(_) => "copy_texture_region",
             Command::ExecuteIndirect(_) => "execute_indirect",
             Command::ResolveSubresource { .. } => "resolve_subresource",
+            Command::BeginQuery { .. } => "begin_query",
+            Command::EndQuery { .. } => "end_query",
+            Command::ResolveQueryData(_) => "resolve_query_data",
+            Command::SetPredication(_) => "set_predication",
+            Command::Gated(g) => g.command.name(),
+            Command::DrawAuto(_) => "draw",
+        }
+    }
+
+    /// The command itself, under any predicate or queries it carries.
+    pub fn inner(&self) -> &Command {
+        match self {
+            Command::Gated(g) => g.command.inner(),
+            c => c,
+        }
+    }
+
+    /// Whether a predicate set before it skips it now (read when asked: the value may
+    /// be written by the commands before it).
+    pub fn predicated_off(&self) -> bool {
+        match self {
+            Command::Gated(g) => g.predicate.as_ref().is_some_and(|p| !p.passes()),
+            _ => false,
+        }
+    }
+
+    /// The values a `ResolveQueryData` wrote, one per query (none for other commands).
+    pub fn resolved_queries(&self) -> Vec<ResolvedQuery> {
+        match self.inner() {
+            Command::ResolveQueryData(r) => r.values(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Threads per group of the compute program the command dispatches (0 when it
+    /// dispatches none): what `CSInvocations` counts per group.
+    fn threads_per_group(&self) -> u64 {
+        let group = |d: &DispatchWork| {
+            d.shader
+                .thread_group
+                .iter()
+                .map(|&t| u64::from(t))
+                .product()
+        };
+        match self.inner() {
+            Command::Work(Work::Dispatch(d)) => group(d),
+            Command::ExecuteIndirect(x) => match &x.work {
+                IndirectWork::Dispatch(d) => group(d),
+                _ => 0,
+            },
+            _ => 0,
         }
     }
 
@@ -431,13 +545,15 @@ impl Command {
                 | IndirectWork::DrawIndexed(d)
                 | IndirectWork::DispatchMesh(d) => draw(d),
             },
+            Command::Gated(g) => g.command.program_count(),
+            Command::DrawAuto(x) => draw(&x.work),
             _ => 0,
         }
     }
 
     /// The dispatch or draw the command is, when it is one.
     pub fn work(&self) -> Option<&Work> {
-        match self {
+        match self.inner() {
             Command::Work(w) => Some(w),
             _ => None,
         }
@@ -528,6 +644,40 @@ impl Command {
                 src,
                 src_slice,
             } => om::resolve_into(src, *src_slice, dst, *dst_slice),
+            Command::BeginQuery { heap, index } => heap.begin(*index),
+            Command::EndQuery { heap, index, kind } => {
+                if *kind == QueryType::Timestamp {
+                    heap.stamp(*index);
+                }
+            }
+            Command::ResolveQueryData(r) => r.run(),
+            Command::SetPredication(_) => {}
+            Command::DrawAuto(x) => {
+                let args = DrawArgs {
+                    vertex_count: word(&x.filled, x.offset) / x.stride,
+                    instance_count: 1,
+                    ..DrawArgs::default()
+                };
+                let opts = DrawOptions {
+                    plan: plan.clone(),
+                    observer: hooks.pixels,
+                    writes: hooks.merges,
+                    trace: None,
+                    memory: hooks.writes,
+                };
+                let r = draw_charged(&x.work.state(), &args, &opts, budget)?;
+                runs.push(WorkReport::Draw(Box::new(r)));
+            }
+            Command::Gated(g) => {
+                if self.predicated_off() {
+                    return Ok(runs);
+                }
+                runs = g.command.run(plan, budget, hooks)?;
+                let per_group = g.command.threads_per_group();
+                for q in &g.queries {
+                    q.heap.add(q.index, &runs, per_group);
+                }
+            }
         }
         budget
             .check()
@@ -718,13 +868,16 @@ pub fn run_list(
     let mut report = ListReport::default();
     for (i, c) in commands.iter().enumerate() {
         let t0 = Instant::now();
+        let skipped = c.predicated_off();
         let runs = c
             .run(plan, budget, Hooks::default())
             .map_err(|e| command_error(i, c, e))?;
         report.commands.push(CommandReport {
             command: c.name(),
+            skipped,
             runs,
             seconds: t0.elapsed().as_secs_f64(),
+            queries: c.resolved_queries(),
         });
     }
     Ok(report)

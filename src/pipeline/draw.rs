@@ -244,6 +244,25 @@ pub struct DrawReport {
     pub jit: Vec<String>,
     /// Seconds spent compiling the programs to native code.
     pub compile_seconds: f64,
+    /// Vertices the input assembler read (vertex or index count × instances; 0 in a
+    /// mesh draw): `IAVertices`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ia_vertices: u64,
+    /// Geometry-program invocations (input primitives × `[instance(n)]`):
+    /// `GSInvocations`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gs_invocations: u64,
+    /// Primitives the geometry program emitted, every stream: `GSPrimitives`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gs_primitives: u64,
+    /// Primitives of the rasterized stream that reached the clipper (none with
+    /// rasterizer discard): `CInvocations`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub clip_invocations: u64,
+    /// Samples that passed the depth and stencil tests and reached the output merger
+    /// (what an occlusion query counts; `pipeline::query`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub samples_passed: u64,
 }
 
 impl DrawReport {
@@ -275,6 +294,11 @@ impl DrawReport {
         self.times.shading += o.times.shading;
         self.times.output_merger += o.times.output_merger;
         self.compile_seconds += o.compile_seconds;
+        self.ia_vertices += o.ia_vertices;
+        self.gs_invocations += o.gs_invocations;
+        self.gs_primitives += o.gs_primitives;
+        self.clip_invocations += o.clip_invocations;
+        self.samples_passed += o.samples_passed;
         // The JIT lines report what each stage's code has run so far: the last pass's
         // lines include the earlier passes'.
         if !o.jit.is_empty() {
@@ -888,6 +912,9 @@ fn draw_view(
     let mut memory = DrawMemory { used: 0, limit };
     let count = u64::from(args.vertex_count);
     let instances = u64::from(args.instance_count);
+    if s.mesh.is_none() {
+        report.ia_vertices = count.saturating_mul(instances);
+    }
     // The primitives first: their count follows from the arguments alone, so a draw
     // too large for the limit is refused before anything is allocated or read.
     let assembled = most_primitives(s.topology, count).saturating_mul(instances);
@@ -1058,6 +1085,7 @@ fn draw_view(
             max_prims.saturating_add(mesh_prims.len() as u64),
             &mut prims,
         );
+        report.clip_invocations += done.assembled;
         report.primitives_rasterized += done.rasterized;
         refused |= done.refused;
         prim_overflow |= done.overflow;
@@ -1299,6 +1327,7 @@ fn draw_view(
                         break;
                     }
                     let before = prims.len();
+                    report.clip_invocations += 1;
                     setup_primitive(
                         &route,
                         &linked,
@@ -1382,6 +1411,9 @@ fn draw_view(
             };
             gs_lanes.clear();
             let origins = want_origins.then_some(&mut gs_lanes);
+            if let Some((g, _)) = gs_state {
+                report.gs_invocations += gs_in.len() as u64 * u64::from(g.instances.max(1));
+            }
             report.gs_lane_instructions += gs::shade(
                 gsp,
                 &job,
@@ -1408,7 +1440,12 @@ fn draw_view(
                     instance,
                 }));
             }
+            report.gs_primitives += gs_prims.len() as u64;
             if so_writer.is_none() {
+                report.clip_invocations += gs_prims
+                    .iter()
+                    .filter(|p| rasterized == Some(p.stream))
+                    .count() as u64;
                 // Nothing else to do in order: set the primitives up on the workers.
                 let done = setup_primitives(
                     &route,
@@ -1449,6 +1486,7 @@ fn draw_view(
                     break;
                 }
                 let before = prims.len();
+                report.clip_invocations += 1;
                 setup_primitive(
                     &route,
                     &linked,
@@ -1491,6 +1529,9 @@ fn draw_view(
                 &route, &linked, &outputs, kind, most, &each, threads, max_prims, &mut prims,
             );
             report.primitives += done.assembled;
+            if rasterized.is_some() {
+                report.clip_invocations += done.assembled;
+            }
             report.primitives_rasterized += done.rasterized;
             refused |= done.refused;
             failed |= done.overflow;
@@ -1515,6 +1556,7 @@ fn draw_view(
                 return false;
             }
             let before = prims.len();
+            report.clip_invocations += 1;
             setup_primitive(
                 &route,
                 &linked,
@@ -1667,6 +1709,7 @@ fn draw_view(
     }
     report.times.binning = binning;
     report.pixels_shaded = st.pixels;
+    report.samples_passed = st.samples_passed;
     report.helper_lanes = st.helpers;
     report.pixel_waves = st.waves;
     report.ps_lane_instructions = st.lane_instructions;

@@ -34,6 +34,7 @@ pub mod ms;
 pub mod om;
 pub mod plan;
 pub mod ps;
+pub mod query;
 pub mod raster;
 pub mod rays;
 pub mod setup;

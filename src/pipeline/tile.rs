@@ -61,6 +61,8 @@ fn prefetch(prim: &Prim) {
 pub(crate) struct TileStats {
     pub pixels: u64,
     pub helpers: u64,
+    /// Samples that passed the depth and stencil tests (`TileBuf::passed`).
+    pub samples_passed: u64,
     pub waves: u64,
     /// Waves timed (one in [`TIMED_WAVES`]).
     pub timed_waves: u64,
@@ -81,6 +83,7 @@ impl TileStats {
     pub(crate) fn add(&mut self, o: &TileStats) {
         self.pixels += o.pixels;
         self.helpers += o.helpers;
+        self.samples_passed += o.samples_passed;
         self.waves += o.waves;
         self.timed_waves += o.timed_waves;
         self.lane_instructions += o.lane_instructions;
@@ -226,6 +229,12 @@ impl TileCtx<'_> {
                     }
                 }
                 if !shading {
+                    // No pixel program: the samples that passed (or every covered one
+                    // without a depth buffer) are what the merger keeps.
+                    tb.passed += mask
+                        .iter()
+                        .map(|m| u64::from((m & sample_mask).count_ones()))
+                        .sum::<u64>();
                     return;
                 }
                 let quad = |sample: u32, coverage: [u32; 4]| PixelQuad {
@@ -261,6 +270,7 @@ impl TileCtx<'_> {
         {
             self.run_wave(r, &queue, &mut tb, index, seq, stats)?;
         }
+        stats.samples_passed += tb.passed;
         let om_start = Instant::now();
         self.om.store(&tb);
         let end = Instant::now();

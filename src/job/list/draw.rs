@@ -76,7 +76,8 @@ pub(super) const DRAW_KEYS: &[&str] = state_keys!(
     "vertex_count",
     "instance_count",
     "start_vertex",
-    "start_instance"
+    "start_instance",
+    "draw_auto"
 );
 
 /// The keys of a `draw_indexed`.
@@ -279,6 +280,16 @@ pub struct SoBufferBinding {
     pub filled_size_resource: Option<String>,
     /// The filled size's byte offset in its buffer (default 0).
     pub filled_size_offset: Option<u64>,
+}
+
+/// `draw_auto = { resource, offset }`: where a stream-output filled size is kept.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DrawAutoEntry {
+    /// The named buffer holding the 32-bit filled size.
+    pub resource: String,
+    /// Its byte offset (a multiple of 4; default 0).
+    pub offset: Option<u64>,
 }
 
 /// Checks a buffer view of `offset` and `size` bytes (`None`: the rest) over a buffer of
@@ -694,8 +705,63 @@ impl Ctx<'_> {
         Ok(Some(StreamOutput { desc, buffers }))
     }
 
+    /// A `draw_auto` draw of `work`: vertex buffer 0 has a stride to divide by, and the
+    /// filled size is a 32-bit word inside its buffer.
+    pub(super) fn draw_auto(
+        &self,
+        work: DrawWork,
+        a: &DrawAutoEntry,
+    ) -> Result<crate::pipeline::Command, String> {
+        let stride = work
+            .state()
+            .vertex_buffers
+            .first()
+            .and_then(|v| v.as_ref())
+            .map_or(0, |v| v.stride);
+        if stride == 0 {
+            return Err(
+                "`draw_auto`: vertex buffer slot 0 has no view with a stride (DrawAuto divides the filled size by slot 0's stride)".into(),
+            );
+        }
+        let (_, filled) = self.buffer("draw_auto", &a.resource)?;
+        let offset = a.offset.unwrap_or(0);
+        if offset % 4 != 0 || offset.saturating_add(4) > filled.len() {
+            return Err(format!(
+                "`draw_auto`: `offset` {offset}: the filled size is a 32-bit word inside \"{}\" ({} bytes), at a multiple of 4",
+                a.resource,
+                filled.len()
+            ));
+        }
+        Ok(crate::pipeline::Command::DrawAuto(Box::new(
+            crate::pipeline::commands::DrawAuto {
+                work,
+                filled,
+                offset,
+                stride,
+            },
+        )))
+    }
+
     /// `DrawInstanced` / `DrawIndexedInstanced`'s arguments.
     fn args(&self, e: &CommandEntry, indexed: bool) -> Result<DrawArgs, String> {
+        if e.draw_auto.is_some() {
+            // DrawAuto has no arguments: one instance from vertex 0, the count read when
+            // it runs.
+            if let Some(k) = super::present_keys(e).into_iter().find(|k| {
+                matches!(
+                    *k,
+                    "vertex_count" | "instance_count" | "start_vertex" | "start_instance"
+                )
+            }) {
+                return Err(format!(
+                    "`{k}`: a `draw_auto` draw takes its vertex count from the filled size and has no other arguments (DrawAuto)"
+                ));
+            }
+            return Ok(DrawArgs {
+                instance_count: 1,
+                ..DrawArgs::default()
+            });
+        }
         let count = if indexed {
             e.index_count
                 .ok_or("missing `index_count` (indices per instance)")?

@@ -217,6 +217,27 @@ pub struct CommandEntry {
     pub rasterized_stream: Option<super::draw::RasterizedStream>,
     /// Draws: `SOSetTargets`, stream-output views of named buffers by slot.
     pub stream_output_buffers: Option<Vec<draw::SoBufferBinding>>,
+    /// Query commands: the `[[query_heap]]` by name.
+    pub heap: Option<String>,
+    /// `begin_query`, `end_query`: the query's index in its heap.
+    pub index: Option<u32>,
+    /// Query commands: the `D3D12_QUERY_TYPE` (`OCCLUSION`, `BINARY_OCCLUSION`,
+    /// `PIPELINE_STATISTICS`, `SO_STATISTICS_STREAM0` … `3`, `TIMESTAMP`).
+    pub query: Option<String>,
+    /// `resolve_query_data`: `StartIndex` (default 0).
+    pub first: Option<u32>,
+    /// `resolve_query_data`: `NumQueries`.
+    pub count: Option<u32>,
+    /// `resolve_query_data`: the destination buffer; `set_predication`: the predicate's.
+    pub buffer: Option<String>,
+    /// `resolve_query_data`, `set_predication`: the byte offset in `buffer` (a multiple
+    /// of 8).
+    pub offset: Option<u64>,
+    /// `set_predication`: `EQUAL_ZERO` or `NOT_EQUAL_ZERO` (`D3D12_PREDICATION_OP`).
+    pub operation: Option<String>,
+    /// `draw`: D3D11's `DrawAuto` — the vertex count is the 32-bit filled size at this
+    /// named buffer and offset, divided by vertex buffer 0's stride.
+    pub draw_auto: Option<draw::DrawAutoEntry>,
 }
 
 /// One binding of a command: a register and a named resource, or constant data.
@@ -239,6 +260,9 @@ pub struct BindEntry {
 }
 
 mod draw;
+mod query;
+
+pub use query::{MAX_QUERIES_PER_HEAP, QueryHeapEntry};
 
 /// Everything a command's fields are checked against.
 struct Ctx<'a> {
@@ -253,6 +277,8 @@ struct Ctx<'a> {
     /// lowering the same two files again).
     loaded: HashMap<(std::path::PathBuf, Option<String>), Loaded>,
     warnings: Vec<String>,
+    /// The query heaps, and what the commands so far left open and set.
+    queries: query::QueryState,
 }
 
 /// A lowered program with its container kind and shader model, as `load_file` gives it.
@@ -342,7 +368,16 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         callable,
         max_recursion_depth,
         max_payload_size,
-        max_attribute_size
+        max_attribute_size,
+        heap,
+        index,
+        query,
+        first,
+        count,
+        buffer,
+        offset,
+        operation,
+        draw_auto
     );
     if e.amplification.is_some() {
         k.push("as");
@@ -390,6 +425,9 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
         "draw_indexed" => draw::DRAW_INDEXED_KEYS,
         "dispatch_mesh" => draw::MESH_KEYS,
         "execute_indirect" => draw::INDIRECT_KEYS,
+        "begin_query" | "end_query" => &["heap", "index", "query"],
+        "resolve_query_data" => &["heap", "query", "first", "count", "buffer", "offset"],
+        "set_predication" => &["buffer", "offset", "operation"],
         _ => return None,
     })
 }
@@ -408,6 +446,10 @@ const KINDS: &[&str] = &[
     "draw",
     "draw_indexed",
     "dispatch_mesh",
+    "begin_query",
+    "end_query",
+    "resolve_query_data",
+    "set_predication",
 ];
 
 impl Ctx<'_> {
@@ -760,6 +802,10 @@ impl Ctx<'_> {
                 }
             }
             "clear_unordered_access" => self.clear_uav(e).map_err(&err)?,
+            "begin_query" => self.begin_or_end(i, e, true).map_err(&err)?,
+            "end_query" => self.begin_or_end(i, e, false).map_err(&err)?,
+            "resolve_query_data" => self.resolve_query_data(e).map_err(&err)?,
+            "set_predication" => self.set_predication(e).map_err(&err)?,
             "copy_resource" => {
                 let (d, s) = (need("dst", e.dst.as_ref())?, need("src", e.src.as_ref())?);
                 let (de, se) = (
@@ -869,7 +915,10 @@ impl Ctx<'_> {
                         args: true,
                     },
                 )?;
-                Command::Work(Work::Draw(Box::new(work)))
+                match &e.draw_auto {
+                    Some(a) => self.draw_auto(work, a).map_err(&err)?,
+                    None => Command::Work(Work::Draw(Box::new(work))),
+                }
             }
             "dispatch_mesh" => {
                 let groups = e.groups.ok_or_else(|| {
@@ -1313,11 +1362,14 @@ pub(crate) fn prepare_list(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
         programs: Vec::new(),
         loaded: HashMap::new(),
         warnings: Vec::new(),
+        queries: query::heaps(&job.file.query_heaps)?,
     };
     let mut commands = Vec::with_capacity(job.file.commands.len());
     for (i, e) in job.file.commands.iter().enumerate() {
-        commands.push(ctx.command(i, e)?);
+        let c = ctx.command(i, e)?;
+        commands.push(ctx.gate(c));
     }
+    ctx.check_queries_ended()?;
     let Ctx {
         programs, warnings, ..
     } = ctx;

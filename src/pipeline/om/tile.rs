@@ -57,6 +57,9 @@ pub(crate) struct TileBuf<'m> {
     in_place: Vec<Option<InPlace<'m>>>,
     /// The depth-stencil buffer's copy.
     pub depth: Option<TileDepth>,
+    /// Samples merged so far that passed the depth and stencil tests (an occlusion
+    /// query's count): counted here, per tile, so the workers share no counter.
+    pub passed: u64,
 }
 
 /// A render target a tile writes in place: the target's words from the tile's top-left
@@ -222,6 +225,7 @@ impl<'a> OutputMerger<'a> {
             colors,
             in_place,
             depth,
+            passed: 0,
         }
     }
 
@@ -416,6 +420,21 @@ impl<'a> OutputMerger<'a> {
         // coverage (`cover0`) and the sample mask both hold sample 0 — `tb_index` with
         // sample 0, without the walk over coverage bits.
         let set = if mask & 1 != 0 { live & cover0 } else { 0 };
+        tb.passed += if n == 1 {
+            u64::from(set.count_ones())
+        } else {
+            let mut k = 0;
+            for (qi, q) in quads.iter().enumerate() {
+                if (q.prim as usize) < prims {
+                    for j in 0..4 {
+                        if (live >> (4 * qi + j)) & 1 == 1 {
+                            k += u64::from((q.lane(j).coverage & mask).count_ones());
+                        }
+                    }
+                }
+            }
+            k
+        };
         for (i, ip) in tb.in_place.iter().enumerate() {
             let Some(ip) = ip else { continue };
             let (Some((word, _)), Some(DirectWrite::Unorm8(order))) = (
@@ -578,6 +597,7 @@ impl<'a> OutputMerger<'a> {
                 }
             }
         }
+        tb.passed += u64::from(cov.count_ones());
         let dual = self.dual;
         let src1 = match (dual, self.ps_out.targets[1]) {
             (true, Some((w, _))) => [out(w), out(w + 1), out(w + 2), out(w + 3)],

@@ -580,6 +580,16 @@ impl ListPlan<'_> {
                     ind.max_count, ind.offset, ind.stride
                 ));
             }
+            Command::BeginQuery { .. }
+            | Command::EndQuery { .. }
+            | Command::ResolveQueryData(_)
+            | Command::SetPredication(_)
+            | Command::Gated(_) => {
+                return Err("queries and predication are not written to plans".into());
+            }
+            Command::DrawAuto(_) => {
+                return Err("DrawAuto is not written to plans".into());
+            }
         }
         Ok(())
     }

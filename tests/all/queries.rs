@@ -1,0 +1,571 @@
+//! Queries and predication in command lists (`[[query_heap]]`, `begin_query`,
+//! `end_query`, `resolve_query_data`, `set_predication`; `pipeline::query` states the
+//! rules): occlusion counts samples that pass the depth and stencil tests, binary
+//! occlusion is 0 or 1, pipeline and stream-output statistics count what D3D12's
+//! structs name, a predicate read when each command runs skips it, and every bad query
+//! or predicate is refused naming the command and the key.
+//!
+//! The pictures are hand-derived: a 16 × 16 target, rectangles whose edges fall on pixel
+//! boundaries (so the top-left rule decides no pixel), the vertex program writing z = 0.
+
+use std::path::{Path, PathBuf};
+
+use dxlane::job::{Finished, Job, ListResult, prepare};
+
+use crate::common;
+
+fn job(name: &str, text: &str) -> PathBuf {
+    let dir = common::scratch().join("queries").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let shaders = common::root().join("shaders");
+    let text = text.replace("SHADERS", &shaders.display().to_string());
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run(path: &Path) -> Result<Finished, String> {
+    let job = Job::load(path).map_err(|e| e.to_string())?;
+    let opts = common::run_options();
+    prepare(job, &opts)
+        .and_then(|p| p.execute(&opts))
+        .map_err(|e| e.to_string())
+}
+
+fn list(name: &str, text: &str) -> Box<ListResult> {
+    match run(&job(name, text)) {
+        Ok(Finished::List(r)) => {
+            assert_eq!(r.summary.expectations.failed, 0, "{name}: {:?}", r.summary);
+            r
+        }
+        Ok(_) => panic!("{name}: not a list"),
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+fn error_of(name: &str, text: &str) -> String {
+    match run(&job(name, text)) {
+        Ok(_) => panic!("{name}: the job ran"),
+        Err(e) => e,
+    }
+}
+
+/// The bytes of named resource `name` after the list.
+fn bytes(r: &ListResult, name: &str) -> Vec<u8> {
+    r.bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains(&format!("\"{name}\"")))
+        .unwrap_or_else(|| panic!("no resource {name}"))
+        .contents()
+        .unwrap()
+}
+
+/// The little-endian u64s of `name`.
+fn u64s(r: &ListResult, name: &str) -> Vec<u64> {
+    bytes(r, name)
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Three rectangles of two triangles each (position, colour):
+/// A, vertices 0..6: x ∈ [-1, 0], every row — pixels x 0..8, y 0..16 (128 pixels), red;
+/// B, vertices 6..12: x ∈ [-0.5, 0.5], y ∈ [-1, 0.5] — pixels x 4..12, y 4..16 (96), green;
+/// C, vertices 12..18: x ∈ [-1, -0.5], every row — pixels x 0..4 (64), inside A, blue.
+const SCENE: &str = r#"
+[[resource]]
+name = "verts"
+kind = "raw_buffer"
+size = 432
+data = { f32 = [
+    -1, -1, 1, 0, 0, 1,   -1, 1, 1, 0, 0, 1,   0, 1, 1, 0, 0, 1,
+    -1, -1, 1, 0, 0, 1,   0, 1, 1, 0, 0, 1,    0, -1, 1, 0, 0, 1,
+    -0.5, -1, 0, 1, 0, 1,   -0.5, 0.5, 0, 1, 0, 1,   0.5, 0.5, 0, 1, 0, 1,
+    -0.5, -1, 0, 1, 0, 1,   0.5, 0.5, 0, 1, 0, 1,    0.5, -1, 0, 1, 0, 1,
+    -1, -1, 0, 0, 1, 1,   -1, 1, 0, 0, 1, 1,   -0.5, 1, 0, 0, 1, 1,
+    -1, -1, 0, 0, 1, 1,   -0.5, 1, 0, 0, 1, 1,  -0.5, -1, 0, 0, 1, 1,
+] }
+
+[[resource]]
+name = "color"
+kind = "texture2d"
+format = "R8G8B8A8_UNORM"
+width = 16
+height = 16
+
+[[resource]]
+name = "depth"
+kind = "texture2d"
+format = "D32_FLOAT"
+width = 16
+height = 16
+
+[[resource]]
+name = "results"
+kind = "raw_buffer"
+size = 256
+
+[[query_heap]]
+name = "occ"
+type = "OCCLUSION"
+count = 4
+
+[[query_heap]]
+name = "time"
+type = "TIMESTAMP"
+count = 1
+
+[[command]]
+type = "clear_depth_stencil"
+resource = "depth"
+depth = 1.0
+"#;
+
+/// A draw of `count` vertices from `first` with a LESS depth test.
+fn draw(first: u32, count: u32) -> String {
+    format!(
+        r#"
+[[command]]
+type = "draw"
+vertex_count = {count}
+start_vertex = {first}
+vs = "SHADERS/draw_color.vs_5_0.dxbc"
+ps = "SHADERS/draw_color.ps_5_0.dxbc"
+vertex_buffers = [{{ slot = 0, resource = "verts", stride = 24 }}]
+input_element = [
+    {{ semantic = "POSITION", format = "R32G32_FLOAT" }},
+    {{ semantic = "COLOR", format = "R32G32B32A32_FLOAT" }},
+]
+render_targets = [{{ resource = "color" }}]
+depth_stencil = {{ resource = "depth", depth_func = "LESS" }}
+rasterizer = {{ cull = "NONE" }}
+"#
+    )
+}
+
+fn begin(heap: &str, index: u32, query: &str) -> String {
+    format!(
+        "\n[[command]]\ntype = \"begin_query\"\nheap = \"{heap}\"\nindex = {index}\nquery = \"{query}\"\n"
+    )
+}
+
+fn end(heap: &str, index: u32, query: &str) -> String {
+    begin(heap, index, query).replace("begin_query", "end_query")
+}
+
+fn resolve(heap: &str, query: &str, first: u32, count: u32, offset: u64) -> String {
+    format!(
+        "\n[[command]]\ntype = \"resolve_query_data\"\nheap = \"{heap}\"\nquery = \"{query}\"\nfirst = {first}\ncount = {count}\nbuffer = \"results\"\noffset = {offset}\n"
+    )
+}
+
+/// D3D12_QUERY_TYPE_OCCLUSION counts the samples that pass the depth and stencil tests,
+/// exactly: A over a cleared depth buffer passes all its 128 pixels; B drawn after it
+/// with LESS fails where A wrote z = 0 (columns 4..8) and passes columns 8..12, 4 × 12 =
+/// 48; C, wholly behind A, passes none. Only the draws between begin and end count.
+#[test]
+fn occlusion_counts_the_samples_that_pass() {
+    let text = format!(
+        "{SCENE}{}{}{}{}{}{}{}{}{}{}",
+        begin("occ", 1, "OCCLUSION"),
+        draw(0, 6),
+        end("occ", 1, "OCCLUSION"),
+        begin("occ", 0, "OCCLUSION"),
+        draw(6, 6),
+        end("occ", 0, "OCCLUSION"),
+        begin("occ", 2, "OCCLUSION"),
+        draw(12, 6),
+        end("occ", 2, "OCCLUSION"),
+        resolve("occ", "OCCLUSION", 0, 3, 8),
+    );
+    let r = list("occlusion", &text);
+    assert_eq!(&u64s(&r, "results")[..4], [0, 48, 128, 0]);
+    // The summary lists each resolved query.
+    let last = r.summary.commands.last().unwrap();
+    let values: Vec<(u32, String)> = last
+        .queries
+        .iter()
+        .map(|q| (q.index, q.value.to_string()))
+        .collect();
+    assert_eq!(
+        values,
+        [(0, "48".into()), (1, "128".into()), (2, "0".into())]
+    );
+    assert_eq!(last.queries[0].kind, "OCCLUSION");
+    assert_eq!(last.queries[0].heap, "occ");
+}
+
+/// BINARY_OCCLUSION resolves to 1 when any sample passed and 0 when none did ("the
+/// least significant bit is either 0 … or 1 …; the rest of the bits are 0").
+#[test]
+fn binary_occlusion_is_zero_or_one() {
+    let text = format!(
+        "{SCENE}{}{}{}{}{}{}{}{}",
+        draw(0, 6),
+        begin("occ", 0, "BINARY_OCCLUSION"),
+        draw(6, 6),
+        end("occ", 0, "BINARY_OCCLUSION"),
+        begin("occ", 1, "BINARY_OCCLUSION"),
+        draw(12, 6),
+        end("occ", 1, "BINARY_OCCLUSION"),
+        resolve("occ", "BINARY_OCCLUSION", 0, 2, 0),
+    );
+    let r = list("binary", &text);
+    assert_eq!(&u64s(&r, "results")[..2], [1, 0]);
+}
+
+/// With 4 samples per pixel the query counts samples, not pixels: B alone covers every
+/// sample of its 96 pixels (its edges lie on pixel boundaries), 384; under a sample mask
+/// of 0b0101 (D3D11.3 §16.9.4: coverage AND the sample mask) half of them, 192.
+#[test]
+fn occlusion_counts_samples_of_a_multisampled_target() {
+    let ms = SCENE
+        .replace(
+            "name = \"color\"\nkind = \"texture2d\"",
+            "name = \"color\"\nkind = \"texture2dms\"\nsamples = 4",
+        )
+        .replace(
+            "name = \"depth\"\nkind = \"texture2d\"",
+            "name = \"depth\"\nkind = \"texture2dms\"\nsamples = 4",
+        );
+    let masked = draw(6, 6).replace("rasterizer =", "sample_mask = 5\nrasterizer =");
+    let text = format!(
+        "{ms}{}{}{}{}{}{}{}",
+        begin("occ", 0, "OCCLUSION"),
+        draw(6, 6),
+        end("occ", 0, "OCCLUSION"),
+        "\n[[command]]\ntype = \"clear_depth_stencil\"\nresource = \"depth\"\ndepth = 1.0\n",
+        begin("occ", 1, "OCCLUSION") + &masked,
+        end("occ", 1, "OCCLUSION"),
+        resolve("occ", "OCCLUSION", 0, 2, 0),
+    );
+    let r = list("msaa", &text);
+    assert_eq!(&u64s(&r, "results")[..2], [384, 192]);
+}
+
+/// D3D12_QUERY_DATA_PIPELINE_STATISTICS of draw A (6 vertices, 2 triangles, 128 pixels)
+/// and of a dispatch of 3 groups of 64 threads, in the struct's order: IAVertices 6,
+/// IAPrimitives 2, VSInvocations 6, GSInvocations 0, GSPrimitives 0, CInvocations 2,
+/// CPrimitives 2, PSInvocations 128, HSInvocations 0, DSInvocations 0, CSInvocations
+/// 192 (thread groups × threads per group).
+#[test]
+fn pipeline_statistics_count_a_draw_and_a_dispatch() {
+    let text = format!(
+        r#"{SCENE}
+[[resource]]
+name = "values"
+kind = "structured_buffer"
+stride = 4
+size = 1024
+
+[[query_heap]]
+name = "stats"
+type = "PIPELINE_STATISTICS"
+count = 2
+{}{}{}{}
+[[command]]
+type = "dispatch"
+cs = "SHADERS/indirect_fill.cs_5_0.dxbc"
+groups = [3, 1, 1]
+bind = [{{ reg = "u0", resource = "values" }}]
+{}{}"#,
+        begin("stats", 0, "PIPELINE_STATISTICS"),
+        draw(0, 6),
+        end("stats", 0, "PIPELINE_STATISTICS"),
+        begin("stats", 1, "PIPELINE_STATISTICS"),
+        end("stats", 1, "PIPELINE_STATISTICS"),
+        resolve("stats", "PIPELINE_STATISTICS", 0, 2, 0),
+    );
+    let r = list("statistics", &text);
+    let v = u64s(&r, "results");
+    assert_eq!(v[..11], [6, 2, 6, 0, 0, 2, 2, 128, 0, 0, 0]);
+    assert_eq!(v[11..22], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 192]);
+    let q = &r.summary.commands.last().unwrap().queries[0];
+    assert_eq!(q.value["ps_invocations"], 128);
+}
+
+/// D3D12_QUERY_DATA_SO_STATISTICS: two triangles streamed out into a buffer with room
+/// for one — NumPrimitivesWritten 1, PrimitivesStorageNeeded 2 (the overflow rule:
+/// a primitive that does not fit is needed, not written); stream 1 saw nothing.
+#[test]
+fn stream_output_statistics_count_overflow() {
+    let so = draw(0, 6).replace(
+        "rasterizer =",
+        "stream_output = [{ semantic = \"SV_Position\", component_count = 4 }]\nstream_output_buffers = [{ resource = \"so\", stride = 16 }]\nrasterizer =",
+    );
+    let text = format!(
+        r#"{SCENE}
+[[resource]]
+name = "so"
+kind = "raw_buffer"
+size = 48
+
+[[query_heap]]
+name = "sos"
+type = "SO_STATISTICS"
+count = 2
+{}{}{so}{}{}{}{}"#,
+        begin("sos", 0, "SO_STATISTICS_STREAM0"),
+        begin("sos", 1, "SO_STATISTICS_STREAM1"),
+        end("sos", 0, "SO_STATISTICS_STREAM0"),
+        end("sos", 1, "SO_STATISTICS_STREAM1"),
+        resolve("sos", "SO_STATISTICS_STREAM0", 0, 1, 0),
+        resolve("sos", "SO_STATISTICS_STREAM1", 1, 1, 16),
+    );
+    let r = list("so_statistics", &text);
+    assert_eq!(&u64s(&r, "results")[..4], [1, 2, 0, 0]);
+}
+
+/// Timestamps: `end_query` alone takes one, and a later one is never smaller (a
+/// monotonic count at 1,000,000,000 Hz).
+#[test]
+fn timestamps_are_monotonic() {
+    let text = format!(
+        r#"{SCENE}
+[[query_heap]]
+name = "clock"
+type = "TIMESTAMP"
+count = 2
+{}{}{}{}"#,
+        end("clock", 0, "TIMESTAMP"),
+        draw(0, 6),
+        end("clock", 1, "TIMESTAMP"),
+        resolve("clock", "TIMESTAMP", 0, 2, 0),
+    );
+    let r = list("timestamps", &text);
+    let v = u64s(&r, "results");
+    assert!(v[1] >= v[0] && v[1] > 0, "{v:?}");
+}
+
+/// The classic occlusion predication: C's query (hidden behind A: 0 samples) resolved
+/// into a buffer predicates a draw with EQUAL_ZERO, which is skipped; B's (48) does not
+/// skip it. The value is read when the predicated command runs (written by the
+/// resolve just before); `set_predication` with no keys turns predication off, and
+/// predicated clears and copies are skipped too (D3D12: "subsequent rendering and
+/// resource manipulation commands are not actually performed").
+#[test]
+fn predication_skips_commands_on_an_occlusion_result() {
+    let predicate = |offset: u64| {
+        format!(
+            "\n[[command]]\ntype = \"set_predication\"\nbuffer = \"results\"\noffset = {offset}\noperation = \"EQUAL_ZERO\"\n"
+        )
+    };
+    let off = "\n[[command]]\ntype = \"set_predication\"\n";
+    // C's query is 0: the draw of B under it is skipped, so the target keeps A alone.
+    let text = format!(
+        "{SCENE}{}{}{}{}{}{}{}{}{off}",
+        draw(0, 6),
+        begin("occ", 0, "OCCLUSION"),
+        draw(12, 6),
+        end("occ", 0, "OCCLUSION"),
+        resolve("occ", "OCCLUSION", 0, 1, 0),
+        predicate(0),
+        draw(6, 6),
+        "\n[[command]]\ntype = \"copy_buffer_region\"\ndst = \"results\"\ndst_offset = 64\nsrc = \"verts\"\nsrc_offset = 0\nbytes = 8\n",
+    );
+    let r = list("predicated_off", &text);
+    let color = bytes(&r, "color");
+    let px = |x: usize, y: usize| color[4 * (16 * y + x)..4 * (16 * y + x) + 4].to_vec();
+    assert_eq!(px(10, 10), [0, 0, 0, 0], "B was skipped");
+    assert_eq!(px(2, 10), [255, 0, 0, 255], "A");
+    assert_eq!(u64s(&r, "results")[8], 0, "the copy was skipped");
+    let skipped: Vec<bool> = r
+        .summary
+        .commands
+        .iter()
+        .map(|c| c.predicated_off)
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            false, false, false, false, false, false, false, true, true, false
+        ]
+    );
+    // With B's query instead (48 samples) the same predicate lets the commands run.
+    let text = text.replacen("start_vertex = 12", "start_vertex = 6", 1);
+    let r = list("predicated_on", &text);
+    assert_eq!(u64s(&r, "results")[0], 48);
+    assert!(r.summary.commands.iter().all(|c| !c.predicated_off));
+    assert_ne!(u64s(&r, "results")[8], 0, "the copy ran");
+}
+
+/// NOT_EQUAL_ZERO skips when the value is not zero; predication stops at
+/// `set_predication` with no keys.
+#[test]
+fn not_equal_zero_skips_on_a_non_zero_value_until_turned_off() {
+    let text = format!(
+        r#"{SCENE}
+[[resource]]
+name = "flag"
+kind = "raw_buffer"
+size = 16
+data = {{ u32 = [0, 0, 0, 1] }}
+
+[[command]]
+type = "set_predication"
+buffer = "flag"
+offset = 8
+operation = "NOT_EQUAL_ZERO"
+{}
+[[command]]
+type = "set_predication"
+{}"#,
+        draw(6, 6),
+        draw(0, 6),
+    );
+    let r = list("not_equal_zero", &text);
+    let color = bytes(&r, "color");
+    assert_eq!(
+        color[4 * (16 * 10 + 10)..4 * (16 * 10 + 10) + 4],
+        [0, 0, 0, 0]
+    );
+    assert_eq!(
+        color[4 * (16 * 10 + 2)..4 * (16 * 10 + 2) + 4],
+        [255, 0, 0, 255]
+    );
+}
+
+/// Every bad query or predicate is refused before the list runs, naming the command
+/// and the key: the rules of BeginQuery, EndQuery, ResolveQueryData (the runtime's and
+/// the debug layer's checks) and SetPredication.
+#[test]
+fn bad_queries_and_predicates_are_refused_by_name() {
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        (
+            "index_outside",
+            format!("{}{}", begin("occ", 4, "OCCLUSION"), end("occ", 4, "OCCLUSION")),
+            &["[[command]] #2 (begin_query)", "`index` 4", "holds 4 queries"],
+        ),
+        (
+            "type_mismatch",
+            begin("occ", 0, "PIPELINE_STATISTICS"),
+            &["#2 (begin_query)", "`query` PIPELINE_STATISTICS", "OCCLUSION heap"],
+        ),
+        (
+            "unknown_heap",
+            begin("nope", 0, "OCCLUSION"),
+            &["#2 (begin_query)", "`heap`", "\"nope\""],
+        ),
+        (
+            "end_without_begin",
+            end("occ", 0, "OCCLUSION"),
+            &["#2 (end_query)", "`index` 0", "not begun"],
+        ),
+        (
+            "begin_twice",
+            format!("{}{}", begin("occ", 0, "OCCLUSION"), begin("occ", 0, "OCCLUSION")),
+            &["#3 (begin_query)", "begun by [[command]] #2"],
+        ),
+        (
+            "end_other_type",
+            format!(
+                "{}{}",
+                begin("occ", 0, "OCCLUSION"),
+                end("occ", 0, "BINARY_OCCLUSION")
+            ),
+            &["#3 (end_query)", "`query` BINARY_OCCLUSION", "began query 0 as OCCLUSION"],
+        ),
+        (
+            "never_ended",
+            begin("occ", 0, "OCCLUSION"),
+            &["#2 (begin_query)", "never ended"],
+        ),
+        (
+            "resolve_open",
+            format!(
+                "{}{}{}",
+                begin("occ", 0, "OCCLUSION"),
+                resolve("occ", "OCCLUSION", 0, 1, 0),
+                end("occ", 0, "OCCLUSION")
+            ),
+            &["#3 (resolve_query_data)", "not ended", "undefined"],
+        ),
+        (
+            "resolve_never_ended",
+            resolve("occ", "OCCLUSION", 0, 1, 0),
+            &["#2 (resolve_query_data)", "query 0 of \"occ\"", "never ended"],
+        ),
+        (
+            "resolve_past_heap",
+            resolve("occ", "OCCLUSION", 3, 2, 0),
+            &["#2 (resolve_query_data)", "`first` 3 and `count` 2", "holds 4"],
+        ),
+        (
+            "resolve_past_buffer",
+            format!(
+                "{}{}{}",
+                begin("occ", 0, "OCCLUSION"),
+                end("occ", 0, "OCCLUSION"),
+                resolve("occ", "OCCLUSION", 0, 1, 256)
+            ),
+            &["#4 (resolve_query_data)", "`buffer`", "264", "256 bytes"],
+        ),
+        (
+            "resolve_misaligned",
+            format!(
+                "{}{}{}",
+                begin("occ", 0, "BINARY_OCCLUSION"),
+                end("occ", 0, "BINARY_OCCLUSION"),
+                resolve("occ", "BINARY_OCCLUSION", 0, 1, 4)
+            ),
+            &["#4 (resolve_query_data)", "`offset` 4", "multiple of 8"],
+        ),
+        (
+            "timestamp_begin",
+            begin("time", 0, "TIMESTAMP"),
+            &["#2 (begin_query)", "`query` TIMESTAMP", "no BeginQuery"],
+        ),
+        (
+            "heap_type_mismatch_timestamp",
+            begin("occ", 0, "TIMESTAMP"),
+            &["#2 (begin_query)", "`query` TIMESTAMP", "OCCLUSION heap"],
+        ),
+        (
+            "predicate_misaligned",
+            "\n[[command]]\ntype = \"set_predication\"\nbuffer = \"results\"\noffset = 4\noperation = \"EQUAL_ZERO\"\n".into(),
+            &["#2 (set_predication)", "`offset` 4", "multiple of 8"],
+        ),
+        (
+            "predicate_past_buffer",
+            "\n[[command]]\ntype = \"set_predication\"\nbuffer = \"results\"\noffset = 256\noperation = \"EQUAL_ZERO\"\n".into(),
+            &["#2 (set_predication)", "`offset` 256", "256 bytes"],
+        ),
+        (
+            "predicate_operation",
+            "\n[[command]]\ntype = \"set_predication\"\nbuffer = \"results\"\noperation = \"LESS\"\n".into(),
+            &["#2 (set_predication)", "`operation` \"LESS\""],
+        ),
+        (
+            "predicate_no_buffer",
+            "\n[[command]]\ntype = \"set_predication\"\noffset = 8\n".into(),
+            &["#2 (set_predication)", "need `buffer`"],
+        ),
+        (
+            "query_key_on_a_draw",
+            draw(0, 3).replace("vertex_count", "heap = \"occ\"\nvertex_count"),
+            &["#2 (draw)", "`heap` does not apply"],
+        ),
+    ];
+    for (name, commands, wants) in cases {
+        let e = error_of(name, &format!("{SCENE}{commands}"));
+        for w in wants {
+            assert!(e.contains(w), "{name}: {e:?} lacks {w:?}");
+        }
+    }
+    // The heap itself.
+    let e = error_of(
+        "heap_type",
+        &SCENE.replace("type = \"OCCLUSION\"", "type = \"OCCLUDED\""),
+    );
+    assert!(
+        e.contains("[[query_heap]] #1") && e.contains("`type` \"OCCLUDED\""),
+        "{e}"
+    );
+    let e = error_of("heap_count", &SCENE.replace("count = 4", "count = 0"));
+    assert!(
+        e.contains("[[query_heap]] #1") && e.contains("`count` 0"),
+        "{e}"
+    );
+}
