@@ -199,6 +199,50 @@ pub enum Command {
     /// D3D11's `DrawAuto` in a list: a draw whose vertex count is a stream-output filled
     /// size divided by vertex buffer 0's stride, read when it runs.
     DrawAuto(Box<DrawAuto>),
+    /// `CopyTextureRegion` between a subresource and a buffer placed by a footprint.
+    CopyFootprint(Box<FootprintCopy>),
+}
+
+/// `D3D12_PLACED_SUBRESOURCE_FOOTPRINT`: where a subresource's texels lie in a buffer.
+/// Texel (or block) `(x, y, z)` is at `offset + (z × rows + y) × row_pitch + x × bytes`,
+/// `rows` being the height in rows of blocks (`D3D12_SUBRESOURCE_FOOTPRINT`: slices
+/// follow one another at `rows × RowPitch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    /// `Offset` (a multiple of 512).
+    pub offset: u64,
+    /// `Width`, texels.
+    pub width: u32,
+    /// `Height`, texels.
+    pub height: u32,
+    /// `Depth`.
+    pub depth: u32,
+    /// `RowPitch` (a multiple of 256).
+    pub row_pitch: u32,
+}
+
+/// A `CopyTextureRegion` with one side a placed footprint: `src_box` of the source
+/// (texture or footprint) to `dst_at` of the destination, rows of texels (or blocks)
+/// unchanged. Checked before the list runs: alignment, formats, the footprint inside
+/// the buffer, the box inside both sides.
+#[derive(Debug, Clone)]
+pub struct FootprintCopy {
+    /// The texture.
+    pub texture: Texture,
+    /// Its mip.
+    pub mip: u32,
+    /// Its array slice.
+    pub slice: u32,
+    /// The buffer.
+    pub buffer: Memory,
+    /// The buffer's layout.
+    pub footprint: Footprint,
+    /// Buffer to texture (`true`) or texture to buffer.
+    pub to_texture: bool,
+    /// The source box, `[left, top, front, right, bottom, back]`.
+    pub src_box: [u32; 6],
+    /// The destination point.
+    pub dst_at: [u32; 3],
 }
 
 /// A `DrawAuto`: [`DrawWork`] drawn with one instance of `⌊filled size / stride⌋`
@@ -474,6 +518,7 @@ impl Command {
             Command::SetPredication(_) => "set_predication",
             Command::Gated(g) => g.command.name(),
             Command::DrawAuto(_) => "draw",
+            Command::CopyFootprint(_) => "copy_texture_region",
         }
     }
 
@@ -637,6 +682,7 @@ impl Command {
                 bytes,
             } => copy(dst, *dst_offset, src, *src_offset, *bytes),
             Command::CopyTextureRegion(c) => copy_texture_region(c),
+            Command::CopyFootprint(c) => copy_footprint(c),
             Command::ExecuteIndirect(x) => runs = execute_indirect(x, plan, budget, hooks)?,
             Command::ResolveSubresource {
                 dst,
@@ -739,6 +785,39 @@ fn copy_texture_region(c: &TextureCopy) {
                 }
                 y += block;
             }
+        }
+    }
+}
+
+/// `CopyTextureRegion` with a placed footprint, a row of texels (or blocks) at a time.
+fn copy_footprint(c: &FootprintCopy) {
+    let f = c.texture.desc().format;
+    let block = f.block_size().max(1);
+    let texel = u64::from(f.bytes_per_texel());
+    let [l, t, fr, r, b, bk] = c.src_box;
+    let mut row = vec![0u8; (u64::from(r.saturating_sub(l).div_ceil(block)) * texel) as usize];
+    let fp = c.footprint;
+    let rows = u64::from(fp.height.div_ceil(block));
+    let in_buffer = |[x, y, z]: [u32; 3]| {
+        fp.offset
+            + (u64::from(z) * rows + u64::from(y / block)) * u64::from(fp.row_pitch)
+            + u64::from(x / block) * texel
+    };
+    for z in fr..bk {
+        let mut y = t;
+        while y < b {
+            let src = [l, y, z];
+            let dst = [c.dst_at[0], c.dst_at[1] + (y - t), c.dst_at[2] + (z - fr)];
+            if c.to_texture {
+                if let Some(a) = c.texture.texel_addr(c.mip, c.slice, dst, 0) {
+                    c.buffer.read_bytes(in_buffer(src), &mut row);
+                    c.texture.memory().write_bytes(a, &row);
+                }
+            } else if let Some(a) = c.texture.texel_addr(c.mip, c.slice, src, 0) {
+                c.texture.memory().read_bytes(a, &mut row);
+                c.buffer.write_bytes(in_buffer(dst), &row);
+            }
+            y += block;
         }
     }
 }
@@ -1033,5 +1112,54 @@ mod tests {
         let got: Vec<u32> = (0..16).map(|i| word(d.memory(), i * 4)).collect();
         // Rows 0..2, columns 1..3 of the source land at rows 2..4, columns 0..2.
         assert_eq!(got, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 5, 6, 0, 0]);
+    }
+
+    /// A placed footprint (D3D12_PLACED_SUBRESOURCE_FOOTPRINT) puts texel (x, y, z) at
+    /// offset + (z × height + y) × RowPitch + x × bytes, slices after one another.
+    #[test]
+    fn footprint_copies_place_rows_at_the_row_pitch() {
+        let mut d = TextureDesc::tex2d(Format::R32_UINT, 2, 2);
+        d.dim = TextureDim::Tex3D;
+        d.depth_or_array_size = 2;
+        let t = Texture::new(d).unwrap();
+        let bytes: Vec<u8> = (1u32..=8).flat_map(|v| v.to_le_bytes()).collect();
+        t.memory().write_bytes(0, &bytes);
+        let buffer = Memory::zeroed(2048).unwrap();
+        let copy = |to_texture, texture: &Texture| {
+            run(&Command::CopyFootprint(Box::new(FootprintCopy {
+                texture: texture.clone(),
+                mip: 0,
+                slice: 0,
+                buffer: buffer.clone(),
+                footprint: Footprint {
+                    offset: 512,
+                    width: 2,
+                    height: 2,
+                    depth: 2,
+                    row_pitch: 256,
+                },
+                to_texture,
+                src_box: [0, 0, 0, 2, 2, 2],
+                dst_at: [0; 3],
+            })))
+        };
+        copy(false, &t);
+        let w = |at: u64| word(&buffer, at);
+        assert_eq!(
+            [
+                w(512),
+                w(516),
+                w(768),
+                w(772),
+                w(1024),
+                w(1028),
+                w(1280),
+                w(1284)
+            ],
+            [1, 2, 3, 4, 5, 6, 7, 8]
+        );
+        let back = Texture::new(d).unwrap();
+        copy(true, &back);
+        assert_eq!(back.to_bytes(), bytes);
     }
 }

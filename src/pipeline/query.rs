@@ -13,8 +13,8 @@
 //!   timestamp heap `TIMESTAMP`. A query counts only the draws and dispatches between its
 //!   `BeginQuery` and `EndQuery`; `BeginQuery` starts it from zero. A timestamp has no
 //!   begin: its `EndQuery` takes the time.
-//! - **Occlusion** ("D3D12_QUERY_TYPE_OCCLUSION": the number of samples that passed the
-//!   depth and stencil tests; D3D11.3 §20.4.6): the exact count of samples the output
+//! - **Occlusion** (`D3D12_QUERY_TYPE_OCCLUSION`; `ResolveQueryData`: "the number of
+//!   samples that passed the test"): the exact count of samples the output
 //!   merger kept — covered, inside the sample mask, not discarded, not removed by
 //!   `SV_Coverage` or alpha-to-coverage, and passing the depth, stencil and depth-bounds
 //!   tests (every covered sample passes without a depth buffer). A draw with no pixel
@@ -32,7 +32,7 @@
 //!   discard), `CPrimitives` what clipping and culling left for the rasterizer (a clipped
 //!   polygon counts once per triangle), `PSInvocations` the pixel program's invocations
 //!   that stood for covered pixels or samples — helper lanes are not counted, as they
-//!   produce nothing (D3D11.3 leaves helper invocations out of the count's definition;
+//!   produce nothing (the counter's documentation does not say whether they count:
 //!   dxlane's choice), none without a pixel program — `HSInvocations` the hull program's
 //!   patches, `DSInvocations` the domain points shaded, `CSInvocations` the compute
 //!   threads (thread groups × threads per group). A mesh draw counts no input-assembler

@@ -3,7 +3,9 @@
 //! rules): occlusion counts samples that pass the depth and stencil tests, binary
 //! occlusion is 0 or 1, pipeline and stream-output statistics count what D3D12's
 //! structs name, a predicate read when each command runs skips it, and every bad query
-//! or predicate is refused naming the command and the key.
+//! or predicate is refused naming the command and the key. Also the list commands that
+//! came with them: `draw_auto` (a stream-output buffer drawn with the count stream
+//! output left) and `copy_texture_region` with placed footprints.
 //!
 //! The pictures are hand-derived: a 16 × 16 target, rectangles whose edges fall on pixel
 //! boundaries (so the top-left rule decides no pixel), the vertex program writing z = 0.
@@ -568,4 +570,200 @@ fn bad_queries_and_predicates_are_refused_by_name() {
         e.contains("[[query_heap]] #1") && e.contains("`count` 0"),
         "{e}"
     );
+}
+
+/// DrawAuto in a list (`draw_auto`, D3D11's `DrawAuto` reading the filled size D3D12
+/// keeps in a buffer): draw 1 streams out A's first triangle (3 vertices of 32 bytes:
+/// `SV_Position`, `COLOR`), draw 2 appends B's two triangles behind it (the filled size
+/// is where writing starts), and draw 3 draws ⌊288 / 32⌋ = 9 vertices from the stream-
+/// output buffer as its vertex buffer: A's first triangle and B, red and green, and not
+/// A's second triangle (never streamed out). Neither streaming draw rasterizes
+/// (`rasterized_stream = "none"`).
+#[test]
+fn draw_auto_draws_what_stream_output_appended() {
+    let so = |first: u32, count: u32| {
+        draw(first, count).replace(
+            "rasterizer =",
+            "stream_output = [{ semantic = \"SV_Position\" }, { semantic = \"COLOR\" }]\nrasterized_stream = \"none\"\nstream_output_buffers = [{ resource = \"so\", stride = 32, filled_size_resource = \"counters\" }]\nrasterizer =",
+        )
+    };
+    let auto = draw(0, 1)
+        .replace(
+            "vertex_count = 1\nstart_vertex = 0\n",
+            "draw_auto = { resource = \"counters\" }\n",
+        )
+        .replace(
+            "vertex_buffers = [{ slot = 0, resource = \"verts\", stride = 24 }]",
+            "vertex_buffers = [{ slot = 0, resource = \"so\", stride = 32 }]",
+        )
+        .replace(
+            "{ semantic = \"COLOR\", format = \"R32G32B32A32_FLOAT\" }",
+            "{ semantic = \"COLOR\", format = \"R32G32B32A32_FLOAT\", offset = 16 }",
+        );
+    let text = format!(
+        r#"{SCENE}
+[[resource]]
+name = "so"
+kind = "raw_buffer"
+size = 1024
+
+[[resource]]
+name = "counters"
+kind = "raw_buffer"
+size = 4
+{}{}{auto}"#,
+        so(0, 3),
+        so(6, 6),
+    );
+    let r = list("draw_auto", &text);
+    assert_eq!(bytes(&r, "counters"), 288u32.to_le_bytes());
+    let color = bytes(&r, "color");
+    let px = |x: usize, y: usize| color[4 * (16 * y + x)..4 * (16 * y + x) + 4].to_vec();
+    assert_eq!(px(1, 1), [255, 0, 0, 255], "A's first triangle");
+    assert_eq!(px(10, 10), [0, 255, 0, 255], "B");
+    assert_eq!(
+        px(1, 14),
+        [0, 0, 0, 0],
+        "A's second triangle was not streamed out"
+    );
+    assert_eq!(px(14, 1), [0, 0, 0, 0]);
+    // The streamed records: B's first vertex follows A's triangle, at byte 96.
+    let so = bytes(&r, "so");
+    let f = |at: usize| f32::from_le_bytes(so[at..at + 4].try_into().unwrap());
+    assert_eq!([f(96), f(100), f(104), f(108)], [-0.5, -1.0, 0.0, 1.0]);
+    assert_eq!([f(112), f(116), f(120), f(124)], [0.0, 1.0, 0.0, 1.0]);
+    // DrawAuto takes no arguments, needs a stride at slot 0 and a word for the size.
+    for (name, bad, want) in [
+        (
+            "draw_auto_count",
+            auto.replace("draw_auto", "vertex_count = 3\ndraw_auto"),
+            "`vertex_count`: a `draw_auto` draw",
+        ),
+        (
+            "draw_auto_offset",
+            auto.replace(
+                "resource = \"counters\" }",
+                "resource = \"counters\", offset = 2 }",
+            ),
+            "`draw_auto`: `offset` 2",
+        ),
+        (
+            "draw_auto_indexed",
+            auto.replace("type = \"draw\"", "type = \"draw_indexed\""),
+            "`draw_auto` does not apply to a draw_indexed command",
+        ),
+    ] {
+        let e = error_of(
+            name,
+            &format!(
+                "{SCENE}\n[[resource]]\nname = \"so\"\nkind = \"raw_buffer\"\nsize = 64\n[[resource]]\nname = \"counters\"\nkind = \"raw_buffer\"\nsize = 4\n{bad}"
+            ),
+        );
+        assert!(e.contains("#2 (draw") && e.contains(want), "{name}: {e}");
+    }
+}
+
+/// CopyTextureRegion with a placed footprint (D3D12_PLACED_SUBRESOURCE_FOOTPRINT): a
+/// 2 × 2 box of a 4 × 4 R32_UINT texture to a buffer at offset 512 with a row pitch of
+/// 256 lands at 512 + y × 256 + x × 4; copied back from the buffer into another
+/// texture at (1, 2) it is the same texels there. Predicated copies are skipped like
+/// the others.
+#[test]
+fn placed_footprint_copies_follow_the_footprint() {
+    let text = r#"
+[[resource]]
+name = "tex"
+kind = "texture2d"
+format = "R32_UINT"
+width = 4
+height = 4
+data = { u32 = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] }
+
+[[resource]]
+name = "back"
+kind = "texture2d"
+format = "R32_UINT"
+width = 4
+height = 4
+
+[[resource]]
+name = "staging"
+kind = "raw_buffer"
+size = 1024
+
+[[command]]
+type = "copy_texture_region"
+dst = "staging"
+dst_footprint = { offset = 512, format = "R32_UINT", width = 2, height = 2, row_pitch = 256 }
+src = "tex"
+src_box = [1, 2, 0, 3, 4, 1]
+
+[[command]]
+type = "copy_texture_region"
+dst = "back"
+dst_at = [1, 2, 0]
+src = "staging"
+src_footprint = { offset = 512, format = "R32_UINT", width = 2, height = 2, row_pitch = 256 }
+"#;
+    let r = list("footprint", text);
+    let staging = bytes(&r, "staging");
+    let w = |at: usize| u32::from_le_bytes(staging[at..at + 4].try_into().unwrap());
+    assert_eq!([w(512), w(516), w(768), w(772)], [9, 10, 13, 14]);
+    assert_eq!(w(520), 0, "past the footprint's width");
+    let back = bytes(&r, "back");
+    let t = |x: usize, y: usize| {
+        u32::from_le_bytes(
+            back[4 * (4 * y + x)..4 * (4 * y + x) + 4]
+                .try_into()
+                .unwrap(),
+        )
+    };
+    assert_eq!([t(1, 2), t(2, 2), t(1, 3), t(2, 3)], [9, 10, 13, 14]);
+    assert_eq!(t(0, 2), 0);
+    let cases = [
+        (
+            "fp_offset",
+            "offset = 512",
+            "offset = 256",
+            "`offset` 256 is not a multiple of 512",
+        ),
+        (
+            "fp_pitch",
+            "row_pitch = 256 }\nsrc = \"tex\"",
+            "row_pitch = 128 }\nsrc = \"tex\"",
+            "`row_pitch` 128 is not a non-zero multiple of 256",
+        ),
+        (
+            "fp_format",
+            "format = \"R32_UINT\", width = 2, height = 2, row_pitch = 256 }\nsrc = \"tex\"",
+            "format = \"R16G16_UINT\", width = 2, height = 2, row_pitch = 256 }\nsrc = \"tex\"",
+            "not copy-compatible",
+        ),
+        (
+            "fp_outside",
+            "offset = 512, format = \"R32_UINT\", width = 2, height = 2, row_pitch = 256 }\nsrc = \"tex\"",
+            "offset = 512, format = \"R32_UINT\", width = 2, height = 3, row_pitch = 256 }\nsrc = \"tex\"",
+            "ends at byte 1032, past the 1024 bytes",
+        ),
+        (
+            "fp_box",
+            "src_box = [1, 2, 0, 3, 4, 1]",
+            "src_box = [1, 1, 0, 3, 4, 1]",
+            "does not fit the destination",
+        ),
+        (
+            "fp_both",
+            "dst_footprint",
+            "src_footprint = { format = \"R32_UINT\", width = 1, row_pitch = 256 }\ndst_footprint",
+            "one side is a texture",
+        ),
+    ];
+    for (name, from, to, want) in cases {
+        assert!(text.contains(from), "{name}");
+        let e = error_of(name, &text.replacen(from, to, 1));
+        assert!(
+            e.contains("#1 (copy_texture_region)") && e.contains(want),
+            "{name}: {e}"
+        );
+    }
 }

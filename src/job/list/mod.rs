@@ -238,6 +238,11 @@ pub struct CommandEntry {
     /// `draw`: D3D11's `DrawAuto` — the vertex count is the 32-bit filled size at this
     /// named buffer and offset, divided by vertex buffer 0's stride.
     pub draw_auto: Option<draw::DrawAutoEntry>,
+    /// `copy_texture_region` from a buffer: the source's
+    /// `D3D12_PLACED_SUBRESOURCE_FOOTPRINT`.
+    pub src_footprint: Option<footprint::FootprintEntry>,
+    /// `copy_texture_region` into a buffer: the destination's footprint.
+    pub dst_footprint: Option<footprint::FootprintEntry>,
 }
 
 /// One binding of a command: a register and a named resource, or constant data.
@@ -260,6 +265,7 @@ pub struct BindEntry {
 }
 
 mod draw;
+mod footprint;
 mod query;
 
 pub use query::{MAX_QUERIES_PER_HEAP, QueryHeapEntry};
@@ -377,7 +383,9 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         buffer,
         offset,
         operation,
-        draw_auto
+        draw_auto,
+        src_footprint,
+        dst_footprint
     );
     if e.amplification.is_some() {
         k.push("as");
@@ -419,6 +427,8 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "src_mip",
             "src_slice",
             "src_box",
+            "src_footprint",
+            "dst_footprint",
         ],
         "resolve_subresource" => &["dst", "dst_slice", "src", "src_slice"],
         "draw" => draw::DRAW_KEYS,
@@ -990,6 +1000,9 @@ impl Ctx<'_> {
     }
 
     fn copy_texture_region(&self, e: &CommandEntry) -> Result<Command, String> {
+        if e.src_footprint.is_some() || e.dst_footprint.is_some() {
+            return self.footprint_copy(e);
+        }
         let d = e.dst.as_ref().ok_or("missing `dst`")?;
         let s = e.src.as_ref().ok_or("missing `src`")?;
         let dst = self.texture("dst", d)?;

@@ -590,6 +590,9 @@ impl ListPlan<'_> {
             Command::DrawAuto(_) => {
                 return Err("DrawAuto is not written to plans".into());
             }
+            Command::CopyFootprint(_) => {
+                return Err("placed-footprint copies are not written to plans".into());
+            }
         }
         Ok(())
     }
