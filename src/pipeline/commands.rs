@@ -2,7 +2,8 @@
 //! and indirect executions — run as one list on one queue over shared resources.
 //!
 //! Owns the commands that are not a dispatch or a draw (clears, copies,
-//! `ExecuteIndirect`), with the D3D12 rule each follows, and running a list in order.
+//! `ExecuteIndirect`, queries, predication, `DrawAuto`), with the D3D12 rule each
+//! follows, and running a list in order.
 //! Does not own: the dispatch and the draw themselves (`dispatch`, `draw`), resource
 //! storage (`resources`), or the job file's vocabulary for naming resources and checking
 //! a command's fields before the list runs (`job`).
@@ -48,6 +49,15 @@
 //!   §18.6.4: "if any of the dispatch counts is 0, the dispatch is a no-op"); a count past
 //!   `D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION` (65,535) is an error naming the
 //!   command and the argument.
+//! - **Placed footprints.** `CopyTextureRegion` between a subresource and a buffer puts
+//!   texel (or block) `(x, y, z)` of the footprint at `Offset + (z × rows + y) ×
+//!   RowPitch + x × bytes` (`D3D12_PLACED_SUBRESOURCE_FOOTPRINT`; alignment, format and
+//!   extent checked before the list runs).
+//! - **Queries and predication** (`query` states the rules): a command carries the
+//!   predicate and the open queries the list's order gives it ([`Gated`]); it is skipped
+//!   when the predicate's value, read as it runs, says so, and what it runs is added to
+//!   each open query. `DrawAuto` reads its vertex count from a stream-output filled size
+//!   when it runs ([`DrawAuto`]).
 //! - **`ResolveSubresource`** averages each texel's samples (`om::resolve_into` states
 //!   the rule); the source is multisampled, the destination single-sampled, both of one
 //!   size and format, and the format one D3D12 can resolve (float, UNORM, SNORM, sRGB:

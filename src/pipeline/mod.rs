@@ -8,7 +8,8 @@
 //! geometry stage ([`gs`]), the amplification and mesh stages ([`amplification`], [`ms`]),
 //! stage linking ([`link`]), clipping ([`clip`]), primitive
 //! setup ([`setup`]), the rasterizer ([`raster`]), attribute interpolation
-//! ([`interp`]), the pixel stage ([`ps`]) and the output merger ([`om`]) — run by
+//! ([`interp`]), the pixel stage ([`ps`]) and the output merger ([`om`]), queries and
+//! predication ([`query`]) — run by
 //! [`draw()`](fn@draw) ([`draw`](mod@draw): the orchestration), with the screen cut into
 //! tiles that list their primitives ([`bin`]) and run on worker threads (`tile`), and
 //! one wave traceable for the debugger ([`trace`]); the work value and its plan
