@@ -245,6 +245,19 @@ fn occlusion_counts_samples_of_a_multisampled_target() {
     );
     let r = list("msaa", &text);
     assert_eq!(&u64s(&r, "results")[..2], [384, 192]);
+    // Alpha-to-coverage of alpha 0.5 keeps round(0.5 × 4) = 2 samples of each pixel
+    // (dxlane's pattern, `docs/pipeline.md`): 192 again, counted after the late depth
+    // test that alpha-to-coverage moves the test to.
+    let half = ms.replace("0, 1, 0, 1", "0, 1, 0, 0.5");
+    let a2c = draw(6, 6).replace("rasterizer =", "alpha_to_coverage = true\nrasterizer =");
+    let text = format!(
+        "{half}{}{a2c}{}{}",
+        begin("occ", 0, "OCCLUSION"),
+        end("occ", 0, "OCCLUSION"),
+        resolve("occ", "OCCLUSION", 0, 1, 0),
+    );
+    let r = list("msaa_a2c", &text);
+    assert_eq!(u64s(&r, "results")[0], 192);
 }
 
 /// D3D12_QUERY_DATA_PIPELINE_STATISTICS of draw A (6 vertices, 2 triangles, 128 pixels)
