@@ -632,3 +632,90 @@ fn the_pipeline_refuses_an_image_of_another_format() {
         );
     }
 }
+
+/// A command list's draw takes `shading_rate_image = { resource }`, a named R8_UINT
+/// texture that the commands before wrote (VRS "Screen Space Image": "Write the data
+/// using a compute shader"): a dispatch stores 4X4 (10) into texel 1 of an image that
+/// starts as [2X2, 1X1]; the draw after it, with OVERRIDE, shades the left 16×16 tile at
+/// 2X2 and the right one at 4X4. The single-draw forms are refused in a list.
+#[test]
+fn a_list_draw_reads_the_image_a_dispatch_wrote() {
+    use dxlane::job::{Finished, prepare};
+    let dir = common::scratch().join("vrs").join("list");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("vs.ir"), VS).unwrap();
+    std::fs::write(dir.join("ps.ir"), PS_INFO).unwrap();
+    std::fs::write(
+        dir.join("cs.ir"),
+        "shader compute
+group [1 1 1]
+const r0 = 0
+const r1 = 1
+const r2 = 10
+resource range0 = uav space 0 lower 0 count 1 texture2d uint \"rates\"
+block0:
+    handle r3, range0, r0
+    typed_store r3, [r1 r0 _], _, [r2 r2 r2 r2], 15
+    return
+",
+    )
+    .unwrap();
+    let verts: Vec<String> = full(0)
+        .iter()
+        .flat_map(|(p, r)| {
+            p.iter()
+                .map(|x| x.to_bits())
+                .chain([*r])
+                .collect::<Vec<_>>()
+        })
+        .map(|w| w.to_string())
+        .collect();
+    let list = |image: &str| {
+        format!(
+            "[[resource]]\nname = \"verts\"\nkind = \"raw_buffer\"\nsize = 60\ndata = {{ u32 = [{}] }}\n\
+             [[resource]]\nname = \"rates\"\nkind = \"texture2d\"\nformat = \"R8_UINT\"\nwidth = 2\nheight = 1\ndata = {{ hex = \"05 00\" }}\n\
+             [[resource]]\nname = \"color\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 32\nheight = 16\n\
+             [[command]]\ntype = \"dispatch\"\ncs = \"cs.ir\"\ngroups = [1, 1, 1]\nbind = [{{ reg = \"u0\", resource = \"rates\" }}]\n\
+             [[command]]\ntype = \"draw\"\nvs = \"vs.ir\"\nps = \"ps.ir\"\nvertex_count = 3\n\
+             vertex_buffers = [{{ slot = 0, resource = \"verts\", stride = 20 }}]\n\
+             input_element = [{{ semantic = \"POSITION\", format = \"R32G32B32A32_FLOAT\" }}, {{ semantic = \"RATE\", format = \"R32_UINT\" }}]\n\
+             render_targets = [{{ resource = \"color\" }}]\n\
+             shading_rate_combiners = [\"PASSTHROUGH\", \"OVERRIDE\"]\nshading_rate_image = {image}\n",
+            verts.join(", ")
+        )
+    };
+    let run = |text: String| {
+        std::fs::write(dir.join("job.toml"), text).unwrap();
+        let job = Job::load(&dir.join("job.toml")).map_err(|e| e.to_string())?;
+        let opts = common::run_options();
+        prepare(job, &opts)
+            .and_then(|p| p.execute(&opts))
+            .map_err(|e| e.to_string())
+    };
+    let r = match run(list("{ resource = \"rates\" }")) {
+        Ok(Finished::List(r)) => r,
+        Ok(_) => panic!("not a list"),
+        Err(e) => panic!("{e}"),
+    };
+    let color = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains("color"))
+        .unwrap()
+        .contents()
+        .unwrap();
+    let at = |x: usize, y: usize| -> [f32; 4] {
+        let o = 16 * (32 * y + x);
+        std::array::from_fn(|i| {
+            f32::from_le_bytes(color[o + 4 * i..o + 4 * i + 4].try_into().unwrap())
+        })
+    };
+    assert_eq!(at(3, 2), [3.0, 3.0, 5.0, 2.0]);
+    assert_eq!(at(21, 6), [22.0, 6.0, 10.0, 4.0]);
+    let e = run(list("{ width = 1, height = 1, rates = [\"2X2\"] }"))
+        .map(|_| ())
+        .expect_err("refused");
+    assert!(e.contains("`shading_rate_image`: in a command list"), "{e}");
+}
