@@ -719,3 +719,51 @@ block0:
         .expect_err("refused");
     assert!(e.contains("`shading_rate_image`: in a command list"), "{e}");
 }
+
+/// VRS "SV_Coverage" (output): a coverage the program writes is read in the coarse
+/// layout. At 2X2 on a one-sample target, writing 0b0110 keeps fine pixels 1 and 2 of
+/// each coarse pixel (top-right and bottom-left); the other two keep the clear value.
+#[test]
+fn a_coverage_output_selects_fine_pixels() {
+    let ps = r#"shader pixel
+regs 5
+const r0 = 0
+const r1 = 1
+const r2 = 0x3f800000
+const r3 = 6
+io_words in 0 out 5
+resource range0 = uav space 0 lower 0 count 1 raw_buffer uint "count"
+output "SV_Target" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+output "SV_Coverage" 0 sv coverage reg none rows 1 mask x uint interp undefined slot 4
+block0:
+    handle r4, range0, r0
+    res_atomic add, _, r4, [r0 _ _], r1
+    output 0, r2
+    output 1, r2
+    output 2, r2
+    output 3, r2
+    output 4, r3
+    return
+"#;
+    let r = run(
+        "coverage_output",
+        ps,
+        &format!(
+            "{}{COUNTER}",
+            draw(
+                &full(0),
+                "shading_rate = \"2X2\"",
+                "R8G8B8A8_UNORM",
+                (8, 8, 1)
+            )
+        ),
+    );
+    assert_eq!(counted("coverage_output"), 16);
+    let t = &r.targets[0].view.texture;
+    for y in 0..8 {
+        for x in 0..8 {
+            let want = if (x % 2) != (y % 2) { u32::MAX } else { 0 };
+            assert_eq!(texel(t, x, y, 0)[0], want, "({x}, {y})");
+        }
+    }
+}
