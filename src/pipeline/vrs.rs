@@ -323,7 +323,8 @@ impl Rates {
         let fit = |r: ShadingRate| sanitize(r.axes(), s);
         let image = self.image.as_ref().map_or(ShadingRate::X1X1, |i| {
             if tx < i.cols && ty < i.rows {
-                i.rates[(ty * i.cols + tx) as usize]
+                let at = (ty as usize) * (i.cols as usize) + tx as usize;
+                i.rates.get(at).copied().unwrap_or_default()
             } else {
                 ShadingRate::X1X1
             }
