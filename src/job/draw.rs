@@ -54,6 +54,11 @@
 //! # view, and the view instance mask (absent: every view; present: masking on)
 //! # view_instancing = { count = 2, locations = [{ viewport = 0, render_target_slice = 0 },
 //! #                     { viewport = 1, render_target_slice = 1 }], mask = 0b11 }
+//! # variable-rate shading (in [draw]): RSSetShadingRate and RSSetShadingRateImage
+//! # shading_rate = "2X2"            # 1X1 1X2 2X1 2X2 2X4 4X2 4X4
+//! # shading_rate_combiners = ["PASSTHROUGH", "OVERRIDE"]   # PASSTHROUGH OVERRIDE MIN MAX SUM
+//! # shading_rate_image = { width = 2, height = 2, rates = ["1X1", "2X2", "4X4", "2X1"] }
+//! #                                 # one R8_UINT texel per 16×16 pixels; or data = { hex = … }
 //! ```
 //!
 //! Render targets and the depth-stencil buffer (made by `targets`):
@@ -184,6 +189,157 @@ pub struct DrawSection {
     /// `view_instancing = { count, locations, mask }`: the pipeline state's
     /// `D3D12_VIEW_INSTANCING_DESC` and the command list's view instance mask.
     pub view_instancing: Option<ViewInstancingEntry>,
+    /// `RSSetShadingRate`'s base rate: `1X1`, `1X2`, `2X1`, `2X2`, `2X4`, `4X2` or
+    /// `4X4` (default 1X1; `pipeline::vrs`).
+    pub shading_rate: Option<String>,
+    /// `RSSetShadingRate`'s two combiners: `PASSTHROUGH`, `OVERRIDE`, `MIN`, `MAX`,
+    /// `SUM` (default both `PASSTHROUGH`).
+    pub shading_rate_combiners: Option<[String; 2]>,
+    /// `RSSetShadingRateImage`: the screen-space rate image (R8_UINT, one texel per
+    /// 16×16 pixels).
+    pub shading_rate_image: Option<ShadingRateImageEntry>,
+}
+
+/// `shading_rate_image`: in a single-draw job, an R8_UINT texture the job makes,
+/// `{ width, height, rates = ["2X2", …] }` (row-major rate names) or
+/// `{ width, height, data = { hex = "05 00 …" } }` (the bytes); in a command list's
+/// draw, `{ resource = "name" }`, a named resource.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ShadingRateImageEntry {
+    /// A named resource (command lists).
+    pub resource: Option<String>,
+    /// Texels across (single-draw jobs).
+    pub width: Option<u32>,
+    /// Texels down (single-draw jobs).
+    pub height: Option<u32>,
+    /// Each texel's rate by name, row-major (single-draw jobs).
+    pub rates: Option<Vec<String>>,
+    /// The texels' bytes (single-draw jobs; unlisted bytes are 0, 1X1).
+    pub data: Option<DataSpec>,
+}
+
+/// `shading_rate` and `shading_rate_combiners`, with the image the caller gives
+/// (`image`), as the pipeline's state; each error names the key and the value.
+pub fn shading_rate(
+    d: &DrawSection,
+    image: Option<crate::resources::Texture>,
+) -> Result<crate::pipeline::vrs::ShadingRateState, JobError> {
+    use crate::pipeline::vrs::{Combiner, ShadingRate, ShadingRateState};
+    let rate = match &d.shading_rate {
+        None => ShadingRate::X1X1,
+        Some(n) => ShadingRate::from_name(n).ok_or_else(|| {
+            draw_err(
+                "[draw]",
+                format!(
+                    "`shading_rate` = \"{n}\": not a D3D12_SHADING_RATE (1X1, 1X2, 2X1, 2X2, 2X4, 4X2, 4X4)"
+                ),
+            )
+        })?,
+    };
+    let mut combiners = [Combiner::Passthrough; 2];
+    if let Some(names) = &d.shading_rate_combiners {
+        for (i, (c, n)) in combiners.iter_mut().zip(names).enumerate() {
+            *c = Combiner::from_name(n).ok_or_else(|| {
+                draw_err(
+                    "[draw]",
+                    format!(
+                        "`shading_rate_combiners` #{} = \"{n}\": not a D3D12_SHADING_RATE_COMBINER (PASSTHROUGH, OVERRIDE, MIN, MAX, SUM)",
+                        i + 1
+                    ),
+                )
+            })?;
+        }
+    }
+    Ok(ShadingRateState {
+        rate,
+        combiners,
+        image,
+    })
+}
+
+/// The rate image a single-draw job's `shading_rate_image` makes (see
+/// [`ShadingRateImageEntry`]), `None` without one; `job_dir` is where a `data` file
+/// lies.
+pub fn shading_rate_image(
+    d: &DrawSection,
+    job_dir: &std::path::Path,
+) -> Result<Option<crate::resources::Texture>, JobError> {
+    use crate::pipeline::vrs::ShadingRate;
+    use crate::resources::{Texture, TextureDesc};
+    let Some(e) = &d.shading_rate_image else {
+        return Ok(None);
+    };
+    let key = |k: &str, m: String| draw_err("[draw]", format!("`shading_rate_image.{k}`: {m}"));
+    if let Some(r) = &e.resource {
+        return Err(key(
+            "resource",
+            format!(
+                "\"{r}\": a single-draw job has no named resources; give `width`, `height` and `rates` or `data`"
+            ),
+        ));
+    }
+    let (Some(w), Some(h)) = (e.width, e.height) else {
+        return Err(key(
+            "width",
+            "give the image's `width` and `height` in texels".into(),
+        ));
+    };
+    // The tiles of the largest target (16384 pixels each way) need no more.
+    let most = crate::resources::texture::MAX_TEXTURE_DIMENSION / crate::pipeline::vrs::TILE_SIZE;
+    if w == 0 || h == 0 || w > most || h > most {
+        return Err(key(
+            "width",
+            format!(
+                "{w} × {h} texels: 1 to {most} each way (one texel per 16×16 pixels of a target of at most 16384)"
+            ),
+        ));
+    }
+    let desc = TextureDesc::tex2d(Format::R8_UINT, w, h);
+    desc.validate()
+        .map_err(|x| key("width", format!("{w} × {h}: {x}")))?;
+    let n = (w as usize) * (h as usize);
+    let bytes = match (&e.rates, &e.data) {
+        (Some(names), None) => {
+            if names.len() > n {
+                return Err(key(
+                    "rates",
+                    format!("{} rates for {w} × {h} texels", names.len()),
+                ));
+            }
+            let mut b = Vec::with_capacity(names.len());
+            for (i, name) in names.iter().enumerate() {
+                let r = ShadingRate::from_name(name).ok_or_else(|| {
+                    key(
+                        "rates",
+                        format!("#{} = \"{name}\": not a D3D12_SHADING_RATE (1X1, 1X2, 2X1, 2X2, 2X4, 4X2, 4X4)", i + 1),
+                    )
+                })?;
+                b.push(r.value());
+            }
+            b
+        }
+        (None, Some(data)) => {
+            super::data::bytes(data, job_dir, n as u64).map_err(|m| key("data", m))?
+        }
+        _ => {
+            return Err(key(
+                "rates",
+                "give exactly one of `rates` and `data`".into(),
+            ));
+        }
+    };
+    if bytes.len() > n {
+        return Err(key(
+            "data",
+            format!("{} bytes for {w} × {h} texels", bytes.len()),
+        ));
+    }
+    let mut all = bytes;
+    all.resize(n, 0);
+    Texture::from_bytes(desc, &all)
+        .map(Some)
+        .map_err(|x| key("data", x.to_string()))
 }
 
 /// `view_instancing = { count = 2, locations = [{ viewport = 0, render_target_slice = 0 },

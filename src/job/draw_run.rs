@@ -209,6 +209,7 @@ fn field_entry(f: DrawField) -> String {
             SoField::RasterizedStream => "[draw] rasterized_stream".into(),
         },
         DrawField::ViewInstancing => "[draw] view_instancing".into(),
+        DrawField::ShadingRate => "[draw] shading_rate".into(),
     }
 }
 
@@ -532,6 +533,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&dsec)?;
     state.depth_bounds = dsec.depth_bounds.unwrap_or([0.0, 1.0]);
     state.view_instancing = d::view_instancing(&dsec)?;
+    state.shading_rate = d::shading_rate(&dsec, d::shading_rate_image(&dsec, &job.dir)?)?;
     state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
     let so_buffers = so_buffers(&dsec, &job.dir, &gate, &mut memory)?;
     if !dsec.stream_output.is_empty()

@@ -109,6 +109,7 @@ use super::tess::{self, TessBudget, TessFactors, TessellatorDesc};
 use super::tile::{TileCtx, TileStats};
 use super::trace::{Hook, TraceProgram};
 use super::view_instancing::{ViewInstanceLocation, effective_index};
+use super::vrs;
 use super::vs::{self, VertexJob, VertexOutputs};
 use super::{ds, link::TessLinks};
 use crate::exec::jit::Engine;
@@ -334,6 +335,8 @@ pub enum DrawField {
     StreamOutput(so::SoField),
     /// The view-instancing state (`D3D12_VIEW_INSTANCING_DESC`, the view instance mask).
     ViewInstancing,
+    /// The shading-rate state (`RSSetShadingRate`, `RSSetShadingRateImage`; `vrs`).
+    ShadingRate,
 }
 
 /// Why a draw could not run.
@@ -490,6 +493,7 @@ pub fn field_name(f: DrawField) -> String {
             so::SoField::RasterizedStream => "the rasterized stream".into(),
         },
         DrawField::ViewInstancing => "the view-instancing state".into(),
+        DrawField::ShadingRate => "the shading-rate state".into(),
     }
 }
 
@@ -1679,6 +1683,7 @@ fn draw_view(
         pattern: &pattern,
         depth_ranges: &depth_ranges,
     };
+    let rates = shading_rates(s, &targets, &linked, &ps_out)?;
     let mut st = TileStats::default();
     let mut binning = 0.0;
     for (slice, members) in &passes {
@@ -1703,6 +1708,7 @@ fn draw_view(
             memory: opts.memory,
             trace: traced,
             budget,
+            vrs: rates.as_ref(),
         };
         st.add(&ctx.run(threads)?);
         memory.give(bin_bytes);
@@ -2144,6 +2150,35 @@ fn last_stage<'a>(s: &DrawState<'a>) -> &'a Shader {
         (None, None, Some((d, _))) => d,
         (None, None, None) => s.vs,
     }
+}
+
+/// The draw's shading rates (`vrs`), `None` when every pixel shades fine: the state
+/// cannot be coarse, or the pixel program runs per sample or writes depth or a stencil
+/// reference (VRS "Sample-based execution", "Export of Depth and Stencil"). The
+/// per-primitive rate is the provoking vertex's `SV_ShadingRate` from a vertex, geometry
+/// or mesh program; a domain program may not write it (VRS "Per-Primitive Attribute").
+fn shading_rates(
+    s: &DrawState<'_>,
+    targets: &Targets,
+    linked: &Linked,
+    ps_out: &PsOutputs,
+) -> Result<Option<vrs::Rates>, DrawError> {
+    let fine = linked.per_sample || ps_out.depth.is_some() || ps_out.stencil_ref.is_some();
+    let domain_last = s.ds.is_some() && s.gs.is_none() && s.mesh.is_none();
+    let prim_word = if domain_last {
+        None
+    } else {
+        routing_word(last_stage(s), SysValue::ShadingRate)
+    };
+    vrs::Rates::new(
+        &s.shading_rate,
+        targets.width,
+        targets.height,
+        targets.samples,
+        prim_word,
+        fine,
+    )
+    .map_err(|e| state_err(DrawField::ShadingRate, e))
 }
 
 /// The output word holding system value `sv` (`SV_ViewportArrayIndex`,

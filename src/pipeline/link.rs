@@ -84,6 +84,8 @@ pub enum PsSource {
         /// Perspective-correct weights.
         perspective: bool,
     },
+    /// `SV_ShadingRate`: the lane's `D3D12_SHADING_RATE` (`vrs`).
+    ShadingRate,
     /// A value no stage writes here: 0.
     Zero,
 }
@@ -291,6 +293,7 @@ fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, Lin
         SysValue::Coverage => return Ok(PsSource::Coverage),
         SysValue::InnerCoverage => return Ok(PsSource::InnerCoverage),
         SysValue::PrimitiveId => return Ok(PsSource::PrimitiveId),
+        SysValue::ShadingRate => return Ok(PsSource::ShadingRate),
         SysValue::Barycentrics => {
             return Ok(PsSource::Barycentric {
                 component: c as u8,

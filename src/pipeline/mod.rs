@@ -15,7 +15,8 @@
 //! one wave traceable for the debugger ([`trace`]); the work value and its plan
 //! ([`work`], [`plan`]) and command lists of dispatches, draws, clears and copies
 //! ([`commands`]); `DispatchRays` over ray-tracing programs and their shader table
-//! ([`rays`]); view instancing, the pipeline run once per view ([`view_instancing`]).
+//! ([`rays`]); view instancing, the pipeline run once per view ([`view_instancing`]);
+//! variable-rate shading, the pixel program run per coarse pixel ([`vrs`]).
 //! Does not own: executing waves
 //! (`exec`) or resource storage (`resources`).
 
@@ -45,6 +46,7 @@ pub mod tess;
 pub(crate) mod tile;
 pub mod trace;
 pub mod view_instancing;
+pub mod vrs;
 pub mod vs;
 pub mod work;
 

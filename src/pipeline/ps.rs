@@ -26,6 +26,7 @@ use super::interp::{self, Location};
 use super::link::{Linked, PsSource};
 use super::raster::Pattern;
 use super::setup::{Plane, Prim};
+use super::vrs::{self, ShadingRate};
 use super::vs::VertexOutputs;
 use crate::exec::{PixelContext, StageRunner, WaveRun};
 use crate::ir::{EvalAt, Interp, Shader, SysValue};
@@ -41,8 +42,12 @@ pub struct PixelLane {
     pub y: u32,
     /// The sample it runs for (per-sample execution), else 0.
     pub sample: u32,
-    /// The samples it stands for (0: a helper lane).
+    /// The samples it stands for (0: a helper lane); for a coarse pixel, those of its
+    /// fine pixels in the order `vrs` gives.
     pub coverage: u32,
+    /// The coarse pixel's shading rate (1X1: a fine pixel); `(x, y)` is then its
+    /// top-left fine pixel (`vrs`).
+    pub rate: ShadingRate,
 }
 
 /// Four consecutive lanes of a pixel wave: the 2×2 quad of pixels at `(x, y)` (both
@@ -64,18 +69,23 @@ pub struct PixelQuad {
     pub sample: u32,
     /// Each lane's samples (0: a helper lane).
     pub coverage: [u32; 4],
+    /// The shading rate: 1X1 for fine pixels; else the quad is 2×2 coarse pixels of
+    /// this size and `(x, y)` its top-left fine pixel (`vrs`).
+    pub rate: ShadingRate,
 }
 
 impl PixelQuad {
     /// Lane `k` (0–3) of the quad.
     #[inline]
     pub fn lane(&self, k: usize) -> PixelLane {
+        let [ax, ay] = self.rate.axes();
         PixelLane {
             prim: self.prim,
-            x: self.x + (k as u32 & 1),
-            y: self.y + ((k as u32 >> 1) & 1),
+            x: self.x + ((k as u32 & 1) << ax),
+            y: self.y + (((k as u32 >> 1) & 1) << ay),
             sample: self.sample,
             coverage: self.coverage[k & 3],
+            rate: self.rate,
         }
     }
 
@@ -267,9 +277,9 @@ impl PixelStage<'_> {
         if interp.per_sample() {
             interp::sample(self.pattern, lane.x, lane.y, lane.sample)
         } else if interp.centroid() {
-            interp::centroid(self.pattern, lane.x, lane.y, lane.coverage)
+            vrs::centroid(self.pattern, lane)
         } else {
-            interp::centre(lane.x, lane.y)
+            vrs::centre(lane)
         }
     }
 
@@ -320,6 +330,7 @@ impl PixelStage<'_> {
                 }
             }
             PsSource::PrimitiveId => prim.id,
+            PsSource::ShadingRate => u32::from(lane.rate.value()),
             PsSource::Barycentric {
                 component,
                 perspective,
@@ -363,6 +374,10 @@ impl PixelStage<'_> {
     pub fn fill(&self, runner: &mut StageRunner<'_>, quads: &[PixelQuad]) {
         let w = runner.wave_size();
         let quads = &quads[..quads.len().min(w / 4)];
+        if quads.iter().any(|q| q.rate != ShadingRate::X1X1) {
+            self.fill_lanes(runner.inputs_mut(), w, quads);
+            return;
+        }
         let n = quads.len() * 4;
         let sources = &self.link.ps_inputs[..];
         let nprims = self.prims.len();
@@ -388,6 +403,23 @@ impl PixelStage<'_> {
         }
     }
 
+    /// [`PixelStage::fill`] of a wave with coarse pixels (`vrs`): every word of every
+    /// lane through [`PixelStage::input`], whose locations are the coarse pixel's.
+    fn fill_lanes(&self, inputs: &mut [u32], w: usize, quads: &[PixelQuad]) {
+        let nprims = self.prims.len();
+        for word in 0..self.link.ps_inputs.len() {
+            for (l, lane) in
+                (0..quads.len() * 4).filter_map(|l| Some((l, PixelQuad::wave_lane(quads, l)?)))
+            {
+                if (lane.prim as usize) < nprims
+                    && let Some(x) = inputs.get_mut(word * w + l)
+                {
+                    *x = self.input(&lane, word, None);
+                }
+            }
+        }
+    }
+
     /// [`PixelStage::fill`]'s words other than those it fills over the whole wave
     /// (`known`: every lane's primitive exists), a chunk of lanes at a time.
     fn fill_chunks(&self, inputs: &mut [u32], w: usize, quads: &[PixelQuad], known: bool) {
@@ -398,6 +430,7 @@ impl PixelStage<'_> {
             y: 0,
             sample: 0,
             coverage: 0,
+            rate: ShadingRate::X1X1,
         }; FILL_CHUNK];
         // Scratch for the chunk's locations and weights, made once per wave and only
         // when a source needs them (clearing both costs more than filling SV_Position):
@@ -628,9 +661,9 @@ impl PixelContext for WaveContext<'_> {
         let lane = &lane;
         let p = self.stage.pattern;
         let loc = match at {
-            EvalAt::Centroid => interp::centroid(p, lane.x, lane.y, lane.coverage),
-            EvalAt::Sample => interp::sample(p, lane.x, lane.y, arg[0]),
-            EvalAt::Snapped => interp::snapped(lane.x, lane.y, arg[0], arg[1]),
+            EvalAt::Centroid => vrs::centroid(p, lane),
+            EvalAt::Sample => vrs::sample(p, lane, arg[0]),
+            EvalAt::Snapped => vrs::snapped(lane, arg[0], arg[1]),
             EvalAt::Vertex => return self.stage.at_vertex(lane, word as usize, arg[0]),
         };
         self.stage.input(lane, word as usize, Some(loc))
@@ -800,6 +833,7 @@ mod tests {
             y,
             sample,
             coverage,
+            rate: ShadingRate::X1X1,
         };
         // Sixteen lanes: a quad with a helper, one fully covered, one of a primitive the
         // draw does not have, one mostly helpers; the fifth is past the wave.

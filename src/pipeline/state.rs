@@ -818,6 +818,9 @@ pub struct DrawState<'a> {
     /// `SetViewInstanceMask` (`None`: no view instancing, `SV_ViewID` reads 0; see
     /// [`super::view_instancing`]).
     pub view_instancing: Option<super::view_instancing::ViewInstancingDesc>,
+    /// `RSSetShadingRate` and `RSSetShadingRateImage` (default 1X1, `PASSTHROUGH`
+    /// twice, no image; [`super::vrs`]).
+    pub shading_rate: super::vrs::ShadingRateState,
 }
 
 impl<'a> DrawState<'a> {
@@ -857,6 +860,7 @@ impl<'a> DrawState<'a> {
             depth_stencil_view: None,
             stream_output: None,
             view_instancing: None,
+            shading_rate: super::vrs::ShadingRateState::default(),
         }
     }
 
@@ -904,6 +908,7 @@ pub struct FixedState {
     depth_stencil_view: Option<DepthStencilView>,
     stream_output: Option<super::so::StreamOutput>,
     view_instancing: Option<super::view_instancing::ViewInstancingDesc>,
+    shading_rate: super::vrs::ShadingRateState,
 }
 
 impl DrawState<'_> {
@@ -929,6 +934,7 @@ impl DrawState<'_> {
             depth_stencil_view: self.depth_stencil_view.clone(),
             stream_output: self.stream_output.clone(),
             view_instancing: self.view_instancing.clone(),
+            shading_rate: self.shading_rate.clone(),
         }
     }
 }
@@ -971,6 +977,7 @@ impl FixedState {
             depth_stencil_view: f.depth_stencil_view,
             stream_output: f.stream_output,
             view_instancing: f.view_instancing,
+            shading_rate: f.shading_rate,
         }
     }
 

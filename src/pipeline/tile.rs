@@ -22,6 +22,7 @@ use super::raster;
 use super::setup::Prim;
 use super::state::Rect;
 use super::trace::{TraceAt, TraceProgram};
+use super::vrs::{self, CoarseGrid, ShadingRate};
 use crate::exec::{ExecError, RunBudget, StageProgram, StageRunner, WriteSink};
 
 /// One in this many pixel waves is timed (the first of each run of them on a worker),
@@ -114,6 +115,9 @@ pub(crate) struct TileCtx<'a> {
     pub trace: Option<&'a TraceProgram<'a>>,
     /// The run's budget, charged every [`TIMED_WAVES`] waves and after each tile.
     pub budget: &'a RunBudget,
+    /// The draw's shading rates, when some pixel may shade coarsely (`vrs`): each
+    /// primitive's covered pixels are then gathered and shaded in coarse quads.
+    pub vrs: Option<&'a vrs::Rates>,
 }
 
 impl TileCtx<'_> {
@@ -198,6 +202,9 @@ impl TileCtx<'_> {
         // coverage ANDed with the sample mask; the early test and per-sample shading
         // look at those only.
         let sample_mask = self.om.s.sample_mask;
+        let mut grid = self.vrs.filter(|_| shading).map(|_| CoarseGrid::new(rect));
+        // The first set-up primitive of the pieces the grid is gathering.
+        let mut piece_of: Option<u32> = None;
         for (j, prim) in bin.iter().enumerate() {
             // A tile's primitives lie far apart in the draw's list (it is in draw order,
             // over the whole target): when they are shaded, ask for a later one's lines
@@ -237,12 +244,17 @@ impl TileCtx<'_> {
                         .sum::<u64>();
                     return;
                 }
+                if let Some(g) = grid.as_mut() {
+                    g.put(q.x, q.y, mask);
+                    return;
+                }
                 let quad = |sample: u32, coverage: [u32; 4]| PixelQuad {
                     prim: pi,
                     x: q.x,
                     y: q.y,
                     sample,
                     coverage,
+                    rate: ShadingRate::X1X1,
                 };
                 if per_sample {
                     let union = mask.iter().fold(0, |a, m| a | m) & sample_mask;
@@ -264,6 +276,37 @@ impl TileCtx<'_> {
                 }
             });
             result.clone()?;
+            if let (Some(g), Some(rates)) = (grid.as_mut(), self.vrs) {
+                // The primitive's coarse quads, in the grid's order, once it is
+                // rasterized in this tile (a coarse quad gathers several of the
+                // rasterizer's quads). The pieces clipping cut from one primitive come
+                // one after another and are one primitive to the coarse grid: a coarse
+                // pixel across the cut is shaded once.
+                let first = *piece_of.get_or_insert(pi);
+                let prims = self.stage.prims;
+                let next = bin.get(j + 1).and_then(|n| prims.get(n.index as usize));
+                if let (Some(a), Some(b)) = (prims.get(first as usize), next)
+                    && vrs::same_primitive(a, b)
+                {
+                    continue;
+                }
+                piece_of = None;
+                let vertices = self.stage.vertices;
+                let prim_rate = prims.get(first as usize).map_or(ShadingRate::X1X1, |p| {
+                    rates.prim_rate(|w| vertices.word(p.verts[0], w))
+                });
+                g.drain(
+                    first,
+                    pattern.count(),
+                    |tx, ty| rates.rate(prim_rate, tx, ty),
+                    &mut queue,
+                );
+                if queue.len() >= wave_quads
+                    && let Some(r) = runner.as_deref_mut()
+                {
+                    self.run_queued(r, &mut queue, wave_quads, &mut tb, index, &mut seq, stats)?;
+                }
+            }
         }
         if !queue.is_empty()
             && let Some(r) = runner
@@ -415,19 +458,118 @@ impl TileCtx<'_> {
         if let Some(o) = self.observer {
             o.wave(tile, seq, &PixelQuad::lanes(quads), &run, out);
         }
-        self.om.merge_wave(
-            quads,
-            all & !helper & !run.killed,
-            run.killed,
-            cover0,
-            out,
-            w,
-            tb,
-        );
+        if quads.iter().any(|q| q.rate != ShadingRate::X1X1) {
+            self.merge_coarse(quads, helper | run.killed, out, w, tb);
+        } else {
+            self.om.merge_wave(
+                quads,
+                all & !helper & !run.killed,
+                run.killed,
+                cover0,
+                out,
+                w,
+                tb,
+            );
+        }
         if let Some(t) = t_merge {
             stats.wave_om += t.elapsed().as_secs_f64();
         }
         Ok(())
+    }
+}
+
+impl TileCtx<'_> {
+    /// The output merger for a wave with coarse pixels: each coarse lane's outputs go
+    /// to every fine pixel it covers, as fine quads handed to the merger in the wave's
+    /// order (VRS "Depth and Stencil": tests and writes stay per sample). `dropped`
+    /// are the helper and discarded lanes, whose pixels take nothing ("Discard" drops
+    /// the whole coarse pixel). A coverage output is read in the coarse layout and
+    /// split per fine pixel.
+    fn merge_coarse(
+        &self,
+        quads: &[PixelQuad],
+        dropped: u128,
+        out: &[u32],
+        w: usize,
+        tb: &mut TileBuf<'_>,
+    ) {
+        /// Fine lanes merged at a time (the merger's masks hold 128 lanes).
+        const FINE: usize = 128;
+        let samples = self.stage.pattern.count().max(1);
+        let one = if samples >= 32 {
+            u32::MAX
+        } else {
+            (1 << samples) - 1
+        };
+        let words = out.len() / w.max(1);
+        let coverage_word = self.om.ps_out.coverage.map(|c| c as usize);
+        let prims = self.stage.prims.len();
+        let mut fine: Vec<PixelQuad> = Vec::with_capacity(FINE / 4);
+        // Per fine lane, the coarse lane whose outputs it takes and its place (fine
+        // pixel index) in that coarse pixel.
+        let mut from: Vec<(usize, u32)> = Vec::with_capacity(FINE);
+        let mut fine_out = vec![0u32; words * FINE];
+        let flush = |fine: &mut Vec<PixelQuad>,
+                     from: &mut Vec<(usize, u32)>,
+                     fine_out: &mut [u32],
+                     tb: &mut TileBuf<'_>| {
+            if fine.is_empty() {
+                return;
+            }
+            let (mut live, mut cover0) = (0u128, 0u128);
+            for (fl, &(l, f)) in from.iter().enumerate() {
+                let q = &fine[fl / 4];
+                let cov = q.coverage[fl % 4];
+                live |= u128::from(cov != 0) << fl;
+                cover0 |= u128::from(cov & 1 != 0 && (q.prim as usize) < prims) << fl;
+                for word in 0..words {
+                    let v = out.get(word * w + l).copied().unwrap_or(0);
+                    fine_out[word * FINE + fl] = if Some(word) == coverage_word {
+                        v.checked_shr(f * samples).unwrap_or(0) & one
+                    } else {
+                        v
+                    };
+                }
+            }
+            self.om
+                .merge_wave(fine, live, 0, cover0, fine_out, FINE, tb);
+            fine.clear();
+            from.clear();
+        };
+        for (qi, q) in quads.iter().enumerate() {
+            let [cw, ch] = q.rate.size();
+            // The coarse quad's fine quads, row by row.
+            let n = (cw * ch) as usize;
+            if fine.len() + n > FINE / 4 {
+                flush(&mut fine, &mut from, &mut fine_out, tb);
+            }
+            for fy in (0..2 * ch).step_by(2) {
+                for fx in (0..2 * cw).step_by(2) {
+                    let mut coverage = [0u32; 4];
+                    for (k, c) in coverage.iter_mut().enumerate() {
+                        let (x, y) = (fx + (k as u32 & 1), fy + (k as u32 >> 1));
+                        // The coarse lane holding fine pixel (x, y) of the quad.
+                        let ck = (x / cw + 2 * (y / ch)) as usize;
+                        let l = qi * 4 + ck;
+                        let f = (y % ch) * cw + x % cw;
+                        from.push((l, f));
+                        if (dropped >> l) & 1 == 0 {
+                            *c = q.coverage[ck].checked_shr(f * samples).unwrap_or(0) & one;
+                        }
+                    }
+                    fine.push(PixelQuad {
+                        prim: q.prim,
+                        x: q.x + fx,
+                        y: q.y + fy,
+                        sample: 0,
+                        coverage,
+                        // Fine pixels: the merger places lanes by the quad's rate.
+                        rate: ShadingRate::X1X1,
+                    });
+                }
+            }
+        }
+        flush(&mut fine, &mut from, &mut fine_out, tb);
     }
 }
 

@@ -59,4 +59,5 @@ mod tessellation_stages;
 mod twins;
 mod untrusted;
 mod vkd3d;
+mod vrs;
 mod wgpu_reference;

@@ -66,7 +66,8 @@ macro_rules! state_keys {
             "viewport", "scissor", "viewports", "scissors", "sample_mask", "blend_factor",
             "stencil_ref", "front_and_back_stencil_ref", "depth_bounds", "alpha_to_coverage",
             "independent_blend", "strip_cut", "stream_output", "rasterized_stream",
-            "stream_output_buffers", "view_instancing", $($k),*
+            "stream_output_buffers", "view_instancing", "shading_rate",
+            "shading_rate_combiners", "shading_rate_image", $($k),*
         ]
     };
 }
@@ -115,6 +116,9 @@ pub(super) const MESH_KEYS: &[&str] = &[
     "alpha_to_coverage",
     "independent_blend",
     "view_instancing",
+    "shading_rate",
+    "shading_rate_combiners",
+    "shading_rate_image",
 ];
 
 /// The keys a mesh draw refuses, each a stage or state the mesh shader spec's
@@ -405,6 +409,8 @@ fn state_section(e: &CommandEntry) -> DrawSection {
         stream_output: e.stream_output.clone().unwrap_or_default(),
         rasterized_stream: e.rasterized_stream.clone(),
         view_instancing: e.view_instancing.clone(),
+        shading_rate: e.shading_rate.clone(),
+        shading_rate_combiners: e.shading_rate_combiners.clone(),
         ..DrawSection::default()
     }
 }
@@ -606,6 +612,8 @@ impl Ctx<'_> {
         (state.stencil_ref, state.back_stencil_ref) = d::stencil_refs(&section).map_err(re)?;
         state.depth_bounds = section.depth_bounds.unwrap_or([0.0, 1.0]);
         state.view_instancing = d::view_instancing(&section).map_err(re)?;
+        let rate_image = self.shading_rate_image(e).map_err(&err)?;
+        state.shading_rate = d::shading_rate(&section, rate_image).map_err(re)?;
         state.render_targets = render_targets
             .into_iter()
             .map(|texture| Some(RenderTargetView { texture }))
@@ -646,6 +654,25 @@ impl Ctx<'_> {
                 groups,
             }),
         })
+    }
+
+    /// The rate image `shading_rate_image = { resource }` names (`None` without the
+    /// key): a named texture; its format and shape are checked when the draw runs
+    /// (`pipeline::vrs`). The single-draw forms (`width`, `height`, `rates`, `data`)
+    /// are refused: a list's image is a named resource, written by the commands before.
+    fn shading_rate_image(&self, e: &CommandEntry) -> Result<Option<Texture>, String> {
+        let Some(i) = &e.shading_rate_image else {
+            return Ok(None);
+        };
+        if i.width.is_some() || i.height.is_some() || i.rates.is_some() || i.data.is_some() {
+            return Err(
+                "`shading_rate_image`: in a command list the image is a named resource: `{ resource = \"name\" }`".into(),
+            );
+        }
+        let Some(name) = &i.resource else {
+            return Err("`shading_rate_image`: name the image: `{ resource = \"name\" }`".into());
+        };
+        self.texture("shading_rate_image.resource", name).map(Some)
     }
 
     /// The stream-output state: the declaration and rasterized stream (as `[draw]`'s) and

@@ -190,6 +190,12 @@ pub struct CommandEntry {
     pub strip_cut: Option<bool>,
     /// Draws: the view-instancing state, as `[draw] view_instancing`.
     pub view_instancing: Option<super::draw::ViewInstancingEntry>,
+    /// Draws: `RSSetShadingRate`'s rate, as `[draw] shading_rate`.
+    pub shading_rate: Option<String>,
+    /// Draws: `RSSetShadingRate`'s combiners, as `[draw] shading_rate_combiners`.
+    pub shading_rate_combiners: Option<[String; 2]>,
+    /// Draws: `RSSetShadingRateImage`, `{ resource = "name" }`.
+    pub shading_rate_image: Option<super::draw::ShadingRateImageEntry>,
     /// `dispatch_rays`: a DXIL library whose exports the command names (as `[program]
     /// library` in a `[rays]` job).
     pub library: Option<PathBuf>,
@@ -365,6 +371,9 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         independent_blend,
         strip_cut,
         view_instancing,
+        shading_rate,
+        shading_rate_combiners,
+        shading_rate_image,
         library,
         libraries,
         dispatch,

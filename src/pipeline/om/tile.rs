@@ -315,6 +315,7 @@ impl<'a> OutputMerger<'a> {
                         y: py,
                         sample,
                         coverage: *m,
+                        rate: crate::pipeline::vrs::ShadingRate::X1X1,
                     };
                     w.write_setup(MergeTarget::DepthStencil, px, py, smp, &lane, prim.index);
                 }
