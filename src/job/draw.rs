@@ -437,6 +437,8 @@ pub struct RasterizerEntry {
     pub antialiased_line: Option<bool>,
     /// `ForcedSampleCount`.
     pub forced_sample_count: Option<u32>,
+    /// `ConservativeRaster` (`D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON` when true).
+    pub conservative: Option<bool>,
 }
 
 /// A write mask: 0–15, or letters `"rgba"`.
@@ -782,6 +784,7 @@ pub fn rasterizer(d: &DrawSection) -> Result<RasterizerDesc, JobError> {
     r.multisample_enable = e.multisample.unwrap_or(false);
     r.antialiased_line_enable = e.antialiased_line.unwrap_or(false);
     r.forced_sample_count = e.forced_sample_count.unwrap_or(0);
+    r.conservative = e.conservative.unwrap_or(false);
     Ok(r)
 }
 

@@ -696,10 +696,11 @@ fn draw_view(
     if let Some(ps) = s.ps {
         check_outputs(ps, &targets)?;
     }
-    if s.rasterizer.fill_mode == FillMode::Wireframe {
+    if s.rasterizer.conservative && s.rasterizer.fill_mode == FillMode::Wireframe {
+        // DirectX-Specs "Conservative Rasterization", Fill Modes interaction.
         return Err(state_err(
             DrawField::Rasterizer,
-            "wireframe fill is not supported yet",
+            "conservative rasterization takes solid fill only, not wireframe",
         ));
     }
     if s.rasterizer.forced_sample_count != 0 {
@@ -1003,6 +1004,21 @@ fn draw_view(
         },
         (None, None, None) => ia::prim_kind(s.topology),
     };
+    if s.rasterizer.conservative && kind != PrimKind::Triangle {
+        // DirectX-Specs "Conservative Rasterization", IA Primitive Topology interaction:
+        // undefined for points and lines, which D3D's debug layer rejects.
+        return Err(state_err(
+            DrawField::Rasterizer,
+            format!(
+                "conservative rasterization is defined for triangles only; this draw rasterizes {}",
+                if kind == PrimKind::Point {
+                    "points"
+                } else {
+                    "lines"
+                }
+            ),
+        ));
+    }
     let route = Route {
         views: &viewports,
         viewport_word: routing_word(last_stage(s), SysValue::ViewportArrayIndex),
@@ -2086,6 +2102,8 @@ fn check_viewports(s: &DrawState<'_>, t: &Targets) -> Result<Vec<ViewportSetup>,
                     Some(om::DepthKind::Unorm(b)) => 1.0 / ((1u64 << b) - 1) as f32,
                     _ => 1.0 / 16_777_215.0,
                 },
+                wireframe: s.rasterizer.fill_mode == FillMode::Wireframe,
+                conservative: s.rasterizer.conservative,
             },
         });
     }
@@ -2589,6 +2607,9 @@ fn setup_in_viewport(
             if let Some(p) = setup::line(st, [sv[0], sv[1]], [mu[0], mu[1]], inv_w, verts, id) {
                 prims.push(p);
             }
+        }
+        PrimKind::Triangle if st.wireframe => {
+            setup::wireframe(st, poly, sv, mu, inv_w, verts, id, prims);
         }
         PrimKind::Triangle => {
             for k in 1..sv.len().saturating_sub(1) {

@@ -23,6 +23,17 @@
 //!   covers every sample of the pixels it covers.
 //! - **Inner coverage** (`SV_InnerCoverage`): a pixel whose four corners are inside every
 //!   edge of a triangle is wholly inside it (triangles are convex).
+//! - **Conservative rasterization, tier 1** (DirectX-Specs "Conservative Rasterization";
+//!   `D3D12_CONSERVATIVE_RASTERIZATION_TIER_1`, whose uncertainty region may reach half a
+//!   pixel): dxlane takes no uncertainty at all — a pixel is covered exactly when the
+//!   open (snapped) triangle meets the open pixel square, so a pixel the triangle touches
+//!   only along a pixel edge or at a corner is not, and the Top-Left Rule (which the
+//!   specification leaves to the implementation here) never comes into play. The test
+//!   is exact in integers: the primitive's box separates along x and y, and an edge
+//!   separates when its function, largest at a corner of the square, is ≤ 0 there.
+//!   Every sample of a covered pixel is covered, whatever the pattern ("Multisampling
+//!   interaction"). Inner coverage is the closed pixel square inside the closed
+//!   triangle.
 
 use super::setup::{Edge, Prim, SUBPIXEL, Shape};
 use crate::resources::texture::standard_sample_position;
@@ -102,6 +113,13 @@ pub fn shape_coverage(shape: &Shape, pattern: &Pattern, px: i32, py: i32) -> u32
             }
             m
         }
+        Shape::Conservative(e) => {
+            if conservative_covers(e, px, py) {
+                pattern.all()
+            } else {
+                0
+            }
+        }
         Shape::Square { x0, y0, x1, y1 } => {
             let mut m = 0;
             for (i, o) in pattern.offsets.iter().enumerate() {
@@ -123,9 +141,20 @@ pub fn shape_coverage(shape: &Shape, pattern: &Pattern, px: i32, py: i32) -> u32
     }
 }
 
+/// Whether the open square of pixel `(px, py)` meets the open triangle inside the exact
+/// edges `e` (conservative rasterization; the pixel box of the primitive does the
+/// separation along x and y). An edge function takes its greatest value over the square
+/// at a corner: the centre's value plus half a pixel times `|a| + |b|`.
+pub fn conservative_covers(e: &[Edge; 3], px: i32, py: i32) -> bool {
+    let cx = i64::from(px) * SUBPIXEL + SUBPIXEL / 2;
+    let cy = i64::from(py) * SUBPIXEL + SUBPIXEL / 2;
+    e.iter()
+        .all(|e| e.eval(cx, cy) + (e.a.abs() + e.b.abs()) * (SUBPIXEL / 2) > 0)
+}
+
 /// Whether pixel `(px, py)` lies wholly inside a triangle (`SV_InnerCoverage`).
 pub fn inner_coverage(prim: &Prim, px: i32, py: i32) -> bool {
-    let Shape::Triangle(e) = &prim.shape else {
+    let (Shape::Triangle(e) | Shape::Conservative(e)) = &prim.shape else {
         return false;
     };
     let bx = i64::from(px) * SUBPIXEL;
@@ -405,6 +434,8 @@ mod tests {
             slope_scaled_depth_bias: 0.0,
             depth_float: true,
             depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
         };
         let sv = |p: [f64; 2]| crate::pipeline::setup::ScreenVertex {
             x: (p[0] * 256.0) as i64,
@@ -528,6 +559,8 @@ mod tests {
             slope_scaled_depth_bias: 0.0,
             depth_float: true,
             depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
         };
         let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         let mut tested = 0;

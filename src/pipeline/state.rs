@@ -246,8 +246,7 @@ pub enum CullMode {
     Back,
 }
 
-/// `D3D12_CONSERVATIVE_RASTERIZATION_MODE` is not supported; this is `D3D12_RASTERIZER_DESC`
-/// without it.
+/// `D3D12_RASTERIZER_DESC`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RasterizerDesc {
     /// Solid or wireframe.
@@ -271,6 +270,10 @@ pub struct RasterizerDesc {
     pub antialiased_line_enable: bool,
     /// `ForcedSampleCount` (UAV-only rendering); only 0 is supported.
     pub forced_sample_count: u32,
+    /// `ConservativeRaster`: `D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON` when true. Tier 1
+    /// (`setup`, `raster`): a pixel is covered when the triangle overlaps its square at
+    /// all, with every sample; triangles only, solid fill only.
+    pub conservative: bool,
 }
 
 impl Default for RasterizerDesc {
@@ -287,6 +290,7 @@ impl Default for RasterizerDesc {
             multisample_enable: false,
             antialiased_line_enable: false,
             forced_sample_count: 0,
+            conservative: false,
         }
     }
 }

@@ -880,6 +880,11 @@ fn graphics_pipeline(
         plan.line(format!("strip_cut {cut}"));
     }
     let r = &s.rasterizer;
+    // The harness writes no ConservativeRaster field (vkd3d 1.2 on lavapipe offers no
+    // conservative rasterization tier).
+    if r.conservative {
+        return Err("conservative rasterization: the peer offers no tier of it".into());
+    }
     plan.line(format!(
         "rasterizer fill={} cull={} front_ccw={} depth_bias={} depth_bias_clamp={} slope_scaled_depth_bias={} depth_clip={} multisample={} antialiased_line={} forced_sample_count={}",
         if r.fill_mode == FillMode::Solid { "solid" } else { "wireframe" },

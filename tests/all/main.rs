@@ -47,6 +47,7 @@ mod offload;
 mod opt;
 mod path_safety;
 mod provenance;
+mod raster_states;
 mod rays;
 mod raytracing;
 mod sampling_lavapipe;
