@@ -718,15 +718,19 @@ fn draw_view(
             ));
         }
     }
-    let pattern = Pattern::standard(targets.samples).ok_or_else(|| {
-        state_err(
-            DrawField::RenderTarget(0),
-            format!(
-                "{} samples: the standard patterns have 1, 2, 4, 8 or 16",
-                targets.samples
-            ),
-        )
-    })?;
+    let pattern = match &s.rasterizer.sample_positions {
+        Some(p) => Pattern::programmed(targets.samples, p.positions())
+            .map_err(|m| state_err(DrawField::Rasterizer, m))?,
+        None => Pattern::standard(targets.samples).ok_or_else(|| {
+            state_err(
+                DrawField::RenderTarget(0),
+                format!(
+                    "{} samples: the standard patterns have 1, 2, 4, 8 or 16",
+                    targets.samples
+                ),
+            )
+        })?,
+    };
     let layout: Vec<Element> =
         ia::resolve_layout(&s.input_layout).map_err(|e| DrawError::State {
             field: DrawField::InputElement(e.element),

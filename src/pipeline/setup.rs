@@ -735,6 +735,43 @@ mod tests {
         assert!(triangle(&s, flat, ID, [1.0; 3], [0; 3], 0).is_none());
     }
 
+    /// Wireframe fill: the edges of the triangle's own sides, each a line with the
+    /// triangle's facing; a polygon edge made by clipping (no original vertex's weight
+    /// 0 at both ends) is left out; culling by the polygon's facing.
+    #[test]
+    fn wireframe_lines_are_the_triangle_sides() {
+        let mut s = state();
+        s.wireframe = true;
+        // The quadrilateral clipping leaves of a triangle A, B, C cut by a line across
+        // B: A, P (on A→B), Q (on B→C), C. P→Q was made by clipping.
+        let lam: [Weights; 4] = [
+            [1.0, 0.0, 0.0],
+            [0.5, 0.5, 0.0],
+            [0.0, 0.5, 0.5],
+            [0.0, 0.0, 1.0],
+        ];
+        let v = [sv(0.0, 0.0), sv(8.0, 0.0), sv(8.0, 8.0), sv(0.0, 16.0)];
+        let mut out = Vec::new();
+        wireframe(&s, &lam, &v, &lam, [1.0; 3], [0, 1, 2], 7, &mut out);
+        let ends: Vec<_> = out
+            .iter()
+            .map(|p| match p.shape {
+                Shape::Line { a, b } => (a, b),
+                _ => panic!("{:?}", p.shape),
+            })
+            .collect();
+        let f = |x: i64, y: i64| [x * 256, y * 256];
+        assert_eq!(
+            ends,
+            vec![(f(0, 0), f(8, 0)), (f(8, 8), f(0, 16)), (f(0, 16), f(0, 0))]
+        );
+        assert!(out.iter().all(|p| p.front && p.id == 7));
+        s.cull_front = true;
+        out.clear();
+        wireframe(&s, &lam, &v, &lam, [1.0; 3], [0, 1, 2], 7, &mut out);
+        assert!(out.is_empty(), "a culled face draws no edge");
+    }
+
     /// D3D11.3 "Depth Bias": UNORM `r`, float exponent, slope, clamp.
     #[test]
     fn depth_bias_formula() {

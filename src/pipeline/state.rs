@@ -274,6 +274,28 @@ pub struct RasterizerDesc {
     /// (`setup`, `raster`): a pixel is covered when the triangle overlaps its square at
     /// all, with every sample; triangles only, solid fill only.
     pub conservative: bool,
+    /// `SetSamplePositions` (a command-list call in D3D12, kept with the rasterizer
+    /// state here): `None` for the standard pattern.
+    pub sample_positions: Option<SamplePositions>,
+}
+
+/// The positions `SetSamplePositions` programs: `len` of `xy`, in sixteenths of a pixel
+/// from the pixel centre (-8..7), all samples of a pixel before the next pixel's —
+/// `NumSamplesPerPixel` of them for every pixel, or 4 × that for a 2×2 grid of pixels
+/// (`raster::Pattern::programmed` checks them against the draw's sample count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SamplePositions {
+    /// How many of `xy` are given (at most 16).
+    pub len: u8,
+    /// The positions, `(X, Y)` each.
+    pub xy: [[i8; 2]; 16],
+}
+
+impl SamplePositions {
+    /// The positions given.
+    pub fn positions(&self) -> &[[i8; 2]] {
+        &self.xy[..usize::from(self.len).min(16)]
+    }
 }
 
 impl Default for RasterizerDesc {
@@ -291,6 +313,7 @@ impl Default for RasterizerDesc {
             antialiased_line_enable: false,
             forced_sample_count: 0,
             conservative: false,
+            sample_positions: None,
         }
     }
 }

@@ -380,10 +380,47 @@ fn conservative_coverage_is_exact_overlap() {
     assert_eq!(counts(&r, 0), want);
 }
 
+/// DirectX-Specs "D3D12 Programmable Sample Positions": the programmed positions decide
+/// which samples an edge covers. A triangle whose right edge runs down x = 4.5 through
+/// pixel column 4 on a 4× target: the standard pattern's samples left of the centre are
+/// 0 ((-2, -6)/16) and 2 ((-6, 2)/16); programmed (-8, 0), (-1, 0), (1, 0), (7, -8) put
+/// samples 0 and 1 left of it. Pixels 0–3 of those rows are wholly covered either way.
+#[test]
+fn programmed_sample_positions_move_coverage() {
+    let v = [[0.0, 0.0], [4.5, 0.0], [4.5, 16.0]];
+    let covered = |name: &str, keys: &str| {
+        let r = run(
+            name,
+            PS_ONE,
+            &draw(
+                &v,
+                "",
+                &format!(
+                    "[draw.rasterizer]\ncull = \"NONE\"\n{keys}\n{}",
+                    counting_target(4)
+                ),
+            ),
+        )
+        .unwrap();
+        (0..4)
+            .filter(|&s| counts(&r, s).contains_key(&(4, 12)))
+            .collect::<Vec<u32>>()
+    };
+    assert_eq!(covered("positions_standard", ""), vec![0, 2]);
+    assert_eq!(
+        covered(
+            "positions_programmed",
+            "sample_positions = [[-8, 0], [-1, 0], [1, 0], [7, -8]]"
+        ),
+        vec![0, 1]
+    );
+}
+
 /// The refusals, each naming `[draw.rasterizer]`: conservative rasterization with
 /// wireframe fill (DirectX-Specs "Conservative Rasterization", Fill Modes interaction:
 /// solid only) and with a line topology (IA Primitive Topology interaction: undefined
-/// for points and lines), and a forced sample count (not built).
+/// for points and lines), sample positions that do not fit the sample count or lie
+/// outside -8..7 (`SetSamplePositions`' rules), and a forced sample count (not built).
 #[test]
 fn refused_rasterizer_states_name_the_table() {
     let cases = [
@@ -398,6 +435,18 @@ fn refused_rasterizer_states_name_the_table() {
             "conservative = true",
             "topology = \"line_list\"",
             "triangles only",
+        ),
+        (
+            "refuse_positions_count",
+            "sample_positions = [[0, 0], [1, 1], [2, 2]]",
+            "",
+            "3 sample positions for 1 samples",
+        ),
+        (
+            "refuse_positions_range",
+            "sample_positions = [[0, 0], [1, 8]]",
+            "",
+            "#2 [1, 8]",
         ),
         (
             "refuse_forced",
