@@ -278,6 +278,54 @@ fn wireframe_culls_and_faces_by_the_triangle() {
     assert!(back.values().all(|&w| w == 0), "back faces read false");
 }
 
+/// A wireframe edge's depth varies along it as a line's does (D3D11.3 §3.4.3 lines take
+/// their attributes along the segment): A (2.5, 2.5) at z = 0, B (12.5, 2.5) at z = 1,
+/// C (2.5, 12.5) at z = 0.5. Row 2 (A→B) holds (x − 2) / 10 at pixel x's centre; column
+/// 2 (C→A) holds 0.5 − 0.5·(12 − y) / 10 at pixel y; the inside keeps the clear depth.
+#[test]
+fn wireframe_edges_take_depth_along_the_line() {
+    let zs = [0.0f32, 1.0, 0.5];
+    let f: Vec<String> = TRI
+        .iter()
+        .zip(zs)
+        .flat_map(|(p, z)| {
+            let mut c = at(p[0], p[1]);
+            c[2] = z;
+            c
+        })
+        .map(|x| format!("{x:?}"))
+        .collect();
+    let r = run(
+        "wireframe_depth",
+        PS_ONE,
+        &format!(
+            "[draw]\nvertex_count = 3\n[[draw.vertex_buffer]]\nslot = 0\nstride = 16\ndata = {{ f32 = [{}] }}\n[[draw.input_element]]\nsemantic = \"POSITION\"\nformat = \"R32G32B32A32_FLOAT\"\n[draw.rasterizer]\nfill = \"WIREFRAME\"\ncull = \"NONE\"\n{}[draw.depth_stencil]\nformat = \"D32_FLOAT\"\nclear_depth = 1.0\ndepth_func = \"LESS_EQUAL\"\n",
+            f.join(", "),
+            counting_target(1)
+        ),
+    )
+    .unwrap();
+    let d = &r.depth.as_ref().unwrap().view.texture;
+    let depth = |x: u32, y: u32| f32::from_bits(word(d, x, y, 0));
+    for x in 2..=11u32 {
+        let want = (x - 2) as f32 / 10.0;
+        assert!(
+            (depth(x, 2) - want).abs() < 1e-6,
+            "({x}, 2): {}",
+            depth(x, 2)
+        );
+    }
+    for y in 3..=12u32 {
+        let want = 0.5 - 0.5 * (12 - y) as f32 / 10.0;
+        assert!(
+            (depth(2, y) - want).abs() < 1e-6,
+            "(2, {y}): {}",
+            depth(2, y)
+        );
+    }
+    assert_eq!(depth(5, 5), 1.0, "the inside is not drawn");
+}
+
 /// Edges that clipping makes are not drawn (dxlane's documented choice: the lines are
 /// those of the triangle's own edges inside the viewport, which a guard band of any width
 /// gives). A (2.5, 2.5), B (30.5, 2.5), C (2.5, 30.5) on the 16 × 16 target clips to the
