@@ -885,6 +885,10 @@ fn graphics_pipeline(
     if r.conservative {
         return Err("conservative rasterization: the peer offers no tier of it".into());
     }
+    // The harness calls no SetSamplePositions: the peer would draw the standard pattern.
+    if r.sample_positions.is_some() {
+        return Err("programmable sample positions: the harness sets none on the peer".into());
+    }
     plan.line(format!(
         "rasterizer fill={} cull={} front_ccw={} depth_bias={} depth_bias_clamp={} slope_scaled_depth_bias={} depth_clip={} multisample={} antialiased_line={} forced_sample_count={}",
         if r.fill_mode == FillMode::Solid { "solid" } else { "wireframe" },
