@@ -431,6 +431,45 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
         }
         check(d, DrawField::DepthStencil)?;
     }
+    let forced = s.rasterizer.forced_sample_count;
+    if forced != 0 {
+        // Target-independent rasterization (D3D11.1, kept by D3D12 as
+        // `ForcedSampleCount`): the coverage comes from the forced pattern, so no target
+        // may hold samples of its own; dxlane builds the UAV-only form.
+        if !matches!(forced, 1 | 4 | 8 | 16) {
+            return Err(state_err(
+                DrawField::Rasterizer,
+                format!("ForcedSampleCount {forced}: give 0 (off), 1, 4, 8 or 16"),
+            ));
+        }
+        if let Some((_, _, _, field)) = size {
+            return Err(state_err(
+                field,
+                format!(
+                    "is bound with ForcedSampleCount {forced}: dxlane draws a forced sample count with no render target and no depth-stencil view bound (UAV-only rendering)"
+                ),
+            ));
+        }
+        // The viewports give the area drawn.
+        let extent = |f: fn(&Viewport) -> f32| {
+            s.viewports
+                .iter()
+                .map(|v| f(v).ceil())
+                .fold(0f32, f32::max)
+                .clamp(0.0, 16384.0) as u32
+        };
+        let (w, h) = (
+            extent(|v| v.top_left_x + v.width),
+            extent(|v| v.top_left_y + v.height),
+        );
+        if w == 0 || h == 0 {
+            return Err(state_err(
+                DrawField::Viewport,
+                "a draw with ForcedSampleCount and no target takes its area from the viewports: give one of non-zero size",
+            ));
+        }
+        size = Some((w, h, forced, DrawField::Rasterizer));
+    }
     let Some((width, height, samples, _)) = size else {
         return Err(state_err(
             DrawField::RenderTarget(0),
@@ -701,12 +740,6 @@ fn draw_view(
         return Err(state_err(
             DrawField::Rasterizer,
             "conservative rasterization takes solid fill only, not wireframe",
-        ));
-    }
-    if s.rasterizer.forced_sample_count != 0 {
-        return Err(state_err(
-            DrawField::Rasterizer,
-            "ForcedSampleCount (UAV-only rendering) is not supported",
         ));
     }
     for i in 0..targets.classes.len() {

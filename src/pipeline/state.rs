@@ -268,7 +268,10 @@ pub struct RasterizerDesc {
     pub multisample_enable: bool,
     /// Antialiased lines (accepted; lines are always aliased here).
     pub antialiased_line_enable: bool,
-    /// `ForcedSampleCount` (UAV-only rendering); only 0 is supported.
+    /// `ForcedSampleCount` (target-independent rasterization): 0 (off), or 1, 4, 8 or
+    /// 16 with no render target and no depth-stencil view bound (UAV-only rendering;
+    /// `draw`): coverage at that count of the standard (or programmed) pattern over the
+    /// viewports' area.
     pub forced_sample_count: u32,
     /// `ConservativeRaster`: `D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON` when true. Tier 1
     /// (`setup`, `raster`): a pixel is covered when the triangle overlaps its square at

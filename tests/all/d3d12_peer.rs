@@ -886,6 +886,12 @@ fn graphics_pipeline(
         return Err("conservative rasterization: the peer offers no tier of it".into());
     }
     // The harness calls no SetSamplePositions: the peer would draw the standard pattern.
+    // UAV-only draws are not written into plans: the harness compares targets.
+    if r.forced_sample_count != 0 {
+        return Err(
+            "a forced sample count (UAV-only rendering): the harness compares targets".into(),
+        );
+    }
     if r.sample_positions.is_some() {
         return Err("programmable sample positions: the harness sets none on the peer".into());
     }

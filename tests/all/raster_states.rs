@@ -464,11 +464,92 @@ fn programmed_sample_positions_move_coverage() {
     );
 }
 
+/// A pixel program writing its `SV_Coverage` into a UAV at index `16·y + x`.
+const PS_COVERAGE_UAV: &str = r#"shader pixel
+regs 8
+const r0 = 0
+const r1 = 16
+io_words in 8 out 0
+resource range0 = uav space 0 lower 0 count 1 typed_buffer uint "u"
+input "SV_Position" 0 sv position reg 0 rows 1 mask xyzw float interp noperspective slot 0
+input "SV_Coverage" 0 sv coverage reg 1 rows 1 mask x uint interp constant slot 4
+block0:
+    input r2, 0
+    input r3, 1
+    ftou r2, r2
+    ftou r3, r3
+    imad r4, r3, r1, r2
+    input r5, 4
+    handle r6, range0, r0
+    typed_store r6, [r4 _ _], _, [r5 r5 r5 r5], 15
+    return
+"#;
+
+/// Target-independent rasterization (D3D11.1; D3D12's `ForcedSampleCount`) in its
+/// UAV-only form: no render target and no depth buffer, coverage from the forced
+/// standard pattern, the pixel program once per pixel with that coverage in
+/// `SV_Coverage`. A triangle whose right edge runs down x = 4.5 at a forced count of 4:
+/// pixels 1–3 of rows 0–3 read 0b1111; pixel 4 reads 0b0101 (the standard 4× samples 0
+/// and 2 lie left of its centre); pixel 5 is not shaded. The same draw with a render
+/// target or a depth buffer bound is refused, naming it.
+#[test]
+fn forced_sample_count_draws_uav_only_with_the_forced_coverage() {
+    let v = [[0.0, 0.0], [4.5, 0.0], [4.5, 64.0]];
+    let uav = "[[resource]]\nreg = \"u0\"\nkind = \"typed_buffer\"\nformat = \"R32_UINT\"\nsize = 1024\noutput = \"u0.bin\"\n";
+    let vp = format!("viewport = [0.0, 0.0, {SIZE}.0, {SIZE}.0, 0.0, 1.0]");
+    let keys = "[draw.rasterizer]\ncull = \"NONE\"\nforced_sample_count = 4\n";
+    run(
+        "forced_uav_only",
+        PS_COVERAGE_UAV,
+        &format!("{uav}{}", draw(&v, &vp, keys)),
+    )
+    .unwrap();
+    let bytes = std::fs::read(
+        common::scratch()
+            .join("raster_states")
+            .join("forced_uav_only")
+            .join("u0.bin"),
+    )
+    .unwrap();
+    let w = |x: usize, y: usize| {
+        let i = 4 * (16 * y + x);
+        u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap())
+    };
+    for y in 0..4 {
+        for x in 1..4 {
+            assert_eq!(w(x, y), 0b1111, "({x}, {y})");
+        }
+        assert_eq!(w(4, y), 0b0101, "(4, {y})");
+        assert_eq!(w(5, y), 0, "(5, {y})");
+    }
+    for (name, bound, what) in [
+        ("forced_with_target", counting_target(1), "render_target"),
+        (
+            "forced_with_depth",
+            "[draw.depth_stencil]\nformat = \"D32_FLOAT\"\nwidth = 16\nheight = 16\n".to_string(),
+            "depth_stencil",
+        ),
+    ] {
+        let e = run(
+            name,
+            PS_COVERAGE_UAV,
+            &format!("{uav}{}", draw(&v, &vp, &format!("{keys}{bound}"))),
+        )
+        .err()
+        .unwrap_or_else(|| panic!("{name} ran"));
+        assert!(
+            e.contains(what) && e.contains("ForcedSampleCount 4"),
+            "{name}: {e}"
+        );
+    }
+}
+
 /// The refusals, each naming `[draw.rasterizer]`: conservative rasterization with
 /// wireframe fill (DirectX-Specs "Conservative Rasterization", Fill Modes interaction:
 /// solid only) and with a line topology (IA Primitive Topology interaction: undefined
 /// for points and lines), sample positions that do not fit the sample count or lie
-/// outside -8..7 (`SetSamplePositions`' rules), and a forced sample count (not built).
+/// outside -8..7 (`SetSamplePositions`' rules), and a forced sample count D3D does not
+/// define (0, 1, 4, 8 and 16 are the counts).
 #[test]
 fn refused_rasterizer_states_name_the_table() {
     let cases = [
@@ -497,10 +578,10 @@ fn refused_rasterizer_states_name_the_table() {
             "#2 [1, 8]",
         ),
         (
-            "refuse_forced",
-            "forced_sample_count = 4",
+            "refuse_forced_count",
+            "forced_sample_count = 2",
             "",
-            "ForcedSampleCount",
+            "ForcedSampleCount 2: give 0 (off), 1, 4, 8 or 16",
         ),
     ];
     for (name, keys, extra, what) in cases {
