@@ -593,6 +593,12 @@ pub struct RasterizerEntry {
     pub antialiased_line: Option<bool>,
     /// `ForcedSampleCount`.
     pub forced_sample_count: Option<u32>,
+    /// `ConservativeRaster` (`D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON` when true).
+    pub conservative: Option<bool>,
+    /// `SetSamplePositions`: `[x, y]` per sample in sixteenths of a pixel from the
+    /// centre (-8..7), the draw's sample count of them (every pixel) or 4 × that (a 2×2
+    /// grid of pixels, left to right, top to bottom), at most 16.
+    pub sample_positions: Option<Vec<[i64; 2]>>,
 }
 
 /// A write mask: 0–15, or letters `"rgba"`.
@@ -938,7 +944,48 @@ pub fn rasterizer(d: &DrawSection) -> Result<RasterizerDesc, JobError> {
     r.multisample_enable = e.multisample.unwrap_or(false);
     r.antialiased_line_enable = e.antialiased_line.unwrap_or(false);
     r.forced_sample_count = e.forced_sample_count.unwrap_or(0);
+    r.conservative = e.conservative.unwrap_or(false);
+    if let Some(p) = &e.sample_positions {
+        r.sample_positions = Some(sample_positions(t, p)?);
+    }
     Ok(r)
+}
+
+/// `sample_positions`: at most 16, each coordinate in -8..7 (the sample count is checked
+/// with the targets, by the pipeline).
+fn sample_positions(t: &str, p: &[[i64; 2]]) -> Result<SamplePositions, JobError> {
+    if p.is_empty() || p.len() > 16 {
+        return Err(draw_err(
+            t,
+            format!(
+                "`sample_positions` holds {} positions: give 1 to 16",
+                p.len()
+            ),
+        ));
+    }
+    let mut out = SamplePositions {
+        len: p.len() as u8,
+        xy: [[0; 2]; 16],
+    };
+    for (i, (q, o)) in p.iter().zip(out.xy.iter_mut()).enumerate() {
+        for (v, w) in q.iter().zip(o.iter_mut()) {
+            *w = i8::try_from(*v)
+                .ok()
+                .filter(|v| (-8..=7).contains(v))
+                .ok_or_else(|| {
+                    draw_err(
+                        t,
+                        format!(
+                            "`sample_positions` #{} [{}, {}]: each coordinate is -8..7 sixteenths of a pixel from the centre",
+                            i + 1,
+                            q[0],
+                            q[1]
+                        ),
+                    )
+                })?;
+        }
+    }
+    Ok(out)
 }
 
 fn mask_of(table: &str, m: &MaskSpec) -> Result<u8, JobError> {

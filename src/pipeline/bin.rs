@@ -369,6 +369,8 @@ mod tests {
             slope_scaled_depth_bias: 0.0,
             depth_float: true,
             depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
         };
         let v = |x: i64, y: i64| ScreenVertex {
             x: x * 256,

@@ -458,6 +458,45 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
         }
         check(d, DrawField::DepthStencil)?;
     }
+    let forced = s.rasterizer.forced_sample_count;
+    if forced != 0 {
+        // Target-independent rasterization (D3D11.1, kept by D3D12 as
+        // `ForcedSampleCount`): the coverage comes from the forced pattern, so no target
+        // may hold samples of its own; dxlane builds the UAV-only form.
+        if !matches!(forced, 1 | 4 | 8 | 16) {
+            return Err(state_err(
+                DrawField::Rasterizer,
+                format!("ForcedSampleCount {forced}: give 0 (off), 1, 4, 8 or 16"),
+            ));
+        }
+        if let Some((_, _, _, field)) = size {
+            return Err(state_err(
+                field,
+                format!(
+                    "is bound with ForcedSampleCount {forced}: dxlane draws a forced sample count with no render target and no depth-stencil view bound (UAV-only rendering)"
+                ),
+            ));
+        }
+        // The viewports give the area drawn.
+        let extent = |f: fn(&Viewport) -> f32| {
+            s.viewports
+                .iter()
+                .map(|v| f(v).ceil())
+                .fold(0f32, f32::max)
+                .clamp(0.0, 16384.0) as u32
+        };
+        let (w, h) = (
+            extent(|v| v.top_left_x + v.width),
+            extent(|v| v.top_left_y + v.height),
+        );
+        if w == 0 || h == 0 {
+            return Err(state_err(
+                DrawField::Viewport,
+                "a draw with ForcedSampleCount and no target takes its area from the viewports: give one of non-zero size",
+            ));
+        }
+        size = Some((w, h, forced, DrawField::Rasterizer));
+    }
     let Some((width, height, samples, _)) = size else {
         return Err(state_err(
             DrawField::RenderTarget(0),
@@ -724,16 +763,11 @@ fn draw_view(
     if let Some(ps) = s.ps {
         check_outputs(ps, &targets)?;
     }
-    if s.rasterizer.fill_mode == FillMode::Wireframe {
+    if s.rasterizer.conservative && s.rasterizer.fill_mode == FillMode::Wireframe {
+        // DirectX-Specs "Conservative Rasterization", Fill Modes interaction.
         return Err(state_err(
             DrawField::Rasterizer,
-            "wireframe fill is not supported yet",
-        ));
-    }
-    if s.rasterizer.forced_sample_count != 0 {
-        return Err(state_err(
-            DrawField::Rasterizer,
-            "ForcedSampleCount (UAV-only rendering) is not supported",
+            "conservative rasterization takes solid fill only, not wireframe",
         ));
     }
     for i in 0..targets.classes.len() {
@@ -745,15 +779,19 @@ fn draw_view(
             ));
         }
     }
-    let pattern = Pattern::standard(targets.samples).ok_or_else(|| {
-        state_err(
-            DrawField::RenderTarget(0),
-            format!(
-                "{} samples: the standard patterns have 1, 2, 4, 8 or 16",
-                targets.samples
-            ),
-        )
-    })?;
+    let pattern = match &s.rasterizer.sample_positions {
+        Some(p) => Pattern::programmed(targets.samples, p.positions())
+            .map_err(|m| state_err(DrawField::Rasterizer, m))?,
+        None => Pattern::standard(targets.samples).ok_or_else(|| {
+            state_err(
+                DrawField::RenderTarget(0),
+                format!(
+                    "{} samples: the standard patterns have 1, 2, 4, 8 or 16",
+                    targets.samples
+                ),
+            )
+        })?,
+    };
     let layout: Vec<Element> =
         ia::resolve_layout(&s.input_layout).map_err(|e| DrawError::State {
             field: DrawField::InputElement(e.element),
@@ -1034,6 +1072,21 @@ fn draw_view(
         },
         (None, None, None) => ia::prim_kind(s.topology),
     };
+    if s.rasterizer.conservative && kind != PrimKind::Triangle {
+        // DirectX-Specs "Conservative Rasterization", IA Primitive Topology interaction:
+        // undefined for points and lines, which D3D's debug layer rejects.
+        return Err(state_err(
+            DrawField::Rasterizer,
+            format!(
+                "conservative rasterization is defined for triangles only; this draw rasterizes {}",
+                if kind == PrimKind::Point {
+                    "points"
+                } else {
+                    "lines"
+                }
+            ),
+        ));
+    }
     let route = Route {
         views: &viewports,
         viewport_word: routing_word(last_stage(s), SysValue::ViewportArrayIndex),
@@ -2135,6 +2188,8 @@ fn check_viewports(s: &DrawState<'_>, t: &Targets) -> Result<Vec<ViewportSetup>,
                     Some(om::DepthKind::Unorm(b)) => 1.0 / ((1u64 << b) - 1) as f32,
                     _ => 1.0 / 16_777_215.0,
                 },
+                wireframe: s.rasterizer.fill_mode == FillMode::Wireframe,
+                conservative: s.rasterizer.conservative,
             },
         });
     }
@@ -2667,6 +2722,9 @@ fn setup_in_viewport(
             if let Some(p) = setup::line(st, [sv[0], sv[1]], [mu[0], mu[1]], inv_w, verts, id) {
                 prims.push(p);
             }
+        }
+        PrimKind::Triangle if st.wireframe => {
+            setup::wireframe(st, poly, sv, mu, inv_w, verts, id, prims);
         }
         PrimKind::Triangle => {
             for k in 1..sv.len().saturating_sub(1) {

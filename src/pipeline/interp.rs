@@ -34,7 +34,7 @@ pub fn centre(px: u32, py: u32) -> Location {
 /// Sample `i`'s location (the centre when `i` is past the pattern).
 pub fn sample(pattern: &Pattern, px: u32, py: u32, i: u32) -> Location {
     let c = centre(px, py);
-    match pattern.position(i) {
+    match pattern.position_at(px, py, i) {
         Some([dx, dy]) => [c[0] + f64::from(dx), c[1] + f64::from(dy)],
         None => c,
     }

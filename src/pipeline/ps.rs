@@ -796,6 +796,8 @@ mod tests {
             slope_scaled_depth_bias: 0.0,
             depth_float: true,
             depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
         };
         let sv = |x: i64, y: i64, z: f32| ScreenVertex { x, y, z };
         let mu = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];

@@ -9,6 +9,11 @@
 //!   standard pattern for 1, 2, 4, 8 or 16 samples in 1/16 pixel
 //!   (`resources::texture::standard_sample_position`). Triangles and points are sampled at
 //!   every sample of the render target; the pixel stage runs where any is covered.
+//! - **Programmable sample positions** (DirectX-Specs "D3D12 Programmable Sample
+//!   Positions", `SetSamplePositions`): [`Pattern::programmed`] replaces the standard
+//!   offsets, one set for every pixel or one per pixel of a 2×2 grid aligned to even
+//!   coordinates; coverage, and every location the pattern gives (`interp`: sample and
+//!   centroid locations, the per-sample depth the output merger tests), use them.
 //! - **Triangles**: a sample is covered when every edge function is ≥ 0 there (the
 //!   top-left rule is folded into the edges by `setup`).
 //! - **Points**: the half-open 1×1 square around the point (two triangles under the
@@ -23,6 +28,17 @@
 //!   covers every sample of the pixels it covers.
 //! - **Inner coverage** (`SV_InnerCoverage`): a pixel whose four corners are inside every
 //!   edge of a triangle is wholly inside it (triangles are convex).
+//! - **Conservative rasterization, tier 1** (DirectX-Specs "Conservative Rasterization";
+//!   `D3D12_CONSERVATIVE_RASTERIZATION_TIER_1`, whose uncertainty region may reach half a
+//!   pixel): dxlane takes no uncertainty at all — a pixel is covered exactly when the
+//!   open (snapped) triangle meets the open pixel square, so a pixel the triangle touches
+//!   only along a pixel edge or at a corner is not, and the Top-Left Rule (which the
+//!   specification leaves to the implementation here) never comes into play. The test
+//!   is exact in integers: the primitive's box separates along x and y, and an edge
+//!   separates when its function, largest at a corner of the square, is ≤ 0 there.
+//!   Every sample of a covered pixel is covered, whatever the pattern ("Multisampling
+//!   interaction"). Inner coverage is the closed pixel square inside the closed
+//!   triangle.
 
 use super::setup::{Edge, Prim, SUBPIXEL, Shape};
 use crate::resources::texture::standard_sample_position;
@@ -30,9 +46,18 @@ use crate::resources::texture::standard_sample_position;
 /// Sample offsets within a pixel, in fixed point from the pixel's top-left corner.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
-    /// `(x, y)` of each sample: `128 + 16·sx`, `128 + 16·sy`.
+    /// `(x, y)` of each sample: `128 + 16·sx`, `128 + 16·sy` — of every pixel, or with
+    /// [`Pattern::quad`] of the pixels with even x and y.
     pub offsets: Vec<[i64; 2]>,
+    /// Programmed positions for a 2×2 grid of pixels (`SetSamplePositions` with
+    /// `NumPixels = 4`): the offsets of pixels (odd, even), (even, odd) and (odd, odd),
+    /// in that order; `offsets` holds (even, even)'s. Empty for one pattern everywhere.
+    pub quad: Vec<Vec<[i64; 2]>>,
 }
+
+/// `D3D12_SAMPLE_POSITION`'s range in sixteenths of a pixel from the centre (DirectX-Specs
+/// "D3D12 Programmable Sample Positions": the right and bottom edges are not reachable).
+pub const SAMPLE_POSITION_RANGE: std::ops::RangeInclusive<i8> = -8..=7;
 
 impl Pattern {
     /// The standard pattern of `count` samples (1, 2, 4, 8 or 16); `None` for others.
@@ -40,12 +65,62 @@ impl Pattern {
         let mut offsets = Vec::with_capacity(count as usize);
         for i in 0..count {
             let [sx, sy] = standard_sample_position(count, i)?;
-            offsets.push([
-                SUBPIXEL / 2 + i64::from(sx) * SUBPIXEL / 16,
-                SUBPIXEL / 2 + i64::from(sy) * SUBPIXEL / 16,
-            ]);
+            offsets.push(Self::offset([sx.into(), sy.into()]));
         }
-        Some(Pattern { offsets })
+        Some(Pattern {
+            offsets,
+            quad: Vec::new(),
+        })
+    }
+
+    fn offset([sx, sy]: [i32; 2]) -> [i64; 2] {
+        [
+            SUBPIXEL / 2 + i64::from(sx) * SUBPIXEL / 16,
+            SUBPIXEL / 2 + i64::from(sy) * SUBPIXEL / 16,
+        ]
+    }
+
+    /// `SetSamplePositions(count, pixels, positions)`: `positions` holds `count`
+    /// positions per pixel for 1 pixel (every pixel) or 4 (a 2×2 grid aligned to even
+    /// coordinates, left to right, top to bottom), each in sixteenths of a pixel from
+    /// the centre within [`SAMPLE_POSITION_RANGE`]. The order of a pixel's positions is
+    /// its sample order, which is also the centroid's priority. Errors say which rule
+    /// `positions` breaks.
+    pub fn programmed(count: u32, positions: &[[i8; 2]]) -> Result<Pattern, String> {
+        if !matches!(count, 1 | 2 | 4 | 8 | 16) {
+            return Err(format!(
+                "{count} samples: programmable positions take 1, 2, 4, 8 or 16"
+            ));
+        }
+        let n = count as usize;
+        let pixels = positions.len() / n;
+        if positions.len() % n != 0 || !matches!(pixels, 1 | 4) || positions.len() > 16 {
+            return Err(format!(
+                "{} sample positions for {count} samples per pixel: give {count} (every pixel) or {} (a 2×2 grid of pixels), at most 16",
+                positions.len(),
+                4 * n
+            ));
+        }
+        if let Some((i, p)) = positions
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !p.iter().all(|v| SAMPLE_POSITION_RANGE.contains(v)))
+        {
+            return Err(format!(
+                "sample position #{} ({}, {}) lies outside -8..7 sixteenths of a pixel",
+                i + 1,
+                p[0],
+                p[1]
+            ));
+        }
+        let mut sets = positions
+            .chunks(n)
+            .map(|c| c.iter().map(|p| Self::offset(p.map(i32::from))).collect());
+        let offsets = sets.next().unwrap_or_default();
+        Ok(Pattern {
+            offsets,
+            quad: sets.collect(),
+        })
     }
 
     /// Samples per pixel.
@@ -62,11 +137,30 @@ impl Pattern {
         }
     }
 
-    /// Sample `i`'s position relative to the pixel centre, in pixels.
+    /// The offsets of pixel `(px, py)`'s samples.
+    pub fn at(&self, px: i64, py: i64) -> &[[i64; 2]] {
+        match (px & 1) + 2 * (py & 1) {
+            0 => &self.offsets,
+            k => self.quad.get(k as usize - 1).unwrap_or(&self.offsets),
+        }
+    }
+
+    /// Sample `i`'s position relative to the pixel centre, in pixels (of the pixels with
+    /// even x and y, when the pattern differs over a 2×2 grid).
     pub fn position(&self, i: u32) -> Option<[f32; 2]> {
-        let o = self.offsets.get(i as usize)?;
+        self.position_at(0, 0, i)
+    }
+
+    /// Sample `i`'s position in pixel `(px, py)` relative to its centre, in pixels.
+    pub fn position_at(&self, px: u32, py: u32, i: u32) -> Option<[f32; 2]> {
+        let o = self.at(i64::from(px), i64::from(py)).get(i as usize)?;
         let f = |v: i64| (v - SUBPIXEL / 2) as f32 / SUBPIXEL as f32;
         Some([f(o[0]), f(o[1])])
+    }
+
+    /// Every offset of every pixel's pattern.
+    fn every_offset(&self) -> impl Iterator<Item = &[i64; 2]> {
+        self.offsets.iter().chain(self.quad.iter().flatten())
     }
 }
 
@@ -94,7 +188,7 @@ pub fn shape_coverage(shape: &Shape, pattern: &Pattern, px: i32, py: i32) -> u32
     match shape {
         Shape::Triangle(e) => {
             let mut m = 0;
-            for (i, o) in pattern.offsets.iter().enumerate() {
+            for (i, o) in pattern.at(px.into(), py.into()).iter().enumerate() {
                 let (x, y) = (bx + o[0], by + o[1]);
                 if e[0].eval(x, y) >= 0 && e[1].eval(x, y) >= 0 && e[2].eval(x, y) >= 0 {
                     m |= 1 << i;
@@ -102,9 +196,16 @@ pub fn shape_coverage(shape: &Shape, pattern: &Pattern, px: i32, py: i32) -> u32
             }
             m
         }
+        Shape::Conservative(e) => {
+            if conservative_covers(e, px, py) {
+                pattern.all()
+            } else {
+                0
+            }
+        }
         Shape::Square { x0, y0, x1, y1 } => {
             let mut m = 0;
-            for (i, o) in pattern.offsets.iter().enumerate() {
+            for (i, o) in pattern.at(px.into(), py.into()).iter().enumerate() {
                 let (x, y) = (bx + o[0], by + o[1]);
                 if *x0 <= x && x < *x1 && *y0 <= y && y < *y1 {
                     m |= 1 << i;
@@ -123,9 +224,20 @@ pub fn shape_coverage(shape: &Shape, pattern: &Pattern, px: i32, py: i32) -> u32
     }
 }
 
+/// Whether the open square of pixel `(px, py)` meets the open triangle inside the exact
+/// edges `e` (conservative rasterization; the pixel box of the primitive does the
+/// separation along x and y). An edge function takes its greatest value over the square
+/// at a corner: the centre's value plus half a pixel times `|a| + |b|`.
+pub fn conservative_covers(e: &[Edge; 3], px: i32, py: i32) -> bool {
+    let cx = i64::from(px) * SUBPIXEL + SUBPIXEL / 2;
+    let cy = i64::from(py) * SUBPIXEL + SUBPIXEL / 2;
+    e.iter()
+        .all(|e| e.eval(cx, cy) + (e.a.abs() + e.b.abs()) * (SUBPIXEL / 2) > 0)
+}
+
 /// Whether pixel `(px, py)` lies wholly inside a triangle (`SV_InnerCoverage`).
 pub fn inner_coverage(prim: &Prim, px: i32, py: i32) -> bool {
-    let Shape::Triangle(e) = &prim.shape else {
+    let (Shape::Triangle(e) | Shape::Conservative(e)) = &prim.shape else {
         return false;
     };
     let bx = i64::from(px) * SUBPIXEL;
@@ -219,8 +331,8 @@ fn triangle_quads<F: FnMut(QuadCoverage) + ?Sized>(
     let [x0, y0, x1, y1] = r;
     let (qx0, qy0) = (x0 & !1, y0 & !1);
     // The box of a quad's sample points, relative to its top-left corner.
-    let lo = |i: usize| pattern.offsets.iter().map(|o| o[i]).min().unwrap_or(0);
-    let hi = |i: usize| SUBPIXEL + pattern.offsets.iter().map(|o| o[i]).max().unwrap_or(0);
+    let lo = |i: usize| pattern.every_offset().map(|o| o[i]).min().unwrap_or(0);
+    let hi = |i: usize| SUBPIXEL + pattern.every_offset().map(|o| o[i]).max().unwrap_or(0);
     let (bx, by) = ([lo(0), hi(0)], [lo(1), hi(1)]);
     // Per edge: the offsets from the corner's value to its least and greatest value over
     // the box (a linear function takes both at corners of the box).
@@ -405,6 +517,8 @@ mod tests {
             slope_scaled_depth_bias: 0.0,
             depth_float: true,
             depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
         };
         let sv = |p: [f64; 2]| crate::pipeline::setup::ScreenVertex {
             x: (p[0] * 256.0) as i64,
@@ -465,6 +579,84 @@ mod tests {
         assert_eq!(m, 0b1010, "samples 1 and 3 lie right of the edge");
         assert!(Pattern::standard(3).is_none());
         let _ = Plane::default();
+    }
+
+    /// DirectX-Specs "D3D12 Programmable Sample Positions": positions in sixteenths from
+    /// the centre, -8..7; one set for every pixel or four for a 2×2 grid; the count must
+    /// be the sample count. A vertical edge at pixel-local x = ½ (the centre) covers the
+    /// samples left of it: standard 4× samples 0 and 2, programmed
+    /// (-8, 0), (-1, 0), (1, 0), (7, -8) samples 0 and 1 — and with a 2×2 grid, pixel
+    /// (0, y) takes the first set and pixel (1, y) the second.
+    #[test]
+    fn programmed_positions_decide_coverage() {
+        let t = tri([[-4.0, -4.0], [4.5, -4.0], [4.5, 12.0]]);
+        // The edge from (4.5, -4) to (4.5, 12) is the right edge: covered samples lie
+        // left of x = 4.5 in pixel 4.
+        let std4 = Pattern::standard(4).unwrap();
+        assert_eq!(pixel_coverage(&t, &std4, 4, 1), 0b0101);
+        let p = Pattern::programmed(4, &[[-8, 0], [-1, 0], [1, 0], [7, -8]]).unwrap();
+        assert_eq!(pixel_coverage(&t, &p, 4, 1), 0b0011);
+        assert_eq!(p.position(3), Some([7.0 / 16.0, -0.5]));
+        // 1 sample, a 2×2 grid: even columns sample at -4/16, odd at +4/16.
+        let g = Pattern::programmed(1, &[[-4, 0], [4, 0], [-4, 0], [4, 0]]).unwrap();
+        let t2 = tri([[-4.0, -4.0], [5.5, -4.0], [5.5, 12.0]]);
+        // Edge at x = 5.5: odd pixel 5 samples at 5.75, outside (the even set's 5.25
+        // would be inside); even pixel 4 at 4.25, inside.
+        assert_eq!(pixel_coverage(&t2, &g, 5, 1), 0);
+        assert_eq!(pixel_coverage(&t2, &g, 5, 2), 0);
+        assert_eq!(pixel_coverage(&t2, &g, 4, 2), 1);
+        let t3 = tri([[-4.0, -4.0], [4.5, -4.0], [4.5, 12.0]]);
+        // Edge at x = 4.5: even pixel 4 samples at 4.25, inside (the odd set's 4.75
+        // would be outside).
+        assert_eq!(pixel_coverage(&t3, &g, 4, 1), 1);
+        assert_eq!(g.position_at(5, 0, 0), Some([0.25, 0.0]));
+        assert_eq!(g.position_at(4, 2, 0), Some([-0.25, 0.0]));
+        // The stepped quads agree with the per-sample tests under a 2×2 grid.
+        let mut got = Vec::new();
+        for_each_quad(&t3, &g, [0, 0, 16, 16], &mut |q| got.push(q));
+        assert_eq!(got, quads_by_pixel(&t3, &g, [0, 0, 16, 16]));
+        // Refusals.
+        assert!(Pattern::programmed(4, &[[0, 0]; 3]).is_err());
+        assert!(Pattern::programmed(8, &[[0, 0]; 32]).is_err());
+        assert!(
+            Pattern::programmed(1, &[[8, 0]])
+                .unwrap_err()
+                .contains("#1 (8, 0)")
+        );
+        assert!(Pattern::programmed(3, &[[0, 0]; 3]).is_err());
+    }
+
+    /// DirectX-Specs "Conservative Rasterization" (tier 1, dxlane's exact overlap): the
+    /// open triangle meets the open pixel square. The triangle (0, 0), (4, 0), (0, 4)
+    /// covers pixel (1, 2) (its square reaches below the diagonal x + y = 4) but not
+    /// (2, 2), whose square touches the diagonal only at its corner (2, 2).
+    #[test]
+    fn conservative_overlap_is_exact() {
+        let e = |p: [i64; 2], q: [i64; 2]| {
+            let (dx, dy) = (q[0] - p[0], q[1] - p[1]);
+            Edge {
+                a: -dy,
+                b: dx,
+                c: dy * p[0] - dx * p[1],
+            }
+        };
+        let v = [[0, 0], [4 * SUBPIXEL, 0], [0, 4 * SUBPIXEL]];
+        let edges = [e(v[0], v[1]), e(v[1], v[2]), e(v[2], v[0])];
+        assert!(conservative_covers(&edges, 1, 2));
+        assert!(conservative_covers(&edges, 0, 3));
+        assert!(!conservative_covers(&edges, 2, 2));
+        assert!(!conservative_covers(&edges, 3, 1));
+        // (1, 1) lies wholly inside; (1, 2) is covered but not wholly.
+        let p = Prim {
+            shape: Shape::Conservative(edges),
+            ..tri([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+        };
+        assert!(inner_coverage(&p, 1, 1));
+        assert!(!inner_coverage(&p, 1, 2));
+        assert_eq!(
+            pixel_coverage(&p, &Pattern::standard(8).unwrap(), 1, 2),
+            0xff
+        );
     }
 
     /// The quads of `prim` found pixel by pixel, as `for_each_quad` did before it
@@ -528,6 +720,8 @@ mod tests {
             slope_scaled_depth_bias: 0.0,
             depth_float: true,
             depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
         };
         let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         let mut tested = 0;

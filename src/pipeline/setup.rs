@@ -33,6 +33,23 @@
 //! §15.11.1 "Degenerate Behavior" makes them back-facing, and by §3.4.2 no sample lies
 //! inside one).
 //!
+//! # Wireframe fill (`D3D12_FILL_MODE_WIREFRAME`)
+//!
+//! A triangle in wireframe fill is drawn as lines connecting its vertices, by the line
+//! rules (`raster`: aliased lines, the diamond-exit rule), after clipping, facing and
+//! culling; [`wireframe`] states which edges and with what depth.
+//!
+//! # Conservative rasterization
+//!
+//! With `ConservativeRaster` on, a triangle keeps its exact edge constants (the top-left
+//! rule is not folded in) and its pixel box holds only the pixels whose open square
+//! meets the open box of its vertices ([`Shape::Conservative`], `raster`). Degenerate
+//! (zero-area after snapping) triangles are culled, as tier 1 allows ("no post-snap
+//! degenerates"). Depth and attributes are evaluated as without it, at the pixel centre
+//! or sample, which may lie outside the triangle: the extrapolated depth is clamped to
+//! the viewport's range like any other (DirectX-Specs "Conservative Rasterization",
+//! Depth/Stencil Test and Attribute Interpolation interactions).
+//!
 //! # Depth bias (D3D11.3 §15.10 "Depth Bias")
 //!
 //! `Bias = DepthBias · r + SlopeScaledDepthBias · MaxDepthSlope` for UNORM depth formats
@@ -90,6 +107,10 @@ pub enum Shape {
         /// Bottom (exclusive).
         y1: i64,
     },
+    /// A triangle rasterized conservatively (tier 1, `raster`): inside all three edges,
+    /// whose constants are exact (no top-left rule folded in); a pixel is covered, every
+    /// sample of it, when the open triangle meets the open pixel square.
+    Conservative([Edge; 3]),
     /// An aliased line from `a` to `b` (fixed point), by the diamond-exit rule (`raster`).
     Line {
         /// Start.
@@ -224,6 +245,11 @@ pub struct SetupState {
     pub depth_float: bool,
     /// `r` of a UNORM depth format: `1 / (2^bits − 1)`.
     pub depth_unorm_r: f32,
+    /// `D3D12_FILL_MODE_WIREFRAME`: triangles become the lines of their edges
+    /// ([`wireframe`]).
+    pub wireframe: bool,
+    /// `ConservativeRaster` on: triangles set up as [`Shape::Conservative`].
+    pub conservative: bool,
 }
 
 fn bbox_of(xs: &[i64], ys: &[i64], scissor: &Rect) -> Option<[i32; 4]> {
@@ -236,6 +262,22 @@ fn bbox_of(xs: &[i64], ys: &[i64], scissor: &Rect) -> Option<[i32; 4]> {
     let y0 = (miny.div_euclid(SUBPIXEL)).max(i64::from(scissor.top));
     let x1 = (maxx.div_euclid(SUBPIXEL) + 1).min(i64::from(scissor.right));
     let y1 = (maxy.div_euclid(SUBPIXEL) + 1).min(i64::from(scissor.bottom));
+    (x0 < x1 && y0 < y1).then_some([x0 as i32, y0 as i32, x1 as i32, y1 as i32])
+}
+
+/// The pixels a conservatively rasterized triangle `v` may cover: those whose open
+/// square meets the open box of the vertices (a pixel the box only touches along its
+/// border is not covered), within the scissor.
+fn conservative_bbox(v: &[ScreenVertex; 3], scissor: &Rect) -> Option<[i32; 4]> {
+    let xs = [v[0].x, v[1].x, v[2].x];
+    let ys = [v[0].y, v[1].y, v[2].y];
+    let lo = |c: &[i64; 3]| c.iter().copied().min().unwrap_or(0).div_euclid(SUBPIXEL);
+    let hi =
+        |c: &[i64; 3]| (c.iter().copied().max().unwrap_or(0) + SUBPIXEL - 1).div_euclid(SUBPIXEL);
+    let x0 = lo(&xs).max(i64::from(scissor.left));
+    let y0 = lo(&ys).max(i64::from(scissor.top));
+    let x1 = hi(&xs).min(i64::from(scissor.right));
+    let y1 = hi(&ys).min(i64::from(scissor.bottom));
     (x0 < x1 && y0 < y1).then_some([x0 as i32, y0 as i32, x1 as i32, y1 as i32])
 }
 
@@ -288,11 +330,15 @@ pub fn triangle(
         ([v[0], v[2], v[1]], [mu[0], mu[2], mu[1]])
     };
     let area = area.abs();
-    let bbox = bbox_of(
-        &[v[0].x, v[1].x, v[2].x],
-        &[v[0].y, v[1].y, v[2].y],
-        &s.scissor,
-    )?;
+    let bbox = if s.conservative {
+        conservative_bbox(&v, &s.scissor)?
+    } else {
+        bbox_of(
+            &[v[0].x, v[1].x, v[2].x],
+            &[v[0].y, v[1].y, v[2].y],
+            &s.scissor,
+        )?
+    };
     // Edge k runs from vertex k to vertex k + 1; it is opposite vertex k + 2.
     let mut edges = [Edge { a: 0, b: 0, c: 0 }; 3];
     let mut bary = [Plane::default(); 3];
@@ -305,7 +351,7 @@ pub fn triangle(
         edges[k] = Edge {
             a: -dy,
             b: dx,
-            c: if top_left { c } else { c - 1 },
+            c: if top_left || s.conservative { c } else { c - 1 },
         };
         // The barycentric weight of the opposite vertex, over pixel coordinates.
         let inv = 1.0 / area as f64;
@@ -342,7 +388,11 @@ pub fn triangle(
         z = plane(zs.map(|zj| zj + bias));
     }
     Some(Prim {
-        shape: Shape::Triangle(edges),
+        shape: if s.conservative {
+            Shape::Conservative(edges)
+        } else {
+            Shape::Triangle(edges)
+        },
         bbox,
         sigma,
         inv_w,
@@ -353,6 +403,99 @@ pub fn triangle(
         viewport: 0,
         slice: 0,
     })
+}
+
+/// The depth plane through three screen vertices with depths `zs`; `None` when they
+/// enclose no area.
+fn depth_plane(v: [ScreenVertex; 3], zs: [f32; 3]) -> Option<Plane> {
+    let area = (v[1].x - v[0].x) * (v[2].y - v[0].y) - (v[2].x - v[0].x) * (v[1].y - v[0].y);
+    if area == 0 {
+        return None;
+    }
+    let inv = 1.0 / area as f64;
+    let mut z = Plane::default();
+    for k in 0..3 {
+        let (p, q) = (v[k], v[(k + 1) % 3]);
+        let (dx, dy) = (q.x - p.x, q.y - p.y);
+        // The weight of vertex k + 2, opposite this edge (signed area: either winding).
+        let zj = f64::from(zs[(k + 2) % 3]);
+        z.c += (dy * p.x - dx * p.y) as f64 * inv * zj;
+        z.dx += -dy as f64 * SUBPIXEL as f64 * inv * zj;
+        z.dy += dx as f64 * SUBPIXEL as f64 * inv * zj;
+    }
+    Some(z)
+}
+
+/// Sets up a triangle in wireframe fill (`D3D12_FILL_MODE_WIREFRAME`): the polygon
+/// clipping left of it — screen vertices `v`, clip weights `lam` and screen weights `mu`
+/// over the original vertices, in the triangle's order — as aliased lines, appended to
+/// `out`.
+///
+/// - Facing and culling are the triangle's, from the signed area of the snapped polygon;
+///   a polygon of no area draws nothing, as it would solid (§15.11.1 makes it
+///   back-facing, §3.4.2 covers no sample of it). Every line carries the facing
+///   (`SV_IsFrontFace`, the stencil face).
+/// - An edge is drawn when both its ends lie on one edge of the original triangle
+///   (their clip weight of the opposite vertex is 0): the parts of the triangle's own
+///   edges inside the clip volume. Edges that clipping made (along the viewport, the
+///   near or far plane, a clip distance) are not: a guard band of any width gives the
+///   same lines, scissored.
+/// - Each edge is its own line: an edge two triangles share is drawn by both, and a
+///   vertex lights the pixel its edge exits by the diamond rule.
+/// - Depth varies along each line as on any line (`line`); the depth bias is the
+///   triangle's (computed from its unbiased plane, §15.10) and is added to every end.
+#[allow(clippy::too_many_arguments)]
+pub fn wireframe(
+    s: &SetupState,
+    lam: &[Weights],
+    v: &[ScreenVertex],
+    mu: &[Weights],
+    inv_w: [f64; 3],
+    verts: [u32; 3],
+    id: u32,
+    out: &mut Vec<Prim>,
+) {
+    let n = v.len().min(lam.len()).min(mu.len());
+    if n < 3 {
+        return;
+    }
+    let cross = |a: ScreenVertex, b: ScreenVertex, c: ScreenVertex| {
+        (b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y)
+    };
+    // A clipped polygon has at most 9 vertices and each term is below 2^57.
+    let area: i64 = (1..n - 1).map(|k| cross(v[0], v[k], v[k + 1])).sum();
+    if area == 0 {
+        return;
+    }
+    let front = (area > 0) != s.front_ccw;
+    if (front && s.cull_front) || (!front && s.cull_back) {
+        return;
+    }
+    let mut bias = 0.0f32;
+    if s.depth_bias != 0 || s.slope_scaled_depth_bias != 0.0 {
+        let fan = (1..n - 1).find_map(|k| {
+            let t = [v[0], v[k], v[k + 1]];
+            let zs = t.map(|p| p.z);
+            depth_plane(t, zs).map(|z| (z, zs))
+        });
+        if let Some((z, zs)) = fan {
+            bias = depth_bias(s, &z, &zs);
+        }
+    }
+    for i in 0..n {
+        let j = (i + 1) % n;
+        if !(0..3).any(|k| lam[i][k] == 0.0 && lam[j][k] == 0.0) {
+            continue;
+        }
+        let ends = [v[i], v[j]].map(|mut p| {
+            p.z += bias;
+            p
+        });
+        if let Some(mut p) = line(s, ends, [mu[i], mu[j]], inv_w, verts, id) {
+            p.front = front;
+            out.push(p);
+        }
+    }
 }
 
 /// Sets up a point: the 1×1 square centred on it (D3D11.3 §3.4.6 "Point Rasterization
@@ -473,6 +616,8 @@ mod tests {
             slope_scaled_depth_bias: 0.0,
             depth_float: true,
             depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
         }
     }
 
@@ -588,6 +733,43 @@ mod tests {
         assert!(triangle(&s, ccw, ID, [1.0; 3], [0; 3], 0).is_some());
         let flat = [sv(0.0, 0.0), sv(1.0, 1.0), sv(2.0, 2.0)];
         assert!(triangle(&s, flat, ID, [1.0; 3], [0; 3], 0).is_none());
+    }
+
+    /// Wireframe fill: the edges of the triangle's own sides, each a line with the
+    /// triangle's facing; a polygon edge made by clipping (no original vertex's weight
+    /// 0 at both ends) is left out; culling by the polygon's facing.
+    #[test]
+    fn wireframe_lines_are_the_triangle_sides() {
+        let mut s = state();
+        s.wireframe = true;
+        // The quadrilateral clipping leaves of a triangle A, B, C cut by a line across
+        // B: A, P (on A→B), Q (on B→C), C. P→Q was made by clipping.
+        let lam: [Weights; 4] = [
+            [1.0, 0.0, 0.0],
+            [0.5, 0.5, 0.0],
+            [0.0, 0.5, 0.5],
+            [0.0, 0.0, 1.0],
+        ];
+        let v = [sv(0.0, 0.0), sv(8.0, 0.0), sv(8.0, 8.0), sv(0.0, 16.0)];
+        let mut out = Vec::new();
+        wireframe(&s, &lam, &v, &lam, [1.0; 3], [0, 1, 2], 7, &mut out);
+        let ends: Vec<_> = out
+            .iter()
+            .map(|p| match p.shape {
+                Shape::Line { a, b } => (a, b),
+                _ => panic!("{:?}", p.shape),
+            })
+            .collect();
+        let f = |x: i64, y: i64| [x * 256, y * 256];
+        assert_eq!(
+            ends,
+            vec![(f(0, 0), f(8, 0)), (f(8, 8), f(0, 16)), (f(0, 16), f(0, 0))]
+        );
+        assert!(out.iter().all(|p| p.front && p.id == 7));
+        s.cull_front = true;
+        out.clear();
+        wireframe(&s, &lam, &v, &lam, [1.0; 3], [0, 1, 2], 7, &mut out);
+        assert!(out.is_empty(), "a culled face draws no edge");
     }
 
     /// D3D11.3 "Depth Bias": UNORM `r`, float exponent, slope, clamp.

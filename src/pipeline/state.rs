@@ -246,8 +246,7 @@ pub enum CullMode {
     Back,
 }
 
-/// `D3D12_CONSERVATIVE_RASTERIZATION_MODE` is not supported; this is `D3D12_RASTERIZER_DESC`
-/// without it.
+/// `D3D12_RASTERIZER_DESC`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RasterizerDesc {
     /// Solid or wireframe.
@@ -269,8 +268,37 @@ pub struct RasterizerDesc {
     pub multisample_enable: bool,
     /// Antialiased lines (accepted; lines are always aliased here).
     pub antialiased_line_enable: bool,
-    /// `ForcedSampleCount` (UAV-only rendering); only 0 is supported.
+    /// `ForcedSampleCount` (target-independent rasterization): 0 (off), or 1, 4, 8 or
+    /// 16 with no render target and no depth-stencil view bound (UAV-only rendering;
+    /// `draw`): coverage at that count of the standard (or programmed) pattern over the
+    /// viewports' area.
     pub forced_sample_count: u32,
+    /// `ConservativeRaster`: `D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON` when true. Tier 1
+    /// (`setup`, `raster`): a pixel is covered when the triangle overlaps its square at
+    /// all, with every sample; triangles only, solid fill only.
+    pub conservative: bool,
+    /// `SetSamplePositions` (a command-list call in D3D12, kept with the rasterizer
+    /// state here): `None` for the standard pattern.
+    pub sample_positions: Option<SamplePositions>,
+}
+
+/// The positions `SetSamplePositions` programs: `len` of `xy`, in sixteenths of a pixel
+/// from the pixel centre (-8..7), all samples of a pixel before the next pixel's —
+/// `NumSamplesPerPixel` of them for every pixel, or 4 × that for a 2×2 grid of pixels
+/// (`raster::Pattern::programmed` checks them against the draw's sample count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SamplePositions {
+    /// How many of `xy` are given (at most 16).
+    pub len: u8,
+    /// The positions, `(X, Y)` each.
+    pub xy: [[i8; 2]; 16],
+}
+
+impl SamplePositions {
+    /// The positions given.
+    pub fn positions(&self) -> &[[i8; 2]] {
+        &self.xy[..usize::from(self.len).min(16)]
+    }
 }
 
 impl Default for RasterizerDesc {
@@ -287,6 +315,8 @@ impl Default for RasterizerDesc {
             multisample_enable: false,
             antialiased_line_enable: false,
             forced_sample_count: 0,
+            conservative: false,
+            sample_positions: None,
         }
     }
 }

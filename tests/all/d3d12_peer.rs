@@ -880,6 +880,21 @@ fn graphics_pipeline(
         plan.line(format!("strip_cut {cut}"));
     }
     let r = &s.rasterizer;
+    // The harness writes no ConservativeRaster field (vkd3d 1.2 on lavapipe offers no
+    // conservative rasterization tier).
+    if r.conservative {
+        return Err("conservative rasterization: the peer offers no tier of it".into());
+    }
+    // The harness calls no SetSamplePositions: the peer would draw the standard pattern.
+    // UAV-only draws are not written into plans: the harness compares targets.
+    if r.forced_sample_count != 0 {
+        return Err(
+            "a forced sample count (UAV-only rendering): the harness compares targets".into(),
+        );
+    }
+    if r.sample_positions.is_some() {
+        return Err("programmable sample positions: the harness sets none on the peer".into());
+    }
     plan.line(format!(
         "rasterizer fill={} cull={} front_ccw={} depth_bias={} depth_bias_clamp={} slope_scaled_depth_bias={} depth_clip={} multisample={} antialiased_line={} forced_sample_count={}",
         if r.fill_mode == FillMode::Solid { "solid" } else { "wireframe" },

@@ -48,6 +48,7 @@ mod opt;
 mod path_safety;
 mod provenance;
 mod queries;
+mod raster_states;
 mod rays;
 mod raytracing;
 mod sampling_lavapipe;
