@@ -347,5 +347,7 @@ fn no_lane(n: usize, cmd: &Command) -> WriterReport {
         debug: String::new(),
         origin: Vec::new(),
         event: Some(n),
+        ray: None,
+        program: None,
     }
 }
