@@ -107,6 +107,12 @@ impl RayWriterMap {
                     .collect()
             })
             .collect();
+        RayWriterMap::with_bindings(work, entries)
+    }
+
+    /// Watches, per entry, per program of `work`, the bindings listed (a command list's
+    /// `dispatch_rays`, which binds its resources by register).
+    pub fn with_bindings(work: &RaysWork, entries: Vec<Vec<Vec<Binding>>>) -> RayWriterMap {
         RayWriterMap {
             map: RayWriters::new(entries),
             programs: work

@@ -559,3 +559,126 @@ fn a_memory_watch_hears_other_ray_generation_waves() {
         "{out}"
     );
 }
+
+/// The folder holding the corpus ray library (`ray_tracing.<export>.dxil`).
+fn library_dir() -> std::path::PathBuf {
+    let own = common::root().join("target/corpora/dxil-reader");
+    if own.join("ray_tracing.raygen.dxil").exists() {
+        return own;
+    }
+    common::corpora()
+        .iter()
+        .find(|d| d.join("ray_tracing.raygen.dxil").exists())
+        .cloned()
+        .expect("the ray library")
+}
+
+/// `compare` on a command list names the `dispatch_rays` event and the ray behind a
+/// differing texel (docs/capture.md): DispatchRays(2, 1, 1) over a 4×2 image cleared
+/// to 7; ray (1, 0) starts at ((1 + 0.5) / 2, (0 + 0.5) / 1) = (0.75, 0.5), beside the
+/// triangle (x + y > 1), so it misses and its texel's red is -0 (ray_tracing.toml's
+/// header, the same programs).
+#[test]
+fn compare_names_the_event_and_ray_of_a_list() {
+    if job("ray_tracing").is_none() {
+        return;
+    }
+    let lib = |n: &str| format!("{:?}", library_dir().join(format!("ray_tracing.{n}.dxil")));
+    let text = format!(
+        "[[acceleration_structure]]\nname = \"tri\"\nlevel = \"bottom\"\n\
+[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
+vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
+[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
+[[acceleration_structure.instance]]\nblas = \"tri\"\nid = 3\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\n\
+[[resource]]\nname = \"tlas\"\nkind = \"acceleration_structure\"\nacceleration_structure = \"scene\"\n\
+[[resource]]\nname = \"image\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 4\nheight = 2\n\
+[[command]]\ntype = \"clear_unordered_access\"\nresource = \"image\"\nfloat = [7, 7, 7, 7]\n\
+[[command]]\ntype = \"dispatch_rays\"\nlibraries = [{}, {}, {}, {}]\n\
+dispatch = [2, 1, 1]\nraygen = \"raygen\"\nmiss = [\"miss\"]\n\
+hit_groups = [{{ closest_hit = \"closest_hit\" }}]\ncallable = [\"callable\"]\n\
+max_recursion_depth = 1\nmax_payload_size = 20\nmax_attribute_size = 8\n\
+bind = [{{ reg = \"t0\", resource = \"tlas\" }}, {{ reg = \"u0\", resource = \"image\" }}]\n",
+        lib("raygen"),
+        lib("miss"),
+        lib("closest_hit"),
+        lib("callable"),
+    );
+    let dir = common::scratch().join("debug_rays_list");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("list.toml"), text).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_dxlane"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "run",
+        "list.toml",
+        "--threads",
+        "1",
+        "-q",
+        "--record",
+        "cap",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let bin = std::fs::read_dir(dir.join("cap"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "bin"))
+        .unwrap();
+    let mut b = std::fs::read(&bin).unwrap();
+    assert_eq!(b[16..20], [0, 0, 0, 0x80], "texel (1, 0) red is -0");
+    b[16] ^= 1;
+    std::fs::write(&bin, b).unwrap();
+    let o = run(&[
+        "compare",
+        "list.toml",
+        "cap",
+        "--json",
+        "--no-images",
+        "--no-explain",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w = &v["resources"][0]["mismatches"][0]["writer"];
+    assert_eq!(w["lane"], "event 2 (dispatch_rays): ray (1, 0, 0)");
+    assert_eq!(w["event"], 2);
+    assert_eq!(w["ray"], json!([1, 0, 0]));
+    assert_eq!(w["debug"], "dxlane debug list.toml --event 2 --ray 1,0,0");
+
+    // The debugger's lookup finds the same event and ray, the clear before it not.
+    let o = run(&[
+        "debug",
+        "list.toml",
+        "--texel",
+        "image",
+        "1,0",
+        "--threads",
+        "1",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{o:?}");
+    assert!(
+        out.contains("event 2: image (1, 0) (bytes 00 00 00 80 00 00 00 80 9a 99 19 bf 00 00 80 bf) was last written by ray (1, 0, 0) (--ray 1,0,0)"),
+        "{out}"
+    );
+    // Texel (3, 0): no ray of DispatchRays(2, 1, 1) writes it; the clear (event 1) did.
+    let o = run(&[
+        "debug",
+        "list.toml",
+        "--texel",
+        "image",
+        "3,0",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("was last changed by event 1 ([[command]] #1, a clear_unordered_access)"),
+        "{err}"
+    );
+}
