@@ -682,3 +682,61 @@ bind = [{{ reg = \"t0\", resource = \"tlas\" }}, {{ reg = \"u0\", resource = \"i
         "{err}"
     );
 }
+
+/// The ray write attribution (`job::writers::RayWriters`, docs/capture.md): a word's
+/// last writer is the last write heard; a write through another program's bindings
+/// counts only when that program's list names the binding (each program indexes its own
+/// resource ranges); writes by two programs of the same ray do not make the word
+/// contested, a write by another ray does.
+#[test]
+fn ray_writers_keep_the_last_ray_and_program() {
+    use dxlane::exec::{Binding, Invocation, MemWrite, WriteSink, WriteTarget, Xyz};
+    use dxlane::ir::{InstId, Stage};
+    use dxlane::job::writers::RayWriters;
+    let b0 = Binding::Range {
+        range: 0,
+        element: 0,
+    };
+    let b1 = Binding::Range {
+        range: 1,
+        element: 0,
+    };
+    // Program 0 (ray generation) writes the resource through range 1; program 1
+    // (closest-hit) through range 0.
+    let map = RayWriters::new(vec![vec![vec![b1], vec![b0]]]);
+    let write = |b: Binding, ray: [u32; 3], stage: Stage, program: u32, inst: u32| MemWrite {
+        target: WriteTarget::Resource(b),
+        addr: 16,
+        bytes: 4,
+        value: [1, 0, 0, 0],
+        atomic: false,
+        lane: 0,
+        invocation: Invocation::Ray {
+            index: Xyz(ray),
+            stage,
+            program,
+        },
+        inst: InstId(inst),
+    };
+    // Range 0 of the ray-generation program is another resource: not heard.
+    map.write(&write(b0, [0, 0, 0], Stage::RayGeneration, 0, 3));
+    assert_eq!(map.writer(0, 16), None);
+    map.write(&write(b1, [1, 0, 0], Stage::RayGeneration, 0, 4));
+    map.write(&write(b0, [1, 0, 0], Stage::ClosestHit, 1, 5));
+    let w = map.writer(0, 18).unwrap();
+    assert_eq!(w.inst, InstId(5));
+    assert_eq!(w.writes, 2);
+    assert!(!w.contested, "two programs of one ray");
+    assert!(matches!(w.invocation, Invocation::Ray { program: 1, .. }));
+    map.write(&write(b1, [2, 0, 0], Stage::RayGeneration, 0, 4));
+    let w = map.writer(0, 16).unwrap();
+    assert!(w.contested, "another ray");
+    assert!(matches!(
+        w.invocation,
+        Invocation::Ray {
+            index: Xyz([2, 0, 0]),
+            ..
+        }
+    ));
+    assert_eq!(map.writer(0, 20), None);
+}
