@@ -101,8 +101,8 @@ pub enum Invocation {
         index: Xyz,
         /// The program's stage: `RayGeneration` for the ray-generation lane itself.
         stage: Stage,
-        /// The program, as the pipeline running it numbers its programs (exec does
-        /// not know them and says 0; `pipeline::rays` names it in the writes it reports).
+        /// The program, as the pipeline running it numbers its programs
+        /// (`RayContext::program`; `pipeline::rays`: the index in its programs).
         program: u32,
     },
 }

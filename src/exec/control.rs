@@ -133,7 +133,7 @@ pub fn invocation<const W: usize>(w: &Wave<W>, cx: &Ctx<'_>, l: usize) -> Invoca
         return Invocation::Ray {
             index: Xyz(index),
             stage: cx.shader.stage,
-            program: 0,
+            program: r.program(),
         };
     }
     let [a, b, c] = from_pixel.unwrap_or([w.gtid[0][l], w.gtid[1][l], w.gtid[2][l]]);

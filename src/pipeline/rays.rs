@@ -46,8 +46,7 @@ use super::plan::Plan;
 use super::trace::{Hook, TraceAt, TraceWave, Traced};
 use crate::exec::jit::Engine;
 use crate::exec::{
-    DescriptorTable, ExecError, Invocation, MemWrite, RayContext, RunBudget, StageProgram,
-    StageRunner, WriteSink,
+    DescriptorTable, ExecError, RayContext, RunBudget, StageProgram, StageRunner, WriteSink,
 };
 use crate::ir::{RayHitOp, RaySystemValue, Shader, TRACE_RAY_ARGS};
 use crate::raytracing::{
@@ -507,10 +506,6 @@ fn dispatch_rays_with(
             "the traced program runs another wave size than the ray-generation program".into(),
         ));
     }
-    let raygen_writes = writes.map(|inner| ProgramWrites {
-        inner,
-        program: p.raygen,
-    });
     let mut next = 0u64;
     while next < total {
         let n = (total - next).min(w);
@@ -536,6 +531,7 @@ fn dispatch_rays_with(
             log: log.as_ref(),
             call: 0,
             writes,
+            program: Cell::new(p.raygen),
         };
         let lanes = if n >= 128 {
             u128::MAX
@@ -553,11 +549,7 @@ fn dispatch_rays_with(
                 });
                 let run = match out {
                     Some(r) => r,
-                    None => d.run_rays_writes(
-                        lanes,
-                        &frame,
-                        raygen_writes.as_ref().map(|s| s as &dyn WriteSink),
-                    ),
+                    None => d.run_rays_writes(lanes, &frame, writes),
                 };
                 t.hook.set(Traced {
                     wave_size: w as u32,
@@ -571,11 +563,7 @@ fn dispatch_rays_with(
                 for l in 0..n {
                     runner.set_tag(l as usize, u32::try_from(next + l).unwrap_or(u32::MAX));
                 }
-                runner.run_rays_writes(
-                    lanes,
-                    &frame,
-                    raygen_writes.as_ref().map(|s| s as &dyn WriteSink),
-                )?
+                runner.run_rays_writes(lanes, &frame, writes)?
             }
         };
         report.lane_instructions = report
@@ -651,6 +639,9 @@ struct Frame<'p, 'r> {
     call: u32,
     /// Who hears the memory writes (`RaysWork::run_traced`).
     writes: Option<&'r dyn WriteSink>,
+    /// The program running in this frame (index into [`RayPipeline::programs`]), set
+    /// before it runs: what its lanes' writes are reported as (`RayContext::program`).
+    program: Cell<usize>,
 }
 
 impl Frame<'_, '_> {
@@ -775,10 +766,8 @@ impl Frame<'_, '_> {
         if let (Some((x, _)), Some(a)) = (state.and_then(|s| s.attributes), attributes) {
             r.set_local_words(0, x, a);
         }
-        let sink = child
-            .writes
-            .map(|inner| ProgramWrites { inner, program: i });
-        let run = r.run_rays_writes(1, child, sink.as_ref().map(|s| s as &dyn WriteSink))?;
+        child.program.set(i);
+        let run = r.run_rays_writes(1, child, child.writes)?;
         if let Some((x, bytes)) = pay {
             let words = (bytes.div_ceil(4) as usize).min(payload.len());
             let out = r.local_words(0, x, words);
@@ -811,24 +800,8 @@ impl Frame<'_, '_> {
             log: self.log,
             call,
             writes: self.writes,
+            program: Cell::new(0),
         }
-    }
-}
-
-/// Passes a program's memory writes on, naming the program (`Invocation::Ray::program`:
-/// its index in [`RayPipeline::programs`]), whose resource ranges its bindings index.
-struct ProgramWrites<'a> {
-    inner: &'a dyn WriteSink,
-    program: usize,
-}
-
-impl WriteSink for ProgramWrites<'_> {
-    fn write(&self, w: &MemWrite) {
-        let mut w = w.clone();
-        if let Invocation::Ray { program, .. } = &mut w.invocation {
-            *program = u32::try_from(self.program).unwrap_or(u32::MAX);
-        }
-        self.inner.write(&w);
     }
 }
 
@@ -838,6 +811,10 @@ fn triangle_attributes(h: &Hit) -> Vec<u32> {
 }
 
 impl RayContext for Frame<'_, '_> {
+    fn program(&self) -> u32 {
+        u32::try_from(self.program.get()).unwrap_or(u32::MAX)
+    }
+
     fn get(&self, tag: u32, value: RaySystemValue, index: u8) -> u32 {
         use RaySystemValue as V;
         let i = usize::from(index);
