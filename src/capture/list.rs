@@ -14,6 +14,9 @@
 //! - A dispatch runs with a write sink on the descriptors through which its command binds
 //!   the resource (`bind = [{ reg, resource }]`); each watched word a thread wrote names
 //!   that thread (the same last-writer rule as a dispatch job: `exec::WriterMap`).
+//! - A `dispatch_rays` runs with a write sink on each program's bindings of the registers
+//!   its command binds the resource at; each watched word names the ray whose lanes
+//!   wrote it last, and the nested program when one did (`super::writers::RayWriterMap`).
 //! - A draw runs with an output-merger observer on the render targets and depth buffer
 //!   that view the whole resource (mip 0 of a one-slice texture: a view of another mip or
 //!   slice is not attributed, and the report says so); each watched sample names the
@@ -29,8 +32,8 @@
 use super::CaptureError;
 use super::compare::{Location, ResourceDiff};
 use super::writers::{
-    OriginLink, PixelWriterReport, PixelWriters, WriterReport, Writers, bindings_of, origin_links,
-    shell_word,
+    OriginLink, PixelWriterReport, PixelWriters, RayWriterMap, WriterReport, Writers, bindings_of,
+    origin_links, shell_word,
 };
 use crate::exec::RunBudget;
 use crate::job::{Prepared, Register, ResourceAt, ResourceData};
@@ -104,6 +107,53 @@ pub(super) fn attribute(
                     })
                     .collect();
                 let writers = Writers::new(&d.shader, entries);
+                cmd.run(
+                    &p.plan,
+                    &budget,
+                    Hooks {
+                        writes: Some(writers.sink()),
+                        ..Hooks::default()
+                    },
+                )
+                .map_err(|e| fail(n, e.to_string()))?;
+                for (k, d) in diffs.iter().enumerate() {
+                    for (j, m) in d.mismatches.iter().enumerate() {
+                        if let Some(r) = writers.writer(k, m.address, job) {
+                            lanes.push((k, j, r));
+                        }
+                    }
+                }
+            }
+            Some(Work::Rays(r)) => {
+                let binds = p
+                    .job
+                    .file
+                    .commands
+                    .get(i)
+                    .map(|c| c.bind.as_slice())
+                    .unwrap_or_default();
+                // Per entry, per program: each program's bindings of the registers the
+                // command binds the entry's resource at.
+                let entries: Vec<Vec<Vec<crate::exec::Binding>>> = watched
+                    .iter()
+                    .map(|w| {
+                        let Some(w) = w else { return Vec::new() };
+                        let regs: Vec<Register> = binds
+                            .iter()
+                            .filter(|b| b.resource.as_deref() == Some(w.name.as_str()))
+                            .filter_map(|b| Register::parse(&b.reg, b.space))
+                            .collect();
+                        r.programs
+                            .iter()
+                            .map(|(s, _)| {
+                                regs.iter()
+                                    .flat_map(|g| bindings_of(s, &ResourceAt::Register(*g)))
+                                    .collect()
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let writers = RayWriterMap::with_bindings(r, entries);
                 cmd.run(
                     &p.plan,
                     &budget,
@@ -347,5 +397,7 @@ fn no_lane(n: usize, cmd: &Command) -> WriterReport {
         debug: String::new(),
         origin: Vec::new(),
         event: Some(n),
+        ray: None,
+        program: None,
     }
 }

@@ -30,6 +30,10 @@
 //!   For a draw with geometry or tessellation stages the same draw also names, per
 //!   pixel lane, the lane one stage up that made its primitive's leading vertex (and a
 //!   domain lane's hull patch): `super::writers::origin_links`.
+//! - A ray dispatch's write-tracking run names the ray (`DispatchRaysIndex()`) whose
+//!   lanes last wrote each differing word, and the nested program when one of the
+//!   programs its `TraceRay` or `CallShader` ran wrote it
+//!   ([`super::writers::RayWriterMap`]); the debug command is `--ray x,y,z`.
 //! - A command list (`super::list`): each mismatch is named by the last event that wrote
 //!   or changed its word, and the lane in it; `--event N` compares after command N
 //!   whatever the capture's `event` says.
@@ -50,7 +54,8 @@ use super::layout::{Layout, Shape};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
 use super::writers::{
-    PixelWriterReport, PixelWriters, Writers, bindings_of, mesh_origin_links, origin_links,
+    PixelWriterReport, PixelWriters, RayWriterMap, Writers, bindings_of, mesh_origin_links,
+    origin_links,
 };
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
@@ -222,6 +227,7 @@ pub fn compare_job(
     let base_profile = prepared.profile();
     let is_draw = prepared.is_draw();
     let is_list = matches!(prepared.0.work, Work::List(_));
+    let is_rays = matches!(prepared.0.work, Work::Rays(_));
     let (actual, _) = runner.run(prepared, &wants, Tracking::None)?;
 
     let keep = opts
@@ -359,6 +365,25 @@ pub fn compare_job(
                 notes.push(
                     "the lanes behind a draw's writes to [[resource]] entries (pixel-program UAVs) are not tracked; render targets and depth are".into(),
                 );
+            }
+        } else if is_rays {
+            // A ray's lanes and the programs they ran: each program's own bindings.
+            let targets: Vec<ResourceAt> = wants.iter().map(|w| w.target).collect();
+            let fresh = runner.prepare(None)?;
+            let writers = match &fresh.0.work {
+                Work::Rays(r) => RayWriterMap::new(r, &targets),
+                _ => RayWriterMap::default(),
+            };
+            let (tracked, _) = runner.run(fresh, &wants, Tracking::Rays(&writers))?;
+            if tracked != actual {
+                notes.push(
+                    "the write-tracking run gave other results than the first run; lanes are named from the tracking run".into(),
+                );
+            }
+            for (i, d) in diffs.iter_mut().enumerate() {
+                for m in &mut d.mismatches {
+                    m.writer = writers.writer(i, m.address, &job_words).map(with_flags);
+                }
             }
         } else {
             let writers = Writers::new(
@@ -596,6 +621,8 @@ enum Tracking<'a> {
     Resources(&'a Writers),
     /// Output-merger writes of a draw.
     Pixels(&'a PixelWriters),
+    /// Resource writes of a ray dispatch's lanes and nested programs.
+    Rays(&'a RayWriterMap),
 }
 
 impl Prepped {
@@ -779,6 +806,10 @@ impl Runner {
             },
             Tracking::Pixels(w) => Hooks {
                 merges: Some(w),
+                ..Hooks::default()
+            },
+            Tracking::Rays(w) => Hooks {
+                writes: Some(w.sink()),
                 ..Hooks::default()
             },
         };

@@ -5,6 +5,10 @@
 //! report's words, with the `dxlane debug` command line that opens the debugger on that
 //! lane ([`WriterReport`]). Does not own: the observation itself (`exec::observe`).
 //!
+//! For a `DispatchRays`, a binding indexes its own program's resource ranges:
+//! [`RayWriterMap`] watches each resource through every program's bindings of it and
+//! names the ray (and the nested program, when one wrote the word).
+//!
 //! For draws, render targets and the depth-stencil buffer are written by the output
 //! merger, not through a descriptor: `job::writers::PixelWriters` watches the pipeline's
 //! `MergeObserver` instead and keeps, for every sample of every target, the pixel lane
@@ -17,8 +21,10 @@
 use serde::Serialize;
 
 use crate::exec::{Binding, Invocation, WriteSink, WriterMap};
-use crate::ir::Shader;
-pub use crate::job::writers::{PixelWriters, SampleKey, bindings_of};
+use crate::ir::{Shader, Stage};
+use crate::job::ResourceAt;
+pub use crate::job::writers::{PixelWriters, RayWriters, SampleKey, bindings_of};
+use crate::pipeline::rays::RaysWork;
 use crate::pipeline::{LaneSelect, MergeTarget};
 
 /// The last writer of every word of the watched resources during one run.
@@ -78,6 +84,91 @@ impl Writers {
     }
 }
 
+/// The last writer of every word of the watched resources during one `DispatchRays`:
+/// the ray whose lanes wrote it, and which of its programs ([`RayWriters`]). The
+/// default watches nothing.
+#[derive(Default)]
+pub struct RayWriterMap {
+    map: RayWriters,
+    /// Per program of the pipeline: its stage, export and instructions' places.
+    programs: Vec<(Stage, String, Vec<String>)>,
+    raygen: usize,
+}
+
+impl RayWriterMap {
+    /// Watches the resources at `targets` during a run of `work`.
+    pub fn new(work: &RaysWork, targets: &[ResourceAt]) -> RayWriterMap {
+        let entries = targets
+            .iter()
+            .map(|t| {
+                work.programs
+                    .iter()
+                    .map(|(s, _)| bindings_of(s, t))
+                    .collect()
+            })
+            .collect();
+        RayWriterMap::with_bindings(work, entries)
+    }
+
+    /// Watches, per entry, per program of `work`, the bindings listed (a command list's
+    /// `dispatch_rays`, which binds its resources by register).
+    pub fn with_bindings(work: &RaysWork, entries: Vec<Vec<Vec<Binding>>>) -> RayWriterMap {
+        RayWriterMap {
+            map: RayWriters::new(entries),
+            programs: work
+                .programs
+                .iter()
+                .map(|(s, _)| {
+                    (
+                        s.stage,
+                        s.entry.clone(),
+                        s.locs.iter().map(ToString::to_string).collect(),
+                    )
+                })
+                .collect(),
+            raygen: work.raygen,
+        }
+    }
+
+    /// The sink to give the run.
+    pub fn sink(&self) -> &dyn WriteSink {
+        &self.map
+    }
+
+    /// Who last wrote the word at byte `addr` of watched entry `entry`'s memory: the ray
+    /// (`--ray x,y,z` opens its ray-generation lane) and, when a program it invoked wrote
+    /// it, that program.
+    pub fn writer(&self, entry: usize, addr: u64, job: &str) -> Option<WriterReport> {
+        let w = self.map.writer(entry, addr)?;
+        let Invocation::Ray { program, .. } = w.invocation else {
+            return None;
+        };
+        let inst = w.inst.0;
+        let prog = self.programs.get(program as usize);
+        let source = prog
+            .and_then(|p| p.2.get(inst as usize))
+            .filter(|s| s.as_str() != "-")
+            .cloned();
+        let mut r = WriterReport::thread_or_pixel(
+            w.invocation,
+            [1; 3],
+            inst,
+            source,
+            w.contested,
+            w.writes,
+            job,
+        );
+        if program as usize != self.raygen
+            && let Some((stage, entry, _)) = prog
+        {
+            let name = format!("{} \"{entry}\"", crate::pipeline::rays::stage_words(*stage));
+            r.lane.push_str(&format!(", its {name} program"));
+            r.program = Some(name);
+        }
+        Some(r)
+    }
+}
+
 /// Who wrote a component, in a report's words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriterReport {
@@ -124,6 +215,14 @@ pub struct WriterReport {
     /// A command list: the event (`[[command]] #N`, from 1) that wrote it last.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<usize>,
+    /// `DispatchRaysIndex()` of the ray whose lanes wrote it (ray dispatches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ray: Option<[u32; 3]>,
+    /// The program of that ray that wrote it, when not its ray-generation program: the
+    /// closest-hit, any-hit, intersection, miss or callable program, by kind and export
+    /// (`closest-hit "closest_hit"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
 }
 
 /// A lane one stage up from a pixel lane (or from the previous link), with the command
@@ -293,6 +392,8 @@ impl WriterReport {
             debug: String::new(),
             origin: Vec::new(),
             event: None,
+            ray: None,
+            program: None,
         };
         match inv {
             Invocation::Thread { group, thread } => {
@@ -322,6 +423,12 @@ impl WriterReport {
                     "dxlane debug {} --vertex {vertex} --instance {instance}",
                     shell_word(job)
                 );
+            }
+            Invocation::Ray { index, .. } => {
+                let [x, y, z] = index.0;
+                r.lane = format!("ray ({x}, {y}, {z})");
+                r.debug = format!("dxlane debug {} --ray {x},{y},{z}", shell_word(job));
+                r.ray = Some(index.0);
             }
         }
         r
@@ -395,6 +502,8 @@ impl PixelWriterReport for PixelWriters {
             debug: String::new(),
             origin: Vec::new(),
             event: None,
+            ray: None,
+            program: None,
         };
         let mut r = r.pixel(lane.x, lane.y, per_sample.then_some(lane.sample), job);
         r.lane.push_str(&format!(", primitive {}", lane.prim));

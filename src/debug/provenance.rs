@@ -29,12 +29,19 @@
 //!   primitive order: the order of a draw run with a write sink, on one worker thread).
 //!   Pixels that write only UAVs count; helper lanes never write.
 //!
+//! - A ray dispatch's UAV: the ray (launch index) whose lanes wrote the element's bytes
+//!   last — its ray-generation lane, or a program its `TraceRay` or `CallShader` ran
+//!   (which the line names). The launch runs its waves one after the other in launch
+//!   order, a lane's nested programs inside its instruction. The session opens on the
+//!   ray's ray-generation lane (`--ray`), after the store or after the call that ran
+//!   the writing program.
+//!
 //! Nothing wrote the element — a cleared target, a resource's initial contents — is an
 //! answer of its own ([`ProvenanceError::Unwritten`]), naming what the value came from.
 
 use super::{DebugError, DebugOptions, Debugger, LaneSelect, Target};
 use crate::exec::{Binding, Invocation, WriterMap};
-use crate::job::writers::{PixelWriters, StageWriters, bindings_of};
+use crate::job::writers::{PixelWriters, RayWriters, StageWriters, bindings_of};
 use crate::job::{BufferRead, Prepared, Register, ResourceAt, ResourceData};
 use crate::pipeline::{Hooks, MergeTarget, PixelLane, Work};
 
@@ -168,6 +175,10 @@ pub struct Provenance {
     pub value: Vec<u8>,
     /// Whether the output merger wrote it (a render target or depth texel).
     pub merged: bool,
+    /// A ray dispatch's element written last by a program the ray's `TraceRay` or
+    /// `CallShader` ran, not by its ray-generation lane: that program (its index in
+    /// `RaysWork::programs`) and its name (`closest-hit "closest_hit"`).
+    pub nested: Option<(usize, String)>,
 }
 
 impl Provenance {
@@ -696,6 +707,7 @@ pub fn find(
         bytes,
         value,
         merged: pl.merge.is_some(),
+        nested: None,
     };
     match &*target.work {
         Work::Dispatch(d) => {
@@ -840,9 +852,72 @@ pub fn find(
         Work::List(_) => Err(ProvenanceError::Refused(
             "a command list: its events are looked at one by one".into(),
         )),
-        Work::Rays(_) => Err(ProvenanceError::Refused(
-            "a ray dispatch: its lanes are not attributed yet".into(),
-        )),
+        Work::Rays(r) => {
+            // Each program indexes its own resource ranges: watch the resource through
+            // every program's bindings of it.
+            let per_program: Vec<Vec<Binding>> = r
+                .programs
+                .iter()
+                .map(|(s, _)| bindings_of(s, &pl.at))
+                .collect();
+            if per_program.iter().all(Vec::is_empty) {
+                return Err(unwritten(" (no program of the pipeline binds it)"));
+            }
+            let map = RayWriters::new(vec![per_program]);
+            ran(Hooks {
+                writes: Some(&map),
+                ..Hooks::default()
+            })?;
+            let value = read(&pl.memory, pl.addr, pl.bytes);
+            let last = words(pl.addr, pl.bytes)
+                .into_iter()
+                .filter_map(|a| map.writer(0, a).map(|w| (a, w)))
+                .max_by_key(|(_, w)| w.order);
+            let Some((addr, w)) = last else {
+                return Err(unwritten(""));
+            };
+            let Invocation::Ray { index, program, .. } = w.invocation else {
+                return Err(ProvenanceError::Refused(
+                    "a ray dispatch's write came from no ray".into(),
+                ));
+            };
+            let [x, y, z] = index.0;
+            let shader = r.programs.get(program as usize).map(|p| &p.0);
+            let source = shader.map_or_else(
+                || format!("instruction #{}", w.inst.0),
+                |s| source_of(s, w.inst.0),
+            );
+            let nested = match shader {
+                Some(s) if program as usize != r.raygen => Some((
+                    program as usize,
+                    format!(
+                        "{} \"{}\"",
+                        crate::pipeline::rays::stage_words(s.stage),
+                        s.entry
+                    ),
+                )),
+                _ => None,
+            };
+            let by = match &nested {
+                Some((_, name)) => format!(
+                    "the {name} program's {source}, run by the ray-generation lane's TraceRay or CallShader"
+                ),
+                None => format!("the ray-generation program's {source}"),
+            };
+            let mut found = base(
+                LaneSelect::Ray(index.0),
+                format!("ray ({x}, {y}, {z})"),
+                format!("--ray {x},{y},{z}"),
+                by,
+                w.writes,
+                w.contested,
+                addr,
+                4,
+                value,
+            );
+            found.nested = nested;
+            Ok(found)
+        }
     }
 }
 
@@ -875,6 +950,23 @@ pub fn open(
         let n = d.len();
         d.goto(n);
         line.push_str("; the session stands at the lane's end, after its outputs");
+    } else if let Some((program, name)) = &found.nested {
+        // The store is inside the nested program, which runs within one step of the
+        // lane: stand after the last call that ran it.
+        match d.last_call_running(*program) {
+            Some(step) => {
+                let det = d.detail(step);
+                d.goto(step + 1);
+                let at = det.line.map_or_else(String::new, |l| format!("line {l}: "));
+                line.push_str(&format!(
+                    "; the session stands after the call that ran the {name} program ({at}{}, step {step}; `rays` lists what it ran)",
+                    det.text.trim()
+                ));
+            }
+            None => line.push_str(&format!(
+                "; the lane's record holds no call that ran the {name} program"
+            )),
+        }
     } else {
         let bindings: Vec<Binding> = bindings_of(&d.target().program.debug_shader, &found.at);
         match d.last_memory_write(&bindings, found.addr, found.bytes) {

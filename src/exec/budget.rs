@@ -25,7 +25,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::ir::{BlockId, InstId, SourceLoc, ValidateError};
+use crate::ir::{BlockId, InstId, SourceLoc, Stage, ValidateError};
 
 /// Limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,7 +68,7 @@ impl fmt::Display for Xyz {
     }
 }
 
-/// Which invocation a lane runs: a compute thread, a vertex or a pixel (sample).
+/// Which invocation a lane runs: a compute thread, a vertex, a pixel (sample) or a ray.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Invocation {
     /// A compute thread.
@@ -94,6 +94,17 @@ pub enum Invocation {
         /// The sample (0 unless the stage runs per sample).
         sample: u32,
     },
+    /// A lane of a `DispatchRays`: its ray-generation lane, or one of the programs that
+    /// lane's `TraceRay` or `CallShader` ran (they run for the same launch index).
+    Ray {
+        /// `DispatchRaysIndex()`.
+        index: Xyz,
+        /// The program's stage: `RayGeneration` for the ray-generation lane itself.
+        stage: Stage,
+        /// The program, as the pipeline running it numbers its programs
+        /// (`RayContext::program`; `pipeline::rays`: the index in its programs).
+        program: u32,
+    },
 }
 
 impl fmt::Display for Invocation {
@@ -104,6 +115,12 @@ impl fmt::Display for Invocation {
                 write!(f, "vertex {vertex}, instance {instance}")
             }
             Invocation::Pixel { x, y, sample } => write!(f, "pixel ({x}, {y}), sample {sample}"),
+            Invocation::Ray {
+                index,
+                stage: Stage::RayGeneration,
+                ..
+            } => write!(f, "ray {index}"),
+            Invocation::Ray { index, stage, .. } => write!(f, "ray {index}, {stage} program"),
         }
     }
 }

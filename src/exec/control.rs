@@ -13,7 +13,7 @@
 //! block an inactive lane waits at (`Wave::waiting_min`; always, when no lane waits), the
 //! wave just moves on with the same mask.
 
-use crate::ir::{BlockId, InstId, Stage, Terminator};
+use crate::ir::{BlockId, InstId, RaySystemValue, Stage, Terminator};
 
 use super::Ctx;
 use super::budget::{At, ExecError, Invocation, Xyz};
@@ -119,12 +119,23 @@ pub fn charge_lanes<const W: usize>(
 
 /// The invocation lane `l` runs. Compute lanes hold their `SV_GroupThreadID` in `gtid`;
 /// the pipeline puts a vertex's index and instance, or a pixel's x, y and sample, there —
-/// or, for a pixel, answers them through the run's `PixelContext` from the lane's tag.
+/// or, for a pixel, answers them through the run's `PixelContext` from the lane's tag;
+/// a ray-tracing lane's launch index comes from the run's `RayContext`.
 pub fn invocation<const W: usize>(w: &Wave<W>, cx: &Ctx<'_>, l: usize) -> Invocation {
     let from_pixel = match (cx.shader.stage, cx.pixel) {
         (Stage::Pixel, Some(p)) => p.ids(w.tags[l]),
         _ => None,
     };
+    // A ray-tracing lane is its launch index, which only the pipeline running it knows.
+    if let (true, Some(r)) = (cx.shader.stage.is_ray_tracing(), cx.rays) {
+        let tag = w.tags[l];
+        let index = [0, 1, 2].map(|i| r.get(tag, RaySystemValue::DispatchRaysIndex, i));
+        return Invocation::Ray {
+            index: Xyz(index),
+            stage: cx.shader.stage,
+            program: r.program(),
+        };
+    }
     let [a, b, c] = from_pixel.unwrap_or([w.gtid[0][l], w.gtid[1][l], w.gtid[2][l]]);
     match cx.shader.stage {
         Stage::Vertex => Invocation::Vertex {

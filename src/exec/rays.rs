@@ -59,6 +59,12 @@ pub trait RayContext {
 
     /// `IgnoreHit()` or `AcceptHitAndEndSearch()` in any-hit lane `tag` (the lane ends).
     fn hit_end(&self, tag: u32, op: RayHitOp);
+
+    /// The running program as the pipeline numbers its programs, which names the
+    /// lanes' writes (`Invocation::Ray::program`); 0 by default.
+    fn program(&self) -> u32 {
+        0
+    }
 }
 
 /// The context, or the error for an instruction that needs one.

@@ -520,9 +520,20 @@ impl StageRunner<'_> {
     /// Runs a ray-tracing program's wave to the end (lanes in `lanes`), `rays` answering
     /// its system values and running what it traces and calls.
     pub fn run_rays(&mut self, lanes: u128, rays: &dyn RayContext) -> Result<WaveRun, ExecError> {
+        self.run_rays_writes(lanes, rays, None)
+    }
+
+    /// [`StageRunner::run_rays`], reporting every memory write of the wave's lanes to
+    /// `writes` (each lane named by its launch index, `Invocation::Ray`).
+    pub fn run_rays_writes(
+        &mut self,
+        lanes: u128,
+        rays: &dyn RayContext,
+        writes: Option<&dyn WriteSink>,
+    ) -> Result<WaveRun, ExecError> {
         let p = self.program;
         let presets = std::mem::take(&mut self.presets);
-        let r = each!(&mut self.inner, w => w.run(p, lanes, 0, None, Some((rays, &presets)), None, None));
+        let r = each!(&mut self.inner, w => w.run(p, lanes, 0, None, Some((rays, &presets)), writes, None));
         self.presets = presets;
         self.presets.clear();
         r

@@ -19,7 +19,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use super::ResourceAt;
-use crate::exec::{Binding, Invocation, MemWrite, WaveRun, WordWriter, WriteSink, WriterMap};
+use crate::exec::{
+    Binding, Invocation, MemWrite, WaveRun, WordWriter, WriteSink, WriteTarget, WriterMap,
+};
 use crate::ir::{ResourceRange, Shader};
 use crate::pipeline::{LaneSelect, MergeObserver, MergeTarget, PixelLane, PixelObserver};
 
@@ -261,7 +263,96 @@ impl WriteSink for StageWriters {
         match w.invocation {
             Invocation::Vertex { .. } => self.vs.write(w),
             Invocation::Pixel { .. } => self.ps.write(w),
-            Invocation::Thread { .. } => {}
+            Invocation::Thread { .. } | Invocation::Ray { .. } => {}
+        }
+    }
+}
+
+/// The last writers of the words of watched resources during a `DispatchRays`: the
+/// ray-generation lane or nested program (`Invocation::Ray`, which names the program)
+/// that wrote each word last. A binding indexes its own program's resource ranges, so
+/// each watched entry lists, per program of the pipeline, the bindings through which
+/// that program writes the entry's resource ([`bindings_of`] of each program). The
+/// launch runs its waves one after the other in launch order, and a lane's nested
+/// programs inside its instruction, so "last" is one answer.
+#[derive(Default)]
+pub struct RayWriters {
+    /// Per entry, per program: its bindings.
+    entries: Vec<Vec<Vec<Binding>>>,
+    words: Mutex<HashMap<(usize, u64), WordWriter>>,
+    heard: std::sync::atomic::AtomicU64,
+}
+
+impl RayWriters {
+    /// Watches each entry of `entries` (per program of the pipeline, the bindings of
+    /// the entry's resource in that program).
+    pub fn new(entries: Vec<Vec<Vec<Binding>>>) -> RayWriters {
+        RayWriters {
+            entries,
+            words: Mutex::default(),
+            heard: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// The last writer of the word holding byte `addr` of entry `entry`'s memory; its
+    /// `invocation` is an `Invocation::Ray` naming the launch index and the program,
+    /// and `contested` says that lanes of other launch indices wrote it too.
+    pub fn writer(&self, entry: usize, addr: u64) -> Option<WordWriter> {
+        self.words
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(entry, addr & !3))
+            .copied()
+    }
+}
+
+impl WriteSink for RayWriters {
+    fn write(&self, w: &MemWrite) {
+        let (WriteTarget::Resource(b), Invocation::Ray { index, program, .. }) =
+            (w.target, w.invocation)
+        else {
+            return;
+        };
+        let mut words = self.words.lock().unwrap_or_else(|e| e.into_inner());
+        for (e, per_program) in self.entries.iter().enumerate() {
+            if !per_program
+                .get(program as usize)
+                .is_some_and(|bs| bs.contains(&b))
+            {
+                continue;
+            }
+            let order = self
+                .heard
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let first = w.addr & !3;
+            let end = w.addr.saturating_add(u64::from(w.bytes.max(1)));
+            let mut a = first;
+            while a < end {
+                words
+                    .entry((e, a))
+                    .and_modify(|x| {
+                        // Another launch index, not another program of the same ray.
+                        let other = match x.invocation {
+                            Invocation::Ray { index: i, .. } => i != index,
+                            _ => true,
+                        };
+                        x.contested |= other;
+                        x.invocation = w.invocation;
+                        x.inst = w.inst;
+                        x.writes = x.writes.saturating_add(1);
+                        x.lane = w.lane;
+                        x.order = order;
+                    })
+                    .or_insert(WordWriter {
+                        invocation: w.invocation,
+                        inst: w.inst,
+                        writes: 1,
+                        contested: false,
+                        lane: w.lane,
+                        order,
+                    });
+                a += 4;
+            }
         }
     }
 }

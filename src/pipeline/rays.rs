@@ -45,7 +45,9 @@ use super::dispatch::Bindings;
 use super::plan::Plan;
 use super::trace::{Hook, TraceAt, TraceWave, Traced};
 use crate::exec::jit::Engine;
-use crate::exec::{DescriptorTable, ExecError, RayContext, RunBudget, StageProgram, StageRunner};
+use crate::exec::{
+    DescriptorTable, ExecError, RayContext, RunBudget, StageProgram, StageRunner, WriteSink,
+};
 use crate::ir::{RayHitOp, RaySystemValue, Shader, TRACE_RAY_ARGS};
 use crate::raytracing::{
     AnyHitDecision, Hit, HitReporter, PrimitiveKind, Ray, RayFlags, ReportHitOutcome, TopLevel,
@@ -255,19 +257,22 @@ impl RaysWork {
         plan: &Plan,
         budget: Option<&RunBudget>,
     ) -> Result<RaysWorkReport, ExecError> {
-        self.run_traced(plan, budget, None)
+        self.run_traced(plan, budget, None, None)
     }
 
     /// [`RaysWork::run`], with the ray-generation wave `trace` names (`TraceAt::Ray`)
     /// running `trace`'s program — the ray-generation program lowered for debugging —
     /// through exec's traced loop; the hook also hears every program that wave's
     /// `TraceRay` and `CallShader` ran (`TraceWave::take_rays`). Every other wave runs
-    /// as in [`RaysWork::run`], so the launch leaves the same memory.
+    /// as in [`RaysWork::run`], so the launch leaves the same memory. `writes` hears every
+    /// memory write of the launch (nested programs' included) but the traced wave's own
+    /// ray-generation lanes', which its hook hears.
     pub fn run_traced(
         &self,
         plan: &Plan,
         budget: Option<&RunBudget>,
         trace: Option<&TraceWave<'_>>,
+        writes: Option<&dyn WriteSink>,
     ) -> Result<RaysWorkReport, ExecError> {
         let own;
         let budget = match budget {
@@ -329,7 +334,7 @@ impl RaysWork {
             }
             None => None,
         };
-        let rays = dispatch_rays_with(&p, self.dims, budget, traced.as_ref())?;
+        let rays = dispatch_rays_with(&p, self.dims, budget, traced.as_ref(), writes)?;
         Ok(RaysWorkReport {
             rays,
             wave_size,
@@ -379,6 +384,21 @@ impl std::fmt::Display for NestedKind {
             NestedKind::Intersection => "intersection",
             NestedKind::Callable => "callable",
         })
+    }
+}
+
+/// A ray-tracing stage in words, as the debugger and reports name a program's kind
+/// (`closest-hit`, `ray-generation`); other stages by their own name.
+pub fn stage_words(stage: crate::ir::Stage) -> String {
+    use crate::ir::Stage as S;
+    match stage {
+        S::RayGeneration => "ray-generation".into(),
+        S::ClosestHit => NestedKind::ClosestHit.to_string(),
+        S::AnyHit => NestedKind::AnyHit.to_string(),
+        S::Intersection => NestedKind::Intersection.to_string(),
+        S::Miss => NestedKind::Miss.to_string(),
+        S::Callable => NestedKind::Callable.to_string(),
+        other => other.to_string(),
     }
 }
 
@@ -447,7 +467,7 @@ pub fn dispatch_rays(
     dims: [u32; 3],
     budget: &RunBudget,
 ) -> Result<RaysReport, ExecError> {
-    dispatch_rays_with(p, dims, budget, None)
+    dispatch_rays_with(p, dims, budget, None, None)
 }
 
 fn dispatch_rays_with(
@@ -455,6 +475,7 @@ fn dispatch_rays_with(
     dims: [u32; 3],
     budget: &RunBudget,
     trace: Option<&RayTrace<'_>>,
+    writes: Option<&dyn WriteSink>,
 ) -> Result<RaysReport, ExecError> {
     if p.max_recursion_depth > MAX_RECURSION_DEPTH {
         return Err(ExecError::Dispatch(format!(
@@ -509,6 +530,8 @@ fn dispatch_rays_with(
             kind: Kind::Plain,
             log: log.as_ref(),
             call: 0,
+            writes,
+            program: Cell::new(p.raygen),
         };
         let lanes = if n >= 128 {
             u128::MAX
@@ -526,7 +549,7 @@ fn dispatch_rays_with(
                 });
                 let run = match out {
                     Some(r) => r,
-                    None => d.run_rays(lanes, &frame),
+                    None => d.run_rays_writes(lanes, &frame, writes),
                 };
                 t.hook.set(Traced {
                     wave_size: w as u32,
@@ -540,7 +563,7 @@ fn dispatch_rays_with(
                 for l in 0..n {
                     runner.set_tag(l as usize, u32::try_from(next + l).unwrap_or(u32::MAX));
                 }
-                runner.run_rays(lanes, &frame)?
+                runner.run_rays_writes(lanes, &frame, writes)?
             }
         };
         report.lane_instructions = report
@@ -614,6 +637,11 @@ struct Frame<'p, 'r> {
     log: Option<&'r RayLog>,
     /// Nested frames of a traced wave: the ray-generation lane's call they run under.
     call: u32,
+    /// Who hears the memory writes (`RaysWork::run_traced`).
+    writes: Option<&'r dyn WriteSink>,
+    /// The program running in this frame (index into [`RayPipeline::programs`]), set
+    /// before it runs: what its lanes' writes are reported as (`RayContext::program`).
+    program: Cell<usize>,
 }
 
 impl Frame<'_, '_> {
@@ -738,7 +766,8 @@ impl Frame<'_, '_> {
         if let (Some((x, _)), Some(a)) = (state.and_then(|s| s.attributes), attributes) {
             r.set_local_words(0, x, a);
         }
-        let run = r.run_rays(1, child)?;
+        child.program.set(i);
+        let run = r.run_rays_writes(1, child, child.writes)?;
         if let Some((x, bytes)) = pay {
             let words = (bytes.div_ceil(4) as usize).min(payload.len());
             let out = r.local_words(0, x, words);
@@ -770,6 +799,8 @@ impl Frame<'_, '_> {
             kind,
             log: self.log,
             call,
+            writes: self.writes,
+            program: Cell::new(0),
         }
     }
 }
@@ -780,6 +811,10 @@ fn triangle_attributes(h: &Hit) -> Vec<u32> {
 }
 
 impl RayContext for Frame<'_, '_> {
+    fn program(&self) -> u32 {
+        u32::try_from(self.program.get()).unwrap_or(u32::MAX)
+    }
+
     fn get(&self, tag: u32, value: RaySystemValue, index: u8) -> u32 {
         use RaySystemValue as V;
         let i = usize::from(index);

@@ -134,7 +134,8 @@ impl DrawWork {
 #[derive(Default)]
 pub struct Hooks<'a> {
     /// Dispatch: every lane's memory writes. Draw: every write of the vertex and pixel
-    /// lanes but a traced wave's (`DrawOptions::memory`).
+    /// lanes but a traced wave's (`DrawOptions::memory`). Rays: every write of the
+    /// launch's lanes and the programs they ran, but a traced wave's own.
     pub writes: Option<&'a dyn WriteSink>,
     /// Dispatch: one wave of one group, traced.
     pub observe: Option<ObserveWave<'a>>,
@@ -310,7 +311,7 @@ impl Work {
             }
             Work::List(commands) => run_list(commands, plan, hooks.budget).map(WorkReport::List),
             Work::Rays(r) => r
-                .run_traced(plan, hooks.budget, hooks.trace)
+                .run_traced(plan, hooks.budget, hooks.trace, hooks.writes)
                 .map(WorkReport::Rays)
                 .map_err(DrawError::Exec),
         }

@@ -15,8 +15,10 @@ use std::process::Command;
 
 use serde_json::json;
 
+use dxlane::debug::provenance::{self, OutputSelect, ProvenanceError};
 use dxlane::debug::{self, DebugOptions, Debugger, LaneSelect};
 use dxlane::job::{Job, RunOptions};
+use dxlane::pipeline::{Bindings, Work};
 
 use crate::common;
 use crate::dap::{Client, corpus_job};
@@ -343,4 +345,398 @@ fn dap_launch_takes_a_ray() {
     );
     c.ok("disconnect", json!({}));
     assert_eq!(c.finish(), 0);
+}
+
+/// `--texel` and `--element` on a ray job open the ray-generation lane whose store wrote
+/// the texel last (docs/debugger.md "Which lane wrote it"): ray (1, 0) hits at (0.375,
+/// 0.25), so its texel is (3x, 3y + 1, -2 - x - y) × 10.002 = (1.125, 1.75, -2.625) ×
+/// 10.002, then 5.001 (ray_tracing.toml's header); ray (2, 1) misses, so texel (2, 1)
+/// = element 6 holds (-0, -0, -0.6, -1). Each ray writes its own texel once, at
+/// `output[at]` (listing line 76).
+#[test]
+fn texel_and_element_open_the_ray_that_wrote_them() {
+    let Some(j) = job("ray_tracing") else { return };
+    let (out, code) = dxlane(&[
+        "debug",
+        &j,
+        "--texel",
+        "u0",
+        "1,0",
+        "--threads",
+        "1",
+        "-c",
+        "print u0[1]",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("u0 (1, 0) (bytes 37 09 34 41 2b 07 8c 41 c0 0a d2 c1 31 08 a0 40) was last written by ray (1, 0, 0) (--ray 1,0,0): the ray-generation program's instruction #"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the session stands after that store (line 76:"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ray generation of DispatchRaysIndex (1, 0, 0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("11.25225 (0x41340937), 17.5035 (0x418c072b), -26.255249 (0xc1d20ac0), 5.001 (0x40a00831)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("this lane wrote 11.25225 (0x41340937) before this point"),
+        "{out}"
+    );
+
+    let (out, code) = dxlane(&["debug", &j, "--element", "u0[6]", "--threads", "1"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("u0[6] (texel (2, 1) of layer 0) (bytes 00 00 00 80 00 00 00 80 9a 99 19 bf 00 00 80 bf) was last written by ray (2, 1, 0) (--ray 2,1,0)"),
+        "{out}"
+    );
+}
+
+/// A closest-hit program that writes the UAV itself, written by hand in the IR: it
+/// stores RayTCurrent() to texel (x, y + 2) of a 4×4 output, for launch index (x, y)
+/// (the corpus job's output made two rows taller, which its ray-generation program
+/// never writes). Ray (1, 0) hits at t = 5 ("RayTCurrent": the hit's t in closest-hit),
+/// so texel (1, 2) is 5.0 in every channel and was written by ray (1, 0, 0)'s
+/// closest-hit program, inside its TraceRay (listing line 58); ray (3, 0) misses, so
+/// nothing wrote texel (3, 2).
+#[test]
+fn a_texel_a_nested_program_wrote_names_that_program() {
+    let Some(path) = job("ray_tracing") else {
+        return;
+    };
+    let path = common::root().join(path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches("height = 2").count(), 1);
+    let text = text.replace("height = 2", "height = 4");
+    let j = Job::from_text(&text, &path).unwrap();
+    let opts = RunOptions {
+        threads: Some(1),
+        ..RunOptions::default()
+    };
+    let mut p = dxlane::job::prepare(j, &opts).unwrap();
+    let writer = dxlane::ir::parse_shader(
+        "shader closesthit
+entry \"writer\"
+const r0 = 0
+const r1 = 2
+local x0 20 \"payload\"
+local x1 8 \"attributes\"
+ray payload x0 bytes 20 attributes x1 bytes 8
+resource range0 = uav space 0 lower 0 count 1 texture2d float \"output\"
+block0:
+    rt_get dispatch_rays_index, 0, r2
+    rt_get dispatch_rays_index, 1, r3
+    iadd r4, r3, r1
+    handle r5, range0, r0
+    rt_get ray_t_current, 0, r6
+    typed_store r5, [r2 r4 _], _, [r6 r6 r6 r6], 15
+    return
+",
+    )
+    .unwrap();
+    dxlane::ir::validate(&writer).unwrap();
+    let Work::Rays(r) = &mut p.work else {
+        panic!("not a ray job")
+    };
+    let (raygen, raygen_bindings) = &r.programs[r.raygen];
+    let u0 = raygen
+        .resources
+        .iter()
+        .position(|x| x.class == dxlane::ir::ResourceClass::Uav)
+        .unwrap();
+    let bindings = Bindings {
+        ranges: vec![raygen_bindings.ranges[u0].clone()],
+        resource_heap: Vec::new(),
+        sampler_heap: Vec::new(),
+    };
+    let Some(dxlane::pipeline::rays::TableRecord::Shader(group)) = r.hit_groups.get(0) else {
+        panic!("no hit group 0")
+    };
+    let ch = group.closest_hit.unwrap();
+    r.programs[ch] = (writer, bindings);
+
+    let target = debug::from_job(&p).unwrap();
+    let sel = OutputSelect::texel("u0", "1,2", 0, 0, 0).unwrap();
+    let found = provenance::find(&p, &target, &sel, None).unwrap();
+    assert_eq!(found.lane, LaneSelect::Ray([1, 0, 0]));
+    assert_eq!(found.flags, "--ray 1,0,0");
+    assert_eq!(
+        found.nested,
+        Some((ch, "closest-hit \"writer\"".to_string()))
+    );
+    assert_eq!(found.value, [0x00, 0x00, 0xa0, 0x40].repeat(4), "5.0 ×4");
+    assert!(
+        found
+            .line()
+            .contains("the closest-hit \"writer\" program's instruction #"),
+        "{}",
+        found.line()
+    );
+
+    let (d, _) = provenance::open(&p, None, &sel, DebugOptions::default()).unwrap();
+    let notes = d.notes().join("\n");
+    assert!(
+        notes.contains("the session stands after the call that ran the closest-hit \"writer\" program (line 58:"),
+        "{notes}"
+    );
+
+    let missing = OutputSelect::texel("u0", "3,2", 0, 0, 0).unwrap();
+    match provenance::find(&p, &target, &missing, None) {
+        Err(ProvenanceError::Unwritten(t)) => {
+            assert!(t.contains("was written by no lane of the run"), "{t}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `compare` on a ray job names the ray behind a differing texel and the command that
+/// opens it (docs/capture.md): texel (2, 1) was written by ray (2, 1, 0)'s
+/// ray-generation lane (ray_tracing.toml: each ray writes its own texel).
+#[test]
+fn compare_names_the_ray_behind_a_texel() {
+    let Some(j) = job("ray_tracing") else { return };
+    let cap = common::scratch().join("debug_rays_compare");
+    let _ = std::fs::remove_dir_all(&cap);
+    let c = cap.display().to_string();
+    let (out, code) = dxlane(&["run", &j, "--threads", "1", "-q", "--record", &c]);
+    assert_eq!(code, 0, "{out}");
+    let bin = cap.join("u0.bin");
+    let mut b = std::fs::read(&bin).unwrap();
+    // Texel (2, 1) is element 6: its red channel, one ulp off.
+    b[6 * 16] ^= 1;
+    std::fs::write(&bin, b).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args(["compare", &j, &c, "--json", "--no-images", "--no-explain"])
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &v["resources"][0]["mismatches"][0];
+    assert_eq!(m["at"], "(2, 1) r");
+    assert_eq!(m["writer"]["lane"], "ray (2, 1, 0)");
+    assert_eq!(m["writer"]["ray"], json!([2, 1, 0]));
+    assert_eq!(
+        m["writer"]["debug"],
+        format!("dxlane debug {j} --ray 2,1,0")
+    );
+    assert!(m["writer"]["program"].is_null(), "{m}");
+}
+
+/// A memory watch in a ray lane hears the other ray-generation waves' writes (docs/debugger.md
+/// "Ray lanes"): at wave size 4 ray (2, 1) — launch-linear index 6 (x fastest) — runs in
+/// wave 1, not the observed lane's wave 0, and stores the missing ray's texel (2, 1)
+/// (element 6, bytes 96..112), whose red channel is -0 (ray_tracing.toml's header).
+#[test]
+fn a_memory_watch_hears_other_ray_generation_waves() {
+    let Some(j) = job("ray_tracing") else { return };
+    let (out, code) = dxlane(&[
+        "debug",
+        &j,
+        "--ray",
+        "0,0",
+        "--wave-size",
+        "4",
+        "--threads",
+        "1",
+        "-c",
+        "watch u0[6]; continue",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("1 write(s) by lanes of other ray-generation waves"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "u0 bytes 96..112 by ray (2, 1, 0) at line 76 (value -2147483648 (0x80000000))"
+        ),
+        "{out}"
+    );
+}
+
+/// The folder holding the corpus ray library (`ray_tracing.<export>.dxil`).
+fn library_dir() -> std::path::PathBuf {
+    let own = common::root().join("target/corpora/dxil-reader");
+    if own.join("ray_tracing.raygen.dxil").exists() {
+        return own;
+    }
+    common::corpora()
+        .iter()
+        .find(|d| d.join("ray_tracing.raygen.dxil").exists())
+        .cloned()
+        .expect("the ray library")
+}
+
+/// `compare` on a command list names the `dispatch_rays` event and the ray behind a
+/// differing texel (docs/capture.md): DispatchRays(2, 1, 1) over a 4×2 image cleared
+/// to 7; ray (1, 0) starts at ((1 + 0.5) / 2, (0 + 0.5) / 1) = (0.75, 0.5), beside the
+/// triangle (x + y > 1), so it misses and its texel's red is -0 (ray_tracing.toml's
+/// header, the same programs).
+#[test]
+fn compare_names_the_event_and_ray_of_a_list() {
+    if job("ray_tracing").is_none() {
+        return;
+    }
+    let lib = |n: &str| format!("{:?}", library_dir().join(format!("ray_tracing.{n}.dxil")));
+    let text = format!(
+        "[[acceleration_structure]]\nname = \"tri\"\nlevel = \"bottom\"\n\
+[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
+vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
+[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
+[[acceleration_structure.instance]]\nblas = \"tri\"\nid = 3\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\n\
+[[resource]]\nname = \"tlas\"\nkind = \"acceleration_structure\"\nacceleration_structure = \"scene\"\n\
+[[resource]]\nname = \"image\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 4\nheight = 2\n\
+[[command]]\ntype = \"clear_unordered_access\"\nresource = \"image\"\nfloat = [7, 7, 7, 7]\n\
+[[command]]\ntype = \"dispatch_rays\"\nlibraries = [{}, {}, {}, {}]\n\
+dispatch = [2, 1, 1]\nraygen = \"raygen\"\nmiss = [\"miss\"]\n\
+hit_groups = [{{ closest_hit = \"closest_hit\" }}]\ncallable = [\"callable\"]\n\
+max_recursion_depth = 1\nmax_payload_size = 20\nmax_attribute_size = 8\n\
+bind = [{{ reg = \"t0\", resource = \"tlas\" }}, {{ reg = \"u0\", resource = \"image\" }}]\n",
+        lib("raygen"),
+        lib("miss"),
+        lib("closest_hit"),
+        lib("callable"),
+    );
+    let dir = common::scratch().join("debug_rays_list");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("list.toml"), text).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_dxlane"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "run",
+        "list.toml",
+        "--threads",
+        "1",
+        "-q",
+        "--record",
+        "cap",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let bin = std::fs::read_dir(dir.join("cap"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "bin"))
+        .unwrap();
+    let mut b = std::fs::read(&bin).unwrap();
+    assert_eq!(b[16..20], [0, 0, 0, 0x80], "texel (1, 0) red is -0");
+    b[16] ^= 1;
+    std::fs::write(&bin, b).unwrap();
+    let o = run(&[
+        "compare",
+        "list.toml",
+        "cap",
+        "--json",
+        "--no-images",
+        "--no-explain",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w = &v["resources"][0]["mismatches"][0]["writer"];
+    assert_eq!(w["lane"], "event 2 (dispatch_rays): ray (1, 0, 0)");
+    assert_eq!(w["event"], 2);
+    assert_eq!(w["ray"], json!([1, 0, 0]));
+    assert_eq!(w["debug"], "dxlane debug list.toml --event 2 --ray 1,0,0");
+
+    // The debugger's lookup finds the same event and ray, the clear before it not.
+    let o = run(&[
+        "debug",
+        "list.toml",
+        "--texel",
+        "image",
+        "1,0",
+        "--threads",
+        "1",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{o:?}");
+    assert!(
+        out.contains("event 2: image (1, 0) (bytes 00 00 00 80 00 00 00 80 9a 99 19 bf 00 00 80 bf) was last written by ray (1, 0, 0) (--ray 1,0,0)"),
+        "{out}"
+    );
+    // Texel (3, 0): no ray of DispatchRays(2, 1, 1) writes it; the clear (event 1) did.
+    let o = run(&[
+        "debug",
+        "list.toml",
+        "--texel",
+        "image",
+        "3,0",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("was last changed by event 1 ([[command]] #1, a clear_unordered_access)"),
+        "{err}"
+    );
+}
+
+/// The ray write attribution (`job::writers::RayWriters`, docs/capture.md): a word's
+/// last writer is the last write heard; a write through another program's bindings
+/// counts only when that program's list names the binding (each program indexes its own
+/// resource ranges); writes by two programs of the same ray do not make the word
+/// contested, a write by another ray does.
+#[test]
+fn ray_writers_keep_the_last_ray_and_program() {
+    use dxlane::exec::{Binding, Invocation, MemWrite, WriteSink, WriteTarget, Xyz};
+    use dxlane::ir::{InstId, Stage};
+    use dxlane::job::writers::RayWriters;
+    let b0 = Binding::Range {
+        range: 0,
+        element: 0,
+    };
+    let b1 = Binding::Range {
+        range: 1,
+        element: 0,
+    };
+    // Program 0 (ray generation) writes the resource through range 1; program 1
+    // (closest-hit) through range 0.
+    let map = RayWriters::new(vec![vec![vec![b1], vec![b0]]]);
+    let write = |b: Binding, ray: [u32; 3], stage: Stage, program: u32, inst: u32| MemWrite {
+        target: WriteTarget::Resource(b),
+        addr: 16,
+        bytes: 4,
+        value: [1, 0, 0, 0],
+        atomic: false,
+        lane: 0,
+        invocation: Invocation::Ray {
+            index: Xyz(ray),
+            stage,
+            program,
+        },
+        inst: InstId(inst),
+    };
+    // Range 0 of the ray-generation program is another resource: not heard.
+    map.write(&write(b0, [0, 0, 0], Stage::RayGeneration, 0, 3));
+    assert_eq!(map.writer(0, 16), None);
+    map.write(&write(b1, [1, 0, 0], Stage::RayGeneration, 0, 4));
+    map.write(&write(b0, [1, 0, 0], Stage::ClosestHit, 1, 5));
+    let w = map.writer(0, 18).unwrap();
+    assert_eq!(w.inst, InstId(5));
+    assert_eq!(w.writes, 2);
+    assert!(!w.contested, "two programs of one ray");
+    assert!(matches!(w.invocation, Invocation::Ray { program: 1, .. }));
+    map.write(&write(b1, [2, 0, 0], Stage::RayGeneration, 0, 4));
+    let w = map.writer(0, 16).unwrap();
+    assert!(w.contested, "another ray");
+    assert!(matches!(
+        w.invocation,
+        Invocation::Ray {
+            index: Xyz([2, 0, 0]),
+            ..
+        }
+    ));
+    assert_eq!(map.writer(0, 20), None);
 }

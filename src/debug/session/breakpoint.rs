@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::exec::{At, Binding, Invocation, MemWrite, WriteSink, WriteTarget};
+use crate::ir::Stage;
 
 use super::{Debugger, inv_text};
 use crate::debug::DebugError;
@@ -199,6 +200,8 @@ impl Debugger {
     pub(super) fn others_word(&self) -> &'static str {
         if self.target.is_draw() {
             "other waves"
+        } else if self.target.ray_programs().is_some() {
+            "other ray-generation waves"
         } else {
             "other groups"
         }
@@ -253,8 +256,15 @@ impl Debugger {
                         (Some(TraceAt::Pixel { .. }), Invocation::Vertex { .. })
                             | (Some(TraceAt::Vertex { .. }), Invocation::Pixel { .. })
                     );
+                    // A nested ray program's binding indexes its own program's ranges,
+                    // not the ray-generation program's that `b` indexes.
+                    let nested_ray = matches!(
+                        w.invocation,
+                        Invocation::Ray { stage, .. } if stage != Stage::RayGeneration
+                    );
                     if w.target == WriteTarget::Resource(self.b)
                         && !same_group
+                        && !nested_ray
                         && !other_stage
                         && w.addr < self.addr + self.bytes
                         && w.addr + u64::from(w.bytes) > self.addr
@@ -280,6 +290,11 @@ impl Debugger {
             let mut hits = f.hits.into_inner().unwrap_or_else(|p| p.into_inner());
             hits.sort_by_key(|m| match m.invocation {
                 Invocation::Thread { group, thread } => (group.0, thread.0, m.addr),
+                // Launch order: x fastest.
+                Invocation::Ray { index, .. } => {
+                    let [x, y, z] = index.0;
+                    ([0; 3], [z, y, x], m.addr)
+                }
                 _ => ([0; 3], [0; 3], m.addr),
             });
             let others = self.others_word();

@@ -176,6 +176,25 @@ impl Debugger {
         out
     }
 
+    /// The source step of the lane's last `TraceRay` or `CallShader` that ran program
+    /// `program` (its index in the pipeline), itself or below a program it ran.
+    pub fn last_call_running(&self, program: usize) -> Option<usize> {
+        let mut call = 0u32;
+        let mut found = None;
+        for p in 0..self.steps.len() {
+            for &ws in self.wave_steps(p) {
+                if self.ray_call(ws as usize).is_none() {
+                    continue;
+                }
+                if self.nested_of(call).any(|n| n.program == program) {
+                    found = Some(p);
+                }
+                call += 1;
+            }
+        }
+        found
+    }
+
     /// `rays`: every `TraceRay` and `CallShader` the lane ran, with its step and the
     /// programs it ran.
     pub fn rays_text(&self) -> String {
