@@ -675,9 +675,10 @@ impl Prepped {
             }
             // A list: its first program, with every other program's instructions.
             Work::List(commands) => {
-                let mut shaders = commands.iter().filter_map(|c| match c {
-                    crate::pipeline::Command::Work(Work::Dispatch(d)) => Some(&d.shader),
-                    crate::pipeline::Command::Work(Work::Draw(d)) => d.ps.as_ref().or(Some(&d.vs)),
+                // `work()` looks through a predicated or query-counted command.
+                let mut shaders = commands.iter().filter_map(|c| match c.work() {
+                    Some(Work::Dispatch(d)) => Some(&d.shader),
+                    Some(Work::Draw(d)) => d.ps.as_ref().or(Some(&d.vs)),
                     _ => None,
                 });
                 let mut s = shaders

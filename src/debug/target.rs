@@ -802,6 +802,14 @@ pub fn from_job_event(
         .collect();
     crate::pipeline::run_list(&commands[..n - 1], &p.plan, None)
         .map_err(|e| DebugError::Lane(format!("the commands before event {n} fail: {e}")))?;
+    // D3D12 skips a predicated draw or dispatch whole (`SetPredication`): there is no
+    // lane to open, and running it anyway would show work the list never did.
+    if cmd.predicated_off() {
+        return Err(DebugError::Lane(format!(
+            "--event {n}: the predicate set before it skips this {} (set_predication), so it runs no lane",
+            cmd.name()
+        )));
+    }
     from_work(work.clone(), p.plan.clone(), &files)
 }
 

@@ -398,6 +398,22 @@ fn predication_skips_commands_on_an_occlusion_result() {
             false, false, false, false, false, false, false, true, true, false
         ]
     );
+    // The debugger refuses the skipped draw (event 8) rather than show work the list
+    // never did, and opens the draw that ran (event 1 is the clear, 4 is C's draw).
+    let path = job("predicated_off_debug", &text);
+    let opts = common::run_options();
+    let p = prepare(Job::load(&path).unwrap(), &opts).unwrap();
+    let e = dxlane::debug::from_job_event(&p, Some(8))
+        .err()
+        .expect("a skipped event has no lane")
+        .to_string();
+    assert!(
+        e.contains("--event 8") && e.contains("set_predication"),
+        "{e}"
+    );
+    if let Err(e) = dxlane::debug::from_job_event(&p, Some(4)) {
+        panic!("event 4: {e}");
+    }
     // With B's query instead (48 samples) the same predicate lets the commands run.
     let text = text.replacen("start_vertex = 12", "start_vertex = 6", 1);
     let r = list("predicated_on", &text);
