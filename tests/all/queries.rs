@@ -403,10 +403,10 @@ fn predication_skips_commands_on_an_occlusion_result() {
     let path = job("predicated_off_debug", &text);
     let opts = common::run_options();
     let p = prepare(Job::load(&path).unwrap(), &opts).unwrap();
-    let e = dxlane::debug::from_job_event(&p, Some(8))
-        .err()
-        .expect("a skipped event has no lane")
-        .to_string();
+    let e = match dxlane::debug::from_job_event(&p, Some(8)) {
+        Ok(_) => panic!("a skipped event has no lane"),
+        Err(e) => e.to_string(),
+    };
     assert!(
         e.contains("--event 8") && e.contains("set_predication"),
         "{e}"
