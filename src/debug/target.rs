@@ -779,12 +779,21 @@ pub fn from_job_event(
             commands.len()
         )));
     };
-    let Some(work) = cmd.work() else {
-        return Err(DebugError::Lane(format!(
+    // A `draw_auto` draw's vertex count is the filled size the commands before it left,
+    // so it is known only after they run (below).
+    let draw_auto = match cmd.inner() {
+        crate::pipeline::Command::DrawAuto(x) => Some(x),
+        _ => None,
+    };
+    let no_program = || {
+        DebugError::Lane(format!(
             "--event {n} is a {} command, which runs no program: choose a dispatch or a draw",
             cmd.name()
-        )));
+        ))
     };
+    if cmd.work().is_none() && draw_auto.is_none() {
+        return Err(no_program());
+    }
     // The programs are listed in command order, one per command that runs one.
     let before: usize = commands[..n - 1]
         .iter()
@@ -810,7 +819,12 @@ pub fn from_job_event(
             cmd.name()
         )));
     }
-    from_work(work.clone(), p.plan.clone(), &files)
+    let work = match (draw_auto, cmd.work()) {
+        (Some(x), _) => Work::Draw(Box::new(x.resolved())),
+        (None, Some(w)) => w.clone(),
+        (None, None) => return Err(no_program()),
+    };
+    from_work(work, p.plan.clone(), &files)
 }
 
 /// The target of a prepared job (`job::prepare`, a dispatch or a draw): its work and

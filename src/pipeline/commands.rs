@@ -274,6 +274,27 @@ pub struct DrawAuto {
     pub stride: u32,
 }
 
+impl DrawAuto {
+    /// The arguments the filled size gives now: one instance of `⌊filled size /
+    /// stride⌋` vertices from vertex 0.
+    pub fn args(&self) -> DrawArgs {
+        DrawArgs {
+            vertex_count: word(&self.filled, self.offset) / self.stride.max(1),
+            instance_count: 1,
+            ..DrawArgs::default()
+        }
+    }
+
+    /// The draw as it would run now (the filled size read from the buffer as it is),
+    /// for the debugger, which opens an event after running the commands before it.
+    pub fn resolved(&self) -> DrawWork {
+        DrawWork {
+            args: self.args(),
+            ..self.work.clone()
+        }
+    }
+}
+
 /// A command that runs under a predicate (skipped when the predicate says so) or
 /// inside queries (which count what it runs): which ones is known from the list's
 /// order, so each command carries them.
@@ -709,11 +730,7 @@ impl Command {
             Command::ResolveQueryData(r) => r.run(),
             Command::SetPredication(_) => {}
             Command::DrawAuto(x) => {
-                let args = DrawArgs {
-                    vertex_count: word(&x.filled, x.offset) / x.stride,
-                    instance_count: 1,
-                    ..DrawArgs::default()
-                };
+                let args = x.args();
                 let opts = DrawOptions {
                     plan: plan.clone(),
                     observer: hooks.pixels,

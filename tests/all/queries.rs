@@ -646,6 +646,22 @@ size = 4
     );
     let r = list("draw_auto", &text);
     assert_eq!(bytes(&r, "counters"), 288u32.to_le_bytes());
+    // `debug --event 4` opens the DrawAuto draw with the count the two streaming draws
+    // left: pixel (10, 10) is B's, drawn from vertices 3..9; (1, 14) is covered by none.
+    let opts = common::run_options();
+    let p = prepare(Job::load(&job("draw_auto_debug", &text)).unwrap(), &opts).unwrap();
+    let t = match dxlane::debug::from_job_event(&p, Some(4)) {
+        Ok(t) => t,
+        Err(e) => panic!("event 4: {e}"),
+    };
+    let pixel = |x, y| dxlane::debug::LaneSelect::Pixel {
+        x,
+        y,
+        sample: 0,
+        prim: 0,
+    };
+    assert!(t.place(pixel(10, 10)).is_ok_and(|p| p.draw.is_some()));
+    assert!(t.place(pixel(1, 14)).is_err());
     let color = bytes(&r, "color");
     let px = |x: usize, y: usize| color[4 * (16 * y + x)..4 * (16 * y + x) + 4].to_vec();
     assert_eq!(px(1, 1), [255, 0, 0, 255], "A's first triangle");
