@@ -110,6 +110,44 @@ pub struct WordWriter {
     pub order: u64,
 }
 
+impl WordWriter {
+    /// Hears `w` (numbered `order`) on every 4-byte word it touches in `words`, keyed by
+    /// `key(word address)`. `rival(last)` says whether the word's last writer `last` is
+    /// another invocation than `w`'s, which makes the word contested (the one rule the
+    /// last-writer maps differ in: a ray's programs are one writer).
+    pub fn hear<K: std::hash::Hash + Eq>(
+        words: &mut HashMap<K, WordWriter>,
+        w: &MemWrite,
+        order: u64,
+        key: impl Fn(u64) -> K,
+        rival: impl Fn(&Invocation) -> bool,
+    ) {
+        let end = w.addr.saturating_add(u64::from(w.bytes.max(1)));
+        let mut a = w.addr & !3;
+        while a < end {
+            words
+                .entry(key(a))
+                .and_modify(|x| {
+                    x.contested |= rival(&x.invocation);
+                    x.invocation = w.invocation;
+                    x.inst = w.inst;
+                    x.writes = x.writes.saturating_add(1);
+                    x.lane = w.lane;
+                    x.order = order;
+                })
+                .or_insert(WordWriter {
+                    invocation: w.invocation,
+                    inst: w.inst,
+                    writes: 1,
+                    contested: false,
+                    lane: w.lane,
+                    order,
+                });
+            a += 4;
+        }
+    }
+}
+
 /// A [`WriteSink`] that keeps, for every 4-byte word of the chosen resources, the last
 /// invocation that wrote it.
 ///
@@ -163,30 +201,13 @@ impl WriteSink for WriterMap {
         let order = self
             .heard
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let first = w.addr & !3;
-        let end = w.addr.saturating_add(u64::from(w.bytes.max(1)));
-        let mut a = first;
-        while a < end {
-            words
-                .entry((b, a))
-                .and_modify(|x| {
-                    x.contested |= x.invocation != w.invocation;
-                    x.invocation = w.invocation;
-                    x.inst = w.inst;
-                    x.writes = x.writes.saturating_add(1);
-                    x.lane = w.lane;
-                    x.order = order;
-                })
-                .or_insert(WordWriter {
-                    invocation: w.invocation,
-                    inst: w.inst,
-                    writes: 1,
-                    contested: false,
-                    lane: w.lane,
-                    order,
-                });
-            a += 4;
-        }
+        WordWriter::hear(
+            &mut words,
+            w,
+            order,
+            |a| (b, a),
+            |last| *last != w.invocation,
+        );
     }
 }
 

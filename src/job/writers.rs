@@ -324,35 +324,12 @@ impl WriteSink for RayWriters {
             let order = self
                 .heard
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let first = w.addr & !3;
-            let end = w.addr.saturating_add(u64::from(w.bytes.max(1)));
-            let mut a = first;
-            while a < end {
-                words
-                    .entry((e, a))
-                    .and_modify(|x| {
-                        // Another launch index, not another program of the same ray.
-                        let other = match x.invocation {
-                            Invocation::Ray { index: i, .. } => i != index,
-                            _ => true,
-                        };
-                        x.contested |= other;
-                        x.invocation = w.invocation;
-                        x.inst = w.inst;
-                        x.writes = x.writes.saturating_add(1);
-                        x.lane = w.lane;
-                        x.order = order;
-                    })
-                    .or_insert(WordWriter {
-                        invocation: w.invocation,
-                        inst: w.inst,
-                        writes: 1,
-                        contested: false,
-                        lane: w.lane,
-                        order,
-                    });
-                a += 4;
-            }
+            // Another launch index contests the word, not another program of the same ray.
+            let rival = |last: &Invocation| match *last {
+                Invocation::Ray { index: i, .. } => i != index,
+                _ => true,
+            };
+            WordWriter::hear(&mut words, w, order, |a| (e, a), rival);
         }
     }
 }
