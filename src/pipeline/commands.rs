@@ -732,11 +732,8 @@ impl Command {
             Command::DrawAuto(x) => {
                 let args = x.args();
                 let opts = DrawOptions {
-                    plan: plan.clone(),
-                    observer: hooks.pixels,
-                    writes: hooks.merges,
                     trace: None,
-                    memory: hooks.writes,
+                    ..hooks.draw_options(plan)
                 };
                 let r = draw_charged(&x.work.state(), &args, &opts, budget)?;
                 runs.push(WorkReport::Draw(Box::new(r)));
@@ -919,11 +916,8 @@ fn execute_indirect<'a>(
                     },
                 };
                 let opts = DrawOptions {
-                    plan: plan.clone(),
-                    observer: hooks.pixels,
-                    writes: hooks.merges,
                     trace: None,
-                    memory: hooks.writes,
+                    ..hooks.draw_options(plan)
                 };
                 let r = draw_charged(&d.state(), &args, &opts, budget)?;
                 runs.push(WorkReport::Draw(Box::new(r)));
@@ -942,11 +936,8 @@ fn execute_indirect<'a>(
                     m.groups = groups;
                 }
                 let opts = DrawOptions {
-                    plan: plan.clone(),
-                    observer: hooks.pixels,
-                    writes: hooks.merges,
                     trace: None,
-                    memory: hooks.writes,
+                    ..hooks.draw_options(plan)
                 };
                 let r = draw_charged(&state, &d.args, &opts, budget)?;
                 runs.push(WorkReport::Draw(Box::new(r)));

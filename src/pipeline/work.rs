@@ -152,6 +152,20 @@ pub struct Hooks<'a> {
     pub budget: Option<&'a RunBudget>,
 }
 
+impl<'a> Hooks<'a> {
+    /// The options a draw under `plan` runs with: these hooks' pixel, merge, memory
+    /// and trace watchers.
+    pub fn draw_options(&self, plan: &Plan) -> DrawOptions<'a> {
+        DrawOptions {
+            plan: plan.clone(),
+            observer: self.pixels,
+            writes: self.merges,
+            trace: self.trace,
+            memory: self.writes,
+        }
+    }
+}
+
 /// What a run did.
 #[derive(Debug, Clone)]
 // One report per run or per command: the dispatch's report stays inline.
@@ -296,13 +310,7 @@ impl Work {
             .map(WorkReport::Dispatch)
             .map_err(DrawError::Exec),
             Work::Draw(d) => {
-                let opts = DrawOptions {
-                    plan: plan.clone(),
-                    observer: hooks.pixels,
-                    writes: hooks.merges,
-                    trace: hooks.trace,
-                    memory: hooks.writes,
-                };
+                let opts = hooks.draw_options(plan);
                 let r = match hooks.budget {
                     Some(b) => draw_charged(&d.state(), &d.args, &opts, b),
                     None => draw(&d.state(), &d.args, &opts),
