@@ -120,7 +120,9 @@ impl fmt::Display for Invocation {
                 stage: Stage::RayGeneration,
                 ..
             } => write!(f, "ray {index}"),
-            Invocation::Ray { index, stage, .. } => write!(f, "ray {index}, {stage} program"),
+            Invocation::Ray { index, stage, .. } => {
+                write!(f, "ray {index}, {} program", stage.words())
+            }
         }
     }
 }

@@ -42,6 +42,21 @@ word_enum!(
 );
 
 impl Stage {
+    /// The stage in the words reports use: DXR's stages as the DirectX Raytracing
+    /// specification writes them (`closest-hit`, `ray-generation`), the others by their
+    /// own name (which is also their text form).
+    pub fn words(self) -> &'static str {
+        match self {
+            Stage::RayGeneration => "ray-generation",
+            Stage::ClosestHit => "closest-hit",
+            Stage::AnyHit => "any-hit",
+            Stage::Intersection => "intersection",
+            Stage::Miss => "miss",
+            Stage::Callable => "callable",
+            other => other.word(),
+        }
+    }
+
     /// Whether the stage is one of DXR's ray-tracing stages, which run only inside
     /// `DispatchRays` (their programs read [`RayState`](super::RayState)'s memory).
     pub fn is_ray_tracing(self) -> bool {

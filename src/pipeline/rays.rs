@@ -390,16 +390,7 @@ impl std::fmt::Display for NestedKind {
 /// A ray-tracing stage in words, as the debugger and reports name a program's kind
 /// (`closest-hit`, `ray-generation`); other stages by their own name.
 pub fn stage_words(stage: crate::ir::Stage) -> String {
-    use crate::ir::Stage as S;
-    match stage {
-        S::RayGeneration => "ray-generation".into(),
-        S::ClosestHit => NestedKind::ClosestHit.to_string(),
-        S::AnyHit => NestedKind::AnyHit.to_string(),
-        S::Intersection => NestedKind::Intersection.to_string(),
-        S::Miss => NestedKind::Miss.to_string(),
-        S::Callable => NestedKind::Callable.to_string(),
-        other => other.to_string(),
-    }
+    stage.words().into()
 }
 
 /// The hit a nested program ran for (its system values' source).
@@ -755,7 +746,7 @@ impl Frame<'_, '_> {
             return Err(ExecError::Dispatch(format!(
                 "{}: the {} program \"{}\" takes a {what} of {bytes} bytes, but its {call} passed {} (a {what} must be the caller's structure; D3D12 leaves another undefined)",
                 self.lane(tag),
-                s.stage,
+                s.stage.words(),
                 s.entry,
                 payload.len() * 4
             )));

@@ -668,7 +668,7 @@ fn rays_jobs_refuse_bad_input_by_name() {
                 ("max_payload_size", ""),
                 ("max_attribute_size", ""),
             ]),
-            "ray (0, 0, 0): the closesthit program \"closest_hit\" takes a payload of 8 bytes, but its TraceRay passed 20",
+            "ray (0, 0, 0): the closest-hit program \"closest_hit\" takes a payload of 8 bytes, but its TraceRay passed 20",
         ),
         (
             "hit_group_past_the_table",
@@ -1160,7 +1160,7 @@ hit_groups = [{{ name = \"triangle_group\" }}]\ncallable = [\"callable\"]"
     );
     let e = rays_job_error("library_given", program, &ok, &tail).unwrap();
     assert!(
-        e.contains("ray (0, 0, 0): the closesthit program \"closest_hit\" takes a payload of 8 bytes, but its TraceRay passed 20"),
+        e.contains("ray (0, 0, 0): the closest-hit program \"closest_hit\" takes a payload of 8 bytes, but its TraceRay passed 20"),
         "library_given: {e}"
     );
 }
