@@ -881,3 +881,5 @@ fn an_ildb_debug_module_debugs_the_stripped_program() {
         "{n}"
     );
 }
+
+mod zi;
