@@ -19,6 +19,7 @@
 //! | `srci.dxil` | `-Zi -Qembed_debug` (dxc 1.7 and later) | `DXIL`, `ILDB` without `dx.source.*`, `ILDN`, `SRCI` |
 //! | `embedded.dxil` | `-Zi -Qembed_debug -Qsource_in_debug_module` (and dxc before 1.7) | `DXIL`, `ILDB` with `dx.source.*`, `ILDN` |
 //! | `pdb_only.dxil` | `-Zi -Fd FILE` (the debug module goes to the PDB file) | `DXIL`, `ILDN` |
+//! | `mismatch.dxil` | none: an `ILDB` module with one instruction more than the `DXIL` part's (malformed) | `DXIL`, `ILDB`, `ILDN` |
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
@@ -69,7 +70,7 @@ pub fn source_info() -> Vec<u8> {
     srci::write(&info, true).unwrap()
 }
 
-/// The three containers, by file name.
+/// The containers, by file name.
 pub fn containers() -> Vec<(&'static str, Vec<u8>)> {
     let run = program_part(&module(false, Damage::None));
     let debug = module(true, Damage::None);
@@ -110,6 +111,18 @@ pub fn containers() -> Vec<(&'static str, Vec<u8>)> {
         (
             "pdb_only.dxil",
             write_container(&[(tag(b"ILDN"), &ildn), (FourCc::DXIL, &run)]).unwrap(),
+        ),
+        (
+            "mismatch.dxil",
+            write_container(&[
+                (
+                    FourCc::ILDB,
+                    &program_part(&module(true, Damage::ExtraInstruction)),
+                ),
+                (tag(b"ILDN"), &ildn),
+                (FourCc::DXIL, &run),
+            ])
+            .unwrap(),
         ),
     ]
 }
