@@ -689,7 +689,11 @@ fn debug_zi(tag: &str, bytes: &[u8], commands: &str) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "{tag}: {text}");
+    // A command may fail (`list` without the text); the session never panics.
+    assert!(
+        out.status.code().is_some_and(|c| c != 101) && !text.contains("panicked"),
+        "{tag}: {text}"
+    );
     text
 }
 
@@ -791,11 +795,11 @@ fn info_names_the_debug_info_of_zi_containers() {
     for (file, says) in [
         (
             "srci.dxil",
-            "Debug info: DXIL debug metadata in ILDB (0 source files, 15 located instructions, 4 variables); the HLSL in an SRCI part (1 source files, main file shader.hlsl, zlib, 5 arguments); debug name ",
+            "Debug info: DXIL debug metadata in ILDB (0 source files, 24 located instructions, 5 variables); the HLSL in an SRCI part (1 source files, main file shader.hlsl, zlib, 5 arguments); debug name ",
         ),
         (
             "embedded.dxil",
-            "Debug info: DXIL debug metadata in ILDB (1 source files, main file shader.hlsl, 15 located instructions, 4 variables); debug name ",
+            "Debug info: DXIL debug metadata in ILDB (1 source files, main file shader.hlsl, 24 located instructions, 5 variables); debug name ",
         ),
         (
             "pdb_only.dxil",
