@@ -306,7 +306,7 @@ impl Debugger {
         };
         let Some((_, src)) = h.source(&file) else {
             return Err(DebugError::Command(format!(
-                "the program does not carry the text of {file} (dx.source.contents)"
+                "the program does not carry the text of {file} (dx.source.contents or an SRCI part)"
             )));
         };
         let lines: Vec<&str> = src.text.lines().collect();
