@@ -16,8 +16,8 @@
 //!
 //! | file | dxc | parts |
 //! |---|---|---|
-//! | `srci.dxil` | `-Zi -Qembed_debug` (dxc 1.7 and later) | `DXIL`, `ILDB` without `dx.source.*`, `ILDN`, `SRCI` |
-//! | `embedded.dxil` | `-Zi -Qembed_debug -Qsource_in_debug_module` (and dxc before 1.7) | `DXIL`, `ILDB` with `dx.source.*`, `ILDN` |
+//! | `srci.dxil` | `-Zi -Qembed_debug` (newer dxc) | `DXIL`, `ILDB` without `dx.source.*`, `ILDN`, `SRCI` |
+//! | `embedded.dxil` | `-Zi -Qembed_debug -Qsource_in_debug_module` (and older dxc, before `SRCI`) | `DXIL`, `ILDB` with `dx.source.*`, `ILDN` |
 //! | `pdb_only.dxil` | `-Zi -Fd FILE` (the debug module goes to the PDB file) | `DXIL`, `ILDN` |
 //! | `mismatch.dxil` | none: an `ILDB` module with one instruction more than the `DXIL` part's (malformed) | `DXIL`, `ILDB`, `ILDN` |
 
