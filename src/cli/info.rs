@@ -72,13 +72,50 @@ pub fn render_debug_info(bytes: &[u8]) -> String {
     let mut found = Vec::new();
     for tag in [FourCc::ILDB, FourCc::DXIL] {
         let Some(part) = c.part(tag) else { continue };
-        let Ok((_, bitcode)) = DxilProgramHeader::parse(part) else {
-            continue;
-        };
-        let Ok(m) = crate::dxil::llvm::Module::parse(bitcode) else {
-            continue;
-        };
-        found.extend(describe_dxil_debug_info(&m, tag));
+        let m = DxilProgramHeader::parse(part)
+            .map_err(|e| e.to_string())
+            .and_then(|(_, bitcode)| {
+                crate::dxil::llvm::Module::parse(bitcode).map_err(|e| e.to_string())
+            });
+        match m {
+            Ok(m) => found.extend(describe_dxil_debug_info(&m, tag)),
+            // The debug module only: the program part's own errors are reported above.
+            Err(e) if tag == FourCc::ILDB => found.push(format!(
+                "an ILDB part that does not decode ({}): the debugger steps the listing",
+                clean(&e)
+            )),
+            Err(_) => {}
+        }
+    }
+    if let Some(p) = c.part(crate::container::srci::SRCI) {
+        found.push(match crate::container::srci::read(p.data) {
+            Ok(s) => format!(
+                "the HLSL in an SRCI part ({} source files{}{}, {} arguments)",
+                s.files.len(),
+                s.files
+                    .first()
+                    .map(|f| format!(", main file {}", clean(&f.name)))
+                    .unwrap_or_default(),
+                if s.compressed { ", zlib" } else { "" },
+                s.args.len()
+            ),
+            Err(e) => format!(
+                "an SRCI part that does not read ({}): no HLSL text is shown",
+                clean(&e.to_string())
+            ),
+        });
+    }
+    if let Some(p) = c.part(FourCc(*b"ILDN")) {
+        let name = crate::dxil::listing::header::debug_name(p.data);
+        let name = name.as_deref().map_or("unreadable".into(), clean);
+        if c.part(FourCc::ILDB).is_none() && found.is_empty() {
+            // dxc -Zi -Fd: the debug module went to that PDB file.
+            found.push(format!(
+                "debug name {name} only (the debug module is in that PDB file, not in the container: the debugger steps the listing)"
+            ));
+        } else {
+            found.push(format!("debug name {name}"));
+        }
     }
     for (tag, what) in [
         (

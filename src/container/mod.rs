@@ -38,6 +38,7 @@
 //! | [`psv0`] | `PSV0` (pipeline state validation) |
 //! | [`rdat`] | `RDAT` (runtime data: functions and resources of libraries) |
 //! | [`hash`] | `HASH` (dxc's shader hash) |
+//! | [`srci`] | `SRCI` (dxc's `-Zi` source info: the HLSL files and arguments) |
 //! | [`rts0`] | `RTS0` (a serialized root signature: its root parameters and registers) |
 //! | [`report`] | [`ContainerInfo`]: every part decoded on its own, for `dxlane info` |
 //! | [`write`] | writing a container and a `DXIL` part ([`write::write_container`]) |
@@ -67,6 +68,7 @@ pub mod report;
 pub mod rts0;
 pub mod sfi0;
 pub mod signature;
+pub mod srci;
 pub mod stage;
 pub mod stat;
 pub mod write;

@@ -32,6 +32,12 @@ pub struct PlaceText {
     pub index: Option<u64>,
     /// The components after a `.` (`xy` → `[0, 1]`), if given.
     pub swizzle: Option<Vec<usize>>,
+    /// The text as written (`p.x`, `m[1][2]`, `a[2].pos`): an HLSL variable's path,
+    /// which may go on past one index and swizzle.
+    pub spelling: String,
+    /// The spelling goes on past what a program place can name (a second index, a
+    /// member after an index): only an HLSL variable can be named so.
+    pub hlsl_only: bool,
 }
 
 /// A literal number.
@@ -280,6 +286,7 @@ fn place_at(s: &str, i: &mut usize) -> Result<PlaceText, String> {
     }
     let mut index = None;
     let mut rest_swizzle = None;
+    let mut hlsl_only = false;
     if *i < b.len() && b[*i] == b'[' {
         let close = s[*i..]
             .find(']')
@@ -297,13 +304,35 @@ fn place_at(s: &str, i: &mut usize) -> Result<PlaceText, String> {
             while *i < b.len() && b[*i].is_ascii_alphabetic() {
                 *i += 1;
             }
-            rest_swizzle = Some(swizzle(&s[st..*i]).ok_or_else(|| err("not a swizzle", s, st))?);
+            match swizzle(&s[st..*i]) {
+                Some(sw) => rest_swizzle = Some(sw),
+                // A struct member of an HLSL array element (`a[2].pos`).
+                None if st < *i => hlsl_only = true,
+                None => return Err(err("not a swizzle", s, st)),
+            }
+        }
+        // More indices and members: an HLSL path (`m[1][2]`, `a[1].pos[0]`).
+        while *i < b.len() && (b[*i] == b'[' || b[*i] == b'.') {
+            hlsl_only = true;
+            if b[*i] == b'[' {
+                let close = s[*i..]
+                    .find(']')
+                    .ok_or_else(|| err("expected `]`", s, *i))?;
+                *i += close + 1;
+            } else {
+                *i += 1;
+                while *i < b.len() && (b[*i].is_ascii_alphanumeric() || b[*i] == b'_') {
+                    *i += 1;
+                }
+            }
         }
     }
     Ok(PlaceText {
         name: word.to_string(),
         index,
         swizzle: rest_swizzle,
+        spelling: s[start..*i].to_string(),
+        hlsl_only,
     })
 }
 

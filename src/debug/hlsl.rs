@@ -222,6 +222,37 @@ impl Hlsl {
         Ok(Some(h))
     }
 
+    /// Takes the sources from a container's `SRCI` part (newer dxc keeps the HLSL there
+    /// rather than in the debug module's `dx.source.contents`) when the module carries
+    /// none; the first file is the main file unless `dx.source.mainFileName` says.
+    pub fn use_source_info(&mut self, srci: &crate::container::srci::SourceInfo) {
+        if !self.info.sources.is_empty() {
+            return;
+        }
+        self.info.sources = srci
+            .files
+            .iter()
+            .map(|f| SourceFile {
+                name: f.name.clone(),
+                text: f.text.clone(),
+            })
+            .collect();
+        if self.info.main_file.is_none() {
+            self.info.main_file = srci.files.first().map(|f| f.name.clone());
+        }
+        if self.info.args.is_empty() {
+            self.info.args = srci
+                .args
+                .iter()
+                .map(|(o, v)| match (o.is_empty(), v.is_empty()) {
+                    (true, _) => v.clone(),
+                    (false, true) => format!("-{o}"),
+                    (false, false) => format!("-{o} {v}"),
+                })
+                .collect();
+        }
+    }
+
     /// The frames of a source position, innermost first (`None`: no location).
     pub fn frames(&self, key: Option<Key>) -> Option<&[Frame]> {
         let (f, i) = key?;

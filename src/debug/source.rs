@@ -171,6 +171,27 @@ impl SourceView {
         v
     }
 
+    /// Completes the HLSL debug info with a container's `SRCI` part (its sources, when
+    /// the debug module carries none). A part that does not read leaves the sources out
+    /// and says why in the note; stepping by HLSL line is unaffected.
+    pub fn use_source_info(&mut self, bytes: &[u8]) {
+        let Some(h) = self.hlsl.as_mut() else { return };
+        let Ok(c) = crate::container::Container::parse(bytes) else {
+            return;
+        };
+        let Some(part) = c.part(crate::container::srci::SRCI) else {
+            return;
+        };
+        match crate::container::srci::read(part.data) {
+            Ok(info) => std::sync::Arc::make_mut(h).use_source_info(&info),
+            Err(e) => {
+                self.hlsl_note = Some(format!(
+                    "the SRCI part does not read ({e}): the HLSL text is not shown"
+                ))
+            }
+        }
+    }
+
     /// The view of a DXIL module (its listing and line map, as
     /// `dxil::listing::disassemble_with_lines` gives them) and its unoptimised lowering;
     /// `debug_module` is the container's `ILDB` debug module, whose debug info is used

@@ -61,6 +61,7 @@ impl Program {
                 None => (None, None),
             };
             let mut v = SourceView::dxil(&text, &lines, &module, &raw.shader, ildb.as_ref());
+            v.use_source_info(bytes);
             if let Some(e) = note
                 && v.hlsl.is_none()
             {

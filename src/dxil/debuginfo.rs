@@ -113,6 +113,8 @@ pub struct Leaf {
     pub size: u64,
     /// How the bits read.
     pub encoding: Encoding,
+    /// An element of an HLSL matrix: the path ends in its `[row][column]`.
+    pub matrix: bool,
 }
 
 /// An HLSL local variable or parameter (`DILocalVariable`).
@@ -370,6 +372,7 @@ impl<'m> Reader<'m> {
                     offset: base,
                     size,
                     encoding,
+                    matrix: false,
                 });
                 Ok(())
             }
@@ -447,10 +450,41 @@ impl<'m> Reader<'m> {
                     Ok(())
                 } else {
                     // struct, class (vector<float, 4>, matrix<…>), union: its members.
+                    let name = self.string(Self::op_md(ops, 2, id)?)?;
+                    let matrix = name.starts_with("matrix<");
                     for e in elements.into_iter().flatten() {
                         match self.debug(e)? {
                             (code::DERIVED_TYPE, o) if Self::op(o, 1, e)? == dw::TAG_MEMBER => {
-                                self.leaves(Some(e), base, path, depth.saturating_add(1), out)?;
+                                let member = self.string(Self::op_md(o, 2, e)?)?;
+                                match matrix_element(&member).filter(|_| matrix) {
+                                    // dxc names a matrix's elements `_11` … `_44` (row,
+                                    // column, from 1) at their row-major offsets,
+                                    // whatever the storage order: read as `[r][c]`.
+                                    Some((r, c)) => {
+                                        let off = Self::op(o, 9, e)?;
+                                        let at = base.checked_add(off).ok_or_else(|| {
+                                            format!("{e}: member offset overflows")
+                                        })?;
+                                        let first = out.len();
+                                        self.leaves(
+                                            Self::op_md(o, 6, e)?,
+                                            at,
+                                            &format!("{path}[{r}][{c}]"),
+                                            depth.saturating_add(1),
+                                            out,
+                                        )?;
+                                        for l in out.iter_mut().skip(first) {
+                                            l.matrix = true;
+                                        }
+                                    }
+                                    None => self.leaves(
+                                        Some(e),
+                                        base,
+                                        path,
+                                        depth.saturating_add(1),
+                                        out,
+                                    )?,
+                                }
                             }
                             // Methods, template parameters, inheritance: hold no bits.
                             _ => {}
@@ -694,6 +728,18 @@ impl DebugInfo {
                 (leaf.clone(), v)
             })
             .collect()
+    }
+}
+
+/// The zero-based (row, column) of a matrix element dxc names `_RC` (from 1).
+pub fn matrix_element(member: &str) -> Option<(u32, u32)> {
+    let d = member.strip_prefix('_')?.as_bytes();
+    match d {
+        [r @ b'1'..=b'4', c @ b'1'..=b'4'] => Some((
+            u32::from(r.saturating_sub(b'1')),
+            u32::from(c.saturating_sub(b'1')),
+        )),
+        _ => None,
     }
 }
 

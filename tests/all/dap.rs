@@ -657,3 +657,89 @@ fn domain_dxbc_transcript() {
         "r0.x",
     );
 }
+
+/// A DXIL compute lane debugged in HLSL from a container laid out as dxc -Zi writes it
+/// (`tests/jobs/zi/srci.dxil`: the debug module in `ILDB`, the HLSL in `SRCI`), as an
+/// editor drives it: a breakpoint by HLSL file and line with a condition on HLSL
+/// variables and a hit condition, the inlined frames of `sq`, the HLSL locals, a step
+/// back and the source served by reference. Values from shader.hlsl, thread 3: `v` = 3,
+/// `p` = (3, 2), `s` = 10.
+#[test]
+fn hlsl_zi_transcript() {
+    let job = "tests/jobs/zi/srci.toml";
+    let mut c = Client::start();
+    c.open(json!({ "type": "dxlane", "request": "launch", "job": job, "thread": "3,0,0" }));
+    let bps = c.ok(
+        "setBreakpoints",
+        json!({
+            "source": { "name": "shader.hlsl", "path": "shader.hlsl" },
+            "breakpoints": [
+                { "line": 4, "condition": "v > 2", "hitCondition": "1" },
+                { "line": 13, "condition": "s == 10" },
+            ],
+        }),
+    );
+    // Line 4 holds no instruction: the breakpoint moves to line 5 (`return v * v;`).
+    assert_eq!(bps["breakpoints"][0]["line"], 5, "{bps}");
+    assert_eq!(bps["breakpoints"][1]["line"], 13, "{bps}");
+    let entry = c.configured();
+    let thread = entry["threadId"].as_i64().expect("a thread");
+    let stop = c.step("continue", thread);
+    assert_eq!(stop["reason"], "breakpoint", "{stop}");
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    let f = &frames["stackFrames"];
+    assert_eq!(
+        f[0]["name"].as_str().map(|n| n.starts_with("sq")),
+        Some(true),
+        "{frames}"
+    );
+    assert_eq!(
+        (f[0]["line"].clone(), f[1]["line"].clone()),
+        (json!(5), json!(11))
+    );
+    let source = f[0]["source"]["sourceReference"].clone();
+    let scopes = c.ok("scopes", json!({ "frameId": f[0]["id"] }));
+    assert_eq!(scopes["scopes"][0]["name"], "Locals");
+    let vars = c.ok(
+        "variables",
+        json!({ "variablesReference": scopes["scopes"][0]["variablesReference"] }),
+    );
+    assert_eq!(vars["variables"][0]["name"], "v", "{vars}");
+    assert!(
+        vars["variables"][0]["value"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("3.0"))
+    );
+    // The caller's frame: main's locals, p already held, s not yet.
+    let scopes = c.ok("scopes", json!({ "frameId": f[1]["id"] }));
+    let vars = c.ok(
+        "variables",
+        json!({ "variablesReference": scopes["scopes"][0]["variablesReference"] }),
+    );
+    let text = vars.to_string();
+    assert!(
+        text.contains("x = 3.0 (0x40400000), y = 2.0 (0x40000000)"),
+        "{text}"
+    );
+    let stop = c.step("continue", thread);
+    assert_eq!(stop["reason"], "breakpoint", "{stop}");
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "s", "context": "hover", "frameId": thread }),
+    );
+    assert_eq!(e["result"], "s = 10.0 (0x41200000)", "{e}");
+    c.step("stepBack", thread);
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    assert_eq!(frames["stackFrames"][0]["line"], 11, "{frames}");
+    let src = c.ok("source", json!({ "sourceReference": source }));
+    assert!(
+        src["content"]
+            .as_str()
+            .is_some_and(|t| t.contains("float s = sq(p.x) + 1.0;")),
+        "{src}"
+    );
+    c.ok("disconnect", Value::Null);
+    let t = transcript(&c, job);
+    assert_eq!(c.finish(), 0);
+    common::assert_snapshot("dap/hlsl_zi.txt", &t);
+}

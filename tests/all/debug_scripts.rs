@@ -20,14 +20,22 @@ enum Line {
     Back(usize),
     Continue,
     Reverse,
-    Break { line: u32, cond: Option<String> },
+    /// `file`: an HLSL file (`BREAK shader.hlsl:13`), else a listing line.
+    Break {
+        file: Option<String>,
+        line: u32,
+        cond: Option<String>,
+    },
     Watch(String),
     Clear,
     Thread(usize),
     Eval(String),
     ExpectLocation(Option<u32>),
     ExpectStop(Stop),
-    ExpectLocal { name: String, value: String },
+    ExpectLocal {
+        name: String,
+        value: String,
+    },
     ExpectOutput(String),
 }
 
@@ -92,7 +100,12 @@ fn parse(path: &Path) -> Script {
                     Some((a, c)) => (a.trim(), Some(c.trim().to_string())),
                     None => (rest, None),
                 };
+                let (file, at) = match at.rsplit_once(':') {
+                    Some((f, l)) => (Some(f.to_string()), l),
+                    None => (None, at),
+                };
                 Line::Break {
+                    file,
                     line: at
                         .parse()
                         .unwrap_or_else(|_| panic!("{name}:{n}: `{at}` is not a line")),
@@ -193,10 +206,16 @@ fn run_cli(script: &Script, sname: &str, job: &str) {
             Line::Back(k) => format!("back {k}"),
             Line::Continue => "continue".into(),
             Line::Reverse => "reverse-continue".into(),
-            Line::Break { line, cond } => match cond {
-                Some(c) => format!("break {line} if {c}"),
-                None => format!("break {line}"),
-            },
+            Line::Break { file, line, cond } => {
+                let at = match file {
+                    Some(f) => format!("{f}:{line}"),
+                    None => line.to_string(),
+                };
+                match cond {
+                    Some(c) => format!("break {at} if {c}"),
+                    None => format!("break {at}"),
+                }
+            }
             Line::Watch(p) => format!("watch {p}"),
             Line::Clear => "delete".into(),
             Line::Thread(t) => format!("lane {t}"),
@@ -204,6 +223,7 @@ fn run_cli(script: &Script, sname: &str, job: &str) {
                 let first = e.split([' ', '/']).next().unwrap_or("");
                 if [
                     "print", "wave", "why", "regs", "inputs", "outputs", "where", "list", "rays",
+                    "bt",
                 ]
                 .contains(&first)
                 {
@@ -412,8 +432,13 @@ fn run_dap(script: &Script, sname: &str, job: &str) {
     let mut c = Client::start();
     c.open(launch_args(job, &script.lane));
     let mut thread = c.configured()["threadId"].as_i64().expect("a thread");
-    let mut lines: Vec<Value> = Vec::new();
+    // Each source's breakpoints: the listing's (`None`) and each HLSL file's.
+    let mut lines: Vec<(Option<String>, Vec<Value>)> = Vec::new();
     let mut data: Vec<Value> = Vec::new();
+    let source_of = |f: &Option<String>| match f {
+        Some(name) => json!({ "path": name }),
+        None => json!({ "sourceReference": 1 }),
+    };
     let mut seen = Seen::default();
     let stop_of = |s: &Value| -> Stop {
         if s["reason"] == "breakpoint" || s["reason"] == "data breakpoint" {
@@ -451,17 +476,24 @@ fn run_dap(script: &Script, sname: &str, job: &str) {
                 seen.stop = Some(stop_of(&s));
             }
             Line::Thread(t) => thread = *t as i64 + 1,
-            Line::Break { line, cond } => {
+            Line::Break { file, line, cond } => {
                 let mut b = json!({ "line": line });
                 if let Some(cnd) = cond {
                     b["condition"] = json!(cnd);
                 }
-                lines.push(b);
+                let k = match lines.iter().position(|(f, _)| f == file) {
+                    Some(k) => k,
+                    None => {
+                        lines.push((file.clone(), Vec::new()));
+                        lines.len() - 1
+                    }
+                };
+                lines[k].1.push(b);
                 let r = c.ok(
                     "setBreakpoints",
-                    json!({ "source": { "sourceReference": 1 }, "breakpoints": lines }),
+                    json!({ "source": source_of(file), "breakpoints": lines[k].1 }),
                 );
-                if r["breakpoints"][lines.len() - 1]["verified"] != true {
+                if r["breakpoints"][lines[k].1.len() - 1]["verified"] != true {
                     fail(sname, n, "dap", &r.to_string());
                 }
             }
@@ -477,7 +509,12 @@ fn run_dap(script: &Script, sname: &str, job: &str) {
                 }
             }
             Line::Clear => {
-                lines.clear();
+                for (f, _) in std::mem::take(&mut lines) {
+                    c.ok(
+                        "setBreakpoints",
+                        json!({ "source": source_of(&f), "breakpoints": [] }),
+                    );
+                }
                 data.clear();
                 c.ok(
                     "setBreakpoints",
@@ -617,5 +654,163 @@ fn script_mistakes_name_their_line() {
         let e = std::panic::catch_unwind(|| parse(&p)).unwrap_err();
         let m = e.downcast_ref::<String>().cloned().unwrap_or_default();
         assert!(m.contains(want), "`{m}` lacks `{want}`");
+    }
+}
+
+/// Runs `dxlane debug` on a copy of the `tests/jobs/zi` job whose program is `bytes`
+/// (written under the scratch folder), thread 3, with `commands`; its output.
+fn debug_zi(tag: &str, bytes: &[u8], commands: &str) -> String {
+    let dir = common::scratch().join("zi-damaged");
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join(format!("{tag}.dxil"));
+    std::fs::write(&program, bytes).unwrap();
+    let job = std::fs::read_to_string(common::root().join("tests/jobs/zi/srci.toml"))
+        .unwrap()
+        .replace(
+            "\"srci.dxil\"",
+            &format!("{:?}", program.display().to_string()),
+        );
+    let path = dir.join(format!("{tag}.toml"));
+    std::fs::write(&path, job).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args([
+            "debug",
+            path.to_str().unwrap(),
+            "--thread",
+            "3,0,0",
+            "-c",
+            commands,
+        ])
+        .current_dir(common::root())
+        .output()
+        .expect("run dxlane debug");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A command may fail (`list` without the text); the session never panics.
+    assert!(
+        out.status.code().is_some_and(|c| c != 101) && !text.contains("panicked"),
+        "{tag}: {text}"
+    );
+    text
+}
+
+/// The parts of a container, with one replaced (or dropped, with `None`).
+fn with_part(bytes: &[u8], tag: &[u8; 4], data: Option<Vec<u8>>) -> Vec<u8> {
+    use dxlane::container::{Container, FourCc, write::write_container};
+    let c = Container::parse(bytes).unwrap();
+    let parts: Vec<(FourCc, Vec<u8>)> = c
+        .parts
+        .iter()
+        .filter_map(|p| {
+            if p.tag.0 != *tag {
+                return Some((p.tag, p.data.to_vec()));
+            }
+            data.clone().map(|d| (p.tag, d))
+        })
+        .collect();
+    let refs: Vec<(FourCc, &[u8])> = parts.iter().map(|(t, d)| (*t, d.as_slice())).collect();
+    write_container(&refs).unwrap()
+}
+
+/// Malformed debug info in a real container — an `ILDB` part cut short, an `ILDB`
+/// module that is not the `DXIL` part's, an `SRCI` part whose sizes lie — never stops
+/// the debugger (docs/debugger.md, "Debugging in HLSL"): the first two debug at the
+/// listing level with a note saying what is wrong; a bad `SRCI` keeps HLSL stepping
+/// (the line table is in the debug module) without the text, and says so. `dxlane
+/// info` names each.
+#[test]
+fn damaged_zi_containers_debug_at_the_listing_level() {
+    let root = common::root().join("tests/jobs/zi");
+    let good = std::fs::read(root.join("srci.dxil")).unwrap();
+    let ildb = {
+        let c = dxlane::container::Container::parse(&good).unwrap();
+        c.part(dxlane::container::FourCc(*b"ILDB"))
+            .unwrap()
+            .data
+            .to_vec()
+    };
+    let truncated = with_part(&good, b"ILDB", Some(ildb[..ildb.len() / 2].to_vec()));
+    let t = debug_zi("truncated", &truncated, "step");
+    assert!(
+        t.contains("note: the ILDB debug module does not decode"),
+        "{t}"
+    );
+    assert!(!t.contains("of shader.hlsl"), "{t}");
+
+    let mismatch = std::fs::read(root.join("mismatch.dxil")).unwrap();
+    let t = debug_zi("mismatch", &mismatch, "step");
+    assert!(
+        t.contains("note: the program's debug info is not used (ILDB: instruction 2 of the ILDB module's main is not instruction 2"),
+        "{t}"
+    );
+    assert!(!t.contains("of shader.hlsl"), "{t}");
+
+    let mut srci = {
+        let c = dxlane::container::Container::parse(&good).unwrap();
+        c.part(dxlane::container::FourCc(*b"SRCI"))
+            .unwrap()
+            .data
+            .to_vec()
+    };
+    // The names section's size, larger than the part.
+    srci[8..12].copy_from_slice(&0x10000u32.to_le_bytes());
+    let bad_srci = with_part(&good, b"SRCI", Some(srci));
+    let t = debug_zi("bad_srci", &bad_srci, "step; list");
+    assert!(
+        t.contains("note: the SRCI part does not read (truncated SRCI"),
+        "{t}"
+    );
+    assert!(t.contains("next line 10 of shader.hlsl in main"), "{t}");
+    assert!(t.contains("does not carry the text of shader.hlsl"), "{t}");
+
+    for (name, bytes, says) in [
+        ("truncated", &truncated, "an ILDB part that does not decode"),
+        (
+            "bad_srci",
+            &bad_srci,
+            "an SRCI part that does not read (truncated SRCI",
+        ),
+    ] {
+        let path = common::scratch()
+            .join("zi-damaged")
+            .join(format!("{name}.dxil"));
+        std::fs::write(&path, bytes).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dxlane"))
+            .args(["info", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(says), "{name}: {text}");
+    }
+}
+
+/// `dxlane info` says which debug info each `-Zi` container carries (the containers of
+/// `tests/jobs/zi`, written by `src/debug/hlsl/tests/zi.rs`).
+#[test]
+fn info_names_the_debug_info_of_zi_containers() {
+    let root = common::root().join("tests/jobs/zi");
+    for (file, says) in [
+        (
+            "srci.dxil",
+            "Debug info: DXIL debug metadata in ILDB (0 source files, 24 located instructions, 5 variables); the HLSL in an SRCI part (1 source files, main file shader.hlsl, zlib, 5 arguments); debug name ",
+        ),
+        (
+            "embedded.dxil",
+            "Debug info: DXIL debug metadata in ILDB (1 source files, main file shader.hlsl, 24 located instructions, 5 variables); debug name ",
+        ),
+        (
+            "pdb_only.dxil",
+            ".pdb only (the debug module is in that PDB file, not in the container: the debugger steps the listing)",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dxlane"))
+            .args(["info", root.join(file).to_str().unwrap()])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(says), "{file}: {text}");
     }
 }

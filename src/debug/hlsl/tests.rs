@@ -40,7 +40,7 @@ void main(uint3 id : SV_DispatchThreadID)
 {
     float2 p = float2(id.x, 2.0);
     float s = sq(p.x) + 1.0;
-    S st; st.a = s; st.b = id.x;
+    S st; st.a = s; st.b = id.x; float3x3 m = { p, s, 1, 2, 3, 4, 5, 6 };
     u.Store(id.x * 4, asuint(st.a + p.y));
 }
 ";
@@ -207,6 +207,19 @@ fn module(debug: bool, damage: Damage) -> Module {
         member(&mut mb, "b", uint, 32),
     );
     let st_ty = composite(&mut mb, 0x13, "S", 64, vec![ma, mbb]);
+    // float3x3 = matrix<float, 3, 3>: a class whose members dxc names _11 … _33 (row,
+    // column, from 1) at row-major offsets (clang's CGDebugInfo, HLSL change).
+    let cells: Vec<MdId> = (0..9u64)
+        .map(|k| {
+            member(
+                &mut mb,
+                &format!("_{}{}", k / 3 + 1, k % 3 + 1),
+                float,
+                32 * k,
+            )
+        })
+        .collect();
+    let m_ty = composite(&mut mb, 0x02, "matrix<float, 3, 3>", 288, cells);
     let p_ty = if damage == Damage::NotAType {
         f
     } else {
@@ -223,9 +236,11 @@ fn module(debug: bool, damage: Damage) -> Module {
     let p = var(&mut mb, 0x100, block, "p", 10, p_ty, 0);
     let s_var = var(&mut mb, 0x100, block, "s", 11, r(float), 0);
     let st = var(&mut mb, 0x100, block, "st", 12, r(st_ty), 0);
+    let m_var = var(&mut mb, 0x100, block, "m", 12, r(m_ty), 0);
     let v = var(&mut mb, 0x101, sq_sp, "v", 3, r(float), 1);
     let piece = |mb: &mut Mb, off: u64| di(mb, EXPRESSION, vec![0, 0x9d, off, 32]);
     let (lo, hi) = (piece(&mut mb, 0), piece(&mut mb, 32));
+    let m_pieces: Vec<MdId> = (0..9u64).map(|k| piece(&mut mb, 32 * k)).collect();
     let whole = di(&mut mb, EXPRESSION, vec![0]);
     let call_site = mb.md(Metadata::Location {
         distinct: false,
@@ -272,6 +287,9 @@ fn module(debug: bool, damage: Damage) -> Module {
     let zero64 = mb.ci(64, 0);
     let two = mb.c(f32t, Constant::Float(2.0f32.to_bits().into()));
     let onef = mb.c(f32t, Constant::Float(1.0f32.to_bits().into()));
+    let ones: Vec<ValueId> = (1..=6)
+        .map(|k| mb.c(f32t, Constant::Float((k as f32).to_bits().into())))
+        .collect();
     let dbg = |mb: &mut Mb, val: ValueId, var: MdId, expr: MdId, l: DebugLoc| {
         if !debug {
             return;
@@ -312,6 +330,9 @@ fn module(debug: bool, damage: Damage) -> Module {
     dbg(&mut mb, s1, s_var, whole, loc(11, 11, block, None));
     dbg(&mut mb, s1, st, lo, loc(12, 10, block, None));
     dbg(&mut mb, tid, st, hi, loc(12, 23, block, None));
+    for (k, &val) in [fx, two, s1].iter().chain(&ones).enumerate() {
+        dbg(&mut mb, val, m_var, m_pieces[k], loc(12, 43, block, None));
+    }
     let sum = mb.bin(BinOp::Add, s1, two, f32t);
     at(&mut mb, loc(13, 30, block, None));
     let c4 = mb.ci(32, 4);
@@ -566,7 +587,7 @@ fn variables_assemble_from_their_pieces() {
     // Locals by frame: main's at line 13.
     let l = d.locals(0);
     let names: Vec<&str> = l.iter().map(|v| v.name.as_str()).collect();
-    assert_eq!(names, ["p", "s", "st"]);
+    assert_eq!(names, ["p", "s", "m", "st"]);
     assert!(
         l[0].value.starts_with("x = 3.0 (0x40400000), y = 2.0"),
         "{:?}",
@@ -881,3 +902,85 @@ fn an_ildb_debug_module_debugs_the_stripped_program() {
         "{n}"
     );
 }
+
+/// dxc describes `float3x3` as the class `matrix<float, 3, 3>` with members `_11` …
+/// `_33` at row-major offsets (clang's CGDebugInfo, HLSL change): `print` shows it by
+/// row, and an element reads as `m[1][2]`, `m._m12` (from 0) or `m._23` (from 1). Thread
+/// 3: m = { p, s, 1, 2, 3, 4, 5, 6 } = rows (3, 2, 10), (1, 2, 3), (4, 5, 6).
+#[test]
+fn matrices_print_by_row_and_by_element() {
+    let mut d = session(true, Damage::None);
+    run_cmd(&mut d, "break 13 if st.b == 3");
+    run_cmd(&mut d, "continue");
+    assert_eq!(d.position(), 5, "{}", d.where_text());
+    let m = run_cmd(&mut d, "print m");
+    assert_eq!(
+        m,
+        "m[0] = 3.0 (0x40400000), 2.0 (0x40000000), 10.0 (0x41200000)\n\
+         m[1] = 1.0 (0x3f800000), 2.0 (0x40000000), 3.0 (0x40400000)\n\
+         m[2] = 4.0 (0x40800000), 5.0 (0x40a00000), 6.0 (0x40c00000)"
+    );
+    for spelling in ["m[1][2]", "m._m12", "m._23"] {
+        assert_eq!(
+            run_cmd(&mut d, &format!("print {spelling}")),
+            "m[1][2] = 3.0 (0x40400000)",
+            "{spelling}"
+        );
+    }
+    assert_eq!(
+        run_cmd(&mut d, "print m[2]"),
+        "m[2] = 4.0 (0x40800000), 5.0 (0x40a00000), 6.0 (0x40c00000)"
+    );
+    // In a condition, an element is one scalar; the matrix is not.
+    run_cmd(&mut d, "delete");
+    run_cmd(&mut d, "break 13 if m._m02 == 10 && m[1][2] > 2.5");
+    let back = run_cmd(&mut d, "reverse-continue");
+    assert!(
+        back.contains("its condition cannot be evaluated here"),
+        "{back}"
+    );
+    let e = d.execute("break 13 if m > 1").unwrap_err().to_string();
+    assert!(e.contains("`m` has 9 scalars"), "{e}");
+}
+
+/// Breakpoint conditions name HLSL variables (a scalar: `s`, `p.x`, `st.b`), read at
+/// the step the breakpoint is tested on (docs/debugger.md, "Debugging in HLSL"). A name
+/// that is neither an HLSL scalar nor a place of the program is refused when the
+/// breakpoint is set; a variable nothing holds where the line is entered stops the lane
+/// with the reason instead of being taken as false.
+#[test]
+fn conditions_read_hlsl_variables_at_the_step() {
+    let mut d = session(true, Damage::None);
+    // s = 10 where line 13 is entered the second time (step 5): not > 100.
+    run_cmd(&mut d, "break 13 if s > 100");
+    let c = run_cmd(&mut d, "continue");
+    assert!(c.contains("the lane has finished"), "{c}");
+    run_cmd(&mut d, "delete");
+    run_cmd(&mut d, "break 13 if s > 9.5 && p.x == 3 && st.b != 2");
+    let c = run_cmd(&mut d, "reverse-continue");
+    assert!(c.starts_with("breakpoint 2"), "{c}");
+    assert!(!c.contains("cannot be evaluated"), "{c}");
+    assert_eq!(d.position(), 5);
+    // Line 10 is entered at step 1, where s is not held yet.
+    run_cmd(&mut d, "delete");
+    run_cmd(&mut d, "break 10 if s > 1");
+    let c = run_cmd(&mut d, "reverse-continue");
+    assert!(
+        c.contains("its condition cannot be evaluated here: `s` is optimised out here"),
+        "{c}"
+    );
+    assert_eq!(d.position(), 1);
+    for (cond, says) in [
+        ("p > 1", "`p` has 2 scalars"),
+        ("st.c == 1", "`st.c` names no HLSL variable or member"),
+        ("q[1][2] == 0", "`q[1][2]` names no HLSL variable here"),
+    ] {
+        let e = d
+            .execute(&format!("break 13 if {cond}"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says), "{cond}: {e}");
+    }
+}
+
+mod zi;

@@ -109,7 +109,7 @@ impl Debugger {
                 }
                 // Only where the line is entered, not on each IR piece of it.
                 if let Some(c) = cond
-                    && !self.eval(c, self.t(q))?
+                    && !self.eval(c, q)?
                 {
                     return Ok(None);
                 }
@@ -121,12 +121,15 @@ impl Debugger {
                 if !self.enters_source_line(file, *line, q) {
                     return Ok(None);
                 }
-                if let Some(c) = cond
-                    && !self.eval(c, self.t(q))?
-                {
-                    return Ok(None);
+                match cond.as_ref().map(|c| self.eval(c, q)) {
+                    None | Some(Ok(true)) => Ok(Some(String::new())),
+                    Some(Ok(false)) => Ok(None),
+                    // An HLSL variable nothing holds at this step: the lane stops and
+                    // says so, rather than taking the condition as false.
+                    Some(Err(e)) => {
+                        Ok(Some(format!("its condition cannot be evaluated here: {e}")))
+                    }
                 }
-                Ok(Some(String::new()))
             }
             Breakpoint::Nan => {
                 let Some(p) = q.checked_sub(1) else {

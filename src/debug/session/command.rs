@@ -216,7 +216,7 @@ impl Debugger {
                     Some(c) => {
                         let p = expr::parse_cond(c).map_err(DebugError::Command)?;
                         // Resolve the names now, so that a typo fails here.
-                        self.eval(&p, self.t(self.pos))?;
+                        self.eval(&p, self.pos)?;
                         Some(p)
                     }
                     None => None,

@@ -456,8 +456,20 @@ impl Debugger {
         out
     }
 
-    /// A scalar value of a place at the current position (for conditions).
-    fn scalar(&self, p: &PlaceText, t: usize) -> Result<Scalar, DebugError> {
+    /// A scalar value of a place at position `q` (for conditions): an HLSL variable's
+    /// scalar when the program's debug info has one of that spelling, else a place of
+    /// the program.
+    fn scalar(&self, p: &PlaceText, q: usize) -> Result<Scalar, DebugError> {
+        if let Some(v) = self.hlsl_scalar(&p.spelling, q) {
+            return v;
+        }
+        if p.hlsl_only {
+            return Err(DebugError::Command(format!(
+                "`{}` names no HLSL variable here",
+                p.spelling
+            )));
+        }
+        let t = self.t(q);
         let r = self.resolve(p)?;
         let (bits, ty) = match r {
             Resolved::Slots(v) => {
@@ -522,23 +534,45 @@ impl Debugger {
         })
     }
 
-    fn operand(&self, o: &Operand, t: usize) -> Result<Scalar, DebugError> {
+    fn operand(&self, o: &Operand, q: usize) -> Result<Scalar, DebugError> {
         match o {
             Operand::Number(n) => Ok(Scalar::number(*n)),
-            Operand::Place(p) => self.scalar(p, t),
+            Operand::Place(p) => self.scalar(p, q),
         }
     }
 
-    pub(super) fn eval(&self, c: &Cond, t: usize) -> Result<bool, DebugError> {
+    /// Checks that every place of condition `c` names something the lane can read: an
+    /// HLSL scalar (its value may not be held yet) or a place of the program.
+    pub(super) fn check_cond(&self, c: &Cond) -> Result<(), DebugError> {
+        let place = |o: &Operand| -> Result<(), DebugError> {
+            let Operand::Place(p) = o else { return Ok(()) };
+            if let Some(r) = self.hlsl_names_scalar(&p.spelling) {
+                return r;
+            }
+            self.scalar(p, self.pos).map(|_| ())
+        };
+        match c {
+            Cond::Cmp(a, _, b) => place(a).and_then(|()| place(b)),
+            Cond::Truthy(a) => place(a),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                self.check_cond(a).and_then(|()| self.check_cond(b))
+            }
+            Cond::Not(a) => self.check_cond(a),
+        }
+    }
+
+    /// Whether condition `c` holds at source step `q` (the lane about to run it). A
+    /// place that has no value there (an HLSL scalar optimised out) is an error.
+    pub(super) fn eval(&self, c: &Cond, q: usize) -> Result<bool, DebugError> {
         Ok(match c {
-            Cond::Cmp(a, op, b) => expr::compare(*op, self.operand(a, t)?, self.operand(b, t)?),
+            Cond::Cmp(a, op, b) => expr::compare(*op, self.operand(a, q)?, self.operand(b, q)?),
             Cond::Truthy(a) => {
-                let v = self.operand(a, t)?;
+                let v = self.operand(a, q)?;
                 expr::compare(expr::CmpOp::Ne, v, Scalar::number(Number::Int(0)))
             }
-            Cond::And(a, b) => self.eval(a, t)? && self.eval(b, t)?,
-            Cond::Or(a, b) => self.eval(a, t)? || self.eval(b, t)?,
-            Cond::Not(a) => !self.eval(a, t)?,
+            Cond::And(a, b) => self.eval(a, q)? && self.eval(b, q)?,
+            Cond::Or(a, b) => self.eval(a, q)? || self.eval(b, q)?,
+            Cond::Not(a) => !self.eval(a, q)?,
         })
     }
 }

@@ -12,7 +12,7 @@ use super::Debugger;
 use super::breakpoint::Breakpoint;
 use super::scopes::ScopeValue;
 use crate::debug::DebugError;
-use crate::debug::expr;
+use crate::debug::expr::{self, Scalar};
 use crate::debug::format::{self, Fmt, Ty};
 use crate::debug::hlsl::{self, Held, Hlsl, LeafAt};
 use crate::debug::record::Slot;
@@ -203,7 +203,8 @@ impl Debugger {
         let parsed = match cond {
             Some(c) => {
                 let p = expr::parse_cond(c).map_err(DebugError::Command)?;
-                self.eval(&p, self.t(self.pos))?;
+                // The names, not the values: an HLSL variable may not be held yet.
+                self.check_cond(&p)?;
                 Some(p)
             }
             None => None,
@@ -305,7 +306,7 @@ impl Debugger {
         };
         let Some((_, src)) = h.source(&file) else {
             return Err(DebugError::Command(format!(
-                "the program does not carry the text of {file} (dx.source.contents)"
+                "the program does not carry the text of {file} (dx.source.contents or an SRCI part)"
             )));
         };
         let lines: Vec<&str> = src.text.lines().collect();
@@ -330,47 +331,41 @@ impl Debugger {
         Ok(s.trim_end().to_string())
     }
 
-    /// The functions of the next step's frames, innermost first.
-    fn frame_functions(&self) -> Vec<String> {
-        self.frames().into_iter().map(|f| f.function).collect()
-    }
-
-    /// Where each leaf of variable `v` is at the current position.
-    fn leaves_now(&self, v: usize) -> Vec<LeafAt> {
+    /// Where each leaf of variable `v` is once the lane has reached source step `q`.
+    fn leaves_at(&self, v: usize, q: usize) -> Vec<LeafAt> {
         let Some(h) = self.hlsl() else {
             return Vec::new();
         };
         // The steps run and the one about to run (finished: every step).
-        let upto = self.pos.saturating_add(1).min(self.steps.len());
+        let upto = q.saturating_add(1).min(self.steps.len());
         let keys: Vec<_> = self.steps[..upto].iter().map(|s| s.key).collect();
         h.assemble(v, &keys)
     }
 
-    /// One leaf's value as text (`optimised out` where nothing holds it).
-    fn leaf_text(&self, l: &LeafAt, fmt: Fmt) -> String {
-        let ty = hlsl::leaf_ty(&l.leaf);
+    /// One leaf's bits at source step `q`, or why it has none there.
+    fn leaf_bits(&self, l: &LeafAt, q: usize) -> Result<u64, &'static str> {
         let shift = |b: u64| {
             if l.bit >= 64 { 0 } else { b >> l.bit }
         };
-        let bits: u64 = match l.held {
-            Held::Nothing => return "optimised out".into(),
-            Held::Const(b) => shift(b),
+        match l.held {
+            Held::Nothing => Err("optimised out"),
+            Held::Const(b) => Ok(shift(b)),
             Held::Def(inst) => {
                 let view = &self.target.program.view;
                 let Some(var) = view.vars.iter().find(|x| x.def == Some(inst)) else {
-                    return "optimised out".into();
+                    return Err("optimised out");
                 };
                 let k = (l.bit / 32) as usize;
-                let time = self.t(self.pos);
+                let time = self.t(q);
                 let Some(&r) = var.regs.get(k).filter(|r| **r != u32::MAX) else {
-                    return "optimised out".into();
+                    return Err("optimised out");
                 };
                 if self
                     .rec
                     .last_lane_write(Slot::Reg(r), time, self.lane)
                     .is_none()
                 {
-                    return "optimised out (not computed yet)".into();
+                    return Err("optimised out (not computed yet)");
                 }
                 let lo = u64::from(self.rec.value(Slot::Reg(r), time, self.lane));
                 let hi = match var.regs.get(k + 1) {
@@ -379,8 +374,17 @@ impl Debugger {
                     }
                     _ => 0,
                 };
-                (lo | hi << 32) >> (l.bit % 32)
+                Ok((lo | hi << 32) >> (l.bit % 32))
             }
+        }
+    }
+
+    /// One leaf's value as text (`optimised out` where nothing holds it).
+    fn leaf_text(&self, l: &LeafAt, fmt: Fmt) -> String {
+        let ty = hlsl::leaf_ty(&l.leaf);
+        let bits = match self.leaf_bits(l, self.pos) {
+            Ok(b) => b,
+            Err(why) => return why.into(),
         };
         match ty {
             Ty::Double if fmt == Fmt::Natural => {
@@ -393,34 +397,144 @@ impl Debugger {
         }
     }
 
-    /// `print NAME` for an HLSL variable (`p`, `p.x`, `s.pos.y`, `a[1]`): one line per
-    /// scalar, `None` when no variable has that name.
-    pub(super) fn print_hlsl(&self, t: &str, fmt: Fmt) -> Option<String> {
+    /// The variable an HLSL spelling names (`p.x` → `p`) in the next step's frames, and
+    /// its leaves under the spelling's path at source step `q`; `None` when no variable
+    /// has that name.
+    fn named_leaves(&self, t: &str, q: usize) -> Option<(String, String, Vec<LeafAt>)> {
         let h = self.hlsl()?;
         let end = t.find(['.', '[']).unwrap_or(t.len());
         let (name, path) = t.split_at(end);
-        let funcs = self.frame_functions();
-        let fr: Vec<&str> = funcs.iter().map(String::as_str).collect();
-        let v = *h.variables_named(name, &fr).first()?;
-        let leaves: Vec<LeafAt> = self
-            .leaves_now(v)
+        let path = matrix_path(path);
+        // The frames of step `q` (finished: of the last step).
+        let at = q.min(self.steps.len().saturating_sub(1));
+        let funcs: Vec<&str> = self
+            .frames_at(at)
+            .unwrap_or_default()
+            .iter()
+            .map(|f| f.function.as_str())
+            .collect();
+        let v = *h.variables_named(name, &funcs).first()?;
+        let leaves = self
+            .leaves_at(v, q)
             .into_iter()
             .filter(|l| {
                 l.leaf.path == path
-                    || (l.leaf.path.starts_with(path)
+                    || (l.leaf.path.starts_with(&path)
                         && l.leaf.path[path.len()..].starts_with(['.', '[']))
             })
             .collect();
+        Some((name.to_string(), path, leaves))
+    }
+
+    /// `print NAME` for an HLSL variable (`p`, `p.x`, `s.pos.y`, `a[1]`, `m[1][2]`,
+    /// `m._m12`): one line per scalar, a matrix one line per row; `None` when no
+    /// variable has that name.
+    pub(super) fn print_hlsl(&self, t: &str, fmt: Fmt) -> Option<String> {
+        let (name, path, leaves) = self.named_leaves(t, self.pos)?;
         if leaves.is_empty() {
             return Some(format!("{name} has no member {path}"));
         }
+        let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+        for l in &leaves {
+            let value = self.leaf_text(l, fmt);
+            // A matrix's elements print by row: `m[1] = a, b, c`.
+            let row = l
+                .leaf
+                .matrix
+                .then(|| l.leaf.path.rfind('[').map(|k| &l.leaf.path[..k]))
+                .flatten()
+                .filter(|r| r.len() >= path.len());
+            match (row, lines.last_mut()) {
+                (Some(r), Some((last, vals))) if *last == format!("{name}{r}") => vals.push(value),
+                (Some(r), _) => lines.push((format!("{name}{r}"), vec![value])),
+                (None, _) => lines.push((format!("{name}{}", l.leaf.path), vec![value])),
+            }
+        }
         Some(
-            leaves
+            lines
                 .iter()
-                .map(|l| format!("{name}{} = {}", l.leaf.path, self.leaf_text(l, fmt)))
+                .map(|(n, v)| format!("{n} = {}", v.join(", ")))
                 .collect::<Vec<_>>()
                 .join("\n"),
         )
+    }
+
+    /// An HLSL scalar's value at source step `q`, for a condition: `None` when no HLSL
+    /// variable has the spelling's name; an error when the spelling names more than one
+    /// scalar, or one that nothing holds at that step (optimised out).
+    pub(super) fn hlsl_scalar(&self, t: &str, q: usize) -> Option<Result<Scalar, DebugError>> {
+        let (_, _, leaves) = self.named_leaves(t, q)?;
+        let l = match leaves.as_slice() {
+            [l] => l,
+            [] => {
+                return Some(Err(DebugError::Command(format!(
+                    "`{t}` names no HLSL variable or member"
+                ))));
+            }
+            many => {
+                return Some(Err(DebugError::Command(format!(
+                    "`{t}` has {} scalars; a condition compares one",
+                    many.len()
+                ))));
+            }
+        };
+        let bits = match self.leaf_bits(l, q) {
+            Ok(b) => b,
+            Err(why) => {
+                return Some(Err(DebugError::Command(format!("`{t}` is {why} here"))));
+            }
+        };
+        let ty = hlsl::leaf_ty(&l.leaf);
+        let float = |f: f32| Scalar {
+            bits: u64::from(f.to_bits()),
+            float: true,
+            signed: false,
+        };
+        Some(Ok(match ty {
+            Ty::Float => float(f32::from_bits(bits as u32)),
+            Ty::Half => float(half::f16::from_bits(bits as u16).to_f32()),
+            Ty::Double => float(f64::from_bits(bits) as f32),
+            Ty::Int => Scalar {
+                bits: bits as u32 as i32 as i64 as u64,
+                float: false,
+                signed: true,
+            },
+            Ty::I64 if l.leaf.encoding == crate::dxil::debuginfo::Encoding::Signed => Scalar {
+                bits,
+                float: false,
+                signed: true,
+            },
+            Ty::Bool => Scalar {
+                bits: bits & 1,
+                float: false,
+                signed: false,
+            },
+            _ => Scalar {
+                bits: if l.leaf.size >= 64 {
+                    bits
+                } else {
+                    bits & ((1u64 << l.leaf.size.min(63)) - 1)
+                },
+                float: false,
+                signed: false,
+            },
+        }))
+    }
+
+    /// Whether an HLSL spelling names a scalar of a variable (checked when a
+    /// breakpoint's condition is set, when the value may not be held yet); `None` when
+    /// no HLSL variable has the spelling's name.
+    pub(super) fn hlsl_names_scalar(&self, t: &str) -> Option<Result<(), DebugError>> {
+        let (_, _, leaves) = self.named_leaves(t, self.pos)?;
+        Some(match leaves.len() {
+            1 => Ok(()),
+            0 => Err(DebugError::Command(format!(
+                "`{t}` names no HLSL variable or member"
+            ))),
+            n => Err(DebugError::Command(format!(
+                "`{t}` has {n} scalars; a condition compares one"
+            ))),
+        })
     }
 
     /// The HLSL variables of frame `depth` (0: innermost) at the current position, one
@@ -437,7 +551,7 @@ impl Debugger {
             .into_iter()
             .map(|v| {
                 let name = h.info.variables[v].name.clone();
-                let leaves = self.leaves_now(v);
+                let leaves = self.leaves_at(v, self.pos);
                 let value = if leaves.len() == 1 && leaves[0].leaf.path.is_empty() {
                     self.leaf_text(&leaves[0], Fmt::Natural)
                 } else {
@@ -461,4 +575,37 @@ impl Debugger {
             })
             .collect()
     }
+}
+
+/// A path below an HLSL variable with a matrix element spelled `._m12` (row and column
+/// from 0) or `._23` (from 1), as HLSL spells them, turned into the `[1][2]` the debug
+/// info reader names matrix elements by.
+fn matrix_path(path: &str) -> String {
+    let mut out = String::new();
+    for (k, seg) in path.split('.').enumerate() {
+        if k == 0 {
+            out.push_str(seg);
+            continue;
+        }
+        let (name, rest) = seg.split_at(seg.find('[').unwrap_or(seg.len()));
+        let zero = name
+            .strip_prefix("_m")
+            .map(|d| d.as_bytes())
+            .and_then(|d| match d {
+                [r @ b'0'..=b'3', c @ b'0'..=b'3'] => Some((r - b'0', c - b'0')),
+                _ => None,
+            });
+        match zero.or_else(|| {
+            crate::dxil::debuginfo::matrix_element(name).map(|(r, c)| (r as u8, c as u8))
+        }) {
+            Some((r, c)) => {
+                let _ = write!(out, "[{r}][{c}]{rest}");
+            }
+            None => {
+                out.push('.');
+                out.push_str(seg);
+            }
+        }
+    }
+    out
 }

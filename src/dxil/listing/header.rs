@@ -316,7 +316,7 @@ fn sig_comp_type_name(code: u32) -> &'static str {
 
 /// An `ILDN` part's name (`DxilShaderDebugName`: flags u16, length u16, then the name
 /// and a NUL); `None` when the part is too short for what it states.
-fn debug_name(data: &[u8]) -> Option<String> {
+pub(crate) fn debug_name(data: &[u8]) -> Option<String> {
     let len = usize::from(u16::from_le_bytes([*data.get(2)?, *data.get(3)?]));
     let name = data.get(4..4 + len)?;
     if data.get(4 + len).copied() != Some(0) {
