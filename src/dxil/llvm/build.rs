@@ -1,6 +1,10 @@
 //! A hand-built module for tests: types, constants, functions, blocks and instructions
 //! pushed one by one, so rules that need exact inputs (a lowering, a feature bit) are
 //! tested on programs written here rather than only on the corpora.
+//!
+//! Public so that programs no compiler on hand can write are built the same way outside
+//! the crate: the meshlet example's programs (`examples/make_meshlets.rs`) are modules
+//! built here, written with [`super::write`] and wrapped by [`crate::container::write`].
 
 #![allow(
     clippy::arithmetic_side_effects,
@@ -421,6 +425,7 @@ impl Mb {
             bit: 0,
         });
         let _ = main;
+        #[cfg(test)]
         crate::dxil::llvm::write::tests::check_built(&self.m);
         (self.m, fi)
     }
