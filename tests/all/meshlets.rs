@@ -23,8 +23,9 @@ fn example(name: &str) -> String {
     std::fs::read_to_string(common::root().join("examples").join(name)).unwrap()
 }
 
-/// Runs `text` as `examples/NAME.toml` on `engine`, outputs under the test's folder.
-fn run(name: &str, text: &str, engine: Engine) -> DrawResult {
+/// Runs `text` as `examples/NAME.toml` on `engine` (and `threads` workers, when given),
+/// outputs under the test's folder.
+fn run_on(name: &str, text: &str, engine: Engine, threads: Option<usize>) -> DrawResult {
     let dir = common::scratch()
         .join("meshlets")
         .join(format!("{name}-{engine}"));
@@ -38,9 +39,14 @@ fn run(name: &str, text: &str, engine: Engine) -> DrawResult {
         engine: Some(engine),
         out_dir: Some(dir.clone()),
         summary: Some(dir.join("summary.json")),
+        threads,
         ..common::run_options()
     };
     job::run_draw_job(job, &opts).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn run(name: &str, text: &str, engine: Engine) -> DrawResult {
+    run_on(name, text, engine, None)
 }
 
 fn image(r: &DrawResult) -> Vec<u8> {
@@ -246,6 +252,16 @@ fn the_meshlet_twin_draws_the_same_image() {
         images.push(a);
     }
     assert!(images[0] == images[1], "the engines' images differ");
+    // DESIGN "Graphics pipeline": the same image for any worker count.
+    for threads in [1, 3] {
+        let r = run_on(
+            "meshlets",
+            &example("meshlets.toml"),
+            Engine::Jit,
+            Some(threads),
+        );
+        assert!(image(&r) == images[0], "{threads} workers");
+    }
 }
 
 /// The meshlets the amplification program culls lie outside the frustum: drawn alone
