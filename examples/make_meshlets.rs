@@ -10,7 +10,7 @@
 //!
 //! The files are committed, and `tests/all/meshlets.rs` checks that they are what this
 //! makes; rerun it after changing the scene or a program, then re-bless the goldens
-//! (`DXLANE_BLESS=1 cargo test --test all meshlets`).
+//! (`DXLANE_BLESS=1 cargo test --test all draw::draw_examples`).
 
 use std::path::Path;
 
