@@ -755,13 +755,28 @@ fn debugged_draws_equal_normal_draws() {
             Some(ib) => ia::read_index(ib, u64::from(args.start_vertex + args.vertex_count / 2)),
             None => args.vertex_count / 2,
         };
-        let mut lanes = vec![
-            pixel,
-            LaneSelect::Vertex {
+        let mut lanes = vec![pixel];
+        // A mesh draw has mesh lanes (and amplification lanes) where others have vertices.
+        match &w.mesh {
+            Some(m) => {
+                let launch = m.amplification.as_ref().map(|_| [0, 0, 0]);
+                lanes.push(LaneSelect::Mesh {
+                    launch,
+                    group: [0, 0, 0],
+                    thread: [1, 0, 0],
+                });
+                if launch.is_some() {
+                    lanes.push(LaneSelect::Amplification {
+                        group: [0, 0, 0],
+                        thread: [1, 0, 0],
+                    });
+                }
+            }
+            None => lanes.push(LaneSelect::Vertex {
                 vertex,
                 instance: 0,
-            },
-        ];
+            }),
+        }
         // Geometry, hull and domain lanes, where the draw has those programs.
         if w.gs.is_some() {
             lanes.push(LaneSelect::Geometry {

@@ -220,8 +220,12 @@ fn the_lookup_names_the_lane_the_pipeline_runs() {
                         sample,
                         prim: 0,
                     };
+                    // The lookup and the observed run each draw from the job's starting
+                    // depth: a depth-tested draw over the depth a previous draw left
+                    // leaves an early-depth pixel program unshaded.
+                    let p = prepare(&path);
                     let place = p.work.locate(&p.plan, sel).unwrap();
-                    let (inv, width) = observe(&p, &place);
+                    let (inv, width) = observe(&prepare(&path), &place);
                     match inv {
                         Invocation::Pixel { x: ix, y: iy, .. } => {
                             assert_eq!((ix, iy), (x, y), "{show}: {sel:?} at {place:?}")

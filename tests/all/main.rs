@@ -43,6 +43,7 @@ mod lower_dxil;
 mod lower_dxil_e2e;
 mod lower_dxil_stage;
 mod mesh;
+mod meshlets;
 mod offload;
 mod opt;
 mod path_safety;

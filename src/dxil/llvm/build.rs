@@ -1,13 +1,16 @@
 //! A hand-built module for tests: types, constants, functions, blocks and instructions
 //! pushed one by one, so rules that need exact inputs (a lowering, a feature bit) are
 //! tested on programs written here rather than only on the corpora.
+//!
+//! Public so that programs no compiler on hand can write are built the same way outside
+//! the crate: the meshlet example's programs (`examples/make_meshlets.rs`) are modules
+//! built here, written with [`super::write`] and wrapped by [`crate::container::write`].
 
 #![allow(
     clippy::arithmetic_side_effects,
     clippy::cast_possible_truncation,
     clippy::indexing_slicing,
-    clippy::unwrap_used,
-    missing_docs
+    clippy::unwrap_used
 )]
 
 use super::{
@@ -25,6 +28,7 @@ pub const FIRST_MD: u32 = 50_000;
 
 /// Builds a module with one entry function `main`, instruction by instruction.
 pub struct Mb {
+    /// The module being built (types, module values, metadata).
     pub m: Module,
     insts: Vec<Instruction>,
     vals: Vec<Value>,
@@ -34,6 +38,7 @@ pub struct Mb {
 }
 
 impl Mb {
+    /// A module with data layout `datalayout` and nothing else.
     pub fn new(datalayout: &str) -> Mb {
         Mb {
             m: Module {
@@ -48,6 +53,7 @@ impl Mb {
         }
     }
 
+    /// The id of type `t`, added to the type table on first use.
     pub fn t(&mut self, t: Type) -> TypeId {
         if let Some(i) = self.m.types.iter().position(|x| *x == t) {
             return TypeId(i as u32);
@@ -56,10 +62,12 @@ impl Mb {
         TypeId(self.m.types.len() as u32 - 1)
     }
 
+    /// The `i<bits>` type.
     pub fn int(&mut self, bits: u32) -> TypeId {
         self.t(Type::Integer(bits))
     }
 
+    /// The named struct type `name` of `elements`.
     pub fn named(&mut self, name: &str, elements: Vec<TypeId>) -> TypeId {
         self.t(Type::Struct {
             name: Some(name.into()),
@@ -69,6 +77,7 @@ impl Mb {
         })
     }
 
+    /// `%dx.types.Handle` (a struct of one `i8*`).
     pub fn handle_ty(&mut self) -> TypeId {
         let i8t = self.int(8);
         let p = self.t(Type::Pointer {
@@ -78,6 +87,7 @@ impl Mb {
         self.named("dx.types.Handle", vec![p])
     }
 
+    /// A module constant `c` of type `ty`.
     pub fn c(&mut self, ty: TypeId, c: Constant) -> ValueId {
         self.m.values.push(Value {
             ty,
@@ -87,11 +97,13 @@ impl Mb {
         ValueId(self.m.values.len() as u32 - 1)
     }
 
+    /// The `i<bits>` constant `v`.
     pub fn ci(&mut self, bits: u32, v: i64) -> ValueId {
         let t = self.int(bits);
         self.c(t, Constant::Int(v))
     }
 
+    /// `undef` of type `ty`.
     pub fn undef(&mut self, ty: TypeId) -> ValueId {
         self.c(ty, Constant::Undef)
     }
@@ -177,10 +189,12 @@ impl Mb {
         result.unwrap_or(ValueId(u32::MAX))
     }
 
+    /// The `void` type.
     pub fn void(&mut self) -> TypeId {
         self.t(Type::Void)
     }
 
+    /// A binary operator (`fadd` etc. on float types).
     pub fn bin(&mut self, op: BinOp, a: ValueId, b: ValueId, ty: TypeId) -> ValueId {
         self.push(
             InstKind::Binary {
@@ -193,10 +207,12 @@ impl Mb {
         )
     }
 
+    /// A cast of `v` to `ty`.
     pub fn cast(&mut self, op: CastOp, v: ValueId, ty: TypeId) -> ValueId {
         self.push(InstKind::Cast { op, value: v }, ty)
     }
 
+    /// An integer compare with LLVM predicate `pred` (32 `eq` … 41 `sle`).
     pub fn icmp(&mut self, pred: u8, a: ValueId, b: ValueId) -> ValueId {
         let i1 = self.int(1);
         self.push(
@@ -210,15 +226,18 @@ impl Mb {
         )
     }
 
+    /// A phi of `incoming` (value, predecessor block) pairs.
     pub fn phi(&mut self, ty: TypeId, incoming: Vec<(ValueId, LBlock)>) -> ValueId {
         self.push(InstKind::Phi { incoming }, ty)
     }
 
+    /// An unconditional branch.
     pub fn br(&mut self, target: LBlock) {
         let v = self.void();
         self.push(InstKind::Br { target }, v);
     }
 
+    /// A conditional branch: `t` when `cond`, else `f`.
     pub fn cond_br(&mut self, cond: ValueId, t: LBlock, f: LBlock) {
         let v = self.void();
         self.push(
@@ -231,6 +250,7 @@ impl Mb {
         );
     }
 
+    /// `ret void`.
     pub fn ret(&mut self) {
         let v = self.void();
         self.push(InstKind::Ret { value: None }, v);
@@ -340,6 +360,7 @@ impl Mb {
         v
     }
 
+    /// A 4-byte-aligned load of `ty` from `ptr`.
     pub fn load(&mut self, ptr: ValueId, ty: TypeId) -> ValueId {
         self.push(
             InstKind::Load {
@@ -352,6 +373,7 @@ impl Mb {
         )
     }
 
+    /// A 4-byte-aligned store of `value` to `ptr`.
     pub fn store(&mut self, ptr: ValueId, value: ValueId) {
         let void = self.void();
         self.push(
@@ -366,6 +388,7 @@ impl Mb {
         );
     }
 
+    /// The type of value `v` (module or local).
     pub fn ty_of(&self, v: ValueId) -> TypeId {
         match self.m.values.get(v.index()) {
             Some(x) => x.ty,
@@ -421,6 +444,7 @@ impl Mb {
             bit: 0,
         });
         let _ = main;
+        #[cfg(test)]
         crate::dxil::llvm::write::tests::check_built(&self.m);
         (self.m, fi)
     }

@@ -32,8 +32,7 @@
 //! (the version dxc forks); each decoding function names the record it reads.
 
 mod body;
-#[cfg(test)]
-pub(crate) mod build;
+pub mod build;
 mod inst;
 mod metadata;
 mod module;
