@@ -41,7 +41,7 @@ use super::ia::PrimKind;
 use super::trace::{StageWaves, TraceProgram};
 use super::vs::VertexOutputs;
 use crate::exec::{ExecError, StageProgram};
-use crate::ir::{GeometryState, GsOutput, Shader, SysValue};
+use crate::ir::{GeometryState, GsOutput, IoElement, Shader, Stage, SysValue};
 
 /// One input primitive of the geometry stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +75,25 @@ pub struct GsJob<'a> {
     pub sources: &'a [Option<u32>],
     /// The streams whose primitives to keep (bit `s`: stream `s`).
     pub streams: u8,
+}
+
+/// The output elements of stream `stream` of `last`, the stage feeding the rasterizer
+/// and stream output: a geometry program's stream as `Shader::stream_outputs` lists it
+/// (a DXBC program's streams share the output registers and their words; a DXIL
+/// program's each have signature rows from 0 and words of their own); stream 0 of any
+/// other program, or of a geometry program that lists none, is its `outputs`.
+pub fn stream_elements(last: &Shader, stream: u32) -> Vec<&IoElement> {
+    if last.stage == Stage::Geometry && !last.stream_outputs.is_empty() {
+        last.stream_outputs
+            .iter()
+            .filter(|(k, _)| *k == stream)
+            .map(|(_, e)| e)
+            .collect()
+    } else if stream == 0 {
+        last.outputs.iter().collect()
+    } else {
+        Vec::new()
+    }
 }
 
 /// The kind of primitive an output topology makes.
@@ -165,7 +184,13 @@ pub(crate) fn shade(
     let vw = g.vertex_words as usize;
     let prim_word = s.input_sv(SysValue::PrimitiveId).map(|e| e.slot as usize);
     let inst_word = s.input_sv(SysValue::GsInstanceId).map(|e| e.slot as usize);
-    let out_prim_word = s.output_sv(SysValue::PrimitiveId).map(|e| e.slot);
+    // Each stream's own `SV_PrimitiveID` word (a DXIL program's streams have their own).
+    let out_prim_word: [Option<u32>; 4] = std::array::from_fn(|k| {
+        stream_elements(s, k as u32)
+            .iter()
+            .find(|e| e.sv == SysValue::PrimitiveId)
+            .map(|e| e.slot)
+    });
     let instances = g.instances as usize;
     let lanes_total = job.prims.len() * instances;
     let mut waves = StageWaves::new(program, lanes_total, trace)?;
@@ -248,7 +273,7 @@ pub(crate) fn shade(
                 out.words.resize(v as usize * stride + stride, 0);
                 let before = prims.len();
                 restart(kind, strip, v, id_in, u32::from(r.stream), prims);
-                if let Some(pw) = out_prim_word {
+                if let Some(pw) = out_prim_word[usize::from(r.stream)] {
                     for p in &mut prims[before..] {
                         p.id = out.word(p.v[0], pw);
                     }
@@ -260,6 +285,9 @@ pub(crate) fn shade(
     }
     Ok(executed)
 }
+
+#[cfg(test)]
+mod dxil_streams;
 
 #[cfg(test)]
 mod tests {
