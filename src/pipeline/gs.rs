@@ -287,6 +287,8 @@ pub(crate) fn shade(
 }
 
 #[cfg(test)]
+mod dxil_after_ds;
+#[cfg(test)]
 mod dxil_streams;
 
 #[cfg(test)]

@@ -24,10 +24,11 @@ use crate::pipeline::{
 };
 use crate::resources::{Format, Memory, Texture, TextureDesc};
 
-const DL: &str = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64";
+pub(super) const DL: &str =
+    "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64";
 
 /// A metadata node of `ops`.
-fn node(mb: &mut Mb, ops: Vec<Option<MdId>>) -> Option<MdId> {
+pub(super) fn node(mb: &mut Mb, ops: Vec<Option<MdId>>) -> Option<MdId> {
     Some(mb.md(Metadata::Node {
         distinct: false,
         ops,
@@ -35,7 +36,7 @@ fn node(mb: &mut Mb, ops: Vec<Option<MdId>>) -> Option<MdId> {
 }
 
 /// An integer constant of `bits` bits as metadata.
-fn int(mb: &mut Mb, bits: u32, v: i64) -> Option<MdId> {
+pub(super) fn int(mb: &mut Mb, bits: u32, v: i64) -> Option<MdId> {
     let c = mb.ci(bits, v);
     let ty = mb.ty_of(c);
     Some(mb.md(Metadata::Value { ty, value: c }))
@@ -43,7 +44,14 @@ fn int(mb: &mut Mb, bits: u32, v: i64) -> Option<MdId> {
 
 /// A signature element record (DXIL.rst "Signature element record"): one row of
 /// four `float` columns at `row`, on `stream`.
-fn element(mb: &mut Mb, id: i64, name: &str, kind: i64, row: i64, stream: i64) -> Option<MdId> {
+pub(super) fn element(
+    mb: &mut Mb,
+    id: i64,
+    name: &str,
+    kind: i64,
+    row: i64,
+    stream: i64,
+) -> Option<MdId> {
     let name = Some(mb.md(Metadata::String(name.as_bytes().to_vec())));
     let index = int(mb, 32, 0);
     let indices = node(mb, vec![index]);
