@@ -539,10 +539,12 @@ pub struct Shader {
     pub primitive_outputs: Vec<IoElement>,
     /// Geometry programs: every output element of every stream, as `(stream, element)`,
     /// the element's words being those the program's `emit` on that stream captures —
-    /// what the stream-output stage looks semantics up in (`pipeline::so`). Stream 0's
-    /// elements are those of `outputs`; a DXBC program's later streams reuse the output
+    /// what the stream-output stage looks semantics up in (`pipeline::so`), and what the
+    /// pixel program links by when the stream is rasterized (`pipeline::gs::stream_elements`).
+    /// Stream 0's elements are those of `outputs`; a DXBC program's later streams reuse the output
     /// registers (`dcl_stream` then `dcl_output`), so their elements share words with
-    /// stream 0's, while DXIL gives them words of their own. Empty in every other stage,
+    /// stream 0's, while DXIL gives them words of their own and registers counted from
+    /// the stream's first signature row. Empty in every other stage,
     /// and in a geometry program that lists none (then `outputs` are stream 0's).
     pub stream_outputs: Vec<(u32, IoElement)>,
     /// Hull programs: the tessellator state and where each phase's values live; `None`

@@ -813,6 +813,9 @@ fn draw_view(
     let so_layout = check_stream_output(s)?;
     // Which stream reaches the rasterizer: stream 0 without stream output.
     let rasterized = so_layout.as_ref().map_or(Some(0), |l| l.rasterized);
+    // The stream whose elements the rasterizer and the pixel program read (any one
+    // without a rasterized stream: nothing reaches them).
+    let rast_stream = rasterized.unwrap_or(0);
     if s.mesh.is_some() && tess_links.is_some() {
         return Err(state_err(
             DrawField::Programs,
@@ -821,7 +824,14 @@ fn draw_view(
     }
     let linked = match &s.mesh {
         Some(m) => ms::link(m.ms.0, s.ps)?,
-        None => link::link_stages(&layout, s.vs, s.ds.map(|d| d.0), s.gs.map(|g| g.0), s.ps)?,
+        None => link::link_stages(
+            &layout,
+            s.vs,
+            s.ds.map(|d| d.0),
+            s.gs.map(|g| g.0),
+            s.ps,
+            rast_stream,
+        )?,
     };
     let viewports = check_viewports(s, &targets)?;
     // The pixels any primitive may touch: the union of every viewport's (each
@@ -1089,8 +1099,8 @@ fn draw_view(
     }
     let route = Route {
         views: &viewports,
-        viewport_word: routing_word(last_stage(s), SysValue::ViewportArrayIndex),
-        slice_word: routing_word(last_stage(s), SysValue::RenderTargetArrayIndex),
+        viewport_word: routing_word(last_stage(s), rast_stream, SysValue::ViewportArrayIndex),
+        slice_word: routing_word(last_stage(s), rast_stream, SysValue::RenderTargetArrayIndex),
         slices: targets.slices,
         location,
     };
@@ -1736,7 +1746,7 @@ fn draw_view(
         pattern: &pattern,
         depth_ranges: &depth_ranges,
     };
-    let rates = shading_rates(s, &targets, &linked, &ps_out)?;
+    let rates = shading_rates(s, rast_stream, &targets, &linked, &ps_out)?;
     let mut st = TileStats::default();
     let mut binning = 0.0;
     for (slice, members) in &passes {
@@ -2211,9 +2221,11 @@ fn last_stage<'a>(s: &DrawState<'a>) -> &'a Shader {
 /// cannot be coarse, or the pixel program runs per sample or writes depth or a stencil
 /// reference (VRS "Sample-based execution", "Export of Depth and Stencil"). The
 /// per-primitive rate is the provoking vertex's `SV_ShadingRate` from a vertex, geometry
-/// or mesh program; a domain program may not write it (VRS "Per-Primitive Attribute").
+/// or mesh program (a geometry program's of the rasterized `stream`); a domain program
+/// may not write it (VRS "Per-Primitive Attribute").
 fn shading_rates(
     s: &DrawState<'_>,
+    stream: u32,
     targets: &Targets,
     linked: &Linked,
     ps_out: &PsOutputs,
@@ -2223,7 +2235,7 @@ fn shading_rates(
     let prim_word = if domain_last {
         None
     } else {
-        routing_word(last_stage(s), SysValue::ShadingRate)
+        routing_word(last_stage(s), stream, SysValue::ShadingRate)
     };
     vrs::Rates::new(
         &s.shading_rate,
@@ -2238,9 +2250,10 @@ fn shading_rates(
 
 /// The output word holding system value `sv` (`SV_ViewportArrayIndex`,
 /// `SV_RenderTargetArrayIndex`) in the records the rasterizer reads of `last`: a vertex
-/// output, or for a mesh program a per-primitive output (after the vertex words of each
-/// record, `ms::record_words`). `None` when the program does not write it.
-fn routing_word(last: &Shader, sv: SysValue) -> Option<u32> {
+/// output (of the rasterized `stream`, `gs::stream_elements`), or for a mesh program a
+/// per-primitive output (after the vertex words of each record, `ms::record_words`).
+/// `None` when the program does not write it.
+fn routing_word(last: &Shader, stream: u32, sv: SysValue) -> Option<u32> {
     let word = |o: &crate::ir::IoElement| o.word(0, o.mask.trailing_zeros().min(3));
     if last.mesh.is_some() {
         return last
@@ -2249,7 +2262,10 @@ fn routing_word(last: &Shader, sv: SysValue) -> Option<u32> {
             .find(|o| o.sv == sv)
             .map(|o| last.output_words + word(o));
     }
-    last.outputs.iter().find(|o| o.sv == sv).map(word)
+    gs::stream_elements(last, stream)
+        .into_iter()
+        .find(|o| o.sv == sv)
+        .map(word)
 }
 
 /// Where each primitive goes (D3D11.3 §15.6 "Viewport" and §15.7 "Scissor Test" for

@@ -158,18 +158,21 @@ pub fn link_with(
     gs: Option<&Shader>,
     ps: Option<&Shader>,
 ) -> Result<Linked, LinkError> {
-    link_stages(layout, vs, None, gs, ps)
+    link_stages(layout, vs, None, gs, ps, 0)
 }
 
 /// As [`link_with`], with a domain program (`ds`) in place of the vertex program as the
-/// stage that feeds the geometry program or the rasterizer; the tessellation stages' own
-/// links are [`link_tessellation`]'s.
+/// stage that feeds the geometry program or the rasterizer, and `stream` the geometry
+/// program's rasterized stream (0 without one; the rasterizer and the pixel program read
+/// that stream's elements, `gs::stream_elements`). The tessellation stages' own links are
+/// [`link_tessellation`]'s.
 pub fn link_stages(
     layout: &[Element],
     vs: &Shader,
     ds: Option<&Shader>,
     gs: Option<&Shader>,
     ps: Option<&Shader>,
+    stream: u32,
 ) -> Result<Linked, LinkError> {
     let mut vs_inputs = vec![VsSource::Zero; vs.input_words as usize];
     for e in &vs.inputs {
@@ -214,8 +217,8 @@ pub fn link_stages(
     // The stage whose outputs the rasterizer reads.
     let vs = gs.or(ds).unwrap_or(vs);
     let up = stage_name(vs);
-    let pos = vs
-        .outputs
+    let outs = super::gs::stream_elements(vs, stream);
+    let pos = outs
         .iter()
         .find(|o| o.sv == SysValue::Position)
         .ok_or_else(|| LinkError(format!("{up} does not write SV_Position")))?;
@@ -233,7 +236,7 @@ pub fn link_stages(
     ];
     let words_of = |sv: SysValue| -> Vec<u32> {
         let mut v = Vec::new();
-        for o in vs.outputs.iter().filter(|o| o.sv == sv) {
+        for o in outs.iter().filter(|o| o.sv == sv) {
             for r in 0..o.rows {
                 for c in 0..4 {
                     if o.mask & (1 << c) != 0 {
@@ -260,7 +263,7 @@ pub fn link_stages(
                     if e.mask & (1 << c) == 0 {
                         continue;
                     }
-                    let src = ps_source(e, r, c, vs)?;
+                    let src = ps_source(e, r, c, &outs, up)?;
                     if let Some(slot) = ps_inputs.get_mut(e.word(r, c) as usize) {
                         *slot = src;
                     }
@@ -279,8 +282,15 @@ pub fn link_stages(
     })
 }
 
-fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, LinkError> {
-    let up = stage_name(vs);
+/// The source of pixel input `e`'s row `r`, component `c`, among `outs`, the elements
+/// the rasterizer reads of the stage `up` names.
+fn ps_source(
+    e: &IoElement,
+    r: u32,
+    c: u32,
+    outs: &[&IoElement],
+    up: &str,
+) -> Result<PsSource, LinkError> {
     match e.sv {
         SysValue::Position => {
             return Ok(PsSource::Position {
@@ -315,12 +325,12 @@ fn ps_source(e: &IoElement, r: u32, c: u32, vs: &Shader) -> Result<PsSource, Lin
         )));
     }
     let reg = e.register + r;
-    let Some(o) = vs.outputs.iter().find(|o| {
+    let Some(o) = outs.iter().find(|o| {
         o.register != NO_REGISTER
             && (o.register..o.register + o.rows).contains(&reg)
             && o.mask & (1 << c) != 0
     }) else {
-        let partial = vs.outputs.iter().find(|o| {
+        let partial = outs.iter().find(|o| {
             o.register != NO_REGISTER && (o.register..o.register + o.rows).contains(&reg)
         });
         return Err(LinkError(match partial {

@@ -43,9 +43,10 @@
 //!   `NumPrimitivesWritten` and `PrimitivesStorageNeeded` (every primitive the stream
 //!   made, written or not). The job file has no queries: the run report shows them.
 
+use super::gs::stream_elements;
 use super::ia::PrimKind;
 use super::vs::VertexOutputs;
-use crate::ir::{IoElement, Shader, Stage};
+use crate::ir::{Shader, Stage};
 use crate::resources::Memory;
 
 /// Buffer slots (`D3D12_SO_BUFFER_SLOT_COUNT`).
@@ -167,22 +168,6 @@ impl SoLayout {
     }
 }
 
-/// The elements stream `stream` of `last` outputs (`Shader::stream_outputs`; stream 0
-/// of a program that lists none is its `outputs`).
-fn stream_elements(last: &Shader, stream: u32) -> Vec<&IoElement> {
-    if last.stage == Stage::Geometry && !last.stream_outputs.is_empty() {
-        last.stream_outputs
-            .iter()
-            .filter(|(k, _)| *k == stream)
-            .map(|(_, e)| e)
-            .collect()
-    } else if stream == 0 {
-        last.outputs.iter().collect()
-    } else {
-        Vec::new()
-    }
-}
-
 /// Checks `desc` against `last`, the stage feeding stream output (a geometry program, or
 /// the vertex or domain program), and lays the records out (module doc's rules).
 pub fn check(desc: &StreamOutputDesc, last: &Shader) -> Result<SoLayout, SoError> {
@@ -227,21 +212,6 @@ pub fn check(desc: &StreamOutputDesc, last: &Shader) -> Result<SoLayout, SoError
             ));
         }
     };
-    // The rasterizer and the pixel program link by stream 0's output registers; a DXBC
-    // program's later streams share those registers' words, a DXIL program's do not.
-    if let Some(s) = out.rasterized.filter(|&s| s > 0)
-        && last
-            .stream_outputs
-            .iter()
-            .any(|(k, e)| *k == s && e.register == crate::ir::io::NO_REGISTER)
-    {
-        return Err(err(
-            SoField::RasterizedStream,
-            format!(
-                "rasterized stream {s}: this geometry program's stream {s} has output words of its own (a DXIL program), and the rasterizer reads stream 0's; rasterizing a later stream of such a program is not supported yet"
-            ),
-        ));
-    }
     // Per slot: the bytes laid out so far, and the components of each element already
     // written (element index in the stream's list, component mask).
     let mut bytes = [0u32; SO_BUFFER_SLOTS];

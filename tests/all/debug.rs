@@ -1218,6 +1218,162 @@ fn a_pixel_leads_to_the_geometry_or_domain_lane_of_its_primitive() {
     common::assert_snapshot("debug/pixel_origin_geometry.txt", &px);
 }
 
+/// `tessellation_stages::gs_after_ds_job` (vs → hs → tessellator → ds → gs → ps, two
+/// tri patches, every factor 1) written where `dxlane` can read it, its program paths
+/// made absolute.
+fn gs_after_ds_job_file() -> String {
+    let dir = common::scratch().join("debug-gs-after-ds");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = crate::tessellation_stages::gs_after_ds_job("").replace(
+        "\"../tests/",
+        &format!("\"{}/tests/", common::root().display()),
+    );
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// A geometry lane after tessellation (docs/debugger.md "Geometry, hull and domain
+/// lanes": after tessellation `--gs-primitive n` is the n-th primitive the tessellator
+/// made). With every factor 1 each tri patch makes one triangle of its corner points
+/// (D3D11.3 §11.7.5), so primitive 1 is patch 1's, with the patch's `SV_PrimitiveID` 1
+/// (§8.17); its input vertex 0 is domain point 0, (u, v) = (0, 1), which the domain
+/// program puts on control point P1 of patch 1, the centre of pixel (1, 1): clip
+/// (−0.625, 0.625, 0.5, 1). Its outputs after its wave are its last vertex, input
+/// vertex 2 (domain point 2, (1, 0), on P0: pixel (0, 1)) with DATA (1, 2, 1.0's bits,
+/// 0). Primitive 2 was never made: the session says the lane never ran.
+#[test]
+fn geometry_lane_after_tessellation() {
+    let job = gs_after_ds_job_file();
+    let (text, code) = session(&[
+        "debug",
+        &job,
+        "--gs-primitive",
+        "1",
+        "-c",
+        "inputs; continue; outputs",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(
+            "geometry primitive with SV_PrimitiveID 1, SV_GSInstanceID 0, draw instance 0"
+        ),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "v0.xyzw SV_Position: ").starts_with(
+            "-0.625 (0xbf200000), 0.625 (0x3f200000), 0.5 (0x3f000000), 1.0 (0x3f800000)"
+        ),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "v1.xyz LOC0: ").starts_with("0.0 (0x00000000), 1.0 (0x3f800000), 0.0"),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "o0.xyzw SV_Position: ")
+            .starts_with("-0.875 (0xbf600000), 0.625 (0x3f200000)"),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "o1.xyzw DATA0: ")
+            .starts_with("1 (0x00000001), 2 (0x00000002), 1065353216 (0x3f800000), 0 "),
+        "{text}"
+    );
+    let (past, code) = session(&["debug", &job, "--gs-primitive", "2", "-c", "where"]);
+    assert_ne!(code, 0, "{past}");
+    assert!(past.contains("the lane never ran"), "{past}");
+}
+
+/// A pixel of a draw with hull, domain and geometry programs leads to the geometry lane
+/// that made its primitive (docs/debugger.md): pixel (1, 1) is the point the geometry
+/// program emitted for patch 1's domain point 0, DATA (1, 0, 0, 1.0's bits), and both
+/// `inputs` and `why` name `--gs-primitive 1 --gs-instance 0 --instance 0`; that lane's
+/// `inputs` hold domain point 0's location (0, 1, 0), which the domain lane
+/// `--ds-patch 1 --ds-point 0` reads as its `SV_DomainLocation`.
+#[test]
+fn a_pixel_after_tessellation_leads_to_its_geometry_lane() {
+    let job = gs_after_ds_job_file();
+    let (px, code) = session(&[
+        "debug",
+        &job,
+        "--pixel",
+        "1,1",
+        "-c",
+        "inputs; continue; why o0.x",
+    ]);
+    assert_eq!(code, 0, "{px}");
+    assert!(
+        line_after(&px, "v1.xyzw DATA0 (constant): ")
+            .starts_with("1 (0x00000001), 0 (0x00000000), 0 (0x00000000), 1065353216"),
+        "{px}"
+    );
+    let origin = "made by geometry input primitive 1, SV_GSInstanceID 0, draw instance 0 (--gs-primitive 1 --gs-instance 0 --instance 0)";
+    assert_eq!(px.matches(origin).count(), 2, "inputs and why: {px}");
+    let (ds, code) = session(&[
+        "debug",
+        &job,
+        "--ds-patch",
+        "1",
+        "--ds-point",
+        "0",
+        "-c",
+        "inputs",
+    ]);
+    assert_eq!(code, 0, "{ds}");
+    assert!(
+        line_after(&ds, "SV_DomainLocation: ")
+            .starts_with("0.0 (0x00000000), 1.0 (0x3f800000), 0.0"),
+        "{ds}"
+    );
+}
+
+/// `--gs-instance` past 0 (D3D11.3 §13.6 "GS Instancing"): the corpus's DXIL
+/// `geometry.dxil` ([instance(2)], `tests/jobs/corpus/geometry_dxil.toml`) for primitive
+/// 0, instance 1 reads `SV_GSInstanceID` 1, and its last emitted vertex is input corner
+/// 2, (−1, 0, 0, 1), moved by (SV_PrimitiveID 0, SV_GSInstanceID 1) to (−1, 1, 0, 1),
+/// with TEXCOORD0.x 0.25 + 1.
+#[test]
+fn geometry_lane_of_a_later_instance() {
+    if common::corpora().is_empty() {
+        eprintln!("DXLANE_NO_CORPORA is set: the --gs-instance 1 session is not checked");
+        return;
+    }
+    let (text, code) = session(&[
+        "debug",
+        "tests/jobs/corpus/geometry_dxil.toml",
+        "--gs-primitive",
+        "0",
+        "--gs-instance",
+        "1",
+        "-c",
+        "inputs; continue; outputs",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("geometry primitive with SV_PrimitiveID 0, SV_GSInstanceID 1"),
+        "{text}"
+    );
+    assert!(
+        line_after(&text, "SV_GSInstanceID: ").starts_with("1 "),
+        "{text}"
+    );
+    let outputs = text
+        .split("outputs of lane")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        outputs.contains(
+            "SV_Position: -1.0 (0xbf800000), 1.0 (0x3f800000), 0.0 (0x00000000), 1.0 (0x3f800000)"
+        ),
+        "{text}"
+    );
+    assert!(
+        outputs.contains("TEXCOORD0: 1.25 (0x3fa00000), 0.5"),
+        "{text}"
+    );
+}
+
 /// DXBC output registers print at any step, not only when the wave has finished: before
 /// the lane's first output write `o0` is not written yet; at the lane's end each
 /// component holds what `outputs` shows (the value the wave left); `why o0.x` follows

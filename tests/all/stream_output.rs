@@ -172,16 +172,11 @@ fn a_second_draw_appends_and_a_full_buffer_stops_its_stream() {
     assert_eq!(stats(&r, 1)[0], st(2, 3));
 }
 
-/// A geometry program's four streams into four buffers with stream 2 rasterized (D3D11.3
-/// §14, `RasterizedStream`): two input points (SV_PrimitiveID 0 and 1), each invocation
-/// emitting on stream s a point whose VALUE is 10·id + s; buffer s takes stream s's VALUE
-/// (stride 4). Buffer 3 holds one record only: stream 3's second point overflows while
-/// streams 0 … 2 write both (overflow is per stream). The target shows stream 2 alone:
-/// its points at pixels (2, 0) and (2, 1) hold 2 and 12; pixels (0..2, row) keep the
-/// clear value.
-#[test]
-fn four_streams_into_four_buffers_with_stream_2_rasterized() {
-    let text = r#"
+/// The command list of [`four_streams_into_four_buffers_with_stream_2_rasterized`]:
+/// two points through `gs_streams`, stream s's VALUE into buffer s (buffer 3 with room
+/// for one record), `rasterized` the `rasterized_stream` value (a number or `"none"`).
+pub(crate) fn four_streams_job(rasterized: &str) -> String {
+    r#"
 [[resource]]
 name = "points"
 kind = "raw_buffer"
@@ -227,7 +222,7 @@ input_element = [
 ]
 render_targets = [{ resource = "rt" }]
 rasterizer = { cull = "NONE" }
-rasterized_stream = 2
+rasterized_stream = RASTERIZED
 stream_output = [
     { stream = 0, semantic = "VALUE", component_count = 1, slot = 0 },
     { stream = 1, semantic = "VALUE", component_count = 1, slot = 1 },
@@ -245,8 +240,21 @@ stream_output_buffers = [
 name = "counters"
 kind = "raw_buffer"
 size = 16
-"#;
-    let r = run("streams", text).unwrap_or_else(|e| panic!("{e}"));
+"#
+    .replace("RASTERIZED", rasterized)
+}
+
+/// A geometry program's four streams into four buffers with stream 2 rasterized (D3D11.3
+/// §14, `RasterizedStream`): two input points (SV_PrimitiveID 0 and 1), each invocation
+/// emitting on stream s a point whose VALUE is 10·id + s; buffer s takes stream s's VALUE
+/// (stride 4). Buffer 3 holds one record only: stream 3's second point overflows while
+/// streams 0 … 2 write both (overflow is per stream). The target shows stream 2 alone:
+/// its points at pixels (2, 0) and (2, 1) hold 2 and 12; pixels (0..2, row) keep the
+/// clear value.
+#[test]
+fn four_streams_into_four_buffers_with_stream_2_rasterized() {
+    let text = four_streams_job("2");
+    let r = run("streams", &text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(words(&r, 1, 2), vec![0, 10]);
     assert_eq!(words(&r, 2, 2), vec![1, 11]);
     assert_eq!(words(&r, 3, 2), vec![2, 12]);

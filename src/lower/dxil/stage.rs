@@ -181,11 +181,13 @@ impl Io {
     /// information) come after the last vertex.
     ///
     /// Outputs: DXIL packs each stream's elements on its own (DXIL.rst "Signature
-    /// element record": the stream tag; stream 1's rows start again at 0). Stream 0's
-    /// elements keep their registers, which the rasterizer and pixel program link by;
-    /// the elements of streams 1 … 3 get words of their own after stream 0's and no
-    /// register (only stream 0 is rasterized, and there is no stream output stage to
-    /// read them), so a store to one never overwrites a stream-0 value.
+    /// element record": the stream tag; stream 1's rows start again at 0). The elements
+    /// of streams 1 … 3 get words of their own after stream 0's, so a store to one never
+    /// overwrites a stream-0 value. `Shader::stream_outputs` lists every stream's
+    /// elements with their rows as registers — what the pixel program links by when that
+    /// stream is rasterized (`gs::stream_elements`) — while `outputs` give the later
+    /// streams' elements no register, so that linking stream 0 by register cannot find
+    /// them.
     pub fn lay_out_geometry(sigs: Option<&Signatures>, s: &mut Shader, stream_mask: u32) -> R<Io> {
         let empty = Signatures::default();
         let sigs = sigs.unwrap_or(&empty);
@@ -246,10 +248,13 @@ impl Io {
             let (mut list, ids, words) = lay_out_list(&elems, "output", false)?;
             for e in &mut list {
                 e.slot = e.slot.saturating_add(words_out);
+                // The stream's list keeps its rows (what a pixel program links by when
+                // the stream is rasterized); the stage's outputs keep only stream 0's,
+                // whose rows the later streams' would shadow.
+                s.stream_outputs.push((stream, e.clone()));
                 if stream != 0 {
                     e.register = NO_REGISTER;
                 }
-                s.stream_outputs.push((stream, e.clone()));
             }
             for (id, i) in ids {
                 ids_out.insert(id, i + outputs.len());
