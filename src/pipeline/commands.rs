@@ -737,6 +737,7 @@ impl Command {
                     writes: hooks.merges,
                     trace: None,
                     memory: hooks.writes,
+                    view: None,
                 };
                 let r = draw_charged(&x.work.state(), &args, &opts, budget)?;
                 runs.push(WorkReport::Draw(Box::new(r)));
@@ -924,6 +925,7 @@ fn execute_indirect<'a>(
                     writes: hooks.merges,
                     trace: None,
                     memory: hooks.writes,
+                    view: None,
                 };
                 let r = draw_charged(&d.state(), &args, &opts, budget)?;
                 runs.push(WorkReport::Draw(Box::new(r)));
@@ -947,6 +949,7 @@ fn execute_indirect<'a>(
                     writes: hooks.merges,
                     trace: None,
                     memory: hooks.writes,
+                    view: None,
                 };
                 let r = draw_charged(&state, &d.args, &opts, budget)?;
                 runs.push(WorkReport::Draw(Box::new(r)));

@@ -79,6 +79,10 @@ pub struct DrawWork {
     /// A mesh draw: `vs` is then the mesh program and `vs_bindings` its bindings (see
     /// [`DrawState::mesh`]).
     pub mesh: Option<MeshWork>,
+    /// A view-instanced draw: the one view whose pass the runs' observers, traced wave
+    /// and write sink watch (`DrawOptions::view`), and so the view a lane is looked
+    /// for in. `None`: every pass (a draw of one view needs no more).
+    pub view: Option<u32>,
 }
 
 /// The mesh part of a [`DrawWork`]: the amplification program and the grid.
@@ -302,6 +306,7 @@ impl Work {
                     writes: hooks.merges,
                     trace: hooks.trace,
                     memory: hooks.writes,
+                    view: d.view,
                 };
                 let r = match hooks.budget {
                     Some(b) => draw_charged(&d.state(), &d.args, &opts, b),
@@ -1050,6 +1055,7 @@ fn covering_all(
     let opts = DrawOptions {
         plan: plan.clone(),
         observer: Some(&loc),
+        view: d.view,
         ..DrawOptions::default()
     };
     if let Err(e) = draw(&st, &d.args, &opts) {
