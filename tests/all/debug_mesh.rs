@@ -889,3 +889,51 @@ fn a_list_event_opens_a_lane_of_one_view() {
     assert!(out.contains("r2 = 1"), "{out}");
     assert!(out.contains(", view 1), step"), "{out}");
 }
+
+/// `outputs` on a mesh lane: the group's output arrays as the mesh program left them
+/// (mesh shader spec, "Mesh shader outputs": the counts, each primitive's indices and
+/// per-primitive attributes, each vertex's attributes), read from the group's memory —
+/// by hand for the IR program: `SetMeshOutputCounts(4, 2)`; primitive 0 (0, 1, 2) in
+/// (1, 0, 0, 1), primitive 1 (2, 1, 3) in (0, 1, 0, 1); vertex t at (2·(t & 1) − 1,
+/// 2·(t >> 1) − 1, 0, 1). An amplification lane has no outputs to show.
+#[test]
+fn outputs_of_a_mesh_lane_are_its_groups_arrays() {
+    let job = path_text(&ir_job("outputs", false));
+    let (out, code) = dxlane(&[
+        "debug",
+        &job,
+        "--ms-group",
+        "1,0,0",
+        "--ms-thread",
+        "2,0,0",
+        "-c",
+        "outputs",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    for want in [
+        "outputs of lane 2's mesh group (when the group finished",
+        "SetMeshOutputCounts(4, 2) (at most 4 vertices, 2 primitives)",
+        "primitive 0: indices (0, 1, 2); PRIMCOLOR0 = 1.0 (0x3f800000), 0.0 (0x00000000), 0.0 (0x00000000), 1.0 (0x3f800000)",
+        "primitive 1: indices (2, 1, 3); PRIMCOLOR0 = 0.0 (0x00000000), 1.0 (0x3f800000), 0.0 (0x00000000), 1.0 (0x3f800000); SV_CullPrimitive = 0",
+        "vertex 0: SV_Position = -1.0 (0xbf800000), -1.0 (0xbf800000), 0.0 (0x00000000), 1.0 (0x3f800000)",
+        "vertex 3: SV_Position = 1.0 (0x3f800000), 1.0 (0x3f800000), 0.0 (0x00000000), 1.0 (0x3f800000)",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    let amp = path_text(&ir_job("outputs_amp", true));
+    let (out, code) = dxlane(&[
+        "debug",
+        &amp,
+        "--as-group",
+        "0,0,0",
+        "--as-thread",
+        "0,0,0",
+        "-c",
+        "outputs",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("an amplification lane writes its payload"),
+        "{out}"
+    );
+}
