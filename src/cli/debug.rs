@@ -116,6 +116,11 @@ pub struct DebugArgs {
         conflicts_with = "ms_group"
     )]
     pub as_thread: Option<String>,
+    /// View-instanced draws: the view whose pass holds the lane (its SV_ViewID), for
+    /// every draw lane (--pixel, --vertex, --gs-primitive, --hs-patch, --ds-patch,
+    /// --ms-group, --as-group); --texel and --element find the view themselves.
+    #[arg(long, value_name = "N", conflicts_with_all = ["thread", "group", "group_thread", "ray", "texel", "element"])]
+    pub view: Option<u32>,
     /// Ray-tracing jobs (`[rays]`, a list's `dispatch_rays`): the ray-generation lane of
     /// launch index `x,y[,z]` (its DispatchRaysIndex; z defaults to 0).
     #[arg(long, value_name = "X,Y[,Z]", conflicts_with_all = ["thread", "group", "group_thread", "pixel", "vertex", "gs_primitive", "hs_patch", "ds_patch", "ms_group", "as_group", "texel", "element"])]
@@ -215,6 +220,7 @@ fn launch_args(base: &DebugArgs, l: &debug::dap::LaunchArgs) -> DebugArgs {
         as_group: l.as_group.clone(),
         as_thread: l.as_thread.clone(),
         ray: l.ray.clone(),
+        view: l.view,
         event: l.event,
         texel: l
             .texel
@@ -332,6 +338,14 @@ fn open_status(args: &DebugArgs) -> Result<Debugger, (u8, String)> {
         (None, None) => None,
     };
     if let Some(sel) = output {
+        if let Some(v) = args.view {
+            return Err((
+                2,
+                format!(
+                    "--view {v}: --texel and --element find the view whose pass wrote the output themselves"
+                ),
+            ));
+        }
         let p = prepared(args).map_err(|e| (2, e))?;
         return debug::provenance::open(&p, args.event, &sel, options)
             .map(|(d, _)| d)
@@ -554,7 +568,18 @@ fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String
         },
     };
     let prepared = prepared(args)?;
-    let target = debug::from_job_event(&prepared, args.event).map_err(|e| e.to_string())?;
+    let mut target = debug::from_job_event(&prepared, args.event).map_err(|e| e.to_string())?;
+    if let Some(v) = args.view {
+        if matches!(
+            lane,
+            LaneSelect::Thread(_) | LaneSelect::GroupThread { .. } | LaneSelect::Ray(_)
+        ) {
+            return Err(format!(
+                "--view {v}: only a draw's lanes have a view; --thread, --group and --ray do not take one"
+            ));
+        }
+        target = target.with_view(v).map_err(|e| e.to_string())?;
+    }
     Debugger::open(target, lane, options).map_err(|e| e.to_string())
 }
 

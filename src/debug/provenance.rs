@@ -179,6 +179,9 @@ pub struct Provenance {
     /// `CallShader` ran, not by its ray-generation lane: that program (its index in
     /// `RaysWork::programs`) and its name (`closest-hit "closest_hit"`).
     pub nested: Option<(usize, String)>,
+    /// A view-instanced draw: the view whose pass wrote it last (the session opens the
+    /// lane in that view's pass, `Target::with_view`).
+    pub view: Option<u32>,
 }
 
 impl Provenance {
@@ -676,6 +679,9 @@ pub fn find(
     sel: &OutputSelect,
     event: Option<usize>,
 ) -> Result<Provenance, ProvenanceError> {
+    if let Some(views) = draw_views(target) {
+        return find_in_views(p, target, sel, event, &views);
+    }
     let pl = place(p, target, sel, event)?;
     let mut plan = target.plan.clone();
     plan.threads = 1;
@@ -708,6 +714,7 @@ pub fn find(
         value,
         merged: pl.merge.is_some(),
         nested: None,
+        view: None,
     };
     match &*target.work {
         Work::Dispatch(d) => {
@@ -921,6 +928,56 @@ pub fn find(
     }
 }
 
+/// The views of a view-instanced draw of several views whose passes the lookup tries
+/// one by one (`None`: not such a draw, or the target already watches one view).
+fn draw_views(target: &Target) -> Option<Vec<u32>> {
+    let Work::Draw(d) = &*target.work else {
+        return None;
+    };
+    if d.view.is_some() {
+        return None;
+    }
+    let views: Vec<u32> = d
+        .state()
+        .view_instancing
+        .as_ref()?
+        .views()
+        .map(|(v, _)| v)
+        .collect();
+    (views.len() > 1).then_some(views)
+}
+
+/// [`find`] in a draw of several views: the draw runs its views one after another,
+/// view 0 first (`pipeline::view_instancing`), so the last writer is the one found in
+/// the pass of the highest view whose lanes wrote the output. Each view's pass is
+/// looked at by a run that watches that view alone (`Target::with_view`); the line
+/// names the view and its flags carry `--view N`.
+fn find_in_views(
+    p: &Prepared,
+    target: &Target,
+    sel: &OutputSelect,
+    event: Option<usize>,
+    views: &[u32],
+) -> Result<Provenance, ProvenanceError> {
+    let mut unwritten = None;
+    for &v in views.iter().rev() {
+        let t = target.with_view(v)?;
+        match find(p, &t, sel, event) {
+            Ok(mut found) => {
+                found.writer = format!("{} in view {v}", found.writer);
+                found.flags = format!("{} --view {v}", found.flags);
+                found.view = Some(v);
+                return Ok(found);
+            }
+            Err(ProvenanceError::Unwritten(e)) => unwritten = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(ProvenanceError::Unwritten(unwritten.unwrap_or_else(|| {
+        "the draw runs no view, so no lane wrote it".to_string()
+    })))
+}
+
 /// Opens a session on the lane that last wrote `sel` in event `event` of `p` (`None`:
 /// the job's one dispatch or draw), run from the prepared job's resources as they are
 /// (a job prepared afresh: the runs change them, UAV counters included), standing just after the lane's store (a target's
@@ -941,6 +998,9 @@ pub fn open(
         }
     };
     target.plan.threads = 1;
+    if let Some(v) = found.view {
+        target = target.with_view(v)?;
+    }
     let mut d = Debugger::open(target, found.lane, options)?;
     let mut line = found.line();
     if let Some(e) = event {

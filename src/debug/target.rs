@@ -325,6 +325,16 @@ impl Target {
                 "a draw job has pixels and vertices, not threads: give --pixel x,y [--sample n], --vertex n [--instance i], or a geometry, hull or domain lane (--gs-primitive, --hs-patch, --ds-patch)".into(),
             ));
         }
+        if d.view.is_none()
+            && let Some(run) = views_run(d)
+            && run.len() > 1
+        {
+            return Err(DebugError::Lane(format!(
+                "the draw runs {} views (view instancing: views {}), one pass each: name the view whose pass holds the lane with --view N",
+                run.len(),
+                list_text(&run)
+            )));
+        }
         let mut t = self.clone();
         let stage = |p: &Option<Program>,
                      b: Option<&(crate::ir::Shader, Bindings)>,
@@ -380,6 +390,51 @@ impl Target {
             }
         };
         Ok(t)
+    }
+
+    /// The target watching one view of a view-instanced draw (`--view N`): its lanes
+    /// are looked for, traced and heard in that view's pass only, reading `SV_ViewID` =
+    /// `view`; the other views' passes still run, so the outputs are the draw's
+    /// (`pipeline::DrawWork::view`). An error naming the view when the target is not a
+    /// draw or the draw does not run that view (past the count, or masked off).
+    pub fn with_view(&self, view: u32) -> Result<Target, DebugError> {
+        let Work::Draw(d) = &*self.work else {
+            return Err(DebugError::Lane(format!(
+                "--view {view}: only a draw has views (view instancing)"
+            )));
+        };
+        let state = d.state();
+        let run = views_run(d).unwrap_or_else(|| vec![0]);
+        if !run.contains(&view) {
+            let why = match &state.view_instancing {
+                None => "the draw has no view instancing, so its one view is view 0".to_string(),
+                Some(vi) if (view as usize) < vi.locations.len() => format!(
+                    "the view instance mask turns it off (the draw runs view(s) {})",
+                    list_text(&run)
+                ),
+                Some(vi) => format!(
+                    "the draw declares {} view(s) (0 to {})",
+                    vi.locations.len(),
+                    vi.locations.len().saturating_sub(1)
+                ),
+            };
+            return Err(DebugError::Lane(format!("--view {view}: {why}")));
+        }
+        drop(state);
+        let mut w = (**d).clone();
+        w.view = Some(view);
+        let mut t = self.clone();
+        t.work = Arc::new(Work::Draw(Box::new(w)));
+        Ok(t)
+    }
+
+    /// The view a view-instanced draw's session watches (`with_view`); `None`
+    /// otherwise.
+    pub fn view(&self) -> Option<u32> {
+        match &*self.work {
+            Work::Draw(d) => d.view,
+            _ => None,
+        }
     }
 
     /// Width, height and samples of the draw's targets (0s for a dispatch).
@@ -841,4 +896,20 @@ pub fn from_job(p: &crate::job::Prepared) -> Result<Target, DebugError> {
         })
         .collect();
     from_work(p.work.clone(), p.plan.clone(), &files)
+}
+
+/// `0, 2, 3`: a list of views for messages.
+fn list_text(v: &[u32]) -> String {
+    if v.is_empty() {
+        return "none".into();
+    }
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// The views a view-instanced draw runs, in order (`None`: no view instancing).
+fn views_run(d: &crate::pipeline::DrawWork) -> Option<Vec<u32>> {
+    d.state()
+        .view_instancing
+        .as_ref()
+        .map(|vi| vi.views().map(|(v, _)| v).collect())
 }

@@ -594,6 +594,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
             fixed,
             args,
             mesh,
+            view: None,
         })),
         plan,
         programs,

@@ -141,6 +141,11 @@ pub struct DrawOptions<'a> {
     /// waves first, then the tiles in row-major order, each tile's waves in the order
     /// they ran. `None` (a normal draw) costs one branch per store instruction.
     pub memory: Option<&'a dyn WriteSink>,
+    /// A view-instanced draw: the one view whose pass `observer`, `writes`, `trace` and
+    /// `memory` see; the other views' passes run without them, as in a normal draw.
+    /// `None`: every pass is seen (and a wave to trace needs a draw of one view). A view
+    /// the draw does not run is refused.
+    pub view: Option<u32>,
 }
 
 impl<'a> DrawOptions<'a> {
@@ -700,6 +705,14 @@ pub fn draw_charged(
     budget: &RunBudget,
 ) -> Result<DrawReport, DrawError> {
     let Some(vi) = &s.view_instancing else {
+        if let Some(v) = opts.view.filter(|v| *v != 0) {
+            return Err(state_err(
+                DrawField::ViewInstancing,
+                format!(
+                    "view instancing: view {v}: the draw has no view instancing, so its one view is view 0"
+                ),
+            ));
+        }
         return draw_view(s, args, opts, budget, 0, ViewInstanceLocation::default());
     };
     vi.check()
@@ -714,18 +727,43 @@ pub fn draw_charged(
         ));
     }
     let views: Vec<(u32, ViewInstanceLocation)> = vi.views().collect();
-    if opts.trace.is_some() && vi.locations.len() > 1 {
+    if let Some(v) = opts.view
+        && !views.iter().any(|(w, _)| *w == v)
+    {
+        let run: Vec<String> = views.iter().map(|(w, _)| w.to_string()).collect();
         return Err(state_err(
             DrawField::ViewInstancing,
             format!(
-                "view instancing: count: a wave to trace in a draw of {} views; the debugger does not trace view-instanced draws yet",
-                vi.locations.len()
+                "view instancing: view {v}: the draw runs view(s) [{}] of its {} ({})",
+                run.join(", "),
+                vi.locations.len(),
+                if (v as usize) < vi.locations.len() {
+                    "the view instance mask turns it off"
+                } else {
+                    "past the view instance count"
+                }
             ),
         ));
     }
+    if opts.trace.is_some() && opts.view.is_none() && views.len() > 1 {
+        return Err(state_err(
+            DrawField::ViewInstancing,
+            format!(
+                "view instancing: a wave to trace in a draw of {} views: name the view whose pass holds it",
+                views.len()
+            ),
+        ));
+    }
+    // The passes of views nobody watches run with no hooks at all.
+    let unwatched = DrawOptions::new(opts.plan.clone());
     let mut report: Option<DrawReport> = None;
     for (view, location) in views {
-        let r = draw_view(s, args, opts, budget, view, location)?;
+        let o = if opts.view.is_none_or(|v| v == view) {
+            opts
+        } else {
+            &unwatched
+        };
+        let r = draw_view(s, args, o, budget, view, location)?;
         match report.as_mut() {
             Some(total) => total.add_view(&r),
             None => report = Some(r),

@@ -387,7 +387,7 @@ pub(crate) fn shade(
                 ms,
                 &ms_program,
                 mem,
-                (launch, g),
+                (launch, g, view),
                 take,
                 out,
                 prims,
@@ -478,7 +478,7 @@ fn collect(
     ms: &Shader,
     program: &Program<'_>,
     mem: &[u32],
-    (launch, g): (Option<[u32; 3]>, [u32; 3]),
+    (launch, g, view): (Option<[u32; 3]>, [u32; 3], u32),
     take: &mut dyn FnMut(&str, u64) -> Result<(), super::draw::DrawError>,
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
@@ -591,6 +591,7 @@ fn collect(
                     prim: p as u32,
                     vertices,
                     count: k as u8,
+                    view,
                 });
             }
         }
@@ -612,6 +613,8 @@ pub struct MeshPrimOrigin {
     pub vertices: [u32; 3],
     /// Vertices a primitive has (2 or 3).
     pub count: u8,
+    /// The view whose pass drew it (its `SV_ViewID`; 0 without view instancing).
+    pub view: u32,
 }
 
 /// The threads of a mesh group that wrote one primitive: its index tuple and
@@ -689,8 +692,9 @@ impl crate::exec::WaveObserver for WriterWatch<'_> {
 /// The threads of mesh group `o.group` that wrote primitive `o.prim` and its vertices
 /// (see [`MeshWriters`]), found by running that group again with `debug` (the mesh
 /// program lowered without clean-up, so each output write is one instruction) once per
-/// wave, watching each wave's output writes; the amplification group that launched it
-/// runs first for its payload. Each run makes the group's resource writes again: a
+/// wave, watching each wave's output writes, with the `SV_ViewID` of the view whose
+/// pass drew it (`o.view`); the amplification group that launched it runs first for
+/// its payload. Each run makes the group's resource writes again: a
 /// caller that needs the resources as the draw left them reads them first.
 pub fn writers(
     d: &MeshDraw<'_>,
@@ -708,7 +712,9 @@ pub fn writers(
         }
         _ => Vec::new(),
     };
-    let program = prepare(plan, debug, d.ms.1)?.with_engine(crate::exec::jit::Engine::Interp);
+    let program = prepare(plan, debug, d.ms.1)?
+        .with_engine(crate::exec::jit::Engine::Interp)
+        .with_view_id(o.view);
     let threads = program.threads_per_group();
     let w = (program.wave_size() as usize).max(1);
     let mut watch = WriterWatch {

@@ -143,6 +143,10 @@ pub struct Traced {
     pub outputs: Vec<u32>,
     /// Lanes that executed `discard` or `demote`.
     pub killed: u128,
+    /// A mesh wave: its group's memory when the group finished — the group shared
+    /// memory, then the mesh region (`ir::MeshRegion`: the counts, the index tuples, the
+    /// vertex and primitive outputs); empty for other waves.
+    pub group_memory: Vec<u32>,
 }
 
 /// The debugger's hook: one wave of a draw runs `shader` — the same program lowered for
@@ -337,6 +341,7 @@ impl TraceProgram<'_> {
                     vertices: Vec::new(),
                     outputs: o.to_vec(),
                     killed: run.killed,
+                    group_memory: Vec::new(),
                 });
             }
         }
@@ -427,6 +432,7 @@ impl StageWave<'_, '_> {
                     vertices: Vec::new(),
                     outputs: self.runner.outputs().to_vec(),
                     killed: run.killed,
+                    group_memory: Vec::new(),
                 });
                 Ok(run)
             }
@@ -489,7 +495,18 @@ impl<'r> StageGroup<'r> {
             ));
         });
         let stats = match out {
-            Some(r) => r?,
+            Some(r) => {
+                let stats = r?;
+                // A mesh group's outputs are arrays in its memory, not output registers.
+                if matches!(self.at, TraceAt::Mesh { .. }) {
+                    self.hook.set(Traced {
+                        wave_size: self.program.wave_size(),
+                        group_memory: runner.group_memory().to_vec(),
+                        ..Traced::default()
+                    });
+                }
+                stats
+            }
             None => runner.run_with(
                 group,
                 GroupHooks {

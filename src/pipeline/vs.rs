@@ -212,6 +212,7 @@ fn shade_chunk(
                         vertices: sub.to_vec(),
                         outputs: outputs.to_vec(),
                         killed: run.killed,
+                        group_memory: Vec::new(),
                     });
                 }
             }

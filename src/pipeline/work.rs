@@ -79,6 +79,10 @@ pub struct DrawWork {
     /// A mesh draw: `vs` is then the mesh program and `vs_bindings` its bindings (see
     /// [`DrawState::mesh`]).
     pub mesh: Option<MeshWork>,
+    /// A view-instanced draw: the one view whose pass the runs' observers, traced wave
+    /// and write sink watch (`DrawOptions::view`), and so the view a lane is looked
+    /// for in. `None`: every pass (a draw of one view needs no more).
+    pub view: Option<u32>,
 }
 
 /// The mesh part of a [`DrawWork`]: the amplification program and the grid.
@@ -162,6 +166,7 @@ impl<'a> Hooks<'a> {
             writes: self.merges,
             trace: self.trace,
             memory: self.writes,
+            view: None,
         }
     }
 }
@@ -310,7 +315,10 @@ impl Work {
             .map(WorkReport::Dispatch)
             .map_err(DrawError::Exec),
             Work::Draw(d) => {
-                let opts = hooks.draw_options(plan);
+                let opts = DrawOptions {
+                    view: d.view,
+                    ..hooks.draw_options(plan)
+                };
                 let r = match hooks.budget {
                     Some(b) => draw_charged(&d.state(), &d.args, &opts, b),
                     None => draw(&d.state(), &d.args, &opts),
@@ -1063,6 +1071,7 @@ fn covering_all(
     let opts = DrawOptions {
         plan: plan.clone(),
         observer: Some(&loc),
+        view: d.view,
         ..DrawOptions::default()
     };
     if let Err(e) = draw(&st, &d.args, &opts) {

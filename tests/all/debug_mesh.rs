@@ -511,3 +511,429 @@ fn a_list_event_opens_a_mesh_lane() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("--event 1"), "{out}");
 }
+
+/// A vertex program passing `POSITION` through, and a pixel program writing its view's
+/// `SV_ViewID` as red: (view, 1, 0, 1).
+const VS_PASS: &str = "shader vertex
+regs 1
+io_words in 4 out 4
+input \"POSITION\" 0 sv none reg 0 rows 1 mask xyzw float interp undefined slot 0
+output \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r0, 0
+    output 0, r0
+    input r0, 1
+    output 1, r0
+    input r0, 2
+    output 2, r0
+    input r0, 3
+    output 3, r0
+    return
+";
+
+const PS_VIEW: &str = "shader pixel
+regs 4
+const r0 = 0x3f800000
+const r1 = 0x0
+io_words in 4 out 4
+input \"SV_ViewID\" 0 sv view_id reg none rows 1 mask x uint interp undefined slot 0
+output \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r2, 0
+    utof r3, r2
+    output 0, r3
+    output 1, r0
+    output 2, r1
+    output 3, r0
+    return
+";
+
+/// Two views of one draw into an 8 × 4 target, view 0 at viewport 0 (the left half),
+/// view 1 at viewport 1 (the right half). `mesh`: the plain mesh program with its
+/// primitives' blue channel its view's `SV_ViewID` (`DispatchMesh(1, 1, 1)`), or with
+/// `amplification` the amplification and payload programs of [`ir_job`]
+/// (`DispatchMesh(2, 1, 1)`); otherwise a full-viewport triangle of [`VS_PASS`] and
+/// [`PS_VIEW`].
+fn view_job(name: &str, mesh: bool, amplification: bool) -> PathBuf {
+    let dir = common::scratch().join("debug_views").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ms = mesh_text(PLAIN)
+        .replace(
+            "io_words in 0 out 4\n",
+            "io_words in 4 out 4\ninput \"SV_ViewID\" 0 sv view_id reg none rows 1 mask x uint interp undefined slot 0\n",
+        )
+        .replace("    mov r23, r0\n", "    input r23, 0\n    utof r23, r23\n");
+    let files = [
+        ("view.ms.ir", ms),
+        (
+            "payload.ms.ir",
+            mesh_text(Ms {
+                payload: true,
+                ..PLAIN
+            }),
+        ),
+        ("amp.as.ir", amplification_text([3, 1, 1], 1.0, true, false)),
+        ("prim.ps.ir", PS.to_string()),
+        ("pass.vs.ir", VS_PASS.to_string()),
+        ("view.ps.ir", PS_VIEW.to_string()),
+    ];
+    for (file, body) in files {
+        std::fs::write(dir.join(file), body).unwrap();
+    }
+    let draw = match (mesh, amplification) {
+        (true, true) => {
+            "[program]\nas = \"amp.as.ir\"\nms = \"payload.ms.ir\"\nps = \"prim.ps.ir\"\n[draw]\ndispatch_mesh = [2, 1, 1]\n"
+        }
+        (true, false) => {
+            "[program]\nms = \"view.ms.ir\"\nps = \"prim.ps.ir\"\n[draw]\ndispatch_mesh = [1, 1, 1]\n"
+        }
+        (false, _) => {
+            "[program]\nvs = \"pass.vs.ir\"\nps = \"view.ps.ir\"\n[draw]\nvertex_count = 3\n"
+        }
+    };
+    let triangle = if mesh {
+        ""
+    } else {
+        "[[draw.vertex_buffer]]\nslot = 0\nstride = 16\ndata = { f32 = [-1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0] }\n\
+         [[draw.input_element]]\nsemantic = \"POSITION\"\nformat = \"R32G32B32A32_FLOAT\"\n"
+    };
+    let text = format!(
+        "{draw}viewports = [[0, 0, 4, 4, 0, 1], [4, 0, 4, 4, 0, 1]]\nscissors = [[0, 0, 4, 4], [4, 0, 8, 4]]\n\
+         view_instancing = {{ count = 2, locations = [{{ viewport = 0 }}, {{ viewport = 1 }}] }}\n\
+         [draw.rasterizer]\ncull = \"NONE\"\n\n\
+         [[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 8\nheight = 4\n{triangle}"
+    );
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// D3D12 View Instancing, "View Instancing Declaration" (a program reads its view's
+/// `SV_ViewID`) and "Implementation Flexibility" (dxlane loops the whole draw per view,
+/// `docs/pipeline.md`): `--view N` opens a lane in view N's pass, which reads
+/// `SV_ViewID` = N — a pixel lane of the right half (viewport 1) is view 1's, the same
+/// pixel in view 0 is covered by nothing; a vertex lane of each view. Without `--view`
+/// a lane of a draw of two views is refused naming the flag, and a view the draw does
+/// not run is refused naming it.
+#[test]
+fn view_n_opens_a_lane_of_that_views_pass() {
+    let job = path_text(&view_job("pixel", false, false));
+    let (out, code) = dxlane(&[
+        "debug",
+        &job,
+        "--pixel",
+        "5,1",
+        "--view",
+        "1",
+        "-c",
+        "continue; print r2",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("r2 = 1"), "SV_ViewID of view 1: {out}");
+    assert!(
+        out.contains("pixel (5, 1)") && out.contains(", view 1), step"),
+        "{out}"
+    );
+    let (out, code) = dxlane(&[
+        "debug",
+        &job,
+        "--pixel",
+        "1,1",
+        "--view",
+        "0",
+        "-c",
+        "continue; print r2",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("r2 = 0"), "SV_ViewID of view 0: {out}");
+    let (out, code) = dxlane(&["debug", &job, "--pixel", "5,1", "--view", "0"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("covered by no primitive"), "{out}");
+    let (out, code) = dxlane(&["debug", &job, "--pixel", "5,1"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("the draw runs 2 views (view instancing: views 0, 1)")
+            && out.contains("--view N"),
+        "{out}"
+    );
+    let (out, code) = dxlane(&["debug", &job, "--vertex", "1", "--view", "2"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("--view 2: the draw declares 2 view(s) (0 to 1)"),
+        "{out}"
+    );
+    let (out, code) = dxlane(&["debug", &job, "--vertex", "1", "--view", "1", "-c", "where"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(", view 1), step"), "{out}");
+    let (out, code) = dxlane(&["debug", &job, "--thread", "0,0,0", "--view", "1"]);
+    assert_eq!(code, 2, "{out}");
+}
+
+/// The debugged draw of one view leaves the targets as the normal draw of every view
+/// does, byte for byte, for a lane of each stage and view (the other view's pass runs
+/// unobserved, `DrawOptions::view`).
+#[test]
+fn debugging_one_view_leaves_every_views_outputs() {
+    // View v's half starts at column 4v.
+    let pixel = |view: u32| LaneSelect::Pixel {
+        x: 4 * view + 1,
+        y: 1,
+        sample: 0,
+        prim: 0,
+    };
+    let cases: [(&str, bool, bool, Vec<LaneSelect>); 3] = [
+        (
+            "equal_pixel",
+            false,
+            false,
+            vec![
+                pixel(0),
+                LaneSelect::Vertex {
+                    vertex: 2,
+                    instance: 0,
+                },
+            ],
+        ),
+        (
+            "equal_mesh",
+            true,
+            false,
+            vec![LaneSelect::Mesh {
+                launch: None,
+                group: [0, 0, 0],
+                thread: [1, 0, 0],
+            }],
+        ),
+        (
+            "equal_amplification",
+            true,
+            true,
+            vec![
+                LaneSelect::Amplification {
+                    group: [1, 0, 0],
+                    thread: [0, 0, 0],
+                },
+                LaneSelect::Mesh {
+                    launch: Some([1, 0, 0]),
+                    group: [2, 0, 0],
+                    thread: [3, 0, 0],
+                },
+            ],
+        ),
+    ];
+    for (name, mesh, amplification, lanes) in cases {
+        let job = Job::load(&view_job(name, mesh, amplification)).unwrap();
+        let opts = RunOptions {
+            threads: Some(1),
+            ..common::run_options()
+        };
+        let p = dxlane::job::prepare(job, &opts).unwrap();
+        let target = debug::from_job(&p).unwrap();
+        let normal = target.run_normal().unwrap();
+        // Each view drew its half; the halves differ where the programs read
+        // `SV_ViewID` (the amplification job's do not).
+        assert!(normal[0][16..32].iter().any(|&b| b != 0), "{name}");
+        assert_eq!(
+            normal[0][..16] != normal[0][16..32],
+            !amplification,
+            "{name}"
+        );
+        for view in [0, 1] {
+            for &sel in &lanes {
+                let sel = match sel {
+                    LaneSelect::Pixel { .. } => pixel(view),
+                    other => other,
+                };
+                let t = target.with_view(view).unwrap();
+                let d = Debugger::open(t, sel, DebugOptions::default())
+                    .unwrap_or_else(|e| panic!("{name} {sel:?} view {view}: {e}"));
+                assert!(d.fault().is_none(), "{name} {sel:?} view {view}");
+                assert_eq!(
+                    d.outputs(),
+                    &normal[..],
+                    "{name} {sel:?} view {view}: the targets differ"
+                );
+            }
+        }
+    }
+}
+
+/// A mesh lane of view 1 reads `SV_ViewID` = 1 (DXIL.rst: `SV_ViewID` is `NotInSig` in
+/// `MSIn`) and writes it as its primitive's blue; an amplification lane takes `--view`
+/// too: dxlane runs the amplification program once per view's pass, and `--view` picks
+/// the pass (its lanes cannot read `SV_ViewID`: `NA` in `ASIn`). A pixel of view 1's
+/// half (`--texel`) opens view 1's pixel lane, whose primitive's mesh lanes are named
+/// with `--view 1`; the DAP `launch` request takes `view`.
+#[test]
+fn view_n_opens_mesh_and_amplification_lanes_and_texels_find_their_view() {
+    let job = path_text(&view_job("mesh", true, false));
+    let (out, code) = dxlane(&[
+        "debug",
+        &job,
+        "--ms-group",
+        "0,0,0",
+        "--ms-thread",
+        "0,0,0",
+        "--view",
+        "1",
+        "-c",
+        "continue; print r23",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("r23 = 1.0"), "{out}");
+    let (out, code) = dxlane(&["debug", &job, "--texel", "rt0", "4,1", "-c", "inputs"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("rt0 (4, 1) (bytes ff 00 ff ff) was last written by pixel (4, 1)")
+            && out.contains("in view 1 (--pixel 4,1 --view 1)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(--ms-group 0,0,0 --ms-thread 0,0,0 --view 1)"),
+        "{out}"
+    );
+    let (out, code) = dxlane(&["debug", &job, "--texel", "rt0", "0,1"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("rt0 (0, 1) (bytes ff 00 00 ff) was last written by pixel (0, 1)")
+            && out.contains("in view 0 (--pixel 0,1 --view 0)"),
+        "{out}"
+    );
+    let (out, code) = dxlane(&["debug", &job, "--texel", "rt0", "0,1", "--view", "0"]);
+    assert_eq!(code, 2, "{out}");
+    let amp = path_text(&view_job("amp", true, true));
+    let (out, code) = dxlane(&[
+        "debug",
+        &amp,
+        "--as-group",
+        "1,0,0",
+        "--as-thread",
+        "1,0,0",
+        "--view",
+        "1",
+        "-c",
+        "where",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("(amplification group (1, 0, 0), thread (1, 0, 0), view 1)"),
+        "{out}"
+    );
+    use crate::dap::Client;
+    use serde_json::json;
+    let mut c = Client::start();
+    c.open(json!({
+        "type": "dxlane",
+        "request": "launch",
+        "job": job,
+        "msGroup": "0,0,0",
+        "msThread": "0,0,0",
+        "view": 1,
+    }));
+    let entry = c.configured();
+    assert_eq!(entry["reason"], "entry", "{entry}");
+    let thread = entry["threadId"].as_i64().expect("a thread");
+    c.ok("continue", json!({ "threadId": thread }));
+    let _ = c.event("stopped");
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "r23", "context": "watch", "frameId": thread }),
+    );
+    assert!(
+        e["result"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("r23 = 1.0")),
+        "{e}"
+    );
+    c.ok("disconnect", serde_json::Value::Null);
+    assert_eq!(c.finish(), 0);
+}
+
+/// `--event N --view V` on a command list: the list's draw of two views opens view V's
+/// pixel lane.
+#[test]
+fn a_list_event_opens_a_lane_of_one_view() {
+    let dir = view_job("list", false, false)
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let list = dir.join("list.toml");
+    std::fs::write(
+        &list,
+        "[[resource]]\nname = \"rt\"\nkind = \"texture2d\"\nformat = \"R8G8B8A8_UNORM\"\nwidth = 8\nheight = 4\n\n\
+         [[resource]]\nname = \"tri\"\nkind = \"raw_buffer\"\ndata = { f32 = [-1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0] }\n\n\
+         [[command]]\ntype = \"clear_render_target\"\nresource = \"rt\"\ncolor = [0.0, 0.0, 0.0, 0.0]\n\n\
+         [[command]]\ntype = \"draw\"\nvs = \"pass.vs.ir\"\nps = \"view.ps.ir\"\nvertex_count = 3\n\
+         vertex_buffers = [{ slot = 0, resource = \"tri\", stride = 16 }]\n\
+         input_element = [{ semantic = \"POSITION\", format = \"R32G32B32A32_FLOAT\" }]\n\
+         viewports = [[0, 0, 4, 4, 0, 1], [4, 0, 4, 4, 0, 1]]\nscissors = [[0, 0, 4, 4], [4, 0, 8, 4]]\n\
+         view_instancing = { count = 2, locations = [{ viewport = 0 }, { viewport = 1 }] }\n\
+         rasterizer = { cull = \"NONE\" }\nrender_targets = [{ resource = \"rt\" }]\n",
+    )
+    .unwrap();
+    let list = path_text(&list);
+    let (out, code) = dxlane(&[
+        "debug",
+        &list,
+        "--event",
+        "2",
+        "--pixel",
+        "6,2",
+        "--view",
+        "1",
+        "-c",
+        "continue; print r2",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("r2 = 1"), "{out}");
+    assert!(out.contains(", view 1), step"), "{out}");
+}
+
+/// `outputs` on a mesh lane: the group's output arrays as the mesh program left them
+/// (mesh shader spec, "Mesh shader outputs": the counts, each primitive's indices and
+/// per-primitive attributes, each vertex's attributes), read from the group's memory —
+/// by hand for the IR program: `SetMeshOutputCounts(4, 2)`; primitive 0 (0, 1, 2) in
+/// (1, 0, 0, 1), primitive 1 (2, 1, 3) in (0, 1, 0, 1); vertex t at (2·(t & 1) − 1,
+/// 2·(t >> 1) − 1, 0, 1). An amplification lane has no outputs to show.
+#[test]
+fn outputs_of_a_mesh_lane_are_its_groups_arrays() {
+    let job = path_text(&ir_job("outputs", false));
+    let (out, code) = dxlane(&[
+        "debug",
+        &job,
+        "--ms-group",
+        "1,0,0",
+        "--ms-thread",
+        "2,0,0",
+        "-c",
+        "outputs",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    for want in [
+        "outputs of lane 2's mesh group (when the group finished",
+        "SetMeshOutputCounts(4, 2) (at most 4 vertices, 2 primitives)",
+        "primitive 0: indices (0, 1, 2); PRIMCOLOR0 = 1.0 (0x3f800000), 0.0 (0x00000000), 0.0 (0x00000000), 1.0 (0x3f800000)",
+        "primitive 1: indices (2, 1, 3); PRIMCOLOR0 = 0.0 (0x00000000), 1.0 (0x3f800000), 0.0 (0x00000000), 1.0 (0x3f800000); SV_CullPrimitive = 0",
+        "vertex 0: SV_Position = -1.0 (0xbf800000), -1.0 (0xbf800000), 0.0 (0x00000000), 1.0 (0x3f800000)",
+        "vertex 3: SV_Position = 1.0 (0x3f800000), 1.0 (0x3f800000), 0.0 (0x00000000), 1.0 (0x3f800000)",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    let amp = path_text(&ir_job("outputs_amp", true));
+    let (out, code) = dxlane(&[
+        "debug",
+        &amp,
+        "--as-group",
+        "0,0,0",
+        "--as-thread",
+        "0,0,0",
+        "-c",
+        "outputs",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("an amplification lane writes its payload"),
+        "{out}"
+    );
+}

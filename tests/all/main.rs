@@ -60,6 +60,7 @@ mod tessellate;
 mod tessellation_stages;
 mod twins;
 mod untrusted;
+mod view_stages;
 mod vkd3d;
 mod vrs;
 mod wgpu_reference;

@@ -59,6 +59,8 @@ pub struct LaunchArgs {
     /// `--ray x,y[,z]`: a string, or an array of two or three numbers (`[x, y, z]`).
     #[serde(default, deserialize_with = "ray_arg")]
     pub ray: Option<String>,
+    /// A view-instanced draw's view (`--view`).
+    pub view: Option<u32>,
     /// `--event N` (command lists).
     pub event: Option<usize>,
     /// `--texel NAME x,y`: the name (`rt0`, `depth`, `u1`); `at` gives `x,y`.

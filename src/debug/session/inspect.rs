@@ -512,9 +512,12 @@ impl Debugger {
     pub fn outputs_text(&self) -> Result<String, DebugError> {
         let Some(t) = &self.traced else {
             return Err(DebugError::Command(
-                "`outputs` shows the output registers of a vertex, pixel, geometry, hull or domain lane; a compute lane writes memory (print u0[i]), and a mesh or amplification lane writes its outputs and payload into its group's memory (its steps show each write)".into(),
+                "`outputs` shows the output registers of a vertex, pixel, geometry, hull or domain lane and a mesh lane's output arrays; a compute lane writes memory (print u0[i]), and an amplification lane writes its payload into its group's memory (print gs[i]; its steps show each write)".into(),
             ));
         };
+        if let Some(TraceAt::Mesh { .. }) = self.place.draw {
+            return Ok(self.mesh_outputs_text(&t.group_memory));
+        }
         let sh = &self.target.program.debug_shader;
         let dxbc = self.target.program.view.lang == Lang::Dxbc;
         let w = t.wave_size as usize;
@@ -569,6 +572,95 @@ impl Debugger {
             }
         }
         Ok(s)
+    }
+
+    /// A mesh lane's outputs: its group's output arrays as the group left them (mesh
+    /// shader spec, "Mesh shader outputs": `SetMeshOutputCounts`' counts, then each
+    /// primitive's index tuple and per-primitive outputs, each vertex's outputs, up to the
+    /// counts), read from the group's memory when it finished (`ir::MeshRegion`).
+    fn mesh_outputs_text(&self, mem: &[u32]) -> String {
+        let sh = &self.target.program.debug_shader;
+        let Some(m) = sh.mesh else {
+            return "the mesh program has no mesh state".into();
+        };
+        let threads: usize = sh.thread_group.iter().map(|&n| n as usize).product();
+        let shared_words = (sh.groupshared_bytes as usize).div_ceil(4);
+        let r = m.region(shared_words, threads, sh.output_words);
+        let word = |i: usize| mem.get(i).copied().unwrap_or(0);
+        let mut s = format!(
+            "outputs of lane {}'s mesh group (when the group finished; any of its threads may write any element):",
+            self.lane
+        );
+        if mem.len() < r.end {
+            s.push_str(
+                "
+the group did not finish: its output arrays were not read",
+            );
+            return s;
+        }
+        if word(r.base) == 0 {
+            s.push_str(
+                "
+SetMeshOutputCounts was not called: the group outputs nothing",
+            );
+            return s;
+        }
+        let (nv, np) = (word(r.base + 1), word(r.base + 2));
+        let _ = write!(
+            s,
+            "
+SetMeshOutputCounts({nv}, {np}) (at most {} vertices, {} primitives)",
+            m.max_vertices, m.max_primitives
+        );
+        let per = match m.topology {
+            crate::ir::MeshTopology::Line => 2,
+            _ => 3,
+        };
+        let element = |e: &crate::ir::IoElement, base: usize| {
+            let mut parts = Vec::new();
+            for row in 0..e.rows {
+                let (comps, _, ty) = element_components(e.mask, e.component);
+                let vals: Vec<String> = comps
+                    .iter()
+                    .map(|&c| {
+                        format::value_text(word(base + e.word(row, c) as usize), ty, Fmt::Natural)
+                    })
+                    .collect();
+                let sem = if e.rows > 1 {
+                    format!("{}[{row}]", e.semantic_name())
+                } else {
+                    e.semantic_name()
+                };
+                parts.push(format!("{sem} = {}", vals.join(", ")));
+            }
+            parts.join("; ")
+        };
+        for p in 0..np as usize {
+            let idx: Vec<String> = (0..per)
+                .map(|k| word(r.indices + 3 * p + k).to_string())
+                .collect();
+            let _ = write!(
+                s,
+                "
+primitive {p}: indices ({})",
+                idx.join(", ")
+            );
+            let base = r.primitives + p * m.primitive_words as usize;
+            for e in &sh.primitive_outputs {
+                let _ = write!(s, "; {}", element(e, base));
+            }
+        }
+        for v in 0..nv as usize {
+            let base = r.vertices + v * sh.output_words as usize;
+            let fields: Vec<String> = sh.outputs.iter().map(|e| element(e, base)).collect();
+            let _ = write!(
+                s,
+                "
+vertex {v}: {}",
+                fields.join("; ")
+            );
+        }
+        s
     }
 
     /// The listing around a line (default: the next step's), `=>` at the next step and

@@ -496,7 +496,7 @@ impl Debugger {
     /// the flags that open it.
     pub fn origin_text(&self) -> Option<String> {
         if let Some((o, w)) = &self.mesh_origin {
-            return Some(mesh_origin_text(o, w.as_ref()));
+            return Some(mesh_origin_text(o, w.as_ref(), self.target.view()));
         }
         // Named for the geometry and domain stages, whose lanes a pixel's position does
         // not lead to otherwise; a vertex-and-pixel draw's sessions read as they always
@@ -529,7 +529,10 @@ impl Debugger {
 
     /// Where the session is, as one line.
     pub fn where_text(&self) -> String {
-        let inv = self.lane_text(self.lane);
+        let mut inv = self.lane_text(self.lane);
+        if let Some(v) = self.target.view() {
+            let _ = write!(inv, ", view {v}");
+        }
         let wave = match self.place.draw {
             Some(TraceAt::Pixel { tile, .. }) => {
                 format!("pixel wave {} of tile {tile}", self.place.wave)
@@ -581,18 +584,21 @@ fn xyz_paren(v: [u32; 3]) -> String {
 
 /// A mesh-drawn pixel's primitive: the mesh group and primitive it came from, and the
 /// mesh lanes that wrote its indices and per-primitive outputs and each of its vertices'
-/// outputs, each with the flags that open it.
+/// outputs, each with the flags that open it (with `--view N` when the session watches
+/// one view of a view-instanced draw).
 fn mesh_origin_text(
     o: &crate::pipeline::ms::MeshPrimOrigin,
     w: Option<&crate::pipeline::ms::MeshWriters>,
+    view: Option<u32>,
 ) -> String {
+    let view = view.map(|v| format!(" --view {v}")).unwrap_or_default();
     let flags = |t: [u32; 3]| {
         let launch = o
             .launch
             .map(|l| format!("--as-group {},{},{} ", l[0], l[1], l[2]))
             .unwrap_or_default();
         format!(
-            "{launch}--ms-group {},{},{} --ms-thread {},{},{}",
+            "{launch}--ms-group {},{},{} --ms-thread {},{},{}{view}",
             o.group[0], o.group[1], o.group[2], t[0], t[1], t[2]
         )
     };

@@ -653,6 +653,7 @@ impl Ctx<'_> {
                 amplification: amplification.map(|a| (a, bindings(as_fit))),
                 groups,
             }),
+            view: None,
         })
     }
 

@@ -2588,3 +2588,258 @@ fn bad_view_instancing_states_are_refused_by_field() {
     let e = lower_test(&m, fi).unwrap_err().to_string();
     assert!(e.contains("dx.op ViewID in a compute shader"), "{e}");
 }
+
+// ---- mesh and amplification rules on hand-built DXIL ----------------------------------
+
+/// A mesh or amplification program of `threads` threads (`[numthreads(threads, 1, 1)]`,
+/// a triangle mesh state of 3 vertices and 1 primitive, `payload` bytes of payload; a
+/// mesh program's vertices declare `SV_Position`, left unwritten) lowered from a module
+/// built here: block 0 reads `SV_GroupIndex` and hands it to
+/// `body`, which writes the rest (its own blocks, its `ret`s).
+fn group_program(
+    stage: Stage,
+    threads: u32,
+    payload: u32,
+    body: impl FnOnce(&mut Mb, ValueId),
+) -> Shader {
+    let mut mb = Mb::new(DL32);
+    mb.block();
+    let i32t = mb.int(32);
+    let tid = mb.dx(
+        "flattenedThreadIdInGroup.i32",
+        DxOp::FlattenedThreadIdInGroup,
+        &[],
+        i32t,
+    );
+    body(&mut mb, tid);
+    let (m, fi) = mb.finish();
+    let mut b = Builder::new(stage);
+    let s = b.shader_mut();
+    s.thread_group = [threads, 1, 1];
+    s.mesh = Some(crate::ir::MeshState {
+        topology: crate::ir::MeshTopology::Triangle,
+        max_vertices: 3,
+        max_primitives: 1,
+        payload_bytes: payload,
+        primitive_words: 0,
+    });
+    let io = if stage == Stage::Mesh {
+        s.groupshared_bytes = payload.div_ceil(4) * 4;
+        let sigs = Signatures {
+            outputs: vec![sig(0, "SV_Position", 9, 3, 0, 1, 4, (0, 0))],
+            ..Signatures::default()
+        };
+        stage::Io::lay_out_mesh(Some(&sigs), s).unwrap()
+    } else {
+        stage::Io::no_signatures(stage)
+    };
+    let s = lower_entry(&m, fi, b, Vec::new(), io, None).unwrap();
+    crate::ir::validate(&s).unwrap_or_else(|e| panic!("{e}\n{s}"));
+    s
+}
+
+/// `SetMeshOutputCounts(v, p)` in the current block.
+fn set_counts(mb: &mut Mb, v: i64, p: i64) {
+    let void = mb.void();
+    let (v, p) = (mb.ci(32, v), mb.ci(32, p));
+    mb.dx(
+        "setMeshOutputCounts",
+        DxOp::SetMeshOutputCounts,
+        &[v, p],
+        void,
+    );
+}
+
+/// Block 0 branches on `SV_GroupIndex == 0` to block 1 (`then`, which falls into block
+/// 2) or block 2, which returns.
+fn if_thread_0(mb: &mut Mb, tid: ValueId, then: impl FnOnce(&mut Mb)) {
+    let zero = mb.ci(32, 0);
+    let c = mb.icmp(32, tid, zero); // eq
+    mb.cond_br(c, LBlock(1), LBlock(2));
+    mb.block();
+    then(mb);
+    mb.br(LBlock(2));
+    mb.block();
+    mb.ret();
+}
+
+/// Draws mesh program `ms` (after amplification program `amp`) over one group into a
+/// 2 × 2 target; the draw's error text.
+fn draw_mesh(ms: &Shader, amp: Option<&Shader>) -> Result<(), String> {
+    use crate::pipeline::{
+        Bindings, DrawArgs, DrawOptions, DrawState, RenderTargetView, ms::MeshDraw,
+    };
+    use crate::resources::{Format, Texture, TextureDesc};
+    let none = Bindings::default();
+    let rt = Texture::new(TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 2, 2)).unwrap();
+    let mut state = DrawState::new(ms, None, &none, &none);
+    state.mesh = Some(MeshDraw {
+        ms: (ms, &none),
+        amplification: amp.map(|a| (a, &none)),
+        groups: [1, 1, 1],
+    });
+    state.render_targets = vec![Some(RenderTargetView { texture: rt })];
+    crate::pipeline::draw(&state, &DrawArgs::default(), &DrawOptions::default())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Mesh shader spec, "SetMeshOutputCounts": called once per group, by every thread
+/// (uniform flow control), with counts at most the declared maxima — each misuse in a
+/// DXIL module built here (`dx.op.setMeshOutputCounts`, opcode 168) is an error naming
+/// the program's group; the well-formed module draws.
+#[test]
+fn set_mesh_output_counts_misuse_in_dxil_is_refused() {
+    let ok = group_program(Stage::Mesh, 4, 0, |mb, _| {
+        set_counts(mb, 3, 1);
+        mb.ret();
+    });
+    assert_eq!(draw_mesh(&ok, None), Ok(()));
+    let twice = group_program(Stage::Mesh, 4, 0, |mb, _| {
+        set_counts(mb, 3, 1);
+        set_counts(mb, 3, 1);
+        mb.ret();
+    });
+    let e = draw_mesh(&twice, None).unwrap_err();
+    assert!(
+        e.contains("a second time") && e.contains("group (0, 0, 0)"),
+        "{e}"
+    );
+    let divergent = group_program(Stage::Mesh, 4, 0, |mb, tid| {
+        if_thread_0(mb, tid, |mb| set_counts(mb, 3, 1));
+    });
+    let e = draw_mesh(&divergent, None).unwrap_err();
+    assert!(
+        e.contains("1 of its 4 threads called SetMeshOutputCounts"),
+        "{e}"
+    );
+    let above = group_program(Stage::Mesh, 4, 0, |mb, _| {
+        set_counts(mb, 4, 1);
+        mb.ret();
+    });
+    let e = draw_mesh(&above, None).unwrap_err();
+    assert!(
+        e.contains("SetMeshOutputCounts(4, …) with more vertices than the 3 the program declares"),
+        "{e}"
+    );
+}
+
+/// Mesh shader spec, "DispatchMesh intrinsic": an amplification group calls
+/// `DispatchMesh` exactly once, from uniform flow control; a module built here whose
+/// thread 0 alone calls it (`dx.op.dispatchMesh`, opcode 173, with a group shared
+/// payload) is refused naming the group, and the uniform call draws.
+#[test]
+fn divergent_dispatch_mesh_in_dxil_is_refused() {
+    let amp = |divergent: bool| {
+        group_program(Stage::Amplification, 2, 4, |mb, tid| {
+            let i32t = mb.int(32);
+            let payload = mb.global("payload", i32t, 3, None);
+            let one = mb.ci(32, 1);
+            let call = move |mb: &mut Mb| {
+                let void = mb.void();
+                mb.dx(
+                    "dispatchMesh.struct.Payload",
+                    DxOp::DispatchMesh,
+                    &[one, one, one, payload],
+                    void,
+                );
+            };
+            if divergent {
+                if_thread_0(mb, tid, call);
+            } else {
+                call(mb);
+                mb.ret();
+            }
+        })
+    };
+    let ms = group_program(Stage::Mesh, 4, 4, |mb, _| {
+        set_counts(mb, 3, 1);
+        mb.ret();
+    });
+    assert_eq!(draw_mesh(&ms, Some(&amp(false))), Ok(()));
+    let e = draw_mesh(&ms, Some(&amp(true))).unwrap_err();
+    assert!(
+        e.contains("1 of its 2 threads called DispatchMesh") && e.contains("group (0, 0, 0)"),
+        "{e}"
+    );
+}
+
+/// SM 6.6's 64-bit atomics in a module built here (DXIL.rst: `atomicrmw` on an `i64`
+/// in group shared memory; `dx.op.atomicBinOp.i64`, opcode 78, on a raw buffer): eight
+/// lanes each add 0xffffffff to a group shared `i64` and to the buffer's first 8 bytes.
+/// By hand: the total is 8 × 0xffffffff = 0x7_ffff_fff8 — the carry out of the low
+/// word reaches the high one — and each lane's returned old value is a distinct
+/// multiple k × 0xffffffff, k = 0 … 7 (every lane's add lands once, in some order).
+#[test]
+fn int64_atomics_in_dxil_carry_into_the_high_word() {
+    use crate::dxil::llvm::{Ordering, RmwOp};
+    let mut mb = Mb::new(DL32);
+    let (i32t, i64t) = (mb.int(32), mb.int(64));
+    mb.block();
+    let h = mb.handle(1, 0, 0);
+    let total = mb.global("total", i64t, 3, None);
+    let lane = mb.dx(
+        "flattenedThreadIdInGroup.i32",
+        DxOp::FlattenedThreadIdInGroup,
+        &[],
+        i32t,
+    );
+    let v = mb.ci(64, 0xffff_ffff);
+    let old_shared = mb.push(
+        InstKind::AtomicRmw {
+            op: RmwOp::Add,
+            ptr: total,
+            value: v,
+            volatile: false,
+            ordering: Ordering(6),
+            scope: 1,
+        },
+        i64t,
+    );
+    let (zero, add) = (mb.ci(32, 0), mb.ci(32, 0)); // AtomicBinOpCode::Add = 0
+    let u = mb.undef(i32t);
+    let old_buffer = mb.dx(
+        "atomicBinOp.i64",
+        DxOp::AtomicBinOp,
+        &[h, add, zero, u, u, v],
+        i64t,
+    );
+    let sum = mb.load(total, i64t);
+    let (four, shift) = (mb.ci(32, 4), mb.ci(64, 32));
+    let at = mb.bin(BinOp::Mul, lane, four, i32t);
+    for (k, x) in [old_shared, old_buffer, sum].into_iter().enumerate() {
+        let hi = mb.bin(BinOp::LShr, x, shift, i64t);
+        for (j, half) in [x, hi].into_iter().enumerate() {
+            let word = mb.cast(CastOp::Trunc, half, i32t);
+            let base = mb.ci(32, 64 + 32 * (2 * k + j) as i64);
+            let addr = mb.bin(BinOp::Add, base, at, i32t);
+            mb.store_word(h, addr, word);
+        }
+    }
+    mb.ret();
+    let (m, fi) = mb.finish();
+    let w = dispatch8(&m, fi, 64);
+    let want_total = 8 * 0xffff_ffffu64;
+    assert_eq!((w[0], w[1]), (0xffff_fff8, 7), "the buffer's i64: {w:x?}");
+    let read = |k: usize, l: usize| {
+        u64::from(w[16 + 8 * 2 * k + l]) | u64::from(w[16 + 8 * (2 * k + 1) + l]) << 32
+    };
+    for k in 0..2 {
+        let mut olds: Vec<u64> = (0..8).map(|l| read(k, l)).collect();
+        olds.sort_unstable();
+        let want: Vec<u64> = (0..8).map(|n| n * 0xffff_ffff).collect();
+        assert_eq!(
+            olds,
+            want,
+            "returned old values ({})",
+            ["shared", "buffer"][k]
+        );
+    }
+    for l in 0..8 {
+        assert_eq!(
+            read(2, l),
+            want_total,
+            "lane {l}'s load of the shared total"
+        );
+    }
+}
