@@ -18,8 +18,13 @@
 //!   reached an instruction of the same DXIL block after the call. Of the bindings that
 //!   cover a leaf of a variable, the one that took effect last holds it; a leaf none
 //!   covers yet is "optimised out" (DWARF's wording, which dxc's users see in PIX).
-//! - `llvm.dbg.declare` bindings give an address (a local array), not a value: their
-//!   leaves print as optimised out rather than guessing the memory layout.
+//! - A `llvm.dbg.declare` binding gives an `alloca`'s address: the variable is in the
+//!   lane's local array the lowering made for that `alloca`, each leaf at its DWARF bit
+//!   offset from the start of the array (plus the expression's `DW_OP_plus` bytes; a
+//!   `DW_OP_bit_piece` says which of the variable's bits the array holds). The layouts
+//!   agree: dxc's debug types give the offsets its data layout gives, which the lowering
+//!   places the array by. It takes effect like a `llvm.dbg.value`, once the lane has run
+//!   past it. An address that is not an `alloca` (nothing dxc writes) holds nothing.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -34,6 +39,9 @@ pub enum Held {
     Def(u32),
     /// A constant's bits.
     Const(u64),
+    /// The memory of this `alloca` instruction of the entry function (the lane's local
+    /// array [`Hlsl::alloca_name`] names).
+    Local(u32),
     /// Nothing the debugger can read (a parameter, an undefined value).
     Nothing,
 }
@@ -55,6 +63,9 @@ pub struct Hlsl {
     /// The entry function's instructions the lowering made IR for (the others, such as
     /// `llvm.dbg.value` calls, are never a step, and their lines hold no code).
     runs: HashSet<u32>,
+    /// The local array's name the lowering gives each `alloca` of the entry function a
+    /// `llvm.dbg.declare` binds (its value's name, else `alloca` and its index).
+    allocas: HashMap<u32, String>,
 }
 
 /// One leaf of a variable at a position, ready to print.
@@ -182,21 +193,32 @@ impl Hlsl {
             .collect();
         let mut held = Vec::with_capacity(info.bindings.len());
         let mut anchors = Vec::with_capacity(info.bindings.len());
+        let mut allocas = HashMap::new();
         for b in &mut info.bindings {
             if b.function != dfi as usize {
                 held.push(Held::Nothing);
                 anchors.push(None);
                 continue;
             }
-            // A declare binds an address, not the value (see the module doc).
             let h = match held_by(debug, dbody, b.value) {
-                _ if b.declare => Held::Nothing,
                 Held::Def(k) => map
                     .get(k as usize)
                     .copied()
                     .flatten()
                     .map_or(Held::Nothing, Held::Def),
                 h => h,
+            };
+            // A declare binds an alloca's address: its memory holds the variable.
+            let h = match (b.declare, h) {
+                (true, Held::Def(i)) => match alloca_name(run, body, i) {
+                    Some(name) => {
+                        allocas.insert(i, name);
+                        Held::Local(i)
+                    }
+                    None => Held::Nothing,
+                },
+                (true, _) => Held::Nothing,
+                (false, h) => h,
             };
             held.push(h);
             let anchor = after(b.inst).and_then(|i| Some((*block_of.get(i as usize)?, i)));
@@ -210,6 +232,7 @@ impl Hlsl {
             held,
             anchors,
             runs,
+            allocas,
         };
         if h.located_lines().is_empty() {
             return Err(format!(
@@ -251,6 +274,12 @@ impl Hlsl {
                 })
                 .collect();
         }
+    }
+
+    /// The name of the local array the lowering made for `alloca` instruction `inst` of
+    /// the entry function, when a `llvm.dbg.declare` binds it.
+    pub fn alloca_name(&self, inst: u32) -> Option<&str> {
+        self.allocas.get(&inst).map(String::as_str)
     }
 
     /// The frames of a source position, innermost first (`None`: no location).
@@ -381,12 +410,15 @@ impl Hlsl {
             })
             .into_iter()
             .map(|(leaf, v)| match v {
-                LeafValue::Value(value, bit) => {
+                LeafValue::Value(value, bit) | LeafValue::Memory(value, bit) => {
+                    let declare = matches!(v, LeafValue::Memory(..));
                     let held = self
                         .info
                         .bindings
                         .iter()
-                        .position(|bd| bd.value == value && bd.variable == variable)
+                        .position(|bd| {
+                            bd.value == value && bd.variable == variable && bd.declare == declare
+                        })
                         .and_then(|b| self.held.get(b).copied())
                         .unwrap_or(Held::Nothing);
                     LeafAt { leaf, held, bit }
@@ -420,6 +452,20 @@ fn is_dbg_call(m: &Module, inst: &crate::dxil::llvm::Instruction) -> bool {
     m.functions
         .iter()
         .any(|f| f.value == *callee && f.name.starts_with("llvm.dbg."))
+}
+
+/// The name the lowering gives the local array of instruction `i` of `body` when it is
+/// an `alloca` (its value's name, else `alloca` and the instruction's index).
+fn alloca_name(m: &Module, body: &FunctionBody, i: u32) -> Option<String> {
+    let inst = body.instructions.get(i as usize)?;
+    if !matches!(inst.kind, InstKind::Alloca { .. }) {
+        return None;
+    }
+    let named = inst
+        .result
+        .and_then(|v| m.value(Some(body), v))
+        .and_then(|v| v.name.clone());
+    Some(named.unwrap_or_else(|| format!("alloca{i}")))
 }
 
 /// What holds value `v` of the entry function's body.

@@ -11,7 +11,8 @@
 //! `DIBasicType`, `DIDerivedType` members and typedefs, `DICompositeType` structs, classes
 //! such as `vector<float, 4>` and arrays with `DISubrange`) and the `llvm.dbg.value` /
 //! `llvm.dbg.declare` calls binding values to them, with `DIExpression`'s
-//! `DW_OP_bit_piece offset, size` naming the bits of the variable a value holds. Record
+//! `DW_OP_bit_piece offset, size` naming the bits of the variable a value holds (and
+//! `DW_OP_plus` the bytes a declared address is moved by). Record
 //! layouts are LLVM 3.7's (`BitcodeWriter.cpp`, `LLVMBitCodes.h`): a debug record's first
 //! operand is `distinct`, operands naming metadata hold id + 1 (0 for null).
 //!
@@ -147,6 +148,9 @@ pub struct Binding {
     pub piece: Option<(u64, u64)>,
     /// `llvm.dbg.declare` (the value is the variable's address) rather than a value.
     pub declare: bool,
+    /// Bytes the expression's `DW_OP_plus` operations add to a declared address (the
+    /// piece starts that far into the memory).
+    pub offset: u64,
 }
 
 /// Where a leaf of a variable lives at some point of a run.
@@ -154,6 +158,9 @@ pub struct Binding {
 pub enum LeafValue {
     /// In this value, from this bit of it.
     Value(ValueId, u64),
+    /// In the memory this value (a `llvm.dbg.declare`'s address) points to, from this
+    /// bit of it.
+    Memory(ValueId, u64),
     /// Nothing holds it ("optimised out").
     OptimisedOut,
 }
@@ -518,13 +525,14 @@ impl<'m> Reader<'m> {
         })
     }
 
-    /// A `DIExpression`'s piece, if any.
-    fn piece(&self, id: MdId) -> Result<Option<(u64, u64)>, Bad> {
+    /// A `DIExpression`'s piece, if any, and the bytes its `DW_OP_plus` operations add.
+    fn piece(&self, id: MdId) -> Result<(Option<(u64, u64)>, u64), Bad> {
         let (c, ops) = self.debug(id)?;
         if c != code::EXPRESSION {
             return Err(format!("{id}: not a DIExpression"));
         }
         let mut piece = None;
+        let mut plus = 0u64;
         let mut i = 1;
         while let Some(&op) = ops.get(i) {
             match op {
@@ -535,7 +543,13 @@ impl<'m> Reader<'m> {
                     ));
                     i = i.saturating_add(3);
                 }
-                dw::OP_PLUS => i = i.saturating_add(2),
+                dw::OP_PLUS => {
+                    let n = Self::op(ops, i.saturating_add(1), id)?;
+                    plus = plus
+                        .checked_add(n)
+                        .ok_or_else(|| format!("{id}: DW_OP_plus offsets overflow"))?;
+                    i = i.saturating_add(2);
+                }
                 dw::OP_DEREF => i = i.saturating_add(1),
                 _ => {
                     return Err(format!(
@@ -544,7 +558,7 @@ impl<'m> Reader<'m> {
                 }
             }
         }
-        Ok(piece)
+        Ok((piece, plus))
     }
 }
 
@@ -653,7 +667,7 @@ impl DebugInfo {
                         i
                     }
                 };
-                let piece = r.piece(expr).map_err(at)?;
+                let (piece, offset) = r.piece(expr).map_err(at)?;
                 d.bindings.push(Binding {
                     function: fi,
                     inst: k,
@@ -661,6 +675,7 @@ impl DebugInfo {
                     value,
                     piece,
                     declare,
+                    offset,
                 });
             }
         }
@@ -697,8 +712,9 @@ impl DebugInfo {
 
     /// Where each leaf of `variable` lives once the bindings `done` says have run have
     /// run: `done(b)` is the position at which the lane ran binding `b` (`None`: not yet).
-    /// The latest binding whose piece covers a leaf holds it; a `declare` binding holds
-    /// an address, not the leaf's value, and is not read.
+    /// The latest binding whose piece covers a leaf holds it: a `llvm.dbg.value` in its
+    /// value's bits, a `llvm.dbg.declare` in the memory its address points to (the
+    /// piece's first bit at the address plus the expression's offset).
     pub fn assemble(
         &self,
         variable: usize,
@@ -713,7 +729,7 @@ impl DebugInfo {
                 let best = self
                     .bindings
                     .iter()
-                    .filter(|b| b.variable == variable && !b.declare)
+                    .filter(|b| b.variable == variable)
                     .filter_map(|b| {
                         let (off, size) = b.piece.unwrap_or((0, u64::MAX));
                         let end = off.saturating_add(size);
@@ -723,7 +739,11 @@ impl DebugInfo {
                     })
                     .max_by_key(|(p, b, _)| (*p, b.inst));
                 let v = best.map_or(LeafValue::OptimisedOut, |(_, b, bit)| {
-                    LeafValue::Value(b.value, bit)
+                    if b.declare {
+                        LeafValue::Memory(b.value, bit.saturating_add(b.offset.saturating_mul(8)))
+                    } else {
+                        LeafValue::Value(b.value, bit)
+                    }
                 });
                 (leaf.clone(), v)
             })

@@ -983,4 +983,5 @@ fn conditions_read_hlsl_variables_at_the_step() {
     }
 }
 
+mod declare;
 mod zi;

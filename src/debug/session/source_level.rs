@@ -350,6 +350,35 @@ impl Debugger {
         match l.held {
             Held::Nothing => Err("optimised out"),
             Held::Const(b) => Ok(shift(b)),
+            Held::Local(inst) => {
+                // The local array of that name: its words as the lowering placed them
+                // (an array the lane has not stored to reads as its initial zeros).
+                let view = &self.target.program.view;
+                let name = self
+                    .hlsl()
+                    .and_then(|h| h.alloca_name(inst))
+                    .ok_or("optimised out")?;
+                let mut named = view.locals.iter().enumerate().filter(|(_, n)| *n == name);
+                let (Some((a, _)), None) = (named.next(), named.next()) else {
+                    return Err("optimised out (its memory is not known)");
+                };
+                let words = self.rec.local_words.get(a).copied().unwrap_or(0) as u64;
+                let word = l.bit / 32;
+                let last = l.bit.saturating_add(l.leaf.size.max(1) - 1) / 32;
+                if last >= words {
+                    return Err("optimised out (past the end of its memory)");
+                }
+                let time = self.t(q);
+                let read = |w: u64| {
+                    u64::from(
+                        self.rec
+                            .value(Slot::Local(a as u32, w as u32), time, self.lane),
+                    )
+                };
+                let lo = read(word);
+                let hi = if last > word { read(word + 1) } else { 0 };
+                Ok((lo | hi << 32) >> (l.bit % 32))
+            }
             Held::Def(inst) => {
                 let view = &self.target.program.view;
                 let Some(var) = view.vars.iter().find(|x| x.def == Some(inst)) else {
