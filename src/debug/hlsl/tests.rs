@@ -109,22 +109,96 @@ fn node(m: &mut Module, ops: Vec<Option<MdId>>) -> MdId {
 
 /// The compute program of [`HLSL`] as dxc -Zi -Od leaves it, `sq` inlined. With
 /// `debug` false: the same instructions without any debug info.
+/// The module constants and strings the DXIL metadata of a cs_6_0 program with one raw
+/// UAV `u0` and `[numthreads(4, 1, 1)]` names; made before the body, as dxc orders them.
+#[derive(Clone, Copy)]
+struct ComputeNames {
+    shader_kind: Option<MdId>,
+    six: Option<MdId>,
+    zero: Option<MdId>,
+    four: Option<MdId>,
+    one: Option<MdId>,
+    eleven: Option<MdId>,
+    f1: Option<MdId>,
+    uname: Option<MdId>,
+    ename: Option<MdId>,
+}
+
+impl ComputeNames {
+    fn new(mb: &mut Mb) -> ComputeNames {
+        let cmd = |mb: &mut Mb, bits: u32, v: i64| {
+            let c = mb.ci(bits, v);
+            let ty = mb.ty_of(c);
+            Some(mb.md(Metadata::Value { ty, value: c }))
+        };
+        let shader_kind = Some(mb.md(Metadata::String(b"cs".to_vec())));
+        let (six, zero) = (cmd(mb, 32, 6), cmd(mb, 32, 0));
+        let (four, one) = (cmd(mb, 32, 4), cmd(mb, 32, 1));
+        let (eleven, f1) = (cmd(mb, 32, 11), cmd(mb, 1, 0));
+        let uname = Some(mb.md(Metadata::String(b"u".to_vec())));
+        let ename = Some(mb.md(Metadata::String(b"main".to_vec())));
+        ComputeNames {
+            shader_kind,
+            six,
+            zero,
+            four,
+            one,
+            eleven,
+            f1,
+            uname,
+            ename,
+        }
+    }
+
+    /// DXIL's metadata of the finished module: shader model, the UAV, and function `fi`
+    /// as the entry point.
+    fn finish(&self, m: &mut Module, fi: usize) {
+        let ComputeNames {
+            shader_kind,
+            six,
+            zero,
+            four,
+            one,
+            eleven,
+            f1,
+            uname,
+            ename,
+        } = *self;
+        let model = node(m, vec![shader_kind, six, zero]);
+        let uav = node(
+            m,
+            vec![zero, None, uname, zero, zero, one, eleven, f1, f1, f1, None],
+        );
+        let uavs = node(m, vec![Some(uav)]);
+        let res = node(m, vec![None, Some(uavs), None, None]);
+        let threads = node(m, vec![four, one, one]);
+        let props = node(m, vec![four, Some(threads)]);
+        let func = &m.functions[fi];
+        let fv = Metadata::Value {
+            ty: func.ptr_ty,
+            value: func.value,
+        };
+        m.metadata.push(fv);
+        let fmd = MdId(m.metadata.len() as u32 - 1);
+        let entry = node(m, vec![Some(fmd), ename, None, Some(res), Some(props)]);
+        for (n, id) in [
+            ("dx.shaderModel", model),
+            ("dx.resources", res),
+            ("dx.entryPoints", entry),
+        ] {
+            m.named_metadata.push(NamedMetadata {
+                name: n.into(),
+                ops: vec![id],
+            });
+        }
+    }
+}
+
 fn module(debug: bool, damage: Damage) -> Module {
     let mut mb = Mb::new(DL);
     let (i32t, f32t, void) = (mb.int(32), mb.t(Type::Float), mb.void());
     let (i64t, mdt) = (mb.int(64), mb.t(Type::Metadata));
-    // Module constants the DXIL metadata names.
-    let cmd = |mb: &mut Mb, bits: u32, v: i64| {
-        let c = mb.ci(bits, v);
-        let ty = mb.ty_of(c);
-        Some(mb.md(Metadata::Value { ty, value: c }))
-    };
-    let shader_kind = Some(mb.md(Metadata::String(b"cs".to_vec())));
-    let (six, zero) = (cmd(&mut mb, 32, 6), cmd(&mut mb, 32, 0));
-    let (four, one) = (cmd(&mut mb, 32, 4), cmd(&mut mb, 32, 1));
-    let (eleven, f1) = (cmd(&mut mb, 32, 11), cmd(&mut mb, 1, 0));
-    let uname = Some(mb.md(Metadata::String(b"u".to_vec())));
-    let ename = Some(mb.md(Metadata::String(b"main".to_vec())));
+    let names = ComputeNames::new(&mut mb);
 
     // Debug records.
     let file_name = s(&mut mb, "shader.hlsl");
@@ -357,34 +431,7 @@ fn module(debug: bool, damage: Damage) -> Module {
         }
     }
 
-    // DXIL's metadata: shader model, the UAV, the entry point with [numthreads(4,1,1)].
-    let model = node(&mut m, vec![shader_kind, six, zero]);
-    let uav = node(
-        &mut m,
-        vec![zero, None, uname, zero, zero, one, eleven, f1, f1, f1, None],
-    );
-    let uavs = node(&mut m, vec![Some(uav)]);
-    let res = node(&mut m, vec![None, Some(uavs), None, None]);
-    let threads = node(&mut m, vec![four, one, one]);
-    let props = node(&mut m, vec![four, Some(threads)]);
-    let func = &m.functions[fi];
-    let fv = Metadata::Value {
-        ty: func.ptr_ty,
-        value: func.value,
-    };
-    m.metadata.push(fv);
-    let fmd = MdId(m.metadata.len() as u32 - 1);
-    let entry = node(&mut m, vec![Some(fmd), ename, None, Some(res), Some(props)]);
-    for (n, id) in [
-        ("dx.shaderModel", model),
-        ("dx.resources", res),
-        ("dx.entryPoints", entry),
-    ] {
-        m.named_metadata.push(NamedMetadata {
-            name: n.into(),
-            ops: vec![id],
-        });
-    }
+    names.finish(&mut m, fi);
     m
 }
 

@@ -15,8 +15,8 @@
 )]
 
 use super::{
-    BASIC_TYPE, COMPILE_UNIT, COMPOSITE_TYPE, DERIVED_TYPE, DL, EXPRESSION, FILE, LOCAL_VAR,
-    SUBPROGRAM, di, loc, node, r, run_cmd, s, target,
+    BASIC_TYPE, COMPILE_UNIT, COMPOSITE_TYPE, ComputeNames, DERIVED_TYPE, DL, EXPRESSION, FILE,
+    LOCAL_VAR, SUBPROGRAM, di, loc, r, run_cmd, s, target,
 };
 use crate::debug::{DebugOptions, Debugger, LaneSelect};
 use crate::dxil::dxop::DxOp;
@@ -48,17 +48,7 @@ fn module() -> Module {
     let mut mb = Mb::new(DL);
     let (i32t, f32t, void) = (mb.int(32), mb.t(Type::Float), mb.void());
     let mdt = mb.t(Type::Metadata);
-    let cmd = |mb: &mut Mb, bits: u32, v: i64| {
-        let c = mb.ci(bits, v);
-        let ty = mb.ty_of(c);
-        Some(mb.md(Metadata::Value { ty, value: c }))
-    };
-    let shader_kind = Some(mb.md(Metadata::String(b"cs".to_vec())));
-    let (six, zero) = (cmd(&mut mb, 32, 6), cmd(&mut mb, 32, 0));
-    let (four, one) = (cmd(&mut mb, 32, 4), cmd(&mut mb, 32, 1));
-    let (eleven, f1) = (cmd(&mut mb, 32, 11), cmd(&mut mb, 1, 0));
-    let uname = Some(mb.md(Metadata::String(b"u".to_vec())));
-    let ename = Some(mb.md(Metadata::String(b"main".to_vec())));
+    let names = ComputeNames::new(&mut mb);
 
     let file_name = s(&mut mb, "mem.hlsl");
     let dir = s(&mut mb, "");
@@ -286,33 +276,7 @@ fn module() -> Module {
         body.values[(v.0 - FIRST) as usize].name = Some(name.into());
     }
 
-    let model = node(&mut m, vec![shader_kind, six, zero]);
-    let uav = node(
-        &mut m,
-        vec![zero, None, uname, zero, zero, one, eleven, f1, f1, f1, None],
-    );
-    let uavs = node(&mut m, vec![Some(uav)]);
-    let res = node(&mut m, vec![None, Some(uavs), None, None]);
-    let threads = node(&mut m, vec![four, one, one]);
-    let props = node(&mut m, vec![four, Some(threads)]);
-    let func = &m.functions[fi];
-    let fv = Metadata::Value {
-        ty: func.ptr_ty,
-        value: func.value,
-    };
-    m.metadata.push(fv);
-    let fmd = MdId(m.metadata.len() as u32 - 1);
-    let entry = node(&mut m, vec![Some(fmd), ename, None, Some(res), Some(props)]);
-    for (n, id) in [
-        ("dx.shaderModel", model),
-        ("dx.resources", res),
-        ("dx.entryPoints", entry),
-    ] {
-        m.named_metadata.push(NamedMetadata {
-            name: n.into(),
-            ops: vec![id],
-        });
-    }
+    names.finish(&mut m, fi);
     m
 }
 
