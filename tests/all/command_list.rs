@@ -137,12 +137,21 @@ fn list_example_pictures_match_goldens() {
 /// them). `gpu_driven` draws through an `ExecuteIndirect` whose arguments and count a
 /// dispatch of the same list wrote; `deferred` samples three render targets the list
 /// wrote and tonemaps in a compute pass; `cube_map` renders a cube's faces slice by
-/// slice and samples it as a `TextureCube`.
+/// slice and samples it as a `TextureCube`, `cube_map_one_pass` renders them in one draw
+/// through a geometry program's `SV_RenderTargetArrayIndex`; `particles` streams out
+/// a geometry program's particle step and draws the buffer with `draw_auto`
+/// (`stage_examples` checks what their pictures do not show).
 #[test]
 fn frame_examples_run_and_match_goldens() {
     let dir = common::root().join("examples/frames");
     let mut failures = Vec::new();
-    for (name, commands) in [("cube_map", 13), ("deferred", 7), ("gpu_driven", 3)] {
+    for (name, commands) in [
+        ("cube_map", 13),
+        ("cube_map_one_pass", 8),
+        ("deferred", 7),
+        ("gpu_driven", 3),
+        ("particles", 3),
+    ] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.toml")))
             .unwrap()
             .replace("../../shaders", "SHADERS");

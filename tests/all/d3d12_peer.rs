@@ -30,7 +30,9 @@
 //!   four streams into four buffers ([`four_streams_against_the_peer`]: the peer
 //!   captures stream 0 only, saying so, and that stream is compared);
 //! - whole command lists ([`lists`]): every list example and frame, and random lists,
-//!   each named resource compared after the list.
+//!   each named resource compared after the list; the frames with a geometry program
+//!   ([`stages`]: the one-pass cube map's faces and depth, the particle step's
+//!   stream-output records and counter), from plans written by hand.
 //!
 //! Each difference must be zero or explained by a rule, stated in [`Rule`] with its
 //! source and tolerance: the peer's deviations from the D3D11.3 text, and choices the
@@ -3435,3 +3437,4 @@ fn four_streams_against_the_peer() {
 }
 
 mod lists;
+mod stages;

@@ -55,6 +55,7 @@ mod raytracing;
 mod sampling_lavapipe;
 mod scale_docs;
 mod shader_test;
+mod stage_examples;
 mod stream_output;
 mod tessellate;
 mod tessellation_stages;

@@ -13,8 +13,9 @@
 //! ([`Unexpressible`]): multisampled resources, geometry, tessellation and mesh stages,
 //! SM 6.6 descriptor heaps, UAV counters and rays inside a list (their single-command
 //! forms have peer tests of their own), and an indirect dispatch with a count buffer,
-//! which vkd3d 1.2 skips ([`PEER_NO_DISPATCH_COUNT`]). Every list example and frame is
-//! expressible and compared ([`list_examples_match_the_peer`]); `tests/jobs/` holds no
+//! which vkd3d 1.2 skips ([`PEER_NO_DISPATCH_COUNT`]). Every list example and frame
+//! without a geometry program is expressible and compared
+//! ([`list_examples_match_the_peer`]; those with one by [`super::stages`]); `tests/jobs/` holds no
 //! list job files (its list tests write their jobs inline).
 //!
 //! On Mesa 22.3.6 lavapipe with vkd3d 1.2 (5 December 2026), 2,000 random lists
@@ -805,6 +806,9 @@ fn list_examples_match_the_peer() {
         .flat_map(|d| std::fs::read_dir(common::root().join(d)).unwrap().flatten())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        // Lists with a geometry program (the one-pass cube map, the particles) are
+        // compared by `stages`, from plans written by hand.
+        .filter(|p| !std::fs::read_to_string(p).unwrap().contains("\ngs = "))
         .collect();
     jobs.sort();
     assert!(jobs.len() >= 6, "the list examples are missing");

@@ -1,0 +1,52 @@
+// build: vs_5_0 vs_main particles
+// build: gs_5_0 gs_main particles
+//
+// One step of a particle system, run by a geometry program and kept by stream output
+// (examples/frames/particles.toml). Each particle is one point: position, velocity,
+// colour and size. The geometry program moves it by its velocity and gravity over one
+// time step (p + v dt + g dt² / 2, v + g dt) and streams it out as one point, unless it
+// fell through the floor (y below -1): a dead particle is not written, so the filled
+// size counts only the living. The frame's next draw reads the stream-output buffer with
+// DrawAuto and expands each point into a camera-facing quad (geometry_sprites.hlsl).
+// dt = 0.25 and g = (0, -2, 0), so a step of dyadic values stays exact. The step draw
+// rasterizes nothing; its geometry program still writes SV_Position (the point seen from
+// geometry_sprites' camera), which dxlane's linker asks of the last stage before the
+// rasterizer even when no stream reaches it.
+
+struct Particle
+{
+    float3 pos : POSITION;
+    float3 vel : VELOCITY;
+    float4 color : COLOR;
+    float size : PSIZE;
+};
+
+struct Stepped
+{
+    float4 clip : SV_Position;
+    float3 pos : POSITION;
+    float3 vel : VELOCITY;
+    float4 color : COLOR;
+    float size : PSIZE;
+};
+
+static const float dt = 0.25;
+static const float3 gravity = float3(0, -2, 0);
+
+Particle vs_main(Particle p)
+{
+    return p;
+}
+
+[maxvertexcount(1)]
+void gs_main(point Particle p[1], inout PointStream<Stepped> stream)
+{
+    Stepped o;
+    o.color = p[0].color;
+    o.size = p[0].size;
+    o.pos = p[0].pos + p[0].vel * dt + gravity * (0.5 * dt * dt);
+    o.vel = p[0].vel + gravity * dt;
+    o.clip = float4(o.pos.xy, o.pos.z * 0.5, o.pos.z);
+    if (o.pos.y >= -1)
+        stream.Append(o);
+}
