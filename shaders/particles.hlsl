@@ -2,8 +2,9 @@
 // build: gs_5_0 gs_main particles
 //
 // One step of a particle system, run by a geometry program and kept by stream output
-// (examples/frames/particles.toml). Each particle is one point: position, velocity,
-// colour and size. The geometry program moves it by its velocity and gravity over one
+// (examples/frames/particles.toml). Each particle is one point: position and size
+// (POSITION.w), velocity and colour, 44 bytes (no scalar element, so no signature
+// packing moves a component of one element into another's register). The geometry program moves it by its velocity and gravity over one
 // time step (p + v dt + g dt² / 2, v + g dt) and streams it out as one point, unless it
 // fell through the floor (y below -1): a dead particle is not written, so the filled
 // size counts only the living. The frame's next draw reads the stream-output buffer with
@@ -15,19 +16,17 @@
 
 struct Particle
 {
-    float3 pos : POSITION;
+    float4 pos : POSITION;
     float3 vel : VELOCITY;
     float4 color : COLOR;
-    float size : PSIZE;
 };
 
 struct Stepped
 {
     float4 clip : SV_Position;
-    float3 pos : POSITION;
+    float4 pos : POSITION;
     float3 vel : VELOCITY;
     float4 color : COLOR;
-    float size : PSIZE;
 };
 
 static const float dt = 0.25;
@@ -43,8 +42,8 @@ void gs_main(point Particle p[1], inout PointStream<Stepped> stream)
 {
     Stepped o;
     o.color = p[0].color;
-    o.size = p[0].size;
-    o.pos = p[0].pos + p[0].vel * dt + gravity * (0.5 * dt * dt);
+    o.pos.xyz = p[0].pos.xyz + p[0].vel * dt + gravity * (0.5 * dt * dt);
+    o.pos.w = p[0].pos.w;
     o.vel = p[0].vel + gravity * dt;
     o.clip = float4(o.pos.xy, o.pos.z * 0.5, o.pos.z);
     if (o.pos.y >= -1)

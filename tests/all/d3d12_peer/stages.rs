@@ -138,10 +138,9 @@ fn one_pass_cube_map_matches_the_peer() {
 /// particles out through one `BufferFilledSize` counter, nothing rasterized (D3D11.3
 /// §14: records in input order, the dropped particle not written). The 11 records and
 /// the counter must equal dxlane's word for word. The peer writes every component of a
-/// declared element's register (see [`stream_output_matches_the_peer`]): PSIZE shares
-/// POSITION's register (its w), so the peer may write words past a record's declared
-/// ones, which the next record or nothing rewrites; the words after the last record are
-/// not compared.
+/// declared element's register (see [`stream_output_matches_the_peer`]): VELOCITY's
+/// fourth word lands on COLOR.x, which the COLOR entry then writes, so every record's
+/// words are compared.
 #[test]
 fn particle_step_matches_the_peer() {
     let test = "d3d12_peer::particle_step_matches_the_peer";
@@ -169,15 +168,13 @@ fn particle_step_matches_the_peer() {
     plan.line("root_signature rs");
     plan.line(format!("vs {vs}"));
     plan.line(format!("gs {gs}"));
-    plan.line("input POSITION 0 R32G32B32_FLOAT");
+    plan.line("input POSITION 0 R32G32B32A32_FLOAT");
     plan.line("input VELOCITY 0 R32G32B32_FLOAT");
     plan.line("input COLOR 0 R32G32B32A32_FLOAT");
-    plan.line("input PSIZE 0 R32_FLOAT");
     plan.line("topology_type point");
-    plan.line("so_entry POSITION 0 count=3");
+    plan.line("so_entry POSITION 0 count=4");
     plan.line("so_entry VELOCITY 0 count=3");
     plan.line("so_entry COLOR 0 count=4");
-    plan.line("so_entry PSIZE 0 start=3 count=1");
     plan.line("so_strides 44");
     plan.line("rasterized_stream none");
     plan.line("end");
