@@ -57,10 +57,11 @@ fn words(r: &ListResult, index: usize) -> Vec<u32> {
         .collect()
 }
 
-/// D3D11.3 §15.5 ("Geometry Shader Output": SV_RenderTargetArrayIndex selects the slice
-/// of a render-target array view a primitive is drawn into) and §5.3.3 (a cube texture
-/// is an array of six 2D faces): one draw whose geometry program emits the triangle once
-/// per face with the face's index draws, into a view of all six faces, exactly what six
+/// D3D11.3's geometry-shader chapter (`SV_RenderTargetArrayIndex` selects the slice of
+/// a render-target array view a primitive is drawn into) and D3D12's cube textures (a
+/// cube is a 2D array of six faces; a render-target view of it is a 2D-array view):
+/// one draw whose geometry program emits the triangle once per face with the face's
+/// index draws, into a view of all six faces, exactly what six
 /// draws into single-face views draw. The cube (every face, cleared colours included)
 /// and the cross sampled from it equal the face-by-face frame's bit for bit, and one
 /// face's texel is worked out by hand: face 3's triangle has corners (16.5, 4), (26.5,
@@ -104,11 +105,11 @@ fn a_cube_map_in_one_pass_equals_the_face_by_face_frame() {
     }
 }
 
-/// A face index past the view's slices draws into the view's first slice (D3D11.3
-/// §15.5: "If the value is out of range of the available slices, slice 0 is used"; the
-/// view starts at slice 0 here): with a view of faces 0 to 2 only, copies 3, 4 and 5
-/// all land in face 0, the last drawn (copy 5, furthest right) on top, and faces 3 to 5
-/// keep their clear colour everywhere.
+/// A face index past the view's slices draws into the view's first slice (D3D12: an
+/// out-of-range render-target array index makes the effective index 0; as
+/// `command_list::an_array_index_past_the_view_renders_to_its_first_slice`, here with
+/// a depth view of as many slices): with views of faces 0 to 2 only, copies 3, 4 and 5
+/// all land in face 0 and faces 3 to 5 keep their clear colour everywhere.
 #[test]
 fn a_face_index_past_the_view_draws_into_its_first_slice() {
     let edit = |t: String| {
@@ -198,7 +199,7 @@ fn with_statistics(text: String) -> String {
     )
 }
 
-/// D3D11.3 §14.4 (stream output writes the primitives that leave the geometry program,
+/// D3D11.3 §14 (stream output writes the primitives that leave the geometry program,
 /// in order; the filled size counts the bytes written) and D3D11's `DrawAuto` (the
 /// vertex count is the filled size over vertex buffer 0's stride): the step keeps 11 of
 /// the 12 particles (particle 10 falls to y = −1.1875), writes them in input order as

@@ -421,3 +421,39 @@ fn no_rasterized_stream_draws_nothing() {
     let bytes = r.targets[0].view.texture.to_bytes();
     assert!(bytes.chunks_exact(4).all(|c| c == [7, 0, 0, 0]));
 }
+
+/// `why` in a domain lane names `SV_DomainLocation` by its semantic (DXBC's `vDomain`
+/// has no `v#` register; it used to print as `v4294967295`) and gives its value: the
+/// tessellation example's domain program copies (u, v) into COLOR's x and y (`o1`), and
+/// domain point 4 of its patch (quad, fractional_odd, edges 2.5, 5, 7.5, 3.2, inside 6,
+/// 4.4) is (0.19999695, 0) (`dxlane tessellate --domain quad --partitioning
+/// fractional_odd --output triangle_cw --edges 2.5,5,7.5,3.2 --inside 6,4.4`: point 4;
+/// D3D11.3 §11.7.5's fixed-point placement, 0x3e4ccc00), so `why o1.x` ends at
+/// `SV_DomainLocation.x = 0.19999695 (0x3e4ccc00)` and `why o1.y` at
+/// `SV_DomainLocation.y = 0.0`.
+#[test]
+fn why_in_a_domain_lane_names_sv_domain_location() {
+    use dxlane::debug::{self, DebugOptions, Debugger, LaneSelect};
+    let path = common::root().join("examples/tessellation.toml");
+    let job = dxlane::job::Job::load(&path).unwrap();
+    let p = dxlane::job::draw_run::prepare_draw(job, &common::run_options()).unwrap();
+    let target = debug::from_job(&p).unwrap();
+    let lane = LaneSelect::Domain {
+        patch: 0,
+        point: 4,
+        instance: 0,
+    };
+    let mut d = Debugger::open(target, lane, DebugOptions::default()).unwrap();
+    d.execute("continue").unwrap();
+    let x = d.execute("why o1.x").unwrap();
+    assert!(
+        x.contains("SV_DomainLocation.x = 0.19999695 (0x3e4ccc00): an input of the lane"),
+        "{x}"
+    );
+    let y = d.execute("why o1.y").unwrap();
+    assert!(
+        y.contains("SV_DomainLocation.y = 0.0 (0x00000000): an input of the lane"),
+        "{y}"
+    );
+    assert!(!x.contains("v4294967295") && !y.contains("v4294967295"));
+}

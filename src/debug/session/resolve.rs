@@ -89,7 +89,10 @@ impl Debugger {
             crate::ir::ComponentType::SInt => Ty::Int,
             _ => Ty::UInt,
         };
+        // An element without a register (SV_DomainLocation's vDomain,
+        // SV_OutputControlPointID, …) has no `v#` to name it by: its semantic names it.
         let named = dxbc
+            && e.register != crate::ir::io::NO_REGISTER
             && !matches!(
                 e.sv,
                 crate::ir::SysValue::Depth
