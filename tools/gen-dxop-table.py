@@ -23,9 +23,12 @@ Where each fact comes from:
   function-type switch of the same file (OPCODE-OLOAD-FUNCS), which hctdb.py generates
   from each operation's parameter list. That switch covers opcodes 0-225; operations
   after it have no signature here (the decoder then checks opcode and class only).
-* Opcodes DXIL.rst lists that the transcription lacks (vector reductions, FDot,
-  experimental operations) get no class: a call to them is recognised by opcode and
-  name only.
+* The SM 6.9 vector reductions and FDot (309-311), which hctdb.py's generated table
+  did not hold when it was transcribed: class, overloads and attribute from
+  DirectX-Specs proposal 0030 "DXIL Vectors" (`dx.op.vectorReduce.v<N><T>` over
+  i1/i8/i16/i32/i64, `dx.op.dot.v<N><T>` over half/float).
+* Opcodes DXIL.rst lists that the transcription lacks (experimental operations) get no
+  class: a call to them is recognised by opcode and name only.
 
 Overload letters (hctdb.py): h half, f float, d double, 1 i1, 8 i8, w i16, i i32,
 l i64, u user-defined type, o object, v none; a trailing '<' means vector overloads.
@@ -353,6 +356,9 @@ HCT = """
 306 reserved v -
 307 reserved v -
 308 reserved v -
+309 vectorReduce 18wil< rn
+310 vectorReduce 18wil< rn
+311 dot hf< rn
 """
 
 ATTR = {

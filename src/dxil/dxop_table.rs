@@ -632,11 +632,11 @@ pub enum DxOp {
     ReservedD2 = 307,
     /// Opcode 308.
     ReservedD3 = 308,
-    /// Opcode 309.
+    /// Opcode 309, called through `dx.op.vectorReduce`.
     VectorReduceAnd = 309,
-    /// Opcode 310.
+    /// Opcode 310, called through `dx.op.vectorReduce`.
     VectorReduceOr = 310,
-    /// Opcode 311.
+    /// Opcode 311, called through `dx.op.dot`.
     FDot = 311,
     /// Opcode 0x80000000.
     ExperimentalNop = 2147483648,
@@ -1376,9 +1376,9 @@ pub static CORE_OPS: &[DxOpInfo] = &[
     DxOpInfo { op: DxOp::ReservedD1, opcode: 306, name: "ReservedD1", description: "reserved", class: Some("reserved"), overloads: "v", attr: OpAttr::None, signature: None },
     DxOpInfo { op: DxOp::ReservedD2, opcode: 307, name: "ReservedD2", description: "reserved", class: Some("reserved"), overloads: "v", attr: OpAttr::None, signature: None },
     DxOpInfo { op: DxOp::ReservedD3, opcode: 308, name: "ReservedD3", description: "reserved", class: Some("reserved"), overloads: "v", attr: OpAttr::None, signature: None },
-    DxOpInfo { op: DxOp::VectorReduceAnd, opcode: 309, name: "VectorReduceAnd", description: "Bitwise AND reduction of the vector returning a scalar", class: None, overloads: "", attr: OpAttr::Unknown, signature: None },
-    DxOpInfo { op: DxOp::VectorReduceOr, opcode: 310, name: "VectorReduceOr", description: "Bitwise OR reduction of the vector returning a scalar", class: None, overloads: "", attr: OpAttr::Unknown, signature: None },
-    DxOpInfo { op: DxOp::FDot, opcode: 311, name: "FDot", description: "computes the n-dimensional vector dot-product", class: None, overloads: "", attr: OpAttr::Unknown, signature: None },
+    DxOpInfo { op: DxOp::VectorReduceAnd, opcode: 309, name: "VectorReduceAnd", description: "Bitwise AND reduction of the vector returning a scalar", class: Some("vectorReduce"), overloads: "18wil<", attr: OpAttr::ReadNone, signature: None },
+    DxOpInfo { op: DxOp::VectorReduceOr, opcode: 310, name: "VectorReduceOr", description: "Bitwise OR reduction of the vector returning a scalar", class: Some("vectorReduce"), overloads: "18wil<", attr: OpAttr::ReadNone, signature: None },
+    DxOpInfo { op: DxOp::FDot, opcode: 311, name: "FDot", description: "computes the n-dimensional vector dot-product", class: Some("dot"), overloads: "hf<", attr: OpAttr::ReadNone, signature: None },
 ];
 
 /// Experimental operations (opcodes from 0x8000_0000), in order.

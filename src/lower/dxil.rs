@@ -89,6 +89,7 @@ mod resources;
 mod stage;
 #[cfg(test)]
 mod tests;
+mod vectors;
 
 use std::collections::HashMap;
 
@@ -530,6 +531,7 @@ fn fn_lower<'m>(
         blocks: Vec::new(),
         inst: 0,
         precise_kind: m.metadata_kind("dx.precise"),
+        lane: None,
         io,
     })
 }
