@@ -292,9 +292,12 @@ pub fn decode_call<'m>(
         // A native-vector overload (SM 6.9): the overload type is `<N x T>`, and a
         // result of a fixed scalar type (isSpecialFloat's i1, unaryBits' i32) is a
         // vector of N of them (DirectX-Specs 0030 "DXIL Vectors", elementwise overloads).
-        let overload_at = codes.clone().zip(types.clone()).find(|(c, _)| *c == "o");
-        let vector_len = match overload_at.map(|(_, t)| (t, m.ty(t))) {
-            Some((t, Some(Type::Vector { .. }))) => Some(
+        let vector_at = codes
+            .clone()
+            .zip(types.clone())
+            .find(|(c, t)| *c == "o" && matches!(m.ty(*t), Some(Type::Vector { .. })));
+        let vector_len = match vector_at {
+            Some((_, t)) => Some(
                 vector_overload(m, info, t)
                     .map_err(|what| err(format!("{what} (@{})", callee_fn.name)))?,
             ),

@@ -501,3 +501,201 @@ fn vector_phis_and_vectors_in_memory() {
     // Three doublings: 8·(1 … 6); element 3 is 32, element 0 is 8.
     assert_eq!(words(&out[0]), [32, 8]);
 }
+
+/// Proposal 0038 "16 bit isSpecialFloat DXIL Op" (SM 6.9): `IsNaN`, `IsInf`,
+/// `IsFinite` and `IsNormal` on `half` values, called with the f16 overload and with
+/// the `<8 x half>` vector overload, decided on the binary16 bits (exponent 0x1f: ∞ when
+/// the mantissa is 0, NaN otherwise; exponent 0: zero or denormal, finite but not
+/// normal). The inputs are +∞, −∞, a quiet NaN, a signalling NaN, 65504 (the largest
+/// finite), the smallest denormal, +0 and −0.
+#[test]
+fn half_is_special_float() {
+    let mut mb = Mb::new(DL16);
+    mb.block();
+    let i32t = mb.int(32);
+    let i1 = mb.int(1);
+    let f16t = mb.t(Type::Half);
+    let hv = mb.vector(8, f16t);
+    let bv = mb.vector(8, i1);
+    let iv = mb.vector(8, i32t);
+    let h0 = mb.handle(1, 0, 0);
+    let h1 = mb.handle(1, 1, 1);
+    let u = mb.undef(i32t);
+    let zero = mb.ci(32, 0);
+    let v = vload(&mut mb, h0, zero, u, hv, "v8f16");
+    let ops = [DxOp::IsNaN, DxOp::IsInf, DxOp::IsFinite, DxOp::IsNormal];
+    for (o, op) in ops.iter().enumerate() {
+        for k in 0..8 {
+            let kk = mb.ci(32, k);
+            let e = mb.extract_element(v, kk);
+            let r = mb.dx("isSpecialFloat.f16", *op, &[e], i1);
+            let w = mb.cast(CastOp::ZExt, r, i32t);
+            let addr = mb.ci(32, 4 * (8 * o as i64 + k));
+            mb.store_word(h1, addr, w);
+        }
+        let r = mb.dx("isSpecialFloat.v8f16", *op, &[v], bv);
+        let w = mb.cast(CastOp::ZExt, r, iv);
+        let addr = mb.ci(32, 128 + 32 * o as i64);
+        vstore(&mut mb, h1, addr, u, w, "v8i32");
+    }
+    let program = container(mb, &[Uav::Raw, Uav::Raw], [1, 1, 1]);
+    let halves = [
+        0x7c00u16, 0xfc00, 0x7e00, 0x7c01, 0x7bff, 0x0001, 0x0000, 0x8000,
+    ];
+    let input: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let out = run_both(&program, &[Uav::Raw, Uav::Raw], &[input, vec![0; 256]]);
+    let want: [[u32; 8]; 4] = [
+        [0, 0, 1, 1, 0, 0, 0, 0], // IsNaN
+        [1, 1, 0, 0, 0, 0, 0, 0], // IsInf
+        [0, 0, 0, 0, 1, 1, 1, 1], // IsFinite
+        [0, 0, 0, 0, 1, 0, 0, 0], // IsNormal
+    ];
+    let w = words(&out[1]);
+    assert_eq!(&w[..32], want.concat(), "the f16 overload");
+    assert_eq!(&w[32..], want.concat(), "the <8 x half> overload");
+}
+
+/// Loads `program` and returns the lowering's refusal.
+fn refusal(program: &[u8]) -> String {
+    match load(program, &LoadOptions::default()) {
+        Ok(_) => panic!("loaded"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A module whose body is `body` (given the `<n x float>` type of the first argument it
+/// asks for), as a `cs_6_9` container with one raw UAV.
+fn module_with(n: u64, body: impl FnOnce(&mut Mb, TypeId)) -> Vec<u8> {
+    let mut mb = Mb::new(DL16);
+    mb.block();
+    let f32t = mb.t(Type::Float);
+    let vt = mb.vector(n, f32t);
+    body(&mut mb, vt);
+    container(mb, &[Uav::Raw], [1, 1, 1])
+}
+
+/// 0026 "HLSL Long Vectors": at most 1024 elements; 0030: a single-element vector is a
+/// scalar in DXIL. A vector past 1024 — in a `RawBufferVectorLoad`, in plain LLVM
+/// arithmetic, or of 2^40 elements, which nothing may size anything by — and a vector of
+/// one element are refused naming the function and the instruction.
+#[test]
+fn vector_lengths_past_the_limit_are_refused() {
+    for n in [1025u64, 1 << 40] {
+        let p = module_with(n, |mb, vt| {
+            let h = mb.handle(1, 0, 0);
+            let i32t = mb.int(32);
+            let u = mb.undef(i32t);
+            let zero = mb.ci(32, 0);
+            let tag = format!("v{n}f32");
+            let x = vload(mb, h, zero, u, vt, &tag);
+            let y = mb.bin(BinOp::Add, x, x, vt);
+            vstore(mb, h, zero, u, y, &tag);
+        });
+        let e = refusal(&p);
+        assert!(e.contains("@main") && e.contains("instruction"), "{e}");
+        assert!(e.contains(&format!("{n} elements")), "{e}");
+    }
+    let p = module_with(2000, |mb, vt| {
+        let z = mb.c(vt, Constant::Null);
+        let y = mb.bin(BinOp::Add, z, z, vt);
+        let h = mb.handle(1, 0, 0);
+        let i32t = mb.int(32);
+        let zero = mb.ci(32, 0);
+        let k = mb.extract_element(y, zero);
+        let w = mb.cast(CastOp::BitCast, k, i32t);
+        mb.store_word(h, zero, w);
+    });
+    let e = refusal(&p);
+    assert!(
+        e.contains("instruction 0") && e.contains("a vector of 2000 elements"),
+        "{e}"
+    );
+    let p = module_with(1, |mb, vt| {
+        let z = mb.c(vt, Constant::Null);
+        let a = mb.dx("unary.v1f32", DxOp::FAbs, &[z], vt);
+        let h = mb.handle(1, 0, 0);
+        let zero = mb.ci(32, 0);
+        let i32t = mb.int(32);
+        let k = mb.extract_element(a, zero);
+        let w = mb.cast(CastOp::BitCast, k, i32t);
+        mb.store_word(h, zero, w);
+    });
+    let e = refusal(&p);
+    assert!(e.contains("FAbs on a vector of 1 elements"), "{e}");
+}
+
+/// Only the operations DXIL gives vector overloads take vectors, and only of their
+/// element types (0030 Appendix 1; hctdb.py's overload letters): `IsInf` of `<4 x i32>`,
+/// `Dot2` of vectors and `FDot` of doubles are refused, as is a `RawBufferVectorLoad`
+/// whose alignment is not a constant.
+#[test]
+fn wrong_vector_overloads_are_refused() {
+    let p = module_with(4, |mb, _| {
+        let i32t = mb.int(32);
+        let i1 = mb.int(1);
+        let iv = mb.vector(4, i32t);
+        let bv = mb.vector(4, i1);
+        let z = mb.c(iv, Constant::Null);
+        let r = mb.dx("isSpecialFloat.v4i32", DxOp::IsInf, &[z], bv);
+        let zero = mb.ci(32, 0);
+        let b = mb.extract_element(r, zero);
+        let w = mb.cast(CastOp::ZExt, b, i32t);
+        let h = mb.handle(1, 0, 0);
+        mb.store_word(h, zero, w);
+    });
+    let e = refusal(&p);
+    assert!(
+        e.contains("@main") && e.contains("IsInf has no vector overload of i32 elements"),
+        "{e}"
+    );
+    let p = module_with(2, |mb, vt| {
+        let f32t = mb.t(Type::Float);
+        let z = mb.c(vt, Constant::Null);
+        let d = mb.dx("dot2.v2f32", DxOp::Dot2, &[z, z, z, z], f32t);
+        let i32t = mb.int(32);
+        let w = mb.cast(CastOp::BitCast, d, i32t);
+        let zero = mb.ci(32, 0);
+        let h = mb.handle(1, 0, 0);
+        mb.store_word(h, zero, w);
+    });
+    let e = refusal(&p);
+    assert!(e.contains("Dot2 has no vector overloads"), "{e}");
+    let p = module_with(3, |mb, _| {
+        let f64t = mb.t(Type::Double);
+        let dv = mb.vector(3, f64t);
+        let z = mb.c(dv, Constant::Null);
+        let d = mb.dx("dot.v3f64", DxOp::FDot, &[z, z], f64t);
+        let i64t = mb.int(64);
+        let i32t = mb.int(32);
+        let w = mb.cast(CastOp::BitCast, d, i64t);
+        let w = mb.cast(CastOp::Trunc, w, i32t);
+        let zero = mb.ci(32, 0);
+        let h = mb.handle(1, 0, 0);
+        mb.store_word(h, zero, w);
+    });
+    let e = refusal(&p);
+    assert!(
+        e.contains("FDot has no vector overload of double elements"),
+        "{e}"
+    );
+    let p = module_with(4, |mb, vt| {
+        let h = mb.handle(1, 0, 0);
+        let i32t = mb.int(32);
+        let u = mb.undef(i32t);
+        let t = thread_x(mb);
+        let rt = resret(mb, vt, "v4f32");
+        let r = mb.dx(
+            "rawBufferVectorLoad.v4f32",
+            DxOp::RawBufferVectorLoad,
+            &[h, t, u, t],
+            rt,
+        );
+        let x = mb.extract_value(r, 0, vt);
+        vstore(mb, h, t, u, x, "v4f32");
+    });
+    let e = refusal(&p);
+    assert!(
+        e.contains("RawBufferVectorLoad with an alignment that is not a constant"),
+        "{e}"
+    );
+}
