@@ -699,3 +699,68 @@ fn wrong_vector_overloads_are_refused() {
         "{e}"
     );
 }
+
+/// 0030 Appendix 1: the wave operations have elementwise vector overloads — each element
+/// is the operation over the wave on that element. Four lanes hold (t + 1, 10, 100·t);
+/// `WaveActiveOp` Sum, `WaveReadLaneFirst`, `WaveActiveAllEqual` and the exclusive
+/// `WavePrefixOp` Sum of that `<3 x i32>` (DXIL.rst: WaveOpKind Sum = 0, SignedOpKind
+/// Signed = 0).
+#[test]
+fn wave_operations_on_vectors() {
+    let mut mb = Mb::new(DL16);
+    mb.block();
+    let i32t = mb.int(32);
+    let i1 = mb.int(1);
+    let i8t = mb.int(8);
+    let iv = mb.vector(3, i32t);
+    let bv = mb.vector(3, i1);
+    let h0 = mb.handle(1, 0, 0);
+    let h1 = mb.handle(1, 1, 1);
+    let u = mb.undef(i32t);
+    let t = thread_x(&mut mb);
+    let twelve = mb.ci(32, 12);
+    let at = mb.bin(BinOp::Mul, t, twelve, i32t);
+    let v = vload(&mut mb, h0, at, u, iv, "v3i32");
+    let sum = mb.c(i8t, Constant::Int(0));
+    let signed = mb.c(i8t, Constant::Int(0));
+    let s = mb.dx(
+        "waveActiveOp.v3i32",
+        DxOp::WaveActiveOp,
+        &[v, sum, signed],
+        iv,
+    );
+    let f = mb.dx("waveReadLaneFirst.v3i32", DxOp::WaveReadLaneFirst, &[v], iv);
+    let e = mb.dx(
+        "waveActiveAllEqual.v3i32",
+        DxOp::WaveActiveAllEqual,
+        &[v],
+        bv,
+    );
+    let e = mb.cast(CastOp::ZExt, e, iv);
+    let p = mb.dx(
+        "wavePrefixOp.v3i32",
+        DxOp::WavePrefixOp,
+        &[v, sum, signed],
+        iv,
+    );
+    let forty_eight = mb.ci(32, 48);
+    let base = mb.bin(BinOp::Mul, t, forty_eight, i32t);
+    for (j, x) in [s, f, e, p].into_iter().enumerate() {
+        let off = mb.ci(32, 12 * j as i64);
+        let addr = mb.bin(BinOp::Add, base, off, i32t);
+        vstore(&mut mb, h1, addr, u, x, "v3i32");
+    }
+    let program = container(mb, &[Uav::Raw, Uav::Raw], [4, 1, 1]);
+    let input = u32s((0..4u32).flat_map(|t| [t + 1, 10, 100 * t]));
+    let out = run_both(&program, &[Uav::Raw, Uav::Raw], &[input, vec![0; 4 * 48]]);
+    let w = words(&out[1]);
+    for t in 0..4u32 {
+        let prefix = [
+            (0..t).map(|s| s + 1).sum(),
+            10 * t,
+            (0..t).map(|s| 100 * s).sum(),
+        ];
+        let want = [[10, 40, 600], [1, 10, 0], [0, 1, 0], prefix].concat();
+        assert_eq!(&w[12 * t as usize..12 * (t as usize + 1)], want, "lane {t}");
+    }
+}
