@@ -102,6 +102,31 @@ use crate::ir::cfg::{self, Cfg, CfgError};
 use crate::ir::{Builder, DenormMode, Shader, Stage, WaveSizeReq};
 use func::FnLower;
 
+/// The highest shader model dxlane runs (DXIL 1.9's features: DirectX-Specs proposal
+/// 0033 "DXIL 1.9"), shown by `dxlane info`.
+pub const HIGHEST_SHADER_MODEL: (u8, u8) = (6, 9);
+
+/// What of the shader models up to [`HIGHEST_SHADER_MODEL`] the lowering still refuses,
+/// each with the shader model that added it.
+pub const REFUSED_FEATURES: &[&str] = &[
+    "sampler feedback (6.5)",
+    "TextureGatherRaw (6.7)",
+    "wave operations over helper lanes (6.7)",
+    "work graph node programs (6.8)",
+    "Shader Execution Reordering: HitObject operations, MaybeReorderThread (6.9)",
+    "opacity micromaps' AllocateRayQuery2 (6.9)",
+    "WaveMatch of a vector (6.9)",
+];
+
+/// The one-line statement of [`HIGHEST_SHADER_MODEL`] and [`REFUSED_FEATURES`].
+pub fn runs_statement() -> String {
+    let (major, minor) = HIGHEST_SHADER_MODEL;
+    format!(
+        "Shader Model 4.0–5.1 (DXBC) and 6.0–{major}.{minor} (DXIL), except {}",
+        REFUSED_FEATURES.join(", ")
+    )
+}
+
 /// Lowers the DXIL program of a container.
 pub fn lower_container(
     container: &Container<'_>,

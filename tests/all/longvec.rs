@@ -296,11 +296,8 @@ fn structured_half_vectors_and_the_stride() {
     assert_eq!(out[0], want);
 }
 
-/// One program using each kind of vector operation, every result stored as words to
-/// u1 (word k of the list below); u0 holds the inputs a = (1, −2, 3, −4, 5),
-/// b = (10, 20, 30, 40, 50) as i32 and f = (0.5, −1.5, 2.0, −0.0, 4.0) as float.
-#[test]
-fn every_kind_of_vector_operation() {
+/// The program of [`every_kind_of_vector_operation`].
+fn every_kind_program() -> Vec<u8> {
     let mut mb = Mb::new(DL16);
     mb.block();
     let i32t = mb.int(32);
@@ -378,7 +375,15 @@ fn every_kind_of_vector_operation() {
         mb.store_word(h1, addr, v);
         at_byte += 4;
     }
-    let program = container(mb, &[Uav::Raw, Uav::Raw], [1, 1, 1]);
+    container(mb, &[Uav::Raw, Uav::Raw], [1, 1, 1])
+}
+
+/// One program using each kind of vector operation, every result stored as words to
+/// u1 (word k of the list below); u0 holds the inputs a = (1, −2, 3, −4, 5),
+/// b = (10, 20, 30, 40, 50) as i32 and f = (0.5, −1.5, 2.0, −0.0, 4.0) as float.
+#[test]
+fn every_kind_of_vector_operation() {
+    let program = every_kind_program();
     let a_in = [1i32, -2, 3, -4, 5];
     let b_in = [10i32, 20, 30, 40, 50];
     let f_in = [0.5f32, -1.5, 2.0, -0.0, 4.0];
@@ -762,5 +767,120 @@ fn wave_operations_on_vectors() {
         ];
         let want = [[10, 40, 600], [1, 10, 0], [0, 1, 0], prefix].concat();
         assert_eq!(&w[12 * t as usize..12 * (t as usize + 1)], want, "lane {t}");
+    }
+}
+
+/// `dxlane info` on a long-vector module: the DXIL 1.9 `cs_6_9` program, and the line
+/// stating the highest shader model dxlane runs with what of it is refused; `--json`
+/// carries the same; the README states the same line with the command that shows it.
+#[test]
+fn info_states_the_highest_shader_model() {
+    let dir = crate::common::scratch().join("longvec");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("every_kind.dxil");
+    std::fs::write(&file, every_kind_program()).unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dxlane"))
+            .args(args)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run(&["info"]);
+    assert!(text.contains("cs_6_9 (part DXIL; DXIL 1.9;"), "{text}");
+    let line = format!(
+        "Runs:    dxlane runs {}",
+        dxlane::lower::dxil::runs_statement()
+    );
+    assert!(text.contains(&line), "{text}");
+    assert!(
+        line.contains("6.0–6.9 (DXIL), except sampler feedback (6.5)"),
+        "{line}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&run(&["info", "--json"])).unwrap();
+    assert_eq!(json["dxlane_runs"]["highest_shader_model"], "6.9");
+    assert_eq!(
+        json["dxlane_runs"]["refused"].as_array().unwrap().len(),
+        dxlane::lower::dxil::REFUSED_FEATURES.len()
+    );
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = dxlane::lower::dxil::runs_statement();
+    assert!(
+        readme.contains(&said) && readme.contains("dxlane info"),
+        "the README does not say {said:?}"
+    );
+}
+
+/// The refusals the statement lists are real: SER's `MaybeReorderThread` and the
+/// opacity micromaps' `AllocateRayQuery2` are refused by name (if the lowering learns
+/// them, the statement must change).
+#[test]
+fn the_listed_sm_6_9_refusals_are_refused() {
+    for (op, class) in [
+        (DxOp::MaybeReorderThread, "maybeReorderThread"),
+        (DxOp::AllocateRayQuery2, "allocateRayQuery2"),
+    ] {
+        let mut mb = Mb::new(DL16);
+        mb.block();
+        let i32t = mb.int(32);
+        let void = mb.void();
+        let z = mb.ci(32, 0);
+        let ret = if op == DxOp::AllocateRayQuery2 {
+            i32t
+        } else {
+            void
+        };
+        let r = mb.dx(class, op, &[z, z], ret);
+        if op == DxOp::AllocateRayQuery2 {
+            let h = mb.handle(1, 0, 0);
+            mb.store_word(h, z, r);
+        }
+        let e = refusal(&container(mb, &[Uav::Raw], [1, 1, 1]));
+        assert!(e.contains(&format!("{op}")), "{e}");
+    }
+}
+
+/// The listing of the long-vector modules: vector types, vector `dx.op` overloads and
+/// the SM 6.9 operations print, and (with `LLVM_DIS`) the module text equals
+/// `llvm-dis`'s line for line after the usual normalisation.
+#[test]
+fn listings_of_long_vector_modules() {
+    use dxlane::container::{Container, DxilProgramHeader};
+    for (name, program) in [
+        ("every_kind", every_kind_program()),
+        ("square_plus_1024", square_plus(1024)),
+    ] {
+        let text = dxlane::dxil::listing::disassemble(&program).unwrap();
+        if name == "every_kind" {
+            for want in [
+                "call <5 x i32> @dx.op.binary.v5i32(i32 37, <5 x i32>",
+                "call float @dx.op.dot.v5f32(i32 311, <5 x float>",
+                "call i32 @dx.op.vectorReduce.v5i32(i32 309, <5 x i32>",
+                "call %dx.types.ResRet.v5f32 @dx.op.rawBufferVectorLoad.v5f32(i32 303,",
+                "shufflevector <5 x i32>",
+            ] {
+                assert!(text.contains(want), "{name}: no {want:?} in\n{text}");
+            }
+        }
+        let Some(dis) = crate::common::llvm_dis("the long-vector listing comparison") else {
+            continue;
+        };
+        let c = Container::parse(&program).unwrap();
+        let (_, bitcode) = DxilProgramHeader::parse(c.part(FourCc::DXIL).unwrap()).unwrap();
+        let dir = crate::common::target_dir().join("longvec-llvm-dis");
+        std::fs::create_dir_all(&dir).unwrap();
+        crate::dxil_listing::compare_with_llvm_dis(
+            std::path::Path::new(&dis),
+            bitcode,
+            &dir.join(format!("{name}.bc")),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
