@@ -24,7 +24,8 @@
 //! stream operations), `hull` (hull and domain states, their words and operations; a
 //! hull program's two functions behind the phase word), `mesh` (mesh and amplification
 //! state and operations), `ray_query` (inline ray queries), `rays` (ray-tracing
-//! programs' parameters and DXR operations), `copies` (parallel copies).
+//! programs' parameters and DXR operations), `vectors` (SM 6.9 native vectors in
+//! `dx.op` calls), `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
 //! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
@@ -67,6 +68,14 @@
 //!   own.
 //! - **`waveops-include-helper-lanes`** (SM 6.7) is refused by name: wave operations
 //!   here never count helper lanes.
+//! - **Native vectors** (SM 6.9, DXIL 1.9; DirectX-Specs 0030 "DXIL Vectors") are
+//!   scalarized here: an `<N x T>` value is N leaves like any aggregate, a
+//!   vector-overloaded elementwise `dx.op` is its scalar lowering once per element,
+//!   `RawBufferVectorLoad`/`Store` are `RawBufferLoad`/`Store` of four elements at a
+//!   time, `VectorReduceAnd`/`Or` and `FDot` fold the elements in order (`vectors`). A
+//!   vector past 1024 elements (0026 "HLSL Long Vectors") is refused before anything is
+//!   sized by it. The 16-bit `IsNaN`/`IsInf`/`IsFinite`/`IsNormal` (0038) test the
+//!   binary16 bits (`ops`).
 
 #![deny(
     clippy::indexing_slicing,
