@@ -23,9 +23,15 @@ Where each fact comes from:
   function-type switch of the same file (OPCODE-OLOAD-FUNCS), which hctdb.py generates
   from each operation's parameter list. That switch covers opcodes 0-225; operations
   after it have no signature here (the decoder then checks opcode and class only).
-* Opcodes DXIL.rst lists that the transcription lacks (vector reductions, FDot,
-  experimental operations) get no class: a call to them is recognised by opcode and
-  name only.
+* The SM 6.9 vector reductions and FDot (309-311), which hctdb.py's generated table
+  did not hold when it was transcribed: class, overloads and attribute from
+  DirectX-Specs proposal 0030 "DXIL Vectors" (`dx.op.vectorReduce.v<N><T>` over
+  i1/i8/i16/i32/i64, `dx.op.dot.v<N><T>` over half/float).
+* The vector overloads (`<`) of the wave and quad operations 115, 117-123 and 166, which
+  the transcription predates: DirectX-Specs proposal 0030 "DXIL Vectors", Appendix 1
+  (its WaveMatch, 165, compares whole vectors and is left scalar here).
+* Opcodes DXIL.rst lists that the transcription lacks (experimental operations) get no
+  class: a call to them is recognised by opcode and name only.
 
 Overload letters (hctdb.py): h half, f float, d double, 1 i1, 8 i8, w i16, i i32,
 l i64, u user-defined type, o object, v none; a trailing '<' means vector overloads.
@@ -159,15 +165,15 @@ HCT = """
 112 waveGetLaneCount v rn : i32 :
 113 waveAnyTrue v - : i1 : i1
 114 waveAllTrue v - : i1 : i1
-115 waveActiveAllEqual hfd18wil - : i1 : o
+115 waveActiveAllEqual hfd18wil< - : i1 : o
 116 waveActiveBallot v - : 4i32 : i1
-117 waveReadLaneAt hfd18wil - : o : o i32
-118 waveReadLaneFirst hfd18wil - : o : o
-119 waveActiveOp hfd18wil - : o : o i8 i8
-120 waveActiveBit 8wil - : o : o i8
-121 wavePrefixOp hfd8wil - : o : o i8 i8
-122 quadReadLaneAt hfd18wil - : o : o i32
-123 quadOp hfd8wil - : o : o i8
+117 waveReadLaneAt hfd18wil< - : o : o i32
+118 waveReadLaneFirst hfd18wil< - : o : o
+119 waveActiveOp hfd18wil< - : o : o i8 i8
+120 waveActiveBit 8wil< - : o : o i8
+121 wavePrefixOp hfd8wil< - : o : o i8 i8
+122 quadReadLaneAt hfd18wil< - : o : o i32
+123 quadOp hfd8wil< - : o : o i8
 124 bitcastI16toF16 v rn : f16 : i16
 125 bitcastF16toI16 v rn : i16 : f16
 126 bitcastI32toF32 v rn : f32 : i32
@@ -210,7 +216,7 @@ HCT = """
 163 dot4AddPacked i rn : i32 : i32 i32 i32
 164 dot4AddPacked i rn : i32 : i32 i32 i32
 165 waveMatch hfd8wil - : 4i32 : o
-166 waveMultiPrefixOp hfd8wil - : o : o i32 i32 i32 i32 i8 i8
+166 waveMultiPrefixOp hfd8wil< - : o : o i32 i32 i32 i32 i8 i8
 167 waveMultiPrefixBitCount v - : i32 : i1 i32 i32 i32 i32
 168 setMeshOutputCounts v - : v : i32 i32
 169 emitIndices v - : v : i32 i32 i32 i32
@@ -353,6 +359,9 @@ HCT = """
 306 reserved v -
 307 reserved v -
 308 reserved v -
+309 vectorReduce 18wil< rn
+310 vectorReduce 18wil< rn
+311 dot hf< rn
 """
 
 ATTR = {

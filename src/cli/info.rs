@@ -347,10 +347,26 @@ pub fn render_json(name: &str, info: &ContainerInfo) -> Result<String, serde_jso
     #[derive(serde::Serialize)]
     struct Report<'a> {
         file: &'a str,
+        /// The highest shader model dxlane runs, and what of it is refused.
+        dxlane_runs: Runs,
         #[serde(flatten)]
         info: &'a ContainerInfo,
     }
-    serde_json::to_string_pretty(&Report { file: name, info })
+    #[derive(serde::Serialize)]
+    struct Runs {
+        highest_shader_model: String,
+        refused: &'static [&'static str],
+    }
+    let (major, minor) = crate::lower::dxil::HIGHEST_SHADER_MODEL;
+    let dxlane_runs = Runs {
+        highest_shader_model: format!("{major}.{minor}"),
+        refused: crate::lower::dxil::REFUSED_FEATURES,
+    };
+    serde_json::to_string_pretty(&Report {
+        file: name,
+        dxlane_runs,
+        info,
+    })
 }
 
 /// Text with control characters shown as `\xNN`, so that names cannot break the layout.
@@ -477,6 +493,11 @@ pub fn render_text(name: &str, info: &ContainerInfo) -> String {
         },
     };
     let _ = writeln!(out, "Program: {program}");
+    let _ = writeln!(
+        out,
+        "Runs:    dxlane runs {}",
+        crate::lower::dxil::runs_statement()
+    );
     let _ = writeln!(out);
     let _ = writeln!(out, "Parts:");
     let rows: Vec<Vec<String>> = info

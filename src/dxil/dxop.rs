@@ -289,8 +289,28 @@ pub fn decode_call<'m>(
         // Position 0 is the result, k the k-th argument after the opcode.
         let codes = std::iter::once(sig_ret).chain(sig_params.iter().copied());
         let types = std::iter::once(ret).chain(params.iter().skip(1).copied());
+        // A native-vector overload (SM 6.9): the overload type is `<N x T>`, and a
+        // result of a fixed scalar type (isSpecialFloat's i1, unaryBits' i32) is a
+        // vector of N of them (DirectX-Specs 0030 "DXIL Vectors", elementwise overloads).
+        let vector_at = codes
+            .clone()
+            .zip(types.clone())
+            .find(|(c, t)| *c == "o" && matches!(m.ty(*t), Some(Type::Vector { .. })));
+        let vector_len = match vector_at {
+            Some((_, t)) => Some(
+                vector_overload(m, info, t)
+                    .map_err(|what| err(format!("{what} (@{})", callee_fn.name)))?,
+            ),
+            _ => None,
+        };
         for (k, (code, t)) in codes.zip(types).enumerate() {
-            if !type_fits(m, code, t, &mut overload_ty) {
+            let fits = match (k, vector_len, m.ty(t)) {
+                (0, Some(n), Some(Type::Vector { len, element })) if code != "o" => {
+                    *len == n && type_fits(m, code, *element, &mut None)
+                }
+                _ => type_fits(m, code, t, &mut overload_ty),
+            };
+            if !fits {
                 let what = if k == 0 {
                     "result".to_owned()
                 } else {
@@ -313,6 +333,62 @@ pub fn decode_call<'m>(
         function,
         inst,
     }))
+}
+
+/// The most elements a native vector may have: HLSL's long vectors hold 1 to 1024
+/// (DirectX-Specs proposal 0026 "HLSL Long Vectors"), which DXIL 1.9 carries as LLVM
+/// vectors (proposal 0030 "DXIL Vectors").
+pub const MAX_VECTOR_LEN: u64 = 1024;
+
+/// hctdb.py's overload letter of a scalar type.
+fn overload_letter(t: &Type) -> Option<char> {
+    Some(match t {
+        Type::Half => 'h',
+        Type::Float => 'f',
+        Type::Double => 'd',
+        Type::Integer(1) => '1',
+        Type::Integer(8) => '8',
+        Type::Integer(16) => 'w',
+        Type::Integer(32) => 'i',
+        Type::Integer(64) => 'l',
+        _ => return None,
+    })
+}
+
+/// Checks a native-vector overload `t` of an operation and returns its length: the
+/// operation has vector overloads (`<` in its letters), the element is one of its
+/// overload types, and the length is 2 to [`MAX_VECTOR_LEN`] (0030: a single-element
+/// vector is a scalar in DXIL outside library exports). The error says which rule fails.
+pub fn vector_overload(m: &Module, info: &DxOpInfo, t: TypeId) -> Result<u64, String> {
+    let Some(Type::Vector { len, element }) = m.ty(t) else {
+        return Err(format!(
+            "{} needs a vector overload, got {}",
+            info.name,
+            type_name(m, t)
+        ));
+    };
+    let Some((scalars, _)) = info.overloads.split_once('<') else {
+        return Err(format!(
+            "{} has no vector overloads, but is called on {}",
+            info.name,
+            type_name(m, t)
+        ));
+    };
+    let letter = m.ty(*element).and_then(overload_letter);
+    if !letter.is_some_and(|c| scalars.contains(c)) {
+        return Err(format!(
+            "{} has no vector overload of {} elements (its element types: {scalars})",
+            info.name,
+            type_name(m, *element)
+        ));
+    }
+    if !(2..=MAX_VECTOR_LEN).contains(len) {
+        return Err(format!(
+            "{} on a vector of {len} elements (DXIL vectors hold 2 to {MAX_VECTOR_LEN})",
+            info.name
+        ));
+    }
+    Ok(*len)
 }
 
 /// Whether type `t` fits the signature code `code`; the first `o` fixes the overload
@@ -367,6 +443,7 @@ fn type_name(m: &Module, t: TypeId) -> String {
         Some(Type::Double) => "double".into(),
         Some(Type::Void) => "void".into(),
         Some(Type::Struct { name: Some(n), .. }) => format!("%{n}"),
+        Some(Type::Vector { len, element }) => format!("<{len} x {}>", type_name(m, *element)),
         Some(other) => format!("{other:?}"),
         None => format!("{t}"),
     }

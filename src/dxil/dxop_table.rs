@@ -632,11 +632,11 @@ pub enum DxOp {
     ReservedD2 = 307,
     /// Opcode 308.
     ReservedD3 = 308,
-    /// Opcode 309.
+    /// Opcode 309, called through `dx.op.vectorReduce`.
     VectorReduceAnd = 309,
-    /// Opcode 310.
+    /// Opcode 310, called through `dx.op.vectorReduce`.
     VectorReduceOr = 310,
-    /// Opcode 311.
+    /// Opcode 311, called through `dx.op.dot`.
     FDot = 311,
     /// Opcode 0x80000000.
     ExperimentalNop = 2147483648,
@@ -1182,15 +1182,15 @@ pub static CORE_OPS: &[DxOpInfo] = &[
     DxOpInfo { op: DxOp::WaveGetLaneCount, opcode: 112, name: "WaveGetLaneCount", description: "returns the number of lanes in the wave", class: Some("waveGetLaneCount"), overloads: "v", attr: OpAttr::ReadNone, signature: Some(("i32", &[])) },
     DxOpInfo { op: DxOp::WaveAnyTrue, opcode: 113, name: "WaveAnyTrue", description: "returns 1 if any of the lane evaluates the value to true", class: Some("waveAnyTrue"), overloads: "v", attr: OpAttr::None, signature: Some(("i1", &["i1"])) },
     DxOpInfo { op: DxOp::WaveAllTrue, opcode: 114, name: "WaveAllTrue", description: "returns 1 if all the lanes evaluate the value to true", class: Some("waveAllTrue"), overloads: "v", attr: OpAttr::None, signature: Some(("i1", &["i1"])) },
-    DxOpInfo { op: DxOp::WaveActiveAllEqual, opcode: 115, name: "WaveActiveAllEqual", description: "returns 1 if all the lanes have the same value", class: Some("waveActiveAllEqual"), overloads: "hfd18wil", attr: OpAttr::None, signature: Some(("i1", &["o"])) },
+    DxOpInfo { op: DxOp::WaveActiveAllEqual, opcode: 115, name: "WaveActiveAllEqual", description: "returns 1 if all the lanes have the same value", class: Some("waveActiveAllEqual"), overloads: "hfd18wil<", attr: OpAttr::None, signature: Some(("i1", &["o"])) },
     DxOpInfo { op: DxOp::WaveActiveBallot, opcode: 116, name: "WaveActiveBallot", description: "returns a struct with a bit set for each lane where the condition is true", class: Some("waveActiveBallot"), overloads: "v", attr: OpAttr::None, signature: Some(("4i32", &["i1"])) },
-    DxOpInfo { op: DxOp::WaveReadLaneAt, opcode: 117, name: "WaveReadLaneAt", description: "returns the value from the specified lane", class: Some("waveReadLaneAt"), overloads: "hfd18wil", attr: OpAttr::None, signature: Some(("o", &["o", "i32"])) },
-    DxOpInfo { op: DxOp::WaveReadLaneFirst, opcode: 118, name: "WaveReadLaneFirst", description: "returns the value from the first lane", class: Some("waveReadLaneFirst"), overloads: "hfd18wil", attr: OpAttr::None, signature: Some(("o", &["o"])) },
-    DxOpInfo { op: DxOp::WaveActiveOp, opcode: 119, name: "WaveActiveOp", description: "returns the result the operation across waves", class: Some("waveActiveOp"), overloads: "hfd18wil", attr: OpAttr::None, signature: Some(("o", &["o", "i8", "i8"])) },
-    DxOpInfo { op: DxOp::WaveActiveBit, opcode: 120, name: "WaveActiveBit", description: "returns the result of the operation across all lanes", class: Some("waveActiveBit"), overloads: "8wil", attr: OpAttr::None, signature: Some(("o", &["o", "i8"])) },
-    DxOpInfo { op: DxOp::WavePrefixOp, opcode: 121, name: "WavePrefixOp", description: "returns the result of the operation on prior lanes", class: Some("wavePrefixOp"), overloads: "hfd8wil", attr: OpAttr::None, signature: Some(("o", &["o", "i8", "i8"])) },
-    DxOpInfo { op: DxOp::QuadReadLaneAt, opcode: 122, name: "QuadReadLaneAt", description: "reads from a lane in the quad", class: Some("quadReadLaneAt"), overloads: "hfd18wil", attr: OpAttr::None, signature: Some(("o", &["o", "i32"])) },
-    DxOpInfo { op: DxOp::QuadOp, opcode: 123, name: "QuadOp", description: "returns the result of a quad-level operation", class: Some("quadOp"), overloads: "hfd8wil", attr: OpAttr::None, signature: Some(("o", &["o", "i8"])) },
+    DxOpInfo { op: DxOp::WaveReadLaneAt, opcode: 117, name: "WaveReadLaneAt", description: "returns the value from the specified lane", class: Some("waveReadLaneAt"), overloads: "hfd18wil<", attr: OpAttr::None, signature: Some(("o", &["o", "i32"])) },
+    DxOpInfo { op: DxOp::WaveReadLaneFirst, opcode: 118, name: "WaveReadLaneFirst", description: "returns the value from the first lane", class: Some("waveReadLaneFirst"), overloads: "hfd18wil<", attr: OpAttr::None, signature: Some(("o", &["o"])) },
+    DxOpInfo { op: DxOp::WaveActiveOp, opcode: 119, name: "WaveActiveOp", description: "returns the result the operation across waves", class: Some("waveActiveOp"), overloads: "hfd18wil<", attr: OpAttr::None, signature: Some(("o", &["o", "i8", "i8"])) },
+    DxOpInfo { op: DxOp::WaveActiveBit, opcode: 120, name: "WaveActiveBit", description: "returns the result of the operation across all lanes", class: Some("waveActiveBit"), overloads: "8wil<", attr: OpAttr::None, signature: Some(("o", &["o", "i8"])) },
+    DxOpInfo { op: DxOp::WavePrefixOp, opcode: 121, name: "WavePrefixOp", description: "returns the result of the operation on prior lanes", class: Some("wavePrefixOp"), overloads: "hfd8wil<", attr: OpAttr::None, signature: Some(("o", &["o", "i8", "i8"])) },
+    DxOpInfo { op: DxOp::QuadReadLaneAt, opcode: 122, name: "QuadReadLaneAt", description: "reads from a lane in the quad", class: Some("quadReadLaneAt"), overloads: "hfd18wil<", attr: OpAttr::None, signature: Some(("o", &["o", "i32"])) },
+    DxOpInfo { op: DxOp::QuadOp, opcode: 123, name: "QuadOp", description: "returns the result of a quad-level operation", class: Some("quadOp"), overloads: "hfd8wil<", attr: OpAttr::None, signature: Some(("o", &["o", "i8"])) },
     DxOpInfo { op: DxOp::BitcastI16toF16, opcode: 124, name: "BitcastI16toF16", description: "bitcast between different sizes", class: Some("bitcastI16toF16"), overloads: "v", attr: OpAttr::ReadNone, signature: Some(("f16", &["i16"])) },
     DxOpInfo { op: DxOp::BitcastF16toI16, opcode: 125, name: "BitcastF16toI16", description: "bitcast between different sizes", class: Some("bitcastF16toI16"), overloads: "v", attr: OpAttr::ReadNone, signature: Some(("i16", &["f16"])) },
     DxOpInfo { op: DxOp::BitcastI32toF32, opcode: 126, name: "BitcastI32toF32", description: "bitcast between different sizes", class: Some("bitcastI32toF32"), overloads: "v", attr: OpAttr::ReadNone, signature: Some(("f32", &["i32"])) },
@@ -1233,7 +1233,7 @@ pub static CORE_OPS: &[DxOpInfo] = &[
     DxOpInfo { op: DxOp::Dot4AddI8Packed, opcode: 163, name: "Dot4AddI8Packed", description: "signed dot product of 4 x i8 vectors packed into i32, with accumulate to i32", class: Some("dot4AddPacked"), overloads: "i", attr: OpAttr::ReadNone, signature: Some(("i32", &["i32", "i32", "i32"])) },
     DxOpInfo { op: DxOp::Dot4AddU8Packed, opcode: 164, name: "Dot4AddU8Packed", description: "unsigned dot product of 4 x u8 vectors packed into i32, with accumulate to i32", class: Some("dot4AddPacked"), overloads: "i", attr: OpAttr::ReadNone, signature: Some(("i32", &["i32", "i32", "i32"])) },
     DxOpInfo { op: DxOp::WaveMatch, opcode: 165, name: "WaveMatch", description: "returns the bitmask of active lanes that have the same value", class: Some("waveMatch"), overloads: "hfd8wil", attr: OpAttr::None, signature: Some(("4i32", &["o"])) },
-    DxOpInfo { op: DxOp::WaveMultiPrefixOp, opcode: 166, name: "WaveMultiPrefixOp", description: "returns the result of the operation on groups of lanes identified by a bitmask", class: Some("waveMultiPrefixOp"), overloads: "hfd8wil", attr: OpAttr::None, signature: Some(("o", &["o", "i32", "i32", "i32", "i32", "i8", "i8"])) },
+    DxOpInfo { op: DxOp::WaveMultiPrefixOp, opcode: 166, name: "WaveMultiPrefixOp", description: "returns the result of the operation on groups of lanes identified by a bitmask", class: Some("waveMultiPrefixOp"), overloads: "hfd8wil<", attr: OpAttr::None, signature: Some(("o", &["o", "i32", "i32", "i32", "i32", "i8", "i8"])) },
     DxOpInfo { op: DxOp::WaveMultiPrefixBitCount, opcode: 167, name: "WaveMultiPrefixBitCount", description: "returns the count of bits set to 1 on groups of lanes identified by a bitmask", class: Some("waveMultiPrefixBitCount"), overloads: "v", attr: OpAttr::None, signature: Some(("i32", &["i1", "i32", "i32", "i32", "i32"])) },
     DxOpInfo { op: DxOp::SetMeshOutputCounts, opcode: 168, name: "SetMeshOutputCounts", description: "Mesh shader intrinsic SetMeshOutputCounts", class: Some("setMeshOutputCounts"), overloads: "v", attr: OpAttr::None, signature: Some(("v", &["i32", "i32"])) },
     DxOpInfo { op: DxOp::EmitIndices, opcode: 169, name: "EmitIndices", description: "emit a primitive's vertex indices in a mesh shader", class: Some("emitIndices"), overloads: "v", attr: OpAttr::None, signature: Some(("v", &["i32", "i32", "i32", "i32"])) },
@@ -1376,9 +1376,9 @@ pub static CORE_OPS: &[DxOpInfo] = &[
     DxOpInfo { op: DxOp::ReservedD1, opcode: 306, name: "ReservedD1", description: "reserved", class: Some("reserved"), overloads: "v", attr: OpAttr::None, signature: None },
     DxOpInfo { op: DxOp::ReservedD2, opcode: 307, name: "ReservedD2", description: "reserved", class: Some("reserved"), overloads: "v", attr: OpAttr::None, signature: None },
     DxOpInfo { op: DxOp::ReservedD3, opcode: 308, name: "ReservedD3", description: "reserved", class: Some("reserved"), overloads: "v", attr: OpAttr::None, signature: None },
-    DxOpInfo { op: DxOp::VectorReduceAnd, opcode: 309, name: "VectorReduceAnd", description: "Bitwise AND reduction of the vector returning a scalar", class: None, overloads: "", attr: OpAttr::Unknown, signature: None },
-    DxOpInfo { op: DxOp::VectorReduceOr, opcode: 310, name: "VectorReduceOr", description: "Bitwise OR reduction of the vector returning a scalar", class: None, overloads: "", attr: OpAttr::Unknown, signature: None },
-    DxOpInfo { op: DxOp::FDot, opcode: 311, name: "FDot", description: "computes the n-dimensional vector dot-product", class: None, overloads: "", attr: OpAttr::Unknown, signature: None },
+    DxOpInfo { op: DxOp::VectorReduceAnd, opcode: 309, name: "VectorReduceAnd", description: "Bitwise AND reduction of the vector returning a scalar", class: Some("vectorReduce"), overloads: "18wil<", attr: OpAttr::ReadNone, signature: None },
+    DxOpInfo { op: DxOp::VectorReduceOr, opcode: 310, name: "VectorReduceOr", description: "Bitwise OR reduction of the vector returning a scalar", class: Some("vectorReduce"), overloads: "18wil<", attr: OpAttr::ReadNone, signature: None },
+    DxOpInfo { op: DxOp::FDot, opcode: 311, name: "FDot", description: "computes the n-dimensional vector dot-product", class: Some("dot"), overloads: "hf<", attr: OpAttr::ReadNone, signature: None },
 ];
 
 /// Experimental operations (opcodes from 0x8000_0000), in order.

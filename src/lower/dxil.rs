@@ -24,7 +24,8 @@
 //! stream operations), `hull` (hull and domain states, their words and operations; a
 //! hull program's two functions behind the phase word), `mesh` (mesh and amplification
 //! state and operations), `ray_query` (inline ray queries), `rays` (ray-tracing
-//! programs' parameters and DXR operations), `copies` (parallel copies).
+//! programs' parameters and DXR operations), `vectors` (SM 6.9 native vectors in
+//! `dx.op` calls), `copies` (parallel copies).
 //!
 //! Source map: every IR instruction carries `SourceLoc::Dxil { function, inst }` of the
 //! LLVM instruction it came from (phi copies: the terminator of the edge's source; the
@@ -67,6 +68,14 @@
 //!   own.
 //! - **`waveops-include-helper-lanes`** (SM 6.7) is refused by name: wave operations
 //!   here never count helper lanes.
+//! - **Native vectors** (SM 6.9, DXIL 1.9; DirectX-Specs 0030 "DXIL Vectors") are
+//!   scalarized here: an `<N x T>` value is N leaves like any aggregate, a
+//!   vector-overloaded elementwise `dx.op` is its scalar lowering once per element,
+//!   `RawBufferVectorLoad`/`Store` are `RawBufferLoad`/`Store` of four elements at a
+//!   time, `VectorReduceAnd`/`Or` and `FDot` fold the elements in order (`vectors`). A
+//!   vector past 1024 elements (0026 "HLSL Long Vectors") is refused before anything is
+//!   sized by it. The 16-bit `IsNaN`/`IsInf`/`IsFinite`/`IsNormal` (0038) test the
+//!   binary16 bits (`ops`).
 
 #![deny(
     clippy::indexing_slicing,
@@ -89,6 +98,7 @@ mod resources;
 mod stage;
 #[cfg(test)]
 mod tests;
+mod vectors;
 
 use std::collections::HashMap;
 
@@ -100,6 +110,31 @@ use crate::dxil::meta::{DxilMetadata, EntryPoint, Property};
 use crate::ir::cfg::{self, Cfg, CfgError};
 use crate::ir::{Builder, DenormMode, Shader, Stage, WaveSizeReq};
 use func::FnLower;
+
+/// The highest shader model dxlane runs (DXIL 1.9's features: DirectX-Specs proposal
+/// 0033 "DXIL 1.9"), shown by `dxlane info`.
+pub const HIGHEST_SHADER_MODEL: (u8, u8) = (6, 9);
+
+/// What of the shader models up to [`HIGHEST_SHADER_MODEL`] the lowering still refuses,
+/// each with the shader model that added it.
+pub const REFUSED_FEATURES: &[&str] = &[
+    "sampler feedback (6.5)",
+    "TextureGatherRaw (6.7)",
+    "wave operations over helper lanes (6.7)",
+    "work graph node programs (6.8)",
+    "Shader Execution Reordering: HitObject operations, MaybeReorderThread (6.9)",
+    "opacity micromaps' AllocateRayQuery2 (6.9)",
+    "WaveMatch of a vector (6.9)",
+];
+
+/// The one-line statement of [`HIGHEST_SHADER_MODEL`] and [`REFUSED_FEATURES`].
+pub fn runs_statement() -> String {
+    let (major, minor) = HIGHEST_SHADER_MODEL;
+    format!(
+        "Shader Model 4.0–5.1 (DXBC) and 6.0–{major}.{minor} (DXIL), except {}",
+        REFUSED_FEATURES.join(", ")
+    )
+}
 
 /// Lowers the DXIL program of a container.
 pub fn lower_container(
@@ -530,6 +565,7 @@ fn fn_lower<'m>(
         blocks: Vec::new(),
         inst: 0,
         precise_kind: m.metadata_kind("dx.precise"),
+        lane: None,
         io,
     })
 }

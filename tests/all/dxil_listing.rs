@@ -246,7 +246,7 @@ fn strip_align(s: &str) -> String {
     }
 }
 
-fn compare_with_llvm_dis(dis: &Path, bitcode: &[u8], path: &Path) -> Result<(), String> {
+pub(crate) fn compare_with_llvm_dis(dis: &Path, bitcode: &[u8], path: &Path) -> Result<(), String> {
     std::fs::write(path, bitcode).unwrap();
     let out = std::process::Command::new(dis)
         .arg("-o")

@@ -37,6 +37,7 @@ mod jit;
 mod job;
 mod lane_lookup;
 mod list_stages;
+mod longvec;
 mod lower_dxbc;
 mod lower_dxbc_stage;
 mod lower_dxil;

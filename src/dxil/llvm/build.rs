@@ -226,9 +226,115 @@ impl Mb {
         )
     }
 
+    /// The vector type `<len x element>`.
+    pub fn vector(&mut self, len: u64, element: TypeId) -> TypeId {
+        self.t(Type::Vector { len, element })
+    }
+
+    /// A compare with LLVM predicate `pred` (0–15 `fcmp`, 32–41 `icmp`) whose result
+    /// is `i1`, or `<n x i1>` for vector operands.
+    pub fn cmp(&mut self, pred: u8, a: ValueId, b: ValueId) -> ValueId {
+        let i1 = self.int(1);
+        let ty = match self.m.ty(self.ty_of(a)) {
+            Some(Type::Vector { len, .. }) => {
+                let len = *len;
+                self.vector(len, i1)
+            }
+            _ => i1,
+        };
+        self.push(
+            InstKind::Cmp {
+                pred: Predicate(pred),
+                lhs: a,
+                rhs: b,
+                flags: 0,
+            },
+            ty,
+        )
+    }
+
+    /// `select cond, a, b` (of `a`'s type).
+    pub fn select(&mut self, cond: ValueId, a: ValueId, b: ValueId) -> ValueId {
+        let ty = self.ty_of(a);
+        self.push(
+            InstKind::Select {
+                cond,
+                if_true: a,
+                if_false: b,
+            },
+            ty,
+        )
+    }
+
+    /// `extractvalue agg, index` of type `ty`.
+    pub fn extract_value(&mut self, agg: ValueId, index: u32, ty: TypeId) -> ValueId {
+        self.push(
+            InstKind::ExtractValue {
+                aggregate: agg,
+                indices: vec![index],
+            },
+            ty,
+        )
+    }
+
+    /// `extractelement v, index` (of `v`'s element type).
+    pub fn extract_element(&mut self, v: ValueId, index: ValueId) -> ValueId {
+        let ty = match self.m.ty(self.ty_of(v)) {
+            Some(Type::Vector { element, .. }) => *element,
+            _ => self.ty_of(v),
+        };
+        self.push(InstKind::ExtractElement { vector: v, index }, ty)
+    }
+
+    /// `insertelement v, element, index`.
+    pub fn insert_element(&mut self, v: ValueId, element: ValueId, index: ValueId) -> ValueId {
+        let ty = self.ty_of(v);
+        self.push(
+            InstKind::InsertElement {
+                vector: v,
+                element,
+                index,
+            },
+            ty,
+        )
+    }
+
+    /// `shufflevector a, b, mask` (`mask` a constant vector of `i32`).
+    pub fn shuffle(&mut self, a: ValueId, b: ValueId, mask: &[i64]) -> ValueId {
+        let i32t = self.int(32);
+        let mt = self.vector(mask.len() as u64, i32t);
+        let ids: Vec<ValueId> = mask.iter().map(|&k| self.ci(32, k)).collect();
+        let len = mask.len() as u64;
+        let mask = self.c(mt, Constant::Aggregate(ids));
+        let element = match self.m.ty(self.ty_of(a)) {
+            Some(Type::Vector { element, .. }) => *element,
+            _ => self.ty_of(a),
+        };
+        let ty = self.vector(len, element);
+        self.push(InstKind::ShuffleVector { a, b, mask }, ty)
+    }
+
     /// A phi of `incoming` (value, predecessor block) pairs.
     pub fn phi(&mut self, ty: TypeId, incoming: Vec<(ValueId, LBlock)>) -> ValueId {
         self.push(InstKind::Phi { incoming }, ty)
+    }
+
+    /// Adds the incoming pair (`value`, `from`) to phi `phi` (for a value defined after
+    /// it, like a loop's next iteration).
+    pub fn add_incoming(&mut self, phi: ValueId, value: ValueId, from: LBlock) {
+        let Some(ValueKind::Instruction(i)) = phi
+            .0
+            .checked_sub(FIRST)
+            .and_then(|k| self.vals.get(k as usize))
+            .map(|v| &v.kind)
+        else {
+            return;
+        };
+        if let Some(InstKind::Phi { incoming }) =
+            self.insts.get_mut(*i as usize).map(|x| &mut x.kind)
+        {
+            incoming.push((value, from));
+        }
     }
 
     /// An unconditional branch.

@@ -110,6 +110,8 @@ pub struct FnLower<'m> {
     pub precise_kind: Option<u32>,
     /// The stage and where its signature elements are.
     pub io: super::stage::Io,
+    /// The element being lowered of a vector-overloaded `dx.op` call (`vectors`).
+    pub lane: Option<super::vectors::Lane>,
 }
 
 /// A phi: its result, its incoming (value, predecessor) pairs and its type.
@@ -333,15 +335,6 @@ impl<'m> FnLower<'m> {
         }
     }
 
-    /// The register of a scalar operand, or `_` when it is `undef` (unused operands of
-    /// `dx.op` calls, DXIL.rst "LLVM's undef value is used for unused input parameters").
-    pub fn opt_reg(&mut self, v: Option<ValueId>) -> R<Reg> {
-        match v {
-            Some(v) if !self.is_undef(v) => self.reg(v),
-            _ => Ok(Reg::NONE),
-        }
-    }
-
     /// Registers of a constant, leaf by leaf.
     pub fn const_regs(&mut self, c: &'m Constant, ty: TypeId) -> R<Vec<Reg>> {
         let leaves = self.leaves(ty)?;
@@ -423,6 +416,15 @@ impl<'m> FnLower<'m> {
 
     /// Records the register form of an instruction's result.
     pub fn define(&mut self, v: Option<ValueId>, val: Val) {
+        // One element of a vector-overloaded call: collected until every element is done.
+        if let Some(lane) = self.lane.as_mut()
+            && v.is_some()
+            && lane.result == v
+            && let Val::Regs(r) = &val
+        {
+            lane.out.extend_from_slice(r);
+            return;
+        }
         if let Some(v) = v {
             self.vals.insert(v, val);
         }
@@ -440,6 +442,7 @@ impl<'m> FnLower<'m> {
             // A value nothing reads, from an instruction without effects.
             return Ok(());
         }
+        self.check_vector_lengths(inst)?;
         self.check_types(inst)?;
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs, .. } => {
@@ -651,6 +654,9 @@ impl<'m> FnLower<'m> {
             let call = crate::dxil::dxop::decode_call(self.m, self.fi, self.body, self.inst)
                 .map_err(|e| self.invalid(e.what))?
                 .ok_or_else(|| self.invalid("not a dx.op call"))?;
+            if self.vector_call(&call, inst)? {
+                return Ok(());
+            }
             return self.dx_op(&call, inst);
         }
         if name.starts_with("llvm.lifetime.") || name.starts_with("llvm.dbg.") {

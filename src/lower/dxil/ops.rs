@@ -62,21 +62,37 @@ impl<'m> FnLower<'m> {
     }
 
     /// The register of a scalar argument.
+    /// (Lowering a vector-overloaded call element by element, `vectors::Lane`: the
+    /// register of the element of a vector argument.)
     pub(super) fn ar(&mut self, c: &DxOpCall<'m>, i: usize) -> R<Reg> {
         let v = self.a(c, i)?;
+        if let Some(k) = self.lane.as_ref().map(|l| l.k)
+            && self.is_vector(v)
+        {
+            return self.element_reg(v, k);
+        }
         self.reg(v)
     }
 
-    /// The register of an argument, `_` when it is `undef`.
-    fn ao(&mut self, c: &DxOpCall<'m>, i: usize) -> R<Reg> {
-        let v = c.arg(i);
-        self.opt_reg(v)
+    /// The register of an argument, `_` when it is `undef` (unused operands of `dx.op`
+    /// calls, DXIL.rst "LLVM's undef value is used for unused input parameters").
+    pub(super) fn ao(&mut self, c: &DxOpCall<'m>, i: usize) -> R<Reg> {
+        match c.arg(i) {
+            Some(v) if !self.is_undef(v) => self.ar(c, i),
+            _ => Ok(Reg::NONE),
+        }
     }
 
-    /// The leaf type of an argument.
+    /// The leaf type of an argument (of a vector argument's element, see [`Self::ar`]).
     fn al(&self, c: &DxOpCall<'m>, i: usize) -> R<Leaf> {
         let v = self.a(c, i)?;
-        self.leaf(self.ty(v)?)
+        let t = self.ty(v)?;
+        if self.lane.is_some()
+            && let Some(crate::dxil::llvm::Type::Vector { element, .. }) = self.m.ty(t)
+        {
+            return self.leaf(*element);
+        }
+        self.leaf(t)
     }
 
     /// What a handle argument names.
@@ -159,7 +175,7 @@ impl<'m> FnLower<'m> {
     }
 
     /// The 16/32/64-bit access width of a component leaf.
-    fn width(&self, l: Leaf) -> R<Width> {
+    pub(super) fn width(&self, l: Leaf) -> R<Width> {
         Ok(match l {
             Leaf::I16 | Leaf::F16 => Width::B16,
             Leaf::I32 | Leaf::F32 => Width::B32,
