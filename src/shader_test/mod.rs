@@ -12,15 +12,18 @@
 //! A file is a list of sections, each opened by a `[name]` line; lines starting with `%`
 //! are comments. `[require]` states the shader model range (`shader model >= 4.0`,
 //! `shader model < 6.0`), compile options (`options: row-major`) and features
-//! (`float64`, `int64`, `rov`, `wave ops`) of the sections after it, up to the next
-//! `[require]`. `[pixel shader]`, `[vertex shader]` and `[compute shader]` hold HLSL
-//! (entry `main`), qualified by `todo(…)`, `fail(…)` (the compile must fail) or
-//! `notimpl(…)`. `[srv n]`, `[uav n]`, `[rtv n]`, `[dsv]` and `[vb n]` describe resources
-//! (`format`, `size`, `stride`, `levels`, then their data), `[sampler n]` a sampler,
-//! `[input layout]` the vertex layout; `[test]` holds commands: `draw quad`, `draw
-//! TOPOLOGY COUNT [INSTANCES]`, `dispatch X Y Z`, `uniform OFFSET TYPE VALUES`, `clear rtv
-//! n R G B A`, `clear dsv D`, `depth FUNC`, `sample mask M`, and `probe`, each optionally
-//! after `todo(…)`, `if(…)`, `bug_if(…)` or `fail(…)`.
+//! (`float64`, `int64`, `geometry-shader`, `tessellation-shader`, `rov`, `wave ops`) of
+//! the sections after it, up to the next `[require]`. `[pixel shader]`, `[vertex
+//! shader]`, `[compute shader]`, `[geometry shader]`, `[hull shader]` and `[domain
+//! shader]` hold HLSL (entry `main`; a hull program names its patch-constant function),
+//! qualified by `todo(…)`, `fail(…)` (the compile must fail) or `notimpl(…)`. `[srv n]`,
+//! `[uav n]`, `[rtv n]`, `[dsv]` and `[vb n]` describe resources (`format`, `size`,
+//! `stride`, `levels`, then their data), `[sampler n]` a sampler, `[input layout]` the
+//! vertex layout; `[test]` holds commands: `draw quad`, `draw TOPOLOGY COUNT
+//! [INSTANCES]` (`N control point patch list` for N of 1 to 4 among the topologies),
+//! `dispatch X Y Z`, `uniform OFFSET TYPE VALUES`, `clear rtv n R G B A`, `clear dsv D`,
+//! `depth FUNC`, `sample mask M`, and `probe`, each optionally after `todo(…)`, `if(…)`,
+//! `bug_if(…)` or `fail(…)`.
 //!
 //! A qualifier's condition is a `|`-list of `&`-lists of terms: `sm>=4`, `sm<6` (any of
 //! `<`, `<=`, `>`, `>=`, `==` and a model `4`, `5.1`), or a tag naming a runner. dxlane's

@@ -45,18 +45,37 @@ pub enum Stage {
     Vertex,
     /// `[compute shader]`.
     Compute,
-    /// `[hull shader]`, `[domain shader]`, `[geometry shader]`, `[effect]`: read, not run.
-    Other,
+    /// `[hull shader]` (SM 5.0 and up).
+    Hull,
+    /// `[domain shader]` (SM 5.0 and up).
+    Domain,
+    /// `[geometry shader]`.
+    Geometry,
 }
 
 impl Stage {
-    /// The profile prefix (`ps`, `vs`, `cs`).
+    /// The profile prefix (`ps`, `vs`, `cs`, `hs`, `ds`, `gs`), also the job's
+    /// `[program]` key.
     pub fn prefix(self) -> &'static str {
         match self {
             Stage::Pixel => "ps",
             Stage::Vertex => "vs",
             Stage::Compute => "cs",
-            Stage::Other => "xs",
+            Stage::Hull => "hs",
+            Stage::Domain => "ds",
+            Stage::Geometry => "gs",
+        }
+    }
+
+    /// The section's name (`pixel` of `[pixel shader]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Pixel => "pixel",
+            Stage::Vertex => "vertex",
+            Stage::Compute => "compute",
+            Stage::Hull => "hull",
+            Stage::Domain => "domain",
+            Stage::Geometry => "geometry",
         }
     }
 }
@@ -239,13 +258,13 @@ pub fn parse(text: &str, path: &Path) -> Result<ShaderTest, ShaderTestError> {
 fn section_kind(inner: &str) -> Result<SectionKind, String> {
     let lower = inner.to_ascii_lowercase();
     for (name, stage) in [
-        ("pixel shader", Stage::Pixel),
-        ("vertex shader", Stage::Vertex),
-        ("compute shader", Stage::Compute),
-        ("hull shader", Stage::Other),
-        ("domain shader", Stage::Other),
-        ("geometry shader", Stage::Other),
-        ("effect", Stage::Other),
+        ("pixel shader", Some(Stage::Pixel)),
+        ("vertex shader", Some(Stage::Vertex)),
+        ("compute shader", Some(Stage::Compute)),
+        ("hull shader", Some(Stage::Hull)),
+        ("domain shader", Some(Stage::Domain)),
+        ("geometry shader", Some(Stage::Geometry)),
+        ("effect", None),
     ] {
         if let Some(rest) = lower.strip_prefix(name) {
             let (qualifiers, left) = qualifiers(rest)?;
@@ -260,10 +279,9 @@ fn section_kind(inner: &str) -> Result<SectionKind, String> {
                     ));
                 }
             }
-            return Ok(if stage == Stage::Other {
-                SectionKind::Unsupported(inner.to_string())
-            } else {
-                SectionKind::Shader { stage, qualifiers }
+            return Ok(match stage {
+                Some(stage) => SectionKind::Shader { stage, qualifiers },
+                None => SectionKind::Unsupported(inner.to_string()),
             });
         }
     }

@@ -24,9 +24,13 @@
 //!
 //! Limits: the depth-stencil buffer starts each draw from the last `clear dsv` value
 //! (a job's depth buffer has no initial data); textures other than buffers and 2D ones,
-//! multisampled UAVs and depth buffers, hull, domain and geometry programs, and the
-//! `rov` and `wave ops` requirements are not run — the run is reported as skipped,
-//! saying which.
+//! multisampled UAVs and depth buffers, and the `rov` and `wave ops` requirements are
+//! not run — the run is reported as skipped, saying which.
+//!
+//! Geometry, hull and domain sections go into every later draw's job as its `gs`, `hs`
+//! and `ds` programs, as vkd3d's runner keeps each stage's last program; a draw with a
+//! hull program and no domain program (or the reverse) fails, as vkd3d's refuses it.
+//! Hull and domain sections need SM 5.0: a run below it that reaches one is skipped.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -164,9 +168,9 @@ pub enum Command {
     SampleMask(u32),
     /// `probe …`.
     Probe(Probe),
-    /// A command of vkd3d's format that dxlane's runner does not carry out (a patch-list
-    /// draw; a word of a later vkd3d release): the run that reaches it is skipped,
-    /// naming it, rather than the file refused.
+    /// A command of vkd3d's format that dxlane's runner does not carry out (a word of a
+    /// later vkd3d release): the run that reaches it is skipped, naming it, rather than
+    /// the file refused.
     NotRun(String),
 }
 
@@ -298,21 +302,24 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
         }
         ["dispatch", ..] => Err(bad("dispatch takes three group counts")),
         ["draw", "quad"] => Ok(Command::DrawQuad),
-        ["draw", n, "control", "point", "patch", "list", ..] if n.parse::<u32>().is_ok() => {
-            Ok(Command::NotRun(t.to_string()))
-        }
         ["draw", rest @ ..] => {
             let joined = rest.join(" ");
+            // vkd3d's runner draws patch lists of 1 to 4 control points
+            // (D3D_PRIMITIVE_TOPOLOGY_n_CONTROL_POINT_PATCHLIST).
             let (topology, tail) = [
                 ("triangle list", "triangle_list"),
                 ("triangle strip", "triangle_strip"),
                 ("point list", "point_list"),
                 ("line list", "line_list"),
                 ("line strip", "line_strip"),
+                ("1 control point patch list", "1_control_point_patchlist"),
+                ("2 control point patch list", "2_control_point_patchlist"),
+                ("3 control point patch list", "3_control_point_patchlist"),
+                ("4 control point patch list", "4_control_point_patchlist"),
             ]
             .iter()
             .find_map(|(name, job)| joined.strip_prefix(name).map(|r| (*job, r)))
-            .ok_or_else(|| bad("draw takes `quad` or a topology (triangle list, triangle strip, point list, line list, line strip) and a vertex count"))?;
+            .ok_or_else(|| bad("draw takes `quad` or a topology (triangle list, triangle strip, point list, line list, line strip, N control point patch list with N from 1 to 4) and a vertex count"))?;
             let nums: Vec<&str> = tail.split_whitespace().collect();
             let n = |s: &str| {
                 s.parse::<u32>()
@@ -1010,6 +1017,9 @@ struct State {
     ps: Option<Vec<u8>>,
     vs: Option<Vec<u8>>,
     cs: Option<Vec<u8>>,
+    hs: Option<Vec<u8>>,
+    ds: Option<Vec<u8>>,
+    gs: Option<Vec<u8>>,
     resources: BTreeMap<(String, u32), Resource>,
     samplers: BTreeMap<u32, Sampler>,
     layout: Vec<InputElement>,
@@ -1154,6 +1164,12 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                     }
                 } else if l == "int64" {
                     active = false;
+                } else if l == "geometry-shader" || l == "tessellation-shader" {
+                    // dxlane runs both stages; tessellation is a feature level 11
+                    // (SM 5.0) stage, so a model below it has no such programs.
+                    if l == "tessellation-shader" && model < 50 {
+                        active = false;
+                    }
                 } else {
                     run.report.skipped = Some(format!(
                         "line {n}: the requirement `{l}` is not run by dxlane's shader-test runner"
@@ -1179,6 +1195,16 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                 break;
             }
             SectionKind::Shader { stage, qualifiers } => {
+                if matches!(stage, Stage::Hull | Stage::Domain) && model < 50 {
+                    // vkd3d's runner compiles no hull or domain program below SM 5.0
+                    // (there are no hs_4_x or ds_4_x profiles), so its draws cannot run.
+                    run.report.skipped = Some(format!(
+                        "line {}: [{} shader] needs shader model 5.0 or later",
+                        s.line,
+                        stage.name()
+                    ));
+                    break;
+                }
                 ran_anything = true;
                 state.expect_fail = qualifiers
                     .iter()
@@ -1189,7 +1215,9 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                     Stage::Pixel => state.ps = compiled,
                     Stage::Vertex => state.vs = compiled,
                     Stage::Compute => state.cs = compiled,
-                    Stage::Other => {}
+                    Stage::Hull => state.hs = compiled,
+                    Stage::Domain => state.ds = compiled,
+                    Stage::Geometry => state.gs = compiled,
                 }
             }
             SectionKind::Resource { class, slot } => match parse_resource(class, &s.body) {
@@ -1356,15 +1384,7 @@ impl Run<'_> {
             Err(e) => (false, format!("could not start the compiler: {e}")),
         };
         let bytes = if ok { std::fs::read(&out).ok() } else { None };
-        let what = format!(
-            "[{} shader] under {profile}",
-            match stage {
-                Stage::Pixel => "pixel",
-                Stage::Vertex => "vertex",
-                Stage::Compute => "compute",
-                Stage::Other => "other",
-            }
-        );
+        let what = format!("[{} shader] under {profile}", stage.name());
         match (bytes.is_some(), expect_fail) {
             (true, false) | (false, true) => {}
             (true, true) if todo => self.report.todo += 1,
@@ -1680,6 +1700,20 @@ impl Run<'_> {
         let Some(ps) = st.ps.clone() else {
             return Ok(Err("draw: no pixel shader compiled".into()));
         };
+        // vkd3d's runner refuses a draw with one of the two tessellation programs only.
+        match (&st.hs, &st.ds) {
+            (Some(_), None) => {
+                return Ok(Err(
+                    "draw: a hull shader but no domain shader (give both or neither)".into(),
+                ));
+            }
+            (None, Some(_)) => {
+                return Ok(Err(
+                    "draw: a domain shader but no hull shader (give both or neither)".into(),
+                ));
+            }
+            _ => {}
+        }
         let quad = *cmd == Command::DrawQuad;
         let vs = match (&st.vs, quad) {
             (Some(v), _) => v.clone(),
@@ -1763,6 +1797,13 @@ impl Run<'_> {
         let mut program = Table::new();
         program.insert("vs".into(), self.write_program("vs.dxbc", vs)?);
         program.insert("ps".into(), self.write_program("ps.dxbc", ps)?);
+        // The geometry, hull and domain programs of the last such sections, as vkd3d's
+        // runner keeps each stage's last program for every later draw.
+        for (key, bytes) in [("hs", &st.hs), ("ds", &st.ds), ("gs", &st.gs)] {
+            if let Some(b) = bytes {
+                program.insert(key.into(), self.write_program(&format!("{key}.dxbc"), b)?);
+            }
+        }
         job.insert("program".into(), Value::Table(program));
         let mut draw = Table::new();
         let (topology, vertices, instances) = match cmd {
@@ -1890,7 +1931,14 @@ impl Run<'_> {
         }
         job.insert("draw".into(), Value::Table(draw));
         // Pixel-program UAVs share numbers with the render targets (u1 after rt0).
-        let ms = multisampled_srvs(&[vs, ps]);
+        let mut programs: Vec<&[u8]> = vec![vs, ps];
+        programs.extend(
+            [&st.hs, &st.ds, &st.gs]
+                .into_iter()
+                .flatten()
+                .map(Vec::as_slice),
+        );
+        let ms = multisampled_srvs(&programs);
         job.insert(
             "resource".into(),
             Value::Array(self.resources(st, true, &ms)?),
@@ -2196,10 +2244,16 @@ mod tests {
             parse_command("jump 3").unwrap(),
             Command::NotRun("jump 3".into())
         );
+        // vkd3d's runner: `draw N control point patch list COUNT` for N of 1 to 4.
         assert_eq!(
-            parse_command("draw 3 control point patch list 3").unwrap(),
-            Command::NotRun("draw 3 control point patch list 3".into())
+            parse_command("draw 3 control point patch list 6 2").unwrap(),
+            Command::Draw {
+                topology: "3_control_point_patchlist",
+                vertices: 6,
+                instances: 2,
+            }
         );
+        assert!(parse_command("draw 5 control point patch list 5").is_err());
         assert!(parse_command("draw hexagon list 3").is_err());
         assert!(parse_command("(3, 4)").is_err());
     }

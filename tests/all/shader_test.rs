@@ -71,6 +71,9 @@ const EXPECTED: &[(&str, PerModel)] = &[
     // 6 + 1 (`if(dxlane)`) rgba probes on the first target, 4 on the second program, 5
     // on the uint target; `if(glsl)` not run; the `todo(dxlane)` probe fails as todo.
     ("draw.shader_test", [Some((14, 1)); 4]),
+    // 3 probes of the two triangles coloured by SV_PrimitiveID, 8 of the two points
+    // expanded to quads (D3D11.3 §13).
+    ("geometry.shader_test", [Some((11, 0)); 4]),
     // SM 4.x: the first [require] block (one probe); SM 5.x: the second (one probe).
     // `shader model >= 4.1`: nothing applies to SM 4.0; 7 probes of the multisampled
     // target and texture; SM 5 adds the two counter programs, which vkd3d-compiler 2.1
@@ -93,6 +96,11 @@ const EXPECTED: &[(&str, PerModel)] = &[
     (
         "runner.shader_test",
         [Some((9, 0)), Some((9, 0)), Some((11, 0)), Some((11, 0))],
+    ),
+    // `tessellation-shader`: nothing applies to SM 4; 4 probes of the two quad patches.
+    (
+        "tessellation.shader_test",
+        [None, None, Some((4, 0)), Some((4, 0))],
     ),
     ("texture.shader_test", [Some((6, 0)); 4]),
 ];
@@ -311,6 +319,11 @@ fn malformed_files_are_named_by_file_and_line() {
         ("[test]\ndispatch 1 1\n", ":2: ", "three group counts"),
         ("[test]\ndraw hexagon list 3\n", ":2: ", "topology"),
         (
+            "[test]\ndraw 5 control point patch list 5\n",
+            ":2: ",
+            "N control point patch list with N from 1 to 4",
+        ),
+        (
             "[test]\nif probe all r (1)\n",
             ":2: ",
             "condition in parentheses",
@@ -386,5 +399,55 @@ fn batch_runs_shader_test_files_as_cases() {
     assert!(
         cases.iter().all(|c| c.1 == "shader-test" && c.2 == "pass"),
         "{report}"
+    );
+}
+
+/// A pass-through vertex program and a red pixel program, for the tessellation cases.
+const TESS_VS_PS: &str = "[vertex shader]\nfloat4 main(uint id : SV_VertexID) : POS\n{\n    return float4(id, 0, 0, 1);\n}\n\n[pixel shader]\nfloat4 main() : sv_target\n{\n    return float4(1, 0, 0, 1);\n}\n\n";
+
+/// A tri-domain hull program of three control points with factors of 1.
+const TESS_HS: &str = "[hull shader]\nstruct cp { float4 pos : POS; };\nstruct consts { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };\nconsts pc(InputPatch<cp, 3> ip)\n{\n    consts o;\n    o.e[0] = o.e[1] = o.e[2] = 1.0;\n    o.i = 1.0;\n    return o;\n}\n    [domain(\"tri\")]\n    [outputcontrolpoints(3)]\n    [partitioning(\"integer\")]\n    [outputtopology(\"triangle_cw\")]\n    [patchconstantfunc(\"pc\")]\ncp main(InputPatch<cp, 3> ip, uint i : SV_OutputControlPointID)\n{\n    return ip[i];\n}\n\n";
+
+/// vkd3d's runner (tests/shader_runner.c): a draw with a hull program and no domain
+/// program is refused, and no hull or domain program is compiled below SM 5.0 (there are
+/// no hs_4_x / ds_4_x profiles; D3D11.3 §10 makes the hull stage a feature level 11 one).
+#[test]
+fn tessellation_sections_need_both_programs_and_sm5() {
+    let Some(compiler) = common::vkd3d_compiler("the shader-test tessellation cases") else {
+        return;
+    };
+    let cfg = config(compiler);
+    let dir = workdir("tessellation");
+    let source = format!("{TESS_VS_PS}{TESS_HS}[test]\ndraw 3 control point patch list 3\n");
+    let r = run_source(&dir, &source, &cfg);
+    assert_eq!(r.outcome, Outcome::Fail, "{r:?}");
+    assert!(
+        r.failures[0].starts_with("line ") && r.failures[0].contains("no domain shader"),
+        "{r:?}"
+    );
+    // Under `todo` the refused draw counts as todo and the probe after it is not checked.
+    let todo = format!(
+        "{TESS_VS_PS}{TESS_HS}[test]\ntodo draw 3 control point patch list 3\nprobe all rgba (9.0, 9.0, 9.0, 9.0)\n"
+    );
+    let r = run_source(&dir, &todo, &cfg);
+    assert_eq!(
+        (r.outcome, r.todo, r.probes_passed),
+        (Outcome::Pass, 1, 0),
+        "{r:?}"
+    );
+    // SM 4.0: the run stops at the hull section, naming it and its line.
+    let path = dir.join("sm4.shader_test");
+    std::fs::write(&path, &source).unwrap();
+    let test = parse_file(&path).unwrap();
+    let sm4 = RunConfig {
+        models: Some(vec![40]),
+        ..cfg.clone()
+    };
+    let r = run_file(&test, &sm4).remove(0);
+    assert_eq!(r.outcome, Outcome::Skip, "{r:?}");
+    let why = r.skipped.unwrap();
+    assert!(
+        why.contains("line 13") && why.contains("[hull shader]"),
+        "{why}"
     );
 }

@@ -11,8 +11,14 @@
  * The program records each command of the plan into one command list as it reads it,
  * inserting the resource barriers D3D12 needs from the order of the commands (each
  * resource is in one state at a time, the one its last use needed), then executes the
- * list once and copies what the `readback` lines name into readback buffers.
+ * list once and copies what the `readback` lines name into readback buffers. With a
+ * `repeat N` line it then executes the same list N more times, printing each execution's
+ * wall time: the list ends by moving every resource back to the state it started in, so
+ * each execution finds what the first did.
  */
+
+/* clock_gettime under -std=c99. */
+#define _POSIX_C_SOURCE 200809L
 
 #define COBJMACROS
 #define INITGUID
@@ -36,6 +42,7 @@ typedef PFN_vkVoidFunction (*PFN_vkGetInstanceProcAddr)(VkInstance, const char *
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PLAN_VERSION 1
 #define MAX_TOKENS 96
@@ -454,6 +461,9 @@ struct resource
     D3D12_RESOURCE_DESC desc;
     D3D12_RESOURCE_STATES state;
     unsigned int planes;
+    /* The state it had when the main list first moved it, for `repeat`. */
+    int in_list;
+    D3D12_RESOURCE_STATES list_start_state;
 };
 
 struct shader
@@ -619,6 +629,11 @@ static void *read_file(const char *file, size_t *size)
 static void transition(ID3D12GraphicsCommandList *cl, struct resource *r, D3D12_RESOURCE_STATES to)
 {
     D3D12_RESOURCE_BARRIER b;
+    if (cl == list && !r->in_list)
+    {
+        r->in_list = 1;
+        r->list_start_state = r->state;
+    }
     if (r->state == to)
         return;
     memset(&b, 0, sizeof(b));
@@ -2537,6 +2552,48 @@ static void setup_device(void)
     create_heap(D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, VIEW_HEAP_SIZE, 0, &clear_heap, &clear_inc);
 }
 
+/* `repeat N`: executions of the main list after the first, each timed. */
+static unsigned int repeat_count;
+static int repeat_line;
+
+/* Waits until the queue has run everything submitted so far. */
+static void wait_idle(void)
+{
+    ID3D12Fence *fence;
+    HANDLE event;
+    check_hr(ID3D12Device_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence),
+            "CreateFence");
+    check_hr(ID3D12CommandQueue_Signal(queue, fence, 1), "Signal");
+    if (!(event = vkd3d_create_event()))
+        fail("cannot create an event");
+    check_hr(ID3D12Fence_SetEventOnCompletion(fence, 1, event), "SetEventOnCompletion");
+    if (vkd3d_wait_event(event, VKD3D_INFINITE) != VKD3D_WAIT_OBJECT_0)
+        fail("waiting for the command list failed");
+    vkd3d_destroy_event(event);
+    ID3D12Fence_Release(fence);
+}
+
+/* Runs the closed main list `repeat_count` times, one at a time, and prints each
+ * execution's wall time from submission to the fence (`execution K: T ms`). */
+static void execute_repeats(void)
+{
+    unsigned int k;
+    for (k = 1; k <= repeat_count; ++k)
+    {
+        ID3D12CommandList *lists[1] = {(ID3D12CommandList *)list};
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ID3D12CommandQueue_ExecuteCommandLists(queue, 1, lists);
+        wait_idle();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        printf("execution %u: %.3f ms\n", k,
+                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+        fflush(stdout);
+    }
+    if (FAILED(ID3D12Device_GetDeviceRemovedReason(device)))
+        fail("the device was removed while running the command list again");
+}
+
 static void execute_and_wait(void)
 {
     ID3D12CommandList *lists[2] = {(ID3D12CommandList *)init_list, (ID3D12CommandList *)list};
@@ -2683,6 +2740,18 @@ int main(int argc, char **argv)
             open_pipeline_block(&l);
         else if (!strcmp(l.argv[0], "readback"))
             stmt_readback(&l);
+        else if (!strcmp(l.argv[0], "repeat"))
+        {
+            /* repeat N: execute the list N more times after the first, timing each. */
+            need_args(&l, 2, "N");
+            done(&l);
+            if (repeat_line)
+                fail("a second `repeat` line (the first is line %d)", repeat_line);
+            repeat_count = parse_u32(l.argv[1], "repeat count");
+            if (!repeat_count || repeat_count > 1000)
+                fail("`repeat %s`: give 1 to 1000 executions", l.argv[1]);
+            repeat_line = cur_line;
+        }
         else
             command(&l);
     }
@@ -2699,7 +2768,16 @@ int main(int argc, char **argv)
     cur_line = 0;
     record_readbacks();
     cur_line = 0;
+    if (repeat_count)
+    {
+        /* Back to where the list started, so that the next execution's barriers hold. */
+        unsigned int i;
+        for (i = 0; i < resource_count; ++i)
+            if (resources[i].in_list)
+                transition(list, &resources[i], resources[i].list_start_state);
+    }
     execute_and_wait();
     write_readbacks();
+    execute_repeats();
     return 0;
 }
