@@ -587,6 +587,18 @@ impl<'m> FnLower<'m> {
                 let d = self.op2(|dst| Inst::IsHelper { dst });
                 self.define(res, Val::Regs(vec![d]));
             }
+            // SM 6.10 (hlsl-specs proposal 0039): true only when a debugger runs the
+            // program; a break stops only a debugger, so elsewhere it lowers to nothing.
+            DxOp::IsDebuggingEnabled => {
+                let k = self.k(crate::exec::float::bool_bits(self.io.debugging));
+                let d = self.op2(|dst| Inst::Mov { dst, src: k });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            DxOp::DebugBreak if self.io.debugging => {
+                let k = self.k(0);
+                self.op2(|dst| Inst::Mov { dst, src: k });
+            }
+            DxOp::DebugBreak => {}
             // ---- waves and quads
             DxOp::WaveIsFirstLane
             | DxOp::WaveGetLaneIndex
