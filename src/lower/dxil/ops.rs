@@ -590,7 +590,8 @@ impl<'m> FnLower<'m> {
             // SM 6.10 (hlsl-specs proposal 0039): true only when a debugger runs the
             // program; a break stops only a debugger, so elsewhere it lowers to nothing.
             DxOp::IsDebuggingEnabled => {
-                let k = self.k(crate::exec::float::bool_bits(self.io.debugging));
+                // An i1 in a register is 0 or all ones.
+                let k = self.k(if self.io.debugging { u32::MAX } else { 0 });
                 let d = self.op2(|dst| Inst::Mov { dst, src: k });
                 self.define(res, Val::Regs(vec![d]));
             }
