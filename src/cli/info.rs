@@ -440,6 +440,7 @@ fn part_title(p: &PartInfo) -> String {
         Ok(PartContents::Psv0(_)) => "pipeline state validation".into(),
         Ok(PartContents::Rdat(_)) => "runtime data".into(),
         Ok(PartContents::Hash(_)) => "shader hash".into(),
+        Ok(PartContents::SourceInfo { .. }) => "HLSL sources".into(),
         Ok(PartContents::Undecoded { note: Some(n) }) => format!("not decoded: {n}"),
         Ok(PartContents::Undecoded { note: None }) => "not decoded".into(),
         Err(_) => "error".into(),
@@ -552,6 +553,21 @@ fn part_section(out: &mut String, p: &PartInfo) {
                 out,
                 "{tag}: shader hash {} (flags 0x{:x}{source})",
                 h.digest, h.flags
+            );
+        }
+        Ok(PartContents::SourceInfo {
+            files,
+            arguments,
+            compressed,
+        }) => {
+            let names: Vec<String> = files.iter().map(|f| clean(f)).collect();
+            let zlib = if *compressed { ", zlib" } else { "" };
+            let _ = writeln!(
+                out,
+                "{tag}: HLSL sources: {} file(s) ({}), {arguments} compiler arguments{zlib}, {} bytes",
+                files.len(),
+                names.join(", "),
+                p.size
             );
         }
         Ok(PartContents::Undecoded { note }) => {

@@ -38,6 +38,16 @@ pub enum PartContents {
     Rdat(Rdat),
     /// Shader hash (`HASH`).
     Hash(ShaderHash),
+    /// The HLSL sources and compiler arguments dxc keeps with `-Zi` (`SRCI`,
+    /// [`super::srci`]): the file names, not their text.
+    SourceInfo {
+        /// The files' names, the main file first.
+        files: Vec<String>,
+        /// How many compiler arguments it records.
+        arguments: usize,
+        /// Whether the contents were zlib-compressed.
+        compressed: bool,
+    },
     /// A part this module does not decode: listed by tag and size.
     Undecoded {
         /// What the tag is known to hold, when it is known.
@@ -53,7 +63,6 @@ pub fn undecoded_note(tag: FourCc) -> Option<&'static str> {
         b"RTS0" => "root signature",
         b"PRIV" => "private data",
         b"VERS" => "compiler version",
-        b"SRCI" => "source information",
         b"PDBI" => "PDB information",
         b"IFCE" => "interfaces",
         b"ICFE" => "interfaces",
@@ -83,6 +92,14 @@ pub fn decode_part(
         FourCc::PSV0 => PartContents::Psv0(Psv0::parse(part, program)?),
         FourCc::RDAT => PartContents::Rdat(Rdat::parse(part)?),
         FourCc::HASH => PartContents::Hash(ShaderHash::parse(part)?),
+        super::srci::SRCI => {
+            let info = super::srci::read(part.data)?;
+            PartContents::SourceInfo {
+                files: info.files.into_iter().map(|f| f.name).collect(),
+                arguments: info.args.len(),
+                compressed: info.compressed,
+            }
+        }
         t => PartContents::Undecoded {
             note: undecoded_note(t),
         },

@@ -33,6 +33,26 @@ pub enum Lang {
 /// terminators between a block's last instruction and the next block).
 pub type Key = (u32, u32);
 
+/// A stop the program itself asks for, at one of its instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgramBreak {
+    /// DXIL `DebugBreak()` (SM 6.10) or DXBC `debug_break`: a breakpoint.
+    DebugBreak,
+    /// DXBC `abort`: the invocation ends there.
+    Abort,
+}
+
+impl ProgramBreak {
+    /// How the program spells it.
+    pub fn name(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (ProgramBreak::DebugBreak, Lang::Dxil) => "DebugBreak()",
+            (ProgramBreak::DebugBreak, _) => "debug_break",
+            (ProgramBreak::Abort, _) => "abort",
+        }
+    }
+}
+
 /// A program value and its registers.
 #[derive(Debug, Clone)]
 pub struct Var {
@@ -94,6 +114,8 @@ pub struct SourceView {
     /// DXIL: why debug info the program carries is not used (malformed): the session
     /// steps the listing and says so.
     pub hlsl_note: Option<String>,
+    /// The instructions that stop the debugger by themselves, in program order.
+    pub breaks: Vec<(Key, ProgramBreak)>,
 }
 
 impl SourceView {
@@ -111,6 +133,7 @@ impl SourceView {
             locals: Vec::new(),
             hlsl: None,
             hlsl_note: None,
+            breaks: Vec::new(),
         }
     }
 
@@ -142,7 +165,13 @@ impl SourceView {
             v.opcodes.push(op);
         }
         for i in 0..program.instructions.len() as u32 {
-            v.key_line.insert((v.function_of(i), i), i + 2);
+            let key = (v.function_of(i), i);
+            v.key_line.insert(key, i + 2);
+            match v.opcodes.get(i as usize) {
+                Some(Some(Opcode::DebugBreak)) => v.breaks.push((key, ProgramBreak::DebugBreak)),
+                Some(Some(Opcode::Abort)) => v.breaks.push((key, ProgramBreak::Abort)),
+                _ => {}
+            }
         }
         let mut vars: Vec<&crate::ir::SourceVar> = shader.vars.iter().collect();
         vars.sort_by(|a, b| a.key.cmp(&b.key));
@@ -245,6 +274,16 @@ impl SourceView {
                     v.hlsl_note = Some(format!(
                         "the program's debug info is not used ({e}): stepping by the listing"
                     ))
+                }
+            }
+        }
+        if let Some(f) = function {
+            for k in 0..u32::try_from(body.instructions.len()).unwrap_or(u32::MAX) {
+                // A call that does not decode was refused by the lowering already.
+                if let Ok(Some(c)) = crate::dxil::dxop::decode_call(module, f, body, k)
+                    && c.op() == crate::dxil::dxop::DxOp::DebugBreak
+                {
+                    v.breaks.push(((f, k), ProgramBreak::DebugBreak));
                 }
             }
         }

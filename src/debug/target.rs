@@ -41,6 +41,7 @@ impl Program {
         let opts = LoadOptions {
             entry,
             no_opt: false,
+            debugging: true,
         };
         let normal = lower::load(bytes, &opts).map_err(|e| DebugError::Load(e.to_string()))?;
         let raw = lower::load(
@@ -95,6 +96,7 @@ impl Program {
         let opts = LoadOptions {
             entry,
             no_opt: true,
+            debugging: true,
         };
         let raw = lower::dxil::lower_module(module, &opts)
             .map_err(|e| DebugError::Load(e.to_string()))?;

@@ -338,7 +338,7 @@ fn lower_module_with(
         s.early_depth_stencil = stage == Stage::Pixel && early_depth_stencil(entry);
     }
     let mut hull_fn = None;
-    let io = match stage {
+    let mut io = match stage {
         Stage::Compute => stage::Io::compute(),
         Stage::Mesh | Stage::Amplification => {
             let m = mesh::state(stage, entry, &location)?;
@@ -382,6 +382,7 @@ fn lower_module_with(
         }
         _ => stage::Io::lay_out(stage, entry.signatures.as_ref(), b.shader_mut())?,
     };
+    io.debugging = opts.debugging;
     let mut ranges = Vec::new();
     if let Some(res) = entry.resources.as_ref().or(md.resources.as_ref()) {
         for r in res.all() {

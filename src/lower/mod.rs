@@ -58,6 +58,11 @@ pub struct LoadOptions {
     /// Skip the IR clean-up passes ([`crate::ir::opt`]), keeping every instruction the
     /// lowering wrote (so each maps back to its source instruction, for debugging).
     pub no_opt: bool,
+    /// Lower for a debugger (`dxlane debug`, the DAP server): `IsDebuggingEnabled()`
+    /// reads true and each `DebugBreak()` / `debug_break` / `abort` keeps a step of its
+    /// own (a `mov` to an unused register) for the debugger to stop at. Otherwise
+    /// `IsDebuggingEnabled()` reads false and a break is no instruction at all.
+    pub debugging: bool,
 }
 
 /// A lowered program and what it was.

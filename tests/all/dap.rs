@@ -743,3 +743,53 @@ fn hlsl_zi_transcript() {
     assert_eq!(c.finish(), 0);
     common::assert_snapshot("dap/hlsl_zi.txt", &t);
 }
+
+/// The program's own breakpoints (docs/debugger.md, "Breaks the program asks for"): with
+/// no breakpoint set by the client, `continue` stops at DXBC `debug_break` (reason
+/// `breakpoint`) and then, on thread 2 of `tests/jobs/debug_break/dxbc.toml`, at `abort`
+/// (reason `exception`), each described by the instruction; then the lane ends. A
+/// `setBreakpoints` of the listing with none does not remove them. The DXIL job stops
+/// at `DebugBreak()` the same way.
+#[test]
+fn the_programs_own_breaks_stop_continue() {
+    let mut c = Client::start();
+    c.open(json!({ "type": "dxlane", "request": "launch",
+        "job": "tests/jobs/debug_break/dxbc.toml", "thread": "2,0,0" }));
+    c.ok(
+        "setBreakpoints",
+        json!({ "source": { "sourceReference": 1 }, "breakpoints": [] }),
+    );
+    let thread = c.configured()["threadId"].as_i64().expect("a thread");
+    let stop = c.step("continue", thread);
+    assert_eq!(stop["reason"], "breakpoint", "{stop}");
+    assert_eq!(
+        stop["description"], "the program's debug_break (listing line 8)",
+        "{stop}"
+    );
+    let stop = c.step("continue", thread);
+    assert_eq!(stop["reason"], "exception", "{stop}");
+    assert_eq!(
+        stop["description"], "the program's abort (listing line 11): the invocation ends here",
+        "{stop}"
+    );
+    let stop = c.step("continue", thread);
+    assert_eq!(stop["reason"], "step", "{stop}");
+    assert_eq!(stop["description"], "the lane has finished", "{stop}");
+    c.ok("disconnect", Value::Null);
+    assert_eq!(c.finish(), 0);
+
+    let mut c = Client::start();
+    c.open(json!({ "type": "dxlane", "request": "launch",
+        "job": "tests/jobs/debug_break/dxil.toml", "thread": "1,0,0" }));
+    let thread = c.configured()["threadId"].as_i64().expect("a thread");
+    let stop = c.step("continue", thread);
+    assert_eq!(stop["reason"], "breakpoint", "{stop}");
+    assert!(
+        stop["description"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("the program's DebugBreak() (listing line ")),
+        "{stop}"
+    );
+    c.ok("disconnect", Value::Null);
+    assert_eq!(c.finish(), 0);
+}

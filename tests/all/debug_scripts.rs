@@ -441,7 +441,11 @@ fn run_dap(script: &Script, sname: &str, job: &str) {
     };
     let mut seen = Seen::default();
     let stop_of = |s: &Value| -> Stop {
-        if s["reason"] == "breakpoint" || s["reason"] == "data breakpoint" {
+        // `exception`: the program's `abort` (docs/debugger.md).
+        if s["reason"] == "breakpoint"
+            || s["reason"] == "data breakpoint"
+            || s["reason"] == "exception"
+        {
             Stop::Breakpoint
         } else if s["description"] == "the lane has finished" {
             Stop::End
@@ -812,5 +816,15 @@ fn info_names_the_debug_info_of_zi_containers() {
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains(says), "{file}: {text}");
+        // The part table decodes SRCI (dxc's DxilSourceInfo layout, `container::srci`).
+        if file == "srci.dxil" {
+            assert!(
+                text.contains(
+                    "SRCI: HLSL sources: 1 file(s) (shader.hlsl), 5 compiler arguments, zlib, "
+                ),
+                "{text}"
+            );
+            assert!(!text.contains("not decoded (source"), "{text}");
+        }
     }
 }

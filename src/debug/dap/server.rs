@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::wire::{self, Request, WireError};
 use super::{Debugger, Scope};
 use crate::debug::format::Fmt;
+use crate::debug::source::ProgramBreak;
 
 /// The `launch` request's arguments: the job and the lane, named as `dxlane debug`'s
 /// flags are (`groupThread` for `--group-thread`, `waveSize` for `--wave-size`, …).
@@ -452,6 +453,7 @@ impl<'a, W: Write> Server<'a, W> {
         text.push_str(&d.where_text());
         let source_level = d.source_level();
         self.session = Some(d);
+        self.adopt_program_breakpoints();
         self.launched = Some(args);
         self.respond(req, Value::Null);
         self.output(&text);
@@ -518,11 +520,23 @@ impl<'a, W: Write> Server<'a, W> {
         self.lines.clear();
         self.data.clear();
         self.repl.clear();
+        self.adopt_program_breakpoints();
         self.stops.clear();
         self.respond(req, json!({ "description": description }));
         self.output(&out);
         self.stopped("entry", lane, Some(&description), &[]);
         Ok(())
+    }
+
+    /// The breakpoints the program sets itself (`DebugBreak()`, `debug_break`, `abort`)
+    /// stop `continue` like those set in the REPL: no client's `setBreakpoints` names
+    /// them, so none removes them.
+    fn adopt_program_breakpoints(&mut self) {
+        if let Some(d) = &self.session {
+            let ids = d.program_breakpoints();
+            self.repl
+                .extend(ids.into_iter().map(|(id, _)| ClientBp { id, hit: None }));
+        }
     }
 
     fn session(&mut self) -> Result<&mut Debugger, Failure> {
@@ -1011,12 +1025,18 @@ impl<'a, W: Write> Server<'a, W> {
             return;
         };
         let lane = d.lane();
+        // A stop at the program's own breakpoint says which instruction set it.
+        let own = d
+            .program_breakpoints()
+            .iter()
+            .find(|(id, _)| ids.contains(id))
+            .and_then(|(id, _)| d.breakpoint_text(*id));
         let desc = if reason == "step" && d.finished() {
             Some("the lane has finished")
         } else if reason == "step" && d.position() == 0 {
             Some("at the lane's first step")
         } else {
-            None
+            own.as_deref()
         };
         self.stopped(reason, lane, desc, ids);
     }
@@ -1085,7 +1105,15 @@ impl<'a, W: Write> Server<'a, W> {
             text.push('\n');
         }
         text.push_str(&d.where_text());
-        let reason = if data {
+        let aborts = d
+            .program_breakpoints()
+            .iter()
+            .any(|(id, k)| *k == ProgramBreak::Abort && ids.contains(id));
+        // `abort` ends the invocation: an exception stop, as the reference device raises
+        // an error there; `DebugBreak()` is a breakpoint.
+        let reason = if aborts {
+            "exception"
+        } else if data {
             "data breakpoint"
         } else {
             "breakpoint"

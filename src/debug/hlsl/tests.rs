@@ -1030,5 +1030,6 @@ fn conditions_read_hlsl_variables_at_the_step() {
     }
 }
 
+mod debug_break;
 mod declare;
 mod zi;

@@ -12,6 +12,7 @@ use crate::debug::DebugError;
 use crate::debug::expr::Cond;
 use crate::debug::format::{self, Fmt, Ty};
 use crate::debug::record::Slot;
+use crate::debug::source::ProgramBreak;
 use crate::pipeline::TraceAt;
 
 /// A breakpoint or watch.
@@ -37,6 +38,15 @@ pub enum Breakpoint {
         cond: Option<Cond>,
         /// Its text.
         text: String,
+    },
+    /// Before the lane runs an instruction that stops a debugger by itself (DXIL
+    /// `DebugBreak()`, DXBC `debug_break` and `abort`): set by the session when it opens,
+    /// one per such instruction.
+    Program {
+        /// The instruction.
+        key: crate::debug::source::Key,
+        /// Which.
+        kind: ProgramBreak,
     },
     /// Before the lane runs the first NaN- or infinity-writing step: after it.
     Nan,
@@ -69,6 +79,18 @@ impl Debugger {
         id
     }
 
+    /// The breakpoints the program set by itself ([`Breakpoint::Program`]), with which
+    /// instruction each is.
+    pub fn program_breakpoints(&self) -> Vec<(u32, ProgramBreak)> {
+        self.bps
+            .iter()
+            .filter_map(|(i, b)| match b {
+                Breakpoint::Program { kind, .. } => Some((*i, *kind)),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub(super) fn bp_text(&self, bp: &Breakpoint) -> String {
         match bp {
             Breakpoint::Line { line, text, .. } => {
@@ -89,6 +111,19 @@ impl Debugger {
                     let _ = write!(s, " if {text}");
                 }
                 s
+            }
+            Breakpoint::Program { key, kind } => {
+                let view = &self.target.program.view;
+                let name = kind.name(view.lang);
+                let line = view
+                    .line(*key)
+                    .map_or_else(String::new, |l| format!(" (listing line {l})"));
+                match kind {
+                    ProgramBreak::DebugBreak => format!("the program's {name}{line}"),
+                    ProgramBreak::Abort => {
+                        format!("the program's {name}{line}: the invocation ends here")
+                    }
+                }
             }
             Breakpoint::Nan => "the first NaN or infinity the lane writes".into(),
             Breakpoint::Write { name, .. } => format!("a write of {name}"),
@@ -130,6 +165,9 @@ impl Debugger {
                         Ok(Some(format!("its condition cannot be evaluated here: {e}")))
                     }
                 }
+            }
+            Breakpoint::Program { key, .. } => {
+                Ok((self.steps.get(q).and_then(|s| s.key) == Some(*key)).then(String::new))
             }
             Breakpoint::Nan => {
                 let Some(p) = q.checked_sub(1) else {

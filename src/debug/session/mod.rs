@@ -180,6 +180,10 @@ impl Debugger {
                 format!("note: the dispatch ended with an error elsewhere: {f}")
             });
         }
+        // The program's own breakpoints: `continue` stops at each as at one the user set.
+        for (key, kind) in d.target.program.view.breaks.clone() {
+            d.add_breakpoint(Breakpoint::Program { key, kind });
+        }
         d.select_lane(place.lane);
         Ok(d)
     }

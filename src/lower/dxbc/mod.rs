@@ -75,8 +75,9 @@
 //! - Other stages cannot use what needs pixel quads or another stage: in compute and
 //!   vertex programs `deriv_*`, `sample`, `sample_b`, `sample_c`, `lod`, `discard`,
 //!   `eval_*` and the `rasterizer` operand are refused by name; `emit`/`cut` everywhere,
-//!   as are class linkage (`fcall`, interfaces) and the debugging instructions. Vertex
-//!   programs have nothing stage-specific beyond their inputs and outputs.
+//!   as is class linkage (`fcall`, interfaces). Vertex programs have nothing
+//!   stage-specific beyond their inputs and outputs.
+//! - `debug_break` and `abort` (any stage): see [`Lowerer::debugging_op`].
 //!
 //! Anything else — an opcode, register type or construct this lowering does not handle —
 //! is refused with [`LowerError::Unsupported`] naming it and its location, e.g.
@@ -236,6 +237,7 @@ pub fn lower_reflected(
         }
     };
     let mut l = Lowerer::new(program, refl, stage)?;
+    l.debugging = opts.debugging;
     if let Some(entry) = &opts.entry {
         l.b.shader_mut().entry.clone_from(entry);
     }
@@ -299,6 +301,8 @@ pub(crate) struct Lowerer<'p> {
     hull_phase: Option<crate::dxbc::HullPhase>,
     /// The constant holding the fork or join instance being lowered.
     phase_instance: Option<Reg>,
+    /// Lowered for a debugger ([`LoadOptions::debugging`]).
+    debugging: bool,
 }
 
 impl<'p> Lowerer<'p> {
@@ -327,6 +331,7 @@ impl<'p> Lowerer<'p> {
             scratch_used: 0,
             hull_phase: None,
             phase_instance: None,
+            debugging: false,
         };
         l.scan_structure()?;
         Ok(l)
@@ -482,6 +487,7 @@ impl<'p> Lowerer<'p> {
             | O::Callc
             | O::Label => self.flow(index, e),
             O::Nop => Ok(()),
+            O::DebugBreak | O::Abort => self.debugging_op(e.opcode),
             O::Sync => self.sync(e),
             O::Emit
             | O::Cut
@@ -558,6 +564,29 @@ impl<'p> Lowerer<'p> {
             group_memory: f.group_shared_memory,
             device_memory: f.uav_memory_group || f.uav_memory_global,
         });
+        Ok(())
+    }
+
+    /// `debug_break` and `abort`. D3D11 names them (`D3D11_SB_OPCODE_DEBUG_BREAK`,
+    /// `D3D11_SB_OPCODE_ABORT`) without defining them; C++ AMP's `direct3d_abort`,
+    /// which compiles to `abort`, is documented to end the kernel with an error on the
+    /// reference device. Here: under a
+    /// debugger each is a step of its own (a `mov` to an unused register) the debugger
+    /// stops at; elsewhere `debug_break` is nothing. `abort` then ends the invocation
+    /// wherever it is (in a subroutine too), as a `ret` of the main program would: what
+    /// the lane wrote before it stays, nothing after it runs.
+    fn debugging_op(&mut self, op: Opcode) -> Result<(), LowerError> {
+        if self.debugging {
+            let zero = self.b.konst(0);
+            let t = self.temp();
+            self.emit(Inst::Mov { dst: t, src: zero });
+        }
+        if op == Opcode::Abort {
+            self.flush()?;
+            if self.open() {
+                self.b.terminate(Terminator::Return);
+            }
+        }
         Ok(())
     }
 
@@ -742,7 +771,6 @@ fn refusal(op: Opcode, stage: Stage) -> String {
             "geometry shaders only".into()
         }
         O::InterfaceCall => "class linkage (interfaces) is not supported".into(),
-        O::Abort | O::DebugBreak => "debugging instructions are not supported".into(),
         _ => String::new(),
     };
     if why.is_empty() {

@@ -603,6 +603,19 @@ impl<'m> FnLower<'m> {
                 let d = self.op2(|dst| Inst::IsHelper { dst });
                 self.define(res, Val::Regs(vec![d]));
             }
+            // SM 6.10 (hlsl-specs proposal 0039): true only when a debugger runs the
+            // program; a break stops only a debugger, so elsewhere it lowers to nothing.
+            DxOp::IsDebuggingEnabled => {
+                // An i1 in a register is 0 or all ones.
+                let k = self.k(if self.io.debugging { u32::MAX } else { 0 });
+                let d = self.op2(|dst| Inst::Mov { dst, src: k });
+                self.define(res, Val::Regs(vec![d]));
+            }
+            DxOp::DebugBreak if self.io.debugging => {
+                let k = self.k(0);
+                self.op2(|dst| Inst::Mov { dst, src: k });
+            }
+            DxOp::DebugBreak => {}
             // ---- waves and quads
             DxOp::WaveIsFirstLane
             | DxOp::WaveGetLaneIndex

@@ -81,6 +81,8 @@ pub struct Io {
     pub vertex_rows: u32,
     /// Geometry programs: the output streams the state declares active (bit n: stream n).
     pub stream_mask: u32,
+    /// Lowered for the debugger ([`crate::lower::LoadOptions::debugging`]).
+    pub debugging: bool,
 }
 
 impl Io {
@@ -101,6 +103,7 @@ impl Io {
             vertices: 1,
             vertex_rows: 0,
             stream_mask: 0,
+            debugging: false,
         }
     }
 
@@ -136,6 +139,7 @@ impl Io {
             vertices: 1,
             vertex_rows: 0,
             stream_mask: 0,
+            debugging: false,
         })
     }
 
@@ -167,6 +171,7 @@ impl Io {
             vertices: 1,
             vertex_rows: 0,
             stream_mask: 0,
+            debugging: false,
         })
     }
 
@@ -288,6 +293,7 @@ impl Io {
             vertices,
             vertex_rows: vertex_words / 4,
             stream_mask,
+            debugging: false,
         })
     }
 }
