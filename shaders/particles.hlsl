@@ -10,9 +10,9 @@
 // size counts only the living. The frame's next draw reads the stream-output buffer with
 // DrawAuto and expands each point into a camera-facing quad (geometry_sprites.hlsl).
 // dt = 0.25 and g = (0, -2, 0), so a step of dyadic values stays exact. The step draw
-// rasterizes nothing; its geometry program still writes SV_Position (the point seen from
-// geometry_sprites' camera), which dxlane's linker asks of the last stage before the
-// rasterizer even when no stream reaches it.
+// rasterizes nothing, so SV_Position is not needed; the geometry program writes it (the
+// point seen from geometry_sprites' camera) so that the same step can also be drawn with
+// a rasterized stream.
 
 struct Particle
 {

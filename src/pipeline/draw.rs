@@ -502,10 +502,20 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
         }
         size = Some((w, h, forced, DrawField::Rasterizer));
     }
+    // A draw whose stream output rasterizes nothing (`D3D11_SO_NO_RASTERIZED_STREAM`)
+    // writes no pixels: D3D12 draws it with no render target and no depth-stencil view
+    // bound, so a one-pixel, one-sample area stands in (nothing reaches it).
+    let discards = s
+        .stream_output
+        .as_ref()
+        .is_some_and(|o| o.desc.rasterized_stream == super::so::NO_RASTERIZED_STREAM);
+    if size.is_none() && discards {
+        size = Some((1, 1, 1, DrawField::RenderTarget(0)));
+    }
     let Some((width, height, samples, _)) = size else {
         return Err(state_err(
             DrawField::RenderTarget(0),
-            "a draw needs a render target or a depth-stencil view",
+            "a draw needs a render target or a depth-stencil view (or stream output with no rasterized stream)",
         ));
     };
     Ok(Targets {
@@ -868,7 +878,7 @@ fn draw_view(
             s.ds.map(|d| d.0),
             s.gs.map(|g| g.0),
             s.ps,
-            rast_stream,
+            rasterized,
         )?,
     };
     let viewports = check_viewports(s, &targets)?;

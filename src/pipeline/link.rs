@@ -158,13 +158,16 @@ pub fn link_with(
     gs: Option<&Shader>,
     ps: Option<&Shader>,
 ) -> Result<Linked, LinkError> {
-    link_stages(layout, vs, None, gs, ps, 0)
+    link_stages(layout, vs, None, gs, ps, Some(0))
 }
 
 /// As [`link_with`], with a domain program (`ds`) in place of the vertex program as the
 /// stage that feeds the geometry program or the rasterizer, and `stream` the geometry
-/// program's rasterized stream (0 without one; the rasterizer and the pixel program read
-/// that stream's elements, `gs::stream_elements`). The tessellation stages' own links are
+/// program's rasterized stream (`Some(0)` without one; the rasterizer and the pixel
+/// program read that stream's elements, `gs::stream_elements`). `None` is stream
+/// output's `D3D11_SO_NO_RASTERIZED_STREAM`: nothing reaches the rasterizer, so the last
+/// stage need not write `SV_Position` (D3D11.3 §15.1: the rasterizer is what reads it;
+/// D3D12 accepts such a pipeline state). The tessellation stages' own links are
 /// [`link_tessellation`]'s.
 pub fn link_stages(
     layout: &[Element],
@@ -172,7 +175,7 @@ pub fn link_stages(
     ds: Option<&Shader>,
     gs: Option<&Shader>,
     ps: Option<&Shader>,
-    stream: u32,
+    stream: Option<u32>,
 ) -> Result<Linked, LinkError> {
     let mut vs_inputs = vec![VsSource::Zero; vs.input_words as usize];
     for e in &vs.inputs {
@@ -217,23 +220,26 @@ pub fn link_stages(
     // The stage whose outputs the rasterizer reads.
     let vs = gs.or(ds).unwrap_or(vs);
     let up = stage_name(vs);
-    let outs = super::gs::stream_elements(vs, stream);
-    let pos = outs
-        .iter()
-        .find(|o| o.sv == SysValue::Position)
-        .ok_or_else(|| LinkError(format!("{up} does not write SV_Position")))?;
-    if pos.mask != 0xf {
-        return Err(LinkError(format!(
-            "{up} writes SV_Position.{} but the rasterizer needs all of xyzw",
-            crate::ir::io::mask_letters(pos.mask)
-        )));
-    }
-    let position = [
-        pos.word(0, 0),
-        pos.word(0, 1),
-        pos.word(0, 2),
-        pos.word(0, 3),
-    ];
+    let outs = super::gs::stream_elements(vs, stream.unwrap_or(0));
+    let pos = outs.iter().find(|o| o.sv == SysValue::Position);
+    let position = match (pos, stream) {
+        (Some(pos), _) if pos.mask == 0xf => [
+            pos.word(0, 0),
+            pos.word(0, 1),
+            pos.word(0, 2),
+            pos.word(0, 3),
+        ],
+        // Nothing is rasterized: the words are never read (the draw stops each
+        // primitive after stream output).
+        (_, None) => [0; 4],
+        (Some(pos), Some(_)) => {
+            return Err(LinkError(format!(
+                "{up} writes SV_Position.{} but the rasterizer needs all of xyzw",
+                crate::ir::io::mask_letters(pos.mask)
+            )));
+        }
+        (None, Some(_)) => return Err(LinkError(format!("{up} does not write SV_Position"))),
+    };
     let words_of = |sv: SysValue| -> Vec<u32> {
         let mut v = Vec::new();
         for o in outs.iter().filter(|o| o.sv == sv) {

@@ -1056,11 +1056,10 @@ fn covering_all(
             d.ds.as_ref().map(|x| &x.0),
             d.gs.as_ref().map(|x| &x.0),
             d.ps.as_ref(),
-            st.stream_output
-                .as_ref()
-                .map(|o| o.desc.rasterized_stream)
-                .filter(|&k| k < super::so::SO_STREAMS)
-                .unwrap_or(0),
+            match &st.stream_output {
+                Some(o) => Some(o.desc.rasterized_stream).filter(|&k| k < super::so::SO_STREAMS),
+                None => Some(0),
+            },
         ),
     };
     let per_sample = linked.map(|l| l.per_sample).map_err(lane_err)?;

@@ -380,3 +380,85 @@ fn the_terrain_is_watertight() {
         "uneven factors left no crack: {reached} of {total} outline vertices in one loop"
     );
 }
+
+/// D3D11.3 §15 (the rasterizer is the stage that reads `SV_Position`) and stream output's
+/// `D3D11_SO_NO_RASTERIZED_STREAM` (nothing reaches the rasterizer): a step whose
+/// geometry program writes no `SV_Position`, drawn with no render target and no
+/// depth-stencil view bound, streams out the same records as the example's step. The
+/// same program with a rasterized stream is refused, naming `SV_Position`.
+#[test]
+fn a_step_that_rasterizes_nothing_needs_no_position_and_no_target() {
+    let Some(compiler) = common::vkd3d_compiler("the position-free particle step") else {
+        return;
+    };
+    let dir = common::scratch()
+        .join("stage_examples")
+        .join("no_position_gs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = std::fs::read_to_string(common::root().join("shaders/particles.hlsl"))
+        .unwrap()
+        .replace("    float4 clip : SV_Position;\n", "")
+        .replace(
+            "    o.clip = float4(o.pos.xy, o.pos.z * 0.5, o.pos.z);\n",
+            "",
+        );
+    assert!(
+        !source.contains(": SV_Position") && !source.contains("o.clip"),
+        "the edit no longer applies"
+    );
+    let hlsl = dir.join("step.hlsl");
+    std::fs::write(&hlsl, source).unwrap();
+    let gs = dir.join("step.gs_5_0.dxbc");
+    let status = std::process::Command::new(compiler)
+        .args([
+            "-p", "gs_5_0", "-e", "gs_main", "-x", "hlsl", "-b", "dxbc-tpf", "-o",
+        ])
+        .arg(&gs)
+        .arg(&hlsl)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let gs_line = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("gs = ") && l.contains("particles.gs_5_0.dxbc"))
+            .unwrap()
+            .to_string()
+    };
+    let swap = |t: String| -> String {
+        let old = gs_line(&t);
+        t.replacen(&old, &format!("gs = {:?}", gs.display().to_string()), 1)
+    };
+    let r = run_frame("particles", "no_position", &swap);
+    let want = step(&particles(&r));
+    let state = words(&r, 1);
+    for (i, w) in want.iter().enumerate() {
+        let got: Vec<f32> = state[11 * i..11 * (i + 1)]
+            .iter()
+            .map(|&b| f32::from_bits(b))
+            .collect();
+        assert_eq!(got, w.to_vec(), "record {i}");
+    }
+    assert_eq!(words(&r, 2), [484]);
+
+    // Rasterizing stream 0 needs the position.
+    let text = std::fs::read_to_string(common::root().join("examples/frames/particles.toml"))
+        .unwrap()
+        .replace(
+            "../../shaders",
+            &common::root().join("shaders").display().to_string(),
+        );
+    let text = swap(text).replacen(
+        "\nrasterized_stream = \"none\"",
+        "\nrasterized_stream = 0\nrender_targets = [{ resource = \"color\" }]",
+        1,
+    );
+    let path = dir.join("rasterized.toml");
+    std::fs::write(&path, text).unwrap();
+    let job = Job::load(&path).unwrap();
+    let opts = common::run_options();
+    let err = match prepare(job, &opts).and_then(|p| p.execute(&opts)) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a rasterized stream without SV_Position ran"),
+    };
+    assert!(err.contains("does not write SV_Position"), "{err}");
+}

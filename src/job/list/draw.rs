@@ -1010,8 +1010,17 @@ impl Ctx<'_> {
                 Some(_) => {}
             }
         }
-        if first.is_none() {
-            return Err("a draw needs `render_targets` or a `depth_stencil` view".into());
+        // A draw that rasterizes nothing (`rasterized_stream = "none"`) writes no pixels
+        // and binds no target in D3D12 (`pipeline::draw` stands in a one-pixel area).
+        let discards = matches!(
+            &e.rasterized_stream,
+            Some(crate::job::draw::RasterizedStream::Name(n)) if n.eq_ignore_ascii_case("none")
+        );
+        if first.is_none() && !discards {
+            return Err(
+                "a draw needs `render_targets` or a `depth_stencil` view (or `rasterized_stream = \"none\"`)"
+                    .into(),
+            );
         }
         Ok(())
     }
