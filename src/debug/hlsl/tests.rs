@@ -1030,6 +1030,26 @@ fn conditions_read_hlsl_variables_at_the_step() {
     }
 }
 
+/// Checks that the files in `folder` (under the repository root) are what `containers`
+/// makes of their modules today; with `DXLANE_BLESS` set, writes them instead.
+fn check_committed(folder: &str, containers: Vec<(&'static str, Vec<u8>)>) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let bless = std::env::var_os("DXLANE_BLESS").is_some();
+    for (name, bytes) in containers {
+        let path = dir.join(name);
+        if bless {
+            std::fs::write(&path, &bytes).unwrap();
+            continue;
+        }
+        let old = std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("{name}: {e}; DXLANE_BLESS=1 writes it"));
+        assert!(
+            old == bytes,
+            "{folder}/{name} differs from what the writers make (DXLANE_BLESS=1 rewrites it)"
+        );
+    }
+}
+
 mod debug_break;
 mod declare;
 mod zi;

@@ -130,19 +130,5 @@ pub fn containers() -> Vec<(&'static str, Vec<u8>)> {
 /// The committed containers are what the writers make of the module today.
 #[test]
 fn the_committed_zi_containers_are_regenerated_unchanged() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jobs/zi");
-    let bless = std::env::var_os("DXLANE_BLESS").is_some();
-    for (name, bytes) in containers() {
-        let path = dir.join(name);
-        if bless {
-            std::fs::write(&path, &bytes).unwrap();
-            continue;
-        }
-        let old = std::fs::read(&path)
-            .unwrap_or_else(|e| panic!("{name}: {e}; DXLANE_BLESS=1 writes it"));
-        assert!(
-            old == bytes,
-            "tests/jobs/zi/{name} differs from what the writers make (DXLANE_BLESS=1 rewrites it)"
-        );
-    }
+    super::check_committed("tests/jobs/zi", containers());
 }
