@@ -371,6 +371,7 @@ mod tests {
             depth_unorm_r: 0.0,
             wireframe: false,
             conservative: false,
+            line_mode: crate::pipeline::setup::LineMode::Aliased,
         };
         let v = |x: i64, y: i64| ScreenVertex {
             x: x * 256,

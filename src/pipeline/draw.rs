@@ -374,7 +374,11 @@ fn state_err(field: DrawField, message: impl Into<String>) -> DrawError {
 struct Targets {
     width: u32,
     height: u32,
+    /// Samples per pixel of the targets.
     samples: u32,
+    /// Samples per pixel the rasterizer computes coverage at: `samples`, or the forced
+    /// sample count (target-independent rasterization).
+    raster_samples: u32,
     /// Per target: its class, and whether every channel is 32 bits wide.
     classes: Vec<Option<(TargetClass, bool)>>,
     /// The most array slices of any view (1 when every view is of one slice).
@@ -464,25 +468,41 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
         check(d, DrawField::DepthStencil)?;
     }
     let forced = s.rasterizer.forced_sample_count;
+    let mut raster_samples = None;
     if forced != 0 {
-        // Target-independent rasterization (D3D11.1, kept by D3D12 as
-        // `ForcedSampleCount`): the coverage comes from the forced pattern, so no target
-        // may hold samples of its own; dxlane builds the UAV-only form.
+        // Target-independent rasterization (D3D11.3 §3.5.6, kept by D3D12 as
+        // `ForcedSampleCount`): the coverage comes from the forced pattern.
         if !matches!(forced, 1 | 4 | 8 | 16) {
             return Err(state_err(
                 DrawField::Rasterizer,
                 format!("ForcedSampleCount {forced}: give 0 (off), 1, 4, 8 or 16"),
             ));
         }
-        if let Some((_, _, _, field)) = size {
+        // §3.5.6.2: no depth-stencil view may be bound (else rendering is undefined),
+        // and above a forced count of 1 every render target has one sample.
+        if s.depth_stencil_view.is_some() {
             return Err(state_err(
-                field,
+                DrawField::DepthStencil,
                 format!(
-                    "is bound with ForcedSampleCount {forced}: dxlane draws a forced sample count with no render target and no depth-stencil view bound (UAV-only rendering)"
+                    "is bound with ForcedSampleCount {forced}: D3D allows no depth-stencil view with a forced sample count"
                 ),
             ));
         }
-        // The viewports give the area drawn.
+        if forced > 1
+            && let Some((_, _, n, field)) = size
+            && n != 1
+        {
+            return Err(state_err(
+                field,
+                format!(
+                    "has {n} samples with ForcedSampleCount {forced}: D3D takes render targets of one sample only above a forced count of 1"
+                ),
+            ));
+        }
+        raster_samples = Some(forced);
+    }
+    if forced != 0 && size.is_none() {
+        // UAV-only rendering (§3.5.6.4): the viewports give the area drawn.
         let extent = |f: fn(&Viewport) -> f32| {
             s.viewports
                 .iter()
@@ -522,6 +542,7 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
         width,
         height,
         samples,
+        raster_samples: raster_samples.unwrap_or(samples),
         classes,
         slices,
     })
@@ -828,14 +849,14 @@ fn draw_view(
         }
     }
     let pattern = match &s.rasterizer.sample_positions {
-        Some(p) => Pattern::programmed(targets.samples, p.positions())
+        Some(p) => Pattern::programmed(targets.raster_samples, p.positions())
             .map_err(|m| state_err(DrawField::Rasterizer, m))?,
-        None => Pattern::standard(targets.samples).ok_or_else(|| {
+        None => Pattern::standard(targets.raster_samples).ok_or_else(|| {
             state_err(
                 DrawField::RenderTarget(0),
                 format!(
                     "{} samples: the standard patterns have 1, 2, 4, 8 or 16",
-                    targets.samples
+                    targets.raster_samples
                 ),
             )
         })?,
@@ -881,6 +902,20 @@ fn draw_view(
             rasterized,
         )?,
     };
+    if linked.per_sample
+        && s.rasterizer.forced_sample_count != 0
+        && s.render_targets.iter().any(Option::is_some)
+    {
+        // D3D11.3 §3.5.6.2: sample-frequency shading with a forced sample count has
+        // undefined results.
+        return Err(state_err(
+            DrawField::Rasterizer,
+            format!(
+                "ForcedSampleCount {} with a pixel program that runs per sample: D3D leaves it undefined",
+                s.rasterizer.forced_sample_count
+            ),
+        ));
+    }
     let viewports = check_viewports(s, &targets)?;
     // The pixels any primitive may touch: the union of every viewport's (each
     // primitive's box is already within its own viewport's rectangle).
@@ -998,7 +1033,7 @@ fn draw_view(
     let mut report = DrawReport {
         wave_size: vs_wave,
         threads,
-        samples: targets.samples,
+        samples: targets.raster_samples,
         per_sample: linked.per_sample,
         early_depth_stencil: early,
         profile: opts.plan.profile.name().to_string(),
@@ -1795,6 +1830,33 @@ fn draw_view(
         depth_ranges: &depth_ranges,
     };
     let rates = shading_rates(s, rast_stream, &targets, &linked, &ps_out)?;
+    // D3D11.3 §3.5.6.2: with a forced sample count, a pixel covering any forced sample
+    // writes every sample of the bound targets.
+    let target_coverage = (s.rasterizer.forced_sample_count != 0
+        && s.render_targets.iter().any(Option::is_some))
+    .then(|| {
+        if targets.samples >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << targets.samples) - 1
+        }
+    });
+    // §3.4.4: an alpha-antialiased line's coverage scales `o0.a` (a float; an integer
+    // target's alpha is left alone, the section defining no integer form).
+    let aa_alpha = (setup::LineMode::of(
+        s.rasterizer.multisample_enable,
+        s.rasterizer.antialiased_line_enable,
+    ) == setup::LineMode::AlphaAntialiased)
+        .then_some(())
+        .and(ps_out.targets[0])
+        .filter(|&(_, m)| m & 8 != 0)
+        .filter(|_| {
+            !matches!(
+                targets.classes.first(),
+                Some(Some((TargetClass::Integer, _)))
+            )
+        })
+        .map(|(w, _)| w + 3);
     let mut st = TileStats::default();
     let mut binning = 0.0;
     for (slice, members) in &passes {
@@ -1809,10 +1871,13 @@ fn draw_view(
         } else {
             s
         };
+        let mut om = OutputMerger::new(state, &stage, targets.samples, early, ps_out, opts.writes);
+        om.target_coverage = target_coverage;
+        om.aa_alpha = aa_alpha;
         let ctx = TileCtx {
             stage: &stage,
             bins: &bins,
-            om: OutputMerger::new(state, &stage, targets.samples, early, ps_out, opts.writes),
+            om,
             ps: ps_program.as_ref(),
             scissor,
             observer: opts.observer,
@@ -2248,6 +2313,10 @@ fn check_viewports(s: &DrawState<'_>, t: &Targets) -> Result<Vec<ViewportSetup>,
                 },
                 wireframe: s.rasterizer.fill_mode == FillMode::Wireframe,
                 conservative: s.rasterizer.conservative,
+                line_mode: setup::LineMode::of(
+                    s.rasterizer.multisample_enable,
+                    s.rasterizer.antialiased_line_enable,
+                ),
             },
         });
     }
@@ -2289,7 +2358,7 @@ fn shading_rates(
         &s.shading_rate,
         targets.width,
         targets.height,
-        targets.samples,
+        targets.raster_samples,
         prim_word,
         fine,
     )
@@ -2913,6 +2982,7 @@ mod tests {
             width: 100,
             height: 70,
             samples: 1,
+            raster_samples: 1,
             classes: Vec::new(),
             slices: 1,
         };

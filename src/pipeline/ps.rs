@@ -798,6 +798,7 @@ mod tests {
             depth_unorm_r: 0.0,
             wireframe: false,
             conservative: false,
+            line_mode: crate::pipeline::setup::LineMode::Aliased,
         };
         let sv = |x: i64, y: i64, z: f32| ScreenVertex { x, y, z };
         let mu = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];

@@ -26,6 +26,12 @@
 //!   when the segment meets its diamond and its end point is not inside it (the line
 //!   *exits* the diamond), which draws shared line-strip vertices once. An aliased line
 //!   covers every sample of the pixels it covers.
+//! - **Quadrilateral lines** (§3.4.5, §15.14.1; `MultisampleEnable`): the snapped
+//!   rectangle 1.4 pixels wide `setup` makes, sampled like a triangle — inside all four
+//!   edges, the top-left rule folded into each — at every sample of the pattern.
+//! - **Alpha-antialiased lines** (§3.4.4): a pixel is covered, every sample, when the
+//!   1-pixel-wide rectangle covers part of it ([`aa_line_coverage`], which also gives the
+//!   factor on the pixel's `o0.a`).
 //! - **Inner coverage** (`SV_InnerCoverage`): a pixel whose four corners are inside every
 //!   edge of a triangle is wholly inside it (triangles are convex).
 //! - **Conservative rasterization, tier 1** (DirectX-Specs "Conservative Rasterization";
@@ -221,7 +227,109 @@ pub fn shape_coverage(shape: &Shape, pattern: &Pattern, px: i32, py: i32) -> u32
                 0
             }
         }
+        Shape::Quad(q) => {
+            let e = quad_edges(q);
+            let mut m = 0;
+            for (i, o) in pattern.at(px.into(), py.into()).iter().enumerate() {
+                let (x, y) = (bx + o[0], by + o[1]);
+                if e.iter().flatten().all(|e| e.eval(x, y) >= 0) {
+                    m |= 1 << i;
+                }
+            }
+            m
+        }
+        Shape::AaLine { a, b } => {
+            if aa_line_coverage(*a, *b, px, py) > 0.0 {
+                pattern.all()
+            } else {
+                0
+            }
+        }
     }
+}
+
+/// The edges of a quadrilateral line's corners `q` (clockwise), each with the top-left
+/// rule folded in as `setup` folds it into a triangle's; `None` for an edge of no
+/// length (corners that snapped together), which decides nothing.
+fn quad_edges(q: &[[i64; 2]; 4]) -> [Option<Edge>; 4] {
+    std::array::from_fn(|k| {
+        let (p, n) = (q[k], q[(k + 1) % 4]);
+        let (dx, dy) = (n[0] - p[0], n[1] - p[1]);
+        if dx == 0 && dy == 0 {
+            return None;
+        }
+        let c = dy * p[0] - dx * p[1];
+        let top_left = dy < 0 || (dy == 0 && dx > 0);
+        Some(Edge {
+            a: -dy,
+            b: dx,
+            c: if top_left { c } else { c - 1 },
+        })
+    })
+}
+
+/// How much of pixel `(px, py)`'s square an alpha-antialiased line from `a` to `b`
+/// (fixed point) covers: the area of its intersection with the rectangle 1 pixel wide
+/// whose short sides are centred on the ends (D3D11.3 §3.4.4), in `[0, 1]`, rounded to
+/// a multiple of 1/256.
+///
+/// §3.4.4 leaves the estimate to the implementation (its reference filters with a
+/// kernel 3 pixels wide, and hardware "need not exactly match"), and no public source
+/// states what WARP computes: dxlane takes the exact area (a box filter), which keeps
+/// the section's stated property that a line's total contribution equals its area,
+/// computed in f64 by clipping the rectangle to the square, and rounds it to 8 bits — the
+/// subpixel grid's precision — so that a pixel the rectangle only touches along an
+/// edge (area 0, or a rounding error's worth) is not covered.
+pub fn aa_line_coverage(a: [i64; 2], b: [i64; 2], px: i32, py: i32) -> f32 {
+    let f = |v: i64| v as f64 / SUBPIXEL as f64;
+    let (ax, ay, bx, by) = (f(a[0]), f(a[1]), f(b[0]), f(b[1]));
+    let (dx, dy) = (bx - ax, by - ay);
+    let len = dx.hypot(dy);
+    if len == 0.0 {
+        return 0.0;
+    }
+    let (nx, ny) = (-dy / len * 0.5, dx / len * 0.5);
+    let mut poly = vec![
+        [ax + nx, ay + ny],
+        [bx + nx, by + ny],
+        [bx - nx, by - ny],
+        [ax - nx, ay - ny],
+    ];
+    let (x0, y0) = (f64::from(px), f64::from(py));
+    // Sutherland–Hodgman against the square's four sides, each as `k·p ≥ lim`.
+    let sides: [(usize, f64, f64); 4] = [
+        (0, 1.0, x0),
+        (0, -1.0, -(x0 + 1.0)),
+        (1, 1.0, y0),
+        (1, -1.0, -(y0 + 1.0)),
+    ];
+    for (axis, sign, lim) in sides {
+        let inside = |p: &[f64; 2]| sign * p[axis] >= lim;
+        let mut out = Vec::with_capacity(poly.len() + 1);
+        for k in 0..poly.len() {
+            let (p, q) = (poly[k], poly[(k + 1) % poly.len()]);
+            let (pin, qin) = (inside(&p), inside(&q));
+            if pin {
+                out.push(p);
+            }
+            if pin != qin {
+                let t = (lim - sign * p[axis]) / (sign * (q[axis] - p[axis]));
+                out.push([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])]);
+            }
+        }
+        poly = out;
+        if poly.len() < 3 {
+            return 0.0;
+        }
+    }
+    let twice: f64 = (0..poly.len())
+        .map(|k| {
+            let (p, q) = (poly[k], poly[(k + 1) % poly.len()]);
+            p[0] * q[1] - q[0] * p[1]
+        })
+        .sum();
+    let area = (twice.abs() * 0.5).min(1.0);
+    ((area * 256.0).round_ties_even() / 256.0) as f32
 }
 
 /// Whether the open square of pixel `(px, py)` meets the open triangle inside the exact
@@ -519,6 +627,7 @@ mod tests {
             depth_unorm_r: 0.0,
             wireframe: false,
             conservative: false,
+            line_mode: crate::pipeline::setup::LineMode::Aliased,
         };
         let sv = |p: [f64; 2]| crate::pipeline::setup::ScreenVertex {
             x: (p[0] * 256.0) as i64,
@@ -722,6 +831,7 @@ mod tests {
             depth_unorm_r: 0.0,
             wireframe: false,
             conservative: false,
+            line_mode: crate::pipeline::setup::LineMode::Aliased,
         };
         let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         let mut tested = 0;
@@ -755,6 +865,76 @@ mod tests {
             }
         }
         assert!(tested > 5000, "{tested}");
+    }
+
+    /// D3D11.3 §3.4.5: a quadrilateral line's rectangle is 1.4 pixels wide with its short
+    /// sides on the ends, corners snapped to 1/256 pixel (179.2 → 179 units across a
+    /// horizontal line, 126.7 → 127 along each axis of a diagonal), clockwise; sampled
+    /// under the top-left rule: along y = 4 from x = 2.5 to 10.5 the centres of rows 3–4,
+    /// columns 2–9 (the left side owns x = 2.5, the right side not 10.5).
+    #[test]
+    fn quad_corners_are_snapped_and_clockwise() {
+        use crate::pipeline::setup::quad_corners;
+        let f = |x: f64, y: f64| [(x * 256.0) as i64, (y * 256.0) as i64];
+        let q = quad_corners(f(2.5, 4.0), f(10.5, 4.0), 1.4);
+        // From the start's corner on the normal (−dy, dx) side, then clockwise (y down):
+        // up the left side, along the top, down the right side.
+        assert_eq!(
+            q,
+            [
+                [640, 1024 + 179],
+                [640, 1024 - 179],
+                [2688, 1024 - 179],
+                [2688, 1024 + 179]
+            ]
+        );
+        // The other direction gives the same rectangle, still clockwise.
+        let r = quad_corners(f(10.5, 4.0), f(2.5, 4.0), 1.4);
+        let mut sorted = r;
+        sorted.sort();
+        let mut want = q;
+        want.sort();
+        assert_eq!(sorted, want);
+        let d = quad_corners(f(1.5, 1.5), f(6.5, 6.5), 1.4);
+        assert_eq!(d[0], [384 - 127, 384 + 127]);
+        let p1 = Pattern::standard(1).unwrap();
+        let shape = Shape::Quad(q);
+        let got: Vec<(i32, i32)> = (0..16)
+            .flat_map(|y| (0..16).map(move |x| (x, y)))
+            .filter(|&(x, y)| shape_coverage(&shape, &p1, x, y) != 0)
+            .collect();
+        let want: Vec<(i32, i32)> = (3..=4).flat_map(|y| (2..=9).map(move |x| (x, y))).collect();
+        assert_eq!(got, want);
+    }
+
+    /// D3D11.3 §3.4.4 with dxlane's exact area: the 1-pixel-wide rectangle along
+    /// y = 4.25 from x = 2.25 to 5.75 covers 0.75 of pixel (3, 4), 0.25 of (3, 3),
+    /// 0.75 × 0.75 of (2, 4), nothing of (3, 5) (it ends at y = 4.75) or of (1, 4); a
+    /// diagonal's pixel sums: the coverage over all pixels is the rectangle's area.
+    #[test]
+    fn aa_line_coverage_is_the_area() {
+        let f = |x: f64, y: f64| [(x * 256.0) as i64, (y * 256.0) as i64];
+        let (a, b) = (f(2.25, 4.25), f(5.75, 4.25));
+        assert_eq!(aa_line_coverage(a, b, 3, 4), 0.75);
+        assert_eq!(aa_line_coverage(a, b, 3, 3), 0.25);
+        assert_eq!(aa_line_coverage(a, b, 2, 4), 0.5625);
+        assert_eq!(aa_line_coverage(a, b, 3, 5), 0.0);
+        assert_eq!(aa_line_coverage(a, b, 1, 4), 0.0);
+        // A line along a pixel edge touches the row below only along y = 5: not covered.
+        let p1 = Pattern::standard(4).unwrap();
+        let edge = Shape::AaLine {
+            a: f(2.0, 4.5),
+            b: f(6.0, 4.5),
+        };
+        assert_eq!(shape_coverage(&edge, &p1, 3, 5), 0);
+        assert_eq!(shape_coverage(&edge, &p1, 3, 4), 0b1111);
+        let (c, d) = (f(1.3, 2.1), f(9.7, 7.9));
+        let total: f32 = (0..16)
+            .flat_map(|y| (0..16).map(move |x| (x, y)))
+            .map(|(x, y)| aa_line_coverage(c, d, x, y))
+            .sum();
+        let len = (8.4f32).hypot(5.8);
+        assert!((total - len).abs() < 0.05, "{total} vs {len}");
     }
 
     /// D3D11.3 aliased lines: a horizontal line through pixel centres covers the pixels

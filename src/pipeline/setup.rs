@@ -36,8 +36,13 @@
 //! # Wireframe fill (`D3D12_FILL_MODE_WIREFRAME`)
 //!
 //! A triangle in wireframe fill is drawn as lines connecting its vertices, by the line
-//! rules (`raster`: aliased lines, the diamond-exit rule), after clipping, facing and
+//! rules of the state's [`LineMode`] (D3D11.3 §15.13), after clipping, facing and
 //! culling; [`wireframe`] states which edges and with what depth.
+//!
+//! # Lines (D3D11.3 §3.4.3–3.4.5, §15.14.1)
+//!
+//! [`LineMode`] is chosen by `MultisampleEnable` and `AntialiasedLineEnable`, for any
+//! sample count; [`line`] makes the shape each mode covers.
 //!
 //! # Conservative rasterization
 //!
@@ -118,7 +123,51 @@ pub enum Shape {
         /// End.
         b: [i64; 2],
     },
+    /// A quadrilateral line ([`LineMode::Quadrilateral`]): the convex quadrilateral of its
+    /// four snapped corners, clockwise on screen; a sample is covered when it is inside
+    /// all four edges under the top-left rule, as for a triangle (`raster`).
+    Quad([[i64; 2]; 4]),
+    /// An alpha-antialiased line from `a` to `b` (fixed point,
+    /// [`LineMode::AlphaAntialiased`]): a pixel is covered, every sample of it, when the
+    /// line's 1-pixel-wide rectangle covers part of its square, and the covered part
+    /// scales the alpha written to render target 0 (`raster::aa_line_coverage`).
+    AaLine {
+        /// Start.
+        a: [i64; 2],
+        /// End.
+        b: [i64; 2],
+    },
 }
+
+/// Which line algorithm the rasterizer state selects (D3D11.3 §15.14.1 "Line State":
+/// `MultisampleEnable` and `AntialiasedLineEnable` choose it, whatever the sample count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LineMode {
+    /// Both false: aliased lines (§3.4.3, the diamond-exit rule).
+    #[default]
+    Aliased,
+    /// `MultisampleEnable` false, `AntialiasedLineEnable` true: alpha-antialiased lines
+    /// (§3.4.4).
+    AlphaAntialiased,
+    /// `MultisampleEnable` true (either `AntialiasedLineEnable`): quadrilateral lines
+    /// (§3.4.5), 1.4 pixels wide.
+    Quadrilateral,
+}
+
+impl LineMode {
+    /// The mode `MultisampleEnable` and `AntialiasedLineEnable` choose (§15.14.1's table).
+    pub fn of(multisample_enable: bool, antialiased_line_enable: bool) -> LineMode {
+        match (multisample_enable, antialiased_line_enable) {
+            (true, _) => LineMode::Quadrilateral,
+            (false, true) => LineMode::AlphaAntialiased,
+            (false, false) => LineMode::Aliased,
+        }
+    }
+}
+
+/// `D3D11_MULTISAMPLE_ANTIALIAS_LINE_WIDTH`: a quadrilateral line's width in pixels
+/// (D3D11.3 §3.4.5; D3D12 keeps it as `D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE`).
+pub const QUADRILATERAL_LINE_WIDTH: f64 = 1.4;
 
 impl Default for Shape {
     /// An empty square: it covers no sample (what an unfilled slot of a tile's list
@@ -250,6 +299,8 @@ pub struct SetupState {
     pub wireframe: bool,
     /// `ConservativeRaster` on: triangles set up as [`Shape::Conservative`].
     pub conservative: bool,
+    /// How lines are drawn (lines of the topology and a wireframe triangle's edges).
+    pub line_mode: LineMode,
 }
 
 fn bbox_of(xs: &[i64], ys: &[i64], scissor: &Rect) -> Option<[i32; 4]> {
@@ -428,8 +479,8 @@ fn depth_plane(v: [ScreenVertex; 3], zs: [f32; 3]) -> Option<Plane> {
 
 /// Sets up a triangle in wireframe fill (`D3D12_FILL_MODE_WIREFRAME`): the polygon
 /// clipping left of it — screen vertices `v`, clip weights `lam` and screen weights `mu`
-/// over the original vertices, in the triangle's order — as aliased lines, appended to
-/// `out`.
+/// over the original vertices, in the triangle's order — as lines of the state's
+/// [`LineMode`] (§15.13), appended to `out`.
 ///
 /// - Facing and culling are the triangle's, from the signed area of the snapped polygon;
 ///   a polygon of no area draws nothing, as it would solid (§15.11.1 makes it
@@ -518,9 +569,20 @@ pub fn point(s: &SetupState, v: ScreenVertex, inv_w: f64, vert: u32, id: u32) ->
     })
 }
 
-/// Sets up an aliased line from `a` to `b` (weights `mu` over the original two
-/// vertices). Attributes and depth vary along the line with the projection of the
-/// sample onto it.
+/// Sets up a line from `a` to `b` (weights `mu` over the original two vertices) in the
+/// state's [`LineMode`]. Attributes and depth vary along the line with the projection
+/// of the sample onto it and stay constant across it (D3D11.3 §15.14.1; for
+/// quadrilateral lines §3.4.5 duplicates each end's attributes at the two corners it
+/// makes, which is the same).
+///
+/// - Aliased: [`Shape::Line`], by the diamond-exit rule (`raster`).
+/// - Quadrilateral (§3.4.5): the rectangle [`QUADRILATERAL_LINE_WIDTH`] wide whose two
+///   short sides are centred on the ends (no extension past them), its corners computed
+///   in f64 from the snapped ends and snapped to 1/256 pixel like any vertex (§3.4.1:
+///   expansion comes before snapping), then [`Shape::Quad`].
+/// - Alpha-antialiased (§3.4.4): [`Shape::AaLine`], a rectangle 1 pixel wide about the
+///   segment, ends centred on the vertices; its box holds every pixel that rectangle
+///   can reach.
 pub fn line(
     s: &SetupState,
     v: [ScreenVertex; 2],
@@ -533,21 +595,35 @@ pub fn line(
     if a.x == b.x && a.y == b.y {
         return None;
     }
-    let bbox = bbox_of(
-        &[
-            a.x - SUBPIXEL,
-            b.x + SUBPIXEL,
-            a.x + SUBPIXEL,
-            b.x - SUBPIXEL,
-        ],
-        &[
-            a.y - SUBPIXEL,
-            b.y + SUBPIXEL,
-            a.y + SUBPIXEL,
-            b.y - SUBPIXEL,
-        ],
-        &s.scissor,
-    )?;
+    let (shape, bbox) = match s.line_mode {
+        LineMode::Aliased => (
+            Shape::Line {
+                a: [a.x, a.y],
+                b: [b.x, b.y],
+            },
+            aliased_line_bbox(a, b, &s.scissor)?,
+        ),
+        LineMode::Quadrilateral => {
+            let q = quad_corners([a.x, a.y], [b.x, b.y], QUADRILATERAL_LINE_WIDTH);
+            let bbox = bbox_of(&q.map(|c| c[0]), &q.map(|c| c[1]), &s.scissor)?;
+            (Shape::Quad(q), bbox)
+        }
+        LineMode::AlphaAntialiased => {
+            let h = SUBPIXEL / 2;
+            let bbox = bbox_of(
+                &[a.x - h, a.x + h, b.x - h, b.x + h],
+                &[a.y - h, a.y + h, b.y - h, b.y + h],
+                &s.scissor,
+            )?;
+            (
+                Shape::AaLine {
+                    a: [a.x, a.y],
+                    b: [b.x, b.y],
+                },
+                bbox,
+            )
+        }
+    };
     // t(x, y) = ((p − a) · (b − a)) / |b − a|², p in pixels.
     let (ax, ay) = (a.x as f64 / SUBPIXEL as f64, a.y as f64 / SUBPIXEL as f64);
     let (dx, dy) = (
@@ -580,10 +656,7 @@ pub fn line(
         dy: t.dy * (zb - za),
     };
     Some(Prim {
-        shape: Shape::Line {
-            a: [a.x, a.y],
-            b: [b.x, b.y],
-        },
+        shape,
         bbox,
         sigma,
         inv_w,
@@ -594,6 +667,56 @@ pub fn line(
         viewport: 0,
         slice: 0,
     })
+}
+
+/// The pixels an aliased line from `a` to `b` may cover: a pixel either way of its box.
+fn aliased_line_bbox(a: ScreenVertex, b: ScreenVertex, scissor: &Rect) -> Option<[i32; 4]> {
+    bbox_of(
+        &[
+            a.x - SUBPIXEL,
+            b.x + SUBPIXEL,
+            a.x + SUBPIXEL,
+            b.x - SUBPIXEL,
+        ],
+        &[
+            a.y - SUBPIXEL,
+            b.y + SUBPIXEL,
+            a.y + SUBPIXEL,
+            b.y - SUBPIXEL,
+        ],
+        scissor,
+    )
+}
+
+/// The corners of the rectangle `width` pixels wide whose short sides are centred on
+/// `a` and `b` (fixed point, `a ≠ b`), each rounded to nearest even at 1/256 pixel, in
+/// clockwise order on screen (y down). The offsets are computed in f64 from the exact
+/// fixed-point ends.
+pub fn quad_corners(a: [i64; 2], b: [i64; 2], width: f64) -> [[i64; 2]; 4] {
+    let (dx, dy) = ((b[0] - a[0]) as f64, (b[1] - a[1]) as f64);
+    let len = dx.hypot(dy);
+    let h = width * 0.5 * SUBPIXEL as f64;
+    // The unit normal (−dy, dx) / len, scaled to half the width.
+    let (ox, oy) = (-dy / len * h, dx / len * h);
+    let at = |p: [i64; 2], sign: f64| {
+        [
+            (p[0] as f64 + sign * ox).round_ties_even() as i64,
+            (p[1] as f64 + sign * oy).round_ties_even() as i64,
+        ]
+    };
+    let q = [at(a, 1.0), at(b, 1.0), at(b, -1.0), at(a, -1.0)];
+    // Twice the signed area (shoelace); positive is clockwise with y down.
+    let area: i64 = (0..4)
+        .map(|k| {
+            let (p, n) = (q[k], q[(k + 1) % 4]);
+            p[0] * n[1] - n[0] * p[1]
+        })
+        .sum();
+    if area >= 0 {
+        q
+    } else {
+        [q[0], q[3], q[2], q[1]]
+    }
 }
 
 #[cfg(test)]
@@ -618,6 +741,7 @@ mod tests {
             depth_unorm_r: 0.0,
             wireframe: false,
             conservative: false,
+            line_mode: LineMode::Aliased,
         }
     }
 

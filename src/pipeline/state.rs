@@ -263,15 +263,18 @@ pub struct RasterizerDesc {
     pub slope_scaled_depth_bias: f32,
     /// Clip against the near and far planes (0 ≤ z ≤ w).
     pub depth_clip_enable: bool,
-    /// D3D10.1+: affects only line rasterization (quadrilateral lines when true); triangles
-    /// always use the render target's samples.
+    /// D3D10.1+: affects only line rasterization (quadrilateral lines when true, for any
+    /// sample count: `setup::LineMode`); points and triangles always use the render
+    /// target's samples.
     pub multisample_enable: bool,
-    /// Antialiased lines (accepted; lines are always aliased here).
+    /// With `multisample_enable` false: alpha-antialiased lines (`setup::LineMode`).
     pub antialiased_line_enable: bool,
-    /// `ForcedSampleCount` (target-independent rasterization): 0 (off), or 1, 4, 8 or
-    /// 16 with no render target and no depth-stencil view bound (UAV-only rendering;
-    /// `draw`): coverage at that count of the standard (or programmed) pattern over the
-    /// viewports' area.
+    /// `ForcedSampleCount` (target-independent rasterization, `draw`): 0 (off), or 1, 4,
+    /// 8 or 16 with no depth-stencil view bound: coverage at that count of the standard
+    /// (or programmed) pattern, the pixel program once per pixel covering any of it; with
+    /// one-sample render targets (any sample count at 1) each shaded pixel writes every
+    /// target sample, and with no target at all the viewports give the area (UAV-only
+    /// rendering).
     pub forced_sample_count: u32,
     /// `ConservativeRaster`: `D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON` when true. Tier 1
     /// (`setup`, `raster`): a pixel is covered when the triangle overlaps its square at

@@ -19,7 +19,7 @@ use super::bin::{Binned, Bins};
 use super::om::tile::{OutputMerger, TileBuf};
 use super::ps::{PixelObserver, PixelQuad, PixelStage, WaveContext};
 use super::raster;
-use super::setup::Prim;
+use super::setup::{Prim, Shape};
 use super::state::Rect;
 use super::trace::{TraceAt, TraceProgram};
 use super::vrs::{self, CoarseGrid, ShadingRate};
@@ -202,6 +202,12 @@ impl TileCtx<'_> {
         // coverage ANDed with the sample mask; the early test and per-sample shading
         // look at those only.
         let sample_mask = self.om.s.sample_mask;
+        // D3D11.3 §3.5.6.2: with a forced sample count and targets bound, a pixel is
+        // shaded only if one of the targets' samples is in the sample mask.
+        let masked_out = self
+            .om
+            .target_coverage
+            .is_some_and(|all| all & sample_mask == 0);
         let mut grid = self.vrs.filter(|_| shading).map(|_| CoarseGrid::new(rect));
         // The first set-up primitive of the pieces the grid is gathering.
         let mut piece_of: Option<u32> = None;
@@ -234,6 +240,9 @@ impl TileCtx<'_> {
                     if mask.iter().all(|&m| m == 0) {
                         return;
                     }
+                }
+                if masked_out {
+                    return;
                 }
                 if !shading {
                     // No pixel program: the samples that passed (or every covered one
@@ -461,6 +470,22 @@ impl TileCtx<'_> {
         if quads.iter().any(|q| q.rate != ShadingRate::X1X1) {
             self.merge_coarse(quads, helper | run.killed, out, w, tb);
         } else {
+            let scaled;
+            let out = match self.aa_scaled(quads, out, w) {
+                Some(v) => {
+                    scaled = v;
+                    &scaled[..]
+                }
+                None => out,
+            };
+            let forced;
+            let (quads, cover0) = match self.om.target_coverage {
+                Some(every) => {
+                    forced = self.to_target_coverage(quads, every);
+                    (&forced.0[..], forced.1)
+                }
+                None => (quads, cover0),
+            };
             self.om.merge_wave(
                 quads,
                 all & !helper & !run.killed,
@@ -479,6 +504,60 @@ impl TileCtx<'_> {
 }
 
 impl TileCtx<'_> {
+    /// The outputs `out` of a wave of `quads` (word `k` of lane `l` at `k × w + l`) with
+    /// render target 0's alpha scaled by each lane's alpha-antialiased line coverage
+    /// (D3D11.3 §3.4.4: the coverage is multiplied into `o0.a` before the output
+    /// merger); `None` when no lane is of such a line or the draw scales nothing.
+    fn aa_scaled(&self, quads: &[PixelQuad], out: &[u32], w: usize) -> Option<Vec<u32>> {
+        let word = self.om.aa_alpha? as usize;
+        let prims = self.stage.prims;
+        let line = |q: &PixelQuad| match prims.get(q.prim as usize).map(|p| p.shape) {
+            Some(Shape::AaLine { a, b }) => Some((a, b)),
+            _ => None,
+        };
+        if !quads.iter().any(|q| line(q).is_some()) {
+            return None;
+        }
+        let mut v = out.to_vec();
+        for (qi, q) in quads.iter().enumerate() {
+            let Some((a, b)) = line(q) else { continue };
+            for k in 0..4 {
+                let (x, y) = (q.x + (k as u32 & 1), q.y + (k as u32 >> 1));
+                if let Some(alpha) = v.get_mut(word * w + qi * 4 + k) {
+                    let c = raster::aa_line_coverage(a, b, x as i32, y as i32);
+                    *alpha = (f32::from_bits(*alpha) * c).to_bits();
+                }
+            }
+        }
+        Some(v)
+    }
+
+    /// `quads` with each pixel's coverage of the forced pattern replaced by `every`
+    /// sample of the targets where it covers any (none where it covers none), and the
+    /// lanes that then cover sample 0 of a primitive the draw has (D3D11.3 §3.5.6.2:
+    /// the pixel program runs once for a pixel covering any forced sample, and its
+    /// outputs go to the targets' samples).
+    fn to_target_coverage(&self, quads: &[PixelQuad], every: u32) -> (Vec<PixelQuad>, u128) {
+        let prims = self.stage.prims.len();
+        let mut cover0 = 0u128;
+        let mapped = quads
+            .iter()
+            .enumerate()
+            .map(|(qi, q)| {
+                for (k, &c) in q.coverage.iter().enumerate() {
+                    if c != 0 && (q.prim as usize) < prims && qi < 32 {
+                        cover0 |= 1u128 << (4 * qi + k);
+                    }
+                }
+                PixelQuad {
+                    coverage: q.coverage.map(|c| if c != 0 { every } else { 0 }),
+                    ..*q
+                }
+            })
+            .collect();
+        (mapped, cover0)
+    }
+
     /// The output merger for a wave with coarse pixels: each coarse lane's outputs go
     /// to every fine pixel it covers, as fine quads handed to the merger in the wave's
     /// order (VRS "Depth and Stencil": tests and writes stay per sample). `dropped`
@@ -503,6 +582,7 @@ impl TileCtx<'_> {
         };
         let words = out.len() / w.max(1);
         let coverage_word = self.om.ps_out.coverage.map(|c| c as usize);
+        let aa_word = self.om.aa_alpha.map(|c| c as usize);
         let prims = self.stage.prims.len();
         let mut fine: Vec<PixelQuad> = Vec::with_capacity(FINE / 4);
         // Per fine lane, the coarse lane whose outputs it takes and its place (fine
@@ -526,6 +606,13 @@ impl TileCtx<'_> {
                     let v = out.get(word * w + l).copied().unwrap_or(0);
                     fine_out[word * FINE + fl] = if Some(word) == coverage_word {
                         v.checked_shr(f * samples).unwrap_or(0) & one
+                    } else if Some(word) == aa_word
+                        && let Some(Shape::AaLine { a, b }) =
+                            self.stage.prims.get(q.prim as usize).map(|p| p.shape)
+                    {
+                        let (x, y) = (q.x + ((fl as u32 % 4) & 1), q.y + ((fl as u32 % 4) >> 1));
+                        let c = raster::aa_line_coverage(a, b, x as i32, y as i32);
+                        (f32::from_bits(v) * c).to_bits()
                     } else {
                         v
                     };
@@ -555,6 +642,13 @@ impl TileCtx<'_> {
                         from.push((l, f));
                         if (dropped >> l) & 1 == 0 {
                             *c = q.coverage[ck].checked_shr(f * samples).unwrap_or(0) & one;
+                            if let Some(every) = self.om.target_coverage
+                                && *c != 0
+                            {
+                                // §3.5.6.2: any covered forced sample writes every
+                                // sample of the targets.
+                                *c = every;
+                            }
                         }
                     }
                     fine.push(PixelQuad {

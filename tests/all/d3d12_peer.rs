@@ -891,14 +891,21 @@ fn graphics_pipeline(
         return Err("conservative rasterization: the peer offers no tier of it".into());
     }
     // The harness calls no SetSamplePositions: the peer would draw the standard pattern.
-    // UAV-only draws are not written into plans: the harness compares targets.
+    // vkd3d 1.2 ignores ForcedSampleCount (with a warning).
     if r.forced_sample_count != 0 {
-        return Err(
-            "a forced sample count (UAV-only rendering): the harness compares targets".into(),
-        );
+        return Err("a forced sample count: vkd3d 1.2 ignores ForcedSampleCount".into());
     }
     if r.sample_positions.is_some() {
         return Err("programmable sample positions: the harness sets none on the peer".into());
+    }
+    // vkd3d 1.2 ignores MultisampleEnable and AntialiasedLineEnable (it warns and sets no
+    // Vulkan line mode) and lavapipe draws Vulkan's lines: the peer has no quadrilateral
+    // (D3D11.3 §3.4.5) or alpha-antialiased (§3.4.4) lines to compare with.
+    let lines = topology_type == "line" || r.fill_mode == FillMode::Wireframe;
+    if lines && (r.multisample_enable || r.antialiased_line_enable) {
+        return Err(
+            "quadrilateral or alpha-antialiased lines: vkd3d 1.2 ignores MultisampleEnable and AntialiasedLineEnable".into(),
+        );
     }
     plan.line(format!(
         "rasterizer fill={} cull={} front_ccw={} depth_bias={} depth_bias_clamp={} slope_scaled_depth_bias={} depth_clip={} multisample={} antialiased_line={} forced_sample_count={}",

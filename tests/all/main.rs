@@ -36,6 +36,7 @@ mod info_check;
 mod jit;
 mod job;
 mod lane_lookup;
+mod lines;
 mod list_stages;
 mod longvec;
 mod lower_dxbc;

@@ -13,7 +13,7 @@ use dxlane::resources::Texture;
 use super::common;
 
 /// A vertex program passing `POSITION` through as `SV_Position`.
-const VS_POS: &str = r#"shader vertex
+pub(crate) const VS_POS: &str = r#"shader vertex
 regs 1
 io_words in 4 out 4
 input "POSITION" 0 sv none reg 0 rows 1 mask xyzw float interp undefined slot 0
@@ -32,7 +32,7 @@ block0:
 
 /// A pixel program writing 1.0 to every channel: with additive blending into an
 /// `R32_FLOAT` target, each pixel counts how often it was drawn.
-const PS_ONE: &str = r#"shader pixel
+pub(crate) const PS_ONE: &str = r#"shader pixel
 regs 1
 const r0 = 0x3f800000
 io_words in 0 out 4
@@ -61,10 +61,10 @@ block0:
 "#;
 
 /// The target size of every test here.
-const SIZE: u32 = 16;
+pub(crate) const SIZE: u32 = 16;
 
 /// Runs a job of `VS_POS`, `ps` and `rest` in a fresh folder.
-fn run(name: &str, ps: &str, rest: &str) -> Result<DrawResult, String> {
+pub(crate) fn run(name: &str, ps: &str, rest: &str) -> Result<DrawResult, String> {
     let dir = common::scratch().join("raster_states").join(name);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("vs.ir"), VS_POS).unwrap();
@@ -84,14 +84,14 @@ fn run(name: &str, ps: &str, rest: &str) -> Result<DrawResult, String> {
 /// Clip-space position of the pixel-space point `(x, y)` on the `SIZE` × `SIZE` target
 /// (exact in f32 for the halves and tenths used here up to the viewport transform's
 /// rounding, which the snap to 1/256 absorbs).
-fn at(x: f32, y: f32) -> [f32; 4] {
+pub(crate) fn at(x: f32, y: f32) -> [f32; 4] {
     let s = SIZE as f32;
     [x / s * 2.0 - 1.0, 1.0 - y / s * 2.0, 0.5, 1.0]
 }
 
 /// `[draw]` drawing the triangles `v` (three points each, pixel space), with `extra`
 /// keys and `tables` after the vertex buffer.
-fn draw(v: &[[f32; 2]], extra: &str, tables: &str) -> String {
+pub(crate) fn draw(v: &[[f32; 2]], extra: &str, tables: &str) -> String {
     let f: Vec<String> = v
         .iter()
         .flat_map(|p| at(p[0], p[1]))
@@ -105,13 +105,13 @@ fn draw(v: &[[f32; 2]], extra: &str, tables: &str) -> String {
 }
 
 /// An `R32_FLOAT` target cleared to 0 with additive blending, `samples` per pixel.
-fn counting_target(samples: u32) -> String {
+pub(crate) fn counting_target(samples: u32) -> String {
     format!(
         "[[draw.render_target]]\nformat = \"R32_FLOAT\"\nwidth = {SIZE}\nheight = {SIZE}\nsamples = {samples}\nclear = [0, 0, 0, 0]\n[[draw.blend]]\nenable = true\nsrc = \"ONE\"\ndest = \"ONE\"\nop = \"ADD\"\nsrc_alpha = \"ONE\"\ndest_alpha = \"ONE\"\nop_alpha = \"ADD\"\n"
     )
 }
 
-fn word(t: &Texture, x: u32, y: u32, s: u32) -> u32 {
+pub(crate) fn word(t: &Texture, x: u32, y: u32, s: u32) -> u32 {
     let a = t.texel_addr(0, 0, [x, y, 0], s).unwrap();
     let mut b = [0u8; 4];
     assert!(t.memory().read_bytes(a, &mut b));
@@ -119,7 +119,7 @@ fn word(t: &Texture, x: u32, y: u32, s: u32) -> u32 {
 }
 
 /// Every pixel of sample `s` whose `R32_FLOAT` count is not 0, with the count.
-fn counts(r: &DrawResult, s: u32) -> BTreeMap<(u32, u32), u32> {
+pub(crate) fn counts(r: &DrawResult, s: u32) -> BTreeMap<(u32, u32), u32> {
     let t = &r.targets[0].view.texture;
     let mut m = BTreeMap::new();
     for y in 0..SIZE {
@@ -134,7 +134,7 @@ fn counts(r: &DrawResult, s: u32) -> BTreeMap<(u32, u32), u32> {
 }
 
 /// Adds the pixels `p` once each to `m`.
-fn add(m: &mut BTreeMap<(u32, u32), u32>, p: impl IntoIterator<Item = (u32, u32)>) {
+pub(crate) fn add(m: &mut BTreeMap<(u32, u32), u32>, p: impl IntoIterator<Item = (u32, u32)>) {
     for q in p {
         *m.entry(q).or_insert(0) += 1;
     }
@@ -465,7 +465,7 @@ fn programmed_sample_positions_move_coverage() {
 }
 
 /// A pixel program writing its `SV_Coverage` into a UAV at index `16·y + x`.
-const PS_COVERAGE_UAV: &str = r#"shader pixel
+pub(crate) const PS_COVERAGE_UAV: &str = r#"shader pixel
 regs 8
 const r0 = 0
 const r1 = 16
@@ -485,13 +485,14 @@ block0:
     return
 "#;
 
-/// Target-independent rasterization (D3D11.1; D3D12's `ForcedSampleCount`) in its
-/// UAV-only form: no render target and no depth buffer, coverage from the forced
+/// Target-independent rasterization (D3D11.3 §3.5.6.4; D3D12's `ForcedSampleCount`) in
+/// its UAV-only form: no render target and no depth buffer, coverage from the forced
 /// standard pattern, the pixel program once per pixel with that coverage in
 /// `SV_Coverage`. A triangle whose right edge runs down x = 4.5 at a forced count of 4:
 /// pixels 1–3 of rows 0–3 read 0b1111; pixel 4 reads 0b0101 (the standard 4× samples 0
-/// and 2 lie left of its centre); pixel 5 is not shaded. The same draw with a render
-/// target or a depth buffer bound is refused, naming it.
+/// and 2 lie left of its centre); pixel 5 is not shaded. The same draw with a
+/// multisampled render target or a depth buffer bound is refused, naming it (§3.5.6.2:
+/// above a forced count of 1 targets have one sample; no depth-stencil view at all).
 #[test]
 fn forced_sample_count_draws_uav_only_with_the_forced_coverage() {
     let v = [[0.0, 0.0], [4.5, 0.0], [4.5, 64.0]];
@@ -523,7 +524,7 @@ fn forced_sample_count_draws_uav_only_with_the_forced_coverage() {
         assert_eq!(w(5, y), 0, "(5, {y})");
     }
     for (name, bound, what) in [
-        ("forced_with_target", counting_target(1), "render_target"),
+        ("forced_with_target", counting_target(4), "render_target"),
         (
             "forced_with_depth",
             "[draw.depth_stencil]\nformat = \"D32_FLOAT\"\nwidth = 16\nheight = 16\n".to_string(),

@@ -45,6 +45,13 @@ pub(crate) struct OutputMerger<'a> {
     direct: [Option<DirectWrite>; 8],
     /// Per target, whether tiles write it in place ([`in_place_targets`]).
     in_place: [bool; 8],
+    /// With a forced sample count and render targets bound (D3D11.3 §3.5.6.2): every
+    /// sample of the targets, which a lane covering any sample of the forced pattern
+    /// writes; `None` when the targets' samples are the rasterizer's.
+    pub target_coverage: Option<u32>,
+    /// The output word of render target 0's alpha when alpha-antialiased lines scale it
+    /// by their coverage before the merge (§3.4.4); `None` when nothing is scaled.
+    pub aa_alpha: Option<u32>,
 }
 
 /// One tile's copy of the targets.
@@ -101,6 +108,8 @@ impl<'a> OutputMerger<'a> {
             dual: dual_source(&s.blend),
             direct: direct_writes(s, &ps_out),
             in_place: [false; 8],
+            target_coverage: None,
+            aa_alpha: None,
         };
         OutputMerger {
             in_place: in_place_targets(&m),
