@@ -354,7 +354,9 @@ block0:
 /// columns 1–3 read 0b1111 and column 4 0b0101 (samples 0 and 2 lie left of x = 4.5);
 /// the target counts 1 in columns 1–4, including column 4, whose centre (on the right
 /// edge) a one-sample draw leaves out, and 0 in column 5. With the sample mask clearing the target's one sample,
-/// nothing runs; a pixel program running per sample is refused (undefined there).
+/// nothing runs. A forced count of 1 into a 4-sample target writes every sample of the
+/// pixels whose centre is covered. A pixel program running per sample is refused
+/// (undefined there).
 #[test]
 fn forced_sample_count_with_a_one_sample_target() {
     let v = [[0.0, 0.0], [4.5, 0.0], [4.5, 64.0]];
@@ -409,6 +411,35 @@ fn forced_sample_count_with_a_one_sample_target() {
     .unwrap();
     assert!(counts(&masked, 0).is_empty());
     assert_eq!(masked.summary.draw.pixels_shaded, 0);
+    // A forced count of 1 takes a target of any sample count (§3.5.6.2) and writes all
+    // of its samples where the centre is covered: column 3 every sample, column 4 (its
+    // centre on the right edge) none — where a 4× draw covers samples 0 and 2.
+    let one = |name: &str, forced: &str| {
+        run(
+            name,
+            PS_ONE,
+            &draw(
+                &v,
+                "",
+                &format!(
+                    "[draw.rasterizer]\ncull = \"NONE\"\n{forced}\n{}",
+                    counting_target(4)
+                ),
+            ),
+        )
+        .unwrap()
+    };
+    let forced1 = one("forced1_rt4", "forced_sample_count = 1");
+    let normal = one("forced0_rt4", "");
+    for s in 0..4 {
+        let (f, n) = (counts(&forced1, s), counts(&normal, s));
+        for y in 0..4 {
+            assert_eq!(f.get(&(3, y)), Some(&1), "forced (3, {y}) sample {s}");
+            assert_eq!(f.get(&(4, y)), None, "forced (4, {y}) sample {s}");
+            let want = (s % 2 == 0).then_some(&1);
+            assert_eq!(n.get(&(4, y)), want, "4× (4, {y}) sample {s}");
+        }
+    }
     let per_sample = PS_COVERAGE_UAV_AND_TARGET.replace(
         "io_words in 8 out 4",
         "io_words in 12 out 4\ninput \"SV_SampleIndex\" 0 sv sample_index reg 2 rows 1 mask x uint interp constant slot 8",
