@@ -205,7 +205,8 @@ pub fn files() -> Vec<(String, Vec<u8>)> {
         ),
         ("data/cornell_primitives.bin".to_owned(), primitive_bytes()),
     ];
-    for (name, bytes) in programs() {
+    out.push(("data/cornell_raster.bin".to_owned(), raster_vertex_bytes()));
+    for (name, bytes) in programs().into_iter().chain(raster_programs()) {
         out.push((format!("cornell/{name}"), bytes));
     }
     out
@@ -854,4 +855,347 @@ fn sphere_hit() -> Vec<u8> {
     let albedo = SPHERE_COLOUR.map(|c| l.f(c));
     l.shade(p, n, d, albedo, payload);
     l.finish("sphere_hit", CLOSEST_HIT, Some((16, 12)))
+}
+
+// ---- the rasterized twin: shadows by inline ray queries --------------------------------
+
+/// Bytes of a vertex of `cornell_raster.bin`: position, colour, normal.
+pub const RASTER_VERTEX_BYTES: u32 = 36;
+/// The rasterized twin's depth range along the camera's axis.
+pub const NEAR: f32 = 0.1;
+pub const FAR: f32 = 10.0;
+
+/// The box's triangles as a vertex buffer (three vertices each, the triangle's colour
+/// and normal on each).
+pub fn raster_vertex_bytes() -> Vec<u8> {
+    f32s(box_triangles().iter().flat_map(|t| {
+        t.v.iter()
+            .flat_map(move |v| v.iter().chain(&t.colour).chain(&t.normal).copied())
+            .collect::<Vec<f32>>()
+    }))
+}
+
+/// The rasterized twin's programs, by file name.
+pub fn raster_programs() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("box.vs.dxil", box_vertex()),
+        ("shadow.ps.dxil", shadow_pixel()),
+    ]
+}
+
+/// A signature element: semantic name and kind (DXIL `SemanticKind`: 0 arbitrary, 3
+/// position, 16 target), interpolation (DXIL `InterpolationMode`: 0 undefined, 1
+/// constant, 2 linear, 4 linear without perspective), columns, start row; all f32.
+struct Sig(&'static str, i64, i64, i64, i64);
+
+const VS_IN: [Sig; 3] = [
+    Sig("POSITION", 0, 0, 3, 0),
+    Sig("COLOR", 0, 0, 3, 1),
+    Sig("NORMAL", 0, 0, 3, 2),
+];
+const VARYINGS: [Sig; 4] = [
+    Sig("SV_Position", 3, 4, 4, 0),
+    Sig("TEXCOORD", 0, 2, 3, 1),
+    Sig("COLOR", 0, 1, 3, 2),
+    Sig("NORMAL", 0, 1, 3, 3),
+];
+const PS_OUT: [Sig; 1] = [Sig("SV_Target", 16, 0, 4, 0)];
+
+impl L {
+    fn load_input(&mut self, sig: i64, col: i64) -> ValueId {
+        let (f32t, i32t) = (self.f32t, self.i32t);
+        let (s, zero, c) = (self.i(sig), self.i(0), self.mb.ci(8, col));
+        let u = self.mb.undef(i32t);
+        self.mb
+            .dx("loadInput.f32", DxOp::LoadInput, &[s, zero, c, u], f32t)
+    }
+
+    fn store_output(&mut self, sig: i64, col: i64, v: ValueId) {
+        let (s, zero, c) = (self.i(sig), self.i(0), self.mb.ci(8, col));
+        let void = self.mb.void();
+        self.mb
+            .dx("storeOutput.f32", DxOp::StoreOutput, &[s, zero, c, v], void);
+    }
+
+    /// Finishes the module as the entry point `main` of a `kind` program (`vs_6_0`, or
+    /// `ps_6_5` for the ray query) with its signatures and resources, in a container
+    /// with its DXIL part.
+    fn finish_stage(mut self, kind: ProgramKind, inputs: &[Sig], outputs: &[Sig]) -> Vec<u8> {
+        self.mb.ret();
+        let (profile, minor) = match kind {
+            ProgramKind::Vertex => ("vs", 0),
+            _ => ("ps", 5),
+        };
+        let res = std::mem::take(&mut self.res);
+        let mb = &mut self.mb;
+        let mi = |mb: &mut Mb, bits: u32, v: i64| {
+            let c = mb.ci(bits, v);
+            let t = mb.int(bits);
+            Some(mb.md(Metadata::Value { ty: t, value: c }))
+        };
+        let string = |mb: &mut Mb, s: &str| Some(mb.md(Metadata::String(s.as_bytes().to_vec())));
+        let node = |mb: &mut Mb, ops: Vec<Option<MdId>>| {
+            Some(mb.md(Metadata::Node {
+                distinct: false,
+                ops,
+            }))
+        };
+        let version = [mi(mb, 32, 1), mi(mb, 32, minor)];
+        let version = node(mb, version.to_vec());
+        let sm = [string(mb, profile), mi(mb, 32, 6), mi(mb, 32, minor)];
+        let sm = node(mb, sm.to_vec());
+        let sig_list = |mb: &mut Mb, sigs: &[Sig]| {
+            let mut list = Vec::new();
+            for (id, s) in sigs.iter().enumerate() {
+                let zero = mi(mb, 32, 0);
+                let indices = node(mb, vec![zero]);
+                let ops = vec![
+                    mi(mb, 32, id as i64),
+                    string(mb, s.0),
+                    mi(mb, 8, 9),
+                    mi(mb, 8, s.1),
+                    indices,
+                    mi(mb, 8, s.2),
+                    mi(mb, 32, 1),
+                    mi(mb, 8, s.3),
+                    mi(mb, 32, s.4),
+                    mi(mb, 8, 0),
+                    None,
+                ];
+                list.push(node(mb, ops));
+            }
+            node(mb, list)
+        };
+        let ins = sig_list(mb, inputs);
+        let outs = sig_list(mb, outputs);
+        let sigs = node(mb, vec![ins, outs, None]);
+        let mut srvs = Vec::new();
+        if res.contains(&Res::Scene) {
+            let ops = vec![
+                mi(mb, 32, 0),
+                None,
+                string(mb, ""),
+                mi(mb, 32, 0),
+                mi(mb, 32, 0),
+                mi(mb, 32, 1),
+                mi(mb, 32, 16),
+                mi(mb, 32, 0),
+                None,
+            ];
+            srvs.push(node(mb, ops));
+        }
+        let srvs = (!srvs.is_empty()).then(|| node(mb, srvs)).flatten();
+        let resources = node(mb, vec![srvs, None, None, None]);
+        let (mut m, fi) = self.mb.finish();
+        let f = &m.functions[fi];
+        let (fv, fty) = (f.value, f.ptr_ty);
+        let mut push = |x: Metadata| {
+            m.metadata.push(x);
+            MdId(m.metadata.len() as u32 - 1)
+        };
+        let main = push(Metadata::Value { ty: fty, value: fv });
+        let name = push(Metadata::String(b"main".to_vec()));
+        let entry = push(Metadata::Node {
+            distinct: false,
+            ops: vec![Some(main), Some(name), sigs, resources, None],
+        });
+        let named = |name: &str, node: MdId| NamedMetadata {
+            name: name.into(),
+            ops: vec![node],
+        };
+        m.named_metadata = vec![
+            named("dx.version", version.expect("node")),
+            named("dx.shaderModel", sm.expect("node")),
+            named("dx.resources", resources.expect("node")),
+            named("dx.entryPoints", entry),
+        ];
+        let bitcode = write_module(&m).expect("the writer takes the built module");
+        let program = ProgramVersion {
+            kind,
+            major: 6,
+            minor: minor as u8,
+        };
+        let dxil = dxil_part(program, (1, minor as u8), &bitcode).expect("a DXIL part");
+        write_container(&[(FourCc::DXIL, &dxil)]).expect("a container")
+    }
+}
+
+/// The vertex program: the position seen from the pinhole as the ray generation program
+/// casts its rays (clip x and y are the camera-space x and y over [`FOV`], w the
+/// distance along the camera's axis, depth from [`NEAR`] to [`FAR`]), the world
+/// position, colour and normal passed on.
+fn box_vertex() -> Vec<u8> {
+    let mut l = L::new();
+    l.mb.block();
+    let p = [0, 1, 2].map(|c| l.load_input(0, c));
+    let colour = [0, 1, 2].map(|c| l.load_input(1, c));
+    let normal = [0, 1, 2].map(|c| l.load_input(2, c));
+    let eye = EYE.map(|c| l.f(c));
+    let rel = [0, 1, 2].map(|k| l.sub(p[k], eye[k]));
+    let inv_fov = l.f(1.0 / FOV);
+    let cx = l.mul(rel[0], inv_fov);
+    let cy = l.mul(rel[1], inv_fov);
+    let (near, scale) = (l.f(NEAR), l.f(FAR / (FAR - NEAR)));
+    let z = l.sub(rel[2], near);
+    let cz = l.mul(z, scale);
+    for (c, v) in [cx, cy, cz, rel[2]].into_iter().enumerate() {
+        l.store_output(0, c as i64, v);
+    }
+    for (sig, vals) in [(1, p), (2, colour), (3, normal)] {
+        for (c, v) in vals.into_iter().enumerate() {
+            l.store_output(sig, c as i64, v);
+        }
+    }
+    l.finish_stage(ProgramKind::Vertex, &VS_IN, &VARYINGS)
+}
+
+/// The pixel program: the same shading as the closest-hit programs, its shadow found by
+/// an inline ray query (`RayQuery<RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH>`) from the
+/// interpolated world position to the light over the same acceleration structure: the
+/// leaf's non-opaque triangle candidates are committed where the any-hit program would
+/// accept them (`frac(4u) < 0.5`), the sphere's procedural candidates where the
+/// object-space ray meets the sphere within the shadow ray's interval (the nearer root),
+/// and the light is seen when nothing is committed.
+fn shadow_pixel() -> Vec<u8> {
+    let mut l = L::new();
+    let (f32t, i32t) = (l.f32t, l.i32t);
+    let i1t = l.mb.int(1);
+    let void = l.mb.void();
+    l.mb.block(); // 0
+    let p = [0, 1, 2].map(|c| l.load_input(1, c));
+    let albedo = [0, 1, 2].map(|c| l.load_input(2, c));
+    let n = [0, 1, 2].map(|c| l.load_input(3, c));
+    let eye = EYE.map(|c| l.f(c));
+    let d = [0, 1, 2].map(|k| l.sub(p[k], eye[k]));
+    let nd = l.dot(n, d);
+    let zero = l.f(0.0);
+    let facing_away = l.mb.cmp(OGT, nd, zero);
+    let (minus, one) = (l.f(-1.0), l.f(1.0));
+    let sign = l.mb.select(facing_away, minus, one);
+    let n = n.map(|c| l.mul(c, sign));
+    let light = LIGHT.map(|c| l.f(c));
+    let lv = [0, 1, 2].map(|k| l.sub(light[k], p[k]));
+    let len2 = l.dot(lv, lv);
+    let len = l.unary(DxOp::Sqrt, len2);
+    let nl = l.dot(n, lv);
+    let cos = l.div(nl, len);
+    let cos = l.fmax(cos, zero);
+    let accept_first = l.i(0x4);
+    let rq = l.mb.dx(
+        "allocateRayQuery",
+        DxOp::AllocateRayQuery,
+        &[accept_first],
+        i32t,
+    );
+    let scene = l.handle(Res::Scene);
+    let (flags, mask, t_min) = (l.i(0), l.i(0xff), l.f(T_MIN));
+    l.mb.dx(
+        "rayQuery_TraceRayInline",
+        DxOp::RayQuery_TraceRayInline,
+        &[
+            rq, scene, flags, mask, p[0], p[1], p[2], t_min, lv[0], lv[1], lv[2], one,
+        ],
+        void,
+    );
+    l.mb.br(BlockId(1));
+    l.mb.block(); // 1: Proceed()
+    let more =
+        l.mb.dx("rayQuery_Proceed.i1", DxOp::RayQuery_Proceed, &[rq], i1t);
+    l.mb.cond_br(more, BlockId(2), BlockId(7));
+    l.mb.block(); // 2: the candidate's type
+    let kind = l.mb.dx(
+        "rayQuery_StateScalar.i32",
+        DxOp::RayQuery_CandidateType,
+        &[rq],
+        i32t,
+    );
+    let tri = l.i(0);
+    // ICmp `eq`.
+    let is_tri = l.mb.icmp(32, kind, tri);
+    l.mb.cond_br(is_tri, BlockId(3), BlockId(4));
+    l.mb.block(); // 3: a non-opaque triangle (the leaf): the any-hit program's rule
+    let c0 = l.mb.ci(8, 0);
+    let u = l.mb.dx(
+        "rayQuery_StateVector.f32",
+        DxOp::RayQuery_CandidateTriangleBarycentrics,
+        &[rq, c0],
+        f32t,
+    );
+    let stripes = l.f(STRIPES);
+    let x = l.mul(u, stripes);
+    let fr = l.unary(DxOp::Frc, x);
+    let half = l.f(0.5);
+    let solid = l.mb.cmp(OLT, fr, half);
+    l.mb.cond_br(solid, BlockId(5), BlockId(1));
+    l.mb.block(); // 4: a procedural primitive (the sphere): the nearer root
+    let o = [0, 1, 2].map(|c| {
+        let cv = l.mb.ci(8, c);
+        l.mb.dx(
+            "rayQuery_StateVector.f32",
+            DxOp::RayQuery_CandidateObjectRayOrigin,
+            &[rq, cv],
+            f32t,
+        )
+    });
+    let dir = [0, 1, 2].map(|c| {
+        let cv = l.mb.ci(8, c);
+        l.mb.dx(
+            "rayQuery_StateVector.f32",
+            DxOp::RayQuery_CandidateObjectRayDirection,
+            &[rq, cv],
+            f32t,
+        )
+    });
+    let a = l.dot(dir, dir);
+    let b = l.dot(o, dir);
+    let oo = l.dot(o, o);
+    let r2 = l.f(SPHERE_RADIUS * SPHERE_RADIUS);
+    let c = l.sub(oo, r2);
+    let bb = l.mul(b, b);
+    let ac = l.mul(a, c);
+    let disc = l.sub(bb, ac);
+    let s = l.unary(DxOp::Sqrt, disc);
+    let nb = l.sub(zero, b);
+    let num = l.sub(nb, s);
+    let t = l.div(num, a);
+    // A negative discriminant makes `t` NaN, which both compares refuse.
+    let above = l.mb.cmp(OGE, t, t_min);
+    let below = l.mb.cmp(5, t, one); // `ole`
+    let inside = l.mb.bin(BinOp::And, above, below, i1t);
+    l.mb.cond_br(inside, BlockId(6), BlockId(1));
+    l.mb.block(); // 5
+    l.mb.dx(
+        "rayQuery_CommitNonOpaqueTriangleHit",
+        DxOp::RayQuery_CommitNonOpaqueTriangleHit,
+        &[rq],
+        void,
+    );
+    l.mb.br(BlockId(1));
+    l.mb.block(); // 6
+    l.mb.dx(
+        "rayQuery_CommitProceduralPrimitiveHit",
+        DxOp::RayQuery_CommitProceduralPrimitiveHit,
+        &[rq, t],
+        void,
+    );
+    l.mb.br(BlockId(1));
+    l.mb.block(); // 7: COMMITTED_NOTHING (0) lets the light through
+    let status = l.mb.dx(
+        "rayQuery_StateScalar.i32",
+        DxOp::RayQuery_CommittedStatus,
+        &[rq],
+        i32t,
+    );
+    let nothing = l.i(0);
+    let clear = l.mb.icmp(32, status, nothing);
+    let lit = l.mb.select(clear, one, zero);
+    let (ambient, diffuse) = (l.f(AMBIENT), l.f(DIFFUSE));
+    let lc = l.mul(lit, cos);
+    let k = l.mul(diffuse, lc);
+    let k = l.add(ambient, k);
+    let rgb = albedo.map(|c| l.mul(c, k));
+    for (c, v) in [rgb[0], rgb[1], rgb[2], one].into_iter().enumerate() {
+        l.store_output(0, c as i64, v);
+    }
+    l.finish_stage(ProgramKind::Pixel, &VARYINGS, &PS_OUT)
 }
