@@ -1016,8 +1016,25 @@ impl L {
             minor: minor as u8,
         };
         let dxil = dxil_part(program, (1, minor as u8), &bitcode).expect("a DXIL part");
-        write_container(&[(FourCc::DXIL, &dxil)]).expect("a container")
+        let psv = psv0(kind, &res);
+        write_container(&[(FourCc(*b"PSV0"), &psv), (FourCc::DXIL, &dxil)]).expect("a container")
     }
+}
+
+/// A `PSV0` part as validator 1.0 lays it out (DXC `DxilPipelineStateValidation.h`):
+/// the 24-byte runtime info (a vertex program's first word says it writes a position;
+/// the wave lane range 0 to 0xffffffff of a program without `[WaveSize]`), the resource
+/// count and, when there are any, their 16-byte records (type, space, lower and upper
+/// bound): the acceleration structure is a raw SRV (type 4).
+fn psv0(kind: ProgramKind, res: &[Res]) -> Vec<u8> {
+    let position = u32::from(kind == ProgramKind::Vertex);
+    let mut words = vec![24, position, 0, 0, 0, 0, u32::MAX];
+    let srvs = res.iter().filter(|r| **r == Res::Scene).count() as u32;
+    words.push(srvs);
+    if srvs > 0 {
+        words.extend([16, 4, 0, 0, 0]);
+    }
+    words.into_iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// The vertex program: the position seen from the pinhole as the ray generation program

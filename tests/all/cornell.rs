@@ -29,6 +29,14 @@ fn the_committed_files_are_what_the_generator_makes() {
             "{name} differs from what `cargo run --example make_cornell` makes"
         );
     }
+    // Every container holds what `info --check` compares (the vertex and pixel
+    // programs' PSV0; the libraries have none).
+    for (name, bytes) in files.iter().filter(|(n, _)| n.ends_with(".dxil")) {
+        match dxlane::dxil::check::check(bytes).unwrap_or_else(|e| panic!("{name}: {e}")) {
+            dxlane::dxil::check::Checked::Dxil(r) => assert!(r.passed(), "{name}: {r:?}"),
+            dxlane::dxil::check::Checked::NotDxil => panic!("{name}: not a DXIL program"),
+        }
+    }
     // The leaf's hit group's local root constant in the job is its first record.
     let job = std::fs::read_to_string(common::root().join("examples/cornell.toml")).unwrap();
     let base = make::leaf_base();
