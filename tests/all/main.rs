@@ -9,6 +9,7 @@ mod capture;
 mod command_list;
 mod common;
 mod container;
+mod cornell;
 mod corpus_jobs;
 mod d3d12_peer;
 mod dap;

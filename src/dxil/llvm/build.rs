@@ -35,6 +35,7 @@ pub struct Mb {
     blocks: Vec<BasicBlock>,
     fn_types: std::collections::HashMap<ValueId, TypeId>,
     local_md: Vec<super::Metadata>,
+    params: Vec<(ValueId, TypeId)>,
 }
 
 impl Mb {
@@ -50,7 +51,21 @@ impl Mb {
             blocks: Vec::new(),
             fn_types: Default::default(),
             local_md: Vec::new(),
+            params: Vec::new(),
         }
+    }
+
+    /// Adds a parameter of type `ty` to `main` (in order; before any instruction is
+    /// pushed) and returns its value: a library export's payload or attributes pointer.
+    pub fn param(&mut self, ty: TypeId) -> ValueId {
+        self.vals.push(Value {
+            ty,
+            kind: ValueKind::Argument(self.params.len() as u32),
+            name: None,
+        });
+        let v = ValueId(FIRST + self.vals.len() as u32 - 1);
+        self.params.push((v, ty));
+        v
     }
 
     /// The id of type `t`, added to the type table on first use.
@@ -533,14 +548,15 @@ impl Mb {
             b.end = self.insts.len() as u32;
         }
         let void = self.void();
-        let main = self.func("main", void, vec![]);
+        let params = self.params.iter().map(|p| p.1).collect();
+        let main = self.func("main", void, params);
         let fi = self.m.functions.len() - 1;
         let f = &mut self.m.functions[fi];
         f.is_declaration = false;
         f.body = Some(FunctionBody {
             first_value: FIRST,
             values: self.vals,
-            args: Vec::new(),
+            args: self.params.iter().map(|p| p.0).collect(),
             blocks: self.blocks,
             instructions: self.insts,
             first_metadata: FIRST_MD,

@@ -100,3 +100,45 @@ fn a_built_module_with_a_body_round_trips() {
     assert_eq!(incoming[1].0, add);
     assert_eq!(back.named("dx.test").unwrap().ops.len(), 1);
 }
+
+/// `Mb::param` gives `main` parameters (a library export's payload and attributes): the
+/// function's type takes them, and the body's arguments, numbered before the body's
+/// constants and results (LLVM's function-local numbering), are what its instructions
+/// read once written and read back.
+#[test]
+fn parameters_of_a_built_function_are_its_arguments() {
+    use crate::dxil::llvm::build::Mb;
+    use crate::dxil::llvm::{Type, ValueKind};
+    let mut mb =
+        Mb::new("e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64");
+    let f32t = mb.t(Type::Float);
+    let pf = mb.t(Type::Pointer {
+        pointee: f32t,
+        address_space: 0,
+    });
+    let (a, b) = (mb.param(pf), mb.param(pf));
+    mb.block();
+    let x = mb.load(b, f32t);
+    mb.store(a, x);
+    mb.ret();
+    let (m, fi) = mb.finish();
+    let bytes = write_module(&m).unwrap();
+    let back = Module::parse(&bytes).unwrap();
+    let f = &back.functions[fi];
+    let Some(Type::Function { params, .. }) = back.ty(f.ty) else {
+        panic!("a function type")
+    };
+    assert_eq!(params.len(), 2);
+    let body = f.body.as_ref().unwrap();
+    assert_eq!(body.args.len(), 2);
+    let kind = |v: ValueId| body.values[(v.0 - body.first_value) as usize].kind.clone();
+    assert!(matches!(kind(body.args[0]), ValueKind::Argument(0)));
+    assert!(matches!(kind(body.args[1]), ValueKind::Argument(1)));
+    let InstKind::Load { ptr, .. } = body.instructions[0].kind else {
+        panic!("a load")
+    };
+    let InstKind::Store { ptr: to, .. } = body.instructions[1].kind else {
+        panic!("a store")
+    };
+    assert_eq!((ptr, to), (body.args[1], body.args[0]));
+}
