@@ -237,10 +237,25 @@ impl<'s> pdb::Source<'s> for Bounded {
 }
 
 /// Reads an `SPDB` part's contents.
+///
+/// The `pdb` crate (0.8) indexes slices with lengths it read in three places without
+/// checking them first (a stream name's offset in the named-stream map, a module's
+/// symbol and line sizes against its stream, a string's offset in the string table),
+/// so a malformed part can make it panic; the read is therefore run under
+/// `catch_unwind` and such a panic is reported as the part not reading.
 pub fn read(part: &[u8]) -> Result<Spdb, SpdbError> {
     if part.len() > MAX_PART_BYTES {
         return Err(SpdbError::TooLarge(part.len()));
     }
+    std::panic::catch_unwind(|| read_unguarded(part)).unwrap_or_else(|_| {
+        Err(SpdbError::Pdb {
+            what: "structure",
+            error: "the pdb crate stopped on a length that does not fit its stream".into(),
+        })
+    })
+}
+
+fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
     let mut pdb = pdb::PDB::open(Bounded::new(part)).map_err(pdb_err("MSF superblock"))?;
     let mut out = Spdb::default();
 

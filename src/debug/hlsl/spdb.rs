@@ -6,9 +6,11 @@
 //! Decisions, where the PDB leaves the debugger free:
 //!
 //! - An instruction is on the line of the last line-table entry at or before its byte
-//!   offset (entries hold up to the next one, or for their stated length); an
-//!   instruction before the first entry, or of a subroutine body (class linkage, which
-//!   fxc inlines otherwise), has no line.
+//!   offset (entries hold up to the next one, or for their stated length). A
+//!   declaration before the first entry that the lowering made steps for (the compute
+//!   system values of `dcl_input`) is on the first entry's line, the function's entry;
+//!   other instructions before it, and those of subroutine bodies (class linkage, which
+//!   fxc inlines otherwise), have no line.
 //! - A register range holds a piece of its variable while the step about to run is an
 //!   instruction inside the range and outside its gaps; where no range holds a piece it
 //!   is "optimised out". Of two ranges holding the same piece, the one starting later
@@ -63,9 +65,14 @@ impl Hlsl {
         };
         for &(i, off) in &main {
             let k = spdb.lines.partition_point(|l| l.offset <= off);
-            let Some(l) = k.checked_sub(1).and_then(|k| spdb.lines.get(k)) else {
-                continue;
+            let l = match k.checked_sub(1) {
+                Some(k) => spdb.lines.get(k),
+                // A declaration the lowering made steps for (a system value's): the
+                // function's entry, the first line.
+                None if runs.contains(&i) => spdb.lines.first(),
+                None => None,
             };
+            let Some(l) = l else { continue };
             if l.length.is_some_and(|n| off >= l.offset.saturating_add(n)) || l.file.is_empty() {
                 continue;
             }
