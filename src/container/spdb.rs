@@ -238,10 +238,9 @@ impl<'s> pdb::Source<'s> for Bounded {
 
 /// Reads an `SPDB` part's contents.
 ///
-/// The `pdb` crate (0.8) indexes slices with lengths it read in three places without
+/// The `pdb` crate (0.8) indexes slices with lengths it read in two places without
 /// checking them first (a stream name's offset in the named-stream map, a module's
-/// symbol and line sizes against its stream, a string's offset in the string table),
-/// so a malformed part can make it panic; the read is therefore run under
+/// symbol and line sizes against its stream), so a malformed part can make it panic; the read is therefore run under
 /// `catch_unwind` and such a panic is reported as the part not reading.
 pub fn read(part: &[u8]) -> Result<Spdb, SpdbError> {
     if part.len() > MAX_PART_BYTES {
