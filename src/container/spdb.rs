@@ -238,9 +238,10 @@ impl<'s> pdb::Source<'s> for Bounded {
 
 /// Reads an `SPDB` part's contents.
 ///
-/// The `pdb` crate (0.8) indexes slices with lengths it read in two places without
-/// checking them first (a stream name's offset in the named-stream map, a module's
-/// symbol and line sizes against its stream), so a malformed part can make it panic; the read is therefore run under
+/// The `pdb` crate (0.8) can panic on a malformed part: it slices with lengths it has
+/// not checked (a module's symbol and line sizes against its stream, a stream name's
+/// offset in the named-stream map) and asserts, in debug builds, that line entries come
+/// in order; the read is therefore run under
 /// `catch_unwind` and such a panic is reported as the part not reading.
 pub fn read(part: &[u8]) -> Result<Spdb, SpdbError> {
     if part.len() > MAX_PART_BYTES {
