@@ -61,8 +61,9 @@ pub fn run(file: &Path, json: bool) -> Result<ExitCode, Box<dyn std::error::Erro
 }
 
 /// Which debug info the program carries, one line: DXIL debug metadata (in the `ILDB`
-/// debug module dxc writes with `-Zi`, or in the `DXIL` part) with its sources, a DXBC
-/// `SDBG` part, an `SPDB` part (a PDB) — both named as not read for stepping — or none. Debug metadata the debugger cannot read
+/// debug module dxc writes with `-Zi`, or in the `DXIL` part) with its sources, fxc's
+/// `SPDB` part (a PDB: its files, lines and variables), a DXBC `SDBG` part (named as
+/// not read: its layout is not public), or none. Debug info the debugger cannot read
 /// is named with what is wrong: the debugger then steps the listing.
 pub fn render_debug_info(bytes: &[u8]) -> String {
     use crate::container::{Container, DxilProgramHeader, FourCc};
@@ -117,19 +118,25 @@ pub fn render_debug_info(bytes: &[u8]) -> String {
             found.push(format!("debug name {name}"));
         }
     }
-    for (tag, what) in [
-        (
-            FourCc(*b"SDBG"),
-            "a DXBC SDBG part (not read: the debugger steps the listing)",
-        ),
-        (
-            FourCc(*b"SPDB"),
-            "an SPDB part (a PDB; not read: the debugger steps the listing)",
-        ),
-    ] {
-        if c.part(tag).is_some() {
-            found.push(what.to_string());
-        }
+    if c.part(FourCc(*b"SDBG")).is_some() {
+        found.push(
+            "a DXBC SDBG part (not read, its layout is not public: the debugger steps the listing)"
+                .into(),
+        );
+    }
+    if let Some(p) = c.part(crate::container::spdb::SPDB) {
+        found.push(match crate::container::spdb::read(p.data) {
+            Ok(s) => format!(
+                "SPDB: {} files, {} lines, {} variables",
+                s.files.len(),
+                s.lines.len(),
+                s.variables.len()
+            ),
+            Err(e) => format!(
+                "an SPDB part that does not read ({}): the debugger steps the listing",
+                clean(&e.to_string())
+            ),
+        });
     }
     if found.is_empty() {
         found.push("none".into());
@@ -441,6 +448,7 @@ fn part_title(p: &PartInfo) -> String {
         Ok(PartContents::Rdat(_)) => "runtime data".into(),
         Ok(PartContents::Hash(_)) => "shader hash".into(),
         Ok(PartContents::SourceInfo { .. }) => "HLSL sources".into(),
+        Ok(PartContents::ProgramDatabase { .. }) => "HLSL debug info (PDB)".into(),
         Ok(PartContents::Undecoded { note: Some(n) }) => format!("not decoded: {n}"),
         Ok(PartContents::Undecoded { note: None }) => "not decoded".into(),
         Err(_) => "error".into(),
@@ -565,6 +573,20 @@ fn part_section(out: &mut String, p: &PartInfo) {
             let _ = writeln!(
                 out,
                 "{tag}: HLSL sources: {} file(s) ({}), {arguments} compiler arguments{zlib}, {} bytes",
+                files.len(),
+                names.join(", "),
+                p.size
+            );
+        }
+        Ok(PartContents::ProgramDatabase {
+            files,
+            lines,
+            variables,
+        }) => {
+            let names: Vec<String> = files.iter().map(|f| clean(f)).collect();
+            let _ = writeln!(
+                out,
+                "{tag}: HLSL debug info (PDB): {} file(s) ({}), {lines} lines, {variables} variables, {} bytes",
                 files.len(),
                 names.join(", "),
                 p.size
@@ -1302,10 +1324,27 @@ mod debug_info_tests {
         assert_eq!(render_debug_info(b"not a container"), "");
     }
 
-    /// A container's `SDBG` and `SPDB` parts are named, and said not to be read: the
-    /// debugger steps such a program by its listing.
+    /// An `SPDB` part that reads is counted: its files, line-table entries and variables
+    /// (the container `src/debug/hlsl/tests/spdb.rs` writes: one file, five lines, five
+    /// variables).
     #[test]
-    fn sdbg_and_spdb_parts_are_named_as_not_read() {
+    fn a_readable_spdb_part_is_counted() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/jobs/spdb/spdb.cs_5_0.dxbc"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        assert_eq!(
+            render_debug_info(&bytes),
+            "\nDebug info: SPDB: 1 files, 5 lines, 5 variables\n"
+        );
+    }
+
+    /// A container's `SDBG` part is named and said not to be read; an `SPDB` part that is
+    /// not a PDB is named with why it does not read: the debugger steps such a program by
+    /// its listing.
+    #[test]
+    fn sdbg_and_unreadable_spdb_parts_are_named_as_not_read() {
         // DXBC container layout: magic, digest, version, size, part count, offsets;
         // each part a FourCC, a size and its bytes.
         let mut b = b"DXBC".to_vec();
@@ -1322,9 +1361,13 @@ mod debug_info_tests {
             b.extend(4u32.to_le_bytes());
             b.extend([0u8; 4]);
         }
-        assert_eq!(
-            render_debug_info(&b),
-            "\nDebug info: a DXBC SDBG part (not read: the debugger steps the listing); an SPDB part (a PDB; not read: the debugger steps the listing)\n"
+        let t = render_debug_info(&b);
+        assert!(
+            t.starts_with(
+                "\nDebug info: a DXBC SDBG part (not read, its layout is not public: the debugger steps the listing); an SPDB part that does not read (the SPDB part's MSF superblock does not read: "
+            ),
+            "{t}"
         );
+        assert!(t.ends_with("): the debugger steps the listing\n"), "{t}");
     }
 }

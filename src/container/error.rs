@@ -109,6 +109,9 @@ pub enum ContainerError {
         /// The limit.
         limit: u32,
     },
+    /// An `SPDB` part (a PDB) that does not read.
+    #[error(transparent)]
+    ProgramDatabase(#[from] super::spdb::SpdbError),
 }
 
 impl serde::Serialize for ContainerError {

@@ -39,6 +39,7 @@
 //! | [`rdat`] | `RDAT` (runtime data: functions and resources of libraries) |
 //! | [`hash`] | `HASH` (dxc's shader hash) |
 //! | [`srci`] | `SRCI` (dxc's `-Zi` source info: the HLSL files and arguments) |
+//! | [`spdb`] | `SPDB` (fxc's `/Zi` PDB, read with the `pdb` crate: HLSL files, line table, variables) |
 //! | [`rts0`] | `RTS0` (a serialized root signature: its root parameters and registers) |
 //! | [`report`] | [`ContainerInfo`]: every part decoded on its own, for `dxlane info` |
 //! | [`write`] | writing a container and a `DXIL` part ([`write::write_container`]) |
@@ -68,6 +69,7 @@ pub mod report;
 pub mod rts0;
 pub mod sfi0;
 pub mod signature;
+pub mod spdb;
 pub mod srci;
 pub mod stage;
 pub mod stat;

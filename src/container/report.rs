@@ -48,6 +48,15 @@ pub enum PartContents {
         /// Whether the contents were zlib-compressed.
         compressed: bool,
     },
+    /// fxc's HLSL debug info (`SPDB`, a PDB; [`super::spdb`]): what it holds.
+    ProgramDatabase {
+        /// The embedded HLSL files' names.
+        files: Vec<String>,
+        /// Line-table entries.
+        lines: usize,
+        /// Variables.
+        variables: usize,
+    },
     /// A part this module does not decode: listed by tag and size.
     Undecoded {
         /// What the tag is known to hold, when it is known.
@@ -66,8 +75,7 @@ pub fn undecoded_note(tag: FourCc) -> Option<&'static str> {
         b"PDBI" => "PDB information",
         b"IFCE" => "interfaces",
         b"ICFE" => "interfaces",
-        b"SDBG" => "debug information",
-        b"SPDB" => "debug information (PDB)",
+        b"SDBG" => "debug information (no public layout)",
         b"XNAP" | b"XNAS" => "Direct3D 9 programs for Xbox",
         _ => return None,
     })
@@ -98,6 +106,14 @@ pub fn decode_part(
                 files: info.files.into_iter().map(|f| f.name).collect(),
                 arguments: info.args.len(),
                 compressed: info.compressed,
+            }
+        }
+        super::spdb::SPDB => {
+            let s = super::spdb::read(part.data)?;
+            PartContents::ProgramDatabase {
+                files: s.files.into_iter().map(|f| f.name).collect(),
+                lines: s.lines.len(),
+                variables: s.variables.len(),
             }
         }
         t => PartContents::Undecoded {

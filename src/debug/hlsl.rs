@@ -42,8 +42,21 @@ pub enum Held {
     /// The memory of this `alloca` instruction of the entry function (the lane's local
     /// array [`Hlsl::alloca_name`] names).
     Local(u32),
+    /// This IR register (a DXBC register's component an `SPDB` range names).
+    Reg(u32),
     /// Nothing the debugger can read (a parameter, an undefined value).
     Nothing,
+}
+
+/// When a binding holds its variable's piece.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Live {
+    /// From the block and the first instruction of it after the `llvm.dbg` call on
+    /// (`None`: never, for the entry function's steps).
+    After(Option<(u32, u32)>),
+    /// While the step about to run is one of these instructions (`[start, end)`
+    /// instruction indices of the main program): an `SPDB` register range.
+    Within(Vec<(u32, u32)>),
 }
 
 /// A program's HLSL debug info, keyed by source position.
@@ -57,9 +70,8 @@ pub struct Hlsl {
     block_of: Vec<u32>,
     /// What each binding's value is ([`DebugInfo::bindings`] order).
     held: Vec<Held>,
-    /// Where each binding takes effect: the block and the first instruction of it after
-    /// the `llvm.dbg` call (`None`: never, for the entry function's steps).
-    anchors: Vec<Option<(u32, u32)>>,
+    /// When each binding holds.
+    live: Vec<Live>,
     /// The entry function's instructions the lowering made IR for (the others, such as
     /// `llvm.dbg.value` calls, are never a step, and their lines hold no code).
     runs: HashSet<u32>,
@@ -192,12 +204,12 @@ impl Hlsl {
             })
             .collect();
         let mut held = Vec::with_capacity(info.bindings.len());
-        let mut anchors = Vec::with_capacity(info.bindings.len());
+        let mut live = Vec::with_capacity(info.bindings.len());
         let mut allocas = HashMap::new();
         for b in &mut info.bindings {
             if b.function != dfi as usize {
                 held.push(Held::Nothing);
-                anchors.push(None);
+                live.push(Live::After(None));
                 continue;
             }
             let h = match held_by(debug, dbody, b.value) {
@@ -222,7 +234,7 @@ impl Hlsl {
             };
             held.push(h);
             let anchor = after(b.inst).and_then(|i| Some((*block_of.get(i as usize)?, i)));
-            anchors.push(anchor);
+            live.push(Live::After(anchor));
             b.function = function as usize;
         }
         let h = Hlsl {
@@ -230,7 +242,7 @@ impl Hlsl {
             function,
             block_of,
             held,
-            anchors,
+            live,
             runs,
             allocas,
         };
@@ -380,6 +392,20 @@ impl Hlsl {
         let wanted: Vec<usize> = (0..self.info.bindings.len())
             .filter(|&b| self.info.bindings[b].variable == variable)
             .collect();
+        // A register range holds while the step about to run is in it.
+        let now = ran
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(q, k)| Some((q, (*k)?)));
+        for &b in &wanted {
+            if let (Some(Live::Within(spans)), Some((q, (f, i)))) = (self.live.get(b), now)
+                && f == self.function
+                && spans.iter().any(|&(a, e)| a <= i && i < e)
+            {
+                done.insert(b, q as u64);
+            }
+        }
         for (q, key) in ran.iter().enumerate().rev() {
             if done.len() == wanted.len() {
                 break;
@@ -395,7 +421,7 @@ impl Hlsl {
                 if done.contains_key(&b) {
                     continue;
                 }
-                if let Some(Some((ab, ai))) = self.anchors.get(b)
+                if let Some(Live::After(Some((ab, ai)))) = self.live.get(b)
                     && *ab == block
                     && i >= *ai
                 {
@@ -512,6 +538,8 @@ pub fn same_line(a: &[Frame], b: &[Frame]) -> bool {
 pub fn same_frame(a: &[Frame], b: &[Frame]) -> bool {
     a.len() == b.len() && a.get(1..) == b.get(1..)
 }
+
+mod spdb;
 
 #[cfg(test)]
 pub(crate) mod tests;

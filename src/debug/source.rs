@@ -109,9 +109,10 @@ pub struct SourceView {
     pub operands: HashMap<u32, Vec<u32>>,
     /// Local arrays by name (`x0`, an alloca's name).
     pub locals: Vec<String>,
-    /// DXIL: the HLSL debug info (`-Zi`), when the program carries it and it reads.
+    /// The HLSL debug info (DXIL `-Zi`, DXBC `SPDB`), when the program carries it and
+    /// it reads.
     pub hlsl: Option<std::sync::Arc<super::hlsl::Hlsl>>,
-    /// DXIL: why debug info the program carries is not used (malformed): the session
+    /// Why debug info the program carries is not used (malformed): the session
     /// steps the listing and says so.
     pub hlsl_note: Option<String>,
     /// The instructions that stop the debugger by themselves, in program order.
@@ -198,6 +199,43 @@ impl SourceView {
         }
         v.locals = shader.locals.iter().map(|x| x.name.clone()).collect();
         v
+    }
+
+    /// Reads a DXBC container's `SPDB` part (fxc's `/Zi` PDB) into the HLSL debug info,
+    /// for a program whose view this is (`shader`: its unoptimised lowering). A part
+    /// that does not read leaves the listing, and the note says what was wrong.
+    pub fn use_program_database(
+        &mut self,
+        bytes: &[u8],
+        program: &crate::dxbc::Program,
+        shader: &Shader,
+    ) {
+        let Ok(c) = crate::container::Container::parse(bytes) else {
+            return;
+        };
+        let Some(part) = c.part(crate::container::spdb::SPDB) else {
+            return;
+        };
+        let runs = shader
+            .locs
+            .iter()
+            .chain(shader.blocks.iter().map(|b| &b.term_loc))
+            .filter_map(|l| match *l {
+                SourceLoc::Dxbc { index, .. } => Some(index),
+                _ => None,
+            })
+            .collect();
+        let read = crate::container::spdb::read(part.data)
+            .map_err(|e| e.to_string())
+            .and_then(|s| super::hlsl::Hlsl::from_spdb(&s, program, self, runs));
+        match read {
+            Ok(h) => self.hlsl = Some(std::sync::Arc::new(h)),
+            Err(e) => {
+                self.hlsl_note = Some(format!(
+                    "the SPDB part is not used ({e}): stepping by the listing"
+                ))
+            }
+        }
     }
 
     /// Completes the HLSL debug info with a container's `SRCI` part (its sources, when

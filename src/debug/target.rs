@@ -74,7 +74,9 @@ impl Program {
         } else {
             let p = crate::dxbc::Program::from_bytes(bytes)
                 .map_err(|e| DebugError::Load(e.to_string()))?;
-            SourceView::dxbc(&p, &raw.shader)
+            let mut v = SourceView::dxbc(&p, &raw.shader);
+            v.use_program_database(bytes, &p, &raw.shader);
+            v
         };
         Ok(Program {
             shader: normal.shader,

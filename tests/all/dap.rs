@@ -744,6 +744,73 @@ fn hlsl_zi_transcript() {
     common::assert_snapshot("dap/hlsl_zi.txt", &t);
 }
 
+/// A DXBC compute lane debugged in HLSL from an `SPDB` part (`tests/jobs/spdb/spdb.toml`:
+/// the vkd3d-compiled program with a PDB written from the documented layouts by
+/// `src/debug/hlsl/tests/spdb.rs`; docs/debugger.md, "DXBC programs compiled by fxc with
+/// `/Zi`"): a breakpoint by HLSL line, the HLSL source served by reference, the Locals
+/// scope with a vector assembled from r0.y and r0.x, and a variable whose range has
+/// ended read as optimised out. Values from shader.hlsl, thread 3: `x` = 3, `p` = (6, 4),
+/// `s` = 10.
+#[test]
+fn hlsl_spdb_transcript() {
+    let job = "tests/jobs/spdb/spdb.toml";
+    let mut c = Client::start();
+    c.open(json!({ "type": "dxlane", "request": "launch", "job": job, "thread": "3,0,0" }));
+    let bps = c.ok(
+        "setBreakpoints",
+        json!({
+            "source": { "name": "shader.hlsl", "path": "shader.hlsl" },
+            "breakpoints": [{ "line": 11 }],
+        }),
+    );
+    assert_eq!(bps["breakpoints"][0]["line"], 11, "{bps}");
+    let entry = c.configured();
+    let thread = entry["threadId"].as_i64().expect("a thread");
+    let stop = c.step("continue", thread);
+    assert_eq!(stop["reason"], "breakpoint", "{stop}");
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    let f = &frames["stackFrames"];
+    assert_eq!(
+        (f[0]["name"].clone(), f[0]["line"].clone()),
+        (json!("main"), json!(11)),
+        "{frames}"
+    );
+    let source = f[0]["source"]["sourceReference"].clone();
+    let scopes = c.ok("scopes", json!({ "frameId": f[0]["id"] }));
+    assert_eq!(scopes["scopes"][0]["name"], "Locals");
+    let vars = c.ok(
+        "variables",
+        json!({ "variablesReference": scopes["scopes"][0]["variablesReference"] }),
+    );
+    let text = vars.to_string();
+    assert!(
+        text.contains("x = 6.0 (0x40c00000), y = 4.0 (0x40800000)"),
+        "{text}"
+    );
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "x", "context": "hover", "frameId": thread }),
+    );
+    assert_eq!(e["result"], "x = optimised out", "{e}");
+    c.step("next", thread);
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "s", "context": "hover", "frameId": thread }),
+    );
+    assert_eq!(e["result"], "s = 10.0 (0x41200000)", "{e}");
+    let src = c.ok("source", json!({ "sourceReference": source }));
+    assert!(
+        src["content"]
+            .as_str()
+            .is_some_and(|t| t.contains("float s = p.x + p.y;")),
+        "{src}"
+    );
+    c.ok("disconnect", Value::Null);
+    let t = transcript(&c, job);
+    assert_eq!(c.finish(), 0);
+    common::assert_snapshot("dap/hlsl_spdb.txt", &t);
+}
+
 /// The program's own breakpoints (docs/debugger.md, "Breaks the program asks for"): with
 /// no breakpoint set by the client, `continue` stops at DXBC `debug_break` (reason
 /// `breakpoint`) and then, on thread 2 of `tests/jobs/debug_break/dxbc.toml`, at `abort`

@@ -350,6 +350,17 @@ impl Debugger {
         match l.held {
             Held::Nothing => Err("optimised out"),
             Held::Const(b) => Ok(shift(b)),
+            Held::Reg(r) => {
+                let time = self.t(q);
+                if self
+                    .rec
+                    .last_lane_write(Slot::Reg(r), time, self.lane)
+                    .is_none()
+                {
+                    return Err("optimised out (not computed yet)");
+                }
+                Ok(u64::from(self.rec.value(Slot::Reg(r), time, self.lane)))
+            }
             Held::Local(inst) => {
                 // The local array of that name: its words as the lowering placed them
                 // (an array the lane has not stored to reads as its initial zeros).

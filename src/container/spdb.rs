@@ -1,0 +1,532 @@
+//! `SPDB`: the debug part fxc writes with `/Zi` — a whole PDB (an MSF file), read with
+//! the `pdb` crate. This module takes from it what a source-level debugger needs, in the
+//! container's terms (byte offsets into the program part, register types as numbers);
+//! mapping them to the program's registers is the debugger's (`debug::hlsl::spdb`).
+//!
+//! What fxc puts where (LLVM's PDB documentation `llvm/docs/PDB/*.rst` for the MSF,
+//! the PDB info stream and its named-stream map, the DBI stream and module streams;
+//! Microsoft's `cvinfo.h` in the microsoft-pdb repository for the records; RenderDoc's
+//! `dxbc_spdb.cpp` for fxc's use of them):
+//!
+//! - the HLSL text of each file in a named stream `/src/files/<name>` (the name as fxc
+//!   lower-cases it);
+//! - the line table in the module's C13 line subsection, its file names in the string
+//!   table (`/names`) through the file-checksum subsection. A line entry's offset is a
+//!   byte offset into the program part's data (`SHEX`/`SHDR`: the version token at 0,
+//!   the length token at 4, the first declaration at 8) — the offsets
+//!   `D3DGetTraceInstructionOffsets` reports — and holds until the next entry;
+//! - the entry point as an `S_GPROC32` procedure, each HLSL variable as an `S_LOCAL`
+//!   followed by the `S_DEFRANGE_HLSL` records saying which register holds which bytes
+//!   of it over which instruction range.
+//!
+//! The crate parses the MSF, the streams, the line program and the symbols it knows;
+//! `S_DEFRANGE_HLSL` (which it does not parse) is decoded here from the record's raw
+//! bytes ([`decode_defrange`]), and fxc's `LF_VECTOR` type records from the type
+//! stream's raw record ([`vector_type`]), since the crate neither parses nor exposes
+//! them.
+//!
+//! Untrusted: the crate reads through [`Bounded`], which refuses any read outside the
+//! part or larger than it, so no length read from the part sizes an allocation beyond
+//! the part's own size; every field decoded here is bounds-checked, and an error names
+//! the stream or record and the byte.
+
+use std::borrow::Cow;
+use std::io;
+
+use pdb::FallibleIterator;
+
+use super::FourCc;
+
+/// The tag.
+pub const SPDB: FourCc = FourCc(*b"SPDB");
+
+/// The largest part read (fxc's PDBs are tens of kilobytes).
+pub const MAX_PART_BYTES: usize = 64 << 20;
+
+/// `S_GPROC32` (`cvinfo.h`).
+const S_GPROC32: u16 = 0x1110;
+/// `S_LPROC32`.
+const S_LPROC32: u16 = 0x110f;
+/// `S_LOCAL`.
+const S_LOCAL: u16 = 0x113e;
+/// `S_DEFRANGE_HLSL`.
+const S_DEFRANGE_HLSL: u16 = 0x1150;
+/// `LF_VECTOR`: fxc's HLSL vector type record.
+const LF_VECTOR: u16 = 0x151b;
+/// The type stream's fixed number (the MSF's stream 2).
+const TPI_STREAM: u16 = 2;
+
+/// An error reading an `SPDB` part: what was being read and what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpdbError {
+    /// The part is larger than [`MAX_PART_BYTES`].
+    #[error("the SPDB part is {0} bytes, more than the {MAX_PART_BYTES} read")]
+    TooLarge(usize),
+    /// The crate refused a structure.
+    #[error("the SPDB part's {what} does not read: {error}")]
+    Pdb {
+        /// The structure (`MSF directory`, `DBI stream`, …).
+        what: &'static str,
+        /// The crate's error.
+        error: String,
+    },
+    /// A record decoded here is malformed.
+    #[error("the SPDB part's {record} record at byte 0x{offset:x} of its module: {what}")]
+    Record {
+        /// The record kind.
+        record: &'static str,
+        /// Its offset in the module's symbol stream.
+        offset: u32,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+fn pdb_err(what: &'static str) -> impl Fn(pdb::Error) -> SpdbError {
+    move |e| SpdbError::Pdb {
+        what,
+        error: e.to_string(),
+    }
+}
+
+/// One HLSL source file fxc embedded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// Its name as the named stream spells it (after `/src/files/`).
+    pub name: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// One line-table entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// Byte offset into the program part's data where the entry starts.
+    pub offset: u32,
+    /// Bytes it covers, when the table says; else up to the next entry.
+    pub length: Option<u32>,
+    /// The file, as the string table names it.
+    pub file: String,
+    /// The line (1-based).
+    pub line: u32,
+    /// The column (0 when not given).
+    pub column: u32,
+}
+
+/// How a scalar's bits read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarKind {
+    /// IEEE float.
+    Float,
+    /// Two's complement integer.
+    Int,
+    /// Unsigned integer.
+    UInt,
+    /// `bool`.
+    Bool,
+}
+
+/// A variable's type, as far as it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarType {
+    /// A 32-bit scalar.
+    Scalar(ScalarKind),
+    /// A vector of 32-bit scalars (`LF_VECTOR`), 1 to 4 elements.
+    Vector(ScalarKind, u32),
+    /// A type this reader does not read (matrices, structures, arrays): the type index.
+    Unknown(u32),
+}
+
+/// An `S_DEFRANGE_HLSL` record: bytes of a variable held in a register over a range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegisterRange {
+    /// The register type (`CV_HLSLREG_e`, the same numbers as the DXBC operand type:
+    /// 0 temp, 1 input, 2 output, 3 indexable temp, 0x20… the compute system values).
+    pub register_type: u16,
+    /// The register's offset in bytes in its register file (index × 16 + component ×
+    /// 4); for an indexable temp the array's number.
+    pub register_offset: u32,
+    /// The second dimension, when the record has two (an indexable temp's element).
+    pub second: Option<u32>,
+    /// The variable's first byte the register holds.
+    pub offset_in_parent: u16,
+    /// Bytes held.
+    pub size_in_parent: u16,
+    /// The program bytes over which it holds: `[start, end)`, offsets as [`Line::offset`].
+    pub start: u32,
+    /// See `start`.
+    pub end: u32,
+    /// Sub-ranges of `[start, end)` where it does not hold.
+    pub gaps: Vec<(u32, u32)>,
+}
+
+/// An HLSL variable (`S_LOCAL`) and where its bytes are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    /// Its name.
+    pub name: String,
+    /// A parameter of the function.
+    pub parameter: bool,
+    /// Its type.
+    pub ty: VarType,
+    /// Its register ranges.
+    pub ranges: Vec<RegisterRange>,
+}
+
+/// What an `SPDB` part says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Spdb {
+    /// The embedded HLSL files, in the order of the named-stream map.
+    pub files: Vec<SourceFile>,
+    /// The entry function's name (`S_GPROC32`), when given.
+    pub function: Option<String>,
+    /// The line table, by offset.
+    pub lines: Vec<Line>,
+    /// The variables, in record order.
+    pub variables: Vec<Variable>,
+}
+
+/// The part's bytes as the crate's source: every read is checked to lie inside the
+/// data, and no view is larger than the data, so the crate never allocates from a
+/// length the part states beyond the part's own size.
+#[derive(Debug)]
+pub struct Bounded {
+    data: Vec<u8>,
+}
+
+impl Bounded {
+    /// The part's bytes, zero-padded to the 4096-byte first page the crate reads whole
+    /// (an MSF with smaller pages may be shorter).
+    pub fn new(part: &[u8]) -> Bounded {
+        let mut data = part.to_vec();
+        if data.len() < 4096 {
+            data.resize(4096, 0);
+        }
+        Bounded { data }
+    }
+}
+
+#[derive(Debug)]
+struct View(Vec<u8>);
+
+impl pdb::SourceView<'_> for View {
+    fn as_slice(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl<'s> pdb::Source<'s> for Bounded {
+    fn view(
+        &mut self,
+        slices: &[pdb::SourceSlice],
+    ) -> Result<Box<dyn pdb::SourceView<'s>>, io::Error> {
+        let outside = || io::Error::new(io::ErrorKind::UnexpectedEof, "read outside the SPDB part");
+        let total = slices
+            .iter()
+            .try_fold(0usize, |a, s| a.checked_add(s.size))
+            .filter(|t| *t <= self.data.len())
+            .ok_or_else(outside)?;
+        let mut out = Vec::with_capacity(total);
+        for s in slices {
+            let start = usize::try_from(s.offset).map_err(|_| outside())?;
+            let end = start.checked_add(s.size).ok_or_else(outside)?;
+            out.extend_from_slice(self.data.get(start..end).ok_or_else(outside)?);
+        }
+        Ok(Box::new(View(out)))
+    }
+}
+
+/// Reads an `SPDB` part's contents.
+///
+/// The `pdb` crate (0.8) can panic on a malformed part: it slices with lengths it has
+/// not checked (a module's symbol and line sizes against its stream, a stream name's
+/// offset in the named-stream map) and asserts, in debug builds, that line entries come
+/// in order; the read is therefore run under
+/// `catch_unwind` and such a panic is reported as the part not reading.
+pub fn read(part: &[u8]) -> Result<Spdb, SpdbError> {
+    if part.len() > MAX_PART_BYTES {
+        return Err(SpdbError::TooLarge(part.len()));
+    }
+    std::panic::catch_unwind(|| read_unguarded(part)).unwrap_or_else(|_| {
+        Err(SpdbError::Pdb {
+            what: "structure",
+            error: "the pdb crate stopped on a length that does not fit its stream".into(),
+        })
+    })
+}
+
+fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
+    let mut pdb = pdb::PDB::open(Bounded::new(part)).map_err(pdb_err("MSF superblock"))?;
+    let mut out = Spdb::default();
+
+    // The sources: named streams `/src/files/<name>`.
+    let info = pdb
+        .pdb_information()
+        .map_err(pdb_err("PDB information stream"))?;
+    let names = info.stream_names().map_err(pdb_err("named-stream map"))?;
+    let mut files: Vec<(String, pdb::StreamIndex)> = Vec::new();
+    for n in names.iter() {
+        let name = n.name.to_string();
+        if let Some(file) = name.strip_prefix("/src/files/") {
+            files.push((file.to_string(), n.stream_id));
+        }
+    }
+    drop(names);
+    drop(info);
+    for (name, id) in files {
+        let Some(s) = pdb.raw_stream(id).map_err(pdb_err("source file stream"))? else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(s.as_slice());
+        out.files.push(SourceFile {
+            name,
+            text: text.trim_end_matches('\0').to_string(),
+        });
+    }
+
+    // The file names of the line table (a PDB without a string table has none).
+    let strings = pdb.string_table().ok();
+    let types = read_types(&mut pdb);
+
+    let dbi = pdb.debug_information().map_err(pdb_err("DBI stream"))?;
+    let mut modules = dbi.modules().map_err(pdb_err("DBI module list"))?;
+    while let Some(m) = modules.next().map_err(pdb_err("DBI module list"))? {
+        let Some(mi) = pdb.module_info(&m).map_err(pdb_err("module stream"))? else {
+            continue;
+        };
+        let program = mi.line_program().map_err(pdb_err("C13 line subsection"))?;
+        let mut lines = program.lines();
+        while let Some(l) = lines.next().map_err(pdb_err("C13 line subsection"))? {
+            let file = program
+                .get_file_info(l.file_index)
+                .map_err(pdb_err("C13 file checksums"))?;
+            let name: Cow<'_, str> = match &strings {
+                Some(t) => file
+                    .name
+                    .to_string_lossy(t)
+                    .map_err(pdb_err("string table"))?,
+                None => Cow::Borrowed(""),
+            };
+            out.lines.push(Line {
+                offset: l.offset.offset,
+                length: l.length,
+                file: name.into_owned(),
+                line: l.line_start,
+                column: l.column_start.unwrap_or(0),
+            });
+        }
+        let mut symbols = mi.symbols().map_err(pdb_err("module symbols"))?;
+        while let Some(sym) = symbols.next().map_err(pdb_err("module symbols"))? {
+            match sym.raw_kind() {
+                S_GPROC32 | S_LPROC32 => {
+                    if let Ok(pdb::SymbolData::Procedure(p)) = sym.parse()
+                        && out.function.is_none()
+                    {
+                        out.function = Some(p.name.to_string().into_owned());
+                    }
+                }
+                S_LOCAL => {
+                    let pdb::SymbolData::Local(l) = sym.parse().map_err(pdb_err("S_LOCAL"))? else {
+                        continue;
+                    };
+                    out.variables.push(Variable {
+                        name: l.name.to_string().into_owned(),
+                        parameter: l.flags.isparam,
+                        ty: types.get(l.type_index.0),
+                        ranges: Vec::new(),
+                    });
+                }
+                S_DEFRANGE_HLSL => {
+                    let r = decode_defrange(sym.raw_bytes()).map_err(|what| SpdbError::Record {
+                        record: "S_DEFRANGE_HLSL",
+                        offset: sym.index().0,
+                        what,
+                    })?;
+                    // A range belongs to the S_LOCAL before it.
+                    if let Some(v) = out.variables.last_mut() {
+                        v.ranges.push(r);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out.lines.sort_by_key(|l| l.offset);
+    Ok(out)
+}
+
+/// The variables' types: primitive types through the crate, `LF_VECTOR` records from
+/// the type stream's raw records. A type stream that does not read leaves every type
+/// unknown.
+#[derive(Default)]
+struct Types {
+    /// The scalar kind of each primitive type index met.
+    primitives: Vec<(u32, ScalarKind)>,
+    /// `(type index, element kind, count)` of each `LF_VECTOR`.
+    vectors: Vec<(u32, ScalarKind, u32)>,
+}
+
+impl Types {
+    fn get(&self, index: u32) -> VarType {
+        if let Some(&(_, k)) = self.primitives.iter().find(|(i, _)| *i == index) {
+            return VarType::Scalar(k);
+        }
+        match self.vectors.iter().find(|(i, _, _)| *i == index) {
+            Some(&(_, k, n)) => VarType::Vector(k, n),
+            None => VarType::Unknown(index),
+        }
+    }
+}
+
+fn read_types(pdb: &mut pdb::PDB<'_, Bounded>) -> Types {
+    let mut t = Types::default();
+    let Ok(tpi) = pdb.type_information() else {
+        return t;
+    };
+    let finder = tpi.finder();
+    let kind = |index: u32| -> Option<ScalarKind> {
+        use pdb::PrimitiveKind as P;
+        // Primitive indices (below 0x1000) are decoded without reading the stream.
+        if index >= 0x1000 {
+            return None;
+        }
+        let pdb::TypeData::Primitive(p) = finder.find(pdb::TypeIndex(index)).ok()?.parse().ok()?
+        else {
+            return None;
+        };
+        if p.indirection.is_some() {
+            return None;
+        }
+        Some(match p.kind {
+            P::F32 | P::F32PP => ScalarKind::Float,
+            P::I32 | P::Long => ScalarKind::Int,
+            P::U32 | P::ULong => ScalarKind::UInt,
+            P::Bool32 => ScalarKind::Bool,
+            _ => return None,
+        })
+    };
+    // The scalar types fxc uses, once each.
+    for index in [0x40u32, 0x45, 0x74, 0x75, 0x12, 0x22, 0x32] {
+        if let Some(k) = kind(index) {
+            t.primitives.push((index, k));
+        }
+    }
+    drop(finder);
+    if let Ok(Some(s)) = pdb.raw_stream(pdb::StreamIndex(TPI_STREAM)) {
+        vector_types(s.as_slice(), &t.primitives, &mut t.vectors);
+    }
+    t
+}
+
+/// Finds fxc's `LF_VECTOR` records in the type stream (the TPI header's size at byte
+/// 4 and first type index at byte 8; then records of a u16 length and that many
+/// bytes, the first two the leaf kind; `lfVector`: element type u32, count u32).
+fn vector_types(
+    tpi: &[u8],
+    primitives: &[(u32, ScalarKind)],
+    out: &mut Vec<(u32, ScalarKind, u32)>,
+) {
+    let u32_at = |b: &[u8], at: usize| -> Option<u32> {
+        let s = b.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes(s.try_into().ok()?))
+    };
+    let (Some(header), Some(first)) = (u32_at(tpi, 4), u32_at(tpi, 8)) else {
+        return;
+    };
+    let mut at = header as usize;
+    let mut index = first;
+    while let Some(len) = tpi.get(at..at.saturating_add(2)) {
+        let len = usize::from(u16::from_le_bytes([
+            len.first().copied().unwrap_or(0),
+            len.get(1).copied().unwrap_or(0),
+        ]));
+        let Some(start) = at.checked_add(2) else {
+            return;
+        };
+        let Some(rec) = start.checked_add(len).and_then(|end| tpi.get(start..end)) else {
+            return;
+        };
+        let kind = rec.get(..2).map(|k| {
+            u16::from_le_bytes([
+                k.first().copied().unwrap_or(0),
+                k.get(1).copied().unwrap_or(0),
+            ])
+        });
+        if kind == Some(LF_VECTOR)
+            && let (Some(elem), Some(count)) = (u32_at(rec, 2), u32_at(rec, 6))
+            && let Some(&(_, k)) = primitives.iter().find(|(i, _)| *i == elem)
+            && (1..=4).contains(&count)
+        {
+            out.push((index, k, count));
+        }
+        at = start.saturating_add(len);
+        index = index.saturating_add(1);
+    }
+}
+
+/// Decodes an `S_DEFRANGE_HLSL` record from its raw bytes (the record kind first, the
+/// length prefix not included). Layout (`cvinfo.h`, `DEFRANGESYMHLSL`): kind u16,
+/// register type u16, flags u16 (bits 0–1: the number of register dimensions; bit 2: a
+/// spilled member; bits 3–6: the memory space), offset in parent u16, size in parent
+/// u16, the range (`CV_LVAR_ADDR_RANGE`: start u32, section u16, length u16), then the
+/// gaps (`CV_LVAR_ADDR_GAP`: start from the range's start u16, length u16) and last the
+/// register offset of each dimension (u32 each).
+pub fn decode_defrange(raw: &[u8]) -> Result<RegisterRange, String> {
+    let u16_at = |at: usize| -> Result<u16, String> {
+        raw.get(at..at.saturating_add(2))
+            .and_then(|s| s.try_into().ok())
+            .map(u16::from_le_bytes)
+            .ok_or_else(|| format!("truncated at byte {at} of {}", raw.len()))
+    };
+    let u32_at = |at: usize| -> Result<u32, String> {
+        raw.get(at..at.saturating_add(4))
+            .and_then(|s| s.try_into().ok())
+            .map(u32::from_le_bytes)
+            .ok_or_else(|| format!("truncated at byte {at} of {}", raw.len()))
+    };
+    let register_type = u16_at(2)?;
+    let flags = u16_at(4)?;
+    let dims = usize::from(flags & 3);
+    let offset_in_parent = u16_at(6)?;
+    let size_in_parent = u16_at(8)?;
+    let start = u32_at(10)?;
+    let length = u16_at(16)?;
+    if dims == 0 {
+        return Err("no register dimension".into());
+    }
+    let tail = raw.len().saturating_sub(18);
+    let dim_bytes = dims.saturating_mul(4);
+    let gap_bytes = tail
+        .checked_sub(dim_bytes)
+        .filter(|g| g % 4 == 0)
+        .ok_or_else(|| {
+            format!("{tail} bytes after the range do not hold gaps and {dims} register offsets")
+        })?;
+    let n_gaps = gap_bytes / 4;
+    let mut gaps = Vec::with_capacity(n_gaps);
+    for g in 0..n_gaps {
+        let at = 18usize.saturating_add(g.saturating_mul(4));
+        let gs = start.saturating_add(u32::from(u16_at(at)?));
+        gaps.push((
+            gs,
+            gs.saturating_add(u32::from(u16_at(at.saturating_add(2))?)),
+        ));
+    }
+    let regs_at = 18usize.saturating_add(n_gaps.saturating_mul(4));
+    let register_offset = u32_at(regs_at)?;
+    let second = if dims > 1 {
+        Some(u32_at(regs_at.saturating_add(4))?)
+    } else {
+        None
+    };
+    Ok(RegisterRange {
+        register_type,
+        register_offset,
+        second,
+        offset_in_parent,
+        size_in_parent,
+        start,
+        end: start.saturating_add(u32::from(length)),
+        gaps,
+    })
+}
