@@ -1045,3 +1045,84 @@ fn why_goes_into_the_closest_hit() {
     );
     assert!(why.contains("what TraceRay passed in:"), "{why}");
 }
+
+/// DAP inside a program a ray invoked: after `stepIn` at the `TraceRay` (a breakpoint at
+/// listing line 58 stops there), `stackTrace` has a frame per program, innermost first —
+/// the closest-hit program on its own listing (a `sourceReference` the `source` request
+/// serves), then the ray-generation program at its `TraceRay`, line 58 — and the
+/// selected frame's `scopes` and `variables` are that program's: after three steps the
+/// closest-hit's `%3` holds 5.001 (RayTCurrent() 5 + RayTMin() 0.001).
+#[test]
+fn dap_stack_frames_inside_the_closest_hit() {
+    if job("ray_tracing").is_none() {
+        return;
+    }
+    let Some(j) = corpus_job("tests/jobs/corpus/ray_tracing.toml") else {
+        return;
+    };
+    let mut c = Client::start();
+    c.open(json!({ "job": j, "ray": [0, 0, 0], "threads": 1 }));
+    c.ok(
+        "setBreakpoints",
+        json!({ "source": { "sourceReference": 1 }, "breakpoints": [{ "line": 58 }] }),
+    );
+    c.configured();
+    c.step("continue", 1);
+    for _ in 0..4 {
+        c.step("stepIn", 1);
+    }
+    let st = c.ok("stackTrace", json!({ "threadId": 1 }));
+    let frames = st["stackFrames"].as_array().unwrap().clone();
+    assert_eq!(frames.len(), 2, "{st}");
+    assert!(
+        frames[0]["name"].as_str().unwrap().starts_with(
+            "closest-hit \"closest_hit\" of hit group 0 (\"triangle\") for instance 0 (ID 3)"
+        ),
+        "{st}"
+    );
+    assert_eq!(frames[0]["line"], 26, "{st}");
+    assert!(
+        frames[1]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("ray generation of DispatchRaysIndex (0, 0, 0)"),
+        "{st}"
+    );
+    assert_eq!(frames[1]["line"], 58, "{st}");
+    assert_eq!(frames[1]["source"]["sourceReference"], 1, "{st}");
+    let src = frames[0]["source"]["sourceReference"].as_i64().unwrap();
+    assert_ne!(src, 1, "{st}");
+    let text = c.ok("source", json!({ "sourceReference": src }));
+    assert!(
+        text["content"]
+            .as_str()
+            .unwrap()
+            .contains("%3 = fadd fast float %2, %1"),
+        "{text}"
+    );
+    let scopes = c.ok("scopes", json!({ "frameId": frames[0]["id"] }));
+    let r = scopes["scopes"][0]["variablesReference"].clone();
+    let vars = c.ok("variables", json!({ "variablesReference": r }));
+    let found = vars["variables"].as_array().unwrap().iter().any(|v| {
+        v["name"] == "%3"
+            && v["value"]
+                .as_str()
+                .unwrap_or("")
+                .contains("5.001 (0x40a00831)")
+    });
+    assert!(found, "{vars}");
+    // The caller's frame: its values before the call (the payload's distance is -1).
+    let scopes = c.ok("scopes", json!({ "frameId": frames[1]["id"] }));
+    let r = scopes["scopes"][0]["variablesReference"].clone();
+    let vars = c.ok("variables", json!({ "variablesReference": r }));
+    assert!(
+        !vars["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["name"] == "%24"),
+        "{vars}"
+    );
+    c.ok("disconnect", json!({}));
+    assert_eq!(c.finish(), 0);
+}

@@ -219,6 +219,51 @@ impl Debugger {
         self.nest = Some(Box::new(Nest { subs, line, pos }));
     }
 
+    /// Inside a program the lane invoked: a frame per program, innermost first, each
+    /// named, with its program (index into `RaysWork::programs`; `None`: the
+    /// ray-generation program) and its listing line at its step (a caller's: its call).
+    /// Empty in the ray-generation program.
+    pub fn ray_frames(&self) -> Vec<(String, Option<usize>, Option<u32>)> {
+        let (Some(k), Some(n)) = (self.current_sub(), self.nest_on()) else {
+            return Vec::new();
+        };
+        self.frames_up(k)
+            .into_iter()
+            .map(|(f, step)| {
+                let d = self.frame_session(f);
+                let name = match f {
+                    Some(k) => self.sub_title(k),
+                    None => self.lane_text(self.lane),
+                };
+                let line = d.steps.get(step).and_then(|s| d.line_of(s.key));
+                (name, f.and_then(|k| n.subs.get(k)).map(|s| s.program), line)
+            })
+            .collect()
+    }
+
+    /// The session of ray frame `depth` of [`Debugger::ray_frames`] (0: the innermost),
+    /// which answers for that program's values at its step.
+    pub fn ray_frame(&self, depth: usize) -> Option<&Debugger> {
+        let k = self.current_sub()?;
+        let (f, _) = *self.frames_up(k).get(depth)?;
+        Some(self.frame_session(f))
+    }
+
+    /// Moves to step `p` of the lane's own program (on a ray-generation lane, out of any
+    /// program it invoked), as `goto p` does.
+    pub fn goto_lane_step(&mut self, p: usize) -> String {
+        self.pos = p.min(self.steps.len());
+        self.sync_line_pos();
+        self.where_text()
+    }
+
+    /// Whether moves go over the steps of the programs the lane invoked too (a
+    /// ray-generation lane whose programs were recorded): `step`, `next`, `finish` and
+    /// `back` through [`Debugger::execute`].
+    pub fn steps_into_rays(&self) -> bool {
+        self.nest_on().is_some()
+    }
+
     /// The session over run `run` of the lane's invoked programs, when recorded.
     pub(super) fn invoked_session(&self, run: usize) -> Option<&Debugger> {
         let n = self.nest_on()?;
@@ -285,6 +330,9 @@ impl Debugger {
     /// After a move inside the ray-generation program: the line position of its step.
     pub(super) fn sync_line_pos(&mut self) {
         let pos = self.pos as u32;
+        if self.lane != self.place.lane {
+            return;
+        }
         if let Some(n) = self.nest.as_deref_mut() {
             n.pos = n
                 .line
