@@ -75,8 +75,13 @@ pub struct Record {
     pub invocations: Vec<Invocation>,
     /// Registers before the first step: register `r` of lane `l` at `r * width + l`.
     pub init_regs: Vec<u32>,
-    /// Words of each local array (all zero before the first step).
+    /// Words of each local array (zero before the first step, but those in
+    /// `init_locals`).
     pub local_words: Vec<usize>,
+    /// Local-array words that were not zero before the first step (a ray-tracing
+    /// program's payload, parameter and attributes, which its caller passes in), every
+    /// lane's value.
+    pub init_locals: HashMap<Slot, Vec<u32>>,
     /// Input words before the first step, laid out as registers.
     pub inputs: Vec<u32>,
     /// The steps, in order.
@@ -162,6 +167,15 @@ impl WaveObserver for Recorder<'_> {
         r.local_words = (0..self.shader.locals.len() as u32)
             .map(|x| wave.local_words(x))
             .collect();
+        for (x, &n) in r.local_words.iter().enumerate() {
+            for word in 0..n as u32 {
+                let v = wave.local(x as u32, word);
+                if v.iter().any(|&w| w != 0) {
+                    r.init_locals
+                        .insert(Slot::Local(x as u32, word), v.to_vec());
+                }
+            }
+        }
         r.inputs = (0..wave.input_words() as u32)
             .flat_map(|x| wave.input(x).to_vec())
             .collect();
@@ -275,6 +289,14 @@ pub fn read_regs(inst: &Inst, out: &mut Vec<u32>) {
 }
 
 impl Record {
+    /// Bytes the record holds (what its limit counts).
+    pub fn size_bytes(&self) -> usize {
+        self.steps.len() * STEP_BYTES
+            + self.wslot.len() * (std::mem::size_of::<Slot>() + 4)
+            + self.wvals.len() * 4
+            + (self.mem.len() + self.others.len()) * std::mem::size_of::<OtherWrite>()
+    }
+
     /// Every lane's value of `slot` after the first `t` steps (before step `t`).
     pub fn values_at(&self, slot: Slot, t: usize) -> Vec<u32> {
         match self.last_write(slot, t) {
@@ -289,7 +311,11 @@ impl Record {
                         .get(k..k + self.width)
                         .map_or_else(|| vec![0; self.width], <[u32]>::to_vec)
                 }
-                Slot::Local(..) => vec![0; self.width],
+                Slot::Local(..) => self
+                    .init_locals
+                    .get(&slot)
+                    .cloned()
+                    .unwrap_or_else(|| vec![0; self.width]),
                 Slot::Input(w) => {
                     let k = w as usize * self.width;
                     self.inputs
@@ -310,7 +336,11 @@ impl Record {
                     .get(r as usize * self.width + l)
                     .copied()
                     .unwrap_or(0),
-                Slot::Local(..) => 0,
+                Slot::Local(..) => self
+                    .init_locals
+                    .get(&slot)
+                    .and_then(|v| v.get(l).copied())
+                    .unwrap_or(0),
                 Slot::Input(w) => self
                     .inputs
                     .get(w as usize * self.width + l)

@@ -12,12 +12,13 @@ use crate::lower::{self, LoadOptions};
 pub use crate::pipeline::ms::{MeshPrimOrigin, MeshWriters};
 pub use crate::pipeline::rays::{NestedHit, NestedKind, NestedRun};
 use crate::pipeline::{
-    Bindings, DispatchWork, DrawError, Hooks, ObserveWave, Plan, ProgramWaveSize, TraceAt,
-    TraceWave, Traced, Work,
+    Bindings, DispatchWork, DrawError, Hooks, NestedObserver, NestedTrace, ObserveWave, Plan,
+    ProgramWaveSize, TraceAt, TraceWave, Traced, Work,
 };
 pub use crate::pipeline::{LanePlace, LaneSelect};
 use crate::resources::{Counter, Descriptor, Memory};
 use std::sync::Arc;
+use std::sync::Mutex;
 
 use super::DebugError;
 use super::record::{Record, Recorder};
@@ -199,6 +200,133 @@ pub struct Run {
     /// A ray-generation lane: every program its wave's `TraceRay` and `CallShader` ran,
     /// in the order they started.
     pub nested: Vec<NestedRun>,
+    /// A ray-generation lane: the steps of every program the lane itself invoked (and
+    /// those invoked in turn), one record each, in the order they started.
+    pub nested_records: Vec<NestedRecord>,
+}
+
+/// The steps of one program that the observed ray-generation lane invoked: its
+/// program's run as a wave of one lane.
+#[derive(Debug, Clone)]
+pub struct NestedRecord {
+    /// Its run (index into [`Run::nested`]).
+    pub run: usize,
+    /// A run invoked by another nested run: the steps that run had recorded when this
+    /// one started, so the invoking step (`None`: invoked by the ray-generation lane).
+    pub parent_step: Option<u32>,
+    /// Its steps.
+    pub record: Record,
+    /// Whether it ran to its end (an error stops the launch inside it).
+    pub finished: bool,
+}
+
+/// The debugger's side of `pipeline::NestedTrace`: a recorder per nested run of the
+/// observed lane, sharing the record limit.
+struct NestedRecorders<'s> {
+    lane: u32,
+    programs: &'s [Program],
+    limit_bytes: usize,
+    /// Finished records.
+    done: Mutex<Vec<NestedRecord>>,
+    /// Per run: the steps it has recorded so far (where the runs it invokes start).
+    steps: Mutex<Vec<u32>>,
+    /// Bytes the finished records hold.
+    used: Mutex<usize>,
+}
+
+/// A recorder of one nested run.
+struct NestedRec<'a, 's> {
+    run: usize,
+    parent_step: Option<u32>,
+    rec: Option<Recorder<'s>>,
+    owner: &'a NestedRecorders<'s>,
+}
+
+impl crate::exec::WaveObserver for NestedRec<'_, '_> {
+    fn start(&mut self, wave: &dyn crate::exec::WaveRead) {
+        if let Some(r) = &mut self.rec {
+            r.start(wave);
+        }
+    }
+    fn step(
+        &mut self,
+        at: crate::exec::At,
+        active: u128,
+        helper: u128,
+        wave: &dyn crate::exec::WaveRead,
+        writes: &[crate::exec::MemWrite],
+    ) {
+        if let Some(r) = &mut self.rec {
+            r.step(at, active, helper, wave, writes);
+        }
+        let mut p = self.owner.steps.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = p.get_mut(self.run) {
+            *e = e.saturating_add(1);
+        }
+    }
+    fn others(&mut self, writes: &[crate::exec::MemWrite]) {
+        if let Some(r) = &mut self.rec {
+            r.others(writes);
+        }
+    }
+}
+
+impl NestedObserver for NestedRec<'_, '_> {
+    fn done(self: Box<Self>, ok: bool) {
+        let this = *self;
+        let Some(rec) = this.rec else { return };
+        let record = rec.finish();
+        let mut used = this.owner.used.lock().unwrap_or_else(|p| p.into_inner());
+        *used = used.saturating_add(record.size_bytes());
+        this.owner
+            .done
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(NestedRecord {
+                run: this.run,
+                parent_step: this.parent_step,
+                record,
+                finished: ok,
+            });
+    }
+}
+
+impl NestedTrace for NestedRecorders<'_> {
+    fn lane(&self) -> u32 {
+        self.lane
+    }
+    fn shader(&self, program: usize) -> Option<&Shader> {
+        self.programs.get(program).map(|p| &p.debug_shader)
+    }
+    fn begin(
+        &self,
+        run: usize,
+        parent: Option<usize>,
+        program: &Shader,
+    ) -> Box<dyn NestedObserver + '_> {
+        let mut p = self.steps.lock().unwrap_or_else(|p| p.into_inner());
+        if p.len() <= run {
+            p.resize(run + 1, 0);
+        }
+        let parent_step = parent.and_then(|k| p.get(k).copied());
+        drop(p);
+        let used = *self.used.lock().unwrap_or_else(|p| p.into_inner());
+        // The lane's nested records share the session's record limit.
+        let limit = self.limit_bytes.saturating_sub(used);
+        // The recorder reads the program it records; the pipeline passes the one
+        // `shader` gave, found again here for the lifetime the record needs.
+        let shader = self
+            .programs
+            .iter()
+            .map(|p| &p.debug_shader)
+            .find(|s| std::ptr::eq(*s, program));
+        Box::new(NestedRec {
+            run,
+            parent_step,
+            rec: shader.map(|s| Recorder::new(s, limit)),
+            owner: self,
+        })
+    }
 }
 
 fn draw_fault(e: DrawError) -> ExecError {
@@ -221,7 +349,7 @@ pub struct Target {
     pub work: Arc<Work>,
     /// How it runs.
     pub plan: Plan,
-    start: Snapshot,
+    start: Arc<Snapshot>,
     /// A draw's two programs, for [`Target::for_lane`].
     stages: Option<Arc<DrawPrograms>>,
     /// A `DispatchRays`'s programs, reloaded for debugging, in the work's order
@@ -266,7 +394,7 @@ impl Target {
             bindings,
             work: Arc::new(work),
             plan,
-            start,
+            start: Arc::new(start),
             stages: None,
             rays: None,
         })
@@ -276,6 +404,27 @@ impl Target {
     /// order (`RaysWork::programs`).
     pub fn ray_programs(&self) -> Option<&[Program]> {
         self.rays.as_deref().map(Vec::as_slice)
+    }
+
+    /// A `DispatchRays` target's program `i` (index into `RaysWork::programs`) as a
+    /// target of its own — its program and bindings, the same work — for a session over
+    /// the steps of one of its runs (read from a record, never run again).
+    pub(crate) fn ray_program_target(&self, i: usize) -> Option<Target> {
+        let program = self.rays.as_ref()?.get(i)?.clone();
+        let Work::Rays(r) = &*self.work else {
+            return None;
+        };
+        let bindings = r.programs.get(i)?.1.clone();
+        Some(Target {
+            program,
+            bindings,
+            work: self.work.clone(),
+            plan: self.plan.clone(),
+            start: self.start.clone(),
+            stages: None,
+            // Its own calls' programs are named through the same list.
+            rays: self.rays.clone(),
+        })
     }
 
     /// Whether the target is a draw.
@@ -523,8 +672,23 @@ impl Target {
         self.start.restore();
         let mut rec = Recorder::new(&self.program.debug_shader, limit_bytes);
         if let Some(at) = place.draw {
+            // A ray-generation lane: the programs it invokes are recorded too.
+            let recorders = match (at, &self.rays) {
+                (TraceAt::Ray { .. }, Some(programs)) => Some(NestedRecorders {
+                    lane: u32::try_from(place.lane).unwrap_or(u32::MAX),
+                    programs: programs.as_slice(),
+                    limit_bytes,
+                    done: Mutex::new(Vec::new()),
+                    steps: Mutex::new(Vec::new()),
+                    used: Mutex::new(0),
+                }),
+                _ => None,
+            };
             let (r, traced, origins, mesh_origins, nested) = {
-                let hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
+                let mut hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
+                if let Some(n) = &recorders {
+                    hook = hook.with_nested(n);
+                }
                 let r = self.work.run(
                     &self.plan,
                     Hooks {
@@ -579,6 +743,10 @@ impl Target {
             // Found by running the primitive's mesh group again: after the draw's
             // contents are read.
             let mesh_origin = mesh_origin.map(|o| (o, self.mesh_writers(&o)));
+            let mut nested_records = recorders
+                .map(|n| n.done.into_inner().unwrap_or_else(|p| p.into_inner()))
+                .unwrap_or_default();
+            nested_records.sort_by_key(|r| r.run);
             return Run {
                 record: rec.finish(),
                 fault: r.err().map(draw_fault),
@@ -588,6 +756,7 @@ impl Target {
                 origin,
                 mesh_origin,
                 nested,
+                nested_records,
             };
         }
         let result = self.work.run(
@@ -612,6 +781,7 @@ impl Target {
             origin: None,
             mesh_origin: None,
             nested: Vec::new(),
+            nested_records: Vec::new(),
         }
     }
 
@@ -732,7 +902,7 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
                 bindings,
                 work: Arc::new(Work::Rays(r)),
                 plan,
-                start,
+                start: Arc::new(start),
                 stages: None,
                 rays: Some(Arc::new(loaded)),
             })
@@ -795,7 +965,7 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
                 bindings,
                 work: Arc::new(Work::Draw(d)),
                 plan,
-                start,
+                start: Arc::new(start),
                 stages: Some(Arc::new(DrawPrograms {
                     vs,
                     ps,

@@ -540,17 +540,19 @@ impl StageRunner<'_> {
     }
 
     /// [`StageRunner::run_rays`] through exec's traced loop, reporting every step of the
-    /// wave to `obs` (the debugger's ray-generation wave); what the wave's `TraceRay` and
+    /// wave to `obs` (the debugger's ray-generation wave, or a program one of its lanes
+    /// invoked) and every memory write also to `writes`; what the wave's `TraceRay` and
     /// `CallShader` run is the context's, untraced here.
     pub fn run_rays_traced(
         &mut self,
         lanes: u128,
         rays: &dyn RayContext,
+        writes: Option<&dyn WriteSink>,
         obs: &mut dyn WaveObserver,
     ) -> Result<WaveRun, ExecError> {
         let p = self.program;
         let presets = std::mem::take(&mut self.presets);
-        let r = each!(&mut self.inner, w => w.run(p, lanes, 0, None, Some((rays, &presets)), None, Some(&mut *obs)));
+        let r = each!(&mut self.inner, w => w.run(p, lanes, 0, None, Some((rays, &presets)), writes, Some(&mut *obs)));
         self.presets = presets;
         self.presets.clear();
         r

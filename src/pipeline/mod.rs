@@ -58,7 +58,7 @@ pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, StageTimes, draw};
 pub use plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
 pub use state::*;
-pub use trace::{TraceAt, TraceWave, Traced};
+pub use trace::{NestedObserver, NestedTrace, TraceAt, TraceWave, Traced};
 pub use view_instancing::{ViewInstanceLocation, ViewInstancingDesc};
 pub use work::{
     DispatchWork, DrawWork, Hooks, LanePlace, LaneSelect, LocateError, MeshWork, Work, WorkReport,

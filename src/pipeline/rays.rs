@@ -43,7 +43,7 @@ use std::cell::{Cell, RefCell};
 
 use super::dispatch::Bindings;
 use super::plan::Plan;
-use super::trace::{Hook, TraceAt, TraceWave, Traced};
+use super::trace::{Hook, NestedTrace, TraceAt, TraceWave, Traced};
 use crate::exec::jit::Engine;
 use crate::exec::{
     DescriptorTable, ExecError, RayContext, RunBudget, StageProgram, StageRunner, WriteSink,
@@ -326,10 +326,45 @@ impl RaysWork {
                 let program =
                     StageProgram::new(debug, table, plan.profile.clone(), plan.limits, wave_size)?;
                 let hook: &dyn Hook = t;
+                // The programs one lane invokes, lowered for debugging, each under its
+                // own bindings and wave size.
+                let nested = match hook.nested() {
+                    Some(nt) => {
+                        let mut progs = Vec::with_capacity(self.programs.len());
+                        for (i, (shader, b)) in self.programs.iter().enumerate() {
+                            let p = match nt.shader(i) {
+                                Some(d) if d.stage == shader.stage && d.ray == shader.ray => {
+                                    let table = DescriptorTable::new(
+                                        d,
+                                        &b.ranges,
+                                        &b.resource_heap,
+                                        &b.sampler_heap,
+                                    )?;
+                                    let w = plan.wave_size_of(shader)?.get();
+                                    Some(StageProgram::new(
+                                        d,
+                                        table,
+                                        plan.profile.clone(),
+                                        plan.limits,
+                                        w,
+                                    )?)
+                                }
+                                _ => None,
+                            };
+                            progs.push(p);
+                        }
+                        Some(NestedTracing {
+                            nt,
+                            programs: progs,
+                        })
+                    }
+                    None => None,
+                };
                 Some(RayTrace {
                     hook,
                     program,
                     wave,
+                    nested,
                 })
             }
             None => None,
@@ -358,6 +393,14 @@ struct RayTrace<'a> {
     hook: &'a (dyn Hook + 'a),
     program: StageProgram<'a>,
     wave: u64,
+    nested: Option<NestedTracing<'a>>,
+}
+
+/// The programs one lane of the traced wave invokes, traced: the hook, and each program
+/// lowered for debugging (`None`: runs untraced).
+struct NestedTracing<'a> {
+    nt: &'a dyn NestedTrace,
+    programs: Vec<Option<StageProgram<'a>>>,
 }
 
 /// What kind of program a nested invocation ran.
@@ -439,16 +482,24 @@ pub struct NestedRun {
     pub attributes: Vec<u32>,
     /// Its lane-instructions (its own nested programs included).
     pub lane_instructions: u64,
+    /// The run (index into the wave's list) whose `TraceRay` or `CallShader` invoked
+    /// it; `None`: the ray-generation lane's.
+    pub parent: Option<usize>,
+    /// A traced run (the observed lane's, `NestedTrace`): every system value its
+    /// program may read (DXR spec "System value intrinsics"), each component, as the
+    /// program started; empty otherwise.
+    pub system: Vec<(RaySystemValue, Vec<u32>)>,
 }
 
 /// Where a traced wave's nested programs are written down.
-#[derive(Default)]
-struct RayLog {
+struct RayLog<'a> {
     /// The wave's first lane's tag (tags are launch-linear indices).
     first_tag: u32,
     runs: RefCell<Vec<NestedRun>>,
     /// Per lane of the wave: its own calls so far.
     calls: RefCell<Vec<u32>>,
+    /// Whose programs are traced, and how.
+    trace: Option<&'a NestedTracing<'a>>,
 }
 
 /// Runs `DispatchRays(width, height, depth)`. A dimension of 0 launches no ray
@@ -508,6 +559,7 @@ fn dispatch_rays_with(
             first_tag: u32::try_from(next).unwrap_or(u32::MAX),
             runs: RefCell::new(Vec::new()),
             calls: RefCell::new(vec![0; n as usize]),
+            trace: trace.and_then(|t| t.nested.as_ref()),
         });
         let frame = Frame {
             p,
@@ -523,6 +575,9 @@ fn dispatch_rays_with(
             call: 0,
             writes,
             program: Cell::new(p.raygen),
+            lane: 0,
+            run: Cell::new(None),
+            traced: Cell::new(false),
         };
         let lanes = if n >= 128 {
             u128::MAX
@@ -536,7 +591,7 @@ fn dispatch_rays_with(
                 }
                 let mut out = None;
                 t.hook.observe(&mut |o| {
-                    out = Some(d.run_rays_traced(lanes, &frame, o));
+                    out = Some(d.run_rays_traced(lanes, &frame, None, o));
                 });
                 let run = match out {
                     Some(r) => r,
@@ -625,7 +680,7 @@ struct Frame<'p, 'r> {
     hit: Option<Hit>,
     kind: Kind<'r>,
     /// The traced wave's log of nested programs (`None` elsewhere).
-    log: Option<&'r RayLog>,
+    log: Option<&'r RayLog<'r>>,
     /// Nested frames of a traced wave: the ray-generation lane's call they run under.
     call: u32,
     /// Who hears the memory writes (`RaysWork::run_traced`).
@@ -633,6 +688,13 @@ struct Frame<'p, 'r> {
     /// The program running in this frame (index into [`RayPipeline::programs`]), set
     /// before it runs: what its lanes' writes are reported as (`RayContext::program`).
     program: Cell<usize>,
+    /// A nested frame of a traced wave: the ray-generation lane (in the wave) it runs
+    /// for (a nested lane's own tag is 0).
+    lane: u32,
+    /// A nested frame of a traced wave: its run (index into the log), set before it runs.
+    run: Cell<Option<usize>>,
+    /// A nested frame: whether its program runs traced (`NestedTrace`).
+    traced: Cell<bool>,
 }
 
 impl Frame<'_, '_> {
@@ -651,6 +713,24 @@ impl Frame<'_, '_> {
                 *c - 1
             }
             None => 0,
+        }
+    }
+
+    /// The traced wave's lane that lane `tag` of this frame runs for.
+    fn wave_lane(&self, tag: u32) -> u32 {
+        match (self.index, self.log) {
+            (None, Some(log)) => tag.wrapping_sub(log.first_tag),
+            _ => self.lane,
+        }
+    }
+
+    /// Whether the programs lane `tag` of this frame invokes run traced: the observed
+    /// ray-generation lane's, and those its traced programs invoke.
+    fn traces(&self, tag: u32) -> bool {
+        match (self.index, self.log.and_then(|l| l.trace)) {
+            (None, Some(t)) => self.wave_lane(tag) == t.nt.lane(),
+            (Some(_), Some(_)) => self.traced.get(),
+            _ => false,
         }
     }
 
@@ -681,10 +761,22 @@ impl Frame<'_, '_> {
     ) -> Result<u64, ExecError> {
         // A traced wave's nested programs are written down before they run (so in the
         // order they start), and completed after.
+        let traced = self.traces(tag);
+        // What the program may read, as it starts (the debugger's `print`).
+        let system = if traced {
+            let stage = self.p.programs.get(i).map(|p| p.shader().stage);
+            RaySystemValue::ALL
+                .iter()
+                .filter(|v| stage.is_some_and(|s| v.available_in(s)))
+                .map(|&v| (v, (0..v.components()).map(|c| child.get(0, v, c)).collect()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let logged = child.log.map(|log| {
             let mut runs = log.runs.borrow_mut();
             runs.push(NestedRun {
-                lane: tag.wrapping_sub(log.first_tag),
+                lane: self.wave_lane(tag),
                 call: child.call,
                 depth: child.depth + child.calls,
                 kind: what.0,
@@ -702,9 +794,13 @@ impl Frame<'_, '_> {
                 payload_out: Vec::new(),
                 attributes: attributes.map(<[u32]>::to_vec).unwrap_or_default(),
                 lane_instructions: 0,
+                parent: self.run.get(),
+                system,
             });
             (log, runs.len() - 1)
         });
+        child.run.set(logged.map(|(_, k)| k));
+        child.traced.set(traced);
         let r = self.run_program(tag, i, child, payload, attributes);
         if let (Some((log, k)), Ok(n)) = (logged, &r)
             && let Some(e) = log.runs.borrow_mut().get_mut(k)
@@ -723,10 +819,26 @@ impl Frame<'_, '_> {
         payload: &mut [u32],
         attributes: Option<&[u32]>,
     ) -> Result<u64, ExecError> {
-        let prog =
-            self.p.programs.get(i).ok_or_else(|| {
+        // The observed lane's programs run lowered for debugging, through the traced
+        // loop (they compute what the normal lowering does).
+        let debug = match (
+            child.traced.get(),
+            child.run.get(),
+            child.log.and_then(|l| l.trace),
+        ) {
+            (true, Some(k), Some(t)) => t
+                .programs
+                .get(i)
+                .and_then(Option::as_ref)
+                .map(|p| (t.nt, p, k)),
+            _ => None,
+        };
+        let prog = match debug {
+            Some((_, p, _)) => p,
+            None => self.p.programs.get(i).ok_or_else(|| {
                 ExecError::Dispatch(format!("{}: no program {i}", self.lane(tag)))
-            })?;
+            })?,
+        };
         let mut r = StageRunner::new(prog);
         r.set_tag(0, 0);
         let state = prog.shader().ray;
@@ -758,7 +870,15 @@ impl Frame<'_, '_> {
             r.set_local_words(0, x, a);
         }
         child.program.set(i);
-        let run = r.run_rays_writes(1, child, child.writes)?;
+        let run = match debug {
+            Some((nt, _, k)) => {
+                let mut obs = nt.begin(k, self.run.get(), prog.shader());
+                let run = r.run_rays_traced(1, child, child.writes, &mut *obs);
+                obs.done(run.is_ok());
+                run?
+            }
+            None => r.run_rays_writes(1, child, child.writes)?,
+        };
         if let Some((x, bytes)) = pay {
             let words = (bytes.div_ceil(4) as usize).min(payload.len());
             let out = r.local_words(0, x, words);
@@ -792,6 +912,9 @@ impl Frame<'_, '_> {
             call,
             writes: self.writes,
             program: Cell::new(0),
+            lane: self.wave_lane(tag),
+            run: Cell::new(None),
+            traced: Cell::new(false),
         }
     }
 }

@@ -174,6 +174,37 @@ pub struct TraceWave<'a> {
     /// A ray-generation wave: every program its lanes' `TraceRay` and `CallShader`
     /// ran, in the order they started (`set_rays`).
     pub rays: Mutex<Option<Vec<NestedRun>>>,
+    /// A ray-generation wave: who traces the programs one of its lanes invokes
+    /// ([`TraceWave::with_nested`]).
+    pub nested: Option<&'a dyn NestedTrace>,
+}
+
+/// The debugger's hook into the programs that one lane of a traced ray-generation wave
+/// invokes (closest-hit, any-hit, intersection, miss, callable, and theirs in turn): each
+/// runs its program lowered for debugging through exec's traced loop, as a wave of one
+/// live lane, reporting to an observer of its own. Only that lane's programs are traced;
+/// the other lanes' run as in a normal launch.
+pub trait NestedTrace: Sync {
+    /// The lane (in the traced wave) whose programs are traced.
+    fn lane(&self) -> u32;
+    /// Program `program` (index into `RaysWork::programs`) lowered for debugging, or
+    /// `None` to run it untraced.
+    fn shader(&self, program: usize) -> Option<&Shader>;
+    /// An observer for nested run `run` (its index among the wave's [`NestedRun`]s),
+    /// which is about to start, invoked by run `parent` (`None`: by the ray-generation
+    /// lane), running `program` (what [`NestedTrace::shader`] gave).
+    fn begin(
+        &self,
+        run: usize,
+        parent: Option<usize>,
+        program: &Shader,
+    ) -> Box<dyn NestedObserver + '_>;
+}
+
+/// A [`WaveObserver`] of one nested run, told when the run ends.
+pub trait NestedObserver: WaveObserver {
+    /// The run has ended (`ok`: without an error).
+    fn done(self: Box<Self>, ok: bool);
 }
 
 impl<'a> TraceWave<'a> {
@@ -191,7 +222,15 @@ impl<'a> TraceWave<'a> {
             origins: Mutex::new(None),
             mesh_origins: Mutex::new(None),
             rays: Mutex::new(None),
+            nested: None,
         }
+    }
+
+    /// The hook, also tracing the programs one ray-generation lane invokes through
+    /// `nested` (a `DispatchRays` only; other work ignores it).
+    pub fn with_nested(mut self, nested: &'a dyn NestedTrace) -> TraceWave<'a> {
+        self.nested = Some(nested);
+        self
     }
 
     /// What the traced wave did (`None` when the draw never ran it).
@@ -235,6 +274,7 @@ pub(crate) trait Hook: Sync {
     fn set_origins(&self, o: Vec<Option<LaneSelect>>);
     fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>);
     fn set_rays(&self, r: Vec<NestedRun>);
+    fn nested(&self) -> Option<&dyn NestedTrace>;
 }
 
 impl Hook for TraceWave<'_> {
@@ -253,6 +293,9 @@ impl Hook for TraceWave<'_> {
     }
     fn set_rays(&self, r: Vec<NestedRun>) {
         *self.rays.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+    }
+    fn nested(&self) -> Option<&dyn NestedTrace> {
+        self.nested
     }
 }
 

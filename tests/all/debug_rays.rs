@@ -226,9 +226,15 @@ fn back_across_trace_ray_and_why_into_the_closest_hit() {
         payload_after.contains("5.001 (0x40a00831)"),
         "{payload_after}"
     );
-    d.execute("back").unwrap();
+    // One step back from after the call is the last step of the program it ran (its
+    // `ret`), which has stored the distance; back at the call, the payload is as before.
+    let w = d.execute("back").unwrap();
+    assert!(w.starts_with("closest-hit \"closest_hit\""), "{w}");
+    let p = d.execute("print payload").unwrap();
+    assert!(p.starts_with("payload = (5.001 (0x40a00831),"), "{p}");
+    d.execute(&format!("goto {at}")).unwrap();
     assert_eq!(d.execute("print alloca2[0]").unwrap(), payload_before);
-    d.execute("step").unwrap();
+    d.execute("next").unwrap();
     assert_eq!(d.execute("print alloca2[0]").unwrap(), payload_after);
 
     d.execute("break 63").unwrap();
@@ -268,6 +274,8 @@ fn back_across_trace_ray_and_why_into_the_closest_hit() {
 fn the_debugged_run_equals_the_normal_run() {
     for (name, ray) in [
         ("ray_tracing", [2, 1, 0]),
+        ("ray_tracing", [0, 0, 0]),
+        ("ray_tracing", [3, 0, 0]),
         ("ray_tracing_od", [0, 0, 0]),
         ("ray_tracing_any_hit", [1, 0, 0]),
         ("ray_tracing_procedural", [1, 0, 0]),
@@ -739,4 +747,382 @@ fn ray_writers_keep_the_last_ray_and_program() {
         }
     ));
     assert_eq!(map.writer(0, 20), None);
+}
+
+/// The first line of `out` that starts with `prefix`, or a failure showing `out`.
+fn line_with<'a>(out: &'a str, prefix: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starting with {prefix:?} in:\n{out}"))
+}
+
+/// `step` at the `TraceRay` (listing line 58) of ray (0, 0) enters the closest-hit
+/// program (hit group 0, instance 0 with ID 3, primitive 0, t = 5: ray_tracing.toml's
+/// header), whose own steps, registers and system values the session shows: its
+/// RayTCurrent() is the hit's t, 5 (DXR spec "RayTCurrent"), its RayTMin() the
+/// TraceRay's 0.001, so its first add leaves 5.001; WorldRayOrigin() is the ray's
+/// origin (0.125, 0.25, 0), InstanceID() 3, PrimitiveIndex() 0; the payload starts as
+/// the caller passed it (-1.0). `bt` shows the program over the ray-generation frame;
+/// `finish` returns to the caller's next step, where the load of the distance reads
+/// 5.001. (docs/debugger.md "Ray lanes")
+#[test]
+fn step_into_the_closest_hit_and_finish() {
+    let Some(mut d) = open("ray_tracing", [0, 0, 0]) else {
+        return;
+    };
+    d.execute("break 58").unwrap();
+    d.execute("continue").unwrap();
+    assert_eq!(d.position(), 17);
+    let out = d.execute("step").unwrap();
+    assert!(
+        out.contains("\n    enters closest-hit \"closest_hit\" of hit group 0 (\"triangle\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 5.0, HitKind 255\n"),
+        "{out}"
+    );
+    let w = d.execute("where").unwrap();
+    assert!(
+        w.starts_with("closest-hit \"closest_hit\" of hit group 0 (\"triangle\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 5.0, HitKind 255, invoked by TraceRay at step 17 of ray generation of DispatchRaysIndex (0, 0, 0); step 0 of "),
+        "{w}"
+    );
+    assert!(
+        w.contains("next line 23 (#0): %1 = call float @dx.op.rayTCurrent.f32(i32 154)"),
+        "{w}"
+    );
+    let v = d
+        .execute("print RayTCurrent, RayTMin, WorldRayOrigin, InstanceID, PrimitiveIndex, payload")
+        .unwrap();
+    let v: Vec<&str> = v.lines().collect();
+    assert_eq!(v[0], "RayTCurrent = 5.0 (0x40a00000)");
+    assert_eq!(v[1], "RayTMin = 0.001 (0x3a83126f)");
+    assert_eq!(
+        v[2],
+        "WorldRayOrigin = (0.125 (0x3e000000), 0.25 (0x3e800000), 0.0 (0x00000000))"
+    );
+    assert_eq!(v[3], "InstanceID = 3 (0x00000003)");
+    assert_eq!(v[4], "PrimitiveIndex = 0 (0x00000000)");
+    assert!(
+        v[5].starts_with("payload = (-1.0 (0xbf800000), 0 (0x00000000)"),
+        "{}",
+        v[5]
+    );
+    let out = d.execute("step 3").unwrap();
+    assert!(out.contains("wrote %3 = 5.001 (0x40a00831)"), "{out}");
+    assert_eq!(d.execute("print %3").unwrap(), "%3 = 5.001 (0x40a00831)");
+    let bt = d.execute("bt").unwrap();
+    let bt: Vec<&str> = bt.lines().collect();
+    assert_eq!(bt.len(), 2, "{bt:?}");
+    assert!(
+        bt[0].starts_with("#0 closest-hit \"closest_hit\" of hit group 0 (\"triangle\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 5.0, HitKind 255: step 3, line 26 (#3):"),
+        "{bt:?}"
+    );
+    assert!(
+        bt[1].starts_with("#1 ray generation of DispatchRaysIndex (0, 0, 0): step 17, line 58 (#26): call void @dx.op.traceRay"),
+        "{bt:?}"
+    );
+    let w = d.execute("finish").unwrap();
+    assert!(
+        w.starts_with("lane 0 of ray-generation wave 0 (ray generation of DispatchRaysIndex (0, 0, 0)), step 18 of 29: next line 61 (#29)"),
+        "{w}"
+    );
+    assert_eq!(d.position(), 18);
+    d.execute("step").unwrap();
+    assert_eq!(d.execute("print %24").unwrap(), "%24 = 5.001 (0x40a00831)");
+}
+
+/// A ray beside the triangle ((3, 0)) runs the miss program: `step` at its `TraceRay`
+/// enters it; its RayTCurrent() is the ray's TMax, 1000 (DXR spec "RayTCurrent": in a
+/// miss program, TMax), DispatchRaysIndex() (3, 0, 0), RayFlags() the TraceRay's 0.
+/// Then `step` at the `CallShader` (line 64) enters the callable program, whose
+/// parameter is the -1.0 the miss left; stepping through its four steps returns to the
+/// caller with what the call did, and the caller reads -2.0 (the callable doubles it).
+#[test]
+fn step_into_the_miss_and_the_callable() {
+    let Some(mut d) = open("ray_tracing", [3, 0, 0]) else {
+        return;
+    };
+    d.execute("break 58").unwrap();
+    d.execute("continue").unwrap();
+    let out = d.execute("step").unwrap();
+    assert!(
+        out.contains("\n    enters miss \"miss\" of miss record 0\n"),
+        "{out}"
+    );
+    let v = d
+        .execute("print RayTCurrent, DispatchRaysIndex, RayFlags")
+        .unwrap();
+    assert_eq!(
+        v,
+        "RayTCurrent = 1000.0 (0x447a0000)\nDispatchRaysIndex = (3 (0x00000003), 0 (0x00000000), 0 (0x00000000))\nRayFlags = 0 (0x00000000)"
+    );
+    // A miss program has no hit: HitKind() is not one of its values.
+    let e = d.execute("print HitKind").unwrap_err().to_string();
+    assert!(e.contains("HitKind"), "{e}");
+    d.execute("break 64").unwrap();
+    let out = d.execute("continue").unwrap();
+    assert!(out.starts_with("breakpoint 2: line 64"), "{out}");
+    let out = d.execute("step").unwrap();
+    assert!(
+        out.contains("\n    enters callable \"callable\" of callable record 0\n"),
+        "{out}"
+    );
+    assert_eq!(
+        d.execute("print payload").unwrap(),
+        "payload = (-1.0 (0xbf800000))"
+    );
+    let out = d.execute("step 4").unwrap();
+    assert!(
+        out.contains("callable \"callable\": [2] line 21 (#3): store float %3, float* %1"),
+        "{out}"
+    );
+    let back = line_with(&out, "returned to ");
+    assert!(
+        back.starts_with("returned to ray generation of DispatchRaysIndex (3, 0, 0): [20] line 64 (#32): call void @dx.op.callShader"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ran callable \"callable\" of callable record 0: payload (-1.0 (0xbf800000)) → (-2.0 (0xc0000000))"),
+        "{out}"
+    );
+    assert!(
+        d.execute("where")
+            .unwrap()
+            .starts_with("lane 3 of ray-generation wave 0")
+    );
+    assert_eq!(d.position(), 21);
+}
+
+/// The non-opaque triangle (ray_tracing_any_hit.toml): `step` at ray (0, 0)'s
+/// `TraceRay` enters the any-hit program of hit group 1 ("alpha"), with the hit's
+/// barycentrics (0.125, 0.25) as its attributes (DXR spec
+/// "BuiltInTriangleIntersectionAttributes") and HitKind() 255, a back face
+/// (HIT_KIND_TRIANGLE_BACK_FACE); after it, the miss program (the hit was ignored).
+#[test]
+fn step_into_the_any_hit() {
+    let Some(mut d) = open("ray_tracing_any_hit", [0, 0, 0]) else {
+        return;
+    };
+    d.execute("break 58").unwrap();
+    d.execute("continue").unwrap();
+    let out = d.execute("step").unwrap();
+    assert!(
+        out.contains("\n    enters any-hit \"any_hit\" of hit group 1 (\"alpha\") for instance 0 (ID 3), primitive 0, geometry 0, RayTCurrent 5.0, HitKind 255\n"),
+        "{out}"
+    );
+    assert_eq!(
+        d.execute("print attributes, HitKind").unwrap(),
+        "attributes = (0.125 (0x3e000000), 0.25 (0x3e800000))\nHitKind = 255 (0xff)"
+            .replace("0xff)", "0x000000ff)")
+    );
+    // The any-hit program's steps end; the miss program's come next, then the caller's.
+    let mut out = String::new();
+    for _ in 0..40 {
+        out.push_str(&d.execute("step").unwrap());
+        out.push('\n');
+    }
+    assert!(
+        out.contains("\n    then miss \"miss\" of miss record 0\n"),
+        "{out}"
+    );
+    let miss_step = line_with(&out, "miss \"miss\": [0]");
+    assert!(miss_step.contains("line 18"), "{out}");
+    assert!(
+        out.contains("returned to ray generation of DispatchRaysIndex (0, 0, 0): [17] line 58"),
+        "{out}"
+    );
+}
+
+/// The procedural box (ray_tracing_procedural.toml): `step` at ray (1, 0)'s `TraceRay`
+/// enters the intersection program of record 1 ("sphere"), whose candidate the ray meets
+/// where it enters the box; before it reports a hit its RayTCurrent() is the ray's TMax,
+/// 1000 (DXR spec "RayTCurrent": the closest committed t so far), which the session says
+/// is as the program started.
+#[test]
+fn step_into_the_intersection() {
+    let Some(mut d) = open("ray_tracing_procedural", [1, 0, 0]) else {
+        return;
+    };
+    d.execute("break 58").unwrap();
+    d.execute("continue").unwrap();
+    let out = d.execute("step").unwrap();
+    assert!(
+        out.contains("\n    enters intersection \"intersection\" of hit group 1 (\"sphere\") for instance 0 (ID 3), primitive 0, geometry 0, its AABB entered at t 1.0\n"),
+        "{out}"
+    );
+    let v = d.execute("print RayTCurrent, InstanceIndex").unwrap();
+    assert_eq!(
+        v,
+        "RayTCurrent = 1000.0 (0x447a0000) (as the program started; its accepted ReportHit calls lower it)\nInstanceIndex = 0 (0x00000000)"
+    );
+    let bt = d.execute("bt").unwrap();
+    assert!(
+        bt.starts_with("#0 intersection \"intersection\" of hit group 1 (\"sphere\")"),
+        "{bt}"
+    );
+    // `finish` goes to the caller's next step, past the any-hit and closest-hit
+    // programs the same TraceRay ran after it.
+    let w = d.execute("finish").unwrap();
+    assert!(w.starts_with("lane 1 of ray-generation wave 0"), "{w}");
+    assert_eq!(d.position(), 18);
+}
+
+/// `break closest_hit:25` stops at line 25 of the closest-hit program's listing (its
+/// add) inside the call, wherever `continue` starts; plain `break 58` stays the
+/// ray-generation program's; `reverse-continue` from the end stops at the program's
+/// breakpoint again, and `back`/`step` cross the boundary restoring its values exactly.
+#[test]
+fn a_breakpoint_in_the_closest_hit() {
+    let Some(mut d) = open("ray_tracing", [0, 0, 0]) else {
+        return;
+    };
+    let b = d.execute("break closest_hit:25").unwrap();
+    assert_eq!(
+        b,
+        "breakpoint 1: closest_hit:25: %3 = fadd fast float %2, %1"
+    );
+    let out = d.execute("continue").unwrap();
+    assert!(out.starts_with("breakpoint 1: closest_hit:25:"), "{out}");
+    let w = d.execute("where").unwrap();
+    assert!(w.starts_with("closest-hit \"closest_hit\""), "{w}");
+    assert!(w.contains("; step 2 of "), "{w}");
+    assert_eq!(d.execute("print %2").unwrap(), "%2 = 0.001 (0x3a83126f)");
+    let out = d.execute("step").unwrap();
+    assert!(out.contains("wrote %3 = 5.001 (0x40a00831)"), "{out}");
+    let out = d.execute("back 3").unwrap();
+    assert!(out.contains("; step 0 of "), "{out}");
+    let e = d.execute("print %2").unwrap();
+    assert!(e.contains("not computed") || e.contains("not"), "{e}");
+    // Back once more: the caller, before its TraceRay.
+    let w = d.execute("back").unwrap();
+    assert!(w.contains("step 17 of 29: next line 58"), "{w}");
+    assert_eq!(
+        d.execute("print alloca2[0]").unwrap(),
+        "alloca2[0] = -1.0 (0xbf800000)"
+    );
+    // Forward again, the call runs the program again, and stops there again.
+    let out = d.execute("continue").unwrap();
+    assert!(out.starts_with("breakpoint 1: closest_hit:25:"), "{out}");
+    let end = d.execute("continue").unwrap();
+    assert!(end.contains("the lane has finished"), "{end}");
+    let out = d.execute("reverse-continue").unwrap();
+    assert!(out.starts_with("breakpoint 1: closest_hit:25:"), "{out}");
+    let bps = d.execute("breakpoints").unwrap();
+    assert_eq!(bps, "1: closest_hit:25: %3 = fadd fast float %2, %1");
+    // A name that is no export is the listing's `FILE:LINE` (not this program's).
+    assert!(d.execute("break nosuch:25").is_err());
+    let e = d.execute("break closest_hit:1").unwrap_err().to_string();
+    assert!(e.contains("line 1 holds no instruction"), "{e}");
+}
+
+/// `why` on the distance the ray-generation program loads after its `TraceRay` goes
+/// into the closest-hit program that wrote it: its store of the payload word (line 79)
+/// and, on, the add of RayTCurrent() and RayTMin() (line 25) that made 5.001.
+#[test]
+fn why_goes_into_the_closest_hit() {
+    let Some(mut d) = open("ray_tracing", [0, 0, 0]) else {
+        return;
+    };
+    d.execute("break 63").unwrap();
+    d.execute("continue").unwrap();
+    let why = d.execute("why %24 10").unwrap();
+    assert!(
+        why.contains("payload word 0 written by closest-hit \"closest_hit\""),
+        "{why}"
+    );
+    assert!(
+        why.contains("payload[0] = 5.001 (0x40a00831) ← line 79 (#56): store float %3, float* %56, align 4 [step 47]"),
+        "{why}"
+    );
+    assert!(
+        why.contains(
+            "%3 = 5.001 (0x40a00831) ← line 25 (#2): %3 = fadd fast float %2, %1 [step 2]"
+        ),
+        "{why}"
+    );
+    assert!(
+        why.contains(
+            "%1 = 5.0 (0x40a00000) ← line 23 (#0): %1 = call float @dx.op.rayTCurrent.f32"
+        ),
+        "{why}"
+    );
+    assert!(why.contains("what TraceRay passed in:"), "{why}");
+}
+
+/// DAP inside a program a ray invoked: after `stepIn` at the `TraceRay` (a breakpoint at
+/// listing line 58 stops there), `stackTrace` has a frame per program, innermost first —
+/// the closest-hit program on its own listing (a `sourceReference` the `source` request
+/// serves), then the ray-generation program at its `TraceRay`, line 58 — and the
+/// selected frame's `scopes` and `variables` are that program's: after three steps the
+/// closest-hit's `%3` holds 5.001 (RayTCurrent() 5 + RayTMin() 0.001).
+#[test]
+fn dap_stack_frames_inside_the_closest_hit() {
+    if job("ray_tracing").is_none() {
+        return;
+    }
+    let Some(j) = corpus_job("tests/jobs/corpus/ray_tracing.toml") else {
+        return;
+    };
+    let mut c = Client::start();
+    c.open(json!({ "job": j, "ray": [0, 0, 0], "threads": 1 }));
+    c.ok(
+        "setBreakpoints",
+        json!({ "source": { "sourceReference": 1 }, "breakpoints": [{ "line": 58 }] }),
+    );
+    c.configured();
+    c.step("continue", 1);
+    for _ in 0..4 {
+        c.step("stepIn", 1);
+    }
+    let st = c.ok("stackTrace", json!({ "threadId": 1 }));
+    let frames = st["stackFrames"].as_array().unwrap().clone();
+    assert_eq!(frames.len(), 2, "{st}");
+    assert!(
+        frames[0]["name"].as_str().unwrap().starts_with(
+            "closest-hit \"closest_hit\" of hit group 0 (\"triangle\") for instance 0 (ID 3)"
+        ),
+        "{st}"
+    );
+    assert_eq!(frames[0]["line"], 26, "{st}");
+    assert!(
+        frames[1]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("ray generation of DispatchRaysIndex (0, 0, 0)"),
+        "{st}"
+    );
+    assert_eq!(frames[1]["line"], 58, "{st}");
+    assert_eq!(frames[1]["source"]["sourceReference"], 1, "{st}");
+    let src = frames[0]["source"]["sourceReference"].as_i64().unwrap();
+    assert_ne!(src, 1, "{st}");
+    let text = c.ok("source", json!({ "sourceReference": src }));
+    assert!(
+        text["content"]
+            .as_str()
+            .unwrap()
+            .contains("%3 = fadd fast float %2, %1"),
+        "{text}"
+    );
+    let scopes = c.ok("scopes", json!({ "frameId": frames[0]["id"] }));
+    let r = scopes["scopes"][0]["variablesReference"].clone();
+    let vars = c.ok("variables", json!({ "variablesReference": r }));
+    let found = vars["variables"].as_array().unwrap().iter().any(|v| {
+        v["name"] == "%3"
+            && v["value"]
+                .as_str()
+                .unwrap_or("")
+                .contains("5.001 (0x40a00831)")
+    });
+    assert!(found, "{vars}");
+    // The caller's frame: its values before the call (the payload's distance is -1).
+    let scopes = c.ok("scopes", json!({ "frameId": frames[1]["id"] }));
+    let r = scopes["scopes"][0]["variablesReference"].clone();
+    let vars = c.ok("variables", json!({ "variablesReference": r }));
+    assert!(
+        !vars["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["name"] == "%24"),
+        "{vars}"
+    );
+    c.ok("disconnect", json!({}));
+    assert_eq!(c.finish(), 0);
 }

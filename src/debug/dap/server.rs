@@ -186,6 +186,15 @@ const FRAMES_PER_DEPTH: i64 = 128;
 /// above every scope's reference.
 const LOCALS: i64 = 1 << 20;
 
+/// The `sourceReference` of the listing of a ray pipeline's program `i` (a program a ray
+/// lane invoked): this + i.
+const RAY_LISTING: i64 = 1 << 16;
+
+/// Variable references of the scopes of a ray lane's frame (a program the lane invoked,
+/// or its caller): `RAY_SCOPES + depth × SCOPES_PER_LANE + scope + 1`, above every other
+/// reference.
+const RAY_SCOPES: i64 = 1 << 24;
+
 /// Variable references: `lane × SCOPES_PER_LANE + scope + 1`.
 const SCOPES_PER_LANE: i64 = 8;
 
@@ -857,6 +866,38 @@ impl<'a, W: Write> Server<'a, W> {
     fn stack_trace(&mut self, req: &Request) -> Result<(), Failure> {
         let lane = self.lane_arg(&req.arguments["threadId"])?;
         let name = self.source_name();
+        // Inside a program a ray invoked: a frame per program, each on its own listing.
+        let rays = self.at_lane(lane, |d| {
+            let entries: Vec<String> = d
+                .target()
+                .ray_programs()
+                .map(|p| p.iter().map(|p| p.shader.entry.clone()).collect())
+                .unwrap_or_default();
+            (d.ray_frames(), entries)
+        })?;
+        if !rays.0.is_empty() {
+            let n = rays.0.len();
+            let list: Vec<Value> = (rays.0.iter().enumerate())
+                .map(|(k, (title, program, line))| {
+                    let source = match program {
+                        Some(i) => json!({
+                            "name": format!("{} {} (listing)", self.job_name, rays.1.get(*i).cloned().unwrap_or_default()),
+                            "sourceReference": RAY_LISTING + *i as i64,
+                        }),
+                        None => self.listing_source(),
+                    };
+                    json!({
+                        "id": k as i64 * FRAMES_PER_DEPTH + lane as i64 + 1,
+                        "name": title,
+                        "line": line.unwrap_or(0),
+                        "column": 1,
+                        "source": source,
+                    })
+                })
+                .collect();
+            self.respond(req, json!({ "stackFrames": list, "totalFrames": n }));
+            return Ok(());
+        }
         let (line, finished, stage, entry) = self.at_lane(lane, |d| {
             let sh = &d.target().program.shader;
             (
@@ -901,6 +942,22 @@ impl<'a, W: Write> Server<'a, W> {
 
     fn scopes(&mut self, req: &Request) -> Result<(), Failure> {
         let (lane, depth) = self.frame_arg(&req.arguments["frameId"])?;
+        let ray = self.at_lane(lane, |d| d.ray_frame(depth).map(Debugger::scopes))?;
+        if let Some(scopes) = ray {
+            let list: Vec<Value> = scopes
+                .into_iter()
+                .map(|s| {
+                    let k = Scope::ALL.iter().position(|x| *x == s).unwrap_or(0) as i64;
+                    json!({
+                        "name": s.title(),
+                        "variablesReference": RAY_SCOPES + depth as i64 * SCOPES_PER_LANE + k + 1,
+                        "expensive": matches!(s, Scope::Constants | Scope::Shared),
+                    })
+                })
+                .collect();
+            self.respond(req, json!({ "scopes": list }));
+            return Ok(());
+        }
         let (scopes, frames) = self.at_lane(lane, |d| (d.scopes(), d.frames().len()))?;
         let mut list: Vec<Value> = Vec::new();
         if depth < frames {
@@ -926,7 +983,22 @@ impl<'a, W: Write> Server<'a, W> {
         let r = req.arguments["variablesReference"]
             .as_i64()
             .ok_or("variables needs a `variablesReference`")?;
-        let vals = if r >= LOCALS {
+        let vals = if r >= RAY_SCOPES {
+            let k = r - RAY_SCOPES - 1;
+            let (depth, scope) = (
+                (k / SCOPES_PER_LANE) as usize,
+                Scope::ALL.get((k % SCOPES_PER_LANE) as usize).copied(),
+            );
+            let d = self.session()?;
+            match (d.ray_frame(depth), scope) {
+                (Some(f), Some(s)) => f.scope_values(s),
+                _ => {
+                    return Err(format!(
+                        "variables reference {r} names no frame of the lane"
+                    ));
+                }
+            }
+        } else if r >= LOCALS {
             let (lane, depth) = decode_locals(r)?;
             self.at_lane(lane, |d| d.locals(depth))?
         } else {
@@ -953,6 +1025,20 @@ impl<'a, W: Write> Server<'a, W> {
             .as_i64()
             .or_else(|| a["source"]["sourceReference"].as_i64())
             .ok_or("source needs a `sourceReference`")?;
+        if (RAY_LISTING..RAY_SCOPES).contains(&r) {
+            let d = self.session()?;
+            let text = usize::try_from(r - RAY_LISTING)
+                .ok()
+                .and_then(|i| d.target().ray_programs()?.get(i))
+                .map(|p| p.view.lines.join("\n"));
+            let Some(text) = text else {
+                return Err(format!(
+                    "source reference {r} is no program of the pipeline"
+                ));
+            };
+            self.respond(req, json!({ "content": text, "mimeType": "text/plain" }));
+            return Ok(());
+        }
         if r != LISTING {
             let d = self.session()?;
             let text = d.target().program.view.hlsl.as_ref().and_then(|h| {
@@ -991,8 +1077,9 @@ impl<'a, W: Write> Server<'a, W> {
         }
         // By HLSL line when the program carries debug info, unless the client asks for
         // instructions (`granularity: "instruction"`).
-        let by_line =
-            d.source_level() && req.arguments["granularity"].as_str() != Some("instruction");
+        // A ray lane steps into the programs it invokes (by instruction).
+        let by_line = d.steps_into_rays()
+            || (d.source_level() && req.arguments["granularity"].as_str() != Some("instruction"));
         let by_line_cmd = match req.command.as_str() {
             "next" => Some("next"),
             "stepIn" => Some("step"),
@@ -1084,13 +1171,13 @@ impl<'a, W: Write> Server<'a, W> {
         let d = self.session.as_mut().ok_or("no lane is open")?;
         let Some(q) = best else {
             let text = if forward {
-                d.goto(d.len())
+                d.goto_lane_step(d.len())
             } else {
-                format!("at the start\n{}", d.goto(0))
+                format!("at the start\n{}", d.goto_lane_step(0))
             };
             return Ok(("step", text, Vec::new()));
         };
-        d.goto(q);
+        d.goto_lane_step(q);
         let mut text = String::new();
         let mut ids = Vec::new();
         let mut data = false;

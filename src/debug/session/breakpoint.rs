@@ -57,6 +57,16 @@ pub enum Breakpoint {
         /// The slots.
         slots: Vec<Slot>,
     },
+    /// Before the lane runs a line of the listing of a program it invoked (a ray
+    /// pipeline's export: `break closest_hit:12`), in any run of that program.
+    Nested {
+        /// The programs (indices into `RaysWork::programs`) with that export's name.
+        programs: Vec<usize>,
+        /// The export's name.
+        name: String,
+        /// The breakpoint in the program's own terms (a line).
+        inner: Box<Breakpoint>,
+    },
     /// After any lane writes these bytes.
     Memory {
         /// The name as given.
@@ -128,6 +138,11 @@ impl Debugger {
             Breakpoint::Nan => "the first NaN or infinity the lane writes".into(),
             Breakpoint::Write { name, .. } => format!("a write of {name}"),
             Breakpoint::Memory { name, .. } => format!("a write of {name} by any lane"),
+            Breakpoint::Nested {
+                programs,
+                name,
+                inner,
+            } => self.nested_bp_text(programs, name, inner),
         }
     }
 
@@ -135,6 +150,8 @@ impl Debugger {
     /// the reason when it does.
     pub(super) fn hits(&self, bp: &Breakpoint, q: usize) -> Result<Option<String>, DebugError> {
         match bp {
+            // Stops only inside its program (`continue` over the nested steps).
+            Breakpoint::Nested { .. } => Ok(None),
             Breakpoint::Line { line, cond, .. } => {
                 let Some(s) = self.steps.get(q) else {
                     return Ok(None);

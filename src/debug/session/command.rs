@@ -18,25 +18,21 @@ impl Debugger {
     /// Runs one text command (see `help`) and returns what it prints.
     pub fn execute(&mut self, line: &str) -> Result<String, DebugError> {
         let line = line.trim();
-        let (cmd, rest) = match line.split_once(char::is_whitespace) {
-            Some((c, r)) => (c, r.trim()),
-            None => (line, ""),
-        };
-        let (cmd, fmt) = match cmd.split_once('/') {
-            Some((c, f)) => {
-                let mut chars = f.chars();
-                let fmt = match (chars.next().and_then(Fmt::from_letter), chars.next()) {
-                    (Some(x), None) => x,
-                    _ => {
-                        return Err(DebugError::Command(format!(
-                            "unknown format `/{f}` (x, f, i, u, h)"
-                        )));
-                    }
-                };
-                (c, fmt)
-            }
-            None => (cmd, Fmt::Natural),
-        };
+        let (cmd, rest, fmt) = split_command(line)?;
+        // A ray-generation lane with the programs it invoked recorded: moves go over
+        // their steps too, and inside one the program's own record answers.
+        if let Some(r) = self.execute_nested(cmd, rest, fmt, line) {
+            return r;
+        }
+        let before = self.pos;
+        let r = self.execute_plain(cmd, rest, fmt);
+        if self.pos != before {
+            self.sync_line_pos();
+        }
+        r
+    }
+
+    fn execute_plain(&mut self, cmd: &str, rest: &str, fmt: Fmt) -> Result<String, DebugError> {
         let count = |rest: &str| -> Result<usize, DebugError> {
             if rest.is_empty() {
                 return Ok(1);
@@ -340,6 +336,26 @@ impl Debugger {
     }
 }
 
+/// A command line's command, its argument text and the format a `/x` suffix asks for.
+fn split_command(line: &str) -> Result<(&str, &str, Fmt), DebugError> {
+    let (cmd, rest) = match line.split_once(char::is_whitespace) {
+        Some((c, r)) => (c, r.trim()),
+        None => (line, ""),
+    };
+    match cmd.split_once('/') {
+        Some((c, f)) => {
+            let mut chars = f.chars();
+            match (chars.next().and_then(Fmt::from_letter), chars.next()) {
+                (Some(x), None) => Ok((c, rest, x)),
+                _ => Err(DebugError::Command(format!(
+                    "unknown format `/{f}` (x, f, i, u, h)"
+                ))),
+            }
+        }
+        None => Ok((cmd, rest, Fmt::Natural)),
+    }
+}
+
 /// `x,y [sample n] [prim k]`: a pixel-program lane of a draw (`diff pixel`).
 fn parse_pixel(t: &str) -> Result<LaneSelect, DebugError> {
     let mut words = t.split_whitespace();
@@ -426,7 +442,8 @@ commands (a script separates them with `;` or new lines; `#` starts a comment):
   reverse-continue, rc go back to the previous breakpoint or the start
   goto N               go to step N
   where, w             where the lane is
-  bt, backtrace        the HLSL frames (inlined functions) of the next step
+  bt, backtrace        the HLSL frames (inlined functions) of the next step; inside a
+                       program a ray invoked, a frame per program (closest-hit, ray generation)
   list [LINE], l       the listing around the next instruction, and what the last one did
                        (with HLSL debug info: the HLSL source; `list FILE:LINE`)
   listing [LINE]       the listing, with or without debug info
@@ -443,6 +460,7 @@ commands (a script separates them with `;` or new lines; `#` starts a comment):
   lane N               switch to lane N of the wave
   break LINE [if COND] stop before the lane runs LINE (or #INDEX); COND like `r0.x > 4 && %3 == 0`
                        (with HLSL debug info: HLSL LINE of the main file, or FILE:LINE)
+  break NAME:LINE      a ray lane: stop at LINE of the listing of export NAME, in any of its runs
   break nan            stop after the lane first writes a NaN or an infinity
   watch P              stop after the lane writes a register or value, or any lane writes u0[5] / gs[3]
   breakpoints, delete [N]

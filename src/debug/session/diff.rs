@@ -39,6 +39,7 @@ impl Debugger {
             origin: None,
             mesh_origin: None,
             nested: self.nested.clone(),
+            nest: None,
         };
         o.select_lane(other);
         Ok(self.diff_with(&o, &format!("lane {other}")))

@@ -16,6 +16,8 @@
 //!   listing, a pixel or vertex lane's inputs and outputs, the trace file;
 //! - `source_level`: with HLSL debug info, steps by line, breakpoints by `FILE:LINE`,
 //!   the HLSL source, inlined frames and HLSL variables;
+//! - `rays` and `nested`: a ray-generation lane's calls, and stepping inside the
+//!   programs they ran;
 //! - `why`: the chain of instructions and inputs behind a value;
 //! - `diff`: where two lanes' histories part;
 //! - `command`: the text commands, parsed and run.
@@ -35,6 +37,7 @@ mod breakpoint;
 mod command;
 mod diff;
 mod inspect;
+mod nested;
 mod rays;
 mod resolve;
 mod scopes;
@@ -88,6 +91,9 @@ pub struct Debugger {
     )>,
     /// A ray-generation lane: every program its wave's `TraceRay` and `CallShader` ran.
     nested: Vec<crate::pipeline::rays::NestedRun>,
+    /// A ray-generation lane: the steps of the programs it invoked, laid out with its
+    /// own (`nested`).
+    nest: Option<Box<nested::Nest>>,
 }
 
 fn lane_bit(mask: u128, l: usize) -> bool {
@@ -111,7 +117,8 @@ impl Debugger {
     ) -> Result<Debugger, DebugError> {
         let target = target.for_lane(lane)?;
         let place = target.place(lane)?;
-        let run = target.run(&place, options.max_record_bytes, None);
+        let mut run = target.run(&place, options.max_record_bytes, None);
+        let records = std::mem::take(&mut run.nested_records);
         let mut d = Debugger {
             target,
             place,
@@ -132,6 +139,7 @@ impl Debugger {
             origin: run.origin,
             mesh_origin: run.mesh_origin,
             nested: run.nested,
+            nest: None,
         };
         if !d.rec.started {
             // A geometry lane past the tessellator's primitives, or a domain point past
@@ -185,6 +193,7 @@ impl Debugger {
             d.add_breakpoint(Breakpoint::Program { key, kind });
         }
         d.select_lane(place.lane);
+        d.build_nest(records);
         Ok(d)
     }
 
@@ -533,6 +542,9 @@ impl Debugger {
 
     /// Where the session is, as one line.
     pub fn where_text(&self) -> String {
+        if let Some(k) = self.current_sub() {
+            return self.nested_where(k);
+        }
         let mut inv = self.lane_text(self.lane);
         if let Some(v) = self.target.view() {
             let _ = write!(inv, ", view {v}");

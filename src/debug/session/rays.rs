@@ -3,7 +3,7 @@
 //!
 //! The nested programs run inside the lane's instruction (`pipeline::rays`); the session
 //! knows of each one its kind, program, shader-table record, hit and the payload words
-//! it started with and left, not its steps.
+//! it started with and left, and of the observed lane's, their steps (`nested`).
 
 use std::fmt::Write as _;
 
@@ -18,7 +18,7 @@ use super::Debugger;
 impl Debugger {
     /// Whether the instruction at wave step `ws` is a `TraceRay` or `CallShader`, and its
     /// payload's array, address register and offset.
-    fn ray_call(&self, ws: usize) -> Option<(u32, crate::ir::Reg, u32, bool)> {
+    pub(super) fn ray_call(&self, ws: usize) -> Option<(u32, crate::ir::Reg, u32, bool)> {
         match self.inst_at(ws)? {
             Inst::RayTrace {
                 payload,
@@ -38,7 +38,7 @@ impl Debugger {
 
     /// Which of the lane's own `TraceRay` / `CallShader` executions wave step `ws` is
     /// (0: its first), counted over the lane's steps before it.
-    fn ray_call_number(&self, ws: usize) -> u32 {
+    pub(super) fn ray_call_number(&self, ws: usize) -> u32 {
         let before = self.lane_steps.partition_point(|&s| (s as usize) < ws);
         self.lane_steps[..before]
             .iter()
@@ -229,14 +229,16 @@ impl Debugger {
     /// `why` on a payload word the lane's `TraceRay` or `CallShader` at wave step `ws`
     /// wrote back: the nested program that last changed it (programs of the call's own
     /// depth; a program's own calls pass their payloads, not this one), then what the
-    /// call passed in (the caller goes on with it). `None` when `ws` is no such call;
-    /// else the call's name.
+    /// call passed in (the caller goes on with it). When the program's steps are
+    /// recorded, `why` goes on inside it (`depth` levels in all). `None` when `ws` is no
+    /// such call; else the call's name.
     pub(super) fn why_ray_payload(
         &self,
         out: &mut String,
         slot: Slot,
         ws: usize,
         level: usize,
+        depth: usize,
     ) -> Option<&'static str> {
         let Slot::Local(x, word) = slot else {
             return None;
@@ -264,6 +266,7 @@ impl Debugger {
             .map_or_else(String::new, |p| format!(" at step {p}"));
         match writer {
             Some(n) => {
+                let run = self.nested.iter().position(|x| std::ptr::eq(x, n));
                 let _ = writeln!(
                     out,
                     "{pad}payload word {k} written by {}, invoked by {what}{stepno} (call {call}): {} → {}",
@@ -283,6 +286,10 @@ impl Debugger {
                             Fmt::Natural
                         )),
                 );
+                // The program's own steps, when recorded: the store and its inputs.
+                if let Some(run) = run {
+                    self.why_in_invoked(out, run, k as u32, level + 1, depth);
+                }
             }
             None => {
                 let _ = writeln!(

@@ -153,7 +153,7 @@ impl Debugger {
         Ok(format!("at the start\n{}", self.where_text()))
     }
 
-    fn stop_text(&self, id: u32, bp: &Breakpoint, why: &str) -> String {
+    pub(super) fn stop_text(&self, id: u32, bp: &Breakpoint, why: &str) -> String {
         let mut s = format!("breakpoint {id}: {}", self.bp_text(bp));
         if !why.is_empty() {
             let _ = write!(s, " — {why}");
@@ -162,7 +162,7 @@ impl Debugger {
         s
     }
 
-    fn end_text(&self) -> String {
+    pub(super) fn end_text(&self) -> String {
         let mut s = self.where_text();
         let mems: Vec<&Breakpoint> = self
             .bps

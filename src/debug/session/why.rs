@@ -20,7 +20,7 @@ pub const MAX_WHY_DEPTH: usize = 64;
 /// What `why` has walked through: the source positions on the current chain (to stop at
 /// a loop's earlier iteration) and the writes already shown.
 #[derive(Default)]
-struct WhyState {
+pub(super) struct WhyState {
     chain: Vec<Key>,
     shown: std::collections::HashSet<(Slot, usize)>,
 }
@@ -127,6 +127,44 @@ impl Debugger {
         Ok(out.trim_end().to_string())
     }
 
+    /// `why` inside a program the lane invoked (run `run`, recorded step by step):
+    /// from the word `word` of its payload as it left it, through its own steps.
+    /// Whether that program's steps are recorded.
+    pub(super) fn why_in_invoked(
+        &self,
+        out: &mut String,
+        run: usize,
+        word: u32,
+        level: usize,
+        depth: usize,
+    ) -> bool {
+        let Some(d) = self.invoked_session(run) else {
+            return false;
+        };
+        let Some((x, _)) = d.target.program.debug_shader.ray.and_then(|r| r.payload) else {
+            return false;
+        };
+        if level >= depth {
+            return true;
+        }
+        let pad = "  ".repeat(level);
+        let _ = writeln!(
+            out,
+            "{pad}inside it, run {run} of the lane (`step` into its TraceRay or CallShader reaches its steps):"
+        );
+        d.why_slot(
+            out,
+            &d.local_name(x.0, word),
+            Slot::Local(x.0, word),
+            Ty::Untyped,
+            d.rec.steps.len(),
+            level + 1,
+            depth,
+            &mut WhyState::default(),
+        );
+        true
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn why_slot(
         &self,
@@ -155,6 +193,9 @@ impl Debugger {
                     }
                     _ => "an input of the lane, from the pipeline".to_string(),
                 },
+                (_, Slot::Local(..)) if self.rec.init_locals.contains_key(&slot) => {
+                    "as the lane started: passed in by its caller (a payload, parameter or attribute word)".into()
+                }
                 (Lang::Dxil, _) => "not computed by the lane yet at this point".to_string(),
                 (_, Slot::Local(..)) => "never written by the lane yet (arrays start at 0)".into(),
                 _ => "never written by the lane yet (registers start at 0)".into(),
@@ -192,7 +233,7 @@ impl Debugger {
         if let Some(k) = key {
             seen.chain.push(k);
         }
-        match self.why_ray_payload(out, slot, ws, level + 1) {
+        match self.why_ray_payload(out, slot, ws, level + 1, depth) {
             // A payload word a TraceRay or CallShader wrote back: the program that
             // wrote it, then the word the call passed in.
             Some(what) => {
