@@ -242,17 +242,43 @@ impl<'s> pdb::Source<'s> for Bounded {
 /// not checked (a module's symbol and line sizes against its stream, a stream name's
 /// offset in the named-stream map) and asserts, in debug builds, that line entries come
 /// in order; the read is therefore run under
-/// `catch_unwind` and such a panic is reported as the part not reading.
+/// `catch_unwind` and such a panic is reported as the part not reading, without the
+/// panic's message on stderr (see [`quietly`]).
 pub fn read(part: &[u8]) -> Result<Spdb, SpdbError> {
     if part.len() > MAX_PART_BYTES {
         return Err(SpdbError::TooLarge(part.len()));
     }
-    std::panic::catch_unwind(|| read_unguarded(part)).unwrap_or_else(|_| {
+    quietly(|| std::panic::catch_unwind(|| read_unguarded(part))).unwrap_or_else(|_| {
         Err(SpdbError::Pdb {
             what: "structure",
             error: "the pdb crate stopped on a length that does not fit its stream".into(),
         })
     })
+}
+
+thread_local! {
+    /// Set while this thread reads a part whose panics [`read`] turns into an error.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the panic message of this thread suppressed: a malformed part is an
+/// error the caller reports, and a "thread panicked" line on stderr would read as a
+/// crash. The hook is installed once, wraps whatever hook was there, and stays silent
+/// only for the thread inside `quietly`, so panics elsewhere print as before.
+fn quietly<T>(f: impl FnOnce() -> T) -> T {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let out = f();
+    QUIET.with(|q| q.set(was));
+    out
 }
 
 fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
