@@ -10,10 +10,10 @@
 use dxlane::container::write::{dxil_part, write_container};
 use dxlane::container::{FourCc, ProgramKind, ProgramVersion};
 use dxlane::dxil::dxop::DxOp;
-use dxlane::dxil::llvm::build::Mb;
+use dxlane::dxil::llvm::build::{EntryPoint, Mb};
 use dxlane::dxil::llvm::write::write_module;
 use dxlane::dxil::llvm::{
-    BinOp, BlockId, Constant, InstKind, MdId, Metadata, NamedMetadata, Type, TypeId, ValueId,
+    BinOp, BlockId, Constant, InstKind, MdId, Metadata, Type, TypeId, ValueId,
 };
 
 /// The picture's width and height.
@@ -572,28 +572,18 @@ impl L {
         }
         let props = node(mb, props);
         let (mut m, fi) = self.mb.finish();
-        let f = &m.functions[fi];
-        let (fv, fty) = (f.value, f.ptr_ty);
-        let mut push = |x: Metadata| {
-            m.metadata.push(x);
-            MdId(m.metadata.len() as u32 - 1)
-        };
-        let main = push(Metadata::Value { ty: fty, value: fv });
-        let label = push(Metadata::String(name.as_bytes().to_vec()));
-        let entry = push(Metadata::Node {
-            distinct: false,
-            ops: vec![Some(main), Some(label), None, None, props],
-        });
-        let named = |name: &str, node: MdId| NamedMetadata {
-            name: name.into(),
-            ops: vec![node],
-        };
-        m.named_metadata = vec![
-            named("dx.version", version.expect("node")),
-            named("dx.shaderModel", sm.expect("node")),
-            named("dx.resources", resources.expect("node")),
-            named("dx.entryPoints", entry),
-        ];
+        // A library export's record holds no signatures and no resources; the module's
+        // resources are `dx.resources`.
+        EntryPoint {
+            name,
+            version,
+            shader_model: sm,
+            signatures: None,
+            resources: None,
+            module_resources: resources,
+            properties: props,
+        }
+        .declare(&mut m, fi);
         let bitcode = write_module(&m).expect("the writer takes the built module");
         let program = ProgramVersion {
             kind: ProgramKind::Library,
@@ -987,28 +977,16 @@ impl L {
         let srvs = (!srvs.is_empty()).then(|| node(mb, srvs)).flatten();
         let resources = node(mb, vec![srvs, None, None, None]);
         let (mut m, fi) = self.mb.finish();
-        let f = &m.functions[fi];
-        let (fv, fty) = (f.value, f.ptr_ty);
-        let mut push = |x: Metadata| {
-            m.metadata.push(x);
-            MdId(m.metadata.len() as u32 - 1)
-        };
-        let main = push(Metadata::Value { ty: fty, value: fv });
-        let name = push(Metadata::String(b"main".to_vec()));
-        let entry = push(Metadata::Node {
-            distinct: false,
-            ops: vec![Some(main), Some(name), sigs, resources, None],
-        });
-        let named = |name: &str, node: MdId| NamedMetadata {
-            name: name.into(),
-            ops: vec![node],
-        };
-        m.named_metadata = vec![
-            named("dx.version", version.expect("node")),
-            named("dx.shaderModel", sm.expect("node")),
-            named("dx.resources", resources.expect("node")),
-            named("dx.entryPoints", entry),
-        ];
+        EntryPoint {
+            name: "main",
+            version,
+            shader_model: sm,
+            signatures: sigs,
+            resources,
+            module_resources: resources,
+            properties: None,
+        }
+        .declare(&mut m, fi);
         let bitcode = write_module(&m).expect("the writer takes the built module");
         let program = ProgramVersion {
             kind,

@@ -12,11 +12,10 @@
 use dxlane::container::write::{dxil_part, write_container};
 use dxlane::container::{FourCc, ProgramKind, ProgramVersion};
 use dxlane::dxil::dxop::DxOp;
-use dxlane::dxil::llvm::build::Mb;
+use dxlane::dxil::llvm::build::{EntryPoint, Mb};
 use dxlane::dxil::llvm::write::write_module;
 use dxlane::dxil::llvm::{
-    BinOp, BlockId, CastOp, Constant, InstKind, MdId, Metadata, NamedMetadata, Predicate, Type,
-    TypeId, ValueId,
+    BinOp, BlockId, CastOp, Constant, InstKind, MdId, Metadata, Predicate, Type, TypeId, ValueId,
 };
 use glam::{Mat3, Mat4, Vec3};
 
@@ -660,28 +659,16 @@ impl P {
         let props = (!prop_ops.is_empty()).then(|| node(mb, prop_ops)).flatten();
         mb.ret();
         let (mut m, fi) = self.mb.finish();
-        let f = &m.functions[fi];
-        let (fv, fty) = (f.value, f.ptr_ty);
-        let mut push = |x: Metadata| {
-            m.metadata.push(x);
-            MdId(m.metadata.len() as u32 - 1)
-        };
-        let main = push(Metadata::Value { ty: fty, value: fv });
-        let name = push(Metadata::String(b"main".to_vec()));
-        let entry = push(Metadata::Node {
-            distinct: false,
-            ops: vec![Some(main), Some(name), sigs, resources, props],
-        });
-        let named = |name: &str, node: MdId| NamedMetadata {
-            name: name.into(),
-            ops: vec![node],
-        };
-        m.named_metadata = vec![
-            named("dx.version", version.expect("node")),
-            named("dx.shaderModel", sm.expect("node")),
-            named("dx.resources", resources.expect("node")),
-            named("dx.entryPoints", entry),
-        ];
+        EntryPoint {
+            name: "main",
+            version,
+            shader_model: sm,
+            signatures: sigs,
+            resources,
+            module_resources: resources,
+            properties: props,
+        }
+        .declare(&mut m, fi);
         let bitcode = write_module(&m).expect("the writer takes the built module");
         let program = ProgramVersion {
             kind,

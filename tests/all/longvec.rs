@@ -8,9 +8,9 @@
 use dxlane::container::write::{dxil_part, write_container};
 use dxlane::container::{FourCc, ProgramKind, ProgramVersion};
 use dxlane::dxil::dxop::DxOp;
-use dxlane::dxil::llvm::build::Mb;
+use dxlane::dxil::llvm::build::{EntryPoint, Mb};
 use dxlane::dxil::llvm::write::write_module;
-use dxlane::dxil::llvm::{BinOp, CastOp, Constant, MdId, Metadata, NamedMetadata, TypeId};
+use dxlane::dxil::llvm::{BinOp, CastOp, Constant, MdId, Metadata, TypeId};
 use dxlane::dxil::llvm::{BlockId, InstKind, Type, ValueId};
 use dxlane::exec::jit::Engine;
 use dxlane::lower::{LoadOptions, load};
@@ -79,28 +79,16 @@ fn container(mut mb: Mb, uavs: &[Uav], threads: [i64; 3]) -> Vec<u8> {
     let props = node(&mut mb, props.to_vec());
     mb.ret();
     let (mut m, fi) = mb.finish();
-    let f = &m.functions[fi];
-    let (fv, fty) = (f.value, f.ptr_ty);
-    let mut push = |x: Metadata| {
-        m.metadata.push(x);
-        MdId(m.metadata.len() as u32 - 1)
-    };
-    let main = push(Metadata::Value { ty: fty, value: fv });
-    let name = push(Metadata::String(b"main".to_vec()));
-    let entry = push(Metadata::Node {
-        distinct: false,
-        ops: vec![Some(main), Some(name), None, resources, props],
-    });
-    let named = |name: &str, node: MdId| NamedMetadata {
-        name: name.into(),
-        ops: vec![node],
-    };
-    m.named_metadata = vec![
-        named("dx.version", version.unwrap()),
-        named("dx.shaderModel", sm.unwrap()),
-        named("dx.resources", resources.unwrap()),
-        named("dx.entryPoints", entry),
-    ];
+    EntryPoint {
+        name: "main",
+        version,
+        shader_model: sm,
+        signatures: None,
+        resources,
+        module_resources: resources,
+        properties: props,
+    }
+    .declare(&mut m, fi);
     let bitcode = write_module(&m).expect("the writer takes the built module");
     let program = ProgramVersion {
         kind: ProgramKind::Compute,

@@ -15,7 +15,8 @@
 
 use super::{
     BasicBlock, BinOp, BlockId as LBlock, CastOp, Constant, Function, FunctionBody, InstKind,
-    Instruction, Linkage, Module, Operand, Predicate, Type, TypeId, Value, ValueId, ValueKind,
+    Instruction, Linkage, MdId, Module, Operand, Predicate, Type, TypeId, Value, ValueId,
+    ValueKind,
 };
 use crate::dxil::dxop::DxOp;
 
@@ -25,6 +26,70 @@ pub const FIRST: u32 = 100_000;
 /// The first function-local metadata id of hand-built bodies (module metadata stays
 /// below it).
 pub const FIRST_MD: u32 = 50_000;
+
+/// The metadata naming a finished module's one entry point, in dxc's shape: the
+/// `dx.entryPoints` record `!{fn, name, signatures, resources, properties}` and the
+/// named metadata `dx.version`, `dx.shaderModel`, `dx.resources` (each when given) and
+/// `dx.entryPoints`, in that order (DXIL.rst, "Shader Properties and Capabilities").
+pub struct EntryPoint<'a> {
+    /// The entry's name (`main`, or a library export's).
+    pub name: &'a str,
+    /// The `dx.version` node.
+    pub version: Option<MdId>,
+    /// The `dx.shaderModel` node.
+    pub shader_model: Option<MdId>,
+    /// The signatures node, the record's third operand.
+    pub signatures: Option<MdId>,
+    /// The resources node of the record, its fourth operand (a library export's
+    /// record has none).
+    pub resources: Option<MdId>,
+    /// The module's resources node, `dx.resources`.
+    pub module_resources: Option<MdId>,
+    /// The properties node (tag/value pairs), the record's fifth operand.
+    pub properties: Option<MdId>,
+}
+
+impl EntryPoint<'_> {
+    /// Appends the entry's metadata to `m`, whose function `fi` is the entry, and sets
+    /// its named metadata (replacing any).
+    pub fn declare(&self, m: &mut Module, fi: usize) {
+        let f = &m.functions[fi];
+        let value = super::Metadata::Value {
+            ty: f.ptr_ty,
+            value: f.value,
+        };
+        let mut push = |x: super::Metadata| {
+            m.metadata.push(x);
+            MdId(m.metadata.len() as u32 - 1)
+        };
+        let main = push(value);
+        let name = push(super::Metadata::String(self.name.as_bytes().to_vec()));
+        let entry = push(super::Metadata::Node {
+            distinct: false,
+            ops: vec![
+                Some(main),
+                Some(name),
+                self.signatures,
+                self.resources,
+                self.properties,
+            ],
+        });
+        m.named_metadata = [
+            ("dx.version", self.version),
+            ("dx.shaderModel", self.shader_model),
+            ("dx.resources", self.module_resources),
+            ("dx.entryPoints", Some(entry)),
+        ]
+        .into_iter()
+        .filter_map(|(name, node)| {
+            node.map(|n| super::NamedMetadata {
+                name: name.into(),
+                ops: vec![n],
+            })
+        })
+        .collect();
+    }
+}
 
 /// Builds a module with one entry function `main`, instruction by instruction.
 pub struct Mb {
