@@ -441,7 +441,11 @@ fn target(m: &Module) -> (Target, Memory) {
 
 /// A target running `m`, with `debug` as its `ILDB` debug module.
 fn split_target(m: &Module, debug: Option<&Module>) -> (Target, Memory) {
-    let program = Program::from_dxil_module(m, debug, None).unwrap();
+    program_target(Program::from_dxil_module(m, debug, None).unwrap())
+}
+
+/// A target running `program` on one group of 4 threads, u0 a 16-byte raw buffer.
+fn program_target(program: Program) -> (Target, Memory) {
     let mem = Memory::zeroed(16).unwrap();
     let bindings = Bindings {
         ranges: vec![vec![Descriptor::Buffer {

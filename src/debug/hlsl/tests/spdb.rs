@@ -62,8 +62,7 @@ use crate::container::write::write_container;
 use crate::container::{Container, FourCc};
 use crate::debug::dap::{LaunchArgs, Server};
 use crate::debug::{DebugOptions, Debugger, LaneSelect, Program, Target};
-use crate::pipeline::{Bindings, Plan};
-use crate::resources::{BufferKind, BufferView, Descriptor, Memory};
+use crate::resources::Memory;
 
 const FOLDER: &str = "tests/jobs/spdb";
 const BLOCK: u32 = 512;
@@ -529,23 +528,7 @@ fn the_reader_reads_what_the_writer_wrote() {
 
 /// A target running `bytes` on one group of 4 threads, u0 a 16-byte raw buffer.
 fn target(bytes: &[u8]) -> (Target, Memory) {
-    let program = Program::from_container(bytes, None).unwrap();
-    let mem = Memory::zeroed(16).unwrap();
-    let bindings = Bindings {
-        ranges: vec![vec![Descriptor::Buffer {
-            view: BufferView::whole(mem.clone(), BufferKind::Raw),
-            counter: None,
-        }]],
-        ..Bindings::default()
-    };
-    let plan = Plan {
-        threads: 1,
-        ..Plan::default()
-    };
-    (
-        Target::new(program, bindings, [1, 1, 1], plan).unwrap(),
-        mem,
-    )
+    super::program_target(Program::from_container(bytes, None).unwrap())
 }
 
 fn session(bytes: &[u8]) -> Debugger {
