@@ -27,9 +27,9 @@ Where each fact comes from:
   did not hold when it was transcribed: class, overloads and attribute from
   DirectX-Specs proposal 0030 "DXIL Vectors" (`dx.op.vectorReduce.v<N><T>` over
   i1/i8/i16/i32/i64, `dx.op.dot.v<N><T>` over half/float).
-* The vector overloads (`<`) of the wave and quad operations 115, 117-123 and 166, which
-  the transcription predates: DirectX-Specs proposal 0030 "DXIL Vectors", Appendix 1
-  (its WaveMatch, 165, compares whole vectors and is left scalar here).
+* The vector overloads (`<`) of the wave and quad operations 115, 117-123, 165 and 166,
+  which the transcription predates: DirectX-Specs proposal 0030 "DXIL Vectors", Appendix
+  1 (WaveMatch, 165, takes a whole vector and still returns one mask).
 * Opcodes DXIL.rst lists that the transcription lacks (experimental operations) get no
   class: a call to them is recognised by opcode and name only.
 
@@ -215,7 +215,7 @@ HCT = """
 162 dot2AddHalf f rn : o : o f16 f16 f16 f16
 163 dot4AddPacked i rn : i32 : i32 i32 i32
 164 dot4AddPacked i rn : i32 : i32 i32 i32
-165 waveMatch hfd8wil - : 4i32 : o
+165 waveMatch hfd8wil< - : 4i32 : o
 166 waveMultiPrefixOp hfd8wil< - : o : o i32 i32 i32 i32 i8 i8
 167 waveMultiPrefixBitCount v - : i32 : i1 i32 i32 i32 i32
 168 setMeshOutputCounts v - : v : i32 i32

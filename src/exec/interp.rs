@@ -958,6 +958,7 @@ fn step<const W: usize>(
             channel,
             args,
         } => sample::gather(w, cx, *mode, *channel, args),
+        Inst::GatherRaw { bits, word, args } => sample::gather_raw(w, cx, *bits, *word, args),
         Inst::Lod {
             dst,
             texture,

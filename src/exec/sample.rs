@@ -16,7 +16,8 @@
 
 use crate::ir::{DerivKind, Reg, SampleArgs, SampleMode};
 use crate::resources::sample::{
-    Lod, SampleInput, calculate_lod, gather as gather_texels, sample as sample_texels,
+    Lod, SampleInput, calculate_lod, gather as gather_texels, gather_raw as gather_texels_raw,
+    sample as sample_texels,
 };
 use crate::resources::sample_site::{LaneScratch, MipChoice, SamplerSite, SiteLod};
 use crate::resources::{Descriptor, SamplerDesc};
@@ -382,6 +383,49 @@ pub fn gather<const W: usize>(
             offset,
             channel,
             mode.compares().then(|| f(reference[l])),
+        );
+        for i in 0..4 {
+            out[i][l] = r[i];
+        }
+    }
+    finish(w, &a.dst, a.status, &out);
+}
+
+/// `gather_raw`: word `word` of the `bits`-bit elements of the four texels a gather
+/// picks ([`gather_texels_raw`] states which views can be read).
+pub fn gather_raw<const W: usize>(
+    w: &mut Wave<W>,
+    cx: &Ctx<'_>,
+    bits: u8,
+    word: u8,
+    a: &SampleArgs,
+) {
+    let tex = reg_or_zero(&w.regs, a.texture);
+    let smp = reg_or_zero(&w.regs, a.sampler);
+    let c = regs4(&w.regs, &a.coord);
+    let dyn_off = [
+        reg_or_zero(&w.regs, a.dyn_offset[0]),
+        reg_or_zero(&w.regs, a.dyn_offset[1]),
+    ];
+    let dynamic = !a.dyn_offset[0].is_none() || !a.dyn_offset[1].is_none();
+    let mut out = [[0u32; W]; 4];
+    for l in lanes(w.ex.mask) {
+        let Descriptor::Texture(view) = cx.table.get(tex[l]) else {
+            continue;
+        };
+        let sampler = sampler_of(cx.table.get(smp[l]));
+        let offset = if dynamic {
+            [dyn_off[0][l] as i32, dyn_off[1][l] as i32]
+        } else {
+            [i32::from(a.offset[0]), i32::from(a.offset[1])]
+        };
+        let r = gather_texels_raw(
+            view,
+            &sampler,
+            [f(c[0][l]), f(c[1][l]), f(c[2][l]), f(c[3][l])],
+            offset,
+            bits,
+            word,
         );
         for i in 0..4 {
             out[i][l] = r[i];

@@ -346,6 +346,7 @@ impl<const W: usize> StageWave<W> {
             w.reset_clearing(&p.clear, lanes, entry);
         }
         w.helper = helper & lanes;
+        w.helpers_in_wave_ops = s.wave_ops_include_helpers;
         w.outputs.fill(0);
         if let Some((slot, view)) = p.view
             && let Some(words) = w.inputs.get_mut(slot * W..(slot + 1) * W)

@@ -493,8 +493,12 @@ pub struct Wave<const W: usize> {
     /// Lanes that have not finished.
     pub live: u128,
     /// Helper lanes (demoted): they run but never write memory and take no part in wave
-    /// operations (quad operations and derivatives still read them).
+    /// operations (quad operations and derivatives still read them) unless
+    /// [`Wave::helpers_in_wave_ops`].
     pub helper: u128,
+    /// Whether wave operations count helper lanes as active (the shader's
+    /// `wave_ops_include_helpers`, set for each run).
+    pub helpers_in_wave_ops: bool,
     /// The block each live lane waits at (for active lanes: stale until the current
     /// block's terminator sets it); [`DONE`] for finished lanes.
     pub next: [u32; W],
@@ -557,6 +561,7 @@ impl<const W: usize> Wave<W> {
             lanes: 0,
             live: 0,
             helper: 0,
+            helpers_in_wave_ops: false,
             next: [DONE; W],
             cur: 0,
             pc: 0,

@@ -1,8 +1,10 @@
 //! Wave and quad operations, and derivatives.
 //!
 //! Wave operations see exactly the active lanes that are not helper lanes (SM 6.0: helper
-//! lanes take no part in wave operations); quad operations and derivatives read every lane
-//! of the quad. Quads are lanes `4k … 4k + 3`: lane 0 top-left, 1 top-right, 2
+//! lanes take no part in wave operations) — or every active lane, helpers included, in a
+//! pixel shader with SM 6.7's `[WaveOpsIncludeHelperLanes]` (HLSL SM 6.7 "Helper Lanes in
+//! Wave Ops Mode": helper lanes are then active lanes for wave intrinsics); quad operations
+//! and derivatives read every lane of the quad. Quads are lanes `4k … 4k + 3`: lane 0 top-left, 1 top-right, 2
 //! bottom-left, 3 bottom-right (in compute, `pipeline::dispatch` lays threads out so that
 //! this holds for SM 6.6 compute quads).
 //!
@@ -25,7 +27,11 @@ use super::wave::{Exec, Wave, lanes};
 /// The lanes wave operations see.
 #[inline(always)]
 fn wave_lanes<const W: usize>(w: &Wave<W>) -> u128 {
-    w.ex.mask & !w.helper
+    if w.helpers_in_wave_ops {
+        w.ex.mask
+    } else {
+        w.ex.mask & !w.helper
+    }
 }
 
 /// Lane `l`'s value of `r` (64-bit when `wide`).
@@ -229,7 +235,7 @@ pub fn prefix<const W: usize>(
         });
     }
     // Helper lanes (active but outside the wave's lanes) get the identity.
-    for l in lanes(w.ex.mask & w.helper) {
+    for l in lanes(w.ex.mask & !wave_lanes(w)) {
         out[l] = identity(op, ty);
     }
     put(&mut w.regs, &w.ex, dst, wide, &out);

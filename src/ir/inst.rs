@@ -1549,6 +1549,12 @@ instructions! {
     /// use. DXBC `gather4*`, dx.op `TextureGather*`.
     Gather "gather" { mode: SampleMode = N, channel: u8 = N, args: Box<SampleArgs> = N }
         [effects: no, lanes: quad if mode.implicit_lod(), result: bits, rules: [], handles: [args.texture, args.sampler], pairs: none],
+    /// Raw gather (SM 6.7 `GatherRaw`): word `word` of the `bits`-bit elements (16, 32
+    /// or 64: an `R16_UINT`, `R32_UINT` or `R32G32_UINT` view; word 1 is the high half
+    /// of a 64-bit element) of the four texels `gather` picks, unconverted; a view of
+    /// another format or shape reads 0. dx.op `TextureGatherRaw`.
+    GatherRaw "gather_raw" { bits: u8 = N, word: u8 = N, args: Box<SampleArgs> = N }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [args.texture, args.sampler], pairs: none],
     /// `dst = [clamped LOD, unclamped LOD]` a sample at `coord` would use. DXBC `lod`,
     /// dx.op `CalculateLOD`.
     Lod "lod" { dst: [Reg; 2] = W, texture: Reg = R, sampler: Reg = R, coord: [Reg; 3] = R }

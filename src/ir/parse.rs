@@ -532,6 +532,7 @@ pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
             "input" => shader.inputs.push(parse_io(&mut t)?),
             "output" => shader.outputs.push(parse_io(&mut t)?),
             "early_depth_stencil" => shader.early_depth_stencil = true,
+            "wave_ops_include_helpers" => shader.wave_ops_include_helpers = true,
             "hull" => shader.hull = Some(parse_hull(&mut t)?),
             "domain" => {
                 t.expect("domain")?;

@@ -149,6 +149,9 @@ fn print(s: &Shader, f: &mut fmt::Formatter<'_>, locs: bool) -> fmt::Result {
     if s.early_depth_stencil {
         writeln!(f, "early_depth_stencil")?;
     }
+    if s.wave_ops_include_helpers {
+        writeln!(f, "wave_ops_include_helpers")?;
+    }
     if let Some(g) = s.geometry {
         writeln!(
             f,

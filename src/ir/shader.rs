@@ -525,6 +525,9 @@ pub struct Shader {
     /// Pixel shaders: `[earlydepthstencil]` (depth and stencil tests run before the
     /// shader even when it has side effects).
     pub early_depth_stencil: bool,
+    /// Pixel shaders: wave operations count helper lanes as active lanes (SM 6.7's
+    /// `[WaveOpsIncludeHelperLanes]`; DXIL's `waveops-include-helper-lanes` attribute).
+    pub wave_ops_include_helpers: bool,
     /// Geometry programs: the input primitive, output topology, vertex and instance
     /// counts; `None` in every other stage.
     pub geometry: Option<GeometryState>,
@@ -592,6 +595,7 @@ impl Shader {
             input_words: 0,
             output_words: 0,
             early_depth_stencil: false,
+            wave_ops_include_helpers: false,
             geometry: None,
             mesh: None,
             ray: None,

@@ -745,6 +745,16 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
         Inst::Gather { channel, .. } if *channel >= 4 => {
             return Err(format!("gather channel {channel}"));
         }
+        Inst::GatherRaw { bits, word, .. } => {
+            let words = match bits {
+                16 | 32 => 1,
+                64 => 2,
+                _ => return Err(format!("raw gather of {bits}-bit elements")),
+            };
+            if *word >= words {
+                return Err(format!("word {word} of a {bits}-bit raw gather"));
+            }
+        }
         Inst::WaveReduce { op, ty, dst, src } | Inst::WavePrefix { op, ty, dst, src } => {
             wave_ty(*op, *ty)?;
             if ty.is_wide() {

@@ -66,8 +66,13 @@
 //!   other `Eval*` operations; `SV_Barycentrics` is an unpacked input element the
 //!   pipeline fills. `ViewID` and the SM 6.8 start locations read input elements of their
 //!   own.
-//! - **`waveops-include-helper-lanes`** (SM 6.7) is refused by name: wave operations
-//!   here never count helper lanes.
+//! - **`waveops-include-helper-lanes`** (SM 6.7 `[WaveOpsIncludeHelperLanes]`) on a pixel
+//!   entry sets the shader's `wave_ops_include_helpers`: its wave operations count helper
+//!   lanes as active (`exec::wave_ops`).
+//! - **`TextureGatherRaw`** (SM 6.7) is the IR's `gather_raw` of the overload's width; a
+//!   64-bit element is gathered as two words and joined (`ops`).
+//! - **`WaveMatch` of a vector** (SM 6.9) is the AND of one scalar `wave_match` per
+//!   element (`ops`).
 //! - **Native vectors** (SM 6.9, DXIL 1.9; DirectX-Specs 0030 "DXIL Vectors") are
 //!   scalarized here: an `<N x T>` value is N leaves like any aggregate, a
 //!   vector-overloaded elementwise `dx.op` is its scalar lowering once per element,
@@ -119,12 +124,9 @@ pub const HIGHEST_SHADER_MODEL: (u8, u8) = (6, 9);
 /// each with the shader model that added it.
 pub const REFUSED_FEATURES: &[&str] = &[
     "sampler feedback (6.5)",
-    "TextureGatherRaw (6.7)",
-    "wave operations over helper lanes (6.7)",
     "work graph node programs (6.8)",
     "Shader Execution Reordering: HitObject operations, MaybeReorderThread (6.9)",
     "opacity micromaps' AllocateRayQuery2 (6.9)",
-    "WaveMatch of a vector (6.9)",
 ];
 
 /// The one-line statement of [`HIGHEST_SHADER_MODEL`] and [`REFUSED_FEATURES`].
@@ -298,19 +300,6 @@ fn lower_module_with(
         .iter()
         .position(|f| f.name == fname)
         .ok_or_else(|| LowerError::Entry(format!("entry function @{fname} does not exist")))?;
-    if stage == Stage::Pixel
-        && let Some(f) = m.functions.get(fi)
-        && m.function_string_attribute(f, "waveops-include-helper-lanes")
-            .is_some()
-    {
-        // SM 6.7: wave operations would have to count helper lanes as active.
-        return Err(LowerError::Unsupported {
-            what: "the waveops-include-helper-lanes attribute (wave operations over helper lanes)"
-                .into(),
-            location: format!("function @{fname}"),
-        });
-    }
-
     let mut b = Builder::new(stage);
     {
         let s = b.shader_mut();
@@ -456,7 +445,12 @@ fn lower_entry(
     if let Some(d) = declared {
         fl.ray_arguments(&d)?;
     }
-    let s = lower_function(fl)?;
+    let mut s = lower_function(fl)?;
+    // SM 6.7 `[WaveOpsIncludeHelperLanes]`: dxc marks a pixel entry with this function
+    // attribute; other stages have no helper lanes.
+    s.wave_ops_include_helpers = stage == Stage::Pixel
+        && m.function_string_attribute(f, "waveops-include-helper-lanes")
+            .is_some();
     if !matches!(stage, Stage::Compute | Stage::Mesh | Stage::Amplification)
         && s.groupshared_bytes > 0
     {

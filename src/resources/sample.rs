@@ -944,6 +944,37 @@ pub fn gather(
     [pick(0, 1), pick(1, 1), pick(1, 0), pick(0, 0)]
 }
 
+/// Raw gather (HLSL SM 6.7 "Raw Gather Methods", `GatherRaw`): word `word` of the
+/// `bits`-bit elements of the four texels [`gather`] picks (same order, address modes and
+/// offsets), the texel's bits unconverted. Only 2D and 2D-array views of `R16_UINT`
+/// (16 bits), `R32_UINT` (32) and `R32G32_UINT` (64: word 0 is R, the low half; word 1
+/// is G) can be gathered raw ("No other formats may be used"; the spec reaches other
+/// formats through views of these over the same memory); any other view reads 0.
+pub fn gather_raw(
+    view: &TextureView,
+    sampler: &SamplerDesc,
+    coord: [f32; 4],
+    offset: [i32; 2],
+    bits: u8,
+    word: u8,
+) -> [u32; 4] {
+    let format = match bits {
+        16 => Format::R16_UINT,
+        32 => Format::R32_UINT,
+        64 => Format::R32G32_UINT,
+        _ => return [0; 4],
+    };
+    let words = if bits == 64 { 2 } else { 1 };
+    if view.format != format
+        || !matches!(view.dim, TextureDim::Tex2D | TextureDim::Tex2DArray)
+        || word >= words
+    {
+        return [0; 4];
+    }
+    // An R*_UINT texel's components are its raw bits (16-bit ones zero-extended).
+    gather(view, sampler, coord, offset, word, None)
+}
+
 /// Whether a format can be filtered (not an integer format).
 pub fn is_filterable(format: Format) -> bool {
     format.is_texture_readable() && !format.is_integer()

@@ -53,6 +53,7 @@ mod path_safety;
 mod provenance;
 mod queries;
 mod raster_states;
+mod raw_gather_and_wave_match;
 mod rays;
 mod raytracing;
 mod sampling_lavapipe;

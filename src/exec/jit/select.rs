@@ -245,6 +245,7 @@ pub fn native(inst: &Inst) -> Native {
         | Inst::SamplePos { .. }
         | Inst::Sample { .. }
         | Inst::Gather { .. }
+        | Inst::GatherRaw { .. }
         | Inst::Lod { .. } => Interpreted,
     }
 }

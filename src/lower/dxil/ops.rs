@@ -505,6 +505,7 @@ impl<'m> FnLower<'m> {
             | DxOp::SampleCmpGrad
             | DxOp::SampleCmpBias => self.sample(c, inst, res)?,
             DxOp::TextureGather | DxOp::TextureGatherCmp => self.gather(c, inst, res)?,
+            DxOp::TextureGatherRaw => self.gather_raw(c, inst, res)?,
             DxOp::CalculateLOD => {
                 let texture = self.ar(c, 0)?;
                 let sampler = self.ar(c, 1)?;
@@ -1808,9 +1809,10 @@ impl<'m> FnLower<'m> {
         Ok(())
     }
 
-    /// TextureGather and TextureGatherCmp; offsets that are not constants are the
-    /// programmable offsets of `gather4_po`.
-    fn gather(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction, res: Option<ValueId>) -> R<()> {
+    /// The texture, sampler, coordinates and offsets of a gather (operands 0–7 of
+    /// `TextureGather`, `TextureGatherCmp` and `TextureGatherRaw`); offsets that are not
+    /// constants are the programmable offsets of `gather4_po`.
+    fn gather_operands(&mut self, c: &DxOpCall<'m>) -> R<SampleArgs> {
         let texture = self.ar(c, 0)?;
         let sampler = self.ar(c, 1)?;
         let coord = [
@@ -1832,36 +1834,122 @@ impl<'m> FnLower<'m> {
                 [Reg::NONE; 2],
             )
         };
+        Ok(SampleArgs {
+            dst: [Reg::NONE; 4],
+            texture,
+            sampler,
+            coord,
+            offset,
+            dyn_offset,
+            lod: Reg::NONE,
+            reference: Reg::NONE,
+            ddx: [Reg::NONE; 3],
+            ddy: [Reg::NONE; 3],
+            clamp: Reg::NONE,
+            status: Reg::NONE,
+        })
+    }
+
+    /// TextureGather and TextureGatherCmp.
+    fn gather(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction, res: Option<ValueId>) -> R<()> {
+        let mut args = self.gather_operands(c)?;
         let channel = self.ai(c, 8)?;
         let channel = u8::try_from(channel)
             .ok()
             .filter(|ch| *ch < 4)
             .ok_or_else(|| self.invalid(format!("gather of channel {channel}")))?;
-        let (mode, reference) = if c.op() == DxOp::TextureGatherCmp {
-            (SampleMode::Cmp, self.ar(c, 9)?)
+        let mode = if c.op() == DxOp::TextureGatherCmp {
+            args.reference = self.ar(c, 9)?;
+            SampleMode::Cmp
         } else {
-            (SampleMode::Implicit, Reg::NONE)
+            SampleMode::Implicit
         };
         let rr = self.resret(res, inst, true)?;
-        let (dst, status) = (rr.dst, rr.status);
+        (args.dst, args.status) = (rr.dst, rr.status);
         self.emit(Inst::Gather {
             mode,
             channel,
-            args: Box::new(SampleArgs {
-                dst,
-                texture,
-                sampler,
-                coord,
-                offset,
-                dyn_offset,
-                lod: Reg::NONE,
-                reference,
-                ddx: [Reg::NONE; 3],
-                ddy: [Reg::NONE; 3],
-                clamp: Reg::NONE,
-                status,
-            }),
+            args: Box::new(args),
         });
+        let out = self.finish_resret(rr);
+        self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// TextureGatherRaw (SM 6.7, HLSL "Raw Gather Methods"): the overload's width is the
+    /// element's (i16, i32, i64); a 64-bit element is gathered as its two words, joined
+    /// here. Only 2D and 2D-array textures gather raw ("Note that `<TexObject>` does not
+    /// include cube textures"; Issues 4: "2D textures and 2Darray textures").
+    fn gather_raw(
+        &mut self,
+        c: &DxOpCall<'m>,
+        inst: &'m Instruction,
+        res: Option<ValueId>,
+    ) -> R<()> {
+        let h = self.hkind(c, 0)?;
+        if !matches!(
+            h.kind,
+            ResourceKind::Texture2D | ResourceKind::Texture2DArray
+        ) {
+            return Err(self.invalid(format!(
+                "TextureGatherRaw on a {:?} (only 2D and 2D-array textures gather raw)",
+                h.kind
+            )));
+        }
+        let args = self.gather_operands(c)?;
+        let rr = self.resret(res, inst, true)?;
+        let bits = match rr.leaf {
+            Leaf::I16 => 16,
+            Leaf::I32 => 32,
+            Leaf::I64 => 64,
+            l => return Err(self.invalid(format!("TextureGatherRaw of {l:?} elements"))),
+        };
+        if bits != 64 {
+            self.emit(Inst::GatherRaw {
+                bits,
+                word: 0,
+                args: Box::new(SampleArgs {
+                    dst: rr.dst,
+                    status: rr.status,
+                    ..args
+                }),
+            });
+            let out = self.finish_resret(rr);
+            self.define(res, Val::Regs(out));
+            return Ok(());
+        }
+        // 64 bits: the low words, then the high words, into the pairs `resret` made.
+        let mut halves = [[Reg::NONE; 4]; 2];
+        for (word, dst) in halves.iter_mut().enumerate() {
+            for (d, pair) in dst.iter_mut().zip(&rr.dst) {
+                if !pair.is_none() {
+                    *d = self.b.temp();
+                }
+            }
+            self.emit(Inst::GatherRaw {
+                bits,
+                word: word as u8,
+                args: Box::new(SampleArgs {
+                    dst: *dst,
+                    status: if word == 0 { rr.status } else { Reg::NONE },
+                    ..args.clone()
+                }),
+            });
+        }
+        let [low, high] = halves;
+        for ((pair, lo), hi) in rr.dst.iter().zip(low).zip(high) {
+            if pair.is_none() {
+                continue;
+            }
+            self.emit(Inst::Mov {
+                dst: *pair,
+                src: lo,
+            });
+            self.emit(Inst::Mov {
+                dst: pair.hi(),
+                src: hi,
+            });
+        }
         let out = self.finish_resret(rr);
         self.define(res, Val::Regs(out));
         Ok(())
@@ -1881,6 +1969,46 @@ impl<'m> FnLower<'m> {
             Leaf::I64 => WaveTy::I64,
             _ => return Err(self.unsupported(format!("dx.op {} on {l:?}", c.name()))),
         })
+    }
+
+    /// `WaveMatch` of a vector (SM 6.9: 0030 "DXIL Vectors" Appendix 1 gives it a
+    /// vector overload): the lanes whose whole vector equals this lane's, which is the
+    /// AND of the element-wise matches — how dxc lowers a vector `WaveMatch` for shader
+    /// models without native vectors (`HLOperationLower` "translateWaveMatch": one
+    /// `waveMatch` per element, the masks AND-ed). Elements compare as the scalar
+    /// `wave_match` does, by their bits (a NaN matches the same NaN; −0 does not match +0).
+    fn wave_match_vector(&mut self, c: &DxOpCall<'m>) -> R<Vec<Reg>> {
+        let v = self.a(c, 0)?;
+        let leaves = self.leaves(self.ty(v)?)?;
+        let mut acc: Option<[Reg; 4]> = None;
+        for (k, l) in leaves.iter().enumerate() {
+            if !matches!(
+                l,
+                Leaf::F16 | Leaf::F32 | Leaf::F64 | Leaf::I16 | Leaf::I32 | Leaf::I64
+            ) {
+                return Err(self.unsupported(format!("dx.op WaveMatch on a vector of {l:?}")));
+            }
+            let src = self.element_reg(v, k)?;
+            let dst = [self.b.temp(), self.b.temp(), self.b.temp(), self.b.temp()];
+            self.emit(Inst::WaveMatch {
+                wide: l.wide(),
+                dst,
+                src,
+            });
+            acc = Some(match acc {
+                None => dst,
+                Some(prev) => {
+                    let mut both = [Reg::NONE; 4];
+                    for (b, (x, y)) in both.iter_mut().zip(prev.iter().zip(&dst)) {
+                        let (a, bb) = (*x, *y);
+                        *b = self.op2(|dst| Inst::And { dst, a, b: bb });
+                    }
+                    both
+                }
+            });
+        }
+        let out = acc.ok_or_else(|| self.invalid("WaveMatch of an empty vector"))?;
+        Ok(out.to_vec())
     }
 
     /// Wave and quad operations.
@@ -1907,6 +2035,7 @@ impl<'m> FnLower<'m> {
                 let src = self.ar(c, 0)?;
                 vec![self.op2(|dst| Inst::WaveAllEqual { wide, dst, src })]
             }
+            DxOp::WaveMatch if self.is_vector(self.a(c, 0)?) => self.wave_match_vector(c)?,
             DxOp::WaveActiveBallot | DxOp::WaveMatch => {
                 let src = self.ar(c, 0)?;
                 let dst = [self.b.temp(), self.b.temp(), self.b.temp(), self.b.temp()];

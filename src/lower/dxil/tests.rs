@@ -1633,6 +1633,143 @@ fn discard_demotes_to_a_helper_lane() {
     assert_eq!(out[4], 0, "lane 0 is not a helper");
 }
 
+/// A pixel program that discards where its input `K` (word 13) is above 35, then writes
+/// to `SV_Target`: `WaveActiveBallot(true).x`, `WaveActiveSum(K)`, `WavePrefixSum(K)`
+/// and `WaveReadLaneFirst(K) · 256 + WaveActiveCountBits(true) · 16 +
+/// WaveIsFirstLane()`; with `[WaveOpsIncludeHelperLanes]` when `include` (dxc's
+/// `"waveops-include-helper-lanes"` function attribute).
+fn wave_ops_over_helpers_program(include: bool) -> Shader {
+    let mut mb = Mb::new(DL32);
+    mb.block();
+    let (i32t, i1t) = (mb.int(32), mb.int(1));
+    let zero = mb.ci(32, 0);
+    let k = load_input(&mut mb, i32t, "i32", 4, zero, 0);
+    let limit = mb.ci(32, 35);
+    let over = mb.icmp(34, k, limit); // ugt
+    let void = mb.void();
+    mb.dx("discard", DxOp::Discard, &[over], void);
+    let yes = mb.ci(1, 1);
+    let four = mb.named("dx.types.fouri32", vec![i32t, i32t, i32t, i32t]);
+    let ballot = mb.dx("waveActiveBallot", DxOp::WaveActiveBallot, &[yes], four);
+    let ballot = mb.extract_value(ballot, 0, i32t);
+    let (sum_op, unsigned) = (mb.ci(8, 0), mb.ci(8, 1));
+    let sum = mb.dx(
+        "waveActiveOp.i32",
+        DxOp::WaveActiveOp,
+        &[k, sum_op, unsigned],
+        i32t,
+    );
+    let prefix = mb.dx(
+        "wavePrefixOp.i32",
+        DxOp::WavePrefixOp,
+        &[k, sum_op, unsigned],
+        i32t,
+    );
+    let first_k = mb.dx("waveReadLaneFirst.i32", DxOp::WaveReadLaneFirst, &[k], i32t);
+    let count = mb.dx("waveAllOp", DxOp::WaveAllBitCount, &[yes], i32t);
+    let is_first = mb.dx("waveIsFirstLane", DxOp::WaveIsFirstLane, &[], i1t);
+    let is_first = mb.cast(CastOp::ZExt, is_first, i32t);
+    let (c256, c16) = (mb.ci(32, 256), mb.ci(32, 16));
+    let a = mb.bin(BinOp::Mul, first_k, c256, i32t);
+    let b = mb.bin(BinOp::Mul, count, c16, i32t);
+    let ab = mb.bin(BinOp::Add, a, b, i32t);
+    let packed = mb.bin(BinOp::Add, ab, is_first, i32t);
+    for (col, v) in [ballot, sum, prefix, packed].into_iter().enumerate() {
+        store_output(&mut mb, "i32", 0, 0, col as i64, v);
+    }
+    mb.ret();
+    let (mut m, fi) = mb.finish();
+    if include {
+        use crate::dxil::llvm::{Attribute, AttributeGroup, AttributeList};
+        let id = m
+            .attribute_groups
+            .iter()
+            .map(|g| g.id + 1)
+            .max()
+            .unwrap_or(1);
+        m.attribute_groups.push(AttributeGroup {
+            id,
+            slot: u32::MAX,
+            attrs: vec![Attribute::String(
+                "waveops-include-helper-lanes".into(),
+                None,
+            )],
+        });
+        m.attribute_lists.push(AttributeList { groups: vec![id] });
+        m.functions[fi].attributes = m.attribute_lists.len() as u32;
+    }
+    lower_stage(&m, fi, Stage::Pixel, &pixel_sigs()).unwrap()
+}
+
+/// HLSL SM 6.7 "Helper Lanes in Wave Ops Mode": with `[WaveOpsIncludeHelperLanes]` wave
+/// operations count helper lanes as active; without it they take no part (SM 6.0 wave
+/// intrinsics: helper lanes are inactive lanes). A quad whose lane 0 is outside the
+/// triangle (a helper lane from the start, as at a triangle's edge) and whose lane 3
+/// discards (K = 40 > 35: demoted to a helper), K = 10, 20, 30, 40 in lanes 0–3:
+/// - without the attribute the wave is lanes 1 and 2: ballot 0b0110, sum 20 + 30 = 50,
+///   prefix sums 0 and 20 (the helpers get the identity 0), the first lane 1 reads 20,
+///   the count is 2;
+/// - with it all four lanes take part: ballot 0b1111, sum 100, prefix sums 0, 10, 30,
+///   60, the first lane 0 reads 10, the count is 4.
+///
+/// Helper lanes get the results too (their outputs are dropped by the pipeline).
+#[test]
+fn wave_ops_include_helper_lanes_only_with_the_attribute() {
+    let k = [10u32, 20, 30, 40];
+    for (include, ballot, sum, prefix, packed) in [
+        (
+            false,
+            0b0110,
+            50,
+            [0, 0, 20, 0],
+            [
+                20 * 256 + 32,
+                20 * 256 + 32 + 1,
+                20 * 256 + 32,
+                20 * 256 + 32,
+            ],
+        ),
+        (
+            true,
+            0b1111,
+            100,
+            [0, 10, 30, 60],
+            [
+                10 * 256 + 64 + 1,
+                10 * 256 + 64,
+                10 * 256 + 64,
+                10 * 256 + 64,
+            ],
+        ),
+    ] {
+        let s = wave_ops_over_helpers_program(include);
+        assert_eq!(s.wave_ops_include_helpers, include, "{s}");
+        let (out, run) = run_quad(&s, |l, w| if w == 13 { k[l] } else { 0 }, 0b0001, None);
+        assert_eq!(run.killed, 0b1000, "lane 3 discards");
+        for l in 0..4 {
+            let o = |word: usize| out[word * 4 + l];
+            assert_eq!(
+                [o(0), o(1), o(2), o(3)],
+                [ballot, sum, prefix[l], packed[l]],
+                "lane {l}, attribute {include}\n{s}"
+            );
+        }
+    }
+}
+
+/// The shader's `wave_ops_include_helpers` survives the IR's text form (printed as a
+/// header line, parsed back).
+#[test]
+fn wave_ops_include_helpers_survives_the_ir_text() {
+    let s = wave_ops_over_helpers_program(true);
+    let text = s.to_string();
+    assert!(text.contains("\nwave_ops_include_helpers\n"), "{text}");
+    let back = crate::ir::parse_shader(&text).unwrap();
+    assert!(back.wave_ops_include_helpers);
+    let plain = wave_ops_over_helpers_program(false).to_string();
+    assert!(!plain.contains("wave_ops_include_helpers"), "{plain}");
+}
+
 /// An early depth-stencil program says so with shader flag bit 3
 /// (`ShaderFlags::m_bForceEarlyDepthStencil`, DXIL entry property 0).
 #[test]
@@ -1961,6 +2098,46 @@ fn wave_match_every_type() {
         (5, 0x24),
         (6, 0x48),
         (7, 0x90),
+    ] {
+        assert_eq!(per_lane(&w, lane, n), vec![mask; n], "lane {lane}");
+    }
+}
+
+/// `WaveMatch` of a vector (SM 6.9, proposal 0030 Appendix 1) on 64-bit and half
+/// elements: the AND of the element-wise matches (dxc's lowering of a vector `WaveMatch`
+/// before native vectors). Lanes 2..8 hold (l & 1, (l >> 2) & 1): (0,0) (1,0) (0,1) (1,1)
+/// (0,1) (1,1), so 2 and 3 are alone (0x04, 0x08), 4 and 6 match (0x50), 5 and 7 (0xa0) —
+/// where the first element alone would match all even lanes (0x54).
+#[test]
+fn wave_match_of_64_bit_and_half_vectors() {
+    let (m, fi, n) = lanes_2_to_8(DL16, |mb, lane| {
+        let (i32t, i64t, ht) = (mb.int(32), mb.int(64), mb.t(Type::Half));
+        let (one, two) = (mb.ci(32, 1), mb.ci(32, 2));
+        let a = mb.bin(BinOp::And, lane, one, i32t);
+        let b = mb.bin(BinOp::LShr, lane, two, i32t);
+        let b = mb.bin(BinOp::And, b, one, i32t);
+        let four = mb.named("dx.types.fouri32", vec![i32t, i32t, i32t, i32t]);
+        let mut outs = Vec::new();
+        for (ty, tag, cast) in [(i64t, "v2i64", CastOp::ZExt), (ht, "v2f16", CastOp::UiToFp)] {
+            let vt = mb.vector(2, ty);
+            let (x, y) = (mb.cast(cast, a, ty), mb.cast(cast, b, ty));
+            let u = mb.undef(vt);
+            let (k0, k1) = (mb.ci(32, 0), mb.ci(32, 1));
+            let v = mb.insert_element(u, x, k0);
+            let v = mb.insert_element(v, y, k1);
+            let s = mb.dx(&format!("waveMatch.{tag}"), DxOp::WaveMatch, &[v], four);
+            outs.push(mb.extract_value(s, 0, i32t));
+        }
+        outs
+    });
+    let w = dispatch8(&m, fi, 8 * n);
+    for (lane, mask) in [
+        (2, 0x04),
+        (3, 0x08),
+        (4, 0x50),
+        (5, 0xa0),
+        (6, 0x50),
+        (7, 0xa0),
     ] {
         assert_eq!(per_lane(&w, lane, n), vec![mask; n], "lane {lane}");
     }

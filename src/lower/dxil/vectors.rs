@@ -91,6 +91,8 @@ impl<'m> FnLower<'m> {
             DxOp::RawBufferVectorStore => self.raw_vector_store(c)?,
             DxOp::VectorReduceAnd | DxOp::VectorReduceOr => self.vector_reduce(c, inst)?,
             DxOp::FDot => self.fdot(c, inst)?,
+            // A vector overload, but not elementwise: one mask for the whole vector (`ops`).
+            DxOp::WaveMatch => return Ok(false),
             _ => {
                 let Some(first) = c.arg(0) else {
                     return Ok(false);
