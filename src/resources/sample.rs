@@ -1199,6 +1199,51 @@ mod tests {
         assert_eq!(g, [1.0, 1.0, 0.0, 0.0]);
     }
 
+    /// HLSL SM 6.7 "Raw Gather Methods": only `R16_UINT`, `R32_UINT` and `R32G32_UINT`
+    /// views of 2D and 2D-array textures gather raw, each at its own width; any other view
+    /// (the float texture itself, a 32-bit view asked for 64 bits, a 2D-array view of a
+    /// slice the coordinate picks) follows those rules: a mismatch reads 0.
+    #[test]
+    fn gather_raw_views() {
+        // Texel (x, y) of slice s holds 1000 s + x + 10 y (`tex` adds the slice to x).
+        let v = tex(TextureDim::Tex2DArray, 4, 4, 2, 1, |x, y, _| {
+            (x + 10 * y) as f32
+        });
+        let s = SamplerDesc::default();
+        let bits = |x: f32| x.to_bits();
+        // The float view itself: not a raw-gather format.
+        assert_eq!(
+            gather_raw(&v, &s, [0.5, 0.5, 1.0, 0.0], [0, 0], 32, 0),
+            [0; 4]
+        );
+        let raw = TextureView {
+            format: Format::R32_UINT,
+            ..v.clone()
+        };
+        // Slice 1 (coordinate 1.0), texels (1,2), (2,2), (2,1), (1,1): the floats' bits.
+        assert_eq!(
+            gather_raw(&raw, &s, [0.5, 0.5, 1.0, 0.0], [0, 0], 32, 0),
+            [bits(1021.0), bits(1022.0), bits(1012.0), bits(1011.0)]
+        );
+        // A 32-bit view asked for 16 or 64 bits, or for the high word, reads 0.
+        for (b, word) in [(16, 0), (64, 0), (32, 1)] {
+            assert_eq!(
+                gather_raw(&raw, &s, [0.5, 0.5, 1.0, 0.0], [0, 0], b, word),
+                [0; 4],
+                "{b} bits, word {word}"
+            );
+        }
+        // A cube view never gathers raw.
+        let cube = TextureView {
+            dim: TextureDim::Cube,
+            ..raw
+        };
+        assert_eq!(
+            gather_raw(&cube, &s, [1.0, 0.0, 0.0, 0.0], [0, 0], 32, 0),
+            [0; 4]
+        );
+    }
+
     #[test]
     fn arrays_and_3d() {
         let v = tex(TextureDim::Tex2DArray, 2, 2, 3, 1, |x, _, _| {
