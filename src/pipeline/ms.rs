@@ -42,7 +42,12 @@ use super::link::{LinkError, Linked, PsSource};
 use super::plan::{Plan, ProgramWaveSize};
 use super::trace::{StageGroup, TraceAt};
 use super::vs::VertexOutputs;
-use crate::exec::{DescriptorTable, ExecError, GroupHooks, GroupRunner, Program, RunBudget};
+use super::draw::{StageWrites, WaveWrites};
+use super::work::LaneSelect;
+use crate::exec::{
+    DescriptorTable, ExecError, GroupHooks, GroupRunner, Invocation, MemWrite, Program,
+    RunBudget, WriteSink,
+};
 use crate::ir::{ComponentType, Interp, IoElement, MeshFault, MeshTopology, Shader, SysValue};
 
 /// A mesh draw: `DispatchMesh(groups)` with a mesh program and, optionally, an
@@ -261,6 +266,10 @@ pub fn record_words(ms: &Shader) -> u32 {
 /// without view instancing). `take` counts bytes against the draw's memory limit
 /// before they are allocated. `trace`, when given, runs the one amplification or mesh
 /// group it names with the debug program, one wave traced (`trace::StageGroup`).
+/// With `writes`, every other group's memory writes are reported, each named by its
+/// amplification group and thread, or its mesh group and thread (and the amplification
+/// group that launched it): amplification groups in grid order, then the mesh groups
+/// launch by launch, each launch's in grid order, which is the order they run in.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn shade(
     d: &MeshDraw<'_>,
@@ -272,6 +281,7 @@ pub(crate) fn shade(
     prims: &mut Vec<GsOut>,
     trace: Option<&StageGroup<'_>>,
     mut origins: Option<&mut Vec<MeshPrimOrigin>>,
+    writes: Option<StageWrites<'_>>,
 ) -> Result<MeshStats, super::draw::DrawError> {
     let (ms, ms_bindings) = d.ms;
     let m = ms
@@ -331,7 +341,26 @@ pub(crate) fn shade(
                     let launch = amplification::read_launch(r.group_memory(), &program, g)?;
                     (launch, st.lane_instructions)
                 }
-                _ => amplification::run_group(&mut runner, &program, g)?,
+                _ => {
+                    let lane = |_: usize, w: &MemWrite| match w.invocation {
+                        Invocation::Thread { group, thread } => LaneSelect::Amplification {
+                            group: group.0,
+                            thread: thread.0,
+                        },
+                        _ => LaneSelect::Amplification { group: g, thread: [0; 3] },
+                    };
+                    let sink = writes.map(|to| WaveWrites {
+                        to,
+                        start: 0,
+                        lane: &lane,
+                    });
+                    amplification::run_group(
+                        &mut runner,
+                        &program,
+                        g,
+                        sink.as_ref().map(|s| s as &dyn WriteSink),
+                    )?
+                }
             };
             stats.amplification_groups += 1;
             stats.amplification_lane_instructions += n;
@@ -368,8 +397,26 @@ pub(crate) fn shade(
             let (st, mem) = match &traced {
                 Some((r, st)) => (*st, r.group_memory()),
                 None => {
+                    let launch = d.amplification.map(|_| l.group);
+                    let lane = |_: usize, w: &MemWrite| {
+                        let thread = match w.invocation {
+                            Invocation::Thread { thread, .. } => thread.0,
+                            _ => [0; 3],
+                        };
+                        LaneSelect::Mesh {
+                            launch,
+                            group: g,
+                            thread,
+                        }
+                    };
+                    let sink = writes.map(|to| WaveWrites {
+                        to,
+                        start: 0,
+                        lane: &lane,
+                    });
                     let hooks = GroupHooks {
                         shared_init: &l.payload,
+                        writes: sink.as_ref().map(|s| s as &dyn WriteSink),
                         ..GroupHooks::default()
                     };
                     let st = runner.run_with(g, hooks)?;
@@ -409,7 +456,7 @@ pub fn launched_by(d: &MeshDraw<'_>, plan: &Plan, group: [u32; 3]) -> Result<[u3
     };
     let program = prepare(plan, a, ab)?;
     let mut runner = GroupRunner::new(&program);
-    amplification::run_group(&mut runner, &program, group).map(|(l, _)| l.mesh_groups)
+    amplification::run_group(&mut runner, &program, group, None).map(|(l, _)| l.mesh_groups)
 }
 
 /// The traced group of a mesh draw: the debug program `debug` of the amplification or
@@ -706,7 +753,7 @@ pub fn writers(
         (Some((a, ab)), Some(l)) => {
             let program = prepare(plan, a, ab)?;
             let mut runner = GroupRunner::new(&program);
-            amplification::run_group(&mut runner, &program, l)?
+            amplification::run_group(&mut runner, &program, l, None)?
                 .0
                 .payload
         }
