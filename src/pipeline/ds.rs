@@ -17,9 +17,9 @@
 //!   primitives over the points' outputs; the patch's primitives keep its
 //!   `SV_PrimitiveID`.
 
+use super::draw::StageWrites;
 use super::hs::{HullOutputs, run_lanes};
 use super::tess::tri_w;
-use super::draw::StageWrites;
 use super::trace::TraceProgram;
 use super::vs::VertexOutputs;
 use super::work::LaneSelect;

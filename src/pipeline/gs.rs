@@ -37,8 +37,8 @@
 //!   the pixel stage reads the value of the primitive's first vertex; otherwise the
 //!   input primitive's id.
 
-use super::ia::PrimKind;
 use super::draw::{StageWrites, WaveWrites};
+use super::ia::PrimKind;
 use super::trace::{StageWaves, TraceProgram};
 use super::vs::VertexOutputs;
 use super::work::LaneSelect;

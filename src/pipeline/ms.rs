@@ -36,17 +36,17 @@
 
 use super::amplification::{self, Launch};
 use super::dispatch::{Bindings, thread_layout};
+use super::draw::{StageWrites, WaveWrites};
 use super::gs::GsOut;
 use super::ia::PrimKind;
 use super::link::{LinkError, Linked, PsSource};
 use super::plan::{Plan, ProgramWaveSize};
 use super::trace::{StageGroup, TraceAt};
 use super::vs::VertexOutputs;
-use super::draw::{StageWrites, WaveWrites};
 use super::work::LaneSelect;
 use crate::exec::{
-    DescriptorTable, ExecError, GroupHooks, GroupRunner, Invocation, MemWrite, Program,
-    RunBudget, WriteSink,
+    DescriptorTable, ExecError, GroupHooks, GroupRunner, Invocation, MemWrite, Program, RunBudget,
+    WriteSink,
 };
 use crate::ir::{ComponentType, Interp, IoElement, MeshFault, MeshTopology, Shader, SysValue};
 
@@ -347,7 +347,10 @@ pub(crate) fn shade(
                             group: group.0,
                             thread: thread.0,
                         },
-                        _ => LaneSelect::Amplification { group: g, thread: [0; 3] },
+                        _ => LaneSelect::Amplification {
+                            group: g,
+                            thread: [0; 3],
+                        },
                     };
                     let sink = writes.map(|to| WaveWrites {
                         to,
