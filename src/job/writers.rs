@@ -277,19 +277,16 @@ pub type StageBindings = [Vec<Binding>; 7];
 /// Each stage's bindings of the resource at `target` in draw `d` (`bindings_of` of each
 /// of its programs; a mesh draw's mesh program is its `vs`).
 pub fn draw_bindings(d: &crate::pipeline::DrawWork, target: &ResourceAt) -> StageBindings {
-    let of = |s: Option<&Shader>| s.map(|s| bindings_of(s, target)).unwrap_or_default();
-    let mesh = d.mesh.is_some();
-    [
-        of((!mesh).then_some(&d.vs)),
-        of(d.hs.as_ref().map(|h| &h.0)),
-        of(d.ds.as_ref().map(|h| &h.0)),
-        of(d.gs.as_ref().map(|h| &h.0)),
-        of(d.mesh
-            .as_ref()
-            .and_then(|m| m.amplification.as_ref().map(|a| &a.0))),
-        of(mesh.then_some(&d.vs)),
-        of(d.ps.as_ref()),
-    ]
+    draw_bindings_by(d, |s| bindings_of(s, target))
+}
+
+/// Each stage's bindings in draw `d` as `of` gives them for its program (empty for a
+/// stage the draw does not have).
+pub fn draw_bindings_by(
+    d: &crate::pipeline::DrawWork,
+    of: impl Fn(&Shader) -> Vec<Binding>,
+) -> StageBindings {
+    DrawStage::ALL.map(|s| stage_program(d, s).map(&of).unwrap_or_default())
 }
 
 /// The program of draw `d` that `stage` runs (a mesh draw's mesh program is its `vs`).
@@ -375,6 +372,16 @@ pub fn lane_words(sel: &LaneSelect) -> Option<(String, String)> {
         }
         _ => return None,
     })
+}
+
+/// The sample a pixel lane is selected by (`--pixel x,y --sample s`, the rank's sample):
+/// its own when it covers it (a per-sample lane), else the lowest it covers.
+pub fn lane_sample(p: &PixelLane) -> u32 {
+    if p.coverage >> (p.sample & 31) & 1 == 1 {
+        p.sample
+    } else {
+        p.coverage.trailing_zeros().min(31)
+    }
 }
 
 /// The lane behind a draw's word: a pixel lane (its primitive known once its wave has
