@@ -13,7 +13,7 @@ use dxlane::job::{self, Job, RunOptions};
 use crate::common;
 
 /// A full-screen triangle from `SV_VertexID` alone: (−1, −1), (3, −1), (−1, 3).
-const VS: &str = "shader vertex
+pub(crate) const VS: &str = "shader vertex
 regs 10
 const r0 = 0xbf800000
 const r1 = 0x40400000
@@ -39,7 +39,7 @@ block0:
 
 /// Passes its triangle through, each vertex with `COLOR` = (view, 1, 0, 1): the view
 /// as a float, read once (`r7`).
-fn gs() -> String {
+pub(crate) fn gs() -> String {
     let mut body = String::new();
     for v in 0..3 {
         for c in 0..4 {
@@ -74,7 +74,7 @@ block0:
 }
 
 /// Writes its `COLOR`.
-const PS: &str = "shader pixel
+pub(crate) const PS: &str = "shader pixel
 regs 4
 io_words in 8 out 4
 input \"COLOR\" 0 sv none reg 1 rows 1 mask xyzw float interp constant slot 4
@@ -117,7 +117,7 @@ fn gs_job(name: &str, views: &str) -> PathBuf {
     path
 }
 
-const TWO: &str =
+pub(crate) const TWO: &str =
     "view_instancing = { count = 2, locations = [{ viewport = 0 }, { viewport = 1 }] }";
 
 /// Every texel of the 8 × 4 target after the job.
