@@ -1283,6 +1283,10 @@ fn draw_view(
         report.ms_lane_instructions = st.mesh_lane_instructions;
         report.mesh_primitives_discarded = st.culled + st.dropped;
         report.primitives = st.primitives;
+        for (note, seconds) in st.jit {
+            report.compile_seconds += seconds;
+            report.jit.push(note);
+        }
         memory.take(
             "the mesh stage's primitives",
             bytes_of::<Prim>(mesh_prims.len() as u64),

@@ -64,7 +64,7 @@ pub struct MeshDraw<'a> {
 }
 
 /// What the mesh front of a draw did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MeshStats {
     /// Amplification groups run.
     pub amplification_groups: u64,
@@ -80,6 +80,9 @@ pub struct MeshStats {
     pub dropped: u64,
     /// Primitives culled by `SV_CullPrimitive`.
     pub culled: u64,
+    /// What the native engine compiled of each program (`as: jit: …`, `ms: jit: …`), and
+    /// the seconds it took; empty under the interpreter.
+    pub jit: Vec<(String, f64)>,
 }
 
 /// The primitive kind of a mesh program's topology.
@@ -372,6 +375,11 @@ pub(crate) fn shade(
             })?;
             launches.push(launch);
         }
+        if let Some(r) = program.jit_report() {
+            stats
+                .jit
+                .push((format!("as: {r}"), r.compile_time.as_secs_f64()));
+        }
     } else {
         launches.push(Launch {
             group: [0; 3],
@@ -445,6 +453,12 @@ pub(crate) fn shade(
                 origins.as_deref_mut(),
             )?;
         }
+    }
+    // After the groups, so that the report counts what the region code ran.
+    if let Some(r) = ms_program.jit_report() {
+        stats
+            .jit
+            .push((format!("ms: {r}"), r.compile_time.as_secs_f64()));
     }
     Ok(stats)
 }

@@ -161,7 +161,7 @@ fn shift_regs(line: &str, by: u32) -> String {
 /// program's registers move up by `consts.len()` to make room for the constants
 /// `consts`, which `c0`, `c1`, … name in `store`; `%N` names the program's own
 /// register N, `t0` … `t7` free registers, `RANGE` the new range.
-fn with_store(text: &str, consts: &[u32], after: &str, store: &str) -> String {
+pub(crate) fn with_store(text: &str, consts: &[u32], after: &str, store: &str) -> String {
     let k = consts.len() as u32;
     let n: u32 = text
         .lines()
@@ -205,7 +205,7 @@ fn with_store(text: &str, consts: &[u32], after: &str, store: &str) -> String {
     out
 }
 
-const UAV: &str =
+pub(crate) const UAV: &str =
     "\n[[resource]]\nreg = \"u0\"\nkind = \"raw_buffer\"\nsize = 128\ndata = { fill_u32 = 0 }\n";
 
 /// The mesh job: two amplification groups of two threads, each launching three mesh
@@ -487,13 +487,7 @@ fn links_of_a_draw_of_several_views_carry_the_view() {
 /// then the fork phase, 1: D3D11.3 §11.7), domain lanes to word 1. Returns the number
 /// of output control points and of domain points.
 fn tess_job(d: &Path) -> (u32, u64) {
-    let root = common::root();
-    let example = root.join("examples/tessellation.toml");
-    let p = prepared(&example);
-    let Work::Draw(w) = &p.work else {
-        panic!("a draw")
-    };
-    let hs = w.hs.as_ref().unwrap().0.to_string();
+    let (hs, ds, text) = tess_example();
     let hull = hs
         .lines()
         .find(|l| l.starts_with("hull "))
@@ -533,7 +527,7 @@ fn tess_job(d: &Path) -> (u32, u64) {
     );
     // Domain lanes: 7 at word 1.
     let ds = with_store(
-        &w.ds.as_ref().unwrap().0.to_string(),
+        &ds,
         &[0, 4, 7],
         "block0:",
         "    handle t3, RANGE, c0
@@ -542,6 +536,27 @@ fn tess_job(d: &Path) -> (u32, u64) {
     );
     std::fs::write(d.join("patch.hs.ir"), hs).unwrap();
     std::fs::write(d.join("patch.ds.ir"), ds).unwrap();
+    std::fs::write(d.join("tess.toml"), format!("{text}\n{UAV}")).unwrap();
+    let r = dxlane::job::run_draw_job(
+        Job::load(&d.join("tess.toml")).unwrap(),
+        &common::run_options(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    (points, r.summary.draw.domain_points)
+}
+
+/// The example tessellation draw (`examples/tessellation.toml`): its hull and domain
+/// programs lowered to the IR, in the IR's text form, and its job text with `hs` and
+/// `ds` naming `patch.hs.ir` and `patch.ds.ir` beside it (the other programs by path).
+pub(crate) fn tess_example() -> (String, String, String) {
+    let root = common::root();
+    let example = root.join("examples/tessellation.toml");
+    let p = prepared(&example);
+    let Work::Draw(w) = &p.work else {
+        panic!("a draw")
+    };
+    let hs = w.hs.as_ref().unwrap().0.to_string();
+    let ds = w.ds.as_ref().unwrap().0.to_string();
     let text = std::fs::read_to_string(&example)
         .unwrap()
         .replace("../shaders", &root.join("shaders").display().to_string())
@@ -565,13 +580,7 @@ fn tess_job(d: &Path) -> (u32, u64) {
         text.contains("patch.hs.ir") && text.contains("patch.ds.ir"),
         "{text}"
     );
-    std::fs::write(d.join("tess.toml"), format!("{text}\n{UAV}")).unwrap();
-    let r = dxlane::job::run_draw_job(
-        Job::load(&d.join("tess.toml")).unwrap(),
-        &common::run_options(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    (points, r.summary.draw.domain_points)
+    (hs, ds, text)
 }
 
 /// The hull program's control-point phase runs before its patch-constant phase (D3D11.3
