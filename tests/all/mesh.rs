@@ -737,3 +737,75 @@ fn mesh_and_amplification_programs_run_alike_under_both_engines() {
     assert_eq!(runs[0].1, runs[1].1);
     assert!(runs[0].1.1 > 0 && runs[0].1.4 > 0, "{:?}", runs[0].1);
 }
+
+/// Mesh shader spec, "Rendering of the mesh": a mesh program of output topology `line`
+/// draws lines, each index tuple two vertices — D3D12 has no point topology for mesh
+/// programs (`[outputtopology]` takes `line` or `triangle`). Two threads each write a
+/// vertex at y = 0.25 (screen row 1.5 of a 4 × 4 target), thread 0 at x = −0.75
+/// (screen 0.5, pixel 0's centre), thread 1 at x = 0.75 (screen 3.5, pixel 3's centre);
+/// thread 0 writes line 0 = (0, 1) in red. D3D11.3 §3.4.3 (aliased lines, diamond
+/// exit): a pixel is drawn where the line leaves its diamond, so pixels 0, 1 and 2 of
+/// row 1 are red (the line ends inside pixel 3's diamond) and every other pixel keeps
+/// the clear. Without the index tuple nothing is drawn.
+#[test]
+fn a_line_topology_mesh_program_draws_lines() {
+    let text = |indices: bool| {
+        format!(
+            "shader mesh
+group [2 1 1]
+regs 12
+const r0 = 0x0
+const r1 = 0x1
+const r2 = 0x3f800000
+const r3 = 0xbf400000
+const r4 = 0x3f400000
+const r5 = 0x3e800000
+const r6 = 0x2
+io_words in 0 out 4
+output \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0
+primitive_output \"PRIMCOLOR\" 0 sv none reg 1 rows 1 mask xyzw float interp undefined slot 0
+mesh topology line max_vertices 2 max_primitives 1 payload_bytes 0 primitive_words 4
+block0:
+    group_index r7
+    mesh_counts r6, r1
+    icmp eq, r8, r7, r0
+    select r9, r8, r3, r4
+    mesh_vertex_out 0, _, 1, r7, r9
+    mesh_vertex_out 1, _, 1, r7, r5
+    mesh_vertex_out 2, _, 1, r7, r0
+    mesh_vertex_out 3, _, 1, r7, r2
+    branch r8, block1, block2
+block1:
+    mesh_primitive_out 0, _, 1, r0, r2
+    mesh_primitive_out 1, _, 1, r0, r0
+    mesh_primitive_out 2, _, 1, r0, r0
+    mesh_primitive_out 3, _, 1, r0, r2
+    {}
+    jump block2
+block2:
+    return
+",
+            if indices {
+                "mesh_indices r0, [r0 r1 _]"
+            } else {
+                ""
+            }
+        )
+    };
+    for indices in [true, false] {
+        let t = text(indices);
+        let ms = parse_shader(&t).unwrap_or_else(|e| panic!("{e}\n{t}"));
+        let (r, img) = run(&ms, None, [1, 1, 1]).unwrap();
+        for y in 0..4 {
+            for x in 0..4 {
+                let want = if indices && y == 1 && x < 3 {
+                    [255, 0, 0, 255]
+                } else {
+                    [0; 4]
+                };
+                assert_eq!(pixel(&img, x, y), want, "indices {indices}: ({x}, {y})");
+            }
+        }
+        assert_eq!(r.pixels_shaded, if indices { 3 } else { 0 });
+    }
+}
