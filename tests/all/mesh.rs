@@ -809,3 +809,60 @@ block2:
         assert_eq!(r.pixels_shaded, if indices { 3 } else { 0 });
     }
 }
+
+/// Mesh shader spec, "SV_PrimitiveID in the Pixel Shader": the pixel program reads the
+/// per-primitive `SV_PrimitiveID` the mesh program wrote (there is no generated one).
+/// The plain program with its per-primitive word 4 declared `SV_PrimitiveID`, thread 0
+/// writing 0 for primitive 0 and thread 1 writing 7 for primitive 1; a pixel program
+/// writing the id it reads as id / 255 in every channel but alpha: the lower-left half
+/// (primitive 0) gets 0, the upper-right half (primitive 1) 7.
+#[test]
+fn the_pixel_program_reads_the_mesh_programs_primitive_id() {
+    let text = mesh_text(Ms {
+        cull1: true,
+        ..PLAIN
+    })
+    .replace(
+        "primitive_output \"SV_CullPrimitive\" 0 sv cull_primitive",
+        "primitive_output \"SV_PrimitiveID\" 0 sv primitive_id",
+    )
+    .replace("const r11 = 4294967295", "const r11 = 7");
+    assert!(text.contains("const r11 = 7"), "{text}");
+    let ms = parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let ps = parse_shader(
+        "shader pixel
+regs 4
+const r0 = 0x3b808081
+const r1 = 0x3f800000
+io_words in 8 out 4
+input \"SV_PrimitiveID\" 0 sv primitive_id reg none rows 1 mask x uint interp constant slot 4
+output \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r2, 4
+    utof r2, r2
+    fmul r2, r2, r0
+    output 0, r2
+    output 1, r2
+    output 2, r2
+    output 3, r1
+    return
+",
+    )
+    .unwrap();
+    let none = Bindings::default();
+    let rt = Texture::new(TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4)).unwrap();
+    let mut state = DrawState::new(&ms, Some(&ps), &none, &none);
+    state.mesh = Some(MeshDraw {
+        ms: (&ms, &none),
+        amplification: None,
+        groups: [1, 1, 1],
+    });
+    state.render_targets = vec![Some(RenderTargetView {
+        texture: rt.clone(),
+    })];
+    state.rasterizer.cull_mode = CullMode::None;
+    draw(&state, &DrawArgs::default(), &DrawOptions::default()).unwrap();
+    let img = rt.to_bytes();
+    assert_eq!(pixel(&img, 0, 3), [0, 0, 0, 255]);
+    assert_eq!(pixel(&img, 3, 0), [7, 7, 7, 255]);
+}
