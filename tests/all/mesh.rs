@@ -866,3 +866,74 @@ block0:
     assert_eq!(pixel(&img, 0, 3), [0, 0, 0, 255]);
     assert_eq!(pixel(&img, 3, 0), [7, 7, 7, 255]);
 }
+
+/// "Primitive Attributes" (`SV_ViewportArrayIndex` is a per-primitive output of a mesh
+/// program) and D3D11.3 §15.6 "Viewport" and §15.7 "Scissor Test" (the viewport index
+/// selects the viewport and its scissor rectangle; an index past the viewports set
+/// selects viewport 0, "the effective index becomes 0" of
+/// `D3D12_VIEW_INSTANCE_LOCATION`): the plain program
+/// with its per-primitive word 4 declared `SV_ViewportArrayIndex`, thread 0 writing 0
+/// and thread 1 `value`, into an 8 × 4 target with viewport 0 on its left half and
+/// viewport 1 on its right half. With 1, primitive 0 (the lower-left half of its
+/// viewport) is drawn on the left and primitive 1 (the upper-right half) on the right;
+/// with 9 both are drawn on the left.
+#[test]
+fn a_per_primitive_viewport_index_routes_mesh_primitives_between_viewports() {
+    use dxlane::pipeline::{Rect, Viewport};
+    let program = |value: u32| {
+        let text = mesh_text(Ms {
+            cull1: true,
+            ..PLAIN
+        })
+        .replace(
+            "primitive_output \"SV_CullPrimitive\" 0 sv cull_primitive",
+            "primitive_output \"SV_ViewportArrayIndex\" 0 sv viewport_array_index",
+        )
+        .replace("const r11 = 4294967295", &format!("const r11 = {value}"));
+        parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    let draw_halves = |ms: &Shader| {
+        let ps = parse_shader(PS).unwrap();
+        let none = Bindings::default();
+        let rt = Texture::new(TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 4)).unwrap();
+        let mut state = DrawState::new(ms, Some(&ps), &none, &none);
+        state.mesh = Some(MeshDraw {
+            ms: (ms, &none),
+            amplification: None,
+            groups: [1, 1, 1],
+        });
+        state.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        state.rasterizer.cull_mode = CullMode::None;
+        state.viewports = (0..2)
+            .map(|k| Viewport {
+                top_left_x: 4.0 * k as f32,
+                ..Viewport::full(4, 4)
+            })
+            .collect();
+        state.scissors = (0..2)
+            .map(|k| Rect {
+                left: 4 * k,
+                top: 0,
+                right: 4 * k + 4,
+                bottom: 4,
+            })
+            .collect();
+        draw(&state, &DrawArgs::default(), &DrawOptions::default()).unwrap();
+        let b = rt.to_bytes();
+        move |x: usize, y: usize| {
+            let i = (y * 8 + x) * 4;
+            [b[i], b[i + 1], b[i + 2], b[i + 3]]
+        }
+    };
+    let px = draw_halves(&program(1));
+    assert_eq!(px(0, 3), [255, 0, 0, 255], "primitive 0 in viewport 0");
+    assert_eq!(px(3, 0), [0, 0, 0, 0], "primitive 1 not in viewport 0");
+    assert_eq!(px(7, 0), [0, 255, 0, 255], "primitive 1 in viewport 1");
+    assert_eq!(px(4, 3), [0, 0, 0, 0], "primitive 0 not in viewport 1");
+    let px = draw_halves(&program(9));
+    assert_eq!(px(0, 3), [255, 0, 0, 255]);
+    assert_eq!(px(3, 0), [0, 255, 0, 255], "index 9: viewport 0");
+    assert_eq!(px(7, 0), [0, 0, 0, 0], "viewport 1 untouched");
+}
