@@ -937,3 +937,79 @@ fn a_per_primitive_viewport_index_routes_mesh_primitives_between_viewports() {
     assert_eq!(px(3, 0), [0, 255, 0, 255], "index 9: viewport 0");
     assert_eq!(px(7, 0), [0, 0, 0, 0], "viewport 1 untouched");
 }
+
+/// VRS "Per-Primitive Attribute" with the mesh shader's per-primitive `SV_ShadingRate`
+/// (D3D12's `MeshShaderPerPrimitiveShadingRateSupported`, which `pipeline::vrs` states)
+/// and "Combining Shading Rate Factors" with combiner 0 `OVERRIDE`: the plain program's
+/// per-primitive word 4 declared `SV_ShadingRate`, primitive 0 (the lower-left half of a
+/// 4 × 4 target) at 0 (1X1) and primitive 1 (the upper-right half) at 5 (2X2). A pixel
+/// program writing its `SV_Position.xy`: a 1X1 lane stands at its pixel's centre, a 2X2
+/// lane at its coarse pixel's centre (the rule `tests/all/vrs.rs`
+/// `coarse_pixels_take_their_centre_and_derivatives_span_them` holds), so pixel (3, 0)
+/// of primitive 1 reads (3, 1), the centre of the 2 × 2 block
+/// from (2, 0), and pixel (0, 3) of primitive 0 reads (0.5, 3.5). With `PASSTHROUGH` the
+/// draw's 1X1 stands and pixel (3, 0) reads (3.5, 0.5).
+#[test]
+fn a_per_primitive_shading_rate_makes_a_mesh_primitive_shade_coarsely() {
+    use dxlane::pipeline::vrs::{Combiner, ShadingRate, ShadingRateState};
+    let text = mesh_text(Ms {
+        cull1: true,
+        ..PLAIN
+    })
+    .replace(
+        "primitive_output \"SV_CullPrimitive\" 0 sv cull_primitive",
+        "primitive_output \"SV_ShadingRate\" 0 sv shading_rate",
+    )
+    .replace("const r11 = 4294967295", "const r11 = 5");
+    let ms = parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let ps = parse_shader(
+        "shader pixel
+regs 4
+const r0 = 0x3f800000
+io_words in 4 out 4
+input \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp noperspective slot 0
+output \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r1, 0
+    input r2, 1
+    output 0, r1
+    output 1, r2
+    output 2, r0
+    output 3, r0
+    return
+",
+    )
+    .unwrap();
+    let position = |combiner: Combiner| {
+        let none = Bindings::default();
+        let rt = Texture::new(TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, 4, 4)).unwrap();
+        let mut state = DrawState::new(&ms, Some(&ps), &none, &none);
+        state.mesh = Some(MeshDraw {
+            ms: (&ms, &none),
+            amplification: None,
+            groups: [1, 1, 1],
+        });
+        state.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        state.rasterizer.cull_mode = CullMode::None;
+        state.shading_rate = ShadingRateState {
+            rate: ShadingRate::X1X1,
+            combiners: [combiner, Combiner::Passthrough],
+            image: None,
+        };
+        draw(&state, &DrawArgs::default(), &DrawOptions::default()).unwrap();
+        let b = rt.to_bytes();
+        move |x: usize, y: usize| {
+            let i = (y * 4 + x) * 16;
+            let f = |k: usize| f32::from_le_bytes(b[i + k..i + k + 4].try_into().unwrap());
+            (f(0), f(4))
+        }
+    };
+    let at = position(Combiner::Override);
+    assert_eq!(at(3, 0), (3.0, 1.0), "primitive 1 at 2X2");
+    assert_eq!(at(2, 1), (3.0, 1.0), "the same coarse pixel");
+    assert_eq!(at(0, 3), (0.5, 3.5), "primitive 0 at 1X1");
+    let at = position(Combiner::Passthrough);
+    assert_eq!(at(3, 0), (3.5, 0.5), "the draw's 1X1");
+}
