@@ -349,7 +349,7 @@ fn debug_element_opens_mesh_and_amplification_lanes() {
 }
 
 /// On a command list: the draw event's UAV words name the event and the lane, and the
-/// `--event N` command opens it.
+/// `--event N` command opens it; `dxlane debug LIST --event N --element` finds it too.
 #[test]
 fn a_list_event_names_the_mesh_lane_behind_a_uav_word() {
     let d = workdir("mesh-list");
@@ -386,6 +386,12 @@ fn a_list_event_names_the_mesh_lane_behind_a_uav_word() {
     for at in ["+0xc", "+0x44"] {
         opens(writer(&v, "buf", at)["debug"].as_str().unwrap(), &d);
     }
+    // The debugger's own lookup on the event opens the same mesh lane.
+    let text = opens("dxlane debug list.toml --event 1 --element buf[17]", &d);
+    assert!(
+        text.contains("mesh group (2, 0, 0), thread (1, 0, 0)"),
+        "{text}"
+    );
 }
 
 /// The two-view geometry draw of `tests/all/view_stages.rs` (view 0 in columns 0 to 3,
