@@ -32,11 +32,14 @@
 use super::CaptureError;
 use super::compare::{Location, ResourceDiff};
 use super::writers::{
-    OriginLink, PixelWriterReport, PixelWriters, RayWriterMap, WriterReport, Writers, bindings_of,
-    origin_links, shell_word,
+    DrawLane, DrawWriters, OriginLink, PixelWriterReport, PixelWriters, RayWriterMap, WriterReport,
+    Writers, bindings_of, draw_bindings_by, draw_writer_report, origin_links, several_views,
+    shell_word,
 };
 use crate::exec::RunBudget;
+use crate::job::writers::{StageBindings, lane_sample};
 use crate::job::{Prepared, Register, ResourceAt, ResourceData};
+use crate::pipeline::draw::LaneWriteSink;
 use crate::pipeline::{Command, Hooks, LaneSelect, MergeTarget, Work};
 use crate::resources::{Memory, Texture};
 
@@ -221,7 +224,41 @@ pub(super) fn attribute(
                         }
                     }
                 }
-                let start = (!keys.is_empty()).then(|| p.snapshot());
+                // The UAV words: per entry, each stage's bindings of the registers the
+                // command binds the entry's resource at.
+                let binds = p
+                    .job
+                    .file
+                    .commands
+                    .get(i)
+                    .map(|c| c.bind.as_slice())
+                    .unwrap_or_default();
+                let uav_entries: Vec<_> = watched
+                    .iter()
+                    .zip(diffs.iter())
+                    .map(|(w, d)| {
+                        let regs: Vec<Register> = w
+                            .iter()
+                            .flat_map(|w| {
+                                binds
+                                    .iter()
+                                    .filter(|b| b.resource.as_deref() == Some(w.name.as_str()))
+                                    .filter_map(|b| Register::parse(&b.reg, b.space))
+                            })
+                            .collect();
+                        let stages = draw_bindings_by(dw, |s| {
+                            regs.iter()
+                                .flat_map(|g| bindings_of(s, &ResourceAt::Register(*g)))
+                                .collect()
+                        });
+                        (stages, d.mismatches.iter().map(|m| m.address).collect())
+                    })
+                    .collect();
+                let uav_watched = uav_entries
+                    .iter()
+                    .any(|(b, _): &(StageBindings, Vec<u64>)| b.iter().any(|v| !v.is_empty()));
+                let uavs = DrawWriters::new(uav_entries);
+                let start = (!keys.is_empty() || uav_watched).then(|| p.snapshot());
                 let pixels = PixelWriters::with_origins(keys);
                 let reports = cmd
                     .run(
@@ -229,6 +266,10 @@ pub(super) fn attribute(
                         &budget,
                         Hooks {
                             merges: Some(&pixels),
+                            writes: uav_watched.then_some(&uavs as &dyn crate::exec::WriteSink),
+                            lanes: uav_watched.then_some(&uavs as &dyn LaneWriteSink),
+                            pixels: uav_watched
+                                .then_some(&uavs as &dyn crate::pipeline::PixelObserver),
                             ..Hooks::default()
                         },
                     )
@@ -238,6 +279,7 @@ pub(super) fn attribute(
                     _ => false,
                 });
                 let mut ranks = Vec::new();
+                let views = several_views(dw);
                 for (k, (t, d)) in targets.iter().zip(diffs.iter()).enumerate() {
                     let Some(t) = t else { continue };
                     for (j, m) in d.mismatches.iter().enumerate() {
@@ -274,6 +316,32 @@ pub(super) fn attribute(
                             if lane.prim > 0 {
                                 ranks.push((lanes.len(), lane, sample));
                             }
+                        }
+                        if views {
+                            r = r.in_view(pixels.last_view((*t, x, y, sample)).unwrap_or(0));
+                        }
+                        lanes.push((k, j, r));
+                    }
+                }
+                // A UAV word a lane of the draw wrote (any stage).
+                for (k, d) in diffs.iter().enumerate() {
+                    if targets.get(k).is_some_and(Option::is_some) {
+                        continue;
+                    }
+                    for (j, m) in d.mismatches.iter().enumerate() {
+                        let Some(w) = uavs.writer(k, m.address) else {
+                            continue;
+                        };
+                        let mut r = draw_writer_report(&w, dw, per_sample, job);
+                        if let DrawLane::Pixel {
+                            lane: Some(lane), ..
+                        } = w.lane
+                            && lane.prim > 0
+                        {
+                            ranks.push((lanes.len(), lane, lane_sample(&lane)));
+                        }
+                        if views {
+                            r = r.in_view(w.view);
                         }
                         lanes.push((k, j, r));
                     }
@@ -399,5 +467,7 @@ fn no_lane(n: usize, cmd: &Command) -> WriterReport {
         event: Some(n),
         ray: None,
         program: None,
+        stage: None,
+        view: None,
     }
 }

@@ -54,14 +54,15 @@ use super::layout::{Layout, Shape};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
 use super::writers::{
-    PixelWriterReport, PixelWriters, RayWriterMap, Writers, bindings_of, mesh_origin_links,
-    origin_links,
+    DrawLane, DrawWriters, PixelWriterReport, PixelWriters, RayWriterMap, Writers, bindings_of,
+    draw_bindings, draw_writer_report, mesh_origin_links, origin_links, several_views,
 };
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
 use crate::ir::Shader;
 use crate::job::limits::MemoryBudget;
 use crate::job::paths::{OutputGate, OutputPolicy};
+use crate::job::writers::lane_sample;
 use crate::job::{BufferRead, ResourceAt, ResourceData};
 use crate::job::{Job, RunOptions, paths};
 use crate::job::{Prepared, prepare};
@@ -287,9 +288,31 @@ pub fn compare_job(
             // Also the lane one stage up behind each pixel lane, for draws with
             // geometry or tessellation stages (`origin_links`).
             let pixels = PixelWriters::with_origins(watch);
+            // And the listed words of its UAVs, among every stage's lanes.
+            let fresh = runner.prepare(None)?;
+            let (uavs, views) = match &fresh.0.work {
+                Work::Draw(d) => (
+                    DrawWriters::new(
+                        wants
+                            .iter()
+                            .zip(&diffs)
+                            .map(|(w, df)| {
+                                (
+                                    draw_bindings(d, &w.target),
+                                    df.mismatches.iter().map(|m| m.address).collect(),
+                                )
+                            })
+                            .collect(),
+                    ),
+                    several_views(d),
+                ),
+                _ => (DrawWriters::new(Vec::new()), false),
+            };
             let (tracked, per_sample) =
-                runner.run(runner.prepare(None)?, &wants, Tracking::Pixels(&pixels))?;
+                runner.run(fresh, &wants, Tracking::Draw(&pixels, &uavs))?;
             let mut ranks = Vec::new();
+            // The draw's programs, which name a UAV writer's stage and source.
+            let shape = runner.prepare(None)?;
             if tracked != actual {
                 notes.push(
                     "the write-tracking draw gave other results than the first draw (the pixel program's UAV writes depend on the order tiles ran in); lanes are named from the tracking draw".into(),
@@ -300,7 +323,28 @@ pub fn compare_job(
                     ResourceAt::RenderTarget(t) => MergeTarget::Color(t),
                     ResourceAt::DepthStencil => MergeTarget::DepthStencil,
                     _ => {
-                        untracked[i] = d.differing_components > 0;
+                        // A UAV: the lane of whichever stage wrote the word last.
+                        let Work::Draw(dw) = &shape.0.work else {
+                            untracked[i] = d.differing_components > 0;
+                            continue;
+                        };
+                        for (j, m) in d.mismatches.iter_mut().enumerate() {
+                            let Some(w) = uavs.writer(i, m.address) else {
+                                continue;
+                            };
+                            let mut r = draw_writer_report(&w, dw, per_sample, &job_words);
+                            if let DrawLane::Pixel {
+                                lane: Some(lane), ..
+                            } = w.lane
+                                && lane.prim > 0
+                            {
+                                ranks.push((i, j, lane, lane_sample(&lane)));
+                            }
+                            if views {
+                                r = r.in_view(w.view);
+                            }
+                            m.writer = Some(r);
+                        }
                         continue;
                     }
                 };
@@ -327,6 +371,10 @@ pub fn compare_job(
                                 w.origin =
                                     mesh_origin_links(&fresh.0.work, &fresh.0.plan, &o, &job_words);
                             }
+                        }
+                        if views && let (Some(w), Some((_, s))) = (&mut m.writer, at) {
+                            let view = pixels.last_view((target, x, y, s)).unwrap_or(0);
+                            *w = w.clone().in_view(view);
                         }
                         // A lane of the first set-up primitive is the first covering
                         // the sample: rank 0, which `--pixel` gives without `--prim`.
@@ -363,7 +411,7 @@ pub fn compare_job(
             }
             if untracked.iter().any(|&u| u) {
                 notes.push(
-                    "the lanes behind a draw's writes to [[resource]] entries (pixel-program UAVs) are not tracked; render targets and depth are".into(),
+                    "the lanes behind a draw's writes to [[resource]] entries are not tracked; render targets and depth are".into(),
                 );
             }
         } else if is_rays {
@@ -619,8 +667,8 @@ enum Tracking<'a> {
     None,
     /// Resource writes of a dispatch.
     Resources(&'a Writers),
-    /// Output-merger writes of a draw.
-    Pixels(&'a PixelWriters),
+    /// Output-merger writes of a draw, and its lanes' UAV writes (every stage's).
+    Draw(&'a PixelWriters, &'a DrawWriters),
     /// Resource writes of a ray dispatch's lanes and nested programs.
     Rays(&'a RayWriterMap),
 }
@@ -805,8 +853,11 @@ impl Runner {
                 writes: Some(w.sink()),
                 ..Hooks::default()
             },
-            Tracking::Pixels(w) => Hooks {
+            Tracking::Draw(w, uavs) => Hooks {
                 merges: Some(w),
+                writes: Some(uavs),
+                lanes: Some(uavs),
+                pixels: Some(uavs),
                 ..Hooks::default()
             },
             Tracking::Rays(w) => Hooks {

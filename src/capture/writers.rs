@@ -23,7 +23,11 @@ use serde::Serialize;
 use crate::exec::{Binding, Invocation, WriteSink, WriterMap};
 use crate::ir::{Shader, Stage};
 use crate::job::ResourceAt;
-pub use crate::job::writers::{PixelWriters, RayWriters, SampleKey, bindings_of};
+pub use crate::job::writers::{
+    DrawLane, DrawWriter, DrawWriters, PixelWriters, RayWriters, SampleKey, bindings_of,
+    draw_bindings, draw_bindings_by,
+};
+use crate::job::writers::{lane_words, stage_program};
 use crate::pipeline::rays::RaysWork;
 use crate::pipeline::{LaneSelect, MergeTarget};
 
@@ -223,6 +227,14 @@ pub struct WriterReport {
     /// (`closest-hit "closest_hit"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
+    /// A draw's UAV word: the stage whose lane wrote it (`"vertex"`, `"hull"`,
+    /// `"domain"`, `"geometry"`, `"amplification"`, `"mesh"`, `"pixel"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<&'static str>,
+    /// A view-instanced draw of several views: the view instance whose pass ran the
+    /// lane (the debug command then carries `--view N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<u32>,
 }
 
 /// A lane one stage up from a pixel lane (or from the previous link), with the command
@@ -394,6 +406,8 @@ impl WriterReport {
             event: None,
             ray: None,
             program: None,
+            stage: None,
+            view: None,
         };
         match inv {
             Invocation::Thread { group, thread } => {
@@ -434,6 +448,19 @@ impl WriterReport {
         r
     }
 
+    /// The lane of a view-instanced draw's pass of view `view`: named with its view,
+    /// and its debug command (and its links') carrying `--view N`, which the debugger
+    /// needs to open a lane of a draw of several views.
+    pub fn in_view(mut self, view: u32) -> WriterReport {
+        self.lane.push_str(&format!(", view {view}"));
+        self.debug.push_str(&format!(" --view {view}"));
+        for link in &mut self.origin {
+            link.debug.push_str(&format!(" --view {view}"));
+        }
+        self.view = Some(view);
+        self
+    }
+
     /// This report for pixel `(x, y)` (and `sample`, named in the debug command when
     /// the pixel program ran per sample).
     pub fn pixel(mut self, x: u32, y: u32, sample: Option<u32>, job: &str) -> WriterReport {
@@ -452,6 +479,61 @@ impl WriterReport {
         self.sample = sample;
         self
     }
+}
+
+/// Who last wrote a word of a draw's UAV (`job::writers::DrawWriters`), in a report's
+/// words: the lane of whichever stage wrote it, the stage, and the command that opens
+/// the lane (a pixel lane's `--prim k` is the caller's to add: it takes the pipeline's
+/// rank). `per_sample`: whether the pixel program ran per sample.
+pub fn draw_writer_report(
+    w: &DrawWriter,
+    d: &crate::pipeline::DrawWork,
+    per_sample: bool,
+    job: &str,
+) -> WriterReport {
+    let inst = w.inst.0;
+    let source = stage_program(d, w.stage)
+        .and_then(|s| s.locs.get(inst as usize))
+        .map(ToString::to_string)
+        .filter(|s| s != "-");
+    let mut r = WriterReport::thread_or_pixel(
+        Invocation::Pixel {
+            x: 0,
+            y: 0,
+            sample: 0,
+        },
+        [1; 3],
+        inst,
+        source,
+        w.contested,
+        w.writes,
+        job,
+    );
+    r.pixel = None;
+    r.sample = None;
+    match w.lane {
+        DrawLane::Pixel { x, y, sample, .. } => {
+            r = r.pixel(x, y, per_sample.then_some(sample), job);
+        }
+        DrawLane::Lane(sel) => {
+            if let Some((words, flags)) = lane_words(&sel) {
+                r.lane = words;
+                r.debug = format!("dxlane debug {} {flags}", shell_word(job));
+            }
+        }
+    }
+    r.stage = Some(w.stage.name());
+    r
+}
+
+/// Whether draw `d` runs several views whose passes a run watches (view instancing with
+/// more than one view, no one view chosen): its lanes are then named with their view.
+pub fn several_views(d: &crate::pipeline::DrawWork) -> bool {
+    d.view.is_none()
+        && d.state()
+            .view_instancing
+            .as_ref()
+            .is_some_and(|v| v.views().nth(1).is_some())
 }
 
 /// A capture report's words for the output merger's writers.
@@ -504,6 +586,8 @@ impl PixelWriterReport for PixelWriters {
             event: None,
             ray: None,
             program: None,
+            stage: None,
+            view: None,
         };
         let mut r = r.pixel(lane.x, lane.y, per_sample.then_some(lane.sample), job);
         r.lane.push_str(&format!(", primitive {}", lane.prim));

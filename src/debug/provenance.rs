@@ -41,7 +41,10 @@
 
 use super::{DebugError, DebugOptions, Debugger, LaneSelect, Target};
 use crate::exec::{Binding, Invocation, WriterMap};
-use crate::job::writers::{PixelWriters, RayWriters, StageWriters, bindings_of};
+use crate::job::writers::{
+    DrawLane, DrawWriters, PixelWriters, RayWriters, bindings_of, draw_bindings, lane_words,
+    stage_program,
+};
 use crate::job::{BufferRead, Prepared, Register, ResourceAt, ResourceData};
 use crate::pipeline::{Hooks, MergeTarget, PixelLane, Work};
 
@@ -790,71 +793,65 @@ pub fn find(
                     sel, writer, flags, by, writes, false, pl.addr, pl.bytes, value,
                 ));
             }
-            let vs_b = bindings_of(&d.vs, &pl.at);
-            let ps_b =
-                d.ps.as_ref()
-                    .map(|s| bindings_of(s, &pl.at))
-                    .unwrap_or_default();
-            if vs_b.is_empty() && ps_b.is_empty() {
-                return Err(unwritten(" (neither program binds it)"));
+            // Every stage's lanes report their writes (`job::writers::DrawWriters`).
+            let entry = draw_bindings(d, &pl.at);
+            if entry.iter().all(Vec::is_empty) {
+                return Err(unwritten(" (no program of the draw binds it)"));
             }
             let ws = words(pl.addr, pl.bytes);
-            let sw = StageWriters::new(vs_b.clone(), ps_b.clone(), &ws);
+            let dw = DrawWriters::new(vec![(entry, ws.clone())]);
             ran(Hooks {
-                writes: Some(&sw),
-                pixels: Some(&sw),
+                writes: Some(&dw),
+                lanes: Some(&dw),
+                pixels: Some(&dw),
                 ..Hooks::default()
             })?;
             let value = read(&pl.memory, pl.addr, pl.bytes);
-            let last = |vertex: bool, bs: &[crate::exec::Binding]| {
-                ws.iter()
-                    .flat_map(|a| bs.iter().map(move |b| (*a, *b)))
-                    .filter_map(|(a, b)| sw.writer(vertex, b, a).map(|w| (a, w)))
-                    .max_by_key(|(_, w)| w.word.order)
+            let Some((addr, w)) = ws
+                .iter()
+                .filter_map(|a| dw.writer(0, *a).map(|w| (*a, w)))
+                .max_by_key(|(_, w)| w.order)
+            else {
+                return Err(unwritten(""));
             };
-            if let Some((addr, w)) = last(false, &ps_b) {
-                let Some(lane) = w.pixel else {
+            let program =
+                stage_program(d, w.stage).map_or_else(String::new, |s| source_of(s, w.inst.0));
+            let by = format!("the {} program's {program}", w.stage.name());
+            let (sel, writer, flags) = match w.lane {
+                DrawLane::Pixel {
+                    lane: Some(lane), ..
+                } => {
+                    let sel = target.pixel_select(&lane, lane_sample(&lane))?;
+                    let (writer, flags) = pixel_words(sel);
+                    (sel, writer, flags)
+                }
+                DrawLane::Pixel { lane: None, .. } => {
                     return Err(ProvenanceError::Refused(format!(
                         "{}: a pixel lane wrote it last, but its wave could not be told",
                         pl.what
                     )));
-                };
-                let sel = target.pixel_select(&lane, lane_sample(&lane))?;
-                let (writer, flags) = pixel_words(sel);
-                let ps =
-                    d.ps.as_ref()
-                        .map_or_else(String::new, |s| source_of(s, w.word.inst.0));
-                return Ok(base(
-                    sel,
-                    writer,
-                    flags,
-                    format!("the pixel program's {ps}"),
-                    w.word.writes,
-                    w.word.contested,
-                    addr,
-                    4,
-                    value,
-                ));
-            }
-            if let Some((addr, w)) = last(true, &vs_b) {
-                let Invocation::Vertex { vertex, instance } = w.word.invocation else {
-                    return Err(ProvenanceError::Refused(
-                        "a vertex write came from no vertex".into(),
-                    ));
-                };
-                return Ok(base(
-                    LaneSelect::Vertex { vertex, instance },
-                    format!("vertex {vertex}, instance {instance}"),
-                    format!("--vertex {vertex} --instance {instance}"),
-                    format!("the vertex program's {}", source_of(&d.vs, w.word.inst.0)),
-                    w.word.writes,
-                    w.word.contested,
-                    addr,
-                    4,
-                    value,
-                ));
-            }
-            Err(unwritten(""))
+                }
+                DrawLane::Lane(sel) => {
+                    let Some((writer, flags)) = lane_words(&sel) else {
+                        return Err(ProvenanceError::Refused(format!(
+                            "{}: its writer is no lane of the draw",
+                            pl.what
+                        )));
+                    };
+                    (sel, writer, flags)
+                }
+            };
+            Ok(base(
+                sel,
+                writer,
+                flags,
+                by,
+                w.writes,
+                w.contested,
+                addr,
+                4,
+                value,
+            ))
         }
         Work::List(_) => Err(ProvenanceError::Refused(
             "a command list: its events are looked at one by one".into(),

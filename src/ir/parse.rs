@@ -306,9 +306,13 @@ fn parse_hull(t: &mut Tokens<'_>) -> Result<HullState, ParseError> {
     let join = n(t, "join")? != 0;
     let pass_through = n(t, "pass_through")? != 0;
     t.expect("factor_words")?;
-    let list = t.word()?;
+    // Six words joined by commas, which the tokenizer gives as words of their own.
     let mut factor_words = [NO_REGISTER; 6];
-    let parts: Vec<&str> = list.split(',').collect();
+    let mut parts: Vec<&str> = vec![t.word()?];
+    while t.peek() == Some(",") {
+        t.word()?;
+        parts.push(t.word()?);
+    }
     if parts.len() != 6 {
         return Err(t.error("factor_words lists six words"));
     }

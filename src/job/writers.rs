@@ -2,27 +2,31 @@
 //! behind a mismatch) and `debug` (opening the lane behind an output) share.
 //!
 //! Owns: the descriptors through which a program writes the resource at a job address
-//! ([`bindings_of`]); the last pixel lane the output merger wrote each watched sample for
-//! ([`PixelWriters`], a `pipeline::MergeObserver`); and, for a draw, the last writer of
-//! each watched word of a UAV among the vertex and pixel lanes ([`StageWriters`], one
-//! `exec::WriterMap` per stage, with the pixel lane's primitive). Does not own: the
-//! observation itself (`exec::observe`, `pipeline`'s observers), or what a caller says
-//! about a writer (the compare report, the debugger's line).
+//! ([`bindings_of`], and per stage of a draw [`draw_bindings`]); the last pixel lane the
+//! output merger wrote each watched sample for, and in which view's pass
+//! ([`PixelWriters`], a `pipeline::MergeObserver`); for a draw, the last writer of each
+//! watched word of a UAV among the lanes of every stage — vertex, hull, domain,
+//! geometry, amplification, mesh and pixel ([`DrawWriters`]); and a non-pixel lane in
+//! words with the `dxlane debug` flags that select it ([`lane_words`]). Does not own:
+//! the observation itself (`exec::observe`, `pipeline`'s observers and its
+//! `LaneWriteSink`), or what a caller says about a writer (the compare report, the
+//! debugger's line).
 //!
 //! "Last" is the order the run made the writes in. The output merger writes a sample in
 //! draw order within the tile that owns it, so a sample's last writer does not depend on
-//! worker threads. A draw with a write sink runs on one worker thread (vertex waves, then
-//! the tiles in order), so its UAV writes come in one order too; a dispatch's groups run
-//! in parallel unless the plan has one worker.
+//! worker threads. A draw with a write sink runs on one worker thread, its views one
+//! after another and within a view the stages in the order the pipeline runs them, so
+//! its UAV writes come in one order too; a dispatch's groups run in parallel unless the
+//! plan has one worker.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use super::ResourceAt;
-use crate::exec::{
-    Binding, Invocation, MemWrite, WaveRun, WordWriter, WriteSink, WriteTarget, WriterMap,
-};
+use crate::exec::{Binding, Invocation, MemWrite, WaveRun, WordWriter, WriteSink, WriteTarget};
 use crate::ir::{ResourceRange, Shader};
+use crate::pipeline::draw::LaneWriteSink;
 use crate::pipeline::{LaneSelect, MergeObserver, MergeTarget, PixelLane, PixelObserver};
 
 /// The descriptors of `shader` through which a run writes the resource at `target`: the
@@ -67,7 +71,8 @@ pub type SampleKey = (MergeTarget, u32, u32, u32);
 #[derive(Default)]
 pub struct PixelWriters {
     watch: HashSet<SampleKey>,
-    map: Mutex<HashMap<SampleKey, (PixelLane, u32, u32)>>,
+    map: Mutex<HashMap<SampleKey, (PixelLane, u32, u32, u32)>>,
+    view: AtomicU32,
     want_origins: bool,
     origins: Mutex<Vec<Option<LaneSelect>>>,
     mesh_origins: Mutex<Vec<Option<crate::pipeline::ms::MeshPrimOrigin>>>,
@@ -92,11 +97,17 @@ impl MergeObserver for PixelWriters {
             return;
         }
         // A poisoned lock only means another worker panicked; the map is still whole.
+        let view = self.view.load(Ordering::Relaxed);
         let mut m = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        let e = m.entry(key).or_insert((*lane, 0, setup));
+        let e = m.entry(key).or_insert((*lane, 0, setup, view));
         e.0 = *lane;
         e.1 = e.1.saturating_add(1);
         e.2 = setup;
+        e.3 = view;
+    }
+
+    fn pass(&self, view: u32) {
+        self.view.store(view, Ordering::Relaxed);
     }
 
     fn wants_origins(&self) -> bool {
@@ -118,6 +129,7 @@ impl PixelWriters {
         PixelWriters {
             watch: watch.into_iter().collect(),
             map: Mutex::default(),
+            view: AtomicU32::new(0),
             want_origins: false,
             origins: Mutex::default(),
             mesh_origins: Mutex::default(),
@@ -178,7 +190,17 @@ impl PixelWriters {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&key)
-            .map(|(l, n, setup)| (PixelLane { prim: *setup, ..*l }, *n))
+            .map(|(l, n, setup, _)| (PixelLane { prim: *setup, ..*l }, *n))
+    }
+
+    /// The view instance whose pass made the last write to `key` (0 without view
+    /// instancing); `None` when the merger never wrote it.
+    pub fn last_view(&self, key: SampleKey) -> Option<u32> {
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .map(|e| e.3)
     }
 
     fn drawn(&self, key: SampleKey) -> Option<u32> {
@@ -186,84 +208,392 @@ impl PixelWriters {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&key)
-            .map(|(l, _, _)| l.prim)
+            .map(|e| e.0.prim)
     }
 }
 
-/// The last writer of a word of a draw's UAV: the vertex or pixel lane, with the pixel
-/// lane's primitive (which `Invocation::Pixel` does not carry).
+/// The stage of a draw whose lane wrote a word ([`DrawWriters`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DrawStage {
+    /// The vertex program.
+    Vertex,
+    /// The hull program (either phase).
+    Hull,
+    /// The domain program.
+    Domain,
+    /// The geometry program.
+    Geometry,
+    /// The amplification program.
+    Amplification,
+    /// The mesh program.
+    Mesh,
+    /// The pixel program.
+    Pixel,
+}
+
+impl DrawStage {
+    /// Every stage, in the order of [`StageBindings`].
+    pub const ALL: [DrawStage; 7] = [
+        DrawStage::Vertex,
+        DrawStage::Hull,
+        DrawStage::Domain,
+        DrawStage::Geometry,
+        DrawStage::Amplification,
+        DrawStage::Mesh,
+        DrawStage::Pixel,
+    ];
+
+    /// The stage's name in reports: `"vertex"`, `"mesh"`, ….
+    pub fn name(self) -> &'static str {
+        match self {
+            DrawStage::Vertex => "vertex",
+            DrawStage::Hull => "hull",
+            DrawStage::Domain => "domain",
+            DrawStage::Geometry => "geometry",
+            DrawStage::Amplification => "amplification",
+            DrawStage::Mesh => "mesh",
+            DrawStage::Pixel => "pixel",
+        }
+    }
+
+    fn of(lane: &LaneSelect) -> Option<DrawStage> {
+        Some(match lane {
+            LaneSelect::Vertex { .. } => DrawStage::Vertex,
+            LaneSelect::Hull { .. } => DrawStage::Hull,
+            LaneSelect::Domain { .. } => DrawStage::Domain,
+            LaneSelect::Geometry { .. } => DrawStage::Geometry,
+            LaneSelect::Amplification { .. } => DrawStage::Amplification,
+            LaneSelect::Mesh { .. } => DrawStage::Mesh,
+            LaneSelect::Pixel { .. } => DrawStage::Pixel,
+            _ => return None,
+        })
+    }
+}
+
+/// Per stage (in [`DrawStage::ALL`]'s order), the bindings through which its program
+/// writes one resource (empty for a stage the draw does not have).
+pub type StageBindings = [Vec<Binding>; 7];
+
+/// Each stage's bindings of the resource at `target` in draw `d` (`bindings_of` of each
+/// of its programs; a mesh draw's mesh program is its `vs`).
+pub fn draw_bindings(d: &crate::pipeline::DrawWork, target: &ResourceAt) -> StageBindings {
+    draw_bindings_by(d, |s| bindings_of(s, target))
+}
+
+/// Each stage's bindings in draw `d` as `of` gives them for its program (empty for a
+/// stage the draw does not have).
+pub fn draw_bindings_by(
+    d: &crate::pipeline::DrawWork,
+    of: impl Fn(&Shader) -> Vec<Binding>,
+) -> StageBindings {
+    DrawStage::ALL.map(|s| stage_program(d, s).map(&of).unwrap_or_default())
+}
+
+/// The program of draw `d` that `stage` runs (a mesh draw's mesh program is its `vs`).
+pub fn stage_program(d: &crate::pipeline::DrawWork, stage: DrawStage) -> Option<&Shader> {
+    let mesh = d.mesh.is_some();
+    match stage {
+        DrawStage::Vertex => (!mesh).then_some(&d.vs),
+        DrawStage::Hull => d.hs.as_ref().map(|h| &h.0),
+        DrawStage::Domain => d.ds.as_ref().map(|h| &h.0),
+        DrawStage::Geometry => d.gs.as_ref().map(|h| &h.0),
+        DrawStage::Amplification => d
+            .mesh
+            .as_ref()
+            .and_then(|m| m.amplification.as_ref().map(|a| &a.0)),
+        DrawStage::Mesh => mesh.then_some(&d.vs),
+        DrawStage::Pixel => d.ps.as_ref(),
+    }
+}
+
+/// A vertex, hull, domain, geometry, amplification or mesh lane in words, and the
+/// `dxlane debug` flags that select it (`None` for another kind of lane).
+pub fn lane_words(sel: &LaneSelect) -> Option<(String, String)> {
+    let p = |v: [u32; 3]| format!("({}, {}, {})", v[0], v[1], v[2]);
+    let c = |v: [u32; 3]| format!("{},{},{}", v[0], v[1], v[2]);
+    Some(match *sel {
+        LaneSelect::Vertex { vertex, instance } => (
+            format!("vertex {vertex}, instance {instance}"),
+            format!("--vertex {vertex} --instance {instance}"),
+        ),
+        LaneSelect::Hull {
+            patch,
+            control_point: Some(k),
+            instance,
+        } => (
+            format!("hull patch {patch}, control point {k}, draw instance {instance}"),
+            format!("--hs-patch {patch} --control-point {k} --instance {instance}"),
+        ),
+        LaneSelect::Hull {
+            patch,
+            control_point: None,
+            instance,
+        } => (
+            format!("hull patch {patch}, patch-constant phase, draw instance {instance}"),
+            format!("--hs-patch {patch} --patch-constant --instance {instance}"),
+        ),
+        LaneSelect::Domain {
+            patch,
+            point,
+            instance,
+        } => (
+            format!("domain patch {patch}, domain point {point}, draw instance {instance}"),
+            format!("--ds-patch {patch} --ds-point {point} --instance {instance}"),
+        ),
+        LaneSelect::Geometry {
+            prim,
+            gs_instance,
+            instance,
+        } => (
+            format!(
+                "geometry input primitive {prim}, SV_GSInstanceID {gs_instance}, draw instance {instance}"
+            ),
+            format!("--gs-primitive {prim} --gs-instance {gs_instance} --instance {instance}"),
+        ),
+        LaneSelect::Amplification { group, thread } => (
+            format!("amplification group {}, thread {}", p(group), p(thread)),
+            format!("--as-group {} --as-thread {}", c(group), c(thread)),
+        ),
+        LaneSelect::Mesh {
+            launch,
+            group,
+            thread,
+        } => {
+            let by = launch
+                .map(|l| format!(", launched by amplification group {}", p(l)))
+                .unwrap_or_default();
+            let flag = launch
+                .map(|l| format!("--as-group {} ", c(l)))
+                .unwrap_or_default();
+            (
+                format!("mesh group {}, thread {}{by}", p(group), p(thread)),
+                format!("{flag}--ms-group {} --ms-thread {}", c(group), c(thread)),
+            )
+        }
+        _ => return None,
+    })
+}
+
+/// The sample a pixel lane is selected by (`--pixel x,y --sample s`, the rank's sample):
+/// its own when it covers it (a per-sample lane), else the lowest it covers.
+pub fn lane_sample(p: &PixelLane) -> u32 {
+    if p.coverage >> (p.sample & 31) & 1 == 1 {
+        p.sample
+    } else {
+        p.coverage.trailing_zeros().min(31)
+    }
+}
+
+/// The lane behind a draw's word: a pixel lane (its primitive known once its wave has
+/// been heard), or a lane of another stage as the debugger selects it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawLane {
+    /// A pixel lane: its pixel and sample, and its place once the pixel observer has
+    /// heard its wave (`None` until then, or if it never was).
+    Pixel {
+        /// Pixel x.
+        x: u32,
+        /// Pixel y.
+        y: u32,
+        /// The sample.
+        sample: u32,
+        /// Primitive, pixel, sample and coverage.
+        lane: Option<PixelLane>,
+    },
+    /// A vertex, hull, domain, geometry, amplification or mesh lane.
+    Lane(LaneSelect),
+}
+
+/// The last writer of a watched word of a draw's UAV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DrawWriter {
-    /// The write, as the stage's map kept it.
-    pub word: WordWriter,
-    /// A pixel lane's place: primitive, pixel, sample and coverage.
-    pub pixel: Option<PixelLane>,
+    /// The stage whose lane wrote it.
+    pub stage: DrawStage,
+    /// The lane.
+    pub lane: DrawLane,
+    /// The view instance whose pass ran the lane (0 without view instancing).
+    pub view: u32,
+    /// The instruction (of the stage's program).
+    pub inst: crate::ir::InstId,
+    /// How many writes touched the word.
+    pub writes: u32,
+    /// Whether other lanes wrote it too.
+    pub contested: bool,
+    /// When it was heard among the watched words' writes: the highest is the newest.
+    pub order: u64,
+    wave_lane: u32,
 }
 
-/// The last writers of watched words of a draw's UAVs, by stage. Give it to the draw as
-/// both its write sink (`Hooks::writes`) and its pixel observer (`Hooks::pixels`): with
-/// a write sink the draw runs on one worker thread and every pixel wave's writes come
-/// just before the observer hears the wave, so a word's newest pixel write is matched
-/// with the lane of that wave that made it.
-pub struct StageWriters {
-    vs: WriterMap,
-    ps: WriterMap,
-    words: Vec<(Binding, u64)>,
-    pixels: Mutex<HashMap<(Binding, u64), (u64, PixelLane)>>,
+/// The last writers of watched words of a draw's UAVs, among every stage's lanes. Give
+/// it to the draw as its write sink (`Hooks::writes`: vertex and pixel lanes), its lane
+/// write sink (`Hooks::lanes`: the other stages) and its pixel observer
+/// (`Hooks::pixels`). With a sink the draw runs on one worker thread, in the order the
+/// stages run (per view; per draw instance the vertex waves, the hull, domain and
+/// geometry stages; or the amplification then mesh groups; then the tiles in order),
+/// so the last writer of a word is one answer in every run; every pixel wave's writes
+/// come just before the observer hears the wave, which names the pixel lane's
+/// primitive.
+pub struct DrawWriters {
+    /// Per entry: each stage's bindings of it, and the word addresses watched.
+    entries: Vec<(StageBindings, HashSet<u64>)>,
+    last: Mutex<HashMap<(usize, u64), DrawWriter>>,
+    /// Words whose last writer is a pixel lane whose wave the observer has not heard.
+    pending: Mutex<Vec<(usize, u64)>>,
+    heard: AtomicU64,
+    view: AtomicU32,
 }
 
-impl StageWriters {
-    /// Watches the words at byte addresses `words` (multiples of 4) of the resource the
-    /// vertex program writes through `vs` and the pixel program through `ps`.
-    pub fn new(vs: Vec<Binding>, ps: Vec<Binding>, words: &[u64]) -> StageWriters {
-        // An empty list would mean "every resource": watch a binding no shader has.
-        let none = |v: Vec<Binding>| {
-            if v.is_empty() {
-                vec![Binding::ResourceHeap(u32::MAX)]
-            } else {
-                v
-            }
-        };
-        let keys = ps
-            .iter()
-            .flat_map(|b| words.iter().map(move |w| (*b, *w & !3)))
-            .collect();
-        StageWriters {
-            vs: WriterMap::new(none(vs)),
-            ps: WriterMap::new(none(ps)),
-            words: keys,
-            pixels: Mutex::default(),
+impl DrawWriters {
+    /// Watches, per entry, the words holding the bytes at `words` of the resource each
+    /// stage writes through its bindings.
+    pub fn new(entries: Vec<(StageBindings, Vec<u64>)>) -> DrawWriters {
+        DrawWriters {
+            entries: entries
+                .into_iter()
+                .map(|(b, w)| (b, w.into_iter().map(|a| a & !3).collect()))
+                .collect(),
+            last: Mutex::default(),
+            pending: Mutex::default(),
+            heard: AtomicU64::new(0),
+            view: AtomicU32::new(0),
         }
     }
 
-    /// The last writer of the word holding byte `addr`, written through `binding` of the
-    /// vertex program (`vertex`) or of the pixel program. Vertex waves all run before
-    /// pixel waves, so a pixel write of a word is later than any vertex write of it.
-    pub fn writer(&self, vertex: bool, binding: Binding, addr: u64) -> Option<DrawWriter> {
-        if vertex {
-            return self
-                .vs
-                .writer(binding, addr)
-                .map(|word| DrawWriter { word, pixel: None });
-        }
-        let word = self.ps.writer(binding, addr)?;
-        let pixel = self
-            .pixels
+    /// The last writer of the word holding byte `addr` of entry `entry`.
+    pub fn writer(&self, entry: usize, addr: u64) -> Option<DrawWriter> {
+        self.last
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&(binding, addr & !3))
-            .filter(|(order, _)| *order == word.order)
-            .map(|(_, p)| *p);
-        Some(DrawWriter { word, pixel })
+            .get(&(entry, addr & !3))
+            .copied()
+    }
+
+    fn hear(&self, stage: DrawStage, lane: DrawLane, view: u32, w: &MemWrite) {
+        let WriteTarget::Resource(b) = w.target else {
+            return;
+        };
+        let s = DrawStage::ALL.iter().position(|x| *x == stage).unwrap_or(0);
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let end = w.addr.saturating_add(u64::from(w.bytes.max(1)));
+        for (e, (bindings, watch)) in self.entries.iter().enumerate() {
+            if !bindings[s].contains(&b) {
+                continue;
+            }
+            let mut a = w.addr & !3;
+            while a < end {
+                if watch.contains(&a) {
+                    // Counted under the lock: the numbers follow the order of the writes.
+                    let order = self.heard.fetch_add(1, Ordering::Relaxed);
+                    let same = |x: &DrawWriter| {
+                        x.stage == stage
+                            && x.view == view
+                            && match (x.lane, lane) {
+                                (
+                                    DrawLane::Pixel { x, y, sample, .. },
+                                    DrawLane::Pixel {
+                                        x: x2,
+                                        y: y2,
+                                        sample: s2,
+                                        ..
+                                    },
+                                ) => (x, y, sample) == (x2, y2, s2),
+                                (a, b) => a == b,
+                            }
+                    };
+                    let new = DrawWriter {
+                        stage,
+                        lane,
+                        view,
+                        inst: w.inst,
+                        writes: 1,
+                        contested: false,
+                        order,
+                        wave_lane: w.lane,
+                    };
+                    last.entry((e, a))
+                        .and_modify(|x| {
+                            let contested = x.contested || !same(x);
+                            *x = DrawWriter {
+                                writes: x.writes.saturating_add(1),
+                                contested,
+                                ..new
+                            };
+                        })
+                        .or_insert(new);
+                    if stage == DrawStage::Pixel {
+                        self.pending
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((e, a));
+                    }
+                }
+                a += 4;
+            }
+        }
     }
 }
 
-impl WriteSink for StageWriters {
+impl WriteSink for DrawWriters {
     fn write(&self, w: &MemWrite) {
+        let view = self.view.load(Ordering::Relaxed);
         match w.invocation {
-            Invocation::Vertex { .. } => self.vs.write(w),
-            Invocation::Pixel { .. } => self.ps.write(w),
+            Invocation::Vertex { vertex, instance } => self.hear(
+                DrawStage::Vertex,
+                DrawLane::Lane(LaneSelect::Vertex { vertex, instance }),
+                view,
+                w,
+            ),
+            Invocation::Pixel { x, y, sample } => self.hear(
+                DrawStage::Pixel,
+                DrawLane::Pixel {
+                    x,
+                    y,
+                    sample,
+                    lane: None,
+                },
+                view,
+                w,
+            ),
             Invocation::Thread { .. } | Invocation::Ray { .. } => {}
+        }
+    }
+}
+
+impl LaneWriteSink for DrawWriters {
+    fn write(&self, view: u32, lane: LaneSelect, w: &MemWrite) {
+        if let Some(stage) = DrawStage::of(&lane) {
+            self.hear(stage, DrawLane::Lane(lane), view, w);
+        }
+    }
+
+    fn pass(&self, view: u32) {
+        self.view.store(view, Ordering::Relaxed);
+    }
+}
+
+impl PixelObserver for DrawWriters {
+    fn wave(&self, _: u32, _: u32, lanes: &[PixelLane], _: &WaveRun, _: &[u32]) {
+        let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if pending.is_empty() {
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        for key in pending {
+            // The newest write of the word came from this wave (one worker thread): its
+            // lane is the writer.
+            if let Some(d) = last.get_mut(&key)
+                && let DrawLane::Pixel {
+                    x,
+                    y,
+                    lane: lane @ None,
+                    ..
+                } = &mut d.lane
+                && let Some(p) = lanes.get(d.wave_lane as usize)
+                && p.x == *x
+                && p.y == *y
+            {
+                *lane = Some(*p);
+            }
         }
     }
 }
@@ -330,29 +660,6 @@ impl WriteSink for RayWriters {
                 _ => true,
             };
             WordWriter::hear(&mut words, w, order, |a| (e, a), rival);
-        }
-    }
-}
-
-impl PixelObserver for StageWriters {
-    fn wave(&self, _: u32, _: u32, lanes: &[PixelLane], _: &WaveRun, _: &[u32]) {
-        let mut seen = self.pixels.lock().unwrap_or_else(|e| e.into_inner());
-        for &(b, a) in &self.words {
-            let Some(w) = self.ps.writer(b, a) else {
-                continue;
-            };
-            if seen.get(&(b, a)).is_some_and(|(o, _)| *o >= w.order) {
-                continue;
-            }
-            // The newest write of the word came from this wave (the draw runs on one
-            // worker thread when it has a sink): its lane is the writer.
-            if let Some(p) = lanes.get(w.lane as usize)
-                && let Invocation::Pixel { x, y, .. } = w.invocation
-                && p.x == x
-                && p.y == y
-            {
-                seen.insert((b, a), (w.order, *p));
-            }
         }
     }
 }

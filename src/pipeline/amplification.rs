@@ -26,7 +26,7 @@
 //!   output in the amplification groups' (x, then y, then z) order; the mesh groups of one
 //!   amplification group are run here in their own (x, y, z) order.
 
-use crate::exec::{ExecError, GroupHooks, GroupRunner, Program};
+use crate::exec::{ExecError, GroupHooks, GroupRunner, Program, WriteSink};
 use crate::ir::{MESH_STATUS_WORDS, Shader};
 
 /// The most groups in one dimension of a `DispatchMesh` grid (spec: "less than 64k").
@@ -69,13 +69,19 @@ pub struct Launch {
 }
 
 /// Runs amplification group `group` on `runner` and reads what it launched (see the
-/// rules in the module doc); returns the launch and the group's lane-instructions.
+/// rules in the module doc); returns the launch and the group's lane-instructions. Its
+/// lanes' memory writes go to `writes` when given.
 pub fn run_group(
     runner: &mut GroupRunner<'_>,
     program: &Program<'_>,
     group: [u32; 3],
+    writes: Option<&dyn WriteSink>,
 ) -> Result<(Launch, u64), ExecError> {
-    let stats = runner.run_with(group, GroupHooks::default())?;
+    let hooks = GroupHooks {
+        writes,
+        ..GroupHooks::default()
+    };
+    let stats = runner.run_with(group, hooks)?;
     let launch = read_launch(runner.group_memory(), program, group)?;
     Ok((launch, stats.lane_instructions))
 }

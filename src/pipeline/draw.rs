@@ -111,9 +111,10 @@ use super::trace::{Hook, TraceProgram};
 use super::view_instancing::{ViewInstanceLocation, effective_index};
 use super::vrs;
 use super::vs::{self, VertexJob, VertexOutputs};
+use super::work::LaneSelect;
 use super::{ds, link::TessLinks};
 use crate::exec::jit::Engine;
-use crate::exec::{DescriptorTable, ExecError, RunBudget, StageProgram, WriteSink};
+use crate::exec::{DescriptorTable, ExecError, MemWrite, RunBudget, StageProgram, WriteSink};
 use crate::ir::{ComponentType, MeshTopology, Shader, SysValue};
 use crate::resources::Format;
 
@@ -141,11 +142,62 @@ pub struct DrawOptions<'a> {
     /// waves first, then the tiles in row-major order, each tile's waves in the order
     /// they ran. `None` (a normal draw) costs one branch per store instruction.
     pub memory: Option<&'a dyn WriteSink>,
+    /// Hears every memory write of the geometry, hull, domain, mesh and amplification
+    /// lanes but a traced wave's, each with the lane that made it ([`LaneWriteSink`]).
+    /// As with `memory`, the draw then runs on one worker thread, so the writes come in
+    /// the order the stages run them: per view, per draw instance, the vertex waves,
+    /// the hull stage, each patch's domain lanes, the geometry stage; or the
+    /// amplification groups, then the mesh groups in launch order. `None` costs one
+    /// branch per store instruction.
+    pub lanes: Option<&'a dyn LaneWriteSink>,
     /// A view-instanced draw: the one view whose pass `observer`, `writes`, `trace` and
     /// `memory` see; the other views' passes run without them, as in a normal draw.
     /// `None`: every pass is seen (and a wave to trace needs a draw of one view). A view
     /// the draw does not run is refused.
     pub view: Option<u32>,
+}
+
+/// Hears the memory writes of a draw's lanes that are neither vertex nor pixel lanes
+/// (`Invocation` names those two; a geometry, hull, domain, mesh or amplification lane
+/// needs its stage, draw instance and place, which only the pipeline knows).
+pub trait LaneWriteSink: Sync {
+    /// One write, made by `lane` in the pass of view instance `view` (0 without view
+    /// instancing).
+    fn write(&self, view: u32, lane: LaneSelect, w: &MemWrite);
+
+    /// The pass of view instance `view` starts (0 without view instancing): the
+    /// vertex and pixel writes the draw's `memory` sink hears until the next call are
+    /// that view's.
+    fn pass(&self, view: u32) {
+        let _ = view;
+    }
+}
+
+/// Where one stage's lanes report their writes: the draw's [`LaneWriteSink`], with what
+/// the stage cannot know itself (the view, the draw instance).
+#[derive(Clone, Copy)]
+pub(crate) struct StageWrites<'a> {
+    /// The draw's sink.
+    pub sink: &'a dyn LaneWriteSink,
+    /// The view instance whose pass runs.
+    pub view: u32,
+    /// The draw instance.
+    pub instance: u32,
+}
+
+/// A wave's (or a group's) [`WriteSink`]: names each write's lane through `lane(k, w)`,
+/// `k` the writing lane's place in the stage's run (`start` + its lane in the wave).
+pub(crate) struct WaveWrites<'a> {
+    pub to: StageWrites<'a>,
+    pub start: usize,
+    pub lane: &'a (dyn Fn(usize, &MemWrite) -> LaneSelect + Sync),
+}
+
+impl WriteSink for WaveWrites<'_> {
+    fn write(&self, w: &MemWrite) {
+        let k = self.start.saturating_add(w.lane as usize);
+        self.to.sink.write(self.to.view, (self.lane)(k, w), w);
+    }
 }
 
 impl<'a> DrawOptions<'a> {
@@ -828,6 +880,12 @@ fn draw_view(
     location: ViewInstanceLocation,
 ) -> Result<DrawReport, DrawError> {
     let t0 = Instant::now();
+    if let Some(w) = opts.writes {
+        w.pass(view);
+    }
+    if let Some(l) = opts.lanes {
+        l.pass(view);
+    }
     let targets = check_targets(s)?;
     if let Some(ps) = s.ps {
         check_outputs(ps, &targets)?;
@@ -1021,7 +1079,7 @@ fn draw_view(
         s.ps.is_none_or(|ps| ps::early_depth_allowed(ps, s.blend.alpha_to_coverage_enable));
     let cores = super::plan::cores();
     // A write sink hears the writes in one order only on one worker (see `memory`).
-    let threads = if opts.memory.is_some() {
+    let threads = if opts.memory.is_some() || opts.lanes.is_some() {
         1
     } else if opts.plan.threads == 0 {
         cores
@@ -1213,6 +1271,11 @@ fn draw_view(
             &mut mesh_prims,
             group_trace.as_ref(),
             want_mesh_origins.then_some(&mut mesh_origins),
+            opts.lanes.map(|sink| StageWrites {
+                sink,
+                view,
+                instance: 0,
+            }),
         )?;
         report.amplification_groups = st.amplification_groups;
         report.as_lane_instructions = st.amplification_lane_instructions;
@@ -1220,6 +1283,10 @@ fn draw_view(
         report.ms_lane_instructions = st.mesh_lane_instructions;
         report.mesh_primitives_discarded = st.culled + st.dropped;
         report.primitives = st.primitives;
+        for (note, seconds) in st.jit {
+            report.compile_seconds += seconds;
+            report.jit.push(note);
+        }
         memory.take(
             "the mesh stage's primitives",
             bytes_of::<Prim>(mesh_prims.len() as u64),
@@ -1264,6 +1331,14 @@ fn draw_view(
         && (matches!(opts.trace.map(|h| h.at), Some(TraceAt::Pixel { .. }))
             || origin_sink.is_some());
     let mut gs_lanes: Vec<u32> = Vec::new();
+    // Where the hull, domain and geometry lanes of draw instance `i` report their writes.
+    let stage_writes = |instance: u32| {
+        opts.lanes.map(|sink| StageWrites {
+            sink,
+            view,
+            instance,
+        })
+    };
     let mut stage_origins: Vec<super::work::LaneSelect> = Vec::new();
     // Setup's buffers, for the primitives set up on this thread.
     let mut scratch = SetupScratch::default();
@@ -1379,6 +1454,7 @@ fn draw_view(
                 &mut hull_out,
                 &charge("instances of the hull stage"),
                 hs_trace,
+                stage_writes(instance),
             )?;
             let h = hs::state(hsp.shader())?;
             // With a geometry program after the domain program, the domain outputs of
@@ -1434,6 +1510,7 @@ fn draw_view(
                     &mut ds_out,
                     &charge("instances of the domain stage"),
                     ds_trace,
+                    stage_writes(instance),
                 )?;
                 if want_origins && gs_program.is_none() {
                     stage_origins.extend((0..t.points.len() as u32).map(|point| {
@@ -1581,6 +1658,7 @@ fn draw_view(
                         )
                     })
                 },
+                stage_writes(instance),
             )?;
             if let Some((g, _)) = gs_state {
                 let n = g.instances.max(1);

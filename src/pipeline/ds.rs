@@ -17,10 +17,12 @@
 //!   primitives over the points' outputs; the patch's primitives keep its
 //!   `SV_PrimitiveID`.
 
+use super::draw::StageWrites;
 use super::hs::{HullOutputs, run_lanes};
 use super::tess::tri_w;
 use super::trace::TraceProgram;
 use super::vs::VertexOutputs;
+use super::work::LaneSelect;
 use crate::exec::{ExecError, StageProgram};
 use crate::ir::{DomainState, Shader, SysValue, TessDomain};
 
@@ -61,17 +63,19 @@ pub fn shade(
     out: &mut VertexOutputs,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
 ) -> Result<u64, ExecError> {
-    shade_traced(program, job, out, charge, None)
+    shade_traced(program, job, out, charge, None, None)
 }
 
 /// [`shade`], with `trace` = (the debugger's program, domain point `k`): the wave running
-/// point `k` of the patch is traced.
+/// point `k` of the patch is traced. With `writes`, the other waves' memory writes are
+/// reported, each named by its patch and domain point.
 pub(crate) fn shade_traced(
     program: &StageProgram<'_>,
     job: &DomainJob<'_>,
     out: &mut VertexOutputs,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
     trace: Option<(&TraceProgram<'_>, usize)>,
+    writes: Option<StageWrites<'_>>,
 ) -> Result<u64, ExecError> {
     let s = program.shader();
     let d = state(s)?;
@@ -83,6 +87,12 @@ pub(crate) fn shade_traced(
     let pw = d.point_words as usize;
     let base_point = job.patch.saturating_mul(job.points_per_patch);
     let words = &mut out.words[first..];
+    let instance = writes.map_or(0, |w| w.instance);
+    let lane = |i: usize| LaneSelect::Domain {
+        patch: job.patch,
+        point: i as u32,
+        instance,
+    };
     run_lanes(
         program,
         job.points.len(),
@@ -128,6 +138,7 @@ pub(crate) fn shade_traced(
         },
         charge,
         trace,
+        writes.map(|w| (w, &lane as &(dyn Fn(usize) -> LaneSelect + Sync))),
     )
 }
 

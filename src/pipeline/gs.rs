@@ -37,10 +37,12 @@
 //!   the pixel stage reads the value of the primitive's first vertex; otherwise the
 //!   input primitive's id.
 
+use super::draw::{StageWrites, WaveWrites};
 use super::ia::PrimKind;
 use super::trace::{StageWaves, TraceProgram};
 use super::vs::VertexOutputs;
-use crate::exec::{ExecError, StageProgram};
+use super::work::LaneSelect;
+use crate::exec::{ExecError, MemWrite, StageProgram, WriteSink};
 use crate::ir::{GeometryState, GsOutput, IoElement, Shader, Stage, SysValue};
 
 /// One input primitive of the geometry stage.
@@ -161,7 +163,10 @@ fn restart(kind: PrimKind, strip: &[u32], v: u32, id: u32, stream: u32, out: &mu
 /// `k` (input primitive `k / instances`, `SV_GSInstanceID` `k % instances`) runs the debug
 /// program — the same program lowered without clean-up, of the same wave size — through
 /// the traced loop; what it emits is collected as a normal wave's. With `origins`, each
-/// vertex appended to `out` pushes the stage lane that emitted it.
+/// vertex appended to `out` pushes the stage lane that emitted it. With `writes`, the
+/// other waves' memory writes are reported, each named by its input primitive and
+/// `SV_GSInstanceID`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn shade(
     program: &StageProgram<'_>,
     job: &GsJob<'_>,
@@ -170,6 +175,7 @@ pub(crate) fn shade(
     trace: Option<(&TraceProgram<'_>, usize)>,
     mut origins: Option<&mut Vec<u32>>,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
+    writes: Option<StageWrites<'_>>,
 ) -> Result<u64, ExecError> {
     let s: &Shader = program.shader();
     let Some(g) = s.geometry else {
@@ -231,7 +237,18 @@ pub(crate) fn shade(
             let k = start + l;
             runner.set_ids(l, [job.prims[k / instances].id, (k % instances) as u32, 0]);
         }
-        let run = wave.run(n)?;
+        // Stage lane k is input primitive k / instances, SV_GSInstanceID k % instances.
+        let lane = |k: usize, _: &MemWrite| LaneSelect::Geometry {
+            prim: (k / instances) as u32,
+            gs_instance: (k % instances) as u32,
+            instance: writes.map_or(0, |w| w.instance),
+        };
+        let sink = writes.map(|to| WaveWrites {
+            to,
+            start,
+            lane: &lane,
+        });
+        let run = wave.run(n, sink.as_ref().map(|s| s as &dyn WriteSink))?;
         let runner = &*wave.runner;
         charge(run.lane_instructions)?;
         executed += run.lane_instructions;
@@ -336,7 +353,7 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
             streams: 1,
         };
         let (mut out, mut list) = (VertexOutputs::default(), Vec::new());
-        shade(&p, &job, &mut out, &mut list, None, None, &|_| Ok(())).unwrap();
+        shade(&p, &job, &mut out, &mut list, None, None, &|_| Ok(()), None).unwrap();
         (out, list)
     }
 

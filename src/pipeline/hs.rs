@@ -22,9 +22,11 @@
 //! - **Order.** Lanes take patches in input order; the results do not depend on the wave
 //!   size, since no hull lane reads another's values.
 
+use super::draw::{StageWrites, WaveWrites};
 use super::trace::{StageWaves, TraceProgram};
 use super::vs::VertexOutputs;
-use crate::exec::{ExecError, StageProgram};
+use super::work::LaneSelect;
+use crate::exec::{ExecError, MemWrite, StageProgram, WriteSink};
 use crate::ir::io::NO_REGISTER;
 use crate::ir::{HullState, Shader, SysValue, hull_phase};
 
@@ -65,7 +67,10 @@ pub(crate) type TakeLane<'a> = dyn FnMut(usize, &[u32], usize, usize) + 'a;
 ///
 /// With `trace` = (the debugger's program, item `k`), the wave holding item `k` runs the
 /// debug program (lowered without clean-up, of the same wave size) through the traced
-/// loop instead; the other waves run as they would.
+/// loop instead; the other waves run as they would. With `writes` = (the draw's sink,
+/// the lane of item `k`), every other wave's memory writes are reported, each with its
+/// item's lane.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_lanes(
     program: &StageProgram<'_>,
     count: usize,
@@ -74,6 +79,7 @@ pub(crate) fn run_lanes(
     take: &mut TakeLane<'_>,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
     trace: Option<(&TraceProgram<'_>, usize)>,
+    writes: Option<(StageWrites<'_>, &(dyn Fn(usize) -> LaneSelect + Sync))>,
 ) -> Result<u64, ExecError> {
     let mut waves = StageWaves::new(program, count, trace)?;
     let w = waves.wave_size();
@@ -92,7 +98,15 @@ pub(crate) fn run_lanes(
         for l in 0..n {
             wave.runner.set_ids(l, ids(start + l));
         }
-        let run = wave.run(n)?.lane_instructions;
+        let lane = |k: usize, _: &MemWrite| writes.map_or(LaneSelect::Thread([0; 3]), |w| (w.1)(k));
+        let sink = writes.map(|(to, _)| WaveWrites {
+            to,
+            start,
+            lane: &lane,
+        });
+        let run = wave
+            .run(n, sink.as_ref().map(|s| s as &dyn WriteSink))?
+            .lane_instructions;
         let outputs = wave.runner.outputs();
         for l in 0..n {
             take(start + l, outputs, l, w);
@@ -137,19 +151,21 @@ pub fn shade(
     out: &mut HullOutputs,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
 ) -> Result<u64, ExecError> {
-    shade_traced(program, job, out, charge, None)
+    shade_traced(program, job, out, charge, None, None)
 }
 
 /// [`shade`], with `trace` = (the debugger's program, patch, `Some(k)`): the wave running
 /// output control point `k` of the patch is traced; with `None` for `k`, the wave running
 /// the patch's patch-constant phase (the fork pass: a DXBC join phase's pass runs as it
-/// would).
+/// would). With `writes`, the other waves' memory writes are reported, each named by its
+/// patch and control point, or its patch's patch-constant phase.
 pub(crate) fn shade_traced(
     program: &StageProgram<'_>,
     job: &HullJob<'_>,
     out: &mut HullOutputs,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
     trace: Option<(&TraceProgram<'_>, u32, Option<u32>)>,
+    writes: Option<StageWrites<'_>>,
 ) -> Result<u64, ExecError> {
     let s = program.shader();
     let h = state(s)?;
@@ -183,6 +199,20 @@ pub(crate) fn shade_traced(
         }
     };
     let mut executed = 0u64;
+    // The lanes the phases' writes are reported with: item i of the control-point
+    // phase is control point i % n_out of patch i / n_out; a patch-constant item is
+    // its patch.
+    let instance = writes.map_or(0, |w| w.instance);
+    let cp_lane = |i: usize| LaneSelect::Hull {
+        patch: (i / n_out.max(1)) as u32,
+        control_point: Some((i % n_out.max(1)) as u32),
+        instance,
+    };
+    let pc_lane = |p: usize| LaneSelect::Hull {
+        patch: p as u32,
+        control_point: None,
+        instance,
+    };
 
     // The control-point phase.
     if h.pass_through {
@@ -241,6 +271,7 @@ pub(crate) fn shade_traced(
                 k.filter(|&k| (k as usize) < n_out)
                     .map(|k| (t, p as usize * n_out + k as usize))
             }),
+            writes.map(|w| (w, &cp_lane as &(dyn Fn(usize) -> LaneSelect + Sync))),
         )?;
     }
 
@@ -293,6 +324,7 @@ pub(crate) fn shade_traced(
                 Some((t, p, None)) if phase == hull_phase::FORK => Some((t, p as usize)),
                 _ => None,
             },
+            writes.map(|w| (w, &pc_lane as &(dyn Fn(usize) -> LaneSelect + Sync))),
         )?;
         out.constants.words = after;
     }

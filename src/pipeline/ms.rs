@@ -36,13 +36,18 @@
 
 use super::amplification::{self, Launch};
 use super::dispatch::{Bindings, thread_layout};
+use super::draw::{StageWrites, WaveWrites};
 use super::gs::GsOut;
 use super::ia::PrimKind;
 use super::link::{LinkError, Linked, PsSource};
 use super::plan::{Plan, ProgramWaveSize};
 use super::trace::{StageGroup, TraceAt};
 use super::vs::VertexOutputs;
-use crate::exec::{DescriptorTable, ExecError, GroupHooks, GroupRunner, Program, RunBudget};
+use super::work::LaneSelect;
+use crate::exec::{
+    DescriptorTable, ExecError, GroupHooks, GroupRunner, Invocation, MemWrite, Program, RunBudget,
+    WriteSink,
+};
 use crate::ir::{ComponentType, Interp, IoElement, MeshFault, MeshTopology, Shader, SysValue};
 
 /// A mesh draw: `DispatchMesh(groups)` with a mesh program and, optionally, an
@@ -59,7 +64,7 @@ pub struct MeshDraw<'a> {
 }
 
 /// What the mesh front of a draw did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MeshStats {
     /// Amplification groups run.
     pub amplification_groups: u64,
@@ -75,6 +80,9 @@ pub struct MeshStats {
     pub dropped: u64,
     /// Primitives culled by `SV_CullPrimitive`.
     pub culled: u64,
+    /// What the native engine compiled of each program (`as: jit: …`, `ms: jit: …`), and
+    /// the seconds it took; empty under the interpreter.
+    pub jit: Vec<(String, f64)>,
 }
 
 /// The primitive kind of a mesh program's topology.
@@ -261,6 +269,10 @@ pub fn record_words(ms: &Shader) -> u32 {
 /// without view instancing). `take` counts bytes against the draw's memory limit
 /// before they are allocated. `trace`, when given, runs the one amplification or mesh
 /// group it names with the debug program, one wave traced (`trace::StageGroup`).
+/// With `writes`, every other group's memory writes are reported, each named by its
+/// amplification group and thread, or its mesh group and thread (and the amplification
+/// group that launched it): amplification groups in grid order, then the mesh groups
+/// launch by launch, each launch's in grid order, which is the order they run in.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn shade(
     d: &MeshDraw<'_>,
@@ -272,6 +284,7 @@ pub(crate) fn shade(
     prims: &mut Vec<GsOut>,
     trace: Option<&StageGroup<'_>>,
     mut origins: Option<&mut Vec<MeshPrimOrigin>>,
+    writes: Option<StageWrites<'_>>,
 ) -> Result<MeshStats, super::draw::DrawError> {
     let (ms, ms_bindings) = d.ms;
     let m = ms
@@ -331,7 +344,29 @@ pub(crate) fn shade(
                     let launch = amplification::read_launch(r.group_memory(), &program, g)?;
                     (launch, st.lane_instructions)
                 }
-                _ => amplification::run_group(&mut runner, &program, g)?,
+                _ => {
+                    let lane = |_: usize, w: &MemWrite| match w.invocation {
+                        Invocation::Thread { group, thread } => LaneSelect::Amplification {
+                            group: group.0,
+                            thread: thread.0,
+                        },
+                        _ => LaneSelect::Amplification {
+                            group: g,
+                            thread: [0; 3],
+                        },
+                    };
+                    let sink = writes.map(|to| WaveWrites {
+                        to,
+                        start: 0,
+                        lane: &lane,
+                    });
+                    amplification::run_group(
+                        &mut runner,
+                        &program,
+                        g,
+                        sink.as_ref().map(|s| s as &dyn WriteSink),
+                    )?
+                }
             };
             stats.amplification_groups += 1;
             stats.amplification_lane_instructions += n;
@@ -339,6 +374,11 @@ pub(crate) fn shade(
                 budget.error(spent, k as u64 + 1, first, "amplification groups")
             })?;
             launches.push(launch);
+        }
+        if let Some(r) = program.jit_report() {
+            stats
+                .jit
+                .push((format!("as: {r}"), r.compile_time.as_secs_f64()));
         }
     } else {
         launches.push(Launch {
@@ -368,8 +408,26 @@ pub(crate) fn shade(
             let (st, mem) = match &traced {
                 Some((r, st)) => (*st, r.group_memory()),
                 None => {
+                    let launch = d.amplification.map(|_| l.group);
+                    let lane = |_: usize, w: &MemWrite| {
+                        let thread = match w.invocation {
+                            Invocation::Thread { thread, .. } => thread.0,
+                            _ => [0; 3],
+                        };
+                        LaneSelect::Mesh {
+                            launch,
+                            group: g,
+                            thread,
+                        }
+                    };
+                    let sink = writes.map(|to| WaveWrites {
+                        to,
+                        start: 0,
+                        lane: &lane,
+                    });
                     let hooks = GroupHooks {
                         shared_init: &l.payload,
+                        writes: sink.as_ref().map(|s| s as &dyn WriteSink),
                         ..GroupHooks::default()
                     };
                     let st = runner.run_with(g, hooks)?;
@@ -396,6 +454,12 @@ pub(crate) fn shade(
             )?;
         }
     }
+    // After the groups, so that the report counts what the region code ran.
+    if let Some(r) = ms_program.jit_report() {
+        stats
+            .jit
+            .push((format!("ms: {r}"), r.compile_time.as_secs_f64()));
+    }
     Ok(stats)
 }
 
@@ -409,7 +473,7 @@ pub fn launched_by(d: &MeshDraw<'_>, plan: &Plan, group: [u32; 3]) -> Result<[u3
     };
     let program = prepare(plan, a, ab)?;
     let mut runner = GroupRunner::new(&program);
-    amplification::run_group(&mut runner, &program, group).map(|(l, _)| l.mesh_groups)
+    amplification::run_group(&mut runner, &program, group, None).map(|(l, _)| l.mesh_groups)
 }
 
 /// The traced group of a mesh draw: the debug program `debug` of the amplification or
@@ -706,7 +770,7 @@ pub fn writers(
         (Some((a, ab)), Some(l)) => {
             let program = prepare(plan, a, ab)?;
             let mut runner = GroupRunner::new(&program);
-            amplification::run_group(&mut runner, &program, l)?
+            amplification::run_group(&mut runner, &program, l, None)?
                 .0
                 .payload
         }

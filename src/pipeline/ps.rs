@@ -173,6 +173,12 @@ pub trait MergeObserver: Sync {
     fn mesh_origins(&self, origins: Vec<Option<super::ms::MeshPrimOrigin>>) {
         let _ = origins;
     }
+
+    /// A view-instanced draw's pass of view instance `view` starts: the writes heard
+    /// until the next call are that view's (0 for a draw without view instancing).
+    fn pass(&self, view: u32) {
+        let _ = view;
+    }
 }
 
 /// Where the pixel program's outputs are in its output words.

@@ -459,8 +459,13 @@ impl<'r> StageWaves<'r> {
 impl StageWave<'_, '_> {
     /// Runs the wave's first `n` lanes (filled by the caller): through the traced loop
     /// when it holds the traced lane — the hook then hears what the wave did, its output
-    /// words as the wave left them — else as a normal wave.
-    pub(crate) fn run(&mut self, n: usize) -> Result<WaveRun, ExecError> {
+    /// words as the wave left them — else as a normal wave, reporting its lanes' memory
+    /// writes to `writes` (the traced wave's go to its hook).
+    pub(crate) fn run(
+        &mut self,
+        n: usize,
+        writes: Option<&dyn crate::exec::WriteSink>,
+    ) -> Result<WaveRun, ExecError> {
         let mask = if n >= 128 {
             u128::MAX
         } else {
@@ -479,7 +484,7 @@ impl StageWave<'_, '_> {
                 });
                 Ok(run)
             }
-            None => self.runner.run(mask, 0, None),
+            None => self.runner.run_writes(mask, 0, None, writes),
         }
     }
 }

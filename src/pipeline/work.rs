@@ -141,6 +141,9 @@ pub struct Hooks<'a> {
     /// lanes but a traced wave's (`DrawOptions::memory`). Rays: every write of the
     /// launch's lanes and the programs they ran, but a traced wave's own.
     pub writes: Option<&'a dyn WriteSink>,
+    /// Draw: every write of the geometry, hull, domain, mesh and amplification lanes
+    /// but a traced wave's, with the lane (`DrawOptions::lanes`).
+    pub lanes: Option<&'a dyn super::draw::LaneWriteSink>,
     /// Dispatch: one wave of one group, traced.
     pub observe: Option<ObserveWave<'a>>,
     /// Draw: every pixel wave.
@@ -166,6 +169,7 @@ impl<'a> Hooks<'a> {
             writes: self.merges,
             trace: self.trace,
             memory: self.writes,
+            lanes: self.lanes,
             view: None,
         }
     }

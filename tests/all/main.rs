@@ -60,6 +60,7 @@ mod sampling_lavapipe;
 mod scale_docs;
 mod shader_test;
 mod stage_examples;
+mod stage_writes;
 mod stream_output;
 mod tessellate;
 mod tessellation_stages;

@@ -688,3 +688,328 @@ fn a_mesh_program_reads_the_view_id_of_each_view() {
     assert!(s0.iter().all(|&b| b == 0), "view 0 masked off");
     assert_eq!(pixel(&s1, 0, 3), [255, 0, 255, 255]);
 }
+
+/// The native engine runs the amplification and mesh programs as it runs the other
+/// stages (arithmetic compiled, the rest interpreted: `exec::jit`), with the same
+/// results as the interpreter, bit for bit: the meshlet example (`examples/meshlets.toml`,
+/// DXIL amplification and mesh programs: frustum culling, a payload, matrix transforms)
+/// draws the same target under both engines, with the same counts, and under the native
+/// engine the draw's report says what it compiled of each of the two programs.
+#[test]
+fn mesh_and_amplification_programs_run_alike_under_both_engines() {
+    use dxlane::exec::jit::Engine;
+    let path = crate::common::root().join("examples/meshlets.toml");
+    let mut runs = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let job = dxlane::job::Job::load(&path).unwrap();
+        let r = dxlane::job::run_draw_job(
+            job,
+            &dxlane::job::RunOptions {
+                engine: Some(engine),
+                ..crate::common::run_options()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{engine}: {e}"));
+        let d = r.summary.draw.clone();
+        assert_eq!(d.engine, engine.to_string());
+        let compiled = |stage: &str| {
+            d.jit
+                .iter()
+                .any(|j| j.starts_with(&format!("{stage}: jit: ")))
+        };
+        match engine {
+            Engine::Interp => assert!(d.jit.is_empty(), "{:?}", d.jit),
+            Engine::Jit => assert!(compiled("as") && compiled("ms"), "{:?}", d.jit),
+        }
+        runs.push((
+            r.targets[0].view.texture.to_bytes(),
+            (
+                d.amplification_groups,
+                d.mesh_groups,
+                d.as_lane_instructions,
+                d.ms_lane_instructions,
+                d.primitives,
+                d.pixels_shaded,
+            ),
+        ));
+    }
+    assert!(runs[0].0 == runs[1].0, "the engines drew different targets");
+    assert_eq!(runs[0].1, runs[1].1);
+    assert!(runs[0].1.1 > 0 && runs[0].1.4 > 0, "{:?}", runs[0].1);
+}
+
+/// Mesh shader spec, "Rendering of the mesh": a mesh program of output topology `line`
+/// draws lines, each index tuple two vertices — D3D12 has no point topology for mesh
+/// programs (`[outputtopology]` takes `line` or `triangle`). Two threads each write a
+/// vertex at y = 0.25 (screen row 1.5 of a 4 × 4 target), thread 0 at x = −0.75
+/// (screen 0.5, pixel 0's centre), thread 1 at x = 0.75 (screen 3.5, pixel 3's centre);
+/// thread 0 writes line 0 = (0, 1) in red. D3D11.3 §3.4.3 (aliased lines, diamond
+/// exit): a pixel is drawn where the line leaves its diamond, so pixels 0, 1 and 2 of
+/// row 1 are red (the line ends inside pixel 3's diamond) and every other pixel keeps
+/// the clear. Without the index tuple nothing is drawn.
+#[test]
+fn a_line_topology_mesh_program_draws_lines() {
+    let text = |indices: bool| {
+        format!(
+            "shader mesh
+group [2 1 1]
+regs 12
+const r0 = 0x0
+const r1 = 0x1
+const r2 = 0x3f800000
+const r3 = 0xbf400000
+const r4 = 0x3f400000
+const r5 = 0x3e800000
+const r6 = 0x2
+io_words in 0 out 4
+output \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp undefined slot 0
+primitive_output \"PRIMCOLOR\" 0 sv none reg 1 rows 1 mask xyzw float interp undefined slot 0
+mesh topology line max_vertices 2 max_primitives 1 payload_bytes 0 primitive_words 4
+block0:
+    group_index r7
+    mesh_counts r6, r1
+    icmp eq, r8, r7, r0
+    select r9, r8, r3, r4
+    mesh_vertex_out 0, _, 1, r7, r9
+    mesh_vertex_out 1, _, 1, r7, r5
+    mesh_vertex_out 2, _, 1, r7, r0
+    mesh_vertex_out 3, _, 1, r7, r2
+    branch r8, block1, block2
+block1:
+    mesh_primitive_out 0, _, 1, r0, r2
+    mesh_primitive_out 1, _, 1, r0, r0
+    mesh_primitive_out 2, _, 1, r0, r0
+    mesh_primitive_out 3, _, 1, r0, r2
+    {}
+    jump block2
+block2:
+    return
+",
+            if indices {
+                "mesh_indices r0, [r0 r1 _]"
+            } else {
+                ""
+            }
+        )
+    };
+    for indices in [true, false] {
+        let t = text(indices);
+        let ms = parse_shader(&t).unwrap_or_else(|e| panic!("{e}\n{t}"));
+        let (r, img) = run(&ms, None, [1, 1, 1]).unwrap();
+        for y in 0..4 {
+            for x in 0..4 {
+                let want = if indices && y == 1 && x < 3 {
+                    [255, 0, 0, 255]
+                } else {
+                    [0; 4]
+                };
+                assert_eq!(pixel(&img, x, y), want, "indices {indices}: ({x}, {y})");
+            }
+        }
+        assert_eq!(r.pixels_shaded, if indices { 3 } else { 0 });
+    }
+}
+
+/// Mesh shader spec, "SV_PrimitiveID in the Pixel Shader": the pixel program reads the
+/// per-primitive `SV_PrimitiveID` the mesh program wrote (there is no generated one).
+/// The plain program with its per-primitive word 4 declared `SV_PrimitiveID`, thread 0
+/// writing 0 for primitive 0 and thread 1 writing 7 for primitive 1; a pixel program
+/// writing the id it reads as id / 255 in every channel but alpha: the lower-left half
+/// (primitive 0) gets 0, the upper-right half (primitive 1) 7.
+#[test]
+fn the_pixel_program_reads_the_mesh_programs_primitive_id() {
+    let text = mesh_text(Ms {
+        cull1: true,
+        ..PLAIN
+    })
+    .replace(
+        "primitive_output \"SV_CullPrimitive\" 0 sv cull_primitive",
+        "primitive_output \"SV_PrimitiveID\" 0 sv primitive_id",
+    )
+    .replace("const r11 = 4294967295", "const r11 = 7");
+    assert!(text.contains("const r11 = 7"), "{text}");
+    let ms = parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let ps = parse_shader(
+        "shader pixel
+regs 4
+const r0 = 0x3b808081
+const r1 = 0x3f800000
+io_words in 8 out 4
+input \"SV_PrimitiveID\" 0 sv primitive_id reg none rows 1 mask x uint interp constant slot 4
+output \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r2, 4
+    utof r2, r2
+    fmul r2, r2, r0
+    output 0, r2
+    output 1, r2
+    output 2, r2
+    output 3, r1
+    return
+",
+    )
+    .unwrap();
+    let none = Bindings::default();
+    let rt = Texture::new(TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4)).unwrap();
+    let mut state = DrawState::new(&ms, Some(&ps), &none, &none);
+    state.mesh = Some(MeshDraw {
+        ms: (&ms, &none),
+        amplification: None,
+        groups: [1, 1, 1],
+    });
+    state.render_targets = vec![Some(RenderTargetView {
+        texture: rt.clone(),
+    })];
+    state.rasterizer.cull_mode = CullMode::None;
+    draw(&state, &DrawArgs::default(), &DrawOptions::default()).unwrap();
+    let img = rt.to_bytes();
+    assert_eq!(pixel(&img, 0, 3), [0, 0, 0, 255]);
+    assert_eq!(pixel(&img, 3, 0), [7, 7, 7, 255]);
+}
+
+/// "Primitive Attributes" (`SV_ViewportArrayIndex` is a per-primitive output of a mesh
+/// program) and D3D11.3 §15.6 "Viewport" and §15.7 "Scissor Test" (the viewport index
+/// selects the viewport and its scissor rectangle; an index past the viewports set
+/// selects viewport 0, "the effective index becomes 0" of
+/// `D3D12_VIEW_INSTANCE_LOCATION`): the plain program
+/// with its per-primitive word 4 declared `SV_ViewportArrayIndex`, thread 0 writing 0
+/// and thread 1 `value`, into an 8 × 4 target with viewport 0 on its left half and
+/// viewport 1 on its right half. With 1, primitive 0 (the lower-left half of its
+/// viewport) is drawn on the left and primitive 1 (the upper-right half) on the right;
+/// with 9 both are drawn on the left.
+#[test]
+fn a_per_primitive_viewport_index_routes_mesh_primitives_between_viewports() {
+    use dxlane::pipeline::{Rect, Viewport};
+    let program = |value: u32| {
+        let text = mesh_text(Ms {
+            cull1: true,
+            ..PLAIN
+        })
+        .replace(
+            "primitive_output \"SV_CullPrimitive\" 0 sv cull_primitive",
+            "primitive_output \"SV_ViewportArrayIndex\" 0 sv viewport_array_index",
+        )
+        .replace("const r11 = 4294967295", &format!("const r11 = {value}"));
+        parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    let draw_halves = |ms: &Shader| {
+        let ps = parse_shader(PS).unwrap();
+        let none = Bindings::default();
+        let rt = Texture::new(TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 4)).unwrap();
+        let mut state = DrawState::new(ms, Some(&ps), &none, &none);
+        state.mesh = Some(MeshDraw {
+            ms: (ms, &none),
+            amplification: None,
+            groups: [1, 1, 1],
+        });
+        state.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        state.rasterizer.cull_mode = CullMode::None;
+        state.viewports = (0..2)
+            .map(|k| Viewport {
+                top_left_x: 4.0 * k as f32,
+                ..Viewport::full(4, 4)
+            })
+            .collect();
+        state.scissors = (0..2)
+            .map(|k| Rect {
+                left: 4 * k,
+                top: 0,
+                right: 4 * k + 4,
+                bottom: 4,
+            })
+            .collect();
+        draw(&state, &DrawArgs::default(), &DrawOptions::default()).unwrap();
+        let b = rt.to_bytes();
+        move |x: usize, y: usize| {
+            let i = (y * 8 + x) * 4;
+            [b[i], b[i + 1], b[i + 2], b[i + 3]]
+        }
+    };
+    let px = draw_halves(&program(1));
+    assert_eq!(px(0, 3), [255, 0, 0, 255], "primitive 0 in viewport 0");
+    assert_eq!(px(3, 0), [0, 0, 0, 0], "primitive 1 not in viewport 0");
+    assert_eq!(px(7, 0), [0, 255, 0, 255], "primitive 1 in viewport 1");
+    assert_eq!(px(4, 3), [0, 0, 0, 0], "primitive 0 not in viewport 1");
+    let px = draw_halves(&program(9));
+    assert_eq!(px(0, 3), [255, 0, 0, 255]);
+    assert_eq!(px(3, 0), [0, 255, 0, 255], "index 9: viewport 0");
+    assert_eq!(px(7, 0), [0, 0, 0, 0], "viewport 1 untouched");
+}
+
+/// VRS "Per-Primitive Attribute" with the mesh shader's per-primitive `SV_ShadingRate`
+/// (D3D12's `MeshShaderPerPrimitiveShadingRateSupported`, which `pipeline::vrs` states)
+/// and "Combining Shading Rate Factors" with combiner 0 `OVERRIDE`: the plain program's
+/// per-primitive word 4 declared `SV_ShadingRate`, primitive 0 (the lower-left half of a
+/// 4 × 4 target) at 0 (1X1) and primitive 1 (the upper-right half) at 5 (2X2). A pixel
+/// program writing its `SV_Position.xy`: a 1X1 lane stands at its pixel's centre, a 2X2
+/// lane at its coarse pixel's centre (the rule `tests/all/vrs.rs`
+/// `coarse_pixels_take_their_centre_and_derivatives_span_them` holds), so pixel (3, 0)
+/// of primitive 1 reads (3, 1), the centre of the 2 × 2 block
+/// from (2, 0), and pixel (0, 3) of primitive 0 reads (0.5, 3.5). With `PASSTHROUGH` the
+/// draw's 1X1 stands and pixel (3, 0) reads (3.5, 0.5).
+#[test]
+fn a_per_primitive_shading_rate_makes_a_mesh_primitive_shade_coarsely() {
+    use dxlane::pipeline::vrs::{Combiner, ShadingRate, ShadingRateState};
+    let text = mesh_text(Ms {
+        cull1: true,
+        ..PLAIN
+    })
+    .replace(
+        "primitive_output \"SV_CullPrimitive\" 0 sv cull_primitive",
+        "primitive_output \"SV_ShadingRate\" 0 sv shading_rate",
+    )
+    .replace("const r11 = 4294967295", "const r11 = 5");
+    let ms = parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let ps = parse_shader(
+        "shader pixel
+regs 4
+const r0 = 0x3f800000
+io_words in 4 out 4
+input \"SV_Position\" 0 sv position reg 0 rows 1 mask xyzw float interp noperspective slot 0
+output \"SV_Target\" 0 sv target reg 0 rows 1 mask xyzw float interp undefined slot 0
+block0:
+    input r1, 0
+    input r2, 1
+    output 0, r1
+    output 1, r2
+    output 2, r0
+    output 3, r0
+    return
+",
+    )
+    .unwrap();
+    let position = |combiner: Combiner| {
+        let none = Bindings::default();
+        let rt = Texture::new(TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, 4, 4)).unwrap();
+        let mut state = DrawState::new(&ms, Some(&ps), &none, &none);
+        state.mesh = Some(MeshDraw {
+            ms: (&ms, &none),
+            amplification: None,
+            groups: [1, 1, 1],
+        });
+        state.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        state.rasterizer.cull_mode = CullMode::None;
+        state.shading_rate = ShadingRateState {
+            rate: ShadingRate::X1X1,
+            combiners: [combiner, Combiner::Passthrough],
+            image: None,
+        };
+        draw(&state, &DrawArgs::default(), &DrawOptions::default()).unwrap();
+        let b = rt.to_bytes();
+        move |x: usize, y: usize| {
+            let i = (y * 4 + x) * 16;
+            let f = |k: usize| f32::from_le_bytes(b[i + k..i + k + 4].try_into().unwrap());
+            (f(0), f(4))
+        }
+    };
+    let at = position(Combiner::Override);
+    assert_eq!(at(3, 0), (3.0, 1.0), "primitive 1 at 2X2");
+    assert_eq!(at(2, 1), (3.0, 1.0), "the same coarse pixel");
+    assert_eq!(at(0, 3), (0.5, 3.5), "primitive 0 at 1X1");
+    let at = position(Combiner::Passthrough);
+    assert_eq!(at(3, 0), (3.5, 0.5), "the draw's 1X1");
+}

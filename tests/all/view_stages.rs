@@ -1,9 +1,10 @@
-//! `SV_ViewID` in the geometry stage (D3D12 View Instancing, "View Instancing
-//! Declaration": every graphics stage may read its view's `SV_ViewID`; DXIL.rst's
-//! semantic table: `NotInSig` in `GSIn`), with programs in the IR's text form: a draw
-//! of two views whose geometry program writes its view into the colour each pixel gets,
-//! each view in its own half of the target; and the debugger's `--gs-primitive` lane of
-//! each view reading it.
+//! `SV_ViewID` in the geometry, hull and domain stages (D3D12 View Instancing, "View
+//! Instancing Declaration": every graphics stage may read its view's `SV_ViewID`;
+//! DXIL.rst's semantic table: `NotInSig` in `GSIn`), with programs in the IR's text
+//! form: a draw of two views whose geometry program writes its view into the colour
+//! each pixel gets, each view in its own half of the target; the debugger's
+//! `--gs-primitive` lane of each view reading it; and a tessellated draw of two views
+//! whose hull and domain lanes store the view they read.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -13,7 +14,7 @@ use dxlane::job::{self, Job, RunOptions};
 use crate::common;
 
 /// A full-screen triangle from `SV_VertexID` alone: (−1, −1), (3, −1), (−1, 3).
-const VS: &str = "shader vertex
+pub(crate) const VS: &str = "shader vertex
 regs 10
 const r0 = 0xbf800000
 const r1 = 0x40400000
@@ -39,7 +40,7 @@ block0:
 
 /// Passes its triangle through, each vertex with `COLOR` = (view, 1, 0, 1): the view
 /// as a float, read once (`r7`).
-fn gs() -> String {
+pub(crate) fn gs() -> String {
     let mut body = String::new();
     for v in 0..3 {
         for c in 0..4 {
@@ -74,7 +75,7 @@ block0:
 }
 
 /// Writes its `COLOR`.
-const PS: &str = "shader pixel
+pub(crate) const PS: &str = "shader pixel
 regs 4
 io_words in 8 out 4
 input \"COLOR\" 0 sv none reg 1 rows 1 mask xyzw float interp constant slot 4
@@ -117,7 +118,7 @@ fn gs_job(name: &str, views: &str) -> PathBuf {
     path
 }
 
-const TWO: &str =
+pub(crate) const TWO: &str =
     "view_instancing = { count = 2, locations = [{ viewport = 0 }, { viewport = 1 }] }";
 
 /// Every texel of the 8 × 4 target after the job.
@@ -194,5 +195,83 @@ fn the_geometry_lane_of_each_view_reads_its_view() {
         assert_eq!(out.status.code(), Some(0), "{text}");
         assert!(text.contains(want), "view {view}: {text}");
         assert!(text.contains(&format!(", view {view}), step")), "{text}");
+    }
+}
+
+/// `text` (a program in the IR's text form) reading `SV_ViewID` at a new input word past
+/// its own, and that word.
+fn with_view_input(text: &str) -> (String, u32) {
+    let mut slot = 0;
+    let mut out = String::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("io_words in ") {
+            let (n, tail) = rest.split_once(' ').unwrap();
+            slot = n.parse().unwrap();
+            out.push_str(&format!(
+                "io_words in {} {tail}\ninput \"SV_ViewID\" 0 sv view_id reg none rows 1 mask x uint interp undefined slot {slot}\n",
+                slot + 1
+            ));
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    (out, slot)
+}
+
+/// D3D12 View Instancing (DirectX-Specs "View Instancing": graphics shaders can read
+/// `SV_ViewID`; `D3D12_VIEW_INSTANCING_TIER`: hull factors that depend on it make the
+/// tessellation repeat per view): in a draw of two views, every hull lane (both phases)
+/// of view v's pass reads v and stores v + 1 to word 8 + v of a raw UAV, every domain
+/// lane stores v + 1 to word 12 + v. The example tessellation draw's programs lowered to
+/// the IR, each given that read and store. Without view instancing each reads 0
+/// ("Shaders that input SV_ViewID will only see the value 0"): words 9 and 13 keep the
+/// buffer's 0.
+#[test]
+fn hull_and_domain_programs_read_the_view_id_of_each_view() {
+    use crate::stage_writes::{UAV, tess_example, with_store};
+    let (hs, ds, text) = tess_example();
+    // v + 1 to word `base` + v (`base` the constant c2 = 8 or c4 = 12).
+    let store = |base: &str, slot: u32| {
+        format!(
+            "    input t0, {slot}
+    iadd t1, t0, c1
+    iadd t2, t0, {base}
+    imul t2, t2, c3
+    handle t3, RANGE, c0
+    raw_store b32, 1, t3, t2, [t1 _ _ _]
+"
+        )
+    };
+    let (hs, hs_slot) = with_view_input(&hs);
+    let (ds, ds_slot) = with_view_input(&ds);
+    let hs = with_store(&hs, &[0, 1, 8, 4, 12], "block0:", &store("c2", hs_slot));
+    let ds = with_store(&ds, &[0, 1, 8, 4, 12], "block0:", &store("c4", ds_slot));
+    for (name, views, want) in [
+        (
+            "two",
+            "view_instancing = { count = 2, locations = [{ viewport = 0 }, { viewport = 0 }] }",
+            [1, 2, 1, 2],
+        ),
+        ("none", "", [1, 0, 1, 0]),
+    ] {
+        let dir = common::scratch()
+            .join("view_stages")
+            .join(format!("tess-{name}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("patch.hs.ir"), &hs).unwrap();
+        std::fs::write(dir.join("patch.ds.ir"), &ds).unwrap();
+        let job_text = format!(
+            "{}\n{UAV}",
+            text.replacen("[draw]\n", &format!("[draw]\n{views}\n"), 1)
+        );
+        let path = dir.join("tess.toml");
+        std::fs::write(&path, job_text).unwrap();
+        let r = job::run_draw_job(Job::load(&path).unwrap(), &common::run_options())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bytes = r.bound.resources[0].contents().unwrap();
+        let word = |i: usize| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap());
+        assert_eq!([word(8), word(9), word(12), word(13)], want, "{name}");
     }
 }
