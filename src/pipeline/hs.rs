@@ -24,6 +24,7 @@
 
 use super::trace::{StageWaves, TraceProgram};
 use super::vs::VertexOutputs;
+use super::work::LaneSelect;
 use crate::exec::{ExecError, StageProgram};
 use crate::ir::io::NO_REGISTER;
 use crate::ir::{HullState, Shader, SysValue, hull_phase};
@@ -297,6 +298,34 @@ pub(crate) fn shade_traced(
         out.constants.words = after;
     }
     Ok(executed)
+}
+
+/// The lanes that made a patch's control points, for the debugger
+/// (`trace::InputOrigins`): per input control point `k`, `vertex(k)` (the vertex lane
+/// the input assembler fed it from), and per output control point `k` the control-point
+/// phase's lane of patch `patch` — or, for a program without that phase, input control
+/// point `k`'s vertex lane, which it passes through.
+pub(crate) fn point_origins(
+    h: &HullState,
+    patch: u32,
+    instance: u32,
+    vertex: &dyn Fn(usize) -> LaneSelect,
+) -> (Vec<LaneSelect>, Vec<LaneSelect>) {
+    let inputs = (0..h.input_points as usize).map(vertex).collect();
+    let outputs = (0..h.output_points)
+        .map(|k| {
+            if h.pass_through {
+                vertex(k as usize)
+            } else {
+                LaneSelect::Hull {
+                    patch,
+                    control_point: Some(k),
+                    instance,
+                }
+            }
+        })
+        .collect();
+    (inputs, outputs)
 }
 
 /// Patch `p`'s final factors, as the patch-constant phases wrote them (0 where the

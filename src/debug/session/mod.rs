@@ -34,6 +34,7 @@ use super::{DebugError, DebugOptions};
 use crate::pipeline::TraceAt;
 
 mod breakpoint;
+mod chain;
 mod command;
 mod diff;
 mod inspect;
@@ -89,6 +90,8 @@ pub struct Debugger {
         crate::pipeline::ms::MeshPrimOrigin,
         Option<crate::pipeline::ms::MeshWriters>,
     )>,
+    /// A geometry, hull or domain lane: the lanes that made its inputs, one stage up.
+    input_origins: Option<crate::debug::target::InputOrigins>,
     /// A ray-generation lane: every program its wave's `TraceRay` and `CallShader` ran.
     nested: Vec<crate::pipeline::rays::NestedRun>,
     /// A ray-generation lane: the steps of the programs it invoked, laid out with its
@@ -138,6 +141,7 @@ impl Debugger {
             pixel: run.pixel,
             origin: run.origin,
             mesh_origin: run.mesh_origin,
+            input_origins: run.input_origins,
             nested: run.nested,
             nest: None,
         };
