@@ -1373,12 +1373,13 @@ fn draw_view(
                         instance: i,
                         patch,
                         point,
+                        join,
                     }),
-                ) if i == instance => Some((t, patch, point)),
+                ) if i == instance => Some((t, patch, point, join)),
                 _ => None,
             };
             // The traced hull lane's control points came from these vertex lanes.
-            if let (Some(hook), Some((_, patch, point))) = (opts.trace, hs_trace)
+            if let (Some(hook), Some((_, patch, point, _))) = (opts.trace, hs_trace)
                 && let Ok(h) = hs::state(hsp.shader())
             {
                 let n_in = h.input_points as usize;
@@ -1464,6 +1465,7 @@ fn draw_view(
                         patch: Some(super::work::LaneSelect::Hull {
                             patch: p as u32,
                             control_point: None,
+                            join: h.join,
                             instance,
                         }),
                     });

@@ -141,16 +141,16 @@ pub fn shade(
     shade_traced(program, job, out, charge, None)
 }
 
-/// [`shade`], with `trace` = (the debugger's program, patch, `Some(k)`): the wave running
-/// output control point `k` of the patch is traced; with `None` for `k`, the wave running
-/// the patch's patch-constant phase (the fork pass: a DXBC join phase's pass runs as it
-/// would).
+/// [`shade`], with `trace` = (the debugger's program, patch, `Some(k)`, _): the wave
+/// running output control point `k` of the patch is traced; with `None` for `k`, the wave
+/// running the patch's patch-constant phase: the fork pass, or with `true` last, the
+/// join pass of a DXBC program with join phases.
 pub(crate) fn shade_traced(
     program: &StageProgram<'_>,
     job: &HullJob<'_>,
     out: &mut HullOutputs,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
-    trace: Option<(&TraceProgram<'_>, u32, Option<u32>)>,
+    trace: Option<(&TraceProgram<'_>, u32, Option<u32>, bool)>,
 ) -> Result<u64, ExecError> {
     let s = program.shader();
     let h = state(s)?;
@@ -238,7 +238,7 @@ pub(crate) fn shade_traced(
                 }
             },
             charge,
-            trace.and_then(|(t, p, k)| {
+            trace.and_then(|(t, p, k, _)| {
                 k.filter(|&k| (k as usize) < n_out)
                     .map(|k| (t, p as usize * n_out + k as usize))
             }),
@@ -291,7 +291,16 @@ pub(crate) fn shade_traced(
             },
             charge,
             match trace {
-                Some((t, p, None)) if phase == hull_phase::FORK => Some((t, p as usize)),
+                Some((t, p, None, join))
+                    if phase
+                        == if join {
+                            hull_phase::JOIN
+                        } else {
+                            hull_phase::FORK
+                        } =>
+                {
+                    Some((t, p as usize))
+                }
                 _ => None,
             },
         )?;
@@ -320,6 +329,7 @@ pub(crate) fn point_origins(
                 LaneSelect::Hull {
                     patch,
                     control_point: Some(k),
+                    join: false,
                     instance,
                 }
             }

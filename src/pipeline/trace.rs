@@ -73,6 +73,9 @@ pub enum TraceAt {
         patch: u32,
         /// `SV_OutputControlPointID`, or `None` for the patch-constant phase.
         point: Option<u32>,
+        /// With `point` `None`: the join phases' pass (DXBC) instead of the fork
+        /// phases'.
+        join: bool,
     },
     /// The domain wave running domain point `point` (in the tessellator's order) of patch
     /// `patch` of draw instance `instance`.

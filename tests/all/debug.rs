@@ -796,6 +796,7 @@ fn debugged_draws_equal_normal_draws() {
                 lanes.push(LaneSelect::Hull {
                     patch: 0,
                     control_point,
+                    join: false,
                     instance: 0,
                 });
             }

@@ -270,3 +270,64 @@ fn the_chain_through_dxil_loads() {
         );
     }
 }
+
+/// The DXBC join phase traced (`--join-phase`; D3D11.3 §10: join phases run after the
+/// fork phases, once per patch): `tests/jobs/debug_chain/join_phase.toml`'s hull
+/// program computes its patch constants in one join phase. The join lane of patch 0
+/// writes edge 0 = min(2, 16) = 2 and CENTRE.x (`o0.y`, from `r1.x`) = (−1.75 + 0.25 −
+/// 0.75) / 3 = −0.75, the mean of the control points' x, whose `why` names the vertex
+/// lanes that fed them; the domain lane's patch constants name that join lane. A draw whose hull program
+/// has no join phase refuses `--join-phase` in one line (exit status 2).
+#[test]
+fn the_join_phase_is_traced() {
+    if common::corpora().is_empty() {
+        eprintln!("DXLANE_NO_CORPORA is set: the join phase is not checked");
+        return;
+    }
+    let flags = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+    let job = "tests/jobs/debug_chain/join_phase.toml";
+    let join = open(
+        job,
+        &flags("--hs-patch 0 --join-phase"),
+        "where; continue; outputs; why r1.x",
+    );
+    assert!(
+        join.contains("hull join-phase wave 0 (hull patch 0, join phase, draw instance 0)"),
+        "{join}"
+    );
+    assert!(
+        line_after(&join, "o0.x SV_TessFactor: ").starts_with("2.0 (0x40000000)"),
+        "{join}"
+    );
+    assert!(join.contains("r1.x = -0.75 (0xbf400000) ← "), "{join}");
+    for (k, x) in [
+        (0, "-1.75 (0xbfe00000)"),
+        (1, "0.25 (0x3e800000)"),
+        (2, "-0.75 (0xbf400000)"),
+    ] {
+        assert!(
+            join.contains(&format!(
+                "vicp[{k}][0].x = {x}: an input of the lane, from the pipeline: control point {k} was made by vertex {k}, draw instance 0 (--vertex {k} --instance 0)"
+            )),
+            "{join}"
+        );
+    }
+    let ds = open(job, &flags("--ds-patch 0 --ds-point 0"), "inputs");
+    assert!(
+        ds.contains("the patch constants were made by hull patch 0, join phase, draw instance 0 (--hs-patch 0 --join-phase --instance 0)"),
+        "{ds}"
+    );
+    let (no, code) = session(&[
+        "debug",
+        "examples/tessellation.toml",
+        "--hs-patch",
+        "0",
+        "--join-phase",
+    ]);
+    assert_eq!(code, 2, "{no}");
+    assert!(
+        no.contains("--join-phase: the hull program has no join phase"),
+        "{no}"
+    );
+    common::assert_snapshot("debug/lane_chain_join_phase.txt", &format!("{join}{no}"));
+}

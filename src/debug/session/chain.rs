@@ -117,6 +117,7 @@ pub(super) fn lane_words(sel: LaneSelect, view: Option<u32>) -> Option<(String, 
             patch,
             control_point: Some(k),
             instance,
+            ..
         } => (
             format!("hull patch {patch}, control point {k}, draw instance {instance}"),
             format!("--hs-patch {patch} --control-point {k} --instance {instance}"),
@@ -124,6 +125,16 @@ pub(super) fn lane_words(sel: LaneSelect, view: Option<u32>) -> Option<(String, 
         LaneSelect::Hull {
             patch,
             control_point: None,
+            join: true,
+            instance,
+        } => (
+            format!("hull patch {patch}, join phase, draw instance {instance}"),
+            format!("--hs-patch {patch} --join-phase --instance {instance}"),
+        ),
+        LaneSelect::Hull {
+            patch,
+            control_point: None,
+            join: false,
             instance,
         } => (
             format!("hull patch {patch}, patch constants, draw instance {instance}"),
@@ -308,7 +319,7 @@ impl Debugger {
                     .map_err(|_| format!("the lane reads {} patch-constant register(s)", pc / 4))
             }
             _ => Err(format!(
-                "not an input of this {} lane: v[i][r] names a geometry lane's input vertices and a hull control-point lane's control points, vicp[k][r] a hull or domain lane's control points, vocp[k][r] a hull patch-constant lane's output control points, vpc# a domain lane's patch constants",
+                "not an input of this {} lane: v[i][r] names a geometry lane's input vertices and a hull control-point lane's control points, vicp[k][r] a hull or domain lane's control points, vocp[k][r] a hull patch-constant lane's output control points, vpc# a domain lane's patch constants or what a join phase reads of the fork phases' outputs",
                 sh.stage
             )),
         };

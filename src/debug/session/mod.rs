@@ -483,6 +483,13 @@ impl Debugger {
                 ids[1],
                 inst(instance)
             ),
+            Some(TraceAt::Hull {
+                instance,
+                join: true,
+                ..
+            }) => {
+                format!("hull patch {}, join phase{}", ids[0], inst(instance))
+            }
             Some(TraceAt::Hull { instance, .. }) => {
                 format!("hull patch {}, patch constants{}", ids[0], inst(instance))
             }
@@ -561,6 +568,9 @@ impl Debugger {
             Some(TraceAt::Geometry { .. }) => format!("geometry wave {}", self.place.wave),
             Some(TraceAt::Hull { point: Some(_), .. }) => {
                 format!("hull control-point wave {}", self.place.wave)
+            }
+            Some(TraceAt::Hull { join: true, .. }) => {
+                format!("hull join-phase wave {}", self.place.wave)
             }
             Some(TraceAt::Hull { .. }) => format!("hull patch-constant wave {}", self.place.wave),
             Some(TraceAt::Domain { .. }) => format!("domain wave {}", self.place.wave),
