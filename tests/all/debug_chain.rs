@@ -38,6 +38,11 @@ fn flags_after(text: &str, said: &str) -> Vec<String> {
         .collect()
 }
 
+/// `s` split into command-line words.
+fn flags_of(s: &str) -> Vec<String> {
+    s.split(' ').map(str::to_string).collect()
+}
+
 /// Opens `job` with `flags` and runs `script`; exit status 0.
 fn open(job: &str, flags: &[String], script: &str) -> String {
     let mut args = vec!["debug", job];
@@ -112,6 +117,19 @@ fn the_chain_from_a_pixel_to_its_vertex_lane_in_each_instance() {
         assert!(ds.contains(&said), "{ds}");
         let hs_flags = flags_after(&ds, "control point 1 was made by");
         let hs = open(&job, &hs_flags, "continue; outputs; why o0.x");
+        // The patch-constant lane of the same patch reads the control-point lanes'
+        // outputs (`vocp`, D3D11.3 §10: after every control point is computed).
+        let pc = open(
+            &job,
+            &flags_of(&format!("--hs-patch 1 --patch-constant --instance {d}")),
+            "inputs",
+        );
+        assert!(
+            pc.contains(&format!(
+                "output control point 2 was made by hull patch 1, control point 2, draw instance {d} (--hs-patch 1 --control-point 2 --instance {d})"
+            )),
+            "{pc}"
+        );
         assert!(
             line_after(&hs, "o0.xyz POSITION0: ")
                 .starts_with("-0.625 (0xbf200000), 0.625 (0x3f200000), 0.5"),
@@ -169,7 +187,16 @@ fn a_pass_through_hull_leads_to_the_vertex_lanes() {
         "{ds}"
     );
     let pc_flags = flags_after(&ds, "the patch constants were made by");
-    let pc = open(&job, &pc_flags, "continue; why o4.x");
+    let pc = open(&job, &pc_flags, "continue; why o4.x; inputs");
+    // Its output control points (`vocp`) are the input control points passed through.
+    for k in 0..3 {
+        assert!(
+            pc.contains(&format!(
+                "output control point {k} was made by vertex {k}, draw instance 1 (--vertex {k} --instance 1)"
+            )),
+            "{pc}"
+        );
+    }
     assert!(
         pc.contains("vicp[0][1].x = 0.5 (0x3f000000): an input of the lane, from the pipeline: control point 0 was made by vertex 0, draw instance 1 (--vertex 0 --instance 1)"),
         "{pc}"
