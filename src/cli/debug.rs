@@ -87,6 +87,10 @@ pub struct DebugArgs {
     /// With --hs-patch: the patch-constant phase's lane.
     #[arg(long, requires = "hs_patch")]
     pub patch_constant: bool,
+    /// With --hs-patch: the lane of a DXBC hull program's join phases, which run after
+    /// its fork phases in a pass of their own.
+    #[arg(long, requires = "hs_patch", conflicts_with_all = ["control_point", "patch_constant"])]
+    pub join_phase: bool,
     /// Draw jobs: a domain-program lane of patch `p` of the draw instance (with
     /// --ds-point).
     #[arg(long, value_name = "P", conflicts_with_all = ["thread", "group", "pixel", "vertex", "texel", "element"])]
@@ -213,6 +217,7 @@ fn launch_args(base: &DebugArgs, l: &debug::dap::LaunchArgs) -> DebugArgs {
         hs_patch: l.hs_patch,
         control_point: l.control_point,
         patch_constant: l.patch_constant.unwrap_or(false),
+        join_phase: l.join_phase.unwrap_or(false),
         ds_patch: l.ds_patch,
         ds_point: l.ds_point,
         ms_group: l.ms_group.clone(),
@@ -427,8 +432,10 @@ fn stage_lane(args: &DebugArgs) -> Result<Option<LaneSelect>, String> {
             if args.gs_instance.is_some() {
                 return Err("--gs-instance goes with --gs-primitive".into());
             }
-            if args.control_point.is_some() || args.patch_constant {
-                return Err("--control-point and --patch-constant go with --hs-patch".into());
+            if args.control_point.is_some() || args.patch_constant || args.join_phase {
+                return Err(
+                    "--control-point, --patch-constant and --join-phase go with --hs-patch".into(),
+                );
             }
             if args.ds_point.is_some() {
                 return Err("--ds-point goes with --ds-patch".into());
@@ -450,7 +457,7 @@ fn stage_lane(args: &DebugArgs) -> Result<Option<LaneSelect>, String> {
         }));
     }
     if let Some(patch) = args.hs_patch {
-        let control_point = match (args.control_point, args.patch_constant) {
+        let control_point = match (args.control_point, args.patch_constant || args.join_phase) {
             (Some(k), false) => Some(k),
             (None, true) => None,
             (Some(_), true) => {
@@ -460,13 +467,14 @@ fn stage_lane(args: &DebugArgs) -> Result<Option<LaneSelect>, String> {
             }
             (None, false) => {
                 return Err(
-                    "--hs-patch: give the phase: --control-point k (the control-point phase) or --patch-constant".into(),
+                    "--hs-patch: give the phase: --control-point k (the control-point phase), --patch-constant or --join-phase".into(),
                 );
             }
         };
         return Ok(Some(LaneSelect::Hull {
             patch,
             control_point,
+            join: args.join_phase,
             instance,
         }));
     }

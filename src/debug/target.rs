@@ -11,6 +11,7 @@ use crate::ir::{Shader, Stage};
 use crate::lower::{self, LoadOptions};
 pub use crate::pipeline::ms::{MeshPrimOrigin, MeshWriters};
 pub use crate::pipeline::rays::{NestedHit, NestedKind, NestedRun};
+pub use crate::pipeline::trace::InputOrigins;
 use crate::pipeline::{
     Bindings, DispatchWork, DrawError, Hooks, NestedObserver, NestedTrace, ObserveWave, Plan,
     ProgramWaveSize, TraceAt, TraceWave, Traced, Work,
@@ -197,6 +198,9 @@ pub struct Run {
     /// A pixel lane of a mesh draw: the mesh group and place its primitive came from,
     /// and the threads that wrote it (`None` where they could not be found).
     pub mesh_origin: Option<(MeshPrimOrigin, Option<MeshWriters>)>,
+    /// A geometry, hull or domain lane: the lanes that made its input vertices,
+    /// control points and patch constants (`TraceWave::take_input_origins`).
+    pub input_origins: Option<InputOrigins>,
     /// A ray-generation lane: every program its wave's `TraceRay` and `CallShader` ran,
     /// in the order they started.
     pub nested: Vec<NestedRun>,
@@ -684,7 +688,7 @@ impl Target {
                 }),
                 _ => None,
             };
-            let (r, traced, origins, mesh_origins, nested) = {
+            let (r, traced, origins, mesh_origins, input_origins, nested) = {
                 let mut hook = TraceWave::new(at, &self.program.debug_shader, &mut rec);
                 if let Some(n) = &recorders {
                     hook = hook.with_nested(n);
@@ -702,6 +706,7 @@ impl Target {
                     hook.take(),
                     hook.take_origins(),
                     hook.take_mesh_origins(),
+                    hook.take_input_origins(),
                     hook.take_rays().unwrap_or_default(),
                 )
             };
@@ -755,6 +760,7 @@ impl Target {
                 pixel,
                 origin,
                 mesh_origin,
+                input_origins,
                 nested,
                 nested_records,
             };
@@ -780,6 +786,7 @@ impl Target {
             pixel: Vec::new(),
             origin: None,
             mesh_origin: None,
+            input_origins: None,
             nested: Vec::new(),
             nested_records: Vec::new(),
         }

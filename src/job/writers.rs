@@ -320,6 +320,7 @@ pub fn lane_words(sel: &LaneSelect) -> Option<(String, String)> {
             patch,
             control_point: Some(k),
             instance,
+            ..
         } => (
             format!("hull patch {patch}, control point {k}, draw instance {instance}"),
             format!("--hs-patch {patch} --control-point {k} --instance {instance}"),
@@ -328,9 +329,19 @@ pub fn lane_words(sel: &LaneSelect) -> Option<(String, String)> {
             patch,
             control_point: None,
             instance,
+            join: false,
         } => (
             format!("hull patch {patch}, patch-constant phase, draw instance {instance}"),
             format!("--hs-patch {patch} --patch-constant --instance {instance}"),
+        ),
+        LaneSelect::Hull {
+            patch,
+            control_point: None,
+            instance,
+            join: true,
+        } => (
+            format!("hull patch {patch}, join phase, draw instance {instance}"),
+            format!("--hs-patch {patch} --join-phase --instance {instance}"),
         ),
         LaneSelect::Domain {
             patch,

@@ -107,7 +107,7 @@ use super::so::{self, SoLayout, SoWriter};
 use super::state::*;
 use super::tess::{self, TessBudget, TessFactors, TessellatorDesc};
 use super::tile::{TileCtx, TileStats};
-use super::trace::{Hook, TraceProgram};
+use super::trace::{self, Hook, TraceProgram};
 use super::view_instancing::{ViewInstanceLocation, effective_index};
 use super::vrs;
 use super::vs::{self, VertexJob, VertexOutputs};
@@ -1339,6 +1339,10 @@ fn draw_view(
             instance,
         })
     };
+    // A traced geometry lane after tessellation: per domain output vertex of the
+    // instance, the domain lane that made it (the lane's input vertices are named by it).
+    let trace_gs = matches!(opts.trace.map(|h| h.at), Some(TraceAt::Geometry { .. }));
+    let mut ds_lanes: Vec<super::work::LaneSelect> = Vec::new();
     let mut stage_origins: Vec<super::work::LaneSelect> = Vec::new();
     // Setup's buffers, for the primitives set up on this thread.
     let mut scratch = SetupScratch::default();
@@ -1444,10 +1448,28 @@ fn draw_view(
                         instance: i,
                         patch,
                         point,
+                        join,
                     }),
-                ) if i == instance => Some((t, patch, point)),
+                ) if i == instance => Some((t, patch, point, join)),
                 _ => None,
             };
+            // The traced hull lane's control points came from these vertex lanes.
+            if let (Some(hook), Some((_, patch, point, _))) = (opts.trace, hs_trace)
+                && let Ok(h) = hs::state(hsp.shader())
+            {
+                let n_in = h.input_points as usize;
+                if (patch as usize + 1) * n_in <= patch_points.len() {
+                    let (points, outs) = hs::point_origins(&h, patch, instance, &|k| {
+                        let v = patch_points[patch as usize * n_in + k];
+                        trace::vertex_lane(&unique, base, v, instance)
+                    });
+                    hook.set_input_origins(trace::InputOrigins {
+                        points,
+                        output_points: if point.is_none() { outs } else { Vec::new() },
+                        patch: None,
+                    });
+                }
+            }
             report.hs_lane_instructions += hs::shade_traced(
                 hsp,
                 &job,
@@ -1462,6 +1484,7 @@ fn draw_view(
             // one they are what the rasterizer reads, and stay for the whole draw.
             if gs_program.is_some() {
                 ds_out.words.clear();
+                ds_lanes.clear();
             }
             gs_in.clear();
             for (p, &id) in patch_ids.iter().enumerate() {
@@ -1504,6 +1527,25 @@ fn draw_view(
                     ) if i == instance && patch as usize == p => Some((t, point as usize)),
                     _ => None,
                 };
+                // The traced domain lane's control points and patch constants came
+                // from these hull (or, passed through, vertex) lanes.
+                if let (Some(hook), Some(_)) = (opts.trace, ds_trace) {
+                    let n_in = h.input_points as usize;
+                    let (_, points) = hs::point_origins(&h, p as u32, instance, &|k| {
+                        let v = patch_points.get(p * n_in + k).copied().unwrap_or(0);
+                        trace::vertex_lane(&unique, base, v, instance)
+                    });
+                    hook.set_input_origins(trace::InputOrigins {
+                        points,
+                        output_points: Vec::new(),
+                        patch: Some(super::work::LaneSelect::Hull {
+                            patch: p as u32,
+                            control_point: None,
+                            join: h.join,
+                            instance,
+                        }),
+                    });
+                }
                 report.ds_lane_instructions += ds::shade_traced(
                     dsp,
                     &job,
@@ -1512,6 +1554,15 @@ fn draw_view(
                     ds_trace,
                     stage_writes(instance),
                 )?;
+                if trace_gs && gs_program.is_some() {
+                    ds_lanes.extend((0..t.points.len() as u32).map(|point| {
+                        super::work::LaneSelect::Domain {
+                            patch: p as u32,
+                            point,
+                            instance,
+                        }
+                    }));
+                }
                 if want_origins && gs_program.is_none() {
                     stage_origins.extend((0..t.points.len() as u32).map(|point| {
                         super::work::LaneSelect::Domain {
@@ -1636,6 +1687,30 @@ fn draw_view(
                 )),
                 _ => None,
             };
+            // The traced geometry lane's input vertices came from these domain or
+            // vertex lanes.
+            if let (Some(hook), Some((_, k)), Some((g, _))) = (opts.trace, gs_trace, gs_state)
+                && let Some(p) = gs_in.get(k / g.instances.max(1) as usize)
+            {
+                let points: Option<Vec<_>> = p
+                    .vertices
+                    .iter()
+                    .take(g.input.vertices() as usize)
+                    .map(|&v| {
+                        if tess_programs.is_some() {
+                            ds_lanes.get(v as usize).copied()
+                        } else {
+                            Some(trace::vertex_lane(&unique, base, v, instance))
+                        }
+                    })
+                    .collect();
+                if let Some(points) = points {
+                    hook.set_input_origins(trace::InputOrigins {
+                        points,
+                        ..Default::default()
+                    });
+                }
+            }
             gs_lanes.clear();
             let origins = want_origins.then_some(&mut gs_lanes);
             if let Some((g, _)) = gs_state {

@@ -154,17 +154,18 @@ pub fn shade(
     shade_traced(program, job, out, charge, None, None)
 }
 
-/// [`shade`], with `trace` = (the debugger's program, patch, `Some(k)`): the wave running
-/// output control point `k` of the patch is traced; with `None` for `k`, the wave running
-/// the patch's patch-constant phase (the fork pass: a DXBC join phase's pass runs as it
-/// would). With `writes`, the other waves' memory writes are reported, each named by its
-/// patch and control point, or its patch's patch-constant phase.
+/// [`shade`], with `trace` = (the debugger's program, patch, `Some(k)`, _): the wave
+/// running output control point `k` of the patch is traced; with `None` for `k`, the wave
+/// running the patch's patch-constant phase: the fork pass, or with `true` last, the
+/// join pass of a DXBC program with join phases. With `writes`, the other waves' memory
+/// writes are reported, each named by its patch and control point, or its patch's
+/// patch-constant phase.
 pub(crate) fn shade_traced(
     program: &StageProgram<'_>,
     job: &HullJob<'_>,
     out: &mut HullOutputs,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
-    trace: Option<(&TraceProgram<'_>, u32, Option<u32>)>,
+    trace: Option<(&TraceProgram<'_>, u32, Option<u32>, bool)>,
     writes: Option<StageWrites<'_>>,
 ) -> Result<u64, ExecError> {
     let s = program.shader();
@@ -207,11 +208,20 @@ pub(crate) fn shade_traced(
         patch: (i / n_out.max(1)) as u32,
         control_point: Some((i % n_out.max(1)) as u32),
         instance,
+        join: false,
     };
     let pc_lane = |p: usize| LaneSelect::Hull {
         patch: p as u32,
         control_point: None,
         instance,
+        join: false,
+    };
+    // A DXBC join phase's writes are its own lane's (`--join-phase`).
+    let join_lane = |p: usize| LaneSelect::Hull {
+        patch: p as u32,
+        control_point: None,
+        instance,
+        join: true,
     };
 
     // The control-point phase.
@@ -267,7 +277,7 @@ pub(crate) fn shade_traced(
                 }
             },
             charge,
-            trace.and_then(|(t, p, k)| {
+            trace.and_then(|(t, p, k, _)| {
                 k.filter(|&k| (k as usize) < n_out)
                     .map(|k| (t, p as usize * n_out + k as usize))
             }),
@@ -321,14 +331,59 @@ pub(crate) fn shade_traced(
             },
             charge,
             match trace {
-                Some((t, p, None)) if phase == hull_phase::FORK => Some((t, p as usize)),
+                Some((t, p, None, join))
+                    if phase
+                        == if join {
+                            hull_phase::JOIN
+                        } else {
+                            hull_phase::FORK
+                        } =>
+                {
+                    Some((t, p as usize))
+                }
                 _ => None,
             },
-            writes.map(|w| (w, &pc_lane as &(dyn Fn(usize) -> LaneSelect + Sync))),
+            writes.map(|w| {
+                let lane: &(dyn Fn(usize) -> LaneSelect + Sync) = if phase == hull_phase::JOIN {
+                    &join_lane
+                } else {
+                    &pc_lane
+                };
+                (w, lane)
+            }),
         )?;
         out.constants.words = after;
     }
     Ok(executed)
+}
+
+/// The lanes that made a patch's control points, for the debugger
+/// (`trace::InputOrigins`): per input control point `k`, `vertex(k)` (the vertex lane
+/// the input assembler fed it from), and per output control point `k` the control-point
+/// phase's lane of patch `patch` — or, for a program without that phase, input control
+/// point `k`'s vertex lane, which it passes through.
+pub(crate) fn point_origins(
+    h: &HullState,
+    patch: u32,
+    instance: u32,
+    vertex: &dyn Fn(usize) -> LaneSelect,
+) -> (Vec<LaneSelect>, Vec<LaneSelect>) {
+    let inputs = (0..h.input_points as usize).map(vertex).collect();
+    let outputs = (0..h.output_points)
+        .map(|k| {
+            if h.pass_through {
+                vertex(k as usize)
+            } else {
+                LaneSelect::Hull {
+                    patch,
+                    control_point: Some(k),
+                    join: false,
+                    instance,
+                }
+            }
+        })
+        .collect();
+    (inputs, outputs)
 }
 
 /// Patch `p`'s final factors, as the patch-constant phases wrote them (0 where the

@@ -73,6 +73,9 @@ pub enum TraceAt {
         patch: u32,
         /// `SV_OutputControlPointID`, or `None` for the patch-constant phase.
         point: Option<u32>,
+        /// With `point` `None`: the join phases' pass (DXBC) instead of the fork
+        /// phases'.
+        join: bool,
     },
     /// The domain wave running domain point `point` (in the tessellator's order) of patch
     /// `patch` of draw instance `instance`.
@@ -129,6 +132,37 @@ impl TraceAt {
     }
 }
 
+/// Where the traced lane of a geometry, hull or domain wave got its inputs: the lanes
+/// one stage up, as the draw actually fed them (D3D11.3 §13.2: a geometry lane reads
+/// the primitive the stage before made; §10.5 and §11: hull lanes read the patch's
+/// control points as the vertex stage shaded them, domain lanes the hull's output
+/// control points and patch constants).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InputOrigins {
+    /// Per input vertex (a geometry lane) or input control point (a hull or domain
+    /// lane), in the order the program indexes them, the lane that made it.
+    pub points: Vec<LaneSelect>,
+    /// A hull patch-constant lane: per output control point (`vocp`), the lane that
+    /// made it (the vertex lane when the hull program passes its control points
+    /// through).
+    pub output_points: Vec<LaneSelect>,
+    /// A domain lane: the hull lane whose patch-constant phase wrote its patch's
+    /// constants.
+    pub patch: Option<LaneSelect>,
+}
+
+/// The vertex lane that shaded vertex output `v` of draw instance `instance`, whose
+/// outputs start at vertex output `base` and hold the instance's distinct vertices
+/// `unique` (their `SV_VertexID`s, increasing) in order.
+pub(crate) fn vertex_lane(unique: &[u32], base: usize, v: u32, instance: u32) -> LaneSelect {
+    let vertex = (v as usize)
+        .checked_sub(base)
+        .and_then(|k| unique.get(k))
+        .copied()
+        .unwrap_or(v);
+    LaneSelect::Vertex { vertex, instance }
+}
+
 /// What the traced wave did, for the debugger to show: its lanes, their output words
 /// (word `i` of lane `l` at `i × W + l`) and the lanes that discarded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -171,6 +205,9 @@ pub struct TraceWave<'a> {
     /// A pixel wave's mesh draw: per set-up primitive, the mesh group and place it came
     /// from (`set_mesh_origins`).
     pub mesh_origins: Mutex<Option<Vec<Option<MeshPrimOrigin>>>>,
+    /// A geometry, hull or domain wave: the lanes that made the traced lane's input
+    /// vertices, control points and patch constants (`set_input_origins`).
+    pub input_origins: Mutex<Option<InputOrigins>>,
     /// A ray-generation wave: every program its lanes' `TraceRay` and `CallShader`
     /// ran, in the order they started (`set_rays`).
     pub rays: Mutex<Option<Vec<NestedRun>>>,
@@ -221,6 +258,7 @@ impl<'a> TraceWave<'a> {
             result: Mutex::new(None),
             origins: Mutex::new(None),
             mesh_origins: Mutex::new(None),
+            input_origins: Mutex::new(None),
             rays: Mutex::new(None),
             nested: None,
         }
@@ -259,6 +297,15 @@ impl TraceWave<'_> {
             .take()
     }
 
+    /// A geometry, hull or domain wave: the lanes that made its traced lane's inputs
+    /// (`None`: another kind of wave, or the draw never reached the lane).
+    pub fn take_input_origins(&self) -> Option<InputOrigins> {
+        self.input_origins
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
     /// A ray-generation wave: the programs its lanes' `TraceRay` and `CallShader` ran
     /// (`None`: not a ray trace, or the wave never ran).
     pub fn take_rays(&self) -> Option<Vec<NestedRun>> {
@@ -273,6 +320,7 @@ pub(crate) trait Hook: Sync {
     fn set(&self, t: Traced);
     fn set_origins(&self, o: Vec<Option<LaneSelect>>);
     fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>);
+    fn set_input_origins(&self, o: InputOrigins);
     fn set_rays(&self, r: Vec<NestedRun>);
     fn nested(&self) -> Option<&dyn NestedTrace>;
 }
@@ -290,6 +338,9 @@ impl Hook for TraceWave<'_> {
     }
     fn set_mesh_origins(&self, o: Vec<Option<MeshPrimOrigin>>) {
         *self.mesh_origins.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
+    }
+    fn set_input_origins(&self, o: InputOrigins) {
+        *self.input_origins.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
     }
     fn set_rays(&self, r: Vec<NestedRun>) {
         *self.rays.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);

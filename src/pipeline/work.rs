@@ -241,6 +241,9 @@ pub enum LaneSelect {
         patch: u32,
         /// `SV_OutputControlPointID`; `None` for the patch-constant phase.
         control_point: Option<u32>,
+        /// With `control_point` `None`: a DXBC program's join phases, which run after
+        /// the fork phases in a pass of their own, rather than the fork phases.
+        join: bool,
         /// The draw instance.
         instance: u32,
     },
@@ -724,12 +727,18 @@ fn locate_stage(d: &DrawWork, plan: &Plan, sel: LaneSelect) -> Result<LanePlace,
         LaneSelect::Hull {
             patch,
             control_point,
+            join,
             ..
         } => {
             let Some(h) = shader.hull else {
                 return Err(LocateError("the hull program has no hull state".into()));
             };
             check_patch(patch)?;
+            if join && !h.join {
+                return Err(LocateError(
+                    "--join-phase: the hull program has no join phase (its patch constants come from its fork phases or patch-constant function: --patch-constant)".into(),
+                ));
+            }
             match control_point {
                 None => u64::from(patch),
                 Some(_) if h.pass_through => {
@@ -765,11 +774,13 @@ fn locate_stage(d: &DrawWork, plan: &Plan, sel: LaneSelect) -> Result<LanePlace,
         LaneSelect::Hull {
             patch,
             control_point,
+            join,
             ..
         } => TraceAt::Hull {
             instance,
             patch,
             point: control_point,
+            join: join && control_point.is_none(),
         },
         LaneSelect::Domain { patch, point, .. } => TraceAt::Domain {
             instance,

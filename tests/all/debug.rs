@@ -33,7 +33,7 @@ fn dxlane(args: &[&str]) -> (String, i32) {
 
 /// One scripted session as its snapshot shows it: the command, what it printed, the exit
 /// status.
-fn session(args: &[&str]) -> (String, i32) {
+pub(crate) fn session(args: &[&str]) -> (String, i32) {
     let (out, code) = dxlane(args);
     let shown: Vec<String> = args
         .iter()
@@ -796,6 +796,7 @@ fn debugged_draws_equal_normal_draws() {
                 lanes.push(LaneSelect::Hull {
                     patch: 0,
                     control_point,
+                    join: false,
                     instance: 0,
                 });
             }
@@ -982,7 +983,7 @@ fn draws_report_uav_writes_in_one_order() {
 }
 
 /// The text after `label` on the line that starts with it in `text`.
-fn line_after<'a>(text: &'a str, label: &str) -> &'a str {
+pub(crate) fn line_after<'a>(text: &'a str, label: &str) -> &'a str {
     text.lines()
         .find_map(|l| l.strip_prefix(label))
         .unwrap_or_else(|| panic!("no line `{label}` in\n{text}"))
@@ -1011,12 +1012,12 @@ fn geometry_lane_session() {
         "{text}"
     );
     assert!(
-        line_after(&text, "v0.xyzw SV_Position: ")
+        line_after(&text, "v[0][0].xyzw SV_Position (input vertex 0): ")
             .starts_with("0.0 (0x00000000), 0.0 (0x00000000), 0.75 (0x3f400000), 1.5 (0x3fc00000)"),
         "{text}"
     );
     assert!(
-        line_after(&text, "v2.x PSIZE0: ").starts_with("0.2 "),
+        line_after(&text, "v[0][2].x PSIZE0 (input vertex 0): ").starts_with("0.2 "),
         "{text}"
     );
     assert!(
@@ -1091,7 +1092,7 @@ fn hull_and_domain_lane_sessions() {
     assert_eq!(code, 0, "{ds}");
     assert!(ds.contains("domain patch 0, domain point 7"), "{ds}");
     assert!(
-        line_after(&ds, "v5.x SV_InsideTessFactor1: ").starts_with("4.4 "),
+        line_after(&ds, "vpc5.x SV_InsideTessFactor1: ").starts_with("4.4 "),
         "{ds}"
     );
     let uv: Vec<&str> = line_after(&ds, "SV_DomainLocation: ")
@@ -1227,7 +1228,7 @@ fn a_pixel_leads_to_the_geometry_or_domain_lane_of_its_primitive() {
 /// `tessellation_stages::gs_after_ds_job` (vs → hs → tessellator → ds → gs → ps, two
 /// tri patches, every factor 1) written where `dxlane` can read it, its program paths
 /// made absolute.
-fn gs_after_ds_job_file() -> String {
+pub(crate) fn gs_after_ds_job_file() -> String {
     let dir = common::scratch().join("debug-gs-after-ds");
     std::fs::create_dir_all(&dir).unwrap();
     let text = crate::tessellation_stages::gs_after_ds_job("").replace(
@@ -1267,13 +1268,14 @@ fn geometry_lane_after_tessellation() {
         "{text}"
     );
     assert!(
-        line_after(&text, "v0.xyzw SV_Position: ").starts_with(
+        line_after(&text, "v[0][0].xyzw SV_Position (input vertex 0): ").starts_with(
             "-0.625 (0xbf200000), 0.625 (0x3f200000), 0.5 (0x3f000000), 1.0 (0x3f800000)"
         ),
         "{text}"
     );
     assert!(
-        line_after(&text, "v1.xyz LOC0: ").starts_with("0.0 (0x00000000), 1.0 (0x3f800000), 0.0"),
+        line_after(&text, "v[0][1].xyz LOC0 (input vertex 0): ")
+            .starts_with("0.0 (0x00000000), 1.0 (0x3f800000), 0.0"),
         "{text}"
     );
     assert!(

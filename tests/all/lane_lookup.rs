@@ -279,6 +279,7 @@ fn stage_lanes(p: &dxlane::job::Prepared, d: &dxlane::pipeline::DrawWork, show: 
                 LaneSelect::Hull {
                     patch: 0,
                     control_point: Some(k),
+                    join: false,
                     instance: 0,
                 },
                 [0, k, 0],
@@ -288,6 +289,7 @@ fn stage_lanes(p: &dxlane::job::Prepared, d: &dxlane::pipeline::DrawWork, show: 
             LaneSelect::Hull {
                 patch: 0,
                 control_point: None,
+                join: false,
                 instance: 0,
             },
             [0, 0, 0],

@@ -14,6 +14,7 @@ mod corpus_jobs;
 mod d3d12_peer;
 mod dap;
 mod debug;
+mod debug_chain;
 mod debug_mesh;
 mod debug_rays;
 mod debug_scripts;

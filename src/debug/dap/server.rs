@@ -45,6 +45,8 @@ pub struct LaunchArgs {
     pub control_point: Option<u32>,
     /// `--patch-constant` (true).
     pub patch_constant: Option<bool>,
+    /// `--join-phase` (true).
+    pub join_phase: Option<bool>,
     /// `--ds-patch p`.
     pub ds_patch: Option<u32>,
     /// `--ds-point k`.

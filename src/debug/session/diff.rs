@@ -38,6 +38,7 @@ impl Debugger {
             pixel: Vec::new(),
             origin: None,
             mesh_origin: None,
+            input_origins: None,
             nested: self.nested.clone(),
             nest: None,
         };

@@ -96,6 +96,15 @@ impl Debugger {
                         read.push(ValueLine { name, bits, ty });
                     }
                 }
+                Some(Inst::InputIndexed { .. }) => {
+                    if let Some(w) = self.indexed_input_word(ws)
+                        && let Some((name, ty)) = self.io_name(true, w)
+                        && !read.iter().any(|x| x.name == name)
+                    {
+                        let bits = self.rec.value(Slot::Input(w), ws, self.lane);
+                        read.push(ValueLine { name, bits, ty });
+                    }
+                }
                 Some(Inst::Output { slot, src }) => {
                     if let Some((name, ty)) = self.io_name(false, *slot) {
                         let bits = self.rec.value(Slot::Reg(src.0), ws + 1, self.lane);
@@ -419,16 +428,27 @@ impl Debugger {
                     .collect();
                 // A system value without a register (`vDomain`, `vPrim`) is named by
                 // its semantic alone.
-                let name = if dxbc && e.register != crate::ir::io::NO_REGISTER {
-                    format!("v{}.{letters} ", e.register + r)
-                } else {
-                    String::new()
+                // An input vertex's, control point's or patch constant's row is named
+                // as the listing indexes it (`v[0][1]`, `vicp[0][0]`, `vpc3`).
+                let chain = self.chain_input_name(e.word(r, comps.first().copied().unwrap_or(0)));
+                let name = match &chain {
+                    Some((n, _)) if dxbc => {
+                        let stem = n.rsplit_once('.').map_or(n.as_str(), |(a, _)| a);
+                        format!("{stem}.{letters} ")
+                    }
+                    _ if dxbc && e.register != crate::ir::io::NO_REGISTER => {
+                        format!("v{}.{letters} ", e.register + r)
+                    }
+                    _ => String::new(),
                 };
-                let sem = if e.rows > 1 {
+                let mut sem = if e.rows > 1 {
                     format!("{}[{r}]", e.semantic_name())
                 } else {
                     e.semantic_name()
                 };
+                if let Some(label) = self.chain_first_label(e.word(r, 0)) {
+                    sem.push_str(label);
+                }
                 let how = if e.interp == crate::ir::Interp::Undefined {
                     String::new()
                 } else {
@@ -440,6 +460,9 @@ impl Debugger {
         if s.is_empty() {
             return "the program reads no inputs".into();
         }
+        // A geometry, hull or domain lane's other input vertices or control points,
+        // and the lanes that made them.
+        self.chain_inputs_text(&mut s);
         // The session's own pixel lane: where its inputs came from, one stage up.
         if self.lane == self.place.lane
             && let Some(o) = self.origin_text()

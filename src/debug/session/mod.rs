@@ -34,6 +34,7 @@ use super::{DebugError, DebugOptions};
 use crate::pipeline::TraceAt;
 
 mod breakpoint;
+mod chain;
 mod command;
 mod diff;
 mod inspect;
@@ -89,6 +90,8 @@ pub struct Debugger {
         crate::pipeline::ms::MeshPrimOrigin,
         Option<crate::pipeline::ms::MeshWriters>,
     )>,
+    /// A geometry, hull or domain lane: the lanes that made its inputs, one stage up.
+    input_origins: Option<crate::debug::target::InputOrigins>,
     /// A ray-generation lane: every program its wave's `TraceRay` and `CallShader` ran.
     nested: Vec<crate::pipeline::rays::NestedRun>,
     /// A ray-generation lane: the steps of the programs it invoked, laid out with its
@@ -138,6 +141,7 @@ impl Debugger {
             pixel: run.pixel,
             origin: run.origin,
             mesh_origin: run.mesh_origin,
+            input_origins: run.input_origins,
             nested: run.nested,
             nest: None,
         };
@@ -479,6 +483,13 @@ impl Debugger {
                 ids[1],
                 inst(instance)
             ),
+            Some(TraceAt::Hull {
+                instance,
+                join: true,
+                ..
+            }) => {
+                format!("hull patch {}, join phase{}", ids[0], inst(instance))
+            }
             Some(TraceAt::Hull { instance, .. }) => {
                 format!("hull patch {}, patch constants{}", ids[0], inst(instance))
             }
@@ -557,6 +568,9 @@ impl Debugger {
             Some(TraceAt::Geometry { .. }) => format!("geometry wave {}", self.place.wave),
             Some(TraceAt::Hull { point: Some(_), .. }) => {
                 format!("hull control-point wave {}", self.place.wave)
+            }
+            Some(TraceAt::Hull { join: true, .. }) => {
+                format!("hull join-phase wave {}", self.place.wave)
             }
             Some(TraceAt::Hull { .. }) => format!("hull patch-constant wave {}", self.place.wave),
             Some(TraceAt::Domain { .. }) => format!("domain wave {}", self.place.wave),

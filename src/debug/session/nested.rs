@@ -120,6 +120,7 @@ impl Debugger {
             pixel: Vec::new(),
             origin: None,
             mesh_origin: None,
+            input_origins: None,
             nested: Vec::new(),
             nest: None,
         };

@@ -76,6 +76,11 @@ impl Debugger {
     /// The program's name of input or output word `word` of a graphics stage (DXBC
     /// `v1.x`, `o0.y`; otherwise the semantic, `TEXCOORD0.x`), with its declared type.
     pub(super) fn io_name(&self, input: bool, word: u32) -> Option<(String, Ty)> {
+        // An input vertex's, control point's or patch constant's word, named as the
+        // listing indexes it.
+        if input && let Some(n) = self.chain_input_name(word) {
+            return Some(n);
+        }
         let sh = &self.target.program.debug_shader;
         let dxbc = self.target.program.view.lang == Lang::Dxbc;
         let elems = if input { &sh.inputs } else { &sh.outputs };
@@ -435,6 +440,9 @@ impl Debugger {
     }
 
     pub(super) fn resolve_text(&self, t: &str) -> Result<Resolved, DebugError> {
+        if let Some(r) = self.chain_input_slots(t) {
+            return r.map(Resolved::Slots);
+        }
         let p = expr::parse_place(t).map_err(DebugError::Command)?;
         self.resolve(&p)
     }

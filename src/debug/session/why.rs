@@ -187,7 +187,7 @@ impl Debugger {
         let val = format::value_text(bits, ty, Fmt::Natural);
         let Some(ws) = self.rec.last_lane_write(slot, time, self.lane) else {
             let what = match (self.target.program.view.lang, slot) {
-                (_, Slot::Input(_)) => match self.origin_text() {
+                (_, Slot::Input(w)) => match self.chain_origin_text(w).or_else(|| self.origin_text()) {
                     Some(o) if self.lane == self.place.lane => {
                         format!("an input of the lane, from the pipeline: {o}")
                     }
@@ -278,6 +278,16 @@ impl Debugger {
                 Inst::Input { slot, .. } => {
                     if let Some((name, ty)) = self.io_name(true, *slot) {
                         self.why_slot(out, &name, Slot::Input(*slot), ty, ws, level, depth, seen);
+                    }
+                    return;
+                }
+                Inst::InputIndexed { .. } => {
+                    // A row chosen at run time (DXBC `v[vOutputControlPointID][0]`): the
+                    // word this lane read.
+                    if let Some(w) = self.indexed_input_word(ws)
+                        && let Some((name, ty)) = self.io_name(true, w)
+                    {
+                        self.why_slot(out, &name, Slot::Input(w), ty, ws, level, depth, seen);
                     }
                     return;
                 }

@@ -1,0 +1,360 @@
+//! The debugger's lane chain through every stage (docs/debugger.md "Geometry, hull and
+//! domain lanes"): a pixel lane names the geometry lane that made its primitive, a
+//! geometry lane the domain (or vertex) lanes of its input vertices, a domain lane the
+//! hull lanes of its control points and patch constants, a hull lane the vertex lanes
+//! of its control points — each hop followed here by the flags the line gives, with
+//! the value it carries derived by hand.
+
+use super::common;
+use super::debug::{gs_after_ds_job_file, line_after, session};
+
+/// `tessellation_stages::gs_after_ds_job` drawn twice (`instance_count = 2`), written
+/// where `dxlane` can read it.
+fn two_instance_job() -> String {
+    let one = gs_after_ds_job_file();
+    let text = std::fs::read_to_string(&one).unwrap().replace(
+        "vertex_count = 6\n",
+        "vertex_count = 6\ninstance_count = 2\n",
+    );
+    let dir = common::scratch().join("debug-chain-instanced");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("job.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// The flags at the end of the first line of `text` holding `said` (`… (--flag v …)`).
+fn flags_after(text: &str, said: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|l| l.contains(said))
+        .unwrap_or_else(|| panic!("no line with `{said}` in\n{text}"));
+    let (_, flags) = line
+        .rsplit_once(" (--")
+        .unwrap_or_else(|| panic!("no flags in `{line}`"));
+    format!("--{}", flags.trim_end_matches(')'))
+        .split(' ')
+        .map(str::to_string)
+        .collect()
+}
+
+/// `s` split into command-line words.
+fn flags_of(s: &str) -> Vec<String> {
+    s.split(' ').map(str::to_string).collect()
+}
+
+/// Opens `job` with `flags` and runs `script`; exit status 0.
+fn open(job: &str, flags: &[String], script: &str) -> String {
+    let mut args = vec!["debug", job];
+    args.extend(flags.iter().map(String::as_str));
+    args.extend_from_slice(&["-c", script]);
+    let (text, code) = session(&args);
+    assert_eq!(code, 0, "{text}");
+    text
+}
+
+/// The whole chain on a vs → hs → tessellator → ds → gs → ps draw of two instances
+/// (`gs_after_ds.hlsl`; every factor 1, so tri patch p makes one triangle of its
+/// corner points, domain point 0 at (u, v, w) = (0, 1, 0), D3D11.3 §11.7.5). Pixel
+/// (1, 1) is covered by the point the geometry program emitted for patch 1's domain
+/// point 0 in each instance (primitive order is instance by instance, so `--prim d` is
+/// instance d's). Each hop, in instance d:
+/// - the pixel's primitive came from geometry input primitive 1 (patch 1's triangle,
+///   §13.2), instance d;
+/// - that lane's first emitted `o0` is its input vertex 0, `v[0][0]` = (−0.625, 0.625,
+///   0.5, 1), made by domain patch 1, point 0 of instance d;
+/// - that domain lane puts the point at u·P0 + v·P1 + w·P2 = P1, so its `o0.x` comes
+///   from `vicp[1][0].x` = −0.625, made by hull patch 1's control point 1 (§11: a domain
+///   lane reads the hull's output control points);
+/// - that hull lane returns input control point 1 (`v[vOutputControlPointID][0]`), which
+///   the input assembler fed from vertex 4 (patch 1 is vertices 3, 4, 5 of a
+///   non-indexed draw, §10.5), instance d;
+/// - vertex lane 4 of instance d outputs the vertex buffer's fifth position, the centre
+///   of pixel (1, 1): (−0.625, 0.625, 0.5).
+#[test]
+fn the_chain_from_a_pixel_to_its_vertex_lane_in_each_instance() {
+    let job = two_instance_job();
+    for d in 0..2u32 {
+        let px = open(
+            &job,
+            &[
+                "--pixel".into(),
+                "1,1".into(),
+                "--prim".into(),
+                d.to_string(),
+            ],
+            "inputs",
+        );
+        let gs_flags = flags_after(&px, "the primitive's leading vertex was made by");
+        assert_eq!(
+            gs_flags.join(" "),
+            format!("--gs-primitive 1 --gs-instance 0 --instance {d}"),
+            "{px}"
+        );
+        let gs = open(&job, &gs_flags, "step 6; why o0.x; inputs");
+        let said = format!(
+            "v[0][0].x = -0.625 (0xbf200000): an input of the lane, from the pipeline: input vertex 0 was made by domain patch 1, domain point 0, draw instance {d} (--ds-patch 1 --ds-point 0 --instance {d})"
+        );
+        assert!(gs.contains(&said), "{gs}");
+        for j in 0..3 {
+            assert!(
+                gs.contains(&format!(
+                    "input vertex {j} was made by domain patch 1, domain point {j}, draw instance {d}"
+                )),
+                "inputs: {gs}"
+            );
+        }
+        let ds_flags = flags_after(&gs, "input vertex 0 was made by");
+        let ds = open(&job, &ds_flags, "continue; outputs; why o0.x");
+        assert!(
+            line_after(&ds, "o0.xyzw SV_Position: ")
+                .starts_with("-0.625 (0xbf200000), 0.625 (0x3f200000), 0.5 (0x3f000000), 1.0"),
+            "{ds}"
+        );
+        let said = format!(
+            "vicp[1][0].x = -0.625 (0xbf200000): an input of the lane, from the pipeline: control point 1 was made by hull patch 1, control point 1, draw instance {d} (--hs-patch 1 --control-point 1 --instance {d})"
+        );
+        assert!(ds.contains(&said), "{ds}");
+        let hs_flags = flags_after(&ds, "control point 1 was made by");
+        let hs = open(&job, &hs_flags, "continue; outputs; why o0.x");
+        // The patch-constant lane of the same patch reads the control-point lanes'
+        // outputs (`vocp`, D3D11.3 §10: after every control point is computed).
+        let pc = open(
+            &job,
+            &flags_of(&format!("--hs-patch 1 --patch-constant --instance {d}")),
+            "inputs",
+        );
+        assert!(
+            pc.contains(&format!(
+                "output control point 2 was made by hull patch 1, control point 2, draw instance {d} (--hs-patch 1 --control-point 2 --instance {d})"
+            )),
+            "{pc}"
+        );
+        assert!(
+            line_after(&hs, "o0.xyz POSITION0: ")
+                .starts_with("-0.625 (0xbf200000), 0.625 (0x3f200000), 0.5"),
+            "{hs}"
+        );
+        let said = format!(
+            "v[1][0].x = -0.625 (0xbf200000): an input of the lane, from the pipeline: control point 1 was made by vertex 4, draw instance {d} (--vertex 4 --instance {d})"
+        );
+        assert!(hs.contains(&said), "{hs}");
+        let vs_flags = flags_after(&hs, "control point 1 was made by");
+        let vs = open(&job, &vs_flags, "where; continue; outputs");
+        assert!(
+            line_after(&vs, "o0.xyz POSITION0: ")
+                .starts_with("-0.625 (0xbf200000), 0.625 (0x3f200000), 0.5"),
+            "{vs}"
+        );
+        if d == 0 {
+            let text = format!("{px}{gs}{ds}{hs}{vs}").replace(&job, "JOB");
+            common::assert_snapshot("debug/lane_chain.txt", &text);
+        }
+    }
+}
+
+/// A hull program without a control-point phase (the corpus's fxc-built
+/// `min16_patch.plain.hs.dxbc`, `tests/jobs/debug_chain/pass_through.toml`): output
+/// control point k is input control point k (D3D11.3 §10.5), so a domain lane's
+/// control points are named by the vertex lanes that made them, and its patch constants
+/// by the hull's patch-constant lane. In draw instance 1: the domain program's
+/// `COLOR0.x` is control point 0's `COLOR.x` (0.5) times `PCDATA.x`, which the
+/// patch-constant function set to control point 0's `COLOR.x` — from vertex 0, instance
+/// 1 — so 0.25; that patch-constant lane's own `vicp[0][1].x` leads to the same vertex.
+#[test]
+fn a_pass_through_hull_leads_to_the_vertex_lanes() {
+    if common::corpora().is_empty() {
+        eprintln!("DXLANE_NO_CORPORA is set: the pass-through chain is not checked");
+        return;
+    }
+    let job = "tests/jobs/debug_chain/pass_through.toml".to_string();
+    let flags = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+    let ds = open(
+        &job,
+        &flags("--ds-patch 0 --ds-point 0 --instance 1"),
+        "continue; outputs; why o1.x",
+    );
+    assert!(
+        line_after(&ds, "o1.xyzw COLOR0: ").starts_with("0.25 (0x3e800000)"),
+        "{ds}"
+    );
+    assert!(
+        ds.contains("vicp[0][1].x = 0.5 (0x3f000000): an input of the lane, from the pipeline: control point 0 was made by vertex 0, draw instance 1 (--vertex 0 --instance 1), passed through by the hull program (it has no control-point phase)"),
+        "{ds}"
+    );
+    assert!(
+        ds.contains("vpc4.x = 0.5 (0x3f000000): an input of the lane, from the pipeline: the patch constants were made by hull patch 0, patch constants, draw instance 1 (--hs-patch 0 --patch-constant --instance 1)"),
+        "{ds}"
+    );
+    let pc_flags = flags_after(&ds, "the patch constants were made by");
+    let pc = open(&job, &pc_flags, "continue; why o4.x; inputs");
+    // Its output control points (`vocp`) are the input control points passed through.
+    for k in 0..3 {
+        assert!(
+            pc.contains(&format!(
+                "output control point {k} was made by vertex {k}, draw instance 1 (--vertex {k} --instance 1)"
+            )),
+            "{pc}"
+        );
+    }
+    assert!(
+        pc.contains("vicp[0][1].x = 0.5 (0x3f000000): an input of the lane, from the pipeline: control point 0 was made by vertex 0, draw instance 1 (--vertex 0 --instance 1)"),
+        "{pc}"
+    );
+    let vs = open(&job, &flags("--vertex 0 --instance 1"), "continue; outputs");
+    assert!(
+        line_after(&vs, "COLOR0: ").starts_with("0.5 (0x3f000000), 0.25"),
+        "{vs}"
+    );
+    common::assert_snapshot(
+        "debug/lane_chain_pass_through.txt",
+        &format!("{ds}{pc}{vs}"),
+    );
+}
+
+/// Inputs named as the listing indexes them, asked for wrongly: an input vertex past
+/// the primitive's three, a register past those declared, a control point in a
+/// geometry lane, a patch constant in a control-point lane — one line each naming the
+/// place and what the lane has (a script stops there with exit status 1).
+#[test]
+fn chain_inputs_asked_for_wrongly() {
+    let job = gs_after_ds_job_file();
+    let mut text = String::new();
+    for (lane, script) in [
+        ("--gs-primitive 0", "print v[3][0]"),
+        ("--gs-primitive 0", "print v[0][5].x"),
+        ("--gs-primitive 0", "why vicp[0][0].x"),
+        ("--hs-patch 0 --control-point 0", "print vpc0"),
+        ("--ds-patch 0 --ds-point 0", "print vicp[1][0].y"),
+    ] {
+        let mut args = vec!["debug", job.as_str()];
+        args.extend(lane.split(' '));
+        args.extend_from_slice(&["-c", script]);
+        let (t, code) = session(&args);
+        let expect = if script.starts_with("print vicp[1]") {
+            0
+        } else {
+            1
+        };
+        assert_eq!(code, expect, "{t}");
+        text.push_str(&t);
+    }
+    assert!(
+        text.contains("error: v[3][0]: the lane has 3 input vertex(s) (0 to 2)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("vicp[1][0].y = 0.875 (0x3f600000)"),
+        "patch 0's control point 1 is vertex 1, (−0.625, 0.875): {text}"
+    );
+    common::assert_snapshot("debug/lane_chain_bad_input.txt", &text.replace(&job, "JOB"));
+}
+
+/// The DXIL forms (`tests/jobs/corpus/tessellation_dxil.toml`, dxc's hs_6_0 and ds_6_0;
+/// DXIL.rst: `LoadInput` with a control-point index, `LoadPatchConstant`): the domain
+/// lane of patch 0's first point — (u, v, w) = (0, 1, 0), the tessellator's first point
+/// of a tri patch (D3D11.3 §11.7.5) — computes `COLOR0.x` = Σ colour_k.x · location_k
+/// = 0 from control point 1's `CTRL_COLOR.x` (0: P1 is green), named with the hull lane
+/// that made it, and its position reads the patch constants (`CENTRE`), named with the
+/// patch-constant lane; a geometry lane of `geometry_dxil.toml` names the vertex lanes
+/// of its input vertices (`LoadInput` with a vertex index).
+#[test]
+fn the_chain_through_dxil_loads() {
+    if common::corpora().is_empty() {
+        eprintln!("DXLANE_NO_CORPORA is set: the DXIL chain is not checked");
+        return;
+    }
+    let flags = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+    let job = "tests/jobs/corpus/tessellation_dxil.toml";
+    let ds = open(
+        job,
+        &flags("--ds-patch 0 --ds-point 0"),
+        "continue; outputs; why COLOR0.x; why SV_Position.x 40",
+    );
+    assert!(
+        line_after(&ds, "COLOR0: ").starts_with("0.0 (0x00000000), 1.0 (0x3f800000), 0.0"),
+        "{ds}"
+    );
+    assert!(
+        ds.contains("CTRL_COLOR0.x of control point 1 = 0.0 (0x00000000): an input of the lane, from the pipeline: control point 1 was made by hull patch 0, control point 1, draw instance 0 (--hs-patch 0 --control-point 1 --instance 0)"),
+        "{ds}"
+    );
+    assert!(
+        ds.contains("CENTRE0.x (patch constant) = -0.75 (0xbf400000): an input of the lane, from the pipeline: the patch constants were made by hull patch 0, patch constants, draw instance 0 (--hs-patch 0 --patch-constant --instance 0)"),
+        "{ds}"
+    );
+    let gs = open(
+        "tests/jobs/corpus/geometry_dxil.toml",
+        &flags("--gs-primitive 0 --gs-instance 1"),
+        "inputs",
+    );
+    for j in 0..3 {
+        assert!(
+            gs.contains(&format!(
+                "input vertex {j} was made by vertex {j}, draw instance 0 (--vertex {j} --instance 0)"
+            )),
+            "{gs}"
+        );
+    }
+}
+
+/// The DXBC join phase traced (`--join-phase`; D3D11.3 §10: join phases run after the
+/// fork phases, once per patch): `tests/jobs/debug_chain/join_phase.toml`'s hull
+/// program computes its patch constants in one join phase. The join lane of patch 0
+/// writes edge 0 = min(2, 16) = 2 and CENTRE.x (`o0.y`, from `r1.x`) = (−1.75 + 0.25 −
+/// 0.75) / 3 = −0.75, the mean of the control points' x, whose `why` names the vertex
+/// lanes that fed them; the domain lane's patch constants name that join lane. A draw whose hull program
+/// has no join phase refuses `--join-phase` in one line (exit status 2).
+#[test]
+fn the_join_phase_is_traced() {
+    if common::corpora().is_empty() {
+        eprintln!("DXLANE_NO_CORPORA is set: the join phase is not checked");
+        return;
+    }
+    let flags = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+    let job = "tests/jobs/debug_chain/join_phase.toml";
+    let join = open(
+        job,
+        &flags("--hs-patch 0 --join-phase"),
+        "where; continue; outputs; why r1.x",
+    );
+    assert!(
+        join.contains("hull join-phase wave 0 (hull patch 0, join phase, draw instance 0)"),
+        "{join}"
+    );
+    assert!(
+        line_after(&join, "o0.x SV_TessFactor: ").starts_with("2.0 (0x40000000)"),
+        "{join}"
+    );
+    assert!(join.contains("r1.x = -0.75 (0xbf400000) ← "), "{join}");
+    for (k, x) in [
+        (0, "-1.75 (0xbfe00000)"),
+        (1, "0.25 (0x3e800000)"),
+        (2, "-0.75 (0xbf400000)"),
+    ] {
+        assert!(
+            join.contains(&format!(
+                "vicp[{k}][0].x = {x}: an input of the lane, from the pipeline: control point {k} was made by vertex {k}, draw instance 0 (--vertex {k} --instance 0)"
+            )),
+            "{join}"
+        );
+    }
+    let ds = open(job, &flags("--ds-patch 0 --ds-point 0"), "inputs");
+    assert!(
+        ds.contains("the patch constants were made by hull patch 0, join phase, draw instance 0 (--hs-patch 0 --join-phase --instance 0)"),
+        "{ds}"
+    );
+    let (no, code) = session(&[
+        "debug",
+        "examples/tessellation.toml",
+        "--hs-patch",
+        "0",
+        "--join-phase",
+    ]);
+    assert_eq!(code, 2, "{no}");
+    assert!(
+        no.contains("--join-phase: the hull program has no join phase"),
+        "{no}"
+    );
+    common::assert_snapshot("debug/lane_chain_join_phase.txt", &format!("{join}{no}"));
+}
