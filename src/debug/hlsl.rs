@@ -44,6 +44,16 @@ pub enum Held {
     Local(u32),
     /// This IR register (a DXBC register's component an `SPDB` range names).
     Reg(u32),
+    /// This input word of the lane (a `v#` component an `SPDB` range names).
+    Input(u32),
+    /// This output word of the lane, as its last output write left it (an `o#`
+    /// component an `SPDB` range names).
+    Output(u32),
+    /// Word `.1` of the lane's local array `.0` (an `x#[i]` component an `SPDB` range
+    /// names).
+    LocalWord(u32, u32),
+    /// Nothing the debugger can read, and why (a register past those declared).
+    Unreadable(&'static str),
     /// Nothing the debugger can read (a parameter, an undefined value).
     Nothing,
 }
@@ -78,6 +88,8 @@ pub struct Hlsl {
     /// The local array's name the lowering gives each `alloca` of the entry function a
     /// `llvm.dbg.declare` binds (its value's name, else `alloca` and its index).
     allocas: HashMap<u32, String>,
+    /// The variables (by index) that do not read as a whole, and why (an `SPDB` type).
+    unreadable: HashMap<usize, String>,
 }
 
 /// One leaf of a variable at a position, ready to print.
@@ -245,6 +257,7 @@ impl Hlsl {
             live,
             runs,
             allocas,
+            unreadable: HashMap::new(),
         };
         if h.located_lines().is_empty() {
             return Err(format!(
@@ -292,6 +305,11 @@ impl Hlsl {
     /// the entry function, when a `llvm.dbg.declare` binds it.
     pub fn alloca_name(&self, inst: u32) -> Option<&str> {
         self.allocas.get(&inst).map(String::as_str)
+    }
+
+    /// Why variable `v` does not read as a whole (its type record does not read).
+    pub fn unreadable(&self, v: usize) -> Option<&str> {
+        self.unreadable.get(&v).map(String::as_str)
     }
 
     /// The frames of a source position, innermost first (`None`: no location).
