@@ -591,9 +591,16 @@ impl TypeReader<'_, '_> {
                 let name = m.name.to_string().into_owned();
                 let offset = u32::try_from(m.offset)
                     .map_err(|_| format!("member {name}'s offset {} is too large", m.offset))?;
+                // The outermost member names the path; inner ones would repeat it.
                 let ty = self
                     .read(m.field_type.0, depth + 1, budget)
-                    .map_err(|why| format!("member {name}: {why}"))?;
+                    .map_err(|why| {
+                        if why.starts_with("member ") {
+                            why
+                        } else {
+                            format!("member {name}: {why}")
+                        }
+                    })?;
                 out.push(Field { name, offset, ty });
             }
             next = list.continuation.map(|c| c.0);
