@@ -438,8 +438,6 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
         }
     }
     out.lines.sort_by_key(|l| l.offset);
-    drop(modules);
-    drop(dbi);
     read_types(&mut pdb, &mut out.variables, &type_of);
     Ok(out)
 }
@@ -519,7 +517,9 @@ impl TypeReader<'_, '_> {
             .parse()
             .map_err(|e| format!("type record 0x{index:x} does not read: {e}"))?;
         match data {
-            pdb::TypeData::Modifier(m) => self.read(m.underlying_type.0, depth + 1, budget),
+            pdb::TypeData::Modifier(m) => {
+                self.read(m.underlying_type.0, depth.saturating_add(1), budget)
+            }
             pdb::TypeData::Class(c) => {
                 let Some(fields) = c.fields else {
                     return Err(format!(
@@ -527,20 +527,21 @@ impl TypeReader<'_, '_> {
                         c.name
                     ));
                 };
-                self.fields(fields.0, depth + 1, budget)
+                self.fields(fields.0, depth.saturating_add(1), budget)
                     .map(VarType::Struct)
             }
             pdb::TypeData::Array(a) => {
-                let element =
-                    self.read(a.element_type.0, depth + 1, &mut MAX_TYPE_SCALARS.clone())?;
+                // The element's scalars are counted once per element below.
+                let mut own = MAX_TYPE_SCALARS;
+                let element = self.read(a.element_type.0, depth.saturating_add(1), &mut own)?;
                 let stride = element
                     .bytes()
                     .filter(|b| *b > 0)
                     .ok_or_else(|| format!("array 0x{index:x}'s element has no size"))?;
                 // The first dimension is the array's size in bytes (cvinfo.h's lfArray).
                 let bytes = a.dimensions.first().copied().unwrap_or(0);
-                let count = bytes / stride;
-                let scalars = u64::from(count) * u64::from(stride / 4);
+                let count = bytes.checked_div(stride).unwrap_or(0);
+                let scalars = u64::from(count).saturating_mul(u64::from(stride.div_ceil(4)));
                 let n = u32::try_from(scalars).map_err(|_| {
                     format!("array 0x{index:x} of {count} elements is too large to read")
                 })?;
@@ -593,7 +594,7 @@ impl TypeReader<'_, '_> {
                     .map_err(|_| format!("member {name}'s offset {} is too large", m.offset))?;
                 // The outermost member names the path; inner ones would repeat it.
                 let ty = self
-                    .read(m.field_type.0, depth + 1, budget)
+                    .read(m.field_type.0, depth.saturating_add(1), budget)
                     .map_err(|why| {
                         if why.starts_with("member ") {
                             why

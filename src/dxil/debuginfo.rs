@@ -134,6 +134,10 @@ pub struct Variable {
     pub leaves: Vec<Leaf>,
 }
 
+/// What a `DIExpression` says: the piece (`DW_OP_bit_piece` offset and size), the bytes
+/// its `DW_OP_plus` operations add, and whether it has a `DW_OP_deref`.
+type Expression = (Option<(u64, u64)>, u64, bool);
+
 /// One `llvm.dbg.value` / `llvm.dbg.declare` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
@@ -528,7 +532,7 @@ impl<'m> Reader<'m> {
 
     /// A `DIExpression`'s piece, if any, the bytes its `DW_OP_plus` operations add, and
     /// whether it has a `DW_OP_deref` (the value bound is the address of the variable).
-    fn piece(&self, id: MdId) -> Result<(Option<(u64, u64)>, u64, bool), Bad> {
+    fn piece(&self, id: MdId) -> Result<Expression, Bad> {
         let (c, ops) = self.debug(id)?;
         if c != code::EXPRESSION {
             return Err(format!("{id}: not a DIExpression"));

@@ -335,6 +335,28 @@ fn module_with(bind: Bind) -> Module {
     m
 }
 
+/// The declare module in the `DXIL` part of a cs_6_0 container, with its debug
+/// metadata (`tests/jobs/zi/declare.dxil`, which `declare.toml` runs and the DAP
+/// transcript `hlsl_declare` debugs).
+fn container() -> Vec<u8> {
+    use crate::container::write::{dxil_part, write_container};
+    use crate::container::{FourCc, ProgramKind, ProgramVersion};
+    let version = ProgramVersion {
+        kind: ProgramKind::Compute,
+        major: 6,
+        minor: 0,
+    };
+    let bitcode = crate::dxil::llvm::write::write_module(&module()).unwrap();
+    let part = dxil_part(version, (1, 0), &bitcode).unwrap();
+    write_container(&[(FourCc::DXIL, &part)]).unwrap()
+}
+
+/// The committed container is what the builder makes of the module today.
+#[test]
+fn the_committed_declare_container_is_regenerated_unchanged() {
+    super::check_committed("tests/jobs/zi", vec![("declare.dxil", container())]);
+}
+
 /// A session on thread (3, 0, 0): `id.x` = 3.
 fn session() -> Debugger {
     let (t, _) = target(&module());
