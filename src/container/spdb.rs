@@ -53,6 +53,14 @@ const S_LOCAL: u16 = 0x113e;
 const S_DEFRANGE_HLSL: u16 = 0x1150;
 /// `LF_VECTOR`: fxc's HLSL vector type record.
 const LF_VECTOR: u16 = 0x151b;
+/// `LF_MATRIX`: fxc's HLSL matrix type record.
+const LF_MATRIX: u16 = 0x151c;
+/// The deepest nesting of structures and arrays read (a type that refers to itself
+/// through its members would otherwise never end).
+pub const MAX_TYPE_DEPTH: u32 = 16;
+/// The most 32-bit scalars one variable's type is read into; a larger type (a huge
+/// array count) does not read, so no count in the part sizes an allocation.
+pub const MAX_TYPE_SCALARS: u32 = 4096;
 /// The type stream's fixed number (the MSF's stream 2).
 const TPI_STREAM: u16 = 2;
 
@@ -127,14 +135,64 @@ pub enum ScalarKind {
 }
 
 /// A variable's type, as far as it is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VarType {
     /// A 32-bit scalar.
     Scalar(ScalarKind),
     /// A vector of 32-bit scalars (`LF_VECTOR`), 1 to 4 elements.
     Vector(ScalarKind, u32),
-    /// A type this reader does not read (matrices, structures, arrays): the type index.
-    Unknown(u32),
+    /// A matrix of 32-bit scalars (`LF_MATRIX`), 1 to 4 rows and columns.
+    Matrix {
+        /// The element kind.
+        kind: ScalarKind,
+        /// Rows.
+        rows: u32,
+        /// Columns.
+        cols: u32,
+        /// The elements are stored row after row (`row_major`); else column after column.
+        row_major: bool,
+    },
+    /// A structure (`LF_STRUCTURE` and its `LF_FIELDLIST`): its data members.
+    Struct(Vec<Field>),
+    /// An array (`LF_ARRAY`): `count` elements `stride` bytes apart.
+    Array {
+        /// The element type.
+        element: Box<VarType>,
+        /// Elements.
+        count: u32,
+        /// Bytes from one element to the next.
+        stride: u32,
+    },
+    /// A type that does not read: its type index and why.
+    Unreadable(u32, String),
+}
+
+/// A data member of a structure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// Its name.
+    pub name: String,
+    /// Its byte offset in the structure.
+    pub offset: u32,
+    /// Its type.
+    pub ty: VarType,
+}
+
+impl VarType {
+    /// Its size in bytes (32-bit scalars; `None` for a type that does not read).
+    pub fn bytes(&self) -> Option<u32> {
+        match self {
+            VarType::Scalar(_) => Some(4),
+            VarType::Vector(_, n) => n.checked_mul(4),
+            VarType::Matrix { rows, cols, .. } => rows.checked_mul(*cols)?.checked_mul(4),
+            VarType::Struct(fields) => fields
+                .iter()
+                .map(|f| f.offset.checked_add(f.ty.bytes()?))
+                .try_fold(0u32, |a, b| Some(a.max(b?))),
+            VarType::Array { count, stride, .. } => count.checked_mul(*stride),
+            VarType::Unreadable(..) => None,
+        }
+    }
 }
 
 /// An `S_DEFRANGE_HLSL` record: bytes of a variable held in a register over a range.
@@ -312,7 +370,8 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
 
     // The file names of the line table (a PDB without a string table has none).
     let strings = pdb.string_table().ok();
-    let types = read_types(&mut pdb);
+    // Each variable's type index, resolved once the symbols are read.
+    let mut type_of: Vec<u32> = Vec::new();
 
     let dbi = pdb.debug_information().map_err(pdb_err("DBI stream"))?;
     let mut modules = dbi.modules().map_err(pdb_err("DBI module list"))?;
@@ -355,10 +414,11 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
                     let pdb::SymbolData::Local(l) = sym.parse().map_err(pdb_err("S_LOCAL"))? else {
                         continue;
                     };
+                    type_of.push(l.type_index.0);
                     out.variables.push(Variable {
                         name: l.name.to_string().into_owned(),
                         parameter: l.flags.isparam,
-                        ty: types.get(l.type_index.0),
+                        ty: VarType::Unreadable(l.type_index.0, "not read yet".into()),
                         ranges: Vec::new(),
                     });
                 }
@@ -378,116 +438,280 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
         }
     }
     out.lines.sort_by_key(|l| l.offset);
+    read_types(&mut pdb, &mut out.variables, &type_of);
     Ok(out)
 }
 
-/// The variables' types: primitive types through the crate, `LF_VECTOR` records from
-/// the type stream's raw records. A type stream that does not read leaves every type
-/// unknown.
-#[derive(Default)]
-struct Types {
-    /// The scalar kind of each primitive type index met.
-    primitives: Vec<(u32, ScalarKind)>,
-    /// `(type index, element kind, count)` of each `LF_VECTOR`.
-    vectors: Vec<(u32, ScalarKind, u32)>,
-}
-
-impl Types {
-    fn get(&self, index: u32) -> VarType {
-        if let Some(&(_, k)) = self.primitives.iter().find(|(i, _)| *i == index) {
-            return VarType::Scalar(k);
+/// Resolves the variables' types (`type_of[k]` is variable `k`'s type index). A type
+/// stream that does not read leaves only the primitive types readable.
+fn read_types(pdb: &mut pdb::PDB<'_, Bounded>, variables: &mut [Variable], type_of: &[u32]) {
+    let tpi = pdb.type_information().ok();
+    let mut finder = tpi.as_ref().map(|t| t.finder());
+    if let (Some(t), Some(f)) = (&tpi, finder.as_mut()) {
+        let mut iter = t.iter();
+        // The finder learns each record's position as the iterator passes it; a record
+        // that does not read ends what it learns.
+        while let Ok(Some(_)) = iter.next() {
+            f.update(&iter);
         }
-        match self.vectors.iter().find(|(i, _, _)| *i == index) {
-            Some(&(_, k, n)) => VarType::Vector(k, n),
-            None => VarType::Unknown(index),
-        }
+    }
+    let raw = pdb.raw_stream(pdb::StreamIndex(TPI_STREAM)).ok().flatten();
+    let reader = TypeReader {
+        finder: finder.as_ref(),
+        raw: raw
+            .as_ref()
+            .map(|s| raw_hlsl_types(s.as_slice()))
+            .unwrap_or_default(),
+    };
+    for (v, &index) in variables.iter_mut().zip(type_of) {
+        v.ty = reader.get(index);
     }
 }
 
-fn read_types(pdb: &mut pdb::PDB<'_, Bounded>) -> Types {
-    let mut t = Types::default();
-    let Ok(tpi) = pdb.type_information() else {
-        return t;
-    };
-    let finder = tpi.finder();
-    let kind = |index: u32| -> Option<ScalarKind> {
-        use pdb::PrimitiveKind as P;
-        // Primitive indices (below 0x1000) are decoded without reading the stream.
-        if index >= 0x1000 {
-            return None;
+/// Reads variables' types: primitive types, structures (`LF_STRUCTURE`/`LF_CLASS`,
+/// their `LF_FIELDLIST` and `LF_MEMBER`s), arrays (`LF_ARRAY`) and `const` modifiers
+/// through the crate's type iterator and finder; fxc's `LF_VECTOR` and `LF_MATRIX`
+/// records, which the crate neither parses nor exposes, from the type stream's raw
+/// records ([`raw_hlsl_types`]).
+struct TypeReader<'a, 't> {
+    finder: Option<&'a pdb::TypeFinder<'t>>,
+    /// `(type index, leaf kind, record)` of each `LF_VECTOR` and `LF_MATRIX`.
+    raw: Vec<(u32, u16, &'a [u8])>,
+}
+
+impl TypeReader<'_, '_> {
+    /// The type of index `index`; a type that does not read says why.
+    fn get(&self, index: u32) -> VarType {
+        let mut budget = MAX_TYPE_SCALARS;
+        self.read(index, 0, &mut budget)
+            .unwrap_or_else(|why| VarType::Unreadable(index, why))
+    }
+
+    fn read(&self, index: u32, depth: u32, budget: &mut u32) -> Result<VarType, String> {
+        if depth > MAX_TYPE_DEPTH {
+            return Err(format!(
+                "type 0x{index:x} is nested deeper than {MAX_TYPE_DEPTH} (a type that contains itself?)"
+            ));
         }
-        let pdb::TypeData::Primitive(p) = finder.find(pdb::TypeIndex(index)).ok()?.parse().ok()?
+        let take = |budget: &mut u32, n: u32| -> Result<(), String> {
+            *budget = budget.checked_sub(n).ok_or_else(|| {
+                format!("type 0x{index:x} holds more than the {MAX_TYPE_SCALARS} scalars read")
+            })?;
+            Ok(())
+        };
+        if index < 0x1000 {
+            let k = self.scalar(index)?;
+            take(budget, 1)?;
+            return Ok(VarType::Scalar(k));
+        }
+        if let Some(&(_, leaf, rec)) = self.raw.iter().find(|(i, _, _)| *i == index) {
+            let t = self.hlsl_type(index, leaf, rec)?;
+            take(budget, t.bytes().unwrap_or(0) / 4)?;
+            return Ok(t);
+        }
+        let finder = self.finder.ok_or("the type stream does not read")?;
+        let item = finder
+            .find(pdb::TypeIndex(index))
+            .map_err(|_| format!("type index 0x{index:x} is past the type stream's records"))?;
+        let data = item
+            .parse()
+            .map_err(|e| format!("type record 0x{index:x} does not read: {e}"))?;
+        match data {
+            pdb::TypeData::Modifier(m) => {
+                self.read(m.underlying_type.0, depth.saturating_add(1), budget)
+            }
+            pdb::TypeData::Class(c) => {
+                let Some(fields) = c.fields else {
+                    return Err(format!(
+                        "structure 0x{index:x} ({}) has no field list",
+                        c.name
+                    ));
+                };
+                self.fields(fields.0, depth.saturating_add(1), budget)
+                    .map(VarType::Struct)
+            }
+            pdb::TypeData::Array(a) => {
+                // The element's scalars are counted once per element below.
+                let mut own = MAX_TYPE_SCALARS;
+                let element = self.read(a.element_type.0, depth.saturating_add(1), &mut own)?;
+                let stride = element
+                    .bytes()
+                    .filter(|b| *b > 0)
+                    .ok_or_else(|| format!("array 0x{index:x}'s element has no size"))?;
+                // The first dimension is the array's size in bytes (cvinfo.h's lfArray).
+                let bytes = a.dimensions.first().copied().unwrap_or(0);
+                let count = bytes.checked_div(stride).unwrap_or(0);
+                let scalars = u64::from(count).saturating_mul(u64::from(stride.div_ceil(4)));
+                let n = u32::try_from(scalars).map_err(|_| {
+                    format!("array 0x{index:x} of {count} elements is too large to read")
+                })?;
+                take(budget, n).map_err(|_| {
+                    format!(
+                        "array 0x{index:x} of {count} elements holds more than the {MAX_TYPE_SCALARS} scalars read"
+                    )
+                })?;
+                Ok(VarType::Array {
+                    element: Box::new(element),
+                    count,
+                    stride,
+                })
+            }
+            other => Err(format!(
+                "type record 0x{index:x} (kind 0x{:04x}) is not a kind read: {}",
+                item.raw_kind(),
+                kind_name(&other)
+            )),
+        }
+    }
+
+    /// The data members of field list `index`, following its continuations
+    /// (`LF_INDEX`); a list that continues into one already read is refused.
+    fn fields(&self, index: u32, depth: u32, budget: &mut u32) -> Result<Vec<Field>, String> {
+        let finder = self.finder.ok_or("the type stream does not read")?;
+        let mut out = Vec::new();
+        let mut seen: Vec<u32> = Vec::new();
+        let mut next = Some(index);
+        while let Some(fi) = next {
+            if seen.contains(&fi) || seen.len() > MAX_TYPE_DEPTH as usize {
+                return Err(format!("field list 0x{fi:x} continues into itself"));
+            }
+            seen.push(fi);
+            let item = finder.find(pdb::TypeIndex(fi)).map_err(|_| {
+                format!("field list index 0x{fi:x} is past the type stream's records")
+            })?;
+            let pdb::TypeData::FieldList(list) = item
+                .parse()
+                .map_err(|e| format!("field list 0x{fi:x} does not read: {e}"))?
+            else {
+                return Err(format!("type 0x{fi:x} is not a field list"));
+            };
+            for f in &list.fields {
+                let pdb::TypeData::Member(m) = f else {
+                    continue;
+                };
+                let name = m.name.to_string().into_owned();
+                let offset = u32::try_from(m.offset)
+                    .map_err(|_| format!("member {name}'s offset {} is too large", m.offset))?;
+                // The outermost member names the path; inner ones would repeat it.
+                let ty = self
+                    .read(m.field_type.0, depth.saturating_add(1), budget)
+                    .map_err(|why| {
+                        if why.starts_with("member ") {
+                            why
+                        } else {
+                            format!("member {name}: {why}")
+                        }
+                    })?;
+                out.push(Field { name, offset, ty });
+            }
+            next = list.continuation.map(|c| c.0);
+        }
+        Ok(out)
+    }
+
+    /// The scalar kind of primitive type `index` (the 32-bit kinds fxc uses).
+    fn scalar(&self, index: u32) -> Result<ScalarKind, String> {
+        use pdb::PrimitiveKind as P;
+        let not = || format!("primitive type 0x{index:x} is not a 32-bit scalar");
+        let finder = self.finder.ok_or("the type stream does not read")?;
+        let Ok(pdb::TypeData::Primitive(p)) = finder
+            .find(pdb::TypeIndex(index))
+            .map_err(|_| not())?
+            .parse()
         else {
-            return None;
+            return Err(not());
         };
         if p.indirection.is_some() {
-            return None;
+            return Err(not());
         }
-        Some(match p.kind {
+        Ok(match p.kind {
             P::F32 | P::F32PP => ScalarKind::Float,
             P::I32 | P::Long => ScalarKind::Int,
             P::U32 | P::ULong => ScalarKind::UInt,
             P::Bool32 => ScalarKind::Bool,
-            _ => return None,
+            _ => return Err(not()),
         })
-    };
-    // The scalar types fxc uses, once each.
-    for index in [0x40u32, 0x45, 0x74, 0x75, 0x12, 0x22, 0x32] {
-        if let Some(k) = kind(index) {
-            t.primitives.push((index, k));
+    }
+
+    /// An `LF_VECTOR` (`lfVector`: element type u32, count u32) or `LF_MATRIX`
+    /// (`lfMatrix`: element type u32, rows u32, columns u32, major stride u32, then the
+    /// attribute byte whose bit 0 is `row_major`) record, the leaf kind first
+    /// (`cvinfo.h`). Every field is bounds-checked.
+    fn hlsl_type(&self, index: u32, leaf: u16, rec: &[u8]) -> Result<VarType, String> {
+        let short = || format!("type record 0x{index:x} is cut short");
+        let u32_at = |at: usize| -> Result<u32, String> {
+            rec.get(at..at.saturating_add(4))
+                .and_then(|s| s.try_into().ok())
+                .map(u32::from_le_bytes)
+                .ok_or_else(short)
+        };
+        let kind = self.scalar(u32_at(2)?)?;
+        let dim = |n: u32, what: &str| {
+            if (1..=4).contains(&n) {
+                Ok(n)
+            } else {
+                Err(format!(
+                    "type record 0x{index:x} has {n} {what}, not 1 to 4"
+                ))
+            }
+        };
+        if leaf == LF_VECTOR {
+            return Ok(VarType::Vector(kind, dim(u32_at(6)?, "elements")?));
         }
+        let rows = dim(u32_at(6)?, "rows")?;
+        let cols = dim(u32_at(10)?, "columns")?;
+        let attr = rec.get(18).copied().ok_or_else(short)?;
+        Ok(VarType::Matrix {
+            kind,
+            rows,
+            cols,
+            row_major: attr & 1 == 1,
+        })
     }
-    drop(finder);
-    if let Ok(Some(s)) = pdb.raw_stream(pdb::StreamIndex(TPI_STREAM)) {
-        vector_types(s.as_slice(), &t.primitives, &mut t.vectors);
-    }
-    t
 }
 
-/// Finds fxc's `LF_VECTOR` records in the type stream (the TPI header's size at byte
-/// 4 and first type index at byte 8; then records of a u16 length and that many
-/// bytes, the first two the leaf kind; `lfVector`: element type u32, count u32).
-fn vector_types(
-    tpi: &[u8],
-    primitives: &[(u32, ScalarKind)],
-    out: &mut Vec<(u32, ScalarKind, u32)>,
-) {
+/// A type record's kind, for an error.
+fn kind_name(t: &pdb::TypeData<'_>) -> &'static str {
+    match t {
+        pdb::TypeData::Pointer(_) => "a pointer",
+        pdb::TypeData::Union(_) => "a union",
+        pdb::TypeData::Enumeration(_) => "an enumeration",
+        pdb::TypeData::Procedure(_) | pdb::TypeData::MemberFunction(_) => "a function",
+        pdb::TypeData::Primitive(_) => "a primitive",
+        _ => "another kind",
+    }
+}
+
+/// fxc's `LF_VECTOR` and `LF_MATRIX` records in the type stream: the TPI header's size
+/// at byte 4 and first type index at byte 8, then records of a u16 length and that many
+/// bytes, the first two the leaf kind. At most one entry per 4 bytes of the stream.
+fn raw_hlsl_types(tpi: &[u8]) -> Vec<(u32, u16, &[u8])> {
+    let mut out = Vec::new();
     let u32_at = |b: &[u8], at: usize| -> Option<u32> {
         let s = b.get(at..at.checked_add(4)?)?;
         Some(u32::from_le_bytes(s.try_into().ok()?))
     };
     let (Some(header), Some(first)) = (u32_at(tpi, 4), u32_at(tpi, 8)) else {
-        return;
+        return out;
     };
     let mut at = header as usize;
     let mut index = first;
-    while let Some(len) = tpi.get(at..at.saturating_add(2)) {
-        let len = usize::from(u16::from_le_bytes([
-            len.first().copied().unwrap_or(0),
-            len.get(1).copied().unwrap_or(0),
-        ]));
-        let Some(start) = at.checked_add(2) else {
-            return;
-        };
+    while let Some(&[lo, hi]) = tpi.get(at..at.saturating_add(2)) {
+        let len = usize::from(u16::from_le_bytes([lo, hi]));
+        let start = at.saturating_add(2);
         let Some(rec) = start.checked_add(len).and_then(|end| tpi.get(start..end)) else {
-            return;
+            return out;
         };
-        let kind = rec.get(..2).map(|k| {
-            u16::from_le_bytes([
-                k.first().copied().unwrap_or(0),
-                k.get(1).copied().unwrap_or(0),
-            ])
-        });
-        if kind == Some(LF_VECTOR)
-            && let (Some(elem), Some(count)) = (u32_at(rec, 2), u32_at(rec, 6))
-            && let Some(&(_, k)) = primitives.iter().find(|(i, _)| *i == elem)
-            && (1..=4).contains(&count)
-        {
-            out.push((index, k, count));
+        if let Some(&[a, b]) = rec.get(..2) {
+            let kind = u16::from_le_bytes([a, b]);
+            if kind == LF_VECTOR || kind == LF_MATRIX {
+                out.push((index, kind, rec));
+            }
         }
         at = start.saturating_add(len);
         index = index.saturating_add(1);
     }
+    out
 }
 
 /// Decodes an `S_DEFRANGE_HLSL` record from its raw bytes (the record kind first, the

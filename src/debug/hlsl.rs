@@ -24,13 +24,19 @@
 //!   `DW_OP_bit_piece` says which of the variable's bits the array holds). The layouts
 //!   agree: dxc's debug types give the offsets its data layout gives, which the lowering
 //!   places the array by. It takes effect like a `llvm.dbg.value`, once the lane has run
-//!   past it. An address that is not an `alloca` (nothing dxc writes) holds nothing.
+//!   past it. A `llvm.dbg.value` whose expression has `DW_OP_deref` binds its value as
+//!   such an address. The address may point into the `alloca` (through `bitcast`s and
+//!   `getelementptr`s of constant indices, whose bytes move the variable's start); an
+//!   address that does not lead to an `alloca` so holds nothing.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::source::Key;
 use crate::dxil::debuginfo::{self, DebugInfo, Encoding, Frame, Leaf, LeafValue, SourceFile};
-use crate::dxil::llvm::{Constant, FunctionBody, InstKind, Module, ValueId, ValueKind};
+use crate::dxil::llvm::{
+    CastOp, Constant, FunctionBody, InstKind, Module, Type, TypeId, ValueId, ValueKind,
+};
+use crate::lower::dxil::layout::DataLayout;
 
 /// What holds a bound value, in the entry function's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +50,16 @@ pub enum Held {
     Local(u32),
     /// This IR register (a DXBC register's component an `SPDB` range names).
     Reg(u32),
+    /// This input word of the lane (a `v#` component an `SPDB` range names).
+    Input(u32),
+    /// This output word of the lane, as its last output write left it (an `o#`
+    /// component an `SPDB` range names).
+    Output(u32),
+    /// Word `.1` of the lane's local array `.0` (an `x#[i]` component an `SPDB` range
+    /// names).
+    LocalWord(u32, u32),
+    /// Nothing the debugger can read, and why (a register past those declared).
+    Unreadable(&'static str),
     /// Nothing the debugger can read (a parameter, an undefined value).
     Nothing,
 }
@@ -78,6 +94,8 @@ pub struct Hlsl {
     /// The local array's name the lowering gives each `alloca` of the entry function a
     /// `llvm.dbg.declare` binds (its value's name, else `alloca` and its index).
     allocas: HashMap<u32, String>,
+    /// The variables (by index) that do not read as a whole, and why (an `SPDB` type).
+    unreadable: HashMap<usize, String>,
 }
 
 /// One leaf of a variable at a position, ready to print.
@@ -206,6 +224,7 @@ impl Hlsl {
         let mut held = Vec::with_capacity(info.bindings.len());
         let mut live = Vec::with_capacity(info.bindings.len());
         let mut allocas = HashMap::new();
+        let dl = DataLayout::parse(run.datalayout.as_deref());
         for b in &mut info.bindings {
             if b.function != dfi as usize {
                 held.push(Held::Nothing);
@@ -220,12 +239,16 @@ impl Hlsl {
                     .map_or(Held::Nothing, Held::Def),
                 h => h,
             };
-            // A declare binds an alloca's address: its memory holds the variable.
+            // A declare (or a `DW_OP_deref`'d value) binds an address: the memory of the
+            // alloca it points into holds the variable, from the address's byte on.
             let h = match (b.declare, h) {
-                (true, Held::Def(i)) => match alloca_name(run, body, i) {
-                    Some(name) => {
-                        allocas.insert(i, name);
-                        Held::Local(i)
+                (true, Held::Def(i)) => match pointee(run, body, &dl, i)
+                    .and_then(|(a, off)| Some((a, off, alloca_name(run, body, a)?)))
+                {
+                    Some((a, off, name)) => {
+                        allocas.insert(a, name);
+                        b.offset = b.offset.saturating_add(off);
+                        Held::Local(a)
                     }
                     None => Held::Nothing,
                 },
@@ -245,6 +268,7 @@ impl Hlsl {
             live,
             runs,
             allocas,
+            unreadable: HashMap::new(),
         };
         if h.located_lines().is_empty() {
             return Err(format!(
@@ -292,6 +316,11 @@ impl Hlsl {
     /// the entry function, when a `llvm.dbg.declare` binds it.
     pub fn alloca_name(&self, inst: u32) -> Option<&str> {
         self.allocas.get(&inst).map(String::as_str)
+    }
+
+    /// Why variable `v` does not read as a whole (its type record does not read).
+    pub fn unreadable(&self, v: usize) -> Option<&str> {
+        self.unreadable.get(&v).map(String::as_str)
     }
 
     /// The frames of a source position, innermost first (`None`: no location).
@@ -492,6 +521,76 @@ fn alloca_name(m: &Module, body: &FunctionBody, i: u32) -> Option<String> {
         .and_then(|v| m.value(Some(body), v))
         .and_then(|v| v.name.clone());
     Some(named.unwrap_or_else(|| format!("alloca{i}")))
+}
+
+/// The `alloca` instruction an address (the result of instruction `i`) points into and
+/// the byte offset it points at: through `bitcast`s and `getelementptr`s of constant
+/// indices (each index steps over its type's allocation size by the module's data
+/// layout, a struct index to its field's offset — LLVM's `getelementptr` rules, the
+/// layout the lowering places the local array by). `None` for anything else (a
+/// variable index: the address moves at run time).
+fn pointee(m: &Module, body: &FunctionBody, dl: &DataLayout, mut i: u32) -> Option<(u32, u64)> {
+    let mut off = 0u64;
+    // A chain longer than this is not what a compiler writes; it ends unread.
+    for _ in 0..64 {
+        let inst = body.instructions.get(i as usize)?;
+        let next = match &inst.kind {
+            InstKind::Alloca { .. } => return Some((i, off)),
+            InstKind::Cast {
+                op: CastOp::BitCast,
+                value,
+            } => *value,
+            InstKind::Gep {
+                source_ty,
+                base,
+                indices,
+                ..
+            } => {
+                off = off.checked_add(gep_offset(m, body, dl, *source_ty, indices)?)?;
+                *base
+            }
+            _ => return None,
+        };
+        match m.value(Some(body), next)?.kind {
+            ValueKind::Instruction(k) => i = k,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The byte offset a `getelementptr` of constant `indices` over `source_ty` adds.
+fn gep_offset(
+    m: &Module,
+    body: &FunctionBody,
+    dl: &DataLayout,
+    source_ty: TypeId,
+    indices: &[ValueId],
+) -> Option<u64> {
+    let konst = |v: ValueId| match m.value(Some(body), v)?.kind {
+        ValueKind::Constant(Constant::Int(x)) => u64::try_from(x).ok(),
+        ValueKind::Constant(Constant::Null) => Some(0),
+        _ => None,
+    };
+    let mut off = 0u64;
+    let mut cur = source_ty;
+    for (n, idx) in indices.iter().enumerate() {
+        let k = konst(*idx)?;
+        if n > 0 {
+            match m.ty(cur)? {
+                Type::Struct { elements, .. } => {
+                    off = off.checked_add(dl.field_offset(m, cur, k).ok()?)?;
+                    cur = *elements.get(usize::try_from(k).ok()?)?;
+                    continue;
+                }
+                Type::Array { element, .. } | Type::Vector { element, .. } => cur = *element,
+                _ => return None,
+            }
+        }
+        let (step, _) = dl.size_align(m, cur).ok()?;
+        off = off.checked_add(k.checked_mul(step)?)?;
+    }
+    Some(off)
 }
 
 /// What holds value `v` of the entry function's body.

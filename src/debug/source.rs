@@ -227,7 +227,7 @@ impl SourceView {
             .collect();
         let read = crate::container::spdb::read(part.data)
             .map_err(|e| e.to_string())
-            .and_then(|s| super::hlsl::Hlsl::from_spdb(&s, program, self, runs));
+            .and_then(|s| super::hlsl::Hlsl::from_spdb(&s, program, self, shader, runs));
         match read {
             Ok(h) => self.hlsl = Some(std::sync::Arc::new(h)),
             Err(e) => {

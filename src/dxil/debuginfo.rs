@@ -12,7 +12,8 @@
 //! such as `vector<float, 4>` and arrays with `DISubrange`) and the `llvm.dbg.value` /
 //! `llvm.dbg.declare` calls binding values to them, with `DIExpression`'s
 //! `DW_OP_bit_piece offset, size` naming the bits of the variable a value holds (and
-//! `DW_OP_plus` the bytes a declared address is moved by). Record
+//! `DW_OP_plus` the bytes a declared address is moved by; `DW_OP_deref` making a
+//! `llvm.dbg.value`'s value the variable's address). Record
 //! layouts are LLVM 3.7's (`BitcodeWriter.cpp`, `LLVMBitCodes.h`): a debug record's first
 //! operand is `distinct`, operands naming metadata hold id + 1 (0 for null).
 //!
@@ -132,6 +133,10 @@ pub struct Variable {
     /// The scalars, in bit order.
     pub leaves: Vec<Leaf>,
 }
+
+/// What a `DIExpression` says: the piece (`DW_OP_bit_piece` offset and size), the bytes
+/// its `DW_OP_plus` operations add, and whether it has a `DW_OP_deref`.
+type Expression = (Option<(u64, u64)>, u64, bool);
 
 /// One `llvm.dbg.value` / `llvm.dbg.declare` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -525,14 +530,16 @@ impl<'m> Reader<'m> {
         })
     }
 
-    /// A `DIExpression`'s piece, if any, and the bytes its `DW_OP_plus` operations add.
-    fn piece(&self, id: MdId) -> Result<(Option<(u64, u64)>, u64), Bad> {
+    /// A `DIExpression`'s piece, if any, the bytes its `DW_OP_plus` operations add, and
+    /// whether it has a `DW_OP_deref` (the value bound is the address of the variable).
+    fn piece(&self, id: MdId) -> Result<Expression, Bad> {
         let (c, ops) = self.debug(id)?;
         if c != code::EXPRESSION {
             return Err(format!("{id}: not a DIExpression"));
         }
         let mut piece = None;
         let mut plus = 0u64;
+        let mut deref = false;
         let mut i = 1;
         while let Some(&op) = ops.get(i) {
             match op {
@@ -550,7 +557,10 @@ impl<'m> Reader<'m> {
                         .ok_or_else(|| format!("{id}: DW_OP_plus offsets overflow"))?;
                     i = i.saturating_add(2);
                 }
-                dw::OP_DEREF => i = i.saturating_add(1),
+                dw::OP_DEREF => {
+                    deref = true;
+                    i = i.saturating_add(1);
+                }
                 _ => {
                     return Err(format!(
                         "{id}: DWARF operation {op:#x} is not one DIExpression has"
@@ -558,7 +568,7 @@ impl<'m> Reader<'m> {
                 }
             }
         }
-        Ok((piece, plus))
+        Ok((piece, plus, deref))
     }
 }
 
@@ -667,7 +677,16 @@ impl DebugInfo {
                         i
                     }
                 };
-                let (piece, offset) = r.piece(expr).map_err(at)?;
+                let (piece, offset, deref) = r.piece(expr).map_err(at)?;
+                // `DW_OP_deref` (DWARF 4 §2.5.1.3, as LLVM 3.7's `DIExpression` uses it):
+                // the value bound is the variable's address, read through memory — a
+                // `llvm.dbg.value` of a pointer then binds as a declare does. A declare
+                // whose address would be dereferenced once more (a pointer to a pointer
+                // to the variable, which dxc does not write) binds nothing.
+                let declare = match (declare, deref) {
+                    (true, true) => continue,
+                    (d, x) => d || x,
+                };
                 d.bindings.push(Binding {
                     function: fi,
                     inst: k,

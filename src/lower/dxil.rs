@@ -93,7 +93,7 @@ mod copies;
 mod func;
 mod geometry;
 mod hull;
-mod layout;
+pub(crate) mod layout;
 mod memory;
 mod mesh;
 mod ops;

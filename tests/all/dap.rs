@@ -750,6 +750,86 @@ fn hlsl_zi_transcript() {
     common::assert_snapshot("dap/hlsl_zi.txt", &t);
 }
 
+/// A DXIL compute lane whose HLSL variables dxc keeps in memory and binds with
+/// `llvm.dbg.declare` (`tests/jobs/zi/declare.toml`, built by
+/// `src/debug/hlsl/tests/declare.rs`; docs/debugger.md, "Debugging in HLSL"): a
+/// breakpoint by HLSL line, the Locals scope reading the array `a`, the struct `st` and
+/// the struct `w` (split into two `alloca`s) from the lane's memory, their elements and
+/// members by name through `evaluate`, and a step back before the stores of line 10.
+/// Values from mem.hlsl, thread 3: at line 11, `a` = (2, 3, 0), `st` = {0, 8}, `w` =
+/// {3, 7}; back on line 10, `a[0]` = 0 and `w.a` = 0 (not stored yet).
+#[test]
+fn hlsl_declare_transcript() {
+    let job = "tests/jobs/zi/declare.toml";
+    let mut c = Client::start();
+    c.open(json!({ "type": "dxlane", "request": "launch", "job": job, "thread": "3,0,0" }));
+    let bps = c.ok(
+        "setBreakpoints",
+        json!({
+            "source": { "name": "mem.hlsl", "path": "mem.hlsl" },
+            "breakpoints": [{ "line": 11 }],
+        }),
+    );
+    assert_eq!(bps["breakpoints"][0]["verified"], true, "{bps}");
+    let entry = c.configured();
+    let thread = entry["threadId"].as_i64().expect("a thread");
+    let stop = c.step("continue", thread);
+    assert_eq!(stop["reason"], "breakpoint", "{stop}");
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    let f = &frames["stackFrames"][0];
+    assert_eq!(
+        (f["name"].clone(), f["line"].clone()),
+        (json!("main"), json!(11)),
+        "{frames}"
+    );
+    let scopes = c.ok("scopes", json!({ "frameId": f["id"] }));
+    assert_eq!(scopes["scopes"][0]["name"], "Locals");
+    let vars = c.ok(
+        "variables",
+        json!({ "variablesReference": scopes["scopes"][0]["variablesReference"] }),
+    );
+    let value = |name: &str| {
+        vars["variables"]
+            .as_array()
+            .and_then(|v| v.iter().find(|x| x["name"] == name))
+            .and_then(|x| x["value"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        value("a"),
+        "[0] = 2.0 (0x40000000), [1] = 3.0 (0x40400000), [2] = 0.0 (0x00000000)"
+    );
+    assert_eq!(value("st"), "a = 0.0 (0x00000000), b = 8 (0x00000008)");
+    assert_eq!(value("w"), "a = 3.0 (0x40400000), b = 7 (0x00000007)");
+    for (expression, want) in [
+        ("a[1]", "a[1] = 3.0 (0x40400000)"),
+        ("st.b", "st.b = 8 (0x00000008)"),
+        ("w.a", "w.a = 3.0 (0x40400000)"),
+    ] {
+        let e = c.ok(
+            "evaluate",
+            json!({ "expression": expression, "context": "watch", "frameId": f["id"] }),
+        );
+        assert_eq!(e["result"], want, "{e}");
+    }
+    c.step("stepBack", thread);
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    assert_eq!(frames["stackFrames"][0]["line"], 10, "{frames}");
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "w", "context": "watch", "frameId": frames["stackFrames"][0]["id"] }),
+    );
+    assert_eq!(
+        e["result"], "w.a = 0.0 (0x00000000)\nw.b = 7 (0x00000007)",
+        "{e}"
+    );
+    c.ok("disconnect", Value::Null);
+    let t = transcript(&c, job);
+    assert_eq!(c.finish(), 0);
+    common::assert_snapshot("dap/hlsl_declare.txt", &t);
+}
+
 /// A DXBC compute lane debugged in HLSL from an `SPDB` part (`tests/jobs/spdb/spdb.toml`:
 /// the vkd3d-compiled program with a PDB written from the documented layouts by
 /// `src/debug/hlsl/tests/spdb.rs`; docs/debugger.md, "DXBC programs compiled by fxc with

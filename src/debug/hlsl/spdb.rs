@@ -15,11 +15,24 @@
 //!   instruction inside the range and outside its gaps; where no range holds a piece it
 //!   is "optimised out". Of two ranges holding the same piece, the one starting later
 //!   wins (an inner function's variable of the same name).
-//! - Ranges in registers the debugger does not name (outputs `o#`, inputs `v#` other
-//!   than the compute system values, indexable temps `x#[i]`) hold nothing: their pieces
-//!   read as optimised out.
-//! - A variable whose type record is not read (matrices, structures, arrays) shows one
-//!   unsigned 32-bit piece per 4 bytes its ranges cover, named by index.
+//! - A range's register type is `CV_HLSLREG_e` (Microsoft's DIA SDK reference and
+//!   `cvinfo.h`), whose numbers are the DXBC operand types (`D3D10_SB_OPERAND_TYPE`).
+//!   Each piece reads where the debugger already shows that register: `r#` and the
+//!   compute system values from their IR registers; `v#` (and the system-value inputs
+//!   `vPrim`, `vCoverage`, `vInnerCoverage`, `vGSInstanceID`, `vDomain`) from the lane's
+//!   input word; `o#` (and `oDepth`, `oMask`, `oStencilRef`) from the lane's output
+//!   word as its last output write before the step left it, "not written yet" before
+//!   any; `x#[i]` from the indexable temp's element. A record of one register dimension
+//!   gives the register's byte offset (index × 16 + component × 4); of two (`x#`), the
+//!   array's number first and the byte offset in the array second (`cvinfo.h` does not
+//!   say; the layout the one-dimension records use, one level down).
+//! - A register past those the program declares, and registers that hold no variable's
+//!   bytes the session reads (constant buffers, control points, resources), read as
+//!   unreadable with the reason.
+//! - A variable's type is read to its scalars: vectors, matrices (row by row, each
+//!   element at its row- or column-major offset), structures (members at their offsets)
+//!   and arrays (elements at the element type's size); a type that does not read shows
+//!   the variable as unreadable with the type reader's reason.
 
 use std::collections::{HashMap, HashSet};
 
@@ -29,6 +42,7 @@ use crate::debug::source::SourceView;
 use crate::dxbc::{InstructionKind, Opcode, RegisterType};
 use crate::dxil::debuginfo::{Binding, DebugInfo, Encoding, Frame, Leaf, SourceFile, Variable};
 use crate::dxil::llvm::ValueId;
+use crate::ir::{IoElement, Shader, SysValue};
 
 impl Hlsl {
     /// The debug info of a DXBC program from its `SPDB` part, for stepping its main
@@ -38,6 +52,7 @@ impl Hlsl {
         spdb: &Spdb,
         program: &crate::dxbc::Program,
         view: &SourceView,
+        shader: &Shader,
         runs: HashSet<u32>,
     ) -> Result<Hlsl, String> {
         let function = spdb.function.clone().unwrap_or_else(|| "main".into());
@@ -88,13 +103,17 @@ impl Hlsl {
         }
         let mut held = Vec::new();
         let mut live = Vec::new();
+        let mut unreadable = HashMap::new();
         for (vi, v) in spdb.variables.iter().enumerate() {
+            if let VarType::Unreadable(index, why) = &v.ty {
+                unreadable.insert(vi, format!("its type 0x{index:x} does not read: {why}"));
+            }
             info.variables.push(Variable {
                 name: v.name.clone(),
                 function: function.clone(),
                 line: 0,
                 parameter: v.parameter,
-                leaves: leaves(v.ty, &v.ranges),
+                leaves: leaves(&v.ty),
             });
             for r in &v.ranges {
                 let spans = spans(&main, r);
@@ -111,7 +130,7 @@ impl Hlsl {
                         declare: false,
                         offset: 0,
                     });
-                    held.push(register(view, r, u).map_or(Held::Nothing, Held::Reg));
+                    held.push(register(view, shader, r, u));
                     live.push(Live::Within(spans.clone()));
                 }
             }
@@ -124,6 +143,7 @@ impl Hlsl {
             live,
             runs,
             allocas: HashMap::new(),
+            unreadable,
         };
         if h.located_lines().is_empty() {
             return Err("no instruction of the main program has a line in its table".into());
@@ -132,37 +152,86 @@ impl Hlsl {
     }
 }
 
-/// The leaves of a variable of type `ty` (32-bit scalars).
-fn leaves(ty: VarType, ranges: &[RegisterRange]) -> Vec<Leaf> {
+/// The leaves of a variable of type `ty` (32-bit scalars; none for a type that does
+/// not read).
+fn leaves(ty: &VarType) -> Vec<Leaf> {
+    let mut out = Vec::new();
+    flatten(ty, String::new(), 0, &mut out);
+    out
+}
+
+/// Appends the leaves of `ty` at byte `at` of the variable, under `path`. The type
+/// reader bounds the scalars a type holds, so this never outgrows it.
+fn flatten(ty: &VarType, path: String, at: u64, out: &mut Vec<Leaf>) {
     let enc = |k: ScalarKind| match k {
         ScalarKind::Float => Encoding::Float,
         ScalarKind::Int => Encoding::Signed,
         ScalarKind::UInt => Encoding::Unsigned,
         ScalarKind::Bool => Encoding::Bool,
     };
-    let leaf = |path: String, k: u64, encoding| Leaf {
+    let leaf = |path: String, byte: u64, encoding, matrix| Leaf {
         path,
-        offset: 32 * k,
+        offset: 8 * byte,
         size: 32,
         encoding,
-        matrix: false,
+        matrix,
     };
     match ty {
-        VarType::Scalar(k) => vec![leaf(String::new(), 0, enc(k))],
-        VarType::Vector(k, n) => (0..u64::from(n.min(4)))
-            .map(|c| leaf(format!(".{}", ["x", "y", "z", "w"][c as usize]), c, enc(k)))
-            .collect(),
-        VarType::Unknown(_) => {
-            let bytes = ranges
-                .iter()
-                .map(|r| u64::from(r.offset_in_parent) + u64::from(r.size_in_parent))
-                .max()
-                .unwrap_or(0);
-            // At most a 4×4 matrix's or a small array's words: the type is not read.
-            (0..(bytes / 4).min(64))
-                .map(|k| leaf(format!("[{k}]"), k, Encoding::Unsigned))
-                .collect()
+        VarType::Scalar(k) => out.push(leaf(path, at, enc(*k), false)),
+        VarType::Vector(k, n) => {
+            for c in 0..u64::from((*n).min(4)) {
+                let name = ["x", "y", "z", "w"].get(c as usize).copied().unwrap_or("?");
+                out.push(leaf(format!("{path}.{name}"), at + 4 * c, enc(*k), false));
+            }
         }
+        VarType::Matrix {
+            kind,
+            rows,
+            cols,
+            row_major,
+        } => {
+            let (rows, cols) = (u64::from(*rows), u64::from(*cols));
+            for r in 0..rows {
+                for c in 0..cols {
+                    let k = if *row_major {
+                        r * cols + c
+                    } else {
+                        c * rows + r
+                    };
+                    out.push(leaf(
+                        format!("{path}[{r}][{c}]"),
+                        at + 4 * k,
+                        enc(*kind),
+                        true,
+                    ));
+                }
+            }
+        }
+        VarType::Struct(fields) => {
+            for f in fields {
+                flatten(
+                    &f.ty,
+                    format!("{path}.{}", f.name),
+                    at + u64::from(f.offset),
+                    out,
+                );
+            }
+        }
+        VarType::Array {
+            element,
+            count,
+            stride,
+        } => {
+            for i in 0..u64::from(*count) {
+                flatten(
+                    element,
+                    format!("{path}[{i}]"),
+                    at + i * u64::from(*stride),
+                    out,
+                );
+            }
+        }
+        VarType::Unreadable(..) => {}
     }
 }
 
@@ -184,22 +253,116 @@ fn spans(main: &[(u32, u32)], r: &RegisterRange) -> Vec<(u32, u32)> {
     out
 }
 
-/// The IR register holding unit `u` (the u-th 4 bytes) of a range, when the debugger
-/// names its register: `r#` and the compute system values.
-fn register(view: &SourceView, r: &RegisterRange, u: u32) -> Option<u32> {
-    let ty = RegisterType::from_code(u8::try_from(r.register_type).ok()?)?;
-    let component = (r.register_offset % 16) / 4 + u;
-    let name = match ty {
-        RegisterType::Temp => format!("r{}", r.register_offset / 16),
-        RegisterType::InputThreadId => "vThreadID".into(),
-        RegisterType::InputThreadGroupId => "vThreadGroupID".into(),
-        RegisterType::InputThreadIdInGroup => "vThreadIDInGroup".into(),
-        RegisterType::InputThreadIdInGroupFlattened => "vThreadIDInGroupFlattened".into(),
-        _ => return None,
+/// Where unit `u` (the u-th 4 bytes) of a range is held (see the module doc).
+fn register(view: &SourceView, shader: &Shader, r: &RegisterRange, u: u32) -> Held {
+    use RegisterType as T;
+    let Some(ty) = u8::try_from(r.register_type)
+        .ok()
+        .and_then(RegisterType::from_code)
+    else {
+        return Held::Unreadable("unreadable: its range names no DXBC register type");
     };
-    view.var(&name)?
-        .regs
-        .get(component as usize)
-        .copied()
-        .filter(|r| *r != u32::MAX)
+    let offset = r.register_offset.saturating_add(u.saturating_mul(4));
+    let (index, component) = (offset / 16, (offset % 16) / 4);
+    let reg = |name: &str, component: u32| {
+        view.var(name)
+            .and_then(|v| v.regs.get(component as usize).copied())
+            .filter(|r| *r != u32::MAX)
+    };
+    // An element's word: by its register (`v#`, `o#`) or, for those without one, its
+    // system value.
+    let io = |elems: &[IoElement], register: Option<u32>, sv: &[SysValue], c: u32| {
+        elems.iter().find_map(|e| {
+            let row = match register {
+                Some(n) => {
+                    if e.register == crate::ir::io::NO_REGISTER || n < e.register {
+                        return None;
+                    }
+                    Some(n - e.register).filter(|row| *row < e.rows)?
+                }
+                None if sv.contains(&e.sv) => 0,
+                None => return None,
+            };
+            (e.mask >> c & 1 == 1).then(|| e.word(row, c))
+        })
+    };
+    let system = |sv: &[SysValue], input: bool| {
+        let elems = if input {
+            &shader.inputs
+        } else {
+            &shader.outputs
+        };
+        // A system value's components from its first (`vDomain`'s u, v, w).
+        match io(elems, None, sv, component) {
+            Some(w) if input => Held::Input(w),
+            Some(w) => Held::Output(w),
+            None => Held::Unreadable("unreadable: the program does not declare that system value"),
+        }
+    };
+    match ty {
+        T::Temp => reg(&format!("r{index}"), component).map_or(
+            Held::Unreadable("unreadable: its range names a temp register past the program's dcl_temps"),
+            Held::Reg,
+        ),
+        T::InputThreadId | T::InputThreadGroupId | T::InputThreadIdInGroup => {
+            let name = match ty {
+                T::InputThreadId => "vThreadID",
+                T::InputThreadGroupId => "vThreadGroupID",
+                _ => "vThreadIDInGroup",
+            };
+            reg(name, offset / 4).map_or(
+                Held::Unreadable("unreadable: the program does not declare that system value"),
+                Held::Reg,
+            )
+        }
+        T::InputThreadIdInGroupFlattened => reg("vThreadIDInGroupFlattened", 0).map_or(
+            Held::Unreadable("unreadable: the program does not declare that system value"),
+            Held::Reg,
+        ),
+        T::Input => io(&shader.inputs, Some(index), &[], component).map_or(
+            Held::Unreadable("unreadable: its range names an input register or component the program does not declare"),
+            Held::Input,
+        ),
+        T::Output => io(&shader.outputs, Some(index), &[], component).map_or(
+            Held::Unreadable("unreadable: its range names an output register or component the program does not declare"),
+            Held::Output,
+        ),
+        T::IndexableTemp => {
+            let name = format!("x{}", r.register_offset);
+            let word = r.second.unwrap_or(0).saturating_add(u.saturating_mul(4)) / 4;
+            match shader.locals.iter().position(|l| l.name == name) {
+                Some(a) if word < shader.locals[a].bytes / 4 => {
+                    Held::LocalWord(u32::try_from(a).unwrap_or(u32::MAX), word)
+                }
+                Some(_) => Held::Unreadable(
+                    "unreadable: its range names an element past the end of its indexable temp",
+                ),
+                None => Held::Unreadable(
+                    "unreadable: its range names an indexable temp the program does not declare",
+                ),
+            }
+        }
+        T::InputPrimitiveId => system(&[SysValue::PrimitiveId], true),
+        T::InputCoverageMask => system(&[SysValue::Coverage], true),
+        T::InnerCoverage => system(&[SysValue::InnerCoverage], true),
+        T::InputGsInstanceId => system(&[SysValue::GsInstanceId], true),
+        T::InputDomainPoint => system(&[SysValue::DomainLocation], true),
+        T::OutputDepth | T::OutputDepthGreaterEqual | T::OutputDepthLessEqual => system(
+            &[
+                SysValue::Depth,
+                SysValue::DepthGreaterEqual,
+                SysValue::DepthLessEqual,
+            ],
+            false,
+        ),
+        T::OutputCoverageMask => system(&[SysValue::Coverage], false),
+        T::OutputStencilRef => system(&[SysValue::StencilRef], false),
+        T::ConstantBuffer | T::ImmediateConstantBuffer => Held::Unreadable(
+            "unreadable: its range names a constant buffer, which this reader does not map",
+        ),
+        T::InputControlPoint | T::OutputControlPoint | T::InputPatchConstant => Held::Unreadable(
+            "unreadable: its range names a control-point or patch-constant register, which this reader does not map",
+        ),
+        _ => Held::Unreadable("unreadable: its range names a register type that holds no variable's bytes"),
+    }
 }

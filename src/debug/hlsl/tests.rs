@@ -1057,4 +1057,5 @@ fn check_committed(folder: &str, containers: Vec<(&'static str, Vec<u8>)>) {
 mod debug_break;
 mod declare;
 mod spdb;
+mod spdb_vertex;
 mod zi;

@@ -349,7 +349,29 @@ impl Debugger {
         };
         match l.held {
             Held::Nothing => Err("optimised out"),
+            Held::Unreadable(why) => Err(why),
             Held::Const(b) => Ok(shift(b)),
+            Held::Input(w) => Ok(u64::from(self.rec.value(
+                Slot::Input(w),
+                self.t(q),
+                self.lane,
+            ))),
+            // As `print o0` reads it: the lane's last output write before the step.
+            Held::Output(w) => match self.last_output(w, self.t(q)) {
+                Some((s, src)) => Ok(u64::from(self.rec.value(Slot::Reg(src), s + 1, self.lane))),
+                None => Err("not written yet"),
+            },
+            Held::LocalWord(a, w) => {
+                let words = self.rec.local_words.get(a as usize).copied().unwrap_or(0) as u64;
+                if u64::from(w) >= words {
+                    return Err("unreadable: past the end of its indexable temp");
+                }
+                Ok(u64::from(self.rec.value(
+                    Slot::Local(a, w),
+                    self.t(q),
+                    self.lane,
+                )))
+            }
             Held::Reg(r) => {
                 let time = self.t(q);
                 if self
@@ -466,10 +488,30 @@ impl Debugger {
         Some((name.to_string(), path, leaves))
     }
 
+    /// `NAME = unreadable: …` when the variable a spelling names does not read as a
+    /// whole (its type record does not read).
+    fn unreadable_named(&self, t: &str) -> Option<String> {
+        let h = self.hlsl()?;
+        let name = &t[..t.find(['.', '[']).unwrap_or(t.len())];
+        let at = self.pos.min(self.steps.len().saturating_sub(1));
+        let funcs: Vec<&str> = self
+            .frames_at(at)
+            .unwrap_or_default()
+            .iter()
+            .map(|f| f.function.as_str())
+            .collect();
+        let v = *h.variables_named(name, &funcs).first()?;
+        h.unreadable(v)
+            .map(|why| format!("{name} = unreadable: {why}"))
+    }
+
     /// `print NAME` for an HLSL variable (`p`, `p.x`, `s.pos.y`, `a[1]`, `m[1][2]`,
     /// `m._m12`): one line per scalar, a matrix one line per row; `None` when no
     /// variable has that name.
     pub(super) fn print_hlsl(&self, t: &str, fmt: Fmt) -> Option<String> {
+        if let Some(why) = self.unreadable_named(t) {
+            return Some(why);
+        }
         let (name, path, leaves) = self.named_leaves(t, self.pos)?;
         if leaves.is_empty() {
             return Some(format!("{name} has no member {path}"));
@@ -592,7 +634,9 @@ impl Debugger {
             .map(|v| {
                 let name = h.info.variables[v].name.clone();
                 let leaves = self.leaves_at(v, self.pos);
-                let value = if leaves.len() == 1 && leaves[0].leaf.path.is_empty() {
+                let value = if let Some(why) = h.unreadable(v) {
+                    format!("unreadable: {why}")
+                } else if leaves.len() == 1 && leaves[0].leaf.path.is_empty() {
                     self.leaf_text(&leaves[0], Fmt::Natural)
                 } else {
                     leaves

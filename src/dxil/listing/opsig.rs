@@ -16,7 +16,8 @@ use crate::dxil::llvm::{
 /// Appends dxc's comment for `inst` to `s`: ` ; line:L col:C` when the instruction has
 /// a location with a non-zero line, then for a call to a `dx.op.*` function whose
 /// first argument is a constant integer `  ; Name(params)` (or
-/// `  ; invalid DXIL opcode #N` past the operation table), and after `AnnotateHandle`
+/// `  ; invalid DXIL opcode #N` past the operation table, but for the experimental
+/// operations [`EXPERIMENTAL_NAMED`] names), and after `AnnotateHandle`
 /// `  resource: …`.
 pub fn info_comment(s: &mut String, m: &Module, body: &FunctionBody, inst: &Instruction) {
     if let Some(loc) = inst.debug_loc
@@ -36,7 +37,9 @@ pub fn info_comment(s: &mut String, m: &Module, body: &FunctionBody, inst: &Inst
     let Some(opcode) = args.first().and_then(|a| const_u32(m, body, *a)) else {
         return;
     };
-    let Some(info) = dxop::op_info(opcode).filter(|i| i.opcode < dxop::EXPERIMENTAL_BASE) else {
+    let Some(info) = dxop::op_info(opcode)
+        .filter(|i| i.opcode < dxop::EXPERIMENTAL_BASE || EXPERIMENTAL_NAMED.contains(&i.op))
+    else {
         let _ = write!(s, "  ; invalid DXIL opcode #{opcode}");
         return;
     };
@@ -44,6 +47,9 @@ pub fn info_comment(s: &mut String, m: &Module, body: &FunctionBody, inst: &Inst
     s.push_str(info.name);
     if let Some(p) = OP_PARAMS.get(opcode as usize) {
         s.push_str(p);
+    } else if EXPERIMENTAL_NAMED.contains(&info.op) {
+        // Neither takes an operand but the opcode (DXIL.rst's table).
+        s.push_str("()");
     }
     // dxc decodes the resource properties after AnnotateHandle's comment.
     if info.op == DxOp::AnnotateHandle
@@ -54,6 +60,13 @@ pub fn info_comment(s: &mut String, m: &Module, body: &FunctionBody, inst: &Inst
         s.push_str(&resource_properties(words));
     }
 }
+
+/// The experimental operations (opcodes from `0x80000000`, DXIL.rst's experimental
+/// table) the listing names as it names the others: SM 6.10's `DebugBreak()` and
+/// `IsDebuggingEnabled()` (HLSL specifications, proposal 0039 "Debugging
+/// Intrinsics"), which dxc's SM 6.10 lowering emits. The other experimental
+/// operations keep dxc 1.8's `invalid DXIL opcode` comment.
+const EXPERIMENTAL_NAMED: [DxOp; 2] = [DxOp::DebugBreak, DxOp::IsDebuggingEnabled];
 
 fn const_u32(m: &Module, body: &FunctionBody, a: Operand) -> Option<u32> {
     let Operand::Value(v) = a else { return None };

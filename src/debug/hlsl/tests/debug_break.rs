@@ -343,3 +343,24 @@ fn continue_stops_at_debug_break_and_abort() {
     assert!(!text.contains("breakpoint"), "{text}");
     assert!(d.finished());
 }
+
+/// The DXIL listing names the two experimental operations as it names the others
+/// (their names and empty operand lists from DXIL.rst's experimental opcode table),
+/// not as an invalid opcode: the committed container's listing shows both calls.
+#[test]
+fn the_listing_names_debug_break_and_is_debugging_enabled() {
+    let text = crate::dxil::listing::disassemble(&dxil_container()).unwrap();
+    let line_of = |call: &str| {
+        text.lines()
+            .find(|l| l.contains(call) && l.contains("call "))
+            .unwrap_or_else(|| panic!("no call of {call} in\n{text}"))
+            .to_string()
+    };
+    let brk = line_of("@dx.op.debugBreak(");
+    assert!(brk.ends_with("  ; DebugBreak()"), "{brk}");
+    // LLVM prints an `i32` constant signed: 2147483681 is -2147483615.
+    assert!(brk.contains("(i32 -2147483615)"), "{brk}");
+    let q = line_of("@dx.op.isDebuggerPresent(");
+    assert!(q.ends_with("  ; IsDebuggingEnabled()"), "{q}");
+    assert!(!text.contains("invalid DXIL opcode"), "{text}");
+}

@@ -45,6 +45,24 @@ void main(uint3 id : SV_DispatchThreadID)
 /// (`st`'s left unnamed, as the lowering then names its array by index), `w` split into
 /// an `alloca` per member (`w.a`, `w.b`) with a declare for each, bits 0–31 and 32–63.
 fn module() -> Module {
+    module_with(Bind::Declare)
+}
+
+/// How the module binds `a` and `st` to their memory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bind {
+    /// `llvm.dbg.declare(%alloca)`.
+    Declare,
+    /// `llvm.dbg.value` of a pointer with `DW_OP_deref` ("Source Level Debugging with
+    /// LLVM" 3.7: the value is the variable's address): `a` through `getelementptr
+    /// %a, 0, 0` (its first element, byte 0), `st` member by member through
+    /// `getelementptr %st, 0, 0` (bits 0–31) and `getelementptr %st, 0, 1` (bits 32–63,
+    /// a pointer 4 bytes into the `alloca`). The values read are the declare's.
+    Deref,
+}
+
+/// The module with `a` and `st` bound as `bind` says.
+fn module_with(bind: Bind) -> Module {
     let mut mb = Mb::new(DL);
     let (i32t, f32t, void) = (mb.int(32), mb.t(Type::Float), mb.void());
     let mdt = mb.t(Type::Metadata);
@@ -137,6 +155,12 @@ fn module() -> Module {
     let whole = di(&mut mb, EXPRESSION, vec![0]);
     let lo = di(&mut mb, EXPRESSION, vec![0, 0x9d, 0, 32]);
     let hi = di(&mut mb, EXPRESSION, vec![0, 0x9d, 32, 32]);
+    // DW_OP_deref (0x06), alone and before each half's DW_OP_bit_piece.
+    let deref = di(&mut mb, EXPRESSION, vec![0, 0x06]);
+    let deref_lo = di(&mut mb, EXPRESSION, vec![0, 0x06, 0x9d, 0, 32]);
+    let deref_hi = di(&mut mb, EXPRESSION, vec![0, 0x06, 0x9d, 32, 32]);
+    let i64t = mb.int(64);
+    let zero64 = mb.ci(64, 0);
     {
         let text = s(&mut mb, HLSL);
         let name_id = MdId(file_name as u32 - 1);
@@ -227,8 +251,39 @@ fn module() -> Module {
     at(&mut mb, 7);
     let wb = alloca(&mut mb, i32t, pi);
     at(&mut mb, 7);
-    declare(&mut mb, a, a_var, whole, 6);
-    declare(&mut mb, st, st_var, whole, 7);
+    let value = |mb: &mut Mb, p: ValueId, v: MdId, e: MdId, line: u32| {
+        let ty = mb.ty_of(p);
+        let vm = mb.local_md(Metadata::Value { ty, value: p });
+        mb.call(
+            "llvm.dbg.value",
+            void,
+            vec![mdt, i64t, mdt, mdt],
+            vec![
+                Operand::Metadata(vm),
+                Operand::Value(zero64),
+                Operand::Metadata(v),
+                Operand::Metadata(e),
+            ],
+        );
+        at(mb, line);
+    };
+    match bind {
+        Bind::Declare => {
+            declare(&mut mb, a, a_var, whole, 6);
+            declare(&mut mb, st, st_var, whole, 7);
+        }
+        Bind::Deref => {
+            let first = gep(&mut mb, arr, a, c0, pf);
+            at(&mut mb, 6);
+            let sta = gep(&mut mb, t_llvm, st, c0, pf);
+            at(&mut mb, 7);
+            let stb = gep(&mut mb, t_llvm, st, c1, pi);
+            at(&mut mb, 7);
+            value(&mut mb, first, a_var, deref, 6);
+            value(&mut mb, sta, st_var, deref_lo, 7);
+            value(&mut mb, stb, st_var, deref_hi, 7);
+        }
+    }
     declare(&mut mb, wa, w_var, lo, 7);
     declare(&mut mb, wb, w_var, hi, 7);
     let tid = mb.dx("threadId.i32", DxOp::ThreadId, &[c0], i32t);
@@ -280,6 +335,28 @@ fn module() -> Module {
     m
 }
 
+/// The declare module in the `DXIL` part of a cs_6_0 container, with its debug
+/// metadata (`tests/jobs/zi/declare.dxil`, which `declare.toml` runs and the DAP
+/// transcript `hlsl_declare` debugs).
+fn container() -> Vec<u8> {
+    use crate::container::write::{dxil_part, write_container};
+    use crate::container::{FourCc, ProgramKind, ProgramVersion};
+    let version = ProgramVersion {
+        kind: ProgramKind::Compute,
+        major: 6,
+        minor: 0,
+    };
+    let bitcode = crate::dxil::llvm::write::write_module(&module()).unwrap();
+    let part = dxil_part(version, (1, 0), &bitcode).unwrap();
+    write_container(&[(FourCc::DXIL, &part)]).unwrap()
+}
+
+/// The committed container is what the builder makes of the module today.
+#[test]
+fn the_committed_declare_container_is_regenerated_unchanged() {
+    super::check_committed("tests/jobs/zi", vec![("declare.dxil", container())]);
+}
+
 /// A session on thread (3, 0, 0): `id.x` = 3.
 fn session() -> Debugger {
     let (t, _) = target(&module());
@@ -314,7 +391,21 @@ fn the_memory_program_computes_what_its_hlsl_says() {
 /// w.b = 7, a[0] = 2.0, w.a = a[1] = 3.0.
 #[test]
 fn declared_variables_print_from_memory() {
-    let mut d = session();
+    declared_variables_print_from_memory_with(session());
+}
+
+/// The same variables bound by `llvm.dbg.value`s of pointers into their `alloca`s with
+/// `DW_OP_deref` ([`Bind::Deref`]) read the same values at the same places: `st.b`
+/// through a pointer 4 bytes into `st`'s memory.
+#[test]
+fn deref_bound_pointers_read_through_memory() {
+    let (t, _) = target(&module_with(Bind::Deref));
+    let d = Debugger::open(t, LaneSelect::Thread([3, 0, 0]), DebugOptions::default()).unwrap();
+    assert!(d.source_level(), "{:?}", d.notes());
+    declared_variables_print_from_memory_with(d);
+}
+
+fn declared_variables_print_from_memory_with(mut d: Debugger) {
     assert_eq!(line(&mut d), 8, "{}", d.where_text());
     // The handle, before the declares: not in effect yet.
     assert_eq!(run_cmd(&mut d, "print a[2]"), "a[2] = optimised out");

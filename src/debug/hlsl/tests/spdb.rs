@@ -42,7 +42,7 @@
 //! | 6 | `add r0.x, r0.x, 1.0` | 10 | `p.x` = r0.y over 6–7 |
 //! | 7 | `add r0.x, r0.y, r0.x` | 11 `float s = p.x + p.y;` | `p.y` = r0.x over 7 |
 //! | 8 | `imul null, r1.x, vThreadID.x, 4` | 12 `output.Store(…)` | `s` = r0.x over 8–9 |
-//! | 9 | `store_raw u0.x, r1.x, r0.x` | 12 | `unused` = o0.x (a register the debugger does not name) |
+//! | 9 | `store_raw u0.x, r1.x, r0.x` | 12 | `unused` = o0.x (a register the program does not declare) |
 //! | 10 | `ret` | 13 | |
 //!
 //! Thread 3: `x` = 3.0, `p` = (6.0, 4.0), `s` = 10.0, stored at byte 12.
@@ -89,15 +89,15 @@ fn offsets() -> Vec<u32> {
     v
 }
 
-fn u16s(v: &mut Vec<u8>, x: u16) {
+pub(super) fn u16s(v: &mut Vec<u8>, x: u16) {
     v.extend_from_slice(&x.to_le_bytes());
 }
 
-fn u32s(v: &mut Vec<u8>, x: u32) {
+pub(super) fn u32s(v: &mut Vec<u8>, x: u32) {
     v.extend_from_slice(&x.to_le_bytes());
 }
 
-fn cstr(v: &mut Vec<u8>, s: &str) {
+pub(super) fn cstr(v: &mut Vec<u8>, s: &str) {
     v.extend_from_slice(s.as_bytes());
     v.push(0);
 }
@@ -159,7 +159,7 @@ pub fn msf(streams: &[Vec<u8>]) -> Vec<u8> {
 }
 
 /// A symbol record: length, kind, payload, padded to 4 bytes.
-fn record(kind: u16, payload: &[u8]) -> Vec<u8> {
+pub(super) fn record(kind: u16, payload: &[u8]) -> Vec<u8> {
     let mut body = Vec::new();
     u16s(&mut body, kind);
     body.extend_from_slice(payload);
@@ -198,7 +198,7 @@ fn defrange(r: &Range, offs: &[u32]) -> Vec<u8> {
     record(0x1150, &p)
 }
 
-fn local(ty: u32, parameter: bool, name: &str) -> Vec<u8> {
+pub(super) fn local(ty: u32, parameter: bool, name: &str) -> Vec<u8> {
     let mut p = Vec::new();
     u32s(&mut p, ty);
     u16s(&mut p, u16::from(parameter));
@@ -218,18 +218,6 @@ enum Damage {
 fn pdb(damage: Damage) -> Vec<u8> {
     let offs = offsets();
     let text = hlsl();
-    let code = offs[offs.len() - 1];
-    // `/names`: the file's name at offset 1.
-    let mut names = Vec::new();
-    u32s(&mut names, 0xeffe_effe);
-    u32s(&mut names, 1);
-    let strings = b"\0shader.hlsl\0";
-    u32s(&mut names, strings.len() as u32);
-    names.extend_from_slice(strings);
-    u32s(&mut names, 2);
-    u32s(&mut names, 1);
-    u32s(&mut names, 0);
-    u32s(&mut names, 1);
     // TPI: float2 (0x1000) and uint3 (0x1001).
     let mut recs = Vec::new();
     for (elem, count, bytes, name) in [(0x40u32, 2u32, 8u16, "float2"), (0x75, 3, 12, "uint3")] {
@@ -240,16 +228,6 @@ fn pdb(damage: Damage) -> Vec<u8> {
         cstr(&mut p, name);
         recs.extend_from_slice(&record(0x151b, &p));
     }
-    let mut tpi = Vec::new();
-    for x in [20040203u32, 56, 0x1000, 0x1002, recs.len() as u32] {
-        u32s(&mut tpi, x);
-    }
-    u16s(&mut tpi, 0xffff);
-    u16s(&mut tpi, 0xffff);
-    for x in [4u32, 0x3ffff, 0, 0, 0, 0, 0, 0] {
-        u32s(&mut tpi, x);
-    }
-    tpi.extend_from_slice(&recs);
     // The module: symbols, then C13 lines.
     let vars: Vec<(u32, bool, &str, Vec<Range>)> = vec![
         (
@@ -335,6 +313,49 @@ fn pdb(damage: Damage) -> Vec<u8> {
             inner.extend_from_slice(&defrange(r, &offs));
         }
     }
+    let lines: Vec<(usize, u32)> = match damage {
+        Damage::NoLines => Vec::new(),
+        Damage::None => vec![(4, 9), (5, 10), (7, 11), (8, 12), (10, 13)],
+    };
+    write_pdb(&offs, &text, "shader.hlsl", &recs, &inner, &lines)
+}
+
+/// A PDB as fxc lays it out for a program whose instructions start at byte offsets
+/// `offs` (the end last): the HLSL `text` of file `file`, the type records `recs`
+/// (indices from 0x1000), the procedure's inner symbols `inner` and the line table
+/// `lines` (instruction index, line).
+pub(super) fn write_pdb(
+    offs: &[u32],
+    text: &str,
+    file: &str,
+    recs: &[u8],
+    inner: &[u8],
+    lines: &[(usize, u32)],
+) -> Vec<u8> {
+    let code = offs[offs.len() - 1];
+    // `/names`: the file's name at offset 1.
+    let mut names = Vec::new();
+    u32s(&mut names, 0xeffe_effe);
+    u32s(&mut names, 1);
+    let strings = format!("\0{file}\0");
+    let strings = strings.as_bytes();
+    u32s(&mut names, strings.len() as u32);
+    names.extend_from_slice(strings);
+    u32s(&mut names, 2);
+    u32s(&mut names, 1);
+    u32s(&mut names, 0);
+    u32s(&mut names, 1);
+    let mut tpi = Vec::new();
+    let count = type_count(recs);
+    for x in [20040203u32, 56, 0x1000, 0x1000 + count, recs.len() as u32] {
+        u32s(&mut tpi, x);
+    }
+    u16s(&mut tpi, 0xffff);
+    u16s(&mut tpi, 0xffff);
+    for x in [4u32, 0x3ffff, 0, 0, 0, 0, 0, 0] {
+        u32s(&mut tpi, x);
+    }
+    tpi.extend_from_slice(recs);
     let mut syms = Vec::new();
     u32s(&mut syms, 4);
     let proc_len = {
@@ -353,12 +374,8 @@ fn pdb(damage: Damage) -> Vec<u8> {
     let mut p = proc_len.clone();
     p[4..8].copy_from_slice(&end_at.to_le_bytes());
     syms.extend_from_slice(&record(0x1110, &p));
-    syms.extend_from_slice(&inner);
+    syms.extend_from_slice(inner);
     syms.extend_from_slice(&record(0x0006, &[]));
-    let lines: Vec<(usize, u32)> = match damage {
-        Damage::NoLines => Vec::new(),
-        Damage::None => vec![(4, 9), (5, 10), (7, 11), (8, 12), (10, 13)],
-    };
     let mut c13 = Vec::new();
     let mut chk = Vec::new();
     u32s(&mut chk, 1);
@@ -382,7 +399,7 @@ fn pdb(damage: Damage) -> Vec<u8> {
     u32s(&mut l, 0);
     u32s(&mut l, lines.len() as u32);
     u32s(&mut l, 12 + 8 * lines.len() as u32);
-    for (i, line) in &lines {
+    for (i, line) in lines {
         u32s(&mut l, offs[*i]);
         u32s(&mut l, line | 1 << 31);
     }
@@ -413,8 +430,8 @@ fn pdb(damage: Damage) -> Vec<u8> {
     for x in [0u32, 0, 0] {
         u32s(&mut mi, x);
     }
-    cstr(&mut mi, "shader.hlsl");
-    cstr(&mut mi, "shader.hlsl");
+    cstr(&mut mi, file);
+    cstr(&mut mi, file);
     while mi.len() % 4 != 0 {
         mi.push(0);
     }
@@ -439,7 +456,8 @@ fn pdb(damage: Damage) -> Vec<u8> {
         u32s(&mut info, x);
     }
     info.extend_from_slice(&[0x5d; 16]);
-    let buf = b"/names\0/src/files/shader.hlsl\0";
+    let buf = format!("/names\0/src/files/{file}\0");
+    let buf = buf.as_bytes();
     u32s(&mut info, buf.len() as u32);
     info.extend_from_slice(buf);
     for x in [2u32, 4, 1, 0b11, 0, 0, 6, 7, 7] {
@@ -455,8 +473,18 @@ fn pdb(damage: Damage) -> Vec<u8> {
         Vec::new(),
         module,
         names,
-        text.into_bytes(),
+        text.as_bytes().to_vec(),
     ])
+}
+
+/// The number of type records in `recs` (each a u16 length and that many bytes).
+fn type_count(recs: &[u8]) -> u32 {
+    let (mut at, mut n) = (0usize, 0u32);
+    while at + 2 <= recs.len() {
+        at += 2 + usize::from(u16::from_le_bytes([recs[at], recs[at + 1]]));
+        n += 1;
+    }
+    n
 }
 
 /// The plain program's parts with an `SPDB` part of `spdb` added.
@@ -595,7 +623,8 @@ fn breakpoints_by_hlsl_line() {
 
 /// Variables by name, from the registers their ranges name, at each line: `x` while
 /// r0.x holds it, `p` assembled from r0.y and r0.x, `s`; `x` is optimised out once its
-/// range ends, and `unused` (in o0, which the debugger does not name) always.
+/// range ends, and `unused` (in o0, which the compute program does not declare) is
+/// unreadable with the reason.
 #[test]
 fn variables_print_by_name_from_their_registers() {
     let mut d = session(&std::fs::read(root().join("spdb.cs_5_0.dxbc")).unwrap());
@@ -631,7 +660,12 @@ fn variables_print_by_name_from_their_registers() {
     run(&mut d, "step");
     // Line 12: s = 10.0.
     assert!(run(&mut d, "print s").starts_with("s = 10.0"));
-    assert!(run(&mut d, "print unused").contains("optimised out"));
+    // `unused` is in o0, which a compute program never declares: unreadable, and why.
+    let unused = run(&mut d, "print unused");
+    assert_eq!(
+        unused,
+        "unused = unreadable: its range names an output register or component the program does not declare"
+    );
     let locals: Vec<(String, String)> =
         d.locals(0).into_iter().map(|v| (v.name, v.value)).collect();
     let names: Vec<&str> = locals.iter().map(|(n, _)| n.as_str()).collect();
