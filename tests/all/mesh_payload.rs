@@ -16,7 +16,7 @@
 //! lays a vector out as an array of its element (aligned as the element).
 
 use dxlane::container::write::{dxil_part, write_container};
-use dxlane::container::{FourCc, ProgramKind, ProgramVersion};
+use dxlane::container::{Container, DxilProgramHeader, FourCc, ProgramKind, ProgramVersion};
 use dxlane::dxil::dxop::DxOp;
 use dxlane::dxil::llvm::build::{EntryPoint, Mb};
 use dxlane::dxil::llvm::write::write_module;
@@ -475,5 +475,41 @@ fn a_payload_of_16_kib_runs_and_one_word_more_is_refused() {
             e.contains("entry point main: a payload of 16388 bytes (at most 16384"),
             "{name}: {e}"
         );
+    }
+}
+
+/// `llvm-dis` (when found) reads the committed modules' bitcode, and the listing shows
+/// the payload struct as built (so the modules are LLVM 3.7 bitcode a peer tool reads).
+#[test]
+fn llvm_dis_reads_the_committed_modules() {
+    let Some(dis) = common::llvm_dis("the llvm-dis check of the payload modules") else {
+        return;
+    };
+    let dir = common::scratch().join("mesh_payload").join("llvm-dis");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in files() {
+        let c = Container::parse(&bytes).unwrap();
+        let (_, bitcode) = DxilProgramHeader::parse(c.part(FourCc::DXIL).unwrap()).unwrap();
+        let path = dir.join(format!("{name}.bc"));
+        std::fs::write(&path, bitcode).unwrap();
+        let out = std::process::Command::new(&dis)
+            .arg("-o")
+            .arg("-")
+            .arg(&path)
+            .output()
+            .expect("run LLVM_DIS");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("define void @main()"), "{name}");
+        if name == "payload.as.dxil" {
+            assert!(
+                text.contains("%struct.Payload = type { i32, i16, i32, float, double, half, <3 x float>, i64, [2 x %struct.Elem], %struct.Inner, i16 }"),
+                "{text}"
+            );
+        }
     }
 }
