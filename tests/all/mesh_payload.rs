@@ -2,7 +2,7 @@
 //! (`dxil::llvm::build`): an amplification program stores each member of a payload
 //! struct through `getelementptr` into its group shared payload and calls
 //! `DispatchMesh`; the mesh program copies the payload's bytes, word by word, to a raw
-//! UAV. The test states each member's byte offset and bytes by hand from the layout
+//! UAV, on both engines. The test states each member's byte offset and bytes by hand from the layout
 //! rule, so a member placed at any other offset fails it. The modules are committed
 //! under `tests/jobs/mesh_payload/` and checked to be what this file builds
 //! (`DXLANE_BLESS=1` rewrites them).
@@ -21,9 +21,10 @@ use dxlane::dxil::dxop::DxOp;
 use dxlane::dxil::llvm::build::{EntryPoint, Mb};
 use dxlane::dxil::llvm::write::write_module;
 use dxlane::dxil::llvm::{Constant, InstKind, MdId, Metadata, Type, TypeId, ValueId};
+use dxlane::exec::jit::Engine;
 use dxlane::lower::{LoadOptions, load};
 use dxlane::pipeline::ms::MeshDraw;
-use dxlane::pipeline::{Bindings, DrawArgs, DrawOptions, DrawState, RenderTargetView, draw};
+use dxlane::pipeline::{Bindings, DrawArgs, DrawOptions, DrawState, Plan, RenderTargetView, draw};
 use dxlane::resources::{BufferKind, BufferView, Descriptor, Format, Memory, Texture, TextureDesc};
 
 use super::common;
@@ -344,8 +345,14 @@ fn the_committed_modules_are_what_this_file_builds() {
     }
 }
 
-/// Draws the amplification and mesh programs in `dir` over one group; u0's bytes.
-fn run(dir: &std::path::Path, as_file: &str, ms_file: &str) -> Result<Vec<u8>, String> {
+/// Draws the amplification and mesh programs in `dir` over one group on `engine`; u0's
+/// bytes.
+fn run_on(
+    engine: Engine,
+    dir: &std::path::Path,
+    as_file: &str,
+    ms_file: &str,
+) -> Result<Vec<u8>, String> {
     let read = |f: &str| -> Result<_, String> {
         let bytes = std::fs::read(dir.join(f)).map_err(|e| e.to_string())?;
         Ok(load(&bytes, &LoadOptions::default())
@@ -372,8 +379,20 @@ fn run(dir: &std::path::Path, as_file: &str, ms_file: &str) -> Result<Vec<u8>, S
         groups: [1, 1, 1],
     });
     state.render_targets = vec![Some(RenderTargetView { texture: rt })];
-    draw(&state, &DrawArgs::default(), &DrawOptions::default()).map_err(|e| e.to_string())?;
+    let plan = Plan {
+        engine,
+        ..Plan::default()
+    };
+    draw(&state, &DrawArgs::default(), &DrawOptions::new(plan)).map_err(|e| e.to_string())?;
     Ok(out.to_bytes())
+}
+
+/// [`run_on`] on both engines (the interpreter and the native engine), which must agree.
+fn run(dir: &std::path::Path, as_file: &str, ms_file: &str) -> Result<Vec<u8>, String> {
+    let interp = run_on(Engine::Interp, dir, as_file, ms_file)?;
+    let jit = run_on(Engine::Jit, dir, as_file, ms_file)?;
+    assert!(interp == jit, "the engines disagree");
+    Ok(jit)
 }
 
 /// DirectX-Specs Mesh Shader, "Mesh Payload", with DXIL.rst's 16-bit data layout: each
