@@ -2,10 +2,10 @@
 //! (`dxil::llvm::build`): an amplification program stores each member of a payload
 //! struct through `getelementptr` into its group shared payload and calls
 //! `DispatchMesh`; the mesh program copies the payload's bytes, word by word, to a raw
-//! UAV, on both engines. The test states each member's byte offset and bytes by hand from the layout
-//! rule, so a member placed at any other offset fails it. The modules are committed
-//! under `tests/jobs/mesh_payload/` and checked to be what this file builds
-//! (`DXLANE_BLESS=1` rewrites them).
+//! UAV, on both engines. The test states each member's byte offset and bytes by hand
+//! from the layout rule, so a member placed at any other offset fails it. The modules
+//! are committed under `tests/jobs/mesh_payload/` and checked to be what this file
+//! builds (`DXLANE_BLESS=1` rewrites them).
 //!
 //! The rule: "Mesh Payload" (DirectX-Specs, Mesh Shader) passes the payload as the
 //! struct the amplification program declared, and DXIL.rst's data layout
