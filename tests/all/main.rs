@@ -47,6 +47,7 @@ mod lower_dxil;
 mod lower_dxil_e2e;
 mod lower_dxil_stage;
 mod mesh;
+mod mesh_payload;
 mod meshlets;
 mod offload;
 mod opt;
