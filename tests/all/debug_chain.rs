@@ -358,3 +358,45 @@ fn the_join_phase_is_traced() {
     );
     common::assert_snapshot("debug/lane_chain_join_phase.txt", &format!("{join}{no}"));
 }
+
+/// The debugger's chain through DXIL's hull loads (`tests/jobs/hs_loads/hs_loads.toml`,
+/// its values derived there): in the patch-constant lane, edge factor 1 is output
+/// control point 1's `POSITION.w` = 1, read by `LoadOutputControlPoint` and named with
+/// the control-point lane that wrote it (D3D11.3 §10: the patch-constant phase reads the
+/// control-point phase's outputs); the inside factor is output control point 0's w. In
+/// the domain lane of point 2, (u, v, w) = (1, 0, 0), `COLOR0.x` = `SUM` + u = 0.25 + 1,
+/// and `SUM`, read by `LoadPatchConstant`, is named with the patch-constant lane.
+#[test]
+fn the_chain_through_dxil_hull_loads() {
+    let job = "tests/jobs/hs_loads/hs_loads.toml";
+    let pc = open(
+        job,
+        &flags_of("--hs-patch 0 --patch-constant"),
+        "continue; outputs; why SV_TessFactor[1]; why SV_InsideTessFactor",
+    );
+    assert!(
+        line_after(&pc, "SUM0: ").starts_with("0.25 (0x3e800000)"),
+        "{pc}"
+    );
+    assert!(
+        pc.contains("POSITION0.w of output control point 1 = 1.0 (0x3f800000): an input of the lane, from the pipeline: output control point 1 was made by hull patch 0, control point 1, draw instance 0 (--hs-patch 0 --control-point 1 --instance 0)"),
+        "{pc}"
+    );
+    assert!(
+        pc.contains("POSITION0.w of output control point 0 = 1.0 (0x3f800000): an input of the lane, from the pipeline: output control point 0 was made by hull patch 0, control point 0, draw instance 0 (--hs-patch 0 --control-point 0 --instance 0)"),
+        "{pc}"
+    );
+    let ds = open(
+        job,
+        &flags_of("--ds-patch 0 --ds-point 2"),
+        "continue; outputs; why COLOR0.x",
+    );
+    assert!(
+        line_after(&ds, "COLOR0: ").starts_with("1.25 (0x3fa00000), 1.0 (0x3f800000), 0.0"),
+        "{ds}"
+    );
+    assert!(
+        ds.contains("SUM0.x (patch constant) = 0.25 (0x3e800000): an input of the lane, from the pipeline: the patch constants were made by hull patch 0, patch constants, draw instance 0 (--hs-patch 0 --patch-constant --instance 0)"),
+        "{ds}"
+    );
+}

@@ -457,3 +457,356 @@ fn why_in_a_domain_lane_names_sv_domain_location() {
     );
     assert!(!x.contains("v4294967295") && !y.contains("v4294967295"));
 }
+
+/// The folder of the hand-built DXIL hull and domain programs and their job.
+const HS_LOADS: &str = "tests/jobs/hs_loads";
+
+/// dxc's data layout (without 16-bit types).
+const DXC_LAYOUT: &str =
+    "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64";
+
+/// A signature element of a hand-built program: id, name, semantic kind (DXIL.rst
+/// "Signature Element": 0 arbitrary, 3 position, 25 `TessFactor`, 26
+/// `InsideTessFactor`), rows, columns, start row and column; always `float` (9).
+struct SigEl(i64, &'static str, i64, i64, i64, i64, i64);
+
+/// The metadata writer of a hand-built program's entry point.
+struct Meta<'a>(&'a mut dxlane::dxil::llvm::build::Mb);
+
+impl Meta<'_> {
+    fn int(&mut self, bits: u32, v: i64) -> Option<dxlane::dxil::llvm::MdId> {
+        use dxlane::dxil::llvm::Metadata;
+        let c = self.0.ci(bits, v);
+        let t = self.0.int(bits);
+        Some(self.0.md(Metadata::Value { ty: t, value: c }))
+    }
+
+    fn string(&mut self, s: &str) -> Option<dxlane::dxil::llvm::MdId> {
+        let s = dxlane::dxil::llvm::Metadata::String(s.as_bytes().to_vec());
+        Some(self.0.md(s))
+    }
+
+    fn node(
+        &mut self,
+        ops: Vec<Option<dxlane::dxil::llvm::MdId>>,
+    ) -> Option<dxlane::dxil::llvm::MdId> {
+        Some(self.0.md(dxlane::dxil::llvm::Metadata::Node {
+            distinct: false,
+            ops,
+        }))
+    }
+
+    /// A signature's element list; a patch constant's interpolation is undefined (0),
+    /// a control point's linear (2).
+    fn sig(&mut self, els: &[SigEl], interp: i64) -> Option<dxlane::dxil::llvm::MdId> {
+        let mut list = Vec::new();
+        for e in els {
+            let idx: Vec<_> = (0..e.3).map(|i| self.int(32, i)).collect();
+            let idx = self.node(idx);
+            let ops = vec![
+                self.int(32, e.0),
+                self.string(e.1),
+                self.int(8, 9),
+                self.int(8, e.2),
+                idx,
+                self.int(8, interp),
+                self.int(32, e.3),
+                self.int(8, e.4),
+                self.int(32, e.5),
+                self.int(8, e.6),
+                None,
+            ];
+            list.push(self.node(ops));
+        }
+        self.node(list)
+    }
+}
+
+/// The patch-constant signature both hand-built programs share: the three edge factors
+/// (rows 0–2, column 3), the inside factor (row 3, column 0) and `SUM` (row 0, column
+/// 0), as dxc packs a tri domain's (the corpus's `tessellation.hs`).
+const HS_LOADS_PATCH: [SigEl; 3] = [
+    SigEl(0, "SV_TessFactor", 25, 3, 1, 0, 3),
+    SigEl(1, "SV_InsideTessFactor", 26, 1, 1, 3, 0),
+    SigEl(2, "SUM", 0, 1, 1, 0, 0),
+];
+
+/// Finishes `mb` (whose `main` body is pushed) as a `kind` 6.0 entry point with the
+/// input, output and patch-constant signatures and the stage's property (`tag`,
+/// `values`; a hull state's first value is its patch-constant function, `patch`), in a
+/// container of its DXIL part.
+fn hs_loads_container(
+    mut mb: dxlane::dxil::llvm::build::Mb,
+    kind: dxlane::container::ProgramKind,
+    sigs: [&[SigEl]; 2],
+    patch: Option<usize>,
+    tag: i64,
+    values: &[i64],
+) -> Vec<u8> {
+    use dxlane::container::write::{dxil_part, write_container};
+    use dxlane::container::{FourCc, ProgramKind, ProgramVersion};
+    use dxlane::dxil::llvm::build::EntryPoint;
+    use dxlane::dxil::llvm::write::write_module;
+    use dxlane::dxil::llvm::{Constant, Metadata, Type};
+    mb.ret();
+    let f32t = mb.t(Type::Float);
+    let max = mb.c(f32t, Constant::Float(u64::from(64.0f32.to_bits())));
+    let mut md = Meta(&mut mb);
+    let version = [md.int(32, 1), md.int(32, 0)];
+    let version = md.node(version.to_vec());
+    let profile = if matches!(kind, ProgramKind::Hull) {
+        "hs"
+    } else {
+        "ds"
+    };
+    let sm = [md.string(profile), md.int(32, 6), md.int(32, 0)];
+    let sm = md.node(sm.to_vec());
+    let ins = md.sig(sigs[0], 2);
+    let outs = md.sig(sigs[1], 2);
+    let pcs = md.sig(&HS_LOADS_PATCH, 0);
+    let signatures = md.node(vec![ins, outs, pcs]);
+    let mut state = Vec::new();
+    if let Some(fi) = patch {
+        let f = &md.0.m.functions[fi];
+        let (ty, value) = (f.ptr_ty, f.value);
+        state.push(Some(md.0.md(Metadata::Value { ty, value })));
+    }
+    for v in values {
+        state.push(md.int(32, *v));
+    }
+    if patch.is_some() {
+        state.push(Some(md.0.md(Metadata::Value {
+            ty: f32t,
+            value: max,
+        })));
+    }
+    let state = md.node(state);
+    let tag = md.int(32, tag);
+    let props = md.node(vec![tag, state]);
+    let (mut m, fi) = mb.finish();
+    EntryPoint {
+        name: "main",
+        version,
+        shader_model: sm,
+        signatures,
+        resources: None,
+        module_resources: None,
+        properties: props,
+    }
+    .declare(&mut m, fi);
+    let bitcode = write_module(&m).expect("the writer takes the built module");
+    let program = ProgramVersion {
+        kind,
+        major: 6,
+        minor: 0,
+    };
+    let dxil = dxil_part(program, (1, 0), &bitcode).unwrap();
+    write_container(&[(FourCc::DXIL, &dxil)]).unwrap()
+}
+
+/// `hs_loads.hs.dxil`, an `hs_6_0` program (tri domain, integer partitioning,
+/// triangle_cw, 3 control points in and out, max factor 64). Control-point phase:
+/// output control point `i` is input control point `i`'s `POSITION` with x halved
+/// (`OutputControlPointID`, `LoadInput`, `StoreOutput`). Patch-constant function: reads
+/// the output control points (`LoadOutputControlPoint`, DXIL.rst opcode 103) and
+/// writes (`StorePatchConstant`) edge factor `r` = output control point `r`'s w, the
+/// inside factor = output control point 0's w, and `SUM` = (x0 + x1) + x2 of the output
+/// control points.
+fn hs_loads_hull() -> Vec<u8> {
+    use dxlane::container::ProgramKind;
+    use dxlane::dxil::dxop::DxOp;
+    use dxlane::dxil::llvm::build::Mb;
+    use dxlane::dxil::llvm::{BinOp, Constant, Type};
+    let mut mb = Mb::new(DXC_LAYOUT);
+    let f32t = mb.t(Type::Float);
+    let i32t = mb.int(32);
+    let void = mb.void();
+    let half = mb.c(f32t, Constant::Float(u64::from(0.5f32.to_bits())));
+    // The patch-constant function, defined first as dxc does.
+    mb.block();
+    let ocp = |mb: &mut Mb, col: i64, k: i64| {
+        let (sig, row, col, k) = (mb.ci(32, 0), mb.ci(32, 0), mb.ci(8, col), mb.ci(32, k));
+        mb.dx(
+            "loadOutputControlPoint.f32",
+            DxOp::LoadOutputControlPoint,
+            &[sig, row, col, k],
+            f32t,
+        )
+    };
+    let x: Vec<_> = (0..3).map(|k| ocp(&mut mb, 0, k)).collect();
+    let w: Vec<_> = (0..3).map(|k| ocp(&mut mb, 3, k)).collect();
+    let s = mb.bin(BinOp::Add, x[0], x[1], f32t);
+    let sum = mb.bin(BinOp::Add, s, x[2], f32t);
+    let store = |mb: &mut Mb, sig: i64, row: i64, v| {
+        let (sig, row, col) = (mb.ci(32, sig), mb.ci(32, row), mb.ci(8, 0));
+        mb.dx(
+            "storePatchConstant.f32",
+            DxOp::StorePatchConstant,
+            &[sig, row, col, v],
+            void,
+        );
+    };
+    for (r, wr) in w.iter().enumerate() {
+        store(&mut mb, 0, r as i64, *wr);
+    }
+    store(&mut mb, 1, 0, w[0]);
+    store(&mut mb, 2, 0, sum);
+    mb.ret();
+    let patch = mb.define("patch");
+    // The control-point phase, `main`.
+    mb.block();
+    let id = mb.dx(
+        "outputControlPointID.i32",
+        DxOp::OutputControlPointID,
+        &[],
+        i32t,
+    );
+    for c in 0..4 {
+        let (sig, row, col) = (mb.ci(32, 0), mb.ci(32, 0), mb.ci(8, c));
+        let v = mb.dx("loadInput.f32", DxOp::LoadInput, &[sig, row, col, id], f32t);
+        let v = if c == 0 {
+            mb.bin(BinOp::Mul, v, half, f32t)
+        } else {
+            v
+        };
+        mb.dx(
+            "storeOutput.f32",
+            DxOp::StoreOutput,
+            &[sig, row, col, v],
+            void,
+        );
+    }
+    let point = [SigEl(0, "POSITION", 0, 1, 4, 0, 0)];
+    hs_loads_container(
+        mb,
+        ProgramKind::Hull,
+        [&point, &point],
+        Some(patch),
+        3,
+        &[3, 3, 2, 1, 3],
+    )
+}
+
+/// `hs_loads.ds.dxil`, a `ds_6_0` program (tri domain, 3 control points): with the
+/// domain location (u, v, w) (`DomainLocation`), `SV_Position` = (u·p0 + v·p1) + w·p2
+/// of the control points' `POSITION` (`LoadInput`), and `COLOR` = (`SUM` + u, u, v, w)
+/// with `SUM` read by `LoadPatchConstant` (DXIL.rst opcode 104).
+fn hs_loads_domain() -> Vec<u8> {
+    use dxlane::container::ProgramKind;
+    use dxlane::dxil::dxop::DxOp;
+    use dxlane::dxil::llvm::build::Mb;
+    use dxlane::dxil::llvm::{BinOp, Type};
+    let mut mb = Mb::new(DXC_LAYOUT);
+    let f32t = mb.t(Type::Float);
+    let void = mb.void();
+    mb.block();
+    let loc: Vec<_> = (0..3)
+        .map(|c| {
+            let c = mb.ci(8, c);
+            mb.dx("domainLocation.f32", DxOp::DomainLocation, &[c], f32t)
+        })
+        .collect();
+    let (sig, row, col) = (mb.ci(32, 2), mb.ci(32, 0), mb.ci(8, 0));
+    let sum = mb.dx(
+        "loadPatchConstant.f32",
+        DxOp::LoadPatchConstant,
+        &[sig, row, col],
+        f32t,
+    );
+    let out = |mb: &mut Mb, sig: i64, col: i64, v| {
+        let (sig, row, col) = (mb.ci(32, sig), mb.ci(32, 0), mb.ci(8, col));
+        mb.dx(
+            "storeOutput.f32",
+            DxOp::StoreOutput,
+            &[sig, row, col, v],
+            void,
+        );
+    };
+    for c in 0..4 {
+        let p: Vec<_> = (0..3)
+            .map(|k| {
+                let (sig, row, col, k) = (mb.ci(32, 0), mb.ci(32, 0), mb.ci(8, c), mb.ci(32, k));
+                mb.dx("loadInput.f32", DxOp::LoadInput, &[sig, row, col, k], f32t)
+            })
+            .collect();
+        let a = mb.bin(BinOp::Mul, loc[0], p[0], f32t);
+        let b = mb.bin(BinOp::Mul, loc[1], p[1], f32t);
+        let a = mb.bin(BinOp::Add, a, b, f32t);
+        let b = mb.bin(BinOp::Mul, loc[2], p[2], f32t);
+        let v = mb.bin(BinOp::Add, a, b, f32t);
+        out(&mut mb, 0, c, v);
+    }
+    let first = mb.bin(BinOp::Add, sum, loc[0], f32t);
+    out(&mut mb, 1, 0, first);
+    for c in 0..3 {
+        out(&mut mb, 1, c + 1, loc[c as usize]);
+    }
+    let input = [SigEl(0, "POSITION", 0, 1, 4, 0, 0)];
+    let output = [
+        SigEl(0, "SV_Position", 3, 1, 4, 0, 0),
+        SigEl(1, "COLOR", 0, 1, 4, 1, 0),
+    ];
+    hs_loads_container(mb, ProgramKind::Domain, [&input, &output], None, 2, &[2, 3])
+}
+
+/// The containers of `tests/jobs/hs_loads/`, by file name.
+fn hs_loads_containers() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("hs_loads.hs.dxil", hs_loads_hull()),
+        ("hs_loads.ds.dxil", hs_loads_domain()),
+    ]
+}
+
+#[test]
+fn the_hs_loads_containers_are_regenerated_unchanged() {
+    let dir = common::root().join(HS_LOADS);
+    let bless = std::env::var_os("DXLANE_BLESS").is_some();
+    for (name, bytes) in hs_loads_containers() {
+        let path = dir.join(name);
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+            continue;
+        }
+        let old = std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("{name}: {e}; DXLANE_BLESS=1 writes it"));
+        assert!(
+            old == bytes,
+            "{HS_LOADS}/{name} differs from what its builder makes (DXLANE_BLESS=1 rewrites it)"
+        );
+    }
+}
+
+/// DXIL.rst `LoadOutputControlPoint` (opcode 103) and `LoadPatchConstant` (104) through
+/// a whole draw (vs → hs → tessellator → ds → ps, `tests/jobs/hs_loads/hs_loads.toml`):
+/// the patch-constant function reads the output control points the control-point phase
+/// wrote (D3D11.3 §10: it runs after every control point is computed), its factors and
+/// `SUM` come from them, and the domain program reads `SUM` back. The streamed-out
+/// positions and colours, and the counter, are derived by hand in the job; a wrong read
+/// of either op changes a factor (the patch is culled or split) or a colour.
+#[test]
+fn dxil_hull_and_domain_programs_read_the_hulls_outputs() {
+    use dxlane::exec::jit::Engine;
+    let path = common::root().join(HS_LOADS).join("hs_loads.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let dir = common::scratch().join("hs_loads").join(engine.to_string());
+        std::fs::create_dir_all(&dir).unwrap();
+        let job = dxlane::job::Job::from_text(&text, &path).unwrap();
+        let opts = dxlane::job::RunOptions {
+            engine: Some(engine),
+            out_dir: Some(dir),
+            ..common::run_options()
+        };
+        let r = dxlane::job::run_draw_job(job, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let e = &r.summary.expectations;
+        let failures: Vec<String> = e
+            .results
+            .iter()
+            .filter(|x| !x.passed)
+            .flat_map(|x| x.mismatch_lines())
+            .collect();
+        assert!(failures.is_empty(), "{engine}: {}", failures.join("\n"));
+        assert_eq!((e.passed, e.failed), (2, 0), "{engine}");
+    }
+}

@@ -607,6 +607,34 @@ impl Mb {
         );
     }
 
+    /// Defines a function `name` of no parameters returning `void` by the instructions
+    /// pushed so far, and starts an empty body for the next function: a hull program's
+    /// patch-constant function is a second body beside `main` (DXIL.rst "Hull shader
+    /// representation"). Returns the function's index in the module.
+    pub fn define(&mut self, name: &str) -> usize {
+        if let Some(b) = self.blocks.last_mut() {
+            b.end = self.insts.len() as u32;
+        }
+        let void = self.void();
+        self.func(name, void, Vec::new());
+        let fi = self.m.functions.len() - 1;
+        let f = &mut self.m.functions[fi];
+        f.is_declaration = false;
+        f.body = Some(FunctionBody {
+            first_value: FIRST,
+            values: std::mem::take(&mut self.vals),
+            args: Vec::new(),
+            blocks: std::mem::take(&mut self.blocks),
+            instructions: std::mem::take(&mut self.insts),
+            first_metadata: FIRST_MD,
+            metadata: std::mem::take(&mut self.local_md),
+            attachments: Vec::new(),
+            uselists: Vec::new(),
+            bit: 0,
+        });
+        fi
+    }
+
     /// Finishes the module: `main` defined by the instructions pushed.
     pub fn finish(mut self) -> (Module, usize) {
         if let Some(b) = self.blocks.last_mut() {
