@@ -20,7 +20,7 @@ use crate::resources::sample::{
     sample as sample_texels,
 };
 use crate::resources::sample_site::{LaneScratch, MipChoice, SamplerSite, SiteLod};
-use crate::resources::{Descriptor, SamplerDesc};
+use crate::resources::{Descriptor, SamplerDesc, TextureView};
 
 use super::Ctx;
 use super::float;
@@ -356,39 +356,17 @@ pub fn gather<const W: usize>(
     channel: u8,
     a: &SampleArgs,
 ) {
-    let tex = reg_or_zero(&w.regs, a.texture);
-    let smp = reg_or_zero(&w.regs, a.sampler);
-    let c = regs4(&w.regs, &a.coord);
     let reference = reg_or_zero(&w.regs, a.reference);
-    let dyn_off = [
-        reg_or_zero(&w.regs, a.dyn_offset[0]),
-        reg_or_zero(&w.regs, a.dyn_offset[1]),
-    ];
-    let dynamic = !a.dyn_offset[0].is_none() || !a.dyn_offset[1].is_none();
-    let mut out = [[0u32; W]; 4];
-    for l in lanes(w.ex.mask) {
-        let Descriptor::Texture(view) = cx.table.get(tex[l]) else {
-            continue;
-        };
-        let sampler = sampler_of(cx.table.get(smp[l]));
-        let offset = if dynamic {
-            [dyn_off[0][l] as i32, dyn_off[1][l] as i32]
-        } else {
-            [i32::from(a.offset[0]), i32::from(a.offset[1])]
-        };
-        let r = gather_texels(
+    gather_lanes(w, cx, a, |view, sampler, coord, offset, l| {
+        gather_texels(
             view,
-            &sampler,
-            [f(c[0][l]), f(c[1][l]), f(c[2][l]), f(c[3][l])],
+            sampler,
+            coord,
             offset,
             channel,
             mode.compares().then(|| f(reference[l])),
-        );
-        for i in 0..4 {
-            out[i][l] = r[i];
-        }
-    }
-    finish(w, &a.dst, a.status, &out);
+        )
+    });
 }
 
 /// `gather_raw`: word `word` of the `bits`-bit elements of the four texels a gather
@@ -399,6 +377,20 @@ pub fn gather_raw<const W: usize>(
     bits: u8,
     word: u8,
     a: &SampleArgs,
+) {
+    gather_lanes(w, cx, a, |view, sampler, coord, offset, _| {
+        gather_texels_raw(view, sampler, coord, offset, bits, word)
+    });
+}
+
+/// What the gathers share: per active lane with a texture descriptor, its view, sampler,
+/// coordinates and texel offset (immediate, or the dynamic one when the program gives
+/// it) go to `texels`, whose four words are the lane's results.
+fn gather_lanes<const W: usize>(
+    w: &mut Wave<W>,
+    cx: &Ctx<'_>,
+    a: &SampleArgs,
+    texels: impl Fn(&TextureView, &SamplerDesc, [f32; 4], [i32; 2], usize) -> [u32; 4],
 ) {
     let tex = reg_or_zero(&w.regs, a.texture);
     let smp = reg_or_zero(&w.regs, a.sampler);
@@ -419,13 +411,12 @@ pub fn gather_raw<const W: usize>(
         } else {
             [i32::from(a.offset[0]), i32::from(a.offset[1])]
         };
-        let r = gather_texels_raw(
+        let r = texels(
             view,
             &sampler,
             [f(c[0][l]), f(c[1][l]), f(c[2][l]), f(c[3][l])],
             offset,
-            bits,
-            word,
+            l,
         );
         for i in 0..4 {
             out[i][l] = r[i];
