@@ -959,6 +959,11 @@ fn step<const W: usize>(
             args,
         } => sample::gather(w, cx, *mode, *channel, args),
         Inst::GatherRaw { bits, word, args } => sample::gather_raw(w, cx, *bits, *word, args),
+        Inst::WriteFeedback {
+            mode,
+            feedback,
+            args,
+        } => sample::write_feedback(w, cx, *mode, *feedback, args),
         Inst::Lod {
             dst,
             texture,

@@ -56,6 +56,9 @@ fn null_of(class: ViewClass) -> u32 {
         // A null acceleration structure behaves as any null descriptor: a ray query
         // through it sees no structure and misses.
         ViewClass::AccelerationStructure => NULL_BUFFER,
+        // A null feedback map: writes to it have no effect ("Null feedback map binding
+        // is permitted").
+        ViewClass::Feedback => NULL_TEXTURE,
     }
 }
 
@@ -65,6 +68,9 @@ fn range_class(r: &ResourceRange) -> ViewClass {
         ResourceKind::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
         ResourceKind::Sampler { .. } => ViewClass::Sampler,
         ResourceKind::AccelerationStructure => ViewClass::AccelerationStructure,
+        ResourceKind::FeedbackTexture2D { .. } | ResourceKind::FeedbackTexture2DArray { .. } => {
+            ViewClass::Feedback
+        }
         k if k.is_texture() => ViewClass::Texture,
         _ => match r.class {
             ResourceClass::Cbv => ViewClass::ConstantBuffer,

@@ -1,4 +1,5 @@
-//! Sampling instructions: `sample` (every mode), `gather`, `lod`.
+//! Sampling instructions: `sample` (every mode), `gather`, `lod`, and sampler feedback
+//! (`write_feedback`).
 //!
 //! Filtering itself is `resources::sample`; this file gathers each lane's inputs. Coordinates
 //! are packed as the IR states: the view's texel coordinates (u; u, v; u, v, w; or the cube
@@ -346,6 +347,66 @@ pub fn sample<const W: usize>(w: &mut Wave<W>, cx: &Ctx<'_>, mode: SampleMode, a
         }
     }
     finish(w, &a.dst, a.status, &out);
+}
+
+/// `write_feedback`: per active lane that is not a helper lane (helper lanes have no
+/// side effects, D3D11.3 §16.8.1; DirectX-Specs "Sampler Feedback" makes feedback a UAV
+/// write), records in its feedback map the texels the `sample` in `mode` would read
+/// (`resources::feedback`). The LOD comes as `sample`'s does: the quad's coarse
+/// gradients (helper lanes included) for `implicit` and `bias`, the operand for `level`,
+/// the given gradients for `grad`; `args.clamp` is the shader's minimum-LOD clamp.
+pub fn write_feedback<const W: usize>(
+    w: &mut Wave<W>,
+    cx: &Ctx<'_>,
+    mode: SampleMode,
+    feedback: Reg,
+    a: &SampleArgs,
+) {
+    let fb = reg_or_zero(&w.regs, feedback);
+    let tex = reg_or_zero(&w.regs, a.texture);
+    let smp = reg_or_zero(&w.regs, a.sampler);
+    let c = regs4(&w.regs, &a.coord);
+    let lod = reg_or_zero(&w.regs, a.lod);
+    let clamp = reg_or_zero(&w.regs, a.clamp);
+    let gdx = regs4(&w.regs, &a.ddx);
+    let gdy = regs4(&w.regs, &a.ddy);
+    let (qdx, qdy) = if mode.implicit_lod() {
+        quad_gradients(&c, cx.ftz)
+    } else {
+        ([[0; W]; 3], [[0; W]; 3])
+    };
+    for l in lanes(w.ex.mask & !w.helper) {
+        let Descriptor::Feedback(map) = cx.table.get(fb[l]) else {
+            continue;
+        };
+        let Descriptor::Texture(view) = cx.table.get(tex[l]) else {
+            continue;
+        };
+        let sampler = sampler_of(cx.table.get(smp[l]));
+        let gradients = |dx: &[[u32; W]], dy: &[[u32; W]], bias: f32| Lod::Gradients {
+            ddx: [f(dx[0][l]), f(dx[1][l]), f(dx[2][l])],
+            ddy: [f(dy[0][l]), f(dy[1][l]), f(dy[2][l])],
+            bias,
+        };
+        let lod = match mode {
+            SampleMode::Bias => gradients(&qdx, &qdy, f(lod[l])),
+            SampleMode::Level => Lod::Level(f(lod[l])),
+            SampleMode::Grad => gradients(&gdx, &gdy, 0.0),
+            _ => gradients(&qdx, &qdy, 0.0),
+        };
+        let input = SampleInput {
+            coord: [f(c[0][l]), f(c[1][l]), f(c[2][l]), f(c[3][l])],
+            offset: [0; 3],
+            lod,
+            min_lod_clamp: if a.clamp.is_none() {
+                f32::NEG_INFINITY
+            } else {
+                f(clamp[l])
+            },
+            reference: None,
+        };
+        map.write(view, &sampler, &input);
+    }
 }
 
 /// `gather` of component `channel` (or the comparison results, in comparison modes).

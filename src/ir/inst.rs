@@ -34,7 +34,7 @@
 //! - `rules: [fuse_mad, wave_read_inactive, f16, fp32_denormals]` — which of the WARP
 //!   profile's release-dependent rules its result depends on, any of them, each
 //!   optionally `if <cond>` ([`Inst::profile_rules`]; `capture::explain` tries those).
-//! - `handles: [<expr>, …]` — up to two handle operands through which it reads, writes,
+//! - `handles: [<expr>, …]` — up to three handle operands through which it reads, writes,
 //!   queries or samples a descriptor ([`Inst::handles`]; the unbound-descriptor check
 //!   reads them).
 //! - `pairs: none | writes if <cond> | reads(<field>) if <cond> | both(<field>) if <cond>`
@@ -803,7 +803,7 @@ macro_rules! instructions {
             /// or samples a descriptor, [`Reg::NONE`] for none (the `handles` column).
             /// Making a handle is not an access.
             #[allow(unused_variables)]
-            pub fn handles(&self) -> [Reg; 2] {
+            pub fn handles(&self) -> [Reg; 3] {
                 match self {
                     $(Inst::$name { $($field),* } => handles!($($handle),*),)*
                 }
@@ -953,16 +953,19 @@ macro_rules! rule {
     };
 }
 
-/// The `handles` column: up to two handle registers.
+/// The `handles` column: up to three handle registers.
 macro_rules! handles {
     () => {
-        [Reg::NONE, Reg::NONE]
+        [Reg::NONE, Reg::NONE, Reg::NONE]
     };
     ($a:expr) => {
-        [$a, Reg::NONE]
+        [$a, Reg::NONE, Reg::NONE]
     };
     ($a:expr, $b:expr) => {
-        [$a, $b]
+        [$a, $b, Reg::NONE]
+    };
+    ($a:expr, $b:expr, $c:expr) => {
+        [$a, $b, $c]
     };
 }
 
@@ -1555,6 +1558,14 @@ instructions! {
     /// another format or shape reads 0. dx.op `TextureGatherRaw`.
     GatherRaw "gather_raw" { bits: u8 = N, word: u8 = N, args: Box<SampleArgs> = N }
         [effects: no, lanes: own, result: bits, rules: [], handles: [args.texture, args.sampler], pairs: none],
+    /// Sampler feedback (SM 6.5 `WriteSamplerFeedback*`): records in the feedback map
+    /// `feedback` the paired-texture texels a `sample` of `args.texture` through
+    /// `args.sampler` in `mode` (`implicit`, `bias`, `level`, `grad`; with `args.clamp`)
+    /// would read, as `resources::feedback` states; `args.dst`, offsets and status are
+    /// unused. Helper lanes record nothing; a null or non-feedback `feedback` records
+    /// nothing. dx.op `WriteSamplerFeedback`, `…Bias`, `…Level`, `…Grad`.
+    WriteFeedback "write_feedback" { mode: SampleMode = N, feedback: Reg = R, args: Box<SampleArgs> = N }
+        [effects: yes, lanes: quad if mode.implicit_lod(), result: bits, rules: [], handles: [*feedback, args.texture, args.sampler], pairs: none],
     /// `dst = [clamped LOD, unclamped LOD]` a sample at `coord` would use. DXBC `lod`,
     /// dx.op `CalculateLOD`.
     Lod "lod" { dst: [Reg; 2] = W, texture: Reg = R, sampler: Reg = R, coord: [Reg; 3] = R }

@@ -195,6 +195,20 @@ fn parse_kind(t: &mut Tokens<'_>) -> Result<ResourceKind, ParseError> {
         "texturecube" => ResourceKind::TextureCube,
         "texturecubearray" => ResourceKind::TextureCubeArray,
         "acceleration_structure" => ResourceKind::AccelerationStructure,
+        "feedback_texture2d" | "feedback_texture2darray" => {
+            t.expect("(")?;
+            let mip_region_used = match t.word()? {
+                "min_mip" => false,
+                "mip_region_used" => true,
+                f => return Err(t.error(format!("unknown sampler feedback type `{f}`"))),
+            };
+            t.expect(")")?;
+            if w == "feedback_texture2d" {
+                ResourceKind::FeedbackTexture2D { mip_region_used }
+            } else {
+                ResourceKind::FeedbackTexture2DArray { mip_region_used }
+            }
+        }
         _ => return Err(t.error(format!("unknown resource kind `{w}`"))),
     })
 }

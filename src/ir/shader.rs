@@ -173,6 +173,18 @@ pub enum ResourceKind {
     },
     /// Ray-tracing acceleration structure.
     AccelerationStructure,
+    /// Sampler feedback map paired with a 2D texture (`FeedbackTexture2D<T>`):
+    /// `SAMPLER_FEEDBACK_MIP_REGION_USED` when `mip_region_used`, else
+    /// `SAMPLER_FEEDBACK_MIN_MIP`. Written only by `write_feedback`.
+    FeedbackTexture2D {
+        /// Whether it records MipRegionUsed (else MinMip).
+        mip_region_used: bool,
+    },
+    /// Sampler feedback map paired with a 2D texture array (`FeedbackTexture2DArray<T>`).
+    FeedbackTexture2DArray {
+        /// Whether it records MipRegionUsed (else MinMip).
+        mip_region_used: bool,
+    },
 }
 
 impl ResourceKind {
@@ -194,6 +206,17 @@ impl ResourceKind {
             ResourceKind::ConstantBuffer { .. } => "cbuffer",
             ResourceKind::Sampler { .. } => "sampler",
             ResourceKind::AccelerationStructure => "acceleration_structure",
+            ResourceKind::FeedbackTexture2D { .. } => "feedback_texture2d",
+            ResourceKind::FeedbackTexture2DArray { .. } => "feedback_texture2darray",
+        }
+    }
+
+    /// Whether this is a sampler feedback map; `Some(mip_region_used)` when it is.
+    pub fn feedback(&self) -> Option<bool> {
+        match self {
+            ResourceKind::FeedbackTexture2D { mip_region_used }
+            | ResourceKind::FeedbackTexture2DArray { mip_region_used } => Some(*mip_region_used),
+            _ => None,
         }
     }
 
@@ -207,6 +230,8 @@ impl ResourceKind {
                 | ResourceKind::ConstantBuffer { .. }
                 | ResourceKind::Sampler { .. }
                 | ResourceKind::AccelerationStructure
+                | ResourceKind::FeedbackTexture2D { .. }
+                | ResourceKind::FeedbackTexture2DArray { .. }
         )
     }
 }
@@ -219,6 +244,17 @@ impl fmt::Display for ResourceKind {
             }
             ResourceKind::ConstantBuffer { size } => write!(f, "cbuffer(size {size})"),
             ResourceKind::Sampler { comparison: true } => f.write_str("sampler(comparison)"),
+            ResourceKind::FeedbackTexture2D { mip_region_used }
+            | ResourceKind::FeedbackTexture2DArray { mip_region_used } => write!(
+                f,
+                "{}({})",
+                self.job_name(),
+                if *mip_region_used {
+                    "mip_region_used"
+                } else {
+                    "min_mip"
+                }
+            ),
             k => f.write_str(k.job_name()),
         }
     }

@@ -14,7 +14,8 @@
 //!    64-bit wave types) have their second half in range.
 //! 4. **Indices.** Array, constant-array and resource-range ids are in range; a heap
 //!    handle appears only when the shader says it uses that heap; small immediates are
-//!    in range (`sysval` axis < 3, `sext` bits 8 or 16, gather channel < 4).
+//!    in range (`sysval` axis < 3, `sext` bits 8 or 16, gather channel < 4); sampler
+//!    feedback's mode is `implicit`, `bias`, `level` or `grad`.
 //! 5. **Types.** Bitwise wave operations take integer types.
 //! 6. **Control flow.** Terminator targets are in range, switch values distinct, and
 //!    the blocks are in a structured order (see [`crate::ir::cfg`]): reducible, forward
@@ -47,7 +48,7 @@
 
 use super::cfg::{self, Cfg, CfgError};
 use super::ids::{BlockId, InstId, Reg};
-use super::inst::{Inst, WaveOp, WaveTy, Width};
+use super::inst::{Inst, SampleMode, WaveOp, WaveTy, Width};
 use super::io::{IoElement, NO_REGISTER};
 use super::operand::Role;
 use super::shader::{Shader, SourceLoc, Stage, Terminator};
@@ -754,6 +755,16 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
             if *word >= words {
                 return Err(format!("word {word} of a {bits}-bit raw gather"));
             }
+        }
+        Inst::WriteFeedback { mode, .. }
+            if !matches!(
+                mode,
+                SampleMode::Implicit | SampleMode::Bias | SampleMode::Level | SampleMode::Grad
+            ) =>
+        {
+            return Err(format!(
+                "write_feedback in mode {mode}: feedback does not compare"
+            ));
         }
         Inst::WaveReduce { op, ty, dst, src } | Inst::WavePrefix { op, ty, dst, src } => {
             wave_ty(*op, *ty)?;

@@ -47,8 +47,9 @@ use super::{JobError, closest, data, png};
 use crate::ir::{ResourceClass, Stage};
 use crate::resources::format::ChannelType;
 use crate::resources::{
-    AddressMode, BufferKind, BufferView, ComparisonFunc, Counter, Descriptor, Filter, Format,
-    Memory, Reduction, SamplerDesc, Texture, TextureDesc, TextureDim, TextureView, ViewClass,
+    AddressMode, BufferKind, BufferView, ComparisonFunc, Counter, Descriptor, FeedbackKind,
+    FeedbackMap, Filter, Format, Memory, Reduction, SamplerDesc, Texture, TextureDesc, TextureDim,
+    TextureView, ViewClass,
 };
 
 /// The most bytes of one constant buffer (D3D12_REQ_CONSTANT_BUFFER_ELEMENT_COUNT × 16).
@@ -161,6 +162,14 @@ pub enum EntryKind {
     /// `acceleration_structure`: a top-level `[[acceleration_structure]]`, viewed by an
     /// SRV (`D3D12_SRV_DIMENSION_RAYTRACING_ACCELERATION_STRUCTURE`).
     AccelerationStructure,
+    /// `feedback_texture2d`, `feedback_texture2darray`: a sampler feedback map, viewed by
+    /// a UAV (`CreateSamplerFeedbackUnorderedAccessView`).
+    Feedback {
+        /// Whether it pairs with a 2D array.
+        array: bool,
+        /// What it records.
+        kind: FeedbackKind,
+    },
 }
 
 /// Every `kind` name, in the order the job file documents them.
@@ -180,6 +189,8 @@ pub const KIND_NAMES: &[&str] = &[
     "texturecubearray",
     "sampler",
     "acceleration_structure",
+    "feedback_texture2d",
+    "feedback_texture2darray",
     "none",
 ];
 
@@ -195,6 +206,8 @@ impl EntryKind {
             EntryKind::Sampler { .. } => "sampler",
             EntryKind::None => "none",
             EntryKind::AccelerationStructure => "acceleration_structure",
+            EntryKind::Feedback { array: false, .. } => "feedback_texture2d",
+            EntryKind::Feedback { array: true, .. } => "feedback_texture2darray",
         }
     }
 
@@ -208,6 +221,7 @@ impl EntryKind {
             EntryKind::TypedBuffer { format } => format!("typed_buffer {format}"),
             EntryKind::Texture { dim, format } => format!("{} {format}", dim.name()),
             EntryKind::Sampler { comparison: true } => "sampler (comparison)".into(),
+            EntryKind::Feedback { kind, .. } => format!("{} {}", self.name(), kind.name()),
             k => k.name().into(),
         }
     }
@@ -223,6 +237,7 @@ impl EntryKind {
             EntryKind::Texture { .. } => ViewClass::Texture,
             EntryKind::Sampler { .. } => ViewClass::Sampler,
             EntryKind::AccelerationStructure => ViewClass::AccelerationStructure,
+            EntryKind::Feedback { .. } => ViewClass::Feedback,
         }
     }
 
@@ -242,6 +257,8 @@ impl EntryKind {
             EntryKind::None => true,
             // DXR: an acceleration structure is read through an SRV only.
             EntryKind::AccelerationStructure => class == ResourceClass::Srv,
+            // "They bind to a u# HLSL register" (a feedback map's UAV).
+            EntryKind::Feedback { .. } => class == ResourceClass::Uav,
         }
     }
 }
@@ -519,20 +536,49 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
     let mut out = BoundJob::default();
     let mut budget = Budget::new(memory_limit);
     let accel = super::accel::build(job, dir, &mut budget)?;
-    for (i, e) in job.resources.iter().enumerate() {
-        let name = resource_entry_name(i, e);
-        let at = EntryRef {
-            table: Table::Resource,
-            index: i,
-        };
-        let b = bind_entry(e, at, &name, dir, &mut budget, &accel)?;
+    // Feedback maps are bound after the textures they pair with, wherever those are
+    // in the file; the entries keep their file order.
+    let is_feedback =
+        |e: &ResourceEntry| parse_kind_name(&e.kind).is_ok_and(|(k, _)| k.starts_with("feedback_"));
+    let mut bound: Vec<Option<BoundEntry>> = Vec::with_capacity(job.resources.len());
+    let no_paired = |_: &str, _: u32| -> Result<TextureDesc, String> {
+        Err("only feedback maps have a paired texture".into())
+    };
+    for (pass, feedback) in [false, true].into_iter().enumerate() {
+        for (i, e) in job.resources.iter().enumerate() {
+            if is_feedback(e) != feedback {
+                if pass == 0 {
+                    bound.push(None);
+                }
+                continue;
+            }
+            let name = resource_entry_name(i, e);
+            let at = EntryRef {
+                table: Table::Resource,
+                index: i,
+            };
+            let find = |p: &str, space: u32| paired_texture(&job.resources, &bound, p, space);
+            let b = if feedback {
+                bind_entry(e, at, &name, dir, &mut budget, &accel, &find)?
+            } else {
+                bind_entry(e, at, &name, dir, &mut budget, &accel, &no_paired)?
+            };
+            match bound.get_mut(i) {
+                Some(slot) => *slot = Some(b),
+                None => bound.push(Some(b)),
+            }
+        }
+    }
+    for (i, b) in bound.into_iter().enumerate() {
+        let Some(b) = b else { continue };
+        let name = &b.name;
         if let Some(prev) = out
             .resources
             .iter()
             .find(|p| b.reg.is_some() && p.reg == b.reg && p.visibility.overlaps(b.visibility))
         {
             return Err(JobError::entry(
-                &name,
+                name,
                 format!(
                     "`reg`: {} is already bound by {}{}",
                     b.reg.map(|r| r.to_string()).unwrap_or_default(),
@@ -541,16 +587,27 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
                 ),
             ));
         }
+        debug_assert_eq!(b.at.index, i);
         out.resources.push(b);
     }
+    let heap_paired = |_: &str, _: u32| -> Result<TextureDesc, String> {
+        Err("a [[heap]] slot cannot name its paired texture; bind the feedback map as a [[resource]]".into())
+    };
     for (i, e) in job.heap.iter().enumerate() {
         let name = heap_entry_name(Table::Heap, i);
         let at = EntryRef {
             table: Table::Heap,
             index: i,
         };
-        out.heap
-            .push(bind_entry(e, at, &name, dir, &mut budget, &accel)?);
+        out.heap.push(bind_entry(
+            e,
+            at,
+            &name,
+            dir,
+            &mut budget,
+            &accel,
+            &heap_paired,
+        )?);
     }
     for (i, s) in job.sampler_heap.iter().enumerate() {
         let name = heap_entry_name(Table::SamplerHeap, i);
@@ -602,7 +659,10 @@ fn present_keys(e: &ResourceEntry) -> Vec<&'static str> {
         view_format,
         view_mips,
         view_slices,
-        acceleration_structure
+        acceleration_structure,
+        paired,
+        feedback,
+        mip_region
     );
     k
 }
@@ -630,6 +690,19 @@ fn key_applies(kind: &str, dim: Option<TextureDim>, key: &str) -> bool {
         "cbuffer" => matches!(key, "size" | "data" | "output"),
         "sampler" => SAMPLER_KEYS.contains(&key),
         "acceleration_structure" => key == "acceleration_structure",
+        "feedback_texture2d" | "feedback_texture2darray" => {
+            matches!(
+                key,
+                "paired"
+                    | "feedback"
+                    | "mip_region"
+                    | "width"
+                    | "height"
+                    | "mips"
+                    | "output"
+                    | "outputs"
+            ) || (key == "array_size" && kind_name_is_array(kind))
+        }
         "none" => false,
         _ => {
             let Some(dim) = dim else { return false };
@@ -645,6 +718,10 @@ fn key_applies(kind: &str, dim: Option<TextureDim>, key: &str) -> bool {
             }
         }
     }
+}
+
+fn kind_name_is_array(kind: &str) -> bool {
+    kind.ends_with("array")
 }
 
 /// The kind named `name`, or an error listing the known ones.
@@ -721,6 +798,36 @@ fn class_word(c: ResourceClass) -> &'static str {
     }
 }
 
+/// The description of the texture a feedback map's `paired` names among the bound
+/// `[[resource]]` entries: a register (in `space`) or an entry's `name`.
+fn paired_texture(
+    entries: &[ResourceEntry],
+    bound: &[Option<BoundEntry>],
+    p: &str,
+    space: u32,
+) -> Result<TextureDesc, String> {
+    let reg = Register::parse(p, space);
+    let entry = bound.iter().flatten().find(|b| match reg {
+        Some(_) => b.reg == reg,
+        None => entries
+            .get(b.at.index)
+            .is_some_and(|e| e.name.as_deref() == Some(p)),
+    });
+    let Some(entry) = entry else {
+        return Err("no texture [[resource]] has this register or name".into());
+    };
+    match entry.texture() {
+        Some(t) if !entry.null && !matches!(entry.kind, EntryKind::Feedback { .. }) => {
+            Ok(*t.desc())
+        }
+        _ => Err(format!(
+            "{} is a {}, not a texture",
+            entry.name,
+            entry.kind.name()
+        )),
+    }
+}
+
 /// Binds one `[[resource]]` or `[[heap]]` entry.
 fn bind_entry(
     e: &ResourceEntry,
@@ -729,6 +836,7 @@ fn bind_entry(
     dir: &Path,
     budget: &mut Budget,
     accel: &super::accel::Built,
+    paired: &dyn Fn(&str, u32) -> Result<TextureDesc, String>,
 ) -> Result<BoundEntry, JobError> {
     let err = |m: String| JobError::entry(name, m);
     // Where the entry sits: a register or a heap slot.
@@ -931,9 +1039,71 @@ fn bind_entry(
                 crate::resources::AccelerationStructure(accel.top(n).map_err(&err)?),
             );
         }
+        EntryKind::Feedback { array, kind } => {
+            let map = make_feedback(e, array, kind, paired).map_err(&err)?;
+            budget.take(name, map.map.memory().len())?;
+            bound.subresource_outputs = subresource_outputs(e, &map.map, dir).map_err(&err)?;
+            bound.storage = Storage::Texture(map.map.clone());
+            bound.descriptor = Descriptor::Feedback(map);
+        }
         EntryKind::None => {}
     }
     Ok(bound)
+}
+
+/// Makes a feedback map: its paired texture (`paired`, looked up by `find` as a register
+/// in the entry's space or a name), its kind and mip region (checked as
+/// `resources::feedback::check_pairing` states), and the sizes the entry gives, which
+/// must be the paired texture's ("Their width and height come from the paired
+/// resource"; mip count and array size too).
+fn make_feedback(
+    e: &ResourceEntry,
+    array: bool,
+    kind: FeedbackKind,
+    find: &dyn Fn(&str, u32) -> Result<TextureDesc, String>,
+) -> Result<FeedbackMap, String> {
+    let p = e
+        .paired
+        .as_deref()
+        .ok_or("missing `paired` (the paired texture's register, \"t0\", or its `name`)")?;
+    let desc = find(p, e.space.unwrap_or(0)).map_err(|m| format!("`paired` \"{p}\": {m}"))?;
+    let want = if array {
+        TextureDim::Tex2DArray
+    } else {
+        TextureDim::Tex2D
+    };
+    if desc.dim != want {
+        return Err(format!(
+            "`paired` \"{p}\" is a {}; a {} pairs with a {}",
+            desc.dim.name(),
+            if array {
+                "feedback_texture2darray"
+            } else {
+                "feedback_texture2d"
+            },
+            want.name()
+        ));
+    }
+    let region = e.mip_region.ok_or(
+        "missing `mip_region` ([width, height] in texels of the paired texture: [4, 4] or larger powers of two)",
+    )?;
+    crate::resources::feedback::check_pairing(region, &desc)
+        .map_err(|m| format!("`mip_region`: {m}"))?;
+    for (key, given, paired) in [
+        ("width", e.width, desc.width),
+        ("height", e.height, desc.height),
+        ("mips", e.mips, desc.mips),
+        ("array_size", e.array_size, desc.depth_or_array_size),
+    ] {
+        if let Some(g) = given
+            && g != paired
+        {
+            return Err(format!(
+                "`{key}` {g} disagrees with the paired texture's {key} {paired} (a feedback map takes its sizes from its paired texture)"
+            ));
+        }
+    }
+    FeedbackMap::new(kind, region, &desc).map_err(|x| texture_message(&x.to_string()))
 }
 
 /// The `descriptor` value of a class.
@@ -952,6 +1122,7 @@ fn needed_descriptor(kind: &EntryKind) -> &'static str {
         EntryKind::ConstantBuffer => "\"cbv\"",
         EntryKind::Texture { dim, .. } if dim.is_cube() => "\"srv\"",
         EntryKind::AccelerationStructure => "\"srv\"",
+        EntryKind::Feedback { .. } => "\"uav\"",
         _ => "\"srv\" or \"uav\"",
     }
 }
@@ -963,6 +1134,7 @@ fn needed_register(kind: &EntryKind) -> &'static str {
         EntryKind::Sampler { .. } => "an `s` register",
         EntryKind::Texture { dim, .. } if dim.is_cube() => "a `t` register",
         EntryKind::AccelerationStructure => "a `t` register",
+        EntryKind::Feedback { .. } => "a `u` register",
         _ => "a `t` or `u` register",
     }
 }
@@ -982,6 +1154,9 @@ fn applies_hint(key: &str) -> &'static str {
         "samples" => " (it is for texture2dms and texture2dmsarray)",
         "data" | "output" => " (it is for buffers and textures)",
         "acceleration_structure" => " (it is for kind \"acceleration_structure\")",
+        "paired" | "feedback" | "mip_region" => {
+            " (it is for feedback_texture2d and feedback_texture2darray)"
+        }
         _ => " (it is for samplers)",
     }
 }
@@ -1028,6 +1203,21 @@ fn parse_kind(
         }
         "none" => EntryKind::None,
         "acceleration_structure" => EntryKind::AccelerationStructure,
+        "feedback_texture2d" | "feedback_texture2darray" => {
+            let kind = match e.feedback.as_deref() {
+                Some(f) => FeedbackKind::from_name(f.trim()).ok_or_else(|| {
+                    format!("`feedback` \"{f}\" is not \"min_mip\" or \"mip_region_used\"")
+                })?,
+                None if e.null => FeedbackKind::MinMip,
+                None => {
+                    return Err("missing `feedback` (\"min_mip\" or \"mip_region_used\")".into());
+                }
+            };
+            EntryKind::Feedback {
+                array: kind_name_is_array(kind_name),
+                kind,
+            }
+        }
         _ => {
             let dim = dim.ok_or_else(|| format!("unknown kind \"{kind_name}\""))?;
             let format = if e.null && e.format.is_none() {

@@ -40,8 +40,8 @@ use super::JobError;
 use super::bind::{BoundEntry, BoundJob, EntryKind, Register};
 use crate::ir::{ComponentType, ResourceKind, ResourceRange, Shader};
 use crate::pipeline::Bindings;
-use crate::resources::Format;
 use crate::resources::format::ChannelType;
+use crate::resources::{FeedbackKind, Format};
 
 /// The most elements of one declared array a job binds (2^20): the job marks every
 /// element bound or unbound, so a program's count (up to 2^32 − 1 in its text) is
@@ -224,6 +224,9 @@ fn view_class(r: &ResourceRange) -> crate::resources::ViewClass {
         ResourceKind::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
         ResourceKind::Sampler { .. } => ViewClass::Sampler,
         ResourceKind::AccelerationStructure => ViewClass::AccelerationStructure,
+        ResourceKind::FeedbackTexture2D { .. } | ResourceKind::FeedbackTexture2DArray { .. } => {
+            ViewClass::Feedback
+        }
         k if k.is_texture() => ViewClass::Texture,
         _ => ViewClass::Buffer,
     }
@@ -281,6 +284,8 @@ fn declared(r: &ResourceRange) -> String {
         ResourceKind::TypedBuffer => format!("typed_buffer of {}", r.component),
         k if k.is_texture() => format!("{} of {}", k.job_name(), r.component),
         ResourceKind::Sampler { comparison: true } => "comparison sampler".into(),
+        k @ (ResourceKind::FeedbackTexture2D { .. }
+        | ResourceKind::FeedbackTexture2DArray { .. }) => k.to_string(),
         k => k.job_name().into(),
     }
 }
@@ -347,6 +352,21 @@ fn fits(
         | (ResourceKind::Sampler { .. }, EntryKind::Sampler { .. })
         | (ResourceKind::AccelerationStructure, EntryKind::AccelerationStructure) => true,
         (k, EntryKind::Texture { dim, .. }) => k.is_texture() && k.job_name() == dim.name(),
+        (k, EntryKind::Feedback { kind, .. }) if k.job_name() == e.kind.name() => {
+            let wanted = if k.feedback() == Some(true) {
+                FeedbackKind::MipRegionUsed
+            } else {
+                FeedbackKind::MinMip
+            };
+            if wanted != kind && !e.null {
+                return Err(format!(
+                    "the program declares {} at {reg}; the job binds a {} map (`feedback`)",
+                    article(&declared(r)),
+                    kind.name()
+                ));
+            }
+            true
+        }
         _ => false,
     };
     if !same_kind {

@@ -580,7 +580,8 @@ pub struct ResourceEntry {
     pub descriptor: Option<String>,
     /// `raw_buffer`, `structured_buffer`, `typed_buffer`, `cbuffer`, `texture1d`,
     /// `texture1darray`, `texture2d`, `texture2darray`, `texture2dms`, `texture2dmsarray`,
-    /// `texture3d`, `texturecube`, `texturecubearray`, `sampler`.
+    /// `texture3d`, `texturecube`, `texturecubearray`, `sampler`, `acceleration_structure`,
+    /// `feedback_texture2d`, `feedback_texture2darray`.
     pub kind: String,
     /// Structured buffer stride in bytes.
     pub stride: Option<u32>,
@@ -643,6 +644,13 @@ pub struct ResourceEntry {
     /// `acceleration_structure`: the name of the top-level `[[acceleration_structure]]`
     /// the SRV views.
     pub acceleration_structure: Option<String>,
+    /// Feedback maps: the paired texture, by its register (`"t0"`, in the entry's space)
+    /// or its `name`.
+    pub paired: Option<String>,
+    /// Feedback maps: `min_mip` or `mip_region_used`.
+    pub feedback: Option<String>,
+    /// Feedback maps: the mip region `[width, height]` in texels of the paired texture.
+    pub mip_region: Option<[u32; 2]>,
 }
 
 /// One `[[sampler_heap]]` entry (`SamplerDescriptorHeap[i]`): sampler keys only.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::raytracing::TopLevel;
 
 use super::buffer::{BufferView, Counter};
+use super::feedback::FeedbackMap;
 use super::memory::Memory;
 use super::sampler::SamplerDesc;
 use super::texture::TextureView;
@@ -23,6 +24,8 @@ pub enum ViewClass {
     /// A ray tracing acceleration structure (an SRV of
     /// `D3D12_SRV_DIMENSION_RAYTRACING_ACCELERATION_STRUCTURE`).
     AccelerationStructure,
+    /// A sampler feedback map's UAV (`CreateSamplerFeedbackUnorderedAccessView`).
+    Feedback,
 }
 
 impl ViewClass {
@@ -34,6 +37,7 @@ impl ViewClass {
             ViewClass::ConstantBuffer => "constant buffer",
             ViewClass::Sampler => "sampler",
             ViewClass::AccelerationStructure => "acceleration structure",
+            ViewClass::Feedback => "feedback map",
         }
     }
 }
@@ -71,6 +75,10 @@ pub enum Descriptor {
     /// A top-level acceleration structure, shared by every descriptor that views it (the
     /// built structure is immutable, so sharing it is the same as D3D12's GPU address).
     AccelerationStructure(AccelerationStructure),
+    /// A sampler feedback map with its paired texture's description (a UAV of
+    /// `CreateSamplerFeedbackUnorderedAccessView`; writable only by
+    /// `WriteSamplerFeedback*`).
+    Feedback(FeedbackMap),
 }
 
 /// A built top-level acceleration structure as a descriptor views it: shared, immutable
@@ -106,6 +114,7 @@ impl Descriptor {
             Descriptor::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
             Descriptor::Sampler(_) => ViewClass::Sampler,
             Descriptor::AccelerationStructure(_) => ViewClass::AccelerationStructure,
+            Descriptor::Feedback(_) => ViewClass::Feedback,
         }
     }
 

@@ -436,6 +436,24 @@ impl Memory {
         })
     }
 
+    /// An atomic read-modify-write of the byte at `addr`: the byte becomes `f(old)`, the
+    /// other bytes of its word are kept; returns the old byte, or `None` (nothing
+    /// written) out of bounds.
+    pub fn update_u8(&self, addr: u64, f: impl Fn(u8) -> u8) -> Option<u8> {
+        if !self.contains(addr, 1) {
+            return None;
+        }
+        let w = self.words.get(usize::try_from(addr / 4).ok()?)?;
+        let shift = (addr % 4) * 8;
+        let old = match w.fetch_update(Relaxed, Relaxed, |word| {
+            let b = (word >> shift) as u8;
+            Some((word & !(0xff << shift)) | (u32::from(f(b)) << shift))
+        }) {
+            Ok(old) | Err(old) => old,
+        };
+        Some((old >> shift) as u8)
+    }
+
     /// A 32-bit compare-exchange at `addr` (rounded down to a multiple of 4): writes `new`
     /// when the word equals `cmp`; returns the old value, or `None` out of bounds.
     pub fn compare_exchange_u32(&self, addr: u64, cmp: u32, new: u32) -> Option<u32> {

@@ -2,7 +2,7 @@
 //!
 //! Owns: the storage programs read and write ([`Memory`]: shared, thread-safe bytes),
 //! views of it ([`BufferView`], [`TextureView`], constant buffers), UAV [`Counter`]s,
-//! [`SamplerDesc`]s, the [`Descriptor`]s a binding holds, DXGI [`Format`]s and their
+//! [`SamplerDesc`]s, sampler feedback maps ([`feedback`]), the [`Descriptor`]s a binding holds, DXGI [`Format`]s and their
 //! texel conversions, block-compressed decoding ([`bc`]), and texture filtering
 //! ([`sample`], whose module doc lists every precision choice with its D3D11.3 section).
 //!
@@ -18,6 +18,7 @@
 pub mod bc;
 pub mod buffer;
 pub mod descriptor;
+pub mod feedback;
 pub mod format;
 pub mod memory;
 pub mod sample;
@@ -28,6 +29,7 @@ pub(crate) mod wide;
 
 pub use buffer::{BufferKind, BufferView, Counter};
 pub use descriptor::{AccelerationStructure, Descriptor, ViewClass};
+pub use feedback::{FeedbackKind, FeedbackMap};
 pub use format::{ChannelType, Format, UavLoad};
 pub use memory::{MAX_MEMORY_BYTES, Memory, RmwOp};
 pub use sample::{Lod, SampleInput};

@@ -442,15 +442,29 @@ fn footprints(
     (base, frac)
 }
 
-/// Filters the footprint at view mip `mip`: returns the filtered texel, or for min/max
-/// reductions the reduced one.
-fn filter_mip(site: &Site<'_>, mip: u32, tc: [f32; 3], offset: [i32; 3], f: MipFilter) -> Texel {
+/// The first texel, the weight fractions and the number of texels (1 or 2) along each
+/// axis that a filter reads at view mip `mip`: a second texel only where its weight is
+/// not zero.
+fn taps(
+    site: &Site<'_>,
+    mip: u32,
+    tc: [f32; 3],
+    offset: [i32; 3],
+    linear: bool,
+) -> ([i64; 3], [f32; 3], [usize; 3]) {
     let size = site.view.mip_size(mip);
-    let (base, frac) = footprints(site, tc, size, offset, f.linear);
+    let (base, frac) = footprints(site, tc, size, offset, linear);
     let mut taps = [1usize; 3];
     for k in 0..site.axes {
         taps[k] = if frac[k] > 0.0 { 2 } else { 1 };
     }
+    (base, frac, taps)
+}
+
+/// Filters the footprint at view mip `mip`: returns the filtered texel, or for min/max
+/// reductions the reduced one.
+fn filter_mip(site: &Site<'_>, mip: u32, tc: [f32; 3], offset: [i32; 3], f: MipFilter) -> Texel {
+    let (base, frac, taps) = taps(site, mip, tc, offset, f.linear);
     let at = |dx: usize, dy: usize, dz: usize| {
         [
             base[0].saturating_add(dx as i64),
@@ -476,7 +490,9 @@ fn filter_mip(site: &Site<'_>, mip: u32, tc: [f32; 3], offset: [i32; 3], f: MipF
         }
         _ => {
             if site.face.is_some() && taps[0] == 2 && taps[1] == 2 {
-                if let Some(t) = cube_corner(site, mip, base, frac, size[0], f.compare) {
+                if let Some(t) =
+                    cube_corner(site, mip, base, frac, site.view.mip_size(mip)[0], f.compare)
+                {
                     return t;
                 }
             }
@@ -802,51 +818,78 @@ fn filter_lod(
     mip_linear: bool,
     f: MipFilter,
 ) -> Texel {
-    let top = site.view.mip_levels.max(1) - 1;
-    let fx = to_fixed(lod.clamp(0.0, top as f32), MIP_LOD_FRACTION_BITS);
-    let one = 1i64 << MIP_LOD_FRACTION_BITS;
-    if mip_linear {
-        let m0 = ((fx >> MIP_LOD_FRACTION_BITS) as u32).min(top);
-        let frac = (fx & (one - 1)) as f32 / one as f32;
-        let a = filter_mip(site, m0, tc, offset, f);
-        if frac > 0.0 && m0 < top {
+    let (m0, second) = mips_of(site.view, lod, mip_linear);
+    let a = filter_mip(site, m0, tc, offset, f);
+    match second {
+        Some(frac) => {
             let b = filter_mip(site, m0 + 1, tc, offset, f);
             match f.reduction {
                 Reduction::Minimum | Reduction::Maximum => reduce(a, b, f.reduction),
                 _ => lerp4(a, b, frac),
             }
-        } else {
-            a
         }
-    } else {
-        let mip = (((fx + one / 2) >> MIP_LOD_FRACTION_BITS) as u32).min(top);
-        filter_mip(site, mip, tc, offset, f)
+        None => a,
     }
 }
 
-/// Samples a texture view through a sampler (`Sample*`, `SampleCmp*`); returns four
-/// 32-bit results (float bits; raw integers for integer formats).
-pub fn sample(view: &TextureView, sampler: &SamplerDesc, input: &SampleInput) -> [u32; 4] {
-    if !view.format.is_texture_readable() || view.dim.is_multisampled() {
-        return [0; 4];
+/// §7.18.10: the view mip a clamped LOD reads and, when linear mip filtering blends in
+/// the next mip with a weight that is not zero, that weight.
+fn mips_of(view: &TextureView, lod: f32, mip_linear: bool) -> (u32, Option<f32>) {
+    let top = view.mip_levels.max(1) - 1;
+    let fx = to_fixed(lod.clamp(0.0, top as f32), MIP_LOD_FRACTION_BITS);
+    let one = 1i64 << MIP_LOD_FRACTION_BITS;
+    if mip_linear {
+        let m0 = ((fx >> MIP_LOD_FRACTION_BITS) as u32).min(top);
+        let frac = (fx & (one - 1)) as f32 / one as f32;
+        (m0, (frac > 0.0 && m0 < top).then_some(frac))
+    } else {
+        (
+            (((fx + one / 2) >> MIP_LOD_FRACTION_BITS) as u32).min(top),
+            None,
+        )
     }
+}
+
+/// What a sample decides before it reads a texel (§7.18.10, §7.18.11): where it reads,
+/// the clamped LOD, the filter and, for anisotropic filtering, the probes.
+struct Plan<'a> {
+    site: Site<'a>,
+    tc: [f32; 3],
+    lod: f32,
+    filter: MipFilter,
+    mip_linear: bool,
+    aniso: Option<Anisotropy>,
+}
+
+impl Plan<'_> {
+    /// The texel coordinates of each probe: `ceil(ratio)` points evenly spaced along the
+    /// major axis, or the coordinate itself.
+    fn probes(&self) -> Vec<[f32; 3]> {
+        let tc = self.tc;
+        match self.aniso {
+            Some(a) if a.ratio > 1.0 => {
+                let n = (a.ratio.ceil() as u32).clamp(1, 16);
+                let [w, h, _] = self.site.view.mip_size(0);
+                let step = [a.major[0] / w as f32, a.major[1] / h as f32];
+                (0..n)
+                    .map(|k| {
+                        let t = (k as f32 + 0.5) / n as f32 - 0.5;
+                        [tc[0] + step[0] * t, tc[1] + step[1] * t, tc[2]]
+                    })
+                    .collect()
+            }
+            _ => vec![tc],
+        }
+    }
+}
+
+/// The [`Plan`] of a sample of a filterable view.
+fn plan<'a>(view: &'a TextureView, sampler: &'a SamplerDesc, input: &SampleInput) -> Plan<'a> {
     let (site, tc) = locate(view, sampler, input.coord);
     let (raw, aniso) = raw_lod(view, sampler, input.coord, input.lod);
     let lod = clamp_lod(sampler, raw, input.min_lod_clamp);
     let flt = sampler.filter;
     let magnify = lod.is_nan() || lod <= 0.0;
-    let top = view.mip_levels.max(1) - 1;
-    let offset = input.offset;
-    if site.integer {
-        let fx = to_fixed(lod.clamp(0.0, top as f32), MIP_LOD_FRACTION_BITS);
-        let mip = (((fx + 128) >> MIP_LOD_FRACTION_BITS) as u32).min(top);
-        let size = view.mip_size(mip);
-        let (c, _) = footprints(&site, tc, size, offset, false);
-        return match site.fetch_bits(mip, c) {
-            Ok(bits) => bits,
-            Err(_) => integer_border(view.format, sampler.border_color),
-        };
-    }
     let compare = input.reference.map(|r| (r, sampler.comparison));
     let reduction = if compare.is_some() {
         Reduction::Comparison
@@ -855,37 +898,118 @@ pub fn sample(view: &TextureView, sampler: &SamplerDesc, input: &SampleInput) ->
     };
     let texel_linear =
         flt.anisotropic || if magnify { flt.mag } else { flt.min } == FilterType::Linear;
-    let f = MipFilter {
-        linear: texel_linear,
-        reduction,
-        compare,
-    };
-    let mip_linear = flt.mip == FilterType::Linear;
-    let out = match aniso {
-        Some(a) if a.ratio > 1.0 => {
-            let n = (a.ratio.ceil() as u32).clamp(1, 16);
-            let [w, h, _] = view.mip_size(0);
-            let step = [a.major[0] / w as f32, a.major[1] / h as f32];
-            let mut acc: Option<Texel> = None;
-            for k in 0..n {
-                let t = (k as f32 + 0.5) / n as f32 - 0.5;
-                let p = [tc[0] + step[0] * t, tc[1] + step[1] * t, tc[2]];
-                let v = filter_lod(&site, lod, p, offset, mip_linear, f);
-                acc = Some(match (acc, reduction) {
-                    (None, _) => v,
-                    (Some(a), Reduction::Minimum | Reduction::Maximum) => reduce(a, v, reduction),
-                    (Some(a), _) => [a[0] + v[0], a[1] + v[1], a[2] + v[2], a[3] + v[3]],
-                });
-            }
-            let acc = acc.unwrap_or([0.0; 4]);
-            match reduction {
-                Reduction::Minimum | Reduction::Maximum => acc,
-                _ => acc.map(|x| x / n as f32),
-            }
-        }
-        _ => filter_lod(&site, lod, tc, offset, mip_linear, f),
+    Plan {
+        site,
+        tc,
+        lod,
+        filter: MipFilter {
+            linear: texel_linear,
+            reduction,
+            compare,
+        },
+        mip_linear: flt.mip == FilterType::Linear,
+        aniso,
+    }
+}
+
+/// Integer formats: the view mip nearest the clamped LOD (point filtering, §7.18.10).
+fn integer_mip(view: &TextureView, sampler: &SamplerDesc, input: &SampleInput) -> u32 {
+    let (raw, _) = raw_lod(view, sampler, input.coord, input.lod);
+    let lod = clamp_lod(sampler, raw, input.min_lod_clamp);
+    let top = view.mip_levels.max(1) - 1;
+    let fx = to_fixed(lod.clamp(0.0, top as f32), MIP_LOD_FRACTION_BITS);
+    (((fx + 128) >> MIP_LOD_FRACTION_BITS) as u32).min(top)
+}
+
+/// Samples a texture view through a sampler (`Sample*`, `SampleCmp*`); returns four
+/// 32-bit results (float bits; raw integers for integer formats).
+pub fn sample(view: &TextureView, sampler: &SamplerDesc, input: &SampleInput) -> [u32; 4] {
+    if !view.format.is_texture_readable() || view.dim.is_multisampled() {
+        return [0; 4];
+    }
+    let offset = input.offset;
+    if view.format.is_integer() {
+        let (site, tc) = locate(view, sampler, input.coord);
+        let mip = integer_mip(view, sampler, input);
+        let size = view.mip_size(mip);
+        let (c, _) = footprints(&site, tc, size, offset, false);
+        return match site.fetch_bits(mip, c) {
+            Ok(bits) => bits,
+            Err(_) => integer_border(view.format, sampler.border_color),
+        };
+    }
+    let p = plan(view, sampler, input);
+    let reduction = p.filter.reduction;
+    let probes = p.probes();
+    let mut acc: Option<Texel> = None;
+    for tc in &probes {
+        let v = filter_lod(&p.site, p.lod, *tc, offset, p.mip_linear, p.filter);
+        acc = Some(match (acc, reduction) {
+            (None, _) => v,
+            (Some(a), Reduction::Minimum | Reduction::Maximum) => reduce(a, v, reduction),
+            (Some(a), _) => [a[0] + v[0], a[1] + v[1], a[2] + v[2], a[3] + v[3]],
+        });
+    }
+    let acc = acc.unwrap_or([0.0; 4]);
+    let out = match reduction {
+        Reduction::Minimum | Reduction::Maximum => acc,
+        _ if probes.len() > 1 => acc.map(|x| x / probes.len() as f32),
+        _ => acc,
     };
     out.map(f32::to_bits)
+}
+
+/// The texels a [`sample`] with `input` reads from a 2D or 2D-array view, each visited
+/// once per probe as `(view mip, view slice, [x, y])` after the address modes (a border
+/// texel reads no texel and is not visited): the same LOD, mips, filter and address
+/// modes as the sample, and only texels whose weight is not zero (a second mip only when
+/// its blend weight is not zero). Sampler feedback (`resources::feedback`) records these.
+/// Other shapes, multisampled views and formats that cannot be read visit nothing.
+pub fn texels_read(
+    view: &TextureView,
+    sampler: &SamplerDesc,
+    input: &SampleInput,
+    mut visit: impl FnMut(u32, u32, [u32; 2]),
+) {
+    if !view.format.is_texture_readable()
+        || !matches!(view.dim, TextureDim::Tex2D | TextureDim::Tex2DArray)
+    {
+        return;
+    }
+    let offset = input.offset;
+    let mut texel = |site: &Site<'_>, mip: u32, c: [i64; 3]| {
+        let [w, h, _] = view.mip_size(mip);
+        let x = address(sampler.address[0], c[0], i64::from(w));
+        let y = address(sampler.address[1], c[1], i64::from(h));
+        if let (Some(x), Some(y)) = (x, y) {
+            visit(mip, site.slice, [x as u32, y as u32]);
+        }
+    };
+    if view.format.is_integer() {
+        let (site, tc) = locate(view, sampler, input.coord);
+        let mip = integer_mip(view, sampler, input);
+        let (c, _) = footprints(&site, tc, view.mip_size(mip), offset, false);
+        texel(&site, mip, c);
+        return;
+    }
+    let p = plan(view, sampler, input);
+    let (m0, second) = mips_of(view, p.lod, p.mip_linear);
+    let mips = if second.is_some() { 2 } else { 1 };
+    for tc in p.probes() {
+        for mip in m0..m0 + mips {
+            let (base, _, n) = taps(&p.site, mip, tc, offset, p.filter.linear);
+            for dy in 0..n[1] {
+                for dx in 0..n[0] {
+                    let c = [
+                        base[0].saturating_add(dx as i64),
+                        base[1].saturating_add(dy as i64),
+                        0,
+                    ];
+                    texel(&p.site, mip, c);
+                }
+            }
+        }
+    }
 }
 
 /// Gathers component `channel` of the four texels a bilinear sample at view mip 0 would

@@ -736,6 +736,12 @@ fn resource_bindings(
                     e.name
                 ));
             }
+            Descriptor::Feedback(_) => {
+                return Err(format!(
+                    "{}: sampler feedback maps are not written to plans yet",
+                    e.name
+                ));
+            }
         }
     }
     Ok((lines, names))

@@ -246,6 +246,7 @@ pub fn native(inst: &Inst) -> Native {
         | Inst::Sample { .. }
         | Inst::Gather { .. }
         | Inst::GatherRaw { .. }
+        | Inst::WriteFeedback { .. }
         | Inst::Lod { .. } => Interpreted,
     }
 }

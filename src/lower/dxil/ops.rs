@@ -506,6 +506,10 @@ impl<'m> FnLower<'m> {
             | DxOp::SampleCmpBias => self.sample(c, inst, res)?,
             DxOp::TextureGather | DxOp::TextureGatherCmp => self.gather(c, inst, res)?,
             DxOp::TextureGatherRaw => self.gather_raw(c, inst, res)?,
+            DxOp::WriteSamplerFeedback
+            | DxOp::WriteSamplerFeedbackBias
+            | DxOp::WriteSamplerFeedbackLevel
+            | DxOp::WriteSamplerFeedbackGrad => self.write_feedback(c)?,
             DxOp::CalculateLOD => {
                 let texture = self.ar(c, 0)?;
                 let sampler = self.ar(c, 1)?;
@@ -1873,6 +1877,91 @@ impl<'m> FnLower<'m> {
         });
         let out = self.finish_resret(rr);
         self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// WriteSamplerFeedback, …Bias, …Level, …Grad (SM 6.5; DirectX-Specs "Sampler
+    /// Feedback", "DXIL Resource Operations"): operand 0 a feedback map, 1 the sampled
+    /// texture — a 2D texture for a `FeedbackTexture2D`, a 2D array for a
+    /// `FeedbackTexture2DArray` ("Valid resource type") —, 2 a sampler, 3–6 the
+    /// coordinates (u, v, and the array slice for arrays), then bias and clamp, the LOD,
+    /// or the gradients and clamp. Any other handle is refused.
+    fn write_feedback(&mut self, c: &DxOpCall<'m>) -> R<()> {
+        let op = c.op();
+        let name = c.name();
+        let fk = self.hkind(c, 0)?.kind;
+        let tk = self.hkind(c, 1)?.kind;
+        let sk = self.hkind(c, 2)?.kind;
+        let want = match fk {
+            ResourceKind::FeedbackTexture2D { .. } => ResourceKind::Texture2D,
+            ResourceKind::FeedbackTexture2DArray { .. } => ResourceKind::Texture2DArray,
+            k => {
+                return Err(self.invalid(format!(
+                    "{name} writes to a {} (operand 1 must be a feedback texture: FeedbackTexture2D or FeedbackTexture2DArray)",
+                    k.job_name()
+                )));
+            }
+        };
+        if tk != want {
+            return Err(self.invalid(format!(
+                "{name}: a {} pairs with a {}, not a {} (operand 2)",
+                fk.job_name(),
+                want.job_name(),
+                tk.job_name()
+            )));
+        }
+        if !matches!(sk, ResourceKind::Sampler { .. }) {
+            return Err(self.invalid(format!(
+                "{name}: operand 3 is a {}, not a sampler",
+                sk.job_name()
+            )));
+        }
+        let feedback = self.ar(c, 0)?;
+        let texture = self.ar(c, 1)?;
+        let sampler = self.ar(c, 2)?;
+        let coord = [
+            self.ao(c, 3)?,
+            self.ao(c, 4)?,
+            self.ao(c, 5)?,
+            self.ao(c, 6)?,
+        ];
+        let mut lod = Reg::NONE;
+        let mut ddx = [Reg::NONE; 3];
+        let mut ddy = [Reg::NONE; 3];
+        let (mode, clamp) = match op {
+            DxOp::WriteSamplerFeedbackBias => {
+                lod = self.ar(c, 7)?;
+                (SampleMode::Bias, self.ao(c, 8)?)
+            }
+            DxOp::WriteSamplerFeedbackLevel => {
+                lod = self.ar(c, 7)?;
+                (SampleMode::Level, Reg::NONE)
+            }
+            DxOp::WriteSamplerFeedbackGrad => {
+                ddx = [self.ao(c, 7)?, self.ao(c, 8)?, self.ao(c, 9)?];
+                ddy = [self.ao(c, 10)?, self.ao(c, 11)?, self.ao(c, 12)?];
+                (SampleMode::Grad, self.ao(c, 13)?)
+            }
+            _ => (SampleMode::Implicit, self.ao(c, 7)?),
+        };
+        self.emit(Inst::WriteFeedback {
+            mode,
+            feedback,
+            args: Box::new(SampleArgs {
+                dst: [Reg::NONE; 4],
+                texture,
+                sampler,
+                coord,
+                offset: [0; 3],
+                dyn_offset: [Reg::NONE; 2],
+                lod,
+                reference: Reg::NONE,
+                ddx,
+                ddy,
+                clamp,
+                status: Reg::NONE,
+            }),
+        });
         Ok(())
     }
 

@@ -22,7 +22,8 @@ pub struct HandleKind {
 /// 3 Texture2DMS, 4 Texture3D, 5 TextureCube, 6 Texture1DArray, 7 Texture2DArray,
 /// 8 Texture2DMSArray, 9 TextureCubeArray, 10 TypedBuffer, 11 RawBuffer,
 /// 12 StructuredBuffer, 13 CBuffer, 14 Sampler, 15 TBuffer, 16 RTAccelerationStructure,
-/// 17 FeedbackTexture2D, 18 FeedbackTexture2DArray) as an IR shape. A `tbuffer` reads
+/// 17 FeedbackTexture2D, 18 FeedbackTexture2DArray) as an IR shape; `stride` is a
+/// structured buffer's stride or a feedback texture's type. A `tbuffer` reads
 /// as a raw buffer (DXIL.rst "Texture Buffers").
 pub fn shape_kind(
     shape: u32,
@@ -46,8 +47,25 @@ pub fn shape_kind(
         13 => ResourceKind::ConstantBuffer { size: cb_size },
         14 => ResourceKind::Sampler { comparison },
         16 => ResourceKind::AccelerationStructure,
-        17 => return Err("FeedbackTexture2D resource".into()),
-        18 => return Err("FeedbackTexture2DArray resource".into()),
+        // The feedback type (`SamplerFeedbackType`: 0 MinMip, 1 MipRegionUsed) is the
+        // second word of the properties or the metadata's tag 2 (DXIL.rst "Metadata
+        // resource records"), passed as `stride`.
+        17 | 18 => {
+            let mip_region_used = match stride {
+                0 => false,
+                1 => true,
+                t => {
+                    return Err(format!(
+                        "sampler feedback type {t} (0 MinMip, 1 MipRegionUsed)"
+                    ));
+                }
+            };
+            if shape == 17 {
+                ResourceKind::FeedbackTexture2D { mip_region_used }
+            } else {
+                ResourceKind::FeedbackTexture2DArray { mip_region_used }
+            }
+        }
         other => return Err(format!("resource of unknown kind {other}")),
     })
 }
@@ -111,7 +129,17 @@ pub fn range_of(r: &Resource) -> Result<(ResourceRange, Range), String> {
         ResourceClass::Sampler => ResourceKind::Sampler {
             comparison: r.sampler_kind == Some(1),
         },
-        _ => shape_kind(r.shape.unwrap_or(0), r.struct_stride.unwrap_or(0), 0, false)?,
+        _ => {
+            let shape = r.shape.unwrap_or(0);
+            // Tag 2 of a feedback texture's record: its SamplerFeedbackType.
+            let second = if matches!(shape, 17 | 18) {
+                let t = r.other_tags.iter().find(|(tag, _)| *tag == 2).map(|t| t.1);
+                u32::try_from(t.unwrap_or(0)).unwrap_or(u32::MAX)
+            } else {
+                r.struct_stride.unwrap_or(0)
+            };
+            shape_kind(shape, second, 0, false)?
+        }
     };
     let comp = match kind {
         ResourceKind::RawBuffer
@@ -197,6 +225,21 @@ mod tests {
             from_properties(14 | 1 << 15, 0).unwrap().kind,
             ResourceKind::Sampler { comparison: true }
         );
-        assert!(from_properties(17, 0).is_err());
+        // A feedback texture's second word is its SamplerFeedbackType
+        // (DxilResourceProperties.h: 0 MinMip, 1 MipRegionUsed); others are refused.
+        assert_eq!(
+            from_properties(17 | 1 << 12, 0).unwrap().kind,
+            ResourceKind::FeedbackTexture2D {
+                mip_region_used: false
+            }
+        );
+        assert_eq!(
+            from_properties(18 | 1 << 12, 1).unwrap().kind,
+            ResourceKind::FeedbackTexture2DArray {
+                mip_region_used: true
+            }
+        );
+        let e = from_properties(17 | 1 << 12, 2).unwrap_err();
+        assert!(e.contains("sampler feedback type 2"), "{e}");
     }
 }

@@ -166,6 +166,11 @@ impl ListPlan<'_> {
                             "{r}: acceleration structures are not written to plans"
                         ));
                     }
+                    Descriptor::Feedback(_) => {
+                        return Err(format!(
+                            "{r}: sampler feedback maps are not written to plans"
+                        ));
+                    }
                 }
             }
         }
