@@ -69,6 +69,10 @@
 //! - **`waveops-include-helper-lanes`** (SM 6.7 `[WaveOpsIncludeHelperLanes]`) on a pixel
 //!   entry sets the shader's `wave_ops_include_helpers`: its wave operations count helper
 //!   lanes as active (`exec::wave_ops`).
+//! - **Sampler feedback** (SM 6.5 `WriteSamplerFeedback`, `…Bias`, `…Level`, `…Grad`) is
+//!   the IR's `write_feedback` in the sample mode of its counterpart; feedback textures
+//!   (resource kinds 17 and 18) are IR kinds of their own, their feedback type from the
+//!   metadata's tag 2 or the handle properties' second word (`ops`, `resources`).
 //! - **`TextureGatherRaw`** (SM 6.7) is the IR's `gather_raw` of the overload's width; a
 //!   64-bit element is gathered as two words and joined (`ops`).
 //! - **`WaveMatch` of a vector** (SM 6.9) is the AND of one scalar `wave_match` per
@@ -123,7 +127,6 @@ pub const HIGHEST_SHADER_MODEL: (u8, u8) = (6, 9);
 /// What of the shader models up to [`HIGHEST_SHADER_MODEL`] the lowering still refuses,
 /// each with the shader model that added it.
 pub const REFUSED_FEATURES: &[&str] = &[
-    "sampler feedback (6.5)",
     "work graph node programs (6.8)",
     "Shader Execution Reordering: HitObject operations, MaybeReorderThread (6.9)",
     "opacity micromaps' AllocateRayQuery2 (6.9)",

@@ -788,7 +788,7 @@ fn info_states_the_highest_shader_model() {
     );
     assert!(text.contains(&line), "{text}");
     assert!(
-        line.contains("6.0–6.9 (DXIL), except sampler feedback (6.5)"),
+        line.contains("6.0–6.9 (DXIL), except work graph node programs (6.8)"),
         "{line}"
     );
     let json: serde_json::Value = serde_json::from_str(&run(&["info", "--json"])).unwrap();

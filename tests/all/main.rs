@@ -58,6 +58,7 @@ mod raster_states;
 mod raw_gather_and_wave_match;
 mod rays;
 mod raytracing;
+mod sampler_feedback;
 mod sampling_lavapipe;
 mod scale_docs;
 mod shader_test;
