@@ -762,3 +762,109 @@ impl WriteSink for RayWriters {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::trace::InputOrigins;
+
+    const GS: LaneSelect = LaneSelect::Geometry {
+        prim: 1,
+        gs_instance: 0,
+        instance: 1,
+    };
+    const DS: LaneSelect = LaneSelect::Domain {
+        patch: 1,
+        point: 0,
+        instance: 1,
+    };
+    const CP: LaneSelect = LaneSelect::Hull {
+        patch: 1,
+        control_point: Some(0),
+        join: false,
+        instance: 1,
+    };
+    const PC: LaneSelect = LaneSelect::Hull {
+        patch: 1,
+        control_point: None,
+        join: false,
+        instance: 1,
+    };
+    const VS: LaneSelect = LaneSelect::Vertex {
+        vertex: 3,
+        instance: 1,
+    };
+
+    /// A pixel of a vs → hs → ds → gs draw: the geometry lane, the domain lane of its
+    /// input vertex 0, that lane's control point 0 and patch constants, the control
+    /// point's input control point 0 — each link naming the link it fed; a vertex lane
+    /// and a patch-constant lane are not followed further.
+    #[test]
+    fn the_chain_follows_the_first_input_up_to_a_vertex_lane() {
+        let other = LaneSelect::Domain {
+            patch: 1,
+            point: 1,
+            instance: 1,
+        };
+        let mut asked = Vec::new();
+        let chain = lane_chain(GS, &mut |l| {
+            asked.push(l);
+            match l {
+                GS => Some(InputOrigins {
+                    points: vec![DS, other],
+                    ..InputOrigins::default()
+                }),
+                DS => Some(InputOrigins {
+                    points: vec![CP],
+                    output_points: Vec::new(),
+                    patch: Some(PC),
+                }),
+                CP => Some(InputOrigins {
+                    points: vec![VS],
+                    ..InputOrigins::default()
+                }),
+                _ => None,
+            }
+        });
+        let got: Vec<_> = chain.iter().map(|c| (c.lane, c.made, c.fed)).collect();
+        assert_eq!(
+            got,
+            [
+                (GS, "the primitive's leading vertex", None),
+                (DS, "input vertex 0", Some(0)),
+                (CP, "control point 0", Some(1)),
+                (PC, "the patch constants", Some(1)),
+                (VS, "control point 0", Some(2)),
+            ]
+        );
+        assert_eq!(asked, [GS, DS, CP]);
+    }
+
+    /// An answer that leads back to the lane itself stops at the bound.
+    #[test]
+    fn a_chain_that_loops_is_bounded() {
+        let chain = lane_chain(GS, &mut |_| {
+            Some(InputOrigins {
+                points: vec![GS],
+                ..InputOrigins::default()
+            })
+        });
+        assert_eq!(chain.len(), CHAIN_LINKS);
+        // A lane nothing is known of ends the chain at itself.
+        assert_eq!(lane_chain(DS, &mut |_| None).len(), 1);
+    }
+
+    /// One wording for compare and the debugger, with the view's flag.
+    #[test]
+    fn made_by_names_the_lane_and_its_flags() {
+        assert_eq!(
+            made_by("the patch constants", &PC, Some(2)).unwrap(),
+            "the patch constants were made by hull patch 1, patch constants, draw instance 1 (--hs-patch 1 --patch-constant --instance 1 --view 2)"
+        );
+        assert_eq!(
+            made_by("control point 0", &VS, None).unwrap(),
+            "control point 0 was made by vertex 3, draw instance 1 (--vertex 3 --instance 1)"
+        );
+        assert_eq!(made_by("x", &LaneSelect::Ray([0, 0, 0]), None), None);
+    }
+}
