@@ -279,6 +279,7 @@ pub(super) fn attribute(
                     _ => false,
                 });
                 let mut ranks = Vec::new();
+                let mut chains = super::writers::ChainRuns::default();
                 let views = several_views(dw);
                 for (k, (t, d)) in targets.iter().zip(diffs.iter()).enumerate() {
                     let Some(t) = t else { continue };
@@ -300,8 +301,15 @@ pub(super) fn attribute(
                             continue;
                         };
                         if let Some((lane, _)) = pixels.last_setup((*t, x, y, sample)) {
-                            if let Some(sel) = pixels.origin(lane.prim) {
-                                r.origin = origin_links(sel, job);
+                            if let (Some(sel), Some(work), Some(start)) =
+                                (pixels.origin(lane.prim), cmd.work(), &start)
+                            {
+                                // The chain's lanes run the draw again from its start;
+                                // the resources then go back to what the draw left.
+                                let after = p.snapshot();
+                                let chain = chains.chain(sel, work, &p.plan, start);
+                                r.origin = origin_links(&chain, job);
+                                after.restore();
                             } else if let (Some(o), Some(work), Some(start)) =
                                 (pixels.mesh_origin(lane.prim), cmd.work(), &start)
                             {

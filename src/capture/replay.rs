@@ -54,8 +54,8 @@ use super::layout::{Layout, Shape};
 use super::manifest::{Capture, CaptureEntry};
 use super::report::{ProfileChoice, Report, ResourceReport};
 use super::writers::{
-    DrawLane, DrawWriters, PixelWriterReport, PixelWriters, RayWriterMap, Writers, bindings_of,
-    draw_bindings, draw_writer_report, mesh_origin_links, origin_links, several_views,
+    ChainRuns, DrawLane, DrawWriters, PixelWriterReport, PixelWriters, RayWriterMap, Writers,
+    bindings_of, draw_bindings, draw_writer_report, mesh_origin_links, origin_links, several_views,
 };
 use super::{CaptureError, diff_image, explain};
 use crate::exec::Profile;
@@ -313,6 +313,10 @@ pub fn compare_job(
             let mut ranks = Vec::new();
             // The draw's programs, which name a UAV writer's stage and source.
             let shape = runner.prepare(None)?;
+            // The lane chains behind pixel lanes run the draw again per lane, from the
+            // job's start.
+            let shape_start = shape.0.snapshot();
+            let mut chains = ChainRuns::default();
             if tracked != actual {
                 notes.push(
                     "the write-tracking draw gave other results than the first draw (the pixel program's UAV writes depend on the order tiles ran in); lanes are named from the tracking draw".into(),
@@ -363,7 +367,9 @@ pub fn compare_job(
                         };
                         if let (Some((lane, _)), Some(w)) = (at, &mut m.writer) {
                             if let Some(sel) = pixels.origin(lane.prim) {
-                                w.origin = origin_links(sel, &job_words);
+                                let chain =
+                                    chains.chain(sel, &shape.0.work, &shape.0.plan, &shape_start);
+                                w.origin = origin_links(&chain, &job_words);
                             } else if let Some(o) = pixels.mesh_origin(lane.prim) {
                                 // The mesh lanes: found by running the mesh group again,
                                 // from the job's starting contents.

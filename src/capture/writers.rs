@@ -23,12 +23,14 @@ use serde::Serialize;
 use crate::exec::{Binding, Invocation, WriteSink, WriterMap};
 use crate::ir::{Shader, Stage};
 use crate::job::ResourceAt;
+use crate::job::StorageSnapshot;
+use crate::job::writers::{ChainLink, DrawStage, lane_chain, lane_words, stage_program};
 pub use crate::job::writers::{
     DrawLane, DrawWriter, DrawWriters, PixelWriters, RayWriters, SampleKey, bindings_of,
     draw_bindings, draw_bindings_by,
 };
-use crate::job::writers::{lane_words, stage_program};
 use crate::pipeline::rays::RaysWork;
+use crate::pipeline::trace::{InputOrigins, input_origins};
 use crate::pipeline::{LaneSelect, MergeTarget};
 
 /// The last writer of every word of the watched resources during one run.
@@ -211,9 +213,10 @@ pub struct WriterReport {
     pub writes: u32,
     /// The command that opens the lane debugger on this lane.
     pub debug: String,
-    /// A pixel lane of a draw with geometry or tessellation stages: the lanes one stage
-    /// up and beyond that made its primitive's leading vertex — the geometry lane, or
-    /// the domain lane and the hull patch it tessellated — nearest first.
+    /// A pixel lane of a draw: the lane chain behind it, nearest first — the lane that
+    /// made its primitive's leading vertex, then stage by stage the lanes that fed that
+    /// one, up to a vertex lane ([`origin_links`]); a mesh draw's mesh and
+    /// amplification lanes ([`mesh_origin_links`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub origin: Vec<OriginLink>,
     /// A command list: the event (`[[command]] #N`, from 1) that wrote it last.
@@ -241,7 +244,7 @@ pub struct WriterReport {
 /// that opens it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OriginLink {
-    /// `"geometry"`, `"domain"` or `"hull"`.
+    /// `"vertex"`, `"hull"`, `"domain"`, `"geometry"`, `"mesh"` or `"amplification"`.
     pub stage: &'static str,
     /// The lane in words: `domain patch 0, domain point 45, draw instance 0`.
     pub lane: String,
@@ -249,56 +252,64 @@ pub struct OriginLink {
     pub made: String,
     /// The command that opens the lane debugger on it.
     pub debug: String,
+    /// The link whose lane this one fed (an index into the links); absent: it fed the
+    /// pixel lane.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fed: Option<usize>,
 }
 
-/// The links behind a pixel lane whose primitive's leading vertex lane `sel` made
-/// (`pipeline::MergeObserver::origins`): a geometry lane; or a domain lane, then the
-/// hull patch whose patch constants tessellated it (its control points are every
-/// output control point of that patch, so the patch-constant lane is named). A vertex
-/// lane (a draw of vertex and pixel programs alone) gives none: such reports read as
-/// they always have.
-pub fn origin_links(sel: LaneSelect, job: &str) -> Vec<OriginLink> {
+/// The links behind a pixel lane: the lane chain `chain` (`job::writers::lane_chain`,
+/// from the lane that made the primitive's leading vertex up to a vertex lane), each
+/// lane in the words and with the `dxlane debug` flags the debugger's `inputs` names
+/// it by (`job::writers::lane_words`), saying what it made for the lane it fed.
+pub fn origin_links(chain: &[ChainLink], job: &str) -> Vec<OriginLink> {
     let job = shell_word(job);
-    match sel {
-        LaneSelect::Geometry {
-            prim,
-            gs_instance,
-            instance,
-        } => vec![OriginLink {
-            stage: "geometry",
-            lane: format!(
-                "geometry input primitive {prim}, SV_GSInstanceID {gs_instance}, draw instance {instance}"
-            ),
-            made: "emitted the primitive's leading vertex".into(),
-            debug: format!(
-                "dxlane debug {job} --gs-primitive {prim} --gs-instance {gs_instance} --instance {instance}"
-            ),
-        }],
-        LaneSelect::Domain {
-            patch,
-            point,
-            instance,
-        } => vec![
-            OriginLink {
-                stage: "domain",
-                lane: format!(
-                    "domain patch {patch}, domain point {point}, draw instance {instance}"
-                ),
-                made: "made the primitive's leading vertex".into(),
-                debug: format!(
-                    "dxlane debug {job} --ds-patch {patch} --ds-point {point} --instance {instance}"
-                ),
-            },
-            OriginLink {
-                stage: "hull",
-                lane: format!("hull patch {patch}, patch-constant phase, draw instance {instance}"),
-                made: "computed the factors that tessellated the patch (the domain lane read its control points and constants)".into(),
-                debug: format!(
-                    "dxlane debug {job} --hs-patch {patch} --patch-constant --instance {instance}"
-                ),
-            },
-        ],
-        _ => Vec::new(),
+    let stage = |l: &LaneSelect| DrawStage::of(l).map_or("", DrawStage::name);
+    chain
+        .iter()
+        .filter_map(|link| {
+            let (lane, flags) = lane_words(&link.lane, None)?;
+            let made = match link.fed.and_then(|i| chain.get(i)) {
+                Some(f) => format!("made {} of the {} lane", link.made, stage(&f.lane)),
+                None => format!("made {}", link.made),
+            };
+            Some(OriginLink {
+                stage: stage(&link.lane),
+                lane,
+                made,
+                debug: format!("dxlane debug {job} {flags}"),
+                fed: link.fed,
+            })
+        })
+        .collect()
+}
+
+/// The lanes that fed each lane a report's chains pass through, kept so that a lane is
+/// run for once however many texels lead to it (`pipeline::trace::input_origins`: one
+/// run of the draw per lane).
+#[derive(Default)]
+pub struct ChainRuns(Vec<(LaneSelect, Option<InputOrigins>)>);
+
+impl ChainRuns {
+    /// The lane chain behind a pixel lane whose primitive's leading vertex `first` made
+    /// (`job::writers::lane_chain`), each lane's inputs found by running `work` under
+    /// `plan` from `start` (the resources are set back to it before each run).
+    pub fn chain(
+        &mut self,
+        first: LaneSelect,
+        work: &crate::pipeline::Work,
+        plan: &crate::pipeline::Plan,
+        start: &StorageSnapshot,
+    ) -> Vec<ChainLink> {
+        lane_chain(first, &mut |l| {
+            if let Some((_, o)) = self.0.iter().find(|(k, _)| *k == l) {
+                return o.clone();
+            }
+            start.restore();
+            let o = input_origins(work, plan, l);
+            self.0.push((l, o.clone()));
+            o
+        })
     }
 }
 
@@ -361,6 +372,7 @@ pub fn mesh_origin_links(
                 o.prim
             ),
             made: format!("wrote {}", what.join(", ")),
+            fed: None,
             debug: format!(
                 "dxlane debug {job} {as_flag}--ms-group {} --ms-thread {}",
                 c(o.group),
@@ -374,6 +386,8 @@ pub fn mesh_origin_links(
             lane: format!("amplification group {}", p(l)),
             made: format!("launched mesh group {} with its payload", p(o.group)),
             debug: format!("dxlane debug {job} --as-group {} --as-thread 0,0,0", c(l)),
+            // It launched the mesh group of the first link.
+            fed: (!links.is_empty()).then_some(0),
         });
     }
     links
@@ -516,7 +530,7 @@ pub fn draw_writer_report(
             r = r.pixel(x, y, per_sample.then_some(sample), job);
         }
         DrawLane::Lane(sel) => {
-            if let Some((words, flags)) = lane_words(&sel) {
+            if let Some((words, flags)) = lane_words(&sel, None) {
                 r.lane = words;
                 r.debug = format!("dxlane debug {} {flags}", shell_word(job));
             }

@@ -832,7 +832,7 @@ pub fn find(
                     )));
                 }
                 DrawLane::Lane(sel) => {
-                    let Some((writer, flags)) = lane_words(&sel) else {
+                    let Some((writer, flags)) = lane_words(&sel, None) else {
                         return Err(ProvenanceError::Refused(format!(
                             "{}: its writer is no lane of the draw",
                             pl.what

@@ -63,7 +63,9 @@ use std::path::{Path, PathBuf};
 
 pub use bind::{BoundEntry, BoundJob, EntryKind, EntryRef, Register, Table, Visibility};
 pub use draw_run::{BoundSoBuffer, DrawResult, DrawSummary, run_draw_job};
-pub use prepare::{CommandSummary, Finished, ListResult, ListSummary, Prepared, prepare};
+pub use prepare::{
+    CommandSummary, Finished, ListResult, ListSummary, Prepared, StorageSnapshot, prepare,
+};
 pub use rays::{RaysResult, RaysSummary};
 pub use run::{RunOptions, RunResult, Summary, run_job};
 pub use schema::JobFile;

@@ -7,7 +7,9 @@
 //! ([`PixelWriters`], a `pipeline::MergeObserver`); for a draw, the last writer of each
 //! watched word of a UAV among the lanes of every stage — vertex, hull, domain,
 //! geometry, amplification, mesh and pixel ([`DrawWriters`]); and a non-pixel lane in
-//! words with the `dxlane debug` flags that select it ([`lane_words`]). Does not own:
+//! words with the `dxlane debug` flags that select it ([`lane_words`]); the chain of
+//! lanes behind a pixel lane, stage by stage up to the vertex lanes ([`lane_chain`]).
+//! Does not own:
 //! the observation itself (`exec::observe`, `pipeline`'s observers and its
 //! `LaneWriteSink`), or what a caller says about a writer (the compare report, the
 //! debugger's line).
@@ -256,7 +258,8 @@ impl DrawStage {
         }
     }
 
-    fn of(lane: &LaneSelect) -> Option<DrawStage> {
+    /// The stage whose lane `lane` is (`None` for a lane of no draw stage).
+    pub fn of(lane: &LaneSelect) -> Option<DrawStage> {
         Some(match lane {
             LaneSelect::Vertex { .. } => DrawStage::Vertex,
             LaneSelect::Hull { .. } => DrawStage::Hull,
@@ -307,13 +310,15 @@ pub fn stage_program(d: &crate::pipeline::DrawWork, stage: DrawStage) -> Option<
 }
 
 /// A vertex, hull, domain, geometry, amplification or mesh lane in words, and the
-/// `dxlane debug` flags that select it (`None` for another kind of lane).
-pub fn lane_words(sel: &LaneSelect) -> Option<(String, String)> {
+/// `dxlane debug` flags that select it, with `--view v` for a lane of view `v`'s pass
+/// (`None` for another kind of lane). The one wording of a lane that `compare`'s
+/// reports and the debugger's lane chain share.
+pub fn lane_words(sel: &LaneSelect, view: Option<u32>) -> Option<(String, String)> {
     let p = |v: [u32; 3]| format!("({}, {}, {})", v[0], v[1], v[2]);
     let c = |v: [u32; 3]| format!("{},{},{}", v[0], v[1], v[2]);
-    Some(match *sel {
+    let (what, flags) = match *sel {
         LaneSelect::Vertex { vertex, instance } => (
-            format!("vertex {vertex}, instance {instance}"),
+            format!("vertex {vertex}, draw instance {instance}"),
             format!("--vertex {vertex} --instance {instance}"),
         ),
         LaneSelect::Hull {
@@ -331,7 +336,7 @@ pub fn lane_words(sel: &LaneSelect) -> Option<(String, String)> {
             instance,
             join: false,
         } => (
-            format!("hull patch {patch}, patch-constant phase, draw instance {instance}"),
+            format!("hull patch {patch}, patch constants, draw instance {instance}"),
             format!("--hs-patch {patch} --patch-constant --instance {instance}"),
         ),
         LaneSelect::Hull {
@@ -382,7 +387,90 @@ pub fn lane_words(sel: &LaneSelect) -> Option<(String, String)> {
             )
         }
         _ => return None,
-    })
+    };
+    let view = view.map(|v| format!(" --view {v}")).unwrap_or_default();
+    Some((what, format!("{flags}{view}")))
+}
+
+/// `what was made by LANE (FLAGS)`: the sentence naming the lane that made an input of
+/// the lane below it (`what`: "input vertex 0", "the patch constants", …), as the
+/// debugger's `inputs` and `why` say it; `None` when [`lane_words`] has no words for
+/// `lane`.
+pub fn made_by(what: &str, lane: &LaneSelect, view: Option<u32>) -> Option<String> {
+    let (who, flags) = lane_words(lane, view)?;
+    // "the patch constants were made", "input vertex 0 was made".
+    let verb = if what.ends_with('s') { "were" } else { "was" };
+    Some(format!("{what} {verb} made by {who} ({flags})"))
+}
+
+/// One lane of the chain behind a pixel lane ([`lane_chain`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainLink {
+    /// The lane.
+    pub lane: LaneSelect,
+    /// What it made for the lane it fed: "the primitive's leading vertex" (for the
+    /// pixel lane), "input vertex 0", "control point 0", "the patch constants".
+    pub made: &'static str,
+    /// The link whose lane it fed (an index into the chain); `None`: the pixel lane.
+    pub fed: Option<usize>,
+}
+
+/// The most links [`lane_chain`] follows: pixel → geometry → domain (with its hull
+/// patch-constant lane) → hull control point → vertex is five; the bound only keeps a
+/// malformed answer from looping.
+const CHAIN_LINKS: usize = 8;
+
+/// The lanes behind a pixel lane whose primitive's leading vertex `first` made, up
+/// through the stages to a vertex lane: per hop the lane that made input vertex 0 of a
+/// geometry lane, control point 0 of a domain or hull control-point lane (and, for a
+/// domain lane, the hull lane that made its patch constants) — as `origins_of` says the
+/// draw fed each lane (`pipeline::trace::input_origins`, the record the debugger's
+/// `inputs` reads for the lane it opens). The first link is `first` itself; a vertex
+/// lane ends a line, and so does a lane `origins_of` knows nothing of.
+pub fn lane_chain(
+    first: LaneSelect,
+    origins_of: &mut dyn FnMut(LaneSelect) -> Option<crate::pipeline::trace::InputOrigins>,
+) -> Vec<ChainLink> {
+    let mut chain = vec![ChainLink {
+        lane: first,
+        made: "the primitive's leading vertex",
+        fed: None,
+    }];
+    let mut i = 0;
+    while i < chain.len() && chain.len() < CHAIN_LINKS {
+        let lane = chain[i].lane;
+        let (point, patch) = match lane {
+            LaneSelect::Geometry { .. } => ("input vertex 0", false),
+            LaneSelect::Domain { .. } => ("control point 0", true),
+            LaneSelect::Hull {
+                control_point: Some(_),
+                ..
+            } => ("control point 0", false),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        if let Some(o) = origins_of(lane) {
+            if let Some(&p) = o.points.first() {
+                chain.push(ChainLink {
+                    lane: p,
+                    made: point,
+                    fed: Some(i),
+                });
+            }
+            if patch && let Some(p) = o.patch {
+                chain.push(ChainLink {
+                    lane: p,
+                    made: "the patch constants",
+                    fed: Some(i),
+                });
+            }
+        }
+        i += 1;
+    }
+    chain.truncate(CHAIN_LINKS);
+    chain
 }
 
 /// The sample a pixel lane is selected by (`--pixel x,y --sample s`, the rank's sample):
@@ -672,5 +760,111 @@ impl WriteSink for RayWriters {
             };
             WordWriter::hear(&mut words, w, order, |a| (e, a), rival);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::trace::InputOrigins;
+
+    const GS: LaneSelect = LaneSelect::Geometry {
+        prim: 1,
+        gs_instance: 0,
+        instance: 1,
+    };
+    const DS: LaneSelect = LaneSelect::Domain {
+        patch: 1,
+        point: 0,
+        instance: 1,
+    };
+    const CP: LaneSelect = LaneSelect::Hull {
+        patch: 1,
+        control_point: Some(0),
+        join: false,
+        instance: 1,
+    };
+    const PC: LaneSelect = LaneSelect::Hull {
+        patch: 1,
+        control_point: None,
+        join: false,
+        instance: 1,
+    };
+    const VS: LaneSelect = LaneSelect::Vertex {
+        vertex: 3,
+        instance: 1,
+    };
+
+    /// A pixel of a vs → hs → ds → gs draw: the geometry lane, the domain lane of its
+    /// input vertex 0, that lane's control point 0 and patch constants, the control
+    /// point's input control point 0 — each link naming the link it fed; a vertex lane
+    /// and a patch-constant lane are not followed further.
+    #[test]
+    fn the_chain_follows_the_first_input_up_to_a_vertex_lane() {
+        let other = LaneSelect::Domain {
+            patch: 1,
+            point: 1,
+            instance: 1,
+        };
+        let mut asked = Vec::new();
+        let chain = lane_chain(GS, &mut |l| {
+            asked.push(l);
+            match l {
+                GS => Some(InputOrigins {
+                    points: vec![DS, other],
+                    ..InputOrigins::default()
+                }),
+                DS => Some(InputOrigins {
+                    points: vec![CP],
+                    output_points: Vec::new(),
+                    patch: Some(PC),
+                }),
+                CP => Some(InputOrigins {
+                    points: vec![VS],
+                    ..InputOrigins::default()
+                }),
+                _ => None,
+            }
+        });
+        let got: Vec<_> = chain.iter().map(|c| (c.lane, c.made, c.fed)).collect();
+        assert_eq!(
+            got,
+            [
+                (GS, "the primitive's leading vertex", None),
+                (DS, "input vertex 0", Some(0)),
+                (CP, "control point 0", Some(1)),
+                (PC, "the patch constants", Some(1)),
+                (VS, "control point 0", Some(2)),
+            ]
+        );
+        assert_eq!(asked, [GS, DS, CP]);
+    }
+
+    /// An answer that leads back to the lane itself stops at the bound.
+    #[test]
+    fn a_chain_that_loops_is_bounded() {
+        let chain = lane_chain(GS, &mut |_| {
+            Some(InputOrigins {
+                points: vec![GS],
+                ..InputOrigins::default()
+            })
+        });
+        assert_eq!(chain.len(), CHAIN_LINKS);
+        // A lane nothing is known of ends the chain at itself.
+        assert_eq!(lane_chain(DS, &mut |_| None).len(), 1);
+    }
+
+    /// One wording for compare and the debugger, with the view's flag.
+    #[test]
+    fn made_by_names_the_lane_and_its_flags() {
+        assert_eq!(
+            made_by("the patch constants", &PC, Some(2)).unwrap(),
+            "the patch constants were made by hull patch 1, patch constants, draw instance 1 (--hs-patch 1 --patch-constant --instance 1 --view 2)"
+        );
+        assert_eq!(
+            made_by("control point 0", &VS, None).unwrap(),
+            "control point 0 was made by vertex 3, draw instance 1 (--vertex 3 --instance 1)"
+        );
+        assert_eq!(made_by("x", &LaneSelect::Ray([0, 0, 0]), None), None);
     }
 }

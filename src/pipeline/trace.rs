@@ -313,6 +313,92 @@ impl TraceWave<'_> {
     }
 }
 
+/// A wave observer that keeps nothing: [`input_origins`] traces a lane only for what the
+/// draw says of its inputs.
+struct Unheard;
+
+impl WaveObserver for Unheard {
+    fn start(&mut self, _: &dyn crate::exec::WaveRead) {}
+    fn step(
+        &mut self,
+        _: crate::exec::At,
+        _: u128,
+        _: u128,
+        _: &dyn crate::exec::WaveRead,
+        _: &[crate::exec::MemWrite],
+    ) {
+    }
+    fn others(&mut self, _: &[crate::exec::MemWrite]) {}
+}
+
+/// The lanes that fed geometry, hull or domain lane `sel` of the draw `work` (its input
+/// vertices, control points and patch constants: [`InputOrigins`]), found by running
+/// the draw once with that lane traced by its own program — the same record the
+/// debugger's traced run keeps. `None` for another kind of lane or work, a stage the
+/// draw lacks, a run that fails, or a lane the draw never reached. The run writes the
+/// work's resources as any run does: the caller restores them when it must.
+pub fn input_origins(
+    work: &super::work::Work,
+    plan: &super::Plan,
+    sel: LaneSelect,
+) -> Option<InputOrigins> {
+    let super::work::Work::Draw(d) = work else {
+        return None;
+    };
+    let (at, shader) = match sel {
+        LaneSelect::Geometry {
+            prim,
+            gs_instance,
+            instance,
+        } => (
+            TraceAt::Geometry {
+                instance,
+                prim,
+                gs_instance,
+            },
+            &d.gs.as_ref()?.0,
+        ),
+        LaneSelect::Hull {
+            patch,
+            control_point,
+            join,
+            instance,
+        } => (
+            TraceAt::Hull {
+                instance,
+                patch,
+                point: control_point,
+                join,
+            },
+            &d.hs.as_ref()?.0,
+        ),
+        LaneSelect::Domain {
+            patch,
+            point,
+            instance,
+        } => (
+            TraceAt::Domain {
+                instance,
+                patch,
+                point,
+            },
+            &d.ds.as_ref()?.0,
+        ),
+        _ => return None,
+    };
+    let mut quiet = Unheard;
+    let hook = TraceWave::new(at, shader, &mut quiet);
+    work.run(
+        plan,
+        super::work::Hooks {
+            trace: Some(&hook),
+            ..super::work::Hooks::default()
+        },
+    )
+    .ok()?;
+    hook.take_input_origins()
+}
+
 /// What the stages need of a [`TraceWave`], as a trait object (whose lifetime, unlike
 /// the hook's, may shorten to the draw's).
 pub(crate) trait Hook: Sync {

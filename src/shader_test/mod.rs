@@ -16,7 +16,9 @@
 //! the sections after it, up to the next `[require]`. `[pixel shader]`, `[vertex
 //! shader]`, `[compute shader]`, `[geometry shader]`, `[hull shader]` and `[domain
 //! shader]` hold HLSL (entry `main`; a hull program names its patch-constant function),
-//! qualified by `todo(…)`, `fail(…)` (the compile must fail) or `notimpl(…)`. `[srv n]`,
+//! qualified by `todo(…)`, `fail(…)` (the compile must fail) or `notimpl(…)`; with
+//! `dxbc-tpf-hex` among the qualifiers the body is a compiled DXBC container in
+//! hexadecimal words instead (`parse::hex_program`). `[srv n]`,
 //! `[uav n]`, `[rtv n]`, `[dsv]` and `[vb n]` describe resources (`format`, `size`,
 //! `stride`, `levels`, then their data), `[sampler n]` a sampler, `[input layout]` the
 //! vertex layout; `[test]` holds commands: `draw quad`, `draw TOPOLOGY COUNT

@@ -34,6 +34,9 @@ pub struct Section {
     /// Its body lines with their numbers (`%` comments dropped; blank lines kept only in
     /// shaders).
     pub body: Vec<(usize, String)>,
+    /// A `dxbc-tpf-hex` shader section's program: the DXBC container its hexadecimal
+    /// words spell ([`hex_program`]), checked as a container when the file is read.
+    pub program: Option<Vec<u8>>,
 }
 
 /// The stages a shader section can hold.
@@ -157,6 +160,9 @@ pub enum SectionKind {
         stage: Stage,
         /// `todo`, `fail`, `notimpl` qualifiers.
         qualifiers: Vec<Qualifier>,
+        /// `dxbc-tpf-hex`: the body is a compiled DXBC program in hexadecimal words
+        /// ([`Section::program`]), not HLSL.
+        hex: bool,
     },
     /// `[srv n]`, `[uav n]`, `[rtv n]`, `[dsv]`, `[vb n]`.
     Resource {
@@ -219,6 +225,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ShaderTest, ShaderTestError> {
                 line: n,
                 kind,
                 body: Vec::new(),
+                program: None,
             });
             continue;
         }
@@ -240,6 +247,27 @@ pub fn parse(text: &str, path: &Path) -> Result<ShaderTest, ShaderTestError> {
     if sections.is_empty() {
         return Err(err(0, "no sections: not a shader-test file".into()));
     }
+    // A hexadecimal program is decoded and checked now, so a malformed one fails the file
+    // at its line before any run.
+    for s in &mut sections {
+        if let SectionKind::Shader {
+            stage, hex: true, ..
+        } = s.kind
+        {
+            let bytes = hex_program(&s.body).map_err(|(n, m)| err(n, m))?;
+            if let Err(e) = crate::container::Container::parse(&bytes) {
+                return Err(err(
+                    s.line,
+                    format!(
+                        "[{} shader dxbc-tpf-hex]: its {} bytes are not a DXBC container: {e}",
+                        stage.name(),
+                        bytes.len()
+                    ),
+                ));
+            }
+            s.program = Some(bytes);
+        }
+    }
     // Check the shape of every command now, so a malformed file fails before any run.
     for s in &sections {
         if s.kind == SectionKind::Test {
@@ -255,6 +283,59 @@ pub fn parse(text: &str, path: &Path) -> Result<ShaderTest, ShaderTestError> {
     })
 }
 
+/// The bytes a `dxbc-tpf-hex` section's body spells, as vkd3d's runner reads it
+/// (`parse_hex` in its `tests/shader_runner.c`): every 8 hexadecimal digits (either case)
+/// are one 32-bit word, most significant digit first, stored little-endian; words may
+/// run together or be parted by whitespace; `%` starts a comment to the end of the line;
+/// whitespace, a comment or the end of the section inside a word, or any other
+/// character, is an error naming its line.
+pub fn hex_program(body: &[(usize, String)]) -> Result<Vec<u8>, (usize, String)> {
+    let mut out = Vec::new();
+    let (mut value, mut digits) = (0u32, 0u32);
+    let mut last = 0;
+    let partial = |n: usize, digits: u32, at: &str| {
+        (
+            n,
+            format!("a word of {digits} hexadecimal digit(s) ends at {at}: each word is 8"),
+        )
+    };
+    for (n, line) in body {
+        last = *n;
+        for c in line.chars() {
+            if c.is_whitespace() || c == '%' {
+                if digits != 0 {
+                    let at = if c == '%' { "a comment" } else { "a space" };
+                    return Err(partial(*n, digits, at));
+                }
+                if c == '%' {
+                    break;
+                }
+                continue;
+            }
+            let d = c.to_digit(16).ok_or_else(|| {
+                (
+                    *n,
+                    format!("`{c}` is not a hexadecimal digit (a dxbc-tpf-hex section holds words of 8 digits and % comments)"),
+                )
+            })?;
+            value = value << 4 | d;
+            digits += 1;
+            if digits == 8 {
+                out.extend_from_slice(&value.to_le_bytes());
+                (value, digits) = (0, 0);
+            }
+        }
+        // A line break is whitespace: a word does not run on to the next line.
+        if digits != 0 {
+            return Err(partial(*n, digits, "the end of the line"));
+        }
+    }
+    if out.is_empty() {
+        return Err((last, "the section holds no words".into()));
+    }
+    Ok(out)
+}
+
 fn section_kind(inner: &str) -> Result<SectionKind, String> {
     let lower = inner.to_ascii_lowercase();
     for (name, stage) in [
@@ -267,7 +348,26 @@ fn section_kind(inner: &str) -> Result<SectionKind, String> {
         ("effect", None),
     ] {
         if let Some(rest) = lower.strip_prefix(name) {
-            let (qualifiers, left) = qualifiers(rest)?;
+            // The source format words stand anywhere among the qualifiers (vkd3d's
+            // `read_shader_directive`).
+            let mut hex = false;
+            let mut other_format = None;
+            let kept: Vec<&str> = rest
+                .split_whitespace()
+                .filter(|w| match *w {
+                    "dxbc-tpf-hex" => {
+                        hex = true;
+                        false
+                    }
+                    "d3dbc-hex" | "dxbc-dxil-hex" => {
+                        other_format = Some(*w);
+                        false
+                    }
+                    _ => true,
+                })
+                .collect();
+            let rest = kept.join(" ");
+            let (qualifiers, left) = qualifiers(&rest)?;
             if !left.trim().is_empty() {
                 return Err(format!("[{inner}]: unknown qualifier `{}`", left.trim()));
             }
@@ -279,9 +379,16 @@ fn section_kind(inner: &str) -> Result<SectionKind, String> {
                     ));
                 }
             }
-            return Ok(match stage {
-                Some(stage) => SectionKind::Shader { stage, qualifiers },
-                None => SectionKind::Unsupported(inner.to_string()),
+            return Ok(match (stage, other_format) {
+                // SM 1–3 bytecode and DXIL containers given in hexadecimal: no run of
+                // dxlane's takes them (`d3dbc-hex` is for SM 1–3; `dxbc-dxil-hex` for
+                // SM 6, whose programs dxlane's runner builds with dxc).
+                (Some(_), Some(_)) | (None, _) => SectionKind::Unsupported(inner.to_string()),
+                (Some(stage), None) => SectionKind::Shader {
+                    stage,
+                    qualifiers,
+                    hex,
+                },
             });
         }
     }
@@ -449,6 +556,26 @@ mod tests {
         }
     }
 
+    /// vkd3d's `parse_hex`: 8 digits a word, most significant first, stored
+    /// little-endian; words may run together; `%` ends a line.
+    #[test]
+    fn hex_words() {
+        let body = |l: &[&str]| -> Vec<(usize, String)> {
+            l.iter()
+                .enumerate()
+                .map(|(i, s)| (i + 1, s.to_string()))
+                .collect()
+        };
+        let b = hex_program(&body(&["43425844 % the magic", "0000000100000002"])).unwrap();
+        assert_eq!(&b[..4], b"DXBC");
+        assert_eq!(&b[4..], &[1, 0, 0, 0, 2, 0, 0, 0]);
+        assert_eq!(
+            hex_program(&body(&["ABCDEF01"])).unwrap(),
+            0xabcd_ef01u32.to_le_bytes()
+        );
+        assert_eq!(hex_program(&body(&["", "123456789"])).unwrap_err().0, 2);
+    }
+
     #[test]
     fn sections_and_errors() {
         let p = Path::new("t.shader_test");
@@ -459,7 +586,7 @@ mod tests {
         .unwrap();
         assert_eq!(t.sections.len(), 2);
         assert!(
-            matches!(&t.sections[0].kind, SectionKind::Shader { stage: Stage::Pixel, qualifiers } if qualifiers.len() == 2)
+            matches!(&t.sections[0].kind, SectionKind::Shader { stage: Stage::Pixel, qualifiers, .. } if qualifiers.len() == 2)
         );
         let e = parse("[test]\ndraw quad\nprobe all rgba (1, 1)\n", p).unwrap_err();
         assert_eq!(e.line, 3, "{e}");

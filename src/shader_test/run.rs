@@ -1194,7 +1194,35 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                 ));
                 break;
             }
-            SectionKind::Shader { stage, qualifiers } => {
+            SectionKind::Shader {
+                stage, hex: true, ..
+            } => {
+                // vkd3d's runner takes a `dxbc-tpf-hex` program only for SM 4.0–5.1: it
+                // is DXBC, which an SM 6 run (DXIL) cannot use.
+                if model >= 60 {
+                    run.report.skipped = Some(format!(
+                        "line {}: [{} shader dxbc-tpf-hex] holds a DXBC program, which shader model 6 runs do not take",
+                        s.line,
+                        stage.name()
+                    ));
+                    break;
+                }
+                ran_anything = true;
+                // Nothing is compiled: `fail` and `todo` have nothing to hold of.
+                state.expect_fail = false;
+                let compiled = s.program.clone();
+                match stage {
+                    Stage::Pixel => state.ps = compiled,
+                    Stage::Vertex => state.vs = compiled,
+                    Stage::Compute => state.cs = compiled,
+                    Stage::Hull => state.hs = compiled,
+                    Stage::Domain => state.ds = compiled,
+                    Stage::Geometry => state.gs = compiled,
+                }
+            }
+            SectionKind::Shader {
+                stage, qualifiers, ..
+            } => {
                 if matches!(stage, Stage::Hull | Stage::Domain) && model < 50 {
                     // vkd3d's runner compiles no hull or domain program below SM 5.0
                     // (there are no hs_4_x or ds_4_x profiles), so its draws cannot run.

@@ -1045,12 +1045,16 @@ fn draw_texels_are_found_measured_and_attributed_to_their_pixel_lane() {
             "contested",
             "debug",
             "lane",
+            "origin",
             "pixel",
             "primitive",
             "source",
             "writes"
         ]
     );
+    // The lane chain of a vertex-and-pixel draw: the vertex lane that made the
+    // primitive's leading vertex.
+    assert_eq!(m[0]["writer"]["origin"][0]["stage"], "vertex");
     assert_eq!(m[0]["writer"]["lane"], "pixel (12, 1), primitive 1");
     let m1 = &r[1]["mismatches"][0];
     assert_eq!(
@@ -1615,10 +1619,17 @@ fn draw_texels_lead_to_their_geometry_domain_and_hull_lanes() {
                 .unwrap()
                 .to_string();
             let inst = flags.rsplit(' ').next().unwrap();
-            assert_eq!(links.len(), 2, "{w}");
-            assert_eq!(links[1]["stage"], "hull");
+            // The chain goes on to the domain lane's control point 0 and its patch
+            // constants (`debug_chain::compare_links_follow_the_whole_chain` follows
+            // every hop through the debugger).
+            let pc = links
+                .iter()
+                .find(|l| l["made"] == "made the patch constants of the domain lane")
+                .unwrap_or_else(|| panic!("{w}"));
+            assert_eq!(pc["stage"], "hull");
+            assert_eq!(pc["fed"], 0, "{w}");
             assert_eq!(
-                links[1]["debug"],
+                pc["debug"],
                 format!("dxlane debug {job} --hs-patch {patch} --patch-constant --instance {inst}")
             );
             // The command opens a lane: the hull lane's session runs.
@@ -1638,11 +1649,14 @@ fn draw_texels_lead_to_their_geometry_domain_and_hull_lanes() {
             );
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         } else {
-            assert_eq!(links.len(), 1, "{w}");
+            // The geometry lane, then the vertex lane of its input vertex 0.
+            assert_eq!(links.len(), 2, "{w}");
             assert_eq!(
                 links[0]["debug"],
                 format!("dxlane debug {job} --gs-primitive 5 --gs-instance 0 --instance 0")
             );
+            assert_eq!(links[1]["stage"], "vertex", "{w}");
+            assert_eq!(links[1]["fed"], 0, "{w}");
         }
         let (code, text, _) = compare_text(&d, &[&job, "cap", "--no-explain", "--no-images"]);
         assert_eq!(code, 1);

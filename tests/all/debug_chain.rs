@@ -400,3 +400,255 @@ fn the_chain_through_dxil_hull_loads() {
         "{ds}"
     );
 }
+
+/// `dxlane ARGS` run in `dir`: its exit status and output (stdout, then stderr).
+fn dxlane_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code(), text)
+}
+
+/// Records `job` (in `dir`) into a capture, changes one byte of render target 0 at
+/// byte `at` (a texel of pixel `pixel`), and returns `compare --json`'s writer of that
+/// texel.
+fn compare_writer(dir: &std::path::Path, job: &str, at: usize) -> serde_json::Value {
+    let _ = std::fs::remove_dir_all(dir.join("cap"));
+    let (code, text) = dxlane_in(
+        dir,
+        &["run", job, "--threads", "1", "-q", "--record", "cap"],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let mut rt0 = std::fs::read(dir.join("cap/rt0.bin")).unwrap();
+    rt0[at] ^= 1;
+    std::fs::write(dir.join("cap/rt0.bin"), &rt0).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args([
+            "compare",
+            job,
+            "cap",
+            "--json",
+            "--no-explain",
+            "--no-images",
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["resources"][0]["mismatches"][0]["writer"].clone()
+}
+
+/// The flags of a `dxlane debug JOB …` command.
+fn command_flags<'a>(debug: &'a str, job: &str) -> &'a str {
+    debug
+        .strip_prefix(&format!("dxlane debug {job} "))
+        .unwrap_or_else(|| panic!("`{debug}` does not open {job}"))
+}
+
+/// Opens, for every link of `writer`'s chain, the lane it fed (its own flags, or the
+/// pixel lane's for the first), and checks that the debugger's `inputs` there names the
+/// link's lane in the same words and flags: `control point 0 was made by hull patch 1,
+/// control point 0, draw instance 1 (--hs-patch 1 --control-point 0 --instance 1)`.
+/// Returns the links.
+fn every_link_fed_the_next(
+    dir: &std::path::Path,
+    job: &str,
+    writer: &serde_json::Value,
+) -> Vec<serde_json::Value> {
+    let links = writer["origin"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{writer}"))
+        .clone();
+    for link in &links {
+        let fed = match link.get("fed") {
+            Some(i) => &links[i.as_u64().unwrap() as usize]["debug"],
+            None => &writer["debug"],
+        };
+        let stage = link["stage"].as_str().unwrap();
+        let fed_stage = match link.get("fed") {
+            Some(i) => links[i.as_u64().unwrap() as usize]["stage"]
+                .as_str()
+                .unwrap(),
+            None => "pixel",
+        };
+        let made = link["made"].as_str().unwrap();
+        let what = made
+            .strip_prefix("made ")
+            .and_then(|m| {
+                m.strip_suffix(&format!(" of the {fed_stage} lane"))
+                    .or(Some(m))
+            })
+            .unwrap();
+        let verb = if what.ends_with('s') { "were" } else { "was" };
+        let said = format!(
+            "{what} {verb} made by {} ({})",
+            link["lane"].as_str().unwrap(),
+            command_flags(link["debug"].as_str().unwrap(), job)
+        );
+        let mut args = vec!["debug", job];
+        args.extend(command_flags(fed.as_str().unwrap(), job).split(' '));
+        args.extend(["-c", "inputs"]);
+        let (code, text) = dxlane_in(dir, &args);
+        assert_eq!(code, Some(0), "{text}");
+        // A pixel lane of a vertex-and-pixel draw names no lane (its sessions read as
+        // they always have): such a link is checked by the caller.
+        if fed_stage == "pixel" && stage == "vertex" {
+            continue;
+        }
+        assert!(
+            text.contains(&said),
+            "{stage} link {link}: the lane it fed says\n{text}"
+        );
+    }
+    links
+}
+
+/// `compare` names a differing texel's whole lane chain, the debugger's (issue 33): on
+/// the two-instance vs → hs → ds → gs → ps draw of
+/// [`the_chain_from_a_pixel_to_its_vertex_lane_in_each_instance`], pixel (1, 1) is
+/// written last by instance 1 (instances draw in order, D3D11.3 §8.6), so its chain is
+/// that test's hops in instance 1: the geometry lane of input primitive 1; the domain
+/// lane of patch 1, point 0, which made its input vertex 0; that lane's control point 0
+/// from hull patch 1's control-point lane 0, and its patch constants from hull patch 1's
+/// patch-constant lane; that control-point lane's input control point 0 from vertex 3
+/// (patch 1 is vertices 3, 4, 5). Each link is the lane the debugger, opened on the
+/// lane it fed, names.
+#[test]
+fn compare_links_follow_the_whole_chain() {
+    let dir = common::scratch().join("compare-chain");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(two_instance_job(), dir.join("job.toml")).unwrap();
+    // R32G32B32A32_UINT, 8 pixels a row: pixel (1, 1) at 16 × 9.
+    let w = compare_writer(&dir, "job.toml", 16 * 9);
+    assert_eq!(
+        w["debug"], "dxlane debug job.toml --pixel 1,1 --prim 1",
+        "{w}"
+    );
+    let links = every_link_fed_the_next(&dir, "job.toml", &w);
+    let got: Vec<(&str, &str, Option<u64>)> = links
+        .iter()
+        .map(|l| {
+            (
+                l["stage"].as_str().unwrap(),
+                command_flags(l["debug"].as_str().unwrap(), "job.toml"),
+                l.get("fed").and_then(serde_json::Value::as_u64),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "geometry",
+                "--gs-primitive 1 --gs-instance 0 --instance 1",
+                None
+            ),
+            ("domain", "--ds-patch 1 --ds-point 0 --instance 1", Some(0)),
+            (
+                "hull",
+                "--hs-patch 1 --control-point 0 --instance 1",
+                Some(1)
+            ),
+            (
+                "hull",
+                "--hs-patch 1 --patch-constant --instance 1",
+                Some(1)
+            ),
+            ("vertex", "--vertex 3 --instance 1", Some(2)),
+        ],
+        "{w}"
+    );
+    // The text report prints each link and its command under the pixel lane's.
+    let (code, text) = dxlane_in(
+        &dir,
+        &["compare", "job.toml", "cap", "--no-explain", "--no-images"],
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("             vertex 3, draw instance 1: made control point 0 of the hull lane\n             dxlane debug job.toml --vertex 3 --instance 1\n"),
+        "{text}"
+    );
+}
+
+/// The chain of a tessellated draw without a geometry program (`examples/tessellation.toml`:
+/// one quad patch, its hull program passing control points through its control-point
+/// phase) and of a geometry draw (`examples/sprites.toml`: points expanded to quads):
+/// every link is the lane the debugger names from the lane it fed; the tessellated
+/// chain ends at a vertex lane through the hull's control-point lane, the geometry one
+/// at the vertex lane of the point.
+#[test]
+fn compare_links_of_tessellated_and_geometry_draws() {
+    for (name, texel, stages) in [
+        (
+            "tessellation",
+            (64u32, 64u32),
+            &["domain", "hull", "hull", "vertex"][..],
+        ),
+        ("sprites", (64, 64), &["geometry", "vertex"][..]),
+    ] {
+        let dir = common::scratch().join(format!("compare-chain-{name}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = std::fs::read_to_string(common::root().join(format!("examples/{name}.toml")))
+            .unwrap()
+            .replace(
+                "../shaders",
+                &common::root().join("shaders").display().to_string(),
+            );
+        let job = format!("{name}.toml");
+        std::fs::write(dir.join(&job), text).unwrap();
+        // R8G8B8A8, 128 pixels a row.
+        let w = compare_writer(&dir, &job, ((texel.1 * 128 + texel.0) * 4) as usize);
+        let links = every_link_fed_the_next(&dir, &job, &w);
+        let got: Vec<&str> = links.iter().map(|l| l["stage"].as_str().unwrap()).collect();
+        assert_eq!(got, stages, "{name}: {w}");
+    }
+}
+
+/// A draw of vertex and pixel programs alone: the chain is the vertex lane that made the
+/// primitive's leading vertex (D3D11.3 §8.10 "Primitive Topologies": a triangle list's first vertex), here
+/// vertex 0 of `examples/triangle.toml`'s one triangle.
+#[test]
+fn compare_links_of_a_vertex_and_pixel_draw() {
+    let dir = common::scratch().join("compare-chain-triangle");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(common::root().join("examples/triangle.toml"))
+        .unwrap()
+        .replace(
+            "../shaders",
+            &common::root().join("shaders").display().to_string(),
+        )
+        .replace(
+            "\"data/",
+            &format!("\"{}/", common::root().join("examples/data").display()),
+        );
+    std::fs::write(dir.join("triangle.toml"), text).unwrap();
+    let w = compare_writer(&dir, "triangle.toml", (64 * 128 + 64) * 4);
+    let links = every_link_fed_the_next(&dir, "triangle.toml", &w);
+    assert_eq!(links.len(), 1, "{w}");
+    assert_eq!(links[0]["stage"], "vertex", "{w}");
+    assert_eq!(links[0]["lane"], "vertex 0, draw instance 0", "{w}");
+    assert_eq!(
+        links[0]["debug"], "dxlane debug triangle.toml --vertex 0 --instance 0",
+        "{w}"
+    );
+    assert_eq!(
+        links[0]["made"], "made the primitive's leading vertex",
+        "{w}"
+    );
+}

@@ -74,6 +74,13 @@ const EXPECTED: &[(&str, PerModel)] = &[
     // 3 probes of the two triangles coloured by SV_PrimitiveID, 8 of the two points
     // expanded to quads (D3D11.3 §13).
     ("geometry.shader_test", [Some((11, 0)); 4]),
+    // `dxbc-tpf-hex` sections of every stage (SM 5.0 to 5.1 only): 2 probes of the vertex
+    // and pixel programs, 4 with the geometry program, 4 with the hull and domain
+    // programs too, 3 of the compute program's UAV.
+    (
+        "hex.shader_test",
+        [None, None, Some((13, 0)), Some((13, 0))],
+    ),
     // SM 4.x: the first [require] block (one probe); SM 5.x: the second (one probe).
     // `shader model >= 4.1`: nothing applies to SM 4.0; 7 probes of the multisampled
     // target and texture; SM 5 adds the two counter programs, which vkd3d-compiler 2.1
@@ -334,6 +341,38 @@ fn malformed_files_are_named_by_file_and_line() {
         ("[frobnicate]\n", ":1: ", "unknown section"),
         ("a stray line\n", ":1: ", "before the first [section]"),
         ("% only a comment\n", ":0: ", "no sections"),
+        // `dxbc-tpf-hex` bodies as vkd3d's runner reads them: words of 8 digits.
+        (
+            "[vertex shader dxbc-tpf-hex]\n43425844 0102\n",
+            ":2: ",
+            "a word of 4 hexadecimal digit(s) ends at the end of the line",
+        ),
+        (
+            "[pixel shader dxbc-tpf-hex]\n\n43425844\n4342584g\n",
+            ":4: ",
+            "`g` is not a hexadecimal digit",
+        ),
+        (
+            "[geometry shader dxbc-tpf-hex]\n4342 5844\n",
+            ":2: ",
+            "ends at a space",
+        ),
+        (
+            "[hull shader dxbc-tpf-hex]\n434258% cut\n",
+            ":2: ",
+            "ends at a comment",
+        ),
+        // A container stating 256 bytes in 32.
+        (
+            "[require]\nshader model >= 5.0\n[compute shader dxbc-tpf-hex]\n43425844 00000000 00000000 00000000\n00000000 00000001 00000100 00000000\n",
+            ":3: ",
+            "its 32 bytes are not a DXBC container: truncated",
+        ),
+        (
+            "[domain shader dxbc-tpf-hex]\n% nothing\n\n",
+            ":3: ",
+            "holds no words",
+        ),
     ];
     for (i, (source, at, says)) in cases.iter().enumerate() {
         let path = dir.join(format!("bad{i}.shader_test"));

@@ -622,7 +622,7 @@ fn hull_and_domain_lanes_behind_uav_words_are_named_and_opened() {
         (
             3,
             "hull",
-            "hull patch 0, patch-constant phase, draw instance 0".to_string(),
+            "hull patch 0, patch constants, draw instance 0".to_string(),
             "--hs-patch 0 --patch-constant --instance 0".to_string(),
             LaneSelect::Hull {
                 patch: 0,

@@ -2,7 +2,8 @@
 //! constant an input word of a geometry, hull or domain lane belongs to, how the program
 //! names it (DXBC `v[1][0].x`, `vicp[2][0].x`, `vocp[0][1].y`, `vpc3.x`; DXIL by semantic
 //! with the vertex or control point), and which lane one stage up made it — as the
-//! traced draw fed it (`pipeline::InputOrigins`), with the flags that open that lane.
+//! traced draw fed it (`pipeline::InputOrigins`), with the flags that open that lane —
+//! in the words `compare` names the same lanes with (`job::writers::made_by`).
 
 use std::fmt::Write as _;
 
@@ -14,6 +15,7 @@ use crate::debug::source::Lang;
 use crate::debug::target::LaneSelect;
 use crate::ir::io::NO_REGISTER;
 use crate::ir::{IoElement, Shader};
+use crate::job::writers::made_by;
 use crate::pipeline::TraceAt;
 
 /// An input word as `print` and `why` take it: its name, slot and type.
@@ -93,64 +95,6 @@ fn component_ty(e: &IoElement) -> Ty {
         crate::ir::ComponentType::SInt => Ty::Int,
         _ => Ty::UInt,
     }
-}
-
-/// Flags that open `sel` (with the view of a view-instanced draw) and what it is.
-pub(super) fn lane_words(sel: LaneSelect, view: Option<u32>) -> Option<(String, String)> {
-    let view = view.map(|v| format!(" --view {v}")).unwrap_or_default();
-    let (what, flags) = match sel {
-        LaneSelect::Vertex { vertex, instance } => (
-            format!("vertex {vertex}, draw instance {instance}"),
-            format!("--vertex {vertex} --instance {instance}"),
-        ),
-        LaneSelect::Geometry {
-            prim,
-            gs_instance,
-            instance,
-        } => (
-            format!(
-                "geometry input primitive {prim}, SV_GSInstanceID {gs_instance}, draw instance {instance}"
-            ),
-            format!("--gs-primitive {prim} --gs-instance {gs_instance} --instance {instance}"),
-        ),
-        LaneSelect::Hull {
-            patch,
-            control_point: Some(k),
-            instance,
-            ..
-        } => (
-            format!("hull patch {patch}, control point {k}, draw instance {instance}"),
-            format!("--hs-patch {patch} --control-point {k} --instance {instance}"),
-        ),
-        LaneSelect::Hull {
-            patch,
-            control_point: None,
-            join: true,
-            instance,
-        } => (
-            format!("hull patch {patch}, join phase, draw instance {instance}"),
-            format!("--hs-patch {patch} --join-phase --instance {instance}"),
-        ),
-        LaneSelect::Hull {
-            patch,
-            control_point: None,
-            join: false,
-            instance,
-        } => (
-            format!("hull patch {patch}, patch constants, draw instance {instance}"),
-            format!("--hs-patch {patch} --patch-constant --instance {instance}"),
-        ),
-        LaneSelect::Domain {
-            patch,
-            point,
-            instance,
-        } => (
-            format!("domain patch {patch}, domain point {point}, draw instance {instance}"),
-            format!("--ds-patch {patch} --ds-point {point} --instance {instance}"),
-        ),
-        _ => return None,
-    };
-    Some((what, format!("{flags}{view}")))
 }
 
 impl Debugger {
@@ -358,9 +302,7 @@ impl Debugger {
             ),
             InputPlace::PatchConstant { .. } => ("the patch constants".to_string(), o.patch?),
         };
-        let (who, flags) = lane_words(lane, view)?;
-        let verb = if what.ends_with('s') { "were" } else { "was" };
-        let mut s = format!("{what} {verb} made by {who} ({flags})");
+        let mut s = made_by(&what, &lane, view)?;
         // A domain lane's control point straight from a vertex lane: the hull program
         // has no control-point phase.
         if sh.domain.is_some() && matches!(lane, LaneSelect::Vertex { .. }) {
@@ -443,17 +385,15 @@ impl Debugger {
         }
         if let Some(o) = &self.input_origins {
             for (k, lane) in o.output_points.iter().enumerate() {
-                if let Some((who, flags)) = lane_words(*lane, self.target.view()) {
-                    let _ = write!(
-                        out,
-                        "\noutput control point {k} was made by {who} ({flags})"
-                    );
+                let what = format!("output control point {k}");
+                if let Some(t) = made_by(&what, lane, self.target.view()) {
+                    let _ = write!(out, "\n{t}");
                 }
             }
             if let Some(p) = o.patch
-                && let Some((who, flags)) = lane_words(p, self.target.view())
+                && let Some(t) = made_by("the patch constants", &p, self.target.view())
             {
-                let _ = write!(out, "\nthe patch constants were made by {who} ({flags})");
+                let _ = write!(out, "\n{t}");
             }
         }
     }

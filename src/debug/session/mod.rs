@@ -525,30 +525,12 @@ impl Debugger {
         // Named for the geometry and domain stages, whose lanes a pixel's position does
         // not lead to otherwise; a vertex-and-pixel draw's sessions read as they always
         // have.
-        let (what, flags) = match self.origin? {
-            LaneSelect::Geometry {
-                prim,
-                gs_instance,
-                instance,
-            } => (
-                format!(
-                    "geometry input primitive {prim}, SV_GSInstanceID {gs_instance}, draw instance {instance}"
-                ),
-                format!("--gs-primitive {prim} --gs-instance {gs_instance} --instance {instance}"),
-            ),
-            LaneSelect::Domain {
-                patch,
-                point,
-                instance,
-            } => (
-                format!("domain patch {patch}, domain point {point}, draw instance {instance}"),
-                format!("--ds-patch {patch} --ds-point {point} --instance {instance}"),
-            ),
-            _ => return None,
-        };
-        Some(format!(
-            "the primitive's leading vertex was made by {what} ({flags})"
-        ))
+        match self.origin? {
+            sel @ (LaneSelect::Geometry { .. } | LaneSelect::Domain { .. }) => {
+                crate::job::writers::made_by("the primitive's leading vertex", &sel, None)
+            }
+            _ => None,
+        }
     }
 
     /// Where the session is, as one line.
