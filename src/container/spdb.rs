@@ -51,6 +51,14 @@ const S_LPROC32: u16 = 0x110f;
 const S_LOCAL: u16 = 0x113e;
 /// `S_DEFRANGE_HLSL`.
 const S_DEFRANGE_HLSL: u16 = 0x1150;
+/// `S_INLINESITE`: the start of code inlined from another function.
+const S_INLINESITE: u16 = 0x114d;
+/// `S_INLINESITE2`: the same, with an invocation count.
+const S_INLINESITE2: u16 = 0x115d;
+/// `S_INLINESITE_END`.
+const S_INLINESITE_END: u16 = 0x114e;
+/// The deepest nesting of inline sites read (a deeper one is not a frame of its own).
+pub const MAX_INLINE_DEPTH: usize = 64;
 /// `LF_VECTOR`: fxc's HLSL vector type record.
 const LF_VECTOR: u16 = 0x151b;
 /// `LF_MATRIX`: fxc's HLSL matrix type record.
@@ -229,6 +237,22 @@ pub struct Variable {
     pub ty: VarType,
     /// Its register ranges.
     pub ranges: Vec<RegisterRange>,
+    /// The inline site ([`Spdb::inline_sites`]) it is declared in: its `S_LOCAL` comes
+    /// after the site's `S_INLINESITE` and before its `S_INLINESITE_END`; `None`: the
+    /// procedure's own.
+    pub site: Option<usize>,
+}
+
+/// Code of an inlined function inside the procedure (`S_INLINESITE` … `S_INLINESITE_END`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineSite {
+    /// The inlined function's name (its `LF_FUNC_ID` in the IPI stream).
+    pub function: String,
+    /// The inline site it is nested in, when it is inlined into inlined code.
+    pub parent: Option<usize>,
+    /// The lines of the inlined function its binary annotations give, by offset: each
+    /// covers `[offset, offset + length)` of the program's bytes.
+    pub lines: Vec<Line>,
 }
 
 /// What an `SPDB` part says.
@@ -242,6 +266,11 @@ pub struct Spdb {
     pub lines: Vec<Line>,
     /// The variables, in record order.
     pub variables: Vec<Variable>,
+    /// The inline sites, in record order.
+    pub inline_sites: Vec<InlineSite>,
+    /// What does not read but leaves the rest of the part usable (an inline site that
+    /// is not shown as a frame), each naming the record.
+    pub warnings: Vec<String>,
 }
 
 /// The part's bytes as the crate's source: every read is checked to lie inside the
@@ -372,6 +401,8 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
     let strings = pdb.string_table().ok();
     // Each variable's type index, resolved once the symbols are read.
     let mut type_of: Vec<u32> = Vec::new();
+    // Each inline site's inlinee (an IPI index), named once the symbols are read.
+    let mut inlinee_of: Vec<u32> = Vec::new();
 
     let dbi = pdb.debug_information().map_err(pdb_err("DBI stream"))?;
     let mut modules = dbi.modules().map_err(pdb_err("DBI module list"))?;
@@ -400,6 +431,21 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
                 column: l.column_start.unwrap_or(0),
             });
         }
+        // The inlinee line records (start line and file of each inlined function); a
+        // subsection that does not read leaves every inline site unread.
+        let inlinees: Vec<pdb::Inlinee<'_>> = match mi.inlinees().and_then(|i| i.collect()) {
+            Ok(v) => v,
+            Err(e) => {
+                out.warnings.push(format!(
+                    "the C13 inlinee-lines subsection does not read ({e}): inlined functions are not frames"
+                ));
+                Vec::new()
+            }
+        };
+        // The open inline sites, innermost last (`None`: one that does not read, kept
+        // so that its S_INLINESITE_END still closes it).
+        let mut open: Vec<Option<usize>> = Vec::new();
+        let mut proc_offset = pdb::PdbInternalSectionOffset::default();
         let mut symbols = mi.symbols().map_err(pdb_err("module symbols"))?;
         while let Some(sym) = symbols.next().map_err(pdb_err("module symbols"))? {
             match sym.raw_kind() {
@@ -408,7 +454,43 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
                         && out.function.is_none()
                     {
                         out.function = Some(p.name.to_string().into_owned());
+                        proc_offset = p.offset;
                     }
+                }
+                S_INLINESITE | S_INLINESITE2 => {
+                    let at = sym.index().0;
+                    let parent = open.iter().rev().find_map(|x| *x);
+                    let site = if open.len() >= MAX_INLINE_DEPTH {
+                        Err(format!(
+                            "it is nested deeper than {MAX_INLINE_DEPTH} inline sites"
+                        ))
+                    } else {
+                        inline_site(&sym, &inlinees, proc_offset, &program, strings.as_ref())
+                    };
+                    match site {
+                        Ok((inlinee, lines)) => {
+                            inlinee_of.push(inlinee);
+                            open.push(Some(out.inline_sites.len()));
+                            out.inline_sites.push(InlineSite {
+                                function: String::new(),
+                                parent,
+                                lines,
+                            });
+                        }
+                        Err(why) => {
+                            out.warnings.push(format!(
+                                "the S_INLINESITE record at byte 0x{at:x} of its module is not used ({why}): its code shows as its caller's"
+                            ));
+                            open.push(None);
+                        }
+                    }
+                }
+                // The guard closes the innermost open site; with none open, it warns.
+                S_INLINESITE_END if open.pop().is_none() => {
+                    out.warnings.push(format!(
+                        "the S_INLINESITE_END record at byte 0x{:x} of its module closes no inline site: ignored",
+                        sym.index().0
+                    ));
                 }
                 S_LOCAL => {
                     let pdb::SymbolData::Local(l) = sym.parse().map_err(pdb_err("S_LOCAL"))? else {
@@ -420,6 +502,7 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
                         parameter: l.flags.isparam,
                         ty: VarType::Unreadable(l.type_index.0, "not read yet".into()),
                         ranges: Vec::new(),
+                        site: open.iter().rev().find_map(|x| *x),
                     });
                 }
                 S_DEFRANGE_HLSL => {
@@ -436,10 +519,126 @@ fn read_unguarded(part: &[u8]) -> Result<Spdb, SpdbError> {
                 _ => {}
             }
         }
+        if !open.is_empty() {
+            out.warnings.push(format!(
+                "{} S_INLINESITE record(s) of the module have no S_INLINESITE_END: they end with the module",
+                open.len()
+            ));
+        }
     }
     out.lines.sort_by_key(|l| l.offset);
+    name_inlinees(&mut pdb, &mut out, &inlinee_of);
     read_types(&mut pdb, &mut out.variables, &type_of);
     Ok(out)
+}
+
+/// An `S_INLINESITE` record's inlinee (its IPI index) and the lines of the inlined
+/// function its binary annotations give (`cvinfo.h`'s `BinaryAnnotationOpcode`; LLVM's
+/// CodeView documentation): the annotations run from the procedure's start
+/// (`proc_offset`) and from the inlinee's line and file in the module's inlinee-lines
+/// subsection; the crate parses the record and runs the line program. Why it does not
+/// read otherwise.
+fn inline_site(
+    sym: &pdb::Symbol<'_>,
+    inlinees: &[pdb::Inlinee<'_>],
+    proc_offset: pdb::PdbInternalSectionOffset,
+    program: &pdb::LineProgram<'_>,
+    strings: Option<&pdb::StringTable<'_>>,
+) -> Result<(u32, Vec<Line>), String> {
+    let site = match sym.parse() {
+        Ok(pdb::SymbolData::InlineSite(s)) => s,
+        Ok(_) => return Err("it is not an inline site".into()),
+        Err(e) => return Err(format!("it does not read: {e}")),
+    };
+    // The annotations must read to their end within the record.
+    if let Err(e) = site.annotations.iter().count() {
+        return Err(format!("its binary annotations run past the record: {e}"));
+    }
+    let inlinee = inlinees
+        .iter()
+        .find(|i| i.index() == site.inlinee)
+        .ok_or_else(|| {
+            format!(
+                "its inlinee 0x{:x} has no record in the inlinee-lines subsection",
+                site.inlinee.0
+            )
+        })?;
+    // The crate adds offsets and lines without checking; a program that overflows them
+    // does not read (the panic is the crate's, caught here; see `read`).
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        inlinee.lines(proc_offset, &site).collect::<Vec<_>>()
+    }));
+    let lines = match run {
+        Ok(Ok(l)) => l,
+        Ok(Err(e)) => return Err(format!("its binary annotations do not read: {e}")),
+        Err(_) => return Err("its binary annotations overflow an offset or a line".into()),
+    };
+    let mut out = Vec::new();
+    for l in lines {
+        let file = program
+            .get_file_info(l.file_index)
+            .map_err(|e| format!("its file 0x{:x} does not read: {e}", l.file_index.0))?;
+        let name = match strings {
+            Some(t) => file
+                .name
+                .to_string_lossy(t)
+                .map_err(|e| format!("its file's name does not read: {e}"))?
+                .into_owned(),
+            None => String::new(),
+        };
+        out.push(Line {
+            offset: l.offset.offset,
+            length: l.length,
+            file: name,
+            line: l.line_start,
+            column: l.column_start.unwrap_or(0),
+        });
+    }
+    out.sort_by_key(|l| l.offset);
+    Ok((site.inlinee.0, out))
+}
+
+/// Names each inline site's function from its `LF_FUNC_ID` (or `LF_MFUNC_ID`) in the
+/// IPI stream (`inlinee_of[k]` is site `k`'s index). A site whose inlinee does not read
+/// (an index past the stream, another kind of record) is not used: its lines are
+/// dropped, so its code shows as its caller's, and a warning says so.
+fn name_inlinees(pdb: &mut pdb::PDB<'_, Bounded>, out: &mut Spdb, inlinee_of: &[u32]) {
+    if inlinee_of.is_empty() {
+        return;
+    }
+    let ipi = pdb.id_information();
+    let mut finder = ipi.as_ref().ok().map(|t| t.finder());
+    if let (Ok(t), Some(f)) = (&ipi, finder.as_mut()) {
+        let mut iter = t.iter();
+        while let Ok(Some(_)) = iter.next() {
+            f.update(&iter);
+        }
+    }
+    for (site, &index) in out.inline_sites.iter_mut().zip(inlinee_of) {
+        let name = match (&ipi, &finder) {
+            (Err(e), _) => Err(format!("the IPI stream does not read: {e}")),
+            (_, None) => Err("the IPI stream does not read".into()),
+            (Ok(_), Some(f)) => match f.find(pdb::IdIndex(index)).map(|i| i.parse()) {
+                Ok(Ok(pdb::IdData::Function(x))) => Ok(x.name.to_string().into_owned()),
+                Ok(Ok(pdb::IdData::MemberFunction(x))) => Ok(x.name.to_string().into_owned()),
+                Ok(Ok(_)) => Err(format!("IPI record 0x{index:x} is not a function id")),
+                Ok(Err(e)) => Err(format!("IPI record 0x{index:x} does not read: {e}")),
+                Err(_) => Err(format!(
+                    "its inlinee 0x{index:x} is past the IPI stream's records"
+                )),
+            },
+        };
+        match name {
+            Ok(n) => site.function = n,
+            Err(why) => {
+                out.warnings.push(format!(
+                    "an S_INLINESITE record is not used ({why}): its code shows as its caller's"
+                ));
+                site.lines.clear();
+                site.function = "?".into();
+            }
+        }
+    }
 }
 
 /// Resolves the variables' types (`type_of[k]` is variable `k`'s type index). A type

@@ -58,6 +58,15 @@ pub enum Held {
     /// Word `.1` of the lane's local array `.0` (an `x#[i]` component an `SPDB` range
     /// names).
     LocalWord(u32, u32),
+    /// Byte `.1` of constant buffer `cb.0` as bound for the lane (a `cb#[i]` component
+    /// an `SPDB` range names).
+    Constant(u32, u32),
+    /// Byte `.1` of the lane's input control point `.0` (`vicp[k][r]`).
+    InputPoint(u32, u32),
+    /// Byte `.1` of the lane's output control point `.0` (`vocp[k][r]`).
+    OutputPoint(u32, u32),
+    /// Byte `.0` of the lane's patch constants (`vpc#`).
+    PatchConstant(u32),
     /// Nothing the debugger can read, and why (a register past those declared).
     Unreadable(&'static str),
     /// Nothing the debugger can read (a parameter, an undefined value).

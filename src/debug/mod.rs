@@ -66,8 +66,8 @@ pub mod target;
 mod session;
 
 pub use session::{
-    Breakpoint, Debugger, LineMove, MAX_SCOPE_VALUES, MAX_WHY_DEPTH, Scope, ScopeValue, StepDetail,
-    ValueLine, parse_xyz as session_parse_xyz,
+    Breakpoint, Debugger, HlslMember, LineMove, MAX_SCOPE_VALUES, MAX_WHY_DEPTH, Scope, ScopeValue,
+    StepDetail, ValueLine, parse_xyz as session_parse_xyz,
 };
 pub use target::{
     LanePlace, LaneSelect, Program, ProgramFile, Run, Target, from_job, from_job_event, from_work,

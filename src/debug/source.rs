@@ -227,9 +227,17 @@ impl SourceView {
             .collect();
         let read = crate::container::spdb::read(part.data)
             .map_err(|e| e.to_string())
-            .and_then(|s| super::hlsl::Hlsl::from_spdb(&s, program, self, shader, runs));
+            .and_then(|s| {
+                super::hlsl::Hlsl::from_spdb(&s, program, self, shader, runs)
+                    .map(|h| (h, s.warnings))
+            });
         match read {
-            Ok(h) => self.hlsl = Some(std::sync::Arc::new(h)),
+            Ok((h, warnings)) => {
+                if !warnings.is_empty() {
+                    self.hlsl_note = Some(format!("SPDB: {}", warnings.join("; ")));
+                }
+                self.hlsl = Some(std::sync::Arc::new(h))
+            }
             Err(e) => {
                 self.hlsl_note = Some(format!(
                     "the SPDB part is not used ({e}): stepping by the listing"

@@ -946,3 +946,290 @@ fn the_programs_own_breaks_stop_continue() {
     c.ok("disconnect", Value::Null);
     assert_eq!(c.finish(), 0);
 }
+
+/// The children of a variables or evaluate response's variable, by its name.
+fn child(vars: &Value, name: &str) -> Value {
+    vars["variables"]
+        .as_array()
+        .and_then(|v| v.iter().find(|x| x["name"] == name))
+        .cloned()
+        .unwrap_or_else(|| panic!("no variable {name} in {vars}"))
+}
+
+/// A value's text up to its bits (`2.0 (0x40000000)` → `2.0`).
+fn shown(v: &Value) -> String {
+    let t = v["value"].as_str().unwrap_or_default();
+    t.split(" (").next().unwrap_or_default().to_string()
+}
+
+/// Composite HLSL variables of a DXIL `-Zi` program expand through child references
+/// (DAP specification, `Variable.variablesReference`, `namedVariables`,
+/// `indexedVariables`; "Lifetime of Objects References": valid only while suspended;
+/// docs/debugger.md, "Editors: the Debug Adapter Protocol"). On thread 3 of
+/// `tests/jobs/zi/declare.toml` at mem.hlsl line 11 (values from mem.hlsl): the array
+/// `a` has 3 indexed children 2, 3, 0; the struct `st` 2 named children `a` = 0, `b` = 8;
+/// `evaluate st` answers with a reference to the same children; a page of `a`
+/// (`start` 1, `count` 1) is `[1]` alone. After a step back the old references answer
+/// an error, and the new stop's `w.a` is 0 (not stored yet).
+#[test]
+fn hlsl_declare_children() {
+    let job = "tests/jobs/zi/declare.toml";
+    let mut c = Client::start();
+    c.open(json!({ "type": "dxlane", "request": "launch", "job": job, "thread": "3,0,0" }));
+    c.ok(
+        "setBreakpoints",
+        json!({
+            "source": { "name": "mem.hlsl", "path": "mem.hlsl" },
+            "breakpoints": [{ "line": 11 }],
+        }),
+    );
+    let thread = c.configured()["threadId"].as_i64().expect("a thread");
+    c.step("continue", thread);
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    let frame = frames["stackFrames"][0]["id"].clone();
+    let scopes = c.ok("scopes", json!({ "frameId": frame }));
+    let locals = c.ok(
+        "variables",
+        json!({ "variablesReference": scopes["scopes"][0]["variablesReference"] }),
+    );
+    let a = child(&locals, "a");
+    assert_eq!(a["indexedVariables"], 3, "{a}");
+    assert!(a.get("namedVariables").is_none(), "{a}");
+    // The inline summary stays.
+    assert!(shown(&a).starts_with("[0] = 2.0"), "{a}");
+    let elements = c.ok(
+        "variables",
+        json!({ "variablesReference": a["variablesReference"] }),
+    );
+    let got: Vec<(String, String, Value)> = elements["variables"]
+        .as_array()
+        .expect("variables")
+        .iter()
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap().to_string(),
+                shown(v),
+                v["evaluateName"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("[0]".to_string(), "2.0".to_string(), json!("a[0]")),
+            ("[1]".to_string(), "3.0".to_string(), json!("a[1]")),
+            ("[2]".to_string(), "0.0".to_string(), json!("a[2]")),
+        ]
+    );
+    assert!(
+        elements["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|v| v["variablesReference"] == 0)
+    );
+    let page = c.ok(
+        "variables",
+        json!({ "variablesReference": a["variablesReference"], "filter": "indexed", "start": 1, "count": 1 }),
+    );
+    assert_eq!(
+        page["variables"].as_array().map(Vec::len),
+        Some(1),
+        "{page}"
+    );
+    assert_eq!(page["variables"][0]["name"], "[1]", "{page}");
+    let st = child(&locals, "st");
+    assert_eq!(st["namedVariables"], 2, "{st}");
+    let members = c.ok(
+        "variables",
+        json!({ "variablesReference": st["variablesReference"] }),
+    );
+    assert_eq!(shown(&child(&members, "a")), "0.0");
+    assert_eq!(shown(&child(&members, "b")), "8");
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "st", "context": "watch", "frameId": frame }),
+    );
+    assert_eq!(e["namedVariables"], 2, "{e}");
+    assert_eq!(e["variablesReference"], st["variablesReference"], "{e}");
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "st.b", "context": "watch", "frameId": frame }),
+    );
+    assert_eq!(e["variablesReference"], 0, "{e}");
+    c.step("stepBack", thread);
+    let stale = c.request(
+        "variables",
+        json!({ "variablesReference": st["variablesReference"] }),
+    );
+    assert_eq!(stale["success"], false, "{stale}");
+    assert!(
+        stale["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("earlier stop")),
+        "{stale}"
+    );
+    let unknown = c.request(
+        "variables",
+        json!({ "variablesReference": (1i64 << 30) + 999 }),
+    );
+    assert_eq!(unknown["success"], false, "{unknown}");
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "w", "context": "watch", "frameId": frame }),
+    );
+    let members = c.ok(
+        "variables",
+        json!({ "variablesReference": e["variablesReference"] }),
+    );
+    assert_eq!(shown(&child(&members, "a")), "0.0", "{members}");
+    assert_eq!(shown(&child(&members, "b")), "7", "{members}");
+    c.ok("disconnect", Value::Null);
+    let t = transcript(&c, job);
+    assert_eq!(c.finish(), 0);
+    common::assert_snapshot("dap/hlsl_declare_children.txt", &t);
+}
+
+/// Composite HLSL variables of a DXBC program with an `SPDB` part expand two levels
+/// through child references (DAP specification, `Variable.variablesReference`; the
+/// program `tests/jobs/spdb/vertex.toml`, whose PDB `src/debug/hlsl/tests/spdb_vertex.rs`
+/// writes). Vertex 1 at vertex.hlsl line 17 (values from vertex.hlsl with p = (0.5,
+/// -0.25), c = (0.25, 2, 3, 1)): the matrix `m` has rows `[0]` = (0.5, -0.25) and `[1]` =
+/// (2, 3), each row two components; the structure `o` has members `pos` = (0.5, -0.25,
+/// 0, 1), with components `x` … `w`, and `colour`, not written yet. A `next` ends the
+/// references.
+#[test]
+fn hlsl_spdb_children() {
+    let job = "tests/jobs/spdb/vertex.toml";
+    let mut c = Client::start();
+    c.open(json!({ "type": "dxlane", "request": "launch", "job": job, "vertex": 1 }));
+    c.ok(
+        "setBreakpoints",
+        json!({
+            "source": { "name": "vertex.hlsl", "path": "vertex.hlsl" },
+            "breakpoints": [{ "line": 17 }],
+        }),
+    );
+    let thread = c.configured()["threadId"].as_i64().expect("a thread");
+    c.step("continue", thread);
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    assert_eq!(frames["stackFrames"][0]["line"], 17, "{frames}");
+    let frame = frames["stackFrames"][0]["id"].clone();
+    let scopes = c.ok("scopes", json!({ "frameId": frame }));
+    let locals = c.ok(
+        "variables",
+        json!({ "variablesReference": scopes["scopes"][0]["variablesReference"] }),
+    );
+    let m = child(&locals, "m");
+    assert_eq!(m["indexedVariables"], 2, "{m}");
+    let rows = c.ok(
+        "variables",
+        json!({ "variablesReference": m["variablesReference"] }),
+    );
+    let row = child(&rows, "[1]");
+    assert_eq!(row["evaluateName"], "m[1]", "{row}");
+    assert_eq!(row["indexedVariables"], 2, "{row}");
+    let cells = c.ok(
+        "variables",
+        json!({ "variablesReference": row["variablesReference"] }),
+    );
+    assert_eq!(shown(&child(&cells, "[0]")), "2.0", "{cells}");
+    assert_eq!(shown(&child(&cells, "[1]")), "3.0", "{cells}");
+    let row0 = c.ok(
+        "variables",
+        json!({ "variablesReference": child(&rows, "[0]")["variablesReference"] }),
+    );
+    assert_eq!(shown(&child(&row0, "[0]")), "0.5", "{row0}");
+    assert_eq!(shown(&child(&row0, "[1]")), "-0.25", "{row0}");
+    let o = child(&locals, "o");
+    assert_eq!(o["namedVariables"], 2, "{o}");
+    let members = c.ok(
+        "variables",
+        json!({ "variablesReference": o["variablesReference"] }),
+    );
+    let pos = child(&members, "pos");
+    assert_eq!(pos["namedVariables"], 4, "{pos}");
+    assert_eq!(pos["evaluateName"], "o.pos", "{pos}");
+    let xyzw = c.ok(
+        "variables",
+        json!({ "variablesReference": pos["variablesReference"] }),
+    );
+    let got: Vec<String> = ["x", "y", "z", "w"]
+        .iter()
+        .map(|n| shown(&child(&xyzw, n)))
+        .collect();
+    assert_eq!(got, ["0.5", "-0.25", "0.0", "1.0"], "{xyzw}");
+    let colour = c.ok(
+        "variables",
+        json!({ "variablesReference": child(&members, "colour")["variablesReference"] }),
+    );
+    assert_eq!(shown(&child(&colour, "x")), "not written yet", "{colour}");
+    let e = c.ok(
+        "evaluate",
+        json!({ "expression": "m", "context": "hover", "frameId": frame }),
+    );
+    assert_eq!(e["variablesReference"], m["variablesReference"], "{e}");
+    c.step("next", thread);
+    let stale = c.request(
+        "variables",
+        json!({ "variablesReference": pos["variablesReference"] }),
+    );
+    assert_eq!(stale["success"], false, "{stale}");
+    c.ok("disconnect", Value::Null);
+    let t = transcript(&c, job);
+    assert_eq!(c.finish(), 0);
+    common::assert_snapshot("dap/hlsl_spdb_children.txt", &t);
+}
+
+/// Inlined functions of a DXBC program's `SPDB` inline sites are stack frames, as the
+/// DXIL path's `inlinedAt` frames are (cvinfo.h `S_INLINESITE`; DAP `stackTrace`;
+/// `tests/jobs/spdb/inline.toml`, whose PDB `src/debug/hlsl/tests/spdb_inline.rs`
+/// writes). Thread 3 at inline.hlsl line 9: `spread` at line 9 innermost, `main` at the
+/// call's line 16; the inlined frame's Locals are `v` = 3 and `twice` = 6, the
+/// caller's start with its parameter `id`; `stepOut` lands on main's line 17.
+#[test]
+fn hlsl_spdb_inline_frames() {
+    let job = "tests/jobs/spdb/inline.toml";
+    let mut c = Client::start();
+    c.open(json!({ "type": "dxlane", "request": "launch", "job": job, "thread": "3,0,0" }));
+    c.ok(
+        "setBreakpoints",
+        json!({
+            "source": { "name": "inline.hlsl", "path": "inline.hlsl" },
+            "breakpoints": [{ "line": 9 }],
+        }),
+    );
+    let thread = c.configured()["threadId"].as_i64().expect("a thread");
+    c.step("continue", thread);
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    let f = &frames["stackFrames"];
+    let got: Vec<(Value, Value)> = (0..2)
+        .map(|k| (f[k]["name"].clone(), f[k]["line"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [(json!("spread"), json!(9)), (json!("main"), json!(16))],
+        "{frames}"
+    );
+    assert_eq!(frames["totalFrames"], 2, "{frames}");
+    let locals = |c: &mut Client, frame: &Value| {
+        let scopes = c.ok("scopes", json!({ "frameId": frame }));
+        c.ok(
+            "variables",
+            json!({ "variablesReference": scopes["scopes"][0]["variablesReference"] }),
+        )
+    };
+    let inner = locals(&mut c, &f[0]["id"]);
+    assert_eq!(shown(&child(&inner, "v")), "3.0", "{inner}");
+    assert_eq!(shown(&child(&inner, "twice")), "6.0", "{inner}");
+    let outer = locals(&mut c, &f[1]["id"]);
+    assert_eq!(outer["variables"][0]["name"], "id", "{outer}");
+    c.step("stepOut", thread);
+    let frames = c.ok("stackTrace", json!({ "threadId": thread }));
+    assert_eq!(frames["stackFrames"][0]["name"], "main", "{frames}");
+    assert_eq!(frames["stackFrames"][0]["line"], 17, "{frames}");
+    c.ok("disconnect", Value::Null);
+    let t = transcript(&c, job);
+    assert_eq!(c.finish(), 0);
+    common::assert_snapshot("dap/hlsl_spdb_inline.txt", &t);
+}

@@ -46,4 +46,4 @@ mod server;
 
 pub use server::{HitCondition, LaunchArgs, Launcher, Server, serve};
 
-use super::{Debugger, Scope};
+use super::{Debugger, HlslMember, Scope};

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::wire::{self, Request, WireError};
-use super::{Debugger, Scope};
+use super::{Debugger, HlslMember, Scope};
 use crate::debug::format::Fmt;
 use crate::debug::source::ProgramBreak;
 
@@ -197,6 +197,16 @@ const RAY_LISTING: i64 = 1 << 16;
 /// reference.
 const RAY_SCOPES: i64 = 1 << 24;
 
+/// Variable references of the children of a composite HLSL variable (a structure,
+/// array, matrix or vector, or a member of one with children): `MEMBERS + n`, `n`
+/// counting up through the session, so that a reference handed out before the last stop
+/// is told from one never handed out.
+const MEMBERS: i64 = 1 << 30;
+
+/// The most child references one stop hands out (each names a composite the client
+/// expanded or evaluated; the same composite keeps its reference).
+const MAX_MEMBER_REFS: usize = 1 << 16;
+
 /// Variable references: `lane × SCOPES_PER_LANE + scope + 1`.
 const SCOPES_PER_LANE: i64 = 8;
 
@@ -278,6 +288,12 @@ pub struct Server<'a, W: Write> {
     repl: Vec<ClientBp>,
     /// Stops of each breakpoint on each lane: `(breakpoint, lane)` → positions.
     stops: HashMap<(u32, usize), Vec<(usize, String)>>,
+    /// The composites handed out as child references since the last stop: the
+    /// reference `MEMBERS + member_base + k` names `members[k]` — its lane, HLSL
+    /// variable and path (DAP: references are valid only while the lane is suspended
+    /// where they were given).
+    members: Vec<(usize, usize, String)>,
+    member_base: i64,
     configured: bool,
     done: bool,
 }
@@ -321,6 +337,8 @@ impl<'a, W: Write> Server<'a, W> {
             data: Vec::new(),
             repl: Vec::new(),
             stops: HashMap::new(),
+            members: Vec::new(),
+            member_base: 0,
             configured: false,
             done: false,
         }
@@ -579,6 +597,9 @@ impl<'a, W: Write> Server<'a, W> {
         if !ids.is_empty() {
             body["hitBreakpointIds"] = json!(ids);
         }
+        // The references of the last stop end with it.
+        self.member_base += self.members.len() as i64;
+        self.members.clear();
         self.event("stopped", body);
     }
 
@@ -981,10 +1002,91 @@ impl<'a, W: Write> Server<'a, W> {
         Ok(())
     }
 
+    /// The child reference of a composite HLSL member on `lane` (the one it already has
+    /// at this stop, else a new one); 0 for a scalar, or once this stop has handed out
+    /// [`MAX_MEMBER_REFS`].
+    fn member_ref(&mut self, lane: usize, m: &HlslMember) -> i64 {
+        if m.named + m.indexed == 0 {
+            return 0;
+        }
+        let key = (lane, m.variable, m.path.clone());
+        let k = match self.members.iter().position(|x| *x == key) {
+            Some(k) => k,
+            None if self.members.len() < MAX_MEMBER_REFS => {
+                self.members.push(key);
+                self.members.len() - 1
+            }
+            None => return 0,
+        };
+        MEMBERS + self.member_base + k as i64
+    }
+
+    /// A member as a DAP `Variable`: its value, and for a composite its child reference
+    /// with the counts of its named and indexed children.
+    fn member_json(&mut self, lane: usize, m: &HlslMember) -> Value {
+        let r = self.member_ref(lane, m);
+        let mut x = json!({
+            "name": m.name,
+            "value": m.value,
+            "variablesReference": r,
+            "evaluateName": m.spelling,
+        });
+        if r != 0 && m.named > 0 {
+            x["namedVariables"] = json!(m.named);
+        }
+        if r != 0 && m.indexed > 0 {
+            x["indexedVariables"] = json!(m.indexed);
+        }
+        x
+    }
+
+    /// The children behind a child reference: the lane, HLSL variable and path it
+    /// names, or why it names none (handed out before the last stop, or never).
+    fn member_target(&self, r: i64) -> Result<(usize, usize, String), Failure> {
+        let k = r - MEMBERS;
+        if k < self.member_base {
+            return Err(format!(
+                "variables reference {r} is from an earlier stop: references last only until the lane moves"
+            ));
+        }
+        usize::try_from(k - self.member_base)
+            .ok()
+            .and_then(|k| self.members.get(k))
+            .cloned()
+            .ok_or_else(|| format!("variables reference {r} names nothing"))
+    }
+
     fn variables(&mut self, req: &Request) -> Result<(), Failure> {
         let r = req.arguments["variablesReference"]
             .as_i64()
             .ok_or("variables needs a `variablesReference`")?;
+        if r >= MEMBERS || (LOCALS..RAY_SCOPES).contains(&r) {
+            let (lane, members) = if r >= MEMBERS {
+                let (lane, v, path) = self.member_target(r)?;
+                (lane, self.at_lane(lane, |d| d.hlsl_members(v, &path))?)
+            } else {
+                let (lane, depth) = decode_locals(r)?;
+                (lane, self.at_lane(lane, |d| d.local_members(depth))?)
+            };
+            // DAP paging: `filter` ("named", "indexed"), `start`, `count` (0: all).
+            let a = &req.arguments;
+            let filter = a["filter"].as_str();
+            let start = a["start"].as_u64().unwrap_or(0) as usize;
+            let count = a["count"].as_u64().filter(|c| *c > 0).unwrap_or(u64::MAX) as usize;
+            let picked: Vec<HlslMember> = members
+                .into_iter()
+                .filter(|m| match filter {
+                    Some("named") => !m.name.starts_with('['),
+                    Some("indexed") => m.name.starts_with('['),
+                    _ => true,
+                })
+                .skip(start)
+                .take(count)
+                .collect();
+            let vars: Vec<Value> = picked.iter().map(|m| self.member_json(lane, m)).collect();
+            self.respond(req, json!({ "variables": vars }));
+            return Ok(());
+        }
         let vals = if r >= RAY_SCOPES {
             let k = r - RAY_SCOPES - 1;
             let (depth, scope) = (
@@ -1000,9 +1102,6 @@ impl<'a, W: Write> Server<'a, W> {
                     ));
                 }
             }
-        } else if r >= LOCALS {
-            let (lane, depth) = decode_locals(r)?;
-            self.at_lane(lane, |d| d.locals(depth))?
         } else {
             let (lane, scope) = decode_ref(r)?;
             self.at_lane(lane, |d| d.scope_values(scope))?
@@ -1238,7 +1337,21 @@ impl<'a, W: Write> Server<'a, W> {
                 None => self.session()?.lane(),
             };
             let r = self.at_lane(lane, |d| d.execute(&cmd))?;
-            (r.map_err(|e| e.to_string())?, false)
+            let text = r.map_err(|e| e.to_string())?;
+            // A composite HLSL variable or member also answers with its children.
+            if !inspect && let Some(m) = self.at_lane(lane, |d| d.hlsl_composite(&expr))? {
+                let v = self.member_json(lane, &m);
+                let mut body =
+                    json!({ "result": text, "variablesReference": v["variablesReference"] });
+                for k in ["namedVariables", "indexedVariables"] {
+                    if let Some(n) = v.get(k) {
+                        body[k] = n.clone();
+                    }
+                }
+                self.respond(req, body);
+                return Ok(());
+            }
+            (text, false)
         } else {
             // Any other command in the REPL runs on the session as the CLI's prompt would.
             let d = self.session()?;

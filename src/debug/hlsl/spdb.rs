@@ -91,15 +91,14 @@ impl Hlsl {
             if l.length.is_some_and(|n| off >= l.offset.saturating_add(n)) || l.file.is_empty() {
                 continue;
             }
-            info.frames.insert(
-                (0, i),
-                vec![Frame {
-                    function: function.clone(),
-                    file: l.file.clone(),
-                    line: l.line,
-                    column: l.column,
-                }],
-            );
+            let mut frames = inlined_frames(spdb, off);
+            frames.push(Frame {
+                function: function.clone(),
+                file: l.file.clone(),
+                line: l.line,
+                column: l.column,
+            });
+            info.frames.insert((0, i), frames);
         }
         let mut held = Vec::new();
         let mut live = Vec::new();
@@ -108,9 +107,14 @@ impl Hlsl {
             if let VarType::Unreadable(index, why) = &v.ty {
                 unreadable.insert(vi, format!("its type 0x{index:x} does not read: {why}"));
             }
+            // A variable declared inside an inline site is the inlined function's.
+            let owner = v
+                .site
+                .and_then(|k| spdb.inline_sites.get(k))
+                .map_or(&function, |s| &s.function);
             info.variables.push(Variable {
                 name: v.name.clone(),
-                function: function.clone(),
+                function: owner.clone(),
                 line: 0,
                 parameter: v.parameter,
                 leaves: leaves(&v.ty),
@@ -150,6 +154,59 @@ impl Hlsl {
         }
         Ok(h)
     }
+}
+
+/// The inlined frames at program byte `off`, innermost first: the deepest inline site
+/// one of whose lines covers `off`, then each site it is nested in, on its line at
+/// `off` (the call's; its last line before `off` when none covers it). Empty outside
+/// every inline site.
+fn inlined_frames(spdb: &Spdb, off: u32) -> Vec<Frame> {
+    let covering = |k: usize| {
+        spdb.inline_sites.get(k)?.lines.iter().rev().find(|l| {
+            l.offset <= off
+                && match l.length {
+                    Some(n) => off < l.offset.saturating_add(n),
+                    None => off == l.offset,
+                }
+        })
+    };
+    let depth = |mut k: usize| {
+        let mut d = 0;
+        while let Some(p) = spdb.inline_sites.get(k).and_then(|s| s.parent) {
+            // Parents come before their children in record order, so this ends; the
+            // bound keeps a malformed chain from running on.
+            if p >= k || d >= crate::container::spdb::MAX_INLINE_DEPTH {
+                break;
+            }
+            k = p;
+            d += 1;
+        }
+        d
+    };
+    let Some(inner) = (0..spdb.inline_sites.len())
+        .filter(|&k| covering(k).is_some() && !spdb.inline_sites[k].function.is_empty())
+        .max_by_key(|&k| (depth(k), k))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut k = Some(inner);
+    while let Some(s) = k.and_then(|k| spdb.inline_sites.get(k).map(|s| (k, s))) {
+        let line = covering(s.0).or_else(|| s.1.lines.iter().rev().find(|l| l.offset <= off));
+        if let Some(l) = line {
+            out.push(Frame {
+                function: s.1.function.clone(),
+                file: l.file.clone(),
+                line: l.line,
+                column: l.column,
+            });
+        }
+        k = s.1.parent.filter(|p| *p < s.0);
+        if out.len() > crate::container::spdb::MAX_INLINE_DEPTH {
+            break;
+        }
+    }
+    out
 }
 
 /// The leaves of a variable of type `ty` (32-bit scalars; none for a type that does
@@ -357,11 +414,29 @@ fn register(view: &SourceView, shader: &Shader, r: &RegisterRange, u: u32) -> He
         ),
         T::OutputCoverageMask => system(&[SysValue::Coverage], false),
         T::OutputStencilRef => system(&[SysValue::StencilRef], false),
-        T::ConstantBuffer | T::ImmediateConstantBuffer => Held::Unreadable(
-            "unreadable: its range names a constant buffer, which this reader does not map",
-        ),
-        T::InputControlPoint | T::OutputControlPoint | T::InputPatchConstant => Held::Unreadable(
-            "unreadable: its range names a control-point or patch-constant register, which this reader does not map",
+        // Two dimensions: the buffer's (or control point's) number, then the byte in it.
+        T::ConstantBuffer => match r.second {
+            Some(b) => Held::Constant(r.register_offset, b.saturating_add(u.saturating_mul(4))),
+            None => Held::Unreadable(
+                "unreadable: its constant-buffer range has one register dimension, not the buffer's number and the byte in it",
+            ),
+        },
+        T::InputControlPoint | T::OutputControlPoint => match r.second {
+            Some(b) => {
+                let b = b.saturating_add(u.saturating_mul(4));
+                if ty == T::InputControlPoint {
+                    Held::InputPoint(r.register_offset, b)
+                } else {
+                    Held::OutputPoint(r.register_offset, b)
+                }
+            }
+            None => Held::Unreadable(
+                "unreadable: its control-point range has one register dimension, not the control point and the byte in it",
+            ),
+        },
+        T::InputPatchConstant => Held::PatchConstant(offset),
+        T::ImmediateConstantBuffer => Held::Unreadable(
+            "unreadable: its range names the immediate constant buffer, which holds no variable",
         ),
         _ => Held::Unreadable("unreadable: its range names a register type that holds no variable's bytes"),
     }

@@ -1057,5 +1057,7 @@ fn check_committed(folder: &str, containers: Vec<(&'static str, Vec<u8>)>) {
 mod debug_break;
 mod declare;
 mod spdb;
+mod spdb_domain;
+mod spdb_inline;
 mod spdb_vertex;
 mod zi;

@@ -50,7 +50,7 @@ pub use breakpoint::Breakpoint;
 pub use command::parse_xyz;
 pub use inspect::{StepDetail, ValueLine};
 pub use scopes::{MAX_SCOPE_VALUES, Scope, ScopeValue};
-pub use source_level::LineMove;
+pub use source_level::{HlslMember, LineMove};
 pub use why::MAX_WHY_DEPTH;
 
 /// One source step of the lane: a run of its IR steps (indices into `lane_steps`).

@@ -235,7 +235,7 @@ impl Debugger {
         ))
     }
 
-    fn resolve(&self, p: &PlaceText) -> Result<Resolved, DebugError> {
+    pub(super) fn resolve(&self, p: &PlaceText) -> Result<Resolved, DebugError> {
         let view = &self.target.program.view;
         let var_slots =
             |var: &crate::debug::source::Var, comps: &[usize]| -> Result<Resolved, DebugError> {

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use super::Debugger;
 use super::breakpoint::Breakpoint;
+use super::resolve::Resolved;
 use super::scopes::ScopeValue;
 use crate::debug::DebugError;
 use crate::debug::expr::{self, Scalar};
@@ -17,6 +18,9 @@ use crate::debug::format::{self, Fmt, Ty};
 use crate::debug::hlsl::{self, Held, Hlsl, LeafAt};
 use crate::debug::record::Slot;
 use crate::dxil::debuginfo::{Frame, same_file};
+
+/// Component letters, by component.
+const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
 
 /// How a line step treats inlined calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -361,6 +365,40 @@ impl Debugger {
                 Some((s, src)) => Ok(u64::from(self.rec.value(Slot::Reg(src), s + 1, self.lane))),
                 None => Err("not written yet"),
             },
+            Held::Constant(cb, byte) => {
+                let t = format!("cb{cb}[{}].{}", byte / 16, XYZW[(byte % 16 / 4) as usize]);
+                let p = expr::parse_place(&t).map_err(|_| "unreadable: no such constant")?;
+                match self.resolve(&p) {
+                    Ok(Resolved::Constant(v)) => v
+                        .first()
+                        .map(|(_, b)| u64::from(*b))
+                        .ok_or("unreadable: no such constant"),
+                    _ => Err(
+                        "unreadable: its range names a constant buffer the program does not declare, that is not bound, or past the buffer's end",
+                    ),
+                }
+            }
+            Held::InputPoint(..) | Held::OutputPoint(..) | Held::PatchConstant(_) => {
+                let c = |b: u32| XYZW[(b % 16 / 4) as usize];
+                // The spelling `print` takes for it, read as `print` reads it.
+                let t = match l.held {
+                    Held::InputPoint(k, b) => format!("vicp[{k}][{}].{}", b / 16, c(b)),
+                    Held::OutputPoint(k, b) => format!("vocp[{k}][{}].{}", b / 16, c(b)),
+                    Held::PatchConstant(b) => format!("vpc{}.{}", b / 16, c(b)),
+                    _ => String::new(),
+                };
+                match self.chain_input_slots(&t) {
+                    Some(Ok(v)) => match v.first() {
+                        Some((_, slot, _)) => {
+                            Ok(u64::from(self.rec.value(*slot, self.t(q), self.lane)))
+                        }
+                        None => Err("unreadable: no such input"),
+                    },
+                    _ => Err(
+                        "unreadable: its range names a control point or patch constant this lane does not read",
+                    ),
+                }
+            }
             Held::LocalWord(a, w) => {
                 let words = self.rec.local_words.get(a as usize).copied().unwrap_or(0) as u64;
                 if u64::from(w) >= words {
@@ -463,6 +501,12 @@ impl Debugger {
     /// its leaves under the spelling's path at source step `q`; `None` when no variable
     /// has that name.
     fn named_leaves(&self, t: &str, q: usize) -> Option<(String, String, Vec<LeafAt>)> {
+        self.named_variable(t, q)
+            .map(|(name, path, leaves, _)| (name, path, leaves))
+    }
+
+    /// As [`Debugger::named_leaves`], with the variable's index.
+    fn named_variable(&self, t: &str, q: usize) -> Option<(String, String, Vec<LeafAt>, usize)> {
         let h = self.hlsl()?;
         let end = t.find(['.', '[']).unwrap_or(t.len());
         let (name, path) = t.split_at(end);
@@ -479,13 +523,9 @@ impl Debugger {
         let leaves = self
             .leaves_at(v, q)
             .into_iter()
-            .filter(|l| {
-                l.leaf.path == path
-                    || (l.leaf.path.starts_with(&path)
-                        && l.leaf.path[path.len()..].starts_with(['.', '[']))
-            })
+            .filter(|l| below(&l.leaf.path, &path))
             .collect();
-        Some((name.to_string(), path, leaves))
+        Some((name.to_string(), path, leaves, v))
     }
 
     /// `NAME = unreadable: …` when the variable a spelling names does not read as a
@@ -622,6 +662,21 @@ impl Debugger {
     /// The HLSL variables of frame `depth` (0: innermost) at the current position, one
     /// entry per variable: a scalar's value, or `x = …, y = …` by member and element.
     pub fn locals(&self, depth: usize) -> Vec<ScopeValue> {
+        self.local_members(depth)
+            .into_iter()
+            .map(|m| ScopeValue {
+                name: m.name,
+                value: m.value,
+                watch: None,
+            })
+            .collect()
+    }
+
+    /// The HLSL variables of frame `depth` (0: innermost) at the current position as
+    /// members: each with its value as [`Debugger::locals`] shows it and, for a
+    /// vector, matrix, structure or array, the count of its children
+    /// ([`Debugger::hlsl_members`] lists them).
+    pub fn local_members(&self, depth: usize) -> Vec<HlslMember> {
         let Some(h) = self.hlsl() else {
             return Vec::new();
         };
@@ -633,32 +688,162 @@ impl Debugger {
             .into_iter()
             .map(|v| {
                 let name = h.info.variables[v].name.clone();
-                let leaves = self.leaves_at(v, self.pos);
-                let value = if let Some(why) = h.unreadable(v) {
-                    format!("unreadable: {why}")
-                } else if leaves.len() == 1 && leaves[0].leaf.path.is_empty() {
-                    self.leaf_text(&leaves[0], Fmt::Natural)
-                } else {
-                    leaves
-                        .iter()
-                        .map(|l| {
-                            format!(
-                                "{} = {}",
-                                l.leaf.path.trim_start_matches('.'),
-                                self.leaf_text(l, Fmt::Natural)
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                ScopeValue {
-                    name,
-                    value,
-                    watch: None,
+                if let Some(why) = h.unreadable(v) {
+                    return HlslMember {
+                        spelling: name.clone(),
+                        name,
+                        value: format!("unreadable: {why}"),
+                        variable: v,
+                        path: String::new(),
+                        named: 0,
+                        indexed: 0,
+                    };
                 }
+                let leaves = self.leaves_at(v, self.pos);
+                self.member(v, &name, name.clone(), "", &leaves)
             })
             .collect()
     }
+
+    /// The children of HLSL variable `variable` (an index of the debug info's
+    /// variables) below `path` (`""`: the variable; `.b`, `[1]`: a member, an element or
+    /// a matrix row) at the current position: a structure's members by name, an array's
+    /// elements and a matrix's rows as `[i]`, a vector's or row's components. Empty for
+    /// a scalar, a path the variable does not have, or a variable past the debug info.
+    pub fn hlsl_members(&self, variable: usize, path: &str) -> Vec<HlslMember> {
+        let Some(h) = self.hlsl() else {
+            return Vec::new();
+        };
+        let Some(var) = h.info.variables.get(variable) else {
+            return Vec::new();
+        };
+        if h.unreadable(variable).is_some() {
+            return Vec::new();
+        }
+        let leaves: Vec<LeafAt> = self
+            .leaves_at(variable, self.pos)
+            .into_iter()
+            .filter(|l| below(&l.leaf.path, path))
+            .collect();
+        let mut segments: Vec<&str> = Vec::new();
+        for l in &leaves {
+            if let Some(s) = next_segment(&l.leaf.path[path.len()..])
+                && !segments.contains(&s)
+            {
+                segments.push(s);
+            }
+        }
+        segments
+            .into_iter()
+            .map(|s| {
+                let child = format!("{path}{s}");
+                let of: Vec<LeafAt> = (leaves.iter())
+                    .filter(|l| below(&l.leaf.path, &child))
+                    .cloned()
+                    .collect();
+                let label = s.trim_start_matches('.').to_string();
+                self.member(
+                    variable,
+                    &label,
+                    format!("{}{child}", var.name),
+                    &child,
+                    &of,
+                )
+            })
+            .collect()
+    }
+
+    /// The HLSL variable and path an expression names when it is a vector, matrix,
+    /// structure or array (or a member of one that has children), with its children's
+    /// counts; `None` for a scalar or anything else.
+    pub fn hlsl_composite(&self, t: &str) -> Option<HlslMember> {
+        let h = self.hlsl()?;
+        let (name, path, leaves, v) = self.named_variable(t, self.pos)?;
+        if h.unreadable(v).is_some() {
+            return None;
+        }
+        let m = self.member(v, &name, format!("{name}{path}"), &path, &leaves);
+        (m.named + m.indexed > 0).then_some(m)
+    }
+
+    /// A member of `variable` at `path` whose leaves are `leaves`: its value (a scalar's,
+    /// else `x = …, y = …` by the paths below it) and its children's counts.
+    fn member(
+        &self,
+        variable: usize,
+        name: &str,
+        spelling: String,
+        path: &str,
+        leaves: &[LeafAt],
+    ) -> HlslMember {
+        let value = match leaves {
+            [l] if l.leaf.path == path => self.leaf_text(l, Fmt::Natural),
+            _ => leaves
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{} = {}",
+                        l.leaf.path[path.len().min(l.leaf.path.len())..].trim_start_matches('.'),
+                        self.leaf_text(l, Fmt::Natural)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        for l in leaves {
+            if let Some(s) = l.leaf.path.get(path.len()..).and_then(next_segment)
+                && !seen.contains(&s)
+            {
+                seen.push(s);
+            }
+        }
+        let indexed = seen.iter().filter(|s| s.starts_with('[')).count();
+        HlslMember {
+            name: name.to_string(),
+            value,
+            spelling,
+            variable,
+            path: path.to_string(),
+            named: seen.len() - indexed,
+            indexed,
+        }
+    }
+}
+
+/// One HLSL variable, or one child of it, for a client that expands composites (the
+/// DAP server's `variables` children).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HlslMember {
+    /// As the client shows it: the variable's name, a member's name (`b`), an element's
+    /// or a matrix row's index (`[1]`), a component (`x`).
+    pub name: String,
+    /// Its value: a scalar's, else its scalars by path (`a = 0.0, b = 8`).
+    pub value: String,
+    /// What `print` takes for it (`st.b`, `m[1]`).
+    pub spelling: String,
+    /// The debug info's variable it belongs to.
+    pub variable: usize,
+    /// Its path below the variable (`""`, `.b`, `[1]`, `[1][2]`).
+    pub path: String,
+    /// Its children named by member (`.b`, `.x`).
+    pub named: usize,
+    /// Its children named by index (`[i]`).
+    pub indexed: usize,
+}
+
+/// Whether leaf path `p` is `path` or below it.
+fn below(p: &str, path: &str) -> bool {
+    p == path || (p.starts_with(path) && p[path.len()..].starts_with(['.', '[']))
+}
+
+/// The first segment of a path (`.b` of `.b.x`, `[1]` of `[1][2]`); `None` when empty.
+fn next_segment(rest: &str) -> Option<&str> {
+    let end = match rest.as_bytes().first()? {
+        b'[' => rest.find(']')? + 1,
+        _ => rest[1..].find(['.', '[']).map_or(rest.len(), |k| k + 1),
+    };
+    Some(&rest[..end])
 }
 
 /// A path below an HLSL variable with a matrix element spelled `._m12` (row and column

@@ -332,6 +332,43 @@ pub(super) fn write_pdb(
     inner: &[u8],
     lines: &[(usize, u32)],
 ) -> Vec<u8> {
+    write_pdb_inlined(offs, text, file, recs, inner, lines, &[], &[])
+}
+
+/// The byte of the module's symbol stream where the procedure's inner symbols start
+/// (after the C13 signature and the `S_GPROC32 main` record): what an `S_INLINESITE`
+/// record's parent and end fields count from.
+pub(super) fn inner_start() -> u32 {
+    4 + record(0x1110, &proc_payload(0)).len() as u32
+}
+
+/// The `S_GPROC32` payload of `main` over `code` bytes (its end field filled later).
+fn proc_payload(code: u32) -> Vec<u8> {
+    let mut p = Vec::new();
+    for x in [0u32, 0, 0, code, 0, code, 0, 0] {
+        u32s(&mut p, x);
+    }
+    u16s(&mut p, 1);
+    p.push(0);
+    cstr(&mut p, "main");
+    p
+}
+
+/// As [`write_pdb`], with the IPI stream's records `ipi` (indices from 0x1000; none:
+/// an empty stream 4, as before) and the module's inlinee-lines subsection (0xf6,
+/// `cvinfo.h`'s `CodeViewInlineeSourceLine`: the inlinee's IPI index, its file as the
+/// checksum subsection's offset, its line) for each `(inlinee, line)` in `inlinees`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn write_pdb_inlined(
+    offs: &[u32],
+    text: &str,
+    file: &str,
+    recs: &[u8],
+    inner: &[u8],
+    lines: &[(usize, u32)],
+    ipi: &[u8],
+    inlinees: &[(u32, u32)],
+) -> Vec<u8> {
     let code = offs[offs.len() - 1];
     // `/names`: the file's name at offset 1.
     let mut names = Vec::new();
@@ -345,29 +382,30 @@ pub(super) fn write_pdb(
     u32s(&mut names, 1);
     u32s(&mut names, 0);
     u32s(&mut names, 1);
-    let mut tpi = Vec::new();
-    let count = type_count(recs);
-    for x in [20040203u32, 56, 0x1000, 0x1000 + count, recs.len() as u32] {
-        u32s(&mut tpi, x);
-    }
-    u16s(&mut tpi, 0xffff);
-    u16s(&mut tpi, 0xffff);
-    for x in [4u32, 0x3ffff, 0, 0, 0, 0, 0, 0] {
-        u32s(&mut tpi, x);
-    }
-    tpi.extend_from_slice(recs);
+    // TPI and IPI share the 56-byte header.
+    let item_stream = |recs: &[u8]| {
+        let mut v = Vec::new();
+        let count = type_count(recs);
+        for x in [20040203u32, 56, 0x1000, 0x1000 + count, recs.len() as u32] {
+            u32s(&mut v, x);
+        }
+        u16s(&mut v, 0xffff);
+        u16s(&mut v, 0xffff);
+        for x in [4u32, 0x3ffff, 0, 0, 0, 0, 0, 0] {
+            u32s(&mut v, x);
+        }
+        v.extend_from_slice(recs);
+        v
+    };
+    let tpi = item_stream(recs);
+    let ipi = if ipi.is_empty() {
+        Vec::new()
+    } else {
+        item_stream(ipi)
+    };
     let mut syms = Vec::new();
     u32s(&mut syms, 4);
-    let proc_len = {
-        let mut p = Vec::new();
-        for x in [0u32, 0, 0, code, 0, code, 0, 0] {
-            u32s(&mut p, x);
-        }
-        u16s(&mut p, 1);
-        p.push(0);
-        cstr(&mut p, "main");
-        p
-    };
+    let proc_len = proc_payload(code);
     // The procedure's end: the S_END after the locals.
     let gproc_size = record(0x1110, &proc_len).len();
     let end_at = (4 + gproc_size + inner.len()) as u32;
@@ -406,6 +444,18 @@ pub(super) fn write_pdb(
     u32s(&mut c13, 0xf2);
     u32s(&mut c13, l.len() as u32);
     c13.extend_from_slice(&l);
+    if !inlinees.is_empty() {
+        let mut v = Vec::new();
+        u32s(&mut v, 0);
+        for (id, line) in inlinees {
+            for x in [*id, 0, *line] {
+                u32s(&mut v, x);
+            }
+        }
+        u32s(&mut c13, 0xf6);
+        u32s(&mut c13, v.len() as u32);
+        c13.extend_from_slice(&v);
+    }
     let mut module = syms.clone();
     module.extend_from_slice(&c13);
     // DBI: one module, in stream 5.
@@ -470,7 +520,7 @@ pub(super) fn write_pdb(
         info,
         tpi,
         dbi,
-        Vec::new(),
+        ipi,
         module,
         names,
         text.as_bytes().to_vec(),
@@ -555,11 +605,11 @@ fn the_reader_reads_what_the_writer_wrote() {
 }
 
 /// A target running `bytes` on one group of 4 threads, u0 a 16-byte raw buffer.
-fn target(bytes: &[u8]) -> (Target, Memory) {
+pub(super) fn target(bytes: &[u8]) -> (Target, Memory) {
     super::program_target(Program::from_container(bytes, None).unwrap())
 }
 
-fn session(bytes: &[u8]) -> Debugger {
+pub(super) fn session(bytes: &[u8]) -> Debugger {
     let (t, _) = target(bytes);
     Debugger::open(t, LaneSelect::Thread([3, 0, 0]), DebugOptions::default()).unwrap()
 }

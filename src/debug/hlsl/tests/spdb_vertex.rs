@@ -90,7 +90,7 @@ fn range(
 
 /// A type record: the u16 length, then the leaf and its payload padded with `LF_PAD`
 /// bytes (0xf0 + the bytes left) to 4 bytes.
-fn type_record(leaf: u16, payload: &[u8]) -> Vec<u8> {
+pub(super) fn type_record(leaf: u16, payload: &[u8]) -> Vec<u8> {
     let mut body = Vec::new();
     u16s(&mut body, leaf);
     body.extend_from_slice(payload);
