@@ -417,9 +417,8 @@ impl<'p> QuadWalk<'p> {
             for (s, o) in at.iter().enumerate() {
                 let p = [dx * SUBPIXEL + o[0], dy * SUBPIXEL + o[1]];
                 w.points[k * count + s] = p;
-                for i in 0..2 {
-                    w.bounds[i][0] = w.bounds[i][0].min(p[i]);
-                    w.bounds[i][1] = w.bounds[i][1].max(p[i]);
+                for (b, v) in w.bounds.iter_mut().zip(p) {
+                    *b = [b[0].min(v), b[1].max(v)];
                 }
             }
         }
