@@ -163,11 +163,6 @@ impl Pattern {
         let f = |v: i64| (v - SUBPIXEL / 2) as f32 / SUBPIXEL as f32;
         Some([f(o[0]), f(o[1])])
     }
-
-    /// Every offset of every pixel's pattern.
-    fn every_offset(&self) -> impl Iterator<Item = &[i64; 2]> {
-        self.offsets.iter().chain(self.quad.iter().flatten())
-    }
 }
 
 /// A quad's coverage: pixels `(x, y)`, `(x+1, y)`, `(x, y+1)`, `(x+1, y+1)` (x, y even),
@@ -364,47 +359,218 @@ pub fn inner_coverage(prim: &Prim, px: i32, py: i32) -> bool {
 /// Triangles step their edge functions from quad to quad (exact: integer arithmetic)
 /// and test each quad's box of sample points against every edge first: a box inside all
 /// edges is wholly covered, a box outside one edge wholly uncovered, and only the quads
-/// in between test their samples one by one ([`pixel_coverage`]) — the same masks.
-#[inline]
+/// in between test their samples one by one — the same masks as [`pixel_coverage`].
+/// Walking many primitives with one pattern, make a [`QuadWalk`] once instead.
 pub fn for_each_quad<F: FnMut(QuadCoverage) + ?Sized>(
     prim: &Prim,
     pattern: &Pattern,
     rect: [i32; 4],
     f: &mut F,
 ) {
-    for_each_shape_quad(&prim.shape, prim.bbox, pattern, rect, f);
+    QuadWalk::new(pattern).quads(&prim.shape, prim.bbox, rect, f);
 }
 
-/// [`for_each_quad`] of a primitive given by what it covers, `shape`, and its pixel box
-/// `bbox` (a tile's list carries these, `bin::Binned`).
-// The hint lets the tile loop (`tile`, another codegen unit) inline it.
-#[inline]
-pub fn for_each_shape_quad<F: FnMut(QuadCoverage) + ?Sized>(
+/// Most sample points a quad has: 4 pixels of 16 samples.
+const QUAD_POINTS: usize = 64;
+
+/// A sample pattern laid out for walking 2×2 quads, made once for many primitives (a
+/// tile's): every sample point of a quad relative to its top-left corner, and their box.
+/// A primitive's walk then starts from its edges alone, and a quad that the edges cut
+/// finds its masks from its corner's edge values by adding constants of the primitive —
+/// the work of a small triangle, most of whose quads an edge cuts.
+#[derive(Debug, Clone)]
+pub struct QuadWalk<'p> {
+    pattern: &'p Pattern,
+    /// Sample `s` of the quad's pixel `k` (`k = dx + 2·dy`, the order of
+    /// [`QuadCoverage::mask`]) at `k · count + s`: its position from the quad's top-left
+    /// corner, fixed point ([`Pattern::at`] of the pixel's parity).
+    points: [[i64; 2]; QUAD_POINTS],
+    /// How many of `points` there are: 4 × the sample count; 0 when the pattern is not
+    /// one the stepped walk takes (no samples, or more than 16), which walks pixel by
+    /// pixel instead.
+    n: usize,
+    /// The points' box: least and greatest x, least and greatest y.
+    bounds: [[i64; 2]; 2],
+}
+
+impl<'p> QuadWalk<'p> {
+    /// The quad layout of `pattern`.
+    pub fn new(pattern: &'p Pattern) -> QuadWalk<'p> {
+        let count = pattern.offsets.len();
+        let mut w = QuadWalk {
+            pattern,
+            points: [[0; 2]; QUAD_POINTS],
+            n: 0,
+            bounds: [[i64::MAX, i64::MIN]; 2],
+        };
+        if count == 0 || 4 * count > QUAD_POINTS {
+            return w;
+        }
+        for k in 0..4 {
+            let (dx, dy) = ((k & 1) as i64, (k >> 1) as i64);
+            let at = pattern.at(dx, dy);
+            // `Pattern::programmed` gives every pixel of the grid as many samples as
+            // the first; a pattern built otherwise walks pixel by pixel.
+            if at.len() != count {
+                return QuadWalk { n: 0, ..w };
+            }
+            for (s, o) in at.iter().enumerate() {
+                let p = [dx * SUBPIXEL + o[0], dy * SUBPIXEL + o[1]];
+                w.points[k * count + s] = p;
+                for (b, v) in w.bounds.iter_mut().zip(p) {
+                    *b = [b[0].min(v), b[1].max(v)];
+                }
+            }
+        }
+        w.n = 4 * count;
+        w
+    }
+
+    /// [`for_each_quad`] of a primitive given by what it covers, `shape`, and its pixel
+    /// box `bbox` (a tile's list carries these, `bin::Binned`).
+    // The hint lets the tile loop (`tile`, another codegen unit) inline it.
+    #[inline]
+    pub fn quads<F: FnMut(QuadCoverage) + ?Sized>(
+        &self,
+        shape: &Shape,
+        bbox: [i32; 4],
+        rect: [i32; 4],
+        f: &mut F,
+    ) {
+        let [bx0, by0, bx1, by1] = bbox;
+        let r = [
+            bx0.max(rect[0]),
+            by0.max(rect[1]),
+            bx1.min(rect[2]),
+            by1.min(rect[3]),
+        ];
+        if r[0] >= r[2] || r[1] >= r[3] {
+            return;
+        }
+        if let Shape::Triangle(e) = shape {
+            // One walk per sample count: the masks' loops are then of a known length.
+            match self.n {
+                4 => return self.triangle::<4, F>(e, r, f),
+                8 => return self.triangle::<8, F>(e, r, f),
+                16 => return self.triangle::<16, F>(e, r, f),
+                32 => return self.triangle::<32, F>(e, r, f),
+                64 => return self.triangle::<64, F>(e, r, f),
+                _ => {}
+            }
+        }
+        quads_by_pixel(shape, self.pattern, r, f);
+    }
+
+    /// The quads of a triangle with edges `e` over the pixels `r` (see [`for_each_quad`]);
+    /// `N` is `self.n`.
+    #[inline]
+    fn triangle<const N: usize, F: FnMut(QuadCoverage) + ?Sized>(
+        &self,
+        e: &[Edge; 3],
+        r: [i32; 4],
+        f: &mut F,
+    ) {
+        let samples = N / 4;
+        let [x0, y0, x1, y1] = r;
+        let (qx0, qy0) = (x0 & !1, y0 & !1);
+        let [bx, by] = self.bounds;
+        // Per edge: the offsets from the corner's value to its least and greatest value
+        // over the points' box (a linear function takes both at corners of the box).
+        let least = e.map(|e| {
+            e.a * if e.a >= 0 { bx[0] } else { bx[1] } + e.b * if e.b >= 0 { by[0] } else { by[1] }
+        });
+        let most = e.map(|e| {
+            e.a * if e.a >= 0 { bx[1] } else { bx[0] } + e.b * if e.b >= 0 { by[1] } else { by[0] }
+        });
+        // Per edge and point: the offset from the corner's value to the point's, made
+        // with the first quad an edge cuts (a quad inside or outside needs none).
+        let mut delta = [[0i64; N]; 3];
+        let mut have_delta = false;
+        let step = e.map(|e| 2 * SUBPIXEL * e.a);
+        let all = self.pattern.all();
+        let mut qy = qy0;
+        while qy < y1 {
+            let mut v = e.map(|e| e.eval(i64::from(qx0) * SUBPIXEL, i64::from(qy) * SUBPIXEL));
+            let rows_in = qy >= y0 && qy + 1 < y1;
+            let mut qx = qx0;
+            while qx < x1 {
+                let outside = (0..3).any(|k| v[k] + most[k] < 0);
+                if !outside {
+                    let inside = (0..3).all(|k| v[k] + least[k] >= 0);
+                    if inside && rows_in && qx >= x0 && qx + 1 < x1 {
+                        // A call of its own for whole quads: the mask is then one constant
+                        // that the compiler stores at once, which a receiver reading it as
+                        // a whole can take straight from the store (four separate stores
+                        // read back as one stall the receiver).
+                        f(QuadCoverage {
+                            x: qx as u32,
+                            y: qy as u32,
+                            mask: [all; 4],
+                        });
+                    } else {
+                        if !inside && !have_delta {
+                            for (d, e) in delta.iter_mut().zip(e) {
+                                for (d, p) in d.iter_mut().zip(&self.points) {
+                                    *d = e.a * p[0] + e.b * p[1];
+                                }
+                            }
+                            have_delta = true;
+                        }
+                        let mut mask = [0u32; 4];
+                        for (k, m) in mask.iter_mut().enumerate() {
+                            let px = qx + (k as i32 & 1);
+                            let py = qy + (k as i32 >> 1);
+                            if px < x0 || px >= x1 || py < y0 || py >= y1 {
+                                continue;
+                            }
+                            *m = if inside {
+                                all
+                            } else {
+                                let mut bits = 0;
+                                for s in 0..samples {
+                                    let j = k * samples + s;
+                                    // Negative when any of the three is: a sample is
+                                    // covered when every edge function is ≥ 0.
+                                    let signs = (v[0] + delta[0][j])
+                                        | (v[1] + delta[1][j])
+                                        | (v[2] + delta[2][j]);
+                                    bits |= u32::from(signs >= 0) << s;
+                                }
+                                bits
+                            };
+                        }
+                        if mask.iter().any(|&m| m != 0) {
+                            f(QuadCoverage {
+                                x: qx as u32,
+                                y: qy as u32,
+                                mask,
+                            });
+                        }
+                    }
+                }
+                for k in 0..3 {
+                    v[k] += step[k];
+                }
+                qx += 2;
+            }
+            qy += 2;
+        }
+    }
+}
+
+/// The quads of `shape` over the pixels `r` (`[x0, y0, x1, y1)`, not empty), each
+/// pixel's samples tested one by one ([`shape_coverage`]): the walk of every shape but
+/// the stepped triangle's, and the reference that one is tested against.
+fn quads_by_pixel<F: FnMut(QuadCoverage) + ?Sized>(
     shape: &Shape,
-    bbox: [i32; 4],
     pattern: &Pattern,
-    rect: [i32; 4],
+    r: [i32; 4],
     f: &mut F,
 ) {
-    let [bx0, by0, bx1, by1] = bbox;
-    let x0 = bx0.max(rect[0]);
-    let y0 = by0.max(rect[1]);
-    let x1 = bx1.min(rect[2]);
-    let y1 = by1.min(rect[3]);
-    if x0 >= x1 || y0 >= y1 {
-        return;
-    }
-    let qx0 = x0 & !1;
-    let qy0 = y0 & !1;
-    if let Shape::Triangle(e) = shape
-        && !pattern.offsets.is_empty()
-    {
-        triangle_quads(shape, e, pattern, [x0, y0, x1, y1], f);
-        return;
-    }
-    let mut qy = qy0;
+    let [x0, y0, x1, y1] = r;
+    let mut qy = y0 & !1;
     while qy < y1 {
-        let mut qx = qx0;
+        let mut qx = x0 & !1;
         while qx < x1 {
             let mut mask = [0u32; 4];
             for (k, m) in mask.iter_mut().enumerate() {
@@ -420,81 +586,6 @@ pub fn for_each_shape_quad<F: FnMut(QuadCoverage) + ?Sized>(
                     y: qy as u32,
                     mask,
                 });
-            }
-            qx += 2;
-        }
-        qy += 2;
-    }
-}
-
-/// [`for_each_quad`] of a triangle `shape` with edges `e` over the pixels `r` (see
-/// there).
-fn triangle_quads<F: FnMut(QuadCoverage) + ?Sized>(
-    shape: &Shape,
-    e: &[Edge; 3],
-    pattern: &Pattern,
-    r: [i32; 4],
-    f: &mut F,
-) {
-    let [x0, y0, x1, y1] = r;
-    let (qx0, qy0) = (x0 & !1, y0 & !1);
-    // The box of a quad's sample points, relative to its top-left corner.
-    let lo = |i: usize| pattern.every_offset().map(|o| o[i]).min().unwrap_or(0);
-    let hi = |i: usize| SUBPIXEL + pattern.every_offset().map(|o| o[i]).max().unwrap_or(0);
-    let (bx, by) = ([lo(0), hi(0)], [lo(1), hi(1)]);
-    // Per edge: the offsets from the corner's value to its least and greatest value over
-    // the box (a linear function takes both at corners of the box).
-    let least = e.map(|e| {
-        e.a * if e.a >= 0 { bx[0] } else { bx[1] } + e.b * if e.b >= 0 { by[0] } else { by[1] }
-    });
-    let most = e.map(|e| {
-        e.a * if e.a >= 0 { bx[1] } else { bx[0] } + e.b * if e.b >= 0 { by[1] } else { by[0] }
-    });
-    let step = e.map(|e| 2 * SUBPIXEL * e.a);
-    let all = pattern.all();
-    let mut qy = qy0;
-    while qy < y1 {
-        let mut v = e.map(|e| e.eval(i64::from(qx0) * SUBPIXEL, i64::from(qy) * SUBPIXEL));
-        let rows_in = qy >= y0 && qy + 1 < y1;
-        let mut qx = qx0;
-        while qx < x1 {
-            let outside = (0..3).any(|k| v[k] + most[k] < 0);
-            if !outside {
-                let inside = (0..3).all(|k| v[k] + least[k] >= 0);
-                if inside && rows_in && qx >= x0 && qx + 1 < x1 {
-                    // A call of its own for whole quads: the mask is then one constant
-                    // that the compiler stores at once, which a receiver reading it as
-                    // a whole can take straight from the store (four separate stores
-                    // read back as one stall the receiver).
-                    f(QuadCoverage {
-                        x: qx as u32,
-                        y: qy as u32,
-                        mask: [all; 4],
-                    });
-                } else {
-                    let mut mask = [0u32; 4];
-                    for (k, m) in mask.iter_mut().enumerate() {
-                        let px = qx + (k as i32 & 1);
-                        let py = qy + (k as i32 >> 1);
-                        if px >= x0 && px < x1 && py >= y0 && py < y1 {
-                            *m = if inside {
-                                all
-                            } else {
-                                shape_coverage(shape, pattern, px, py)
-                            };
-                        }
-                    }
-                    if mask.iter().any(|&m| m != 0) {
-                        f(QuadCoverage {
-                            x: qx as u32,
-                            y: qy as u32,
-                            mask,
-                        });
-                    }
-                }
-            }
-            for k in 0..3 {
-                v[k] += step[k];
             }
             qx += 2;
         }
@@ -956,5 +1047,220 @@ mod tests {
         // bottom corner hits it.
         assert!(!line_covers(f(0.0, 0.0), f(3.0, 0.0), c(1, 0)));
         assert!(line_covers(f(0.0, 1.0), f(3.0, 1.0), c(1, 0)));
+    }
+
+    /// A triangle of fixed-point vertices `v` set up in a `size × size` target.
+    fn tri_fixed(v: [[i64; 2]; 3], size: i32) -> Option<Prim> {
+        let s = crate::pipeline::setup::SetupState {
+            scissor: crate::pipeline::state::Rect {
+                left: 0,
+                top: 0,
+                right: size,
+                bottom: size,
+            },
+            front_ccw: false,
+            cull_front: false,
+            cull_back: false,
+            depth_bias: 0,
+            depth_bias_clamp: 0.0,
+            slope_scaled_depth_bias: 0.0,
+            depth_float: true,
+            depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
+            line_mode: crate::pipeline::setup::LineMode::Aliased,
+        };
+        let sv = |p: [i64; 2]| crate::pipeline::setup::ScreenVertex {
+            x: p[0],
+            y: p[1],
+            z: 0.0,
+        };
+        let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        crate::pipeline::setup::triangle(&s, v.map(sv), id, [1.0; 3], [0; 3], 0)
+    }
+
+    /// The quads of `prim` over `rect` by the stepped walk ([`QuadWalk`]), checked
+    /// against the general walk that tests every pixel (`super::quads_by_pixel`, forced
+    /// here for a triangle) and against the reference of testing every sample.
+    fn walked(prim: &Prim, pat: &Pattern, rect: [i32; 4]) -> Vec<QuadCoverage> {
+        let mut stepped = Vec::new();
+        QuadWalk::new(pat).quads(&prim.shape, prim.bbox, rect, &mut |q| stepped.push(q));
+        let [bx0, by0, bx1, by1] = prim.bbox;
+        let r = [
+            bx0.max(rect[0]),
+            by0.max(rect[1]),
+            bx1.min(rect[2]),
+            by1.min(rect[3]),
+        ];
+        let mut general = Vec::new();
+        if r[0] < r[2] && r[1] < r[3] {
+            super::quads_by_pixel(&prim.shape, pat, r, &mut |q| general.push(q));
+        }
+        assert_eq!(stepped, general, "{:?} {rect:?} {pat:?}", prim.shape);
+        assert_eq!(stepped, quads_by_pixel(prim, pat, rect));
+        stepped
+    }
+
+    /// Each pixel (x, y) with a covered sample in `quads`, with its mask.
+    fn masks_of(quads: &[QuadCoverage]) -> std::collections::BTreeMap<(u32, u32), u32> {
+        quads
+            .iter()
+            .flat_map(|q| {
+                (0..4)
+                    .filter(|&k| q.mask[k] != 0)
+                    .map(move |k| ((q.x + (k as u32 & 1), q.y + (k as u32 >> 1)), q.mask[k]))
+            })
+            .collect()
+    }
+
+    /// D3D11.3 §3.4.2.1 (the top-left rule) at a tile corner, by the stepped walk: the
+    /// 4 × 4-pixel square (62.5, 62.5)–(66.5, 66.5), split along its diagonal into two
+    /// clockwise triangles, has pixel centres on all four sides and on the diagonal. The
+    /// top and left sides own theirs, the bottom and right sides not, and the diagonal
+    /// gives each of its centres to the triangle it is a left edge of: at 1 sample the
+    /// square's 16 pixels 62–65 × 62–65, 10 to the upper triangle and 6 to the lower; at
+    /// 4× every sample of the half-open square exactly once. Walked tile by tile across the
+    /// corner at (64, 64), the tiles' quads together are the whole walk's, and each walk
+    /// equals the pixel-by-pixel one.
+    #[test]
+    fn small_square_at_a_tile_corner_is_covered_once() {
+        let f = |x: f64, y: f64| [(x * 256.0) as i64, (y * 256.0) as i64];
+        let upper = tri_fixed([f(62.5, 62.5), f(66.5, 62.5), f(62.5, 66.5)], 128).unwrap();
+        let lower = tri_fixed([f(66.5, 62.5), f(66.5, 66.5), f(62.5, 66.5)], 128).unwrap();
+        let tiles = [
+            [0, 0, 64, 64],
+            [64, 0, 128, 64],
+            [0, 64, 64, 128],
+            [64, 64, 128, 128],
+        ];
+        for count in [1, 4] {
+            let pat = Pattern::standard(count).unwrap();
+            let (mut a, mut b) = (
+                std::collections::BTreeMap::new(),
+                std::collections::BTreeMap::new(),
+            );
+            for rect in tiles {
+                a.extend(masks_of(&walked(&upper, &pat, rect)));
+                b.extend(masks_of(&walked(&lower, &pat, rect)));
+            }
+            assert_eq!(a, masks_of(&walked(&upper, &pat, [0, 0, 128, 128])));
+            assert_eq!(b, masks_of(&walked(&lower, &pat, [0, 0, 128, 128])));
+            if count == 1 {
+                assert_eq!((a.len(), b.len()), (10, 6));
+            }
+            // The samples of the half-open square (§3.4.6 states a point's square the
+            // same way: the top-left rule on its two triangles).
+            let h = 62 * SUBPIXEL + SUBPIXEL / 2;
+            let square = Shape::Square {
+                x0: h,
+                y0: h,
+                x1: h + 4 * SUBPIXEL,
+                y1: h + 4 * SUBPIXEL,
+            };
+            for p in (61..68).flat_map(|x| (61..68).map(move |y| (x, y))) {
+                let (ma, mb) = (
+                    a.get(&p).copied().unwrap_or(0),
+                    b.get(&p).copied().unwrap_or(0),
+                );
+                let want = shape_coverage(&square, &pat, p.0 as i32, p.1 as i32);
+                assert_eq!((ma & mb, ma | mb), (0, want), "{p:?}, {count} samples");
+            }
+            if count == 1 {
+                assert_eq!(a.keys().chain(b.keys()).count(), 16);
+            }
+        }
+    }
+
+    /// D3D11.3 §3.4.2 and §3.4.2.1 for triangles of a pixel or less, by the stepped
+    /// walk. (64.25, 64.25)–(64.75, 64.25)–(64.5, 64.75) holds pixel (64, 64)'s centre
+    /// and covers that pixel alone; (64, 64)–(64.4, 64)–(64, 64.4) holds no centre and
+    /// covers nothing. Pixel (64, 64) cut along its diagonal through the centre: the
+    /// upper-left half has the centre on its lower-right edge (not top-left) and covers
+    /// nothing at 1 sample, and at 4× (§19.2.4: samples at (6, 2), (14, 6), (2, 10),
+    /// (10, 14) sixteenths from the corner) samples 0 and 2, whose coordinates sum to
+    /// under a pixel; the lower-right half has it on its left edge: the pixel at 1
+    /// sample, samples 1 and 3 at 4×. A right triangle whose top and left edges meet
+    /// at a centre covers it; its mirror, whose bottom and right edges meet there, not.
+    #[test]
+    fn sub_pixel_triangles_cover_what_they_hold() {
+        let f = |x: f64, y: f64| [(x * 256.0) as i64, (y * 256.0) as i64];
+        let all = [0, 0, 128, 128];
+        let (p1, p4) = (Pattern::standard(1).unwrap(), Pattern::standard(4).unwrap());
+        let quad = |mask: u32| {
+            vec![QuadCoverage {
+                x: 64,
+                y: 64,
+                mask: [mask, 0, 0, 0],
+            }]
+        };
+        let holds = tri_fixed([f(64.25, 64.25), f(64.75, 64.25), f(64.5, 64.75)], 128).unwrap();
+        assert_eq!(walked(&holds, &p1, all), quad(1));
+        let misses = tri_fixed([f(64.0, 64.0), f(64.4, 64.0), f(64.0, 64.4)], 128).unwrap();
+        assert!(walked(&misses, &p1, all).is_empty());
+        let upper = tri_fixed([f(64.0, 64.0), f(65.0, 64.0), f(64.0, 65.0)], 128).unwrap();
+        assert!(walked(&upper, &p1, all).is_empty());
+        assert_eq!(walked(&upper, &p4, all), quad(0b0101));
+        let lower = tri_fixed([f(65.0, 64.0), f(65.0, 65.0), f(64.0, 65.0)], 128).unwrap();
+        assert_eq!(walked(&lower, &p1, all), quad(1));
+        assert_eq!(walked(&lower, &p4, all), quad(0b1010));
+        let top_left = tri_fixed([f(64.5, 64.5), f(65.5, 64.5), f(64.5, 65.5)], 128).unwrap();
+        assert_eq!(walked(&top_left, &p1, all), quad(1));
+        let bottom_right = tri_fixed([f(64.5, 64.5), f(64.5, 63.5), f(63.5, 64.5)], 128).unwrap();
+        assert!(walked(&bottom_right, &p1, all).is_empty());
+    }
+
+    /// The stepped walk against the pixel-by-pixel one for many small triangles (up to
+    /// 3 pixels across) around a tile corner, their vertices on the 1/8-pixel grid that
+    /// holds every pixel centre and every 1×, 2× and 4× standard sample position (so
+    /// edges run through samples and the top-left rule decides them), under every
+    /// standard pattern and a programmed 2×2 grid of 4× patterns, over the four tiles
+    /// at the corner and rectangles cut at odd pixels (a scissor's edges).
+    #[test]
+    fn stepped_walk_equals_pixel_walk_for_small_triangles() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: i64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m as u64) as i64
+        };
+        let mut patterns: Vec<Pattern> = [1, 2, 4, 8, 16]
+            .iter()
+            .map(|&c| Pattern::standard(c).unwrap())
+            .collect();
+        let grid: Vec<[i8; 2]> = (0..16)
+            .map(|i| [(i * 5 % 16 - 8) as i8, (i * 3 % 16 - 8) as i8])
+            .collect();
+        patterns.push(Pattern::programmed(4, &grid).unwrap());
+        let rects = [
+            [0, 0, 64, 64],
+            [64, 0, 128, 64],
+            [0, 64, 64, 128],
+            [64, 64, 128, 128],
+            [0, 0, 128, 128],
+            [63, 61, 66, 67],
+        ];
+        let (mut walks, mut covered) = (0, 0);
+        for _ in 0..400 {
+            let size = 1 + next(3);
+            let corner = 64 * SUBPIXEL - size * SUBPIXEL / 2;
+            let mut c = || corner + next(size * 8 + 1) * (SUBPIXEL / 8);
+            let v = [[c(), c()], [c(), c()], [c(), c()]];
+            for order in [[0, 1, 2], [0, 2, 1]] {
+                let Some(p) = tri_fixed(order.map(|i| v[i]), 128) else {
+                    continue;
+                };
+                for pat in &patterns {
+                    for rect in rects {
+                        covered += walked(&p, pat, rect).len();
+                        walks += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            walks > 10_000 && covered > 5_000,
+            "{walks} walks, {covered} quads"
+        );
     }
 }

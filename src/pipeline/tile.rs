@@ -194,6 +194,7 @@ impl TileCtx<'_> {
         let mut queue: Vec<PixelQuad> = Vec::with_capacity(wave_quads * 2);
         let mut seq = 0u32;
         let pattern = self.stage.pattern;
+        let walk = raster::QuadWalk::new(pattern);
         let mut result = Ok(());
         // Read once, not through the chain of references for every quad.
         let (early, per_sample, shading) =
@@ -224,7 +225,7 @@ impl TileCtx<'_> {
                 prefetch(ahead);
             }
             let pi = prim.index;
-            raster::for_each_shape_quad(&prim.shape, prim.bbox, pattern, clip_rect, &mut |q| {
+            walk.quads(&prim.shape, prim.bbox, clip_rect, &mut |q| {
                 if result.is_err() {
                     return;
                 }
