@@ -700,33 +700,9 @@ mod tests {
     use super::*;
     use crate::pipeline::setup::{Plane, Prim};
 
+    /// A triangle of vertices `v` in pixels, set up in a 16 × 16 target.
     fn tri(v: [[f64; 2]; 3]) -> Prim {
-        let s = crate::pipeline::setup::SetupState {
-            scissor: crate::pipeline::state::Rect {
-                left: 0,
-                top: 0,
-                right: 16,
-                bottom: 16,
-            },
-            front_ccw: false,
-            cull_front: false,
-            cull_back: false,
-            depth_bias: 0,
-            depth_bias_clamp: 0.0,
-            slope_scaled_depth_bias: 0.0,
-            depth_float: true,
-            depth_unorm_r: 0.0,
-            wireframe: false,
-            conservative: false,
-            line_mode: crate::pipeline::setup::LineMode::Aliased,
-        };
-        let sv = |p: [f64; 2]| crate::pipeline::setup::ScreenVertex {
-            x: (p[0] * 256.0) as i64,
-            y: (p[1] * 256.0) as i64,
-            z: 0.0,
-        };
-        let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-        crate::pipeline::setup::triangle(&s, v.map(sv), id, [1.0; 3], [0; 3], 0).unwrap()
+        tri_fixed(v.map(|p| p.map(|c| (c * 256.0) as i64)), 16).unwrap()
     }
 
     fn covered(p: &Prim, pat: &Pattern) -> Vec<(i32, i32)> {
