@@ -73,7 +73,8 @@ use super::query::{ActiveQuery, Predicate, QueryHeap, QueryType, Resolve, Resolv
 use super::state::DrawArgs;
 use super::work::{DispatchWork, DrawWork, Hooks, Work, WorkReport};
 use crate::exec::{ExecError, RunBudget};
-use crate::resources::{ChannelType, Format, Memory, Texture};
+use crate::resources::feedback::NOT_REQUESTED;
+use crate::resources::{ChannelType, FeedbackKind, FeedbackMap, Format, Memory, Texture};
 
 /// D3D12's largest thread-group count per dimension.
 pub const MAX_GROUPS_PER_DIMENSION: u32 = 65_535;
@@ -211,6 +212,28 @@ pub enum Command {
     DrawAuto(Box<DrawAuto>),
     /// `CopyTextureRegion` between a subresource and a buffer placed by a footprint.
     CopyFootprint(Box<FootprintCopy>),
+    /// `ClearUnorderedAccessViewUint` of a sampler feedback map: every region of every
+    /// subresource back to "no mip requested", whatever values the clear names
+    /// (DirectX-Specs "Sampler Feedback": "The four number values … are ignored").
+    ClearFeedback(FeedbackMap),
+    /// `ResolveSubresourceRegion` of a sampler feedback map with
+    /// `D3D12_RESOLVE_MODE_DECODE_SAMPLER_FEEDBACK` or `…ENCODE…`, every subresource at
+    /// once (`UINT_MAX` subresource indices).
+    TranscodeFeedback(Box<Transcode>),
+}
+
+/// A sampler feedback transcode (DirectX-Specs "Sampler Feedback", "Transcoding"): the
+/// map's decoded form (`R8_UINT`, see `resources::feedback`) to or from an `R8_UINT`
+/// texture with at least the map's mips, slices and sizes, its data at the top-left
+/// corner of each subresource (any padding is right and bottom).
+#[derive(Debug, Clone)]
+pub struct Transcode {
+    /// The feedback map.
+    pub map: FeedbackMap,
+    /// The `R8_UINT` texture on the other side.
+    pub texture: Texture,
+    /// `ENCODE`: `texture` into `map`; otherwise `DECODE`: `map` into `texture`.
+    pub encode: bool,
 }
 
 /// `D3D12_PLACED_SUBRESOURCE_FOOTPRINT`: where a subresource's texels lie in a buffer.
@@ -550,6 +573,8 @@ impl Command {
             Command::Gated(g) => g.command.name(),
             Command::DrawAuto(_) => "draw",
             Command::CopyFootprint(_) => "copy_texture_region",
+            Command::ClearFeedback(_) => "clear_unordered_access",
+            Command::TranscodeFeedback(_) => "resolve_subresource",
         }
     }
 
@@ -714,6 +739,8 @@ impl Command {
             } => copy(dst, *dst_offset, src, *src_offset, *bytes),
             Command::CopyTextureRegion(c) => copy_texture_region(c),
             Command::CopyFootprint(c) => copy_footprint(c),
+            Command::ClearFeedback(map) => map.clear(),
+            Command::TranscodeFeedback(t) => transcode(t),
             Command::ExecuteIndirect(x) => runs = execute_indirect(x, plan, budget, hooks)?,
             Command::ResolveSubresource {
                 dst,
@@ -808,6 +835,46 @@ fn copy_texture_region(c: &TextureCopy) {
                     c.dst.memory().write_bytes(da, &row);
                 }
                 y += block;
+            }
+        }
+    }
+}
+
+/// Runs a [`Transcode`], a row of a subresource at a time. Encoding a MipRegionUsed map
+/// stores any value but 0 as requested (`0xFF`): "encoding values of 0x0 is taken to
+/// mean 'no feedback is requested'", so every other value is a request, and the decoded
+/// form holds only `0xFF` or 0. A MinMip map takes the values as they are (the most
+/// precise of the encodings the spec allows: it keeps encode-then-decode exact, which
+/// the spec guarantees only for MipRegionUsed).
+fn transcode(t: &Transcode) {
+    let map = &t.map.map;
+    let d = *map.desc();
+    let used = t.map.kind == FeedbackKind::MipRegionUsed;
+    for mip in 0..d.mips {
+        let [w, h, _] = d.mip_size(mip);
+        let mut row = vec![0u8; w as usize];
+        for slice in 0..d.depth_or_array_size.max(1) {
+            for y in 0..h {
+                let (Some(ma), Some(ta)) = (
+                    map.texel_addr(mip, slice, [0, y, 0], 0),
+                    t.texture.texel_addr(mip, slice, [0, y, 0], 0),
+                ) else {
+                    continue;
+                };
+                if t.encode {
+                    t.texture.memory().read_bytes(ta, &mut row);
+                    if used {
+                        for b in &mut row {
+                            if *b != 0 {
+                                *b = NOT_REQUESTED;
+                            }
+                        }
+                    }
+                    map.memory().write_bytes(ma, &row);
+                } else {
+                    map.memory().read_bytes(ma, &mut row);
+                    t.texture.memory().write_bytes(ta, &row);
+                }
             }
         }
     }

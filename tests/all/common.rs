@@ -361,6 +361,48 @@ fn an_old_vkd3d_compiler_is_named() {
     }
 }
 
+/// Runs the job at `path`, whatever its kind (dispatch, draw, command list, rays), under
+/// each engine, its outputs under `CARGO_TARGET_TMPDIR/engines/<tag>/<engine>`; returns
+/// its expectations' mismatch lines and (passed, failed) counts, which must be the same
+/// under both engines.
+pub fn expect_both(path: &Path, tag: &str) -> Result<(Vec<String>, (usize, usize)), String> {
+    use dxlane::exec::jit::Engine;
+    use dxlane::job::Finished;
+    let mut seen = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let dir = scratch().join("engines").join(tag).join(engine.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let opts = dxlane::job::RunOptions {
+            engine: Some(engine),
+            out_dir: Some(dir),
+            default_engine: engine,
+            ..run_options()
+        };
+        let job = dxlane::job::Job::load(path).map_err(|e| e.to_string())?;
+        let done = dxlane::job::prepare(job, &opts)
+            .and_then(|p| p.execute(&opts))
+            .map_err(|e| format!("{engine}: {e}"))?;
+        let e = match &done {
+            Finished::Dispatch(r) => &r.summary.expectations,
+            Finished::Draw(r) => &r.summary.expectations,
+            Finished::List(r) => &r.summary.expectations,
+            Finished::Rays(r) => &r.summary.expectations,
+        };
+        let lines: Vec<String> = e
+            .results
+            .iter()
+            .filter(|x| !x.passed)
+            .flat_map(|x| x.mismatch_lines())
+            .collect();
+        seen.push((lines, (e.passed, e.failed)));
+    }
+    let jit = seen.pop().unwrap();
+    let interp = seen.pop().unwrap();
+    assert_eq!(interp, jit, "{tag}: the engines' expectations differ");
+    Ok(jit)
+}
+
 /// The engine the suite runs under: `DXLANE_ENGINE` (`jit` or `interp`), else the native
 /// engine. The library reads no environment; the tests, like the command line, choose
 /// and pass the engine down (see `tests/all/engines.rs`).

@@ -48,6 +48,7 @@ mod lower_dxil_e2e;
 mod lower_dxil_stage;
 mod mesh;
 mod mesh_payload;
+mod mesh_primitives;
 mod meshlets;
 mod offload;
 mod opt;

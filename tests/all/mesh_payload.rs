@@ -20,7 +20,9 @@ use dxlane::container::{Container, DxilProgramHeader, FourCc, ProgramKind, Progr
 use dxlane::dxil::dxop::DxOp;
 use dxlane::dxil::llvm::build::{EntryPoint, Mb};
 use dxlane::dxil::llvm::write::write_module;
-use dxlane::dxil::llvm::{Constant, InstKind, MdId, Metadata, Type, TypeId, ValueId};
+use dxlane::dxil::llvm::{
+    BinOp, CastOp, Constant, InstKind, MdId, Metadata, Type, TypeId, ValueId,
+};
 use dxlane::exec::jit::Engine;
 use dxlane::lower::{LoadOptions, load};
 use dxlane::pipeline::ms::MeshDraw;
@@ -227,27 +229,75 @@ fn gep(mb: &mut Mb, ty: TypeId, base: ValueId, path: &[i64], leaf: TypeId) -> Va
     )
 }
 
+/// The payload's types as both programs declare them (see [`members`]).
+struct Types {
+    i16: TypeId,
+    i32: TypeId,
+    i64: TypeId,
+    f16: TypeId,
+    f32: TypeId,
+    f64: TypeId,
+    /// `[2 x %struct.Elem]`, the payload's member 8.
+    elems: TypeId,
+    /// `%struct.Inner`, its member 9.
+    inner: TypeId,
+    /// `%struct.Payload`.
+    payload: TypeId,
+}
+
+impl Types {
+    fn new(mb: &mut Mb) -> Types {
+        let (i16t, i32t, i64t) = (mb.int(16), mb.int(32), mb.int(64));
+        let (f16t, f32t, f64t) = (mb.t(Type::Half), mb.t(Type::Float), mb.t(Type::Double));
+        let v3 = mb.vector(3, f32t);
+        let elem = mb.named("struct.Elem", vec![i16t, i32t]);
+        let elems = mb.t(Type::Array {
+            len: 2,
+            element: elem,
+        });
+        let inner = mb.named("struct.Inner", vec![f16t, f32t]);
+        let payload = mb.named(
+            "struct.Payload",
+            vec![
+                i32t, i16t, i32t, f32t, f64t, f16t, v3, i64t, elems, inner, i16t,
+            ],
+        );
+        Types {
+            i16: i16t,
+            i32: i32t,
+            i64: i64t,
+            f16: f16t,
+            f32: f32t,
+            f64: f64t,
+            elems,
+            inner,
+            payload,
+        }
+    }
+
+    /// The type of the leaf at `path` below the struct, by [`members`]'s value kinds.
+    fn of(&self, v: V) -> TypeId {
+        match v {
+            V::I16(_) => self.i16,
+            V::I32(_) => self.i32,
+            V::I64(_) => self.i64,
+            V::F16(_) => self.f16,
+            V::F32(_) => self.f32,
+            V::F64(_) => self.f64,
+        }
+    }
+}
+
 /// The amplification program (`[numthreads(1, 1, 1)]`): stores every member of
 /// [`members`] into its group shared `struct.Payload`, then `DispatchMesh(1, 1, 1,
 /// payload)`.
 fn amplification() -> Vec<u8> {
     let mut mb = Mb::new(DL16);
     mb.block();
-    let (i16t, i32t, i64t) = (mb.int(16), mb.int(32), mb.int(64));
-    let (f16t, f32t, f64t) = (mb.t(Type::Half), mb.t(Type::Float), mb.t(Type::Double));
-    let v3 = mb.vector(3, f32t);
-    let elem = mb.named("struct.Elem", vec![i16t, i32t]);
-    let elems = mb.t(Type::Array {
-        len: 2,
-        element: elem,
-    });
-    let inner = mb.named("struct.Inner", vec![f16t, f32t]);
-    let payload_ty = mb.named(
-        "struct.Payload",
-        vec![
-            i32t, i16t, i32t, f32t, f64t, f16t, v3, i64t, elems, inner, i16t,
-        ],
-    );
+    let t = Types::new(&mut mb);
+    let (i16t, i32t, i64t) = (t.i16, t.i32, t.i64);
+    let (f16t, f32t, f64t) = (t.f16, t.f32, t.f64);
+    let payload_ty = t.payload;
     let undef = mb.undef(payload_ty);
     let payload = mb.global("payload", payload_ty, 3, Some(undef));
     for (path, v, _) in members() {
@@ -319,11 +369,130 @@ fn mesh() -> Vec<u8> {
     )
 }
 
+/// The words the member-reading mesh program ([`mesh_by_member`]) writes for a leaf: a
+/// 16-bit leaf zero-extended to one word, a 32-bit leaf as its word, a 64-bit leaf as
+/// its low and high words.
+fn leaf_words(v: V) -> Vec<u32> {
+    match v {
+        V::I16(x) | V::F16(x) => vec![u32::from(x)],
+        V::I32(x) => vec![x],
+        V::F32(x) => vec![x.to_bits()],
+        V::I64(x) => vec![x as u32, (x >> 32) as u32],
+        V::F64(x) => vec![x.to_bits() as u32, (x.to_bits() >> 32) as u32],
+    }
+}
+
+/// The mesh program that reads the payload by member (`[numthreads(1, 1, 1)]`,
+/// triangles, no vertices or primitives): it declares the amplification program's
+/// `struct.Payload` and loads each leaf of [`members`] through `getelementptr` into the
+/// struct, as dxc emits member accesses — one GEP from the payload pointer for a scalar
+/// member or a vector's element (`p->v.y`: `0, 6, 1`); for the array of structs and the
+/// nested struct a GEP to the member and a second GEP from there (`p->a[k].i`: `0, 8`
+/// then `0, k, 1`), its array index `k` computed at run time (`GroupID.x + k`, with
+/// `GroupID.x` 0). Each leaf goes to u0 as [`leaf_words`], one after the other.
+fn mesh_by_member() -> Vec<u8> {
+    let mut mb = Mb::new(DL16);
+    mb.block();
+    let t = Types::new(&mut mb);
+    let payload_ty = t.payload;
+    let pt = mb.t(Type::Pointer {
+        pointee: payload_ty,
+        address_space: 3,
+    });
+    let void = mb.void();
+    let zero = mb.ci(32, 0);
+    mb.dx(
+        "setMeshOutputCounts",
+        DxOp::SetMeshOutputCounts,
+        &[zero, zero],
+        void,
+    );
+    let h = mb.handle(1, 0, 0);
+    let gid = mb.dx("groupId.i32", DxOp::GroupId, &[zero], t.i32);
+    let p = mb.dx(
+        "getMeshPayload.struct.Payload",
+        DxOp::GetMeshPayload,
+        &[],
+        pt,
+    );
+    let mut word = 0i64;
+    for (path, v, _) in members() {
+        let leaf = t.of(v);
+        let at = match path[..] {
+            [m @ (8 | 9), ref rest @ ..] => {
+                // The member first, then the leaf below it.
+                let member_ty = if m == 8 { t.elems } else { t.inner };
+                let member = gep(&mut mb, payload_ty, p, &[m], member_ty);
+                let mut indices = vec![zero];
+                for (i, &k) in rest.iter().enumerate() {
+                    indices.push(if m == 8 && i == 0 {
+                        let kc = mb.ci(32, k);
+                        mb.bin(BinOp::Add, gid, kc, t.i32)
+                    } else {
+                        mb.ci(32, k)
+                    });
+                }
+                let ptr_ty = mb.t(Type::Pointer {
+                    pointee: leaf,
+                    address_space: 3,
+                });
+                mb.push(
+                    InstKind::Gep {
+                        inbounds: true,
+                        source_ty: member_ty,
+                        base: member,
+                        indices,
+                        explicit_type: true,
+                    },
+                    ptr_ty,
+                )
+            }
+            _ => gep(&mut mb, payload_ty, p, &path, leaf),
+        };
+        let x = mb.load(at, leaf);
+        let words = match v {
+            V::I16(_) => vec![mb.cast(CastOp::ZExt, x, t.i32)],
+            V::F16(_) => {
+                let bits = mb.cast(CastOp::BitCast, x, t.i16);
+                vec![mb.cast(CastOp::ZExt, bits, t.i32)]
+            }
+            V::I32(_) => vec![x],
+            V::F32(_) => vec![mb.cast(CastOp::BitCast, x, t.i32)],
+            V::I64(_) | V::F64(_) => {
+                let bits = if matches!(v, V::F64(_)) {
+                    mb.cast(CastOp::BitCast, x, t.i64)
+                } else {
+                    x
+                };
+                let k32 = mb.ci(64, 32);
+                let high = mb.bin(BinOp::LShr, bits, k32, t.i64);
+                vec![
+                    mb.cast(CastOp::Trunc, bits, t.i32),
+                    mb.cast(CastOp::Trunc, high, t.i32),
+                ]
+            }
+        };
+        for w in words {
+            let addr = mb.ci(32, 4 * word);
+            mb.store_word(h, addr, w);
+            word += 1;
+        }
+    }
+    // max vertices, max primitives, topology (2: triangle), payload bytes.
+    container(
+        mb,
+        ProgramKind::Mesh,
+        vec![0, 0, 2, i64::from(PAYLOAD_BYTES)],
+        true,
+    )
+}
+
 /// The committed modules and what this file builds.
 fn files() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         ("payload.as.dxil", amplification()),
         ("payload.ms.dxil", mesh()),
+        ("payload.members.ms.dxil", mesh_by_member()),
     ]
 }
 
@@ -411,6 +580,27 @@ fn every_kind_of_payload_member_lands_at_its_c_layout_offset() {
             "member {path:?} at byte {offset}"
         );
     }
+}
+
+/// DirectX-Specs Mesh Shader, "Mesh Payload": the mesh program reads the payload as the
+/// struct it declares, so each member read through `getelementptr` into the struct
+/// (a scalar, a vector's element, a member of a struct in an array at a run-time index,
+/// a member of a nested struct) sees what the amplification program stored there. The
+/// words are [`leaf_words`] of [`members`], in order.
+#[test]
+fn payload_members_read_through_struct_geps_see_what_was_stored() {
+    let dir = common::root().join("tests/jobs/mesh_payload");
+    let out = run(&dir, "payload.as.dxil", "payload.members.ms.dxil").unwrap();
+    let want: Vec<u32> = members()
+        .into_iter()
+        .flat_map(|(_, v, _)| leaf_words(v))
+        .collect();
+    let got: Vec<u32> = out
+        .chunks_exact(4)
+        .take(want.len())
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    assert_eq!(got, want, "the member words (see leaf_words)");
 }
 
 /// An amplification program whose payload is `{ [bytes / 4 x i32] }` and stores

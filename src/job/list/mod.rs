@@ -34,10 +34,10 @@ use super::schema::FloatValue;
 use super::{Job, JobError, reflect};
 use crate::ir::{ResourceClass, Stage};
 use crate::pipeline::commands::{
-    Command, Indirect, IndirectWork, MAX_GROUPS_PER_DIMENSION, TextureCopy,
+    Command, Indirect, IndirectWork, MAX_GROUPS_PER_DIMENSION, TextureCopy, Transcode,
 };
 use crate::pipeline::{DispatchWork, Work};
-use crate::resources::{Descriptor, Format, Memory, Texture};
+use crate::resources::{Descriptor, FeedbackMap, Format, Memory, Texture};
 
 /// The most commands a list may hold.
 pub const MAX_COMMANDS: usize = 65_536;
@@ -241,6 +241,10 @@ pub struct CommandEntry {
     pub offset: Option<u64>,
     /// `set_predication`: `EQUAL_ZERO` or `NOT_EQUAL_ZERO` (`D3D12_PREDICATION_OP`).
     pub operation: Option<String>,
+    /// `resolve_subresource`: `decode_sampler_feedback` or `encode_sampler_feedback`
+    /// (`D3D12_RESOLVE_MODE_DECODE_SAMPLER_FEEDBACK` / `…ENCODE…`); without it, the
+    /// multisample average.
+    pub mode: Option<String>,
     /// `draw`: D3D11's `DrawAuto` — the vertex count is the 32-bit filled size at this
     /// named buffer and offset, divided by vertex buffer 0's stride.
     pub draw_auto: Option<draw::DrawAutoEntry>,
@@ -439,7 +443,7 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "src_footprint",
             "dst_footprint",
         ],
-        "resolve_subresource" => &["dst", "dst_slice", "src", "src_slice"],
+        "resolve_subresource" => &["dst", "dst_slice", "src", "src_slice", "mode"],
         "draw" => draw::DRAW_KEYS,
         "draw_indexed" => draw::DRAW_INDEXED_KEYS,
         "dispatch_mesh" => draw::MESH_KEYS,
@@ -505,6 +509,14 @@ impl Ctx<'_> {
             Storage::Texture(t) => Ok(t.clone()),
             _ => Err(format!("`{key}`: \"{name}\" is not a texture")),
         }
+    }
+
+    /// The sampler feedback map named `name`, if it is one.
+    fn feedback(&self, key: &str, name: &str) -> Result<Option<FeedbackMap>, String> {
+        Ok(match &self.named(key, name)?.descriptor {
+            Descriptor::Feedback(m) => Some(m.clone()),
+            _ => None,
+        })
     }
 
     /// Loads a compute program for a command.
@@ -836,6 +848,7 @@ impl Ctx<'_> {
                         "`dst` and `src` are one resource (CopyResource needs two)".into(),
                     ));
                 }
+                self.feedback_copy(&d, &s).map_err(&err)?;
                 let (Some(dm), Some(sm)) = (de.memory(), se.memory()) else {
                     return Err(err("`dst` and `src` need storage".into()));
                 };
@@ -967,6 +980,22 @@ impl Ctx<'_> {
         };
         let entry = self.named("resource", r)?;
         match (&entry.descriptor, &entry.storage) {
+            // DirectX-Specs "Sampler Feedback": a map is cleared with
+            // ClearUnorderedAccessViewUint, its values ignored, the whole map at once
+            // (its view has no mip or slice, and sub-rectangles are ignored).
+            (Descriptor::Feedback(map), _) => {
+                if value.1 {
+                    return Err(format!(
+                        "`float`: \"{r}\" is a sampler feedback map, which ClearUnorderedAccessViewUint clears (give `uint`; its values are ignored)"
+                    ));
+                }
+                if e.mip.is_some() || e.slice.is_some() {
+                    return Err(format!(
+                        "`mip` and `slice`: \"{r}\" is a sampler feedback map, whose view covers the whole map"
+                    ));
+                }
+                Ok(Command::ClearFeedback(map.clone()))
+            }
             (_, Storage::Texture(t)) => {
                 let (mip, slice) = Self::subresource(t, e.mip, e.slice)?;
                 let f = t.desc().format;
@@ -1014,6 +1043,13 @@ impl Ctx<'_> {
         }
         let d = e.dst.as_ref().ok_or("missing `dst`")?;
         let s = e.src.as_ref().ok_or("missing `src`")?;
+        for (key, n) in [("dst", d), ("src", s)] {
+            if self.feedback(key, n)?.is_some() {
+                return Err(format!(
+                    "`{key}`: \"{n}\" is a sampler feedback map, which CopyTextureRegion does not copy (DirectX-Specs \"Sampler Feedback\": copy_resource copies a map, resolve_subresource transcodes one)"
+                ));
+            }
+        }
         let dst = self.texture("dst", d)?;
         let src = self.texture("src", s)?;
         copy_compatible(dst.desc().format, src.desc().format)?;
@@ -1084,12 +1120,137 @@ impl Ctx<'_> {
         })))
     }
 
+    /// `CopyResource` with a sampler feedback map on either side (DirectX-Specs "Sampler
+    /// Feedback", "Copying"): both must be maps, and one resource description — the
+    /// kind (its opaque format), the mip region and the paired texture's shape.
+    fn feedback_copy(&self, d: &str, s: &str) -> Result<(), String> {
+        match (self.feedback("dst", d)?, self.feedback("src", s)?) {
+            (None, None) => Ok(()),
+            (Some(a), Some(b)) => {
+                if (a.kind, a.region, a.paired) != (b.kind, b.region, b.paired) {
+                    return Err(format!(
+                        "CopyResource needs feedback maps of one description: \"{d}\" is {} with mip region {}×{} paired with a {}×{}×{} texture of {} mip(s), \"{s}\" {} with {}×{} paired with {}×{}×{} of {}",
+                        a.kind.name(),
+                        a.region[0],
+                        a.region[1],
+                        a.paired.width,
+                        a.paired.height,
+                        a.paired.depth_or_array_size,
+                        a.paired.mips,
+                        b.kind.name(),
+                        b.region[0],
+                        b.region[1],
+                        b.paired.width,
+                        b.paired.height,
+                        b.paired.depth_or_array_size,
+                        b.paired.mips
+                    ));
+                }
+                Ok(())
+            }
+            (Some(_), None) | (None, Some(_)) => Err(format!(
+                "CopyResource copies a sampler feedback map only to another map (\"{d}\" and \"{s}\"); resolve_subresource with `mode` transcodes a map to or from an R8_UINT texture"
+            )),
+        }
+    }
+
+    /// `ResolveSubresourceRegion` with a sampler feedback mode (DirectX-Specs "Sampler
+    /// Feedback", "Transcoding" and "Compatible transcode resources"): decoding reads a
+    /// map into an `R8_UINT` texture, encoding writes one into a map. The texture is
+    /// single-sampled, 2D (or a 2D array) of the map's array size, has the map's mip
+    /// count (1 for MinMip, the paired texture's for MipRegionUsed) and at least its
+    /// width and height. The whole resource is transcoded (`UINT_MAX` subresources;
+    /// MinMip maps allow nothing else), so `dst_slice` and `src_slice` are refused.
+    fn transcode(&self, e: &CommandEntry, mode: &str, d: &str, s: &str) -> Result<Command, String> {
+        let encode = match mode {
+            "decode_sampler_feedback" => false,
+            "encode_sampler_feedback" => true,
+            other => {
+                return Err(format!(
+                    "`mode` \"{other}\": the modes are \"decode_sampler_feedback\" and \"encode_sampler_feedback\" (without `mode`, a multisample resolve)"
+                ));
+            }
+        };
+        if e.dst_slice.is_some() || e.src_slice.is_some() {
+            return Err(
+                "`dst_slice` and `src_slice`: a sampler feedback transcode covers every subresource"
+                    .into(),
+            );
+        }
+        let ((mk, mn), (tk, tn)) = if encode {
+            (("dst", d), ("src", s))
+        } else {
+            (("src", s), ("dst", d))
+        };
+        let map = self.feedback(mk, mn)?.ok_or_else(|| {
+            format!("`{mk}`: \"{mn}\" is not a sampler feedback map (`mode` \"{mode}\")")
+        })?;
+        if self.feedback(tk, tn)?.is_some() {
+            return Err(format!(
+                "`{tk}`: \"{tn}\" is a sampler feedback map; a transcode's other side is an R8_UINT texture"
+            ));
+        }
+        let texture = self.texture(tk, tn)?;
+        let (t, m) = (*texture.desc(), *map.map.desc());
+        let bad =
+            |what: String| format!("`{tk}`: \"{tn}\" {what} (a feedback transcode's texture)");
+        if t.format != Format::R8_UINT {
+            return Err(bad(format!("has format {}, not R8_UINT", t.format)));
+        }
+        if !matches!(
+            t.dim,
+            crate::resources::TextureDim::Tex2D | crate::resources::TextureDim::Tex2DArray
+        ) || t.samples != 1
+        {
+            return Err(bad(format!(
+                "is a {} with {} sample(s), not a single-sampled 2D texture",
+                t.dim.name(),
+                t.samples
+            )));
+        }
+        if t.depth_or_array_size != m.depth_or_array_size {
+            return Err(bad(format!(
+                "has {} array slice(s), the map {}",
+                t.depth_or_array_size, m.depth_or_array_size
+            )));
+        }
+        if t.mips != m.mips {
+            return Err(bad(format!(
+                "has {} mip(s); a {} map's transcode has {}",
+                t.mips,
+                map.kind.name(),
+                m.mips
+            )));
+        }
+        if t.width < m.width || t.height < m.height {
+            return Err(bad(format!(
+                "is {}×{}, smaller than the map's {}×{} regions",
+                t.width, t.height, m.width, m.height
+            )));
+        }
+        Ok(Command::TranscodeFeedback(Box::new(Transcode {
+            map,
+            texture,
+            encode,
+        })))
+    }
+
     /// `ResolveSubresource` (D3D12's requirements: a multisampled source, a
     /// single-sampled destination of the same size and format, a format with
     /// `D3D12_FORMAT_SUPPORT1_MULTISAMPLE_RESOLVE` — not integer, not depth).
     fn resolve(&self, e: &CommandEntry) -> Result<Command, String> {
         let d = e.dst.as_ref().ok_or("missing `dst`")?;
         let s = e.src.as_ref().ok_or("missing `src`")?;
+        if let Some(mode) = &e.mode {
+            return self.transcode(e, mode, d, s);
+        }
+        for (key, n) in [("dst", d), ("src", s)] {
+            if self.feedback(key, n)?.is_some() {
+                return Err(format!(
+                    "`{key}`: \"{n}\" is a sampler feedback map; give `mode` = \"decode_sampler_feedback\" or \"encode_sampler_feedback\""
+                ));
+            }
+        }
         let dst = self.texture("dst", d)?;
         let src = self.texture("src", s)?;
         let (a, b) = (*dst.desc(), *src.desc());

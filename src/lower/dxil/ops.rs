@@ -1886,9 +1886,25 @@ impl<'m> FnLower<'m> {
     /// `FeedbackTexture2DArray` ("Valid resource type") —, 2 a sampler, 3–6 the
     /// coordinates (u, v, and the array slice for arrays), then bias and clamp, the LOD,
     /// or the gradients and clamp. Any other handle is refused.
+    ///
+    /// `WriteSamplerFeedback` and `…Bias` take their LOD from derivatives and are the
+    /// pixel stage's only ("HLSL constructs for writing to feedback maps": PS Y, non-PS
+    /// N; dxc's op table allows them in pixel programs and libraries, although SM 6.6
+    /// gives compute, mesh and amplification programs `Sample` and derivatives), so in
+    /// any other stage they are refused, naming the operation and the stage.
     fn write_feedback(&mut self, c: &DxOpCall<'m>) -> R<()> {
         let op = c.op();
         let name = c.name();
+        let implicit = matches!(
+            op,
+            DxOp::WriteSamplerFeedback | DxOp::WriteSamplerFeedbackBias
+        );
+        if implicit && self.io.stage != Stage::Pixel {
+            return Err(self.invalid(format!(
+                "{name} in a {} program: it is allowed in pixel programs only (DirectX-Specs \"Sampler Feedback\", \"HLSL constructs for writing to feedback maps\"; the Level and Grad forms run in every stage)",
+                self.io.stage.words()
+            )));
+        }
         let fk = self.hkind(c, 0)?.kind;
         let tk = self.hkind(c, 1)?.kind;
         let sk = self.hkind(c, 2)?.kind;

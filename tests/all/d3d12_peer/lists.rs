@@ -599,6 +599,9 @@ impl ListPlan<'_> {
             Command::CopyFootprint(_) => {
                 return Err("placed-footprint copies are not written to plans".into());
             }
+            Command::ClearFeedback(_) | Command::TranscodeFeedback(_) => {
+                return Err("sampler feedback maps are not written to plans".into());
+            }
         }
         Ok(())
     }
