@@ -557,7 +557,9 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
                 table: Table::Resource,
                 index: i,
             };
-            let find = |p: &str, space: u32| paired_texture(&job.resources, &bound, p, space);
+            let find = |p: &str, space: u32| {
+                paired_texture(&job.resources, bound.iter().flatten(), p, space)
+            };
             let b = if feedback {
                 bind_entry(e, at, &name, dir, &mut budget, &accel, &find)?
             } else {
@@ -590,8 +592,11 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
         debug_assert_eq!(b.at.index, i);
         out.resources.push(b);
     }
-    let heap_paired = |_: &str, _: u32| -> Result<TextureDesc, String> {
-        Err("a [[heap]] slot cannot name its paired texture; bind the feedback map as a [[resource]]".into())
+    // A feedback map in a heap slot pairs with a `[[resource]]` texture (by register or
+    // name): CreateSamplerFeedbackUnorderedAccessView names the paired resource, not a
+    // descriptor, and the job's resources are its resources.
+    let heap_paired = |p: &str, space: u32| -> Result<TextureDesc, String> {
+        paired_texture(&job.resources, out.resources.iter(), p, space)
     };
     for (i, e) in job.heap.iter().enumerate() {
         let name = heap_entry_name(Table::Heap, i);
@@ -800,14 +805,14 @@ fn class_word(c: ResourceClass) -> &'static str {
 
 /// The description of the texture a feedback map's `paired` names among the bound
 /// `[[resource]]` entries: a register (in `space`) or an entry's `name`.
-fn paired_texture(
+fn paired_texture<'b>(
     entries: &[ResourceEntry],
-    bound: &[Option<BoundEntry>],
+    bound: impl IntoIterator<Item = &'b BoundEntry>,
     p: &str,
     space: u32,
 ) -> Result<TextureDesc, String> {
     let reg = Register::parse(p, space);
-    let entry = bound.iter().flatten().find(|b| match reg {
+    let entry = bound.into_iter().find(|b| match reg {
         Some(_) => b.reg == reg,
         None => entries
             .get(b.at.index)

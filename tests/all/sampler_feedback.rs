@@ -745,3 +745,124 @@ fn bad_feedback_list_commands_are_refused() {
         }
     }
 }
+
+/// A `cs_6_6` program that reaches every resource through the descriptor heaps:
+///
+/// ```hlsl
+/// [numthreads(2, 2, 1)]
+/// void main() {
+///     Texture2D<float> t = ResourceDescriptorHeap[0];
+///     FeedbackTexture2D<SAMPLER_FEEDBACK_MIN_MIP> m = ResourceDescriptorHeap[1];
+///     SamplerState s = SamplerDescriptorHeap[0];
+///     m.WriteSamplerFeedbackLevel(t, s, float2(0.375, 0.125), 1);
+/// }
+/// ```
+fn heap_program() -> Vec<u8> {
+    let mut mb = Mb::new(DL);
+    mb.block();
+    let (i32t, f32t, i1) = (mb.int(32), mb.t(Type::Float), mb.int(1));
+    let void = mb.void();
+    let ht = mb.handle_ty();
+    let props_ty = mb.named("dx.types.ResourceProperties", vec![i32t, i32t]);
+    let no = mb.ci(1, 0);
+    let yes = mb.ci(1, 1);
+    let _ = i1;
+    // (heap slot, sampler heap, properties: DxilResourceProperties' two words).
+    let handle = |mb: &mut Mb, slot: i64, sampler: bool, w: [i64; 2]| {
+        let slot = mb.ci(32, slot);
+        let h = mb.dx(
+            "createHandleFromHeap",
+            DxOp::CreateHandleFromHeap,
+            &[slot, if sampler { yes } else { no }, no],
+            ht,
+        );
+        let w = w.map(|x| mb.ci(32, x));
+        let props = mb.c(props_ty, Constant::Aggregate(w.to_vec()));
+        mb.dx("annotateHandle", DxOp::AnnotateHandle, &[h, props], ht)
+    };
+    // Texture2D<float>: kind 2, component type F32 (9) × 1; a MinMip FeedbackTexture2D:
+    // kind 17 with the UAV bit (12), type 0; a sampler: kind 14.
+    let t = handle(&mut mb, 0, false, [2, 9 | 1 << 8]);
+    let map = handle(&mut mb, 1, false, [17 | 1 << 12, 0]);
+    let s = handle(&mut mb, 0, true, [14, 0]);
+    let (u, v, lod) = (
+        float(&mut mb, 0.375),
+        float(&mut mb, 0.125),
+        float(&mut mb, 1.0),
+    );
+    let fu = mb.undef(f32t);
+    mb.dx(
+        "writeSamplerFeedbackLevel",
+        DxOp::WriteSamplerFeedbackLevel,
+        &[map, t, s, u, v, fu, fu, lod],
+        void,
+    );
+    container(mb, &[])
+}
+
+/// A feedback map in a `[[heap]]` slot (SM 6.6 dynamic resources), paired with a
+/// `[[resource]]` texture by name: `WriteSamplerFeedbackLevel` at LOD 1 reads mip 1's
+/// texel (floor(0.375 · 16), floor(0.125 · 16)) = (6, 2), which covers mip-0 texels
+/// (12..13, 4..5), region (1, 0) of the 8 × 8 regions: that region of the decoded MinMip
+/// map holds 1, the rest ff. The pairing is checked: a heap map paired with nothing the
+/// job names is refused.
+#[test]
+fn a_heap_slot_holds_a_feedback_map() {
+    let dir = common::scratch().join("feedback_heap");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("heap.dxil"), heap_program()).unwrap();
+    let job = r#"
+[program]
+cs = "heap.dxil"
+
+[dispatch]
+groups = [1, 1, 1]
+
+[[resource]]
+name = "T"
+reg = "t0"
+kind = "texture2d"
+format = "R32_FLOAT"
+width = 32
+height = 32
+mips = 4
+
+[[heap]]
+descriptor = "srv"
+kind = "texture2d"
+format = "R32_FLOAT"
+width = 32
+height = 32
+mips = 4
+
+[[heap]]
+descriptor = "uav"
+kind = "feedback_texture2d"
+paired = "T"
+feedback = "min_mip"
+mip_region = [8, 8]
+
+[[sampler_heap]]
+filter = "MIN_MAG_MIP_POINT"
+
+[[expect]]
+heap = 1
+hex = "ff01ffff ffffffff ffffffff ffffffff"
+"#;
+    let path = dir.join("job.toml");
+    std::fs::write(&path, job).unwrap();
+    let (failures, counts) =
+        common::expect_both(&path, "feedback_heap").unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        failures.is_empty(),
+        "feedback_heap:\n{}",
+        failures.join("\n")
+    );
+    assert_eq!(counts, (1, 0));
+    std::fs::write(&path, job.replace("paired = \"T\"", "paired = \"U\"")).unwrap();
+    let e = common::expect_both(&path, "feedback_heap_unpaired").unwrap_err();
+    assert!(
+        e.contains("`paired` \"U\"") && e.contains("no texture [[resource]]"),
+        "{e}"
+    );
+}
