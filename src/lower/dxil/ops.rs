@@ -215,6 +215,43 @@ impl<'m> FnLower<'m> {
         Ok(())
     }
 
+    /// The SM 6.8 `Barrier` flags DXIL's validator accepts (HLSL SM 6.8 work graphs
+    /// specification, "Barrier"; DXC's validation tests under `validation/barrier`):
+    /// memory types are UAV 1, group shared 2, node input 4 and node output 8; semantics
+    /// are GROUP_SYNC 1, GROUP_SCOPE 2 and DEVICE_SCOPE 4, plus SM 6.9's REORDER_SCOPE 8
+    /// (shader execution reordering). Any other bit is refused, and so is a group sync,
+    /// group scope or group-shared memory outside compute, mesh and amplification
+    /// programs, which have no thread group ("must only sync UAV"). Node memory bits
+    /// are let through, since no stage dxlane runs has node records: syncing them
+    /// orders nothing. REORDER_SCOPE is let through too: dxlane never reorders lanes
+    /// (`docs/raytracing.md`), so it orders nothing more.
+    fn check_barrier_flags(&self, c: &DxOpCall<'m>, mem: i64, sem: i64) -> R<()> {
+        let name = c.name();
+        if mem & !0xF != 0 {
+            return Err(self.invalid(format!(
+                "{name}: memory type flags {mem:#x} have bits outside UAV_MEMORY | \
+                 GROUP_SHARED_MEMORY | NODE_INPUT_MEMORY | NODE_OUTPUT_MEMORY (0xf)"
+            )));
+        }
+        if sem & !0xF != 0 {
+            return Err(self.invalid(format!(
+                "{name}: semantic flags {sem:#x} have bits outside GROUP_SYNC | \
+                 GROUP_SCOPE | DEVICE_SCOPE | REORDER_SCOPE (0xf)"
+            )));
+        }
+        let stage = self.io.stage;
+        let grouped = matches!(stage, Stage::Compute | Stage::Mesh | Stage::Amplification);
+        if !grouped && (sem & 3 != 0 || mem & 2 != 0) {
+            return Err(self.invalid(format!(
+                "{name} in a {stage} shader with memory type flags {mem:#x} and semantic \
+                 flags {sem:#x}: outside compute, mesh and amplification programs a \
+                 barrier may only order UAV memory at device scope (no GROUP_SYNC, \
+                 GROUP_SCOPE or GROUP_SHARED_MEMORY)"
+            )));
+        }
+        Ok(())
+    }
+
     /// Lowers one `dx.op` call.
     pub fn dx_op(&mut self, c: &DxOpCall<'m>, inst: &'m Instruction) -> R<()> {
         let res = inst.result;
@@ -545,6 +582,7 @@ impl<'m> FnLower<'m> {
                 // 2 group shared; semantics 1 GroupSync.
                 let mem = self.ai(c, 0)?;
                 let sem = self.ai(c, 1)?;
+                self.check_barrier_flags(c, mem, sem)?;
                 self.emit(Inst::Barrier {
                     group_sync: sem & 1 != 0,
                     group_memory: mem & 2 != 0,
@@ -554,6 +592,7 @@ impl<'m> FnLower<'m> {
             DxOp::BarrierByMemoryHandle => {
                 // SM 6.8 BarrierByMemoryHandle(handle, semantics): a UAV's memory.
                 let sem = self.ai(c, 1)?;
+                self.check_barrier_flags(c, 1, sem)?;
                 self.emit(Inst::Barrier {
                     group_sync: sem & 1 != 0,
                     group_memory: false,

@@ -3020,3 +3020,116 @@ fn int64_atomics_in_dxil_carry_into_the_high_word() {
         );
     }
 }
+
+/// `QuadVote` (DXIL op 222, `QuadAny` / `QuadAll`; HLSL SM 6.7 "QuadAny and QuadAll"):
+/// the vote covers all four lanes of the quad, helper lanes included, both the lane
+/// outside the triangle and a lane demoted by `discard` ("they assume that all lanes in
+/// the quad are active, including helper lanes"); every lane gets the quad's answer.
+/// K = 10, 20, 30, 40 in lanes 0–3, lane 0 a helper from the start, lane 3 discards
+/// (K > 35): `QuadAny(K < 15)` is true through the helper lane alone, `QuadAny(K > 35)`
+/// through the demoted lane alone, `QuadAll(K > 5)` holds, and `QuadAll(K > 15)` fails
+/// on the helper lane's 10.
+#[test]
+fn quad_vote_counts_every_lane_of_the_quad() {
+    let s = pixel_program(|mb| {
+        let (i32t, i1t) = (mb.int(32), mb.int(1));
+        let zero = mb.ci(32, 0);
+        let k = load_input(mb, i32t, "i32", 4, zero, 0);
+        let c35 = mb.ci(32, 35);
+        let over = mb.icmp(34, k, c35); // ugt
+        let void = mb.void();
+        mb.dx("discard", DxOp::Discard, &[over], void);
+        let votes = [(36, 15, 0), (34, 35, 0), (34, 5, 1), (34, 15, 1)]; // (ult/ugt, K, all)
+        for (col, (pred, limit, all)) in votes.into_iter().enumerate() {
+            let limit = mb.ci(32, limit);
+            let cond = mb.icmp(pred, k, limit);
+            let kind = mb.ci(8, all);
+            let vote = mb.dx("quadVote.i1", DxOp::QuadVote, &[cond, kind], i1t);
+            let v = mb.cast(CastOp::ZExt, vote, i32t);
+            store_output(mb, "i32", 0, 0, col as i64, v);
+        }
+    })
+    .unwrap();
+    let k = [10u32, 20, 30, 40];
+    let (out, run) = run_quad(&s, |l, w| if w == 13 { k[l] } else { 0 }, 0b0001, None);
+    assert_eq!(run.killed, 0b1000, "lane 3 discards");
+    for l in 0..4 {
+        let o = |word: usize| out[word * 4 + l];
+        assert_eq!([o(0), o(1), o(2), o(3)], [1, 1, 1, 0], "lane {l}\n{s}");
+    }
+}
+
+/// A module whose `main` makes one `barrierByMemoryType(mem, sem)` call.
+fn barrier_module(mem: i64, sem: i64) -> (Module, usize) {
+    let mut mb = Mb::new(DL32);
+    mb.block();
+    let (m, s) = (mb.ci(32, mem), mb.ci(32, sem));
+    let void = mb.void();
+    mb.dx(
+        "barrierByMemoryType",
+        DxOp::BarrierByMemoryType,
+        &[m, s],
+        void,
+    );
+    mb.ret();
+    mb.finish()
+}
+
+/// SM 6.8 `Barrier(memory, semantics)` (HLSL work graphs specification, "Barrier"; the
+/// DXIL validator's rules, as DXC's `validation/barrier` tests state them): UAV memory
+/// is device memory, group-shared memory the group's, GROUP_SYNC synchronises the
+/// group; a bit outside the defined flags is refused, and so is a group sync, group
+/// scope or group-shared memory in a stage without thread groups ("sync in a
+/// non-Compute/Amplification/Mesh/Node Shader must only sync UAV"), while a pixel
+/// program may order UAV memory at device scope. Node memory bits order nothing here
+/// (no node records) and pass.
+#[test]
+fn barrier_flags_follow_the_sm68_rules() {
+    let barrier = |s: &Shader| {
+        s.insts.iter().find_map(|i| match i {
+            Inst::Barrier {
+                group_sync,
+                group_memory,
+                device_memory,
+            } => Some((*group_sync, *group_memory, *device_memory)),
+            _ => None,
+        })
+    };
+    // (memory, semantics, what a compute program lowers it to)
+    for (mem, sem, want) in [
+        (1, 4, (false, false, true)),   // DeviceMemoryBarrier
+        (1, 5, (true, false, true)),    // DeviceMemoryBarrierWithGroupSync
+        (2, 3, (true, true, false)),    // GroupMemoryBarrierWithGroupSync
+        (15, 5, (true, true, true)),    // AllMemoryBarrierWithGroupSync
+        (0, 1, (true, false, false)),   // a bare group sync
+        (12, 2, (false, false, false)), // node memory only
+    ] {
+        let (m, fi) = barrier_module(mem, sem);
+        let s = lower_test(&m, fi).unwrap_or_else(|e| panic!("({mem}, {sem}): {e}"));
+        assert_eq!(barrier(&s), Some(want), "({mem}, {sem})\n{s}");
+    }
+    for (mem, sem, says) in [
+        (16, 0, "memory type flags 0x10"),
+        (18, 1, "memory type flags 0x12"),
+        (1, 16, "semantic flags 0x10"),
+        (1, -1, "semantic flags"),
+    ] {
+        let (m, fi) = barrier_module(mem, sem);
+        let err = lower_test(&m, fi).unwrap_err().to_string();
+        assert!(err.contains(says), "({mem}, {sem}): {err}");
+    }
+    // A pixel program: UAV memory at device scope only.
+    let (m, fi) = barrier_module(1, 4);
+    let s = lower_stage(&m, fi, Stage::Pixel, &pixel_sigs()).unwrap();
+    assert_eq!(barrier(&s), Some((false, false, true)));
+    for (mem, sem) in [(1, 3), (1, 1), (1, 2), (2, 4), (3, 4)] {
+        let (m, fi) = barrier_module(mem, sem);
+        let err = lower_stage(&m, fi, Stage::Pixel, &pixel_sigs())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("in a pixel shader") && err.contains("only order UAV memory"),
+            "({mem}, {sem}): {err}"
+        );
+    }
+}
