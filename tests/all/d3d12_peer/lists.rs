@@ -596,8 +596,33 @@ impl ListPlan<'_> {
             Command::DrawAuto(_) => {
                 return Err("DrawAuto is not written to plans".into());
             }
-            Command::CopyFootprint(_) => {
-                return Err("placed-footprint copies are not written to plans".into());
+            Command::CopyFootprint(c) => {
+                let (tex, buf) = (self.name(c.texture.memory()), self.name(&c.buffer));
+                let (tex, buf) = tex.zip(buf).ok_or("a copy of an unnamed resource")?;
+                let f = &c.footprint;
+                // The footprint's format is copy-compatible with the texture's (checked
+                // by the job), so the texture's own format describes the same bytes.
+                let footprint = format!(
+                    "{},{},{},{},{},{}",
+                    f.offset,
+                    c.texture.desc().format.name(),
+                    f.width,
+                    f.height,
+                    f.depth,
+                    f.row_pitch
+                );
+                let sub = subresource(&c.texture, c.mip, c.slice).to_string();
+                let (d, dw, s, sw) = if c.to_texture {
+                    (tex, sub, buf, footprint)
+                } else {
+                    (buf, footprint, tex, sub)
+                };
+                let [x, y, z] = c.dst_at;
+                let b = c.src_box;
+                self.plan.line(format!(
+                    "copy_texture_region {d} {dw} {x} {y} {z} {s} {sw} box={},{},{},{},{},{}",
+                    b[0], b[1], b[2], b[3], b[4], b[5]
+                ));
             }
         }
         Ok(())
@@ -956,7 +981,8 @@ const LIST_VERTICES: u32 = 72;
 /// a vertex buffer, and 3 to 10 commands drawn from: clears of each target,
 /// `clear_unordered_access` of a raw and of a typed buffer, draws of random triangles
 /// with or without the depth test, a copy of a box of the colour target into another
-/// texture, a copy between buffers, and — always — a dispatch (`random_list.hlsl`)
+/// texture, copies of boxes through a placed footprint in a buffer (target to buffer,
+/// buffer to texture), a copy between buffers, and — always — a dispatch (`random_list.hlsl`)
 /// writing the vertices a later draw reads as its vertex buffer. Positions lie on the
 /// 1/16-pixel grid of a power-of-two target, so that only the draw comparison's rules
 /// can move a sample.
@@ -966,6 +992,8 @@ fn random_list_job(seed: u64) -> (String, Vec<[[f64; 3]; 3]>, u32) {
         r.next();
     }
     let size = r.pick(&[16u32, 32]);
+    // Room for a footprint of `size` rows of 256 bytes at offset 0 or 512.
+    let staged = 512 + 256 * size;
     let dir = common::root().join("tests/d3d12_peer");
     let prog = |f: &str| format!("{:?}", dir.join(f).display().to_string());
     let (vs, ps, cs) = (
@@ -1008,6 +1036,11 @@ size = {bytes}
 name = "saved"
 kind = "raw_buffer"
 size = {bytes}
+
+[[resource]]
+name = "staged"
+kind = "raw_buffer"
+size = {staged}
 
 [[resource]]
 name = "words"
@@ -1065,7 +1098,7 @@ height = {size}
         } else if k == gen_draw_at {
             98
         } else {
-            r.below(8)
+            r.below(10)
         };
         t.push_str("\n[[command]]\n");
         match what {
@@ -1124,6 +1157,35 @@ height = {size}
                 let _ = writeln!(
                     t,
                     "type = \"clear_unordered_access\"\nresource = \"floats\"\nfloat = [{v}, 0, 0, 0]"
+                );
+            }
+            6 | 7 => {
+                // A box of the target to a placed footprint in `staged`, or a box of
+                // that footprint to `snap` (D3D12_PLACED_SUBRESOURCE_FOOTPRINT: offset a
+                // multiple of 512, row pitch of 256).
+                let (w, h) = (1 + r.below(u64::from(size)), 1 + r.below(u64::from(size)));
+                let (l, top) = (
+                    r.below(u64::from(size) - w + 1),
+                    r.below(u64::from(size) - h + 1),
+                );
+                let (x, y) = (
+                    r.below(u64::from(size) - w + 1),
+                    r.below(u64::from(size) - h + 1),
+                );
+                let footprint = format!(
+                    "{{ offset = {}, format = \"R8G8B8A8_UNORM\", width = {size}, height = {size}, row_pitch = 256 }}",
+                    512 * r.below(2)
+                );
+                let (dst, src, key) = if what == 6 {
+                    ("staged", "rt", "dst_footprint")
+                } else {
+                    ("snap", "staged", "src_footprint")
+                };
+                let _ = writeln!(
+                    t,
+                    "type = \"copy_texture_region\"\ndst = \"{dst}\"\nsrc = \"{src}\"\n{key} = {footprint}\ndst_at = [{x}, {y}, 0]\nsrc_box = [{l}, {top}, 0, {}, {}, 1]",
+                    l + w,
+                    top + h
                 );
             }
             99 => {
