@@ -849,7 +849,7 @@ fn a_coarse_pixel_is_inner_covered_only_when_wholly_inside() {
 
 /// VRS "Target Independent Rasterization": "TIR is not supported when coarse pixel
 /// shading is used" — a draw whose shading-rate state can shade coarsely, with a
-/// forced sample count, is refused naming the shading-rate state and the rule.
+/// forced sample count, is refused naming `shading_rate` and the rule.
 #[test]
 fn forced_sample_count_with_coarse_shading_is_refused() {
     let e = try_run(
@@ -864,7 +864,7 @@ fn forced_sample_count_with_coarse_shading_is_refused() {
     .map(|_| ())
     .expect_err("TIR with 2X2 ran");
     assert!(
-        e.contains("shading-rate") && e.contains("ForcedSampleCount 4"),
+        e.contains("shading_rate") && e.contains("ForcedSampleCount 4"),
         "{e}"
     );
 }
