@@ -83,13 +83,16 @@ fn write_job(dir: &Path, name: &str, draws: u32, queries: bool) -> PathBuf {
         u64::from(draws) * 8,
     );
     if queries {
-        job += &format!("[[query_heap]]\nname = \"occ\"\ntype = \"OCCLUSION\"\ncount = {draws}\n\n");
+        job +=
+            &format!("[[query_heap]]\nname = \"occ\"\ntype = \"OCCLUSION\"\ncount = {draws}\n\n");
     }
     job += "[[command]]\ntype = \"clear_render_target\"\nresource = \"color\"\ncolor = [0.1, 0.1, 0.15, 1]\n";
     let per = TRIANGLES / draws * 3;
     for i in 0..draws {
         let q = |t: &str| {
-            format!("\n[[command]]\ntype = \"{t}\"\nheap = \"occ\"\nindex = {i}\nquery = \"OCCLUSION\"\n")
+            format!(
+                "\n[[command]]\ntype = \"{t}\"\nheap = \"occ\"\nindex = {i}\nquery = \"OCCLUSION\"\n"
+            )
         };
         if queries {
             job += &q("begin_query");
@@ -176,7 +179,7 @@ fn main() {
     println!(
         "{TRIANGLES} triangles of about 20 pixels into one {WIDTH}×{HEIGHT} R8G8B8A8_UNORM target; median of {RUNS} runs (after one warm-up), range in brackets"
     );
-    for (engine, name) in [(Engine::Interp, "interp"), (Engine::Native, "native")] {
+    for (engine, name) in [(Engine::Interp, "interp"), (Engine::Jit, "native")] {
         if !filters.is_empty() && !filters.iter().any(|f| f == name) {
             continue;
         }

@@ -899,8 +899,14 @@ output = "out/statistics.bin"
     };
     let q = &r.summary.queries;
     assert_eq!(q.len(), 3);
-    assert_eq!((q[0].kind.as_str(), q[0].value.as_u64()), ("OCCLUSION", Some(176)));
-    assert_eq!((q[1].kind.as_str(), q[1].value.as_u64()), ("BINARY_OCCLUSION", Some(1)));
+    assert_eq!(
+        (q[0].kind.as_str(), q[0].value.as_u64()),
+        ("OCCLUSION", Some(176))
+    );
+    assert_eq!(
+        (q[1].kind.as_str(), q[1].value.as_u64()),
+        ("BINARY_OCCLUSION", Some(1))
+    );
     assert_eq!(q[2].kind, "PIPELINE_STATISTICS");
     assert_eq!(q[2].value["ps_invocations"], 176);
     let dir = path.parent().unwrap().join("out");
@@ -931,12 +937,20 @@ fn single_draw_bad_queries_are_refused() {
         "single_timestamp",
         &single_draw("\n[[draw.query]]\nquery = \"TIMESTAMP\"\n"),
     );
-    assert!(e.contains("[[draw.query]] #1") && e.contains("TIMESTAMP"), "{e}");
+    assert!(
+        e.contains("[[draw.query]] #1") && e.contains("TIMESTAMP"),
+        "{e}"
+    );
     let e = error_of(
         "single_unknown",
-        &single_draw("\n[[draw.query]]\nquery = \"OCCLUSION\"\n[[draw.query]]\nquery = \"VISIBLE\"\n"),
+        &single_draw(
+            "\n[[draw.query]]\nquery = \"OCCLUSION\"\n[[draw.query]]\nquery = \"VISIBLE\"\n",
+        ),
     );
-    assert!(e.contains("[[draw.query]] #2") && e.contains("`query` \"VISIBLE\""), "{e}");
+    assert!(
+        e.contains("[[draw.query]] #2") && e.contains("`query` \"VISIBLE\""),
+        "{e}"
+    );
     let e = error_of(
         "single_key",
         &single_draw("\n[[draw.query]]\nquery = \"OCCLUSION\"\nheap = \"occ\"\n"),

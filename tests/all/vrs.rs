@@ -857,7 +857,12 @@ fn forced_sample_count_with_coarse_shading_is_refused() {
         PS_INFO,
         &format!(
             "{}[draw.rasterizer]\nforced_sample_count = 4\n",
-            draw(&full(0), "shading_rate = \"2X2\"", "R32G32B32A32_FLOAT", (16, 16, 1))
+            draw(
+                &full(0),
+                "shading_rate = \"2X2\"",
+                "R32G32B32A32_FLOAT",
+                (16, 16, 1)
+            )
         ),
         1,
     )

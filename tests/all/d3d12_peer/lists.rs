@@ -970,7 +970,9 @@ rasterizer = {{ cull = "NONE" }}
         )
     };
     let clear = |c: &str| {
-        format!("\n[[command]]\ntype = \"clear_render_target\"\nresource = \"color\"\ncolor = [{c}]\n")
+        format!(
+            "\n[[command]]\ntype = \"clear_render_target\"\nresource = \"color\"\ncolor = [{c}]\n"
+        )
     };
     // A: x in [-1, 0], every row (128 pixels); B: x in [-0.5, 0.5], y in [-1, 0.5]
     // (96 pixels, 48 of them behind A); C: x in [-1, -0.5], wholly behind A; D: the
@@ -1022,8 +1024,10 @@ depth = 1.0
 "#,
     );
     text += &clear("0, 0, 0, 1");
-    text += &(query("begin_query", 0, "OCCLUSION") + &draw(0) + &query("end_query", 0, "OCCLUSION"));
-    text += &(query("begin_query", 1, "OCCLUSION") + &draw(6) + &query("end_query", 1, "OCCLUSION"));
+    text +=
+        &(query("begin_query", 0, "OCCLUSION") + &draw(0) + &query("end_query", 0, "OCCLUSION"));
+    text +=
+        &(query("begin_query", 1, "OCCLUSION") + &draw(6) + &query("end_query", 1, "OCCLUSION"));
     text += &(query("begin_query", 2, "BINARY_OCCLUSION")
         + &draw(12)
         + &query("end_query", 2, "BINARY_OCCLUSION"));
