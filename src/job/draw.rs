@@ -59,6 +59,9 @@
 //! # shading_rate_combiners = ["PASSTHROUGH", "OVERRIDE"]   # PASSTHROUGH OVERRIDE MIN MAX SUM
 //! # shading_rate_image = { width = 2, height = 2, rates = ["1X1", "2X2", "4X4", "2X1"] }
 //! #                                 # one R8_UINT texel per 16×16 pixels; or data = { hex = … }
+//! [[draw.query]]                  # query (OCCLUSION, BINARY_OCCLUSION, PIPELINE_STATISTICS,
+//!                                 # SO_STATISTICS_STREAMn), output: begun before the draw,
+//!                                 # ended after it, resolved (`job::draw_run`)
 //! ```
 //!
 //! Render targets and the depth-stencil buffer (made by `targets`):
@@ -198,6 +201,23 @@ pub struct DrawSection {
     /// `RSSetShadingRateImage`: the screen-space rate image (R8_UINT, one texel per
     /// 16×16 pixels).
     pub shading_rate_image: Option<ShadingRateImageEntry>,
+    /// `[[draw.query]]`: queries begun just before the draw and ended just after it,
+    /// each resolved after the draw (`job::draw_run`).
+    #[serde(default)]
+    pub query: Vec<DrawQueryEntry>,
+}
+
+/// One `[[draw.query]]`: a query around a single draw, as a list's `begin_query`
+/// before it, `end_query` after it and `resolve_query_data` of that one query.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DrawQueryEntry {
+    /// `D3D12_QUERY_TYPE`: `OCCLUSION`, `BINARY_OCCLUSION`, `PIPELINE_STATISTICS` or
+    /// `SO_STATISTICS_STREAM0` … `3` (the list's `query` key).
+    pub query: String,
+    /// Where `ResolveQueryData`'s bytes for it are written (placed through the output
+    /// gate).
+    pub output: Option<PathBuf>,
 }
 
 /// `shading_rate_image`: in a single-draw job, an R8_UINT texture the job makes,

@@ -13,6 +13,12 @@
 //! `stream_output_buffer = N` (the bytes of `[[draw.stream_output_buffer]]` #N+1, or with
 //! `counter` its filled size) besides `reg`.
 //!
+//! Queries: each `[[draw.query]]` is begun just before the draw and ended just after it
+//! (`pipeline::query` states what each type counts), then resolved: the summary's
+//! `queries` lists the values in entry order, and an `output` receives
+//! `ResolveQueryData`'s bytes (8 per occlusion or binary-occlusion query, 88 per
+//! pipeline-statistics query, 16 per stream-output query).
+//!
 //! Stream output: a single draw has no named resources, so each
 //! `[[draw.stream_output_buffer]]` is a buffer the job makes for its slot, with a
 //! filled-size counter of its own, written to its `output` after the draw.
@@ -38,6 +44,7 @@ use super::run::{
 use super::targets::{self, BoundDepth, BoundTarget};
 use super::{Job, JobError, data, reflect};
 use crate::ir::{Shader, Stage};
+use crate::pipeline::query::{QueryData, QueryType};
 use crate::pipeline::so::SoField;
 use crate::pipeline::state::*;
 use crate::pipeline::{
@@ -76,6 +83,84 @@ pub struct DrawSummary {
     pub expectations: ExpectSummary,
     /// Warnings of the reflection check.
     pub warnings: Vec<String>,
+    /// `[[draw.query]]`'s resolved values, in entry order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<DrawQueryValue>,
+}
+
+/// A `[[draw.query]]`, checked: the query type and where its resolved bytes go.
+#[derive(Debug, Clone)]
+pub struct DrawQuery {
+    /// `[[draw.query]] #N`.
+    pub name: String,
+    /// The query's type.
+    pub kind: QueryType,
+    /// Where `ResolveQueryData`'s bytes are written (placed through the output gate).
+    pub output: Option<PathBuf>,
+}
+
+/// One `[[draw.query]]`'s resolved value, as the summary lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DrawQueryValue {
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its value: a count, or the counters by name.
+    pub value: serde_json::Value,
+}
+
+impl DrawQuery {
+    /// What the query holds after `report`'s draw: it was begun just before the draw,
+    /// so it counts that draw alone.
+    pub fn data(report: &DrawReport) -> QueryData {
+        let mut q = QueryData::default();
+        q.add_runs(
+            std::slice::from_ref(&crate::pipeline::WorkReport::Draw(Box::new(report.clone()))),
+            0,
+        );
+        q
+    }
+}
+
+/// Checks `[[draw.query]]`: every type but `TIMESTAMP` (a timestamp has no begin, so
+/// there is nothing for it to enclose: D3D12's `BeginQuery` refuses one), the output
+/// placed inside the job's folder.
+fn draw_queries(
+    dsec: &d::DrawSection,
+    dir: &Path,
+    gate: &super::paths::OutputGate,
+) -> Result<Vec<DrawQuery>, JobError> {
+    let mut out = Vec::with_capacity(dsec.query.len().min(16));
+    for (i, e) in dsec.query.iter().enumerate() {
+        let name = format!("[[draw.query]] #{}", i + 1);
+        let kind = match QueryType::parse(&e.query) {
+            Some(QueryType::Timestamp) => {
+                return Err(draw_err(
+                    &name,
+                    "`query` \"TIMESTAMP\": a timestamp is not begun and ended around a draw (D3D12's BeginQuery refuses D3D12_QUERY_TYPE_TIMESTAMP); a command list's `end_query` takes one",
+                ));
+            }
+            Some(k) => k,
+            None => {
+                return Err(draw_err(
+                    &name,
+                    format!(
+                        "`query` \"{}\": one of OCCLUSION, BINARY_OCCLUSION, PIPELINE_STATISTICS, SO_STATISTICS_STREAM0 … 3 (D3D12_QUERY_TYPE)",
+                        e.query
+                    ),
+                ));
+            }
+        };
+        let output = match &e.output {
+            Some(p) => Some(
+                gate.place(&super::resolve(dir, p))
+                    .map_err(|m| draw_err(&name, format!("`output`: {m}")))?,
+            ),
+            None => None,
+        };
+        out.push(DrawQuery { name, kind, output });
+    }
+    Ok(out)
 }
 
 /// A finished draw job.
@@ -536,6 +621,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     state.shading_rate = d::shading_rate(&dsec, d::shading_rate_image(&dsec, &job.dir)?)?;
     state.render_targets = rts.iter().map(|t| Some(t.view.clone())).collect();
     let so_buffers = so_buffers(&dsec, &job.dir, &gate, &mut memory)?;
+    let queries = draw_queries(&dsec, &job.dir, &gate)?;
     if !dsec.stream_output.is_empty()
         || dsec.rasterized_stream.is_some()
         || !dsec.stream_output_buffer.is_empty()
@@ -602,6 +688,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
         targets: rts,
         depth,
         so_buffers,
+        draw_queries: queries,
         warnings,
         expects,
         gate,

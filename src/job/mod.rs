@@ -62,7 +62,9 @@ pub mod writers;
 use std::path::{Path, PathBuf};
 
 pub use bind::{BoundEntry, BoundJob, EntryKind, EntryRef, Register, Table, Visibility};
-pub use draw_run::{BoundSoBuffer, DrawResult, DrawSummary, run_draw_job};
+pub use draw_run::{
+    BoundSoBuffer, DrawQuery, DrawQueryValue, DrawResult, DrawSummary, run_draw_job,
+};
 pub use prepare::{
     CommandSummary, Finished, ListResult, ListSummary, Prepared, StorageSnapshot, prepare,
 };

@@ -50,6 +50,8 @@ pub struct Prepared {
     pub depth: Option<BoundDepth>,
     /// A single draw's stream-output buffers (`[[draw.stream_output_buffer]]`).
     pub so_buffers: Vec<super::draw_run::BoundSoBuffer>,
+    /// A single draw's queries (`[[draw.query]]`).
+    pub draw_queries: Vec<super::draw_run::DrawQuery>,
     /// The reflection check's warnings.
     pub warnings: Vec<String>,
     pub(crate) expects: Vec<Checked>,
@@ -324,6 +326,23 @@ impl Prepared {
                 outputs.push(stream_output(&self.gate, &b.name, p, &b.memory)?);
             }
         }
+        let mut query_values = Vec::with_capacity(self.draw_queries.len());
+        if let WorkReport::Draw(r) = &report
+            && !self.draw_queries.is_empty()
+        {
+            let data = super::draw_run::DrawQuery::data(r);
+            for q in &self.draw_queries {
+                if let Some(p) = &q.output {
+                    let bytes = crate::resources::Memory::from_bytes(&data.resolved(q.kind))
+                        .map_err(|m| JobError::entry(&q.name, m.to_string()))?;
+                    outputs.push(stream_output(&self.gate, &q.name, p, &bytes)?);
+                }
+                query_values.push(super::draw_run::DrawQueryValue {
+                    kind: q.kind.name(),
+                    value: data.summary(q.kind),
+                });
+            }
+        }
         outputs.extend(write_entry_outputs(&self.gate, &self.bound, &self.memory)?);
         let expectations = run_expects(
             &self.expects,
@@ -398,6 +417,7 @@ impl Prepared {
                     outputs,
                     expectations,
                     warnings: self.warnings,
+                    queries: query_values,
                 };
                 let json = serde_json::to_string_pretty(&summary);
                 (

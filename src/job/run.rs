@@ -555,6 +555,7 @@ pub(crate) fn prepare_dispatch(job: Job, opts: &RunOptions<'_>) -> Result<Prepar
         targets: Vec::new(),
         depth: None,
         so_buffers: Vec::new(),
+        draw_queries: Vec::new(),
         warnings: fit.warnings,
         expects,
         gate,

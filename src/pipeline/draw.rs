@@ -551,6 +551,19 @@ fn check_targets(s: &DrawState<'_>) -> Result<Targets, DrawError> {
                 ),
             ));
         }
+        // DirectX-Specs "Variable Rate Shading", "Target Independent Rasterization":
+        // TIR is not supported when coarse pixel shading is used.
+        if s.shading_rate.can_be_coarse() {
+            return Err(state_err(
+                DrawField::ShadingRate,
+                format!(
+                    "can shade coarse pixels (rate {}, combiners {}, {}) with ForcedSampleCount {forced}: the VRS specification does not support target-independent rasterization with coarse shading",
+                    s.shading_rate.rate.name(),
+                    s.shading_rate.combiners[0].name(),
+                    s.shading_rate.combiners[1].name()
+                ),
+            ));
+        }
         raster_samples = Some(forced);
     }
     if forced != 0 && size.is_none() {

@@ -329,7 +329,10 @@ impl PixelStage<'_> {
             PsSource::SampleIndex => lane.sample,
             PsSource::Coverage => lane.coverage,
             PsSource::InnerCoverage => {
-                if super::raster::inner_coverage(prim, lane.x as i32, lane.y as i32) {
+                // A coarse lane stands for its whole rectangle of fine pixels: it is
+                // inner-covered when all of them are (`vrs`, dxlane's choice).
+                let size = lane.rate.size();
+                if super::raster::inner_coverage_of(prim, lane.x as i32, lane.y as i32, size) {
                     u32::MAX
                 } else {
                     0

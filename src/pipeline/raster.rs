@@ -33,7 +33,8 @@
 //!   1-pixel-wide rectangle covers part of it ([`aa_line_coverage`], which also gives the
 //!   factor on the pixel's `o0.a`).
 //! - **Inner coverage** (`SV_InnerCoverage`): a pixel whose four corners are inside every
-//!   edge of a triangle is wholly inside it (triangles are convex).
+//!   edge of a triangle is wholly inside it (triangles are convex); a coarse pixel
+//!   (`vrs`) is inner-covered when its whole rectangle of fine pixels is.
 //! - **Conservative rasterization, tier 1** (DirectX-Specs "Conservative Rasterization";
 //!   `D3D12_CONSERVATIVE_RASTERIZATION_TIER_1`, whose uncertainty region may reach half a
 //!   pixel): dxlane takes no uncertainty at all — a pixel is covered exactly when the
@@ -340,13 +341,20 @@ pub fn conservative_covers(e: &[Edge; 3], px: i32, py: i32) -> bool {
 
 /// Whether pixel `(px, py)` lies wholly inside a triangle (`SV_InnerCoverage`).
 pub fn inner_coverage(prim: &Prim, px: i32, py: i32) -> bool {
+    inner_coverage_of(prim, px, py, [1, 1])
+}
+
+/// Whether the `size[0]` × `size[1]` pixels from `(px, py)` lie wholly inside a
+/// triangle: a coarse pixel's `SV_InnerCoverage` (`pipeline::vrs`).
+pub fn inner_coverage_of(prim: &Prim, px: i32, py: i32, size: [u32; 2]) -> bool {
     let (Shape::Triangle(e) | Shape::Conservative(e)) = &prim.shape else {
         return false;
     };
     let bx = i64::from(px) * SUBPIXEL;
     let by = i64::from(py) * SUBPIXEL;
+    let (w, h) = (i64::from(size[0]) * SUBPIXEL, i64::from(size[1]) * SUBPIXEL);
     let inside = |e: &Edge| {
-        [(0, 0), (SUBPIXEL, 0), (0, SUBPIXEL), (SUBPIXEL, SUBPIXEL)]
+        [(0, 0), (w, 0), (0, h), (w, h)]
             .iter()
             .all(|(dx, dy)| e.eval(bx + dx, by + dy) >= 0)
     };

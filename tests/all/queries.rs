@@ -812,3 +812,153 @@ src_footprint = { offset = 512, format = "R32_UINT", width = 2, height = 2, row_
         );
     }
 }
+
+/// A single-draw job (`[draw]`) drawing rectangles A then B of [`SCENE`] (vertices
+/// 0..12) with a LESS depth test over a cleared depth buffer, with `[[draw.query]]`
+/// entries around it and `extra` appended.
+fn single_draw(extra: &str) -> String {
+    let verts = SCENE
+        .split("data = { f32 = [")
+        .nth(1)
+        .and_then(|s| s.split("] }").next())
+        .unwrap();
+    format!(
+        r#"
+[program]
+vs = "SHADERS/draw_color.vs_5_0.dxbc"
+ps = "SHADERS/draw_color.ps_5_0.dxbc"
+
+[draw]
+vertex_count = 12
+
+[[draw.vertex_buffer]]
+slot = 0
+stride = 24
+data = {{ f32 = [{verts}] }}
+
+[[draw.input_element]]
+semantic = "POSITION"
+format = "R32G32_FLOAT"
+
+[[draw.input_element]]
+semantic = "COLOR"
+format = "R32G32B32A32_FLOAT"
+
+[[draw.render_target]]
+format = "R8G8B8A8_UNORM"
+width = 16
+height = 16
+
+[draw.depth_stencil]
+format = "D32_FLOAT"
+clear_depth = 1.0
+depth_func = "LESS"
+
+[draw.rasterizer]
+cull = "NONE"
+{extra}"#
+    )
+}
+
+fn single_draw_result(name: &str, text: &str) -> Box<dxlane::job::DrawResult> {
+    match run(&job(name, text)) {
+        Ok(Finished::Draw(r)) => r,
+        Ok(_) => panic!("{name}: not a draw"),
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+/// A single draw's `[[draw.query]]` is begun just before the draw and ended just after
+/// it, then resolved (`ResolveQueryData`'s layouts). A passes its 128 pixels and B
+/// the 48 right of A (the occlusion rule above): OCCLUSION 176, BINARY_OCCLUSION 1.
+/// D3D12_QUERY_DATA_PIPELINE_STATISTICS: IAVertices 12, IAPrimitives 4, VSInvocations
+/// 12, CInvocations 4, CPrimitives 4, PSInvocations 176 (the pixel program writes no
+/// depth and does not discard, so the depth test runs before it and B's 48 hidden
+/// pixels are not shaded), the rest 0.
+#[test]
+fn single_draw_queries_resolve_after_the_draw() {
+    let text = single_draw(
+        r#"
+[[draw.query]]
+query = "OCCLUSION"
+output = "out/occlusion.bin"
+
+[[draw.query]]
+query = "BINARY_OCCLUSION"
+
+[[draw.query]]
+query = "PIPELINE_STATISTICS"
+output = "out/statistics.bin"
+"#,
+    );
+    let path = job("single_draw", &text);
+    let r = match run(&path) {
+        Ok(Finished::Draw(r)) => r,
+        Ok(_) => panic!("not a draw"),
+        Err(e) => panic!("{e}"),
+    };
+    let q = &r.summary.queries;
+    assert_eq!(q.len(), 3);
+    assert_eq!(
+        (q[0].kind.as_str(), q[0].value.as_u64()),
+        ("OCCLUSION", Some(176))
+    );
+    assert_eq!(
+        (q[1].kind.as_str(), q[1].value.as_u64()),
+        ("BINARY_OCCLUSION", Some(1))
+    );
+    assert_eq!(q[2].kind, "PIPELINE_STATISTICS");
+    assert_eq!(q[2].value["ps_invocations"], 176);
+    let dir = path.parent().unwrap().join("out");
+    let occ = std::fs::read(dir.join("occlusion.bin")).unwrap();
+    assert_eq!(occ, 176u64.to_le_bytes());
+    let stats: Vec<u64> = std::fs::read(dir.join("statistics.bin"))
+        .unwrap()
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(stats, [12, 4, 12, 0, 0, 4, 4, 176, 0, 0, 0]);
+    // The summary JSON carries them too; a draw without queries has no `queries` key.
+    let json = std::fs::read_to_string(&r.summary_path).unwrap();
+    assert!(json.contains("\"queries\""), "{json}");
+    let plain = single_draw_result("single_draw_plain", &single_draw(""));
+    assert!(plain.summary.queries.is_empty());
+    let json = std::fs::read_to_string(&plain.summary_path).unwrap();
+    assert!(!json.contains("\"queries\""), "{json}");
+}
+
+/// A single draw's bad queries are refused naming the entry and the key: a timestamp
+/// (D3D12's `BeginQuery` takes no TIMESTAMP: it has no begin, so nothing to enclose), a
+/// name that is no D3D12_QUERY_TYPE, an unknown key; `[[query_heap]]` stays a command
+/// list's.
+#[test]
+fn single_draw_bad_queries_are_refused() {
+    let e = error_of(
+        "single_timestamp",
+        &single_draw("\n[[draw.query]]\nquery = \"TIMESTAMP\"\n"),
+    );
+    assert!(
+        e.contains("[[draw.query]] #1") && e.contains("TIMESTAMP"),
+        "{e}"
+    );
+    let e = error_of(
+        "single_unknown",
+        &single_draw(
+            "\n[[draw.query]]\nquery = \"OCCLUSION\"\n[[draw.query]]\nquery = \"VISIBLE\"\n",
+        ),
+    );
+    assert!(
+        e.contains("[[draw.query]] #2") && e.contains("`query` \"VISIBLE\""),
+        "{e}"
+    );
+    let e = error_of(
+        "single_key",
+        &single_draw("\n[[draw.query]]\nquery = \"OCCLUSION\"\nheap = \"occ\"\n"),
+    );
+    assert!(e.contains("heap"), "{e}");
+    let e = error_of(
+        "single_heap",
+        &single_draw("\n[[query_heap]]\nname = \"occ\"\ntype = \"OCCLUSION\"\ncount = 1\n"),
+    );
+    assert!(e.contains("[[query_heap]]"), "{e}");
+}

@@ -767,3 +767,109 @@ block0:
         }
     }
 }
+
+/// VRS "Conservative Rasterization": "fine pixels within coarse pixels are
+/// conservatively rasterized by being given full coverage", and "Coverage": the
+/// coverage input holds full masks for fine pixels that are covered, 0 for the others.
+/// The triangle (0, 0), (7.25, 0), (0, 7.25) touches the pixels with x + y ≤ 7 (tier 1:
+/// a pixel the triangle meets is covered); at 2X2 a block whose top-left pixel has
+/// x + y = b ≤ 4 has all four fine pixels (0b1111), b = 6 all but the bottom-right one
+/// (x + y = 8): 0b0111. Only covered fine pixels are written (the rest keep 7).
+#[test]
+fn conservative_coarse_pixels_cover_each_touched_fine_pixel() {
+    let e = 7.25 / 4.0 - 1.0;
+    let tri = [
+        ([-1.0, 1.0, 0.5, 1.0], 0),
+        ([e, 1.0, 0.5, 1.0], 0),
+        ([-1.0, -e, 0.5, 1.0], 0),
+    ];
+    let r = run(
+        "conservative_coverage",
+        PS_COVERAGE,
+        &format!(
+            "{}clear = [7, 0, 0, 0]\n[draw.rasterizer]\ncull = \"NONE\"\nconservative = true\n",
+            draw(&tri, "shading_rate = \"2X2\"", "R32_UINT", (8, 8, 1))
+        ),
+    );
+    let t = &r.targets[0].view.texture;
+    for y in 0..8u32 {
+        for x in 0..8u32 {
+            let block = x / 2 * 2 + y / 2 * 2;
+            let want = match (x + y <= 7, block) {
+                (false, _) => 7,
+                (true, 6) => 0b0111,
+                (true, _) => 0b1111,
+            };
+            assert_eq!(texel(t, x, y, 0)[0], want, "({x}, {y})");
+        }
+    }
+}
+
+/// `SV_InnerCoverage` of a coarse pixel: the VRS specification is silent, and the
+/// semantic means "the pixel is guaranteed to be fully covered"; the pixel a coarse lane
+/// shades is its whole rectangle, so dxlane reports it inner-covered when the rectangle
+/// lies wholly inside the triangle. With the triangle above at 2X2, block (2i, 2j) is
+/// inside when its far corner (2i + 2, 2j + 2) is, 2i + 2j + 4 ≤ 7.25: blocks with
+/// b = 2i + 2j ≤ 2 read 0xffffffff; b = 4 reads 0, though its top-left fine pixel alone
+/// (far corner sum b + 2 = 6) is inside.
+#[test]
+fn a_coarse_pixel_is_inner_covered_only_when_wholly_inside() {
+    let ps = PS_COVERAGE.replace(
+        "\"SV_Coverage\" 0 sv coverage",
+        "\"SV_InnerCoverage\" 0 sv inner_coverage",
+    );
+    let e = 7.25 / 4.0 - 1.0;
+    let tri = [
+        ([-1.0, 1.0, 0.5, 1.0], 0),
+        ([e, 1.0, 0.5, 1.0], 0),
+        ([-1.0, -e, 0.5, 1.0], 0),
+    ];
+    let r = run(
+        "inner_coverage_coarse",
+        &ps,
+        &format!(
+            "{}clear = [7, 0, 0, 0]\n[draw.rasterizer]\ncull = \"NONE\"\nconservative = true\n",
+            draw(&tri, "shading_rate = \"2X2\"", "R32_UINT", (8, 8, 1))
+        ),
+    );
+    let t = &r.targets[0].view.texture;
+    for (x, y, want) in [
+        (0, 0, u32::MAX),
+        (1, 1, u32::MAX),
+        (2, 0, u32::MAX),
+        (0, 2, u32::MAX),
+        (4, 0, 0),
+        (2, 2, 0),
+        (0, 4, 0),
+        (6, 0, 0),
+    ] {
+        assert_eq!(texel(t, x, y, 0)[0], want, "({x}, {y})");
+    }
+}
+
+/// VRS "Target Independent Rasterization": "TIR is not supported when coarse pixel
+/// shading is used" — a draw whose shading-rate state can shade coarsely, with a
+/// forced sample count, is refused naming `shading_rate` and the rule.
+#[test]
+fn forced_sample_count_with_coarse_shading_is_refused() {
+    let e = try_run(
+        "tir_coarse",
+        PS_INFO,
+        &format!(
+            "{}[draw.rasterizer]\nforced_sample_count = 4\n",
+            draw(
+                &full(0),
+                "shading_rate = \"2X2\"",
+                "R32G32B32A32_FLOAT",
+                (16, 16, 1)
+            )
+        ),
+        1,
+    )
+    .map(|_| ())
+    .expect_err("TIR with 2X2 ran");
+    assert!(
+        e.contains("shading_rate") && e.contains("ForcedSampleCount 4"),
+        "{e}"
+    );
+}

@@ -2053,6 +2053,70 @@ static void execute_indirect(struct line *l)
     ID3D12GraphicsCommandList_ExecuteIndirect(list, sig, max, args->res, off, count ? count->res : NULL, coff);
 }
 
+/* ---------------------------------------------------------------- queries */
+
+static const struct named_value query_heap_types[] = {
+    {"occlusion", D3D12_QUERY_HEAP_TYPE_OCCLUSION},
+    {"pipeline_statistics", D3D12_QUERY_HEAP_TYPE_PIPELINE_STATISTICS},
+    {"so_statistics", D3D12_QUERY_HEAP_TYPE_SO_STATISTICS},
+    {"timestamp", D3D12_QUERY_HEAP_TYPE_TIMESTAMP},
+    {NULL, 0},
+};
+
+static const struct named_value query_types[] = {
+    {"occlusion", D3D12_QUERY_TYPE_OCCLUSION},
+    {"binary_occlusion", D3D12_QUERY_TYPE_BINARY_OCCLUSION},
+    {"pipeline_statistics", D3D12_QUERY_TYPE_PIPELINE_STATISTICS},
+    {"so_statistics_stream0", D3D12_QUERY_TYPE_SO_STATISTICS_STREAM0},
+    {"so_statistics_stream1", D3D12_QUERY_TYPE_SO_STATISTICS_STREAM1},
+    {"so_statistics_stream2", D3D12_QUERY_TYPE_SO_STATISTICS_STREAM2},
+    {"so_statistics_stream3", D3D12_QUERY_TYPE_SO_STATISTICS_STREAM3},
+    {"timestamp", D3D12_QUERY_TYPE_TIMESTAMP},
+    {NULL, 0},
+};
+
+#define MAX_QUERY_HEAPS 16
+
+static struct
+{
+    char name[64];
+    ID3D12QueryHeap *heap;
+} query_heaps[MAX_QUERY_HEAPS];
+static unsigned int query_heap_count;
+
+static ID3D12QueryHeap *find_query_heap(const char *name)
+{
+    unsigned int i;
+    for (i = 0; i < query_heap_count; ++i)
+        if (!strcmp(query_heaps[i].name, name))
+            return query_heaps[i].heap;
+    fail("no query heap `%s` (declare it with `query_heap`)", name);
+    return NULL;
+}
+
+/* query_heap NAME TYPE COUNT: made once; a later line of the same name is ignored, so a
+ * plan may declare a heap before each command that uses it. */
+static void declare_query_heap(struct line *l)
+{
+    D3D12_QUERY_HEAP_DESC d;
+    unsigned int i;
+    need_args(l, 4, "NAME TYPE COUNT");
+    for (i = 0; i < query_heap_count; ++i)
+        if (!strcmp(query_heaps[i].name, l->argv[1]))
+            return;
+    if (query_heap_count == MAX_QUERY_HEAPS)
+        fail("more than %u query heaps", MAX_QUERY_HEAPS);
+    if (strlen(l->argv[1]) >= sizeof(query_heaps[0].name))
+        fail("query heap name `%s` is too long", l->argv[1]);
+    memset(&d, 0, sizeof(d));
+    d.Type = lookup(query_heap_types, l->argv[2], "query heap type");
+    d.Count = parse_u32(l->argv[3], "query count");
+    strcpy(query_heaps[query_heap_count].name, l->argv[1]);
+    check_hr(ID3D12Device_CreateQueryHeap(device, &d, &IID_ID3D12QueryHeap,
+            (void **)&query_heaps[query_heap_count].heap), "CreateQueryHeap");
+    ++query_heap_count;
+}
+
 static void command(struct line *l)
 {
     const char *k = l->argv[0];
@@ -2360,6 +2424,50 @@ static void command(struct line *l)
         transition(list, s, D3D12_RESOURCE_STATE_COPY_SOURCE);
         ID3D12GraphicsCommandList_CopyTextureRegion(list, &dl, parse_u32(l->argv[3], "x"), parse_u32(l->argv[4], "y"),
                 parse_u32(l->argv[5], "z"), &sl, bx ? &box : NULL);
+    }
+    else if (!strcmp(k, "query_heap"))
+        declare_query_heap(l);
+    else if (!strcmp(k, "begin_query") || !strcmp(k, "end_query"))
+    {
+        /* begin_query HEAP TYPE INDEX, end_query HEAP TYPE INDEX */
+        ID3D12QueryHeap *h;
+        D3D12_QUERY_TYPE t;
+        UINT i;
+        need_args(l, 4, "HEAP TYPE INDEX");
+        h = find_query_heap(l->argv[1]);
+        t = lookup(query_types, l->argv[2], "query type");
+        i = parse_u32(l->argv[3], "query index");
+        if (!strcmp(k, "begin_query"))
+            ID3D12GraphicsCommandList_BeginQuery(list, h, t, i);
+        else
+            ID3D12GraphicsCommandList_EndQuery(list, h, t, i);
+    }
+    else if (!strcmp(k, "resolve_query_data"))
+    {
+        /* resolve_query_data HEAP TYPE FIRST COUNT BUFFER OFFSET */
+        struct resource *d;
+        need_args(l, 7, "HEAP TYPE FIRST COUNT BUFFER OFFSET");
+        d = find_resource(l->argv[5]);
+        transition(list, d, D3D12_RESOURCE_STATE_COPY_DEST);
+        ID3D12GraphicsCommandList_ResolveQueryData(list, find_query_heap(l->argv[1]),
+                lookup(query_types, l->argv[2], "query type"), parse_u32(l->argv[3], "first query"),
+                parse_u32(l->argv[4], "query count"), d->res, parse_u64(l->argv[6], "offset"));
+    }
+    else if (!strcmp(k, "set_predication"))
+    {
+        /* set_predication BUFFER OFFSET equal_zero|not_equal_zero, or set_predication none */
+        if (l->argc == 2 && !strcmp(l->argv[1], "none"))
+            ID3D12GraphicsCommandList_SetPredication(list, NULL, 0, D3D12_PREDICATION_OP_EQUAL_ZERO);
+        else
+        {
+            struct resource *b;
+            need_args(l, 4, "BUFFER OFFSET OPERATION");
+            b = find_resource(l->argv[1]);
+            transition(list, b, D3D12_RESOURCE_STATE_PREDICATION);
+            ID3D12GraphicsCommandList_SetPredication(list, b->res, parse_u64(l->argv[2], "offset"),
+                    !strcmp(l->argv[3], "not_equal_zero") ? D3D12_PREDICATION_OP_NOT_EQUAL_ZERO
+                                                          : D3D12_PREDICATION_OP_EQUAL_ZERO);
+        }
     }
     else if (!strcmp(k, "resolve_subresource"))
     {
