@@ -34,6 +34,11 @@ fn vin(i: u32, r: u32, s: [u8; 4]) -> Vec<u32> {
     vec![operand(INPUT, 2, swizzle(s), 2, [0; 3]), i, r]
 }
 
+/// `v[i][r]`, one component.
+fn vin1(i: u32, r: u32, c: u8) -> Vec<u32> {
+    vec![operand(INPUT, 2, select1(c), 2, [0; 3]), i, r]
+}
+
 /// The program's tokens: declarations as the compiled program has them (with three
 /// output vertices, one face, instead of eighteen), then one face.
 fn program_tokens() -> Vec<u32> {
@@ -91,11 +96,7 @@ fn program_tokens() -> Vec<u32> {
         a.op(
             Opcode::Add,
             0,
-            &[
-                &reg(OUTPUT, 0, 0b0001),
-                &vin(i, 0, [0; 4]),
-                &sel(TEMP, 0, 0),
-            ],
+            &[&reg(OUTPUT, 0, 0b0001), &vin1(i, 0, 0), &sel(TEMP, 0, 0)],
         )
         .op(
             Opcode::Mov,
@@ -152,7 +153,7 @@ fn the_instanced_cube_program_is_regenerated_unchanged() {
         "gs_5_0
 dcl_gsinstances 6
 dcl_input vGSInstanceID
-dcl_inputprimitive trianglelist
+dcl_inputprimitive triangle
 dcl_outputtopology trianglestrip
 dcl_maxout 3
 dcl_stream m0
@@ -163,7 +164,7 @@ dcl_output o1.xyzw
 dcl_output_siv o2.x, rendertarget_array_index
 dcl_temps 1
 utof r0.x, vGSInstanceID
-mul r0.x, r0.x, l(0.0625)
+mul r0.x, r0.x, l(0.062500)
 add o0.x, v[0][0].x, r0.x
 mov o0.yzw, v[0][0].yyzw
 mov o1.xyzw, v[0][1].xyzw

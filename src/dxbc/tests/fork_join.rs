@@ -135,7 +135,7 @@ dcl_output_siv o3.x, finalTriInsideTessFactor
 dcl_temps 1
 add r0.x, vpc0.x, vpc1.x
 add r0.x, r0.x, vpc2.x
-div o3.x, r0.x, l(3.0)
+div o3.x, r0.x, l(3.000000)
 ret
 "
         ),
