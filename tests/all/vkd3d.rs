@@ -524,7 +524,10 @@ fn hand_assembled_example_programs_agree_with_vkd3d() {
     else {
         return;
     };
-    for name in ["examples/frames/cube_map_instanced.gs_5_0.dxbc"] {
+    for name in [
+        "examples/frames/cube_map_instanced.gs_5_0.dxbc",
+        "tests/jobs/debug_chain/fork_join.hs_5_0.dxbc",
+    ] {
         let path = common::root().join(name);
         let program = Program::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
         let theirs =
