@@ -29,6 +29,11 @@ const MNEMONIC_ALIASES: &[(&str, &str, &str)] = &[
     ),
     ("ld2dms", "ldms", "vkd3d's name for the multisampled load"),
     (
+        "dcl_gs_instances",
+        "dcl_gsinstances",
+        "vkd3d separates the words of dcl_gsinstances",
+    ),
+    (
         "sample_info",
         "sampleinfo",
         "vkd3d separates the words of sampleinfo",
@@ -515,8 +520,9 @@ fn listings_agree_with_vkd3d() {
 
 /// The hand-assembled programs committed beside the examples (not under `shaders/` or
 /// the corpora): vkd3d's disassembler reads them as dxlane lists them. The instanced
-/// cube's geometry program (`dcl_gsinstances`, `vGSInstanceID`) is one no compiled
-/// program of the project has.
+/// cube's geometry program (`dcl_gsinstances`, `vGSInstanceID`) and the fork/join hull
+/// program (a join phase reading `vpc#`) have what no compiled program of the project
+/// has.
 #[test]
 fn hand_assembled_example_programs_agree_with_vkd3d() {
     let Some(compiler) =
