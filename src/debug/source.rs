@@ -105,8 +105,14 @@ pub struct SourceView {
     subroutines: Vec<(u32, u32)>,
     /// DXBC: the opcode of each instruction index (declarations: `None`).
     opcodes: Vec<Option<Opcode>>,
-    /// DXIL: the value operands of each instruction of the entry function.
+    /// DXIL: the value operands of each instruction of the function the view names
+    /// (the entry function, or the one [`SourceView::focus_dxil_function`] chose).
     pub operands: HashMap<u32, Vec<u32>>,
+    /// DXIL: per function with values in the lowered program (in the order it was
+    /// lowered: a hull program's entry, then its patch-constant function), its values
+    /// and its instructions' operands. Each function numbers its values from its own
+    /// start, so the view names one function's at a time.
+    dxil_functions: Vec<DxilNames>,
     /// Local arrays by name (`x0`, an alloca's name).
     pub locals: Vec<String>,
     /// The HLSL debug info (DXIL `-Zi`, DXBC `SPDB`), when the program carries it and
@@ -117,6 +123,14 @@ pub struct SourceView {
     pub hlsl_note: Option<String>,
     /// The instructions that stop the debugger by themselves, in program order.
     pub breaks: Vec<(Key, ProgramBreak)>,
+}
+
+/// One DXIL function's names: its values and its instructions' value operands.
+#[derive(Debug, Clone)]
+struct DxilNames {
+    function: u32,
+    vars: Vec<Var>,
+    operands: HashMap<u32, Vec<u32>>,
 }
 
 impl SourceView {
@@ -131,6 +145,7 @@ impl SourceView {
             subroutines: Vec::new(),
             opcodes: Vec::new(),
             operands: HashMap::new(),
+            dxil_functions: Vec::new(),
             locals: Vec::new(),
             hlsl: None,
             hlsl_note: None,
@@ -333,13 +348,6 @@ impl SourceView {
                 }
             }
         }
-        let names = crate::dxil::listing::asm::AsmWriter::value_names(module, body);
-        for (k, inst) in body.instructions.iter().enumerate() {
-            v.operands.insert(
-                k as u32,
-                inst.kind.value_operands().iter().map(|x| x.0).collect(),
-            );
-        }
         let leaf_ty = |t: &Type| match t {
             Type::Float => Ty::Float,
             Type::Half => Ty::Half,
@@ -349,33 +357,70 @@ impl SourceView {
             Type::Integer(_) => Ty::Int,
             _ => Ty::Untyped,
         };
+        // Every function the lowering took values from, in its order.
+        let mut functions: Vec<u32> = Vec::new();
         for sv in &shader.vars {
-            let VarKey::DxilValue { value, .. } = sv.key else {
+            if let VarKey::DxilValue { function: f, .. } = sv.key
+                && !functions.contains(&f)
+            {
+                functions.push(f);
+            }
+        }
+        for f in functions {
+            let Some(body) = module
+                .functions
+                .get(f as usize)
+                .and_then(|x| x.body.as_ref())
+            else {
                 continue;
             };
-            let id = ValueId(value);
-            let Some(name) = names.get(&id) else { continue };
-            let val = module.value(Some(body), id);
-            let def = val.and_then(|x| match x.kind {
-                crate::dxil::llvm::ValueKind::Instruction(i) => Some(i),
-                _ => None,
-            });
-            let tys: Vec<Ty> = match val.and_then(|x| module.ty(x.ty)) {
-                Some(Type::Vector { element, .. }) | Some(Type::Array { element, .. }) => {
-                    let e = module.ty(*element).map_or(Ty::Untyped, leaf_ty);
-                    vec![e; sv.regs.len()]
-                }
-                Some(t) => vec![leaf_ty(t); sv.regs.len()],
-                None => vec![Ty::Untyped; sv.regs.len()],
+            let names = crate::dxil::listing::asm::AsmWriter::value_names(module, body);
+            let mut n = DxilNames {
+                function: f,
+                vars: Vec::new(),
+                operands: HashMap::new(),
             };
-            v.add_var(Var {
-                name: name.clone(),
-                regs: sv.regs.iter().map(|r| r.0).collect(),
-                ty: tys,
-                xyzw: false,
-                def,
-                value: Some(value),
-            });
+            for (k, inst) in body.instructions.iter().enumerate() {
+                n.operands.insert(
+                    k as u32,
+                    inst.kind.value_operands().iter().map(|x| x.0).collect(),
+                );
+            }
+            for sv in &shader.vars {
+                let VarKey::DxilValue { value, function } = sv.key else {
+                    continue;
+                };
+                if function != f {
+                    continue;
+                }
+                let id = ValueId(value);
+                let Some(name) = names.get(&id) else { continue };
+                let val = module.value(Some(body), id);
+                let def = val.and_then(|x| match x.kind {
+                    crate::dxil::llvm::ValueKind::Instruction(i) => Some(i),
+                    _ => None,
+                });
+                let tys: Vec<Ty> = match val.and_then(|x| module.ty(x.ty)) {
+                    Some(Type::Vector { element, .. }) | Some(Type::Array { element, .. }) => {
+                        let e = module.ty(*element).map_or(Ty::Untyped, leaf_ty);
+                        vec![e; sv.regs.len()]
+                    }
+                    Some(t) => vec![leaf_ty(t); sv.regs.len()],
+                    None => vec![Ty::Untyped; sv.regs.len()],
+                };
+                n.vars.push(Var {
+                    name: name.clone(),
+                    regs: sv.regs.iter().map(|r| r.0).collect(),
+                    ty: tys,
+                    xyzw: false,
+                    def,
+                    value: Some(value),
+                });
+            }
+            v.dxil_functions.push(n);
+        }
+        if let Some(first) = v.dxil_functions.first().map(|n| n.function) {
+            v.focus_dxil_function(first);
         }
         v.locals = shader.locals.iter().map(|x| x.name.clone()).collect();
         v
@@ -476,6 +521,36 @@ impl SourceView {
             self.opcodes.get(index as usize),
             Some(Some(Opcode::Call | Opcode::Callc))
         )
+    }
+
+    /// DXIL: names the values of function `f` (its `%N`, the operands of its
+    /// instructions) from now on. A hull program's patch-constant function numbers its
+    /// values as the entry function does, so a patch-constant lane's view names that
+    /// function's. `false` (the view unchanged) when the program has no values of `f`.
+    pub fn focus_dxil_function(&mut self, f: u32) -> bool {
+        let Some(n) = self
+            .dxil_functions
+            .iter()
+            .find(|n| n.function == f)
+            .cloned()
+        else {
+            return false;
+        };
+        self.vars.clear();
+        self.by_name.clear();
+        self.reg_vars.clear();
+        for var in n.vars {
+            self.add_var(var);
+        }
+        self.operands = n.operands;
+        true
+    }
+
+    /// DXIL: the functions whose values the view can name ([`Self::focus_dxil_function`]),
+    /// in the order the lowering took them (a hull program: the entry function, then
+    /// the patch-constant function).
+    pub fn dxil_functions(&self) -> Vec<u32> {
+        self.dxil_functions.iter().map(|n| n.function).collect()
     }
 
     /// A value by name.

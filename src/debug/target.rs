@@ -546,6 +546,21 @@ impl Target {
                 (t.program.clone(), t.bindings.clone())
             }
         };
+        // A DXIL hull program's patch-constant lane runs its patch-constant function
+        // (lowered after the entry function), whose values the view names from then on:
+        // `%N` there is that function's N-th value, not the entry function's.
+        if let LaneSelect::Hull {
+            control_point: None,
+            ..
+        } = sel
+        {
+            let functions = t.program.view.dxil_functions();
+            if functions.len() > 1
+                && let Some(&pc) = functions.last()
+            {
+                t.program.view.focus_dxil_function(pc);
+            }
+        }
         Ok(t)
     }
 

@@ -641,3 +641,6 @@ fn sync_flags_are_not_saturate() {
         a.listing()
     );
 }
+
+mod cube_instanced;
+mod fork_join;

@@ -409,21 +409,31 @@ pub struct ChainLink {
     /// The lane.
     pub lane: LaneSelect,
     /// What it made for the lane it fed: "the primitive's leading vertex" (for the
-    /// pixel lane), "input vertex 0", "control point 0", "the patch constants".
+    /// pixel lane), "input vertex 0", "control point 0", "the patch constants", "the fork
+    /// phases' outputs".
     pub made: &'static str,
     /// The link whose lane it fed (an index into the chain); `None`: the pixel lane.
     pub fed: Option<usize>,
 }
 
+/// What a domain lane's patch-constant lane made for it.
+pub const PATCH_CONSTANTS: &str = "the patch constants";
+/// What a DXBC join-phase lane's fork-phase lane made for it: the fork phases' outputs,
+/// which the join phases read as `vpc#` (D3D11.3 §10: the join phases run after every
+/// fork phase of the patch and read their outputs).
+pub const FORK_OUTPUTS: &str = "the fork phases' outputs";
+
 /// The most links [`lane_chain`] follows: pixel → geometry → domain (with its hull
-/// patch-constant lane) → hull control point → vertex is five; the bound only keeps a
+/// patch-constant or join-phase lane, and that lane's fork-phase lane) → hull control
+/// point → vertex is six; the bound only keeps a
 /// malformed answer from looping.
 const CHAIN_LINKS: usize = 8;
 
 /// The lanes behind a pixel lane whose primitive's leading vertex `first` made, up
 /// through the stages to a vertex lane: per hop the lane that made input vertex 0 of a
 /// geometry lane, control point 0 of a domain or hull control-point lane (and, for a
-/// domain lane, the hull lane that made its patch constants) — as `origins_of` says the
+/// domain lane, the hull lane that made its patch constants; for a DXBC join-phase
+/// lane, the fork-phase lane of its patch, which made the fork results it reads) — as `origins_of` says the
 /// draw fed each lane (`pipeline::trace::input_origins`, the record the debugger's
 /// `inputs` reads for the lane it opens). The first link is `first` itself; a vertex
 /// lane ends a line, and so does a lane `origins_of` knows nothing of.
@@ -439,30 +449,37 @@ pub fn lane_chain(
     let mut i = 0;
     while i < chain.len() && chain.len() < CHAIN_LINKS {
         let lane = chain[i].lane;
+        // What the hop names: the first input vertex or control point, and the lane
+        // that wrote what the lane reads as patch constants.
         let (point, patch) = match lane {
-            LaneSelect::Geometry { .. } => ("input vertex 0", false),
-            LaneSelect::Domain { .. } => ("control point 0", true),
+            LaneSelect::Geometry { .. } => (Some("input vertex 0"), None),
+            LaneSelect::Domain { .. } => (Some("control point 0"), Some(PATCH_CONSTANTS)),
             LaneSelect::Hull {
                 control_point: Some(_),
                 ..
-            } => ("control point 0", false),
+            } => (Some("control point 0"), None),
+            LaneSelect::Hull {
+                control_point: None,
+                join: true,
+                ..
+            } => (None, Some(FORK_OUTPUTS)),
             _ => {
                 i += 1;
                 continue;
             }
         };
         if let Some(o) = origins_of(lane) {
-            if let Some(&p) = o.points.first() {
+            if let (Some(made), Some(&p)) = (point, o.points.first()) {
                 chain.push(ChainLink {
                     lane: p,
-                    made: point,
+                    made,
                     fed: Some(i),
                 });
             }
-            if patch && let Some(p) = o.patch {
+            if let (Some(made), Some(p)) = (patch, o.patch) {
                 chain.push(ChainLink {
                     lane: p,
-                    made: "the patch constants",
+                    made,
                     fed: Some(i),
                 });
             }
@@ -838,6 +855,52 @@ mod tests {
             ]
         );
         assert_eq!(asked, [GS, DS, CP]);
+    }
+
+    /// A domain lane of a program with join phases: its patch constants come from the
+    /// join-phase lane, whose fork results (`vpc`) come from the patch's fork-phase lane
+    /// (D3D11.3 §10: join phases read the fork phases' outputs); the fork-phase lane is
+    /// not followed further.
+    #[test]
+    fn the_chain_goes_from_a_join_phase_to_its_fork_phase() {
+        const JOIN: LaneSelect = LaneSelect::Hull {
+            patch: 1,
+            control_point: None,
+            join: true,
+            instance: 1,
+        };
+        let mut asked = Vec::new();
+        let chain = lane_chain(DS, &mut |l| {
+            asked.push(l);
+            match l {
+                DS => Some(InputOrigins {
+                    points: vec![VS],
+                    output_points: Vec::new(),
+                    patch: Some(JOIN),
+                }),
+                JOIN => Some(InputOrigins {
+                    points: vec![VS],
+                    output_points: vec![VS],
+                    patch: Some(PC),
+                }),
+                _ => None,
+            }
+        });
+        let got: Vec<_> = chain.iter().map(|c| (c.lane, c.made, c.fed)).collect();
+        assert_eq!(
+            got,
+            [
+                (DS, "the primitive's leading vertex", None),
+                (VS, "control point 0", Some(0)),
+                (JOIN, PATCH_CONSTANTS, Some(0)),
+                (PC, FORK_OUTPUTS, Some(2)),
+            ]
+        );
+        assert_eq!(asked, [DS, JOIN]);
+        assert_eq!(
+            made_by(FORK_OUTPUTS, &PC, None).unwrap(),
+            "the fork phases' outputs were made by hull patch 1, patch constants, draw instance 1 (--hs-patch 1 --patch-constant --instance 1)"
+        );
     }
 
     /// An answer that leads back to the lane itself stops at the bound.

@@ -1466,8 +1466,9 @@ fn draw_view(
                 ) if i == instance => Some((t, patch, point, join)),
                 _ => None,
             };
-            // The traced hull lane's control points came from these vertex lanes.
-            if let (Some(hook), Some((_, patch, point, _))) = (opts.trace, hs_trace)
+            // The traced hull lane's control points came from these vertex lanes; a
+            // join-phase lane's fork results (`vpc`), from the patch's fork-phase lane.
+            if let (Some(hook), Some((_, patch, point, join))) = (opts.trace, hs_trace)
                 && let Ok(h) = hs::state(hsp.shader())
             {
                 let n_in = h.input_points as usize;
@@ -1479,7 +1480,12 @@ fn draw_view(
                     hook.set_input_origins(trace::InputOrigins {
                         points,
                         output_points: if point.is_none() { outs } else { Vec::new() },
-                        patch: None,
+                        patch: (point.is_none() && join).then_some(super::work::LaneSelect::Hull {
+                            patch,
+                            control_point: None,
+                            join: false,
+                            instance,
+                        }),
                     });
                 }
             }

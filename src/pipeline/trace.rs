@@ -147,7 +147,8 @@ pub struct InputOrigins {
     /// through).
     pub output_points: Vec<LaneSelect>,
     /// A domain lane: the hull lane whose patch-constant phase wrote its patch's
-    /// constants.
+    /// constants. A DXBC join-phase lane: its patch's fork-phase lane (every fork phase
+    /// and instance runs in it), which wrote the fork results the join reads (`vpc`).
     pub patch: Option<LaneSelect>,
 }
 

@@ -138,7 +138,8 @@ fn list_example_pictures_match_goldens() {
 /// dispatch of the same list wrote; `deferred` samples three render targets the list
 /// wrote and tonemaps in a compute pass; `cube_map` renders a cube's faces slice by
 /// slice and samples it as a `TextureCube`, `cube_map_one_pass` renders them in one draw
-/// through a geometry program's `SV_RenderTargetArrayIndex`; `particles` streams out
+/// through a geometry program's `SV_RenderTargetArrayIndex`, `cube_map_instanced` in one
+/// draw of a geometry program of six instances (its program beside it); `particles` streams out
 /// a geometry program's particle step and draws the buffer with `draw_auto`
 /// (`stage_examples` checks what their pictures do not show).
 #[test]
@@ -148,13 +149,15 @@ fn frame_examples_run_and_match_goldens() {
     for (name, commands) in [
         ("cube_map", 13),
         ("cube_map_one_pass", 8),
+        ("cube_map_instanced", 8),
         ("deferred", 7),
         ("gpu_driven", 3),
         ("particles", 3),
     ] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.toml")))
             .unwrap()
-            .replace("../../shaders", "SHADERS");
+            .replace("../../shaders", "SHADERS")
+            .replace("\"./", &format!("\"{}/", dir.display()));
         let path = job(&format!("frame_{name}"), &text);
         let Finished::List(r) = run(&path).unwrap() else {
             panic!("{name}: not a list")

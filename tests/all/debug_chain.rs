@@ -359,6 +359,102 @@ fn the_join_phase_is_traced() {
     common::assert_snapshot("debug/lane_chain_join_phase.txt", &format!("{join}{no}"));
 }
 
+/// The join phase's hop to the fork phase (D3D11.3 §10: the join phases run after every
+/// fork phase of the patch and read the fork phases' outputs as `vpc#`):
+/// `tests/jobs/debug_chain/fork_join.toml`'s hull program writes the edge factors 3, 6,
+/// 3 in its fork phase and the inside factor (vpc0.x + vpc1.x + vpc2.x) / 3 = 4 in its
+/// join phase. In the join lane of patch 0, `why o3.x` walks back to the three `vpc`
+/// reads and names, for each, the fork-phase lane of the patch that wrote them; `inputs`
+/// says the same; that lane's outputs hold the edges.
+#[test]
+fn a_join_phase_names_the_fork_phase_lane_it_reads() {
+    let job = "tests/jobs/debug_chain/fork_join.toml";
+    let join = open(
+        job,
+        &flags_of("--hs-patch 0 --join-phase"),
+        "continue; outputs; inputs; why o3.x",
+    );
+    assert!(
+        line_after(&join, "o3.x SV_InsideTessFactor: ").starts_with("4.0 (0x40800000)"),
+        "{join}"
+    );
+    let fork = "the fork phases' outputs were made by hull patch 0, patch constants, draw instance 0 (--hs-patch 0 --patch-constant --instance 0)";
+    for (r, v) in [
+        (0, "3.0 (0x40400000)"),
+        (1, "6.0 (0x40c00000)"),
+        (2, "3.0 (0x40400000)"),
+    ] {
+        assert!(
+            join.contains(&format!(
+                "vpc{r}.x = {v}: an input of the lane, from the pipeline: {fork}"
+            )),
+            "vpc{r}: {join}"
+        );
+    }
+    let inputs = &join[join.find("(dxlane) inputs").unwrap()..join.find("(dxlane) why").unwrap()];
+    assert!(inputs.contains(fork), "{join}");
+    let pc = open(
+        job,
+        &flags_of("--hs-patch 0 --patch-constant"),
+        "continue; outputs",
+    );
+    for (r, v) in [
+        (0, "3.0 (0x40400000)"),
+        (1, "6.0 (0x40c00000)"),
+        (2, "3.0 (0x40400000)"),
+    ] {
+        let label = if r == 0 {
+            "o0.x SV_TessFactor: ".to_string()
+        } else {
+            format!("o{r}.x SV_TessFactor{r}: ")
+        };
+        assert!(line_after(&pc, &label).starts_with(v), "{pc}");
+    }
+    common::assert_snapshot("debug/lane_chain_fork_join.txt", &format!("{join}{pc}"));
+}
+
+/// `compare` follows the same hop: pixel (4, 4) of the fork/join draw
+/// ([`a_join_phase_names_the_fork_phase_lane_it_reads`]) chains to its domain lane, that
+/// lane's control point 0 (the hull control-point lane, then its vertex lane) and its
+/// patch constants (the join-phase lane), and from the join-phase lane to the fork-phase
+/// lane whose outputs it read — each link the lane the debugger, opened on the lane it
+/// fed, names.
+#[test]
+fn compare_links_go_from_the_join_phase_to_the_fork_phase() {
+    let dir = common::scratch().join("compare-chain-fork-join");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = common::root().join("tests/jobs/debug_chain");
+    let text = std::fs::read_to_string(src.join("fork_join.toml"))
+        .unwrap()
+        .replace(
+            "../../../shaders",
+            &common::root().join("shaders").display().to_string(),
+        )
+        .replace(
+            "\"fork_join.hs",
+            &format!("\"{}/fork_join.hs", src.display()),
+        );
+    std::fs::write(dir.join("fork_join.toml"), text).unwrap();
+    // R8G8B8A8, 8 pixels a row.
+    let w = compare_writer(&dir, "fork_join.toml", (4 * 8 + 4) * 4);
+    let links = every_link_fed_the_next(&dir, "fork_join.toml", &w);
+    let got: Vec<&str> = links.iter().map(|l| l["stage"].as_str().unwrap()).collect();
+    assert_eq!(got, ["domain", "hull", "hull", "vertex", "hull"], "{w}");
+    let last = links.last().unwrap();
+    assert_eq!(
+        last["debug"], "dxlane debug fork_join.toml --hs-patch 0 --patch-constant --instance 0",
+        "{w}"
+    );
+    assert!(
+        last["made"]
+            .as_str()
+            .unwrap()
+            .contains("the fork phases' outputs"),
+        "{w}"
+    );
+}
+
 /// The debugger's chain through DXIL's hull loads (`tests/jobs/hs_loads/hs_loads.toml`,
 /// its values derived there): in the patch-constant lane, edge factor 1 is output
 /// control point 1's `POSITION.w` = 1, read by `LoadOutputControlPoint` and named with
@@ -399,6 +495,49 @@ fn the_chain_through_dxil_hull_loads() {
         ds.contains("SUM0.x (patch constant) = 0.25 (0x3e800000): an input of the lane, from the pipeline: the patch constants were made by hull patch 0, patch constants, draw instance 0 (--hs-patch 0 --patch-constant --instance 0)"),
         "{ds}"
     );
+}
+
+/// `why` on SSA values in a DXIL patch-constant lane (`docs/debugger.md`, "Geometry,
+/// hull and domain lanes": a patch-constant lane names its patch-constant function's
+/// values, which number from `%1` as the entry function's do). In
+/// `tests/jobs/hs_loads/hs_loads.toml`'s patch-constant lane, `%8` = `%7` + `%3` = SUM =
+/// 0.25, `%7` = `%1` + `%2` = −0.25 + 0.375, each load of an output control point's
+/// `POSITION.x` named with the control-point lane that made it (D3D11.3 §10: the
+/// patch-constant phase reads the control-point phase's outputs). `print %3` is the
+/// patch function's `%3` (output control point 2's x, 0.125), not the entry function's
+/// `%3` (a product the control-point phase computes).
+#[test]
+fn why_follows_ssa_values_in_a_dxil_patch_constant_lane() {
+    let job = "tests/jobs/hs_loads/hs_loads.toml";
+    let pc = open(
+        job,
+        &flags_of("--hs-patch 0 --patch-constant"),
+        "continue; print %3; why %8",
+    );
+    assert!(pc.contains("%3 = 0.125 (0x3e000000)"), "{pc}");
+    let why = &pc[pc.find("(dxlane) why %8").unwrap()..];
+    assert!(why.contains("%8 = 0.25 (0x3e800000) ← "), "{pc}");
+    assert!(why.contains("%7 = 0.125 (0x3e000000) ← "), "{pc}");
+    for (k, x) in [
+        (0, "-0.25 (0xbe800000)"),
+        (1, "0.375 (0x3ec00000)"),
+        (2, "0.125 (0x3e000000)"),
+    ] {
+        assert!(
+            why.contains(&format!(
+                "POSITION0.x of output control point {k} = {x}: an input of the lane, from the pipeline: output control point {k} was made by hull patch 0, control point {k}, draw instance 0 (--hs-patch 0 --control-point {k} --instance 0)"
+            )),
+            "control point {k}: {pc}"
+        );
+    }
+    // The control-point lane still names the entry function's values.
+    let cp = open(
+        job,
+        &flags_of("--hs-patch 0 --control-point 1"),
+        "continue; print %3",
+    );
+    assert!(cp.contains("%3 = 0.375 (0x3ec00000)"), "{cp}");
+    common::assert_snapshot("debug/why_dxil_patch_constant.txt", &format!("{pc}{cp}"));
 }
 
 /// `dxlane ARGS` run in `dir`: its exit status and output (stdout, then stderr).

@@ -462,3 +462,103 @@ fn a_step_that_rasterizes_nothing_needs_no_position_and_no_target() {
     };
     assert!(err.contains("does not write SV_Position"), "{err}");
 }
+
+/// The one-pass cube map through geometry instancing
+/// (`examples/frames/cube_map_instanced.toml`, its program assembled by the dxbc
+/// module's `cube_instanced` tests): D3D11.3 §13.2 "GS Instancing" — the program runs
+/// once per instance for each input primitive with `SV_GSInstanceID` = 0 … 5, and the
+/// instances' primitives leave the stage instance by instance. Instance k draws face k,
+/// so the cube and the cross equal the face-by-face frame's (and its golden's) bit for
+/// bit, as the loop's one-pass frame does.
+#[test]
+fn an_instanced_cube_map_equals_the_face_by_face_frame() {
+    let frames = common::root().join("examples/frames");
+    let here = |t: String| t.replace("\"./", &format!("\"{}/", frames.display()));
+    let inst = run_frame("cube_map_instanced", "instanced", &here);
+    let faces = run_frame("cube_map", "face_by_face_3", &|t| t);
+    assert_eq!(
+        inst.summary.expectations.failed, 0,
+        "{:?}",
+        inst.summary.expectations
+    );
+    assert!(bytes(&inst, 0) == bytes(&faces, 0), "the cubes differ");
+    assert!(bytes(&inst, 1) == bytes(&faces, 1), "the crosses differ");
+    // The goldens the frame tests compare with: the instanced frame's is the
+    // face-by-face frame's.
+    let golden = |n: &str| std::fs::read(common::root().join("goldens").join(n)).unwrap();
+    assert!(golden("cube_map_instanced.png") == golden("cube_map.png"));
+}
+
+/// `dxlane disasm` lists the instanced program (the listing its builder checks, with
+/// `dcl_gsinstances 6` and `vGSInstanceID`).
+#[test]
+fn disasm_lists_the_instanced_geometry_program() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dxlane"))
+        .args(["disasm", "examples/frames/cube_map_instanced.gs_5_0.dxbc"])
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "dcl_gsinstances 6",
+        "dcl_input vGSInstanceID",
+        "utof r0.x, vGSInstanceID",
+        "mov o2.x, vGSInstanceID",
+    ] {
+        assert!(text.lines().any(|l| l.trim() == line), "{line}: {text}");
+    }
+}
+
+/// The debugger opens a lane of the instanced program by primitive and instance
+/// (`docs/debugger.md`, "Geometry, hull and domain lanes"): `--gs-primitive 0
+/// --gs-instance 4` of the frame's draw (event 7, after six clears) reads
+/// `SV_GSInstanceID` 4, and its last emitted vertex is input corner 2, (−0.78125, −0.5),
+/// moved right by 4 / 16 to x = −0.53125, into face 4; `why o0.x` walks back to the
+/// instance id. An instance past the program's six is refused by its flag.
+#[test]
+fn the_debugger_opens_a_lane_of_a_geometry_instance() {
+    let job = "examples/frames/cube_map_instanced.toml";
+    let (text, code) = crate::debug::session(&[
+        "debug",
+        job,
+        "--event",
+        "7",
+        "--gs-primitive",
+        "0",
+        "--gs-instance",
+        "4",
+        "-c",
+        "inputs; continue; outputs; why o0.x",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("geometry primitive with SV_PrimitiveID 0, SV_GSInstanceID 4"),
+        "{text}"
+    );
+    assert!(
+        crate::debug::line_after(&text, "SV_GSInstanceID: ").starts_with("4 "),
+        "{text}"
+    );
+    let outputs = text
+        .split("outputs of lane")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(outputs.contains("-0.53125 (0xbf080000)"), "{text}");
+    let why = &text[text.find("(dxlane) why o0.x").unwrap()..];
+    assert!(why.contains("vGSInstanceID"), "{text}");
+    let (past, code) = crate::debug::session(&[
+        "debug",
+        job,
+        "--event",
+        "7",
+        "--gs-primitive",
+        "0",
+        "--gs-instance",
+        "6",
+        "-c",
+        "where",
+    ]);
+    assert_eq!(code, 2, "{past}");
+    assert!(past.contains("--gs-instance"), "{past}");
+}

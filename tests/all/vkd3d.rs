@@ -29,6 +29,11 @@ const MNEMONIC_ALIASES: &[(&str, &str, &str)] = &[
     ),
     ("ld2dms", "ldms", "vkd3d's name for the multisampled load"),
     (
+        "dcl_gs_instances",
+        "dcl_gsinstances",
+        "vkd3d separates the words of dcl_gsinstances",
+    ),
+    (
         "sample_info",
         "sampleinfo",
         "vkd3d separates the words of sampleinfo",
@@ -511,6 +516,33 @@ fn listings_agree_with_vkd3d() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The hand-assembled programs committed beside the examples (not under `shaders/` or
+/// the corpora): vkd3d's disassembler reads them as dxlane lists them. The instanced
+/// cube's geometry program (`dcl_gsinstances`, `vGSInstanceID`) and the fork/join hull
+/// program (a join phase reading `vpc#`) have what no compiled program of the project
+/// has.
+#[test]
+fn hand_assembled_example_programs_agree_with_vkd3d() {
+    let Some(compiler) =
+        common::vkd3d_compiler("the hand-assembled programs' comparison with vkd3d")
+    else {
+        return;
+    };
+    for name in [
+        "examples/frames/cube_map_instanced.gs_5_0.dxbc",
+        "tests/jobs/debug_chain/fork_join.hs_5_0.dxbc",
+    ] {
+        let path = common::root().join(name);
+        let program = Program::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
+        let theirs =
+            parse(&vkd3d_listing(&compiler, &path).unwrap_or_else(|e| panic!("{name}: {e}")));
+        let ours = parse(&listing(&program));
+        assert!(ours.len() > 20, "{name}: {} lines", ours.len());
+        let diffs = compare(&ours, &theirs);
+        assert!(diffs.is_empty(), "{name}:\n  {}", diffs.join("\n  "));
+    }
 }
 
 #[test]

@@ -15,7 +15,7 @@ use crate::debug::source::Lang;
 use crate::debug::target::LaneSelect;
 use crate::ir::io::NO_REGISTER;
 use crate::ir::{IoElement, Shader};
-use crate::job::writers::made_by;
+use crate::job::writers::{FORK_OUTPUTS, PATCH_CONSTANTS, made_by};
 use crate::pipeline::TraceAt;
 
 /// An input word as `print` and `why` take it: its name, slot and type.
@@ -73,6 +73,16 @@ pub(super) fn input_place(sh: &Shader, w: u32) -> Option<InputPlace> {
         }
     }
     None
+}
+
+/// What a lane of `sh` reads as patch constants, as the chain names it: a domain lane's
+/// patch constants, or a DXBC join phase's fork results (the fork-phase lane made them).
+fn patch_what(sh: &Shader) -> &'static str {
+    if sh.hull.is_some() {
+        FORK_OUTPUTS
+    } else {
+        PATCH_CONSTANTS
+    }
 }
 
 /// The element of `elems` holding word `w` (a register row of it, in a component its
@@ -300,7 +310,7 @@ impl Debugger {
                 format!("output control point {k}"),
                 *o.output_points.get(k as usize)?,
             ),
-            InputPlace::PatchConstant { .. } => ("the patch constants".to_string(), o.patch?),
+            InputPlace::PatchConstant { .. } => (patch_what(sh).to_string(), o.patch?),
         };
         let mut s = made_by(&what, &lane, view)?;
         // A domain lane's control point straight from a vertex lane: the hull program
@@ -391,7 +401,7 @@ impl Debugger {
                 }
             }
             if let Some(p) = o.patch
-                && let Some(t) = made_by("the patch constants", &p, self.target.view())
+                && let Some(t) = made_by(patch_what(sh), &p, self.target.view())
             {
                 let _ = write!(out, "\n{t}");
             }
