@@ -19,7 +19,7 @@ use super::bin::{Binned, Bins};
 use super::om::tile::{OutputMerger, TileBuf};
 use super::ps::{PixelObserver, PixelQuad, PixelStage, WaveContext};
 use super::raster;
-use super::setup::{Prim, Shape};
+use super::setup::Shape;
 use super::state::Rect;
 use super::trace::{TraceAt, TraceProgram};
 use super::vrs::{self, CoarseGrid, ShadingRate};
