@@ -1923,6 +1923,27 @@ fn draw_view(
             format!("more primitives than the memory limit of {limit} bytes holds"),
         ));
     }
+    let stage_vertices = if s.mesh.is_some() {
+        &mesh_out
+    } else if gs_program.is_some() {
+        &gs_out
+    } else if tess_programs.is_some() {
+        &ds_out
+    } else {
+        &outputs
+    };
+    // The vertex words the pixel program reads, gathered per primitive for the fill.
+    let lines = ps::PrimAttrs::lines_per_prim(&linked) as u64;
+    memory.take(
+        "the pixel inputs gathered per primitive",
+        bytes_of::<ps::AttrLine>((prims.len() as u64).saturating_mul(lines)),
+    )?;
+    let attrs = ps::PrimAttrs::gather(&linked, &prims, stage_vertices).ok_or_else(|| {
+        state_err(
+            DrawField::Args,
+            "the pixel inputs gathered per primitive: the system refused the memory",
+        )
+    })?;
     let t1 = Instant::now();
     report.times.setup = (t1 - t0).as_secs_f64();
     // Primitives routed to other slices than the first run in passes, one per slice
@@ -1989,17 +2010,10 @@ fn draw_view(
     let stage = PixelStage {
         link: &linked,
         prims: &prims,
-        vertices: if s.mesh.is_some() {
-            &mesh_out
-        } else if gs_program.is_some() {
-            &gs_out
-        } else if tess_programs.is_some() {
-            &ds_out
-        } else {
-            &outputs
-        },
+        vertices: stage_vertices,
         pattern: &pattern,
         depth_ranges: &depth_ranges,
+        attrs: Some(&attrs),
     };
     let rates = shading_rates(s, rast_stream, &targets, &linked, &ps_out)?;
     // D3D11.3 §3.5.6.2: with a forced sample count, a pixel covering any forced sample

@@ -246,6 +246,137 @@ pub struct PixelStage<'a> {
     /// Each viewport's depth range `(min, max)`, by [`Prim::viewport`]: what depth values
     /// are clamped to.
     pub depth_ranges: &'a [(f32, f32)],
+    /// The vertex words the pixel program reads, gathered per primitive from `prims`
+    /// and `vertices` ([`PrimAttrs::gather`]); `None`: the fill reads `vertices`.
+    pub attrs: Option<&'a PrimAttrs>,
+}
+
+/// One cache line of [`PrimAttrs`]'s records (a record starts on a line).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct AttrLine(pub [u32; 16]);
+
+/// How many vertex-fed inputs share one [`AttrLine`]: three words each, so that an
+/// input's three words never straddle two lines.
+const PER_LINE: usize = 5;
+
+/// The vertex output words a draw's pixel program reads, gathered once per set-up
+/// primitive into a record of its own: for each pixel input word fed by a vertex output
+/// (`PsSource::Vertex`), the three original vertices' words side by side.
+///
+/// Why: the fill of a small triangle's lanes otherwise goes from each lane to its
+/// primitive's vertex indices and from there to three vertex records, which lie
+/// wherever the stage before wrote them, a trip to memory per primitive a tile meets.
+/// A record of up to five inputs is one line, so each lane reads one line, the same for
+/// every lane of the primitive, and a tile can ask for it a few primitives ahead
+/// (`tile::prefetch`). The words are the vertex outputs' own bits, mixed by the same
+/// `interp::mix` as before, so the inputs are bit for bit what
+/// [`PixelStage::input`] gives. (Plane coefficients per input would cost fewer
+/// operations per lane, but the interpolation weighs the three words in f64 with
+/// per-lane weights, and a plane form rounds differently.)
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PrimAttrs {
+    /// Per pixel input word, the index of its first word in a record (`u32::MAX`: not fed
+    /// by a vertex output).
+    first: Vec<u32>,
+    /// Lines per record.
+    lines: usize,
+    /// The records, primitive after primitive.
+    records: Vec<AttrLine>,
+}
+
+impl PrimAttrs {
+    /// The lines one primitive's record of `link`'s pixel inputs takes (0: no input is
+    /// fed by a vertex output, and there is nothing to gather).
+    pub fn lines_per_prim(link: &Linked) -> usize {
+        let n = link
+            .ps_inputs
+            .iter()
+            .filter(|s| matches!(s, PsSource::Vertex { .. }))
+            .count();
+        n.div_ceil(PER_LINE)
+    }
+
+    /// Gathers the records of `prims` (see the type's doc), or `None` when the system
+    /// refuses the memory. The caller counts `prims.len() × lines_per_prim` lines
+    /// against the draw's memory limit first.
+    pub fn gather(link: &Linked, prims: &[Prim], vertices: &VertexOutputs) -> Option<PrimAttrs> {
+        let lines = Self::lines_per_prim(link);
+        let mut first = Vec::new();
+        first.try_reserve_exact(link.ps_inputs.len()).ok()?;
+        // Which vertex output word goes where in a record.
+        let mut fed: Vec<(usize, u32)> = Vec::new();
+        fed.try_reserve_exact(link.ps_inputs.len()).ok()?;
+        for src in &link.ps_inputs {
+            match *src {
+                PsSource::Vertex { word, .. } => {
+                    let k = fed.len();
+                    let at = (k / PER_LINE) * 16 + (k % PER_LINE) * 3;
+                    first.push(at as u32);
+                    fed.push((at, word));
+                }
+                _ => first.push(u32::MAX),
+            }
+        }
+        let mut records = Vec::new();
+        if lines > 0 {
+            records
+                .try_reserve_exact(prims.len().checked_mul(lines)?)
+                .ok()?;
+            let mut rec = [AttrLine::default(); 4];
+            for prim in prims {
+                // A record of more than four lines (over twenty inputs) a line at a time.
+                for base in (0..lines).step_by(rec.len()) {
+                    let span = (lines - base).min(rec.len());
+                    for &(at, word) in &fed {
+                        let Some(line) = (at / 16).checked_sub(base).filter(|&l| l < span) else {
+                            continue;
+                        };
+                        let o = at % 16;
+                        for (k, &v) in prim.verts.iter().enumerate() {
+                            rec[line].0[o + k] = vertices.word(v, word);
+                        }
+                    }
+                    records.extend_from_slice(&rec[..span]);
+                }
+            }
+        }
+        Some(PrimAttrs {
+            first,
+            lines,
+            records,
+        })
+    }
+
+    /// Where input word `word`'s three words start in a record, when a vertex output
+    /// feeds it.
+    #[inline]
+    fn first(&self, word: usize) -> Option<usize> {
+        match self.first.get(word) {
+            Some(&f) if f != u32::MAX => Some(f as usize),
+            _ => None,
+        }
+    }
+
+    /// The three vertices' words of primitive `prim` at `first` (from
+    /// [`PrimAttrs::first`]); zeros for a primitive past the records.
+    #[inline(always)]
+    fn words(&self, prim: u32, first: usize) -> [u32; 3] {
+        let line = prim as usize * self.lines + first / 16;
+        let o = first % 16;
+        match self.records.get(line).and_then(|l| l.0.get(o..o + 3)) {
+            Some(w) => [w[0], w[1], w[2]],
+            None => [0; 3],
+        }
+    }
+
+    /// The lines of primitive `prim`'s record (empty past the records): what a tile
+    /// asks for ahead of shading it.
+    #[inline]
+    pub fn record(&self, prim: u32) -> &[AttrLine] {
+        let s = prim as usize * self.lines;
+        self.records.get(s..s + self.lines).unwrap_or(&[])
+    }
 }
 
 impl PixelStage<'_> {
@@ -413,7 +544,10 @@ impl PixelStage<'_> {
     }
 
     /// [`PixelStage::fill`] of a wave with coarse pixels (`vrs`): every word of every
-    /// lane through [`PixelStage::input`], whose locations are the coarse pixel's.
+    /// lane through [`PixelStage::input`], whose locations are the coarse pixel's. It
+    /// reads the vertex outputs, not [`PrimAttrs`]: a coarse pixel stands for several
+    /// fine ones, so these waves are few, and the general path is the reference the
+    /// gathered fill is tested against.
     fn fill_lanes(&self, inputs: &mut [u32], w: usize, quads: &[PixelQuad]) {
         let nprims = self.prims.len();
         for word in 0..self.link.ps_inputs.len() {
@@ -517,13 +651,16 @@ impl PixelStage<'_> {
                     have_loc[kind] = true;
                 }
                 let at = locs.as_ref().map_or(&NO_LOCATIONS, |l| &l[kind]);
+                // The primitives' gathered words (`PrimAttrs`), when the draw has them.
+                let gathered = self.attrs.and_then(|a| Some((a, a.first(word)?)));
                 match *src {
                     PsSource::Vertex {
                         word: vw,
                         interp: Interp::Constant,
-                    } => {
-                        rows.fill(row, |_, prim| self.vertices.word(prim.verts[0], vw));
-                    }
+                    } => match gathered {
+                        Some((a, f)) => rows.fill(row, |l, _| a.words(chunk[l].prim, f)[0]),
+                        None => rows.fill(row, |_, prim| self.vertices.word(prim.verts[0], vw)),
+                    },
                     PsSource::Vertex { word: vw, interp } => {
                         let slot = 2 * kind + usize::from(!interp.perspective());
                         let wts = &mut weights.get_or_insert([[[0.0; 3]; FILL_CHUNK]; 6])[slot];
@@ -536,10 +673,14 @@ impl PixelStage<'_> {
                             have_weights[slot] = true;
                         }
                         let wts = &*wts;
-                        rows.fill(row, |l, prim| {
-                            let vert = |k: usize| self.vertices.word(prim.verts[k], vw);
-                            interp::mix(&wts[l], [vert(0), vert(1), vert(2)])
-                        });
+                        match gathered {
+                            Some((a, f)) => rows
+                                .fill(row, |l, _| interp::mix(&wts[l], a.words(chunk[l].prim, f))),
+                            None => rows.fill(row, |l, prim| {
+                                let vert = |k: usize| self.vertices.word(prim.verts[k], vw);
+                                interp::mix(&wts[l], [vert(0), vert(1), vert(2)])
+                            }),
+                        }
                     }
                     PsSource::Position { component, .. } => match component {
                         0 => rows.fill(row, |l, _| (at[l][0] as f32).to_bits()),
@@ -838,6 +979,7 @@ mod tests {
             vertices: &vertices,
             pattern: &pattern,
             depth_ranges: &[(0.2, 0.8)],
+            attrs: None,
         };
         let quad = |prim, x, y, sample, coverage| PixelQuad {
             prim,
@@ -882,5 +1024,184 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The fill from the gathered words (`PrimAttrs`) equals the fill from the vertex
+    /// outputs and [`PixelStage::input`], lane for lane, on random triangles, vertex
+    /// words of any bits and waves of quads of several primitives (D3D11.3 §16.4's
+    /// interpolation modes as `interp` states them: perspective-correct and
+    /// `noperspective`, `nointerpolation`, centroid and sample locations, and
+    /// SV_Position), including vertex indices and words past the vertex outputs (which
+    /// read 0) and lanes of a primitive the draw does not have (left alone).
+    #[test]
+    fn gathered_fill_equals_the_vertex_fill_on_random_triangles() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let modes = [
+            Interp::Constant,
+            Interp::Linear,
+            Interp::LinearCentroid,
+            Interp::LinearSample,
+            Interp::LinearNoPerspective,
+            Interp::LinearNoPerspectiveCentroid,
+            Interp::LinearNoPerspectiveSample,
+        ];
+        let st = SetupState {
+            scissor: Rect {
+                left: 0,
+                top: 0,
+                right: 64,
+                bottom: 64,
+            },
+            front_ccw: false,
+            cull_front: false,
+            cull_back: false,
+            depth_bias: 0,
+            depth_bias_clamp: 0.0,
+            slope_scaled_depth_bias: 0.0,
+            depth_float: true,
+            depth_unorm_r: 0.0,
+            wireframe: false,
+            conservative: false,
+            line_mode: crate::pipeline::setup::LineMode::Aliased,
+        };
+        let pattern = Pattern::standard(4).unwrap();
+        let wave = 64;
+        let mut gathered_words = 0;
+        for case in 0..300 {
+            // Up to 13 inputs (three lines of a record), most of them vertex words.
+            let n = 1 + (next() % 13) as usize;
+            let stride = 1 + (next() % 9) as u32;
+            let sources: Vec<PsSource> = (0..n)
+                .map(|_| {
+                    let interp = modes[(next() % 7) as usize];
+                    match next() % 8 {
+                        0 => PsSource::Position {
+                            component: (next() % 4) as u8,
+                            interp,
+                        },
+                        1 => PsSource::PrimitiveId,
+                        2 => PsSource::Zero,
+                        _ => PsSource::Vertex {
+                            // Now and then a word past the vertex's.
+                            word: (next() % u64::from(stride + 1)) as u32,
+                            interp,
+                        },
+                    }
+                })
+                .collect();
+            let link = Linked {
+                vs_inputs: Vec::new(),
+                gs_inputs: Vec::new(),
+                ps_inputs: sources,
+                position: [0, 1, 2, 3],
+                clip_distances: Vec::new(),
+                cull_distances: Vec::new(),
+                per_sample: case % 2 == 0,
+            };
+            let nverts = 3 + (next() % 12) as u32;
+            let vertices = VertexOutputs {
+                // Any bits: NaNs, denormals and infinities mix as every other word.
+                words: (0..nverts * stride)
+                    .map(|_| match next() % 4 {
+                        0 => next() as u32,
+                        _ => ((next() % 2000) as f32 / 37.0 - 20.0).to_bits(),
+                    })
+                    .collect(),
+                stride: stride as usize,
+            };
+            let mut prims = Vec::new();
+            while prims.len() < 1 + (case % 5) {
+                let sv = |v: u64| ScreenVertex {
+                    x: (v % (64 * 256)) as i64,
+                    y: ((v >> 20) % (64 * 256)) as i64,
+                    z: ((v >> 40) % 1000) as f32 / 1000.0,
+                };
+                let inv_w = [0; 3].map(|_| 0.05 + (next() % 4000) as f64 / 1000.0);
+                // Now and then a vertex past the outputs.
+                let verts = [0; 3].map(|_| (next() % u64::from(nverts + 1)) as u32);
+                let mu = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+                let v = [sv(next()), sv(next()), sv(next())];
+                if let Some(p) = setup::triangle(&st, v, mu, inv_w, verts, prims.len() as u32) {
+                    prims.push(p);
+                }
+            }
+            let attrs = PrimAttrs::gather(&link, &prims, &vertices).unwrap();
+            assert_eq!(
+                attrs.records.len(),
+                prims.len() * PrimAttrs::lines_per_prim(&link)
+            );
+            let ps = parse_shader(&format!(
+                "shader pixel\nregs 1\nio_words in {n} out 0\nblock0:\n    return\n"
+            ))
+            .unwrap();
+            let table = DescriptorTable::new(&ps, &[], &[], &[]).unwrap();
+            let program =
+                StageProgram::new(&ps, table, Profile::default(), Limits::default(), wave).unwrap();
+            let mut runner = StageRunner::new(&program);
+            let general = PixelStage {
+                link: &link,
+                prims: &prims,
+                vertices: &vertices,
+                pattern: &pattern,
+                depth_ranges: &[(0.0, 1.0)],
+                attrs: None,
+            };
+            let stage = PixelStage {
+                attrs: Some(&attrs),
+                ..general
+            };
+            // A wave of quads of the primitives in any order, now and then one of a
+            // primitive the draw does not have, and now and then a short wave.
+            let nq = if case % 3 == 0 {
+                1 + (next() % 16) as usize
+            } else {
+                16
+            };
+            let quads: Vec<PixelQuad> = (0..nq)
+                .map(|_| {
+                    let prim = if next() % 16 == 0 {
+                        prims.len() as u32
+                    } else {
+                        (next() % prims.len() as u64) as u32
+                    };
+                    PixelQuad {
+                        prim,
+                        x: (next() % 32) as u32 * 2,
+                        y: (next() % 32) as u32 * 2,
+                        sample: (next() % 4) as u32,
+                        coverage: [0; 4].map(|_| (next() % 16) as u32),
+                        rate: ShadingRate::X1X1,
+                    }
+                })
+                .collect();
+            runner.inputs_mut().fill(0xdead_beef);
+            general.fill(&mut runner, &quads);
+            let want = runner.inputs_mut().to_vec();
+            runner.inputs_mut().fill(0xdead_beef);
+            stage.fill(&mut runner, &quads);
+            let got = runner.inputs_mut().to_vec();
+            for l in 0..nq * 4 {
+                let lane = PixelQuad::wave_lane(&quads, l).unwrap();
+                for word in 0..n {
+                    let g = got[word * wave as usize + l];
+                    assert_eq!(
+                        g,
+                        want[word * wave as usize + l],
+                        "case {case} lane {l} word {word}"
+                    );
+                    if (lane.prim as usize) < prims.len() {
+                        assert_eq!(g, stage.input(&lane, word, None), "case {case}");
+                        gathered_words += usize::from(attrs.first(word).is_some());
+                    }
+                }
+            }
+        }
+        assert!(gathered_words > 10_000, "{gathered_words}");
     }
 }

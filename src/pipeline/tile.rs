@@ -19,7 +19,7 @@ use super::bin::{Binned, Bins};
 use super::om::tile::{OutputMerger, TileBuf};
 use super::ps::{PixelObserver, PixelQuad, PixelStage, WaveContext};
 use super::raster;
-use super::setup::{Prim, Shape};
+use super::setup::Shape;
 use super::state::Rect;
 use super::trace::{TraceAt, TraceProgram};
 use super::vrs::{self, CoarseGrid, ShadingRate};
@@ -35,27 +35,46 @@ pub(crate) const TIMED_WAVES: u64 = 8;
 /// How many primitives ahead of the one being rasterized a tile asks for its lines.
 const PREFETCH_AHEAD: usize = 4;
 
-/// Reads a word from each part of `prim` that shading it reads (the tile's list carries
-/// what rasterizing it reads, `bin::Binned`), and throws them away: started a few
-/// primitives early, these loads run while the primitives before it are rasterized, so
-/// its lines are in cache when its quads are shaded (the processor's prefetch
-/// instruction is not available without `unsafe`). Changes no result.
+/// Asks for the lines the pixel stage reads of primitive `index` when it fills a wave's
+/// inputs — the parts of its set-up record the interpolation reads (weight planes,
+/// `1 / w`, depth plane, vertices, facing; the tile's list carries what rasterizing it
+/// reads, `bin::Binned`) and its gathered vertex words (`ps::PrimAttrs`) — so that
+/// they are in cache when its quads are shaded. A prefetch instruction, not a load: a
+/// load that misses holds up every later instruction's retirement until memory
+/// answers, which is where the tile loop spent most of its own time when this read a
+/// word of each part instead (`docs/jit.md`, "Small triangles"). Changes no result.
 #[inline(always)]
-fn prefetch(prim: &Prim) {
-    let Prim {
-        sigma,
-        inv_w,
-        z,
-        verts,
-        front,
-        ..
-    } = prim;
-    std::hint::black_box((
-        sigma[0].c.to_bits() ^ sigma[2].dy.to_bits() ^ inv_w[2].to_bits() ^ z.dy.to_bits(),
-        verts[2],
-        *front,
-    ));
+fn prefetch(stage: &PixelStage<'_>, index: u32) {
+    if let Some(p) = stage.prims.get(index as usize) {
+        touch(&p.sigma[0]);
+        touch(&p.sigma[2]);
+        touch(&p.inv_w);
+        touch(&p.z);
+        touch(&p.verts);
+        touch(&p.front);
+    }
+    if let Some(line) = stage.attrs.and_then(|a| a.record(index).first()) {
+        touch(line);
+    }
 }
+
+/// Asks for the cache line holding `v`'s first byte (x86-64's `prefetcht0`; nothing
+/// elsewhere).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[inline(always)]
+fn touch<T>(v: &T) {
+    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+    // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 processor has (the target's
+    // baseline features include it); a prefetch writes nothing and reads nothing into
+    // the program, and `v` is a live reference in any case.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>((v as *const T).cast::<i8>()) }
+}
+
+/// Asks for the cache line holding `v` (nothing on this processor).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn touch<T>(_: &T) {}
 
 /// What the tiles did, summed over a worker's tiles and then over the workers.
 #[derive(Default)]
@@ -217,12 +236,8 @@ impl TileCtx<'_> {
             // over the whole target): when they are shaded, ask for a later one's lines
             // now, so that they are in cache when its quads are shaded instead of each
             // costing a trip to memory.
-            if shading
-                && let Some(ahead) = bin
-                    .get(j + PREFETCH_AHEAD)
-                    .and_then(|a| self.stage.prims.get(a.index as usize))
-            {
-                prefetch(ahead);
+            if shading && let Some(ahead) = bin.get(j + PREFETCH_AHEAD) {
+                prefetch(self.stage, ahead.index);
             }
             let pi = prim.index;
             walk.quads(&prim.shape, prim.bbox, clip_rect, &mut |q| {

@@ -901,6 +901,7 @@ mod tests {
             vertices: &vertices,
             pattern: &pattern,
             depth_ranges: &[(0.0, 1.0)],
+            attrs: None,
         };
         let m = OutputMerger::new(&s, &stage, n, true, PsOutputs::of(&ps), None);
         assert_eq!(m.in_place, [false; 8], "several samples: tile copies");
@@ -945,6 +946,7 @@ mod tests {
             vertices: &vertices,
             pattern: &pattern,
             depth_ranges: &[(0.0, 1.0)],
+            attrs: None,
         };
         let ps_out = PsOutputs::of(&ps);
         let rt = |f: Format| texture(f, 8, 8, 1, 4);
