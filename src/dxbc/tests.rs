@@ -38,10 +38,15 @@ impl Asm {
         self
     }
 
-    fn program(&self) -> Result<Program, DxbcError> {
+    /// The program part's words: the version token, the length token, the body.
+    fn words(&self) -> Vec<u32> {
         let mut t = vec![self.version, self.tokens.len() as u32 + 2];
         t.extend_from_slice(&self.tokens);
-        let bytes: Vec<u8> = t.iter().flat_map(|w| w.to_le_bytes()).collect();
+        t
+    }
+
+    fn program(&self) -> Result<Program, DxbcError> {
+        let bytes: Vec<u8> = self.words().iter().flat_map(|w| w.to_le_bytes()).collect();
         decode::decode_part(FourCc::SHEX, &bytes)
     }
 
@@ -640,6 +645,37 @@ fn sync_flags_are_not_saturate() {
         "{}",
         a.listing()
     );
+}
+
+/// A hand-assembled container: the parts of the compiled container at `compiled` (a
+/// path from the crate's root), its program part replaced by what `program` makes of
+/// the old program's words, its statistics part (`STAT`, which counts the old program's
+/// instructions) dropped.
+fn with_program(compiled: &str, program: impl FnOnce(&[u32]) -> Vec<u32>) -> Vec<u8> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let compiled = std::fs::read(root.join(compiled)).unwrap();
+    let c = crate::container::Container::parse(&compiled).unwrap();
+    let old: Vec<u32> = c
+        .program_part()
+        .unwrap()
+        .data
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    let program: Vec<u8> = program(&old).iter().flat_map(|w| w.to_le_bytes()).collect();
+    let parts: Vec<(FourCc, &[u8])> = c
+        .parts
+        .iter()
+        .filter(|p| p.tag != FourCc(*b"STAT"))
+        .map(|p| {
+            if matches!(&p.tag.0, b"SHDR" | b"SHEX") {
+                (p.tag, program.as_slice())
+            } else {
+                (p.tag, p.data)
+            }
+        })
+        .collect();
+    crate::container::write::write_container(&parts).unwrap()
 }
 
 mod cube_instanced;

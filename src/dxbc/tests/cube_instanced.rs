@@ -112,34 +112,13 @@ fn program_tokens() -> Vec<u32> {
         .op(Opcode::EmitStream, 0, &[&m0]);
     }
     a.op(Opcode::CutStream, 0, &[&m0]).op(Opcode::Ret, 0, &[]);
-    let mut t = vec![a.version, a.tokens.len() as u32 + 2];
-    t.extend_from_slice(&a.tokens);
-    t
+    a.words()
 }
 
 /// The container: the compiled one's parts, its program replaced, its statistics
 /// dropped.
 fn container() -> Vec<u8> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let compiled = std::fs::read(root.join(COMPILED)).unwrap();
-    let c = crate::container::Container::parse(&compiled).unwrap();
-    let program: Vec<u8> = program_tokens()
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
-    let parts: Vec<(FourCc, &[u8])> = c
-        .parts
-        .iter()
-        .filter(|p| p.tag != FourCc(*b"STAT"))
-        .map(|p| {
-            if matches!(&p.tag.0, b"SHDR" | b"SHEX") {
-                (p.tag, program.as_slice())
-            } else {
-                (p.tag, p.data)
-            }
-        })
-        .collect();
-    crate::container::write::write_container(&parts).unwrap()
+    with_program(COMPILED, |_| program_tokens())
 }
 
 /// The program lists as intended (one face per instance), and the committed container

@@ -82,39 +82,11 @@ fn program_tokens(compiled: &[u32]) -> Vec<u32> {
             ],
         )
         .op(Opcode::Ret, 0, &[]);
-    let mut t = vec![a.version, a.tokens.len() as u32 + 2];
-    t.extend_from_slice(&a.tokens);
-    t
+    a.words()
 }
 
 fn container() -> Vec<u8> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let compiled = std::fs::read(root.join(COMPILED)).unwrap();
-    let c = crate::container::Container::parse(&compiled).unwrap();
-    let old: Vec<u32> = c
-        .program_part()
-        .unwrap()
-        .data
-        .chunks_exact(4)
-        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
-        .collect();
-    let program: Vec<u8> = program_tokens(&old)
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
-    let parts: Vec<(FourCc, &[u8])> = c
-        .parts
-        .iter()
-        .filter(|p| p.tag != FourCc(*b"STAT"))
-        .map(|p| {
-            if matches!(&p.tag.0, b"SHDR" | b"SHEX") {
-                (p.tag, program.as_slice())
-            } else {
-                (p.tag, p.data)
-            }
-        })
-        .collect();
-    crate::container::write::write_container(&parts).unwrap()
+    with_program(COMPILED, program_tokens)
 }
 
 /// The fork phase lost its inside factor, a join phase computes it from `vpc0` to
