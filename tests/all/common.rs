@@ -433,3 +433,25 @@ pub fn plan() -> dxlane::pipeline::Plan {
 pub fn draw_options() -> dxlane::pipeline::DrawOptions<'static> {
     dxlane::pipeline::DrawOptions::new(plan())
 }
+
+/// Holds hand-built files to what their builders make: each `(name, bytes)` must equal
+/// the committed `folder/name` (a folder from the crate's root), or, with
+/// `DXLANE_BLESS=1`, is written there instead.
+pub fn check_built_files(folder: &str, files: Vec<(&str, Vec<u8>)>) {
+    let dir = root().join(folder);
+    let bless = std::env::var_os("DXLANE_BLESS").is_some();
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+            continue;
+        }
+        let old = std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("{name}: {e}; DXLANE_BLESS=1 writes it"));
+        assert!(
+            old == bytes,
+            "{folder}/{name} differs from what its builder makes (DXLANE_BLESS=1 rewrites it)"
+        );
+    }
+}

@@ -499,19 +499,7 @@ fn files() -> Vec<(&'static str, Vec<u8>)> {
 /// The committed modules are what [`files`] builds (`DXLANE_BLESS=1` rewrites them).
 #[test]
 fn the_committed_modules_are_what_this_file_builds() {
-    let dir = common::root().join("tests/jobs/mesh_payload");
-    for (name, bytes) in files() {
-        let path = dir.join(name);
-        if std::env::var_os("DXLANE_BLESS").is_some() {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-        }
-        let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(
-            committed == bytes,
-            "{name} differs from what this file builds"
-        );
-    }
+    common::check_built_files("tests/jobs/mesh_payload", files());
 }
 
 /// Draws the amplification and mesh programs in `dir` over one group on `engine`; u0's

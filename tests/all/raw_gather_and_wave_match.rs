@@ -334,22 +334,7 @@ fn containers() -> Vec<(&'static str, Vec<u8>)> {
 
 #[test]
 fn the_committed_containers_are_regenerated_unchanged() {
-    let dir = common::root().join(FOLDER);
-    let bless = std::env::var_os("DXLANE_BLESS").is_some();
-    for (name, bytes) in containers() {
-        let path = dir.join(name);
-        if bless {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-            continue;
-        }
-        let old = std::fs::read(&path)
-            .unwrap_or_else(|e| panic!("{name}: {e}; DXLANE_BLESS=1 writes it"));
-        assert!(
-            old == bytes,
-            "{FOLDER}/{name} differs from what its builder makes (DXLANE_BLESS=1 rewrites it)"
-        );
-    }
+    common::check_built_files(FOLDER, containers());
 }
 
 /// Runs `tests/jobs/sm67/<name>.toml` on both engines and asserts that its `expects`

@@ -759,22 +759,7 @@ fn hs_loads_containers() -> Vec<(&'static str, Vec<u8>)> {
 
 #[test]
 fn the_hs_loads_containers_are_regenerated_unchanged() {
-    let dir = common::root().join(HS_LOADS);
-    let bless = std::env::var_os("DXLANE_BLESS").is_some();
-    for (name, bytes) in hs_loads_containers() {
-        let path = dir.join(name);
-        if bless {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-            continue;
-        }
-        let old = std::fs::read(&path)
-            .unwrap_or_else(|e| panic!("{name}: {e}; DXLANE_BLESS=1 writes it"));
-        assert!(
-            old == bytes,
-            "{HS_LOADS}/{name} differs from what its builder makes (DXLANE_BLESS=1 rewrites it)"
-        );
-    }
+    common::check_built_files(HS_LOADS, hs_loads_containers());
 }
 
 /// DXIL.rst `LoadOutputControlPoint` (opcode 103) and `LoadPatchConstant` (104) through
