@@ -144,7 +144,18 @@ impl TileCtx<'_> {
     /// at a time from a shared counter; returns what they did, or the error of the
     /// lowest-numbered failing tile (workers stop taking tiles past one that failed).
     pub(crate) fn run(&self, threads: usize) -> Result<TileStats, ExecError> {
-        let ntiles = self.bins.bins.len() as u64;
+        // Only the tiles with primitives are handed out (an empty tile does nothing):
+        // a small draw in a large target then costs its few tiles, not a pass of every
+        // worker over the whole target's counter, and starts no more workers than it
+        // has tiles. The list is in tile order, so "lowest position" is "lowest tile".
+        let work: Vec<u32> = (0..self.bins.bins.len())
+            .filter(|&i| !self.bins.bins[i].is_empty())
+            .filter_map(|i| u32::try_from(i).ok())
+            .collect();
+        if work.is_empty() {
+            return Ok(TileStats::default());
+        }
+        let ntiles = work.len() as u64;
         let next = AtomicU64::new(0);
         let stop = AtomicU64::new(u64::MAX);
         let errors: Mutex<Vec<(u64, ExecError)>> = Mutex::new(Vec::new());
@@ -157,7 +168,10 @@ impl TileCtx<'_> {
                 if i >= ntiles || i > stop.load(Ordering::Relaxed) {
                     break;
                 }
-                if let Err(e) = self.tile(i as u32, runner.as_mut(), &mut stats) {
+                let Some(&tile) = work.get(i as usize) else {
+                    break;
+                };
+                if let Err(e) = self.tile(tile, runner.as_mut(), &mut stats) {
                     stop.fetch_min(i, Ordering::Relaxed);
                     errors
                         .lock()
