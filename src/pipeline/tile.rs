@@ -32,6 +32,15 @@ use crate::exec::{ExecError, RunBudget, StageProgram, StageRunner, WriteSink};
 /// nanoseconds (a virtual machine's clock).
 pub(crate) const TIMED_WAVES: u64 = 8;
 
+/// Pixels of primitive boxes (each held to its tile) worth a tile worker of their own.
+/// Starting a thread and waiting for it costs tens of microseconds on an idle machine
+/// and far more on a busy one (the new thread waits to be scheduled, and the draw waits
+/// for it); shading a box pixel costs tens of nanoseconds. Below this a worker would
+/// spend longer starting than it saves, which is what a list of many small draws paid
+/// on every draw (`benches/lists.rs`). 16,384 is four full tiles: about half a
+/// millisecond of shading on the native engine.
+const PIXELS_PER_WORKER: u64 = 16_384;
+
 /// How many primitives ahead of the one being rasterized a tile asks for its lines.
 const PREFETCH_AHEAD: usize = 4;
 
@@ -140,9 +149,11 @@ pub(crate) struct TileCtx<'a> {
 }
 
 impl TileCtx<'_> {
-    /// Runs every tile on up to `threads` workers (each with its own runner), a tile
-    /// at a time from a shared counter; returns what they did, or the error of the
-    /// lowest-numbered failing tile (workers stop taking tiles past one that failed).
+    /// Runs every tile on up to `threads` workers (each with its own runner; no more
+    /// than the tiles' pixels are worth, [`PIXELS_PER_WORKER`]), a tile at a time from
+    /// a shared counter, the calling thread one of them; returns what they did, or the
+    /// error of the lowest-numbered failing tile (workers stop taking tiles past one
+    /// that failed).
     pub(crate) fn run(&self, threads: usize) -> Result<TileStats, ExecError> {
         // Only the tiles with primitives are handed out (an empty tile does nothing):
         // a small draw in a large target then costs its few tiles, not a pass of every
@@ -181,14 +192,19 @@ impl TileCtx<'_> {
             }
             totals.lock().unwrap_or_else(|p| p.into_inner()).add(&stats);
         };
-        let tile_threads = threads.clamp(1, ntiles.clamp(1, 1 << 10) as usize);
+        let tile_threads = threads
+            .min(self.workers_worth(&work))
+            .clamp(1, ntiles.clamp(1, 1 << 10) as usize);
         if tile_threads == 1 {
             worker();
         } else {
+            // The calling thread is one of the workers: it takes tiles at once instead
+            // of waiting for a started thread to be scheduled.
             let _ = crossbeam::thread::scope(|sc| {
-                for _ in 0..tile_threads {
+                for _ in 1..tile_threads {
                     sc.spawn(|_| worker());
                 }
+                worker();
             });
         }
         let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -196,6 +212,31 @@ impl TileCtx<'_> {
             return Err(errors.swap_remove(pos).1);
         }
         Ok(totals.into_inner().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// How many workers the tiles `work` are worth: one per [`PIXELS_PER_WORKER`] of
+    /// their primitives' pixel boxes, each held to its tile (at least one). The boxes
+    /// bound the pixels shaded and are known before any tile runs; counting them reads
+    /// each list entry once, which is nothing next to rasterizing it.
+    fn workers_worth(&self, work: &[u32]) -> usize {
+        let mut pixels = 0u64;
+        for &t in work {
+            let r = self.bins.rect(t);
+            let Some(bin) = self.bins.bins.get(t as usize) else {
+                continue;
+            };
+            for p in bin {
+                let w = p.bbox[2].min(r[2]) - p.bbox[0].max(r[0]);
+                let h = p.bbox[3].min(r[3]) - p.bbox[1].max(r[1]);
+                if w > 0 && h > 0 {
+                    pixels += w as u64 * h as u64;
+                }
+            }
+            if pixels >= PIXELS_PER_WORKER << 10 {
+                break;
+            }
+        }
+        (pixels / PIXELS_PER_WORKER).clamp(1, 1 << 10) as usize
     }
 
     fn tile(
