@@ -2360,6 +2360,25 @@ fn bin_primitives(
     threads: usize,
     memory: &mut DrawMemory,
 ) -> Result<(Bins<Binned>, u64), DrawError> {
+    bin_lists(prims, members, targets, threads, memory, FEW_TO_BIN)
+}
+
+/// Primitives few enough to list one by one (`Bins::add`, after counting them per
+/// tile): the two-pass form's bookkeeping runs over every tile of the target (a
+/// 1920×1080 target has 510) for each range, which in a list of one-triangle draws
+/// cost more than listing the triangle. Both forms make the same lists (`bin`'s tests
+/// compare them).
+const FEW_TO_BIN: usize = 64;
+
+/// [`bin_primitives`], listing one by one when there are at most `few` primitives.
+fn bin_lists(
+    prims: &[Prim],
+    members: Option<&[u32]>,
+    targets: &Targets,
+    threads: usize,
+    memory: &mut DrawMemory,
+    few: usize,
+) -> Result<(Bins<Binned>, u64), DrawError> {
     let mut bins = Bins::new(targets.width, targets.height);
     // Item `k`: the primitive's index in `prims`.
     let index = |k: usize| -> Option<u32> {
@@ -2374,6 +2393,21 @@ fn bin_primitives(
         let i = index(k)?;
         prims.get(i as usize).map(|p| (p.bbox, Binned::of(i, p)))
     };
+    if n <= few {
+        let counts =
+            bins.counts((0..n).filter_map(|k| index(k).and_then(|i| prims.get(i as usize))));
+        let bytes = bytes_of::<Binned>(counts.iter().sum());
+        memory.take("the tiles' primitive lists", bytes)?;
+        for (b, &n) in bins.bins.iter_mut().zip(&counts) {
+            if n > 0 {
+                DrawMemory::reserve("the tiles' primitive lists", b, n as usize)?;
+            }
+        }
+        for (bbox, entry) in (0..n).filter_map(entries) {
+            bins.add(entry, bbox);
+        }
+        return Ok((bins, bytes));
+    }
     let counted = bins.count_ranges(n, &boxes, threads);
     let counts = counted.totals();
     let entries_n: u64 = counts.iter().sum();
@@ -3179,13 +3213,14 @@ mod tests {
         ] {
             let listed: u64 = lists.iter().map(|l| l.len() as u64).sum();
             let bytes = listed * std::mem::size_of::<Binned>() as u64;
-            for threads in [1, 2] {
+            // Listed one by one (few primitives) and in the two passes.
+            for (threads, few) in [(1, FEW_TO_BIN), (1, 0), (2, 0)] {
                 let mut memory = DrawMemory {
                     used: 5,
                     limit: 5 + bytes,
                 };
                 let (bins, counted) =
-                    bin_primitives(&prims, members, &targets, threads, &mut memory).unwrap();
+                    bin_lists(&prims, members, &targets, threads, &mut memory, few).unwrap();
                 assert_eq!((counted, memory.used), (bytes, 5 + bytes));
                 let want: Vec<Vec<Binned>> = lists
                     .iter()
@@ -3196,7 +3231,7 @@ mod tests {
                     used: 5,
                     limit: 4 + bytes,
                 };
-                let e = bin_primitives(&prims, members, &targets, threads, &mut short)
+                let e = bin_lists(&prims, members, &targets, threads, &mut short, few)
                     .unwrap_err()
                     .to_string();
                 assert!(e.contains("the tiles' primitive lists"), "{e}");
