@@ -314,6 +314,26 @@ impl Texture {
         &self.desc
     }
 
+    /// The same texels read and written as `format` (a view's format: D3D12's
+    /// `D3D12_RENDER_TARGET_VIEW_DESC::Format` of a typeless resource, or an sRGB view of
+    /// a UNORM one), sharing this texture's memory. `None` when `format`'s texels are
+    /// another size or block shape.
+    pub fn with_format(&self, format: Format) -> Option<Texture> {
+        if format.bytes_per_texel() != self.desc.format.bytes_per_texel()
+            || format.block_family() != self.desc.format.block_family()
+        {
+            return None;
+        }
+        Some(Texture {
+            desc: TextureDesc {
+                format,
+                ..self.desc
+            },
+            memory: self.memory.clone(),
+            offsets: self.offsets.clone(),
+        })
+    }
+
     /// The memory (all subresources).
     pub fn memory(&self) -> &Memory {
         &self.memory

@@ -2002,3 +2002,108 @@ f32 = [10, 20, 30, 40]
         "{e}"
     );
 }
+
+/// A render-target or depth view's own format (`D3D12_RENDER_TARGET_VIEW_DESC::Format`,
+/// `D3D12_DEPTH_STENCIL_VIEW_DESC::Format`; D3D12 "Typed and typeless formats"): a
+/// typeless texture is drawn into through a typed view of its group, and a UNORM one
+/// through its sRGB view, whose stores encode linear colour to sRGB (D3D11.3 §3.2.3.7:
+/// 0.5 stores as about 0.7354, code 188; 0.25 as 0.5371, code 137) where the UNORM view
+/// stores 128 and 64. A view outside the texture's group, or a typeless view format, is
+/// refused naming the view and `format`.
+#[test]
+fn a_view_format_casts_the_target_within_its_group() {
+    let text = |format: &str, rt_view: &str, depth: &str| {
+        format!(
+            "[[resource]]
+name = \"verts\"
+kind = \"raw_buffer\"
+size = 72
+data = {{ f32 = [-1, -1, 0.5, 0.25, 0, 1,   -1, 1, 0.5, 0.25, 0, 1,   1, -1, 0.5, 0.25, 0, 1] }}
+
+[[resource]]
+name = \"color\"
+kind = \"texture2d\"
+format = \"{format}\"
+width = 16
+height = 16
+
+[[resource]]
+name = \"depth\"
+kind = \"texture2d\"
+format = \"R32_TYPELESS\"
+width = 16
+height = 16
+data = {{ fill_u32 = 0x3f800000 }}
+
+[[command]]
+type = \"draw\"
+vertex_count = 3
+{}
+{depth}",
+            DRAW_COLOR.replace(
+                "render_targets = [{ resource = \"color\" }]",
+                &format!("render_targets = [{{ resource = \"color\"{rt_view} }}]")
+            )
+        )
+    };
+    let with_depth = "depth_stencil = { resource = \"depth\", format = \"D32_FLOAT\" }";
+    let r = list(
+        "view_format_typeless",
+        &text(
+            "R8G8B8A8_TYPELESS",
+            ", format = \"R8G8B8A8_UNORM\"",
+            with_depth,
+        ),
+    );
+    assert_eq!(pixel(&r, "color", 1, 8), [128, 64, 0, 255]);
+    let d = r
+        .bound
+        .resources
+        .iter()
+        .find(|e| e.name.contains("\"depth\""))
+        .unwrap()
+        .contents()
+        .unwrap();
+    let depth = |x: usize, y: usize| {
+        let at = 4 * (16 * y + x);
+        f32::from_le_bytes(d[at..at + 4].try_into().unwrap())
+    };
+    assert_eq!(
+        depth(1, 8),
+        0.0,
+        "the D32_FLOAT view wrote the triangle's depth"
+    );
+    assert_eq!(depth(15, 1), 1.0, "and left the rest");
+    let r = list(
+        "view_format_srgb",
+        &text("R8G8B8A8_UNORM", ", format = \"R8G8B8A8_UNORM_SRGB\"", ""),
+    );
+    let p = pixel(&r, "color", 1, 8);
+    assert!(p[0].abs_diff(188) <= 1 && p[1].abs_diff(137) <= 1, "{p:?}");
+    assert_eq!(p[2..], [0, 255]);
+    let e = error_of(
+        "view_format_other_group",
+        &text("R8G8B8A8_TYPELESS", ", format = \"R32_FLOAT\"", ""),
+    );
+    assert!(
+        e.contains("`render_targets` #1 \"color\": `format`: R32_FLOAT is not of"),
+        "{e}"
+    );
+    let e = error_of(
+        "view_format_typeless_view",
+        &text("R8G8B8A8_UNORM", ", format = \"R8G8B8A8_TYPELESS\"", ""),
+    );
+    assert!(e.contains("`format`: R8G8B8A8_TYPELESS is typeless"), "{e}");
+    let e = error_of(
+        "depth_view_format_other_group",
+        &text(
+            "R8G8B8A8_UNORM",
+            "",
+            "depth_stencil = { resource = \"depth\", format = \"D16_UNORM\" }",
+        ),
+    );
+    assert!(
+        e.contains("`depth_stencil` \"depth\": `format`: D16_UNORM is not of"),
+        "{e}"
+    );
+}

@@ -30,7 +30,7 @@
 //! vertex_buffers = [{ slot = 0, resource = "vertices", stride = 24 }]   # + offset, size
 //! index_buffer = { resource = "indices", format = "R16_UINT" }         # + offset, size
 //! input_element = [{ semantic = "POSITION", format = "R32G32B32_FLOAT" }]
-//! render_targets = [{ resource = "color" }]   # + mip, slices = [first, count]
+//! render_targets = [{ resource = "color" }]   # + mip, slices = [first, count], format
 //! depth_stencil = { resource = "depth", depth_func = "LESS" }   # + read_only, stencil keys
 //!                                 # (front / back = { …, read_mask, write_mask } per face)
 //! rasterizer = { cull = "BACK" }
@@ -55,7 +55,7 @@ use crate::job::draw::{self as d, DepthStencilEntry, DrawSection, StencilFaceEnt
 use crate::pipeline::om;
 use crate::pipeline::state::*;
 use crate::pipeline::{Bindings, DrawWork, MeshWork};
-use crate::resources::{Memory, Texture, TextureDim};
+use crate::resources::{ChannelType, Format, Memory, Texture, TextureDim};
 
 /// The keys every draw command takes, besides its arguments.
 macro_rules! state_keys {
@@ -328,6 +328,10 @@ pub struct TargetView {
     /// The view's array slices, `[first, count]` (`FirstArraySlice`, `ArraySize`;
     /// default `[0, 1]`).
     pub slices: Option<[u32; 2]>,
+    /// The view's format (`Format`; default the texture's): a typed format of a
+    /// typeless texture's group, or another format of a typed texture's group (an sRGB
+    /// view of a UNORM texture).
+    pub format: Option<String>,
 }
 
 /// The depth-stencil view of a named texture and the `D3D12_DEPTH_STENCIL_DESC` keys of
@@ -341,6 +345,10 @@ pub struct DepthView {
     pub mip: Option<u32>,
     /// The view's array slices, `[first, count]` (default `[0, 1]`).
     pub slices: Option<[u32; 2]>,
+    /// The view's format (default the texture's): a depth format of a typeless
+    /// texture's group (`D32_FLOAT` of `R32_TYPELESS`, the texture a later pass samples
+    /// as `R32_FLOAT`).
+    pub format: Option<String>,
     /// A read-only view (`D3D12_DSV_FLAG_READ_ONLY_DEPTH` and `…_STENCIL`): the draw
     /// writes neither, and the texture may be sampled by the same draw.
     pub read_only: Option<bool>,
@@ -903,6 +911,11 @@ impl Ctx<'_> {
         for (i, v) in views.iter().enumerate() {
             let label = format!("`render_targets` #{}", i + 1);
             let (t, span) = self.target_texture(&label, &v.resource, v.mip, v.slices)?;
+            let t = match &v.format {
+                Some(name) => view_format(&t, name)
+                    .map_err(|m| format!("{label} \"{}\": `format`: {m}", v.resource))?,
+                None => t,
+            };
             let f = t.desc().format;
             if om::target_class(f).is_none() {
                 let hint = if om::depth_kind(f).is_some() {
@@ -928,6 +941,11 @@ impl Ctx<'_> {
             return Ok(None);
         };
         let (t, span) = self.target_texture("`depth_stencil`", &v.resource, v.mip, v.slices)?;
+        let t = match &v.format {
+            Some(name) => view_format(&t, name)
+                .map_err(|m| format!("`depth_stencil` \"{}\": `format`: {m}", v.resource))?,
+            None => t,
+        };
         let f = t.desc().format;
         if om::depth_kind(f).is_none() {
             return Err(format!(
@@ -1089,6 +1107,27 @@ impl Ctx<'_> {
         }
         Ok(())
     }
+}
+
+/// `texture` seen through a render-target view of format `name`. D3D12's rule for a
+/// view's format ("Typed and typeless formats", `CreateRenderTargetView`): a typeless
+/// resource is viewed in a typed format of its family, and a typed one in a format of
+/// the same family (format casting, as an sRGB view of a UNORM target); the texels keep
+/// their bytes, only their reading and writing change.
+fn view_format(texture: &Texture, name: &str) -> Result<Texture, String> {
+    let f = Format::from_name(name).ok_or_else(|| format!("unknown format \"{name}\""))?;
+    let own = texture.desc().format;
+    if super::type_group(f) != super::type_group(own) {
+        return Err(format!(
+            "{f} is not of {own}'s format family (a view casts only within one typeless group)"
+        ));
+    }
+    if f.channel_type() == ChannelType::Typeless {
+        return Err(format!("{f} is typeless; a view names a typed format"));
+    }
+    texture
+        .with_format(f)
+        .ok_or_else(|| format!("{f}'s texels do not match {own}'s"))
 }
 
 #[cfg(test)]
