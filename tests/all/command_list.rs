@@ -2013,6 +2013,12 @@ f32 = [10, 20, 30, 40]
 #[test]
 fn a_view_format_casts_the_target_within_its_group() {
     let text = |format: &str, rt_view: &str, depth: &str| {
+        // A typeless resource states the format its shader views read (`view_format`).
+        let srv = if format.ends_with("TYPELESS") {
+            "view_format = \"R8G8B8A8_UNORM\""
+        } else {
+            ""
+        };
         format!(
             "[[resource]]
 name = \"verts\"
@@ -2026,11 +2032,13 @@ kind = \"texture2d\"
 format = \"{format}\"
 width = 16
 height = 16
+{srv}
 
 [[resource]]
 name = \"depth\"
 kind = \"texture2d\"
 format = \"R32_TYPELESS\"
+view_format = \"R32_FLOAT\"
 width = 16
 height = 16
 data = {{ fill_u32 = 0x3f800000 }}

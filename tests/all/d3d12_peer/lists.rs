@@ -1564,7 +1564,8 @@ fn random_lists_match_the_peer() {
 /// a post-transform cache (`VSInvocations` of indexed draws), helper lanes
 /// (`PSInvocations` of partly covered quads), clipping's split primitives
 /// (`CPrimitives`, which counts what the clipper outputs and D3D12 leaves to the
-/// implementation) — this list gives it none to take.
+/// implementation) — this list gives it none to take. Ten counters agree exactly; the
+/// peer's `PSInvocations` is lavapipe's, counted in whole 4 × 4 blocks (below).
 #[test]
 fn pipeline_statistics_match_the_peer_where_the_rules_fix_them() {
     let test = "d3d12_peer::pipeline_statistics_match_the_peer_where_the_rules_fix_them";
@@ -1690,6 +1691,20 @@ color = [0, 0, 0, 1]
         assert_eq!(ours, expected.concat(), "dxlane's counters");
         for (q, (a, b)) in ours.chunks(11).zip(theirs.chunks(11)).enumerate() {
             for (k, name) in NAMES.iter().enumerate() {
+                // lavapipe counts fragment-shader invocations in whole 4 × 4 blocks: each
+                // triangle counts all 16 pixels of every block it partly covers, so the
+                // blocks along the rectangle's diagonal count twice (seen: 192 and 160
+                // for 128 and 96; Vulkan leaves the count to the implementation). The
+                // peer's count is then dxlane's plus whole blocks.
+                if *name == "PSInvocations" {
+                    if b[k] < a[k] || (b[k] - a[k]) % 16 != 0 {
+                        failures.push(format!(
+                            "query {q} {name}: dxlane {}, peer {}: not dxlane's plus whole 4 × 4 blocks",
+                            a[k], b[k]
+                        ));
+                    }
+                    continue;
+                }
                 if a[k] != b[k] {
                     failures.push(format!("query {q} {name}: dxlane {}, peer {}", a[k], b[k]));
                 }
