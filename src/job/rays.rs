@@ -351,6 +351,7 @@ pub(crate) type Record = (usize, Option<usize>);
 
 /// A ray-tracing pipeline read from the `[rays]` keys: its programs (lowered, ray
 /// generation first, then in the order the tables first name them) and its tables.
+#[derive(Debug, Clone)]
 pub(crate) struct Pipeline {
     /// The programs and their files.
     pub programs: Vec<(Shader, ProgramInfo)>,
@@ -1027,6 +1028,84 @@ pub(crate) fn read_tables(
     });
     p.names = Some(names);
     Ok(())
+}
+
+/// A command list's `dispatch_rays` whose shader tables are in buffers: the tables are
+/// read, and their records' programs fitted, when the command runs (D3D12 reads a
+/// `D3D12_DISPATCH_RAYS_DESC`'s tables when the GPU executes the command), so a copy or
+/// a dispatch before it in the list can write them.
+#[derive(Debug)]
+pub(crate) struct TablesInBuffers {
+    /// The pipeline, its tables still empty.
+    pub pipeline: Pipeline,
+    /// The command's keys, as a `[rays]` section.
+    pub rays: RaysSection,
+    /// The job (its resources' names give addresses their resources).
+    pub job: std::sync::Arc<Job>,
+    /// The list's resources.
+    pub bound: std::sync::Arc<bind::BoundJob>,
+    /// The command's own bindings (`bind`).
+    pub own: bind::BoundJob,
+    /// The list's resource names, as indices into `bound`.
+    pub names: std::collections::HashMap<String, usize>,
+}
+
+impl TablesInBuffers {
+    /// Checks what does not depend on the tables' contents (each range inside its
+    /// buffer, aligned), before the list runs.
+    pub(crate) fn check_ranges(&self) -> Result<(), String> {
+        let buffer_of = |n: &str| self.buffer_of(n);
+        for (key, r, strided) in [
+            (
+                "ray_generation_record",
+                &self.rays.ray_generation_record,
+                false,
+            ),
+            ("miss_table", &self.rays.miss_table, true),
+            ("hit_group_table", &self.rays.hit_group_table, true),
+            ("callable_table", &self.rays.callable_table, true),
+        ] {
+            if let Some(r) = r {
+                shader_table::read_range(key, r, &buffer_of, strided)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn buffer_of(&self, n: &str) -> Option<crate::resources::Memory> {
+        let i = *self.names.get(n)?;
+        match &self.bound.resources.get(i)?.storage {
+            bind::Storage::Buffer(m) => Some(m.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl crate::pipeline::commands::LateWork for TablesInBuffers {
+    fn name(&self) -> &'static str {
+        "dispatch_rays"
+    }
+
+    fn program_count(&self) -> usize {
+        self.pipeline.programs.len()
+    }
+
+    fn make(&self) -> Result<Work, String> {
+        let mut p = self.pipeline.clone();
+        read_tables(&mut p, &self.rays, &self.job, &self.bound)?;
+        let (depth, flags, dims) = (p.max_recursion_depth, p.pipeline_flags, p.dims);
+        let named = |n: &str| {
+            self.names
+                .get(n)
+                .and_then(|&i| self.bound.resources.get(i))
+                .or_else(|| shader_table::heap_slot_of(n).and_then(|s| self.bound.heap.get(s)))
+        };
+        let mut f = fit_pipeline(p, &self.own, &named).map_err(|w| match w {
+            Where::At(_, m) => m,
+            Where::Job(x) => format!("the bindings: {x}"),
+        })?;
+        Ok(Work::Rays(Box::new(f.work(depth, flags, dims))))
+    }
 }
 
 /// A pipeline's programs fitted to the job's resources: one per program and record
