@@ -492,7 +492,7 @@ fn dispatch_rays_reads_tables_when_it_runs() {
     }
     let e = run("tables_late", &table_list(&libs, false), None)
         .err()
-        .expect("a NULL ray generation record is refused");
+        .unwrap_or_else(|| panic!("a NULL ray generation record is refused"));
     assert!(
         e.contains("[[command]] #1 (dispatch_rays)") && e.contains("NULL"),
         "{e}"
@@ -501,7 +501,7 @@ fn dispatch_rays_reads_tables_when_it_runs() {
         table_list(&libs, true).replace("offset = 192, size = 32", "offset = 192, size = 96");
     let e = run("tables_past", &text, None)
         .err()
-        .expect("a table past its buffer is refused");
+        .unwrap_or_else(|| panic!("a table past its buffer is refused"));
     assert!(
         e.contains("[[command]] #2 (dispatch_rays)") && e.contains("callable_table"),
         "{e}"
