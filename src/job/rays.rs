@@ -368,6 +368,8 @@ pub(crate) struct Pipeline {
     pub names: Option<Vec<Named<Target>>>,
     /// The records' local root signatures and arguments.
     pub records: Vec<LocalRecord>,
+    /// The global root signature and its arguments, when the job gives them.
+    pub global: Option<LocalRecord>,
     /// `max_recursion_depth`.
     pub max_recursion_depth: u32,
     /// `D3D12_RAYTRACING_PIPELINE_FLAGS` of the libraries' `RaytracingPipelineConfig1`.
@@ -662,6 +664,7 @@ pub(crate) fn read_pipeline(
             callable: Vec::new().into(),
             names: Some(names),
             records: Vec::new(),
+            global: config.global,
             max_recursion_depth: depth,
             pipeline_flags: config.pipeline_flags,
             dims,
@@ -758,6 +761,7 @@ pub(crate) fn read_pipeline(
         callable: callable.into(),
         names: None,
         records,
+        global: config.global,
         max_recursion_depth: depth,
         pipeline_flags: config.pipeline_flags,
         dims,
@@ -1160,6 +1164,17 @@ pub(crate) fn fit_pipeline<'a>(
     bound: &bind::BoundJob,
     named: &dyn Fn(&str) -> Option<&'a bind::BoundEntry>,
 ) -> Result<FittedPipeline, Where> {
+    // The global root signature's registers bind its arguments for every program;
+    // a record's local root signature then binds its own on top.
+    let global_view;
+    let bound = match &p.global {
+        Some(g) => {
+            global_view =
+                local_root::record_view(g, bound, named).map_err(|m| Where::At(Part::Rays, m))?;
+            &global_view
+        }
+        None => bound,
+    };
     let mut views = Vec::with_capacity(p.records.len());
     for r in &p.records {
         views.push(local_root::record_view(r, bound, named).map_err(|m| Where::At(Part::Rays, m))?);
@@ -1391,6 +1406,7 @@ pub const PIPELINE_FLAGS: u32 = 0x700;
 /// The pipeline's configuration: the job's values and the libraries' subobjects, checked
 /// to agree.
 struct Config {
+    global: Option<LocalRecord>,
     max_recursion_depth: Option<u32>,
     max_payload_size: Option<u32>,
     max_attribute_size: Option<u32>,
@@ -1526,7 +1542,10 @@ fn resolve_config(
 ) -> Result<Config, String> {
     let shader = pipeline_subobject(rs, groups, state, Associated::ShaderConfig)?;
     let pipeline = pipeline_subobject(rs, groups, state, Associated::PipelineConfig)?;
-    pipeline_subobject(rs, groups, state, Associated::GlobalRootSignature)?;
+    let global = global_record(
+        rs,
+        pipeline_subobject(rs, groups, state, Associated::GlobalRootSignature)?,
+    )?;
     pipeline_subobject_each(rs, groups, state)?;
     let agree = |key: &str, job: Option<u32>, lib: Option<(u32, &Found, &str)>| match (job, lib) {
         (Some(j), Some((l, f, field))) if j != l => Err(format!(
@@ -1561,11 +1580,59 @@ fn resolve_config(
         }
     }
     Ok(Config {
+        global,
         max_recursion_depth: agree("max_recursion_depth", rs.max_recursion_depth, depth)?,
         max_payload_size: agree("max_payload_size", rs.max_payload_size, payload)?,
         max_attribute_size: agree("max_attribute_size", rs.max_attribute_size, attributes)?,
         pipeline_flags: flags,
     })
+}
+
+/// The pipeline's global root signature — the libraries' association `lib` or the job's
+/// `global_root_signature` (both is an error) — with the job's `global` arguments
+/// checked against it (`job::local_root`). Without `global`, the programs' registers
+/// bind the job's resources as before (nothing else supplies the arguments); `global`
+/// without a signature is an error.
+fn global_record(
+    rs: &RaysSection,
+    lib: Option<(Found, String)>,
+) -> Result<Option<LocalRecord>, String> {
+    let sig = match (lib, rs.global_root_signature.as_deref()) {
+        (Some((f, _)), Some(_)) => {
+            return Err(format!(
+                "`global_root_signature`: the libraries already associate {} with the pipeline's exports; give one or the other",
+                f.label()
+            ));
+        }
+        (Some((f, _)), None) => {
+            let SubobjectDesc::GlobalRootSignature { bytes } = &f.desc else {
+                return Ok(None);
+            };
+            let sig = RootSignature::parse(bytes, FourCc::RTS0)
+                .map_err(|e| format!("{}: cannot read the root signature: {e}", f.label()))?;
+            Some((sig, f.label()))
+        }
+        (None, Some(params)) => Some((
+            local_root::job_signature("global", params)
+                .map_err(|m| m.replace("global.local_root_signature", "global_root_signature"))?,
+            "`global_root_signature`".to_string(),
+        )),
+        (None, None) => None,
+    };
+    match (sig, rs.global.as_deref()) {
+        (Some((sig, from)), Some(args)) => {
+            let args = local_root::check_arguments("global", &from, &sig, Some(args))?;
+            Ok(Some(LocalRecord {
+                key: "global".into(),
+                signature: sig,
+                args,
+            }))
+        }
+        (None, Some(_)) => Err(
+            "`global`: the pipeline has no global root signature (give `global_root_signature`, or associate a GlobalRootSignature subobject in a library)".into(),
+        ),
+        (_, None) => Ok(None),
+    }
 }
 
 /// Every export's local root signature association, resolved so that conflicts are

@@ -507,3 +507,113 @@ fn dispatch_rays_reads_tables_when_it_runs() {
         "{e}"
     );
 }
+
+/// A global root signature's registers bind its arguments for every program of the
+/// pipeline (DXR spec "Local root signatures vs global root signatures": the global
+/// root signature is shared by every shader of the dispatch; its arguments are set
+/// with the command list's root arguments). The job declares the signature (a table of
+/// one UAV at `u0`) and its arguments (`global = [{ table = ["image"] }]`); the command
+/// binds another texture at `u0` too, which the global argument shadows and which stays
+/// as cleared. The texels are `rays::dispatch_rays_runs_as_a_command`'s (worked out in
+/// `tests/jobs/corpus/ray_tracing.toml`'s header). `global` without a global root
+/// signature, or with the wrong arguments, is refused naming the key.
+#[test]
+fn global_root_arguments_bind_every_program() {
+    let Some(libs) = ray_libraries() else {
+        assert!(common::corpora().is_empty(), "the corpora are missing");
+        eprintln!("SKIPPED rays_build::global_root_arguments_bind_every_program: no corpora");
+        return;
+    };
+    let text = |global: &str| {
+        format!(
+            r#"
+[[acceleration_structure]]
+name = "tri"
+level = "bottom"
+[[acceleration_structure.geometry]]
+type = "triangles"
+opaque = true
+vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}
+[[acceleration_structure]]
+name = "scene"
+level = "top"
+[[acceleration_structure.instance]]
+blas = "tri"
+id = 3
+transform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]
+[[resource]]
+name = "tlas"
+kind = "acceleration_structure"
+acceleration_structure = "scene"
+[[resource]]
+name = "image"
+kind = "texture2d"
+format = "R32G32B32A32_FLOAT"
+width = 2
+height = 1
+[[resource]]
+name = "other"
+kind = "texture2d"
+format = "R32G32B32A32_FLOAT"
+width = 2
+height = 1
+[[command]]
+type = "clear_unordered_access"
+resource = "other"
+float = [7, 7, 7, 7]
+[[command]]
+type = "dispatch_rays"
+libraries = {libs}
+dispatch = [2, 1, 1]
+raygen = "raygen"
+miss = ["miss"]
+hit_groups = [{{ closest_hit = "closest_hit" }}]
+callable = ["callable"]
+max_recursion_depth = 1
+max_payload_size = 20
+max_attribute_size = 8
+{global}
+bind = [{{ reg = "t0", resource = "tlas" }}, {{ reg = "u0", resource = "other" }}]
+[[expect]]
+resource = "image"
+offset = 0
+f32 = [7.5015001, 25.004999, -27.505499, 5.0009999]
+tolerance = {{ abs = 1e-5 }}
+[[expect]]
+resource = "image"
+offset = 16
+f32 = ["-0", "-0", -0.6, -1]
+[[expect]]
+resource = "other"
+offset = 0
+f32 = [7, 7, 7, 7, 7, 7, 7, 7]
+"#
+        )
+    };
+    let good = "global_root_signature = [{ table = [\"u0\"] }]\nglobal = [{ table = [\"image\"] }]";
+    for engine in [Engine::Interp, Engine::Jit] {
+        let f =
+            run("global", &text(good), Some(engine)).unwrap_or_else(|e| panic!("{engine}: {e}"));
+        assert_eq!(passed(&f), (3, 0), "{engine}");
+    }
+    for (name, global, want) in [
+        (
+            "global_without_signature",
+            "global = [{ table = [\"image\"] }]",
+            "`global`: the pipeline has no global root signature",
+        ),
+        (
+            "global_two_entries",
+            "global_root_signature = [{ table = [\"u0\"] }]\nglobal = [{ table = [\"image\", \"other\"] }]",
+            "names 2 resources",
+        ),
+    ] {
+        let e = run(name, &text(global), None)
+            .err()
+            .unwrap_or_else(|| panic!("{name}: the job ran"));
+        assert!(
+            e.contains("[[command]] #2 (dispatch_rays)") && e.contains(want),
+            "{name}: {e}"
+        );
+    }
+}

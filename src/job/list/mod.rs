@@ -231,6 +231,11 @@ pub struct CommandEntry {
     pub hit_group_table: Option<super::schema::TableRange>,
     /// `dispatch_rays`: `CallableShaderTable`.
     pub callable_table: Option<super::schema::TableRange>,
+    /// `dispatch_rays`: the global root signature declared by the job (as `[rays]
+    /// global_root_signature`).
+    pub global_root_signature: Option<Vec<super::schema::LocalParameterEntry>>,
+    /// `dispatch_rays`: the global root arguments (as `[rays] global`).
+    pub global: Option<Vec<super::schema::LocalArgumentEntry>>,
     /// Draws: the stream-output declaration, as `[[draw.stream_output]]`.
     pub stream_output: Option<Vec<super::draw::SoEntry>>,
     /// Draws: `RasterizedStream`, as `[draw] rasterized_stream`.
@@ -440,7 +445,9 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         ray_generation_record,
         miss_table,
         hit_group_table,
-        callable_table
+        callable_table,
+        global_root_signature,
+        global
     );
     if e.amplification.is_some() {
         k.push("as");
@@ -471,6 +478,8 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "miss_table",
             "hit_group_table",
             "callable_table",
+            "global_root_signature",
+            "global",
             "bind",
         ],
         "clear_render_target" => &["resource", "mip", "slice", "color"],
@@ -848,6 +857,8 @@ impl Ctx<'_> {
                     miss_table: e.miss_table.clone(),
                     hit_group_table: e.hit_group_table.clone(),
                     callable_table: e.callable_table.clone(),
+                    global_root_signature: e.global_root_signature.clone(),
+                    global: e.global.clone(),
                 };
                 let p = super::rays::read_pipeline(
                     self.job,
