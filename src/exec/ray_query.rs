@@ -31,7 +31,6 @@ use std::sync::Arc;
 
 use crate::ir::{RayQueryOp, RayQueryValue, Reg};
 use crate::raytracing::{Hit, Ray, RayFlags, RayQuery, TopLevel, TraversalStats};
-use crate::resources::Descriptor;
 
 use super::Ctx;
 use super::budget::ExecError;
@@ -73,10 +72,7 @@ pub fn alloc<const W: usize>(w: &mut Wave<W>, slot: u32, flags: u32, dst: Reg) {
 
 /// The top-level structure behind handle `h`, if its descriptor is one.
 fn structure(cx: &Ctx<'_>, h: u32) -> Option<Arc<TopLevel>> {
-    match cx.table.get(h) {
-        Descriptor::AccelerationStructure(a) => Some(a.0.clone()),
-        _ => None,
-    }
+    cx.table.get(h).top_level()
 }
 
 /// The operands of `rq_trace`.

@@ -17,7 +17,6 @@ use std::sync::Arc;
 
 use crate::ir::{LocalId, RayHitOp, RaySystemValue, Reg, TRACE_RAY_ARGS};
 use crate::raytracing::TopLevel;
-use crate::resources::Descriptor;
 
 use super::Ctx;
 use super::budget::ExecError;
@@ -147,10 +146,7 @@ pub fn trace<const W: usize>(
     let (x, addr, offset, bytes) = a.payload;
     let mut costs = [0u64; W];
     for l in lanes(w.ex.mask) {
-        let accel = match cx.table.get(reg(w, a.accel, l)) {
-            Descriptor::AccelerationStructure(s) => Some(s.0.clone()),
-            _ => None,
-        };
+        let accel = cx.table.get(reg(w, a.accel, l)).top_level();
         let args = a.args.map(|r| reg(w, r, l));
         let at = reg(w, addr, l).wrapping_add(offset);
         let mut payload = read(w, x, at, bytes.div_ceil(4) as usize, l);

@@ -1036,14 +1036,25 @@ fn bind_entry(
             bound.descriptor =
                 Descriptor::Sampler(sampler_desc(&SamplerKeys::of(e)).map_err(&err)?);
         }
-        EntryKind::AccelerationStructure => {
-            let n = e.acceleration_structure.as_deref().ok_or_else(|| {
-                err("missing `acceleration_structure` (the name of a top-level [[acceleration_structure]])".into())
-            })?;
-            bound.descriptor = Descriptor::AccelerationStructure(
-                crate::resources::AccelerationStructure(accel.top(n).map_err(&err)?),
-            );
-        }
+        EntryKind::AccelerationStructure => match e.acceleration_structure.as_deref() {
+            Some(n) => {
+                bound.descriptor = Descriptor::AccelerationStructure(
+                    crate::resources::AccelerationStructure(accel.top(n).map_err(&err)?),
+                );
+            }
+            // A command list's named structure without a job-built one: the storage its
+            // `build_raytracing_acceleration_structure` commands write.
+            None if at.table == Table::Resource && e.reg.is_none() && e.name.is_some() => {
+                bound.descriptor = Descriptor::AccelerationStructureBuffer(
+                    crate::resources::AccelerationStructureBuffer::new(),
+                );
+            }
+            None => {
+                return Err(err(
+                    "missing `acceleration_structure` (the name of a top-level [[acceleration_structure]]; a command list's named structure may leave it out and be built by a `build_raytracing_acceleration_structure` command)".into(),
+                ));
+            }
+        },
         EntryKind::Feedback { array, kind } => {
             let map = make_feedback(e, array, kind, paired).map_err(&err)?;
             budget.take(name, map.map.memory().len())?;

@@ -47,9 +47,13 @@
 //!   must be a multiple of the element size (4 for raw buffers, the stride for
 //!   structured ones), and of 4 for a CBV; an offset past the memory is refused.
 //!   An acceleration structure's offset must be 0.
-//! - A descriptor table's ranges must be bounded (an unbounded range in a local root
-//!   signature is refused: the job lists every descriptor). Each named entry must fit
-//!   its range's register class.
+//! - A descriptor table's last range may be unbounded (`NumDescriptors` `UINT_MAX`;
+//!   `D3D12_DESCRIPTOR_RANGE`: only the last range of a table can be): it then runs
+//!   to the end of what the table is given — every further entry of the job's list, or,
+//!   in a shader table in a buffer, every heap slot from the range's start to the end of
+//!   the `[[heap]]` (D3D12: to the end of the descriptor heap). An unbounded range that
+//!   is not the last, or with a range placed after its start, is refused. Each named
+//!   entry must fit its range's register class.
 
 use crate::container::rts0::{
     DescriptorRange, RegisterClass, RootParameter, RootParameterKind, RootSignature,
@@ -302,23 +306,42 @@ fn argument_kind(a: &LocalArgumentEntry) -> Result<&'static str, String> {
     }
 }
 
-/// The descriptors a table's ranges hold, and where each range starts (refuses an
-/// unbounded range and more than [`MAX_TABLE_DESCRIPTORS`]).
-fn table_layout(ranges: &[DescriptorRange]) -> Result<(Vec<u32>, u32), String> {
+/// Where each range of a table starts, the descriptors its bounded ranges hold (for an
+/// unbounded last range: the descriptors before it), and whether the last range is
+/// unbounded (refuses an unbounded range other than the last, a range placed after an
+/// unbounded one's start, and more than [`MAX_TABLE_DESCRIPTORS`]).
+pub(crate) fn table_layout(ranges: &[DescriptorRange]) -> Result<(Vec<u32>, u32, bool), String> {
     let mut starts = Vec::with_capacity(ranges.len());
     let mut next: u64 = 0;
     let mut total: u64 = 0;
+    let mut unbounded = false;
     for (k, r) in ranges.iter().enumerate() {
-        if r.count == u32::MAX {
-            return Err(format!(
-                "range {k} is unbounded; dxlane takes local descriptor tables of bounded ranges only (the job lists every descriptor)"
-            ));
-        }
         let start = if r.offset == u32::MAX {
             next
         } else {
             u64::from(r.offset)
         };
+        if r.count == u32::MAX {
+            if k + 1 != ranges.len() {
+                return Err(format!(
+                    "range {k} is unbounded and not the table's last range (D3D12_DESCRIPTOR_RANGE: only the last range can be unbounded)"
+                ));
+            }
+            if start < total {
+                return Err(format!(
+                    "range {k} is unbounded from descriptor {start}, and an earlier range reaches descriptor {total}: they would overlap"
+                ));
+            }
+            if start > u64::from(MAX_TABLE_DESCRIPTORS) {
+                return Err(format!(
+                    "range {k} starts at descriptor {start}; a job lists at most {MAX_TABLE_DESCRIPTORS} per table"
+                ));
+            }
+            starts.push(start as u32);
+            total = start;
+            unbounded = true;
+            continue;
+        }
         let end = start + u64::from(r.count);
         if end > u64::from(MAX_TABLE_DESCRIPTORS) {
             return Err(format!(
@@ -329,7 +352,7 @@ fn table_layout(ranges: &[DescriptorRange]) -> Result<(Vec<u32>, u32), String> {
         next = end;
         total = total.max(end);
     }
-    Ok((starts, total as u32))
+    Ok((starts, total as u32, unbounded))
 }
 
 /// Checks `args` against `signature` for the record `key` (see the module doc).
@@ -385,9 +408,17 @@ pub(crate) fn check_arguments(
                 }
             }
             RootParameterKind::Table { ranges } => {
-                let (_, total) = table_layout(ranges).map_err(|m| format!("{at}: {what}: {m}"))?;
+                let (_, total, unbounded) =
+                    table_layout(ranges).map_err(|m| format!("{at}: {what}: {m}"))?;
                 let n = a.table.as_ref().map_or(0, Vec::len);
-                if n as u64 != u64::from(total) {
+                if unbounded {
+                    if (n as u64) < u64::from(total) || n as u64 > u64::from(MAX_TABLE_DESCRIPTORS)
+                    {
+                        return Err(format!(
+                            "{at}: names {n} resources, but {from}'s {what} holds {total} descriptors before its unbounded range, and a job lists at most {MAX_TABLE_DESCRIPTORS}"
+                        ));
+                    }
+                } else if n as u64 != u64::from(total) {
                     return Err(format!(
                         "{at}: names {n} resources, but {from}'s {what} holds {total} descriptors"
                     ));
@@ -497,10 +528,16 @@ pub(crate) fn record_view<'a>(
                 });
             }
             RootParameterKind::Table { ranges } => {
-                let (starts, _) = table_layout(ranges).map_err(|m| format!("{at}: {m}"))?;
+                let (starts, _, _) = table_layout(ranges).map_err(|m| format!("{at}: {m}"))?;
                 let names = a.table.as_deref().unwrap_or_default();
                 for (r, start) in ranges.iter().zip(starts) {
-                    for k in 0..r.count {
+                    // An unbounded range holds every entry from its start on.
+                    let count = if r.count == u32::MAX {
+                        (names.len() as u32).saturating_sub(start)
+                    } else {
+                        r.count
+                    };
+                    for k in 0..count {
                         let slot = (start + k) as usize;
                         let Some(n) = names.get(slot) else { continue };
                         let e = find(&format!("{at}: table[{slot}]"), n)?;
@@ -793,14 +830,30 @@ mod tests {
             space: 0,
             offset,
         };
-        let (starts, total) = table_layout(&[
+        let (starts, total, unbounded) = table_layout(&[
             range(RegisterClass::Srv, 2, 0, u32::MAX),
             range(RegisterClass::Uav, 1, 0, 5),
         ])
         .unwrap();
-        assert_eq!((starts, total), (vec![0, 5], 6));
-        let e = table_layout(&[range(RegisterClass::Srv, u32::MAX, 0, u32::MAX)]).unwrap_err();
-        assert!(e.contains("range 0 is unbounded"), "{e}");
+        assert_eq!((starts, total, unbounded), (vec![0, 5], 6, false));
+        // D3D12_DESCRIPTOR_RANGE: only the last range can be unbounded.
+        let e = table_layout(&[
+            range(RegisterClass::Srv, u32::MAX, 0, u32::MAX),
+            range(RegisterClass::Uav, 1, 0, u32::MAX),
+        ])
+        .unwrap_err();
+        assert!(
+            e.contains("range 0 is unbounded and not the table's last"),
+            "{e}"
+        );
+        assert_eq!(
+            table_layout(&[
+                range(RegisterClass::Uav, 1, 0, u32::MAX),
+                range(RegisterClass::Srv, u32::MAX, 0, u32::MAX),
+            ])
+            .unwrap(),
+            (vec![0, 1], 1, true)
+        );
         let sig = RootSignature {
             version: 2,
             flags: 0,
@@ -853,6 +906,63 @@ mod tests {
         let e = record_view(&rec, &BoundJob::default(), &named).unwrap_err();
         assert!(
             e.contains("`callable[1].local[0]`: table[0]: \"data\"") && e.contains("cannot view"),
+            "{e}"
+        );
+    }
+
+    /// An unbounded last range (`D3D12_DESCRIPTOR_RANGE::NumDescriptors` `UINT_MAX`)
+    /// holds every entry the job lists from its start on, at consecutive registers;
+    /// the bounded ranges before it must be given whole.
+    #[test]
+    fn an_unbounded_range_takes_every_further_entry() {
+        let range = |class, count, base_register| DescriptorRange {
+            class,
+            count,
+            base_register,
+            space: 0,
+            offset: u32::MAX,
+        };
+        let sig = RootSignature {
+            version: 2,
+            flags: 0,
+            parameters: vec![RootParameter {
+                visibility: 0,
+                kind: RootParameterKind::Table {
+                    ranges: vec![
+                        range(RegisterClass::Srv, 1, 0),
+                        range(RegisterClass::Srv, u32::MAX, 4),
+                    ],
+                },
+            }],
+            static_samplers: 0,
+        };
+        let data = raw_entry(16);
+        let named = |n: &str| (n == "data").then_some(&data);
+        let table = |n: usize| LocalArgumentEntry {
+            table: Some(vec!["data".into(); n]),
+            ..Default::default()
+        };
+        for n in [1, 4] {
+            check_arguments("miss[0]", "it", &sig, Some(&[table(n)])).unwrap();
+            let rec = LocalRecord {
+                key: "miss[0]".into(),
+                signature: sig.clone(),
+                args: vec![table(n)],
+            };
+            let view = record_view(&rec, &BoundJob::default(), &named).unwrap();
+            let regs: Vec<String> = view
+                .resources
+                .iter()
+                .map(|e| e.reg.unwrap().to_string())
+                .collect();
+            let want: Vec<String> = std::iter::once("t0".to_string())
+                .chain((0..n - 1).map(|k| format!("t{}", 4 + k)))
+                .collect();
+            assert_eq!(regs, want);
+        }
+        let e = check_arguments("miss[0]", "it", &sig, Some(&[table(0)])).unwrap_err();
+        assert!(
+            e.contains("holds 1 descriptors before its unbounded range"),
             "{e}"
         );
     }

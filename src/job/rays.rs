@@ -351,6 +351,7 @@ pub(crate) type Record = (usize, Option<usize>);
 
 /// A ray-tracing pipeline read from the `[rays]` keys: its programs (lowered, ray
 /// generation first, then in the order the tables first name them) and its tables.
+#[derive(Debug, Clone)]
 pub(crate) struct Pipeline {
     /// The programs and their files.
     pub programs: Vec<(Shader, ProgramInfo)>,
@@ -367,6 +368,8 @@ pub(crate) struct Pipeline {
     pub names: Option<Vec<Named<Target>>>,
     /// The records' local root signatures and arguments.
     pub records: Vec<LocalRecord>,
+    /// The global root signature and its arguments, when the job gives them.
+    pub global: Option<LocalRecord>,
     /// `max_recursion_depth`.
     pub max_recursion_depth: u32,
     /// `D3D12_RAYTRACING_PIPELINE_FLAGS` of the libraries' `RaytracingPipelineConfig1`.
@@ -661,6 +664,7 @@ pub(crate) fn read_pipeline(
             callable: Vec::new().into(),
             names: Some(names),
             records: Vec::new(),
+            global: config.global,
             max_recursion_depth: depth,
             pipeline_flags: config.pipeline_flags,
             dims,
@@ -757,6 +761,7 @@ pub(crate) fn read_pipeline(
         callable: callable.into(),
         names: None,
         records,
+        global: config.global,
         max_recursion_depth: depth,
         pipeline_flags: config.pipeline_flags,
         dims,
@@ -1029,6 +1034,84 @@ pub(crate) fn read_tables(
     Ok(())
 }
 
+/// A command list's `dispatch_rays` whose shader tables are in buffers: the tables are
+/// read, and their records' programs fitted, when the command runs (D3D12 reads a
+/// `D3D12_DISPATCH_RAYS_DESC`'s tables when the GPU executes the command), so a copy or
+/// a dispatch before it in the list can write them.
+#[derive(Debug)]
+pub(crate) struct TablesInBuffers {
+    /// The pipeline, its tables still empty.
+    pub pipeline: Pipeline,
+    /// The command's keys, as a `[rays]` section.
+    pub rays: RaysSection,
+    /// The job (its resources' names give addresses their resources).
+    pub job: std::sync::Arc<Job>,
+    /// The list's resources.
+    pub bound: std::sync::Arc<bind::BoundJob>,
+    /// The command's own bindings (`bind`).
+    pub own: bind::BoundJob,
+    /// The list's resource names, as indices into `bound`.
+    pub names: std::collections::HashMap<String, usize>,
+}
+
+impl TablesInBuffers {
+    /// Checks what does not depend on the tables' contents (each range inside its
+    /// buffer, aligned), before the list runs.
+    pub(crate) fn check_ranges(&self) -> Result<(), String> {
+        let buffer_of = |n: &str| self.buffer_of(n);
+        for (key, r, strided) in [
+            (
+                "ray_generation_record",
+                &self.rays.ray_generation_record,
+                false,
+            ),
+            ("miss_table", &self.rays.miss_table, true),
+            ("hit_group_table", &self.rays.hit_group_table, true),
+            ("callable_table", &self.rays.callable_table, true),
+        ] {
+            if let Some(r) = r {
+                shader_table::read_range(key, r, &buffer_of, strided)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn buffer_of(&self, n: &str) -> Option<crate::resources::Memory> {
+        let i = *self.names.get(n)?;
+        match &self.bound.resources.get(i)?.storage {
+            bind::Storage::Buffer(m) => Some(m.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl crate::pipeline::commands::LateWork for TablesInBuffers {
+    fn name(&self) -> &'static str {
+        "dispatch_rays"
+    }
+
+    fn program_count(&self) -> usize {
+        self.pipeline.programs.len()
+    }
+
+    fn make(&self) -> Result<Work, String> {
+        let mut p = self.pipeline.clone();
+        read_tables(&mut p, &self.rays, &self.job, &self.bound)?;
+        let (depth, flags, dims) = (p.max_recursion_depth, p.pipeline_flags, p.dims);
+        let named = |n: &str| {
+            self.names
+                .get(n)
+                .and_then(|&i| self.bound.resources.get(i))
+                .or_else(|| shader_table::heap_slot_of(n).and_then(|s| self.bound.heap.get(s)))
+        };
+        let mut f = fit_pipeline(p, &self.own, &named).map_err(|w| match w {
+            Where::At(_, m) => m,
+            Where::Job(x) => format!("the bindings: {x}"),
+        })?;
+        Ok(Work::Rays(Box::new(f.work(depth, flags, dims))))
+    }
+}
+
 /// A pipeline's programs fitted to the job's resources: one per program and record
 /// (a program of records with local root arguments is fitted once per record), the
 /// tables as indices into them, the programs' files and the reflection warnings.
@@ -1081,6 +1164,17 @@ pub(crate) fn fit_pipeline<'a>(
     bound: &bind::BoundJob,
     named: &dyn Fn(&str) -> Option<&'a bind::BoundEntry>,
 ) -> Result<FittedPipeline, Where> {
+    // The global root signature's registers bind its arguments for every program;
+    // a record's local root signature then binds its own on top.
+    let global_view;
+    let bound = match &p.global {
+        Some(g) => {
+            global_view =
+                local_root::record_view(g, bound, named).map_err(|m| Where::At(Part::Rays, m))?;
+            &global_view
+        }
+        None => bound,
+    };
     let mut views = Vec::with_capacity(p.records.len());
     for r in &p.records {
         views.push(local_root::record_view(r, bound, named).map_err(|m| Where::At(Part::Rays, m))?);
@@ -1312,6 +1406,7 @@ pub const PIPELINE_FLAGS: u32 = 0x700;
 /// The pipeline's configuration: the job's values and the libraries' subobjects, checked
 /// to agree.
 struct Config {
+    global: Option<LocalRecord>,
     max_recursion_depth: Option<u32>,
     max_payload_size: Option<u32>,
     max_attribute_size: Option<u32>,
@@ -1447,7 +1542,10 @@ fn resolve_config(
 ) -> Result<Config, String> {
     let shader = pipeline_subobject(rs, groups, state, Associated::ShaderConfig)?;
     let pipeline = pipeline_subobject(rs, groups, state, Associated::PipelineConfig)?;
-    pipeline_subobject(rs, groups, state, Associated::GlobalRootSignature)?;
+    let global = global_record(
+        rs,
+        pipeline_subobject(rs, groups, state, Associated::GlobalRootSignature)?,
+    )?;
     pipeline_subobject_each(rs, groups, state)?;
     let agree = |key: &str, job: Option<u32>, lib: Option<(u32, &Found, &str)>| match (job, lib) {
         (Some(j), Some((l, f, field))) if j != l => Err(format!(
@@ -1482,11 +1580,59 @@ fn resolve_config(
         }
     }
     Ok(Config {
+        global,
         max_recursion_depth: agree("max_recursion_depth", rs.max_recursion_depth, depth)?,
         max_payload_size: agree("max_payload_size", rs.max_payload_size, payload)?,
         max_attribute_size: agree("max_attribute_size", rs.max_attribute_size, attributes)?,
         pipeline_flags: flags,
     })
+}
+
+/// The pipeline's global root signature — the libraries' association `lib` or the job's
+/// `global_root_signature` (both is an error) — with the job's `global` arguments
+/// checked against it (`job::local_root`). Without `global`, the programs' registers
+/// bind the job's resources as before (nothing else supplies the arguments); `global`
+/// without a signature is an error.
+fn global_record(
+    rs: &RaysSection,
+    lib: Option<(Found, String)>,
+) -> Result<Option<LocalRecord>, String> {
+    let sig = match (lib, rs.global_root_signature.as_deref()) {
+        (Some((f, _)), Some(_)) => {
+            return Err(format!(
+                "`global_root_signature`: the libraries already associate {} with the pipeline's exports; give one or the other",
+                f.label()
+            ));
+        }
+        (Some((f, _)), None) => {
+            let SubobjectDesc::GlobalRootSignature { bytes } = &f.desc else {
+                return Ok(None);
+            };
+            let sig = RootSignature::parse(bytes, FourCc::RTS0)
+                .map_err(|e| format!("{}: cannot read the root signature: {e}", f.label()))?;
+            Some((sig, f.label()))
+        }
+        (None, Some(params)) => Some((
+            local_root::job_signature("global", params)
+                .map_err(|m| m.replace("global.local_root_signature", "global_root_signature"))?,
+            "`global_root_signature`".to_string(),
+        )),
+        (None, None) => None,
+    };
+    match (sig, rs.global.as_deref()) {
+        (Some((sig, from)), Some(args)) => {
+            let args = local_root::check_arguments("global", &from, &sig, Some(args))?;
+            Ok(Some(LocalRecord {
+                key: "global".into(),
+                signature: sig,
+                args,
+            }))
+        }
+        (None, Some(_)) => Err(
+            "`global`: the pipeline has no global root signature (give `global_root_signature`, or associate a GlobalRootSignature subobject in a library)".into(),
+        ),
+        (_, None) => Ok(None),
+    }
 }
 
 /// Every export's local root signature association, resolved so that conflicts are

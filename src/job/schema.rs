@@ -86,6 +86,14 @@ pub struct RaysSection {
     pub hit_group_table: Option<TableRange>,
     /// Tables in buffers: `CallableShaderTable`.
     pub callable_table: Option<TableRange>,
+    /// The pipeline's global root signature declared by the job, one entry per
+    /// parameter (as a record's `local_root_signature`); a library may associate one
+    /// instead.
+    pub global_root_signature: Option<Vec<LocalParameterEntry>>,
+    /// The global root arguments (`SetComputeRootSignature` and its `SetComputeRoot…`
+    /// calls), one per parameter of the global root signature, in the form of a
+    /// record's `local`.
+    pub global: Option<Vec<LocalArgumentEntry>>,
 }
 
 /// A shader table in a buffer (`D3D12_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE`, or

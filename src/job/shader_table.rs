@@ -480,39 +480,26 @@ fn decode_arguments(
             }
             RootParameterKind::Table { ranges } => {
                 let h = word8();
-                let total = ranges
-                    .iter()
-                    .map(|r| {
-                        let start = if r.offset == u32::MAX { 0 } else { r.offset };
-                        u64::from(start) + u64::from(r.count)
-                    })
-                    .max()
-                    .unwrap_or(0);
+                let (_, bounded, unbounded) =
+                    super::local_root::table_layout(ranges).map_err(|m| format!("{at}: {m}"))?;
                 let slot = h
                     .checked_sub(HEAP_HANDLE_BASE)
                     .filter(|d| d % HEAP_HANDLE_INCREMENT == 0)
                     .map(|d| d / HEAP_HANDLE_INCREMENT)
-                    .filter(|s| s.saturating_add(total) <= heap_len as u64)
+                    .filter(|s| s.saturating_add(u64::from(bounded)) <= heap_len as u64)
                     .ok_or_else(|| {
                         format!(
-                            "{at}: GPU descriptor handle 0x{h:016x} with {total} descriptors is outside the heap's {heap_len} slots"
+                            "{at}: GPU descriptor handle 0x{h:016x} with {bounded} descriptors is outside the heap's {heap_len} slots"
                         )
                     })?;
+                // An unbounded last range runs to the end of the heap
+                // (`D3D12_DESCRIPTOR_RANGE`).
+                let total = if unbounded {
+                    heap_len as u64 - slot
+                } else {
+                    u64::from(bounded)
+                };
                 let mut table_names = Vec::new();
-                // Contiguous ranges, as `job::local_root` lays out the table.
-                let mut next = 0u64;
-                for r in ranges {
-                    let start = if r.offset == u32::MAX {
-                        next
-                    } else {
-                        u64::from(r.offset)
-                    };
-                    let end = start.saturating_add(u64::from(r.count));
-                    if r.count == u32::MAX || end > total {
-                        return Err(format!("{at}: an unbounded range"));
-                    }
-                    next = end;
-                }
                 for d in 0..total {
                     table_names.push(heap_name((slot + d) as usize));
                 }

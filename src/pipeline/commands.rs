@@ -62,6 +62,10 @@
 //!   the rule); the source is multisampled, the destination single-sampled, both of one
 //!   size and format, and the format one D3D12 can resolve (float, UNORM, SNORM, sRGB:
 //!   not integer or depth), checked before the list runs.
+//! - **`BuildRaytracingAccelerationStructure`** reads its inputs from memory when it
+//!   runs, so a copy or dispatch earlier in the list can write them, and stores the
+//!   structure in its destination, which every descriptor of it sees from then on
+//!   (`accel_build` states the rules).
 
 use std::time::Instant;
 
@@ -216,10 +220,29 @@ pub enum Command {
     /// subresource back to "no mip requested", whatever values the clear names
     /// (DirectX-Specs "Sampler Feedback": "The four number values … are ignored").
     ClearFeedback(FeedbackMap),
+    /// `BuildRaytracingAccelerationStructure`: inputs read from memory when it runs
+    /// (`accel_build`).
+    BuildAccelerationStructure(Box<super::accel_build::AccelBuild>),
+    /// A dispatch or a draw made when the command runs, from memory the commands before
+    /// it wrote (a `DispatchRays` whose shader tables are in buffers).
+    Late(std::sync::Arc<dyn LateWork>),
     /// `ResolveSubresourceRegion` of a sampler feedback map with
     /// `D3D12_RESOLVE_MODE_DECODE_SAMPLER_FEEDBACK` or `…ENCODE…`, every subresource at
     /// once (`UINT_MAX` subresource indices).
     TranscodeFeedback(Box<Transcode>),
+}
+
+/// A command whose work is read from memory when it runs: D3D12 reads a
+/// `DispatchRays`'s shader tables when the GPU executes it, so a copy or a dispatch
+/// earlier in the list can write them. The job layer implements it (it owns reading a
+/// table's records into programs and their bindings).
+pub trait LateWork: std::fmt::Debug + Send + Sync {
+    /// The command's D3D12 name, as a job file spells it.
+    fn name(&self) -> &'static str;
+    /// How many program files the job lists for it (see [`Command::program_count`]).
+    fn program_count(&self) -> usize;
+    /// The work, from memory as it is now; an error says what and where.
+    fn make(&self) -> Result<Work, String>;
 }
 
 /// A sampler feedback transcode (DirectX-Specs "Sampler Feedback", "Transcoding"): the
@@ -575,6 +598,8 @@ impl Command {
             Command::CopyFootprint(_) => "copy_texture_region",
             Command::ClearFeedback(_) => "clear_unordered_access",
             Command::TranscodeFeedback(_) => "resolve_subresource",
+            Command::BuildAccelerationStructure(_) => "build_raytracing_acceleration_structure",
+            Command::Late(l) => l.name(),
         }
     }
 
@@ -648,6 +673,7 @@ impl Command {
             },
             Command::Gated(g) => g.command.program_count(),
             Command::DrawAuto(x) => draw(&x.work),
+            Command::Late(l) => l.program_count(),
             _ => 0,
         }
     }
@@ -741,6 +767,17 @@ impl Command {
             Command::CopyFootprint(c) => copy_footprint(c),
             Command::ClearFeedback(map) => map.clear(),
             Command::TranscodeFeedback(t) => transcode(t),
+            Command::BuildAccelerationStructure(b) => {
+                b.run().map_err(list_err)?;
+            }
+            Command::Late(l) => {
+                let w = l.make().map_err(list_err)?;
+                let hooks = Hooks {
+                    budget: Some(budget),
+                    ..hooks
+                };
+                runs.push(w.run(plan, hooks)?);
+            }
             Command::ExecuteIndirect(x) => runs = execute_indirect(x, plan, budget, hooks)?,
             Command::ResolveSubresource {
                 dst,

@@ -15,11 +15,12 @@
 //! one wave traceable for the debugger ([`trace`]); the work value and its plan
 //! ([`work`], [`plan`]) and command lists of dispatches, draws, clears and copies
 //! ([`commands`]); `DispatchRays` over ray-tracing programs and their shader table
-//! ([`rays`]); view instancing, the pipeline run once per view ([`view_instancing`]);
+//! ([`rays`]); acceleration-structure builds as list commands ([`accel_build`]); view instancing, the pipeline run once per view ([`view_instancing`]);
 //! variable-rate shading, the pixel program run per coarse pixel ([`vrs`]).
 //! Does not own: executing waves
 //! (`exec`) or resource storage (`resources`).
 
+pub mod accel_build;
 pub mod amplification;
 pub mod bin;
 pub mod clip;

@@ -31,7 +31,8 @@ pub(crate) mod triangle;
 
 pub use accel::{
     AabbsDesc, AccelError, BottomLevel, BuildOptions, Geometry, GeometryDesc, GeometryInfo,
-    GeometryType, IndexFormat, Instance, InstanceDesc, TopLevel, TrianglesDesc, VertexFormat,
+    GeometryType, IndexFormat, Instance, InstanceDesc, MAX_INSTANCES, MAX_PRIMITIVES, TopLevel,
+    TrianglesDesc, VertexFormat,
 };
 pub use flags::{
     GeometryFlags, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE, InstanceFlags,

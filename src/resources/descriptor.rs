@@ -1,8 +1,8 @@
 //! Descriptors: what a shader's resource binding (or descriptor-heap slot) refers to.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
-use crate::raytracing::TopLevel;
+use crate::raytracing::{BottomLevel, TopLevel};
 
 use super::buffer::{BufferView, Counter};
 use super::feedback::FeedbackMap;
@@ -75,6 +75,10 @@ pub enum Descriptor {
     /// A top-level acceleration structure, shared by every descriptor that views it (the
     /// built structure is immutable, so sharing it is the same as D3D12's GPU address).
     AccelerationStructure(AccelerationStructure),
+    /// A buffer that a command list's `BuildRaytracingAccelerationStructure` writes, viewed
+    /// as an acceleration structure: what it holds is read when a program traces (after
+    /// the build commands before it have run).
+    AccelerationStructureBuffer(AccelerationStructureBuffer),
     /// A sampler feedback map with its paired texture's description (a UAV of
     /// `CreateSamplerFeedbackUnorderedAccessView`; writable only by
     /// `WriteSamplerFeedback*`).
@@ -104,7 +108,92 @@ impl std::fmt::Debug for AccelerationStructure {
     }
 }
 
+/// What a build wrote into an [`AccelerationStructureBuffer`].
+#[derive(Clone)]
+pub enum BuiltStructure {
+    /// A bottom-level structure (instances of a top level point at it).
+    Bottom(Arc<BottomLevel>),
+    /// A top-level structure (what a descriptor views).
+    Top(Arc<TopLevel>),
+}
+
+/// The storage of an acceleration structure a command list builds: empty until a build
+/// command writes it, then the structure of the latest build. Clones share it (D3D12's
+/// descriptors and instance descriptions point at one buffer), so a build is seen by
+/// every descriptor made before it. Two are equal when they are the same buffer.
+#[derive(Clone, Default)]
+pub struct AccelerationStructureBuffer(Arc<RwLock<Option<BuiltStructure>>>);
+
+impl AccelerationStructureBuffer {
+    /// An empty buffer (nothing built yet).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// What the latest build wrote, if any.
+    pub fn get(&self) -> Option<BuiltStructure> {
+        // A poisoned lock only means a writer panicked mid-store of one `Option`,
+        // which is replaced whole: what it holds is still one value.
+        match self.0.read() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// Replaces what the buffer holds (a build's result).
+    pub fn set(&self, built: BuiltStructure) {
+        match self.0.write() {
+            Ok(mut g) => *g = Some(built),
+            Err(p) => *p.into_inner() = Some(built),
+        }
+    }
+
+    /// Whether `self` and `other` are one buffer.
+    pub fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl PartialEq for AccelerationStructureBuffer {
+    fn eq(&self, other: &Self) -> bool {
+        self.same(other)
+    }
+}
+
+impl std::fmt::Debug for AccelerationStructureBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.get() {
+            None => write!(f, "AccelerationStructureBuffer(not built)"),
+            Some(BuiltStructure::Bottom(b)) => write!(
+                f,
+                "AccelerationStructureBuffer(bottom level, {} geometries)",
+                b.geometries().len()
+            ),
+            Some(BuiltStructure::Top(t)) => write!(
+                f,
+                "AccelerationStructureBuffer(top level, {} instances)",
+                t.instances().len()
+            ),
+        }
+    }
+}
+
 impl Descriptor {
+    /// The top-level structure a descriptor views: a built structure, or what a list's
+    /// acceleration-structure buffer holds now. `None` for any other descriptor, a
+    /// buffer not built yet or holding a bottom level (DXR binds top levels only; a ray
+    /// against no structure misses, as against a null descriptor).
+    pub fn top_level(&self) -> Option<Arc<TopLevel>> {
+        match self {
+            Descriptor::AccelerationStructure(a) => Some(a.0.clone()),
+            Descriptor::AccelerationStructureBuffer(b) => match b.get() {
+                Some(BuiltStructure::Top(t)) => Some(t),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The descriptor's broad kind.
     pub fn class(&self) -> ViewClass {
         match self {
@@ -113,7 +202,9 @@ impl Descriptor {
             Descriptor::Texture(_) => ViewClass::Texture,
             Descriptor::ConstantBuffer { .. } => ViewClass::ConstantBuffer,
             Descriptor::Sampler(_) => ViewClass::Sampler,
-            Descriptor::AccelerationStructure(_) => ViewClass::AccelerationStructure,
+            Descriptor::AccelerationStructure(_) | Descriptor::AccelerationStructureBuffer(_) => {
+                ViewClass::AccelerationStructure
+            }
             Descriptor::Feedback(_) => ViewClass::Feedback,
         }
     }

@@ -28,7 +28,9 @@ pub mod texture;
 pub(crate) mod wide;
 
 pub use buffer::{BufferKind, BufferView, Counter};
-pub use descriptor::{AccelerationStructure, Descriptor, ViewClass};
+pub use descriptor::{
+    AccelerationStructure, AccelerationStructureBuffer, BuiltStructure, Descriptor, ViewClass,
+};
 pub use feedback::{FeedbackKind, FeedbackMap};
 pub use format::{ChannelType, Format, UavLoad};
 pub use memory::{MAX_MEMORY_BYTES, Memory, RmwOp};

@@ -730,7 +730,7 @@ fn resource_bindings(
                     e.kind.name()
                 ));
             }
-            Descriptor::AccelerationStructure(_) => {
+            Descriptor::AccelerationStructure(_) | Descriptor::AccelerationStructureBuffer(_) => {
                 return Err(format!(
                     "{}: acceleration structures are not written to plans yet",
                     e.name

@@ -58,6 +58,7 @@ mod queries;
 mod raster_states;
 mod raw_gather_and_wave_match;
 mod rays;
+mod rays_build;
 mod raytracing;
 mod sampler_feedback;
 mod sampling_lavapipe;

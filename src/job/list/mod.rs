@@ -51,7 +51,8 @@ pub struct CommandEntry {
     /// `dispatch`, `dispatch_rays`, `draw`, `draw_indexed`, `dispatch_mesh`,
     /// `clear_render_target`, `clear_depth_stencil`, `clear_unordered_access`,
     /// `copy_resource`, `copy_buffer_region`, `copy_texture_region`,
-    /// `resolve_subresource`, `execute_indirect`.
+    /// `resolve_subresource`, `execute_indirect`, `build_raytracing_acceleration_structure`,
+    /// the query commands and `set_predication`.
     #[serde(rename = "type")]
     pub kind: String,
     /// The compute program (`dispatch`, `execute_indirect` of dispatches), relative to
@@ -80,7 +81,8 @@ pub struct CommandEntry {
     pub uint: Option<[u32; 4]>,
     /// `clear_unordered_access`: `ClearUnorderedAccessViewFloat`'s values.
     pub float: Option<[FloatValue; 4]>,
-    /// Copies and resolves: the destination resource.
+    /// Copies and resolves: the destination resource; a build: the acceleration
+    /// structure it writes.
     pub dst: Option<String>,
     /// Copies and resolves: the source resource.
     pub src: Option<String>,
@@ -138,7 +140,7 @@ pub struct CommandEntry {
     pub vertex_count: Option<u32>,
     /// `draw_indexed`: indices per instance.
     pub index_count: Option<u32>,
-    /// Draws: instances (default 1).
+    /// Draws: instances (default 1); a top-level build: `NumDescs`.
     pub instance_count: Option<u32>,
     /// `draw`: `StartVertexLocation`.
     pub start_vertex: Option<u32>,
@@ -217,6 +219,23 @@ pub struct CommandEntry {
     pub max_payload_size: Option<u32>,
     /// `dispatch_rays`: `MaxAttributeSizeInBytes`.
     pub max_attribute_size: Option<u32>,
+    /// `dispatch_rays` with tables in buffers: the pipeline's exports (as `[rays]
+    /// exports`).
+    pub exports: Option<Vec<super::schema::TableEntry>>,
+    /// `dispatch_rays`: `RayGenerationShaderRecord`, `{ buffer, offset, size }` of a
+    /// named buffer, read when the command runs.
+    pub ray_generation_record: Option<super::schema::TableRange>,
+    /// `dispatch_rays`: `MissShaderTable`, `{ buffer, offset, size, stride }`.
+    pub miss_table: Option<super::schema::TableRange>,
+    /// `dispatch_rays`: `HitGroupTable`.
+    pub hit_group_table: Option<super::schema::TableRange>,
+    /// `dispatch_rays`: `CallableShaderTable`.
+    pub callable_table: Option<super::schema::TableRange>,
+    /// `dispatch_rays`: the global root signature declared by the job (as `[rays]
+    /// global_root_signature`).
+    pub global_root_signature: Option<Vec<super::schema::LocalParameterEntry>>,
+    /// `dispatch_rays`: the global root arguments (as `[rays] global`).
+    pub global: Option<Vec<super::schema::LocalArgumentEntry>>,
     /// Draws: the stream-output declaration, as `[[draw.stream_output]]`.
     pub stream_output: Option<Vec<super::draw::SoEntry>>,
     /// Draws: `RasterizedStream`, as `[draw] rasterized_stream`.
@@ -253,6 +272,17 @@ pub struct CommandEntry {
     pub src_footprint: Option<footprint::FootprintEntry>,
     /// `copy_texture_region` into a buffer: the destination's footprint.
     pub dst_footprint: Option<footprint::FootprintEntry>,
+    /// `build_raytracing_acceleration_structure`: `bottom` or `top`.
+    pub level: Option<String>,
+    /// `build_raytracing_acceleration_structure`, bottom level: the geometry
+    /// descriptions, in `GeometryIndex()` order.
+    pub geometry: Option<Vec<accel::BuildGeometryEntry>>,
+    /// `build_raytracing_acceleration_structure`, top level: `InstanceDescs`, a named
+    /// buffer and offset (`instance_count` is `NumDescs`).
+    pub instances: Option<accel::BufferAt>,
+    /// `build_raytracing_acceleration_structure`, top level: `DescsLayout`, `array`
+    /// (default) or `array_of_pointers`.
+    pub instance_layout: Option<String>,
 }
 
 /// One binding of a command: a register and a named resource, or constant data.
@@ -274,6 +304,7 @@ pub struct BindEntry {
     pub visibility: Option<String>,
 }
 
+mod accel;
 mod draw;
 mod footprint;
 mod query;
@@ -295,6 +326,13 @@ struct Ctx<'a> {
     warnings: Vec<String>,
     /// The query heaps, and what the commands so far left open and set.
     queries: query::QueryState,
+    /// The acceleration structures the commands so far build, by name: whether the
+    /// latest build is a top level.
+    built_accel: HashMap<String, bool>,
+    /// The resources by GPU virtual address, once a build needs them.
+    addresses: Option<std::sync::Arc<crate::pipeline::accel_build::Addresses>>,
+    /// The job and its resources shared with the commands made when they run.
+    shared: Option<(std::sync::Arc<Job>, std::sync::Arc<BoundJob>)>,
 }
 
 /// A lowered program with its container kind and shader model, as `load_file` gives it.
@@ -398,7 +436,18 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         operation,
         draw_auto,
         src_footprint,
-        dst_footprint
+        dst_footprint,
+        level,
+        geometry,
+        instances,
+        instance_layout,
+        exports,
+        ray_generation_record,
+        miss_table,
+        hit_group_table,
+        callable_table,
+        global_root_signature,
+        global
     );
     if e.amplification.is_some() {
         k.push("as");
@@ -424,6 +473,13 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "max_recursion_depth",
             "max_payload_size",
             "max_attribute_size",
+            "exports",
+            "ray_generation_record",
+            "miss_table",
+            "hit_group_table",
+            "callable_table",
+            "global_root_signature",
+            "global",
             "bind",
         ],
         "clear_render_target" => &["resource", "mip", "slice", "color"],
@@ -451,6 +507,7 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
         "begin_query" | "end_query" => &["heap", "index", "query"],
         "resolve_query_data" => &["heap", "query", "first", "count", "buffer", "offset"],
         "set_predication" => &["buffer", "offset", "operation"],
+        "build_raytracing_acceleration_structure" => accel::BUILD_KEYS,
         _ => return None,
     })
 }
@@ -473,9 +530,29 @@ const KINDS: &[&str] = &[
     "end_query",
     "resolve_query_data",
     "set_predication",
+    "build_raytracing_acceleration_structure",
 ];
 
 impl Ctx<'_> {
+    fn shared(&mut self) -> &(std::sync::Arc<Job>, std::sync::Arc<BoundJob>) {
+        self.shared.get_or_insert_with(|| {
+            (
+                std::sync::Arc::new(self.job.clone()),
+                std::sync::Arc::new(self.bound.clone()),
+            )
+        })
+    }
+
+    /// The job, shared with commands made when they run.
+    fn shared_job(&mut self) -> std::sync::Arc<Job> {
+        self.shared().0.clone()
+    }
+
+    /// The list's resources, shared with commands made when they run.
+    fn shared_bound(&mut self) -> std::sync::Arc<BoundJob> {
+        self.shared().1.clone()
+    }
+
     /// The named resource `name`, for field `key`.
     fn named(&self, key: &str, name: &str) -> Result<&BoundEntry, String> {
         let i = self.names.get(name).ok_or_else(|| {
@@ -620,6 +697,21 @@ impl Ctx<'_> {
                             named.kind.name()
                         )));
                     }
+                    if let Descriptor::AccelerationStructureBuffer(_) = named.descriptor {
+                        match self.built_accel.get(r.as_str()) {
+                            Some(true) => {}
+                            Some(false) => {
+                                return Err(err(format!(
+                                    "\"{r}\" was last built as a bottom level; a program traces a top-level structure"
+                                )));
+                            }
+                            None => {
+                                return Err(err(format!(
+                                    "\"{r}\" is built by no earlier build_raytracing_acceleration_structure command"
+                                )));
+                            }
+                        }
+                    }
                     if reg.class == ResourceClass::Uav
                         && let EntryKind::TypedBuffer { format } | EntryKind::Texture { format, .. } =
                             named.kind
@@ -760,7 +852,13 @@ impl Ctx<'_> {
                     max_recursion_depth: e.max_recursion_depth,
                     max_payload_size: e.max_payload_size,
                     max_attribute_size: e.max_attribute_size,
-                    ..Default::default()
+                    exports: e.exports.clone(),
+                    ray_generation_record: e.ray_generation_record.clone(),
+                    miss_table: e.miss_table.clone(),
+                    hit_group_table: e.hit_group_table.clone(),
+                    callable_table: e.callable_table.clone(),
+                    global_root_signature: e.global_root_signature.clone(),
+                    global: e.global.clone(),
                 };
                 let p = super::rays::read_pipeline(
                     self.job,
@@ -770,6 +868,25 @@ impl Ctx<'_> {
                 )
                 .map_err(|w| w.into_job(|_, m| JobError::entry(&name, m)))?;
                 let own = self.bound_of(&name, e)?;
+                if p.names.is_some() {
+                    // Tables in buffers: read when the command runs.
+                    self.programs
+                        .extend(p.programs.iter().map(|(_, info)| info.clone()));
+                    let late = super::rays::TablesInBuffers {
+                        pipeline: p,
+                        rays: rs,
+                        job: self.shared_job(),
+                        bound: self.shared_bound(),
+                        own,
+                        names: self
+                            .names
+                            .iter()
+                            .map(|(k, v)| ((*k).to_string(), *v))
+                            .collect(),
+                    };
+                    late.check_ranges().map_err(&err)?;
+                    return Ok(Command::Late(std::sync::Arc::new(late)));
+                }
                 let (max_recursion_depth, pipeline_flags, dims) =
                     (p.max_recursion_depth, p.pipeline_flags, p.dims);
                 let named = |n: &str| self.names.get(n).and_then(|&i| self.bound.resources.get(i));
@@ -967,6 +1084,9 @@ impl Ctx<'_> {
                 Command::Work(Work::Draw(Box::new(work)))
             }
             "resolve_subresource" => self.resolve(e).map_err(&err)?,
+            "build_raytracing_acceleration_structure" => {
+                self.build_accel(&name, e).map_err(&err)?
+            }
             other => return Err(err(format!("unknown `type` \"{other}\""))),
         })
     }
@@ -1546,6 +1666,9 @@ pub(crate) fn prepare_list(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
         loaded: HashMap::new(),
         warnings: Vec::new(),
         queries: query::heaps(&job.file.query_heaps)?,
+        built_accel: HashMap::new(),
+        addresses: None,
+        shared: None,
     };
     let mut commands = Vec::with_capacity(job.file.commands.len());
     for (i, e) in job.file.commands.iter().enumerate() {

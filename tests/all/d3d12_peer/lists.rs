@@ -162,7 +162,8 @@ impl ListPlan<'_> {
                             range.kind.job_name()
                         ));
                     }
-                    Descriptor::AccelerationStructure(_) => {
+                    Descriptor::AccelerationStructure(_)
+                    | Descriptor::AccelerationStructureBuffer(_) => {
                         return Err(format!(
                             "{r}: acceleration structures are not written to plans"
                         ));
@@ -675,6 +676,9 @@ impl ListPlan<'_> {
             }
             Command::ClearFeedback(_) | Command::TranscodeFeedback(_) => {
                 return Err("sampler feedback maps are not written to plans".into());
+            }
+            Command::BuildAccelerationStructure(_) | Command::Late(_) => {
+                return Err("ray-tracing commands are not written to plans".into());
             }
         }
         Ok(())
