@@ -61,6 +61,7 @@ mod control;
 pub mod convert;
 pub mod float;
 mod group;
+mod hit_object;
 mod interp;
 pub mod jit;
 mod memory;
@@ -82,6 +83,7 @@ pub use observe::{
     Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,
 };
 pub use profile::{F16Rule, Fp32Denormals, Profile};
+pub use hit_object::{HitObject, HitObjectKind};
 pub use rays::RayContext;
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};

@@ -61,6 +61,7 @@ mod rays;
 mod raytracing;
 mod sampler_feedback;
 mod sampling_lavapipe;
+mod ser;
 mod scale_docs;
 mod shader_test;
 mod stage_examples;
