@@ -523,7 +523,12 @@ fn libraries(tag: &str) -> Vec<(String, PathBuf)> {
 
 /// Runs the `[rays]` job with ray generation export `raygen` under `engine`; the
 /// output texture (2 × 6 texels of four 32-bit words), as bits.
-fn run(libs: &[(String, PathBuf)], raygen: &str, engine: Engine) -> Result<Vec<[u32; 4]>, String> {
+fn run(
+    libs: &[(String, PathBuf)],
+    raygen: &str,
+    engine: Engine,
+    instance_flags: &str,
+) -> Result<Vec<[u32; 4]>, String> {
     let path_of = |n: &str| {
         libs.iter()
             .find(|(e, _)| e == n)
@@ -539,7 +544,7 @@ max_recursion_depth = 1\nmax_payload_size = 16\nmax_attribute_size = 8\n\
 [[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
 vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
 [[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
-[[acceleration_structure.instance]]\nblas = \"tri\"\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\nid = 3\ncontribution = 1\n\
+[[acceleration_structure.instance]]\nblas = \"tri\"\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\nid = 3\ncontribution = 1\nflags = [{instance_flags}]\n\
 [[resource]]\nreg = \"t0\"\nkind = \"acceleration_structure\"\nacceleration_structure = \"scene\"\n\
 [[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 2\nheight = 6\n",
         path_of(raygen),
@@ -550,7 +555,8 @@ vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
     );
     let dir = common::scratch().join("ser").join("jobs");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{raygen}.{engine}.toml"));
+    let tag = if instance_flags.is_empty() { "" } else { ".omm" };
+    let path = dir.join(format!("{raygen}{tag}.{engine}.toml"));
     std::fs::write(&path, text).unwrap();
     let opts = dxlane::job::RunOptions {
         engine: Some(engine),
@@ -591,8 +597,14 @@ fn f(v: [f32; 4]) -> [u32; 4] {
 
 /// Runs `raygen` under both engines, which must agree word for word.
 fn run_both(libs: &[(String, PathBuf)], raygen: &str) -> Vec<[u32; 4]> {
-    let interp = run(libs, raygen, Engine::Interp).unwrap_or_else(|e| panic!("{raygen}: {e}"));
-    let jit = run(libs, raygen, Engine::Jit).unwrap_or_else(|e| panic!("{raygen}: {e}"));
+    run_both_with(libs, raygen, "")
+}
+
+/// [`run_both`] with the instance's `flags` list.
+fn run_both_with(libs: &[(String, PathBuf)], raygen: &str, flags: &str) -> Vec<[u32; 4]> {
+    let interp =
+        run(libs, raygen, Engine::Interp, flags).unwrap_or_else(|e| panic!("{raygen}: {e}"));
+    let jit = run(libs, raygen, Engine::Jit, flags).unwrap_or_else(|e| panic!("{raygen}: {e}"));
     assert_eq!(interp, jit, "{raygen}: the engines differ");
     jit
 }
@@ -732,4 +744,21 @@ fn ser_is_refused_outside_its_stages() {
         e.contains("AllocateRayQuery2") && e.contains("RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS"),
         "{e}"
     );
+}
+
+/// Opacity micromap flags change nothing in a scene without opacity micromaps (DXR spec
+/// "Opacity micromaps": OMMs act only on geometry that links one; no job geometry
+/// does): the instance flags `FORCE_OMM_2_STATE` and `DISABLE_OMMS` leave `TraceRay`'s
+/// and the hit objects' results as they were.
+#[test]
+fn omm_flags_change_nothing_without_micromaps() {
+    let libs = libraries("omm");
+    let flags = "\"force_omm_2_state\", \"disable_omms\"";
+    for rg in ["rg_trace", "rg_get", "rg_query"] {
+        assert_eq!(
+            run_both_with(&libs, rg, flags),
+            run_both(&libs, rg),
+            "{rg}"
+        );
+    }
 }
