@@ -645,7 +645,7 @@ struct Traversed {
     /// The traced wave's call number the traversal's programs ran under.
     call: u32,
     /// The committed hit, its attributes and its hit-group record.
-    committed: Option<(Hit, Vec<u32>, usize)>,
+    committed: Option<(Hit, Vec<u32>, u64)>,
     /// Whether the ray's flags let the closest-hit program run.
     run_closest_hit: bool,
     /// The miss record (`MissShaderIndex`'s low 16 bits).
@@ -657,7 +657,7 @@ struct Traversed {
 /// What `Frame::shade` runs: a hit's closest-hit program (with its attributes and
 /// hit-group record) or a miss record's program.
 enum Shade<'h> {
-    Hit(&'h Hit, &'h [u32], usize),
+    Hit(&'h Hit, &'h [u32], u64),
     Miss(u32),
 }
 
@@ -962,7 +962,11 @@ impl Frame<'_, '_> {
         payload.copy_from_slice(&shared.into_inner());
         let committed = match result.committed {
             Some(h) => {
-                let (gi, _) = group_of(&h)?;
+                // The record is checked when a program of it runs (`shade`): a ray that
+                // skips the closest-hit program needs no valid record.
+                let gi = u64::from(contribution)
+                    + u64::from(multiplier) * u64::from(h.geometry_index)
+                    + u64::from(h.instance_contribution_to_hit_group_index);
                 let a = match h.kind {
                     PrimitiveKind::Triangle => triangle_attributes(&h),
                     PrimitiveKind::Procedural => result.attributes.clone().unwrap_or_default(),
@@ -994,7 +998,7 @@ impl Frame<'_, '_> {
         let depth = self.depth + 1;
         match what {
             Shade::Hit(h, a, gi) => {
-                let (gi, g) = self.hit_group(tag, gi as u64, h)?;
+                let (gi, g) = self.hit_group(tag, gi, h)?;
                 let Some(prog) = g.closest_hit else {
                     return Ok(0);
                 };
@@ -1310,6 +1314,8 @@ impl RayContext for Frame<'_, '_> {
     }
 
     fn invoke(&self, tag: u32, hit: &HitObject, payload: &mut [u32]) -> Result<u64, ExecError> {
+        // Every Invoke is one of the lane's calls (the debugger counts the instruction).
+        let call = self.call_of(tag);
         // HLSL proposal 0027 "HitObject::Invoke": a NOP hit object, or one from a ray
         // query without a shader table index, runs nothing (and is no reorder work).
         let (Some(index), kind) = (hit.index, hit.kind) else {
@@ -1323,7 +1329,7 @@ impl RayContext for Frame<'_, '_> {
                 if hit.flags & RayFlags::SKIP_CLOSEST_HIT_SHADER.0 != 0 {
                     return Ok(0);
                 }
-                Shade::Hit(h, &hit.attributes, index as usize)
+                Shade::Hit(h, &hit.attributes, u64::from(index))
             }
             (HitObjectKind::Miss, _) => Shade::Miss(index),
             _ => return Ok(0),
@@ -1334,7 +1340,6 @@ impl RayContext for Frame<'_, '_> {
             ray: hit.ray,
             flags: hit.flags,
         };
-        let call = self.call_of(tag);
         self.shade(tag, call, info, shade, payload)
     }
 

@@ -717,15 +717,23 @@ fn ser_is_refused_outside_its_stages() {
         e.contains("MaybeReorderThread") && e.contains("closest-hit"),
         "{e}"
     );
-    // An any-hit program that makes a hit object.
+    // An any-hit program that makes a hit object (and writes `IsNop()` to its payload,
+    // so the call is not dead code).
     let mut l = L::new();
-    let _ = l.payload_param();
+    let p = l.payload_param();
     let attr_ty = l.mb.named("struct.Attributes", vec![f, f]);
     let ap = l.ptr(attr_ty);
     let _ = l.mb.param(ap);
     l.mb.block();
     let ho = hit_object_ty(&mut l);
-    l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
+    let h = l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
+    let b = l.mb.int(1);
+    let nop = l.mb.dx("hitObject_StateScalar.i1", DxOp::HitObject_IsNop, &[h], b);
+    let (one, zero) = (l.f(1.0), l.f(0.0));
+    let v = l.mb.select(nop, one, zero);
+    let ty = l.payload;
+    let field = l.field(ty, p, 0);
+    l.mb.store(field, v);
     let e = load(l.finish_as("ah_nop", ANY_HIT, Some((16, 8)), SM_MINOR));
     assert!(e.contains("HitObject_MakeNop") && e.contains("any-hit"), "{e}");
     // AllocateRayQuery2(RAY_FLAG_FORCE_OMM_2_STATE, 0).

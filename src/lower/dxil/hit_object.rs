@@ -27,23 +27,17 @@ use crate::ir::{
 impl<'m> FnLower<'m> {
     /// The next hit-object slot: one per creation site.
     fn hit_object_slot(&self) -> R<u32> {
-        let n = self
-            .b
-            .shader()
-            .insts
-            .iter()
-            .filter(|i| {
-                matches!(
-                    i,
-                    Inst::HitObjectTrace { .. }
-                        | Inst::HitObjectMiss { .. }
-                        | Inst::HitObjectNop { .. }
-                        | Inst::HitObjectFromQuery { .. }
-                        | Inst::HitObjectFromQueryAttrs { .. }
-                        | Inst::HitObjectSetIndex { .. }
-                )
-            })
-            .count();
+        let n = self.b.count_emitted(|i| {
+            matches!(
+                i,
+                Inst::HitObjectTrace { .. }
+                    | Inst::HitObjectMiss { .. }
+                    | Inst::HitObjectNop { .. }
+                    | Inst::HitObjectFromQuery { .. }
+                    | Inst::HitObjectFromQueryAttrs { .. }
+                    | Inst::HitObjectSetIndex { .. }
+            )
+        });
         u32::try_from(n)
             .ok()
             .filter(|s| *s < MAX_HIT_OBJECT_SLOTS)
@@ -58,6 +52,13 @@ impl<'m> FnLower<'m> {
     pub(super) fn hit_object(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
         use HitObjectValue as V;
         let op = c.op();
+        if op == DxOp::HitObject_LoadLocalRootTableConstant {
+            return Err(self.unsupported(format!(
+                "dx.op {} ({}): reading a shader record's local root arguments from a hit object",
+                c.name(),
+                c.opcode()
+            )));
+        }
         let stage = self.b.shader().stage;
         // HLSL proposal 0027: MaybeReorderThread in ray generation programs only; the
         // HitObject type and its functions in ray generation, closest-hit and miss.
@@ -199,13 +200,6 @@ impl<'m> FnLower<'m> {
                 self.a(c, 1)?;
                 self.a(c, 2)?;
                 return Ok(());
-            }
-            DxOp::HitObject_LoadLocalRootTableConstant => {
-                return Err(self.unsupported(format!(
-                    "dx.op {} ({}): reading a shader record's local root arguments from a hit object",
-                    c.name(),
-                    c.opcode()
-                )));
             }
             DxOp::HitObject_IsMiss => V::IsMiss,
             DxOp::HitObject_IsHit => V::IsHit,

@@ -40,11 +40,7 @@ impl<'m> FnLower<'m> {
                 }
                 let slot = self
                     .b
-                    .shader()
-                    .insts
-                    .iter()
-                    .filter(|i| matches!(i, Inst::RayQueryAlloc { .. }))
-                    .count();
+                    .count_emitted(|i| matches!(i, Inst::RayQueryAlloc { .. }));
                 let slot = u32::try_from(slot)
                     .ok()
                     .filter(|s| *s < MAX_RAY_QUERY_SLOTS)
