@@ -127,7 +127,10 @@ impl HitObject {
         let comp = |v: [f32; 3]| v.get(i).copied().map_or(0, f32::to_bits);
         let boolean = |b: bool| if b { TRUE } else { 0 };
         let nop = self.kind == HitObjectKind::Nop;
-        let hit = self.hit.as_ref().filter(|_| self.kind == HitObjectKind::Hit);
+        let hit = self
+            .hit
+            .as_ref()
+            .filter(|_| self.kind == HitObjectKind::Hit);
         let matrix = |m: Option<&Transform3x4>| {
             let m = m.copied().unwrap_or(Transform3x4::IDENTITY);
             m.0.get(i).copied().map_or(0, f32::to_bits)
@@ -295,9 +298,7 @@ pub fn from_query<const W: usize>(
 /// `ho_set_index`: a copy of the hit object `hit` with shader table index `index`.
 pub fn set_index<const W: usize>(w: &mut Wave<W>, slot: u32, dst: Reg, hit: Reg, index: Reg) {
     for l in lanes(w.ex.mask) {
-        let mut o = object_of(w, reg(w, hit, l), l)
-            .cloned()
-            .unwrap_or_default();
+        let mut o = object_of(w, reg(w, hit, l), l).cloned().unwrap_or_default();
         let i = reg(w, index, l);
         // HLSL proposal 0027 "HitObject::SetShaderTableIndex": a NOP ignores it; a hit
         // uses the bottom 28 bits, a miss the bottom 16.
@@ -344,11 +345,7 @@ pub fn get<const W: usize>(w: &mut Wave<W>, value: HitObjectValue, index: u8, ds
 }
 
 /// `ho_attributes`: the hit object's attribute words into the lane's array.
-pub fn attributes<const W: usize>(
-    w: &mut Wave<W>,
-    hit: Reg,
-    attrs: (LocalId, Reg, u32, u32),
-) {
+pub fn attributes<const W: usize>(w: &mut Wave<W>, hit: Reg, attrs: (LocalId, Reg, u32, u32)) {
     let (x, addr, offset, bytes) = attrs;
     for l in lanes(w.ex.mask) {
         let words = bytes.div_ceil(4) as usize;

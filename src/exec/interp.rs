@@ -20,8 +20,8 @@ use super::wave::{
     widen,
 };
 use super::{
-    Ctx, arith, bits, control, convert, float, hit_object, memory, mesh, ray_query, rays, resource, sample,
-    wave_ops,
+    Ctx, arith, bits, control, convert, float, hit_object, memory, mesh, ray_query, rays, resource,
+    sample, wave_ops,
 };
 use crate::exec::budget::At;
 use crate::ir::{BlockId, InstId};

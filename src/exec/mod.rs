@@ -79,11 +79,11 @@ mod wave_ops;
 
 pub use budget::{At, ExecError, Invocation, Limits, RunBudget, Spent, Xyz};
 pub use group::{GroupHooks, GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
+pub use hit_object::{HitObject, HitObjectKind};
 pub use observe::{
     Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,
 };
 pub use profile::{F16Rule, Fp32Denormals, Profile};
-pub use hit_object::{HitObject, HitObjectKind};
 pub use rays::RayContext;
 pub use resource::DescriptorTable;
 pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};

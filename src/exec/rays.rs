@@ -20,9 +20,9 @@ use crate::raytracing::TopLevel;
 use crate::resources::Descriptor;
 
 use super::Ctx;
-use super::hit_object::HitObject;
 use super::budget::ExecError;
 use super::control;
+use super::hit_object::HitObject;
 use super::wave::{DONE, Wave, lanes};
 
 /// What a ray-tracing program's lane asks of the pipeline running it. `tag` is the lane's
@@ -93,7 +93,13 @@ fn context<'a>(cx: &Ctx<'a>, what: &str) -> Result<&'a dyn RayContext, ExecError
 }
 
 /// Lane `l`'s `words` words of per-lane array `x` from byte `addr`.
-pub(super) fn read<const W: usize>(w: &Wave<W>, x: LocalId, addr: u32, words: usize, l: usize) -> Vec<u32> {
+pub(super) fn read<const W: usize>(
+    w: &Wave<W>,
+    x: LocalId,
+    addr: u32,
+    words: usize,
+    l: usize,
+) -> Vec<u32> {
     let arr = w.locals.get(x.index());
     (0..words)
         .map(|i| {
@@ -107,7 +113,13 @@ pub(super) fn read<const W: usize>(w: &Wave<W>, x: LocalId, addr: u32, words: us
 }
 
 /// Writes `data` back where [`read`] took it (words outside the array are dropped).
-pub(super) fn write<const W: usize>(w: &mut Wave<W>, x: LocalId, addr: u32, data: &[u32], l: usize) {
+pub(super) fn write<const W: usize>(
+    w: &mut Wave<W>,
+    x: LocalId,
+    addr: u32,
+    data: &[u32],
+    l: usize,
+) {
     if addr % 4 != 0 {
         return;
     }

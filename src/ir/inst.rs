@@ -578,7 +578,10 @@ impl HitObjectValue {
         use HitObjectValue as V;
         match self {
             V::ObjectToWorld | V::WorldToObject => 12,
-            V::WorldRayOrigin | V::WorldRayDirection | V::ObjectRayOrigin | V::ObjectRayDirection => 3,
+            V::WorldRayOrigin
+            | V::WorldRayDirection
+            | V::ObjectRayOrigin
+            | V::ObjectRayDirection => 3,
             _ => 1,
         }
     }

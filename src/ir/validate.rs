@@ -694,7 +694,8 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
             // miss (the stages that may call TraceRay).
             return Err(format!("a hit object in {} shader", a_stage(s.stage)));
         }
-        Inst::HitObjectTrace { payload, bytes, .. } | Inst::HitObjectInvoke { payload, bytes, .. } => {
+        Inst::HitObjectTrace { payload, bytes, .. }
+        | Inst::HitObjectInvoke { payload, bytes, .. } => {
             local(*payload)?;
             ray_memory(*bytes)?;
         }

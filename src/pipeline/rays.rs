@@ -46,7 +46,8 @@ use super::plan::Plan;
 use super::trace::{Hook, NestedTrace, TraceAt, TraceWave, Traced};
 use crate::exec::jit::Engine;
 use crate::exec::{
-    DescriptorTable, ExecError, HitObject, HitObjectKind, RayContext, RunBudget, StageProgram, StageRunner, WriteSink,
+    DescriptorTable, ExecError, HitObject, HitObjectKind, RayContext, RunBudget, StageProgram,
+    StageRunner, WriteSink,
 };
 use crate::ir::{RayHitOp, RaySystemValue, Shader, TRACE_RAY_ARGS};
 use crate::raytracing::{

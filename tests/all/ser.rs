@@ -80,8 +80,20 @@ fn trace_operands(l: &mut L, r: &LaneRay, flags: i64, miss: i64) -> Vec<ValueId>
     let scene = l.handle(Res::Scene);
     let (fl, mask, hc, mult, mi) = (l.i(flags), l.i(0xff), l.i(0), l.i(0), l.i(miss));
     vec![
-        scene, fl, mask, hc, mult, mi, r.origin[0], r.origin[1], r.origin[2], r.t_min, r.dir[0],
-        r.dir[1], r.dir[2], r.t_max,
+        scene,
+        fl,
+        mask,
+        hc,
+        mult,
+        mi,
+        r.origin[0],
+        r.origin[1],
+        r.origin[2],
+        r.t_min,
+        r.dir[0],
+        r.dir[1],
+        r.dir[2],
+        r.t_max,
     ]
 }
 
@@ -170,9 +182,8 @@ fn closest_hit(name: &str, marker: f32) -> Vec<u8> {
     let mut l = L::new();
     let p = l.payload_param();
     let f = l.f32t;
-    let attr_ty = l
-        .mb
-        .named("struct.BuiltInTriangleIntersectionAttributes", vec![f, f]);
+    let attr_ty =
+        l.mb.named("struct.BuiltInTriangleIntersectionAttributes", vec![f, f]);
     let ap = l.ptr(attr_ty);
     let a = l.mb.param(ap);
     l.mb.block();
@@ -270,16 +281,20 @@ fn rg_nop() -> Vec<u8> {
     let r = lane_ray(&mut l);
     let p = payload(&mut l, [5.0, 6.0, 7.0, 8.0]);
     let ho = hit_object_ty(&mut l);
-    let h = l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
+    let h =
+        l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
     reorder(&mut l, h, None, 0);
     invoke(&mut l, h, p);
     store_payload(&mut l, r.x, 0, p);
-    let h2 = l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
+    let h2 =
+        l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
     reorder(&mut l, h2, Some(r.x), 1);
     let b = l.mb.int(1);
     let f = l.f32t;
-    let nop = l.mb.dx("hitObject_StateScalar.i1", DxOp::HitObject_IsNop, &[h2], b);
-    let hit = l.mb.dx("hitObject_StateScalar.i1", DxOp::HitObject_IsHit, &[h2], b);
+    let nop =
+        l.mb.dx("hitObject_StateScalar.i1", DxOp::HitObject_IsNop, &[h2], b);
+    let hit =
+        l.mb.dx("hitObject_StateScalar.i1", DxOp::HitObject_IsHit, &[h2], b);
     let (z, zz) = (l.i(0), l.i(0));
     let m00 = l.mb.dx(
         "hitObject_StateMatrix.f32",
@@ -319,12 +334,15 @@ fn rg_get() -> Vec<u8> {
     invoke(&mut l, h0, p0);
     store_payload(&mut l, r.x, 0, p0);
     let (b, i32t, f) = (l.mb.int(1), l.i32t, l.f32t);
-    let scalar = |l: &mut L, op: DxOp, ty: TypeId, name: &str| {
-        l.mb.dx(name, op, &[h], ty)
-    };
+    let scalar = |l: &mut L, op: DxOp, ty: TypeId, name: &str| l.mb.dx(name, op, &[h], ty);
     // Row 1: IsHit, IsMiss, IsNop, GetShaderTableIndex.
     let is_hit = scalar(&mut l, DxOp::HitObject_IsHit, b, "hitObject_StateScalar.i1");
-    let is_miss = scalar(&mut l, DxOp::HitObject_IsMiss, b, "hitObject_StateScalar.i1");
+    let is_miss = scalar(
+        &mut l,
+        DxOp::HitObject_IsMiss,
+        b,
+        "hitObject_StateScalar.i1",
+    );
     let is_nop = scalar(&mut l, DxOp::HitObject_IsNop, b, "hitObject_StateScalar.i1");
     let index = scalar(
         &mut l,
@@ -401,9 +419,8 @@ fn rg_get() -> Vec<u8> {
     });
     store(&mut l, r.x, 4, w2o);
     // Row 5: GetAttributes (barycentrics), GetInstanceIndex, GetWorldRayOrigin().x.
-    let attr_ty = l
-        .mb
-        .named("struct.BuiltInTriangleIntersectionAttributes", vec![f, f]);
+    let attr_ty =
+        l.mb.named("struct.BuiltInTriangleIntersectionAttributes", vec![f, f]);
     let a = l.alloca(attr_ty);
     let void = l.mb.void();
     l.mb.dx(
@@ -555,7 +572,11 @@ vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
     );
     let dir = common::scratch().join("ser").join("jobs");
     std::fs::create_dir_all(&dir).unwrap();
-    let tag = if instance_flags.is_empty() { "" } else { ".omm" };
+    let tag = if instance_flags.is_empty() {
+        ""
+    } else {
+        ".omm"
+    };
     let path = dir.join(format!("{raygen}{tag}.{engine}.toml"));
     std::fs::write(&path, text).unwrap();
     let opts = dxlane::job::RunOptions {
@@ -662,13 +683,19 @@ fn accessors_read_what_the_trace_found() {
     assert_eq!(at(&t, 1, 2), [1, 0, 100f32.to_bits(), 0]);
     // Row 3: object-space origin (the instance moves the triangle to z = 5, so the origin
     // moves to z = -5; a miss: the world origin), InstanceID 3 (0 for a miss).
-    assert_eq!(at(&t, 0, 3), [0.25f32.to_bits(), 0.25f32.to_bits(), (-5f32).to_bits(), 3]);
+    assert_eq!(
+        at(&t, 0, 3),
+        [0.25f32.to_bits(), 0.25f32.to_bits(), (-5f32).to_bits(), 3]
+    );
     assert_eq!(at(&t, 1, 3), [2f32.to_bits(), 2f32.to_bits(), 0, 0]);
     // Row 4: WorldToObject's row 2: (0, 0, 1, -5); a miss: the identity's (0, 0, 1, 0).
     assert_eq!(at(&t, 0, 4), f([0.0, 0.0, 1.0, -5.0]));
     assert_eq!(at(&t, 1, 4), f([0.0, 0.0, 1.0, 0.0]));
     // Row 5: attributes (barycentrics; zeros for a miss), InstanceIndex 0, world origin x.
-    assert_eq!(at(&t, 0, 5), [0.25f32.to_bits(), 0.25f32.to_bits(), 0, 0.25f32.to_bits()]);
+    assert_eq!(
+        at(&t, 0, 5),
+        [0.25f32.to_bits(), 0.25f32.to_bits(), 0, 0.25f32.to_bits()]
+    );
     assert_eq!(at(&t, 1, 5), [0, 0, 0, 2f32.to_bits()]);
 }
 
@@ -710,7 +737,8 @@ fn ser_is_refused_outside_its_stages() {
     let _ = l.mb.param(ap);
     l.mb.block();
     let ho = hit_object_ty(&mut l);
-    let h = l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
+    let h =
+        l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
     reorder(&mut l, h, None, 0);
     let e = load(l.finish_as("ch_reorder", CLOSEST_HIT, Some((16, 8)), SM_MINOR));
     assert!(
@@ -726,16 +754,21 @@ fn ser_is_refused_outside_its_stages() {
     let _ = l.mb.param(ap);
     l.mb.block();
     let ho = hit_object_ty(&mut l);
-    let h = l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
+    let h =
+        l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
     let b = l.mb.int(1);
-    let nop = l.mb.dx("hitObject_StateScalar.i1", DxOp::HitObject_IsNop, &[h], b);
+    let nop =
+        l.mb.dx("hitObject_StateScalar.i1", DxOp::HitObject_IsNop, &[h], b);
     let (one, zero) = (l.f(1.0), l.f(0.0));
     let v = l.mb.select(nop, one, zero);
     let ty = l.payload;
     let field = l.field(ty, p, 0);
     l.mb.store(field, v);
     let e = load(l.finish_as("ah_nop", ANY_HIT, Some((16, 8)), SM_MINOR));
-    assert!(e.contains("HitObject_MakeNop") && e.contains("any-hit"), "{e}");
+    assert!(
+        e.contains("HitObject_MakeNop") && e.contains("any-hit"),
+        "{e}"
+    );
     // AllocateRayQuery2(RAY_FLAG_FORCE_OMM_2_STATE, 0).
     let mut l = L::new();
     l.mb.block();
@@ -763,10 +796,6 @@ fn omm_flags_change_nothing_without_micromaps() {
     let libs = libraries("omm");
     let flags = "\"force_omm_2_state\", \"disable_omms\"";
     for rg in ["rg_trace", "rg_get", "rg_query"] {
-        assert_eq!(
-            run_both_with(&libs, rg, flags),
-            run_both(&libs, rg),
-            "{rg}"
-        );
+        assert_eq!(run_both_with(&libs, rg, flags), run_both(&libs, rg), "{rg}");
     }
 }

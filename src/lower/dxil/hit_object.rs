@@ -65,7 +65,10 @@ impl<'m> FnLower<'m> {
         let allowed = if op == DxOp::MaybeReorderThread {
             stage == Stage::RayGeneration
         } else {
-            matches!(stage, Stage::RayGeneration | Stage::ClosestHit | Stage::Miss)
+            matches!(
+                stage,
+                Stage::RayGeneration | Stage::ClosestHit | Stage::Miss
+            )
         };
         if !allowed {
             let only = if op == DxOp::MaybeReorderThread {
