@@ -235,7 +235,7 @@ pub fn programs() -> Vec<(&'static str, Vec<u8>)> {
 /// buffer), the picture (`u0`, an `RWTexture2D<float4>`), the local root constant
 /// (`b1`, one 32-bit value).
 #[derive(Clone, Copy, PartialEq)]
-enum Res {
+pub enum Res {
     Scene,
     Primitives,
     Picture,
@@ -248,20 +248,20 @@ const OGE: u8 = 3;
 const OLT: u8 = 4;
 
 /// A small helper over [`Mb`] for a program's arithmetic and metadata.
-struct L {
-    mb: Mb,
-    f32t: TypeId,
-    i32t: TypeId,
+pub struct L {
+    pub mb: Mb,
+    pub f32t: TypeId,
+    pub i32t: TypeId,
     /// `%struct.Payload = { float, float, float, float }`: the colour (or, for shadow
     /// rays, the light's visibility in the first field) and 1.
-    payload: TypeId,
+    pub payload: TypeId,
     res: Vec<Res>,
 }
 
 type V3 = [ValueId; 3];
 
 impl L {
-    fn new() -> L {
+    pub fn new() -> L {
         let mut mb = Mb::new(LAYOUT);
         let f32t = mb.t(Type::Float);
         let i32t = mb.int(32);
@@ -275,7 +275,7 @@ impl L {
         }
     }
 
-    fn ptr(&mut self, ty: TypeId) -> TypeId {
+    pub fn ptr(&mut self, ty: TypeId) -> TypeId {
         self.mb.t(Type::Pointer {
             pointee: ty,
             address_space: 0,
@@ -283,17 +283,17 @@ impl L {
     }
 
     /// A `%struct.Payload*` parameter.
-    fn payload_param(&mut self) -> ValueId {
+    pub fn payload_param(&mut self) -> ValueId {
         let p = self.ptr(self.payload);
         self.mb.param(p)
     }
 
-    fn f(&mut self, v: f32) -> ValueId {
+    pub fn f(&mut self, v: f32) -> ValueId {
         let t = self.f32t;
         self.mb.c(t, Constant::Float(u64::from(v.to_bits())))
     }
 
-    fn i(&mut self, v: i64) -> ValueId {
+    pub fn i(&mut self, v: i64) -> ValueId {
         self.mb.ci(32, v)
     }
 
@@ -347,7 +347,7 @@ impl L {
         })
     }
 
-    fn handle(&mut self, r: Res) -> ValueId {
+    pub fn handle(&mut self, r: Res) -> ValueId {
         if !self.res.contains(&r) {
             self.res.push(r);
         }
@@ -360,7 +360,7 @@ impl L {
     }
 
     /// A pointer to field `k` of a payload (or any struct of floats) at `base`.
-    fn field(&mut self, ty: TypeId, base: ValueId, k: i64) -> ValueId {
+    pub fn field(&mut self, ty: TypeId, base: ValueId, k: i64) -> ValueId {
         let pf = self.ptr(self.f32t);
         let (zero, kv) = (self.i(0), self.i(k));
         self.mb.push(
@@ -375,7 +375,7 @@ impl L {
         )
     }
 
-    fn alloca(&mut self, ty: TypeId) -> ValueId {
+    pub fn alloca(&mut self, ty: TypeId) -> ValueId {
         let p = self.ptr(ty);
         let one = self.i(1);
         self.mb.push(
@@ -391,14 +391,14 @@ impl L {
         )
     }
 
-    fn store_fields(&mut self, ty: TypeId, base: ValueId, values: &[ValueId]) {
+    pub fn store_fields(&mut self, ty: TypeId, base: ValueId, values: &[ValueId]) {
         for (k, v) in values.iter().enumerate() {
             let p = self.field(ty, base, k as i64);
             self.mb.store(p, *v);
         }
     }
 
-    fn load_field(&mut self, ty: TypeId, base: ValueId, k: i64) -> ValueId {
+    pub fn load_field(&mut self, ty: TypeId, base: ValueId, k: i64) -> ValueId {
         let p = self.field(ty, base, k);
         let t = self.f32t;
         self.mb.load(p, t)
@@ -406,7 +406,7 @@ impl L {
 
     /// `TraceRay` through the scene with `payload` (a `%struct.Payload*`).
     #[allow(clippy::too_many_arguments)]
-    fn trace(
+    pub fn trace(
         &mut self,
         flags: i64,
         contribution: i64,
@@ -485,7 +485,18 @@ impl L {
     /// Finishes the module as the library export `name` of DXIL shader kind `kind`
     /// (7 ray generation … 11 miss) with its payload and attribute sizes, and wraps it
     /// in a container with its DXIL part.
-    fn finish(mut self, name: &str, kind: i64, sizes: Option<(i64, i64)>) -> Vec<u8> {
+    fn finish(self, name: &str, kind: i64, sizes: Option<(i64, i64)>) -> Vec<u8> {
+        self.finish_as(name, kind, sizes, 3)
+    }
+
+    /// [`L::finish`] as a `lib_6_<minor>` module of DXIL 1.<minor>.
+    pub fn finish_as(
+        mut self,
+        name: &str,
+        kind: i64,
+        sizes: Option<(i64, i64)>,
+        minor: i64,
+    ) -> Vec<u8> {
         self.mb.ret();
         let res = std::mem::take(&mut self.res);
         let mb = &mut self.mb;
@@ -501,9 +512,9 @@ impl L {
                 ops,
             }))
         };
-        let version = [mi(mb, 32, 1), mi(mb, 32, 3)];
+        let version = [mi(mb, 32, 1), mi(mb, 32, minor)];
         let version = node(mb, version.to_vec());
-        let sm = [string(mb, "lib"), mi(mb, 32, 6), mi(mb, 32, 3)];
+        let sm = [string(mb, "lib"), mi(mb, 32, 6), mi(mb, 32, minor)];
         let sm = node(mb, sm.to_vec());
         let (mut srvs, mut uavs, mut cbvs) = (Vec::new(), Vec::new(), Vec::new());
         for r in &res {
@@ -585,22 +596,23 @@ impl L {
         }
         .declare(&mut m, fi);
         let bitcode = write_module(&m).expect("the writer takes the built module");
+        let minor = u8::try_from(minor).expect("a shader model's minor version");
         let program = ProgramVersion {
             kind: ProgramKind::Library,
             major: 6,
-            minor: 3,
+            minor,
         };
-        let dxil = dxil_part(program, (1, 3), &bitcode).expect("a DXIL part");
+        let dxil = dxil_part(program, (1, minor), &bitcode).expect("a DXIL part");
         write_container(&[(FourCc::DXIL, &dxil)]).expect("a container")
     }
 }
 
 /// DXIL shader kinds of the library exports.
-const RAYGEN: i64 = 7;
-const INTERSECTION: i64 = 8;
-const ANY_HIT: i64 = 9;
-const CLOSEST_HIT: i64 = 10;
-const MISS: i64 = 11;
+pub const RAYGEN: i64 = 7;
+pub const INTERSECTION: i64 = 8;
+pub const ANY_HIT: i64 = 9;
+pub const CLOSEST_HIT: i64 = 10;
+pub const MISS: i64 = 11;
 
 /// Ray generation: one primary ray per pixel from the pinhole ([`EYE`], [`FOV`]),
 /// contribution 0 (hit groups 0, 2, 4), miss record 0; the payload's colour, saturated,

@@ -20,8 +20,8 @@ use super::wave::{
     widen,
 };
 use super::{
-    Ctx, arith, bits, control, convert, float, memory, mesh, ray_query, rays, resource, sample,
-    wave_ops,
+    Ctx, arith, bits, control, convert, float, hit_object, memory, mesh, ray_query, rays, resource,
+    sample, wave_ops,
 };
 use crate::exec::budget::At;
 use crate::ir::{BlockId, InstId};
@@ -763,6 +763,86 @@ fn step<const W: usize>(
             Ok(false) => return Step::Empty,
             Err(e) => return Step::Fail(Box::new(e)),
         },
+        // ---- shader execution reordering (SM 6.9 hit objects) ----
+        Inst::HitObjectTrace {
+            slot,
+            dst,
+            accel,
+            args,
+            payload,
+            addr,
+            offset,
+            bytes,
+        } => {
+            let a = hit_object::TraceArgs {
+                slot: (*slot, *dst),
+                accel: *accel,
+                args,
+                payload: (*payload, *addr, *offset, *bytes),
+            };
+            observed!(w, cx, inst, shared, at, {
+                if let Err(e) = hit_object::trace(w, cx, &a, at) {
+                    return Step::Fail(Box::new(e));
+                }
+            })
+        }
+        Inst::HitObjectMiss { slot, dst, args } => hit_object::miss(w, *slot, *dst, args),
+        Inst::HitObjectNop { slot, dst } => hit_object::nop(w, *slot, *dst),
+        Inst::HitObjectFromQuery { slot, dst, query } => {
+            hit_object::from_query(w, *slot, *dst, *query, None)
+        }
+        Inst::HitObjectFromQueryAttrs {
+            slot,
+            dst,
+            query,
+            kind,
+            attrs,
+            addr,
+            offset,
+            bytes,
+        } => hit_object::from_query(
+            w,
+            *slot,
+            *dst,
+            *query,
+            Some((*kind, (*attrs, *addr, *offset, *bytes))),
+        ),
+        Inst::HitObjectSetIndex {
+            slot,
+            dst,
+            hit,
+            index,
+        } => hit_object::set_index(w, *slot, *dst, *hit, *index),
+        Inst::HitObjectInvoke {
+            hit,
+            payload,
+            addr,
+            offset,
+            bytes,
+        } => {
+            observed!(w, cx, inst, shared, at, {
+                if let Err(e) =
+                    hit_object::invoke(w, cx, *hit, (*payload, *addr, *offset, *bytes), at)
+                {
+                    return Step::Fail(Box::new(e));
+                }
+            })
+        }
+        Inst::HitObjectGet {
+            value,
+            index,
+            dst,
+            hit,
+        } => hit_object::get(w, *value, *index, *dst, *hit),
+        Inst::HitObjectAttributes {
+            hit,
+            attrs,
+            addr,
+            offset,
+            bytes,
+        } => observed!(w, cx, inst, shared, at, {
+            hit_object::attributes(w, *hit, (*attrs, *addr, *offset, *bytes))
+        }),
         // ---- inline ray queries ----
         Inst::RayQueryAlloc { slot, flags, dst } => ray_query::alloc(w, *slot, *flags, *dst),
         Inst::RayQueryTrace {

@@ -61,6 +61,7 @@ mod control;
 pub mod convert;
 pub mod float;
 mod group;
+mod hit_object;
 mod interp;
 pub mod jit;
 mod memory;
@@ -78,6 +79,7 @@ mod wave_ops;
 
 pub use budget::{At, ExecError, Invocation, Limits, RunBudget, Spent, Xyz};
 pub use group::{GroupHooks, GroupRunner, GroupStats, MAX_GROUP_THREADS, Program};
+pub use hit_object::{HitObject, HitObjectKind};
 pub use observe::{
     Binding, MemWrite, WaveObserver, WaveRead, WordWriter, WriteSink, WriteTarget, WriterMap,
 };

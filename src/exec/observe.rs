@@ -494,6 +494,27 @@ pub(crate) fn pending<const W: usize>(w: &Wave<W>, cx: &Ctx<'_>, inst: &Inst) ->
             offset,
             bytes,
             ..
+        }
+        | Inst::HitObjectTrace {
+            payload: array,
+            addr,
+            offset,
+            bytes,
+            ..
+        }
+        | Inst::HitObjectInvoke {
+            payload: array,
+            addr,
+            offset,
+            bytes,
+            ..
+        }
+        | Inst::HitObjectAttributes {
+            attrs: array,
+            addr,
+            offset,
+            bytes,
+            ..
         } => {
             let a = reg_or_zero(&w.regs, *addr);
             let len = w

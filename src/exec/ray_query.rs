@@ -248,3 +248,21 @@ pub fn read(q: &RayQuery, value: RayQueryValue, i: usize) -> u32 {
 fn matrix(m: &[f32; 12], i: usize) -> u32 {
     m.get(i).copied().map_or(0, f32::to_bits)
 }
+
+/// The committed hit of the lane's query that the value `q` names, with the query's ray
+/// and ray flags (`HitObject::FromRayQuery`); `None` without a query or a committed hit.
+pub(super) fn committed_hit<const W: usize>(
+    w: &mut Wave<W>,
+    q: u32,
+    l: usize,
+) -> Option<(Hit, Ray, u32)> {
+    let lq = query_of(w, q, l)?;
+    let h = lq.query.committed()?;
+    let ray = Ray {
+        origin: lq.query.world_ray_origin(),
+        t_min: lq.query.ray_t_min(),
+        direction: lq.query.world_ray_direction(),
+        t_max: lq.query.committed_ray_t(),
+    };
+    Some((h, ray, lq.query.ray_flags().bits()))
+}

@@ -21,6 +21,7 @@ use crate::raytracing::TopLevel;
 use super::Ctx;
 use super::budget::ExecError;
 use super::control;
+use super::hit_object::HitObject;
 use super::wave::{DONE, Wave, lanes};
 
 /// What a ray-tracing program's lane asks of the pipeline running it. `tag` is the lane's
@@ -59,6 +60,21 @@ pub trait RayContext {
     /// `IgnoreHit()` or `AcceptHitAndEndSearch()` in any-hit lane `tag` (the lane ends).
     fn hit_end(&self, tag: u32, op: RayHitOp);
 
+    /// `HitObject::TraceRay` from lane `tag` (SM 6.9): as [`RayContext::trace`], with
+    /// the any-hit and intersection programs but no closest-hit or miss program; the hit
+    /// object it found and the work.
+    fn trace_hit_object(
+        &self,
+        tag: u32,
+        accel: Option<Arc<TopLevel>>,
+        args: &[u32; TRACE_RAY_ARGS],
+        payload: &mut [u32],
+    ) -> Result<(HitObject, u64), ExecError>;
+
+    /// `HitObject::Invoke(hit, payload)` from lane `tag`: the closest-hit or miss program
+    /// the hit object names (nothing for a NOP), the payload words in and out.
+    fn invoke(&self, tag: u32, hit: &HitObject, payload: &mut [u32]) -> Result<u64, ExecError>;
+
     /// The running program as the pipeline numbers its programs, which names the
     /// lanes' writes (`Invocation::Ray::program`); 0 by default.
     fn program(&self) -> u32 {
@@ -76,7 +92,13 @@ fn context<'a>(cx: &Ctx<'a>, what: &str) -> Result<&'a dyn RayContext, ExecError
 }
 
 /// Lane `l`'s `words` words of per-lane array `x` from byte `addr`.
-fn read<const W: usize>(w: &Wave<W>, x: LocalId, addr: u32, words: usize, l: usize) -> Vec<u32> {
+pub(super) fn read<const W: usize>(
+    w: &Wave<W>,
+    x: LocalId,
+    addr: u32,
+    words: usize,
+    l: usize,
+) -> Vec<u32> {
     let arr = w.locals.get(x.index());
     (0..words)
         .map(|i| {
@@ -90,7 +112,13 @@ fn read<const W: usize>(w: &Wave<W>, x: LocalId, addr: u32, words: usize, l: usi
 }
 
 /// Writes `data` back where [`read`] took it (words outside the array are dropped).
-fn write<const W: usize>(w: &mut Wave<W>, x: LocalId, addr: u32, data: &[u32], l: usize) {
+pub(super) fn write<const W: usize>(
+    w: &mut Wave<W>,
+    x: LocalId,
+    addr: u32,
+    data: &[u32],
+    l: usize,
+) {
     if addr % 4 != 0 {
         return;
     }

@@ -541,6 +541,9 @@ pub struct Wave<const W: usize> {
     /// Inline ray queries: slot `s` of lane `l` at `s * W + l`, made by the slot's
     /// `rq_alloc` (`exec::ray_query`); empty until a program allocates one.
     pub ray_queries: Vec<Option<Box<super::ray_query::LaneQuery>>>,
+    /// Hit objects (SM 6.9 `HitObject`): slot `s` of lane `l` at `s * W + l`, made by
+    /// the slot's creation instruction (`exec::hit_object`); empty until one runs.
+    pub hit_objects: Vec<Option<Box<super::hit_object::HitObject>>>,
 }
 
 impl<const W: usize> Wave<W> {
@@ -579,6 +582,7 @@ impl<const W: usize> Wave<W> {
             state: WaveState::Done,
             sample_scratch: None,
             ray_queries: Vec::new(),
+            hit_objects: Vec::new(),
         }
     }
 
@@ -622,6 +626,7 @@ impl<const W: usize> Wave<W> {
         }
         // A new invocation has allocated no query yet.
         self.ray_queries.clear();
+        self.hit_objects.clear();
         self.lanes = lanes;
         self.live = lanes;
         self.helper = 0;

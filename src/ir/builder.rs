@@ -189,6 +189,17 @@ impl Builder {
         }
     }
 
+    /// How many instructions emitted so far (in every block) satisfy `f`: lowerings
+    /// number their per-site slots this way (`rq_alloc`, the hit objects).
+    pub fn count_emitted(&self, f: impl Fn(&Inst) -> bool) -> usize {
+        self.blocks
+            .iter()
+            .flat_map(|p| p.insts.iter())
+            .chain(self.shader.insts.iter())
+            .filter(|i| f(i))
+            .count()
+    }
+
     /// Appends an instruction to the current block.
     pub fn emit(&mut self, inst: Inst) {
         let b = self.current_or_new();

@@ -528,6 +528,74 @@ impl RaySystemValue {
     }
 }
 
+word_enum!(
+    /// A value of a hit object that `ho_get` reads (SM 6.9 `HitObject` accessors,
+    /// dx.ops 269–286).
+    HitObjectValue {
+        /// `IsMiss()` (boolean).
+        IsMiss = "is_miss",
+        /// `IsHit()` (boolean).
+        IsHit = "is_hit",
+        /// `IsNop()` (boolean).
+        IsNop = "is_nop",
+        /// `GetRayFlags()`.
+        RayFlags = "ray_flags",
+        /// `GetRayTMin()`.
+        RayTMin = "ray_t_min",
+        /// `GetRayTCurrent()`: the hit's `t`, `TMax` for a miss.
+        RayTCurrent = "ray_t_current",
+        /// `GetWorldRayOrigin()`.
+        WorldRayOrigin = "world_ray_origin",
+        /// `GetWorldRayDirection()`.
+        WorldRayDirection = "world_ray_direction",
+        /// `GetObjectRayOrigin()` (a miss: the world origin).
+        ObjectRayOrigin = "object_ray_origin",
+        /// `GetObjectRayDirection()` (a miss: the world direction).
+        ObjectRayDirection = "object_ray_direction",
+        /// `GetObjectToWorld3x4()` (row · 4 + column; identity when not a hit).
+        ObjectToWorld = "object_to_world",
+        /// `GetWorldToObject3x4()` (identity when not a hit).
+        WorldToObject = "world_to_object",
+        /// `GetGeometryIndex()`.
+        GeometryIndex = "geometry_index",
+        /// `GetInstanceIndex()`.
+        InstanceIndex = "instance_index",
+        /// `GetInstanceID()`.
+        InstanceId = "instance_id",
+        /// `GetPrimitiveIndex()`.
+        PrimitiveIndex = "primitive_index",
+        /// `GetHitKind()`.
+        HitKind = "hit_kind",
+        /// `GetShaderTableIndex()`: the hit group or miss record the object names.
+        ShaderTableIndex = "shader_table_index",
+    }
+);
+
+impl HitObjectValue {
+    /// How many components the value has: 12 for a 3×4 matrix, 3 for a vector, 1 for a
+    /// scalar (`ho_get`'s `index` is below it).
+    pub fn components(self) -> u8 {
+        use HitObjectValue as V;
+        match self {
+            V::ObjectToWorld | V::WorldToObject => 12,
+            V::WorldRayOrigin
+            | V::WorldRayDirection
+            | V::ObjectRayOrigin
+            | V::ObjectRayDirection => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// The most hit-object slots (`ho_trace`, `ho_miss`, `ho_nop`, `ho_from_query`,
+/// `ho_set_index` sites) a program may have (`ir::validate` checks it): each is one hit
+/// object per lane while the program runs.
+pub const MAX_HIT_OBJECT_SLOTS: u32 = 256;
+
+/// The operands of `HitObject::MakeMiss`, in dx.op order: ray flags, `MissShaderIndex`,
+/// then the `RayDesc`: origin x, y, z, `TMin`, direction x, y, z, `TMax`.
+pub const MAKE_MISS_ARGS: usize = 10;
+
 /// The operands of `TraceRay` after the structure, in dx.op order: ray flags, instance
 /// inclusion mask, `RayContributionToHitGroupIndex`,
 /// `MultiplierForGeometryContributionToHitGroupIndex`, `MissShaderIndex`, then the
@@ -1478,6 +1546,54 @@ instructions! {
     /// `RayQuery_StateVector`, `RayQuery_StateMatrix` (opcodes 184–215).
     RayQueryGet "rq_get" { value: RayQueryValue = N, index: u8 = N, dst: Reg = W, query: Reg = R }
         [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+
+    // ---- shader execution reordering (SM 6.9 `HitObject`; `exec::hit_object`) ---------------
+    /// `dst = slot`, and the lane's hit object in `slot` becomes what tracing the ray
+    /// `args` (as [`Inst::RayTrace`]'s) through `accel` finds, running the any-hit and
+    /// intersection programs (with the payload at `addr + offset` of per-lane array
+    /// `payload`, `bytes` bytes, copied in and back) but no closest-hit or miss program.
+    /// Each creation site has its own slot, as `rq_alloc`'s. dx.op `HitObject_TraceRay`.
+    HitObjectTrace "ho_trace" { slot: u32 = N, dst: Reg = W, accel: Reg = R, args: Box<[Reg; TRACE_RAY_ARGS]> = R, payload: LocalId = N, addr: Reg = R, offset: u32 = N, bytes: u32 = N }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [*accel], pairs: none],
+    /// `dst = slot`, and the lane's hit object in `slot` becomes a miss of the ray
+    /// `args` (see [`MAKE_MISS_ARGS`]). dx.op `HitObject_MakeMiss`.
+    HitObjectMiss "ho_miss" { slot: u32 = N, dst: Reg = W, args: Box<[Reg; MAKE_MISS_ARGS]> = R }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [], pairs: none],
+    /// `dst = slot`, and the lane's hit object in `slot` becomes a NOP hit object. dx.op
+    /// `HitObject_MakeNop`.
+    HitObjectNop "ho_nop" { slot: u32 = N, dst: Reg = W }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [], pairs: none],
+    /// `dst = slot`, and the lane's hit object in `slot` becomes the committed hit of the
+    /// ray query named by `query` (a NOP hit object when nothing is committed), with no
+    /// shader table index. dx.op `HitObject_FromRayQuery`.
+    HitObjectFromQuery "ho_from_query" { slot: u32 = N, dst: Reg = W, query: Reg = R }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [], pairs: none],
+    /// As [`Inst::HitObjectFromQuery`], and a committed procedural hit takes hit kind
+    /// `kind` and the `bytes` bytes of attributes at `addr + offset` of per-lane array
+    /// `attrs`. dx.op `HitObject_FromRayQueryWithAttrs`.
+    HitObjectFromQueryAttrs "ho_from_query_attrs" { slot: u32 = N, dst: Reg = W, query: Reg = R, kind: Reg = R, attrs: LocalId = N, addr: Reg = R, offset: u32 = N, bytes: u32 = N }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [], pairs: none],
+    /// `dst = slot`, and the lane's hit object in `slot` becomes a copy of the one `hit`
+    /// names with shader table index `index` (a NOP stays a NOP). dx.op
+    /// `HitObject_SetShaderTableIndex`.
+    HitObjectSetIndex "ho_set_index" { slot: u32 = N, dst: Reg = W, hit: Reg = R, index: Reg = R }
+        [effects: yes, lanes: own, result: u32, rules: [], handles: [], pairs: none],
+    /// Runs the closest-hit program of the hit group, or the miss program, that the hit
+    /// object `hit` names, with the payload at `addr + offset` of per-lane array
+    /// `payload` (`bytes` bytes, copied in and back); a NOP hit object, or one from a
+    /// query without a shader table index, runs nothing. dx.op `HitObject_Invoke`.
+    HitObjectInvoke "ho_invoke" { hit: Reg = R, payload: LocalId = N, addr: Reg = R, offset: u32 = N, bytes: u32 = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// `dst = ` component `index` of the hit object's `value` (vectors: x, y, z; 3×4
+    /// matrices: `row * 4 + column`); booleans as 0 / `0xffff_ffff`. dx.ops
+    /// `HitObject_StateScalar`, `_StateVector`, `_StateMatrix` (269–286).
+    HitObjectGet "ho_get" { value: HitObjectValue = N, index: u8 = N, dst: Reg = W, hit: Reg = R }
+        [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// Writes the hit object's attributes (zeros past them, or when it is not a hit)
+    /// into the `bytes` bytes at `addr + offset` of per-lane array `attrs`. dx.op
+    /// `HitObject_Attributes`.
+    HitObjectAttributes "ho_attributes" { hit: Reg = R, attrs: LocalId = N, addr: Reg = R, offset: u32 = N, bytes: u32 = N }
+        [effects: yes, lanes: own, result: bits, rules: [], handles: [], pairs: none],
 
     // ---- buffers ------------------------------------------------------------------------------
     /// Raw (byte address) buffer load: `dst[i] = buf[addr + i * size]` for each

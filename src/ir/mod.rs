@@ -73,9 +73,9 @@ pub mod validate;
 pub use builder::{BuildError, Builder};
 pub use ids::{BlockId, ConstId, InstId, LocalId, RangeId, Reg};
 pub use inst::{
-    AtomicOp, DerivKind, FClass, FCond, FUnOp, ICond, Inst, MAX_RAY_QUERY_SLOTS, QuadDir, RayHitOp,
-    RayQueryOp, RayQueryValue, RaySystemValue, SampleArgs, SampleMode, SysVec, TRACE_RAY_ARGS,
-    WaveOp, WaveTy, Width,
+    AtomicOp, DerivKind, FClass, FCond, FUnOp, HitObjectValue, ICond, Inst, MAKE_MISS_ARGS,
+    MAX_HIT_OBJECT_SLOTS, MAX_RAY_QUERY_SLOTS, QuadDir, RayHitOp, RayQueryOp, RayQueryValue,
+    RaySystemValue, SampleArgs, SampleMode, SysVec, TRACE_RAY_ARGS, WaveOp, WaveTy, Width,
 };
 pub use io::{
     DomainState, EvalAt, GeometryState, GsInput, GsOutput, HullState, Interp, IoElement,

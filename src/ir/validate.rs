@@ -657,6 +657,58 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
                 return Err(format!("ReportHit in {} shader", a_stage(s.stage)));
             }
         }
+        Inst::HitObjectTrace { slot, .. }
+        | Inst::HitObjectMiss { slot, .. }
+        | Inst::HitObjectNop { slot, .. }
+        | Inst::HitObjectFromQuery { slot, .. }
+        | Inst::HitObjectFromQueryAttrs { slot, .. }
+        | Inst::HitObjectSetIndex { slot, .. }
+            if *slot >= super::MAX_HIT_OBJECT_SLOTS =>
+        {
+            return Err(format!(
+                "hit object slot {slot} is not below {}",
+                super::MAX_HIT_OBJECT_SLOTS
+            ));
+        }
+        Inst::HitObjectGet { value, index, .. } if *index >= value.components() => {
+            return Err(format!(
+                "component {index} of {value}, which has {}",
+                value.components()
+            ));
+        }
+        Inst::HitObjectTrace { .. }
+        | Inst::HitObjectMiss { .. }
+        | Inst::HitObjectNop { .. }
+        | Inst::HitObjectFromQuery { .. }
+        | Inst::HitObjectFromQueryAttrs { .. }
+        | Inst::HitObjectSetIndex { .. }
+        | Inst::HitObjectInvoke { .. }
+        | Inst::HitObjectGet { .. }
+        | Inst::HitObjectAttributes { .. }
+            if !matches!(
+                s.stage,
+                Stage::RayGeneration | Stage::ClosestHit | Stage::Miss
+            ) =>
+        {
+            // HLSL proposal 0027 "Valid Shader Stages": ray generation, closest-hit and
+            // miss (the stages that may call TraceRay).
+            return Err(format!("a hit object in {} shader", a_stage(s.stage)));
+        }
+        Inst::HitObjectTrace { payload, bytes, .. }
+        | Inst::HitObjectInvoke { payload, bytes, .. } => {
+            local(*payload)?;
+            ray_memory(*bytes)?;
+        }
+        Inst::HitObjectFromQueryAttrs { attrs, bytes, .. }
+        | Inst::HitObjectAttributes { attrs, bytes, .. } => {
+            local(*attrs)?;
+            if *bytes > super::MAX_RAY_ATTRIBUTE_BYTES {
+                return Err(format!(
+                    "{bytes} bytes of attributes (at most {})",
+                    super::MAX_RAY_ATTRIBUTE_BYTES
+                ));
+            }
+        }
         Inst::RayHitEnd { op, .. } if s.stage != Stage::AnyHit => {
             // DXR spec "IgnoreHit", "AcceptHitAndEndSearch": any-hit programs only.
             return Err(format!("{op} in {} shader", a_stage(s.stage)));

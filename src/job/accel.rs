@@ -188,9 +188,13 @@ fn instance_desc(
             "triangle_front_counterclockwise" => InstanceFlags::TRIANGLE_FRONT_COUNTERCLOCKWISE,
             "force_opaque" => InstanceFlags::FORCE_OPAQUE,
             "force_non_opaque" => InstanceFlags::FORCE_NON_OPAQUE,
+            // DXR 1.2's opacity micromap flags: accepted; no geometry of a job has an
+            // opacity micromap, so they change nothing (docs/raytracing.md).
+            "force_omm_2_state" => InstanceFlags::FORCE_OMM_2_STATE,
+            "disable_omms" => InstanceFlags::DISABLE_OMMS,
             other => {
                 return Err(format!(
-                    "flags: unknown flag \"{other}\" (known: triangle_cull_disable, triangle_front_counterclockwise, force_opaque, force_non_opaque)"
+                    "flags: unknown flag \"{other}\" (known: triangle_cull_disable, triangle_front_counterclockwise, force_opaque, force_non_opaque, force_omm_2_state, disable_omms)"
                 ));
             }
         };

@@ -1783,8 +1783,12 @@ fn call_sizes(s: &Shader) -> (Vec<u32>, Vec<u32>) {
     let mut report = Vec::new();
     for i in &s.insts {
         match i {
-            Inst::RayTrace { bytes, .. } => trace.push(*bytes),
-            Inst::RayReportHit { bytes, .. } => report.push(*bytes),
+            Inst::RayTrace { bytes, .. }
+            | Inst::HitObjectTrace { bytes, .. }
+            | Inst::HitObjectInvoke { bytes, .. } => trace.push(*bytes),
+            Inst::RayReportHit { bytes, .. }
+            | Inst::HitObjectFromQueryAttrs { bytes, .. }
+            | Inst::HitObjectAttributes { bytes, .. } => report.push(*bytes),
             _ => {}
         }
     }

@@ -96,6 +96,7 @@
 mod copies;
 mod func;
 mod geometry;
+mod hit_object;
 mod hull;
 pub(crate) mod layout;
 mod memory;
@@ -128,8 +129,7 @@ pub const HIGHEST_SHADER_MODEL: (u8, u8) = (6, 9);
 /// each with the shader model that added it.
 pub const REFUSED_FEATURES: &[&str] = &[
     "work graph node programs (6.8)",
-    "Shader Execution Reordering: HitObject operations, MaybeReorderThread (6.9)",
-    "opacity micromaps' AllocateRayQuery2 (6.9)",
+    "Shader Execution Reordering's HitObject_LoadLocalRootTableConstant (6.9)",
 ];
 
 /// The one-line statement of [`HIGHEST_SHADER_MODEL`] and [`REFUSED_FEATURES`].

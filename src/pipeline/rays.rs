@@ -46,7 +46,8 @@ use super::plan::Plan;
 use super::trace::{Hook, NestedTrace, TraceAt, TraceWave, Traced};
 use crate::exec::jit::Engine;
 use crate::exec::{
-    DescriptorTable, ExecError, RayContext, RunBudget, StageProgram, StageRunner, WriteSink,
+    DescriptorTable, ExecError, HitObject, HitObjectKind, RayContext, RunBudget, StageProgram,
+    StageRunner, WriteSink,
 };
 use crate::ir::{RayHitOp, RaySystemValue, Shader, TRACE_RAY_ARGS};
 use crate::raytracing::{
@@ -639,6 +640,28 @@ struct RayInfo {
     flags: u32,
 }
 
+/// What a traversal found (see `Frame::traverse`).
+struct Traversed {
+    info: RayInfo,
+    /// The traced wave's call number the traversal's programs ran under.
+    call: u32,
+    /// The committed hit, its attributes and its hit-group record.
+    committed: Option<(Hit, Vec<u32>, u64)>,
+    /// Whether the ray's flags let the closest-hit program run.
+    run_closest_hit: bool,
+    /// The miss record (`MissShaderIndex`'s low 16 bits).
+    miss: u32,
+    /// Lane-instructions of the any-hit and intersection programs, and the traversal.
+    work: u64,
+}
+
+/// What `Frame::shade` runs: a hit's closest-hit program (with its attributes and
+/// hit-group record) or a miss record's program.
+enum Shade<'h> {
+    Hit(&'h Hit, &'h [u32], u64),
+    Miss(u32),
+}
+
 /// What is special about a frame's program.
 enum Kind<'r> {
     /// Ray generation, closest-hit, miss, callable.
@@ -745,6 +768,275 @@ impl Frame<'_, '_> {
     fn lane(&self, tag: u32) -> String {
         let [x, y, z] = self.index_of(tag);
         format!("ray ({x}, {y}, {z})")
+    }
+
+    /// `TraceRay` (or `HitObject::TraceRay`, or `HitObject::Invoke`) from this frame would
+    /// pass the pipeline's recursion limit: the error naming the lane and depth.
+    fn check_depth(&self, tag: u32, what: &str) -> Result<u32, ExecError> {
+        let depth = self.depth + 1;
+        if depth > self.p.max_recursion_depth {
+            return Err(ExecError::Dispatch(format!(
+                "{}: {what} at recursion depth {depth} passes the pipeline's max_recursion_depth {} (D3D12 leaves this undefined; dxlane stops)",
+                self.lane(tag),
+                self.p.max_recursion_depth
+            )));
+        }
+        Ok(depth)
+    }
+
+    /// Hit group record `i` for the hit `h` (DXR spec "Hit group table indexing"): its
+    /// index as the debugger names it and the group; past the table or an invalid record
+    /// is an error naming the lane, the instance and the geometry.
+    fn hit_group(&self, tag: u32, i: u64, h: &Hit) -> Result<(usize, &HitGroup), ExecError> {
+        // The record index the debugger names (an index past `usize` is past the table).
+        let gi = usize::try_from(i).unwrap_or(usize::MAX);
+        match self.p.hit_groups.get(i) {
+            Some(TableRecord::Shader(g)) => Ok((gi, g)),
+            // "Shader identifier": a NULL hit group runs none of its programs.
+            Some(TableRecord::Null) => Ok((gi, &NULL_HIT_GROUP)),
+            Some(TableRecord::Invalid(m)) => Err(ExecError::Dispatch(format!(
+                "{}: hit group index {i} (instance {}, geometry {}): {m}",
+                self.lane(tag),
+                h.instance_index,
+                h.geometry_index
+            ))),
+            None => Err(ExecError::Dispatch(format!(
+                "{}: hit group index {i} is past the hit-group table of {} (instance {}, geometry {})",
+                self.lane(tag),
+                self.p.hit_groups.len(),
+                h.instance_index,
+                h.geometry_index
+            ))),
+        }
+    }
+
+    /// The traversal of `TraceRay` from lane `tag` with the dx.op's operands `args`: the
+    /// any-hit and intersection programs run (reading and writing `payload`), and the
+    /// committed hit (with its attributes and hit-group record) or the miss record is
+    /// returned, without running a closest-hit or miss program.
+    fn traverse(
+        &self,
+        tag: u32,
+        accel: Option<std::sync::Arc<TopLevel>>,
+        args: &[u32; TRACE_RAY_ARGS],
+        payload: &mut [u32],
+        what: &str,
+    ) -> Result<Traversed, ExecError> {
+        let depth = self.check_depth(tag, what)?;
+        let fl = |k: usize| f32::from_bits(args[k]);
+        let info = RayInfo {
+            ray: Ray {
+                origin: [fl(5), fl(6), fl(7)],
+                t_min: fl(8),
+                direction: [fl(9), fl(10), fl(11)],
+                t_max: fl(12),
+            },
+            flags: args[0],
+        };
+        let desc = TraceRayDesc {
+            flags: RayFlags(args[0]),
+            pipeline_flags: RayFlags(self.p.pipeline_flags & 0x300),
+            instance_inclusion_mask: args[1],
+            ray: info.ray,
+        };
+        // DXR spec "TraceRay": only the bottom 4 bits of RayContributionToHitGroupIndex
+        // and MultiplierForGeometryContributionToHitGroupIndex, and the bottom 16 bits
+        // of MissShaderIndex, are used.
+        let (contribution, multiplier, miss) = (args[2] & 0xf, args[3] & 0xf, args[4] & 0xffff);
+        let call = self.call_of(tag);
+        let group_of = |h: &Hit| -> Result<(usize, &HitGroup), ExecError> {
+            // DXR spec "Hit group table indexing".
+            let i = u64::from(contribution)
+                + u64::from(multiplier) * u64::from(h.geometry_index)
+                + u64::from(h.instance_contribution_to_hit_group_index);
+            self.hit_group(tag, i, h)
+        };
+        let shared = RefCell::new(payload.to_vec());
+        let error: RefCell<Option<ExecError>> = RefCell::new(None);
+        let work = Cell::new(0u64);
+        let mut any_hit = |h: &Hit, attrs: Option<&Vec<u32>>| -> AnyHitDecision {
+            if error.borrow().is_some() {
+                return AnyHitDecision::AcceptAndEndSearch;
+            }
+            let (gi, g) = match group_of(h) {
+                Ok(g) => g,
+                Err(e) => {
+                    *error.borrow_mut() = Some(e);
+                    return AnyHitDecision::AcceptAndEndSearch;
+                }
+            };
+            let Some(prog) = g.any_hit else {
+                return AnyHitDecision::Accept;
+            };
+            let a = attrs.cloned().unwrap_or_else(|| triangle_attributes(h));
+            let child = self.child(
+                tag,
+                depth,
+                self.calls,
+                Some(info),
+                Some(*h),
+                Kind::AnyHit(Cell::new(None)),
+                call,
+            );
+            let mut p = shared.borrow().clone();
+            let r = self.run(
+                tag,
+                prog,
+                &child,
+                &mut p,
+                Some(&a),
+                (NestedKind::AnyHit, gi),
+            );
+            let decision = match &child.kind {
+                Kind::AnyHit(d) => d.get(),
+                _ => None,
+            };
+            match r {
+                Ok(n) => {
+                    work.set(work.get().saturating_add(n));
+                    // DXR spec "Any hit shaders": payload changes stay, also when the
+                    // hit is ignored.
+                    *shared.borrow_mut() = p;
+                    match decision {
+                        Some(RayHitOp::Ignore) => AnyHitDecision::Ignore,
+                        Some(RayHitOp::AcceptAndEnd) => AnyHitDecision::AcceptAndEndSearch,
+                        None => AnyHitDecision::Accept,
+                    }
+                }
+                Err(e) => {
+                    *error.borrow_mut() = Some(e);
+                    AnyHitDecision::AcceptAndEndSearch
+                }
+            }
+        };
+        let mut intersection = |c: &Hit, rep: &mut HitReporter<'_, Vec<u32>>| {
+            if error.borrow().is_some() {
+                return;
+            }
+            let (gi, g) = match group_of(c) {
+                Ok(g) => g,
+                Err(e) => {
+                    *error.borrow_mut() = Some(e);
+                    return;
+                }
+            };
+            let Some(prog) = g.intersection else {
+                return;
+            };
+            let sink: &mut dyn Reports = rep;
+            let child = self.child(
+                tag,
+                depth,
+                self.calls,
+                Some(info),
+                Some(*c),
+                Kind::Intersection(RefCell::new(sink)),
+                call,
+            );
+            let mut none = Vec::new();
+            match self.run(
+                tag,
+                prog,
+                &child,
+                &mut none,
+                None,
+                (NestedKind::Intersection, gi),
+            ) {
+                Ok(n) => work.set(work.get().saturating_add(n)),
+                Err(e) => *error.borrow_mut() = Some(e),
+            }
+        };
+        let mut tracer = Tracer::new();
+        let result = tracer.trace_ray(accel.as_deref(), &desc, &mut any_hit, &mut intersection);
+        if let Some(e) = error.into_inner() {
+            return Err(e);
+        }
+        let s = result.stats;
+        let traversal = s
+            .nodes
+            .saturating_add(s.primitives)
+            .saturating_add(s.instances);
+        self.counters.rays.set(self.counters.rays.get() + 1);
+        self.counters
+            .traversal
+            .set(self.counters.traversal.get().saturating_add(traversal));
+        payload.copy_from_slice(&shared.into_inner());
+        let committed = match result.committed {
+            Some(h) => {
+                // The record is checked when a program of it runs (`shade`): a ray that
+                // skips the closest-hit program needs no valid record.
+                let gi = u64::from(contribution)
+                    + u64::from(multiplier) * u64::from(h.geometry_index)
+                    + u64::from(h.instance_contribution_to_hit_group_index);
+                let a = match h.kind {
+                    PrimitiveKind::Triangle => triangle_attributes(&h),
+                    PrimitiveKind::Procedural => result.attributes.clone().unwrap_or_default(),
+                };
+                Some((h, a, gi))
+            }
+            None => None,
+        };
+        Ok(Traversed {
+            info,
+            call,
+            committed,
+            run_closest_hit: result.run_closest_hit,
+            miss,
+            work: work.get().saturating_add(traversal),
+        })
+    }
+
+    /// Runs the closest-hit program of a hit's group, or the miss program of a miss
+    /// record, for lane `tag`'s ray `info` at the next recursion depth, with `payload`.
+    fn shade(
+        &self,
+        tag: u32,
+        call: u32,
+        info: RayInfo,
+        what: Shade<'_>,
+        payload: &mut [u32],
+    ) -> Result<u64, ExecError> {
+        let depth = self.depth + 1;
+        match what {
+            Shade::Hit(h, a, gi) => {
+                let (gi, g) = self.hit_group(tag, gi, h)?;
+                let Some(prog) = g.closest_hit else {
+                    return Ok(0);
+                };
+                let child = self.child(
+                    tag,
+                    depth,
+                    self.calls,
+                    Some(info),
+                    Some(*h),
+                    Kind::Plain,
+                    call,
+                );
+                self.run(
+                    tag,
+                    prog,
+                    &child,
+                    payload,
+                    Some(a),
+                    (NestedKind::ClosestHit, gi),
+                )
+            }
+            Shade::Miss(miss) => {
+                let prog = table_program(&self.p.miss, "miss", u64::from(miss), || {
+                    format!("{}: miss shader index {miss}", self.lane(tag))
+                })?;
+                let Some(prog) = prog else { return Ok(0) };
+                let child = self.child(tag, depth, self.calls, Some(info), None, Kind::Plain, call);
+                self.run(
+                    tag,
+                    prog,
+                    &child,
+                    payload,
+                    None,
+                    (NestedKind::Miss, miss as usize),
+                )
+            }
+        }
     }
 
     /// Runs program `i` for one lane with `payload` (and `attributes`) in its memory,
@@ -977,223 +1269,79 @@ impl RayContext for Frame<'_, '_> {
         args: &[u32; TRACE_RAY_ARGS],
         payload: &mut [u32],
     ) -> Result<u64, ExecError> {
-        let depth = self.depth + 1;
-        if depth > self.p.max_recursion_depth {
-            return Err(ExecError::Dispatch(format!(
-                "{}: TraceRay at recursion depth {depth} passes the pipeline's max_recursion_depth {} (D3D12 leaves this undefined; dxlane stops)",
-                self.lane(tag),
-                self.p.max_recursion_depth
-            )));
-        }
-        let fl = |k: usize| f32::from_bits(args[k]);
-        let info = RayInfo {
-            ray: Ray {
-                origin: [fl(5), fl(6), fl(7)],
-                t_min: fl(8),
-                direction: [fl(9), fl(10), fl(11)],
-                t_max: fl(12),
-            },
-            flags: args[0],
-        };
-        let desc = TraceRayDesc {
-            flags: RayFlags(args[0]),
-            pipeline_flags: RayFlags(self.p.pipeline_flags & 0x300),
-            instance_inclusion_mask: args[1],
-            ray: info.ray,
-        };
-        // DXR spec "TraceRay": only the bottom 4 bits of RayContributionToHitGroupIndex
-        // and MultiplierForGeometryContributionToHitGroupIndex, and the bottom 16 bits
-        // of MissShaderIndex, are used.
-        let (contribution, multiplier, miss) = (args[2] & 0xf, args[3] & 0xf, args[4] & 0xffff);
-        let call = self.call_of(tag);
-        let group_of = |h: &Hit| -> Result<(usize, &HitGroup), ExecError> {
-            // DXR spec "Hit group table indexing".
-            let i = u64::from(contribution)
-                + u64::from(multiplier) * u64::from(h.geometry_index)
-                + u64::from(h.instance_contribution_to_hit_group_index);
-            // The record index the debugger names (an index past `usize` is past the table).
-            let gi = usize::try_from(i).unwrap_or(usize::MAX);
-            match self.p.hit_groups.get(i) {
-                Some(TableRecord::Shader(g)) => Ok((gi, g)),
-                // "Shader identifier": a NULL hit group runs none of its programs.
-                Some(TableRecord::Null) => Ok((gi, &NULL_HIT_GROUP)),
-                Some(TableRecord::Invalid(m)) => Err(ExecError::Dispatch(format!(
-                    "{}: hit group index {i} (instance {}, geometry {}): {m}",
-                    self.lane(tag),
-                    h.instance_index,
-                    h.geometry_index
-                ))),
-                None => Err(ExecError::Dispatch(format!(
-                    "{}: hit group index {i} is past the hit-group table of {} (instance {}, geometry {})",
-                    self.lane(tag),
-                    self.p.hit_groups.len(),
-                    h.instance_index,
-                    h.geometry_index
-                ))),
-            }
-        };
-        let shared = RefCell::new(payload.to_vec());
-        let error: RefCell<Option<ExecError>> = RefCell::new(None);
-        let work = Cell::new(0u64);
-        let mut any_hit = |h: &Hit, attrs: Option<&Vec<u32>>| -> AnyHitDecision {
-            if error.borrow().is_some() {
-                return AnyHitDecision::AcceptAndEndSearch;
-            }
-            let (gi, g) = match group_of(h) {
-                Ok(g) => g,
-                Err(e) => {
-                    *error.borrow_mut() = Some(e);
-                    return AnyHitDecision::AcceptAndEndSearch;
-                }
-            };
-            let Some(prog) = g.any_hit else {
-                return AnyHitDecision::Accept;
-            };
-            let a = attrs.cloned().unwrap_or_else(|| triangle_attributes(h));
-            let child = self.child(
-                tag,
-                depth,
-                self.calls,
-                Some(info),
-                Some(*h),
-                Kind::AnyHit(Cell::new(None)),
-                call,
-            );
-            let mut p = shared.borrow().clone();
-            let r = self.run(
-                tag,
-                prog,
-                &child,
-                &mut p,
-                Some(&a),
-                (NestedKind::AnyHit, gi),
-            );
-            let decision = match &child.kind {
-                Kind::AnyHit(d) => d.get(),
-                _ => None,
-            };
-            match r {
-                Ok(n) => {
-                    work.set(work.get().saturating_add(n));
-                    // DXR spec "Any hit shaders": payload changes stay, also when the
-                    // hit is ignored.
-                    *shared.borrow_mut() = p;
-                    match decision {
-                        Some(RayHitOp::Ignore) => AnyHitDecision::Ignore,
-                        Some(RayHitOp::AcceptAndEnd) => AnyHitDecision::AcceptAndEndSearch,
-                        None => AnyHitDecision::Accept,
-                    }
-                }
-                Err(e) => {
-                    *error.borrow_mut() = Some(e);
-                    AnyHitDecision::AcceptAndEndSearch
-                }
-            }
-        };
-        let mut intersection = |c: &Hit, rep: &mut HitReporter<'_, Vec<u32>>| {
-            if error.borrow().is_some() {
-                return;
-            }
-            let (gi, g) = match group_of(c) {
-                Ok(g) => g,
-                Err(e) => {
-                    *error.borrow_mut() = Some(e);
-                    return;
-                }
-            };
-            let Some(prog) = g.intersection else {
-                return;
-            };
-            let sink: &mut dyn Reports = rep;
-            let child = self.child(
-                tag,
-                depth,
-                self.calls,
-                Some(info),
-                Some(*c),
-                Kind::Intersection(RefCell::new(sink)),
-                call,
-            );
-            let mut none = Vec::new();
-            match self.run(
-                tag,
-                prog,
-                &child,
-                &mut none,
-                None,
-                (NestedKind::Intersection, gi),
-            ) {
-                Ok(n) => work.set(work.get().saturating_add(n)),
-                Err(e) => *error.borrow_mut() = Some(e),
-            }
-        };
-        let mut tracer = Tracer::new();
-        let result = tracer.trace_ray(accel.as_deref(), &desc, &mut any_hit, &mut intersection);
-        if let Some(e) = error.into_inner() {
-            return Err(e);
-        }
-        let s = result.stats;
-        let traversal = s
-            .nodes
-            .saturating_add(s.primitives)
-            .saturating_add(s.instances);
-        self.counters.rays.set(self.counters.rays.get() + 1);
-        self.counters
-            .traversal
-            .set(self.counters.traversal.get().saturating_add(traversal));
-        let mut total = work.get().saturating_add(traversal);
-        let mut p = shared.into_inner();
-        match result.committed {
-            Some(h) => {
-                if result.run_closest_hit {
-                    let (gi, g) = group_of(&h)?;
-                    if let Some(prog) = g.closest_hit {
-                        let a = match h.kind {
-                            PrimitiveKind::Triangle => triangle_attributes(&h),
-                            PrimitiveKind::Procedural => {
-                                result.attributes.clone().unwrap_or_default()
-                            }
-                        };
-                        let child = self.child(
-                            tag,
-                            depth,
-                            self.calls,
-                            Some(info),
-                            Some(h),
-                            Kind::Plain,
-                            call,
-                        );
-                        total = total.saturating_add(self.run(
-                            tag,
-                            prog,
-                            &child,
-                            &mut p,
-                            Some(&a),
-                            (NestedKind::ClosestHit, gi),
-                        )?);
-                    }
-                }
-            }
-            None => {
-                let prog = table_program(&self.p.miss, "miss", u64::from(miss), || {
-                    format!("{}: miss shader index {miss}", self.lane(tag))
-                })?;
-                if let Some(prog) = prog {
-                    let child =
-                        self.child(tag, depth, self.calls, Some(info), None, Kind::Plain, call);
-                    total = total.saturating_add(self.run(
+        let t = self.traverse(tag, accel, args, payload, "TraceRay")?;
+        let mut total = t.work;
+        match &t.committed {
+            Some((h, attrs, gi)) => {
+                if t.run_closest_hit {
+                    total = total.saturating_add(self.shade(
                         tag,
-                        prog,
-                        &child,
-                        &mut p,
-                        None,
-                        (NestedKind::Miss, miss as usize),
+                        t.call,
+                        t.info,
+                        Shade::Hit(h, attrs, *gi),
+                        payload,
                     )?);
                 }
             }
+            None => {
+                total = total.saturating_add(self.shade(
+                    tag,
+                    t.call,
+                    t.info,
+                    Shade::Miss(t.miss),
+                    payload,
+                )?);
+            }
         }
-        payload.copy_from_slice(&p);
         Ok(total)
+    }
+
+    fn trace_hit_object(
+        &self,
+        tag: u32,
+        accel: Option<std::sync::Arc<TopLevel>>,
+        args: &[u32; TRACE_RAY_ARGS],
+        payload: &mut [u32],
+    ) -> Result<(HitObject, u64), ExecError> {
+        let t = self.traverse(tag, accel, args, payload, "HitObject::TraceRay")?;
+        let o = match t.committed {
+            Some((h, attrs, gi)) => {
+                let index = u32::try_from(gi).unwrap_or(u32::MAX);
+                HitObject::hit(t.info.ray, t.info.flags, h, attrs, Some(index))
+            }
+            None => HitObject::miss(t.info.ray, t.info.flags, t.miss),
+        };
+        Ok((o, t.work))
+    }
+
+    fn invoke(&self, tag: u32, hit: &HitObject, payload: &mut [u32]) -> Result<u64, ExecError> {
+        // Every Invoke is one of the lane's calls (the debugger counts the instruction).
+        let call = self.call_of(tag);
+        // HLSL proposal 0027 "HitObject::Invoke": a NOP hit object, or one from a ray
+        // query without a shader table index, runs nothing (and is no reorder work).
+        let (Some(index), kind) = (hit.index, hit.kind) else {
+            return Ok(0);
+        };
+        let shade = match (kind, hit.hit.as_ref()) {
+            (HitObjectKind::Hit, Some(h)) => {
+                // dxlane's choice (the specifications are silent): a hit traced with
+                // SKIP_CLOSEST_HIT_SHADER invokes no closest-hit program, so
+                // HitObject::TraceRay then Invoke is TraceRay.
+                if hit.flags & RayFlags::SKIP_CLOSEST_HIT_SHADER.0 != 0 {
+                    return Ok(0);
+                }
+                Shade::Hit(h, &hit.attributes, u64::from(index))
+            }
+            (HitObjectKind::Miss, _) => Shade::Miss(index),
+            _ => return Ok(0),
+        };
+        // "HitObject::Invoke counts towards the trace recursion depth."
+        self.check_depth(tag, "HitObject::Invoke")?;
+        let info = RayInfo {
+            ray: hit.ray,
+            flags: hit.flags,
+        };
+        self.shade(tag, call, info, shade, payload)
     }
 
     fn call(&self, tag: u32, index: u32, parameter: &mut [u32]) -> Result<u64, ExecError> {

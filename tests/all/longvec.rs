@@ -806,33 +806,21 @@ fn info_states_the_highest_shader_model() {
     );
 }
 
-/// The refusals the statement lists are real: SER's `MaybeReorderThread` and the
-/// opacity micromaps' `AllocateRayQuery2` are refused by name (if the lowering learns
-/// them, the statement must change).
+/// The refusal the statement lists is real: SER's `HitObject_LoadLocalRootTableConstant`
+/// is refused by name (if the lowering learns it, the statement must change). The rest
+/// of SER and `AllocateRayQuery2` run (`tests/all/ser.rs`).
 #[test]
 fn the_listed_sm_6_9_refusals_are_refused() {
-    for (op, class) in [
-        (DxOp::MaybeReorderThread, "maybeReorderThread"),
-        (DxOp::AllocateRayQuery2, "allocateRayQuery2"),
-    ] {
-        let mut mb = Mb::new(DL16);
-        mb.block();
-        let i32t = mb.int(32);
-        let void = mb.void();
-        let z = mb.ci(32, 0);
-        let ret = if op == DxOp::AllocateRayQuery2 {
-            i32t
-        } else {
-            void
-        };
-        let r = mb.dx(class, op, &[z, z], ret);
-        if op == DxOp::AllocateRayQuery2 {
-            let h = mb.handle(1, 0, 0);
-            mb.store_word(h, z, r);
-        }
-        let e = refusal(&container(mb, &[Uav::Raw], [1, 1, 1]));
-        assert!(e.contains(&format!("{op}")), "{e}");
-    }
+    let op = DxOp::HitObject_LoadLocalRootTableConstant;
+    let mut mb = Mb::new(DL16);
+    mb.block();
+    let i32t = mb.int(32);
+    let z = mb.ci(32, 0);
+    let r = mb.dx("hitObject_LoadLocalRootTableConstant", op, &[z, z], i32t);
+    let h = mb.handle(1, 0, 0);
+    mb.store_word(h, z, r);
+    let e = refusal(&container(mb, &[Uav::Raw], [1, 1, 1]));
+    assert!(e.contains(&format!("{op}")), "{e}");
 }
 
 /// The listing of the long-vector modules: vector types, vector `dx.op` overloads and

@@ -63,6 +63,7 @@ mod raytracing;
 mod sampler_feedback;
 mod sampling_lavapipe;
 mod scale_docs;
+mod ser;
 mod shader_test;
 mod stage_examples;
 mod stage_writes;

@@ -25,6 +25,18 @@ impl Debugger {
                 addr,
                 offset,
                 ..
+            }
+            | Inst::HitObjectTrace {
+                payload,
+                addr,
+                offset,
+                ..
+            }
+            | Inst::HitObjectInvoke {
+                payload,
+                addr,
+                offset,
+                ..
             } => Some((payload.0, *addr, *offset, true)),
             Inst::RayCall {
                 param,

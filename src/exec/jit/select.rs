@@ -227,6 +227,15 @@ pub fn native(inst: &Inst) -> Native {
         | Inst::RayQueryProceed { .. }
         | Inst::RayQueryControl { .. }
         | Inst::RayQueryGet { .. }
+        | Inst::HitObjectTrace { .. }
+        | Inst::HitObjectMiss { .. }
+        | Inst::HitObjectNop { .. }
+        | Inst::HitObjectFromQuery { .. }
+        | Inst::HitObjectFromQueryAttrs { .. }
+        | Inst::HitObjectSetIndex { .. }
+        | Inst::HitObjectInvoke { .. }
+        | Inst::HitObjectGet { .. }
+        | Inst::HitObjectAttributes { .. }
         | Inst::RawLoad { .. }
         | Inst::RawStore { .. }
         | Inst::StructLoad { .. }

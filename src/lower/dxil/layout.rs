@@ -245,6 +245,9 @@ impl Leaf {
             Type::Double => Leaf::F64,
             Type::Pointer { .. } => Leaf::Ptr,
             Type::Struct { name: Some(n), .. } if n == "dx.types.Handle" => Leaf::Handle,
+            // A hit object (SM 6.9) is the 32-bit value naming its slot
+            // (`lower::dxil::hit_object`).
+            Type::Struct { name: Some(n), .. } if n == "dx.types.HitObject" => Leaf::I32,
             _ => return None,
         })
     }

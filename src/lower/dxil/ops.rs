@@ -775,8 +775,38 @@ impl<'m> FnLower<'m> {
             | DxOp::ReportHit
             | DxOp::IgnoreHit
             | DxOp::AcceptHitAndEndSearch => self.ray_op(c, res)?,
+            // ---- shader execution reordering (`hit_object`)
+            DxOp::HitObject_TraceRay
+            | DxOp::HitObject_FromRayQuery
+            | DxOp::HitObject_FromRayQueryWithAttrs
+            | DxOp::HitObject_MakeMiss
+            | DxOp::HitObject_MakeNop
+            | DxOp::HitObject_Invoke
+            | DxOp::MaybeReorderThread
+            | DxOp::HitObject_IsMiss
+            | DxOp::HitObject_IsHit
+            | DxOp::HitObject_IsNop
+            | DxOp::HitObject_RayFlags
+            | DxOp::HitObject_RayTMin
+            | DxOp::HitObject_RayTCurrent
+            | DxOp::HitObject_WorldRayOrigin
+            | DxOp::HitObject_WorldRayDirection
+            | DxOp::HitObject_ObjectRayOrigin
+            | DxOp::HitObject_ObjectRayDirection
+            | DxOp::HitObject_ObjectToWorld3x4
+            | DxOp::HitObject_WorldToObject3x4
+            | DxOp::HitObject_GeometryIndex
+            | DxOp::HitObject_InstanceIndex
+            | DxOp::HitObject_InstanceID
+            | DxOp::HitObject_PrimitiveIndex
+            | DxOp::HitObject_HitKind
+            | DxOp::HitObject_ShaderTableIndex
+            | DxOp::HitObject_SetShaderTableIndex
+            | DxOp::HitObject_LoadLocalRootTableConstant
+            | DxOp::HitObject_Attributes => self.hit_object(c, res)?,
             // ---- inline ray queries (`ray_query`)
             DxOp::AllocateRayQuery
+            | DxOp::AllocateRayQuery2
             | DxOp::RayQuery_TraceRayInline
             | DxOp::RayQuery_Proceed
             | DxOp::RayQuery_Abort

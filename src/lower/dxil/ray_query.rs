@@ -20,17 +20,27 @@ impl<'m> FnLower<'m> {
         use RayQueryValue as V;
         let op = c.op();
         let value = match op {
-            DxOp::AllocateRayQuery => {
-                // DXIL.rst DECL.ALLOCATERAYQUERYFLAGSARECONST: the template flags are a
-                // constant.
+            DxOp::AllocateRayQuery | DxOp::AllocateRayQuery2 => {
+                // DXIL.rst DECL.ALLOCATERAYQUERYFLAGSARECONST and
+                // DECL.ALLOCATERAYQUERY2FLAGSARECONST: the template flags are a constant.
                 let flags = self.ai(c, 0)? as u32;
+                if op == DxOp::AllocateRayQuery2 {
+                    // `RayQuery<RayFlags, RayQueryFlags>` (SM 6.9): the one query flag,
+                    // RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS (1), must be set when the
+                    // template flags force OMM 2-state (RAY_FLAG_FORCE_OMM_2_STATE,
+                    // 0x400; DXC's validator). Opacity micromaps are not built, so
+                    // neither changes a result (docs/raytracing.md).
+                    let query_flags = self.ai(c, 1)? as u32;
+                    if flags & 0x400 != 0 && query_flags & 1 == 0 {
+                        return Err(self.invalid(format!(
+                            "{} with RAY_FLAG_FORCE_OMM_2_STATE in its ray flags {flags:#x} but not RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS in its query flags {query_flags:#x}",
+                            c.name()
+                        )));
+                    }
+                }
                 let slot = self
                     .b
-                    .shader()
-                    .insts
-                    .iter()
-                    .filter(|i| matches!(i, Inst::RayQueryAlloc { .. }))
-                    .count();
+                    .count_emitted(|i| matches!(i, Inst::RayQueryAlloc { .. }));
                 let slot = u32::try_from(slot)
                     .ok()
                     .filter(|s| *s < MAX_RAY_QUERY_SLOTS)

@@ -136,7 +136,7 @@ impl<'m> FnLower<'m> {
 
     /// The per-lane array, variable and constant offset, and size of the memory a
     /// pointer operand of a DXR call names (the pointee's size by the data layout).
-    fn ray_memory(&mut self, c: &DxOpCall<'m>, i: usize) -> R<(LocalId, Reg, u32, u32)> {
+    pub(super) fn ray_memory(&mut self, c: &DxOpCall<'m>, i: usize) -> R<(LocalId, Reg, u32, u32)> {
         let v: ValueId = self.a(c, i)?;
         let p = self.ptr_of(v)?;
         let Root::Local(x) = p.root else {
