@@ -15,6 +15,7 @@
 pub mod device;
 mod draw;
 pub mod pipeline;
+mod rays;
 mod root;
 pub mod run;
 pub mod yaml_out;
