@@ -15,7 +15,9 @@
 //!   `Mesh` program, optionally an `Amplification` and a `Pixel` program. Its draw is
 //!   set up as the suite's Direct3D 12 device sets it up (see `draw`), and its render
 //!   target (resolved first when multisampled) is read back into the buffer
-//!   `Bindings: RenderTarget` names. Ray tracing stages are refused, naming the stage.
+//!   `Bindings: RenderTarget` names. A ray tracing pipeline (ray generation, miss,
+//!   hit and callable programs, at least one ray generation program, nothing else) runs
+//!   one `DispatchRays` of `DispatchGroupCount` rays (see `rays`).
 //! - A resource array (`ArraySize` n) binds its n buffers at n consecutive registers, as
 //!   HLSL lays out `RWBuffer<T> B[n] : register(u0)`.
 //! - A resource gives exactly one of `DirectXBinding` and `HeapIndex` (`Pipeline.cpp`);
@@ -252,9 +254,8 @@ pub fn run(
             }
             let mut files = Vec::with_capacity(shaders.len());
             for i in 0..shaders.len() {
-                match program_path(i)? {
-                    Value::String(f) => files.push(f),
-                    _ => unreachable!("program paths are strings"),
+                if let Value::String(f) = program_path(i)? {
+                    files.push(f);
                 }
             }
             let (program, rays, sbt) =
