@@ -8,7 +8,10 @@
 //! `Int64`). A feature is true only when dxlane runs it: `MeshShaderTier` is `Tier1`
 //! (`DXFeatures.def`'s name) since `dxlane offload` runs mesh pipelines, `MSAA_4xSamples`
 //! (`Device.cpp`'s capability) is true since it runs multisampled render targets, and
-//! the ray tracing tier says "not supported" until it runs ray tracing pipelines.
+//! `RaytracingTier` is `1.1` (`DXFeatures.def` prints the tier's number): `dxlane
+//! offload` runs ray tracing pipelines (`DispatchRays`) and inline ray queries in every
+//! stage, the two things tier 1.1 adds up to. `HighestShaderModel` is the highest model
+//! the DXIL reader takes (`lower::dxil::HIGHEST_SHADER_MODEL`).
 
 use crate::exec::Profile;
 
@@ -36,7 +39,10 @@ pub fn describe(profile: &Profile, identity: Identity) -> String {
         Identity::AsWarp => format!("Microsoft Basic Render Driver, emulated by {name}"),
     };
     let features: [(&str, String); 10] = [
-        ("HighestShaderModel", "6.6".into()),
+        ("HighestShaderModel", {
+            let (major, minor) = crate::lower::dxil::HIGHEST_SHADER_MODEL;
+            format!("{major}.{minor}")
+        }),
         ("WaveOps", "true".into()),
         ("WaveLaneCountMin", "4".into()),
         ("WaveLaneCountMax", "128".into()),
@@ -45,7 +51,7 @@ pub fn describe(profile: &Profile, identity: Identity) -> String {
         ("Int64ShaderOps", "true".into()),
         ("MeshShaderTier", "Tier1".into()),
         ("MSAA_4xSamples", "true".into()),
-        ("RaytracingTier", "NotSupported".into()),
+        ("RaytracingTier", "1.1".into()),
     ];
     let mut s = String::from("Devices:\n- API: DirectX\n");
     s.push_str(&format!("  Description: {description}\n  Features: \n"));
@@ -76,12 +82,17 @@ mod tests {
                 .contains("Microsoft Basic Render Driver")
         );
         assert_eq!(d["Features"]["Int64ShaderOps"].as_bool(), Some(true));
-        // Mesh pipelines and multisampled targets run; ray tracing pipelines do not yet.
+        // Mesh pipelines, multisampled targets, ray tracing pipelines and inline ray
+        // queries run.
         assert_eq!(d["Features"]["MeshShaderTier"].as_str(), Some("Tier1"));
         assert_eq!(d["Features"]["MSAA_4xSamples"].as_bool(), Some(true));
-        assert_eq!(
-            d["Features"]["RaytracingTier"].as_str(),
-            Some("NotSupported")
+        // YAML reads `1.1` as a number; lit compares the text.
+        assert!(describe(&p, Identity::Dxlane).contains("    RaytracingTier: 1.1\n"));
+        // The highest shader model is the DXIL reader's, not a literal.
+        let (major, minor) = crate::lower::dxil::HIGHEST_SHADER_MODEL;
+        assert!(
+            describe(&p, Identity::Dxlane)
+                .contains(&format!("    HighestShaderModel: {major}.{minor}\n"))
         );
         let plain: serde_norway::Value =
             serde_norway::from_str(&describe(&p, Identity::Dxlane)).unwrap();

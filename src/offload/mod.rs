@@ -6,7 +6,8 @@
 //! Owns: the pipeline description ([`pipeline`]: its YAML schema and buffer contents),
 //! running one ([`run`]: made into a job, run through the `job` module, read back, the
 //! `Results` rules checked; a raster pipeline's draw set up as the suite's Direct3D 12
-//! device sets it up, in `draw`; root constants and root descriptors bound at the
+//! device sets it up, in `draw`; a ray tracing pipeline's acceleration structures, hit
+//! groups and shader binding table made into the job's, in `rays`; root constants and root descriptors bound at the
 //! registers of the program's root signature, in `root`), printing it back as the suite's tools print it
 //! ([`yaml_out`]), and the device description ([`device`]). Does not own: compiling HLSL
 //! (the suite's `dxc` or `clang-dxc`), binding and running (`job`), the command line
@@ -15,6 +16,7 @@
 pub mod device;
 mod draw;
 pub mod pipeline;
+mod rays;
 mod root;
 pub mod run;
 pub mod yaml_out;

@@ -15,7 +15,9 @@
 //!   `Mesh` program, optionally an `Amplification` and a `Pixel` program. Its draw is
 //!   set up as the suite's Direct3D 12 device sets it up (see `draw`), and its render
 //!   target (resolved first when multisampled) is read back into the buffer
-//!   `Bindings: RenderTarget` names. Ray tracing stages are refused, naming the stage.
+//!   `Bindings: RenderTarget` names. A ray tracing pipeline (ray generation, miss,
+//!   hit and callable programs, at least one ray generation program, nothing else) runs
+//!   one `DispatchRays` of `DispatchGroupCount` rays (see `rays`).
 //! - A resource array (`ArraySize` n) binds its n buffers at n consecutive registers, as
 //!   HLSL lays out `RWBuffer<T> B[n] : register(u0)`.
 //! - A resource gives exactly one of `DirectXBinding` and `HeapIndex` (`Pipeline.cpp`);
@@ -154,6 +156,8 @@ pub fn run(
     let mut prog = Table::new();
     // The render target's buffer, for a raster pipeline.
     let mut target = None;
+    // The shader table's buffer, for a ray tracing pipeline.
+    let mut shader_table = None;
     match kind {
         Stages::Compute(program) => {
             let groups = p
@@ -237,6 +241,34 @@ pub fn run(
             table.insert("draw".into(), Value::Table(d.table));
             target = Some((d.target, d.samples));
         }
+        Stages::Rays => {
+            // `validateDispatchParameters`: `DispatchGroupCount` is the launch's width,
+            // height and depth; a vertex count means nothing to `DispatchRays`.
+            if let Some(vc) = p.dispatch_parameters.as_ref().and_then(|d| d.vertex_count) {
+                return Err(at(
+                    super::draw::line_of_key(text, "VertexCount"),
+                    format!(
+                        "`DispatchParameters: VertexCount` {vc} is for a Vertex pipeline; a ray tracing pipeline takes `DispatchGroupCount` (width, height, depth)"
+                    ),
+                ));
+            }
+            let mut files = Vec::with_capacity(shaders.len());
+            for i in 0..shaders.len() {
+                if let Value::String(f) = program_path(i)? {
+                    files.push(f);
+                }
+            }
+            let (program, rays, sbt) =
+                super::rays::ray_pipeline(&p, &files, text).map_err(|(l, m)| at(l, m))?;
+            prog = program;
+            table.insert("rays".into(), Value::Table(rays));
+            shader_table = Some(sbt);
+        }
+    }
+    let (structures, tops) =
+        super::rays::acceleration_structures(&p, &held, text).map_err(|(l, m)| at(l, m))?;
+    if !structures.is_empty() {
+        table.insert("acceleration_structure".into(), Value::Array(structures));
     }
     table.insert("program".into(), Value::Table(prog));
     // (buffer index, array element, register) of every bound buffer, to read back.
@@ -247,6 +279,8 @@ pub fn run(
     let mut sampler_heap: Vec<Option<Table>> = Vec::new();
     // (buffer index, array element, heap slot) of every buffer in the heap.
     let mut heap_bound: Vec<(usize, usize, u32)> = Vec::new();
+    // Registers of acceleration structures (nothing to read back).
+    let mut as_regs: Vec<Register> = Vec::new();
     for (si, set) in p.descriptor_sets.iter().enumerate() {
         for r in &set.resources {
             let line = pipeline::line_of_name(text, &r.name);
@@ -266,6 +300,43 @@ pub fn run(
                 register: 0,
                 space: 0,
             });
+            if r.kind == "AccelerationStructure" {
+                // `Pipeline.cpp`: the resource's `Name` is a TLAS's; it is an SRV.
+                if heap_index.is_some() {
+                    return Err(err(
+                        "`HeapIndex` on an acceleration structure: dxlane binds one by `DirectXBinding`".into(),
+                    ));
+                }
+                if !tops.contains(&r.name) {
+                    return Err(err(
+                        "no TLAS of that name in `AccelerationStructures`".into()
+                    ));
+                }
+                let reg = Register {
+                    class: crate::ir::ResourceClass::Srv,
+                    index: binding.register,
+                    space: binding.space,
+                };
+                if bound.iter().any(|&(_, _, b)| b == reg) || as_regs.contains(&reg) {
+                    return Err(err(format!("{reg} is bound twice")));
+                }
+                as_regs.push(reg);
+                let mut e = Table::new();
+                e.insert("reg".into(), Value::String(format!("t{}", reg.index)));
+                if reg.space != 0 {
+                    e.insert("space".into(), Value::Integer(reg.space.into()));
+                }
+                e.insert(
+                    "kind".into(),
+                    Value::String("acceleration_structure".into()),
+                );
+                e.insert(
+                    "acceleration_structure".into(),
+                    Value::String(r.name.clone()),
+                );
+                resources.push(Value::Table(e));
+                continue;
+            }
             if r.tiles_mapped.is_some() || r.is_reserved == Some(true) {
                 return Err(err(
                     "tiled (reserved) resources: dxlane has no tiled resources".into(),
@@ -343,10 +414,22 @@ pub fn run(
         Stages::Compute(i) => &shaders[i],
         Stages::Raster { vs, .. } => &shaders[vs],
         Stages::Mesh { ms, .. } => &shaders[ms],
+        // The global root signature: the ray generation program's library's.
+        Stages::Rays => {
+            let i = p
+                .shaders
+                .iter()
+                .position(|s| s.stage == "RayGeneration")
+                .unwrap_or(0);
+            &shaders[i]
+        }
     };
     let mut root_regs: Vec<Register> = Vec::new();
     for rb in super::root::bind(&p, root_program, &held, text).map_err(|(l, m)| at(l, m))? {
-        if bound.iter().any(|&(_, _, b)| b == rb.reg) || root_regs.contains(&rb.reg) {
+        if bound.iter().any(|&(_, _, b)| b == rb.reg)
+            || root_regs.contains(&rb.reg)
+            || as_regs.contains(&rb.reg)
+        {
             return Err(at(
                 rb.line,
                 format!(
@@ -360,6 +443,9 @@ pub fn run(
             Some(bi) => bound.push((bi, 0, rb.reg)),
             None => root_regs.push(rb.reg),
         }
+    }
+    if let Some(t) = shader_table {
+        resources.push(Value::Table(t));
     }
     table.insert("resource".into(), Value::Array(resources));
     if !heap.is_empty() {
@@ -377,10 +463,18 @@ pub fn run(
         max_seconds: opts.max_seconds,
         ..RunOptions::default()
     };
-    let prepared = job::prepare(job, &run_opts).map_err(|e| at(0, e.to_string()))?;
+    // A ray tracing pipeline's exports, hit groups and shader table are checked against
+    // the libraries when the job is prepared; say which part of the pipeline that is.
+    let what = |e: String| match kind {
+        Stages::Rays => format!(
+            "the ray tracing pipeline (`Shaders`, `HitGroups`, `RayTracingPipelineConfig`, `ShaderBindingTable`): {e}"
+        ),
+        _ => e,
+    };
+    let prepared = job::prepare(job, &run_opts).map_err(|e| at(0, what(e.to_string())))?;
     prepared
         .run(None, Hooks::default())
-        .map_err(|e| at(0, e.to_string()))?;
+        .map_err(|e| at(0, what(e.to_string())))?;
     for &(bi, i, reg) in &bound {
         let r = prepared
             .resource(ResourceAt::Register(reg))
@@ -525,6 +619,8 @@ enum Stages {
         /// The pixel program (optional, as on the suite's device).
         ps: Option<usize>,
     },
+    /// A ray tracing pipeline: every program is a library export (see `rays`).
+    Rays,
 }
 
 /// The ray tracing stages of the suite's schema.
@@ -571,15 +667,28 @@ fn stages(p: &Pipeline) -> Result<Stages, String> {
         .iter()
         .find(|s| RAY_STAGES.contains(&s.stage.as_str()))
     {
-        return Err(format!(
-            "`Shaders`: `{}` is a ray tracing stage; `dxlane offload` does not run ray tracing pipelines yet (job files do: `dxlane run` with `[rays]`)",
-            s.stage
-        ));
+        // `validatePipelineKind`: ray tracing programs stand alone (several of one stage
+        // allowed), with at least one RayGeneration program. The suite refuses Compute,
+        // Vertex, Amplification and Mesh programs beside them; dxlane refuses every
+        // other stage, which such a pipeline would never run.
+        if let Some(o) = p
+            .shaders
+            .iter()
+            .find(|o| !RAY_STAGES.contains(&o.stage.as_str()))
+        {
+            return Err(format!(
+                "`Shaders`: `{}` is a ray tracing stage; a ray tracing pipeline has no {} program",
+                s.stage, o.stage
+            ));
+        }
+        if !p.shaders.iter().any(|s| s.stage == "RayGeneration") {
+            return Err("`Shaders`: a ray tracing pipeline needs a RayGeneration program".into());
+        }
+        return Ok(Stages::Rays);
     }
     // The suite refuses ray tracing state on a pipeline without ray tracing stages
-    // (`Pipeline.cpp`, `validatePipelineKind`); every ray tracing pipeline was refused
-    // above, so any such key here is on a compute or raster pipeline. Acceleration
-    // structures are not in the list: inline ray queries read them from any stage.
+    // (`Pipeline.cpp`, `validatePipelineKind`). Acceleration structures are not in the
+    // list: inline ray queries read them from any stage.
     for (key, present) in [
         ("HitGroups", p.hit_groups.is_some()),
         (
@@ -1103,7 +1212,7 @@ impl ResourceKind {
             }
             "AccelerationStructure" => {
                 return Err(
-                    "`Kind: AccelerationStructure`: `dxlane offload` does not build the pipeline's `AccelerationStructures` yet (job files can: `[[acceleration_structure]]`)"
+                    "`Kind: AccelerationStructure` is bound by the TLAS of its name, not as a buffer"
                         .into(),
                 );
             }

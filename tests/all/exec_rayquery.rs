@@ -21,7 +21,7 @@ use crate::common;
 /// t1 (a buffer, not a structure). It commits every non-opaque triangle it is offered
 /// and writes `out[4 i..]`: the committed status, `CommittedRayT()`, the committed
 /// primitive index, and what one more `Proceed()` returns (0: the query is over).
-const PROGRAM: &str = r#"shader compute
+pub(crate) const PROGRAM: &str = r#"shader compute
 group [8 1 1]
 const r0 = 0
 const r1 = 8

@@ -525,6 +525,14 @@ fn api_query_describes_dxlane() {
     ] {
         assert_eq!(d["Features"][f].as_bool(), Some(true), "{f}");
     }
+    // Ray tracing pipelines and inline ray queries run (`ray_tracing_pipeline_runs`,
+    // `inline_ray_queries_in_compute`): tier 1.1. The shader model is the DXIL reader's.
+    assert!(text.contains("    RaytracingTier: 1.1\n"), "{text}");
+    let (major, minor) = dxlane::lower::dxil::HIGHEST_SHADER_MODEL;
+    assert!(
+        text.contains(&format!("    HighestShaderModel: {major}.{minor}\n")),
+        "{text}"
+    );
 }
 
 /// A UAV with `HasCounter` starts its counter at 0 and prints it back as `Counter:`
@@ -1179,4 +1187,365 @@ fn mesh_pipelines() {
         vec![0.0; 64],
         "{out}"
     );
+}
+
+/// The dxil-reader corpus's `ray_tracing.hlsl` libraries (`lib_6_3`, one export per
+/// container), as `tests/all/rays.rs` runs them: `raygen`, `miss`, `closest_hit`,
+/// `callable`.
+fn ray_libraries() -> Vec<PathBuf> {
+    let Some(dir) = common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxil-reader"))
+        .cloned()
+    else {
+        panic!("the dxil-reader corpus is needed (ray_tracing.*.dxil)");
+    };
+    ["raygen", "miss", "closest_hit", "callable"]
+        .iter()
+        .map(|n| dir.join(format!("ray_tracing.{n}.dxil")))
+        .collect()
+}
+
+/// What the ray generation program writes for a ray from (x, 0.5, 0) along +z that hits
+/// the triangle (0,0,0) (1,0,0) (0,1,0) of an instance moved to z = 5, derived in
+/// `tests/all/rays.rs` (`hit`) from the HLSL and the DXR spec: the colour sums
+/// (3x, 2.5, 0.5 − x − 3), the distance d = 5 + 0.001 (`RayTCurrent()` + `RayTMin()`),
+/// the callable program doubling it; the texel is (colour × 2d, d).
+fn ray_hit(x: f32) -> [f32; 4] {
+    let d = 5.0f32 + 0.001f32;
+    let v = d * 2.0;
+    [3.0 * x * v, 2.5 * v, (0.5 - x - 3.0) * v, d]
+}
+
+/// What it writes for a ray that misses: the miss program's colour (0.1, 0.2, 0.3) ×
+/// `WorldRayDirection()` = (0, 0, 0.3), distance −1 doubled by the callable program:
+/// (0, 0, 0.3, −1) × (−2, −2, −2, 1), 0 × −2 being −0.
+fn ray_missed() -> [f32; 4] {
+    [-0.0, -0.0, 0.3f32 * -2.0, -1.0]
+}
+
+/// A ray tracing pipeline in the suite's schema: ray generation, miss, closest-hit and
+/// callable programs, a one-triangle BLAS from a vertex buffer under a TLAS instance at
+/// z = 5, one triangle hit group, the shader binding table and a 4 × 1 launch. The ray
+/// generation program traces from ((i + 0.5) / 4, 0.5, 0) along +z: rays 0 and 1 (x =
+/// 0.125, 0.375) hit, rays 2 and 3 (x = 0.625, 0.875) pass beside the triangle (DXR
+/// spec "Addressing calculations within shader tables": hit group 0, miss record 0,
+/// callable record 0).
+fn ray_pipeline_yaml() -> String {
+    let expected: Vec<String> = [ray_hit(0.125), ray_hit(0.375), ray_missed(), ray_missed()]
+        .iter()
+        .flatten()
+        .map(|f| format!("{f:?}"))
+        .collect();
+    format!(
+        "---
+Shaders:
+  - Stage: RayGeneration
+    Entry: raygen
+  - Stage: Miss
+    Entry: miss
+  - Stage: ClosestHit
+    Entry: closest_hit
+  - Stage: Callable
+    Entry: callable
+Buffers:
+  - Name: Vertices
+    Format: Float32
+    Data: [ 0, 0, 0, 1, 0, 0, 0, 1, 0 ]
+  - Name: Output
+    Format: Float32
+    Channels: 4
+    FillSize: 64
+    OutputProps:
+      Height: 1
+      Width: 4
+      Depth: 1
+  - Name: Expected
+    Format: Float32
+    Channels: 4
+    Data: [ {} ]
+Results:
+  - Result: Output
+    Rule: BufferFloatEpsilon
+    Epsilon: 0.0001
+    Actual: Output
+    Expected: Expected
+AccelerationStructures:
+  BLAS:
+    - Name: Triangle
+      Triangles:
+        - VertexBuffer: Vertices
+          VertexCount: 3
+  TLAS:
+    - Name: Scene
+      Instances:
+        - BLAS: Triangle
+          Transform: [ 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5 ]
+          InstanceID: 3
+HitGroups:
+  - Name: Hit
+    ClosestHit: closest_hit
+RayTracingPipelineConfig:
+  MaxTraceRecursionDepth: 1
+  MaxPayloadSizeInBytes: 20
+  MaxAttributeSizeInBytes: 8
+ShaderBindingTable:
+  RayGen:
+    ShaderName: raygen
+  Miss:
+    - ShaderName: miss
+  HitGroup:
+    - ShaderName: Hit
+  Callable:
+    - ShaderName: callable
+DispatchParameters:
+  DispatchGroupCount: [ 4, 1, 1 ]
+DescriptorSets:
+  - Resources:
+    - Name: Scene
+      Kind: AccelerationStructure
+      DirectXBinding:
+        Register: 0
+        Space: 0
+    - Name: Output
+      Kind: RWTexture2D
+      DirectXBinding:
+        Register: 0
+        Space: 0
+...
+",
+        expected.join(", ")
+    )
+}
+
+/// The ray tracing pipeline runs and its `Results` rule holds (exit status 0); the
+/// read-back target printed is the four texels derived by hand.
+#[test]
+fn ray_tracing_pipeline_runs() {
+    let d = pipeline_dir("rays");
+    let yaml = ray_pipeline_yaml();
+    let (code, out, err) = offload_yaml(&d, "rays.yaml", &yaml, &ray_libraries(), &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let got = output_floats(out.trim_start_matches("Using DirectX API\n"));
+    let want: Vec<f32> = [ray_hit(0.125), ray_hit(0.375), ray_missed(), ray_missed()].concat();
+    assert_eq!(got.len(), want.len(), "{out}");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        // The printed text is C's `%g` (6 significant digits).
+        assert!(
+            (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+            "texel component {k}: {g} vs {w}\n{out}"
+        );
+    }
+}
+
+/// Bad ray tracing pipelines: each an error with exit status 1 naming the field — a hit
+/// group naming an unknown program, a record naming an unknown hit group or export, a
+/// BLAS naming a missing buffer, a TLAS naming a missing BLAS, a resource naming a
+/// missing TLAS, an export no library has, a vertex count on `DispatchRays`, a missing
+/// shader binding table, programs of other pipelines beside ray tracing ones, no ray
+/// generation program, an unknown key; and at run time a ray whose hit group index is
+/// past the hit-group table (D3D leaves it undefined; `pipeline::rays` refuses it,
+/// naming the ray).
+#[test]
+fn ray_tracing_refusals() {
+    let d = pipeline_dir("rays-bad");
+    let yaml = ray_pipeline_yaml();
+    let libs = ray_libraries();
+    let cases: [(&str, &str, &str); 13] = [
+        (
+            "    ClosestHit: closest_hit\n",
+            "    ClosestHit: closest\n",
+            "`HitGroups[0]` (\"Hit\"): `ClosestHit`: \"closest\" is the `Entry` of no ClosestHit program",
+        ),
+        (
+            "    - ShaderName: Hit\n",
+            "    - ShaderName: Hot\n",
+            "`ShaderBindingTable: HitGroup[0]`: `ShaderName` \"Hot\" is the `Name` of no entry of `HitGroups`",
+        ),
+        (
+            "    - ShaderName: miss\n",
+            "    - ShaderName: closest_hit\n",
+            "`ShaderBindingTable: Miss[0]`: `ShaderName` \"closest_hit\" is the `Entry` of no Miss program",
+        ),
+        (
+            "VertexBuffer: Vertices",
+            "VertexBuffer: Verts",
+            "`AccelerationStructures: BLAS[0]` (\"Triangle\"): `Triangles[0]: VertexBuffer`: no buffer \"Verts\"",
+        ),
+        (
+            "        - BLAS: Triangle\n",
+            "        - BLAS: Tri\n",
+            "`Instances[0]: BLAS`: no BLAS \"Tri\"",
+        ),
+        (
+            "    - Name: Scene\n      Kind",
+            "    - Name: Scenery\n      Kind",
+            "`Scenery`: no TLAS of that name in `AccelerationStructures`",
+        ),
+        (
+            "    Entry: callable\n",
+            "    Entry: call\n",
+            "`ShaderBindingTable: Callable[0]`: `ShaderName` \"callable\" is the `Entry` of no Callable program",
+        ),
+        (
+            "  DispatchGroupCount: [ 4, 1, 1 ]\n",
+            "  DispatchGroupCount: [ 4, 1, 1 ]\n  VertexCount: 3\n",
+            "`DispatchParameters: VertexCount` 3 is for a Vertex pipeline",
+        ),
+        (
+            "ShaderBindingTable:\n  RayGen:",
+            "Unused:\n  RayGen:",
+            "unknown field `Unused`",
+        ),
+        (
+            "  - Stage: Callable\n",
+            "  - Stage: Compute\n",
+            "is a ray tracing stage; a ray tracing pipeline has no Compute program",
+        ),
+        (
+            "  - Stage: RayGeneration\n",
+            "  - Stage: Miss\n",
+            "a ray tracing pipeline needs a RayGeneration program",
+        ),
+        (
+            "  Callable:\n",
+            "  Callables:\n",
+            "`ShaderBindingTable`: unknown field `Callables`",
+        ),
+        (
+            "  HitGroup:\n    - ShaderName: Hit\n",
+            "  HitGroup: []\n",
+            "hit group index 0 is past the hit-group table of 0",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(yaml.contains(from), "{from}");
+        let bad = yaml.replacen(from, to, 1);
+        let (code, _, err) = offload_yaml(&d, "bad.yaml", &bad, &libs, &[]);
+        assert_eq!(code, Some(1), "{to}: {err}");
+        assert!(err.contains(want), "{to}: wanted `{want}` in {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // An export no library has: the `Entry` and its record renamed together.
+    let bad = yaml.replace(" callable\n", " callable2\n");
+    let (code, _, err) = offload_yaml(&d, "bad.yaml", &bad, &libs, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("the ray tracing pipeline") && err.contains("\"callable2\""),
+        "{err}"
+    );
+}
+
+/// An inline ray query in a compute program, its structure bound as an SRV: the
+/// program of `tests/all/exec_rayquery.rs` (IR text form, so `-api dx`) traces thread
+/// i's ray from t1 through the TLAS at t0 and writes [committed status, `CommittedRayT()`,
+/// committed primitive index, one more `Proceed()`] to u0. The BLAS is the unit square
+/// from a vertex and an index buffer (two triangles, (0,1,2) and (1,3,2)), not opaque,
+/// so the program commits each candidate; the instance moves it to z = 5. Even threads
+/// cross triangle 0 at (0.1 + 0.1 i, 0.05), odd ones triangle 1 at (0.1 + 0.1 i, 0.95):
+/// status 1 (`COMMITTED_TRIANGLE_HIT`), t = 5, primitive i mod 2, and `Proceed()` false
+/// once the query is over (DXR spec "RayQuery intrinsics").
+#[test]
+fn inline_ray_queries_in_compute() {
+    let d = pipeline_dir("rayquery");
+    std::fs::write(d.join("query.ir"), crate::exec_rayquery::PROGRAM).unwrap();
+    let mut rays = Vec::new();
+    for i in 0..8u32 {
+        let y = if i % 2 == 0 { 0.05f32 } else { 0.95 };
+        let words = [
+            (0.1 + 0.1 * i as f32).to_bits(),
+            y.to_bits(),
+            0f32.to_bits(),
+            0f32.to_bits(),
+            0f32.to_bits(),
+            1f32.to_bits(),
+            0,
+            0,
+        ];
+        rays.extend(words.map(|w| format!("0x{w:X}")));
+    }
+    let yaml = format!(
+        "---
+Shaders:
+  - Stage: Compute
+    Entry: main
+Buffers:
+  - Name: Square
+    Format: Float32
+    Data: [ 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0 ]
+  - Name: Indices
+    Format: UInt32
+    Data: [ 0, 1, 2, 1, 3, 2 ]
+  - Name: Rays
+    Format: Hex32
+    Stride: 32
+    Data: [ {} ]
+  - Name: Out
+    Format: UInt32
+    FillSize: 128
+AccelerationStructures:
+  BLAS:
+    - Name: Quad
+      Triangles:
+        - VertexBuffer: Square
+          VertexCount: 4
+          IndexBuffer: Indices
+          IndexFormat: Uint32
+          IndexCount: 6
+          Opaque: false
+  TLAS:
+    - Name: Scene
+      Instances:
+        - BLAS: Quad
+          Transform: [ 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5 ]
+DescriptorSets:
+  - Resources:
+    - Name: Scene
+      Kind: AccelerationStructure
+      DirectXBinding:
+        Register: 0
+        Space: 0
+    - Name: Rays
+      Kind: StructuredBuffer
+      DirectXBinding:
+        Register: 1
+        Space: 0
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding:
+        Register: 0
+        Space: 0
+...
+",
+        rays.join(", ")
+    );
+    let (code, out, err) = offload_yaml(
+        &d,
+        "query.yaml",
+        &yaml,
+        &[d.join("query.ir")],
+        &["-api", "dx"],
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    let v: serde_norway::Value = serde_norway::from_str(&out).unwrap();
+    let b = v["Buffers"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|b| b["Name"].as_str() == Some("Out"))
+        .unwrap();
+    let words: Vec<u32> = b["Data"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_u64().unwrap() as u32)
+        .collect();
+    assert_eq!(words.len(), 32, "{out}");
+    for (i, w) in words.chunks(4).enumerate() {
+        assert_eq!(w[0], 1, "thread {i}: committed status\n{out}");
+        let t = f32::from_bits(w[1]);
+        assert!((t - 5.0).abs() <= 1e-5, "thread {i}: t {t}");
+        assert_eq!(w[2], i as u32 % 2, "thread {i}: primitive");
+        assert_eq!(w[3], 0, "thread {i}: Proceed() after the end");
+    }
 }
