@@ -889,25 +889,7 @@ mod tests {
             state ^= state << 17;
             (state % m as u64) as i64
         };
-        let st = crate::pipeline::setup::SetupState {
-            scissor: crate::pipeline::state::Rect {
-                left: 0,
-                top: 0,
-                right: 80,
-                bottom: 80,
-            },
-            front_ccw: false,
-            cull_front: false,
-            cull_back: false,
-            depth_bias: 0,
-            depth_bias_clamp: 0.0,
-            slope_scaled_depth_bias: 0.0,
-            depth_float: true,
-            depth_unorm_r: 0.0,
-            wireframe: false,
-            conservative: false,
-            line_mode: crate::pipeline::setup::LineMode::Aliased,
-        };
+        let st = crate::pipeline::setup::SetupState::plain(80, 80);
         let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         let mut tested = 0;
         for n in 0..600 {
@@ -1035,25 +1017,7 @@ mod tests {
 
     /// A triangle of fixed-point vertices `v` set up in a `size × size` target.
     fn tri_fixed(v: [[i64; 2]; 3], size: i32) -> Option<Prim> {
-        let s = crate::pipeline::setup::SetupState {
-            scissor: crate::pipeline::state::Rect {
-                left: 0,
-                top: 0,
-                right: size,
-                bottom: size,
-            },
-            front_ccw: false,
-            cull_front: false,
-            cull_back: false,
-            depth_bias: 0,
-            depth_bias_clamp: 0.0,
-            slope_scaled_depth_bias: 0.0,
-            depth_float: true,
-            depth_unorm_r: 0.0,
-            wireframe: false,
-            conservative: false,
-            line_mode: crate::pipeline::setup::LineMode::Aliased,
-        };
+        let s = crate::pipeline::setup::SetupState::plain(size, size);
         let sv = |p: [i64; 2]| crate::pipeline::setup::ScreenVertex {
             x: p[0],
             y: p[1],

@@ -720,16 +720,17 @@ pub fn quad_corners(a: [i64; 2], b: [i64; 2], width: f64) -> [[i64; 2]; 4] {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn state() -> SetupState {
+impl SetupState {
+    /// The state the unit tests set triangles up in: a `right × bottom` scissor from the
+    /// origin, solid fill, no culling, no depth bias, a float depth format, aliased
+    /// lines.
+    pub(crate) fn plain(right: i32, bottom: i32) -> SetupState {
         SetupState {
             scissor: Rect {
                 left: 0,
                 top: 0,
-                right: 64,
-                bottom: 64,
+                right,
+                bottom,
             },
             front_ccw: false,
             cull_front: false,
@@ -743,6 +744,15 @@ mod tests {
             conservative: false,
             line_mode: LineMode::Aliased,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> SetupState {
+        SetupState::plain(64, 64)
     }
 
     fn sv(x: f64, y: f64) -> ScreenVertex {
