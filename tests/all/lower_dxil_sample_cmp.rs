@@ -297,6 +297,65 @@ fn bias_program() -> Vec<u8> {
     finish(mb, ProgramKind::Pixel, &[Res::Texture, Res::CmpSampler])
 }
 
+/// The `ps_6_8` program of `heap_ps.toml`, every resource from the SM 6.6 descriptor
+/// heaps:
+///
+/// ```hlsl
+/// float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD) : SV_Target {
+///     Texture2D<float> D = ResourceDescriptorHeap[0];
+///     ByteAddressBuffer B = ResourceDescriptorHeap[1];
+///     SamplerComparisonState S = SamplerDescriptorHeap[0];
+///     float4 b = asfloat(B.Load4(0));
+///     return float4(b.xyz, D.SampleCmpBias(S, uv, 0.5, 0.0));
+/// }
+/// ```
+fn heap_program() -> Vec<u8> {
+    let mut mb = Mb::new(DL);
+    mb.block();
+    let (i32t, f32t) = (mb.int(32), mb.t(Type::Float));
+    let void = mb.void();
+    let ht = mb.handle_ty();
+    let props_ty = mb.named("dx.types.ResourceProperties", vec![i32t, i32t]);
+    let (no, yes) = (mb.ci(1, 0), mb.ci(1, 1));
+    // (heap slot, sampler heap, DxilResourceProperties' two words).
+    let handle = |mb: &mut Mb, slot: i64, sampler: bool, w: [i64; 2]| {
+        let slot = mb.ci(32, slot);
+        let h = mb.dx(
+            "createHandleFromHeap",
+            DxOp::CreateHandleFromHeap,
+            &[slot, if sampler { yes } else { no }, no],
+            ht,
+        );
+        let w = w.map(|x| mb.ci(32, x));
+        let props = mb.c(props_ty, Constant::Aggregate(w.to_vec()));
+        mb.dx("annotateHandle", DxOp::AnnotateHandle, &[h, props], ht)
+    };
+    // Texture2D<float>: kind 2, component type F32 (9) × 1; ByteAddressBuffer: kind 11;
+    // SamplerComparisonState: kind 14 with the comparison bit (15).
+    let t = handle(&mut mb, 0, false, [2, 9 | 1 << 8]);
+    let b = handle(&mut mb, 1, false, [11, 0]);
+    let s = handle(&mut mb, 0, true, [14 | 1 << 15, 0]);
+    let (zero, one, iu) = (mb.ci(32, 0), mb.ci(32, 1), mb.undef(i32t));
+    let uv = [0, 1].map(|col| {
+        let c = mb.ci(8, col);
+        mb.dx("loadInput.f32", DxOp::LoadInput, &[one, zero, c, iu], f32t)
+    });
+    let [x, y, z, _] = load4(&mut mb, b, zero);
+    let (reference, b0) = (float(&mut mb, 0.5), float(&mut mb, 0.0));
+    let h = head(&mut mb, t, s, uv, None);
+    let w = cmp_bias(&mut mb, h, reference, b0, None);
+    for (col, v) in [x, y, z, w].into_iter().enumerate() {
+        let c = mb.ci(8, col as i64);
+        mb.dx(
+            "storeOutput.f32",
+            DxOp::StoreOutput,
+            &[zero, zero, c, v],
+            void,
+        );
+    }
+    finish(mb, ProgramKind::Pixel, &[])
+}
+
 /// The four floats at byte `addr` of raw buffer `h`.
 fn load4(mb: &mut Mb, h: ValueId, addr: ValueId) -> [ValueId; 4] {
     let (i32t, f32t) = (mb.int(32), mb.t(Type::Float));
@@ -379,6 +438,7 @@ fn containers() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         ("sample_cmp_bias.ps.dxil", bias_program()),
         ("sample_cmp_grad.dxil", grad_program()),
+        ("heap.ps.dxil", heap_program()),
     ]
 }
 
@@ -411,6 +471,15 @@ fn sample_cmp_bias_takes_the_quads_lod_plus_the_bias() {
 #[test]
 fn sample_cmp_grad_takes_the_lod_of_its_gradients() {
     run("sample_cmp_grad", 1);
+}
+
+/// SM 6.6 dynamic resources in a pixel program: a texture and a raw buffer from
+/// `ResourceDescriptorHeap`, a comparison sampler from `SamplerDescriptorHeap`
+/// (DirectX-Specs "HLSL SM 6.6 Dynamic Resources"), bound by `[[heap]]` and
+/// `[[sampler_heap]]` entries of a draw job. Every pixel is derived in `heap_ps.toml`.
+#[test]
+fn a_pixel_program_reads_the_descriptor_heaps() {
+    run("heap_ps", 1);
 }
 
 /// A `kind` program (compute or vertex) with `op` (`sampleCmpBias` or `sampleCmpGrad`)
