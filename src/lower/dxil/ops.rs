@@ -1869,7 +1869,8 @@ impl<'m> FnLower<'m> {
         let v = self.a(c, i)?;
         if let Some(Constant::Float(bits)) = self.constant(v) {
             let b = f32::from_bits(*bits as u32);
-            if b < -16.0 || b > 15.99 {
+            // A NaN bias is let through, as DXC's `< -16 || > 15.99` lets it.
+            if !b.is_nan() && !(-16.0..=15.99).contains(&b) {
                 return Err(self.invalid(format!(
                     "{}: the immediate bias {b} is outside [-16, 15.99]",
                     c.name()
