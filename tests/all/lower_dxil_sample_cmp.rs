@@ -75,7 +75,8 @@ fn sig_list(mb: &mut Mb, sigs: &[Sig]) -> Option<MdId> {
         let ops = vec![
             mi(mb, 32, id as i64),
             name,
-            mi(mb, 8, 9),
+            // SV_VertexID (kind 1) is a uint (component type 5), the rest 32-bit floats.
+            mi(mb, 8, if kind == 1 { 5 } else { 9 }),
             mi(mb, 8, kind),
             indices,
             mi(mb, 8, interp),
@@ -94,7 +95,18 @@ fn sig_list(mb: &mut Mb, sigs: &[Sig]) -> Option<MdId> {
 /// [`PS_INPUTS`], [`PS_OUTPUTS`]), a vertex program (output [`VS_OUTPUTS`]) or a
 /// compute program of `[numthreads(4, 1, 1)]`;
 /// `resources` are numbered from 0 in each class in the order given.
-fn finish(mut mb: Mb, kind: ProgramKind, resources: &[Res]) -> Vec<u8> {
+fn finish(mb: Mb, kind: ProgramKind, resources: &[Res]) -> Vec<u8> {
+    finish_with(mb, kind, resources, None)
+}
+
+/// [`finish`] with the vertex program's signatures `vs` (inputs, outputs) instead of
+/// [`VS_OUTPUTS`] alone.
+fn finish_with(
+    mut mb: Mb,
+    kind: ProgramKind,
+    resources: &[Res],
+    vs: Option<(&[Sig], &[Sig])>,
+) -> Vec<u8> {
     let pixel = kind == ProgramKind::Pixel;
     let profile = match kind {
         ProgramKind::Pixel => "ps",
@@ -159,8 +171,14 @@ fn finish(mut mb: Mb, kind: ProgramKind, resources: &[Res]) -> Vec<u8> {
         let outs = sig_list(&mut mb, &PS_OUTPUTS);
         (node(&mut mb, vec![ins, outs, None]), None)
     } else if kind == ProgramKind::Vertex {
-        let outs = sig_list(&mut mb, &VS_OUTPUTS);
-        (node(&mut mb, vec![None, outs, None]), None)
+        let (ins, outs) = vs.unwrap_or((&[], &VS_OUTPUTS));
+        let ins = if ins.is_empty() {
+            None
+        } else {
+            sig_list(&mut mb, ins)
+        };
+        let outs = sig_list(&mut mb, outs);
+        (node(&mut mb, vec![ins, outs, None]), None)
     } else {
         let t = [4, 1, 1].map(|x| mi(&mut mb, 32, x));
         let t = node(&mut mb, t.to_vec());
@@ -356,6 +374,91 @@ fn heap_program() -> Vec<u8> {
     finish(mb, ProgramKind::Pixel, &[])
 }
 
+/// The `vs_6_8` program of `heap_vs.toml`, every resource from the SM 6.6 descriptor
+/// heaps:
+///
+/// ```hlsl
+/// void main(uint id : SV_VertexID, out float4 pos : SV_Position,
+///           out float2 t : TEXCOORD) {
+///     Texture2D<float> D = ResourceDescriptorHeap[0];
+///     ByteAddressBuffer B = ResourceDescriptorHeap[1];
+///     SamplerComparisonState S = SamplerDescriptorHeap[0];
+///     pos = asfloat(B.Load4(16 * id));
+///     float4 e = asfloat(B.Load4(48));
+///     t = float2(D.SampleCmpLevel(S, e.xy, e.z, 0), e.w);
+/// }
+/// ```
+fn heap_vs_program() -> Vec<u8> {
+    let mut mb = Mb::new(DL);
+    mb.block();
+    let (i32t, f32t) = (mb.int(32), mb.t(Type::Float));
+    let void = mb.void();
+    let ht = mb.handle_ty();
+    let props_ty = mb.named("dx.types.ResourceProperties", vec![i32t, i32t]);
+    let (no, yes) = (mb.ci(1, 0), mb.ci(1, 1));
+    let handle = |mb: &mut Mb, slot: i64, sampler: bool, w: [i64; 2]| {
+        let slot = mb.ci(32, slot);
+        let h = mb.dx(
+            "createHandleFromHeap",
+            DxOp::CreateHandleFromHeap,
+            &[slot, if sampler { yes } else { no }, no],
+            ht,
+        );
+        let w = w.map(|x| mb.ci(32, x));
+        let props = mb.c(props_ty, Constant::Aggregate(w.to_vec()));
+        mb.dx("annotateHandle", DxOp::AnnotateHandle, &[h, props], ht)
+    };
+    let t = handle(&mut mb, 0, false, [2, 9 | 1 << 8]);
+    let b = handle(&mut mb, 1, false, [11, 0]);
+    let s = handle(&mut mb, 0, true, [14 | 1 << 15, 0]);
+    let (zero, one, iu) = (mb.ci(32, 0), mb.ci(32, 1), mb.undef(i32t));
+    let c0 = mb.ci(8, 0);
+    let id = mb.dx(
+        "loadInput.i32",
+        DxOp::LoadInput,
+        &[zero, zero, c0, iu],
+        i32t,
+    );
+    let k16 = mb.ci(32, 16);
+    let at = mb.bin(BinOp::Mul, id, k16, i32t);
+    let pos = load4(&mut mb, b, at);
+    let k48 = mb.ci(32, 48);
+    let [u, v, reference, w] = load4(&mut mb, b, k48);
+    let mut args = head(&mut mb, t, s, [u, v], None);
+    let lod = float(&mut mb, 0.0);
+    args.extend([reference, lod]);
+    let rt = resret(&mut mb);
+    let r = mb.dx("sampleCmpLevel.f32", DxOp::SampleCmpLevel, &args, rt);
+    let x = mb.extract_value(r, 0, f32t);
+    for (col, p) in pos.into_iter().enumerate() {
+        let c = mb.ci(8, col as i64);
+        mb.dx(
+            "storeOutput.f32",
+            DxOp::StoreOutput,
+            &[zero, zero, c, p],
+            void,
+        );
+    }
+    for (col, p) in [x, w].into_iter().enumerate() {
+        let c = mb.ci(8, col as i64);
+        mb.dx(
+            "storeOutput.f32",
+            DxOp::StoreOutput,
+            &[one, zero, c, p],
+            void,
+        );
+    }
+    finish_with(
+        mb,
+        ProgramKind::Vertex,
+        &[],
+        Some((
+            &[("SV_VertexID", 1, 1, 0, 0)],
+            &[("SV_Position", 3, 4, 0, 0), ("TEXCOORD", 0, 2, 1, 0)],
+        )),
+    )
+}
+
 /// The four floats at byte `addr` of raw buffer `h`.
 fn load4(mb: &mut Mb, h: ValueId, addr: ValueId) -> [ValueId; 4] {
     let (i32t, f32t) = (mb.int(32), mb.t(Type::Float));
@@ -439,6 +542,7 @@ fn containers() -> Vec<(&'static str, Vec<u8>)> {
         ("sample_cmp_bias.ps.dxil", bias_program()),
         ("sample_cmp_grad.dxil", grad_program()),
         ("heap.ps.dxil", heap_program()),
+        ("heap.vs.dxil", heap_vs_program()),
     ]
 }
 
@@ -480,6 +584,16 @@ fn sample_cmp_grad_takes_the_lod_of_its_gradients() {
 #[test]
 fn a_pixel_program_reads_the_descriptor_heaps() {
     run("heap_ps", 1);
+}
+
+/// SM 6.6 dynamic resources in a vertex program: the vertices' positions from a raw
+/// buffer of `ResourceDescriptorHeap`, indexed by `SV_VertexID`, and a comparison sample
+/// of a heap texture with a `SamplerDescriptorHeap` sampler (DirectX-Specs "HLSL SM 6.6
+/// Dynamic Resources": the heaps are reachable from every stage). Every pixel is derived
+/// in `heap_vs.toml`.
+#[test]
+fn a_vertex_program_reads_the_descriptor_heaps() {
+    run("heap_vs", 1);
 }
 
 /// A `kind` program (compute or vertex) with `op` (`sampleCmpBias` or `sampleCmpGrad`)
