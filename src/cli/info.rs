@@ -355,23 +355,13 @@ pub fn render_json(name: &str, info: &ContainerInfo) -> Result<String, serde_jso
     struct Report<'a> {
         file: &'a str,
         /// The highest shader model dxlane runs, and what of it is refused.
-        dxlane_runs: Runs,
+        dxlane_runs: crate::lower::dxil::Runs,
         #[serde(flatten)]
         info: &'a ContainerInfo,
     }
-    #[derive(serde::Serialize)]
-    struct Runs {
-        highest_shader_model: String,
-        refused: &'static [&'static str],
-    }
-    let (major, minor) = crate::lower::dxil::HIGHEST_SHADER_MODEL;
-    let dxlane_runs = Runs {
-        highest_shader_model: format!("{major}.{minor}"),
-        refused: crate::lower::dxil::REFUSED_FEATURES,
-    };
     serde_json::to_string_pretty(&Report {
         file: name,
-        dxlane_runs,
+        dxlane_runs: crate::lower::dxil::runs(),
         info,
     })
 }

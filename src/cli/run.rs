@@ -257,6 +257,10 @@ fn print_list(r: &ListResult, args: &RunArgs) {
         return;
     }
     println!("profile       {}", s.profile);
+    println!(
+        "runs          dxlane runs {}",
+        crate::lower::dxil::runs_statement()
+    );
     println!("engine        {}", s.engine);
     for c in &s.commands {
         let runs = if c.runs > 1 {
@@ -302,6 +306,10 @@ fn print_rays(r: &RaysResult, args: &RunArgs) {
         );
     }
     println!("profile       {}", s.profile);
+    println!(
+        "runs          dxlane runs {}",
+        crate::lower::dxil::runs_statement()
+    );
     println!("engine        {}", s.engine);
     println!(
         "rays          DispatchRays({}, {}, {}): {} lanes of {}, {} TraceRay calls, {} nodes, instances and primitives visited",
@@ -344,6 +352,10 @@ fn print_draw(r: &DrawResult, args: &RunArgs) {
     }
     let d = &s.draw;
     println!("profile       {}", d.profile);
+    println!(
+        "runs          dxlane runs {}",
+        crate::lower::dxil::runs_statement()
+    );
     println!(
         "draw          {} vertices shaded, {} primitives ({} rasterized), {} samples per pixel{}{}",
         thousands(d.vertices_shaded),
@@ -448,6 +460,10 @@ fn print_result(r: &RunResult, quiet: bool) {
             p.path, p.container, p.entry
         );
         println!("profile       {}", s.profile);
+        println!(
+            "runs          dxlane runs {}",
+            crate::lower::dxil::runs_statement()
+        );
         let batch = if s.batch_lanes > s.wave_size {
             format!(
                 " (run {} threads side by side: no cross-lane operations)",

@@ -57,6 +57,9 @@ use crate::resources::Memory;
 pub struct DrawSummary {
     /// The job file.
     pub job: String,
+    /// The highest shader model dxlane runs, and what of it is refused (as `info`
+    /// states them).
+    pub dxlane_runs: crate::lower::dxil::Runs,
     /// The vertex program (in a mesh draw, the mesh program: its `stage` says which).
     pub vs: ProgramInfo,
     /// The pixel program.

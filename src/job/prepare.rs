@@ -132,6 +132,9 @@ pub enum Finished {
 pub struct ListSummary {
     /// The job file.
     pub job: String,
+    /// The highest shader model dxlane runs, and what of it is refused (as `info`
+    /// states them).
+    pub dxlane_runs: crate::lower::dxil::Runs,
     /// The programs of the list's commands, in command order.
     pub programs: Vec<ProgramInfo>,
     /// The WARP profile.
@@ -356,6 +359,7 @@ impl Prepared {
             (WorkReport::Dispatch(report), Work::Dispatch(d)) => {
                 let summary = Summary {
                     job,
+                    dxlane_runs: crate::lower::dxil::runs(),
                     program: self.programs.first().cloned().ok_or_else(no_program)?,
                     profile: report.profile.clone(),
                     wave_size: report.wave_size,
@@ -406,6 +410,7 @@ impl Prepared {
                 let mut programs = self.programs.into_iter();
                 let summary = DrawSummary {
                     job,
+                    dxlane_runs: crate::lower::dxil::runs(),
                     vs: programs.next().ok_or_else(no_program)?,
                     ps: if has_ps { programs.next() } else { None },
                     gs: if has_gs { programs.next() } else { None },
@@ -450,6 +455,7 @@ impl Prepared {
                     .collect();
                 let summary = ListSummary {
                     job,
+                    dxlane_runs: crate::lower::dxil::runs(),
                     programs: self.programs,
                     profile: self.plan.profile.name.clone(),
                     engine: self.plan.engine.to_string(),
@@ -480,6 +486,7 @@ impl Prepared {
                 let summary = RaysSummary {
                     shader_identifiers,
                     job,
+                    dxlane_runs: crate::lower::dxil::runs(),
                     programs: self.programs,
                     profile: report.profile.clone(),
                     engine: report.engine.to_string(),

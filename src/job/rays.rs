@@ -108,6 +108,9 @@ const TRIANGLE_ATTRIBUTE_BYTES: u32 = 8;
 pub struct RaysSummary {
     /// The job file.
     pub job: String,
+    /// The highest shader model dxlane runs, and what of it is refused (as `info`
+    /// states them).
+    pub dxlane_runs: crate::lower::dxil::Runs,
     /// The pipeline's programs, in the order the tables first name them (ray generation
     /// first).
     pub programs: Vec<ProgramInfo>,

@@ -160,6 +160,9 @@ pub struct ExpectSummary {
 pub struct Summary {
     /// The job file.
     pub job: String,
+    /// The highest shader model dxlane runs, and what of it is refused (as `info`
+    /// states them).
+    pub dxlane_runs: crate::lower::dxil::Runs,
     /// The program.
     pub program: ProgramInfo,
     /// The WARP profile's name.

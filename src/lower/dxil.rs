@@ -141,6 +141,25 @@ pub fn runs_statement() -> String {
     )
 }
 
+/// [`HIGHEST_SHADER_MODEL`] and [`REFUSED_FEATURES`] as `info --json` and every run
+/// summary carry them (`dxlane_runs`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Runs {
+    /// `major.minor`.
+    pub highest_shader_model: String,
+    /// [`REFUSED_FEATURES`].
+    pub refused: &'static [&'static str],
+}
+
+/// The [`Runs`] of this build.
+pub fn runs() -> Runs {
+    let (major, minor) = HIGHEST_SHADER_MODEL;
+    Runs {
+        highest_shader_model: format!("{major}.{minor}"),
+        refused: REFUSED_FEATURES,
+    }
+}
+
 /// Lowers the DXIL program of a container.
 pub fn lower_container(
     container: &Container<'_>,

@@ -227,8 +227,8 @@ pub enum Command {
     /// it wrote (a `DispatchRays` whose shader tables are in buffers).
     Late(std::sync::Arc<dyn LateWork>),
     /// `ResolveSubresourceRegion` of a sampler feedback map with
-    /// `D3D12_RESOLVE_MODE_DECODE_SAMPLER_FEEDBACK` or `…ENCODE…`, every subresource at
-    /// once (`UINT_MAX` subresource indices).
+    /// `D3D12_RESOLVE_MODE_DECODE_SAMPLER_FEEDBACK` or `…ENCODE…`: every subresource at
+    /// once (`UINT_MAX` subresource indices), or a rectangle of one subresource.
     TranscodeFeedback(Box<Transcode>),
 }
 
@@ -248,15 +248,44 @@ pub trait LateWork: std::fmt::Debug + Send + Sync {
 /// A sampler feedback transcode (DirectX-Specs "Sampler Feedback", "Transcoding"): the
 /// map's decoded form (`R8_UINT`, see `resources::feedback`) to or from an `R8_UINT`
 /// texture with at least the map's mips, slices and sizes, its data at the top-left
-/// corner of each subresource (any padding is right and bottom).
+/// corner of each subresource (any padding is right and bottom), or a non-arrayed
+/// MinMip map to or from a buffer.
 #[derive(Debug, Clone)]
 pub struct Transcode {
     /// The feedback map.
     pub map: FeedbackMap,
-    /// The `R8_UINT` texture on the other side.
-    pub texture: Texture,
-    /// `ENCODE`: `texture` into `map`; otherwise `DECODE`: `map` into `texture`.
+    /// The decoded form's resource on the other side.
+    pub other: TranscodeTarget,
+    /// `ENCODE`: `other` into `map`; otherwise `DECODE`: `map` into `other`.
     pub encode: bool,
+    /// One subresource's rectangle; `None`: every subresource whole.
+    pub part: Option<TranscodePart>,
+}
+
+/// The non-opaque side of a [`Transcode`].
+#[derive(Debug, Clone)]
+pub enum TranscodeTarget {
+    /// An `R8_UINT` texture.
+    Texture(Texture),
+    /// A buffer holding a MinMip map's one subresource: row after row of one byte per
+    /// region, no padding between rows, from byte 0 ("Additional semantics for encoding
+    /// and decoding MinMip feedback maps"; padding is at the end).
+    Buffer(Memory),
+}
+
+/// The one-subresource form of a [`Transcode`] (`ResolveSubresourceRegion` with
+/// subresource indices and `pSrcRect`, `DstX`, `DstY`), in decoded texels: one texel per
+/// mip region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TranscodePart {
+    /// The source subresource (the map's when decoding): mip and array slice.
+    pub src: [u32; 2],
+    /// The destination subresource: mip and array slice.
+    pub dst: [u32; 2],
+    /// The source rectangle `[left, top, right, bottom]`, inside the source subresource.
+    pub src_rect: [u32; 4],
+    /// Where the rectangle's top-left lands in the destination subresource.
+    pub dst_at: [u32; 2],
 }
 
 /// `D3D12_PLACED_SUBRESOURCE_FOOTPRINT`: where a subresource's texels lie in a buffer.
@@ -882,11 +911,68 @@ fn copy_texture_region(c: &TextureCopy) {
 /// mean 'no feedback is requested'", so every other value is a request, and the decoded
 /// form holds only `0xFF` or 0. A MinMip map takes the values as they are (the most
 /// precise of the encodings the spec allows: it keeps encode-then-decode exact, which
-/// the spec guarantees only for MipRegionUsed).
+/// the spec guarantees only for MipRegionUsed). A [`TranscodePart`] moves the rows of
+/// its rectangle only; a buffer holds the map's rows packed (the job checked the sizes,
+/// so every address is inside its resource).
 fn transcode(t: &Transcode) {
     let map = &t.map.map;
     let d = *map.desc();
     let used = t.map.kind == FeedbackKind::MipRegionUsed;
+    let encoded = |row: &mut [u8]| {
+        if used {
+            for b in row {
+                if *b != 0 {
+                    *b = NOT_REQUESTED;
+                }
+            }
+        }
+    };
+    let texture = match &t.other {
+        TranscodeTarget::Texture(texture) => texture,
+        TranscodeTarget::Buffer(memory) => {
+            // A non-arrayed MinMip map: its one subresource, rows packed.
+            let [w, h, _] = d.mip_size(0);
+            let mut row = vec![0u8; w as usize];
+            for y in 0..h {
+                let Some(ma) = map.texel_addr(0, 0, [0, y, 0], 0) else {
+                    continue;
+                };
+                let at = u64::from(y) * u64::from(w);
+                if t.encode {
+                    memory.read_bytes(at, &mut row);
+                    map.memory().write_bytes(ma, &row);
+                } else {
+                    map.memory().read_bytes(ma, &mut row);
+                    memory.write_bytes(at, &row);
+                }
+            }
+            return;
+        }
+    };
+    if let Some(p) = t.part {
+        let (src, dst) = if t.encode {
+            (texture, map)
+        } else {
+            (map, texture)
+        };
+        let [l, top, r, bottom] = p.src_rect;
+        let mut row = vec![0u8; r.saturating_sub(l) as usize];
+        for y in top..bottom {
+            let dy = p.dst_at[1] + (y - top);
+            let (Some(sa), Some(da)) = (
+                src.texel_addr(p.src[0], p.src[1], [l, y, 0], 0),
+                dst.texel_addr(p.dst[0], p.dst[1], [p.dst_at[0], dy, 0], 0),
+            ) else {
+                continue;
+            };
+            src.memory().read_bytes(sa, &mut row);
+            if t.encode {
+                encoded(&mut row);
+            }
+            dst.memory().write_bytes(da, &row);
+        }
+        return;
+    }
     for mip in 0..d.mips {
         let [w, h, _] = d.mip_size(mip);
         let mut row = vec![0u8; w as usize];
@@ -894,23 +980,17 @@ fn transcode(t: &Transcode) {
             for y in 0..h {
                 let (Some(ma), Some(ta)) = (
                     map.texel_addr(mip, slice, [0, y, 0], 0),
-                    t.texture.texel_addr(mip, slice, [0, y, 0], 0),
+                    texture.texel_addr(mip, slice, [0, y, 0], 0),
                 ) else {
                     continue;
                 };
                 if t.encode {
-                    t.texture.memory().read_bytes(ta, &mut row);
-                    if used {
-                        for b in &mut row {
-                            if *b != 0 {
-                                *b = NOT_REQUESTED;
-                            }
-                        }
-                    }
+                    texture.memory().read_bytes(ta, &mut row);
+                    encoded(&mut row);
                     map.memory().write_bytes(ma, &row);
                 } else {
                     map.memory().read_bytes(ma, &mut row);
-                    t.texture.memory().write_bytes(ta, &row);
+                    texture.memory().write_bytes(ta, &row);
                 }
             }
         }

@@ -664,6 +664,50 @@ fn job_expectations_report_mismatches() {
     assert!(e.results[1].passed);
 }
 
+/// The run summary states the highest shader model dxlane runs, as `dxlane info` does:
+/// a `runs` line in the text and `dxlane_runs` in the JSON, for a dispatch and a draw.
+#[test]
+fn the_summary_states_the_highest_shader_model() {
+    let path = job_file("runs", DOUBLE);
+    let dir = path.parent().unwrap();
+    let out = dxlane(&["run", "job.toml"], dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let line = format!(
+        "runs          dxlane runs {}",
+        dxlane::lower::dxil::runs_statement()
+    );
+    assert!(stdout.contains(&line), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/job.summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["dxlane_runs"]["highest_shader_model"], "6.9");
+    assert_eq!(
+        json["dxlane_runs"]["refused"].as_array().unwrap().len(),
+        dxlane::lower::dxil::REFUSED_FEATURES.len()
+    );
+    let draw = common::root().join("tests/jobs/sm68/heap_ps.toml");
+    let out = dxlane(
+        &[
+            "run",
+            draw.to_str().unwrap(),
+            "--out-dir",
+            dir.join("draw").to_str().unwrap(),
+        ],
+        dir,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(&line), "{stdout}");
+    let summary = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("summary       "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(summary)).unwrap()).unwrap();
+    assert_eq!(json["dxlane_runs"]["highest_shader_model"], "6.9");
+}
+
 /// `dxlane run` exits 0 when every expectation holds, 1 when one fails (printing the
 /// mismatch), 2 on errors (one line on stderr: `dxlane: JOB: message`).
 #[test]

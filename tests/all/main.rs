@@ -45,6 +45,7 @@ mod lower_dxbc;
 mod lower_dxbc_stage;
 mod lower_dxil;
 mod lower_dxil_e2e;
+mod lower_dxil_sample_cmp;
 mod lower_dxil_stage;
 mod mesh;
 mod mesh_payload;

@@ -851,3 +851,143 @@ hex = "ff01ffff ffffffff ffffffff ffffffff"
         "{e}"
     );
 }
+
+/// DirectX-Specs "Sampler Feedback", "Transcoding" and the API section:
+/// `ResolveSubresourceRegion` moves one subresource of a MipRegionUsed map array (a mip
+/// of a slice) with a source rectangle and a destination offset in decoded texels, in
+/// both directions, and a MinMip map to and from a buffer (row after row, padding at the
+/// end). Every byte is derived in `feedback_region.toml`.
+#[test]
+fn part_of_a_map_transcodes_by_subresource_rectangle_and_buffer() {
+    let path = common::root().join(FOLDER).join("feedback_region.toml");
+    let (failures, counts) =
+        common::expect_both(&path, "feedback_region").unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        failures.is_empty(),
+        "feedback_region:\n{}",
+        failures.join("\n")
+    );
+    assert_eq!(counts, (5, 0));
+}
+
+/// The same spec's limits on a partial transcode: a MinMip map transcodes whole (no
+/// subresource index, "source rect semantics … are not permitted for MinMip feedback
+/// maps"); a rectangle is non-empty and inside its subresource and fits the destination
+/// at `dst_at` (which has no z); a subresource exists; only a non-arrayed MinMip map
+/// transcodes to or from a buffer, whole, and the buffer holds the decoded map; a
+/// multisample resolve takes no region keys. Each breach of `feedback_region.toml` is
+/// refused naming the command, the key and the resource.
+#[test]
+fn bad_partial_transcodes_are_refused() {
+    let text =
+        std::fs::read_to_string(common::root().join(FOLDER).join("feedback_region.toml")).unwrap();
+    let rect = "src_rect = [1, 0, 3, 3]";
+    let cases: [(&str, &str, &str, &[&str]); 11] = [
+        (
+            "min_mip_rect",
+            "dst = \"mm_out\"\nsrc = \"levels\"",
+            "dst = \"part\"\nsrc = \"levels\"\nsrc_rect = [0, 0, 1, 1]",
+            &[
+                "#6 (resolve_subresource)",
+                "`src_rect`",
+                "\"levels\" is a min_mip map, which transcodes whole",
+            ],
+        ),
+        (
+            "rect_outside",
+            rect,
+            "src_rect = [1, 0, 5, 3]",
+            &[
+                "#2",
+                "`src_rect` [1, 0, 5, 3]",
+                "inside mip 0 of \"used\" (4×4 decoded texels)",
+            ],
+        ),
+        (
+            "rect_empty",
+            rect,
+            "src_rect = [1, 1, 1, 3]",
+            &["`src_rect` [1, 1, 1, 3]", "non-empty"],
+        ),
+        (
+            "dst_outside",
+            "dst_at = [2, 0, 0]",
+            "dst_at = [3, 0, 0]",
+            &[
+                "`dst_at` [3, 0, 0]",
+                "the 2×3 rectangle does not fit mip 0 of \"part\"",
+            ],
+        ),
+        (
+            "dst_z",
+            "dst_at = [2, 0, 0]",
+            "dst_at = [2, 0, 1]",
+            &["`dst_at` [2, 0, 1]", "DstX and DstY only"],
+        ),
+        (
+            "src_mip",
+            "src = \"used\"\nsrc_mip = 1",
+            "src = \"used\"\nsrc_mip = 3",
+            &["#3", "`src_mip` 3", "3 mip(s)"],
+        ),
+        (
+            "region_used_buffer",
+            "dst = \"mm_out\"\nsrc = \"levels\"",
+            "dst = \"mm_out\"\nsrc = \"used\"",
+            &[
+                "`dst`",
+                "\"mm_out\" is a buffer",
+                "only a min_mip map",
+                "mip_region_used",
+            ],
+        ),
+        (
+            "arrayed_buffer",
+            "dst = \"mm_out\"\nsrc = \"levels\"",
+            "dst = \"mm_out\"\nsrc = \"mm_array\"",
+            &["`dst`", "only a map of one array slice", "has 2"],
+        ),
+        (
+            "buffer_slice",
+            "dst = \"mm_out\"\nsrc = \"levels\"",
+            "dst = \"mm_out\"\nsrc = \"levels\"\nsrc_slice = 0",
+            &["`src_slice`", "transcodes to or from a buffer whole"],
+        ),
+        (
+            "small_buffer",
+            "name = \"mm_out\"\nkind = \"raw_buffer\"\nsize = 20",
+            "name = \"mm_out\"\nkind = \"raw_buffer\"\nsize = 12",
+            &[
+                "`dst`",
+                "\"mm_out\" holds 12 byte(s)",
+                "4×4 regions need 16",
+            ],
+        ),
+        (
+            "multisample_region",
+            "mode = \"decode_sampler_feedback\"\ndst = \"part\"\ndst_mip = 1",
+            "dst = \"part\"\ndst_mip = 1",
+            &[
+                "#3",
+                "`dst_mip`",
+                "a multisample resolve takes `dst_slice` and `src_slice` only",
+            ],
+        ),
+    ];
+    for (tag, from, to, parts) in cases {
+        assert!(text.contains(from), "{tag}: the job has no {from:?}");
+        let dir = common::scratch().join("feedback_region_errors").join(tag);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("job.toml");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let opts = common::run_options();
+        let job = dxlane::job::Job::load(&path).unwrap_or_else(|e| panic!("{tag}: {e}"));
+        let e = match dxlane::job::prepare(job, &opts).and_then(|p| p.execute(&opts)) {
+            Ok(_) => panic!("{tag}: the job ran"),
+            Err(e) => e.to_string(),
+        };
+        for part in parts {
+            assert!(e.contains(part), "{tag}: {e:?} does not say {part:?}");
+        }
+    }
+}

@@ -35,9 +35,10 @@ use super::{Job, JobError, reflect};
 use crate::ir::{ResourceClass, Stage};
 use crate::pipeline::commands::{
     Command, Indirect, IndirectWork, MAX_GROUPS_PER_DIMENSION, TextureCopy, Transcode,
+    TranscodePart, TranscodeTarget,
 };
 use crate::pipeline::{DispatchWork, Work};
-use crate::resources::{Descriptor, FeedbackMap, Format, Memory, Texture};
+use crate::resources::{Descriptor, FeedbackKind, FeedbackMap, Format, Memory, Texture};
 
 /// The most commands a list may hold.
 pub const MAX_COMMANDS: usize = 65_536;
@@ -92,19 +93,23 @@ pub struct CommandEntry {
     pub src_offset: Option<u64>,
     /// `copy_buffer_region`: bytes.
     pub bytes: Option<u64>,
-    /// `copy_texture_region`: destination mip.
+    /// `copy_texture_region`, a feedback `resolve_subresource`: destination mip.
     pub dst_mip: Option<u32>,
     /// `copy_texture_region`, `resolve_subresource`: destination array slice.
     pub dst_slice: Option<u32>,
-    /// `copy_texture_region`: destination `[x, y, z]` (`DstX`, `DstY`, `DstZ`).
+    /// `copy_texture_region`: destination `[x, y, z]` (`DstX`, `DstY`, `DstZ`); a
+    /// feedback `resolve_subresource`: `[DstX, DstY, 0]`.
     pub dst_at: Option<[u32; 3]>,
-    /// `copy_texture_region`: source mip.
+    /// `copy_texture_region`, a feedback `resolve_subresource`: source mip.
     pub src_mip: Option<u32>,
     /// `copy_texture_region`, `resolve_subresource`: source array slice.
     pub src_slice: Option<u32>,
     /// `copy_texture_region`: the source box, `[left, top, front, right, bottom, back]`
     /// (`D3D12_BOX`; default the whole subresource).
     pub src_box: Option<[u32; 6]>,
+    /// A feedback `resolve_subresource`: the source rectangle `[left, top, right,
+    /// bottom]` (`pSrcRect`, in decoded texels; default the whole subresource).
+    pub src_rect: Option<[u32; 4]>,
     /// `execute_indirect`: what each record runs — `dispatch`, `draw`, `draw_indexed` or
     /// `dispatch_mesh`.
     pub signature: Option<String>,
@@ -372,6 +377,7 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         src_mip,
         src_slice,
         src_box,
+        src_rect,
         signature,
         arguments,
         argument_offset,
@@ -499,7 +505,17 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "src_footprint",
             "dst_footprint",
         ],
-        "resolve_subresource" => &["dst", "dst_slice", "src", "src_slice", "mode"],
+        "resolve_subresource" => &[
+            "dst",
+            "dst_slice",
+            "src",
+            "src_slice",
+            "mode",
+            "dst_mip",
+            "src_mip",
+            "dst_at",
+            "src_rect",
+        ],
         "draw" => draw::DRAW_KEYS,
         "draw_indexed" => draw::DRAW_INDEXED_KEYS,
         "dispatch_mesh" => draw::MESH_KEYS,
@@ -1275,12 +1291,21 @@ impl Ctx<'_> {
     }
 
     /// `ResolveSubresourceRegion` with a sampler feedback mode (DirectX-Specs "Sampler
-    /// Feedback", "Transcoding" and "Compatible transcode resources"): decoding reads a
-    /// map into an `R8_UINT` texture, encoding writes one into a map. The texture is
-    /// single-sampled, 2D (or a 2D array) of the map's array size, has the map's mip
-    /// count (1 for MinMip, the paired texture's for MipRegionUsed) and at least its
-    /// width and height. The whole resource is transcoded (`UINT_MAX` subresources;
-    /// MinMip maps allow nothing else), so `dst_slice` and `src_slice` are refused.
+    /// Feedback", "Transcoding", "Compatible transcode resources" and the API section):
+    /// decoding reads a map into an `R8_UINT` texture, encoding writes one into a map.
+    /// The texture is single-sampled, 2D (or a 2D array) of the map's array size, has the
+    /// map's mip count (1 for MinMip, the paired texture's for MipRegionUsed) and at least
+    /// its width and height. A non-arrayed MinMip map also transcodes to or from a buffer.
+    ///
+    /// Without subresource or region keys the whole resource is transcoded (`UINT_MAX`
+    /// subresource indices). `src_mip`, `src_slice`, `dst_mip`, `dst_slice` (each 0 when
+    /// not given), `src_rect` and `dst_at` transcode one rectangle of one subresource
+    /// instead: "one subresource at a time … or the whole", "but not both". Rectangles
+    /// are in decoded texels, one per mip region ("the co-ordinate space of the decoded
+    /// resource"), so any rectangle inside the subresource is a whole number of regions.
+    /// Only MipRegionUsed maps take them: a MinMip map's subresource index is `UINT_MAX`
+    /// ("SrcSubresource should be UINT_MAX", "DstSubresource should be UINT_MAX") and
+    /// "source rect semantics … are not permitted for MinMip feedback maps".
     fn transcode(&self, e: &CommandEntry, mode: &str, d: &str, s: &str) -> Result<Command, String> {
         let encode = match mode {
             "decode_sampler_feedback" => false,
@@ -1291,12 +1316,6 @@ impl Ctx<'_> {
                 ));
             }
         };
-        if e.dst_slice.is_some() || e.src_slice.is_some() {
-            return Err(
-                "`dst_slice` and `src_slice`: a sampler feedback transcode covers every subresource"
-                    .into(),
-            );
-        }
         let ((mk, mn), (tk, tn)) = if encode {
             (("dst", d), ("src", s))
         } else {
@@ -1307,11 +1326,32 @@ impl Ctx<'_> {
         })?;
         if self.feedback(tk, tn)?.is_some() {
             return Err(format!(
-                "`{tk}`: \"{tn}\" is a sampler feedback map; a transcode's other side is an R8_UINT texture"
+                "`{tk}`: \"{tn}\" is a sampler feedback map; a transcode's other side is an R8_UINT texture or, for a MinMip map, a buffer"
+            ));
+        }
+        let m = *map.map.desc();
+        let part_keys: Vec<&str> = [
+            ("src_mip", e.src_mip.is_some()),
+            ("src_slice", e.src_slice.is_some()),
+            ("dst_mip", e.dst_mip.is_some()),
+            ("dst_slice", e.dst_slice.is_some()),
+            ("src_rect", e.src_rect.is_some()),
+            ("dst_at", e.dst_at.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(k, present)| present.then_some(k))
+        .collect();
+        if let Storage::Buffer(memory) = &self.named(tk, tn)?.storage {
+            return Self::buffer_transcode(&map, memory, encode, (tk, tn), &part_keys);
+        }
+        if map.kind == FeedbackKind::MinMip && !part_keys.is_empty() {
+            return Err(format!(
+                "`{}`: \"{mn}\" is a min_mip map, which transcodes whole (DirectX-Specs \"Sampler Feedback\": its subresource index is UINT_MAX, and source rectangles are for mip_region_used maps only)",
+                part_keys.join("`, `")
             ));
         }
         let texture = self.texture(tk, tn)?;
-        let (t, m) = (*texture.desc(), *map.map.desc());
+        let t = *texture.desc();
         let bad =
             |what: String| format!("`{tk}`: \"{tn}\" {what} (a feedback transcode's texture)");
         if t.format != Format::R8_UINT {
@@ -1348,10 +1388,117 @@ impl Ctx<'_> {
                 t.width, t.height, m.width, m.height
             )));
         }
+        let part = if part_keys.is_empty() {
+            None
+        } else {
+            let (src, dst) = if encode {
+                (&texture, &map.map)
+            } else {
+                (&map.map, &texture)
+            };
+            Some(Self::transcode_part(e, (src, s), (dst, d))?)
+        };
         Ok(Command::TranscodeFeedback(Box::new(Transcode {
             map,
-            texture,
+            other: TranscodeTarget::Texture(texture),
             encode,
+            part,
+        })))
+    }
+
+    /// The rectangle of one subresource a feedback transcode moves from `src` to `dst`
+    /// (the decoded map's texture on its side), checked: the subresources exist, the
+    /// source rectangle is non-empty and inside its subresource, and it fits the
+    /// destination subresource at `dst_at`.
+    fn transcode_part(
+        e: &CommandEntry,
+        (src, s): (&Texture, &str),
+        (dst, d): (&Texture, &str),
+    ) -> Result<TranscodePart, String> {
+        let (src_mip, src_slice) = Self::subresource(src, e.src_mip, e.src_slice).map_err(|m| {
+            m.replace("`mip`", "`src_mip`")
+                .replace("`slice`", "`src_slice`")
+        })?;
+        let (dst_mip, dst_slice) = Self::subresource(dst, e.dst_mip, e.dst_slice).map_err(|m| {
+            m.replace("`mip`", "`dst_mip`")
+                .replace("`slice`", "`dst_slice`")
+        })?;
+        let [sw, sh, _] = src.desc().mip_size(src_mip);
+        let [dw, dh, _] = dst.desc().mip_size(dst_mip);
+        let r = e.src_rect.unwrap_or([0, 0, sw, sh]);
+        if r[0] >= r[2] || r[1] >= r[3] || r[2] > sw || r[3] > sh {
+            return Err(format!(
+                "`src_rect` {r:?}: the rectangle [left, top, right, bottom] must be non-empty and inside mip {src_mip} of \"{s}\" ({sw}×{sh} decoded texels)"
+            ));
+        }
+        let [x, y, z] = e.dst_at.unwrap_or([0; 3]);
+        if z != 0 {
+            return Err(format!(
+                "`dst_at` [{x}, {y}, {z}]: ResolveSubresourceRegion has DstX and DstY only (give z = 0)"
+            ));
+        }
+        let (w, h) = (r[2] - r[0], r[3] - r[1]);
+        if u64::from(x) + u64::from(w) > u64::from(dw)
+            || u64::from(y) + u64::from(h) > u64::from(dh)
+        {
+            return Err(format!(
+                "`dst_at` [{x}, {y}, 0]: the {w}×{h} rectangle does not fit mip {dst_mip} of \"{d}\" ({dw}×{dh} decoded texels)"
+            ));
+        }
+        Ok(TranscodePart {
+            src: [src_mip, src_slice],
+            dst: [dst_mip, dst_slice],
+            src_rect: r,
+            dst_at: [x, y],
+        })
+    }
+
+    /// A MinMip map transcoded to or from a buffer ("Additional semantics for encoding
+    /// and decoding MinMip feedback maps"): the map is not arrayed, the whole map moves
+    /// (no subresource or region keys), and the buffer holds at least its
+    /// `ceil(width / region width) × ceil(height / region height)` bytes. The spec's
+    /// size sentence reads "FeedbackWidth * FeedbackHeight", which taken literally (the
+    /// paired texture's texels) is a region's area times too large for one byte per
+    /// region; dxlane reads it as the decoded map's size, the bytes it moves.
+    fn buffer_transcode(
+        map: &FeedbackMap,
+        memory: &Memory,
+        encode: bool,
+        (tk, tn): (&str, &str),
+        part_keys: &[&str],
+    ) -> Result<Command, String> {
+        let m = *map.map.desc();
+        if map.kind != FeedbackKind::MinMip {
+            return Err(format!(
+                "`{tk}`: \"{tn}\" is a buffer; only a min_mip map transcodes to or from a buffer (this map is {})",
+                map.kind.name()
+            ));
+        }
+        if m.depth_or_array_size != 1 {
+            return Err(format!(
+                "`{tk}`: \"{tn}\" is a buffer; only a map of one array slice transcodes to or from a buffer (this one has {})",
+                m.depth_or_array_size
+            ));
+        }
+        if let Some(k) = part_keys.first() {
+            return Err(format!(
+                "`{k}`: a min_mip map transcodes to or from a buffer whole (`{tk}` \"{tn}\" is a buffer)"
+            ));
+        }
+        let need = u64::from(m.width) * u64::from(m.height);
+        if memory.len() < need {
+            return Err(format!(
+                "`{tk}`: the buffer \"{tn}\" holds {} byte(s); the map's {}×{} regions need {need}",
+                memory.len(),
+                m.width,
+                m.height
+            ));
+        }
+        Ok(Command::TranscodeFeedback(Box::new(Transcode {
+            map: map.clone(),
+            other: TranscodeTarget::Buffer(memory.clone()),
+            encode,
+            part: None,
         })))
     }
 
@@ -1363,6 +1510,19 @@ impl Ctx<'_> {
         let s = e.src.as_ref().ok_or("missing `src`")?;
         if let Some(mode) = &e.mode {
             return self.transcode(e, mode, d, s);
+        }
+        if let Some(k) = [
+            ("dst_mip", e.dst_mip.is_some()),
+            ("src_mip", e.src_mip.is_some()),
+            ("dst_at", e.dst_at.is_some()),
+            ("src_rect", e.src_rect.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(k, present)| present.then_some(k))
+        {
+            return Err(format!(
+                "`{k}`: a multisample resolve takes `dst_slice` and `src_slice` only (the keys of a region are for sampler feedback transcodes, with `mode`)"
+            ));
         }
         for (key, n) in [("dst", d), ("src", s)] {
             if self.feedback(key, n)?.is_some() {

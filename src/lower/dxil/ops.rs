@@ -185,10 +185,13 @@ impl<'m> FnLower<'m> {
     }
 
     /// Refuses the operations the stage cannot run: the compute thread ids outside
-    /// compute (a graphics lane has no thread group), and in a vertex shader the
-    /// operations that take derivatives across a pixel quad (implicit-LOD sampling,
-    /// `CalculateLOD`, `Deriv*`), which DXIL allows in pixel shaders and, since SM 6.6,
-    /// compute.
+    /// compute (a graphics lane has no thread group), and the operations that take
+    /// derivatives across a quad (implicit-LOD sampling, `CalculateLOD`, `Deriv*`)
+    /// outside the stages that have quads: pixel programs and, since SM 6.6, compute,
+    /// mesh and amplification programs (DXC's stage masks, e.g. `rdat_mintarget/
+    /// sm68_samplecmpgradbias`: `SampleCmpBias` in pixel, compute, mesh and
+    /// amplification programs, `SampleCmpGrad` in every stage). Vertex, hull, domain,
+    /// geometry and ray-tracing programs have no quads.
     fn check_stage_of(&self, c: &DxOpCall<'m>) -> R<()> {
         let stage = self.io.stage;
         let bad = match c.op() {
@@ -206,7 +209,10 @@ impl<'m> FnLower<'m> {
             | DxOp::DerivCoarseY
             | DxOp::DerivFineX
             | DxOp::DerivFineY
-            | DxOp::SampleCmpBias => stage == Stage::Vertex,
+            | DxOp::SampleCmpBias => !matches!(
+                stage,
+                Stage::Pixel | Stage::Compute | Stage::Mesh | Stage::Amplification
+            ),
             _ => false,
         };
         if bad {
@@ -1858,6 +1864,9 @@ impl<'m> FnLower<'m> {
                 SampleMode::CmpBias
             }
         };
+        if matches!(op, DxOp::SampleBias | DxOp::SampleCmpBias) {
+            self.check_immediate_bias(c, if op == DxOp::SampleBias { 9 } else { 10 })?;
+        }
         let rr = self.resret(res, inst, true)?;
         let (dst, status) = (rr.dst, rr.status);
         self.emit(Inst::Sample {
@@ -1879,6 +1888,25 @@ impl<'m> FnLower<'m> {
         });
         let out = self.finish_resret(rr);
         self.define(res, Val::Regs(out));
+        Ok(())
+    }
+
+    /// DXIL validation's `Instr.ImmBiasForSampleB` (DXC's `ValidateSampleInst`), which
+    /// the SM 6.8 expanded comparison sampling proposal (0014) extends to
+    /// `SampleCmpBias`: a bias operand that is a constant lies in [−16, 15.99]
+    /// (`D3D12_MIP_LOD_BIAS_MIN`/`MAX`). A computed bias is not checked, as DXC does not.
+    fn check_immediate_bias(&self, c: &DxOpCall<'m>, i: usize) -> R<()> {
+        let v = self.a(c, i)?;
+        if let Some(Constant::Float(bits)) = self.constant(v) {
+            let b = f32::from_bits(*bits as u32);
+            // A NaN bias is let through, as DXC's `< -16 || > 15.99` lets it.
+            if !b.is_nan() && !(-16.0..=15.99).contains(&b) {
+                return Err(self.invalid(format!(
+                    "{}: the immediate bias {b} is outside [-16, 15.99]",
+                    c.name()
+                )));
+            }
+        }
         Ok(())
     }
 

@@ -1869,6 +1869,27 @@ fn stage_operations_are_checked() {
         store_output(mb, "f32", 0, 0, 0, d);
     }));
     assert!(e.contains("DerivCoarseX in a vertex shader"), "{e}");
+    // Hull, domain and geometry programs have no quads either (DXC's stage masks of
+    // the derivative operations: pixel, compute, mesh, amplification, node).
+    for stage in [Stage::Hull, Stage::Domain, Stage::Geometry] {
+        let mut mb = Mb::new(DL32);
+        mb.block();
+        let f32t = mb.t(Type::Float);
+        let one = mb.c(f32t, Constant::Float(u64::from(1.0f32.to_bits())));
+        let d = mb.dx("unary.f32", DxOp::DerivCoarseX, &[one], f32t);
+        store_output(&mut mb, "f32", 0, 0, 0, d);
+        mb.ret();
+        let (m, fi) = mb.finish();
+        let sigs = Signatures {
+            outputs: vec![sig(0, "OUT", 9, 0, 0, 1, 1, (0, 0))],
+            ..Signatures::default()
+        };
+        let e = msg(lower_stage(&m, fi, stage, &sigs));
+        assert!(
+            e.contains(&format!("DerivCoarseX in a {stage} shader")),
+            "{e}"
+        );
+    }
     let e = msg(pixel_program(|mb| {
         let i32t = mb.int(32);
         let z = mb.ci(32, 0);
