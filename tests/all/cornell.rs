@@ -14,7 +14,7 @@ use super::common;
 // The example's generator uses the parts of the module these tests do not.
 #[allow(dead_code)]
 #[path = "../../examples/cornell/make.rs"]
-mod make;
+pub(crate) mod make;
 
 /// `examples/make_cornell.rs` writes exactly the committed files.
 #[test]

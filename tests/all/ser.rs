@@ -24,11 +24,7 @@ use dxlane::exec::jit::Engine;
 
 use crate::common;
 
-#[allow(dead_code)]
-#[path = "../../examples/cornell/make.rs"]
-mod make;
-
-use make::{ANY_HIT, CLOSEST_HIT, L, MISS, RAYGEN, Res};
+use crate::cornell::make::{ANY_HIT, CLOSEST_HIT, L, MISS, RAYGEN, Res};
 
 /// The shader model the libraries declare (`lib_6_9`).
 const SM_MINOR: i64 = 9;
