@@ -20,8 +20,7 @@ use super::func::{FnLower, R, Val};
 use crate::dxil::dxop::{DxOp, DxOpCall};
 use crate::dxil::llvm::ValueId;
 use crate::ir::{
-    HitObjectValue, Inst, MAKE_MISS_ARGS, MAX_HIT_OBJECT_SLOTS, MAX_RAY_ATTRIBUTE_BYTES, Reg,
-    ResourceKind, Stage, TRACE_RAY_ARGS,
+    HitObjectValue, Inst, MAKE_MISS_ARGS, MAX_HIT_OBJECT_SLOTS, MAX_RAY_ATTRIBUTE_BYTES, Reg, Stage,
 };
 
 impl<'m> FnLower<'m> {
@@ -84,20 +83,7 @@ impl<'m> FnLower<'m> {
         }
         let value = match op {
             DxOp::HitObject_TraceRay => {
-                let kind = self.hkind(c, 0)?.kind;
-                if kind != ResourceKind::AccelerationStructure {
-                    return Err(self.invalid(format!(
-                        "{} through a {} (it traces through an acceleration structure)",
-                        c.name(),
-                        kind.job_name()
-                    )));
-                }
-                let accel = self.ar(c, 0)?;
-                let mut args = [Reg::NONE; TRACE_RAY_ARGS];
-                for (k, r) in args.iter_mut().enumerate() {
-                    *r = self.ar(c, 1 + k)?;
-                }
-                let (payload, addr, offset, bytes) = self.ray_memory(c, 1 + TRACE_RAY_ARGS)?;
+                let (accel, args, (payload, addr, offset, bytes)) = self.trace_operands(c)?;
                 let slot = self.hit_object_slot()?;
                 let d = self.op2(|dst| Inst::HitObjectTrace {
                     slot,

@@ -58,6 +58,10 @@ fn parameters(stage: Stage) -> &'static [&'static str] {
     }
 }
 
+/// A DXR call's memory operand: the per-lane array, variable and constant offset, and
+/// size (`FnLower::ray_memory`).
+type RayMemory = (LocalId, Reg, u32, u32);
+
 impl<'m> FnLower<'m> {
     /// Gives each pointer argument of a ray-tracing entry a per-lane array of its
     /// pointee's size and records them in the shader's [`RayState`].
@@ -164,26 +168,37 @@ impl<'m> FnLower<'m> {
         Ok((x, addr, p.off, bytes))
     }
 
+    /// The operands `TraceRay` and `HitObject_TraceRay` share: the acceleration
+    /// structure (refused through any other kind of resource), the ray's arguments, and
+    /// the payload's memory (`ray_memory`).
+    pub(super) fn trace_operands(
+        &mut self,
+        c: &DxOpCall<'m>,
+    ) -> R<(Reg, [Reg; TRACE_RAY_ARGS], RayMemory)> {
+        let kind = self.hkind(c, 0)?.kind;
+        if kind != ResourceKind::AccelerationStructure {
+            return Err(self.invalid(format!(
+                "{} through a {} (it traces through an acceleration structure)",
+                c.name(),
+                kind.job_name()
+            )));
+        }
+        let accel = self.ar(c, 0)?;
+        let mut args = [Reg::NONE; TRACE_RAY_ARGS];
+        for (k, r) in args.iter_mut().enumerate() {
+            *r = self.ar(c, 1 + k)?;
+        }
+        let memory = self.ray_memory(c, 1 + TRACE_RAY_ARGS)?;
+        Ok((accel, args, memory))
+    }
+
     /// Lowers one DXR dx.op.
     pub(super) fn ray_op(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
         use RaySystemValue as V;
         let op = c.op();
         let value = match op {
             DxOp::TraceRay => {
-                let kind = self.hkind(c, 0)?.kind;
-                if kind != ResourceKind::AccelerationStructure {
-                    return Err(self.invalid(format!(
-                        "{} through a {} (it traces through an acceleration structure)",
-                        c.name(),
-                        kind.job_name()
-                    )));
-                }
-                let accel = self.ar(c, 0)?;
-                let mut args = [Reg::NONE; TRACE_RAY_ARGS];
-                for (k, r) in args.iter_mut().enumerate() {
-                    *r = self.ar(c, 1 + k)?;
-                }
-                let (payload, addr, offset, bytes) = self.ray_memory(c, 1 + TRACE_RAY_ARGS)?;
+                let (accel, args, (payload, addr, offset, bytes)) = self.trace_operands(c)?;
                 self.emit(Inst::RayTrace {
                     accel,
                     args: Box::new(args),
