@@ -164,6 +164,12 @@ pub enum SectionKind {
         /// ([`Section::program`]), not HLSL.
         hex: bool,
     },
+    /// `[effect]`: an effect (`technique10` …) that is compiled, never run, with the
+    /// `todo`, `fail` and `notimpl` qualifiers of a shader section.
+    Effect {
+        /// `todo`, `fail`, `notimpl` qualifiers.
+        qualifiers: Vec<Qualifier>,
+    },
     /// `[srv n]`, `[uav n]`, `[rtv n]`, `[dsv]`, `[vb n]`.
     Resource {
         /// `srv`, `uav`, `rtv`, `dsv`, `vb`.
@@ -238,7 +244,10 @@ pub fn parse(text: &str, path: &Path) -> Result<ShaderTest, ShaderTestError> {
         // vkd3d's reader drops every line starting with `%`, inside shaders too (a
         // comment between two shader sections belongs to neither program); blank lines
         // are kept in shaders so that compiler messages keep their line numbers.
-        let in_shader = matches!(current.kind, SectionKind::Shader { .. });
+        let in_shader = matches!(
+            current.kind,
+            SectionKind::Shader { .. } | SectionKind::Effect { .. }
+        );
         if line.starts_with('%') || (!in_shader && line.trim().is_empty()) {
             continue;
         }
@@ -383,7 +392,10 @@ fn section_kind(inner: &str) -> Result<SectionKind, String> {
                 // SM 1–3 bytecode and DXIL containers given in hexadecimal: no run of
                 // dxlane's takes them (`d3dbc-hex` is for SM 1–3; `dxbc-dxil-hex` for
                 // SM 6, whose programs dxlane's runner builds with dxc).
-                (Some(_), Some(_)) | (None, _) => SectionKind::Unsupported(inner.to_string()),
+                // An effect given as bytes: dxlane's runs compile effects from HLSL only.
+                (_, Some(_)) => SectionKind::Unsupported(inner.to_string()),
+                (None, None) if hex => SectionKind::Unsupported(inner.to_string()),
+                (None, None) => SectionKind::Effect { qualifiers },
                 (Some(stage), None) => SectionKind::Shader {
                     stage,
                     qualifiers,

@@ -1238,7 +1238,7 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                     .iter()
                     .any(|q| q.word == "fail" && q.holds(model, TAGS));
                 let source: String = s.body.iter().map(|(_, l)| format!("{l}\n")).collect();
-                let compiled = run.compile(*stage, &source, s.line, qualifiers);
+                let compiled = run.compile(Some(*stage), &source, s.line, qualifiers);
                 match stage {
                     Stage::Pixel => state.ps = compiled,
                     Stage::Vertex => state.vs = compiled,
@@ -1247,6 +1247,25 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                     Stage::Domain => state.ds = compiled,
                     Stage::Geometry => state.gs = compiled,
                 }
+            }
+            SectionKind::Effect { qualifiers } => {
+                // vkd3d's runner compiles an effect and runs nothing of it. SM 6 has no
+                // effect profile (dxc builds no effects).
+                if model >= 60 {
+                    run.report.skipped = Some(format!(
+                        "line {}: [effect] has no shader model 6 profile",
+                        s.line
+                    ));
+                    break;
+                }
+                ran_anything = true;
+                // As after a shader section: the tests after an effect that must not
+                // compile are read past (vkd3d's `expect_hr` is the latest section's).
+                state.expect_fail = qualifiers
+                    .iter()
+                    .any(|q| q.word == "fail" && q.holds(model, TAGS));
+                let source: String = s.body.iter().map(|(_, l)| format!("{l}\n")).collect();
+                run.compile(None, &source, s.line, qualifiers);
             }
             SectionKind::Resource { class, slot } => match parse_resource(class, &s.body) {
                 Ok(Ok(r)) => {
@@ -1315,9 +1334,11 @@ impl Run<'_> {
     }
 
     /// Compiles a shader section; `None` when it did not compile.
+    /// Compiles a shader section (`stage`), or an effect section (`None`), under the run's
+    /// model, and counts the outcome against the section's `fail`/`todo`/`notimpl`.
     fn compile(
         &mut self,
-        stage: Stage,
+        stage: Option<Stage>,
         source: &str,
         line: usize,
         quals: &[Qualifier],
@@ -1327,20 +1348,25 @@ impl Run<'_> {
         let expect_fail = holds("fail");
         // vkd3d: `todo` means nothing to dxc.
         let todo = m < 60 && (holds("todo") || holds("notimpl"));
+        let profile = match stage {
+            Some(stage) => format!("{}_{}_{}", stage.prefix(), m / 10, m % 10),
+            // vkd3d's runner (`compile_shader`, `effect_models`) compiles an effect with
+            // fx_4_0, fx_4_1 or fx_5_0 for SM 4.0, 4.1 and 5.0. It names no effect
+            // profile for 5.1; dxlane uses fx_5_0 there, the one SM 5 effect profile.
+            None => match m {
+                40 => "fx_4_0".to_string(),
+                41 => "fx_4_1".to_string(),
+                _ => "fx_5_0".to_string(),
+            },
+        };
         let src = self.dir.join(format!("shader{line}.hlsl"));
-        let out = self.dir.join(format!(
-            "shader{line}.{}_{}_{}.bin",
-            stage.prefix(),
-            m / 10,
-            m % 10
-        ));
+        let out = self.dir.join(format!("shader{line}.{profile}.bin"));
         if let Err(e) = std::fs::write(&src, source) {
             self.report
                 .failures
                 .push(format!("line {line}: writing the shader: {e}"));
             return None;
         }
-        let profile = format!("{}_{}_{}", stage.prefix(), m / 10, m % 10);
         let mut cmd;
         if m >= 60 {
             cmd = Process::new(self.cfg.dxc.as_deref().unwrap_or(Path::new("dxc")));
@@ -1372,8 +1398,9 @@ impl Run<'_> {
                     .as_deref()
                     .unwrap_or(Path::new("vkd3d-compiler")),
             );
+            let target = if stage.is_some() { "dxbc-tpf" } else { "fx" };
             cmd.args([
-                "-x", "hlsl", "-b", "dxbc-tpf", "-p", &profile, "-e", "main", "-o",
+                "-x", "hlsl", "-b", target, "-p", &profile, "-e", "main", "-o",
             ])
             .arg(&out);
             for o in &self.options {
@@ -1412,7 +1439,10 @@ impl Run<'_> {
             Err(e) => (false, format!("could not start the compiler: {e}")),
         };
         let bytes = if ok { std::fs::read(&out).ok() } else { None };
-        let what = format!("[{} shader] under {profile}", stage.name());
+        let what = match stage {
+            Some(stage) => format!("[{} shader] under {profile}", stage.name()),
+            None => format!("[effect] under {profile}"),
+        };
         match (bytes.is_some(), expect_fail) {
             (true, false) | (false, true) => {}
             (true, true) if todo => self.report.todo += 1,
@@ -1808,7 +1838,7 @@ impl Run<'_> {
         let src = "float4 main(float4 pos : position) : sv_position\n{\n    return pos;\n}\n";
         let failures = self.report.failures.len();
         let todo = self.report.todo;
-        let v = self.compile(Stage::Vertex, src, 0, &[]);
+        let v = self.compile(Some(Stage::Vertex), src, 0, &[]);
         self.report.failures.truncate(failures);
         self.report.todo = todo;
         v

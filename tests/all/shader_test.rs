@@ -71,6 +71,9 @@ const EXPECTED: &[(&str, PerModel)] = &[
     // 6 + 1 (`if(dxlane)`) rgba probes on the first target, 4 on the second program, 5
     // on the uint target; `if(glsl)` not run; the `todo(dxlane)` probe fails as todo.
     ("draw.shader_test", [Some((14, 1)); 4]),
+    // One effect compiles, one `fail` effect fails (its test read past), one `todo`
+    // effect fails as todo; then 1 probe of the pixel program.
+    ("effect.shader_test", [Some((1, 1)); 4]),
     // 3 probes of the two triangles coloured by SV_PrimitiveID, 8 of the two points
     // expanded to quads (D3D11.3 §13).
     ("geometry.shader_test", [Some((11, 0)); 4]),
@@ -142,6 +145,32 @@ fn hand_written_files_give_their_stated_probes() {
             };
             assert_eq!(got, *want, "{name} sm {}: {r:?}", r.model);
         }
+    }
+}
+
+/// vkd3d's runner compiles an `[effect]` section with fx_4_0, fx_4_1 or fx_5_0 for SM 4.0,
+/// 4.1 and 5.0 (`compile_shader`'s `effect_models` in `tests/shader_runner.c`); it names
+/// none for 5.1, where dxlane uses fx_5_0. An effect that does not compile, without
+/// `fail` or `todo`, fails the run naming its line and profile.
+#[test]
+fn effect_sections_compile_with_the_fx_profile_of_the_model() {
+    let Some(compiler) = common::vkd3d_compiler("the shader-test effect sections") else {
+        return;
+    };
+    let cfg = config(compiler);
+    let dir = workdir("effect_profile");
+    let path = dir.join("case.shader_test");
+    std::fs::write(&path, "[effect]\ntechnique10 t {\n").unwrap();
+    let test = parse_file(&path).unwrap();
+    let reports = run_file(&test, &cfg);
+    let profiles = ["fx_4_0", "fx_4_1", "fx_5_0", "fx_5_0"];
+    assert_eq!(reports.len(), profiles.len());
+    for (r, p) in reports.iter().zip(profiles) {
+        assert_eq!(r.outcome, Outcome::Fail, "{r:?}");
+        assert!(
+            r.failures[0].starts_with(&format!("line 1: [effect] under {p} did not compile")),
+            "{r:?}"
+        );
     }
 }
 
