@@ -580,11 +580,12 @@ fn a_draw_expectation_of_a_missing_heap_slot_is_refused_by_name() {
     let text = std::fs::read_to_string(&path)
         .unwrap()
         .replace("heap = 0\noffset = 0", "heap = 7\noffset = 0");
-    let e = dxlane::job::Job::from_text(&text, &path)
+    let Err(e) = dxlane::job::Job::from_text(&text, &path)
         .and_then(|j| dxlane::job::run_draw_job(j, &common::run_options()))
-        .err()
-        .expect("a missing heap slot is refused")
-        .to_string();
+    else {
+        panic!("a missing heap slot ran");
+    };
+    let e = e.to_string();
     assert!(
         e.contains("[[expect]] #1") && e.contains("`heap` 7: the job has 3 [[heap]] entries"),
         "{e}"
