@@ -11,7 +11,8 @@
 //! `[[expect]]` entries take `render_target = N` (the texels of `[[draw.render_target]]`
 //! #N+1, every sample, as the format stores them), `depth_stencil = true` or
 //! `stream_output_buffer = N` (the bytes of `[[draw.stream_output_buffer]]` #N+1, or with
-//! `counter` its filled size) besides `reg`.
+//! `counter` its filled size) besides `reg` and `heap = N` (`[[heap]]` #N+1, which any
+//! stage may write through `ResourceDescriptorHeap`).
 //!
 //! Queries: each `[[draw.query]]` is begun just before the draw and ended just after it
 //! (`pipeline::query` states what each type counts), then resolved: the summary's

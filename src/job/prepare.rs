@@ -570,7 +570,7 @@ pub(crate) struct Checked {
 
 /// Finds every expectation's target and parses its values. A dispatch's expectations
 /// name a register (`reg`, `space`) or a heap slot (`heap`), or a counter; a draw's name
-/// a register, a render target (`render_target = N`) or the depth buffer
+/// a register, a heap slot, a render target (`render_target = N`) or the depth buffer
 /// (`depth_stencil = true`).
 pub(crate) fn check_expects(
     job: &Job,
@@ -747,8 +747,8 @@ fn check_draw_expect(
     if let Some(b) = x.stream_output_buffer {
         return check_so_expect(entry, x, b, dsec);
     }
-    let (target, target_name) = match (&x.reg, x.render_target, x.depth_stencil) {
-        (Some(r), None, None) => {
+    let (target, target_name) = match (&x.reg, x.render_target, x.depth_stencil, x.heap) {
+        (Some(r), None, None, None) => {
             let reg = Register::parse(r, x.space)
                 .ok_or_else(|| err(format!("`reg` \"{r}\" is not a register")))?;
             let index = bound
@@ -762,7 +762,7 @@ fn check_draw_expect(
                 reg.to_string(),
             )
         }
-        (None, Some(t), None) => {
+        (None, Some(t), None, None) => {
             if t as usize >= dsec.render_target.len() {
                 return Err(err(format!(
                     "`render_target` {t}: the draw has {} render targets",
@@ -774,7 +774,7 @@ fn check_draw_expect(
                 format!("render target {t}"),
             )
         }
-        (None, None, Some(true)) => {
+        (None, None, Some(true), None) => {
             if dsec.depth_stencil.is_none() {
                 return Err(err(
                     "`depth_stencil`: the draw has no [draw.depth_stencil]".into()
@@ -782,16 +782,37 @@ fn check_draw_expect(
             }
             (ExpectTarget::Depth, "depth-stencil".into())
         }
+        // A `[[heap]]` slot: what any stage wrote through `ResourceDescriptorHeap`.
+        (None, None, None, Some(h)) => {
+            let e = bound.heap.get(h as usize).ok_or_else(|| {
+                err(format!(
+                    "`heap` {h}: the job has {} [[heap]] entries",
+                    bound.heap.len()
+                ))
+            })?;
+            if e.storage == Storage::None {
+                return Err(err(format!(
+                    "{} has no contents to compare (a sampler or a null descriptor)",
+                    e.name
+                )));
+            }
+            (
+                ExpectTarget::Entry {
+                    table: bind::Table::Heap,
+                    index: h as usize,
+                },
+                e.name.clone(),
+            )
+        }
         _ => {
             return Err(err(
-                "give exactly one of `reg`, `render_target` or `depth_stencil = true`".into(),
+                "give exactly one of `reg`, `heap`, `render_target` or `depth_stencil = true`"
+                    .into(),
             ));
         }
     };
-    if x.counter.is_some() || x.heap.is_some() {
-        return Err(err(
-            "`counter` and `heap` expectations are for compute jobs".into(),
-        ));
+    if x.counter.is_some() {
+        return Err(err("`counter` expectations are for compute jobs".into()));
     }
     let values = expect::expected_values(x).map_err(&err)?;
     Ok(Checked {

@@ -22,7 +22,7 @@ fn corpora_root() -> Option<PathBuf> {
 
 /// Writes job `name` into a fresh folder with its corpus paths pointing at this build's
 /// corpora, and returns the path.
-fn staged(name: &str, root: &Path) -> PathBuf {
+pub(crate) fn staged(name: &str, root: &Path) -> PathBuf {
     let text = std::fs::read_to_string(common::root().join("tests/jobs/corpus").join(name))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     // The vertex programs of draw jobs sit beside the jobs, unless they come from the

@@ -1013,3 +1013,44 @@ block0:
     let at = position(Combiner::Passthrough);
     assert_eq!(at(3, 0), (3.5, 0.5), "the draw's 1X1");
 }
+
+/// The corpus's other mesh program, dxcontainer's `features/meshderiv.dxil` (dxc
+/// `ms_6_6`: `[numthreads(4, 1, 1)]`, `out vertices V v[3]`, `SetMeshOutputCounts(3, 1)`,
+/// then every thread `i` writes `v[i]`), writes vertex 3 from thread 3: past the count
+/// it set, which the mesh shader spec ("SetMeshOutputCounts") leaves undefined. By the
+/// issue's bad-input rule the draw is refused with an error naming the program, group,
+/// thread and value, and nothing panics.
+#[test]
+fn the_corpus_meshderiv_program_is_refused_for_writing_past_its_vertex_count() {
+    let Some(corpus) = crate::common::corpora()
+        .iter()
+        .find(|d| d.ends_with("dxcontainer"))
+    else {
+        eprintln!("SKIPPED mesh::the_corpus_meshderiv_program_is_refused…: no corpora");
+        return;
+    };
+    let dir = crate::common::scratch().join("mesh_jobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("meshderiv.toml");
+    let text = format!(
+        "[program]\nms = \"{}\"\n[draw]\ndispatch_mesh = [1, 1, 1]\n\
+[[draw.render_target]]\nformat = \"R8G8B8A8_UNORM\"\nwidth = 4\nheight = 4\n\
+[[resource]]\nreg = \"t0\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 1\nheight = 1\ndata = {{ f32 = [0.5, 0.5, 0, 1] }}\n\
+[[resource]]\nreg = \"s0\"\nkind = \"sampler\"\nfilter = \"MIN_MAG_MIP_POINT\"\n",
+        corpus.join("features/meshderiv.dxil").display()
+    );
+    std::fs::write(&path, text).unwrap();
+    let job = dxlane::job::Job::load(&path).unwrap();
+    let Err(e) = dxlane::job::run_draw_job(job, &crate::common::run_options()) else {
+        panic!("meshderiv.dxil drew");
+    };
+    let e = e.to_string();
+    for part in [
+        "mesh program main",
+        "group (0, 0, 0)",
+        "thread (3, 0, 0)",
+        "wrote vertex 3, not below the vertex count 3",
+    ] {
+        assert!(e.contains(part), "{e:?} does not say {part:?}");
+    }
+}
