@@ -68,13 +68,13 @@ const EXPECTED: &[(&str, PerModel)] = &[
         [None, None, Some((8, 0)), Some((8, 0))],
     ),
     ("depth.shader_test", [Some((6, 0)); 4]),
+    // 6 + 1 (`if(dxlane)`) rgba probes on the first target, 4 on the second program, 5
+    // on the uint target; `if(glsl)` not run; the `todo(dxlane)` probe fails as todo.
+    ("draw.shader_test", [Some((14, 1)); 4]),
     // 6 probes of three draws over one depth buffer (each sees the one before), 6 of
     // the depth-bounds test, 4 of viewport 0 and 4 of viewport 1 chosen by the vertex
     // program.
     ("draws.shader_test", [Some((20, 0)); 4]),
-    // 6 + 1 (`if(dxlane)`) rgba probes on the first target, 4 on the second program, 5
-    // on the uint target; `if(glsl)` not run; the `todo(dxlane)` probe fails as todo.
-    ("draw.shader_test", [Some((14, 1)); 4]),
     // 3 probes of the two triangles coloured by SV_PrimitiveID, 8 of the two points
     // expanded to quads (D3D11.3 §13).
     ("geometry.shader_test", [Some((11, 0)); 4]),
