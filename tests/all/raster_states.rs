@@ -627,7 +627,10 @@ fn depth_buffer_starts_from_its_data() {
     )
     .unwrap();
     let mut want = BTreeMap::new();
-    add(&mut want, (8..SIZE).flat_map(|y| (0..SIZE).map(move |x| (x, y))));
+    add(
+        &mut want,
+        (8..SIZE).flat_map(|y| (0..SIZE).map(move |x| (x, y))),
+    );
     assert_eq!(counts(&r, 0), want);
     let e = run(
         "depth_data_and_clear",
