@@ -42,7 +42,7 @@
 //! [draw.depth_stencil]            # below
 //! [draw.rasterizer]               # fill, cull, front_ccw, depth_bias, depth_bias_clamp,
 //!                                 # slope_scaled_depth_bias, depth_clip, multisample,
-//!                                 # antialiased_line
+//!                                 # antialiased_line, line_rasterization (DESC2 mode)
 //! [[draw.blend]]                  # enable, logic_op_enable, src, dest, op, src_alpha,
 //!                                 # dest_alpha, op_alpha, logic_op, write_mask (0–15 or "rgba")
 //! [[draw.stream_output]]         # stream, semantic, index, start_component,
@@ -83,6 +83,7 @@
 //! format = "D32_FLOAT"            # D16_UNORM | D24_UNORM_S8_UINT | D32_FLOAT | D32_FLOAT_S8X24_UINT
 //! clear_depth = 1.0
 //! clear_stencil = 0
+//! data = { file = "depth.bin" }   # or starting contents instead of the two clears
 //! output = "out/depth.bin"        # the buffer's texels as the format stores them
 //!                                 # and the D3D12_DEPTH_STENCIL_DESC keys:
 //!                                 # depth_enable, depth_func, depth_write, stencil_enable,
@@ -611,6 +612,10 @@ pub struct RasterizerEntry {
     pub multisample: Option<bool>,
     /// `AntialiasedLineEnable`.
     pub antialiased_line: Option<bool>,
+    /// `D3D12_RASTERIZER_DESC2::LineRasterizationMode`: `aliased`, `alpha_antialiased`,
+    /// `quadrilateral_wide` or `quadrilateral_narrow`, instead of `multisample` and
+    /// `antialiased_line`.
+    pub line_rasterization: Option<String>,
     /// `ForcedSampleCount`.
     pub forced_sample_count: Option<u32>,
     /// `ConservativeRaster` (`D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON` when true).
@@ -714,6 +719,9 @@ pub struct DepthStencilEntry {
     pub clear_depth: Option<f32>,
     /// Starting stencil (default 0).
     pub clear_stencil: Option<u8>,
+    /// Starting contents instead of `clear_depth` and `clear_stencil`: the buffer's
+    /// bytes in its format (every sample's texels, as a render target's `data`).
+    pub data: Option<DataSpec>,
     /// `DepthEnable` (default true).
     pub depth_enable: Option<bool>,
     /// `DepthFunc` (default `LESS`).
@@ -963,6 +971,36 @@ pub fn rasterizer(d: &DrawSection) -> Result<RasterizerDesc, JobError> {
     r.depth_clip_enable = e.depth_clip.unwrap_or(true);
     r.multisample_enable = e.multisample.unwrap_or(false);
     r.antialiased_line_enable = e.antialiased_line.unwrap_or(false);
+    if let Some(m) = &e.line_rasterization {
+        // D3D12_RASTERIZER_DESC2 has LineRasterizationMode instead of the two booleans.
+        if let Some(k) = [
+            ("multisample", e.multisample.is_some()),
+            ("antialiased_line", e.antialiased_line.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(k, given)| given.then_some(k))
+        {
+            return Err(draw_err(
+                t,
+                format!(
+                    "`line_rasterization` and `{k}`: D3D12_RASTERIZER_DESC2's LineRasterizationMode replaces MultisampleEnable and AntialiasedLineEnable; give one form"
+                ),
+            ));
+        }
+        let mode = LineRasterizationMode::NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(m))
+            .map(|&(_, v)| v)
+            .ok_or_else(|| {
+                draw_err(
+                    t,
+                    format!(
+                        "`line_rasterization` \"{m}\": the modes are \"aliased\", \"alpha_antialiased\", \"quadrilateral_wide\" and \"quadrilateral_narrow\""
+                    ),
+                )
+            })?;
+        r.line_rasterization_mode = Some(mode);
+    }
     r.forced_sample_count = e.forced_sample_count.unwrap_or(0);
     r.conservative = e.conservative.unwrap_or(false);
     if let Some(p) = &e.sample_positions {

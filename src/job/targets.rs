@@ -233,22 +233,54 @@ pub fn depth_stencil(
     desc.validate().map_err(|m| draw_err(t, format!("{m}")))?;
     memory.take(t, desc.total_bytes())?;
     let tex = Texture::new(desc).map_err(|m| draw_err(t, m.to_string()))?;
-    let z = e.clear_depth.unwrap_or(1.0);
-    if !(0.0..=1.0).contains(&z) {
-        return Err(draw_err(
-            t,
-            format!("`clear_depth` {z}: give a depth in [0, 1]"),
-        ));
+    if let Some(d) = &e.data {
+        // Initial contents, as a texture's `data`: the buffer a draw before this one
+        // left, say, instead of a cleared one.
+        if e.clear_depth.is_some() || e.clear_stencil.is_some() {
+            return Err(draw_err(
+                t,
+                "give `clear_depth` and `clear_stencil`, or `data`, not both",
+            ));
+        }
+        if let Some(w) = d.fill_u32 {
+            tex.memory().fill_words(w);
+        } else {
+            let total = desc.total_bytes();
+            let bytes = data::bytes(d, dir, total).map_err(|m| draw_err(t, m))?;
+            memory.transient(
+                t,
+                bytes.len() as u64,
+                "the bytes its `data` lists, copied in",
+            )?;
+            if bytes.len() as u64 > total {
+                return Err(draw_err(
+                    t,
+                    format!(
+                        "`data` holds {} bytes but the buffer has {total}",
+                        bytes.len()
+                    ),
+                ));
+            }
+            tex.memory().write_bytes(0, &bytes);
+        }
+    } else {
+        let z = e.clear_depth.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&z) {
+            return Err(draw_err(
+                t,
+                format!("`clear_depth` {z}: give a depth in [0, 1]"),
+            ));
+        }
+        let kind = om::depth_kind(format).unwrap_or(om::DepthKind::Float);
+        let mut texel = vec![0u8; format.bytes_per_texel() as usize];
+        om::TileDepth::encode(
+            format,
+            om::depth_code(kind, z),
+            e.clear_stencil.unwrap_or(0),
+            &mut texel,
+        );
+        fill(&tex, &texel);
     }
-    let kind = om::depth_kind(format).unwrap_or(om::DepthKind::Float);
-    let mut texel = vec![0u8; format.bytes_per_texel() as usize];
-    om::TileDepth::encode(
-        format,
-        om::depth_code(kind, z),
-        e.clear_stencil.unwrap_or(0),
-        &mut texel,
-    );
-    fill(&tex, &texel);
     let desc = depth_stencil_desc(e, format)?;
     if let Some(p) = &e.output
         && is_png(p)

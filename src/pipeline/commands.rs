@@ -61,7 +61,9 @@
 //! - **`ResolveSubresource`** averages each texel's samples (`om::resolve_into` states
 //!   the rule); the source is multisampled, the destination single-sampled, both of one
 //!   size and format, and the format one D3D12 can resolve (float, UNORM, SNORM, sRGB:
-//!   not integer or depth), checked before the list runs.
+//!   not integer or depth), checked before the list runs. `ResolveSubresourceRegion`'s
+//!   MIN, MAX, AVERAGE and DECOMPRESS modes move a rectangle of one subresource, one
+//!   plane of a depth-stencil resource (`om::resolve` states the rules).
 //! - **`BuildRaytracingAccelerationStructure`** reads its inputs from memory when it
 //!   runs, so a copy or dispatch earlier in the list can write them, and stores the
 //!   structure in its destination, which every descriptor of it sees from then on
@@ -188,6 +190,9 @@ pub enum Command {
         /// Source array slice.
         src_slice: u32,
     },
+    /// `ResolveSubresourceRegion` with `D3D12_RESOLVE_MODE_MIN`, `MAX`, `AVERAGE` or
+    /// `DECOMPRESS` (`om::resolve` states the rules).
+    ResolveRegion(Box<RegionResolve>),
     /// `BeginQuery`: query `index` of `heap` counts from zero.
     BeginQuery {
         /// The heap.
@@ -271,6 +276,18 @@ pub enum TranscodeTarget {
     /// region, no padding between rows, from byte 0 ("Additional semantics for encoding
     /// and decoding MinMip feedback maps"; padding is at the end).
     Buffer(Memory),
+}
+
+/// A `ResolveSubresourceRegion` of a multisample mode: the resources and what moves
+/// between them (checked when the command was made).
+#[derive(Debug, Clone)]
+pub struct RegionResolve {
+    /// The destination.
+    pub dst: Texture,
+    /// The source.
+    pub src: Texture,
+    /// The mode, subresources, rectangle, offset and plane.
+    pub region: om::resolve::ResolveRegion,
 }
 
 /// The one-subresource form of a [`Transcode`] (`ResolveSubresourceRegion` with
@@ -617,7 +634,7 @@ impl Command {
             Command::CopyBufferRegion { .. } => "copy_buffer_region",
             Command::CopyTextureRegion(_) => "copy_texture_region",
             Command::ExecuteIndirect(_) => "execute_indirect",
-            Command::ResolveSubresource { .. } => "resolve_subresource",
+            Command::ResolveSubresource { .. } | Command::ResolveRegion(_) => "resolve_subresource",
             Command::BeginQuery { .. } => "begin_query",
             Command::EndQuery { .. } => "end_query",
             Command::ResolveQueryData(_) => "resolve_query_data",
@@ -814,6 +831,7 @@ impl Command {
                 src,
                 src_slice,
             } => om::resolve_into(src, *src_slice, dst, *dst_slice),
+            Command::ResolveRegion(r) => om::resolve::resolve_region(&r.src, &r.dst, &r.region),
             Command::BeginQuery { heap, index } => heap.begin(*index),
             Command::EndQuery { heap, index, kind } => {
                 if *kind == QueryType::Timestamp {

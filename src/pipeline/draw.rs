@@ -903,6 +903,16 @@ fn draw_view(
     if let Some(ps) = s.ps {
         check_outputs(ps, &targets)?;
     }
+    if s.rasterizer.line_rasterization_mode.is_some()
+        && (s.rasterizer.multisample_enable || s.rasterizer.antialiased_line_enable)
+    {
+        // D3D12_RASTERIZER_DESC2 replaces the two booleans by LineRasterizationMode: a
+        // description has one form or the other, so both at once has no meaning.
+        return Err(state_err(
+            DrawField::Rasterizer,
+            "a line rasterization mode (D3D12_RASTERIZER_DESC2) replaces MultisampleEnable and AntialiasedLineEnable: give the mode alone",
+        ));
+    }
     if s.rasterizer.conservative && s.rasterizer.fill_mode == FillMode::Wireframe {
         // DirectX-Specs "Conservative Rasterization", Fill Modes interaction.
         return Err(state_err(
@@ -2029,10 +2039,7 @@ fn draw_view(
     });
     // §3.4.4: an alpha-antialiased line's coverage scales `o0.a` (a float; an integer
     // target's alpha is left alone, the section defining no integer form).
-    let aa_alpha = (setup::LineMode::of(
-        s.rasterizer.multisample_enable,
-        s.rasterizer.antialiased_line_enable,
-    ) == setup::LineMode::AlphaAntialiased)
+    let aa_alpha = (setup::LineMode::of_desc(&s.rasterizer) == setup::LineMode::AlphaAntialiased)
         .then_some(())
         .and(ps_out.targets[0])
         .filter(|&(_, m)| m & 8 != 0)
@@ -2533,10 +2540,7 @@ fn check_viewports(s: &DrawState<'_>, t: &Targets) -> Result<Vec<ViewportSetup>,
                 },
                 wireframe: s.rasterizer.fill_mode == FillMode::Wireframe,
                 conservative: s.rasterizer.conservative,
-                line_mode: setup::LineMode::of(
-                    s.rasterizer.multisample_enable,
-                    s.rasterizer.antialiased_line_enable,
-                ),
+                line_mode: setup::LineMode::of_desc(&s.rasterizer),
             },
         });
     }

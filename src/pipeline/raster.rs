@@ -26,8 +26,9 @@
 //!   when the segment meets its diamond and its end point is not inside it (the line
 //!   *exits* the diamond), which draws shared line-strip vertices once. An aliased line
 //!   covers every sample of the pixels it covers.
-//! - **Quadrilateral lines** (§3.4.5, §15.14.1; `MultisampleEnable`): the snapped
-//!   rectangle 1.4 pixels wide `setup` makes, sampled like a triangle — inside all four
+//! - **Quadrilateral lines** (§3.4.5, §15.14.1; `MultisampleEnable`, or
+//!   `D3D12_RASTERIZER_DESC2`'s `QUADRILATERAL_WIDE` and `QUADRILATERAL_NARROW`): the
+//!   snapped rectangle 1.4 (narrow: 1.0) pixels wide `setup` makes, sampled like a triangle — inside all four
 //!   edges, the top-left rule folded into each — at every sample of the pattern.
 //! - **Alpha-antialiased lines** (§3.4.4): a pixel is covered, every sample, when the
 //!   1-pixel-wide rectangle covers part of it ([`aa_line_coverage`], which also gives the
@@ -961,6 +962,38 @@ mod tests {
             .filter(|&(x, y)| shape_coverage(&shape, &p1, x, y) != 0)
             .collect();
         let want: Vec<(i32, i32)> = (3..=4).flat_map(|y| (2..=9).map(move |x| (x, y))).collect();
+        assert_eq!(got, want);
+    }
+
+    /// `D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW`: the §3.4.5 rectangle 1.0
+    /// pixel wide, corners 128 units (half a pixel) across a horizontal line and
+    /// 90.51 → ∓91 / ±91 along each axis of a diagonal (the snap rounds the start's
+    /// 384 − 90.51 = 293.49 down and 384 + 90.51 = 474.51 up). Along y = 4 from
+    /// x = 2.5 to 10.5 the edges pass through the centres of rows 3 and 4: the top edge
+    /// owns row 3's, the bottom edge does not own row 4's (top-left rule, §3.4.2.1).
+    #[test]
+    fn narrow_quad_corners_are_half_a_pixel_off() {
+        use crate::pipeline::setup::{NARROW_QUADRILATERAL_LINE_WIDTH, quad_corners};
+        let f = |x: f64, y: f64| [(x * 256.0) as i64, (y * 256.0) as i64];
+        let q = quad_corners(f(2.5, 4.0), f(10.5, 4.0), NARROW_QUADRILATERAL_LINE_WIDTH);
+        assert_eq!(
+            q,
+            [
+                [640, 1024 + 128],
+                [640, 1024 - 128],
+                [2688, 1024 - 128],
+                [2688, 1024 + 128]
+            ]
+        );
+        let d = quad_corners(f(1.5, 1.5), f(6.5, 6.5), NARROW_QUADRILATERAL_LINE_WIDTH);
+        assert_eq!(d[0], [384 - 91, 384 + 91]);
+        let p1 = Pattern::standard(1).unwrap();
+        let shape = Shape::Quad(q);
+        let got: Vec<(i32, i32)> = (0..16)
+            .flat_map(|y| (0..16).map(move |x| (x, y)))
+            .filter(|&(x, y)| shape_coverage(&shape, &p1, x, y) != 0)
+            .collect();
+        let want: Vec<(i32, i32)> = (2..=9).map(|x| (x, 3)).collect();
         assert_eq!(got, want);
     }
 

@@ -42,7 +42,9 @@
 //! # Lines (D3D11.3 §3.4.3–3.4.5, §15.14.1)
 //!
 //! [`LineMode`] is chosen by `MultisampleEnable` and `AntialiasedLineEnable`, for any
-//! sample count; [`line`] makes the shape each mode covers.
+//! sample count, or named by `D3D12_RASTERIZER_DESC2`'s `LineRasterizationMode` (which
+//! adds the 1.0-pixel `QUADRILATERAL_NARROW` to the 1.4-pixel quadrilateral lines);
+//! [`line`] makes the shape each mode covers.
 //!
 //! # Conservative rasterization
 //!
@@ -67,7 +69,7 @@
 //! unbiased plane (a constant bias leaves the slopes alone). Points and lines get no bias.
 
 use super::clip::Weights;
-use super::state::{Rect, Viewport};
+use super::state::{LineRasterizationMode, RasterizerDesc, Rect, Viewport};
 
 /// Fractional bits of snapped screen coordinates.
 pub const SUBPIXEL_BITS: u32 = 8;
@@ -149,9 +151,16 @@ pub enum LineMode {
     /// `MultisampleEnable` false, `AntialiasedLineEnable` true: alpha-antialiased lines
     /// (§3.4.4).
     AlphaAntialiased,
-    /// `MultisampleEnable` true (either `AntialiasedLineEnable`): quadrilateral lines
-    /// (§3.4.5), 1.4 pixels wide.
+    /// `MultisampleEnable` true (either `AntialiasedLineEnable`), or
+    /// `D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE`: quadrilateral lines (§3.4.5),
+    /// [`QUADRILATERAL_LINE_WIDTH`] (1.4) pixels wide.
     Quadrilateral,
+    /// `D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW` (`D3D12_RASTERIZER_DESC2`
+    /// only): the same quadrilateral rule (§3.4.5) with the width
+    /// [`NARROW_QUADRILATERAL_LINE_WIDTH`] (1.0) — the rectangle other APIs' rectangular
+    /// lines draw — so coverage, `SV_Coverage`, centroid and per-sample shading work as
+    /// for wide quadrilateral lines, at any sample count.
+    QuadrilateralNarrow,
 }
 
 impl LineMode {
@@ -163,11 +172,30 @@ impl LineMode {
             (false, false) => LineMode::Aliased,
         }
     }
+
+    /// The mode a rasterizer description selects: its `LineRasterizationMode`
+    /// (`D3D12_RASTERIZER_DESC2`) when it names one, else the two booleans'
+    /// ([`LineMode::of`]). `QUADRILATERAL_WIDE` is the booleans' quadrilateral mode, as
+    /// D3D12 maps `MultisampleEnable` onto it.
+    pub fn of_desc(r: &RasterizerDesc) -> LineMode {
+        match r.line_rasterization_mode {
+            None => LineMode::of(r.multisample_enable, r.antialiased_line_enable),
+            Some(LineRasterizationMode::Aliased) => LineMode::Aliased,
+            Some(LineRasterizationMode::AlphaAntialiased) => LineMode::AlphaAntialiased,
+            Some(LineRasterizationMode::QuadrilateralWide) => LineMode::Quadrilateral,
+            Some(LineRasterizationMode::QuadrilateralNarrow) => LineMode::QuadrilateralNarrow,
+        }
+    }
 }
 
 /// `D3D11_MULTISAMPLE_ANTIALIAS_LINE_WIDTH`: a quadrilateral line's width in pixels
 /// (D3D11.3 §3.4.5; D3D12 keeps it as `D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE`).
 pub const QUADRILATERAL_LINE_WIDTH: f64 = 1.4;
+
+/// A `D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW` line's width in pixels (the
+/// mode's definition: a quadrilateral line 1.0 pixel wide instead of the 1.4 of
+/// `QUADRILATERAL_WIDE`).
+pub const NARROW_QUADRILATERAL_LINE_WIDTH: f64 = 1.0;
 
 impl Default for Shape {
     /// An empty square: it covers no sample (what an unfilled slot of a tile's list
@@ -576,7 +604,8 @@ pub fn point(s: &SetupState, v: ScreenVertex, inv_w: f64, vert: u32, id: u32) ->
 /// makes, which is the same).
 ///
 /// - Aliased: [`Shape::Line`], by the diamond-exit rule (`raster`).
-/// - Quadrilateral (§3.4.5): the rectangle [`QUADRILATERAL_LINE_WIDTH`] wide whose two
+/// - Quadrilateral (§3.4.5): the rectangle [`QUADRILATERAL_LINE_WIDTH`] wide (narrow:
+///   [`NARROW_QUADRILATERAL_LINE_WIDTH`]) whose two
 ///   short sides are centred on the ends (no extension past them), its corners computed
 ///   in f64 from the snapped ends and snapped to 1/256 pixel like any vertex (§3.4.1:
 ///   expansion comes before snapping), then [`Shape::Quad`].
@@ -603,8 +632,13 @@ pub fn line(
             },
             aliased_line_bbox(a, b, &s.scissor)?,
         ),
-        LineMode::Quadrilateral => {
-            let q = quad_corners([a.x, a.y], [b.x, b.y], QUADRILATERAL_LINE_WIDTH);
+        LineMode::Quadrilateral | LineMode::QuadrilateralNarrow => {
+            let width = if s.line_mode == LineMode::Quadrilateral {
+                QUADRILATERAL_LINE_WIDTH
+            } else {
+                NARROW_QUADRILATERAL_LINE_WIDTH
+            };
+            let q = quad_corners([a.x, a.y], [b.x, b.y], width);
             let bbox = bbox_of(&q.map(|c| c[0]), &q.map(|c| c[1]), &s.scissor)?;
             (Shape::Quad(q), bbox)
         }
@@ -750,6 +784,39 @@ impl SetupState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `D3D12_LINE_RASTERIZATION_MODE` against the booleans (D3D11.3 §15.14.1's table;
+    /// the mode names each row, `QUADRILATERAL_WIDE` being `MultisampleEnable`'s, and
+    /// adds `QUADRILATERAL_NARROW`): without a mode the booleans choose.
+    #[test]
+    fn line_mode_of_the_description() {
+        let mut r = RasterizerDesc::default();
+        assert_eq!(LineMode::of_desc(&r), LineMode::Aliased);
+        r.multisample_enable = true;
+        assert_eq!(LineMode::of_desc(&r), LineMode::Quadrilateral);
+        r.multisample_enable = false;
+        r.antialiased_line_enable = true;
+        assert_eq!(LineMode::of_desc(&r), LineMode::AlphaAntialiased);
+        r.antialiased_line_enable = false;
+        for (m, want) in [
+            (LineRasterizationMode::Aliased, LineMode::Aliased),
+            (
+                LineRasterizationMode::AlphaAntialiased,
+                LineMode::AlphaAntialiased,
+            ),
+            (
+                LineRasterizationMode::QuadrilateralWide,
+                LineMode::Quadrilateral,
+            ),
+            (
+                LineRasterizationMode::QuadrilateralNarrow,
+                LineMode::QuadrilateralNarrow,
+            ),
+        ] {
+            r.line_rasterization_mode = Some(m);
+            assert_eq!(LineMode::of_desc(&r), want, "{m:?}");
+        }
+    }
 
     fn state() -> SetupState {
         SetupState::plain(64, 64)

@@ -269,6 +269,13 @@ pub struct RasterizerDesc {
     pub multisample_enable: bool,
     /// With `multisample_enable` false: alpha-antialiased lines (`setup::LineMode`).
     pub antialiased_line_enable: bool,
+    /// `D3D12_RASTERIZER_DESC2`'s `LineRasterizationMode`, which replaces
+    /// `MultisampleEnable` and `AntialiasedLineEnable` in that description: `None` for a
+    /// `D3D12_RASTERIZER_DESC` (the two booleans choose), `Some` to name the mode,
+    /// including `QUADRILATERAL_NARROW`, which the booleans cannot express. With `Some`
+    /// both booleans must be false (a draw with either is refused, naming the
+    /// rasterizer): a description has one or the other.
+    pub line_rasterization_mode: Option<LineRasterizationMode>,
     /// `ForcedSampleCount` (target-independent rasterization, `draw`): 0 (off), or 1, 4,
     /// 8 or 16 with no depth-stencil view bound: coverage at that count of the standard
     /// (or programmed) pattern, the pixel program once per pixel covering any of it; with
@@ -283,6 +290,39 @@ pub struct RasterizerDesc {
     /// `SetSamplePositions` (a command-list call in D3D12, kept with the rasterizer
     /// state here): `None` for the standard pattern.
     pub sample_positions: Option<SamplePositions>,
+}
+
+/// `D3D12_LINE_RASTERIZATION_MODE` (`D3D12_RASTERIZER_DESC2::LineRasterizationMode`):
+/// the line algorithm named directly instead of through `MultisampleEnable` and
+/// `AntialiasedLineEnable` (`setup::LineMode` holds the rule of each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineRasterizationMode {
+    /// `ALIASED`: the diamond-exit rule (both booleans false).
+    Aliased,
+    /// `ALPHA_ANTIALIASED`: (`AntialiasedLineEnable` alone).
+    AlphaAntialiased,
+    /// `QUADRILATERAL_WIDE`: quadrilateral lines 1.4 pixels wide (`MultisampleEnable`).
+    QuadrilateralWide,
+    /// `QUADRILATERAL_NARROW`: quadrilateral lines 1.0 pixel wide (D3D12 options 19,
+    /// `NarrowQuadrilateralLinesSupported`; no boolean form).
+    QuadrilateralNarrow,
+}
+
+impl LineRasterizationMode {
+    /// Each mode with its job-file name (`D3D12_LINE_RASTERIZATION_MODE_` dropped, lower
+    /// case).
+    pub const NAMES: [(&'static str, LineRasterizationMode); 4] = [
+        ("aliased", LineRasterizationMode::Aliased),
+        ("alpha_antialiased", LineRasterizationMode::AlphaAntialiased),
+        (
+            "quadrilateral_wide",
+            LineRasterizationMode::QuadrilateralWide,
+        ),
+        (
+            "quadrilateral_narrow",
+            LineRasterizationMode::QuadrilateralNarrow,
+        ),
+    ];
 }
 
 /// The positions `SetSamplePositions` programs: `len` of `xy`, in sixteenths of a pixel
@@ -317,6 +357,7 @@ impl Default for RasterizerDesc {
             depth_clip_enable: true,
             multisample_enable: false,
             antialiased_line_enable: false,
+            line_rasterization_mode: None,
             forced_sample_count: 0,
             conservative: false,
             sample_positions: None,

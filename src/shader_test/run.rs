@@ -166,6 +166,11 @@ pub enum Command {
     Depth(String),
     /// `sample mask M`.
     SampleMask(u32),
+    /// `depth-bounds MIN MAX`: the depth-bounds test on, with these bounds
+    /// (`OMSetDepthBounds`), for the next draws.
+    DepthBounds([f32; 2]),
+    /// `viewport N (X, Y, W, H)`: viewport `N` of the next draws (depths 0 to 1).
+    Viewport(u32, [f32; 4]),
     /// `probe …`.
     Probe(Probe),
     /// A command of vkd3d's format that dxlane's runner does not carry out (a word of a
@@ -373,6 +378,14 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
         ["sample", "mask", m] => Ok(Command::SampleMask(
             parse_u32v(m).ok_or_else(|| bad("sample mask takes a number"))?,
         )),
+        ["depth-bounds", lo, hi] => {
+            let f = |s: &str| {
+                parse_f32(s).ok_or_else(|| bad("depth-bounds takes a minimum and a maximum"))
+            };
+            Ok(Command::DepthBounds([f(lo)?, f(hi)?]))
+        }
+        ["depth-bounds", ..] => Err(bad("depth-bounds takes a minimum and a maximum")),
+        ["viewport", ..] => parse_viewport(t["viewport".len()..].trim()).map_err(|e| bad(&e)),
         ["uniform", offset, ty, values @ ..] => {
             let offset = offset
                 .parse::<u32>()
@@ -386,12 +399,50 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
         ["probe", ..] => Ok(Command::Probe(
             parse_probe(t["probe".len()..].trim()).map_err(|e| bad(&e))?,
         )),
-        [word, ..] if word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+        // vkd3d's later words are hyphenated too (`clip-plane`, `point-size`, `fog-colour`).
+        [word, ..]
+            if word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+        {
             Ok(Command::NotRun(t.to_string()))
         }
         _ => Err(bad(
             "not a command (dispatch, draw, clear, depth, sample mask, uniform, probe)",
         )),
+    }
+}
+
+/// The most viewports a draw binds (`D3D12_VIEWPORT_AND_SCISSORRECT_OBJECT_COUNT_PER_PIPELINE`).
+const VIEWPORTS: u32 = 16;
+
+/// `N (X, Y, W, H)` after `viewport`, read as vkd3d's runner reads it (`read_uint`, then
+/// `( %f , %f , %f , %f )`): an index below 16, then four numbers in parentheses.
+fn parse_viewport(rest: &str) -> Result<Command, String> {
+    let usage = "viewport takes an index and (x, y, width, height)";
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let index: u32 = rest[..digits].parse().map_err(|_| usage.to_string())?;
+    if index >= VIEWPORTS {
+        return Err(format!(
+            "viewport {index}: a draw binds viewports 0 to {}",
+            VIEWPORTS - 1
+        ));
+    }
+    let inner = rest[digits..]
+        .trim()
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+        .map(|(inside, _)| inside)
+        .ok_or_else(|| usage.to_string())?;
+    let v: Vec<f32> = inner
+        .split(',')
+        .map(|w| parse_f32(w.trim()).ok_or_else(|| usage.to_string()))
+        .collect::<Result<_, _>>()?;
+    match v.as_slice() {
+        &[x, y, w, h] => Ok(Command::Viewport(index, [x, y, w, h])),
+        _ => Err(usage.to_string()),
     }
 }
 
@@ -1027,6 +1078,11 @@ struct State {
     depth_func: Option<String>,
     depth_clear: f32,
     sample_mask: Option<u32>,
+    /// `depth-bounds`: the bounds, the test on once given.
+    depth_bounds: Option<[f32; 2]>,
+    /// `viewport N`: the viewports given, by index (vkd3d's runner binds indices 0 to
+    /// the highest given; one not given is all zeros).
+    viewports: BTreeMap<u32, [f32; 4]>,
     last_failed: bool,
     /// The last shader section must fail to compile under this model: vkd3d's runner
     /// runs no `[test]` line until the next shader section (there is no program).
@@ -1164,6 +1220,10 @@ fn run_model(test: &ShaderTest, cfg: &RunConfig, model: Model) -> RunReport {
                     }
                 } else if l == "int64" {
                     active = false;
+                } else if l == "depth-bounds" || l == "rt-vp-array-index" {
+                    // D3D12's DepthBoundsTestSupported and
+                    // VPAndRTArrayIndexFromAnyShaderFeedingRasterizer…: dxlane has both
+                    // (`docs/pipeline.md`), as WARP reports both.
                 } else if l == "geometry-shader" || l == "tessellation-shader" {
                     // dxlane runs both stages; tessellation is a feature level 11
                     // (SM 5.0) stage, so a model below it has no such programs.
@@ -1510,9 +1570,21 @@ impl Run<'_> {
                     r.resolved = fill(count);
                 }
             }
-            Command::ClearDsv(d) => st.depth_clear = d,
+            Command::ClearDsv(d) => {
+                // The buffer keeps what draws write until the next clear (vkd3d clears
+                // it once, with ClearDepthStencilView): the next draw starts from the
+                // cleared buffer, later ones from what the draw before left.
+                st.depth_clear = d;
+                if let Some(r) = st.resources.get_mut(&("dsv".to_string(), 0)) {
+                    r.data.clear();
+                }
+            }
             Command::Depth(f) => st.depth_func = Some(f),
             Command::SampleMask(mask) => st.sample_mask = Some(mask),
+            Command::DepthBounds(b) => st.depth_bounds = Some(b),
+            Command::Viewport(i, v) => {
+                st.viewports.insert(i, v);
+            }
             Command::NotRun(text) => {
                 return Err(format!(
                     "line {n}: `{text}` is not run by dxlane's shader-test runner"
@@ -1881,6 +1953,28 @@ impl Run<'_> {
         if let Some(m) = st.sample_mask {
             draw.insert("sample_mask".into(), Value::Integer(i64::from(m)));
         }
+        if let Some(b) = st.depth_bounds {
+            draw.insert(
+                "depth_bounds".into(),
+                Value::Array(b.iter().map(|&v| Value::Float(f64::from(v))).collect()),
+            );
+        }
+        if let Some((&last, _)) = st.viewports.last_key_value() {
+            // Indices 0 to the highest given, each with depths 0 to 1, as vkd3d's runner
+            // binds them; no scissor rectangles (each would cover the target).
+            let list = (0..=last)
+                .map(|i| {
+                    let [x, y, w, h] = st.viewports.get(&i).copied().unwrap_or([0.0; 4]);
+                    Value::Array(
+                        [x, y, w, h, 0.0, 1.0]
+                            .iter()
+                            .map(|&v| Value::Float(f64::from(v)))
+                            .collect(),
+                    )
+                })
+                .collect();
+            draw.insert("viewports".into(), Value::Array(list));
+        }
         // vkd3d's runner draws with culling off: a file's back-facing triangles are drawn
         // (tests/hlsl/is-front-face.shader_test probes one).
         let mut rasterizer = Table::new();
@@ -1934,10 +2028,28 @@ impl Run<'_> {
                 t.insert("width".into(), Value::Integer(i64::from(ds.width())));
                 t.insert("height".into(), Value::Integer(i64::from(ds.height())));
             }
-            t.insert(
-                "clear_depth".into(),
-                Value::Float(f64::from(st.depth_clear)),
-            );
+            if ds.data.is_empty() {
+                t.insert(
+                    "clear_depth".into(),
+                    Value::Float(f64::from(st.depth_clear)),
+                );
+            } else {
+                // What the last draw or clear left (or the file's data): a draw does not
+                // clear the buffer.
+                let (w, h) = rts
+                    .first()
+                    .map_or((ds.width(), ds.height()), |(_, r)| (r.width(), r.height()));
+                let mut data = ds.data.clone();
+                data.resize(4 * (w * h) as usize, 0);
+                std::fs::write(self.dir.join("dsv.in.bin"), &data)
+                    .map_err(|e| format!("writing dsv.in.bin: {e}"))?;
+                let mut d = Table::new();
+                d.insert("file".into(), Value::String("dsv.in.bin".into()));
+                t.insert("data".into(), Value::Table(d));
+            }
+            if st.depth_bounds.is_some() {
+                t.insert("depth_bounds_test".into(), Value::Boolean(true));
+            }
             t.insert(
                 "depth_func".into(),
                 Value::String(st.depth_func.clone().unwrap_or_else(|| "LESS".into())),
@@ -2314,5 +2426,34 @@ mod tests {
         assert!(parse_command("draw 5 control point patch list 5").is_err());
         assert!(parse_command("draw hexagon list 3").is_err());
         assert!(parse_command("(3, 4)").is_err());
+    }
+
+    /// vkd3d tests/shader_runner.c: `depth-bounds MIN MAX` (two floats), `viewport N
+    /// (x, y, w, h)` (`read_uint`, then `( %f , %f , %f , %f )`, N below the runner's
+    /// array of viewports: D3D12's 16); a later release's hyphenated word is not run,
+    /// not refused.
+    #[test]
+    fn depth_bounds_viewport_and_hyphenated_words() {
+        assert_eq!(
+            parse_command("depth-bounds 0.25 0.75").unwrap(),
+            Command::DepthBounds([0.25, 0.75])
+        );
+        assert!(parse_command("depth-bounds 0.25").is_err());
+        assert_eq!(
+            parse_command("viewport 1 (32, 0.5, 16, 8)").unwrap(),
+            Command::Viewport(1, [32.0, 0.5, 16.0, 8.0])
+        );
+        assert_eq!(
+            parse_command("viewport 0 ( 0 , 0 , 4 , 4 )").unwrap(),
+            Command::Viewport(0, [0.0, 0.0, 4.0, 4.0])
+        );
+        let e = parse_command("viewport 16 (0, 0, 1, 1)").unwrap_err();
+        assert!(e.contains("viewports 0 to 15"), "{e}");
+        assert!(parse_command("viewport 0 (0, 0, 1)").is_err());
+        assert!(parse_command("viewport (0, 0, 1, 1)").is_err());
+        assert_eq!(
+            parse_command("clip-plane 0 1 0 0 0").unwrap(),
+            Command::NotRun("clip-plane 0 1 0 0 0".into())
+        );
     }
 }

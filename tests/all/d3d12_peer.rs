@@ -913,6 +913,12 @@ fn graphics_pipeline(
             "quadrilateral or alpha-antialiased lines: vkd3d 1.2 ignores MultisampleEnable and AntialiasedLineEnable".into(),
         );
     }
+    // D3D12_RASTERIZER_DESC2 is newer than vkd3d 1.2 (no LineRasterizationMode to set).
+    if r.line_rasterization_mode.is_some() {
+        return Err(
+            "a line rasterization mode: D3D12_RASTERIZER_DESC2 is newer than vkd3d 1.2".into(),
+        );
+    }
     plan.line(format!(
         "rasterizer fill={} cull={} front_ccw={} depth_bias={} depth_bias_clamp={} slope_scaled_depth_bias={} depth_clip={} multisample={} antialiased_line={} forced_sample_count={}",
         if r.fill_mode == FillMode::Solid { "solid" } else { "wireframe" },

@@ -12,6 +12,9 @@
 //! 127/256 along each axis of a 45° line. Samples on its edges follow the top-left rule
 //! (§3.4.2.1).
 //!
+//! `D3D12_RASTERIZER_DESC2`'s `LineRasterizationMode` names the same modes and adds
+//! `QUADRILATERAL_NARROW`, the quadrilateral line 1.0 pixel wide (half width 128/256).
+//!
 //! The D3D12 peer cannot check these: vkd3d 1.2 ignores `MultisampleEnable` and draws
 //! Vulkan's lines on lavapipe (`tests/all/d3d12_peer.rs` refuses line modes other than
 //! aliased, and aliased lines there follow Vulkan's rules, not the diamond rule).
@@ -211,6 +214,209 @@ fn quadrilateral_line_4x_diagonal_coverage() {
         })
         .collect();
     assert_eq!(got, want);
+}
+
+/// `D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW` (`D3D12_RASTERIZER_DESC2`,
+/// D3D12 options 19): the quadrilateral line of §3.4.5 with width 1.0 instead of
+/// `QUADRILATERAL_WIDE`'s 1.4, so its corners lie 128/256 from the segment along an axis.
+/// At one sample, the horizontal line along y = 4.1 from x = 2.5 to 10.5 is y ∈ [3.6,
+/// 4.6] narrow (row 4's centres, y = 4.5, only) and y ∈ [3.4, 4.8] wide (rows 3 and 4),
+/// columns 2–9 both (x = 2.5 on the left edge, which owns it; 10.5 on the right, which
+/// does not). Along y = 4 the narrow rectangle's edges pass through the centres of rows
+/// 3 and 4: the top edge owns row 3's, the bottom edge not row 4's (the top-left rule,
+/// §3.4.2.1), so row 3 alone. `quadrilateral_wide` draws what `multisample = true`
+/// draws.
+#[test]
+fn narrow_quadrilateral_line_one_sample_is_one_pixel_wide() {
+    let v = [[2.5, 4.1], [10.5, 4.1]];
+    let narrow = lines(
+        "narrow_h1",
+        PS_ONE,
+        "line_list",
+        &v,
+        "line_rasterization = \"quadrilateral_narrow\"",
+        &counting_target(1),
+    );
+    let mut row4 = BTreeMap::new();
+    add(&mut row4, (2..=9).map(|x| (x, 4)));
+    assert_eq!(counts(&narrow, 0), row4);
+    let mut rows34 = BTreeMap::new();
+    add(&mut rows34, (2..=9).flat_map(|x| [(x, 3), (x, 4)]));
+    for (name, keys) in [
+        ("wide_h1", "line_rasterization = \"quadrilateral_wide\""),
+        ("wide_h1_bool", "multisample = true"),
+    ] {
+        let wide = lines(name, PS_ONE, "line_list", &v, keys, &counting_target(1));
+        assert_eq!(counts(&wide, 0), rows34, "{keys}");
+    }
+    let on_centres = lines(
+        "narrow_h1_ties",
+        PS_ONE,
+        "line_list",
+        &[[2.5, 4.0], [10.5, 4.0]],
+        "line_rasterization = \"quadrilateral_narrow\"",
+        &counting_target(1),
+    );
+    let mut row3 = BTreeMap::new();
+    add(&mut row3, (2..=9).map(|x| (x, 3)));
+    assert_eq!(counts(&on_centres, 0), row3);
+}
+
+/// `QUADRILATERAL_NARROW` at 4×, per sample like the wide mode (§3.4.5, §3.5.4.1: the
+/// samples inside the rectangle are covered, whatever the sample count). Horizontal
+/// along y = 4 from x = 2 to 6: y ∈ [3.5, 4.5]. Row 3's samples at y = 3.125, 3.375,
+/// 3.625, 3.875: 2 and 3 inside (0b1100, against the wide line's 0b1110); row 4's at
+/// 4.125, 4.375, 4.625, 4.875: 0 and 1 (0b0011, wide 0b0111). Diagonal from (1.5, 1.5)
+/// to (6.5, 6.5): the corners lie (∓90.51, ±90.51)/256 off the ends, snapped to ∓91 and
+/// ±91 (§3.4.1), so a sample is inside when |x − y| < 182/256 (0.71094) and
+/// 3 ≤ x + y ≤ 13. A pixel's samples have x − y = i − j + 0.25, 0.5, −0.5, −0.25: on
+/// the diagonal all four, right of it (i − j = 1) sample 2 alone (0.5; the wide line
+/// also takes sample 3 at 0.75), below it sample 1 alone; the ends as for the wide line
+/// ((1, 1) samples 1 and 3, (6, 6) samples 0 and 2). One invocation per covered pixel,
+/// with those samples in `SV_Coverage`.
+#[test]
+fn narrow_quadrilateral_line_4x_samples() {
+    let h = lines(
+        "narrow_h4",
+        PS_ONE,
+        "line_list",
+        &[[2.0, 4.0], [6.0, 4.0]],
+        "line_rasterization = \"quadrilateral_narrow\"",
+        &counting_target(4),
+    );
+    let want: BTreeMap<_, _> = (2..=5)
+        .flat_map(|x| [((x, 3), 0b1100), ((x, 4), 0b0011)])
+        .collect();
+    assert_eq!(sample_masks(&h), want);
+
+    let v = [[1.5, 1.5], [6.5, 6.5]];
+    let mut want = BTreeMap::new();
+    want.insert((1, 1), 0b1010);
+    want.insert((6, 6), 0b0101);
+    for k in 2..=5 {
+        want.insert((k, k), 0b1111);
+    }
+    for j in 1..=5 {
+        want.insert((j + 1, j), 0b0100);
+        want.insert((j, j + 1), 0b0010);
+    }
+    let d = lines(
+        "narrow_d4",
+        PS_ONE,
+        "line_list",
+        &v,
+        "line_rasterization = \"quadrilateral_narrow\"",
+        &counting_target(4),
+    );
+    assert_eq!(sample_masks(&d), want);
+    assert_eq!(d.summary.draw.pixels_shaded, 16, "one invocation per pixel");
+    let uav = "[[resource]]\nreg = \"u0\"\nkind = \"typed_buffer\"\nformat = \"R32_UINT\"\nsize = 1024\noutput = \"u0.bin\"\n";
+    let name = "narrow_d4_coverage";
+    run(
+        name,
+        PS_COVERAGE_UAV,
+        &format!(
+            "{uav}{}",
+            draw(
+                &v,
+                "topology = \"line_list\"",
+                &format!(
+                    "[draw.rasterizer]\nline_rasterization = \"quadrilateral_narrow\"\n{}",
+                    counting_target(4)
+                )
+            )
+        ),
+    )
+    .unwrap();
+    let bytes = std::fs::read(
+        common::scratch()
+            .join("raster_states")
+            .join(name)
+            .join("u0.bin"),
+    )
+    .unwrap();
+    let got: BTreeMap<(u32, u32), u32> = (0..SIZE * SIZE)
+        .filter_map(|i| {
+            let b = 4 * i as usize;
+            let m = u32::from_le_bytes(bytes[b..b + 4].try_into().unwrap());
+            (m != 0).then_some(((i % SIZE, i / SIZE), m))
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// The two other `D3D12_LINE_RASTERIZATION_MODE`s name what the booleans choose
+/// (§15.14.1's table): `aliased` the diamond rule (row 3 of the line along y = 4),
+/// `alpha_antialiased` the alpha-antialiased line (pixels of both rows it touches). And
+/// the refusals, naming `[draw.rasterizer]` and the keys: a mode beside `multisample` or
+/// `antialiased_line` (`D3D12_RASTERIZER_DESC2` has the mode instead of them), and a
+/// name that is not a mode.
+#[test]
+fn line_rasterization_modes_and_refusals() {
+    let v = [[2.5, 4.0], [10.5, 4.0]];
+    let aliased = lines(
+        "mode_aliased",
+        PS_ONE,
+        "line_list",
+        &v,
+        "line_rasterization = \"aliased\"",
+        &counting_target(1),
+    );
+    let mut row3 = BTreeMap::new();
+    add(&mut row3, (2..=9).map(|x| (x, 3)));
+    assert_eq!(counts(&aliased, 0), row3);
+    let by_mode = lines(
+        "mode_aa",
+        PS_ONE,
+        "line_list",
+        &v,
+        "line_rasterization = \"alpha_antialiased\"",
+        &counting_target(1),
+    );
+    let by_bool = lines(
+        "mode_aa_bool",
+        PS_ONE,
+        "line_list",
+        &v,
+        "antialiased_line = true",
+        &counting_target(1),
+    );
+    assert_eq!(counts(&by_mode, 0), counts(&by_bool, 0));
+    assert!(
+        counts(&by_mode, 0).len() > row3.len(),
+        "the alpha-antialiased line reaches row 4"
+    );
+    for (name, keys, words) in [
+        (
+            "mode_and_bool",
+            "line_rasterization = \"quadrilateral_narrow\"\nmultisample = true",
+            &["[draw.rasterizer]", "`line_rasterization`", "`multisample`"][..],
+        ),
+        (
+            "mode_and_aa",
+            "line_rasterization = \"aliased\"\nantialiased_line = false",
+            &["`antialiased_line`", "LineRasterizationMode"][..],
+        ),
+        (
+            "mode_unknown",
+            "line_rasterization = \"narrow\"",
+            &["\"narrow\"", "quadrilateral_narrow"][..],
+        ),
+    ] {
+        let e = run(
+            name,
+            PS_ONE,
+            &draw(
+                &v,
+                "topology = \"line_list\"",
+                &format!("[draw.rasterizer]\n{keys}\n{}", counting_target(1)),
+            ),
+        )
+        .expect_err(name);
+        for w in words {
+            assert!(e.contains(w), "{name}: {e}");
+        }
+    }
 }
 
 /// Joins of a line strip (§3.4.4–3.4.5: "no accounting for connected line segments";

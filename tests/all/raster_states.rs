@@ -604,3 +604,46 @@ fn refused_rasterizer_states_name_the_table() {
         assert!(e.contains(what), "{name}: {e}");
     }
 }
+
+/// A single draw's depth buffer starts from its `data` (D3D12: a resource holds what
+/// was uploaded to it until something writes it; the draw does not clear it): rows 0–7
+/// of a 16 × 16 `D32_FLOAT` buffer hold 0.25, rows 8–15 hold 0.75, so a triangle over
+/// the whole target at z = 0.5 passes `LESS` on rows 8–15 only (128 pixels). `data`
+/// with `clear_depth` is refused: the two give the starting contents twice.
+#[test]
+fn depth_buffer_starts_from_its_data() {
+    let v = [[0.0, 0.0], [32.0, 0.0], [0.0, 32.0]];
+    let depths: Vec<String> = (0..SIZE * SIZE)
+        .map(|i| if i < SIZE * 8 { "0.25" } else { "0.75" }.to_string())
+        .collect();
+    let ds = format!(
+        "[draw.depth_stencil]\nformat = \"D32_FLOAT\"\ndepth_func = \"LESS\"\ndata = {{ f32 = [{}] }}\n",
+        depths.join(", ")
+    );
+    let r = run(
+        "depth_data",
+        PS_ONE,
+        &draw(&v, "", &format!("{}{ds}", counting_target(1))),
+    )
+    .unwrap();
+    let mut want = BTreeMap::new();
+    add(
+        &mut want,
+        (8..SIZE).flat_map(|y| (0..SIZE).map(move |x| (x, y))),
+    );
+    assert_eq!(counts(&r, 0), want);
+    let e = run(
+        "depth_data_and_clear",
+        PS_ONE,
+        &draw(
+            &v,
+            "",
+            &format!("{}{ds}clear_depth = 1.0\n", counting_target(1)),
+        ),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("[draw.depth_stencil]") && e.contains("`data`") && e.contains("`clear_depth`"),
+        "{e}"
+    );
+}

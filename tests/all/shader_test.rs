@@ -71,6 +71,10 @@ const EXPECTED: &[(&str, PerModel)] = &[
     // 6 + 1 (`if(dxlane)`) rgba probes on the first target, 4 on the second program, 5
     // on the uint target; `if(glsl)` not run; the `todo(dxlane)` probe fails as todo.
     ("draw.shader_test", [Some((14, 1)); 4]),
+    // 6 probes of three draws over one depth buffer (each sees the one before), 6 of
+    // the depth-bounds test, 4 of viewport 0 and 4 of viewport 1 chosen by the vertex
+    // program.
+    ("draws.shader_test", [Some((20, 0)); 4]),
     // One effect compiles, one `fail` effect fails (its test read past), one `todo`
     // effect fails as todo; then 1 probe of the pixel program.
     ("effect.shader_test", [Some((1, 1)); 4]),

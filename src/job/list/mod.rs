@@ -34,9 +34,10 @@ use super::schema::FloatValue;
 use super::{Job, JobError, reflect};
 use crate::ir::{ResourceClass, Stage};
 use crate::pipeline::commands::{
-    Command, Indirect, IndirectWork, MAX_GROUPS_PER_DIMENSION, TextureCopy, Transcode,
-    TranscodePart, TranscodeTarget,
+    Command, Indirect, IndirectWork, MAX_GROUPS_PER_DIMENSION, RegionResolve, TextureCopy,
+    Transcode, TranscodePart, TranscodeTarget,
 };
+use crate::pipeline::om::resolve::{ResolveMode, ResolveRegion};
 use crate::pipeline::{DispatchWork, Work};
 use crate::resources::{Descriptor, FeedbackKind, FeedbackMap, Format, Memory, Texture};
 
@@ -265,10 +266,14 @@ pub struct CommandEntry {
     pub offset: Option<u64>,
     /// `set_predication`: `EQUAL_ZERO` or `NOT_EQUAL_ZERO` (`D3D12_PREDICATION_OP`).
     pub operation: Option<String>,
-    /// `resolve_subresource`: `decode_sampler_feedback` or `encode_sampler_feedback`
-    /// (`D3D12_RESOLVE_MODE_DECODE_SAMPLER_FEEDBACK` / `…ENCODE…`); without it, the
-    /// multisample average.
+    /// `resolve_subresource`: `ResolveSubresourceRegion`'s `D3D12_RESOLVE_MODE` —
+    /// `min`, `max`, `average`, `decompress`, `decode_sampler_feedback` or
+    /// `encode_sampler_feedback`; without it, `ResolveSubresource` (the multisample
+    /// average of whole subresources).
     pub mode: Option<String>,
+    /// `resolve_subresource` of a depth-stencil resource with a multisample `mode`: the
+    /// plane resolved, `depth` (the default, plane slice 0) or `stencil`.
+    pub plane: Option<String>,
     /// `draw`: D3D11's `DrawAuto` — the vertex count is the 32-bit filled size at this
     /// named buffer and offset, divided by vertex buffer 0's stride.
     pub draw_auto: Option<draw::DrawAutoEntry>,
@@ -378,6 +383,7 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         src_slice,
         src_box,
         src_rect,
+        plane,
         signature,
         arguments,
         argument_offset,
@@ -511,6 +517,7 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "src",
             "src_slice",
             "mode",
+            "plane",
             "dst_mip",
             "src_mip",
             "dst_at",
@@ -1312,10 +1319,16 @@ impl Ctx<'_> {
             "encode_sampler_feedback" => true,
             other => {
                 return Err(format!(
-                    "`mode` \"{other}\": the modes are \"decode_sampler_feedback\" and \"encode_sampler_feedback\" (without `mode`, a multisample resolve)"
+                    "`mode` \"{other}\": the modes are \"min\", \"max\", \"average\", \"decompress\", \"decode_sampler_feedback\" and \"encode_sampler_feedback\" (without `mode`, ResolveSubresource's average)"
                 ));
             }
         };
+        if e.plane.is_some() {
+            return Err(
+                "`plane`: a sampler feedback transcode has no planes (`plane` is for a depth-stencil resolve)"
+                    .into(),
+            );
+        }
         let ((mk, mn), (tk, tn)) = if encode {
             (("dst", d), ("src", s))
         } else {
@@ -1509,6 +1522,12 @@ impl Ctx<'_> {
         let d = e.dst.as_ref().ok_or("missing `dst`")?;
         let s = e.src.as_ref().ok_or("missing `src`")?;
         if let Some(mode) = &e.mode {
+            if let Some(&(_, m)) = ResolveMode::NAMES
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(mode))
+            {
+                return self.resolve_region(e, m, d, s);
+            }
             return self.transcode(e, mode, d, s);
         }
         if let Some(k) = [
@@ -1516,12 +1535,13 @@ impl Ctx<'_> {
             ("src_mip", e.src_mip.is_some()),
             ("dst_at", e.dst_at.is_some()),
             ("src_rect", e.src_rect.is_some()),
+            ("plane", e.plane.is_some()),
         ]
         .into_iter()
         .find_map(|(k, present)| present.then_some(k))
         {
             return Err(format!(
-                "`{k}`: a multisample resolve takes `dst_slice` and `src_slice` only (the keys of a region are for sampler feedback transcodes, with `mode`)"
+                "`{k}`: ResolveSubresource (no `mode`) takes `dst_slice` and `src_slice` only; a region, a mip or a plane is ResolveSubresourceRegion's, with `mode` (\"average\", \"min\", \"max\" or \"decompress\")"
             ));
         }
         for (key, n) in [("dst", d), ("src", s)] {
@@ -1568,6 +1588,152 @@ impl Ctx<'_> {
             src,
             src_slice,
         })
+    }
+
+    /// `ResolveSubresourceRegion` with a multisample mode (DirectX-Specs "D3D12
+    /// Programmable Sample Positions", "ResolveSubresourceRegion"; the D3D12 reference
+    /// for the method and `D3D12_RESOLVE_MODE`). Checked here, each refusal naming its
+    /// key: two 2D textures of one format (the method's `Format` is theirs); MIN, MAX
+    /// and AVERAGE from a multisampled source into a single-sampled destination,
+    /// DECOMPRESS between two of one sample count, into its own source only in place
+    /// ("as long as rect/region match"); the format one the mode takes
+    /// (`om::resolve::check_format`); `plane` only for a depth-stencil format, `stencil`
+    /// only where it has one; the subresources exist (`src_mip`, `src_slice`,
+    /// `dst_mip`, `dst_slice`, 0 when missing); `src_rect` (default the whole source
+    /// subresource) non-empty and inside it, and at `dst_at` inside the destination
+    /// subresource.
+    fn resolve_region(
+        &self,
+        e: &CommandEntry,
+        mode: ResolveMode,
+        d: &str,
+        s: &str,
+    ) -> Result<Command, String> {
+        for (key, n) in [("dst", d), ("src", s)] {
+            if self.feedback(key, n)?.is_some() {
+                return Err(format!(
+                    "`{key}`: \"{n}\" is a sampler feedback map, which a multisample `mode` does not resolve (its modes are \"decode_sampler_feedback\" and \"encode_sampler_feedback\")"
+                ));
+            }
+        }
+        let dst = self.texture("dst", d)?;
+        let src = self.texture("src", s)?;
+        let (a, b) = (*dst.desc(), *src.desc());
+        for (key, n, t) in [("dst", d, &a), ("src", s, &b)] {
+            if t.dim.coord_count() != 2 && !t.dim.is_cube() {
+                return Err(format!(
+                    "`{key}`: \"{n}\" is a {}; a resolve is between 2D textures",
+                    t.dim.name()
+                ));
+            }
+        }
+        if a.format != b.format {
+            return Err(format!(
+                "\"{d}\" is {} and \"{s}\" {}: a resolve reads and writes one format",
+                a.format, b.format
+            ));
+        }
+        let mode_name = ResolveMode::NAMES
+            .iter()
+            .find(|(_, m)| *m == mode)
+            .map_or("", |(n, _)| n);
+        if mode == ResolveMode::Decompress {
+            if a.samples != b.samples {
+                return Err(format!(
+                    "`dst`: \"{d}\" has {} sample(s) and \"{s}\" {}: DECOMPRESS writes a resource of the source's sample count",
+                    a.samples, b.samples
+                ));
+            }
+        } else {
+            if b.samples < 2 {
+                return Err(format!(
+                    "`src`: \"{s}\" is not multisampled (`mode` \"{mode_name}\" resolves samples)"
+                ));
+            }
+            if a.samples != 1 {
+                return Err(format!(
+                    "`dst`: \"{d}\" has {} samples; `mode` \"{mode_name}\" writes a single-sampled texture",
+                    a.samples
+                ));
+            }
+        }
+        let components = match (e.plane.as_deref(), b.format.is_depth()) {
+            (None, false) => 0xf,
+            (Some(p), false) => {
+                return Err(format!(
+                    "`plane` \"{p}\": {} has one plane (`plane` is for depth-stencil formats)",
+                    b.format
+                ));
+            }
+            (None | Some("depth"), true) => 0b01,
+            (Some("stencil"), true) => {
+                if b.format.channels().len() < 2 {
+                    return Err(format!(
+                        "`plane` \"stencil\": {} has no stencil plane",
+                        b.format
+                    ));
+                }
+                0b10
+            }
+            (Some(p), true) => {
+                return Err(format!(
+                    "`plane` \"{p}\": the planes are \"depth\" and \"stencil\""
+                ));
+            }
+        };
+        crate::pipeline::om::resolve::check_format(b.format, mode, components)
+            .map_err(|m| format!("`src`: \"{s}\": {m}"))?;
+        let (src_mip, src_slice) =
+            Self::subresource(&src, e.src_mip, e.src_slice).map_err(|m| {
+                m.replace("`mip`", "`src_mip`")
+                    .replace("`slice`", "`src_slice`")
+            })?;
+        let (dst_mip, dst_slice) =
+            Self::subresource(&dst, e.dst_mip, e.dst_slice).map_err(|m| {
+                m.replace("`mip`", "`dst_mip`")
+                    .replace("`slice`", "`dst_slice`")
+            })?;
+        let [sw, sh, _] = b.mip_size(src_mip);
+        let [dw, dh, _] = a.mip_size(dst_mip);
+        let r = e.src_rect.unwrap_or([0, 0, sw, sh]);
+        if r[0] >= r[2] || r[1] >= r[3] || r[2] > sw || r[3] > sh {
+            return Err(format!(
+                "`src_rect` {r:?}: the rectangle [left, top, right, bottom] must be non-empty and inside mip {src_mip} of \"{s}\" ({sw}×{sh})"
+            ));
+        }
+        let [x, y, z] = e.dst_at.unwrap_or([0; 3]);
+        if z != 0 {
+            return Err(format!(
+                "`dst_at` [{x}, {y}, {z}]: ResolveSubresourceRegion has DstX and DstY only (give z = 0)"
+            ));
+        }
+        let (w, h) = (r[2] - r[0], r[3] - r[1]);
+        if u64::from(x) + u64::from(w) > u64::from(dw)
+            || u64::from(y) + u64::from(h) > u64::from(dh)
+        {
+            return Err(format!(
+                "`dst_at` [{x}, {y}, 0]: the {w}×{h} rectangle does not fit mip {dst_mip} of \"{d}\" ({dw}×{dh})"
+            ));
+        }
+        if dst.memory() == src.memory()
+            && ((src_mip, src_slice) != (dst_mip, dst_slice) || [x, y] != [r[0], r[1]])
+        {
+            return Err(format!(
+                "`dst_at`: \"{d}\" is also the source; a decompress into its own source is done in place (the same subresource, `dst_at` = the rectangle's top-left)"
+            ));
+        }
+        Ok(Command::ResolveRegion(Box::new(RegionResolve {
+            dst,
+            src,
+            region: ResolveRegion {
+                mode,
+                src: [src_mip, src_slice],
+                src_rect: r,
+                dst: [dst_mip, dst_slice],
+                dst_at: [x, y],
+                components,
+            },
+        })))
     }
 
     fn execute_indirect(&mut self, name: &str, e: &CommandEntry) -> Result<Command, JobError> {

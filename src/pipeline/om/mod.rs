@@ -45,7 +45,11 @@
 //! - **Resolve** ([`resolve`]): a multisampled target's samples averaged in f32 per pixel
 //!   (in linear space for sRGB) and converted back, as `ResolveSubresource` does; integer
 //!   formats take sample 0.
+//! - **`ResolveSubresourceRegion`** ([`resolve`](mod@resolve)): MIN, MAX, AVERAGE and
+//!   DECOMPRESS over a rectangle of one subresource, one plane of a depth-stencil
+//!   resource at a time.
 
+pub mod resolve;
 pub(crate) mod tile;
 
 use super::state::{Blend, BlendOp, DepthStencilDesc, DepthStencilOpDesc, RenderTargetBlendDesc};

@@ -564,6 +564,10 @@ impl ListPlan<'_> {
             Command::ResolveSubresource { .. } => {
                 return Err("multisampled resources in lists are not written to plans".into());
             }
+            // vkd3d 1.2's ResolveSubresourceRegion is a stub ("stub!"): nothing to compare.
+            Command::ResolveRegion(_) => {
+                return Err("ResolveSubresourceRegion: vkd3d 1.2's is a stub".into());
+            }
             Command::ExecuteIndirect(ind) => {
                 let kind = match &ind.work {
                     IndirectWork::Dispatch(d) => {
