@@ -86,7 +86,7 @@ pub use observe::{
 pub use profile::{F16Rule, Fp32Denormals, Profile};
 pub use rays::RayContext;
 pub use resource::DescriptorTable;
-pub use stage::{PixelContext, StageProgram, StageRunner, WaveRun};
+pub use stage::{PixelContext, PreparedStage, StageProgram, StageRunner, WaveRun};
 pub use wave::EmitRecord;
 
 use crate::ir::{Inst, Lanes, Shader};

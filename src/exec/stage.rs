@@ -21,7 +21,7 @@
 //! memory and take no part in wave operations (`exec` enforces both); their outputs mean
 //! nothing.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::ir::{EvalAt, LocalId, Shader, Stage, validate};
 
@@ -78,6 +78,62 @@ pub struct StageProgram<'a> {
     /// `SV_ViewID`'s input word and the view every lane of a run reads there
     /// ([`with_view_id`](Self::with_view_id)).
     view: Option<(usize, u32)>,
+    /// Where its runners' waves go when they are done ([`StageRunner::release`]) and
+    /// new runners take one from: a program made from a [`PreparedStage`] shares its
+    /// pool; one made by [`StageProgram::new`] has none.
+    waves: Option<Arc<WavePool>>,
+}
+
+/// What making a vertex or pixel program takes from its shader alone — validation,
+/// the registers a wave must clear, the native code — kept so that a program of an
+/// equal shader under the same profile, wave size and engine is made again without
+/// any of it ([`StageProgram::from_prepared`]): what a driver keeps in a pipeline state
+/// object, which a command list's draws bind again and again (`pipeline::pso`). The
+/// programs made from it also share the waves their runners give back
+/// ([`StageRunner::release`]).
+#[derive(Debug, Clone)]
+pub struct PreparedStage {
+    /// The shader it was prepared from (compared with each shader it makes a program of).
+    shader: Arc<Shader>,
+    profile: Profile,
+    wave_size: u32,
+    engine: Engine,
+    ftz: bool,
+    jit: Option<Arc<JitShader>>,
+    clear: Arc<[u32]>,
+    waves: Arc<WavePool>,
+}
+
+impl PreparedStage {
+    /// Whether programs made from it run under `profile`, in waves of `wave_size`
+    /// lanes, with `engine` (the shader is compared by
+    /// [`StageProgram::from_prepared`]).
+    pub fn runs_as(&self, profile: &Profile, wave_size: u32, engine: Engine) -> bool {
+        self.wave_size == wave_size && self.engine == engine && self.profile == *profile
+    }
+
+    /// The shader it was prepared from.
+    pub fn shader(&self) -> &Shader {
+        &self.shader
+    }
+}
+
+/// Most waves a [`WavePool`] keeps: one per worker thread of a draw is all a later
+/// draw takes.
+const KEPT_WAVES: usize = 16;
+
+/// Waves that runners of one [`PreparedStage`]'s programs gave back, for the next
+/// runners to take instead of allocating and zeroing their own (a list of one-triangle
+/// draws made two runners per draw, each allocating its registers and words).
+#[derive(Default)]
+struct WavePool {
+    spare: Mutex<Vec<Inner>>,
+}
+
+impl std::fmt::Debug for WavePool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WavePool").finish_non_exhaustive()
+    }
 }
 
 impl<'a> StageProgram<'a> {
@@ -126,6 +182,58 @@ impl<'a> StageProgram<'a> {
                 .map(|(r, _)| r as u32)
                 .collect(),
             view: None,
+            waves: None,
+        })
+    }
+
+    /// What this program took from its shader (validated, its registers analysed, its
+    /// native code), for making programs of an equal shader again
+    /// ([`StageProgram::from_prepared`]) under this program's profile, wave size and
+    /// engine; from now on this program's runners give their waves to those programs'
+    /// runners too ([`StageRunner::release`]). The view and the bindings are not part
+    /// of it.
+    pub fn prepare(&mut self) -> PreparedStage {
+        let waves = self.waves.get_or_insert_with(Arc::default).clone();
+        PreparedStage {
+            shader: Arc::new(self.shader.clone()),
+            profile: self.profile.clone(),
+            wave_size: self.wave_size,
+            engine: self.engine,
+            ftz: self.ftz,
+            jit: self.jit.clone(),
+            clear: self.clear.clone(),
+            waves,
+        }
+    }
+
+    /// A program of `shader` with `table` and `limits`, made from what `prepared` took
+    /// from an equal shader: nothing is validated, analysed or compiled again (the
+    /// native code is shared, its run counters are the new program's own, and its
+    /// report says it was compiled earlier). Runs as [`StageProgram::new`] followed by
+    /// [`with_engine`](Self::with_engine) would have made it, under `prepared`'s
+    /// profile, wave size and engine ([`PreparedStage::runs_as`]). When `shader` is not
+    /// equal to `prepared`'s shader, the table is given back.
+    pub fn from_prepared(
+        shader: &'a Shader,
+        prepared: &PreparedStage,
+        table: DescriptorTable,
+        limits: Limits,
+    ) -> Result<StageProgram<'a>, DescriptorTable> {
+        if *prepared.shader != *shader {
+            return Err(table);
+        }
+        Ok(StageProgram {
+            shader,
+            table,
+            profile: prepared.profile.clone(),
+            limits,
+            wave_size: prepared.wave_size,
+            ftz: prepared.ftz,
+            engine: prepared.engine,
+            jit: prepared.jit.as_deref().map(|j| Arc::new(j.again())),
+            clear: prepared.clear.clone(),
+            view: None,
+            waves: Some(prepared.waves.clone()),
         })
     }
 
@@ -309,6 +417,36 @@ impl<const W: usize> StageWave<W> {
         }
     }
 
+    /// Makes a kept wave what [`StageWave::new`] would make for `p`, when it has `p`'s
+    /// shape (width, registers, arrays and words; `false` otherwise): the constants
+    /// set, every other register and the input words zeroed, the lanes' ids and tags
+    /// as a new wave's. What `run` resets itself (arrays, outputs, counters) is left to
+    /// it.
+    fn renew(&mut self, p: &StageProgram<'_>) -> bool {
+        let s = p.shader;
+        let w = &mut self.wave;
+        let fits = p.wave_size as usize == W
+            && w.regs.len() == s.num_regs as usize
+            && w.inputs.len() == s.input_words as usize * W
+            && w.outputs.len() == s.output_words as usize * W
+            && w.locals.len() == s.locals.len()
+            && w.locals
+                .iter()
+                .zip(&s.locals)
+                .all(|(a, x)| a.len() == x.bytes.div_ceil(4) as usize);
+        if !fits {
+            return false;
+        }
+        for (k, r) in w.regs.iter_mut().enumerate() {
+            *r = [s.consts.get(k).copied().unwrap_or(0); W];
+        }
+        w.inputs.fill(0);
+        w.gtid = [[0; W]; 3];
+        w.gindex = [0; W];
+        w.tags = std::array::from_fn(|l| l as u32);
+        true
+    }
+
     // One private entry behind the runner's public `run*` methods, each passing what it
     // has; grouping the optional contexts would only move the list.
     #[allow(clippy::too_many_arguments)]
@@ -406,6 +544,27 @@ macro_rules! each {
     };
 }
 
+impl WavePool {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Inner>> {
+        self.spare.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A kept wave of `p`'s shape, made as a new runner's would be; `None` when none is
+    /// kept (one of another shape is dropped).
+    fn take(&self, p: &StageProgram<'_>) -> Option<Inner> {
+        let mut inner = self.lock().pop()?;
+        let fits = each!(&mut inner, w => w.renew(p));
+        fits.then_some(inner)
+    }
+
+    fn keep(&self, inner: Inner) {
+        let mut spare = self.lock();
+        if spare.len() < KEPT_WAVES {
+            spare.push(inner);
+        }
+    }
+}
+
 /// Runs waves of one [`StageProgram`]; each worker thread has its own.
 pub struct StageRunner<'p> {
     program: &'p StageProgram<'p>,
@@ -415,20 +574,32 @@ pub struct StageRunner<'p> {
 }
 
 impl<'p> StageRunner<'p> {
-    /// A runner for `program`, its wave allocated once.
+    /// A runner for `program`, its wave allocated once — or, for a program made from a
+    /// [`PreparedStage`], taken from the waves earlier runners gave back
+    /// ([`StageRunner::release`]) and made as new.
     pub fn new(program: &'p StageProgram<'p>) -> StageRunner<'p> {
-        let inner = match program.wave_size {
+        let kept = program.waves.as_deref().and_then(|w| w.take(program));
+        let inner = kept.unwrap_or_else(|| match program.wave_size {
             4 => Inner::W4(Box::new(StageWave::new(program))),
             8 => Inner::W8(Box::new(StageWave::new(program))),
             16 => Inner::W16(Box::new(StageWave::new(program))),
             32 => Inner::W32(Box::new(StageWave::new(program))),
             64 => Inner::W64(Box::new(StageWave::new(program))),
             _ => Inner::W128(Box::new(StageWave::new(program))),
-        };
+        });
         StageRunner {
             program,
             inner,
             presets: Vec::new(),
+        }
+    }
+
+    /// Ends the runner, giving its wave to the next runner of a program made from the
+    /// same [`PreparedStage`] (a later draw of a command list); a runner of a program
+    /// made by [`StageProgram::new`] is only dropped.
+    pub fn release(self) {
+        if let Some(pool) = self.program.waves.as_deref() {
+            pool.keep(self.inner);
         }
     }
 
@@ -660,6 +831,69 @@ block0:
         }
         // Lane 7 does not exist: nothing is written for it.
         assert_eq!(out[7], 0);
+    }
+
+    /// A driver checks and compiles a pipeline state object's programs once, when it is
+    /// created, and every draw that binds it runs them
+    /// (`ID3D12Device::CreateGraphicsPipelineState`): a program made from a prepared one
+    /// of an equal shader (another object) runs as one made anew, and a runner taking the
+    /// wave an earlier runner gave back starts as a new runner does — input words zero,
+    /// each lane's tag its lane number — whatever that runner left. A shader that is
+    /// not equal gets its table back.
+    #[test]
+    fn a_prepared_program_and_a_kept_wave_run_as_new_ones() {
+        let s = shader();
+        let table = |s: &Shader| DescriptorTable::new(s, &[], &[], &[]).unwrap();
+        let profile = Profile::default();
+        let mut first =
+            StageProgram::new(&s, table(&s), profile.clone(), Limits::default(), 8).unwrap();
+        let prepared = first.prepare();
+        assert!(prepared.runs_as(&profile, 8, Engine::Interp));
+        assert!(!prepared.runs_as(&profile, 16, Engine::Interp));
+        assert!(!prepared.runs_as(&profile, 8, Engine::Jit));
+        // A runner that leaves input words, tags and ids behind, then gives its wave back.
+        let mut used = StageRunner::new(&first);
+        let w = used.wave_size();
+        for l in 0..w {
+            used.inputs_mut()[l] = 7.0f32.to_bits();
+            used.inputs_mut()[4 * w + l] = 3.0f32.to_bits();
+            used.inputs_mut()[5 * w + l] = 9;
+            used.set_tag(l, 40 + l as u32);
+            used.set_ids(l, [9, 9, 9]);
+        }
+        used.run(0xff, 0, Some(&Fixed)).unwrap();
+        used.release();
+        let copy = s.clone();
+        let again =
+            StageProgram::from_prepared(&copy, &prepared, table(&copy), Limits::default()).unwrap();
+        let mut kept = StageRunner::new(&again);
+        assert!(
+            kept.inputs_mut().iter().all(|&x| x == 0),
+            "input words zeroed"
+        );
+        let anew = StageProgram::new(&s, table(&s), profile, Limits::default(), 8).unwrap();
+        let mut fresh = StageRunner::new(&anew);
+        let mut outs = Vec::new();
+        for r in [&mut kept, &mut fresh] {
+            for l in 0..w {
+                r.inputs_mut()[l] = (l as f32).to_bits();
+                r.inputs_mut()[4 * w + l] = (l as f32 * 2.0).to_bits();
+            }
+            let run = r.run(0b0111_1111, 0b0100_0000, Some(&Fixed)).unwrap();
+            outs.push((run, r.outputs().to_vec()));
+        }
+        assert_eq!(outs[0], outs[1]);
+        let out = &outs[0].1;
+        for l in 1..7 {
+            assert_eq!(f32::from_bits(out[l]), l as f32 * 2.0 + 1.0);
+            // The tag is the lane number, as in a new runner: not the 40 + l left behind.
+            assert_eq!(out[2 * w + l], l as u32 * 100 + 5);
+        }
+        let other = parse_shader(&PS.replace("fadd r4, r3, r0", "fsub r4, r3, r0")).unwrap();
+        assert!(
+            StageProgram::from_prepared(&other, &prepared, table(&other), Limits::default())
+                .is_err()
+        );
     }
 
     /// Words past the stage's inputs or outputs are refused before anything runs.

@@ -282,6 +282,11 @@ impl<T: Copy + Default + Send + Sync> Bins<T> {
         }
     }
 
+    /// The target's width and height in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
     /// The pixels of tile `index` (row-major): `[left, top, right, bottom)`, the last
     /// column and row of tiles cut at the target's edges.
     pub fn rect(&self, index: u32) -> [i32; 4] {

@@ -75,6 +75,7 @@ use super::dispatch::{DispatchHooks, dispatch_with};
 use super::draw::{DrawError, DrawOptions, draw_charged};
 use super::om;
 use super::plan::Plan;
+use super::pso::PsoCache;
 use super::query::{ActiveQuery, Predicate, QueryHeap, QueryType, Resolve, ResolvedQuery};
 use super::state::DrawArgs;
 use super::work::{DispatchWork, DrawWork, Hooks, Work, WorkReport};
@@ -562,15 +563,46 @@ fn copy(dst: &Memory, d: u64, src: &Memory, so: u64, bytes: u64) {
 }
 
 /// Writes `texel` to every texel and sample of subresource (`mip`, `slice`) of `t`.
+///
+/// The texel is encoded once by the caller; each row of the subresource, whose texels
+/// lie side by side in memory, is then written in one piece from a row of copies (a
+/// 1920×1080 clear was two million one-texel writes, each finding its own address).
+/// A row whose texels are not side by side (a block-compressed format) is written a
+/// texel at a time.
 fn fill_subresource(t: &Texture, mip: u32, slice: u32, texel: &[u8]) {
     let d = *t.desc();
     let [w, h, depth] = d.mip_size(mip);
+    let n = texel.len();
+    if w == 0 || n == 0 {
+        return;
+    }
+    // One row of copies of the texel (`w` is at most the texture's width, whose bytes
+    // the texture's memory already holds).
+    let mut row = Vec::new();
+    if row.try_reserve_exact(w as usize * n).is_ok() {
+        for _ in 0..w {
+            row.extend_from_slice(texel);
+        }
+    }
+    let mem = t.memory();
     for s in 0..d.samples.max(1) {
         for z in 0..depth {
             for y in 0..h {
-                for x in 0..w {
-                    if let Some(a) = t.texel_addr(mip, slice, [x, y, z], s) {
-                        t.memory().write_bytes(a, texel);
+                let first = t.texel_addr(mip, slice, [0, y, z], s);
+                let last = t.texel_addr(mip, slice, [w - 1, y, z], s);
+                match (first, last) {
+                    (Some(a), Some(b))
+                        if row.len() == w as usize * n
+                            && b.checked_sub(a) == Some(u64::from(w - 1) * n as u64) =>
+                    {
+                        mem.write_bytes(a, &row);
+                    }
+                    _ => {
+                        for x in 0..w {
+                            if let Some(a) = t.texel_addr(mip, slice, [x, y, z], s) {
+                                mem.write_bytes(a, texel);
+                            }
+                        }
                     }
                 }
             }
@@ -1165,11 +1197,17 @@ pub fn run_list(
         }
     };
     let mut report = ListReport::default();
+    // The list's draws share their prepared programs, waves and small tile lists.
+    let pso = PsoCache::new();
     for (i, c) in commands.iter().enumerate() {
         let t0 = Instant::now();
         let skipped = c.predicated_off();
+        let hooks = Hooks {
+            pso: Some(&pso),
+            ..Hooks::default()
+        };
         let runs = c
-            .run(plan, budget, Hooks::default())
+            .run(plan, budget, hooks)
             .map_err(|e| command_error(i, c, e))?;
         report.commands.push(CommandReport {
             command: c.name(),
@@ -1239,6 +1277,40 @@ mod tests {
         assert!(b.chunks(4).all(|c| c == [255, 128, 0, 255]), "{b:?}");
         let u = clear_color_values(Format::R32G32B32A32_SINT, [-3.7, 1e20, f32::NAN, 5.0]);
         assert_eq!(u, [-3i32 as u32, i32::MAX as u32, 0, 5]);
+    }
+
+    /// A render-target view names one mip of an array slice, and
+    /// `ClearRenderTargetView` fills the whole view (D3D12 "ClearRenderTargetView": every
+    /// texel the view covers): mip 1 of slice 1 of a 2-mip, 3-slice array of 5 × 3
+    /// texels gets the colour's texel at each of its 2 × 1 texels, and every other
+    /// subresource keeps its bytes. The colour converts as a pixel output does: 1.0 →
+    /// 255, 0.5 → 128 (round to nearest), 0.0 → 0, 2.0 saturates to 255.
+    #[test]
+    fn clear_render_target_fills_its_subresource_and_nothing_else() {
+        let mut d = TextureDesc::tex2d(Format::R8G8B8A8_UNORM, 5, 3);
+        d.dim = TextureDim::Tex2DArray;
+        d.depth_or_array_size = 3;
+        d.mips = 2;
+        let t = Texture::new(d).unwrap();
+        t.memory().fill_words(0x0102_0304);
+        let before = t.to_bytes();
+        run(&Command::ClearRenderTarget {
+            texture: t.clone(),
+            mip: 1,
+            slice: 1,
+            color: [1.0, 0.5, 0.0, 2.0],
+        });
+        let after = t.to_bytes();
+        let at = t.subresource_offset(1, 1).unwrap() as usize;
+        // Mip 1 of a 5 × 3 texture is 2 × 1 texels of 4 bytes.
+        let cleared = at..at + 2 * 4;
+        for (i, (a, b)) in before.iter().zip(&after).enumerate() {
+            if cleared.contains(&i) {
+                assert_eq!(*b, [255, 128, 0, 255][(i - at) % 4], "byte {i}");
+            } else {
+                assert_eq!(a, b, "byte {i} is outside the view");
+            }
+        }
     }
 
     /// ClearDepthStencilView with only the stencil flag leaves depth; depth is clamped

@@ -101,6 +101,7 @@ use super::om::tile::OutputMerger;
 use super::om::{self, TargetClass};
 use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use super::ps::{self, MergeObserver, PixelObserver, PixelStage, PsOutputs};
+use super::pso::PsoCache;
 use super::raster::Pattern;
 use super::setup::{self, Prim, SetupState};
 use super::so::{self, SoLayout, SoWriter};
@@ -155,6 +156,11 @@ pub struct DrawOptions<'a> {
     /// `None`: every pass is seen (and a wave to trace needs a draw of one view). A view
     /// the draw does not run is refused.
     pub view: Option<u32>,
+    /// What the draws of one command list keep from one draw to the next (`pso`): the
+    /// vertex and pixel programs prepared, their waves, a small draw's tile lists.
+    /// `None`: the draw prepares and allocates its own. The image is the same either
+    /// way.
+    pub pso: Option<&'a PsoCache>,
 }
 
 /// Hears the memory writes of a draw's lanes that are neither vertex nor pixel lanes
@@ -1029,17 +1035,7 @@ fn draw_view(
     // A mesh draw runs no vertex program (`ms`).
     let vs_program = match s.mesh {
         Some(_) => None,
-        None => Some(
-            StageProgram::new(
-                s.vs,
-                vs_table,
-                opts.plan.profile.clone(),
-                opts.plan.limits,
-                vs_batch,
-            )?
-            .with_engine(opts.plan.engine)
-            .with_view_id(view),
-        ),
+        None => Some(stage_program(opts, s.vs, vs_table, vs_batch)?.with_view_id(view)),
     };
     // The geometry program runs its lanes one wave at a time (`gs`).
     let gs_program = match s.gs {
@@ -1065,17 +1061,7 @@ fn draw_view(
                 &s.ps_bindings.resource_heap,
                 &s.ps_bindings.sampler_heap,
             )?;
-            Some(
-                StageProgram::new(
-                    ps,
-                    table,
-                    opts.plan.profile.clone(),
-                    opts.plan.limits,
-                    batch,
-                )?
-                .with_engine(opts.plan.engine)
-                .with_view_id(view),
-            )
+            Some(stage_program(opts, ps, table, batch)?.with_view_id(view))
         }
         None => None,
     };
@@ -2054,8 +2040,14 @@ fn draw_view(
     let mut binning = 0.0;
     for (slice, members) in &passes {
         let tb = Instant::now();
-        let (bins, bin_bytes) =
-            bin_primitives(&prims, members.as_deref(), &targets, threads, &mut memory)?;
+        let (bins, bin_bytes) = bin_primitives(
+            &prims,
+            members.as_deref(),
+            &targets,
+            threads,
+            &mut memory,
+            opts.pso,
+        )?;
         binning += tb.elapsed().as_secs_f64();
         let sliced;
         let state = if views.iter().any(|v| v.1) {
@@ -2081,6 +2073,9 @@ fn draw_view(
         };
         st.add(&ctx.run(threads)?);
         memory.give(bin_bytes);
+        if let Some(cache) = opts.pso {
+            cache.keep_bins(bins);
+        }
     }
     report.times.binning = binning;
     report.pixels_shaded = st.pixels;
@@ -2116,6 +2111,28 @@ fn draw_view(
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// The vertex or pixel program of `shader` with `table` in waves of `wave` lanes under
+/// `opts`'s plan: from the list's pipeline state objects when the draw has them
+/// (`pso`), else prepared here.
+fn stage_program<'a>(
+    opts: &DrawOptions<'_>,
+    shader: &'a Shader,
+    table: DescriptorTable,
+    wave: u32,
+) -> Result<StageProgram<'a>, ExecError> {
+    match opts.pso {
+        Some(cache) => cache.program(shader, table, &opts.plan, wave),
+        None => Ok(StageProgram::new(
+            shader,
+            table,
+            opts.plan.profile.clone(),
+            opts.plan.limits,
+            wave,
+        )?
+        .with_engine(opts.plan.engine)),
+    }
 }
 
 /// A program the draw runs one wave at a time (the geometry, hull and domain stages),
@@ -2366,8 +2383,13 @@ fn bin_primitives(
     targets: &Targets,
     threads: usize,
     memory: &mut DrawMemory,
+    pso: Option<&PsoCache>,
 ) -> Result<(Bins<Binned>, u64), DrawError> {
-    bin_lists(prims, members, targets, threads, memory, FEW_TO_BIN)
+    let bins = match pso {
+        Some(cache) => cache.bins(targets.width, targets.height),
+        None => Bins::new(targets.width, targets.height),
+    };
+    bin_lists(bins, prims, members, threads, memory, FEW_TO_BIN)
 }
 
 /// Primitives few enough to list one by one (`Bins::add`, after counting them per
@@ -2377,16 +2399,16 @@ fn bin_primitives(
 /// compare them).
 const FEW_TO_BIN: usize = 64;
 
-/// [`bin_primitives`], listing one by one when there are at most `few` primitives.
+/// [`bin_primitives`] into `bins` (empty; new, or kept from an earlier draw with
+/// their storage), listing one by one when there are at most `few` primitives.
 fn bin_lists(
+    mut bins: Bins<Binned>,
     prims: &[Prim],
     members: Option<&[u32]>,
-    targets: &Targets,
     threads: usize,
     memory: &mut DrawMemory,
     few: usize,
 ) -> Result<(Bins<Binned>, u64), DrawError> {
-    let mut bins = Bins::new(targets.width, targets.height);
     // Item `k`: the primitive's index in `prims`.
     let index = |k: usize| -> Option<u32> {
         match members {
@@ -3223,8 +3245,9 @@ mod tests {
                     used: 5,
                     limit: 5 + bytes,
                 };
+                let new = Bins::new(targets.width, targets.height);
                 let (bins, counted) =
-                    bin_lists(&prims, members, &targets, threads, &mut memory, few).unwrap();
+                    bin_lists(new, &prims, members, threads, &mut memory, few).unwrap();
                 assert_eq!((counted, memory.used), (bytes, 5 + bytes));
                 let want: Vec<Vec<Binned>> = lists
                     .iter()
@@ -3235,7 +3258,8 @@ mod tests {
                     used: 5,
                     limit: 4 + bytes,
                 };
-                let e = bin_lists(&prims, members, &targets, threads, &mut short, few)
+                let new = Bins::new(targets.width, targets.height);
+                let e = bin_lists(new, &prims, members, threads, &mut short, few)
                     .unwrap_err()
                     .to_string();
                 assert!(e.contains("the tiles' primitive lists"), "{e}");

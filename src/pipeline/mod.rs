@@ -14,7 +14,8 @@
 //! tiles that list their primitives ([`bin`]) and run on worker threads (`tile`), and
 //! one wave traceable for the debugger ([`trace`]); the work value and its plan
 //! ([`work`], [`plan`]) and command lists of dispatches, draws, clears and copies
-//! ([`commands`]); `DispatchRays` over ray-tracing programs and their shader table
+//! ([`commands`]), whose draws keep their prepared programs, waves and tile lists from one
+//! draw to the next as a pipeline state object would ([`pso`]); `DispatchRays` over ray-tracing programs and their shader table
 //! ([`rays`]); acceleration-structure builds as list commands ([`accel_build`]); view instancing, the pipeline run once per view ([`view_instancing`]);
 //! variable-rate shading, the pixel program run per coarse pixel ([`vrs`]).
 //! Does not own: executing waves
@@ -37,6 +38,7 @@ pub mod ms;
 pub mod om;
 pub mod plan;
 pub mod ps;
+pub mod pso;
 pub mod query;
 pub mod raster;
 pub mod rays;
@@ -58,6 +60,7 @@ pub use dispatch::{
 pub use draw::{DrawError, DrawField, DrawOptions, DrawReport, StageTimes, draw};
 pub use plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 pub use ps::{MergeObserver, MergeTarget, PixelLane, PixelObserver};
+pub use pso::PsoCache;
 pub use state::*;
 pub use trace::{NestedObserver, NestedTrace, TraceAt, TraceWave, Traced};
 pub use view_instancing::{ViewInstanceLocation, ViewInstancingDesc};

@@ -191,6 +191,10 @@ impl TileCtx<'_> {
                 }
             }
             totals.lock().unwrap_or_else(|p| p.into_inner()).add(&stats);
+            // Its wave goes to the next draw of the same program in a command list.
+            if let Some(r) = runner {
+                r.release();
+            }
         };
         let tile_threads = threads
             .min(self.workers_worth(&work))

@@ -141,6 +141,8 @@ pub(crate) fn shade(
             }
         }
         *instructions.lock().unwrap_or_else(|p| p.into_inner()) += executed;
+        // Its wave goes to the next draw of the same program in a command list.
+        runner.release();
     };
     let threads = threads.clamp(1, nchunks);
     if threads == 1 {

@@ -21,6 +21,7 @@ use super::dispatch::{
 use super::draw::{DrawError, DrawOptions, DrawReport, draw, draw_charged};
 use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use super::ps::{MergeObserver, PixelLane, PixelObserver};
+use super::pso::PsoCache;
 use super::rays::{RaysWork, RaysWorkReport};
 use super::state::{DrawArgs, DrawState, FixedState, StripCutValue};
 use super::trace::{TraceAt, TraceWave};
@@ -157,6 +158,9 @@ pub struct Hooks<'a> {
     /// The budget to charge; `None`: the work's own, from `Plan::limits`. A command list
     /// charges one budget for all its commands.
     pub budget: Option<&'a RunBudget>,
+    /// Draw: what the draws of one command list keep from one draw to the next
+    /// (`DrawOptions::pso`); `run_list` makes one for each list it runs.
+    pub pso: Option<&'a PsoCache>,
 }
 
 impl<'a> Hooks<'a> {
@@ -171,6 +175,7 @@ impl<'a> Hooks<'a> {
             memory: self.writes,
             lanes: self.lanes,
             view: None,
+            pso: self.pso,
         }
     }
 }

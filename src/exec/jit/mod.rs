@@ -339,6 +339,14 @@ impl JitShader {
         fresh
     }
 
+    /// The same native code with run counters of its own, reported as reused: what
+    /// [`JitShader::compile_cached`] gives a program of an equal shader and key made
+    /// again, without looking the shader up (a command list's later draws of one
+    /// program, `pipeline::pso`).
+    pub fn again(&self) -> JitShader {
+        JitShader::from_native(self.native.clone(), Duration::ZERO, true)
+    }
+
     fn from_native(native: Arc<Native>, compile_time: Duration, reused: bool) -> JitShader {
         JitShader {
             native,

@@ -1,0 +1,255 @@
+//! Pipeline state objects: what a command list's draws keep from one draw to the next.
+//!
+//! A D3D12 application creates a pipeline state object once and binds it for many
+//! draws; the driver validates and compiles the programs when the object is created,
+//! not at each draw (`ID3D12Device::CreateGraphicsPipelineState`). A list here has no
+//! such object — each draw names its programs — so the list keeps, in a [`PsoCache`],
+//! what a driver would keep in one:
+//!
+//! - each program it has drawn with, prepared (`exec::PreparedStage`: validated, its
+//!   registers analysed, its native code) under the profile, wave size and engine it
+//!   ran with: a later draw of an equal program under the same three makes its program
+//!   from it instead of preparing it again, and the runners of those programs pass
+//!   their waves on to one another instead of each allocating and zeroing its own;
+//! - the tile lists of a draw of few primitives, whose storage the next such draw over
+//!   a target of the same size fills again instead of allocating a list per tile.
+//!
+//! A list of 1,000 one-triangle draws otherwise prepared two programs, made two
+//! runners and allocated 510 tile lists per draw, which cost more than its triangle.
+//!
+//! Same bits: a program made from a prepared one runs as one made anew would
+//! (`exec::StageProgram::from_prepared`), a kept wave is made as a new one before it is
+//! used (`exec::StageRunner::new`), and kept tile lists are emptied before they are
+//! filled; the cache changes what is allocated, never what is drawn.
+//!
+//! Owns: what a list keeps and for how many programs. Does not own: preparing a program
+//! (`exec::stage`), the draw (`draw`), or the tile lists themselves (`bin`).
+
+use std::sync::{Mutex, MutexGuard};
+
+use super::bin::{Binned, Bins};
+use super::plan::Plan;
+use crate::exec::{DescriptorTable, ExecError, PreparedStage, StageProgram};
+use crate::ir::Shader;
+
+/// Most programs a [`PsoCache`] keeps, the most recently used: a list draws with few
+/// programs, and each kept one holds a copy of its shader and its spare waves.
+const KEPT_PROGRAMS: usize = 32;
+
+/// Most entries kept tile lists may hold in all: only a small draw's lists are kept
+/// (a large one's cost is its primitives, and its storage is not held past it).
+const KEPT_BIN_ENTRIES: usize = 4096;
+
+/// What a command list's draws keep from one draw to the next (see the module
+/// documentation). Made empty for each list run; shared by reference with its draws.
+#[derive(Debug, Default)]
+pub struct PsoCache {
+    /// Prepared programs, least recently used first.
+    programs: Mutex<Vec<PreparedStage>>,
+    /// The tile lists of the last small draw, emptied.
+    bins: Mutex<Option<Bins<Binned>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl PsoCache {
+    /// An empty cache.
+    pub fn new() -> PsoCache {
+        PsoCache::default()
+    }
+
+    /// The program of `shader` with `table`, under `plan`'s profile, limits and engine,
+    /// in waves of `wave_size` lanes: made from the prepared program of an equal shader
+    /// under the same profile, wave size and engine when the cache holds one, else
+    /// made as [`StageProgram::new`] and `with_engine` make it and kept prepared. Errors
+    /// are [`StageProgram::new`]'s.
+    pub fn program<'a>(
+        &self,
+        shader: &'a Shader,
+        table: DescriptorTable,
+        plan: &Plan,
+        wave_size: u32,
+    ) -> Result<StageProgram<'a>, ExecError> {
+        let mut table = table;
+        {
+            let mut programs = lock(&self.programs);
+            for i in (0..programs.len()).rev() {
+                let p = &programs[i];
+                if !p.runs_as(&plan.profile, wave_size, plan.engine) {
+                    continue;
+                }
+                match StageProgram::from_prepared(shader, p, table, plan.limits) {
+                    Ok(program) => {
+                        // Most recently used last.
+                        let p = programs.remove(i);
+                        programs.push(p);
+                        return Ok(program);
+                    }
+                    Err(t) => table = t,
+                }
+            }
+        }
+        let mut program =
+            StageProgram::new(shader, table, plan.profile.clone(), plan.limits, wave_size)?
+                .with_engine(plan.engine);
+        let prepared = program.prepare();
+        let mut programs = lock(&self.programs);
+        if programs.len() >= KEPT_PROGRAMS {
+            programs.remove(0);
+        }
+        programs.push(prepared);
+        Ok(program)
+    }
+
+    /// Empty tile lists for a `width × height` target: the kept ones when they are for
+    /// a target of that size, else new ones.
+    pub(crate) fn bins(&self, width: u32, height: u32) -> Bins<Binned> {
+        match lock(&self.bins).take() {
+            Some(b) if b.size() == (width, height) => b,
+            _ => Bins::new(width, height),
+        }
+    }
+
+    /// Keeps a draw's tile lists for the next draw, emptied, when they hold few enough
+    /// entries (their storage is then small); drops them otherwise.
+    pub(crate) fn keep_bins(&self, mut bins: Bins<Binned>) {
+        let held: usize = bins.bins.iter().map(Vec::capacity).sum();
+        if held > KEPT_BIN_ENTRIES {
+            return;
+        }
+        for b in &mut bins.bins {
+            b.clear();
+        }
+        *lock(&self.bins) = Some(bins);
+    }
+
+    /// How many prepared programs the cache holds.
+    pub fn programs(&self) -> usize {
+        lock(&self.programs).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::jit::Engine;
+    use crate::ir::parse_shader;
+    use crate::pipeline::fixtures::{FULLSCREEN_VS, POSITION_PS};
+    use crate::pipeline::{
+        Bindings, CullMode, DrawArgs, DrawOptions, DrawState, RenderTargetView, draw,
+    };
+    use crate::resources::{Format, Texture, TextureDesc};
+
+    /// A full-screen triangle of `vs` and `ps` into a new `w × h` float target.
+    fn draw_into(
+        vs: &Shader,
+        ps: &Shader,
+        plan: &Plan,
+        pso: Option<&PsoCache>,
+        w: u32,
+        h: u32,
+    ) -> Vec<u8> {
+        let rt = Texture::new(TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, w, h)).unwrap();
+        let none = Bindings::default();
+        let mut state = DrawState::new(vs, Some(ps), &none, &none);
+        state.render_targets = vec![Some(RenderTargetView {
+            texture: rt.clone(),
+        })];
+        state.rasterizer.cull_mode = CullMode::None;
+        let args = DrawArgs {
+            vertex_count: 3,
+            ..DrawArgs::default()
+        };
+        let opts = DrawOptions {
+            plan: plan.clone(),
+            pso,
+            ..DrawOptions::default()
+        };
+        draw(&state, &args, &opts).unwrap();
+        rt.to_bytes()
+    }
+
+    /// What the position program writes at every pixel of a `w × h` target: its
+    /// `SV_Position`, the pixel centre (D3D11.3 §3.3.1: centres at half-integers).
+    fn positions(w: u32, h: u32) -> Vec<u8> {
+        let mut out = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                for c in [x as f32 + 0.5, y as f32 + 0.5, 0.0, 0.0] {
+                    out.extend(c.to_le_bytes());
+                }
+            }
+        }
+        out
+    }
+
+    /// A pipeline state object's programs are checked and compiled once and bound by
+    /// every draw after (`ID3D12Device::CreateGraphicsPipelineState`): a list's draws of
+    /// equal programs (other objects, other targets) under one state prepare them once,
+    /// a draw under another engine prepares its own, and every draw writes what it
+    /// writes without the cache — on one worker and on two, whose runners' waves and
+    /// the tile lists pass from draw to draw.
+    #[test]
+    fn a_lists_draws_prepare_each_program_once_and_draw_the_same() {
+        let vs = parse_shader(FULLSCREEN_VS).unwrap();
+        let ps = parse_shader(POSITION_PS).unwrap();
+        let (vs2, ps2) = (vs.clone(), ps.clone());
+        for threads in [1, 2] {
+            let plan = Plan {
+                threads,
+                engine: Engine::Interp,
+                ..Plan::default()
+            };
+            let cache = PsoCache::new();
+            assert_eq!(
+                draw_into(&vs, &ps, &plan, Some(&cache), 70, 40),
+                positions(70, 40)
+            );
+            assert_eq!(cache.programs(), 2, "a vertex and a pixel program");
+            assert_eq!(
+                draw_into(&vs2, &ps2, &plan, Some(&cache), 70, 40),
+                positions(70, 40)
+            );
+            assert_eq!(
+                draw_into(&vs2, &ps2, &plan, Some(&cache), 130, 20),
+                positions(130, 20)
+            );
+            assert_eq!(
+                cache.programs(),
+                2,
+                "equal programs, one state: prepared once"
+            );
+            let jit = Plan {
+                engine: Engine::Jit,
+                ..plan.clone()
+            };
+            assert_eq!(
+                draw_into(&vs, &ps, &jit, Some(&cache), 70, 40),
+                draw_into(&vs, &ps, &jit, None, 70, 40)
+            );
+            assert_eq!(cache.programs(), 4, "another engine: prepared again");
+            assert_eq!(
+                draw_into(&vs2, &ps2, &plan, Some(&cache), 70, 40),
+                positions(70, 40)
+            );
+        }
+    }
+
+    /// Kept tile lists are emptied: a draw listed into them lists what it lists into
+    /// new ones (`bin`: each tile's primitives in draw order), and lists for another
+    /// target size are not reused.
+    #[test]
+    fn kept_tile_lists_start_empty() {
+        let cache = PsoCache::new();
+        let mut bins: Bins<Binned> = Bins::new(200, 100);
+        bins.add(Binned::default(), [0, 0, 150, 80]);
+        assert!(bins.bins.iter().any(|b| !b.is_empty()));
+        cache.keep_bins(bins);
+        let again = cache.bins(200, 100);
+        assert_eq!(again, Bins::new(200, 100));
+        cache.keep_bins(again);
+        assert_eq!(cache.bins(300, 100), Bins::new(300, 100));
+    }
+}
