@@ -725,7 +725,6 @@ fn dispatch_rays_serial(
                     wave_size: w as u32,
                     ..Traced::default()
                 });
-                drop(frame);
                 t.hook.set_rays(log.runs.into_inner());
                 run?
             }
