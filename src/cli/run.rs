@@ -312,12 +312,14 @@ fn print_rays(r: &RaysResult, args: &RunArgs) {
     );
     println!("engine        {}", s.engine);
     println!(
-        "rays          DispatchRays({}, {}, {}): {} lanes of {}, {} TraceRay calls, {} nodes, instances and primitives visited",
+        "rays          DispatchRays({}, {}, {}): {} lanes of {} on {} worker{}, {} TraceRay calls, {} nodes, instances and primitives visited",
         s.dispatch[0],
         s.dispatch[1],
         s.dispatch[2],
         thousands(s.lanes),
         s.wave_size,
+        s.threads,
+        if s.threads == 1 { "" } else { "s" },
         thousands(s.rays),
         thousands(s.traversal)
     );

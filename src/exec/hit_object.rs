@@ -344,6 +344,27 @@ pub fn get<const W: usize>(w: &mut Wave<W>, value: HitObjectValue, index: u8, ds
     w.ex.store(&mut w.regs, dst, &out);
 }
 
+/// `ho_load_local`: each active lane's 32-bit local root constant at byte `offset` of
+/// the record its hit object names (the pipeline reads the record: HLSL proposal 0027,
+/// "HitObject::LoadLocalRootTableConstant").
+pub fn load_local<const W: usize>(
+    w: &mut Wave<W>,
+    cx: &Ctx<'_>,
+    dst: Reg,
+    hit: Reg,
+    offset: Reg,
+) -> Result<(), ExecError> {
+    let rc = context(cx, "ho_load_local")?;
+    let mut out = [0u32; W];
+    let nop = HitObject::default();
+    for l in lanes(w.ex.mask) {
+        let o = object_of(w, reg(w, hit, l), l).unwrap_or(&nop);
+        out[l] = rc.local_root_constant(w.tags[l], o, reg(w, offset, l))?;
+    }
+    w.ex.store(&mut w.regs, dst, &out);
+    Ok(())
+}
+
 /// `ho_attributes`: the hit object's attribute words into the lane's array.
 pub fn attributes<const W: usize>(w: &mut Wave<W>, hit: Reg, attrs: (LocalId, Reg, u32, u32)) {
     let (x, addr, offset, bytes) = attrs;

@@ -834,6 +834,11 @@ fn step<const W: usize>(
             dst,
             hit,
         } => hit_object::get(w, *value, *index, *dst, *hit),
+        Inst::HitObjectLoadLocal { dst, hit, offset } => {
+            if let Err(e) = hit_object::load_local(w, cx, *dst, *hit, *offset) {
+                return Step::Fail(Box::new(e));
+            }
+        }
         Inst::HitObjectAttributes {
             hit,
             attrs,

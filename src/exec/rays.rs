@@ -75,6 +75,19 @@ pub trait RayContext {
     /// the hit object names (nothing for a NOP), the payload words in and out.
     fn invoke(&self, tag: u32, hit: &HitObject, payload: &mut [u32]) -> Result<u64, ExecError>;
 
+    /// `HitObject::LoadLocalRootTableConstant(offset)` from lane `tag`: the 32 bits at
+    /// byte `offset` of the local root arguments of the record `hit` names (0 for a NOP
+    /// hit object and one without a shader table index); 0 by default.
+    fn local_root_constant(
+        &self,
+        tag: u32,
+        hit: &HitObject,
+        offset: u32,
+    ) -> Result<u32, ExecError> {
+        let _ = (tag, hit, offset);
+        Ok(0)
+    }
+
     /// The running program as the pipeline numbers its programs, which names the
     /// lanes' writes (`Invocation::Ray::program`); 0 by default.
     fn program(&self) -> u32 {

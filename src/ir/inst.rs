@@ -1589,6 +1589,12 @@ instructions! {
     /// `HitObject_StateScalar`, `_StateVector`, `_StateMatrix` (269–286).
     HitObjectGet "ho_get" { value: HitObjectValue = N, index: u8 = N, dst: Reg = W, hit: Reg = R }
         [effects: no, lanes: own, result: bits, rules: [], handles: [], pairs: none],
+    /// `dst = ` the 32 bits at byte `offset` of the local root arguments (after the
+    /// shader identifier) of the shader record the hit object `hit` names: its hit-group
+    /// record, or its miss record; 0 for a NOP hit object and one without a shader table
+    /// index. dx.op `HitObject_LoadLocalRootTableConstant`.
+    HitObjectLoadLocal "ho_load_local" { dst: Reg = W, hit: Reg = R, offset: Reg = R }
+        [effects: no, lanes: own, result: u32, rules: [], handles: [], pairs: none],
     /// Writes the hit object's attributes (zeros past them, or when it is not a hit)
     /// into the `bytes` bytes at `addr + offset` of per-lane array `attrs`. dx.op
     /// `HitObject_Attributes`.

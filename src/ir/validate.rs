@@ -684,6 +684,7 @@ fn check_inst(s: &Shader, inst: &Inst) -> Result<(), String> {
         | Inst::HitObjectSetIndex { .. }
         | Inst::HitObjectInvoke { .. }
         | Inst::HitObjectGet { .. }
+        | Inst::HitObjectLoadLocal { .. }
         | Inst::HitObjectAttributes { .. }
             if !matches!(
                 s.stage,

@@ -491,6 +491,7 @@ impl Prepared {
                     profile: report.profile.clone(),
                     engine: report.engine.to_string(),
                     wave_size: report.wave_size,
+                    threads: report.rays.threads,
                     dispatch: dims,
                     lanes: report.rays.lanes,
                     rays: report.rays.rays,

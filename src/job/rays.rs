@@ -91,7 +91,8 @@ use crate::lower::{self, LibraryExport};
 use crate::pipeline::Bindings;
 use crate::pipeline::Work;
 use crate::pipeline::rays::{
-    HitGroup, MAX_DISPATCH_RAYS, MAX_RECURSION_DEPTH, RaysWork, ShaderTable, TableRecord,
+    HitGroup, MAX_DISPATCH_RAYS, MAX_RECURSION_DEPTH, RaysWork, RecordArguments, ShaderTable,
+    TableRecord,
 };
 
 /// The most libraries a job names.
@@ -120,6 +121,8 @@ pub struct RaysSummary {
     pub engine: String,
     /// The ray-generation program's wave size.
     pub wave_size: u32,
+    /// Worker threads the ray-generation waves ran on.
+    pub threads: usize,
     /// `DispatchRays`' width, height and depth.
     pub dispatch: [u32; 3],
     /// Ray-generation lanes run.
@@ -373,6 +376,9 @@ pub(crate) struct Pipeline {
     pub records: Vec<LocalRecord>,
     /// The global root signature and its arguments, when the job gives them.
     pub global: Option<LocalRecord>,
+    /// Tables in buffers: each miss and hit-group record's bytes after its identifier,
+    /// as [`read_tables`] read them (the list form's come from `records`).
+    pub arguments: Option<RecordArguments>,
     /// `max_recursion_depth`.
     pub max_recursion_depth: u32,
     /// `D3D12_RAYTRACING_PIPELINE_FLAGS` of the libraries' `RaytracingPipelineConfig1`.
@@ -668,6 +674,7 @@ pub(crate) fn read_pipeline(
             names: Some(names),
             records: Vec::new(),
             global: config.global,
+            arguments: None,
             max_recursion_depth: depth,
             pipeline_flags: config.pipeline_flags,
             dims,
@@ -765,6 +772,7 @@ pub(crate) fn read_pipeline(
         names: None,
         records,
         global: config.global,
+        arguments: None,
         max_recursion_depth: depth,
         pipeline_flags: config.pipeline_flags,
         dims,
@@ -954,35 +962,45 @@ pub(crate) fn read_tables(
                 table: &'static str,
                 strided: bool| {
         match r {
-            None => Ok(ShaderTable {
-                records: Vec::new(),
-                zero_stride: false,
-            }),
+            None => Ok::<_, String>((
+                ShaderTable {
+                    records: Vec::new(),
+                    zero_stride: false,
+                },
+                Vec::new(),
+            )),
             Some(r) => {
                 let t = shader_table::read_range(key, r, &buffer_of, strided)?;
-                shader_table::decode_table(&t, table, &names, &resource_name, heap_len)
+                let decoded =
+                    shader_table::decode_table(&t, table, &names, &resource_name, heap_len)?;
+                let raw = shader_table::record_arguments(&t, decoded.len());
+                Ok((decoded, raw))
             }
         }
     };
-    let raygen = read(
+    let (raygen, _) = read(
         "ray_generation_record",
         rs.ray_generation_record.as_ref(),
         "ray generation",
         false,
     )?;
-    let miss = read("miss_table", rs.miss_table.as_ref(), "miss", true)?;
-    let groups = read(
+    let (miss, miss_args) = read("miss_table", rs.miss_table.as_ref(), "miss", true)?;
+    let (groups, group_args) = read(
         "hit_group_table",
         rs.hit_group_table.as_ref(),
         "hit group",
         true,
     )?;
-    let callable = read(
+    let (callable, _) = read(
         "callable_table",
         rs.callable_table.as_ref(),
         "callable",
         true,
     )?;
+    p.arguments = Some(RecordArguments {
+        miss: miss_args,
+        hit_groups: group_args,
+    });
     // One local record per distinct (name, arguments).
     let mut seen: Vec<(usize, Vec<LocalArgumentEntry>)> = Vec::new();
     let records = &mut p.records;
@@ -1107,7 +1125,8 @@ impl crate::pipeline::commands::LateWork for TablesInBuffers {
                 .and_then(|&i| self.bound.resources.get(i))
                 .or_else(|| shader_table::heap_slot_of(n).and_then(|s| self.bound.heap.get(s)))
         };
-        let mut f = fit_pipeline(p, &self.own, &named).map_err(|w| match w {
+        let index = |n: &str| self.names.get(n).copied();
+        let mut f = fit_pipeline(p, &self.own, &named, &index).map_err(|w| match w {
             Where::At(_, m) => m,
             Where::Job(x) => format!("the bindings: {x}"),
         })?;
@@ -1136,6 +1155,8 @@ pub(crate) struct FittedPipeline {
     pub hit_groups: ShaderTable<HitGroup>,
     /// The callable table.
     pub callable: ShaderTable<usize>,
+    /// The miss and hit-group records' local root arguments.
+    pub arguments: RecordArguments,
 }
 
 impl FittedPipeline {
@@ -1154,9 +1175,52 @@ impl FittedPipeline {
             callable: self.callable.clone(),
             max_recursion_depth,
             pipeline_flags,
+            arguments: std::mem::take(&mut self.arguments),
             dims,
         }
     }
+}
+
+/// The local root arguments of `rec` as the bytes after a record's identifier hold
+/// them ("Shader table memory initialization", the layout of `job::shader_table`):
+/// root constants as 32-bit words; a root descriptor as the GPU virtual address of its
+/// `[[resource]]` plus its offset (`resource_index` finds the entry); a descriptor
+/// table as the handle of its first heap slot, or 0 when it names `[[resource]]`
+/// entries (which have no heap slot).
+fn argument_bytes(rec: &LocalRecord, resource_index: &dyn Fn(&str) -> Option<usize>) -> Vec<u8> {
+    let Some((layout, size)) = rec.signature.local_arguments() else {
+        return Vec::new();
+    };
+    let id = SHADER_IDENTIFIER_SIZE as usize;
+    let mut out = vec![0u8; (size as usize).saturating_sub(id)];
+    for (l, a) in layout.iter().zip(&rec.args) {
+        let bytes: Vec<u8> = if let Some(c) = &a.constants {
+            c.iter()
+                .flat_map(|v| shader_table::constant_word(*v).unwrap_or(0).to_le_bytes())
+                .collect()
+        } else if let Some(n) = &a.resource {
+            resource_index(n)
+                .map_or(0, |i| {
+                    shader_table::resource_address(i).saturating_add(a.offset.unwrap_or(0))
+                })
+                .to_le_bytes()
+                .to_vec()
+        } else if let Some(t) = &a.table {
+            t.first()
+                .and_then(|n| shader_table::heap_slot_of(n))
+                .and_then(|s| u32::try_from(s).ok())
+                .map_or(0, shader_table::heap_handle)
+                .to_le_bytes()
+                .to_vec()
+        } else {
+            Vec::new()
+        };
+        let at = (l.offset as usize).saturating_sub(id);
+        if let Some(dst) = out.get_mut(at..at + bytes.len()) {
+            dst.copy_from_slice(&bytes);
+        }
+    }
+    out
 }
 
 /// Fits every record's programs to `bound` (the reflection check), each record with
@@ -1166,7 +1230,40 @@ pub(crate) fn fit_pipeline<'a>(
     p: Pipeline,
     bound: &bind::BoundJob,
     named: &dyn Fn(&str) -> Option<&'a bind::BoundEntry>,
+    resource_index: &dyn Fn(&str) -> Option<usize>,
 ) -> Result<FittedPipeline, Where> {
+    // What `HitObject::LoadLocalRootTableConstant` reads: the bytes of tables in
+    // buffers, or the list form's arguments laid out as a record would hold them.
+    let arguments = match &p.arguments {
+        Some(a) => a.clone(),
+        None => {
+            let bytes = |rec: &Option<usize>| {
+                rec.and_then(|r| p.records.get(r))
+                    .map(|r| argument_bytes(r, resource_index))
+                    .unwrap_or_default()
+            };
+            RecordArguments {
+                miss: p
+                    .miss
+                    .records
+                    .iter()
+                    .map(|r| match r {
+                        TableRecord::Shader((_, rec)) => bytes(rec),
+                        _ => Vec::new(),
+                    })
+                    .collect(),
+                hit_groups: p
+                    .hit_groups
+                    .records
+                    .iter()
+                    .map(|r| match r {
+                        TableRecord::Shader((_, rec)) => bytes(rec),
+                        _ => Vec::new(),
+                    })
+                    .collect(),
+            }
+        }
+    };
     // The global root signature's registers bind its arguments for every program;
     // a record's local root signature then binds its own on top.
     let global_view;
@@ -1262,6 +1359,7 @@ pub(crate) fn fit_pipeline<'a>(
         miss,
         hit_groups,
         callable,
+        arguments,
     })
 }
 
@@ -1325,7 +1423,13 @@ pub(crate) fn prepare_rays(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, 
             .and_then(|i| bound.resources.get(i))
             .or_else(|| shader_table::heap_slot_of(n).and_then(|s| bound.heap.get(s)))
     };
-    let mut f = fit_pipeline(pipeline, &bound, &named).map_err(|w| {
+    let resource_index = |n: &str| {
+        job.file
+            .resources
+            .iter()
+            .position(|e| e.name.as_deref() == Some(n))
+    };
+    let mut f = fit_pipeline(pipeline, &bound, &named, &resource_index).map_err(|w| {
         w.into_job(|part, m| match part {
             Part::Program => program_err(m),
             Part::Rays => rays_err(m),

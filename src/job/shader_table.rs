@@ -207,7 +207,7 @@ fn record_bytes(
 }
 
 /// A constant's 32 bits (integers as their pattern, floats as `f32`).
-fn constant_word(v: ConstantValue) -> Result<u32, String> {
+pub(crate) fn constant_word(v: ConstantValue) -> Result<u32, String> {
     match v {
         ConstantValue::Integer(i) => u32::try_from(i)
             .or_else(|_| i32::try_from(i).map(|s| s as u32))
@@ -397,6 +397,26 @@ pub(crate) fn decode_table<T>(
         records,
         zero_stride,
     })
+}
+
+/// The bytes after the identifier of each of the first `count` records of `t`: to the
+/// next record (a nonzero stride), else to the end of the range (what a program reading
+/// the record's memory past its local root arguments would find there).
+pub(crate) fn record_arguments(t: &TableBytes, count: usize) -> Vec<Vec<u8>> {
+    let id = SHADER_IDENTIFIER_SIZE as u64;
+    let len = t.bytes.len() as u64;
+    (0..count as u64)
+        .map(|i| {
+            let at = i * t.stride.unwrap_or(0);
+            let end = match t.stride {
+                Some(s) if s > 0 => at.saturating_add(s).min(len),
+                _ => len,
+            };
+            slice(&t.bytes, at + id, end.saturating_sub(at + id))
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// `len` bytes of `b` from `at`, when they are all there.

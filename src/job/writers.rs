@@ -18,8 +18,9 @@
 //! draw order within the tile that owns it, so a sample's last writer does not depend on
 //! worker threads. A draw with a write sink runs on one worker thread, its views one
 //! after another and within a view the stages in the order the pipeline runs them, so
-//! its UAV writes come in one order too; a dispatch's groups run in parallel unless the
-//! plan has one worker.
+//! its UAV writes come in one order too, and so does a `DispatchRays` with a write sink
+//! (its ray-generation waves then run one after another); a dispatch's groups run in
+//! parallel unless the plan has one worker.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;

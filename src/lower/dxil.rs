@@ -127,10 +127,7 @@ pub const HIGHEST_SHADER_MODEL: (u8, u8) = (6, 9);
 
 /// What of the shader models up to [`HIGHEST_SHADER_MODEL`] the lowering still refuses,
 /// each with the shader model that added it.
-pub const REFUSED_FEATURES: &[&str] = &[
-    "work graph node programs (6.8)",
-    "Shader Execution Reordering's HitObject_LoadLocalRootTableConstant (6.9)",
-];
+pub const REFUSED_FEATURES: &[&str] = &["work graph node programs (6.8)"];
 
 /// The one-line statement of [`HIGHEST_SHADER_MODEL`] and [`REFUSED_FEATURES`].
 pub fn runs_statement() -> String {

@@ -19,8 +19,23 @@
 //! lane's instruction, as a wave of its own with one live lane, and returns before the
 //! caller's next lane is served. Lanes of a wave are served in lane order. The results
 //! are therefore deterministic and independent of wave sizes, and a lane's nested
-//! programs see exactly the payload its own program wrote. Ray generation runs on the
-//! calling thread, one wave after another.
+//! programs see exactly the payload its own program wrote.
+//!
+//! # Workers
+//!
+//! The ray-generation waves are handed out in launch order to the plan's worker threads
+//! (`Plan::threads`; 0 = all cores), capped at the cores and at the waves, as a compute
+//! dispatch hands out its groups (`pipeline::dispatch`). A wave and every program its
+//! lanes invoke run on the thread that took it, so each ray's any-hit, intersection,
+//! closest-hit, miss and callable programs run in the same order for any worker count,
+//! and so do its traversals. The outputs are therefore the same for any worker count,
+//! except where programs of different launch indices race on one address: atomics whose
+//! returned value or final order a program depends on, or plain writes of two rays to
+//! one place (as for a compute dispatch's groups, D3D12 orders neither). When waves
+//! fail, the error of the lowest-numbered failing wave is returned (the waves below it
+//! still finish). A traced launch (the debugger's), and one whose memory writes are
+//! heard (`capture`, `debug`'s write attribution: the last writer is the serial
+//! order's), run on the calling thread.
 //!
 //! # Choices where D3D leaves things undefined
 //!
@@ -40,6 +55,8 @@
 //!   is undefined). The job file checks the shader configuration's maxima.
 
 use std::cell::{Cell, RefCell};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::dispatch::Bindings;
 use super::plan::Plan;
@@ -145,6 +162,18 @@ impl<T> From<Vec<T>> for ShaderTable<T> {
     }
 }
 
+/// The local root arguments of the miss and hit-group tables' records, as the bytes
+/// that follow each record's shader identifier ("Shader table memory initialization"),
+/// in record order (a zero-stride table has one record): what
+/// `HitObject::LoadLocalRootTableConstant` reads. A record missing here has none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordArguments {
+    /// The miss table's records.
+    pub miss: Vec<Vec<u8>>,
+    /// The hit-group table's records.
+    pub hit_groups: Vec<Vec<u8>>,
+}
+
 /// A ray-tracing pipeline state and its shader table, in the order of the table's
 /// records: programs by index into `programs`.
 pub struct RayPipeline<'a> {
@@ -165,6 +194,8 @@ pub struct RayPipeline<'a> {
     /// every `TraceRay`, without showing in `RayFlags()` (DXR spec
     /// "D3D12_RAYTRACING_PIPELINE_FLAGS"); other bits change nothing.
     pub pipeline_flags: u32,
+    /// The miss and hit-group records' local root arguments.
+    pub arguments: RecordArguments,
 }
 
 /// The hit group a NULL hit-group record stands for: no programs.
@@ -207,6 +238,10 @@ pub struct RaysReport {
     pub rays: u64,
     /// Nodes, instances and primitives the traversals visited.
     pub traversal: u64,
+    /// Worker threads the ray-generation waves ran on.
+    pub threads: usize,
+    /// Worker threads asked for (0 asks for all cores, and is counted as them).
+    pub threads_asked: usize,
 }
 
 /// The most rays one `DispatchRays` launches: `Width × Height × Depth` at most 2^30
@@ -233,6 +268,8 @@ pub struct RaysWork {
     pub max_recursion_depth: u32,
     /// `D3D12_RAYTRACING_PIPELINE_CONFIG1::Flags` (see [`RayPipeline::pipeline_flags`]).
     pub pipeline_flags: u32,
+    /// The miss and hit-group records' local root arguments.
+    pub arguments: RecordArguments,
     /// `Width`, `Height`, `Depth`.
     pub dims: [u32; 3],
 }
@@ -304,6 +341,7 @@ impl RaysWork {
             callable: self.callable.clone(),
             max_recursion_depth: self.max_recursion_depth,
             pipeline_flags: self.pipeline_flags,
+            arguments: self.arguments.clone(),
         };
         let traced = match trace {
             Some(t) => {
@@ -370,7 +408,8 @@ impl RaysWork {
             }
             None => None,
         };
-        let rays = dispatch_rays_with(&p, self.dims, budget, traced.as_ref(), writes)?;
+        let rays =
+            dispatch_rays_with(&p, self.dims, budget, traced.as_ref(), writes, plan.threads)?;
         Ok(RaysWorkReport {
             rays,
             wave_size,
@@ -503,14 +542,79 @@ struct RayLog<'a> {
     trace: Option<&'a NestedTracing<'a>>,
 }
 
-/// Runs `DispatchRays(width, height, depth)`. A dimension of 0 launches no ray
-/// (D3D12); more than [`MAX_DISPATCH_RAYS`] rays in all is an error.
+/// Runs `DispatchRays(width, height, depth)` on the calling thread. A dimension of 0
+/// launches no ray (D3D12); more than [`MAX_DISPATCH_RAYS`] rays in all is an error.
 pub fn dispatch_rays(
     p: &RayPipeline<'_>,
     dims: [u32; 3],
     budget: &RunBudget,
 ) -> Result<RaysReport, ExecError> {
-    dispatch_rays_with(p, dims, budget, None, None)
+    dispatch_rays_with(p, dims, budget, None, None, 1)
+}
+
+/// [`dispatch_rays`] with its ray-generation waves over `threads` worker threads (0: all
+/// cores; see the module doc's "Workers").
+pub fn dispatch_rays_on(
+    p: &RayPipeline<'_>,
+    dims: [u32; 3],
+    budget: &RunBudget,
+    threads: usize,
+) -> Result<RaysReport, ExecError> {
+    dispatch_rays_with(p, dims, budget, None, None, threads)
+}
+
+/// The lane mask of a wave of `n` live lanes.
+fn live_lanes(n: u64) -> u128 {
+    if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    }
+}
+
+/// The frame of a ray-generation wave (depth 0, no ray, no hit).
+fn launch_frame<'r>(
+    p: &'r RayPipeline<'r>,
+    dims: [u32; 3],
+    counters: &'r Counters,
+    log: Option<&'r RayLog<'r>>,
+    writes: Option<&'r dyn WriteSink>,
+) -> Frame<'r, 'r> {
+    Frame {
+        p,
+        dims,
+        counters,
+        depth: 0,
+        calls: 0,
+        index: None,
+        ray: None,
+        hit: None,
+        kind: Kind::Plain,
+        log,
+        call: 0,
+        writes,
+        program: Cell::new(p.raygen),
+        lane: 0,
+        run: Cell::new(None),
+        traced: Cell::new(false),
+    }
+}
+
+/// Runs the untraced ray-generation wave of launch-linear lanes `first .. first + n`.
+fn run_wave(
+    p: &RayPipeline<'_>,
+    dims: [u32; 3],
+    counters: &Counters,
+    runner: &mut StageRunner<'_>,
+    first: u64,
+    n: u64,
+    writes: Option<&dyn WriteSink>,
+) -> Result<crate::exec::WaveRun, ExecError> {
+    let frame = launch_frame(p, dims, counters, None, writes);
+    for l in 0..n {
+        runner.set_tag(l as usize, u32::try_from(first + l).unwrap_or(u32::MAX));
+    }
+    runner.run_rays_writes(live_lanes(n), &frame, writes)
 }
 
 fn dispatch_rays_with(
@@ -519,6 +623,7 @@ fn dispatch_rays_with(
     budget: &RunBudget,
     trace: Option<&RayTrace<'_>>,
     writes: Option<&dyn WriteSink>,
+    threads: usize,
 ) -> Result<RaysReport, ExecError> {
     if p.max_recursion_depth > MAX_RECURSION_DEPTH {
         return Err(ExecError::Dispatch(format!(
@@ -537,7 +642,46 @@ fn dispatch_rays_with(
             dims[0], dims[1], dims[2]
         )));
     }
-    let mut report = RaysReport::default();
+    let w = raygen.wave_size() as u64;
+    let waves = total.div_ceil(w.max(1));
+    // The debugger's hook hears one thread, and a write sink's "last writer" is the
+    // serial order's: a traced launch, or one whose writes are heard, runs on the
+    // calling thread (as a draw with a write sink runs on one worker).
+    let cores = super::plan::cores();
+    let requested = if threads == 0 { cores } else { threads };
+    let workers = if trace.is_some() || writes.is_some() {
+        1
+    } else {
+        requested
+            .min(cores)
+            .min(usize::try_from(waves).unwrap_or(usize::MAX))
+            .max(1)
+    };
+    let mut report = if workers > 1 {
+        dispatch_rays_parallel(p, raygen, dims, budget, writes, total, workers)?
+    } else {
+        dispatch_rays_serial(p, raygen, dims, budget, trace, writes, total)?
+    };
+    report.lanes = total;
+    report.threads_asked = requested;
+    Ok(report)
+}
+
+/// The ray-generation waves one after another on the calling thread (and the traced
+/// wave, if any, through the debugger's hook).
+fn dispatch_rays_serial(
+    p: &RayPipeline<'_>,
+    raygen: &StageProgram<'_>,
+    dims: [u32; 3],
+    budget: &RunBudget,
+    trace: Option<&RayTrace<'_>>,
+    writes: Option<&dyn WriteSink>,
+    total: u64,
+) -> Result<RaysReport, ExecError> {
+    let mut report = RaysReport {
+        threads: 1,
+        ..RaysReport::default()
+    };
     let counters = Counters::default();
     let mut runner = StageRunner::new(raygen);
     let mut debug = trace.map(|t| StageRunner::new(&t.program));
@@ -556,40 +700,19 @@ fn dispatch_rays_with(
             (Some(t), Some(d)) if next / w == t.wave => Some((t, d)),
             _ => None,
         };
-        let log = traced.as_ref().map(|_| RayLog {
-            first_tag: u32::try_from(next).unwrap_or(u32::MAX),
-            runs: RefCell::new(Vec::new()),
-            calls: RefCell::new(vec![0; n as usize]),
-            trace: trace.and_then(|t| t.nested.as_ref()),
-        });
-        let frame = Frame {
-            p,
-            dims,
-            counters: &counters,
-            depth: 0,
-            calls: 0,
-            index: None,
-            ray: None,
-            hit: None,
-            kind: Kind::Plain,
-            log: log.as_ref(),
-            call: 0,
-            writes,
-            program: Cell::new(p.raygen),
-            lane: 0,
-            run: Cell::new(None),
-            traced: Cell::new(false),
-        };
-        let lanes = if n >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << n) - 1
-        };
         let run = match traced {
             Some((t, d)) => {
+                let log = RayLog {
+                    first_tag: u32::try_from(next).unwrap_or(u32::MAX),
+                    runs: RefCell::new(Vec::new()),
+                    calls: RefCell::new(vec![0; n as usize]),
+                    trace: t.nested.as_ref(),
+                };
+                let frame = launch_frame(p, dims, &counters, Some(&log), writes);
                 for l in 0..n {
                     d.set_tag(l as usize, u32::try_from(next + l).unwrap_or(u32::MAX));
                 }
+                let lanes = live_lanes(n);
                 let mut out = None;
                 t.hook.observe(&mut |o| {
                     out = Some(d.run_rays_traced(lanes, &frame, None, o));
@@ -602,16 +725,10 @@ fn dispatch_rays_with(
                     wave_size: w as u32,
                     ..Traced::default()
                 });
-                t.hook
-                    .set_rays(log.map(|l| l.runs.into_inner()).unwrap_or_default());
+                t.hook.set_rays(log.runs.into_inner());
                 run?
             }
-            None => {
-                for l in 0..n {
-                    runner.set_tag(l as usize, u32::try_from(next + l).unwrap_or(u32::MAX));
-                }
-                runner.run_rays_writes(lanes, &frame, writes)?
-            }
+            None => run_wave(p, dims, &counters, &mut runner, next, n, writes)?,
         };
         report.lane_instructions = report
             .lane_instructions
@@ -621,9 +738,107 @@ fn dispatch_rays_with(
             .map_err(|s| budget.error(s, next, total, "ray-generation lanes"))?;
         next += n;
     }
-    report.lanes = total;
     report.rays = counters.rays.get();
     report.traversal = counters.traversal.get();
+    Ok(report)
+}
+
+/// The ray-generation waves handed out in launch order to `workers` threads, as a
+/// compute dispatch hands out groups (`pipeline::dispatch`, "Workers"). Each wave and
+/// everything its lanes invoke runs on one thread, so each ray's programs run in the
+/// order they would on one; when waves fail, the lowest-numbered wave's error is
+/// returned (waves below it still finish).
+fn dispatch_rays_parallel(
+    p: &RayPipeline<'_>,
+    raygen: &StageProgram<'_>,
+    dims: [u32; 3],
+    budget: &RunBudget,
+    writes: Option<&dyn WriteSink>,
+    total: u64,
+    workers: usize,
+) -> Result<RaysReport, ExecError> {
+    let w = raygen.wave_size() as u64;
+    let waves = total.div_ceil(w);
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let stop = AtomicU64::new(u64::MAX);
+    let errors: Mutex<Vec<(u64, ExecError)>> = Mutex::new(Vec::new());
+    // A few waves per claim, so the workers do not pass the counter's cache line back
+    // and forth once per wave.
+    let claim = (waves / (workers as u64 * 64)).clamp(1, 8);
+    let worker = || -> RaysReport {
+        let mut runner = StageRunner::new(raygen);
+        let counters = Counters::default();
+        let mut mine = RaysReport::default();
+        let mut claimed = 0..0;
+        loop {
+            let i = match claimed.next() {
+                Some(i) => i,
+                None => {
+                    let first = next.fetch_add(claim, Ordering::Relaxed);
+                    claimed = first + 1..(first + claim).min(waves);
+                    first
+                }
+            };
+            if i >= waves || i > stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let first = i * w;
+            let n = (total - first).min(w);
+            let fail = |e: ExecError| {
+                stop.fetch_min(i, Ordering::Relaxed);
+                errors
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((i, e));
+            };
+            match run_wave(p, dims, &counters, &mut runner, first, n, writes) {
+                Ok(run) => {
+                    mine.lane_instructions =
+                        mine.lane_instructions.saturating_add(run.lane_instructions);
+                    if let Err(s) = budget.charge(run.lane_instructions) {
+                        let finished = done.load(Ordering::Relaxed);
+                        fail(budget.error(s, finished, total, "ray-generation lanes"));
+                    }
+                }
+                Err(e) => fail(e),
+            }
+            done.fetch_add(n, Ordering::Relaxed);
+        }
+        mine.rays = counters.rays.get();
+        mine.traversal = counters.traversal.get();
+        mine
+    };
+    let mut started = workers;
+    let all: Vec<RaysReport> = crossbeam::thread::scope(|s| {
+        // A refused spawn (the system's thread limit) is not fatal: the workers that
+        // did start, and this thread, share the waves.
+        let mut handles = Vec::with_capacity(workers - 1);
+        for _ in 1..workers {
+            match s.builder().spawn(|_| worker()) {
+                Ok(h) => handles.push(h),
+                Err(_) => break,
+            }
+        }
+        started = handles.len() + 1;
+        let mut all = vec![worker()];
+        all.extend(handles.into_iter().map(|h| h.join().unwrap_or_default()));
+        all
+    })
+    .unwrap_or_default();
+    let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(pos) = (0..errors.len()).min_by_key(|&k| errors[k].0) {
+        return Err(errors.swap_remove(pos).1);
+    }
+    let mut report = RaysReport {
+        threads: started,
+        ..RaysReport::default()
+    };
+    for r in all {
+        report.lane_instructions = report.lane_instructions.saturating_add(r.lane_instructions);
+        report.rays = report.rays.saturating_add(r.rays);
+        report.traversal = report.traversal.saturating_add(r.traversal);
+    }
     Ok(report)
 }
 
@@ -1342,6 +1557,65 @@ impl RayContext for Frame<'_, '_> {
             flags: hit.flags,
         };
         self.shade(tag, call, info, shade, payload)
+    }
+
+    fn local_root_constant(
+        &self,
+        tag: u32,
+        hit: &HitObject,
+        offset: u32,
+    ) -> Result<u32, ExecError> {
+        // HLSL proposal 0027 "HitObject::LoadLocalRootTableConstant": a NOP hit object,
+        // or one from a ray query without a shader table index, reads 0.
+        let Some(index) = hit.index else {
+            return Ok(0);
+        };
+        let (name, table, args) = match hit.kind {
+            HitObjectKind::Nop => return Ok(0),
+            HitObjectKind::Hit => (
+                "hit-group",
+                (self.p.hit_groups.len(), self.p.hit_groups.zero_stride),
+                &self.p.arguments.hit_groups,
+            ),
+            HitObjectKind::Miss => (
+                "miss",
+                (self.p.miss.len(), self.p.miss.zero_stride),
+                &self.p.arguments.miss,
+            ),
+        };
+        let what = || {
+            format!(
+                "{}: HitObject::LoadLocalRootTableConstant({offset}) of {name} record {index}",
+                self.lane(tag)
+            )
+        };
+        // "RootConstantOffsetInBytes must be a multiple of 4."
+        if offset % 4 != 0 {
+            return Err(ExecError::Dispatch(format!(
+                "{}: the offset is not a multiple of 4 (HLSL proposal 0027 requires one)",
+                what()
+            )));
+        }
+        // A zero-stride table reads record 0 for every index ("Shader record stride").
+        let (len, zero_stride) = table;
+        let i = if zero_stride { 0 } else { index as usize };
+        if i >= len {
+            return Err(ExecError::Dispatch(format!(
+                "{}: the record is past the {name} table of {len} (D3D12 leaves this undefined; dxlane stops)",
+                what()
+            )));
+        }
+        let bytes = args.get(i).map_or(&[][..], Vec::as_slice);
+        let at = offset as usize;
+        match bytes.get(at..at + 4) {
+            Some(b) => Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            None => Err(ExecError::Dispatch(format!(
+                "{}: bytes {at}..{} pass the record's {} bytes of local root arguments (D3D12 would read whatever the table holds there; dxlane stops)",
+                what(),
+                at + 4,
+                bytes.len()
+            ))),
+        }
     }
 
     fn call(&self, tag: u32, index: u32, parameter: &mut [u32]) -> Result<u64, ExecError> {

@@ -290,6 +290,52 @@ fn the_picture_is_the_golden_and_the_reference_tracers() {
     assert!(through >= 100, "{through} pixels seen through the cut-out");
 }
 
+/// The ray-generation waves run on worker threads, and the picture does not depend on
+/// how many: the example on one worker and on as many as the machine has (at least
+/// two are asked for) writes the same bytes and counts the same rays, traversal steps
+/// and lane-instructions (every ray's programs and traversal run on one thread, in the
+/// order they would on one worker: `pipeline::rays`, "Workers"; the DXR spec leaves the
+/// order of rays of different launch indices open, and these rays share no memory).
+#[test]
+fn the_picture_is_the_same_on_any_number_of_workers() {
+    use dxlane::exec::jit::Engine;
+    use dxlane::job::{self, Finished, Job, RunOptions};
+    let path = common::root().join("examples/cornell.toml");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut runs = Vec::new();
+    for threads in [1, cores.max(2)] {
+        let dir = common::scratch()
+            .join("cornell-workers")
+            .join(threads.to_string());
+        std::fs::create_dir_all(&dir).unwrap();
+        let opts = RunOptions {
+            engine: Some(Engine::Jit),
+            threads: Some(threads),
+            out_dir: Some(dir.clone()),
+            summary: Some(dir.join("summary.json")),
+            ..common::run_options()
+        };
+        let r = Job::load(&path)
+            .and_then(|j| job::prepare(j, &opts))
+            .and_then(|p| p.execute(&opts))
+            .unwrap_or_else(|e| panic!("cornell on {threads} workers: {e}"));
+        let Finished::Rays(r) = r else {
+            panic!("cornell: not a [rays] job")
+        };
+        // As many workers as asked for, up to the cores.
+        assert_eq!(r.summary.threads, threads.min(cores), "{threads} asked for");
+        let png = std::fs::read(&r.summary.outputs[0].path).unwrap();
+        let s = &r.summary;
+        runs.push((png, s.rays, s.traversal, s.lane_instructions));
+    }
+    assert!(runs[0].0 == runs[1].0, "the pictures differ");
+    assert_eq!(
+        (runs[0].1, runs[0].2, runs[0].3),
+        (runs[1].1, runs[1].2, runs[1].3),
+        "rays, traversal and lane-instructions"
+    );
+}
+
 /// The rasterized twin's picture (RGBA8 texels), on both engines, alike byte for byte.
 fn raster_picture() -> Vec<[u8; 4]> {
     use dxlane::exec::jit::Engine;

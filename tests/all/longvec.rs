@@ -806,11 +806,19 @@ fn info_states_the_highest_shader_model() {
     );
 }
 
-/// The refusal the statement lists is real: SER's `HitObject_LoadLocalRootTableConstant`
-/// is refused by name (if the lowering learns it, the statement must change). The rest
-/// of SER and `AllocateRayQuery2` run (`tests/all/ser.rs`).
+/// SM 6.9 lists no refusal: SER's last operation, `HitObject_LoadLocalRootTableConstant`,
+/// lowers (`tests/all/ser.rs` runs it), and like every `HitObject` operation it is refused
+/// by name outside ray generation, closest-hit and miss programs (HLSL proposal 0027,
+/// "Valid Shader Stages"), here in a compute program.
 #[test]
-fn the_listed_sm_6_9_refusals_are_refused() {
+fn sm_6_9_lists_no_refusal_and_hit_objects_keep_their_stages() {
+    assert!(
+        !dxlane::lower::dxil::REFUSED_FEATURES
+            .iter()
+            .any(|f| f.contains("6.9")),
+        "{:?}",
+        dxlane::lower::dxil::REFUSED_FEATURES
+    );
     let op = DxOp::HitObject_LoadLocalRootTableConstant;
     let mut mb = Mb::new(DL16);
     mb.block();
@@ -820,7 +828,11 @@ fn the_listed_sm_6_9_refusals_are_refused() {
     let h = mb.handle(1, 0, 0);
     mb.store_word(h, z, r);
     let e = refusal(&container(mb, &[Uav::Raw], [1, 1, 1]));
-    assert!(e.contains(&format!("{op}")), "{e}");
+    assert!(
+        e.contains(&format!("{op}"))
+            && e.contains("ray generation, closest-hit and miss programs only"),
+        "{e}"
+    );
 }
 
 /// The listing of the long-vector modules: vector types, vector `dx.op` overloads and

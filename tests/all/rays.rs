@@ -175,6 +175,7 @@ impl Programs {
             callable: vec![3].into(),
             max_recursion_depth: depth,
             pipeline_flags: self.pipeline_flags,
+            arguments: Default::default(),
         };
         let budget = RunBudget::new(&Limits::default());
         let report = dispatch_rays(&pipeline, [w, h, 1], &budget).map_err(|e| e.to_string())?;

@@ -509,6 +509,189 @@ fn rg_query() -> Vec<u8> {
     l.finish_as("rg_query", RAYGEN, None, SM_MINOR)
 }
 
+/// `HitObject::LoadLocalRootTableConstant(h, offset)`.
+fn load_local(l: &mut L, h: ValueId, offset: i64) -> ValueId {
+    let i32t = l.i32t;
+    let o = l.i(offset);
+    l.mb.dx(
+        "hitObject_LoadLocalRootTableConstant",
+        DxOp::HitObject_LoadLocalRootTableConstant,
+        &[h, o],
+        i32t,
+    )
+}
+
+/// `HitObject::TraceRay` (flags 0), then `LoadLocalRootTableConstant` of the record the
+/// object names at bytes 0 and 4, of a NOP hit object at byte 8, and
+/// `GetShaderTableIndex()` (row 0); after `SetShaderTableIndex(0)`, bytes 0 and 4 again
+/// (row 1, then zeros).
+fn rg_local() -> Vec<u8> {
+    let mut l = L::new();
+    l.mb.block();
+    let r = lane_ray(&mut l);
+    let p = payload(&mut l, [0.0; 4]);
+    let h = ho_trace(&mut l, &r, 0, p);
+    let (c0, c1) = (load_local(&mut l, h, 0), load_local(&mut l, h, 4));
+    let ho = hit_object_ty(&mut l);
+    let nop =
+        l.mb.dx("hitObject_MakeNop", DxOp::HitObject_MakeNop, &[], ho);
+    let c2 = load_local(&mut l, nop, 8);
+    let i32t = l.i32t;
+    let index = l.mb.dx(
+        "hitObject_StateScalar.i32",
+        DxOp::HitObject_ShaderTableIndex,
+        &[h],
+        i32t,
+    );
+    let row0 = [c0, c1, c2, index].map(|v| bits(&mut l, v, false));
+    store(&mut l, r.x, 0, row0);
+    let zero = l.i(0);
+    let h0 = l.mb.dx(
+        "hitObject_SetShaderTableIndex",
+        DxOp::HitObject_SetShaderTableIndex,
+        &[h, zero],
+        ho,
+    );
+    let (d0, d1) = (load_local(&mut l, h0, 0), load_local(&mut l, h0, 4));
+    let (d0, d1) = (bits(&mut l, d0, false), bits(&mut l, d1, false));
+    let z = l.f(0.0);
+    store(&mut l, r.x, 1, [d0, d1, z, z]);
+    l.finish_as("rg_local", RAYGEN, None, SM_MINOR)
+}
+
+/// `LoadLocalRootTableConstant(HitObject::TraceRay(…), offset)` into row 0.
+fn rg_local_at(name: &str, offset: i64) -> Vec<u8> {
+    let mut l = L::new();
+    l.mb.block();
+    let r = lane_ray(&mut l);
+    let p = payload(&mut l, [0.0; 4]);
+    let h = ho_trace(&mut l, &r, 0, p);
+    let c = load_local(&mut l, h, offset);
+    let c = bits(&mut l, c, false);
+    let z = l.f(0.0);
+    store(&mut l, r.x, 0, [c, z, z, z]);
+    l.finish_as(name, RAYGEN, None, SM_MINOR)
+}
+
+/// A closest-hit program for procedural hits with two floats of attributes `(a, b)`:
+/// payload (`HitKind()`, `RayTCurrent()`, a, b).
+fn ch_proc() -> Vec<u8> {
+    let mut l = L::new();
+    let p = l.payload_param();
+    let f = l.f32t;
+    let attr_ty = l.mb.named("struct.Attributes", vec![f, f]);
+    let ap = l.ptr(attr_ty);
+    let a = l.mb.param(ap);
+    l.mb.block();
+    let i32t = l.i32t;
+    let kind = l.mb.dx("hitKind.i32", DxOp::HitKind, &[], i32t);
+    let kind = l.mb.cast(CastOp::UiToFp, kind, f);
+    let t = l.mb.dx("rayTCurrent.f32", DxOp::RayTCurrent, &[], f);
+    let (x, y) = (l.load_field(attr_ty, a, 0), l.load_field(attr_ty, a, 1));
+    let ty = l.payload;
+    l.store_fields(ty, p, &[kind, t, x, y]);
+    l.finish_as("ch_proc", CLOSEST_HIT, Some((16, 8)), SM_MINOR)
+}
+
+/// A ray query (`RayQuery<RAY_FLAG_NONE>`) of the lane's ray over the procedural scene:
+/// one `Proceed()` meets the box's AABB as a procedural candidate, which
+/// `CommitProceduralPrimitiveHit(1.5)` commits; `HitObject::FromRayQuery(q, 7, attrs)`
+/// with attributes (0.5 + x, 0.75) and `SetShaderTableIndex(2)` then `Invoke` runs
+/// `ch_proc` (row 0); the object's `GetHitKind()`, `IsHit()`, attribute a
+/// (`GetAttributes`) and `GetObjectRayOrigin().z` in row 1.
+fn rg_proc() -> Vec<u8> {
+    let mut l = L::new();
+    l.mb.block();
+    let r = lane_ray(&mut l);
+    let i32t = l.i32t;
+    let f = l.f32t;
+    let fl = l.i(0);
+    let q =
+        l.mb.dx("allocateRayQuery", DxOp::AllocateRayQuery, &[fl], i32t);
+    let scene = l.handle(Res::Scene);
+    let mask = l.i(0xff);
+    let void = l.mb.void();
+    l.mb.dx(
+        "rayQuery_TraceRayInline",
+        DxOp::RayQuery_TraceRayInline,
+        &[
+            q,
+            scene,
+            fl,
+            mask,
+            r.origin[0],
+            r.origin[1],
+            r.origin[2],
+            r.t_min,
+            r.dir[0],
+            r.dir[1],
+            r.dir[2],
+            r.t_max,
+        ],
+        void,
+    );
+    let b = l.mb.int(1);
+    l.mb.dx("rayQuery_Proceed.i1", DxOp::RayQuery_Proceed, &[q], b);
+    let t = l.f(1.5);
+    l.mb.dx(
+        "rayQuery_CommitProceduralPrimitiveHit",
+        DxOp::RayQuery_CommitProceduralPrimitiveHit,
+        &[q, t],
+        void,
+    );
+    let attr_ty = l.mb.named("struct.Attributes", vec![f, f]);
+    let attrs = l.alloca(attr_ty);
+    let xf = l.mb.cast(CastOp::UiToFp, r.x, f);
+    let half = l.f(0.5);
+    let a = l.mb.bin(dxlane::dxil::llvm::BinOp::Add, xf, half, f);
+    let bv = l.f(0.75);
+    l.store_fields(attr_ty, attrs, &[a, bv]);
+    let ho = hit_object_ty(&mut l);
+    let kind = l.i(7);
+    let h = l.mb.dx(
+        "hitObject_FromRayQueryWithAttrs.struct.Attributes",
+        DxOp::HitObject_FromRayQueryWithAttrs,
+        &[q, kind, attrs],
+        ho,
+    );
+    let two = l.i(2);
+    let h2 = l.mb.dx(
+        "hitObject_SetShaderTableIndex",
+        DxOp::HitObject_SetShaderTableIndex,
+        &[h, two],
+        ho,
+    );
+    let p = payload(&mut l, [0.0; 4]);
+    invoke(&mut l, h2, p);
+    store_payload(&mut l, r.x, 0, p);
+    let hk = l.mb.dx(
+        "hitObject_StateScalar.i32",
+        DxOp::HitObject_HitKind,
+        &[h2],
+        i32t,
+    );
+    let is_hit =
+        l.mb.dx("hitObject_StateScalar.i1", DxOp::HitObject_IsHit, &[h2], b);
+    let back = l.alloca(attr_ty);
+    l.mb.dx(
+        "hitObject_Attributes.struct.Attributes",
+        DxOp::HitObject_Attributes,
+        &[h2, back],
+        void,
+    );
+    let ga = l.load_field(attr_ty, back, 0);
+    let c2 = l.i(2);
+    let oz = l.mb.dx(
+        "hitObject_StateVector.f32",
+        DxOp::HitObject_ObjectRayOrigin,
+        &[h2, c2],
+        f,
+    );
+    let (hk, is_hit) = (bits(&mut l, hk, false), bits(&mut l, is_hit, true));
+    store(&mut l, r.x, 1, [hk, is_hit, ga, oz]);
+    l.finish_as("rg_proc", RAYGEN, None, SM_MINOR)
+}
+
 /// The libraries, written to the scratch folder once per test: (export, path).
 fn libraries(tag: &str) -> Vec<(String, PathBuf)> {
     let dir = common::scratch().join("ser").join(tag);
@@ -524,6 +707,11 @@ fn libraries(tag: &str) -> Vec<(String, PathBuf)> {
         ("rg_nop", rg_nop()),
         ("rg_get", rg_get()),
         ("rg_query", rg_query()),
+        ("rg_local", rg_local()),
+        ("rg_local_2", rg_local_at("rg_local_2", 2)),
+        ("rg_local_8", rg_local_at("rg_local_8", 8)),
+        ("ch_proc", ch_proc()),
+        ("rg_proc", rg_proc()),
     ];
     libs.into_iter()
         .map(|(n, bytes)| {
@@ -534,30 +722,54 @@ fn libraries(tag: &str) -> Vec<(String, PathBuf)> {
         .collect()
 }
 
+/// What a job changes from the scene and tables of the module doc.
+#[derive(Default, Clone, Copy)]
+struct Setup<'a> {
+    /// The instance's `flags` list.
+    instance_flags: &'a str,
+    /// Replaces the `miss` and `hit_groups` lines.
+    tables: Option<&'a str>,
+    /// Replaces the acceleration structures.
+    scene: Option<&'a str>,
+    /// Names the job file apart from the default one.
+    tag: &'a str,
+}
+
+/// The default scene's structures (the module doc).
+const TRIANGLE_SCENE: &str = "[[acceleration_structure]]\nname = \"tri\"\nlevel = \"bottom\"\n\
+[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
+vertices = { f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }\n\
+[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
+[[acceleration_structure.instance]]\nblas = \"tri\"\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\nid = 3\ncontribution = 1\n";
+
 /// Runs the `[rays]` job with ray generation export `raygen` under `engine`; the
 /// output texture (2 × 6 texels of four 32-bit words), as bits.
 fn run(
     libs: &[(String, PathBuf)],
     raygen: &str,
     engine: Engine,
-    instance_flags: &str,
+    setup: Setup<'_>,
 ) -> Result<Vec<[u32; 4]>, String> {
+    let instance_flags = setup.instance_flags;
     let path_of = |n: &str| {
         libs.iter()
             .find(|(e, _)| e == n)
             .map(|(_, p)| p.display().to_string())
             .unwrap()
     };
+    let tables = setup.tables.unwrap_or(
+        "miss = [\"miss_a\", \"miss_b\"]\n\
+hit_groups = [{ name = \"g0\", closest_hit = \"ch_a\" }, { name = \"g1\", closest_hit = \"ch_b\" }]",
+    );
+    let scene = match setup.scene {
+        Some(s) => s.to_string(),
+        None => format!("{TRIANGLE_SCENE}flags = [{instance_flags}]\n"),
+    };
     let text = format!(
-        "[program]\nlibraries = [\"{}\", \"{}\", \"{}\", \"{}\", \"{}\"]\n\
-[rays]\ndispatch = [2, 1, 1]\nraygen = \"{raygen}\"\nmiss = [\"miss_a\", \"miss_b\"]\n\
-hit_groups = [{{ name = \"g0\", closest_hit = \"ch_a\" }}, {{ name = \"g1\", closest_hit = \"ch_b\" }}]\n\
+        "[program]\nlibraries = [\"{}\", \"{}\", \"{}\", \"{}\", \"{}\", \"{}\"]\n\
+[rays]\ndispatch = [2, 1, 1]\nraygen = \"{raygen}\"\n{tables}\n\
 max_recursion_depth = 1\nmax_payload_size = 16\nmax_attribute_size = 8\n\
-[[acceleration_structure]]\nname = \"tri\"\nlevel = \"bottom\"\n\
-[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\n\
-vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
-[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
-[[acceleration_structure.instance]]\nblas = \"tri\"\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]\nid = 3\ncontribution = 1\nflags = [{instance_flags}]\n\
+{scene}\
 [[resource]]\nreg = \"t0\"\nkind = \"acceleration_structure\"\nacceleration_structure = \"scene\"\n\
 [[resource]]\nreg = \"u0\"\nkind = \"texture2d\"\nformat = \"R32G32B32A32_FLOAT\"\nwidth = 2\nheight = 6\n",
         path_of(raygen),
@@ -565,11 +777,12 @@ vertices = {{ f32 = [0, 0, 0, 1, 0, 0, 0, 1, 0] }}\n\
         path_of("ch_b"),
         path_of("miss_a"),
         path_of("miss_b"),
+        path_of("ch_proc"),
     );
     let dir = common::scratch().join("ser").join("jobs");
     std::fs::create_dir_all(&dir).unwrap();
     let tag = if instance_flags.is_empty() {
-        ""
+        setup.tag
     } else {
         ".omm"
     };
@@ -619,11 +832,115 @@ fn run_both(libs: &[(String, PathBuf)], raygen: &str) -> Vec<[u32; 4]> {
 
 /// [`run_both`] with the instance's `flags` list.
 fn run_both_with(libs: &[(String, PathBuf)], raygen: &str, flags: &str) -> Vec<[u32; 4]> {
+    run_both_setup(
+        libs,
+        raygen,
+        Setup {
+            instance_flags: flags,
+            ..Setup::default()
+        },
+    )
+}
+
+/// [`run_both`] with `setup`.
+fn run_both_setup(libs: &[(String, PathBuf)], raygen: &str, setup: Setup<'_>) -> Vec<[u32; 4]> {
     let interp =
-        run(libs, raygen, Engine::Interp, flags).unwrap_or_else(|e| panic!("{raygen}: {e}"));
-    let jit = run(libs, raygen, Engine::Jit, flags).unwrap_or_else(|e| panic!("{raygen}: {e}"));
+        run(libs, raygen, Engine::Interp, setup).unwrap_or_else(|e| panic!("{raygen}: {e}"));
+    let jit = run(libs, raygen, Engine::Jit, setup).unwrap_or_else(|e| panic!("{raygen}: {e}"));
     assert_eq!(interp, jit, "{raygen}: the engines differ");
     jit
+}
+
+/// Tables whose records carry two root constants each (a job-declared local root
+/// signature `[{ constants = 2, reg = "b3" }]`, which no program reads): miss record 0
+/// (51, 52), miss record 1 none, hit group 0 (1, 2), hit group 1 (17, 34).
+const LOCAL_TABLES: &str = "miss = [{ export = \"miss_a\", local_root_signature = [{ constants = 2, reg = \"b3\" }], local = [{ constants = [51, 52] }] }, \"miss_b\"]\n\
+hit_groups = [{ name = \"g0\", closest_hit = \"ch_a\", local_root_signature = [{ constants = 2, reg = \"b3\" }], local = [{ constants = [1, 2] }] }, \
+{ name = \"g1\", closest_hit = \"ch_b\", local_root_signature = [{ constants = 2, reg = \"b3\" }], local = [{ constants = [17, 34] }] }]";
+
+/// `HitObject::LoadLocalRootTableConstant` reads the 32-bit word at its byte offset
+/// from the start of the local root arguments, after the shader identifier, of the
+/// record the hit object names: lane 0's hit names hit group record 1 (17, 34), lane
+/// 1's miss miss record 0 (51, 52); a NOP reads 0 at any offset; after
+/// `SetShaderTableIndex(0)` the hit reads hit group 0's (1, 2) and the miss still miss
+/// record 0's (HLSL proposal 0027, "HitObject::LoadLocalRootTableConstant",
+/// "HitObject::SetShaderTableIndex").
+#[test]
+fn load_local_root_table_constant_reads_the_named_record() {
+    let libs = libraries("local");
+    let setup = Setup {
+        tables: Some(LOCAL_TABLES),
+        tag: ".local",
+        ..Setup::default()
+    };
+    let t = run_both_setup(&libs, "rg_local", setup);
+    assert_eq!(at(&t, 0, 0), [17, 34, 0, 1]);
+    assert_eq!(at(&t, 1, 0), [51, 52, 0, 0]);
+    assert_eq!(at(&t, 0, 1), [1, 2, 0, 0]);
+    assert_eq!(at(&t, 1, 1), [51, 52, 0, 0]);
+}
+
+/// An offset that is not a multiple of 4 ("`RootConstantOffsetInBytes` must be a
+/// multiple of 4") and one past the record's 8 bytes of arguments (D3D would read
+/// whatever the table holds there) are errors naming the ray, the offset and the record.
+#[test]
+fn load_local_root_table_constant_refuses_bad_offsets_by_name() {
+    let libs = libraries("local_bad");
+    let setup = Setup {
+        tables: Some(LOCAL_TABLES),
+        tag: ".local",
+        ..Setup::default()
+    };
+    let e = run(&libs, "rg_local_2", Engine::Interp, setup).unwrap_err();
+    assert!(
+        e.contains("ray (0, 0, 0)")
+            && e.contains("LoadLocalRootTableConstant(2)")
+            && e.contains("not a multiple of 4"),
+        "{e}"
+    );
+    let e = run(&libs, "rg_local_8", Engine::Interp, setup).unwrap_err();
+    assert!(
+        e.contains("ray (0, 0, 0)")
+            && e.contains("hit-group record 1")
+            && e.contains("bytes 8..12 pass the record's 8 bytes"),
+        "{e}"
+    );
+}
+
+/// `HitObject::FromRayQueryWithAttrs` of a committed procedural hit: the box
+/// (-1, -1, -1)–(3, 3, 1) under an instance moved to z = 2 meets both lanes' rays, the
+/// query commits it at t = 1.5, and the hit object carries hit kind 7 and the
+/// attributes (0.5 + x, 0.75) given to it; `SetShaderTableIndex(2)` and `Invoke` run
+/// hit group 2's `ch_proc`, which reads them and `RayTCurrent()` 1.5 (row 0: 7, 1.5,
+/// 0.5 + x, 0.75); the accessors read them too, and the object-space origin's z is
+/// 0 - 2 = -2 (row 1) (HLSL proposal 0027, "HitObject::FromRayQuery": "An overload
+/// takes a user-defined hit kind and custom attributes associated with
+/// COMMITTED_PROCEDURAL_PRIMITIVE_HIT").
+#[test]
+fn from_ray_query_with_attrs_invokes_a_procedural_hit() {
+    let libs = libraries("proc");
+    let scene = "[[acceleration_structure]]\nname = \"box\"\nlevel = \"bottom\"\n\
+[[acceleration_structure.geometry]]\ntype = \"aabbs\"\naabbs = { f32 = [-1, -1, -1, 3, 3, 1] }\n\
+[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n\
+[[acceleration_structure.instance]]\nblas = \"box\"\ntransform = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 2]\n";
+    let tables = "miss = [\"miss_a\"]\n\
+hit_groups = [{ name = \"g0\", closest_hit = \"ch_a\" }, { name = \"g1\", closest_hit = \"ch_b\" }, { name = \"g2\", closest_hit = \"ch_proc\" }]";
+    let setup = Setup {
+        tables: Some(tables),
+        scene: Some(scene),
+        tag: ".proc",
+        ..Setup::default()
+    };
+    let t = run_both_setup(&libs, "rg_proc", setup);
+    for x in 0..2 {
+        let a = 0.5 + x as f32;
+        assert_eq!(at(&t, x, 0), f([7.0, 1.5, a, 0.75]), "lane {x}");
+        assert_eq!(
+            at(&t, x, 1),
+            [7, 1, a.to_bits(), (-2f32).to_bits()],
+            "lane {x}"
+        );
+    }
 }
 
 /// `HitObject::TraceRay` then `HitObject::Invoke` is `TraceRay` (proposal 0027,

@@ -235,6 +235,7 @@ pub fn native(inst: &Inst) -> Native {
         | Inst::HitObjectSetIndex { .. }
         | Inst::HitObjectInvoke { .. }
         | Inst::HitObjectGet { .. }
+        | Inst::HitObjectLoadLocal { .. }
         | Inst::HitObjectAttributes { .. }
         | Inst::RawLoad { .. }
         | Inst::RawStore { .. }

@@ -913,12 +913,14 @@ impl Ctx<'_> {
                 let (max_recursion_depth, pipeline_flags, dims) =
                     (p.max_recursion_depth, p.pipeline_flags, p.dims);
                 let named = |n: &str| self.names.get(n).and_then(|&i| self.bound.resources.get(i));
-                let mut f = super::rays::fit_pipeline(p, &own, &named).map_err(|w| match w {
-                    super::rays::Where::At(_, m) => JobError::entry(&name, m),
-                    super::rays::Where::Job(x) => {
-                        JobError::entry(&name, format!("the bindings: {x}"))
-                    }
-                })?;
+                let index = |n: &str| self.names.get(n).copied();
+                let mut f =
+                    super::rays::fit_pipeline(p, &own, &named, &index).map_err(|w| match w {
+                        super::rays::Where::At(_, m) => JobError::entry(&name, m),
+                        super::rays::Where::Job(x) => {
+                            JobError::entry(&name, format!("the bindings: {x}"))
+                        }
+                    })?;
                 let work = f.work(max_recursion_depth, pipeline_flags, dims);
                 // One file per fitted program: the debugger finds a command's
                 // programs by `Command::program_count`.

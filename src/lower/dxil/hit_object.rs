@@ -4,7 +4,7 @@
 //! `ho_miss`, `ho_nop` and `ho_set_index`, each with a slot of its own (a hit object is
 //! the value that names its slot, as a ray query is); `_Invoke` an `ho_invoke`; the
 //! accessors (`hitObject_StateScalar`, `_StateVector`, `_StateMatrix`) an `ho_get`;
-//! `_Attributes` an `ho_attributes`. `MaybeReorderThread` becomes nothing: reordering
+//! `_LoadLocalRootTableConstant` an `ho_load_local`; `_Attributes` an `ho_attributes`. `MaybeReorderThread` becomes nothing: reordering
 //! changes no result (HLSL proposal 0027, "Reorder points"), so dxlane keeps lane order.
 //!
 //! Owns: the operand orders of those calls (DXIL.rst, as dxc emits them: the hit object
@@ -51,13 +51,6 @@ impl<'m> FnLower<'m> {
     pub(super) fn hit_object(&mut self, c: &DxOpCall<'m>, res: Option<ValueId>) -> R<()> {
         use HitObjectValue as V;
         let op = c.op();
-        if op == DxOp::HitObject_LoadLocalRootTableConstant {
-            return Err(self.unsupported(format!(
-                "dx.op {} ({}): reading a shader record's local root arguments from a hit object",
-                c.name(),
-                c.opcode()
-            )));
-        }
         let stage = self.b.shader().stage;
         // HLSL proposal 0027: MaybeReorderThread in ray generation programs only; the
         // HitObject type and its functions in ray generation, closest-hit and miss.
@@ -167,6 +160,13 @@ impl<'m> FnLower<'m> {
                     offset,
                     bytes,
                 });
+                return Ok(());
+            }
+            DxOp::HitObject_LoadLocalRootTableConstant => {
+                let hit = self.ar(c, 0)?;
+                let offset = self.ar(c, 1)?;
+                let d = self.op2(|dst| Inst::HitObjectLoadLocal { dst, hit, offset });
+                self.define(res, Val::Regs(vec![d]));
                 return Ok(());
             }
             DxOp::HitObject_Attributes => {
