@@ -970,7 +970,8 @@ fn bad_partial_transcodes_are_refused() {
             &[
                 "#3",
                 "`dst_mip`",
-                "a multisample resolve takes `dst_slice` and `src_slice` only",
+                "ResolveSubresource (no `mode`) takes `dst_slice` and `src_slice` only",
+                "a region, a mip or a plane is ResolveSubresourceRegion's",
             ],
         ),
     ];

@@ -1440,26 +1440,12 @@ impl Ctx<'_> {
         })?;
         let [sw, sh, _] = src.desc().mip_size(src_mip);
         let [dw, dh, _] = dst.desc().mip_size(dst_mip);
-        let r = e.src_rect.unwrap_or([0, 0, sw, sh]);
-        if r[0] >= r[2] || r[1] >= r[3] || r[2] > sw || r[3] > sh {
-            return Err(format!(
-                "`src_rect` {r:?}: the rectangle [left, top, right, bottom] must be non-empty and inside mip {src_mip} of \"{s}\" ({sw}×{sh} decoded texels)"
-            ));
-        }
-        let [x, y, z] = e.dst_at.unwrap_or([0; 3]);
-        if z != 0 {
-            return Err(format!(
-                "`dst_at` [{x}, {y}, {z}]: ResolveSubresourceRegion has DstX and DstY only (give z = 0)"
-            ));
-        }
-        let (w, h) = (r[2] - r[0], r[3] - r[1]);
-        if u64::from(x) + u64::from(w) > u64::from(dw)
-            || u64::from(y) + u64::from(h) > u64::from(dh)
-        {
-            return Err(format!(
-                "`dst_at` [{x}, {y}, 0]: the {w}×{h} rectangle does not fit mip {dst_mip} of \"{d}\" ({dw}×{dh} decoded texels)"
-            ));
-        }
+        let (r, [x, y]) = region_rect(
+            e,
+            (s, src_mip, [sw, sh]),
+            (d, dst_mip, [dw, dh]),
+            " decoded texels",
+        )?;
         Ok(TranscodePart {
             src: [src_mip, src_slice],
             dst: [dst_mip, dst_slice],
@@ -1697,26 +1683,7 @@ impl Ctx<'_> {
             })?;
         let [sw, sh, _] = b.mip_size(src_mip);
         let [dw, dh, _] = a.mip_size(dst_mip);
-        let r = e.src_rect.unwrap_or([0, 0, sw, sh]);
-        if r[0] >= r[2] || r[1] >= r[3] || r[2] > sw || r[3] > sh {
-            return Err(format!(
-                "`src_rect` {r:?}: the rectangle [left, top, right, bottom] must be non-empty and inside mip {src_mip} of \"{s}\" ({sw}×{sh})"
-            ));
-        }
-        let [x, y, z] = e.dst_at.unwrap_or([0; 3]);
-        if z != 0 {
-            return Err(format!(
-                "`dst_at` [{x}, {y}, {z}]: ResolveSubresourceRegion has DstX and DstY only (give z = 0)"
-            ));
-        }
-        let (w, h) = (r[2] - r[0], r[3] - r[1]);
-        if u64::from(x) + u64::from(w) > u64::from(dw)
-            || u64::from(y) + u64::from(h) > u64::from(dh)
-        {
-            return Err(format!(
-                "`dst_at` [{x}, {y}, 0]: the {w}×{h} rectangle does not fit mip {dst_mip} of \"{d}\" ({dw}×{dh})"
-            ));
-        }
+        let (r, [x, y]) = region_rect(e, (s, src_mip, [sw, sh]), (d, dst_mip, [dw, dh]), "")?;
         if dst.memory() == src.memory()
             && ((src_mip, src_slice) != (dst_mip, dst_slice) || [x, y] != [r[0], r[1]])
         {
@@ -2035,4 +2002,35 @@ fn located(name: &str, warning: String) -> String {
     } else {
         format!("{name}: {warning}")
     }
+}
+
+/// A `ResolveSubresourceRegion`'s source rectangle (`src_rect`, default the whole source
+/// mip) and destination corner (`dst_at`, `[x, y, 0]`), checked to lie inside the source
+/// mip `(name, mip, [width, height])` and the destination mip; `unit` follows the sizes
+/// in messages.
+fn region_rect(
+    e: &CommandEntry,
+    (s, src_mip, [sw, sh]): (&str, u32, [u32; 2]),
+    (d, dst_mip, [dw, dh]): (&str, u32, [u32; 2]),
+    unit: &str,
+) -> Result<([u32; 4], [u32; 2]), String> {
+    let r = e.src_rect.unwrap_or([0, 0, sw, sh]);
+    if r[0] >= r[2] || r[1] >= r[3] || r[2] > sw || r[3] > sh {
+        return Err(format!(
+            "`src_rect` {r:?}: the rectangle [left, top, right, bottom] must be non-empty and inside mip {src_mip} of \"{s}\" ({sw}×{sh}{unit})"
+        ));
+    }
+    let [x, y, z] = e.dst_at.unwrap_or([0; 3]);
+    if z != 0 {
+        return Err(format!(
+            "`dst_at` [{x}, {y}, {z}]: ResolveSubresourceRegion has DstX and DstY only (give z = 0)"
+        ));
+    }
+    let (w, h) = (r[2] - r[0], r[3] - r[1]);
+    if u64::from(x) + u64::from(w) > u64::from(dw) || u64::from(y) + u64::from(h) > u64::from(dh) {
+        return Err(format!(
+            "`dst_at` [{x}, {y}, 0]: the {w}×{h} rectangle does not fit mip {dst_mip} of \"{d}\" ({dw}×{dh}{unit})"
+        ));
+    }
+    Ok((r, [x, y]))
 }
