@@ -14,6 +14,10 @@
 //! once and run `RUNS` times after one warm-up run (which compiles under the native
 //! engine), so only the list's run is timed: no file reading or writing. Reports each
 //! case's median and range and the ratios of the medians, measured in the same process.
+//! On one worker every draw runs on the calling thread, so that case also reports the
+//! thread's CPU time (from `/proc/thread-self/schedstat`, in nanoseconds): on a machine
+//! other work shares, the wall time measures the machine as much as the list, and the
+//! CPU time much less.
 //! The triangles come from a fixed generator: each about 20 pixels across, spread over
 //! the whole target, drawn by `shaders/draw_color.hlsl`.
 
@@ -38,6 +42,15 @@ fn scratch() -> PathBuf {
     let d = root().join("target/tmp/lists_bench");
     std::fs::create_dir_all(&d).expect("scratch folder");
     d
+}
+
+/// The calling thread's CPU time in seconds (the first field of
+/// `/proc/thread-self/schedstat`: nanoseconds on the processor); `None` where the file
+/// is missing.
+fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
 }
 
 fn stats(mut t: Vec<f64>) -> (f64, f64, f64) {
@@ -119,6 +132,8 @@ fn write_job(dir: &Path, name: &str, draws: u32, queries: bool) -> PathBuf {
 }
 
 struct Case {
+    /// Median CPU seconds of the calling thread per run (one worker only).
+    cpu: Option<f64>,
     median: f64,
     min: f64,
     max: f64,
@@ -136,13 +151,18 @@ fn measure(job: &Path, engine: Engine, threads: usize) -> Result<Case, String> {
     let loaded = Job::load(job).map_err(|e| e.to_string())?;
     let prepared = prepare(loaded, &opts).map_err(|e| e.to_string())?;
     let mut times = Vec::with_capacity(RUNS);
+    let mut cpus = Vec::with_capacity(RUNS);
     let mut pixels = 0;
     for i in 0..=RUNS {
+        let cpu = thread_cpu_seconds();
         let t = Instant::now();
         let r = prepared
             .run(None, Hooks::default())
             .map_err(|e| e.to_string())?;
         let s = t.elapsed().as_secs_f64();
+        if let (Some(a), Some(b), true) = (cpu, thread_cpu_seconds(), i > 0) {
+            cpus.push(b - a);
+        }
         if let WorkReport::List(l) = &r {
             pixels = l.commands.iter().map(|c| c.pixels_shaded()).sum();
         }
@@ -158,7 +178,9 @@ fn measure(job: &Path, engine: Engine, threads: usize) -> Result<Case, String> {
         .and_then(|e| e.contents())
         .ok_or("no colour target")?;
     let (median, min, max) = stats(times);
+    let cpu = (threads == 1 && cpus.len() == RUNS).then(|| stats(cpus).0);
     Ok(Case {
+        cpu,
         median,
         min,
         max,
@@ -195,8 +217,12 @@ fn main() {
                 }
             };
             let line = |label: &str, x: &Case| {
+                let cpu = x
+                    .cpu
+                    .map(|c| format!("  {:.2} ms CPU", c * 1e3))
+                    .unwrap_or_default();
                 println!(
-                    "{name:>6} {threads}w  {label:<34} {:8.2} ms  [{:.2} – {:.2}]  {} pixels",
+                    "{name:>6} {threads}w  {label:<34} {:8.2} ms  [{:.2} – {:.2}]  {} pixels{cpu}",
                     x.median * 1e3,
                     x.min * 1e3,
                     x.max * 1e3,
@@ -212,6 +238,13 @@ fn main() {
                 c.median / b.median,
                 a.image == b.image && b.image == c.image
             );
+            if let (Some(ca), Some(cb), Some(cc)) = (a.cpu, b.cpu, c.cpu) {
+                println!(
+                    "{name:>6} {threads}w  by CPU time: 1,000 draws / 1 draw: {:.2}×   queries / none: {:.2}×",
+                    cb / ca,
+                    cc / cb
+                );
+            }
         }
     }
 }

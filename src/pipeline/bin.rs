@@ -100,7 +100,7 @@ impl RangeCounts {
 
 /// Primitives listed per tile, in draw order: entries of type `T` (a draw's are
 /// [`Binned`]).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Bins<T = u32> {
     /// Tiles across.
     pub tiles_x: u32,
@@ -112,6 +112,32 @@ pub struct Bins<T = u32> {
     width: u32,
     /// The target's height in pixels.
     height: u32,
+    /// Which tiles hold entries and what the lists hold in all, while that is known
+    /// (see [`Occupied`]); `None` after a listing that does not record it.
+    occupied: Option<Occupied>,
+}
+
+/// What a small draw's listing records about its tile lists, so that the draw and the
+/// list that keeps them (`pso`) visit only those tiles: a 1920×1080 target has 510, and
+/// a one-triangle draw touches one or two (a list of 1,000 such draws otherwise spent
+/// more on passes over empty tiles than on its triangles).
+#[derive(Debug, Clone, Default)]
+struct Occupied {
+    /// The tiles whose lists hold entries, in tile order.
+    tiles: Vec<u32>,
+    /// The capacity of every list, in entries (empty lists kept from earlier draws
+    /// included).
+    held: usize,
+}
+
+/// Two bins are equal when their grids and lists are: what is recorded about them is
+/// not compared.
+impl<T: PartialEq> PartialEq for Bins<T> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.tiles_x, self.tiles_y, self.width, self.height)
+            == (o.tiles_x, o.tiles_y, o.width, o.height)
+            && self.bins == o.bins
+    }
 }
 
 impl<T: Copy + Default + Send + Sync> Bins<T> {
@@ -125,6 +151,81 @@ impl<T: Copy + Default + Send + Sync> Bins<T> {
             bins: vec![Vec::new(); (tiles_x * tiles_y) as usize],
             width,
             height,
+            // Nothing recorded: the lists are a public field, filled by whoever makes
+            // the bins.
+            occupied: None,
+        }
+    }
+
+    /// The tiles `boxes` touch, in tile order, each with how many of the boxes touch
+    /// it: [`Bins::counts`] without the tiles it leaves at 0, and without a pass over
+    /// every tile of the target.
+    pub fn sparse_counts(&self, boxes: impl IntoIterator<Item = [i32; 4]>) -> Vec<(u32, u64)> {
+        let mut tiles: Vec<u32> = Vec::new();
+        for bbox in boxes {
+            let ([tx0, tx1], [ty0, ty1]) = self.tiles_of(bbox);
+            for ty in ty0..=ty1 {
+                for tx in tx0..=tx1 {
+                    let t = ty * self.tiles_x + tx;
+                    if (t as usize) < self.bins.len() {
+                        tiles.push(t);
+                    }
+                }
+            }
+        }
+        tiles.sort_unstable();
+        let mut out: Vec<(u32, u64)> = Vec::new();
+        for t in tiles {
+            match out.last_mut() {
+                Some((last, n)) if *last == t => *n += 1,
+                _ => out.push((t, 1)),
+            }
+        }
+        out
+    }
+
+    /// Records that exactly `tiles` (in tile order) hold entries and that the lists'
+    /// capacity is `held` entries in all: what [`Bins::occupied`] and [`Bins::held`]
+    /// then answer without a pass over every tile.
+    pub(crate) fn record_occupied(&mut self, tiles: Vec<u32>, held: usize) {
+        self.occupied = Some(Occupied { tiles, held });
+    }
+
+    /// The tiles whose lists hold entries, in tile order, when recorded; `None` when
+    /// any tile may.
+    pub fn occupied(&self) -> Option<&[u32]> {
+        self.occupied.as_ref().map(|o| o.tiles.as_slice())
+    }
+
+    /// The capacity of every list, in entries.
+    pub(crate) fn held(&self) -> usize {
+        match &self.occupied {
+            Some(o) => o.held,
+            None => self.bins.iter().map(Vec::capacity).sum(),
+        }
+    }
+
+    /// Empties every list, keeping its storage (only the occupied tiles' lists, when
+    /// they are recorded).
+    pub(crate) fn clear_lists(&mut self) {
+        match &mut self.occupied {
+            Some(o) => {
+                for &t in &o.tiles {
+                    if let Some(b) = self.bins.get_mut(t as usize) {
+                        b.clear();
+                    }
+                }
+                o.tiles.clear();
+            }
+            None => {
+                for b in &mut self.bins {
+                    b.clear();
+                }
+                self.occupied = Some(Occupied {
+                    tiles: Vec::new(),
+                    held: self.bins.iter().map(Vec::capacity).sum(),
+                });
+            }
         }
     }
 
@@ -199,6 +300,7 @@ impl<T: Copy + Default + Send + Sync> Bins<T> {
     /// of workers. The lists should have room for [`RangeCounts::totals`] reserved (the
     /// draw reserves it fallibly).
     pub fn fill(&mut self, c: &RangeCounts, entries: &Entries<'_, T>) {
+        self.occupied = None;
         let ntiles = self.bins.len();
         let tiles_x = self.tiles_x;
         let grid: Bins<T> = Bins {
@@ -207,6 +309,7 @@ impl<T: Copy + Default + Send + Sync> Bins<T> {
             bins: Vec::new(),
             width: self.width,
             height: self.height,
+            occupied: None,
         };
         // Each range's part of each tile's list, after what the earlier ranges hold.
         let mut parts: Vec<Vec<&mut [T]>> = c.ranges.iter().map(|_| Vec::new()).collect();
@@ -272,6 +375,9 @@ impl<T: Copy + Default + Send + Sync> Bins<T> {
 
     /// Lists `entry` in every tile its box touches.
     pub fn add(&mut self, entry: T, bbox: [i32; 4]) {
+        // What is recorded about the lists no longer holds; the draw's one-by-one
+        // listing records it again when it has added its entries.
+        self.occupied = None;
         let ([tx0, tx1], [ty0, ty1]) = self.tiles_of(bbox);
         for ty in ty0..=ty1 {
             for tx in tx0..=tx1 {

@@ -2103,7 +2103,10 @@ fn draw_view(
     ] {
         if let Some(r) = r {
             report.compile_seconds += r.compile_time.as_secs_f64();
-            report.jit.push(format!("{stage}: {r}"));
+            report.jit.push(match opts.pso {
+                Some(cache) => cache.jit_line(stage, r),
+                None => format!("{stage}: {r}"),
+            });
         }
     }
     Ok(report)
@@ -2423,18 +2426,23 @@ fn bin_lists(
         prims.get(i as usize).map(|p| (p.bbox, Binned::of(i, p)))
     };
     if n <= few {
-        let counts =
-            bins.counts((0..n).filter_map(|k| index(k).and_then(|i| prims.get(i as usize))));
-        let bytes = bytes_of::<Binned>(counts.iter().sum());
+        // Only the tiles the boxes touch are visited, here and (through the record made
+        // at the end) by the tile loop and the list that keeps the bins.
+        let touched = bins.sparse_counts((0..n).filter_map(boxes));
+        let bytes = bytes_of::<Binned>(touched.iter().map(|&(_, c)| c).sum());
         memory.take("the tiles' primitive lists", bytes)?;
-        for (b, &n) in bins.bins.iter_mut().zip(&counts) {
-            if n > 0 {
-                DrawMemory::reserve("the tiles' primitive lists", b, n as usize)?;
+        let mut held = bins.held();
+        for &(t, c) in &touched {
+            if let Some(b) = bins.bins.get_mut(t as usize) {
+                let before = b.capacity();
+                DrawMemory::reserve("the tiles' primitive lists", b, c as usize)?;
+                held += b.capacity() - before;
             }
         }
         for (bbox, entry) in (0..n).filter_map(entries) {
             bins.add(entry, bbox);
         }
+        bins.record_occupied(touched.into_iter().map(|(t, _)| t).collect(), held);
         return Ok((bins, bytes));
     }
     let counted = bins.count_ranges(n, &boxes, threads);
@@ -3254,6 +3262,15 @@ mod tests {
                     .map(|l| l.iter().map(|&i| entry(i)).collect())
                     .collect();
                 assert_eq!(bins.bins, want);
+                // The one-by-one listing records exactly the tiles that hold entries,
+                // which the tile loop then visits alone; the two passes record none.
+                let holding: Vec<u32> = (0..want.len() as u32)
+                    .filter(|&t| !want[t as usize].is_empty())
+                    .collect();
+                let recorded = bins.occupied().map(<[u32]>::to_vec);
+                assert_eq!(recorded, (few > 0).then_some(holding), "few = {few}");
+                let capacity: usize = bins.bins.iter().map(Vec::capacity).sum();
+                assert_eq!(bins.held(), capacity);
                 let mut short = DrawMemory {
                     used: 5,
                     limit: 4 + bytes,

@@ -29,6 +29,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use super::bin::{Binned, Bins};
 use super::plan::Plan;
+use crate::exec::jit::JitReport;
 use crate::exec::{DescriptorTable, ExecError, PreparedStage, StageProgram};
 use crate::ir::Shader;
 
@@ -48,6 +49,11 @@ pub struct PsoCache {
     programs: Mutex<Vec<PreparedStage>>,
     /// The tile lists of the last small draw, emptied.
     bins: Mutex<Option<Bins<Binned>>>,
+    /// The last line each stage's native-code report made, with the report: a list's
+    /// draws of one program report the same line draw after draw (a program without a
+    /// loop adds no run to its counts), and formatting it cost a small draw more than
+    /// its triangle's setup.
+    jit_lines: Mutex<Vec<(&'static str, JitReport, String)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -115,14 +121,28 @@ impl PsoCache {
     /// Keeps a draw's tile lists for the next draw, emptied, when they hold few enough
     /// entries (their storage is then small); drops them otherwise.
     pub(crate) fn keep_bins(&self, mut bins: Bins<Binned>) {
-        let held: usize = bins.bins.iter().map(Vec::capacity).sum();
-        if held > KEPT_BIN_ENTRIES {
+        if bins.held() > KEPT_BIN_ENTRIES {
             return;
         }
-        for b in &mut bins.bins {
-            b.clear();
-        }
+        bins.clear_lists();
         *lock(&self.bins) = Some(bins);
+    }
+
+    /// The report line `stage: report` of a draw (`DrawReport::jit`), made again only
+    /// when the stage's report differs from the one its last line was made from.
+    pub(crate) fn jit_line(&self, stage: &'static str, report: JitReport) -> String {
+        let mut lines = lock(&self.jit_lines);
+        if let Some((_, last, line)) = lines.iter().find(|(s, _, _)| *s == stage)
+            && *last == report
+        {
+            return line.clone();
+        }
+        let line = format!("{stage}: {report}");
+        match lines.iter_mut().find(|(s, _, _)| *s == stage) {
+            Some(kept) => *kept = (stage, report, line.clone()),
+            None => lines.push((stage, report, line.clone())),
+        }
+        line
     }
 
     /// How many prepared programs the cache holds.
@@ -251,5 +271,41 @@ mod tests {
         assert_eq!(again, Bins::new(200, 100));
         cache.keep_bins(again);
         assert_eq!(cache.bins(300, 100), Bins::new(300, 100));
+
+        // Lists whose occupied tiles are recorded (a small draw's) are emptied there:
+        // the record is what the next draw's tile loop reads.
+        let mut bins: Bins<Binned> = Bins::new(200, 100);
+        bins.add(Binned::default(), [70, 0, 150, 10]);
+        let tiles = vec![1, 2];
+        assert!(tiles.iter().all(|&t| !bins.bins[t as usize].is_empty()));
+        let held = bins.bins.iter().map(Vec::capacity).sum();
+        bins.record_occupied(tiles, held);
+        cache.keep_bins(bins);
+        let again = cache.bins(200, 100);
+        assert_eq!(again, Bins::new(200, 100));
+        assert_eq!(again.occupied(), Some(&[][..]));
+        assert_eq!(again.held(), held);
+    }
+
+    /// A stage's native-code line is made again when its report changes, and is the
+    /// line `format!` makes either way.
+    #[test]
+    fn jit_lines_follow_the_report() {
+        let cache = PsoCache::new();
+        let mut r = JitReport {
+            native: 10,
+            segments: 1,
+            ..JitReport::default()
+        };
+        assert_eq!(cache.jit_line("ps", r.clone()), format!("ps: {r}"));
+        assert_eq!(cache.jit_line("ps", r.clone()), format!("ps: {r}"));
+        assert_eq!(cache.jit_line("vs", r.clone()), format!("vs: {r}"));
+        r.native_block_runs = 7;
+        r.regions = 1;
+        assert_eq!(cache.jit_line("ps", r.clone()), format!("ps: {r}"));
+        assert_ne!(
+            cache.jit_line("ps", r.clone()),
+            cache.jit_line("vs", r.clone())
+        );
     }
 }
