@@ -51,6 +51,8 @@ pub fn corpora() -> &'static [PathBuf] {
 /// An external tool the comparisons use: `$env` when set, else the first of `names`
 /// found on `PATH`. `None` (and a line on stderr saying what is skipped) when neither;
 /// `build.rs` prints the same as a cargo warning, so a plain `cargo test` shows it.
+/// Under `DXLANE_REQUIRE_TOOLS=1` (CI, once it has found both tools) a missing tool
+/// fails the test instead of skipping it, as the other peers' `DXLANE_REQUIRE_*` do.
 pub fn tool(env: &str, names: &[&str], skipped: &str) -> Option<std::ffi::OsString> {
     if let Some(v) = std::env::var_os(env) {
         return Some(v);
@@ -64,10 +66,11 @@ pub fn tool(env: &str, names: &[&str], skipped: &str) -> Option<std::ffi::OsStri
             }
         }
     }
-    eprintln!(
-        "{} not found ({env} unset, not on PATH): {skipped} skipped",
-        names[0]
-    );
+    let why = format!("{} not found ({env} unset, not on PATH)", names[0]);
+    if std::env::var_os("DXLANE_REQUIRE_TOOLS").is_some_and(|v| v == "1") {
+        panic!("DXLANE_REQUIRE_TOOLS=1 but {why}: {skipped} cannot run");
+    }
+    eprintln!("{why}: {skipped} skipped");
     None
 }
 
