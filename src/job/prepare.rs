@@ -93,16 +93,15 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     if !job.file.commands.is_empty() {
         return super::list::prepare_list(job, opts);
     }
-    if let Some((i, e)) = job
-        .file
-        .resources
-        .iter()
-        .enumerate()
-        .find(|(_, e)| e.reg.is_none() && e.name.is_some())
-    {
+    if let Some((i, e)) = job.file.resources.iter().enumerate().find(|(_, e)| {
+        e.reg.is_none()
+            && e.name
+                .as_deref()
+                .is_some_and(|n| !super::accel::reads_buffer(&job.file, n))
+    }) {
         return Err(JobError::entry(
             bind::resource_entry_name(i, e),
-            "missing `reg`: a resource without a register is bound by a [[command]] list's commands, and this job has none",
+            "missing `reg`: a resource without a register is bound by a [[command]] list's commands or read by an [[acceleration_structure]] geometry, and this job does neither with it",
         ));
     }
     if job.file.draw.is_some() {
