@@ -104,11 +104,30 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
             "missing `reg`: a resource without a register is bound by a [[command]] list's commands or read by an [[acceleration_structure]] geometry, and this job does neither with it",
         ));
     }
-    if job.file.draw.is_some() {
-        super::draw_run::prepare_draw(job, opts)
+    let mut p = if job.file.draw.is_some() {
+        super::draw_run::prepare_draw(job, opts)?
     } else {
-        super::run::prepare_dispatch(job, opts)
-    }
+        super::run::prepare_dispatch(job, opts)?
+    };
+    // A named buffer a geometry reads is used by its structure, not through a register:
+    // the reflection check's "not used" would be wrong.
+    let read: Vec<String> = p
+        .job
+        .file
+        .resources
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            e.reg.is_none()
+                && e.name
+                    .as_deref()
+                    .is_some_and(|n| super::accel::reads_buffer(&p.job.file, n))
+        })
+        .map(|(i, e)| format!("{}: ", bind::resource_entry_name(i, e)))
+        .collect();
+    p.warnings
+        .retain(|w| !read.iter().any(|r| w.starts_with(r.as_str())));
+    Ok(p)
 }
 
 /// A finished run of either kind.

@@ -1894,11 +1894,14 @@ fn find_export<'l>(libs: &'l [Library], slot: &Slot<'_>) -> Result<&'l Library, 
     Ok(lib)
 }
 
+/// An operation's HLSL name and the bytes of the payload or attributes it passes.
+type OpBytes = (&'static str, u32);
+
 /// The payload sizes of the operations of `s` that pass a payload (`TraceRay`,
 /// `HitObject::TraceRay`, `HitObject::Invoke`) and the attribute sizes of those that
 /// pass attributes (`ReportHit`, `HitObject::FromRayQuery` with attributes,
 /// `HitObject::GetAttributes`), each with the operation's HLSL name for messages.
-fn call_sizes(s: &Shader) -> (Vec<(&'static str, u32)>, Vec<(&'static str, u32)>) {
+fn call_sizes(s: &Shader) -> (Vec<OpBytes>, Vec<OpBytes>) {
     let mut trace = Vec::new();
     let mut report = Vec::new();
     for i in &s.insts {

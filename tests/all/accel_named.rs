@@ -91,6 +91,12 @@ fn run(name: &str, text: &str, engine: Engine) -> Result<Vec<u8>, String> {
         panic!("{name}: a compute job finishes a dispatch");
     };
     assert!(r.passed(), "{name}: {:?}", r.summary.expectations);
+    // The named buffers are used by the structure: no "not used" warning.
+    assert!(
+        !r.summary.warnings.iter().any(|w| w.contains("not used")),
+        "{name}: {:?}",
+        r.summary.warnings
+    );
     Ok(r.bound
         .resources
         .iter()
