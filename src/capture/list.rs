@@ -17,6 +17,8 @@
 //! - A `dispatch_rays` runs with a write sink on each program's bindings of the registers
 //!   its command binds the resource at; each watched word names the ray whose lanes
 //!   wrote it last, and the nested program when one did (`super::writers::RayWriterMap`).
+//!   One whose shader tables are in buffers is made first from the tables as the
+//!   commands before it left them (`Command::work_now`), as running it makes it.
 //! - A draw runs with an output-merger observer on the render targets and depth buffer
 //!   that view the whole resource (mip 0 of a one-slice texture: a view of another mip or
 //!   slice is not attributed, and the report says so); each watched sample names the
@@ -88,7 +90,10 @@ pub(super) fn attribute(
             })
             .collect();
         let mut lanes: Vec<(usize, usize, WriterReport)> = Vec::new();
-        match cmd.work() {
+        // A `dispatch_rays` whose tables are in buffers is made from them as the
+        // commands before it left them: the work running it makes.
+        let made = cmd.work_now().map_err(|e| fail(n, e))?;
+        match made.as_deref() {
             Some(Work::Dispatch(d)) => {
                 let binds = p
                     .job
@@ -451,7 +456,7 @@ fn event_flag(debug: &str, n: usize, job: &str) -> String {
 /// A word event `n` changed with no lane of it named: a command that runs no program
 /// (or whose lanes are not named).
 fn no_lane(n: usize, cmd: &Command) -> WriterReport {
-    let what = if cmd.work().is_some() {
+    let what = if cmd.work().is_some() || cmd.late().is_some() {
         "through a view whose writes are not attributed"
     } else if cmd.name().starts_with("execute_indirect") {
         "whose lanes are not named yet"

@@ -588,6 +588,27 @@ fn open_lane(args: &DebugArgs, options: DebugOptions) -> Result<Debugger, String
         }
         target = target.with_view(v).map_err(|e| e.to_string())?;
     }
+    // A ray lane of a list's event: the refusals name the event and its command.
+    if let (LaneSelect::Ray(_), Some(n), crate::pipeline::Work::List(commands)) =
+        (lane, args.event, &prepared.work)
+    {
+        let name = n
+            .checked_sub(1)
+            .and_then(|i| commands.get(i))
+            .map_or("command", |c| c.name());
+        if target.ray_programs().is_none() {
+            return Err(format!(
+                "--ray: --event {n} is a {name}, not a dispatch_rays: --ray selects a ray-generation lane of a dispatch_rays event (a {name} has {})",
+                if target.is_draw() {
+                    "pixels and vertices: --pixel x,y, --vertex n"
+                } else {
+                    "threads: --thread x,y,z"
+                }
+            ));
+        }
+        return Debugger::open(target, lane, options)
+            .map_err(|e| format!("--event {n} ({name}): {e}"));
+    }
     Debugger::open(target, lane, options).map_err(|e| e.to_string())
 }
 

@@ -1061,7 +1061,8 @@ fn last_event(
     let mut last_err = None;
     for e in (1..=commands.len()).rev() {
         let cmd = &commands[e - 1];
-        if cmd.work().is_none() {
+        // A `dispatch_rays` made when it runs has lanes too (`from_job_event` makes it).
+        if cmd.work().is_none() && cmd.late().is_none() {
             // Did this command change the named resource?
             let Some(m) = &named else { continue };
             start.restore();

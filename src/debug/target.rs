@@ -1005,7 +1005,8 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
 /// The target of event `event` (`[[command]] #event`, 1-based, as RenderDoc numbers
 /// events) of a prepared command-list job: the commands before it are run first, so
 /// the event's lanes see every write they made, and the debugger's runs start from that
-/// state. A job of one dispatch or draw takes no event (`None`).
+/// state; a `dispatch_rays` whose shader tables are in buffers is then made from them.
+/// A job of one dispatch or draw takes no event (`None`).
 pub fn from_job_event(
     p: &crate::job::Prepared,
     event: Option<usize>,
@@ -1039,11 +1040,14 @@ pub fn from_job_event(
     };
     let no_program = || {
         DebugError::Lane(format!(
-            "--event {n} is a {} command, which runs no program: choose a dispatch or a draw",
+            "--event {n} is a {} command, which runs no program: choose a dispatch, a draw or a dispatch_rays",
             cmd.name()
         ))
     };
-    if cmd.work().is_none() && draw_auto.is_none() {
+    // A `dispatch_rays` whose shader tables are in buffers is made from the tables as
+    // the commands before it leave them (below).
+    let late = cmd.late();
+    if cmd.work().is_none() && draw_auto.is_none() && late.is_none() {
         return Err(no_program());
     }
     // The programs are listed in command order, one per command that runs one.
@@ -1071,10 +1075,27 @@ pub fn from_job_event(
             cmd.name()
         )));
     }
-    let work = match (draw_auto, cmd.work()) {
-        (Some(x), _) => Work::Draw(Box::new(x.resolved())),
-        (None, Some(w)) => w.clone(),
-        (None, None) => return Err(no_program()),
+    let work = match (draw_auto, late, cmd.work()) {
+        (Some(x), _, _) => Work::Draw(Box::new(x.resolved())),
+        (None, Some(l), _) => {
+            let made = l.make().map_err(|e| {
+                DebugError::Lane(format!(
+                    "--event {n} ({}): its shader tables, as the commands before it left them: {e}",
+                    cmd.name()
+                ))
+            })?;
+            // Each program the launch runs is reloaded from its listed file (a program
+            // used by several records runs once per record).
+            let files: Vec<ProgramFile> = made
+                .sources
+                .iter()
+                .map(|&i| files.get(i).cloned())
+                .collect::<Option<_>>()
+                .unwrap_or_default();
+            return from_work(made.work, p.plan.clone(), &files);
+        }
+        (None, None, Some(w)) => w.clone(),
+        (None, None, None) => return Err(no_program()),
     };
     from_work(work, p.plan.clone(), &files)
 }

@@ -17,6 +17,13 @@
 //! - Byte counts: every `data` form is read with the memory budget's remaining bytes as
 //!   its limit, and counted against it while the structure is built; counts and strides
 //!   are checked by the build before it allocates (`BuildOptions::max_primitives`).
+//! - A geometry's vertices, indices and transform (or its AABBs) may instead be a named
+//!   `[[resource]]` buffer from an offset (`{ buffer = "verts", offset = 0 }`), read
+//!   when the job is bound, before anything runs. Such a geometry is a build command's
+//!   `D3D12_RAYTRACING_GEOMETRY_DESC`: the command's checks apply (`list::accel`: each
+//!   range inside its buffer, the alignments, `vertex_count`, `index_count` and
+//!   `aabb_count` given, as D3D12 takes them) and its reading (`pipeline::accel_build`).
+//!   A geometry's buffers are all named or all data forms.
 //! - `mask` has 8 bits, `id` and `contribution` 24 (`D3D12_RAYTRACING_INSTANCE_DESC`'s
 //!   bit fields); a wider value is an error, not truncated.
 //! - A transform is 12 floats, row-major 3×4 (`D3D12_RAYTRACING_INSTANCE_DESC::Transform`).
@@ -26,8 +33,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::limits::MemoryBudget as Budget;
-use super::schema::{AccelEntry, DataSpec, FloatValue, InstanceEntry, JobFile};
+use super::list::accel::{BufferAt, Buffers, BuildGeometryEntry};
+use super::schema::{
+    AccelEntry, DataSpec, FloatValue, GeometryData, GeometryEntry, GeometryTransform,
+    InstanceEntry, JobFile,
+};
 use super::{JobError, closest, data};
+use crate::pipeline::accel_build::{BuildGeometry, ReadGeometry};
 use crate::raytracing::{
     AabbsDesc, BottomLevel, BuildOptions, Geometry, GeometryDesc, GeometryFlags, IndexFormat,
     InstanceDesc, InstanceFlags, TopLevel, Transform3x4, TrianglesDesc, VertexFormat,
@@ -60,13 +72,34 @@ impl Built {
     }
 }
 
+/// Whether a geometry of `job` reads the named buffer `name`.
+pub(crate) fn reads_buffer(job: &JobFile, name: &str) -> bool {
+    let named =
+        |d: &Option<GeometryData>| matches!(d, Some(GeometryData::Buffer(b)) if b.buffer == name);
+    job.acceleration_structures
+        .iter()
+        .flat_map(|a| &a.geometries)
+        .any(|g| {
+            named(&g.vertices)
+                || named(&g.indices)
+                || named(&g.aabbs)
+                || matches!(&g.transform, Some(GeometryTransform::Buffer(b)) if b.buffer == name)
+        })
+}
+
 /// The name of an entry in messages: `[[acceleration_structure]] #2 ("scene")`.
 fn entry_name(i: usize, e: &AccelEntry) -> String {
     format!("[[acceleration_structure]] #{} (\"{}\")", i + 1, e.name)
 }
 
-/// Builds every `[[acceleration_structure]]` of `job` (paths relative to `dir`).
-pub fn build(job: &JobFile, dir: &Path, budget: &mut Budget) -> Result<Built, JobError> {
+/// Builds every `[[acceleration_structure]]` of `job` (paths relative to `dir`);
+/// `buffers` finds the named `[[resource]]` buffers a geometry may read.
+pub fn build(
+    job: &JobFile,
+    dir: &Path,
+    budget: &mut Budget,
+    buffers: &Buffers<'_>,
+) -> Result<Built, JobError> {
     let mut out = Built::default();
     let entries = &job.acceleration_structures;
     let options = BuildOptions {
@@ -95,7 +128,7 @@ pub fn build(job: &JobFile, dir: &Path, budget: &mut Budget) -> Result<Built, Jo
                         "a bottom-level structure has geometries, not `instance` entries".into(),
                     ));
                 }
-                let blas = build_bottom(e, &name, dir, budget, &options)?;
+                let blas = build_bottom(e, &name, dir, budget, &options, buffers)?;
                 bottoms.insert(e.name.as_str(), Arc::new(blas));
                 out.bottoms.push(e.name.clone());
             }
@@ -244,8 +277,73 @@ fn bytes_of(
 
 /// The geometries' bytes, held while the structure is built.
 enum GeometryBytes {
-    Triangles { vertices: Vec<u8>, indices: Vec<u8> },
+    Triangles {
+        vertices: Vec<u8>,
+        indices: Vec<u8>,
+    },
     Aabbs(Vec<u8>),
+    /// Read from named buffers, with the checked geometry that reads them.
+    Named(Box<(BuildGeometry, ReadGeometry)>),
+}
+
+/// A data form's bytes, or `None` for a named buffer (the caller checked the forms).
+fn data_form(d: Option<&GeometryData>) -> Option<&DataSpec> {
+    match d {
+        Some(GeometryData::Data(x)) => Some(x),
+        _ => None,
+    }
+}
+
+/// The geometry as a build command's, when its buffers are named; an error naming the
+/// key when named buffers and data forms are mixed.
+fn named_geometry(geo: &GeometryEntry) -> Result<Option<BuildGeometryEntry>, String> {
+    let buffer = |d: &Option<GeometryData>| match d {
+        Some(GeometryData::Buffer(b)) => Some(b.clone()),
+        _ => None,
+    };
+    let transform: Option<BufferAt> = match &geo.transform {
+        Some(GeometryTransform::Buffer(b)) => Some(b.clone()),
+        _ => None,
+    };
+    let keys = [
+        (
+            "vertices",
+            geo.vertices.is_some(),
+            buffer(&geo.vertices).is_some(),
+        ),
+        (
+            "indices",
+            geo.indices.is_some(),
+            buffer(&geo.indices).is_some(),
+        ),
+        ("transform", geo.transform.is_some(), transform.is_some()),
+        ("aabbs", geo.aabbs.is_some(), buffer(&geo.aabbs).is_some()),
+    ];
+    let Some(named) = keys.iter().find(|k| k.2) else {
+        return Ok(None);
+    };
+    if let Some(inline) = keys.iter().find(|k| k.1 && !k.2) {
+        return Err(format!(
+            "{}: a data form, but `{}` names a buffer: a geometry's buffers are all named [[resource]] buffers or all data forms",
+            inline.0, named.0
+        ));
+    }
+    Ok(Some(BuildGeometryEntry {
+        kind: geo.kind.clone(),
+        vertices: buffer(&geo.vertices),
+        vertex_format: geo.vertex_format.clone(),
+        vertex_stride: geo.vertex_stride,
+        vertex_count: geo.vertex_count,
+        indices: buffer(&geo.indices),
+        index_format: geo.index_format.clone(),
+        index_count: geo.index_count,
+        transform,
+        aabbs: buffer(&geo.aabbs),
+        aabb_count: geo.aabb_count,
+        aabb_stride: geo.aabb_stride,
+        opaque: geo.opaque,
+        no_duplicate_any_hit: geo.no_duplicate_any_hit,
+    }))
 }
 
 /// Builds one bottom-level entry.
@@ -255,56 +353,68 @@ fn build_bottom(
     dir: &Path,
     budget: &mut Budget,
     options: &BuildOptions,
+    buffers: &Buffers<'_>,
 ) -> Result<BottomLevel, JobError> {
     let mut held = Vec::new();
     let mut total = 0u64;
     for (g, geo) in e.geometries.iter().enumerate() {
         let at = |m: String| JobError::entry(name, format!("geometry[{g}].{m}"));
-        let b = match geo.kind.trim().to_ascii_lowercase().as_str() {
-            "triangles" => {
-                if geo.aabbs.is_some() || geo.aabb_count.is_some() || geo.aabb_stride.is_some() {
-                    return Err(at("aabbs: does not apply to triangles".into()));
+        let named = named_geometry(geo).map_err(at)?;
+        let b = match named {
+            Some(entry) => {
+                // The list build's checks and reading, on the buffers' first contents.
+                let checked = super::list::accel::geometry(buffers, g, &entry)
+                    .map_err(|m| JobError::entry(name, m))?;
+                let read = checked.read(g).map_err(|m| JobError::entry(name, m))?;
+                GeometryBytes::Named(Box::new((checked, read)))
+            }
+            None => match geo.kind.trim().to_ascii_lowercase().as_str() {
+                "triangles" => {
+                    if geo.aabbs.is_some() || geo.aabb_count.is_some() || geo.aabb_stride.is_some()
+                    {
+                        return Err(at("aabbs: does not apply to triangles".into()));
+                    }
+                    let v = data_form(geo.vertices.as_ref())
+                        .ok_or_else(|| at("vertices: missing (the positions' bytes)".into()))?;
+                    let vertices =
+                        bytes_of(v, &format!("geometry[{g}].vertices"), dir, budget, name)?;
+                    let indices = match data_form(geo.indices.as_ref()) {
+                        Some(i) => {
+                            bytes_of(i, &format!("geometry[{g}].indices"), dir, budget, name)?
+                        }
+                        None => Vec::new(),
+                    };
+                    GeometryBytes::Triangles { vertices, indices }
                 }
-                let v = geo
-                    .vertices
-                    .as_ref()
-                    .ok_or_else(|| at("vertices: missing (the positions' bytes)".into()))?;
-                let vertices = bytes_of(v, &format!("geometry[{g}].vertices"), dir, budget, name)?;
-                let indices = match &geo.indices {
-                    Some(i) => bytes_of(i, &format!("geometry[{g}].indices"), dir, budget, name)?,
-                    None => Vec::new(),
-                };
-                GeometryBytes::Triangles { vertices, indices }
-            }
-            "aabbs" => {
-                if geo.vertices.is_some() || geo.indices.is_some() || geo.transform.is_some() {
-                    return Err(at(
-                        "vertices: vertices, indices and transform are for triangles".into(),
-                    ));
+                "aabbs" => {
+                    if geo.vertices.is_some() || geo.indices.is_some() || geo.transform.is_some() {
+                        return Err(at(
+                            "vertices: vertices, indices and transform are for triangles".into(),
+                        ));
+                    }
+                    let a = data_form(geo.aabbs.as_ref())
+                        .ok_or_else(|| at("aabbs: missing (six floats per box)".into()))?;
+                    GeometryBytes::Aabbs(bytes_of(
+                        a,
+                        &format!("geometry[{g}].aabbs"),
+                        dir,
+                        budget,
+                        name,
+                    )?)
                 }
-                let a = geo
-                    .aabbs
-                    .as_ref()
-                    .ok_or_else(|| at("aabbs: missing (six floats per box)".into()))?;
-                GeometryBytes::Aabbs(bytes_of(
-                    a,
-                    &format!("geometry[{g}].aabbs"),
-                    dir,
-                    budget,
-                    name,
-                )?)
-            }
-            other => {
-                return Err(at(format!(
-                    "type: unknown geometry type \"{other}\" (known: \"triangles\", \"aabbs\")"
-                )));
-            }
+                other => {
+                    return Err(at(format!(
+                        "type: unknown geometry type \"{other}\" (known: \"triangles\", \"aabbs\")"
+                    )));
+                }
+            },
         };
         total = total.saturating_add(match &b {
             GeometryBytes::Triangles { vertices, indices } => {
                 (vertices.len() as u64).saturating_add(indices.len() as u64)
             }
             GeometryBytes::Aabbs(a) => a.len() as u64,
+            GeometryBytes::Named(n) => n.1.bytes(),
         });
         budget.transient(name, total, "its geometries' bytes")?;
         held.push(b);
@@ -320,6 +430,10 @@ fn build_bottom(
             flags |= GeometryFlags::NO_DUPLICATE_ANYHIT_INVOCATION;
         }
         let geometry = match b {
+            GeometryBytes::Named(n) => {
+                descs.push(n.0.desc(&n.1));
+                continue;
+            }
             GeometryBytes::Triangles { vertices, indices } => {
                 let fmt_name = geo.vertex_format.as_deref().unwrap_or("R32G32B32_FLOAT");
                 let vertex_format = VertexFormat::ALL
@@ -368,8 +482,11 @@ fn build_bottom(
                         .map_err(|_| at("indices: more indices than a geometry can hold".into()))?,
                 };
                 let transform = match &geo.transform {
-                    Some(t) => Some(transform(t).map_err(|m| at(format!("transform: {m}")))?),
-                    None => None,
+                    Some(GeometryTransform::Values(t)) => {
+                        Some(transform(t).map_err(|m| at(format!("transform: {m}")))?)
+                    }
+                    // Named buffers make a `GeometryBytes::Named`.
+                    Some(GeometryTransform::Buffer(_)) | None => None,
                 };
                 Geometry::Triangles(TrianglesDesc {
                     transform,
@@ -420,9 +537,191 @@ opaque = true
 "#;
 
     fn built(text: &str) -> Result<Built, String> {
+        built_with(text, &[])
+    }
+
+    /// `text` built with named buffers `named` (name and bytes).
+    fn built_with(text: &str, named: &[(&str, Vec<u8>)]) -> Result<Built, String> {
         let job = crate::job::parse(text).map_err(|e| e.to_string())?;
         let mut budget = Budget::new(1 << 30);
-        build(&job, Path::new("."), &mut budget).map_err(|e| e.to_string())
+        let memories: Vec<(&str, crate::resources::Memory)> = named
+            .iter()
+            .map(|(n, b)| (*n, crate::resources::Memory::from_bytes(b).unwrap()))
+            .collect();
+        let buffers = |key: &str, n: &str| {
+            memories
+                .iter()
+                .find(|(m, _)| *m == n)
+                .map(|(_, m)| m.clone())
+                .ok_or_else(|| format!("`{key}`: no resource is named \"{n}\""))
+        };
+        build(&job, Path::new("."), &mut budget, &buffers).map_err(|e| e.to_string())
+    }
+
+    fn f32_bytes(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// The procedural candidate a ray from `(o.x, o.y, -1)` along +z meets first, as
+    /// (instance ID, primitive index), committed at its own entry.
+    fn box_hit(tlas: &Arc<TopLevel>, o: [f32; 2]) -> Option<(u32, u32)> {
+        let mut q = RayQuery::new();
+        let ray = Ray {
+            origin: [o[0], o[1], -1.0],
+            t_min: 0.0,
+            direction: [0.0, 0.0, 1.0],
+            t_max: 100.0,
+        };
+        q.trace_ray_inline(Some(tlas.clone()), RayFlags::NONE, 0xff, ray);
+        while q.proceed() {
+            q.commit_procedural_primitive_hit(1.0);
+        }
+        (q.committed_status() == CommittedStatus::ProceduralPrimitiveHit)
+            .then(|| q.committed().map(|h| (h.instance_id, h.primitive_index)))
+            .flatten()
+    }
+
+    /// A geometry's vertices, indices and transform, or its AABBs, from named buffers at
+    /// an offset give the structure the same geometry in data forms gives (D3D12's
+    /// `D3D12_RAYTRACING_GEOMETRY_TRIANGLES_DESC` and `…_AABBS_DESC` read GPU
+    /// addresses; a job names a buffer and an offset).
+    #[test]
+    fn named_buffers_build_what_data_forms_build() {
+        let top = "\n[[acceleration_structure]]\nname = \"scene\"\nlevel = \"top\"\n[[acceleration_structure.instance]]\nblas = \"quad\"\nid = 7\n";
+        // The quad moved by +10 in x by its geometry transform.
+        let inline = built(&format!(
+            "{}{top}",
+            BLAS.replace(
+                "opaque = true",
+                "opaque = true\ntransform = [1, 0, 0, 10,  0, 1, 0, 0,  0, 0, 1, 0]"
+            )
+        ))
+        .unwrap();
+        let mut verts = vec![0u8; 16];
+        verts.extend(f32_bytes(&[0., 0., 0., 1., 0., 0., 0., 1., 0., 1., 1., 0.]));
+        let idx: Vec<u8> = [0u32, 1, 2, 2, 1, 3]
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect();
+        let mut xf = vec![0u8; 32];
+        xf.extend(f32_bytes(&[
+            1., 0., 0., 10., 0., 1., 0., 0., 0., 0., 1., 0.,
+        ]));
+        let named_blas = "[[acceleration_structure]]\nname = \"quad\"\nlevel = \"bottom\"\n[[acceleration_structure.geometry]]\ntype = \"triangles\"\nopaque = true\nvertices = { buffer = \"v\", offset = 16 }\nvertex_count = 4\nindices = { buffer = \"i\" }\nindex_count = 6\ntransform = { buffer = \"x\", offset = 32 }\n";
+        let bufs = [("v", verts), ("i", idx), ("x", xf)];
+        let named = built_with(&format!("{named_blas}{top}"), &bufs).unwrap();
+        let (a, b) = (inline.top("scene").unwrap(), named.top("scene").unwrap());
+        for o in [
+            [10.25, 0.25],
+            [10.75, 0.75],
+            [0.25, 0.25],
+            [10.9, 0.9],
+            [11.5, 0.5],
+        ] {
+            assert_eq!(
+                hit(&a, [o[0], o[1], 0.0]),
+                hit(&b, [o[0], o[1], 0.0]),
+                "{o:?}"
+            );
+        }
+        assert_eq!(hit(&b, [10.75, 0.75, 0.0]), Some((7, 1)));
+
+        // Two boxes, 32 bytes apart, after 8 bytes.
+        let boxes = [
+            0., 0., 0., 1., 1., 1., 0., 0., 0., 0., 0., 0., 0., 0., 0., 0.,
+        ];
+        let second = [2., 0., 0., 3., 1., 1.];
+        let mut aabbs = vec![0u8; 8];
+        aabbs.extend(f32_bytes(&boxes[..8]));
+        aabbs.extend(f32_bytes(&second));
+        let data_boxes: Vec<String> = boxes[..8]
+            .iter()
+            .chain(&second)
+            .map(|v| v.to_string())
+            .collect();
+        let aabb_blas = |src: &str| {
+            format!(
+                "[[acceleration_structure]]\nname = \"quad\"\nlevel = \"bottom\"\n[[acceleration_structure.geometry]]\ntype = \"aabbs\"\naabbs = {src}\naabb_count = 2\naabb_stride = 32\n{top}"
+            )
+        };
+        let inline = built(&aabb_blas(&format!(
+            "{{ f32 = [{}] }}",
+            data_boxes.join(", ")
+        )))
+        .unwrap();
+        let named = built_with(
+            &aabb_blas("{ buffer = \"a\", offset = 8 }"),
+            &[("a", aabbs)],
+        )
+        .unwrap();
+        let (a, b) = (inline.top("scene").unwrap(), named.top("scene").unwrap());
+        for o in [[0.5, 0.5], [2.5, 0.5], [1.5, 0.5]] {
+            assert_eq!(box_hit(&a, o), box_hit(&b, o), "{o:?}");
+        }
+        assert_eq!(box_hit(&b, [2.5, 0.5]), Some((7, 1)));
+        assert_eq!(box_hit(&b, [1.5, 0.5]), None);
+    }
+
+    /// Named buffers are checked as a build command checks them, the errors naming the
+    /// structure and the key (`list::accel`): a missing buffer, a range past its end, a
+    /// misaligned start, a missing count, and named buffers beside data forms.
+    #[test]
+    fn named_buffer_errors_name_the_entry_and_key() {
+        let blas = |geo: &str| {
+            format!(
+                "[[acceleration_structure]]\nname = \"quad\"\nlevel = \"bottom\"\n[[acceleration_structure.geometry]]\ntype = \"triangles\"\n{geo}\n"
+            )
+        };
+        let bufs = [("v", vec![0u8; 40])];
+        let e = built_with(
+            &blas("vertices = { buffer = \"w\" }\nvertex_count = 3"),
+            &bufs,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("[[acceleration_structure]] #1 (\"quad\")")
+                && e.contains("`geometry[0].vertices.buffer`: no resource is named \"w\""),
+            "{e}"
+        );
+        let e = built_with(
+            &blas("vertices = { buffer = \"v\", offset = 8 }\nvertex_count = 3"),
+            &bufs,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("(\"quad\")")
+                && e.contains("`geometry[0].vertices`: 36 bytes from offset 8 pass the end of \"v\" (40 bytes)"),
+            "{e}"
+        );
+        let e = built_with(
+            &blas("vertices = { buffer = \"v\", offset = 2 }\nvertex_count = 3"),
+            &bufs,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("`geometry[0].vertices.offset` 2: the address must be a multiple of 4"),
+            "{e}"
+        );
+        let e = built_with(&blas("vertices = { buffer = \"v\" }"), &bufs).unwrap_err();
+        assert!(e.contains("missing `geometry[0].vertex_count`"), "{e}");
+        let e = built_with(
+            &blas("vertices = { buffer = \"v\" }\nvertex_count = 3\nindices = { u32 = [0, 1, 2] }"),
+            &bufs,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("geometry[0].indices: a data form, but `vertices` names a buffer"),
+            "{e}"
+        );
+        let e = built_with(
+            &blas("vertices = { buffer = \"v\" }\nvertex_count = 3\ntransform = { buffer = \"v\", offset = 4 }"),
+            &bufs,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("`geometry[0].transform.offset` 4: the address must be a multiple of 16"),
+            "{e}"
+        );
     }
 
     fn hit(tlas: &Arc<TopLevel>, o: [f32; 3]) -> Option<(u32, u32)> {
@@ -538,9 +837,14 @@ blas = \"quad\"
         ))
         .unwrap();
         let mut budget = Budget::new(40);
-        let e = build(&job, Path::new("."), &mut budget)
-            .unwrap_err()
-            .to_string();
+        let e = build(
+            &job,
+            Path::new("."),
+            &mut budget,
+            &|k, _| Err(k.to_string()),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("(\"quad\")") && e.contains("max_memory"), "{e}");
     }
 }

@@ -535,21 +535,46 @@ pub fn heap_entry_name(table: Table, index: usize) -> String {
 pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob, JobError> {
     let mut out = BoundJob::default();
     let mut budget = Budget::new(memory_limit);
-    let accel = super::accel::build(job, dir, &mut budget)?;
     // Feedback maps are bound after the textures they pair with, wherever those are
-    // in the file; the entries keep their file order.
-    let is_feedback =
-        |e: &ResourceEntry| parse_kind_name(&e.kind).is_ok_and(|(k, _)| k.starts_with("feedback_"));
-    let mut bound: Vec<Option<BoundEntry>> = Vec::with_capacity(job.resources.len());
+    // in the file; acceleration structures are built after the buffers a geometry may
+    // read, and the views of them bound last. The entries keep their file order.
+    let pass_of = |e: &ResourceEntry| match parse_kind_name(&e.kind) {
+        Ok((k, _)) if k.starts_with("feedback_") => 1,
+        Ok(("acceleration_structure", _)) => 2,
+        _ => 0,
+    };
+    let mut bound: Vec<Option<BoundEntry>> = job.resources.iter().map(|_| None).collect();
     let no_paired = |_: &str, _: u32| -> Result<TextureDesc, String> {
         Err("only feedback maps have a paired texture".into())
     };
-    for (pass, feedback) in [false, true].into_iter().enumerate() {
-        for (i, e) in job.resources.iter().enumerate() {
-            if is_feedback(e) != feedback {
-                if pass == 0 {
-                    bound.push(None);
+    let mut accel = super::accel::Built::default();
+    for pass in 0..3 {
+        if pass == 2 {
+            // A geometry's named buffer: a `[[resource]]` buffer by `name`.
+            let buffers = |key: &str, n: &str| -> Result<crate::resources::Memory, String> {
+                let i = job
+                    .resources
+                    .iter()
+                    .position(|r| r.name.as_deref() == Some(n))
+                    .ok_or_else(|| {
+                        super::list::no_resource_named(
+                            key,
+                            n,
+                            job.resources
+                                .iter()
+                                .filter_map(|r| r.name.as_deref())
+                                .collect(),
+                        )
+                    })?;
+                match bound.get(i).and_then(Option::as_ref).map(|b| &b.storage) {
+                    Some(Storage::Buffer(m)) => Ok(m.clone()),
+                    _ => Err(format!("`{key}`: \"{n}\" is not a buffer")),
                 }
+            };
+            accel = super::accel::build(job, dir, &mut budget, &buffers)?;
+        }
+        for (i, e) in job.resources.iter().enumerate() {
+            if pass_of(e) != pass {
                 continue;
             }
             let name = resource_entry_name(i, e);
@@ -560,14 +585,13 @@ pub fn bind_job(job: &JobFile, dir: &Path, memory_limit: u64) -> Result<BoundJob
             let find = |p: &str, space: u32| {
                 paired_texture(&job.resources, bound.iter().flatten(), p, space)
             };
-            let b = if feedback {
+            let b = if pass == 1 {
                 bind_entry(e, at, &name, dir, &mut budget, &accel, &find)?
             } else {
                 bind_entry(e, at, &name, dir, &mut budget, &accel, &no_paired)?
             };
-            match bound.get_mut(i) {
-                Some(slot) => *slot = Some(b),
-                None => bound.push(Some(b)),
+            if let Some(slot) = bound.get_mut(i) {
+                *slot = Some(b);
             }
         }
     }

@@ -93,23 +93,41 @@ pub fn prepare(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobError> {
     if !job.file.commands.is_empty() {
         return super::list::prepare_list(job, opts);
     }
-    if let Some((i, e)) = job
+    if let Some((i, e)) = job.file.resources.iter().enumerate().find(|(_, e)| {
+        e.reg.is_none()
+            && e.name
+                .as_deref()
+                .is_some_and(|n| !super::accel::reads_buffer(&job.file, n))
+    }) {
+        return Err(JobError::entry(
+            bind::resource_entry_name(i, e),
+            "missing `reg`: a resource without a register is bound by a [[command]] list's commands or read by an [[acceleration_structure]] geometry, and this job does neither with it",
+        ));
+    }
+    let mut p = if job.file.draw.is_some() {
+        super::draw_run::prepare_draw(job, opts)?
+    } else {
+        super::run::prepare_dispatch(job, opts)?
+    };
+    // A named buffer a geometry reads is used by its structure, not through a register:
+    // the reflection check's "not used" would be wrong.
+    let read: Vec<String> = p
+        .job
         .file
         .resources
         .iter()
         .enumerate()
-        .find(|(_, e)| e.reg.is_none() && e.name.is_some())
-    {
-        return Err(JobError::entry(
-            bind::resource_entry_name(i, e),
-            "missing `reg`: a resource without a register is bound by a [[command]] list's commands, and this job has none",
-        ));
-    }
-    if job.file.draw.is_some() {
-        super::draw_run::prepare_draw(job, opts)
-    } else {
-        super::run::prepare_dispatch(job, opts)
-    }
+        .filter(|(_, e)| {
+            e.reg.is_none()
+                && e.name
+                    .as_deref()
+                    .is_some_and(|n| super::accel::reads_buffer(&p.job.file, n))
+        })
+        .map(|(i, e)| format!("{}: ", bind::resource_entry_name(i, e)))
+        .collect();
+    p.warnings
+        .retain(|w| !read.iter().any(|r| w.starts_with(r.as_str())));
+    Ok(p)
 }
 
 /// A finished run of either kind.

@@ -1115,7 +1115,7 @@ impl crate::pipeline::commands::LateWork for TablesInBuffers {
         self.pipeline.programs.len()
     }
 
-    fn make(&self) -> Result<Work, String> {
+    fn make(&self) -> Result<crate::pipeline::commands::MadeWork, String> {
         let mut p = self.pipeline.clone();
         read_tables(&mut p, &self.rays, &self.job, &self.bound)?;
         let (depth, flags, dims) = (p.max_recursion_depth, p.pipeline_flags, p.dims);
@@ -1130,7 +1130,11 @@ impl crate::pipeline::commands::LateWork for TablesInBuffers {
             Where::At(_, m) => m,
             Where::Job(x) => format!("the bindings: {x}"),
         })?;
-        Ok(Work::Rays(Box::new(f.work(depth, flags, dims))))
+        let sources = std::mem::take(&mut f.sources);
+        Ok(crate::pipeline::commands::MadeWork {
+            work: Work::Rays(Box::new(f.work(depth, flags, dims))),
+            sources,
+        })
     }
 }
 
@@ -1145,6 +1149,9 @@ pub(crate) struct FittedPipeline {
     /// The file of each of `programs` (a program fitted for several records is listed
     /// once per fit, as a command list counts a command's programs).
     pub fitted_infos: Vec<ProgramInfo>,
+    /// For each of `programs`, its index in the pipeline's loaded programs (which of
+    /// `infos` it is).
+    pub sources: Vec<usize>,
     /// The reflection warnings (a binding is "not used" only when no fit uses it).
     pub warnings: Vec<String>,
     /// The ray-generation program.
@@ -1299,6 +1306,7 @@ pub(crate) fn fit_pipeline<'a>(
     let callable = p.callable.map(|&r| use_of(r));
     let mut programs = Vec::with_capacity(uses.len());
     let mut fitted_infos = Vec::with_capacity(uses.len());
+    let mut sources = Vec::with_capacity(uses.len());
     let mut warnings: Vec<String> = Vec::new();
     let mut unused: Option<Vec<String>> = None;
     for (prog, rec) in uses {
@@ -1334,6 +1342,7 @@ pub(crate) fn fit_pipeline<'a>(
         }
         programs.push((shader.clone(), fit.bindings));
         fitted_infos.push(info.clone());
+        sources.push(prog);
     }
     // An entry a record's arguments name is used through the record, under another
     // register (or none): its "not used" warning would be wrong.
@@ -1354,6 +1363,7 @@ pub(crate) fn fit_pipeline<'a>(
         programs,
         infos: p.programs.into_iter().map(|(_, i)| i).collect(),
         fitted_infos,
+        sources,
         warnings,
         raygen,
         miss,
@@ -1884,18 +1894,28 @@ fn find_export<'l>(libs: &'l [Library], slot: &Slot<'_>) -> Result<&'l Library, 
     Ok(lib)
 }
 
-/// The payload and attribute sizes of the `TraceRay` and `ReportHit` calls of `s`.
-fn call_sizes(s: &Shader) -> (Vec<u32>, Vec<u32>) {
+/// An operation's HLSL name and the bytes of the payload or attributes it passes.
+type OpBytes = (&'static str, u32);
+
+/// The payload sizes of the operations of `s` that pass a payload (`TraceRay`,
+/// `HitObject::TraceRay`, `HitObject::Invoke`) and the attribute sizes of those that
+/// pass attributes (`ReportHit`, `HitObject::FromRayQuery` with attributes,
+/// `HitObject::GetAttributes`), each with the operation's HLSL name for messages.
+fn call_sizes(s: &Shader) -> (Vec<OpBytes>, Vec<OpBytes>) {
     let mut trace = Vec::new();
     let mut report = Vec::new();
     for i in &s.insts {
         match i {
-            Inst::RayTrace { bytes, .. }
-            | Inst::HitObjectTrace { bytes, .. }
-            | Inst::HitObjectInvoke { bytes, .. } => trace.push(*bytes),
-            Inst::RayReportHit { bytes, .. }
-            | Inst::HitObjectFromQueryAttrs { bytes, .. }
-            | Inst::HitObjectAttributes { bytes, .. } => report.push(*bytes),
+            Inst::RayTrace { bytes, .. } => trace.push(("TraceRay", *bytes)),
+            Inst::HitObjectTrace { bytes, .. } => trace.push(("HitObject::TraceRay", *bytes)),
+            Inst::HitObjectInvoke { bytes, .. } => trace.push(("HitObject::Invoke", *bytes)),
+            Inst::RayReportHit { bytes, .. } => report.push(("ReportHit", *bytes)),
+            Inst::HitObjectFromQueryAttrs { bytes, .. } => {
+                report.push(("HitObject::FromRayQuery", *bytes));
+            }
+            Inst::HitObjectAttributes { bytes, .. } => {
+                report.push(("HitObject::GetAttributes", *bytes));
+            }
             _ => {}
         }
     }
@@ -1945,15 +1965,16 @@ fn check_sizes(
             ));
         }
         let (trace, report) = call_sizes(s);
-        if let Some(b) = trace.iter().find(|&&b| b > max_payload) {
+        // The message names the operation whose operand fixed the size.
+        if let Some((op, b)) = trace.iter().find(|(_, b)| *b > max_payload) {
             return Err(format!(
-                "`max_payload_size` {max_payload}: \"{name}\" ({}) calls TraceRay with a payload of {b} bytes",
+                "`max_payload_size` {max_payload}: \"{name}\" ({}) calls {op} with a payload of {b} bytes",
                 slot.key
             ));
         }
-        if let Some(b) = report.iter().find(|&&b| b > max_attributes) {
+        if let Some((op, b)) = report.iter().find(|(_, b)| *b > max_attributes) {
             return Err(format!(
-                "`max_attribute_size` {max_attributes}: \"{name}\" ({}) calls ReportHit with attributes of {b} bytes",
+                "`max_attribute_size` {max_attributes}: \"{name}\" ({}) calls {op} with attributes of {b} bytes",
                 slot.key
             ));
         }
@@ -1984,10 +2005,10 @@ fn check_hit_attributes(
                 continue;
             };
             let (_, report) = call_sizes(x);
-            let Some(&first) = report.first() else {
+            let Some(&(_, first)) = report.first() else {
                 continue;
             };
-            if let Some(&other) = report.iter().find(|&&b| b != first) {
+            if let Some(&(_, other)) = report.iter().find(|(_, b)| *b != first) {
                 return Err(format!(
                     "`{key}.intersection`: \"{}\" reports hits with attributes of {first} and of {other} bytes; a hit group's programs take one attribute structure",
                     x.entry

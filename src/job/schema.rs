@@ -307,24 +307,28 @@ pub struct GeometryEntry {
     /// `triangles` or `aabbs`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// Triangles: the vertex positions' bytes (`{ f32 = [...] }`, `{ file = ... }`, …).
-    pub vertices: Option<DataSpec>,
+    /// Triangles: the vertex positions' bytes (`{ f32 = [...] }`, `{ file = ... }`, …),
+    /// or a named buffer's from an offset (`{ buffer = "verts", offset = 0 }`).
+    pub vertices: Option<GeometryData>,
     /// Triangles: the positions' format (DXGI name; default `R32G32B32_FLOAT`).
     pub vertex_format: Option<String>,
     /// Triangles: bytes from one vertex to the next (default: the format's size).
     pub vertex_stride: Option<u64>,
     /// Triangles: vertices read (default: as many as the bytes hold).
     pub vertex_count: Option<u32>,
-    /// Triangles: the index buffer's bytes (none: every three vertices are a triangle).
-    pub indices: Option<DataSpec>,
+    /// Triangles: the index buffer's bytes (none: every three vertices are a triangle),
+    /// a data form or a named buffer's.
+    pub indices: Option<GeometryData>,
     /// Triangles: `R16_UINT` or `R32_UINT` (default `R32_UINT`).
     pub index_format: Option<String>,
     /// Triangles: indices read (default: as many as the bytes hold).
     pub index_count: Option<u32>,
-    /// Triangles: a 3×4 row-major transform applied to the vertices during the build.
-    pub transform: Option<Vec<FloatValue>>,
-    /// AABBs: six floats each (min x, y, z, max x, y, z).
-    pub aabbs: Option<DataSpec>,
+    /// Triangles: a 3×4 row-major transform applied to the vertices during the build:
+    /// 12 floats, or a named buffer's 48 bytes from an offset.
+    pub transform: Option<GeometryTransform>,
+    /// AABBs: six floats each (min x, y, z, max x, y, z), a data form or a named
+    /// buffer's.
+    pub aabbs: Option<GeometryData>,
     /// AABBs: how many (default: as many as the bytes hold at `aabb_stride`).
     pub aabb_count: Option<u64>,
     /// AABBs: bytes from one to the next (default 24).
@@ -335,6 +339,62 @@ pub struct GeometryEntry {
     /// `D3D12_RAYTRACING_GEOMETRY_FLAG_NO_DUPLICATE_ANYHIT_INVOCATION`.
     #[serde(default)]
     pub no_duplicate_any_hit: bool,
+}
+
+/// A geometry's bytes: a data form, or the bytes of a named `[[resource]]` buffer from
+/// an offset, spelled as a list's build command spells a GPU address
+/// (`{ buffer = "name", offset = 0 }`). A table with a `buffer` key is the second.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum GeometryData {
+    /// A named buffer from an offset.
+    Buffer(super::list::accel::BufferAt),
+    /// A data form.
+    Data(DataSpec),
+}
+
+impl<'de> Deserialize<'de> for GeometryData {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        // Decided by the `buffer` key, so that each form's own errors (unknown keys,
+        // bad values) reach the user rather than "matches no form".
+        let v = toml::Value::deserialize(d)?;
+        if v.as_table().is_some_and(|t| t.contains_key("buffer")) {
+            super::list::accel::BufferAt::deserialize(v)
+                .map(GeometryData::Buffer)
+                .map_err(D::Error::custom)
+        } else {
+            DataSpec::deserialize(v)
+                .map(GeometryData::Data)
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+/// A geometry's transform: 12 floats, or a named buffer's 48 bytes from an offset.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum GeometryTransform {
+    /// A named buffer from an offset.
+    Buffer(super::list::accel::BufferAt),
+    /// 12 floats, row-major 3×4.
+    Values(Vec<FloatValue>),
+}
+
+impl<'de> Deserialize<'de> for GeometryTransform {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = toml::Value::deserialize(d)?;
+        if v.is_table() {
+            super::list::accel::BufferAt::deserialize(v)
+                .map(GeometryTransform::Buffer)
+                .map_err(D::Error::custom)
+        } else {
+            Vec::<FloatValue>::deserialize(v)
+                .map(GeometryTransform::Values)
+                .map_err(D::Error::custom)
+        }
+    }
 }
 
 /// One instance of a top-level structure (`D3D12_RAYTRACING_INSTANCE_DESC`).

@@ -106,6 +106,109 @@ pub enum BuildGeometry {
     },
 }
 
+/// A geometry's bytes as read from its buffers: the transform's, the indices' and the
+/// vertices' (or the boxes').
+#[derive(Debug, Clone, Default)]
+pub struct ReadGeometry {
+    transform: Option<Vec<u8>>,
+    indices: Vec<u8>,
+    data: Vec<u8>,
+}
+
+impl ReadGeometry {
+    /// Bytes held.
+    pub fn bytes(&self) -> u64 {
+        (self.transform.as_ref().map_or(0, Vec::len) + self.indices.len() + self.data.len()) as u64
+    }
+}
+
+impl BuildGeometry {
+    /// Reads the geometry's ranges now; errors name `geometry[g].…` (`g`: its index in
+    /// the structure).
+    pub fn read(&self, g: usize) -> Result<ReadGeometry, String> {
+        Ok(match self {
+            BuildGeometry::Triangles {
+                transform,
+                indices,
+                vertices,
+                ..
+            } => ReadGeometry {
+                transform: match transform {
+                    Some(r) => Some(r.read(&format!("geometry[{g}].transform"))?),
+                    None => None,
+                },
+                indices: match indices {
+                    Some(r) => r.read(&format!("geometry[{g}].indices"))?,
+                    None => Vec::new(),
+                },
+                data: vertices.read(&format!("geometry[{g}].vertices"))?,
+            },
+            BuildGeometry::Aabbs { aabbs, .. } => ReadGeometry {
+                data: aabbs.read(&format!("geometry[{g}].aabbs"))?,
+                ..ReadGeometry::default()
+            },
+        })
+    }
+
+    /// The build's description of the geometry over `read`, what [`BuildGeometry::read`]
+    /// read of it.
+    pub fn desc<'a>(&self, read: &'a ReadGeometry) -> GeometryDesc<'a> {
+        match self {
+            BuildGeometry::Triangles {
+                flags,
+                index_format,
+                index_count,
+                vertex_format,
+                vertex_count,
+                vertex_stride,
+                ..
+            } => GeometryDesc {
+                flags: *flags,
+                geometry: Geometry::Triangles(TrianglesDesc {
+                    transform: read.transform.as_deref().map(transform_of),
+                    index_format: *index_format,
+                    index_count: *index_count,
+                    indices: &read.indices,
+                    vertex_format: *vertex_format,
+                    vertex_count: *vertex_count,
+                    vertices: &read.data,
+                    vertex_stride: *vertex_stride,
+                }),
+            },
+            BuildGeometry::Aabbs {
+                flags,
+                count,
+                stride,
+                ..
+            } => GeometryDesc {
+                flags: *flags,
+                geometry: Geometry::Aabbs(AabbsDesc {
+                    count: *count,
+                    aabbs: &read.data,
+                    stride: *stride,
+                }),
+            },
+        }
+    }
+
+    /// Primitives the geometry holds (triangles, or boxes).
+    pub fn primitives(&self) -> u64 {
+        match self {
+            BuildGeometry::Triangles {
+                index_format,
+                index_count,
+                vertex_count,
+                ..
+            } => u64::from(if *index_format == IndexFormat::None {
+                *vertex_count / 3
+            } else {
+                *index_count / 3
+            }),
+            BuildGeometry::Aabbs { count, .. } => *count,
+        }
+    }
+}
+
 /// `D3D12_ELEMENTS_LAYOUT` of a top level's instance descriptions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InstanceLayout {
@@ -198,80 +301,11 @@ impl AccelBuild {
             BuildInputs::Bottom(geos) => {
                 let mut held = Vec::with_capacity(geos.len());
                 for (g, geo) in geos.iter().enumerate() {
-                    held.push(match geo {
-                        BuildGeometry::Triangles {
-                            transform,
-                            indices,
-                            vertices,
-                            ..
-                        } => {
-                            let t = match transform {
-                                Some(r) => Some(r.read(&format!("geometry[{g}].transform"))?),
-                                None => None,
-                            };
-                            let i = match indices {
-                                Some(r) => r.read(&format!("geometry[{g}].indices"))?,
-                                None => Vec::new(),
-                            };
-                            (t, i, vertices.read(&format!("geometry[{g}].vertices"))?)
-                        }
-                        BuildGeometry::Aabbs { aabbs, .. } => (
-                            None,
-                            Vec::new(),
-                            aabbs.read(&format!("geometry[{g}].aabbs"))?,
-                        ),
-                    });
+                    held.push(geo.read(g)?);
                 }
-                let mut descs = Vec::with_capacity(geos.len());
-                let mut items = 0u64;
-                for (geo, (t, i, v)) in geos.iter().zip(&held) {
-                    descs.push(match geo {
-                        BuildGeometry::Triangles {
-                            flags,
-                            index_format,
-                            index_count,
-                            vertex_format,
-                            vertex_count,
-                            vertex_stride,
-                            ..
-                        } => {
-                            items += u64::from(if *index_format == IndexFormat::None {
-                                *vertex_count / 3
-                            } else {
-                                *index_count / 3
-                            });
-                            GeometryDesc {
-                                flags: *flags,
-                                geometry: Geometry::Triangles(TrianglesDesc {
-                                    transform: t.as_deref().map(transform_of),
-                                    index_format: *index_format,
-                                    index_count: *index_count,
-                                    indices: i,
-                                    vertex_format: *vertex_format,
-                                    vertex_count: *vertex_count,
-                                    vertices: v,
-                                    vertex_stride: *vertex_stride,
-                                }),
-                            }
-                        }
-                        BuildGeometry::Aabbs {
-                            flags,
-                            count,
-                            stride,
-                            ..
-                        } => {
-                            items += *count;
-                            GeometryDesc {
-                                flags: *flags,
-                                geometry: Geometry::Aabbs(AabbsDesc {
-                                    count: *count,
-                                    aabbs: v,
-                                    stride: *stride,
-                                }),
-                            }
-                        }
-                    });
-                }
+                let descs: Vec<GeometryDesc<'_>> =
+                    geos.iter().zip(&held).map(|(geo, r)| geo.desc(r)).collect();
+                let items = geos.iter().map(BuildGeometry::primitives).sum();
                 let blas = BottomLevel::build(&descs, &options)
                     .map_err(|e| e.to_string().replacen("geometries[", "geometry[", 1))?;
                 self.dst.set(BuiltStructure::Bottom(Arc::new(blas)));

@@ -248,7 +248,20 @@ pub trait LateWork: std::fmt::Debug + Send + Sync {
     /// How many program files the job lists for it (see [`Command::program_count`]).
     fn program_count(&self) -> usize;
     /// The work, from memory as it is now; an error says what and where.
-    fn make(&self) -> Result<Work, String>;
+    fn make(&self) -> Result<MadeWork, String>;
+}
+
+/// A [`LateWork`] made from memory: the work, and for each program it runs (in the
+/// work's order) which of the command's listed programs it is (an index below
+/// [`LateWork::program_count`]). A `DispatchRays` runs a program once per record that
+/// uses it with its own arguments, so the work may run a listed program more than once;
+/// the debugger reloads each from the file listed for it.
+#[derive(Debug, Clone)]
+pub struct MadeWork {
+    /// The dispatch or draw.
+    pub work: Work,
+    /// Per program of `work`, the listed program it is.
+    pub sources: Vec<usize>,
 }
 
 /// A sampler feedback transcode (DirectX-Specs "Sampler Feedback", "Transcoding"): the
@@ -764,6 +777,30 @@ impl Command {
         }
     }
 
+    /// The work the command would run now: [`Command::work`], or for a command made
+    /// when it runs (a `dispatch_rays` whose shader tables are in buffers) the work made
+    /// from memory as the commands before it left it, which is what running it now
+    /// would run. `Ok(None)`: the command runs no program, or a predicate skips a
+    /// command made when it runs (a skipped command reads no table). An error is the
+    /// one running it would give.
+    pub fn work_now(&self) -> Result<Option<std::borrow::Cow<'_, Work>>, String> {
+        match self.inner() {
+            Command::Late(l) if !self.predicated_off() => {
+                l.make().map(|m| Some(std::borrow::Cow::Owned(m.work)))
+            }
+            Command::Work(w) => Ok(Some(std::borrow::Cow::Borrowed(w))),
+            _ => Ok(None),
+        }
+    }
+
+    /// The command made when it runs, when it is one (under any predicate).
+    pub fn late(&self) -> Option<&dyn LateWork> {
+        match self.inner() {
+            Command::Late(l) => Some(l.as_ref()),
+            _ => None,
+        }
+    }
+
     /// Runs the command under `plan`, charging `budget`; `hooks` watch a dispatch or a
     /// draw.
     pub fn run<'a>(
@@ -849,12 +886,12 @@ impl Command {
                 b.run().map_err(list_err)?;
             }
             Command::Late(l) => {
-                let w = l.make().map_err(list_err)?;
+                let made = l.make().map_err(list_err)?;
                 let hooks = Hooks {
                     budget: Some(budget),
                     ..hooks
                 };
-                runs.push(w.run(plan, hooks)?);
+                runs.push(made.work.run(plan, hooks)?);
             }
             Command::ExecuteIndirect(x) => runs = execute_indirect(x, plan, budget, hooks)?,
             Command::ResolveSubresource {

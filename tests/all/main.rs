@@ -3,6 +3,7 @@
 //! `DXLANE_BLESS=1 cargo test` rewrites the snapshots under `tests/snapshots/`; review
 //! the diff before committing it.
 
+mod accel_named;
 mod architecture;
 mod batch;
 mod capture;
@@ -62,6 +63,7 @@ mod raster_states;
 mod raw_gather_and_wave_match;
 mod rays;
 mod rays_build;
+mod rays_list_debug;
 mod raytracing;
 mod resolve_region;
 mod sampler_feedback;

@@ -97,6 +97,46 @@ pub const BUILD_KEYS: &[&str] = &[
     "instance_layout",
 ];
 
+/// Finds the named buffer `name` for key `key` (the key is `…vertices.buffer`): its
+/// memory, or an error naming the key and the name. A command list looks in its named
+/// resources, a job's `[[acceleration_structure]]` in its named `[[resource]]` entries.
+pub(crate) type Buffers<'a> = dyn Fn(&str, &str) -> Result<Memory, String> + 'a;
+
+/// `key`'s range of `size` bytes at `at`, whose start is a multiple of `align`.
+pub(crate) fn range(
+    buffers: &Buffers<'_>,
+    key: &str,
+    at: &BufferAt,
+    size: Option<u64>,
+    align: u64,
+) -> Result<BufferRange, String> {
+    let memory = buffers(&format!("{key}.buffer"), &at.buffer)?;
+    if at.offset % align != 0 {
+        return Err(format!(
+            "`{key}.offset` {}: the address must be a multiple of {align}",
+            at.offset
+        ));
+    }
+    let size = size.ok_or_else(|| format!("`{key}`: the range's size overflows 64 bits"))?;
+    if at
+        .offset
+        .checked_add(size)
+        .is_none_or(|end| end > memory.len())
+    {
+        return Err(format!(
+            "`{key}`: {size} bytes from offset {} pass the end of \"{}\" ({} bytes)",
+            at.offset,
+            at.buffer,
+            memory.len()
+        ));
+    }
+    Ok(BufferRange {
+        memory,
+        offset: at.offset,
+        size,
+    })
+}
+
 impl Ctx<'_> {
     /// The list's resources by GPU virtual address (`job::shader_table`'s scheme), made
     /// once.
@@ -127,39 +167,9 @@ impl Ctx<'_> {
         a
     }
 
-    /// `key`'s range of `size` bytes at `at`, whose start is a multiple of `align`.
-    fn range(
-        &self,
-        key: &str,
-        at: &BufferAt,
-        size: Option<u64>,
-        align: u64,
-    ) -> Result<BufferRange, String> {
-        let (_, memory): (_, Memory) = self.buffer(&format!("{key}.buffer"), &at.buffer)?;
-        if at.offset % align != 0 {
-            return Err(format!(
-                "`{key}.offset` {}: the address must be a multiple of {align}",
-                at.offset
-            ));
-        }
-        let size = size.ok_or_else(|| format!("`{key}`: the range's size overflows 64 bits"))?;
-        if at
-            .offset
-            .checked_add(size)
-            .is_none_or(|end| end > memory.len())
-        {
-            return Err(format!(
-                "`{key}`: {size} bytes from offset {} pass the end of \"{}\" ({} bytes)",
-                at.offset,
-                at.buffer,
-                memory.len()
-            ));
-        }
-        Ok(BufferRange {
-            memory,
-            offset: at.offset,
-            size,
-        })
+    /// The named buffer lookup the shared checks take: the list's named resources.
+    fn buffers(&self) -> impl Fn(&str, &str) -> Result<Memory, String> + '_ {
+        move |key: &str, name: &str| self.buffer(key, name).map(|(_, m)| m)
     }
 
     /// Makes a `build_raytracing_acceleration_structure` command (`name` leads memory
@@ -201,7 +211,7 @@ impl Ctx<'_> {
                         k.0
                     ));
                 }
-                self.bottom(e.geometry.as_deref().unwrap_or_default())?
+                bottom(&self.buffers(), e.geometry.as_deref().unwrap_or_default())?
             }
             "top" => {
                 if e.geometry.is_some() {
@@ -228,236 +238,6 @@ impl Ctx<'_> {
             addresses: self.addresses(),
             threads: self.job.file.options.threads.unwrap_or(0),
         })))
-    }
-
-    /// A bottom level's geometries, and the bytes they read.
-    fn bottom(&self, geos: &[BuildGeometryEntry]) -> Result<(BuildInputs, u64), String> {
-        let mut out = Vec::with_capacity(geos.len());
-        let (mut bytes, mut prims) = (0u64, 0u64);
-        for (g, geo) in geos.iter().enumerate() {
-            let key = |k: &str| format!("geometry[{g}].{k}");
-            let mut flags = GeometryFlags::NONE;
-            if geo.opaque {
-                flags |= GeometryFlags::OPAQUE;
-            }
-            if geo.no_duplicate_any_hit {
-                flags |= GeometryFlags::NO_DUPLICATE_ANYHIT_INVOCATION;
-            }
-            let kind = geo.kind.trim().to_ascii_lowercase();
-            if let Some(first) = geos.first()
-                && first.kind.trim().to_ascii_lowercase() != kind
-            {
-                return Err(format!(
-                    "`{}` \"{}\": a bottom level holds one geometry type, and geometry[0] is \"{}\"",
-                    key("type"),
-                    geo.kind,
-                    first.kind
-                ));
-            }
-            let b = match kind.as_str() {
-                "triangles" => {
-                    if geo.aabbs.is_some() || geo.aabb_count.is_some() || geo.aabb_stride.is_some()
-                    {
-                        return Err(format!("`{}`: does not apply to triangles", key("aabbs")));
-                    }
-                    self.triangles(g, geo, flags)?
-                }
-                "aabbs" => {
-                    if let Some(k) = [
-                        ("vertices", geo.vertices.is_some()),
-                        ("vertex_format", geo.vertex_format.is_some()),
-                        ("vertex_stride", geo.vertex_stride.is_some()),
-                        ("vertex_count", geo.vertex_count.is_some()),
-                        ("indices", geo.indices.is_some()),
-                        ("index_format", geo.index_format.is_some()),
-                        ("index_count", geo.index_count.is_some()),
-                        ("transform", geo.transform.is_some()),
-                    ]
-                    .iter()
-                    .find(|(_, set)| *set)
-                    {
-                        return Err(format!("`{}`: is for triangles", key(k.0)));
-                    }
-                    let at = geo
-                        .aabbs
-                        .as_ref()
-                        .ok_or_else(|| format!("missing `{}` (the boxes' buffer)", key("aabbs")))?;
-                    let count = geo
-                        .aabb_count
-                        .ok_or_else(|| format!("missing `{}`", key("aabb_count")))?;
-                    let stride = geo.aabb_stride.unwrap_or(24);
-                    if stride % 8 != 0 {
-                        return Err(format!(
-                            "`{}` {stride}: a multiple of 8 (D3D12_RAYTRACING_AABB_BYTE_ALIGNMENT)",
-                            key("aabb_stride")
-                        ));
-                    }
-                    let size = if count == 0 {
-                        Some(0)
-                    } else {
-                        (count - 1)
-                            .checked_mul(stride)
-                            .and_then(|v| v.checked_add(24))
-                    };
-                    let aabbs = self.range(&key("aabbs"), at, size, 8)?;
-                    BuildGeometry::Aabbs {
-                        flags,
-                        count,
-                        aabbs,
-                        stride,
-                    }
-                }
-                other => {
-                    return Err(format!(
-                        "`{}` \"{other}\": a geometry is \"triangles\" or \"aabbs\"",
-                        key("type")
-                    ));
-                }
-            };
-            let (n, read) = match &b {
-                BuildGeometry::Triangles {
-                    index_format,
-                    index_count,
-                    vertex_count,
-                    vertices,
-                    indices,
-                    transform,
-                    ..
-                } => (
-                    u64::from(if *index_format == IndexFormat::None {
-                        *vertex_count
-                    } else {
-                        *index_count
-                    }) / 3,
-                    vertices.size
-                        + indices.as_ref().map_or(0, |r| r.size)
-                        + transform.as_ref().map_or(0, |r| r.size),
-                ),
-                BuildGeometry::Aabbs { count, aabbs, .. } => (*count, aabbs.size),
-            };
-            prims = prims.saturating_add(n);
-            if prims > MAX_PRIMITIVES {
-                return Err(format!(
-                    "`{}`: the structure's primitives pass the limit of {MAX_PRIMITIVES} (DXR spec \"Geometry limits\")",
-                    key("type")
-                ));
-            }
-            bytes = bytes.saturating_add(read);
-            out.push(b);
-        }
-        Ok((BuildInputs::Bottom(out), bytes))
-    }
-
-    /// One triangle geometry.
-    fn triangles(
-        &self,
-        g: usize,
-        geo: &BuildGeometryEntry,
-        flags: GeometryFlags,
-    ) -> Result<BuildGeometry, String> {
-        let key = |k: &str| format!("geometry[{g}].{k}");
-        let fmt_name = geo.vertex_format.as_deref().unwrap_or("R32G32B32_FLOAT");
-        let vertex_format = VertexFormat::ALL
-            .into_iter()
-            .find(|f| format!("{f:?}").eq_ignore_ascii_case(fmt_name.trim()))
-            .ok_or_else(|| {
-                format!(
-                    "`{}` \"{fmt_name}\" is not a vertex format of D3D12_RAYTRACING_GEOMETRY_TRIANGLES_DESC",
-                    key("vertex_format")
-                )
-            })?;
-        let stride = geo.vertex_stride.unwrap_or(match vertex_format {
-            VertexFormat::R16G16B16A16_FLOAT
-            | VertexFormat::R16G16B16A16_SNORM
-            | VertexFormat::R16G16B16A16_UNORM => 8,
-            f => f.bytes_read() as u64,
-        });
-        let align = vertex_format.stride_alignment();
-        if stride % align != 0 {
-            return Err(format!(
-                "`{}` {stride}: a multiple of {align} for {vertex_format:?}",
-                key("vertex_stride")
-            ));
-        }
-        let vertex_count = geo
-            .vertex_count
-            .ok_or_else(|| format!("missing `{}`", key("vertex_count")))?;
-        let at = geo
-            .vertices
-            .as_ref()
-            .ok_or_else(|| format!("missing `{}` (the positions' buffer)", key("vertices")))?;
-        let size = if vertex_count == 0 {
-            Some(0)
-        } else {
-            u64::from(vertex_count - 1)
-                .checked_mul(stride)
-                .and_then(|v| v.checked_add(vertex_format.bytes_read() as u64))
-        };
-        let vertices = self.range(&key("vertices"), at, size, align)?;
-        let (index_format, index_count, indices) = match &geo.indices {
-            None => {
-                if let Some(k) = [
-                    ("index_format", geo.index_format.is_some()),
-                    ("index_count", geo.index_count.is_some()),
-                ]
-                .iter()
-                .find(|(_, set)| *set)
-                {
-                    return Err(format!("`{}`: goes with `indices`", key(k.0)));
-                }
-                if vertex_count % 3 != 0 {
-                    return Err(format!(
-                        "`{}` {vertex_count}: a multiple of 3 without indices (a triangle list)",
-                        key("vertex_count")
-                    ));
-                }
-                (IndexFormat::None, 0, None)
-            }
-            Some(at) => {
-                let f = match geo
-                    .index_format
-                    .as_deref()
-                    .map(|f| f.trim().to_ascii_uppercase())
-                {
-                    None => IndexFormat::R32_UINT,
-                    Some(f) if f == "R32_UINT" => IndexFormat::R32_UINT,
-                    Some(f) if f == "R16_UINT" => IndexFormat::R16_UINT,
-                    Some(f) => {
-                        return Err(format!(
-                            "`{}` \"{f}\": an index format is R16_UINT or R32_UINT",
-                            key("index_format")
-                        ));
-                    }
-                };
-                let n = geo
-                    .index_count
-                    .ok_or_else(|| format!("missing `{}`", key("index_count")))?;
-                if n % 3 != 0 {
-                    return Err(format!(
-                        "`{}` {n}: a multiple of 3 (a triangle list)",
-                        key("index_count")
-                    ));
-                }
-                let size = u64::from(n).checked_mul(f.size() as u64);
-                let r = self.range(&key("indices"), at, size, f.size() as u64)?;
-                (f, n, Some(r))
-            }
-        };
-        let transform = match &geo.transform {
-            Some(at) => Some(self.range(&key("transform"), at, Some(48), 16)?),
-            None => None,
-        };
-        Ok(BuildGeometry::Triangles {
-            flags,
-            transform,
-            index_format,
-            index_count,
-            indices,
-            vertex_format,
-            vertex_count,
-            vertices,
-            vertex_stride: stride,
-        })
     }
 
     /// A top level's instances, and the bytes they read.
@@ -487,7 +267,13 @@ impl Ctx<'_> {
             InstanceLayout::Array => (64, INSTANCE_DESC_ALIGNMENT),
             InstanceLayout::ArrayOfPointers => (8, 8),
         };
-        let instances = self.range("instances", at, u64::from(count).checked_mul(each), align)?;
+        let instances = range(
+            &self.buffers(),
+            "instances",
+            at,
+            u64::from(count).checked_mul(each),
+            align,
+        )?;
         let bytes = u64::from(count) * 64;
         Ok((
             BuildInputs::Top {
@@ -498,4 +284,249 @@ impl Ctx<'_> {
             bytes,
         ))
     }
+}
+
+/// A bottom level's geometries, and the bytes they read.
+fn bottom(
+    buffers: &Buffers<'_>,
+    geos: &[BuildGeometryEntry],
+) -> Result<(BuildInputs, u64), String> {
+    let mut out = Vec::with_capacity(geos.len());
+    let (mut bytes, mut prims) = (0u64, 0u64);
+    for (g, geo) in geos.iter().enumerate() {
+        let key = |k: &str| format!("geometry[{g}].{k}");
+        let kind = geo.kind.trim().to_ascii_lowercase();
+        if let Some(first) = geos.first()
+            && first.kind.trim().to_ascii_lowercase() != kind
+        {
+            return Err(format!(
+                "`{}` \"{}\": a bottom level holds one geometry type, and geometry[0] is \"{}\"",
+                key("type"),
+                geo.kind,
+                first.kind
+            ));
+        }
+        let b = geometry(buffers, g, geo)?;
+        let (n, read) = match &b {
+            BuildGeometry::Triangles {
+                index_format,
+                index_count,
+                vertex_count,
+                vertices,
+                indices,
+                transform,
+                ..
+            } => (
+                u64::from(if *index_format == IndexFormat::None {
+                    *vertex_count
+                } else {
+                    *index_count
+                }) / 3,
+                vertices.size
+                    + indices.as_ref().map_or(0, |r| r.size)
+                    + transform.as_ref().map_or(0, |r| r.size),
+            ),
+            BuildGeometry::Aabbs { count, aabbs, .. } => (*count, aabbs.size),
+        };
+        prims = prims.saturating_add(n);
+        if prims > MAX_PRIMITIVES {
+            return Err(format!(
+                "`{}`: the structure's primitives pass the limit of {MAX_PRIMITIVES} (DXR spec \"Geometry limits\")",
+                key("type")
+            ));
+        }
+        bytes = bytes.saturating_add(read);
+        out.push(b);
+    }
+    Ok((BuildInputs::Bottom(out), bytes))
+}
+
+/// One `D3D12_RAYTRACING_GEOMETRY_DESC` over named buffers, checked: its buffers'
+/// ranges inside them and aligned, its counts, strides and formats. Errors name
+/// `geometry[g].key`.
+pub(crate) fn geometry(
+    buffers: &Buffers<'_>,
+    g: usize,
+    geo: &BuildGeometryEntry,
+) -> Result<BuildGeometry, String> {
+    let key = |k: &str| format!("geometry[{g}].{k}");
+    let mut flags = GeometryFlags::NONE;
+    if geo.opaque {
+        flags |= GeometryFlags::OPAQUE;
+    }
+    if geo.no_duplicate_any_hit {
+        flags |= GeometryFlags::NO_DUPLICATE_ANYHIT_INVOCATION;
+    }
+    let kind = geo.kind.trim().to_ascii_lowercase();
+    Ok(match kind.as_str() {
+        "triangles" => {
+            if geo.aabbs.is_some() || geo.aabb_count.is_some() || geo.aabb_stride.is_some() {
+                return Err(format!("`{}`: does not apply to triangles", key("aabbs")));
+            }
+            triangles(buffers, g, geo, flags)?
+        }
+        "aabbs" => {
+            if let Some(k) = [
+                ("vertices", geo.vertices.is_some()),
+                ("vertex_format", geo.vertex_format.is_some()),
+                ("vertex_stride", geo.vertex_stride.is_some()),
+                ("vertex_count", geo.vertex_count.is_some()),
+                ("indices", geo.indices.is_some()),
+                ("index_format", geo.index_format.is_some()),
+                ("index_count", geo.index_count.is_some()),
+                ("transform", geo.transform.is_some()),
+            ]
+            .iter()
+            .find(|(_, set)| *set)
+            {
+                return Err(format!("`{}`: is for triangles", key(k.0)));
+            }
+            let at = geo
+                .aabbs
+                .as_ref()
+                .ok_or_else(|| format!("missing `{}` (the boxes' buffer)", key("aabbs")))?;
+            let count = geo
+                .aabb_count
+                .ok_or_else(|| format!("missing `{}`", key("aabb_count")))?;
+            let stride = geo.aabb_stride.unwrap_or(24);
+            if stride % 8 != 0 {
+                return Err(format!(
+                    "`{}` {stride}: a multiple of 8 (D3D12_RAYTRACING_AABB_BYTE_ALIGNMENT)",
+                    key("aabb_stride")
+                ));
+            }
+            let size = if count == 0 {
+                Some(0)
+            } else {
+                (count - 1)
+                    .checked_mul(stride)
+                    .and_then(|v| v.checked_add(24))
+            };
+            let aabbs = range(buffers, &key("aabbs"), at, size, 8)?;
+            BuildGeometry::Aabbs {
+                flags,
+                count,
+                aabbs,
+                stride,
+            }
+        }
+        other => {
+            return Err(format!(
+                "`{}` \"{other}\": a geometry is \"triangles\" or \"aabbs\"",
+                key("type")
+            ));
+        }
+    })
+}
+
+/// One triangle geometry.
+fn triangles(
+    buffers: &Buffers<'_>,
+    g: usize,
+    geo: &BuildGeometryEntry,
+    flags: GeometryFlags,
+) -> Result<BuildGeometry, String> {
+    let key = |k: &str| format!("geometry[{g}].{k}");
+    let fmt_name = geo.vertex_format.as_deref().unwrap_or("R32G32B32_FLOAT");
+    let vertex_format = VertexFormat::ALL
+        .into_iter()
+        .find(|f| format!("{f:?}").eq_ignore_ascii_case(fmt_name.trim()))
+        .ok_or_else(|| {
+            format!(
+                "`{}` \"{fmt_name}\" is not a vertex format of D3D12_RAYTRACING_GEOMETRY_TRIANGLES_DESC",
+                key("vertex_format")
+            )
+        })?;
+    let stride = geo.vertex_stride.unwrap_or(match vertex_format {
+        VertexFormat::R16G16B16A16_FLOAT
+        | VertexFormat::R16G16B16A16_SNORM
+        | VertexFormat::R16G16B16A16_UNORM => 8,
+        f => f.bytes_read() as u64,
+    });
+    let align = vertex_format.stride_alignment();
+    if stride % align != 0 {
+        return Err(format!(
+            "`{}` {stride}: a multiple of {align} for {vertex_format:?}",
+            key("vertex_stride")
+        ));
+    }
+    let vertex_count = geo
+        .vertex_count
+        .ok_or_else(|| format!("missing `{}`", key("vertex_count")))?;
+    let at = geo
+        .vertices
+        .as_ref()
+        .ok_or_else(|| format!("missing `{}` (the positions' buffer)", key("vertices")))?;
+    let size = if vertex_count == 0 {
+        Some(0)
+    } else {
+        u64::from(vertex_count - 1)
+            .checked_mul(stride)
+            .and_then(|v| v.checked_add(vertex_format.bytes_read() as u64))
+    };
+    let vertices = range(buffers, &key("vertices"), at, size, align)?;
+    let (index_format, index_count, indices) = match &geo.indices {
+        None => {
+            if let Some(k) = [
+                ("index_format", geo.index_format.is_some()),
+                ("index_count", geo.index_count.is_some()),
+            ]
+            .iter()
+            .find(|(_, set)| *set)
+            {
+                return Err(format!("`{}`: goes with `indices`", key(k.0)));
+            }
+            if vertex_count % 3 != 0 {
+                return Err(format!(
+                    "`{}` {vertex_count}: a multiple of 3 without indices (a triangle list)",
+                    key("vertex_count")
+                ));
+            }
+            (IndexFormat::None, 0, None)
+        }
+        Some(at) => {
+            let f = match geo
+                .index_format
+                .as_deref()
+                .map(|f| f.trim().to_ascii_uppercase())
+            {
+                None => IndexFormat::R32_UINT,
+                Some(f) if f == "R32_UINT" => IndexFormat::R32_UINT,
+                Some(f) if f == "R16_UINT" => IndexFormat::R16_UINT,
+                Some(f) => {
+                    return Err(format!(
+                        "`{}` \"{f}\": an index format is R16_UINT or R32_UINT",
+                        key("index_format")
+                    ));
+                }
+            };
+            let n = geo
+                .index_count
+                .ok_or_else(|| format!("missing `{}`", key("index_count")))?;
+            if n % 3 != 0 {
+                return Err(format!(
+                    "`{}` {n}: a multiple of 3 (a triangle list)",
+                    key("index_count")
+                ));
+            }
+            let size = u64::from(n).checked_mul(f.size() as u64);
+            let r = range(buffers, &key("indices"), at, size, f.size() as u64)?;
+            (f, n, Some(r))
+        }
+    };
+    let transform = match &geo.transform {
+        Some(at) => Some(range(buffers, &key("transform"), at, Some(48), 16)?),
+        None => None,
+    };
+    Ok(BuildGeometry::Triangles {
+        flags,
+        transform,
+        index_format,
+        index_count,
+        indices,
+        vertex_format,
+        vertex_count,
+        vertices,
+        vertex_stride: stride,
+    })
 }

@@ -314,7 +314,7 @@ pub struct BindEntry {
     pub visibility: Option<String>,
 }
 
-mod accel;
+pub(crate) mod accel;
 mod draw;
 mod footprint;
 mod query;
@@ -556,6 +556,20 @@ const KINDS: &[&str] = &[
     "build_raytracing_acceleration_structure",
 ];
 
+/// The error for field `key` naming `name`, which no `[[resource]]` is named; `known`
+/// are the names the job has.
+pub(crate) fn no_resource_named(key: &str, name: &str, mut known: Vec<&str>) -> String {
+    known.sort_unstable();
+    format!(
+        "`{key}`: no resource is named \"{name}\" (the job names: {})",
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
 impl Ctx<'_> {
     fn shared(&mut self) -> &(std::sync::Arc<Job>, std::sync::Arc<BoundJob>) {
         self.shared.get_or_insert_with(|| {
@@ -578,18 +592,10 @@ impl Ctx<'_> {
 
     /// The named resource `name`, for field `key`.
     fn named(&self, key: &str, name: &str) -> Result<&BoundEntry, String> {
-        let i = self.names.get(name).ok_or_else(|| {
-            let mut known: Vec<&str> = self.names.keys().copied().collect();
-            known.sort_unstable();
-            format!(
-                "`{key}`: no resource is named \"{name}\" (the job names: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )
-        })?;
+        let i = self
+            .names
+            .get(name)
+            .ok_or_else(|| no_resource_named(key, name, self.names.keys().copied().collect()))?;
         self.bound
             .resources
             .get(*i)
