@@ -63,6 +63,7 @@ mod raw_gather_and_wave_match;
 mod rays;
 mod rays_build;
 mod raytracing;
+mod resolve_format;
 mod resolve_region;
 mod sampler_feedback;
 mod sampling_lavapipe;

@@ -70,6 +70,10 @@ const EXPECTED: &[(&str, PerModel)] = &[
     ("depth.shader_test", [Some((6, 0)); 4]),
     // 6 + 1 (`if(dxlane)`) rgba probes on the first target, 4 on the second program, 5
     // on the uint target; `if(glsl)` not run; the `todo(dxlane)` probe fails as todo.
+    // 8 probes of the three draws into layers 1, 2 and 0 of a render-target array
+    // (SV_RenderTargetArrayIndex from the vertex program), 1 of the texture array read
+    // by layer.
+    ("arrays.shader_test", [Some((9, 0)); 4]),
     ("draw.shader_test", [Some((14, 1)); 4]),
     // 6 probes of three draws over one depth buffer (each sees the one before), 6 of
     // the depth-bounds test, 4 of viewport 0 and 4 of viewport 1 chosen by the vertex
