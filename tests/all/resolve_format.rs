@@ -33,10 +33,17 @@ fn run(path: &Path) -> Result<Finished, String> {
         .map_err(|e| e.to_string())
 }
 
-/// A single-sampled 1 × 1 texture named `name` of `format`, filled with `ee`.
+/// A single-sampled 1 × 1 texture named `name` of `format`, filled with `ee`. A
+/// typeless one is given a typed view of its group (`view_format`), as a job's resource
+/// needs one; the resolve reads the resource, not the view.
 fn one(name: &str, format: &str) -> String {
+    let view = match format.strip_suffix("_TYPELESS") {
+        Some(group) if group == "R16G16" => "view_format = \"R16G16_FLOAT\"\n".to_string(),
+        Some(group) => format!("view_format = \"{group}_UNORM\"\n"),
+        None => String::new(),
+    };
     format!(
-        "\n[[resource]]\nname = \"{name}\"\nkind = \"texture2d\"\nformat = \"{format}\"\nwidth = 1\nheight = 1\ndata = {{ fill_u32 = 0xeeeeeeee }}\n"
+        "\n[[resource]]\nname = \"{name}\"\nkind = \"texture2d\"\nformat = \"{format}\"\n{view}width = 1\nheight = 1\ndata = {{ fill_u32 = 0xeeeeeeee }}\n"
     )
 }
 
@@ -50,6 +57,7 @@ const SOURCES: &str = r#"
 name = "ms"
 kind = "texture2dms"
 format = "R8G8B8A8_TYPELESS"
+view_format = "R8G8B8A8_UNORM"
 width = 1
 height = 1
 samples = 4
@@ -59,6 +67,7 @@ data = { hex = "ffff00ff ffff00ff 00000000 00000000" }
 name = "sn"
 kind = "texture2dms"
 format = "R8G8B8A8_TYPELESS"
+view_format = "R8G8B8A8_UNORM"
 width = 1
 height = 1
 samples = 4
