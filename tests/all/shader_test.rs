@@ -61,6 +61,10 @@ type PerModel = [Option<(usize, usize)>; 4];
 /// model, `if(...)` lines whose condition is false for dxlane left out, the one
 /// deliberately wrong `todo(dxlane)` probe of draw.shader_test counted as todo.
 const EXPECTED: &[(&str, PerModel)] = &[
+    // 8 probes of the three draws into layers 1, 2 and 0 of a render-target array
+    // (SV_RenderTargetArrayIndex from the vertex program), 1 of the texture array read
+    // by layer.
+    ("arrays.shader_test", [Some((9, 0)); 4]),
     // `shader model >= 5.0`: nothing applies to SM 4; 7 probes, then 1 after the second
     // dispatch.
     (
@@ -70,10 +74,6 @@ const EXPECTED: &[(&str, PerModel)] = &[
     ("depth.shader_test", [Some((6, 0)); 4]),
     // 6 + 1 (`if(dxlane)`) rgba probes on the first target, 4 on the second program, 5
     // on the uint target; `if(glsl)` not run; the `todo(dxlane)` probe fails as todo.
-    // 8 probes of the three draws into layers 1, 2 and 0 of a render-target array
-    // (SV_RenderTargetArrayIndex from the vertex program), 1 of the texture array read
-    // by layer.
-    ("arrays.shader_test", [Some((9, 0)); 4]),
     ("draw.shader_test", [Some((14, 1)); 4]),
     // 6 probes of three draws over one depth buffer (each sees the one before), 6 of
     // the depth-bounds test, 4 of viewport 0 and 4 of viewport 1 chosen by the vertex
