@@ -20,10 +20,14 @@
 //! Multisampled render targets and textures (`2dms`) carry every sample from one job to
 //! the next and are probed resolved, as vkd3d's readback resolves them; a
 //! `counter_buffer` UAV's counter is its buffer's first word, as vkd3d's D3D12 runner
-//! makes the buffer its own counter resource.
+//! makes the buffer its own counter resource. Texture arrays (`2darray`) keep their
+//! layers in D3D12's subresource order; a draw into an array render target is written
+//! as a command list of one draw (a `[draw]` target is one 2D texture), its target
+//! viewed over every layer, and `probe (x, y, layer)` reads one layer.
 //!
 //! Limits: the depth-stencil buffer starts each draw from the last `clear dsv` value
-//! (a job's depth buffer has no initial data); textures other than buffers and 2D ones,
+//! (a job's depth buffer has no initial data); textures other than buffers, 2D ones and
+//! 2D arrays,
 //! multisampled UAVs and depth buffers, and the `rov` and `wave ops` requirements are
 //! not run — the run is reported as skipped, saying which.
 //!

@@ -14,7 +14,8 @@
 //! SM 6.6 descriptor heaps, UAV counters and rays inside a list (their single-command
 //! forms have peer tests of their own), and an indirect dispatch with a count buffer,
 //! which vkd3d 1.2 skips ([`PEER_NO_DISPATCH_COUNT`]). Every list example and frame
-//! without a geometry program is expressible and compared
+//! without a geometry program or variable-rate shading (vkd3d 1.2 has none) is
+//! expressible and compared
 //! ([`list_examples_match_the_peer`]; those with one by [`super::stages`]); `tests/jobs/` holds no
 //! list job files (its list tests write their jobs inline).
 //!
