@@ -95,7 +95,11 @@ fn resolve_format_on_the_peer() {
                 wanted(format)
             );
         } else {
-            assert_eq!(got, wanted(format).repeat(16), "{name}: resolved as {format}");
+            assert_eq!(
+                got,
+                wanted(format).repeat(16),
+                "{name}: resolved as {format}"
+            );
         }
     }
 }
