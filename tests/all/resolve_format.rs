@@ -38,7 +38,7 @@ fn run(path: &Path) -> Result<Finished, String> {
 /// needs one; the resolve reads the resource, not the view.
 fn one(name: &str, format: &str) -> String {
     let view = match format.strip_suffix("_TYPELESS") {
-        Some(group) if group == "R16G16" => "view_format = \"R16G16_FLOAT\"\n".to_string(),
+        Some("R16G16") => "view_format = \"R16G16_FLOAT\"\n".to_string(),
         Some(group) => format!("view_format = \"{group}_UNORM\"\n"),
         None => String::new(),
     };
