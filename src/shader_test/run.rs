@@ -20,10 +20,14 @@
 //! Multisampled render targets and textures (`2dms`) carry every sample from one job to
 //! the next and are probed resolved, as vkd3d's readback resolves them; a
 //! `counter_buffer` UAV's counter is its buffer's first word, as vkd3d's D3D12 runner
-//! makes the buffer its own counter resource.
+//! makes the buffer its own counter resource. Texture arrays (`2darray`) keep their
+//! layers in D3D12's subresource order; a draw into an array render target is written
+//! as a command list of one draw (a `[draw]` target is one 2D texture), its target
+//! viewed over every layer, and `probe (x, y, layer)` reads one layer.
 //!
 //! Limits: the depth-stencil buffer starts each draw from the last `clear dsv` value
-//! (a job's depth buffer has no initial data); textures other than buffers and 2D ones,
+//! (a job's depth buffer has no initial data); textures other than buffers, 2D ones and
+//! 2D arrays,
 //! multisampled UAVs and depth buffers, and the `rov` and `wave ops` requirements are
 //! not run — the run is reported as skipped, saying which.
 //!
@@ -220,6 +224,8 @@ pub struct Probe {
     pub target: ProbeTarget,
     /// `[left, top, right, bottom)`; `None`: all.
     pub rect: Option<[u32; 4]>,
+    /// The array layer read: `(x, y, layer)`, else 0.
+    pub layer: u32,
     /// The value.
     pub expect: Expect,
 }
@@ -519,6 +525,7 @@ fn parse_probe(text: &str) -> Result<Probe, String> {
         target = ProbeTarget::Dsv;
         rest = r.trim_start();
     }
+    let mut layer = 0;
     let rect = if let Some(r) = rest.strip_prefix("all") {
         rest = r;
         None
@@ -535,10 +542,17 @@ fn parse_probe(text: &str) -> Result<Probe, String> {
         Some(match n.as_slice() {
             [x] => [*x, 0, x.saturating_add(1), 1],
             [x, y] => [*x, *y, x.saturating_add(1), y.saturating_add(1)],
+            // One texel of an array layer: vkd3d's runner reads `(x, y, layer)` and probes
+            // that layer's subresource (tests/shader_runner.c, its `probe` command).
+            [x, y, l] => {
+                layer = *l;
+                [*x, *y, x.saturating_add(1), y.saturating_add(1)]
+            }
             [l, t, r, b] => [*l, *t, *r, *b],
             _ => {
                 return Err(
-                    "probe position: give (x), (x, y) or (left, top, right, bottom)".into(),
+                    "probe position: give (x), (x, y), (x, y, layer) or (left, top, right, bottom)"
+                        .into(),
                 );
             }
         })
@@ -638,6 +652,7 @@ fn parse_probe(text: &str) -> Result<Probe, String> {
     Ok(Probe {
         target,
         rect,
+        layer,
         expect,
     })
 }
@@ -725,6 +740,8 @@ struct Resource {
     levels: u32,
     /// Samples per texel: `size (2dms, S, W, H)`; 1 for every other shape.
     samples: u32,
+    /// Array layers: `size (2darray, W, H, N)`; 1 for every other shape.
+    layers: u32,
     /// `size (counter_buffer, N)`: a UAV whose counter is the buffer itself, at byte 0.
     counter: bool,
     /// Every subresource's bytes (a multisampled texture's every sample), as the job
@@ -744,6 +761,16 @@ impl Resource {
         let base = match self.shape {
             Shape::Buffer(n) => n as usize * t,
             Shape::RawBuffer(n) => n as usize * 4,
+            Shape::Tex2d(..) => self.layer_bytes() * self.layers.max(1) as usize,
+        };
+        base.max(self.data.len())
+    }
+    /// The bytes of one array layer of a texture (every level and sample of it): where
+    /// layer `k` starts, the subresources being in D3D12's order (the levels of layer
+    /// 0, then of layer 1).
+    fn layer_bytes(&self) -> usize {
+        let t = self.texel() as usize;
+        match self.shape {
             Shape::Tex2d(w, h) => {
                 let mut total = 0;
                 let (mut w, mut h) = (w as usize, h as usize);
@@ -754,8 +781,8 @@ impl Resource {
                 }
                 total
             }
-        };
-        base.max(self.data.len())
+            Shape::Buffer(_) | Shape::RawBuffer(_) => self.bytes(),
+        }
     }
     fn width(&self) -> u32 {
         match self.shape {
@@ -794,6 +821,7 @@ fn parse_resource(
         },
         levels: 1,
         samples: 1,
+        layers: 1,
         counter: false,
         data: Vec::new(),
         resolved: Vec::new(),
@@ -830,6 +858,16 @@ fn parse_resource(
                 ["buffer", w] => r.shape = Shape::Buffer(num(w)?),
                 ["raw_buffer", w] => r.shape = Shape::RawBuffer(num(w)?),
                 ["2d", w, h] => r.shape = Shape::Tex2d(num(w)?, num(h)?),
+                // A 2D texture array (tests/shader_runner.c reads `(2darray, width,
+                // height, layers)`); up to D3D12's 2,048 array slices.
+                ["2darray", w, h, layers] => {
+                    r.shape = Shape::Tex2d(num(w)?, num(h)?);
+                    r.layers = layers
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|l| (1..=2048).contains(l))
+                        .ok_or_else(|| (*n, format!("size: `{layers}` layers: give 1 to 2048")))?;
+                }
                 // A multisampled 2D texture (tests/shader_runner.c reads
                 // `(2dms, samples, width, height)`); D3D's standard counts only.
                 ["2dms", s, w, h] => {
@@ -916,6 +954,16 @@ fn parse_resource(
     }
     if r.samples > 1 && !r.data.is_empty() {
         return Err((shape_line, "a multisampled texture takes no data".into()));
+    }
+    if r.layers > 1 && (r.samples > 1 || !matches!(class, "srv" | "texture" | "uav" | "rtv")) {
+        return Ok(Err(format!(
+            "line {shape_line}: a {} array is not run by dxlane's shader-test runner",
+            if r.samples > 1 {
+                "multisampled".to_string()
+            } else {
+                format!("[{class}]")
+            }
+        )));
     }
     if r.bytes() > MAX_RESOURCE_BYTES {
         return Err((
@@ -1564,7 +1612,7 @@ impl Run<'_> {
                         .take(texel.len() * n)
                         .collect()
                 };
-                r.data = fill(count * r.samples as usize);
+                r.data = fill(count * r.samples as usize * r.layers as usize);
                 if r.samples > 1 {
                     // Every sample holds the colour, so the resolved texel is the colour.
                     r.resolved = fill(count);
@@ -1697,6 +1745,8 @@ impl Run<'_> {
                         r.samples > 1 || (class == "srv" && ms.contains(slot) && r.levels <= 1);
                     let kind = if multisampled {
                         "texture2dms"
+                    } else if r.layers > 1 {
+                        "texture2darray"
                     } else {
                         "texture2d"
                     };
@@ -1711,6 +1761,9 @@ impl Run<'_> {
                         t.insert("samples".into(), Value::Integer(i64::from(r.samples)));
                     } else {
                         t.insert("mips".into(), Value::Integer(i64::from(r.levels.max(1))));
+                    }
+                    if r.layers > 1 {
+                        t.insert("array_size".into(), Value::Integer(i64::from(r.layers)));
                     }
                 }
             }
@@ -1877,6 +1930,7 @@ impl Run<'_> {
                     shape: Shape::Buffer(6),
                     levels: 1,
                     samples: 1,
+                    layers: 1,
                     counter: false,
                     data: tri.iter().flat_map(|f| f.to_le_bytes()).collect(),
                     resolved: Vec::new(),
@@ -1896,6 +1950,7 @@ impl Run<'_> {
                     shape: Shape::Tex2d(DEFAULT_RT.0, DEFAULT_RT.1),
                     levels: 1,
                     samples: 1,
+                    layers: 1,
                     counter: false,
                     data: Vec::new(),
                     resolved: Vec::new(),
@@ -2113,6 +2168,15 @@ impl Run<'_> {
             "resource".into(),
             Value::Array(self.resources(st, true, &ms)?),
         );
+        // A `[draw]` target is one 2D texture; an array target's view over its layers
+        // is a command list's (`job::list`), so a draw into one runs as a list of one
+        // draw.
+        let arrays = rts.iter().any(|(_, r)| r.layers > 1);
+        let job = if arrays {
+            list_job(job, &rts, st.depth_clear)?
+        } else {
+            job
+        };
         let path = self.write_job(st, &job)?;
         let opts = crate::job::RunOptions {
             threads: self.cfg.threads,
@@ -2120,7 +2184,13 @@ impl Run<'_> {
             ..Default::default()
         };
         let loaded = crate::job::Job::load(&path).map_err(|e| format!("draw: {e}"))?;
-        crate::job::run_draw_job(loaded, &opts).map_err(|e| format!("draw: {e}"))?;
+        if arrays {
+            crate::job::prepare(loaded, &opts)
+                .and_then(|p| p.execute(&opts))
+                .map_err(|e| format!("draw: {e}"))?;
+        } else {
+            crate::job::run_draw_job(loaded, &opts).map_err(|e| format!("draw: {e}"))?;
+        }
         for (slot, rt) in &rts {
             let bytes = self.read_back(&format!("rt{slot}.out.bin"))?;
             let resolved = if rt.samples > 1 {
@@ -2155,6 +2225,15 @@ impl Run<'_> {
         let texel = if key.0 == "dsv" { 4 } else { r.texel() } as usize;
         // A multisampled target is probed resolved, as vkd3d's readback resolves it.
         let data = if r.samples > 1 { &r.resolved } else { &r.data };
+        if p.layer >= r.layers {
+            return Err(format!(
+                "layer {} is past the resource's {} layer(s)",
+                p.layer, r.layers
+            ));
+        }
+        let data = data
+            .get(p.layer as usize * r.layer_bytes()..)
+            .unwrap_or(&[]);
         let (w, h) = (r.width(), r.height());
         let [l, t, rr, b] = p.rect.unwrap_or([0, 0, w, h]);
         if rr > w || b > h || l >= rr || t >= b {
@@ -2206,6 +2285,134 @@ impl Run<'_> {
     }
 }
 
+/// The draw job `job` (`[program]`, `[draw]` and registered `[[resource]]` entries, as
+/// `Run::run_draw` writes it) as a command list of one `draw` with the same programs,
+/// state and data: each render target a named texture — an array one viewed over all
+/// its layers (`slices = [0, N]`), as vkd3d's D3D12 runner views a `2darray` target, so
+/// that `SV_RenderTargetArrayIndex` picks the layer — the depth buffer, the vertex
+/// buffers and the registered resources named resources the draw binds. Files, outputs
+/// and keys keep their names, so the run reads back what a `[draw]` job would write.
+fn list_job(mut job: Table, rts: &[(u32, Resource)], depth_clear: f32) -> Result<Table, String> {
+    let text = |s: &str| Value::String(s.into());
+    let mut resources = Vec::new();
+    let mut cmd = Table::new();
+    cmd.insert("type".into(), text("draw"));
+    if let Some(Value::Table(program)) = job.remove("program") {
+        cmd.extend(program);
+    }
+    let Some(Value::Table(mut draw)) = job.remove("draw") else {
+        return Err("draw: no draw to run".into());
+    };
+    let mut size = None;
+    if let Some(Value::Array(targets)) = draw.remove("render_target") {
+        let mut views = Vec::new();
+        for (t, (slot, r)) in targets.into_iter().zip(rts) {
+            let Value::Table(mut t) = t else { continue };
+            if r.samples > 1 {
+                return Err(format!(
+                    "draw: [rtv {slot}] is multisampled beside an array target, which dxlane's shader-test runner does not run"
+                ));
+            }
+            size.get_or_insert((r.width(), r.height()));
+            let name = format!("rt{slot}");
+            t.insert("name".into(), text(&name));
+            if r.layers > 1 {
+                t.insert("kind".into(), text("texture2darray"));
+                t.insert("array_size".into(), Value::Integer(i64::from(r.layers)));
+            } else {
+                t.insert("kind".into(), text("texture2d"));
+            }
+            resources.push(Value::Table(t));
+            let mut view = Table::new();
+            view.insert("resource".into(), text(&name));
+            view.insert(
+                "slices".into(),
+                Value::Array(vec![Value::Integer(0), Value::Integer(i64::from(r.layers))]),
+            );
+            views.push(Value::Table(view));
+        }
+        cmd.insert("render_targets".into(), Value::Array(views));
+    }
+    if let Some(Value::Table(mut d)) = draw.remove("depth_stencil") {
+        let (w, h) = size.unwrap_or((1, 1));
+        let mut res = Table::new();
+        res.insert("name".into(), text("dsv"));
+        res.insert("kind".into(), text("texture2d"));
+        res.insert(
+            "format".into(),
+            d.remove("format").unwrap_or_else(|| text("D32_FLOAT")),
+        );
+        res.insert(
+            "width".into(),
+            d.remove("width").unwrap_or(Value::Integer(i64::from(w))),
+        );
+        res.insert(
+            "height".into(),
+            d.remove("height").unwrap_or(Value::Integer(i64::from(h))),
+        );
+        // A list's depth buffer starts from its data: the clear value in every texel.
+        let clear = d.remove("clear_depth");
+        let data = d.remove("data").unwrap_or_else(|| {
+            let bits = clear
+                .and_then(|v| v.as_float())
+                .map_or(depth_clear, |v| v as f32)
+                .to_bits();
+            let mut f = Table::new();
+            f.insert("fill_u32".into(), Value::Integer(i64::from(bits)));
+            Value::Table(f)
+        });
+        res.insert("data".into(), data);
+        if let Some(o) = d.remove("output") {
+            res.insert("output".into(), o);
+        }
+        resources.push(Value::Table(res));
+        d.insert("resource".into(), text("dsv"));
+        cmd.insert("depth_stencil".into(), Value::Table(d));
+    }
+    if let Some(Value::Array(vbs)) = draw.remove("vertex_buffer") {
+        let mut views = Vec::new();
+        for v in vbs {
+            let Value::Table(mut v) = v else { continue };
+            let slot = v.get("slot").cloned().unwrap_or(Value::Integer(0));
+            let name = format!("vb{}", slot.as_integer().unwrap_or(0));
+            let mut res = Table::new();
+            res.insert("name".into(), text(&name));
+            res.insert("kind".into(), text("raw_buffer"));
+            if let Some(data) = v.remove("data") {
+                res.insert("data".into(), data);
+            }
+            resources.push(Value::Table(res));
+            v.insert("resource".into(), text(&name));
+            views.push(Value::Table(v));
+        }
+        cmd.insert("vertex_buffers".into(), Value::Array(views));
+    }
+    // The rest of `[draw]` (topology, counts, sample mask, depth bounds, viewports,
+    // rasterizer, input elements) are a draw command's keys of the same names.
+    cmd.extend(draw);
+    let mut binds = Vec::new();
+    if let Some(Value::Array(registered)) = job.remove("resource") {
+        for r in registered {
+            let Value::Table(mut r) = r else { continue };
+            let Some(Value::String(reg)) = r.remove("reg") else {
+                continue;
+            };
+            r.insert("name".into(), text(&reg));
+            resources.push(Value::Table(r));
+            let mut b = Table::new();
+            b.insert("reg".into(), text(&reg));
+            b.insert("resource".into(), text(&reg));
+            binds.push(Value::Table(b));
+        }
+    }
+    if !binds.is_empty() {
+        cmd.insert("bind".into(), Value::Array(binds));
+    }
+    job.insert("resource".into(), Value::Array(resources));
+    job.insert("command".into(), Value::Array(vec![Value::Table(cmd)]));
+    Ok(job)
+}
+
 /// One texel of a render target of `format` cleared to `v`.
 /// The `t` registers `programs` declare as `Texture2DMS` (a program that does not load is
 /// left to the job, which reports it).
@@ -2254,6 +2461,31 @@ mod tests {
             .enumerate()
             .map(|(i, l)| (i + 1, (*l).to_string()))
             .collect()
+    }
+
+    /// vkd3d tests/shader_runner.c reads `(2darray, width, height, layers)`, its
+    /// subresources layer by layer, and `probe (x, y, layer)` reads one texel of a layer.
+    #[test]
+    fn array_sizes_and_layer_probes() {
+        let r = parse_resource("rtv", &body(&["size (2darray, 4, 2, 3)", "levels 2"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!((r.shape.clone(), r.layers), (Shape::Tex2d(4, 2), 3));
+        // Per layer: 4 × 2 + 2 × 1 texels of 16 bytes.
+        assert_eq!(r.layer_bytes(), 160);
+        assert_eq!(r.bytes(), 480);
+        assert!(parse_resource("srv", &body(&["size (2darray, 4, 2, 0)"])).is_err());
+        assert!(
+            parse_resource(
+                "rtv",
+                &body(&["size (2dms, 4, 2, 2)", "size (2darray, 2, 2, 2)"])
+            )
+            .unwrap()
+            .is_err()
+        );
+        let p = parse_probe("(2, 3, 1) rgba (1, 0, 0, 1)").unwrap();
+        assert_eq!((p.rect, p.layer), (Some([2, 3, 3, 4]), 1));
+        assert_eq!(parse_probe("(2, 3) rgba (1, 0, 0, 1)").unwrap().layer, 0);
     }
 
     /// vkd3d tests/shader_runner.c reads `(2dms, samples, width, height)`; its D3D12

@@ -141,7 +141,9 @@ fn list_example_pictures_match_goldens() {
 /// through a geometry program's `SV_RenderTargetArrayIndex`, `cube_map_instanced` in one
 /// draw of a geometry program of six instances (its program beside it); `particles` streams out
 /// a geometry program's particle step and draws the buffer with `draw_auto`
-/// (`stage_examples` checks what their pictures do not show).
+/// (`stage_examples` checks what their pictures do not show); `vrs` shades with a
+/// screen-space rate image, per-primitive rates and a draw's base rate combined by MAX
+/// (tier 2 variable-rate shading; its expectations hold one 4X4 coarse pixel).
 #[test]
 fn frame_examples_run_and_match_goldens() {
     let dir = common::root().join("examples/frames");
@@ -153,6 +155,7 @@ fn frame_examples_run_and_match_goldens() {
         ("deferred", 7),
         ("gpu_driven", 3),
         ("particles", 3),
+        ("vrs", 3),
     ] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.toml")))
             .unwrap()

@@ -3464,4 +3464,5 @@ fn four_streams_against_the_peer() {
 }
 
 mod lists;
+mod resolve_format;
 mod stages;

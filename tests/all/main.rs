@@ -65,6 +65,7 @@ mod rays;
 mod rays_build;
 mod rays_list_debug;
 mod raytracing;
+mod resolve_format;
 mod resolve_region;
 mod sampler_feedback;
 mod sampling_lavapipe;

@@ -61,6 +61,10 @@ type PerModel = [Option<(usize, usize)>; 4];
 /// model, `if(...)` lines whose condition is false for dxlane left out, the one
 /// deliberately wrong `todo(dxlane)` probe of draw.shader_test counted as todo.
 const EXPECTED: &[(&str, PerModel)] = &[
+    // 8 probes of the three draws into layers 1, 2 and 0 of a render-target array
+    // (SV_RenderTargetArrayIndex from the vertex program), 1 of the texture array read
+    // by layer.
+    ("arrays.shader_test", [Some((9, 0)); 4]),
     // `shader model >= 5.0`: nothing applies to SM 4; 7 probes, then 1 after the second
     // dispatch.
     (

@@ -274,6 +274,10 @@ pub struct CommandEntry {
     /// `resolve_subresource` of a depth-stencil resource with a multisample `mode`: the
     /// plane resolved, `depth` (the default, plane slice 0) or `stencil`.
     pub plane: Option<String>,
+    /// `resolve_subresource`: the method's `Format`, the DXGI format both subresources
+    /// are read and written as (needed when either resource is typeless; default the
+    /// resources' own format when both are typed).
+    pub format: Option<String>,
     /// `draw`: D3D11's `DrawAuto` — the vertex count is the 32-bit filled size at this
     /// named buffer and offset, divided by vertex buffer 0's stride.
     pub draw_auto: Option<draw::DrawAutoEntry>,
@@ -384,6 +388,7 @@ fn present_keys(e: &CommandEntry) -> Vec<&'static str> {
         src_box,
         src_rect,
         plane,
+        format,
         signature,
         arguments,
         argument_offset,
@@ -518,6 +523,7 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "src_slice",
             "mode",
             "plane",
+            "format",
             "dst_mip",
             "src_mip",
             "dst_at",
@@ -1510,8 +1516,9 @@ impl Ctx<'_> {
     }
 
     /// `ResolveSubresource` (D3D12's requirements: a multisampled source, a
-    /// single-sampled destination of the same size and format, a format with
-    /// `D3D12_FORMAT_SUPPORT1_MULTISAMPLE_RESOLVE` — not integer, not depth).
+    /// single-sampled destination of the same size, both read and written in one
+    /// format — `format`, checked by [`resolve_format`] — with
+    /// `D3D12_FORMAT_SUPPORT1_MULTISAMPLE_RESOLVE`: not integer, not depth).
     fn resolve(&self, e: &CommandEntry) -> Result<Command, String> {
         let d = e.dst.as_ref().ok_or("missing `dst`")?;
         let s = e.src.as_ref().ok_or("missing `src`")?;
@@ -1521,6 +1528,13 @@ impl Ctx<'_> {
                 .find(|(n, _)| n.eq_ignore_ascii_case(mode))
             {
                 return self.resolve_region(e, m, d, s);
+            }
+            // DirectX-Specs "Sampler Feedback": a transcode's `Format` is R8_UINT, the
+            // format of the texture on its other side.
+            if let Some(f) = e.format.as_deref().filter(|f| *f != "R8_UINT") {
+                return Err(format!(
+                    "`format` \"{f}\": a sampler feedback transcode is made with DXGI_FORMAT_R8_UINT (give \"R8_UINT\" or leave `format` out)"
+                ));
             }
             return self.transcode(e, mode, d, s);
         }
@@ -1545,8 +1559,7 @@ impl Ctx<'_> {
                 ));
             }
         }
-        let dst = self.texture("dst", d)?;
-        let src = self.texture("src", s)?;
+        let (dst, src) = self.resolve_pair(e, d, s)?;
         let (a, b) = (*dst.desc(), *src.desc());
         if b.samples < 2 {
             return Err(format!("`src`: \"{s}\" is not multisampled"));
@@ -1557,18 +1570,19 @@ impl Ctx<'_> {
                 a.samples
             ));
         }
-        if (a.width, a.height) != (b.width, b.height) || a.format != b.format {
+        if (a.width, a.height) != (b.width, b.height) {
             return Err(format!(
-                "\"{d}\" ({} × {}, {}) and \"{s}\" ({} × {}, {}) differ: a resolve needs one size and one format",
-                a.width, a.height, a.format, b.width, b.height, b.format
+                "\"{d}\" ({} × {}) and \"{s}\" ({} × {}) differ: a resolve needs one size",
+                a.width, a.height, b.width, b.height
             ));
         }
         if b.format.is_depth()
             || crate::pipeline::om::target_class(b.format)
                 .is_none_or(|c| c == crate::pipeline::om::TargetClass::Integer)
         {
+            let key = if e.format.is_some() { "format" } else { "src" };
             return Err(format!(
-                "`src`: {} cannot be resolved (integer and depth formats have no average)",
+                "`{key}`: {} cannot be resolved (integer and depth formats have no average)",
                 b.format
             ));
         }
@@ -1584,10 +1598,34 @@ impl Ctx<'_> {
         })
     }
 
+    /// A resolve's two textures seen in the format the resolve reads and writes them
+    /// as: `format` (the method's `Format`) checked against their formats by
+    /// [`resolve_format`].
+    fn resolve_pair(
+        &self,
+        e: &CommandEntry,
+        d: &str,
+        s: &str,
+    ) -> Result<(Texture, Texture), String> {
+        let dst = self.texture("dst", d)?;
+        let src = self.texture("src", s)?;
+        let f = resolve_format(
+            (s, src.desc().format),
+            (d, dst.desc().format),
+            e.format.as_deref(),
+        )?;
+        let cast = |key: &str, n: &str, t: &Texture| {
+            t.with_format(f)
+                .ok_or_else(|| format!("`{key}`: \"{n}\"'s texels are not {f}'s"))
+        };
+        Ok((cast("dst", d, &dst)?, cast("src", s, &src)?))
+    }
+
     /// `ResolveSubresourceRegion` with a multisample mode (DirectX-Specs "D3D12
     /// Programmable Sample Positions", "ResolveSubresourceRegion"; the D3D12 reference
     /// for the method and `D3D12_RESOLVE_MODE`). Checked here, each refusal naming its
-    /// key: two 2D textures of one format (the method's `Format` is theirs); MIN, MAX
+    /// key: two 2D textures, read and written in the format [`resolve_format`] takes
+    /// from them and `format`; MIN, MAX
     /// and AVERAGE from a multisampled source into a single-sampled destination,
     /// DECOMPRESS between two of one sample count, into its own source only in place
     /// ("as long as rect/region match"); the format one the mode takes
@@ -1610,8 +1648,7 @@ impl Ctx<'_> {
                 ));
             }
         }
-        let dst = self.texture("dst", d)?;
-        let src = self.texture("src", s)?;
+        let (dst, src) = self.resolve_pair(e, d, s)?;
         let (a, b) = (*dst.desc(), *src.desc());
         for (key, n, t) in [("dst", d, &a), ("src", s, &b)] {
             if t.dim.coord_count() != 2 && !t.dim.is_cube() {
@@ -1620,12 +1657,6 @@ impl Ctx<'_> {
                     t.dim.name()
                 ));
             }
-        }
-        if a.format != b.format {
-            return Err(format!(
-                "\"{d}\" is {} and \"{s}\" {}: a resolve reads and writes one format",
-                a.format, b.format
-            ));
         }
         let mode_name = ResolveMode::NAMES
             .iter()
@@ -1675,8 +1706,13 @@ impl Ctx<'_> {
                 ));
             }
         };
-        crate::pipeline::om::resolve::check_format(b.format, mode, components)
-            .map_err(|m| format!("`src`: \"{s}\": {m}"))?;
+        crate::pipeline::om::resolve::check_format(b.format, mode, components).map_err(|m| {
+            if e.format.is_some() {
+                format!("`format`: {m}")
+            } else {
+                format!("`src`: \"{s}\": {m}")
+            }
+        })?;
         let (src_mip, src_slice) =
             Self::subresource(&src, e.src_mip, e.src_slice).map_err(|m| {
                 m.replace("`mip`", "`src_mip`")
@@ -1886,6 +1922,91 @@ fn copy_compatible(a: Format, b: Format) -> Result<(), String> {
             "formats {a} and {b} are not copy-compatible (a copy needs one format, or two of one typeless group)"
         ))
     }
+}
+
+/// The format a resolve reads and writes both subresources as, from the resources'
+/// formats and the command's `format` (the method's `Format`). The D3D12 reference for
+/// `ID3D12GraphicsCommandList::ResolveSubresource` (Remarks; `ResolveSubresourceRegion`
+/// takes the same parameter) allows three cases: two typed resources of one format,
+/// `Format` that format; one typed and one typeless resource of the typed one's group,
+/// `Format` the typed one's format; two typeless resources of one typeless format,
+/// `Format` any typed format of its group. A typeless resource therefore needs
+/// `format`; without it two typed resources resolve as their own (one) format.
+fn resolve_format(
+    (s, src): (&str, Format),
+    (d, dst): (&str, Format),
+    format: Option<&str>,
+) -> Result<Format, String> {
+    use crate::resources::ChannelType;
+    let typeless = |f: Format| f.channel_type() == ChannelType::Typeless;
+    let same_group = |a: Format, b: Format| {
+        type_group(a) == type_group(b) && a.bytes_per_texel() == b.bytes_per_texel()
+    };
+    let Some(name) = format else {
+        if let Some((n, f)) = [(s, src), (d, dst)].into_iter().find(|(_, f)| typeless(*f)) {
+            return Err(format!(
+                "missing `format`: \"{n}\" is {f}, and a typeless resource is resolved as the typed format `format` names (one of its group)"
+            ));
+        }
+        if src != dst {
+            return Err(format!(
+                "\"{d}\" is {dst} and \"{s}\" {src}: a resolve reads and writes one format"
+            ));
+        }
+        return Ok(src);
+    };
+    let f =
+        Format::from_name(name).ok_or_else(|| format!("`format`: unknown format \"{name}\""))?;
+    if typeless(f) {
+        return Err(format!(
+            "`format`: {f} is typeless; a resolve reads and writes a typed format"
+        ));
+    }
+    match (typeless(src), typeless(dst)) {
+        (false, false) => {
+            if src != dst {
+                return Err(format!(
+                    "`format`: \"{d}\" is {dst} and \"{s}\" {src}; two typed resources are resolved only when they have one format"
+                ));
+            }
+            if f != src {
+                return Err(format!(
+                    "`format`: {f} is not {src}; two typed resources are resolved as their own format"
+                ));
+            }
+        }
+        (true, true) => {
+            if src != dst {
+                return Err(format!(
+                    "`format`: \"{d}\" is {dst} and \"{s}\" {src}; two typeless resources are resolved only when they have one typeless format"
+                ));
+            }
+            if !same_group(f, src) {
+                return Err(format!(
+                    "`format`: {f} is not of {src}'s group (a typeless resource is resolved as a typed format of its group)"
+                ));
+            }
+        }
+        (src_typeless, _) => {
+            let ((tn, t), (un, u)) = if src_typeless {
+                ((d, dst), (s, src))
+            } else {
+                ((s, src), (d, dst))
+            };
+            if !same_group(t, u) {
+                let key = if src_typeless { "dst" } else { "src" };
+                return Err(format!(
+                    "`{key}`: \"{tn}\" is {t}, which is not of the group of \"{un}\" ({u})"
+                ));
+            }
+            if f != t {
+                return Err(format!(
+                    "`format`: {f} is not {t}; with one typed resource (\"{tn}\") the resolve is made in its format"
+                ));
+            }
+        }
+    }
+    Ok(f)
 }
 
 /// Reads, checks and binds a command-list job (see the module doc).

@@ -27,7 +27,10 @@
 //!
 //! The command's checks (formats, sample counts, subresources, the rectangle inside the
 //! source and, at its destination offset, inside the destination) are made where the
-//! command is made (`job::list`), before the list runs.
+//! command is made (`job::list`), before the list runs. There too the method's `Format`
+//! is applied: both textures reach [`resolve_region`] already seen in it (a typeless
+//! resource's bytes read as the typed format, an sRGB format decoding to linear before
+//! the average), so every rule above reads the texels as `Format` says.
 
 use crate::resources::format::Num;
 use crate::resources::{Format, Texture};
