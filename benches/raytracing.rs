@@ -101,11 +101,11 @@ fn cpu_seconds() -> f64 {
 /// A hash of one pixel's hit (its primitive, `t` and barycentrics, bit for bit); the
 /// frame's digest is the wrapping sum over pixels, so any change of any hit shows.
 fn hit_digest(x: u32, y: u32, h: &dxlane::raytracing::Hit) -> u64 {
-    let mut v = (u64::from(y) << 32 | u64::from(x)) ^ 0x9e37_79b9_7f4a_7c15;
+    let mut v = ((u64::from(y) << 32) | u64::from(x)) ^ 0x9e37_79b9_7f4a_7c15;
     for w in [
         u64::from(h.primitive_index),
         u64::from(h.t.to_bits()),
-        u64::from(h.barycentrics[0].to_bits()) << 32 | u64::from(h.barycentrics[1].to_bits()),
+        (u64::from(h.barycentrics[0].to_bits()) << 32) | u64::from(h.barycentrics[1].to_bits()),
     ] {
         v = (v ^ w).wrapping_mul(0x1000_0000_01b3);
         v ^= v >> 31;

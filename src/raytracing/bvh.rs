@@ -253,7 +253,7 @@ impl Wide {
     /// Whether group `g` is a leaf.
     #[inline(always)]
     pub fn leaf_group(&self, g: usize) -> bool {
-        self.leaf_groups >> g & 1 != 0
+        (self.leaf_groups >> g) & 1 != 0
     }
 }
 
@@ -268,6 +268,7 @@ impl Wide {
 /// second by the caller against the `t_max` of the moment. The minimum and maximum are
 /// exact, so the order in which lanes take them changes no value.
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // one index over several lane arrays: vectorised as is
 pub(crate) fn hit_wide(n: &Wide, r: &BoxRay, t_min: f32) -> [f32; WIDE_LANES] {
     let mut near = [t_min; WIDE_LANES];
     let mut far = [f32::INFINITY; WIDE_LANES];

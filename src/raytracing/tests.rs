@@ -1074,7 +1074,7 @@ fn choice(i: usize, k: usize) -> u64 {
     let mut h = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k as u64 + 1);
     h ^= h >> 29;
     h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^ h >> 32
+    h ^ (h >> 32)
 }
 
 fn mixed_rays(seed: u64, n: usize) -> Vec<Ray> {
