@@ -221,7 +221,9 @@ fn main() {
             workers
                 .into_iter()
                 .map(|w| w.join().expect("worker"))
-                .fold((0, 0), |(h, d), (wh, wd)| (h + wh, d.wrapping_add(wd)))
+                .fold((0u64, 0u64), |(h, d), (wh, wd)| {
+                    (h + wh, d.wrapping_add(wd))
+                })
         });
         times.push(start.elapsed().as_secs_f64());
         cpus.push(cpu_seconds() - cpu);
