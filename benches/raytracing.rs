@@ -98,6 +98,21 @@ fn cpu_seconds() -> f64 {
     (tick(11) + tick(12)) / 100.0
 }
 
+/// A hash of one pixel's hit (its primitive, `t` and barycentrics, bit for bit); the
+/// frame's digest is the wrapping sum over pixels, so any change of any hit shows.
+fn hit_digest(x: u32, y: u32, h: &dxlane::raytracing::Hit) -> u64 {
+    let mut v = ((u64::from(y) << 32) | u64::from(x)) ^ 0x9e37_79b9_7f4a_7c15;
+    for w in [
+        u64::from(h.primitive_index),
+        u64::from(h.t.to_bits()),
+        (u64::from(h.barycentrics[0].to_bits()) << 32) | u64::from(h.barycentrics[1].to_bits()),
+    ] {
+        v = (v ^ w).wrapping_mul(0x1000_0000_01b3);
+        v ^= v >> 31;
+    }
+    v
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -172,17 +187,18 @@ fn main() {
     let mut times = Vec::new();
     let mut cpus = Vec::new();
     let mut hits = 0u64;
+    let mut digest = 0u64;
     for _ in 0..REPS {
         let start = Instant::now();
         let cpu = cpu_seconds();
-        hits = std::thread::scope(|s| {
+        (hits, digest) = std::thread::scope(|s| {
             let workers: Vec<_> = (0..THREADS)
                 .map(|k| {
                     let tlas = &tlas;
                     let cam = &cam;
                     s.spawn(move || {
                         let mut tracer = Tracer::new();
-                        let mut hits = 0u64;
+                        let (mut hits, mut digest) = (0u64, 0u64);
                         for y in (k..HEIGHT).step_by(THREADS as usize) {
                             for x in 0..WIDTH {
                                 let ray = Ray {
@@ -191,18 +207,23 @@ fn main() {
                                     direction: cam.direction(x, y),
                                     t_max: 1.0e30,
                                 };
-                                hits += u64::from(
-                                    tracer
-                                        .closest_hit(tlas, RayFlags::NONE, 0xff, ray)
-                                        .is_some(),
-                                );
+                                if let Some(h) = tracer.closest_hit(tlas, RayFlags::NONE, 0xff, ray)
+                                {
+                                    hits += 1;
+                                    digest = digest.wrapping_add(hit_digest(x, y, &h));
+                                }
                             }
                         }
-                        hits
+                        (hits, digest)
                     })
                 })
                 .collect();
-            workers.into_iter().map(|w| w.join().expect("worker")).sum()
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("worker"))
+                .fold((0u64, 0u64), |(h, d), (wh, wd)| {
+                    (h + wh, d.wrapping_add(wd))
+                })
         });
         times.push(start.elapsed().as_secs_f64());
         cpus.push(cpu_seconds() - cpu);
@@ -217,6 +238,7 @@ fn main() {
         ours_rate / 1e6,
         ours_cpu_rate / 1e6
     );
+    println!("  dxlane hits' digest (pixel, primitive, t, barycentrics): {digest:016x}");
 
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
-use super::bvh::{self, Aabb, Bvh};
+use super::bvh::{self, Aabb, Bvh, Child, Wide};
 use super::flags::{GeometryFlags, InstanceFlags};
 use super::math::Transform3x4;
 
@@ -391,6 +391,10 @@ pub struct BottomLevel {
     pub(crate) kind: Option<GeometryType>,
     pub(crate) geometries: Vec<GeometryInfo>,
     pub(crate) bvh: Bvh,
+    /// The same hierarchy two levels to a node, which the traversal walks (`bvh::Wide`).
+    pub(crate) wide: Vec<Wide>,
+    /// Where the traversal starts: the first wide node, or the root leaf.
+    pub(crate) wide_root: Option<Child>,
     /// Triangles in leaf order, transformed.
     pub(crate) tris: Vec<[[f32; 3]; 3]>,
     /// AABBs in leaf order.
@@ -473,6 +477,8 @@ impl BottomLevel {
         }
         let bvh = bvh::build(&boxes, leaf_size(kind), options.threads)
             .map_err(|e| oom("bottom-level hierarchy", e))?;
+        let (wide, wide_root) =
+            bvh::widen(&bvh).map_err(|e| oom("bottom-level hierarchy (wide nodes)", e))?;
         // Put the primitives in leaf order.
         let mut o_tris = Vec::new();
         let mut o_boxes = Vec::new();
@@ -497,6 +503,8 @@ impl BottomLevel {
             kind,
             geometries: infos,
             bvh,
+            wide,
+            wide_root,
             tris: o_tris,
             boxes: o_boxes,
             refs: o_refs,

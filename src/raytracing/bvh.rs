@@ -1,6 +1,7 @@
 //! The bounding volume hierarchy both levels use: a binned surface-area-heuristic build
-//! into two-wide nodes that hold their children's boxes, and the conservative ray/box
-//! test traversal runs.
+//! into two-wide nodes that hold their children's boxes, the same tree stored two levels
+//! to a node for the bottom levels' traversal ([`Wide`], [`widen`]), and the conservative
+//! ray/box tests traversal runs.
 //!
 //! # Determinism
 //!
@@ -222,6 +223,178 @@ pub(crate) fn hit_node(n: &Node, r: &BoxRay, t_min: f32, t_max: f32) -> [f32; 2]
             f32::INFINITY
         }
     })
+}
+
+/// Lanes of a [`Wide`] node's boxes: its two groups, then their four members.
+pub(crate) const WIDE_LANES: usize = 8;
+
+/// A binary node and its two children stored together, for the bottom levels' traversal
+/// (`traverse`), which decides exactly as the walk of the binary nodes would.
+///
+/// The two *groups* are the binary node's children, in lanes 0 and 1. A group that is an
+/// inner node brings its two children, the *members*, in lanes `2 + 2g` and `3 + 2g`; a
+/// group that is a leaf has no members (its member lanes repeat its box and are never
+/// read). Boxes are in SoA order, one `[f32; 8]` per axis and side, so one slab test of
+/// eight lanes (two 4-wide operations per step) tests all six boxes. Lanes 6 and 7 are
+/// padding.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+pub(crate) struct Wide {
+    pub lo: [[f32; WIDE_LANES]; 3],
+    pub hi: [[f32; WIDE_LANES]; 3],
+    /// Members `2g` and `2g + 1` of group `g`: a leaf, or an inner member as the index of
+    /// its own wide node (`count == 0`); for a leaf group, slot `2g` is the group itself.
+    pub kids: [Child; 4],
+    /// Bit `g` set: group `g` is a leaf.
+    pub leaf_groups: u32,
+}
+
+impl Wide {
+    /// Whether group `g` is a leaf.
+    #[inline(always)]
+    pub fn leaf_group(&self, g: usize) -> bool {
+        (self.leaf_groups >> g) & 1 != 0
+    }
+}
+
+/// The entry distances of the ray into the eight lanes' boxes of `n` over `[t_min, ∞)`,
+/// `NaN` where the ray misses the box (so that every `near <= limit` is false).
+///
+/// Per lane it is the arithmetic of [`hit_node`] without `t_max`: with `far` the slab
+/// exit, [`hit_node`]'s test is `near <= pad_far(min(far, t_max))`. `pad_far` is
+/// non-decreasing (a sum of two rounded non-decreasing terms), so
+/// `pad_far(min(a, b)) = min(pad_far(a), pad_far(b))`, and that test is exactly
+/// `near <= pad_far(far) && near <= pad_far(t_max)`: the first half is decided here, the
+/// second by the caller against the `t_max` of the moment. The minimum and maximum are
+/// exact, so the order in which lanes take them changes no value.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // one index over several lane arrays: vectorised as is
+pub(crate) fn hit_wide(n: &Wide, r: &BoxRay, t_min: f32) -> [f32; WIDE_LANES] {
+    let mut near = [t_min; WIDE_LANES];
+    let mut far = [f32::INFINITY; WIDE_LANES];
+    for a in 0..3 {
+        let (lo, hi, inv) = (r.lo[a], r.hi[a], r.inv[a]);
+        let (bl, bh) = (&n.lo[a], &n.hi[a]);
+        for i in 0..WIDE_LANES {
+            let t0 = (bl[i] - lo) * inv;
+            let t1 = (bh[i] - hi) * inv;
+            near[i] = fmax(near[i], fmin(t0, t1));
+            far[i] = fmin(far[i], fmax(t0, t1));
+        }
+    }
+    let mut out = [0.0; WIDE_LANES];
+    for i in 0..WIDE_LANES {
+        out[i] = if near[i] <= pad_far(far[i]) {
+            near[i]
+        } else {
+            f32::NAN
+        };
+    }
+    out
+}
+
+/// The wide nodes of `b` (see [`Wide`]) and the root to start from: a wide node for the
+/// binary root and for every inner node two levels below a wide node's, in depth-first
+/// order. A function of the binary tree alone, so as deterministic as the build.
+pub(crate) fn widen(b: &Bvh) -> Result<(Vec<Wide>, Option<Child>), OutOfMemory> {
+    let Some(root) = b.root else {
+        return Ok((Vec::new(), None));
+    };
+    if root.count > 0 {
+        return Ok((Vec::new(), Some(root)));
+    }
+    let mut out: Vec<Wide> = Vec::new();
+    // At most one wide node per binary node.
+    out.try_reserve_exact(b.nodes.len())
+        .map_err(|_| OutOfMemory {
+            bytes: b.nodes.len().saturating_mul(std::mem::size_of::<Wide>()),
+        })?;
+    // (binary node, where its wide index goes: (wide node, kid slot)); depth is at most
+    // three pending entries per level of the tree.
+    let mut stack: Vec<(u32, Option<(usize, usize)>)> = vec![(root.index, None)];
+    while let Some((bi, slot)) = stack.pop() {
+        let Some(n) = b.nodes.get(bi as usize) else {
+            continue;
+        };
+        let w = out.len();
+        if let Some((p, k)) = slot
+            && let Some(parent) = out.get_mut(p)
+        {
+            parent.kids[k] = Child {
+                index: w as u32,
+                count: 0,
+            };
+        }
+        let mut wide = Wide {
+            lo: [[0.0; WIDE_LANES]; 3],
+            hi: [[0.0; WIDE_LANES]; 3],
+            kids: [Child::default(); 4],
+            leaf_groups: 0,
+        };
+        // Inner members, to be widened after this node: (binary node, kid slot).
+        let mut later = [(0u32, 0usize); 4];
+        let mut nlater = 0;
+        for g in 0..2 {
+            for a in 0..3 {
+                wide.lo[a][g] = n.bounds[a][g];
+                wide.hi[a][g] = n.bounds[a][g + 2];
+            }
+            let c = n.child[g];
+            let inner = if c.count == 0 {
+                b.nodes.get(c.index as usize)
+            } else {
+                None
+            };
+            match inner {
+                // An inner child that is not there (cannot happen for a built tree): a
+                // wide index nothing has, which ends the walk as the binary one would.
+                None if c.count == 0 => {
+                    wide.leaf_groups |= 1 << g;
+                    wide.kids[2 * g] = Child {
+                        index: u32::MAX,
+                        count: 0,
+                    };
+                }
+                None => {
+                    wide.leaf_groups |= 1 << g;
+                    wide.kids[2 * g] = c;
+                    for m in 0..2 {
+                        for a in 0..3 {
+                            wide.lo[a][2 + 2 * g + m] = n.bounds[a][g];
+                            wide.hi[a][2 + 2 * g + m] = n.bounds[a][g + 2];
+                        }
+                    }
+                }
+                Some(cn) => {
+                    for m in 0..2 {
+                        for a in 0..3 {
+                            wide.lo[a][2 + 2 * g + m] = cn.bounds[a][m];
+                            wide.hi[a][2 + 2 * g + m] = cn.bounds[a][m + 2];
+                        }
+                        let k = cn.child[m];
+                        wide.kids[2 * g + m] = k;
+                        if k.count == 0 {
+                            later[nlater] = (k.index, 2 * g + m);
+                            nlater += 1;
+                        }
+                    }
+                }
+            }
+        }
+        // Lanes 6 and 7 repeat lane 0 (never read).
+        for a in 0..3 {
+            for i in 6..WIDE_LANES {
+                wide.lo[a][i] = wide.lo[a][0];
+                wide.hi[a][i] = wide.hi[a][0];
+            }
+        }
+        out.push(wide);
+        // Depth first, the first member first.
+        for &(bi, k) in later[..nlater].iter().rev() {
+            stack.push((bi, Some((w, k))));
+        }
+    }
+    Ok((out, Some(Child { index: 0, count: 0 })))
 }
 
 /// Why a build stopped.
@@ -768,5 +941,125 @@ mod tests {
         let r = BoxRay::new([0.5, 0.5, -1.0], [0.0, 0.0, 1.0], 0.0);
         assert!(hit_box(min, max, &r, 0.0, 0.999).is_none());
         assert!(hit_box(min, max, &r, 0.0, 1.0).is_some());
+    }
+
+    /// The eight-lane test of a wide node gives each lane exactly what the scalar test
+    /// of that one box gives ([`hit_box`]), for any `t_max` applied afterwards as
+    /// [`hit_wide`]'s doc says; random boxes (thin, flat, huge, inverted by rounding) and
+    /// rays (axis-aligned, zero and tiny direction components, origins inside boxes).
+    #[test]
+    fn wide_lanes_are_the_scalar_box_test() {
+        let mut s = 5u64;
+        let mut r = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut hits = 0;
+        let mut misses = 0;
+        for case in 0..20_000 {
+            let mut n = Wide {
+                lo: [[0.0; WIDE_LANES]; 3],
+                hi: [[0.0; WIDE_LANES]; 3],
+                kids: [Child::default(); 4],
+                leaf_groups: 0,
+            };
+            for i in 0..WIDE_LANES {
+                for a in 0..3 {
+                    let c = r() * 8.0 - 4.0;
+                    let e = match (case + i + a) % 5 {
+                        0 => 0.0,
+                        1 => 1.0e-6,
+                        2 => 1.0e30,
+                        _ => r() * 3.0,
+                    };
+                    n.lo[a][i] = c - e;
+                    n.hi[a][i] = c + e;
+                }
+            }
+            let org = [r() * 16.0 - 8.0, r() * 16.0 - 8.0, r() * 16.0 - 8.0];
+            // Aimed near the centre of one lane's box, so that many lanes are hit.
+            let aim = case % WIDE_LANES;
+            let mut dir = [0, 1, 2]
+                .map(|a| 0.5 * n.lo[a][aim] + 0.5 * n.hi[a][aim] - org[a] + r() * 0.2 - 0.1);
+            match case % 4 {
+                0 => dir[case % 3] = 0.0,
+                1 => dir[(case + 1) % 3] = 1.0e-40,
+                _ => {}
+            }
+            let pad = if case % 2 == 0 { 0.0 } else { 1.0e-5 };
+            let ray = BoxRay::new(org, dir, pad);
+            let t_min = if case % 3 == 0 { 0.0 } else { r() - 0.5 };
+            let t_max = match case % 3 {
+                0 => f32::INFINITY,
+                1 => r() * 10.0,
+                _ => t_min,
+            };
+            let near = hit_wide(&n, &ray, t_min);
+            for (i, &lane) in near.iter().enumerate() {
+                let min = [0, 1, 2].map(|a| n.lo[a][i]);
+                let max = [0, 1, 2].map(|a| n.hi[a][i]);
+                let wide = (lane <= pad_far(t_max)).then_some(lane);
+                // Equal as values: the sign of a zero distance may differ (the maxima
+                // are taken in another order), and no decision reads it.
+                assert_eq!(
+                    wide,
+                    hit_box(min, max, &ray, t_min, t_max),
+                    "case {case} lane {i}"
+                );
+                if wide.is_some() {
+                    hits += 1;
+                } else {
+                    misses += 1;
+                }
+            }
+        }
+        assert!(hits > 15_000 && misses > 15_000, "{hits} {misses}");
+    }
+
+    /// A wide node's lanes are the boxes of the binary node's children and grandchildren
+    /// and its kids their references (leaves as they were, inner nodes as wide nodes of
+    /// the same boxes), for every wide node reachable from the root.
+    #[test]
+    fn wide_nodes_hold_two_binary_levels() {
+        let input = boxes(30_000, 11);
+        let b = build(&input, 4, 1).unwrap();
+        let (wide, root) = widen(&b).unwrap();
+        assert_eq!(root, Some(Child { index: 0, count: 0 }));
+        // (wide node, binary node it stands for)
+        let mut stack = vec![(0usize, b.root.unwrap().index as usize)];
+        let mut seen = 0;
+        while let Some((w, bi)) = stack.pop() {
+            seen += 1;
+            let (wn, bn) = (&wide[w], &b.nodes[bi]);
+            for g in 0..2 {
+                assert_eq!(
+                    [0, 1, 2].map(|a| (wn.lo[a][g], wn.hi[a][g])),
+                    [0, 1, 2].map(|a| (bn.bounds[a][g], bn.bounds[a][g + 2]))
+                );
+                let c = bn.child[g];
+                assert_eq!(wn.leaf_group(g), c.count > 0);
+                if c.count > 0 {
+                    assert_eq!(wn.kids[2 * g], c);
+                    continue;
+                }
+                let cn = &b.nodes[c.index as usize];
+                for m in 0..2 {
+                    let lane = 2 + 2 * g + m;
+                    assert_eq!(cn.child_box(m).min, [0, 1, 2].map(|a| wn.lo[a][lane]));
+                    assert_eq!(cn.child_box(m).max, [0, 1, 2].map(|a| wn.hi[a][lane]));
+                    let k = wn.kids[2 * g + m];
+                    if cn.child[m].count > 0 {
+                        assert_eq!(k, cn.child[m]);
+                    } else {
+                        assert_eq!(k.count, 0);
+                        stack.push((k.index as usize, cn.child[m].index as usize));
+                    }
+                }
+            }
+        }
+        assert_eq!(seen, wide.len());
+        assert!(seen > 1000, "{seen}");
     }
 }

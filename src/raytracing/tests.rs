@@ -1003,3 +1003,223 @@ fn hostile_geometry_never_panics() {
         }
     }
 }
+
+/// A scene for holding the wide bottom-level walk to the binary one: opaque and
+/// non-opaque triangle clusters, a planar grid of shared edges, opaque and non-opaque
+/// boxes, under identity, rotated, scaled and mirrored instances.
+fn mixed_scene(seed: u64) -> Arc<TopLevel> {
+    let mut s = seed;
+    let mut r = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let mut cluster = |n: usize| -> Vec<[f32; 3]> {
+        let mut out = Vec::with_capacity(3 * n);
+        for _ in 0..n {
+            let base = [r() * 20.0 - 10.0, r() * 20.0 - 10.0, r() * 20.0 - 10.0];
+            for _ in 0..3 {
+                out.push([0, 1, 2].map(|k| base[k] + r() * 2.0 - 1.0));
+            }
+        }
+        out
+    };
+    let opaque = cluster(3000);
+    let see_through = cluster(3000);
+    let mut grid = Vec::new();
+    for i in 0..24 {
+        for j in 0..24 {
+            let p = |a: usize, b: usize| [a as f32 - 12.0, b as f32 - 12.0, 0.5];
+            let (a, b, c, d) = (p(i, j), p(i + 1, j), p(i + 1, j + 1), p(i, j + 1));
+            grid.extend([a, b, c, a, c, d]);
+        }
+    }
+    let tris = blas(&[
+        (&opaque, GeometryFlags::OPAQUE),
+        (&see_through, GeometryFlags::NONE),
+        (&grid, GeometryFlags::NONE),
+    ]);
+    let mut boxes = Vec::new();
+    for _ in 0..600 {
+        let p = [r() * 20.0 - 10.0, r() * 20.0 - 10.0, r() * 20.0 - 10.0];
+        let e = [r() * 1.5, r() * 1.5, r() * 1.5];
+        boxes.push([p[0], p[1], p[2], p[0] + e[0], p[1] + e[1], p[2] + e[2]]);
+    }
+    let (solid, hollow) = boxes.split_at(300);
+    let solid = aabbs(solid, GeometryFlags::OPAQUE);
+    let hollow = aabbs(hollow, GeometryFlags::NONE);
+    let place = |b: &Arc<BottomLevel>, m: [f32; 12]| InstanceDesc {
+        transform: Transform3x4(m),
+        ..inst(b)
+    };
+    tlas(&[
+        inst(&tris),
+        place(
+            &tris,
+            [
+                0.0, -1.0, 0.0, 3.0, 1.5, 0.0, 0.0, -2.0, 0.0, 0.0, -1.0, 4.0,
+            ],
+        ),
+        inst(&solid),
+        place(
+            &hollow,
+            [0.8, 0.0, 0.0, 1.0, 0.0, 1.2, 0.0, 0.0, 0.0, 0.0, 0.9, -1.0],
+        ),
+    ])
+}
+
+/// A deterministic choice for candidate `k` of ray `i`.
+fn choice(i: usize, k: usize) -> u64 {
+    let mut h = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k as u64 + 1);
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
+fn mixed_rays(seed: u64, n: usize) -> Vec<Ray> {
+    let mut s = seed;
+    let mut r = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f32 / (1u64 << 24) as f32
+    };
+    (0..n)
+        .map(|i| {
+            let o = [r() * 40.0 - 20.0, r() * 40.0 - 20.0, r() * 40.0 - 20.0];
+            // A third of the rays aim exactly at a vertex or an edge's midpoint of the grid.
+            let target = if i % 3 == 0 {
+                let (a, b) = ((r() * 24.0) as i32 - 12, (r() * 24.0) as i32 - 12);
+                let half = if i % 2 == 0 { 0.5 } else { 0.0 };
+                [a as f32 + half, b as f32, 0.5]
+            } else {
+                [r() * 20.0 - 10.0, r() * 20.0 - 10.0, r() * 20.0 - 10.0]
+            };
+            Ray {
+                origin: o,
+                t_min: if i % 4 == 1 { 0.3 } else { 0.0 },
+                direction: [0, 1, 2].map(|k| target[k] - o[k]),
+                t_max: if i % 5 == 2 { 0.9 } else { INF },
+            }
+        })
+        .collect()
+}
+
+/// Everything an inline query shows of ray `i`: each candidate, the committed state
+/// after the caller's choice, and the work counts. Triangles are committed or not,
+/// procedural hits committed at `t` beyond the committed one as often as within it (the
+/// spec leaves the range to the program), and some queries abort.
+fn query_log(mut q: RayQuery, t: &Arc<TopLevel>, i: usize, flags: RayFlags, r: Ray) -> String {
+    use std::fmt::Write;
+    let mut log = String::new();
+    q.trace_ray_inline(Some(t.clone()), flags, 0xff, r);
+    let mut k = 0;
+    while q.proceed() {
+        let c = q.candidate().unwrap();
+        let h = choice(i, k);
+        match q.candidate_type() {
+            Some(CandidateType::NonOpaqueTriangle) if h % 3 != 0 => {
+                q.commit_non_opaque_triangle_hit()
+            }
+            Some(CandidateType::ProceduralPrimitive) if h % 4 != 0 => {
+                q.commit_procedural_primitive_hit(c.t + (h % 7) as f32 * 0.5)
+            }
+            _ => {}
+        }
+        let _ = writeln!(
+            log,
+            "{c:?} -> {:?} {}",
+            q.committed_status(),
+            q.committed_ray_t()
+        );
+        if h % 41 == 0 {
+            q.abort();
+        }
+        k += 1;
+    }
+    let _ = writeln!(log, "{:?} {:?}", q.committed(), q.stats());
+    log
+}
+
+/// Everything `TraceRay` shows of ray `i`: each any-hit and intersection call in order
+/// with its verdict, and the result.
+fn trace_log(mut tracer: Tracer, t: &TopLevel, i: usize, flags: RayFlags, r: Ray) -> String {
+    let log = std::cell::RefCell::new(String::new());
+    let k = std::cell::Cell::new(0);
+    let mut any_hit = |h: &Hit, a: Option<&u32>| {
+        let n = choice(i, k.replace(k.get() + 1));
+        let d = match n % 5 {
+            0 => AnyHitDecision::Ignore,
+            1 if n % 3 == 0 => AnyHitDecision::AcceptAndEndSearch,
+            _ => AnyHitDecision::Accept,
+        };
+        log.borrow_mut()
+            .push_str(&format!("any {h:?} {a:?} {d:?}\n"));
+        d
+    };
+    let mut intersection = |h: &Hit, rep: &mut HitReporter<'_, u32>| {
+        let n = choice(i, k.replace(k.get() + 1));
+        for j in 0..(n % 3) {
+            let out = rep.report_hit(h.t + j as f32 * 0.25, 7, j as u32);
+            log.borrow_mut()
+                .push_str(&format!("report {h:?} {j} {out:?}\n"));
+            if rep.search_ended() {
+                break;
+            }
+        }
+    };
+    let res = tracer.trace_ray(Some(t), &desc(flags, r), &mut any_hit, &mut intersection);
+    let mut out = log.into_inner();
+    out.push_str(&format!("{res:?}\n"));
+    out
+}
+
+/// The wide bottom-level walk (`bvh::Wide`) offers the same candidates in the same order
+/// as the binary walk it replaced, with the same committed hits and work counts, under
+/// inline queries (with commits beyond the committed `t`, which the DXR spec's
+/// "CommitProceduralPrimitiveHit" leaves to the program, and aborts), `TraceRay` with
+/// any-hit and intersection programs, and ray flags; dxlane's order is the documented
+/// hierarchy order (`docs/raytracing.md`, "Order of candidates and any-hit
+/// invocations").
+#[test]
+fn wide_walk_is_the_binary_walk() {
+    let flag_sets = [
+        RayFlags::NONE,
+        RayFlags::ACCEPT_FIRST_HIT_AND_END_SEARCH,
+        RayFlags::CULL_BACK_FACING_TRIANGLES,
+        RayFlags::FORCE_OPAQUE,
+        RayFlags::FORCE_NON_OPAQUE | RayFlags::CULL_FRONT_FACING_TRIANGLES,
+    ];
+    let (mut candidates_seen, mut nodes) = (0usize, 0u64);
+    for seed in [3u64, 17] {
+        let t = mixed_scene(seed);
+        for (i, r) in mixed_rays(seed * 7 + 1, 400).into_iter().enumerate() {
+            let flags = flag_sets[i % flag_sets.len()];
+            let wide = query_log(RayQuery::new(), &t, i, flags, r);
+            assert_eq!(
+                wide,
+                query_log(RayQuery::binary_reference(), &t, i, flags, r),
+                "ray {i} {r:?} {flags:?}"
+            );
+            candidates_seen += wide.lines().count() - 1;
+            let wide = trace_log(Tracer::new(), &t, i, flags, r);
+            assert_eq!(
+                wide,
+                trace_log(Tracer::binary_reference(), &t, i, flags, r),
+                "ray {i} {r:?} {flags:?}"
+            );
+            let mut a = Tracer::new();
+            let mut b = Tracer::binary_reference();
+            assert_eq!(
+                a.closest_hit(&t, flags, 0xff, r),
+                b.closest_hit(&t, flags, 0xff, r)
+            );
+            assert_eq!(a.stats(), b.stats());
+            nodes += a.stats().nodes;
+        }
+    }
+    // Enough happened for the comparison to mean something.
+    assert!(candidates_seen > 600, "{candidates_seen}");
+    assert!(nodes > 20_000, "{nodes}");
+}

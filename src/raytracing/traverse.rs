@@ -44,7 +44,9 @@
 //!
 //! Candidates come in hierarchy order: at each node the child whose box the ray enters
 //! first is visited first (the first child on a tie); a leaf's primitives in the order the
-//! build left them; the top level likewise over instances. The builds are deterministic
+//! build left them; the top level likewise over instances. Nodes are the binary tree's:
+//! bottom levels are walked over wide nodes that store two of its levels together, with
+//! the binary walk's decisions (`walk_instance`). The builds are deterministic
 //! (`bvh`), so the same structures, ray and answers give the same candidates in the same
 //! order, on any thread.
 //!
@@ -60,7 +62,7 @@
 use std::sync::Arc;
 
 use super::accel::{BottomLevel, GeometryType, Instance, TopLevel};
-use super::bvh::{BoxRay, Child, STACK_DEPTH, hit_box, hit_node, pad_far};
+use super::bvh::{BoxRay, Child, STACK_DEPTH, hit_box, hit_node, hit_wide, pad_far};
 use super::flags::{
     GeometryFlags, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE, InstanceFlags,
     RayFlags,
@@ -179,34 +181,68 @@ struct Entry {
     t: f32,
 }
 
+/// An entry of a bottom-level stack (wide nodes, `bvh::Wide`): a child to visit, or a
+/// *group*, a binary node whose box the ray met and whose visit the binary walk would make
+/// when it pops it, with its two children's entry distances already measured.
+#[derive(Clone, Copy, Debug, Default)]
+struct WideEntry {
+    /// The entry distance of the child or of the group's box.
+    t: f32,
+    /// A group's children's entry distances, `NaN` where the ray misses the box.
+    near: [f32; 2],
+    /// A child in `kids[0]`; a group's two children.
+    kids: [Child; 2],
+    group: bool,
+}
+
+impl WideEntry {
+    #[inline(always)]
+    fn child(child: Child, t: f32) -> Self {
+        WideEntry {
+            t,
+            near: [0.0; 2],
+            kids: [child, Child::default()],
+            group: false,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
-struct Stack {
-    e: [Entry; STACK_DEPTH],
+struct Stack<E> {
+    e: [E; STACK_DEPTH],
     len: usize,
 }
 
-impl Stack {
+impl<E: Copy + Default> Stack<E> {
     fn new() -> Self {
         Stack {
-            e: [Entry::default(); STACK_DEPTH],
+            e: [E::default(); STACK_DEPTH],
             len: 0,
         }
     }
 
     #[inline(always)]
-    fn push(&mut self, child: Child, t: f32) {
-        // The trees are shallower than the stack (bvh's module doc); a full stack can only
-        // come from a bug, and dropping the entry is the safe failure.
+    fn push_entry(&mut self, entry: E) {
+        // The trees are shallower than the stack (bvh's module doc; a wide walk pushes no
+        // more than the binary walk it follows); a full stack can only come from a bug,
+        // and dropping the entry is the safe failure.
         if let Some(slot) = self.e.get_mut(self.len) {
-            *slot = Entry { child, t };
+            *slot = entry;
             self.len += 1;
         }
     }
 
     #[inline(always)]
-    fn pop(&mut self) -> Option<Entry> {
+    fn pop(&mut self) -> Option<E> {
         self.len = self.len.checked_sub(1)?;
         self.e.get(self.len).copied()
+    }
+}
+
+impl Stack<Entry> {
+    #[inline(always)]
+    fn push(&mut self, child: Child, t: f32) {
+        self.push_entry(Entry { child, t });
     }
 }
 
@@ -281,10 +317,14 @@ pub struct Traversal {
     candidate: Option<Core>,
     candidate_committed: bool,
     done: bool,
-    top: Stack,
+    top: Stack<Entry>,
     top_leaf: (u32, u32),
-    bottom: Stack,
+    bottom: Stack<WideEntry>,
     bottom_leaf: (u32, u32),
+    /// Tests: walk bottom levels over the binary nodes, as before the wide ones, to hold
+    /// the wide walk to it.
+    #[cfg(test)]
+    binary: Option<Stack<Entry>>,
     instance: Option<u32>,
     object: Option<LevelRay>,
     stats: TraversalStats,
@@ -319,6 +359,8 @@ impl Traversal {
             top_leaf: (0, 0),
             bottom: Stack::new(),
             bottom_leaf: (0, 0),
+            #[cfg(test)]
+            binary: None,
             instance: None,
             object: None,
             stats: TraversalStats::default(),
@@ -427,8 +469,120 @@ impl Traversal {
 
     /// Walks the bottom-level structure of instance `ii` from where it stopped, until a
     /// candidate (returned) or its end or the end of the search (`None`).
+    ///
+    /// The walk is over wide nodes (`bvh::Wide`) and makes the binary walk's decisions
+    /// in the binary walk's order: visiting binary node `N` (a wide node) tests its two
+    /// children, keeps the nearer in hand and pushes the farther; when the nearer is an
+    /// inner node it is visited at once (nothing can commit in between), so its two
+    /// children are decided against the same extent from the lanes already tested. The
+    /// farther child, when inner, is pushed as a group with its children's entry
+    /// distances; popping it is the binary walk's visit of that node, decided against the
+    /// extent of that moment (`bvh::hit_wide`'s split of the test). Candidates, their
+    /// order and the node count are therefore those of the binary walk.
     #[inline(always)]
     fn walk_instance(&mut self, tlas: &TopLevel, ii: u32) -> Option<Core> {
+        #[cfg(test)]
+        if self.binary.is_some() {
+            return self.walk_instance_binary(tlas, ii);
+        }
+        let inst = tlas.instances.get(ii as usize)?;
+        let blas = inst.blas.as_deref()?;
+        let obj = self.object?;
+        let nodes = &blas.wide[..];
+        const MISS: f32 = f32::INFINITY;
+        loop {
+            // The rest of the current leaf.
+            while self.bottom_leaf.0 < self.bottom_leaf.1 {
+                let k = self.bottom_leaf.0;
+                self.bottom_leaf.0 += 1;
+                if let Some(c) = self.test_primitive(ii, inst, blas, &obj, k) {
+                    return Some(c);
+                }
+                if self.done {
+                    return None;
+                }
+            }
+            // The next leaf.
+            let mut cur = self.next_bottom()?;
+            while cur.count == 0 {
+                let n = nodes.get(cur.index as usize)?;
+                self.stats.nodes += 1;
+                let near = hit_wide(n, &obj.boxes, self.ray.t_min);
+                let limit = pad_far(self.t_committed);
+                let within = |t: f32| if t <= limit { t } else { MISS };
+                let tg = [within(near[0]), within(near[1])];
+                let (gn, gf) = if tg[1] < tg[0] { (1, 0) } else { (0, 1) };
+                if tg[gn] == MISS {
+                    cur = self.next_bottom()?;
+                    continue;
+                }
+                if tg[gf] < MISS {
+                    self.bottom.push_entry(if n.leaf_group(gf) {
+                        WideEntry::child(n.kids[2 * gf], tg[gf])
+                    } else {
+                        WideEntry {
+                            t: tg[gf],
+                            near: [near[2 + 2 * gf], near[3 + 2 * gf]],
+                            kids: [n.kids[2 * gf], n.kids[2 * gf + 1]],
+                            group: true,
+                        }
+                    });
+                }
+                if n.leaf_group(gn) {
+                    cur = n.kids[2 * gn];
+                    continue;
+                }
+                // The binary walk's visit of the nearer child, at once.
+                self.stats.nodes += 1;
+                let tm = [within(near[2 + 2 * gn]), within(near[3 + 2 * gn])];
+                let (mn, mf) = if tm[1] < tm[0] { (1, 0) } else { (0, 1) };
+                if tm[mn] == MISS {
+                    cur = self.next_bottom()?;
+                    continue;
+                }
+                if tm[mf] < MISS {
+                    self.bottom
+                        .push_entry(WideEntry::child(n.kids[2 * gn + mf], tm[mf]));
+                }
+                cur = n.kids[2 * gn + mn];
+            }
+            self.bottom_leaf = (cur.index, cur.index.saturating_add(cur.count));
+        }
+    }
+
+    /// Pops the bottom-level stack to the next child the ray may still meet; a group is
+    /// visited as the binary walk visits a popped node (its children against the extent
+    /// of this moment, the farther pushed).
+    #[inline(always)]
+    fn next_bottom(&mut self) -> Option<Child> {
+        loop {
+            let e = self.bottom.pop()?;
+            let limit = pad_far(self.t_committed);
+            // Skipped unless within (a NaN limit, from a `-∞` extent, lets nothing in).
+            let within = e.t <= limit;
+            if !within {
+                continue;
+            }
+            if !e.group {
+                return Some(e.kids[0]);
+            }
+            self.stats.nodes += 1;
+            let t = e.near.map(|n| if n <= limit { n } else { f32::INFINITY });
+            let (n, f) = if t[1] < t[0] { (1, 0) } else { (0, 1) };
+            if t[n] == f32::INFINITY {
+                continue;
+            }
+            if t[f] < f32::INFINITY {
+                self.bottom.push_entry(WideEntry::child(e.kids[f], t[f]));
+            }
+            return Some(e.kids[n]);
+        }
+    }
+
+    /// The walk over binary nodes that the wide walk replaced (tests hold the wide walk to
+    /// it).
+    #[cfg(test)]
+    fn walk_instance_binary(&mut self, tlas: &TopLevel, ii: u32) -> Option<Core> {
         let inst = tlas.instances.get(ii as usize)?;
         let blas = inst.blas.as_deref()?;
         let obj = self.object?;
@@ -448,7 +602,7 @@ impl Traversal {
             // The next leaf: descend from the top of the stack, keeping the nearer child
             // in hand and pushing the farther.
             let mut cur = loop {
-                let e = self.bottom.pop()?;
+                let e = self.binary.as_mut()?.pop()?;
                 if e.t <= pad_far(self.t_committed) {
                     break e.child;
                 }
@@ -460,7 +614,7 @@ impl Traversal {
                 let (near, far) = if t[1] < t[0] { (1, 0) } else { (0, 1) };
                 if t[near] == f32::INFINITY {
                     cur = loop {
-                        let e = self.bottom.pop()?;
+                        let e = self.binary.as_mut()?.pop()?;
                         if e.t <= pad_far(self.t_committed) {
                             break e.child;
                         }
@@ -468,7 +622,7 @@ impl Traversal {
                     continue;
                 }
                 if t[far] < f32::INFINITY {
-                    self.bottom.push(n.child[far], t[far]);
+                    self.binary.as_mut()?.push(n.child[far], t[far]);
                 }
                 cur = n.child[near];
             }
@@ -509,7 +663,7 @@ impl Traversal {
             }
             None => true,
         };
-        let Some(root) = blas.bvh.root else {
+        let Some(root) = blas.wide_root else {
             return false;
         };
         if skip {
@@ -533,7 +687,13 @@ impl Traversal {
         self.instance = Some(i);
         self.bottom.len = 0;
         self.bottom_leaf = (0, 0);
-        self.bottom.push(root, f32::NEG_INFINITY);
+        self.bottom
+            .push_entry(WideEntry::child(root, f32::NEG_INFINITY));
+        #[cfg(test)]
+        if let (Some(b), Some(root)) = (self.binary.as_mut(), blas.bvh.root) {
+            b.len = 0;
+            b.push(root, f32::NEG_INFINITY);
+        }
         true
     }
 
@@ -864,6 +1024,27 @@ impl RayQuery {
     /// Work done by the current trace.
     pub fn stats(&self) -> TraversalStats {
         self.t.stats
+    }
+}
+
+#[cfg(test)]
+impl RayQuery {
+    /// A query whose bottom levels are walked over the binary nodes (the reference the
+    /// wide walk is held to).
+    pub(crate) fn binary_reference() -> Self {
+        let mut q = Self::new();
+        q.t.binary = Some(Stack::new());
+        q
+    }
+}
+
+#[cfg(test)]
+impl Tracer {
+    /// A tracer whose bottom levels are walked over the binary nodes.
+    pub(crate) fn binary_reference() -> Self {
+        let mut t = Self::new();
+        t.t.binary = Some(Stack::new());
+        t
     }
 }
 

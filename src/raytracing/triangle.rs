@@ -131,21 +131,23 @@ pub(crate) fn intersect(
     let by = b[s.ky] - s.sy * b[s.kz];
     let cx = c[s.kx] - s.sx * c[s.kz];
     let cy = c[s.ky] - s.sy * c[s.kz];
-    // A cheap, certain rejection first: each f32 edge function is within
-    // 2^-23·(|p| + |q|) of the exact `p - q` (two rounded products and a rounded
-    // difference), so a value beyond twice that has the exact sign, and opposite certain
-    // signs mean a miss. Everything else is decided exactly below.
-    let (p0, q0, p1, q1, p2, q2) = (cx * by, cy * bx, ax * cy, ay * cx, bx * ay, by * ax);
-    const REL: f32 = 1.0 / 4_194_304.0;
-    let (uf, vf, wf) = (p0 - q0, p1 - q1, p2 - q2);
-    let (eu, ev, ew) = (
-        (p0.abs() + q0.abs()) * REL,
-        (p1.abs() + q1.abs()) * REL,
-        (p2.abs() + q2.abs()) * REL,
-    );
-    if (uf > eu || vf > ev || wf > ew) && (uf < -eu || vf < -ev || wf < -ew) {
+    // The edge functions in f32 first (B→C, C→A, A→B, as below). A non-zero f32 value has
+    // the sign of the exact one: rounding to nearest is non-decreasing (also into
+    // subnormals and to ±∞), so exact products P ≤ Q round to p ≤ q, i.e. p > q implies
+    // P > Q and p < q implies P < Q; and the rounded difference of two floats is zero only
+    // when they are equal (subnormals make small differences exact) and otherwise has
+    // their difference's sign. So a positive and a negative value here mean a miss, and
+    // three non-zero values of one sign mean the ray is strictly inside, exactly as the
+    // `f64` evaluation below decides; only a zero or NaN value (∞ − ∞) leaves the sign
+    // open, and then the `f64` signs decide, as they always did. `cargo test --lib
+    // triangle` holds both decisions together.
+    let uf = cx * by - cy * bx;
+    let vf = ax * cy - ay * cx;
+    let wf = bx * ay - by * ax;
+    if (uf > 0.0 || vf > 0.0 || wf > 0.0) && (uf < 0.0 || vf < 0.0 || wf < 0.0) {
         return None;
     }
+    let decided = uf != 0.0 && vf != 0.0 && wf != 0.0 && !(uf + vf + wf).is_nan();
     let (axd, ayd, bxd, byd, cxd, cyd) = (
         f64::from(ax),
         f64::from(ay),
@@ -158,18 +160,20 @@ pub(crate) fn intersect(
     let u = cxd * byd - cyd * bxd;
     let w0 = axd * cyd - ayd * cxd;
     let w1 = bxd * ayd - byd * axd;
-    let neg = u < 0.0 || w0 < 0.0 || w1 < 0.0;
-    let pos = u > 0.0 || w0 > 0.0 || w1 > 0.0;
-    // Mixed signs: outside. All zero (or NaN): degenerate in this frame.
-    if neg == pos {
-        return None;
-    }
-    if (u == 0.0 || w0 == 0.0 || w1 == 0.0)
-        && !((u != 0.0 || inclusive((bx, by), (cx, cy), neg))
-            && (w0 != 0.0 || inclusive((cx, cy), (ax, ay), neg))
-            && (w1 != 0.0 || inclusive((ax, ay), (bx, by), neg)))
-    {
-        return None;
+    if !decided {
+        let neg = u < 0.0 || w0 < 0.0 || w1 < 0.0;
+        let pos = u > 0.0 || w0 > 0.0 || w1 > 0.0;
+        // Mixed signs: outside. All zero (or NaN): degenerate in this frame.
+        if neg == pos {
+            return None;
+        }
+        if (u == 0.0 || w0 == 0.0 || w1 == 0.0)
+            && !((u != 0.0 || inclusive((bx, by), (cx, cy), neg))
+                && (w0 != 0.0 || inclusive((cx, cy), (ax, ay), neg))
+                && (w1 != 0.0 || inclusive((ax, ay), (bx, by), neg)))
+        {
+            return None;
+        }
     }
     let det = u + w0 + w1;
     let az = f64::from(s.sz * a[s.kz]);
@@ -284,5 +288,195 @@ mod tests {
         assert!(Shear::new([0.0; 3]).is_none());
         assert!(Shear::new([f32::NAN, 0.0, 1.0]).is_none());
         assert!(Shear::new([f32::INFINITY, 0.0, 1.0]).is_none());
+    }
+
+    /// The test as it was before the `f32` edge decisions: every edge sign from the exact
+    /// `f64` values (the reference the fast path is held to).
+    fn intersect_f64(
+        s: &Shear,
+        org: [f32; 3],
+        v: &[[f32; 3]; 3],
+        t_min: f32,
+        t_max: f32,
+    ) -> Option<TriangleHit> {
+        let a = sub(v[0], org);
+        let b = sub(v[1], org);
+        let c = sub(v[2], org);
+        let ax = a[s.kx] - s.sx * a[s.kz];
+        let ay = a[s.ky] - s.sy * a[s.kz];
+        let bx = b[s.kx] - s.sx * b[s.kz];
+        let by = b[s.ky] - s.sy * b[s.kz];
+        let cx = c[s.kx] - s.sx * c[s.kz];
+        let cy = c[s.ky] - s.sy * c[s.kz];
+        let d = [ax, ay, bx, by, cx, cy].map(f64::from);
+        let (axd, ayd, bxd, byd, cxd, cyd) = (d[0], d[1], d[2], d[3], d[4], d[5]);
+        let u = cxd * byd - cyd * bxd;
+        let w0 = axd * cyd - ayd * cxd;
+        let w1 = bxd * ayd - byd * axd;
+        let neg = u < 0.0 || w0 < 0.0 || w1 < 0.0;
+        let pos = u > 0.0 || w0 > 0.0 || w1 > 0.0;
+        if neg == pos {
+            return None;
+        }
+        if (u == 0.0 || w0 == 0.0 || w1 == 0.0)
+            && !((u != 0.0 || inclusive((bx, by), (cx, cy), neg))
+                && (w0 != 0.0 || inclusive((cx, cy), (ax, ay), neg))
+                && (w1 != 0.0 || inclusive((ax, ay), (bx, by), neg)))
+        {
+            return None;
+        }
+        let det = u + w0 + w1;
+        let az = f64::from(s.sz * a[s.kz]);
+        let bz = f64::from(s.sz * b[s.kz]);
+        let cz = f64::from(s.sz * c[s.kz]);
+        let tt = u * az + w0 * bz + w1 * cz;
+        if !det.is_finite() || !tt.is_finite() {
+            return None;
+        }
+        let t = (tt / det) as f32;
+        if !(t > t_min && t < t_max) {
+            return None;
+        }
+        Some(TriangleHit {
+            t,
+            barycentrics: [(w0 / det) as f32, (w1 / det) as f32],
+            clockwise: det > 0.0,
+        })
+    }
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn unit(&mut self) -> f32 {
+            (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        }
+
+        /// Any finite f32 but NaN-free: random sign, exponent (subnormals and the largest
+        /// included) and mantissa.
+        fn any(&mut self) -> f32 {
+            let bits = self.next() as u32;
+            let v = f32::from_bits(bits & 0xff7f_ffff);
+            if v.is_finite() { v } else { 0.0 }
+        }
+    }
+
+    /// The proof in [`intersect`]: a non-zero `f32` edge value `a·b − c·d` has the sign of
+    /// the exact value (the `f64` one, exact for `f32` inputs), over random inputs of every
+    /// magnitude (products that overflow and underflow into subnormals) and adversarial
+    /// ones (exactly equal and nearly equal products).
+    #[test]
+    fn f32_edge_signs_are_exact() {
+        let mut r = Rng(77);
+        let mut decided = 0;
+        for case in 0..400_000 {
+            let (a, b, mut c, mut d) = match case % 4 {
+                0 => (r.any(), r.any(), r.any(), r.any()),
+                1 => {
+                    // Magnitudes near each other, so the products nearly cancel.
+                    let e = (r.next() % 250) as i32 - 125;
+                    let s = 2f32.powi(e);
+                    (r.unit() * s, r.unit(), r.unit() * s, r.unit())
+                }
+                2 => {
+                    let (a, b) = (r.unit() * 1.0e-20, r.unit() * 1.0e-22);
+                    (a, b, a * 0.5, b * 2.0)
+                }
+                _ => {
+                    let (a, b) = (r.any(), r.any());
+                    (a, b, a, b)
+                }
+            };
+            if case % 8 == 7 {
+                // One unit in the last place away from an exact tie.
+                c = f32::from_bits(c.to_bits().wrapping_add(1));
+                d = if d.is_finite() { d } else { 1.0 };
+            }
+            let f = a * b - c * d;
+            let x = f64::from(a) * f64::from(b) - f64::from(c) * f64::from(d);
+            if f > 0.0 {
+                assert!(x > 0.0, "{a:e} {b:e} {c:e} {d:e}: {f:e} {x:e}");
+                decided += 1;
+            } else if f < 0.0 {
+                assert!(x < 0.0, "{a:e} {b:e} {c:e} {d:e}: {f:e} {x:e}");
+                decided += 1;
+            }
+        }
+        assert!(decided > 200_000, "{decided}");
+    }
+
+    /// The test with its `f32` edge decisions gives exactly the answers of the `f64`
+    /// evaluation alone (hit or miss, `t`, barycentrics, facing), for random triangles
+    /// and rays and for rays exactly through shared edges and vertices of a grid (DXR
+    /// spec "Watertightness", "Top-left rule"), tiny and huge triangles.
+    #[test]
+    fn f32_edge_decisions_are_the_f64_ones() {
+        let mut r = Rng(1234);
+        let (mut hits, mut ties) = (0, 0);
+        let check = |org: [f32; 3], dir: [f32; 3], v: [[f32; 3]; 3], hits: &mut u32| {
+            let Some(s) = Shear::new(dir) else { return };
+            let fast = intersect(&s, org, &v, 0.0, f32::INFINITY);
+            assert_eq!(
+                fast,
+                intersect_f64(&s, org, &v, 0.0, f32::INFINITY),
+                "{org:?} {dir:?} {v:?}"
+            );
+            *hits += u32::from(fast.is_some());
+        };
+        for case in 0..100_000 {
+            let scale = match case % 4 {
+                0 => 1.0e-20,
+                1 => 1.0e18,
+                _ => 1.0,
+            };
+            let v = [0; 3].map(|_| [0; 3].map(|_| (r.unit() * 2.0 - 1.0) * scale));
+            let target = [0, 1, 2].map(|k| 0.2 * v[0][k] + 0.3 * v[1][k] + 0.5 * v[2][k]);
+            let dir = [r.unit() - 0.5, r.unit() - 0.5, r.unit() - 0.5];
+            let org = [0, 1, 2].map(|k| target[k] - 2.0 * dir[k] * scale);
+            check(org, dir, v, &mut hits);
+            let org = [0; 3].map(|_| (r.unit() - 0.5) * scale);
+            check(org, dir, v, &mut hits);
+        }
+        // Rays through the vertices and edge midpoints of a grid of shared-edge
+        // triangles, from many directions: the edge functions are exactly zero there.
+        for i in 0..6 {
+            for j in 0..6 {
+                let p = |a: i32, b: i32| [a as f32 * 0.5, b as f32 * 0.25, 1.0];
+                let quad = [p(i, j), p(i + 1, j), p(i + 1, j + 1), p(i, j + 1)];
+                let tris = [[quad[0], quad[1], quad[2]], [quad[0], quad[2], quad[3]]];
+                for k in 0..40 {
+                    let dir = [
+                        (r.next() % 9) as f32 * 0.125 - 0.5,
+                        (r.next() % 9) as f32 * 0.125 - 0.5,
+                        if k % 2 == 0 { 1.0 } else { -1.0 },
+                    ];
+                    let aims = [
+                        quad[0],
+                        [
+                            0.5 * (quad[0][0] + quad[2][0]),
+                            0.5 * (quad[0][1] + quad[2][1]),
+                            1.0,
+                        ],
+                        [0.5 * (quad[0][0] + quad[1][0]), quad[0][1], 1.0],
+                    ];
+                    for aim in aims {
+                        let org = [0, 1, 2].map(|c| aim[c] - 3.0 * dir[c]);
+                        for t in tris {
+                            let before = hits;
+                            check(org, dir, t, &mut hits);
+                            ties += hits - before;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(hits > 50_000, "{hits}");
+        assert!(ties > 1_000, "{ties}");
     }
 }
