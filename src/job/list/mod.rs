@@ -325,6 +325,9 @@ mod query;
 
 pub use query::{MAX_QUERIES_PER_HEAP, QueryHeapEntry};
 
+/// A texture subresource: its mip and array slice.
+type Subresource = (u32, u32);
+
 /// Everything a command's fields are checked against.
 struct Ctx<'a> {
     job: &'a Job,
@@ -809,6 +812,25 @@ impl Ctx<'_> {
         Ok(own)
     }
 
+    /// A copy's or a resolve's source and destination subresources (`src_mip`,
+    /// `src_slice`; `dst_mip`, `dst_slice`), each checked as [`Self::subresource`]
+    /// checks one, its errors naming the command's keys.
+    fn src_dst_subresources(
+        e: &CommandEntry,
+        src: &Texture,
+        dst: &Texture,
+    ) -> Result<[Subresource; 2], String> {
+        let named = |side: &'static str| {
+            move |m: String| {
+                m.replace("`mip`", &format!("`{side}_mip`"))
+                    .replace("`slice`", &format!("`{side}_slice`"))
+            }
+        };
+        let s = Self::subresource(src, e.src_mip, e.src_slice).map_err(named("src"))?;
+        let d = Self::subresource(dst, e.dst_mip, e.dst_slice).map_err(named("dst"))?;
+        Ok([s, d])
+    }
+
     /// The subresource (`mip`, `slice`) of `t`, checked.
     fn subresource(
         t: &Texture,
@@ -1217,16 +1239,8 @@ impl Ctx<'_> {
                 src.desc().samples
             ));
         }
-        let (src_mip, src_slice) =
-            Self::subresource(&src, e.src_mip, e.src_slice).map_err(|m| {
-                m.replace("`mip`", "`src_mip`")
-                    .replace("`slice`", "`src_slice`")
-            })?;
-        let (dst_mip, dst_slice) =
-            Self::subresource(&dst, e.dst_mip, e.dst_slice).map_err(|m| {
-                m.replace("`mip`", "`dst_mip`")
-                    .replace("`slice`", "`dst_slice`")
-            })?;
+        let [(src_mip, src_slice), (dst_mip, dst_slice)] =
+            Self::src_dst_subresources(e, &src, &dst)?;
         let ss = src.desc().mip_size(src_mip);
         let ds = dst.desc().mip_size(dst_mip);
         let b = e.src_box.unwrap_or([0, 0, 0, ss[0], ss[1], ss[2]]);
@@ -1442,14 +1456,7 @@ impl Ctx<'_> {
         (src, s): (&Texture, &str),
         (dst, d): (&Texture, &str),
     ) -> Result<TranscodePart, String> {
-        let (src_mip, src_slice) = Self::subresource(src, e.src_mip, e.src_slice).map_err(|m| {
-            m.replace("`mip`", "`src_mip`")
-                .replace("`slice`", "`src_slice`")
-        })?;
-        let (dst_mip, dst_slice) = Self::subresource(dst, e.dst_mip, e.dst_slice).map_err(|m| {
-            m.replace("`mip`", "`dst_mip`")
-                .replace("`slice`", "`dst_slice`")
-        })?;
+        let [(src_mip, src_slice), (dst_mip, dst_slice)] = Self::src_dst_subresources(e, src, dst)?;
         let [sw, sh, _] = src.desc().mip_size(src_mip);
         let [dw, dh, _] = dst.desc().mip_size(dst_mip);
         let (r, [x, y]) = region_rect(
@@ -1713,16 +1720,8 @@ impl Ctx<'_> {
                 format!("`src`: \"{s}\": {m}")
             }
         })?;
-        let (src_mip, src_slice) =
-            Self::subresource(&src, e.src_mip, e.src_slice).map_err(|m| {
-                m.replace("`mip`", "`src_mip`")
-                    .replace("`slice`", "`src_slice`")
-            })?;
-        let (dst_mip, dst_slice) =
-            Self::subresource(&dst, e.dst_mip, e.dst_slice).map_err(|m| {
-                m.replace("`mip`", "`dst_mip`")
-                    .replace("`slice`", "`dst_slice`")
-            })?;
+        let [(src_mip, src_slice), (dst_mip, dst_slice)] =
+            Self::src_dst_subresources(e, &src, &dst)?;
         let [sw, sh, _] = b.mip_size(src_mip);
         let [dw, dh, _] = a.mip_size(dst_mip);
         let (r, [x, y]) = region_rect(e, (s, src_mip, [sw, sh]), (d, dst_mip, [dw, dh]), "")?;
