@@ -5,7 +5,9 @@
 //! run, through the C peer of the tests (`tests/embree_peer/`, built here with `cc`).
 //! Times are medians of five runs, as wall time and as this process's CPU time (which a
 //! machine busy with other work inflates less); the report gives rays per second both
-//! ways and Embree's ratio to dxlane, and the load average during the run.
+//! ways and Embree's ratio to dxlane, and the load average during the run. It also
+//! prints the inner nodes visited and triangles tested per ray, and one worker's time
+//! per ray for the rays that hit and for those that miss, apart.
 //!
 //! ```sh
 //! cargo bench --bench raytracing
@@ -118,6 +120,51 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// One worker's time per ray for the rays that hit and for those that miss, apart
+/// (median of `REPS` passes over each set), with the inner nodes each visits: what a
+/// ray costs beyond its nodes shows in the missing rays, most of which leave at the root.
+fn per_kind(tlas: &TopLevel, cam: &peer::Camera) {
+    let mut tracer = Tracer::new();
+    let (mut hit, mut miss) = (Vec::new(), Vec::new());
+    for y in 0..HEIGHT {
+        for x in 0..WIDTH {
+            let ray = Ray {
+                origin: cam.origin,
+                t_min: 0.0,
+                direction: cam.direction(x, y),
+                t_max: 1.0e30,
+            };
+            if tracer
+                .closest_hit(tlas, RayFlags::NONE, 0xff, ray)
+                .is_some()
+            {
+                hit.push(ray);
+            } else {
+                miss.push(ray);
+            }
+        }
+    }
+    for (name, set) in [("hit", &hit), ("miss", &miss)] {
+        let mut times = Vec::new();
+        let mut nodes = 0u64;
+        for _ in 0..REPS {
+            nodes = 0;
+            let start = Instant::now();
+            for r in set.iter() {
+                std::hint::black_box(tracer.closest_hit(tlas, RayFlags::NONE, 0xff, *r));
+                nodes += tracer.stats().nodes;
+            }
+            times.push(start.elapsed().as_secs_f64());
+        }
+        println!(
+            "  dxlane, 1 worker, the {} rays that {name}: {:.0} ns a ray, {:.1} inner nodes a ray",
+            set.len(),
+            median(times) * 1e9 / set.len().max(1) as f64,
+            nodes as f64 / set.len().max(1) as f64
+        );
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing here takes arguments.
     let tris = triangles();
@@ -188,10 +235,11 @@ fn main() {
     let mut cpus = Vec::new();
     let mut hits = 0u64;
     let mut digest = 0u64;
+    let (mut nodes, mut prims) = (0u64, 0u64);
     for _ in 0..REPS {
         let start = Instant::now();
         let cpu = cpu_seconds();
-        (hits, digest) = std::thread::scope(|s| {
+        (hits, digest, nodes, prims) = std::thread::scope(|s| {
             let workers: Vec<_> = (0..THREADS)
                 .map(|k| {
                     let tlas = &tlas;
@@ -199,6 +247,7 @@ fn main() {
                     s.spawn(move || {
                         let mut tracer = Tracer::new();
                         let (mut hits, mut digest) = (0u64, 0u64);
+                        let (mut nodes, mut prims) = (0u64, 0u64);
                         for y in (k..HEIGHT).step_by(THREADS as usize) {
                             for x in 0..WIDTH {
                                 let ray = Ray {
@@ -212,18 +261,19 @@ fn main() {
                                     hits += 1;
                                     digest = digest.wrapping_add(hit_digest(x, y, &h));
                                 }
+                                let st = tracer.stats();
+                                nodes += st.nodes;
+                                prims += st.primitives;
                             }
                         }
-                        (hits, digest)
+                        (hits, digest, nodes, prims)
                     })
                 })
                 .collect();
-            workers
-                .into_iter()
-                .map(|w| w.join().expect("worker"))
-                .fold((0u64, 0u64), |(h, d), (wh, wd)| {
-                    (h + wh, d.wrapping_add(wd))
-                })
+            workers.into_iter().map(|w| w.join().expect("worker")).fold(
+                (0u64, 0u64, 0u64, 0u64),
+                |(h, d, n, p), (wh, wd, wn, wp)| (h + wh, d.wrapping_add(wd), n + wn, p + wp),
+            )
         });
         times.push(start.elapsed().as_secs_f64());
         cpus.push(cpu_seconds() - cpu);
@@ -239,6 +289,12 @@ fn main() {
         ours_cpu_rate / 1e6
     );
     println!("  dxlane hits' digest (pixel, primitive, t, barycentrics): {digest:016x}");
+    println!(
+        "  dxlane work per ray: {:.1} inner nodes visited, {:.2} triangles tested",
+        nodes as f64 / rays as f64,
+        prims as f64 / rays as f64
+    );
+    per_kind(&tlas, &cam);
 
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)

@@ -16,9 +16,10 @@
 //!
 //! Dependencies point one way: [`container`] ← [`dxbc`], [`dxil`] ← [`lower`] → [`ir`] ←
 //! [`exec`] ← [`pipeline`] ← [`job`] ← [`capture`], [`debug`] ← [`cli`]; [`exec`] also uses
-//! [`resources`], and [`raytracing`] is a leaf. The decoders know nothing of execution;
-//! [`exec`] knows nothing of DXBC or DXIL; only [`lower`] knows both sides. [`ir`],
-//! [`container`], [`resources`] and [`raytracing`] are leaves. `docs/architecture.md` holds
+//! [`resources`], and [`raytracing`] is a leaf but for `wide` (functions compiled for the
+//! baseline and for AVX2, which it shares with the pixel path). The decoders know nothing
+//! of execution; [`exec`] knows nothing of DXBC or DXIL; only [`lower`] knows both sides.
+//! [`ir`], [`container`] and `wide` are leaves. `docs/architecture.md` holds
 //! the table of who may import whom, and a test holds the code to it.
 //!
 //! Every decoder treats its input as untrusted: it returns an error naming the part and
@@ -43,3 +44,4 @@ pub mod pipeline;
 pub mod raytracing;
 pub mod resources;
 pub mod shader_test;
+pub(crate) mod wide;

@@ -69,6 +69,7 @@ use super::flags::{
 };
 use super::math::{Transform3x4, finite3, max_abs3};
 use super::triangle::{Shear, intersect};
+use crate::wide::wide_fn;
 
 /// `RayDesc`: `origin + t·direction` for `t` in the extents.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -256,6 +257,7 @@ struct LevelRay {
 
 impl LevelRay {
     /// `None` when the ray cannot meet anything in this space (see the module doc).
+    #[inline(always)]
     fn new(org: [f32; 3], dir: [f32; 3], magnitude: f32) -> Option<LevelRay> {
         if !finite3(org) {
             return None;
@@ -274,6 +276,7 @@ impl LevelRay {
     }
 
     /// The same ray padded for a structure of another magnitude.
+    #[inline(always)]
     fn repadded(&self, magnitude: f32) -> LevelRay {
         let pad = Self::pad(self.org, magnitude);
         LevelRay {
@@ -284,6 +287,13 @@ impl LevelRay {
             },
             ..*self
         }
+    }
+}
+
+wide_fn! {
+    /// [`Traversal::proceed`], run by its AVX2 copy where the processor has AVX2.
+    fn proceed_wide(t: &mut Traversal, tlas: &TopLevel) -> bool {
+        t.proceed_in(tlas)
     }
 }
 
@@ -410,19 +420,41 @@ impl Traversal {
 
     /// Runs to the next candidate that needs the caller: `true` with
     /// [`Self::candidate`] set, `false` when the search is over (`Proceed()`).
+    ///
+    /// The walk is compiled twice, for the baseline and for AVX2 (`crate::wide`), and
+    /// the AVX2 copy runs where the processor has it: measured about 5% faster per ray
+    /// (`docs/raytracing.md`, "Figures"). The same IEEE operations run in either copy, so
+    /// every decision and value is the same.
     pub fn proceed(&mut self, tlas: &TopLevel) -> bool {
+        proceed_wide(self, tlas)
+    }
+
+    /// [`Self::proceed`]'s body, inlined into both of `proceed_wide`'s copies.
+    #[inline(always)]
+    fn proceed_in(&mut self, tlas: &TopLevel) -> bool {
         self.candidate = None;
         self.candidate_committed = false;
         if self.done {
             return false;
         }
-        let Some(world) = self.world else {
+        if self.world.is_none() {
             self.done = true;
             return false;
-        };
+        }
+        // The object-space ray of the instance being walked, held here as well as in
+        // `self.object` (which a later call resumes from): reading back the whole ray
+        // just stored field by field stalls on store forwarding, tens of cycles a ray.
+        let mut obj = None;
         loop {
             if let Some(ii) = self.instance {
-                if let Some(c) = self.walk_instance(tlas, ii) {
+                if obj.is_none() {
+                    obj = self.object;
+                }
+                let found = match &obj {
+                    Some(o) => self.walk_instance(tlas, ii, o),
+                    None => None,
+                };
+                if let Some(c) = found {
                     self.candidate = Some(c);
                     return true;
                 }
@@ -430,13 +462,15 @@ impl Traversal {
                     return false;
                 }
                 self.instance = None;
+                obj = None;
             } else {
                 while self.top_leaf.0 < self.top_leaf.1 {
                     let k = self.top_leaf.0;
                     self.top_leaf.0 += 1;
                     if let Some(&i) = tlas.leaf_instances.get(k as usize)
-                        && self.enter(tlas, i)
+                        && let Some(o) = self.enter(tlas, i)
                     {
+                        obj = Some(o);
                         break;
                     }
                 }
@@ -451,11 +485,8 @@ impl Traversal {
                         if e.child.count > 0 {
                             self.top_leaf =
                                 (e.child.index, e.child.index.saturating_add(e.child.count));
-                        } else {
-                            self.visit_top(
-                                tlas.bvh.nodes.get(e.child.index as usize),
-                                &world.boxes,
-                            );
+                        } else if let Some(boxes) = self.world.as_ref().map(|w| w.boxes) {
+                            self.visit_top(tlas.bvh.nodes.get(e.child.index as usize), &boxes);
                         }
                     }
                     None => {
@@ -480,14 +511,13 @@ impl Traversal {
     /// extent of that moment (`bvh::hit_wide`'s split of the test). Candidates, their
     /// order and the node count are therefore those of the binary walk.
     #[inline(always)]
-    fn walk_instance(&mut self, tlas: &TopLevel, ii: u32) -> Option<Core> {
+    fn walk_instance(&mut self, tlas: &TopLevel, ii: u32, obj: &LevelRay) -> Option<Core> {
         #[cfg(test)]
         if self.binary.is_some() {
-            return self.walk_instance_binary(tlas, ii);
+            return self.walk_instance_binary(tlas, ii, obj);
         }
         let inst = tlas.instances.get(ii as usize)?;
         let blas = inst.blas.as_deref()?;
-        let obj = self.object?;
         let nodes = &blas.wide[..];
         const MISS: f32 = f32::INFINITY;
         loop {
@@ -495,7 +525,7 @@ impl Traversal {
             while self.bottom_leaf.0 < self.bottom_leaf.1 {
                 let k = self.bottom_leaf.0;
                 self.bottom_leaf.0 += 1;
-                if let Some(c) = self.test_primitive(ii, inst, blas, &obj, k) {
+                if let Some(c) = self.test_primitive(ii, inst, blas, obj, k) {
                     return Some(c);
                 }
                 if self.done {
@@ -582,17 +612,16 @@ impl Traversal {
     /// The walk over binary nodes that the wide walk replaced (tests hold the wide walk to
     /// it).
     #[cfg(test)]
-    fn walk_instance_binary(&mut self, tlas: &TopLevel, ii: u32) -> Option<Core> {
+    fn walk_instance_binary(&mut self, tlas: &TopLevel, ii: u32, obj: &LevelRay) -> Option<Core> {
         let inst = tlas.instances.get(ii as usize)?;
         let blas = inst.blas.as_deref()?;
-        let obj = self.object?;
         let nodes = &blas.bvh.nodes[..];
         loop {
             // The rest of the current leaf.
             while self.bottom_leaf.0 < self.bottom_leaf.1 {
                 let k = self.bottom_leaf.0;
                 self.bottom_leaf.0 += 1;
-                if let Some(c) = self.test_primitive(ii, inst, blas, &obj, k) {
+                if let Some(c) = self.test_primitive(ii, inst, blas, obj, k) {
                     return Some(c);
                 }
                 if self.done {
@@ -645,16 +674,18 @@ impl Traversal {
         }
     }
 
-    /// Enters instance `i` when the ray may meet it; `false` when it is skipped.
-    fn enter(&mut self, tlas: &TopLevel, i: u32) -> bool {
-        let Some(inst) = tlas.instances.get(i as usize) else {
-            return false;
-        };
+    /// Enters instance `i` when the ray may meet it, returning the object-space ray;
+    /// `None` when it is skipped. Inlined, so that the ray stays in registers: returned
+    /// through memory, field by field, and read back whole, it stalled on store
+    /// forwarding (a tenth of a primary ray's time).
+    #[inline(always)]
+    fn enter(&mut self, tlas: &TopLevel, i: u32) -> Option<LevelRay> {
+        let inst = tlas.instances.get(i as usize)?;
         if self.mask & u32::from(inst.mask) == 0 {
-            return false;
+            return None;
         }
         let (Some(blas), Some(w2o)) = (inst.blas.as_deref(), inst.world_to_object) else {
-            return false;
+            return None;
         };
         let skip = match blas.kind {
             Some(GeometryType::Triangles) => self.flags.contains(RayFlags::SKIP_TRIANGLES),
@@ -663,23 +694,18 @@ impl Traversal {
             }
             None => true,
         };
-        let Some(root) = blas.wide_root else {
-            return false;
-        };
+        let root = blas.wide_root?;
         if skip {
-            return false;
+            return None;
         }
-        let obj = match (inst.identity, self.world) {
+        let obj = match (inst.identity, self.world.as_ref()) {
             // The object-space ray is the world ray: keep its divisions, pad for the
             // bottom level.
             (true, Some(w)) => w.repadded(blas.magnitude),
             _ => {
                 let org = w2o.transform_point(self.ray.origin);
                 let dir = w2o.transform_vector(self.ray.direction);
-                let Some(obj) = LevelRay::new(org, dir, blas.magnitude) else {
-                    return false;
-                };
-                obj
+                LevelRay::new(org, dir, blas.magnitude)?
             }
         };
         self.stats.instances += 1;
@@ -694,7 +720,7 @@ impl Traversal {
             b.len = 0;
             b.push(root, f32::NEG_INFINITY);
         }
-        true
+        Some(obj)
     }
 
     /// Tests leaf item `k` of `blas`: commits an opaque triangle hit, returns a candidate

@@ -49,6 +49,7 @@ pub(crate) struct Shear {
 impl Shear {
     /// `None` when the direction has a non-finite component or is zero: such a ray meets
     /// nothing.
+    #[inline(always)]
     pub fn new(dir: [f32; 3]) -> Option<Shear> {
         if !finite3(dir) {
             return None;

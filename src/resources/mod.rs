@@ -25,7 +25,6 @@ pub mod sample;
 pub mod sample_site;
 pub mod sampler;
 pub mod texture;
-pub(crate) mod wide;
 
 pub use buffer::{BufferKind, BufferView, Counter};
 pub use descriptor::{

@@ -30,7 +30,7 @@ use super::memory::Memory;
 use super::sample::{Lod, SampleInput, TEXCOORD_RANGE, address, border_color, lerp4};
 use super::sampler::{AddressMode, FilterType, Reduction, SamplerDesc};
 use super::texture::{TextureDim, TextureView};
-use super::wide::wide_fn;
+use crate::wide::wide_fn;
 
 /// The most mips a site keeps sizes for (a 16384-texel texture has 15).
 const MAX_MIPS: usize = 16;
@@ -833,7 +833,7 @@ impl Taps<'_> {
 
 wide_fn! {
     /// [`SamplerSite::sample_lanes`], its lane loops compiled for AVX2 too
-    /// (`resources::wide`).
+    /// (`crate::wide`).
     fn sample_lanes_wide[const N: usize](
         site: &SamplerSite<'_>,
         choice: MipChoice,
@@ -849,7 +849,7 @@ wide_fn! {
 
 /// `c as f32 / 255.0` for a byte `c` (UNORM8 → FLOAT, D3D11.3 §3.2.3.4), the value
 /// `Format::decode` gives. With `FMA` (the copy of a loop compiled with it, see
-/// `resources::wide`) without the division, whose vector form takes several times as
+/// `crate::wide`) without the division, whose vector form takes several times as
 /// long as a multiply-add: `q = c × RN(1/255)` is within an ulp of the quotient, the
 /// residual `c − 255q` is exact in one fused multiply-add, and `q + residual × RN(1/255)`
 /// rounds to the correctly rounded quotient for every byte (Markstein's correction;

@@ -19,11 +19,15 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The top-level modules `src/lib.rs` declares.
+/// The top-level modules `src/lib.rs` declares (public or crate-visible).
 fn declared_modules() -> BTreeSet<String> {
     let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
     lib.lines()
-        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .filter_map(|l| {
+            let l = l.trim();
+            l.strip_prefix("pub mod ")
+                .or_else(|| l.strip_prefix("pub(crate) mod "))
+        })
         .map(|l| l.trim_end_matches(';').trim().to_string())
         .collect()
 }

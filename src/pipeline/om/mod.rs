@@ -56,8 +56,8 @@ use super::state::{Blend, BlendOp, DepthStencilDesc, DepthStencilOpDesc, RenderT
 use crate::resources::format::{
     Num, f32_to_half_format, float_to_unorm, linear_to_srgb, unorm_to_float,
 };
-use crate::resources::wide::wide_fn;
 use crate::resources::{ComparisonFunc, Format, Texture, TextureDesc};
+use crate::wide::wide_fn;
 
 /// One render target's pixels of one tile, in the target's format.
 #[derive(Debug, Clone, PartialEq)]
@@ -516,7 +516,7 @@ impl DirectWrite {
 }
 
 wide_fn! {
-    /// [`DirectWrite::unorm8_texels`], compiled for AVX2 too (`resources::wide`).
+    /// [`DirectWrite::unorm8_texels`], compiled for AVX2 too (`crate::wide`).
     fn unorm8_texels_wide(src: &[u32], w: usize, order: [usize; 4], out: &mut [u32]) {
         unorm8_texels_in(src, w, order, out)
     }
