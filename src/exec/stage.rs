@@ -419,9 +419,12 @@ impl<const W: usize> StageWave<W> {
 
     /// Makes a kept wave what [`StageWave::new`] would make for `p`, when it has `p`'s
     /// shape (width, registers, arrays and words; `false` otherwise): the constants
-    /// set, every other register and the input words zeroed, the lanes' ids and tags
-    /// as a new wave's. What `run` resets itself (arrays, outputs, counters) is left to
-    /// it.
+    /// set, the input words zeroed, the lanes' ids and tags as a new wave's. What `run`
+    /// resets itself (arrays, outputs, counters, and the registers of
+    /// `StageProgram::clear`) is left to it, and so are the other registers: each is
+    /// written for every lane before anything reads it (`fresh_registers`), so what it
+    /// held cannot be seen — as between two runs of one wave. (Zeroing them all took a
+    /// seventh of a small draw's instructions in a list of many draws.)
     fn renew(&mut self, p: &StageProgram<'_>) -> bool {
         let s = p.shader;
         let w = &mut self.wave;
@@ -437,8 +440,8 @@ impl<const W: usize> StageWave<W> {
         if !fits {
             return false;
         }
-        for (k, r) in w.regs.iter_mut().enumerate() {
-            *r = [s.consts.get(k).copied().unwrap_or(0); W];
+        for (r, &c) in w.regs.iter_mut().zip(&s.consts) {
+            *r = [c; W];
         }
         w.inputs.fill(0);
         w.gtid = [[0; W]; 3];

@@ -575,12 +575,13 @@ impl PixelStage<'_> {
             coverage: 0,
             rate: ShadingRate::X1X1,
         }; FILL_CHUNK];
-        // Scratch for the chunk's locations and weights, made once per wave and only
-        // when a source needs them (clearing both costs more than filling SV_Position):
-        // which of them a chunk has computed is kept apart, so their entries need no
-        // `Option`s (whose arrays would be cleared for every chunk).
-        let mut locs: Option<[[Location; FILL_CHUNK]; 3]> = None;
-        let mut weights: Option<[[[f64; 3]; FILL_CHUNK]; 6]> = None;
+        // Scratch for the chunk's locations and weights, each kind and slot made once per
+        // wave and only when a source needs it (zeroing all of them took a sixth of the
+        // fill of a one-primitive wave): which of them a chunk has computed is kept
+        // apart, so their entries need no `Option`s (whose arrays would be cleared for
+        // every chunk).
+        let mut locs: [Option<[Location; FILL_CHUNK]>; 3] = [None; 3];
+        let mut weights: [Option<[[f64; 3]; FILL_CHUNK]>; 6] = [None; 6];
         for (c, chunk) in quads.chunks(FILL_CHUNK / 4).enumerate() {
             let first = c * FILL_CHUNK;
             // The chunk's lanes as records, for the per-lane rules below.
@@ -636,7 +637,11 @@ impl PixelStage<'_> {
                 }
                 if needs.is_some() && !have_loc[kind] {
                     // One loop per kind: the mode is matched once per chunk, not per lane.
-                    let out = locs.get_or_insert([[[0.0; 2]; FILL_CHUNK]; 3])[kind]
+                    let Some(slot) = locs.get_mut(kind) else {
+                        continue;
+                    };
+                    let out = slot
+                        .get_or_insert([[0.0; 2]; FILL_CHUNK])
                         .iter_mut()
                         .zip(chunk);
                     match kind {
@@ -650,7 +655,10 @@ impl PixelStage<'_> {
                     }
                     have_loc[kind] = true;
                 }
-                let at = locs.as_ref().map_or(&NO_LOCATIONS, |l| &l[kind]);
+                let at = locs
+                    .get(kind)
+                    .and_then(Option::as_ref)
+                    .unwrap_or(&NO_LOCATIONS);
                 // The primitives' gathered words (`PrimAttrs`), when the draw has them.
                 let gathered = self.attrs.and_then(|a| Some((a, a.first(word)?)));
                 match *src {
@@ -663,7 +671,10 @@ impl PixelStage<'_> {
                     },
                     PsSource::Vertex { word: vw, interp } => {
                         let slot = 2 * kind + usize::from(!interp.perspective());
-                        let wts = &mut weights.get_or_insert([[[0.0; 3]; FILL_CHUNK]; 6])[slot];
+                        let Some(wts) = weights.get_mut(slot) else {
+                            continue;
+                        };
+                        let wts = wts.get_or_insert([[0.0; 3]; FILL_CHUNK]);
                         if !have_weights[slot] {
                             for (l, wt) in wts.iter_mut().enumerate().take(chunk.len()) {
                                 if let Some(prim) = prims[l] {
