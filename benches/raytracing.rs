@@ -120,6 +120,16 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The primary ray of pixel (`x`, `y`), as Embree's peer makes it.
+fn primary_ray(cam: &peer::Camera, x: u32, y: u32) -> Ray {
+    Ray {
+        origin: cam.origin,
+        t_min: 0.0,
+        direction: cam.direction(x, y),
+        t_max: 1.0e30,
+    }
+}
+
 /// One worker's time per ray for the rays that hit and for those that miss, apart
 /// (median of `REPS` passes over each set), with the inner nodes each visits: what a
 /// ray costs beyond its nodes shows in the missing rays, most of which leave at the root.
@@ -128,12 +138,7 @@ fn per_kind(tlas: &TopLevel, cam: &peer::Camera) {
     let (mut hit, mut miss) = (Vec::new(), Vec::new());
     for y in 0..HEIGHT {
         for x in 0..WIDTH {
-            let ray = Ray {
-                origin: cam.origin,
-                t_min: 0.0,
-                direction: cam.direction(x, y),
-                t_max: 1.0e30,
-            };
+            let ray = primary_ray(cam, x, y);
             if tracer
                 .closest_hit(tlas, RayFlags::NONE, 0xff, ray)
                 .is_some()
@@ -250,12 +255,7 @@ fn main() {
                         let (mut nodes, mut prims) = (0u64, 0u64);
                         for y in (k..HEIGHT).step_by(THREADS as usize) {
                             for x in 0..WIDTH {
-                                let ray = Ray {
-                                    origin: cam.origin,
-                                    t_min: 0.0,
-                                    direction: cam.direction(x, y),
-                                    t_max: 1.0e30,
-                                };
+                                let ray = primary_ray(cam, x, y);
                                 if let Some(h) = tracer.closest_hit(tlas, RayFlags::NONE, 0xff, ray)
                                 {
                                     hits += 1;
