@@ -720,7 +720,7 @@ impl Prepped {
         match &self.0.work {
             Work::Dispatch(d) => d.shader.clone(),
             Work::Draw(d) => {
-                let (vs, ps) = (&d.vs, d.ps.as_ref());
+                let (vs, ps) = (&*d.vs, d.ps.as_deref());
                 let mut s = ps.unwrap_or(vs).clone();
                 if ps.is_some() {
                     s.insts.extend(vs.insts.iter().cloned());
@@ -732,7 +732,7 @@ impl Prepped {
                 // `work()` looks through a predicated or query-counted command.
                 let mut shaders = commands.iter().filter_map(|c| match c.work() {
                     Some(Work::Dispatch(d)) => Some(&d.shader),
-                    Some(Work::Draw(d)) => d.ps.as_ref().or(Some(&d.vs)),
+                    Some(Work::Draw(d)) => d.ps.as_deref().or(Some(&*d.vs)),
                     _ => None,
                 });
                 let mut s = shaders

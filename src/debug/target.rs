@@ -494,7 +494,7 @@ impl Target {
         }
         let mut t = self.clone();
         let stage = |p: &Option<Program>,
-                     b: Option<&(crate::ir::Shader, Bindings)>,
+                     b: Option<&(std::sync::Arc<crate::ir::Shader>, Bindings)>,
                      flag: &str,
                      what: &str| {
             match (p, b) {
@@ -943,7 +943,7 @@ pub fn from_work(work: Work, plan: Plan, programs: &[ProgramFile]) -> Result<Tar
                 load(s, f)
             };
             let vs = take(&d.vs)?;
-            let ps = d.ps.as_ref().map(&mut take).transpose()?;
+            let ps = d.ps.as_deref().map(&mut take).transpose()?;
             let gs = d.gs.as_ref().map(|x| take(&x.0)).transpose()?;
             let hs = d.hs.as_ref().map(|x| take(&x.0)).transpose()?;
             let ds = d.ds.as_ref().map(|x| take(&x.0)).transpose()?;

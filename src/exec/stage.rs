@@ -67,7 +67,7 @@ pub trait PixelContext: Sync {
 pub struct StageProgram<'a> {
     shader: &'a Shader,
     table: DescriptorTable,
-    profile: Profile,
+    profile: Arc<Profile>,
     limits: Limits,
     wave_size: u32,
     ftz: bool,
@@ -95,7 +95,7 @@ pub struct StageProgram<'a> {
 pub struct PreparedStage {
     /// The shader it was prepared from (compared with each shader it makes a program of).
     shader: Arc<Shader>,
-    profile: Profile,
+    profile: Arc<Profile>,
     wave_size: u32,
     engine: Engine,
     ftz: bool,
@@ -109,7 +109,7 @@ impl PreparedStage {
     /// lanes, with `engine` (the shader is compared by
     /// [`StageProgram::from_prepared`]).
     pub fn runs_as(&self, profile: &Profile, wave_size: u32, engine: Engine) -> bool {
-        self.wave_size == wave_size && self.engine == engine && self.profile == *profile
+        self.wave_size == wave_size && self.engine == engine && *self.profile == *profile
     }
 
     /// The shader it was prepared from.
@@ -165,6 +165,9 @@ impl<'a> StageProgram<'a> {
             });
         }
         let ftz = profile.flushes_fp32_denormals(shader.fp32_denorm);
+        // Shared with the programs made from this one (`from_prepared`): a list's draws
+        // each make one, and copying the profile's name cost each an allocation.
+        let profile = Arc::new(profile);
         Ok(StageProgram {
             shader,
             table,
@@ -222,7 +225,25 @@ impl<'a> StageProgram<'a> {
         if *prepared.shader != *shader {
             return Err(table);
         }
-        Ok(StageProgram {
+        Ok(StageProgram::from_equal_prepared(
+            shader, prepared, table, limits,
+        ))
+    }
+
+    /// [`from_prepared`](Self::from_prepared) for a caller that has compared `shader`
+    /// with `prepared`'s shader and found them equal (`pipeline::pso`, which compares
+    /// before it makes the table).
+    pub(crate) fn from_equal_prepared(
+        shader: &'a Shader,
+        prepared: &PreparedStage,
+        table: DescriptorTable,
+        limits: Limits,
+    ) -> StageProgram<'a> {
+        debug_assert!(
+            *prepared.shader == *shader,
+            "the caller compares the shaders"
+        );
+        StageProgram {
             shader,
             table,
             profile: prepared.profile.clone(),
@@ -234,7 +255,7 @@ impl<'a> StageProgram<'a> {
             clear: prepared.clear.clone(),
             view: None,
             waves: Some(prepared.waves.clone()),
-        })
+        }
     }
 
     /// Runs every lane as view instance `view` of a view-instanced draw: whatever the
@@ -276,6 +297,11 @@ impl<'a> StageProgram<'a> {
     /// the program uses it.
     pub fn jit_report(&self) -> Option<JitReport> {
         self.jit.as_deref().map(JitShader::report)
+    }
+
+    /// What [`jit_report`](Self::jit_report) depends on, made without making the report.
+    pub fn jit_report_key(&self) -> Option<jit::ReportKey> {
+        self.jit.as_deref().map(JitShader::report_key)
     }
 
     /// The shader.

@@ -31,6 +31,7 @@
 //! pipeline, the outputs with their MD5, the expectations and the warnings.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -648,24 +649,24 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     let mut programs = vec![vs_info];
     let ps = ps.map(|(s, info)| {
         programs.push(info);
-        s
+        Arc::new(s)
     });
     let gs = gs.map(|(s, info)| {
         programs.push(info);
-        (s, gs_bindings)
+        (Arc::new(s), gs_bindings)
     });
     let hs = hs.map(|(s, info)| {
         programs.push(info);
-        (s, hs_fit.map(|f| f.bindings).unwrap_or_default())
+        (Arc::new(s), hs_fit.map(|f| f.bindings).unwrap_or_default())
     });
     let ds = ds.map(|(s, info)| {
         programs.push(info);
-        (s, ds_fit.map(|f| f.bindings).unwrap_or_default())
+        (Arc::new(s), ds_fit.map(|f| f.bindings).unwrap_or_default())
     });
     let mesh = mesh_groups.map(|groups| {
         let amplification = amplification.map(|(s, info)| {
             programs.push(info);
-            (s, as_fit.map(|f| f.bindings).unwrap_or_default())
+            (Arc::new(s), as_fit.map(|f| f.bindings).unwrap_or_default())
         });
         MeshWork {
             amplification,
@@ -674,7 +675,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
     });
     Ok(Prepared {
         work: Work::Draw(Box::new(DrawWork {
-            vs,
+            vs: Arc::new(vs),
             ps,
             vs_bindings,
             ps_bindings,

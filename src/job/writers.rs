@@ -297,16 +297,16 @@ pub fn draw_bindings_by(
 pub fn stage_program(d: &crate::pipeline::DrawWork, stage: DrawStage) -> Option<&Shader> {
     let mesh = d.mesh.is_some();
     match stage {
-        DrawStage::Vertex => (!mesh).then_some(&d.vs),
-        DrawStage::Hull => d.hs.as_ref().map(|h| &h.0),
-        DrawStage::Domain => d.ds.as_ref().map(|h| &h.0),
-        DrawStage::Geometry => d.gs.as_ref().map(|h| &h.0),
+        DrawStage::Vertex => (!mesh).then_some(&*d.vs),
+        DrawStage::Hull => d.hs.as_ref().map(|h| &*h.0),
+        DrawStage::Domain => d.ds.as_ref().map(|h| &*h.0),
+        DrawStage::Geometry => d.gs.as_ref().map(|h| &*h.0),
         DrawStage::Amplification => d
             .mesh
             .as_ref()
-            .and_then(|m| m.amplification.as_ref().map(|a| &a.0)),
-        DrawStage::Mesh => mesh.then_some(&d.vs),
-        DrawStage::Pixel => d.ps.as_ref(),
+            .and_then(|m| m.amplification.as_ref().map(|a| &*a.0)),
+        DrawStage::Mesh => mesh.then_some(&*d.vs),
+        DrawStage::Pixel => d.ps.as_deref(),
     }
 }
 

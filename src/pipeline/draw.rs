@@ -1025,17 +1025,30 @@ fn draw_view(
 
     // Programs.
     let plan = &opts.plan;
-    let (vs_wave, vs_batch) = choose_wave(plan, s.vs, BatchKind::Vertex)?;
-    let vs_table = DescriptorTable::new(
-        s.vs,
-        &s.vs_bindings.ranges,
-        &s.vs_bindings.resource_heap,
-        &s.vs_bindings.sampler_heap,
-    )?;
-    // A mesh draw runs no vertex program (`ms`).
-    let vs_program = match s.mesh {
-        Some(_) => None,
-        None => Some(stage_program(opts, s.vs, vs_table, vs_batch)?.with_view_id(view)),
+    let vs_table = || {
+        DescriptorTable::new(
+            s.vs,
+            &s.vs_bindings.ranges,
+            &s.vs_bindings.resource_heap,
+            &s.vs_bindings.sampler_heap,
+        )
+    };
+    // A mesh draw runs no vertex program (`ms`); its mesh program's wave is chosen as a
+    // vertex program's would be.
+    let (vs_wave, vs_program) = match s.mesh {
+        Some(_) => {
+            let wave = choose_wave(plan, s.vs, BatchKind::Vertex { vertices: u32::MAX })?.0;
+            vs_table()?;
+            (wave, None)
+        }
+        None => {
+            // One instance's distinct vertices are at most its vertex count.
+            let kind = BatchKind::Vertex {
+                vertices: args.vertex_count,
+            };
+            let (wave, p) = stage_program(opts, s.vs, kind, vs_table)?;
+            (wave, Some(p.with_view_id(view)))
+        }
     };
     // The geometry program runs its lanes one wave at a time (`gs`).
     let gs_program = match s.gs {
@@ -1053,15 +1066,17 @@ fn draw_view(
     let mut ps_wave = vs_wave;
     let ps_program = match s.ps {
         Some(ps) => {
-            let (wave, batch) = choose_wave(plan, ps, BatchKind::Pixel)?;
+            let table = || {
+                DescriptorTable::new(
+                    ps,
+                    &s.ps_bindings.ranges,
+                    &s.ps_bindings.resource_heap,
+                    &s.ps_bindings.sampler_heap,
+                )
+            };
+            let (wave, p) = stage_program(opts, ps, BatchKind::Pixel, table)?;
             ps_wave = wave;
-            let table = DescriptorTable::new(
-                ps,
-                &s.ps_bindings.ranges,
-                &s.ps_bindings.resource_heap,
-                &s.ps_bindings.sampler_heap,
-            )?;
-            Some(stage_program(opts, ps, table, batch)?.with_view_id(view))
+            Some(p.with_view_id(view))
         }
         None => None,
     };
@@ -2094,20 +2109,24 @@ fn draw_view(
     report.times.shading = shading;
     report.times.output_merger = om;
     // After the draw, so that the reports count what the region code ran.
-    for (stage, r) in [
-        ("vs", vs_program.as_ref().and_then(|p| p.jit_report())),
-        ("gs", gs_program.as_ref().and_then(|p| p.jit_report())),
-        ("hs", tess_programs.as_ref().and_then(|p| p.0.jit_report())),
-        ("ds", tess_programs.as_ref().and_then(|p| p.1.jit_report())),
-        ("ps", ps_program.as_ref().and_then(|p| p.jit_report())),
+    for (stage, p) in [
+        ("vs", vs_program.as_ref()),
+        ("gs", gs_program.as_ref()),
+        ("hs", tess_programs.as_ref().map(|p| &p.0)),
+        ("ds", tess_programs.as_ref().map(|p| &p.1)),
+        ("ps", ps_program.as_ref()),
     ] {
-        if let Some(r) = r {
-            report.compile_seconds += r.compile_time.as_secs_f64();
-            report.jit.push(match opts.pso {
-                Some(cache) => cache.jit_line(stage, r),
-                None => format!("{stage}: {r}"),
-            });
-        }
+        let Some(key) = p.and_then(StageProgram::jit_report_key) else {
+            continue;
+        };
+        report.compile_seconds += key.compile_time().as_secs_f64();
+        let line = match (opts.pso, p) {
+            (Some(cache), Some(p)) => cache.jit_line(stage, p),
+            (_, p) => p
+                .and_then(StageProgram::jit_report)
+                .map(|r| format!("{stage}: {r}")),
+        };
+        report.jit.extend(line);
     }
     Ok(report)
 }
@@ -2116,25 +2135,26 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The vertex or pixel program of `shader` with `table` in waves of `wave` lanes under
-/// `opts`'s plan: from the list's pipeline state objects when the draw has them
-/// (`pso`), else prepared here.
+/// The vertex or pixel program (`kind`) of `shader` with the table `table` makes under
+/// `opts`'s plan, and its wave size: from the list's pipeline state objects when the
+/// draw has them (`pso`), else chosen and prepared here. The program runs in batches
+/// of whole waves (`plan::BatchLanes`).
 fn stage_program<'a>(
     opts: &DrawOptions<'_>,
     shader: &'a Shader,
-    table: DescriptorTable,
-    wave: u32,
-) -> Result<StageProgram<'a>, ExecError> {
+    kind: BatchKind,
+    table: impl FnOnce() -> Result<DescriptorTable, ExecError>,
+) -> Result<(u32, StageProgram<'a>), DrawError> {
+    let plan = &opts.plan;
     match opts.pso {
-        Some(cache) => cache.program(shader, table, &opts.plan, wave),
-        None => Ok(StageProgram::new(
-            shader,
-            table,
-            opts.plan.profile.clone(),
-            opts.plan.limits,
-            wave,
-        )?
-        .with_engine(opts.plan.engine)),
+        Some(cache) => Ok(cache.program(shader, kind, table, plan)?),
+        None => {
+            let (wave, batch) = choose_wave(plan, shader, kind)?;
+            let program =
+                StageProgram::new(shader, table()?, plan.profile.clone(), plan.limits, batch)?
+                    .with_engine(plan.engine);
+            Ok((wave, program))
+        }
     }
 }
 
@@ -2145,7 +2165,7 @@ fn bound_program<'a>(
     shader: &'a Shader,
     bindings: &super::Bindings,
 ) -> Result<StageProgram<'a>, DrawError> {
-    let (wave, _) = choose_wave(plan, shader, BatchKind::Vertex)?;
+    let (wave, _) = choose_wave(plan, shader, BatchKind::Vertex { vertices: u32::MAX })?;
     let table = DescriptorTable::new(
         shader,
         &bindings.ranges,
@@ -2774,7 +2794,11 @@ fn trace_program<'a>(
 ) -> Result<TraceProgram<'a>, DrawError> {
     // The geometry, hull and domain stages run in waves of `bound_program`'s size.
     let staged = |p: Option<(&'a Shader, &'a super::Bindings)>, what: &str| match p {
-        Some((sh, b)) => Ok((sh, b, choose_wave(&opts.plan, sh, BatchKind::Vertex)?.0)),
+        Some((sh, b)) => Ok((
+            sh,
+            b,
+            choose_wave(&opts.plan, sh, BatchKind::Vertex { vertices: u32::MAX })?.0,
+        )),
         None => Err(state_err(
             DrawField::Programs,
             format!("a {what} wave to trace, but the draw has no {what} program"),

@@ -127,10 +127,32 @@ pub enum BatchKind {
         /// Threads in one group (`numthreads` x·y·z).
         group_threads: u32,
     },
-    /// Vertices of a draw.
-    Vertex,
+    /// Vertices of a draw, at most `vertices` of them per run of the stage (one
+    /// instance's distinct vertices).
+    Vertex {
+        /// The most vertices one run shades (`u32::MAX` when not known).
+        vertices: u32,
+    },
     /// Pixels of a draw, in whole quads.
     Pixel,
+}
+
+impl BatchKind {
+    /// The kind with its count rounded as [`BatchLanes::choose`] rounds it: two kinds of
+    /// one class choose the same batch for every shader and wave size (what a cache of
+    /// prepared programs may key them by).
+    pub fn class(self) -> BatchKind {
+        let round = |n: u32, most: u32| n.checked_next_power_of_two().unwrap_or(u32::MAX).min(most);
+        match self {
+            BatchKind::Compute { group_threads } => BatchKind::Compute {
+                group_threads: round(group_threads.max(1), MAX_BATCH_LANES),
+            },
+            BatchKind::Vertex { vertices } => BatchKind::Vertex {
+                vertices: round(vertices, DRAW_BATCH_LANES),
+            },
+            BatchKind::Pixel => BatchKind::Pixel,
+        }
+    }
 }
 
 /// Lanes the pipeline runs side by side in one `exec` batch: the program's wave size, or
@@ -144,7 +166,9 @@ impl BatchLanes {
     /// - compute: the group's thread count rounded up to a power of two, between the wave
     ///   size and [`MAX_BATCH_LANES`], when no instruction crosses lanes
     ///   (`exec::shader_crosses_lanes`); else the wave size;
-    /// - vertex: [`DRAW_BATCH_LANES`] when no instruction crosses lanes; else the wave size;
+    /// - vertex: when no instruction crosses lanes, [`DRAW_BATCH_LANES`], or fewer for a
+    ///   run of fewer vertices (the power of two that holds them, at least the wave
+    ///   size); else the wave size;
     /// - pixel: [`DRAW_BATCH_LANES`] when no instruction reads lanes outside its quad or
     ///   the wave's shape ([`crosses_quads`]); else the wave size — quad operations and
     ///   derivatives see the same quads in a batch of whole quads.
@@ -162,9 +186,17 @@ impl BatchLanes {
                         .clamp(w, MAX_BATCH_LANES.max(w))
                 }
             }
-            BatchKind::Vertex if crate::exec::shader_crosses_lanes(shader) => w,
+            BatchKind::Vertex { .. } if crate::exec::shader_crosses_lanes(shader) => w,
             BatchKind::Pixel if crosses_quads(shader) => w,
-            BatchKind::Vertex | BatchKind::Pixel => DRAW_BATCH_LANES.max(w),
+            // A run of few vertices gets a batch no wider than it needs: every lane of a
+            // batch costs its share of the registers set up, the inputs zeroed and each
+            // instruction, and a list's one-triangle draws otherwise ran 3 vertices in
+            // 128 lanes (the lanes are independent, so the width is not seen).
+            BatchKind::Vertex { vertices } => vertices
+                .checked_next_power_of_two()
+                .unwrap_or(u32::MAX)
+                .clamp(w, DRAW_BATCH_LANES.max(w)),
+            BatchKind::Pixel => DRAW_BATCH_LANES.max(w),
         };
         BatchLanes(lanes)
     }
@@ -208,10 +240,30 @@ mod tests {
         // A group of 3: rounded to 4, raised to the wave size.
         let b = BatchLanes::choose(&s, w, BatchKind::Compute { group_threads: 3 });
         assert_eq!(b.get(), 8);
-        assert_eq!(
-            BatchLanes::choose(&s, w, BatchKind::Vertex).get(),
-            DRAW_BATCH_LANES
-        );
+        let vertices = |n: u32| BatchLanes::choose(&s, w, BatchKind::Vertex { vertices: n }).get();
+        assert_eq!(vertices(u32::MAX), DRAW_BATCH_LANES);
+        assert_eq!(vertices(1000), DRAW_BATCH_LANES);
+        // A run of few vertices: the power of two that holds them, at least a wave.
+        assert_eq!(vertices(3), 8);
+        assert_eq!(vertices(0), 8);
+        assert_eq!(vertices(40), 64);
+        assert_eq!(vertices(128), 128);
+        // Kinds of one class choose one batch, whatever the wave.
+        for wave in [4, 8, 32, 128] {
+            let w = ProgramWaveSize::choose(&s, Some(wave)).unwrap();
+            for n in [0, 1, 3, 5, 8, 9, 100, 128, 129, 1000, u32::MAX] {
+                for kind in [
+                    BatchKind::Vertex { vertices: n },
+                    BatchKind::Compute { group_threads: n },
+                ] {
+                    assert_eq!(
+                        BatchLanes::choose(&s, w, kind),
+                        BatchLanes::choose(&s, w, kind.class()),
+                        "{kind:?} in waves of {wave}"
+                    );
+                }
+            }
+        }
         // A wave wider than the draw's batch keeps the wave.
         let wide = ProgramWaveSize::choose(&s, Some(128)).unwrap();
         assert_eq!(BatchLanes::choose(&s, wide, BatchKind::Pixel).get(), 128);

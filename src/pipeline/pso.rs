@@ -28,10 +28,25 @@
 use std::sync::{Mutex, MutexGuard};
 
 use super::bin::{Binned, Bins};
-use super::plan::Plan;
-use crate::exec::jit::JitReport;
+use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
+use crate::exec::jit::ReportKey;
 use crate::exec::{DescriptorTable, ExecError, PreparedStage, StageProgram};
 use crate::ir::Shader;
+
+/// A prepared program and the wave it was chosen for: the program's wave size and
+/// batch follow from its shader, the plan's wave-size option and the stage alone
+/// (`plan::ProgramWaveSize::choose`, `plan::BatchLanes::choose`), so a later draw of
+/// an equal shader under the same three takes them from here instead of reading the
+/// program's instructions again.
+#[derive(Debug)]
+struct Kept {
+    prepared: PreparedStage,
+    /// The plan's wave-size option and the class of stage the choice was made for
+    /// (`BatchKind::class`).
+    asked: (Option<u32>, BatchKind),
+    /// The program's wave size and the batch it runs in.
+    chosen: (u32, u32),
+}
 
 /// Most programs a [`PsoCache`] keeps, the most recently used: a list draws with few
 /// programs, and each kept one holds a copy of its shader and its spare waves.
@@ -46,14 +61,14 @@ const KEPT_BIN_ENTRIES: usize = 4096;
 #[derive(Debug, Default)]
 pub struct PsoCache {
     /// Prepared programs, least recently used first.
-    programs: Mutex<Vec<PreparedStage>>,
+    programs: Mutex<Vec<Kept>>,
     /// The tile lists of the last small draw, emptied.
     bins: Mutex<Option<Bins<Binned>>>,
     /// The last line each stage's native-code report made, with the report: a list's
     /// draws of one program report the same line draw after draw (a program without a
     /// loop adds no run to its counts), and formatting it cost a small draw more than
     /// its triangle's setup.
-    jit_lines: Mutex<Vec<(&'static str, JitReport, String)>>,
+    jit_lines: Mutex<Vec<(&'static str, ReportKey, String)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -66,47 +81,53 @@ impl PsoCache {
         PsoCache::default()
     }
 
-    /// The program of `shader` with `table`, under `plan`'s profile, limits and engine,
-    /// in waves of `wave_size` lanes: made from the prepared program of an equal shader
-    /// under the same profile, wave size and engine when the cache holds one, else
-    /// made as [`StageProgram::new`] and `with_engine` make it and kept prepared. Errors
-    /// are [`StageProgram::new`]'s.
+    /// The program of `shader` with `table` for a stage of `kind`, under `plan`'s
+    /// profile, limits, engine and wave-size option, and its wave size: made from the
+    /// prepared program of an equal shader under the same four when the cache holds
+    /// one, else chosen and made as [`ProgramWaveSize::choose`], [`BatchLanes::choose`],
+    /// [`StageProgram::new`] and `with_engine` make it, and kept prepared. Errors are
+    /// theirs.
     pub fn program<'a>(
         &self,
         shader: &'a Shader,
-        table: DescriptorTable,
+        kind: BatchKind,
+        table: impl FnOnce() -> Result<DescriptorTable, ExecError>,
         plan: &Plan,
-        wave_size: u32,
-    ) -> Result<StageProgram<'a>, ExecError> {
-        let mut table = table;
+    ) -> Result<(u32, StageProgram<'a>), ExecError> {
+        let asked = (plan.wave_size, kind.class());
         {
             let mut programs = lock(&self.programs);
-            for i in (0..programs.len()).rev() {
-                let p = &programs[i];
-                if !p.runs_as(&plan.profile, wave_size, plan.engine) {
-                    continue;
-                }
-                match StageProgram::from_prepared(shader, p, table, plan.limits) {
-                    Ok(program) => {
-                        // Most recently used last.
-                        let p = programs.remove(i);
-                        programs.push(p);
-                        return Ok(program);
-                    }
-                    Err(t) => table = t,
-                }
+            let hit = programs.iter().rposition(|k| {
+                k.asked == asked
+                    && k.prepared.runs_as(&plan.profile, k.chosen.1, plan.engine)
+                    && *k.prepared.shader() == *shader
+            });
+            if let Some(i) = hit {
+                // Most recently used last.
+                let k = programs.remove(i);
+                let made =
+                    StageProgram::from_equal_prepared(shader, &k.prepared, table()?, plan.limits);
+                let wave = k.chosen.0;
+                programs.push(k);
+                return Ok((wave, made));
             }
         }
+        let wave = ProgramWaveSize::choose(shader, plan.wave_size)?;
+        let batch = BatchLanes::choose(shader, wave, kind).get();
         let mut program =
-            StageProgram::new(shader, table, plan.profile.clone(), plan.limits, wave_size)?
+            StageProgram::new(shader, table()?, plan.profile.clone(), plan.limits, batch)?
                 .with_engine(plan.engine);
         let prepared = program.prepare();
         let mut programs = lock(&self.programs);
         if programs.len() >= KEPT_PROGRAMS {
             programs.remove(0);
         }
-        programs.push(prepared);
-        Ok(program)
+        programs.push(Kept {
+            prepared,
+            asked,
+            chosen: (wave.get(), batch),
+        });
+        Ok((wave.get(), program))
     }
 
     /// Empty tile lists for a `width × height` target: the kept ones when they are for
@@ -128,21 +149,27 @@ impl PsoCache {
         *lock(&self.bins) = Some(bins);
     }
 
-    /// The report line `stage: report` of a draw (`DrawReport::jit`), made again only
-    /// when the stage's report differs from the one its last line was made from.
-    pub(crate) fn jit_line(&self, stage: &'static str, report: JitReport) -> String {
+    /// The report line `stage: report` of a draw (`DrawReport::jit`) of `program`, made
+    /// again only when the program's report key differs from the one its last line was
+    /// made from (equal keys give equal reports, [`ReportKey`]).
+    pub(crate) fn jit_line(
+        &self,
+        stage: &'static str,
+        program: &StageProgram<'_>,
+    ) -> Option<String> {
+        let key = program.jit_report_key()?;
         let mut lines = lock(&self.jit_lines);
         if let Some((_, last, line)) = lines.iter().find(|(s, _, _)| *s == stage)
-            && *last == report
+            && *last == key
         {
-            return line.clone();
+            return Some(line.clone());
         }
-        let line = format!("{stage}: {report}");
+        let line = format!("{stage}: {}", program.jit_report()?);
         match lines.iter_mut().find(|(s, _, _)| *s == stage) {
-            Some(kept) => *kept = (stage, report, line.clone()),
-            None => lines.push((stage, report, line.clone())),
+            Some(kept) => *kept = (stage, key, line.clone()),
+            None => lines.push((stage, key, line.clone())),
         }
-        line
+        Some(line)
     }
 
     /// How many prepared programs the cache holds.
@@ -291,21 +318,48 @@ mod tests {
     /// line `format!` makes either way.
     #[test]
     fn jit_lines_follow_the_report() {
-        let cache = PsoCache::new();
-        let mut r = JitReport {
-            native: 10,
-            segments: 1,
-            ..JitReport::default()
+        let vs = parse_shader(FULLSCREEN_VS).unwrap();
+        let ps = parse_shader(POSITION_PS).unwrap();
+        let table = |s: &Shader| DescriptorTable::new(s, &[], &[], &[]);
+        let plan = Plan {
+            engine: Engine::Jit,
+            ..Plan::default()
         };
-        assert_eq!(cache.jit_line("ps", r.clone()), format!("ps: {r}"));
-        assert_eq!(cache.jit_line("ps", r.clone()), format!("ps: {r}"));
-        assert_eq!(cache.jit_line("vs", r.clone()), format!("vs: {r}"));
-        r.native_block_runs = 7;
-        r.regions = 1;
-        assert_eq!(cache.jit_line("ps", r.clone()), format!("ps: {r}"));
-        assert_ne!(
-            cache.jit_line("ps", r.clone()),
-            cache.jit_line("vs", r.clone())
-        );
+        let cache = PsoCache::new();
+        let line = |stage: &'static str, p: &StageProgram<'_>| {
+            format!("{stage}: {}", p.jit_report().expect("a native program"))
+        };
+        let v = cache
+            .program(&vs, BatchKind::Vertex { vertices: 3 }, || table(&vs), &plan)
+            .unwrap()
+            .1;
+        let p = cache
+            .program(&ps, BatchKind::Pixel, || table(&ps), &plan)
+            .unwrap()
+            .1;
+        assert_eq!(cache.jit_line("vs", &v), Some(line("vs", &v)));
+        assert_eq!(cache.jit_line("vs", &v), Some(line("vs", &v)));
+        assert_eq!(cache.jit_line("ps", &p), Some(line("ps", &p)));
+        // Another program in the stage's slot: the line follows its report, not the
+        // kept one (the code differs).
+        assert_eq!(cache.jit_line("vs", &p), Some(line("vs", &p)));
+        // A later draw's program of the same code says it was compiled earlier.
+        let again = cache
+            .program(&ps, BatchKind::Pixel, || table(&ps), &plan)
+            .unwrap()
+            .1;
+        let l = cache.jit_line("ps", &again).unwrap();
+        assert_eq!(l, line("ps", &again));
+        assert!(l.contains("compiled earlier"), "{l}");
+        // The interpreter has no line.
+        let interp = Plan {
+            engine: Engine::Interp,
+            ..Plan::default()
+        };
+        let i = cache
+            .program(&ps, BatchKind::Pixel, || table(&ps), &interp)
+            .unwrap()
+            .1;
+        assert_eq!(cache.jit_line("ps", &i), None);
     }
 }

@@ -12,7 +12,7 @@
 //! own run (a ray dispatch's lanes are its ray-generation lanes, by launch index).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::commands::{Command, ListReport, run_list};
 use super::dispatch::{
@@ -59,20 +59,22 @@ pub struct DispatchWork {
 /// two programs), the fixed state and the arguments.
 #[derive(Debug, Clone)]
 pub struct DrawWork {
-    /// The vertex program.
-    pub vs: Shader,
+    /// The vertex program. The programs are shared: a list's draws of one program file
+    /// hold one copy of it, which stays in cache from draw to draw (each draw compares
+    /// its programs with the prepared ones, `pso`).
+    pub vs: Arc<Shader>,
     /// The pixel program (`None`: depth and stencil only).
-    pub ps: Option<Shader>,
+    pub ps: Option<Arc<Shader>>,
     /// The vertex program's bindings.
     pub vs_bindings: Bindings,
     /// The pixel program's bindings.
     pub ps_bindings: Bindings,
     /// The geometry program and its bindings (`None`: vertices go straight to clipping).
-    pub gs: Option<(Shader, Bindings)>,
+    pub gs: Option<(Arc<Shader>, Bindings)>,
     /// The hull program and its bindings (`None`: no tessellation).
-    pub hs: Option<(Shader, Bindings)>,
+    pub hs: Option<(Arc<Shader>, Bindings)>,
     /// The domain program and its bindings (with a hull program).
-    pub ds: Option<(Shader, Bindings)>,
+    pub ds: Option<(Arc<Shader>, Bindings)>,
     /// Everything of the draw state but the programs.
     pub fixed: FixedState,
     /// `DrawInstanced` / `DrawIndexedInstanced` arguments.
@@ -90,7 +92,7 @@ pub struct DrawWork {
 #[derive(Debug, Clone)]
 pub struct MeshWork {
     /// The amplification program and its bindings, when the pipeline has one.
-    pub amplification: Option<(Shader, Bindings)>,
+    pub amplification: Option<(Arc<Shader>, Bindings)>,
     /// `DispatchMesh`'s thread groups.
     pub groups: [u32; 3],
 }
@@ -100,18 +102,18 @@ impl DrawWork {
     pub fn state(&self) -> DrawState<'_> {
         let mut s = self.fixed.state(
             &self.vs,
-            self.ps.as_ref(),
+            self.ps.as_deref(),
             &self.vs_bindings,
             &self.ps_bindings,
         );
-        s.gs = self.gs.as_ref().map(|(g, b)| (g, b));
+        s.gs = self.gs.as_ref().map(|(g, b)| (&**g, b));
         s.mesh = self.mesh.as_ref().map(|m| super::ms::MeshDraw {
             ms: (&self.vs, &self.vs_bindings),
-            amplification: m.amplification.as_ref().map(|(a, b)| (a, b)),
+            amplification: m.amplification.as_ref().map(|(a, b)| (&**a, b)),
             groups: m.groups,
         });
-        s.hs = self.hs.as_ref().map(|(g, b)| (g, b));
-        s.ds = self.ds.as_ref().map(|(g, b)| (g, b));
+        s.hs = self.hs.as_ref().map(|(g, b)| (&**g, b));
+        s.ds = self.ds.as_ref().map(|(g, b)| (&**g, b));
         s
     }
 
@@ -353,17 +355,17 @@ impl Work {
             (Work::Dispatch(d), LaneSelect::Thread(_) | LaneSelect::GroupThread { .. }) => {
                 Some(&d.shader)
             }
-            (Work::Draw(d), LaneSelect::Vertex { .. }) => Some(&d.vs),
-            (Work::Draw(d), LaneSelect::Pixel { .. }) => d.ps.as_ref(),
-            (Work::Draw(d), LaneSelect::Geometry { .. }) => d.gs.as_ref().map(|g| &g.0),
-            (Work::Draw(d), LaneSelect::Hull { .. }) => d.hs.as_ref().map(|g| &g.0),
-            (Work::Draw(d), LaneSelect::Domain { .. }) => d.ds.as_ref().map(|g| &g.0),
-            (Work::Draw(d), LaneSelect::Mesh { .. }) => d.mesh.as_ref().map(|_| &d.vs),
+            (Work::Draw(d), LaneSelect::Vertex { .. }) => Some(&*d.vs),
+            (Work::Draw(d), LaneSelect::Pixel { .. }) => d.ps.as_deref(),
+            (Work::Draw(d), LaneSelect::Geometry { .. }) => d.gs.as_ref().map(|g| &*g.0),
+            (Work::Draw(d), LaneSelect::Hull { .. }) => d.hs.as_ref().map(|g| &*g.0),
+            (Work::Draw(d), LaneSelect::Domain { .. }) => d.ds.as_ref().map(|g| &*g.0),
+            (Work::Draw(d), LaneSelect::Mesh { .. }) => d.mesh.as_ref().map(|_| &*d.vs),
             (Work::Draw(d), LaneSelect::Amplification { .. }) => d
                 .mesh
                 .as_ref()
                 .and_then(|m| m.amplification.as_ref())
-                .map(|a| &a.0),
+                .map(|a| &*a.0),
             (Work::Rays(r), LaneSelect::Ray(_)) => r.programs.get(r.raygen).map(|p| &p.0),
             _ => None,
         }
@@ -1069,13 +1071,13 @@ fn covering_all(
     let layout = super::ia::resolve_layout(&st.input_layout).map_err(|e| LocateError(e.message))?;
     // A mesh draw links its mesh program's outputs by semantic (`ms::link`).
     let linked = match &d.mesh {
-        Some(_) => super::ms::link(&d.vs, d.ps.as_ref()),
+        Some(_) => super::ms::link(&d.vs, d.ps.as_deref()),
         None => super::link::link_stages(
             &layout,
             &d.vs,
-            d.ds.as_ref().map(|x| &x.0),
-            d.gs.as_ref().map(|x| &x.0),
-            d.ps.as_ref(),
+            d.ds.as_ref().map(|x| &*x.0),
+            d.gs.as_ref().map(|x| &*x.0),
+            d.ps.as_deref(),
             match &st.stream_output {
                 Some(o) => Some(o.desc.rasterized_stream).filter(|&k| k < super::so::SO_STREAMS),
                 None => Some(0),

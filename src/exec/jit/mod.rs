@@ -272,8 +272,52 @@ pub struct JitShader {
     reused: bool,
     /// Blocks and lane-instructions the region ran, for the report: one slot per worker
     /// thread (by [`counter_slot`]), each on a cache line of its own, since adding to one
-    /// shared counter after every region call passed its line between the cores.
-    counts: Box<[crossbeam::utils::CachePadded<[AtomicU64; 2]>; COUNTER_SLOTS]>,
+    /// shared counter after every region call passed its line between the cores. Made
+    /// at the first region run that counts a block: a command list's draws each make a
+    /// program, most of which never run a loop, and allocating and zeroing the 2 KiB of
+    /// slots for each cost a one-triangle draw more than its triangle's setup.
+    counts: std::sync::OnceLock<Box<Counters>>,
+}
+
+/// A [`JitShader`]'s run counters, one cache-padded slot per worker.
+type Counters = [crossbeam::utils::CachePadded<[AtomicU64; 2]>; COUNTER_SLOTS];
+
+/// What a [`JitShader`]'s report line depends on, compared without making the report
+/// (which copies the compiled code's notes): equal keys give equal reports. It holds
+/// the compiled code, so that a key kept by a cache names that code for as long as the
+/// key lives.
+#[derive(Clone)]
+pub struct ReportKey {
+    native: Arc<Native>,
+    runs: [u64; 2],
+    compile_time: Duration,
+    reused: bool,
+}
+
+impl PartialEq for ReportKey {
+    fn eq(&self, o: &ReportKey) -> bool {
+        Arc::ptr_eq(&self.native, &o.native)
+            && self.runs == o.runs
+            && self.compile_time == o.compile_time
+            && self.reused == o.reused
+    }
+}
+
+impl ReportKey {
+    /// What getting the code cost the program it was made of.
+    pub fn compile_time(&self) -> Duration {
+        self.compile_time
+    }
+}
+
+impl fmt::Debug for ReportKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReportKey")
+            .field("runs", &self.runs)
+            .field("compile_time", &self.compile_time)
+            .field("reused", &self.reused)
+            .finish_non_exhaustive()
+    }
 }
 
 impl fmt::Debug for JitShader {
@@ -352,7 +396,7 @@ impl JitShader {
             native,
             compile_time,
             reused,
-            counts: Box::new(std::array::from_fn(|_| Default::default())),
+            counts: std::sync::OnceLock::new(),
         }
     }
 
@@ -523,19 +567,30 @@ impl JitShader {
         self.native.key
     }
 
+    /// Blocks and lane-instructions the region code has run so far.
+    fn runs(&self) -> [u64; 2] {
+        let Some(counts) = self.counts.get() else {
+            return [0; 2];
+        };
+        [0, 1].map(|k| counts.iter().map(|c| c[k].load(Ordering::Relaxed)).sum())
+    }
+
+    /// The key of [`report`](Self::report)'s value as it stands now.
+    pub fn report_key(&self) -> ReportKey {
+        ReportKey {
+            native: self.native.clone(),
+            runs: self.runs(),
+            compile_time: self.compile_time,
+            reused: self.reused,
+        }
+    }
+
     /// Coverage and compile time, and what the region code has run so far.
     pub fn report(&self) -> JitReport {
+        let [native_block_runs, native_lane_instructions] = self.runs();
         JitReport {
-            native_block_runs: self
-                .counts
-                .iter()
-                .map(|c| c[0].load(Ordering::Relaxed))
-                .sum(),
-            native_lane_instructions: self
-                .counts
-                .iter()
-                .map(|c| c[1].load(Ordering::Relaxed))
-                .sum(),
+            native_block_runs,
+            native_lane_instructions,
             compile_time: self.compile_time,
             reused: self.reused,
             ..self.native.report.clone()
@@ -610,7 +665,10 @@ impl JitShader {
             w.ex.set(m);
         }
         if st.blocks != 0 {
-            let c = &self.counts[counter_slot()];
+            let counts = self
+                .counts
+                .get_or_init(|| Box::new(std::array::from_fn(|_| Default::default())));
+            let c = &counts[counter_slot()];
             c[0].fetch_add(st.blocks, Ordering::Relaxed);
             c[1].fetch_add(st.executed - before, Ordering::Relaxed);
         }

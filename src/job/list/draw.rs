@@ -564,11 +564,11 @@ impl Ctx<'_> {
                 .map_err(|x| JobError::entry(name, format!("the bindings: {x}")))
         };
         let vs_fit = check(&front)?;
-        let ps_fit = ps.as_ref().map(check).transpose()?;
-        let gs_fit = gs.as_ref().map(check).transpose()?;
-        let hs_fit = hs.as_ref().map(check).transpose()?;
-        let ds_fit = ds.as_ref().map(check).transpose()?;
-        let as_fit = amplification.as_ref().map(check).transpose()?;
+        let ps_fit = ps.as_deref().map(check).transpose()?;
+        let gs_fit = gs.as_deref().map(check).transpose()?;
+        let hs_fit = hs.as_deref().map(check).transpose()?;
+        let ds_fit = ds.as_deref().map(check).transpose()?;
+        let as_fit = amplification.as_deref().map(check).transpose()?;
         let warnings = crate::job::draw_run::stage_warnings(
             vs_fit.warnings.clone(),
             ps_fit.as_ref().map(|f| f.warnings.clone()),
@@ -601,7 +601,7 @@ impl Ctx<'_> {
 
         let empty = Bindings::default();
         let ps_bindings = ps_fit.as_ref().map_or(&empty, |f| &f.bindings);
-        let mut state = DrawState::new(&vs, ps.as_ref(), &vs_fit.bindings, ps_bindings);
+        let mut state = DrawState::new(&vs, ps.as_deref(), &vs_fit.bindings, ps_bindings);
         state.input_layout = d::input_layout(&section).map_err(re)?;
         state.topology = d::topology(&section).map_err(re)?;
         state.vertex_buffers = vertex_buffers;
@@ -639,8 +639,8 @@ impl Ctx<'_> {
         // The pipeline's tessellation checks (topology against the hull program, the
         // domains, linkage) run here too, so that such a draw is refused before the list
         // runs rather than after the commands before it.
-        state.hs = hs.as_ref().zip(hs_fit.as_ref().map(|f| &f.bindings));
-        state.ds = ds.as_ref().zip(ds_fit.as_ref().map(|f| &f.bindings));
+        state.hs = hs.as_deref().zip(hs_fit.as_ref().map(|f| &f.bindings));
+        state.ds = ds.as_deref().zip(ds_fit.as_ref().map(|f| &f.bindings));
         crate::pipeline::draw::check_tessellation(&state)
             .map_err(|x| err(format!("`topology` / `hs` / `ds`: {x}")))?;
         let fixed = state.fixed();

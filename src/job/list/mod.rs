@@ -353,7 +353,7 @@ struct Ctx<'a> {
 }
 
 /// A lowered program with its container kind and shader model, as `load_file` gives it.
-type Loaded = (crate::ir::Shader, String, Option<String>);
+type Loaded = (std::sync::Arc<crate::ir::Shader>, String, Option<String>);
 
 /// Where a command's error is: `[[command]] #3 (copy_buffer_region)`.
 fn command_name(i: usize, e: &CommandEntry) -> String {
@@ -642,6 +642,7 @@ impl Ctx<'_> {
             );
         };
         self.program(e, "cs", p, Stage::Compute)
+            .map(std::sync::Arc::unwrap_or_clone)
     }
 
     /// Loads the program at `p` (relative to the job file) for key `key`, which needs a
@@ -652,13 +653,15 @@ impl Ctx<'_> {
         key: &str,
         p: &std::path::Path,
         stage: Stage,
-    ) -> Result<crate::ir::Shader, String> {
+    ) -> Result<std::sync::Arc<crate::ir::Shader>, String> {
         let path = self.job.resolve(p);
         let cache_key = (path.clone(), e.entry.clone());
         let (shader, container, shader_model) = match self.loaded.get(&cache_key) {
             Some(loaded) => loaded.clone(),
             None => {
-                let loaded = load_file(&path, e.entry.as_ref()).map_err(|x| x.to_string())?;
+                let (shader, container, model) =
+                    load_file(&path, e.entry.as_ref()).map_err(|x| x.to_string())?;
+                let loaded = (std::sync::Arc::new(shader), container, model);
                 self.loaded.insert(cache_key, loaded.clone());
                 loaded
             }
