@@ -682,7 +682,7 @@ pub fn prepare_draw(job: Job, opts: &RunOptions<'_>) -> Result<Prepared, JobErro
             gs,
             hs,
             ds,
-            fixed,
+            fixed: Arc::new(fixed),
             args,
             mesh,
             view: None,

@@ -961,7 +961,7 @@ impl<'a> DrawState<'a> {
 
 /// The owned part of a [`DrawState`] (everything but the programs and their bindings),
 /// for a caller that keeps a draw to run it again (the debugger).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FixedState {
     input_layout: InputLayout,
     topology: PrimitiveTopology,

@@ -76,7 +76,7 @@ pub struct DrawWork {
     /// The domain program and its bindings (with a hull program).
     pub ds: Option<(Arc<Shader>, Bindings)>,
     /// Everything of the draw state but the programs.
-    pub fixed: FixedState,
+    pub fixed: Arc<FixedState>,
     /// `DrawInstanced` / `DrawIndexedInstanced` arguments.
     pub args: DrawArgs,
     /// A mesh draw: `vs` is then the mesh program and `vs_bindings` its bindings (see

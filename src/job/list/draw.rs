@@ -645,6 +645,11 @@ impl Ctx<'_> {
             .map_err(|x| err(format!("`topology` / `hs` / `ds`: {x}")))?;
         let fixed = state.fixed();
         drop(state);
+        let fixed = match self.last_fixed.take() {
+            Some(last) if *last == fixed => last,
+            _ => std::sync::Arc::new(fixed),
+        };
+        self.last_fixed = Some(fixed.clone());
         let bindings =
             |f: Option<crate::job::reflect::Fit>| f.map(|f| f.bindings).unwrap_or_default();
         Ok(DrawWork {
