@@ -159,12 +159,13 @@ impl TileCtx<'_> {
         // a small draw in a large target then costs its few tiles, not a pass of every
         // worker over the whole target's counter, and starts no more workers than it
         // has tiles. The list is in tile order, so "lowest position" is "lowest tile".
-        let work: Vec<u32> = match self.bins.occupied() {
-            Some(tiles) => tiles.to_vec(),
+        let work: std::borrow::Cow<'_, [u32]> = match self.bins.occupied() {
+            Some(tiles) => tiles.into(),
             None => (0..self.bins.bins.len())
                 .filter(|&i| !self.bins.bins[i].is_empty())
                 .filter_map(|i| u32::try_from(i).ok())
-                .collect(),
+                .collect::<Vec<u32>>()
+                .into(),
         };
         if work.is_empty() {
             return Ok(TileStats::default());

@@ -102,6 +102,18 @@ pub(crate) fn shade(
     if job.ids.is_empty() {
         return Ok(0);
     }
+    // A run of one chunk (a small draw's) needs no queue and no worker.
+    if job.ids.len() <= CHUNK {
+        let mut runner = StageRunner::new(program);
+        let trace = trace
+            .map(|t| (t, t.slot))
+            .filter(|&(_, k)| k < job.ids.len());
+        let run = shade_chunk(&mut runner, job, job.ids, dest, stride, trace, writes)
+            .and_then(|n| charge(n).map(|()| n));
+        // Its wave goes to the next draw of the same program in a command list.
+        runner.release();
+        return run;
+    }
     let chunks: Vec<(usize, &mut [u32])> = dest
         .chunks_mut((CHUNK * stride).max(1))
         .enumerate()
