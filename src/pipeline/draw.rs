@@ -1038,6 +1038,7 @@ fn draw_view(
     let (vs_wave, vs_program) = match s.mesh {
         Some(_) => {
             let wave = choose_wave(plan, s.vs, BatchKind::Vertex { vertices: u32::MAX })?.0;
+            // Its bindings are still checked, as for every draw.
             vs_table()?;
             (wave, None)
         }
@@ -2116,15 +2117,13 @@ fn draw_view(
         ("ds", tess_programs.as_ref().map(|p| &p.1)),
         ("ps", ps_program.as_ref()),
     ] {
-        let Some(key) = p.and_then(StageProgram::jit_report_key) else {
+        let Some((p, key)) = p.and_then(|p| Some((p, p.jit_report_key()?))) else {
             continue;
         };
         report.compile_seconds += key.compile_time().as_secs_f64();
-        let line = match (opts.pso, p) {
-            (Some(cache), Some(p)) => cache.jit_line(stage, p),
-            (_, p) => p
-                .and_then(StageProgram::jit_report)
-                .map(|r| format!("{stage}: {r}")),
+        let line = match opts.pso {
+            Some(cache) => cache.jit_line(stage, key, p),
+            None => p.jit_report().map(|r| format!("{stage}: {r}")),
         };
         report.jit.extend(line);
     }

@@ -149,15 +149,15 @@ impl PsoCache {
         *lock(&self.bins) = Some(bins);
     }
 
-    /// The report line `stage: report` of a draw (`DrawReport::jit`) of `program`, made
-    /// again only when the program's report key differs from the one its last line was
-    /// made from (equal keys give equal reports, [`ReportKey`]).
+    /// The report line `stage: report` of a draw (`DrawReport::jit`) of `program`, whose
+    /// report key is `key`: made again only when the key differs from the one the
+    /// stage's last line was made from (equal keys give equal reports, [`ReportKey`]).
     pub(crate) fn jit_line(
         &self,
         stage: &'static str,
+        key: ReportKey,
         program: &StageProgram<'_>,
     ) -> Option<String> {
-        let key = program.jit_report_key()?;
         let mut lines = lock(&self.jit_lines);
         if let Some((_, last, line)) = lines.iter().find(|(s, _, _)| *s == stage)
             && *last == key
@@ -326,6 +326,7 @@ mod tests {
             ..Plan::default()
         };
         let cache = PsoCache::new();
+        let key = |p: &StageProgram<'_>| p.jit_report_key().expect("a native program");
         let line = |stage: &'static str, p: &StageProgram<'_>| {
             format!("{stage}: {}", p.jit_report().expect("a native program"))
         };
@@ -337,18 +338,18 @@ mod tests {
             .program(&ps, BatchKind::Pixel, || table(&ps), &plan)
             .unwrap()
             .1;
-        assert_eq!(cache.jit_line("vs", &v), Some(line("vs", &v)));
-        assert_eq!(cache.jit_line("vs", &v), Some(line("vs", &v)));
-        assert_eq!(cache.jit_line("ps", &p), Some(line("ps", &p)));
+        assert_eq!(cache.jit_line("vs", key(&v), &v), Some(line("vs", &v)));
+        assert_eq!(cache.jit_line("vs", key(&v), &v), Some(line("vs", &v)));
+        assert_eq!(cache.jit_line("ps", key(&p), &p), Some(line("ps", &p)));
         // Another program in the stage's slot: the line follows its report, not the
         // kept one (the code differs).
-        assert_eq!(cache.jit_line("vs", &p), Some(line("vs", &p)));
+        assert_eq!(cache.jit_line("vs", key(&p), &p), Some(line("vs", &p)));
         // A later draw's program of the same code says it was compiled earlier.
         let again = cache
             .program(&ps, BatchKind::Pixel, || table(&ps), &plan)
             .unwrap()
             .1;
-        let l = cache.jit_line("ps", &again).unwrap();
+        let l = cache.jit_line("ps", key(&again), &again).unwrap();
         assert_eq!(l, line("ps", &again));
         assert!(l.contains("compiled earlier"), "{l}");
         // The interpreter has no line.
@@ -360,6 +361,6 @@ mod tests {
             .program(&ps, BatchKind::Pixel, || table(&ps), &interp)
             .unwrap()
             .1;
-        assert_eq!(cache.jit_line("ps", &i), None);
+        assert_eq!(i.jit_report_key(), None, "the interpreter has no report");
     }
 }
