@@ -311,16 +311,42 @@ impl<T: Copy + Default + Send + Sync> Bins<T> {
             height: self.height,
             occupied: None,
         };
+        // Each list grows by what the ranges put in it, its new entries written (and
+        // its new pages met) on the workers, a contiguous run of tiles each.
+        let starts: Vec<usize> = self.bins.iter().map(Vec::len).collect();
+        let grow = |first: usize, lists: &mut [Vec<T>]| {
+            for (t, list) in (first..).zip(lists.iter_mut()) {
+                let total: usize = c
+                    .counts
+                    .iter()
+                    .map(|k| k.get(t).copied().unwrap_or(0))
+                    .sum();
+                list.resize(list.len() + total, T::default());
+            }
+        };
+        let per = ntiles.div_ceil(c.ranges.len().max(1)).max(1);
+        if c.ranges.len() <= 1 {
+            grow(0, &mut self.bins);
+        } else {
+            let grow = &grow;
+            std::thread::scope(|sc| {
+                let mut runs = self.bins.chunks_mut(per).enumerate();
+                let mine = runs.next();
+                let handles: Vec<_> = runs
+                    .map(|(k, l)| sc.spawn(move || grow(k * per, l)))
+                    .collect();
+                if let Some((_, l)) = mine {
+                    grow(0, l);
+                }
+                for h in handles {
+                    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                }
+            });
+        }
         // Each range's part of each tile's list, after what the earlier ranges hold.
         let mut parts: Vec<Vec<&mut [T]>> = c.ranges.iter().map(|_| Vec::new()).collect();
         for (t, list) in self.bins.iter_mut().enumerate() {
-            let start = list.len();
-            let total: usize = c
-                .counts
-                .iter()
-                .map(|k| k.get(t).copied().unwrap_or(0))
-                .sum();
-            list.resize(start + total, T::default());
+            let start = starts.get(t).copied().unwrap_or(0).min(list.len());
             let mut rest = &mut list[start..];
             for (w, part) in parts.iter_mut().enumerate() {
                 let k = c.counts.get(w).and_then(|k| k.get(t)).copied().unwrap_or(0);

@@ -1197,7 +1197,21 @@ fn draw_view(
     let mut unique: Vec<u32> = Vec::new();
     DrawMemory::reserve("the draw's distinct vertices", &mut unique, ids.len())?;
     ia::distinct_vertices(&ids, cut, &mut unique);
-    let slot_of = |id: u32| -> u32 { unique.binary_search(&id).map_or(0, |k| k as u32) };
+    // A run of consecutive ids (every draw without an index buffer) finds a slot by a
+    // subtraction; otherwise by a search (a point list through a geometry program looks
+    // up each of its 100,000s of vertices six times).
+    let consecutive = match (unique.first(), unique.last()) {
+        (Some(&a), Some(&b)) if (b - a) as usize + 1 == unique.len() => Some(a),
+        _ => None,
+    };
+    let slot_of = |id: u32| -> u32 {
+        match consecutive {
+            Some(a) => Some(id.wrapping_sub(a))
+                .filter(|&k| (k as usize) < unique.len())
+                .unwrap_or(0),
+            None => unique.binary_search(&id).map_or(0, |k| k as u32),
+        }
+    };
     // Work: every distinct vertex of every instance runs at least one instruction.
     budget.check_least(
         || format!("{} vertices × {instances} instances", unique.len()),
@@ -1750,6 +1764,7 @@ fn draw_view(
             report.gs_lane_instructions += gs::shade(
                 gsp,
                 &job,
+                threads,
                 &mut gs_out,
                 &mut gs_prims,
                 gs_trace,
@@ -1950,12 +1965,13 @@ fn draw_view(
         "the pixel inputs gathered per primitive",
         bytes_of::<ps::AttrLine>((prims.len() as u64).saturating_mul(lines)),
     )?;
-    let attrs = ps::PrimAttrs::gather(&linked, &prims, stage_vertices).ok_or_else(|| {
-        state_err(
-            DrawField::Args,
-            "the pixel inputs gathered per primitive: the system refused the memory",
-        )
-    })?;
+    let attrs =
+        ps::PrimAttrs::gather(&linked, &prims, stage_vertices, threads).ok_or_else(|| {
+            state_err(
+                DrawField::Args,
+                "the pixel inputs gathered per primitive: the system refused the memory",
+            )
+        })?;
     let t1 = Instant::now();
     report.times.setup = (t1 - t0).as_secs_f64();
     // Primitives routed to other slices than the first run in passes, one per slice

@@ -153,11 +153,43 @@ fn restart(kind: PrimKind, strip: &[u32], v: u32, id: u32, stream: u32, out: &mu
     }
 }
 
+/// Input primitives' lanes per unit of work when the stage runs on several workers: a
+/// multiple of every wave size, large enough that a worker's share of the emitted
+/// vertices is copied once in a long run.
+const CHUNK: usize = 4096;
+
+/// What every wave of one draw's geometry stage reads besides its lanes.
+struct Layout<'j> {
+    job: &'j GsJob<'j>,
+    stride: usize,
+    kind: PrimKind,
+    nverts: usize,
+    vw: usize,
+    prim_word: Option<usize>,
+    inst_word: Option<usize>,
+    out_prim_word: [Option<u32>; 4],
+    instances: usize,
+}
+
+/// What a range of the stage's lanes emitted: the output vertices' words (vertex
+/// indices counted from the first of the range) and the primitives they make.
+#[derive(Default)]
+struct Emitted {
+    words: Vec<u32>,
+    prims: Vec<GsOut>,
+    executed: u64,
+}
+
 /// Runs the geometry program over every primitive of `job` and instance, appending the
 /// rasterized stream's vertices to `out` (its `stride` set to the program's output
 /// words) and the primitives they make to `prims`, in D3D's order (module doc). Each
 /// wave's lane-instructions are charged through `charge`. Returns the lane-instructions
 /// executed.
+///
+/// On `threads` > 1, a stage of several [`CHUNK`]s of lanes runs them on the workers,
+/// each into lists of its own, appended in lane order: the lanes are independent (each
+/// reads its own primitive and emits its own strips), so what leaves the stage is the
+/// same for any number of workers.
 ///
 /// With `trace` = (the debugger's program, lane `k`), the wave holding the stage's lane
 /// `k` (input primitive `k / instances`, `SV_GSInstanceID` `k % instances`) runs the debug
@@ -165,16 +197,17 @@ fn restart(kind: PrimKind, strip: &[u32], v: u32, id: u32, stream: u32, out: &mu
 /// the traced loop; what it emits is collected as a normal wave's. With `origins`, each
 /// vertex appended to `out` pushes the stage lane that emitted it. With `writes`, the
 /// other waves' memory writes are reported, each named by its input primitive and
-/// `SV_GSInstanceID`.
+/// `SV_GSInstanceID`. Those three run on this thread alone.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn shade(
     program: &StageProgram<'_>,
     job: &GsJob<'_>,
+    threads: usize,
     out: &mut VertexOutputs,
     prims: &mut Vec<GsOut>,
     trace: Option<(&TraceProgram<'_>, usize)>,
-    mut origins: Option<&mut Vec<u32>>,
-    charge: &dyn Fn(u64) -> Result<(), ExecError>,
+    origins: Option<&mut Vec<u32>>,
+    charge: &(dyn Fn(u64) -> Result<(), ExecError> + Sync),
     writes: Option<StageWrites<'_>>,
 ) -> Result<u64, ExecError> {
     let s: &Shader = program.shader();
@@ -185,57 +218,181 @@ pub(crate) fn shade(
     };
     let stride = s.output_words as usize;
     out.stride = stride;
-    let kind = out_kind(g.output);
-    let nverts = g.input.vertices() as usize;
-    let vw = g.vertex_words as usize;
-    let prim_word = s.input_sv(SysValue::PrimitiveId).map(|e| e.slot as usize);
-    let inst_word = s.input_sv(SysValue::GsInstanceId).map(|e| e.slot as usize);
-    // Each stream's own `SV_PrimitiveID` word (a DXIL program's streams have their own).
-    let out_prim_word: [Option<u32>; 4] = std::array::from_fn(|k| {
-        stream_elements(s, k as u32)
-            .iter()
-            .find(|e| e.sv == SysValue::PrimitiveId)
-            .map(|e| e.slot)
+    let layout = Layout {
+        job,
+        stride,
+        kind: out_kind(g.output),
+        nverts: g.input.vertices() as usize,
+        vw: g.vertex_words as usize,
+        prim_word: s.input_sv(SysValue::PrimitiveId).map(|e| e.slot as usize),
+        inst_word: s.input_sv(SysValue::GsInstanceId).map(|e| e.slot as usize),
+        // Each stream's own `SV_PrimitiveID` word (a DXIL program's streams have their own).
+        out_prim_word: std::array::from_fn(|k| {
+            stream_elements(s, k as u32)
+                .iter()
+                .find(|e| e.sv == SysValue::PrimitiveId)
+                .map(|e| e.slot)
+        }),
+        instances: g.instances as usize,
+    };
+    let lanes_total = job.prims.len() * layout.instances;
+    let chunks = lanes_total.div_ceil(CHUNK);
+    let workers = threads.min(chunks);
+    if workers <= 1 || trace.is_some() || origins.is_some() || writes.is_some() {
+        let mut waves = StageWaves::new(program, lanes_total, trace)?;
+        let mut here = Emitted {
+            words: std::mem::take(&mut out.words),
+            ..Emitted::default()
+        };
+        let run = shade_lanes(
+            &layout,
+            &mut waves,
+            (0, lanes_total),
+            &mut here,
+            origins,
+            charge,
+            writes,
+        );
+        out.words = here.words;
+        prims.append(&mut here.prims);
+        run?;
+        return Ok(here.executed);
+    }
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let parts: Mutex<Vec<(usize, Result<Emitted, ExecError>)>> = Mutex::new(Vec::new());
+    let worker = || -> Result<(), ExecError> {
+        let mut waves = StageWaves::new(program, lanes_total, None)?;
+        loop {
+            let c = next.fetch_add(1, Ordering::Relaxed);
+            if c >= chunks || stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let range = (c * CHUNK, ((c + 1) * CHUNK).min(lanes_total));
+            // Room for the most the chunk can emit (`maxvertexcount` a lane, counted
+            // against the draw's memory already), so that its lists never grow: growing
+            // a large list remaps it, which holds up the other workers' page faults.
+            let most = (range.1 - range.0).saturating_mul(g.max_vertices as usize);
+            let mut part = Emitted::default();
+            if part
+                .words
+                .try_reserve_exact(most.saturating_mul(stride))
+                .is_err()
+                || part.prims.try_reserve_exact(most).is_err()
+            {
+                parts
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((c, Err(refused())));
+                stop.store(true, Ordering::Relaxed);
+                return Ok(());
+            }
+            let run = shade_lanes(&layout, &mut waves, range, &mut part, None, charge, None)
+                .map(|()| part);
+            if run.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            parts
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((c, run));
+        }
+    };
+    let started: Vec<Result<(), ExecError>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (1..workers).map(|_| sc.spawn(worker)).collect();
+        let mut started = vec![worker()];
+        for h in handles {
+            started.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        started
     });
-    let instances = g.instances as usize;
-    let lanes_total = job.prims.len() * instances;
-    let mut waves = StageWaves::new(program, lanes_total, trace)?;
-    let w = waves.wave_size();
+    let mut parts = parts.into_inner().unwrap_or_else(|p| p.into_inner());
+    parts.sort_by_key(|p| p.0);
+    // The first failure in lane order is the stage's, as on one worker.
+    let mut ok = Vec::with_capacity(parts.len());
+    for (_, part) in parts {
+        ok.push(part?);
+    }
+    if let Some(e) = started.into_iter().find_map(Result::err) {
+        return Err(e);
+    }
     let mut executed = 0u64;
+    let words: usize = ok.iter().map(|p| p.words.len()).sum();
+    let listed: usize = ok.iter().map(|p| p.prims.len()).sum();
+    out.words.try_reserve(words).map_err(|_| refused())?;
+    prims.try_reserve(listed).map_err(|_| refused())?;
+    for part in ok {
+        let base = (out.words.len() / stride.max(1)) as u32;
+        out.words.extend_from_slice(&part.words);
+        prims.extend(part.prims.into_iter().map(|p| GsOut {
+            v: p.v.map(|v| v + base),
+            ..p
+        }));
+        executed += part.executed;
+    }
+    Ok(executed)
+}
+
+fn refused() -> ExecError {
+    ExecError::Dispatch(
+        "the geometry stage's emitted vertices: the system refused the memory".into(),
+    )
+}
+
+/// Runs lanes `lo..hi` of the stage, appending what they emit to `into` (vertex `v` of
+/// its primitives is the one at word `v × stride` of `into.words`).
+#[allow(clippy::too_many_arguments)]
+fn shade_lanes(
+    l: &Layout<'_>,
+    waves: &mut StageWaves<'_>,
+    (lo, hi): (usize, usize),
+    into: &mut Emitted,
+    mut origins: Option<&mut Vec<u32>>,
+    charge: &dyn Fn(u64) -> Result<(), ExecError>,
+    writes: Option<StageWrites<'_>>,
+) -> Result<(), ExecError> {
+    let (job, stride, instances) = (l.job, l.stride, l.instances);
+    let w = waves.wave_size();
     let mut strips: [Vec<u32>; 4] = Default::default();
-    let mut start = 0usize;
-    while start < lanes_total {
-        let n = (lanes_total - start).min(w);
+    // Per wave: where each record's vertex words start, and the records lane by lane.
+    let mut first_word = Vec::new();
+    let mut by_lane: Vec<u32> = Vec::new();
+    let mut lane_end: Vec<u32> = Vec::new();
+    let mut start = lo;
+    while start < hi {
+        let n = (hi - start).min(w);
         let mut wave = waves.wave(start, n);
         let runner = &mut *wave.runner;
         {
             let inputs = runner.inputs_mut();
-            for l in 0..n {
-                let k = start + l;
+            for ln in 0..n {
+                let k = start + ln;
                 let (p, i) = (&job.prims[k / instances], k % instances);
-                for (j, &v) in p.vertices.iter().take(nverts).enumerate() {
-                    for (word, src) in job.sources.iter().enumerate().take(vw) {
+                for (j, &v) in p.vertices.iter().take(l.nverts).enumerate() {
+                    for (word, src) in job.sources.iter().enumerate().take(l.vw) {
                         let x = src.map_or(0, |o| job.vertices.word(v, o));
-                        if let Some(d) = inputs.get_mut((j * vw + word) * w + l) {
+                        if let Some(d) = inputs.get_mut((j * l.vw + word) * w + ln) {
                             *d = x;
                         }
                     }
                 }
-                if let Some(pw) = prim_word
-                    && let Some(d) = inputs.get_mut(pw * w + l)
+                if let Some(pw) = l.prim_word
+                    && let Some(d) = inputs.get_mut(pw * w + ln)
                 {
                     *d = p.id;
                 }
-                if let Some(iw) = inst_word
-                    && let Some(d) = inputs.get_mut(iw * w + l)
+                if let Some(iw) = l.inst_word
+                    && let Some(d) = inputs.get_mut(iw * w + ln)
                 {
                     *d = i as u32;
                 }
             }
         }
-        for l in 0..n {
-            let k = start + l;
-            runner.set_ids(l, [job.prims[k / instances].id, (k % instances) as u32, 0]);
+        for ln in 0..n {
+            let k = start + ln;
+            runner.set_ids(ln, [job.prims[k / instances].id, (k % instances) as u32, 0]);
         }
         // Stage lane k is input primitive k / instances, SV_GSInstanceID k % instances.
         let lane = |k: usize, _: &MemWrite| LaneSelect::Geometry {
@@ -251,11 +408,12 @@ pub(crate) fn shade(
         let run = wave.run(n, sink.as_ref().map(|s| s as &dyn WriteSink))?;
         let runner = &*wave.runner;
         charge(run.lane_instructions)?;
-        executed += run.lane_instructions;
+        into.executed += run.lane_instructions;
         let (records, words) = runner.emitted();
         // The records are in execution order, each lane's own in its program order:
-        // where each vertex's words start, then each lane's records in lane order.
-        let mut first_word = Vec::with_capacity(records.len());
+        // where each vertex's words start, then each lane's records in lane order
+        // (a counting sort by lane keeps each lane's own order).
+        first_word.clear();
         let mut next = 0usize;
         for r in records {
             if r.cut {
@@ -265,13 +423,37 @@ pub(crate) fn shade(
                 next += 1;
             }
         }
-        for l in 0..n {
-            let id_in = job.prims[(start + l) / instances].id;
+        lane_end.clear();
+        lane_end.resize(n + 1, 0);
+        for r in records {
+            if let Some(c) = lane_end.get_mut(r.lane as usize + 1) {
+                *c += 1;
+            }
+        }
+        for k in 1..lane_end.len() {
+            lane_end[k] += lane_end[k - 1];
+        }
+        by_lane.clear();
+        by_lane.resize(lane_end[n] as usize, 0);
+        {
+            let mut at = lane_end.clone();
+            for (i, r) in records.iter().enumerate() {
+                if let Some(a) = at.get_mut(r.lane as usize) {
+                    if let Some(slot) = by_lane.get_mut(*a as usize) {
+                        *slot = i as u32;
+                    }
+                    *a += 1;
+                }
+            }
+        }
+        for ln in 0..n {
+            let id_in = job.prims[(start + ln) / instances].id;
             for s in &mut strips {
                 s.clear();
             }
-            for (r, &fw) in records.iter().zip(&first_word) {
-                if r.lane as usize != l || r.stream >= 4 || job.streams & (1 << r.stream) == 0 {
+            for &i in &by_lane[lane_end[ln] as usize..lane_end[ln + 1] as usize] {
+                let (r, fw) = (&records[i as usize], first_word[i as usize]);
+                if r.stream >= 4 || job.streams & (1 << r.stream) == 0 {
                     continue;
                 }
                 let Some(strip) = strips.get_mut(r.stream as usize) else {
@@ -282,17 +464,26 @@ pub(crate) fn shade(
                     continue;
                 }
                 let vwords = words.get(fw..fw + stride).unwrap_or(&[]);
-                let v = (out.words.len() / stride.max(1)) as u32;
+                let v = into.words.len() / stride.max(1);
                 if let Some(o) = origins.as_deref_mut() {
-                    o.push((start + l) as u32);
+                    o.push((start + ln) as u32);
                 }
-                out.words.extend_from_slice(vwords);
-                out.words.resize(v as usize * stride + stride, 0);
-                let before = prims.len();
-                restart(kind, strip, v, id_in, u32::from(r.stream), prims);
-                if let Some(pw) = out_prim_word[usize::from(r.stream)] {
-                    for p in &mut prims[before..] {
-                        p.id = out.word(p.v[0], pw);
+                into.words.extend_from_slice(vwords);
+                into.words.resize(v * stride + stride, 0);
+                let before = into.prims.len();
+                let v = v as u32;
+                restart(
+                    l.kind,
+                    strip,
+                    v,
+                    id_in,
+                    u32::from(r.stream),
+                    &mut into.prims,
+                );
+                if let Some(pw) = l.out_prim_word[usize::from(r.stream)] {
+                    for p in &mut into.prims[before..] {
+                        let at = p.v[0] as usize * stride + pw as usize;
+                        p.id = into.words.get(at).copied().unwrap_or(0);
                     }
                 }
                 strip.push(v);
@@ -300,7 +491,7 @@ pub(crate) fn shade(
         }
         start += n;
     }
-    Ok(executed)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -353,7 +544,18 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
             streams: 1,
         };
         let (mut out, mut list) = (VertexOutputs::default(), Vec::new());
-        shade(&p, &job, &mut out, &mut list, None, None, &|_| Ok(()), None).unwrap();
+        shade(
+            &p,
+            &job,
+            1,
+            &mut out,
+            &mut list,
+            None,
+            None,
+            &|_| Ok(()),
+            None,
+        )
+        .unwrap();
         (out, list)
     }
 
@@ -415,6 +617,65 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
         assert_eq!(count("linestrip"), 2 * 3);
         assert_eq!(count("trianglestrip"), 2);
         assert_eq!(count("pointlist"), 2 * 5);
+    }
+
+    /// The stage's order (module doc, D3D11.3 §13) does not depend on the workers: a
+    /// stage of several `CHUNK`s of lanes whose invocations emit different numbers of
+    /// vertices (with cuts, on two streams, over two instances) leaves the same vertices
+    /// and primitives on 1, 2 and 3 workers, and every lane-instruction is counted.
+    #[test]
+    fn several_workers_emit_what_one_does() {
+        // Lane-dependent emits: instance 1 of an odd primitive emits three vertices
+        // before the cut, the others one.
+        let body = "    and r6, r1, r2\n    output 0, r3\n    emit 0\n    icmp ne, r7, r6, r0\n    branch r7, block1, block2\nblock1:\n    output 0, r4\n    emit 0\n    output 0, r5\n    emit 0\n    jump block2\nblock2:\n    cut 0\n    output 0, r5\n    emit 0\n    emit 1\n";
+        let gs = program("trianglestrip", 6, 2, body);
+        let table = DescriptorTable::new(&gs, &[], &[], &[]).unwrap();
+        let p = StageProgram::new(&gs, table, Profile::default(), Limits::default(), 8).unwrap();
+        let n = 2 * CHUNK + 77;
+        let vertices = VertexOutputs {
+            words: (0..3 * n as u32).flat_map(|v| [v, 0, 0, 0]).collect(),
+            stride: 4,
+        };
+        let prims: Vec<GsPrimitive> = (0..n as u32)
+            .map(|k| GsPrimitive {
+                vertices: [3 * k, 3 * k + 1, 3 * k + 2, 0, 0, 0],
+                id: k,
+            })
+            .collect();
+        let job = GsJob {
+            prims: &prims,
+            vertices: &vertices,
+            sources: &[Some(0), None, None, None],
+            streams: 1,
+        };
+        let shade_on = |threads: usize| {
+            let mut out = VertexOutputs {
+                words: vec![9; 8 * 5],
+                stride: 8,
+            };
+            let mut list = Vec::new();
+            let n = shade(
+                &p,
+                &job,
+                threads,
+                &mut out,
+                &mut list,
+                None,
+                None,
+                &|_| Ok(()),
+                None,
+            )
+            .unwrap();
+            (out.words, list, n)
+        };
+        let one = shade_on(1);
+        assert_eq!(one.1.len(), n / 2, "a triangle per odd primitive's instance 1");
+        // Lanes 0–2 emit two vertices each, after the 5 already there.
+        assert_eq!(one.1[0].v[0], 5 + 6);
+        for threads in [2, 3] {
+            let many = shade_on(threads);
+            assert!(many == one, "{threads} workers");
+        }
     }
 
     fn strip(kind: PrimKind, n: u32) -> Vec<[u32; 3]> {

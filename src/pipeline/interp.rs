@@ -90,6 +90,52 @@ pub fn mix(w: &[f64; 3], a: [u32; 3]) -> u32 {
     (v as f32).to_bits()
 }
 
+/// [`weights`] of one primitive at each location of `at`, vertex `k`'s weight at lane
+/// `l` into `out[k][l]`, the same bits as [`weights`] lane by lane: the same operations
+/// in the same order, the renormalisation's fallback a select instead of a branch. A
+/// loop the compiler runs several lanes at a time (`ps::weights_wide`).
+#[inline(always)]
+pub fn weights_lanes(prim: &Prim, at: &[Location], perspective: bool, out: [&mut [f64]; 3]) {
+    let [o0, o1, o2] = out;
+    let n = at.len().min(o0.len()).min(o1.len()).min(o2.len());
+    let (at, o0, o1, o2) = (&at[..n], &mut o0[..n], &mut o1[..n], &mut o2[..n]);
+    let [p0, p1, p2] = prim.sigma;
+    if !perspective {
+        for l in 0..n {
+            let [x, y] = at[l];
+            o0[l] = p0.at(x, y);
+            o1[l] = p1.at(x, y);
+            o2[l] = p2.at(x, y);
+        }
+        return;
+    }
+    let iw = prim.inv_w;
+    for l in 0..n {
+        let [x, y] = at[l];
+        let s = [p0.at(x, y), p1.at(x, y), p2.at(x, y)];
+        let q = [s[0] * iw[0], s[1] * iw[1], s[2] * iw[2]];
+        let sum = q[0] + q[1] + q[2];
+        let plain = sum == 0.0 || !sum.is_finite();
+        o0[l] = if plain { s[0] } else { q[0] / sum };
+        o1[l] = if plain { s[1] } else { q[1] / sum };
+        o2[l] = if plain { s[2] } else { q[2] / sum };
+    }
+}
+
+/// [`mix`] of the same three words `a` with each lane's weights (`w[k][l]`, as
+/// [`weights_lanes`] leaves them) into `out[l]`, the same bits as [`mix`] lane by lane.
+#[inline(always)]
+pub fn mix_lanes(w: [&[f64]; 3], a: [u32; 3], out: &mut [u32]) {
+    let [w0, w1, w2] = w;
+    let n = out.len().min(w0.len()).min(w1.len()).min(w2.len());
+    let (w0, w1, w2, out) = (&w0[..n], &w1[..n], &w2[..n], &mut out[..n]);
+    let a = a.map(|b| f64::from(f32::from_bits(b)));
+    for l in 0..n {
+        let v = w0[l] * a[0] + w1[l] * a[1] + w2[l] * a[2];
+        out[l] = (v as f32).to_bits();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,7 @@ use super::vrs::{self, ShadingRate};
 use super::vs::VertexOutputs;
 use crate::exec::{PixelContext, StageRunner, WaveRun};
 use crate::ir::{EvalAt, Interp, Shader, SysValue};
+use crate::wide::wide_fn;
 
 /// What one lane of a pixel wave stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,9 +253,12 @@ pub struct PixelStage<'a> {
 }
 
 /// One cache line of [`PrimAttrs`]'s records (a record starts on a line).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Zeroable)]
 #[repr(C, align(64))]
 pub struct AttrLine(pub [u32; 16]);
+
+/// Fewest primitives worth a worker of their own when gathering.
+const GATHER_CHUNK: usize = 8192;
 
 /// How many vertex-fed inputs share one [`AttrLine`]: three words each, so that an
 /// input's three words never straddle two lines.
@@ -297,15 +301,22 @@ impl PrimAttrs {
         n.div_ceil(PER_LINE)
     }
 
-    /// Gathers the records of `prims` (see the type's doc), or `None` when the system
+    /// Gathers the records of `prims` (see the type's doc) on up to `threads` workers,
+    /// each writing the records of its own range of primitives, or `None` when the system
     /// refuses the memory. The caller counts `prims.len() × lines_per_prim` lines
     /// against the draw's memory limit first.
-    pub fn gather(link: &Linked, prims: &[Prim], vertices: &VertexOutputs) -> Option<PrimAttrs> {
+    pub fn gather(
+        link: &Linked,
+        prims: &[Prim],
+        vertices: &VertexOutputs,
+        threads: usize,
+    ) -> Option<PrimAttrs> {
         let lines = Self::lines_per_prim(link);
         let mut first = Vec::new();
         first.try_reserve_exact(link.ps_inputs.len()).ok()?;
-        // Which vertex output word goes where in a record.
-        let mut fed: Vec<(usize, u32)> = Vec::new();
+        // Which vertex output word goes where in a record: (line, word in the line,
+        // vertex output word).
+        let mut fed: Vec<(usize, usize, u32)> = Vec::new();
         fed.try_reserve_exact(link.ps_inputs.len()).ok()?;
         for src in &link.ps_inputs {
             match *src {
@@ -313,32 +324,45 @@ impl PrimAttrs {
                     let k = fed.len();
                     let at = (k / PER_LINE) * 16 + (k % PER_LINE) * 3;
                     first.push(at as u32);
-                    fed.push((at, word));
+                    fed.push((at / 16, at % 16, word));
                 }
                 _ => first.push(u32::MAX),
             }
         }
-        let mut records = Vec::new();
+        // Zeroed memory the workers touch first, each its own part: the words no input
+        // takes stay 0.
+        let mut records: Vec<AttrLine> =
+            bytemuck::allocation::try_zeroed_vec(prims.len().checked_mul(lines)?).ok()?;
         if lines > 0 {
-            records
-                .try_reserve_exact(prims.len().checked_mul(lines)?)
-                .ok()?;
-            let mut rec = [AttrLine::default(); 4];
-            for prim in prims {
-                // A record of more than four lines (over twenty inputs) a line at a time.
-                for base in (0..lines).step_by(rec.len()) {
-                    let span = (lines - base).min(rec.len());
-                    for &(at, word) in &fed {
-                        let Some(line) = (at / 16).checked_sub(base).filter(|&l| l < span) else {
-                            continue;
-                        };
-                        let o = at % 16;
-                        for (k, &v) in prim.verts.iter().enumerate() {
-                            rec[line].0[o + k] = vertices.word(v, word);
+            let fill = |prims: &[Prim], out: &mut [AttrLine]| {
+                for (prim, rec) in prims.iter().zip(out.chunks_exact_mut(lines)) {
+                    for &(line, o, word) in &fed {
+                        if let Some(dst) = rec.get_mut(line).and_then(|l| l.0.get_mut(o..o + 3)) {
+                            for (d, &v) in dst.iter_mut().zip(&prim.verts) {
+                                *d = vertices.word(v, word);
+                            }
                         }
                     }
-                    records.extend_from_slice(&rec[..span]);
                 }
+            };
+            let workers = threads.min(prims.len() / GATHER_CHUNK).max(1);
+            let per = prims.len().div_ceil(workers).max(1);
+            if workers == 1 {
+                fill(prims, &mut records);
+            } else {
+                let fill = &fill;
+                std::thread::scope(|sc| {
+                    let mut parts = prims.chunks(per).zip(records.chunks_mut(per * lines));
+                    let mine = parts.next();
+                    let handles: Vec<_> =
+                        parts.map(|(p, r)| sc.spawn(move || fill(p, r))).collect();
+                    if let Some((p, r)) = mine {
+                        fill(p, r);
+                    }
+                    for h in handles {
+                        h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                    }
+                });
             }
         }
         Some(PrimAttrs {
@@ -581,7 +605,8 @@ impl PixelStage<'_> {
         // apart, so their entries need no `Option`s (whose arrays would be cleared for
         // every chunk).
         let mut locs: [Option<[Location; FILL_CHUNK]>; 3] = [None; 3];
-        let mut weights: [Option<[[f64; 3]; FILL_CHUNK]>; 6] = [None; 6];
+        // Weights lane by lane per vertex (`[k][l]`), the form the wide loops take.
+        let mut weights: [Option<[[f64; FILL_CHUNK]; 3]>; 6] = [None; 6];
         for (c, chunk) in quads.chunks(FILL_CHUNK / 4).enumerate() {
             let first = c * FILL_CHUNK;
             // The chunk's lanes as records, for the per-lane rules below.
@@ -602,6 +627,21 @@ impl PixelStage<'_> {
                 prims: &prims[..chunk.len()],
                 one,
             };
+            // The chunk's runs of lanes of one primitive, `[lo, hi)` (a quad's lanes
+            // share theirs): the weights and the mix run over a run's lanes at once.
+            let mut runs: [(usize, usize, Option<&Prim>); FILL_CHUNK] = [(0, 0, None); FILL_CHUNK];
+            let mut nruns = 0usize;
+            for (l, lane) in chunk.iter().enumerate() {
+                match nruns.checked_sub(1).and_then(|r| runs.get_mut(r)) {
+                    Some(run) if chunk[run.0].prim == lane.prim => run.1 = l + 1,
+                    _ => {
+                        if let Some(run) = runs.get_mut(nruns) {
+                            *run = (l, l + 1, prims[l]);
+                            nruns += 1;
+                        }
+                    }
+                }
+            }
             let mut have_loc = [false; 3];
             let mut have_weights = [false; 6];
             for (word, src) in sources.iter().enumerate() {
@@ -674,23 +714,28 @@ impl PixelStage<'_> {
                         let Some(wts) = weights.get_mut(slot) else {
                             continue;
                         };
-                        let wts = wts.get_or_insert([[0.0; 3]; FILL_CHUNK]);
+                        let wts = wts.get_or_insert([[0.0; FILL_CHUNK]; 3]);
                         if !have_weights[slot] {
-                            for (l, wt) in wts.iter_mut().enumerate().take(chunk.len()) {
-                                if let Some(prim) = prims[l] {
-                                    *wt = interp::weights(prim, at[l], interp.perspective());
+                            let persp = interp.perspective();
+                            for &(lo, hi, p) in &runs[..nruns] {
+                                if let Some(prim) = p {
+                                    let [w0, w1, w2] = &mut *wts;
+                                    let out = [&mut w0[lo..hi], &mut w1[lo..hi], &mut w2[lo..hi]];
+                                    weights_exact(prim, &at[lo..hi], persp, out);
                                 }
                             }
                             have_weights[slot] = true;
                         }
-                        let wts = &*wts;
-                        match gathered {
-                            Some((a, f)) => rows
-                                .fill(row, |l, _| interp::mix(&wts[l], a.words(chunk[l].prim, f))),
-                            None => rows.fill(row, |l, prim| {
-                                let vert = |k: usize| self.vertices.word(prim.verts[k], vw);
-                                interp::mix(&wts[l], [vert(0), vert(1), vert(2)])
-                            }),
+                        for &(lo, hi, p) in &runs[..nruns] {
+                            let (Some(prim), Some(row)) = (p, row.get_mut(lo..hi)) else {
+                                continue;
+                            };
+                            let words = match gathered {
+                                Some((a, f)) => a.words(chunk[lo].prim, f),
+                                None => prim.verts.map(|v| self.vertices.word(v, vw)),
+                            };
+                            let w3 = [&wts[0][lo..hi], &wts[1][lo..hi], &wts[2][lo..hi]];
+                            mix_exact(w3, words, row);
                         }
                     }
                     PsSource::Position { component, .. } => match component {
@@ -767,6 +812,50 @@ impl Rows<'_, '_> {
             if let Some(prim) = p {
                 *x = f(l, prim);
             }
+        }
+    }
+}
+
+wide_fn! {
+    /// [`interp::weights_lanes`], compiled for AVX2 too (`crate::wide`).
+    fn weights_wide(prim: &Prim, at: &[Location], perspective: bool, out: [&mut [f64]; 3]) {
+        interp::weights_lanes(prim, at, perspective, out)
+    }
+}
+
+wide_fn! {
+    /// [`interp::mix_lanes`], compiled for AVX2 too (`crate::wide`).
+    fn mix_wide(w: [&[f64]; 3], a: [u32; 3], out: &mut [u32]) {
+        interp::mix_lanes(w, a, out)
+    }
+}
+
+/// [`interp::weights`] of one primitive at each location of `at` (vertex `k`'s weight at
+/// lane `l` into `out[k][l]`), bit for bit: the wide loop, then the scalar rule again
+/// for a lane with a NaN weight. A NaN's sign and payload follow the order of an
+/// operation's operands, which the wide loop may swap; every other result is one value
+/// whatever the order.
+fn weights_exact(prim: &Prim, at: &[Location], perspective: bool, out: [&mut [f64]; 3]) {
+    let [o0, o1, o2] = out;
+    weights_wide(prim, at, perspective, [&mut *o0, &mut *o1, &mut *o2]);
+    for (l, &a) in at.iter().enumerate() {
+        if let (Some(x0), Some(x1), Some(x2)) = (o0.get_mut(l), o1.get_mut(l), o2.get_mut(l))
+            && (x0.is_nan() || x1.is_nan() || x2.is_nan())
+        {
+            [*x0, *x1, *x2] = interp::weights(prim, a, perspective);
+        }
+    }
+}
+
+/// [`interp::mix`] of words `a` with each lane's weights (`w[k][l]`) into `out[l]`, bit
+/// for bit: the wide loop, then the scalar rule again for a NaN (see [`weights_exact`]).
+fn mix_exact(w: [&[f64]; 3], a: [u32; 3], out: &mut [u32]) {
+    mix_wide(w, a, out);
+    for (l, x) in out.iter_mut().enumerate() {
+        if f32::from_bits(*x).is_nan()
+            && let (Some(&w0), Some(&w1), Some(&w2)) = (w[0].get(l), w[1].get(l), w[2].get(l))
+        {
+            *x = interp::mix(&[w0, w1, w2], a);
         }
     }
 }
@@ -1037,6 +1126,90 @@ mod tests {
         }
     }
 
+    /// The fill's lane loops (`weights_exact`, `mix_exact`: the AVX2 copy where the
+    /// processor has it, and the scalar rule for NaNs) are the scalar rules of D3D11.3 §16.4 as `interp::weights` and
+    /// `interp::mix` compute them, bit for bit, lane by lane: random planes, 1/w (zero, negative, huge), locations
+    /// and words (NaN and infinity among them), both perspective modes.
+    #[test]
+    fn lane_loops_equal_the_scalar_rules() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // A value of every kind the weights meet, from random bits `r`.
+        let f = |r: u64| -> f64 {
+            match r % 16 {
+                0 => 0.0,
+                1 => f64::INFINITY,
+                2 => f64::NAN,
+                3 => 1e300,
+                _ => (((r >> 8) % 20_000) as f64 - 10_000.0) / (1 + (r >> 40) % 7) as f64 / 97.0,
+            }
+        };
+        for case in 0..400u64 {
+            let mut p = Prim {
+                shape: setup::Shape::Square {
+                    x0: 0,
+                    y0: 0,
+                    x1: 0,
+                    y1: 0,
+                },
+                bbox: [0, 0, 1, 1],
+                sigma: [Plane::default(); 3],
+                inv_w: [f(next()), f(next()), f(next())],
+                z: Plane::default(),
+                verts: [0, 1, 2],
+                id: 0,
+                front: true,
+                viewport: 0,
+                slice: 0,
+            };
+            for s in p.sigma.iter_mut() {
+                *s = Plane {
+                    c: f(next()),
+                    dx: f(next()),
+                    dy: f(next()),
+                };
+            }
+            let n = 1 + (case % 32) as usize;
+            let at: Vec<Location> = (0..n)
+                .map(|l| {
+                    [
+                        (l % 8) as f64 + 0.5,
+                        (l / 8) as f64 + 0.5 + f(next()) * 1e-3,
+                    ]
+                })
+                .collect();
+            for persp in [false, true] {
+                let mut w = [[0.0f64; 32]; 3];
+                {
+                    let [a, b, c] = &mut w;
+                    weights_exact(&p, &at, persp, [&mut a[..n], &mut b[..n], &mut c[..n]]);
+                }
+                let words = [
+                    (f(next()) as f32).to_bits(),
+                    (next() as u32),
+                    (f(next()) as f32).to_bits(),
+                ];
+                let mut mixed = vec![0u32; n];
+                mix_exact([&w[0][..n], &w[1][..n], &w[2][..n]], words, &mut mixed);
+                for l in 0..n {
+                    let want = interp::weights(&p, at[l], persp);
+                    let got = [w[0][l], w[1][l], w[2][l]];
+                    assert_eq!(
+                        got.map(f64::to_bits),
+                        want.map(f64::to_bits),
+                        "case {case} lane {l}"
+                    );
+                    assert_eq!(mixed[l], interp::mix(&want, words), "case {case} lane {l}");
+                }
+            }
+        }
+    }
+
     /// The fill from the gathered words (`PrimAttrs`) equals the fill from the vertex
     /// outputs and [`PixelStage::input`], lane for lane, on random triangles, vertex
     /// words of any bits and waves of quads of several primitives (D3D11.3 §16.4's
@@ -1046,6 +1219,7 @@ mod tests {
     /// read 0) and lanes of a primitive the draw does not have (left alone).
     #[test]
     fn gathered_fill_equals_the_vertex_fill_on_random_triangles() {
+        let mut spread_checked = false;
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
             state ^= state << 13;
@@ -1142,7 +1316,19 @@ mod tests {
                     prims.push(p);
                 }
             }
-            let attrs = PrimAttrs::gather(&link, &prims, &vertices).unwrap();
+            let attrs = PrimAttrs::gather(&link, &prims, &vertices, 1).unwrap();
+            // Several workers gather what one does (each its own range of primitives).
+            if !prims.is_empty() && !spread_checked {
+                let many: Vec<Prim> = prims
+                    .iter()
+                    .cycle()
+                    .take(2 * GATHER_CHUNK + 5)
+                    .cloned()
+                    .collect();
+                let one = PrimAttrs::gather(&link, &many, &vertices, 1);
+                assert!(one.is_some() && one == PrimAttrs::gather(&link, &many, &vertices, 3));
+                spread_checked = true;
+            }
             assert_eq!(
                 attrs.records.len(),
                 prims.len() * PrimAttrs::lines_per_prim(&link)

@@ -223,7 +223,7 @@ pub struct Plane {
 
 impl Plane {
     /// The plane at `(x, y)` pixels.
-    #[inline]
+    #[inline(always)]
     pub fn at(&self, x: f64, y: f64) -> f64 {
         self.c + self.dx * x + self.dy * y
     }
