@@ -171,13 +171,51 @@ struct Layout<'j> {
     instances: usize,
 }
 
-/// What a range of the stage's lanes emitted: the output vertices' words (vertex
-/// indices counted from the first of the range) and the primitives they make.
-#[derive(Default)]
-struct Emitted {
-    words: Vec<u32>,
-    prims: Vec<GsOut>,
-    executed: u64,
+/// Where a range of the stage's lanes puts the vertices it emits.
+enum Dest<'a> {
+    /// At the end of the stage's vertex list (one range on one thread): vertex `v` is
+    /// at word `v × stride`.
+    Append(&'a mut Vec<u32>),
+    /// In place in the range's own region of the list, room for `maxvertexcount` a lane
+    /// (several ranges at once): vertex `first + k` is at word `k × stride` of `words`.
+    Region {
+        words: &'a mut [u32],
+        first: u32,
+        used: usize,
+    },
+}
+
+impl Dest<'_> {
+    /// Puts a vertex's words (padded with zeros to `stride`); its index, or `None` when
+    /// a region is full (it never is: the program emits at most `maxvertexcount`).
+    fn push(&mut self, vwords: &[u32], stride: usize) -> Option<u32> {
+        match self {
+            Dest::Append(words) => {
+                let v = words.len() / stride.max(1);
+                words.extend_from_slice(vwords);
+                words.resize(v * stride + stride, 0);
+                Some(v as u32)
+            }
+            Dest::Region { words, first, used } => {
+                let slot = words.get_mut(*used * stride..(*used + 1) * stride)?;
+                let n = vwords.len().min(stride);
+                slot[..n].copy_from_slice(&vwords[..n]);
+                slot[n..].fill(0);
+                let v = first.checked_add(u32::try_from(*used).ok()?)?;
+                *used += 1;
+                Some(v)
+            }
+        }
+    }
+
+    /// Word `w` of vertex `v` (0 past what was put).
+    fn word(&self, v: u32, w: usize, stride: usize) -> u32 {
+        let (words, k) = match self {
+            Dest::Append(words) => (&words[..], v as usize),
+            Dest::Region { words, first, .. } => (&words[..], v.wrapping_sub(*first) as usize),
+        };
+        words.get(k * stride + w).copied().unwrap_or(0)
+    }
 }
 
 /// Runs the geometry program over every primitive of `job` and instance, appending the
@@ -186,10 +224,12 @@ struct Emitted {
 /// wave's lane-instructions are charged through `charge`. Returns the lane-instructions
 /// executed.
 ///
-/// On `threads` > 1, a stage of several [`CHUNK`]s of lanes runs them on the workers,
-/// each into lists of its own, appended in lane order: the lanes are independent (each
-/// reads its own primitive and emits its own strips), so what leaves the stage is the
-/// same for any number of workers.
+/// On `threads` > 1, a stage of several [`CHUNK`]s of lanes runs them on the workers:
+/// each chunk puts its vertices in a region of `out` of its own (room for
+/// `maxvertexcount` a lane, so the vertex indices have gaps where lanes emitted less) and
+/// its primitives in a list of its own, the lists appended in lane order. The lanes are
+/// independent (each reads its own primitive and emits its own strips), so the same
+/// primitives leave the stage, with the same vertex words, for any number of workers.
 ///
 /// With `trace` = (the debugger's program, lane `k`), the wave holding the stage's lane
 /// `k` (input primitive `k / instances`, `SV_GSInstanceID` `k % instances`) runs the debug
@@ -238,59 +278,88 @@ pub(crate) fn shade(
     let lanes_total = job.prims.len() * layout.instances;
     let chunks = lanes_total.div_ceil(CHUNK);
     let workers = threads.min(chunks);
-    if workers <= 1 || trace.is_some() || origins.is_some() || writes.is_some() {
+    if workers <= 1
+        || trace.is_some()
+        || origins.is_some()
+        || writes.is_some()
+        || stride == 0
+        || g.max_vertices == 0
+    {
         let mut waves = StageWaves::new(program, lanes_total, trace)?;
-        let mut here = Emitted {
-            words: std::mem::take(&mut out.words),
-            ..Emitted::default()
-        };
-        let run = shade_lanes(
+        let mut dest = Dest::Append(&mut out.words);
+        let lanes = (0, lanes_total);
+        let mut executed = 0;
+        shade_lanes(
             &layout,
             &mut waves,
-            (0, lanes_total),
-            &mut here,
+            lanes,
+            (&mut dest, prims, &mut executed),
             origins,
             charge,
             writes,
-        );
-        out.words = here.words;
-        prims.append(&mut here.prims);
-        run?;
-        return Ok(here.executed);
+        )?;
+        return Ok(executed);
     }
     use std::sync::Mutex;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Each chunk's region: room for `maxvertexcount` vertices a lane, after the vertices
+    // already there, in zeroed memory that only the chunk's worker touches (counted
+    // against the draw's memory with the stage's most output). Vertex indices are
+    // positions, so the room a lane leaves unused is never read.
+    let maxv = g.max_vertices as usize;
+    let per_chunk = CHUNK.saturating_mul(maxv).saturating_mul(stride);
+    let first = out.words.len() / stride.max(1);
+    let room = lanes_total
+        .checked_mul(maxv)
+        .and_then(|n| n.checked_mul(stride))
+        .and_then(|n| n.checked_add(first * stride))
+        .ok_or_else(refused)?;
+    let mut words: Vec<u32> = bytemuck::allocation::try_zeroed_vec(room).map_err(|_| refused())?;
+    words[..first * stride].copy_from_slice(&out.words[..first * stride]);
+    let (_, regions) = words.split_at_mut(first * stride);
+    let queue: Mutex<Vec<(usize, &mut [u32])>> = Mutex::new(
+        regions
+            .chunks_mut(per_chunk.max(1))
+            .enumerate()
+            .rev()
+            .collect(),
+    );
     let stop = AtomicBool::new(false);
-    let parts: Mutex<Vec<(usize, Result<Emitted, ExecError>)>> = Mutex::new(Vec::new());
+    type Part = (usize, Result<(Vec<GsOut>, u64), ExecError>);
+    let parts: Mutex<Vec<Part>> = Mutex::new(Vec::new());
     let worker = || -> Result<(), ExecError> {
         let mut waves = StageWaves::new(program, lanes_total, None)?;
         loop {
-            let c = next.fetch_add(1, Ordering::Relaxed);
-            if c >= chunks || stop.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
+            let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            let Some((c, region)) = next else {
+                return Ok(());
+            };
             let range = (c * CHUNK, ((c + 1) * CHUNK).min(lanes_total));
-            // Room for the most the chunk can emit (`maxvertexcount` a lane, counted
-            // against the draw's memory already), so that its lists never grow: growing
-            // a large list remaps it, which holds up the other workers' page faults.
-            let most = (range.1 - range.0).saturating_mul(g.max_vertices as usize);
-            let mut part = Emitted::default();
-            if part
-                .words
-                .try_reserve_exact(most.saturating_mul(stride))
-                .is_err()
-                || part.prims.try_reserve_exact(most).is_err()
-            {
-                parts
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push((c, Err(refused())));
-                stop.store(true, Ordering::Relaxed);
-                return Ok(());
-            }
-            let run = shade_lanes(&layout, &mut waves, range, &mut part, None, charge, None)
-                .map(|()| part);
+            let mut dest = Dest::Region {
+                words: region,
+                first: u32::try_from(first + c * CHUNK * maxv).map_err(|_| refused())?,
+                used: 0,
+            };
+            let mut listed = Vec::new();
+            let mut executed = 0;
+            let run = listed
+                .try_reserve_exact((range.1 - range.0).saturating_mul(maxv))
+                .map_err(|_| refused())
+                .and_then(|()| {
+                    shade_lanes(
+                        &layout,
+                        &mut waves,
+                        range,
+                        (&mut dest, &mut listed, &mut executed),
+                        None,
+                        charge,
+                        None,
+                    )
+                })
+                .map(|()| (listed, executed));
             if run.is_err() {
                 stop.store(true, Ordering::Relaxed);
             }
@@ -318,20 +387,14 @@ pub(crate) fn shade(
     if let Some(e) = started.into_iter().find_map(Result::err) {
         return Err(e);
     }
-    let mut executed = 0u64;
-    let words: usize = ok.iter().map(|p| p.words.len()).sum();
-    let listed: usize = ok.iter().map(|p| p.prims.len()).sum();
-    out.words.try_reserve(words).map_err(|_| refused())?;
+    let listed: usize = ok.iter().map(|p| p.0.len()).sum();
     prims.try_reserve(listed).map_err(|_| refused())?;
-    for part in ok {
-        let base = (out.words.len() / stride.max(1)) as u32;
-        out.words.extend_from_slice(&part.words);
-        prims.extend(part.prims.into_iter().map(|p| GsOut {
-            v: p.v.map(|v| v + base),
-            ..p
-        }));
-        executed += part.executed;
+    let mut executed = 0u64;
+    for (list, n) in ok {
+        prims.extend_from_slice(&list);
+        executed += n;
     }
+    out.words = words;
     Ok(executed)
 }
 
@@ -341,14 +404,15 @@ fn refused() -> ExecError {
     )
 }
 
-/// Runs lanes `lo..hi` of the stage, appending what they emit to `into` (vertex `v` of
-/// its primitives is the one at word `v × stride` of `into.words`).
+/// Runs lanes `lo..hi` of the stage, putting the vertices they emit in `dest` and
+/// appending the primitives they make to `listed`, adding their lane-instructions to
+/// `executed`.
 #[allow(clippy::too_many_arguments)]
 fn shade_lanes(
     l: &Layout<'_>,
     waves: &mut StageWaves<'_>,
     (lo, hi): (usize, usize),
-    into: &mut Emitted,
+    (dest, listed, executed): (&mut Dest<'_>, &mut Vec<GsOut>, &mut u64),
     mut origins: Option<&mut Vec<u32>>,
     charge: &dyn Fn(u64) -> Result<(), ExecError>,
     writes: Option<StageWrites<'_>>,
@@ -408,7 +472,7 @@ fn shade_lanes(
         let run = wave.run(n, sink.as_ref().map(|s| s as &dyn WriteSink))?;
         let runner = &*wave.runner;
         charge(run.lane_instructions)?;
-        into.executed += run.lane_instructions;
+        *executed += run.lane_instructions;
         let (records, words) = runner.emitted();
         // The records are in execution order, each lane's own in its program order:
         // where each vertex's words start, then each lane's records in lane order
@@ -464,26 +528,17 @@ fn shade_lanes(
                     continue;
                 }
                 let vwords = words.get(fw..fw + stride).unwrap_or(&[]);
-                let v = into.words.len() / stride.max(1);
+                let Some(v) = dest.push(vwords, stride) else {
+                    continue;
+                };
                 if let Some(o) = origins.as_deref_mut() {
                     o.push((start + ln) as u32);
                 }
-                into.words.extend_from_slice(vwords);
-                into.words.resize(v * stride + stride, 0);
-                let before = into.prims.len();
-                let v = v as u32;
-                restart(
-                    l.kind,
-                    strip,
-                    v,
-                    id_in,
-                    u32::from(r.stream),
-                    &mut into.prims,
-                );
+                let before = listed.len();
+                restart(l.kind, strip, v, id_in, u32::from(r.stream), listed);
                 if let Some(pw) = l.out_prim_word[usize::from(r.stream)] {
-                    for p in &mut into.prims[before..] {
-                        let at = p.v[0] as usize * stride + pw as usize;
-                        p.id = into.words.get(at).copied().unwrap_or(0);
+                    for p in &mut listed[before..] {
+                        p.id = dest.word(p.v[0], pw as usize, stride);
                     }
                 }
                 strip.push(v);
@@ -666,15 +721,29 @@ block0:\n    input r1, 12\n    input r2, 16\n    input r3, 0\n    input r4, 4\n 
                 None,
             )
             .unwrap();
-            (out.words, list, n)
+            // What a primitive is: its vertices' words, its id and stream (the vertex
+            // indices have gaps on several workers).
+            let resolved: Vec<(Vec<u32>, u32, u32)> = list
+                .iter()
+                .map(|q| {
+                    let words = q.v.iter().flat_map(|&v| out.vertex(v).to_vec()).collect();
+                    (words, q.id, q.stream)
+                })
+                .collect();
+            assert_eq!(&out.words[..40], &[9; 40], "the vertices already there");
+            (resolved, list, n)
         };
         let one = shade_on(1);
-        assert_eq!(one.1.len(), n / 2, "a triangle per odd primitive's instance 1");
+        assert_eq!(
+            one.1.len(),
+            n / 2,
+            "a triangle per odd primitive's instance 1"
+        );
         // Lanes 0–2 emit two vertices each, after the 5 already there.
         assert_eq!(one.1[0].v[0], 5 + 6);
         for threads in [2, 3] {
             let many = shade_on(threads);
-            assert!(many == one, "{threads} workers");
+            assert!(many.0 == one.0 && many.2 == one.2, "{threads} workers");
         }
     }
 
