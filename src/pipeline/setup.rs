@@ -238,7 +238,7 @@ impl Plane {
 }
 
 /// A primitive ready to rasterize.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Prim {
     /// What it covers.
     pub shape: Shape,
