@@ -2031,6 +2031,7 @@ fn draw_view(
     }
 
     let ps_out = s.ps.map(PsOutputs::of).unwrap_or_default();
+    let ps_read = s.ps.map(ps::words_read);
     let depth_ranges: Vec<(f32, f32)> = viewports
         .iter()
         .map(|v| (v.viewport.min_depth, v.viewport.max_depth))
@@ -2042,6 +2043,7 @@ fn draw_view(
         pattern: &pattern,
         depth_ranges: &depth_ranges,
         attrs: Some(&attrs),
+        read: ps_read.as_deref(),
     };
     let rates = shading_rates(s, rast_stream, &targets, &linked, &ps_out)?;
     // D3D11.3 §3.5.6.2: with a forced sample count, a pixel covering any forced sample

@@ -29,7 +29,7 @@ use super::setup::{Plane, Prim};
 use super::vrs::{self, ShadingRate};
 use super::vs::VertexOutputs;
 use crate::exec::{PixelContext, StageRunner, WaveRun};
-use crate::ir::{EvalAt, Interp, Shader, SysValue};
+use crate::ir::{EvalAt, Inst, Interp, Shader, SysValue};
 use crate::wide::wide_fn;
 
 /// What one lane of a pixel wave stands for.
@@ -250,6 +250,39 @@ pub struct PixelStage<'a> {
     /// The vertex words the pixel program reads, gathered per primitive from `prims`
     /// and `vertices` ([`PrimAttrs::gather`]); `None`: the fill reads `vertices`.
     pub attrs: Option<&'a PrimAttrs>,
+    /// Per input word, whether the pixel program reads it ([`words_read`]): the fill
+    /// leaves the others as they are. `None`: it fills every word (what the debugger's
+    /// traced wave shows).
+    pub read: Option<&'a [bool]>,
+}
+
+/// Per input word of `program`, whether an instruction reads it: `input`, and every row
+/// of `input_indexed` and `eval` (which reads the vertex outputs in a draw, but the
+/// input words elsewhere). A word no instruction reads cannot change what the program
+/// does, so the pixel fill need not compute it: a signature often declares
+/// `SV_Position` whose z and w the program never reads, and w costs a division a lane.
+pub fn words_read(program: &Shader) -> Vec<bool> {
+    let mut read = vec![false; program.input_words as usize];
+    let mut mark = |slot: u32, rows: u32| {
+        for r in 0..rows.min(64) {
+            if let Some(x) = slot
+                .checked_add(4 * r)
+                .and_then(|w| read.get_mut(w as usize))
+            {
+                *x = true;
+            }
+        }
+    };
+    for inst in &program.insts {
+        match inst {
+            Inst::Input { slot, .. } => mark(*slot, 1),
+            Inst::InputIndexed { slot, rows, .. } | Inst::Eval { slot, rows, .. } => {
+                mark(*slot, (*rows).max(1))
+            }
+            _ => {}
+        }
+    }
+    read
 }
 
 /// One cache line of [`PrimAttrs`]'s records (a record starts on a line).
@@ -524,6 +557,13 @@ impl PixelStage<'_> {
         }
     }
 
+    /// Whether the fill computes input word `word` (see [`PixelStage::read`]).
+    #[inline]
+    fn reads(&self, word: usize) -> bool {
+        self.read
+            .is_none_or(|r| r.get(word).copied().unwrap_or(true))
+    }
+
     /// Writes the input words of every lane of `quads` (lane `4q + k` is lane `k` of
     /// quad `q`) into `runner`. Each word's value is what [`PixelStage::input`] gives.
     /// The lanes' pixels are not written as ids: the wave's [`WaveContext`] names them
@@ -552,6 +592,9 @@ impl PixelStage<'_> {
         let inputs = runner.inputs_mut();
         let mut rest = false;
         for (word, src) in sources.iter().enumerate() {
+            if !self.reads(word) {
+                continue;
+            }
             let Some(row) = inputs.get_mut(word * w..word * w + n) else {
                 continue;
             };
@@ -645,6 +688,9 @@ impl PixelStage<'_> {
             let mut have_loc = [false; 3];
             let mut have_weights = [false; 6];
             for (word, src) in sources.iter().enumerate() {
+                if !self.reads(word) {
+                    continue;
+                }
                 let Some(row) = inputs.get_mut(word * w + first..word * w + first + chunk.len())
                 else {
                     continue;
@@ -1080,6 +1126,7 @@ mod tests {
             pattern: &pattern,
             depth_ranges: &[(0.2, 0.8)],
             attrs: None,
+            read: None,
         };
         let quad = |prim, x, y, sample, coverage| PixelQuad {
             prim,
@@ -1208,6 +1255,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `words_read`: a word is read by `input`, and every row of `input_indexed`.
+    #[test]
+    fn the_words_a_program_reads() {
+        let ps = parse_shader(
+            "shader pixel\nregs 3\nconst r0 = 0x0\nio_words in 12 out 1\nblock0:\n    input r1, 5\n    input_indexed r2, 2, r0, 2\n    output 0, r1\n    return\n",
+        )
+        .unwrap();
+        let mut want = vec![false; 12];
+        for w in [5, 2, 6] {
+            want[w] = true;
+        }
+        assert_eq!(words_read(&ps), want);
     }
 
     /// The fill from the gathered words (`PrimAttrs`) equals the fill from the vertex
@@ -1348,6 +1409,7 @@ mod tests {
                 pattern: &pattern,
                 depth_ranges: &[(0.0, 1.0)],
                 attrs: None,
+                read: None,
             };
             let stage = PixelStage {
                 attrs: Some(&attrs),
@@ -1380,6 +1442,31 @@ mod tests {
             runner.inputs_mut().fill(0xdead_beef);
             general.fill(&mut runner, &quads);
             let want = runner.inputs_mut().to_vec();
+            // The fill of a program that reads some words computes those alone, and
+            // leaves the others as they were.
+            let read: Vec<bool> = (0..n).map(|_| next() % 3 != 0).collect();
+            runner.inputs_mut().fill(0x0bad_f00d);
+            PixelStage {
+                read: Some(&read),
+                ..stage
+            }
+            .fill(&mut runner, &quads);
+            let some = runner.inputs_mut().to_vec();
+            for (word, &r) in read.iter().enumerate() {
+                for l in 0..nq * 4 {
+                    let (g, w) = (
+                        some[word * wave as usize + l],
+                        want[word * wave as usize + l],
+                    );
+                    // A lane the full fill left alone is left alone here too.
+                    let w = if w == 0xdead_beef { 0x0bad_f00d } else { w };
+                    if !r {
+                        assert_eq!(g, 0x0bad_f00d, "case {case} lane {l} word {word}");
+                    } else {
+                        assert_eq!(g, w, "case {case} lane {l} word {word}");
+                    }
+                }
+            }
             runner.inputs_mut().fill(0xdead_beef);
             stage.fill(&mut runner, &quads);
             let got = runner.inputs_mut().to_vec();

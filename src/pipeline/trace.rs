@@ -486,7 +486,12 @@ impl TraceProgram<'_> {
         let mut out = vec![0u32; words * batch];
         let mut total = WaveRun::default();
         for (k, sub) in quads.chunks((w / 4).max(1)).enumerate() {
-            stage.fill(&mut runner, sub);
+            // The traced wave shows every input word, read or not.
+            let every = PixelStage {
+                read: None,
+                ..*stage
+            };
+            every.fill(&mut runner, sub);
             let n = sub.len() * 4;
             let all = if n >= 128 {
                 u128::MAX

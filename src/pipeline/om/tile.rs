@@ -902,6 +902,7 @@ mod tests {
             pattern: &pattern,
             depth_ranges: &[(0.0, 1.0)],
             attrs: None,
+            read: None,
         };
         let m = OutputMerger::new(&s, &stage, n, true, PsOutputs::of(&ps), None);
         assert_eq!(m.in_place, [false; 8], "several samples: tile copies");
@@ -947,6 +948,7 @@ mod tests {
             pattern: &pattern,
             depth_ranges: &[(0.0, 1.0)],
             attrs: None,
+            read: None,
         };
         let ps_out = PsOutputs::of(&ps);
         let rt = |f: Format| texture(f, 8, 8, 1, 4);
