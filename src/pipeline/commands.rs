@@ -72,12 +72,11 @@
 use std::time::Instant;
 
 use super::dispatch::{DispatchHooks, dispatch_with};
-use super::draw::{DrawError, DrawOptions, DrawReport, Drawn, draw_charged, draw_in_scene};
+use super::draw::{DrawError, DrawOptions, draw_charged};
 use super::om;
 use super::plan::Plan;
 use super::pso::PsoCache;
 use super::query::{ActiveQuery, Predicate, QueryHeap, QueryType, Resolve, ResolvedQuery};
-use super::scene::{self, Scene};
 use super::state::DrawArgs;
 use super::work::{DispatchWork, DrawWork, Hooks, Work, WorkReport};
 use crate::exec::{ExecError, RunBudget};
@@ -1237,8 +1236,6 @@ pub fn run_list(
     let mut report = ListReport::default();
     // The list's draws share their prepared programs, waves and small tile lists.
     let pso = PsoCache::new();
-    // Consecutive small draws over the same targets run their tiles together.
-    let mut scene = Scene::default();
     for (i, c) in commands.iter().enumerate() {
         let t0 = Instant::now();
         let skipped = c.predicated_off();
@@ -1246,49 +1243,6 @@ pub fn run_list(
             pso: Some(&pso),
             ..Hooks::default()
         };
-        if let Command::Work(Work::Draw(d)) = c
-            && d.view.is_none()
-        {
-            let state = d.state();
-            if scene::admits(&state) {
-                if !scene.continues(&state) {
-                    run_scene(&mut scene, commands, budget, &pso, &mut report)?;
-                }
-                let opts = hooks.draw_options(plan);
-                let drawn = draw_in_scene(&state, &d.args, &opts, budget)
-                    .map_err(|e| command_error(i, c, e))?;
-                let run = match drawn {
-                    Drawn::Deferred(tail) => {
-                        if !scene.has_room(&tail, plan.limits.max_memory_bytes) {
-                            run_scene(&mut scene, commands, budget, &pso, &mut report)?;
-                        }
-                        scene.join(tail.into_owned(), (i, 0));
-                        // Its report is made when the scene's tiles have run.
-                        DrawReport::default()
-                    }
-                    drawn => {
-                        run_scene(&mut scene, commands, budget, &pso, &mut report)?;
-                        drawn
-                            .done(&opts, budget)
-                            .map_err(|e| command_error(i, c, e))?
-                    }
-                };
-                budget.check().map_err(|spent| {
-                    command_error(i, c, DrawError::Exec(budget.error(spent, 0, 0, "commands")))
-                })?;
-                report.commands.push(CommandReport {
-                    command: c.name(),
-                    skipped,
-                    runs: vec![WorkReport::Draw(Box::new(run))],
-                    seconds: t0.elapsed().as_secs_f64(),
-                    queries: Vec::new(),
-                });
-                continue;
-            }
-        }
-        // Every other command sees the scene's draws done.
-        run_scene(&mut scene, commands, budget, &pso, &mut report)?;
-        let t0 = Instant::now();
         let runs = c
             .run(plan, budget, hooks)
             .map_err(|e| command_error(i, c, e))?;
@@ -1300,38 +1254,7 @@ pub fn run_list(
             queries: c.resolved_queries(),
         });
     }
-    run_scene(&mut scene, commands, budget, &pso, &mut report)?;
     Ok(report)
-}
-
-/// Runs `scene`'s tiles (when it holds draws) and puts each of its draws' reports in
-/// its command's place in `report`, with its share of the tiles' time.
-fn run_scene(
-    scene: &mut Scene<'_>,
-    commands: &[Command],
-    budget: &RunBudget,
-    pso: &PsoCache,
-    report: &mut ListReport,
-) -> Result<(), DrawError> {
-    if scene.is_empty() {
-        return Ok(());
-    }
-    let done = scene
-        .run(budget, Some(pso))
-        .map_err(|(i, e)| match commands.get(i) {
-            Some(c) => command_error(i, c, e),
-            None => e,
-        })?;
-    for d in done {
-        let Some(c) = report.commands.get_mut(d.at.0) else {
-            continue;
-        };
-        if let Some(r) = c.runs.get_mut(d.at.1) {
-            *r = WorkReport::Draw(Box::new(d.report));
-        }
-        c.seconds += d.seconds;
-    }
-    Ok(())
 }
 
 /// `e` as the failure of command `i` (0-based) of a list.

@@ -815,16 +815,7 @@ pub fn draw_charged(
                 ),
             ));
         }
-        return draw_view(
-            s,
-            args,
-            opts,
-            budget,
-            0,
-            ViewInstanceLocation::default(),
-            false,
-        )?
-        .done(opts, budget);
+        return draw_view(s, args, opts, budget, 0, ViewInstanceLocation::default());
     };
     vi.check()
         .map_err(|e| state_err(DrawField::ViewInstancing, e.to_string()))?;
@@ -874,7 +865,7 @@ pub fn draw_charged(
         } else {
             &unwatched
         };
-        let r = draw_view(s, args, o, budget, view, location, false)?.done(o, budget)?;
+        let r = draw_view(s, args, o, budget, view, location)?;
         match report.as_mut() {
             Some(total) => total.add_view(&r),
             None => report = Some(r),
@@ -896,42 +887,17 @@ pub fn draw_charged(
     }
 }
 
-/// The front end of a draw of a command list's scene (`scene`, which checked that the
-/// draw may join one: no view instancing, no stream output, no memory writes): its
-/// tiles wait ([`Drawn::Deferred`]), or must run once the scene's have
-/// ([`Drawn::Alone`]).
-pub(crate) fn draw_in_scene<'s, 'a>(
-    s: &'s DrawState<'a>,
-    args: &DrawArgs,
-    opts: &DrawOptions<'_>,
-    budget: &RunBudget,
-) -> Result<Drawn<'s, 'a>, DrawError> {
-    draw_view(
-        s,
-        args,
-        opts,
-        budget,
-        0,
-        ViewInstanceLocation::default(),
-        true,
-    )
-}
-
 /// One view's pass of a draw: [`draw_charged`] with `SV_ViewID` = `view` in every
 /// program and `location` added to the viewport and slice indices the last stage before
 /// the rasterizer writes (a draw without view instancing is view 0 at location (0, 0)).
-///
-/// With `defer`, a draw whose tiles nobody watches leaves them to its list's scene
-/// ([`Drawn::Deferred`]).
-fn draw_view<'s, 'a>(
-    s: &'s DrawState<'a>,
+fn draw_view(
+    s: &DrawState<'_>,
     args: &DrawArgs,
     opts: &DrawOptions<'_>,
     budget: &RunBudget,
     view: u32,
     location: ViewInstanceLocation,
-    defer: bool,
-) -> Result<Drawn<'s, 'a>, DrawError> {
+) -> Result<DrawReport, DrawError> {
     let t0 = Instant::now();
     if let Some(w) = opts.writes {
         w.pass(view);
@@ -1984,28 +1950,28 @@ fn draw_view<'s, 'a>(
             format!("more primitives than the memory limit of {limit} bytes holds"),
         ));
     }
-    // The vertices the rasterizer and the pixel stage read: the last stage's.
-    let vertices = std::mem::take(if s.mesh.is_some() {
-        &mut mesh_out
+    let stage_vertices = if s.mesh.is_some() {
+        &mesh_out
     } else if gs_program.is_some() {
-        &mut gs_out
+        &gs_out
     } else if tess_programs.is_some() {
-        &mut ds_out
+        &ds_out
     } else {
-        &mut outputs
-    });
+        &outputs
+    };
     // The vertex words the pixel program reads, gathered per primitive for the fill.
     let lines = ps::PrimAttrs::lines_per_prim(&linked) as u64;
     memory.take(
         "the pixel inputs gathered per primitive",
         bytes_of::<ps::AttrLine>((prims.len() as u64).saturating_mul(lines)),
     )?;
-    let attrs = ps::PrimAttrs::gather(&linked, &prims, &vertices, threads).ok_or_else(|| {
-        state_err(
-            DrawField::Args,
-            "the pixel inputs gathered per primitive: the system refused the memory",
-        )
-    })?;
+    let attrs =
+        ps::PrimAttrs::gather(&linked, &prims, stage_vertices, threads).ok_or_else(|| {
+            state_err(
+                DrawField::Args,
+                "the pixel inputs gathered per primitive: the system refused the memory",
+            )
+        })?;
     let t1 = Instant::now();
     report.times.setup = (t1 - t0).as_secs_f64();
     // Primitives routed to other slices than the first run in passes, one per slice
@@ -2065,11 +2031,20 @@ fn draw_view<'s, 'a>(
     }
 
     let ps_out = s.ps.map(PsOutputs::of).unwrap_or_default();
-    let read = s.ps.map(ps::words_read);
+    let ps_read = s.ps.map(ps::words_read);
     let depth_ranges: Vec<(f32, f32)> = viewports
         .iter()
         .map(|v| (v.viewport.min_depth, v.viewport.max_depth))
         .collect();
+    let stage = PixelStage {
+        link: &linked,
+        prims: &prims,
+        vertices: stage_vertices,
+        pattern: &pattern,
+        depth_ranges: &depth_ranges,
+        attrs: Some(&attrs),
+        read: ps_read.as_deref(),
+    };
     let rates = shading_rates(s, rast_stream, &targets, &linked, &ps_out)?;
     // D3D11.3 §3.5.6.2: with a forced sample count, a pixel covering any forced sample
     // writes every sample of the bound targets.
@@ -2095,295 +2070,82 @@ fn draw_view<'s, 'a>(
             )
         })
         .map(|(w, _)| w + 3);
-    // The stages before the rasterizer have run: their report lines are final.
+    let mut st = TileStats::default();
+    let mut binning = 0.0;
+    for (slice, members) in &passes {
+        let tb = Instant::now();
+        let (bins, bin_bytes) = bin_primitives(
+            &prims,
+            members.as_deref(),
+            &targets,
+            threads,
+            &mut memory,
+            opts.pso,
+        )?;
+        binning += tb.elapsed().as_secs_f64();
+        let sliced;
+        let state = if views.iter().any(|v| v.1) {
+            sliced = slice_state(s, *slice);
+            &sliced
+        } else {
+            s
+        };
+        let mut om = OutputMerger::new(state, &stage, targets.samples, early, ps_out, opts.writes);
+        om.target_coverage = target_coverage;
+        om.aa_alpha = aa_alpha;
+        let ctx = TileCtx {
+            stage: &stage,
+            bins: &bins,
+            om,
+            ps: ps_program.as_ref(),
+            scissor,
+            observer: opts.observer,
+            memory: opts.memory,
+            trace: traced,
+            budget,
+            vrs: rates.as_ref(),
+        };
+        st.add(&ctx.run(threads)?);
+        memory.give(bin_bytes);
+        if let Some(cache) = opts.pso {
+            cache.keep_bins(bins);
+        }
+    }
+    report.times.binning = binning;
+    report.pixels_shaded = st.pixels;
+    report.samples_passed = st.samples_passed;
+    report.helper_lanes = st.helpers;
+    report.pixel_waves = st.waves;
+    report.ps_lane_instructions = st.lane_instructions;
+    // The timed waves stand for all of them (`tile::TIMED_WAVES`).
+    let scale = if st.timed_waves == 0 {
+        0.0
+    } else {
+        st.waves as f64 / st.timed_waves as f64
+    };
+    let (shading, om) = (st.shading * scale, st.om + st.wave_om * scale);
+    report.times.raster = (st.total - shading - om).max(0.0);
+    report.times.shading = shading;
+    report.times.output_merger = om;
+    // After the draw, so that the reports count what the region code ran.
     for (stage, p) in [
         ("vs", vs_program.as_ref()),
         ("gs", gs_program.as_ref()),
         ("hs", tess_programs.as_ref().map(|p| &p.0)),
         ("ds", tess_programs.as_ref().map(|p| &p.1)),
+        ("ps", ps_program.as_ref()),
     ] {
-        jit_line(&mut report, opts.pso, stage, p);
-    }
-    // A list's scene takes the draw's tiles when nobody watches them, they run in one
-    // pass over the whole target, and the draw is small enough to wait (`scene`).
-    let deferred = defer
-        && prims.len() <= super::scene::DRAW_PRIMITIVES
-        && traced.is_none()
-        && opts.observer.is_none()
-        && opts.memory.is_none()
-        && opts.writes.is_none()
-        && opts.lanes.is_none()
-        && opts.pso.is_some()
-        && matches!(passes.as_slice(), [(0, None)])
-        && !views.iter().any(|v| v.1);
-    let tail = DrawTail {
-        state: if deferred {
-            std::borrow::Cow::Owned(s.clone())
-        } else {
-            std::borrow::Cow::Borrowed(s)
-        },
-        linked,
-        prims,
-        vertices,
-        pattern,
-        depth_ranges,
-        attrs,
-        read,
-        ps_out,
-        early,
-        target_coverage,
-        aa_alpha,
-        ps: ps_program,
-        scissor,
-        rates,
-        views,
-        passes,
-        targets,
-        threads,
-        report,
-        memory_used: memory.used,
-    };
-    if deferred {
-        return Ok(Drawn::Deferred(Box::new(tail)));
-    }
-    if defer {
-        // Its scene runs first (the draw's tiles come after the scene's).
-        return Ok(Drawn::Alone(Box::new(tail)));
-    }
-    let (st, binning) = tail.run_tiles(&mut memory, opts, traced, budget)?;
-    Ok(Drawn::Done(Box::new(tail.finish(st, binning, opts.pso))))
-}
-
-/// Adds `program`'s native-code report line for `stage` (and its compile time) to
-/// `report`, after the program ran (the line counts what its region code ran).
-fn jit_line(
-    report: &mut DrawReport,
-    pso: Option<&PsoCache>,
-    stage: &'static str,
-    program: Option<&StageProgram<'_>>,
-) {
-    let Some((p, key)) = program.and_then(|p| Some((p, p.jit_report_key()?))) else {
-        return;
-    };
-    report.compile_seconds += key.compile_time().as_secs_f64();
-    let line = match pso {
-        Some(cache) => cache.jit_line(stage, key, p),
-        None => p.jit_report().map(|r| format!("{stage}: {r}")),
-    };
-    report.jit.extend(line);
-}
-
-/// What a draw's front end hands on: its report, or (in a list's scene) its tiles still
-/// to run.
-pub(crate) enum Drawn<'s, 'a> {
-    /// The draw is done.
-    Done(Box<DrawReport>),
-    /// The draw's tiles wait for its scene (`scene`).
-    Deferred(Box<DrawTail<'s, 'a>>),
-    /// The draw's tiles cannot join a scene: they run after the scene's
-    /// ([`DrawTail::run_now`]).
-    Alone(Box<DrawTail<'s, 'a>>),
-}
-
-impl Drawn<'_, '_> {
-    /// The draw's report, running its tiles now if they were left to a scene.
-    pub(crate) fn done(
-        self,
-        opts: &DrawOptions<'_>,
-        budget: &RunBudget,
-    ) -> Result<DrawReport, DrawError> {
-        match self {
-            Drawn::Done(r) => Ok(*r),
-            Drawn::Deferred(t) | Drawn::Alone(t) => t.run_now(opts, budget),
-        }
-    }
-}
-
-/// What a draw's tiles read, made by its front end: the set-up primitives, the vertices
-/// and gathered inputs, the pixel program, the output merger's state. Owned (with the
-/// state itself, for a deferred draw), so that a list's scene can run the tiles after
-/// later draws' front ends (`scene`).
-pub(crate) struct DrawTail<'s, 'a> {
-    pub(crate) state: std::borrow::Cow<'s, DrawState<'a>>,
-    linked: Linked,
-    pub(crate) prims: Vec<Prim>,
-    vertices: VertexOutputs,
-    pattern: Pattern,
-    depth_ranges: Vec<(f32, f32)>,
-    attrs: ps::PrimAttrs,
-    read: Option<Vec<bool>>,
-    ps_out: PsOutputs,
-    early: bool,
-    target_coverage: Option<u32>,
-    aa_alpha: Option<u32>,
-    pub(crate) ps: Option<StageProgram<'a>>,
-    pub(crate) scissor: Rect,
-    pub(crate) rates: Option<vrs::Rates>,
-    views: Vec<(u32, bool)>,
-    passes: Vec<SlicePass>,
-    targets: Targets,
-    pub(crate) threads: usize,
-    report: DrawReport,
-    /// The bytes the draw holds (`DrawMemory`), counted by its front end.
-    pub(crate) memory_used: u64,
-}
-
-impl<'a> DrawTail<'_, 'a> {
-    /// The same tail owning its state (a deferred draw's already does: nothing is
-    /// copied then).
-    pub(crate) fn into_owned(self) -> DrawTail<'a, 'a> {
-        DrawTail {
-            state: std::borrow::Cow::Owned(self.state.into_owned()),
-            linked: self.linked,
-            prims: self.prims,
-            vertices: self.vertices,
-            pattern: self.pattern,
-            depth_ranges: self.depth_ranges,
-            attrs: self.attrs,
-            read: self.read,
-            ps_out: self.ps_out,
-            early: self.early,
-            target_coverage: self.target_coverage,
-            aa_alpha: self.aa_alpha,
-            ps: self.ps,
-            scissor: self.scissor,
-            rates: self.rates,
-            views: self.views,
-            passes: self.passes,
-            targets: self.targets,
-            threads: self.threads,
-            report: self.report,
-            memory_used: self.memory_used,
-        }
-    }
-}
-
-impl DrawTail<'_, '_> {
-    /// The pixel stage the tiles fill waves from.
-    pub(crate) fn stage(&self) -> PixelStage<'_> {
-        PixelStage {
-            link: &self.linked,
-            prims: &self.prims,
-            vertices: &self.vertices,
-            pattern: &self.pattern,
-            depth_ranges: &self.depth_ranges,
-            attrs: Some(&self.attrs),
-            read: self.read.as_deref(),
-        }
-    }
-
-    /// The output merger of `state` (the draw's, or one slice's) over `stage`.
-    pub(crate) fn merger<'t>(
-        &self,
-        state: &'t DrawState<'t>,
-        stage: &'t PixelStage<'t>,
-        writes: Option<&'t dyn MergeObserver>,
-    ) -> OutputMerger<'t> {
-        let mut om = OutputMerger::new(
-            state,
-            stage,
-            self.targets.samples,
-            self.early,
-            self.ps_out,
-            writes,
-        );
-        om.target_coverage = self.target_coverage;
-        om.aa_alpha = self.aa_alpha;
-        om
-    }
-
-    /// The target's size in pixels.
-    pub(crate) fn size(&self) -> (u32, u32) {
-        (self.targets.width, self.targets.height)
-    }
-
-    /// Bins the primitives and runs the tiles, pass by pass, under `opts`'s hooks and
-    /// `traced`; returns what the tiles did and the binning time.
-    fn run_tiles(
-        &self,
-        memory: &mut DrawMemory,
-        opts: &DrawOptions<'_>,
-        traced: Option<&TraceProgram<'_>>,
-        budget: &RunBudget,
-    ) -> Result<(TileStats, f64), DrawError> {
-        let stage = self.stage();
-        let mut st = TileStats::default();
-        let mut binning = 0.0;
-        for (slice, members) in &self.passes {
-            let tb = Instant::now();
-            let (bins, bin_bytes) = bin_primitives(
-                &self.prims,
-                members.as_deref(),
-                &self.targets,
-                self.threads,
-                memory,
-                opts.pso,
-            )?;
-            binning += tb.elapsed().as_secs_f64();
-            let sliced;
-            let state: &DrawState<'_> = if self.views.iter().any(|v| v.1) {
-                sliced = slice_state(&self.state, *slice);
-                &sliced
-            } else {
-                &self.state
-            };
-            let ctx = TileCtx {
-                stage: &stage,
-                bins: &bins,
-                om: self.merger(state, &stage, opts.writes),
-                ps: self.ps.as_ref(),
-                scissor: self.scissor,
-                observer: opts.observer,
-                memory: opts.memory,
-                trace: traced,
-                budget,
-                vrs: self.rates.as_ref(),
-            };
-            st.add(&ctx.run(self.threads)?);
-            memory.give(bin_bytes);
-            if let Some(cache) = opts.pso {
-                cache.keep_bins(bins);
-            }
-        }
-        Ok((st, binning))
-    }
-
-    /// Runs the tiles now, under `opts`'s hooks, and makes the report.
-    pub(crate) fn run_now(
-        self,
-        opts: &DrawOptions<'_>,
-        budget: &RunBudget,
-    ) -> Result<DrawReport, DrawError> {
-        let mut memory = DrawMemory {
-            used: self.memory_used,
-            limit: opts.plan.limits.max_memory_bytes,
+        let Some((p, key)) = p.and_then(|p| Some((p, p.jit_report_key()?))) else {
+            continue;
         };
-        let (st, binning) = self.run_tiles(&mut memory, opts, None, budget)?;
-        Ok(self.finish(st, binning, opts.pso))
-    }
-
-    /// The draw's report, with what its tiles did (`st`) and the time binning took.
-    pub(crate) fn finish(self, st: TileStats, binning: f64, pso: Option<&PsoCache>) -> DrawReport {
-        let mut report = self.report;
-        report.times.binning = binning;
-        report.pixels_shaded = st.pixels;
-        report.samples_passed = st.samples_passed;
-        report.helper_lanes = st.helpers;
-        report.pixel_waves = st.waves;
-        report.ps_lane_instructions = st.lane_instructions;
-        // The timed waves stand for all of them (`tile::TIMED_WAVES`).
-        let scale = if st.timed_waves == 0 {
-            0.0
-        } else {
-            st.waves as f64 / st.timed_waves as f64
+        report.compile_seconds += key.compile_time().as_secs_f64();
+        let line = match opts.pso {
+            Some(cache) => cache.jit_line(stage, key, p),
+            None => p.jit_report().map(|r| format!("{stage}: {r}")),
         };
-        let (shading, om) = (st.shading * scale, st.om + st.wave_om * scale);
-        report.times.raster = (st.total - shading - om).max(0.0);
-        report.times.shading = shading;
-        report.times.output_merger = om;
-        jit_line(&mut report, pso, "ps", self.ps.as_ref());
-        report
+        report.jit.extend(line);
     }
+    Ok(report)
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -42,7 +42,6 @@ pub mod pso;
 pub mod query;
 pub mod raster;
 pub mod rays;
-pub(crate) mod scene;
 pub mod setup;
 pub mod so;
 pub mod state;

@@ -39,7 +39,7 @@ pub(crate) const TIMED_WAVES: u64 = 8;
 /// spend longer starting than it saves, which is what a list of many small draws paid
 /// on every draw (`benches/lists.rs`). 16,384 is four full tiles: about half a
 /// millisecond of shading on the native engine.
-pub(crate) const PIXELS_PER_WORKER: u64 = 16_384;
+const PIXELS_PER_WORKER: u64 = 16_384;
 
 /// How many primitives ahead of the one being rasterized a tile asks for its lines.
 const PREFETCH_AHEAD: usize = 4;
@@ -121,31 +121,6 @@ impl TileStats {
         self.om += o.om;
         self.wave_om += o.wave_om;
     }
-}
-
-/// How many workers the tiles `work` of `bins` are worth: one per [`PIXELS_PER_WORKER`]
-/// of their entries' pixel boxes, each held to its tile (at least one). The boxes bound
-/// the pixels shaded and are known before any tile runs; counting them reads each list
-/// entry once, which is nothing next to rasterizing it.
-pub(crate) fn workers_worth(bins: &Bins<Binned>, work: &[u32]) -> usize {
-    let mut pixels = 0u64;
-    for &t in work {
-        let r = bins.rect(t);
-        let Some(bin) = bins.bins.get(t as usize) else {
-            continue;
-        };
-        for p in bin {
-            let w = p.bbox[2].min(r[2]) - p.bbox[0].max(r[0]);
-            let h = p.bbox[3].min(r[3]) - p.bbox[1].max(r[1]);
-            if w > 0 && h > 0 {
-                pixels += w as u64 * h as u64;
-            }
-        }
-        if pixels >= PIXELS_PER_WORKER << 10 {
-            break;
-        }
-    }
-    (pixels / PIXELS_PER_WORKER).clamp(1, 1 << 10) as usize
 }
 
 /// Everything a tile reads, made once per draw.
@@ -252,13 +227,30 @@ impl TileCtx<'_> {
     /// bound the pixels shaded and are known before any tile runs; counting them reads
     /// each list entry once, which is nothing next to rasterizing it.
     fn workers_worth(&self, work: &[u32]) -> usize {
-        workers_worth(self.bins, work)
+        let mut pixels = 0u64;
+        for &t in work {
+            let r = self.bins.rect(t);
+            let Some(bin) = self.bins.bins.get(t as usize) else {
+                continue;
+            };
+            for p in bin {
+                let w = p.bbox[2].min(r[2]) - p.bbox[0].max(r[0]);
+                let h = p.bbox[3].min(r[3]) - p.bbox[1].max(r[1]);
+                if w > 0 && h > 0 {
+                    pixels += w as u64 * h as u64;
+                }
+            }
+            if pixels >= PIXELS_PER_WORKER << 10 {
+                break;
+            }
+        }
+        (pixels / PIXELS_PER_WORKER).clamp(1, 1 << 10) as usize
     }
 
     fn tile(
         &self,
         index: u32,
-        runner: Option<&mut StageRunner<'_>>,
+        mut runner: Option<&mut StageRunner<'_>>,
         stats: &mut TileStats,
     ) -> Result<(), ExecError> {
         let Some(bin) = self.bins.bins.get(index as usize) else {
@@ -272,29 +264,6 @@ impl TileCtx<'_> {
         let om_start = Instant::now();
         let mut tb = self.om.load(rect);
         stats.om += om_start.elapsed().as_secs_f64();
-        self.entries(index, bin, &mut tb, runner, stats)?;
-        let om_start = Instant::now();
-        self.om.store(&tb);
-        let end = Instant::now();
-        stats.om += (end - om_start).as_secs_f64();
-        stats.total += (end - start).as_secs_f64();
-        self.charge(stats, Some(end), index + 1)
-    }
-
-    /// Runs `bin`, entries of tile `index`'s list (every one of this draw), on the
-    /// tile's copy of the targets `tb`: rasterizes them in order, shades their quads in
-    /// waves and merges the waves. A list's scene runs each draw's run of entries of a
-    /// tile this way, on one copy of the tile (`scene`).
-    pub(crate) fn entries(
-        &self,
-        index: u32,
-        bin: &[Binned],
-        tb: &mut TileBuf<'_>,
-        mut runner: Option<&mut StageRunner<'_>>,
-        stats: &mut TileStats,
-    ) -> Result<(), ExecError> {
-        let rect = tb.rect;
-        let passed = tb.passed;
         let clip_rect = [
             rect[0].max(self.scissor.left),
             rect[1].max(self.scissor.top),
@@ -389,7 +358,7 @@ impl TileCtx<'_> {
                 if queue.len() >= wave_quads
                     && let Some(r) = runner.as_deref_mut()
                     && let Err(e) =
-                        self.run_queued(r, &mut queue, wave_quads, tb, index, &mut seq, stats)
+                        self.run_queued(r, &mut queue, wave_quads, &mut tb, index, &mut seq, stats)
                 {
                     result = Err(e);
                 }
@@ -423,22 +392,27 @@ impl TileCtx<'_> {
                 if queue.len() >= wave_quads
                     && let Some(r) = runner.as_deref_mut()
                 {
-                    self.run_queued(r, &mut queue, wave_quads, tb, index, &mut seq, stats)?;
+                    self.run_queued(r, &mut queue, wave_quads, &mut tb, index, &mut seq, stats)?;
                 }
             }
         }
         if !queue.is_empty()
             && let Some(r) = runner
         {
-            self.run_wave(r, &queue, tb, index, seq, stats)?;
+            self.run_wave(r, &queue, &mut tb, index, seq, stats)?;
         }
-        stats.samples_passed += tb.passed - passed;
-        Ok(())
+        stats.samples_passed += tb.passed;
+        let om_start = Instant::now();
+        self.om.store(&tb);
+        let end = Instant::now();
+        stats.om += (end - om_start).as_secs_f64();
+        stats.total += (end - start).as_secs_f64();
+        self.charge(stats, Some(end), index + 1)
     }
 
     /// Charges the tile's uncharged lane-instructions to the run's budget and, with
     /// `now`, checks the clock; `done` tiles are finished for the message.
-    pub(crate) fn charge(
+    fn charge(
         &self,
         stats: &mut TileStats,
         now: Option<Instant>,

@@ -117,16 +117,6 @@ impl<'a> OutputMerger<'a> {
         }
     }
 
-    /// Whether `o`'s tile copies are laid out as this merger's — the same targets and
-    /// depth view, sample count, and targets written in place — so that one copy of a
-    /// tile, loaded by either, serves both in turn (a list's scene, `scene`).
-    pub(crate) fn shares_tiles(&self, o: &OutputMerger<'_>) -> bool {
-        self.samples == o.samples
-            && self.in_place == o.in_place
-            && self.s.render_targets == o.s.render_targets
-            && self.s.depth_stencil_view == o.s.depth_stencil_view
-    }
-
     /// The tile `rect` of target `t` (`texel` bytes per texel, every sample plane), as
     /// `TileColor::bytes` lays it out.
     fn read_tile(&self, t: &Texture, texel: usize, rect: [i32; 4]) -> Vec<u8> {
