@@ -20,6 +20,11 @@
 //! The triangles come from a fixed generator: each about 20 pixels across, spread over
 //! the whole target, drawn by `shaders/draw_color.hlsl`.
 
+/// The command line's allocator, so that the draws are measured as `dxlane run` runs them
+/// (`resources::memory::LargePages`).
+#[global_allocator]
+static ALLOCATOR: dxlane::resources::memory::LargePages = dxlane::resources::memory::LargePages;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

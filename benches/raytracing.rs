@@ -15,6 +15,11 @@
 //!
 //! Without `cc` or `libembree-dev` the Embree column says why and dxlane's still runs.
 
+/// The command line's allocator, so that the draws are measured as `dxlane run` runs them
+/// (`resources::memory::LargePages`).
+#[global_allocator]
+static ALLOCATOR: dxlane::resources::memory::LargePages = dxlane::resources::memory::LargePages;
+
 use std::sync::Arc;
 use std::time::Instant;
 

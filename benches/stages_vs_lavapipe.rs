@@ -24,6 +24,11 @@
 //! pipeline. Without a C compiler, vkd3d's development files or a Vulkan driver the peer's
 //! half says why and dxlane's half still runs.
 
+/// The command line's allocator, so that the draws are measured as `dxlane run` runs them
+/// (`resources::memory::LargePages`).
+#[global_allocator]
+static ALLOCATOR: dxlane::resources::memory::LargePages = dxlane::resources::memory::LargePages;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;

@@ -34,6 +34,11 @@
 //! (this benchmark started again with `--lavapipe-process`: instance, device, WGSL
 //! compile, one dispatch, read-back).
 
+/// The command line's allocator, so that the draws are measured as `dxlane run` runs them
+/// (`resources::memory::LargePages`).
+#[global_allocator]
+static ALLOCATOR: dxlane::resources::memory::LargePages = dxlane::resources::memory::LargePages;
+
 use std::process::Command;
 use std::time::Instant;
 

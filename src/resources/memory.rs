@@ -170,6 +170,211 @@ fn huge_pages(start: usize, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 fn huge_pages(_: usize, _: usize) {}
 
+/// The global allocator of dxlane's command line and benchmarks: the system's, with
+/// every block of at least 2 MiB asked for in the kernel's 2 MiB pages (as
+/// [`Memory`]'s storage is), which Linux maps on first touch where transparent huge
+/// pages are enabled for advised ranges.
+///
+/// A draw's transient arrays are large and read out of order: a 1080p frame of 200,000
+/// small triangles keeps 50 MB of set-up primitives, which each tile reads in draw
+/// order, scattered over the whole array, and in 4 KiB pages most of those reads also
+/// missed the TLB (by perf over the particle frame of `cargo bench --bench
+/// stages_vs_lavapipe -- particles`, the tile loop's look-ahead stalled on them). With
+/// large blocks in 2 MiB pages that frame took about a fifth less time on 2 workers
+/// (`docs/jit.md`, "Small triangles"). Only where a block's pages sit changes: the
+/// contents, every access, and what fails when the system refuses memory are the
+/// system allocator's.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LargePages;
+
+// SAFETY: blocks `is_large` names are whole mappings of their own, made by `large::map`
+// and given back by `large::unmap` with the same size; every other block is `System`'s,
+// handed to it unchanged. Which of the two a block is follows from its layout alone,
+// and `realloc` moves a block between the two kinds by allocating, copying and freeing,
+// so `dealloc` and `realloc` always meet a block of the kind its layout names.
+#[allow(unsafe_code)]
+unsafe impl std::alloc::GlobalAlloc for LargePages {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if is_large(layout.size(), layout.align()) {
+            return large::map(layout.size());
+        }
+        // SAFETY: the caller's contract for `layout` is `System`'s.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if is_large(layout.size(), layout.align()) {
+            // A new anonymous mapping reads as zero.
+            return large::map(layout.size());
+        }
+        // SAFETY: as `alloc`.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        if is_large(layout.size(), layout.align()) {
+            large::unmap(ptr, layout.size());
+            return;
+        }
+        // SAFETY: `ptr` came from `System` with `layout`.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let (was, will) = (
+            is_large(layout.size(), layout.align()),
+            is_large(new_size, layout.align()),
+        );
+        match (was, will) {
+            // SAFETY: `ptr` came from `System` with `layout`; the caller's contract for
+            // `new_size` is `System`'s.
+            (false, false) => unsafe { std::alloc::System.realloc(ptr, layout, new_size) },
+            (true, true) => large::resize(ptr, layout.size(), new_size),
+            _ => {
+                // SAFETY: `new_size` is non-zero and, with the block's alignment, a
+                // valid layout (the caller's contract).
+                let new_layout = unsafe {
+                    std::alloc::Layout::from_size_align_unchecked(new_size, layout.align())
+                };
+                // SAFETY: as `alloc` with a valid non-zero layout.
+                let p = unsafe { self.alloc(new_layout) };
+                if !p.is_null() {
+                    // SAFETY: both blocks are live, distinct, and at least this long.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+                        self.dealloc(ptr, layout);
+                    }
+                }
+                p
+            }
+        }
+    }
+}
+
+/// Whether a block of `size` bytes aligned to `align` is a mapping of its own (on Linux,
+/// where the mappings are made; elsewhere every block is the system allocator's).
+fn is_large(size: usize, align: usize) -> bool {
+    cfg!(target_os = "linux") && size >= HUGE_PAGE_BYTES && align <= 4096
+}
+
+/// [`LargePages`]' mappings: each block one private anonymous mapping, starting on a
+/// 2 MiB boundary, its length the block's size rounded up to whole 4 KiB pages, the
+/// whole of it advised huge (one region with one advice, so the kernel can grow or move
+/// it whole) before anything touches it.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+mod large {
+    use super::HUGE_PAGE_BYTES;
+
+    /// `bytes` rounded up to whole 4 KiB pages.
+    fn page_round(bytes: usize) -> usize {
+        bytes.next_multiple_of(4096)
+    }
+
+    /// Advises the mapping of `len` bytes at `start` (page-aligned) huge.
+    fn advise(start: *mut libc::c_void, len: usize) {
+        // SAFETY: MADV_HUGEPAGE on a mapping of this allocator changes only how the
+        // kernel backs its pages; it reads and writes no memory and keeps contents. A
+        // refused hint is ignored.
+        let _ = unsafe { libc::madvise(start, len, libc::MADV_HUGEPAGE) };
+    }
+
+    /// A new mapping for a block of `bytes`; null when the system refuses.
+    pub(super) fn map(bytes: usize) -> *mut u8 {
+        let len = page_round(bytes);
+        let Some(padded) = len.checked_add(HUGE_PAGE_BYTES) else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: a new private anonymous mapping; it overlaps nothing the program owns.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                padded,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
+        }
+        let start = p as usize;
+        let aligned = start.next_multiple_of(HUGE_PAGE_BYTES);
+        let head = aligned - start;
+        let tail = padded - head - len;
+        // SAFETY: the head and tail are the padding of the mapping just made, outside
+        // [aligned, aligned + len), and nothing has seen their addresses.
+        unsafe {
+            if head > 0 {
+                libc::munmap(p, head);
+            }
+            if tail > 0 {
+                libc::munmap((aligned + len) as *mut libc::c_void, tail);
+            }
+        }
+        advise(aligned as *mut libc::c_void, len);
+        aligned as *mut u8
+    }
+
+    /// Gives back the mapping `map` (or `resize`) made at `p` for a block of `bytes`.
+    pub(super) fn unmap(p: *mut u8, bytes: usize) {
+        // SAFETY: `p` starts a mapping of exactly `page_round(bytes)` bytes made by
+        // this module, which nothing uses after this call.
+        unsafe { libc::munmap(p.cast(), page_round(bytes)) };
+    }
+
+    /// The block of `old` bytes at `p` resized to `new` bytes, its contents kept: in
+    /// place where the kernel can, else moved (its pages remapped, not copied) to the
+    /// start of a new mapping. Null when the system refuses, `p` then unchanged.
+    pub(super) fn resize(p: *mut u8, old: usize, new: usize) -> *mut u8 {
+        let (old_len, new_len) = (page_round(old), page_round(new));
+        // SAFETY: `p` starts a mapping of `old_len` bytes made by this module, one
+        // region with one advice. Without `MREMAP_MAYMOVE` the kernel only shrinks it
+        // or grows it where it lies (else fails, changing nothing), keeping its
+        // contents and advice.
+        let r = unsafe { libc::mremap(p.cast(), old_len, new_len, 0) };
+        if r != libc::MAP_FAILED {
+            advise(p.cast(), new_len);
+            return p;
+        }
+        let q = map(new);
+        if q.is_null() {
+            return q;
+        }
+        // SAFETY: `q` starts a mapping of `new_len` > `old_len` bytes that only this
+        // call knows; `MREMAP_FIXED` replaces its first `old_len` bytes with the old
+        // mapping's pages (which keep their advice), and the old address is not used
+        // again.
+        let moved = unsafe {
+            libc::mremap(
+                p.cast(),
+                old_len,
+                old_len,
+                libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+                q.cast::<libc::c_void>(),
+            )
+        };
+        if moved == libc::MAP_FAILED {
+            unmap(q, new);
+            return std::ptr::null_mut();
+        }
+        q
+    }
+}
+
+/// No mappings of its own off Linux: `is_large` is always false there.
+#[cfg(not(target_os = "linux"))]
+mod large {
+    pub(super) fn map(_: usize) -> *mut u8 {
+        std::ptr::null_mut()
+    }
+    pub(super) fn unmap(_: *mut u8, _: usize) {}
+    pub(super) fn resize(_: *mut u8, _: usize, _: usize) -> *mut u8 {
+        std::ptr::null_mut()
+    }
+}
+
 impl std::fmt::Debug for Memory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Memory({} bytes)", self.len)
@@ -568,6 +773,84 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `LargePages` keeps a block's bytes through every change of kind and size (small
+    /// to large, large to larger, large to small), gives zeroed large blocks, and its
+    /// large blocks start on 2 MiB boundaries.
+    #[test]
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn large_pages_keeps_contents_across_reallocation() {
+        use std::alloc::{GlobalAlloc, Layout};
+        let a = LargePages;
+        let sizes = [
+            1000usize,
+            HUGE_PAGE_BYTES - 8,
+            HUGE_PAGE_BYTES,
+            4_063_232,
+            8_126_464,
+            3 * HUGE_PAGE_BYTES + 12,
+            5000,
+        ];
+        // SAFETY: every block is used within its current size and freed once, with the
+        // layout it was last given.
+        unsafe {
+            let mut layout = Layout::from_size_align(sizes[0], 8).unwrap();
+            let mut p = a.alloc(layout);
+            assert!(!p.is_null());
+            let fill = |p: *mut u8, n: usize| {
+                for i in (0..n).step_by(997) {
+                    *p.add(i) = (i % 251) as u8;
+                }
+            };
+            fill(p, sizes[0]);
+            let mut kept = sizes[0];
+            for &n in &sizes[1..] {
+                p = a.realloc(p, layout, n);
+                assert!(!p.is_null(), "realloc to {n}");
+                for i in (0..kept.min(n)).step_by(997) {
+                    assert_eq!(*p.add(i), (i % 251) as u8, "byte {i} after realloc to {n}");
+                }
+                if is_large(n, 8) {
+                    assert_eq!(p as usize % HUGE_PAGE_BYTES, 0);
+                }
+                layout = Layout::from_size_align(n, 8).unwrap();
+                fill(p, n);
+                kept = n;
+            }
+            a.dealloc(p, layout);
+            // A block that cannot grow where it lies (a page mapped just past it) is
+            // moved whole, its bytes kept.
+            let four = Layout::from_size_align(2 * HUGE_PAGE_BYTES, 8).unwrap();
+            let p = a.alloc(four);
+            assert!(!p.is_null());
+            fill(p, four.size());
+            let guard = libc::mmap(
+                p.add(four.size()).cast(),
+                4096,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+                -1,
+                0,
+            );
+            let q = a.realloc(p, four, 3 * HUGE_PAGE_BYTES);
+            assert!(!q.is_null());
+            if guard != libc::MAP_FAILED {
+                assert_ne!(p, q, "moved past the page mapped after it");
+                libc::munmap(guard, 4096);
+            }
+            assert_eq!(q as usize % HUGE_PAGE_BYTES, 0);
+            for i in (0..four.size()).step_by(997) {
+                assert_eq!(*q.add(i), (i % 251) as u8, "byte {i} after the move");
+            }
+            a.dealloc(q, Layout::from_size_align(3 * HUGE_PAGE_BYTES, 8).unwrap());
+            let big = Layout::from_size_align(5 * HUGE_PAGE_BYTES, 64).unwrap();
+            let z = a.alloc_zeroed(big);
+            assert!(!z.is_null());
+            assert!((0..big.size()).step_by(4096).all(|i| *z.add(i) == 0));
+            a.dealloc(z, big);
+        }
+    }
 
     /// `read_bytes` (a word at a time from an aligned address, else in 8-byte pieces)
     /// gives the stored bytes at every alignment and length, and refuses a read past the
