@@ -375,12 +375,25 @@ fn print_draw(r: &DrawResult, args: &RunArgs) {
             ""
         }
     );
+    // A batch is one wave unless the pixel program runs several side by side.
+    let wave = if d.pixel_wave_size == 0 {
+        d.wave_size
+    } else {
+        d.pixel_wave_size
+    };
+    let batches = if d.pixel_batch_lanes > wave {
+        format!(
+            "{} batches of up to {} lanes (waves of {wave})",
+            thousands(d.pixel_waves),
+            d.pixel_batch_lanes,
+        )
+    } else {
+        format!("{} waves of {wave} lanes", thousands(d.pixel_waves))
+    };
     println!(
-        "pixels        {} shaded, {} helper lanes, {} waves of {} lanes",
+        "pixels        {} shaded, {} helper lanes, {batches}",
         thousands(d.pixels_shaded),
         thousands(d.helper_lanes),
-        thousands(d.pixel_waves),
-        d.wave_size
     );
     let plural = if d.threads == 1 { "" } else { "s" };
     println!("threads       {} worker{plural}", d.threads);

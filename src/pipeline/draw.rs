@@ -247,8 +247,17 @@ pub struct DrawReport {
     pub pixels_shaded: u64,
     /// Helper lanes run.
     pub helper_lanes: u64,
-    /// Pixel waves run.
+    /// Pixel batches run: each holds up to [`DrawReport::pixel_batch_lanes`] lanes, several
+    /// of the program's waves side by side when its results cannot depend on which lanes
+    /// share a wave (`plan::BatchLanes`), else exactly one.
     pub pixel_waves: u64,
+    /// Lanes one pixel batch holds (0 without a pixel program).
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub pixel_batch_lanes: u32,
+    /// The pixel program's wave size (0 without a pixel program; `wave_size` is the
+    /// vertex program's).
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub pixel_wave_size: u32,
     /// Lane-instructions of the vertex stage.
     pub vs_lane_instructions: u64,
     /// Lane-instructions of the pixel stage.
@@ -340,6 +349,8 @@ impl DrawReport {
         self.pixels_shaded += o.pixels_shaded;
         self.helper_lanes += o.helper_lanes;
         self.pixel_waves += o.pixel_waves;
+        self.pixel_batch_lanes = self.pixel_batch_lanes.max(o.pixel_batch_lanes);
+        self.pixel_wave_size = self.pixel_wave_size.max(o.pixel_wave_size);
         self.vs_lane_instructions += o.vs_lane_instructions;
         self.ps_lane_instructions += o.ps_lane_instructions;
         self.gs_lane_instructions += o.gs_lane_instructions;
@@ -1065,6 +1076,7 @@ fn draw_view(
         _ => None,
     };
     let mut ps_wave = vs_wave;
+    let mut ps_batch = 0;
     let ps_program = match s.ps {
         Some(ps) => {
             let table = || {
@@ -1077,6 +1089,7 @@ fn draw_view(
             };
             let (wave, p) = stage_program(opts, ps, BatchKind::Pixel, table)?;
             ps_wave = wave;
+            ps_batch = p.wave_size();
             Some(p.with_view_id(view))
         }
         None => None,
@@ -2116,6 +2129,8 @@ fn draw_view(
     report.samples_passed = st.samples_passed;
     report.helper_lanes = st.helpers;
     report.pixel_waves = st.waves;
+    report.pixel_batch_lanes = ps_batch;
+    report.pixel_wave_size = if ps_batch == 0 { 0 } else { ps_wave };
     report.ps_lane_instructions = st.lane_instructions;
     // The timed waves stand for all of them (`tile::TIMED_WAVES`).
     let scale = if st.timed_waves == 0 {
@@ -2149,6 +2164,10 @@ fn draw_view(
 }
 
 fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_u32(n: &u32) -> bool {
     *n == 0
 }
 
