@@ -24,6 +24,19 @@ pub fn scratch() -> PathBuf {
     }
 }
 
+/// Writes `text` to `path` whole, as one step for any reader: a job file several tests
+/// write and run at once is written to a copy of its own and renamed into place, so no
+/// test meets another's half-written file.
+pub fn write_whole(path: &std::path::Path, text: &str) {
+    static COPY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COPY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.{n}", std::process::id()));
+    let part = path.with_file_name(name);
+    std::fs::write(&part, text).unwrap();
+    std::fs::rename(&part, path).unwrap();
+}
+
 /// The fixture folders of the public corpora (fetched by `tools/fetch-corpora.sh` into
 /// `target/corpora/`). Panics with the script's message when they cannot be fetched,
 /// unless `DXLANE_NO_CORPORA=1`, which makes corpus tests see no files (and say so).

@@ -1236,7 +1236,8 @@ pub(crate) fn gs_after_ds_job_file() -> String {
         &format!("\"{}/tests/", common::root().display()),
     );
     let path = dir.join("job.toml");
-    std::fs::write(&path, text).unwrap();
+    // Several tests ask for the file at once.
+    common::write_whole(&path, &text);
     path.display().to_string()
 }
 

@@ -19,7 +19,8 @@ fn two_instance_job() -> String {
     let dir = common::scratch().join("debug-chain-instanced");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("job.toml");
-    std::fs::write(&path, text).unwrap();
+    // Several tests ask for the file at once.
+    common::write_whole(&path, &text);
     path.display().to_string()
 }
 
