@@ -251,17 +251,20 @@ unsafe impl std::alloc::GlobalAlloc for LargePages {
     }
 }
 
-/// Whether a block of `size` bytes aligned to `align` is a mapping of its own (on Linux,
-/// where the mappings are made; elsewhere every block is the system allocator's).
+/// Whether a block of `size` bytes aligned to `align` is a mapping of its own: on Linux
+/// on x86-64, whose pages are 4 KiB (the mappings' lengths and padding assume it);
+/// elsewhere every block is the system allocator's.
 fn is_large(size: usize, align: usize) -> bool {
-    cfg!(target_os = "linux") && size >= HUGE_PAGE_BYTES && align <= 4096
+    cfg!(all(target_os = "linux", target_arch = "x86_64"))
+        && size >= HUGE_PAGE_BYTES
+        && align <= 4096
 }
 
 /// [`LargePages`]' mappings: each block one private anonymous mapping, starting on a
 /// 2 MiB boundary, its length the block's size rounded up to whole 4 KiB pages, the
 /// whole of it advised huge (one region with one advice, so the kernel can grow or move
 /// it whole) before anything touches it.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[allow(unsafe_code)]
 mod large {
     use super::HUGE_PAGE_BYTES;
@@ -363,8 +366,8 @@ mod large {
     }
 }
 
-/// No mappings of its own off Linux: `is_large` is always false there.
-#[cfg(not(target_os = "linux"))]
+/// No mappings of its own elsewhere: `is_large` is always false there.
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
 mod large {
     pub(super) fn map(_: usize) -> *mut u8 {
         std::ptr::null_mut()
@@ -778,7 +781,7 @@ mod tests {
     /// to large, large to larger, large to small), gives zeroed large blocks, and its
     /// large blocks start on 2 MiB boundaries.
     #[test]
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     #[allow(unsafe_code)]
     fn large_pages_keeps_contents_across_reallocation() {
         use std::alloc::{GlobalAlloc, Layout};
