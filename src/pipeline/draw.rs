@@ -252,11 +252,11 @@ pub struct DrawReport {
     /// share a wave (`plan::BatchLanes`), else exactly one.
     pub pixel_waves: u64,
     /// Lanes one pixel batch holds (0 without a pixel program).
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub pixel_batch_lanes: u32,
     /// The pixel program's wave size (0 without a pixel program; `wave_size` is the
     /// vertex program's).
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub pixel_wave_size: u32,
     /// Lane-instructions of the vertex stage.
     pub vs_lane_instructions: u64,
@@ -2163,12 +2163,8 @@ fn draw_view(
     Ok(report)
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_u32(n: &u32) -> bool {
-    *n == 0
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 /// The vertex or pixel program (`kind`) of `shader` with the table `table` makes under
