@@ -173,13 +173,8 @@ pub fn corpus_job(rel: &str) -> Option<String> {
     let staged = common::target_dir().join("dap-jobs");
     std::fs::create_dir_all(&staged).unwrap();
     let job = staged.join(dir.file_name().expect("a name"));
-    // Tests stage the same job side by side: each writes its own file and renames it
-    // into place, so a reader never sees one half written.
-    static STAGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = STAGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = staged.join(format!("{}.{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).unwrap();
-    std::fs::rename(&tmp, &job).unwrap();
+    // Tests stage the same job side by side.
+    common::write_whole(&job, &text);
     Some(job.to_string_lossy().into_owned())
 }
 
