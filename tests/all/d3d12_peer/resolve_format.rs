@@ -40,9 +40,12 @@ fn resolve_format_on_the_peer() {
         ("as_unorm", "R8G8B8A8_TYPELESS", "R8G8B8A8_UNORM"),
         ("typed_srgb", "R8G8B8A8_UNORM_SRGB", "R8G8B8A8_UNORM_SRGB"),
     ];
+    // Zeros to start from: a skipped resolve must leave them (a new resource's
+    // contents are otherwise whatever the peer's memory held).
+    let zeros = plan.data(&[0u8; 64]);
     for (name, format, _) in outs {
         plan.line(format!(
-            "texture {name} dim=2d format={format} width=4 height=4"
+            "texture {name} dim=2d format={format} width=4 height=4 data={zeros}"
         ));
     }
     plan.line("root_signature rs graphics");
