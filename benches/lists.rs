@@ -8,6 +8,7 @@
 //! ```sh
 //! cargo bench --bench lists
 //! cargo bench --bench lists -- native     # one engine
+//! cargo bench --bench lists -- native many  # one case alone (one, many, queried), for a profiler
 //! ```
 //!
 //! Every case is a command list (a `clear_render_target`, then the draws), prepared
@@ -214,11 +215,34 @@ fn main() {
         "{TRIANGLES} triangles of about 20 pixels into one {WIDTH}×{HEIGHT} R8G8B8A8_UNORM target; median of {RUNS} runs (after one warm-up), range in brackets"
     );
     for (engine, name) in [(Engine::Interp, "interp"), (Engine::Jit, "native")] {
-        if !filters.is_empty() && !filters.iter().any(|f| f == name) {
+        let engines = ["interp", "native"];
+        if filters.iter().any(|f| engines.contains(&f.as_str()))
+            && !filters.iter().any(|f| f == name)
+        {
             continue;
         }
         for threads in [1, 2] {
             let run = |job: &Path| measure(job, engine, threads);
+            // Named cases alone (for a profiler): no ratios.
+            let only: Vec<(&str, &PathBuf)> =
+                [("one", &one), ("many", &many), ("queried", &queried)]
+                    .into_iter()
+                    .filter(|(n, _)| filters.iter().any(|f| f == n))
+                    .collect();
+            if !only.is_empty() {
+                for (case, job) in only {
+                    match run(job) {
+                        Ok(x) => println!(
+                            "{name:>6} {threads}w  {case:<8} {:8.2} ms  [{:.2} – {:.2}]",
+                            x.median * 1e3,
+                            x.min * 1e3,
+                            x.max * 1e3
+                        ),
+                        Err(e) => println!("{name}, {threads} worker(s): {e}"),
+                    }
+                }
+                continue;
+            }
             let (a, b, c) = match (run(&one), run(&many), run(&queried)) {
                 (Ok(a), Ok(b), Ok(c)) => (a, b, c),
                 (a, b, c) => {
