@@ -88,6 +88,7 @@
 //! assert_eq!(&rt.to_bytes()[..4], &[0, 255, 0, 255]);
 //! ```
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::bin::{Binned, Bins};
@@ -101,7 +102,7 @@ use super::om::tile::OutputMerger;
 use super::om::{self, TargetClass};
 use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use super::ps::{self, MergeObserver, PixelObserver, PixelStage, PsOutputs};
-use super::pso::PsoCache;
+use super::pso::{PsoCache, SharedState};
 use super::raster::Pattern;
 use super::setup::{self, Prim, SetupState};
 use super::so::{self, SoLayout, SoWriter};
@@ -817,6 +818,20 @@ pub fn draw_charged(
     opts: &DrawOptions<'_>,
     budget: &RunBudget,
 ) -> Result<DrawReport, DrawError> {
+    draw_shared(s, args, opts, budget, None)
+}
+
+/// [`draw_charged`] of a list's draw whose state was made from the objects `shared`
+/// names (`work::DrawWork`): with `opts.pso`, a draw of the same objects as the draw
+/// before takes that draw's checked and linked state, and its programs without
+/// comparing them. The image and the report are the same as [`draw_charged`]'s.
+pub(crate) fn draw_shared(
+    s: &DrawState<'_>,
+    args: &DrawArgs,
+    opts: &DrawOptions<'_>,
+    budget: &RunBudget,
+    shared: Option<SharedState<'_>>,
+) -> Result<DrawReport, DrawError> {
     let Some(vi) = &s.view_instancing else {
         if let Some(v) = opts.view.filter(|v| *v != 0) {
             return Err(state_err(
@@ -826,7 +841,15 @@ pub fn draw_charged(
                 ),
             ));
         }
-        return draw_view(s, args, opts, budget, 0, ViewInstanceLocation::default());
+        return draw_view(
+            s,
+            args,
+            opts,
+            budget,
+            shared.as_ref(),
+            0,
+            ViewInstanceLocation::default(),
+        );
     };
     vi.check()
         .map_err(|e| state_err(DrawField::ViewInstancing, e.to_string()))?;
@@ -876,7 +899,7 @@ pub fn draw_charged(
         } else {
             &unwatched
         };
-        let r = draw_view(s, args, o, budget, view, location)?;
+        let r = draw_view(s, args, o, budget, shared.as_ref(), view, location)?;
         match report.as_mut() {
             Some(total) => total.add_view(&r),
             None => report = Some(r),
@@ -906,6 +929,7 @@ fn draw_view(
     args: &DrawArgs,
     opts: &DrawOptions<'_>,
     budget: &RunBudget,
+    shared: Option<&SharedState<'_>>,
     view: u32,
     location: ViewInstanceLocation,
 ) -> Result<DrawReport, DrawError> {
@@ -916,123 +940,39 @@ fn draw_view(
     if let Some(l) = opts.lanes {
         l.pass(view);
     }
-    let targets = check_targets(s)?;
-    if let Some(ps) = s.ps {
-        check_outputs(ps, &targets)?;
-    }
-    if s.rasterizer.line_rasterization_mode.is_some()
-        && (s.rasterizer.multisample_enable || s.rasterizer.antialiased_line_enable)
-    {
-        // D3D12_RASTERIZER_DESC2 replaces the two booleans by LineRasterizationMode: a
-        // description has one form or the other, so both at once has no meaning.
-        return Err(state_err(
-            DrawField::Rasterizer,
-            "a line rasterization mode (D3D12_RASTERIZER_DESC2) replaces MultisampleEnable and AntialiasedLineEnable: give the mode alone",
-        ));
-    }
-    if s.rasterizer.conservative && s.rasterizer.fill_mode == FillMode::Wireframe {
-        // DirectX-Specs "Conservative Rasterization", Fill Modes interaction.
-        return Err(state_err(
-            DrawField::Rasterizer,
-            "conservative rasterization takes solid fill only, not wireframe",
-        ));
-    }
-    for i in 0..targets.classes.len() {
-        let b = s.blend.target(i);
-        if b.blend_enable && b.logic_op_enable {
-            return Err(state_err(
-                DrawField::Blend(i),
-                "blending and a logic operation cannot both be on",
-            ));
+    // A list's draw of the same state objects as the draw before takes that draw's
+    // checked and linked state: it depends on those objects alone. Only a draw of the
+    // vertex and pixel stages keeps it (the key does not name the other stages).
+    let keep_front = match (opts.pso, shared) {
+        (Some(cache), Some(shared))
+            if s.gs.is_none() && s.hs.is_none() && s.ds.is_none() && s.mesh.is_none() =>
+        {
+            Some((cache, shared))
         }
-    }
-    let pattern = match &s.rasterizer.sample_positions {
-        Some(p) => Pattern::programmed(targets.raster_samples, p.positions())
-            .map_err(|m| state_err(DrawField::Rasterizer, m))?,
-        None => Pattern::standard(targets.raster_samples).ok_or_else(|| {
-            state_err(
-                DrawField::RenderTarget(0),
-                format!(
-                    "{} samples: the standard patterns have 1, 2, 4, 8 or 16",
-                    targets.raster_samples
-                ),
-            )
-        })?,
+        _ => None,
     };
-    let layout: Vec<Element> =
-        ia::resolve_layout(&s.input_layout).map_err(|e| DrawError::State {
-            field: DrawField::InputElement(e.element),
-            message: e.message,
-        })?;
-    let tess_links = check_tessellation(s)?;
-    if let Some((gs, _)) = s.gs {
-        if s.mesh.is_some() {
-            return Err(state_err(
-                DrawField::Programs,
-                "a mesh draw has no geometry stage (mesh shader spec, \"CreatePipelineState\": no VS, GS, HS or DS)",
-            ));
+    let front: Arc<FrontEnd> = match keep_front.and_then(|(c, sh)| c.front::<FrontEnd>(sh)) {
+        Some(kept) => kept,
+        None => {
+            let made = Arc::new(front_end(s)?);
+            if let Some((c, sh)) = keep_front {
+                c.keep_front(sh, Arc::clone(&made));
+            }
+            made
         }
-        match s.hs.and_then(|h| h.0.hull) {
-            Some(h) if tess_links.is_some() => check_gs_after_tessellation(gs, &h)?,
-            _ => check_gs_topology(gs, s.topology)?,
-        }
-    }
-    let so_layout = check_stream_output(s)?;
-    // Which stream reaches the rasterizer: stream 0 without stream output.
-    let rasterized = so_layout.as_ref().map_or(Some(0), |l| l.rasterized);
-    // The stream whose elements the rasterizer and the pixel program read (any one
-    // without a rasterized stream: nothing reaches them).
-    let rast_stream = rasterized.unwrap_or(0);
-    if s.mesh.is_some() && tess_links.is_some() {
-        return Err(state_err(
-            DrawField::Programs,
-            "a mesh draw has no tessellation stages (mesh shader spec, \"CreatePipelineState\": no VS, GS, HS or DS)",
-        ));
-    }
-    let linked = match &s.mesh {
-        Some(m) => ms::link(m.ms.0, s.ps)?,
-        None => link::link_stages(
-            &layout,
-            s.vs,
-            s.ds.map(|d| d.0),
-            s.gs.map(|g| g.0),
-            s.ps,
-            rasterized,
-        )?,
     };
-    if linked.per_sample
-        && s.rasterizer.forced_sample_count != 0
-        && s.render_targets.iter().any(Option::is_some)
-    {
-        // D3D11.3 §3.5.6.2: sample-frequency shading with a forced sample count has
-        // undefined results.
-        return Err(state_err(
-            DrawField::Rasterizer,
-            format!(
-                "ForcedSampleCount {} with a pixel program that runs per sample: D3D leaves it undefined",
-                s.rasterizer.forced_sample_count
-            ),
-        ));
-    }
-    let viewports = check_viewports(s, &targets)?;
-    // The pixels any primitive may touch: the union of every viewport's (each
-    // primitive's box is already within its own viewport's rectangle).
-    let scissor = viewports
-        .iter()
-        .map(|v| v.setup.scissor)
-        .filter(|r| r.left < r.right && r.top < r.bottom)
-        .reduce(|a, b| Rect {
-            left: a.left.min(b.left),
-            top: a.top.min(b.top),
-            right: a.right.max(b.right),
-            bottom: a.bottom.max(b.bottom),
-        })
-        .unwrap_or(Rect {
-            left: 0,
-            top: 0,
-            right: 0,
-            bottom: 0,
-        });
+    let FrontEnd {
+        ref targets,
+        ref pattern,
+        ref layout,
+        ref tess_links,
+        ref so_layout,
+        rasterized,
+        rast_stream,
+        ref linked,
+        ref viewports,
+        scissor,
+    } = *front;
 
     // Programs.
     let plan = &opts.plan;
@@ -1058,7 +998,7 @@ fn draw_view(
             let kind = BatchKind::Vertex {
                 vertices: args.vertex_count,
             };
-            let (wave, p) = stage_program(opts, s.vs, kind, vs_table)?;
+            let (wave, p) = stage_program(opts, s.vs, shared.map(|sh| sh.vs), kind, vs_table)?;
             (wave, Some(p.with_view_id(view)))
         }
     };
@@ -1087,7 +1027,13 @@ fn draw_view(
                     &s.ps_bindings.sampler_heap,
                 )
             };
-            let (wave, p) = stage_program(opts, ps, BatchKind::Pixel, table)?;
+            let (wave, p) = stage_program(
+                opts,
+                ps,
+                shared.and_then(|sh| sh.ps),
+                BatchKind::Pixel,
+                table,
+            )?;
             ps_wave = wave;
             ps_batch = p.wave_size();
             Some(p.with_view_id(view))
@@ -2167,6 +2113,160 @@ fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
     *n == T::default()
 }
 
+/// What a draw derives from its state alone, checked: its targets, sample pattern,
+/// input layout, tessellation and stream-output links, the rasterized stream, the
+/// linked signatures, its viewports and the union of their scissor rectangles. A
+/// list's draws of one state share it (`pso::PsoCache::front`).
+struct FrontEnd {
+    targets: Targets,
+    pattern: Pattern,
+    layout: Vec<Element>,
+    tess_links: Option<TessLinks>,
+    so_layout: Option<SoLayout>,
+    /// The stream the rasterizer takes (`None`: stream output names none).
+    rasterized: Option<u32>,
+    /// The stream whose elements the rasterizer and the pixel program read.
+    rast_stream: u32,
+    linked: Linked,
+    viewports: Vec<ViewportSetup>,
+    scissor: Rect,
+}
+
+/// Checks a draw's state and derives its [`FrontEnd`]; the errors name the state's
+/// field.
+fn front_end(s: &DrawState<'_>) -> Result<FrontEnd, DrawError> {
+    let targets = check_targets(s)?;
+    if let Some(ps) = s.ps {
+        check_outputs(ps, &targets)?;
+    }
+    if s.rasterizer.line_rasterization_mode.is_some()
+        && (s.rasterizer.multisample_enable || s.rasterizer.antialiased_line_enable)
+    {
+        // D3D12_RASTERIZER_DESC2 replaces the two booleans by LineRasterizationMode: a
+        // description has one form or the other, so both at once has no meaning.
+        return Err(state_err(
+            DrawField::Rasterizer,
+            "a line rasterization mode (D3D12_RASTERIZER_DESC2) replaces MultisampleEnable and AntialiasedLineEnable: give the mode alone",
+        ));
+    }
+    if s.rasterizer.conservative && s.rasterizer.fill_mode == FillMode::Wireframe {
+        // DirectX-Specs "Conservative Rasterization", Fill Modes interaction.
+        return Err(state_err(
+            DrawField::Rasterizer,
+            "conservative rasterization takes solid fill only, not wireframe",
+        ));
+    }
+    for i in 0..targets.classes.len() {
+        let b = s.blend.target(i);
+        if b.blend_enable && b.logic_op_enable {
+            return Err(state_err(
+                DrawField::Blend(i),
+                "blending and a logic operation cannot both be on",
+            ));
+        }
+    }
+    let pattern = match &s.rasterizer.sample_positions {
+        Some(p) => Pattern::programmed(targets.raster_samples, p.positions())
+            .map_err(|m| state_err(DrawField::Rasterizer, m))?,
+        None => Pattern::standard(targets.raster_samples).ok_or_else(|| {
+            state_err(
+                DrawField::RenderTarget(0),
+                format!(
+                    "{} samples: the standard patterns have 1, 2, 4, 8 or 16",
+                    targets.raster_samples
+                ),
+            )
+        })?,
+    };
+    let layout: Vec<Element> =
+        ia::resolve_layout(&s.input_layout).map_err(|e| DrawError::State {
+            field: DrawField::InputElement(e.element),
+            message: e.message,
+        })?;
+    let tess_links = check_tessellation(s)?;
+    if let Some((gs, _)) = s.gs {
+        if s.mesh.is_some() {
+            return Err(state_err(
+                DrawField::Programs,
+                "a mesh draw has no geometry stage (mesh shader spec, \"CreatePipelineState\": no VS, GS, HS or DS)",
+            ));
+        }
+        match s.hs.and_then(|h| h.0.hull) {
+            Some(h) if tess_links.is_some() => check_gs_after_tessellation(gs, &h)?,
+            _ => check_gs_topology(gs, s.topology)?,
+        }
+    }
+    let so_layout = check_stream_output(s)?;
+    // Which stream reaches the rasterizer: stream 0 without stream output.
+    let rasterized = so_layout.as_ref().map_or(Some(0), |l| l.rasterized);
+    // The stream whose elements the rasterizer and the pixel program read (any one
+    // without a rasterized stream: nothing reaches them).
+    let rast_stream = rasterized.unwrap_or(0);
+    if s.mesh.is_some() && tess_links.is_some() {
+        return Err(state_err(
+            DrawField::Programs,
+            "a mesh draw has no tessellation stages (mesh shader spec, \"CreatePipelineState\": no VS, GS, HS or DS)",
+        ));
+    }
+    let linked = match &s.mesh {
+        Some(m) => ms::link(m.ms.0, s.ps)?,
+        None => link::link_stages(
+            &layout,
+            s.vs,
+            s.ds.map(|d| d.0),
+            s.gs.map(|g| g.0),
+            s.ps,
+            rasterized,
+        )?,
+    };
+    if linked.per_sample
+        && s.rasterizer.forced_sample_count != 0
+        && s.render_targets.iter().any(Option::is_some)
+    {
+        // D3D11.3 §3.5.6.2: sample-frequency shading with a forced sample count has
+        // undefined results.
+        return Err(state_err(
+            DrawField::Rasterizer,
+            format!(
+                "ForcedSampleCount {} with a pixel program that runs per sample: D3D leaves it undefined",
+                s.rasterizer.forced_sample_count
+            ),
+        ));
+    }
+    let viewports = check_viewports(s, &targets)?;
+    // The pixels any primitive may touch: the union of every viewport's (each
+    // primitive's box is already within its own viewport's rectangle).
+    let scissor = viewports
+        .iter()
+        .map(|v| v.setup.scissor)
+        .filter(|r| r.left < r.right && r.top < r.bottom)
+        .reduce(|a, b| Rect {
+            left: a.left.min(b.left),
+            top: a.top.min(b.top),
+            right: a.right.max(b.right),
+            bottom: a.bottom.max(b.bottom),
+        })
+        .unwrap_or(Rect {
+            left: 0,
+            top: 0,
+            right: 0,
+            bottom: 0,
+        });
+
+    Ok(FrontEnd {
+        targets,
+        pattern,
+        layout,
+        tess_links,
+        so_layout,
+        rasterized,
+        rast_stream,
+        linked,
+        viewports,
+        scissor,
+    })
+}
+
 /// The vertex or pixel program (`kind`) of `shader` with the table `table` makes under
 /// `opts`'s plan, and its wave size: from the list's pipeline state objects when the
 /// draw has them (`pso`), else chosen and prepared here. The program runs in batches
@@ -2174,12 +2274,13 @@ fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
 fn stage_program<'a>(
     opts: &DrawOptions<'_>,
     shader: &'a Shader,
+    shared: Option<&Arc<Shader>>,
     kind: BatchKind,
     table: impl FnOnce() -> Result<DescriptorTable, ExecError>,
 ) -> Result<(u32, StageProgram<'a>), DrawError> {
     let plan = &opts.plan;
     match opts.pso {
-        Some(cache) => Ok(cache.program(shader, kind, table, plan)?),
+        Some(cache) => Ok(cache.program(shader, shared, kind, table, plan)?),
         None => {
             let (wave, batch) = choose_wave(plan, shader, kind)?;
             let program =

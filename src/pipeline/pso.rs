@@ -17,6 +17,12 @@
 //! A list of 1,000 one-triangle draws otherwise prepared two programs, made two
 //! runners and allocated 510 tile lists per draw, which cost more than its triangle.
 //!
+//! - the checked and linked state of the last draw (its targets, input layout, linked
+//!   signatures, viewports: `draw`'s front end), for the next draw of the very same
+//!   state objects ([`SharedState`]);
+//! - which program objects each prepared program was found equal to, so that a later
+//!   draw of the same object takes it without comparing the programs again.
+//!
 //! Same bits: a program made from a prepared one runs as one made anew would
 //! (`exec::StageProgram::from_prepared`), a kept wave is made as a new one before it is
 //! used (`exec::StageRunner::new`), and kept tile lists are emptied before they are
@@ -25,10 +31,12 @@
 //! Owns: what a list keeps and for how many programs. Does not own: preparing a program
 //! (`exec::stage`), the draw (`draw`), or the tile lists themselves (`bin`).
 
-use std::sync::{Mutex, MutexGuard};
+use std::any::Any;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::bin::{Binned, Bins};
 use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
+use super::state::FixedState;
 use crate::exec::jit::ReportKey;
 use crate::exec::{DescriptorTable, ExecError, PreparedStage, StageProgram};
 use crate::ir::Shader;
@@ -46,6 +54,46 @@ struct Kept {
     asked: (Option<u32>, BatchKind),
     /// The program's wave size and the batch it runs in.
     chosen: (u32, u32),
+    /// The last program object found equal to `prepared`'s shader. Held, so the object
+    /// lives while the cache does and no other can take its address: a draw whose
+    /// program is this very object (a list's draws of one file share one, `DrawWork`)
+    /// takes the prepared program without comparing the two whole.
+    seen: Option<Arc<Shader>>,
+}
+
+/// The objects a command list's draw shares with other draws of the same state: a
+/// list's draws of one program file hold one program object, and a draw whose fixed
+/// state equals the previous draw's holds the previous draw's (`work::DrawWork`). Two
+/// draws naming the same three objects have the same state but for their bindings.
+#[derive(Debug, Clone, Copy)]
+pub struct SharedState<'a> {
+    /// The fixed state the draw's state was made from.
+    pub fixed: &'a Arc<FixedState>,
+    /// The vertex program.
+    pub vs: &'a Arc<Shader>,
+    /// The pixel program.
+    pub ps: Option<&'a Arc<Shader>>,
+}
+
+/// The objects of the state a kept front end was made from, held (as [`Kept::seen`]
+/// is) so that their addresses name them while the cache lives.
+#[derive(Debug)]
+struct FrontKey {
+    fixed: Arc<FixedState>,
+    vs: Arc<Shader>,
+    ps: Option<Arc<Shader>>,
+}
+
+impl FrontKey {
+    fn names(&self, s: &SharedState<'_>) -> bool {
+        Arc::ptr_eq(&self.fixed, s.fixed)
+            && Arc::ptr_eq(&self.vs, s.vs)
+            && match (&self.ps, s.ps) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+    }
 }
 
 /// Most programs a [`PsoCache`] keeps, the most recently used: a list draws with few
@@ -69,6 +117,9 @@ pub struct PsoCache {
     /// loop adds no run to its counts), and formatting it cost a small draw more than
     /// its triangle's setup.
     jit_lines: Mutex<Vec<(&'static str, ReportKey, String)>>,
+    /// The last draw's front end (`draw`'s, opaque here) and the state it was made
+    /// from.
+    front: Mutex<Option<(FrontKey, Arc<dyn Any + Send + Sync>)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -87,24 +138,46 @@ impl PsoCache {
     /// one, else chosen and made as [`ProgramWaveSize::choose`], [`BatchLanes::choose`],
     /// [`StageProgram::new`] and `with_engine` make it, and kept prepared. Errors are
     /// theirs.
+    ///
+    /// `shared`, when given, is the object `shader` is (`Arc::as_ptr` of it is
+    /// `shader`): the kept program remembers it, and a later call with the same object
+    /// finds the program without comparing the shaders.
     pub fn program<'a>(
         &self,
         shader: &'a Shader,
+        shared: Option<&Arc<Shader>>,
         kind: BatchKind,
         table: impl FnOnce() -> Result<DescriptorTable, ExecError>,
         plan: &Plan,
     ) -> Result<(u32, StageProgram<'a>), ExecError> {
         let asked = (plan.wave_size, kind.class());
+        let shared = shared.filter(|a| std::ptr::eq(Arc::as_ptr(a), shader));
         {
             let mut programs = lock(&self.programs);
-            let hit = programs.iter().rposition(|k| {
-                k.asked == asked
-                    && k.prepared.runs_as(&plan.profile, k.chosen.1, plan.engine)
-                    && *k.prepared.shader() == *shader
+            let runs = |k: &Kept| {
+                k.asked == asked && k.prepared.runs_as(&plan.profile, k.chosen.1, plan.engine)
+            };
+            // The same object as one found equal before: `seen` keeps that object alive,
+            // so an equal address is that object.
+            let same = programs.iter().rposition(|k| {
+                runs(k)
+                    && k.seen
+                        .as_ref()
+                        .is_some_and(|a| std::ptr::eq(Arc::as_ptr(a), shader))
+            });
+            let hit = same.or_else(|| {
+                programs
+                    .iter()
+                    .rposition(|k| runs(k) && *k.prepared.shader() == *shader)
             });
             if let Some(i) = hit {
                 // Most recently used last.
-                let k = programs.remove(i);
+                let mut k = programs.remove(i);
+                if same.is_none()
+                    && let Some(a) = shared
+                {
+                    k.seen = Some(Arc::clone(a));
+                }
                 let made =
                     StageProgram::from_equal_prepared(shader, &k.prepared, table()?, plan.limits);
                 let wave = k.chosen.0;
@@ -126,6 +199,7 @@ impl PsoCache {
             prepared,
             asked,
             chosen: (wave.get(), batch),
+            seen: shared.cloned(),
         });
         Ok((wave.get(), program))
     }
@@ -170,6 +244,36 @@ impl PsoCache {
             None => lines.push((stage, key, line.clone())),
         }
         Some(line)
+    }
+
+    /// The front end kept by [`PsoCache::keep_front`] for the state `shared` names, if
+    /// the last one kept was for that state and is a `T`.
+    pub(crate) fn front<T: Any + Send + Sync>(&self, shared: &SharedState<'_>) -> Option<Arc<T>> {
+        let front = lock(&self.front);
+        let (key, kept) = front.as_ref()?;
+        if !key.names(shared) {
+            return None;
+        }
+        Arc::clone(kept).downcast::<T>().ok()
+    }
+
+    /// Keeps `front`, made from the state `shared` names, for the next draw (replacing
+    /// the one kept before: a list's draws of one state come one after another).
+    pub(crate) fn keep_front<T: Any + Send + Sync>(&self, shared: &SharedState<'_>, front: Arc<T>) {
+        let key = FrontKey {
+            fixed: Arc::clone(shared.fixed),
+            vs: Arc::clone(shared.vs),
+            ps: shared.ps.cloned(),
+        };
+        *lock(&self.front) = Some((key, front));
+    }
+
+    /// Whether the front end kept is for the state `shared` names.
+    #[cfg(test)]
+    pub(crate) fn keeps_front_of(&self, shared: &SharedState<'_>) -> bool {
+        lock(&self.front)
+            .as_ref()
+            .is_some_and(|(k, _)| k.names(shared))
     }
 
     /// How many prepared programs the cache holds.
@@ -331,11 +435,17 @@ mod tests {
             format!("{stage}: {}", p.jit_report().expect("a native program"))
         };
         let v = cache
-            .program(&vs, BatchKind::Vertex { vertices: 3 }, || table(&vs), &plan)
+            .program(
+                &vs,
+                None,
+                BatchKind::Vertex { vertices: 3 },
+                || table(&vs),
+                &plan,
+            )
             .unwrap()
             .1;
         let p = cache
-            .program(&ps, BatchKind::Pixel, || table(&ps), &plan)
+            .program(&ps, None, BatchKind::Pixel, || table(&ps), &plan)
             .unwrap()
             .1;
         assert_eq!(cache.jit_line("vs", key(&v), &v), Some(line("vs", &v)));
@@ -346,7 +456,7 @@ mod tests {
         assert_eq!(cache.jit_line("vs", key(&p), &p), Some(line("vs", &p)));
         // A later draw's program of the same code says it was compiled earlier.
         let again = cache
-            .program(&ps, BatchKind::Pixel, || table(&ps), &plan)
+            .program(&ps, None, BatchKind::Pixel, || table(&ps), &plan)
             .unwrap()
             .1;
         let l = cache.jit_line("ps", key(&again), &again).unwrap();
@@ -358,9 +468,65 @@ mod tests {
             ..Plan::default()
         };
         let i = cache
-            .program(&ps, BatchKind::Pixel, || table(&ps), &interp)
+            .program(&ps, None, BatchKind::Pixel, || table(&ps), &interp)
             .unwrap()
             .1;
         assert_eq!(i.jit_report_key(), None, "the interpreter has no report");
+    }
+
+    /// A list's draw of the same state objects as the draw before takes that draw's
+    /// checked and linked state, and its programs by identity; a draw of other objects
+    /// (another target, so another size and viewport) makes its own. Each draw writes
+    /// what it writes without the cache: a front end taken for the wrong state would
+    /// draw the other target's size.
+    #[test]
+    fn a_draw_of_the_same_state_objects_takes_the_kept_front_end() {
+        use crate::exec::RunBudget;
+        use crate::pipeline::draw::draw_shared;
+        let vs = Arc::new(parse_shader(FULLSCREEN_VS).unwrap());
+        let ps = Arc::new(parse_shader(POSITION_PS).unwrap());
+        let none = Bindings::default();
+        let fixed_of = |w, h| {
+            let rt = Texture::new(TextureDesc::tex2d(Format::R32G32B32A32_FLOAT, w, h)).unwrap();
+            let mut state = DrawState::new(&vs, Some(&ps), &none, &none);
+            state.render_targets = vec![Some(RenderTargetView {
+                texture: rt.clone(),
+            })];
+            state.rasterizer.cull_mode = CullMode::None;
+            (rt, Arc::new(state.fixed()))
+        };
+        let targets = [fixed_of(70, 40), fixed_of(130, 20)];
+        let sizes = [(70, 40), (130, 20)];
+        let plan = Plan {
+            threads: 1,
+            engine: Engine::Interp,
+            ..Plan::default()
+        };
+        let cache = PsoCache::new();
+        let opts = DrawOptions {
+            plan: plan.clone(),
+            pso: Some(&cache),
+            ..DrawOptions::default()
+        };
+        let budget = RunBudget::new(&plan.limits);
+        let args = DrawArgs {
+            vertex_count: 3,
+            ..DrawArgs::default()
+        };
+        for k in [0, 0, 1, 0, 1, 1] {
+            let (rt, fixed) = &targets[k];
+            rt.memory().write_bytes(0, &vec![0; rt.to_bytes().len()]);
+            let shared = SharedState {
+                fixed,
+                vs: &vs,
+                ps: Some(&ps),
+            };
+            let state = fixed.state(&vs, Some(&ps), &none, &none);
+            draw_shared(&state, &args, &opts, &budget, Some(shared)).unwrap();
+            assert!(cache.keeps_front_of(&shared));
+            let (w, h) = sizes[k];
+            assert_eq!(rt.to_bytes(), positions(w, h), "target {k}");
+        }
+        assert_eq!(cache.programs(), 2, "a vertex and a pixel program");
     }
 }

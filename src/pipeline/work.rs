@@ -18,7 +18,7 @@ use super::commands::{Command, ListReport, run_list};
 use super::dispatch::{
     Bindings, DispatchHooks, DispatchReport, ObserveWave, dispatch_with, thread_layout,
 };
-use super::draw::{DrawError, DrawOptions, DrawReport, draw, draw_charged};
+use super::draw::{DrawError, DrawOptions, DrawReport, draw, draw_shared};
 use super::plan::{BatchKind, BatchLanes, Plan, ProgramWaveSize};
 use super::ps::{MergeObserver, PixelLane, PixelObserver};
 use super::pso::PsoCache;
@@ -333,8 +333,13 @@ impl Work {
                     view: d.view,
                     ..hooks.draw_options(plan)
                 };
+                let shared = super::pso::SharedState {
+                    fixed: &d.fixed,
+                    vs: &d.vs,
+                    ps: d.ps.as_ref(),
+                };
                 let r = match hooks.budget {
-                    Some(b) => draw_charged(&d.state(), &d.args, &opts, b),
+                    Some(b) => draw_shared(&d.state(), &d.args, &opts, b, Some(shared)),
                     None => draw(&d.state(), &d.args, &opts),
                 };
                 r.map(|r| WorkReport::Draw(Box::new(r)))
