@@ -972,6 +972,8 @@ fn draw_view(
         ref linked,
         ref viewports,
         scissor,
+        viewport_word,
+        slice_word,
     } = *front;
 
     // Programs.
@@ -1238,8 +1240,8 @@ fn draw_view(
     }
     let route = Route {
         views: &viewports,
-        viewport_word: routing_word(last_stage(s), rast_stream, SysValue::ViewportArrayIndex),
-        slice_word: routing_word(last_stage(s), rast_stream, SysValue::RenderTargetArrayIndex),
+        viewport_word,
+        slice_word,
         slices: targets.slices,
         location,
     };
@@ -2130,6 +2132,10 @@ struct FrontEnd {
     linked: Linked,
     viewports: Vec<ViewportSetup>,
     scissor: Rect,
+    /// The output words of the last stage before the rasterizer that hold
+    /// `SV_ViewportArrayIndex` and `SV_RenderTargetArrayIndex` (`routing_word`).
+    viewport_word: Option<u32>,
+    slice_word: Option<u32>,
 }
 
 /// Checks a draw's state and derives its [`FrontEnd`]; the errors name the state's
@@ -2264,6 +2270,8 @@ fn front_end(s: &DrawState<'_>) -> Result<FrontEnd, DrawError> {
         linked,
         viewports,
         scissor,
+        viewport_word: routing_word(last_stage(s), rast_stream, SysValue::ViewportArrayIndex),
+        slice_word: routing_word(last_stage(s), rast_stream, SysValue::RenderTargetArrayIndex),
     })
 }
 
