@@ -1239,7 +1239,7 @@ fn draw_view(
         ));
     }
     let route = Route {
-        views: &viewports,
+        views: viewports,
         viewport_word,
         slice_word,
         slices: targets.slices,
@@ -1293,7 +1293,7 @@ fn draw_view(
         )?;
         let done = setup_primitives(
             &route,
-            &linked,
+            linked,
             &mesh_out,
             kind,
             mesh_prims.len(),
@@ -1368,7 +1368,7 @@ fn draw_view(
         })?;
         let base = outputs.words.len() / (s.vs.output_words.max(1) as usize);
         let job = VertexJob {
-            layout: &layout,
+            layout,
             sources: &linked.vs_inputs,
             buffers: &s.vertex_buffers,
             ids: &unique,
@@ -1614,7 +1614,7 @@ fn draw_view(
                     report.clip_invocations += 1;
                     setup_primitive(
                         &route,
-                        &linked,
+                        linked,
                         &ds_out,
                         kind,
                         v,
@@ -1759,7 +1759,7 @@ fn draw_view(
                 // Nothing else to do in order: set the primitives up on the workers.
                 let done = setup_primitives(
                     &route,
-                    &linked,
+                    linked,
                     &gs_out,
                     kind,
                     gs_prims.len(),
@@ -1799,7 +1799,7 @@ fn draw_view(
                 report.clip_invocations += 1;
                 setup_primitive(
                     &route,
-                    &linked,
+                    linked,
                     &gs_out,
                     kind,
                     p.v,
@@ -1836,7 +1836,7 @@ fn draw_view(
                 });
             };
             let done = setup_primitives(
-                &route, &linked, &outputs, kind, most, &each, threads, max_prims, &mut prims,
+                &route, linked, &outputs, kind, most, &each, threads, max_prims, &mut prims,
             );
             report.primitives += done.assembled;
             if rasterized.is_some() {
@@ -1869,7 +1869,7 @@ fn draw_view(
             report.clip_invocations += 1;
             setup_primitive(
                 &route,
-                &linked,
+                linked,
                 &outputs,
                 kind,
                 verts,
@@ -1921,13 +1921,13 @@ fn draw_view(
         &outputs
     };
     // The vertex words the pixel program reads, gathered per primitive for the fill.
-    let lines = ps::PrimAttrs::lines_per_prim(&linked) as u64;
+    let lines = ps::PrimAttrs::lines_per_prim(linked) as u64;
     memory.take(
         "the pixel inputs gathered per primitive",
         bytes_of::<ps::AttrLine>((prims.len() as u64).saturating_mul(lines)),
     )?;
     let attrs =
-        ps::PrimAttrs::gather(&linked, &prims, stage_vertices, threads).ok_or_else(|| {
+        ps::PrimAttrs::gather(linked, &prims, stage_vertices, threads).ok_or_else(|| {
             state_err(
                 DrawField::Args,
                 "the pixel inputs gathered per primitive: the system refused the memory",
@@ -1998,15 +1998,15 @@ fn draw_view(
         .map(|v| (v.viewport.min_depth, v.viewport.max_depth))
         .collect();
     let stage = PixelStage {
-        link: &linked,
+        link: linked,
         prims: &prims,
         vertices: stage_vertices,
-        pattern: &pattern,
+        pattern,
         depth_ranges: &depth_ranges,
         attrs: Some(&attrs),
         read: ps_read.as_deref(),
     };
-    let rates = shading_rates(s, rast_stream, &targets, &linked, &ps_out)?;
+    let rates = shading_rates(s, rast_stream, targets, linked, &ps_out)?;
     // D3D11.3 §3.5.6.2: with a forced sample count, a pixel covering any forced sample
     // writes every sample of the bound targets.
     let target_coverage = (s.rasterizer.forced_sample_count != 0
@@ -2038,7 +2038,7 @@ fn draw_view(
         let (bins, bin_bytes) = bin_primitives(
             &prims,
             members.as_deref(),
-            &targets,
+            targets,
             threads,
             &mut memory,
             opts.pso,
