@@ -816,7 +816,9 @@ impl Command {
                     budget: Some(budget),
                     ..hooks
                 };
-                runs.push(w.run(plan, hooks)?);
+                // One report, in a block of its size: a list keeps every command's
+                // report to its end, so room for more would stay taken.
+                runs = vec![w.run(plan, hooks)?];
             }
             Command::ClearRenderTarget {
                 texture,
@@ -1234,6 +1236,7 @@ pub fn run_list(
         }
     };
     let mut report = ListReport::default();
+    report.commands.reserve_exact(commands.len());
     // The list's draws share their prepared programs, waves and small tile lists.
     let pso = PsoCache::new();
     for (i, c) in commands.iter().enumerate() {

@@ -3081,8 +3081,17 @@ fn setup_primitives(
         let mut done = SetupDone::default();
         items(lo, hi, &mut |(verts, id)| {
             done.assembled += 1;
-            // A clipped triangle sets up at most 7 (a 9-sided polygon).
-            if out.try_reserve(8).is_err() {
+            // A clipped triangle sets up at most 7 (a 9-sided polygon). A worker's
+            // first primitive asks only for what its draw can hold: the room for 7 is
+            // a block too large for the allocator's per-thread cache, which a list of
+            // one-triangle draws asked for on every draw. Clipping such a draw's
+            // triangle then grows the list by a few hundred bytes.
+            let room = if out.capacity() == 0 {
+                total.clamp(1, 8)
+            } else {
+                8
+            };
+            if out.try_reserve(room).is_err() {
                 done.refused = true;
                 return false;
             }

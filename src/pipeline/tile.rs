@@ -41,6 +41,18 @@ pub(crate) const TIMED_WAVES: u64 = 8;
 /// millisecond of shading on the native engine.
 const PIXELS_PER_WORKER: u64 = 16_384;
 
+thread_local! {
+    /// The quads waiting for a wave in the tile this thread runs, kept from one tile to
+    /// the next: a list of one-triangle draws visits a tile or two a draw, and a queue
+    /// made for each visit was a block too large for the allocator's per-thread cache,
+    /// whose requests made it sweep its small free blocks every time (`malloc`'s
+    /// consolidation was about a tenth of such a list's time, `benches/lists.rs`).
+    static QUEUE: std::cell::Cell<Vec<PixelQuad>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Quads a kept queue may hold room for (a full tile's quads at one sample).
+const KEPT_QUEUE: usize = 1 << 12;
+
 /// How many primitives ahead of the one being rasterized a tile asks for its lines.
 const PREFETCH_AHEAD: usize = 4;
 
@@ -250,8 +262,29 @@ impl TileCtx<'_> {
     fn tile(
         &self,
         index: u32,
+        runner: Option<&mut StageRunner<'_>>,
+        stats: &mut TileStats,
+    ) -> Result<(), ExecError> {
+        let mut queue = QUEUE.take();
+        queue.clear();
+        let r = self.tile_with(index, runner, stats, &mut queue);
+        // A queue some tile grew far past its usual size (a coarse grid's drain) is
+        // not kept at that size.
+        if queue.capacity() > KEPT_QUEUE {
+            queue = Vec::new();
+        }
+        queue.clear();
+        QUEUE.set(queue);
+        r
+    }
+
+    /// [`TileCtx::tile`] with its quad queue, empty.
+    fn tile_with(
+        &self,
+        index: u32,
         mut runner: Option<&mut StageRunner<'_>>,
         stats: &mut TileStats,
+        queue: &mut Vec<PixelQuad>,
     ) -> Result<(), ExecError> {
         let Some(bin) = self.bins.bins.get(index as usize) else {
             return Ok(());
@@ -259,11 +292,17 @@ impl TileCtx<'_> {
         if bin.is_empty() {
             return Ok(());
         }
-        let start = Instant::now();
         let rect = self.bins.rect(index);
-        let om_start = Instant::now();
+        // One reading starts both the tile's time and its load's (a list of small
+        // draws makes a tile visit or two a draw, each paying its clock reads).
+        let start = Instant::now();
         let mut tb = self.om.load(rect);
-        stats.om += om_start.elapsed().as_secs_f64();
+        // The load and store are timed only when they copy: a tile whose targets are all
+        // written in place does neither, and a clock read costs more than that.
+        let copies = tb.copies();
+        if copies {
+            stats.om += start.elapsed().as_secs_f64();
+        }
         let clip_rect = [
             rect[0].max(self.scissor.left),
             rect[1].max(self.scissor.top),
@@ -273,7 +312,7 @@ impl TileCtx<'_> {
         let wave = runner.as_ref().map_or(4, |r| r.wave_size());
         // The quads waiting for a wave: `wave / 4` of them make one.
         let wave_quads = (wave / 4).max(1);
-        let mut queue: Vec<PixelQuad> = Vec::with_capacity(wave_quads * 2);
+        queue.reserve(wave_quads * 2);
         let mut seq = 0u32;
         let pattern = self.stage.pattern;
         let walk = raster::QuadWalk::new(pattern);
@@ -358,7 +397,7 @@ impl TileCtx<'_> {
                 if queue.len() >= wave_quads
                     && let Some(r) = runner.as_deref_mut()
                     && let Err(e) =
-                        self.run_queued(r, &mut queue, wave_quads, &mut tb, index, &mut seq, stats)
+                        self.run_queued(r, queue, wave_quads, &mut tb, index, &mut seq, stats)
                 {
                     result = Err(e);
                 }
@@ -387,25 +426,27 @@ impl TileCtx<'_> {
                     first,
                     pattern.count(),
                     |tx, ty| rates.rate(prim_rate, tx, ty),
-                    &mut queue,
+                    queue,
                 );
                 if queue.len() >= wave_quads
                     && let Some(r) = runner.as_deref_mut()
                 {
-                    self.run_queued(r, &mut queue, wave_quads, &mut tb, index, &mut seq, stats)?;
+                    self.run_queued(r, queue, wave_quads, &mut tb, index, &mut seq, stats)?;
                 }
             }
         }
         if !queue.is_empty()
             && let Some(r) = runner
         {
-            self.run_wave(r, &queue, &mut tb, index, seq, stats)?;
+            self.run_wave(r, queue, &mut tb, index, seq, stats)?;
         }
         stats.samples_passed += tb.passed;
-        let om_start = Instant::now();
+        let om_start = copies.then(Instant::now);
         self.om.store(&tb);
         let end = Instant::now();
-        stats.om += (end - om_start).as_secs_f64();
+        if let Some(t) = om_start {
+            stats.om += (end - t).as_secs_f64();
+        }
         stats.total += (end - start).as_secs_f64();
         self.charge(stats, Some(end), index + 1)
     }

@@ -69,6 +69,15 @@ pub(crate) struct TileBuf<'m> {
     pub passed: u64,
 }
 
+impl TileBuf<'_> {
+    /// Whether loading or storing the tile copies anything: a target or the depth-stencil
+    /// buffer held as a copy. A tile that writes every target in place and has no depth
+    /// buffer loads and stores nothing.
+    pub(crate) fn copies(&self) -> bool {
+        self.depth.is_some() || self.colors.iter().any(Option::is_some)
+    }
+}
+
 /// A render target a tile writes in place: the target's words from the tile's top-left
 /// texel to its bottom-right one, a texel per word, rows `pitch` words apart.
 struct InPlace<'m> {
