@@ -10,15 +10,20 @@
 //!    with a 32-bit depth buffer (Mtriangles/s);
 //!
 //! with dxlane's time profile (setup, binning, raster, shading, output merger) for the
-//! draws.
+//! draws, and, after the Mandelbrot, this machine's single-precision FMA rate on two
+//! threads (a kernel of independent fused multiply-add chains, 256- and 512-bit where
+//! the processor has them) and the share of the best of them, the peak, that the
+//! Mandelbrot's arithmetic reaches under each engine (`mandelbrot_flops` says what is
+//! counted).
 //!
 //! ```sh
 //! cargo bench --bench vs_lavapipe
 //! cargo bench --bench vs_lavapipe -- draws fill jit   # one draw scene, one engine
+//! cargo bench --bench vs_lavapipe -- mandelbrot        # the Mandelbrot and the peak only
 //! ```
 //!
-//! `draws` skips the Mandelbrot; `fill` or `triangles` keeps one draw scene; `jit` or
-//! `interp` keeps one engine.
+//! `draws` skips the Mandelbrot; `mandelbrot` skips the draws; `fill` or `triangles`
+//! keeps one draw scene; `jit` or `interp` keeps one engine.
 //!
 //! Reports medians of several runs (the machines are shared and noisy), dxlane's
 //! lane-instructions per second, the 1 → 2 thread scaling, dxlane's time as a ratio to
@@ -80,6 +85,112 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     result[id.y * 1024u + id.x] = i;
 }
 "#;
+
+/// Floating-point operations of the Mandelbrot for escape counts `counts`, as
+/// `shaders/mandelbrot.hlsl` and the WGSL above write it: 6 for the point's coordinates
+/// (a division, a multiplication and a subtraction each), 8 for each iteration that
+/// runs whole (x², y², their sum, `2·x·y + cy` as two multiplications and an addition,
+/// `x² − y² + cx` as two additions) and 3 for the one that escapes (x², y², their sum).
+/// A count of 256 ran 256 whole iterations and no escaping one.
+fn mandelbrot_flops(counts: &[u32]) -> f64 {
+    counts
+        .iter()
+        .map(|&i| 6.0 + 8.0 * f64::from(i) + if i < 256 { 3.0 } else { 0.0 })
+        .sum()
+}
+
+/// Independent chains of fused multiply-adds in the peak kernel: enough to cover the
+/// operation's latency on both FMA units of the processors this runs on (4 cycles × 2).
+const FMA_CHAINS: usize = 12;
+/// Steps of the peak kernel per thread and run (each step one FMA per chain).
+const FMA_STEPS: u64 = 8_000_000;
+
+/// One thread of the peak kernel with 256-bit vectors: `FMA_CHAINS` chains of
+/// `a = a × m + c` over 8 floats, `steps` times; returns a lane of the result so that
+/// the work is not optimised away.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn fma_chains_256(steps: u64) -> f32 {
+    use std::arch::x86_64::*;
+    let m = _mm256_set1_ps(0.999_999);
+    let c = _mm256_set1_ps(1e-7);
+    let mut acc = [_mm256_set1_ps(1.0); FMA_CHAINS];
+    for _ in 0..steps {
+        for a in &mut acc {
+            *a = _mm256_fmadd_ps(*a, m, c);
+        }
+    }
+    let mut sum = _mm256_setzero_ps();
+    for a in acc {
+        sum = _mm256_add_ps(sum, a);
+    }
+    _mm256_cvtss_f32(sum)
+}
+
+/// The same with 512-bit vectors (AVX-512F): on processors with a 512-bit FMA unit of
+/// their own this doubles the peak; on those that split such an operation in two it
+/// gives the 256-bit figure.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn fma_chains_512(steps: u64) -> f32 {
+    use std::arch::x86_64::*;
+    let m = _mm512_set1_ps(0.999_999);
+    let c = _mm512_set1_ps(1e-7);
+    let mut acc = [_mm512_set1_ps(1.0); FMA_CHAINS];
+    for _ in 0..steps {
+        for a in &mut acc {
+            *a = _mm512_fmadd_ps(*a, m, c);
+        }
+    }
+    let mut sum = _mm512_setzero_ps();
+    for a in acc {
+        sum = _mm512_add_ps(sum, a);
+    }
+    _mm512_reduce_add_ps(sum)
+}
+
+/// This machine's single-precision FMA rate on `threads` threads in flop/s (an FMA
+/// counts two) for each vector width the processor has: 256 bits (AVX2 with FMA) and
+/// 512 bits (AVX-512F), each the median of 7 runs of all threads at once. The peak is
+/// the larger. Empty off x86-64 or without FMA.
+#[allow(unsafe_code)]
+fn fma_rates(threads: usize) -> Vec<(u32, f64)> {
+    let mut rates = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    for bits in [256u32, 512] {
+        let run: fn(u64) -> f32 = match bits {
+            256 if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") => {
+                // SAFETY: the processor has AVX2 and FMA (checked just above), the only
+                // requirement of calling a function compiled for them.
+                |n| unsafe { fma_chains_256(n) }
+            }
+            512 if is_x86_feature_detected!("avx512f") => {
+                // SAFETY: the processor has AVX-512F (checked just above).
+                |n| unsafe { fma_chains_512(n) }
+            }
+            _ => continue,
+        };
+        let flops = 2.0 * (bits / 32) as f64 * FMA_CHAINS as f64 * FMA_STEPS as f64;
+        let times: Vec<f64> = (0..RUNS)
+            .map(|_| {
+                let t = Instant::now();
+                std::thread::scope(|sc| {
+                    let hs: Vec<_> = (0..threads)
+                        .map(|_| sc.spawn(move || std::hint::black_box(run(FMA_STEPS))))
+                        .collect();
+                    for h in hs {
+                        let _ = h.join();
+                    }
+                });
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        rates.push((bits, threads as f64 * flops / median(times)));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = threads;
+    rates
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -298,6 +409,8 @@ fn main() {
     println!("mandelbrot 1024x1024 (shaders/mandelbrot.cs_5_0.dxbc), medians of {RUNS} runs:");
     let mut table: Vec<(String, f64, f64, f64)> = Vec::new();
     let mut reference: Option<Vec<u32>> = None;
+    // The native engine's two-worker time without compiling, for the share of the peak.
+    let mut jit2: Option<f64> = None;
     for engine in [Engine::Interp, Engine::Jit] {
         let mut one = 0.0;
         for threads in [1, 2] {
@@ -335,6 +448,9 @@ fn main() {
                 m.lanes as f64 / m.seconds / 1e6,
                 m.batch,
             );
+            if engine == Engine::Jit && threads == 2 {
+                jit2 = Some(m.running);
+            }
             table.push((
                 format!("dxlane {engine} {threads}t"),
                 m.seconds,
@@ -362,10 +478,46 @@ fn main() {
                 );
             }
             println!("  escape counts equal in {same} of {} points", out.len());
+            peak_report(
+                jit2.map(|t| (t, mandelbrot_flops(&out))),
+                Some((tl, mandelbrot_flops(&outl))),
+            );
         }
-        Err(why) => println!("  lavapipe: not run: {why}"),
+        Err(why) => {
+            println!("  lavapipe: not run: {why}");
+            let out = reference.unwrap_or_default();
+            peak_report(jit2.map(|t| (t, mandelbrot_flops(&out))), None);
+        }
     }
-    draw_benches();
+    if !std::env::args().any(|a| a == "mandelbrot") {
+        draw_benches();
+    }
+}
+
+/// Prints the machine's FMA peak on two threads and the share of it the Mandelbrot's
+/// arithmetic reaches under dxlane's native engine (two workers, without compiling) and
+/// under lavapipe, each as (seconds, flops).
+fn peak_report(dxlane: Option<(f64, f64)>, lavapipe: Option<(f64, f64)>) {
+    let rates = fma_rates(2);
+    let Some(peak) = rates.iter().map(|r| r.1).reduce(f64::max) else {
+        println!("  FMA peak: not measured (needs an x86-64 processor with FMA)");
+        return;
+    };
+    for (bits, rate) in &rates {
+        println!(
+            "  FMA rate, 2 threads of {FMA_CHAINS} chains of {bits}-bit fused multiply-adds: {:.1} Gflop/s",
+            rate / 1e9
+        );
+    }
+    for (who, m) in [("dxlane jit 2t", dxlane), ("lavapipe", lavapipe)] {
+        if let Some((t, flops)) = m {
+            println!(
+                "  {who}: {:.2} Gflop/s of the Mandelbrot's arithmetic, {:.1}% of the FMA peak",
+                flops / t / 1e9,
+                100.0 * flops / t / peak
+            );
+        }
+    }
 }
 
 // ---- draws ------------------------------------------------------------------------------
