@@ -50,6 +50,22 @@ thread_local! {
     static QUEUE: std::cell::Cell<Vec<PixelQuad>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
+/// Runs `f` with this thread's kept quad queue, empty, and keeps the queue after it,
+/// emptied, whatever `f` left in it (a tile that fails leaves quads behind). A queue
+/// some tile grew far past its usual size (a coarse grid's drain) is not kept at that
+/// size.
+fn with_kept_queue<R>(f: impl FnOnce(&mut Vec<PixelQuad>) -> R) -> R {
+    let mut queue = QUEUE.take();
+    queue.clear();
+    let r = f(&mut queue);
+    if queue.capacity() > KEPT_QUEUE {
+        queue = Vec::new();
+    }
+    queue.clear();
+    QUEUE.set(queue);
+    r
+}
+
 /// Quads a kept queue may hold room for (a full tile's quads at one sample).
 const KEPT_QUEUE: usize = 1 << 12;
 
@@ -265,17 +281,7 @@ impl TileCtx<'_> {
         runner: Option<&mut StageRunner<'_>>,
         stats: &mut TileStats,
     ) -> Result<(), ExecError> {
-        let mut queue = QUEUE.take();
-        queue.clear();
-        let r = self.tile_with(index, runner, stats, &mut queue);
-        // A queue some tile grew far past its usual size (a coarse grid's drain) is
-        // not kept at that size.
-        if queue.capacity() > KEPT_QUEUE {
-            queue = Vec::new();
-        }
-        queue.clear();
-        QUEUE.set(queue);
-        r
+        with_kept_queue(|queue| self.tile_with(index, runner, stats, queue))
     }
 
     /// [`TileCtx::tile`] with its quad queue, empty.
@@ -800,6 +806,8 @@ mod tests {
     };
     use crate::resources::{Format, Texture, TextureDesc};
 
+    use super::{KEPT_QUEUE, PixelQuad, ShadingRate, with_kept_queue};
+
     /// Every wave the draw ran: (tile, wave) → lanes.
     #[derive(Default)]
     struct Waves(std::sync::Mutex<BTreeMap<(u32, u32), Vec<PixelLane>>>);
@@ -835,6 +843,36 @@ mod tests {
         };
         draw(&s, &args, &opts).unwrap();
         w.0.into_inner().unwrap()
+    }
+
+    /// The quad queue a thread keeps from tile to tile starts every tile empty, even
+    /// after a tile that failed with quads still queued, and keeps its room unless a
+    /// tile grew it past [`KEPT_QUEUE`].
+    #[test]
+    fn the_kept_quad_queue_starts_each_tile_empty() {
+        let quad = PixelQuad {
+            prim: 7,
+            x: 2,
+            y: 4,
+            sample: 0,
+            coverage: [1; 4],
+            rate: ShadingRate::X1X1,
+        };
+        let failed: Result<(), &str> = with_kept_queue(|q| {
+            assert!(q.is_empty());
+            q.extend([quad; 5]);
+            Err("a tile that failed")
+        });
+        assert!(failed.is_err());
+        with_kept_queue(|q| {
+            assert!(q.is_empty(), "quads of the failed tile were kept");
+            assert!(q.capacity() >= 5, "the room was not kept");
+            q.reserve(KEPT_QUEUE + 1);
+        });
+        with_kept_queue(|q| {
+            assert!(q.is_empty());
+            assert!(q.capacity() <= KEPT_QUEUE, "an overgrown queue was kept");
+        });
     }
 
     /// Each tile's waves are numbered from 0 and take its quads in primitive order, and
