@@ -44,19 +44,19 @@ const PIXELS_PER_WORKER: u64 = 16_384;
 thread_local! {
     /// The quads waiting for a wave in the tile this thread runs, kept from one tile to
     /// the next: a list of one-triangle draws visits a tile or two a draw, and a queue
-    /// made for each visit was a block too large for the allocator's per-thread cache,
-    /// whose requests made it sweep its small free blocks every time (`malloc`'s
-    /// consolidation was about a tenth of such a list's time, `benches/lists.rs`).
+    /// made for each visit was a block too large for glibc's per-thread cache, whose
+    /// requests make it sweep its small free blocks (the allocator was about a third of
+    /// what such a draw costs above a triangle of one large draw; `docs/pipeline.md`,
+    /// "What a command costs").
     static QUEUE: std::cell::Cell<Vec<PixelQuad>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Runs `f` with this thread's kept quad queue, empty, and keeps the queue after it,
-/// emptied, whatever `f` left in it (a tile that fails leaves quads behind). A queue
-/// some tile grew far past its usual size (a coarse grid's drain) is not kept at that
-/// size.
+/// emptied, whatever `f` left in it (a tile that fails leaves quads behind): it is put
+/// back empty, so it is taken empty. A queue some tile grew far past its usual size (a
+/// coarse grid's drain) is not kept at that size.
 fn with_kept_queue<R>(f: impl FnOnce(&mut Vec<PixelQuad>) -> R) -> R {
     let mut queue = QUEUE.take();
-    queue.clear();
     let r = f(&mut queue);
     if queue.capacity() > KEPT_QUEUE {
         queue = Vec::new();
@@ -66,7 +66,8 @@ fn with_kept_queue<R>(f: impl FnOnce(&mut Vec<PixelQuad>) -> R) -> R {
     r
 }
 
-/// Quads a kept queue may hold room for (a full tile's quads at one sample).
+/// Quads a kept queue may hold room for: a full 64 × 64 tile's quads queued once per
+/// sample at four samples.
 const KEPT_QUEUE: usize = 1 << 12;
 
 /// How many primitives ahead of the one being rasterized a tile asks for its lines.
